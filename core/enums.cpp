@@ -1,0 +1,54 @@
+#include "core/enums.hpp"
+
+namespace blockeigs {
+
+std::string_view to_string(Space space) {
+  return space == Space::host ? "host" : "device";
+}
+
+std::string_view to_string(Algorithm algorithm) {
+  switch (algorithm) {
+    case Algorithm::reference: return "reference";
+    case Algorithm::row_split: return "row_split";
+    case Algorithm::merge_based: return "merge_based";
+    case Algorithm::cusparse: return "cusparse";
+    case Algorithm::automatic: return "automatic";
+  }
+  return "?";
+}
+
+std::string_view to_string(Backend backend) {
+  switch (backend) {
+    case Backend::cpu: return "cpu";
+    case Backend::cuda: return "cuda";
+    case Backend::automatic: return "auto";
+  }
+  return "?";
+}
+
+std::string_view to_string(Precision precision) {
+  return precision == Precision::fp32 ? "fp32" : "fp64";
+}
+
+std::optional<Algorithm> parse_algorithm(std::string_view name) {
+  for (Algorithm a : {Algorithm::reference, Algorithm::row_split, Algorithm::merge_based,
+                      Algorithm::cusparse, Algorithm::automatic})
+    if (to_string(a) == name) return a;
+  if (name == "auto") return Algorithm::automatic;
+  return std::nullopt;
+}
+
+std::optional<Backend> parse_backend(std::string_view name) {
+  for (Backend b : {Backend::cpu, Backend::cuda, Backend::automatic})
+    if (to_string(b) == name) return b;
+  if (name == "automatic") return Backend::automatic;
+  return std::nullopt;
+}
+
+std::optional<Precision> parse_precision(std::string_view name) {
+  if (name == "fp32" || name == "float" || name == "single") return Precision::fp32;
+  if (name == "fp64" || name == "double") return Precision::fp64;
+  return std::nullopt;
+}
+
+}  // namespace blockeigs

@@ -1,0 +1,93 @@
+// YAML configs for block-eigs and block-cg, parsed into plain validated
+// structs. YAML is parsed here and nowhere else. Unknown keys, wrong types
+// and out-of-range values are InputErrors that name the file and the key
+// ("configs/x.yaml: eigensolver.tolerance must be positive, got -1").
+//
+// The full key reference is in README.md; configs/ holds examples.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/enums.hpp"
+#include "io/generators.hpp"
+
+namespace blockeigs::io {
+
+enum class MatrixSource { generator, hdf5, matrix_market };
+
+struct MatrixConfig {
+  MatrixSource source = MatrixSource::generator;
+  std::string file;          // hdf5 / matrix_market; relative paths are taken relative to the config file
+  std::string group = "/A";  // hdf5
+  GeneratorSpec generator;   // generator
+};
+
+struct ExecutionConfig {
+  Backend backend = Backend::automatic;
+  Algorithm spmm_algorithm = Algorithm::automatic;
+  Precision spmm_precision = Precision::fp64;
+};
+
+struct OutputConfig {
+  std::string path;     // HDF5 result file; empty: no file written
+  bool monitor = true;  // one line per iteration on rank 0
+};
+
+enum class Which { smallest, largest };
+enum class ConvergenceTest { backward, relative };
+enum class Preconditioner { none, jacobi };
+
+struct EigensolverConfig {
+  int k = 8;                  // eigenpairs wanted
+  int block_size = 0;         // 0: chosen from k (k plus guard vectors)
+  Which which = Which::smallest;
+  double tolerance = 1e-6;
+  ConvergenceTest test = ConvergenceTest::backward;
+  int max_iterations = 1000;
+  Preconditioner preconditioner = Preconditioner::none;
+  std::uint64_t seed = 1;
+  std::string start_file;     // optional HDF5 file with a start block
+  std::string start_dataset = "/X";
+};
+
+enum class RhsSource { random, hdf5, known_solution };
+
+struct BlockCgConfig {
+  RhsSource rhs = RhsSource::random;
+  int columns = 16;           // random / known_solution
+  std::string rhs_file;       // hdf5
+  std::string rhs_dataset = "/B";
+  double rtol = 1e-8;
+  double atol = 0.0;
+  int max_iterations = 10000;
+  Preconditioner preconditioner = Preconditioner::none;
+  std::uint64_t seed = 1;
+};
+
+struct EigsConfig {
+  std::string path;  // the config file itself, for messages
+  MatrixConfig matrix;
+  EigensolverConfig eigensolver;
+  ExecutionConfig execution;
+  OutputConfig output;
+};
+
+struct CgConfig {
+  std::string path;
+  MatrixConfig matrix;
+  BlockCgConfig solver;
+  ExecutionConfig execution;
+  OutputConfig output;
+};
+
+EigsConfig read_eigs_config(const std::string& path);
+CgConfig read_cg_config(const std::string& path);
+
+// For tests and for configs embedded in a program: parse YAML text, naming
+// `source` in messages as if it were the file.
+EigsConfig parse_eigs_config(const std::string& yaml_text, const std::string& source);
+CgConfig parse_cg_config(const std::string& yaml_text, const std::string& source);
+
+}  // namespace blockeigs::io

@@ -1,0 +1,35 @@
+// A contiguous block of rows of a global sparse matrix, held on the host with
+// global (int64) column indices. This is what the readers and generators
+// produce and what the distributed operator is built from.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace blockeigs::io {
+
+struct CsrRows {
+  std::int64_t global_rows = 0;
+  std::int64_t global_cols = 0;
+  std::int64_t first_row = 0;             // global index of local row 0
+  std::vector<std::int64_t> row_offsets;  // local_rows() + 1 entries, starting at 0
+  std::vector<std::int64_t> col_indices;  // global column indices, sorted within a row
+  std::vector<double> values;
+
+  std::int64_t local_rows() const {
+    return row_offsets.empty() ? 0 : static_cast<std::int64_t>(row_offsets.size()) - 1;
+  }
+  std::int64_t nnz() const { return static_cast<std::int64_t>(col_indices.size()); }
+};
+
+// Rows [row_begin, row_end) of a matrix that holds all rows (first_row == 0).
+CsrRows slice_rows(const CsrRows& whole, std::int64_t row_begin, std::int64_t row_end);
+
+// Checks the invariants every consumer relies on and throws InputError naming
+// `source` (a file name, a generator) when one fails: offsets start at 0, are
+// monotone and end at nnz; column indices lie in [0, global_cols); values are
+// finite.
+void validate(const CsrRows& rows, const std::string& source);
+
+}  // namespace blockeigs::io

@@ -1,0 +1,45 @@
+// Matrices for tests and demos, generated row block by row block so that each
+// rank builds only its own rows. All are symmetric; the Laplacians are
+// positive definite with closed-form eigenvalues, random_spd is strictly
+// diagonally dominant with a positive diagonal.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/csr_rows.hpp"
+
+namespace blockeigs::io {
+
+enum class GeneratorKind { laplacian_1d, laplacian_2d, laplacian_3d, random_spd };
+
+struct GeneratorSpec {
+  GeneratorKind kind = GeneratorKind::laplacian_3d;
+  std::int64_t nx = 1, ny = 1, nz = 1;  // grid points per dimension (Laplacians)
+  int stencil = 7;                      // 2D: 5; 3D: 7 or 27; 1D: 3
+  std::int64_t n = 0;                   // random_spd: rows
+  std::int64_t nnz_per_row = 8;         // random_spd: mean off-diagonal entries per row
+  std::uint64_t seed = 0;               // random_spd: pattern and values
+};
+
+// Throws InputError (naming `source`, e.g. "configs/demo.yaml: matrix.generator")
+// when sizes are not positive or the stencil does not fit the dimension.
+void validate(const GeneratorSpec& spec, const std::string& source);
+
+std::int64_t generated_rows(const GeneratorSpec& spec);
+
+// Number of stored entries in each row, for partitioning without building the matrix.
+std::vector<std::int64_t> generated_row_offsets(const GeneratorSpec& spec);
+
+// Rows [row_begin, row_end) of the generated matrix.
+CsrRows generate_rows(const GeneratorSpec& spec, std::int64_t row_begin, std::int64_t row_end);
+
+// Closed-form eigenvalues of the Laplacians, ascending (all of them; for tests).
+// Dirichlet boundary, unit spacing: 1D eigenvalues 2 - 2 cos(pi j / (n + 1)).
+// The 27-point stencil's eigenvalues are closed-form too (tensor structure).
+std::vector<double> laplacian_eigenvalues(const GeneratorSpec& spec);
+
+std::string describe(const GeneratorSpec& spec);  // "3D Laplacian 32x32x32, 7-point"
+
+}  // namespace blockeigs::io

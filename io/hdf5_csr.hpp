@@ -1,0 +1,43 @@
+// HDF5 CSR matrices. Layout (ARCHITECTURE.md section 3): a group (default
+// /A) with datasets indptr (int64, rows+1), indices (int32 or int64), data
+// (float64 or float32) and an int64[2] attribute `shape`. Files written by
+// h5sparse (attribute h5sparse_shape) and anndata (attribute shape,
+// encoding-type csr_matrix) are read as well.
+//
+// Readers open the file independently on each rank (this works with serial
+// and parallel HDF5 alike) and read only the rows asked for.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/csr_rows.hpp"
+
+namespace blockeigs::io {
+
+struct Hdf5CsrInfo {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::int64_t nnz = 0;
+};
+
+// Reads the shape and checks that the datasets exist and agree with it
+// (indptr has rows+1 entries, indices and data have the same length).
+Hdf5CsrInfo read_hdf5_csr_info(const std::string& path, const std::string& group);
+
+// The whole indptr (rows+1 entries), checked: starts at 0, monotone, ends at nnz.
+std::vector<std::int64_t> read_hdf5_row_offsets(const std::string& path,
+                                                const std::string& group);
+
+// Rows [row_begin, row_end), checked: offsets monotone and within nnz, column
+// indices in range, values finite. Errors name the file, dataset and row.
+CsrRows read_hdf5_csr_rows(const std::string& path, const std::string& group,
+                           std::int64_t row_begin, std::int64_t row_end);
+
+// Writes a whole matrix (first_row == 0) to `group` of a new file at `path`.
+// The file is written under a temporary name and renamed, so a failure never
+// leaves a partial file behind.
+void write_hdf5_csr(const std::string& path, const std::string& group, const CsrRows& whole);
+
+}  // namespace blockeigs::io

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Install block-eigs' build and test dependencies from Debian's archive.
+# Idempotent: packages already present are left alone. Downloads nothing else.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config
+  openmpi-bin libopenmpi-dev
+  libhdf5-openmpi-dev hdf5-tools
+  libyaml-cpp-dev
+  googletest libgtest-dev libgmock-dev
+  libopenblas-dev liblapacke-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all dependencies already installed"
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,53 @@
+// Collective error handling (ARCHITECTURE.md section 4): a step that can fail
+// on one rank is agreed on by all ranks before any rank takes another branch.
+#pragma once
+
+#include <mpi.h>
+
+#include <exception>
+#include <type_traits>
+#include <utility>
+
+namespace blockeigs::solver {
+
+// Every rank calls this with the exception its step raised (or null). If any
+// rank failed, every rank throws: the error of the lowest failing rank, with
+// its message and its type (InputError stays InputError).
+void agree_on_error(MPI_Comm comm, std::exception_ptr local_error);
+
+// Runs `step` on every rank and agrees on its outcome: returns its result on
+// every rank, or throws the same error on every rank.
+template <class Step>
+auto collectively(MPI_Comm comm, Step&& step) -> decltype(step()) {
+  using Result = decltype(step());
+  std::exception_ptr error;
+  if constexpr (std::is_void_v<Result>) {
+    try {
+      step();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    agree_on_error(comm, error);
+  } else {
+    Result result{};
+    try {
+      result = step();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    agree_on_error(comm, error);
+    return result;
+  }
+}
+
+// MPI call checking: throws LibraryError naming the call, file and line.
+[[noreturn]] void throw_mpi_error(int code, const char* call, const char* file, int line);
+
+}  // namespace blockeigs::solver
+
+#define BLOCKEIGS_MPI_CHECK(call)                                                   \
+  do {                                                                              \
+    int blockeigs_mpi_status_ = (call);                                             \
+    if (blockeigs_mpi_status_ != MPI_SUCCESS)                                       \
+      ::blockeigs::solver::throw_mpi_error(blockeigs_mpi_status_, #call, __FILE__, __LINE__); \
+  } while (0)

@@ -1,0 +1,99 @@
+#include "spmm/context.hpp"
+
+#include <string>
+
+#include "core/error.hpp"
+#include "spmm/memory.hpp"
+
+#ifdef BLOCKEIGS_HAVE_CUDA
+#include "spmm/cuda/cuda_check.hpp"
+#endif
+
+namespace blockeigs::spmm {
+
+struct Context::Impl {
+  Space space = Space::host;
+  int device = -1;
+#ifdef BLOCKEIGS_HAVE_CUDA
+  cudaStream_t stream = nullptr;
+  mutable cusparseHandle_t cusparse = nullptr;
+  mutable cublasHandle_t cublas = nullptr;
+
+  ~Impl() {
+    if (space != Space::device) return;
+    cudaSetDevice(device);
+    if (cusparse) cusparseDestroy(cusparse);
+    if (cublas) cublasDestroy(cublas);
+    if (stream) cudaStreamDestroy(stream);
+  }
+#endif
+};
+
+Context::Context(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Context::Context(Context&&) noexcept = default;
+Context& Context::operator=(Context&&) noexcept = default;
+Context::~Context() = default;
+
+Context Context::host() { return Context(std::make_unique<Impl>()); }
+
+Context Context::cuda(int device) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+  const int count = cuda_device_count();
+  if (device < 0 || device >= count)
+    throw InputError("CUDA device " + std::to_string(device) + " requested, but " +
+                     std::to_string(count) + " device(s) are visible");
+  auto impl = std::make_unique<Impl>();
+  impl->space = Space::device;
+  impl->device = device;
+  BLOCKEIGS_CUDA_CHECK(cudaSetDevice(device));
+  BLOCKEIGS_CUDA_CHECK(cudaStreamCreateWithFlags(&impl->stream, cudaStreamNonBlocking));
+  return Context(std::move(impl));
+#else
+  (void)device;
+  throw InputError("the CUDA backend was requested, but block-eigs was built without CUDA "
+                   "(configure with the `cuda` preset)");
+#endif
+}
+
+Space Context::space() const { return impl_->space; }
+int Context::device() const { return impl_->device; }
+
+void* Context::stream() const {
+#ifdef BLOCKEIGS_HAVE_CUDA
+  return impl_->stream;
+#else
+  return nullptr;
+#endif
+}
+
+void* Context::cusparse_handle() const {
+#ifdef BLOCKEIGS_HAVE_CUDA
+  if (impl_->space == Space::device && !impl_->cusparse) {
+    BLOCKEIGS_CUSPARSE_CHECK(cusparseCreate(&impl_->cusparse));
+    BLOCKEIGS_CUSPARSE_CHECK(cusparseSetStream(impl_->cusparse, impl_->stream));
+  }
+  return impl_->cusparse;
+#else
+  return nullptr;
+#endif
+}
+
+void* Context::cublas_handle() const {
+#ifdef BLOCKEIGS_HAVE_CUDA
+  if (impl_->space == Space::device && !impl_->cublas) {
+    BLOCKEIGS_CUBLAS_CHECK(cublasCreate(&impl_->cublas));
+    BLOCKEIGS_CUBLAS_CHECK(cublasSetStream(impl_->cublas, impl_->stream));
+  }
+  return impl_->cublas;
+#else
+  return nullptr;
+#endif
+}
+
+void Context::synchronize() const {
+#ifdef BLOCKEIGS_HAVE_CUDA
+  if (impl_->space == Space::device) BLOCKEIGS_CUDA_CHECK(cudaStreamSynchronize(impl_->stream));
+#endif
+}
+
+}  // namespace blockeigs::spmm

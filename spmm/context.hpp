@@ -1,0 +1,42 @@
+// Per-rank execution context: which space the work runs in and, on the
+// device, the CUDA device, its stream and the cuSPARSE/cuBLAS handles. Device
+// work is queued on the stream; synchronize() waits for it.
+#pragma once
+
+#include <memory>
+
+#include "core/enums.hpp"
+
+namespace blockeigs::spmm {
+
+class Context {
+ public:
+  // CPU backend.
+  static Context host();
+  // CUDA backend on `device` (selects it for this thread). Throws when CUDA
+  // is not compiled in or the device does not exist.
+  static Context cuda(int device);
+
+  Context(Context&&) noexcept;
+  Context& operator=(Context&&) noexcept;
+  ~Context();
+
+  Space space() const;
+  int device() const;  // -1 on the host
+
+  // Opaque CUDA handles (cudaStream_t, cusparseHandle_t, cublasHandle_t);
+  // null on the host. Created once, on first use for the library handles.
+  void* stream() const;
+  void* cusparse_handle() const;
+  void* cublas_handle() const;
+
+  void synchronize() const;
+
+  struct Impl;
+
+ private:
+  explicit Context(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace blockeigs::spmm

@@ -1,0 +1,69 @@
+// Local CSR matrices: zero-based, int32 row offsets and column indices (so a
+// rank's block holds fewer than 2^31 nonzeros), values float or double.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "spmm/memory.hpp"
+
+namespace blockeigs::spmm {
+
+template <class T>
+struct CsrView {
+  Space space = Space::host;
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::int64_t nnz = 0;
+  const std::int32_t* row_offsets = nullptr;  // rows + 1
+  const std::int32_t* col_indices = nullptr;  // nnz
+  const T* values = nullptr;                  // nnz
+
+  double mean_row_length() const { return rows > 0 ? double(nnz) / double(rows) : 0.0; }
+};
+
+// Host-side CSR arrays, the form in which local matrices are assembled.
+template <class T>
+struct HostCsr {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::vector<std::int32_t> row_offsets{0};
+  std::vector<std::int32_t> col_indices;
+  std::vector<T> values;
+
+  std::int64_t nnz() const { return static_cast<std::int64_t>(col_indices.size()); }
+  CsrView<T> view() const {
+    return {Space::host, rows, cols, nnz(), row_offsets.data(), col_indices.data(), values.data()};
+  }
+};
+
+// A CSR matrix owned in one memory space.
+template <class T>
+class CsrMatrix {
+ public:
+  CsrMatrix() = default;
+  CsrMatrix(Space space, const HostCsr<T>& host)
+      : rows_(host.rows), cols_(host.cols), nnz_(host.nnz()),
+        row_offsets_(space, host.row_offsets),
+        col_indices_(space, host.col_indices),
+        values_(space, host.values) {}
+
+  Space space() const { return row_offsets_.space(); }
+  std::int64_t rows() const { return rows_; }
+  std::int64_t cols() const { return cols_; }
+  std::int64_t nnz() const { return nnz_; }
+
+  CsrView<T> view() const {
+    return {space(), rows_, cols_, nnz_, row_offsets_.data(), col_indices_.data(), values_.data()};
+  }
+
+ private:
+  std::int64_t rows_ = 0;
+  std::int64_t cols_ = 0;
+  std::int64_t nnz_ = 0;
+  Buffer<std::int32_t> row_offsets_;
+  Buffer<std::int32_t> col_indices_;
+  Buffer<T> values_;
+};
+
+}  // namespace blockeigs::spmm

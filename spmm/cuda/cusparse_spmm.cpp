@@ -1,0 +1,72 @@
+// cuSPARSE SpMM (row-major B and C): the GPU baseline, and the fallback
+// until our kernels are chosen. The workspace is sized on first use for each
+// block width and kept.
+#include <algorithm>
+
+#include "spmm/cuda/cuda_check.hpp"
+#include "spmm/cuda/dense_kernels.hpp"
+#include "spmm/local_spmm.hpp"
+
+namespace blockeigs::spmm {
+namespace {
+
+template <class T>
+constexpr cudaDataType data_type() {
+  return sizeof(T) == 8 ? CUDA_R_64F : CUDA_R_32F;
+}
+
+template <class T>
+class CusparseSpmm final : public LocalSpmm<T> {
+ public:
+  CusparseSpmm(const Context& context, const CsrView<T>& A) : context_(context), A_(A) {
+    if (A.nnz > 0)
+      BLOCKEIGS_CUSPARSE_CHECK(cusparseCreateCsr(
+          &matrix_, A.rows, A.cols, A.nnz, const_cast<std::int32_t*>(A.row_offsets),
+          const_cast<std::int32_t*>(A.col_indices), const_cast<T*>(A.values), CUSPARSE_INDEX_32I,
+          CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, data_type<T>()));
+  }
+  ~CusparseSpmm() override {
+    if (matrix_) cusparseDestroySpMat(matrix_);
+  }
+
+  void multiply(T alpha, ConstDenseView<T> B, T beta, DenseView<T> C) override {
+    // cuSPARSE may read C even when beta == 0 (NaN * 0 is NaN), so C is
+    // cleared first; an empty A leaves C = beta * C.
+    if (beta == T(0) || A_.nnz == 0) cuda::scale_block(C, beta, context_.stream());
+    if (A_.nnz == 0) return;
+    auto handle = static_cast<cusparseHandle_t>(context_.cusparse_handle());
+    cusparseDnMatDescr_t b = nullptr, c = nullptr;
+    BLOCKEIGS_CUSPARSE_CHECK(cusparseCreateDnMat(&b, B.rows, B.cols, B.ld, const_cast<T*>(B.data),
+                                                 data_type<T>(), CUSPARSE_ORDER_ROW));
+    BLOCKEIGS_CUSPARSE_CHECK(
+        cusparseCreateDnMat(&c, C.rows, C.cols, C.ld, C.data, data_type<T>(), CUSPARSE_ORDER_ROW));
+    const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
+    const auto algorithm = CUSPARSE_SPMM_ALG_DEFAULT;
+    std::size_t bytes = 0;
+    BLOCKEIGS_CUSPARSE_CHECK(cusparseSpMM_bufferSize(handle, op, op, &alpha, matrix_, b, &beta, c,
+                                                     data_type<T>(), algorithm, &bytes));
+    if (bytes > workspace_.size()) workspace_ = Buffer<char>(Space::device, bytes);
+    BLOCKEIGS_CUSPARSE_CHECK(cusparseSpMM(handle, op, op, &alpha, matrix_, b, &beta, c, data_type<T>(),
+                                          algorithm, workspace_.data()));
+    cusparseDestroyDnMat(b);
+    cusparseDestroyDnMat(c);
+  }
+
+ private:
+  const Context& context_;
+  CsrView<T> A_;
+  cusparseSpMatDescr_t matrix_ = nullptr;
+  Buffer<char> workspace_;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<LocalSpmm<T>> make_cusparse_spmm(const Context& context, const CsrView<T>& A) {
+  return std::make_unique<CusparseSpmm<T>>(context, A);
+}
+
+template std::unique_ptr<LocalSpmm<float>> make_cusparse_spmm(const Context&, const CsrView<float>&);
+template std::unique_ptr<LocalSpmm<double>> make_cusparse_spmm(const Context&, const CsrView<double>&);
+
+}  // namespace blockeigs::spmm

@@ -1,0 +1,14 @@
+// Small element-wise kernels on row-major device blocks.
+#pragma once
+
+#include <cstdint>
+
+#include "spmm/dense.hpp"
+
+namespace blockeigs::spmm::cuda {
+
+// C = beta * C, with beta == 0 writing zeros without reading C.
+template <class T>
+void scale_block(DenseView<T> C, T beta, void* stream);
+
+}  // namespace blockeigs::spmm::cuda

@@ -1,0 +1,31 @@
+// The interface each local SpMM algorithm implements, and their factories.
+// Used by Plan; tests and benchmarks may use the factories directly.
+#pragma once
+
+#include <memory>
+
+#include "spmm/context.hpp"
+#include "spmm/csr.hpp"
+#include "spmm/dense.hpp"
+
+namespace blockeigs::spmm {
+
+// C = alpha * A * B + beta * C for the matrix the object was built for.
+// beta == 0: C is never read. Device algorithms run asynchronously on the
+// context's stream.
+template <class T>
+class LocalSpmm {
+ public:
+  virtual ~LocalSpmm() = default;
+  virtual void multiply(T alpha, ConstDenseView<T> B, T beta, DenseView<T> C) = 0;
+};
+
+template <class T>
+std::unique_ptr<LocalSpmm<T>> make_reference_spmm(const CsrView<T>& A);
+
+#ifdef BLOCKEIGS_HAVE_CUDA
+template <class T>
+std::unique_ptr<LocalSpmm<T>> make_cusparse_spmm(const Context& context, const CsrView<T>& A);
+#endif
+
+}  // namespace blockeigs::spmm

@@ -1,0 +1,75 @@
+// Memory spaces and RAII buffers. A Buffer owns memory in exactly one space;
+// device buffers exist only in CUDA builds (elsewhere asking for one throws).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "core/enums.hpp"
+#include "core/error.hpp"
+
+namespace blockeigs::spmm {
+
+// True when the library was built with CUDA.
+bool cuda_compiled();
+// Number of usable CUDA devices (0 without CUDA, without a driver or without a GPU).
+int cuda_device_count();
+
+void* allocate_bytes(Space space, std::size_t bytes);
+void free_bytes(Space space, void* pointer) noexcept;
+// Synchronous copy between any two spaces.
+void copy_bytes(void* dst, Space dst_space, const void* src, Space src_space, std::size_t bytes);
+// Fills bytes with a byte value (NaN patterns in tests use 0xff).
+void fill_bytes(void* dst, Space space, int byte_value, std::size_t bytes);
+
+template <class T>
+class Buffer {
+ public:
+  Buffer() = default;
+  Buffer(Space space, std::size_t count) : space_(space), count_(count) {
+    if (count_ > 0) data_ = static_cast<T*>(allocate_bytes(space_, count_ * sizeof(T)));
+  }
+  // A buffer in `space` holding a copy of host data.
+  Buffer(Space space, const std::vector<T>& host) : Buffer(space, host.size()) {
+    copy_from_host(host.data(), host.size());
+  }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  Buffer(Buffer&& other) noexcept { swap(other); }
+  Buffer& operator=(Buffer&& other) noexcept {
+    Buffer moved(std::move(other));
+    swap(moved);
+    return *this;
+  }
+  ~Buffer() { free_bytes(space_, data_); }
+
+  Space space() const { return space_; }
+  std::size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+
+  void copy_from_host(const T* src, std::size_t count) {
+    BLOCKEIGS_ASSERT(count <= count_);
+    copy_bytes(data_, space_, src, Space::host, count * sizeof(T));
+  }
+  std::vector<T> to_host() const {
+    std::vector<T> out(count_);
+    copy_bytes(out.data(), Space::host, data_, space_, count_ * sizeof(T));
+    return out;
+  }
+
+ private:
+  void swap(Buffer& other) noexcept {
+    std::swap(space_, other.space_);
+    std::swap(count_, other.count_);
+    std::swap(data_, other.data_);
+  }
+  Space space_ = Space::host;
+  std::size_t count_ = 0;
+  T* data_ = nullptr;
+};
+
+}  // namespace blockeigs::spmm

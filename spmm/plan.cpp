@@ -1,0 +1,114 @@
+#include "spmm/plan.hpp"
+
+#include <string>
+
+#include "core/error.hpp"
+#include "spmm/local_spmm.hpp"
+
+namespace blockeigs::spmm {
+
+bool algorithm_available(Algorithm algorithm, Space space) {
+  switch (algorithm) {
+    case Algorithm::reference: return space == Space::host;
+    case Algorithm::cusparse: return space == Space::device && cuda_compiled();
+    case Algorithm::row_split:
+    case Algorithm::merge_based: return false;  // our kernels: spmm/cuda (GPU SpMM issue)
+    case Algorithm::automatic: return space == Space::host || cuda_compiled();
+  }
+  return false;
+}
+
+template <class T>
+struct Plan<T>::Impl {
+  const Context* context = nullptr;
+  CsrView<T> A;
+  Algorithm requested = Algorithm::automatic;
+  std::array<Algorithm, max_tabulated_width + 1> choice{};
+  std::unique_ptr<LocalSpmm<T>> reference;
+  std::unique_ptr<LocalSpmm<T>> cusparse;
+
+  LocalSpmm<T>& kernel(Algorithm algorithm) {
+    switch (algorithm) {
+      case Algorithm::reference: return *reference;
+      case Algorithm::cusparse: return *cusparse;
+      default: break;
+    }
+    throw Error("spmm::Plan: no kernel for algorithm " + std::string(to_string(algorithm)));
+  }
+};
+
+template <class T>
+Plan<T>::Plan(const Context& context, const CsrView<T>& A, Algorithm algorithm)
+    : impl_(std::make_unique<Impl>()) {
+  const Space space = context.space();
+  if (A.space != space)
+    throw Error("spmm::Plan: the matrix is in " + std::string(to_string(A.space)) +
+                " memory but the context runs on the " + std::string(to_string(space)));
+  if (!algorithm_available(algorithm, space))
+    throw InputError("SpMM algorithm `" + std::string(to_string(algorithm)) +
+                     "` cannot run on the " + std::string(to_string(space)) +
+                     (space == Space::host ? " (the CPU backend has `reference` and `automatic`)"
+                                           : " in this build"));
+  impl_->context = &context;
+  impl_->A = A;
+  impl_->requested = algorithm;
+
+  // Resolve `automatic` once for every block width.
+  Algorithm resolved = algorithm;
+  if (algorithm == Algorithm::automatic)
+    resolved = space == Space::host ? Algorithm::reference : Algorithm::cusparse;
+  impl_->choice.fill(resolved);
+
+  if (space == Space::host) {
+    impl_->reference = make_reference_spmm(A);
+  } else {
+#ifdef BLOCKEIGS_HAVE_CUDA
+    impl_->cusparse = make_cusparse_spmm(context, A);
+#endif
+  }
+}
+
+template <class T>
+Plan<T>::Plan(Plan&&) noexcept = default;
+template <class T>
+Plan<T>& Plan<T>::operator=(Plan&&) noexcept = default;
+template <class T>
+Plan<T>::~Plan() = default;
+
+template <class T>
+Algorithm Plan<T>::algorithm_for(std::int64_t n) const {
+  return impl_->choice[static_cast<std::size_t>(std::min(std::max<std::int64_t>(n, 0), max_tabulated_width))];
+}
+
+template <class T>
+Algorithm Plan<T>::requested_algorithm() const {
+  return impl_->requested;
+}
+
+template <class T>
+const CsrView<T>& Plan<T>::matrix() const {
+  return impl_->A;
+}
+
+template <class T>
+void Plan<T>::multiply(T alpha, ConstDenseView<T> B, T beta, DenseView<T> C) {
+  const CsrView<T>& A = impl_->A;
+  const Space space = impl_->context->space();
+  auto shape = [](std::int64_t r, std::int64_t c) {
+    return std::to_string(r) + " x " + std::to_string(c);
+  };
+  if (B.space != space || C.space != space)
+    throw Error("spmm::multiply: B and C must be in " + std::string(to_string(space)) + " memory");
+  if (B.rows != A.cols || C.rows != A.rows || B.cols != C.cols)
+    throw Error("spmm::multiply: shapes do not agree: A is " + shape(A.rows, A.cols) + ", B is " +
+                shape(B.rows, B.cols) + ", C is " + shape(C.rows, C.cols));
+  if (B.ld < B.cols || C.ld < C.cols)
+    throw Error("spmm::multiply: leading dimension smaller than the number of columns");
+  if (C.rows == 0 || C.cols == 0) return;
+  impl_->kernel(algorithm_for(B.cols)).multiply(alpha, B, beta, C);
+}
+
+template class Plan<float>;
+template class Plan<double>;
+
+}  // namespace blockeigs::spmm

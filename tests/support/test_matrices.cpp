@@ -1,0 +1,72 @@
+#include "test_matrices.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+
+namespace blockeigs::test {
+
+std::string data_dir() {
+  if (const char* env = std::getenv("BLOCKEIGS_DATA_DIR"); env && *env)
+    return std::filesystem::is_directory(env) ? std::string(env) : std::string();
+  return std::filesystem::is_directory(BLOCKEIGS_DATA_DIR) ? std::string(BLOCKEIGS_DATA_DIR)
+                                                           : std::string();
+}
+
+std::vector<std::string> data_matrix_names() {
+  std::vector<std::string> names;
+  const std::string dir = data_dir();
+  if (dir.empty()) return names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string file = entry.path().filename().string();
+    const std::string suffix = ".mtx.gz";
+    if (file.size() > suffix.size() && file.ends_with(suffix))
+      names.push_back(file.substr(0, file.size() - suffix.size()));
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+template <class T>
+spmm::HostCsr<T> to_host_csr(const io::CsrRows& rows) {
+  spmm::HostCsr<T> out;
+  out.rows = rows.local_rows();
+  out.cols = rows.global_cols;
+  out.row_offsets.assign(rows.row_offsets.begin(), rows.row_offsets.end());
+  out.col_indices.assign(rows.col_indices.begin(), rows.col_indices.end());
+  out.values.assign(rows.values.begin(), rows.values.end());
+  return out;
+}
+
+template <class T>
+spmm::DenseBlock<T> random_block(std::int64_t rows, std::int64_t cols, std::uint64_t seed, std::int64_t ld) {
+  spmm::DenseBlock<T> block(Space::host, rows, cols, ld);
+  std::mt19937_64 engine(seed);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < block.ld(); ++j)
+      block.data()[i * block.ld() + j] = static_cast<T>(uniform(engine));
+  return block;
+}
+
+double max_scaled_error(const spmm::DenseBlock<double>& x, const spmm::DenseBlock<double>& y,
+                        const std::vector<double>& row_scale) {
+  double worst = 0.0;
+  for (std::int64_t i = 0; i < x.rows(); ++i)
+    for (std::int64_t j = 0; j < x.cols(); ++j) {
+      const double a = x.data()[i * x.ld() + j], b = y.data()[i * y.ld() + j];
+      if (std::isnan(a) != std::isnan(b)) return INFINITY;
+      const double scale = std::max(row_scale[i], 1e-300);
+      worst = std::max(worst, std::abs(a - b) / scale);
+    }
+  return worst;
+}
+
+template spmm::HostCsr<float> to_host_csr(const io::CsrRows&);
+template spmm::HostCsr<double> to_host_csr(const io::CsrRows&);
+template spmm::DenseBlock<float> random_block(std::int64_t, std::int64_t, std::uint64_t, std::int64_t);
+template spmm::DenseBlock<double> random_block(std::int64_t, std::int64_t, std::uint64_t, std::int64_t);
+
+}  // namespace blockeigs::test

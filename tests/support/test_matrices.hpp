@@ -1,0 +1,38 @@
+// Shared helpers for the test suites: where the real matrices live, random
+// dense blocks, and tolerances derived from the problem.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "io/csr_rows.hpp"
+#include "spmm/csr.hpp"
+#include "spmm/dense.hpp"
+
+namespace blockeigs::test {
+
+// Folder with the SuiteSparse matrices (../shared/data/matrices, or
+// $BLOCKEIGS_DATA_DIR); empty when it does not exist.
+std::string data_dir();
+// Names (without .mtx.gz) of every matrix in data_dir(), sorted.
+std::vector<std::string> data_matrix_names();
+
+// Local CSR (int32) from rows with global columns; columns stay global, so
+// `rows` must be a whole matrix or the columns must fit in int32.
+template <class T>
+spmm::HostCsr<T> to_host_csr(const io::CsrRows& rows);
+
+// A host block filled with reproducible values in [-1, 1).
+template <class T>
+spmm::DenseBlock<T> random_block(std::int64_t rows, std::int64_t cols, std::uint64_t seed,
+                                 std::int64_t ld = 0);
+
+// Largest |x - y| / (scale_i) over a block, where scale_i comes from the row:
+// the bound for a dot product of length L with |a|,|b| <= max is
+// gamma_L * sum |a_ik| |b_kj| (Higham); `row_abs_sums` holds sum_k |a_ik| * max|b|.
+double max_scaled_error(const spmm::DenseBlock<double>& x, const spmm::DenseBlock<double>& y,
+                        const std::vector<double>& row_scale);
+
+}  // namespace blockeigs::test
