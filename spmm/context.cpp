@@ -46,7 +46,9 @@ Context Context::cuda(int device) {
   impl->space = Space::device;
   impl->device = device;
   BLOCKEIGS_CUDA_CHECK(cudaSetDevice(device));
-  BLOCKEIGS_CUDA_CHECK(cudaStreamCreateWithFlags(&impl->stream, cudaStreamNonBlocking));
+  // A blocking stream: plain cudaMemcpy calls (legacy stream) then wait for
+  // the work queued on it, so a synchronous copy never reads a stale result.
+  BLOCKEIGS_CUDA_CHECK(cudaStreamCreateWithFlags(&impl->stream, cudaStreamDefault));
   return Context(std::move(impl));
 #else
   (void)device;

@@ -79,6 +79,48 @@ void copy_bytes(void* dst, Space dst_space, const void* src, Space src_space, st
 #endif
 }
 
+void copy_bytes_async(void* dst, Space dst_space, const void* src, Space src_space, std::size_t bytes,
+                      void* stream) {
+  if (bytes == 0) return;
+  if (dst_space == Space::host && src_space == Space::host) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+#ifdef BLOCKEIGS_HAVE_CUDA
+  BLOCKEIGS_CUDA_CHECK(
+      cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, static_cast<cudaStream_t>(stream)));
+#else
+  (void)stream;
+  no_device();
+#endif
+}
+
+void* allocate_pinned_bytes(std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+#ifdef BLOCKEIGS_HAVE_CUDA
+  if (cuda_device_count() > 0) {
+    void* p = nullptr;
+    BLOCKEIGS_CUDA_CHECK(cudaMallocHost(&p, bytes));
+    return p;
+  }
+#endif
+  return allocate_bytes(Space::host, bytes);
+}
+
+void free_pinned_bytes(void* pointer) noexcept {
+  if (!pointer) return;
+#ifdef BLOCKEIGS_HAVE_CUDA
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, pointer) == cudaSuccess &&
+      attributes.type == cudaMemoryTypeHost) {
+    cudaFreeHost(pointer);
+    return;
+  }
+  (void)cudaGetLastError();
+#endif
+  free_bytes(Space::host, pointer);
+}
+
 void fill_bytes(void* dst, Space space, int byte_value, std::size_t bytes) {
   if (bytes == 0) return;
   if (space == Space::host) {

@@ -21,6 +21,13 @@ void* allocate_bytes(Space space, std::size_t bytes);
 void free_bytes(Space space, void* pointer) noexcept;
 // Synchronous copy between any two spaces.
 void copy_bytes(void* dst, Space dst_space, const void* src, Space src_space, std::size_t bytes);
+// Copy queued on a device stream (stream may be null on the host, where the
+// copy is synchronous). Host memory should be pinned for the copy to overlap.
+void copy_bytes_async(void* dst, Space dst_space, const void* src, Space src_space, std::size_t bytes,
+                      void* stream);
+// Page-locked host memory (plain host memory without CUDA).
+void* allocate_pinned_bytes(std::size_t bytes);
+void free_pinned_bytes(void* pointer) noexcept;
 // Fills bytes with a byte value (NaN patterns in tests use 0xff).
 void fill_bytes(void* dst, Space space, int byte_value, std::size_t bytes);
 
@@ -68,6 +75,38 @@ class Buffer {
     std::swap(data_, other.data_);
   }
   Space space_ = Space::host;
+  std::size_t count_ = 0;
+  T* data_ = nullptr;
+};
+
+// Host memory, page-locked when CUDA is present: the staging buffers of
+// asynchronous device copies.
+template <class T>
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(std::size_t count) : count_(count) {
+    if (count_ > 0) data_ = static_cast<T*>(allocate_pinned_bytes(count_ * sizeof(T)));
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+  PinnedBuffer(PinnedBuffer&& other) noexcept { swap(other); }
+  PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
+    PinnedBuffer moved(std::move(other));
+    swap(moved);
+    return *this;
+  }
+  ~PinnedBuffer() { free_pinned_bytes(data_); }
+
+  std::size_t size() const { return count_; }
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+
+ private:
+  void swap(PinnedBuffer& other) noexcept {
+    std::swap(count_, other.count_);
+    std::swap(data_, other.data_);
+  }
   std::size_t count_ = 0;
   T* data_ = nullptr;
 };

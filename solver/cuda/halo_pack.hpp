@@ -1,0 +1,14 @@
+// Device kernels of the halo exchange.
+#pragma once
+
+#include <cstdint>
+
+namespace blockeigs::solver::cuda {
+
+// out[s * k + j] = X[rows[s] * ld + j] for s < count, j < k: gathers the rows
+// neighbours need into one contiguous send buffer.
+template <class T>
+void pack_rows(const T* X, std::int64_t ld, std::int64_t k, const std::int32_t* rows,
+               std::int64_t count, T* out, void* stream);
+
+}  // namespace blockeigs::solver::cuda

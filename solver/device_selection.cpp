@@ -1,0 +1,54 @@
+#include "solver/device_selection.hpp"
+
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
+
+#include "core/error.hpp"
+#include "solver/collective.hpp"
+#include "spmm/memory.hpp"
+
+namespace blockeigs::solver {
+
+int node_local_rank(MPI_Comm comm) {
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int local = 0;
+  MPI_Comm_rank(node, &local);
+  MPI_Comm_free(&node);
+  return local;
+}
+
+spmm::Context make_context(Backend backend, MPI_Comm comm) {
+  const int devices = spmm::cuda_device_count();
+  int fewest = devices;
+  MPI_Allreduce(&devices, &fewest, 1, MPI_INT, MPI_MIN, comm);
+  if (backend == Backend::automatic) backend = fewest > 0 ? Backend::cuda : Backend::cpu;
+  if (backend == Backend::cpu) return spmm::Context::host();
+  std::optional<spmm::Context> context = collectively(comm, [&] {
+    if (!spmm::cuda_compiled())
+      fail_input("execution.backend is cuda, but block-eigs was built without CUDA "
+                 "(configure with the `cuda` preset, or set execution.backend: cpu)");
+    if (devices == 0)
+      fail_input("execution.backend is cuda, but this rank sees no CUDA device "
+                 "(set execution.backend: cpu or auto)");
+    return std::optional<spmm::Context>(spmm::Context::cuda(node_local_rank(comm) % devices));
+  });
+  return std::move(*context);
+}
+
+bool mpi_is_cuda_aware() {
+  if (const char* env = std::getenv("BLOCKEIGS_CUDA_AWARE_MPI"); env && *env)
+    return std::string(env) != "0";
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support() == 1;
+#else
+  return false;
+#endif
+}
+
+}  // namespace blockeigs::solver

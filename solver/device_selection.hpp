@@ -1,0 +1,22 @@
+// Backend and GPU choice for a rank: rank r uses device (local rank mod
+// device count), where the local rank counts the ranks on the same node.
+#pragma once
+
+#include <mpi.h>
+
+#include "core/enums.hpp"
+#include "spmm/context.hpp"
+
+namespace blockeigs::solver {
+
+int node_local_rank(MPI_Comm comm);
+
+// Backend::automatic picks CUDA when every rank sees a GPU. Backend::cuda
+// without a GPU is an InputError on every rank. Collective.
+spmm::Context make_context(Backend backend, MPI_Comm comm);
+
+// True when device pointers can be handed to MPI directly (Open MPI's
+// MPIX_Query_cuda_support, overridable with BLOCKEIGS_CUDA_AWARE_MPI=0|1).
+bool mpi_is_cuda_aware();
+
+}  // namespace blockeigs::solver

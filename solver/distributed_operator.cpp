@@ -1,0 +1,208 @@
+#include "solver/distributed_operator.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "core/error.hpp"
+#include "solver/collective.hpp"
+#include "solver/device_selection.hpp"
+#include "solver/local_blocks.hpp"
+
+#ifdef BLOCKEIGS_HAVE_CUDA
+#include "solver/cuda/halo_pack.hpp"
+#endif
+
+namespace blockeigs::solver {
+namespace {
+
+template <class T>
+MPI_Datatype mpi_type() {
+  return sizeof(T) == 8 ? MPI_DOUBLE : MPI_FLOAT;
+}
+
+int message_count(std::int64_t rows, std::int64_t k) {
+  const std::int64_t count = rows * k;
+  if (count > std::numeric_limits<int>::max())
+    throw InputError("a halo message of " + std::to_string(count) +
+                     " values exceeds MPI's int count: use more ranks or a narrower block");
+  return static_cast<int>(count);
+}
+
+}  // namespace
+
+template <class T>
+DistributedOperator<T>::DistributedOperator(MPI_Comm comm, const spmm::Context& context,
+                                            const io::CsrRows& rows, const RowPartition& partition,
+                                            Algorithm algorithm)
+    : comm_(comm), context_(context), partition_(partition) {
+  MPI_Comm_rank(comm_, &rank_);
+  LocalBlocks<T> blocks = collectively(comm_, [&] {
+    if (rows.first_row != partition_.begin(rank_) || rows.local_rows() != partition_.rows(rank_))
+      throw Error("DistributedOperator: the rows given do not match the partition");
+    return split_local_rows<T>(rows);
+  });
+  halo_ = build_halo_plan(comm_, partition_, blocks.halo_columns);
+  cuda_aware_ = context_.space() == Space::device && mpi_is_cuda_aware();
+
+  const Space space = context_.space();
+  diagonal_nnz_ = blocks.diagonal.nnz();
+  off_diagonal_nnz_ = blocks.off_diagonal.nnz();
+  diagonal_block_ = spmm::CsrMatrix<T>(space, blocks.diagonal);
+  off_diagonal_block_ = spmm::CsrMatrix<T>(space, blocks.off_diagonal);
+  diagonal_entries_ = spmm::Buffer<T>(space, blocks.diagonal_entries);
+  send_rows_ = spmm::Buffer<std::int32_t>(space, halo_.send_rows);
+  collectively(comm_, [&] {
+    diagonal_plan_.emplace(context_, diagonal_block_.view(), algorithm);
+    off_diagonal_plan_.emplace(context_, off_diagonal_block_.view(), algorithm);
+  });
+}
+
+template <class T>
+DistributedOperator<T>::~DistributedOperator() = default;
+
+template <class T>
+double DistributedOperator<T>::now() const {
+  if (profiling_) context_.synchronize();
+  return MPI_Wtime();
+}
+
+template <class T>
+void DistributedOperator<T>::diagonal(T* out) const {
+  spmm::copy_bytes(out, context_.space(), diagonal_entries_.data(), context_.space(),
+                   diagonal_entries_.size() * sizeof(T));
+}
+
+template <class T>
+void DistributedOperator<T>::ensure_buffers(std::int64_t k) {
+  if (k <= width_) return;
+  const Space space = context_.space();
+  const auto packed = static_cast<std::size_t>(halo_.packed_rows() * k);
+  const auto received = static_cast<std::size_t>(halo_.halo_rows() * k);
+  send_buffer_ = spmm::Buffer<T>(space, packed);
+  halo_block_ = spmm::DenseBlock<T>(space, halo_.halo_rows(), k);
+  if (space == Space::device && !cuda_aware_) {
+    send_staging_ = spmm::PinnedBuffer<T>(packed);
+    recv_staging_ = spmm::PinnedBuffer<T>(received);
+  }
+  width_ = k;
+}
+
+template <class T>
+void DistributedOperator<T>::start_exchange(spmm::ConstDenseView<T> X, std::vector<MPI_Request>& requests) {
+  const std::int64_t k = X.cols;
+  const Space space = context_.space();
+  const bool staged = space == Space::device && !cuda_aware_;
+
+  // Pack the rows neighbours need into one contiguous buffer.
+  T* packed = send_buffer_.data();
+  if (space == Space::host) {
+#pragma omp parallel for schedule(static)
+    for (std::int64_t s = 0; s < halo_.packed_rows(); ++s) {
+      const T* from = X.data + std::int64_t(halo_.send_rows[s]) * X.ld;
+      std::copy(from, from + k, packed + s * k);
+    }
+  } else {
+#ifdef BLOCKEIGS_HAVE_CUDA
+    cuda::pack_rows(X.data, X.ld, k, send_rows_.data(), halo_.packed_rows(), packed, context_.stream());
+#endif
+  }
+  if (staged) {
+    spmm::copy_bytes_async(send_staging_.data(), Space::host, packed, space,
+                           static_cast<std::size_t>(halo_.packed_rows() * k) * sizeof(T), context_.stream());
+    context_.synchronize();  // the host must see the packed rows before MPI sends them
+    packed = send_staging_.data();
+  } else if (space == Space::device) {
+    context_.synchronize();  // CUDA-aware MPI reads the device buffer directly
+  }
+
+  T* receive = staged ? recv_staging_.data() : halo_block_.data();
+  requests.clear();
+  for (std::size_t q = 0; q < halo_.recv_ranks.size(); ++q) {
+    const std::int64_t first = halo_.recv_offsets[q];
+    const int count = message_count(halo_.recv_offsets[q + 1] - first, k);
+    requests.emplace_back();
+    BLOCKEIGS_MPI_CHECK(MPI_Irecv(receive + first * k, count, mpi_type<T>(), halo_.recv_ranks[q], 0, comm_,
+                                  &requests.back()));
+  }
+  for (std::size_t q = 0; q < halo_.send_ranks.size(); ++q) {
+    const std::int64_t first = halo_.send_offsets[q];
+    const int count = message_count(halo_.send_offsets[q + 1] - first, k);
+    requests.emplace_back();
+    BLOCKEIGS_MPI_CHECK(MPI_Isend(packed + first * k, count, mpi_type<T>(), halo_.send_ranks[q], 0, comm_,
+                                  &requests.back()));
+  }
+}
+
+template <class T>
+void DistributedOperator<T>::finish_exchange(std::vector<MPI_Request>& requests) {
+  BLOCKEIGS_MPI_CHECK(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
+}
+
+template <class T>
+void DistributedOperator<T>::apply(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y) {
+  const std::int64_t m = local_rows();
+  if (X.rows != m || Y.rows != m || X.cols != Y.cols)
+    throw Error("DistributedOperator::apply: X is " + std::to_string(X.rows) + " x " +
+                std::to_string(X.cols) + " and Y is " + std::to_string(Y.rows) + " x " +
+                std::to_string(Y.cols) + ", but this rank owns " + std::to_string(m) + " rows");
+  const std::int64_t k = X.cols;
+  ensure_buffers(k);
+  const bool staged = context_.space() == Space::device && !cuda_aware_;
+
+  const double t0 = now();
+  std::vector<MPI_Request> requests;
+  start_exchange(X, requests);
+  const double t1 = now();
+  // The diagonal block needs no remote data: it runs while messages move.
+  diagonal_plan_->multiply(alpha, X, beta, Y);
+  const double t2 = now();
+  finish_exchange(requests);
+  const double t3 = now();
+  if (staged)
+    spmm::copy_bytes_async(halo_block_.data(), Space::device, recv_staging_.data(), Space::host,
+                           static_cast<std::size_t>(halo_.halo_rows() * k) * sizeof(T), context_.stream());
+  const double t4 = now();
+  if (halo_.halo_rows() > 0) {
+    spmm::DenseView<T> halo{context_.space(), halo_.halo_rows(), k, k, halo_block_.data()};
+    off_diagonal_plan_->multiply(alpha, halo, T(1), Y);
+  }
+  const double t5 = now();
+
+  timings_.calls += 1;
+  timings_.pack += t1 - t0;
+  timings_.local_spmm += t2 - t1;
+  timings_.wait += t3 - t2;
+  timings_.unpack += t4 - t3;
+  timings_.halo_spmm += t5 - t4;
+  timings_.total += t5 - t0;
+}
+
+template <class T>
+void DistributedOperator<T>::exchange_only(spmm::ConstDenseView<T> X) {
+  ensure_buffers(X.cols);
+  std::vector<MPI_Request> requests;
+  start_exchange(X, requests);
+  finish_exchange(requests);
+  if (context_.space() == Space::device && !cuda_aware_)
+    spmm::copy_bytes_async(halo_block_.data(), Space::device, recv_staging_.data(), Space::host,
+                           static_cast<std::size_t>(halo_.halo_rows() * X.cols) * sizeof(T),
+                           context_.stream());
+  context_.synchronize();
+}
+
+template <class T>
+void DistributedOperator<T>::multiply_only(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y) {
+  ensure_buffers(X.cols);
+  diagonal_plan_->multiply(alpha, X, beta, Y);
+  if (halo_.halo_rows() > 0) {
+    spmm::DenseView<T> halo{context_.space(), halo_.halo_rows(), X.cols, X.cols, halo_block_.data()};
+    off_diagonal_plan_->multiply(alpha, halo, T(1), Y);
+  }
+  context_.synchronize();
+}
+
+template class DistributedOperator<float>;
+template class DistributedOperator<double>;
+
+}  // namespace blockeigs::solver

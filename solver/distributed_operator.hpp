@@ -1,0 +1,106 @@
+// The distributed SpMM operator: Y = alpha * A * X + beta * Y for a matrix
+// distributed by contiguous row blocks, one GPU (or the CPU backend) per rank.
+//
+// Each apply: pack the rows neighbours need (a device kernel on the GPU),
+// post non-blocking receives and sends, multiply the diagonal block, wait,
+// multiply the off-diagonal block with beta = 1. Halo data is staged through
+// the host unless MPI is CUDA-aware. Buffers are kept across calls.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "core/enums.hpp"
+#include "io/csr_rows.hpp"
+#include "solver/halo_plan.hpp"
+#include "solver/linear_operator.hpp"
+#include "solver/row_partition.hpp"
+#include "spmm/plan.hpp"
+
+namespace blockeigs::solver {
+
+// Seconds spent in each phase of apply, summed over calls. Collected only
+// while profiling is on, because reading device timers synchronises.
+struct ApplyTimings {
+  int calls = 0;
+  double pack = 0;        // gather of send rows (+ device-to-host copy when staged)
+  double local_spmm = 0;  // diagonal block
+  double wait = 0;        // time blocked in MPI_Waitall after the local SpMM was queued
+  double unpack = 0;      // host-to-device copy of received rows when staged
+  double halo_spmm = 0;   // off-diagonal block
+  double total = 0;
+};
+
+template <class T>
+class DistributedOperator final : public LinearOperator<T> {
+ public:
+  // `rows` are this rank's rows (global columns), `partition` every rank's
+  // range. Collective. The context must outlive the operator.
+  DistributedOperator(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& rows,
+                      const RowPartition& partition, Algorithm algorithm = Algorithm::automatic);
+  ~DistributedOperator() override;
+
+  MPI_Comm comm() const override { return comm_; }
+  const spmm::Context& context() const override { return context_; }
+  std::int64_t global_rows() const override { return partition_.global_rows(); }
+  std::int64_t local_rows() const override { return partition_.rows(rank_); }
+  std::int64_t first_row() const override { return partition_.begin(rank_); }
+
+  void apply(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y) override;
+  void diagonal(T* out) const override;
+
+  // The two halves of apply, for measuring overlap: only the exchange (pack,
+  // send, receive, unpack), and only the two multiplies (with the halo block
+  // as it stands).
+  void exchange_only(spmm::ConstDenseView<T> X);
+  void multiply_only(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y);
+
+  const RowPartition& partition() const { return partition_; }
+  const HaloPlan& halo_plan() const { return halo_; }
+  std::int64_t local_nnz() const { return diagonal_nnz_ + off_diagonal_nnz_; }
+  std::int64_t diagonal_nnz() const { return diagonal_nnz_; }
+  std::int64_t off_diagonal_nnz() const { return off_diagonal_nnz_; }
+  Algorithm algorithm_for(std::int64_t n) const { return diagonal_plan_->algorithm_for(n); }
+  bool device_pointers_to_mpi() const { return cuda_aware_; }
+
+  void set_profiling(bool on) { profiling_ = on; }
+  const ApplyTimings& timings() const { return timings_; }
+  void reset_timings() { timings_ = {}; }
+
+ private:
+  void ensure_buffers(std::int64_t k);
+  void start_exchange(spmm::ConstDenseView<T> X, std::vector<MPI_Request>& requests);
+  void finish_exchange(std::vector<MPI_Request>& requests);
+  double now() const;
+
+  MPI_Comm comm_;
+  int rank_ = 0;
+  const spmm::Context& context_;
+  RowPartition partition_;
+  HaloPlan halo_;
+  bool cuda_aware_ = false;
+
+  spmm::CsrMatrix<T> diagonal_block_;
+  spmm::CsrMatrix<T> off_diagonal_block_;
+  std::int64_t diagonal_nnz_ = 0;
+  std::int64_t off_diagonal_nnz_ = 0;
+  std::optional<spmm::Plan<T>> diagonal_plan_;
+  std::optional<spmm::Plan<T>> off_diagonal_plan_;
+  spmm::Buffer<T> diagonal_entries_;
+  spmm::Buffer<std::int32_t> send_rows_;  // in the context's space
+
+  // Per-width buffers, grown on demand and kept.
+  std::int64_t width_ = -1;
+  spmm::Buffer<T> send_buffer_;       // packed rows, context space
+  spmm::PinnedBuffer<T> send_staging_;  // host copy when MPI is not CUDA-aware
+  spmm::PinnedBuffer<T> recv_staging_;  // host
+  spmm::DenseBlock<T> halo_block_;    // received rows, context space
+
+  bool profiling_ = false;
+  ApplyTimings timings_;
+};
+
+}  // namespace blockeigs::solver

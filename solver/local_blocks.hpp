@@ -1,0 +1,28 @@
+// Splits a rank's rows into the diagonal block (columns it owns, renumbered
+// from 0) and the off-diagonal block (columns owned elsewhere, renumbered
+// compactly in ascending global order).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "io/csr_rows.hpp"
+#include "spmm/csr.hpp"
+
+namespace blockeigs::solver {
+
+template <class T>
+struct LocalBlocks {
+  spmm::HostCsr<T> diagonal;      // local_rows x local_rows
+  spmm::HostCsr<T> off_diagonal;  // local_rows x halo_columns.size()
+  std::vector<std::int64_t> halo_columns;  // global id of each off-diagonal column
+  std::vector<T> diagonal_entries;         // A(i, i) of each local row
+};
+
+// `rows` holds global rows [first_row, first_row + local_rows) and the rank
+// owns columns with the same range. Throws InputError when a block would not
+// fit the int32 local indices.
+template <class T>
+LocalBlocks<T> split_local_rows(const io::CsrRows& rows);
+
+}  // namespace blockeigs::solver
