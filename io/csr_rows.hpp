@@ -26,6 +26,11 @@ struct CsrRows {
 // Rows [row_begin, row_end) of a matrix that holds all rows (first_row == 0).
 CsrRows slice_rows(const CsrRows& whole, std::int64_t row_begin, std::int64_t row_end);
 
+// Sorts the columns within each row and sums repeated columns, in place.
+// Readers call it so that files with unsorted or repeated entries (which
+// Matrix Market and scipy allow) still meet the invariants below.
+void sort_and_sum_duplicates(CsrRows& rows);
+
 // Checks the invariants every consumer relies on and throws InputError naming
 // `source` (a file name, a generator) when one fails: offsets start at 0, are
 // monotone and end at nnz; column indices lie in [0, global_cols); values are
