@@ -1,1 +1,332 @@
-// placeholder: implemented by the io work
+#include "io/matrix_market.hpp"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace blockeigs::io {
+namespace {
+
+struct GzCloser {
+  void operator()(gzFile_s* file) const { gzclose(file); }
+};
+using GzFile = std::unique_ptr<gzFile_s, GzCloser>;
+
+// The whole file in memory. zlib reads plain files transparently, so one path
+// serves .mtx and .mtx.gz alike.
+std::string read_file_text(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) fail_input(path, ": no such file");
+  if (std::filesystem::is_directory(path, ec)) fail_input(path, ": is a directory, not a file");
+  GzFile file(gzopen(path.c_str(), "rb"));
+  if (!file) fail_input(path, ": cannot open: ", std::strerror(errno));
+  gzbuffer(file.get(), 1 << 20);
+
+  std::string text;
+  constexpr std::size_t chunk = 4 << 20;
+  for (;;) {
+    const std::size_t old_size = text.size();
+    text.resize(old_size + chunk);
+    const int got = gzread(file.get(), text.data() + old_size, static_cast<unsigned>(chunk));
+    if (got < 0) {
+      int code = 0;
+      fail_input(path, ": cannot read: ", gzerror(file.get(), &code));
+    }
+    text.resize(old_size + static_cast<std::size_t>(got));
+    if (got == 0) break;
+  }
+  // A truncated gzip stream reads as a short file; zlib reports it only here.
+  int code = Z_OK;
+  const char* message = gzerror(file.get(), &code);
+  if (code != Z_OK && code != Z_STREAM_END)
+    fail_input(path, ": compressed data is corrupt or truncated (", message, ")");
+  return text;
+}
+
+// Walks the text line by line, keeping the 1-based line number for messages.
+class LineReader {
+ public:
+  explicit LineReader(std::string_view text) : rest_(text) {}
+
+  bool next(std::string_view& line) {
+    if (rest_.empty()) return false;
+    const std::size_t end = rest_.find('\n');
+    line = rest_.substr(0, end);
+    rest_ = end == std::string_view::npos ? std::string_view() : rest_.substr(end + 1);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    ++number_;
+    return true;
+  }
+  std::int64_t number() const { return number_; }
+
+ private:
+  std::string_view rest_;
+  std::int64_t number_ = 0;
+};
+
+bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
+// Splits off the next whitespace-separated token; empty when the line is used up.
+std::string_view next_token(std::string_view& rest) {
+  std::size_t begin = 0;
+  while (begin < rest.size() && is_blank(rest[begin])) ++begin;
+  std::size_t end = begin;
+  while (end < rest.size() && !is_blank(rest[end])) ++end;
+  const std::string_view token = rest.substr(begin, end - begin);
+  rest.remove_prefix(end);
+  return token;
+}
+
+bool is_skippable(std::string_view line) {
+  std::size_t i = 0;
+  while (i < line.size() && is_blank(line[i])) ++i;
+  return i == line.size() || line[i] == '%';
+}
+
+std::string lowercase(std::string_view word) {
+  std::string out(word);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool parse_integer(std::string_view token, std::int64_t& out) {
+  if (token.empty()) return false;
+  const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), out);
+  return ec == std::errc() && end == token.data() + token.size();
+}
+
+bool parse_real(std::string_view token, double& out) {
+  if (token.size() > 1 && token.front() == '+') token.remove_prefix(1);  // from_chars rejects '+'
+  if (token.empty()) return false;
+  const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), out);
+  return ec == std::errc() && end == token.data() + token.size();
+}
+
+struct Header {
+  MatrixMarketField field = MatrixMarketField::real;
+  MatrixMarketSymmetry symmetry = MatrixMarketSymmetry::general;
+};
+
+Header parse_banner(std::string_view line, const std::string& path) {
+  std::string_view rest = line;
+  if (lowercase(next_token(rest)) != "%%matrixmarket")
+    fail_input(path, ": line 1: not a Matrix Market file (the first line must be "
+                     "'%%MatrixMarket matrix coordinate <field> <symmetry>')");
+  const std::string object = lowercase(next_token(rest));
+  const std::string format = lowercase(next_token(rest));
+  const std::string field = lowercase(next_token(rest));
+  const std::string symmetry = lowercase(next_token(rest));
+  if (symmetry.empty())
+    fail_input(path, ": line 1: incomplete banner '", line,
+               "' (expected '%%MatrixMarket matrix coordinate <field> <symmetry>')");
+  if (object != "matrix")
+    fail_input(path, ": line 1: object '", object, "' is not supported (only 'matrix')");
+  if (format == "array")
+    fail_input(path, ": line 1: format 'array' (dense) is not supported (only 'coordinate')");
+  if (format != "coordinate")
+    fail_input(path, ": line 1: unknown format '", format, "' (expected 'coordinate')");
+
+  Header header;
+  if (field == "real" || field == "double") header.field = MatrixMarketField::real;
+  else if (field == "integer") header.field = MatrixMarketField::integer;
+  else if (field == "pattern") header.field = MatrixMarketField::pattern;
+  else
+    fail_input(path, ": line 1: field '", field,
+               "' is not supported (real, integer or pattern)");
+  if (symmetry == "general") header.symmetry = MatrixMarketSymmetry::general;
+  else if (symmetry == "symmetric") header.symmetry = MatrixMarketSymmetry::symmetric;
+  else
+    fail_input(path, ": line 1: symmetry '", symmetry,
+               "' is not supported (general or symmetric)");
+  return header;
+}
+
+struct Triplets {
+  std::vector<std::int64_t> rows, cols;
+  std::vector<double> values;
+};
+
+// Buckets entries by row (a counting sort), then sorts within rows and sums
+// duplicates.
+CsrRows assemble(std::int64_t rows, std::int64_t cols, const Triplets& entries) {
+  CsrRows out;
+  out.global_rows = rows;
+  out.global_cols = cols;
+  out.row_offsets.assign(static_cast<std::size_t>(rows) + 1, 0);
+  for (const std::int64_t r : entries.rows) ++out.row_offsets[r + 1];
+  for (std::int64_t r = 0; r < rows; ++r) out.row_offsets[r + 1] += out.row_offsets[r];
+
+  const std::size_t count = entries.rows.size();
+  out.col_indices.resize(count);
+  out.values.resize(count);
+  std::vector<std::int64_t> next(out.row_offsets.begin(), out.row_offsets.end() - 1);
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::int64_t slot = next[entries.rows[k]]++;
+    out.col_indices[slot] = entries.cols[k];
+    out.values[slot] = entries.values[k];
+  }
+  sort_and_sum_duplicates(out);
+  return out;
+}
+
+}  // namespace
+
+MatrixMarketFile read_matrix_market(const std::string& path) {
+  const std::string text = read_file_text(path);
+  LineReader lines(text);
+  std::string_view line;
+  if (!lines.next(line)) fail_input(path, ": the file is empty (no Matrix Market banner)");
+  const Header header = parse_banner(line, path);
+
+  // Size line: the first line that is neither a comment nor blank.
+  bool have_size = false;
+  while (!have_size && lines.next(line)) have_size = !is_skippable(line);
+  if (!have_size) fail_input(path, ": line ", lines.number(), ": the file ends before the size line");
+  std::int64_t rows = 0, cols = 0, declared = 0;
+  {
+    std::string_view rest = line;
+    const bool ok = parse_integer(next_token(rest), rows) && parse_integer(next_token(rest), cols) &&
+                    parse_integer(next_token(rest), declared) && next_token(rest).empty();
+    if (!ok || rows < 0 || cols < 0 || declared < 0)
+      fail_input(path, ": line ", lines.number(), ": bad size line '", line,
+                 "' (expected three non-negative integers: rows columns entries)");
+  }
+  const bool symmetric = header.symmetry == MatrixMarketSymmetry::symmetric;
+  if (symmetric && rows != cols)
+    fail_input(path, ": line ", lines.number(), ": a symmetric matrix must be square, but the size is ",
+               rows, " x ", cols);
+
+  Triplets entries;
+  // Every entry takes at least four characters ("1 1\n"), which bounds what a
+  // lying size line can make us reserve.
+  const auto expected = static_cast<std::size_t>(
+      std::min<std::int64_t>(declared, static_cast<std::int64_t>(text.size() / 4 + 1)));
+  const std::size_t capacity = symmetric ? 2 * expected : expected;
+  entries.rows.reserve(capacity);
+  entries.cols.reserve(capacity);
+  entries.values.reserve(capacity);
+
+  const std::size_t tokens_per_entry = header.field == MatrixMarketField::pattern ? 2 : 3;
+  std::int64_t seen = 0;
+  while (lines.next(line)) {
+    if (is_skippable(line)) continue;
+    const std::int64_t number = lines.number();
+    if (seen == declared)
+      fail_input(path, ": line ", number, ": more entries than the ", declared,
+                 " the size line declares");
+    std::array<std::string_view, 4> tokens;
+    std::size_t found = 0;
+    std::string_view rest = line;
+    for (std::string_view token = next_token(rest); !token.empty() && found < tokens.size();
+         token = next_token(rest))
+      tokens[found++] = token;
+    if (found != tokens_per_entry)
+      fail_input(path, ": line ", number, ": expected ",
+                 tokens_per_entry == 2 ? "'row column'" : "'row column value'", ", got '", line,
+                 "'");
+
+    std::int64_t row = 0, col = 0;
+    if (!parse_integer(tokens[0], row))
+      fail_input(path, ": line ", number, ": row index '", tokens[0], "' is not an integer");
+    if (!parse_integer(tokens[1], col))
+      fail_input(path, ": line ", number, ": column index '", tokens[1], "' is not an integer");
+    if (row < 1 || row > rows)
+      fail_input(path, ": line ", number, ": row ", row, " is outside 1..", rows);
+    if (col < 1 || col > cols)
+      fail_input(path, ": line ", number, ": column ", col, " is outside 1..", cols);
+
+    double value = 1.0;
+    if (header.field == MatrixMarketField::real) {
+      if (!parse_real(tokens[2], value))
+        fail_input(path, ": line ", number, ": value '", tokens[2], "' is not a number");
+      if (!std::isfinite(value))
+        fail_input(path, ": line ", number, ": value '", tokens[2], "' is not finite");
+    } else if (header.field == MatrixMarketField::integer) {
+      std::int64_t integer = 0;
+      if (!parse_integer(tokens[2], integer))
+        fail_input(path, ": line ", number, ": value '", tokens[2], "' is not an integer");
+      value = static_cast<double>(integer);
+    }
+
+    entries.rows.push_back(row - 1);
+    entries.cols.push_back(col - 1);
+    entries.values.push_back(value);
+    if (symmetric && row != col) {  // the other triangle, whichever one the file stores
+      entries.rows.push_back(col - 1);
+      entries.cols.push_back(row - 1);
+      entries.values.push_back(value);
+    }
+    ++seen;
+  }
+  if (seen < declared)
+    fail_input(path, ": line ", lines.number(), ": the file ends after ", seen,
+               " entries, but the size line declares ", declared);
+
+  MatrixMarketFile file;
+  file.field = header.field;
+  file.symmetry = header.symmetry;
+  file.matrix = assemble(rows, cols, entries);
+  return file;
+}
+
+void write_matrix_market(const std::string& path, const CsrRows& whole) {
+  if (whole.first_row != 0 || whole.local_rows() != whole.global_rows)
+    fail_input(path, ": write_matrix_market needs a whole matrix, got rows [", whole.first_row,
+               ", ", whole.first_row + whole.local_rows(), ") of ", whole.global_rows);
+  // "T" asks zlib for a plain (transparent) file; a .gz name gets compression.
+  const bool compress = path.ends_with(".gz");
+  GzFile file(gzopen(path.c_str(), compress ? "wb6" : "wbT"));
+  if (!file) fail_input(path, ": cannot create: ", std::strerror(errno));
+
+  std::string buffer;
+  buffer.reserve(1 << 20);
+  auto flush = [&] {
+    if (!buffer.empty() &&
+        gzwrite(file.get(), buffer.data(), static_cast<unsigned>(buffer.size())) <= 0) {
+      int code = 0;
+      fail_input(path, ": cannot write: ", gzerror(file.get(), &code));
+    }
+    buffer.clear();
+  };
+  auto append_number = [&](auto number) {
+    char digits[32];
+    const auto result = std::to_chars(digits, digits + sizeof digits, number);
+    buffer.append(digits, result.ptr);
+  };
+
+  buffer += "%%MatrixMarket matrix coordinate real general\n";
+  append_number(whole.global_rows);
+  buffer += ' ';
+  append_number(whole.global_cols);
+  buffer += ' ';
+  append_number(whole.nnz());
+  buffer += '\n';
+  for (std::int64_t r = 0; r < whole.local_rows(); ++r) {
+    for (std::int64_t p = whole.row_offsets[r]; p < whole.row_offsets[r + 1]; ++p) {
+      append_number(r + 1);
+      buffer += ' ';
+      append_number(whole.col_indices[p] + 1);
+      buffer += ' ';
+      append_number(whole.values[p]);  // shortest text that reads back to the same double
+      buffer += '\n';
+    }
+    if (buffer.size() > (1 << 20) - 256) flush();
+  }
+  flush();
+  if (gzclose(file.release()) != Z_OK) fail_input(path, ": cannot finish writing the file");
+}
+
+}  // namespace blockeigs::io
