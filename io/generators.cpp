@@ -1,1 +1,321 @@
-// placeholder: implemented by the io work
+#include "io/generators.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <sstream>
+
+#include "core/error.hpp"
+
+namespace blockeigs::io {
+namespace {
+
+bool is_laplacian(GeneratorKind kind) { return kind != GeneratorKind::random_spd; }
+
+int dimensions(GeneratorKind kind) {
+  switch (kind) {
+    case GeneratorKind::laplacian_1d: return 1;
+    case GeneratorKind::laplacian_2d: return 2;
+    default: return 3;
+  }
+}
+
+// The Laplacian's grid; unused dimensions have extent 1, which lets one code
+// path serve 1D, 2D and 3D.
+struct Grid {
+  std::int64_t nx = 1, ny = 1, nz = 1;
+};
+
+Grid grid_of(const GeneratorSpec& spec) {
+  switch (spec.kind) {
+    case GeneratorKind::laplacian_1d: return {spec.nx, 1, 1};
+    case GeneratorKind::laplacian_2d: return {spec.nx, spec.ny, 1};
+    default: return {spec.nx, spec.ny, spec.nz};
+  }
+}
+
+// Walks grid points in natural order (x fastest) without a division per point.
+struct GridCursor {
+  Grid grid;
+  std::int64_t x, y, z;
+  GridCursor(const Grid& g, std::int64_t index)
+      : grid(g), x(index % g.nx), y(index / g.nx % g.ny), z(index / (g.nx * g.ny)) {}
+  void advance() {
+    if (++x < grid.nx) return;
+    x = 0;
+    if (++y < grid.ny) return;
+    y = 0;
+    ++z;
+  }
+};
+
+// How many of the offsets -1, 0, +1 stay inside [0, n) at coordinate c.
+int reach(std::int64_t c, std::int64_t n) { return 1 + (c > 0) + (c + 1 < n); }
+
+std::int64_t laplacian_row_length(const GeneratorSpec& spec, const GridCursor& at) {
+  const int rx = reach(at.x, at.grid.nx), ry = reach(at.y, at.grid.ny), rz = reach(at.z, at.grid.nz);
+  if (spec.stencil == 27) return std::int64_t{rx} * ry * rz;
+  return 1 + (rx - 1) + (ry - 1) + (rz - 1);  // star stencils: 3, 5 or 7 points
+}
+
+// Writes row `index` at `col`/`val`; columns come out ascending because the
+// neighbours are visited z-major, as the natural ordering numbers them.
+void fill_laplacian_row(const GeneratorSpec& spec, const GridCursor& at, std::int64_t index,
+                        std::int64_t* col, double* val) {
+  const Grid& g = at.grid;
+  const std::int64_t plane = g.nx * g.ny;
+  std::int64_t k = 0;
+  auto put = [&](std::int64_t c, double v) {
+    col[k] = c;
+    val[k] = v;
+    ++k;
+  };
+  if (spec.stencil == 27) {
+    for (int dz = -1; dz <= 1; ++dz) {
+      if (at.z + dz < 0 || at.z + dz >= g.nz) continue;
+      for (int dy = -1; dy <= 1; ++dy) {
+        if (at.y + dy < 0 || at.y + dy >= g.ny) continue;
+        for (int dx = -1; dx <= 1; ++dx) {
+          if (at.x + dx < 0 || at.x + dx >= g.nx) continue;
+          const bool centre = dx == 0 && dy == 0 && dz == 0;
+          put(index + dz * plane + dy * g.nx + dx, centre ? 26.0 : -1.0);
+        }
+      }
+    }
+    return;
+  }
+  const double diagonal = 2.0 * dimensions(spec.kind);
+  if (at.z > 0) put(index - plane, -1.0);
+  if (at.y > 0) put(index - g.nx, -1.0);
+  if (at.x > 0) put(index - 1, -1.0);
+  put(index, diagonal);
+  if (at.x + 1 < g.nx) put(index + 1, -1.0);
+  if (at.y + 1 < g.ny) put(index + g.nx, -1.0);
+  if (at.z + 1 < g.nz) put(index + plane, -1.0);
+}
+
+constexpr std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// random_spd's pattern: entry (i, j) exists when a hash of the unordered pair
+// passes a threshold, so any row can be built alone and A stays symmetric.
+// Candidates lie in a band of half-width 2 * nnz_per_row around the diagonal.
+class RandomPattern {
+ public:
+  explicit RandomPattern(const GeneratorSpec& spec)
+      : n_(spec.n),
+        half_width_(std::min(2 * spec.nnz_per_row, spec.n - 1)),
+        seed_(splitmix64(spec.seed)) {
+    // Interior rows see min(2w, n-1) candidates; this keeps their mean at nnz_per_row.
+    const std::int64_t candidates = std::min(2 * half_width_, spec.n - 1);
+    const double p = candidates > 0 ? static_cast<double>(spec.nnz_per_row) / candidates : 0.0;
+    threshold_ = static_cast<std::uint64_t>(std::min(p, 1.0) * 0x1p53);
+  }
+
+  std::int64_t window_begin(std::int64_t i) const { return std::max<std::int64_t>(0, i - half_width_); }
+  std::int64_t window_end(std::int64_t i) const { return std::min(n_, i + half_width_ + 1); }
+
+  std::uint64_t pair_hash(std::int64_t i, std::int64_t j) const {
+    const auto low = static_cast<std::uint64_t>(std::min(i, j));
+    const auto high = static_cast<std::uint64_t>(std::max(i, j));
+    return splitmix64(splitmix64(seed_ + low) ^ high);
+  }
+  bool linked(std::uint64_t hash) const { return (hash >> 11) < threshold_; }
+  // In (-1, 1): the open interval keeps zero-measure ties away, and an
+  // independent remix keeps the value uncorrelated with the inclusion test.
+  static double value(std::uint64_t hash) {
+    const std::uint64_t bits = splitmix64(hash ^ 0xD1B54A32D192ED03ull) >> 11;
+    return (static_cast<double>(bits) + 0.5) * 0x1p-52 - 1.0;
+  }
+
+  std::int64_t row_length(std::int64_t i) const {
+    std::int64_t length = 1;  // the diagonal
+    for (std::int64_t j = window_begin(i); j < window_end(i); ++j)
+      if (j != i && linked(pair_hash(i, j))) ++length;
+    return length;
+  }
+
+ private:
+  std::int64_t n_;
+  std::int64_t half_width_;
+  std::uint64_t seed_;
+  std::uint64_t threshold_ = 0;
+};
+
+void check_row_range(const GeneratorSpec& spec, std::int64_t row_begin, std::int64_t row_end) {
+  const std::int64_t rows = generated_rows(spec);
+  if (row_begin < 0 || row_begin > row_end || row_end > rows)
+    fail_input(describe(spec), ": rows [", row_begin, ", ", row_end,
+               ") are outside the matrix's ", rows, " rows");
+}
+
+// Cartesian combination of per-dimension eigenvalues, for the tensor-structured Laplacians.
+std::vector<double> combine(const std::vector<std::vector<double>>& factors, double start,
+                            bool multiply) {
+  std::vector<double> out{start};
+  for (const auto& factor : factors) {
+    std::vector<double> next;
+    next.reserve(out.size() * factor.size());
+    for (const double a : out)
+      for (const double b : factor) next.push_back(multiply ? a * b : a + b);
+    out = std::move(next);
+  }
+  return out;
+}
+
+}  // namespace
+
+void validate(const GeneratorSpec& spec, const std::string& source) {
+  if (spec.kind == GeneratorKind::random_spd) {
+    if (spec.n <= 0) fail_input(source, ": n must be positive, got ", spec.n);
+    if (spec.nnz_per_row < 0 || spec.nnz_per_row >= spec.n)
+      fail_input(source, ": nnz_per_row must be in 0..", spec.n - 1, " (below n = ", spec.n,
+                 "), got ", spec.nnz_per_row);
+    return;
+  }
+  const int dims = dimensions(spec.kind);
+  const std::pair<const char*, std::int64_t> extents[] = {{"nx", spec.nx}, {"ny", spec.ny}, {"nz", spec.nz}};
+  std::int64_t points = 1;
+  for (int d = 0; d < dims; ++d) {
+    const auto [name, extent] = extents[d];
+    if (extent <= 0) fail_input(source, ": ", name, " must be positive, got ", extent);
+    if (points > std::numeric_limits<std::int64_t>::max() / 4 / extent)
+      fail_input(source, ": the grid has too many points for 64-bit indices");
+    points *= extent;
+  }
+  const bool stencil_fits = (dims == 1 && spec.stencil == 3) || (dims == 2 && spec.stencil == 5) ||
+                            (dims == 3 && (spec.stencil == 7 || spec.stencil == 27));
+  if (!stencil_fits)
+    fail_input(source, ": a ", dims, "D Laplacian takes a ",
+               dims == 1 ? "3" : dims == 2 ? "5" : "7- or 27", "-point stencil, got ", spec.stencil);
+}
+
+std::int64_t generated_rows(const GeneratorSpec& spec) {
+  if (spec.kind == GeneratorKind::random_spd) return spec.n;
+  const Grid g = grid_of(spec);
+  return g.nx * g.ny * g.nz;
+}
+
+std::vector<std::int64_t> generated_row_offsets(const GeneratorSpec& spec) {
+  validate(spec, describe(spec));
+  const std::int64_t rows = generated_rows(spec);
+  std::vector<std::int64_t> offsets(static_cast<std::size_t>(rows) + 1);
+  offsets[0] = 0;
+  if (is_laplacian(spec.kind)) {
+    GridCursor at(grid_of(spec), 0);
+    for (std::int64_t i = 0; i < rows; ++i, at.advance())
+      offsets[i + 1] = offsets[i] + laplacian_row_length(spec, at);
+  } else {
+    const RandomPattern pattern(spec);
+    for (std::int64_t i = 0; i < rows; ++i) offsets[i + 1] = offsets[i] + pattern.row_length(i);
+  }
+  return offsets;
+}
+
+CsrRows generate_rows(const GeneratorSpec& spec, std::int64_t row_begin, std::int64_t row_end) {
+  validate(spec, describe(spec));
+  check_row_range(spec, row_begin, row_end);
+  CsrRows out;
+  out.global_rows = out.global_cols = generated_rows(spec);
+  out.first_row = row_begin;
+  const std::int64_t count = row_end - row_begin;
+  out.row_offsets.resize(static_cast<std::size_t>(count) + 1);
+
+  if (is_laplacian(spec.kind)) {
+    // Row lengths are closed-form, so size everything once, then fill in place.
+    const Grid grid = grid_of(spec);
+    GridCursor at(grid, row_begin);
+    for (std::int64_t r = 0; r < count; ++r, at.advance())
+      out.row_offsets[r + 1] = out.row_offsets[r] + laplacian_row_length(spec, at);
+    out.col_indices.resize(static_cast<std::size_t>(out.row_offsets[count]));
+    out.values.resize(out.col_indices.size());
+    at = GridCursor(grid, row_begin);
+    for (std::int64_t r = 0; r < count; ++r, at.advance())
+      fill_laplacian_row(spec, at, row_begin + r, out.col_indices.data() + out.row_offsets[r],
+                         out.values.data() + out.row_offsets[r]);
+    return out;
+  }
+
+  const RandomPattern pattern(spec);
+  const auto estimate = static_cast<std::size_t>(count * (spec.nnz_per_row + 1));
+  out.col_indices.reserve(estimate);
+  out.values.reserve(estimate);
+  for (std::int64_t r = 0; r < count; ++r) {
+    const std::int64_t i = row_begin + r;
+    double off_diagonal_sum = 0.0;
+    std::size_t diagonal_slot = 0;
+    for (std::int64_t j = pattern.window_begin(i); j < pattern.window_end(i); ++j) {
+      if (j == i) {
+        diagonal_slot = out.values.size();
+        out.col_indices.push_back(i);
+        out.values.push_back(0.0);  // set below, once the row's sum is known
+        continue;
+      }
+      const std::uint64_t hash = pattern.pair_hash(i, j);
+      if (!pattern.linked(hash)) continue;
+      const double v = RandomPattern::value(hash);
+      out.col_indices.push_back(j);
+      out.values.push_back(v);
+      off_diagonal_sum += std::abs(v);
+    }
+    // Strict diagonal dominance with a positive diagonal makes A SPD.
+    out.values[diagonal_slot] = off_diagonal_sum + 1.0;
+    out.row_offsets[r + 1] = static_cast<std::int64_t>(out.col_indices.size());
+  }
+  return out;
+}
+
+std::vector<double> laplacian_eigenvalues(const GeneratorSpec& spec) {
+  if (!is_laplacian(spec.kind))
+    fail_input(describe(spec), ": only the Laplacians have closed-form eigenvalues");
+  validate(spec, describe(spec));
+  const Grid g = grid_of(spec);
+  const std::int64_t extents[] = {g.nx, g.ny, g.nz};
+  const bool box = spec.stencil == 27;
+
+  std::vector<std::vector<double>> factors;
+  for (int d = 0; d < dimensions(spec.kind); ++d) {
+    const std::int64_t n = extents[d];
+    std::vector<double> factor(static_cast<std::size_t>(n));
+    for (std::int64_t j = 1; j <= n; ++j) {
+      const double c = std::cos(std::numbers::pi * static_cast<double>(j) / static_cast<double>(n + 1));
+      // Star stencils add the 1D operators 2 - 2cos. The 27-point one is
+      // 27 I - T (x) T (x) T, where T = tridiag(1, 1, 1) has eigenvalues 1 + 2cos.
+      factor[j - 1] = box ? 1.0 + 2.0 * c : 2.0 - 2.0 * c;
+    }
+    factors.push_back(std::move(factor));
+  }
+  std::vector<double> eigenvalues = combine(factors, box ? 1.0 : 0.0, box);
+  if (box)
+    for (double& value : eigenvalues) value = 27.0 - value;
+  std::sort(eigenvalues.begin(), eigenvalues.end());
+  return eigenvalues;
+}
+
+std::string describe(const GeneratorSpec& spec) {
+  std::ostringstream out;
+  switch (spec.kind) {
+    case GeneratorKind::laplacian_1d:
+      out << "1D Laplacian " << spec.nx << " (" << spec.stencil << "-point)";
+      break;
+    case GeneratorKind::laplacian_2d:
+      out << "2D Laplacian " << spec.nx << "x" << spec.ny << " (" << spec.stencil << "-point)";
+      break;
+    case GeneratorKind::laplacian_3d:
+      out << "3D Laplacian " << spec.nx << "x" << spec.ny << "x" << spec.nz << " ("
+          << spec.stencil << "-point)";
+      break;
+    case GeneratorKind::random_spd:
+      out << "random SPD " << spec.n << "x" << spec.n << " (~" << spec.nnz_per_row
+          << " off-diagonals per row, seed " << spec.seed << ")";
+      break;
+  }
+  return out.str();
+}
+
+}  // namespace blockeigs::io

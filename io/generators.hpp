@@ -29,7 +29,8 @@ void validate(const GeneratorSpec& spec, const std::string& source);
 
 std::int64_t generated_rows(const GeneratorSpec& spec);
 
-// Number of stored entries in each row, for partitioning without building the matrix.
+// Row offsets of the whole matrix (rows + 1 entries, from 0 to nnz), for
+// partitioning without building the matrix.
 std::vector<std::int64_t> generated_row_offsets(const GeneratorSpec& spec);
 
 // Rows [row_begin, row_end) of the generated matrix.
@@ -40,6 +41,6 @@ CsrRows generate_rows(const GeneratorSpec& spec, std::int64_t row_begin, std::in
 // The 27-point stencil's eigenvalues are closed-form too (tensor structure).
 std::vector<double> laplacian_eigenvalues(const GeneratorSpec& spec);
 
-std::string describe(const GeneratorSpec& spec);  // "3D Laplacian 32x32x32, 7-point"
+std::string describe(const GeneratorSpec& spec);  // "3D Laplacian 32x32x32 (7-point)"
 
 }  // namespace blockeigs::io
