@@ -17,6 +17,9 @@ void agree_on_error(MPI_Comm comm, std::exception_ptr local_error) {
   if (local_error) {
     try {
       std::rethrow_exception(local_error);
+    } catch (const AgreedError& e) {
+      kind = e.is_input_error() ? 1 : 0;
+      message = e.what();
     } catch (const InputError& e) {
       kind = 1;
       message = e.what();
@@ -36,8 +39,7 @@ void agree_on_error(MPI_Comm comm, std::exception_ptr local_error) {
   MPI_Bcast(header, 2, MPI_INT, first_failed, comm);
   message.resize(static_cast<std::size_t>(header[1]));
   MPI_Bcast(message.data(), header[1], MPI_CHAR, first_failed, comm);
-  if (header[0] == 1) throw InputError(message);
-  throw Error(message);
+  throw AgreedError(message, header[0] == 1);
 }
 
 void throw_mpi_error(int code, const char* call, const char* file, int line) {

@@ -5,14 +5,28 @@
 #include <mpi.h>
 
 #include <exception>
+#include <string>
+
+#include "core/error.hpp"
 #include <type_traits>
 #include <utility>
 
 namespace blockeigs::solver {
 
+// Thrown by agree_on_error on every rank: main() can exit cleanly, knowing
+// that no rank is left waiting in a collective.
+class AgreedError : public Error {
+ public:
+  AgreedError(const std::string& message, bool input) : Error(message), input_(input) {}
+  bool is_input_error() const { return input_; }
+
+ private:
+  bool input_;
+};
+
 // Every rank calls this with the exception its step raised (or null). If any
 // rank failed, every rank throws: the error of the lowest failing rank, with
-// its message and its type (InputError stays InputError).
+// its message, and whether it was an InputError.
 void agree_on_error(MPI_Comm comm, std::exception_ptr local_error);
 
 // Runs `step` on every rank and agrees on its outcome: returns its result on

@@ -1,0 +1,66 @@
+#include "apps/summary.hpp"
+
+#include <cstdio>
+#include <sstream>
+#include <vector>
+
+namespace blockeigs::apps {
+namespace {
+
+std::string format(const char* pattern, auto... values) {
+  char line[256];
+  std::snprintf(line, sizeof line, pattern, values...);
+  return line;
+}
+
+}  // namespace
+
+template <class T>
+std::string distribution_summary(const solver::DistributedRows& matrix,
+                                 const solver::DistributedOperator<T>& op,
+                                 const io::ExecutionConfig& execution, std::int64_t block_width) {
+  MPI_Comm comm = op.comm();
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &ranks);
+
+  // Per rank: rows, first row, nonzeros, halo rows, neighbours, device.
+  constexpr int fields = 6;
+  const long long mine[fields] = {op.local_rows(), op.first_row(), op.local_nnz(),
+                                  op.halo_plan().halo_rows(),
+                                  static_cast<long long>(op.halo_plan().recv_ranks.size()),
+                                  op.context().device()};
+  std::vector<long long> all(static_cast<std::size_t>(fields) * ranks);
+  MPI_Gather(mine, fields, MPI_LONG_LONG, all.data(), fields, MPI_LONG_LONG, 0, comm);
+  if (rank != 0) return {};
+
+  const bool device = op.context().space() == Space::device;
+  std::ostringstream out;
+  out << "matrix     " << matrix.description << "\n";
+  out << format("size       %lld x %lld, %lld nonzeros (%.2f per row)\n",
+                static_cast<long long>(matrix.partition.global_rows()),
+                static_cast<long long>(matrix.partition.global_rows()),
+                static_cast<long long>(matrix.global_nnz),
+                double(matrix.global_nnz) / double(std::max<std::int64_t>(1, matrix.partition.global_rows())));
+  out << "backend    " << (device ? "cuda" : "cpu") << " (requested " << to_string(execution.backend)
+      << "), SpMM " << to_string(op.algorithm_for(block_width)) << " (requested "
+      << to_string(execution.spmm_algorithm) << "), " << (sizeof(T) == 8 ? "fp64" : "fp32");
+  if (device) out << ", halo " << (op.device_pointers_to_mpi() ? "CUDA-aware MPI" : "staged through host");
+  out << "\n";
+  out << format("ranks      %d, balanced by nonzeros + rows\n", ranks);
+  out << "  rank        rows   first row      nonzeros   halo rows  neighbours  device\n";
+  for (int r = 0; r < ranks; ++r) {
+    const long long* f = &all[static_cast<std::size_t>(r) * fields];
+    out << format("  %4d  %10lld  %10lld  %12lld  %10lld  %10lld  %s\n", r, f[0], f[1], f[2], f[3], f[4],
+                  f[5] < 0 ? "cpu" : ("cuda:" + std::to_string(f[5])).c_str());
+  }
+  return out.str();
+}
+
+template std::string distribution_summary(const solver::DistributedRows&, const solver::DistributedOperator<float>&,
+                                          const io::ExecutionConfig&, std::int64_t);
+template std::string distribution_summary(const solver::DistributedRows&,
+                                          const solver::DistributedOperator<double>&, const io::ExecutionConfig&,
+                                          std::int64_t);
+
+}  // namespace blockeigs::apps

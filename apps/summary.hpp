@@ -1,0 +1,20 @@
+// The distributed summary the apps print before solving: the matrix, the
+// backend, the SpMM algorithm, and each rank's rows, nonzeros, halo and device.
+#pragma once
+
+#include <string>
+
+#include "io/config.hpp"
+#include "solver/distributed_operator.hpp"
+#include "solver/load_matrix.hpp"
+
+namespace blockeigs::apps {
+
+// Collective; returns the text on rank 0 and an empty string elsewhere.
+// `block_width` is the width whose SpMM algorithm is reported.
+template <class T>
+std::string distribution_summary(const solver::DistributedRows& matrix,
+                                 const solver::DistributedOperator<T>& op,
+                                 const io::ExecutionConfig& execution, std::int64_t block_width);
+
+}  // namespace blockeigs::apps
