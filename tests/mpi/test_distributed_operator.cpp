@@ -1,0 +1,156 @@
+// The distributed operator against the single-rank reference product, at
+// every rank count the suite runs (1, 2, 3, 4), on the CPU backend.
+#include <gtest/gtest.h>
+
+#include "io/generators.hpp"
+#include "io/matrix_market.hpp"
+#include "operator_check.hpp"
+#include "solver/collective.hpp"
+#include "solver/halo_plan.hpp"
+#include "solver/load_matrix.hpp"
+#include "test_matrices.hpp"
+
+namespace blockeigs {
+namespace {
+
+using solver::RowPartition;
+using test::check_distributed_apply;
+
+const std::int64_t widths[] = {1, 3, 16, 64};
+
+io::CsrRows generated(io::GeneratorSpec spec) {
+  return io::generate_rows(spec, 0, io::generated_rows(spec));
+}
+
+RowPartition balanced(const io::CsrRows& whole) {
+  return RowPartition::balanced(whole.row_offsets, test::mpi_size());
+}
+
+TEST(DistributedOperator, Laplacians) {
+  const auto context = spmm::Context::host();
+  io::GeneratorSpec one{io::GeneratorKind::laplacian_1d, 37, 1, 1, 3};
+  io::GeneratorSpec two{io::GeneratorKind::laplacian_2d, 9, 7, 1, 5};
+  io::GeneratorSpec three{io::GeneratorKind::laplacian_3d, 5, 4, 6, 7};
+  io::GeneratorSpec three27{io::GeneratorKind::laplacian_3d, 5, 6, 4, 27};
+  for (const auto& spec : {one, two, three, three27}) {
+    const io::CsrRows whole = generated(spec);
+    for (std::int64_t w : widths) check_distributed_apply<double>(context, whole, balanced(whole), w, io::describe(spec));
+  }
+}
+
+TEST(DistributedOperator, RandomSpdAndPowerLaw) {
+  const auto context = spmm::Context::host();
+  io::GeneratorSpec spd;
+  spd.kind = io::GeneratorKind::random_spd;
+  spd.n = 301;
+  spd.nnz_per_row = 6;
+  spd.seed = 3;
+  const io::CsrRows random = generated(spd);
+  const io::CsrRows power = test::power_law_matrix(500, 400, 11);
+  for (std::int64_t w : widths) {
+    check_distributed_apply<double>(context, random, balanced(random), w, "random SPD");
+    check_distributed_apply<double>(context, power, balanced(power), w, "power law");
+  }
+  check_distributed_apply<float>(context, power, balanced(power), 17, "power law, fp32");
+}
+
+TEST(DistributedOperator, RankWithNoRows) {
+  // Rank 1 (when there is one) owns nothing; the others split the rows.
+  const auto context = spmm::Context::host();
+  const io::CsrRows whole = test::power_law_matrix(90, 50, 5);
+  const int ranks = test::mpi_size();
+  std::vector<std::int64_t> first{0};
+  if (ranks == 1) {
+    first.push_back(90);
+  } else if (ranks == 2) {
+    first.insert(first.end(), {90, 90});
+  } else {
+    first.insert(first.end(), {40, 40});
+    for (int p = 3; p <= ranks; ++p) first.push_back(40 + 50 * (p - 2) / (ranks - 2));
+  }
+  check_distributed_apply<double>(context, whole, RowPartition(first), 3, "rank 1 empty");
+  check_distributed_apply<double>(context, whole, RowPartition(first), 16, "rank 1 empty");
+}
+
+TEST(DistributedOperator, NoNeighbours) {
+  const auto context = spmm::Context::host();
+  const RowPartition partition = RowPartition::uniform(60, test::mpi_size());
+  const io::CsrRows whole = test::block_diagonal_matrix(partition.first_rows(), 2);
+  solver::DistributedOperator<double> op(MPI_COMM_WORLD, context,
+                                         io::slice_rows(whole, partition.begin(test::mpi_rank()),
+                                                        partition.end(test::mpi_rank())),
+                                         partition);
+  EXPECT_EQ(op.halo_plan().halo_rows(), 0);
+  EXPECT_TRUE(op.halo_plan().recv_ranks.empty());
+  EXPECT_TRUE(op.halo_plan().send_ranks.empty());
+  for (std::int64_t w : widths) check_distributed_apply<double>(context, whole, partition, w, "block diagonal");
+}
+
+TEST(DistributedOperator, RealMatrices) {
+  if (test::data_dir().empty()) GTEST_SKIP() << "no data folder (../shared/data/matrices)";
+  const auto context = spmm::Context::host();
+  int checked = 0;
+  for (const std::string& name : test::data_matrix_names()) {
+    const io::MatrixMarketFile file = io::read_matrix_market(test::data_dir() + "/" + name + ".mtx.gz");
+    if (file.matrix.global_rows != file.matrix.global_cols || file.matrix.nnz() > 400000) continue;
+    check_distributed_apply<double>(context, file.matrix, balanced(file.matrix), checked % 2 ? 3 : 16, name);
+    ++checked;
+  }
+  EXPECT_GT(checked, 20);
+}
+
+TEST(DistributedOperator, HaloPlanIsConsistent) {
+  // What each rank sends must be exactly what its neighbours expect.
+  const io::CsrRows whole = test::power_law_matrix(200, 120, 9);
+  const RowPartition partition = balanced(whole);
+  const int rank = test::mpi_rank(), ranks = test::mpi_size();
+  const auto context = spmm::Context::host();
+  solver::DistributedOperator<double> op(MPI_COMM_WORLD, context,
+                                         io::slice_rows(whole, partition.begin(rank), partition.end(rank)),
+                                         partition);
+  std::vector<int> sends(ranks, 0), expected(ranks, 0);
+  const auto& plan = op.halo_plan();
+  for (std::size_t q = 0; q < plan.send_ranks.size(); ++q)
+    sends[plan.send_ranks[q]] = int(plan.send_offsets[q + 1] - plan.send_offsets[q]);
+  for (std::size_t q = 0; q < plan.recv_ranks.size(); ++q)
+    EXPECT_NE(plan.recv_ranks[q], rank);
+  std::vector<int> receives(ranks, 0);
+  for (std::size_t q = 0; q < plan.recv_ranks.size(); ++q)
+    receives[plan.recv_ranks[q]] = int(plan.recv_offsets[q + 1] - plan.recv_offsets[q]);
+  MPI_Alltoall(receives.data(), 1, MPI_INT, expected.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  EXPECT_EQ(sends, expected);
+  for (std::int32_t r : plan.send_rows) {
+    EXPECT_GE(r, 0);
+    EXPECT_LT(r, partition.rows(rank));
+  }
+}
+
+TEST(DistributedOperator, MoreRanksThanRowsIsRejectedEverywhere) {
+  const int ranks = test::mpi_size();
+  io::MatrixConfig config;
+  config.source = io::MatrixSource::generator;
+  config.generator = {io::GeneratorKind::laplacian_1d, ranks - 1 > 0 ? ranks - 1 : 1, 1, 1, 3};
+  if (ranks == 1) GTEST_SKIP() << "needs two ranks or more";
+  try {
+    solver::load_distributed_rows(config, MPI_COMM_WORLD);
+    ADD_FAILURE() << "no error";
+  } catch (const solver::AgreedError& e) {
+    EXPECT_TRUE(e.is_input_error());
+    EXPECT_NE(std::string(e.what()).find("fewer than the " + std::to_string(ranks) + " MPI ranks"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(DistributedOperator, MissingFileIsRejectedEverywhere) {
+  io::MatrixConfig config;
+  config.source = io::MatrixSource::hdf5;
+  config.file = "/nonexistent/matrix.h5";
+  EXPECT_THROW(solver::load_distributed_rows(config, MPI_COMM_WORLD), solver::AgreedError);
+  config.source = io::MatrixSource::matrix_market;
+  config.file = "/nonexistent/matrix.mtx";
+  EXPECT_THROW(solver::load_distributed_rows(config, MPI_COMM_WORLD), solver::AgreedError);
+}
+
+}  // namespace
+}  // namespace blockeigs

@@ -1,0 +1,75 @@
+// The check shared by the host and device tests of the distributed operator:
+// apply it to a rank-count independent block and compare every local row
+// with the single-rank reference product, within a bound from the row.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "distributed_fixtures.hpp"
+#include "solver/distributed_operator.hpp"
+
+namespace blockeigs::test {
+
+template <class T>
+void check_distributed_apply(const spmm::Context& context, const io::CsrRows& whole,
+                             const solver::RowPartition& partition, std::int64_t width,
+                             const std::string& label, Algorithm algorithm = Algorithm::automatic) {
+  SCOPED_TRACE(label + ", width " + std::to_string(width));
+  MPI_Comm comm = MPI_COMM_WORLD;
+  const int rank = mpi_rank(comm);
+  const std::int64_t begin = partition.begin(rank), end = partition.end(rank), m = end - begin;
+  const io::CsrRows rows = io::slice_rows(whole, begin, end);
+  solver::DistributedOperator<T> op(comm, context, rows, partition, algorithm);
+  ASSERT_EQ(op.local_rows(), m);
+
+  const std::vector<double> x_all = hashed_block(0, whole.global_rows, width, 7);
+  std::vector<T> x_local(static_cast<std::size_t>(m * width)), y_local(x_local.size());
+  for (std::int64_t e = 0; e < m * width; ++e) x_local[e] = static_cast<T>(x_all[begin * width + e]);
+  std::vector<double> x_rounded(x_all.begin(), x_all.end());
+  for (double& v : x_rounded) v = static_cast<T>(v);  // the reference sees what the operator sees
+
+  const Space space = context.space();
+  spmm::DenseBlock<T> X(space, m, width), Y(space, m, width);
+  spmm::copy_bytes(X.data(), space, x_local.data(), Space::host, sizeof(T) * x_local.size());
+
+  std::vector<double> y_ref, scale;
+  const double eps = std::numeric_limits<T>::epsilon();
+  reference_rows(whole, x_rounded, width, begin, end, y_ref, scale, eps);
+
+  // beta = 0 on a NaN-filled Y: Y must not be read.
+  spmm::fill_bytes(Y.data(), space, 0xff, sizeof(T) * m * width);
+  op.apply(T(1), X.view(), T(0), Y.view());
+  context.synchronize();
+  spmm::copy_bytes(y_local.data(), Space::host, Y.data(), space, sizeof(T) * y_local.size());
+  int bad = 0;
+  for (std::int64_t i = 0; i < m && bad < 5; ++i)
+    for (std::int64_t j = 0; j < width; ++j) {
+      const double got = y_local[i * width + j], want = y_ref[i * width + j];
+      if (!(std::abs(got - want) <= scale[i])) {
+        ADD_FAILURE() << "rank " << rank << " row " << begin + i << " col " << j << ": " << got << " vs " << want;
+        ++bad;
+        break;
+      }
+    }
+
+  // alpha = 2, beta = -0.5 on the result just computed: Y = 2 A X - 0.5 A X = 1.5 A X.
+  op.apply(T(2), X.view(), T(-0.5), Y.view());
+  context.synchronize();
+  spmm::copy_bytes(y_local.data(), Space::host, Y.data(), space, sizeof(T) * y_local.size());
+  for (std::int64_t i = 0; i < m && bad < 5; ++i)
+    for (std::int64_t j = 0; j < width; ++j) {
+      const double got = y_local[i * width + j], want = 1.5 * y_ref[i * width + j];
+      if (!(std::abs(got - want) <= 4 * scale[i])) {
+        ADD_FAILURE() << "rank " << rank << " row " << begin + i << " col " << j << " (beta != 0): " << got
+                      << " vs " << want;
+        ++bad;
+        break;
+      }
+    }
+}
+
+}  // namespace blockeigs::test
