@@ -108,11 +108,12 @@ bool parse_integer(std::string_view token, std::int64_t& out) {
   return ec == std::errc() && end == token.data() + token.size();
 }
 
-bool parse_real(std::string_view token, double& out) {
+// std::errc() on success; result_out_of_range for values like 1e999.
+std::errc parse_real(std::string_view token, double& out) {
   if (token.size() > 1 && token.front() == '+') token.remove_prefix(1);  // from_chars rejects '+'
-  if (token.empty()) return false;
   const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), out);
-  return ec == std::errc() && end == token.data() + token.size();
+  if (ec == std::errc() && end != token.data() + token.size()) return std::errc::invalid_argument;
+  return token.empty() ? std::errc::invalid_argument : ec;
 }
 
 struct Header {
@@ -250,7 +251,9 @@ MatrixMarketFile read_matrix_market(const std::string& path) {
 
     double value = 1.0;
     if (header.field == MatrixMarketField::real) {
-      if (!parse_real(tokens[2], value))
+      if (const std::errc ec = parse_real(tokens[2], value); ec == std::errc::result_out_of_range)
+        fail_input(path, ": line ", number, ": value '", tokens[2], "' is out of range for a double");
+      else if (ec != std::errc())
         fail_input(path, ": line ", number, ": value '", tokens[2], "' is not a number");
       if (!std::isfinite(value))
         fail_input(path, ": line ", number, ": value '", tokens[2], "' is not finite");
