@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Set up, build and run the demo: block-eigs on a generated 3D Laplacian over
+# two MPI ranks (the CPU backend when there is no GPU). Extra arguments are
+# passed to mpirun's block-eigs, e.g. scripts/demo.sh configs/other.yaml.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+source scripts/preset.sh
+cmake --preset "$preset"
+cmake --build --preset "$preset" -j "$jobs"
+config=${1:-configs/demo.yaml}
+echo "+ mpirun -np 2 build/$preset/apps/block-eigs $config"
+exec mpirun "${mpi_flags[@]}" -np 2 "build/$preset/apps/block-eigs" "$config"

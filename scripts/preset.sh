@@ -1,0 +1,15 @@
+# Sourced by the scripts: picks the CMake preset (cuda when nvcc is installed,
+# else cpu; BLOCKEIGS_PRESET overrides) and the MPI launcher flags.
+if [ -z "${CUDACXX:-}" ] && ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export CUDACXX=/usr/local/cuda/bin/nvcc
+fi
+if [ -n "${BLOCKEIGS_PRESET:-}" ]; then
+  preset=$BLOCKEIGS_PRESET
+elif command -v nvcc >/dev/null 2>&1 || [ -n "${CUDACXX:-}" ]; then
+  preset=cuda
+else
+  preset=cpu
+fi
+jobs=$(nproc 2>/dev/null || echo 2)
+mpi_flags=()
+if [ "$(id -u)" -eq 0 ]; then mpi_flags+=(--allow-run-as-root); fi

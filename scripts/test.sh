@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Set up, build and run the whole test suite (unit, mpi at 1-4 ranks, cuda —
+# skipped, visibly, where no GPU is present). CI runs exactly this.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+source scripts/preset.sh
+cmake --preset "$preset"
+cmake --build --preset "$preset" -j "$jobs"
+ctest --preset "$preset" -j "$jobs"
