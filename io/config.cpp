@@ -1,1 +1,290 @@
-// placeholder: implemented by the io work
+// The config schema: which sections and keys each app reads, their types,
+// ranges and defaults. docs/config.md is the user's reference to it; keep
+// the two in step. Typed reading and the key checks are in config_yaml.cpp.
+#include "io/config.hpp"
+
+#include <array>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "io/config_yaml.hpp"
+
+namespace blockeigs::io {
+namespace {
+
+namespace fs = std::filesystem;
+using yaml::Document;
+using yaml::Field;
+using yaml::Named;
+using yaml::Value;
+using yaml::Variant;
+
+constexpr std::array<Named<Which>, 2> kWhich{{
+    {"smallest", Which::smallest},
+    {"largest", Which::largest},
+}};
+
+constexpr std::array<Named<ConvergenceTest>, 2> kConvergenceTests{{
+    {"backward", ConvergenceTest::backward},
+    {"relative", ConvergenceTest::relative},
+}};
+
+constexpr std::array<Named<Preconditioner>, 2> kPreconditioners{{
+    {"none", Preconditioner::none},
+    {"jacobi", Preconditioner::jacobi},
+}};
+
+// Spellings of the shared enums come from core/enums.cpp.
+template <class Enum, std::size_t N>
+std::array<Named<Enum>, N> spelled(const std::array<Enum, N>& values) {
+  std::array<Named<Enum>, N> table;
+  for (std::size_t i = 0; i < N; ++i) table[i] = {to_string(values[i]), values[i]};
+  return table;
+}
+
+const auto kBackends = spelled(std::array{Backend::automatic, Backend::cpu, Backend::cuda});
+const auto kAlgorithms =
+    spelled(std::array{Algorithm::automatic, Algorithm::reference, Algorithm::row_split,
+                       Algorithm::merge_based, Algorithm::cusparse});
+const auto kPrecisions = spelled(std::array{Precision::fp64, Precision::fp32});
+
+// matrix.generator: `type` decides which sizes are needed.
+const std::array<Variant<GeneratorKind>, 4> kGeneratorTypes{{
+    {"laplacian_1d", GeneratorKind::laplacian_1d, {"nx"}, {"stencil"}},
+    {"laplacian_2d", GeneratorKind::laplacian_2d, {"nx", "ny"}, {"stencil"}},
+    {"laplacian_3d", GeneratorKind::laplacian_3d, {"nx", "ny", "nz"}, {"stencil"}},
+    {"random_spd", GeneratorKind::random_spd, {"n"}, {"nnz_per_row", "seed"}},
+}};
+
+// block_cg.rhs: `source` decides between a column count and a file.
+const std::array<Variant<RhsSource>, 3> kRhsSources{{
+    {"random", RhsSource::random, {}, {"columns"}},
+    {"hdf5", RhsSource::hdf5, {"file"}, {"dataset"}},
+    {"known_solution", RhsSource::known_solution, {}, {"columns"}},
+}};
+
+// The point stencil of each grid dimension when `stencil` is not given.
+int default_stencil(GeneratorKind kind) {
+  switch (kind) {
+    case GeneratorKind::laplacian_1d: return 3;
+    case GeneratorKind::laplacian_2d: return 5;
+    default: return 7;
+  }
+}
+
+GeneratorSpec read_generator(const Value& section) {
+  GeneratorSpec spec;
+  std::vector<Field> fields{
+      {.key = "type", .read = [](const Value&) {}},  // read by select_variant
+      {.key = "nx", .read = [&](const Value& v) { spec.nx = v.integer<std::int64_t>(1); }},
+      {.key = "ny", .read = [&](const Value& v) { spec.ny = v.integer<std::int64_t>(1); }},
+      {.key = "nz", .read = [&](const Value& v) { spec.nz = v.integer<std::int64_t>(1); }},
+      {.key = "stencil", .read = [&](const Value& v) { spec.stencil = v.integer<int>(1); }},
+      {.key = "n", .read = [&](const Value& v) { spec.n = v.integer<std::int64_t>(1); }},
+      {.key = "nnz_per_row",
+       .read = [&](const Value& v) { spec.nnz_per_row = v.integer<std::int64_t>(0); }},
+      {.key = "seed", .read = [&](const Value& v) { spec.seed = v.integer<std::uint64_t>(); }},
+  };
+  spec.kind = yaml::select_variant<GeneratorKind>(section, "type", kGeneratorTypes, false, fields).value;
+  spec.stencil = default_stencil(spec.kind);
+  yaml::read_mapping(section, fields);
+  validate(spec, detail::concat(section.doc().source, ":", section.mark().line + 1, ": ",
+                                section.path()));
+  return spec;
+}
+
+// The file of an hdf5 or matrix_market source, and the group where one applies.
+void read_matrix_file(const Value& section, MatrixConfig& matrix, bool has_group) {
+  std::vector<Field> fields{
+      {.key = "file", .read = [&](const Value& v) { matrix.file = v.file_name(); }, .required = true},
+  };
+  if (has_group)
+    fields.push_back({.key = "group", .read = [&](const Value& v) { matrix.group = v.string(); }});
+  yaml::read_mapping(section, fields);
+}
+
+MatrixConfig read_matrix(const Value& section) {
+  constexpr std::array<std::string_view, 3> sources{"generator", "hdf5", "matrix_market"};
+  std::vector<std::string_view> given;
+  for (std::string_view source : sources)
+    if (section.has(source)) given.push_back(source);
+  if (given.size() > 1)
+    section.fail(" takes exactly one source, got ", given[0], " and ", given[1]);
+
+  MatrixConfig matrix;
+  yaml::read_mapping(section, {
+      {.key = "generator", .read = [&](const Value& v) {
+         matrix.source = MatrixSource::generator;
+         matrix.generator = read_generator(v);
+       }},
+      {.key = "hdf5", .read = [&](const Value& v) {
+         matrix.source = MatrixSource::hdf5;
+         read_matrix_file(v, matrix, true);
+       }},
+      {.key = "matrix_market", .read = [&](const Value& v) {
+         matrix.source = MatrixSource::matrix_market;
+         read_matrix_file(v, matrix, false);
+       }},
+  });
+  if (given.empty()) section.fail(" needs a source: ", yaml::join_or(sources));
+  return matrix;
+}
+
+EigensolverConfig read_eigensolver(const Value& section) {
+  EigensolverConfig config;
+  std::optional<Value> block_size;  // checked against k once both are known
+  yaml::read_mapping(section, {
+      {.key = "k", .read = [&](const Value& v) { config.k = v.integer<int>(1); }},
+      {.key = "block_size", .read = [&](const Value& v) {
+         config.block_size = v.integer<int>(0);
+         block_size = v;
+       }},
+      {.key = "which", .read = [&](const Value& v) { config.which = v.choice(kWhich); }},
+      {.key = "tolerance", .read = [&](const Value& v) { config.tolerance = v.positive_number(); }},
+      {.key = "convergence_test",
+       .read = [&](const Value& v) { config.test = v.choice(kConvergenceTests); }},
+      {.key = "max_iterations",
+       .read = [&](const Value& v) { config.max_iterations = v.integer<int>(1); }},
+      {.key = "preconditioner",
+       .read = [&](const Value& v) { config.preconditioner = v.choice(kPreconditioners); }},
+      {.key = "seed", .read = [&](const Value& v) { config.seed = v.integer<std::uint64_t>(); }},
+      {.key = "start", .read = [&](const Value& v) {
+         yaml::read_mapping(v, {
+             {.key = "file",
+              .read = [&](const Value& f) { config.start_file = f.file_name(); },
+              .required = true},
+             {.key = "dataset", .read = [&](const Value& d) { config.start_dataset = d.string(); }},
+         });
+       }},
+  });
+  if (block_size && config.block_size != 0 && config.block_size < config.k)
+    block_size->fail(" must be 0 (automatic) or at least k = ", config.k, ", got ",
+                     config.block_size);
+  return config;
+}
+
+void read_rhs(const Value& section, BlockCgConfig& config) {
+  std::vector<Field> fields{
+      {.key = "source", .read = [](const Value&) {}},  // read by select_variant
+      {.key = "columns", .read = [&](const Value& v) { config.columns = v.integer<int>(1); }},
+      {.key = "file", .read = [&](const Value& v) { config.rhs_file = v.file_name(); }},
+      {.key = "dataset", .read = [&](const Value& v) { config.rhs_dataset = v.string(); }},
+  };
+  config.rhs = yaml::select_variant<RhsSource>(section, "source", kRhsSources, true, fields).value;
+  yaml::read_mapping(section, fields);
+}
+
+BlockCgConfig read_block_cg(const Value& section) {
+  BlockCgConfig config;
+  yaml::read_mapping(section, {
+      {.key = "rhs", .read = [&](const Value& v) { read_rhs(v, config); }},
+      {.key = "rtol", .read = [&](const Value& v) { config.rtol = v.positive_number(); }},
+      {.key = "atol", .read = [&](const Value& v) { config.atol = v.non_negative_number(); }},
+      {.key = "max_iterations",
+       .read = [&](const Value& v) { config.max_iterations = v.integer<int>(1); }},
+      {.key = "preconditioner",
+       .read = [&](const Value& v) { config.preconditioner = v.choice(kPreconditioners); }},
+      {.key = "seed", .read = [&](const Value& v) { config.seed = v.integer<std::uint64_t>(); }},
+  });
+  return config;
+}
+
+ExecutionConfig read_execution(const Value& section) {
+  ExecutionConfig config;
+  yaml::read_mapping(section, {
+      {.key = "backend", .read = [&](const Value& v) { config.backend = v.choice(kBackends); }},
+      {.key = "spmm_algorithm",
+       .read = [&](const Value& v) { config.spmm_algorithm = v.choice(kAlgorithms); }},
+      {.key = "spmm_precision",
+       .read = [&](const Value& v) { config.spmm_precision = v.choice(kPrecisions); }},
+  });
+  return config;
+}
+
+OutputConfig read_output(const Value& section) {
+  OutputConfig config;
+  yaml::read_mapping(section, {
+      // Relative to the working directory, like any output path on a command line.
+      {.key = "path", .read = [&](const Value& v) { config.path = v.string(); }},
+      {.key = "monitor", .read = [&](const Value& v) { config.monitor = v.boolean(); }},
+  });
+  return config;
+}
+
+// The whole document as a Value, checked to be a mapping of sections.
+Value top_level(const std::string& text, const Document& doc) {
+  const YAML::Node root = yaml::load(text, doc);
+  const YAML::Mark start = root.Mark();
+  if (!root.IsMap())
+    yaml::fail_at(doc, start, "the top level must be a mapping of sections, got ",
+                  root.IsSequence() ? "a list" : detail::concat("'", root.Scalar(), "'"));
+  return Value(doc, root, "", start);
+}
+
+EigsConfig parse_eigs(const std::string& text, const Document& doc) {
+  EigsConfig config;
+  config.path = doc.source;
+  yaml::read_mapping(top_level(text, doc), {
+      {.key = "matrix",
+       .read = [&](const Value& v) { config.matrix = read_matrix(v); },
+       .required = true},
+      {.key = "eigensolver", .read = [&](const Value& v) { config.eigensolver = read_eigensolver(v); }},
+      {.key = "execution", .read = [&](const Value& v) { config.execution = read_execution(v); }},
+      {.key = "output", .read = [&](const Value& v) { config.output = read_output(v); }},
+      {.key = "block_cg", .note = "block_cg is read by block-cg, not block-eigs"},
+  });
+  return config;
+}
+
+CgConfig parse_cg(const std::string& text, const Document& doc) {
+  CgConfig config;
+  config.path = doc.source;
+  yaml::read_mapping(top_level(text, doc), {
+      {.key = "matrix",
+       .read = [&](const Value& v) { config.matrix = read_matrix(v); },
+       .required = true},
+      {.key = "block_cg", .read = [&](const Value& v) { config.solver = read_block_cg(v); }},
+      {.key = "execution", .read = [&](const Value& v) { config.execution = read_execution(v); }},
+      {.key = "output", .read = [&](const Value& v) { config.output = read_output(v); }},
+      {.key = "eigensolver", .note = "eigensolver is read by block-eigs, not block-cg"},
+  });
+  return config;
+}
+
+std::string read_text(const std::string& path) {
+  std::error_code error;
+  const auto status = fs::status(path, error);
+  if (!fs::exists(status)) fail_input(path, ": config file not found");
+  if (fs::is_directory(status)) fail_input(path, ": is a directory, not a config file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail_input(path, ": cannot open the config file");
+  std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) fail_input(path, ": cannot read the config file");
+  return text;
+}
+
+// Relative file names in a config file are taken from the file's folder.
+Document file_document(const std::string& path) {
+  return Document{path, fs::path(path).parent_path()};
+}
+
+}  // namespace
+
+EigsConfig read_eigs_config(const std::string& path) {
+  return parse_eigs(read_text(path), file_document(path));
+}
+
+CgConfig read_cg_config(const std::string& path) {
+  return parse_cg(read_text(path), file_document(path));
+}
+
+EigsConfig parse_eigs_config(const std::string& yaml_text, const std::string& source) {
+  return parse_eigs(yaml_text, Document{source, {}});
+}
+
+CgConfig parse_cg_config(const std::string& yaml_text, const std::string& source) {
+  return parse_cg(yaml_text, Document{source, {}});
+}
+
+}  // namespace blockeigs::io

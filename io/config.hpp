@@ -1,9 +1,9 @@
 // YAML configs for block-eigs and block-cg, parsed into plain validated
 // structs. YAML is parsed here and nowhere else. Unknown keys, wrong types
-// and out-of-range values are InputErrors that name the file and the key
-// ("configs/x.yaml: eigensolver.tolerance must be positive, got -1").
+// and out-of-range values are InputErrors that name the file, the line and
+// the key ("configs/x.yaml:7: eigensolver.tolerance must be positive, got -1").
 //
-// The full key reference is in README.md; configs/ holds examples.
+// The full key reference is in docs/config.md; configs/ holds examples.
 #pragma once
 
 #include <cstdint>
