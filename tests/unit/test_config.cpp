@@ -1,0 +1,512 @@
+// YAML configs: the examples in configs/, defaults, every kind of input
+// error (with the file, line, key path, suggestion or allowed values in the
+// message), relative file names, and which sections each app accepts.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "io/config.hpp"
+#include "io/config_yaml.hpp"
+
+namespace blockeigs::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kConfigs = fs::path(BLOCKEIGS_SOURCE_DIR) / "configs";
+constexpr const char* kSource = "cfg/a.yaml";
+constexpr const char* kMatrix = "matrix: {generator: {type: laplacian_1d, nx: 10}}\n";
+
+enum class App { eigs, cg };
+
+// The InputError message that parsing `text` gives; empty if it parsed.
+std::string error_of(App app, const std::string& text) {
+  try {
+    if (app == App::eigs)
+      parse_eigs_config(text, kSource);
+    else
+      parse_cg_config(text, kSource);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return {};
+}
+
+::testing::AssertionResult contains_all(const std::string& message,
+                                        const std::vector<std::string>& parts) {
+  if (message.empty()) return ::testing::AssertionFailure() << "parsed without an error";
+  for (const std::string& part : parts)
+    if (message.find(part) == std::string::npos)
+      return ::testing::AssertionFailure() << "message \"" << message << "\" lacks \"" << part << "\"";
+  return ::testing::AssertionSuccess();
+}
+
+// A scratch folder, removed at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    path_ = fs::temp_directory_path() /
+            (std::string("blockeigs_config_") + test->name() + "_" + std::to_string(::getpid()));
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const fs::path& path() const { return path_; }
+  fs::path write(const std::string& name, const std::string& text) const {
+    const fs::path file = path_ / name;
+    fs::create_directories(file.parent_path());
+    std::ofstream(file) << text;
+    return file;
+  }
+
+ private:
+  fs::path path_;
+};
+
+// --- the examples in configs/ ---------------------------------------------------
+
+TEST(ConfigExamples, EveryExampleParsesForExactlyOneApp) {
+  int examples = 0;
+  for (const auto& entry : fs::directory_iterator(kConfigs)) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++examples;
+    const std::string path = entry.path().string();
+    std::string eigs_error, cg_error;
+    try { read_eigs_config(path); } catch (const InputError& e) { eigs_error = e.what(); }
+    try { read_cg_config(path); } catch (const InputError& e) { cg_error = e.what(); }
+    EXPECT_NE(eigs_error.empty(), cg_error.empty())
+        << path << "\n  as eigs: " << eigs_error << "\n  as cg: " << cg_error;
+  }
+  EXPECT_GE(examples, 4);
+}
+
+TEST(ConfigExamples, DemoNeedsNoInputFile) {
+  const EigsConfig config = read_eigs_config((kConfigs / "demo.yaml").string());
+  EXPECT_EQ(config.matrix.source, MatrixSource::generator);
+  EXPECT_EQ(config.matrix.generator.kind, GeneratorKind::laplacian_3d);
+  EXPECT_EQ(config.matrix.generator.nx, 24);
+  EXPECT_EQ(config.matrix.generator.ny, 24);
+  EXPECT_EQ(config.matrix.generator.nz, 24);
+  EXPECT_EQ(config.matrix.generator.stencil, 7);
+  EXPECT_EQ(config.eigensolver.k, 8);
+  EXPECT_EQ(config.eigensolver.tolerance, 1e-6);
+  EXPECT_EQ(config.execution.backend, Backend::automatic);
+  EXPECT_TRUE(config.output.path.empty());
+  EXPECT_TRUE(config.eigensolver.start_file.empty());
+}
+
+TEST(ConfigExamples, Laplacian128) {
+  const EigsConfig config = read_eigs_config((kConfigs / "laplacian3d-128.yaml").string());
+  EXPECT_EQ(config.matrix.generator.kind, GeneratorKind::laplacian_3d);
+  EXPECT_EQ(config.matrix.generator.nx * config.matrix.generator.ny * config.matrix.generator.nz,
+            128 * 128 * 128);
+  EXPECT_EQ(config.eigensolver.k, 16);
+  EXPECT_EQ(config.eigensolver.tolerance, 1e-5);
+  EXPECT_EQ(config.eigensolver.test, ConvergenceTest::relative);
+  EXPECT_EQ(config.output.path, "results.h5");  // outputs stay relative to the working directory
+}
+
+TEST(ConfigExamples, FromHdf5ResolvesTheFileNextToTheConfig) {
+  const EigsConfig config = read_eigs_config((kConfigs / "from-hdf5.yaml").string());
+  EXPECT_EQ(config.matrix.source, MatrixSource::hdf5);
+  EXPECT_EQ(config.matrix.file, (kConfigs / "matrix.h5").lexically_normal().string());
+  EXPECT_EQ(config.matrix.group, "/A");
+  EXPECT_EQ(config.eigensolver.preconditioner, Preconditioner::jacobi);
+}
+
+TEST(ConfigExamples, BlockCgDemo) {
+  const CgConfig config = read_cg_config((kConfigs / "block-cg-demo.yaml").string());
+  EXPECT_EQ(config.matrix.generator.kind, GeneratorKind::laplacian_2d);
+  EXPECT_EQ(config.matrix.generator.nx, 200);
+  EXPECT_EQ(config.matrix.generator.ny, 200);
+  EXPECT_EQ(config.matrix.generator.stencil, 5);
+  EXPECT_EQ(config.solver.rhs, RhsSource::random);
+  EXPECT_EQ(config.solver.columns, 16);
+}
+
+// --- defaults and values ----------------------------------------------------------
+
+TEST(ConfigDefaults, Eigs) {
+  const EigsConfig config = parse_eigs_config(std::string(kMatrix) + "eigensolver:\n", kSource);
+  EXPECT_EQ(config.path, kSource);
+  EXPECT_EQ(config.matrix.generator.kind, GeneratorKind::laplacian_1d);
+  EXPECT_EQ(config.matrix.generator.nx, 10);
+  EXPECT_EQ(config.matrix.generator.stencil, 3);
+  const EigensolverConfig& e = config.eigensolver;
+  EXPECT_EQ(e.k, 8);
+  EXPECT_EQ(e.block_size, 0);
+  EXPECT_EQ(e.which, Which::smallest);
+  EXPECT_EQ(e.tolerance, 1e-6);
+  EXPECT_EQ(e.test, ConvergenceTest::backward);
+  EXPECT_EQ(e.max_iterations, 1000);
+  EXPECT_EQ(e.preconditioner, Preconditioner::none);
+  EXPECT_EQ(e.seed, 1u);
+  EXPECT_TRUE(e.start_file.empty());
+  EXPECT_EQ(e.start_dataset, "/X");
+  EXPECT_EQ(config.execution.backend, Backend::automatic);
+  EXPECT_EQ(config.execution.spmm_algorithm, Algorithm::automatic);
+  EXPECT_EQ(config.execution.spmm_precision, Precision::fp64);
+  EXPECT_TRUE(config.output.path.empty());
+  EXPECT_TRUE(config.output.monitor);
+}
+
+TEST(ConfigDefaults, BlockCg) {
+  const CgConfig config = parse_cg_config(kMatrix, kSource);
+  const BlockCgConfig& s = config.solver;
+  EXPECT_EQ(s.rhs, RhsSource::random);
+  EXPECT_EQ(s.columns, 16);
+  EXPECT_EQ(s.rhs_dataset, "/B");
+  EXPECT_EQ(s.rtol, 1e-8);
+  EXPECT_EQ(s.atol, 0.0);
+  EXPECT_EQ(s.max_iterations, 10000);
+  EXPECT_EQ(s.preconditioner, Preconditioner::none);
+  EXPECT_EQ(s.seed, 1u);
+}
+
+TEST(ConfigDefaults, StencilFollowsTheDimension) {
+  const auto stencil = [](const std::string& generator) {
+    return parse_eigs_config("matrix: {generator: " + generator + "}", kSource).matrix.generator.stencil;
+  };
+  EXPECT_EQ(stencil("{type: laplacian_2d, nx: 4, ny: 4}"), 5);
+  EXPECT_EQ(stencil("{type: laplacian_3d, nx: 4, ny: 4, nz: 4}"), 7);
+  EXPECT_EQ(stencil("{type: laplacian_3d, nx: 4, ny: 4, nz: 4, stencil: 27}"), 27);
+}
+
+TEST(ConfigValues, EverySettingIsRead) {
+  const EigsConfig config = parse_eigs_config(R"(
+matrix:
+  generator: {type: random_spd, n: 500, nnz_per_row: 6, seed: 42}
+eigensolver:
+  k: 4
+  block_size: 6
+  which: largest
+  tolerance: 1e-9
+  convergence_test: relative
+  max_iterations: 50
+  preconditioner: jacobi
+  seed: 9223372036854775807
+  start: {file: x0.h5, dataset: /Y}
+execution: {backend: cpu, spmm_algorithm: merge_based, spmm_precision: fp32}
+output: {path: out/r.h5, monitor: false}
+)", kSource);
+  EXPECT_EQ(config.matrix.generator.kind, GeneratorKind::random_spd);
+  EXPECT_EQ(config.matrix.generator.n, 500);
+  EXPECT_EQ(config.matrix.generator.nnz_per_row, 6);
+  EXPECT_EQ(config.matrix.generator.seed, 42u);
+  const EigensolverConfig& e = config.eigensolver;
+  EXPECT_EQ(e.k, 4);
+  EXPECT_EQ(e.block_size, 6);
+  EXPECT_EQ(e.which, Which::largest);
+  EXPECT_EQ(e.tolerance, 1e-9);
+  EXPECT_EQ(e.test, ConvergenceTest::relative);
+  EXPECT_EQ(e.max_iterations, 50);
+  EXPECT_EQ(e.preconditioner, Preconditioner::jacobi);
+  EXPECT_EQ(e.seed, 9223372036854775807u);
+  EXPECT_EQ(e.start_file, "x0.h5");
+  EXPECT_EQ(e.start_dataset, "/Y");
+  EXPECT_EQ(config.execution.backend, Backend::cpu);
+  EXPECT_EQ(config.execution.spmm_algorithm, Algorithm::merge_based);
+  EXPECT_EQ(config.execution.spmm_precision, Precision::fp32);
+  EXPECT_EQ(config.output.path, "out/r.h5");
+  EXPECT_FALSE(config.output.monitor);
+}
+
+TEST(ConfigValues, BlockSizeZeroOrAtLeastK) {
+  const std::string base = std::string(kMatrix) + "eigensolver: {k: 8, block_size: ";
+  EXPECT_EQ(parse_eigs_config(base + "0}", kSource).eigensolver.block_size, 0);
+  EXPECT_EQ(parse_eigs_config(base + "8}", kSource).eigensolver.block_size, 8);
+}
+
+TEST(ConfigValues, BlockCgSettingsAndRhsSources) {
+  const CgConfig config = parse_cg_config(std::string(kMatrix) + R"(
+block_cg:
+  rhs: {source: hdf5, file: b.h5}
+  rtol: 1e-10
+  atol: 1e-12
+  max_iterations: 7
+  preconditioner: jacobi
+  seed: 3
+)", kSource);
+  EXPECT_EQ(config.solver.rhs, RhsSource::hdf5);
+  EXPECT_EQ(config.solver.rhs_file, "b.h5");
+  EXPECT_EQ(config.solver.rhs_dataset, "/B");
+  EXPECT_EQ(config.solver.rtol, 1e-10);
+  EXPECT_EQ(config.solver.atol, 1e-12);
+  EXPECT_EQ(config.solver.max_iterations, 7);
+  EXPECT_EQ(config.solver.preconditioner, Preconditioner::jacobi);
+  EXPECT_EQ(config.solver.seed, 3u);
+
+  const CgConfig known = parse_cg_config(
+      std::string(kMatrix) + "block_cg: {rhs: {source: known_solution, columns: 3}}", kSource);
+  EXPECT_EQ(known.solver.rhs, RhsSource::known_solution);
+  EXPECT_EQ(known.solver.columns, 3);
+}
+
+TEST(ConfigValues, MatrixMarketSource) {
+  const EigsConfig config =
+      parse_eigs_config("matrix: {matrix_market: {file: m.mtx.gz}}", kSource);
+  EXPECT_EQ(config.matrix.source, MatrixSource::matrix_market);
+  EXPECT_EQ(config.matrix.file, "m.mtx.gz");
+}
+
+// --- errors: one table, each row a config and what its message must say -----------
+
+struct ErrorCase {
+  const char* name;
+  App app;
+  std::string text;
+  std::vector<std::string> message_parts;
+};
+
+std::ostream& operator<<(std::ostream& out, const ErrorCase& c) { return out << c.name; }
+
+std::string eigs(const std::string& rest) { return kMatrix + rest; }
+
+const std::vector<ErrorCase> kErrorCases = {
+    // unknown and repeated keys
+    {"MisspelledKey", App::eigs, eigs("eigensolver:\n  k: 4\n  tolerence: 1e-6\n"),
+     {"cfg/a.yaml:4: unknown key eigensolver.tolerence (did you mean tolerance?)"}},
+    {"SwappedLetters", App::eigs, eigs("eigensolver: {max_iteratiosn: 5}"),
+     {"unknown key eigensolver.max_iteratiosn (did you mean max_iterations?)"}},
+    {"WrongCase", App::eigs, eigs("execution: {Backend: cpu}"),
+     {"unknown key execution.Backend (did you mean backend?)"}},
+    {"UnknownKeyListsKnownOnes", App::eigs, eigs("output: {color: red}"),
+     {"unknown key output.color (known keys: path, monitor)"}},
+    {"UnknownSection", App::eigs, eigs("solver: {k: 4}"), {"cfg/a.yaml:2: unknown key solver"}},
+    {"MisspelledSection", App::eigs, eigs("eigensolve: {k: 4}"),
+     {"unknown key eigensolve (did you mean eigensolver?)"}},
+    {"DuplicateKey", App::eigs, eigs("eigensolver:\n  k: 4\n  k: 5\n"),
+     {"cfg/a.yaml:4: duplicate key eigensolver.k"}},
+    {"BlockCgInEigs", App::eigs, eigs("block_cg: {rtol: 1e-8}"),
+     {"cfg/a.yaml:2: unknown key block_cg", "block-cg"}},
+    {"EigensolverInCg", App::cg, eigs("eigensolver: {k: 4}"),
+     {"cfg/a.yaml:2: unknown key eigensolver", "block-eigs"}},
+    // types
+    {"IntegerGotWord", App::eigs, eigs("eigensolver: {k: ten}"),
+     {"cfg/a.yaml:2: eigensolver.k must be an integer, got 'ten'"}},
+    {"IntegerGotFloat", App::eigs, eigs("eigensolver: {k: 8.0}"),
+     {"eigensolver.k must be an integer, got '8.0'"}},
+    {"IntegerGotExponent", App::eigs, eigs("eigensolver: {max_iterations: 1e3}"),
+     {"eigensolver.max_iterations must be an integer, got '1e3'"}},
+    {"IntegerGotQuotedString", App::eigs, eigs("eigensolver: {k: \"8\"}"),
+     {"eigensolver.k must be an integer", "quoted"}},
+    {"IntegerGotList", App::eigs, eigs("eigensolver: {k: [8]}"),
+     {"eigensolver.k must be an integer, got a list"}},
+    {"IntegerGotNothing", App::eigs, eigs("eigensolver:\n  k:\n"),
+     {"cfg/a.yaml:3: eigensolver.k must be an integer, got nothing"}},
+    {"IntegerAboveType", App::eigs, eigs("eigensolver: {k: 2147483648}"),
+     {"eigensolver.k must be at most 2147483647, got 2147483648"}},
+    {"IntegerAboveInt64", App::eigs, eigs("eigensolver: {seed: 99999999999999999999}"),
+     {"eigensolver.seed must be at most 9223372036854775807"}},
+    {"IntegerBelowInt64", App::eigs, eigs("eigensolver: {seed: -99999999999999999999}"),
+     {"eigensolver.seed must be non-negative"}},
+    {"NumberGotWord", App::eigs, eigs("eigensolver: {tolerance: small}"),
+     {"eigensolver.tolerance must be a finite number, got 'small'"}},
+    {"NumberUnderflows", App::eigs, eigs("eigensolver: {tolerance: 1e-400}"),
+     {"eigensolver.tolerance is out of the range of a double, got 1e-400"}},
+    {"NumberGotInfinity", App::eigs, eigs("eigensolver: {tolerance: .inf}"),
+     {"eigensolver.tolerance must be a finite number"}},
+    {"BooleanGotYes", App::eigs, eigs("output: {monitor: yes}"),
+     {"output.monitor must be true or false, got 'yes'"}},
+    {"BooleanGotNumber", App::eigs, eigs("output: {monitor: 1}"),
+     {"output.monitor must be true or false, got '1'"}},
+    {"StringGotList", App::eigs, eigs("output: {path: [a, b]}"),
+     {"output.path must be a string, got a list"}},
+    {"EmptyString", App::eigs, eigs("output: {path: ''}"), {"output.path must not be empty"}},
+    {"SectionNotMapping", App::eigs, eigs("eigensolver: 5"),
+     {"cfg/a.yaml:2: eigensolver must be a mapping of keys, got '5'"}},
+    // ranges
+    {"ToleranceNegative", App::eigs, eigs("eigensolver: {tolerance: -1}"),
+     {"cfg/a.yaml:2: eigensolver.tolerance must be positive, got -1"}},
+    {"ToleranceZero", App::eigs, eigs("eigensolver: {tolerance: 0}"),
+     {"eigensolver.tolerance must be positive, got 0"}},
+    {"KZero", App::eigs, eigs("eigensolver: {k: 0}"), {"eigensolver.k must be at least 1, got 0"}},
+    {"BlockSizeBelowK", App::eigs, eigs("eigensolver:\n  block_size: 4\n  k: 8\n"),
+     {"cfg/a.yaml:3: eigensolver.block_size must be 0 (automatic) or at least k = 8, got 4"}},
+    {"BlockSizeNegative", App::eigs, eigs("eigensolver: {block_size: -1}"),
+     {"eigensolver.block_size must be non-negative, got -1"}},
+    {"MaxIterationsZero", App::eigs, eigs("eigensolver: {max_iterations: 0}"),
+     {"eigensolver.max_iterations must be at least 1, got 0"}},
+    {"SeedNegative", App::eigs, eigs("eigensolver: {seed: -3}"),
+     {"eigensolver.seed must be non-negative, got -3"}},
+    {"ColumnsZero", App::cg, eigs("block_cg: {rhs: {columns: 0}}"),
+     {"block_cg.rhs.columns must be at least 1, got 0"}},
+    {"RtolZero", App::cg, eigs("block_cg: {rtol: 0}"), {"block_cg.rtol must be positive, got 0"}},
+    {"AtolNegative", App::cg, eigs("block_cg: {atol: -1e-9}"),
+     {"block_cg.atol must be non-negative, got -1e-9"}},
+    {"CgSeedNegative", App::cg, eigs("block_cg: {seed: -1}"),
+     {"block_cg.seed must be non-negative"}},
+    {"GridSizeZero", App::eigs, "matrix: {generator: {type: laplacian_2d, nx: 0, ny: 4}}",
+     {"cfg/a.yaml:1: matrix.generator.nx must be at least 1, got 0"}},
+    {"RandomRowsNegative", App::eigs, "matrix: {generator: {type: random_spd, n: -5}}",
+     {"matrix.generator.n must be at least 1, got -5"}},
+    // enums list the allowed values
+    {"Which", App::eigs, eigs("eigensolver: {which: smalest}"),
+     {"eigensolver.which must be smallest or largest, got 'smalest' (did you mean smallest?)"}},
+    {"ConvergenceTest", App::eigs, eigs("eigensolver: {convergence_test: absolute}"),
+     {"eigensolver.convergence_test must be backward or relative, got 'absolute'"}},
+    {"Preconditioner", App::cg, eigs("block_cg: {preconditioner: ilu}"),
+     {"block_cg.preconditioner must be none or jacobi, got 'ilu'"}},
+    {"Backend", App::eigs, eigs("execution: {backend: gpu}"),
+     {"execution.backend must be auto, cpu or cuda, got 'gpu'"}},
+    {"SpmmAlgorithm", App::eigs, eigs("execution: {spmm_algorithm: csr}"),
+     {"execution.spmm_algorithm must be automatic, reference, row_split, merge_based or cusparse"}},
+    {"SpmmPrecision", App::eigs, eigs("execution: {spmm_precision: fp16}"),
+     {"execution.spmm_precision must be fp64 or fp32, got 'fp16'"}},
+    {"RhsSource", App::cg, eigs("block_cg: {rhs: {source: file}}"),
+     {"block_cg.rhs.source must be random, hdf5 or known_solution, got 'file'"}},
+    {"GeneratorType", App::eigs, "matrix: {generator: {type: laplacian_4d, nx: 4}}",
+     {"matrix.generator.type must be laplacian_1d, laplacian_2d, laplacian_3d or random_spd, "
+      "got 'laplacian_4d'"}},
+    // the matrix section
+    {"NoMatrix", App::eigs, "eigensolver: {k: 4}", {"cfg/a.yaml:1: missing required key matrix"}},
+    {"MatrixWithoutSource", App::eigs, "matrix: {}\n",
+     {"cfg/a.yaml:1: matrix needs a source: generator, hdf5 or matrix_market"}},
+    {"MatrixNull", App::cg, "matrix:\n", {"matrix needs a source"}},
+    {"MatrixTwoSources", App::eigs,
+     "matrix:\n  generator: {type: laplacian_1d, nx: 4}\n  hdf5: {file: a.h5}\n",
+     {"cfg/a.yaml:1: matrix takes exactly one source, got generator and hdf5"}},
+    {"MisspelledSource", App::eigs, "matrix: {genrator: {type: laplacian_1d, nx: 4}}",
+     {"unknown key matrix.genrator (did you mean generator?)"}},
+    {"Hdf5WithoutFile", App::eigs, "matrix:\n  hdf5: {group: /A}\n",
+     {"cfg/a.yaml:2: missing required key matrix.hdf5.file"}},
+    {"MatrixMarketWithoutFile", App::eigs, "matrix: {matrix_market: {}}",
+     {"missing required key matrix.matrix_market.file"}},
+    {"MatrixMarketHasNoGroup", App::eigs, "matrix: {matrix_market: {file: a.mtx, group: /A}}",
+     {"unknown key matrix.matrix_market.group"}},
+    {"GeneratorWithoutType", App::eigs, "matrix: {generator: {nx: 4}}",
+     {"missing required key matrix.generator.type", "laplacian_1d, laplacian_2d, laplacian_3d or random_spd"}},
+    {"GeneratorNotMapping", App::eigs, "matrix: {generator: laplacian_3d}",
+     {"matrix.generator must be a mapping of keys, got 'laplacian_3d'"}},
+    {"GeneratorMissingSize", App::eigs, "matrix: {generator: {type: laplacian_2d, nx: 4}}",
+     {"missing required key matrix.generator.ny (type laplacian_2d takes nx, ny and stencil)"}},
+    {"GeneratorSizeNotForType", App::eigs,
+     "matrix: {generator: {type: laplacian_2d, nx: 4, ny: 4, nz: 4}}",
+     {"unknown key matrix.generator.nz (type laplacian_2d takes nx, ny and stencil)"}},
+    {"RandomSpdHasNoGrid", App::eigs, "matrix: {generator: {type: random_spd, n: 9, nx: 3}}",
+     {"unknown key matrix.generator.nx (type random_spd takes n, nnz_per_row and seed)"}},
+    // optional blocks
+    {"StartWithoutFile", App::eigs, eigs("eigensolver: {start: {dataset: /X}}"),
+     {"missing required key eigensolver.start.file"}},
+    {"StartMisspelledKey", App::eigs, eigs("eigensolver: {start: {file: x.h5, datset: /X}}"),
+     {"unknown key eigensolver.start.datset (did you mean dataset?)"}},
+    {"RhsHdf5WithoutFile", App::cg, eigs("block_cg: {rhs: {source: hdf5}}"),
+     {"missing required key block_cg.rhs.file (source hdf5 takes file and dataset)"}},
+    {"RhsRandomWithFile", App::cg, eigs("block_cg: {rhs: {source: random, file: b.h5}}"),
+     {"unknown key block_cg.rhs.file (source random takes columns)"}},
+    {"RhsHdf5WithColumns", App::cg, eigs("block_cg: {rhs: {source: hdf5, file: b.h5, columns: 4}}"),
+     {"unknown key block_cg.rhs.columns (source hdf5 takes file and dataset)"}},
+    // the document itself
+    {"Empty", App::eigs, "", {"cfg/a.yaml: the config is empty"}},
+    {"OnlyComments", App::cg, "# nothing here\n", {"cfg/a.yaml: the config is empty"}},
+    {"SyntaxError", App::eigs, "matrix:\n  generator: {type: laplacian_1d, nx: 4\neigensolver: {}\n",
+     {"cfg/a.yaml:", "YAML syntax error: "}},
+    {"BadIndentation", App::eigs, "matrix:\n  generator: {type: laplacian_1d, nx: 4}\n k: 3\n",
+     {"cfg/a.yaml:3: YAML syntax error"}},
+    {"TopLevelList", App::eigs, "- matrix\n- eigensolver\n",
+     {"cfg/a.yaml:1: the top level must be a mapping of sections, got a list"}},
+    {"TopLevelScalar", App::cg, "hello\n",
+     {"the top level must be a mapping of sections, got 'hello'"}},
+    {"TwoDocuments", App::eigs, eigs("---\n") + kMatrix,
+     {"cfg/a.yaml:3: a config is one YAML document, found 2"}},
+};
+
+class ConfigError : public ::testing::TestWithParam<ErrorCase> {};
+
+TEST_P(ConfigError, MessageSaysWhatAndWhere) {
+  const ErrorCase& c = GetParam();
+  EXPECT_TRUE(contains_all(error_of(c.app, c.text), c.message_parts));
+}
+
+INSTANTIATE_TEST_SUITE_P(Config, ConfigError, ::testing::ValuesIn(kErrorCases),
+                         [](const auto& test) { return std::string(test.param.name); });
+
+// Needs io::validate from io/generators.cpp: the 3D Laplacian has 7- and
+// 27-point stencils only.
+TEST(ConfigGenerator, ValidateRejectsAStencilTheDimensionLacks) {
+  EXPECT_TRUE(contains_all(
+      error_of(App::eigs, "matrix: {generator: {type: laplacian_3d, nx: 4, ny: 4, nz: 4, stencil: 5}}"),
+      {"cfg/a.yaml:1: matrix.generator"}));
+}
+
+TEST(ConfigKeys, ClosestKey) {
+  const std::vector<std::string_view> keys{"k", "block_size", "tolerance", "nx", "ny"};
+  EXPECT_EQ(yaml::closest_key("tolerence", keys), "tolerance");
+  EXPECT_EQ(yaml::closest_key("tolernace", keys), "tolerance");
+  EXPECT_EQ(yaml::closest_key("blocksize", keys), "block_size");
+  EXPECT_EQ(yaml::closest_key("K", keys), "k");
+  EXPECT_EQ(yaml::closest_key("nz", keys), "nx");
+  EXPECT_EQ(yaml::closest_key("x", keys), std::nullopt);
+  EXPECT_EQ(yaml::closest_key("precision", keys), std::nullopt);
+}
+
+// --- files and relative paths -----------------------------------------------------
+
+TEST(ConfigFiles, RelativeFilesAreTakenFromTheConfigFolder) {
+  TempDir dir;
+  const fs::path config = dir.write("sub/run.yaml", R"(
+matrix: {hdf5: {file: m.h5, group: /M}}
+eigensolver: {start: {file: ../starts/x0.h5}}
+output: {path: out.h5}
+)");
+  const EigsConfig eigs = read_eigs_config(config.string());
+  EXPECT_EQ(eigs.path, config.string());
+  EXPECT_EQ(eigs.matrix.file, (dir.path() / "sub" / "m.h5").string());
+  EXPECT_EQ(eigs.matrix.group, "/M");
+  EXPECT_EQ(eigs.eigensolver.start_file, (dir.path() / "starts" / "x0.h5").string());
+  EXPECT_EQ(eigs.output.path, "out.h5");
+
+  const fs::path cg = dir.write("sub/cg.yaml", R"(
+matrix: {matrix_market: {file: /abs/m.mtx}}
+block_cg: {rhs: {source: hdf5, file: b.h5, dataset: /RHS}}
+)");
+  const CgConfig cg_config = read_cg_config(cg.string());
+  EXPECT_EQ(cg_config.matrix.file, "/abs/m.mtx");  // absolute names are kept
+  EXPECT_EQ(cg_config.solver.rhs_file, (dir.path() / "sub" / "b.h5").string());
+  EXPECT_EQ(cg_config.solver.rhs_dataset, "/RHS");
+}
+
+TEST(ConfigFiles, ParsedTextTakesFilesFromTheWorkingDirectory) {
+  const EigsConfig config = parse_eigs_config(
+      "matrix: {hdf5: {file: ./data/m.h5}}\neigensolver: {start: {file: x0.h5}}", "inline");
+  EXPECT_EQ(config.matrix.file, "data/m.h5");
+  EXPECT_EQ(config.eigensolver.start_file, "x0.h5");
+}
+
+TEST(ConfigFiles, ErrorsNameTheFileAndLine) {
+  TempDir dir;
+  const fs::path config = dir.write("bad.yaml", std::string(kMatrix) + "eigensolver:\n  k: -2\n");
+  try {
+    read_eigs_config(config.string());
+    FAIL() << "parsed";
+  } catch (const InputError& e) {
+    EXPECT_TRUE(contains_all(e.what(), {config.string() + ":3: eigensolver.k must be at least 1"}));
+  }
+}
+
+TEST(ConfigFiles, MissingEmptyAndDirectory) {
+  TempDir dir;
+  const auto message = [](const fs::path& path) {
+    try {
+      read_cg_config(path.string());
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const fs::path missing = dir.path() / "nope.yaml";
+  EXPECT_TRUE(contains_all(message(missing), {missing.string() + ": config file not found"}));
+  const fs::path empty = dir.write("empty.yaml", "");
+  EXPECT_TRUE(contains_all(message(empty), {empty.string() + ": the config is empty"}));
+  EXPECT_TRUE(contains_all(message(dir.path()), {dir.path().string() + ": is a directory"}));
+}
+
+}  // namespace
+}  // namespace blockeigs::io
