@@ -87,6 +87,31 @@ TEST(ConfigExamples, EveryExampleParsesForExactlyOneApp) {
   EXPECT_GE(examples, 4);
 }
 
+// The two full examples in docs/config.md stay valid.
+TEST(ConfigExamples, DocsExamplesParse) {
+  std::ifstream in(fs::path(BLOCKEIGS_SOURCE_DIR) / "docs" / "config.md");
+  ASSERT_TRUE(in) << "docs/config.md not found";
+  std::vector<std::string> blocks;
+  std::string line, block;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (!inside && line == "```yaml") {
+      inside = true;
+      block.clear();
+    } else if (inside && line == "```") {
+      inside = false;
+      blocks.push_back(block);
+    } else if (inside) {
+      block += line + "\n";
+    }
+  }
+  ASSERT_EQ(blocks.size(), 2u);
+  const EigsConfig eigs = parse_eigs_config(blocks[0], "docs/config.md (block-eigs example)");
+  EXPECT_EQ(eigs.eigensolver.start_file, "data/x0.h5");
+  const CgConfig cg = parse_cg_config(blocks[1], "docs/config.md (block-cg example)");
+  EXPECT_EQ(cg.solver.rhs, RhsSource::known_solution);
+}
+
 TEST(ConfigExamples, DemoNeedsNoInputFile) {
   const EigsConfig config = read_eigs_config((kConfigs / "demo.yaml").string());
   EXPECT_EQ(config.matrix.source, MatrixSource::generator);
