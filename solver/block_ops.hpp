@@ -1,0 +1,160 @@
+// Dense operations on row-major distributed blocks: each rank holds
+// local_rows x k of a global N x k block, in the memory space its view names
+// (host: OpenBLAS, device: cuBLAS and small kernels on the context's stream).
+// These are the building blocks of LOBPCG and block CG.
+//
+// Conventions:
+//  - All views of one call live in the same space (copy_block excepted); the
+//    context supplies the stream and the cuBLAS handle for device views.
+//  - Small matrices (Gram matrices, coefficient matrices) are HostMatrix:
+//    double, row-major, on the host, identical on every rank.
+//  - Reductions over ranks (gram, column_norms) are deterministic: each rank
+//    sums its rows in a fixed order, and ranks are combined by a fixed
+//    binomial tree rooted at rank 0 and then broadcast, so for a fixed rank
+//    count the result has the same bits on every run and on every rank (a
+//    plain MPI_Allreduce promises neither). They use point-to-point messages
+//    on `comm` with the tag reduce_tag: pass a communicator that no one else
+//    receives on with MPI_ANY_TAG (LOBPCG passes its own duplicate).
+//  - Device calls are asynchronous on the context's stream except those that
+//    return host data (gram, column_norms), which synchronise it.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "spmm/context.hpp"
+#include "spmm/dense.hpp"
+
+#if defined(__CUDACC__)
+#define BLOCKEIGS_HOST_DEVICE __host__ __device__
+#else
+#define BLOCKEIGS_HOST_DEVICE
+#endif
+
+namespace blockeigs::solver {
+
+// A small dense matrix on the host: row-major, double.
+class HostMatrix {
+ public:
+  HostMatrix() = default;
+  HostMatrix(std::int64_t rows, std::int64_t cols, double fill = 0.0)
+      : rows_(rows), cols_(cols), values_(static_cast<std::size_t>(rows * cols), fill) {}
+  static HostMatrix identity(std::int64_t n);
+
+  std::int64_t rows() const { return rows_; }
+  std::int64_t cols() const { return cols_; }
+  double* data() { return values_.data(); }
+  const double* data() const { return values_.data(); }
+  std::vector<double>& values() { return values_; }
+  const std::vector<double>& values() const { return values_; }
+  double& operator()(std::int64_t i, std::int64_t j) { return values_[i * cols_ + j]; }
+  double operator()(std::int64_t i, std::int64_t j) const { return values_[i * cols_ + j]; }
+
+  // Rows [r0, r0 + nr) and columns [c0, c0 + nc) as a new matrix.
+  HostMatrix block(std::int64_t r0, std::int64_t nr, std::int64_t c0, std::int64_t nc) const;
+
+ private:
+  std::int64_t rows_ = 0;
+  std::int64_t cols_ = 0;
+  std::vector<double> values_;
+};
+
+// Columns [first, first + count) of a block, as a view with the same ld.
+template <class T>
+spmm::DenseView<T> column_range(spmm::DenseView<T> X, std::int64_t first, std::int64_t count) {
+  return {X.space, X.rows, count, X.ld, X.data + first};
+}
+template <class T>
+spmm::ConstDenseView<T> column_range(spmm::ConstDenseView<T> X, std::int64_t first, std::int64_t count) {
+  return {X.space, X.rows, count, X.ld, X.data + first};
+}
+
+// ---- reductions (collective over comm) --------------------------------------
+
+inline constexpr int reduce_tag = 7301;
+
+// values := the sum over ranks of values, in a fixed order; the same bits on
+// every rank. Every rank passes the same count.
+void allreduce_sum(MPI_Comm comm, double* values, std::size_t count);
+
+// X^T Y (k1 x k2) summed over ranks. X: local x k1, Y: local x k2.
+template <class T>
+HostMatrix gram(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
+                spmm::ConstDenseView<T> Y);
+
+// X^T X (k x k), exactly symmetric (syrk computes one triangle).
+template <class T>
+HostMatrix gram(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X);
+
+// Euclidean norm of every column over all ranks.
+template <class T>
+std::vector<double> column_norms(const spmm::Context& context, MPI_Comm comm,
+                                 spmm::ConstDenseView<T> X);
+
+// ---- local operations (no communication) -----------------------------------
+
+// Y = alpha * X * S + beta * Y; X: local x k1, S: k1 x k2, Y: local x k2.
+// beta == 0: Y is not read. Y must not overlap X.
+template <class T>
+void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X,
+                  const HostMatrix& S, T beta, spmm::DenseView<T> Y);
+
+// Y = alpha * X + beta * Y (beta == 0: Y is not read).
+template <class T>
+void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T beta,
+           spmm::DenseView<T> Y);
+
+// Y(:, j) = alpha[j] * X(:, j) + beta * Y(:, j) (beta == 0: Y is not read);
+// e.g. residuals R = A X - X diag(lambda) as copy, then alpha = -lambda, beta = 1.
+template <class T>
+void column_axpby(const spmm::Context& context, const std::vector<double>& alpha,
+                  spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y);
+
+// X(:, j) *= scale[j].
+template <class T>
+void scale_columns(const spmm::Context& context, const std::vector<double>& scale,
+                   spmm::DenseView<T> X);
+
+// dst = src, same shape; the two may be in different spaces.
+template <class T>
+void copy_block(const spmm::Context& context, spmm::ConstDenseView<T> src, spmm::DenseView<T> dst);
+
+// dst(:, j) = src(:, columns[j]) for j < columns.size() == dst.cols.
+template <class T>
+void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src,
+                    const std::vector<std::int64_t>& columns, spmm::DenseView<T> dst);
+
+// X(i, j) = uniform [-1, 1) value of the global entry (first_row + i,
+// first_col + j) for `seed`: a hash, so the block does not depend on how the
+// rows are split over ranks (np 1 and np 4 start from the same block).
+template <class T>
+void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed,
+                 std::int64_t first_row, std::int64_t first_col = 0);
+
+// Y(i, j) = d[i] * X(i, j); d has X.rows entries in X's space (Jacobi).
+template <class T>
+void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseView<T> X,
+                    spmm::DenseView<T> Y);
+
+// ---- the random hash, shared by the host and device fills -----------------
+
+// splitmix64's finaliser: a bijection on 64 bits with full avalanche.
+BLOCKEIGS_HOST_DEVICE constexpr std::uint64_t mix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// Uniform in [-1, 1) from (seed, row, col): chained mixing, so that nearby
+// rows, columns and seeds give unrelated values. 53 random bits, exact in double.
+BLOCKEIGS_HOST_DEVICE constexpr double hash_uniform(std::uint64_t seed, std::int64_t row,
+                                                    std::int64_t col) {
+  const std::uint64_t h =
+      mix64(mix64(mix64(seed) ^ static_cast<std::uint64_t>(row)) ^ static_cast<std::uint64_t>(col));
+  return static_cast<double>(h >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+}  // namespace blockeigs::solver

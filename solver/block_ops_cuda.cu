@@ -1,0 +1,366 @@
+// Device block operations: cuBLAS for the products, small kernels for the
+// element-wise work, all on the context's stream.
+//
+// cuBLAS is column-major; a row-major block X (rows x cols, ld) is, read
+// column-major, X^T (cols x rows, ld). So
+//   G = X^T Y (k1 x k2, row-major)   is   G^T = Y^T X   = gemm(N, T) on (Y^T, X^T),
+//   Y = X S   (row-major)            is   Y^T = S^T X^T = gemm(N, N) on (S^T, X^T),
+// with every operand passed as stored, no copies or transposes.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
+#include "solver/block_ops.hpp"
+#include "solver/block_ops_cuda.hpp"
+#include "spmm/cuda/cuda_check.hpp"
+#include "spmm/cuda/dense_kernels.hpp"
+
+namespace blockeigs::solver::device_ops {
+namespace {
+
+constexpr int threads_per_block = 256;
+// Rows per partial sum in column_sumsq: fixed, so that the summation order,
+// and with it the result, does not depend on the GPU.
+constexpr std::int64_t sum_chunk_rows = 1024;
+
+cudaStream_t stream_of(const spmm::Context& context) {
+  return static_cast<cudaStream_t>(context.stream());
+}
+
+cublasHandle_t cublas_of(const spmm::Context& context) {
+  auto handle = static_cast<cublasHandle_t>(context.cublas_handle());
+  // alpha and beta are host scalars; set every time, as the handle is shared.
+  BLOCKEIGS_CUBLAS_CHECK(cublasSetPointerMode(handle, CUBLAS_POINTER_MODE_HOST));
+  return handle;
+}
+
+int grid_for(std::int64_t total) {
+  return static_cast<int>(std::clamp<std::int64_t>((total + threads_per_block - 1) / threads_per_block,
+                                                   1, 65535));
+}
+
+// Device memory for the call's duration, ordered on the stream (the pool makes
+// it cheap after the first iterations).
+template <class T>
+class StreamArray {
+ public:
+  StreamArray(cudaStream_t stream, std::size_t count) : stream_(stream) {
+    if (count > 0) BLOCKEIGS_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&data_), count * sizeof(T), stream_));
+  }
+  // A device copy of host values, converted to T. A pageable-host copy is
+  // staged before cudaMemcpyAsync returns, so `host` may go away afterwards.
+  template <class U>
+  StreamArray(cudaStream_t stream, const U* host, std::size_t count) : StreamArray(stream, count) {
+    if (count == 0) return;
+    std::vector<T> converted(host, host + count);
+    BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(data_, converted.data(), count * sizeof(T),
+                                         cudaMemcpyHostToDevice, stream_));
+  }
+  StreamArray(const StreamArray&) = delete;
+  StreamArray& operator=(const StreamArray&) = delete;
+  ~StreamArray() {
+    if (data_) cudaFreeAsync(data_, stream_);
+  }
+  T* data() const { return data_; }
+
+ private:
+  cudaStream_t stream_;
+  T* data_ = nullptr;
+};
+
+template <class T>
+std::vector<T> to_host_sync(cudaStream_t stream, const T* device, std::size_t count) {
+  std::vector<T> out(count);
+  if (count > 0) {
+    BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(out.data(), device, count * sizeof(T), cudaMemcpyDeviceToHost, stream));
+    BLOCKEIGS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+  return out;
+}
+
+// ---- kernels: grid-stride loops over the rows x cols elements ----------------
+
+#define BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols)                                                     \
+  for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x, total_ = (rows) * (cols); \
+       e < total_; e += std::int64_t(gridDim.x) * blockDim.x)
+
+template <class T>
+__global__ void axpby_kernel(std::int64_t rows, std::int64_t cols, T alpha, const T* x, std::int64_t ldx,
+                             T beta, T* y, std::int64_t ldy) {
+  BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols) {
+    const std::int64_t i = e / cols, j = e % cols;
+    const T ax = alpha * x[i * ldx + j];
+    y[i * ldy + j] = beta == T(0) ? ax : ax + beta * y[i * ldy + j];
+  }
+}
+
+template <class T>
+__global__ void column_axpby_kernel(std::int64_t rows, std::int64_t cols, const T* alpha, const T* x,
+                                    std::int64_t ldx, T beta, T* y, std::int64_t ldy) {
+  BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols) {
+    const std::int64_t i = e / cols, j = e % cols;
+    const T ax = alpha[j] * x[i * ldx + j];
+    y[i * ldy + j] = beta == T(0) ? ax : ax + beta * y[i * ldy + j];
+  }
+}
+
+template <class T>
+__global__ void scale_columns_kernel(std::int64_t rows, std::int64_t cols, const T* scale, T* x,
+                                     std::int64_t ld) {
+  BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols) {
+    const std::int64_t i = e / cols, j = e % cols;
+    x[i * ld + j] *= scale[j];
+  }
+}
+
+template <class T>
+__global__ void select_columns_kernel(std::int64_t rows, std::int64_t cols, const std::int64_t* columns,
+                                      const T* src, std::int64_t lds, T* dst, std::int64_t ldd) {
+  BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols) {
+    const std::int64_t i = e / cols, j = e % cols;
+    dst[i * ldd + j] = src[i * lds + columns[j]];
+  }
+}
+
+template <class T>
+__global__ void fill_random_kernel(std::int64_t rows, std::int64_t cols, T* x, std::int64_t ld,
+                                   std::uint64_t seed, std::int64_t first_row, std::int64_t first_col) {
+  BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols) {
+    const std::int64_t i = e / cols, j = e % cols;
+    x[i * ld + j] = static_cast<T>(hash_uniform(seed, first_row + i, first_col + j));
+  }
+}
+
+template <class T>
+__global__ void apply_diagonal_kernel(std::int64_t rows, std::int64_t cols, const T* d, const T* x,
+                                      std::int64_t ldx, T* y, std::int64_t ldy) {
+  BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols) {
+    const std::int64_t i = e / cols, j = e % cols;
+    y[i * ldy + j] = d[i] * x[i * ldx + j];
+  }
+}
+
+#undef BLOCKEIGS_FOR_EACH_ELEMENT
+
+// Partial column sums of squares: block b covers rows [b, b + 1) * sum_chunk_rows;
+// threads (tx, ty) take column tile + tx and every 8th row from ty (adjacent
+// threads read adjacent columns of a row: coalesced), then the 8 row phases
+// are added in order.
+template <class T>
+__global__ void column_sumsq_partial_kernel(std::int64_t rows, std::int64_t cols, const T* x,
+                                            std::int64_t ld, double* partial) {
+  __shared__ double acc[8][33];
+  const std::int64_t begin = blockIdx.x * sum_chunk_rows;
+  const std::int64_t end = min(rows, begin + sum_chunk_rows);
+  for (std::int64_t tile = 0; tile < cols; tile += 32) {
+    const std::int64_t j = tile + threadIdx.x;
+    double s = 0.0;
+    if (j < cols)
+      for (std::int64_t i = begin + threadIdx.y; i < end; i += 8) {
+        const double v = x[i * ld + j];
+        s += v * v;
+      }
+    acc[threadIdx.y][threadIdx.x] = s;
+    __syncthreads();
+    if (threadIdx.y == 0 && j < cols) {
+      double total = 0.0;
+      for (int r = 0; r < 8; ++r) total += acc[r][threadIdx.x];
+      partial[blockIdx.x * cols + j] = total;
+    }
+    __syncthreads();
+  }
+}
+
+__global__ void column_sumsq_final_kernel(std::int64_t chunks, std::int64_t cols, const double* partial,
+                                          double* out) {
+  const std::int64_t j = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
+  if (j >= cols) return;
+  double s = 0.0;
+  for (std::int64_t c = 0; c < chunks; ++c) s += partial[c * cols + j];
+  out[j] = s;
+}
+
+// ---- cuBLAS in T's precision ---------------------------------------------
+
+template <class T>
+void gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, std::int64_t m, std::int64_t n,
+          std::int64_t k, T alpha, const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c,
+          std::int64_t ldc) {
+  if constexpr (std::is_same_v<T, double>)
+    BLOCKEIGS_CUBLAS_CHECK(cublasDgemm(h, ta, tb, int(m), int(n), int(k), &alpha, a, int(lda), b, int(ldb),
+                                       &beta, c, int(ldc)));
+  else
+    BLOCKEIGS_CUBLAS_CHECK(cublasSgemm(h, ta, tb, int(m), int(n), int(k), &alpha, a, int(lda), b, int(ldb),
+                                       &beta, c, int(ldc)));
+}
+
+template <class T>
+void syrk_upper(cublasHandle_t h, std::int64_t n, std::int64_t k, const T* a, std::int64_t lda, T* c) {
+  const T one = 1, zero = 0;
+  if constexpr (std::is_same_v<T, double>)
+    BLOCKEIGS_CUBLAS_CHECK(cublasDsyrk(h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, int(n), int(k), &one, a,
+                                       int(lda), &zero, c, int(n)));
+  else
+    BLOCKEIGS_CUBLAS_CHECK(cublasSsyrk(h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, int(n), int(k), &one, a,
+                                       int(lda), &zero, c, int(n)));
+}
+
+}  // namespace
+
+template <class T>
+void gram_local(const spmm::Context& context, spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> Y,
+                double* out) {
+  const std::int64_t k1 = X.cols, k2 = Y.cols;
+  std::fill(out, out + k1 * k2, 0.0);
+  if (X.rows == 0 || k1 == 0 || k2 == 0) return;
+  const cudaStream_t stream = stream_of(context);
+  StreamArray<T> g(stream, static_cast<std::size_t>(k1 * k2));
+  // Column-major k2 x k1 = Y^T X: exactly the row-major k1 x k2 X^T Y.
+  gemm<T>(cublas_of(context), CUBLAS_OP_N, CUBLAS_OP_T, k2, k1, X.rows, T(1), Y.data, Y.ld, X.data, X.ld,
+          T(0), g.data(), k2);
+  const std::vector<T> host = to_host_sync(stream, g.data(), static_cast<std::size_t>(k1 * k2));
+  std::copy(host.begin(), host.end(), out);
+}
+
+template <class T>
+void gram_self_local(const spmm::Context& context, spmm::ConstDenseView<T> X, double* out) {
+  const std::int64_t k = X.cols;
+  std::fill(out, out + k * k, 0.0);
+  if (X.rows == 0 || k == 0) return;
+  const cudaStream_t stream = stream_of(context);
+  StreamArray<T> g(stream, static_cast<std::size_t>(k * k));
+  // X^T X = Xc Xc^T with Xc = X^T the column-major reading of X.
+  syrk_upper<T>(cublas_of(context), k, X.rows, X.data, X.ld, g.data());
+  const std::vector<T> c = to_host_sync(stream, g.data(), static_cast<std::size_t>(k * k));
+  for (std::int64_t j = 0; j < k; ++j)
+    for (std::int64_t i = 0; i <= j; ++i) out[i * k + j] = out[j * k + i] = c[i + j * k];
+}
+
+template <class T>
+void column_sumsq_local(const spmm::Context& context, spmm::ConstDenseView<T> X, double* out) {
+  const std::int64_t k = X.cols;
+  std::fill(out, out + k, 0.0);
+  if (X.rows == 0 || k == 0) return;
+  const cudaStream_t stream = stream_of(context);
+  const std::int64_t chunks = (X.rows + sum_chunk_rows - 1) / sum_chunk_rows;
+  StreamArray<double> partial(stream, static_cast<std::size_t>(chunks * k));
+  StreamArray<double> sums(stream, static_cast<std::size_t>(k));
+  column_sumsq_partial_kernel<T><<<static_cast<unsigned>(chunks), dim3(32, 8), 0, stream>>>(
+      X.rows, k, X.data, X.ld, partial.data());
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+  column_sumsq_final_kernel<<<grid_for(k), threads_per_block, 0, stream>>>(chunks, k, partial.data(),
+                                                                            sums.data());
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+  const std::vector<double> host = to_host_sync(stream, sums.data(), static_cast<std::size_t>(k));
+  std::copy(host.begin(), host.end(), out);
+}
+
+template <class T>
+void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const double* S,
+                  T beta, spmm::DenseView<T> Y) {
+  const cudaStream_t stream = stream_of(context);
+  if (X.cols == 0) {  // an empty product: Y = beta * Y (beta == 0 writes zeros)
+    spmm::cuda::scale_block(Y, beta, stream);
+    return;
+  }
+  const StreamArray<T> s(stream, S, static_cast<std::size_t>(X.cols * Y.cols));
+  // Column-major Y^T = S^T X^T: S (row-major k1 x k2) read column-major is S^T, ld k2.
+  gemm<T>(cublas_of(context), CUBLAS_OP_N, CUBLAS_OP_N, Y.cols, Y.rows, X.cols, alpha, s.data(), Y.cols,
+          X.data, X.ld, beta, Y.data, Y.ld);
+}
+
+template <class T>
+void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T beta,
+           spmm::DenseView<T> Y) {
+  if (Y.rows == 0 || Y.cols == 0) return;
+  const cudaStream_t stream = stream_of(context);
+  axpby_kernel<T><<<grid_for(Y.rows * Y.cols), threads_per_block, 0, stream>>>(Y.rows, Y.cols, alpha, X.data,
+                                                                               X.ld, beta, Y.data, Y.ld);
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void column_axpby(const spmm::Context& context, const double* alpha, spmm::ConstDenseView<T> X, T beta,
+                  spmm::DenseView<T> Y) {
+  if (Y.rows == 0 || Y.cols == 0) return;
+  const cudaStream_t stream = stream_of(context);
+  const StreamArray<T> a(stream, alpha, static_cast<std::size_t>(Y.cols));
+  column_axpby_kernel<T><<<grid_for(Y.rows * Y.cols), threads_per_block, 0, stream>>>(
+      Y.rows, Y.cols, a.data(), X.data, X.ld, beta, Y.data, Y.ld);
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void scale_columns(const spmm::Context& context, const double* scale, spmm::DenseView<T> X) {
+  if (X.rows == 0 || X.cols == 0) return;
+  const cudaStream_t stream = stream_of(context);
+  const StreamArray<T> s(stream, scale, static_cast<std::size_t>(X.cols));
+  scale_columns_kernel<T><<<grid_for(X.rows * X.cols), threads_per_block, 0, stream>>>(X.rows, X.cols, s.data(),
+                                                                                       X.data, X.ld);
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void copy_block(const spmm::Context& context, spmm::ConstDenseView<T> src, spmm::DenseView<T> dst) {
+  if (dst.rows == 0 || dst.cols == 0) return;
+  const cudaStream_t stream = stream_of(context);
+  BLOCKEIGS_CUDA_CHECK(cudaMemcpy2DAsync(dst.data, dst.ld * sizeof(T), src.data, src.ld * sizeof(T),
+                                         dst.cols * sizeof(T), dst.rows, cudaMemcpyDefault, stream));
+  // A host side must be complete (or no longer read) when the call returns.
+  if (src.space == Space::host || dst.space == Space::host)
+    BLOCKEIGS_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+template <class T>
+void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src, const std::int64_t* columns,
+                    spmm::DenseView<T> dst) {
+  if (dst.rows == 0 || dst.cols == 0) return;
+  const cudaStream_t stream = stream_of(context);
+  const StreamArray<std::int64_t> c(stream, columns, static_cast<std::size_t>(dst.cols));
+  select_columns_kernel<T><<<grid_for(dst.rows * dst.cols), threads_per_block, 0, stream>>>(
+      dst.rows, dst.cols, c.data(), src.data, src.ld, dst.data, dst.ld);
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed,
+                 std::int64_t first_row, std::int64_t first_col) {
+  if (X.rows == 0 || X.cols == 0) return;
+  fill_random_kernel<T><<<grid_for(X.rows * X.cols), threads_per_block, 0, stream_of(context)>>>(
+      X.rows, X.cols, X.data, X.ld, seed, first_row, first_col);
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseView<T> X,
+                    spmm::DenseView<T> Y) {
+  if (Y.rows == 0 || Y.cols == 0) return;
+  apply_diagonal_kernel<T><<<grid_for(Y.rows * Y.cols), threads_per_block, 0, stream_of(context)>>>(
+      Y.rows, Y.cols, d, X.data, X.ld, Y.data, Y.ld);
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
+
+#define BLOCKEIGS_INSTANTIATE(T)                                                                       \
+  template void gram_local(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, double*); \
+  template void gram_self_local(const spmm::Context&, spmm::ConstDenseView<T>, double*);              \
+  template void column_sumsq_local(const spmm::Context&, spmm::ConstDenseView<T>, double*);           \
+  template void block_update(const spmm::Context&, T, spmm::ConstDenseView<T>, const double*, T,      \
+                             spmm::DenseView<T>);                                                     \
+  template void axpby(const spmm::Context&, T, spmm::ConstDenseView<T>, T, spmm::DenseView<T>);       \
+  template void column_axpby(const spmm::Context&, const double*, spmm::ConstDenseView<T>, T,         \
+                             spmm::DenseView<T>);                                                     \
+  template void scale_columns(const spmm::Context&, const double*, spmm::DenseView<T>);               \
+  template void copy_block(const spmm::Context&, spmm::ConstDenseView<T>, spmm::DenseView<T>);        \
+  template void select_columns(const spmm::Context&, spmm::ConstDenseView<T>, const std::int64_t*,    \
+                               spmm::DenseView<T>);                                                   \
+  template void fill_random(const spmm::Context&, spmm::DenseView<T>, std::uint64_t, std::int64_t,    \
+                            std::int64_t);                                                            \
+  template void apply_diagonal(const spmm::Context&, const T*, spmm::ConstDenseView<T>, spmm::DenseView<T>);
+
+BLOCKEIGS_INSTANTIATE(float)
+BLOCKEIGS_INSTANTIATE(double)
+#undef BLOCKEIGS_INSTANTIATE
+
+}  // namespace blockeigs::solver::device_ops

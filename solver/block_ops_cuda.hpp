@@ -1,0 +1,55 @@
+// Device halves of the block operations (solver/block_ops.hpp), implemented
+// in block_ops_cuda.cu with cuBLAS and small kernels. Private to the solver
+// library: callers use block_ops.hpp, which dispatches on the views' space.
+// Small matrices and vectors arrive as host arrays and are staged on the
+// context's stream. Functions that return host data synchronise the stream.
+#pragma once
+
+#ifdef BLOCKEIGS_HAVE_CUDA
+
+#include <cstdint>
+
+#include "spmm/context.hpp"
+#include "spmm/dense.hpp"
+
+namespace blockeigs::solver::device_ops {
+
+// out (k1 x k2, row-major, host) = X^T Y on this rank's rows.
+template <class T>
+void gram_local(const spmm::Context& context, spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> Y,
+                double* out);
+// out (k x k) = X^T X, both triangles filled.
+template <class T>
+void gram_self_local(const spmm::Context& context, spmm::ConstDenseView<T> X, double* out);
+// out[j] = sum_i X(i, j)^2 on this rank's rows, in a fixed order.
+template <class T>
+void column_sumsq_local(const spmm::Context& context, spmm::ConstDenseView<T> X, double* out);
+
+template <class T>
+void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const double* S,
+                  T beta, spmm::DenseView<T> Y);
+template <class T>
+void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T beta,
+           spmm::DenseView<T> Y);
+template <class T>
+void column_axpby(const spmm::Context& context, const double* alpha, spmm::ConstDenseView<T> X,
+                  T beta, spmm::DenseView<T> Y);
+template <class T>
+void scale_columns(const spmm::Context& context, const double* scale, spmm::DenseView<T> X);
+// Either side may be on the host; the copy completes before the call returns
+// when one is.
+template <class T>
+void copy_block(const spmm::Context& context, spmm::ConstDenseView<T> src, spmm::DenseView<T> dst);
+template <class T>
+void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src,
+                    const std::int64_t* columns, spmm::DenseView<T> dst);
+template <class T>
+void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed,
+                 std::int64_t first_row, std::int64_t first_col);
+template <class T>
+void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseView<T> X,
+                    spmm::DenseView<T> Y);
+
+}  // namespace blockeigs::solver::device_ops
+
+#endif  // BLOCKEIGS_HAVE_CUDA

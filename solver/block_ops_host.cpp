@@ -1,0 +1,376 @@
+// Block operations: the host implementations (OpenBLAS, OpenMP) and the
+// dispatch to the device ones by the views' memory space.
+#include "solver/block_ops.hpp"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+#include "core/error.hpp"
+#include "solver/block_ops_cuda.hpp"
+#include "solver/collective.hpp"
+
+namespace blockeigs::solver {
+namespace {
+
+// Rows per partial sum in column_norms: partials are summed in chunk order, so
+// the result does not depend on the OpenMP thread count.
+constexpr std::int64_t sum_chunk_rows = 1024;
+
+[[noreturn]] void no_device_build() {
+  throw Error("a block operation got device memory, but block-eigs was built without CUDA");
+}
+
+bool on_device(Space space) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+  return space == Space::device;
+#else
+  if (space == Space::device) no_device_build();
+  return false;
+#endif
+}
+
+template <class A, class B>
+void require_same_space(const char* what, const A& a, const B& b) {
+  if (a.space != b.space)
+    throw Error(detail::concat(what, ": blocks in different memory spaces (", to_string(a.space),
+                               " and ", to_string(b.space), ")"));
+}
+
+template <class A, class B>
+void require_same_rows(const char* what, const A& a, const B& b) {
+  if (a.rows != b.rows)
+    throw Error(detail::concat(what, ": blocks with ", a.rows, " and ", b.rows, " rows"));
+}
+
+// Row-major GEMM through CBLAS in T's precision.
+template <class T>
+void gemm_row_major(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, std::int64_t m, std::int64_t n,
+                    std::int64_t k, T alpha, const T* a, std::int64_t lda, const T* b, std::int64_t ldb,
+                    T beta, T* c, std::int64_t ldc) {
+  if constexpr (std::is_same_v<T, double>)
+    cblas_dgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), alpha, a, int(lda), b, int(ldb), beta,
+                c, int(ldc));
+  else
+    cblas_sgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), alpha, a, int(lda), b, int(ldb), beta,
+                c, int(ldc));
+}
+
+template <class T>
+std::vector<double> host_gram_local(spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> Y) {
+  std::vector<T> local(static_cast<std::size_t>(X.cols * Y.cols), T(0));
+  if (X.rows > 0 && X.cols > 0 && Y.cols > 0)
+    gemm_row_major<T>(CblasTrans, CblasNoTrans, X.cols, Y.cols, X.rows, T(1), X.data, X.ld, Y.data,
+                      Y.ld, T(0), local.data(), Y.cols);
+  return {local.begin(), local.end()};
+}
+
+template <class T>
+std::vector<double> host_gram_self_local(spmm::ConstDenseView<T> X) {
+  const std::int64_t k = X.cols;
+  std::vector<T> local(static_cast<std::size_t>(k * k), T(0));
+  if (X.rows > 0 && k > 0) {
+    if constexpr (std::is_same_v<T, double>)
+      cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, int(k), int(X.rows), 1.0, X.data, int(X.ld),
+                  0.0, local.data(), int(k));
+    else
+      cblas_ssyrk(CblasRowMajor, CblasUpper, CblasTrans, int(k), int(X.rows), 1.0f, X.data, int(X.ld),
+                  0.0f, local.data(), int(k));
+    for (std::int64_t i = 0; i < k; ++i)
+      for (std::int64_t j = 0; j < i; ++j) local[i * k + j] = local[j * k + i];
+  }
+  return {local.begin(), local.end()};
+}
+
+template <class T>
+std::vector<double> host_column_sumsq_local(spmm::ConstDenseView<T> X) {
+  const std::int64_t k = X.cols;
+  const std::int64_t chunks = (X.rows + sum_chunk_rows - 1) / sum_chunk_rows;
+  std::vector<double> partial(static_cast<std::size_t>(chunks * k), 0.0);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    double* out = partial.data() + c * k;
+    const std::int64_t end = std::min(X.rows, (c + 1) * sum_chunk_rows);
+    for (std::int64_t i = c * sum_chunk_rows; i < end; ++i)
+      for (std::int64_t j = 0; j < k; ++j) {
+        const double x = X.data[i * X.ld + j];
+        out[j] += x * x;
+      }
+  }
+  std::vector<double> sums(static_cast<std::size_t>(k), 0.0);
+  for (std::int64_t c = 0; c < chunks; ++c)
+    for (std::int64_t j = 0; j < k; ++j) sums[j] += partial[c * k + j];
+  return sums;
+}
+
+}  // namespace
+
+HostMatrix HostMatrix::identity(std::int64_t n) {
+  HostMatrix I(n, n);
+  for (std::int64_t i = 0; i < n; ++i) I(i, i) = 1.0;
+  return I;
+}
+
+HostMatrix HostMatrix::block(std::int64_t r0, std::int64_t nr, std::int64_t c0, std::int64_t nc) const {
+  BLOCKEIGS_ASSERT(r0 >= 0 && c0 >= 0 && r0 + nr <= rows_ && c0 + nc <= cols_);
+  HostMatrix out(nr, nc);
+  for (std::int64_t i = 0; i < nr; ++i)
+    for (std::int64_t j = 0; j < nc; ++j) out(i, j) = (*this)(r0 + i, c0 + j);
+  return out;
+}
+
+void allreduce_sum(MPI_Comm comm, double* values, std::size_t count) {
+  int rank = 0, size = 1;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &size));
+  if (size == 1 || count == 0) return;
+  const int n = static_cast<int>(count);
+  // Binomial tree towards rank 0: at distance d, rank r (a multiple of 2d)
+  // adds rank r + d's partial sum to its own, always as (left + right), so the
+  // association depends only on the rank count.
+  std::vector<double> incoming(count);
+  for (int d = 1; d < size; d *= 2) {
+    if (rank % (2 * d) == d) {
+      BLOCKEIGS_MPI_CHECK(MPI_Send(values, n, MPI_DOUBLE, rank - d, reduce_tag, comm));
+      break;
+    }
+    if (rank % (2 * d) == 0 && rank + d < size) {
+      BLOCKEIGS_MPI_CHECK(
+          MPI_Recv(incoming.data(), n, MPI_DOUBLE, rank + d, reduce_tag, comm, MPI_STATUS_IGNORE));
+      for (std::size_t i = 0; i < count; ++i) values[i] += incoming[i];
+    }
+  }
+  BLOCKEIGS_MPI_CHECK(MPI_Bcast(values, n, MPI_DOUBLE, 0, comm));
+}
+
+template <class T>
+HostMatrix gram(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
+                spmm::ConstDenseView<T> Y) {
+  require_same_space("gram", X, Y);
+  require_same_rows("gram", X, Y);
+  HostMatrix G(X.cols, Y.cols);
+  if (on_device(X.space)) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+    device_ops::gram_local(context, X, Y, G.data());
+#endif
+  } else {
+    G.values() = host_gram_local(X, Y);
+  }
+  allreduce_sum(comm, G.data(), G.values().size());
+  return G;
+}
+
+template <class T>
+HostMatrix gram(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X) {
+  HostMatrix G(X.cols, X.cols);
+  if (on_device(X.space)) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+    device_ops::gram_self_local(context, X, G.data());
+#endif
+  } else {
+    G.values() = host_gram_self_local(X);
+  }
+  allreduce_sum(comm, G.data(), G.values().size());
+  return G;
+}
+
+template <class T>
+std::vector<double> column_norms(const spmm::Context& context, MPI_Comm comm,
+                                 spmm::ConstDenseView<T> X) {
+  std::vector<double> sums(static_cast<std::size_t>(X.cols), 0.0);
+  if (on_device(X.space)) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+    device_ops::column_sumsq_local(context, X, sums.data());
+#endif
+  } else {
+    sums = host_column_sumsq_local(X);
+  }
+  allreduce_sum(comm, sums.data(), sums.size());
+  for (double& s : sums) s = std::sqrt(s);
+  return sums;
+}
+
+template <class T>
+void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X,
+                  const HostMatrix& S, T beta, spmm::DenseView<T> Y) {
+  require_same_space("block_update", X, Y);
+  require_same_rows("block_update", X, Y);
+  if (S.rows() != X.cols || S.cols() != Y.cols)
+    throw Error(detail::concat("block_update: X has ", X.cols, " columns and Y ", Y.cols,
+                               ", but S is ", S.rows(), " x ", S.cols()));
+  if (Y.rows == 0 || Y.cols == 0) return;
+  if (on_device(Y.space)) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+    device_ops::block_update(context, alpha, X, S.data(), beta, Y);
+#endif
+    return;
+  }
+  if (X.cols == 0) {  // an empty product: Y = beta * Y, never reading Y when beta == 0
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < Y.rows; ++i)
+      for (std::int64_t j = 0; j < Y.cols; ++j)
+        Y.data[i * Y.ld + j] = beta == T(0) ? T(0) : beta * Y.data[i * Y.ld + j];
+    return;
+  }
+  std::vector<T> s(S.values().begin(), S.values().end());
+  gemm_row_major<T>(CblasNoTrans, CblasNoTrans, Y.rows, Y.cols, X.cols, alpha, X.data, X.ld, s.data(),
+                    S.cols(), beta, Y.data, Y.ld);
+}
+
+template <class T>
+void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T beta,
+           spmm::DenseView<T> Y) {
+  require_same_space("axpby", X, Y);
+  require_same_rows("axpby", X, Y);
+  BLOCKEIGS_ASSERT(X.cols == Y.cols);
+  if (on_device(Y.space)) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+    device_ops::axpby(context, alpha, X, beta, Y);
+#endif
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < Y.rows; ++i) {
+    const T* x = X.data + i * X.ld;
+    T* y = Y.data + i * Y.ld;
+    if (beta == T(0))
+      for (std::int64_t j = 0; j < Y.cols; ++j) y[j] = alpha * x[j];
+    else
+      for (std::int64_t j = 0; j < Y.cols; ++j) y[j] = alpha * x[j] + beta * y[j];
+  }
+}
+
+template <class T>
+void column_axpby(const spmm::Context& context, const std::vector<double>& alpha,
+                  spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y) {
+  require_same_space("column_axpby", X, Y);
+  require_same_rows("column_axpby", X, Y);
+  BLOCKEIGS_ASSERT(X.cols == Y.cols && std::int64_t(alpha.size()) == Y.cols);
+  if (on_device(Y.space)) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+    device_ops::column_axpby(context, alpha.data(), X, beta, Y);
+#endif
+    return;
+  }
+  const std::vector<T> a(alpha.begin(), alpha.end());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < Y.rows; ++i) {
+    const T* x = X.data + i * X.ld;
+    T* y = Y.data + i * Y.ld;
+    if (beta == T(0))
+      for (std::int64_t j = 0; j < Y.cols; ++j) y[j] = a[j] * x[j];
+    else
+      for (std::int64_t j = 0; j < Y.cols; ++j) y[j] = a[j] * x[j] + beta * y[j];
+  }
+}
+
+template <class T>
+void scale_columns(const spmm::Context& context, const std::vector<double>& scale,
+                   spmm::DenseView<T> X) {
+  BLOCKEIGS_ASSERT(std::int64_t(scale.size()) == X.cols);
+  if (on_device(X.space)) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+    device_ops::scale_columns(context, scale.data(), X);
+#endif
+    return;
+  }
+  const std::vector<T> s(scale.begin(), scale.end());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < X.rows; ++i)
+    for (std::int64_t j = 0; j < X.cols; ++j) X.data[i * X.ld + j] *= s[j];
+}
+
+template <class T>
+void copy_block(const spmm::Context& context, spmm::ConstDenseView<T> src, spmm::DenseView<T> dst) {
+  require_same_rows("copy_block", src, dst);
+  if (src.cols != dst.cols)
+    throw Error(detail::concat("copy_block: ", src.cols, " columns into ", dst.cols));
+  if (on_device(src.space) || on_device(dst.space)) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+    device_ops::copy_block(context, src, dst);
+#endif
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < dst.rows; ++i)
+    std::copy_n(src.data + i * src.ld, dst.cols, dst.data + i * dst.ld);
+}
+
+template <class T>
+void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src,
+                    const std::vector<std::int64_t>& columns, spmm::DenseView<T> dst) {
+  require_same_space("select_columns", src, dst);
+  require_same_rows("select_columns", src, dst);
+  BLOCKEIGS_ASSERT(std::int64_t(columns.size()) == dst.cols);
+  for (std::int64_t c : columns)
+    if (c < 0 || c >= src.cols)
+      throw Error(detail::concat("select_columns: column ", c, " of a block with ", src.cols));
+  if (on_device(dst.space)) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+    device_ops::select_columns(context, src, columns.data(), dst);
+#endif
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < dst.rows; ++i)
+    for (std::int64_t j = 0; j < dst.cols; ++j) dst.data[i * dst.ld + j] = src.data[i * src.ld + columns[j]];
+}
+
+template <class T>
+void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed,
+                 std::int64_t first_row, std::int64_t first_col) {
+  if (on_device(X.space)) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+    device_ops::fill_random(context, X, seed, first_row, first_col);
+#endif
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < X.rows; ++i)
+    for (std::int64_t j = 0; j < X.cols; ++j)
+      X.data[i * X.ld + j] = static_cast<T>(hash_uniform(seed, first_row + i, first_col + j));
+}
+
+template <class T>
+void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseView<T> X,
+                    spmm::DenseView<T> Y) {
+  require_same_space("apply_diagonal", X, Y);
+  require_same_rows("apply_diagonal", X, Y);
+  BLOCKEIGS_ASSERT(X.cols == Y.cols);
+  if (on_device(Y.space)) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+    device_ops::apply_diagonal(context, d, X, Y);
+#endif
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < Y.rows; ++i)
+    for (std::int64_t j = 0; j < Y.cols; ++j) Y.data[i * Y.ld + j] = d[i] * X.data[i * X.ld + j];
+}
+
+#define BLOCKEIGS_INSTANTIATE(T)                                                                    \
+  template HostMatrix gram(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>,                \
+                           spmm::ConstDenseView<T>);                                               \
+  template HostMatrix gram(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>);               \
+  template std::vector<double> column_norms(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>); \
+  template void block_update(const spmm::Context&, T, spmm::ConstDenseView<T>, const HostMatrix&, T, \
+                             spmm::DenseView<T>);                                                  \
+  template void axpby(const spmm::Context&, T, spmm::ConstDenseView<T>, T, spmm::DenseView<T>);    \
+  template void column_axpby(const spmm::Context&, const std::vector<double>&,                     \
+                             spmm::ConstDenseView<T>, T, spmm::DenseView<T>);                      \
+  template void scale_columns(const spmm::Context&, const std::vector<double>&, spmm::DenseView<T>); \
+  template void copy_block(const spmm::Context&, spmm::ConstDenseView<T>, spmm::DenseView<T>);     \
+  template void select_columns(const spmm::Context&, spmm::ConstDenseView<T>,                      \
+                               const std::vector<std::int64_t>&, spmm::DenseView<T>);              \
+  template void fill_random(const spmm::Context&, spmm::DenseView<T>, std::uint64_t, std::int64_t, \
+                            std::int64_t);                                                         \
+  template void apply_diagonal(const spmm::Context&, const T*, spmm::ConstDenseView<T>,            \
+                               spmm::DenseView<T>);
+
+BLOCKEIGS_INSTANTIATE(float)
+BLOCKEIGS_INSTANTIATE(double)
+#undef BLOCKEIGS_INSTANTIATE
+
+}  // namespace blockeigs::solver
