@@ -1,0 +1,136 @@
+// operator-bench: times the distributed operator's apply on the ranks it is
+// started with (one GPU each, or the CPU backend) and splits the time into
+// pack, local SpMM, communication wait, unpack and halo SpMM, plus the overlap
+// achieved between communication and the local multiply.
+//   mpirun -np 2 operator-bench --grid 256 --width 16
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "io/generators.hpp"
+#include "solver/collective.hpp"
+#include "solver/device_selection.hpp"
+#include "solver/distributed_operator.hpp"
+
+namespace {
+
+using namespace blockeigs;
+
+struct Options {
+  std::int64_t grid = 128;
+  std::int64_t width = 16;
+  int reps = 20;
+  Backend backend = Backend::automatic;
+  bool fp32 = false;
+};
+
+const char* const usage =
+    "usage: mpirun -np N operator-bench [--grid N] [--width K] [--reps R] [--backend cpu|cuda|auto] [--fp32]\n"
+    "Times Y = A X for the 7-point Laplacian on an N^3 grid and a K-column block.\n";
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+// The slowest rank's time for one call of `step`, on every rank.
+template <class Step>
+double timed(MPI_Comm comm, const spmm::Context& context, Step&& step) {
+  MPI_Barrier(comm);
+  const double start = MPI_Wtime();
+  step();
+  context.synchronize();
+  double local = MPI_Wtime() - start, slowest = 0;
+  MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return slowest;
+}
+
+template <class T>
+void run(const Options& options, MPI_Comm comm) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &ranks);
+  const spmm::Context context = solver::make_context(options.backend, comm);
+  io::GeneratorSpec spec{io::GeneratorKind::laplacian_3d, options.grid, options.grid, options.grid, 7};
+  const auto offsets = io::generated_row_offsets(spec);
+  const auto partition = solver::RowPartition::balanced(offsets, ranks);
+  solver::DistributedOperator<T> op(comm, context,
+                                    io::generate_rows(spec, partition.begin(rank), partition.end(rank)), partition);
+  const std::int64_t m = op.local_rows(), k = options.width;
+  std::vector<T> host(static_cast<std::size_t>(m * k));
+  for (std::int64_t e = 0; e < m * k; ++e) host[e] = T(1) + T(e % 7) / T(8);  // never time on zeros
+  spmm::DenseBlock<T> X(context.space(), m, k), Y(context.space(), m, k);
+  spmm::copy_bytes(X.data(), context.space(), host.data(), Space::host, sizeof(T) * host.size());
+
+  for (int i = 0; i < 3; ++i) op.apply(T(1), X.view(), T(0), Y.view());
+  std::vector<double> full, exchange, multiply;
+  for (int i = 0; i < options.reps; ++i) {
+    full.push_back(timed(comm, context, [&] { op.apply(T(1), X.view(), T(0), Y.view()); }));
+    exchange.push_back(timed(comm, context, [&] { op.exchange_only(X.view()); }));
+    multiply.push_back(timed(comm, context, [&] { op.multiply_only(T(1), X.view(), T(0), Y.view()); }));
+  }
+  op.set_profiling(true);
+  op.reset_timings();
+  for (int i = 0; i < options.reps; ++i) timed(comm, context, [&] { op.apply(T(1), X.view(), T(0), Y.view()); });
+  const solver::ApplyTimings& t = op.timings();
+  double parts[6] = {t.pack, t.local_spmm, t.wait, t.unpack, t.halo_spmm, t.total}, worst[6];
+  MPI_Reduce(parts, worst, 6, MPI_DOUBLE, MPI_MAX, 0, comm);
+  long long halo = op.halo_plan().halo_rows(), max_halo = 0;
+  MPI_Reduce(&halo, &max_halo, 1, MPI_LONG_LONG, MPI_MAX, 0, comm);
+
+  const double f = median(full), e = median(exchange), mu = median(multiply);
+  // Overlap: how much of the shorter of communication and multiply was hidden.
+  const double overlap = std::clamp((e + mu - f) / std::max(1e-12, std::min(e, mu)), 0.0, 1.0);
+  if (rank == 0) {
+    const double per = 1e3 / t.calls;
+    std::printf("operator-bench: 7-point Laplacian %lld^3 (%lld rows), width %lld, %s, %d rank(s), %s%s\n",
+                (long long)options.grid, (long long)partition.global_rows(), (long long)k,
+                sizeof(T) == 8 ? "fp64" : "fp32", ranks, context.space() == Space::device ? "cuda" : "cpu",
+                context.space() == Space::device
+                    ? (op.device_pointers_to_mpi() ? ", CUDA-aware MPI" : ", halo staged through host")
+                    : "");
+    std::printf("  apply (median of %d)        %9.3f ms\n", options.reps, f * 1e3);
+    std::printf("  exchange only               %9.3f ms   (max halo rows per rank %lld)\n", e * 1e3, max_halo);
+    std::printf("  multiply only               %9.3f ms\n", mu * 1e3);
+    std::printf("  overlap achieved            %9.0f %%\n", overlap * 100);
+    std::printf("  profiled split (slowest rank, synchronised per phase, mean per apply):\n");
+    std::printf("    pack %.3f  local SpMM %.3f  wait %.3f  unpack %.3f  halo SpMM %.3f  total %.3f ms\n",
+                worst[0] * per, worst[1] * per, worst[2] * per, worst[3] * per, worst[4] * per, worst[5] * per);
+    std::printf("CSV,operator,%lld,%lld,%s,%d,%.6f,%.6f,%.6f,%.3f\n", (long long)options.grid, (long long)k,
+                sizeof(T) == 8 ? "fp64" : "fp32", ranks, f * 1e3, e * 1e3, mu * 1e3, overlap);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  Options options;
+  int code = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (a == "--grid") options.grid = std::stoll(next());
+    else if (a == "--width") options.width = std::stoll(next());
+    else if (a == "--reps") options.reps = std::stoi(next());
+    else if (a == "--fp32") options.fp32 = true;
+    else if (a == "--backend") options.backend = parse_backend(next()).value_or(Backend::automatic);
+    else {
+      std::fputs(usage, stderr);
+      code = 2;
+    }
+  }
+  if (code == 0) {
+    try {
+      if (options.fp32) run<float>(options, MPI_COMM_WORLD);
+      else run<double>(options, MPI_COMM_WORLD);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "operator-bench: %s\n", e.what());
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+  }
+  MPI_Finalize();
+  return code;
+}
