@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   openmpi-bin libopenmpi-dev
-  libhdf5-openmpi-dev hdf5-tools
+  libhdf5-openmpi-dev hdf5-tools zlib1g-dev
   libyaml-cpp-dev
   googletest libgtest-dev libgmock-dev
   libopenblas-dev liblapacke-dev
