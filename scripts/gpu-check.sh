@@ -19,7 +19,7 @@ note() { summary+=("$1"); }
 
 echo "== device"; nvidia-smi --query-gpu=index,name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
 gpus=$(nvidia-smi -L | wc -l)
-echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)  date $(date -u +%F)"
+echo "commit $(git rev-parse --short HEAD 2>/dev/null || cat gpu-carry/COMMIT 2>/dev/null || echo unknown)  date $(date -u +%F)"
 
 echo "== build"
 start=$SECONDS
