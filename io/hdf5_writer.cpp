@@ -1,0 +1,136 @@
+#include "io/hdf5_writer.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <utility>
+
+#include "core/error.hpp"
+#include "io/hdf5_handle.hpp"
+
+namespace blockeigs::io {
+namespace {
+
+void check(herr_t status, const std::string& path, const std::string& what) {
+  if (status < 0) fail_input(path, ": could not ", what);
+}
+
+hid_t checked(hid_t id, const std::string& path, const std::string& what) {
+  if (id < 0) fail_input(path, ": could not ", what);
+  return id;
+}
+
+// Creates the parent groups of "/a/b/name" as needed.
+hid_t link_properties() {
+  hid_t properties = H5Pcreate(H5P_LINK_CREATE);
+  H5Pset_create_intermediate_group(properties, 1);
+  return properties;
+}
+
+}  // namespace
+
+std::string temporary_output_name(const std::string& path) { return path + ".partial"; }
+
+Hdf5Writer::Hdf5Writer(const std::string& path, bool create) : path_(path) {
+  silence_hdf5_errors();
+  const std::string file = temporary_output_name(path);
+  file_ = create ? H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)
+                 : H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  if (file_ < 0) fail_input(path, ": cannot ", create ? "create" : "open", " the output file (", file, ")");
+}
+
+Hdf5Writer::~Hdf5Writer() {
+  if (file_ >= 0) H5Fclose(file_);
+}
+
+void Hdf5Writer::close() {
+  if (file_ >= 0) check(H5Fclose(static_cast<hid_t>(std::exchange(file_, -1))), path_, "close the output file");
+}
+
+void Hdf5Writer::write(const std::string& name, const std::vector<double>& values) {
+  write_matrix(name, static_cast<std::int64_t>(values.size()), 1, values);
+}
+
+void Hdf5Writer::write(const std::string& name, const std::vector<std::int64_t>& values) {
+  const hsize_t dims[1] = {values.size()};
+  Id space(checked(H5Screate_simple(1, dims, nullptr), path_, "make a dataspace"), H5Sclose);
+  Id lcpl(link_properties(), H5Pclose);
+  Id set(checked(H5Dcreate2(file_, name.c_str(), H5T_STD_I64LE, space.get(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
+                 path_, "create " + name),
+         H5Dclose);
+  if (!values.empty())
+    check(H5Dwrite(set.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()), path_, "write " + name);
+}
+
+void Hdf5Writer::write_matrix(const std::string& name, std::int64_t rows, std::int64_t cols,
+                              const std::vector<double>& values) {
+  create_matrix(name, rows, cols);
+  write_rows(name, 0, rows, cols, values.data());
+}
+
+void Hdf5Writer::create_matrix(const std::string& name, std::int64_t rows, std::int64_t cols) {
+  const hsize_t dims[2] = {static_cast<hsize_t>(rows), static_cast<hsize_t>(cols)};
+  Id space(checked(H5Screate_simple(cols == 1 ? 1 : 2, dims, nullptr), path_, "make a dataspace"), H5Sclose);
+  Id lcpl(link_properties(), H5Pclose);
+  Id set(checked(H5Dcreate2(file_, name.c_str(), H5T_IEEE_F64LE, space.get(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
+                 path_, "create " + name),
+         H5Dclose);
+}
+
+void Hdf5Writer::write_rows(const std::string& name, std::int64_t first_row, std::int64_t rows, std::int64_t cols,
+                            const double* data) {
+  if (rows == 0 || cols == 0) return;
+  Id set(checked(H5Dopen2(file_, name.c_str(), H5P_DEFAULT), path_, "open " + name), H5Dclose);
+  Id file_space(H5Dget_space(set.get()), H5Sclose);
+  const int rank = H5Sget_simple_extent_ndims(file_space.get());
+  const hsize_t start[2] = {static_cast<hsize_t>(first_row), 0};
+  const hsize_t count[2] = {static_cast<hsize_t>(rows), static_cast<hsize_t>(cols)};
+  check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr), path_,
+        "select rows of " + name);
+  Id memory(H5Screate_simple(rank, count, nullptr), H5Sclose);
+  check(H5Dwrite(set.get(), H5T_NATIVE_DOUBLE, memory.get(), file_space.get(), H5P_DEFAULT, data), path_,
+        "write " + name);
+}
+
+void Hdf5Writer::write_string(const std::string& name, const std::string& text) {
+  Id type(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(type.get(), std::max<std::size_t>(1, text.size()));
+  Id space(H5Screate(H5S_SCALAR), H5Sclose);
+  Id lcpl(link_properties(), H5Pclose);
+  Id set(checked(H5Dcreate2(file_, name.c_str(), type.get(), space.get(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
+                 path_, "create " + name),
+         H5Dclose);
+  check(H5Dwrite(set.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, text.c_str()), path_, "write " + name);
+}
+
+void Hdf5Writer::attribute(const std::string& object, const std::string& name, const std::string& value) {
+  Id type(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(type.get(), std::max<std::size_t>(1, value.size()));
+  Id space(H5Screate(H5S_SCALAR), H5Sclose);
+  Id attr(checked(H5Acreate_by_name(file_, object.c_str(), name.c_str(), type.get(), space.get(), H5P_DEFAULT,
+                                    H5P_DEFAULT, H5P_DEFAULT),
+                  path_, "create attribute " + name),
+          H5Aclose);
+  check(H5Awrite(attr.get(), type.get(), value.c_str()), path_, "write attribute " + name);
+}
+
+void Hdf5Writer::attribute(const std::string& object, const std::string& name, double value) {
+  Id space(H5Screate(H5S_SCALAR), H5Sclose);
+  Id attr(checked(H5Acreate_by_name(file_, object.c_str(), name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT,
+                                    H5P_DEFAULT, H5P_DEFAULT),
+                  path_, "create attribute " + name),
+          H5Aclose);
+  check(H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, &value), path_, "write attribute " + name);
+}
+
+void commit_output(const std::string& path) {
+  std::error_code error;
+  std::filesystem::rename(temporary_output_name(path), path, error);
+  if (error) fail_input(path, ": cannot move the finished output into place: ", error.message());
+}
+
+void discard_output(const std::string& path) noexcept {
+  std::error_code ignored;
+  std::filesystem::remove(temporary_output_name(path), ignored);
+}
+
+}  // namespace blockeigs::io

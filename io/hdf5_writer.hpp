@@ -1,0 +1,52 @@
+// A small HDF5 writer for solver results: one-dimensional and row-major
+// two-dimensional datasets, string and numeric attributes, and matrices
+// written a row block at a time (each rank its own rows, in rank order with
+// serial HDF5). Files are created under a temporary name and moved into
+// place by commit_output(), so a failed run leaves no half-written result.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace blockeigs::io {
+
+// The temporary name a result file is written under before commit_output.
+std::string temporary_output_name(const std::string& path);
+
+class Hdf5Writer {
+ public:
+  // create == true: a new file (replacing any old one at that name);
+  // false: open an existing file to add rows.
+  Hdf5Writer(const std::string& path, bool create);
+  Hdf5Writer(const Hdf5Writer&) = delete;
+  Hdf5Writer& operator=(const Hdf5Writer&) = delete;
+  ~Hdf5Writer();
+
+  void write(const std::string& name, const std::vector<double>& values);
+  void write(const std::string& name, const std::vector<std::int64_t>& values);
+  // rows x cols, row-major.
+  void write_matrix(const std::string& name, std::int64_t rows, std::int64_t cols, const std::vector<double>& values);
+  void write_string(const std::string& name, const std::string& text);
+  void attribute(const std::string& object, const std::string& name, const std::string& value);
+  void attribute(const std::string& object, const std::string& name, double value);
+
+  // A rows x cols float64 dataset to be filled by write_rows.
+  void create_matrix(const std::string& name, std::int64_t rows, std::int64_t cols);
+  // Rows [first_row, first_row + rows) of a dataset made by create_matrix; `data` row-major with leading dimension cols.
+  void write_rows(const std::string& name, std::int64_t first_row, std::int64_t rows, std::int64_t cols,
+                  const double* data);
+
+  void close();
+
+ private:
+  std::string path_;
+  long long file_ = -1;  // hid_t
+};
+
+// Moves the finished temporary file onto `path`.
+void commit_output(const std::string& path);
+// Removes the temporary file, if any (after a failure).
+void discard_output(const std::string& path) noexcept;
+
+}  // namespace blockeigs::io

@@ -1,0 +1,94 @@
+// The result writer: datasets and attributes read back with the HDF5 C API,
+// row blocks assembled into one matrix, and the temporary-then-rename rule.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <filesystem>
+#include <vector>
+
+#include "core/error.hpp"
+#include "io/hdf5_writer.hpp"
+
+namespace blockeigs::io {
+namespace {
+
+std::filesystem::path scratch(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / "blockeigs_writer_test";
+  std::filesystem::create_directories(dir);
+  return dir / name;
+}
+
+std::vector<double> read_doubles(hid_t file, const char* name) {
+  hid_t set = H5Dopen2(file, name, H5P_DEFAULT);
+  EXPECT_GE(set, 0) << name;
+  hid_t space = H5Dget_space(set);
+  std::vector<double> out(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)));
+  H5Dread(set, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data());
+  H5Sclose(space);
+  H5Dclose(set);
+  return out;
+}
+
+TEST(Hdf5Writer, WritesAndCommits) {
+  const std::string path = scratch("results.h5").string();
+  std::filesystem::remove(path);
+  {
+    Hdf5Writer writer(path, true);
+    writer.write("/eigenvalues", std::vector<double>{1.5, 2.5, 3.5});
+    writer.write("/iterations", std::vector<std::int64_t>{7});
+    writer.write_matrix("/history/residuals", 2, 3, {1, 2, 3, 4, 5, 6});
+    writer.write_string("/config", "matrix: {}\n");
+    writer.attribute("/", "app", std::string("block-eigs"));
+    writer.attribute("/eigenvalues", "tolerance", 1e-6);
+    writer.create_matrix("/eigenvectors", 5, 2);
+    writer.close();
+  }
+  // Rows added in two blocks by reopening, as ranks do in turn.
+  {
+    Hdf5Writer writer(path, false);
+    const double top[] = {1, 2, 3, 4};
+    writer.write_rows("/eigenvectors", 0, 2, 2, top);
+  }
+  {
+    Hdf5Writer writer(path, false);
+    const double bottom[] = {5, 6, 7, 8, 9, 10};
+    writer.write_rows("/eigenvectors", 2, 3, 2, bottom);
+  }
+  EXPECT_FALSE(std::filesystem::exists(path));  // not there until committed
+  commit_output(path);
+  ASSERT_TRUE(std::filesystem::exists(path));
+  EXPECT_FALSE(std::filesystem::exists(temporary_output_name(path)));
+
+  hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  EXPECT_EQ(read_doubles(file, "/eigenvalues"), (std::vector<double>{1.5, 2.5, 3.5}));
+  EXPECT_EQ(read_doubles(file, "/history/residuals"), (std::vector<double>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(read_doubles(file, "/eigenvectors"), (std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
+  double tolerance = 0;
+  hid_t attr = H5Aopen_by_name(file, "/eigenvalues", "tolerance", H5P_DEFAULT, H5P_DEFAULT);
+  H5Aread(attr, H5T_NATIVE_DOUBLE, &tolerance);
+  H5Aclose(attr);
+  EXPECT_EQ(tolerance, 1e-6);
+  H5Fclose(file);
+}
+
+TEST(Hdf5Writer, FailureLeavesNothing) {
+  const std::string path = "/nonexistent-dir/results.h5";
+  try {
+    Hdf5Writer writer(path, true);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("nonexistent-dir/results.h5"), std::string::npos) << e.what();
+  }
+  const std::string other = scratch("discarded.h5").string();
+  {
+    Hdf5Writer writer(other, true);
+    writer.write("/x", std::vector<double>{1});
+  }
+  discard_output(other);
+  EXPECT_FALSE(std::filesystem::exists(temporary_output_name(other)));
+  EXPECT_FALSE(std::filesystem::exists(other));
+}
+
+}  // namespace
+}  // namespace blockeigs::io
