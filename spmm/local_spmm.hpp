@@ -26,6 +26,13 @@ std::unique_ptr<LocalSpmm<T>> make_reference_spmm(const CsrView<T>& A);
 #ifdef BLOCKEIGS_HAVE_CUDA
 template <class T>
 std::unique_ptr<LocalSpmm<T>> make_cusparse_spmm(const Context& context, const CsrView<T>& A);
+// Our kernels (spmm/cuda): a group of lanes per row, and nonzeros split evenly
+// across warps by a merge-path partition (built here, once) with a
+// deterministic carry fix-up. A must be in device memory and outlive the object.
+template <class T>
+std::unique_ptr<LocalSpmm<T>> make_row_split_spmm(const Context& context, const CsrView<T>& A);
+template <class T>
+std::unique_ptr<LocalSpmm<T>> make_merge_based_spmm(const Context& context, const CsrView<T>& A);
 #endif
 
 }  // namespace blockeigs::spmm

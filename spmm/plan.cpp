@@ -1,9 +1,15 @@
 #include "spmm/plan.hpp"
 
+#include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include "core/error.hpp"
 #include "spmm/local_spmm.hpp"
+
+#ifdef BLOCKEIGS_HAVE_CUDA
+#include "spmm/cuda/heuristic.hpp"
+#endif
 
 namespace blockeigs::spmm {
 
@@ -12,7 +18,7 @@ bool algorithm_available(Algorithm algorithm, Space space) {
     case Algorithm::reference: return space == Space::host;
     case Algorithm::cusparse: return space == Space::device && cuda_compiled();
     case Algorithm::row_split:
-    case Algorithm::merge_based: return false;  // our kernels: spmm/cuda (GPU SpMM issue)
+    case Algorithm::merge_based: return space == Space::device && cuda_compiled();
     case Algorithm::automatic: return space == Space::host || cuda_compiled();
   }
   return false;
@@ -26,14 +32,39 @@ struct Plan<T>::Impl {
   std::array<Algorithm, max_tabulated_width + 1> choice{};
   std::unique_ptr<LocalSpmm<T>> reference;
   std::unique_ptr<LocalSpmm<T>> cusparse;
+  std::unique_ptr<LocalSpmm<T>> row_split;
+  std::unique_ptr<LocalSpmm<T>> merge_based;
 
-  LocalSpmm<T>& kernel(Algorithm algorithm) {
+  std::unique_ptr<LocalSpmm<T>>& slot(Algorithm algorithm) {
     switch (algorithm) {
-      case Algorithm::reference: return *reference;
-      case Algorithm::cusparse: return *cusparse;
-      default: break;
+      case Algorithm::reference: return reference;
+      case Algorithm::cusparse: return cusparse;
+      case Algorithm::row_split: return row_split;
+      case Algorithm::merge_based: return merge_based;
+      case Algorithm::automatic: break;
     }
     throw Error("spmm::Plan: no kernel for algorithm " + std::string(to_string(algorithm)));
+  }
+  LocalSpmm<T>& kernel(Algorithm algorithm) {
+    auto& k = slot(algorithm);
+    if (!k) throw Error("spmm::Plan: kernel " + std::string(to_string(algorithm)) + " was not built");
+    return *k;
+  }
+  // Builds the kernel of every algorithm in the choice table, once.
+  void build_kernels() {
+    for (Algorithm algorithm : choice) {
+      auto& k = slot(algorithm);
+      if (k) continue;
+      switch (algorithm) {
+        case Algorithm::reference: k = make_reference_spmm(A); break;
+#ifdef BLOCKEIGS_HAVE_CUDA
+        case Algorithm::cusparse: k = make_cusparse_spmm(*context, A); break;
+        case Algorithm::row_split: k = make_row_split_spmm(*context, A); break;
+        case Algorithm::merge_based: k = make_merge_based_spmm(*context, A); break;
+#endif
+        default: throw Error("spmm::Plan: cannot build " + std::string(to_string(algorithm)));
+      }
+    }
   }
 };
 
@@ -53,19 +84,22 @@ Plan<T>::Plan(const Context& context, const CsrView<T>& A, Algorithm algorithm)
   impl_->A = A;
   impl_->requested = algorithm;
 
-  // Resolve `automatic` once for every block width.
-  Algorithm resolved = algorithm;
-  if (algorithm == Algorithm::automatic)
-    resolved = space == Space::host ? Algorithm::reference : Algorithm::cusparse;
-  impl_->choice.fill(resolved);
-
-  if (space == Space::host) {
-    impl_->reference = make_reference_spmm(A);
-  } else {
+  // Resolve `automatic` once for every block width: on the host the reference;
+  // on the device our row-split or merge-based kernel (spmm/cuda/heuristic).
+  impl_->choice.fill(algorithm);
+  if (algorithm == Algorithm::automatic) {
+    if (space == Space::host) {
+      impl_->choice.fill(Algorithm::reference);
+    } else {
 #ifdef BLOCKEIGS_HAVE_CUDA
-    impl_->cusparse = make_cusparse_spmm(context, A);
+      const Precision precision = std::is_same_v<T, float> ? Precision::fp32 : Precision::fp64;
+      for (std::int64_t n = 0; n <= max_tabulated_width; ++n)
+        impl_->choice[static_cast<std::size_t>(n)] =
+            cuda::choose_algorithm(A.mean_row_length(), std::max<std::int64_t>(n, 1), precision, A.rows);
 #endif
+    }
   }
+  impl_->build_kernels();
 }
 
 template <class T>

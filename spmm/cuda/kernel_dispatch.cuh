@@ -1,0 +1,103 @@
+// Host side shared by the row-split and merge-based SpMM: operand checks,
+// the vector width the alignment allows, and the map from a block width n to
+// the smallest compiled kernel shape (V, P, GC) that covers it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/error.hpp"
+#include "spmm/csr.hpp"
+#include "spmm/cuda/spmm_group.cuh"
+#include "spmm/dense.hpp"
+
+namespace blockeigs::spmm::cuda::detail {
+
+template <int V_, int P_, int GC_>
+struct KernelShape {
+  static constexpr int V = V_;    // elements per vector access
+  static constexpr int P = P_;    // vectors per lane
+  static constexpr int GC = GC_;  // column lanes per group
+};
+
+// Throws when the operands cannot be multiplied (the factories may be used
+// without a Plan, which checks the same things).
+template <class T>
+void check_operands(const char* who, const CsrView<T>& A, const ConstDenseView<T>& B,
+                    const DenseView<T>& C) {
+  auto fail = [&](const std::string& what) { throw Error(std::string(who) + ": " + what); };
+  if (B.space != Space::device || C.space != Space::device) fail("B and C must be in device memory");
+  if (B.rows != A.cols || C.rows != A.rows || B.cols != C.cols)
+    fail("shapes do not agree: A is " + std::to_string(A.rows) + " x " + std::to_string(A.cols) +
+         ", B is " + std::to_string(B.rows) + " x " + std::to_string(B.cols) + ", C is " +
+         std::to_string(C.rows) + " x " + std::to_string(C.cols));
+  if (B.ld < B.cols || C.ld < C.cols) fail("leading dimension smaller than the number of columns");
+}
+
+// Widest vector (in elements, at most 16 bytes) such that every row of B and
+// C starts on a vector boundary and n is a whole number of vectors. Tight
+// row-major blocks from cudaMalloc get 16 bytes whenever n * sizeof(T) is a
+// multiple of 16; odd leading dimensions or offset views fall back to 8 or 4.
+template <class T>
+int vector_width(const void* b, std::int64_t ldb, const void* c, std::int64_t ldc, std::int64_t n) {
+  for (int v = 16 / static_cast<int>(sizeof(T)); v > 1; v /= 2) {
+    const std::uint64_t bytes = static_cast<std::uint64_t>(v) * sizeof(T);
+    const bool aligned = reinterpret_cast<std::uintptr_t>(b) % bytes == 0 &&
+                         reinterpret_cast<std::uintptr_t>(c) % bytes == 0 &&
+                         static_cast<std::uint64_t>(ldb) * sizeof(T) % bytes == 0 &&
+                         static_cast<std::uint64_t>(ldc) * sizeof(T) % bytes == 0;
+    if (aligned && n % v == 0) return v;
+  }
+  return 1;
+}
+
+// Column lanes a shape with `vectors` vectors per row uses (before P > 1 kicks in).
+inline int column_lanes_for(int vectors) {
+  int gc = 1;
+  while (gc < vectors && gc < warp_size) gc *= 2;
+  return gc;
+}
+
+// Calls f(KernelShape<V, P, GC>{}) for the smallest shape covering n / V
+// vectors: up to 32 vectors one per lane of a group of GC = next power of two
+// lanes; beyond that a full warp with P = ceil(vectors / 32) vectors per lane.
+template <class T, int V, class F>
+void dispatch_vectors(int vectors, F&& f) {
+  if (vectors <= 1) return f(KernelShape<V, 1, 1>{});
+  if (vectors <= 2) return f(KernelShape<V, 1, 2>{});
+  if (vectors <= 4) return f(KernelShape<V, 1, 4>{});
+  if (vectors <= 8) return f(KernelShape<V, 1, 8>{});
+  if (vectors <= 16) return f(KernelShape<V, 1, 16>{});
+  if (vectors <= 32) return f(KernelShape<V, 1, 32>{});
+  constexpr int max_p = max_launch_width / (warp_size * V);
+  const int p = (vectors + warp_size - 1) / warp_size;
+  if constexpr (max_p >= 2) if (p == 2) return f(KernelShape<V, 2, 32>{});
+  if constexpr (max_p >= 3) if (p == 3) return f(KernelShape<V, 3, 32>{});
+  if constexpr (max_p >= 4) if (p == 4) return f(KernelShape<V, 4, 32>{});
+  if constexpr (max_p >= 5) if (p == 5) return f(KernelShape<V, 5, 32>{});
+  if constexpr (max_p >= 6) if (p == 6) return f(KernelShape<V, 6, 32>{});
+  if constexpr (max_p >= 7) if (p == 7) return f(KernelShape<V, 7, 32>{});
+  if constexpr (max_p >= 8) if (p == 8) return f(KernelShape<V, 8, 32>{});
+  throw Error("SpMM kernel dispatch: block width beyond " + std::to_string(max_launch_width));
+}
+
+template <class T, class F>
+void dispatch_shape(int n, int v, F&& f) {
+  if constexpr (sizeof(T) == 4) {
+    if (v == 4) return dispatch_vectors<T, 4>(n / 4, f);
+  }
+  if (v == 2) return dispatch_vectors<T, 2>(n / 2, f);
+  return dispatch_vectors<T, 1>(n, f);
+}
+
+// Calls f(B_slab, C_slab) for column slabs of at most max_launch_width.
+template <class T, class F>
+void for_each_column_slab(const ConstDenseView<T>& B, const DenseView<T>& C, F&& f) {
+  for (std::int64_t j = 0; j < B.cols; j += max_launch_width) {
+    const std::int64_t w = B.cols - j < max_launch_width ? B.cols - j : max_launch_width;
+    f(ConstDenseView<T>(B.space, B.rows, w, B.ld, B.data ? B.data + j : nullptr),
+      DenseView<T>{C.space, C.rows, w, C.ld, C.data + j});
+  }
+}
+
+}  // namespace blockeigs::spmm::cuda::detail

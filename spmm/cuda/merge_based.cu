@@ -1,0 +1,231 @@
+// Merge-based CSR x row-major SpMM (after Yang, Buluc and Owens, Euro-Par
+// 2018, with Merrill and Garland's merge path): the merge path over rows +
+// nonzeros is cut into segments of equal length, one per warp, so every warp
+// gets the same work however skewed the rows (one row of 100k nonzeros is
+// shared by hundreds of warps). Inside its segment a warp runs the row-split
+// groups of spmm_group.cuh over the rows, clipped to the segment.
+//
+// Boundaries snap back to a row start when that is close (merge_partition.cuh),
+// so only long rows are cut. The pieces of a cut row are written as raw sums
+// to carry slots; a second small kernel adds each row's slots in a fixed order
+// and applies alpha and beta. No atomics: the bits are the same run to run.
+// The partition and the carry plan are built once, in the constructor.
+#include <algorithm>
+#include <vector>
+
+#include "spmm/cuda/cuda_check.hpp"
+#include "spmm/cuda/dense_kernels.hpp"
+#include "spmm/cuda/heuristic.hpp"
+#include "spmm/cuda/kernel_dispatch.cuh"
+#include "spmm/cuda/merge_partition.cuh"
+#include "spmm/local_spmm.hpp"
+
+namespace blockeigs::spmm {
+namespace cuda::detail {
+
+struct MergeSegments {
+  const std::int32_t* row;        // segments + 1 boundaries: first row ...
+  const std::int32_t* nonzero;    // ... and first nonzero of each segment
+  const std::int32_t* head_slot;  // carry slot of the segment's first row piece, or -1
+  const std::int32_t* tail_slot;  // carry slot of the segment's last row piece, or -1
+  std::int64_t segments;
+};
+
+__global__ void merge_boundaries_kernel(const std::int32_t* row_offsets, std::int64_t rows,
+                                        std::int64_t nnz, std::int64_t items, std::int64_t slack,
+                                        std::int64_t boundaries, std::int32_t* row,
+                                        std::int32_t* nonzero, std::int32_t* row_start) {
+  for (std::int64_t b = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; b < boundaries;
+       b += std::int64_t(gridDim.x) * blockDim.x) {
+    const MergeCoordinate c = merge_segment_start(b, items, slack, row_offsets, rows, nnz);
+    row[b] = static_cast<std::int32_t>(c.row);
+    nonzero[b] = static_cast<std::int32_t>(c.nonzero);
+    row_start[b] = c.row < rows ? row_offsets[c.row] : static_cast<std::int32_t>(nnz);
+  }
+}
+
+template <class T, int V, int P, int GC>
+__global__ void __launch_bounds__(block_threads, (min_blocks_per_sm<P, GC>))
+    merge_kernel(const SpmmArgs<T> a, const MergeSegments m, T* const carry, const int gk) {
+  const GroupLayout g = make_group_layout<GC>(gk);
+  const LaneColumns<V, P, GC> cols(g.lane_c, a.n);
+  const int rows_per_warp = warp_size / g.size;
+  const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / warp_size;
+  const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / warp_size;
+  for (std::int64_t seg = warp; seg < m.segments; seg += warps) {  // warp-uniform
+    const int rb = __ldg(m.row + seg), re = __ldg(m.row + seg + 1);
+    const int jb = __ldg(m.nonzero + seg), je = __ldg(m.nonzero + seg + 1);
+    const int head = __ldg(m.head_slot + seg), tail = __ldg(m.tail_slot + seg);
+    // Rows rb .. re - 1 end in this segment; row re only has a piece here when
+    // it goes on into the next segment (tail), or the segment is inside it.
+    const int last = (tail >= 0 || (head >= 0 && re == rb)) ? re : re - 1;
+    for (int first = rb; first <= last; first += rows_per_warp) {  // warp-uniform
+      const int row = first + g.group;
+      const bool active = row <= last;
+      const int begin = active ? max(__ldg(a.row_offsets + row), jb) : 0;
+      const int end = active ? min(__ldg(a.row_offsets + row + 1), je) : 0;
+      T acc[P][V];
+#pragma unroll
+      for (int p = 0; p < P; ++p)
+#pragma unroll
+        for (int e = 0; e < V; ++e) acc[p][e] = T(0);
+      accumulate_nonzeros<T, V, P, GC>(a, g, cols, begin, end, acc);
+      reduce_nonzero_lanes<T, V, P, GC>(g, acc);
+      if (!active || g.lane_k != 0) continue;
+      if (row == rb && head >= 0)
+        store_carry<T, V, P, GC>(carry + std::int64_t(head) * a.n, cols, acc);
+      else if (row == re && tail >= 0)
+        store_carry<T, V, P, GC>(carry + std::int64_t(tail) * a.n, cols, acc);
+      else
+        store_result<T, V, P, GC>(a, cols, row, acc);
+    }
+  }
+}
+
+// One block per (split row, 32 columns): 8 slot lanes each add every 8th slot
+// in order, then lane 0 adds the 8 partial sums in order. Fixed order: deterministic.
+inline constexpr int fixup_slot_lanes = 8;
+
+template <class T>
+__global__ void __launch_bounds__(warp_size * fixup_slot_lanes)
+    merge_fixup_kernel(const std::int32_t* split_rows, const std::int32_t* first_slot,
+                       const T* carry, int n, T* C, std::int64_t ldc, T alpha, T beta) {
+  __shared__ T partial[fixup_slot_lanes][warp_size];
+  const int lane = threadIdx.x % warp_size, q = threadIdx.x / warp_size;
+  const int col = blockIdx.y * warp_size + lane;
+  const int first = first_slot[blockIdx.x], end = first_slot[blockIdx.x + 1];
+  T sum = T(0);
+  if (col < n)
+    for (int s = first + q; s < end; s += fixup_slot_lanes) sum += carry[std::int64_t(s) * n + col];
+  partial[q][lane] = sum;
+  __syncthreads();
+  if (q != 0 || col >= n) return;
+  T total = T(0);
+#pragma unroll
+  for (int k = 0; k < fixup_slot_lanes; ++k) total += partial[k][lane];
+  T* c = C + std::int64_t(split_rows[blockIdx.x]) * ldc + col;
+  *c = beta == T(0) ? alpha * total : fma(alpha, total, beta * *c);
+}
+
+}  // namespace cuda::detail
+
+namespace {
+
+using namespace cuda::detail;
+
+// Carry slots are allocated with the plan for blocks up to this width when
+// that costs at most this much memory; otherwise on first use.
+constexpr std::size_t eager_carry_bytes = std::size_t(64) << 20;
+
+template <class T>
+class MergeBasedSpmm final : public LocalSpmm<T> {
+ public:
+  MergeBasedSpmm(const Context& context, const CsrView<T>& A) : context_(context), A_(A) {
+    if (context.space() != Space::device || A.space != Space::device)
+      throw Error("merge_based SpMM: the context and the matrix must be on the device");
+    if (A.rows > INT32_MAX - 1) throw Error("merge_based SpMM: more than 2^31 - 2 rows");
+    int multiprocessors = 1;
+    BLOCKEIGS_CUDA_CHECK(
+        cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, context.device()));
+    multiprocessors_ = multiprocessors;
+    if (A.rows > 0 && A.nnz > 0) build_partition();
+  }
+
+  void multiply(T alpha, ConstDenseView<T> B, T beta, DenseView<T> C) override {
+    check_operands("merge_based SpMM", A_, B, C);
+    if (C.rows == 0 || C.cols == 0) return;
+    if (alpha == T(0) || A_.nnz == 0) {  // C = beta * C without touching A or B
+      cuda::scale_block(C, beta, context_.stream());
+      return;
+    }
+    reserve_carry(std::min<std::int64_t>(B.cols, max_launch_width));
+    for_each_column_slab(B, C, [&](const ConstDenseView<T>& b, const DenseView<T>& c) {
+      launch(alpha, b, beta, c);
+    });
+  }
+
+ private:
+  void build_partition() {
+    items_ = cuda::merge_items_per_segment(A_.rows, A_.nnz, multiprocessors_);
+    segments_ = cuda::merge_segment_count(A_.rows, A_.nnz, items_);
+    const std::int64_t boundaries = segments_ + 1;
+    Buffer<std::int32_t> row(Space::device, boundaries), nonzero(Space::device, boundaries),
+        row_start(Space::device, boundaries);
+    const auto stream = static_cast<cudaStream_t>(context_.stream());
+    const int blocks = static_cast<int>(std::min<std::int64_t>((boundaries + 255) / 256, 65536));
+    merge_boundaries_kernel<<<blocks, 256, 0, stream>>>(A_.row_offsets, A_.rows, A_.nnz, items_,
+                                                        items_ / 2, boundaries, row.data(),
+                                                        nonzero.data(), row_start.data());
+    BLOCKEIGS_CUDA_CHECK_LAUNCH();
+    context_.synchronize();
+    const cuda::MergeCarryPlan plan =
+        cuda::plan_merge_carries(row.to_host(), nonzero.to_host(), row_start.to_host(), A_.rows);
+    boundary_row_ = std::move(row);
+    boundary_nonzero_ = std::move(nonzero);
+    head_slot_ = Buffer<std::int32_t>(Space::device, plan.head_slot);
+    tail_slot_ = Buffer<std::int32_t>(Space::device, plan.tail_slot);
+    split_rows_ = Buffer<std::int32_t>(Space::device, plan.split_rows);
+    split_first_slot_ = Buffer<std::int32_t>(Space::device, plan.split_first_slot);
+    slots_ = plan.slots();
+    // Uploads from pageable memory may still be in flight on the legacy
+    // stream, which the context's non-blocking stream does not wait for.
+    BLOCKEIGS_CUDA_CHECK(cudaDeviceSynchronize());
+    if (std::size_t(slots_) * max_launch_width * sizeof(T) <= eager_carry_bytes)
+      reserve_carry(max_launch_width);
+  }
+
+  void reserve_carry(std::int64_t width) {
+    const std::size_t needed = static_cast<std::size_t>(slots_ * width);
+    if (needed <= carry_.size()) return;
+    context_.synchronize();  // the old buffer may still be in use
+    carry_ = Buffer<T>(Space::device, needed);
+  }
+
+  void launch(T alpha, const ConstDenseView<T>& B, T beta, const DenseView<T>& C) {
+    const SpmmArgs<T> args{A_.row_offsets, A_.col_indices, A_.values, B.data, B.ld, C.data, C.ld,
+                           A_.rows, static_cast<int>(B.cols), alpha, beta};
+    const MergeSegments segments{boundary_row_.data(), boundary_nonzero_.data(), head_slot_.data(),
+                                 tail_slot_.data(), segments_};
+    const int v = vector_width<T>(B.data, B.ld, C.data, C.ld, B.cols);
+    const auto stream = static_cast<cudaStream_t>(context_.stream());
+    dispatch_shape<T>(static_cast<int>(B.cols), v, [&](auto shape) {
+      using S = decltype(shape);
+      const int gk = cuda::nonzero_lanes(A_.mean_row_length(), S::GC);
+      const std::int64_t warps_per_block = block_threads / warp_size;
+      const int blocks = static_cast<int>(std::clamp<std::int64_t>(
+          (segments_ + warps_per_block - 1) / warps_per_block, 1, std::int64_t(multiprocessors_) * 2048));
+      merge_kernel<T, S::V, S::P, S::GC><<<blocks, block_threads, 0, stream>>>(args, segments,
+                                                                                carry_.data(), gk);
+      BLOCKEIGS_CUDA_CHECK_LAUNCH();
+    });
+    const std::int64_t split = static_cast<std::int64_t>(split_rows_.size());
+    if (split == 0) return;
+    const dim3 grid(static_cast<unsigned>(split), static_cast<unsigned>((B.cols + warp_size - 1) / warp_size));
+    merge_fixup_kernel<T><<<grid, warp_size * fixup_slot_lanes, 0, stream>>>(
+        split_rows_.data(), split_first_slot_.data(), carry_.data(), static_cast<int>(B.cols), C.data,
+        C.ld, alpha, beta);
+    BLOCKEIGS_CUDA_CHECK_LAUNCH();
+  }
+
+  const Context& context_;
+  CsrView<T> A_;
+  int multiprocessors_ = 1;
+  std::int64_t items_ = 0;     // merge path steps per segment
+  std::int64_t segments_ = 0;  // one warp each
+  std::int64_t slots_ = 0;     // carry slots (pieces of rows cut by a boundary)
+  Buffer<std::int32_t> boundary_row_, boundary_nonzero_, head_slot_, tail_slot_;
+  Buffer<std::int32_t> split_rows_, split_first_slot_;
+  Buffer<T> carry_;  // slots_ x (block width) raw partial sums
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<LocalSpmm<T>> make_merge_based_spmm(const Context& context, const CsrView<T>& A) {
+  return std::make_unique<MergeBasedSpmm<T>>(context, A);
+}
+
+template std::unique_ptr<LocalSpmm<float>> make_merge_based_spmm(const Context&, const CsrView<float>&);
+template std::unique_ptr<LocalSpmm<double>> make_merge_based_spmm(const Context&, const CsrView<double>&);
+
+}  // namespace blockeigs::spmm

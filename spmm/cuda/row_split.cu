@@ -1,0 +1,106 @@
+// Row-split CSR x row-major SpMM (Yang, Buluc and Owens, Euro-Par 2018): each
+// row is owned by one group of lanes (spmm_group.cuh): GC lanes over the
+// columns, sized by n; GK lanes over the nonzeros, sized by the mean row length
+// (for n == 1 this is a CSR-vector SpMV). A warp holds 32 / (GC * GK) rows at
+// once, so short rows and narrow blocks keep every lane busy. Good when rows
+// are long and regular; the merge-based kernel covers skewed and short rows.
+#include <algorithm>
+#include <type_traits>
+
+#include "spmm/cuda/cuda_check.hpp"
+#include "spmm/cuda/dense_kernels.hpp"
+#include "spmm/cuda/heuristic.hpp"
+#include "spmm/cuda/kernel_dispatch.cuh"
+#include "spmm/local_spmm.hpp"
+
+namespace blockeigs::spmm {
+namespace cuda::detail {
+
+template <class T, int V, int P, int GC>
+__global__ void __launch_bounds__(block_threads, (min_blocks_per_sm<P, GC>))
+    row_split_kernel(const SpmmArgs<T> a, const int gk) {
+  const GroupLayout g = make_group_layout<GC>(gk);
+  const LaneColumns<V, P, GC> cols(g.lane_c, a.n);
+  const int rows_per_warp = warp_size / g.size;
+  const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / warp_size;
+  const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / warp_size;
+  // Warp-uniform loop over batches of rows_per_warp consecutive rows.
+  for (std::int64_t first = warp * rows_per_warp; first < a.rows; first += warps * rows_per_warp) {
+    const std::int64_t row = first + g.group;
+    const bool active = row < a.rows;
+    const int begin = active ? __ldg(a.row_offsets + row) : 0;
+    const int end = active ? __ldg(a.row_offsets + row + 1) : 0;
+    T acc[P][V];
+#pragma unroll
+    for (int p = 0; p < P; ++p)
+#pragma unroll
+      for (int e = 0; e < V; ++e) acc[p][e] = T(0);
+    accumulate_nonzeros<T, V, P, GC>(a, g, cols, begin, end, acc);
+    reduce_nonzero_lanes<T, V, P, GC>(g, acc);
+    if (active && g.lane_k == 0) store_result<T, V, P, GC>(a, cols, row, acc);
+  }
+}
+
+}  // namespace cuda::detail
+
+namespace {
+
+using namespace cuda::detail;
+
+template <class T>
+class RowSplitSpmm final : public LocalSpmm<T> {
+ public:
+  RowSplitSpmm(const Context& context, const CsrView<T>& A) : context_(context), A_(A) {
+    if (context.space() != Space::device || A.space != Space::device)
+      throw Error("row_split SpMM: the context and the matrix must be on the device");
+    if (A.rows > INT32_MAX - 1) throw Error("row_split SpMM: more than 2^31 - 2 rows");
+    BLOCKEIGS_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount,
+                                                context.device()));
+  }
+
+  void multiply(T alpha, ConstDenseView<T> B, T beta, DenseView<T> C) override {
+    check_operands("row_split SpMM", A_, B, C);
+    if (C.rows == 0 || C.cols == 0) return;
+    if (alpha == T(0) || A_.nnz == 0) {  // C = beta * C without touching A or B
+      cuda::scale_block(C, beta, context_.stream());
+      return;
+    }
+    for_each_column_slab(B, C, [&](const ConstDenseView<T>& b, const DenseView<T>& c) {
+      launch(alpha, b, beta, c);
+    });
+  }
+
+ private:
+  void launch(T alpha, const ConstDenseView<T>& B, T beta, const DenseView<T>& C) {
+    const SpmmArgs<T> args{A_.row_offsets, A_.col_indices, A_.values, B.data, B.ld, C.data, C.ld,
+                           A_.rows, static_cast<int>(B.cols), alpha, beta};
+    const int v = vector_width<T>(B.data, B.ld, C.data, C.ld, B.cols);
+    const auto stream = static_cast<cudaStream_t>(context_.stream());
+    dispatch_shape<T>(static_cast<int>(B.cols), v, [&](auto shape) {
+      using S = decltype(shape);
+      const int gk = cuda::nonzero_lanes(A_.mean_row_length(), S::GC);
+      const std::int64_t rows_per_block = std::int64_t(block_threads / (S::GC * gk));
+      const std::int64_t wanted = (A_.rows + rows_per_block - 1) / rows_per_block;
+      // Enough blocks for one row batch per warp; the grid-stride loop covers the rest.
+      const int blocks = static_cast<int>(std::clamp<std::int64_t>(wanted, 1, std::int64_t(multiprocessors_) * 2048));
+      row_split_kernel<T, S::V, S::P, S::GC><<<blocks, block_threads, 0, stream>>>(args, gk);
+      BLOCKEIGS_CUDA_CHECK_LAUNCH();
+    });
+  }
+
+  const Context& context_;
+  CsrView<T> A_;
+  int multiprocessors_ = 1;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<LocalSpmm<T>> make_row_split_spmm(const Context& context, const CsrView<T>& A) {
+  return std::make_unique<RowSplitSpmm<T>>(context, A);
+}
+
+template std::unique_ptr<LocalSpmm<float>> make_row_split_spmm(const Context&, const CsrView<float>&);
+template std::unique_ptr<LocalSpmm<double>> make_row_split_spmm(const Context&, const CsrView<double>&);
+
+}  // namespace blockeigs::spmm
