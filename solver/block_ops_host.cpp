@@ -19,15 +19,12 @@ namespace {
 // the result does not depend on the OpenMP thread count.
 constexpr std::int64_t sum_chunk_rows = 1024;
 
-[[noreturn]] void no_device_build() {
-  throw Error("a block operation got device memory, but block-eigs was built without CUDA");
-}
-
 bool on_device(Space space) {
 #ifdef BLOCKEIGS_HAVE_CUDA
   return space == Space::device;
 #else
-  if (space == Space::device) no_device_build();
+  if (space == Space::device)
+    throw Error("a block operation got device memory, but block-eigs was built without CUDA");
   return false;
 #endif
 }

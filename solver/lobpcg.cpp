@@ -1,0 +1,292 @@
+// LOBPCG's main loop (see lobpcg.hpp for the method and its choices).
+//
+// Storage: the basis S = [X P W] and A S = [AX AP AW] are single blocks of
+// 3 * block_size columns (so each Gram matrix is one product), double
+// buffered: the Ritz update writes [X_new P_new] = S [Cx Cp] into the other
+// buffer. P and W occupy only as many columns as they currently have.
+#include "solver/lobpcg.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "solver/lobpcg_detail.hpp"
+
+namespace blockeigs::solver {
+namespace {
+
+using namespace lobpcg_detail;
+
+// A private communicator, so that the solver's point-to-point reductions
+// cannot match messages of the caller's.
+class PrivateComm {
+ public:
+  explicit PrivateComm(MPI_Comm comm) { BLOCKEIGS_MPI_CHECK(MPI_Comm_dup(comm, &comm_)); }
+  PrivateComm(const PrivateComm&) = delete;
+  PrivateComm& operator=(const PrivateComm&) = delete;
+  ~PrivateComm() { MPI_Comm_free(&comm_); }
+  MPI_Comm get() const { return comm_; }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+// Charges the wall time since the last mark to a bucket; device work is
+// synchronised first so that it is charged to the phase that queued it.
+class PhaseClock {
+ public:
+  explicit PhaseClock(const spmm::Context& context) : context_(context), mark_(now()) {}
+  void charge(double& bucket) {
+    const double t = now();
+    bucket += t - mark_;
+    mark_ = t;
+  }
+
+ private:
+  double now() const {
+    context_.synchronize();
+    return MPI_Wtime();
+  }
+  const spmm::Context& context_;
+  double mark_;
+};
+
+template <class T>
+int validate(const LinearOperator<T>& A, const LobpcgOptions& o,
+             const std::optional<spmm::ConstDenseView<T>>& start) {
+  const std::int64_t rows = A.global_rows();
+  if (o.k < 1) fail_input("LOBPCG: k (the number of eigenpairs) must be at least 1, got ", o.k);
+  if (o.k >= rows)
+    fail_input("LOBPCG: k = ", o.k, " but the matrix has ", rows,
+               " rows; k must be smaller than the number of rows");
+  if (o.block_size < 0 || (o.block_size > 0 && o.block_size < o.k))
+    fail_input("LOBPCG: block size ", o.block_size, " is smaller than k = ", o.k,
+               " (use 0 for the default, k plus guard vectors)");
+  if (o.block_size > rows)
+    fail_input("LOBPCG: block size ", o.block_size, " exceeds the matrix's ", rows, " rows");
+  if (!(o.tolerance > 0) || !std::isfinite(o.tolerance))
+    fail_input("LOBPCG: tolerance must be positive and finite, got ", o.tolerance);
+  if (o.max_iterations < 1) fail_input("LOBPCG: max_iterations must be at least 1, got ", o.max_iterations);
+  if (o.recompute_interval < 1)
+    fail_input("LOBPCG: recompute_interval must be at least 1, got ", o.recompute_interval);
+  const int nb = o.block_size > 0 ? o.block_size : default_block_size(o.k, rows);
+  // The start block's shape is per rank: agree before anyone proceeds.
+  collectively(A.comm(), [&] {
+    if (!start) return;
+    if (start->space != A.context().space())
+      fail_input("LOBPCG: the start block is in ", to_string(start->space), " memory, the operator in ",
+                 to_string(A.context().space()));
+    if (start->rows != A.local_rows())
+      fail_input("LOBPCG: the start block has ", start->rows, " local rows, the operator ",
+                 A.local_rows(), " on this rank");
+    if (start->cols < 1 || start->cols > nb)
+      fail_input("LOBPCG: the start block has ", start->cols, " columns; it needs 1 to the block size ", nb);
+  });
+  return nb;
+}
+
+bool passes(StoppingTest test, double tol, double r, double lambda, double x_norm, double norm_a,
+            double* scaled) {
+  const double scale = (test == StoppingTest::backward ? norm_a + std::abs(lambda) : std::abs(lambda)) * x_norm;
+  *scaled = scale > 0 ? r / scale : INFINITY;
+  return r <= tol * scale;
+}
+
+}  // namespace
+
+template <class T>
+bool LobpcgResult<T>::all_converged() const {
+  return std::all_of(converged.begin(), converged.end(), [](bool c) { return c; });
+}
+
+int default_block_size(int k, std::int64_t global_rows) {
+  const int guard = std::max(2, (k + 3) / 4);
+  return static_cast<int>(std::min<std::int64_t>(std::int64_t{k} + guard, global_rows));
+}
+
+template <class T>
+LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preconditioner<T>* preconditioner,
+                       std::optional<spmm::ConstDenseView<T>> start) {
+  const double t_begin = MPI_Wtime();
+  const int nb = validate(A, options, start);
+  const int k = options.k;
+  const PrivateComm private_comm(A.comm());
+  const MPI_Comm comm = private_comm.get();
+  int rank = 0;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  const spmm::Context& ctx = A.context();
+  const Space space = ctx.space();
+  const std::int64_t n = A.local_rows();
+  const Tolerances tol = Tolerances::for_type<T>();
+
+  spmm::DenseBlock<T> S[2] = {{space, n, 3 * nb}, {space, n, 3 * nb}};
+  spmm::DenseBlock<T> AS[2] = {{space, n, 3 * nb}, {space, n, 3 * nb}};
+  spmm::DenseBlock<T> R(space, n, nb), scratch(space, n, nb);
+  int cur = 0;
+  std::int64_t np = 0;  // columns of P, right after X
+
+  LobpcgResult<T> result;
+  result.block_size = nb;
+  LobpcgTimings& time = result.timings;
+  PhaseClock clock(ctx);
+  std::vector<double> lambda;  // the nb current Ritz values, in the chosen order
+  double norm_a = 0;           // max |Ritz value| seen: a lower bound on ||A||_2 that grows as S explores
+
+  auto apply_a = [&](std::int64_t first, std::int64_t count) {  // AS[cur] = A S[cur] on a column range
+    if (count == 0) return;
+    clock.charge(time.other);
+    A.apply(T(1), column_range(S[cur].cview(), first, count), T(0), column_range(AS[cur].view(), first, count));
+    clock.charge(time.spmm);
+  };
+
+  // Rayleigh-Ritz on S[cur][:, 0:ns] (P in [nb, nb + np)), then [X P] of the
+  // next iterate, with P selected from the `active` Ritz vectors.
+  auto rayleigh_ritz_step = [&](std::int64_t ns, const std::vector<std::int64_t>& active) {
+    const spmm::ConstDenseView<T> Sv = column_range(S[cur].cview(), 0, ns);
+    const spmm::ConstDenseView<T> ASv = column_range(AS[cur].cview(), 0, ns);
+    const HostMatrix GA = gram(ctx, comm, Sv, ASv), GB = gram(ctx, comm, Sv);
+    int level = 0;
+    std::vector<double> all_values, chosen;
+    HostMatrix coeff;
+    collectively(comm, [&] {
+      if (rank != 0) return;
+      RitzPairs pairs = rayleigh_ritz(GA, GB, nb, nb + np, nb, tol);
+      level = pairs.level;
+      const auto m = static_cast<std::int64_t>(pairs.values.size());
+      HostMatrix Cx(ns, nb);
+      for (std::int64_t c = 0; c < nb; ++c) {
+        // Largest: take the top of the ascending spectrum, largest first.
+        const std::int64_t from = options.which == SpectrumEnd::smallest ? c : m - 1 - c;
+        chosen.push_back(pairs.values[from]);
+        for (std::int64_t i = 0; i < ns; ++i) Cx(i, c) = pairs.vectors(i, from);
+      }
+      const HostMatrix Cp = basis_selection(Cx, GB, nb, active, tol);
+      coeff = HostMatrix(ns, nb + Cp.cols());
+      for (std::int64_t i = 0; i < ns; ++i) {
+        for (std::int64_t c = 0; c < nb; ++c) coeff(i, c) = Cx(i, c);
+        for (std::int64_t c = 0; c < Cp.cols(); ++c) coeff(i, nb + c) = Cp(i, c);
+      }
+      all_values = std::move(pairs.values);
+    });
+    broadcast(comm, level);
+    broadcast(comm, all_values);
+    broadcast(comm, chosen);
+    broadcast(comm, coeff);
+    const int next = 1 - cur;
+    block_update(ctx, T(1), Sv, coeff, T(0), column_range(S[next].view(), 0, coeff.cols()));
+    block_update(ctx, T(1), ASv, coeff, T(0), column_range(AS[next].view(), 0, coeff.cols()));
+    cur = next;
+    np = coeff.cols() - nb;
+    lambda = std::move(chosen);
+    for (double v : all_values) norm_a = std::max(norm_a, std::abs(v));
+    result.restarts += level > 0 ? 1 : 0;
+    clock.charge(time.rayleigh_ritz);
+  };
+
+  // Start: an orthonormal block, A X, and its own Rayleigh-Ritz.
+  make_start_block(ctx, comm, column_range(S[cur].view(), 0, nb), scratch.view(), start ? &*start : nullptr,
+                   options.seed, A.first_row(), tol);
+  clock.charge(time.orthogonalization);
+  apply_a(0, nb);
+  rayleigh_ritz_step(nb, {});
+
+  int iteration = 0;
+  bool fresh = false;  // A X and A P computed by the operator since the last update
+  std::vector<double> r_norm, x_norm, scaled(static_cast<std::size_t>(nb));
+  std::vector<bool> conv(static_cast<std::size_t>(nb));
+  for (;;) {
+    const spmm::ConstDenseView<T> X = column_range(S[cur].cview(), 0, nb);
+    std::vector<double> minus_lambda(lambda.size());
+    for (std::size_t j = 0; j < lambda.size(); ++j) minus_lambda[j] = -lambda[j];
+    copy_block(ctx, column_range(AS[cur].cview(), 0, nb), R.view());
+    column_axpby(ctx, minus_lambda, X, T(1), R.view());
+    r_norm = column_norms(ctx, comm, R.cview());
+    x_norm = column_norms(ctx, comm, X);
+    int converged = 0;
+    for (int j = 0; j < nb; ++j) {
+      conv[j] = passes(options.test, options.tolerance, r_norm[j], lambda[j], x_norm[j], norm_a, &scaled[j]);
+      if (j < k && conv[j]) ++converged;
+    }
+    clock.charge(time.other);
+    const bool stop = converged == k || iteration >= options.max_iterations;
+    if (stop && !fresh) {
+      // Report true residuals: recompute A X (and A P) with the operator and test again.
+      apply_a(0, nb + np);
+      fresh = true;
+      continue;
+    }
+    if (options.keep_history)
+      result.history.push_back({std::vector<double>(lambda.begin(), lambda.begin() + k),
+                                std::vector<double>(r_norm.begin(), r_norm.begin() + k)});
+    if (options.monitor) {
+      int first = 0;
+      while (first < k && conv[first]) ++first;
+      if (first == k) first = 0;
+      options.monitor({iteration, converged, lambda[first], r_norm[first], scaled[first]});
+    }
+    if (stop) break;
+
+    ++iteration;
+    // Soft locking: only unconverged columns get a new search direction.
+    std::vector<std::int64_t> active;
+    for (int j = 0; j < nb; ++j)
+      if (!conv[j]) active.push_back(j);
+    const auto na = static_cast<std::int64_t>(active.size());
+    const spmm::DenseView<T> W = column_range(S[cur].view(), nb + np, na);
+    if (preconditioner) {
+      const spmm::DenseView<T> Ra = column_range(scratch.view(), 0, na);
+      select_columns(ctx, R.cview(), active, Ra);
+      clock.charge(time.other);
+      preconditioner->apply(Ra, W);
+      clock.charge(time.preconditioner);
+    } else {
+      select_columns(ctx, R.cview(), active, W);
+      clock.charge(time.other);
+    }
+    const spmm::ConstDenseView<T> XP = column_range(S[cur].cview(), 0, nb + np);
+    std::int64_t nw = orthonormalize_against(ctx, comm, XP, W, scratch.view(), tol);
+    if (nw == 0) {
+      // Every residual direction already lies in span[X P] to working
+      // precision (stagnation at the rounding floor): explore at random.
+      fill_random(ctx, W, options.seed, A.first_row(), std::int64_t{nb} * (max_refills + 1 + iteration));
+      nw = orthonormalize_against(ctx, comm, XP, W, scratch.view(), tol);
+      if (nw == 0) throw Error("LOBPCG: no search direction outside span[X P] (the matrix is too small)");
+    }
+    clock.charge(time.orthogonalization);
+    apply_a(nb + np, nw);
+    rayleigh_ritz_step(nb + np + nw, active);
+    fresh = false;
+    if (iteration % options.recompute_interval == 0) {
+      // Implicit updates accumulate rounding (~eps ||A|| per step): refresh.
+      apply_a(0, nb + np);
+      fresh = true;
+    }
+  }
+
+  // The k wanted pairs, with unit eigenvectors.
+  result.iterations = iteration;
+  result.norm_estimate = norm_a;
+  result.eigenvalues.assign(lambda.begin(), lambda.begin() + k);
+  result.eigenvectors = spmm::DenseBlock<T>(space, n, k);
+  copy_block(ctx, column_range(S[cur].cview(), 0, k), result.eigenvectors.view());
+  std::vector<double> inverse_norm(static_cast<std::size_t>(k));
+  for (int j = 0; j < k; ++j) {
+    inverse_norm[j] = x_norm[j] > 0 ? 1.0 / x_norm[j] : 1.0;
+    result.residual_norms.push_back(r_norm[j] * inverse_norm[j]);
+    result.relative_residuals.push_back(r_norm[j] * inverse_norm[j] / std::abs(lambda[j]));
+    result.converged.push_back(conv[j]);
+  }
+  scale_columns(ctx, inverse_norm, result.eigenvectors.view());
+  clock.charge(time.other);
+  time.total = MPI_Wtime() - t_begin;
+  return result;
+}
+
+template struct LobpcgResult<float>;
+template struct LobpcgResult<double>;
+template LobpcgResult<float> lobpcg(LinearOperator<float>&, const LobpcgOptions&, Preconditioner<float>*,
+                                    std::optional<spmm::ConstDenseView<float>>);
+template LobpcgResult<double> lobpcg(LinearOperator<double>&, const LobpcgOptions&, Preconditioner<double>*,
+                                     std::optional<spmm::ConstDenseView<double>>);
+
+}  // namespace blockeigs::solver

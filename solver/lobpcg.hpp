@@ -1,0 +1,117 @@
+// LOBPCG for k extreme eigenpairs of a symmetric operator, after Duersch,
+// Shao, Yang and Gu, "A robust and efficient implementation of LOBPCG"
+// (SIAM J. Sci. Comput. 40(5), 2018):
+//
+//  - the search space is [X P W]: X the block_size current Ritz vectors, W
+//    the preconditioned residuals of the active columns, P the previous
+//    search directions;
+//  - W is orthonormalised against [X P] and among itself by SVQB, dropping
+//    the directions that have become numerically dependent;
+//  - P is chosen from the Ritz coefficients (Hetmaniuk-Lehoucq basis
+//    selection) so that [X P] is orthonormal without touching the big blocks;
+//  - the Rayleigh-Ritz step is solved on rank 0 with LAPACK and broadcast;
+//    when the basis' Gram matrix is ill-conditioned (Cholesky fails or its
+//    reciprocal condition is below sqrt(eps)), P is dropped (a restart);
+//  - soft locking: a converged column gets no new W or P (no SpMM, no
+//    preconditioner work) but stays in X and in every Rayleigh-Ritz step;
+//  - A X and A P are updated implicitly from the Ritz coefficients and
+//    recomputed with the operator every recompute_interval iterations and
+//    before convergence is declared, so the reported residuals are true ones.
+//
+// Runs on the operator's backend: blocks live in A.context().space(); only
+// the small projected problems are on the host.
+//
+//   solver::LobpcgOptions options;
+//   options.k = 10;
+//   auto result = solver::lobpcg(A, options);   // result.eigenvalues, result.eigenvectors
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "solver/linear_operator.hpp"
+#include "solver/preconditioner.hpp"
+#include "spmm/dense.hpp"
+
+namespace blockeigs::solver {
+
+enum class SpectrumEnd { smallest, largest };
+
+// How a residual r = A x - lambda x is judged converged:
+//  backward: ||r|| <= tol * (||A||_est + |lambda|) * ||x||  (backward stable: x, lambda is an exact
+//            eigenpair of a matrix within relative distance ~tol of A; robust for lambda near 0);
+//  relative: ||r|| <= tol * |lambda| * ||x||  (stricter for small |lambda|; never met for lambda = 0).
+enum class StoppingTest { backward, relative };
+
+// Passed to the monitor once per iteration, on every rank.
+struct LobpcgProgress {
+  int iteration = 0;
+  int converged = 0;         // how many of the k wanted pairs meet the test
+  double eigenvalue = 0;     // of the first wanted pair not converged (of pair 0 when all are)
+  double residual = 0;       // its ||A x - lambda x||
+  double scaled_residual = 0;  // what the test compares with the tolerance
+};
+
+struct LobpcgOptions {
+  int k = 8;                    // eigenpairs wanted
+  int block_size = 0;           // 0: default_block_size(k, rows); else k <= block_size <= rows
+  SpectrumEnd which = SpectrumEnd::smallest;
+  double tolerance = 1e-6;
+  StoppingTest test = StoppingTest::backward;
+  int max_iterations = 1000;
+  std::uint64_t seed = 1;       // random start columns (the same for any rank count)
+  int recompute_interval = 20;  // explicit A X, A P every this many iterations
+  bool keep_history = true;
+  std::function<void(const LobpcgProgress&)> monitor;  // optional, every iteration
+};
+
+// Seconds on rank 0's clock (device work synchronised at each boundary).
+struct LobpcgTimings {
+  double spmm = 0;              // operator applies
+  double orthogonalization = 0; // start block and W: projections, Gram matrices, SVQB
+  double rayleigh_ritz = 0;     // Gram matrices, small eigenproblem, X/P/AX/AP updates
+  double preconditioner = 0;
+  double other = 0;             // residuals, norms, selection, bookkeeping
+  double total = 0;
+};
+
+struct LobpcgStep {
+  std::vector<double> eigenvalues;     // the k wanted Ritz values
+  std::vector<double> residual_norms;  // their ||A x - lambda x||
+};
+
+template <class T>
+struct LobpcgResult {
+  // k pairs: ascending for smallest, descending for largest.
+  std::vector<double> eigenvalues;
+  spmm::DenseBlock<T> eigenvectors;         // local_rows x k, unit columns, in the operator's space
+  std::vector<double> residual_norms;       // ||A x - lambda x|| from an explicit A x
+  std::vector<double> relative_residuals;   // ||r|| / (|lambda| ||x||)
+  std::vector<bool> converged;              // the chosen test, per pair
+  int iterations = 0;
+  int restarts = 0;                         // Rayleigh-Ritz steps that dropped P
+  int block_size = 0;
+  double norm_estimate = 0;                 // ||A||_est used by the backward test
+  std::vector<LobpcgStep> history;          // one entry per iteration (keep_history)
+  LobpcgTimings timings;
+
+  bool all_converged() const;
+};
+
+// k plus guard vectors: max(2, ceil(k / 4)) of them (a quarter of k widens the
+// gap that sets the k-th pair's convergence rate, lambda_k against
+// lambda_{block+1}, for about 1.6x the dense work of a guard-free block; at
+// least 2 so small k gets a buffer too), capped at the matrix's rows.
+int default_block_size(int k, std::int64_t global_rows);
+
+// Collective over A.comm(). `start`, if given, is a user start block in A's
+// space with local_rows rows and 1..block_size columns (rank deficiency is
+// repaired; missing columns are random). Throws InputError for bad options.
+template <class T>
+LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options,
+                       Preconditioner<T>* preconditioner = nullptr,
+                       std::optional<spmm::ConstDenseView<T>> start = std::nullopt);
+
+}  // namespace blockeigs::solver

@@ -1,0 +1,222 @@
+// LOBPCG's small dense problems, solved on the host with LAPACK: SVQB
+// transforms, the generalised Rayleigh-Ritz step with its restart levels, and
+// Hetmaniuk-Lehoucq basis selection. Row-major HostMatrix throughout.
+#include <lapacke.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "core/error.hpp"
+#include "solver/lobpcg_detail.hpp"
+
+namespace blockeigs::solver::lobpcg_detail {
+namespace {
+
+void require_finite(const HostMatrix& M, const char* what) {
+  for (double v : M.values())
+    if (!std::isfinite(v))
+      throw Error(detail::concat("LOBPCG: the ", what,
+                                 " has NaN or Inf entries (the operator, the preconditioner or the "
+                                 "start block produced non-finite values)"));
+}
+
+// The symmetric part (M + M^T) / 2: Gram products of distinct blocks are
+// symmetric only up to rounding.
+HostMatrix symmetrized(const HostMatrix& M) {
+  HostMatrix S(M.rows(), M.cols());
+  for (std::int64_t i = 0; i < M.rows(); ++i)
+    for (std::int64_t j = 0; j < M.cols(); ++j) S(i, j) = 0.5 * (M(i, j) + M(j, i));
+  return S;
+}
+
+HostMatrix select(const HostMatrix& M, const std::vector<std::int64_t>& idx) {
+  const auto n = static_cast<std::int64_t>(idx.size());
+  HostMatrix S(n, n);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < n; ++j) S(i, j) = M(idx[i], idx[j]);
+  return S;
+}
+
+HostMatrix multiply(const HostMatrix& A, const HostMatrix& B) {
+  BLOCKEIGS_ASSERT(A.cols() == B.rows());
+  HostMatrix C(A.rows(), B.cols());
+  for (std::int64_t i = 0; i < A.rows(); ++i)
+    for (std::int64_t l = 0; l < A.cols(); ++l) {
+      const double a = A(i, l);
+      if (a == 0.0) continue;
+      for (std::int64_t j = 0; j < B.cols(); ++j) C(i, j) += a * B(l, j);
+    }
+  return C;
+}
+
+HostMatrix transpose_times(const HostMatrix& A, const HostMatrix& B) {  // A^T B
+  BLOCKEIGS_ASSERT(A.rows() == B.rows());
+  HostMatrix C(A.cols(), B.cols());
+  for (std::int64_t l = 0; l < A.rows(); ++l)
+    for (std::int64_t i = 0; i < A.cols(); ++i) {
+      const double a = A(l, i);
+      if (a == 0.0) continue;
+      for (std::int64_t j = 0; j < B.cols(); ++j) C(i, j) += a * B(l, j);
+    }
+  return C;
+}
+
+// Eigenvalues ascending, eigenvectors as the columns of `vectors` (in place).
+std::vector<double> symmetric_eigen(HostMatrix& vectors) {
+  const std::int64_t n = vectors.rows();
+  std::vector<double> w(static_cast<std::size_t>(n));
+  if (n == 0) return w;
+  const lapack_int info =
+      LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'U', lapack_int(n), vectors.data(), lapack_int(n), w.data());
+  if (info != 0) throw Error(detail::concat("LOBPCG: LAPACK dsyevd failed with info = ", info));
+  return w;
+}
+
+// Level 0/1: Cholesky GB = L L^T, then the standard problem L^-1 GA L^-T.
+// Returns false (and leaves `out` alone) when GB is not safely positive definite.
+bool cholesky_ritz(const HostMatrix& GA, const HostMatrix& GB, const Tolerances& tol, RitzPairs& out_sub) {
+  const std::int64_t n = GA.rows();
+  HostMatrix L = GB;
+  double norm1 = 0;  // GB's 1-norm, for the condition estimate
+  for (std::int64_t j = 0; j < n; ++j) {
+    double s = 0;
+    for (std::int64_t i = 0; i < n; ++i) s += std::abs(GB(i, j));
+    norm1 = std::max(norm1, s);
+  }
+  if (LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', lapack_int(n), L.data(), lapack_int(n)) != 0) return false;
+  double rcond = 0;
+  if (LAPACKE_dpocon(LAPACK_ROW_MAJOR, 'L', lapack_int(n), L.data(), lapack_int(n), norm1, &rcond) != 0 ||
+      !(rcond >= tol.rcond_min))
+    return false;
+  HostMatrix M = GA;
+  if (LAPACKE_dsygst(LAPACK_ROW_MAJOR, 1, 'L', lapack_int(n), M.data(), lapack_int(n), L.data(),
+                     lapack_int(n)) != 0)
+    return false;
+  // dsygst reads and writes the lower triangle only: mirror it.
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = i + 1; j < n; ++j) M(i, j) = M(j, i);
+  out_sub.values = symmetric_eigen(M);
+  // C = L^-T Y.
+  if (LAPACKE_dtrtrs(LAPACK_ROW_MAJOR, 'L', 'T', 'N', lapack_int(n), lapack_int(n), L.data(), lapack_int(n),
+                     M.data(), lapack_int(n)) != 0)
+    return false;
+  out_sub.vectors = std::move(M);
+  return true;
+}
+
+// Level 2: a GB-orthonormal basis of the numerically independent directions
+// (SVQB of GB), then the standard problem in it.
+RitzPairs truncated_ritz(const HostMatrix& GA, const HostMatrix& GB, const Tolerances& tol) {
+  const HostMatrix T = svqb_transform(GB, tol);
+  HostMatrix M = symmetrized(transpose_times(T, multiply(GA, T)));
+  RitzPairs out;
+  out.values = symmetric_eigen(M);
+  out.vectors = multiply(T, M);
+  return out;
+}
+
+}  // namespace
+
+HostMatrix svqb_transform(const HostMatrix& G, const Tolerances& tol,
+                          const std::vector<double>* reference_sq_norms) {
+  const std::int64_t n = G.rows();
+  std::vector<std::int64_t> live;  // columns that are not zero (or numerically in span(Q))
+  for (std::int64_t j = 0; j < n; ++j) {
+    const double g = G(j, j);
+    if (!(g > 0) || !std::isfinite(g)) continue;
+    if (reference_sq_norms && g <= tol.remainder * tol.remainder * (*reference_sq_norms)[j]) continue;
+    live.push_back(j);
+  }
+  const auto m = static_cast<std::int64_t>(live.size());
+  if (m == 0) return HostMatrix(n, 0);
+  std::vector<double> d(static_cast<std::size_t>(m));
+  for (std::int64_t a = 0; a < m; ++a) d[a] = 1.0 / std::sqrt(G(live[a], live[a]));
+  HostMatrix M = select(G, live);
+  for (std::int64_t a = 0; a < m; ++a)
+    for (std::int64_t b = 0; b < m; ++b) M(a, b) = 0.5 * (M(a, b) + M(b, a)) * d[a] * d[b];
+  const std::vector<double> theta = symmetric_eigen(M);
+  const double threshold = tol.drop_per_column * double(m) * theta.back();
+  std::vector<std::int64_t> kept;  // largest theta first: the best-determined directions lead
+  for (std::int64_t i = m - 1; i >= 0; --i)
+    if (theta[i] > threshold) kept.push_back(i);
+  HostMatrix T(n, static_cast<std::int64_t>(kept.size()));
+  for (std::size_t c = 0; c < kept.size(); ++c) {
+    const double s = 1.0 / std::sqrt(theta[kept[c]]);
+    for (std::int64_t a = 0; a < m; ++a) T(live[a], std::int64_t(c)) = d[a] * M(a, kept[c]) * s;
+  }
+  return T;
+}
+
+RitzPairs rayleigh_ritz(const HostMatrix& GA, const HostMatrix& GB, std::int64_t p_begin,
+                        std::int64_t p_end, std::int64_t needed, const Tolerances& tol) {
+  require_finite(GA, "projected operator A_S = S^T A S");
+  require_finite(GB, "basis Gram matrix S^T S");
+  const std::int64_t ns = GA.rows();
+  const HostMatrix A = symmetrized(GA), B = symmetrized(GB);
+
+  // Scatter a solution on columns `idx` back to all ns basis rows.
+  auto expand = [&](RitzPairs sub, const std::vector<std::int64_t>& idx, int level) {
+    RitzPairs out;
+    out.level = level;
+    out.values = std::move(sub.values);
+    out.vectors = HostMatrix(ns, sub.vectors.cols());
+    for (std::size_t a = 0; a < idx.size(); ++a)
+      for (std::int64_t c = 0; c < sub.vectors.cols(); ++c) out.vectors(idx[a], c) = sub.vectors(std::int64_t(a), c);
+    return out;
+  };
+
+  std::vector<std::int64_t> all(static_cast<std::size_t>(ns)), without_p;
+  std::iota(all.begin(), all.end(), std::int64_t{0});
+  for (std::int64_t j : all)
+    if (j < p_begin || j >= p_end) without_p.push_back(j);
+
+  RitzPairs sub;
+  if (cholesky_ritz(A, B, tol, sub)) return expand(std::move(sub), all, 0);
+  const HostMatrix A1 = select(A, without_p), B1 = select(B, without_p);
+  if (p_end > p_begin && cholesky_ritz(A1, B1, tol, sub)) return expand(std::move(sub), without_p, 1);
+  RitzPairs truncated = truncated_ritz(A1, B1, tol);
+  if (static_cast<std::int64_t>(truncated.values.size()) < needed)
+    throw Error(detail::concat("LOBPCG: the search space collapsed to ", truncated.values.size(),
+                               " independent directions, fewer than the block size ", needed));
+  return expand(std::move(truncated), without_p, 2);
+}
+
+HostMatrix basis_selection(const HostMatrix& Cx, const HostMatrix& GB, std::int64_t x_rows,
+                           const std::vector<std::int64_t>& active, const Tolerances& tol) {
+  const std::int64_t ns = Cx.rows(), na = static_cast<std::int64_t>(active.size());
+  if (na == 0 || ns == x_rows) return HostMatrix(ns, 0);
+  // Z: the non-X parts of the active Ritz vectors' coefficients.
+  HostMatrix Z(ns, na);
+  for (std::int64_t i = x_rows; i < ns; ++i)
+    for (std::int64_t c = 0; c < na; ++c) Z(i, c) = Cx(i, active[c]);
+  const HostMatrix B = symmetrized(GB);
+  // Z -= Cx (Cx^T B Z), twice: one projection leaves rounding-sized X parts.
+  for (int pass = 0; pass < 2; ++pass) {
+    const HostMatrix coeff = transpose_times(Cx, multiply(B, Z));
+    const HostMatrix correction = multiply(Cx, coeff);
+    for (std::int64_t i = 0; i < ns; ++i)
+      for (std::int64_t c = 0; c < na; ++c) Z(i, c) -= correction(i, c);
+  }
+  const HostMatrix G = transpose_times(Z, multiply(B, Z));
+  return multiply(Z, svqb_transform(G, tol));
+}
+
+void broadcast(MPI_Comm comm, HostMatrix& M) {
+  std::int64_t shape[2] = {M.rows(), M.cols()};
+  BLOCKEIGS_MPI_CHECK(MPI_Bcast(shape, 2, MPI_INT64_T, 0, comm));
+  if (shape[0] != M.rows() || shape[1] != M.cols()) M = HostMatrix(shape[0], shape[1]);
+  if (shape[0] * shape[1] > 0)
+    BLOCKEIGS_MPI_CHECK(MPI_Bcast(M.data(), int(shape[0] * shape[1]), MPI_DOUBLE, 0, comm));
+}
+
+void broadcast(MPI_Comm comm, std::vector<double>& v) {
+  std::int64_t size = static_cast<std::int64_t>(v.size());
+  BLOCKEIGS_MPI_CHECK(MPI_Bcast(&size, 1, MPI_INT64_T, 0, comm));
+  v.resize(static_cast<std::size_t>(size));
+  if (size > 0) BLOCKEIGS_MPI_CHECK(MPI_Bcast(v.data(), int(size), MPI_DOUBLE, 0, comm));
+}
+
+void broadcast(MPI_Comm comm, int& value) { BLOCKEIGS_MPI_CHECK(MPI_Bcast(&value, 1, MPI_INT, 0, comm)); }
+
+}  // namespace blockeigs::solver::lobpcg_detail

@@ -1,0 +1,511 @@
+// LOBPCG on matrices with known spectra, at np 1-4 (one rank owns no rows in
+// some cases): Laplacians against their closed forms, diagonal matrices with
+// clusters and repeated eigenvalues, both ends, k = 1 and k = 20, Jacobi on a
+// badly scaled matrix, reproducibility (same seed: same bits; any rank
+// count: same eigenvalues), rank-deficient and nearly dependent start blocks,
+// and input errors. Every eigenpair is re-checked with plain loops over the
+// whole matrix (csr_test_operator.hpp), independently of the solver's own
+// residuals.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "core/error.hpp"
+#include "io/generators.hpp"
+#include "solver/block_ops.hpp"
+#include "solver/collective.hpp"
+#include "solver/jacobi_preconditioner.hpp"
+#include "solver/lobpcg.hpp"
+#include "tests/support/csr_test_operator.hpp"
+
+namespace blockeigs {
+namespace {
+
+using solver::LobpcgOptions;
+using solver::LobpcgResult;
+using solver::SpectrumEnd;
+using solver::StoppingTest;
+
+int world_size() {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+// Option errors are the same on every rank and thrown as InputError; errors
+// that one rank may see alone come through the collective agreement.
+bool is_input_error(const Error& e) {
+  if (dynamic_cast<const InputError*>(&e)) return true;
+  const auto* agreed = dynamic_cast<const solver::AgreedError*>(&e);
+  return agreed && agreed->is_input_error();
+}
+
+struct Problem {
+  io::CsrRows whole;
+  std::vector<double> exact;  // ascending; empty when unknown
+};
+
+Problem laplacian(io::GeneratorKind kind, std::int64_t nx, std::int64_t ny = 1, std::int64_t nz = 1) {
+  io::GeneratorSpec spec;
+  spec.kind = kind;
+  spec.nx = nx;
+  spec.ny = ny;
+  spec.nz = nz;
+  spec.stencil = kind == io::GeneratorKind::laplacian_1d ? 3 : kind == io::GeneratorKind::laplacian_2d ? 5 : 7;
+  Problem p;
+  p.whole = io::generate_rows(spec, 0, io::generated_rows(spec));
+  p.exact = io::laplacian_eigenvalues(spec);
+  return p;
+}
+
+Problem diagonal(std::vector<double> d) {
+  Problem p;
+  p.whole = test::diagonal_matrix(d);
+  std::sort(d.begin(), d.end());
+  p.exact = d;
+  return p;
+}
+
+enum class Split { balanced, empty_rank };
+
+solver::RowPartition partition_of(const Problem& p, MPI_Comm comm, Split split) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  return split == Split::balanced ? solver::RowPartition::balanced(p.whole.row_offsets, size)
+                                  : test::partition_with_empty_rank(p.whole.global_rows, size);
+}
+
+struct Solved {
+  LobpcgResult<double> result;
+  test::EigenpairCheck check;
+  std::vector<std::int64_t> widths;  // of every operator apply
+};
+
+enum class Precond { none, jacobi };
+
+// Runs LOBPCG on the problem over `comm`, with an optional start block given
+// as a function of (global row, column), and checks the pairs independently.
+template <class StartFn = std::nullptr_t>
+Solved run(const Problem& p, const LobpcgOptions& options, Precond precond = Precond::none,
+        Split split = Split::balanced, MPI_Comm comm = MPI_COMM_WORLD, StartFn start_fn = nullptr,
+        int start_cols = 0) {
+  const solver::RowPartition partition = partition_of(p, comm, split);
+  test::CsrTestOperator<double> A(comm, spmm::Context::host(), p.whole, partition);
+  std::unique_ptr<solver::JacobiPreconditioner<double>> jacobi;
+  if (precond == Precond::jacobi) jacobi = std::make_unique<solver::JacobiPreconditioner<double>>(A);
+  std::optional<spmm::DenseBlock<double>> start;
+  std::optional<spmm::ConstDenseView<double>> start_view;
+  if constexpr (!std::is_same_v<StartFn, std::nullptr_t>) {
+    start.emplace(Space::host, A.local_rows(), start_cols);
+    for (std::int64_t i = 0; i < A.local_rows(); ++i)
+      for (int j = 0; j < start_cols; ++j) start->view()(i, j) = start_fn(A.first_row() + i, j);
+    start_view = start->cview();
+  }
+  Solved out{solver::lobpcg<double>(A, options, jacobi.get(), start_view), {}, A.widths()};
+  out.check = test::check_eigenpairs(comm, A.context(), p.whole, partition, out.result.eigenvalues,
+                                     out.result.eigenvectors.cview());
+  return out;
+}
+
+// Matrix infinity norm: an upper bound on ||A||_2 for symmetric A.
+double norm_inf(const io::CsrRows& A) {
+  double m = 0;
+  for (std::int64_t i = 0; i < A.local_rows(); ++i) {
+    double s = 0;
+    for (std::int64_t p = A.row_offsets[i]; p < A.row_offsets[i + 1]; ++p) s += std::abs(A.values[p]);
+    m = std::max(m, s);
+  }
+  return m;
+}
+
+// The k wanted exact eigenvalues in the solver's order.
+std::vector<double> wanted(const Problem& p, int k, SpectrumEnd which) {
+  std::vector<double> w;
+  for (int j = 0; j < k; ++j)
+    w.push_back(which == SpectrumEnd::smallest ? p.exact[j] : p.exact[p.exact.size() - 1 - j]);
+  return w;
+}
+
+// Converged, eigenvalues within rel_tol of the exact ones, residuals as
+// reported and as the test demands, orthonormal eigenvectors.
+void expect_solved(const Problem& p, const Solved& r, const LobpcgOptions& o, double rel_tol) {
+  const auto& res = r.result;
+  ASSERT_EQ(res.eigenvalues.size(), std::size_t(o.k));
+  EXPECT_TRUE(res.all_converged()) << "after " << res.iterations << " iterations";
+  const double norm_a = norm_inf(p.whole);
+  if (!p.exact.empty()) {
+    const std::vector<double> w = wanted(p, o.k, o.which);
+    for (int j = 0; j < o.k; ++j)
+      EXPECT_LE(std::abs(res.eigenvalues[j] - w[j]), rel_tol * std::abs(w[j]))
+          << "pair " << j << ": " << res.eigenvalues[j] << " vs exact " << w[j];
+  }
+  for (int j = 0; j < o.k; ++j) {
+    const double lambda = std::abs(res.eigenvalues[j]);
+    // The solver's residual is computed from an explicit A x: it matches the
+    // plain-loop one to rounding (~ eps ||A|| per entry).
+    EXPECT_NEAR(r.check.residuals[j], res.residual_norms[j], 1e-12 * norm_a) << "pair " << j;
+    const double bound = o.test == StoppingTest::backward ? o.tolerance * (norm_a + lambda) : o.tolerance * lambda;
+    EXPECT_LE(r.check.residuals[j], bound * (1 + 1e-6)) << "pair " << j;
+    EXPECT_NEAR(res.relative_residuals[j], res.residual_norms[j] / lambda, 1e-12 * res.relative_residuals[j]);
+  }
+  EXPECT_LE(r.check.orthonormality, 1e-10);
+  ASSERT_EQ(res.history.size(), std::size_t(res.iterations + 1));
+  EXPECT_EQ(res.history.back().eigenvalues, res.eigenvalues);
+}
+
+LobpcgOptions options_for(int k, SpectrumEnd which = SpectrumEnd::smallest, double tol = 1e-6,
+                          StoppingTest test = StoppingTest::relative) {
+  LobpcgOptions o;
+  o.k = k;
+  o.which = which;
+  o.tolerance = tol;
+  o.test = test;
+  o.max_iterations = 3000;
+  return o;
+}
+
+// ---- Laplacians against closed forms -----------------------------------------
+
+// The relative test bounds ||r|| by tol * lambda, and the Ritz value error by
+// ||r||^2 / gap: far below 1e-8 relative. (The backward test at tol 1e-6
+// would allow ||r|| ~ 4e-6 for lambda_1 ~ 6e-5 of the 1D Laplacian, i.e. a
+// relative error up to 1e-3: that is what it promises, not an accuracy bound.)
+TEST(Lobpcg, Laplacian1dSmallest) {
+  const Problem p = laplacian(io::GeneratorKind::laplacian_1d, 400);
+  const LobpcgOptions o = options_for(4);
+  const Solved r = run(p, o);
+  expect_solved(p, r, o, 1e-8);
+}
+
+TEST(Lobpcg, Laplacian1dK1OnAnEmptyRank) {
+  const Problem p = laplacian(io::GeneratorKind::laplacian_1d, 400);
+  const LobpcgOptions o = options_for(1);
+  const Solved r = run(p, o, Precond::none, Split::empty_rank);
+  expect_solved(p, r, o, 1e-8);
+  EXPECT_EQ(r.result.block_size, 3);  // k + 2 guard vectors
+}
+
+TEST(Lobpcg, Laplacian2dSmallestWithRepeatedEigenvalues) {
+  // 30x30: lambda_2 = lambda_3 and lambda_5 = lambda_6 (symmetric grid).
+  const Problem p = laplacian(io::GeneratorKind::laplacian_2d, 30, 30);
+  const LobpcgOptions o = options_for(6);
+  const Solved r = run(p, o);
+  expect_solved(p, r, o, 1e-8);
+}
+
+TEST(Lobpcg, Laplacian3dLargestBackwardTest) {
+  const Problem p = laplacian(io::GeneratorKind::laplacian_3d, 12, 12, 12);
+  const LobpcgOptions o = options_for(5, SpectrumEnd::largest, 1e-6, StoppingTest::backward);
+  const Solved r = run(p, o, Precond::none, Split::empty_rank);
+  // At the large end |lambda| ~ ||A||, so the backward test is as strong as the relative one.
+  expect_solved(p, r, o, 1e-8);
+  for (std::size_t j = 1; j < r.result.eigenvalues.size(); ++j)
+    EXPECT_GE(r.result.eigenvalues[j - 1], r.result.eigenvalues[j]);  // largest first
+}
+
+TEST(Lobpcg, Laplacian3dK20) {
+  // 12^3: eigenvalues of multiplicity 3 and 6 among the first 20.
+  const Problem p = laplacian(io::GeneratorKind::laplacian_3d, 12, 12, 12);
+  const LobpcgOptions o = options_for(20);
+  const Solved r = run(p, o);
+  expect_solved(p, r, o, 1e-8);
+  EXPECT_EQ(r.result.block_size, 25);
+}
+
+// ---- diagonal matrices: clusters, repeats, both ends --------------------------
+
+std::vector<double> clustered_diagonal() {
+  // 300 entries: a repeated smallest eigenvalue, a tight cluster, a spread
+  // interior, and a repeated, clustered top; shuffled by a fixed permutation.
+  std::vector<double> d;
+  for (int i = 0; i < 300; ++i) d.push_back(10.0 + i * (90.0 / 299));
+  d[0] = d[1] = d[2] = 1.0;
+  d[3] = 1.0 + 1e-6;
+  d[4] = 1.0 + 2e-6;
+  d[5] = 2.0;
+  d[299] = d[298] = 500.0;
+  d[297] = 500.0 - 1e-5;
+  std::vector<double> shuffled(d.size());
+  for (std::size_t i = 0; i < d.size(); ++i) shuffled[(i * 7 + 3) % d.size()] = d[i];
+  return shuffled;
+}
+
+TEST(Lobpcg, DiagonalClusteredSmallest) {
+  const Problem p = diagonal(clustered_diagonal());
+  const LobpcgOptions o = options_for(6, SpectrumEnd::smallest, 1e-8, StoppingTest::backward);
+  const Solved r = run(p, o, Precond::none, Split::empty_rank);
+  expect_solved(p, r, o, 1e-8);
+}
+
+TEST(Lobpcg, DiagonalClusteredLargest) {
+  const Problem p = diagonal(clustered_diagonal());
+  const LobpcgOptions o = options_for(4, SpectrumEnd::largest, 1e-8, StoppingTest::backward);
+  const Solved r = run(p, o);
+  expect_solved(p, r, o, 1e-8);
+}
+
+// ---- Jacobi -----------------------------------------------------------------
+
+// A 2D Laplacian plus a diagonal spanning three orders of magnitude: the
+// spread of the diagonal, not the Laplacian, slows the unpreconditioned method.
+Problem badly_scaled() {
+  Problem p = laplacian(io::GeneratorKind::laplacian_2d, 20, 20);
+  std::vector<double> d(static_cast<std::size_t>(p.whole.global_rows));
+  for (std::size_t i = 0; i < d.size(); ++i) d[i] = std::pow(10.0, 3.0 * (0.5 + 0.5 * solver::hash_uniform(7, i, 0)));
+  p.whole = test::plus_diagonal(p.whole, d);
+  p.exact.clear();
+  return p;
+}
+
+TEST(Lobpcg, JacobiConvergesInFewerIterations) {
+  const Problem p = badly_scaled();
+  const LobpcgOptions o = options_for(4, SpectrumEnd::smallest, 1e-8, StoppingTest::backward);
+  const Solved plain = run(p, o);
+  const Solved jacobi = run(p, o, Precond::jacobi, Split::empty_rank);
+  expect_solved(p, plain, o, 0);
+  expect_solved(p, jacobi, o, 0);
+  EXPECT_LT(jacobi.result.iterations, plain.result.iterations);
+  for (int j = 0; j < o.k; ++j)
+    EXPECT_NEAR(jacobi.result.eigenvalues[j], plain.result.eigenvalues[j], 1e-8 * plain.result.eigenvalues[j]);
+  EXPECT_GT(jacobi.result.timings.preconditioner, 0.0);
+  EXPECT_EQ(plain.result.timings.preconditioner, 0.0);
+}
+
+TEST(Lobpcg, JacobiRejectsAZeroDiagonal) {
+  std::vector<double> d(50, 1.0);
+  d[37] = 0.0;
+  const Problem p = diagonal(d);
+  const solver::RowPartition partition = partition_of(p, MPI_COMM_WORLD, Split::balanced);
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), p.whole, partition);
+  try {
+    solver::JacobiPreconditioner<double> jacobi(A);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_TRUE(is_input_error(e)) << e.what();
+    EXPECT_NE(std::string(e.what()).find("row 37"), std::string::npos) << e.what();
+  }
+}
+
+// ---- soft locking -------------------------------------------------------------
+
+TEST(Lobpcg, SoftLockingSavesOperatorWork) {
+  // Well separated smallest eigenvalues converge one after another. A locked
+  // column gets no new W: the operator's W applies narrow below the block
+  // size, and the pairs converge at different iterations.
+  std::vector<double> d;
+  for (int i = 0; i < 200; ++i) d.push_back(i < 4 ? 0.01 * (i + 1) * (i + 1) : 1.0 + i);
+  const Problem p = diagonal(d);
+  const LobpcgOptions o = options_for(4, SpectrumEnd::smallest, 1e-9, StoppingTest::backward);
+  const Solved r = run(p, o);
+  expect_solved(p, r, o, 1e-8);
+  const std::int64_t nb = r.result.block_size;
+  std::int64_t narrow = 0, total = 0;
+  for (std::int64_t w : r.widths) {
+    EXPECT_LE(w, 2 * nb);  // never wider than [X P]
+    narrow += w < nb ? 1 : 0;
+    total += w;
+  }
+  EXPECT_GT(narrow, 0);
+  // Without locking: nb per iteration, plus the start and the [X P] refreshes.
+  const std::int64_t refreshes = r.result.iterations / o.recompute_interval + 1;
+  EXPECT_LT(total, nb * (r.result.iterations + 1) + 2 * nb * refreshes - nb);
+  const auto& h = r.result.history;
+  auto converged_at = [&](int j) {
+    for (std::size_t i = 0; i < h.size(); ++i)
+      if (h[i].residual_norms[j] <= o.tolerance * (200 + h[i].eigenvalues[j])) return int(i);
+    return -1;
+  };
+  EXPECT_LT(converged_at(0), r.result.iterations);
+}
+
+// ---- reproducibility ---------------------------------------------------------
+
+TEST(Lobpcg, SameSeedGivesIdenticalBits) {
+  const Problem p = laplacian(io::GeneratorKind::laplacian_2d, 16, 16);
+  LobpcgOptions o = options_for(5);
+  const Solved a = run(p, o), b = run(p, o);
+  ASSERT_EQ(a.result.iterations, b.result.iterations);
+  EXPECT_EQ(0, std::memcmp(a.result.eigenvalues.data(), b.result.eigenvalues.data(), 5 * sizeof(double)));
+  const auto& xa = a.result.eigenvectors;
+  const auto& xb = b.result.eigenvectors;
+  EXPECT_EQ(0, std::memcmp(xa.data(), xb.data(), std::size_t(xa.rows() * xa.ld()) * sizeof(double)));
+  o.seed = 2;
+  const Solved c = run(p, o);
+  expect_solved(p, c, o, 1e-8);
+  EXPECT_NE(0, std::memcmp(xa.data(), c.result.eigenvectors.data(),
+                           std::size_t(xa.rows() * xa.ld()) * sizeof(double)));
+}
+
+TEST(Lobpcg, SameEigenvaluesOnEveryRankCount) {
+  // Sub-communicators of 1 .. np ranks solve the same problem from the same
+  // (hash-seeded) start block; only the summation order differs.
+  const Problem p = laplacian(io::GeneratorKind::laplacian_3d, 8, 8, 8);
+  const LobpcgOptions o = options_for(6);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::vector<double> reference;
+  for (int ranks = 1; ranks <= world_size(); ++ranks) {
+    MPI_Comm sub;
+    MPI_Comm_split(MPI_COMM_WORLD, rank < ranks ? 0 : MPI_UNDEFINED, rank, &sub);
+    std::vector<double> values(o.k);
+    if (sub != MPI_COMM_NULL) {
+      const Solved r = run(p, o, Precond::none, Split::balanced, sub);
+      expect_solved(p, r, o, 1e-8);
+      values = r.result.eigenvalues;
+      MPI_Comm_free(&sub);
+    }
+    MPI_Bcast(values.data(), o.k, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (ranks == 1) reference = values;
+    for (int j = 0; j < o.k; ++j)
+      EXPECT_NEAR(values[j], reference[j], 1e-10 * reference[j]) << ranks << " ranks, pair " << j;
+  }
+}
+
+// ---- start blocks --------------------------------------------------------------
+
+TEST(Lobpcg, RankDeficientStartBlockRecovers) {
+  // Block size 6: columns 0 and 1 equal, column 2 zero, column 3 = 2 * column 0.
+  const Problem p = laplacian(io::GeneratorKind::laplacian_2d, 16, 16);
+  LobpcgOptions o = options_for(4);
+  o.block_size = 6;
+  auto start = [](std::int64_t row, int col) {
+    if (col == 2) return 0.0;
+    const int source = col == 1 || col == 3 ? 0 : col;
+    return (col == 3 ? 2.0 : 1.0) * solver::hash_uniform(99, row, source);
+  };
+  const Solved r = run(p, o, Precond::none, Split::empty_rank, MPI_COMM_WORLD, start, 6);
+  expect_solved(p, r, o, 1e-8);
+}
+
+TEST(Lobpcg, NearlyParallelStartColumnsRecover) {
+  // Column 1 = column 0 + 1e-9 (and, in another run, + 1e-12) times a random
+  // vector: the start Gram matrix is singular to working precision.
+  const Problem p = laplacian(io::GeneratorKind::laplacian_2d, 16, 16);
+  for (double delta : {1e-9, 1e-12}) {
+    LobpcgOptions o = options_for(3);
+    o.block_size = 5;
+    auto start = [delta](std::int64_t row, int col) {
+      const double base = solver::hash_uniform(5, row, col == 1 ? 0 : col);
+      return col == 1 ? base + delta * solver::hash_uniform(6, row, 0) : base;
+    };
+    const Solved r = run(p, o, Precond::none, Split::balanced, MPI_COMM_WORLD, start, 2);
+    expect_solved(p, r, o, 1e-8);
+  }
+}
+
+TEST(Lobpcg, StartBlockOfEigenvectorsConvergesAtOnce) {
+  // A start block that already spans the wanted eigenvectors (of a diagonal
+  // matrix: unit vectors) converges at the first test.
+  std::vector<double> d;
+  for (int i = 0; i < 100; ++i) d.push_back(1.0 + i);
+  const Problem p = diagonal(d);
+  LobpcgOptions o = options_for(2);
+  o.block_size = 4;
+  const Solved r = run(p, o, Precond::none, Split::balanced, MPI_COMM_WORLD,
+                    [](std::int64_t row, int col) { return row == col ? 1.0 : 0.0; }, 4);
+  expect_solved(p, r, o, 1e-12);
+  EXPECT_EQ(r.result.iterations, 0);
+}
+
+// ---- monitor, history, timings -----------------------------------------------
+
+TEST(Lobpcg, MonitorSeesEveryIteration) {
+  const Problem p = laplacian(io::GeneratorKind::laplacian_2d, 12, 12);
+  LobpcgOptions o = options_for(3);
+  std::vector<solver::LobpcgProgress> seen;
+  o.monitor = [&](const solver::LobpcgProgress& s) { seen.push_back(s); };
+  const Solved r = run(p, o);
+  expect_solved(p, r, o, 1e-8);
+  ASSERT_EQ(seen.size(), std::size_t(r.result.iterations + 1));
+  for (std::size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i].iteration, int(i));
+  EXPECT_EQ(seen.back().converged, 3);
+  EXPECT_LT(seen.front().converged, 3);
+  const auto& t = r.result.timings;
+  EXPECT_GT(t.spmm, 0.0);
+  EXPECT_GT(t.orthogonalization, 0.0);
+  EXPECT_GT(t.rayleigh_ritz, 0.0);
+  EXPECT_LE(t.spmm + t.orthogonalization + t.rayleigh_ritz + t.preconditioner + t.other, t.total * 1.01);
+}
+
+TEST(Lobpcg, MaxIterationsStopsUnconverged) {
+  const Problem p = laplacian(io::GeneratorKind::laplacian_1d, 400);
+  LobpcgOptions o = options_for(4);
+  o.max_iterations = 5;
+  const Solved r = run(p, o);
+  EXPECT_EQ(r.result.iterations, 5);
+  EXPECT_FALSE(r.result.all_converged());
+  // The reported residuals are still true ones.
+  for (int j = 0; j < o.k; ++j)
+    EXPECT_NEAR(r.check.residuals[j], r.result.residual_norms[j], 1e-12 * 4);
+}
+
+TEST(Lobpcg, FloatBlocks) {
+  const Problem p = laplacian(io::GeneratorKind::laplacian_2d, 12, 12);
+  const solver::RowPartition partition = partition_of(p, MPI_COMM_WORLD, Split::empty_rank);
+  test::CsrTestOperator<float> A(MPI_COMM_WORLD, spmm::Context::host(), p.whole, partition);
+  LobpcgOptions o = options_for(3, SpectrumEnd::smallest, 1e-4, StoppingTest::backward);
+  const auto result = solver::lobpcg<float>(A, o);
+  EXPECT_TRUE(result.all_converged());
+  // Backward error 1e-4 * ||A|| (8) and a gap of ~0.1: eigenvalue error <~ 1e-5 absolute.
+  for (int j = 0; j < o.k; ++j) EXPECT_NEAR(result.eigenvalues[j], p.exact[j], 2e-4 * p.exact[j] + 1e-5);
+}
+
+// ---- input errors ---------------------------------------------------------------
+
+void expect_input_error(const Problem& p, const LobpcgOptions& o, const std::string& part) {
+  const solver::RowPartition partition = partition_of(p, MPI_COMM_WORLD, Split::balanced);
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), p.whole, partition);
+  try {
+    solver::lobpcg<double>(A, o);
+    ADD_FAILURE() << "no error for " << part;
+  } catch (const Error& e) {
+    EXPECT_TRUE(is_input_error(e)) << e.what();
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+  }
+}
+
+TEST(Lobpcg, RejectsBadOptions) {
+  const Problem p = diagonal(std::vector<double>(10, 1.0));
+  LobpcgOptions o = options_for(20);
+  expect_input_error(p, o, "k = 20 but the matrix has 10 rows");
+  o.k = 10;
+  expect_input_error(p, o, "k = 10 but the matrix has 10 rows");
+  o.k = 0;
+  expect_input_error(p, o, "at least 1");
+  o = options_for(4);
+  o.block_size = 3;
+  expect_input_error(p, o, "block size 3 is smaller than k = 4");
+  o.block_size = 11;
+  expect_input_error(p, o, "block size 11 exceeds the matrix's 10 rows");
+  o = options_for(2);
+  o.tolerance = -1;
+  expect_input_error(p, o, "tolerance");
+  o = options_for(2);
+  o.max_iterations = 0;
+  expect_input_error(p, o, "max_iterations");
+}
+
+TEST(Lobpcg, RejectsAStartBlockOfTheWrongShape) {
+  const Problem p = laplacian(io::GeneratorKind::laplacian_1d, 40);
+  const solver::RowPartition partition = partition_of(p, MPI_COMM_WORLD, Split::balanced);
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), p.whole, partition);
+  LobpcgOptions o = options_for(2);
+  o.block_size = 4;
+  spmm::DenseBlock<double> start(Space::host, A.local_rows(), 5);
+  try {
+    solver::lobpcg<double>(A, o, nullptr, start.cview());
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_TRUE(is_input_error(e)) << e.what();
+    EXPECT_NE(std::string(e.what()).find("5 columns"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace blockeigs
