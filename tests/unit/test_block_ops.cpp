@@ -1,0 +1,280 @@
+// Host block operations (solver/block_ops.hpp) against naive loops, on
+// awkward shapes (no rows, one row, odd widths, ld > cols, more rows than a
+// summation chunk), with NaN-filled outputs where beta == 0 promises not to
+// read them; and the random fill's independence of the row split. One MPI
+// rank (the reductions over ranks are covered by tests/mpi/).
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "solver/block_ops.hpp"
+#include "tests/support/test_matrices.hpp"
+
+namespace blockeigs {
+namespace {
+
+using solver::HostMatrix;
+
+class MpiEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (!initialized) MPI_Init(nullptr, nullptr);
+  }
+  void TearDown() override {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Finalize();
+  }
+};
+const auto* const mpi_environment = ::testing::AddGlobalTestEnvironment(new MpiEnvironment);
+
+const spmm::Context& host() {
+  static const spmm::Context context = spmm::Context::host();
+  return context;
+}
+
+struct Shape {
+  std::int64_t rows, k1, k2, ld_pad;
+};
+// Rows 0 and 1, odd widths, and 2500 rows (three 1024-row summation chunks).
+const Shape shapes[] = {{0, 3, 2, 0}, {1, 1, 1, 0}, {17, 5, 3, 2}, {129, 8, 8, 1}, {2500, 7, 13, 3}};
+
+template <class T>
+spmm::DenseBlock<T> random_block(std::int64_t rows, std::int64_t cols, std::uint64_t seed, std::int64_t pad) {
+  return test::random_block<T>(rows, cols, seed, cols + pad);
+}
+
+template <class T>
+spmm::DenseBlock<T> nan_block(std::int64_t rows, std::int64_t cols, std::int64_t pad) {
+  spmm::DenseBlock<T> b(Space::host, rows, cols, cols + pad);
+  for (std::int64_t i = 0; i < rows * b.ld(); ++i) b.data()[i] = std::numeric_limits<T>::quiet_NaN();
+  return b;
+}
+
+// Rounding bound for a sum of L products: gamma_L * sum |a_i b_i| (Higham), L * u.
+template <class T>
+double dot_bound(std::int64_t length, double abs_sum) {
+  return (double(length) + 1) * std::numeric_limits<T>::epsilon() * abs_sum + 1e-300;
+}
+
+template <class T>
+void check_gram() {
+  for (const Shape& s : shapes) {
+    const auto X = random_block<T>(s.rows, s.k1, 1, s.ld_pad);
+    const auto Y = random_block<T>(s.rows, s.k2, 2, s.ld_pad + 1);
+    const HostMatrix G = solver::gram<T>(host(), MPI_COMM_WORLD, X.cview(), Y.cview());
+    ASSERT_EQ(G.rows(), s.k1);
+    ASSERT_EQ(G.cols(), s.k2);
+    for (std::int64_t a = 0; a < s.k1; ++a)
+      for (std::int64_t b = 0; b < s.k2; ++b) {
+        double exact = 0, abs_sum = 0;
+        for (std::int64_t i = 0; i < s.rows; ++i) {
+          exact += double(X.view()(i, a)) * double(Y.view()(i, b));
+          abs_sum += std::abs(double(X.view()(i, a)) * double(Y.view()(i, b)));
+        }
+        EXPECT_NEAR(G(a, b), exact, dot_bound<T>(s.rows, abs_sum)) << s.rows << " rows, (" << a << ", " << b << ")";
+      }
+    const HostMatrix S = solver::gram<T>(host(), MPI_COMM_WORLD, X.cview());
+    for (std::int64_t a = 0; a < s.k1; ++a)
+      for (std::int64_t b = 0; b < s.k1; ++b) {
+        EXPECT_EQ(S(a, b), S(b, a));  // exactly symmetric
+        double exact = 0, abs_sum = 0;
+        for (std::int64_t i = 0; i < s.rows; ++i) {
+          exact += double(X.view()(i, a)) * double(X.view()(i, b));
+          abs_sum += std::abs(double(X.view()(i, a)) * double(X.view()(i, b)));
+        }
+        EXPECT_NEAR(S(a, b), exact, dot_bound<T>(s.rows, abs_sum));
+      }
+  }
+}
+
+TEST(BlockOps, GramDouble) { check_gram<double>(); }
+TEST(BlockOps, GramFloat) { check_gram<float>(); }
+
+template <class T>
+void check_block_update() {
+  for (const Shape& s : shapes) {
+    const auto X = random_block<T>(s.rows, s.k1, 3, s.ld_pad);
+    HostMatrix S(s.k1, s.k2);
+    for (std::int64_t a = 0; a < s.k1; ++a)
+      for (std::int64_t b = 0; b < s.k2; ++b) S(a, b) = solver::hash_uniform(4, a, b);
+    for (const T beta : {T(0), T(1), T(-0.5)}) {
+      const T alpha = T(1.5);
+      auto Y = beta == T(0) ? nan_block<T>(s.rows, s.k2, s.ld_pad) : random_block<T>(s.rows, s.k2, 5, s.ld_pad);
+      const auto Y0 = random_block<T>(s.rows, s.k2, 5, s.ld_pad);
+      solver::block_update<T>(host(), alpha, X.cview(), S, beta, Y.view());
+      for (std::int64_t i = 0; i < s.rows; ++i)
+        for (std::int64_t b = 0; b < s.k2; ++b) {
+          double exact = 0, abs_sum = 0;
+          for (std::int64_t a = 0; a < s.k1; ++a) {
+            exact += double(alpha) * double(X.view()(i, a)) * double(T(S(a, b)));
+            abs_sum += std::abs(double(alpha) * double(X.view()(i, a)) * S(a, b));
+          }
+          if (beta != T(0)) {
+            exact += double(beta) * double(Y0.view()(i, b));
+            abs_sum += std::abs(double(beta) * double(Y0.view()(i, b)));
+          }
+          ASSERT_FALSE(std::isnan(double(Y.view()(i, b)))) << "beta = 0 read Y";
+          EXPECT_NEAR(double(Y.view()(i, b)), exact, dot_bound<T>(s.k1 + 1, abs_sum));
+        }
+    }
+  }
+  // An empty product (k1 = 0) gives beta * Y, and zeros for beta == 0.
+  auto Y = nan_block<T>(5, 3, 0);
+  const spmm::DenseBlock<T> X(Space::host, 5, 0);
+  solver::block_update<T>(host(), T(1), X.cview(), HostMatrix(0, 3), T(0), Y.view());
+  for (std::int64_t i = 0; i < 15; ++i) EXPECT_EQ(Y.data()[i], T(0));
+}
+
+TEST(BlockOps, BlockUpdateDouble) { check_block_update<double>(); }
+TEST(BlockOps, BlockUpdateFloat) { check_block_update<float>(); }
+
+TEST(BlockOps, AxpbyAndColumnAxpby) {
+  for (const Shape& s : shapes) {
+    const auto X = random_block<double>(s.rows, s.k1, 6, s.ld_pad);
+    const auto Y0 = random_block<double>(s.rows, s.k1, 7, s.ld_pad + 1);
+    std::vector<double> alpha(static_cast<std::size_t>(s.k1));
+    for (std::int64_t j = 0; j < s.k1; ++j) alpha[j] = 0.25 * double(j) - 1.0;
+    auto Y = nan_block<double>(s.rows, s.k1, s.ld_pad + 1);
+    solver::axpby<double>(host(), 2.0, X.cview(), 0.0, Y.view());
+    auto Z = random_block<double>(s.rows, s.k1, 7, s.ld_pad + 1);
+    solver::axpby<double>(host(), 2.0, X.cview(), -3.0, Z.view());
+    auto C = nan_block<double>(s.rows, s.k1, 0);
+    solver::column_axpby<double>(host(), alpha, X.cview(), 0.0, C.view());
+    auto D = random_block<double>(s.rows, s.k1, 7, s.ld_pad + 1);
+    solver::column_axpby<double>(host(), alpha, X.cview(), 0.5, D.view());
+    for (std::int64_t i = 0; i < s.rows; ++i)
+      for (std::int64_t j = 0; j < s.k1; ++j) {
+        const double x = X.view()(i, j), y0 = Y0.view()(i, j);
+        EXPECT_EQ(Y.view()(i, j), 2.0 * x);
+        EXPECT_EQ(Z.view()(i, j), 2.0 * x + -3.0 * y0);
+        EXPECT_EQ(C.view()(i, j), alpha[j] * x);
+        EXPECT_EQ(D.view()(i, j), alpha[j] * x + 0.5 * y0);
+      }
+  }
+}
+
+TEST(BlockOps, ColumnNormsScaleSelectCopyDiagonal) {
+  for (const Shape& s : shapes) {
+    const auto X = random_block<double>(s.rows, s.k2, 8, s.ld_pad);
+    const std::vector<double> norms = solver::column_norms<double>(host(), MPI_COMM_WORLD, X.cview());
+    ASSERT_EQ(norms.size(), std::size_t(s.k2));
+    for (std::int64_t j = 0; j < s.k2; ++j) {
+      double sum = 0;
+      for (std::int64_t i = 0; i < s.rows; ++i) sum += X.view()(i, j) * X.view()(i, j);
+      EXPECT_NEAR(norms[j], std::sqrt(sum), dot_bound<double>(s.rows, std::sqrt(sum)));
+    }
+    // Same input, same bits.
+    EXPECT_EQ(norms, solver::column_norms<double>(host(), MPI_COMM_WORLD, X.cview()));
+
+    std::vector<double> scale(static_cast<std::size_t>(s.k2));
+    for (std::int64_t j = 0; j < s.k2; ++j) scale[j] = 1.0 + double(j);
+    auto Xs = random_block<double>(s.rows, s.k2, 8, s.ld_pad);
+    solver::scale_columns<double>(host(), scale, Xs.view());
+
+    std::vector<std::int64_t> pick;
+    for (std::int64_t j = s.k2 - 1; j >= 0; j -= 2) pick.push_back(j);
+    auto P = nan_block<double>(s.rows, std::int64_t(pick.size()), 1);
+    solver::select_columns<double>(host(), X.cview(), pick, P.view());
+
+    auto Cp = nan_block<double>(s.rows, s.k2, 3);
+    solver::copy_block<double>(host(), X.cview(), Cp.view());
+
+    std::vector<double> d(static_cast<std::size_t>(s.rows));
+    for (std::int64_t i = 0; i < s.rows; ++i) d[i] = 0.5 + double(i % 7);
+    auto Dx = nan_block<double>(s.rows, s.k2, 0);
+    solver::apply_diagonal<double>(host(), d.data(), X.cview(), Dx.view());
+
+    for (std::int64_t i = 0; i < s.rows; ++i) {
+      for (std::int64_t j = 0; j < s.k2; ++j) {
+        EXPECT_EQ(Xs.view()(i, j), X.view()(i, j) * scale[j]);
+        EXPECT_EQ(Cp.view()(i, j), X.view()(i, j));
+        EXPECT_EQ(Dx.view()(i, j), d[i] * X.view()(i, j));
+      }
+      for (std::size_t c = 0; c < pick.size(); ++c) EXPECT_EQ(P.view()(i, std::int64_t(c)), X.view()(i, pick[c]));
+    }
+  }
+}
+
+TEST(BlockOps, ColumnRangeViewsShareStorage) {
+  auto X = random_block<double>(4, 6, 9, 1);
+  const auto mid = solver::column_range(X.view(), 2, 3);
+  EXPECT_EQ(mid.cols, 3);
+  EXPECT_EQ(mid.ld, X.ld());
+  EXPECT_EQ(&mid(1, 0), &X.view()(1, 2));
+}
+
+TEST(BlockOps, RandomFillDoesNotDependOnTheRowSplit) {
+  const std::int64_t N = 1000, k = 5;
+  spmm::DenseBlock<double> whole(Space::host, N, k);
+  solver::fill_random<double>(host(), whole.view(), 42, 0);
+  // Any split into row ranges, each filled with its first global row.
+  for (const std::int64_t cut : {std::int64_t{1}, std::int64_t{333}, std::int64_t{999}}) {
+    spmm::DenseBlock<double> top(Space::host, cut, k, k + 2), bottom(Space::host, N - cut, k);
+    solver::fill_random<double>(host(), top.view(), 42, 0);
+    solver::fill_random<double>(host(), bottom.view(), 42, cut);
+    for (std::int64_t i = 0; i < N; ++i)
+      for (std::int64_t j = 0; j < k; ++j) {
+        const double v = i < cut ? top.view()(i, j) : bottom.view()(i - cut, j);
+        ASSERT_EQ(0, std::memcmp(&v, &whole.view()(i, j), sizeof v)) << "row " << i << " col " << j;
+      }
+  }
+  // A column range is the same hash columns.
+  spmm::DenseBlock<double> right(Space::host, N, 2);
+  solver::fill_random<double>(host(), right.view(), 42, 0, 3);
+  for (std::int64_t i = 0; i < N; ++i) EXPECT_EQ(right.view()(i, 1), whole.view()(i, 4));
+  // Float is the double value rounded.
+  spmm::DenseBlock<float> single(Space::host, N, k);
+  solver::fill_random<float>(host(), single.view(), 42, 0);
+  for (std::int64_t i = 0; i < N; ++i) EXPECT_EQ(single.view()(i, 0), float(whole.view()(i, 0)));
+}
+
+TEST(BlockOps, RandomFillLooksUniform) {
+  // Mean 0 and variance 1/3 of U[-1, 1) to within 5 standard errors; another
+  // seed, another block; values in range.
+  const std::int64_t N = 20000;
+  spmm::DenseBlock<double> a(Space::host, N, 2), b(Space::host, N, 2);
+  solver::fill_random<double>(host(), a.view(), 1, 0);
+  solver::fill_random<double>(host(), b.view(), 2, 0);
+  double sum = 0, sum_sq = 0, cross = 0;
+  std::int64_t equal = 0;
+  for (std::int64_t i = 0; i < N; ++i) {
+    const double x = a.view()(i, 0);
+    ASSERT_GE(x, -1.0);
+    ASSERT_LT(x, 1.0);
+    sum += x;
+    sum_sq += x * x;
+    cross += x * a.view()(i, 1);
+    equal += x == b.view()(i, 0) ? 1 : 0;
+  }
+  const double n = double(N);
+  EXPECT_NEAR(sum / n, 0.0, 5 * std::sqrt(1.0 / 3 / n));
+  EXPECT_NEAR(sum_sq / n, 1.0 / 3, 5 * std::sqrt(4.0 / 45 / n));
+  EXPECT_NEAR(cross / n, 0.0, 5 * std::sqrt(1.0 / 9 / n));  // columns uncorrelated
+  EXPECT_EQ(equal, 0);
+}
+
+TEST(BlockOps, AllreduceOnOneRankIsTheIdentity) {
+  std::vector<double> v{1.5, -2.0, 3.25};
+  const std::vector<double> before = v;
+  solver::allreduce_sum(MPI_COMM_WORLD, v.data(), v.size());
+  EXPECT_EQ(v, before);
+}
+
+TEST(BlockOps, MismatchedShapesAreErrors) {
+  const auto X = random_block<double>(4, 2, 1, 0);
+  const auto Y = random_block<double>(5, 2, 1, 0);
+  EXPECT_THROW(solver::gram<double>(host(), MPI_COMM_WORLD, X.cview(), Y.cview()), Error);
+  auto Z = random_block<double>(4, 3, 1, 0);
+  EXPECT_THROW(solver::block_update<double>(host(), 1.0, X.cview(), HostMatrix(3, 3), 0.0, Z.view()), Error);
+  EXPECT_THROW(solver::select_columns<double>(host(), X.cview(), {0, 2, 1}, Z.view()), Error);
+}
+
+}  // namespace
+}  // namespace blockeigs
