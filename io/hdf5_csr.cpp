@@ -144,18 +144,6 @@ std::array<std::int64_t, 2> read_shape(const Id& group, const Where& where) {
   return shape;
 }
 
-Id open_file(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) fail_input(path, ": no such file");
-  if (std::filesystem::is_directory(path, ec)) fail_input(path, ": is a directory, not a file");
-  silence_hdf5_errors();
-  if (H5Fis_hdf5(path.c_str()) <= 0) fail_input(path, ": not an HDF5 file (or truncated)");
-  Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (!file.valid())
-    fail_input(path, ": cannot open: not an HDF5 file (or truncated, or damaged)");
-  return file;
-}
-
 Id open_group(const Id& file, const Where& where) {
   // Check each link on the way so a missing parent reads as missing, not as an error.
   for (std::size_t slash = where.group.find('/', 1);; slash = where.group.find('/', slash + 1)) {

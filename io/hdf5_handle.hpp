@@ -3,7 +3,11 @@
 
 #include <hdf5.h>
 
+#include <filesystem>
+#include <string>
 #include <utility>
+
+#include "core/error.hpp"
 
 namespace blockeigs::io {
 
@@ -42,5 +46,19 @@ class Id {
 
 // Our messages replace HDF5's own error stack printout.
 inline void silence_hdf5_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+
+// Opens an existing file for reading, with the user's-terms messages for a
+// missing file, a directory, a non-HDF5 or a truncated file.
+inline Id open_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) fail_input(path, ": no such file");
+  if (std::filesystem::is_directory(path, ec)) fail_input(path, ": is a directory, not a file");
+  silence_hdf5_errors();
+  if (H5Fis_hdf5(path.c_str()) <= 0) fail_input(path, ": not an HDF5 file (or truncated)");
+  Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (!file.valid())
+    fail_input(path, ": cannot open: not an HDF5 file (or truncated, or damaged)");
+  return file;
+}
 
 }  // namespace blockeigs::io

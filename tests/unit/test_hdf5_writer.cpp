@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include <cmath>
 #include <filesystem>
 #include <vector>
 
@@ -88,6 +89,45 @@ TEST(Hdf5Writer, FailureLeavesNothing) {
   discard_output(other);
   EXPECT_FALSE(std::filesystem::exists(temporary_output_name(other)));
   EXPECT_FALSE(std::filesystem::exists(other));
+}
+
+}  // namespace
+}  // namespace blockeigs::io
+
+#include "io/hdf5_dense.hpp"
+
+namespace blockeigs::io {
+namespace {
+
+TEST(Hdf5Dense, ReadsRowBlocksAndRejectsBadData) {
+  const std::string path = scratch("dense.h5").string();
+  std::filesystem::remove(path);
+  {
+    Hdf5Writer writer(path, true);
+    writer.write_matrix("/B", 4, 2, {1, 2, 3, 4, 5, 6, 7, 8});
+    writer.write_matrix("/bad", 2, 2, {1, NAN, 3, 4});
+    writer.write("/flat", std::vector<double>{1, 2, 3});
+  }
+  commit_output(path);
+  const DenseRows middle = read_hdf5_dense_rows(path, "/B", 1, 3, 4);
+  EXPECT_EQ(middle.global_rows, 4);
+  EXPECT_EQ(middle.cols, 2);
+  EXPECT_EQ(middle.values, (std::vector<double>{3, 4, 5, 6}));
+  EXPECT_TRUE(read_hdf5_dense_rows(path, "/B", 4, 4).values.empty());
+
+  auto message = [&](const char* dataset, std::int64_t expected) {
+    try {
+      read_hdf5_dense_rows(path, dataset, 0, 2, expected);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message("/B", 5).find("has 4 rows, but the matrix has 5"), std::string::npos) << message("/B", 5);
+  EXPECT_NE(message("/bad", -1).find("row 0 column 1 is nan"), std::string::npos) << message("/bad", -1);
+  EXPECT_NE(message("/flat", -1).find("two-dimensional"), std::string::npos);
+  EXPECT_NE(message("/missing", -1).find("no dataset /missing"), std::string::npos);
+  EXPECT_THROW(read_hdf5_dense_rows("/nonexistent.h5", "/B", 0, 1), InputError);
 }
 
 }  // namespace

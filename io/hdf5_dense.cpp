@@ -1,0 +1,51 @@
+#include "io/hdf5_dense.hpp"
+
+#include <cmath>
+
+#include "core/error.hpp"
+#include "io/hdf5_handle.hpp"
+
+namespace blockeigs::io {
+
+DenseRows read_hdf5_dense_rows(const std::string& path, const std::string& dataset, std::int64_t row_begin,
+                               std::int64_t row_end, std::int64_t expected_rows) {
+  const Id file = open_file(path);
+  if (H5Lexists(file.get(), dataset.c_str(), H5P_DEFAULT) <= 0) fail_input(path, ": no dataset ", dataset);
+  const Id set(H5Dopen2(file.get(), dataset.c_str(), H5P_DEFAULT), H5Dclose);
+  if (!set.valid()) fail_input(path, ": ", dataset, " is not a dataset");
+
+  const Id type(H5Dget_type(set.get()), H5Tclose);
+  if (!type.valid() || H5Tget_class(type.get()) != H5T_FLOAT)
+    fail_input(path, ": ", dataset, " must hold floating-point numbers");
+  const Id space(H5Dget_space(set.get()), H5Sclose);
+  if (H5Sget_simple_extent_ndims(space.get()) != 2)
+    fail_input(path, ": ", dataset, " must be two-dimensional (rows x columns)");
+  hsize_t dims[2] = {0, 0};
+  H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+  DenseRows out;
+  out.global_rows = static_cast<std::int64_t>(dims[0]);
+  out.cols = static_cast<std::int64_t>(dims[1]);
+  if (expected_rows >= 0 && out.global_rows != expected_rows)
+    fail_input(path, ": ", dataset, " has ", out.global_rows, " rows, but the matrix has ", expected_rows);
+  if (out.cols < 1) fail_input(path, ": ", dataset, " has no columns");
+  if (row_begin < 0 || row_end < row_begin || row_end > out.global_rows)
+    fail_input(path, ": ", dataset, ": rows [", row_begin, ", ", row_end, ") are outside its ", out.global_rows, " rows");
+
+  const std::int64_t rows = row_end - row_begin;
+  out.values.resize(static_cast<std::size_t>(rows * out.cols));
+  if (rows > 0) {
+    const hsize_t start[2] = {static_cast<hsize_t>(row_begin), 0};
+    const hsize_t count[2] = {static_cast<hsize_t>(rows), dims[1]};
+    const Id memory(H5Screate_simple(2, count, nullptr), H5Sclose);
+    if (H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
+        H5Dread(set.get(), H5T_NATIVE_DOUBLE, memory.get(), space.get(), H5P_DEFAULT, out.values.data()) < 0)
+      fail_input(path, ": ", dataset, ": cannot read rows [", row_begin, ", ", row_end, ") (damaged or truncated?)");
+  }
+  for (std::size_t e = 0; e < out.values.size(); ++e)
+    if (!std::isfinite(out.values[e]))
+      fail_input(path, ": ", dataset, ": row ", row_begin + std::int64_t(e) / out.cols, " column ",
+                 std::int64_t(e) % out.cols, " is ", out.values[e], " (values must be finite)");
+  return out;
+}
+
+}  // namespace blockeigs::io
