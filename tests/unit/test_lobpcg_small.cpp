@@ -1,0 +1,209 @@
+// LOBPCG's small dense problems (solver/lobpcg_detail.hpp): SVQB with
+// column dropping, the Rayleigh-Ritz step at each restart level, and
+// Hetmaniuk-Lehoucq basis selection, on Gram matrices of explicit small
+// bases, where the right answers can be checked directly.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "solver/block_ops.hpp"
+#include "solver/lobpcg_detail.hpp"
+
+namespace blockeigs {
+namespace {
+
+using solver::HostMatrix;
+using solver::lobpcg_detail::Tolerances;
+
+const Tolerances tol = Tolerances::for_type<double>();
+
+HostMatrix random_matrix(std::int64_t rows, std::int64_t cols, std::uint64_t seed) {
+  HostMatrix M(rows, cols);
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) M(i, j) = solver::hash_uniform(seed, i, j);
+  return M;
+}
+
+HostMatrix mul(const HostMatrix& A, const HostMatrix& B) {
+  HostMatrix C(A.rows(), B.cols());
+  for (std::int64_t i = 0; i < A.rows(); ++i)
+    for (std::int64_t l = 0; l < A.cols(); ++l)
+      for (std::int64_t j = 0; j < B.cols(); ++j) C(i, j) += A(i, l) * B(l, j);
+  return C;
+}
+
+HostMatrix tmul(const HostMatrix& A, const HostMatrix& B) {  // A^T B
+  HostMatrix C(A.cols(), B.cols());
+  for (std::int64_t l = 0; l < A.rows(); ++l)
+    for (std::int64_t i = 0; i < A.cols(); ++i)
+      for (std::int64_t j = 0; j < B.cols(); ++j) C(i, j) += A(l, i) * B(l, j);
+  return C;
+}
+
+double max_dev_from_identity(const HostMatrix& M) {
+  double m = 0;
+  for (std::int64_t i = 0; i < M.rows(); ++i)
+    for (std::int64_t j = 0; j < M.cols(); ++j) m = std::max(m, std::abs(M(i, j) - (i == j ? 1.0 : 0.0)));
+  return m;
+}
+
+double max_abs(const HostMatrix& M) {
+  double m = 0;
+  for (double v : M.values()) m = std::max(m, std::abs(v));
+  return m;
+}
+
+// Column c of V replaced by a combination of others (plus `noise` times fresh values).
+void make_dependent(HostMatrix& V, std::int64_t c, std::int64_t a, std::int64_t b, double noise) {
+  for (std::int64_t i = 0; i < V.rows(); ++i)
+    V(i, c) = 2 * V(i, a) - 0.5 * V(i, b) + noise * solver::hash_uniform(77, i, c);
+}
+
+// A symmetric "operator" on R^rows: diag(1..rows) plus a small symmetric coupling.
+HostMatrix small_operator(std::int64_t rows) {
+  HostMatrix A(rows, rows);
+  for (std::int64_t i = 0; i < rows; ++i) {
+    A(i, i) = 1.0 + double(i);
+    if (i + 1 < rows) A(i, i + 1) = A(i + 1, i) = 0.3;
+  }
+  return A;
+}
+
+TEST(Svqb, OrthonormalisesAndDropsDependentColumns) {
+  HostMatrix V = random_matrix(40, 6, 1);
+  make_dependent(V, 4, 0, 1, 0.0);    // exactly dependent
+  make_dependent(V, 5, 2, 3, 1e-14);  // dependent to rounding
+  const HostMatrix T = solver::lobpcg_detail::svqb_transform(tmul(V, V), tol);
+  EXPECT_EQ(T.cols(), 4);
+  const HostMatrix Q = mul(V, T);
+  EXPECT_LE(max_dev_from_identity(tmul(Q, Q)), 1e-10);
+}
+
+TEST(Svqb, KeepsIllConditionedButIndependentColumns) {
+  HostMatrix V = random_matrix(40, 4, 2);
+  make_dependent(V, 3, 0, 1, 1e-5);  // theta ~ 1e-10: above the drop threshold
+  const HostMatrix T = solver::lobpcg_detail::svqb_transform(tmul(V, V), tol);
+  EXPECT_EQ(T.cols(), 4);
+  // One pass leaves ~ eps * cond^2 = 1e-6 of non-orthogonality; a second pass fixes it.
+  const HostMatrix Q1 = mul(V, T);
+  const HostMatrix Q2 = mul(Q1, solver::lobpcg_detail::svqb_transform(tmul(Q1, Q1), tol));
+  EXPECT_LE(max_dev_from_identity(tmul(Q2, Q2)), 1e-12);
+}
+
+TEST(Svqb, ZeroColumnsAndColumnsInsideSpanQAreDropped) {
+  HostMatrix V = random_matrix(30, 3, 3);
+  for (std::int64_t i = 0; i < 30; ++i) V(i, 1) = 0.0;
+  EXPECT_EQ(solver::lobpcg_detail::svqb_transform(tmul(V, V), tol).cols(), 2);
+  // Column 2 kept only 1e-15 of its norm through a projection: numerically in span(Q).
+  const HostMatrix G = tmul(V, V);
+  std::vector<double> before{G(0, 0), 1.0, G(2, 2) * 1e30};
+  EXPECT_EQ(solver::lobpcg_detail::svqb_transform(G, tol, &before).cols(), 1);
+}
+
+// A basis S = [X P W] of R^rows and its Gram matrices.
+struct Basis {
+  HostMatrix S, GA, GB;
+};
+
+Basis basis(HostMatrix S) {
+  const HostMatrix A = small_operator(S.rows());
+  return {S, tmul(S, mul(A, S)), tmul(S, S)};
+}
+
+// GB-orthonormal Ritz vectors whose residuals are orthogonal to the basis
+// columns used (rows outside [skip_begin, skip_end): a dropped P is not).
+void expect_ritz_pairs(const Basis& b, const solver::lobpcg_detail::RitzPairs& r, std::int64_t skip_begin = 0,
+                       std::int64_t skip_end = 0) {
+  const HostMatrix& C = r.vectors;
+  EXPECT_LE(max_dev_from_identity(tmul(C, mul(b.GB, C))), 1e-10);
+  const HostMatrix AC = mul(b.GA, C), BC = mul(b.GB, C);
+  for (std::int64_t j = 0; j < C.cols(); ++j)
+    for (std::int64_t i = 0; i < C.rows(); ++i) {
+      if (i >= skip_begin && i < skip_end) continue;
+      EXPECT_NEAR(AC(i, j), r.values[j] * BC(i, j), 1e-10 * (1 + std::abs(r.values[j])));
+    }
+  for (std::size_t j = 1; j < r.values.size(); ++j) EXPECT_LE(r.values[j - 1], r.values[j]);
+}
+
+TEST(RayleighRitz, WholeBasisWhenWellConditioned) {
+  const Basis b = basis(random_matrix(30, 9, 4));  // X: 0-2, P: 3-5, W: 6-8
+  const auto r = solver::lobpcg_detail::rayleigh_ritz(b.GA, b.GB, 3, 6, 3, tol);
+  EXPECT_EQ(r.level, 0);
+  EXPECT_EQ(r.values.size(), 9u);
+  expect_ritz_pairs(b, r);
+}
+
+TEST(RayleighRitz, DropsPWhenTheGramMatrixIsIllConditioned) {
+  HostMatrix S = random_matrix(30, 9, 5);
+  make_dependent(S, 4, 0, 7, 1e-12);  // a P column nearly in span[X W]
+  const Basis b = basis(S);
+  const auto r = solver::lobpcg_detail::rayleigh_ritz(b.GA, b.GB, 3, 6, 3, tol);
+  EXPECT_EQ(r.level, 1);
+  EXPECT_EQ(r.values.size(), 6u);
+  expect_ritz_pairs(b, r, 3, 6);
+  for (std::int64_t i = 3; i < 6; ++i)
+    for (std::int64_t j = 0; j < r.vectors.cols(); ++j) EXPECT_EQ(r.vectors(i, j), 0.0);  // no P
+}
+
+TEST(RayleighRitz, TruncatesWhenXAndWAreDependentToo) {
+  HostMatrix S = random_matrix(30, 9, 6);
+  make_dependent(S, 4, 0, 7, 0.0);     // P dependent
+  make_dependent(S, 8, 1, 2, 1e-15);   // and a W column inside span X
+  const Basis b = basis(S);
+  const auto r = solver::lobpcg_detail::rayleigh_ritz(b.GA, b.GB, 3, 6, 3, tol);
+  EXPECT_EQ(r.level, 2);
+  EXPECT_EQ(r.values.size(), 5u);
+  expect_ritz_pairs(b, r, 3, 6);
+  // Ritz values of a subspace interlace with A's: the smallest is >= lambda_min(A).
+  EXPECT_GE(r.values[0], 1.0 - 0.6);
+}
+
+TEST(RayleighRitz, TooFewDirectionsIsAnError) {
+  HostMatrix S = random_matrix(30, 4, 7);
+  make_dependent(S, 1, 0, 2, 0.0);
+  make_dependent(S, 3, 0, 2, 0.0);
+  const Basis b = basis(S);
+  EXPECT_THROW(solver::lobpcg_detail::rayleigh_ritz(b.GA, b.GB, 4, 4, 3, tol), Error);
+}
+
+TEST(RayleighRitz, NonFiniteInputIsAnError) {
+  Basis b = basis(random_matrix(30, 3, 8));
+  b.GA(1, 1) = std::nan("");
+  EXPECT_THROW(solver::lobpcg_detail::rayleigh_ritz(b.GA, b.GB, 3, 3, 3, tol), Error);
+}
+
+TEST(BasisSelection, PIsOrthonormalOrthogonalToXAndSpansTheUpdate) {
+  // An orthonormal basis S = [X P W] (via SVQB), its Ritz vectors, and P
+  // selected for active columns 0 and 2 of the first three.
+  HostMatrix S0 = random_matrix(30, 9, 9);
+  const HostMatrix S = mul(S0, solver::lobpcg_detail::svqb_transform(tmul(S0, S0), tol));
+  ASSERT_EQ(S.cols(), 9);
+  const Basis b = basis(S);
+  const auto r = solver::lobpcg_detail::rayleigh_ritz(b.GA, b.GB, 3, 6, 3, tol);
+  const HostMatrix Cx = r.vectors.block(0, 9, 0, 3);
+  const std::vector<std::int64_t> active{0, 2};
+  const HostMatrix Cp = solver::lobpcg_detail::basis_selection(Cx, b.GB, 3, active, tol);
+  ASSERT_EQ(Cp.cols(), 2);
+  EXPECT_LE(max_abs(tmul(Cx, mul(b.GB, Cp))), 1e-12);                // P orthogonal to X_new
+  EXPECT_LE(max_dev_from_identity(tmul(Cp, mul(b.GB, Cp))), 1e-12);  // P orthonormal
+  // span[Cx Cp] contains the non-X parts [0; C2] of the active Ritz vectors:
+  // the residual of projecting them onto it vanishes.
+  HostMatrix Q(9, 5);
+  for (std::int64_t i = 0; i < 9; ++i) {
+    for (std::int64_t j = 0; j < 3; ++j) Q(i, j) = Cx(i, j);
+    for (std::int64_t j = 0; j < 2; ++j) Q(i, 3 + j) = Cp(i, j);
+  }
+  for (std::int64_t c : active) {
+    HostMatrix z(9, 1);
+    for (std::int64_t i = 3; i < 9; ++i) z(i, 0) = Cx(i, c);
+    const HostMatrix coeff = tmul(Q, mul(b.GB, z));
+    const HostMatrix proj = mul(Q, coeff);
+    for (std::int64_t i = 0; i < 9; ++i) EXPECT_NEAR(proj(i, 0), z(i, 0), 1e-12);
+  }
+  // No active columns: no P.
+  EXPECT_EQ(solver::lobpcg_detail::basis_selection(Cx, b.GB, 3, {}, tol).cols(), 0);
+}
+
+}  // namespace
+}  // namespace blockeigs
