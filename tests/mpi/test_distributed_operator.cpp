@@ -154,3 +154,38 @@ TEST(DistributedOperator, MissingFileIsRejectedEverywhere) {
 
 }  // namespace
 }  // namespace blockeigs
+
+#include "solver/symmetry_check.hpp"
+
+namespace blockeigs {
+namespace {
+
+TEST(SymmetryCheck, AcceptsSymmetricAndNamesTheFirstMismatch) {
+  const int rank = test::mpi_rank();
+  io::GeneratorSpec spec{io::GeneratorKind::laplacian_2d, 7, 6, 1, 5};
+  io::CsrRows whole = io::generate_rows(spec, 0, io::generated_rows(spec));
+  const auto partition = RowPartition::balanced(whole.row_offsets, test::mpi_size());
+  EXPECT_NO_THROW(solver::check_symmetric(MPI_COMM_WORLD,
+                                          io::slice_rows(whole, partition.begin(rank), partition.end(rank)),
+                                          partition, "laplacian"));
+  // Change A(0, 1) only: every rank must report it.
+  whole.values[1] = -0.5;
+  try {
+    solver::check_symmetric(MPI_COMM_WORLD, io::slice_rows(whole, partition.begin(rank), partition.end(rank)),
+                            partition, "edited.mtx");
+    ADD_FAILURE() << "no error";
+  } catch (const solver::AgreedError& e) {
+    EXPECT_TRUE(e.is_input_error());
+    const std::string text = e.what();
+    EXPECT_NE(text.find("edited.mtx: the matrix is not symmetric"), std::string::npos) << text;
+    EXPECT_NE(text.find("A(0, 1) = -0.5"), std::string::npos) << text;
+  }
+  // An entry without its mirror: the power-law matrix is not symmetric.
+  const io::CsrRows power = test::power_law_matrix(80, 30, 1);
+  const auto p2 = RowPartition::balanced(power.row_offsets, test::mpi_size());
+  EXPECT_THROW(solver::check_symmetric(MPI_COMM_WORLD, io::slice_rows(power, p2.begin(rank), p2.end(rank)), p2, "p"),
+               solver::AgreedError);
+}
+
+}  // namespace
+}  // namespace blockeigs
