@@ -44,11 +44,15 @@ struct SpmmArgs {
 
 // Nonzeros whose B rows are loaded before any of them is used: enough loads in
 // flight per thread to cover memory latency, few enough registers to keep
-// occupancy (U * P * V elements of B live at once: 64 bytes, 2 <= U <= 8).
+// occupancy: U * P * V elements of B live at once, about 64 bytes. A power of
+// two from 2 to 8, so that U divides the GC steps of a batch (GC >= U) or GC
+// divides U (GC < U).
 template <class T, int V, int P>
-inline constexpr int nonzero_unroll = (64 / int(sizeof(T) * P * V)) < 2   ? 2
-                                      : (64 / int(sizeof(T) * P * V)) > 8 ? 8
-                                                                          : 64 / int(sizeof(T) * P * V);
+inline constexpr int nonzero_unroll = [] {
+  int u = 8;
+  while (u > 2 && u * int(sizeof(T)) * P * V > 64) u /= 2;
+  return u;
+}();
 
 // Blocks per SM the register budget must allow (__launch_bounds__): narrow
 // shapes rely on many resident warps to hide latency (<= 64 registers, half
@@ -155,6 +159,7 @@ __device__ __forceinline__ void accumulate_nonzeros(const SpmmArgs<T>& a, const 
   constexpr int U = nonzero_unroll<T, V, P>;
   constexpr int R = GC >= U ? 1 : U / GC;  // coalesced index loads per batch
   constexpr int S = R * GC;                // broadcast steps per batch (a multiple of U)
+  static_assert(S % U == 0 && (U & (U - 1)) == 0, "steps of a batch must split into passes of U");
   const int length = end - begin;
   const int longest = __reduce_max_sync(full_mask, length);
   const int batch = R * g.size;

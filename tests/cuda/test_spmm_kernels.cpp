@@ -1,0 +1,209 @@
+// Our CUDA SpMM kernels (row_split, merge_based), `automatic` through
+// spmm::Plan, and the cuSPARSE wrapper, each against the host reference on
+// awkward shapes: every n class, empty rows, one row of 100k nonzeros, rows of
+// length 1, empty matrices, padded and misaligned leading dimensions, beta = 0
+// with NaN-filled C, beta != 0, alpha = 0, and bitwise determinism.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "spmm/cuda/heuristic.hpp"
+#include "test_spmm_support.hpp"
+
+namespace blockeigs::test {
+namespace {
+
+#define SKIP_WITHOUT_GPU() \
+  if (spmm::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible"
+
+constexpr std::int64_t all_widths[] = {1, 2, 3, 7, 17, 32, 33, 65, 128, 129, 256};
+
+// 777 x 555, lengths 0..40, one row in ten empty.
+template <class T>
+spmm::HostCsr<T> irregular_matrix(std::uint64_t seed) {
+  return random_csr<T>(777, 555, seed, [](std::int64_t, std::mt19937_64& e) {
+    return e() % 10 == 0 ? std::int64_t(0) : std::int64_t(e() % 41);
+  });
+}
+
+template <class T>
+void every_width_beta_zero_nan_c() {
+  const auto A = irregular_matrix<T>(11);
+  std::vector<Problem> problems;
+  for (std::int64_t n : all_widths) problems.push_back({.n = n, .seed = std::uint64_t(n)});
+  check_all_algorithms(A, problems);
+}
+
+TEST(SpmmKernels, EveryWidthFp32) {
+  SKIP_WITHOUT_GPU();
+  every_width_beta_zero_nan_c<float>();
+}
+
+TEST(SpmmKernels, EveryWidthFp64) {
+  SKIP_WITHOUT_GPU();
+  every_width_beta_zero_nan_c<double>();
+}
+
+template <class T>
+void alpha_and_beta() {
+  const auto A = irregular_matrix<T>(12);
+  std::vector<Problem> problems;
+  for (std::int64_t n : {1, 3, 32, 129}) {
+    problems.push_back({.n = n, .alpha = 1.5, .beta = 0.5});
+    problems.push_back({.n = n, .alpha = -2.0, .beta = 1.0});
+    problems.push_back({.n = n, .alpha = 0.0, .beta = 0.25});
+    problems.push_back({.n = n, .alpha = 0.0, .beta = 0.0});
+  }
+  check_all_algorithms(A, problems);
+  // alpha == 0 must not read A or B: NaN in B leaves C = beta * C (ours; the
+  // cuSPARSE wrapper makes no such promise).
+  std::vector<Problem> nan_b;
+  for (std::int64_t n : {1, 33}) nan_b.push_back({.n = n, .alpha = 0.0, .beta = 0.5, .nan_b = true});
+  check_all_algorithms(A, nan_b, {Algorithm::row_split, Algorithm::merge_based, Algorithm::automatic});
+}
+
+TEST(SpmmKernels, AlphaAndBetaFp32) {
+  SKIP_WITHOUT_GPU();
+  alpha_and_beta<float>();
+}
+
+TEST(SpmmKernels, AlphaAndBetaFp64) {
+  SKIP_WITHOUT_GPU();
+  alpha_and_beta<double>();
+}
+
+// Odd leading dimensions (4- or 8-byte rows only), padded aligned ones, and
+// views that start one element into their buffer.
+template <class T>
+void leading_dimensions() {
+  const auto A = irregular_matrix<T>(13);
+  std::vector<Problem> problems;
+  for (std::int64_t n : {1, 4, 8, 17, 64, 129, 256}) {
+    problems.push_back({.n = n, .ldb = n + 1, .ldc = n + 3});
+    problems.push_back({.n = n, .beta = 0.5, .ldb = n + 4, .ldc = n + 8});
+    problems.push_back({.n = n, .ldb = n + 2, .ldc = n + 2, .b_offset = 1, .c_offset = 2});
+    problems.push_back({.n = n, .beta = -1.0, .b_offset = 1, .c_offset = 1});
+  }
+  check_all_algorithms(A, problems);
+}
+
+TEST(SpmmKernels, LeadingDimensionsAndAlignmentFp32) {
+  SKIP_WITHOUT_GPU();
+  leading_dimensions<float>();
+}
+
+TEST(SpmmKernels, LeadingDimensionsAndAlignmentFp64) {
+  SKIP_WITHOUT_GPU();
+  leading_dimensions<double>();
+}
+
+TEST(SpmmKernels, BlocksWiderThanOneLaunch) {
+  SKIP_WITHOUT_GPU();
+  const auto A = irregular_matrix<double>(14);
+  check_all_algorithms(A, {{.n = 300}, {.n = 513, .beta = 0.5, .ldb = 515, .ldc = 520}});
+  const auto Af = irregular_matrix<float>(15);
+  check_all_algorithms(Af, {{.n = 257, .beta = 2.0}});
+}
+
+template <class T>
+void long_row() {
+  // One row of 100k nonzeros alone, and among 5000 short rows.
+  const auto alone = random_csr<T>(1, 120000, 21, [](std::int64_t, std::mt19937_64&) { return std::int64_t(100000); });
+  const auto among = random_csr<T>(5000, 120000, 22, [](std::int64_t i, std::mt19937_64& e) {
+    return i == 2500 ? std::int64_t(100000) : std::int64_t(e() % 9);
+  });
+  std::vector<Problem> problems;
+  for (std::int64_t n : {1, 7, 33, 256}) problems.push_back({.n = n});
+  problems.push_back({.n = 17, .alpha = 0.5, .beta = 2.0});
+  check_all_algorithms(alone, problems);
+  check_all_algorithms(among, problems);
+}
+
+TEST(SpmmKernels, OneRowOf100kNonzerosFp32) {
+  SKIP_WITHOUT_GPU();
+  long_row<float>();
+}
+
+TEST(SpmmKernels, OneRowOf100kNonzerosFp64) {
+  SKIP_WITHOUT_GPU();
+  long_row<double>();
+}
+
+TEST(SpmmKernels, RowsOfLengthOneAndOnlyEmptyRows) {
+  SKIP_WITHOUT_GPU();
+  const auto ones = random_csr<double>(3000, 2000, 31, [](std::int64_t, std::mt19937_64&) { return std::int64_t(1); });
+  const auto empty = random_csr<double>(500, 300, 32, [](std::int64_t, std::mt19937_64&) { return std::int64_t(0); });
+  std::vector<Problem> problems;
+  for (std::int64_t n : {1, 2, 33, 128}) {
+    problems.push_back({.n = n});
+    problems.push_back({.n = n, .beta = 0.5});
+  }
+  check_all_algorithms(ones, problems);
+  check_all_algorithms(empty, problems);
+  const auto ones_f = random_csr<float>(3000, 2000, 33, [](std::int64_t, std::mt19937_64&) { return std::int64_t(1); });
+  check_all_algorithms(ones_f, problems);
+}
+
+TEST(SpmmKernels, EmptyMatrices) {
+  SKIP_WITHOUT_GPU();
+  // 0 x k: nothing to do. m x 0: B has no rows, C = beta * C.
+  const auto no_rows = random_csr<double>(0, 40, 41, [](std::int64_t, std::mt19937_64&) { return std::int64_t(3); });
+  const auto no_cols = random_csr<double>(50, 0, 42, [](std::int64_t, std::mt19937_64&) { return std::int64_t(3); });
+  const std::vector<Problem> problems = {{.n = 1}, {.n = 7, .beta = 0.5}, {.n = 129, .beta = 0.0}};
+  check_all_algorithms(no_rows, problems);
+  check_all_algorithms(no_cols, problems);
+}
+
+// Skewed rows (so the merge kernel has carries): two runs give the same bits.
+TEST(SpmmKernels, DeterministicBits) {
+  SKIP_WITHOUT_GPU();
+  const auto A = random_csr<double>(20000, 20000, 51, [](std::int64_t i, std::mt19937_64& e) {
+    return i % 997 == 0 ? std::int64_t(3000 + e() % 3000) : std::int64_t(e() % 12);
+  });
+  const spmm::Context context = spmm::Context::cuda(0);
+  spmm::CsrMatrix<double> device(Space::device, A);
+  device_sync();
+  for (Algorithm algorithm : {Algorithm::row_split, Algorithm::merge_based, Algorithm::automatic}) {
+    auto kernel = make_device_spmm<double>(algorithm, context, device.view());
+    for (std::int64_t n : {1, 17, 128}) {
+      const Problem p{.n = n, .beta = 0.5};
+      std::vector<double> first, second;
+      ASSERT_TRUE(check_against_reference(*kernel, algorithm, context, A, p, &first));
+      ASSERT_TRUE(check_against_reference(*kernel, algorithm, context, A, p, &second));
+      ASSERT_EQ(first.size(), second.size());
+      EXPECT_EQ(std::memcmp(first.data(), second.data(), first.size() * sizeof(double)), 0)
+          << to_string(algorithm) << " n=" << n << " gave different bits on two runs";
+    }
+  }
+}
+
+TEST(SpmmKernels, PlanResolvesAutomaticToOurKernels) {
+  SKIP_WITHOUT_GPU();
+  EXPECT_TRUE(spmm::algorithm_available(Algorithm::row_split, Space::device));
+  EXPECT_TRUE(spmm::algorithm_available(Algorithm::merge_based, Space::device));
+  EXPECT_FALSE(spmm::algorithm_available(Algorithm::row_split, Space::host));
+  const spmm::Context context = spmm::Context::cuda(0);
+  const auto short_rows = random_csr<float>(40000, 40000, 61, [](std::int64_t, std::mt19937_64&) { return std::int64_t(3); });
+  const auto long_rows = random_csr<double>(40000, 40000, 62, [](std::int64_t, std::mt19937_64&) { return std::int64_t(64); });
+  spmm::CsrMatrix<float> s(Space::device, short_rows);
+  spmm::CsrMatrix<double> l(Space::device, long_rows);
+  device_sync();
+  spmm::Plan<float> ps(context, s.view());
+  spmm::Plan<double> pl(context, l.view());
+  // Resolved once, from the heuristic's table; wider blocks use the n = 256 choice.
+  for (std::int64_t n = 1; n <= 300; ++n) {
+    const std::int64_t t = std::min<std::int64_t>(n, spmm::max_tabulated_width);
+    EXPECT_EQ(ps.algorithm_for(n), spmm::cuda::choose_algorithm(3.0, t, Precision::fp32, 40000)) << n;
+    EXPECT_EQ(pl.algorithm_for(n), spmm::cuda::choose_algorithm(64.0, t, Precision::fp64, 40000)) << n;
+    EXPECT_TRUE(ps.algorithm_for(n) == Algorithm::row_split || ps.algorithm_for(n) == Algorithm::merge_based);
+  }
+  // Few rows: row-split cannot fill the GPU, whatever the mean row length.
+  EXPECT_EQ(spmm::cuda::choose_algorithm(1e6, 64, Precision::fp64, 2), Algorithm::merge_based);
+  // Explicit choices stay as asked.
+  spmm::Plan<float> rs(context, s.view(), Algorithm::row_split);
+  EXPECT_EQ(rs.algorithm_for(5), Algorithm::row_split);
+  EXPECT_EQ(rs.requested_algorithm(), Algorithm::row_split);
+}
+
+}  // namespace
+}  // namespace blockeigs::test
