@@ -67,7 +67,7 @@ BLOCKEIGS_HOST_DEVICE inline MergeCoordinate merge_segment_start(std::int64_t se
   return c;
 }
 
-inline std::int64_t merge_segment_count(std::int64_t rows, std::int64_t nnz, std::int64_t items) {
+BLOCKEIGS_HOST_DEVICE inline std::int64_t merge_segment_count(std::int64_t rows, std::int64_t nnz, std::int64_t items) {
   return (rows + nnz + items - 1) / items;
 }
 
