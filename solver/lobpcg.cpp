@@ -191,7 +191,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   rayleigh_ritz_step(nb, {});
 
   int iteration = 0;
-  bool fresh = false;  // A X and A P computed by the operator since the last update
+  bool fresh = false;  // A X computed by the operator since the last update
   std::vector<double> r_norm, x_norm, scaled(static_cast<std::size_t>(nb));
   std::vector<bool> conv(static_cast<std::size_t>(nb));
   for (;;) {
@@ -210,8 +210,8 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     clock.charge(time.other);
     const bool stop = converged == k || iteration >= options.max_iterations;
     if (stop && !fresh) {
-      // Report true residuals: recompute A X (and A P) with the operator and test again.
-      apply_a(0, nb + np);
+      // Decide on, and report, true residuals: recompute A X with the operator and test again.
+      apply_a(0, nb);
       fresh = true;
       continue;
     }

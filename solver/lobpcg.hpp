@@ -15,8 +15,9 @@
 //  - soft locking: a converged column gets no new W or P (no SpMM, no
 //    preconditioner work) but stays in X and in every Rayleigh-Ritz step;
 //  - A X and A P are updated implicitly from the Ritz coefficients and
-//    recomputed with the operator every recompute_interval iterations and
-//    before convergence is declared, so the reported residuals are true ones.
+//    recomputed with the operator every recompute_interval iterations; A X is
+//    recomputed before convergence is declared (or the iteration limit
+//    reported), so the decision and the reported residuals use true ones.
 //
 // Runs on the operator's backend: blocks live in A.context().space(); only
 // the small projected problems are on the host.
@@ -43,6 +44,12 @@ enum class SpectrumEnd { smallest, largest };
 //  backward: ||r|| <= tol * (||A||_est + |lambda|) * ||x||  (backward stable: x, lambda is an exact
 //            eigenpair of a matrix within relative distance ~tol of A; robust for lambda near 0);
 //  relative: ||r|| <= tol * |lambda| * ||x||  (stricter for small |lambda|; never met for lambda = 0).
+// ||A||_est is the largest |Ritz value| seen so far, over the whole projected
+// problem: a lower bound on ||A||_2 that costs nothing and grows as the search
+// space explores the spectrum (W holds residual directions, which reach the far
+// end within a few iterations). Underestimating only makes the test stricter.
+// The eigenvalue error is then at most about ||r||^2 / gap: tol 1e-6 does not
+// mean 1e-6 relative accuracy of small eigenvalues under the backward test.
 enum class StoppingTest { backward, relative };
 
 // Passed to the monitor once per iteration, on every rank.
@@ -67,7 +74,8 @@ struct LobpcgOptions {
   std::function<void(const LobpcgProgress&)> monitor;  // optional, every iteration
 };
 
-// Seconds on rank 0's clock (device work synchronised at each boundary).
+// Seconds on this rank's clock; device work is synchronised at each phase
+// boundary so that it is charged to the phase that queued it.
 struct LobpcgTimings {
   double spmm = 0;              // operator applies
   double orthogonalization = 0; // start block and W: projections, Gram matrices, SVQB

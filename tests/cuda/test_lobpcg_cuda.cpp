@@ -1,0 +1,239 @@
+// The device path: block operations on device blocks (cuBLAS and kernels)
+// against the host ones, and LOBPCG with every block in device memory
+// against the same problem solved on the host. Skipped, visibly, where no
+// GPU is visible. One MPI rank.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "io/generators.hpp"
+#include "solver/block_ops.hpp"
+#include "solver/jacobi_preconditioner.hpp"
+#include "solver/lobpcg.hpp"
+#include "spmm/memory.hpp"
+#include "tests/support/csr_test_operator.hpp"
+
+namespace blockeigs {
+namespace {
+
+using solver::HostMatrix;
+
+class MpiEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    if (!initialized) MPI_Init(nullptr, nullptr);
+  }
+  void TearDown() override {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Finalize();
+  }
+};
+const auto* const mpi_environment = ::testing::AddGlobalTestEnvironment(new MpiEnvironment);
+
+#define SKIP_WITHOUT_GPU()                                                            \
+  if (spmm::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible: the device path is not tested here"
+
+spmm::DenseBlock<double> to_device(const spmm::Context& dev, const spmm::DenseBlock<double>& h) {
+  spmm::DenseBlock<double> d(Space::device, h.rows(), h.cols(), h.ld());
+  solver::copy_block<double>(dev, h.cview(), d.view());
+  return d;
+}
+
+spmm::DenseBlock<double> to_host(const spmm::Context& dev, const spmm::DenseBlock<double>& d) {
+  spmm::DenseBlock<double> h(Space::host, d.rows(), d.cols(), d.ld());
+  solver::copy_block<double>(dev, d.cview(), h.view());
+  return h;
+}
+
+spmm::DenseBlock<double> random_host(std::int64_t rows, std::int64_t cols, std::uint64_t seed, std::int64_t pad) {
+  spmm::DenseBlock<double> b(Space::host, rows, cols, cols + pad);
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < b.ld(); ++j) b.data()[i * b.ld() + j] = solver::hash_uniform(seed, i, j);
+  return b;
+}
+
+spmm::DenseBlock<double> nan_host(std::int64_t rows, std::int64_t cols, std::int64_t pad) {
+  spmm::DenseBlock<double> b(Space::host, rows, cols, cols + pad);
+  for (std::int64_t i = 0; i < rows * b.ld(); ++i) b.data()[i] = std::numeric_limits<double>::quiet_NaN();
+  return b;
+}
+
+// |a - b| <= abs_tol + rel_tol * |b| entry by entry, and no NaN.
+void expect_close(const spmm::DenseBlock<double>& a, const spmm::DenseBlock<double>& b, double abs_tol,
+                  double rel_tol = 0) {
+  for (std::int64_t i = 0; i < a.rows(); ++i)
+    for (std::int64_t j = 0; j < a.cols(); ++j) {
+      ASSERT_FALSE(std::isnan(a.view()(i, j))) << "(" << i << ", " << j << ")";
+      EXPECT_NEAR(a.view()(i, j), b.view()(i, j), abs_tol + rel_tol * std::abs(b.view()(i, j)))
+          << "(" << i << ", " << j << ")";
+    }
+}
+
+struct Shape {
+  std::int64_t rows, k1, k2, pad;
+};
+const Shape shapes[] = {{0, 3, 2, 0}, {1, 1, 1, 0}, {17, 5, 3, 2}, {129, 33, 8, 1}, {5000, 7, 65, 3}};
+
+TEST(DeviceBlockOps, MatchTheHostOnes) {
+  SKIP_WITHOUT_GPU();
+  const spmm::Context dev = spmm::Context::cuda(0);
+  const spmm::Context host = spmm::Context::host();
+  const double u = std::numeric_limits<double>::epsilon();
+  for (const Shape& s : shapes) {
+    SCOPED_TRACE(testing::Message() << s.rows << " x " << s.k1 << " / " << s.k2);
+    const auto Xh = random_host(s.rows, s.k1, 1, s.pad), Yh = random_host(s.rows, s.k2, 2, s.pad + 1);
+    const auto Xd = to_device(dev, Xh), Yd = to_device(dev, Yh);
+    // Sums of `rows` products of entries in [-1, 1): each side within (rows + 1) u rows.
+    const double dot_tol = 2 * (s.rows + 1) * u * double(std::max<std::int64_t>(s.rows, 1));
+
+    const HostMatrix Gh = solver::gram<double>(host, MPI_COMM_WORLD, Xh.cview(), Yh.cview());
+    const HostMatrix Gd = solver::gram<double>(dev, MPI_COMM_WORLD, Xd.cview(), Yd.cview());
+    for (std::size_t i = 0; i < Gh.values().size(); ++i) EXPECT_NEAR(Gd.values()[i], Gh.values()[i], dot_tol);
+    const HostMatrix Sh = solver::gram<double>(host, MPI_COMM_WORLD, Xh.cview());
+    const HostMatrix Sd = solver::gram<double>(dev, MPI_COMM_WORLD, Xd.cview());
+    for (std::int64_t a = 0; a < s.k1; ++a)
+      for (std::int64_t b = 0; b < s.k1; ++b) {
+        EXPECT_EQ(Sd(a, b), Sd(b, a));
+        EXPECT_NEAR(Sd(a, b), Sh(a, b), dot_tol);
+      }
+    const auto nh = solver::column_norms<double>(host, MPI_COMM_WORLD, Yh.cview());
+    const auto nd = solver::column_norms<double>(dev, MPI_COMM_WORLD, Yd.cview());
+    for (std::int64_t j = 0; j < s.k2; ++j) EXPECT_NEAR(nd[j], nh[j], dot_tol);
+    EXPECT_EQ(nd, solver::column_norms<double>(dev, MPI_COMM_WORLD, Yd.cview()));  // deterministic
+
+    HostMatrix S(s.k1, s.k2);
+    for (std::int64_t a = 0; a < s.k1; ++a)
+      for (std::int64_t b = 0; b < s.k2; ++b) S(a, b) = solver::hash_uniform(3, a, b);
+    for (double beta : {0.0, -0.5}) {
+      auto Uh = beta == 0 ? nan_host(s.rows, s.k2, 1) : random_host(s.rows, s.k2, 4, 1);
+      auto Ud = to_device(dev, Uh);
+      solver::block_update<double>(host, 1.5, Xh.cview(), S, beta, Uh.view());
+      solver::block_update<double>(dev, 1.5, Xd.cview(), S, beta, Ud.view());
+      // k1 + 1 terms of magnitude <= 1.5 (and 0.5): each side within (k1 + 2) u (1.5 k1 + 1).
+      expect_close(to_host(dev, Ud), Uh, 2 * (s.k1 + 2) * u * (1.5 * double(s.k1) + 1));
+    }
+
+    std::vector<double> alpha(static_cast<std::size_t>(s.k2)), scale(alpha.size());
+    for (std::int64_t j = 0; j < s.k2; ++j) alpha[j] = 0.5 - 0.1 * double(j), scale[j] = 1.0 + double(j);
+    auto Ah = nan_host(s.rows, s.k2, 2);
+    auto Ad = to_device(dev, Ah);
+    solver::axpby<double>(host, 2.0, Yh.cview(), 0.0, Ah.view());
+    solver::axpby<double>(dev, 2.0, Yd.cview(), 0.0, Ad.view());
+    solver::column_axpby<double>(host, alpha, Yh.cview(), -1.0, Ah.view());
+    solver::column_axpby<double>(dev, alpha, Yd.cview(), -1.0, Ad.view());
+    solver::scale_columns<double>(host, scale, Ah.view());
+    solver::scale_columns<double>(dev, scale, Ad.view());
+    // Element-wise: a few roundings each (the device may fuse a multiply-add).
+    expect_close(to_host(dev, Ad), Ah, 0.0, 8 * u);
+
+    std::vector<std::int64_t> pick;
+    for (std::int64_t j = s.k2 - 1; j >= 0; j -= 2) pick.push_back(j);
+    auto Ph = nan_host(s.rows, std::int64_t(pick.size()), 0);
+    auto Pd = to_device(dev, Ph);
+    solver::select_columns<double>(host, Yh.cview(), pick, Ph.view());
+    solver::select_columns<double>(dev, Yd.cview(), pick, Pd.view());
+    expect_close(to_host(dev, Pd), Ph, 0.0);
+
+    std::vector<double> diag(static_cast<std::size_t>(s.rows));
+    for (std::int64_t i = 0; i < s.rows; ++i) diag[i] = 0.5 + double(i % 5);
+    spmm::Buffer<double> diag_d(Space::device, diag);
+    auto Dh = nan_host(s.rows, s.k2, 0);
+    auto Dd = to_device(dev, Dh);
+    solver::apply_diagonal<double>(host, diag.data(), Yh.cview(), Dh.view());
+    solver::apply_diagonal<double>(dev, diag_d.data(), Yd.cview(), Dd.view());
+    expect_close(to_host(dev, Dd), Dh, 0.0);
+
+    auto Rh = nan_host(s.rows, s.k2, 1);
+    auto Rd = to_device(dev, Rh);
+    solver::fill_random<double>(host, Rh.view(), 9, 100, 7);
+    solver::fill_random<double>(dev, Rd.view(), 9, 100, 7);
+    const auto back = to_host(dev, Rd);
+    for (std::int64_t i = 0; i < s.rows; ++i)
+      for (std::int64_t j = 0; j < s.k2; ++j) ASSERT_EQ(back.view()(i, j), Rh.view()(i, j));  // same hash, same bits
+
+    // Copies across spaces.
+    auto Ch = nan_host(s.rows, s.k2, 3);
+    solver::copy_block<double>(dev, Yd.cview(), Ch.view());
+    expect_close(Ch, Yh, 0.0);
+  }
+}
+
+struct Problem {
+  io::CsrRows whole;
+  std::vector<double> exact;
+};
+
+Problem laplacian_2d(std::int64_t n) {
+  io::GeneratorSpec spec;
+  spec.kind = io::GeneratorKind::laplacian_2d;
+  spec.nx = spec.ny = n;
+  spec.stencil = 5;
+  return {io::generate_rows(spec, 0, io::generated_rows(spec)), io::laplacian_eigenvalues(spec)};
+}
+
+solver::LobpcgResult<double> solve(const Problem& p, spmm::Context ctx, const solver::LobpcgOptions& o,
+                                   bool jacobi, test::EigenpairCheck* check = nullptr) {
+  const solver::RowPartition part = solver::RowPartition::uniform(p.whole.global_rows, 1);
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, std::move(ctx), p.whole, part);
+  std::unique_ptr<solver::JacobiPreconditioner<double>> M;
+  if (jacobi) M = std::make_unique<solver::JacobiPreconditioner<double>>(A);
+  auto result = solver::lobpcg<double>(A, o, M.get());
+  EXPECT_EQ(result.eigenvectors.space(), A.context().space());
+  if (check)
+    *check = test::check_eigenpairs(MPI_COMM_WORLD, A.context(), p.whole, part, result.eigenvalues,
+                                    result.eigenvectors.cview());
+  return result;
+}
+
+TEST(DeviceLobpcg, SameEigenvaluesAsTheHost) {
+  SKIP_WITHOUT_GPU();
+  const Problem p = laplacian_2d(30);
+  for (const auto which : {solver::SpectrumEnd::smallest, solver::SpectrumEnd::largest}) {
+    for (const bool jacobi : {false, true}) {
+      SCOPED_TRACE(testing::Message() << (which == solver::SpectrumEnd::smallest ? "smallest" : "largest")
+                                      << (jacobi ? ", Jacobi" : ""));
+      solver::LobpcgOptions o;
+      o.k = 6;
+      o.which = which;
+      o.tolerance = 1e-6;
+      o.test = solver::StoppingTest::relative;
+      o.max_iterations = 2000;
+      test::EigenpairCheck check;
+      const auto on_host = solve(p, spmm::Context::host(), o, jacobi);
+      const auto on_device = solve(p, spmm::Context::cuda(0), o, jacobi, &check);
+      ASSERT_TRUE(on_host.all_converged());
+      ASSERT_TRUE(on_device.all_converged());
+      for (int j = 0; j < o.k; ++j) {
+        const double exact = which == solver::SpectrumEnd::smallest ? p.exact[j] : p.exact[p.exact.size() - 1 - j];
+        // Both converged to ||r|| <= 1e-6 |lambda|: eigenvalue errors ~ ||r||^2 / gap.
+        EXPECT_NEAR(on_device.eigenvalues[j], on_host.eigenvalues[j], 1e-9 * exact);
+        EXPECT_NEAR(on_device.eigenvalues[j], exact, 1e-8 * exact);
+        EXPECT_NEAR(check.residuals[j], on_device.residual_norms[j], 1e-12 * 8);
+        EXPECT_LE(check.residuals[j], 1e-6 * exact * (1 + 1e-6));
+      }
+      EXPECT_LE(check.orthonormality, 1e-10);
+      EXPECT_GT(on_device.timings.spmm, 0.0);
+    }
+  }
+}
+
+TEST(DeviceLobpcg, SameSeedGivesIdenticalBits) {
+  SKIP_WITHOUT_GPU();
+  const Problem p = laplacian_2d(16);
+  solver::LobpcgOptions o;
+  o.k = 4;
+  const auto a = solve(p, spmm::Context::cuda(0), o, false);
+  const auto b = solve(p, spmm::Context::cuda(0), o, false);
+  ASSERT_EQ(a.iterations, b.iterations);
+  EXPECT_EQ(0, std::memcmp(a.eigenvalues.data(), b.eigenvalues.data(), 4 * sizeof(double)));
+}
+
+}  // namespace
+}  // namespace blockeigs
