@@ -15,10 +15,12 @@
 #include <string>
 #include <vector>
 
+#ifndef BLOCKEIGS_HOST_DEVICE
 #if defined(__CUDACC__)
 #define BLOCKEIGS_HOST_DEVICE __host__ __device__
 #else
 #define BLOCKEIGS_HOST_DEVICE
+#endif
 #endif
 
 namespace blockeigs::spmm::cuda {
