@@ -301,6 +301,42 @@ TEST(Lobpcg, DiagonalClusteredLargest) {
   expect_solved(p, r, o, 1e-8);
 }
 
+TEST(Lobpcg, TinyMatricesWhereTheBasisOutgrowsTheRows) {
+  // 3 * block size > rows: W directions run out and are dropped, not kept as noise.
+  for (const int n : {4, 8, 12}) {
+    std::vector<double> d;
+    for (int i = 0; i < n; ++i) d.push_back(1.0 + double((i * 5) % n));
+    const Problem p = diagonal(d);
+    for (const int k : {1, n / 2, n - 1}) {
+      for (const auto which : {SpectrumEnd::smallest, SpectrumEnd::largest}) {
+        SCOPED_TRACE(testing::Message() << "n " << n << ", k " << k);
+        const LobpcgOptions o = options_for(k, which, 1e-10, StoppingTest::backward);
+        const Solved r = run(p, o, Precond::none, Split::empty_rank);
+        expect_solved(p, r, o, 1e-12);
+      }
+    }
+  }
+  // A Laplacian with k = rows - 1.
+  const Problem p = laplacian(io::GeneratorKind::laplacian_1d, 10);
+  const LobpcgOptions o = options_for(9, SpectrumEnd::smallest, 1e-10, StoppingTest::backward);
+  expect_solved(p, run(p, o), o, 1e-10);
+}
+
+TEST(Lobpcg, RandomSpdLargestWithJacobi) {
+  io::GeneratorSpec spec;
+  spec.kind = io::GeneratorKind::random_spd;
+  spec.n = 600;
+  spec.nnz_per_row = 6;
+  spec.seed = 3;
+  Problem p;
+  p.whole = io::generate_rows(spec, 0, spec.n);
+  for (const Precond precond : {Precond::none, Precond::jacobi}) {
+    const LobpcgOptions o = options_for(5, SpectrumEnd::largest, 1e-9, StoppingTest::backward);
+    const Solved r = run(p, o, precond);
+    expect_solved(p, r, o, 0);
+  }
+}
+
 // ---- Jacobi -----------------------------------------------------------------
 
 // A 2D Laplacian plus a diagonal spanning three orders of magnitude: the
