@@ -170,57 +170,6 @@ LobpcgOptions options_for(int k, SpectrumEnd which = SpectrumEnd::smallest, doub
   return o;
 }
 
-// ---- the distributed block operations underneath --------------------------
-
-// Every rank holds the same value, to the bit.
-bool same_on_every_rank(const std::vector<double>& v) {
-  std::vector<double> lo(v.size()), hi(v.size());
-  MPI_Allreduce(v.data(), lo.data(), int(v.size()), MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-  MPI_Allreduce(v.data(), hi.data(), int(v.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return std::memcmp(lo.data(), v.data(), v.size() * sizeof(double)) == 0 &&
-         std::memcmp(hi.data(), v.data(), v.size() * sizeof(double)) == 0;
-}
-
-TEST(DistributedBlockOps, GramAndNormsMatchTheWholeBlockOnEveryRank) {
-  const std::int64_t N = 1001, k1 = 4, k2 = 3;
-  for (Split split : {Split::balanced, Split::empty_rank}) {
-    Problem p = diagonal(std::vector<double>(N, 1.0));
-    const solver::RowPartition part = partition_of(p, MPI_COMM_WORLD, split);
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    const std::int64_t n = part.rows(rank), first = part.begin(rank);
-    const spmm::Context ctx = spmm::Context::host();
-    spmm::DenseBlock<double> X(Space::host, n, k1), Y(Space::host, n, k2, k2 + 1);
-    solver::fill_random<double>(ctx, X.view(), 11, first);
-    solver::fill_random<double>(ctx, Y.view(), 12, first);
-    const solver::HostMatrix G = solver::gram<double>(ctx, MPI_COMM_WORLD, X.cview(), Y.cview());
-    const std::vector<double> norms = solver::column_norms<double>(ctx, MPI_COMM_WORLD, Y.cview());
-    EXPECT_TRUE(same_on_every_rank(G.values()));
-    EXPECT_TRUE(same_on_every_rank(norms));
-    // Against the whole block, which the hash lets every rank build.
-    spmm::DenseBlock<double> Xw(Space::host, N, k1), Yw(Space::host, N, k2);
-    solver::fill_random<double>(ctx, Xw.view(), 11, 0);
-    solver::fill_random<double>(ctx, Yw.view(), 12, 0);
-    for (std::int64_t a = 0; a < k1; ++a)
-      for (std::int64_t b = 0; b < k2; ++b) {
-        double exact = 0, abs_sum = 0;
-        for (std::int64_t i = 0; i < N; ++i) {
-          exact += Xw.view()(i, a) * Yw.view()(i, b);
-          abs_sum += std::abs(Xw.view()(i, a) * Yw.view()(i, b));
-        }
-        EXPECT_NEAR(G(a, b), exact, N * 2.3e-16 * abs_sum);
-      }
-    for (std::int64_t b = 0; b < k2; ++b) {
-      double sq = 0;
-      for (std::int64_t i = 0; i < N; ++i) sq += Yw.view()(i, b) * Yw.view()(i, b);
-      EXPECT_NEAR(norms[b], std::sqrt(sq), N * 2.3e-16 * std::sqrt(sq));
-    }
-    // The same call again: the same bits.
-    const solver::HostMatrix again = solver::gram<double>(ctx, MPI_COMM_WORLD, X.cview(), Y.cview());
-    EXPECT_EQ(0, std::memcmp(again.data(), G.data(), G.values().size() * sizeof(double)));
-  }
-}
-
 // ---- Laplacians against closed forms -----------------------------------------
 
 // The relative test bounds ||r|| by tol * lambda, and the Ritz value error by
