@@ -24,6 +24,14 @@ class AgreedError : public Error {
   bool input_;
 };
 
+// An input error that every rank detects identically (its test uses data
+// every rank holds the same bits of, e.g. a broadcast result): thrown as
+// AgreedError directly, with no communication.
+template <class... Parts>
+[[noreturn]] void fail_input_everywhere(const Parts&... parts) {
+  throw AgreedError(blockeigs::detail::concat(parts...), true);
+}
+
 // Every rank calls this with the exception its step raised (or null). If any
 // rank failed, every rank throws: the error of the lowest failing rank, with
 // its message, and whether it was an InputError.

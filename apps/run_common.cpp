@@ -1,0 +1,60 @@
+#include "apps/run_common.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "solver/symmetry_check.hpp"
+
+namespace blockeigs::apps {
+
+std::string config_text(const std::string& path, MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (rank != 0) return {};
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, MPI_Comm comm) {
+  solver::DistributedRows matrix = solver::load_distributed_rows(config, comm);
+  if (!matrix.symmetric_by_construction)
+    solver::check_symmetric(comm, matrix.rows, matrix.partition, matrix.description);
+  return matrix;
+}
+
+template <class T>
+std::vector<double> to_host_doubles(spmm::ConstDenseView<T> X) {
+  if (X.rows == 0 || X.cols == 0) return {};
+  // One copy of the strided rows, compacted on the host.
+  std::vector<T> strided(static_cast<std::size_t>((X.rows - 1) * X.ld + X.cols));
+  spmm::copy_bytes(strided.data(), Space::host, X.data, X.space, sizeof(T) * strided.size());
+  std::vector<double> out(static_cast<std::size_t>(X.rows * X.cols));
+  for (std::int64_t i = 0; i < X.rows; ++i)
+    for (std::int64_t j = 0; j < X.cols; ++j) out[i * X.cols + j] = strided[i * X.ld + j];
+  return out;
+}
+
+template <class T>
+spmm::DenseBlock<T> from_host_doubles(Space space, std::int64_t rows, std::int64_t cols,
+                                      const std::vector<double>& values) {
+  spmm::DenseBlock<T> block(space, rows, cols);
+  const std::vector<T> narrowed(values.begin(), values.end());
+  spmm::copy_bytes(block.data(), space, narrowed.data(), Space::host, sizeof(T) * narrowed.size());
+  return block;
+}
+
+std::string scientific(double value, int digits) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*e", digits, value);
+  return text;
+}
+
+template std::vector<double> to_host_doubles(spmm::ConstDenseView<float>);
+template std::vector<double> to_host_doubles(spmm::ConstDenseView<double>);
+template spmm::DenseBlock<float> from_host_doubles(Space, std::int64_t, std::int64_t, const std::vector<double>&);
+template spmm::DenseBlock<double> from_host_doubles(Space, std::int64_t, std::int64_t, const std::vector<double>&);
+
+}  // namespace blockeigs::apps

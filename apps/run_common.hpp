@@ -1,0 +1,36 @@
+// Steps block-eigs and block-cg share: reading the config's text for the
+// result file, loading and checking the matrix, and moving blocks between
+// host vectors and the operator's memory.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "io/config.hpp"
+#include "solver/load_matrix.hpp"
+#include "spmm/dense.hpp"
+
+namespace blockeigs::apps {
+
+// The config file's text (stored in result files), read on rank 0.
+std::string config_text(const std::string& path, MPI_Comm comm);
+
+// Loads the distributed matrix and, unless symmetric by construction,
+// checks that it is symmetric. Collective.
+solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, MPI_Comm comm);
+
+// Host row-major copy of a block (any space), widened to double.
+template <class T>
+std::vector<double> to_host_doubles(spmm::ConstDenseView<T> X);
+
+// A block in `space` filled from host doubles (rows x cols, row-major).
+template <class T>
+spmm::DenseBlock<T> from_host_doubles(Space space, std::int64_t rows, std::int64_t cols,
+                                      const std::vector<double>& values);
+
+// "1.234e-05" style, for tables.
+std::string scientific(double value, int digits = 3);
+
+}  // namespace blockeigs::apps

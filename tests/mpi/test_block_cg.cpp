@@ -1,0 +1,211 @@
+// Block CG at np 1-4 with the real distributed operator (CPU backend):
+// known solutions on Laplacians and random SPD matrices, duplicate and zero
+// columns, columns that converge at very different rates, one column, a
+// matrix that is not positive definite, mismatched blocks, and Jacobi on a
+// badly scaled matrix. Solutions are checked against the known X and by an
+// independent residual.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "distributed_fixtures.hpp"
+#include "io/generators.hpp"
+#include "solver/block_cg.hpp"
+#include "solver/block_ops.hpp"
+#include "solver/collective.hpp"
+#include "solver/distributed_operator.hpp"
+#include "solver/jacobi_preconditioner.hpp"
+
+namespace blockeigs {
+namespace {
+
+using solver::BlockCgOptions;
+using solver::DistributedOperator;
+using solver::RowPartition;
+
+struct Problem {
+  spmm::Context context = spmm::Context::host();
+  io::CsrRows whole;
+  RowPartition partition;
+  std::unique_ptr<DistributedOperator<double>> A;
+
+  explicit Problem(io::CsrRows matrix) : whole(std::move(matrix)) {
+    partition = RowPartition::balanced(whole.row_offsets, test::mpi_size());
+    const int rank = test::mpi_rank();
+    A = std::make_unique<DistributedOperator<double>>(
+        MPI_COMM_WORLD, context, io::slice_rows(whole, partition.begin(rank), partition.end(rank)), partition);
+  }
+  std::int64_t m() const { return A->local_rows(); }
+  spmm::DenseBlock<double> block(std::int64_t cols) const { return spmm::DenseBlock<double>(Space::host, m(), cols); }
+};
+
+io::CsrRows generated(io::GeneratorSpec spec) { return io::generate_rows(spec, 0, io::generated_rows(spec)); }
+
+io::CsrRows diagonal(const std::vector<double>& d) {
+  io::CsrRows m;
+  m.global_rows = m.global_cols = static_cast<std::int64_t>(d.size());
+  m.row_offsets.assign(1, 0);
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    m.col_indices.push_back(static_cast<std::int64_t>(i));
+    m.values.push_back(d[i]);
+    m.row_offsets.push_back(m.nnz());
+  }
+  return m;
+}
+
+// Solves A X = A X_known and checks the error and the true residual.
+void check_known_solution(Problem& s, std::int64_t cols, double rtol, double max_error) {
+  auto X_known = s.block(cols), B = s.block(cols), X = s.block(cols);
+  solver::fill_random(s.context, X_known.view(), 5, s.A->first_row());
+  s.A->apply(1.0, X_known.cview(), 0.0, B.view());
+  std::fill(X.data(), X.data() + s.m() * cols, 0.0);
+  BlockCgOptions options;
+  options.rtol = rtol;
+  const auto result = solver::block_cg<double>(*s.A, B.cview(), X.view(), options);
+  EXPECT_TRUE(result.all_converged());
+  solver::axpby(s.context, -1.0, X_known.cview(), 1.0, X.view());
+  const auto error = solver::column_norms(s.context, MPI_COMM_WORLD, X.cview());
+  const auto scale = solver::column_norms(s.context, MPI_COMM_WORLD, X_known.cview());
+  for (std::int64_t j = 0; j < cols; ++j) {
+    EXPECT_LE(error[j] / scale[j], max_error) << "column " << j;
+    // The recurrence may drift from the truth by rounding only.
+    EXPECT_LE(result.true_residual_norms[j], 10 * rtol * result.rhs_norms[j]) << "column " << j;
+  }
+}
+
+TEST(BlockCg, LaplacianKnownSolutions) {
+  Problem s(generated({io::GeneratorKind::laplacian_2d, 40, 40, 1, 5}));
+  // cond ~ 660: error <= cond * relative residual.
+  check_known_solution(s, 8, 1e-10, 1e-7);
+}
+
+TEST(BlockCg, RandomSpdKnownSolutions) {
+  io::GeneratorSpec spec;
+  spec.kind = io::GeneratorKind::random_spd;
+  spec.n = 500;
+  spec.nnz_per_row = 7;
+  spec.seed = 2;
+  Problem s(generated(spec));
+  check_known_solution(s, 5, 1e-10, 1e-8);
+}
+
+TEST(BlockCg, OneColumn) {
+  Problem s(generated({io::GeneratorKind::laplacian_1d, 150, 1, 1, 3}));
+  check_known_solution(s, 1, 1e-9, 1e-4);
+}
+
+TEST(BlockCg, DuplicateAndZeroColumns) {
+  Problem s(generated({io::GeneratorKind::laplacian_2d, 20, 15, 1, 5}));
+  auto b = s.block(1), B = s.block(4), X = s.block(4);
+  solver::fill_random(s.context, b.view(), 9, s.A->first_row());
+  for (std::int64_t i = 0; i < s.m(); ++i) {
+    const double v = b.data()[i];
+    B.data()[i * 4 + 0] = v;
+    B.data()[i * 4 + 1] = 0.0;  // zero column
+    B.data()[i * 4 + 2] = v;    // duplicate
+    B.data()[i * 4 + 3] = 2 * v;
+  }
+  std::fill(X.data(), X.data() + s.m() * 4, 1.0);  // a start that is wrong for every column
+  BlockCgOptions options;
+  options.rtol = 1e-10;
+  int first_width = 0;
+  options.monitor = [&](const solver::BlockCgProgress& p) {
+    if (p.iteration == 1) first_width = p.search_width;
+  };
+  const auto result = solver::block_cg<double>(*s.A, B.cview(), X.view(), options);
+  ASSERT_TRUE(result.all_converged());
+  // The start residuals b - A1, -A1, b - A1, 2b - A1 span two directions: the dependent
+  // ones are dropped from the first search block instead of breaking it. (Later blocks
+  // may regain a direction: rounding noise grows relative to the shrinking residuals.)
+  EXPECT_EQ(first_width, 2);
+  for (std::int64_t i = 0; i < s.m(); ++i) {
+    const double* x = X.data() + i * 4;
+    EXPECT_NEAR(x[2], x[0], 1e-8);
+    EXPECT_NEAR(x[3], 2 * x[0], 1e-8);
+    EXPECT_NEAR(x[1], 0.0, 1e-8);
+  }
+}
+
+TEST(BlockCg, ZeroColumnStopsAtOnce) {
+  Problem s(generated({io::GeneratorKind::laplacian_1d, 60, 1, 1, 3}));
+  auto B = s.block(2), X = s.block(2);
+  solver::fill_random(s.context, B.view(), 4, s.A->first_row());
+  for (std::int64_t i = 0; i < s.m(); ++i) B.data()[i * 2 + 1] = 0.0;
+  std::fill(X.data(), X.data() + s.m() * 2, 0.0);
+  const auto result = solver::block_cg<double>(*s.A, B.cview(), X.view(), {});
+  EXPECT_TRUE(result.converged[1]);
+  EXPECT_EQ(result.iterations[1], 0);
+  for (std::int64_t i = 0; i < s.m(); ++i) EXPECT_EQ(X.data()[i * 2 + 1], 0.0);
+  EXPECT_TRUE(result.converged[0]);
+  EXPECT_GT(result.iterations[0], 5);
+}
+
+TEST(BlockCg, ColumnsConvergeAtTheirOwnRates) {
+  // Column 0 is an eigenvector (converges in one step), column 1 random.
+  const std::int64_t n = 200;
+  Problem s(generated({io::GeneratorKind::laplacian_1d, n, 1, 1, 3}));
+  auto B = s.block(2), X = s.block(2);
+  solver::fill_random(s.context, B.view(), 8, s.A->first_row());
+  for (std::int64_t i = 0; i < s.m(); ++i)
+    B.data()[i * 2] = std::sin(std::numbers::pi * double(s.A->first_row() + i + 1) / double(n + 1));
+  std::fill(X.data(), X.data() + s.m() * 2, 0.0);
+  BlockCgOptions options;
+  options.rtol = 1e-9;
+  const auto result = solver::block_cg<double>(*s.A, B.cview(), X.view(), options);
+  ASSERT_TRUE(result.all_converged());
+  EXPECT_LE(result.iterations[0], 2);
+  EXPECT_GE(result.iterations[1], 20);
+  ASSERT_FALSE(result.history.empty());
+  EXPECT_EQ(result.history.back()[0], 0.0);  // done columns are not tracked further
+}
+
+TEST(BlockCg, NotPositiveDefiniteIsReported) {
+  std::vector<double> d(40);
+  for (std::size_t i = 0; i < d.size(); ++i) d[i] = i % 2 ? -1.0 - double(i) : 1.0 + double(i);
+  Problem s(diagonal(d));
+  auto B = s.block(3), X = s.block(3);
+  solver::fill_random(s.context, B.view(), 1, s.A->first_row());
+  std::fill(X.data(), X.data() + s.m() * 3, 0.0);
+  try {
+    solver::block_cg<double>(*s.A, B.cview(), X.view(), {});
+    ADD_FAILURE() << "no error";
+  } catch (const solver::AgreedError& e) {
+    EXPECT_TRUE(e.is_input_error());
+    EXPECT_NE(std::string(e.what()).find("not positive definite"), std::string::npos) << e.what();
+  }
+}
+
+TEST(BlockCg, MismatchedBlocksAreRejected) {
+  Problem s(generated({io::GeneratorKind::laplacian_1d, 30, 1, 1, 3}));
+  spmm::DenseBlock<double> B(Space::host, s.m() + 1, 2), X(Space::host, s.m() + 1, 2), X3 = s.block(3), B2 = s.block(2);
+  EXPECT_THROW(solver::block_cg<double>(*s.A, B.cview(), X.view(), {}), InputError);
+  EXPECT_THROW(solver::block_cg<double>(*s.A, B2.cview(), X3.view(), {}), InputError);
+}
+
+TEST(BlockCg, JacobiHelpsOnABadlyScaledMatrix) {
+  // D A D with D spanning four orders of magnitude: Jacobi undoes D.
+  io::CsrRows m = generated({io::GeneratorKind::laplacian_2d, 24, 24, 1, 5});
+  auto scale = [](std::int64_t i) { return std::pow(10.0, 2.0 * std::sin(0.37 * double(i))); };
+  for (std::int64_t i = 0; i < m.local_rows(); ++i)
+    for (std::int64_t k = m.row_offsets[i]; k < m.row_offsets[i + 1]; ++k)
+      m.values[k] *= scale(i) * scale(m.col_indices[k]);
+  Problem s(m);
+  auto B = s.block(4), X = s.block(4);
+  solver::fill_random(s.context, B.view(), 3, s.A->first_row());
+  BlockCgOptions options;
+  options.rtol = 1e-8;
+  std::fill(X.data(), X.data() + s.m() * 4, 0.0);
+  const auto plain = solver::block_cg<double>(*s.A, B.cview(), X.view(), options);
+  solver::JacobiPreconditioner<double> jacobi(*s.A);
+  std::fill(X.data(), X.data() + s.m() * 4, 0.0);
+  const auto preconditioned = solver::block_cg<double>(*s.A, B.cview(), X.view(), options, &jacobi);
+  EXPECT_TRUE(preconditioned.all_converged());
+  EXPECT_LT(preconditioned.total_iterations * 2, plain.total_iterations + 1)
+      << preconditioned.total_iterations << " vs " << plain.total_iterations;
+  for (std::int64_t j = 0; j < 4; ++j)
+    EXPECT_LE(preconditioned.true_residual_norms[j], 10 * options.rtol * preconditioned.rhs_norms[j]);
+}
+
+}  // namespace
+}  // namespace blockeigs
