@@ -34,9 +34,10 @@ constexpr std::array<Threshold, 5> merge_below = {{
 // Estimate, not yet measured.
 constexpr std::int64_t row_split_min_rows = 16384;
 
-// GK: one nonzero lane per this many nonzeros of a mean row. Estimate, not
-// yet measured (2 keeps a short-row warp on 8-16 rows at once).
-constexpr double nonzeros_per_lane = 2.0;
+// GK: rounds of U B-row loads per lane for a mean row. 1 keeps each lane's
+// share of a row in one round of loads (a row costs one load latency) while
+// packing as many rows per warp as possible. Estimate, not yet measured.
+constexpr double passes_per_row = 1.0;
 
 // Merge kernel segment sizes: 4 waves of 64 warps per SM, segments of 32 to
 // 1024 items. Estimate, not yet measured.
@@ -60,10 +61,10 @@ Algorithm choose_algorithm(double mean_row_length, std::int64_t n, Precision pre
   return mean_row_length < threshold ? Algorithm::merge_based : Algorithm::row_split;
 }
 
-int nonzero_lanes(double mean_row_length, int column_lanes) {
+int nonzero_lanes(double mean_row_length, int column_lanes, int unroll) {
   const int max_lanes = std::max(1, 32 / std::max(1, column_lanes));
   int lanes = 1;
-  while (lanes * 2 <= max_lanes && lanes * 2 * nonzeros_per_lane <= mean_row_length) lanes *= 2;
+  while (lanes < max_lanes && mean_row_length > passes_per_row * unroll * lanes) lanes *= 2;
   return lanes;
 }
 

@@ -16,10 +16,12 @@ namespace blockeigs::spmm::cuda {
 Algorithm choose_algorithm(double mean_row_length, std::int64_t n, Precision precision,
                            std::int64_t rows);
 
-// Lanes of a row group that split the row's nonzeros (GK, a power of two),
-// given the GC lanes that split its columns: about one lane per
-// `nonzeros_per_lane` nonzeros of a mean row, at most 32 / GC.
-int nonzero_lanes(double mean_row_length, int column_lanes);
+// Lanes of a row group that split the row's nonzeros (GK, a power of two at
+// most 32 / GC), given the GC lanes that split its columns and the U nonzeros
+// whose B rows one lane loads at once: the fewest lanes that let a mean row
+// be done in `passes_per_row` rounds of U loads per lane. Fewer lanes per row
+// means more rows per warp, so more independent loads in flight.
+int nonzero_lanes(double mean_row_length, int column_lanes, int unroll);
 
 // Merge path items (rows + nonzeros) per warp segment of the merge kernel:
 // enough segments for `waves` full waves of warps on the device, between the

@@ -44,8 +44,15 @@ __global__ void merge_boundaries_kernel(const std::int32_t* row_offsets, std::in
   }
 }
 
+// The segment bookkeeping costs a few registers more than row-split: narrow
+// shapes that hold 8 index loads and 8 B loads per lane (fp64, or GC == 1)
+// get 3 blocks per SM, so that they need not spill.
+template <class T, int P, int GC>
+inline constexpr int merge_min_blocks_per_sm =
+    (GC == warp_size && P > 1) ? min_blocks_per_sm<P, GC> : (sizeof(T) == 8 || GC == 1) ? 3 : 4;
+
 template <class T, int V, int P, int GC>
-__global__ void __launch_bounds__(block_threads, (min_blocks_per_sm<P, GC>))
+__global__ void __launch_bounds__(block_threads, (merge_min_blocks_per_sm<T, P, GC>))
     merge_kernel(const SpmmArgs<T> a, const MergeSegments m, T* const carry, const int gk) {
   const GroupLayout g = make_group_layout<GC>(gk);
   const LaneColumns<V, P, GC> cols(g.lane_c, a.n);
@@ -59,11 +66,16 @@ __global__ void __launch_bounds__(block_threads, (min_blocks_per_sm<P, GC>))
     // Rows rb .. re - 1 end in this segment; row re only has a piece here when
     // it goes on into the next segment (tail), or the segment is inside it.
     const int last = (tail >= 0 || (head >= 0 && re == rb)) ? re : re - 1;
-    for (int first = rb; first <= last; first += rows_per_warp) {  // warp-uniform
-      const int row = first + g.group;
+    // Row offsets are loaded one batch of rows ahead (see row_split.cu).
+    int row = rb + g.group;
+    RowRange range = load_row_range(a.row_offsets, row, row <= last);
+    for (int first = rb; first <= last; first += rows_per_warp, row += rows_per_warp) {  // warp-uniform
+      const RowRange next = load_row_range(a.row_offsets, row + rows_per_warp, row + rows_per_warp <= last);
       const bool active = row <= last;
-      const int begin = active ? max(__ldg(a.row_offsets + row), jb) : 0;
-      const int end = active ? min(__ldg(a.row_offsets + row + 1), je) : 0;
+      // Clipped to the segment: only the first and the last row can be cut.
+      const int begin = active ? max(range.begin, jb) : 0;
+      const int end = active ? min(range.end, je) : 0;
+      range = next;
       T acc[P][V];
 #pragma unroll
       for (int p = 0; p < P; ++p)
@@ -190,7 +202,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
     const auto stream = static_cast<cudaStream_t>(context_.stream());
     dispatch_shape<T>(static_cast<int>(B.cols), v, [&](auto shape) {
       using S = decltype(shape);
-      const int gk = cuda::nonzero_lanes(A_.mean_row_length(), S::GC);
+      const int gk = cuda::nonzero_lanes(A_.mean_row_length(), S::GC, nonzero_unroll<T, S::V, S::P>);
       const std::int64_t warps_per_block = block_threads / warp_size;
       const int blocks = static_cast<int>(std::clamp<std::int64_t>(
           (segments_ + warps_per_block - 1) / warps_per_block, 1, std::int64_t(multiprocessors_) * 2048));

@@ -24,20 +24,23 @@ __global__ void __launch_bounds__(block_threads, (min_blocks_per_sm<P, GC>))
   const int rows_per_warp = warp_size / g.size;
   const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / warp_size;
   const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / warp_size;
-  // Warp-uniform loop over batches of rows_per_warp consecutive rows.
-  for (std::int64_t first = warp * rows_per_warp; first < a.rows; first += warps * rows_per_warp) {
-    const std::int64_t row = first + g.group;
-    const bool active = row < a.rows;
-    const int begin = active ? __ldg(a.row_offsets + row) : 0;
-    const int end = active ? __ldg(a.row_offsets + row + 1) : 0;
+  const std::int64_t stride = warps * rows_per_warp;
+  // Warp-uniform loop over batches of rows_per_warp consecutive rows; each
+  // batch's row offsets are loaded one batch ahead, so they arrive while the
+  // previous batch computes.
+  std::int64_t row = warp * rows_per_warp + g.group;
+  RowRange range = load_row_range(a.row_offsets, row, row < a.rows);
+  for (std::int64_t first = warp * rows_per_warp; first < a.rows; first += stride, row += stride) {
+    const RowRange next = load_row_range(a.row_offsets, row + stride, row + stride < a.rows);
     T acc[P][V];
 #pragma unroll
     for (int p = 0; p < P; ++p)
 #pragma unroll
       for (int e = 0; e < V; ++e) acc[p][e] = T(0);
-    accumulate_nonzeros<T, V, P, GC>(a, g, cols, begin, end, acc);
+    accumulate_nonzeros<T, V, P, GC>(a, g, cols, range.begin, range.end, acc);
     reduce_nonzero_lanes<T, V, P, GC>(g, acc);
-    if (active && g.lane_k == 0) store_result<T, V, P, GC>(a, cols, row, acc);
+    if (row < a.rows && g.lane_k == 0) store_result<T, V, P, GC>(a, cols, row, acc);
+    range = next;
   }
 }
 
@@ -78,12 +81,18 @@ class RowSplitSpmm final : public LocalSpmm<T> {
     const auto stream = static_cast<cudaStream_t>(context_.stream());
     dispatch_shape<T>(static_cast<int>(B.cols), v, [&](auto shape) {
       using S = decltype(shape);
-      const int gk = cuda::nonzero_lanes(A_.mean_row_length(), S::GC);
+      const int gk = cuda::nonzero_lanes(A_.mean_row_length(), S::GC, nonzero_unroll<T, S::V, S::P>);
       const std::int64_t rows_per_block = std::int64_t(block_threads / (S::GC * gk));
       const std::int64_t wanted = (A_.rows + rows_per_block - 1) / rows_per_block;
-      // Enough blocks for one row batch per warp; the grid-stride loop covers the rest.
-      const int blocks = static_cast<int>(std::clamp<std::int64_t>(wanted, 1, std::int64_t(multiprocessors_) * 2048));
-      row_split_kernel<T, S::V, S::P, S::GC><<<blocks, block_threads, 0, stream>>>(args, gk);
+      // At most the blocks that are resident at once: every warp then loops
+      // over many row batches (so the offset prefetch pays), and none waits
+      // for a free SM while others finish.
+      const auto kernel = row_split_kernel<T, S::V, S::P, S::GC>;
+      int per_sm = 0;
+      BLOCKEIGS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, 0));
+      const std::int64_t resident = std::int64_t(multiprocessors_) * std::max(per_sm, 1);
+      const int blocks = static_cast<int>(std::clamp<std::int64_t>(wanted, 1, resident));
+      kernel<<<blocks, block_threads, 0, stream>>>(args, gk);
       BLOCKEIGS_CUDA_CHECK_LAUNCH();
     });
   }

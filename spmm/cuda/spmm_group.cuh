@@ -147,6 +147,24 @@ struct LaneColumns {
   }
 };
 
+// ---- rows -----------------------------------------------------------------------
+
+struct RowRange {
+  int begin;
+  int end;
+};
+
+// Nonzeros [begin, end) of `row`, or an empty range for a lane without a row.
+__device__ __forceinline__ RowRange load_row_range(const std::int32_t* row_offsets, std::int64_t row,
+                                                   bool active) {
+  RowRange r{0, 0};
+  if (active) {
+    r.begin = __ldg(row_offsets + row);
+    r.end = __ldg(row_offsets + row + 1);
+  }
+  return r;
+}
+
 // ---- the inner product of one group ----------------------------------------------
 
 // acc += A(row, begin:end) * B(cols, lane's columns), for this lane's nonzero
