@@ -304,6 +304,10 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
       << "device-to-device copy bandwidth (read + write): " << bandwidth * 1e-9 << " GB/s\n"
       << "beta = " << options.beta << "; traffic bound: nnz*(4+s) + 4*(m+1) + k*n*s + m*n*s"
       << (options.beta != 0.0 ? " + m*n*s" : "") << " bytes at that bandwidth\n\n";
+  BenchOptions o = options;
+  if (o.widths.empty())
+    o.widths = o.suite == "quick" ? std::vector<std::int64_t>{1, 4, 32, 128}
+                                  : std::vector<std::int64_t>{1, 2, 4, 8, 16, 32, 64, 128, 256};
   std::vector<Record> records;
   const std::regex filter(options.matrices.empty() ? std::string(".*") : options.matrices);
   for (const MatrixSpec& spec : suite_matrices(options.suite, options.data_dir)) {
@@ -320,9 +324,9 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
     for (Precision p : options.precisions) {
       if (p == Precision::fp32) {
         const HostCsr<float> host = convert<float>(matrix.csr);
-        PrecisionRun<float>{options, context, matrix, host, samples, bandwidth, l2, records, out}.run_all_widths();
+        PrecisionRun<float>{o, context, matrix, host, samples, bandwidth, l2, records, out}.run_all_widths();
       } else {
-        PrecisionRun<double>{options, context, matrix, matrix.csr, samples, bandwidth, l2, records, out}.run_all_widths();
+        PrecisionRun<double>{o, context, matrix, matrix.csr, samples, bandwidth, l2, records, out}.run_all_widths();
       }
     }
   }

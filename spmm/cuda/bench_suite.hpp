@@ -20,7 +20,8 @@ struct MatrixSpec {
 };
 
 // "full" (default) or "quick" (a smoke run); every *.mtx.gz of data_dir (if
-// not empty) is added, replicated to at least 10M (quick: 1M) nonzeros.
+// not empty) is added, replicated to at least 10M nonzeros (quick: the first
+// three, to 1M).
 // Throws InputError for another suite name.
 std::vector<MatrixSpec> suite_matrices(const std::string& suite, const std::string& data_dir);
 

@@ -94,29 +94,37 @@ __global__ void __launch_bounds__(block_threads, (merge_min_blocks_per_sm<T, P, 
   }
 }
 
-// One block per (split row, 32 columns): 8 slot lanes each add every 8th slot
-// in order, then lane 0 adds the 8 partial sums in order. Fixed order: deterministic.
-inline constexpr int fixup_slot_lanes = 8;
+// One block per (split row, tile of `column_lanes` columns). Its 256 threads
+// are column lanes x slot lanes (column_lanes = n rounded up to a power of two,
+// at most 32, so a narrow block still has up to 256 slot lanes for a row cut
+// into thousands of pieces). Slot lane q adds slots q, q + slot_lanes, ... in
+// order; a fixed tree in shared memory adds the slot lanes. Fixed order:
+// deterministic.
+inline constexpr int fixup_threads = 256;
 
 template <class T>
-__global__ void __launch_bounds__(warp_size * fixup_slot_lanes)
-    merge_fixup_kernel(const std::int32_t* split_rows, const std::int32_t* first_slot,
-                       const T* carry, int n, T* C, std::int64_t ldc, T alpha, T beta) {
-  __shared__ T partial[fixup_slot_lanes][warp_size];
-  const int lane = threadIdx.x % warp_size, q = threadIdx.x / warp_size;
-  const int col = blockIdx.y * warp_size + lane;
+__global__ void __launch_bounds__(fixup_threads)
+    merge_fixup_kernel(const std::int32_t* split_rows, const std::int32_t* first_slot, const T* carry, int n,
+                       int column_lanes, T* C, std::int64_t ldc, T alpha, T beta) {
+  __shared__ T partial[fixup_threads];
+  const int slot_lanes = fixup_threads / column_lanes;
+  const int lane = threadIdx.x % column_lanes, q = threadIdx.x / column_lanes;
+  const int col = blockIdx.y * column_lanes + lane;
   const int first = first_slot[blockIdx.x], end = first_slot[blockIdx.x + 1];
   T sum = T(0);
-  if (col < n)
-    for (int s = first + q; s < end; s += fixup_slot_lanes) sum += carry[std::int64_t(s) * n + col];
-  partial[q][lane] = sum;
+  if (col < n) {
+#pragma unroll 8
+    for (int s = first + q; s < end; s += slot_lanes) sum += carry[std::int64_t(s) * n + col];
+  }
+  partial[threadIdx.x] = sum;
   __syncthreads();
+  for (int half = slot_lanes / 2; half > 0; half /= 2) {
+    if (q < half) partial[threadIdx.x] += partial[threadIdx.x + half * column_lanes];
+    __syncthreads();
+  }
   if (q != 0 || col >= n) return;
-  T total = T(0);
-#pragma unroll
-  for (int k = 0; k < fixup_slot_lanes; ++k) total += partial[k][lane];
   T* c = C + std::int64_t(split_rows[blockIdx.x]) * ldc + col;
-  *c = beta == T(0) ? alpha * total : fma(alpha, total, beta * *c);
+  *c = beta == T(0) ? alpha * partial[lane] : fma(alpha, partial[lane], beta * *c);
 }
 
 }  // namespace cuda::detail
@@ -212,10 +220,11 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
     });
     const std::int64_t split = static_cast<std::int64_t>(split_rows_.size());
     if (split == 0) return;
-    const dim3 grid(static_cast<unsigned>(split), static_cast<unsigned>((B.cols + warp_size - 1) / warp_size));
-    merge_fixup_kernel<T><<<grid, warp_size * fixup_slot_lanes, 0, stream>>>(
-        split_rows_.data(), split_first_slot_.data(), carry_.data(), static_cast<int>(B.cols), C.data,
-        C.ld, alpha, beta);
+    const int column_lanes = column_lanes_for(static_cast<int>(B.cols));  // <= 32
+    const dim3 grid(static_cast<unsigned>(split), static_cast<unsigned>((B.cols + column_lanes - 1) / column_lanes));
+    merge_fixup_kernel<T><<<grid, fixup_threads, 0, stream>>>(split_rows_.data(), split_first_slot_.data(),
+                                                                carry_.data(), static_cast<int>(B.cols),
+                                                                column_lanes, C.data, C.ld, alpha, beta);
     BLOCKEIGS_CUDA_CHECK_LAUNCH();
   }
 
