@@ -45,7 +45,9 @@ struct Tolerances {
 // Passes over W in orthonormalize_against before it gives up tightening
 // (Duersch et al. observe two suffice; the rest covers extreme inputs).
 inline constexpr int max_ortho_passes = 4;
-// Rounds of random refill when the start block is rank deficient.
+// Rounds of random refill when the start block is rank deficient: random
+// columns are independent with probability 1, so one round normally does;
+// the rest only guards against pathological inputs before giving up.
 inline constexpr int max_refills = 5;
 
 // ---- small dense problems (host, LAPACK; pure functions) -------------------
