@@ -191,9 +191,11 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   rayleigh_ritz_step(nb, {});
 
   int iteration = 0;
-  bool fresh = false;  // A X computed by the operator since the last update
+  bool fresh = false;      // A X computed by the operator since the last update
+  bool stagnated = false;  // no search direction left outside span[X P]
   std::vector<double> r_norm, x_norm, scaled(static_cast<std::size_t>(nb));
   std::vector<bool> conv(static_cast<std::size_t>(nb));
+  int last_reported = -1;
   for (;;) {
     const spmm::ConstDenseView<T> X = column_range(S[cur].cview(), 0, nb);
     std::vector<double> minus_lambda(lambda.size());
@@ -208,17 +210,22 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       if (j < k && conv[j]) ++converged;
     }
     clock.charge(time.other);
-    const bool stop = converged == k || iteration >= options.max_iterations;
+    const bool stop = converged == k || iteration >= options.max_iterations || stagnated;
     if (stop && !fresh) {
       // Decide on, and report, true residuals: recompute A X with the operator and test again.
       apply_a(0, nb);
       fresh = true;
       continue;
     }
-    if (options.keep_history)
-      result.history.push_back({std::vector<double>(lambda.begin(), lambda.begin() + k),
-                                std::vector<double>(r_norm.begin(), r_norm.begin() + k)});
-    if (options.monitor) {
+    if (options.keep_history) {
+      LobpcgStep step{std::vector<double>(lambda.begin(), lambda.begin() + k),
+                      std::vector<double>(r_norm.begin(), r_norm.begin() + k)};
+      // One entry per iteration (a stagnation stop re-tests the last one).
+      if (result.history.size() > std::size_t(iteration)) result.history.back() = std::move(step);
+      else result.history.push_back(std::move(step));
+    }
+    if (options.monitor && iteration != last_reported) {
+      last_reported = iteration;
       int first = 0;
       while (first < k && conv[first]) ++first;
       if (first == k) first = 0;
@@ -250,7 +257,14 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       // precision (stagnation at the rounding floor): explore at random.
       fill_random(ctx, W, options.seed, A.first_row(), std::int64_t{nb} * (max_refills + 1 + iteration));
       nw = orthonormalize_against(ctx, comm, XP, W, scratch.view(), tol);
-      if (nw == 0) throw Error("LOBPCG: no search direction outside span[X P] (the matrix is too small)");
+    }
+    if (nw == 0) {
+      // Not even a random direction: [X P] spans the whole space (a matrix
+      // barely wider than the block) and the tolerance is below its rounding
+      // floor. Nothing can improve; stop with the pairs as they are.
+      --iteration;
+      stagnated = true;
+      continue;
     }
     clock.charge(time.orthogonalization);
     apply_a(nb + np, nw);

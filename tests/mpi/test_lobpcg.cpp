@@ -269,6 +269,19 @@ TEST(Lobpcg, TinyMatricesWhereTheBasisOutgrowsTheRows) {
       }
     }
   }
+  // A block as wide as the matrix and a tolerance below its rounding floor:
+  // no direction is left to add, and the solver stops instead of spinning.
+  {
+    const Problem p = diagonal({1.0, 2.0, 3.0, 5.0});
+    LobpcgOptions o = options_for(3, SpectrumEnd::smallest, 1e-30, StoppingTest::backward);
+    o.block_size = 4;
+    const Solved r = run(p, o);
+    EXPECT_FALSE(r.result.all_converged());
+    EXPECT_LT(r.result.iterations, 5);
+    EXPECT_EQ(r.result.history.size(), std::size_t(r.result.iterations + 1));
+    for (int j = 0; j < 3; ++j) EXPECT_NEAR(r.result.eigenvalues[j], p.exact[j], 1e-14 * p.exact[j]);
+    EXPECT_LE(r.check.orthonormality, 1e-12);
+  }
   // A Laplacian with k = rows - 1.
   const Problem p = laplacian(io::GeneratorKind::laplacian_1d, 10);
   const LobpcgOptions o = options_for(9, SpectrumEnd::smallest, 1e-10, StoppingTest::backward);
