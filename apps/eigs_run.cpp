@@ -1,61 +1,138 @@
 #include "apps/eigs_run.hpp"
 
+#include <cmath>
 #include <cstdio>
+#include <optional>
 #include <vector>
 
 #include "apps/app_main.hpp"
+#include "apps/distributed_output.hpp"
+#include "apps/run_common.hpp"
 #include "apps/summary.hpp"
 #include "io/config.hpp"
+#include "io/hdf5_dense.hpp"
 #include "solver/collective.hpp"
 #include "solver/device_selection.hpp"
 #include "solver/distributed_operator.hpp"
-#include "solver/load_matrix.hpp"
+#include "solver/jacobi_preconditioner.hpp"
+#include "solver/lobpcg.hpp"
 
 namespace blockeigs::apps {
 namespace {
 
-// Rank-count independent values in [-1, 1) from (seed, global row, column).
-double hashed_value(std::uint64_t seed, std::int64_t row, std::int64_t col) {
-  std::uint64_t z = seed * 0x9e3779b97f4a7c15ull + static_cast<std::uint64_t>(row) * 0xbf58476d1ce4e5b9ull +
-                    static_cast<std::uint64_t>(col) * 0x94d049bb133111ebull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
-  return double(z >> 11) * 0x1.0p-52 - 1.0;
+solver::LobpcgOptions lobpcg_options(const io::EigensolverConfig& c, std::int64_t rows) {
+  solver::LobpcgOptions o;
+  o.k = c.k;
+  o.block_size = c.block_size;
+  o.which = c.which == io::Which::largest ? solver::SpectrumEnd::largest : solver::SpectrumEnd::smallest;
+  o.tolerance = c.tolerance;
+  o.test = c.test == io::ConvergenceTest::relative ? solver::StoppingTest::relative : solver::StoppingTest::backward;
+  o.max_iterations = c.max_iterations;
+  o.seed = c.seed;
+  if (o.k >= rows)
+    solver::fail_input_everywhere("eigensolver.k = ", o.k, " but the matrix has ", rows,
+                                  " rows: k must be smaller than the number of rows");
+  return o;
 }
 
 template <class T>
-int run_with(const io::EigsConfig& config, const solver::DistributedRows& matrix, const spmm::Context& context,
-             MPI_Comm comm) {
+int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, const spmm::Context& context,
+          MPI_Comm comm) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  solver::DistributedOperator<T> op(comm, context, matrix.rows, matrix.partition,
-                                    config.execution.spmm_algorithm);
-  const int k = config.eigensolver.k;
-  const std::int64_t width = config.eigensolver.block_size > 0 ? config.eigensolver.block_size : k;
-  const std::string summary = distribution_summary(matrix, op, config.execution, width);
-  if (rank == 0) std::printf("block-eigs %s\n%s", BLOCKEIGS_VERSION, summary.c_str());
+  const io::EigensolverConfig& settings = config.eigensolver;
+  solver::DistributedOperator<T> op(comm, context, matrix.rows, matrix.partition, config.execution.spmm_algorithm);
+  solver::LobpcgOptions options = lobpcg_options(settings, op.global_rows());
+  const int block = options.block_size > 0 ? options.block_size : solver::default_block_size(options.k, op.global_rows());
 
-  // One timed apply of a seeded block of the solver's width: checks the whole
-  // distributed path (halo exchange included) before any solve.
-  const std::int64_t m = op.local_rows();
-  spmm::DenseBlock<T> host_x(Space::host, m, width);
-  for (std::int64_t i = 0; i < m; ++i)
-    for (std::int64_t j = 0; j < width; ++j)
-      host_x.data()[i * width + j] = static_cast<T>(hashed_value(config.eigensolver.seed, op.first_row() + i, j));
-  spmm::DenseBlock<T> x(context.space(), m, width), y(context.space(), m, width);
-  spmm::copy_bytes(x.data(), context.space(), host_x.data(), Space::host, sizeof(T) * m * width);
-  op.apply(T(1), x.view(), T(0), y.view());  // warm-up: library handles, buffers
-  MPI_Barrier(comm);
-  const double start = MPI_Wtime();
-  op.apply(T(1), x.view(), T(0), y.view());
-  context.synchronize();
-  double seconds = MPI_Wtime() - start, slowest = 0;
-  MPI_Reduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
-  if (rank == 0)
-    std::printf("operator   one apply of a %lld-column block: %.3f ms\n", static_cast<long long>(width),
-                slowest * 1e3);
-  return exit_ok;
+  const std::string summary = distribution_summary(matrix, op, config.execution, block);
+  if (rank == 0) {
+    std::printf("block-eigs %s\n%s", BLOCKEIGS_VERSION, summary.c_str());
+    std::printf("solve      LOBPCG, %d %s eigenpairs, block %d, %s test, tolerance %g, max %d iterations, "
+                "preconditioner %s\n",
+                options.k, settings.which == io::Which::largest ? "largest" : "smallest", block,
+                settings.test == io::ConvergenceTest::relative ? "relative" : "backward", settings.tolerance,
+                settings.max_iterations, settings.preconditioner == io::Preconditioner::jacobi ? "jacobi" : "none");
+  }
+
+  // A start block from a file, if one is given: this rank's rows only.
+  std::optional<spmm::DenseBlock<T>> start;
+  if (!settings.start_file.empty()) {
+    const io::DenseRows rows = solver::collectively(comm, [&] {
+      io::DenseRows r = io::read_hdf5_dense_rows(settings.start_file, settings.start_dataset, op.first_row(),
+                                                 op.first_row() + op.local_rows(), op.global_rows());
+      if (r.cols > block)
+        fail_input(settings.start_file, ": ", settings.start_dataset, " has ", r.cols,
+                   " columns, more than the block size ", block);
+      return r;
+    });
+    start = from_host_doubles<T>(context.space(), op.local_rows(), rows.cols, rows.values);
+  }
+  std::optional<solver::JacobiPreconditioner<T>> jacobi;
+  if (settings.preconditioner == io::Preconditioner::jacobi) jacobi.emplace(op);
+
+  if (config.output.monitor && rank == 0)
+    options.monitor = [k = options.k](const solver::LobpcgProgress& p) {
+      std::printf("iter %5d  converged %3d/%d  eigenvalue %s  residual %s\n", p.iteration, p.converged, k,
+                  scientific(p.eigenvalue, 10).c_str(), scientific(p.residual).c_str());
+    };
+  op.reset_timings();
+  std::optional<spmm::ConstDenseView<T>> start_view;
+  if (start) start_view = start->cview();
+  const solver::LobpcgResult<T> result = solver::lobpcg<T>(op, options, jacobi ? &*jacobi : nullptr, start_view);
+
+  const auto& t = result.timings;
+  const solver::ApplyTimings& halo = op.timings();
+  const double halo_time = halo.pack + halo.wait + halo.unpack;
+  if (rank == 0) {
+    std::printf("\n  pair          eigenvalue      residual  rel. residual  converged\n");
+    for (int j = 0; j < options.k; ++j)
+      std::printf("  %4d  %18.12e  %s      %s  %s\n", j, result.eigenvalues[j],
+                  scientific(result.residual_norms[j]).c_str(), scientific(result.relative_residuals[j]).c_str(),
+                  result.converged[j] ? "yes" : "NO");
+    std::printf("\niterations %d (restarts %d); %s\n", result.iterations, result.restarts,
+                result.all_converged() ? "all converged" : "NOT all converged within max_iterations");
+    std::printf("solve time %.3f s: SpMM %.3f (halo %.3f), orthogonalisation %.3f, Rayleigh-Ritz %.3f, "
+                "preconditioner %.3f, other %.3f\n",
+                t.total, t.spmm - halo_time, halo_time, t.orthogonalization, t.rayleigh_ritz, t.preconditioner,
+                t.other);
+  }
+
+  if (!config.output.path.empty()) {
+    const std::string text = config_text(config.path, comm);
+    const auto k = static_cast<std::int64_t>(options.k);
+    std::vector<std::int64_t> converged(result.converged.begin(), result.converged.end());
+    std::vector<double> history_values, history_residuals;
+    for (const auto& step : result.history) {
+      history_values.insert(history_values.end(), step.eigenvalues.begin(), step.eigenvalues.end());
+      history_residuals.insert(history_residuals.end(), step.residual_norms.begin(), step.residual_norms.end());
+    }
+    const auto steps = static_cast<std::int64_t>(result.history.size());
+    write_distributed_output(
+        comm, config.output.path,
+        [&](io::Hdf5Writer& w) {
+          w.write("/eigenvalues", result.eigenvalues);
+          w.write("/residual_norms", result.residual_norms);
+          w.write("/relative_residuals", result.relative_residuals);
+          w.write("/converged", converged);
+          w.write("/iterations", std::vector<std::int64_t>{result.iterations});
+          w.write_matrix("/history/eigenvalues", steps, k, history_values);
+          w.write_matrix("/history/residual_norms", steps, k, history_residuals);
+          w.write_string("/config", text);
+          w.attribute("/", "app", std::string("block-eigs"));
+          w.attribute("/", "all_converged", result.all_converged() ? 1.0 : 0.0);
+          w.attribute("/", "norm_estimate", result.norm_estimate);
+          w.attribute("/", "block_size", double(result.block_size));
+          for (auto [name, value] :
+               {std::pair{"time_total", t.total}, {"time_spmm", t.spmm - halo_time}, {"time_halo", halo_time},
+                {"time_orthogonalization", t.orthogonalization}, {"time_rayleigh_ritz", t.rayleigh_ritz},
+                {"time_preconditioner", t.preconditioner}, {"time_other", t.other}})
+            w.attribute("/", name, value);
+        },
+        {{"/eigenvectors", op.global_rows(), k, op.first_row(), to_host_doubles<T>(result.eigenvectors.cview())}});
+    if (rank == 0) std::printf("wrote %s\n", config.output.path.c_str());
+  }
+  return result.all_converged() ? exit_ok : exit_not_converged;
 }
 
 }  // namespace
@@ -63,9 +140,9 @@ int run_with(const io::EigsConfig& config, const solver::DistributedRows& matrix
 int run_eigs(const std::string& config_path, MPI_Comm comm) {
   const io::EigsConfig config = solver::collectively(comm, [&] { return io::read_eigs_config(config_path); });
   const spmm::Context context = solver::make_context(config.execution.backend, comm);
-  const solver::DistributedRows matrix = solver::load_distributed_rows(config.matrix, comm);
-  if (config.execution.spmm_precision == Precision::fp32) return run_with<float>(config, matrix, context, comm);
-  return run_with<double>(config, matrix, context, comm);
+  const solver::DistributedRows matrix = load_symmetric_matrix(config.matrix, comm);
+  if (config.execution.spmm_precision == Precision::fp32) return solve<float>(config, matrix, context, comm);
+  return solve<double>(config, matrix, context, comm);
 }
 
 }  // namespace blockeigs::apps
