@@ -6,6 +6,7 @@
 #include <random>
 
 #include "spmm/cuda/bench_values.cuh"
+#include "spmm/cuda/sum_error_bound.hpp"
 
 namespace blockeigs::spmm::bench {
 
@@ -55,7 +56,7 @@ Reference make_reference(const HostCsr<T>& A, const std::vector<std::int64_t>& r
     const std::int64_t i = rows[static_cast<std::size_t>(s)];
     const std::int64_t begin = A.row_offsets[static_cast<std::size_t>(i)];
     const std::int64_t end = A.row_offsets[static_cast<std::size_t>(i) + 1];
-    const double gamma = double(end - begin + 2) * eps / (1.0 - double(end - begin + 2) * eps);
+    const double gamma = sum_error_bound(end - begin + 2, eps);  // never negative, any row length
     for (std::int32_t e = ref.row_first[static_cast<std::size_t>(s)]; e < ref.row_first[static_cast<std::size_t>(s) + 1]; ++e) {
       const std::int64_t j = ref.col[static_cast<std::size_t>(e)];
       double sum = 0.0, scale = 0.0;

@@ -2,7 +2,8 @@
 // small matrix; about 2000 random rows plus the longest ones of a large one;
 // a subset of the columns of very long rows), computed on the host in double
 // from the hash-valued B and C (bench_values.cuh), and a per-entry tolerance
-// derived from the problem: 2 * gamma(L + 2) * (sum_k |alpha a_ik b_kj| + |beta c_ij|).
+// derived from the problem: 2 * gamma(L + 2) * (sum_k |alpha a_ik b_kj| + |beta c_ij|), gamma from
+// sum_error_bound.hpp (worst case for short rows, probabilistic for long ones).
 #pragma once
 
 #include <cstdint>

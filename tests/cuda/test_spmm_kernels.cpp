@@ -177,6 +177,29 @@ TEST(SpmmKernels, DeterministicBits) {
   }
 }
 
+// The tolerance of these tests and of spmm-bench's check: positive and finite
+// for every row length (the old L eps / (1 - L eps) went negative at a row of
+// 8.4M in fp32), the deterministic bound for short rows, and still tight
+// enough on a long fp32 row to reject a result with 1% of its terms dropped.
+TEST(SpmmKernels, SumErrorBoundStaysMeaningful) {
+  const double e32 = std::numeric_limits<float>::epsilon(), e64 = std::numeric_limits<double>::epsilon();
+  const std::int64_t lengths[] = {1, 2, 16, 100002, 8388610, std::int64_t(1) << 31};
+  for (std::int64_t l : lengths) {
+    for (double eps : {e32, e64}) {
+      const double g = spmm::sum_error_bound(l, eps), le = double(l) * eps;
+      EXPECT_GT(g, 0.0) << l;
+      EXPECT_LT(g, 0.05) << l;  // fp32, 2^31 terms: 0.022
+      if (le < 0.5) {
+        EXPECT_LE(g, le / (1.0 - le)) << l;  // never looser than the worst case
+      }
+    }
+  }
+  EXPECT_DOUBLE_EQ(spmm::sum_error_bound(3, e32), 3 * e32 / (1 - 3 * e32));
+  // Row of 100k products of uniform [-1, 1) values: sum |a b| ~ 25000, the sum
+  // itself ~ 100 (random signs); 1000 dropped terms move it by ~ 10.
+  EXPECT_LT(2.0 * spmm::sum_error_bound(100002, e32) * 25000.0, 10.0);
+}
+
 TEST(SpmmKernels, PlanResolvesAutomaticToOurKernels) {
   SKIP_WITHOUT_GPU();
   EXPECT_TRUE(spmm::algorithm_available(Algorithm::row_split, Space::device));

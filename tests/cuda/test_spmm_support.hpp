@@ -2,8 +2,10 @@
 // on the device, and comparing with the host reference under a tolerance
 // derived from the problem:
 //   |c - c_ref| <= 2 * gamma(L + 2) * (sum_k |alpha a_ik b_kj| + |beta c_ij|)
-// with gamma(L) = L eps / (1 - L eps), L the row length, eps of T; the factor
-// 2 covers the reference's own rounding, L + 2 the alpha and beta updates.
+// with gamma = spmm::sum_error_bound(L + 2, eps of T) (L eps / (1 - L eps) for
+// short rows, the probabilistic sqrt(L) bound of Higham and Mary for long
+// ones, never negative), L the row length; the factor 2 covers the host
+// reference's own rounding, L + 2 the alpha and beta updates.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -22,6 +24,7 @@
 #include <vector>
 
 #include "spmm/local_spmm.hpp"
+#include "spmm/cuda/sum_error_bound.hpp"
 #include "spmm/plan.hpp"
 #include "test_matrices.hpp"
 
@@ -116,8 +119,7 @@ struct DeviceBlock {
 
 template <class T>
 double gamma_bound(std::int64_t length) {
-  const double u = std::numeric_limits<T>::epsilon() * double(length);
-  return u / (1.0 - u);
+  return spmm::sum_error_bound(length, std::numeric_limits<T>::epsilon());
 }
 
 // One multiply on the device compared with the host reference.
