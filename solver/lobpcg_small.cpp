@@ -10,7 +10,8 @@
 #include "core/error.hpp"
 #include "solver/lobpcg_detail.hpp"
 
-namespace blockeigs::solver::lobpcg_detail {
+namespace blockeigs::solver {
+namespace lobpcg_detail {
 namespace {
 
 void require_finite(const HostMatrix& M, const char* what) {
@@ -118,8 +119,11 @@ RitzPairs truncated_ritz(const HostMatrix& GA, const HostMatrix& GB, const Toler
 
 }  // namespace
 
-HostMatrix svqb_transform(const HostMatrix& G, const Tolerances& tol,
+}  // namespace lobpcg_detail
+
+HostMatrix svqb_transform(const HostMatrix& G, const OrthonormalizeTolerances& tol,
                           const std::vector<double>* reference_sq_norms) {
+  using namespace lobpcg_detail;
   const std::int64_t n = G.rows();
   std::vector<std::int64_t> live;  // columns that are not zero (or numerically in span(Q))
   for (std::int64_t j = 0; j < n; ++j) {
@@ -147,6 +151,8 @@ HostMatrix svqb_transform(const HostMatrix& G, const Tolerances& tol,
   }
   return T;
 }
+
+namespace lobpcg_detail {
 
 RitzPairs rayleigh_ritz(const HostMatrix& GA, const HostMatrix& GB, std::int64_t p_begin,
                         std::int64_t p_end, std::int64_t needed, const Tolerances& tol) {
@@ -219,4 +225,5 @@ void broadcast(MPI_Comm comm, std::vector<double>& v) {
 
 void broadcast(MPI_Comm comm, int& value) { BLOCKEIGS_MPI_CHECK(MPI_Bcast(&value, 1, MPI_INT, 0, comm)); }
 
-}  // namespace blockeigs::solver::lobpcg_detail
+}  // namespace lobpcg_detail
+}  // namespace blockeigs::solver

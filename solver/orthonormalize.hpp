@@ -1,22 +1,72 @@
-// Rank-revealing orthonormalisation of a distributed block (SVQB with
-// dropping of numerically dependent directions), shared by LOBPCG and
-// block CG. The implementation lives with LOBPCG's (solver/lobpcg_ortho.cpp).
+// Rank-revealing orthonormalisation of distributed blocks (SVQB with
+// dropping of numerically dependent directions, after Duersch, Shao, Yang and
+// Gu 2018), shared by LOBPCG (its W block and start block) and block CG (its
+// search block).
 #pragma once
 
-#include "solver/lobpcg_detail.hpp"
+#include <mpi.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "solver/block_ops.hpp"
 
 namespace blockeigs::solver {
 
-using OrthonormalizeTolerances = lobpcg_detail::Tolerances;
+// Thresholds, all tied to the working precision's epsilon.
+struct OrthonormalizeTolerances {
+  double eps = 0;
+  // SVQB keeps direction i of a unit-diagonal Gram matrix M (n x n) only if
+  // theta_i > drop * theta_max, drop = 10 n eps: M's rounding error is about
+  // eps per entry, so smaller eigenvalues carry no correct digit and their
+  // directions would be amplified noise.
+  double drop_per_column = 0;
+  // A column whose projection onto the complement of Q keeps less than this
+  // fraction of its norm is numerically inside span(Q) (what remains is the
+  // projection's own rounding, about eps * ||w||): it is dropped.
+  double remainder = 0;
+  // Re-orthogonalisation stops once max |Q^T W| and max |W^T W - I| are below
+  // this: eps^(2/3) is reached by two passes for any realistic row count
+  // (rounding ~ sqrt(N) eps) and keeps the Rayleigh-Ritz Gram within 1e-9 of I.
+  double orthogonality = 0;
+  // The Rayleigh-Ritz Gram matrix is "ill-conditioned" below this reciprocal
+  // condition: beyond 1/sqrt(eps) the Cholesky-based Ritz vectors would lose
+  // more than half their digits, so P is dropped instead (a restart).
+  double rcond_min = 0;
 
-// Makes W's columns orthonormal, dropping dependent directions; the kept ones
-// are packed into W's leading columns and their count returned. `scratch`
-// has W's rows and at least W.cols columns. Collective.
+  template <class T>
+  static OrthonormalizeTolerances for_type() {
+    const double e = std::numeric_limits<T>::epsilon();
+    return {e, 10 * e, 100 * e, std::pow(e, 2.0 / 3.0), std::sqrt(e)};
+  }
+};
+
+// Passes over W in orthonormalize_against before it gives up tightening
+// (Duersch et al. observe two suffice; the rest covers extreme inputs).
+inline constexpr int max_ortho_passes = 4;
+// T (n x kept) with V T orthonormal, from G = V^T V (SVQB with dropping, see
+// Tolerances). Column j is dropped outright when G_jj is not positive, or when
+// reference_sq_norms is given and G_jj <= (remainder)^2 * reference_sq_norms[j].
+HostMatrix svqb_transform(const HostMatrix& G, const OrthonormalizeTolerances& tol,
+                          const std::vector<double>* reference_sq_norms = nullptr);
+
+// Makes the columns of W orthonormal and orthogonal to Q (orthonormal columns,
+// may be empty), dropping numerically dependent directions; the kept ones are
+// packed into W's leading columns. Returns how many were kept. `scratch` has
+// W's rows and at least W.cols columns. Collective.
+template <class T>
+std::int64_t orthonormalize_against(const spmm::Context& context, MPI_Comm comm,
+                                    spmm::ConstDenseView<T> Q, spmm::DenseView<T> W,
+                                    spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol);
+
+// orthonormalize_against with no Q.
 template <class T>
 std::int64_t orthonormalize(const spmm::Context& context, MPI_Comm comm, spmm::DenseView<T> W,
                             spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol) {
   const spmm::ConstDenseView<T> none{W.space, W.rows, 0, W.ld, W.data};
-  return lobpcg_detail::orthonormalize_against(context, comm, none, W, scratch, tol);
+  return orthonormalize_against(context, comm, none, W, scratch, tol);
 }
 
 }  // namespace blockeigs::solver

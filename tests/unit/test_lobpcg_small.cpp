@@ -74,7 +74,7 @@ TEST(Svqb, OrthonormalisesAndDropsDependentColumns) {
   HostMatrix V = random_matrix(40, 6, 1);
   make_dependent(V, 4, 0, 1, 0.0);    // exactly dependent
   make_dependent(V, 5, 2, 3, 1e-14);  // dependent to rounding
-  const HostMatrix T = solver::lobpcg_detail::svqb_transform(tmul(V, V), tol);
+  const HostMatrix T = solver::svqb_transform(tmul(V, V), tol);
   EXPECT_EQ(T.cols(), 4);
   const HostMatrix Q = mul(V, T);
   EXPECT_LE(max_dev_from_identity(tmul(Q, Q)), 1e-10);
@@ -83,22 +83,22 @@ TEST(Svqb, OrthonormalisesAndDropsDependentColumns) {
 TEST(Svqb, KeepsIllConditionedButIndependentColumns) {
   HostMatrix V = random_matrix(40, 4, 2);
   make_dependent(V, 3, 0, 1, 1e-5);  // theta ~ 1e-10: above the drop threshold
-  const HostMatrix T = solver::lobpcg_detail::svqb_transform(tmul(V, V), tol);
+  const HostMatrix T = solver::svqb_transform(tmul(V, V), tol);
   EXPECT_EQ(T.cols(), 4);
   // One pass leaves ~ eps * cond^2 = 1e-6 of non-orthogonality; a second pass fixes it.
   const HostMatrix Q1 = mul(V, T);
-  const HostMatrix Q2 = mul(Q1, solver::lobpcg_detail::svqb_transform(tmul(Q1, Q1), tol));
+  const HostMatrix Q2 = mul(Q1, solver::svqb_transform(tmul(Q1, Q1), tol));
   EXPECT_LE(max_dev_from_identity(tmul(Q2, Q2)), 1e-12);
 }
 
 TEST(Svqb, ZeroColumnsAndColumnsInsideSpanQAreDropped) {
   HostMatrix V = random_matrix(30, 3, 3);
   for (std::int64_t i = 0; i < 30; ++i) V(i, 1) = 0.0;
-  EXPECT_EQ(solver::lobpcg_detail::svqb_transform(tmul(V, V), tol).cols(), 2);
+  EXPECT_EQ(solver::svqb_transform(tmul(V, V), tol).cols(), 2);
   // Column 2 kept only 1e-15 of its norm through a projection: numerically in span(Q).
   const HostMatrix G = tmul(V, V);
   std::vector<double> before{G(0, 0), 1.0, G(2, 2) * 1e30};
-  EXPECT_EQ(solver::lobpcg_detail::svqb_transform(G, tol, &before).cols(), 1);
+  EXPECT_EQ(solver::svqb_transform(G, tol, &before).cols(), 1);
 }
 
 // A basis S = [X P W] of R^rows and its Gram matrices.
@@ -177,7 +177,7 @@ TEST(BasisSelection, PIsOrthonormalOrthogonalToXAndSpansTheUpdate) {
   // An orthonormal basis S = [X P W] (via SVQB), its Ritz vectors, and P
   // selected for active columns 0 and 2 of the first three.
   HostMatrix S0 = random_matrix(30, 9, 9);
-  const HostMatrix S = mul(S0, solver::lobpcg_detail::svqb_transform(tmul(S0, S0), tol));
+  const HostMatrix S = mul(S0, solver::svqb_transform(tmul(S0, S0), tol));
   ASSERT_EQ(S.cols(), 9);
   const Basis b = basis(S);
   const auto r = solver::lobpcg_detail::rayleigh_ritz(b.GA, b.GB, 3, 6, 3, tol);
