@@ -1,69 +1,150 @@
 #!/usr/bin/env python3
-"""Fit the row_split / merge_based tuning table of spmm/cuda/heuristic.cpp
-from spmm-bench results.
+"""Fit the row_split / merge_based table of spmm/cuda/heuristic.cpp from
+spmm-bench results.
 
     spmm-bench --csv results.csv [--data DIR]
-    python3 scripts/fit_heuristic.py results.csv [--device "H100 SXM"] [--commit abc123]
+    python3 scripts/fit_heuristic.py results.csv --device H200 --commit abc1234 [--date 2026-11-22]
 
-The rule being fitted (heuristic.cpp): merge_based when rows < min_rows,
-else merge_based when the mean row length is below the threshold of the
-block-width range and precision, else row_split. For every min_rows candidate
-the script picks, per (width range, precision), the threshold that puts the
-most cases within 5% of the faster of the two kernels (ties: the smallest
-total slowdown), keeps the best min_rows, and prints the C++ table with the
-measurement behind each constant. Where row_split was not run (too slow, see
-the CSV note) it counts as infinitely slow.
+The rule being fitted (heuristic.cpp), per precision and block-width row:
+
+    merge_based  if rows < min_rows                 (too few rows to fill the GPU)
+                 or max_row_length > skew * mean    (a few long rows: row-split
+                                                     leaves lanes idle behind them)
+                 or mean < short_mean               (very short rows at wide n)
+    row_split    otherwise.
+
+A width n uses the first row with n <= max_n; the rows are the widths the
+full suite measures (1, 2, 4, ..., 256), so every constant has cases behind it.
+min_rows is one constant for the whole table. For each candidate min_rows,
+each (row, precision) gets the (skew, short_mean) pair that puts the most
+cases within 5% of the faster of the two kernels, ties broken by the smallest
+total slowdown, then by the plainest thresholds. The script reports the fitted
+score and a leave-one-matrix-out score (each matrix predicted by a table fitted
+without it), prints the C++ table, and the cases the table still gets wrong.
+Where a kernel was not run (row_split on rows of millions) it counts as
+infinitely slow; a FAIL with a time still counts as timed (the only FAILs so
+far were the check's own bug on dense_2x8M fp32).
 """
 import argparse
 import csv
-import datetime
 import math
 import sys
 from collections import defaultdict
 
-RANGES = [(1, 1), (2, 4), (5, 16), (17, 64), (65, 256)]  # the rows of merge_below
-MIN_ROWS = [0, 1024, 4096, 16384, 65536, 262144]
+import numpy as np
+
+WIDTHS = [1, 2, 4, 8, 16, 32, 64, 128, 256]  # max_n of the table's rows
+MIN_ROWS = [0, 1024, 2048, 4096, 8192, 16384, 32768]
 WITHIN = 1.05
+NEVER = 1e18  # a skew threshold no matrix reaches
 
 
 def load(path):
-    """(matrix, precision, n) -> {rows, mean, row_split, merge_based} times in microseconds."""
+    """(matrix, precision, n) -> {rows, mean, max, row_split, merge_based} (times in us)."""
     cases = defaultdict(dict)
     with open(path, newline="") as f:
         for r in csv.DictReader(f):
             if r["algorithm"] not in ("row_split", "merge_based"):
                 continue
-            key = (r["matrix"], r["precision"], int(r["n"]))
-            c = cases[key]
+            c = cases[(r["matrix"], r["precision"], int(r["n"]))]
             c["rows"] = int(r["rows"])
             c["mean"] = float(r["mean_row_length"])
-            ok = r["time_us"] != "" and r["check"] == "PASS"
-            c[r["algorithm"]] = float(r["time_us"]) if ok else math.inf
+            c["max"] = float(r["max_row_length"])
+            timed = r["time_us"] != "" and r["check"] in ("PASS", "FAIL")
+            c[r["algorithm"]] = float(r["time_us"]) if timed else math.inf
     return {k: v for k, v in cases.items() if "row_split" in v and "merge_based" in v
             and min(v["row_split"], v["merge_based"]) < math.inf}
 
 
-def score(cases, threshold, min_rows):
-    """(cases not within 5%, total slowdown) of the rule on these cases."""
+def picks_merge(c, min_rows, skew, short_mean):
+    return c["rows"] < min_rows or c["max"] > skew * c["mean"] or c["mean"] < short_mean
+
+
+def ratio(c, merge):
+    chosen = c["merge_based"] if merge else c["row_split"]
+    return chosen / min(c["merge_based"], c["row_split"]) if chosen < math.inf else 1e9
+
+
+def score(cases, min_rows, skew, short_mean):
+    """(cases not within 5%, total slowdown) of one row of the rule."""
     misses, slowdown = 0, 0.0
     for c in cases:
-        merge = c["rows"] < min_rows or c["mean"] < threshold
-        chosen = c["merge_based"] if merge else c["row_split"]
-        best = min(c["merge_based"], c["row_split"])
-        ratio = chosen / best if chosen < math.inf else 1e9
-        misses += ratio > WITHIN
-        slowdown += ratio
+        r = ratio(c, picks_merge(c, min_rows, skew, short_mean))
+        misses += r > WITHIN
+        slowdown += min(r, 10.0)
     return misses, slowdown
 
 
-def fit_threshold(cases, min_rows):
-    means = sorted({c["mean"] for c in cases})
-    candidates = [0.0] + [(a + b) / 2 for a, b in zip(means, means[1:])] + [means[-1] * 2 if means else 1.0]
-    return min(candidates, key=lambda t: (score(cases, t, min_rows), abs(math.log((t + 1) / 10.35))))
+def midpoints(values):
+    v = sorted(set(values))
+    return [(a + b) / 2 for a, b in zip(v, v[1:])]
 
 
-def group(cases, lo, hi, precision):
+def fit_row(cases, min_rows):
+    # Thresholds rounded to 2 significant digits (readable table), halfway
+    # between measured values; NEVER / 0 switch a branch off. Every (skew,
+    # short_mean) pair is scored at once (numpy); the same objective as score().
+    skews = np.array(sorted(set([NEVER] + [float(f"{x:.2g}") for x in midpoints(c["max"] / c["mean"] for c in cases)])))
+    means = np.array(sorted(set([0.0] + [float(f"{x:.2g}") for x in midpoints(c["mean"] for c in cases)])))
+    rows = np.array([c["rows"] for c in cases], dtype=float)
+    mean = np.array([c["mean"] for c in cases])
+    mx = np.array([c["max"] for c in cases])
+    r_merge = np.array([ratio(c, True) for c in cases])
+    r_split = np.array([ratio(c, False) for c in cases])
+    merge = ((rows < min_rows)[None, None, :] | (mx[None, None, :] > skews[:, None, None] * mean[None, None, :])
+             | (mean[None, None, :] < means[None, :, None]))
+    r = np.where(merge, r_merge, r_split)
+    misses = (r > WITHIN).sum(axis=2)
+    slowdown = np.minimum(r, 10.0).sum(axis=2)
+    best = None
+    for i, s in enumerate(skews):
+        for j, m in enumerate(means):
+            key = (int(misses[i, j]), round(float(slowdown[i, j]), 9), m, -s)  # then no short_mean, high skew
+            if best is None or key < best[0]:
+                best = (key, float(s), float(m))
+    return best[1], best[2]
+
+
+def group(cases, precision, lo, hi):
     return [c for (m, p, n), c in cases.items() if p == precision and lo <= n <= hi]
+
+
+def row_bounds():
+    lo = 1
+    for hi in WIDTHS:
+        yield lo, hi
+        lo = hi + 1
+
+
+def fit_table(cases):
+    best = None
+    for min_rows in MIN_ROWS:
+        table, misses = [], 0
+        for lo, hi in row_bounds():
+            row = []
+            for p in ("fp32", "fp64"):
+                g = group(cases, p, lo, hi)
+                s, m = fit_row(g, min_rows) if g else (NEVER, 0.0)
+                row.append((s, m))
+                misses += score(g, min_rows, s, m)[0]
+            table.append(row)
+        if best is None or misses < best[0]:
+            best = (misses, min_rows, table)
+    return best[1], best[2]
+
+
+def predict(min_rows, table, c, precision, n):
+    for (lo, hi), row in zip(row_bounds(), table):
+        if n <= hi:
+            s, m = row[0 if precision == "fp32" else 1]
+            return picks_merge(c, min_rows, s, m)
+    s, m = table[-1][0 if precision == "fp32" else 1]
+    return picks_merge(c, min_rows, s, m)
+
+
+def evaluate(cases, min_rows, table):
+    hits = sum(ratio(c, predict(min_rows, table, c, p, n)) <= WITHIN for (m, p, n), c in cases.items())
+    return hits, len(cases)
 
 
 def main():
@@ -71,52 +152,65 @@ def main():
     parser.add_argument("csv")
     parser.add_argument("--device", default="(device?)")
     parser.add_argument("--commit", default="(commit?)")
+    parser.add_argument("--date", default="(date?)")
+    parser.add_argument("--no-loo", action="store_true", help="skip the leave-one-matrix-out score")
     args = parser.parse_args()
     cases = load(args.csv)
     if not cases:
-        sys.exit("no case has both row_split and merge_based timed and checked")
+        sys.exit("no case has both row_split and merge_based timed")
 
-    best = None
-    for min_rows in MIN_ROWS:
-        total = 0
-        table = []
-        for lo, hi in RANGES:
-            row = []
-            for precision in ("fp32", "fp64"):
-                g = group(cases, lo, hi, precision)
-                t = fit_threshold(g, min_rows) if g else 9.35
-                misses, _ = score(g, t, min_rows)
-                total += misses
-                row.append((t, len(g), misses))
-            table.append(row)
-        if best is None or total < best[0]:
-            best = (total, min_rows, table)
+    min_rows, table = fit_table(cases)
+    hits, total = evaluate(cases, min_rows, table)
+    # The rule without the skew feature (what a caller that only knows the
+    # mean row length gets), and the old rule, for comparison.
+    no_skew = [[(NEVER, m) for (s, m) in row] for row in table]
+    hits_ns, _ = evaluate(cases, min_rows, no_skew)
+    old = [[(NEVER, 9.35), (NEVER, 9.35)] for _ in WIDTHS]
+    hits_old, _ = evaluate(cases, 16384, old)
 
-    total, min_rows, table = best
-    date = datetime.date.today().isoformat()
-    print(f"// Fitted by scripts/fit_heuristic.py from {args.csv}: {args.device}, commit {args.commit}, {date}.")
-    print(f"// {len(cases)} cases; {len(cases) - total} within 5% of the faster kernel "
-          f"({100.0 * (len(cases) - total) / len(cases):.1f}%).")
-    print("constexpr std::array<Threshold, 5> merge_below = {{")
-    for (lo, hi), row in zip(RANGES, table):
-        (t32, n32, m32), (t64, n64, m64) = row
+    loo = None
+    if not args.no_loo:
+        matrices = sorted({m for (m, p, n) in cases})
+        loo_hits = 0
+        for held in matrices:
+            train = {k: v for k, v in cases.items() if k[0] != held}
+            r, t = fit_table(train)
+            test = {k: v for k, v in cases.items() if k[0] == held}
+            loo_hits += evaluate(test, r, t)[0]
+        loo = loo_hits
+
+    src = f"{args.device}, commit {args.commit}, {args.date}"
+    print(f"// Fitted by scripts/fit_heuristic.py from {args.csv} ({src}):")
+    print(f"// {total} cases (matrix x precision x n with both kernels timed); objective: cases")
+    print(f"// within 5% of the faster kernel, then total slowdown. Fitted: {hits}/{total} "
+          f"({100.0 * hits / total:.1f}%)" + (f"; leave-one-matrix-out: {loo}/{total} "
+                                               f"({100.0 * loo / total:.1f}%)." if loo is not None else "."))
+    print(f"// Same table without the skew feature (max = mean): {hits_ns}/{total} "
+          f"({100.0 * hits_ns / total:.1f}%); the old rule (mean < 9.35, rows < 16384): "
+          f"{hits_old}/{total} ({100.0 * hits_old / total:.1f}%).")
+    print(f"constexpr std::array<Rule, {len(WIDTHS)}> rules = {{{{")
+    for (lo, hi), row in zip(row_bounds(), table):
+        (s32, m32), (s64, m64) = row
+        parts = []
+        for p, (s, m) in zip(("fp32", "fp64"), row):
+            g = group(cases, p, lo, hi)
+            miss = score(g, min_rows, s, m)[0]
+            parts.append(f"{p} {len(g) - miss}/{len(g)}")
+        fmt = lambda x: "never" if x >= NEVER else f"{x:g}"
         label = f"n = {lo}" if lo == hi else f"n = {lo}..{hi}"
-        print(f"    {{{hi}, {t32:.3g}, {t64:.3g}}},  // {label}: fp32 {n32 - m32}/{n32} within 5%, "
-              f"fp64 {n64 - m64}/{n64} ({args.device}, {args.commit}, {date})")
+        print(f"    {{{hi}, {{{fmt(s32)}, {m32:g}}}, {{{fmt(s64)}, {m64:g}}}}},  // {label}: "
+              + ", ".join(parts) + " within 5%")
     print("}};")
-    print(f"constexpr std::int64_t row_split_min_rows = {min_rows};  // best of {MIN_ROWS}, same run")
+    print(f"constexpr std::int64_t row_split_min_rows = {min_rows};  // best of {MIN_ROWS}")
 
-    # The cases the fitted rule still gets wrong, worst first.
     worst = []
     for (m, p, n), c in cases.items():
-        t = next(row for (lo, hi), row in zip(RANGES, table) if lo <= n <= hi)[0 if p == "fp32" else 1][0]
-        merge = c["rows"] < min_rows or c["mean"] < t
-        chosen = c["merge_based"] if merge else c["row_split"]
-        ratio = chosen / min(c["merge_based"], c["row_split"])
-        if ratio > WITHIN:
-            worst.append((ratio, m, p, n, c["mean"], "merge_based" if merge else "row_split"))
-    for ratio, m, p, n, mean, chose in sorted(worst, reverse=True)[:20]:
-        print(f"// miss: {m} {p} n={n} mean {mean:.3g}: {chose} is {ratio:.2f}x the faster kernel")
+        merge = predict(min_rows, table, c, p, n)
+        r = ratio(c, merge)
+        if r > WITHIN:
+            worst.append((r, m, p, n, c["mean"], c["max"], "merge_based" if merge else "row_split"))
+    for r, m, p, n, mean, mx, chose in sorted(worst, reverse=True):
+        print(f"// miss: {m} {p} n={n} mean {mean:.3g} max {mx:.0f}: {chose} is {r:.2f}x the faster kernel")
 
 
 if __name__ == "__main__":

@@ -9,10 +9,26 @@
 
 namespace blockeigs::spmm::cuda {
 
-// row_split or merge_based for a matrix with `rows` rows and this mean row
-// length, multiplied by a block of n columns in `precision`. Rows beyond the
-// paper's rule: row-split runs one row per group of lanes, so a matrix with
-// few rows (a 2 x 8M block) cannot fill the GPU with it whatever the mean.
+// What the table looks at in a matrix: all known at plan build.
+struct RowShape {
+  std::int64_t rows = 0;
+  double mean = 0.0;  // nonzeros per row
+  double max = 0.0;   // nonzeros of the longest row
+};
+
+// The shape of a CSR matrix whose row offsets are in device memory: one small
+// max-reduction kernel (exact, so deterministic) and a copy back; waits for the
+// device. For a Plan, once at build.
+RowShape row_shape(const std::int32_t* device_row_offsets, std::int64_t rows, std::int64_t nnz);
+
+// row_split or merge_based for a matrix of this shape multiplied by a block of
+// n columns in `precision`: merge_based when there are too few rows to fill
+// the GPU one row per group of lanes (a 2 x 8M block), when the longest row is
+// many times the mean (row-split leaves the other lanes of a warp idle behind
+// it), or when rows are very short at wide n; row_split otherwise.
+Algorithm choose_algorithm(const RowShape& shape, std::int64_t n, Precision precision);
+
+// The same without the longest row (taken equal to the mean: no skew known).
 Algorithm choose_algorithm(double mean_row_length, std::int64_t n, Precision precision,
                            std::int64_t rows);
 

@@ -220,6 +220,23 @@ TEST(SpmmKernels, PlanResolvesAutomaticToOurKernels) {
     EXPECT_EQ(pl.algorithm_for(n), spmm::cuda::choose_algorithm(64.0, t, Precision::fp64, 40000)) << n;
     EXPECT_TRUE(ps.algorithm_for(n) == Algorithm::row_split || ps.algorithm_for(n) == Algorithm::merge_based);
   }
+  // The shape the table sees, with the longest row measured on the device:
+  // one row of 3000 among 4999 rows of 2 (and every tenth row empty).
+  const auto skewed = random_csr<double>(5000, 5000, 63, [](std::int64_t i, std::mt19937_64&) {
+    return i == 4321 ? std::int64_t(3000) : i % 10 == 0 ? std::int64_t(0) : std::int64_t(2);
+  });
+  spmm::CsrMatrix<double> k(Space::device, skewed);
+  device_sync();
+  const spmm::cuda::RowShape shape = spmm::cuda::row_shape(k.view().row_offsets, skewed.rows, skewed.nnz());
+  EXPECT_EQ(shape.rows, 5000);
+  EXPECT_EQ(shape.max, 3000.0);
+  EXPECT_DOUBLE_EQ(shape.mean, double(skewed.nnz()) / 5000.0);
+  EXPECT_EQ(spmm::cuda::row_shape(l.view().row_offsets, 40000, long_rows.nnz()).max, 64.0);
+  // A row 1000 times the mean: row-split would leave a warp's other lanes
+  // idle behind it; the same mean without the long row: row_split at n = 1.
+  EXPECT_EQ(spmm::cuda::choose_algorithm(shape, 1, Precision::fp64), Algorithm::merge_based);
+  EXPECT_EQ(spmm::cuda::choose_algorithm(shape, 1, Precision::fp32), Algorithm::merge_based);
+  EXPECT_EQ(spmm::cuda::choose_algorithm({shape.rows, shape.mean, 3.0}, 1, Precision::fp64), Algorithm::row_split);
   // Few rows: row-split cannot fill the GPU, whatever the mean row length.
   EXPECT_EQ(spmm::cuda::choose_algorithm(1e6, 64, Precision::fp64, 2), Algorithm::merge_based);
   // Explicit choices stay as asked.
