@@ -2,7 +2,7 @@
 # On the GPU machine: build with the cuda preset, run the GPU tests and the
 # benchmarks asked for, and end with a short table. Logs go to $OUT (the
 # device tool's folder) or /tmp/gpu-check.
-#   scripts/gpu-check.sh [tests] [bench-quick|bench-full] [operator] [eigs]
+#   scripts/gpu-check.sh [tests] [bench-quick|bench-full] [operator] [compare] [scaling]
 # Matrices: gpu-carry/matrices (a copy of ../shared/data/matrices, which does
 # not travel to the GPU machine).
 set -uo pipefail
@@ -54,10 +54,30 @@ for step in "${steps[@]}"; do
         [ "$gpus" -ge 2 ] && mpirun -np 2 --bind-to none $bin/operator-bench --grid $grid --width 16 --reps 20 2>&1 | tee -a "$out/operator.log"
       done
       note "$(grep '^CSV,operator' "$out/operator.log" | awk -F, '{printf "operator %s^3 np%s %.3f ms; ", $3, $6, $7}')" ;;
-    eigs)
-      echo "== block-eigs"
-      mpirun -np 1 $bin/block-eigs configs/laplacian3d-128.yaml 2>&1 | tee "$out/eigs.log" | tail -40
-      note "block-eigs 128^3 exit ${PIPESTATUS[0]}" ;;
+    compare)
+      # Issue bars: block-eigs vs torch.lobpcg and cupyx lobpcg; block-cg vs cupyx cg per column.
+      echo "== compare (one GPU)"
+      export PYTHONUNBUFFERED=1
+      CUDA_VISIBLE_DEVICES=0 python3 scripts/compare_solvers.py eigs --bin $bin 2>&1 | tee "$out/compare-eigs.log" | tail -12
+      CUDA_VISIBLE_DEVICES=0 python3 scripts/compare_solvers.py cg --bin $bin 2>&1 | tee "$out/compare-cg.log" | tail -8
+      note "$(grep -E '^\| block-(eigs|cg) ' "$out"/compare-*.log | tr '\n' ' ')" ;;
+    scaling)
+      # 1 and 2 GPUs, fixed iteration counts so both rank counts do the same arithmetic.
+      echo "== scaling (7-point Laplacian, fp64, 16 columns)"
+      for grid in ${SCALING_GRIDS:-256}; do
+        printf 'matrix:\n  generator: {type: laplacian_3d, nx: %s, ny: %s, nz: %s}\neigensolver: {k: 16, tolerance: 1.0e-5, convergence_test: relative, max_iterations: %s}\noutput: {monitor: false}\n' \
+          $grid $grid $grid "${SCALING_EIGS_ITERATIONS:-100}" > /tmp/eigs-$grid.yaml
+        printf 'matrix:\n  generator: {type: laplacian_3d, nx: %s, ny: %s, nz: %s}\nblock_cg: {rhs: {source: random, columns: 16}, rtol: 1.0e-8, max_iterations: %s}\noutput: {monitor: false}\n' \
+          $grid $grid $grid "${SCALING_CG_ITERATIONS:-200}" > /tmp/cg-$grid.yaml
+        for np in 1 2; do
+          [ "$np" -gt "$gpus" ] && continue
+          echo "-- block-eigs ${grid}^3 np $np"
+          mpirun -np $np --bind-to none $bin/block-eigs /tmp/eigs-$grid.yaml 2>&1 | tee "$out/scaling-eigs-$grid-np$np.log" | grep -E '^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +cuda|^iterations|^solve time'
+          echo "-- block-cg ${grid}^3 np $np"
+          mpirun -np $np --bind-to none $bin/block-cg /tmp/cg-$grid.yaml 2>&1 | tee "$out/scaling-cg-$grid-np$np.log" | grep -E '^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +cuda|^iterations'
+        done
+      done
+      note "scaling: $(grep -h '^solve time' "$out"/scaling-eigs-*.log | awk '{print $3}' | tr '\n' ' ')(eigs s); $(grep -h '^iterations' "$out"/scaling-cg-*.log | sed 's/.*time \([0-9.]*\) s.*/\1/' | tr '\n' ' ')(cg s)" ;;
     *) echo "unknown step $step"; exit 2 ;;
   esac
 done
