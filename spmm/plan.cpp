@@ -93,9 +93,10 @@ Plan<T>::Plan(const Context& context, const CsrView<T>& A, Algorithm algorithm)
     } else {
 #ifdef BLOCKEIGS_HAVE_CUDA
       const Precision precision = std::is_same_v<T, float> ? Precision::fp32 : Precision::fp64;
+      const cuda::RowShape shape = cuda::row_shape(A.row_offsets, A.rows, A.nnz);
       for (std::int64_t n = 0; n <= max_tabulated_width; ++n)
         impl_->choice[static_cast<std::size_t>(n)] =
-            cuda::choose_algorithm(A.mean_row_length(), std::max<std::int64_t>(n, 1), precision, A.rows);
+            cuda::choose_algorithm(shape, std::max<std::int64_t>(n, 1), precision);
 #endif
     }
   }

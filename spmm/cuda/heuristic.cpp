@@ -83,19 +83,6 @@ Algorithm choose_algorithm(const RowShape& shape, std::int64_t n, Precision prec
   return skewed || shape.mean < limits.short_mean ? Algorithm::merge_based : Algorithm::row_split;
 }
 
-Algorithm choose_algorithm(double mean_row_length, std::int64_t n, Precision precision,
-                           std::int64_t rows) {
-  // The table above with max = mean would pick row_split for powerlaw_2M_mean8
-  // (a row of 100k, mean 8) at n <= 32: 20x slower than merge_based there
-  // (geomean vs cuSPARSE 1.42x -> 1.39x fp32, worst case 0.03x). Without the
-  // longest row, the rule from before: merge_based below a mean of 9.35 (the
-  // crossover of Yang, Buluc and Owens, Euro-Par 2018) or 16384 rows; 913/1422
-  // of the 1226d88 H200 cases within 5%. Callers that can should pass a RowShape.
-  (void)n;
-  (void)precision;
-  return rows < 16384 || mean_row_length < 9.35 ? Algorithm::merge_based : Algorithm::row_split;
-}
-
 int nonzero_lanes(double mean_row_length, int column_lanes, int unroll) {
   const int max_lanes = std::max(1, 32 / std::max(1, column_lanes));
   int lanes = 1;

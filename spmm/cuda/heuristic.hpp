@@ -28,11 +28,6 @@ RowShape row_shape(const std::int32_t* device_row_offsets, std::int64_t rows, st
 // it), or when rows are very short at wide n; row_split otherwise.
 Algorithm choose_algorithm(const RowShape& shape, std::int64_t n, Precision precision);
 
-// Without the longest row: the older mean-only rule (merge_based below a mean
-// of 9.35 or 16384 rows), which cannot see skew and so must stay cautious.
-Algorithm choose_algorithm(double mean_row_length, std::int64_t n, Precision precision,
-                           std::int64_t rows);
-
 // Lanes of a row group that split the row's nonzeros (GK, a power of two at
 // most 32 / GC), given the GC lanes that split its columns and the U nonzeros
 // whose B rows one lane loads at once: the fewest lanes that let a mean row

@@ -216,8 +216,8 @@ TEST(SpmmKernels, PlanResolvesAutomaticToOurKernels) {
   // Resolved once, from the heuristic's table; wider blocks use the n = 256 choice.
   for (std::int64_t n = 1; n <= 300; ++n) {
     const std::int64_t t = std::min<std::int64_t>(n, spmm::max_tabulated_width);
-    EXPECT_EQ(ps.algorithm_for(n), spmm::cuda::choose_algorithm(3.0, t, Precision::fp32, 40000)) << n;
-    EXPECT_EQ(pl.algorithm_for(n), spmm::cuda::choose_algorithm(64.0, t, Precision::fp64, 40000)) << n;
+    EXPECT_EQ(ps.algorithm_for(n), spmm::cuda::choose_algorithm({40000, 3.0, 3.0}, t, Precision::fp32)) << n;
+    EXPECT_EQ(pl.algorithm_for(n), spmm::cuda::choose_algorithm({40000, 64.0, 64.0}, t, Precision::fp64)) << n;
     EXPECT_TRUE(ps.algorithm_for(n) == Algorithm::row_split || ps.algorithm_for(n) == Algorithm::merge_based);
   }
   // The shape the table sees, with the longest row measured on the device:
@@ -238,7 +238,7 @@ TEST(SpmmKernels, PlanResolvesAutomaticToOurKernels) {
   EXPECT_EQ(spmm::cuda::choose_algorithm(shape, 1, Precision::fp32), Algorithm::merge_based);
   EXPECT_EQ(spmm::cuda::choose_algorithm({shape.rows, shape.mean, 3.0}, 1, Precision::fp64), Algorithm::row_split);
   // Few rows: row-split cannot fill the GPU, whatever the mean row length.
-  EXPECT_EQ(spmm::cuda::choose_algorithm(1e6, 64, Precision::fp64, 2), Algorithm::merge_based);
+  EXPECT_EQ(spmm::cuda::choose_algorithm({2, 1e6, 1e6}, 64, Precision::fp64), Algorithm::merge_based);
   // Explicit choices stay as asked.
   spmm::Plan<float> rs(context, s.view(), Algorithm::row_split);
   EXPECT_EQ(rs.algorithm_for(5), Algorithm::row_split);
