@@ -114,8 +114,7 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
 
   // Buffers. QR holds [Q | R_active] side by side (R from column s on, Q
   // just before it) so that P^T [Q R] is one reduction.
-  spmm::DenseBlock<T> QR(space, m, 2 * s), Xa(space, m, s), P(space, m, s), W(space, m, s), Z(space, m, s),
-      scratch(space, m, s);
+  spmm::DenseBlock<T> QR(space, m, 2 * s), Xa(space, m, s), P(space, m, s), W(space, m, s), scratch(space, m, s);
   auto R_view = [&](std::int64_t a) { return spmm::DenseView<T>{space, m, a, 2 * s, QR.data() + s}; };
   auto Q_view = [&](std::int64_t r) { return spmm::DenseView<T>{space, m, r, 2 * s, QR.data() + s - r}; };
   auto narrow = [&](spmm::DenseBlock<T>& block, std::int64_t cols) {
@@ -187,15 +186,15 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
     options.monitor(progress);
   };
 
-  // Search block from the (preconditioned) residuals of the active columns.
+  // Z = M^{-1} R (or R) for the active columns, written straight into the
+  // block that becomes the search block.
   auto new_directions = [&](spmm::DenseView<T> target, std::int64_t a) {
     if (preconditioner) {
-      preconditioner->apply(spmm::ConstDenseView<T>(R_view(a)), narrow(Z, a));
+      preconditioner->apply(spmm::ConstDenseView<T>(R_view(a)), target);
       clock.to(time.preconditioner);
     } else {
-      copy_block(context, spmm::ConstDenseView<T>(R_view(a)), narrow(Z, a));
+      copy_block(context, spmm::ConstDenseView<T>(R_view(a)), target);
     }
-    copy_block(context, spmm::ConstDenseView<T>(narrow(Z, a)), target);
   };
 
   std::vector<double> norms = column_norms(context, comm, spmm::ConstDenseView<T>(R_view(s)));
@@ -238,7 +237,7 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
     clock.to(time.other);
     if (active.empty()) break;
 
-    // P <- orth(Z + P beta), beta = -Delta^{-1} Q^T Z.
+    // P <- orth(Z + P beta), beta = -Delta^{-1} Q^T Z (Z is built in W).
     const auto a2 = static_cast<std::int64_t>(active.size());
     new_directions(narrow(W, a2), a2);
     const HostMatrix beta =

@@ -1,5 +1,6 @@
 #include "spmm/context.hpp"
 
+#include <cstdint>
 #include <string>
 
 #include "core/error.hpp"
@@ -49,6 +50,13 @@ Context Context::cuda(int device) {
   // A blocking stream: plain cudaMemcpy calls (legacy stream) then wait for
   // the work queued on it, so a synchronous copy never reads a stale result.
   BLOCKEIGS_CUDA_CHECK(cudaStreamCreateWithFlags(&impl->stream, cudaStreamDefault));
+  // Stream-ordered allocations (cudaMallocAsync) come from the device's default
+  // pool, which by default hands memory back at every synchronisation: the
+  // solvers' per-call scratch would then be re-allocated each iteration. Keep it.
+  cudaMemPool_t pool = nullptr;
+  BLOCKEIGS_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+  std::uint64_t keep_everything = UINT64_MAX;
+  BLOCKEIGS_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_everything));
   return Context(std::move(impl));
 #else
   (void)device;
