@@ -10,6 +10,7 @@ packages=(
   libyaml-cpp-dev
   googletest libgtest-dev libgmock-dev
   libopenblas-dev liblapacke-dev
+  petsc-dev slepc-dev  # the PETSc/SLEPc adapter (solver/petsc/) and its tests
 )
 
 missing=()

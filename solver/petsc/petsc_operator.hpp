@@ -1,0 +1,69 @@
+// Our distributed SpMM operator as a PETSc Mat, so that PETSc (KSP, PC) and
+// SLEPc (EPS) users can run their solver code on it unchanged:
+//
+//   Mat A = solver::create_petsc_operator(comm, context, rows, partition);
+//   KSPSetOperators(ksp, A, A);          // or EPSSetOperators(eps, A, nullptr)
+//   ...
+//   MatDestroy(&A);
+//
+// The Mat is a MATSHELL whose context owns a solver::DistributedOperator:
+//  - MatMult: one apply with a block of width 1 (MatMultTranspose is the same:
+//    the operator is symmetric, which is what this library is for);
+//  - MatGetDiagonal: the operator's diagonal (PCJACOBI works);
+//  - MatMatMult(A, B, ...) / MatProduct AB with a MATDENSE B: the whole block
+//    goes through ONE SpMM apply instead of one MatMult per column (SLEPc's
+//    BV uses it for block methods such as LOBPCG).
+// The Mat's vectors are plain host Vecs; with a device context each product
+// is staged to the device and back through buffers kept with the Mat.
+// C++ exceptions never cross PETSc: a callback that fails returns
+// PETSC_ERR_LIB with the exception's message.
+//
+// Lifetime: the spmm::Context must outlive the Mat; the rows and partition
+// are copied. Creation is collective over the communicator and throws
+// blockeigs exceptions (agreed on by every rank) on bad input.
+#pragma once
+
+#include <petscmat.h>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "core/enums.hpp"
+#include "io/csr_rows.hpp"
+#include "solver/row_partition.hpp"
+#include "spmm/context.hpp"
+
+#if !defined(PETSC_USE_REAL_DOUBLE) || defined(PETSC_USE_COMPLEX)
+#error "blockeigs_petsc needs a PETSc built with real double scalars (PetscScalar == double)"
+#endif
+static_assert(std::is_same_v<PetscScalar, double>,
+              "blockeigs_petsc needs PetscScalar == double (real): our kernels read PETSc's arrays in place");
+
+namespace blockeigs::solver {
+
+// A Mat over this rank's `rows` (global column indices, as the HDF5 reader
+// and io::generate_rows produce them) distributed by `partition`, which must
+// have one range per rank of `comm`. The Mat's local sizes are the
+// partition's: rank r owns rows and columns [partition.begin(r), end(r)).
+Mat create_petsc_operator(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& rows,
+                          const RowPartition& partition, Algorithm algorithm = Algorithm::automatic);
+
+// A Mat over the same matrix as an assembled PETSc AIJ matrix (MATMPIAIJ,
+// MATSEQAIJ, or any type with MatGetRow), with its row distribution. `aij`
+// must be square and symmetric, with equal row and column layouts; it is only
+// read (the caller still owns and destroys it).
+Mat create_petsc_operator_from_aij(Mat aij, const spmm::Context& context,
+                                   Algorithm algorithm = Algorithm::automatic);
+
+// How many MatProduct (MatMatMult) applies the Mat has run: one per dense
+// block, however wide. Throws when `A` was not made by this adapter.
+std::int64_t petsc_operator_block_applies(Mat A);
+
+namespace testing {
+// Tests only: the next callback on `A` throws blockeigs::Error(message)
+// before touching any data, on this rank (call it on every rank).
+void fail_next_petsc_callback(Mat A, const std::string& message);
+}  // namespace testing
+
+}  // namespace blockeigs::solver
