@@ -15,27 +15,13 @@
 #include "solver/jacobi_preconditioner.hpp"
 #include "solver/lobpcg.hpp"
 #include "spmm/memory.hpp"
+#include "tests/support/mpi_environment.hpp"
 #include "tests/support/csr_test_operator.hpp"
 
 namespace blockeigs {
 namespace {
 
 using solver::HostMatrix;
-
-class MpiEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    int initialized = 0;
-    MPI_Initialized(&initialized);
-    if (!initialized) MPI_Init(nullptr, nullptr);
-  }
-  void TearDown() override {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (!finalized) MPI_Finalize();
-  }
-};
-const auto* const mpi_environment = ::testing::AddGlobalTestEnvironment(new MpiEnvironment);
 
 #define SKIP_WITHOUT_GPU()                                                            \
   if (spmm::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible: the device path is not tested here"

@@ -12,27 +12,13 @@
 #include <vector>
 
 #include "solver/block_ops.hpp"
+#include "tests/support/mpi_environment.hpp"
 #include "tests/support/test_matrices.hpp"
 
 namespace blockeigs {
 namespace {
 
 using solver::HostMatrix;
-
-class MpiEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    int initialized = 0;
-    MPI_Initialized(&initialized);
-    if (!initialized) MPI_Init(nullptr, nullptr);
-  }
-  void TearDown() override {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (!finalized) MPI_Finalize();
-  }
-};
-const auto* const mpi_environment = ::testing::AddGlobalTestEnvironment(new MpiEnvironment);
 
 const spmm::Context& host() {
   static const spmm::Context context = spmm::Context::host();

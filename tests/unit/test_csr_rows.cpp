@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "core/error.hpp"
+#include "tests/support/expect_error.hpp"
 #include "io/csr_rows.hpp"
 
 namespace {
@@ -31,22 +32,8 @@ CsrRows sample() {
   return m;
 }
 
-template <class Action>
-std::string input_error_message(Action&& action) {
-  try {
-    action();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an InputError";
-  return {};
-}
-
-void expect_mentions(const std::string& message, std::initializer_list<std::string_view> parts) {
-  for (const auto part : parts)
-    EXPECT_NE(message.find(part), std::string::npos) << "'" << part << "' missing from: " << message;
-}
-
+using blockeigs::test::input_error_message;
+using blockeigs::test::expect_mentions;
 std::string validation_error(const CsrRows& rows) {
   return input_error_message([&] { blockeigs::io::validate(rows, "m.h5"); });
 }

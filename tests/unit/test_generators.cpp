@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "tests/support/expect_error.hpp"
 #include "io/csr_rows.hpp"
 #include "io/generators.hpp"
 
@@ -51,22 +52,8 @@ GeneratorSpec random_spd(std::int64_t n, std::int64_t nnz_per_row, std::uint64_t
 
 CsrRows whole(const GeneratorSpec& spec) { return generate_rows(spec, 0, generated_rows(spec)); }
 
-template <class Action>
-std::string input_error_message(Action&& action) {
-  try {
-    action();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an InputError";
-  return {};
-}
-
-void expect_mentions(const std::string& message, std::initializer_list<std::string_view> parts) {
-  for (const auto part : parts)
-    EXPECT_NE(message.find(part), std::string::npos) << "'" << part << "' missing from: " << message;
-}
-
+using blockeigs::test::input_error_message;
+using blockeigs::test::expect_mentions;
 std::vector<double> dense(const CsrRows& m) {
   std::vector<double> a(static_cast<std::size_t>(m.global_rows * m.global_cols), 0.0);
   for (std::int64_t r = 0; r < m.local_rows(); ++r)

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "tests/support/expect_error.hpp"
 #include "io/csr_rows.hpp"
 #include "io/generators.hpp"
 #include "io/hdf5_csr.hpp"
@@ -32,22 +33,8 @@ using blockeigs::io::read_hdf5_csr_rows;
 using blockeigs::io::read_hdf5_row_offsets;
 using blockeigs::io::write_hdf5_csr;
 
-template <class Action>
-std::string input_error_message(Action&& action) {
-  try {
-    action();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an InputError";
-  return {};
-}
-
-void expect_mentions(const std::string& message, std::initializer_list<std::string_view> parts) {
-  for (const auto part : parts)
-    EXPECT_NE(message.find(part), std::string::npos) << "'" << part << "' missing from: " << message;
-}
-
+using blockeigs::test::input_error_message;
+using blockeigs::test::expect_mentions;
 void expect_same(const CsrRows& got, const CsrRows& want) {
   EXPECT_EQ(got.global_rows, want.global_rows);
   EXPECT_EQ(got.global_cols, want.global_cols);

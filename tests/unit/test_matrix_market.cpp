@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "core/error.hpp"
+#include "tests/support/expect_error.hpp"
 #include "io/csr_rows.hpp"
 #include "io/matrix_market.hpp"
 #include "tests/support/test_matrices.hpp"
@@ -30,22 +31,8 @@ using blockeigs::io::MatrixMarketField;
 using blockeigs::io::MatrixMarketSymmetry;
 using blockeigs::io::read_matrix_market;
 
-template <class Action>
-std::string input_error_message(Action&& action) {
-  try {
-    action();
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an InputError";
-  return {};
-}
-
-void expect_mentions(const std::string& message, std::initializer_list<std::string_view> parts) {
-  for (const auto part : parts)
-    EXPECT_NE(message.find(part), std::string::npos) << "'" << part << "' missing from: " << message;
-}
-
+using blockeigs::test::input_error_message;
+using blockeigs::test::expect_mentions;
 class MatrixMarket : public ::testing::Test {
  protected:
   void SetUp() override {

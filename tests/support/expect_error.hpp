@@ -1,0 +1,32 @@
+// Checking error messages: run an action that must throw InputError and
+// check that its message names what the user needs (file, key, row, ...).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+#include "core/error.hpp"
+
+namespace blockeigs::test {
+
+// The InputError's message, or a test failure when none is thrown.
+template <class Action>
+std::string input_error_message(Action&& action) {
+  try {
+    action();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected an InputError";
+  return {};
+}
+
+inline void expect_mentions(const std::string& message, std::initializer_list<std::string_view> parts) {
+  for (const auto part : parts)
+    EXPECT_NE(message.find(part), std::string::npos) << "'" << part << "' missing from: " << message;
+}
+
+}  // namespace blockeigs::test
