@@ -4,10 +4,8 @@
 # passed to mpirun's block-eigs, e.g. scripts/demo.sh configs/other.yaml.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
 source scripts/preset.sh
-cmake --preset "$preset"
-cmake --build --preset "$preset" -j "$jobs"
+setup_and_build
 config=${1:-configs/demo.yaml}
 echo "+ mpirun -np 2 build/$preset/apps/block-eigs $config"
 exec mpirun "${mpi_flags[@]}" -np 2 "build/$preset/apps/block-eigs" "$config"

@@ -1,5 +1,6 @@
 # Sourced by the scripts: picks the CMake preset (cuda when nvcc is installed,
-# else cpu; BLOCKEIGS_PRESET overrides) and the MPI launcher flags.
+# else cpu; BLOCKEIGS_PRESET overrides) and the MPI launcher flags, and
+# defines setup_and_build.
 if [ -z "${CUDACXX:-}" ] && ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
   export CUDACXX=/usr/local/cuda/bin/nvcc
 fi
@@ -13,3 +14,10 @@ fi
 jobs=$(nproc 2>/dev/null || echo 2)
 mpi_flags=()
 if [ "$(id -u)" -eq 0 ]; then mpi_flags+=(--allow-run-as-root); fi
+
+# Installs the dependencies, configures and builds with the chosen preset.
+setup_and_build() {
+  scripts/setup.sh
+  cmake --preset "$preset"
+  cmake --build --preset "$preset" -j "$jobs"
+}

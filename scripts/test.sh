@@ -3,8 +3,6 @@
 # skipped, visibly, where no GPU is present). CI runs exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
 source scripts/preset.sh
-cmake --preset "$preset"
-cmake --build --preset "$preset" -j "$jobs"
+setup_and_build
 ctest --preset "$preset" -j "$jobs"
