@@ -52,6 +52,7 @@ DistributedOperator<T>::DistributedOperator(MPI_Comm comm, const spmm::Context& 
   off_diagonal_block_ = spmm::CsrMatrix<T>(space, blocks.off_diagonal);
   diagonal_entries_ = spmm::Buffer<T>(space, blocks.diagonal_entries);
   send_rows_ = spmm::Buffer<std::int32_t>(space, halo_.send_rows);
+  off_diagonal_rows_ = spmm::Buffer<std::int32_t>(space, blocks.off_diagonal_rows);
   collectively(comm_, [&] {
     diagonal_plan_.emplace(context_, diagonal_block_.view(), algorithm);
     off_diagonal_plan_.emplace(context_, off_diagonal_block_.view(), algorithm);
@@ -81,6 +82,7 @@ void DistributedOperator<T>::ensure_buffers(std::int64_t k) {
   const auto received = static_cast<std::size_t>(halo_.halo_rows() * k);
   send_buffer_ = spmm::Buffer<T>(space, packed);
   halo_block_ = spmm::DenseBlock<T>(space, halo_.halo_rows(), k);
+  halo_product_ = spmm::DenseBlock<T>(space, off_diagonal_block_.rows(), k);
   if (space == Space::device && !cuda_aware_) {
     send_staging_ = spmm::PinnedBuffer<T>(packed);
     recv_staging_ = spmm::PinnedBuffer<T>(received);
@@ -163,10 +165,7 @@ void DistributedOperator<T>::apply(T alpha, spmm::ConstDenseView<T> X, T beta, s
     spmm::copy_bytes_async(halo_block_.data(), Space::device, recv_staging_.data(), Space::host,
                            static_cast<std::size_t>(halo_.halo_rows() * k) * sizeof(T), context_.stream());
   const double t4 = now();
-  if (halo_.halo_rows() > 0) {
-    spmm::DenseView<T> halo{context_.space(), halo_.halo_rows(), k, k, halo_block_.data()};
-    off_diagonal_plan_->multiply(alpha, halo, T(1), Y);
-  }
+  add_halo_product(alpha, k, Y);
   const double t5 = now();
 
   timings_.calls += 1;
@@ -176,6 +175,29 @@ void DistributedOperator<T>::apply(T alpha, spmm::ConstDenseView<T> X, T beta, s
   timings_.unpack += t4 - t3;
   timings_.halo_spmm += t5 - t4;
   timings_.total += t5 - t0;
+}
+
+template <class T>
+void DistributedOperator<T>::add_halo_product(T alpha, std::int64_t k, spmm::DenseView<T> Y) {
+  const std::int64_t rows = off_diagonal_block_.rows();
+  if (halo_.halo_rows() == 0 || rows == 0) return;
+  const Space space = context_.space();
+  const spmm::DenseView<T> halo{space, halo_.halo_rows(), k, k, halo_block_.data()};
+  const spmm::DenseView<T> product{space, rows, k, k, halo_product_.data()};
+  off_diagonal_plan_->multiply(alpha, halo, T(0), product);
+  if (space == Space::host) {
+    const std::int32_t* target = off_diagonal_rows_.data();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t r = 0; r < rows; ++r) {
+      T* y = Y.data + std::int64_t(target[r]) * Y.ld;
+      const T* p = product.data + r * k;
+      for (std::int64_t j = 0; j < k; ++j) y[j] += p[j];
+    }
+  } else {
+#ifdef BLOCKEIGS_HAVE_CUDA
+    cuda::scatter_add_rows(product.data, k, off_diagonal_rows_.data(), rows, Y.data, Y.ld, context_.stream());
+#endif
+  }
 }
 
 template <class T>
@@ -195,10 +217,7 @@ template <class T>
 void DistributedOperator<T>::multiply_only(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y) {
   ensure_buffers(X.cols);
   diagonal_plan_->multiply(alpha, X, beta, Y);
-  if (halo_.halo_rows() > 0) {
-    spmm::DenseView<T> halo{context_.space(), halo_.halo_rows(), X.cols, X.cols, halo_block_.data()};
-    off_diagonal_plan_->multiply(alpha, halo, T(1), Y);
-  }
+  add_halo_product(alpha, X.cols, Y);
   context_.synchronize();
 }
 

@@ -74,6 +74,8 @@ class DistributedOperator final : public LinearOperator<T> {
   void ensure_buffers(std::int64_t k);
   void start_exchange(spmm::ConstDenseView<T> X, std::vector<MPI_Request>& requests);
   void finish_exchange(std::vector<MPI_Request>& requests);
+  // Y(rows with halo columns) += alpha * off-diagonal block * halo block.
+  void add_halo_product(T alpha, std::int64_t k, spmm::DenseView<T> Y);
   double now() const;
 
   MPI_Comm comm_;
@@ -91,6 +93,7 @@ class DistributedOperator final : public LinearOperator<T> {
   std::optional<spmm::Plan<T>> off_diagonal_plan_;
   spmm::Buffer<T> diagonal_entries_;
   spmm::Buffer<std::int32_t> send_rows_;  // in the context's space
+  spmm::Buffer<std::int32_t> off_diagonal_rows_;  // local rows with halo columns, context space
 
   // Per-width buffers, grown on demand and kept.
   std::int64_t width_ = -1;
@@ -98,6 +101,7 @@ class DistributedOperator final : public LinearOperator<T> {
   spmm::PinnedBuffer<T> send_staging_;  // host copy when MPI is not CUDA-aware
   spmm::PinnedBuffer<T> recv_staging_;  // host
   spmm::DenseBlock<T> halo_block_;    // received rows, context space
+  spmm::DenseBlock<T> halo_product_;  // off-diagonal block x halo, one row per off_diagonal_rows_
 
   bool profiling_ = false;
   ApplyTimings timings_;

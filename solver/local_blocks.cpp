@@ -28,13 +28,12 @@ LocalBlocks<T> split_local_rows(const io::CsrRows& rows) {
   // because the renumbering is monotone in each block.
   auto& D = out.diagonal;
   auto& O = out.off_diagonal;
-  D.rows = O.rows = m;
+  D.rows = m;
   D.cols = m;
   O.cols = static_cast<std::int64_t>(out.halo_columns.size());
   D.row_offsets.assign(1, 0);
   O.row_offsets.assign(1, 0);
   D.row_offsets.reserve(m + 1);
-  O.row_offsets.reserve(m + 1);
   out.diagonal_entries.assign(static_cast<std::size_t>(m), T(0));
   for (std::int64_t i = 0; i < m; ++i) {
     for (std::int64_t k = rows.row_offsets[i]; k < rows.row_offsets[i + 1]; ++k) {
@@ -51,8 +50,12 @@ LocalBlocks<T> split_local_rows(const io::CsrRows& rows) {
       }
     }
     D.row_offsets.push_back(static_cast<std::int32_t>(D.col_indices.size()));
-    O.row_offsets.push_back(static_cast<std::int32_t>(O.col_indices.size()));
+    if (static_cast<std::int32_t>(O.col_indices.size()) != O.row_offsets.back()) {
+      O.row_offsets.push_back(static_cast<std::int32_t>(O.col_indices.size()));
+      out.off_diagonal_rows.push_back(static_cast<std::int32_t>(i));
+    }
   }
+  O.rows = static_cast<std::int64_t>(out.off_diagonal_rows.size());
   return out;
 }
 

@@ -1,6 +1,6 @@
 // Splits a rank's rows into the diagonal block (columns it owns, renumbered
 // from 0) and the off-diagonal block (columns owned elsewhere, renumbered
-// compactly in ascending global order).
+// compactly in ascending global order; rows without such columns left out).
 #pragma once
 
 #include <cstdint>
@@ -14,7 +14,12 @@ namespace blockeigs::solver {
 template <class T>
 struct LocalBlocks {
   spmm::HostCsr<T> diagonal;      // local_rows x local_rows
-  spmm::HostCsr<T> off_diagonal;  // local_rows x halo_columns.size()
+  // Only the rows that have off-diagonal entries (often a thin surface of the
+  // rank's rows): off_diagonal_rows.size() x halo_columns.size(), and row r of
+  // it belongs to local row off_diagonal_rows[r]. Multiplying all local rows
+  // with beta = 1 would read and write the whole of Y for a few halo rows.
+  spmm::HostCsr<T> off_diagonal;
+  std::vector<std::int32_t> off_diagonal_rows;
   std::vector<std::int64_t> halo_columns;  // global id of each off-diagonal column
   std::vector<T> diagonal_entries;         // A(i, i) of each local row
 };

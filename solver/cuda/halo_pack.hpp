@@ -11,4 +11,10 @@ template <class T>
 void pack_rows(const T* X, std::int64_t ld, std::int64_t k, const std::int32_t* rows,
                std::int64_t count, T* out, void* stream);
 
+// Y[rows[s] * ld + j] += src[s * k + j]: adds the off-diagonal product of the
+// rows that have halo columns into Y (each row once: deterministic).
+template <class T>
+void scatter_add_rows(const T* src, std::int64_t k, const std::int32_t* rows, std::int64_t count, T* Y,
+                      std::int64_t ld, void* stream);
+
 }  // namespace blockeigs::solver::cuda
