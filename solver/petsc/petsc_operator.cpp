@@ -3,6 +3,7 @@
 #include <petscversion.h>
 
 #include <exception>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -56,7 +57,7 @@ struct ShellContext {
   std::unique_ptr<DistributedOperator<double>> op;
 
   std::int64_t block_applies = 0;
-  std::string injected_failure;  // testing::fail_next_petsc_callback
+  std::string injected_failure;  // test_hooks::fail_next_petsc_callback
 
   // Row-major host blocks for MatProduct (PETSc's MATDENSE is column-major).
   std::vector<double> x_rows, y_rows;
@@ -210,6 +211,16 @@ PetscErrorCode destroy_shell_context(void* pointer) {
 }
 #endif
 
+// MatShellSetOperation's function-pointer type: void (*)(void) up to 3.23,
+// PetscErrorCodeFn * after; taken from the declaration to build with both.
+template <class Setter>
+struct OperationArgument;
+template <class R, class M, class Op, class Fn>
+struct OperationArgument<R(M, Op, Fn)> {
+  using type = Fn;
+};
+using Operation = OperationArgument<decltype(MatShellSetOperation)>::type;
+
 // The context of a Mat made here, or an Error.
 ShellContext& context_of(Mat A) {
   PetscBool is_shell = PETSC_FALSE;
@@ -222,9 +233,9 @@ ShellContext& context_of(Mat A) {
 }
 
 void check_fits_petsc_int(std::int64_t rows) {
-  if (rows > static_cast<std::int64_t>(PETSC_MAX_INT))
-    fail_input_everywhere("the matrix has ", rows, " rows, more than this PETSc's PetscInt holds (",
-                          static_cast<std::int64_t>(PETSC_MAX_INT),
+  constexpr auto largest = static_cast<std::int64_t>(std::numeric_limits<PetscInt>::max());
+  if (rows > largest)
+    fail_input_everywhere("the matrix has ", rows, " rows, more than this PETSc's PetscInt holds (", largest,
                           "): use a PETSc configured --with-64-bit-indices");
 }
 
@@ -254,7 +265,6 @@ Mat create_petsc_operator(MPI_Comm comm, const spmm::Context& context, const io:
   }
   ctx.release();  // the Mat owns it now: MatDestroy frees it
   try {
-    using Operation = void (*)(void);
     BLOCKEIGS_PETSC_CHECK(MatShellSetOperation(A, MATOP_MULT, reinterpret_cast<Operation>(shell_mult)));
     // The operator is symmetric (this library's matrices are), so A^T x = A x.
     BLOCKEIGS_PETSC_CHECK(
@@ -321,10 +331,10 @@ Mat create_petsc_operator_from_aij(Mat aij, const spmm::Context& context, Algori
 
 std::int64_t petsc_operator_block_applies(Mat A) { return context_of(A).block_applies; }
 
-namespace testing {
+namespace test_hooks {
 void fail_next_petsc_callback(Mat A, const std::string& message) {
   context_of(A).injected_failure = message.empty() ? "injected failure" : message;
 }
-}  // namespace testing
+}  // namespace test_hooks
 
 }  // namespace blockeigs::solver

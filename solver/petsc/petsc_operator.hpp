@@ -60,10 +60,10 @@ Mat create_petsc_operator_from_aij(Mat aij, const spmm::Context& context,
 // block, however wide. Throws when `A` was not made by this adapter.
 std::int64_t petsc_operator_block_applies(Mat A);
 
-namespace testing {
+namespace test_hooks {
 // Tests only: the next callback on `A` throws blockeigs::Error(message)
 // before touching any data, on this rank (call it on every rank).
 void fail_next_petsc_callback(Mat A, const std::string& message);
-}  // namespace testing
+}  // namespace test_hooks
 
 }  // namespace blockeigs::solver

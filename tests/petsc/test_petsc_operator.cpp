@@ -400,7 +400,7 @@ TEST(PetscOperator, ExceptionInCallbackBecomesPetscError) {
   PETSC_OK(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
 
   PETSC_OK(PetscPushErrorHandler(PetscReturnErrorHandler, nullptr));  // quiet: the errors are expected
-  solver::testing::fail_next_petsc_callback(A, "injected by the test");
+  solver::test_hooks::fail_next_petsc_callback(A, "injected by the test");
   const PetscErrorCode mult = MatMult(A, x, y);
   const char* text = nullptr;
   char* specific = nullptr;
@@ -413,9 +413,9 @@ TEST(PetscOperator, ExceptionInCallbackBecomesPetscError) {
   PETSC_OK(MatProductSetType(C, MATPRODUCT_AB));
   PETSC_OK(MatProductSetFromOptions(C));
   PETSC_OK(MatProductSymbolic(C));
-  solver::testing::fail_next_petsc_callback(A, "injected into the product");
+  solver::test_hooks::fail_next_petsc_callback(A, "injected into the product");
   const PetscErrorCode product = MatProductNumeric(C);
-  solver::testing::fail_next_petsc_callback(A, "injected into the diagonal");
+  solver::test_hooks::fail_next_petsc_callback(A, "injected into the diagonal");
   const PetscErrorCode diagonal = MatGetDiagonal(A, y);
   PETSC_OK(PetscPopErrorHandler());
 
