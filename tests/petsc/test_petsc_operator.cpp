@@ -217,7 +217,7 @@ TEST(PetscOperator, KspCgJacobiMatchesAij) {
   }
 }
 
-// The same KSP on a Mat made from the AIJ matrix (SEQAIJ/MPIAIJ -> our operator).
+// MatMult and MatMultTranspose of a Mat made from the AIJ matrix (SEQAIJ at np 1, else MPIAIJ).
 TEST(PetscOperator, FromAijMatchesAij) {
   const auto context = spmm::Context::host();
   const Problem p = make_problem(random_spd(300, 5), true);
