@@ -52,6 +52,7 @@ DistributedOperator<T>::DistributedOperator(MPI_Comm comm, const spmm::Context& 
   off_diagonal_block_ = spmm::CsrMatrix<T>(space, blocks.off_diagonal);
   diagonal_entries_ = spmm::Buffer<T>(space, blocks.diagonal_entries);
   send_rows_ = spmm::Buffer<std::int32_t>(space, halo_.send_rows);
+  packed_ = std::make_unique<spmm::Event>(context_);
   off_diagonal_rows_ = spmm::Buffer<std::int32_t>(space, blocks.off_diagonal_rows);
   collectively(comm_, [&] {
     diagonal_plan_.emplace(context_, diagonal_block_.view(), algorithm);
@@ -91,33 +92,8 @@ void DistributedOperator<T>::ensure_buffers(std::int64_t k) {
 }
 
 template <class T>
-void DistributedOperator<T>::start_exchange(spmm::ConstDenseView<T> X, std::vector<MPI_Request>& requests) {
-  const std::int64_t k = X.cols;
-  const Space space = context_.space();
-  const bool staged = space == Space::device && !cuda_aware_;
-
-  // Pack the rows neighbours need into one contiguous buffer.
-  T* packed = send_buffer_.data();
-  if (space == Space::host) {
-#pragma omp parallel for schedule(static)
-    for (std::int64_t s = 0; s < halo_.packed_rows(); ++s) {
-      const T* from = X.data + std::int64_t(halo_.send_rows[s]) * X.ld;
-      std::copy(from, from + k, packed + s * k);
-    }
-  } else {
-#ifdef BLOCKEIGS_HAVE_CUDA
-    cuda::pack_rows(X.data, X.ld, k, send_rows_.data(), halo_.packed_rows(), packed, context_.stream());
-#endif
-  }
-  if (staged) {
-    spmm::copy_bytes_async(send_staging_.data(), Space::host, packed, space,
-                           static_cast<std::size_t>(halo_.packed_rows() * k) * sizeof(T), context_.stream());
-    context_.synchronize();  // the host must see the packed rows before MPI sends them
-    packed = send_staging_.data();
-  } else if (space == Space::device) {
-    context_.synchronize();  // CUDA-aware MPI reads the device buffer directly
-  }
-
+void DistributedOperator<T>::post_receives(std::int64_t k, std::vector<MPI_Request>& requests) {
+  const bool staged = context_.space() == Space::device && !cuda_aware_;
   T* receive = staged ? recv_staging_.data() : halo_block_.data();
   requests.clear();
   for (std::size_t q = 0; q < halo_.recv_ranks.size(); ++q) {
@@ -127,6 +103,37 @@ void DistributedOperator<T>::start_exchange(spmm::ConstDenseView<T> X, std::vect
     BLOCKEIGS_MPI_CHECK(MPI_Irecv(receive + first * k, count, mpi_type<T>(), halo_.recv_ranks[q], 0, comm_,
                                   &requests.back()));
   }
+}
+
+template <class T>
+void DistributedOperator<T>::queue_pack(spmm::ConstDenseView<T> X) {
+  const std::int64_t k = X.cols;
+  const Space space = context_.space();
+  T* packed = send_buffer_.data();
+  if (space == Space::host) {
+#pragma omp parallel for schedule(static)
+    for (std::int64_t s = 0; s < halo_.packed_rows(); ++s) {
+      const T* from = X.data + std::int64_t(halo_.send_rows[s]) * X.ld;
+      std::copy(from, from + k, packed + s * k);
+    }
+    return;
+  }
+#ifdef BLOCKEIGS_HAVE_CUDA
+  cuda::pack_rows(X.data, X.ld, k, send_rows_.data(), halo_.packed_rows(), packed, context_.stream());
+#endif
+  if (!cuda_aware_)
+    spmm::copy_bytes_async(send_staging_.data(), Space::host, packed, space,
+                           static_cast<std::size_t>(halo_.packed_rows() * k) * sizeof(T), context_.stream());
+  packed_->record();
+}
+
+template <class T>
+void DistributedOperator<T>::post_sends(std::int64_t k, std::vector<MPI_Request>& requests) {
+  const bool staged = context_.space() == Space::device && !cuda_aware_;
+  // Only the pack (and its copy to the host) must be done; work queued after
+  // it, the diagonal multiply, keeps running.
+  packed_->synchronize();
+  const T* packed = staged ? send_staging_.data() : send_buffer_.data();
   for (std::size_t q = 0; q < halo_.send_ranks.size(); ++q) {
     const std::int64_t first = halo_.send_offsets[q];
     const int count = message_count(halo_.send_offsets[q + 1] - first, k);
@@ -154,11 +161,13 @@ void DistributedOperator<T>::apply(T alpha, spmm::ConstDenseView<T> X, T beta, s
 
   const double t0 = now();
   std::vector<MPI_Request> requests;
-  start_exchange(X, requests);
+  post_receives(k, requests);
+  queue_pack(X);
   const double t1 = now();
   // The diagonal block needs no remote data: it runs while messages move.
   diagonal_plan_->multiply(alpha, X, beta, Y);
   const double t2 = now();
+  post_sends(k, requests);
   finish_exchange(requests);
   const double t3 = now();
   if (staged)
@@ -204,7 +213,9 @@ template <class T>
 void DistributedOperator<T>::exchange_only(spmm::ConstDenseView<T> X) {
   ensure_buffers(X.cols);
   std::vector<MPI_Request> requests;
-  start_exchange(X, requests);
+  post_receives(X.cols, requests);
+  queue_pack(X);
+  post_sends(X.cols, requests);
   finish_exchange(requests);
   if (context_.space() == Space::device && !cuda_aware_)
     spmm::copy_bytes_async(halo_block_.data(), Space::device, recv_staging_.data(), Space::host,

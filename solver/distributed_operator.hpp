@@ -72,7 +72,12 @@ class DistributedOperator final : public LinearOperator<T> {
 
  private:
   void ensure_buffers(std::int64_t k);
-  void start_exchange(spmm::ConstDenseView<T> X, std::vector<MPI_Request>& requests);
+  // The exchange in three steps, so that the diagonal multiply can be queued
+  // between packing and sending: receives posted first, the packed rows (and
+  // their host copy) queued on the stream, then the sends once those are done.
+  void post_receives(std::int64_t k, std::vector<MPI_Request>& requests);
+  void queue_pack(spmm::ConstDenseView<T> X);
+  void post_sends(std::int64_t k, std::vector<MPI_Request>& requests);
   void finish_exchange(std::vector<MPI_Request>& requests);
   // Y(rows with halo columns) += alpha * off-diagonal block * halo block.
   void add_halo_product(T alpha, std::int64_t k, spmm::DenseView<T> Y);
@@ -103,6 +108,7 @@ class DistributedOperator final : public LinearOperator<T> {
   spmm::DenseBlock<T> halo_block_;    // received rows, context space
   spmm::DenseBlock<T> halo_product_;  // off-diagonal block x halo, one row per off_diagonal_rows_
 
+  std::unique_ptr<spmm::Event> packed_;  // marks the packed rows ready to send
   bool profiling_ = false;
   ApplyTimings timings_;
 };

@@ -106,4 +106,33 @@ void Context::synchronize() const {
 #endif
 }
 
+Event::Event(const Context& context) : context_(context) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+  if (context_.space() == Space::device) {
+    cudaEvent_t event = nullptr;
+    BLOCKEIGS_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    event_ = event;
+  }
+#endif
+}
+
+Event::~Event() {
+#ifdef BLOCKEIGS_HAVE_CUDA
+  if (event_) cudaEventDestroy(static_cast<cudaEvent_t>(event_));
+#endif
+}
+
+void Event::record() {
+#ifdef BLOCKEIGS_HAVE_CUDA
+  if (event_)
+    BLOCKEIGS_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(event_), static_cast<cudaStream_t>(context_.stream())));
+#endif
+}
+
+void Event::synchronize() {
+#ifdef BLOCKEIGS_HAVE_CUDA
+  if (event_) BLOCKEIGS_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(event_)));
+#endif
+}
+
 }  // namespace blockeigs::spmm

@@ -39,4 +39,21 @@ class Context {
   std::unique_ptr<Impl> impl_;
 };
 
+// A point in a context's stream: record() marks the work queued so far,
+// synchronize() waits for that work only (later work keeps running). No-ops
+// on the host, where work is done when queued.
+class Event {
+ public:
+  explicit Event(const Context& context);
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  ~Event();
+  void record();
+  void synchronize();
+
+ private:
+  const Context& context_;
+  void* event_ = nullptr;  // cudaEvent_t
+};
+
 }  // namespace blockeigs::spmm
