@@ -27,11 +27,7 @@
 #include "spmm/context.hpp"
 #include "spmm/dense.hpp"
 
-#if defined(__CUDACC__)
-#define BLOCKEIGS_HOST_DEVICE __host__ __device__
-#else
-#define BLOCKEIGS_HOST_DEVICE
-#endif
+#include "core/host_device.hpp"
 
 namespace blockeigs::solver {
 

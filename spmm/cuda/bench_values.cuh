@@ -5,13 +5,7 @@
 
 #include <cstdint>
 
-#ifndef BLOCKEIGS_HOST_DEVICE
-#if defined(__CUDACC__)
-#define BLOCKEIGS_HOST_DEVICE __host__ __device__
-#else
-#define BLOCKEIGS_HOST_DEVICE
-#endif
-#endif
+#include "core/host_device.hpp"
 
 namespace blockeigs::spmm::bench {
 

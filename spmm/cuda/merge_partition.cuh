@@ -15,13 +15,7 @@
 #include <string>
 #include <vector>
 
-#ifndef BLOCKEIGS_HOST_DEVICE
-#if defined(__CUDACC__)
-#define BLOCKEIGS_HOST_DEVICE __host__ __device__
-#else
-#define BLOCKEIGS_HOST_DEVICE
-#endif
-#endif
+#include "core/host_device.hpp"
 
 namespace blockeigs::spmm::cuda {
 
