@@ -122,6 +122,12 @@ void Hdf5Writer::attribute(const std::string& object, const std::string& name, d
   check(H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, &value), path_, "write attribute " + name);
 }
 
+void check_output_writable(const std::string& path) {
+  if (std::filesystem::is_directory(path)) fail_input("output.path ", path, " is a directory, not a file name");
+  { Hdf5Writer probe(path, true); }
+  discard_output(path);
+}
+
 void commit_output(const std::string& path) {
   std::error_code error;
   std::filesystem::rename(temporary_output_name(path), path, error);

@@ -44,6 +44,11 @@ class Hdf5Writer {
   long long file_ = -1;  // hid_t
 };
 
+// Fails early (InputError naming the path) when the output cannot be created,
+// so that a long solve does not end in an error: creates and removes the
+// temporary file.
+void check_output_writable(const std::string& path);
+
 // Moves the finished temporary file onto `path`.
 void commit_output(const std::string& path);
 // Removes the temporary file, if any (after a failure).

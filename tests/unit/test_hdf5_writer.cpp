@@ -81,6 +81,12 @@ TEST(Hdf5Writer, FailureLeavesNothing) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("nonexistent-dir/results.h5"), std::string::npos) << e.what();
   }
+  EXPECT_THROW(check_output_writable(path), InputError);
+  EXPECT_THROW(check_output_writable(scratch("").string()), InputError);  // a directory
+  const std::string fine = scratch("probe.h5").string();
+  check_output_writable(fine);
+  EXPECT_FALSE(std::filesystem::exists(fine));
+  EXPECT_FALSE(std::filesystem::exists(temporary_output_name(fine)));
   const std::string other = scratch("discarded.h5").string();
   {
     Hdf5Writer writer(other, true);
