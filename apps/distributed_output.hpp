@@ -1,7 +1,7 @@
 // Writing a result file from all ranks: rank 0 creates it (under a temporary
-// name) with the small datasets, each rank then adds its rows of the large
-// blocks in rank order (serial HDF5 allows one writer at a time), and rank 0
-// moves it into place. Any failure is agreed on by every rank and leaves no
+// name) with the small datasets, the ranks then add their rows of the large
+// blocks (all at once through MPI-IO when HDF5 is parallel, else one after
+// the other in rank order), and rank 0 moves it into place. Any failure is agreed on by every rank and leaves no
 // file behind.
 #pragma once
 

@@ -38,6 +38,28 @@ Hdf5Writer::Hdf5Writer(const std::string& path, bool create) : path_(path) {
   if (file_ < 0) fail_input(path, ": cannot ", create ? "create" : "open", " the output file (", file, ")");
 }
 
+bool Hdf5Writer::parallel_io_available() {
+#ifdef H5_HAVE_PARALLEL
+  return true;
+#else
+  return false;
+#endif
+}
+
+Hdf5Writer::Hdf5Writer(const std::string& path, MPI_Comm comm) : path_(path), collective_(true) {
+  silence_hdf5_errors();
+#ifdef H5_HAVE_PARALLEL
+  const std::string file = temporary_output_name(path);
+  Id access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+  H5Pset_fapl_mpio(access.get(), comm, MPI_INFO_NULL);
+  file_ = H5Fopen(file.c_str(), H5F_ACC_RDWR, access.get());
+  if (file_ < 0) fail_input(path, ": cannot open the output file for parallel writing (", file, ")");
+#else
+  (void)comm;
+  throw Error("Hdf5Writer: this HDF5 library has no parallel I/O");
+#endif
+}
+
 Hdf5Writer::~Hdf5Writer() {
   if (file_ >= 0) H5Fclose(file_);
 }
@@ -71,24 +93,41 @@ void Hdf5Writer::create_matrix(const std::string& name, std::int64_t rows, std::
   const hsize_t dims[2] = {static_cast<hsize_t>(rows), static_cast<hsize_t>(cols)};
   Id space(checked(H5Screate_simple(cols == 1 ? 1 : 2, dims, nullptr), path_, "make a dataspace"), H5Sclose);
   Id lcpl(link_properties(), H5Pclose);
-  Id set(checked(H5Dcreate2(file_, name.c_str(), H5T_IEEE_F64LE, space.get(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
+  // Space allocated now: ranks that later write rows through MPI-IO must not
+  // race to allocate it.
+  Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY);
+  Id set(checked(H5Dcreate2(file_, name.c_str(), H5T_IEEE_F64LE, space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT),
                  path_, "create " + name),
          H5Dclose);
 }
 
 void Hdf5Writer::write_rows(const std::string& name, std::int64_t first_row, std::int64_t rows, std::int64_t cols,
                             const double* data) {
-  if (rows == 0 || cols == 0) return;
+  // Collective writes need every rank, also one with nothing to write.
+  if (!collective_ && (rows == 0 || cols == 0)) return;
   Id set(checked(H5Dopen2(file_, name.c_str(), H5P_DEFAULT), path_, "open " + name), H5Dclose);
   Id file_space(H5Dget_space(set.get()), H5Sclose);
   const int rank = H5Sget_simple_extent_ndims(file_space.get());
   const hsize_t start[2] = {static_cast<hsize_t>(first_row), 0};
   const hsize_t count[2] = {static_cast<hsize_t>(rows), static_cast<hsize_t>(cols)};
-  check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr), path_,
-        "select rows of " + name);
-  Id memory(H5Screate_simple(rank, count, nullptr), H5Sclose);
-  check(H5Dwrite(set.get(), H5T_NATIVE_DOUBLE, memory.get(), file_space.get(), H5P_DEFAULT, data), path_,
-        "write " + name);
+  Id transfer(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
+#ifdef H5_HAVE_PARALLEL
+  if (collective_) H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_COLLECTIVE);
+#endif
+  const bool nothing = rows == 0 || cols == 0;
+  const hsize_t one = 1;
+  Id memory(nothing ? H5Screate_simple(1, &one, nullptr) : H5Screate_simple(rank, count, nullptr), H5Sclose);
+  if (nothing) {
+    H5Sselect_none(file_space.get());
+    H5Sselect_none(memory.get());
+  } else {
+    check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr), path_,
+          "select rows of " + name);
+  }
+  const double dummy = 0;
+  check(H5Dwrite(set.get(), H5T_NATIVE_DOUBLE, memory.get(), file_space.get(), transfer.get(), nothing ? &dummy : data),
+        path_, "write " + name);
 }
 
 void Hdf5Writer::write_string(const std::string& name, const std::string& text) {

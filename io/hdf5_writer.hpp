@@ -5,6 +5,8 @@
 // place by commit_output(), so a failed run leaves no half-written result.
 #pragma once
 
+#include <mpi.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,6 +21,11 @@ class Hdf5Writer {
   // create == true: a new file (replacing any old one at that name);
   // false: open an existing file to add rows.
   Hdf5Writer(const std::string& path, bool create);
+  // Every rank of `comm` opens the existing file for writing rows through
+  // MPI-IO; write_rows is then collective (a rank with no rows still calls
+  // it). Only when parallel_io_available().
+  Hdf5Writer(const std::string& path, MPI_Comm comm);
+  static bool parallel_io_available();
   Hdf5Writer(const Hdf5Writer&) = delete;
   Hdf5Writer& operator=(const Hdf5Writer&) = delete;
   ~Hdf5Writer();
@@ -42,6 +49,7 @@ class Hdf5Writer {
  private:
   std::string path_;
   long long file_ = -1;  // hid_t
+  bool collective_ = false;
 };
 
 // Fails early (InputError naming the path) when the output cannot be created,
