@@ -8,11 +8,9 @@
 #include "apps/run_common.hpp"
 #include "apps/summary.hpp"
 #include "io/hdf5_dense.hpp"
-#include "io/hdf5_writer.hpp"
 #include "solver/block_cg.hpp"
 #include "solver/block_ops.hpp"
 #include "solver/collective.hpp"
-#include "solver/device_selection.hpp"
 #include "solver/jacobi_preconditioner.hpp"
 
 namespace blockeigs::apps {
@@ -143,16 +141,10 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
 
 int run_cg(const std::string& config_path, MPI_Comm comm) {
   const io::CgConfig config = solver::collectively(comm, [&] { return io::read_cg_config(config_path); });
-  if (!config.output.path.empty())
-    solver::collectively(comm, [&] {
-      int rank = 0;
-      MPI_Comm_rank(comm, &rank);
-      if (rank == 0) io::check_output_writable(config.output.path);
-    });
-  const spmm::Context context = solver::make_context(config.execution.backend, comm);
-  const solver::DistributedRows matrix = load_symmetric_matrix(config.matrix, comm);
-  if (config.execution.spmm_precision == Precision::fp32) return solve<float>(config, matrix, context, comm);
-  return solve<double>(config, matrix, context, comm);
+  return prepare_and_solve(config, comm, [&](auto precision, const solver::DistributedRows& matrix,
+                                             const spmm::Context& context) {
+    return solve<decltype(precision)>(config, matrix, context, comm);
+  });
 }
 
 }  // namespace blockeigs::apps

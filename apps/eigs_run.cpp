@@ -10,10 +10,8 @@
 #include "apps/run_common.hpp"
 #include "apps/summary.hpp"
 #include "io/config.hpp"
-#include "io/hdf5_writer.hpp"
 #include "io/hdf5_dense.hpp"
 #include "solver/collective.hpp"
-#include "solver/device_selection.hpp"
 #include "solver/distributed_operator.hpp"
 #include "solver/jacobi_preconditioner.hpp"
 #include "solver/lobpcg.hpp"
@@ -140,16 +138,10 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
 
 int run_eigs(const std::string& config_path, MPI_Comm comm) {
   const io::EigsConfig config = solver::collectively(comm, [&] { return io::read_eigs_config(config_path); });
-  if (!config.output.path.empty())
-    solver::collectively(comm, [&] {
-      int rank = 0;
-      MPI_Comm_rank(comm, &rank);
-      if (rank == 0) io::check_output_writable(config.output.path);
-    });
-  const spmm::Context context = solver::make_context(config.execution.backend, comm);
-  const solver::DistributedRows matrix = load_symmetric_matrix(config.matrix, comm);
-  if (config.execution.spmm_precision == Precision::fp32) return solve<float>(config, matrix, context, comm);
-  return solve<double>(config, matrix, context, comm);
+  return prepare_and_solve(config, comm, [&](auto precision, const solver::DistributedRows& matrix,
+                                             const spmm::Context& context) {
+    return solve<decltype(precision)>(config, matrix, context, comm);
+  });
 }
 
 }  // namespace blockeigs::apps

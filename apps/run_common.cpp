@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "io/hdf5_writer.hpp"
+#include "solver/collective.hpp"
 #include "solver/symmetry_check.hpp"
 
 namespace blockeigs::apps {
@@ -16,6 +18,15 @@ std::string config_text(const std::string& path, MPI_Comm comm) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+void check_output_path(const std::string& path, MPI_Comm comm) {
+  if (path.empty()) return;
+  solver::collectively(comm, [&] {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) io::check_output_writable(path);
+  });
 }
 
 solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, MPI_Comm comm) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "io/config.hpp"
+#include "solver/device_selection.hpp"
 #include "solver/load_matrix.hpp"
 #include "spmm/dense.hpp"
 
@@ -20,6 +21,21 @@ std::string config_text(const std::string& path, MPI_Comm comm);
 // Loads the distributed matrix and, unless symmetric by construction,
 // checks that it is symmetric. Collective.
 solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, MPI_Comm comm);
+
+// Refuses, on every rank, an output path that cannot be written (empty: none).
+void check_output_path(const std::string& path, MPI_Comm comm);
+
+// The steps between a config and a solve, the same for both apps: output path
+// checked, backend chosen, matrix loaded and checked; then
+// solve(T{}, matrix, context) with T the config's SpMM precision.
+template <class Config, class Solve>
+int prepare_and_solve(const Config& config, MPI_Comm comm, Solve&& solve) {
+  check_output_path(config.output.path, comm);
+  const spmm::Context context = solver::make_context(config.execution.backend, comm);
+  const solver::DistributedRows matrix = load_symmetric_matrix(config.matrix, comm);
+  if (config.execution.spmm_precision == Precision::fp32) return solve(float{}, matrix, context);
+  return solve(double{}, matrix, context);
+}
 
 // Host row-major copy of a block (any space), widened to double.
 template <class T>
