@@ -88,9 +88,7 @@ void run(const Options& options, MPI_Comm comm) {
     std::printf("operator-bench: 7-point Laplacian %lld^3 (%lld rows), width %lld, %s, %d rank(s), %s%s\n",
                 (long long)options.grid, (long long)partition.global_rows(), (long long)k,
                 sizeof(T) == 8 ? "fp64" : "fp32", ranks, context.space() == Space::device ? "cuda" : "cpu",
-                context.space() == Space::device
-                    ? (op.device_pointers_to_mpi() ? ", CUDA-aware MPI" : ", halo staged through host")
-                    : "");
+                ranks > 1 ? (", halo " + op.halo_transport()).c_str() : "");
     std::printf("  apply (median of %d)        %9.3f ms\n", options.reps, f * 1e3);
     std::printf("  exchange only               %9.3f ms   (max halo rows per rank %lld)\n", e * 1e3, max_halo);
     std::printf("  multiply only               %9.3f ms\n", mu * 1e3);

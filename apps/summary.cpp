@@ -45,7 +45,7 @@ std::string distribution_summary(const solver::DistributedRows& matrix,
   out << "backend    " << (device ? "cuda" : "cpu") << " (requested " << to_string(execution.backend)
       << "), SpMM " << to_string(op.algorithm_for(block_width)) << " (requested "
       << to_string(execution.spmm_algorithm) << "), " << (sizeof(T) == 8 ? "fp64" : "fp32");
-  if (device) out << ", halo " << (op.device_pointers_to_mpi() ? "CUDA-aware MPI" : "staged through host");
+  if (device && ranks > 1) out << ", halo " << op.halo_transport();
   out << "\n";
   out << format("ranks      %d, balanced by nonzeros + rows\n", ranks);
   out << "  rank        rows   first row      nonzeros   halo rows  neighbours  device\n";

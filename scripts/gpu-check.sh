@@ -2,7 +2,7 @@
 # On the GPU machine: build with the cuda preset, run the GPU tests and the
 # benchmarks asked for, and end with a short table. Logs go to $OUT (the
 # device tool's folder) or /tmp/gpu-check.
-#   scripts/gpu-check.sh [tests] [bench-quick|bench-full] [operator] [compare] [scaling]
+#   scripts/gpu-check.sh [tests] [bench-quick|bench-full] [operator] [blockops] [compare] [scaling]
 # Matrices: gpu-carry/matrices (a copy of ../shared/data/matrices, which does
 # not travel to the GPU machine).
 set -uo pipefail
@@ -51,9 +51,18 @@ for step in "${steps[@]}"; do
       echo "== operator-bench (7-point Laplacian, fp64, width 16)"
       for grid in 128 256; do
         mpirun -np 1 $bin/operator-bench --grid $grid --width 16 --reps 20 2>&1 | tee -a "$out/operator.log"
-        [ "$gpus" -ge 2 ] && mpirun -np 2 --bind-to none $bin/operator-bench --grid $grid --width 16 --reps 20 2>&1 | tee -a "$out/operator.log"
+        if [ "$gpus" -ge 2 ]; then
+          # Halo device to device (CUDA IPC, the default), then through MPI for comparison.
+          mpirun -np 2 --bind-to none $bin/operator-bench --grid $grid --width 16 --reps 20 2>&1 | tee -a "$out/operator.log"
+          BLOCKEIGS_HALO_PEER=0 mpirun -x BLOCKEIGS_HALO_PEER -np 2 --bind-to none $bin/operator-bench --grid $grid --width 16 --reps 20 2>&1 | tee -a "$out/operator.log"
+        fi
       done
+      # In order per grid: 1 rank, 2 ranks with CUDA IPC, 2 ranks through MPI.
       note "$(grep '^CSV,operator' "$out/operator.log" | awk -F, '{printf "operator %s^3 np%s %.3f ms; ", $3, $6, $7}')" ;;
+    blockops)
+      echo "== block-ops-bench (2097152 rows, fp64)"
+      for k in 16 48; do $bin/block-ops-bench --rows 2097152 --width $k 2>&1 | tee -a "$out/block-ops.log" | grep -v '^CSV'; done
+      note "block-ops: $(grep -c '^CSV,block_ops' "$out/block-ops.log") cases timed" ;;
     compare)
       # Issue bars: block-eigs vs torch.lobpcg and cupyx lobpcg; block-cg vs cupyx cg per column.
       echo "== compare (one GPU)"

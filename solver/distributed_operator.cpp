@@ -53,6 +53,7 @@ DistributedOperator<T>::DistributedOperator(MPI_Comm comm, const spmm::Context& 
   diagonal_entries_ = spmm::Buffer<T>(space, blocks.diagonal_entries);
   send_rows_ = spmm::Buffer<std::int32_t>(space, halo_.send_rows);
   packed_ = std::make_unique<spmm::Event>(context_);
+  peer_ = PeerHalo::create(comm_, context_, halo_);
   off_diagonal_rows_ = spmm::Buffer<std::int32_t>(space, blocks.off_diagonal_rows);
   collectively(comm_, [&] {
     diagonal_plan_.emplace(context_, diagonal_block_.view(), algorithm);
@@ -81,10 +82,13 @@ void DistributedOperator<T>::ensure_buffers(std::int64_t k) {
   const Space space = context_.space();
   const auto packed = static_cast<std::size_t>(halo_.packed_rows() * k);
   const auto received = static_cast<std::size_t>(halo_.halo_rows() * k);
-  send_buffer_ = spmm::Buffer<T>(space, packed);
+  // Mapped by the neighbours before the old buffer is freed (collective).
+  spmm::Buffer<T> send(space, packed);
+  if (peer_ && !peer_->publish(send.data())) peer_.reset();
+  send_buffer_ = std::move(send);
   halo_block_ = spmm::DenseBlock<T>(space, halo_.halo_rows(), k);
   halo_product_ = spmm::DenseBlock<T>(space, off_diagonal_block_.rows(), k);
-  if (space == Space::device && !cuda_aware_) {
+  if (staged()) {
     send_staging_ = spmm::PinnedBuffer<T>(packed);
     recv_staging_ = spmm::PinnedBuffer<T>(received);
   }
@@ -93,8 +97,7 @@ void DistributedOperator<T>::ensure_buffers(std::int64_t k) {
 
 template <class T>
 void DistributedOperator<T>::post_receives(std::int64_t k, std::vector<MPI_Request>& requests) {
-  const bool staged = context_.space() == Space::device && !cuda_aware_;
-  T* receive = staged ? recv_staging_.data() : halo_block_.data();
+  T* receive = staged() ? recv_staging_.data() : halo_block_.data();
   requests.clear();
   for (std::size_t q = 0; q < halo_.recv_ranks.size(); ++q) {
     const std::int64_t first = halo_.recv_offsets[q];
@@ -121,7 +124,7 @@ void DistributedOperator<T>::queue_pack(spmm::ConstDenseView<T> X) {
 #ifdef BLOCKEIGS_HAVE_CUDA
   cuda::pack_rows(X.data, X.ld, k, send_rows_.data(), halo_.packed_rows(), packed, context_.stream());
 #endif
-  if (!cuda_aware_)
+  if (staged())
     spmm::copy_bytes_async(send_staging_.data(), Space::host, packed, space,
                            static_cast<std::size_t>(halo_.packed_rows() * k) * sizeof(T), context_.stream());
   packed_->record();
@@ -129,11 +132,10 @@ void DistributedOperator<T>::queue_pack(spmm::ConstDenseView<T> X) {
 
 template <class T>
 void DistributedOperator<T>::post_sends(std::int64_t k, std::vector<MPI_Request>& requests) {
-  const bool staged = context_.space() == Space::device && !cuda_aware_;
   // Only the pack (and its copy to the host) must be done; work queued after
   // it, the diagonal multiply, keeps running.
   packed_->synchronize();
-  const T* packed = staged ? send_staging_.data() : send_buffer_.data();
+  const T* packed = staged() ? send_staging_.data() : send_buffer_.data();
   for (std::size_t q = 0; q < halo_.send_ranks.size(); ++q) {
     const std::int64_t first = halo_.send_offsets[q];
     const int count = message_count(halo_.send_offsets[q + 1] - first, k);
@@ -157,7 +159,7 @@ void DistributedOperator<T>::apply(T alpha, spmm::ConstDenseView<T> X, T beta, s
                 std::to_string(Y.cols) + ", but this rank owns " + std::to_string(m) + " rows");
   const std::int64_t k = X.cols;
   ensure_buffers(k);
-  const bool staged = context_.space() == Space::device && !cuda_aware_;
+  if (peer_) return apply_with_peer_copies(alpha, X, beta, Y);
 
   const double t0 = now();
   std::vector<MPI_Request> requests;
@@ -170,7 +172,7 @@ void DistributedOperator<T>::apply(T alpha, spmm::ConstDenseView<T> X, T beta, s
   post_sends(k, requests);
   finish_exchange(requests);
   const double t3 = now();
-  if (staged)
+  if (staged())
     spmm::copy_bytes_async(halo_block_.data(), Space::device, recv_staging_.data(), Space::host,
                            static_cast<std::size_t>(halo_.halo_rows() * k) * sizeof(T), context_.stream());
   const double t4 = now();
@@ -184,6 +186,45 @@ void DistributedOperator<T>::apply(T alpha, spmm::ConstDenseView<T> X, T beta, s
   timings_.unpack += t4 - t3;
   timings_.halo_spmm += t5 - t4;
   timings_.total += t5 - t0;
+}
+
+// The same steps as apply, with tokens instead of data in the messages: the
+// receiver pulls its rows from the sender's mapped buffer on a side stream.
+template <class T>
+void DistributedOperator<T>::apply_with_peer_copies(T alpha, spmm::ConstDenseView<T> X, T beta,
+                                                    spmm::DenseView<T> Y) {
+  const std::int64_t k = X.cols;
+  const double t0 = now();
+  peer_->post_packed_receives();
+  queue_pack(X);
+  const double t1 = now();
+  diagonal_plan_->multiply(alpha, X, beta, Y);
+  const double t2 = now();
+  packed_->synchronize();
+  peer_->announce_packed();
+  peer_->queue_copies(halo_block_.data(), static_cast<std::size_t>(k) * sizeof(T));
+  const double t3 = now();
+  peer_->stream_waits_for_copies();
+  const double t4 = now();
+  add_halo_product(alpha, k, Y);
+  peer_->halo_block_released();
+  peer_->finish();
+  const double t5 = now();
+
+  timings_.calls += 1;
+  timings_.pack += t1 - t0;
+  timings_.local_spmm += t2 - t1;
+  timings_.wait += t3 - t2;
+  timings_.unpack += t4 - t3;
+  timings_.halo_spmm += t5 - t4;
+  timings_.total += t5 - t0;
+}
+
+template <class T>
+std::string DistributedOperator<T>::halo_transport() const {
+  if (context_.space() == Space::host) return "host memory through MPI";
+  if (peer_) return "device to device (CUDA IPC)";
+  return cuda_aware_ ? "CUDA-aware MPI" : "MPI, staged through host";
 }
 
 template <class T>
@@ -212,12 +253,24 @@ void DistributedOperator<T>::add_halo_product(T alpha, std::int64_t k, spmm::Den
 template <class T>
 void DistributedOperator<T>::exchange_only(spmm::ConstDenseView<T> X) {
   ensure_buffers(X.cols);
+  if (peer_) {
+    peer_->post_packed_receives();
+    queue_pack(X);
+    packed_->synchronize();
+    peer_->announce_packed();
+    peer_->queue_copies(halo_block_.data(), static_cast<std::size_t>(X.cols) * sizeof(T));
+    peer_->stream_waits_for_copies();
+    peer_->halo_block_released();
+    peer_->finish();
+    context_.synchronize();
+    return;
+  }
   std::vector<MPI_Request> requests;
   post_receives(X.cols, requests);
   queue_pack(X);
   post_sends(X.cols, requests);
   finish_exchange(requests);
-  if (context_.space() == Space::device && !cuda_aware_)
+  if (staged())
     spmm::copy_bytes_async(halo_block_.data(), Space::device, recv_staging_.data(), Space::host,
                            static_cast<std::size_t>(halo_.halo_rows() * X.cols) * sizeof(T),
                            context_.stream());

@@ -3,20 +3,24 @@
 //
 // Each apply: pack the rows neighbours need (a device kernel on the GPU),
 // post non-blocking receives and sends, multiply the diagonal block, wait,
-// multiply the off-diagonal block with beta = 1. Halo data is staged through
-// the host unless MPI is CUDA-aware. Buffers are kept across calls.
+// multiply the off-diagonal block with beta = 1. Between GPUs of one node the
+// halo goes device to device through CUDA IPC (solver/peer_halo.hpp); otherwise
+// it goes through MPI, staged through the host unless MPI is CUDA-aware.
+// Buffers are kept across calls.
 #pragma once
 
 #include <mpi.h>
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/enums.hpp"
 #include "io/csr_rows.hpp"
 #include "solver/halo_plan.hpp"
 #include "solver/linear_operator.hpp"
+#include "solver/peer_halo.hpp"
 #include "solver/row_partition.hpp"
 #include "spmm/plan.hpp"
 
@@ -64,7 +68,10 @@ class DistributedOperator final : public LinearOperator<T> {
   std::int64_t diagonal_nnz() const { return diagonal_nnz_; }
   std::int64_t off_diagonal_nnz() const { return off_diagonal_nnz_; }
   Algorithm algorithm_for(std::int64_t n) const { return diagonal_plan_->algorithm_for(n); }
-  bool device_pointers_to_mpi() const { return cuda_aware_; }
+  bool device_pointers_to_mpi() const { return cuda_aware_ && !peer_; }
+  bool halo_through_peer_copies() const { return peer_ != nullptr; }
+  // How halo rows travel, for summaries: "CUDA IPC", "CUDA-aware MPI", ...
+  std::string halo_transport() const;
 
   void set_profiling(bool on) { profiling_ = on; }
   const ApplyTimings& timings() const { return timings_; }
@@ -72,6 +79,8 @@ class DistributedOperator final : public LinearOperator<T> {
 
  private:
   void ensure_buffers(std::int64_t k);
+  // Halo through MPI with host copies on both ends.
+  bool staged() const { return context_.space() == Space::device && !cuda_aware_ && !peer_; }
   // The exchange in three steps, so that the diagonal multiply can be queued
   // between packing and sending: receives posted first, the packed rows (and
   // their host copy) queued on the stream, then the sends once those are done.
@@ -79,6 +88,7 @@ class DistributedOperator final : public LinearOperator<T> {
   void queue_pack(spmm::ConstDenseView<T> X);
   void post_sends(std::int64_t k, std::vector<MPI_Request>& requests);
   void finish_exchange(std::vector<MPI_Request>& requests);
+  void apply_with_peer_copies(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y);
   // Y(rows with halo columns) += alpha * off-diagonal block * halo block.
   void add_halo_product(T alpha, std::int64_t k, spmm::DenseView<T> Y);
   double now() const;
@@ -109,6 +119,7 @@ class DistributedOperator final : public LinearOperator<T> {
   spmm::DenseBlock<T> halo_product_;  // off-diagonal block x halo, one row per off_diagonal_rows_
 
   std::unique_ptr<spmm::Event> packed_;  // marks the packed rows ready to send
+  std::unique_ptr<PeerHalo> peer_;       // set when halos go device to device
   bool profiling_ = false;
   ApplyTimings timings_;
 };

@@ -14,16 +14,17 @@
 
 namespace blockeigs::test {
 
+// Applies an existing operator (of `whole`, distributed over MPI_COMM_WORLD)
+// to a block of `width` columns and checks the result; an operator may be
+// checked at several widths in turn (its buffers grow and are reused).
 template <class T>
-void check_distributed_apply(const spmm::Context& context, const io::CsrRows& whole,
-                             const solver::RowPartition& partition, std::int64_t width,
-                             const std::string& label, Algorithm algorithm = Algorithm::automatic) {
+void check_operator_apply(solver::DistributedOperator<T>& op, const spmm::Context& context,
+                          const io::CsrRows& whole, std::int64_t width, const std::string& label) {
   SCOPED_TRACE(label + ", width " + std::to_string(width));
   MPI_Comm comm = MPI_COMM_WORLD;
   const int rank = mpi_rank(comm);
+  const solver::RowPartition& partition = op.partition();
   const std::int64_t begin = partition.begin(rank), end = partition.end(rank), m = end - begin;
-  const io::CsrRows rows = io::slice_rows(whole, begin, end);
-  solver::DistributedOperator<T> op(comm, context, rows, partition, algorithm);
   ASSERT_EQ(op.local_rows(), m);
 
   const std::vector<double> x_all = hashed_block(0, whole.global_rows, width, 7);
@@ -70,6 +71,16 @@ void check_distributed_apply(const spmm::Context& context, const io::CsrRows& wh
         break;
       }
     }
+}
+
+template <class T>
+void check_distributed_apply(const spmm::Context& context, const io::CsrRows& whole,
+                             const solver::RowPartition& partition, std::int64_t width,
+                             const std::string& label, Algorithm algorithm = Algorithm::automatic) {
+  const int rank = mpi_rank(MPI_COMM_WORLD);
+  const io::CsrRows rows = io::slice_rows(whole, partition.begin(rank), partition.end(rank));
+  solver::DistributedOperator<T> op(MPI_COMM_WORLD, context, rows, partition, algorithm);
+  check_operator_apply(op, context, whole, width, label);
 }
 
 }  // namespace blockeigs::test

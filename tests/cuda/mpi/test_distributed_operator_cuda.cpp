@@ -1,7 +1,10 @@
 // The distributed operator on GPUs (one per rank, or ranks sharing one) vs
-// the single-rank reference, with host-staged halos and, when MPI is
-// CUDA-aware, device pointers.
+// the single-rank reference: halos device to device through CUDA IPC (the
+// default between GPUs of one node), and through MPI (staged through the
+// host, or device pointers when MPI is CUDA-aware).
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 
 #include "io/generators.hpp"
 #include "operator_check.hpp"
@@ -33,6 +36,33 @@ TEST(DistributedOperatorCuda, MatchesReference) {
     test::check_distributed_apply<double>(context, power, partition, w, "power law");
     test::check_distributed_apply<float>(context, power, partition, w, "power law fp32");
   }
+}
+
+// One operator reused across widths that grow and shrink (send buffers are
+// reallocated and re-mapped by the neighbours), with each halo transport.
+TEST(DistributedOperatorCuda, ReusedAcrossWidthsWithEachTransport) {
+  int devices = spmm::cuda_device_count(), fewest = devices;
+  MPI_Allreduce(&devices, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (fewest == 0) GTEST_SKIP() << "no CUDA device visible";
+  const auto context = solver::make_context(Backend::cuda, MPI_COMM_WORLD);
+  io::GeneratorSpec cube{io::GeneratorKind::laplacian_3d, 13, 11, 9, 27};
+  const io::CsrRows whole = io::generate_rows(cube, 0, io::generated_rows(cube));
+  const auto partition = solver::RowPartition::balanced(whole.row_offsets, test::mpi_size());
+  const int rank = test::mpi_rank(MPI_COMM_WORLD);
+  const io::CsrRows rows = io::slice_rows(whole, partition.begin(rank), partition.end(rank));
+  for (const bool peer : {true, false}) {
+    if (peer)
+      unsetenv("BLOCKEIGS_HALO_PEER");
+    else
+      setenv("BLOCKEIGS_HALO_PEER", "0", 1);
+    solver::DistributedOperator<double> op(MPI_COMM_WORLD, context, rows, partition);
+    // Between ranks of one node (these tests never span nodes) the IPC path
+    // must be taken unless it was switched off.
+    if (test::mpi_size() > 1) EXPECT_EQ(op.halo_through_peer_copies(), peer) << op.halo_transport();
+    for (std::int64_t w : {1, 16, 3, 64, 17, 64})
+      test::check_operator_apply(op, context, whole, w, peer ? "peer copies" : "MPI");
+  }
+  unsetenv("BLOCKEIGS_HALO_PEER");
 }
 
 }  // namespace

@@ -1,0 +1,142 @@
+// block-ops-bench: times the dense block operations that LOBPCG and block CG
+// are built from, on one rank's rows, and reports each as effective bandwidth
+// (the bytes the operation must move at least, over its time) next to a plain
+// device copy. Finds the operations that run far below the memory system.
+//   block-ops-bench [--rows N] [--width K] [--reps R] [--backend cpu|cuda|auto] [--fp32]
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "solver/block_ops.hpp"
+#include "solver/collective.hpp"
+#include "solver/device_selection.hpp"
+#include "solver/orthonormalize.hpp"
+
+namespace {
+
+using namespace blockeigs;
+
+struct Options {
+  std::int64_t rows = 2097152;  // the 128^3 Laplacian
+  std::int64_t width = 16;
+  int reps = 20;
+  Backend backend = Backend::automatic;
+  bool fp32 = false;
+};
+
+const char* const usage =
+    "usage: block-ops-bench [--rows N] [--width K] [--reps R] [--backend cpu|cuda|auto] [--fp32]\n"
+    "Times Gram matrices, norms, block updates, copies and orthonormalisation of N x K blocks.\n";
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+template <class T>
+void run(const Options& options, MPI_Comm comm) {
+  const spmm::Context context = solver::make_context(options.backend, comm);
+  const Space space = context.space();
+  const std::int64_t m = options.rows, k = options.width;
+  spmm::DenseBlock<T> X(space, m, k), Y(space, m, k), Z(space, m, k), W(space, m, k), S(space, m, k);
+  solver::fill_random(context, X.view(), 1, 0);
+  solver::fill_random(context, Y.view(), 2, 0);
+  solver::fill_random(context, Z.view(), 3, 0);
+  solver::HostMatrix coefficients(k, k);
+  for (std::int64_t i = 0; i < k; ++i)
+    for (std::int64_t j = 0; j < k; ++j) coefficients(i, j) = (i == j ? 1.0 : 0.0) + 1e-3 * double((i + 2 * j) % 5);
+  const auto tol = solver::OrthonormalizeTolerances::for_type<T>();
+  const spmm::ConstDenseView<T> x = X.view(), y = Y.view();
+  const double block_bytes = double(m) * double(k) * sizeof(T);
+
+  struct Case {
+    std::string name;
+    double blocks;  // block-sized transfers the operation needs at least
+    std::function<void()> step;
+  };
+  const std::vector<Case> cases = {
+      {"copy_block          (2 blocks)", 2, [&] { solver::copy_block(context, x, Y.view()); }},
+      {"axpby               (3 blocks)", 3, [&] { solver::axpby(context, T(1), x, T(1), Y.view()); }},
+      {"gram X^T Y          (2 blocks)", 2, [&] { (void)solver::gram(context, comm, x, y); }},
+      {"gram X^T X          (1 block) ", 1, [&] { (void)solver::gram(context, comm, x); }},
+      {"column_norms        (1 block) ", 1, [&] { (void)solver::column_norms(context, comm, x); }},
+      {"block_update b=0    (2 blocks)", 2,
+       [&] { solver::block_update(context, T(1), x, coefficients, T(0), Y.view()); }},
+      {"block_update b=1    (3 blocks)", 3,
+       [&] { solver::block_update(context, T(1), x, coefficients, T(1), Y.view()); }},
+      {"orthonormalize      (copy+SVQB)", 0,
+       [&] {
+         solver::copy_block(context, spmm::ConstDenseView<T>(Z.view()), W.view());
+         (void)solver::orthonormalize(context, comm, W.view(), S.view(), tol);
+       }},
+  };
+  std::printf("block-ops-bench: %lld x %lld, %s, %s (one block = %.1f MB)\n", (long long)m, (long long)k,
+              sizeof(T) == 8 ? "fp64" : "fp32", space == Space::device ? "cuda" : "cpu", block_bytes / 1e6);
+  double copy_rate = 0;
+  for (const Case& c : cases) {
+    for (int i = 0; i < 2; ++i) c.step();
+    context.synchronize();
+    std::vector<double> times;
+    for (int i = 0; i < options.reps; ++i) {
+      const double start = MPI_Wtime();
+      c.step();
+      context.synchronize();
+      times.push_back(MPI_Wtime() - start);
+    }
+    const double t = median(times);
+    const double rate = c.blocks * block_bytes / t / 1e9;
+    if (copy_rate == 0) copy_rate = rate;
+    if (c.blocks > 0)
+      std::printf("  %-32s %9.3f ms  %7.0f GB/s  %4.0f%% of copy\n", c.name.c_str(), t * 1e3, rate,
+                  100 * rate / copy_rate);
+    else
+      std::printf("  %-32s %9.3f ms  = %.1f block transfers at copy rate\n", c.name.c_str(), t * 1e3,
+                  t * copy_rate * 1e9 / block_bytes);
+    std::printf("CSV,block_ops,%lld,%lld,%s,\"%s\",%.6f\n", (long long)m, (long long)k, sizeof(T) == 8 ? "fp64" : "fp32",
+                c.name.c_str(), t * 1e3);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "block-ops-bench: %s needs a value\n%s", arg.c_str(), usage);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+      }
+      return argv[++i];
+    };
+    if (arg == "--rows") options.rows = std::stoll(value());
+    else if (arg == "--width") options.width = std::stoll(value());
+    else if (arg == "--reps") options.reps = std::stoi(value());
+    else if (arg == "--backend") {
+      const std::string b = value();
+      options.backend = b == "cpu" ? Backend::cpu : b == "cuda" ? Backend::cuda : Backend::automatic;
+    } else if (arg == "--fp32") options.fp32 = true;
+    else {
+      std::fprintf(stderr, "block-ops-bench: unknown option %s\n%s", arg.c_str(), usage);
+      MPI_Finalize();
+      return 2;
+    }
+  }
+  try {
+    if (options.fp32)
+      run<float>(options, MPI_COMM_SELF);
+    else
+      run<double>(options, MPI_COMM_SELF);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "block-ops-bench: %s\n", e.what());
+    MPI_Finalize();
+    return 1;
+  }
+  MPI_Finalize();
+  return 0;
+}
