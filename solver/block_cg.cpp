@@ -237,14 +237,17 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
     clock.to(time.other);
     if (active.empty()) break;
 
-    // P <- orth(Z + P beta), beta = -Delta^{-1} Q^T Z (Z is built in W).
+    // P <- orth(Z + P beta), beta = -Delta^{-1} Q^T Z, built in W in one pass
+    // (Z is R itself without a preconditioner, else M^{-1} R written to W).
     const auto a2 = static_cast<std::int64_t>(active.size());
-    new_directions(narrow(W, a2), a2);
+    spmm::ConstDenseView<T> Z = R_view(a2);
+    if (preconditioner) {
+      new_directions(narrow(W, a2), a2);
+      Z = narrow(W, a2);
+    }
     const HostMatrix beta =
-        solve_delta(comm, delta, gram(context, comm, spmm::ConstDenseView<T>(Q_view(r)),
-                                      spmm::ConstDenseView<T>(narrow(W, a2))),
-                    -1.0);
-    block_update(context, T(1), Pr, beta, T(1), narrow(W, a2));
+        solve_delta(comm, delta, gram(context, comm, spmm::ConstDenseView<T>(Q_view(r)), Z), -1.0);
+    block_combine(context, T(1), Pr, beta, T(1), Z, narrow(W, a2));
     clock.to(time.update);
     r = orthonormalize(context, comm, narrow(W, a2), narrow(scratch, a2), tol);
     std::swap(P, W);

@@ -97,6 +97,19 @@ template <class T>
 void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X,
                   const HostMatrix& S, T beta, spmm::DenseView<T> Y);
 
+// Y = alpha * X * S + beta * Z (beta == 0: Z is not read): an update written
+// to a new block in one pass. Y may be Z, and must not otherwise overlap X or Z.
+template <class T>
+void block_combine(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const HostMatrix& S,
+                   T beta, spmm::ConstDenseView<T> Z, spmm::DenseView<T> Y);
+
+// W(:, 0:S.cols) = W * S, a change of basis in place (S.cols <= W.cols).
+// `scratch` (W's rows, at least S.cols columns) is used only where the
+// in-place kernel does not apply (the host, wide blocks).
+template <class T>
+void transform_in_place(const spmm::Context& context, spmm::DenseView<T> W, const HostMatrix& S,
+                        spmm::DenseView<T> scratch);
+
 // Y = alpha * X + beta * Y (beta == 0: Y is not read).
 template <class T>
 void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T beta,

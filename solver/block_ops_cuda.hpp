@@ -28,6 +28,13 @@ void column_sumsq_local(const spmm::Context& context, spmm::ConstDenseView<T> X,
 template <class T>
 void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const double* S,
                   T beta, spmm::DenseView<T> Y);
+// Y = alpha X S + beta Z and W(:, :kept) = W S with the narrow-block kernel;
+// false (nothing done) when the shape does not fit it.
+template <class T>
+bool block_combine(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const double* S, T beta,
+                   spmm::ConstDenseView<T> Z, spmm::DenseView<T> Y);
+template <class T>
+bool transform_in_place(const spmm::Context& context, spmm::DenseView<T> W, const double* S, std::int64_t kept);
 template <class T>
 void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T beta,
            spmm::DenseView<T> Y);

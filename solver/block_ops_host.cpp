@@ -217,6 +217,45 @@ void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T>
 }
 
 template <class T>
+void block_combine(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const HostMatrix& S,
+                   T beta, spmm::ConstDenseView<T> Z, spmm::DenseView<T> Y) {
+  require_same_space("block_combine", X, Y);
+  require_same_space("block_combine", Z, Y);
+  require_same_rows("block_combine", X, Y);
+  require_same_rows("block_combine", Z, Y);
+  if (S.rows() != X.cols || S.cols() != Y.cols || Z.cols != Y.cols)
+    throw Error(detail::concat("block_combine: X has ", X.cols, " columns, Z ", Z.cols, " and Y ", Y.cols,
+                               ", but S is ", S.rows(), " x ", S.cols()));
+  if (Y.rows == 0 || Y.cols == 0) return;
+#ifdef BLOCKEIGS_HAVE_CUDA
+  if (on_device(Y.space) && X.cols > 0 && device_ops::block_combine(context, alpha, X, S.data(), beta, Z, Y)) return;
+#endif
+  // Elsewhere in two passes: Y = beta Z, then Y += alpha X S.
+  if (Z.data != Y.data && beta != T(0)) {
+    axpby(context, beta, Z, T(0), Y);
+    block_update(context, alpha, X, S, T(1), Y);
+  } else {
+    block_update(context, alpha, X, S, beta, Y);
+  }
+}
+
+template <class T>
+void transform_in_place(const spmm::Context& context, spmm::DenseView<T> W, const HostMatrix& S,
+                        spmm::DenseView<T> scratch) {
+  if (S.rows() != W.cols || S.cols() > W.cols)
+    throw Error(detail::concat("transform_in_place: W has ", W.cols, " columns, but S is ", S.rows(), " x ",
+                               S.cols()));
+  const std::int64_t kept = S.cols();
+  if (W.rows == 0 || kept == 0) return;
+#ifdef BLOCKEIGS_HAVE_CUDA
+  if (on_device(W.space) && device_ops::transform_in_place(context, W, S.data(), kept)) return;
+#endif
+  const spmm::DenseView<T> out = column_range(scratch, 0, kept);
+  block_update(context, T(1), spmm::ConstDenseView<T>(W), S, T(0), out);
+  copy_block(context, spmm::ConstDenseView<T>(out), column_range(W, 0, kept));
+}
+
+template <class T>
 void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T beta,
            spmm::DenseView<T> Y) {
   require_same_space("axpby", X, Y);
@@ -359,6 +398,10 @@ void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseVi
                              spmm::ConstDenseView<T>, T, spmm::DenseView<T>);                      \
   template void scale_columns(const spmm::Context&, const std::vector<double>&, spmm::DenseView<T>); \
   template void copy_block(const spmm::Context&, spmm::ConstDenseView<T>, spmm::DenseView<T>);     \
+  template void block_combine(const spmm::Context&, T, spmm::ConstDenseView<T>, const HostMatrix&, T, \
+                              spmm::ConstDenseView<T>, spmm::DenseView<T>);                          \
+  template void transform_in_place(const spmm::Context&, spmm::DenseView<T>, const HostMatrix&,       \
+                                   spmm::DenseView<T>);                                               \
   template void select_columns(const spmm::Context&, spmm::ConstDenseView<T>,                      \
                                const std::vector<std::int64_t>&, spmm::DenseView<T>);              \
   template void fill_random(const spmm::Context&, spmm::DenseView<T>, std::uint64_t, std::int64_t, \

@@ -65,9 +65,7 @@ std::int64_t orthonormalize_against(const spmm::Context& context, MPI_Comm comm,
     lobpcg_detail::broadcast(comm, transform);
     const std::int64_t kept = transform.cols();
     if (kept == 0) return 0;
-    spmm::DenseView<T> out = column_range(scratch, 0, kept);
-    block_update(context, T(1), spmm::ConstDenseView<T>(Wv), transform, T(0), out);
-    copy_block(context, spmm::ConstDenseView<T>(out), column_range(W, 0, kept));
+    transform_in_place(context, Wv, transform, scratch);
     nw = kept;
   }
   return nw;

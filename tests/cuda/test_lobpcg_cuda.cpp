@@ -65,7 +65,12 @@ void expect_close(const spmm::DenseBlock<double>& a, const spmm::DenseBlock<doub
 struct Shape {
   std::int64_t rows, k1, k2, pad;
 };
-const Shape shapes[] = {{0, 3, 2, 0}, {1, 1, 1, 0}, {17, 5, 3, 2}, {129, 33, 8, 1}, {5000, 7, 65, 3}};
+// Small and odd shapes, and the narrow-block kernels' cases: many row chunks
+// with a tail, widths that are not multiples of their 4-column tiles, the
+// widest they take (64) and one past it (cuBLAS).
+const Shape shapes[] = {{0, 3, 2, 0},       {1, 1, 1, 0},       {17, 5, 3, 2},     {129, 33, 8, 1},
+                        {5000, 7, 65, 3},   {10000, 16, 16, 0}, {70001, 20, 20, 1}, {4099, 60, 20, 2},
+                        {3000, 33, 64, 0},  {2050, 2, 31, 1}};
 
 TEST(DeviceBlockOps, MatchTheHostOnes) {
   SKIP_WITHOUT_GPU();
@@ -104,6 +109,35 @@ TEST(DeviceBlockOps, MatchTheHostOnes) {
       solver::block_update<double>(dev, 1.5, Xd.cview(), S, beta, Ud.view());
       // k1 + 1 terms of magnitude <= 1.5 (and 0.5): each side within (k1 + 2) u (1.5 k1 + 1).
       expect_close(to_host(dev, Ud), Uh, 2 * (s.k1 + 2) * u * (1.5 * double(s.k1) + 1));
+    }
+
+    // Y = 1.5 X S - 0.5 Z into a NaN-filled block, then in place on Z.
+    const double combine_tol = 2 * (s.k1 + 2) * u * (1.5 * double(s.k1) + 1);
+    {
+      auto Zh = random_host(s.rows, s.k2, 5, 2);
+      auto Zd = to_device(dev, Zh);
+      auto Ch = nan_host(s.rows, s.k2, 1);
+      auto Cd = to_device(dev, Ch);
+      solver::block_combine<double>(host, 1.5, Xh.cview(), S, -0.5, Zh.cview(), Ch.view());
+      solver::block_combine<double>(dev, 1.5, Xd.cview(), S, -0.5, Zd.cview(), Cd.view());
+      expect_close(to_host(dev, Cd), Ch, combine_tol);
+      solver::block_combine<double>(host, 1.5, Xh.cview(), S, -0.5, Zh.cview(), Zh.view());
+      solver::block_combine<double>(dev, 1.5, Xd.cview(), S, -0.5, Zd.cview(), Zd.view());
+      expect_close(to_host(dev, Zd), Zh, combine_tol);
+    }
+    // W(:, :kept) = W T in place, kept <= W's columns; the rest of W untouched.
+    {
+      const std::int64_t kept = std::min(s.k1, s.k2);
+      HostMatrix Tm(s.k1, kept);
+      for (std::int64_t a = 0; a < s.k1; ++a)
+        for (std::int64_t b = 0; b < kept; ++b) Tm(a, b) = solver::hash_uniform(6, a, b);
+      auto Wh = random_host(s.rows, s.k1, 7, s.pad);
+      auto Wd = to_device(dev, Wh);
+      auto scratch_h = nan_host(s.rows, s.k1, 0);
+      auto scratch_d = to_device(dev, scratch_h);
+      solver::transform_in_place<double>(host, Wh.view(), Tm, scratch_h.view());
+      solver::transform_in_place<double>(dev, Wd.view(), Tm, scratch_d.view());
+      expect_close(to_host(dev, Wd), Wh, 2 * (s.k1 + 1) * u * double(s.k1));
     }
 
     std::vector<double> alpha(static_cast<std::size_t>(s.k2)), scale(alpha.size());
