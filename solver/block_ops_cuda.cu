@@ -162,6 +162,7 @@ __global__ void column_sumsq_partial_kernel(std::int64_t rows, std::int64_t cols
     const std::int64_t j = tile + t % width;
     double s = 0.0;
     if (phase < phases && j < cols)
+#pragma unroll 8  // loads in flight: the adds stay in row order
       for (std::int64_t i = begin + phase; i < end; i += phases) {
         const double v = x[i * ld + j];
         s = fma(v, v, s);

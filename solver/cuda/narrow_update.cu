@@ -1,8 +1,12 @@
-// Y = alpha * X * S + beta * Z for narrow, tall blocks (k1, k2 <= 64), with S
-// in shared memory. Each thread computes 4 adjacent columns of one row of Y;
-// the threads of one row sit in one warp, which reads the whole row of X
-// before any of them writes, so Y may be X itself (an in-place change of
-// basis) or Z (an update).
+// Y = alpha * X * S + beta * Z for narrow, tall blocks (k1, k2 <= 64). S sits
+// in shared memory; the block walks its rows in tiles of tile_rows rows,
+// copying each tile of X into shared memory with coalesced loads (many in
+// flight) before any thread computes, then each thread forms 4 adjacent
+// columns of one row of Y. Because a tile of X is wholly read before its rows
+// of Y are written, Y may be X itself (an in-place change of basis) or Z.
+//
+// (A first version read X straight from global memory in each thread: one
+// 8-byte load per column and a few in flight, 0.5-2 TB/s on an H200.)
 #include <algorithm>
 
 #include "solver/cuda/narrow_block_kernels.hpp"
@@ -12,59 +16,61 @@ namespace blockeigs::solver::cuda {
 namespace {
 
 constexpr int update_threads = 256;
-constexpr int tile = 4;
+constexpr int piece = 4;
+constexpr int tile_rows = 64;
 constexpr int max_width = 64;
-
-// Threads per row: the column tiles rounded up to a power of two, so that a
-// warp holds whole rows.
-int lanes_per_row(std::int64_t k2) {
-  int tiles = static_cast<int>((k2 + tile - 1) / tile), lanes = 1;
-  while (lanes < tiles) lanes *= 2;
-  return lanes;
-}
 
 template <class T>
 __global__ void __launch_bounds__(update_threads)
-    narrow_update_kernel(std::int64_t rows, int k1, int k2, int lanes, T alpha, const T* x, std::int64_t ldx,
-                         const T* s, T beta, const T* z, std::int64_t ldz, T* y, std::int64_t ldy) {
-  // S with its columns padded to lanes * tile (zeros), so the inner loop needs no guard.
-  __shared__ T S[max_width * max_width];
-  const int width = lanes * tile;
+    narrow_update_kernel(std::int64_t rows, int k1, int k2, T alpha, const T* x, std::int64_t ldx, const T* s,
+                         T beta, const T* z, std::int64_t ldz, T* y, std::int64_t ldy) {
+  extern __shared__ unsigned char shared_bytes[];
+  // S with its columns padded to a whole number of pieces (zeros), then the tile of X.
+  const int pieces = (k2 + piece - 1) / piece, width = pieces * piece;
+  T* S = reinterpret_cast<T*>(shared_bytes);
+  T* xs = S + k1 * width;
   for (int e = threadIdx.x; e < k1 * width; e += blockDim.x) {
-    const int i = e / width, j = e % width;
+    const int i = e / width, j = e - i * width;
     S[e] = j < k2 ? s[i * k2 + j] : T(0);
   }
-  __syncthreads();
-  const int lane = threadIdx.x % 32, row_in_warp = lane / lanes, b0 = (lane % lanes) * tile;
-  const int rows_per_warp = 32 / lanes;
-  const std::int64_t warps = std::int64_t(gridDim.x) * (blockDim.x / 32);
-  const std::int64_t warp = blockIdx.x * std::int64_t(blockDim.x / 32) + threadIdx.x / 32;
-  // Warp-uniform loop: every lane reaches the __syncwarp below.
-  for (std::int64_t base = warp * rows_per_warp; base < rows; base += warps * rows_per_warp) {
-    const std::int64_t r = base + row_in_warp;
-    const bool active = r < rows && b0 < k2;
-    T acc[tile] = {};
-    if (active) {
-      const T* xr = x + r * ldx;
+  const std::int64_t tiles = (rows + tile_rows - 1) / tile_rows;
+  for (std::int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const std::int64_t first = tile * tile_rows;
+    const int n = static_cast<int>(rows - first < tile_rows ? rows - first : tile_rows);
+    __syncthreads();  // S is ready; the previous tile is no longer read
+    const T* xt = x + first * ldx;
+#pragma unroll 4
+    for (int e = threadIdx.x; e < n * k1; e += blockDim.x) {
+      const int r = e / k1, c = e - r * k1;
+      xs[e] = xt[r * ldx + c];
+    }
+    __syncthreads();
+    for (int item = threadIdx.x; item < n * pieces; item += blockDim.x) {
+      const int r = item / pieces, b0 = (item - r * pieces) * piece;
+      const T* xr = xs + r * k1;
       const T* sb = S + b0;
+      T acc[piece] = {};
 #pragma unroll 4
       for (int i = 0; i < k1; ++i) {
         const T xv = xr[i];
 #pragma unroll
-        for (int j = 0; j < tile; ++j) acc[j] = fma(xv, sb[i * width + j], acc[j]);
+        for (int j = 0; j < piece; ++j) acc[j] = fma(xv, sb[i * width + j], acc[j]);
       }
-    }
-    __syncwarp();
-    if (active) {
-      T* yr = y + r * ldy;
-      const T* zr = z ? z + r * ldz : nullptr;
+      const std::int64_t row = first + r;
+      T* yr = y + row * ldy;
+      const T* zr = z ? z + row * ldz : nullptr;
 #pragma unroll
-      for (int j = 0; j < tile; ++j) {
+      for (int j = 0; j < piece; ++j) {
         const int c = b0 + j;
         if (c < k2) yr[c] = beta == T(0) ? alpha * acc[j] : alpha * acc[j] + beta * zr[c];
       }
     }
   }
+}
+
+std::size_t shared_bytes_for(std::int64_t k1, std::int64_t k2, std::size_t value_size) {
+  const std::int64_t width = (k2 + piece - 1) / piece * piece;
+  return value_size * static_cast<std::size_t>(k1 * width + tile_rows * k1);
 }
 
 }  // namespace
@@ -78,11 +84,18 @@ void narrow_update(std::int64_t rows, std::int64_t k1, std::int64_t k2, T alpha,
                    const T* s, T beta, const T* z, std::int64_t ldz, T* y, std::int64_t ldy,
                    cudaStream_t stream) {
   if (rows == 0) return;
-  const int lanes = lanes_per_row(k2);
-  const std::int64_t rows_per_block = std::int64_t(update_threads / 32) * (32 / lanes);
-  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((rows + rows_per_block - 1) / rows_per_block, 8192));
-  narrow_update_kernel<T><<<blocks, update_threads, 0, stream>>>(rows, static_cast<int>(k1), static_cast<int>(k2), lanes,
-                                                                 alpha, x, ldx, s, beta, z, ldz, y, ldy);
+  const std::size_t bytes = shared_bytes_for(k1, k2, sizeof(T));  // <= 64 KB (fp64, 64 x 64)
+  static const bool opted_in = [] {
+    const std::size_t most = shared_bytes_for(max_width, max_width, sizeof(T));
+    BLOCKEIGS_CUDA_CHECK(cudaFuncSetAttribute(narrow_update_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              static_cast<int>(most)));
+    return true;
+  }();
+  (void)opted_in;
+  const std::int64_t tiles = (rows + tile_rows - 1) / tile_rows;
+  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, 4096));
+  narrow_update_kernel<T><<<blocks, update_threads, bytes, stream>>>(rows, static_cast<int>(k1), static_cast<int>(k2),
+                                                                     alpha, x, ldx, s, beta, z, ldz, y, ldy);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
