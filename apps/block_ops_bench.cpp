@@ -67,6 +67,10 @@ void run(const Options& options, MPI_Comm comm) {
        [&] { solver::block_update(context, T(1), x, coefficients, T(0), Y.view()); }},
       {"block_update b=1    (3 blocks)", 3,
        [&] { solver::block_update(context, T(1), x, coefficients, T(1), Y.view()); }},
+      {"block_combine       (3 blocks)", 3,
+       [&] { solver::block_combine(context, T(1), x, coefficients, T(1), y, Z.view()); }},
+      {"transform_in_place  (2 blocks)", 2,
+       [&] { solver::transform_in_place(context, W.view(), coefficients, S.view()); }},
       {"orthonormalize      (copy+SVQB)", 0,
        [&] {
          solver::copy_block(context, spmm::ConstDenseView<T>(Z.view()), W.view());

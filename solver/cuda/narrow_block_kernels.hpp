@@ -1,9 +1,7 @@
-// Kernels for the block operations on narrow blocks (tens of columns, millions
-// of rows), where cuBLAS's tall-skinny shapes run far below the memory
-// bandwidth (measured on an H200, 2M x 16 fp64: a Gram matrix at 1.0-2.0
-// TB/s, a block update at 2.1-2.3 TB/s, against 4.0 TB/s for a plain
-// element-wise kernel). Used by block_ops_cuda.cu when the shapes fit;
-// cuBLAS otherwise.
+// The block update on narrow blocks (up to 32 columns, millions of rows), in
+// place or into a new block in one pass, which cuBLAS cannot do: the change of
+// basis after SVQB and block CG's new search block. Used by block_ops_cuda.cu
+// when the shape fits; cuBLAS (with a scratch block) otherwise.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -11,15 +9,6 @@
 #include <cstdint>
 
 namespace blockeigs::solver::cuda {
-
-// Gram partials: the rows are cut into `chunk_rows` pieces; partial[c] (k1 x k2,
-// row-major, double) = X_c^T Y_c of chunk c, summed in a fixed order (so the
-// result does not depend on the GPU). Needs narrow_gram_fits(k1, k2).
-bool narrow_gram_fits(std::int64_t k1, std::int64_t k2);
-template <class T>
-void narrow_gram_partials(std::int64_t rows, std::int64_t k1, std::int64_t k2, const T* x, std::int64_t ldx,
-                          const T* y, std::int64_t ldy, std::int64_t chunk_rows, double* partial,
-                          cudaStream_t stream);
 
 // Y = alpha * X * S + beta * Z (beta == 0: Z is not read), S k1 x k2 row-major
 // in device memory (type T). Y may be X (same data and ld; then k2 <= k1) or

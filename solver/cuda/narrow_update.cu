@@ -1,12 +1,15 @@
-// Y = alpha * X * S + beta * Z for narrow, tall blocks (k1, k2 <= 64). S sits
+// Y = alpha * X * S + beta * Z for narrow, tall blocks (k1, k2 <= 32). S sits
 // in shared memory; the block walks its rows in tiles of tile_rows rows,
 // copying each tile of X into shared memory with coalesced loads (many in
 // flight) before any thread computes, then each thread forms 4 adjacent
 // columns of one row of Y. Because a tile of X is wholly read before its rows
 // of Y are written, Y may be X itself (an in-place change of basis) or Z.
 //
-// (A first version read X straight from global memory in each thread: one
-// 8-byte load per column and a few in flight, 0.5-2 TB/s on an H200.)
+// The tile's rows are padded to an odd number of values so that the rows a
+// warp reads at once fall in different shared-memory banks (unpadded, 16
+// doubles per row put 8 rows of a warp in one bank). Wider blocks are left to
+// cuBLAS: at 48 columns this kernel is bound by shared-memory loads (one
+// value of S per multiply-add; measured 3.2 ms against cuBLAS's 0.5 ms).
 #include <algorithm>
 
 #include "solver/cuda/narrow_block_kernels.hpp"
@@ -18,7 +21,7 @@ namespace {
 constexpr int update_threads = 256;
 constexpr int piece = 4;
 constexpr int tile_rows = 64;
-constexpr int max_width = 64;
+constexpr int max_width = 32;
 
 template <class T>
 __global__ void __launch_bounds__(update_threads)
@@ -29,6 +32,7 @@ __global__ void __launch_bounds__(update_threads)
   const int pieces = (k2 + piece - 1) / piece, width = pieces * piece;
   T* S = reinterpret_cast<T*>(shared_bytes);
   T* xs = S + k1 * width;
+  const int stride = k1 | 1;  // odd: conflict-free rows
   for (int e = threadIdx.x; e < k1 * width; e += blockDim.x) {
     const int i = e / width, j = e - i * width;
     S[e] = j < k2 ? s[i * k2 + j] : T(0);
@@ -42,12 +46,12 @@ __global__ void __launch_bounds__(update_threads)
 #pragma unroll 4
     for (int e = threadIdx.x; e < n * k1; e += blockDim.x) {
       const int r = e / k1, c = e - r * k1;
-      xs[e] = xt[r * ldx + c];
+      xs[r * stride + c] = xt[r * ldx + c];
     }
     __syncthreads();
     for (int item = threadIdx.x; item < n * pieces; item += blockDim.x) {
       const int r = item / pieces, b0 = (item - r * pieces) * piece;
-      const T* xr = xs + r * k1;
+      const T* xr = xs + r * stride;
       const T* sb = S + b0;
       T acc[piece] = {};
 #pragma unroll 4
@@ -70,7 +74,7 @@ __global__ void __launch_bounds__(update_threads)
 
 std::size_t shared_bytes_for(std::int64_t k1, std::int64_t k2, std::size_t value_size) {
   const std::int64_t width = (k2 + piece - 1) / piece * piece;
-  return value_size * static_cast<std::size_t>(k1 * width + tile_rows * k1);
+  return value_size * static_cast<std::size_t>(k1 * width + tile_rows * (k1 | 1));
 }
 
 }  // namespace
@@ -84,14 +88,7 @@ void narrow_update(std::int64_t rows, std::int64_t k1, std::int64_t k2, T alpha,
                    const T* s, T beta, const T* z, std::int64_t ldz, T* y, std::int64_t ldy,
                    cudaStream_t stream) {
   if (rows == 0) return;
-  const std::size_t bytes = shared_bytes_for(k1, k2, sizeof(T));  // <= 64 KB (fp64, 64 x 64)
-  static const bool opted_in = [] {
-    const std::size_t most = shared_bytes_for(max_width, max_width, sizeof(T));
-    BLOCKEIGS_CUDA_CHECK(cudaFuncSetAttribute(narrow_update_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              static_cast<int>(most)));
-    return true;
-  }();
-  (void)opted_in;
+  const std::size_t bytes = shared_bytes_for(k1, k2, sizeof(T));  // <= 25 KB (fp64, 32 x 32)
   const std::int64_t tiles = (rows + tile_rows - 1) / tile_rows;
   const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, 4096));
   narrow_update_kernel<T><<<blocks, update_threads, bytes, stream>>>(rows, static_cast<int>(k1), static_cast<int>(k2),

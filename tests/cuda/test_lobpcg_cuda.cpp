@@ -67,10 +67,10 @@ struct Shape {
 };
 // Small and odd shapes, and the narrow-block kernels' cases: many row chunks
 // with a tail, widths that are not multiples of their 4-column tiles, the
-// widest they take (64) and one past it (cuBLAS).
+// widest they take (32) and wider (cuBLAS and a scratch block).
 const Shape shapes[] = {{0, 3, 2, 0},       {1, 1, 1, 0},       {17, 5, 3, 2},     {129, 33, 8, 1},
                         {5000, 7, 65, 3},   {10000, 16, 16, 0}, {70001, 20, 20, 1}, {4099, 60, 20, 2},
-                        {3000, 33, 64, 0},  {2050, 2, 31, 1}};
+                        {3000, 33, 64, 0},  {2050, 2, 31, 1},   {4000, 32, 32, 0}};
 
 TEST(DeviceBlockOps, MatchTheHostOnes) {
   SKIP_WITHOUT_GPU();
