@@ -2,7 +2,7 @@
 // in shared memory; the block walks its rows in tiles of tile_rows rows,
 // copying each tile of X into shared memory with coalesced loads (many in
 // flight) before any thread computes, then each thread forms 4 adjacent
-// columns of one row of Y. Because a tile of X is wholly read before its rows
+// columns of two rows of Y. Because a tile of X is wholly read before its rows
 // of Y are written, Y may be X itself (an in-place change of basis) or Z.
 //
 // The tile's rows are padded to an odd number of values so that the rows a
@@ -19,18 +19,30 @@ namespace blockeigs::solver::cuda {
 namespace {
 
 constexpr int update_threads = 256;
-constexpr int piece = 4;
-constexpr int tile_rows = 64;
+constexpr int piece = 4;       // columns of Y per thread
+constexpr int piece_rows = 2;  // rows of Y per thread: halves the shared loads per multiply-add
+constexpr int tile_rows = 128;
 constexpr int max_width = 32;
+
+// Four adjacent values of S from shared memory in one or two vector loads
+// (S's rows are a whole number of pieces wide, so they are 16-byte aligned).
+__device__ inline void load_piece(const double* p, double (&v)[piece]) {
+  const double2 a = *reinterpret_cast<const double2*>(p), b = *reinterpret_cast<const double2*>(p + 2);
+  v[0] = a.x, v[1] = a.y, v[2] = b.x, v[3] = b.y;
+}
+__device__ inline void load_piece(const float* p, float (&v)[piece]) {
+  const float4 a = *reinterpret_cast<const float4*>(p);
+  v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w;
+}
 
 template <class T>
 __global__ void __launch_bounds__(update_threads)
     narrow_update_kernel(std::int64_t rows, int k1, int k2, T alpha, const T* x, std::int64_t ldx, const T* s,
                          T beta, const T* z, std::int64_t ldz, T* y, std::int64_t ldy) {
-  extern __shared__ unsigned char shared_bytes[];
+  extern __shared__ double shared_values[];  // double: aligned for either type's vector loads
   // S with its columns padded to a whole number of pieces (zeros), then the tile of X.
   const int pieces = (k2 + piece - 1) / piece, width = pieces * piece;
-  T* S = reinterpret_cast<T*>(shared_bytes);
+  T* S = reinterpret_cast<T*>(shared_values);
   T* xs = S + k1 * width;
   const int stride = k1 | 1;  // odd: conflict-free rows
   for (int e = threadIdx.x; e < k1 * width; e += blockDim.x) {
@@ -49,24 +61,36 @@ __global__ void __launch_bounds__(update_threads)
       xs[r * stride + c] = xt[r * ldx + c];
     }
     __syncthreads();
-    for (int item = threadIdx.x; item < n * pieces; item += blockDim.x) {
-      const int r = item / pieces, b0 = (item - r * pieces) * piece;
-      const T* xr = xs + r * stride;
-      const T* sb = S + b0;
-      T acc[piece] = {};
+    const int pairs = (n + piece_rows - 1) / piece_rows;
+    for (int item = threadIdx.x; item < pairs * pieces; item += blockDim.x) {
+      const int p = item / pieces, b0 = (item - p * pieces) * piece;
+      const int r0 = p * piece_rows;
+      const bool second = r0 + 1 < n;
+      const T* x0 = xs + r0 * stride;
+      const T* x1 = second ? x0 + stride : x0;
+      T acc[piece_rows][piece] = {};
 #pragma unroll 4
       for (int i = 0; i < k1; ++i) {
-        const T xv = xr[i];
+        T sv[piece];
+        load_piece(S + i * width + b0, sv);
+        const T a0 = x0[i], a1 = x1[i];
 #pragma unroll
-        for (int j = 0; j < piece; ++j) acc[j] = fma(xv, sb[i * width + j], acc[j]);
+        for (int j = 0; j < piece; ++j) {
+          acc[0][j] = fma(a0, sv[j], acc[0][j]);
+          acc[1][j] = fma(a1, sv[j], acc[1][j]);
+        }
       }
-      const std::int64_t row = first + r;
-      T* yr = y + row * ldy;
-      const T* zr = z ? z + row * ldz : nullptr;
 #pragma unroll
-      for (int j = 0; j < piece; ++j) {
-        const int c = b0 + j;
-        if (c < k2) yr[c] = beta == T(0) ? alpha * acc[j] : alpha * acc[j] + beta * zr[c];
+      for (int q = 0; q < piece_rows; ++q) {
+        if (q == 1 && !second) break;
+        const std::int64_t row = first + r0 + q;
+        T* yr = y + row * ldy;
+        const T* zr = z ? z + row * ldz : nullptr;
+#pragma unroll
+        for (int j = 0; j < piece; ++j) {
+          const int c = b0 + j;
+          if (c < k2) yr[c] = beta == T(0) ? alpha * acc[q][j] : alpha * acc[q][j] + beta * zr[c];
+        }
       }
     }
   }
@@ -74,7 +98,9 @@ __global__ void __launch_bounds__(update_threads)
 
 std::size_t shared_bytes_for(std::int64_t k1, std::int64_t k2, std::size_t value_size) {
   const std::int64_t width = (k2 + piece - 1) / piece * piece;
-  return value_size * static_cast<std::size_t>(k1 * width + tile_rows * (k1 | 1));
+  // Rounded up to whole doubles, in which the kernel declares its shared memory.
+  const std::size_t bytes = value_size * static_cast<std::size_t>(k1 * width + tile_rows * (k1 | 1));
+  return (bytes + sizeof(double) - 1) / sizeof(double) * sizeof(double);
 }
 
 }  // namespace
@@ -88,7 +114,7 @@ void narrow_update(std::int64_t rows, std::int64_t k1, std::int64_t k2, T alpha,
                    const T* s, T beta, const T* z, std::int64_t ldz, T* y, std::int64_t ldy,
                    cudaStream_t stream) {
   if (rows == 0) return;
-  const std::size_t bytes = shared_bytes_for(k1, k2, sizeof(T));  // <= 25 KB (fp64, 32 x 32)
+  const std::size_t bytes = shared_bytes_for(k1, k2, sizeof(T));  // <= 42 KB (fp64, 32 x 32)
   const std::int64_t tiles = (rows + tile_rows - 1) / tile_rows;
   const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, 4096));
   narrow_update_kernel<T><<<blocks, update_threads, bytes, stream>>>(rows, static_cast<int>(k1), static_cast<int>(k2),
