@@ -1,10 +1,9 @@
 // Y = alpha * X * S + beta * Z for narrow, tall blocks (k1, k2 <= 32). S sits
 // in shared memory; the block walks its rows in tiles of tile_rows rows,
 // copying each tile of X into shared memory with coalesced loads (many in
-// flight) before any thread computes; each thread forms 4 adjacent columns of
-// two rows of Y into a shared tile, which the block then writes out
-// coalesced. Because a tile of X is wholly read before its rows of Y are
-// written, Y may be X itself (an in-place change of basis) or Z.
+// flight) before any thread computes, then each thread forms 4 adjacent
+// columns of two rows of Y. Because a tile of X is wholly read before its rows
+// of Y are written, Y may be X itself (an in-place change of basis) or Z.
 //
 // The tile's rows are padded to an odd number of values so that the rows a
 // warp reads at once fall in different shared-memory banks (unpadded, 16
@@ -22,7 +21,7 @@ namespace {
 constexpr int update_threads = 256;
 constexpr int piece = 4;       // columns of Y per thread
 constexpr int piece_rows = 2;  // rows of Y per thread: halves the shared loads per multiply-add
-constexpr int tile_rows = 64;
+constexpr int tile_rows = 128;
 constexpr int max_width = 32;
 
 // Four adjacent values of S from shared memory in one or two vector loads
@@ -46,8 +45,6 @@ __global__ void __launch_bounds__(update_threads)
   T* S = reinterpret_cast<T*>(shared_values);
   T* xs = S + k1 * width;
   const int stride = k1 | 1;  // odd: conflict-free rows
-  T* ys = xs + tile_rows * stride;  // the tile of results, before it is written out
-  const int ystride = k2 | 1;
   for (int e = threadIdx.x; e < k1 * width; e += blockDim.x) {
     const int i = e / width, j = e - i * width;
     S[e] = j < k2 ? s[i * k2 + j] : T(0);
@@ -84,22 +81,17 @@ __global__ void __launch_bounds__(update_threads)
         }
       }
 #pragma unroll
-      for (int q = 0; q < piece_rows; ++q)
+      for (int q = 0; q < piece_rows; ++q) {
+        if (q == 1 && !second) break;
+        const std::int64_t row = first + r0 + q;
+        T* yr = y + row * ldy;
+        const T* zr = z ? z + row * ldz : nullptr;
 #pragma unroll
-        for (int j = 0; j < piece; ++j)
-          if ((q == 0 || second) && b0 + j < k2) ys[(r0 + q) * ystride + b0 + j] = acc[q][j];
-    }
-    __syncthreads();
-    // Written out row by row, consecutive threads on consecutive values:
-    // whole sectors per warp (each thread writing its own 4-value pieces left
-    // partial sectors and ran at ~2 TB/s).
-    T* yt = y + first * ldy;
-    const T* zt = z ? z + first * ldz : nullptr;
-#pragma unroll 4
-    for (int e = threadIdx.x; e < n * k2; e += blockDim.x) {
-      const int r = e / k2, c = e - r * k2;
-      const T v = alpha * ys[r * ystride + c];
-      yt[r * ldy + c] = beta == T(0) ? v : v + beta * zt[r * ldz + c];
+        for (int j = 0; j < piece; ++j) {
+          const int c = b0 + j;
+          if (c < k2) yr[c] = beta == T(0) ? alpha * acc[q][j] : alpha * acc[q][j] + beta * zr[c];
+        }
+      }
     }
   }
 }
@@ -107,8 +99,7 @@ __global__ void __launch_bounds__(update_threads)
 std::size_t shared_bytes_for(std::int64_t k1, std::int64_t k2, std::size_t value_size) {
   const std::int64_t width = (k2 + piece - 1) / piece * piece;
   // Rounded up to whole doubles, in which the kernel declares its shared memory.
-  const std::size_t bytes =
-      value_size * static_cast<std::size_t>(k1 * width + tile_rows * (k1 | 1) + tile_rows * (k2 | 1));
+  const std::size_t bytes = value_size * static_cast<std::size_t>(k1 * width + tile_rows * (k1 | 1));
   return (bytes + sizeof(double) - 1) / sizeof(double) * sizeof(double);
 }
 
