@@ -8,8 +8,12 @@
 // The tile's rows are padded to an odd number of values so that the rows a
 // warp reads at once fall in different shared-memory banks (unpadded, 16
 // doubles per row put 8 rows of a warp in one bank). Wider blocks are left to
-// cuBLAS: at 48 columns this kernel is bound by shared-memory loads (one
-// value of S per multiply-add; measured 3.2 ms against cuBLAS's 0.5 ms).
+// cuBLAS: at 48 columns a one-row-per-thread version was bound by
+// shared-memory loads (3.2 ms against cuBLAS's 0.5 ms on an H200).
+// Measured at 2M x 16 fp64 (H200, 9467e0e): 0.28 ms with beta = 0 and 0.38 ms
+// otherwise, ~2 TB/s, about cuBLAS's rate; a version that staged the results
+// and wrote them out coalesced was no faster (311ca71). What holds both near
+// half the copy bandwidth is not yet understood.
 #include <algorithm>
 
 #include "solver/cuda/narrow_block_kernels.hpp"
