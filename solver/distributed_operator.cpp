@@ -179,13 +179,7 @@ void DistributedOperator<T>::apply(T alpha, spmm::ConstDenseView<T> X, T beta, s
   add_halo_product(alpha, k, Y);
   const double t5 = now();
 
-  timings_.calls += 1;
-  timings_.pack += t1 - t0;
-  timings_.local_spmm += t2 - t1;
-  timings_.wait += t3 - t2;
-  timings_.unpack += t4 - t3;
-  timings_.halo_spmm += t5 - t4;
-  timings_.total += t5 - t0;
+  timings_.add({t0, t1, t2, t3, t4, t5});
 }
 
 // The same steps as apply, with tokens instead of data in the messages: the
@@ -211,13 +205,7 @@ void DistributedOperator<T>::apply_with_peer_copies(T alpha, spmm::ConstDenseVie
   peer_->finish();
   const double t5 = now();
 
-  timings_.calls += 1;
-  timings_.pack += t1 - t0;
-  timings_.local_spmm += t2 - t1;
-  timings_.wait += t3 - t2;
-  timings_.unpack += t4 - t3;
-  timings_.halo_spmm += t5 - t4;
-  timings_.total += t5 - t0;
+  timings_.add({t0, t1, t2, t3, t4, t5});
 }
 
 template <class T>

@@ -36,6 +36,17 @@ struct ApplyTimings {
   double unpack = 0;      // host-to-device copy of received rows when staged
   double halo_spmm = 0;   // off-diagonal block
   double total = 0;
+
+  // One apply, from the clock readings at the boundaries of its phases.
+  void add(const double (&t)[6]) {
+    calls += 1;
+    pack += t[1] - t[0];
+    local_spmm += t[2] - t[1];
+    wait += t[3] - t[2];
+    unpack += t[4] - t[3];
+    halo_spmm += t[5] - t[4];
+    total += t[5] - t[0];
+  }
 };
 
 template <class T>

@@ -14,10 +14,14 @@
 namespace blockeigs {
 namespace {
 
-TEST(DistributedOperatorCuda, MatchesReference) {
+bool every_rank_sees_a_gpu() {
   int devices = spmm::cuda_device_count(), fewest = devices;
   MPI_Allreduce(&devices, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (fewest == 0) GTEST_SKIP() << "no CUDA device visible";
+  return fewest > 0;
+}
+
+TEST(DistributedOperatorCuda, MatchesReference) {
+  if (!every_rank_sees_a_gpu()) GTEST_SKIP() << "no CUDA device visible";
   const auto context = solver::make_context(Backend::cuda, MPI_COMM_WORLD);
   io::GeneratorSpec cube{io::GeneratorKind::laplacian_3d, 11, 9, 7, 7};
   io::GeneratorSpec spd;
@@ -41,9 +45,7 @@ TEST(DistributedOperatorCuda, MatchesReference) {
 // One operator reused across widths that grow and shrink (send buffers are
 // reallocated and re-mapped by the neighbours), with each halo transport.
 TEST(DistributedOperatorCuda, ReusedAcrossWidthsWithEachTransport) {
-  int devices = spmm::cuda_device_count(), fewest = devices;
-  MPI_Allreduce(&devices, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (fewest == 0) GTEST_SKIP() << "no CUDA device visible";
+  if (!every_rank_sees_a_gpu()) GTEST_SKIP() << "no CUDA device visible";
   const auto context = solver::make_context(Backend::cuda, MPI_COMM_WORLD);
   io::GeneratorSpec cube{io::GeneratorKind::laplacian_3d, 13, 11, 9, 27};
   const io::CsrRows whole = io::generate_rows(cube, 0, io::generated_rows(cube));
@@ -58,7 +60,9 @@ TEST(DistributedOperatorCuda, ReusedAcrossWidthsWithEachTransport) {
     solver::DistributedOperator<double> op(MPI_COMM_WORLD, context, rows, partition);
     // Between ranks of one node (these tests never span nodes) the IPC path
     // must be taken unless it was switched off.
-    if (test::mpi_size() > 1) EXPECT_EQ(op.halo_through_peer_copies(), peer) << op.halo_transport();
+    if (test::mpi_size() > 1) {
+      EXPECT_EQ(op.halo_through_peer_copies(), peer) << op.halo_transport();
+    }
     for (std::int64_t w : {1, 16, 3, 64, 17, 64})
       test::check_operator_apply(op, context, whole, w, peer ? "peer copies" : "MPI");
   }
