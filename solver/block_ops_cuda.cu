@@ -322,11 +322,9 @@ void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T>
     return;
   }
   const StreamArray<T> s(stream, S, static_cast<std::size_t>(X.cols * Y.cols));
-  if (cuda::narrow_update_fits(X.cols, Y.cols)) {
-    cuda::narrow_update<T>(Y.rows, X.cols, Y.cols, alpha, X.data, X.ld, s.data(), beta, Y.data, Y.ld, Y.data, Y.ld,
-                           stream);
-    return;
-  }
+  // cuBLAS here: on 2M x 16 fp64 it matches or beats the narrow kernel (H200:
+  // 0.26 vs 0.28 ms with beta = 0, 0.35 vs 0.38 ms with beta = 1), which is
+  // kept for what cuBLAS cannot do in one pass (block_combine, in place).
   // Column-major Y^T = S^T X^T: S (row-major k1 x k2) read column-major is S^T, ld k2.
   gemm<T>(cublas_of(context), CUBLAS_OP_N, CUBLAS_OP_N, Y.cols, Y.rows, X.cols, alpha, s.data(), Y.cols,
           X.data, X.ld, beta, Y.data, Y.ld);

@@ -1,16 +1,19 @@
-// Y = alpha * X * S + beta * Z for narrow, tall blocks (k1, k2 <= 32): one
-// thread per row. A thread loads its whole row of X into registers (k1
-// independent loads in flight), multiplies it by S, which every thread of a
-// warp reads at the same address from shared memory (a broadcast), and writes
-// its row of Y. The widths are rounded up to 8, 16 or 32 at compile time so
-// that the row and the sums live in registers; the padding reads as zero.
-// As a thread has read all of its row before it writes, Y may be X itself (an
-// in-place change of basis) or Z.
+// Y = alpha * X * S + beta * Z for narrow, tall blocks (k1, k2 <= 32). S sits
+// in shared memory; the block walks its rows in tiles of tile_rows rows,
+// copying each tile of X into shared memory with coalesced loads (many in
+// flight) before any thread computes, then each thread forms 4 adjacent
+// columns of two rows of Y. Because a tile of X is wholly read before its rows
+// of Y are written, Y may be X itself (an in-place change of basis) or Z.
 //
-// Two earlier versions staged 64- or 128-row tiles of X in shared memory and
-// had each thread form 4 columns of one or two rows: they ran at ~2 TB/s on
-// an H200 (2M x 16 fp64, 0.28 ms for 2 blocks), no faster than cuBLAS, with
-// too few bytes in flight per SM between the tiles' barriers.
+// The tile's rows are padded to an odd number of values so that the rows a
+// warp reads at once fall in different shared-memory banks (unpadded, 16
+// doubles per row put 8 rows of a warp in one bank). Wider blocks are left to
+// cuBLAS: at 48 columns a one-row-per-thread version was bound by
+// shared-memory loads (3.2 ms against cuBLAS's 0.5 ms on an H200).
+// Measured at 2M x 16 fp64 (H200, 9467e0e): 0.28 ms with beta = 0 and 0.38 ms
+// otherwise, ~2 TB/s, about cuBLAS's rate; a version that staged the results
+// and wrote them out coalesced was no faster (311ca71). What holds both near
+// half the copy bandwidth is not yet understood.
 #include <algorithm>
 
 #include "solver/cuda/narrow_block_kernels.hpp"
@@ -20,71 +23,88 @@ namespace blockeigs::solver::cuda {
 namespace {
 
 constexpr int update_threads = 256;
+constexpr int piece = 4;       // columns of Y per thread
+constexpr int piece_rows = 2;  // rows of Y per thread: halves the shared loads per multiply-add
+constexpr int tile_rows = 128;
 constexpr int max_width = 32;
 
-template <class T, int K1, int K2>
+// Four adjacent values of S from shared memory in one or two vector loads
+// (S's rows are a whole number of pieces wide, so they are 16-byte aligned).
+__device__ inline void load_piece(const double* p, double (&v)[piece]) {
+  const double2 a = *reinterpret_cast<const double2*>(p), b = *reinterpret_cast<const double2*>(p + 2);
+  v[0] = a.x, v[1] = a.y, v[2] = b.x, v[3] = b.y;
+}
+__device__ inline void load_piece(const float* p, float (&v)[piece]) {
+  const float4 a = *reinterpret_cast<const float4*>(p);
+  v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w;
+}
+
+template <class T>
 __global__ void __launch_bounds__(update_threads)
-    rowwise_update_kernel(std::int64_t rows, int k1, int k2, T alpha, const T* x, std::int64_t ldx,
-                          const T* __restrict__ s, T beta, const T* z, std::int64_t ldz, T* y, std::int64_t ldy) {
-  __shared__ T S[K1 * K2];  // s padded with zeros to K1 x K2
-  for (int e = threadIdx.x; e < K1 * K2; e += blockDim.x) {
-    const int i = e / K2, j = e % K2;
-    S[e] = i < k1 && j < k2 ? s[i * k2 + j] : T(0);
+    narrow_update_kernel(std::int64_t rows, int k1, int k2, T alpha, const T* x, std::int64_t ldx, const T* s,
+                         T beta, const T* z, std::int64_t ldz, T* y, std::int64_t ldy) {
+  extern __shared__ double shared_values[];  // double: aligned for either type's vector loads
+  // S with its columns padded to a whole number of pieces (zeros), then the tile of X.
+  const int pieces = (k2 + piece - 1) / piece, width = pieces * piece;
+  T* S = reinterpret_cast<T*>(shared_values);
+  T* xs = S + k1 * width;
+  const int stride = k1 | 1;  // odd: conflict-free rows
+  for (int e = threadIdx.x; e < k1 * width; e += blockDim.x) {
+    const int i = e / width, j = e - i * width;
+    S[e] = j < k2 ? s[i * k2 + j] : T(0);
   }
-  __syncthreads();
-  // One row per thread and no loop over rows: in a grid-stride loop the
-  // compiler hoists all of S into registers (K1 x K2 of them) and spills.
-  const std::int64_t r = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x;
-  if (r < rows) {
-    const T* xr = x + r * ldx;
-    T xv[K1];
+  const std::int64_t tiles = (rows + tile_rows - 1) / tile_rows;
+  for (std::int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const std::int64_t first = tile * tile_rows;
+    const int n = static_cast<int>(rows - first < tile_rows ? rows - first : tile_rows);
+    __syncthreads();  // S is ready; the previous tile is no longer read
+    const T* xt = x + first * ldx;
+#pragma unroll 4
+    for (int e = threadIdx.x; e < n * k1; e += blockDim.x) {
+      const int r = e / k1, c = e - r * k1;
+      xs[r * stride + c] = xt[r * ldx + c];
+    }
+    __syncthreads();
+    const int pairs = (n + piece_rows - 1) / piece_rows;
+    for (int item = threadIdx.x; item < pairs * pieces; item += blockDim.x) {
+      const int p = item / pieces, b0 = (item - p * pieces) * piece;
+      const int r0 = p * piece_rows;
+      const bool second = r0 + 1 < n;
+      const T* x0 = xs + r0 * stride;
+      const T* x1 = second ? x0 + stride : x0;
+      T acc[piece_rows][piece] = {};
+#pragma unroll 4
+      for (int i = 0; i < k1; ++i) {
+        T sv[piece];
+        load_piece(S + i * width + b0, sv);
+        const T a0 = x0[i], a1 = x1[i];
 #pragma unroll
-    for (int i = 0; i < K1; ++i) xv[i] = i < k1 ? xr[i] : T(0);
-    T acc[K2];
+        for (int j = 0; j < piece; ++j) {
+          acc[0][j] = fma(a0, sv[j], acc[0][j]);
+          acc[1][j] = fma(a1, sv[j], acc[1][j]);
+        }
+      }
 #pragma unroll
-    for (int j = 0; j < K2; ++j) acc[j] = T(0);
+      for (int q = 0; q < piece_rows; ++q) {
+        if (q == 1 && !second) break;
+        const std::int64_t row = first + r0 + q;
+        T* yr = y + row * ldy;
+        const T* zr = z ? z + row * ldz : nullptr;
 #pragma unroll
-    for (int i = 0; i < K1; ++i)
-#pragma unroll
-      for (int j = 0; j < K2; ++j) acc[j] = fma(xv[i], S[i * K2 + j], acc[j]);
-    T* yr = y + r * ldy;
-    if (beta == T(0)) {
-#pragma unroll
-      for (int j = 0; j < K2; ++j)
-        if (j < k2) yr[j] = alpha * acc[j];
-    } else {
-      const T* zr = z + r * ldz;
-      T zv[K2];
-#pragma unroll
-      for (int j = 0; j < K2; ++j) zv[j] = j < k2 ? zr[j] : T(0);
-#pragma unroll
-      for (int j = 0; j < K2; ++j)
-        if (j < k2) yr[j] = alpha * acc[j] + beta * zv[j];
+        for (int j = 0; j < piece; ++j) {
+          const int c = b0 + j;
+          if (c < k2) yr[c] = beta == T(0) ? alpha * acc[q][j] : alpha * acc[q][j] + beta * zr[c];
+        }
+      }
     }
   }
 }
 
-int padded(std::int64_t k) { return k <= 8 ? 8 : k <= 16 ? 16 : 32; }
-
-template <class T, int K1, int K2>
-void launch(std::int64_t rows, std::int64_t k1, std::int64_t k2, T alpha, const T* x, std::int64_t ldx, const T* s,
-            T beta, const T* z, std::int64_t ldz, T* y, std::int64_t ldy, cudaStream_t stream) {
-  // Each block reads its own copy of S (up to 8 KB, from L2): at most 1/32 of
-  // the traffic of its rows.
-  const auto blocks = static_cast<unsigned>((rows + update_threads - 1) / update_threads);
-  rowwise_update_kernel<T, K1, K2><<<blocks, update_threads, 0, stream>>>(
-      rows, static_cast<int>(k1), static_cast<int>(k2), alpha, x, ldx, s, beta, z, ldz, y, ldy);
-  BLOCKEIGS_CUDA_CHECK_LAUNCH();
-}
-
-template <class T, int K1>
-void launch_for_k2(std::int64_t rows, std::int64_t k1, std::int64_t k2, T alpha, const T* x, std::int64_t ldx,
-                   const T* s, T beta, const T* z, std::int64_t ldz, T* y, std::int64_t ldy, cudaStream_t stream) {
-  switch (padded(k2)) {
-    case 8: return launch<T, K1, 8>(rows, k1, k2, alpha, x, ldx, s, beta, z, ldz, y, ldy, stream);
-    case 16: return launch<T, K1, 16>(rows, k1, k2, alpha, x, ldx, s, beta, z, ldz, y, ldy, stream);
-    default: return launch<T, K1, 32>(rows, k1, k2, alpha, x, ldx, s, beta, z, ldz, y, ldy, stream);
-  }
+std::size_t shared_bytes_for(std::int64_t k1, std::int64_t k2, std::size_t value_size) {
+  const std::int64_t width = (k2 + piece - 1) / piece * piece;
+  // Rounded up to whole doubles, in which the kernel declares its shared memory.
+  const std::size_t bytes = value_size * static_cast<std::size_t>(k1 * width + tile_rows * (k1 | 1));
+  return (bytes + sizeof(double) - 1) / sizeof(double) * sizeof(double);
 }
 
 }  // namespace
@@ -98,11 +118,12 @@ void narrow_update(std::int64_t rows, std::int64_t k1, std::int64_t k2, T alpha,
                    const T* s, T beta, const T* z, std::int64_t ldz, T* y, std::int64_t ldy,
                    cudaStream_t stream) {
   if (rows == 0) return;
-  switch (padded(k1)) {
-    case 8: return launch_for_k2<T, 8>(rows, k1, k2, alpha, x, ldx, s, beta, z, ldz, y, ldy, stream);
-    case 16: return launch_for_k2<T, 16>(rows, k1, k2, alpha, x, ldx, s, beta, z, ldz, y, ldy, stream);
-    default: return launch_for_k2<T, 32>(rows, k1, k2, alpha, x, ldx, s, beta, z, ldz, y, ldy, stream);
-  }
+  const std::size_t bytes = shared_bytes_for(k1, k2, sizeof(T));  // <= 42 KB (fp64, 32 x 32)
+  const std::int64_t tiles = (rows + tile_rows - 1) / tile_rows;
+  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, 4096));
+  narrow_update_kernel<T><<<blocks, update_threads, bytes, stream>>>(rows, static_cast<int>(k1), static_cast<int>(k2),
+                                                                     alpha, x, ldx, s, beta, z, ldz, y, ldy);
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
 template void narrow_update(std::int64_t, std::int64_t, std::int64_t, float, const float*, std::int64_t, const float*,
