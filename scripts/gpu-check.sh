@@ -2,7 +2,7 @@
 # On the GPU machine: build with the cuda preset, run the GPU tests and the
 # benchmarks asked for, and end with a short table. Logs go to $OUT (the
 # device tool's folder) or /tmp/gpu-check.
-#   scripts/gpu-check.sh [tests] [bench-quick|bench-full] [operator] [blockops] [compare] [scaling]
+#   scripts/gpu-check.sh [tests] [bench-quick|bench-full] [operator] [blockops] [profile] [compare] [scaling]
 # Matrices: gpu-carry/matrices (a copy of ../shared/data/matrices, which does
 # not travel to the GPU machine).
 set -uo pipefail
@@ -63,6 +63,20 @@ for step in "${steps[@]}"; do
       echo "== block-ops-bench (2097152 rows, fp64)"
       for k in 16 48; do $bin/block-ops-bench --rows 2097152 --width $k 2>&1 | tee -a "$out/block-ops.log" | grep -v '^CSV'; done
       note "block-ops: $(grep -c '^CSV,block_ops' "$out/block-ops.log") cases timed" ;;
+    profile)
+      # Where block CG's time goes, kernel by kernel (Nsight Systems, when the machine has it).
+      echo "== profile (nsys, block-cg 128^3)"
+      nsys_bin=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
+      if [ -n "$nsys_bin" ]; then
+        "$nsys_bin" profile -o "$out/block-cg" --force-overwrite true \
+          $bin/block-cg configs/bench/cg-laplacian-128.yaml > "$out/profile-run.log" 2>&1
+        "$nsys_bin" stats --report cuda_gpu_kern_sum,cuda_gpu_mem_time_sum,cuda_api_sum --format csv \
+          -o "$out/block-cg" "$out/block-cg.nsys-rep" > "$out/profile-stats.log" 2>&1
+        for f in "$out"/block-cg_*.csv; do echo "-- $f"; head -25 "$f" | cut -c1-220; done
+        note "profile          $(ls "$out"/block-cg_*.csv 2>/dev/null | wc -l) reports"
+      else
+        note "profile          nsys not found"
+      fi ;;
     compare)
       # Issue bars: block-eigs vs torch.lobpcg and cupyx lobpcg; block-cg vs cupyx cg per column.
       echo "== compare (one GPU)"
