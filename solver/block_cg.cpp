@@ -137,7 +137,8 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
   auto threshold = [&](std::int64_t column) {
     return std::max(options.rtol * result.rhs_norms[column], options.atol);
   };
-  // Marks converged columns, writes them to X and squeezes them out of Xa and R.
+  // Marks converged columns, writes them to X and squeezes them out of Xa and
+  // R; returns the positions (in the previous active set) of those kept.
   auto retire_converged = [&](const std::vector<double>& norms, int iteration) {
     std::vector<std::int64_t> keep;
     for (std::size_t c = 0; c < active.size(); ++c) {
@@ -152,7 +153,7 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
         keep.push_back(static_cast<std::int64_t>(c));
       }
     }
-    if (keep.size() == active.size()) return;
+    if (keep.size() == active.size()) return keep;
     const auto a = static_cast<std::int64_t>(active.size()), kept = static_cast<std::int64_t>(keep.size());
     select_columns(context, spmm::ConstDenseView<T>(narrow(Xa, a)), keep, narrow(scratch, kept));
     copy_block(context, spmm::ConstDenseView<T>(narrow(scratch, kept)), narrow(Xa, kept));
@@ -161,6 +162,7 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
     std::vector<std::int64_t> still;
     for (std::int64_t c : keep) still.push_back(active[c]);
     active = std::move(still);
+    return keep;
   };
   // History row (before retiring, while `active` still maps norms to columns);
   // returns the worst relative residual for the monitor.
@@ -198,7 +200,7 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
   };
 
   std::vector<double> norms = column_norms(context, comm, spmm::ConstDenseView<T>(R_view(s)));
-  retire_converged(norms, 0);
+  (void)retire_converged(norms, 0);
   clock.to(time.other);
 
   std::int64_t r = 0;
@@ -230,9 +232,16 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
     block_update(context, T(-1), spmm::ConstDenseView<T>(Q_view(r)), alpha, T(1), R_view(a));
     clock.to(time.update);
 
-    norms = column_norms(context, comm, spmm::ConstDenseView<T>(R_view(a)));
+    // [Q R]^T R in one pass over the two blocks: the residual norms are the
+    // square roots of its R^T R diagonal, and Q^T R is what beta needs when
+    // there is no preconditioner.
+    const HostMatrix QR_R = gram(context, comm, spmm::ConstDenseView<T>(spmm::DenseView<T>{space, m, r + a, 2 * s,
+                                                                                          QR.data() + s - r}),
+                                 spmm::ConstDenseView<T>(R_view(a)));
+    norms.resize(static_cast<std::size_t>(a));
+    for (std::int64_t c = 0; c < a; ++c) norms[c] = std::sqrt(std::max(0.0, QR_R(r + c, c)));
     const double worst = record(norms);
-    retire_converged(norms, iteration);
+    const std::vector<std::int64_t> kept = retire_converged(norms, iteration);
     monitor(iteration, r, worst);
     clock.to(time.other);
     if (active.empty()) break;
@@ -241,12 +250,16 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
     // (Z is R itself without a preconditioner, else M^{-1} R written to W).
     const auto a2 = static_cast<std::int64_t>(active.size());
     spmm::ConstDenseView<T> Z = R_view(a2);
+    HostMatrix QtZ(r, a2);
     if (preconditioner) {
       new_directions(narrow(W, a2), a2);
       Z = narrow(W, a2);
+      QtZ = gram(context, comm, spmm::ConstDenseView<T>(Q_view(r)), Z);
+    } else {
+      for (std::int64_t i = 0; i < r; ++i)
+        for (std::int64_t c = 0; c < a2; ++c) QtZ(i, c) = QR_R(i, kept[c]);
     }
-    const HostMatrix beta =
-        solve_delta(comm, delta, gram(context, comm, spmm::ConstDenseView<T>(Q_view(r)), Z), -1.0);
+    const HostMatrix beta = solve_delta(comm, delta, QtZ, -1.0);
     block_combine(context, T(1), Pr, beta, T(1), Z, narrow(W, a2));
     clock.to(time.update);
     r = orthonormalize(context, comm, narrow(W, a2), narrow(scratch, a2), tol);

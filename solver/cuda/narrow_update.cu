@@ -39,10 +39,19 @@ __device__ inline void load_piece(const float* p, float (&v)[piece]) {
   v[0] = a.x, v[1] = a.y, v[2] = a.z, v[3] = a.w;
 }
 
+// S travels as a kernel parameter (up to 8 KB; Hopper and CUDA >= 12.1 take
+// 32 KB of parameters): no device allocation and no host-to-device copy per
+// call, which cost the solvers more than the multiply on small updates.
+template <class T>
+struct Coefficients {
+  T values[max_width * max_width];  // k1 x k2, row-major
+};
+
 template <class T>
 __global__ void __launch_bounds__(update_threads)
-    narrow_update_kernel(std::int64_t rows, int k1, int k2, T alpha, const T* x, std::int64_t ldx, const T* s,
-                         T beta, const T* z, std::int64_t ldz, T* y, std::int64_t ldy) {
+    narrow_update_kernel(std::int64_t rows, int k1, int k2, T alpha, const T* x, std::int64_t ldx,
+                         const __grid_constant__ Coefficients<T> s, T beta, const T* z, std::int64_t ldz, T* y,
+                         std::int64_t ldy) {
   extern __shared__ double shared_values[];  // double: aligned for either type's vector loads
   // S with its columns padded to a whole number of pieces (zeros), then the tile of X.
   const int pieces = (k2 + piece - 1) / piece, width = pieces * piece;
@@ -51,7 +60,7 @@ __global__ void __launch_bounds__(update_threads)
   const int stride = k1 | 1;  // odd: conflict-free rows
   for (int e = threadIdx.x; e < k1 * width; e += blockDim.x) {
     const int i = e / width, j = e - i * width;
-    S[e] = j < k2 ? s[i * k2 + j] : T(0);
+    S[e] = j < k2 ? s.values[i * k2 + j] : T(0);
   }
   const std::int64_t tiles = (rows + tile_rows - 1) / tile_rows;
   for (std::int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
@@ -115,18 +124,20 @@ bool narrow_update_fits(std::int64_t k1, std::int64_t k2) {
 
 template <class T>
 void narrow_update(std::int64_t rows, std::int64_t k1, std::int64_t k2, T alpha, const T* x, std::int64_t ldx,
-                   const T* s, T beta, const T* z, std::int64_t ldz, T* y, std::int64_t ldy,
+                   const double* s, T beta, const T* z, std::int64_t ldz, T* y, std::int64_t ldy,
                    cudaStream_t stream) {
   if (rows == 0) return;
+  Coefficients<T> coefficients;
+  for (std::int64_t e = 0; e < k1 * k2; ++e) coefficients.values[e] = static_cast<T>(s[e]);
   const std::size_t bytes = shared_bytes_for(k1, k2, sizeof(T));  // <= 42 KB (fp64, 32 x 32)
   const std::int64_t tiles = (rows + tile_rows - 1) / tile_rows;
   const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, 4096));
   narrow_update_kernel<T><<<blocks, update_threads, bytes, stream>>>(rows, static_cast<int>(k1), static_cast<int>(k2),
-                                                                     alpha, x, ldx, s, beta, z, ldz, y, ldy);
+                                                                     alpha, x, ldx, coefficients, beta, z, ldz, y, ldy);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
-template void narrow_update(std::int64_t, std::int64_t, std::int64_t, float, const float*, std::int64_t, const float*,
+template void narrow_update(std::int64_t, std::int64_t, std::int64_t, float, const float*, std::int64_t, const double*,
                             float, const float*, std::int64_t, float*, std::int64_t, cudaStream_t);
 template void narrow_update(std::int64_t, std::int64_t, std::int64_t, double, const double*, std::int64_t,
                             const double*, double, const double*, std::int64_t, double*, std::int64_t, cudaStream_t);
