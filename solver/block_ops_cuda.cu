@@ -193,14 +193,14 @@ void gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, std::int
                                        &beta, c, int(ldc)));
 }
 
-
 // X^T Y for tall-skinny blocks. One cuBLAS gemm with k = rows (millions) and
 // m, n = tens runs on a handful of thread blocks (measured on an H200: 235 ms
 // for a 16.7M x 16 Gram matrix, ~500x its bandwidth time). Instead the rows are
 // cut into fixed chunks, a strided-batched gemm forms one partial product per
 // chunk (many independent m x n x chunk problems fill the GPU), and a small
-// kernel adds the partials in chunk order: deterministic, and the order does
+// kernel adds the partials in a fixed order: deterministic, and the order does
 // not depend on the GPU.
+//
 // out[e] = sum over chunks c of partial[c * entries + e], one thread block
 // per entry: thread t adds chunks t, t + 256, ... in order, then a fixed
 // tree adds the 256 sums. The shape never changes, so neither do the bits.

@@ -11,8 +11,9 @@
 namespace blockeigs::solver::cuda {
 
 // Y = alpha * X * S + beta * Z (beta == 0: Z is not read), S k1 x k2 row-major
-// on the host (passed to the kernel by value). Y may be X (same data and ld; then k2 <= k1) or
-// Z; it must not otherwise overlap them. Needs narrow_update_fits(k1, k2).
+// on the host (passed to the kernel by value). Y may be X (same data and ld;
+// then k2 <= k1) or Z; it must not otherwise overlap them. Needs
+// narrow_update_fits(k1, k2).
 bool narrow_update_fits(std::int64_t k1, std::int64_t k2);
 template <class T>
 void narrow_update(std::int64_t rows, std::int64_t k1, std::int64_t k2, T alpha, const T* x, std::int64_t ldx,

@@ -8,8 +8,9 @@
 // The tile's rows are padded to an odd number of values so that the rows a
 // warp reads at once fall in different shared-memory banks (unpadded, 16
 // doubles per row put 8 rows of a warp in one bank). Wider blocks are left to
-// cuBLAS: at 48 columns a one-row-per-thread version was bound by
-// shared-memory loads (3.2 ms against cuBLAS's 0.5 ms on an H200).
+// cuBLAS: at 48 columns an earlier version (4 columns of one row per thread,
+// df04ecc) was bound by shared-memory loads (3.2 ms against cuBLAS's 0.5 ms
+// on an H200).
 // Measured at 2M x 16 fp64 (H200, 9467e0e): 0.28 ms with beta = 0 and 0.38 ms
 // otherwise, ~2 TB/s, about cuBLAS's rate; a version that staged the results
 // and wrote them out coalesced was no faster (311ca71). What holds both near
