@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/bench_options.hpp"
 #include "solver/block_ops.hpp"
 #include "solver/collective.hpp"
 #include "solver/device_selection.hpp"
@@ -19,28 +20,15 @@ namespace {
 
 using namespace blockeigs;
 
-struct Options {
-  std::int64_t rows = 2097152;  // the 128^3 Laplacian
-  std::int64_t width = 16;
-  int reps = 20;
-  Backend backend = Backend::automatic;
-  bool fp32 = false;
-};
-
 const char* const usage =
     "usage: block-ops-bench [--rows N] [--width K] [--reps R] [--backend cpu|cuda|auto] [--fp32]\n"
     "Times Gram matrices, norms, block updates, copies and orthonormalisation of N x K blocks.\n";
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
-}
-
 template <class T>
-void run(const Options& options, MPI_Comm comm) {
+void run(const apps::BenchOptions& options, MPI_Comm comm) {
   const spmm::Context context = solver::make_context(options.backend, comm);
   const Space space = context.space();
-  const std::int64_t m = options.rows, k = options.width;
+  const std::int64_t m = options.size, k = options.width;
   spmm::DenseBlock<T> X(space, m, k), Y(space, m, k), Z(space, m, k), W(space, m, k), S(space, m, k);
   solver::fill_random(context, X.view(), 1, 0);
   solver::fill_random(context, Y.view(), 2, 0);
@@ -90,7 +78,7 @@ void run(const Options& options, MPI_Comm comm) {
       context.synchronize();
       times.push_back(MPI_Wtime() - start);
     }
-    const double t = median(times);
+    const double t = apps::median(times);
     const double rate = c.blocks * block_bytes / t / 1e9;
     if (copy_rate == 0) copy_rate = rate;
     if (c.blocks > 0)
@@ -108,39 +96,21 @@ void run(const Options& options, MPI_Comm comm) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  Options options;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "block-ops-bench: %s needs a value\n%s", arg.c_str(), usage);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-      }
-      return argv[++i];
-    };
-    if (arg == "--rows") options.rows = std::stoll(value());
-    else if (arg == "--width") options.width = std::stoll(value());
-    else if (arg == "--reps") options.reps = std::stoi(value());
-    else if (arg == "--backend") {
-      const std::string b = value();
-      options.backend = b == "cpu" ? Backend::cpu : b == "cuda" ? Backend::cuda : Backend::automatic;
-    } else if (arg == "--fp32") options.fp32 = true;
-    else {
-      std::fprintf(stderr, "block-ops-bench: unknown option %s\n%s", arg.c_str(), usage);
-      MPI_Finalize();
-      return 2;
+  // 2,097,152 rows: the 128^3 Laplacian of the solver benchmarks.
+  const std::optional<apps::BenchOptions> options =
+      apps::parse_bench_options(argc, argv, "--rows", 2097152, "block-ops-bench", usage);
+  int code = options ? 0 : 2;
+  if (options) {
+    try {
+      if (options->fp32)
+        run<float>(*options, MPI_COMM_SELF);
+      else
+        run<double>(*options, MPI_COMM_SELF);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "block-ops-bench: %s\n", e.what());
+      code = 1;
     }
   }
-  try {
-    if (options.fp32)
-      run<float>(options, MPI_COMM_SELF);
-    else
-      run<double>(options, MPI_COMM_SELF);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "block-ops-bench: %s\n", e.what());
-    MPI_Finalize();
-    return 1;
-  }
   MPI_Finalize();
-  return 0;
+  return code;
 }

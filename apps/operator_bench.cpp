@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/bench_options.hpp"
 #include "io/generators.hpp"
 #include "solver/collective.hpp"
 #include "solver/device_selection.hpp"
@@ -18,22 +19,9 @@ namespace {
 
 using namespace blockeigs;
 
-struct Options {
-  std::int64_t grid = 128;
-  std::int64_t width = 16;
-  int reps = 20;
-  Backend backend = Backend::automatic;
-  bool fp32 = false;
-};
-
 const char* const usage =
     "usage: mpirun -np N operator-bench [--grid N] [--width K] [--reps R] [--backend cpu|cuda|auto] [--fp32]\n"
     "Times Y = A X for the 7-point Laplacian on an N^3 grid and a K-column block.\n";
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
-}
 
 // The slowest rank's time for one call of `step`, on every rank.
 template <class Step>
@@ -48,12 +36,12 @@ double timed(MPI_Comm comm, const spmm::Context& context, Step&& step) {
 }
 
 template <class T>
-void run(const Options& options, MPI_Comm comm) {
+void run(const apps::BenchOptions& options, MPI_Comm comm) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
   const spmm::Context context = solver::make_context(options.backend, comm);
-  io::GeneratorSpec spec{io::GeneratorKind::laplacian_3d, options.grid, options.grid, options.grid, 7};
+  io::GeneratorSpec spec{io::GeneratorKind::laplacian_3d, options.size, options.size, options.size, 7};
   const auto offsets = io::generated_row_offsets(spec);
   const auto partition = solver::RowPartition::balanced(offsets, ranks);
   solver::DistributedOperator<T> op(comm, context,
@@ -80,13 +68,13 @@ void run(const Options& options, MPI_Comm comm) {
   long long halo = op.halo_plan().halo_rows(), max_halo = 0;
   MPI_Reduce(&halo, &max_halo, 1, MPI_LONG_LONG, MPI_MAX, 0, comm);
 
-  const double f = median(full), e = median(exchange), mu = median(multiply);
+  const double f = apps::median(full), e = apps::median(exchange), mu = apps::median(multiply);
   // Overlap: how much of the shorter of communication and multiply was hidden.
   const double overlap = std::clamp((e + mu - f) / std::max(1e-12, std::min(e, mu)), 0.0, 1.0);
   if (rank == 0) {
     const double per = 1e3 / t.calls;
     std::printf("operator-bench: 7-point Laplacian %lld^3 (%lld rows), width %lld, %s, %d rank(s), %s%s\n",
-                (long long)options.grid, (long long)partition.global_rows(), (long long)k,
+                (long long)options.size, (long long)partition.global_rows(), (long long)k,
                 sizeof(T) == 8 ? "fp64" : "fp32", ranks, context.space() == Space::device ? "cuda" : "cpu",
                 ranks > 1 ? (", halo " + op.halo_transport()).c_str() : "");
     std::printf("  apply (median of %d)        %9.3f ms\n", options.reps, f * 1e3);
@@ -96,7 +84,7 @@ void run(const Options& options, MPI_Comm comm) {
     std::printf("  profiled split (slowest rank, synchronised per phase, mean per apply):\n");
     std::printf("    pack %.3f  local SpMM %.3f  wait %.3f  unpack %.3f  halo SpMM %.3f  total %.3f ms\n",
                 worst[0] * per, worst[1] * per, worst[2] * per, worst[3] * per, worst[4] * per, worst[5] * per);
-    std::printf("CSV,operator,%lld,%lld,%s,%d,%.6f,%.6f,%.6f,%.3f\n", (long long)options.grid, (long long)k,
+    std::printf("CSV,operator,%lld,%lld,%s,%d,%.6f,%.6f,%.6f,%.3f\n", (long long)options.size, (long long)k,
                 sizeof(T) == 8 ? "fp64" : "fp32", ranks, f * 1e3, e * 1e3, mu * 1e3, overlap);
   }
 }
@@ -105,30 +93,17 @@ void run(const Options& options, MPI_Comm comm) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  Options options;
-  int code = 0;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--grid") options.grid = std::stoll(next());
-    else if (a == "--width") options.width = std::stoll(next());
-    else if (a == "--reps") options.reps = std::stoi(next());
-    else if (a == "--fp32") options.fp32 = true;
-    else if (a == "--backend") options.backend = parse_backend(next()).value_or(Backend::automatic);
-    else {
-      std::fputs(usage, stderr);
-      code = 2;
-    }
-  }
-  if (code == 0) {
+  const std::optional<apps::BenchOptions> options =
+      apps::parse_bench_options(argc, argv, "--grid", 128, "operator-bench", usage);
+  if (options) {
     try {
-      if (options.fp32) run<float>(options, MPI_COMM_WORLD);
-      else run<double>(options, MPI_COMM_WORLD);
+      if (options->fp32) run<float>(*options, MPI_COMM_WORLD);
+      else run<double>(*options, MPI_COMM_WORLD);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "operator-bench: %s\n", e.what());
       MPI_Abort(MPI_COMM_WORLD, 1);
     }
   }
   MPI_Finalize();
-  return code;
+  return options ? 0 : 2;
 }
