@@ -182,6 +182,15 @@ void DistributedOperator<T>::apply(T alpha, spmm::ConstDenseView<T> X, T beta, s
   timings_.add({t0, t1, t2, t3, t4, t5});
 }
 
+// Once this rank's pack is done: tell the receivers, wait for the senders'
+// word, and queue the copies of their rows on the side stream.
+template <class T>
+void DistributedOperator<T>::pull_peer_rows(std::int64_t k) {
+  packed_->synchronize();
+  peer_->announce_packed();
+  peer_->queue_copies(halo_block_.data(), static_cast<std::size_t>(k) * sizeof(T));
+}
+
 // The same steps as apply, with tokens instead of data in the messages: the
 // receiver pulls its rows from the sender's mapped buffer on a side stream.
 template <class T>
@@ -194,9 +203,7 @@ void DistributedOperator<T>::apply_with_peer_copies(T alpha, spmm::ConstDenseVie
   const double t1 = now();
   diagonal_plan_->multiply(alpha, X, beta, Y);
   const double t2 = now();
-  packed_->synchronize();
-  peer_->announce_packed();
-  peer_->queue_copies(halo_block_.data(), static_cast<std::size_t>(k) * sizeof(T));
+  pull_peer_rows(k);
   const double t3 = now();
   peer_->stream_waits_for_copies();
   const double t4 = now();
@@ -244,9 +251,7 @@ void DistributedOperator<T>::exchange_only(spmm::ConstDenseView<T> X) {
   if (peer_) {
     peer_->post_packed_receives();
     queue_pack(X);
-    packed_->synchronize();
-    peer_->announce_packed();
-    peer_->queue_copies(halo_block_.data(), static_cast<std::size_t>(X.cols) * sizeof(T));
+    pull_peer_rows(X.cols);
     peer_->stream_waits_for_copies();
     peer_->halo_block_released();
     peer_->finish();

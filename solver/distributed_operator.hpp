@@ -100,6 +100,7 @@ class DistributedOperator final : public LinearOperator<T> {
   void post_sends(std::int64_t k, std::vector<MPI_Request>& requests);
   void finish_exchange(std::vector<MPI_Request>& requests);
   void apply_with_peer_copies(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y);
+  void pull_peer_rows(std::int64_t k);
   // Y(rows with halo columns) += alpha * off-diagonal block * halo block.
   void add_halo_product(T alpha, std::int64_t k, spmm::DenseView<T> Y);
   double now() const;
