@@ -84,6 +84,14 @@ HostMatrix solve_delta(MPI_Comm comm, const SmallSolve& delta, HostMatrix rhs, d
   return rhs;
 }
 
+// M from rank 0 to every rank, shape included.
+void broadcast_matrix(MPI_Comm comm, HostMatrix& M) {
+  std::int64_t shape[2] = {M.rows(), M.cols()};
+  MPI_Bcast(shape, 2, MPI_INT64_T, 0, comm);
+  if (shape[0] != M.rows() || shape[1] != M.cols()) M = HostMatrix(shape[0], shape[1]);
+  if (shape[0] * shape[1] > 0) MPI_Bcast(M.data(), static_cast<int>(shape[0] * shape[1]), MPI_DOUBLE, 0, comm);
+}
+
 HostMatrix columns_of(const HostMatrix& M, std::int64_t first, std::int64_t count) {
   return M.block(0, M.rows(), first, count);
 }
@@ -112,14 +120,23 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
   PhaseClock clock(context);
   const auto tol = OrthonormalizeTolerances::for_type<T>();
 
-  // Buffers. QR holds [Q | R_active] side by side (R from column s on, Q
-  // just before it) so that P^T [Q R] is one reduction.
-  spmm::DenseBlock<T> QR(space, m, 2 * s), Xa(space, m, s), P(space, m, s), W(space, m, s), scratch(space, m, s);
-  auto R_view = [&](std::int64_t a) { return spmm::DenseView<T>{space, m, a, 2 * s, QR.data() + s}; };
-  auto Q_view = [&](std::int64_t r) { return spmm::DenseView<T>{space, m, r, 2 * s, QR.data() + s - r}; };
+  // Buffers. PQR holds [P | Q | R] side by side (ld 3s): R from column 2s on,
+  // Q = A P just before it and P before that, so that P^T [Q R] and the Gram
+  // matrix of all three are single reductions, and the new P can be written
+  // over the old one (block_combine_pair reads a row before writing it).
+  const std::int64_t ld = 3 * s;
+  spmm::DenseBlock<T> PQR(space, m, ld), Xa(space, m, s), scratch(space, m, s);
+  spmm::DenseBlock<T> Zbuf(space, preconditioner ? m : 0, preconditioner ? s : 0);
+  auto at = [&](std::int64_t column, std::int64_t cols) {
+    return spmm::DenseView<T>{space, m, cols, ld, PQR.data() + column};
+  };
+  auto R_view = [&](std::int64_t a) { return at(2 * s, a); };
+  auto Q_view = [&](std::int64_t r) { return at(2 * s - r, r); };
+  auto P_view = [&](std::int64_t r) { return at(2 * s - 2 * r, r); };
   auto narrow = [&](spmm::DenseBlock<T>& block, std::int64_t cols) {
     return spmm::DenseView<T>{space, m, cols, block.ld(), block.data()};
   };
+  auto cview = [](spmm::DenseView<T> v) { return spmm::ConstDenseView<T>(v); };
 
   result.rhs_norms = column_norms(context, comm, B);
   result.iterations.assign(s, 0);
@@ -155,10 +172,10 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
     }
     if (keep.size() == active.size()) return keep;
     const auto a = static_cast<std::int64_t>(active.size()), kept = static_cast<std::int64_t>(keep.size());
-    select_columns(context, spmm::ConstDenseView<T>(narrow(Xa, a)), keep, narrow(scratch, kept));
-    copy_block(context, spmm::ConstDenseView<T>(narrow(scratch, kept)), narrow(Xa, kept));
-    select_columns(context, spmm::ConstDenseView<T>(R_view(a)), keep, narrow(scratch, kept));
-    copy_block(context, spmm::ConstDenseView<T>(narrow(scratch, kept)), R_view(kept));
+    select_columns(context, cview(narrow(Xa, a)), keep, narrow(scratch, kept));
+    copy_block(context, cview(narrow(scratch, kept)), narrow(Xa, kept));
+    select_columns(context, cview(R_view(a)), keep, narrow(scratch, kept));
+    copy_block(context, cview(narrow(scratch, kept)), R_view(kept));
     std::vector<std::int64_t> still;
     for (std::int64_t c : keep) still.push_back(active[c]);
     active = std::move(still);
@@ -187,27 +204,34 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
     progress.converged = static_cast<int>(std::count(result.converged.begin(), result.converged.end(), true));
     options.monitor(progress);
   };
-
-  // Z = M^{-1} R (or R) for the active columns, written straight into the
-  // block that becomes the search block.
-  auto new_directions = [&](spmm::DenseView<T> target, std::int64_t a) {
-    if (preconditioner) {
-      preconditioner->apply(spmm::ConstDenseView<T>(R_view(a)), target);
-      clock.to(time.preconditioner);
-    } else {
-      copy_block(context, spmm::ConstDenseView<T>(R_view(a)), target);
-    }
+  // Z = M^{-1} R for the active columns (preconditioned runs only).
+  auto preconditioned_residual = [&](std::int64_t a) {
+    preconditioner->apply(cview(R_view(a)), narrow(Zbuf, a));
+    clock.to(time.preconditioner);
+    return narrow(Zbuf, a);
+  };
+  // The search block's columns sit where P_view(r) expects them: a block made
+  // elsewhere (or conditioned into fewer columns at the wrong offset) is moved
+  // there through scratch.
+  auto place_search_block = [&](spmm::DenseView<T> from, std::int64_t r) {
+    if (from.data == P_view(r).data) return;
+    copy_block(context, cview(column_range(from, 0, r)), narrow(scratch, r));
+    copy_block(context, cview(narrow(scratch, r)), P_view(r));
   };
 
-  std::vector<double> norms = column_norms(context, comm, spmm::ConstDenseView<T>(R_view(s)));
+  std::vector<double> norms = column_norms(context, comm, cview(R_view(s)));
   (void)retire_converged(norms, 0);
   clock.to(time.other);
 
   std::int64_t r = 0;
   if (!active.empty()) {
+    // P = a well-conditioned basis of Z (or R), built in the columns before
+    // R's (free now) and then moved to its place.
     const auto a = static_cast<std::int64_t>(active.size());
-    new_directions(narrow(P, a), a);
-    r = orthonormalize(context, comm, narrow(P, a), narrow(scratch, a), tol);
+    const spmm::DenseView<T> W = at(0, a);
+    copy_block(context, preconditioner ? cview(preconditioned_residual(a)) : cview(R_view(a)), W);
+    r = condition_basis(context, comm, W, narrow(scratch, a), tol);
+    place_search_block(W, r);
     clock.to(time.orthogonalization);
   }
 
@@ -215,63 +239,117 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
   while (!active.empty() && r > 0 && iteration < options.max_iterations) {
     ++iteration;
     const auto a = static_cast<std::int64_t>(active.size());
-    const spmm::ConstDenseView<T> Pr = narrow(P, r);
+    const spmm::ConstDenseView<T> Pr = cview(P_view(r));
     A.apply(T(1), Pr, T(0), Q_view(r));
     clock.to(time.spmm);
 
     // [Delta C] = P^T [Q R]; alpha = Delta^{-1} C.
-    const HostMatrix G = gram(context, comm, Pr, spmm::ConstDenseView<T>(
-                                                      spmm::DenseView<T>{space, m, r + a, 2 * s, QR.data() + s - r}));
+    const HostMatrix G = gram(context, comm, Pr, cview(at(2 * s - r, r + a)));
     const SmallSolve delta = factor_delta(comm, columns_of(G, 0, r));
     if (!delta.positive_definite)
       fail_input_everywhere("block CG: the matrix is not positive definite (negative curvature at iteration ", iteration,
-                 ": smallest p^T A p over the orthonormal search block is ", delta.smallest_diagonal,
+                 ": smallest p^T A p over the search block is ", delta.smallest_diagonal,
                  ", or P^T A P has no Cholesky factor)");
     const HostMatrix alpha = solve_delta(comm, delta, columns_of(G, r, a), 1.0);
     block_update(context, T(1), Pr, alpha, T(1), narrow(Xa, a));
-    block_update(context, T(-1), spmm::ConstDenseView<T>(Q_view(r)), alpha, T(1), R_view(a));
+    block_update(context, T(-1), cview(Q_view(r)), alpha, T(1), R_view(a));
     clock.to(time.update);
 
-    // [Q R]^T R in one pass over the two blocks: the residual norms are the
-    // square roots of its R^T R diagonal, and Q^T R is what beta needs when
-    // there is no preconditioner.
-    const HostMatrix QR_R = gram(context, comm, spmm::ConstDenseView<T>(spmm::DenseView<T>{space, m, r + a, 2 * s,
-                                                                                          QR.data() + s - r}),
-                                 spmm::ConstDenseView<T>(R_view(a)));
+    // The Gram matrix of [P Q R] in one pass over the three blocks: the
+    // residual norms are the square roots of its R^T R diagonal, Q^T R is what
+    // beta needs, and with P^T P and P^T R it gives the Gram matrix of the new
+    // search block without reading it.
+    const HostMatrix PQR_gram = gram(context, comm, cview(at(2 * s - 2 * r, 2 * r + a)));
+    const std::int64_t q0 = r, r0 = 2 * r;  // first rows of Q and R in it
     norms.resize(static_cast<std::size_t>(a));
-    for (std::int64_t c = 0; c < a; ++c) norms[c] = std::sqrt(std::max(0.0, QR_R(r + c, c)));
+    for (std::int64_t c = 0; c < a; ++c) norms[c] = std::sqrt(std::max(0.0, PQR_gram(r0 + c, r0 + c)));
     const double worst = record(norms);
     const std::vector<std::int64_t> kept = retire_converged(norms, iteration);
     monitor(iteration, r, worst);
     clock.to(time.other);
     if (active.empty()) break;
 
-    // P <- orth(Z + P beta), beta = -Delta^{-1} Q^T Z, built in W in one pass
-    // (Z is R itself without a preconditioner, else M^{-1} R written to W).
+    // P <- a well-conditioned basis of Z + P beta, beta = -Delta^{-1} Q^T Z.
     const auto a2 = static_cast<std::int64_t>(active.size());
-    spmm::ConstDenseView<T> Z = R_view(a2);
-    HostMatrix QtZ(r, a2);
+    std::int64_t r_next = 0;
     if (preconditioner) {
-      new_directions(narrow(W, a2), a2);
-      Z = narrow(W, a2);
-      QtZ = gram(context, comm, spmm::ConstDenseView<T>(Q_view(r)), Z);
+      const spmm::DenseView<T> Z = preconditioned_residual(a2);
+      const HostMatrix beta = solve_delta(comm, delta, gram(context, comm, cview(Q_view(r)), cview(Z)), -1.0);
+      block_combine(context, T(1), Pr, beta, T(1), cview(Z), Z);  // W = Z + P beta, in Z's buffer
+      clock.to(time.update);
+      r_next = condition_basis(context, comm, Z, narrow(scratch, a2), tol);
+      place_search_block(Z, r_next);
+      clock.to(time.orthogonalization);
     } else {
+      // Z = R. With M = [P R]^T [P R] (from the Gram above, R's kept
+      // columns), W = [P R] [beta; I] has W^T W = [beta; I]^T M [beta; I].
+      // No cancellation spoils it: R is orthogonal to P (alpha made it so),
+      // so ||W||^2 = ||R||^2 + ||P beta||^2 up to rounding.
+      HostMatrix QtR(r, a2);
       for (std::int64_t i = 0; i < r; ++i)
-        for (std::int64_t c = 0; c < a2; ++c) QtZ(i, c) = QR_R(i, kept[c]);
+        for (std::int64_t c = 0; c < a2; ++c) QtR(i, c) = PQR_gram(q0 + i, r0 + kept[c]);
+      const HostMatrix beta = solve_delta(comm, delta, QtR, -1.0);
+      const std::int64_t n = r + a2;
+      std::vector<std::int64_t> rows_of(static_cast<std::size_t>(n));  // [P R_kept] rows of PQR_gram
+      for (std::int64_t i = 0; i < r; ++i) rows_of[i] = i;
+      for (std::int64_t c = 0; c < a2; ++c) rows_of[r + c] = r0 + kept[c];
+      HostMatrix E(n, a2);  // [beta; I]
+      for (std::int64_t i = 0; i < r; ++i)
+        for (std::int64_t c = 0; c < a2; ++c) E(i, c) = beta(i, c);
+      for (std::int64_t c = 0; c < a2; ++c) E(r + c, c) = 1;
+      HostMatrix ME(n, a2);
+      for (std::int64_t i = 0; i < n; ++i)
+        for (std::int64_t c = 0; c < a2; ++c) {
+          double sum = 0;
+          for (std::int64_t k = 0; k < n; ++k) sum += PQR_gram(rows_of[i], rows_of[k]) * E(k, c);
+          ME(i, c) = sum;
+        }
+      HostMatrix GW(a2, a2);
+      for (std::int64_t i = 0; i < a2; ++i)
+        for (std::int64_t j = 0; j < a2; ++j) {
+          double sum = 0;
+          for (std::int64_t k = 0; k < n; ++k) sum += E(k, i) * ME(k, j);
+          GW(i, j) = sum;
+        }
+      // SVQB of W from GW on rank 0 (every rank has the same GW, but one
+      // eigensolver result keeps the ranks bit-identical).
+      int rank = 0;
+      MPI_Comm_rank(comm, &rank);
+      HostMatrix S;
+      double ratio = 1;
+      collectively(comm, [&] {
+        if (rank == 0) S = svqb_transform(GW, tol, nullptr, &ratio);
+      });
+      broadcast_matrix(comm, S);
+      MPI_Bcast(&ratio, 1, MPI_DOUBLE, 0, comm);
+      r_next = S.cols();
+      if (r_next > 0) {
+        // P_new = P (beta S) + R S, written over the old P's columns.
+        HostMatrix betaS(r, r_next);
+        for (std::int64_t i = 0; i < r; ++i)
+          for (std::int64_t j = 0; j < r_next; ++j) {
+            double sum = 0;
+            for (std::int64_t k = 0; k < a2; ++k) sum += beta(i, k) * S(k, j);
+            betaS(i, j) = sum;
+          }
+        block_combine_pair(context, Pr, betaS, cview(R_view(a2)), S, P_view(r_next), narrow(scratch, r_next));
+        clock.to(time.update);
+        // One pass leaves W^T W within ~eps / ratio of I; far from it, condition again.
+        if (ratio < tol.single_pass_ratio) {
+          const spmm::DenseView<T> W = P_view(r_next);
+          r_next = condition_basis(context, comm, W, narrow(scratch, r_next), tol);
+          place_search_block(W, r_next);
+        }
+      }
+      clock.to(time.orthogonalization);
     }
-    const HostMatrix beta = solve_delta(comm, delta, QtZ, -1.0);
-    block_combine(context, T(1), Pr, beta, T(1), Z, narrow(W, a2));
-    clock.to(time.update);
-    r = orthonormalize(context, comm, narrow(W, a2), narrow(scratch, a2), tol);
-    std::swap(P, W);
-    clock.to(time.orthogonalization);
+    r = r_next;
   }
   result.total_iterations = iteration;
 
   // Columns still active keep their latest iterate.
   for (std::size_t c = 0; c < active.size(); ++c)
-    copy_block(context, spmm::ConstDenseView<T>(column_range(narrow(Xa, s), std::int64_t(c), 1)),
-               column_range(X, active[c], 1));
+    copy_block(context, cview(column_range(narrow(Xa, s), std::int64_t(c), 1)), column_range(X, active[c], 1));
 
   // The true residual B - A X, which the recurrence only approximates.
   A.apply(T(-1), spmm::ConstDenseView<T>(X), T(0), R_view(s));

@@ -103,6 +103,18 @@ template <class T>
 void block_combine(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const HostMatrix& S,
                    T beta, spmm::ConstDenseView<T> Z, spmm::DenseView<T> Y);
 
+// Y = X1 * S1 + X2 * S2 (X1: local x k1, S1: k1 x k, X2: local x k2,
+// S2: k2 x k, Y: local x k) in one pass where the device kernel applies: block
+// CG's new search block from the old one and the residual. X1, X2 and Y may be
+// views of one buffer (one ld) whose columns overlap in any way: each row of Y
+// is written only after that row of X1 and X2 has been read. `scratch` (local
+// x k, not overlapping the others) is used where the one-pass kernel does not
+// apply (the host, wide blocks).
+template <class T>
+void block_combine_pair(const spmm::Context& context, spmm::ConstDenseView<T> X1, const HostMatrix& S1,
+                        spmm::ConstDenseView<T> X2, const HostMatrix& S2, spmm::DenseView<T> Y,
+                        spmm::DenseView<T> scratch);
+
 // W(:, 0:S.cols) = W * S, a change of basis in place (S.cols <= W.cols).
 // `scratch` (W's rows, at least S.cols columns) is used only where the
 // in-place kernel does not apply (the host, wide blocks).

@@ -35,6 +35,11 @@ bool block_combine(const spmm::Context& context, T alpha, spmm::ConstDenseView<T
                    spmm::ConstDenseView<T> Z, spmm::DenseView<T> Y);
 template <class T>
 bool transform_in_place(const spmm::Context& context, spmm::DenseView<T> W, const double* S, std::int64_t kept);
+// Y = [X1 X2] S with S = [S1; S2] ((X1.cols + X2.cols) x Y.cols, row-major);
+// false when the shape does not fit the narrow-block kernel.
+template <class T>
+bool block_combine_pair(const spmm::Context& context, spmm::ConstDenseView<T> X1, spmm::ConstDenseView<T> X2,
+                        const double* S, spmm::DenseView<T> Y);
 template <class T>
 void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T beta,
            spmm::DenseView<T> Y);

@@ -240,6 +240,37 @@ void block_combine(const spmm::Context& context, T alpha, spmm::ConstDenseView<T
 }
 
 template <class T>
+void block_combine_pair(const spmm::Context& context, spmm::ConstDenseView<T> X1, const HostMatrix& S1,
+                        spmm::ConstDenseView<T> X2, const HostMatrix& S2, spmm::DenseView<T> Y,
+                        spmm::DenseView<T> scratch) {
+  require_same_space("block_combine_pair", X1, Y);
+  require_same_space("block_combine_pair", X2, Y);
+  require_same_rows("block_combine_pair", X1, Y);
+  require_same_rows("block_combine_pair", X2, Y);
+  if (S1.rows() != X1.cols || S2.rows() != X2.cols || S1.cols() != Y.cols || S2.cols() != Y.cols)
+    throw Error(detail::concat("block_combine_pair: X1 has ", X1.cols, " columns, X2 ", X2.cols, " and Y ", Y.cols,
+                               ", but S1 is ", S1.rows(), " x ", S1.cols(), " and S2 ", S2.rows(), " x ",
+                               S2.cols()));
+  if (Y.rows == 0 || Y.cols == 0) return;
+#ifdef BLOCKEIGS_HAVE_CUDA
+  if (on_device(Y.space)) {
+    HostMatrix S(S1.rows() + S2.rows(), Y.cols);
+    std::copy(S1.values().begin(), S1.values().end(), S.values().begin());
+    std::copy(S2.values().begin(), S2.values().end(), S.values().begin() + S1.values().size());
+    if (device_ops::block_combine_pair(context, X1, X2, S.data(), Y)) return;
+  }
+#endif
+  // Elsewhere through scratch, which the inputs do not overlap.
+  if (scratch.rows != Y.rows || scratch.cols < Y.cols)
+    throw Error(detail::concat("block_combine_pair: scratch is ", scratch.rows, " x ", scratch.cols, ", needs ",
+                               Y.rows, " x ", Y.cols));
+  const spmm::DenseView<T> out = column_range(scratch, 0, Y.cols);
+  block_update(context, T(1), X1, S1, T(0), out);
+  block_update(context, T(1), X2, S2, T(1), out);
+  copy_block(context, spmm::ConstDenseView<T>(out), Y);
+}
+
+template <class T>
 void transform_in_place(const spmm::Context& context, spmm::DenseView<T> W, const HostMatrix& S,
                         spmm::DenseView<T> scratch) {
   if (S.rows() != W.cols || S.cols() > W.cols)
@@ -400,6 +431,9 @@ void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseVi
   template void copy_block(const spmm::Context&, spmm::ConstDenseView<T>, spmm::DenseView<T>);     \
   template void block_combine(const spmm::Context&, T, spmm::ConstDenseView<T>, const HostMatrix&, T, \
                               spmm::ConstDenseView<T>, spmm::DenseView<T>);                          \
+  template void block_combine_pair(const spmm::Context&, spmm::ConstDenseView<T>, const HostMatrix&,           \
+                                   spmm::ConstDenseView<T>, const HostMatrix&, spmm::DenseView<T>,            \
+                                   spmm::DenseView<T>);                                                       \
   template void transform_in_place(const spmm::Context&, spmm::DenseView<T>, const HostMatrix&,       \
                                    spmm::DenseView<T>);                                               \
   template void select_columns(const spmm::Context&, spmm::ConstDenseView<T>,                      \

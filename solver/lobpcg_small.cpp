@@ -122,7 +122,8 @@ RitzPairs truncated_ritz(const HostMatrix& GA, const HostMatrix& GB, const Toler
 }  // namespace lobpcg_detail
 
 HostMatrix svqb_transform(const HostMatrix& G, const OrthonormalizeTolerances& tol,
-                          const std::vector<double>* reference_sq_norms) {
+                          const std::vector<double>* reference_sq_norms, double* kept_ratio) {
+  if (kept_ratio) *kept_ratio = 1;
   using namespace lobpcg_detail;
   const std::int64_t n = G.rows();
   std::vector<std::int64_t> live;  // columns that are not zero (or numerically in span(Q))
@@ -144,6 +145,7 @@ HostMatrix svqb_transform(const HostMatrix& G, const OrthonormalizeTolerances& t
   std::vector<std::int64_t> kept;  // largest theta first: the best-determined directions lead
   for (std::int64_t i = m - 1; i >= 0; --i)
     if (theta[i] > threshold) kept.push_back(i);
+  if (kept_ratio && !kept.empty()) *kept_ratio = theta[kept.back()] / theta[kept.front()];
   HostMatrix T(n, static_cast<std::int64_t>(kept.size()));
   for (std::size_t c = 0; c < kept.size(); ++c) {
     const double s = 1.0 / std::sqrt(theta[kept[c]]);

@@ -71,6 +71,34 @@ std::int64_t orthonormalize_against(const spmm::Context& context, MPI_Comm comm,
   return nw;
 }
 
+template <class T>
+std::int64_t condition_basis(const spmm::Context& context, MPI_Comm comm, spmm::DenseView<T> W,
+                             spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol) {
+  const bool root = rank_of(comm) == 0;
+  std::int64_t nw = W.cols;
+  for (int pass = 0; pass < max_ortho_passes && nw > 0; ++pass) {
+    spmm::DenseView<T> Wv = column_range(W, 0, nw);
+    const HostMatrix G = gram(context, comm, spmm::ConstDenseView<T>(Wv));
+    HostMatrix transform;
+    double ratio = 1;
+    collectively(comm, [&] {
+      if (root) transform = svqb_transform(G, tol, nullptr, &ratio);
+    });
+    lobpcg_detail::broadcast(comm, transform);
+    BLOCKEIGS_MPI_CHECK(MPI_Bcast(&ratio, 1, MPI_DOUBLE, 0, comm));
+    nw = transform.cols();
+    if (nw == 0) return 0;
+    transform_in_place(context, Wv, transform, scratch);
+    if (ratio >= tol.single_pass_ratio) break;
+  }
+  return nw;
+}
+
+template std::int64_t condition_basis(const spmm::Context&, MPI_Comm, spmm::DenseView<float>,
+                                      spmm::DenseView<float>, const OrthonormalizeTolerances&);
+template std::int64_t condition_basis(const spmm::Context&, MPI_Comm, spmm::DenseView<double>,
+                                      spmm::DenseView<double>, const OrthonormalizeTolerances&);
+
 template std::int64_t orthonormalize_against(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<float>,
                                              spmm::DenseView<float>, spmm::DenseView<float>,
                                              const OrthonormalizeTolerances&);

@@ -35,11 +35,17 @@ struct OrthonormalizeTolerances {
   // condition: beyond 1/sqrt(eps) the Cholesky-based Ritz vectors would lose
   // more than half their digits, so P is dropped instead (a restart).
   double rcond_min = 0;
+  // One SVQB pass from a Gram matrix whose unit-diagonal form has eigenvalue
+  // ratio theta_min / theta_max leaves W^T W - I at about eps / ratio (times
+  // the Gram's own rounding, ~sqrt(rows) eps). Above this ratio (sqrt(eps))
+  // one pass gives a basis within ~1e-5 of orthonormal: well conditioned,
+  // which is all block CG's search block needs.
+  double single_pass_ratio = 0;
 
   template <class T>
   static OrthonormalizeTolerances for_type() {
     const double e = std::numeric_limits<T>::epsilon();
-    return {e, 10 * e, 100 * e, std::pow(e, 2.0 / 3.0), std::sqrt(e)};
+    return {e, 10 * e, 100 * e, std::pow(e, 2.0 / 3.0), std::sqrt(e), std::sqrt(e)};
   }
 };
 
@@ -49,8 +55,10 @@ inline constexpr int max_ortho_passes = 4;
 // T (n x kept) with V T orthonormal, from G = V^T V (SVQB with dropping, see
 // Tolerances). Column j is dropped outright when G_jj is not positive, or when
 // reference_sq_norms is given and G_jj <= (remainder)^2 * reference_sq_norms[j].
+// kept_ratio, if given, receives theta_min / theta_max over the kept
+// directions of G's unit-diagonal form (1 when none is kept).
 HostMatrix svqb_transform(const HostMatrix& G, const OrthonormalizeTolerances& tol,
-                          const std::vector<double>* reference_sq_norms = nullptr);
+                          const std::vector<double>* reference_sq_norms = nullptr, double* kept_ratio = nullptr);
 
 // Makes the columns of W orthonormal and orthogonal to Q (orthonormal columns,
 // may be empty), dropping numerically dependent directions; the kept ones are
@@ -60,6 +68,17 @@ template <class T>
 std::int64_t orthonormalize_against(const spmm::Context& context, MPI_Comm comm,
                                     spmm::ConstDenseView<T> Q, spmm::DenseView<T> W,
                                     spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol);
+
+// Makes W a well-conditioned basis of its span, dropping numerically
+// dependent directions (packed into W's leading columns; returns how many were
+// kept): one SVQB pass, repeated only while a pass's Gram matrix was too
+// ill-conditioned for one pass to be enough (single_pass_ratio). Block CG's
+// search block needs no more: its recurrences use P^T A P as computed, so
+// orthonormality to working accuracy buys nothing, while a nearly dependent
+// basis would make P^T A P ill-conditioned. Collective.
+template <class T>
+std::int64_t condition_basis(const spmm::Context& context, MPI_Comm comm, spmm::DenseView<T> W,
+                             spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol);
 
 // orthonormalize_against with no Q.
 template <class T>

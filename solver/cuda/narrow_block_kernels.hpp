@@ -19,4 +19,14 @@ template <class T>
 void narrow_update(std::int64_t rows, std::int64_t k1, std::int64_t k2, T alpha, const T* x, std::int64_t ldx,
                    const double* s, T beta, const T* z, std::int64_t ldz, T* y, std::int64_t ldy, cudaStream_t stream);
 
+// Y = [X1 X2] S (X1: k1a columns, X2: k1b, S: (k1a + k1b) x k2 row-major on
+// the host), in one pass. All three may be views of one buffer with one
+// leading dimension whose columns overlap in any way: a tile of rows of X1 and
+// X2 is wholly read before its rows of Y are written. Needs
+// narrow_update_fits(k1a + k1b, k2).
+template <class T>
+void narrow_update_pair(std::int64_t rows, std::int64_t k1a, const T* x1, std::int64_t ldx1, std::int64_t k1b,
+                        const T* x2, std::int64_t ldx2, std::int64_t k2, const double* s, T* y, std::int64_t ldy,
+                        cudaStream_t stream);
+
 }  // namespace blockeigs::solver::cuda

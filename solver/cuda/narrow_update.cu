@@ -3,7 +3,9 @@
 // copying each tile of X into shared memory with coalesced loads (many in
 // flight) before any thread computes, then each thread forms 4 adjacent
 // columns of two rows of Y. Because a tile of X is wholly read before its rows
-// of Y are written, Y may be X itself (an in-place change of basis) or Z.
+// of Y are written, Y may be X itself (an in-place change of basis) or Z, and
+// the two-input form (Y = [X1 X2] S) may write rows that overlap its inputs'
+// in any columns.
 //
 // The tile's rows are padded to an odd number of values so that the rows a
 // warp reads at once fall in different shared-memory banks (unpadded, 16
@@ -51,9 +53,9 @@ struct Coefficients {
 
 template <class T>
 __global__ void __launch_bounds__(update_threads)
-    narrow_update_kernel(std::int64_t rows, int k1, int k2, T alpha, const T* x, std::int64_t ldx,
-                         const __grid_constant__ Coefficients<T> s, T beta, const T* z, std::int64_t ldz, T* y,
-                         std::int64_t ldy) {
+    narrow_update_kernel(std::int64_t rows, int k1, int k2, T alpha, const T* x, std::int64_t ldx, int k1x,
+                         const T* x2, std::int64_t ldx2, const __grid_constant__ Coefficients<T> s, T beta,
+                         const T* z, std::int64_t ldz, T* y, std::int64_t ldy) {
   extern __shared__ double shared_values[];  // double: aligned for either type's vector loads
   // S with its columns padded to a whole number of pieces (zeros), then the tile of X.
   const int pieces = (k2 + piece - 1) / piece, width = pieces * piece;
@@ -69,11 +71,13 @@ __global__ void __launch_bounds__(update_threads)
     const std::int64_t first = tile * tile_rows;
     const int n = static_cast<int>(rows - first < tile_rows ? rows - first : tile_rows);
     __syncthreads();  // S is ready; the previous tile is no longer read
+    // The tile's k1 input columns: X's k1x, then X2's (if any) after them.
     const T* xt = x + first * ldx;
+    const T* x2t = x2 ? x2 + first * ldx2 : nullptr;
 #pragma unroll 4
     for (int e = threadIdx.x; e < n * k1; e += blockDim.x) {
       const int r = e / k1, c = e - r * k1;
-      xs[r * stride + c] = xt[r * ldx + c];
+      xs[r * stride + c] = c < k1x ? xt[r * ldx + c] : x2t[r * ldx2 + (c - k1x)];
     }
     __syncthreads();
     const int pairs = (n + piece_rows - 1) / piece_rows;
@@ -135,7 +139,25 @@ void narrow_update(std::int64_t rows, std::int64_t k1, std::int64_t k2, T alpha,
   const std::int64_t tiles = (rows + tile_rows - 1) / tile_rows;
   const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, 4096));
   narrow_update_kernel<T><<<blocks, update_threads, bytes, stream>>>(rows, static_cast<int>(k1), static_cast<int>(k2),
-                                                                     alpha, x, ldx, coefficients, beta, z, ldz, y, ldy);
+                                                                     alpha, x, ldx, static_cast<int>(k1), nullptr, 0,
+                                                                     coefficients, beta, z, ldz, y, ldy);
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void narrow_update_pair(std::int64_t rows, std::int64_t k1a, const T* x1, std::int64_t ldx1, std::int64_t k1b,
+                        const T* x2, std::int64_t ldx2, std::int64_t k2, const double* s, T* y, std::int64_t ldy,
+                        cudaStream_t stream) {
+  if (rows == 0) return;
+  const std::int64_t k1 = k1a + k1b;
+  Coefficients<T> coefficients;
+  for (std::int64_t e = 0; e < k1 * k2; ++e) coefficients.values[e] = static_cast<T>(s[e]);
+  const std::size_t bytes = shared_bytes_for(k1, k2, sizeof(T));
+  const std::int64_t tiles = (rows + tile_rows - 1) / tile_rows;
+  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, 4096));
+  narrow_update_kernel<T><<<blocks, update_threads, bytes, stream>>>(
+      rows, static_cast<int>(k1), static_cast<int>(k2), T(1), x1, ldx1, static_cast<int>(k1a), x2, ldx2, coefficients,
+      T(0), nullptr, 0, y, ldy);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
@@ -143,5 +165,9 @@ template void narrow_update(std::int64_t, std::int64_t, std::int64_t, float, con
                             float, const float*, std::int64_t, float*, std::int64_t, cudaStream_t);
 template void narrow_update(std::int64_t, std::int64_t, std::int64_t, double, const double*, std::int64_t,
                             const double*, double, const double*, std::int64_t, double*, std::int64_t, cudaStream_t);
+template void narrow_update_pair(std::int64_t, std::int64_t, const float*, std::int64_t, std::int64_t, const float*,
+                                 std::int64_t, std::int64_t, const double*, float*, std::int64_t, cudaStream_t);
+template void narrow_update_pair(std::int64_t, std::int64_t, const double*, std::int64_t, std::int64_t, const double*,
+                                 std::int64_t, std::int64_t, const double*, double*, std::int64_t, cudaStream_t);
 
 }  // namespace blockeigs::solver::cuda

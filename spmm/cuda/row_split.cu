@@ -16,31 +16,71 @@
 namespace blockeigs::spmm {
 namespace cuda::detail {
 
+// Whether a shape loads each batch's first column indices and values one
+// batch ahead (and its row offsets two ahead). It costs the batch's 2 R
+// values and a row range in registers; shapes whose loop already fills the
+// 64-register budget (U B rows of 8-byte scalars) would spill, and load them
+// in the batch instead, with the row offsets one batch ahead.
+template <class T, int V, int P, int GC>
+inline constexpr bool prefetch_indices =
+    index_loads<T, V, P, GC> <= 2 &&
+    nonzero_unroll<T, V, P> * (P * V * int(sizeof(T)) + 4 + int(sizeof(T))) <= 128;
+
+// Row order: the warps walk the rows in tiles of tile_batches consecutive
+// batches (warp w takes tiles w, w + warps, ...), so the 8 warps of a block
+// cover one stretch of 8 * tile_batches batches (B rows shared by nearby rows
+// stay in L1) while the grid as a whole sweeps the matrix as one wave (B rows
+// shared across distant rows, as in a 3D stencil's planes, stay in L2).
+// With prefetch_indices only the B loads of a batch wait on memory; without
+// it a short row was three dependent round trips (offsets, indices, B rows).
 template <class T, int V, int P, int GC>
 __global__ void __launch_bounds__(block_threads, (min_blocks_per_sm<P, GC>))
-    row_split_kernel(const SpmmArgs<T> a, const int gk) {
+    row_split_kernel(const SpmmArgs<T> a, const int gk, const int tile_batches) {
+  constexpr int R = index_loads<T, V, P, GC>;
   const GroupLayout g = make_group_layout<GC>(gk);
   const LaneColumns<V, P, GC> cols(g.lane_c, a.n);
   const int rows_per_warp = warp_size / g.size;
   const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / warp_size;
   const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / warp_size;
-  const std::int64_t stride = warps * rows_per_warp;
-  // Warp-uniform loop over batches of rows_per_warp consecutive rows; each
-  // batch's row offsets are loaded one batch ahead, so they arrive while the
-  // previous batch computes.
-  std::int64_t row = warp * rows_per_warp + g.group;
-  RowRange range = load_row_range(a.row_offsets, row, row < a.rows);
-  for (std::int64_t first = warp * rows_per_warp; first < a.rows; first += stride, row += stride) {
-    const RowRange next = load_row_range(a.row_offsets, row + stride, row + stride < a.rows);
-    T acc[P][V];
-#pragma unroll
-    for (int p = 0; p < P; ++p)
-#pragma unroll
-      for (int e = 0; e < V; ++e) acc[p][e] = T(0);
-    accumulate_nonzeros<T, V, P, GC>(a, g, cols, range.begin, range.end, acc);
+  // A cursor over this warp's batches (warp-uniform): the first row of each.
+  std::int64_t tile = warp;
+  int in_tile = 0;
+  auto take = [&]() {
+    const std::int64_t first = (tile * tile_batches + in_tile) * rows_per_warp;
+    if (++in_tile == tile_batches) in_tile = 0, tile += warps;
+    return first;
+  };
+  auto range_of = [&](std::int64_t first) {
+    return load_row_range(a.row_offsets, first + g.group, first + g.group < a.rows);
+  };
+  auto finish = [&](std::int64_t first, T(&acc)[P][V]) {
     reduce_nonzero_lanes<T, V, P, GC>(g, acc);
+    const std::int64_t row = first + g.group;
     if (row < a.rows && g.lane_k == 0) store_result<T, V, P, GC>(a, cols, row, acc);
-    range = next;
+  };
+  std::int64_t first = take(), next_first = take();
+  RowRange range = range_of(first), next = range_of(next_first);
+  if constexpr (prefetch_indices<T, V, P, GC>) {
+    IndexBatch<T, R> indices = load_index_batch<T, R>(a, g, range.begin, range.end - range.begin, 0);
+    while (first < a.rows) {
+      const std::int64_t after_first = take();
+      const RowRange after = range_of(after_first);
+      const IndexBatch<T, R> next_indices = load_index_batch<T, R>(a, g, next.begin, next.end - next.begin, 0);
+      T acc[P][V] = {};
+      accumulate_nonzeros<T, V, P, GC>(a, g, cols, range.begin, range.end, indices, acc);
+      finish(first, acc);
+      first = next_first, next_first = after_first;
+      range = next, next = after;
+      indices = next_indices;
+    }
+  } else {
+    while (first < a.rows) {
+      T acc[P][V] = {};
+      accumulate_nonzeros<T, V, P, GC>(a, g, cols, range.begin, range.end, acc);
+      finish(first, acc);
+      first = next_first, next_first = take();
+      range = next, next = range_of(next_first);
+    }
   }
 }
 
@@ -59,6 +99,7 @@ class RowSplitSpmm final : public LocalSpmm<T> {
     if (A.rows > INT32_MAX - 1) throw Error("row_split SpMM: more than 2^31 - 2 rows");
     BLOCKEIGS_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount,
                                                 context.device()));
+    tile_batches_ = cuda::row_split_tile_batches();
   }
 
   void multiply(T alpha, ConstDenseView<T> B, T beta, DenseView<T> C) override {
@@ -92,7 +133,7 @@ class RowSplitSpmm final : public LocalSpmm<T> {
       BLOCKEIGS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, 0));
       const std::int64_t resident = std::int64_t(multiprocessors_) * std::max(per_sm, 1);
       const int blocks = static_cast<int>(std::clamp<std::int64_t>(wanted, 1, resident));
-      kernel<<<blocks, block_threads, 0, stream>>>(args, gk);
+      kernel<<<blocks, block_threads, 0, stream>>>(args, gk, tile_batches_);
       BLOCKEIGS_CUDA_CHECK_LAUNCH();
     });
   }
@@ -100,6 +141,7 @@ class RowSplitSpmm final : public LocalSpmm<T> {
   const Context& context_;
   CsrView<T> A_;
   int multiprocessors_ = 1;
+  int tile_batches_ = 1;
 };
 
 }  // namespace

@@ -167,79 +167,119 @@ __device__ __forceinline__ RowRange load_row_range(const std::int32_t* row_offse
 
 // ---- the inner product of one group ----------------------------------------------
 
+// Coalesced index loads per batch of a group: R column indices and values per
+// lane, so that one batch covers S = R * GC broadcast steps (a multiple of U).
+template <class T, int V, int P, int GC>
+inline constexpr int index_loads = GC >= nonzero_unroll<T, V, P> ? 1 : nonzero_unroll<T, V, P> / GC;
+
+// One batch of a row's column indices and values: lane l of the group holds
+// nonzeros base + r * size + l (zero past the row's end).
+template <class T, int R>
+struct IndexBatch {
+  int col[R];
+  T val[R];
+};
+
+template <class T, int R>
+__device__ __forceinline__ IndexBatch<T, R> load_index_batch(const SpmmArgs<T>& a, const GroupLayout& g, int begin,
+                                                             int length, int base) {
+  IndexBatch<T, R> b;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    const int offset = base + r * g.size + g.lane_in_group;
+    const bool ok = offset < length;
+    b.col[r] = ok ? __ldg(a.col_indices + begin + offset) : 0;
+    b.val[r] = ok ? __ldg(a.values + begin + offset) : T(0);
+  }
+  return b;
+}
+
+// acc += the batch's nonzeros times B(cols, lane's columns). `remaining` is
+// the longest row of the warp less `base` (warp-uniform).
+template <class T, int V, int P, int GC>
+__device__ __forceinline__ void accumulate_batch(const SpmmArgs<T>& a, const GroupLayout& g,
+                                                 const LaneColumns<V, P, GC>& cols, int length, int base,
+                                                 int remaining, const IndexBatch<T, index_loads<T, V, P, GC>>& batch,
+                                                 T (&acc)[P][V]) {
+  constexpr int U = nonzero_unroll<T, V, P>;
+  constexpr int R = index_loads<T, V, P, GC>;
+  constexpr int S = R * GC;  // broadcast steps per batch (a multiple of U)
+  static_assert(S % U == 0 && (U & (U - 1)) == 0, "steps of a batch must split into passes of U");
+  // Not unrolled: when GC < U there is one pass (S == U, so s / GC is known
+  // at compile time); when GC >= U, s / GC == 0. Stops at the longest row.
+#pragma unroll 1
+  for (int s0 = 0; s0 < S && s0 * g.gk < remaining; s0 += U) {  // warp-uniform
+    // Step s: nonzero lane k takes the batch's nonzero s * gk + k, which lane
+    // (s % GC) * gk + k of the group loaded as col[s / GC].
+    int c[U];
+    T v[U];
+    bool ok[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int s = s0 + u;
+      constexpr int no_pass = 0;
+      const int r = R == 1 ? no_pass : u / GC;  // compile-time register index
+      ok[u] = base + s * g.gk + g.lane_k < length;
+      if constexpr (GC == 1) {
+        c[u] = batch.col[r];
+        v[u] = batch.val[r];
+      } else {
+        const int source = g.group_base + (s % GC) * g.gk + g.lane_k;
+        c[u] = __shfl_sync(full_mask, batch.col[r], source);
+        v[u] = __shfl_sync(full_mask, batch.val[r], source);
+      }
+    }
+    // All U * P loads are issued before the first multiply.
+    T b[U][P][V];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const T* row = a.B + static_cast<std::int64_t>(c[u]) * a.ldb;
+#pragma unroll
+      for (int p = 0; p < P; ++p) {
+        if (ok[u] && cols.valid[p]) {
+          load_readonly<T, V>(row + cols.first[p], b[u][p]);
+        } else {
+#pragma unroll
+          for (int e = 0; e < V; ++e) b[u][p][e] = T(0);
+        }
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+      for (int p = 0; p < P; ++p)
+#pragma unroll
+        for (int e = 0; e < V; ++e) acc[p][e] = fma(v[u], b[u][p][e], acc[p][e]);
+  }
+}
+
 // acc += A(row, begin:end) * B(cols, lane's columns), for this lane's nonzero
 // lane (nonzeros begin + lane_k, begin + lane_k + gk, ...). Lanes without work
-// pass begin == end. Called by all 32 lanes.
+// pass begin == end. `first` is the row's batch at base 0, loaded by the caller
+// (early, so that it arrives while the previous row computes). Called by all
+// 32 lanes.
 template <class T, int V, int P, int GC>
 __device__ __forceinline__ void accumulate_nonzeros(const SpmmArgs<T>& a, const GroupLayout& g,
-                                                    const LaneColumns<V, P, GC>& cols, int begin,
-                                                    int end, T (&acc)[P][V]) {
-  constexpr int U = nonzero_unroll<T, V, P>;
-  constexpr int R = GC >= U ? 1 : U / GC;  // coalesced index loads per batch
-  constexpr int S = R * GC;                // broadcast steps per batch (a multiple of U)
-  static_assert(S % U == 0 && (U & (U - 1)) == 0, "steps of a batch must split into passes of U");
+                                                    const LaneColumns<V, P, GC>& cols, int begin, int end,
+                                                    const IndexBatch<T, index_loads<T, V, P, GC>>& first,
+                                                    T (&acc)[P][V]) {
+  constexpr int R = index_loads<T, V, P, GC>;
   const int length = end - begin;
   const int longest = __reduce_max_sync(full_mask, length);
   const int batch = R * g.size;
-  for (int base = 0; base < longest; base += batch) {
-    // Lane l of the group loads nonzeros base + r * size + l: coalesced.
-    int col[R];
-    T val[R];
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      const int offset = base + r * g.size + g.lane_in_group;
-      const bool ok = offset < length;
-      col[r] = ok ? __ldg(a.col_indices + begin + offset) : 0;
-      val[r] = ok ? __ldg(a.values + begin + offset) : T(0);
-    }
-    const int remaining = longest - base;
-    // Not unrolled: when GC < U there is one pass (S == U, so s / GC is known
-    // at compile time); when GC >= U, s / GC == 0. Stops at the longest row.
-#pragma unroll 1
-    for (int s0 = 0; s0 < S && s0 * g.gk < remaining; s0 += U) {  // warp-uniform
-      // Step s: nonzero lane k takes the batch's nonzero s * gk + k, which lane
-      // (s % GC) * gk + k of the group loaded as col[s / GC].
-      int c[U];
-      T v[U];
-      bool ok[U];
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const int s = s0 + u;
-        constexpr int no_pass = 0;
-        const int r = R == 1 ? no_pass : u / GC;  // compile-time register index
-        ok[u] = base + s * g.gk + g.lane_k < length;
-        if constexpr (GC == 1) {
-          c[u] = col[r];
-          v[u] = val[r];
-        } else {
-          const int source = g.group_base + (s % GC) * g.gk + g.lane_k;
-          c[u] = __shfl_sync(full_mask, col[r], source);
-          v[u] = __shfl_sync(full_mask, val[r], source);
-        }
-      }
-      // All U * P loads are issued before the first multiply.
-      T b[U][P][V];
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const T* row = a.B + static_cast<std::int64_t>(c[u]) * a.ldb;
-#pragma unroll
-        for (int p = 0; p < P; ++p) {
-          if (ok[u] && cols.valid[p]) {
-            load_readonly<T, V>(row + cols.first[p], b[u][p]);
-          } else {
-#pragma unroll
-            for (int e = 0; e < V; ++e) b[u][p][e] = T(0);
-          }
-        }
-      }
-#pragma unroll
-      for (int u = 0; u < U; ++u)
-#pragma unroll
-        for (int p = 0; p < P; ++p)
-#pragma unroll
-          for (int e = 0; e < V; ++e) acc[p][e] = fma(v[u], b[u][p][e], acc[p][e]);
-    }
-  }
+  if (longest > 0) accumulate_batch<T, V, P, GC>(a, g, cols, length, 0, longest, first, acc);
+  for (int base = batch; base < longest; base += batch)
+    accumulate_batch<T, V, P, GC>(a, g, cols, length, base, longest - base,
+                                  load_index_batch<T, R>(a, g, begin, length, base), acc);
+}
+
+// The same, loading the first batch itself.
+template <class T, int V, int P, int GC>
+__device__ __forceinline__ void accumulate_nonzeros(const SpmmArgs<T>& a, const GroupLayout& g,
+                                                    const LaneColumns<V, P, GC>& cols, int begin, int end,
+                                                    T (&acc)[P][V]) {
+  accumulate_nonzeros<T, V, P, GC>(
+      a, g, cols, begin, end, load_index_batch<T, index_loads<T, V, P, GC>>(a, g, begin, end - begin, 0), acc);
 }
 
 // Adds the partial sums of the group's nonzero lanes (fixed butterfly order:

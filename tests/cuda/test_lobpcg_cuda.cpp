@@ -212,6 +212,46 @@ solver::LobpcgResult<double> solve(const Problem& p, spmm::Context ctx, const so
   return result;
 }
 
+// Block CG's new search block: [P | Q | R] in one buffer, P S1 + R S2 written
+// over P's columns (shifted when the width changes; 33 columns: cuBLAS and a
+// copy instead of the one-pass kernel). Device against host.
+TEST(DeviceBlockOps, CombinePairOverlappingViewsMatchesTheHost) {
+  SKIP_WITHOUT_GPU();
+  const spmm::Context dev = spmm::Context::cuda(0);
+  const spmm::Context host = spmm::Context::host();
+  const double u = std::numeric_limits<double>::epsilon();
+  struct Case {
+    std::int64_t rows, s, r, a, r_next;
+  };
+  const Case cases[] = {{1, 1, 1, 1, 1},         {300, 6, 6, 5, 6},  {300, 6, 6, 5, 3},  {1000, 8, 3, 8, 7},
+                        {70000, 16, 16, 16, 16}, {5000, 16, 16, 16, 11}, {5000, 20, 18, 15, 20}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(testing::Message() << c.rows << " rows, s " << c.s << ", r " << c.r << ", a " << c.a << " -> " << c.r_next);
+    const std::int64_t ld = 3 * c.s;
+    auto bh = random_host(c.rows, ld, 21, 0);
+    auto bd = to_device(dev, bh);
+    auto view = [&](spmm::DenseBlock<double>& b, std::int64_t first, std::int64_t cols) {
+      return spmm::DenseView<double>{b.view().space, c.rows, cols, ld, b.data() + first};
+    };
+    const std::int64_t p0 = 2 * c.s - 2 * c.r, r0 = 2 * c.s, y0 = 2 * c.s - 2 * c.r_next;
+    HostMatrix S1(c.r, c.r_next), S2(c.a, c.r_next);
+    for (std::int64_t i = 0; i < c.r; ++i)
+      for (std::int64_t j = 0; j < c.r_next; ++j) S1(i, j) = solver::hash_uniform(22, i, j);
+    for (std::int64_t i = 0; i < c.a; ++i)
+      for (std::int64_t j = 0; j < c.r_next; ++j) S2(i, j) = solver::hash_uniform(23, i, j);
+    auto sh = nan_host(c.rows, c.r_next, 0);
+    auto sd = to_device(dev, sh);
+    solver::block_combine_pair<double>(host, spmm::ConstDenseView<double>(view(bh, p0, c.r)), S1,
+                                       spmm::ConstDenseView<double>(view(bh, r0, c.a)), S2, view(bh, y0, c.r_next),
+                                       sh.view());
+    solver::block_combine_pair<double>(dev, spmm::ConstDenseView<double>(view(bd, p0, c.r)), S1,
+                                       spmm::ConstDenseView<double>(view(bd, r0, c.a)), S2, view(bd, y0, c.r_next),
+                                       sd.view());
+    const double terms = double(c.r + c.a);
+    expect_close(to_host(dev, bd), bh, 2 * (terms + 1) * u * terms);
+  }
+}
+
 TEST(DeviceLobpcg, SameEigenvaluesAsTheHost) {
   SKIP_WITHOUT_GPU();
   const Problem p = laplacian_2d(30);

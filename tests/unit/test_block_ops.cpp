@@ -121,6 +121,48 @@ void check_block_update() {
 TEST(BlockOps, BlockUpdateDouble) { check_block_update<double>(); }
 TEST(BlockOps, BlockUpdateFloat) { check_block_update<float>(); }
 
+// Block CG's layout: [P | Q | R] in one buffer, the new P = P S1 + R S2
+// written over the old P's columns (shifted when its width changes).
+template <class T>
+void check_block_combine_pair() {
+  struct Case {
+    std::int64_t rows, s, r, a, r_next;
+  };
+  const Case cases[] = {{0, 4, 4, 4, 4}, {1, 1, 1, 1, 1}, {37, 6, 6, 5, 6}, {37, 6, 6, 5, 3}, {130, 8, 3, 8, 7}, {300, 16, 16, 16, 16}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(testing::Message() << c.rows << " rows, s " << c.s << ", r " << c.r << ", a " << c.a << " -> " << c.r_next);
+    const std::int64_t ld = 3 * c.s;
+    auto buffer = random_block<T>(c.rows, ld, 11, 0);
+    const auto original = random_block<T>(c.rows, ld, 11, 0);
+    auto view = [&](std::int64_t first, std::int64_t cols) {
+      return spmm::DenseView<T>{Space::host, c.rows, cols, ld, buffer.data() + first};
+    };
+    const std::int64_t p0 = 2 * c.s - 2 * c.r, r0 = 2 * c.s, y0 = 2 * c.s - 2 * c.r_next;
+    HostMatrix S1(c.r, c.r_next), S2(c.a, c.r_next);
+    for (std::int64_t i = 0; i < c.r; ++i)
+      for (std::int64_t j = 0; j < c.r_next; ++j) S1(i, j) = solver::hash_uniform(12, i, j);
+    for (std::int64_t i = 0; i < c.a; ++i)
+      for (std::int64_t j = 0; j < c.r_next; ++j) S2(i, j) = solver::hash_uniform(13, i, j);
+    auto scratch = nan_block<T>(c.rows, c.r_next, 1);
+    solver::block_combine_pair<T>(host(), spmm::ConstDenseView<T>(view(p0, c.r)), S1,
+                                  spmm::ConstDenseView<T>(view(r0, c.a)), S2, view(y0, c.r_next), scratch.view());
+    for (std::int64_t i = 0; i < c.rows; ++i) {
+      const T* o = original.data() + i * ld;
+      for (std::int64_t j = 0; j < c.r_next; ++j) {
+        double want = 0, size = 0;
+        for (std::int64_t k = 0; k < c.r; ++k) want += double(o[p0 + k]) * S1(k, j), size += std::abs(o[p0 + k] * S1(k, j));
+        for (std::int64_t k = 0; k < c.a; ++k) want += double(o[r0 + k]) * S2(k, j), size += std::abs(o[r0 + k] * S2(k, j));
+        ASSERT_NEAR(buffer.data()[i * ld + y0 + j], want, dot_bound<T>(c.r + c.a, size)) << "row " << i << " col " << j;
+      }
+      // R's columns are not touched.
+      for (std::int64_t j = r0; j < ld; ++j) ASSERT_EQ(buffer.data()[i * ld + j], o[j]);
+    }
+  }
+}
+
+TEST(BlockOps, BlockCombinePairOverlappingViewsDouble) { check_block_combine_pair<double>(); }
+TEST(BlockOps, BlockCombinePairOverlappingViewsFloat) { check_block_combine_pair<float>(); }
+
 TEST(BlockOps, AxpbyAndColumnAxpby) {
   for (const Shape& s : shapes) {
     const auto X = random_block<double>(s.rows, s.k1, 6, s.ld_pad);
