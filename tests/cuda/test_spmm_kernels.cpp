@@ -112,11 +112,18 @@ void long_row() {
   const auto among = random_csr<T>(5000, 120000, 22, [](std::int64_t i, std::mt19937_64& e) {
     return i == 2500 ? std::int64_t(100000) : std::int64_t(e() % 9);
   });
+  // And among 20000 rows that are mostly empty (runs of 96, longer than the
+  // 32-row window the merge kernel's n = 1 body looks ahead).
+  const auto sparse_rows = random_csr<T>(20000, 120000, 23, [](std::int64_t i, std::mt19937_64& e) {
+    return i == 10000 ? std::int64_t(100000) : i % 97 == 0 ? std::int64_t(1 + e() % 40) : std::int64_t(0);
+  });
   std::vector<Problem> problems;
   for (std::int64_t n : {1, 7, 33, 256}) problems.push_back({.n = n});
   problems.push_back({.n = 17, .alpha = 0.5, .beta = 2.0});
+  problems.push_back({.n = 1, .alpha = -1.5, .beta = 0.5, .ldb = 3, .ldc = 2});
   check_all_algorithms(alone, problems);
   check_all_algorithms(among, problems);
+  check_all_algorithms(sparse_rows, problems);
 }
 
 TEST(SpmmKernels, OneRowOf100kNonzerosFp32) {
