@@ -134,9 +134,10 @@ __global__ void __launch_bounds__(block_threads)
       else
         store_row_value(a, row, sum);
     };
-    // Empty rows of the segment: no nonzero will end them.
+    // Rows with no nonzero in this segment (empty rows, and the piece of a cut
+    // row whose nonzeros all lay in the previous segment): nothing ends them.
     for (int row = rb + lane; row <= last; row += warp_size)
-      if (__ldg(a.row_offsets + row) == __ldg(a.row_offsets + row + 1)) finish_row(row, T(0));
+      if (max(__ldg(a.row_offsets + row), jb) >= min(__ldg(a.row_offsets + row + 1), je)) finish_row(row, T(0));
 
     int first_row = rb;       // the row holding the chunk's first nonzero
     int running_row = -1;     // the row continued from the previous chunk, and its sum so far
