@@ -30,6 +30,8 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
   const Space space = context.space();
   const std::int64_t m = options.size, k = options.width;
   spmm::DenseBlock<T> X(space, m, k), Y(space, m, k), Z(space, m, k), W(space, m, k), S(space, m, k);
+  spmm::DenseBlock<T> three(space, m, 3 * k);  // block CG's [P Q R]
+  solver::fill_random(context, three.view(), 4, 0);
   solver::fill_random(context, X.view(), 1, 0);
   solver::fill_random(context, Y.view(), 2, 0);
   solver::fill_random(context, Z.view(), 3, 0);
@@ -59,6 +61,15 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
        [&] { solver::block_combine(context, T(1), x, coefficients, T(1), y, Z.view()); }},
       {"transform_in_place  (2 blocks)", 2,
        [&] { solver::transform_in_place(context, W.view(), coefficients, S.view()); }},
+      {"block_combine_pair  (3 blocks)", 3,
+       [&] { solver::block_combine_pair(context, x, coefficients, y, coefficients, Z.view(), S.view()); }},
+      {"gram [X Y Z] self   (3 blocks)", 3,
+       [&] { (void)solver::gram(context, comm, spmm::ConstDenseView<T>(three.view())); }},
+      {"condition_basis     (copy+SVQB)", 0,
+       [&] {
+         solver::copy_block(context, spmm::ConstDenseView<T>(Z.view()), W.view());
+         (void)solver::condition_basis(context, comm, W.view(), S.view(), tol);
+       }},
       {"orthonormalize      (copy+SVQB)", 0,
        [&] {
          solver::copy_block(context, spmm::ConstDenseView<T>(Z.view()), W.view());
