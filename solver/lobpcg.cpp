@@ -251,12 +251,12 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       clock.charge(time.other);
     }
     const spmm::ConstDenseView<T> XP = column_range(S[cur].cview(), 0, nb + np);
-    std::int64_t nw = orthonormalize_against(ctx, comm, XP, W, scratch.view(), tol);
+    std::int64_t nw = condition_against(ctx, comm, XP, W, scratch.view(), tol);
     if (nw == 0) {
       // Every residual direction already lies in span[X P] to working
       // precision (stagnation at the rounding floor): explore at random.
       fill_random(ctx, W, options.seed, A.first_row(), std::int64_t{nb} * (max_refills + 1 + iteration));
-      nw = orthonormalize_against(ctx, comm, XP, W, scratch.view(), tol);
+      nw = condition_against(ctx, comm, XP, W, scratch.view(), tol);
     }
     if (nw == 0) {
       // Not even a random direction: [X P] spans the whole space (a matrix

@@ -32,12 +32,18 @@ double max_abs_minus_identity(const HostMatrix& M) {
   return m;
 }
 
-}  // namespace
+// The two goals share one loop: project W against Q, SVQB with dropping,
+// repeat. `orthonormal` repeats until a pass changes nothing that matters;
+// `well_conditioned` stops after the first pass that was safe to do once: its
+// SVQB Gram matrix not too ill-conditioned, and no column losing so much of
+// its norm to the projection that the rounding left in it (~eps of the norm
+// before) could be a sizeable share of what remains.
+enum class BasisGoal { orthonormal, well_conditioned };
 
 template <class T>
-std::int64_t orthonormalize_against(const spmm::Context& context, MPI_Comm comm,
-                                    spmm::ConstDenseView<T> Q, spmm::DenseView<T> W,
-                                    spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol) {
+std::int64_t make_basis(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> Q,
+                        spmm::DenseView<T> W, spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol,
+                        BasisGoal goal) {
   const bool root = rank_of(comm) == 0;
   std::int64_t nw = W.cols;
   for (int pass = 0; pass < max_ortho_passes && nw > 0; ++pass) {
@@ -50,48 +56,55 @@ std::int64_t orthonormalize_against(const spmm::Context& context, MPI_Comm comm,
     const HostMatrix G = gram(context, comm, spmm::ConstDenseView<T>(Wv));
     // Done when the last pass changed nothing that matters: W was already
     // orthogonal to Q and orthonormal.
-    if (pass > 0 && max_abs(C) <= tol.orthogonality && max_abs_minus_identity(G) <= tol.orthogonality)
+    if (goal == BasisGoal::orthonormal && pass > 0 && max_abs(C) <= tol.orthogonality &&
+        max_abs_minus_identity(G) <= tol.orthogonality)
       return nw;
     // ||w_j||^2 before the projection, by Pythagoras (Q is orthonormal).
     std::vector<double> before(static_cast<std::size_t>(nw));
+    double kept_fraction = 1;  // smallest ||w_j||^2 after / before over the columns
     for (std::int64_t j = 0; j < nw; ++j) {
       before[j] = G(j, j);
       for (std::int64_t i = 0; i < Q.cols; ++i) before[j] += C(i, j) * C(i, j);
+      if (before[j] > 0) kept_fraction = std::min(kept_fraction, G(j, j) / before[j]);
     }
     HostMatrix transform;
+    double ratio = 1;
     collectively(comm, [&] {
-      if (root) transform = svqb_transform(G, tol, Q.cols > 0 ? &before : nullptr);
+      if (root) transform = svqb_transform(G, tol, Q.cols > 0 ? &before : nullptr, &ratio);
     });
     lobpcg_detail::broadcast(comm, transform);
+    BLOCKEIGS_MPI_CHECK(MPI_Bcast(&ratio, 1, MPI_DOUBLE, 0, comm));
     const std::int64_t kept = transform.cols();
     if (kept == 0) return 0;
     transform_in_place(context, Wv, transform, scratch);
     nw = kept;
+    if (goal == BasisGoal::well_conditioned && ratio >= tol.single_pass_ratio &&
+        kept_fraction >= tol.single_pass_ratio)
+      break;
   }
   return nw;
+}
+
+}  // namespace
+
+template <class T>
+std::int64_t orthonormalize_against(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> Q,
+                                    spmm::DenseView<T> W, spmm::DenseView<T> scratch,
+                                    const OrthonormalizeTolerances& tol) {
+  return make_basis(context, comm, Q, W, scratch, tol, BasisGoal::orthonormal);
+}
+
+template <class T>
+std::int64_t condition_against(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> Q,
+                               spmm::DenseView<T> W, spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol) {
+  return make_basis(context, comm, Q, W, scratch, tol, BasisGoal::well_conditioned);
 }
 
 template <class T>
 std::int64_t condition_basis(const spmm::Context& context, MPI_Comm comm, spmm::DenseView<T> W,
                              spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol) {
-  const bool root = rank_of(comm) == 0;
-  std::int64_t nw = W.cols;
-  for (int pass = 0; pass < max_ortho_passes && nw > 0; ++pass) {
-    spmm::DenseView<T> Wv = column_range(W, 0, nw);
-    const HostMatrix G = gram(context, comm, spmm::ConstDenseView<T>(Wv));
-    HostMatrix transform;
-    double ratio = 1;
-    collectively(comm, [&] {
-      if (root) transform = svqb_transform(G, tol, nullptr, &ratio);
-    });
-    lobpcg_detail::broadcast(comm, transform);
-    BLOCKEIGS_MPI_CHECK(MPI_Bcast(&ratio, 1, MPI_DOUBLE, 0, comm));
-    nw = transform.cols();
-    if (nw == 0) return 0;
-    transform_in_place(context, Wv, transform, scratch);
-    if (ratio >= tol.single_pass_ratio) break;
-  }
-  return nw;
+  const spmm::ConstDenseView<T> none{W.space, W.rows, 0, W.ld, W.data};
+  return make_basis(context, comm, none, W, scratch, tol, BasisGoal::well_conditioned);
 }
 
 template std::int64_t condition_basis(const spmm::Context&, MPI_Comm, spmm::DenseView<float>,
@@ -99,6 +112,11 @@ template std::int64_t condition_basis(const spmm::Context&, MPI_Comm, spmm::Dens
 template std::int64_t condition_basis(const spmm::Context&, MPI_Comm, spmm::DenseView<double>,
                                       spmm::DenseView<double>, const OrthonormalizeTolerances&);
 
+template std::int64_t condition_against(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<float>,
+                                        spmm::DenseView<float>, spmm::DenseView<float>, const OrthonormalizeTolerances&);
+template std::int64_t condition_against(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<double>,
+                                        spmm::DenseView<double>, spmm::DenseView<double>,
+                                        const OrthonormalizeTolerances&);
 template std::int64_t orthonormalize_against(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<float>,
                                              spmm::DenseView<float>, spmm::DenseView<float>,
                                              const OrthonormalizeTolerances&);

@@ -69,13 +69,21 @@ std::int64_t orthonormalize_against(const spmm::Context& context, MPI_Comm comm,
                                     spmm::ConstDenseView<T> Q, spmm::DenseView<T> W,
                                     spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol);
 
-// Makes W a well-conditioned basis of its span, dropping numerically
-// dependent directions (packed into W's leading columns; returns how many were
-// kept): one SVQB pass, repeated only while a pass's Gram matrix was too
-// ill-conditioned for one pass to be enough (single_pass_ratio). Block CG's
-// search block needs no more: its recurrences use P^T A P as computed, so
-// orthonormality to working accuracy buys nothing, while a nearly dependent
-// basis would make P^T A P ill-conditioned. Collective.
+// Makes W a well-conditioned basis of the part of its span orthogonal to Q,
+// dropping numerically dependent directions (packed into W's leading
+// columns; returns how many were kept): one projection and SVQB pass,
+// repeated only while a pass was not safe to do once (single_pass_ratio: an
+// ill-conditioned Gram matrix, or a column that lost nearly all its norm to
+// the projection). For bases whose users form their own Gram matrices, so
+// that orthonormality to working accuracy buys nothing, while a nearly
+// dependent basis would still hurt: block CG's search block (it uses
+// P^T A P as computed) and LOBPCG's W (its Rayleigh-Ritz uses S^T S).
+// Collective.
+template <class T>
+std::int64_t condition_against(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> Q,
+                               spmm::DenseView<T> W, spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol);
+
+// condition_against with no Q.
 template <class T>
 std::int64_t condition_basis(const spmm::Context& context, MPI_Comm comm, spmm::DenseView<T> W,
                              spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol);
