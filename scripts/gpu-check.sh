@@ -2,7 +2,7 @@
 # On the GPU machine: build with the cuda preset, run the GPU tests and the
 # benchmarks asked for, and end with a short table. Logs go to $OUT (the
 # device tool's folder) or /tmp/gpu-check.
-#   scripts/gpu-check.sh [tests] [bench-quick|bench-full] [tiles] [operator] [blockops] [profile] [compare] [scaling]
+#   scripts/gpu-check.sh [tests] [bench-quick|bench-full] [operator] [blockops] [profile] [compare] [scaling]
 # Matrices: gpu-carry/matrices (a copy of ../shared/data/matrices, which does
 # not travel to the GPU machine).
 set -uo pipefail
@@ -46,19 +46,6 @@ for step in "${steps[@]}"; do
         note "spmm-bench       exit ${PIPESTATUS[0]}"
       else
         note "spmm-bench       not built"
-      fi ;;
-    tiles)
-      # Row-split tile order (spmm-tuning-notes section 8): the same cases at each tile.
-      echo "== row_split tile sweep (BLOCKEIGS_ROW_SPLIT_TILE)"
-      if [ -x $bin/spmm-bench ]; then
-        for t in ${TILES:-1 4 16 64}; do
-          BLOCKEIGS_ROW_SPLIT_TILE=$t $bin/spmm-bench --matrices "${TILE_MATRICES:-^(lap7pt|lap27pt|uniform_2M|cage10_|bcsstk09_|delaunay)}" \
-            --n 1,2,4,8,16,32,64 ${BLOCKEIGS_DATA_DIR:+--data "$BLOCKEIGS_DATA_DIR"} --csv "$out/tiles-$t.csv" > "$out/tiles-$t.log" 2>&1
-          echo "-- tile $t: exit $?"; grep -E "Laplacian|geomean" "$out/tiles-$t.log"
-        done
-        note "tiles            ${TILES:-1 4 16 64} (tiles-*.csv)"
-      else
-        note "tiles            spmm-bench not built"
       fi ;;
     operator)
       echo "== operator-bench (7-point Laplacian, fp64, width 16)"

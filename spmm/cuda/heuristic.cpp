@@ -2,11 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdlib>
-#include <string>
 #include <limits>
 
-#include "core/error.hpp"
 
 namespace blockeigs::spmm::cuda {
 namespace {
@@ -72,10 +69,6 @@ constexpr int merge_warps_per_sm = 64;
 constexpr std::int64_t merge_min_items = 32;
 constexpr std::int64_t merge_max_items = 1024;
 
-// Row-split tile: batches per warp before it jumps ahead by the grid. 1 is the
-// plain grid-stride order. Estimate, to be measured (spmm-tuning-notes 8).
-constexpr int row_split_tile = 1;
-
 }  // namespace
 
 Algorithm choose_algorithm(const RowShape& shape, std::int64_t n, Precision precision) {
@@ -105,19 +98,6 @@ std::int64_t merge_items_per_segment(std::int64_t rows, std::int64_t nnz, int mu
   std::int64_t items = merge_min_items;
   while (items < wanted && items < merge_max_items) items *= 2;
   return items;
-}
-
-int row_split_tile_batches() {
-  static const int tile = [] {
-    const char* env = std::getenv("BLOCKEIGS_ROW_SPLIT_TILE");
-    if (!env || !*env) return row_split_tile;
-    char* end = nullptr;
-    const long value = std::strtol(env, &end, 10);
-    if (*end != '\0' || value < 1 || value > 4096)
-      throw Error(std::string("BLOCKEIGS_ROW_SPLIT_TILE must be an integer from 1 to 4096, got `") + env + "`");
-    return static_cast<int>(value);
-  }();
-  return tile;
 }
 
 }  // namespace blockeigs::spmm::cuda

@@ -40,10 +40,4 @@ int nonzero_lanes(double mean_row_length, int column_lanes, int unroll);
 // table's bounds (a power of two).
 std::int64_t merge_items_per_segment(std::int64_t rows, std::int64_t nnz, int multiprocessors);
 
-// Consecutive row batches one warp of the row-split kernel takes before it
-// jumps ahead by the grid (its tile; see row_split.cu). The environment
-// variable BLOCKEIGS_ROW_SPLIT_TILE (1 to 4096) overrides the table's value,
-// for tuning runs.
-int row_split_tile_batches();
-
 }  // namespace blockeigs::spmm::cuda

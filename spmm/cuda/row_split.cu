@@ -26,30 +26,21 @@ inline constexpr bool prefetch_indices =
     index_loads<T, V, P, GC> <= 2 &&
     nonzero_unroll<T, V, P> * (P * V * int(sizeof(T)) + 4 + int(sizeof(T))) <= 128;
 
-// Row order: the warps walk the rows in tiles of tile_batches consecutive
-// batches (warp w takes tiles w, w + warps, ...), so the 8 warps of a block
-// cover one stretch of 8 * tile_batches batches (B rows shared by nearby rows
-// stay in L1) while the grid as a whole sweeps the matrix as one wave (B rows
-// shared across distant rows, as in a 3D stencil's planes, stay in L2).
-// With prefetch_indices only the B loads of a batch wait on memory; without
-// it a short row was three dependent round trips (offsets, indices, B rows).
+// Warp-uniform grid-stride loop over batches of rows_per_warp consecutive
+// rows. With prefetch_indices only the B loads of a batch wait on memory;
+// without it a short row was three dependent round trips (offsets, indices,
+// B rows). (Walking tiles of 4 to 64 consecutive batches per warp instead, for
+// L1 reuse between nearby rows, was slower on an H200: spmm-tuning-notes 8.)
 template <class T, int V, int P, int GC>
 __global__ void __launch_bounds__(block_threads, (min_blocks_per_sm<P, GC>))
-    row_split_kernel(const SpmmArgs<T> a, const int gk, const int tile_batches) {
+    row_split_kernel(const SpmmArgs<T> a, const int gk) {
   constexpr int R = index_loads<T, V, P, GC>;
   const GroupLayout g = make_group_layout<GC>(gk);
   const LaneColumns<V, P, GC> cols(g.lane_c, a.n);
   const int rows_per_warp = warp_size / g.size;
   const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / warp_size;
   const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / warp_size;
-  // A cursor over this warp's batches (warp-uniform): the first row of each.
-  std::int64_t tile = warp;
-  int in_tile = 0;
-  auto take = [&]() {
-    const std::int64_t first = (tile * tile_batches + in_tile) * rows_per_warp;
-    if (++in_tile == tile_batches) in_tile = 0, tile += warps;
-    return first;
-  };
+  const std::int64_t stride = warps * rows_per_warp;
   auto range_of = [&](std::int64_t first) {
     return load_row_range(a.row_offsets, first + g.group, first + g.group < a.rows);
   };
@@ -58,28 +49,27 @@ __global__ void __launch_bounds__(block_threads, (min_blocks_per_sm<P, GC>))
     const std::int64_t row = first + g.group;
     if (row < a.rows && g.lane_k == 0) store_result<T, V, P, GC>(a, cols, row, acc);
   };
-  std::int64_t first = take(), next_first = take();
-  RowRange range = range_of(first), next = range_of(next_first);
+  std::int64_t first = warp * rows_per_warp;
+  RowRange range = range_of(first);
   if constexpr (prefetch_indices<T, V, P, GC>) {
+    RowRange next = range_of(first + stride);
     IndexBatch<T, R> indices = load_index_batch<T, R>(a, g, range.begin, range.end - range.begin, 0);
-    while (first < a.rows) {
-      const std::int64_t after_first = take();
-      const RowRange after = range_of(after_first);
+    for (; first < a.rows; first += stride) {
+      const RowRange after = range_of(first + 2 * stride);
       const IndexBatch<T, R> next_indices = load_index_batch<T, R>(a, g, next.begin, next.end - next.begin, 0);
       T acc[P][V] = {};
       accumulate_nonzeros<T, V, P, GC>(a, g, cols, range.begin, range.end, indices, acc);
       finish(first, acc);
-      first = next_first, next_first = after_first;
       range = next, next = after;
       indices = next_indices;
     }
   } else {
-    while (first < a.rows) {
+    for (; first < a.rows; first += stride) {
+      const RowRange next = range_of(first + stride);
       T acc[P][V] = {};
       accumulate_nonzeros<T, V, P, GC>(a, g, cols, range.begin, range.end, acc);
       finish(first, acc);
-      first = next_first, next_first = take();
-      range = next, next = range_of(next_first);
+      range = next;
     }
   }
 }
@@ -99,7 +89,6 @@ class RowSplitSpmm final : public LocalSpmm<T> {
     if (A.rows > INT32_MAX - 1) throw Error("row_split SpMM: more than 2^31 - 2 rows");
     BLOCKEIGS_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount,
                                                 context.device()));
-    tile_batches_ = cuda::row_split_tile_batches();
   }
 
   void multiply(T alpha, ConstDenseView<T> B, T beta, DenseView<T> C) override {
@@ -133,7 +122,7 @@ class RowSplitSpmm final : public LocalSpmm<T> {
       BLOCKEIGS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, 0));
       const std::int64_t resident = std::int64_t(multiprocessors_) * std::max(per_sm, 1);
       const int blocks = static_cast<int>(std::clamp<std::int64_t>(wanted, 1, resident));
-      kernel<<<blocks, block_threads, 0, stream>>>(args, gk, tile_batches_);
+      kernel<<<blocks, block_threads, 0, stream>>>(args, gk);
       BLOCKEIGS_CUDA_CHECK_LAUNCH();
     });
   }
@@ -141,7 +130,6 @@ class RowSplitSpmm final : public LocalSpmm<T> {
   const Context& context_;
   CsrView<T> A_;
   int multiprocessors_ = 1;
-  int tile_batches_ = 1;
 };
 
 }  // namespace
