@@ -92,6 +92,22 @@ void broadcast_matrix(MPI_Comm comm, HostMatrix& M) {
   if (shape[0] * shape[1] > 0) MPI_Bcast(M.data(), static_cast<int>(shape[0] * shape[1]), MPI_DOUBLE, 0, comm);
 }
 
+// A B and A^T B of small host matrices.
+HostMatrix product(const HostMatrix& A, const HostMatrix& B) {
+  HostMatrix C(A.rows(), B.cols());
+  for (std::int64_t i = 0; i < A.rows(); ++i)
+    for (std::int64_t k = 0; k < A.cols(); ++k)
+      for (std::int64_t j = 0; j < B.cols(); ++j) C(i, j) += A(i, k) * B(k, j);
+  return C;
+}
+HostMatrix transposed_product(const HostMatrix& A, const HostMatrix& B) {
+  HostMatrix C(A.cols(), B.cols());
+  for (std::int64_t k = 0; k < A.rows(); ++k)
+    for (std::int64_t i = 0; i < A.cols(); ++i)
+      for (std::int64_t j = 0; j < B.cols(); ++j) C(i, j) += A(k, i) * B(k, j);
+  return C;
+}
+
 HostMatrix columns_of(const HostMatrix& M, std::int64_t first, std::int64_t count) {
   return M.block(0, M.rows(), first, count);
 }
@@ -235,6 +251,10 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
     clock.to(time.orthogonalization);
   }
 
+  // P^T P and P^T R for the current P and R, when the last step derived them
+  // from small matrices (the unpreconditioned path); otherwise empty, and
+  // they are read off the blocks.
+  HostMatrix known_PtP, known_PtR;
   int iteration = 0;
   while (!active.empty() && r > 0 && iteration < options.max_iterations) {
     ++iteration;
@@ -243,26 +263,35 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
     A.apply(T(1), Pr, T(0), Q_view(r));
     clock.to(time.spmm);
 
-    // [Delta C] = P^T [Q R]; alpha = Delta^{-1} C.
-    const HostMatrix G = gram(context, comm, Pr, cview(at(2 * s - r, r + a)));
-    const SmallSolve delta = factor_delta(comm, columns_of(G, 0, r));
+    // Delta = P^T Q, C = P^T R (one reduction over [Q R] unless C is known);
+    // alpha = Delta^{-1} C.
+    HostMatrix Delta, C;
+    if (known_PtR.rows() == r && known_PtR.cols() == a) {
+      Delta = gram(context, comm, Pr, cview(Q_view(r)));
+      C = known_PtR;
+    } else {
+      const HostMatrix G = gram(context, comm, Pr, cview(at(2 * s - r, r + a)));
+      Delta = columns_of(G, 0, r);
+      C = columns_of(G, r, a);
+    }
+    const SmallSolve delta = factor_delta(comm, Delta);
     if (!delta.positive_definite)
       fail_input_everywhere("block CG: the matrix is not positive definite (negative curvature at iteration ", iteration,
                  ": smallest p^T A p over the search block is ", delta.smallest_diagonal,
                  ", or P^T A P has no Cholesky factor)");
-    const HostMatrix alpha = solve_delta(comm, delta, columns_of(G, r, a), 1.0);
+    const HostMatrix alpha = solve_delta(comm, delta, C, 1.0);
     block_update(context, T(1), Pr, alpha, T(1), narrow(Xa, a));
     block_update(context, T(-1), cview(Q_view(r)), alpha, T(1), R_view(a));
     clock.to(time.update);
 
-    // The Gram matrix of [P Q R] in one pass over the three blocks: the
-    // residual norms are the square roots of its R^T R diagonal, Q^T R is what
-    // beta needs, and with P^T P and P^T R it gives the Gram matrix of the new
-    // search block without reading it.
-    const HostMatrix PQR_gram = gram(context, comm, cview(at(2 * s - 2 * r, 2 * r + a)));
-    const std::int64_t q0 = r, r0 = 2 * r;  // first rows of Q and R in it
+    // [P Q R]^T R in one pass over the three blocks: the residual norms are
+    // the square roots of its R^T R diagonal, Q^T R is what beta needs, and
+    // with P^T P it gives the Gram matrix of the new search block without
+    // reading that block.
+    const HostMatrix PQR_R = gram(context, comm, cview(at(2 * s - 2 * r, 2 * r + a)), cview(R_view(a)));
+    const std::int64_t q0 = r, r0 = 2 * r;  // first rows of Q^T R and R^T R in it
     norms.resize(static_cast<std::size_t>(a));
-    for (std::int64_t c = 0; c < a; ++c) norms[c] = std::sqrt(std::max(0.0, PQR_gram(r0 + c, r0 + c)));
+    for (std::int64_t c = 0; c < a; ++c) norms[c] = std::sqrt(std::max(0.0, PQR_R(r0 + c, c)));
     const double worst = record(norms);
     const std::vector<std::int64_t> kept = retire_converged(norms, iteration);
     monitor(iteration, r, worst);
@@ -281,36 +310,29 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
       place_search_block(Z, r_next);
       clock.to(time.orthogonalization);
     } else {
-      // Z = R. With M = [P R]^T [P R] (from the Gram above, R's kept
-      // columns), W = [P R] [beta; I] has W^T W = [beta; I]^T M [beta; I].
-      // No cancellation spoils it: R is orthogonal to P (alpha made it so),
-      // so ||W||^2 = ||R||^2 + ||P beta||^2 up to rounding.
-      HostMatrix QtR(r, a2);
-      for (std::int64_t i = 0; i < r; ++i)
-        for (std::int64_t c = 0; c < a2; ++c) QtR(i, c) = PQR_gram(q0 + i, r0 + kept[c]);
+      // Z = R. With M = [P R]^T [P R] (R's kept columns), W = [P R] [beta; I]
+      // has W^T W = [beta; I]^T M [beta; I]. No cancellation spoils it: R is
+      // orthogonal to P (alpha made it so), so ||W||^2 = ||R||^2 + ||P beta||^2
+      // up to rounding.
+      const HostMatrix PtP = known_PtP.rows() == r ? known_PtP : gram(context, comm, Pr);
+      HostMatrix QtR(r, a2), PtR(r, a2), RtR(a2, a2);
+      for (std::int64_t c = 0; c < a2; ++c) {
+        for (std::int64_t i = 0; i < r; ++i) {
+          QtR(i, c) = PQR_R(q0 + i, kept[c]);
+          PtR(i, c) = PQR_R(i, kept[c]);
+        }
+        for (std::int64_t i = 0; i < a2; ++i) RtR(i, c) = PQR_R(r0 + kept[i], kept[c]);
+      }
       const HostMatrix beta = solve_delta(comm, delta, QtR, -1.0);
       const std::int64_t n = r + a2;
-      std::vector<std::int64_t> rows_of(static_cast<std::size_t>(n));  // [P R_kept] rows of PQR_gram
-      for (std::int64_t i = 0; i < r; ++i) rows_of[i] = i;
-      for (std::int64_t c = 0; c < a2; ++c) rows_of[r + c] = r0 + kept[c];
-      HostMatrix E(n, a2);  // [beta; I]
+      HostMatrix M(n, n), E(n, a2);  // M = [P R]^T [P R], E = [beta; I]
+      for (std::int64_t i = 0; i < n; ++i)
+        for (std::int64_t j = 0; j < n; ++j)
+          M(i, j) = i < r ? (j < r ? PtP(i, j) : PtR(i, j - r)) : (j < r ? PtR(j, i - r) : RtR(i - r, j - r));
       for (std::int64_t i = 0; i < r; ++i)
         for (std::int64_t c = 0; c < a2; ++c) E(i, c) = beta(i, c);
       for (std::int64_t c = 0; c < a2; ++c) E(r + c, c) = 1;
-      HostMatrix ME(n, a2);
-      for (std::int64_t i = 0; i < n; ++i)
-        for (std::int64_t c = 0; c < a2; ++c) {
-          double sum = 0;
-          for (std::int64_t k = 0; k < n; ++k) sum += PQR_gram(rows_of[i], rows_of[k]) * E(k, c);
-          ME(i, c) = sum;
-        }
-      HostMatrix GW(a2, a2);
-      for (std::int64_t i = 0; i < a2; ++i)
-        for (std::int64_t j = 0; j < a2; ++j) {
-          double sum = 0;
-          for (std::int64_t k = 0; k < n; ++k) sum += E(k, i) * ME(k, j);
-          GW(i, j) = sum;
-        }
+      const HostMatrix GW = transposed_product(E, product(M, E));
       // SVQB of W from GW on rank 0 (every rank has the same GW, but one
       // eigensolver result keeps the ranks bit-identical).
       int rank = 0;
@@ -323,19 +345,23 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
       broadcast_matrix(comm, S);
       MPI_Bcast(&ratio, 1, MPI_DOUBLE, 0, comm);
       r_next = S.cols();
+      known_PtP = HostMatrix();
+      known_PtR = HostMatrix();
       if (r_next > 0) {
         // P_new = P (beta S) + R S, written over the old P's columns.
-        HostMatrix betaS(r, r_next);
-        for (std::int64_t i = 0; i < r; ++i)
-          for (std::int64_t j = 0; j < r_next; ++j) {
-            double sum = 0;
-            for (std::int64_t k = 0; k < a2; ++k) sum += beta(i, k) * S(k, j);
-            betaS(i, j) = sum;
-          }
+        const HostMatrix betaS = product(beta, S);
         block_combine_pair(context, Pr, betaS, cview(R_view(a2)), S, P_view(r_next), narrow(scratch, r_next));
         clock.to(time.update);
-        // One pass leaves W^T W within ~eps / ratio of I; far from it, condition again.
-        if (ratio < tol.single_pass_ratio) {
+        if (ratio >= tol.single_pass_ratio) {
+          // P_new^T P_new = S^T GW S and P_new^T R = (beta S)^T P^T R + S^T R^T R,
+          // as exact as reading them off the blocks: the next iteration
+          // needs no pass for them.
+          known_PtP = transposed_product(S, product(GW, S));
+          known_PtR = transposed_product(betaS, PtR);
+          const HostMatrix StRtR = transposed_product(S, RtR);
+          for (std::size_t e = 0; e < known_PtR.values().size(); ++e) known_PtR.values()[e] += StRtR.values()[e];
+        } else {
+          // One pass leaves W^T W within ~eps / ratio of I; far from it, condition again.
           const spmm::DenseView<T> W = P_view(r_next);
           r_next = condition_basis(context, comm, W, narrow(scratch, r_next), tol);
           place_search_block(W, r_next);

@@ -66,6 +66,15 @@ __global__ void __launch_bounds__(update_threads)
     const int i = e / width, j = e - i * width;
     S[e] = j < k2 ? s.values[i * k2 + j] : T(0);
   }
+  // Tile loads by whole rows: a warp covers 32 / lanes_per_row rows per load
+  // (k1 <= lanes_per_row, a power of two), with no division per element.
+  int lanes_per_row = 1;
+  while (lanes_per_row < k1) lanes_per_row <<= 1;
+  const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
+  const int load_col = lane & (lanes_per_row - 1);
+  const int load_row0 = warp * (32 / lanes_per_row) + lane / lanes_per_row;
+  const int load_row_step = static_cast<int>(blockDim.x / 32) * (32 / lanes_per_row);
+  const bool loads = load_col < k1;
   const std::int64_t tiles = (rows + tile_rows - 1) / tile_rows;
   for (std::int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
     const std::int64_t first = tile * tile_rows;
@@ -74,10 +83,12 @@ __global__ void __launch_bounds__(update_threads)
     // The tile's k1 input columns: X's k1x, then X2's (if any) after them.
     const T* xt = x + first * ldx;
     const T* x2t = x2 ? x2 + first * ldx2 : nullptr;
+    if (loads) {
+      const bool first_input = load_col < k1x;
+      const T* src = first_input ? xt + load_col : x2t + (load_col - k1x);
+      const std::int64_t ld_src = first_input ? ldx : ldx2;
 #pragma unroll 4
-    for (int e = threadIdx.x; e < n * k1; e += blockDim.x) {
-      const int r = e / k1, c = e - r * k1;
-      xs[r * stride + c] = c < k1x ? xt[r * ldx + c] : x2t[r * ldx2 + (c - k1x)];
+      for (int r = load_row0; r < n; r += load_row_step) xs[r * stride + load_col] = src[r * ld_src];
     }
     __syncthreads();
     const int pairs = (n + piece_rows - 1) / piece_rows;
