@@ -69,7 +69,18 @@ constexpr int merge_warps_per_sm = 64;
 constexpr std::int64_t merge_min_items = 32;
 constexpr std::int64_t merge_max_items = 1024;
 
+// merge_uses_spmv_body: skew (longest row / mean) above which the SpMV body
+// wins at n = 1. From the merge times of the general body (0361183) and the
+// SpMV body (79794c2) on the H200, fp64: it wins on every matrix with skew
+// above 30 (0.36-0.88x the time), loses on every one below 9 (1.1-1.9x),
+// and between them mostly wins above 14 (ca-GrQc 15: 0.69x, polblogs 16:
+// 0.94x, astro-ph 25: 0.86x; ego-Facebook 24: 1.08x) and loses below (cyl6
+// 14: 1.49x, email-Eu-core 13: 1.05x).
+constexpr double merge_spmv_min_skew = 14;
+
 }  // namespace
+
+bool merge_uses_spmv_body(const RowShape& shape) { return shape.max > merge_spmv_min_skew * shape.mean; }
 
 Algorithm choose_algorithm(const RowShape& shape, std::int64_t n, Precision precision) {
   if (shape.rows < row_split_min_rows) return Algorithm::merge_based;

@@ -270,6 +270,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
 
  private:
   void build_partition() {
+    spmv_body_ = cuda::merge_uses_spmv_body(cuda::row_shape(A_.row_offsets, A_.rows, A_.nnz));
     items_ = cuda::merge_items_per_segment(A_.rows, A_.nnz, multiprocessors_);
     segments_ = cuda::merge_segment_count(A_.rows, A_.nnz, items_);
     const std::int64_t boundaries = segments_ + 1;
@@ -312,7 +313,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
                                  tail_slot_.data(), segments_};
     const auto stream = static_cast<cudaStream_t>(context_.stream());
     const std::int64_t warps_per_block = block_threads / warp_size;
-    if (B.cols == 1) {
+    if (B.cols == 1 && spmv_body_) {
       const int blocks = static_cast<int>(std::clamp<std::int64_t>(
           (segments_ + warps_per_block - 1) / warps_per_block, 1, std::int64_t(multiprocessors_) * 2048));
       merge_spmv_kernel<T><<<blocks, block_threads, 0, stream>>>(args, segments, carry_.data());
@@ -342,6 +343,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
   const Context& context_;
   CsrView<T> A_;
   int multiprocessors_ = 1;
+  bool spmv_body_ = false;     // n = 1 through merge_spmv_kernel (skewed rows)
   std::int64_t items_ = 0;     // merge path steps per segment
   std::int64_t segments_ = 0;  // one warp each
   std::int64_t slots_ = 0;     // carry slots (pieces of rows cut by a boundary)
