@@ -357,16 +357,6 @@ bool block_combine_pair(const spmm::Context& context, spmm::ConstDenseView<T> X1
 }
 
 template <class T>
-bool block_combine_pair_accumulate(const spmm::Context& context, spmm::ConstDenseView<T> X1,
-                                   spmm::ConstDenseView<T> X2, const double* S, spmm::DenseView<T> Y,
-                                   spmm::DenseView<T> U) {
-  if (!cuda::narrow_update_fits(X1.cols + X2.cols, Y.cols + U.cols)) return false;
-  cuda::narrow_update_pair_accumulate<T>(Y.rows, X1.cols, X1.data, X1.ld, X2.cols, X2.data, X2.ld, Y.cols, U.cols, S,
-                                         Y.data, Y.ld, U.data, U.ld, stream_of(context));
-  return true;
-}
-
-template <class T>
 void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T beta,
            spmm::DenseView<T> Y) {
   if (Y.rows == 0 || Y.cols == 0) return;
@@ -456,9 +446,6 @@ void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseVi
   template bool transform_in_place(const spmm::Context&, spmm::DenseView<T>, const double*, std::int64_t); \
   template bool block_combine_pair(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>,      \
                                    const double*, spmm::DenseView<T>);                                          \
-  template bool block_combine_pair_accumulate(const spmm::Context&, spmm::ConstDenseView<T>,                    \
-                                              spmm::ConstDenseView<T>, const double*, spmm::DenseView<T>,       \
-                                              spmm::DenseView<T>);                                              \
   template void axpby(const spmm::Context&, T, spmm::ConstDenseView<T>, T, spmm::DenseView<T>);       \
   template void column_axpby(const spmm::Context&, const double*, spmm::ConstDenseView<T>, T,         \
                              spmm::DenseView<T>);                                                     \

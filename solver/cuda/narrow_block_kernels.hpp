@@ -29,14 +29,4 @@ void narrow_update_pair(std::int64_t rows, std::int64_t k1a, const T* x1, std::i
                         const T* x2, std::int64_t ldx2, std::int64_t k2, const double* s, T* y, std::int64_t ldy,
                         cudaStream_t stream);
 
-// The same product with k2a + k2b output columns split in two: the first k2a
-// written to Y (overlap rules as above), the last k2b added to U (U += its
-// columns; U must not overlap X1, X2 or Y). Needs
-// narrow_update_fits(k1a + k1b, k2a + k2b).
-template <class T>
-void narrow_update_pair_accumulate(std::int64_t rows, std::int64_t k1a, const T* x1, std::int64_t ldx1,
-                                   std::int64_t k1b, const T* x2, std::int64_t ldx2, std::int64_t k2a,
-                                   std::int64_t k2b, const double* s, T* y, std::int64_t ldy, T* u,
-                                   std::int64_t ldu, cudaStream_t stream);
-
 }  // namespace blockeigs::solver::cuda

@@ -55,8 +55,7 @@ template <class T>
 __global__ void __launch_bounds__(update_threads)
     narrow_update_kernel(std::int64_t rows, int k1, int k2, T alpha, const T* x, std::int64_t ldx, int k1x,
                          const T* x2, std::int64_t ldx2, const __grid_constant__ Coefficients<T> s, T beta,
-                         const T* z, std::int64_t ldz, T* y, std::int64_t ldy, int split, T* y2,
-                         std::int64_t ldy2) {
+                         const T* z, std::int64_t ldz, T* y, std::int64_t ldy) {
   extern __shared__ double shared_values[];  // double: aligned for either type's vector loads
   // S with its columns padded to a whole number of pieces (zeros), then the tile of X.
   const int pieces = (k2 + piece - 1) / piece, width = pieces * piece;
@@ -117,14 +116,10 @@ __global__ void __launch_bounds__(update_threads)
         const std::int64_t row = first + r0 + q;
         T* yr = y + row * ldy;
         const T* zr = z ? z + row * ldz : nullptr;
-        T* y2r = y2 ? y2 + row * ldy2 - split : nullptr;  // indexed by c >= split
 #pragma unroll
         for (int j = 0; j < piece; ++j) {
           const int c = b0 + j;
-          if (c < split)
-            yr[c] = beta == T(0) ? alpha * acc[q][j] : alpha * acc[q][j] + beta * zr[c];
-          else if (c < k2)
-            y2r[c] += acc[q][j];
+          if (c < k2) yr[c] = beta == T(0) ? alpha * acc[q][j] : alpha * acc[q][j] + beta * zr[c];
         }
       }
     }
@@ -156,8 +151,7 @@ void narrow_update(std::int64_t rows, std::int64_t k1, std::int64_t k2, T alpha,
   const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, 4096));
   narrow_update_kernel<T><<<blocks, update_threads, bytes, stream>>>(rows, static_cast<int>(k1), static_cast<int>(k2),
                                                                      alpha, x, ldx, static_cast<int>(k1), nullptr, 0,
-                                                                     coefficients, beta, z, ldz, y, ldy,
-                                                                     static_cast<int>(k2), nullptr, 0);
+                                                                     coefficients, beta, z, ldz, y, ldy);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
@@ -174,25 +168,7 @@ void narrow_update_pair(std::int64_t rows, std::int64_t k1a, const T* x1, std::i
   const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, 4096));
   narrow_update_kernel<T><<<blocks, update_threads, bytes, stream>>>(
       rows, static_cast<int>(k1), static_cast<int>(k2), T(1), x1, ldx1, static_cast<int>(k1a), x2, ldx2, coefficients,
-      T(0), nullptr, 0, y, ldy, static_cast<int>(k2), nullptr, 0);
-  BLOCKEIGS_CUDA_CHECK_LAUNCH();
-}
-
-template <class T>
-void narrow_update_pair_accumulate(std::int64_t rows, std::int64_t k1a, const T* x1, std::int64_t ldx1,
-                                   std::int64_t k1b, const T* x2, std::int64_t ldx2, std::int64_t k2a,
-                                   std::int64_t k2b, const double* s, T* y, std::int64_t ldy, T* u,
-                                   std::int64_t ldu, cudaStream_t stream) {
-  if (rows == 0) return;
-  const std::int64_t k1 = k1a + k1b, k2 = k2a + k2b;
-  Coefficients<T> coefficients;
-  for (std::int64_t e = 0; e < k1 * k2; ++e) coefficients.values[e] = static_cast<T>(s[e]);
-  const std::size_t bytes = shared_bytes_for(k1, k2, sizeof(T));
-  const std::int64_t tiles = (rows + tile_rows - 1) / tile_rows;
-  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, 4096));
-  narrow_update_kernel<T><<<blocks, update_threads, bytes, stream>>>(
-      rows, static_cast<int>(k1), static_cast<int>(k2), T(1), x1, ldx1, static_cast<int>(k1a), x2, ldx2, coefficients,
-      T(0), nullptr, 0, y, ldy, static_cast<int>(k2a), u, ldu);
+      T(0), nullptr, 0, y, ldy);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
@@ -204,11 +180,5 @@ template void narrow_update_pair(std::int64_t, std::int64_t, const float*, std::
                                  std::int64_t, std::int64_t, const double*, float*, std::int64_t, cudaStream_t);
 template void narrow_update_pair(std::int64_t, std::int64_t, const double*, std::int64_t, std::int64_t, const double*,
                                  std::int64_t, std::int64_t, const double*, double*, std::int64_t, cudaStream_t);
-template void narrow_update_pair_accumulate(std::int64_t, std::int64_t, const float*, std::int64_t, std::int64_t,
-                                            const float*, std::int64_t, std::int64_t, std::int64_t, const double*,
-                                            float*, std::int64_t, float*, std::int64_t, cudaStream_t);
-template void narrow_update_pair_accumulate(std::int64_t, std::int64_t, const double*, std::int64_t, std::int64_t,
-                                            const double*, std::int64_t, std::int64_t, std::int64_t, const double*,
-                                            double*, std::int64_t, double*, std::int64_t, cudaStream_t);
 
 }  // namespace blockeigs::solver::cuda
