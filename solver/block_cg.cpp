@@ -137,9 +137,9 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
   const auto tol = OrthonormalizeTolerances::for_type<T>();
 
   // Buffers. PQR holds [P | Q | R] side by side (ld 3s): R from column 2s on,
-  // Q = A P just before it and P before that, so that P^T [Q R] and the Gram
-  // matrix of all three are single reductions, and the new P can be written
-  // over the old one (block_combine_pair reads a row before writing it).
+  // Q = A P just before it and P before that, so that P^T [Q R] and
+  // [P Q R]^T R are single reductions, and the new P can be written over the
+  // old one (block_combine_pair reads a row before writing it).
   const std::int64_t ld = 3 * s;
   spmm::DenseBlock<T> PQR(space, m, ld), Xa(space, m, s), scratch(space, m, s);
   spmm::DenseBlock<T> Zbuf(space, preconditioner ? m : 0, preconditioner ? s : 0);
