@@ -321,9 +321,16 @@ void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T>
     spmm::cuda::scale_block(Y, beta, stream);
     return;
   }
-  // cuBLAS even for narrow blocks: on 2M x 16 fp64 (H200) it takes 0.26 / 0.35 ms
-  // (beta = 0 / 1) against the narrow kernel's 0.28 / 0.37 ms, which is kept for
-  // what cuBLAS cannot do in one pass (block_combine, transform_in_place).
+  // Up to 32 x 16 with pair-aligned rows: the row-group kernel (block CG's
+  // updates at 16 columns). Otherwise cuBLAS, even for narrow blocks: on 2M x
+  // 16 fp64 (H200) it took 0.26 / 0.35 ms (beta = 0 / 1) against the tiled
+  // narrow kernel's 0.28 / 0.37 ms.
+  if (cuda::row_group_update_fits<T>(X.cols, X.cols, Y.cols, X.data, X.ld, nullptr, 0,
+                                     beta == T(0) ? nullptr : Y.data, Y.ld, Y.data, Y.ld)) {
+    cuda::row_group_update<T>(Y.rows, X.cols, X.cols, Y.cols, alpha, X.data, X.ld, nullptr, 0, S, beta, Y.data,
+                              Y.ld, Y.data, Y.ld, stream);
+    return;
+  }
   const StreamArray<T> s(stream, S, static_cast<std::size_t>(X.cols * Y.cols));
   // Column-major Y^T = S^T X^T: S (row-major k1 x k2) read column-major is S^T, ld k2.
   gemm<T>(cublas_of(context), CUBLAS_OP_N, CUBLAS_OP_N, Y.cols, Y.rows, X.cols, alpha, s.data(), Y.cols,

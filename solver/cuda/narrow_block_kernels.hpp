@@ -29,4 +29,18 @@ void narrow_update_pair(std::int64_t rows, std::int64_t k1a, const T* x1, std::i
                         const T* x2, std::int64_t ldx2, std::int64_t k2, const double* s, T* y, std::int64_t ldy,
                         cudaStream_t stream);
 
+// Y = alpha * [X1 X2] S + beta * Z (beta == 0: Z is not read; X2 only when
+// k1x < k1: X1 holds columns [0, k1x), X2 the rest) by groups of lanes per
+// row (row_group_update.cu), for k1 <= 32 and k2 <= 16 with even k1x, even
+// leading dimensions and pair-aligned pointers (row_group_update_fits). Y may
+// overlap X1, X2 and Z in any columns of the same rows.
+template <class T>
+bool row_group_update_fits(std::int64_t k1x, std::int64_t k1, std::int64_t k2, const T* x, std::int64_t ldx,
+                           const T* x2, std::int64_t ldx2, const T* z, std::int64_t ldz, const T* y,
+                           std::int64_t ldy);
+template <class T>
+void row_group_update(std::int64_t rows, std::int64_t k1x, std::int64_t k1, std::int64_t k2, T alpha, const T* x,
+                      std::int64_t ldx, const T* x2, std::int64_t ldx2, const double* s, T beta, const T* z,
+                      std::int64_t ldz, T* y, std::int64_t ldy, cudaStream_t stream);
+
 }  // namespace blockeigs::solver::cuda

@@ -144,6 +144,8 @@ void narrow_update(std::int64_t rows, std::int64_t k1, std::int64_t k2, T alpha,
                    const double* s, T beta, const T* z, std::int64_t ldz, T* y, std::int64_t ldy,
                    cudaStream_t stream) {
   if (rows == 0) return;
+  if (row_group_update_fits<T>(k1, k1, k2, x, ldx, nullptr, 0, beta == T(0) ? nullptr : z, ldz, y, ldy))
+    return row_group_update<T>(rows, k1, k1, k2, alpha, x, ldx, nullptr, 0, s, beta, z, ldz, y, ldy, stream);
   Coefficients<T> coefficients;
   for (std::int64_t e = 0; e < k1 * k2; ++e) coefficients.values[e] = static_cast<T>(s[e]);
   const std::size_t bytes = shared_bytes_for(k1, k2, sizeof(T));  // <= 42 KB (fp64, 32 x 32)
@@ -161,6 +163,8 @@ void narrow_update_pair(std::int64_t rows, std::int64_t k1a, const T* x1, std::i
                         cudaStream_t stream) {
   if (rows == 0) return;
   const std::int64_t k1 = k1a + k1b;
+  if (row_group_update_fits<T>(k1a, k1, k2, x1, ldx1, x2, ldx2, nullptr, 0, y, ldy))
+    return row_group_update<T>(rows, k1a, k1, k2, T(1), x1, ldx1, x2, ldx2, s, T(0), nullptr, 0, y, ldy, stream);
   Coefficients<T> coefficients;
   for (std::int64_t e = 0; e < k1 * k2; ++e) coefficients.values[e] = static_cast<T>(s[e]);
   const std::size_t bytes = shared_bytes_for(k1, k2, sizeof(T));

@@ -32,6 +32,14 @@ spmm::DenseBlock<double> to_device(const spmm::Context& dev, const spmm::DenseBl
   return d;
 }
 
+// The same, padding columns (up to ld) included.
+spmm::DenseBlock<double> to_device_padded(const spmm::Context& dev, const spmm::DenseBlock<double>& h) {
+  spmm::DenseBlock<double> d(Space::device, h.rows(), h.cols(), h.ld());
+  solver::copy_block<double>(dev, spmm::ConstDenseView<double>{Space::host, h.rows(), h.ld(), h.ld(), h.data()},
+                             spmm::DenseView<double>{Space::device, d.rows(), d.ld(), d.ld(), d.data()});
+  return d;
+}
+
 spmm::DenseBlock<double> to_host(const spmm::Context& dev, const spmm::DenseBlock<double>& d) {
   spmm::DenseBlock<double> h(Space::host, d.rows(), d.cols(), d.ld());
   solver::copy_block<double>(dev, d.cview(), h.view());
@@ -210,6 +218,68 @@ solver::LobpcgResult<double> solve(const Problem& p, spmm::Context ctx, const so
     *check = test::check_eigenpairs(MPI_COMM_WORLD, A.context(), p.whole, part, result.eigenvalues,
                                     result.eigenvectors.cview());
   return result;
+}
+
+// Shapes for the row-group kernel (k1 <= 32, k2 <= 16, even leading
+// dimensions): odd widths whose last value sits next to NaN padding, which a
+// pair load must not pick up. block_update, block_combine (into a new block
+// and in place on Z) and transform_in_place, device against host.
+TEST(DeviceBlockOps, RowGroupShapesMatchTheHost) {
+  SKIP_WITHOUT_GPU();
+  const spmm::Context dev = spmm::Context::cuda(0);
+  const spmm::Context host = spmm::Context::host();
+  const double u = std::numeric_limits<double>::epsilon();
+  struct Case {
+    std::int64_t rows, k1, k2;
+  };
+  const Case cases[] = {{1, 1, 1}, {63, 3, 5}, {5000, 7, 9}, {70001, 16, 16}, {3000, 15, 16}, {4097, 32, 16},
+                        {2049, 31, 15}, {1000, 20, 2}};
+  // Even ld, NaN in the columns past the block.
+  auto padded = [](std::int64_t rows, std::int64_t cols, std::uint64_t seed) {
+    const std::int64_t ld = cols % 2 == 0 ? cols + 2 : cols + 1;
+    spmm::DenseBlock<double> b(Space::host, rows, cols, ld);
+    for (std::int64_t i = 0; i < rows; ++i)
+      for (std::int64_t j = 0; j < ld; ++j)
+        b.data()[i * ld + j] = j < cols ? solver::hash_uniform(seed, i, j) : std::numeric_limits<double>::quiet_NaN();
+    return b;
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(testing::Message() << c.rows << " x " << c.k1 << " -> " << c.k2);
+    HostMatrix S(c.k1, c.k2);
+    for (std::int64_t a = 0; a < c.k1; ++a)
+      for (std::int64_t b = 0; b < c.k2; ++b) S(a, b) = solver::hash_uniform(31, a, b);
+    const auto Xh = padded(c.rows, c.k1, 32);
+    const auto Xd = to_device_padded(dev, Xh);
+    const double tol = 2 * (c.k1 + 2) * u * (1.5 * double(c.k1) + 1);
+    for (double beta : {0.0, -0.5}) {
+      auto Yh = padded(c.rows, c.k2, 33);
+      auto Yd = to_device_padded(dev, Yh);
+      solver::block_update<double>(host, 1.5, Xh.cview(), S, beta, Yh.view());
+      solver::block_update<double>(dev, 1.5, Xd.cview(), S, beta, Yd.view());
+      expect_close(to_host(dev, Yd), Yh, tol);
+    }
+    {
+      auto Zh = padded(c.rows, c.k2, 34);
+      auto Zd = to_device_padded(dev, Zh);
+      auto Ch = padded(c.rows, c.k2, 35);
+      auto Cd = to_device_padded(dev, Ch);
+      solver::block_combine<double>(host, 1.5, Xh.cview(), S, -0.5, Zh.cview(), Ch.view());
+      solver::block_combine<double>(dev, 1.5, Xd.cview(), S, -0.5, Zd.cview(), Cd.view());
+      expect_close(to_host(dev, Cd), Ch, tol);
+      solver::block_combine<double>(host, 1.5, Xh.cview(), S, -0.5, Zh.cview(), Zh.view());
+      solver::block_combine<double>(dev, 1.5, Xd.cview(), S, -0.5, Zd.cview(), Zd.view());
+      expect_close(to_host(dev, Zd), Zh, tol);
+    }
+    if (c.k2 <= c.k1) {
+      auto Wh = padded(c.rows, c.k1, 36);
+      auto Wd = to_device_padded(dev, Wh);
+      auto scratch_h = nan_host(c.rows, c.k1, 0);
+      auto scratch_d = to_device_padded(dev, scratch_h);
+      solver::transform_in_place<double>(host, Wh.view(), S, scratch_h.view());
+      solver::transform_in_place<double>(dev, Wd.view(), S, scratch_d.view());
+      expect_close(to_host(dev, Wd), Wh, tol);
+    }
+  }
 }
 
 // Block CG's new search block: [P | Q | R] in one buffer, P S1 + R S2 written
