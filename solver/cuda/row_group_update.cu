@@ -1,17 +1,19 @@
 // Y = alpha * [X1 X2] S + beta * Z for tall blocks of up to 32 input and 16
 // output columns whose rows split into pairs of values (even widths, leading
 // dimensions and column offsets, 2-value aligned): block CG's updates at 16
-// right-hand sides. No shared-memory tile and no block-wide barrier: a group
-// of G = K2 / 2 lanes owns a row, each lane loads its pairs of the input row
-// (coalesced: a warp reads 32 / G whole rows at once), the group exchanges
-// them by shuffles, and each lane forms two adjacent output columns, written
-// as one pair. Loads of the next rows are not held up by a barrier behind a
+// right-hand sides. No block-wide tile and no block barrier: a group of
+// G = K2 / 2 lanes owns a row, each lane loads its pairs of the input row
+// (coalesced: a warp reads 32 / G whole rows at once) into the warp's own
+// staging rows in shared memory, and after a warp barrier each lane forms two
+// adjacent output columns from the whole row, written as one pair. Loads of the next rows are not held up by a barrier behind a
 // slow tile, which is what kept the tiled kernel (narrow_update.cu) and
 // cuBLAS at ~2.2 TB/s on 2M x 16 fp64 (H200) against 3.4 TB/s for a copy.
 //
-// A row of Y is written only after every lane of its group has read its part
-// of that row of X1, X2 (the shuffles wait for all of them) and Z, so Y may
-// overlap the inputs in any columns of the same rows.
+// A row of Y is written only after every lane of its warp has read its part
+// of that row of X1, X2 (the warp barrier waits for all of them) and Z, so Y
+// may overlap the inputs in any columns of the same rows. (Exchanging the
+// pairs by shuffles instead, 240f7a1, cost 0.34 ms for 32 -> 16 columns at 2M
+// rows on an H200.)
 #include <algorithm>
 
 #include "solver/cuda/narrow_block_kernels.hpp"
@@ -52,13 +54,19 @@ __global__ void __launch_bounds__(group_threads)
   constexpr int C = K1 / 2;                  // input pairs per row
   constexpr int L = (C + G - 1) / G;         // input pairs each lane loads
   __shared__ Pair S2[K1][G];                 // S[i][2c], S[i][2c + 1]
+  // Each warp's input rows, staged so that every lane of a group can read the
+  // whole row: one shared load per pair where shuffles took four 32-bit
+  // exchanges. One pair of padding per row keeps the rows of a warp read at
+  // once in different banks.
+  constexpr int warps_per_block = group_threads / 32;
+  __shared__ Pair staged[warps_per_block][rows_per_lane][rows_per_warp][C + 1];
   for (int e = threadIdx.x; e < K1 * G; e += blockDim.x) {
     const int i = e / G, c = e - i * G;
     S2[i][c] = Pair{s.values[i * K2 + 2 * c], s.values[i * K2 + 2 * c + 1]};
   }
   __syncthreads();
   const int lane = static_cast<int>(threadIdx.x) % 32;
-  const int group = lane / G, c = lane - group * G, base_lane = group * G;
+  const int group = lane / G, c = lane - group * G, warp_in_block = static_cast<int>(threadIdx.x) / 32;
   const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
   const std::int64_t step = warps * rows_per_warp * rows_per_lane;
@@ -87,18 +95,24 @@ __global__ void __launch_bounds__(group_threads)
         old[r] = 2 * c + 1 < k2 ? *reinterpret_cast<const Pair*>(zr) : Pair{zr[0], T(0)};
       }
     }
+#pragma unroll
+    for (int r = 0; r < rows_per_lane; ++r)
+#pragma unroll
+      for (int t = 0; t < L; ++t)
+        if (c + t * G < C) staged[warp_in_block][r][group][c + t * G] = in[r][t];
+    __syncwarp();  // every lane's part of the rows is read (so Y may overlap them) and staged
     T acc[rows_per_lane][2] = {};
 #pragma unroll
     for (int q = 0; q < C; ++q) {
       const Pair s0 = S2[2 * q][c], s1 = S2[2 * q + 1][c];
 #pragma unroll
       for (int r = 0; r < rows_per_lane; ++r) {
-        const T a = __shfl_sync(0xffffffffu, in[r][q / G].x, base_lane + q % G);
-        const T b = __shfl_sync(0xffffffffu, in[r][q / G].y, base_lane + q % G);
-        acc[r][0] = fma(b, s1.x, fma(a, s0.x, acc[r][0]));
-        acc[r][1] = fma(b, s1.y, fma(a, s0.y, acc[r][1]));
+        const Pair v = staged[warp_in_block][r][group][q];
+        acc[r][0] = fma(v.y, s1.x, fma(v.x, s0.x, acc[r][0]));
+        acc[r][1] = fma(v.y, s1.y, fma(v.x, s0.y, acc[r][1]));
       }
     }
+    __syncwarp();  // the staged rows are read before the next step overwrites them
 #pragma unroll
     for (int r = 0; r < rows_per_lane; ++r) {
       const std::int64_t row = first + r * rows_per_warp + group;
