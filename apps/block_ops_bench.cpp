@@ -63,11 +63,6 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
        [&] { solver::transform_in_place(context, W.view(), coefficients, S.view()); }},
       {"block_combine_pair  (3 blocks)", 3,
        [&] { solver::block_combine_pair(context, x, coefficients, y, coefficients, Z.view(), S.view()); }},
-      {"combine_pair_accum  (5 blocks)", 5,
-       [&] {
-         solver::block_combine_pair_accumulate(context, x, coefficients, y, coefficients, Z.view(), coefficients,
-                                               W.view(), S.view());
-       }},
       {"gram [X Y Z] self   (3 blocks)", 3,
        [&] { (void)solver::gram(context, comm, spmm::ConstDenseView<T>(three.view())); }},
       {"condition_basis     (copy+SVQB)", 0,

@@ -170,33 +170,24 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
   auto threshold = [&](std::int64_t column) {
     return std::max(options.rtol * result.rhs_norms[column], options.atol);
   };
-  // Marks converged columns (result fields only); returns the positions (in
-  // the active set) of those kept.
-  auto mark_converged = [&](const std::vector<double>& norms, int iteration) {
+  // Marks converged columns, writes them to X and squeezes them out of Xa and
+  // R; returns the positions (in the previous active set) of those kept.
+  auto retire_converged = [&](const std::vector<double>& norms, int iteration) {
     std::vector<std::int64_t> keep;
     for (std::size_t c = 0; c < active.size(); ++c) {
       const std::int64_t j = active[c];
       result.residual_norms[j] = norms[c];
       result.iterations[j] = iteration;
-      if (norms[c] <= threshold(j))
+      if (norms[c] <= threshold(j)) {
         result.converged[j] = true;
-      else
+        copy_block(context, spmm::ConstDenseView<T>(column_range(narrow(Xa, s), std::int64_t(c), 1)),
+                   column_range(X, j, 1));
+      } else {
         keep.push_back(static_cast<std::int64_t>(c));
-    }
-    return keep;
-  };
-  // Writes the columns not kept (converged) to X and squeezes them out of Xa
-  // and R.
-  auto retire = [&](const std::vector<std::int64_t>& keep) {
-    if (keep.size() == active.size()) return;
-    const auto a = static_cast<std::int64_t>(active.size()), kept = static_cast<std::int64_t>(keep.size());
-    for (std::int64_t c = 0, next = 0; c < a; ++c) {
-      if (next < kept && keep[next] == c) {
-        ++next;
-        continue;
       }
-      copy_block(context, cview(column_range(narrow(Xa, s), c, 1)), column_range(X, active[c], 1));
     }
+    if (keep.size() == active.size()) return keep;
+    const auto a = static_cast<std::int64_t>(active.size()), kept = static_cast<std::int64_t>(keep.size());
     select_columns(context, cview(narrow(Xa, a)), keep, narrow(scratch, kept));
     copy_block(context, cview(narrow(scratch, kept)), narrow(Xa, kept));
     select_columns(context, cview(R_view(a)), keep, narrow(scratch, kept));
@@ -204,6 +195,7 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
     std::vector<std::int64_t> still;
     for (std::int64_t c : keep) still.push_back(active[c]);
     active = std::move(still);
+    return keep;
   };
   // History row (before retiring, while `active` still maps norms to columns);
   // returns the worst relative residual for the monitor.
@@ -244,7 +236,7 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
   };
 
   std::vector<double> norms = column_norms(context, comm, cview(R_view(s)));
-  retire(mark_converged(norms, 0));
+  (void)retire_converged(norms, 0);
   clock.to(time.other);
 
   std::int64_t r = 0;
@@ -288,8 +280,7 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
                  ": smallest p^T A p over the search block is ", delta.smallest_diagonal,
                  ", or P^T A P has no Cholesky factor)");
     const HostMatrix alpha = solve_delta(comm, delta, C, 1.0);
-    // X += P alpha now, or (unpreconditioned) in the pass that builds the new P.
-    if (preconditioner) block_update(context, T(1), Pr, alpha, T(1), narrow(Xa, a));
+    block_update(context, T(1), Pr, alpha, T(1), narrow(Xa, a));
     block_update(context, T(-1), cview(Q_view(r)), alpha, T(1), R_view(a));
     clock.to(time.update);
 
@@ -302,17 +293,15 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
     norms.resize(static_cast<std::size_t>(a));
     for (std::int64_t c = 0; c < a; ++c) norms[c] = std::sqrt(std::max(0.0, PQR_R(r0 + c, c)));
     const double worst = record(norms);
-    const std::vector<std::int64_t> kept = mark_converged(norms, iteration);
+    const std::vector<std::int64_t> kept = retire_converged(norms, iteration);
     monitor(iteration, r, worst);
     clock.to(time.other);
-    const auto a2 = static_cast<std::int64_t>(kept.size());
+    if (active.empty()) break;
 
     // P <- a well-conditioned basis of Z + P beta, beta = -Delta^{-1} Q^T Z.
+    const auto a2 = static_cast<std::int64_t>(active.size());
     std::int64_t r_next = 0;
     if (preconditioner) {
-      retire(kept);
-      clock.to(time.other);
-      if (active.empty()) break;
       const spmm::DenseView<T> Z = preconditioned_residual(a2);
       const HostMatrix beta = solve_delta(comm, delta, gram(context, comm, cview(Q_view(r)), cview(Z)), -1.0);
       block_combine(context, T(1), Pr, beta, T(1), cview(Z), Z);  // W = Z + P beta, in Z's buffer
@@ -325,54 +314,44 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
       // has W^T W = [beta; I]^T M [beta; I]. No cancellation spoils it: R is
       // orthogonal to P (alpha made it so), so ||W||^2 = ||R||^2 + ||P beta||^2
       // up to rounding.
-      HostMatrix S, beta, GW, PtR(r, a2), RtR(a2, a2);
-      double ratio = 1;
-      if (a2 > 0) {
-        const HostMatrix PtP = known_PtP.rows() == r ? known_PtP : gram(context, comm, Pr);
-        HostMatrix QtR(r, a2);
-        for (std::int64_t c = 0; c < a2; ++c) {
-          for (std::int64_t i = 0; i < r; ++i) {
-            QtR(i, c) = PQR_R(q0 + i, kept[c]);
-            PtR(i, c) = PQR_R(i, kept[c]);
-          }
-          for (std::int64_t i = 0; i < a2; ++i) RtR(i, c) = PQR_R(r0 + kept[i], kept[c]);
+      const HostMatrix PtP = known_PtP.rows() == r ? known_PtP : gram(context, comm, Pr);
+      HostMatrix QtR(r, a2), PtR(r, a2), RtR(a2, a2);
+      for (std::int64_t c = 0; c < a2; ++c) {
+        for (std::int64_t i = 0; i < r; ++i) {
+          QtR(i, c) = PQR_R(q0 + i, kept[c]);
+          PtR(i, c) = PQR_R(i, kept[c]);
         }
-        beta = solve_delta(comm, delta, QtR, -1.0);
-        const std::int64_t n = r + a2;
-        HostMatrix M(n, n), E(n, a2);  // M = [P R]^T [P R], E = [beta; I]
-        for (std::int64_t i = 0; i < n; ++i)
-          for (std::int64_t j = 0; j < n; ++j)
-            M(i, j) = i < r ? (j < r ? PtP(i, j) : PtR(i, j - r)) : (j < r ? PtR(j, i - r) : RtR(i - r, j - r));
-        for (std::int64_t i = 0; i < r; ++i)
-          for (std::int64_t c = 0; c < a2; ++c) E(i, c) = beta(i, c);
-        for (std::int64_t c = 0; c < a2; ++c) E(r + c, c) = 1;
-        GW = transposed_product(E, product(M, E));
-        // SVQB of W from GW on rank 0 (every rank has the same GW, but one
-        // eigensolver result keeps the ranks bit-identical).
-        int rank = 0;
-        MPI_Comm_rank(comm, &rank);
-        collectively(comm, [&] {
-          if (rank == 0) S = svqb_transform(GW, tol, nullptr, &ratio);
-        });
-        broadcast_matrix(comm, S);
-        MPI_Bcast(&ratio, 1, MPI_DOUBLE, 0, comm);
-        r_next = S.cols();
+        for (std::int64_t i = 0; i < a2; ++i) RtR(i, c) = PQR_R(r0 + kept[i], kept[c]);
       }
+      const HostMatrix beta = solve_delta(comm, delta, QtR, -1.0);
+      const std::int64_t n = r + a2;
+      HostMatrix M(n, n), E(n, a2);  // M = [P R]^T [P R], E = [beta; I]
+      for (std::int64_t i = 0; i < n; ++i)
+        for (std::int64_t j = 0; j < n; ++j)
+          M(i, j) = i < r ? (j < r ? PtP(i, j) : PtR(i, j - r)) : (j < r ? PtR(j, i - r) : RtR(i - r, j - r));
+      for (std::int64_t i = 0; i < r; ++i)
+        for (std::int64_t c = 0; c < a2; ++c) E(i, c) = beta(i, c);
+      for (std::int64_t c = 0; c < a2; ++c) E(r + c, c) = 1;
+      const HostMatrix GW = transposed_product(E, product(M, E));
+      // SVQB of W from GW on rank 0 (every rank has the same GW, but one
+      // eigensolver result keeps the ranks bit-identical).
+      int rank = 0;
+      MPI_Comm_rank(comm, &rank);
+      HostMatrix S;
+      double ratio = 1;
+      collectively(comm, [&] {
+        if (rank == 0) S = svqb_transform(GW, tol, nullptr, &ratio);
+      });
+      broadcast_matrix(comm, S);
+      MPI_Bcast(&ratio, 1, MPI_DOUBLE, 0, comm);
+      r_next = S.cols();
       known_PtP = HostMatrix();
       known_PtR = HostMatrix();
       if (r_next > 0) {
-        // One pass over [P R] and Xa: P_new = P (beta S) + R S written over
-        // the old P's columns (S spread over all a columns of R, zero rows
-        // for the converged ones), and Xa += P alpha.
+        // P_new = P (beta S) + R S, written over the old P's columns.
         const HostMatrix betaS = product(beta, S);
-        HostMatrix S_all(a, r_next);
-        for (std::int64_t c = 0; c < a2; ++c)
-          for (std::int64_t j = 0; j < r_next; ++j) S_all(kept[c], j) = S(c, j);
-        block_combine_pair_accumulate(context, Pr, betaS, cview(R_view(a)), S_all, P_view(r_next), alpha,
-                                      narrow(Xa, a), narrow(scratch, r_next));
+        block_combine_pair(context, Pr, betaS, cview(R_view(a2)), S, P_view(r_next), narrow(scratch, r_next));
         clock.to(time.update);
-        retire(kept);
-        clock.to(time.other);
         if (ratio >= tol.single_pass_ratio) {
           // P_new^T P_new = S^T GW S and P_new^T R = (beta S)^T P^T R + S^T R^T R,
           // as exact as reading them off the blocks: the next iteration
@@ -387,13 +366,8 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
           r_next = condition_basis(context, comm, W, narrow(scratch, r_next), tol);
           place_search_block(W, r_next);
         }
-      } else {
-        // No new direction (every column converged, or R in span P): finish X.
-        block_update(context, T(1), Pr, alpha, T(1), narrow(Xa, a));
-        retire(kept);
       }
       clock.to(time.orthogonalization);
-      if (active.empty()) break;
     }
     r = r_next;
   }

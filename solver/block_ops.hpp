@@ -115,15 +115,6 @@ void block_combine_pair(const spmm::Context& context, spmm::ConstDenseView<T> X1
                         spmm::ConstDenseView<T> X2, const HostMatrix& S2, spmm::DenseView<T> Y,
                         spmm::DenseView<T> scratch);
 
-// block_combine_pair and U += X1 * S3 (S3: k1 x U.cols) in the same pass
-// over X1 where the device kernel applies: block CG's new search block and its
-// solution update. U must not overlap X1, X2 or Y. Elsewhere the update is
-// done first, then block_combine_pair.
-template <class T>
-void block_combine_pair_accumulate(const spmm::Context& context, spmm::ConstDenseView<T> X1, const HostMatrix& S1,
-                                   spmm::ConstDenseView<T> X2, const HostMatrix& S2, spmm::DenseView<T> Y,
-                                   const HostMatrix& S3, spmm::DenseView<T> U, spmm::DenseView<T> scratch);
-
 // W(:, 0:S.cols) = W * S, a change of basis in place (S.cols <= W.cols).
 // `scratch` (W's rows, at least S.cols columns) is used only where the
 // in-place kernel does not apply (the host, wide blocks).

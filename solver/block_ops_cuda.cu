@@ -364,22 +364,6 @@ bool block_combine_pair(const spmm::Context& context, spmm::ConstDenseView<T> X1
 }
 
 template <class T>
-bool block_combine_pair_accumulate(const spmm::Context& context, spmm::ConstDenseView<T> X1,
-                                   spmm::ConstDenseView<T> X2, const double* S, spmm::DenseView<T> Y,
-                                   spmm::DenseView<T> U) {
-  // The row-group kernel only (U's check rides on its Z argument); the tiled
-  // kernel with a split output slowed its other uses (b2fe87a).
-  const std::int64_t k1 = X1.cols + X2.cols;
-  if (Y.cols % 2 != 0 || X1.cols % 2 != 0 ||
-      !cuda::row_group_update_fits<T>(X1.cols, k1, Y.cols + U.cols, X1.data, X1.ld, X2.data, X2.ld, U.data, U.ld,
-                                      Y.data, Y.ld))
-    return false;
-  cuda::row_group_update_accumulate<T>(Y.rows, X1.cols, k1, Y.cols, U.cols, X1.data, X1.ld, X2.data, X2.ld, S, Y.data,
-                                       Y.ld, U.data, U.ld, stream_of(context));
-  return true;
-}
-
-template <class T>
 void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T beta,
            spmm::DenseView<T> Y) {
   if (Y.rows == 0 || Y.cols == 0) return;
@@ -469,9 +453,6 @@ void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseVi
   template bool transform_in_place(const spmm::Context&, spmm::DenseView<T>, const double*, std::int64_t); \
   template bool block_combine_pair(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>,      \
                                    const double*, spmm::DenseView<T>);                                          \
-  template bool block_combine_pair_accumulate(const spmm::Context&, spmm::ConstDenseView<T>,                    \
-                                              spmm::ConstDenseView<T>, const double*, spmm::DenseView<T>,       \
-                                              spmm::DenseView<T>);                                              \
   template void axpby(const spmm::Context&, T, spmm::ConstDenseView<T>, T, spmm::DenseView<T>);       \
   template void column_axpby(const spmm::Context&, const double*, spmm::ConstDenseView<T>, T,         \
                              spmm::DenseView<T>);                                                     \

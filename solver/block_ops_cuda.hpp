@@ -40,12 +40,6 @@ bool transform_in_place(const spmm::Context& context, spmm::DenseView<T> W, cons
 template <class T>
 bool block_combine_pair(const spmm::Context& context, spmm::ConstDenseView<T> X1, spmm::ConstDenseView<T> X2,
                         const double* S, spmm::DenseView<T> Y);
-// Y = [X1 X2] S(:, :Y.cols), U += [X1 X2] S(:, Y.cols:) with S
-// ((X1.cols + X2.cols) x (Y.cols + U.cols)); false when it does not fit.
-template <class T>
-bool block_combine_pair_accumulate(const spmm::Context& context, spmm::ConstDenseView<T> X1,
-                                   spmm::ConstDenseView<T> X2, const double* S, spmm::DenseView<T> Y,
-                                   spmm::DenseView<T> U);
 template <class T>
 void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T beta,
            spmm::DenseView<T> Y);

@@ -271,31 +271,6 @@ void block_combine_pair(const spmm::Context& context, spmm::ConstDenseView<T> X1
 }
 
 template <class T>
-void block_combine_pair_accumulate(const spmm::Context& context, spmm::ConstDenseView<T> X1, const HostMatrix& S1,
-                                   spmm::ConstDenseView<T> X2, const HostMatrix& S2, spmm::DenseView<T> Y,
-                                   const HostMatrix& S3, spmm::DenseView<T> U, spmm::DenseView<T> scratch) {
-  require_same_space("block_combine_pair_accumulate", X1, U);
-  require_same_rows("block_combine_pair_accumulate", X1, U);
-  if (S3.rows() != X1.cols || S3.cols() != U.cols)
-    throw Error(detail::concat("block_combine_pair_accumulate: X1 has ", X1.cols, " columns and U ", U.cols,
-                               ", but S3 is ", S3.rows(), " x ", S3.cols()));
-#ifdef BLOCKEIGS_HAVE_CUDA
-  if (on_device(Y.space) && Y.rows > 0 && Y.cols > 0 && U.cols > 0 && S1.rows() == X1.cols &&
-      S2.rows() == X2.cols && S1.cols() == Y.cols && S2.cols() == Y.cols) {
-    const std::int64_t k1 = X1.cols + X2.cols, k2 = Y.cols + U.cols;
-    HostMatrix S(k1, k2);
-    for (std::int64_t i = 0; i < k1; ++i)
-      for (std::int64_t j = 0; j < k2; ++j)
-        S(i, j) = j < Y.cols ? (i < X1.cols ? S1(i, j) : S2(i - X1.cols, j))
-                             : (i < X1.cols ? S3(i, j - Y.cols) : 0.0);
-    if (device_ops::block_combine_pair_accumulate(context, X1, X2, S.data(), Y, U)) return;
-  }
-#endif
-  block_update(context, T(1), X1, S3, T(1), U);  // before Y (which may overlap X1) is written
-  block_combine_pair(context, X1, S1, X2, S2, Y, scratch);
-}
-
-template <class T>
 void transform_in_place(const spmm::Context& context, spmm::DenseView<T> W, const HostMatrix& S,
                         spmm::DenseView<T> scratch) {
   if (S.rows() != W.cols || S.cols() > W.cols)
@@ -459,9 +434,6 @@ void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseVi
   template void block_combine_pair(const spmm::Context&, spmm::ConstDenseView<T>, const HostMatrix&,           \
                                    spmm::ConstDenseView<T>, const HostMatrix&, spmm::DenseView<T>,            \
                                    spmm::DenseView<T>);                                                       \
-  template void block_combine_pair_accumulate(const spmm::Context&, spmm::ConstDenseView<T>, const HostMatrix&, \
-                                              spmm::ConstDenseView<T>, const HostMatrix&, spmm::DenseView<T>,  \
-                                              const HostMatrix&, spmm::DenseView<T>, spmm::DenseView<T>);       \
   template void transform_in_place(const spmm::Context&, spmm::DenseView<T>, const HostMatrix&,       \
                                    spmm::DenseView<T>);                                               \
   template void select_columns(const spmm::Context&, spmm::ConstDenseView<T>,                      \

@@ -31,8 +31,8 @@ void narrow_update_pair(std::int64_t rows, std::int64_t k1a, const T* x1, std::i
 
 // Y = alpha * [X1 X2] S + beta * Z (beta == 0: Z is not read; X2 only when
 // k1x < k1: X1 holds columns [0, k1x), X2 the rest) by groups of lanes per
-// row (row_group_update.cu), for k1, k2 <= 32 with even k1x, even leading
-// dimensions and pair-aligned pointers (row_group_update_fits). Y may
+// row (row_group_update.cu), for k1 <= 32 and k2 <= 16 with even k1x, even
+// leading dimensions and pair-aligned pointers (row_group_update_fits). Y may
 // overlap X1, X2 and Z in any columns of the same rows.
 template <class T>
 bool row_group_update_fits(std::int64_t k1x, std::int64_t k1, std::int64_t k2, const T* x, std::int64_t ldx,
@@ -42,15 +42,5 @@ template <class T>
 void row_group_update(std::int64_t rows, std::int64_t k1x, std::int64_t k1, std::int64_t k2, T alpha, const T* x,
                       std::int64_t ldx, const T* x2, std::int64_t ldx2, const double* s, T beta, const T* z,
                       std::int64_t ldz, T* y, std::int64_t ldy, cudaStream_t stream);
-
-// The same with the k2a + k2b output columns split: the first k2a (even) to
-// Y as above, the last k2b added to U (U must not overlap the inputs or Y;
-// even ldu, pair-aligned). Fits when row_group_update_fits(k1x, k1, k2a +
-// k2b, ...) holds and U is pair-aligned.
-template <class T>
-void row_group_update_accumulate(std::int64_t rows, std::int64_t k1x, std::int64_t k1, std::int64_t k2a,
-                                 std::int64_t k2b, const T* x, std::int64_t ldx, const T* x2, std::int64_t ldx2,
-                                 const double* s, T* y, std::int64_t ldy, T* u, std::int64_t ldu, cudaStream_t stream,
-                                 T alpha = T(1), T beta = T(0), const T* z = nullptr, std::int64_t ldz = 0);
 
 }  // namespace blockeigs::solver::cuda

@@ -24,7 +24,7 @@ namespace {
 
 constexpr int group_threads = 256;
 constexpr int rows_per_lane = 2;  // rows in flight per lane per step
-constexpr int max_inputs = 32, max_outputs = 32;
+constexpr int max_inputs = 32, max_outputs = 16;
 constexpr std::int64_t max_blocks = 8192;  // grid-stride beyond: each block loads S once
 
 template <class T>
@@ -47,8 +47,7 @@ template <class T, int K1, int K2>
 __global__ void __launch_bounds__(group_threads)
     row_group_update_kernel(std::int64_t rows, int k1x, int k1, int k2, T alpha, const T* x, std::int64_t ldx,
                             const T* x2, std::int64_t ldx2, const __grid_constant__ GroupCoefficients<T, K1, K2> s,
-                            T beta, const T* z, std::int64_t ldz, T* y, std::int64_t ldy, int split, T* u,
-                            std::int64_t ldu) {
+                            T beta, const T* z, std::int64_t ldz, T* y, std::int64_t ldy) {
   using Pair = typename PairOf<T>::type;
   constexpr int G = K2 / 2;                  // lanes per row: lane c owns output columns 2c, 2c + 1
   constexpr int rows_per_warp = 32 / G;
@@ -72,7 +71,6 @@ __global__ void __launch_bounds__(group_threads)
   const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
   const std::int64_t step = warps * rows_per_warp * rows_per_lane;
   const bool writes = 2 * c < k2;
-  const bool to_u = 2 * c >= split;  // this lane's pair is added to U instead
   for (std::int64_t first = warp * rows_per_warp * rows_per_lane; first < rows; first += step) {  // warp-uniform
     Pair in[rows_per_lane][L];
     Pair old[rows_per_lane];
@@ -92,7 +90,7 @@ __global__ void __launch_bounds__(group_threads)
         }
       }
       old[r] = Pair{T(0), T(0)};
-      if (valid && writes && !to_u && beta != T(0)) {
+      if (valid && writes && beta != T(0)) {
         const T* zr = z + row * ldz + 2 * c;
         old[r] = 2 * c + 1 < k2 ? *reinterpret_cast<const Pair*>(zr) : Pair{zr[0], T(0)};
       }
@@ -119,16 +117,6 @@ __global__ void __launch_bounds__(group_threads)
     for (int r = 0; r < rows_per_lane; ++r) {
       const std::int64_t row = first + r * rows_per_warp + group;
       if (row >= rows || !writes) continue;
-      if (to_u) {  // U += its columns (split is even: a pair never straddles it)
-        T* ur = u + row * ldu + (2 * c - split);
-        if (2 * c + 1 < k2) {
-          const Pair before = *reinterpret_cast<const Pair*>(ur);
-          *reinterpret_cast<Pair*>(ur) = Pair{before.x + acc[r][0], before.y + acc[r][1]};
-        } else {
-          ur[0] += acc[r][0];
-        }
-        continue;
-      }
       T* yr = y + row * ldy + 2 * c;
       const T v0 = beta == T(0) ? alpha * acc[r][0] : alpha * acc[r][0] + beta * old[r].x;
       const T v1 = beta == T(0) ? alpha * acc[r][1] : alpha * acc[r][1] + beta * old[r].y;
@@ -143,7 +131,7 @@ __global__ void __launch_bounds__(group_threads)
 template <class T, int K1, int K2>
 void launch(std::int64_t rows, std::int64_t k1x, std::int64_t k1, std::int64_t k2, T alpha, const T* x,
             std::int64_t ldx, const T* x2, std::int64_t ldx2, const double* s, T beta, const T* z, std::int64_t ldz,
-            T* y, std::int64_t ldy, std::int64_t split, T* u, std::int64_t ldu, cudaStream_t stream) {
+            T* y, std::int64_t ldy, cudaStream_t stream) {
   GroupCoefficients<T, K1, K2> coefficients{};
   for (std::int64_t i = 0; i < k1; ++i)
     for (std::int64_t j = 0; j < k2; ++j) coefficients.values[i * K2 + j] = static_cast<T>(s[i * k2 + j]);
@@ -152,7 +140,7 @@ void launch(std::int64_t rows, std::int64_t k1x, std::int64_t k1, std::int64_t k
       std::clamp<std::int64_t>((rows + rows_per_block - 1) / rows_per_block, 1, max_blocks));
   row_group_update_kernel<T, K1, K2><<<blocks, group_threads, 0, stream>>>(
       rows, static_cast<int>(k1x), static_cast<int>(k1), static_cast<int>(k2), alpha, x, ldx, x2, ldx2, coefficients,
-      beta, z, ldz, y, ldy, static_cast<int>(split), u, ldu);
+      beta, z, ldz, y, ldy);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
@@ -178,23 +166,11 @@ template <class T>
 void row_group_update(std::int64_t rows, std::int64_t k1x, std::int64_t k1, std::int64_t k2, T alpha, const T* x,
                       std::int64_t ldx, const T* x2, std::int64_t ldx2, const double* s, T beta, const T* z,
                       std::int64_t ldz, T* y, std::int64_t ldy, cudaStream_t stream) {
-  row_group_update_accumulate<T>(rows, k1x, k1, k2, 0, x, ldx, x2, ldx2, s, y, ldy, nullptr, 0, stream, alpha, beta, z,
-                                 ldz);
-}
-
-template <class T>
-void row_group_update_accumulate(std::int64_t rows, std::int64_t k1x, std::int64_t k1, std::int64_t k2a,
-                                 std::int64_t k2b, const T* x, std::int64_t ldx, const T* x2, std::int64_t ldx2,
-                                 const double* s, T* y, std::int64_t ldy, T* u, std::int64_t ldu, cudaStream_t stream,
-                                 T alpha, T beta, const T* z, std::int64_t ldz) {
   if (rows == 0) return;
-  const std::int64_t k2 = k2a + k2b;
-  if (k1 <= 16 && k2 <= 16)
-    launch<T, 16, 16>(rows, k1x, k1, k2, alpha, x, ldx, x2, ldx2, s, beta, z, ldz, y, ldy, k2a, u, ldu, stream);
-  else if (k2 <= 16)
-    launch<T, 32, 16>(rows, k1x, k1, k2, alpha, x, ldx, x2, ldx2, s, beta, z, ldz, y, ldy, k2a, u, ldu, stream);
+  if (k1 <= 16)
+    launch<T, 16, 16>(rows, k1x, k1, k2, alpha, x, ldx, x2, ldx2, s, beta, z, ldz, y, ldy, stream);
   else
-    launch<T, 32, 32>(rows, k1x, k1, k2, alpha, x, ldx, x2, ldx2, s, beta, z, ldz, y, ldy, k2a, u, ldu, stream);
+    launch<T, 32, 16>(rows, k1x, k1, k2, alpha, x, ldx, x2, ldx2, s, beta, z, ldz, y, ldy, stream);
 }
 
 #define BLOCKEIGS_INSTANTIATE(T)                                                                                 \
@@ -202,11 +178,7 @@ void row_group_update_accumulate(std::int64_t rows, std::int64_t k1x, std::int64
                                       std::int64_t, const T*, std::int64_t, const T*, std::int64_t);            \
   template void row_group_update(std::int64_t, std::int64_t, std::int64_t, std::int64_t, T, const T*, std::int64_t, \
                                  const T*, std::int64_t, const double*, T, const T*, std::int64_t, T*, std::int64_t, \
-                                 cudaStream_t);                                                                  \
-  template void row_group_update_accumulate(std::int64_t, std::int64_t, std::int64_t, std::int64_t, std::int64_t,  \
-                                            const T*, std::int64_t, const T*, std::int64_t, const double*, T*,     \
-                                            std::int64_t, T*, std::int64_t, cudaStream_t, T, T, const T*,          \
-                                            std::int64_t);
+                                 cudaStream_t);
 BLOCKEIGS_INSTANTIATE(float)
 BLOCKEIGS_INSTANTIATE(double)
 #undef BLOCKEIGS_INSTANTIATE

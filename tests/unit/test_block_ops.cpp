@@ -157,30 +157,6 @@ void check_block_combine_pair() {
       // R's columns are not touched.
       for (std::int64_t j = r0; j < ld; ++j) ASSERT_EQ(buffer.data()[i * ld + j], o[j]);
     }
-    // The accumulating form: the same Y, and U += P S3 from the old P.
-    std::copy(original.data(), original.data() + c.rows * ld, buffer.data());
-    HostMatrix S3(c.r, c.a);
-    for (std::int64_t i = 0; i < c.r; ++i)
-      for (std::int64_t j = 0; j < c.a; ++j) S3(i, j) = solver::hash_uniform(14, i, j);
-    auto U = random_block<T>(c.rows, c.a, 15, 2);
-    const auto U0 = random_block<T>(c.rows, c.a, 15, 2);
-    solver::block_combine_pair_accumulate<T>(host(), spmm::ConstDenseView<T>(view(p0, c.r)), S1,
-                                             spmm::ConstDenseView<T>(view(r0, c.a)), S2, view(y0, c.r_next), S3,
-                                             U.view(), scratch.view());
-    for (std::int64_t i = 0; i < c.rows; ++i) {
-      const T* o = original.data() + i * ld;
-      for (std::int64_t j = 0; j < c.a; ++j) {
-        double want = U0.view()(i, j), size = std::abs(want);
-        for (std::int64_t k = 0; k < c.r; ++k) want += double(o[p0 + k]) * S3(k, j), size += std::abs(o[p0 + k] * S3(k, j));
-        ASSERT_NEAR(U.view()(i, j), want, dot_bound<T>(c.r + 1, size)) << "U row " << i << " col " << j;
-      }
-      for (std::int64_t j = 0; j < c.r_next; ++j) {
-        double want = 0, size = 0;
-        for (std::int64_t k = 0; k < c.r; ++k) want += double(o[p0 + k]) * S1(k, j), size += std::abs(o[p0 + k] * S1(k, j));
-        for (std::int64_t k = 0; k < c.a; ++k) want += double(o[r0 + k]) * S2(k, j), size += std::abs(o[r0 + k] * S2(k, j));
-        ASSERT_NEAR(buffer.data()[i * ld + y0 + j], want, dot_bound<T>(c.r + c.a, size)) << "row " << i << " col " << j;
-      }
-    }
   }
 }
 
