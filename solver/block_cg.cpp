@@ -84,30 +84,6 @@ HostMatrix solve_delta(MPI_Comm comm, const SmallSolve& delta, HostMatrix rhs, d
   return rhs;
 }
 
-// M from rank 0 to every rank, shape included.
-void broadcast_matrix(MPI_Comm comm, HostMatrix& M) {
-  std::int64_t shape[2] = {M.rows(), M.cols()};
-  MPI_Bcast(shape, 2, MPI_INT64_T, 0, comm);
-  if (shape[0] != M.rows() || shape[1] != M.cols()) M = HostMatrix(shape[0], shape[1]);
-  if (shape[0] * shape[1] > 0) MPI_Bcast(M.data(), static_cast<int>(shape[0] * shape[1]), MPI_DOUBLE, 0, comm);
-}
-
-// A B and A^T B of small host matrices.
-HostMatrix product(const HostMatrix& A, const HostMatrix& B) {
-  HostMatrix C(A.rows(), B.cols());
-  for (std::int64_t i = 0; i < A.rows(); ++i)
-    for (std::int64_t k = 0; k < A.cols(); ++k)
-      for (std::int64_t j = 0; j < B.cols(); ++j) C(i, j) += A(i, k) * B(k, j);
-  return C;
-}
-HostMatrix transposed_product(const HostMatrix& A, const HostMatrix& B) {
-  HostMatrix C(A.cols(), B.cols());
-  for (std::int64_t k = 0; k < A.rows(); ++k)
-    for (std::int64_t i = 0; i < A.cols(); ++i)
-      for (std::int64_t j = 0; j < B.cols(); ++j) C(i, j) += A(k, i) * B(k, j);
-  return C;
-}
-
 HostMatrix columns_of(const HostMatrix& M, std::int64_t first, std::int64_t count) {
   return M.block(0, M.rows(), first, count);
 }
@@ -332,7 +308,7 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
       for (std::int64_t i = 0; i < r; ++i)
         for (std::int64_t c = 0; c < a2; ++c) E(i, c) = beta(i, c);
       for (std::int64_t c = 0; c < a2; ++c) E(r + c, c) = 1;
-      const HostMatrix GW = transposed_product(E, product(M, E));
+      const HostMatrix GW = transpose_times(E, multiply(M, E));
       // SVQB of W from GW on rank 0 (every rank has the same GW, but one
       // eigensolver result keeps the ranks bit-identical).
       int rank = 0;
@@ -342,23 +318,23 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
       collectively(comm, [&] {
         if (rank == 0) S = svqb_transform(GW, tol, nullptr, &ratio);
       });
-      broadcast_matrix(comm, S);
+      broadcast(comm, S);
       MPI_Bcast(&ratio, 1, MPI_DOUBLE, 0, comm);
       r_next = S.cols();
       known_PtP = HostMatrix();
       known_PtR = HostMatrix();
       if (r_next > 0) {
         // P_new = P (beta S) + R S, written over the old P's columns.
-        const HostMatrix betaS = product(beta, S);
+        const HostMatrix betaS = multiply(beta, S);
         block_combine_pair(context, Pr, betaS, cview(R_view(a2)), S, P_view(r_next), narrow(scratch, r_next));
         clock.to(time.update);
         if (ratio >= tol.single_pass_ratio) {
           // P_new^T P_new = S^T GW S and P_new^T R = (beta S)^T P^T R + S^T R^T R,
           // as exact as reading them off the blocks: the next iteration
           // needs no pass for them.
-          known_PtP = transposed_product(S, product(GW, S));
-          known_PtR = transposed_product(betaS, PtR);
-          const HostMatrix StRtR = transposed_product(S, RtR);
+          known_PtP = transpose_times(S, multiply(GW, S));
+          known_PtR = transpose_times(betaS, PtR);
+          const HostMatrix StRtR = transpose_times(S, RtR);
           for (std::size_t e = 0; e < known_PtR.values().size(); ++e) known_PtR.values()[e] += StRtR.values()[e];
         } else {
           // One pass leaves W^T W within ~eps / ratio of I; far from it, condition again.

@@ -57,6 +57,10 @@ class HostMatrix {
   std::vector<double> values_;
 };
 
+// A B and A^T B of small host matrices.
+HostMatrix multiply(const HostMatrix& A, const HostMatrix& B);
+HostMatrix transpose_times(const HostMatrix& A, const HostMatrix& B);
+
 // Columns [first, first + count) of a block, as a view with the same ld.
 template <class T>
 spmm::DenseView<T> column_range(spmm::DenseView<T> X, std::int64_t first, std::int64_t count) {
@@ -74,6 +78,10 @@ inline constexpr int reduce_tag = 7301;
 // values := the sum over ranks of values, in a fixed order; the same bits on
 // every rank. Every rank passes the same count.
 void allreduce_sum(MPI_Comm comm, double* values, std::size_t count);
+
+// M from rank 0 to every rank, shape included (what the others held is
+// replaced).
+void broadcast(MPI_Comm comm, HostMatrix& M);
 
 // X^T Y (k1 x k2) summed over ranks. X: local x k1, Y: local x k2.
 template <class T>

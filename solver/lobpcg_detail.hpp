@@ -47,7 +47,6 @@ HostMatrix basis_selection(const HostMatrix& Cx, const HostMatrix& GB, std::int6
 
 // ---- rank 0 computes, everybody receives ----------------------------------
 
-void broadcast(MPI_Comm comm, HostMatrix& M);
 void broadcast(MPI_Comm comm, std::vector<double>& v);
 void broadcast(MPI_Comm comm, int& value);
 

@@ -39,30 +39,6 @@ HostMatrix select(const HostMatrix& M, const std::vector<std::int64_t>& idx) {
   return S;
 }
 
-HostMatrix multiply(const HostMatrix& A, const HostMatrix& B) {
-  BLOCKEIGS_ASSERT(A.cols() == B.rows());
-  HostMatrix C(A.rows(), B.cols());
-  for (std::int64_t i = 0; i < A.rows(); ++i)
-    for (std::int64_t l = 0; l < A.cols(); ++l) {
-      const double a = A(i, l);
-      if (a == 0.0) continue;
-      for (std::int64_t j = 0; j < B.cols(); ++j) C(i, j) += a * B(l, j);
-    }
-  return C;
-}
-
-HostMatrix transpose_times(const HostMatrix& A, const HostMatrix& B) {  // A^T B
-  BLOCKEIGS_ASSERT(A.rows() == B.rows());
-  HostMatrix C(A.cols(), B.cols());
-  for (std::int64_t l = 0; l < A.rows(); ++l)
-    for (std::int64_t i = 0; i < A.cols(); ++i) {
-      const double a = A(l, i);
-      if (a == 0.0) continue;
-      for (std::int64_t j = 0; j < B.cols(); ++j) C(i, j) += a * B(l, j);
-    }
-  return C;
-}
-
 // Eigenvalues ascending, eigenvectors as the columns of `vectors` (in place).
 std::vector<double> symmetric_eigen(HostMatrix& vectors) {
   const std::int64_t n = vectors.rows();
@@ -208,14 +184,6 @@ HostMatrix basis_selection(const HostMatrix& Cx, const HostMatrix& GB, std::int6
   }
   const HostMatrix G = transpose_times(Z, multiply(B, Z));
   return multiply(Z, svqb_transform(G, tol));
-}
-
-void broadcast(MPI_Comm comm, HostMatrix& M) {
-  std::int64_t shape[2] = {M.rows(), M.cols()};
-  BLOCKEIGS_MPI_CHECK(MPI_Bcast(shape, 2, MPI_INT64_T, 0, comm));
-  if (shape[0] != M.rows() || shape[1] != M.cols()) M = HostMatrix(shape[0], shape[1]);
-  if (shape[0] * shape[1] > 0)
-    BLOCKEIGS_MPI_CHECK(MPI_Bcast(M.data(), int(shape[0] * shape[1]), MPI_DOUBLE, 0, comm));
 }
 
 void broadcast(MPI_Comm comm, std::vector<double>& v) {

@@ -72,7 +72,7 @@ std::int64_t make_basis(const spmm::Context& context, MPI_Comm comm, spmm::Const
     collectively(comm, [&] {
       if (root) transform = svqb_transform(G, tol, Q.cols > 0 ? &before : nullptr, &ratio);
     });
-    lobpcg_detail::broadcast(comm, transform);
+    broadcast(comm, transform);
     BLOCKEIGS_MPI_CHECK(MPI_Bcast(&ratio, 1, MPI_DOUBLE, 0, comm));
     const std::int64_t kept = transform.cols();
     if (kept == 0) return 0;
