@@ -133,6 +133,26 @@ std::size_t shared_bytes_for(std::int64_t k1, std::int64_t k2, std::size_t value
   return (bytes + sizeof(double) - 1) / sizeof(double) * sizeof(double);
 }
 
+// Y = alpha * [X X2] S + beta * Z (X: the first k1x of k1 columns): the
+// row-group kernel where the shape fits it, the tiled kernel otherwise.
+template <class T>
+void two_input_update(std::int64_t rows, std::int64_t k1x, std::int64_t k1, std::int64_t k2, T alpha, const T* x,
+                      std::int64_t ldx, const T* x2, std::int64_t ldx2, const double* s, T beta, const T* z,
+                      std::int64_t ldz, T* y, std::int64_t ldy, cudaStream_t stream) {
+  if (rows == 0) return;
+  if (row_group_update_fits<T>(k1x, k1, k2, x, ldx, x2, ldx2, beta == T(0) ? nullptr : z, ldz, y, ldy))
+    return row_group_update<T>(rows, k1x, k1, k2, alpha, x, ldx, x2, ldx2, s, beta, z, ldz, y, ldy, stream);
+  Coefficients<T> coefficients;
+  for (std::int64_t e = 0; e < k1 * k2; ++e) coefficients.values[e] = static_cast<T>(s[e]);
+  const std::size_t bytes = shared_bytes_for(k1, k2, sizeof(T));  // <= 42 KB (fp64, 32 x 32)
+  const std::int64_t tiles = (rows + tile_rows - 1) / tile_rows;
+  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, 4096));
+  narrow_update_kernel<T><<<blocks, update_threads, bytes, stream>>>(
+      rows, static_cast<int>(k1), static_cast<int>(k2), alpha, x, ldx, static_cast<int>(k1x), x2, ldx2, coefficients,
+      beta, z, ldz, y, ldy);
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
+
 }  // namespace
 
 bool narrow_update_fits(std::int64_t k1, std::int64_t k2) {
@@ -143,37 +163,14 @@ template <class T>
 void narrow_update(std::int64_t rows, std::int64_t k1, std::int64_t k2, T alpha, const T* x, std::int64_t ldx,
                    const double* s, T beta, const T* z, std::int64_t ldz, T* y, std::int64_t ldy,
                    cudaStream_t stream) {
-  if (rows == 0) return;
-  if (row_group_update_fits<T>(k1, k1, k2, x, ldx, nullptr, 0, beta == T(0) ? nullptr : z, ldz, y, ldy))
-    return row_group_update<T>(rows, k1, k1, k2, alpha, x, ldx, nullptr, 0, s, beta, z, ldz, y, ldy, stream);
-  Coefficients<T> coefficients;
-  for (std::int64_t e = 0; e < k1 * k2; ++e) coefficients.values[e] = static_cast<T>(s[e]);
-  const std::size_t bytes = shared_bytes_for(k1, k2, sizeof(T));  // <= 42 KB (fp64, 32 x 32)
-  const std::int64_t tiles = (rows + tile_rows - 1) / tile_rows;
-  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, 4096));
-  narrow_update_kernel<T><<<blocks, update_threads, bytes, stream>>>(rows, static_cast<int>(k1), static_cast<int>(k2),
-                                                                     alpha, x, ldx, static_cast<int>(k1), nullptr, 0,
-                                                                     coefficients, beta, z, ldz, y, ldy);
-  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+  two_input_update<T>(rows, k1, k1, k2, alpha, x, ldx, nullptr, 0, s, beta, z, ldz, y, ldy, stream);
 }
 
 template <class T>
 void narrow_update_pair(std::int64_t rows, std::int64_t k1a, const T* x1, std::int64_t ldx1, std::int64_t k1b,
                         const T* x2, std::int64_t ldx2, std::int64_t k2, const double* s, T* y, std::int64_t ldy,
                         cudaStream_t stream) {
-  if (rows == 0) return;
-  const std::int64_t k1 = k1a + k1b;
-  if (row_group_update_fits<T>(k1a, k1, k2, x1, ldx1, x2, ldx2, nullptr, 0, y, ldy))
-    return row_group_update<T>(rows, k1a, k1, k2, T(1), x1, ldx1, x2, ldx2, s, T(0), nullptr, 0, y, ldy, stream);
-  Coefficients<T> coefficients;
-  for (std::int64_t e = 0; e < k1 * k2; ++e) coefficients.values[e] = static_cast<T>(s[e]);
-  const std::size_t bytes = shared_bytes_for(k1, k2, sizeof(T));
-  const std::int64_t tiles = (rows + tile_rows - 1) / tile_rows;
-  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>(tiles, 4096));
-  narrow_update_kernel<T><<<blocks, update_threads, bytes, stream>>>(
-      rows, static_cast<int>(k1), static_cast<int>(k2), T(1), x1, ldx1, static_cast<int>(k1a), x2, ldx2, coefficients,
-      T(0), nullptr, 0, y, ldy);
-  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+  two_input_update<T>(rows, k1a, k1a + k1b, k2, T(1), x1, ldx1, x2, ldx2, s, T(0), nullptr, 0, y, ldy, stream);
 }
 
 template void narrow_update(std::int64_t, std::int64_t, std::int64_t, float, const float*, std::int64_t, const double*,
