@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "solver/lobpcg_detail.hpp"
+#include "solver/phase_timer.hpp"
 
 namespace blockeigs::solver {
 namespace {
@@ -29,26 +30,6 @@ class PrivateComm {
 
  private:
   MPI_Comm comm_ = MPI_COMM_NULL;
-};
-
-// Charges the wall time since the last mark to a bucket; device work is
-// synchronised first so that it is charged to the phase that queued it.
-class PhaseClock {
- public:
-  explicit PhaseClock(const spmm::Context& context) : context_(context), mark_(now()) {}
-  void charge(double& bucket) {
-    const double t = now();
-    bucket += t - mark_;
-    mark_ = t;
-  }
-
- private:
-  double now() const {
-    context_.synchronize();
-    return MPI_Wtime();
-  }
-  const spmm::Context& context_;
-  double mark_;
 };
 
 template <class T>
@@ -128,15 +109,15 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   LobpcgResult<T> result;
   result.block_size = nb;
   LobpcgTimings& time = result.timings;
-  PhaseClock clock(ctx);
+  PhaseTimer clock(ctx);
   std::vector<double> lambda;  // the nb current Ritz values, in the chosen order
   double norm_a = 0;           // max |Ritz value| seen: a lower bound on ||A||_2 that grows as S explores
 
   auto apply_a = [&](std::int64_t first, std::int64_t count) {  // AS[cur] = A S[cur] on a column range
     if (count == 0) return;
-    clock.charge(time.other);
+    clock.to(time.other);
     A.apply(T(1), column_range(S[cur].cview(), first, count), T(0), column_range(AS[cur].view(), first, count));
-    clock.charge(time.spmm);
+    clock.to(time.spmm);
   };
 
   // Rayleigh-Ritz on S[cur][:, 0:ns] (P in [nb, nb + np)), then [X P] of the
@@ -180,13 +161,13 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     lambda = std::move(chosen);
     for (double v : all_values) norm_a = std::max(norm_a, std::abs(v));
     result.restarts += level > 0 ? 1 : 0;
-    clock.charge(time.rayleigh_ritz);
+    clock.to(time.rayleigh_ritz);
   };
 
   // Start: an orthonormal block, A X, and its own Rayleigh-Ritz.
   make_start_block(ctx, comm, column_range(S[cur].view(), 0, nb), scratch.view(), start ? &*start : nullptr,
                    options.seed, A.first_row(), tol);
-  clock.charge(time.orthogonalization);
+  clock.to(time.orthogonalization);
   apply_a(0, nb);
   rayleigh_ritz_step(nb, {});
 
@@ -209,7 +190,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       conv[j] = passes(options.test, options.tolerance, r_norm[j], lambda[j], x_norm[j], norm_a, &scaled[j]);
       if (j < k && conv[j]) ++converged;
     }
-    clock.charge(time.other);
+    clock.to(time.other);
     const bool stop = converged == k || iteration >= options.max_iterations || stagnated;
     if (stop && !fresh) {
       // Decide on, and report, true residuals: recompute A X with the operator and test again.
@@ -243,12 +224,12 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     if (preconditioner) {
       const spmm::DenseView<T> Ra = column_range(scratch.view(), 0, na);
       select_columns(ctx, R.cview(), active, Ra);
-      clock.charge(time.other);
+      clock.to(time.other);
       preconditioner->apply(Ra, W);
-      clock.charge(time.preconditioner);
+      clock.to(time.preconditioner);
     } else {
       select_columns(ctx, R.cview(), active, W);
-      clock.charge(time.other);
+      clock.to(time.other);
     }
     const spmm::ConstDenseView<T> XP = column_range(S[cur].cview(), 0, nb + np);
     std::int64_t nw = condition_against(ctx, comm, XP, W, scratch.view(), tol);
@@ -266,7 +247,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       stagnated = true;
       continue;
     }
-    clock.charge(time.orthogonalization);
+    clock.to(time.orthogonalization);
     apply_a(nb + np, nw);
     rayleigh_ritz_step(nb + np + nw, active);
     fresh = false;
@@ -291,7 +272,8 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     result.converged.push_back(conv[j]);
   }
   scale_columns(ctx, inverse_norm, result.eigenvectors.view());
-  clock.charge(time.other);
+  clock.to(time.other);
+  clock.finish();
   time.total = MPI_Wtime() - t_begin;
   return result;
 }

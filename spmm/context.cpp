@@ -106,13 +106,16 @@ void Context::synchronize() const {
 #endif
 }
 
-Event::Event(const Context& context) : context_(context) {
+Event::Event(const Context& context, Timing timing) : context_(context) {
 #ifdef BLOCKEIGS_HAVE_CUDA
   if (context_.space() == Space::device) {
     cudaEvent_t event = nullptr;
-    BLOCKEIGS_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    BLOCKEIGS_CUDA_CHECK(cudaEventCreateWithFlags(&event, timing == Timing::on ? cudaEventDefault
+                                                                                : cudaEventDisableTiming));
     event_ = event;
   }
+#else
+  (void)timing;
 #endif
 }
 
@@ -132,6 +135,29 @@ void Event::record() {
 void Event::synchronize() {
 #ifdef BLOCKEIGS_HAVE_CUDA
   if (event_) BLOCKEIGS_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(event_)));
+#endif
+}
+
+bool Event::done() const {
+#ifdef BLOCKEIGS_HAVE_CUDA
+  if (!event_) return true;
+  const cudaError_t status = cudaEventQuery(static_cast<cudaEvent_t>(event_));
+  if (status == cudaErrorNotReady) return false;
+  BLOCKEIGS_CUDA_CHECK(status);
+#endif
+  return true;
+}
+
+double Event::seconds_since(const Event& earlier) const {
+#ifdef BLOCKEIGS_HAVE_CUDA
+  if (!event_ || !earlier.event_) return 0.0;
+  float ms = 0;
+  BLOCKEIGS_CUDA_CHECK(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(earlier.event_),
+                                            static_cast<cudaEvent_t>(event_)));
+  return 1e-3 * ms;
+#else
+  (void)earlier;
+  return 0.0;
 #endif
 }
 

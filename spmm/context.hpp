@@ -41,15 +41,22 @@ class Context {
 
 // A point in a context's stream: record() marks the work queued so far,
 // synchronize() waits for that work only (later work keeps running). No-ops
-// on the host, where work is done when queued.
+// on the host, where work is done when queued. A timing event can also tell
+// how long the stream took between two of them.
 class Event {
  public:
-  explicit Event(const Context& context);
+  enum class Timing { off, on };
+  explicit Event(const Context& context, Timing timing = Timing::off);
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
   ~Event();
   void record();
   void synchronize();
+  // Whether the work before the last record() has finished (true on the host).
+  bool done() const;
+  // Seconds the stream took from `earlier` to this event; both timing events,
+  // both done. 0 on the host.
+  double seconds_since(const Event& earlier) const;
 
  private:
   const Context& context_;
