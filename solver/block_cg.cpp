@@ -12,6 +12,7 @@
 #include "solver/block_ops.hpp"
 #include "solver/collective.hpp"
 #include "solver/orthonormalize.hpp"
+#include "solver/phase_timer.hpp"
 
 namespace blockeigs::solver {
 
@@ -20,23 +21,6 @@ bool BlockCgResult::all_converged() const {
 }
 
 namespace {
-
-// Wall-clock phases, device work synchronised at each boundary so that the
-// split is honest (the syncs cost microseconds against millisecond phases).
-class PhaseClock {
- public:
-  explicit PhaseClock(const spmm::Context& context) : context_(context), last_(MPI_Wtime()) {}
-  void to(double& bucket) {
-    context_.synchronize();
-    const double now = MPI_Wtime();
-    bucket += now - last_;
-    last_ = now;
-  }
-
- private:
-  const spmm::Context& context_;
-  double last_;
-};
 
 // The small solves, done on rank 0 and broadcast so every rank takes the
 // same branch: Delta = P^T A P is Cholesky-factored (its failure means A is
@@ -109,7 +93,7 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
   BlockCgResult result;
   BlockCgTimings& time = result.timings;
   const double start = MPI_Wtime();
-  PhaseClock clock(context);
+  PhaseTimer clock(context);
   const auto tol = OrthonormalizeTolerances::for_type<T>();
 
   // Buffers. PQR holds [P | Q | R] side by side (ld 3s): R from column 2s on,
@@ -256,18 +240,22 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
                  ": smallest p^T A p over the search block is ", delta.smallest_diagonal,
                  ", or P^T A P has no Cholesky factor)");
     const HostMatrix alpha = solve_delta(comm, delta, C, 1.0);
-    block_update(context, T(1), Pr, alpha, T(1), narrow(Xa, a));
     block_update(context, T(-1), cview(Q_view(r)), alpha, T(1), R_view(a));
     clock.to(time.update);
 
-    // [P Q R]^T R in one pass over the three blocks: the residual norms are
-    // the square roots of its R^T R diagonal, Q^T R is what beta needs, and
-    // with P^T P it gives the Gram matrix of the new search block without
-    // reading that block.
-    const HostMatrix PQR_R = gram(context, comm, cview(at(2 * s - 2 * r, 2 * r + a)), cview(R_view(a)));
-    const std::int64_t q0 = r, r0 = 2 * r;  // first rows of Q^T R and R^T R in it
+    // [Q R]^T R in one pass: the residual norms are the square roots of its
+    // R^T R diagonal, Q^T R is what beta needs, and with P^T P and
+    // P^T R = C - Delta alpha (zero but for rounding: alpha made R orthogonal
+    // to P) it gives the Gram matrix of the new search block without reading
+    // that block. X += P alpha is queued behind it and runs while the host
+    // works on the small matrices.
+    GramInFlight QR_R_in_flight = start_gram(context, comm, cview(at(2 * s - r, r + a)), cview(R_view(a)));
+    block_update(context, T(1), Pr, alpha, T(1), narrow(Xa, a));
+    const HostMatrix QR_R = QR_R_in_flight.finish();
+    clock.to(time.update);
+    const std::int64_t r0 = r;  // first row of R^T R in QR_R
     norms.resize(static_cast<std::size_t>(a));
-    for (std::int64_t c = 0; c < a; ++c) norms[c] = std::sqrt(std::max(0.0, PQR_R(r0 + c, c)));
+    for (std::int64_t c = 0; c < a; ++c) norms[c] = std::sqrt(std::max(0.0, QR_R(r0 + c, c)));
     const double worst = record(norms);
     const std::vector<std::int64_t> kept = retire_converged(norms, iteration);
     monitor(iteration, r, worst);
@@ -291,13 +279,14 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
       // orthogonal to P (alpha made it so), so ||W||^2 = ||R||^2 + ||P beta||^2
       // up to rounding.
       const HostMatrix PtP = known_PtP.rows() == r ? known_PtP : gram(context, comm, Pr);
+      const HostMatrix PtR_all = multiply(Delta, alpha);  // Delta alpha, then C - Delta alpha
       HostMatrix QtR(r, a2), PtR(r, a2), RtR(a2, a2);
       for (std::int64_t c = 0; c < a2; ++c) {
         for (std::int64_t i = 0; i < r; ++i) {
-          QtR(i, c) = PQR_R(q0 + i, kept[c]);
-          PtR(i, c) = PQR_R(i, kept[c]);
+          QtR(i, c) = QR_R(i, kept[c]);
+          PtR(i, c) = C(i, kept[c]) - PtR_all(i, kept[c]);
         }
-        for (std::int64_t i = 0; i < a2; ++i) RtR(i, c) = PQR_R(r0 + kept[i], kept[c]);
+        for (std::int64_t i = 0; i < a2; ++i) RtR(i, c) = QR_R(r0 + kept[i], kept[c]);
       }
       const HostMatrix beta = solve_delta(comm, delta, QtR, -1.0);
       const std::int64_t n = r + a2;
@@ -358,6 +347,7 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
   axpby(context, T(1), B, T(1), R_view(s));
   result.true_residual_norms = column_norms(context, comm, spmm::ConstDenseView<T>(R_view(s)));
   clock.to(time.other);
+  clock.finish();
   time.total = MPI_Wtime() - start;
   return result;
 }

@@ -22,6 +22,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "spmm/context.hpp"
@@ -87,6 +88,31 @@ void broadcast(MPI_Comm comm, HostMatrix& M);
 template <class T>
 HostMatrix gram(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
                 spmm::ConstDenseView<T> Y);
+
+// X^T Y in two halves, so that device work queued between them runs while
+// the host waits: start_gram queues the product and its copy to the host (on
+// the host backend it computes the local product at once), and finish()
+// waits for that result only, not for work queued after it, then reduces
+// over ranks. The same values as gram(). finish() is collective, and is
+// called once.
+class GramInFlight {
+ public:
+  struct Transfer;  // the device half, when there is one
+  GramInFlight(MPI_Comm comm, HostMatrix local, std::unique_ptr<Transfer> transfer);
+  GramInFlight(GramInFlight&&) noexcept;
+  GramInFlight& operator=(GramInFlight&&) noexcept;
+  ~GramInFlight();
+  HostMatrix finish();
+
+ private:
+  MPI_Comm comm_;
+  HostMatrix local_;
+  std::unique_ptr<Transfer> transfer_;
+};
+
+template <class T>
+GramInFlight start_gram(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
+                        spmm::ConstDenseView<T> Y);
 
 // X^T X (k x k), exactly symmetric (syrk computes one triangle).
 template <class T>

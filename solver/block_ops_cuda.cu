@@ -9,7 +9,10 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <memory>
+#include <mutex>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "solver/block_ops.hpp"
@@ -250,10 +253,76 @@ void gemm_strided_batched(cublasHandle_t h, std::int64_t m, std::int64_t n, std:
                                                      stride_c, int(batch)));
 }
 
-// out (k1 x k2 row-major, double, host) = X^T Y over this rank's rows.
+// Pinned host blocks for Gram results, reused: page-locking memory for every
+// Gram would cost more than the copy. Only a few are out at a time; they are
+// kept for the process's life (freeing them at exit could outlive the CUDA
+// context).
+class PinnedPool {
+ public:
+  static PinnedPool& instance() {
+    static PinnedPool* pool = new PinnedPool;  // never destroyed, on purpose
+    return *pool;
+  }
+  // A block of at least `bytes`; its size in `capacity`.
+  void* acquire(std::size_t bytes, std::size_t& capacity) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (std::size_t i = 0; i < free_.size(); ++i)
+        if (free_[i].first >= bytes) {
+          void* block = free_[i].second;
+          capacity = free_[i].first;
+          free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i));
+          return block;
+        }
+    }
+    capacity = std::max<std::size_t>(bytes, 64 * 1024);
+    void* block = nullptr;
+    BLOCKEIGS_CUDA_CHECK(cudaHostAlloc(&block, capacity, cudaHostAllocPortable));
+    return block;
+  }
+  void release(void* block, std::size_t capacity) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_.emplace_back(capacity, block);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::pair<std::size_t, void*>> free_;
+};
+
+class PinnedGramTransfer final : public LocalGramTransfer {
+ public:
+  PinnedGramTransfer(cudaStream_t stream, const double* device, std::size_t count) : count_(count) {
+    host_ = static_cast<double*>(PinnedPool::instance().acquire(count * sizeof(double), capacity_));
+    BLOCKEIGS_CUDA_CHECK(cudaEventCreateWithFlags(&arrived_, cudaEventDisableTiming));
+    BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(host_, device, count * sizeof(double), cudaMemcpyDeviceToHost, stream));
+    BLOCKEIGS_CUDA_CHECK(cudaEventRecord(arrived_, stream));
+  }
+  PinnedGramTransfer(const PinnedGramTransfer&) = delete;
+  PinnedGramTransfer& operator=(const PinnedGramTransfer&) = delete;
+  ~PinnedGramTransfer() override {
+    // The copy may still be in flight when a transfer is dropped unread.
+    cudaEventSynchronize(arrived_);
+    cudaEventDestroy(arrived_);
+    PinnedPool::instance().release(host_, capacity_);
+  }
+  void wait(double* out) override {
+    BLOCKEIGS_CUDA_CHECK(cudaEventSynchronize(arrived_));
+    std::copy(host_, host_ + count_, out);
+  }
+
+ private:
+  std::size_t count_;
+  std::size_t capacity_ = 0;
+  double* host_ = nullptr;
+  cudaEvent_t arrived_ = nullptr;
+};
+
+// Queues X^T Y (k1 x k2 row-major, double) over this rank's rows and its copy
+// to pinned host memory.
 template <class T>
-void tall_skinny_gram(const spmm::Context& context, spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> Y,
-                      double* out) {
+std::unique_ptr<LocalGramTransfer> tall_skinny_gram(const spmm::Context& context, spmm::ConstDenseView<T> X,
+                                                    spmm::ConstDenseView<T> Y) {
   const std::int64_t k1 = X.cols, k2 = Y.cols, rows = X.rows, entries = k1 * k2;
   const cudaStream_t stream = stream_of(context);
   const std::int64_t chunk =
@@ -270,19 +339,25 @@ void tall_skinny_gram(const spmm::Context& context, spmm::ConstDenseView<T> X, s
     gemm_strided_batched<T>(handle, k2, k1, tail, Y.data + full * chunk * Y.ld, Y.ld, 0,
                             X.data + full * chunk * X.ld, X.ld, 0, partial.data() + full * entries, k2, entries, 1);
   sum_partials<T>(chunks, entries, partial.data(), sums.data(), stream);
-  const std::vector<double> host = to_host_sync(stream, sums.data(), static_cast<std::size_t>(entries));
-  std::copy(host.begin(), host.end(), out);
+  // The device buffers are freed in stream order, after the copy has read them.
+  return std::make_unique<PinnedGramTransfer>(stream, sums.data(), static_cast<std::size_t>(entries));
 }
 
 }  // namespace
+
+template <class T>
+std::unique_ptr<LocalGramTransfer> gram_local_start(const spmm::Context& context, spmm::ConstDenseView<T> X,
+                                                    spmm::ConstDenseView<T> Y) {
+  if (X.rows == 0 || X.cols == 0 || Y.cols == 0) return nullptr;
+  return tall_skinny_gram(context, X, Y);
+}
 
 template <class T>
 void gram_local(const spmm::Context& context, spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> Y,
                 double* out) {
   const std::int64_t k1 = X.cols, k2 = Y.cols;
   std::fill(out, out + k1 * k2, 0.0);
-  if (X.rows == 0 || k1 == 0 || k2 == 0) return;
-  tall_skinny_gram(context, X, Y, out);
+  if (auto transfer = gram_local_start(context, X, Y)) transfer->wait(out);
 }
 
 template <class T>
@@ -290,7 +365,7 @@ void gram_self_local(const spmm::Context& context, spmm::ConstDenseView<T> X, do
   const std::int64_t k = X.cols;
   std::fill(out, out + k * k, 0.0);
   if (X.rows == 0 || k == 0) return;
-  tall_skinny_gram(context, X, X, out);
+  tall_skinny_gram(context, X, X)->wait(out);
   // Exactly symmetric, as the host path's syrk is: mirror the upper triangle.
   for (std::int64_t i = 0; i < k; ++i)
     for (std::int64_t j = 0; j < i; ++j) out[i * k + j] = out[j * k + i];
@@ -443,6 +518,8 @@ void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseVi
 }
 
 #define BLOCKEIGS_INSTANTIATE(T)                                                                       \
+  template std::unique_ptr<LocalGramTransfer> gram_local_start(const spmm::Context&, spmm::ConstDenseView<T>, \
+                                                               spmm::ConstDenseView<T>);                     \
   template void gram_local(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, double*); \
   template void gram_self_local(const spmm::Context&, spmm::ConstDenseView<T>, double*);              \
   template void column_sumsq_local(const spmm::Context&, spmm::ConstDenseView<T>, double*);           \

@@ -8,12 +8,25 @@
 #ifdef BLOCKEIGS_HAVE_CUDA
 
 #include <cstdint>
+#include <memory>
 
 #include "spmm/context.hpp"
 #include "spmm/dense.hpp"
 
 namespace blockeigs::solver::device_ops {
 
+// A local Gram matrix on its way to pinned host memory. wait() blocks until
+// it has arrived (not for device work queued after it) and writes it out.
+class LocalGramTransfer {
+ public:
+  virtual ~LocalGramTransfer() = default;
+  virtual void wait(double* out) = 0;
+};
+// Queues X^T Y on this rank's rows (k1 x k2, row-major) and its copy to the
+// host; null when the product is empty (all zeros).
+template <class T>
+std::unique_ptr<LocalGramTransfer> gram_local_start(const spmm::Context& context, spmm::ConstDenseView<T> X,
+                                                    spmm::ConstDenseView<T> Y);
 // out (k1 x k2, row-major, host) = X^T Y on this rank's rows.
 template <class T>
 void gram_local(const spmm::Context& context, spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> Y,

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <type_traits>
+#include <utility>
 
 #include "core/error.hpp"
 #include "solver/block_ops_cuda.hpp"
@@ -174,21 +176,48 @@ void allreduce_sum(MPI_Comm comm, double* values, std::size_t count) {
   BLOCKEIGS_MPI_CHECK(MPI_Bcast(values, n, MPI_DOUBLE, 0, comm));
 }
 
+struct GramInFlight::Transfer {
+#ifdef BLOCKEIGS_HAVE_CUDA
+  std::unique_ptr<device_ops::LocalGramTransfer> device;
+#endif
+};
+
+GramInFlight::GramInFlight(MPI_Comm comm, HostMatrix local, std::unique_ptr<Transfer> transfer)
+    : comm_(comm), local_(std::move(local)), transfer_(std::move(transfer)) {}
+GramInFlight::GramInFlight(GramInFlight&&) noexcept = default;
+GramInFlight& GramInFlight::operator=(GramInFlight&&) noexcept = default;
+GramInFlight::~GramInFlight() = default;
+
+HostMatrix GramInFlight::finish() {
+#ifdef BLOCKEIGS_HAVE_CUDA
+  if (transfer_ && transfer_->device) transfer_->device->wait(local_.data());
+#endif
+  transfer_.reset();
+  allreduce_sum(comm_, local_.data(), local_.values().size());
+  return std::move(local_);
+}
+
+template <class T>
+GramInFlight start_gram(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
+                        spmm::ConstDenseView<T> Y) {
+  require_same_space("gram", X, Y);
+  require_same_rows("gram", X, Y);
+  HostMatrix local(X.cols, Y.cols);
+  auto transfer = std::make_unique<GramInFlight::Transfer>();
+  if (on_device(X.space)) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+    transfer->device = device_ops::gram_local_start(context, X, Y);
+#endif
+  } else {
+    local.values() = host_gram_local(X, Y);
+  }
+  return GramInFlight(comm, std::move(local), std::move(transfer));
+}
+
 template <class T>
 HostMatrix gram(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
                 spmm::ConstDenseView<T> Y) {
-  require_same_space("gram", X, Y);
-  require_same_rows("gram", X, Y);
-  HostMatrix G(X.cols, Y.cols);
-  if (on_device(X.space)) {
-#ifdef BLOCKEIGS_HAVE_CUDA
-    device_ops::gram_local(context, X, Y, G.data());
-#endif
-  } else {
-    G.values() = host_gram_local(X, Y);
-  }
-  allreduce_sum(comm, G.data(), G.values().size());
-  return G;
+  return start_gram(context, comm, X, Y).finish();
 }
 
 template <class T>
@@ -450,6 +479,8 @@ void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseVi
 }
 
 #define BLOCKEIGS_INSTANTIATE(T)                                                                    \
+  template GramInFlight start_gram(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>,        \
+                                   spmm::ConstDenseView<T>);                                       \
   template HostMatrix gram(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>,                \
                            spmm::ConstDenseView<T>);                                               \
   template HostMatrix gram(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>);               \
