@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <thread>
 #include <limits>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "solver/block_ops.hpp"
 #include "solver/jacobi_preconditioner.hpp"
 #include "solver/lobpcg.hpp"
+#include "solver/phase_timer.hpp"
 #include "spmm/memory.hpp"
 #include "tests/support/mpi_environment.hpp"
 #include "tests/support/csr_test_operator.hpp"
@@ -320,6 +323,56 @@ TEST(DeviceBlockOps, CombinePairOverlappingViewsMatchesTheHost) {
     const double terms = double(c.r + c.a);
     expect_close(to_host(dev, bd), bh, 2 * (terms + 1) * u * terms);
   }
+}
+
+// A Gram matrix in flight is the product of the blocks as they were when it
+// was queued: work queued after start_gram (here, overwriting X) does not
+// reach it, and finish() does not wait for that work. Two in flight at once,
+// finished in reverse order, give gram()'s bits.
+TEST(DeviceBlockOps, GramInFlightIsTheProductWhenQueued) {
+  SKIP_WITHOUT_GPU();
+  const spmm::Context dev = spmm::Context::cuda(0);
+  const auto Xh = random_host(300000, 16, 31, 1), Yh = random_host(300000, 32, 32, 0);
+  auto Xd = to_device(dev, Xh);
+  const auto Yd = to_device(dev, Yh);
+  const HostMatrix expected = solver::gram<double>(dev, MPI_COMM_WORLD, Xd.cview(), Yd.cview());
+  const HostMatrix expected_yx = solver::gram<double>(dev, MPI_COMM_WORLD, Yd.cview(), Xd.cview());
+  solver::GramInFlight xy = solver::start_gram<double>(dev, MPI_COMM_WORLD, Xd.cview(), Yd.cview());
+  solver::GramInFlight yx = solver::start_gram<double>(dev, MPI_COMM_WORLD, Yd.cview(), Xd.cview());
+  for (int pass = 0; pass < 20; ++pass) solver::axpby<double>(dev, 0.0, Yd.cview(), -1.0, Xd.view());
+  solver::scale_columns<double>(dev, std::vector<double>(16, 2.0), Xd.view());
+  EXPECT_EQ(yx.finish().values(), expected_yx.values());
+  EXPECT_EQ(xy.finish().values(), expected.values());
+  // The queued work did run, after the products.
+  const HostMatrix doubled = solver::gram<double>(dev, MPI_COMM_WORLD, Xd.cview(), Yd.cview());
+  for (std::size_t e = 0; e < doubled.values().size(); ++e)
+    EXPECT_NEAR(doubled.values()[e], 2 * expected.values()[e], 1e-9 * (1 + std::abs(expected.values()[e])));
+}
+
+// Phases timed by events: device work is charged to the phase that queued
+// it, and host time while the stream is idle to the phase that follows; the
+// buckets add up to the elapsed time. Generous bounds: this checks the
+// accounting, not the speed.
+TEST(DevicePhaseTimer, ChargesStreamTimeToEachPhase) {
+  SKIP_WITHOUT_GPU();
+  const spmm::Context dev = spmm::Context::cuda(0);
+  auto Xd = to_device(dev, random_host(1 << 20, 16, 41, 0));
+  double busy = 0, idle = 0, empty = 0;
+  const auto start = std::chrono::steady_clock::now();
+  solver::PhaseTimer clock(dev);
+  for (int pass = 0; pass < 50; ++pass) solver::scale_columns<double>(dev, std::vector<double>(16, 1.0), Xd.view());
+  clock.to(busy);
+  dev.synchronize();
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  clock.to(idle);
+  clock.to(empty);
+  clock.finish();
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GT(busy, 0.0);
+  EXPECT_GE(idle, 0.029);
+  EXPECT_LT(empty, 0.005);
+  EXPECT_LE(busy + idle + empty, elapsed + 1e-3);
+  EXPECT_GE(busy + idle + empty, 0.9 * elapsed - 2e-3);
 }
 
 TEST(DeviceLobpcg, SameEigenvaluesAsTheHost) {

@@ -6,12 +6,15 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstring>
+#include <thread>
 #include <limits>
 #include <vector>
 
 #include "solver/block_ops.hpp"
+#include "solver/phase_timer.hpp"
 #include "tests/support/mpi_environment.hpp"
 #include "tests/support/test_matrices.hpp"
 
@@ -286,6 +289,31 @@ TEST(BlockOps, RandomFillLooksUniform) {
   EXPECT_NEAR(sum_sq / n, 1.0 / 3, 5 * std::sqrt(4.0 / 45 / n));
   EXPECT_NEAR(cross / n, 0.0, 5 * std::sqrt(1.0 / 9 / n));  // columns uncorrelated
   EXPECT_EQ(equal, 0);
+}
+
+// start_gram / finish give gram()'s bits, finished in any order.
+TEST(BlockOps, GramInFlightEqualsGram) {
+  const auto X = random_block<double>(2500, 7, 1, 3);
+  const auto Y = random_block<double>(2500, 13, 2, 0);
+  solver::GramInFlight first = solver::start_gram<double>(host(), MPI_COMM_WORLD, X.cview(), Y.cview());
+  solver::GramInFlight second = solver::start_gram<double>(host(), MPI_COMM_WORLD, Y.cview(), X.cview());
+  EXPECT_EQ(second.finish().values(), solver::gram<double>(host(), MPI_COMM_WORLD, Y.cview(), X.cview()).values());
+  EXPECT_EQ(first.finish().values(), solver::gram<double>(host(), MPI_COMM_WORLD, X.cview(), Y.cview()).values());
+}
+
+// On the host the phases are wall-clock intervals, each charged once.
+TEST(PhaseTimer, HostPhasesAreWallClockIntervals) {
+  double a = 0, b = 0;
+  solver::PhaseTimer clock(host());
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  clock.to(a);
+  clock.to(b);
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  clock.to(b);
+  clock.finish();
+  EXPECT_GE(a, 0.019);
+  EXPECT_GE(b, 0.009);
+  EXPECT_LT(b, a);
 }
 
 TEST(BlockOps, AllreduceOnOneRankIsTheIdentity) {
