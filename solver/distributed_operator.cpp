@@ -121,6 +121,7 @@ void DistributedOperator<T>::queue_pack(spmm::ConstDenseView<T> X) {
     }
     return;
   }
+  if (halo_.packed_rows() == 0) return;  // nothing to send: nothing to wait for either
 #ifdef BLOCKEIGS_HAVE_CUDA
   cuda::pack_rows(X.data, X.ld, k, send_rows_.data(), halo_.packed_rows(), packed, context_.stream());
 #endif
@@ -131,10 +132,12 @@ void DistributedOperator<T>::queue_pack(spmm::ConstDenseView<T> X) {
 }
 
 template <class T>
+void DistributedOperator<T>::wait_for_pack() {
+  if (halo_.packed_rows() > 0) packed_->synchronize();
+}
+
+template <class T>
 void DistributedOperator<T>::post_sends(std::int64_t k, std::vector<MPI_Request>& requests) {
-  // Only the pack (and its copy to the host) must be done; work queued after
-  // it, the diagonal multiply, keeps running.
-  packed_->synchronize();
   const T* packed = staged() ? send_staging_.data() : send_buffer_.data();
   for (std::size_t q = 0; q < halo_.send_ranks.size(); ++q) {
     const std::int64_t first = halo_.send_offsets[q];
@@ -167,7 +170,10 @@ void DistributedOperator<T>::apply(T alpha, spmm::ConstDenseView<T> X, T beta, s
   queue_pack(X);
   const double t1 = now();
   // The diagonal block needs no remote data: it runs while messages move.
+  // Only the pack (and its copy to the host) must be done before the sends;
+  // the multiply queued after it keeps running.
   diagonal_plan_->multiply(alpha, X, beta, Y);
+  wait_for_pack();
   const double t2 = now();
   post_sends(k, requests);
   finish_exchange(requests);
@@ -186,7 +192,6 @@ void DistributedOperator<T>::apply(T alpha, spmm::ConstDenseView<T> X, T beta, s
 // word, and queue the copies of their rows on the side stream.
 template <class T>
 void DistributedOperator<T>::pull_peer_rows(std::int64_t k) {
-  packed_->synchronize();
   peer_->announce_packed();
   peer_->queue_copies(halo_block_.data(), static_cast<std::size_t>(k) * sizeof(T));
 }
@@ -202,6 +207,7 @@ void DistributedOperator<T>::apply_with_peer_copies(T alpha, spmm::ConstDenseVie
   queue_pack(X);
   const double t1 = now();
   diagonal_plan_->multiply(alpha, X, beta, Y);
+  wait_for_pack();
   const double t2 = now();
   pull_peer_rows(k);
   const double t3 = now();
@@ -251,6 +257,7 @@ void DistributedOperator<T>::exchange_only(spmm::ConstDenseView<T> X) {
   if (peer_) {
     peer_->post_packed_receives();
     queue_pack(X);
+    wait_for_pack();
     pull_peer_rows(X.cols);
     peer_->stream_waits_for_copies();
     peer_->halo_block_released();
@@ -261,6 +268,7 @@ void DistributedOperator<T>::exchange_only(spmm::ConstDenseView<T> X) {
   std::vector<MPI_Request> requests;
   post_receives(X.cols, requests);
   queue_pack(X);
+  wait_for_pack();
   post_sends(X.cols, requests);
   finish_exchange(requests);
   if (staged())

@@ -26,13 +26,17 @@
 
 namespace blockeigs::solver {
 
-// Seconds spent in each phase of apply, summed over calls. Collected only
-// while profiling is on, because reading device timers synchronises.
+// Seconds spent in each phase of apply, summed over calls. While profiling
+// is on, each boundary synchronises the device and the phases are exact.
+// Otherwise they are host times: pack and unpack are what queuing them cost,
+// local_spmm includes waiting for the pack (and the device work queued before
+// it), and wait is the time blocked on messages once this rank's rows were
+// sent, part of which the diagonal multiply overlaps.
 struct ApplyTimings {
   int calls = 0;
   double pack = 0;        // gather of send rows (+ device-to-host copy when staged)
   double local_spmm = 0;  // diagonal block
-  double wait = 0;        // time blocked in MPI_Waitall after the local SpMM was queued
+  double wait = 0;        // sends and MPI_Waitall, after the local SpMM was queued and the pack done
   double unpack = 0;      // host-to-device copy of received rows when staged
   double halo_spmm = 0;   // off-diagonal block
   double total = 0;
@@ -97,6 +101,9 @@ class DistributedOperator final : public LinearOperator<T> {
   // their host copy) queued on the stream, then the sends once those are done.
   void post_receives(std::int64_t k, std::vector<MPI_Request>& requests);
   void queue_pack(spmm::ConstDenseView<T> X);
+  // Blocks until the packed rows (and their host copy) are ready to send;
+  // returns at once when this rank sends nothing.
+  void wait_for_pack();
   void post_sends(std::int64_t k, std::vector<MPI_Request>& requests);
   void finish_exchange(std::vector<MPI_Request>& requests);
   void apply_with_peer_copies(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y);
