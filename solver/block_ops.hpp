@@ -123,6 +123,18 @@ template <class T>
 std::vector<double> column_norms(const spmm::Context& context, MPI_Comm comm,
                                  spmm::ConstDenseView<T> X);
 
+// R = AX - X diag(lambda), LOBPCG's residual block, in one pass over X and
+// AX, with the Euclidean norms of R's and X's columns over all ranks.
+// R must not overlap X or AX.
+struct ResidualNorms {
+  std::vector<double> residual;  // ||r_j||
+  std::vector<double> x;         // ||x_j||
+};
+template <class T>
+ResidualNorms eigen_residuals(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
+                              spmm::ConstDenseView<T> AX, const std::vector<double>& lambda,
+                              spmm::DenseView<T> R);
+
 // ---- local operations (no communication) -----------------------------------
 
 // Y = alpha * X * S + beta * Y; X: local x k1, S: k1 x k2, Y: local x k2.

@@ -181,6 +181,48 @@ __global__ void column_sumsq_partial_kernel(std::int64_t rows, std::int64_t cols
   }
 }
 
+// The residual block and the partial sums of squares of its columns and of
+// X's, in the layout of column_sumsq_partial_kernel: partial holds 2 * cols
+// values per chunk, R's then X's.
+template <class T>
+__global__ void eigen_residuals_partial_kernel(std::int64_t rows, std::int64_t cols, const T* lambda, const T* x,
+                                               std::int64_t ldx, const T* ax, std::int64_t ldax, T* r,
+                                               std::int64_t ldr, double* partial) {
+  __shared__ double acc_r[threads_per_block];
+  __shared__ double acc_x[threads_per_block];
+  const std::int64_t begin = blockIdx.x * sum_chunk_rows;
+  const std::int64_t end = min(rows, begin + sum_chunk_rows);
+  const int width = static_cast<int>(cols < threads_per_block ? cols : threads_per_block);
+  const int phases = threads_per_block / width, t = threadIdx.x, phase = t / width;
+  for (std::int64_t tile = 0; tile < cols; tile += width) {
+    const std::int64_t j = tile + t % width;
+    double sr = 0.0, sx = 0.0;
+    if (phase < phases && j < cols) {
+      const T l = lambda[j];
+#pragma unroll 4
+      for (std::int64_t i = begin + phase; i < end; i += phases) {
+        const T xv = x[i * ldx + j];
+        const T rv = ax[i * ldax + j] - l * xv;
+        r[i * ldr + j] = rv;
+        sr = fma(double(rv), double(rv), sr);
+        sx = fma(double(xv), double(xv), sx);
+      }
+    }
+    acc_r[t] = sr;
+    acc_x[t] = sx;
+    __syncthreads();
+    if (t < width && tile + t < cols) {
+      double total_r = 0.0, total_x = 0.0;
+      for (int p = 0; p < phases; ++p) {
+        total_r += acc_r[p * width + t];
+        total_x += acc_x[p * width + t];
+      }
+      partial[blockIdx.x * 2 * cols + tile + t] = total_r;
+      partial[blockIdx.x * 2 * cols + cols + tile + t] = total_x;
+    }
+    __syncthreads();
+  }
+}
 
 // ---- cuBLAS in T's precision ---------------------------------------------
 
@@ -389,6 +431,25 @@ void column_sumsq_local(const spmm::Context& context, spmm::ConstDenseView<T> X,
 }
 
 template <class T>
+void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> AX,
+                           const double* lambda, spmm::DenseView<T> R, double* out) {
+  const std::int64_t k = X.cols;
+  std::fill(out, out + 2 * k, 0.0);
+  if (X.rows == 0 || k == 0) return;
+  const cudaStream_t stream = stream_of(context);
+  const std::int64_t chunks = (X.rows + sum_chunk_rows - 1) / sum_chunk_rows;
+  const StreamArray<T> l(stream, lambda, static_cast<std::size_t>(k));
+  StreamArray<double> partial(stream, static_cast<std::size_t>(chunks * 2 * k));
+  StreamArray<double> sums(stream, static_cast<std::size_t>(2 * k));
+  eigen_residuals_partial_kernel<T><<<static_cast<unsigned>(chunks), threads_per_block, 0, stream>>>(
+      X.rows, k, l.data(), X.data, X.ld, AX.data, AX.ld, R.data, R.ld, partial.data());
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+  sum_partials<double>(chunks, 2 * k, partial.data(), sums.data(), stream);
+  const std::vector<double> host = to_host_sync(stream, sums.data(), static_cast<std::size_t>(2 * k));
+  std::copy(host.begin(), host.end(), out);
+}
+
+template <class T>
 void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const double* S,
                   T beta, spmm::DenseView<T> Y) {
   const cudaStream_t stream = stream_of(context);
@@ -523,6 +584,8 @@ void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseVi
   template void gram_local(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, double*); \
   template void gram_self_local(const spmm::Context&, spmm::ConstDenseView<T>, double*);              \
   template void column_sumsq_local(const spmm::Context&, spmm::ConstDenseView<T>, double*);           \
+  template void eigen_residuals_local(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, \
+                                      const double*, spmm::DenseView<T>, double*);                           \
   template void block_update(const spmm::Context&, T, spmm::ConstDenseView<T>, const double*, T,      \
                              spmm::DenseView<T>);                                                     \
   template bool block_combine(const spmm::Context&, T, spmm::ConstDenseView<T>, const double*, T,      \

@@ -37,6 +37,11 @@ void gram_self_local(const spmm::Context& context, spmm::ConstDenseView<T> X, do
 // out[j] = sum_i X(i, j)^2 on this rank's rows, in a fixed order.
 template <class T>
 void column_sumsq_local(const spmm::Context& context, spmm::ConstDenseView<T> X, double* out);
+// R = AX - X diag(lambda); out[j] = sum_i R(i, j)^2 and out[k + j] = sum_i
+// X(i, j)^2 on this rank's rows, in a fixed order.
+template <class T>
+void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> AX,
+                           const double* lambda, spmm::DenseView<T> R, double* out);
 
 template <class T>
 void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const double* S,

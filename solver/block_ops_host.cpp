@@ -104,6 +104,34 @@ std::vector<double> host_column_sumsq_local(spmm::ConstDenseView<T> X) {
   return sums;
 }
 
+// R = AX - X diag(lambda), with R's then X's column sums of squares,
+// partial sums per chunk of rows added in chunk order.
+template <class T>
+std::vector<double> host_eigen_residuals_local(spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> AX,
+                                               const std::vector<double>& lambda, spmm::DenseView<T> R) {
+  const std::int64_t k = X.cols;
+  const std::int64_t chunks = (X.rows + sum_chunk_rows - 1) / sum_chunk_rows;
+  const std::vector<T> l(lambda.begin(), lambda.end());
+  std::vector<double> partial(static_cast<std::size_t>(chunks * 2 * k), 0.0);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    double* out = partial.data() + c * 2 * k;
+    const std::int64_t end = std::min(X.rows, (c + 1) * sum_chunk_rows);
+    for (std::int64_t i = c * sum_chunk_rows; i < end; ++i)
+      for (std::int64_t j = 0; j < k; ++j) {
+        const T x = X.data[i * X.ld + j];
+        const T r = AX.data[i * AX.ld + j] - l[j] * x;
+        R.data[i * R.ld + j] = r;
+        out[j] += double(r) * double(r);
+        out[k + j] += double(x) * double(x);
+      }
+  }
+  std::vector<double> sums(static_cast<std::size_t>(2 * k), 0.0);
+  for (std::int64_t c = 0; c < chunks; ++c)
+    for (std::int64_t j = 0; j < 2 * k; ++j) sums[j] += partial[c * 2 * k + j];
+  return sums;
+}
+
 }  // namespace
 
 HostMatrix HostMatrix::identity(std::int64_t n) {
@@ -248,6 +276,33 @@ std::vector<double> column_norms(const spmm::Context& context, MPI_Comm comm,
   allreduce_sum(comm, sums.data(), sums.size());
   for (double& s : sums) s = std::sqrt(s);
   return sums;
+}
+
+template <class T>
+ResidualNorms eigen_residuals(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
+                              spmm::ConstDenseView<T> AX, const std::vector<double>& lambda,
+                              spmm::DenseView<T> R) {
+  require_same_space("eigen_residuals", X, AX);
+  require_same_space("eigen_residuals", X, R);
+  require_same_rows("eigen_residuals", X, AX);
+  require_same_rows("eigen_residuals", X, R);
+  BLOCKEIGS_ASSERT(X.cols == AX.cols && X.cols == R.cols && std::int64_t(lambda.size()) == X.cols);
+  const std::int64_t k = X.cols;
+  std::vector<double> sums(static_cast<std::size_t>(2 * k), 0.0);
+  if (on_device(X.space)) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+    device_ops::eigen_residuals_local(context, X, AX, lambda.data(), R, sums.data());
+#endif
+  } else {
+    sums = host_eigen_residuals_local(X, AX, lambda, R);
+  }
+  allreduce_sum(comm, sums.data(), sums.size());
+  ResidualNorms norms;
+  for (std::int64_t j = 0; j < k; ++j) {
+    norms.residual.push_back(std::sqrt(sums[j]));
+    norms.x.push_back(std::sqrt(sums[k + j]));
+  }
+  return norms;
 }
 
 template <class T>
@@ -485,6 +540,9 @@ void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseVi
                            spmm::ConstDenseView<T>);                                               \
   template HostMatrix gram(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>);               \
   template std::vector<double> column_norms(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>); \
+  template ResidualNorms eigen_residuals(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>,    \
+                                         spmm::ConstDenseView<T>, const std::vector<double>&,        \
+                                         spmm::DenseView<T>);                                        \
   template void block_update(const spmm::Context&, T, spmm::ConstDenseView<T>, const HostMatrix&, T, \
                              spmm::DenseView<T>);                                                  \
   template void axpby(const spmm::Context&, T, spmm::ConstDenseView<T>, T, spmm::DenseView<T>);    \

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "core/error.hpp"
 #include "solver/lobpcg_detail.hpp"
@@ -102,7 +103,9 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
 
   spmm::DenseBlock<T> S[2] = {{space, n, 3 * nb}, {space, n, 3 * nb}};
   spmm::DenseBlock<T> AS[2] = {{space, n, 3 * nb}, {space, n, 3 * nb}};
-  spmm::DenseBlock<T> R(space, n, nb), scratch(space, n, nb);
+  // R holds the residuals apart only for a preconditioner (otherwise they go
+  // straight into W's columns of S).
+  spmm::DenseBlock<T> R(space, preconditioner ? n : 0, preconditioner ? nb : 0), scratch(space, n, nb);
   int cur = 0;
   std::int64_t np = 0;  // columns of P, right after X
 
@@ -179,12 +182,13 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   int last_reported = -1;
   for (;;) {
     const spmm::ConstDenseView<T> X = column_range(S[cur].cview(), 0, nb);
-    std::vector<double> minus_lambda(lambda.size());
-    for (std::size_t j = 0; j < lambda.size(); ++j) minus_lambda[j] = -lambda[j];
-    copy_block(ctx, column_range(AS[cur].cview(), 0, nb), R.view());
-    column_axpby(ctx, minus_lambda, X, T(1), R.view());
-    r_norm = column_norms(ctx, comm, R.cview());
-    x_norm = column_norms(ctx, comm, X);
+    // R = A X - X Lambda and the norms in one pass. Without a preconditioner
+    // the residuals are written where the search block W is built, the
+    // columns after [X P] (np <= nb, so nb of them fit).
+    const spmm::DenseView<T> Rv = preconditioner ? R.view() : column_range(S[cur].view(), nb + np, nb);
+    ResidualNorms norms = eigen_residuals(ctx, comm, X, column_range(AS[cur].cview(), 0, nb), lambda, Rv);
+    r_norm = std::move(norms.residual);
+    x_norm = std::move(norms.x);
     int converged = 0;
     for (int j = 0; j < nb; ++j) {
       conv[j] = passes(options.test, options.tolerance, r_norm[j], lambda[j], x_norm[j], norm_a, &scaled[j]);
@@ -227,8 +231,10 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       clock.to(time.other);
       preconditioner->apply(Ra, W);
       clock.to(time.preconditioner);
-    } else {
-      select_columns(ctx, R.cview(), active, W);
+    } else if (na < nb) {
+      // Soft locking: the active residuals, moved to the front of W's columns.
+      select_columns(ctx, spmm::ConstDenseView<T>(Rv), active, column_range(scratch.view(), 0, na));
+      copy_block(ctx, column_range(scratch.cview(), 0, na), W);
       clock.to(time.other);
     }
     const spmm::ConstDenseView<T> XP = column_range(S[cur].cview(), 0, nb + np);

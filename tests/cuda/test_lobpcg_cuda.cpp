@@ -164,6 +164,23 @@ TEST(DeviceBlockOps, MatchTheHostOnes) {
     // Element-wise: a few roundings each (the device may fuse a multiply-add).
     expect_close(to_host(dev, Ad), Ah, 0.0, 8 * u);
 
+    // LOBPCG's residuals: R = Y - X diag(alpha) for the first k1 columns, and norms.
+    {
+      const std::int64_t k = std::min(s.k1, s.k2);
+      const spmm::ConstDenseView<double> xh = solver::column_range(Xh.cview(), 0, k), yh = solver::column_range(Yh.cview(), 0, k);
+      const spmm::ConstDenseView<double> xd = solver::column_range(Xd.cview(), 0, k), yd = solver::column_range(Yd.cview(), 0, k);
+      const std::vector<double> lambda(alpha.begin(), alpha.begin() + k);
+      auto Eh = nan_host(s.rows, k, 3);
+      auto Ed = to_device(dev, Eh);
+      const auto res_h = solver::eigen_residuals<double>(host, MPI_COMM_WORLD, xh, yh, lambda, Eh.view());
+      const auto res_d = solver::eigen_residuals<double>(dev, MPI_COMM_WORLD, xd, yd, lambda, Ed.view());
+      expect_close(to_host(dev, Ed), Eh, 4 * u * (1 + 0.1 * double(k)));  // |lambda| <= 0.5 + 0.1 k
+      for (std::int64_t j = 0; j < k; ++j) {
+        EXPECT_NEAR(res_d.residual[j], res_h.residual[j], dot_tol);
+        EXPECT_NEAR(res_d.x[j], res_h.x[j], dot_tol);
+      }
+    }
+
     std::vector<std::int64_t> pick;
     for (std::int64_t j = s.k2 - 1; j >= 0; j -= 2) pick.push_back(j);
     auto Ph = nan_host(s.rows, std::int64_t(pick.size()), 0);
