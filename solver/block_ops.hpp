@@ -193,6 +193,11 @@ template <class T>
 void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src,
                     const std::vector<std::int64_t>& columns, spmm::DenseView<T> dst);
 
+// X(:, j) = X(:, columns[j]) for j < columns.size(), in place: the kept
+// columns moved to the front. `columns` strictly increasing.
+template <class T>
+void keep_columns(const spmm::Context& context, spmm::DenseView<T> X, const std::vector<std::int64_t>& columns);
+
 // X(i, j) = uniform [-1, 1) value of the global entry (first_row + i,
 // first_col + j) for `seed`: a hash, so the block does not depend on how the
 // rows are split over ranks (np 1 and np 4 start from the same block).

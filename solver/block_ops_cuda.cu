@@ -128,6 +128,18 @@ __global__ void select_columns_kernel(std::int64_t rows, std::int64_t cols, cons
   }
 }
 
+// One thread per row, columns in increasing order: since columns[j] >= j,
+// every source is read before anything is written over it.
+template <class T>
+__global__ void keep_columns_kernel(std::int64_t rows, std::int64_t kept, const std::int64_t* columns, T* x,
+                                    std::int64_t ld) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < rows;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    T* row = x + i * ld;
+    for (std::int64_t j = 0; j < kept; ++j) row[j] = row[columns[j]];
+  }
+}
+
 template <class T>
 __global__ void fill_random_kernel(std::int64_t rows, std::int64_t cols, T* x, std::int64_t ld,
                                    std::uint64_t seed, std::int64_t first_row, std::int64_t first_col) {
@@ -561,6 +573,16 @@ void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src, c
 }
 
 template <class T>
+void keep_columns(const spmm::Context& context, spmm::DenseView<T> X, const std::int64_t* columns,
+                  std::int64_t kept) {
+  if (X.rows == 0 || kept == 0) return;
+  const cudaStream_t stream = stream_of(context);
+  const StreamArray<std::int64_t> c(stream, columns, static_cast<std::size_t>(kept));
+  keep_columns_kernel<T><<<grid_for(X.rows), threads_per_block, 0, stream>>>(X.rows, kept, c.data(), X.data, X.ld);
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
 void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed,
                  std::int64_t first_row, std::int64_t first_col) {
   if (X.rows == 0 || X.cols == 0) return;
@@ -600,6 +622,7 @@ void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseVi
   template void copy_block(const spmm::Context&, spmm::ConstDenseView<T>, spmm::DenseView<T>);        \
   template void select_columns(const spmm::Context&, spmm::ConstDenseView<T>, const std::int64_t*,    \
                                spmm::DenseView<T>);                                                   \
+  template void keep_columns(const spmm::Context&, spmm::DenseView<T>, const std::int64_t*, std::int64_t); \
   template void fill_random(const spmm::Context&, spmm::DenseView<T>, std::uint64_t, std::int64_t,    \
                             std::int64_t);                                                            \
   template void apply_diagonal(const spmm::Context&, const T*, spmm::ConstDenseView<T>, spmm::DenseView<T>);

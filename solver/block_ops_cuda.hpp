@@ -74,6 +74,8 @@ template <class T>
 void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src,
                     const std::int64_t* columns, spmm::DenseView<T> dst);
 template <class T>
+void keep_columns(const spmm::Context& context, spmm::DenseView<T> X, const std::int64_t* columns, std::int64_t kept);
+template <class T>
 void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed,
                  std::int64_t first_row, std::int64_t first_col);
 template <class T>

@@ -502,6 +502,23 @@ void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src,
 }
 
 template <class T>
+void keep_columns(const spmm::Context& context, spmm::DenseView<T> X, const std::vector<std::int64_t>& columns) {
+  for (std::size_t j = 0; j < columns.size(); ++j)
+    if (columns[j] < std::int64_t(j) || columns[j] >= X.cols || (j > 0 && columns[j] <= columns[j - 1]))
+      throw Error(detail::concat("keep_columns: the columns must increase strictly and lie in a block of ", X.cols));
+  const auto kept = static_cast<std::int64_t>(columns.size());
+  if (on_device(X.space)) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+    device_ops::keep_columns(context, X, columns.data(), kept);
+#endif
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < X.rows; ++i)
+    for (std::int64_t j = 0; j < kept; ++j) X.data[i * X.ld + j] = X.data[i * X.ld + columns[j]];
+}
+
+template <class T>
 void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed,
                  std::int64_t first_row, std::int64_t first_col) {
   if (on_device(X.space)) {
@@ -559,6 +576,7 @@ void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseVi
                                    spmm::DenseView<T>);                                               \
   template void select_columns(const spmm::Context&, spmm::ConstDenseView<T>,                      \
                                const std::vector<std::int64_t>&, spmm::DenseView<T>);              \
+  template void keep_columns(const spmm::Context&, spmm::DenseView<T>, const std::vector<std::int64_t>&); \
   template void fill_random(const spmm::Context&, spmm::DenseView<T>, std::uint64_t, std::int64_t, \
                             std::int64_t);                                                         \
   template void apply_diagonal(const spmm::Context&, const T*, spmm::ConstDenseView<T>,            \

@@ -233,8 +233,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       clock.to(time.preconditioner);
     } else if (na < nb) {
       // Soft locking: the active residuals, moved to the front of W's columns.
-      select_columns(ctx, spmm::ConstDenseView<T>(Rv), active, column_range(scratch.view(), 0, na));
-      copy_block(ctx, column_range(scratch.cview(), 0, na), W);
+      keep_columns(ctx, Rv, active);
       clock.to(time.other);
     }
     const spmm::ConstDenseView<T> XP = column_range(S[cur].cview(), 0, nb + np);

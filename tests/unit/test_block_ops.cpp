@@ -225,6 +225,32 @@ void check_eigen_residuals() {
 TEST(BlockOps, EigenResidualsDouble) { check_eigen_residuals<double>(); }
 TEST(BlockOps, EigenResidualsFloat) { check_eigen_residuals<float>(); }
 
+// Columns moved to the front in place; the columns after the kept ones are
+// left as they were, and bad column lists are rejected.
+TEST(BlockOps, KeepColumnsInPlace) {
+  for (const Shape& s : shapes) {
+    const auto X0 = random_block<double>(s.rows, s.k2, 13, s.ld_pad);
+    for (const std::vector<std::int64_t>& keep :
+         {std::vector<std::int64_t>{}, std::vector<std::int64_t>{s.k2 - 1}, std::vector<std::int64_t>{0}}) {
+      auto X = random_block<double>(s.rows, s.k2, 13, s.ld_pad);
+      solver::keep_columns<double>(host(), X.view(), keep);
+      for (std::int64_t i = 0; i < s.rows; ++i)
+        for (std::int64_t j = 0; j < s.k2; ++j)
+          EXPECT_EQ(X.view()(i, j), j < std::int64_t(keep.size()) ? X0.view()(i, keep[j]) : X0.view()(i, j));
+    }
+    std::vector<std::int64_t> odd;
+    for (std::int64_t j = 1; j < s.k2; j += 2) odd.push_back(j);
+    auto X = random_block<double>(s.rows, s.k2, 13, s.ld_pad);
+    solver::keep_columns<double>(host(), X.view(), odd);
+    for (std::int64_t i = 0; i < s.rows; ++i)
+      for (std::size_t j = 0; j < odd.size(); ++j) EXPECT_EQ(X.view()(i, std::int64_t(j)), X0.view()(i, odd[j]));
+  }
+  auto X = random_block<double>(4, 3, 1, 0);
+  EXPECT_THROW(solver::keep_columns<double>(host(), X.view(), {1, 1}), Error);
+  EXPECT_THROW(solver::keep_columns<double>(host(), X.view(), {2, 1}), Error);
+  EXPECT_THROW(solver::keep_columns<double>(host(), X.view(), {0, 3}), Error);
+}
+
 TEST(BlockOps, ColumnNormsScaleSelectCopyDiagonal) {
   for (const Shape& s : shapes) {
     const auto X = random_block<double>(s.rows, s.k2, 8, s.ld_pad);
