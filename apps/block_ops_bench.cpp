@@ -38,6 +38,26 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
   solver::HostMatrix coefficients(k, k);
   for (std::int64_t i = 0; i < k; ++i)
     for (std::int64_t j = 0; j < k; ++j) coefficients(i, j) = (i == j ? 1.0 : 0.0) + 1e-3 * double((i + 2 * j) % 5);
+  // One LOBPCG iteration's operations at block size k: S = [X P W] and A S,
+  // 3k columns each, the Ritz update into a second S.
+  spmm::DenseBlock<T> S3(space, m, 3 * k), AS3(space, m, 3 * k), S3next(space, m, 3 * k);
+  solver::fill_random(context, S3.view(), 5, 0);
+  solver::fill_random(context, AS3.view(), 6, 0);
+  auto cols = [](spmm::DenseBlock<T>& b, std::int64_t first, std::int64_t count) {
+    return solver::column_range(b.view(), first, count);
+  };
+  auto ccols = [&](spmm::DenseBlock<T>& b, std::int64_t first, std::int64_t count) {
+    return spmm::ConstDenseView<T>(cols(b, first, count));
+  };
+  std::vector<double> lambda(static_cast<std::size_t>(k));
+  for (std::int64_t j = 0; j < k; ++j) lambda[j] = 1.0 + 0.01 * double(j);
+  solver::HostMatrix ritz(3 * k, 2 * k), projection(2 * k, k);
+  for (std::int64_t i = 0; i < 3 * k; ++i)
+    for (std::int64_t j = 0; j < 2 * k; ++j) ritz(i, j) = (i == j ? 1.0 : 0.0) + 1e-3 * double((i + j) % 7);
+  for (std::int64_t i = 0; i < 2 * k; ++i)
+    for (std::int64_t j = 0; j < k; ++j) projection(i, j) = 1e-3 * double((2 * i + j) % 5);
+  std::vector<std::int64_t> all_but_first;
+  for (std::int64_t j = 1; j < k; ++j) all_but_first.push_back(j);
   const auto tol = solver::OrthonormalizeTolerances::for_type<T>();
   const spmm::ConstDenseView<T> x = X.view(), y = Y.view();
   const double block_bytes = double(m) * double(k) * sizeof(T);
@@ -75,6 +95,22 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
          solver::copy_block(context, spmm::ConstDenseView<T>(Z.view()), W.view());
          (void)solver::orthonormalize(context, comm, W.view(), S.view(), tol);
        }},
+      // LOBPCG, one iteration's block operations in the order it runs them.
+      {"lobpcg residuals    (3 blocks)", 3,
+       [&] { (void)solver::eigen_residuals(context, comm, ccols(S3, 0, k), ccols(AS3, 0, k), lambda, cols(S3, 2 * k, k)); }},
+      {"lobpcg keep_columns (2 blocks)", 2 * double(k - 1) / double(k),
+       [&] { solver::keep_columns(context, cols(S3, 2 * k, k), all_but_first); }},
+      {"lobpcg [X P]^T W    (3 blocks)", 3,
+       [&] { (void)solver::gram(context, comm, ccols(S3, 0, 2 * k), ccols(S3, 2 * k, k)); }},
+      {"lobpcg W -= [X P] C (4 blocks)", 4,
+       [&] { solver::block_update(context, T(-1), ccols(S3, 0, 2 * k), projection, T(1), cols(S3, 2 * k, k)); }},
+      {"lobpcg W^T W        (1 block) ", 1, [&] { (void)solver::gram(context, comm, ccols(S3, 2 * k, k)); }},
+      {"lobpcg W T in place (2 blocks)", 2,
+       [&] { solver::transform_in_place(context, cols(S3, 2 * k, k), coefficients, S.view()); }},
+      {"lobpcg S^T AS       (6 blocks)", 6, [&] { (void)solver::gram(context, comm, ccols(S3, 0, 3 * k), ccols(AS3, 0, 3 * k)); }},
+      {"lobpcg S^T S        (3 blocks)", 3, [&] { (void)solver::gram(context, comm, ccols(S3, 0, 3 * k)); }},
+      {"lobpcg S [Cx Cp]    (5 blocks)", 5,
+       [&] { solver::block_update(context, T(1), ccols(S3, 0, 3 * k), ritz, T(0), cols(S3next, 0, 2 * k)); }},
   };
   std::printf("block-ops-bench: %lld x %lld, %s, %s (one block = %.1f MB)\n", (long long)m, (long long)k,
               sizeof(T) == 8 ? "fp64" : "fp32", space == Space::device ? "cuda" : "cpu", block_bytes / 1e6);
