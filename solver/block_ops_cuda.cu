@@ -128,15 +128,34 @@ __global__ void select_columns_kernel(std::int64_t rows, std::int64_t cols, cons
   }
 }
 
-// One thread per row, columns in increasing order: since columns[j] >= j,
-// every source is read before anything is written over it.
+// A warp per group of keep_rows rows, lane j moving column columns[c + j]
+// to c + j for each 32-column chunk c: the lanes load all their values
+// before any lane stores (a warp barrier between), and since columns[j] >= j
+// a later chunk reads only columns that no earlier chunk wrote. Several rows
+// per step keep loads in flight (one thread per row, looping over the
+// columns, ran at ~0.5 TB/s on an H200: every store waited for its load).
+constexpr int keep_rows = 4;
+
 template <class T>
 __global__ void keep_columns_kernel(std::int64_t rows, std::int64_t kept, const std::int64_t* columns, T* x,
                                     std::int64_t ld) {
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < rows;
-       i += std::int64_t(gridDim.x) * blockDim.x) {
-    T* row = x + i * ld;
-    for (std::int64_t j = 0; j < kept; ++j) row[j] = row[columns[j]];
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const std::int64_t warp = (blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x) / 32;
+  const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
+  for (std::int64_t first = warp * keep_rows; first < rows; first += warps * keep_rows) {  // warp-uniform
+    for (std::int64_t c = 0; c < kept; c += 32) {
+      const std::int64_t j = c + lane;
+      const std::int64_t from = j < kept ? columns[j] : 0;
+      T v[keep_rows];
+#pragma unroll
+      for (int r = 0; r < keep_rows; ++r)
+        if (j < kept && first + r < rows) v[r] = x[(first + r) * ld + from];
+      __syncwarp();
+#pragma unroll
+      for (int r = 0; r < keep_rows; ++r)
+        if (j < kept && first + r < rows) x[(first + r) * ld + j] = v[r];
+      __syncwarp();
+    }
   }
 }
 
@@ -578,7 +597,9 @@ void keep_columns(const spmm::Context& context, spmm::DenseView<T> X, const std:
   if (X.rows == 0 || kept == 0) return;
   const cudaStream_t stream = stream_of(context);
   const StreamArray<std::int64_t> c(stream, columns, static_cast<std::size_t>(kept));
-  keep_columns_kernel<T><<<grid_for(X.rows), threads_per_block, 0, stream>>>(X.rows, kept, c.data(), X.data, X.ld);
+  const std::int64_t rows_per_block = (threads_per_block / 32) * keep_rows;
+  const auto blocks = static_cast<unsigned>(std::clamp<std::int64_t>((X.rows + rows_per_block - 1) / rows_per_block, 1, 8192));
+  keep_columns_kernel<T><<<blocks, threads_per_block, 0, stream>>>(X.rows, kept, c.data(), X.data, X.ld);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
