@@ -50,7 +50,7 @@ __global__ void merge_boundaries_kernel(const std::int32_t* row_offsets, std::in
 // get 3 blocks per SM, so that they need not spill.
 template <class T, int P, int GC>
 inline constexpr int merge_min_blocks_per_sm =
-    (GC == warp_size && P > 1) ? min_blocks_per_sm<P, GC> : (sizeof(T) == 8 || GC == 1) ? 3 : 4;
+    (GC == warp_size && P > 1) ? min_blocks_per_sm<T, 1, P, GC> : (sizeof(T) == 8 || GC == 1) ? 3 : 4;
 
 template <class T, int V, int P, int GC>
 __global__ void __launch_bounds__(block_threads, (merge_min_blocks_per_sm<T, P, GC>))
@@ -322,7 +322,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
     const int v = vector_width<T>(B.data, B.ld, C.data, C.ld, B.cols);
     dispatch_shape<T>(static_cast<int>(B.cols), v, [&](auto shape) {
       using S = decltype(shape);
-      const int gk = cuda::nonzero_lanes(A_.mean_row_length(), S::GC, nonzero_unroll<T, S::V, S::P>);
+      const int gk = cuda::nonzero_lanes(A_.mean_row_length(), S::GC, nonzero_unroll<T, S::V, S::P, S::GC>);
       const int blocks = static_cast<int>(std::clamp<std::int64_t>(
           (segments_ + warps_per_block - 1) / warps_per_block, 1, std::int64_t(multiprocessors_) * 2048));
       merge_kernel<T, S::V, S::P, S::GC><<<blocks, block_threads, 0, stream>>>(args, segments,

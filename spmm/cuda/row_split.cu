@@ -24,7 +24,8 @@ namespace cuda::detail {
 template <class T, int V, int P, int GC>
 inline constexpr bool prefetch_indices =
     index_loads<T, V, P, GC> <= 2 &&
-    nonzero_unroll<T, V, P> * (P * V * int(sizeof(T)) + 4 + int(sizeof(T))) <= 128;
+    nonzero_unroll<T, V, P, GC> * (P * V * int(sizeof(T)) + 4 + int(sizeof(T))) <=
+        (min_blocks_per_sm<T, V, P, GC> == 3 ? 256 : 128);
 
 // Warp-uniform grid-stride loop over batches of rows_per_warp consecutive
 // rows. With prefetch_indices only the B loads of a batch wait on memory;
@@ -32,7 +33,7 @@ inline constexpr bool prefetch_indices =
 // B rows). (Walking tiles of 4 to 64 consecutive batches per warp instead, for
 // L1 reuse between nearby rows, was slower on an H200: spmm-tuning-notes 8.)
 template <class T, int V, int P, int GC>
-__global__ void __launch_bounds__(block_threads, (min_blocks_per_sm<P, GC>))
+__global__ void __launch_bounds__(block_threads, (min_blocks_per_sm<T, V, P, GC>))
     row_split_kernel(const SpmmArgs<T> a, const int gk) {
   constexpr int R = index_loads<T, V, P, GC>;
   const GroupLayout g = make_group_layout<GC>(gk);
@@ -111,7 +112,7 @@ class RowSplitSpmm final : public LocalSpmm<T> {
     const auto stream = static_cast<cudaStream_t>(context_.stream());
     dispatch_shape<T>(static_cast<int>(B.cols), v, [&](auto shape) {
       using S = decltype(shape);
-      const int gk = cuda::nonzero_lanes(A_.mean_row_length(), S::GC, nonzero_unroll<T, S::V, S::P>);
+      const int gk = cuda::nonzero_lanes(A_.mean_row_length(), S::GC, nonzero_unroll<T, S::V, S::P, S::GC>);
       const std::int64_t rows_per_block = std::int64_t(block_threads / (S::GC * gk));
       const std::int64_t wanted = (A_.rows + rows_per_block - 1) / rows_per_block;
       // At most the blocks that are resident at once: every warp then loops

@@ -47,19 +47,29 @@ struct SpmmArgs {
 // occupancy: U * P * V elements of B live at once, about 64 bytes. A power of
 // two from 2 to 8, so that U divides the GC steps of a batch (GC >= U) or GC
 // divides U (GC < U).
-template <class T, int V, int P>
+//
+// fp64 at n = 16 and 32 (16-byte vectors, 8 or 16 column lanes) takes 128
+// bytes (U = 8) under a larger register budget: a row of the 7-point
+// Laplacian is then one round trip for its B rows, not two (H200: 297 -> 224
+// us at n = 16, 612 -> 429 us at n = 32; at n = 64 the 27-point Laplacian
+// lost 11%, so it keeps U = 4; spmm-tuning-notes section 10).
+template <class T, int V, int P, int GC>
+inline constexpr bool wide_unroll = sizeof(T) == 8 && V == 2 && P == 1 && (GC == 8 || GC == 16);
+
+template <class T, int V, int P, int GC>
 inline constexpr int nonzero_unroll = [] {
   int u = 8;
-  while (u > 2 && u * int(sizeof(T)) * P * V > 64) u /= 2;
+  const int budget = wide_unroll<T, V, P, GC> ? 128 : 64;
+  while (u > 2 && u * int(sizeof(T)) * P * V > budget) u /= 2;
   return u;
 }();
 
 // Blocks per SM the register budget must allow (__launch_bounds__): narrow
 // shapes rely on many resident warps to hide latency (<= 64 registers, half
 // occupancy); wide shapes keep U * P vector loads in flight per thread and
-// need up to 128 (a quarter).
-template <int P, int GC>
-inline constexpr int min_blocks_per_sm = (GC == warp_size && P > 1) ? 2 : 4;
+// need up to 128 (a quarter); wide_unroll shapes up to 80 (3 blocks).
+template <class T, int V, int P, int GC>
+inline constexpr int min_blocks_per_sm = (GC == warp_size && P > 1) ? 2 : wide_unroll<T, V, P, GC> ? 3 : 4;
 
 // ---- 4-, 8- and 16-byte vector access ---------------------------------------
 
@@ -170,7 +180,7 @@ __device__ __forceinline__ RowRange load_row_range(const std::int32_t* row_offse
 // Coalesced index loads per batch of a group: R column indices and values per
 // lane, so that one batch covers S = R * GC broadcast steps (a multiple of U).
 template <class T, int V, int P, int GC>
-inline constexpr int index_loads = GC >= nonzero_unroll<T, V, P> ? 1 : nonzero_unroll<T, V, P> / GC;
+inline constexpr int index_loads = GC >= nonzero_unroll<T, V, P, GC> ? 1 : nonzero_unroll<T, V, P, GC> / GC;
 
 // One batch of a row's column indices and values: lane l of the group holds
 // nonzeros base + r * size + l (zero past the row's end).
@@ -201,7 +211,7 @@ __device__ __forceinline__ void accumulate_batch(const SpmmArgs<T>& a, const Gro
                                                  const LaneColumns<V, P, GC>& cols, int length, int base,
                                                  int remaining, const IndexBatch<T, index_loads<T, V, P, GC>>& batch,
                                                  T (&acc)[P][V]) {
-  constexpr int U = nonzero_unroll<T, V, P>;
+  constexpr int U = nonzero_unroll<T, V, P, GC>;
   constexpr int R = index_loads<T, V, P, GC>;
   constexpr int S = R * GC;  // broadcast steps per batch (a multiple of U)
   static_assert(S % U == 0 && (U & (U - 1)) == 0, "steps of a batch must split into passes of U");
