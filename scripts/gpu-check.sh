@@ -2,7 +2,7 @@
 # On the GPU machine: build with the cuda preset, run the GPU tests and the
 # benchmarks asked for, and end with a short table. Logs go to $OUT (the
 # device tool's folder) or /tmp/gpu-check.
-#   scripts/gpu-check.sh [tests] [bench-quick|bench-full] [operator] [blockops] [profile] [compare] [scaling]
+#   scripts/gpu-check.sh [tests] [sanitize] [bench-quick|bench-full] [operator] [blockops] [profile] [compare] [scaling]
 # Matrices: gpu-carry/matrices (a copy of ../shared/data/matrices, which does
 # not travel to the GPU machine).
 set -uo pipefail
@@ -38,6 +38,24 @@ for step in "${steps[@]}"; do
       ctest --preset cuda -L cuda -j 4 --timeout 600 2>&1 | tee "$out/ctest-cuda.log" | grep -vE '^ +Start|Passed' | tail -40
       note "ctest -L cuda    $(grep -E 'tests passed' "$out/ctest-cuda.log" | tail -1)"
       skipped=$(grep -c 'Skipped' "$out/ctest-cuda.log"); note "  skipped         $skipped" ;;
+    sanitize)
+      # compute-sanitizer over our kernels' device tests: memcheck (out-of-bounds and misaligned
+      # accesses, leaks) and racecheck (shared-memory hazards: the row-group staging, the merge kernels).
+      echo "== compute-sanitizer"
+      san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda-*/bin/compute-sanitizer 2>/dev/null | head -1)
+      if [ -z "$san" ]; then note "sanitize         compute-sanitizer not found"; continue; fi
+      tb=build/cuda/tests; : > "$out/sanitize.log"
+      for tool in memcheck racecheck; do
+        for run in "test_spmm_kernels --gtest_filter=-*100k*:*DeterministicBits*" "test_merge_partition_device" \
+                   "test_lobpcg_cuda --gtest_filter=DeviceBlockOps.*"; do
+          set -- $run
+          extra=(); [ $tool = memcheck ] && extra=(--leak-check full)
+          timeout 900 "$san" --tool $tool "${extra[@]}" --error-exitcode 3 $tb/$run >> "$out/sanitize.log" 2>&1
+          rc=$?; echo "$tool $1: exit $rc" | tee -a "$out/sanitize.log"
+          note "sanitize         $tool $1: exit $rc"
+        done
+      done
+      grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out/sanitize.log" | sort | uniq -c ;;
     bench-quick|bench-full)
       echo "== spmm-bench ${step#bench-}"
       if [ -x $bin/spmm-bench ]; then

@@ -78,9 +78,32 @@ constexpr std::int64_t merge_max_items = 1024;
 // 14: 1.49x, email-Eu-core 13: 1.05x).
 constexpr double merge_spmv_min_skew = 14;
 
+// wide_unroll_pays: from the full suite on the H200 at 8c1059d (every fp64
+// n = 16 and 32 case wide) against b2fe87a (none wide), time ratio per
+// matrix (spmm-tuning-notes section 10). Row-split gained 1.18-1.40x on
+// regular rows of mean 4.7-16 at n = 16 (the 7-point Laplacian 1.32x, gr_30_30
+// 1.38x, cage10 1.33x) but only up to mean ~9 at n = 32 (bcsstm12, 13.3:
+// 0.86x); it lost 0.69-0.92x on rows shorter than 4 (dense_8Mx2, luxembourg,
+// the bus matrices) and 0.77-0.87x on skewed ones (soc-Epinions1, Oregon-2,
+// power-law: longest row > 8x the mean). Merge, whose occupancy does not
+// change (fp64 takes 3 blocks per SM either way), gained 1.1-1.8x almost
+// everywhere from mean 2.1 up and lost only on rows of 2 (0.76-0.86x).
+constexpr double wide_row_split_min_mean = 4.5;
+constexpr double wide_row_split_max_mean_n16 = 16;
+constexpr double wide_row_split_max_mean_n32 = 9;
+constexpr double wide_row_split_max_skew = 8;
+constexpr double wide_merge_min_mean = 3;
+
 }  // namespace
 
 bool merge_uses_spmv_body(const RowShape& shape) { return shape.max > merge_spmv_min_skew * shape.mean; }
+
+bool wide_unroll_pays(Algorithm algorithm, const RowShape& shape, int column_lanes) {
+  if (algorithm == Algorithm::merge_based) return shape.mean >= wide_merge_min_mean;
+  const double max_mean = column_lanes <= 8 ? wide_row_split_max_mean_n16 : wide_row_split_max_mean_n32;
+  return shape.mean >= wide_row_split_min_mean && shape.mean <= max_mean &&
+         shape.max <= wide_row_split_max_skew * shape.mean;
+}
 
 Algorithm choose_algorithm(const RowShape& shape, std::int64_t n, Precision precision) {
   if (shape.rows < row_split_min_rows) return Algorithm::merge_based;

@@ -47,4 +47,12 @@ std::int64_t merge_items_per_segment(std::int64_t rows, std::int64_t nnz, int mu
 // per-step bookkeeping makes it 1.1-1.9x slower.
 bool merge_uses_spmv_body(const RowShape& shape);
 
+// Whether a kernel (row_split or merge_based) takes its wide variant, 8
+// nonzeros' B rows in flight per lane instead of 4 at a quarter less
+// occupancy, for a shape that has one (fp64 with 8 or 16 column lanes: n = 16
+// and 32). It pays where rows are long enough to fill the wider passes but
+// not so long that row-split would trade nonzero lanes for them, and (for
+// row-split) regular: on short or skewed rows the lost occupancy costs more.
+bool wide_unroll_pays(Algorithm algorithm, const RowShape& shape, int column_lanes);
+
 }  // namespace blockeigs::spmm::cuda

@@ -11,6 +11,7 @@
 // and applies alpha and beta. No atomics: the bits are the same run to run.
 // The partition and the carry plan are built once, in the constructor.
 #include <algorithm>
+#include <type_traits>
 #include <climits>
 #include <vector>
 
@@ -50,9 +51,9 @@ __global__ void merge_boundaries_kernel(const std::int32_t* row_offsets, std::in
 // get 3 blocks per SM, so that they need not spill.
 template <class T, int P, int GC>
 inline constexpr int merge_min_blocks_per_sm =
-    (GC == warp_size && P > 1) ? min_blocks_per_sm<T, 1, P, GC> : (sizeof(T) == 8 || GC == 1) ? 3 : 4;
+    (GC == warp_size && P > 1) ? min_blocks_per_sm<P, GC> : (sizeof(T) == 8 || GC == 1) ? 3 : 4;
 
-template <class T, int V, int P, int GC>
+template <class T, int V, int P, int GC, bool Wide>
 __global__ void __launch_bounds__(block_threads, (merge_min_blocks_per_sm<T, P, GC>))
     merge_kernel(const SpmmArgs<T> a, const MergeSegments m, T* const carry, const int gk) {
   const GroupLayout g = make_group_layout<GC>(gk);
@@ -82,7 +83,7 @@ __global__ void __launch_bounds__(block_threads, (merge_min_blocks_per_sm<T, P, 
       for (int p = 0; p < P; ++p)
 #pragma unroll
         for (int e = 0; e < V; ++e) acc[p][e] = T(0);
-      accumulate_nonzeros<T, V, P, GC>(a, g, cols, begin, end, acc);
+      accumulate_nonzeros<T, V, P, GC, Wide>(a, g, cols, begin, end, acc);
       reduce_nonzero_lanes<T, V, P, GC>(g, acc);
       if (!active || g.lane_k != 0) continue;
       if (row == rb && head >= 0)
@@ -270,7 +271,8 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
 
  private:
   void build_partition() {
-    spmv_body_ = cuda::merge_uses_spmv_body(cuda::row_shape(A_.row_offsets, A_.rows, A_.nnz));
+    shape_ = cuda::row_shape(A_.row_offsets, A_.rows, A_.nnz);
+    spmv_body_ = cuda::merge_uses_spmv_body(shape_);
     items_ = cuda::merge_items_per_segment(A_.rows, A_.nnz, multiprocessors_);
     segments_ = cuda::merge_segment_count(A_.rows, A_.nnz, items_);
     const std::int64_t boundaries = segments_ + 1;
@@ -320,14 +322,20 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
       BLOCKEIGS_CUDA_CHECK_LAUNCH();
     } else {
     const int v = vector_width<T>(B.data, B.ld, C.data, C.ld, B.cols);
+    const int blocks = static_cast<int>(std::clamp<std::int64_t>(
+        (segments_ + warps_per_block - 1) / warps_per_block, 1, std::int64_t(multiprocessors_) * 2048));
     dispatch_shape<T>(static_cast<int>(B.cols), v, [&](auto shape) {
       using S = decltype(shape);
-      const int gk = cuda::nonzero_lanes(A_.mean_row_length(), S::GC, nonzero_unroll<T, S::V, S::P, S::GC>);
-      const int blocks = static_cast<int>(std::clamp<std::int64_t>(
-          (segments_ + warps_per_block - 1) / warps_per_block, 1, std::int64_t(multiprocessors_) * 2048));
-      merge_kernel<T, S::V, S::P, S::GC><<<blocks, block_threads, 0, stream>>>(args, segments,
-                                                                                carry_.data(), gk);
-      BLOCKEIGS_CUDA_CHECK_LAUNCH();
+      auto run = [&](auto wide) {
+        constexpr bool Wide = decltype(wide)::value;
+        const int gk = cuda::nonzero_lanes(A_.mean_row_length(), S::GC, nonzero_unroll<T, S::V, S::P, Wide>);
+        merge_kernel<T, S::V, S::P, S::GC, Wide><<<blocks, block_threads, 0, stream>>>(args, segments,
+                                                                                         carry_.data(), gk);
+        BLOCKEIGS_CUDA_CHECK_LAUNCH();
+      };
+      if constexpr (has_wide_unroll<T, S::V, S::P, S::GC>)
+        if (cuda::wide_unroll_pays(Algorithm::merge_based, shape_, S::GC)) return run(std::true_type{});
+      run(std::false_type{});
     });
     }
     const std::int64_t split = static_cast<std::int64_t>(split_rows_.size());
@@ -344,6 +352,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
   CsrView<T> A_;
   int multiprocessors_ = 1;
   bool spmv_body_ = false;     // n = 1 through merge_spmv_kernel (skewed rows)
+  cuda::RowShape shape_;       // read when the partition is built
   std::int64_t items_ = 0;     // merge path steps per segment
   std::int64_t segments_ = 0;  // one warp each
   std::int64_t slots_ = 0;     // carry slots (pieces of rows cut by a boundary)

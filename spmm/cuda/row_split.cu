@@ -5,6 +5,7 @@
 // once, so short rows and narrow blocks keep every lane busy. Good when rows
 // are long and regular; the merge-based kernel covers skewed and short rows.
 #include <algorithm>
+#include <optional>
 #include <type_traits>
 
 #include "spmm/cuda/cuda_check.hpp"
@@ -21,21 +22,20 @@ namespace cuda::detail {
 // values and a row range in registers; shapes whose loop already fills the
 // 64-register budget (U B rows of 8-byte scalars) would spill, and load them
 // in the batch instead, with the row offsets one batch ahead.
-template <class T, int V, int P, int GC>
+template <class T, int V, int P, int GC, bool Wide>
 inline constexpr bool prefetch_indices =
-    index_loads<T, V, P, GC> <= 2 &&
-    nonzero_unroll<T, V, P, GC> * (P * V * int(sizeof(T)) + 4 + int(sizeof(T))) <=
-        (min_blocks_per_sm<T, V, P, GC> == 3 ? 256 : 128);
+    index_loads<T, V, P, GC, Wide> <= 2 &&
+    nonzero_unroll<T, V, P, Wide> * (P * V * int(sizeof(T)) + 4 + int(sizeof(T))) <= (Wide ? 256 : 128);
 
 // Warp-uniform grid-stride loop over batches of rows_per_warp consecutive
 // rows. With prefetch_indices only the B loads of a batch wait on memory;
 // without it a short row was three dependent round trips (offsets, indices,
 // B rows). (Walking tiles of 4 to 64 consecutive batches per warp instead, for
 // L1 reuse between nearby rows, was slower on an H200: spmm-tuning-notes 8.)
-template <class T, int V, int P, int GC>
-__global__ void __launch_bounds__(block_threads, (min_blocks_per_sm<T, V, P, GC>))
+template <class T, int V, int P, int GC, bool Wide>
+__global__ void __launch_bounds__(block_threads, (min_blocks_per_sm<P, GC, Wide>))
     row_split_kernel(const SpmmArgs<T> a, const int gk) {
-  constexpr int R = index_loads<T, V, P, GC>;
+  constexpr int R = index_loads<T, V, P, GC, Wide>;
   const GroupLayout g = make_group_layout<GC>(gk);
   const LaneColumns<V, P, GC> cols(g.lane_c, a.n);
   const int rows_per_warp = warp_size / g.size;
@@ -52,14 +52,14 @@ __global__ void __launch_bounds__(block_threads, (min_blocks_per_sm<T, V, P, GC>
   };
   std::int64_t first = warp * rows_per_warp;
   RowRange range = range_of(first);
-  if constexpr (prefetch_indices<T, V, P, GC>) {
+  if constexpr (prefetch_indices<T, V, P, GC, Wide>) {
     RowRange next = range_of(first + stride);
     IndexBatch<T, R> indices = load_index_batch<T, R>(a, g, range.begin, range.end - range.begin, 0);
     for (; first < a.rows; first += stride) {
       const RowRange after = range_of(first + 2 * stride);
       const IndexBatch<T, R> next_indices = load_index_batch<T, R>(a, g, next.begin, next.end - next.begin, 0);
       T acc[P][V] = {};
-      accumulate_nonzeros<T, V, P, GC>(a, g, cols, range.begin, range.end, indices, acc);
+      accumulate_nonzeros<T, V, P, GC, Wide>(a, g, cols, range.begin, range.end, indices, acc);
       finish(first, acc);
       range = next, next = after;
       indices = next_indices;
@@ -68,7 +68,7 @@ __global__ void __launch_bounds__(block_threads, (min_blocks_per_sm<T, V, P, GC>
     for (; first < a.rows; first += stride) {
       const RowRange next = range_of(first + stride);
       T acc[P][V] = {};
-      accumulate_nonzeros<T, V, P, GC>(a, g, cols, range.begin, range.end, acc);
+      accumulate_nonzeros<T, V, P, GC, Wide>(a, g, cols, range.begin, range.end, acc);
       finish(first, acc);
       range = next;
     }
@@ -90,6 +90,9 @@ class RowSplitSpmm final : public LocalSpmm<T> {
     if (A.rows > INT32_MAX - 1) throw Error("row_split SpMM: more than 2^31 - 2 rows");
     BLOCKEIGS_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount,
                                                 context.device()));
+    // Only fp64 has wide variants; their choice needs the longest row (one
+    // small reduction over the row offsets, here at plan build).
+    if constexpr (std::is_same_v<T, double>) shape_ = cuda::row_shape(A.row_offsets, A.rows, A.nnz);
   }
 
   void multiply(T alpha, ConstDenseView<T> B, T beta, DenseView<T> C) override {
@@ -109,28 +112,39 @@ class RowSplitSpmm final : public LocalSpmm<T> {
     const SpmmArgs<T> args{A_.row_offsets, A_.col_indices, A_.values, B.data, B.ld, C.data, C.ld,
                            A_.rows, static_cast<int>(B.cols), alpha, beta};
     const int v = vector_width<T>(B.data, B.ld, C.data, C.ld, B.cols);
-    const auto stream = static_cast<cudaStream_t>(context_.stream());
     dispatch_shape<T>(static_cast<int>(B.cols), v, [&](auto shape) {
       using S = decltype(shape);
-      const int gk = cuda::nonzero_lanes(A_.mean_row_length(), S::GC, nonzero_unroll<T, S::V, S::P, S::GC>);
-      const std::int64_t rows_per_block = std::int64_t(block_threads / (S::GC * gk));
-      const std::int64_t wanted = (A_.rows + rows_per_block - 1) / rows_per_block;
-      // At most the blocks that are resident at once: every warp then loops
-      // over many row batches (so the offset prefetch pays), and none waits
-      // for a free SM while others finish.
-      const auto kernel = row_split_kernel<T, S::V, S::P, S::GC>;
-      int per_sm = 0;
-      BLOCKEIGS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, 0));
-      const std::int64_t resident = std::int64_t(multiprocessors_) * std::max(per_sm, 1);
-      const int blocks = static_cast<int>(std::clamp<std::int64_t>(wanted, 1, resident));
-      kernel<<<blocks, block_threads, 0, stream>>>(args, gk);
-      BLOCKEIGS_CUDA_CHECK_LAUNCH();
+      if constexpr (has_wide_unroll<T, S::V, S::P, S::GC>)
+        if (wide_unroll_pays(S::GC)) return launch_shape<S::V, S::P, S::GC, true>(args);
+      launch_shape<S::V, S::P, S::GC, false>(args);
     });
+  }
+
+  template <int V, int P, int GC, bool Wide>
+  void launch_shape(const SpmmArgs<T>& args) {
+    const int gk = cuda::nonzero_lanes(A_.mean_row_length(), GC, nonzero_unroll<T, V, P, Wide>);
+    const std::int64_t rows_per_block = std::int64_t(block_threads / (GC * gk));
+    const std::int64_t wanted = (A_.rows + rows_per_block - 1) / rows_per_block;
+    // At most the blocks that are resident at once: every warp then loops
+    // over many row batches (so the offset prefetch pays), and none waits
+    // for a free SM while others finish.
+    const auto kernel = row_split_kernel<T, V, P, GC, Wide>;
+    int per_sm = 0;
+    BLOCKEIGS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, 0));
+    const std::int64_t resident = std::int64_t(multiprocessors_) * std::max(per_sm, 1);
+    const int blocks = static_cast<int>(std::clamp<std::int64_t>(wanted, 1, resident));
+    kernel<<<blocks, block_threads, 0, static_cast<cudaStream_t>(context_.stream())>>>(args, gk);
+    BLOCKEIGS_CUDA_CHECK_LAUNCH();
+  }
+
+  bool wide_unroll_pays(int column_lanes) const {
+    return shape_ && cuda::wide_unroll_pays(Algorithm::row_split, *shape_, column_lanes);
   }
 
   const Context& context_;
   CsrView<T> A_;
   int multiprocessors_ = 1;
+  std::optional<cuda::RowShape> shape_;  // fp64 only
 };
 
 }  // namespace

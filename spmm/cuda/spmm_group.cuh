@@ -48,18 +48,17 @@ struct SpmmArgs {
 // two from 2 to 8, so that U divides the GC steps of a batch (GC >= U) or GC
 // divides U (GC < U).
 //
-// fp64 at n = 16 and 32 (16-byte vectors, 8 or 16 column lanes) takes 128
-// bytes (U = 8) under a larger register budget: a row of the 7-point
-// Laplacian is then one round trip for its B rows, not two (H200: 297 -> 224
-// us at n = 16, 612 -> 429 us at n = 32; at n = 64 the 27-point Laplacian
-// lost 11%, so it keeps U = 4; spmm-tuning-notes section 10).
+// Wide: 128 bytes (U = 8) under a larger register budget, for the shapes that
+// have_wide_unroll (fp64 at n = 16 and 32: 16-byte vectors, 8 or 16 column
+// lanes). A 7-point Laplacian row is then one round trip for its B rows, not
+// two; whether a matrix gains is decided at plan build (wide_unroll_pays).
 template <class T, int V, int P, int GC>
-inline constexpr bool wide_unroll = sizeof(T) == 8 && V == 2 && P == 1 && (GC == 8 || GC == 16);
+inline constexpr bool has_wide_unroll = sizeof(T) == 8 && V == 2 && P == 1 && (GC == 8 || GC == 16);
 
-template <class T, int V, int P, int GC>
+template <class T, int V, int P, bool Wide = false>
 inline constexpr int nonzero_unroll = [] {
   int u = 8;
-  const int budget = wide_unroll<T, V, P, GC> ? 128 : 64;
+  const int budget = Wide ? 128 : 64;
   while (u > 2 && u * int(sizeof(T)) * P * V > budget) u /= 2;
   return u;
 }();
@@ -67,9 +66,9 @@ inline constexpr int nonzero_unroll = [] {
 // Blocks per SM the register budget must allow (__launch_bounds__): narrow
 // shapes rely on many resident warps to hide latency (<= 64 registers, half
 // occupancy); wide shapes keep U * P vector loads in flight per thread and
-// need up to 128 (a quarter); wide_unroll shapes up to 80 (3 blocks).
-template <class T, int V, int P, int GC>
-inline constexpr int min_blocks_per_sm = (GC == warp_size && P > 1) ? 2 : wide_unroll<T, V, P, GC> ? 3 : 4;
+// need up to 128 (a quarter); Wide ones up to 80 (3 blocks).
+template <int P, int GC, bool Wide = false>
+inline constexpr int min_blocks_per_sm = (GC == warp_size && P > 1) ? 2 : Wide ? 3 : 4;
 
 // ---- 4-, 8- and 16-byte vector access ---------------------------------------
 
@@ -179,8 +178,8 @@ __device__ __forceinline__ RowRange load_row_range(const std::int32_t* row_offse
 
 // Coalesced index loads per batch of a group: R column indices and values per
 // lane, so that one batch covers S = R * GC broadcast steps (a multiple of U).
-template <class T, int V, int P, int GC>
-inline constexpr int index_loads = GC >= nonzero_unroll<T, V, P, GC> ? 1 : nonzero_unroll<T, V, P, GC> / GC;
+template <class T, int V, int P, int GC, bool Wide = false>
+inline constexpr int index_loads = GC >= nonzero_unroll<T, V, P, Wide> ? 1 : nonzero_unroll<T, V, P, Wide> / GC;
 
 // One batch of a row's column indices and values: lane l of the group holds
 // nonzeros base + r * size + l (zero past the row's end).
@@ -206,13 +205,14 @@ __device__ __forceinline__ IndexBatch<T, R> load_index_batch(const SpmmArgs<T>& 
 
 // acc += the batch's nonzeros times B(cols, lane's columns). `remaining` is
 // the longest row of the warp less `base` (warp-uniform).
-template <class T, int V, int P, int GC>
+template <class T, int V, int P, int GC, bool Wide>
 __device__ __forceinline__ void accumulate_batch(const SpmmArgs<T>& a, const GroupLayout& g,
                                                  const LaneColumns<V, P, GC>& cols, int length, int base,
-                                                 int remaining, const IndexBatch<T, index_loads<T, V, P, GC>>& batch,
+                                                 int remaining,
+                                                 const IndexBatch<T, index_loads<T, V, P, GC, Wide>>& batch,
                                                  T (&acc)[P][V]) {
-  constexpr int U = nonzero_unroll<T, V, P, GC>;
-  constexpr int R = index_loads<T, V, P, GC>;
+  constexpr int U = nonzero_unroll<T, V, P, Wide>;
+  constexpr int R = index_loads<T, V, P, GC, Wide>;
   constexpr int S = R * GC;  // broadcast steps per batch (a multiple of U)
   static_assert(S % U == 0 && (U & (U - 1)) == 0, "steps of a batch must split into passes of U");
   // Not unrolled: when GC < U there is one pass (S == U, so s / GC is known
@@ -268,28 +268,29 @@ __device__ __forceinline__ void accumulate_batch(const SpmmArgs<T>& a, const Gro
 // pass begin == end. `first` is the row's batch at base 0, loaded by the caller
 // (early, so that it arrives while the previous row computes). Called by all
 // 32 lanes.
-template <class T, int V, int P, int GC>
+template <class T, int V, int P, int GC, bool Wide>
 __device__ __forceinline__ void accumulate_nonzeros(const SpmmArgs<T>& a, const GroupLayout& g,
                                                     const LaneColumns<V, P, GC>& cols, int begin, int end,
-                                                    const IndexBatch<T, index_loads<T, V, P, GC>>& first,
+                                                    const IndexBatch<T, index_loads<T, V, P, GC, Wide>>& first,
                                                     T (&acc)[P][V]) {
-  constexpr int R = index_loads<T, V, P, GC>;
+  constexpr int R = index_loads<T, V, P, GC, Wide>;
   const int length = end - begin;
   const int longest = __reduce_max_sync(full_mask, length);
   const int batch = R * g.size;
-  if (longest > 0) accumulate_batch<T, V, P, GC>(a, g, cols, length, 0, longest, first, acc);
+  if (longest > 0) accumulate_batch<T, V, P, GC, Wide>(a, g, cols, length, 0, longest, first, acc);
   for (int base = batch; base < longest; base += batch)
-    accumulate_batch<T, V, P, GC>(a, g, cols, length, base, longest - base,
-                                  load_index_batch<T, R>(a, g, begin, length, base), acc);
+    accumulate_batch<T, V, P, GC, Wide>(a, g, cols, length, base, longest - base,
+                                        load_index_batch<T, R>(a, g, begin, length, base), acc);
 }
 
 // The same, loading the first batch itself.
-template <class T, int V, int P, int GC>
+template <class T, int V, int P, int GC, bool Wide>
 __device__ __forceinline__ void accumulate_nonzeros(const SpmmArgs<T>& a, const GroupLayout& g,
                                                     const LaneColumns<V, P, GC>& cols, int begin, int end,
                                                     T (&acc)[P][V]) {
-  accumulate_nonzeros<T, V, P, GC>(
-      a, g, cols, begin, end, load_index_batch<T, index_loads<T, V, P, GC>>(a, g, begin, end - begin, 0), acc);
+  accumulate_nonzeros<T, V, P, GC, Wide>(
+      a, g, cols, begin, end, load_index_batch<T, index_loads<T, V, P, GC, Wide>>(a, g, begin, end - begin, 0),
+      acc);
 }
 
 // Adds the partial sums of the group's nonzero lanes (fixed butterfly order:

@@ -72,6 +72,35 @@ TEST(SpmmKernels, AlphaAndBetaFp64) {
   alpha_and_beta<double>();
 }
 
+// The wide variants (8 B rows in flight per lane: fp64 at n = 16 and 32) on
+// rows they are chosen for (regular, mean ~7, like the 7-point Laplacian),
+// with beta = 0 over NaN, beta != 0, padded leading dimensions and a short
+// last batch of rows; n = 8 and 33 beside them take the usual kernels.
+TEST(SpmmKernels, WideVariantsFp64) {
+  SKIP_WITHOUT_GPU();
+  const auto A = random_csr<double>(3001, 2999, 71, [](std::int64_t, std::mt19937_64& e) {
+    return std::int64_t(4 + e() % 7);
+  });
+  const double mean = double(A.nnz()) / double(A.rows);
+  ASSERT_TRUE(spmm::cuda::wide_unroll_pays(Algorithm::row_split, {A.rows, mean, 10.0}, 8));
+  ASSERT_TRUE(spmm::cuda::wide_unroll_pays(Algorithm::row_split, {A.rows, mean, 10.0}, 16));
+  ASSERT_TRUE(spmm::cuda::wide_unroll_pays(Algorithm::merge_based, {A.rows, mean, 10.0}, 8));
+  std::vector<Problem> problems;
+  for (std::int64_t n : {8, 16, 32, 33}) {
+    problems.push_back({.n = n, .seed = std::uint64_t(n)});
+    problems.push_back({.n = n, .alpha = -1.5, .beta = 0.5, .seed = std::uint64_t(n + 1)});
+    problems.push_back({.n = n, .ldb = n + 6, .ldc = n + 2, .seed = std::uint64_t(n + 2)});
+  }
+  check_all_algorithms(A, problems);
+  // The rule: short, skewed or (for row-split) long rows keep the usual kernels.
+  EXPECT_FALSE(spmm::cuda::wide_unroll_pays(Algorithm::row_split, {A.rows, 2.0, 2.0}, 8));
+  EXPECT_FALSE(spmm::cuda::wide_unroll_pays(Algorithm::row_split, {A.rows, 7.0, 1000.0}, 8));
+  EXPECT_FALSE(spmm::cuda::wide_unroll_pays(Algorithm::row_split, {A.rows, 30.0, 40.0}, 8));
+  EXPECT_FALSE(spmm::cuda::wide_unroll_pays(Algorithm::row_split, {A.rows, 12.0, 14.0}, 16));
+  EXPECT_TRUE(spmm::cuda::wide_unroll_pays(Algorithm::row_split, {A.rows, 12.0, 14.0}, 8));
+  EXPECT_FALSE(spmm::cuda::wide_unroll_pays(Algorithm::merge_based, {A.rows, 2.0, 2.0}, 8));
+}
+
 // Odd leading dimensions (4- or 8-byte rows only), padded aligned ones, and
 // views that start one element into their buffer.
 template <class T>
