@@ -50,7 +50,7 @@ for step in "${steps[@]}"; do
                    "test_lobpcg_cuda --gtest_filter=DeviceBlockOps.*"; do
           set -- $run
           extra=(); [ $tool = memcheck ] && extra=(--leak-check full)
-          timeout 900 "$san" --tool $tool "${extra[@]}" --error-exitcode 3 $tb/$run >> "$out/sanitize.log" 2>&1
+          timeout 200 "$san" --tool $tool "${extra[@]}" --error-exitcode 3 $tb/$run >> "$out/sanitize.log" 2>&1
           rc=$?; echo "$tool $1: exit $rc" | tee -a "$out/sanitize.log"
           note "sanitize         $tool $1: exit $rc"
         done
