@@ -49,7 +49,9 @@ for step in "${steps[@]}"; do
         for run in "test_spmm_kernels --gtest_filter=-*100k*:*DeterministicBits*" "test_merge_partition_device" \
                    "test_lobpcg_cuda --gtest_filter=DeviceBlockOps.*"; do
           set -- $run
-          extra=(); [ $tool = memcheck ] && extra=(--leak-check full)
+          # cuSPARSE's kernels run in the SpMM tests as the comparison; they are not ours to check
+          # (racecheck reports a hazard in its csrmv_v3_kernel).
+          extra=(--kernel-name-exclude kns=cusparse); [ $tool = memcheck ] && extra+=(--leak-check full)
           timeout 200 "$san" --tool $tool "${extra[@]}" --error-exitcode 3 $tb/$run >> "$out/sanitize.log" 2>&1
           rc=$?; echo "$tool $1: exit $rc" | tee -a "$out/sanitize.log"
           note "sanitize         $tool $1: exit $rc"

@@ -327,14 +327,20 @@ void gemm_strided_batched(cublasHandle_t h, std::int64_t m, std::int64_t n, std:
 }
 
 // Pinned host blocks for Gram results, reused: page-locking memory for every
-// Gram would cost more than the copy. Only a few are out at a time; they are
-// kept for the process's life (freeing them at exit could outlive the CUDA
-// context).
+// Gram would cost more than the copy. Only a few are out at a time. The pool
+// is first used after the CUDA runtime is set up, so it is destroyed before
+// the runtime's own exit handler runs, and frees its blocks then.
 class PinnedPool {
  public:
   static PinnedPool& instance() {
-    static PinnedPool* pool = new PinnedPool;  // never destroyed, on purpose
-    return *pool;
+    static PinnedPool pool;
+    return pool;
+  }
+  PinnedPool() = default;
+  PinnedPool(const PinnedPool&) = delete;
+  PinnedPool& operator=(const PinnedPool&) = delete;
+  ~PinnedPool() {
+    for (const auto& [capacity, block] : free_) cudaFreeHost(block);  // errors at exit are moot
   }
   // A block of at least `bytes`; its size in `capacity`.
   void* acquire(std::size_t bytes, std::size_t& capacity) {
