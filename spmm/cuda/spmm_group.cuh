@@ -50,8 +50,10 @@ struct SpmmArgs {
 //
 // Wide: 128 bytes (U = 8) under a larger register budget, for the shapes that
 // have_wide_unroll (fp64 at n = 16 and 32: 16-byte vectors, 8 or 16 column
-// lanes). A 7-point Laplacian row is then one round trip for its B rows, not
-// two; whether a matrix gains is decided at plan build (wide_unroll_pays).
+// lanes). A 7-point Laplacian row is then one lane's 8 loads instead of two
+// lanes' 4 and a butterfly, so a warp holds twice the rows and an SM ~1.5x
+// the loads in flight at 3 blocks instead of 4; whether a matrix gains is
+// decided at plan build (wide_unroll_pays).
 template <class T, int V, int P, int GC>
 inline constexpr bool has_wide_unroll = sizeof(T) == 8 && V == 2 && P == 1 && (GC == 8 || GC == 16);
 
