@@ -40,17 +40,76 @@ double max_abs_minus_identity(const HostMatrix& M) {
 // before) could be a sizeable share of what remains.
 enum class BasisGoal { orthonormal, well_conditioned };
 
+// SVQB on rank 0, broadcast: the transform and the kept directions'
+// eigenvalue ratio.
+HostMatrix shared_svqb(MPI_Comm comm, const HostMatrix& G, const OrthonormalizeTolerances& tol,
+                       const std::vector<double>* before, double& ratio) {
+  HostMatrix transform;
+  ratio = 1;
+  collectively(comm, [&] {
+    if (rank_of(comm) == 0) transform = svqb_transform(G, tol, before, &ratio);
+  });
+  broadcast(comm, transform);
+  BLOCKEIGS_MPI_CHECK(MPI_Bcast(&ratio, 1, MPI_DOUBLE, 0, comm));
+  return transform;
+}
+
+// The well-conditioned goal's first pass without reading W twice, where Q
+// and W are adjacent columns of one block (LOBPCG's [X P | W]): one Gram
+// matrix [Q W]^T W gives C = Q^T W and W^T W, the projected block's Gram
+// matrix is W^T W - C^T C (Q orthonormal), and W (W - Q C) T = W T - Q (C T)
+// is one update. Taken only when it is as safe as the explicit pass: every
+// column keeps derived_gram_min_kept of its norm, SVQB drops nothing and
+// its ratio allows a single pass. Returns the kept count, or -1 with W
+// untouched and C (= Q^T W) filled in for the explicit pass.
+template <class T>
+std::int64_t fused_first_pass(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> Q,
+                              spmm::DenseView<T> W, spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol,
+                              HostMatrix& C) {
+  const std::int64_t q = Q.cols, nw = W.cols;
+  const spmm::ConstDenseView<T> QW{Q.space, Q.rows, q + nw, Q.ld, Q.data};
+  const HostMatrix G_all = gram(context, comm, QW, spmm::ConstDenseView<T>(W));
+  C = G_all.block(0, q, 0, nw);
+  HostMatrix G(nw, nw);
+  std::vector<double> before(static_cast<std::size_t>(nw));
+  bool safe = true;
+  for (std::int64_t i = 0; i < nw; ++i)
+    for (std::int64_t j = 0; j < nw; ++j) {
+      double cc = 0;
+      for (std::int64_t k = 0; k < q; ++k) cc += C(k, i) * C(k, j);
+      G(i, j) = 0.5 * (G_all(q + i, j) + G_all(q + j, i)) - cc;
+    }
+  for (std::int64_t j = 0; j < nw; ++j) {
+    before[j] = G_all(q + j, j);
+    if (!(G(j, j) >= tol.derived_gram_min_kept * before[j]) || !(before[j] > 0)) safe = false;
+  }
+  if (!safe) return -1;
+  double ratio = 1;
+  const HostMatrix transform = shared_svqb(comm, G, tol, &before, ratio);
+  if (transform.cols() != nw || ratio < tol.single_pass_ratio) return -1;
+  // W(:, 0:nw) = Q (-C T) + W T, each row read before it is written.
+  HostMatrix minus_CT = multiply(C, transform);
+  for (double& v : minus_CT.values()) v = -v;
+  block_combine_pair(context, Q, minus_CT, spmm::ConstDenseView<T>(W), transform, W, scratch);
+  return nw;
+}
+
 template <class T>
 std::int64_t make_basis(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> Q,
                         spmm::DenseView<T> W, spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol,
                         BasisGoal goal) {
-  const bool root = rank_of(comm) == 0;
   std::int64_t nw = W.cols;
+  // C = Q^T W when the fused pass has already computed it for the first pass.
+  HostMatrix known_C;
+  if (goal == BasisGoal::well_conditioned && Q.cols > 0 && nw > 0 && Q.ld == W.ld && Q.data + Q.cols == W.data) {
+    const std::int64_t kept = fused_first_pass(context, comm, Q, W, scratch, tol, known_C);
+    if (kept >= 0) return kept;
+  }
   for (int pass = 0; pass < max_ortho_passes && nw > 0; ++pass) {
     spmm::DenseView<T> Wv = column_range(W, 0, nw);
     HostMatrix C(Q.cols, nw);
     if (Q.cols > 0) {
-      C = gram(context, comm, Q, spmm::ConstDenseView<T>(Wv));
+      C = pass == 0 && known_C.rows() == Q.cols ? known_C : gram(context, comm, Q, spmm::ConstDenseView<T>(Wv));
       block_update(context, T(-1), Q, C, T(1), Wv);
     }
     const HostMatrix G = gram(context, comm, spmm::ConstDenseView<T>(Wv));
@@ -67,13 +126,8 @@ std::int64_t make_basis(const spmm::Context& context, MPI_Comm comm, spmm::Const
       for (std::int64_t i = 0; i < Q.cols; ++i) before[j] += C(i, j) * C(i, j);
       if (before[j] > 0) kept_fraction = std::min(kept_fraction, G(j, j) / before[j]);
     }
-    HostMatrix transform;
     double ratio = 1;
-    collectively(comm, [&] {
-      if (root) transform = svqb_transform(G, tol, Q.cols > 0 ? &before : nullptr, &ratio);
-    });
-    broadcast(comm, transform);
-    BLOCKEIGS_MPI_CHECK(MPI_Bcast(&ratio, 1, MPI_DOUBLE, 0, comm));
+    const HostMatrix transform = shared_svqb(comm, G, tol, Q.cols > 0 ? &before : nullptr, ratio);
     const std::int64_t kept = transform.cols();
     if (kept == 0) return 0;
     transform_in_place(context, Wv, transform, scratch);

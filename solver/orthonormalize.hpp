@@ -41,11 +41,18 @@ struct OrthonormalizeTolerances {
   // one pass gives a basis within ~1e-5 of orthonormal: well conditioned,
   // which is all block CG's search block needs.
   double single_pass_ratio = 0;
+  // condition_against may take W^T W - C^T C (C = Q^T W, all from one Gram
+  // matrix of [Q W] and W) for the Gram matrix of the projected W, instead
+  // of reading the projected block again, only while every column keeps at
+  // least this fraction of its squared norm: the difference then carries
+  // the Gram matrix's own rounding times at most 1 / fraction (100x, ~1e-14
+  // relative in fp64), far below what single_pass_ratio allows.
+  double derived_gram_min_kept = 0;
 
   template <class T>
   static OrthonormalizeTolerances for_type() {
     const double e = std::numeric_limits<T>::epsilon();
-    return {e, 10 * e, 100 * e, std::pow(e, 2.0 / 3.0), std::sqrt(e), std::sqrt(e)};
+    return {e, 10 * e, 100 * e, std::pow(e, 2.0 / 3.0), std::sqrt(e), std::sqrt(e), 1e-2};
   }
 };
 

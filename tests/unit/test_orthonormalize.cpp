@@ -1,0 +1,118 @@
+// condition_against (LOBPCG's W against [X P]) on the host: the fused first
+// pass, taken where Q and W are adjacent columns of one block, against the
+// explicit pass it replaces (Q and W apart), and the cases where it must
+// step aside: a column nearly inside span(Q), and one exactly inside it.
+// One MPI rank.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <vector>
+
+#include "solver/block_ops.hpp"
+#include "solver/orthonormalize.hpp"
+#include "tests/support/mpi_environment.hpp"
+#include "tests/support/test_matrices.hpp"
+
+namespace blockeigs {
+namespace {
+
+using solver::HostMatrix;
+
+const spmm::Context& host() {
+  static const spmm::Context context = spmm::Context::host();
+  return context;
+}
+
+constexpr std::int64_t rows = 3000, q = 12, w = 7;
+const auto tol = solver::OrthonormalizeTolerances::for_type<double>();
+
+spmm::ConstDenseView<double> cview(spmm::DenseView<double> v) { return v; }
+
+// [Q | W] in one block (ld q + w + 1): Q orthonormal, W random plus a part
+// inside span(Q) (so the projection has work to do); `inside` columns of W
+// get `leftover` times their random part only.
+spmm::DenseBlock<double> q_then_w(std::uint64_t seed, std::int64_t inside, double leftover) {
+  spmm::DenseBlock<double> b = test::random_block<double>(rows, q + w, seed, q + w + 1);
+  const spmm::DenseView<double> Q = solver::column_range(b.view(), 0, q);
+  spmm::DenseBlock<double> scratch(Space::host, rows, q);
+  EXPECT_EQ(solver::orthonormalize<double>(host(), MPI_COMM_WORLD, Q, scratch.view(), tol), q);
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < w; ++j) {
+      double& x = b.view()(i, q + j);
+      x = (j < inside ? leftover : 1.0) * x + 0.5 * b.view()(i, j % q) - 0.25 * b.view()(i, (j + 3) % q);
+    }
+  return b;
+}
+
+// The same W in a block of its own, so that condition_against cannot fuse.
+spmm::DenseBlock<double> w_apart(const spmm::DenseBlock<double>& both) {
+  spmm::DenseBlock<double> W(Space::host, rows, w);
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < w; ++j) W.view()(i, j) = both.view()(i, q + j);
+  return W;
+}
+
+// max |Q^T W| and the spread of W^T W's eigenvalues, through its diagonal and
+// off-diagonal (a well-conditioned basis from one SVQB pass is within ~1e-10
+// of orthonormal here).
+void expect_well_conditioned_and_orthogonal(spmm::ConstDenseView<double> Q, spmm::ConstDenseView<double> W) {
+  const HostMatrix C = solver::gram<double>(host(), MPI_COMM_WORLD, Q, W);
+  for (double c : C.values()) EXPECT_LT(std::abs(c), 1e-12);
+  const HostMatrix G = solver::gram<double>(host(), MPI_COMM_WORLD, W);
+  for (std::int64_t i = 0; i < G.rows(); ++i)
+    for (std::int64_t j = 0; j < G.cols(); ++j) EXPECT_NEAR(G(i, j), i == j ? 1.0 : 0.0, 1e-8);
+}
+
+// span(A) == span(B) for two near-orthonormal blocks of equal width:
+// B = A (A^T B) to rounding.
+void expect_same_span(spmm::ConstDenseView<double> A, spmm::ConstDenseView<double> B) {
+  ASSERT_EQ(A.cols, B.cols);
+  const HostMatrix AtB = solver::gram<double>(host(), MPI_COMM_WORLD, A, B);
+  spmm::DenseBlock<double> AAtB(Space::host, rows, B.cols);
+  solver::block_update<double>(host(), 1.0, A, AtB, 0.0, AAtB.view());
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < B.cols; ++j) EXPECT_NEAR(AAtB.view()(i, j), B(i, j), 1e-9);
+}
+
+TEST(ConditionAgainst, FusedPassMatchesTheExplicitOne) {
+  auto both = q_then_w(1, 0, 1.0);
+  auto apart = w_apart(both);
+  spmm::DenseBlock<double> scratch(Space::host, rows, w);
+  const spmm::ConstDenseView<double> Q = solver::column_range(both.cview(), 0, q);
+  const spmm::DenseView<double> W = solver::column_range(both.view(), q, w);
+  EXPECT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Q, W, scratch.view(), tol), w);
+  EXPECT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Q, apart.view(), scratch.view(), tol), w);
+  expect_well_conditioned_and_orthogonal(Q, cview(W));
+  expect_well_conditioned_and_orthogonal(Q, apart.cview());
+  expect_same_span(cview(W), apart.cview());
+}
+
+// A column that keeps only ~1e-8 of its squared norm after the projection:
+// the derived Gram matrix would be mostly rounding there, so the explicit
+// pass runs (and, as before, repeats where one pass was not safe).
+TEST(ConditionAgainst, NearlyDependentColumnTakesTheExplicitPass) {
+  auto both = q_then_w(2, 1, 1e-4);
+  auto apart = w_apart(both);
+  spmm::DenseBlock<double> scratch(Space::host, rows, w);
+  const spmm::ConstDenseView<double> Q = solver::column_range(both.cview(), 0, q);
+  const spmm::DenseView<double> W = solver::column_range(both.view(), q, w);
+  EXPECT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Q, W, scratch.view(), tol), w);
+  EXPECT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Q, apart.view(), scratch.view(), tol), w);
+  expect_well_conditioned_and_orthogonal(Q, cview(W));
+  expect_same_span(cview(W), apart.cview());
+}
+
+// A column exactly inside span(Q) is dropped, the rest kept, packed in front.
+TEST(ConditionAgainst, ColumnInsideSpanQIsDropped) {
+  auto both = q_then_w(3, 2, 0.0);
+  spmm::DenseBlock<double> scratch(Space::host, rows, w);
+  const spmm::ConstDenseView<double> Q = solver::column_range(both.cview(), 0, q);
+  const spmm::DenseView<double> W = solver::column_range(both.view(), q, w);
+  const std::int64_t kept = solver::condition_against<double>(host(), MPI_COMM_WORLD, Q, W, scratch.view(), tol);
+  EXPECT_EQ(kept, w - 2);
+  expect_well_conditioned_and_orthogonal(Q, cview(solver::column_range(W, 0, kept)));
+}
+
+}  // namespace
+}  // namespace blockeigs
