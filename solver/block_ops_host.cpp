@@ -381,8 +381,17 @@ void block_combine_pair(const spmm::Context& context, spmm::ConstDenseView<T> X1
     throw Error(detail::concat("block_combine_pair: scratch is ", scratch.rows, " x ", scratch.cols, ", needs ",
                                Y.rows, " x ", Y.cols));
   const spmm::DenseView<T> out = column_range(scratch, 0, Y.cols);
-  block_update(context, T(1), X1, S1, T(0), out);
-  block_update(context, T(1), X2, S2, T(1), out);
+  if (X1.ld == X2.ld && X1.data + X1.cols == X2.data) {
+    // Adjacent inputs (LOBPCG's [X P | W]): one product over [X1 X2].
+    HostMatrix S(S1.rows() + S2.rows(), Y.cols);
+    std::copy(S1.values().begin(), S1.values().end(), S.values().begin());
+    std::copy(S2.values().begin(), S2.values().end(), S.values().begin() + S1.values().size());
+    block_update(context, T(1), spmm::ConstDenseView<T>{X1.space, X1.rows, X1.cols + X2.cols, X1.ld, X1.data}, S,
+                 T(0), out);
+  } else {
+    block_update(context, T(1), X1, S1, T(0), out);
+    block_update(context, T(1), X2, S2, T(1), out);
+  }
   copy_block(context, spmm::ConstDenseView<T>(out), Y);
 }
 

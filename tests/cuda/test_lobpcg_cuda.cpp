@@ -353,6 +353,34 @@ TEST(DeviceBlockOps, CombinePairOverlappingViewsMatchesTheHost) {
   }
 }
 
+// LOBPCG's fused projection and SVQB transform: W = Q S1 + W S2 with Q and W
+// adjacent columns of one block and 60 inputs (one product over [Q W] into
+// scratch, then a copy). Device against host.
+TEST(DeviceBlockOps, CombinePairAdjacentWideInputsMatchesTheHost) {
+  SKIP_WITHOUT_GPU();
+  const spmm::Context dev = spmm::Context::cuda(0);
+  const spmm::Context host = spmm::Context::host();
+  const double u = std::numeric_limits<double>::epsilon();
+  const std::int64_t rows = 20001, q = 40, w = 20, ld = 60;
+  auto bh = random_host(rows, ld, 51, 0);
+  auto bd = to_device(dev, bh);
+  HostMatrix S1(q, w), S2(w, w);
+  for (std::int64_t i = 0; i < q; ++i)
+    for (std::int64_t j = 0; j < w; ++j) S1(i, j) = solver::hash_uniform(52, i, j);
+  for (std::int64_t i = 0; i < w; ++i)
+    for (std::int64_t j = 0; j < w; ++j) S2(i, j) = solver::hash_uniform(53, i, j);
+  auto run = [&](const spmm::Context& c, spmm::DenseBlock<double>& b) {
+    auto scratch = c.space() == Space::host ? nan_host(rows, w, 0) : to_device(dev, nan_host(rows, w, 0));
+    const spmm::DenseView<double> all = b.view();
+    solver::block_combine_pair<double>(c, spmm::ConstDenseView<double>(solver::column_range(all, 0, q)), S1,
+                                       spmm::ConstDenseView<double>(solver::column_range(all, q, w)), S2,
+                                       solver::column_range(all, q, w), scratch.view());
+  };
+  run(host, bh);
+  run(dev, bd);
+  expect_close(to_host(dev, bd), bh, 2 * (q + w + 1) * u * double(q + w));
+}
+
 // A Gram matrix in flight is the product of the blocks as they were when it
 // was queued: work queued after start_gram (here, overwriting X) does not
 // reach it, and finish() does not wait for that work. Two in flight at once,
