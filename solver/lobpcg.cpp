@@ -1,9 +1,10 @@
 // LOBPCG's main loop (see lobpcg.hpp for the method and its choices).
 //
-// Storage: the basis S = [X P W] and A S = [AX AP AW] are single blocks of
-// 3 * block_size columns (so each Gram matrix is one product), double
-// buffered: the Ritz update writes [X_new P_new] = S [Cx Cp] into the other
-// buffer. P and W occupy only as many columns as they currently have.
+// Storage: the basis S = [X P W] and A S = [AX AP AW] are blocks of
+// 3 * block_size columns side by side in one block (so both Rayleigh-Ritz
+// Gram matrices are one product), double buffered: the Ritz update writes
+// [X_new P_new] = S [Cx Cp] into the other buffer. P and W occupy only as
+// many columns as they currently have.
 #include "solver/lobpcg.hpp"
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include "core/error.hpp"
 #include "solver/lobpcg_detail.hpp"
 #include "solver/phase_timer.hpp"
+#include "spmm/memory.hpp"
 
 namespace blockeigs::solver {
 namespace {
@@ -101,8 +103,16 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   const std::int64_t n = A.local_rows();
   const Tolerances tol = Tolerances::for_type<T>();
 
-  spmm::DenseBlock<T> S[2] = {{space, n, 3 * nb}, {space, n, 3 * nb}};
-  spmm::DenseBlock<T> AS[2] = {{space, n, 3 * nb}, {space, n, 3 * nb}};
+  // S and A S side by side in one block per buffer (ld 6 nb): S^T [S A S]
+  // is then one Gram matrix, S read once for both Rayleigh-Ritz matrices.
+  // Zeroed once, so that the unused columns of S it also reads are finite.
+  const std::int64_t ld = 6 * nb;
+  spmm::DenseBlock<T> SAS[2] = {{space, n, ld}, {space, n, ld}};
+  for (auto& b : SAS) spmm::fill_bytes(b.data(), space, 0, sizeof(T) * static_cast<std::size_t>(n * ld));
+  auto S = [&](int b) { return spmm::DenseView<T>{space, n, 3 * nb, ld, SAS[b].data()}; };
+  auto AS = [&](int b) { return spmm::DenseView<T>{space, n, 3 * nb, ld, SAS[b].data() + 3 * nb}; };
+  auto cS = [&](int b) { return spmm::ConstDenseView<T>(S(b)); };
+  auto cAS = [&](int b) { return spmm::ConstDenseView<T>(AS(b)); };
   // R holds the residuals apart only for a preconditioner (otherwise they go
   // straight into W's columns of S).
   spmm::DenseBlock<T> R(space, preconditioner ? n : 0, preconditioner ? nb : 0), scratch(space, n, nb);
@@ -116,19 +126,21 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   std::vector<double> lambda;  // the nb current Ritz values, in the chosen order
   double norm_a = 0;           // max |Ritz value| seen: a lower bound on ||A||_2 that grows as S explores
 
-  auto apply_a = [&](std::int64_t first, std::int64_t count) {  // AS[cur] = A S[cur] on a column range
+  auto apply_a = [&](std::int64_t first, std::int64_t count) {  // A S = A times S on a column range
     if (count == 0) return;
     clock.to(time.other);
-    A.apply(T(1), column_range(S[cur].cview(), first, count), T(0), column_range(AS[cur].view(), first, count));
+    A.apply(T(1), column_range(cS(cur), first, count), T(0), column_range(AS(cur), first, count));
     clock.to(time.spmm);
   };
 
-  // Rayleigh-Ritz on S[cur][:, 0:ns] (P in [nb, nb + np)), then [X P] of the
+  // Rayleigh-Ritz on S(cur)[:, 0:ns] (P in [nb, nb + np)), then [X P] of the
   // next iterate, with P selected from the `active` Ritz vectors.
   auto rayleigh_ritz_step = [&](std::int64_t ns, const std::vector<std::int64_t>& active) {
-    const spmm::ConstDenseView<T> Sv = column_range(S[cur].cview(), 0, ns);
-    const spmm::ConstDenseView<T> ASv = column_range(AS[cur].cview(), 0, ns);
-    const HostMatrix GA = gram(ctx, comm, Sv, ASv), GB = gram(ctx, comm, Sv);
+    const spmm::ConstDenseView<T> Sv = column_range(cS(cur), 0, ns);
+    const spmm::ConstDenseView<T> ASv = column_range(cAS(cur), 0, ns);
+    // S^T [S (unused columns) A S]: GB and GA in one pass.
+    const HostMatrix G = gram(ctx, comm, Sv, spmm::ConstDenseView<T>{space, n, 3 * nb + ns, ld, SAS[cur].data()});
+    const HostMatrix GB = G.block(0, ns, 0, ns), GA = G.block(0, ns, 3 * nb, ns);
     int level = 0;
     std::vector<double> all_values, chosen;
     HostMatrix coeff;
@@ -157,8 +169,8 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     broadcast(comm, chosen);
     broadcast(comm, coeff);
     const int next = 1 - cur;
-    block_update(ctx, T(1), Sv, coeff, T(0), column_range(S[next].view(), 0, coeff.cols()));
-    block_update(ctx, T(1), ASv, coeff, T(0), column_range(AS[next].view(), 0, coeff.cols()));
+    block_update(ctx, T(1), Sv, coeff, T(0), column_range(S(next), 0, coeff.cols()));
+    block_update(ctx, T(1), ASv, coeff, T(0), column_range(AS(next), 0, coeff.cols()));
     cur = next;
     np = coeff.cols() - nb;
     lambda = std::move(chosen);
@@ -168,7 +180,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   };
 
   // Start: an orthonormal block, A X, and its own Rayleigh-Ritz.
-  make_start_block(ctx, comm, column_range(S[cur].view(), 0, nb), scratch.view(), start ? &*start : nullptr,
+  make_start_block(ctx, comm, column_range(S(cur), 0, nb), scratch.view(), start ? &*start : nullptr,
                    options.seed, A.first_row(), tol);
   clock.to(time.orthogonalization);
   apply_a(0, nb);
@@ -181,12 +193,12 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   std::vector<bool> conv(static_cast<std::size_t>(nb));
   int last_reported = -1;
   for (;;) {
-    const spmm::ConstDenseView<T> X = column_range(S[cur].cview(), 0, nb);
+    const spmm::ConstDenseView<T> X = column_range(cS(cur), 0, nb);
     // R = A X - X Lambda and the norms in one pass. Without a preconditioner
     // the residuals are written where the search block W is built, the
     // columns after [X P] (np <= nb, so nb of them fit).
-    const spmm::DenseView<T> Rv = preconditioner ? R.view() : column_range(S[cur].view(), nb + np, nb);
-    ResidualNorms norms = eigen_residuals(ctx, comm, X, column_range(AS[cur].cview(), 0, nb), lambda, Rv);
+    const spmm::DenseView<T> Rv = preconditioner ? R.view() : column_range(S(cur), nb + np, nb);
+    ResidualNorms norms = eigen_residuals(ctx, comm, X, column_range(cAS(cur), 0, nb), lambda, Rv);
     r_norm = std::move(norms.residual);
     x_norm = std::move(norms.x);
     int converged = 0;
@@ -224,7 +236,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     for (int j = 0; j < nb; ++j)
       if (!conv[j]) active.push_back(j);
     const auto na = static_cast<std::int64_t>(active.size());
-    const spmm::DenseView<T> W = column_range(S[cur].view(), nb + np, na);
+    const spmm::DenseView<T> W = column_range(S(cur), nb + np, na);
     if (preconditioner) {
       const spmm::DenseView<T> Ra = column_range(scratch.view(), 0, na);
       select_columns(ctx, R.cview(), active, Ra);
@@ -236,7 +248,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       keep_columns(ctx, Rv, active);
       clock.to(time.other);
     }
-    const spmm::ConstDenseView<T> XP = column_range(S[cur].cview(), 0, nb + np);
+    const spmm::ConstDenseView<T> XP = column_range(cS(cur), 0, nb + np);
     std::int64_t nw = condition_against(ctx, comm, XP, W, scratch.view(), tol);
     if (nw == 0) {
       // Every residual direction already lies in span[X P] to working
@@ -268,7 +280,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   result.norm_estimate = norm_a;
   result.eigenvalues.assign(lambda.begin(), lambda.begin() + k);
   result.eigenvectors = spmm::DenseBlock<T>(space, n, k);
-  copy_block(ctx, column_range(S[cur].cview(), 0, k), result.eigenvectors.view());
+  copy_block(ctx, column_range(cS(cur), 0, k), result.eigenvectors.view());
   std::vector<double> inverse_norm(static_cast<std::size_t>(k));
   for (int j = 0; j < k; ++j) {
     inverse_norm[j] = x_norm[j] > 0 ? 1.0 / x_norm[j] : 1.0;
