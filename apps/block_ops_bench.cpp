@@ -41,8 +41,10 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
   // One LOBPCG iteration's operations at block size k: S = [X P W] and A S,
   // 3k columns each, the Ritz update into a second S.
   spmm::DenseBlock<T> S3(space, m, 3 * k), AS3(space, m, 3 * k), S3next(space, m, 3 * k);
+  spmm::DenseBlock<T> SAS(space, m, 6 * k);  // block-eigs' layout: S and A S side by side
   solver::fill_random(context, S3.view(), 5, 0);
   solver::fill_random(context, AS3.view(), 6, 0);
+  solver::fill_random(context, SAS.view(), 7, 0);
   auto cols = [](spmm::DenseBlock<T>& b, std::int64_t first, std::int64_t count) {
     return solver::column_range(b.view(), first, count);
   };
@@ -109,6 +111,8 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
        [&] { solver::transform_in_place(context, cols(S3, 2 * k, k), coefficients, S.view()); }},
       {"lobpcg S^T AS       (6 blocks)", 6, [&] { (void)solver::gram(context, comm, ccols(S3, 0, 3 * k), ccols(AS3, 0, 3 * k)); }},
       {"lobpcg S^T S        (3 blocks)", 3, [&] { (void)solver::gram(context, comm, ccols(S3, 0, 3 * k)); }},
+      {"lobpcg S^T [S AS]   (6 blocks)", 6,
+       [&] { (void)solver::gram(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 0, 6 * k)); }},
       {"lobpcg S [Cx Cp]    (5 blocks)", 5,
        [&] { solver::block_update(context, T(1), ccols(S3, 0, 3 * k), ritz, T(0), cols(S3next, 0, 2 * k)); }},
   };
