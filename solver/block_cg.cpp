@@ -279,12 +279,12 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
       // orthogonal to P (alpha made it so), so ||W||^2 = ||R||^2 + ||P beta||^2
       // up to rounding.
       const HostMatrix PtP = known_PtP.rows() == r ? known_PtP : gram(context, comm, Pr);
-      const HostMatrix PtR_all = multiply(Delta, alpha);  // Delta alpha, then C - Delta alpha
+      const HostMatrix Delta_alpha = multiply(Delta, alpha);  // P^T R = C - Delta alpha
       HostMatrix QtR(r, a2), PtR(r, a2), RtR(a2, a2);
       for (std::int64_t c = 0; c < a2; ++c) {
         for (std::int64_t i = 0; i < r; ++i) {
           QtR(i, c) = QR_R(i, kept[c]);
-          PtR(i, c) = C(i, kept[c]) - PtR_all(i, kept[c]);
+          PtR(i, c) = C(i, kept[c]) - Delta_alpha(i, kept[c]);
         }
         for (std::int64_t i = 0; i < a2; ++i) RtR(i, c) = QR_R(r0 + kept[i], kept[c]);
       }

@@ -57,7 +57,7 @@ HostMatrix shared_svqb(MPI_Comm comm, const HostMatrix& G, const OrthonormalizeT
 // The well-conditioned goal's first pass without reading W twice, where Q
 // and W are adjacent columns of one block (LOBPCG's [X P | W]): one Gram
 // matrix [Q W]^T W gives C = Q^T W and W^T W, the projected block's Gram
-// matrix is W^T W - C^T C (Q orthonormal), and W (W - Q C) T = W T - Q (C T)
+// matrix is W^T W - C^T C (Q orthonormal), and (W - Q C) T = W T - Q (C T)
 // is one update. Taken only when it is as safe as the explicit pass: every
 // column keeps derived_gram_min_kept of its norm, SVQB drops nothing and
 // its ratio allows a single pass. Returns the kept count, or -1 with W
