@@ -184,14 +184,29 @@ __global__ void apply_diagonal_kernel(std::int64_t rows, std::int64_t cols, cons
 // tile + t % width and every phases-th row from t / width, so a warp reads
 // whole row segments (coalesced) for any width; the phases are then added in
 // order.
+struct ChunkLayout {
+  std::int64_t begin, end;  // this block's rows
+  int width;                // columns per tile
+  int phases;               // threads per column: thread t takes every phases-th row from t / width
+  int t, phase;
+};
+
+__device__ __forceinline__ ChunkLayout chunk_layout(std::int64_t rows, std::int64_t cols) {
+  ChunkLayout c;
+  c.begin = blockIdx.x * sum_chunk_rows;
+  c.end = min(rows, c.begin + sum_chunk_rows);
+  c.width = static_cast<int>(cols < threads_per_block ? cols : threads_per_block);
+  c.phases = threads_per_block / c.width;
+  c.t = static_cast<int>(threadIdx.x);
+  c.phase = c.t / c.width;
+  return c;
+}
+
 template <class T>
 __global__ void column_sumsq_partial_kernel(std::int64_t rows, std::int64_t cols, const T* x,
                                             std::int64_t ld, double* partial) {
   __shared__ double acc[threads_per_block];
-  const std::int64_t begin = blockIdx.x * sum_chunk_rows;
-  const std::int64_t end = min(rows, begin + sum_chunk_rows);
-  const int width = static_cast<int>(cols < threads_per_block ? cols : threads_per_block);
-  const int phases = threads_per_block / width, t = threadIdx.x, phase = t / width;
+  const auto [begin, end, width, phases, t, phase] = chunk_layout(rows, cols);
   for (std::int64_t tile = 0; tile < cols; tile += width) {
     const std::int64_t j = tile + t % width;
     double s = 0.0;
@@ -221,10 +236,7 @@ __global__ void eigen_residuals_partial_kernel(std::int64_t rows, std::int64_t c
                                                std::int64_t ldr, double* partial) {
   __shared__ double acc_r[threads_per_block];
   __shared__ double acc_x[threads_per_block];
-  const std::int64_t begin = blockIdx.x * sum_chunk_rows;
-  const std::int64_t end = min(rows, begin + sum_chunk_rows);
-  const int width = static_cast<int>(cols < threads_per_block ? cols : threads_per_block);
-  const int phases = threads_per_block / width, t = threadIdx.x, phase = t / width;
+  const auto [begin, end, width, phases, t, phase] = chunk_layout(rows, cols);
   for (std::int64_t tile = 0; tile < cols; tile += width) {
     const std::int64_t j = tile + t % width;
     double sr = 0.0, sx = 0.0;
