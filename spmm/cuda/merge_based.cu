@@ -11,8 +11,8 @@
 // and applies alpha and beta. No atomics: the bits are the same run to run.
 // The partition and the carry plan are built once, in the constructor.
 #include <algorithm>
-#include <type_traits>
 #include <climits>
+#include <type_traits>
 #include <vector>
 
 #include "spmm/cuda/cuda_check.hpp"

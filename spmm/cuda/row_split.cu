@@ -21,7 +21,8 @@ namespace cuda::detail {
 // batch ahead (and its row offsets two ahead). It costs the batch's 2 R
 // values and a row range in registers; shapes whose loop already fills the
 // 64-register budget (U B rows of 8-byte scalars) would spill, and load them
-// in the batch instead, with the row offsets one batch ahead.
+// in the batch instead, with the row offsets one batch ahead. Wide shapes
+// have 80 registers (3 blocks per SM) and twice the allowance.
 template <class T, int V, int P, int GC, bool Wide>
 inline constexpr bool prefetch_indices =
     index_loads<T, V, P, GC, Wide> <= 2 &&
