@@ -298,17 +298,9 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
         for (std::int64_t c = 0; c < a2; ++c) E(i, c) = beta(i, c);
       for (std::int64_t c = 0; c < a2; ++c) E(r + c, c) = 1;
       const HostMatrix GW = transpose_times(E, multiply(M, E));
-      // SVQB of W from GW on rank 0 (every rank has the same GW, but one
-      // eigensolver result keeps the ranks bit-identical).
-      int rank = 0;
-      MPI_Comm_rank(comm, &rank);
-      HostMatrix S;
+      // SVQB of W from GW.
       double ratio = 1;
-      collectively(comm, [&] {
-        if (rank == 0) S = svqb_transform(GW, tol, nullptr, &ratio);
-      });
-      broadcast(comm, S);
-      MPI_Bcast(&ratio, 1, MPI_DOUBLE, 0, comm);
+      const HostMatrix S = svqb_on_root(comm, GW, tol, nullptr, ratio);
       r_next = S.cols();
       known_PtP = HostMatrix();
       known_PtR = HostMatrix();

@@ -368,13 +368,12 @@ void block_combine_pair(const spmm::Context& context, spmm::ConstDenseView<T> X1
                                ", but S1 is ", S1.rows(), " x ", S1.cols(), " and S2 ", S2.rows(), " x ",
                                S2.cols()));
   if (Y.rows == 0 || Y.cols == 0) return;
+  // S = [S1; S2], the coefficients of [X1 X2].
+  HostMatrix S(S1.rows() + S2.rows(), Y.cols);
+  std::copy(S1.values().begin(), S1.values().end(), S.values().begin());
+  std::copy(S2.values().begin(), S2.values().end(), S.values().begin() + S1.values().size());
 #ifdef BLOCKEIGS_HAVE_CUDA
-  if (on_device(Y.space)) {
-    HostMatrix S(S1.rows() + S2.rows(), Y.cols);
-    std::copy(S1.values().begin(), S1.values().end(), S.values().begin());
-    std::copy(S2.values().begin(), S2.values().end(), S.values().begin() + S1.values().size());
-    if (device_ops::block_combine_pair(context, X1, X2, S.data(), Y)) return;
-  }
+  if (on_device(Y.space) && device_ops::block_combine_pair(context, X1, X2, S.data(), Y)) return;
 #endif
   // Elsewhere through scratch, which the inputs do not overlap.
   if (scratch.rows != Y.rows || scratch.cols < Y.cols)
@@ -383,9 +382,6 @@ void block_combine_pair(const spmm::Context& context, spmm::ConstDenseView<T> X1
   const spmm::DenseView<T> out = column_range(scratch, 0, Y.cols);
   if (X1.ld == X2.ld && X1.data + X1.cols == X2.data) {
     // Adjacent inputs (LOBPCG's [X P | W]): one product over [X1 X2].
-    HostMatrix S(S1.rows() + S2.rows(), Y.cols);
-    std::copy(S1.values().begin(), S1.values().end(), S.values().begin());
-    std::copy(S2.values().begin(), S2.values().end(), S.values().begin() + S1.values().size());
     block_update(context, T(1), spmm::ConstDenseView<T>{X1.space, X1.rows, X1.cols + X2.cols, X1.ld, X1.data}, S,
                  T(0), out);
   } else {

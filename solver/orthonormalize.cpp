@@ -40,20 +40,6 @@ double max_abs_minus_identity(const HostMatrix& M) {
 // before) could be a sizeable share of what remains.
 enum class BasisGoal { orthonormal, well_conditioned };
 
-// SVQB on rank 0, broadcast: the transform and the kept directions'
-// eigenvalue ratio.
-HostMatrix shared_svqb(MPI_Comm comm, const HostMatrix& G, const OrthonormalizeTolerances& tol,
-                       const std::vector<double>* before, double& ratio) {
-  HostMatrix transform;
-  ratio = 1;
-  collectively(comm, [&] {
-    if (rank_of(comm) == 0) transform = svqb_transform(G, tol, before, &ratio);
-  });
-  broadcast(comm, transform);
-  BLOCKEIGS_MPI_CHECK(MPI_Bcast(&ratio, 1, MPI_DOUBLE, 0, comm));
-  return transform;
-}
-
 // The well-conditioned goal's first pass without reading W twice, where Q
 // and W are adjacent columns of one block (LOBPCG's [X P | W]): one Gram
 // matrix [Q W]^T W gives C = Q^T W and W^T W, the projected block's Gram
@@ -85,7 +71,7 @@ std::int64_t fused_first_pass(const spmm::Context& context, MPI_Comm comm, spmm:
   }
   if (!safe) return -1;
   double ratio = 1;
-  const HostMatrix transform = shared_svqb(comm, G, tol, &before, ratio);
+  const HostMatrix transform = svqb_on_root(comm, G, tol, &before, ratio);
   if (transform.cols() != nw || ratio < tol.single_pass_ratio) return -1;
   // W(:, 0:nw) = Q (-C T) + W T, each row read before it is written.
   HostMatrix minus_CT = multiply(C, transform);
@@ -127,7 +113,7 @@ std::int64_t make_basis(const spmm::Context& context, MPI_Comm comm, spmm::Const
       if (before[j] > 0) kept_fraction = std::min(kept_fraction, G(j, j) / before[j]);
     }
     double ratio = 1;
-    const HostMatrix transform = shared_svqb(comm, G, tol, Q.cols > 0 ? &before : nullptr, ratio);
+    const HostMatrix transform = svqb_on_root(comm, G, tol, Q.cols > 0 ? &before : nullptr, ratio);
     const std::int64_t kept = transform.cols();
     if (kept == 0) return 0;
     transform_in_place(context, Wv, transform, scratch);
@@ -140,6 +126,18 @@ std::int64_t make_basis(const spmm::Context& context, MPI_Comm comm, spmm::Const
 }
 
 }  // namespace
+
+HostMatrix svqb_on_root(MPI_Comm comm, const HostMatrix& G, const OrthonormalizeTolerances& tol,
+                        const std::vector<double>* reference_sq_norms, double& kept_ratio) {
+  HostMatrix transform;
+  kept_ratio = 1;
+  collectively(comm, [&] {
+    if (rank_of(comm) == 0) transform = svqb_transform(G, tol, reference_sq_norms, &kept_ratio);
+  });
+  broadcast(comm, transform);
+  BLOCKEIGS_MPI_CHECK(MPI_Bcast(&kept_ratio, 1, MPI_DOUBLE, 0, comm));
+  return transform;
+}
 
 template <class T>
 std::int64_t orthonormalize_against(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> Q,

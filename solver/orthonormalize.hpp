@@ -66,6 +66,11 @@ inline constexpr int max_ortho_passes = 4;
 // directions of G's unit-diagonal form (1 when none is kept).
 HostMatrix svqb_transform(const HostMatrix& G, const OrthonormalizeTolerances& tol,
                           const std::vector<double>* reference_sq_norms = nullptr, double* kept_ratio = nullptr);
+// svqb_transform on rank 0, broadcast with its kept_ratio: every rank takes
+// the same branch from the same bits (every rank may hold the same G, but
+// one eigensolver result keeps them identical). Collective.
+HostMatrix svqb_on_root(MPI_Comm comm, const HostMatrix& G, const OrthonormalizeTolerances& tol,
+                        const std::vector<double>* reference_sq_norms, double& kept_ratio);
 
 // Makes the columns of W orthonormal and orthogonal to Q (orthonormal columns,
 // may be empty), dropping numerically dependent directions; the kept ones are
