@@ -1,5 +1,5 @@
 // Device halves of the block operations (solver/block_ops.hpp), implemented
-// in block_ops_cuda.cu with cuBLAS and small kernels. Private to the solver
+// in block_ops_cuda.cu and block_reductions_cuda.cu with cuBLAS and small kernels. Private to the solver
 // library: callers use block_ops.hpp, which dispatches on the views' space.
 // Small matrices and vectors arrive as host arrays and are staged on the
 // context's stream. Functions that return host data synchronise the stream.
