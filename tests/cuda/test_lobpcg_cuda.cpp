@@ -20,6 +20,7 @@
 #include "spmm/memory.hpp"
 #include "tests/support/mpi_environment.hpp"
 #include "tests/support/csr_test_operator.hpp"
+#include "tests/support/test_matrices.hpp"
 
 namespace blockeigs {
 namespace {
@@ -110,9 +111,7 @@ TEST(DeviceBlockOps, MatchTheHostOnes) {
     for (std::int64_t j = 0; j < s.k2; ++j) EXPECT_NEAR(nd[j], nh[j], dot_tol);
     EXPECT_EQ(nd, solver::column_norms<double>(dev, MPI_COMM_WORLD, Yd.cview()));  // deterministic
 
-    HostMatrix S(s.k1, s.k2);
-    for (std::int64_t a = 0; a < s.k1; ++a)
-      for (std::int64_t b = 0; b < s.k2; ++b) S(a, b) = solver::hash_uniform(3, a, b);
+    const HostMatrix S = test::random_matrix(s.k1, s.k2, 3);
     for (double beta : {0.0, -0.5}) {
       auto Uh = beta == 0 ? nan_host(s.rows, s.k2, 1) : random_host(s.rows, s.k2, 4, 1);
       auto Ud = to_device(dev, Uh);
@@ -139,9 +138,7 @@ TEST(DeviceBlockOps, MatchTheHostOnes) {
     // W(:, :kept) = W T in place, kept <= W's columns; the rest of W untouched.
     {
       const std::int64_t kept = std::min(s.k1, s.k2);
-      HostMatrix Tm(s.k1, kept);
-      for (std::int64_t a = 0; a < s.k1; ++a)
-        for (std::int64_t b = 0; b < kept; ++b) Tm(a, b) = solver::hash_uniform(6, a, b);
+      const HostMatrix Tm = test::random_matrix(s.k1, kept, 6);
       auto Wh = random_host(s.rows, s.k1, 7, s.pad);
       auto Wd = to_device(dev, Wh);
       auto scratch_h = nan_host(s.rows, s.k1, 0);
@@ -276,9 +273,7 @@ TEST(DeviceBlockOps, RowGroupShapesMatchTheHost) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(testing::Message() << c.rows << " x " << c.k1 << " -> " << c.k2);
-    HostMatrix S(c.k1, c.k2);
-    for (std::int64_t a = 0; a < c.k1; ++a)
-      for (std::int64_t b = 0; b < c.k2; ++b) S(a, b) = solver::hash_uniform(31, a, b);
+    const HostMatrix S = test::random_matrix(c.k1, c.k2, 31);
     const auto Xh = padded(c.rows, c.k1, 32);
     const auto Xd = to_device_padded(dev, Xh);
     const double tol = 2 * (c.k1 + 2) * u * (1.5 * double(c.k1) + 1);
@@ -335,11 +330,7 @@ TEST(DeviceBlockOps, CombinePairOverlappingViewsMatchesTheHost) {
       return spmm::DenseView<double>{b.view().space, c.rows, cols, ld, b.data() + first};
     };
     const std::int64_t p0 = 2 * c.s - 2 * c.r, r0 = 2 * c.s, y0 = 2 * c.s - 2 * c.r_next;
-    HostMatrix S1(c.r, c.r_next), S2(c.a, c.r_next);
-    for (std::int64_t i = 0; i < c.r; ++i)
-      for (std::int64_t j = 0; j < c.r_next; ++j) S1(i, j) = solver::hash_uniform(22, i, j);
-    for (std::int64_t i = 0; i < c.a; ++i)
-      for (std::int64_t j = 0; j < c.r_next; ++j) S2(i, j) = solver::hash_uniform(23, i, j);
+    const HostMatrix S1 = test::random_matrix(c.r, c.r_next, 22), S2 = test::random_matrix(c.a, c.r_next, 23);
     auto sh = nan_host(c.rows, c.r_next, 0);
     auto sd = to_device(dev, sh);
     solver::block_combine_pair<double>(host, spmm::ConstDenseView<double>(view(bh, p0, c.r)), S1,
@@ -364,11 +355,7 @@ TEST(DeviceBlockOps, CombinePairAdjacentWideInputsMatchesTheHost) {
   const std::int64_t rows = 20001, q = 40, w = 20, ld = 60;
   auto bh = random_host(rows, ld, 51, 0);
   auto bd = to_device(dev, bh);
-  HostMatrix S1(q, w), S2(w, w);
-  for (std::int64_t i = 0; i < q; ++i)
-    for (std::int64_t j = 0; j < w; ++j) S1(i, j) = solver::hash_uniform(52, i, j);
-  for (std::int64_t i = 0; i < w; ++i)
-    for (std::int64_t j = 0; j < w; ++j) S2(i, j) = solver::hash_uniform(53, i, j);
+  const HostMatrix S1 = test::random_matrix(q, w, 52), S2 = test::random_matrix(w, w, 53);
   auto run = [&](const spmm::Context& c, spmm::DenseBlock<double>& b) {
     auto scratch = c.space() == Space::host ? nan_host(rows, w, 0) : to_device(dev, nan_host(rows, w, 0));
     const spmm::DenseView<double> all = b.view();

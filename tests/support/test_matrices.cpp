@@ -51,6 +51,18 @@ spmm::DenseBlock<T> random_block(std::int64_t rows, std::int64_t cols, std::uint
   return block;
 }
 
+solver::HostMatrix random_matrix(std::int64_t rows, std::int64_t cols, std::uint64_t seed) {
+  solver::HostMatrix M(rows, cols);
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) M(i, j) = solver::hash_uniform(seed, i, j);
+  return M;
+}
+
+const spmm::Context& host_context() {
+  static const spmm::Context context = spmm::Context::host();
+  return context;
+}
+
 double max_scaled_error(const spmm::DenseBlock<double>& x, const spmm::DenseBlock<double>& y,
                         const std::vector<double>& row_scale) {
   double worst = 0.0;

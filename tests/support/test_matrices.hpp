@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "io/csr_rows.hpp"
+#include "solver/block_ops.hpp"
+#include "spmm/context.hpp"
 #include "spmm/csr.hpp"
 #include "spmm/dense.hpp"
 
@@ -28,6 +30,13 @@ spmm::HostCsr<T> to_host_csr(const io::CsrRows& rows);
 template <class T>
 spmm::DenseBlock<T> random_block(std::int64_t rows, std::int64_t cols, std::uint64_t seed,
                                  std::int64_t ld = 0);
+
+// A small host matrix of reproducible values in [-1, 1): entry (i, j) is
+// solver::hash_uniform(seed, i, j).
+solver::HostMatrix random_matrix(std::int64_t rows, std::int64_t cols, std::uint64_t seed);
+
+// The CPU backend's context, one per test executable.
+const spmm::Context& host_context();
 
 // Largest |x - y| / (scale_i) over a block, where scale_i comes from the row:
 // the bound for a dot product of length L with |a|,|b| <= max is

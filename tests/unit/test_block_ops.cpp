@@ -23,10 +23,7 @@ namespace {
 
 using solver::HostMatrix;
 
-const spmm::Context& host() {
-  static const spmm::Context context = spmm::Context::host();
-  return context;
-}
+const spmm::Context& host() { return test::host_context(); }
 
 struct Shape {
   std::int64_t rows, k1, k2, ld_pad;
@@ -90,9 +87,7 @@ template <class T>
 void check_block_update() {
   for (const Shape& s : shapes) {
     const auto X = random_block<T>(s.rows, s.k1, 3, s.ld_pad);
-    HostMatrix S(s.k1, s.k2);
-    for (std::int64_t a = 0; a < s.k1; ++a)
-      for (std::int64_t b = 0; b < s.k2; ++b) S(a, b) = solver::hash_uniform(4, a, b);
+    const HostMatrix S = test::random_matrix(s.k1, s.k2, 4);
     for (const T beta : {T(0), T(1), T(-0.5)}) {
       const T alpha = T(1.5);
       auto Y = beta == T(0) ? nan_block<T>(s.rows, s.k2, s.ld_pad) : random_block<T>(s.rows, s.k2, 5, s.ld_pad);
@@ -141,11 +136,7 @@ void check_block_combine_pair() {
       return spmm::DenseView<T>{Space::host, c.rows, cols, ld, buffer.data() + first};
     };
     const std::int64_t p0 = 2 * c.s - 2 * c.r, r0 = 2 * c.s, y0 = 2 * c.s - 2 * c.r_next;
-    HostMatrix S1(c.r, c.r_next), S2(c.a, c.r_next);
-    for (std::int64_t i = 0; i < c.r; ++i)
-      for (std::int64_t j = 0; j < c.r_next; ++j) S1(i, j) = solver::hash_uniform(12, i, j);
-    for (std::int64_t i = 0; i < c.a; ++i)
-      for (std::int64_t j = 0; j < c.r_next; ++j) S2(i, j) = solver::hash_uniform(13, i, j);
+    const HostMatrix S1 = test::random_matrix(c.r, c.r_next, 12), S2 = test::random_matrix(c.a, c.r_next, 13);
     auto scratch = nan_block<T>(c.rows, c.r_next, 1);
     solver::block_combine_pair<T>(host(), spmm::ConstDenseView<T>(view(p0, c.r)), S1,
                                   spmm::ConstDenseView<T>(view(r0, c.a)), S2, view(y0, c.r_next), scratch.view());

@@ -9,6 +9,7 @@
 
 #include "solver/block_ops.hpp"
 #include "solver/lobpcg_detail.hpp"
+#include "tests/support/test_matrices.hpp"
 
 namespace blockeigs {
 namespace {
@@ -18,12 +19,7 @@ using solver::lobpcg_detail::Tolerances;
 
 const Tolerances tol = Tolerances::for_type<double>();
 
-HostMatrix random_matrix(std::int64_t rows, std::int64_t cols, std::uint64_t seed) {
-  HostMatrix M(rows, cols);
-  for (std::int64_t i = 0; i < rows; ++i)
-    for (std::int64_t j = 0; j < cols; ++j) M(i, j) = solver::hash_uniform(seed, i, j);
-  return M;
-}
+using test::random_matrix;
 
 HostMatrix mul(const HostMatrix& A, const HostMatrix& B) {
   HostMatrix C(A.rows(), B.cols());

@@ -19,10 +19,7 @@ namespace {
 
 using solver::HostMatrix;
 
-const spmm::Context& host() {
-  static const spmm::Context context = spmm::Context::host();
-  return context;
-}
+const spmm::Context& host() { return test::host_context(); }
 
 constexpr std::int64_t rows = 3000, q = 12, w = 7;
 const auto tol = solver::OrthonormalizeTolerances::for_type<double>();
