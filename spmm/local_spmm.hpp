@@ -8,6 +8,10 @@
 #include "spmm/csr.hpp"
 #include "spmm/dense.hpp"
 
+#ifdef BLOCKEIGS_HAVE_CUDA
+#include "spmm/cuda/heuristic.hpp"
+#endif
+
 namespace blockeigs::spmm {
 
 // C = alpha * A * B + beta * C for the matrix the object was built for.
@@ -29,10 +33,14 @@ std::unique_ptr<LocalSpmm<T>> make_cusparse_spmm(const Context& context, const C
 // Our kernels (spmm/cuda): a group of lanes per row, and nonzeros split evenly
 // across warps by a merge-path partition (built here, once) with a
 // deterministic carry fix-up. A must be in device memory and outlive the object.
+// `shape` is A's row shape when the caller has it (Plan reads it once for
+// both kernels and its own choice); otherwise it is read here.
 template <class T>
-std::unique_ptr<LocalSpmm<T>> make_row_split_spmm(const Context& context, const CsrView<T>& A);
+std::unique_ptr<LocalSpmm<T>> make_row_split_spmm(const Context& context, const CsrView<T>& A,
+                                                  const cuda::RowShape* shape = nullptr);
 template <class T>
-std::unique_ptr<LocalSpmm<T>> make_merge_based_spmm(const Context& context, const CsrView<T>& A);
+std::unique_ptr<LocalSpmm<T>> make_merge_based_spmm(const Context& context, const CsrView<T>& A,
+                                                    const cuda::RowShape* shape = nullptr);
 #endif
 
 }  // namespace blockeigs::spmm

@@ -1,6 +1,7 @@
 #include "spmm/plan.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -34,6 +35,15 @@ struct Plan<T>::Impl {
   std::unique_ptr<LocalSpmm<T>> cusparse;
   std::unique_ptr<LocalSpmm<T>> row_split;
   std::unique_ptr<LocalSpmm<T>> merge_based;
+#ifdef BLOCKEIGS_HAVE_CUDA
+  // A's mean and longest row, read once (a device reduction) for the choice
+  // of `automatic` and for both of our kernels.
+  std::optional<cuda::RowShape> shape;
+  const cuda::RowShape* row_shape() {
+    if (!shape) shape = cuda::row_shape(A.row_offsets, A.rows, A.nnz);
+    return &*shape;
+  }
+#endif
 
   std::unique_ptr<LocalSpmm<T>>& slot(Algorithm algorithm) {
     switch (algorithm) {
@@ -59,8 +69,8 @@ struct Plan<T>::Impl {
         case Algorithm::reference: k = make_reference_spmm(A); break;
 #ifdef BLOCKEIGS_HAVE_CUDA
         case Algorithm::cusparse: k = make_cusparse_spmm(*context, A); break;
-        case Algorithm::row_split: k = make_row_split_spmm(*context, A); break;
-        case Algorithm::merge_based: k = make_merge_based_spmm(*context, A); break;
+        case Algorithm::row_split: k = make_row_split_spmm(*context, A, row_shape()); break;
+        case Algorithm::merge_based: k = make_merge_based_spmm(*context, A, row_shape()); break;
 #endif
         default: throw Error("spmm::Plan: cannot build " + std::string(to_string(algorithm)));
       }
@@ -93,7 +103,7 @@ Plan<T>::Plan(const Context& context, const CsrView<T>& A, Algorithm algorithm)
     } else {
 #ifdef BLOCKEIGS_HAVE_CUDA
       const Precision precision = std::is_same_v<T, float> ? Precision::fp32 : Precision::fp64;
-      const cuda::RowShape shape = cuda::row_shape(A.row_offsets, A.rows, A.nnz);
+      const cuda::RowShape& shape = *impl_->row_shape();
       for (std::int64_t n = 0; n <= max_tabulated_width; ++n)
         impl_->choice[static_cast<std::size_t>(n)] =
             cuda::choose_algorithm(shape, std::max<std::int64_t>(n, 1), precision);

@@ -245,7 +245,8 @@ constexpr std::size_t eager_carry_bytes = std::size_t(64) << 20;
 template <class T>
 class MergeBasedSpmm final : public LocalSpmm<T> {
  public:
-  MergeBasedSpmm(const Context& context, const CsrView<T>& A) : context_(context), A_(A) {
+  MergeBasedSpmm(const Context& context, const CsrView<T>& A, const cuda::RowShape* shape)
+      : context_(context), A_(A) {
     if (context.space() != Space::device || A.space != Space::device)
       throw Error("merge_based SpMM: the context and the matrix must be on the device");
     if (A.rows > INT32_MAX - 1) throw Error("merge_based SpMM: more than 2^31 - 2 rows");
@@ -253,6 +254,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
     BLOCKEIGS_CUDA_CHECK(
         cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, context.device()));
     multiprocessors_ = multiprocessors;
+    shape_ = shape ? *shape : cuda::row_shape(A.row_offsets, A.rows, A.nnz);
     if (A.rows > 0 && A.nnz > 0) build_partition();
   }
 
@@ -271,7 +273,6 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
 
  private:
   void build_partition() {
-    shape_ = cuda::row_shape(A_.row_offsets, A_.rows, A_.nnz);
     spmv_body_ = cuda::merge_uses_spmv_body(shape_);
     items_ = cuda::merge_items_per_segment(A_.rows, A_.nnz, multiprocessors_);
     segments_ = cuda::merge_segment_count(A_.rows, A_.nnz, items_);
@@ -352,7 +353,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
   CsrView<T> A_;
   int multiprocessors_ = 1;
   bool spmv_body_ = false;     // n = 1 through merge_spmv_kernel (skewed rows)
-  cuda::RowShape shape_;       // read when the partition is built
+  cuda::RowShape shape_;       // mean and longest row
   std::int64_t items_ = 0;     // merge path steps per segment
   std::int64_t segments_ = 0;  // one warp each
   std::int64_t slots_ = 0;     // carry slots (pieces of rows cut by a boundary)
@@ -364,11 +365,14 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
 }  // namespace
 
 template <class T>
-std::unique_ptr<LocalSpmm<T>> make_merge_based_spmm(const Context& context, const CsrView<T>& A) {
-  return std::make_unique<MergeBasedSpmm<T>>(context, A);
+std::unique_ptr<LocalSpmm<T>> make_merge_based_spmm(const Context& context, const CsrView<T>& A,
+                                                    const cuda::RowShape* shape) {
+  return std::make_unique<MergeBasedSpmm<T>>(context, A, shape);
 }
 
-template std::unique_ptr<LocalSpmm<float>> make_merge_based_spmm(const Context&, const CsrView<float>&);
-template std::unique_ptr<LocalSpmm<double>> make_merge_based_spmm(const Context&, const CsrView<double>&);
+template std::unique_ptr<LocalSpmm<float>> make_merge_based_spmm(const Context&, const CsrView<float>&,
+                                                                 const cuda::RowShape*);
+template std::unique_ptr<LocalSpmm<double>> make_merge_based_spmm(const Context&, const CsrView<double>&,
+                                                                  const cuda::RowShape*);
 
 }  // namespace blockeigs::spmm

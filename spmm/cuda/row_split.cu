@@ -5,7 +5,6 @@
 // once, so short rows and narrow blocks keep every lane busy. Good when rows
 // are long and regular; the merge-based kernel covers skewed and short rows.
 #include <algorithm>
-#include <optional>
 #include <type_traits>
 
 #include "spmm/cuda/cuda_check.hpp"
@@ -85,15 +84,14 @@ using namespace cuda::detail;
 template <class T>
 class RowSplitSpmm final : public LocalSpmm<T> {
  public:
-  RowSplitSpmm(const Context& context, const CsrView<T>& A) : context_(context), A_(A) {
+  RowSplitSpmm(const Context& context, const CsrView<T>& A, const cuda::RowShape* shape) : context_(context), A_(A) {
     if (context.space() != Space::device || A.space != Space::device)
       throw Error("row_split SpMM: the context and the matrix must be on the device");
     if (A.rows > INT32_MAX - 1) throw Error("row_split SpMM: more than 2^31 - 2 rows");
     BLOCKEIGS_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount,
                                                 context.device()));
-    // Only fp64 has wide variants; their choice needs the longest row (one
-    // small reduction over the row offsets, here at plan build).
-    if constexpr (std::is_same_v<T, double>) shape_ = cuda::row_shape(A.row_offsets, A.rows, A.nnz);
+    // The wide variants' choice needs the longest row.
+    shape_ = shape ? *shape : cuda::row_shape(A.row_offsets, A.rows, A.nnz);
   }
 
   void multiply(T alpha, ConstDenseView<T> B, T beta, DenseView<T> C) override {
@@ -139,23 +137,26 @@ class RowSplitSpmm final : public LocalSpmm<T> {
   }
 
   bool wide_unroll_pays(int column_lanes) const {
-    return shape_ && cuda::wide_unroll_pays(Algorithm::row_split, *shape_, column_lanes);
+    return cuda::wide_unroll_pays(Algorithm::row_split, shape_, column_lanes);
   }
 
   const Context& context_;
   CsrView<T> A_;
   int multiprocessors_ = 1;
-  std::optional<cuda::RowShape> shape_;  // fp64 only
+  cuda::RowShape shape_;
 };
 
 }  // namespace
 
 template <class T>
-std::unique_ptr<LocalSpmm<T>> make_row_split_spmm(const Context& context, const CsrView<T>& A) {
-  return std::make_unique<RowSplitSpmm<T>>(context, A);
+std::unique_ptr<LocalSpmm<T>> make_row_split_spmm(const Context& context, const CsrView<T>& A,
+                                                  const cuda::RowShape* shape) {
+  return std::make_unique<RowSplitSpmm<T>>(context, A, shape);
 }
 
-template std::unique_ptr<LocalSpmm<float>> make_row_split_spmm(const Context&, const CsrView<float>&);
-template std::unique_ptr<LocalSpmm<double>> make_row_split_spmm(const Context&, const CsrView<double>&);
+template std::unique_ptr<LocalSpmm<float>> make_row_split_spmm(const Context&, const CsrView<float>&,
+                                                               const cuda::RowShape*);
+template std::unique_ptr<LocalSpmm<double>> make_row_split_spmm(const Context&, const CsrView<double>&,
+                                                                const cuda::RowShape*);
 
 }  // namespace blockeigs::spmm
