@@ -50,7 +50,7 @@ DistributedRows load_distributed_rows(const io::MatrixConfig& config, MPI_Comm c
           const io::Hdf5CsrInfo info = io::read_hdf5_csr_info(config.file, config.group);
           if (info.rows != info.cols)
             fail_input(out.description, " is ", info.rows, " x ", info.cols,
-                       ": block-eigs needs a square matrix");
+                       ": block-eigs and block-cg need a square matrix");
           check_rank_count(info.rows, ranks, out.description);
           o = io::read_hdf5_row_offsets(config.file, config.group);
         }
@@ -76,7 +76,7 @@ DistributedRows load_distributed_rows(const io::MatrixConfig& config, MPI_Comm c
         io::MatrixMarketFile f = io::read_matrix_market(config.file);
         if (f.matrix.global_rows != f.matrix.global_cols)
           fail_input(config.file, " is ", f.matrix.global_rows, " x ", f.matrix.global_cols,
-                     ": block-eigs needs a square matrix");
+                     ": block-eigs and block-cg need a square matrix");
         check_rank_count(f.matrix.global_rows, ranks, config.file);
         return f;
       });
