@@ -58,6 +58,9 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
     for (std::int64_t j = 0; j < 2 * k; ++j) ritz(i, j) = (i == j ? 1.0 : 0.0) + 1e-3 * double((i + j) % 7);
   for (std::int64_t i = 0; i < 2 * k; ++i)
     for (std::int64_t j = 0; j < k; ++j) projection(i, j) = 1e-3 * double((2 * i + j) % 5);
+  solver::HostMatrix odd_projection(2 * k - 1, k);
+  for (std::int64_t i = 0; i < 2 * k - 1; ++i)
+    for (std::int64_t j = 0; j < k; ++j) odd_projection(i, j) = projection(i, j);
   std::vector<std::int64_t> all_but_first;
   for (std::int64_t j = 1; j < k; ++j) all_but_first.push_back(j);
   const auto tol = solver::OrthonormalizeTolerances::for_type<T>();
@@ -109,6 +112,14 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
       {"lobpcg W^T W        (1 block) ", 1, [&] { (void)solver::gram(context, comm, ccols(S3, 2 * k, k)); }},
       {"lobpcg W T in place (2 blocks)", 2,
        [&] { solver::transform_in_place(context, cols(S3, 2 * k, k), coefficients, S.view()); }},
+      // The fused first pass of condition_against: W = [X P] (-C T) + W T in place,
+      // with P of k columns (W pair-aligned) and of k - 1 (W at an odd column).
+      {"lobpcg [X P W] M    (4 blocks)", 4,
+       [&] { solver::block_combine_pair(context, ccols(S3, 0, 2 * k), projection, ccols(S3, 2 * k, k), coefficients,
+                                        cols(S3, 2 * k, k), S.view()); }},
+      {"lobpcg ... odd P    (4 blocks)", 4 - 1.0 / double(k),
+       [&] { solver::block_combine_pair(context, ccols(S3, 0, 2 * k - 1), odd_projection, ccols(S3, 2 * k - 1, k),
+                                        coefficients, cols(S3, 2 * k - 1, k), S.view()); }},
       {"lobpcg S^T AS       (6 blocks)", 6, [&] { (void)solver::gram(context, comm, ccols(S3, 0, 3 * k), ccols(AS3, 0, 3 * k)); }},
       {"lobpcg S^T S        (3 blocks)", 3, [&] { (void)solver::gram(context, comm, ccols(S3, 0, 3 * k)); }},
       {"lobpcg S^T [S AS]   (6 blocks)", 6,

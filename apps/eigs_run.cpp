@@ -91,10 +91,10 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
                   result.converged[j] ? "yes" : "NO");
     std::printf("\niterations %d (restarts %d); %s\n", result.iterations, result.restarts,
                 result.all_converged() ? "all converged" : "NOT all converged within max_iterations");
-    std::printf("solve time %.3f s: SpMM %.3f (halo %.3f), orthogonalisation %.3f, Rayleigh-Ritz %.3f, "
-                "preconditioner %.3f, other %.3f\n",
-                t.total, t.spmm - halo_time, halo_time, t.orthogonalization, t.rayleigh_ritz, t.preconditioner,
-                t.other);
+    std::printf("solve time %.3f s: SpMM %.3f (halo %.3f), orthogonalisation %.3f, Rayleigh-Ritz %.3f "
+                "(small eigenproblem on the host %.3f), preconditioner %.3f, other %.3f\n",
+                t.total, t.spmm - halo_time, halo_time, t.orthogonalization, t.rayleigh_ritz, t.small_eigenproblem,
+                t.preconditioner, t.other);
   }
 
   if (!config.output.path.empty()) {
@@ -125,6 +125,7 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
           for (auto [name, value] :
                {std::pair{"time_total", t.total}, {"time_spmm", t.spmm - halo_time}, {"time_halo", halo_time},
                 {"time_orthogonalization", t.orthogonalization}, {"time_rayleigh_ritz", t.rayleigh_ritz},
+                {"time_small_eigenproblem", t.small_eigenproblem},
                 {"time_preconditioner", t.preconditioner}, {"time_other", t.other}})
             w.attribute("/", name, value);
         },

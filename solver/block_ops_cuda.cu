@@ -144,14 +144,12 @@ void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T>
     spmm::cuda::scale_block(Y, beta, stream);
     return;
   }
-  // Up to 32 x 16 with pair-aligned rows: the row-group kernel (block CG's
-  // updates at 16 columns). Otherwise cuBLAS, even for narrow blocks: on 2M x
-  // 16 fp64 (H200) it took 0.26 / 0.35 ms (beta = 0 / 1) against the tiled
-  // narrow kernel's 0.28 / 0.37 ms.
-  if (cuda::row_group_update_fits<T>(X.cols, X.cols, Y.cols, X.data, X.ld, nullptr, 0,
-                                     beta == T(0) ? nullptr : Y.data, Y.ld, Y.data, Y.ld)) {
-    cuda::row_group_update<T>(Y.rows, X.cols, X.cols, Y.cols, alpha, X.data, X.ld, nullptr, 0, S, beta, Y.data,
-                              Y.ld, Y.data, Y.ld, stream);
+  // Up to 64 x 32: the row-group kernel, one pass at ~the copy rate (block
+  // CG's updates, LOBPCG's W). Wider (LOBPCG's Ritz update, 3 nb -> 2 nb):
+  // cuBLAS, whose tensor-core DGEMM keeps up with the memory there, where
+  // the row-group kernel's CUDA-core FMAs would not.
+  if (cuda::narrow_update_fits(X.cols, Y.cols)) {
+    cuda::narrow_update<T>(Y.rows, X.cols, Y.cols, alpha, X.data, X.ld, S, beta, Y.data, Y.ld, Y.data, Y.ld, stream);
     return;
   }
   const StreamArray<T> s(stream, S, static_cast<std::size_t>(X.cols * Y.cols));

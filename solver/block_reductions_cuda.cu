@@ -102,13 +102,28 @@ __global__ void eigen_residuals_partial_kernel(std::int64_t rows, std::int64_t c
     double sr = 0.0, sx = 0.0;
     if (phase < phases && j < cols) {
       const T l = lambda[j];
-#pragma unroll 4
-      for (std::int64_t i = begin + phase; i < end; i += phases) {
-        const T xv = x[i * ldx + j];
-        const T rv = ax[i * ldax + j] - l * xv;
-        r[i * ldr + j] = rv;
-        sr = fma(double(rv), double(rv), sr);
-        sx = fma(double(xv), double(xv), sx);
+      // The loads of `rows_in_flight` rows are issued before any store: R may
+      // alias X and A X as far as the compiler knows, so loads after a store
+      // would wait for it (one row's latency at a time: 61% of the copy rate
+      // at 20 columns on an H200). The adds stay in row order.
+      constexpr int rows_in_flight = 4;
+      for (std::int64_t i0 = begin + phase; i0 < end; i0 += rows_in_flight * phases) {
+        T xv[rows_in_flight], av[rows_in_flight];
+#pragma unroll
+        for (int u = 0; u < rows_in_flight; ++u) {
+          const std::int64_t i = i0 + u * phases;
+          xv[u] = i < end ? x[i * ldx + j] : T(0);
+          av[u] = i < end ? ax[i * ldax + j] : T(0);
+        }
+#pragma unroll
+        for (int u = 0; u < rows_in_flight; ++u) {
+          const std::int64_t i = i0 + u * phases;
+          if (i >= end) break;
+          const T rv = av[u] - l * xv[u];
+          r[i * ldr + j] = rv;
+          sr = fma(double(rv), double(rv), sr);
+          sx = fma(double(xv[u]), double(xv[u]), sx);
+        }
       }
     }
     acc_r[t] = sr;

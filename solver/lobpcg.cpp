@@ -144,6 +144,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     int level = 0;
     std::vector<double> all_values, chosen;
     HostMatrix coeff;
+    const double host_begin = MPI_Wtime();
     collectively(comm, [&] {
       if (rank != 0) return;
       RitzPairs pairs = rayleigh_ritz(GA, GB, nb, nb + np, nb, tol);
@@ -164,6 +165,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       }
       all_values = std::move(pairs.values);
     });
+    time.small_eigenproblem += MPI_Wtime() - host_begin;
     broadcast(comm, level);
     broadcast(comm, all_values);
     broadcast(comm, chosen);

@@ -83,6 +83,7 @@ struct LobpcgTimings {
   double spmm = 0;              // operator applies
   double orthogonalization = 0; // start block and W: projections, Gram matrices, SVQB
   double rayleigh_ritz = 0;     // Gram matrices, small eigenproblem, X/P/AX/AP updates
+  double small_eigenproblem = 0;  // of rayleigh_ritz: rank 0's host work (LAPACK, basis selection), device idle
   double preconditioner = 0;
   double other = 0;             // residuals, norms, selection, bookkeeping
   double total = 0;

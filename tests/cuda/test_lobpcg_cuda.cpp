@@ -248,10 +248,12 @@ solver::LobpcgResult<double> solve(const Problem& p, spmm::Context ctx, const so
   return result;
 }
 
-// Shapes for the row-group kernel (k1 <= 32, k2 <= 16, even leading
-// dimensions): odd widths whose last value sits next to NaN padding, which a
-// pair load must not pick up. block_update, block_combine (into a new block
-// and in place on Z) and transform_in_place, device against host.
+// Shapes for the row-group kernel (k1 <= 64, k2 <= 32: every compile-time
+// shape it rounds to, 16/32/48/64 x 16/20/32): odd widths whose last value
+// sits next to NaN padding, which a pair load must not pick up, and odd
+// leading dimensions, whose rows alternate between aligned and unaligned
+// pairs. block_update, block_combine (into a new block and in place on Z) and
+// transform_in_place, device against host.
 TEST(DeviceBlockOps, RowGroupShapesMatchTheHost) {
   SKIP_WITHOUT_GPU();
   const spmm::Context dev = spmm::Context::cuda(0);
@@ -259,12 +261,16 @@ TEST(DeviceBlockOps, RowGroupShapesMatchTheHost) {
   const double u = std::numeric_limits<double>::epsilon();
   struct Case {
     std::int64_t rows, k1, k2;
+    bool odd_ld = false;
   };
-  const Case cases[] = {{1, 1, 1}, {63, 3, 5}, {5000, 7, 9}, {70001, 16, 16}, {3000, 15, 16}, {4097, 32, 16},
-                        {2049, 31, 15}, {1000, 20, 2}};
-  // Even ld, NaN in the columns past the block.
-  auto padded = [](std::int64_t rows, std::int64_t cols, std::uint64_t seed) {
-    const std::int64_t ld = cols % 2 == 0 ? cols + 2 : cols + 1;
+  const Case cases[] = {{1, 1, 1},         {63, 3, 5},          {5000, 7, 9},         {70001, 16, 16},
+                        {3000, 15, 16},    {4097, 32, 16},      {2049, 31, 15},       {1000, 20, 2},
+                        {20001, 60, 20},   {3001, 64, 32},      {999, 33, 17},        {5000, 47, 21},
+                        {100, 64, 1},      {777, 40, 19},       {4096, 60, 20, true}, {1001, 33, 31, true},
+                        {513, 8, 3, true}, {2000, 64, 32, true}};
+  // Even ld (odd_ld: odd), NaN in the columns past the block.
+  auto padded = [&](std::int64_t rows, std::int64_t cols, std::uint64_t seed, bool odd_ld) {
+    const std::int64_t ld = odd_ld ? (cols % 2 == 0 ? cols + 1 : cols + 2) : (cols % 2 == 0 ? cols + 2 : cols + 1);
     spmm::DenseBlock<double> b(Space::host, rows, cols, ld);
     for (std::int64_t i = 0; i < rows; ++i)
       for (std::int64_t j = 0; j < ld; ++j)
@@ -272,22 +278,22 @@ TEST(DeviceBlockOps, RowGroupShapesMatchTheHost) {
     return b;
   };
   for (const Case& c : cases) {
-    SCOPED_TRACE(testing::Message() << c.rows << " x " << c.k1 << " -> " << c.k2);
+    SCOPED_TRACE(testing::Message() << c.rows << " x " << c.k1 << " -> " << c.k2 << (c.odd_ld ? ", odd ld" : ""));
     const HostMatrix S = test::random_matrix(c.k1, c.k2, 31);
-    const auto Xh = padded(c.rows, c.k1, 32);
+    const auto Xh = padded(c.rows, c.k1, 32, c.odd_ld);
     const auto Xd = to_device_padded(dev, Xh);
     const double tol = 2 * (c.k1 + 2) * u * (1.5 * double(c.k1) + 1);
     for (double beta : {0.0, -0.5}) {
-      auto Yh = padded(c.rows, c.k2, 33);
+      auto Yh = padded(c.rows, c.k2, 33, c.odd_ld);
       auto Yd = to_device_padded(dev, Yh);
       solver::block_update<double>(host, 1.5, Xh.cview(), S, beta, Yh.view());
       solver::block_update<double>(dev, 1.5, Xd.cview(), S, beta, Yd.view());
       expect_close(to_host(dev, Yd), Yh, tol);
     }
     {
-      auto Zh = padded(c.rows, c.k2, 34);
+      auto Zh = padded(c.rows, c.k2, 34, c.odd_ld);
       auto Zd = to_device_padded(dev, Zh);
-      auto Ch = padded(c.rows, c.k2, 35);
+      auto Ch = padded(c.rows, c.k2, 35, c.odd_ld);
       auto Cd = to_device_padded(dev, Ch);
       solver::block_combine<double>(host, 1.5, Xh.cview(), S, -0.5, Zh.cview(), Ch.view());
       solver::block_combine<double>(dev, 1.5, Xd.cview(), S, -0.5, Zd.cview(), Cd.view());
@@ -297,7 +303,7 @@ TEST(DeviceBlockOps, RowGroupShapesMatchTheHost) {
       expect_close(to_host(dev, Zd), Zh, tol);
     }
     if (c.k2 <= c.k1) {
-      auto Wh = padded(c.rows, c.k1, 36);
+      auto Wh = padded(c.rows, c.k1, 36, c.odd_ld);
       auto Wd = to_device_padded(dev, Wh);
       auto scratch_h = nan_host(c.rows, c.k1, 0);
       auto scratch_d = to_device_padded(dev, scratch_h);
@@ -344,15 +350,18 @@ TEST(DeviceBlockOps, CombinePairOverlappingViewsMatchesTheHost) {
   }
 }
 
-// LOBPCG's fused projection and SVQB transform: W = Q S1 + W S2 with Q and W
-// adjacent columns of one block and 60 inputs (one product over [Q W] into
-// scratch, then a copy). Device against host.
+// LOBPCG's fused projection and SVQB transform: W = Q S1 + W S2 in place,
+// with Q and W adjacent columns of one block and 60 inputs: W pair-aligned
+// (q = 40), and at an odd column (q = 39, the pair that straddles Q and W
+// loaded as two values). Device against host.
 TEST(DeviceBlockOps, CombinePairAdjacentWideInputsMatchesTheHost) {
   SKIP_WITHOUT_GPU();
   const spmm::Context dev = spmm::Context::cuda(0);
   const spmm::Context host = spmm::Context::host();
   const double u = std::numeric_limits<double>::epsilon();
-  const std::int64_t rows = 20001, q = 40, w = 20, ld = 60;
+  for (const std::int64_t q : {40, 39}) {
+  SCOPED_TRACE(testing::Message() << "q = " << q);
+  const std::int64_t rows = 20001, w = 20, ld = 60;
   auto bh = random_host(rows, ld, 51, 0);
   auto bd = to_device(dev, bh);
   const HostMatrix S1 = test::random_matrix(q, w, 52), S2 = test::random_matrix(w, w, 53);
@@ -366,6 +375,7 @@ TEST(DeviceBlockOps, CombinePairAdjacentWideInputsMatchesTheHost) {
   run(host, bh);
   run(dev, bd);
   expect_close(to_host(dev, bd), bh, 2 * (q + w + 1) * u * double(q + w));
+  }
 }
 
 // A Gram matrix in flight is the product of the blocks as they were when it
