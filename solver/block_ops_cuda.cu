@@ -144,10 +144,8 @@ void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T>
     spmm::cuda::scale_block(Y, beta, stream);
     return;
   }
-  // Up to 64 x 32: the row-group kernel, one pass at ~the copy rate (block
-  // CG's updates, LOBPCG's W). Wider (LOBPCG's Ritz update, 3 nb -> 2 nb):
-  // cuBLAS, whose tensor-core DGEMM keeps up with the memory there, where
-  // the row-group kernel's CUDA-core FMAs would not.
+  // Up to 64 x 48 (block CG's updates, LOBPCG's W and its Ritz update up to
+  // nb = 21): the lane-per-row kernel, one pass. cuBLAS beyond.
   if (cuda::narrow_update_fits(X.cols, Y.cols)) {
     cuda::narrow_update<T>(Y.rows, X.cols, Y.cols, alpha, X.data, X.ld, S, beta, Y.data, Y.ld, Y.data, Y.ld, stream);
     return;

@@ -248,12 +248,11 @@ solver::LobpcgResult<double> solve(const Problem& p, spmm::Context ctx, const so
   return result;
 }
 
-// Shapes for the row-group kernel (k1 <= 64, k2 <= 32: every compile-time
-// shape it rounds to, 16/32/48/64 x 16/20/32): odd widths whose last value
-// sits next to NaN padding, which a pair load must not pick up, and odd
-// leading dimensions, whose rows alternate between aligned and unaligned
-// pairs. block_update, block_combine (into a new block and in place on Z) and
-// transform_in_place, device against host.
+// Shapes for the lane-per-row kernel (k1 <= 64, k2 <= 48: every output count
+// it rounds to, 8 to 48, and row counts that leave a partial tile): odd
+// widths next to NaN padding, which no load may pick up, and odd leading
+// dimensions. block_update, block_combine (into a new block and in place on
+// Z) and transform_in_place, device against host.
 TEST(DeviceBlockOps, RowGroupShapesMatchTheHost) {
   SKIP_WITHOUT_GPU();
   const spmm::Context dev = spmm::Context::cuda(0);
@@ -267,7 +266,10 @@ TEST(DeviceBlockOps, RowGroupShapesMatchTheHost) {
                         {3000, 15, 16},    {4097, 32, 16},      {2049, 31, 15},       {1000, 20, 2},
                         {20001, 60, 20},   {3001, 64, 32},      {999, 33, 17},        {5000, 47, 21},
                         {100, 64, 1},      {777, 40, 19},       {4096, 60, 20, true}, {1001, 33, 31, true},
-                        {513, 8, 3, true}, {2000, 64, 32, true}};
+                        {513, 8, 3, true}, {2000, 64, 32, true},  {20001, 60, 40},      {3001, 64, 48},
+                        {999, 45, 41, true}, {130, 2, 47},
+                        // Past the kernel's shapes: cuBLAS, through scratch where in place.
+                        {3000, 65, 20},      {3000, 20, 49}};
   // Even ld (odd_ld: odd), NaN in the columns past the block.
   auto padded = [&](std::int64_t rows, std::int64_t cols, std::uint64_t seed, bool odd_ld) {
     const std::int64_t ld = odd_ld ? (cols % 2 == 0 ? cols + 1 : cols + 2) : (cols % 2 == 0 ? cols + 2 : cols + 1);
@@ -315,8 +317,8 @@ TEST(DeviceBlockOps, RowGroupShapesMatchTheHost) {
 }
 
 // Block CG's new search block: [P | Q | R] in one buffer, P S1 + R S2 written
-// over P's columns (shifted when the width changes; 33 columns: cuBLAS and a
-// copy instead of the one-pass kernel). Device against host.
+// over P's columns (shifted when the width changes; up to 33 input columns).
+// Device against host.
 TEST(DeviceBlockOps, CombinePairOverlappingViewsMatchesTheHost) {
   SKIP_WITHOUT_GPU();
   const spmm::Context dev = spmm::Context::cuda(0);
