@@ -1,9 +1,9 @@
-// The block update on narrow blocks (up to 64 input and 48 output columns,
+// The block update on narrow blocks (up to 64 input and 16 output columns,
 // millions of rows), in place or into a new block in one pass, which cuBLAS
 // cannot do: the changes of basis after SVQB, LOBPCG's projection and
-// transform of W and its Ritz update, block CG's new search blocks
-// (lane_row_update.cu). Used by block_ops_cuda.cu when the shape fits; cuBLAS
-// (with a scratch block) otherwise.
+// transform of W, block CG's new search blocks (row_group_update.cu). Used by
+// block_ops_cuda.cu when the shape fits; cuBLAS (with a scratch block)
+// otherwise.
 #pragma once
 
 #include <cuda_runtime.h>

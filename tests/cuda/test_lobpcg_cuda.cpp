@@ -248,11 +248,12 @@ solver::LobpcgResult<double> solve(const Problem& p, spmm::Context ctx, const so
   return result;
 }
 
-// Shapes for the lane-per-row kernel (k1 <= 64, k2 <= 48: every output count
-// it rounds to, 8 to 48, and row counts that leave a partial tile): odd
-// widths next to NaN padding, which no load may pick up, and odd leading
-// dimensions. block_update, block_combine (into a new block and in place on
-// Z) and transform_in_place, device against host.
+// Shapes for the row-group kernel (k1 <= 64, k2 <= 16: every input count it
+// rounds to, 16 to 64) and past it (cuBLAS, through scratch where in place):
+// odd widths next to NaN padding, which a pair load must not pick up, and odd
+// leading dimensions, whose rows alternate between aligned and unaligned
+// pairs. block_update, block_combine (into a new block and in place on Z) and
+// transform_in_place, device against host.
 TEST(DeviceBlockOps, RowGroupShapesMatchTheHost) {
   SKIP_WITHOUT_GPU();
   const spmm::Context dev = spmm::Context::cuda(0);
@@ -268,8 +269,8 @@ TEST(DeviceBlockOps, RowGroupShapesMatchTheHost) {
                         {100, 64, 1},      {777, 40, 19},       {4096, 60, 20, true}, {1001, 33, 31, true},
                         {513, 8, 3, true}, {2000, 64, 32, true},  {20001, 60, 40},      {3001, 64, 48},
                         {999, 45, 41, true}, {130, 2, 47},
-                        // Past the kernel's shapes: cuBLAS, through scratch where in place.
-                        {3000, 65, 20},      {3000, 20, 49}};
+                        {3000, 65, 16},      {3000, 20, 49},      {20001, 60, 16},      {3001, 64, 16, true},
+                        {999, 47, 13, true}, {4096, 33, 16, true}};
   // Even ld (odd_ld: odd), NaN in the columns past the block.
   auto padded = [&](std::int64_t rows, std::int64_t cols, std::uint64_t seed, bool odd_ld) {
     const std::int64_t ld = odd_ld ? (cols % 2 == 0 ? cols + 1 : cols + 2) : (cols % 2 == 0 ? cols + 2 : cols + 1);
