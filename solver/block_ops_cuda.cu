@@ -144,10 +144,10 @@ void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T>
     spmm::cuda::scale_block(Y, beta, stream);
     return;
   }
-  // Up to 64 x 16 (block CG's updates, LOBPCG's W while it has 16 columns or
-  // fewer): the row-group kernel, one pass at about the copy rate. cuBLAS
-  // beyond (84% of the copy rate for LOBPCG's 60 -> 40 Ritz update, H200).
-  if (cuda::narrow_update_fits(X.cols, Y.cols)) {
+  // Up to 64 inputs and 16 outputs (48 in fp64): the narrow kernels, one pass
+  // (block CG's updates, LOBPCG's W and its Ritz update up to nb = 21).
+  // cuBLAS beyond.
+  if (cuda::narrow_update_fits<T>(X.cols, Y.cols)) {
     cuda::narrow_update<T>(Y.rows, X.cols, Y.cols, alpha, X.data, X.ld, S, beta, Y.data, Y.ld, Y.data, Y.ld, stream);
     return;
   }
@@ -160,7 +160,7 @@ void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T>
 template <class T>
 bool block_combine(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const double* S, T beta,
                    spmm::ConstDenseView<T> Z, spmm::DenseView<T> Y) {
-  if (!cuda::narrow_update_fits(X.cols, Y.cols)) return false;
+  if (!cuda::narrow_update_fits<T>(X.cols, Y.cols)) return false;
   cuda::narrow_update<T>(Y.rows, X.cols, Y.cols, alpha, X.data, X.ld, S, beta, Z.data, Z.ld, Y.data, Y.ld,
                          stream_of(context));
   return true;
@@ -168,7 +168,7 @@ bool block_combine(const spmm::Context& context, T alpha, spmm::ConstDenseView<T
 
 template <class T>
 bool transform_in_place(const spmm::Context& context, spmm::DenseView<T> W, const double* S, std::int64_t kept) {
-  if (!cuda::narrow_update_fits(W.cols, kept)) return false;
+  if (!cuda::narrow_update_fits<T>(W.cols, kept)) return false;
   cuda::narrow_update<T>(W.rows, W.cols, kept, T(1), W.data, W.ld, S, T(0), nullptr, 0, W.data, W.ld,
                          stream_of(context));
   return true;
@@ -177,7 +177,7 @@ bool transform_in_place(const spmm::Context& context, spmm::DenseView<T> W, cons
 template <class T>
 bool block_combine_pair(const spmm::Context& context, spmm::ConstDenseView<T> X1, spmm::ConstDenseView<T> X2,
                         const double* S, spmm::DenseView<T> Y) {
-  if (!cuda::narrow_update_fits(X1.cols + X2.cols, Y.cols)) return false;
+  if (!cuda::narrow_update_fits<T>(X1.cols + X2.cols, Y.cols)) return false;
   cuda::narrow_update_pair<T>(Y.rows, X1.cols, X1.data, X1.ld, X2.cols, X2.data, X2.ld, Y.cols, S, Y.data, Y.ld,
                               stream_of(context));
   return true;

@@ -1,5 +1,5 @@
 // The block update on narrow blocks (up to 64 input and 16 output columns,
-// millions of rows), in place or into a new block in one pass, which cuBLAS
+// 48 in fp64, millions of rows), in place or into a new block in one pass, which cuBLAS
 // cannot do: the changes of basis after SVQB, LOBPCG's projection and
 // transform of W, block CG's new search blocks (row_group_update.cu). Used by
 // block_ops_cuda.cu when the shape fits; cuBLAS (with a scratch block)
@@ -13,8 +13,16 @@
 namespace blockeigs::solver::cuda {
 
 // Whether the kernels below take k1 input and k2 output columns (any leading
-// dimensions and column offsets).
+// dimensions and column offsets): up to 64 inputs, and 16 outputs
+// (row_group_update.cu), or 48 in fp64 (dmma_update.cu, tensor cores).
+template <class T>
 bool narrow_update_fits(std::int64_t k1, std::int64_t k2);
+
+// The fp64 tensor-core kernel behind narrow_update for 17 to 48 outputs.
+bool dmma_update_fits(std::int64_t k1, std::int64_t k2);
+void dmma_update(std::int64_t rows, std::int64_t k1x, std::int64_t k1, std::int64_t k2, double alpha, const double* x,
+                 std::int64_t ldx, const double* x2, std::int64_t ldx2, const double* s, double beta, const double* z,
+                 std::int64_t ldz, double* y, std::int64_t ldy, cudaStream_t stream);
 
 // Y = alpha * X * S + beta * Z (beta == 0: Z is not read), S k1 x k2 row-major
 // on the host (passed to the kernel by value). Y may overlap X and Z in any

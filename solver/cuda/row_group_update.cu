@@ -33,6 +33,7 @@
 // rows on an H200.)
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "solver/cuda/narrow_block_kernels.hpp"
 #include "spmm/cuda/cuda_check.hpp"
@@ -208,27 +209,39 @@ void row_group_update(const UpdateArgs<T>& a, const double* s, cudaStream_t stre
 
 }  // namespace
 
+template <class T>
 bool narrow_update_fits(std::int64_t k1, std::int64_t k2) {
-  return k1 >= 1 && k1 <= max_inputs && k2 >= 1 && k2 <= max_outputs;
+  if (k1 < 1 || k1 > max_inputs || k2 < 1) return false;
+  return k2 <= max_outputs || (std::is_same_v<T, double> && dmma_update_fits(k1, k2));
+}
+
+// Y = alpha * [X1 X2] S + beta * Z: this kernel up to 16 outputs, the fp64
+// tensor-core one beyond.
+template <class T>
+void narrow_dispatch(const UpdateArgs<T>& a, const double* s, cudaStream_t stream) {
+  if (a.k2 <= max_outputs) return row_group_update<T>(a, s, stream);
+  if constexpr (std::is_same_v<T, double>)
+    return dmma_update(a.rows, a.k1x, a.k1, a.k2, a.alpha, a.x, a.ldx, a.x2, a.ldx2, s, a.beta, a.z, a.ldz, a.y,
+                       a.ldy, stream);
 }
 
 template <class T>
 void narrow_update(std::int64_t rows, std::int64_t k1, std::int64_t k2, T alpha, const T* x, std::int64_t ldx,
                    const double* s, T beta, const T* z, std::int64_t ldz, T* y, std::int64_t ldy,
                    cudaStream_t stream) {
-  const UpdateArgs<T> a{rows, int(k1), int(k1), int(k2), alpha, beta, x, ldx, nullptr, 0, z, ldz, y, ldy};
-  row_group_update<T>(a, s, stream);
+  narrow_dispatch<T>({rows, int(k1), int(k1), int(k2), alpha, beta, x, ldx, nullptr, 0, z, ldz, y, ldy}, s, stream);
 }
 
 template <class T>
 void narrow_update_pair(std::int64_t rows, std::int64_t k1a, const T* x1, std::int64_t ldx1, std::int64_t k1b,
                         const T* x2, std::int64_t ldx2, std::int64_t k2, const double* s, T* y, std::int64_t ldy,
                         cudaStream_t stream) {
-  const UpdateArgs<T> a{rows, int(k1a), int(k1a + k1b), int(k2), T(1), T(0), x1, ldx1, x2, ldx2, nullptr, 0, y, ldy};
-  row_group_update<T>(a, s, stream);
+  narrow_dispatch<T>({rows, int(k1a), int(k1a + k1b), int(k2), T(1), T(0), x1, ldx1, x2, ldx2, nullptr, 0, y, ldy}, s,
+                     stream);
 }
 
 #define BLOCKEIGS_INSTANTIATE(T)                                                                                 \
+  template bool narrow_update_fits<T>(std::int64_t, std::int64_t);                                              \
   template void narrow_update(std::int64_t, std::int64_t, std::int64_t, T, const T*, std::int64_t, const double*, \
                               T, const T*, std::int64_t, T*, std::int64_t, cudaStream_t);                         \
   template void narrow_update_pair(std::int64_t, std::int64_t, const T*, std::int64_t, std::int64_t, const T*,    \

@@ -248,12 +248,14 @@ solver::LobpcgResult<double> solve(const Problem& p, spmm::Context ctx, const so
   return result;
 }
 
-// Shapes for the row-group kernel (k1 <= 64, k2 <= 16: every input count it
-// rounds to, 16 to 64) and past it (cuBLAS, through scratch where in place):
-// odd widths next to NaN padding, which a pair load must not pick up, and odd
-// leading dimensions, whose rows alternate between aligned and unaligned
-// pairs. block_update, block_combine (into a new block and in place on Z) and
-// transform_in_place, device against host.
+// Shapes for the narrow kernels: row-group (k1 <= 64, k2 <= 16, every input
+// count it rounds to), fp64 tensor cores (17 <= k2 <= 48, every tile count,
+// row counts that leave partial 8- and 16-row tiles) and past them (cuBLAS,
+// through scratch where in place): odd widths next to NaN padding, which a
+// pair load must not pick up, and odd leading dimensions, whose rows
+// alternate between aligned and unaligned pairs. block_update, block_combine
+// (into a new block and in place on Z) and transform_in_place, device against
+// host.
 TEST(DeviceBlockOps, RowGroupShapesMatchTheHost) {
   SKIP_WITHOUT_GPU();
   const spmm::Context dev = spmm::Context::cuda(0);

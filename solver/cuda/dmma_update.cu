@@ -1,0 +1,182 @@
+// Y = alpha * [X1 X2] S + beta * Z in fp64 for tall blocks of up to 64 input
+// and 17 to 48 output columns, in one pass, on the tensor cores (DMMA,
+// mma.m8n8k4.f64): LOBPCG's projection and transform of W in one update of
+// [X P W] (3 nb -> nb, in place) and its Ritz update (3 nb -> 2 nb) at block
+// sizes 17 to 21, where the row-group kernel's 16-byte shared loads of S
+// bound it at 44-47% of the copy rate and cuBLAS needs a scratch block and a
+// copy for in-place updates (H200, 2M rows).
+//
+// A warp takes 16 rows a step: it loads them (coalesced pairs, all 16 rows in
+// flight), stages them in its own rows of shared memory, and multiplies them
+// as two 8-row tiles by S, which the block keeps in shared memory: per 4
+// inputs one A fragment per tile and one B fragment per 8 outputs, each an
+// 8-byte load (row lengths chosen so that neither has bank conflicts). The
+// results go straight from the accumulators to Y (pairs, 4 lanes per row).
+//
+// Every input row of a step is read before any row of Y is written, and each
+// row of Y is written by the warp that read that row, so Y may overlap X1, X2
+// and Z in any columns of the same rows.
+#include <algorithm>
+#include <cstdint>
+
+#include "solver/cuda/narrow_block_kernels.hpp"
+#include "spmm/cuda/cuda_check.hpp"
+
+namespace blockeigs::solver::cuda {
+namespace {
+
+constexpr int warps_per_block = 8;
+constexpr int step_rows = 16;  // two 8-row MMA tiles
+constexpr int max_inputs = 64, min_outputs = 17, max_outputs = 48;
+constexpr std::int64_t max_blocks = 4096;  // grid-stride beyond
+
+template <int NT>  // NT tiles of 8 outputs
+struct DmmaCoefficients {
+  double values[max_inputs * 8 * NT];  // S padded with zeros, row-major: <= 24 KB of kernel parameters
+};
+
+struct DmmaArgs {
+  std::int64_t rows;
+  int k1x, k1, k2;  // X1 holds input columns [0, k1x), X2 the rest
+  int k_steps;      // ceil(k1 / 4)
+  int stride;       // staged row length in doubles: >= 4 k_steps, = 4 mod 16
+  double alpha, beta;
+  const double* x;
+  std::int64_t ldx;
+  const double* x2;
+  std::int64_t ldx2;
+  const double* z;  // read only when beta != 0
+  std::int64_t ldz;
+  double* y;
+  std::int64_t ldy;
+};
+
+__device__ __forceinline__ bool pair_aligned(const double* p) {
+  return (reinterpret_cast<std::uintptr_t>(p) & 15) == 0;
+}
+
+// Input values col and col + 1 of a row (zero past k1), as one 16-byte load
+// where both lie in one block at an aligned address.
+__device__ __forceinline__ double2 load_input_pair(const DmmaArgs& a, std::int64_t row, int col) {
+  auto element = [&](int j) {
+    return j < a.k1x ? a.x + row * a.ldx + j : a.x2 + row * a.ldx2 + (j - a.k1x);
+  };
+  const double* p = element(col);
+  const bool second = col + 1 < a.k1;
+  if (second && (col < a.k1x) == (col + 1 < a.k1x) && pair_aligned(p)) return *reinterpret_cast<const double2*>(p);
+  return double2{p[0], second ? *element(col + 1) : 0.0};
+}
+
+// D = A B + D for one 8 x 8 x 4 tile: lane l holds A(l / 4, l % 4), B(l % 4, l / 4)
+// and D(l / 4, 2 (l % 4) + {0, 1}).
+__device__ __forceinline__ void mma_8x8x4(double (&d)[2], double a, double b) {
+  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+               : "+d"(d[0]), "+d"(d[1])
+               : "d"(a), "d"(b));
+}
+
+template <int NT>
+__global__ void __launch_bounds__(warps_per_block * 32)
+    dmma_update_kernel(const DmmaArgs a, const __grid_constant__ DmmaCoefficients<NT> s) {
+  constexpr int K2 = 8 * NT;
+  constexpr int s_stride = K2 + 4;  // = 4 or 12 mod 16: a B fragment's 4 rows x 8 columns hit distinct banks
+  __shared__ double S[max_inputs][s_stride];
+  extern __shared__ double staged_rows[];  // warps_per_block x step_rows x a.stride
+  for (int e = threadIdx.x; e < max_inputs * K2; e += blockDim.x) S[e / K2][e % K2] = s.values[e];
+  __syncthreads();
+  const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
+  double* const staged = staged_rows + (threadIdx.x / 32) * step_rows * a.stride;
+  const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
+  const int col = 2 * lane;  // the input pair this lane loads
+  for (std::int64_t first = warp * step_rows; first < a.rows; first += warps * step_rows) {  // warp-uniform
+    double2 in[step_rows];
+#pragma unroll
+    for (int r = 0; r < step_rows; ++r)
+      in[r] = first + r < a.rows && col < a.k1 ? load_input_pair(a, first + r, col) : double2{0.0, 0.0};
+    if (col < 4 * a.k_steps)  // zeros past k1 up to the last whole group of 4 inputs
+#pragma unroll
+      for (int r = 0; r < step_rows; ++r) *reinterpret_cast<double2*>(staged + r * a.stride + col) = in[r];
+    __syncwarp();  // the step's rows are read (so Y may overlap them) and staged
+    double acc[2][NT][2] = {};
+    for (int ks = 0; ks < a.k_steps; ++ks) {
+      const double a0 = staged[g * a.stride + 4 * ks + t];
+      const double a1 = staged[(8 + g) * a.stride + 4 * ks + t];
+#pragma unroll
+      for (int nt = 0; nt < NT; ++nt) {
+        const double b = S[4 * ks + t][8 * nt + g];
+        mma_8x8x4(acc[0][nt], a0, b);
+        mma_8x8x4(acc[1][nt], a1, b);
+      }
+    }
+    __syncwarp();  // the staged rows are read before the next step overwrites them
+#pragma unroll
+    for (int m = 0; m < 2; ++m) {
+      const std::int64_t row = first + 8 * m + g;
+      if (row >= a.rows) continue;
+#pragma unroll
+      for (int nt = 0; nt < NT; ++nt) {
+        const int c = 8 * nt + 2 * t;
+        if (c >= a.k2) continue;
+        const bool second = c + 1 < a.k2;
+        double v0 = a.alpha * acc[m][nt][0], v1 = a.alpha * acc[m][nt][1];
+        if (a.beta != 0.0) {
+          const double* zr = a.z + row * a.ldz + c;
+          v0 += a.beta * zr[0];
+          if (second) v1 += a.beta * zr[1];
+        }
+        double* yr = a.y + row * a.ldy + c;
+        if (second && pair_aligned(yr)) {
+          *reinterpret_cast<double2*>(yr) = double2{v0, v1};
+        } else {
+          yr[0] = v0;
+          if (second) yr[1] = v1;
+        }
+      }
+    }
+  }
+}
+
+template <int NT>
+void launch(const DmmaArgs& a, const double* s, cudaStream_t stream) {
+  DmmaCoefficients<NT> coefficients{};
+  for (int i = 0; i < a.k1; ++i)
+    for (int j = 0; j < a.k2; ++j) coefficients.values[i * 8 * NT + j] = s[i * a.k2 + j];
+  const auto kernel = dmma_update_kernel<NT>;
+  const std::size_t bytes = std::size_t(warps_per_block) * step_rows * a.stride * sizeof(double);
+  // Past 48 KB of dynamic shared memory a kernel must opt in (once suffices).
+  static const bool opted_in = [&] {
+    const int most = warps_per_block * step_rows * (max_inputs + 4) * int(sizeof(double));
+    BLOCKEIGS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
+    return true;
+  }();
+  (void)opted_in;
+  constexpr std::int64_t rows_per_block = std::int64_t(warps_per_block) * step_rows;
+  const auto blocks =
+      static_cast<unsigned>(std::clamp<std::int64_t>((a.rows + rows_per_block - 1) / rows_per_block, 1, max_blocks));
+  kernel<<<blocks, warps_per_block * 32, bytes, stream>>>(a, coefficients);
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+bool dmma_update_fits(std::int64_t k1, std::int64_t k2) {
+  return k1 >= 1 && k1 <= max_inputs && k2 >= min_outputs && k2 <= max_outputs;
+}
+
+void dmma_update(std::int64_t rows, std::int64_t k1x, std::int64_t k1, std::int64_t k2, double alpha, const double* x,
+                 std::int64_t ldx, const double* x2, std::int64_t ldx2, const double* s, double beta, const double* z,
+                 std::int64_t ldz, double* y, std::int64_t ldy, cudaStream_t stream) {
+  if (rows == 0) return;
+  DmmaArgs a{rows, int(k1x), int(k1), int(k2), 0, 0, alpha, beta, x, ldx, x2, ldx2, z, ldz, y, ldy};
+  a.k_steps = (a.k1 + 3) / 4;
+  a.stride = (4 * a.k_steps + 11) / 16 * 16 + 4;
+  switch ((a.k2 + 7) / 8) {
+    case 3: return launch<3>(a, s, stream);
+    case 4: return launch<4>(a, s, stream);
+    case 5: return launch<5>(a, s, stream);
+    default: return launch<6>(a, s, stream);
+  }
+}
+
+}  // namespace blockeigs::solver::cuda
