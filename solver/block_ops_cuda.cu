@@ -144,10 +144,11 @@ void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T>
     spmm::cuda::scale_block(Y, beta, stream);
     return;
   }
-  // Up to 64 inputs and 16 outputs (48 in fp64): the narrow kernels, one pass
-  // (block CG's updates, LOBPCG's W and its Ritz update up to nb = 21).
-  // cuBLAS beyond.
-  if (cuda::narrow_update_fits<T>(X.cols, Y.cols)) {
+  // Up to 64 inputs and 16 outputs: the row-group kernel, one pass at about
+  // the copy rate (block CG's updates, LOBPCG's W while it has <= 16
+  // columns). cuBLAS beyond (84% of the copy rate for LOBPCG's 60 -> 40 Ritz
+  // update, where the tensor-core narrow kernel reached 72%).
+  if (cuda::row_group_update_fits(X.cols, Y.cols)) {
     cuda::narrow_update<T>(Y.rows, X.cols, Y.cols, alpha, X.data, X.ld, S, beta, Y.data, Y.ld, Y.data, Y.ld, stream);
     return;
   }

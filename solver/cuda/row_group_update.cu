@@ -209,6 +209,10 @@ void row_group_update(const UpdateArgs<T>& a, const double* s, cudaStream_t stre
 
 }  // namespace
 
+bool row_group_update_fits(std::int64_t k1, std::int64_t k2) {
+  return k1 >= 1 && k1 <= max_inputs && k2 >= 1 && k2 <= max_outputs;
+}
+
 template <class T>
 bool narrow_update_fits(std::int64_t k1, std::int64_t k2) {
   if (k1 < 1 || k1 > max_inputs || k2 < 1) return false;
