@@ -12,6 +12,7 @@
 // The partition and the carry plan are built once, in the constructor.
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <type_traits>
 #include <vector>
 
@@ -20,18 +21,11 @@
 #include "spmm/cuda/heuristic.hpp"
 #include "spmm/cuda/kernel_dispatch.cuh"
 #include "spmm/cuda/merge_partition.cuh"
+#include "spmm/cuda/merge_spmv.cuh"
 #include "spmm/local_spmm.hpp"
 
 namespace blockeigs::spmm {
 namespace cuda::detail {
-
-struct MergeSegments {
-  const std::int32_t* row;        // segments + 1 boundaries: first row ...
-  const std::int32_t* nonzero;    // ... and first nonzero of each segment
-  const std::int32_t* head_slot;  // carry slot of the segment's first row piece, or -1
-  const std::int32_t* tail_slot;  // carry slot of the segment's last row piece, or -1
-  std::int64_t segments;
-};
 
 __global__ void merge_boundaries_kernel(const std::int32_t* row_offsets, std::int64_t rows,
                                         std::int64_t nnz, std::int64_t items, std::int64_t slack,
@@ -255,6 +249,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
         cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, context.device()));
     multiprocessors_ = multiprocessors;
     shape_ = shape ? *shape : cuda::row_shape(A.row_offsets, A.rows, A.nnz);
+    if (const char* v = std::getenv("BLOCKEIGS_SPMV_VARIANT")) spmv_variant_ = std::atoi(v);  // experiment only
     if (A.rows > 0 && A.nnz > 0) build_partition();
   }
 
@@ -316,7 +311,9 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
                                  tail_slot_.data(), segments_};
     const auto stream = static_cast<cudaStream_t>(context_.stream());
     const std::int64_t warps_per_block = block_threads / warp_size;
-    if (B.cols == 1 && spmv_body_) {
+    if (B.cols == 1 && spmv_body_ && spmv_variant_ != 0) {
+      launch_merge_spmv<T>(args, segments, carry_.data(), multiprocessors_, stream, spmv_variant_);
+    } else if (B.cols == 1 && spmv_body_) {
       const int blocks = static_cast<int>(std::clamp<std::int64_t>(
           (segments_ + warps_per_block - 1) / warps_per_block, 1, std::int64_t(multiprocessors_) * 2048));
       merge_spmv_kernel<T><<<blocks, block_threads, 0, stream>>>(args, segments, carry_.data());
@@ -353,6 +350,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
   CsrView<T> A_;
   int multiprocessors_ = 1;
   bool spmv_body_ = false;     // n = 1 through merge_spmv_kernel (skewed rows)
+  int spmv_variant_ = 1;       // experiment only
   cuda::RowShape shape_;       // mean and longest row
   std::int64_t items_ = 0;     // merge path steps per segment
   std::int64_t segments_ = 0;  // one warp each
