@@ -268,7 +268,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
 
  private:
   void build_partition() {
-    spmv_body_ = cuda::merge_uses_spmv_body(shape_);
+    spmv_body_ = cuda::merge_uses_spmv_body(shape_) || std::getenv("BLOCKEIGS_SPMV_ALL");  // experiment only
     items_ = cuda::merge_items_per_segment(A_.rows, A_.nnz, multiprocessors_);
     segments_ = cuda::merge_segment_count(A_.rows, A_.nnz, items_);
     const std::int64_t boundaries = segments_ + 1;

@@ -32,10 +32,9 @@ template <int K>
 struct SpmvTile {
   static constexpr int items = warp_size * K;  // merge items per chunk
   // Row window: a chunk stops early when its rows run past it (runs of empty
-  // rows); half the items leaves room for rows of mean length 1.
-  static constexpr int rows = items / 2;
-  static constexpr int row_loads = rows / warp_size;
-  static_assert(rows % warp_size == 0, "K must be even");
+  // rows); half the items or more leaves room for rows of mean length 1.
+  static constexpr int row_loads = (K + 1) / 2;
+  static constexpr int rows = warp_size * row_loads;
 };
 
 template <class T, int K>
@@ -239,11 +238,13 @@ template <class T>
 void launch_merge_spmv(const SpmmArgs<T>& args, const MergeSegments& segments, T* carry, int multiprocessors,
                        cudaStream_t stream, int variant) {
   switch (variant) {
-    case 2: return launch<T, 8, true, 3>(args, segments, carry, multiprocessors, stream);
-    case 3: return launch<T, 4, true, 4>(args, segments, carry, multiprocessors, stream);
-    case 4: return launch<T, 8, false, 5>(args, segments, carry, multiprocessors, stream);
-    case 5: return launch<T, 12, false, 3>(args, segments, carry, multiprocessors, stream);
-    default: return launch<T, merge_spmv_items_per_lane, false, 4>(args, segments, carry, multiprocessors, stream);
+    case 2: return launch<T, 7, false, 4>(args, segments, carry, multiprocessors, stream);
+    case 3: return launch<T, 7, false, 5>(args, segments, carry, multiprocessors, stream);
+    case 4: return launch<T, 5, false, 5>(args, segments, carry, multiprocessors, stream);
+    case 5: return launch<T, 9, false, 4>(args, segments, carry, multiprocessors, stream);
+    case 6: return launch<T, 7, true, 4>(args, segments, carry, multiprocessors, stream);
+    case 7: return launch<T, 5, false, 6>(args, segments, carry, multiprocessors, stream);
+    default: return launch<T, 8, false, 4>(args, segments, carry, multiprocessors, stream);
   }
 }
 
