@@ -12,8 +12,10 @@
 //      shared memory, coalesced, and the last row's sum carries on.
 // The old body loaded, searched and reduced 32 nonzeros at a time, each step
 // waiting on the last (two memory latencies and ~20 shuffles per 32
-// nonzeros). With Prefetch the next chunk's loads are issued before this
-// chunk is walked.
+// nonzeros). Tried and dropped (H200, 1f89557): issuing the next chunk's
+// loads before walking this one (80 registers, 3 blocks per SM: 5-25%
+// slower than 64 registers and 4 blocks), and K = 8 (shared-memory bank
+// conflicts: lanes read at a stride of 8 words; odd K spreads them).
 //
 // Every row of the segment, empty or not, is finished by exactly one lane,
 // so empty rows need no pass of their own. Pieces of rows cut by a segment
@@ -99,7 +101,7 @@ __device__ __forceinline__ void store_chunk(const ChunkLoads<T, K>& c, int lane,
 // Rows finished at diagonal d (0 <= d <= items) of the chunk's merge path,
 // valid while the path stays inside the row window (the chunk's length sees
 // to it): the number of rows p with end[p] <= d - p - 1, a prefix. Fixed
-// steps, so that two searches can overlap.
+// steps, unrolled.
 template <int K>
 __device__ __forceinline__ int rows_before(const int* end, int d) {
   constexpr int rows = SpmvTile<K>::rows;
@@ -121,10 +123,10 @@ __device__ __forceinline__ void store_row_value(const SpmmArgs<T>& a, std::int64
   *c = a.beta == T(0) ? a.alpha * sum : fma(a.alpha, sum, a.beta * *c);
 }
 
-// Occupancy: without Prefetch, 64 registers (4 blocks of 256 per SM); with
-// it the next chunk's loads live through the walk, 85 registers (3 blocks).
-template <class T, int K, bool Prefetch, int MinBlocks>
-__global__ void __launch_bounds__(block_threads, MinBlocks)
+// 64 registers, 4 blocks of 256 per SM: 5 blocks (48 registers) spilled in
+// fp64 and was 5-40% slower there, 0-6% faster in fp32 at K = 7.
+template <class T, int K>
+__global__ void __launch_bounds__(block_threads, 4)
     merge_spmv_kernel(const SpmmArgs<T> a, const MergeSegments m, T* const carry) {
   using Tile = SpmvTile<K>;
   __shared__ SpmvShared<T, K> shared[block_threads / warp_size];
@@ -142,29 +144,17 @@ __global__ void __launch_bounds__(block_threads, MinBlocks)
     const SegmentView s{rb, jb, je, last - rb + 1, je - jb};
     const int total = s.rows + s.nonzeros;  // merge items: the last row ends at je
     ChunkLoads<T, K> loads;
-    if (Prefetch && total > 0) {
-      load_chunk<T, K>(a, s, 0, 0, lane, loads);
-      gather_chunk<T, K>(a, loads);
-    }
     int i0 = 0, k0 = 0;  // rows finished and nonzeros consumed before this chunk
     T carry_in = T(0);   // partial sum of row i0 from earlier chunks
     for (int d0 = 0; d0 < total;) {  // warp-uniform
-      if (!Prefetch) {
-        load_chunk<T, K>(a, s, i0, k0, lane, loads);
-        gather_chunk<T, K>(a, loads);
-      }
+      load_chunk<T, K>(a, s, i0, k0, lane, loads);
+      gather_chunk<T, K>(a, loads);
       __syncwarp();  // the last chunk's readers are done
       store_chunk<T, K>(loads, lane, sh);
       __syncwarp();
       // The chunk: `items` steps, fewer at the segment's end or where the
       // path leaves the row window (after finishing its last row).
       const int length = min(min(Tile::items, total - d0), Tile::rows + sh.end[Tile::rows - 1]);
-      const bool more = d0 + length < total;
-      int rows_done = 0;  // by the chunk; without Prefetch, lane 31 finds it on its walk
-      if (Prefetch) {
-        rows_done = rows_before<K>(sh.end, length);
-        if (more) load_chunk<T, K>(a, s, i0 + rows_done, k0 + length - rows_done, lane, loads);
-      }
 
       // This lane's items: diagonals lane * K .. lane * K + K - 1 of the chunk.
       const int first = min(lane * K, length), steps = min(lane * K + K, length) - first;
@@ -190,7 +180,7 @@ __global__ void __launch_bounds__(block_threads, MinBlocks)
           }
         }
       }
-      if (!Prefetch) rows_done = __shfl_sync(full_mask, row, warp_size - 1);
+      const int rows_done = __shfl_sync(full_mask, row, warp_size - 1);  // by the chunk (lane 31 ends it)
       // Inclusive sums of the lanes' open pieces by row (rows ascend with lanes).
       T v = sum;
 #pragma unroll
@@ -201,7 +191,6 @@ __global__ void __launch_bounds__(block_threads, MinBlocks)
       }
       // Lane l - 1's open row is the row lane l starts in.
       const T before = __shfl_up_sync(full_mask, v, 1);
-      if (Prefetch && more) gather_chunk<T, K>(a, loads);
       if (first_row >= 0) sh.row_sum[first_row] = lane == 0 ? first_sum : before + first_sum;
       carry_in = __shfl_sync(full_mask, v, warp_size - 1);
       __syncwarp();
@@ -222,13 +211,13 @@ __global__ void __launch_bounds__(block_threads, MinBlocks)
   }
 }
 
-template <class T, int K, bool Prefetch, int MinBlocks>
+template <class T, int K>
 void launch(const SpmmArgs<T>& args, const MergeSegments& segments, T* carry, int multiprocessors,
             cudaStream_t stream) {
   const std::int64_t warps_per_block = block_threads / warp_size;
   const int blocks = static_cast<int>(std::clamp<std::int64_t>(
       (segments.segments + warps_per_block - 1) / warps_per_block, 1, std::int64_t(multiprocessors) * 2048));
-  merge_spmv_kernel<T, K, Prefetch, MinBlocks><<<blocks, block_threads, 0, stream>>>(args, segments, carry);
+  merge_spmv_kernel<T, K><<<blocks, block_threads, 0, stream>>>(args, segments, carry);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
@@ -236,19 +225,12 @@ void launch(const SpmmArgs<T>& args, const MergeSegments& segments, T* carry, in
 
 template <class T>
 void launch_merge_spmv(const SpmmArgs<T>& args, const MergeSegments& segments, T* carry, int multiprocessors,
-                       cudaStream_t stream, int variant) {
-  switch (variant) {
-    case 2: return launch<T, 7, false, 4>(args, segments, carry, multiprocessors, stream);
-    case 3: return launch<T, 7, false, 5>(args, segments, carry, multiprocessors, stream);
-    case 4: return launch<T, 5, false, 5>(args, segments, carry, multiprocessors, stream);
-    case 5: return launch<T, 9, false, 4>(args, segments, carry, multiprocessors, stream);
-    case 6: return launch<T, 7, true, 4>(args, segments, carry, multiprocessors, stream);
-    case 7: return launch<T, 5, false, 6>(args, segments, carry, multiprocessors, stream);
-    default: return launch<T, 8, false, 4>(args, segments, carry, multiprocessors, stream);
-  }
+                       cudaStream_t stream) {
+  constexpr int k = sizeof(T) == 4 ? merge_spmv_items_per_lane_fp32 : merge_spmv_items_per_lane_fp64;
+  launch<T, k>(args, segments, carry, multiprocessors, stream);
 }
 
-template void launch_merge_spmv(const SpmmArgs<float>&, const MergeSegments&, float*, int, cudaStream_t, int);
-template void launch_merge_spmv(const SpmmArgs<double>&, const MergeSegments&, double*, int, cudaStream_t, int);
+template void launch_merge_spmv(const SpmmArgs<float>&, const MergeSegments&, float*, int, cudaStream_t);
+template void launch_merge_spmv(const SpmmArgs<double>&, const MergeSegments&, double*, int, cudaStream_t);
 
 }  // namespace blockeigs::spmm::cuda::detail

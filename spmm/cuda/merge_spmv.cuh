@@ -22,6 +22,6 @@ struct MergeSegments {
 // of cut rows go to their carry slots (merge_fixup_kernel adds them).
 template <class T>
 void launch_merge_spmv(const SpmmArgs<T>& args, const MergeSegments& segments, T* carry,
-                       int multiprocessors, cudaStream_t stream, int variant);
+                       int multiprocessors, cudaStream_t stream);
 
 }  // namespace blockeigs::spmm::cuda::detail
