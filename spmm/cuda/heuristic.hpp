@@ -40,12 +40,21 @@ int nonzero_lanes(double mean_row_length, int column_lanes, int unroll);
 // table's bounds (a power of two).
 std::int64_t merge_items_per_segment(std::int64_t rows, std::int64_t nnz, int multiprocessors);
 
-// Whether the merge kernel multiplies a single column with its SpMV body (the
-// warp walks 32 consecutive nonzeros at a time) rather than the general one
+// Whether the merge kernel multiplies a single column with its SpMV body (each
+// lane walks a few consecutive merge items) rather than the general one
 // (a group of lanes per row piece): only for skewed rows, where a long row's
 // piece would be one lane's serial loop; on regular rows the SpMV body's
 // per-step bookkeeping makes it 1.1-1.9x slower.
 bool merge_uses_spmv_body(const RowShape& shape);
+
+// The SpMV body walks its segment in chunks of 32 lanes x this many merge
+// items (merge_spmv.cu). Odd, so that lanes reading their own runs of
+// nonzeros from shared memory hit different banks. H200, n = 1, 8 skewed
+// matrices (1f89557): fp32 9 beat 5, 7 and 8 by 2-6%; fp64 7 beat 5, 8 and 9
+// by 4-10% (with 64 registers; more blocks per SM spilled in fp64).
+inline constexpr int merge_spmv_items_per_lane_fp32 = 9;
+inline constexpr int merge_spmv_items_per_lane_fp64 = 7;
+inline constexpr int merge_spmv_max_chunk_items = 32 * 9;
 
 // Whether a kernel (row_split or merge_based) takes its wide variant, 8
 // nonzeros' B rows in flight per lane instead of 4 at a quarter less

@@ -11,7 +11,6 @@
 // and applies alpha and beta. No atomics: the bits are the same run to run.
 // The partition and the carry plan are built once, in the constructor.
 #include <algorithm>
-#include <climits>
 #include <type_traits>
 #include <vector>
 
@@ -20,18 +19,11 @@
 #include "spmm/cuda/heuristic.hpp"
 #include "spmm/cuda/kernel_dispatch.cuh"
 #include "spmm/cuda/merge_partition.cuh"
+#include "spmm/cuda/merge_spmv.cuh"
 #include "spmm/local_spmm.hpp"
 
 namespace blockeigs::spmm {
 namespace cuda::detail {
-
-struct MergeSegments {
-  const std::int32_t* row;        // segments + 1 boundaries: first row ...
-  const std::int32_t* nonzero;    // ... and first nonzero of each segment
-  const std::int32_t* head_slot;  // carry slot of the segment's first row piece, or -1
-  const std::int32_t* tail_slot;  // carry slot of the segment's last row piece, or -1
-  std::int64_t segments;
-};
 
 __global__ void merge_boundaries_kernel(const std::int32_t* row_offsets, std::int64_t rows,
                                         std::int64_t nnz, std::int64_t items, std::int64_t slack,
@@ -92,109 +84,6 @@ __global__ void __launch_bounds__(block_threads, (merge_min_blocks_per_sm<T, P, 
         store_carry<T, V, P, GC>(carry + std::int64_t(tail) * a.n, cols, acc);
       else
         store_result<T, V, P, GC>(a, cols, row, acc);
-    }
-  }
-}
-
-// n = 1 (SpMV): the row-split body gives each row one lane at n = 1, so the
-// piece of a long row in a segment (up to ~512 nonzeros) was one lane's serial
-// loop while 31 idled (Oregon-2: 4x slower than cuSPARSE). Here the warp walks
-// its segment's nonzeros 32 consecutive at a time instead: coalesced index and
-// value loads, one gather from B each, a segmented sum across the warp by row,
-// and a running sum for the row that goes on into the next 32. Lanes find
-// their rows from the ends of the next 32 rows (one coalesced load and a
-// binary search by shuffles); only runs of more than 32 rows without a
-// nonzero need a search in memory. Rows are written where they end, pieces
-// of cut rows go to the same carry slots as in merge_kernel, and empty rows
-// get beta * C. The order of the additions is fixed by the partition alone:
-// deterministic.
-template <class T>
-__device__ __forceinline__ void store_row_value(const SpmmArgs<T>& a, std::int64_t row, T sum) {
-  T* c = a.C + row * a.ldc;
-  *c = a.beta == T(0) ? a.alpha * sum : fma(a.alpha, sum, a.beta * *c);
-}
-
-template <class T>
-__global__ void __launch_bounds__(block_threads)
-    merge_spmv_kernel(const SpmmArgs<T> a, const MergeSegments m, T* const carry) {
-  const int lane = static_cast<int>(threadIdx.x) % warp_size;
-  const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / warp_size;
-  const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / warp_size;
-  constexpr unsigned all = 0xffffffffu;
-  for (std::int64_t seg = warp; seg < m.segments; seg += warps) {  // warp-uniform
-    const int rb = __ldg(m.row + seg), re = __ldg(m.row + seg + 1);
-    const int jb = __ldg(m.nonzero + seg), je = __ldg(m.nonzero + seg + 1);
-    const int head = __ldg(m.head_slot + seg), tail = __ldg(m.tail_slot + seg);
-    const int last = (tail >= 0 || (head >= 0 && re == rb)) ? re : re - 1;
-    // Where a row's sum goes: a carry slot for the pieces of cut rows, else C.
-    auto finish_row = [&](int row, T sum) {
-      if (row == rb && head >= 0)
-        carry[head] = sum;
-      else if (row == re && tail >= 0)
-        carry[tail] = sum;
-      else
-        store_row_value(a, row, sum);
-    };
-    // Rows with no nonzero in this segment (empty rows, and the piece of a cut
-    // row whose nonzeros all lay in the previous segment): nothing ends them.
-    for (int row = rb + lane; row <= last; row += warp_size)
-      if (max(__ldg(a.row_offsets + row), jb) >= min(__ldg(a.row_offsets + row + 1), je)) finish_row(row, T(0));
-
-    int first_row = rb;       // the row holding the chunk's first nonzero
-    int running_row = -1;     // the row continued from the previous chunk, and its sum so far
-    T running_sum = T(0);
-    for (int base = jb; base < je; base += warp_size) {  // warp-uniform
-      const int j = base + lane;
-      const bool valid = j < je;
-      // Ends of rows first_row .. first_row + 31 (past `last`: never reached).
-      const int window_row = first_row + lane;
-      const int end_l = window_row <= last ? __ldg(a.row_offsets + window_row + 1) : INT_MAX;
-      // pos = how many of those rows end at or before j: j lies in row first_row + pos.
-      int pos = 0;
-#pragma unroll
-      for (int step = 16; step > 0; step /= 2) {
-        const int probe = __shfl_sync(all, end_l, pos + step - 1);
-        if (probe <= j) pos += step;
-      }
-      // (The steps reach 31 at most: the 32nd end decides 32.)
-      const int end_31 = __shfl_sync(all, end_l, warp_size - 1);
-      if (pos == warp_size - 1 && end_31 <= j) pos = warp_size;
-      const int end_at_pos = __shfl_sync(all, end_l, pos & (warp_size - 1));  // every lane shuffles
-      int row, row_end;
-      if (pos < warp_size) {
-        row = first_row + pos;
-        row_end = end_at_pos;
-      } else {  // more than 32 rows before j's: a search over the rest
-        int lo = first_row + warp_size, hi = last;
-        while (lo < hi) {
-          const int mid = lo + (hi - lo) / 2;
-          if (__ldg(a.row_offsets + mid + 1) <= j) lo = mid + 1;
-          else hi = mid;
-        }
-        row = lo;
-        row_end = row <= last ? __ldg(a.row_offsets + row + 1) : INT_MAX;  // past last: a lane past je
-      }
-      T v = T(0);
-      if (valid) v = __ldg(a.values + j) * __ldg(a.B + std::int64_t(__ldg(a.col_indices + j)) * a.ldb);
-      const int key = valid ? row : INT_MAX;
-      // Inclusive sums of each row's values across the warp (keys ascend).
-#pragma unroll
-      for (int d = 1; d < warp_size; d *= 2) {
-        const T other = __shfl_up_sync(all, v, d);
-        const int other_key = __shfl_up_sync(all, key, d);
-        if (lane >= d && other_key == key) v += other;
-      }
-      if (valid && key == running_row) v += running_sum;
-      const int next_key = __shfl_down_sync(all, key, 1);
-      const bool last_of_row_here = valid && (lane == warp_size - 1 || next_key != key);
-      const bool row_done = j == row_end - 1 || j == je - 1;  // the row, or the segment, ends at j
-      if (last_of_row_here && row_done) finish_row(row, v);
-      // The row lane 31 holds goes on into the next chunk unless it ended.
-      const int row31 = __shfl_sync(all, key, warp_size - 1);
-      const bool done31 = __shfl_sync(all, static_cast<int>(row_done), warp_size - 1);
-      running_sum = __shfl_sync(all, v, warp_size - 1);
-      running_row = done31 ? -1 : row31;
-      first_row = row31 == INT_MAX ? first_row : row31;
     }
   }
 }
@@ -317,10 +206,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
     const auto stream = static_cast<cudaStream_t>(context_.stream());
     const std::int64_t warps_per_block = block_threads / warp_size;
     if (B.cols == 1 && spmv_body_) {
-      const int blocks = static_cast<int>(std::clamp<std::int64_t>(
-          (segments_ + warps_per_block - 1) / warps_per_block, 1, std::int64_t(multiprocessors_) * 2048));
-      merge_spmv_kernel<T><<<blocks, block_threads, 0, stream>>>(args, segments, carry_.data());
-      BLOCKEIGS_CUDA_CHECK_LAUNCH();
+      launch_merge_spmv<T>(args, segments, carry_.data(), multiprocessors_, stream);
     } else {
     const int v = vector_width<T>(B.data, B.ld, C.data, C.ld, B.cols);
     const int blocks = static_cast<int>(std::clamp<std::int64_t>(
@@ -352,7 +238,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
   const Context& context_;
   CsrView<T> A_;
   int multiprocessors_ = 1;
-  bool spmv_body_ = false;     // n = 1 through merge_spmv_kernel (skewed rows)
+  bool spmv_body_ = false;     // n = 1 through merge_spmv.cu (skewed rows)
   cuda::RowShape shape_;       // mean and longest row
   std::int64_t items_ = 0;     // merge path steps per segment
   std::int64_t segments_ = 0;  // one warp each

@@ -165,6 +165,44 @@ TEST(SpmmKernels, OneRowOf100kNonzerosFp64) {
   long_row<double>();
 }
 
+// The merge kernel's n = 1 body on a matrix big enough that its segments
+// hold several chunks (the sums carried from chunk to chunk): rows of 20000
+// that span dozens of segments, rows of 300-500 that segment boundaries cut,
+// runs of 2000 empty rows (longer than a chunk's row window, and whole
+// segments), stretches of rows of one nonzero (chunks that end at the row
+// window), short random rows between. beta = 0 over NaN, beta != 0, padded
+// leading dimensions and unaligned views.
+template <class T>
+void merge_spmv_body() {
+  const auto A = random_csr<T>(2000000, 2000000, 81, [](std::int64_t i, std::mt19937_64& e) -> std::int64_t {
+    if (i % 100003 == 7) return 20000;
+    if ((i / 2000) % 50 == 3) return 0;
+    if ((i / 5000) % 40 == 11) return 1;
+    if (i % 1009 == 0) return std::int64_t(300 + e() % 200);
+    return std::int64_t(e() % 8);
+  });
+  int multiprocessors = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+  ASSERT_GT(spmm::cuda::merge_items_per_segment(A.rows, A.nnz(), multiprocessors), spmm::cuda::merge_spmv_max_chunk_items)
+      << "segments of one chunk: the test would miss the sums carried between chunks";
+  const double mean = double(A.nnz()) / double(A.rows);
+  ASSERT_TRUE(spmm::cuda::merge_uses_spmv_body({A.rows, mean, 20000.0}));
+  const std::vector<Problem> problems = {{.n = 1, .seed = 5},
+                                         {.n = 1, .alpha = -1.5, .beta = 0.5, .ldb = 3, .ldc = 2, .seed = 6},
+                                         {.n = 1, .beta = 1.0, .b_offset = 1, .c_offset = 1, .seed = 7}};
+  check_all_algorithms(A, problems, {Algorithm::merge_based, Algorithm::automatic});
+}
+
+TEST(SpmmKernels, MergeSpmvBodyFp32) {
+  SKIP_WITHOUT_GPU();
+  merge_spmv_body<float>();
+}
+
+TEST(SpmmKernels, MergeSpmvBodyFp64) {
+  SKIP_WITHOUT_GPU();
+  merge_spmv_body<double>();
+}
+
 TEST(SpmmKernels, RowsOfLengthOneAndOnlyEmptyRows) {
   SKIP_WITHOUT_GPU();
   const auto ones = random_csr<double>(3000, 2000, 31, [](std::int64_t, std::mt19937_64&) { return std::int64_t(1); });

@@ -1,5 +1,5 @@
 // Our CUDA SpMM kernels, `automatic` and cuSPARSE against the host reference
-// on every SuiteSparse matrix in data_dir(), at a narrow and a wide block.
+// on every SuiteSparse matrix in data_dir(), at n = 1, a narrow and a wide block.
 #include <gtest/gtest.h>
 
 #include "io/matrix_market.hpp"
@@ -17,7 +17,7 @@ void check_real_matrices() {
     const io::MatrixMarketFile file = io::read_matrix_market(data_dir() + "/" + name + ".mtx.gz");
     const spmm::HostCsr<T> A = to_host_csr<T>(file.matrix);
     ASSERT_GT(A.nnz(), 0);
-    check_all_algorithms(A, {{.n = 4}, {.n = 33, .beta = 0.5}, {.n = 128}});
+    check_all_algorithms(A, {{.n = 1}, {.n = 1, .beta = 0.5}, {.n = 4}, {.n = 33, .beta = 0.5}, {.n = 128}});
   }
 }
 

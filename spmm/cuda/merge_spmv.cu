@@ -1,0 +1,236 @@
+// n = 1 (SpMV) body of the merge-based kernel, for skewed rows (after
+// Merrill and Garland, SC'16). Each warp takes one segment of the merge path
+// (merge_partition.cuh) and walks it in chunks of 32 * K merge items (row
+// ends + nonzeros). Per chunk:
+//   1. the warp loads a window of row ends and the products A(i,j) * b(j) of
+//      the next 32 * K nonzeros into shared memory: coalesced, every load of
+//      a lane independent of the others, so 2K loads are in flight at once;
+//   2. each lane finds its own K items by a merge-path search in shared
+//      memory and walks them alone: a running sum, no shuffles;
+//   3. one segmented scan of the lanes' partial sums (by row, 10 shuffles)
+//      completes the rows that lanes share; finished rows are written from
+//      shared memory, coalesced, and the last row's sum carries on.
+// The old body loaded, searched and reduced 32 nonzeros at a time, each step
+// waiting on the last (two memory latencies and ~20 shuffles per 32
+// nonzeros). Tried and dropped (H200, 1f89557): issuing the next chunk's
+// loads before walking this one (80 registers, 3 blocks per SM: 5-25%
+// slower than 64 registers and 4 blocks), and K = 8 (shared-memory bank
+// conflicts: lanes read at a stride of 8 words; odd K spreads them).
+//
+// Every row of the segment, empty or not, is finished by exactly one lane,
+// so empty rows need no pass of their own. Pieces of rows cut by a segment
+// boundary go to the same carry slots as merge_kernel's. The order of the
+// additions depends only on the partition and K: deterministic.
+#include <algorithm>
+
+#include "spmm/cuda/cuda_check.hpp"
+#include "spmm/cuda/heuristic.hpp"
+#include "spmm/cuda/merge_spmv.cuh"
+
+namespace blockeigs::spmm::cuda::detail {
+namespace {
+
+template <int K>
+struct SpmvTile {
+  static constexpr int items = warp_size * K;  // merge items per chunk
+  // Row window: a chunk stops early when its rows run past it (runs of empty
+  // rows); half the items or more leaves room for rows of mean length 1.
+  static constexpr int row_loads = (K + 1) / 2;
+  static constexpr int rows = warp_size * row_loads;
+};
+
+template <class T, int K>
+struct SpmvShared {  // one warp's
+  T product[SpmvTile<K>::items];  // A(i,j) * b(j), by nonzero in the chunk
+  T row_sum[SpmvTile<K>::rows];   // sums of the rows the chunk finishes
+  int end[SpmvTile<K>::rows];     // row ends, relative to the chunk's first nonzero
+};
+
+// One chunk's loads, held in registers until they reach shared memory.
+template <class T, int K>
+struct ChunkLoads {
+  int end[SpmvTile<K>::row_loads];
+  int col[K];
+  T value[K];
+  T x[K];
+};
+
+// The segment as its warp sees it: rows rb .. rb + rows - 1, each clipped to
+// the segment's nonzeros jb .. jb + nonzeros - 1.
+struct SegmentView {
+  int rb, jb, je, rows, nonzeros;
+};
+
+// Row ends (clipped to the segment, relative to nonzero k0, capped above at
+// items + 1) of rows i0 .. i0 + rows - 1, and column and value of nonzeros
+// k0 .. k0 + items - 1, all relative to the segment.
+template <class T, int K>
+__device__ __forceinline__ void load_chunk(const SpmmArgs<T>& a, const SegmentView& s, int i0, int k0,
+                                           int lane, ChunkLoads<T, K>& c) {
+  using Tile = SpmvTile<K>;
+#pragma unroll
+  for (int q = 0; q < Tile::row_loads; ++q) {
+    const int i = i0 + q * warp_size + lane;
+    int e = Tile::items + 1;
+    if (i < s.rows) e = min(min(__ldg(a.row_offsets + s.rb + i + 1), s.je) - s.jb - k0, Tile::items + 1);
+    c.end[q] = e;
+  }
+#pragma unroll
+  for (int q = 0; q < K; ++q) {
+    const int k = k0 + q * warp_size + lane;
+    const bool valid = k < s.nonzeros;
+    c.col[q] = valid ? __ldg(a.col_indices + s.jb + k) : -1;
+    c.value[q] = valid ? __ldg(a.values + s.jb + k) : T(0);
+  }
+}
+
+template <class T, int K>
+__device__ __forceinline__ void gather_chunk(const SpmmArgs<T>& a, ChunkLoads<T, K>& c) {
+#pragma unroll
+  for (int q = 0; q < K; ++q) c.x[q] = c.col[q] >= 0 ? __ldg(a.B + std::int64_t(c.col[q]) * a.ldb) : T(0);
+}
+
+template <class T, int K>
+__device__ __forceinline__ void store_chunk(const ChunkLoads<T, K>& c, int lane, SpmvShared<T, K>& s) {
+#pragma unroll
+  for (int q = 0; q < SpmvTile<K>::row_loads; ++q) s.end[q * warp_size + lane] = c.end[q];
+#pragma unroll
+  for (int q = 0; q < K; ++q) s.product[q * warp_size + lane] = c.value[q] * c.x[q];
+}
+
+// Rows finished at diagonal d (0 <= d <= items) of the chunk's merge path,
+// valid while the path stays inside the row window (the chunk's length sees
+// to it): the number of rows p with end[p] <= d - p - 1, a prefix. Fixed
+// steps, unrolled.
+template <int K>
+__device__ __forceinline__ int rows_before(const int* end, int d) {
+  constexpr int rows = SpmvTile<K>::rows;
+  constexpr int top = rows >= 128 ? 128 : rows >= 64 ? 64 : 32;  // largest power of two <= rows
+  static_assert(2 * top > rows, "row window too wide for the steps");
+  const int hi = min(d, rows);
+  int found = 0;
+#pragma unroll
+  for (int step = top; step > 0; step /= 2) {
+    const int probe = found + step - 1;  // is row `probe` finished?
+    if (probe < hi && end[probe] <= d - probe - 1) found += step;
+  }
+  return found;
+}
+
+template <class T>
+__device__ __forceinline__ void store_row_value(const SpmmArgs<T>& a, std::int64_t row, T sum) {
+  T* c = a.C + row * a.ldc;
+  *c = a.beta == T(0) ? a.alpha * sum : fma(a.alpha, sum, a.beta * *c);
+}
+
+// 64 registers, 4 blocks of 256 per SM: 5 blocks (48 registers) spilled in
+// fp64 and was 5-40% slower there, 0-6% faster in fp32 at K = 7.
+template <class T, int K>
+__global__ void __launch_bounds__(block_threads, 4)
+    merge_spmv_kernel(const SpmmArgs<T> a, const MergeSegments m, T* const carry) {
+  using Tile = SpmvTile<K>;
+  __shared__ SpmvShared<T, K> shared[block_threads / warp_size];
+  SpmvShared<T, K>& sh = shared[threadIdx.x / warp_size];
+  const int lane = static_cast<int>(threadIdx.x) % warp_size;
+  const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / warp_size;
+  const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / warp_size;
+  for (std::int64_t seg = warp; seg < m.segments; seg += warps) {  // warp-uniform
+    const int rb = __ldg(m.row + seg), re = __ldg(m.row + seg + 1);
+    const int jb = __ldg(m.nonzero + seg), je = __ldg(m.nonzero + seg + 1);
+    const int head = __ldg(m.head_slot + seg), tail = __ldg(m.tail_slot + seg);
+    // Rows rb .. re - 1 end in this segment; row re only has a piece here when
+    // it goes on into the next segment (tail), or the segment is inside it.
+    const int last = (tail >= 0 || (head >= 0 && re == rb)) ? re : re - 1;
+    const SegmentView s{rb, jb, je, last - rb + 1, je - jb};
+    const int total = s.rows + s.nonzeros;  // merge items: the last row ends at je
+    ChunkLoads<T, K> loads;
+    int i0 = 0, k0 = 0;  // rows finished and nonzeros consumed before this chunk
+    T carry_in = T(0);   // partial sum of row i0 from earlier chunks
+    for (int d0 = 0; d0 < total;) {  // warp-uniform
+      load_chunk<T, K>(a, s, i0, k0, lane, loads);
+      gather_chunk<T, K>(a, loads);
+      __syncwarp();  // the last chunk's readers are done
+      store_chunk<T, K>(loads, lane, sh);
+      __syncwarp();
+      // The chunk: `items` steps, fewer at the segment's end or where the
+      // path leaves the row window (after finishing its last row).
+      const int length = min(min(Tile::items, total - d0), Tile::rows + sh.end[Tile::rows - 1]);
+
+      // This lane's items: diagonals lane * K .. lane * K + K - 1 of the chunk.
+      const int first = min(lane * K, length), steps = min(lane * K + K, length) - first;
+      int row = rows_before<K>(sh.end, first), nz = first - row;
+      T sum = lane == 0 ? carry_in : T(0);
+      int first_row = -1;  // the first row this lane finishes gets the earlier lanes' sums
+      T first_sum = T(0);
+#pragma unroll
+      for (int step = 0; step < K; ++step) {
+        if (step < steps) {
+          if (nz < sh.end[row]) {
+            sum += sh.product[nz];
+            ++nz;
+          } else {
+            if (first_row < 0) {
+              first_row = row;
+              first_sum = sum;
+            } else {
+              sh.row_sum[row] = sum;
+            }
+            sum = T(0);
+            ++row;
+          }
+        }
+      }
+      const int rows_done = __shfl_sync(full_mask, row, warp_size - 1);  // by the chunk (lane 31 ends it)
+      // Inclusive sums of the lanes' open pieces by row (rows ascend with lanes).
+      T v = sum;
+#pragma unroll
+      for (int d = 1; d < warp_size; d *= 2) {
+        const T other = __shfl_up_sync(full_mask, v, d);
+        const int other_row = __shfl_up_sync(full_mask, row, d);
+        if (lane >= d && other_row == row) v += other;
+      }
+      // Lane l - 1's open row is the row lane l starts in.
+      const T before = __shfl_up_sync(full_mask, v, 1);
+      if (first_row >= 0) sh.row_sum[first_row] = lane == 0 ? first_sum : before + first_sum;
+      carry_in = __shfl_sync(full_mask, v, warp_size - 1);
+      __syncwarp();
+      for (int r = lane; r < rows_done; r += warp_size) {
+        const int global_row = rb + i0 + r;
+        const T value = sh.row_sum[r];
+        if (global_row == rb && head >= 0)
+          carry[head] = value;
+        else if (global_row == re && tail >= 0)
+          carry[tail] = value;
+        else
+          store_row_value(a, global_row, value);
+      }
+      i0 += rows_done;
+      k0 += length - rows_done;
+      d0 += length;
+    }
+  }
+}
+
+template <class T, int K>
+void launch(const SpmmArgs<T>& args, const MergeSegments& segments, T* carry, int multiprocessors,
+            cudaStream_t stream) {
+  const std::int64_t warps_per_block = block_threads / warp_size;
+  const int blocks = static_cast<int>(std::clamp<std::int64_t>(
+      (segments.segments + warps_per_block - 1) / warps_per_block, 1, std::int64_t(multiprocessors) * 2048));
+  merge_spmv_kernel<T, K><<<blocks, block_threads, 0, stream>>>(args, segments, carry);
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+template <class T>
+void launch_merge_spmv(const SpmmArgs<T>& args, const MergeSegments& segments, T* carry, int multiprocessors,
+                       cudaStream_t stream) {
+  constexpr int k = sizeof(T) == 4 ? merge_spmv_items_per_lane_fp32 : merge_spmv_items_per_lane_fp64;
+  launch<T, k>(args, segments, carry, multiprocessors, stream);
+}
+
+template void launch_merge_spmv(const SpmmArgs<float>&, const MergeSegments&, float*, int, cudaStream_t);
+template void launch_merge_spmv(const SpmmArgs<double>&, const MergeSegments&, double*, int, cudaStream_t);
+
+}  // namespace blockeigs::spmm::cuda::detail
