@@ -28,6 +28,11 @@ namespace {
 // The misses left are mostly at n >= 32 on matrices of the same mean and skew
 // where either kernel wins by up to 1.5x (bcsstk09 vs cage10): column locality,
 // which this table does not see. Per-row counts: cases within 5% of 79.
+// n = 1, fp64: skew limit 30 -> 14 after the SpMV body was rewritten (0aa5ba9,
+// docs/benchmarks/data/2026-11-22-spmm-bench-n1-0aa5ba9-h200.csv, in sample):
+// on the 7 fp64 matrices of skew 14.6-28 merge beat row_split on 6 by
+// 1.03-1.7x (astro-ph 127 -> 75 us) and tied on p2p-Gnutella04 (89 us both);
+// below skew 14 (where the general merge body runs) row_split won every one.
 // Re-fitted rows: n = 1 (b2fe87a, the merge SpMV body), and fp64 at n = 9..16
 // and 17..32 after the wide variants changed both kernels there (347c26b,
 // full suite, same script; only those two entries taken, as fp32 and the
@@ -44,7 +49,7 @@ struct Rule {
   Limits fp64;
 };
 constexpr std::array<Rule, 9> rules = {{
-    {1, {14, 0}, {30, 0}},           // n = 1:        fp32 74/79, fp64 75/79 (eb8cc44: merge SpMV body)
+    {1, {14, 0}, {14, 0}},           // n = 1:        fp32 74/79, fp64 75/79 (eb8cc44); fp64 skew 30 -> 14 (0aa5ba9)
     {2, {120, 0}, {40, 0}},          // n = 2:        fp32 78/79, fp64 75/79
     {4, {93, 0}, {93, 0}},           // n = 3..4:     fp32 77/79, fp64 78/79
     {8, {58, 0}, {58, 0}},           // n = 5..8:     fp32 78/79, fp64 79/79
