@@ -17,6 +17,7 @@
 // row of Y is written by the warp that read that row, so Y may overlap X1, X2
 // and Z in any columns of the same rows.
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 
 #include "solver/cuda/narrow_block_kernels.hpp"
@@ -144,13 +145,16 @@ void launch(const DmmaArgs& a, const double* s, cudaStream_t stream) {
     for (int j = 0; j < a.k2; ++j) coefficients.values[i * 8 * NT + j] = s[i * a.k2 + j];
   const auto kernel = dmma_update_kernel<NT>;
   const std::size_t bytes = std::size_t(warps_per_block) * step_rows * a.stride * sizeof(double);
-  // Past 48 KB of dynamic shared memory a kernel must opt in (once suffices).
-  static const bool opted_in = [&] {
+  // Past 48 KB of dynamic shared memory a kernel must opt in, once per device.
+  static std::atomic<std::uint64_t> opted_in{0};
+  int device = 0;
+  BLOCKEIGS_CUDA_CHECK(cudaGetDevice(&device));
+  const std::uint64_t bit = std::uint64_t(1) << (device % 64);
+  if (!(opted_in.load() & bit)) {
     const int most = warps_per_block * step_rows * (max_inputs + 4) * int(sizeof(double));
     BLOCKEIGS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
-    return true;
-  }();
-  (void)opted_in;
+    opted_in.fetch_or(bit);
+  }
   constexpr std::int64_t rows_per_block = std::int64_t(warps_per_block) * step_rows;
   const auto blocks =
       static_cast<unsigned>(std::clamp<std::int64_t>((a.rows + rows_per_block - 1) / rows_per_block, 1, max_blocks));

@@ -16,7 +16,8 @@
 // 2M rows). Groups of 10 or 16 lanes (20 or 32 outputs) carry fewer rows per
 // load and fell to 44-47% (8acccda); a lane-per-row kernel reading S as
 // kernel-parameter operands, with its tile staged by plain loads, reached
-// only 29-64% (40848e0). Wider outputs go to cuBLAS.
+// only 29-64% (40848e0). Wider outputs go to the fp64 tensor-core kernel
+// (dmma_update.cu) or cuBLAS (block_ops_cuda.cu decides).
 //
 // The compile-time input count K1 is the actual one rounded up to 16, 32, 48
 // or 64; padding rows of S are zero and padding inputs are never loaded.
@@ -33,6 +34,7 @@
 // rows on an H200.)
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <type_traits>
 
 #include "solver/cuda/narrow_block_kernels.hpp"
@@ -224,9 +226,12 @@ bool narrow_update_fits(std::int64_t k1, std::int64_t k2) {
 template <class T>
 void narrow_dispatch(const UpdateArgs<T>& a, const double* s, cudaStream_t stream) {
   if (a.k2 <= max_outputs) return row_group_update<T>(a, s, stream);
-  if constexpr (std::is_same_v<T, double>)
-    return dmma_update(a.rows, a.k1x, a.k1, a.k2, a.alpha, a.x, a.ldx, a.x2, a.ldx2, s, a.beta, a.z, a.ldz, a.y,
-                       a.ldy, stream);
+  if constexpr (std::is_same_v<T, double>) {
+    if (dmma_update_fits(a.k1, a.k2))
+      return dmma_update(a.rows, a.k1x, a.k1, a.k2, a.alpha, a.x, a.ldx, a.x2, a.ldx2, s, a.beta, a.z, a.ldz, a.y,
+                         a.ldy, stream);
+  }
+  throw std::logic_error("narrow_update: a shape narrow_update_fits refuses");
 }
 
 template <class T>
