@@ -21,10 +21,13 @@
 #include <cstdint>
 
 #include "solver/cuda/narrow_block_kernels.hpp"
+#include "solver/cuda/narrow_update_args.cuh"
 #include "spmm/cuda/cuda_check.hpp"
 
 namespace blockeigs::solver::cuda {
 namespace {
+
+using namespace detail;
 
 constexpr int warps_per_block = 8;
 constexpr int step_rows = 16;  // two 8-row MMA tiles
@@ -36,37 +39,11 @@ struct DmmaCoefficients {
   double values[max_inputs * 8 * NT];  // S padded with zeros, row-major: <= 24 KB of kernel parameters
 };
 
-struct DmmaArgs {
-  std::int64_t rows;
-  int k1x, k1, k2;  // X1 holds input columns [0, k1x), X2 the rest
-  int k_steps;      // ceil(k1 / 4)
-  int stride;       // staged row length in doubles: >= 4 k_steps, = 4 mod 16
-  double alpha, beta;
-  const double* x;
-  std::int64_t ldx;
-  const double* x2;
-  std::int64_t ldx2;
-  const double* z;  // read only when beta != 0
-  std::int64_t ldz;
-  double* y;
-  std::int64_t ldy;
+// The update, and how the kernel stages its rows.
+struct DmmaArgs : UpdateArgs<double> {
+  int k_steps;  // ceil(k1 / 4)
+  int stride;   // staged row length in doubles: >= 4 k_steps, = 4 mod 16
 };
-
-__device__ __forceinline__ bool pair_aligned(const double* p) {
-  return (reinterpret_cast<std::uintptr_t>(p) & 15) == 0;
-}
-
-// Input values col and col + 1 of a row (zero past k1), as one 16-byte load
-// where both lie in one block at an aligned address.
-__device__ __forceinline__ double2 load_input_pair(const DmmaArgs& a, std::int64_t row, int col) {
-  auto element = [&](int j) {
-    return j < a.k1x ? a.x + row * a.ldx + j : a.x2 + row * a.ldx2 + (j - a.k1x);
-  };
-  const double* p = element(col);
-  const bool second = col + 1 < a.k1;
-  if (second && (col < a.k1x) == (col + 1 < a.k1x) && pair_aligned(p)) return *reinterpret_cast<const double2*>(p);
-  return double2{p[0], second ? *element(col + 1) : 0.0};
-}
 
 // D = A B + D for one 8 x 8 x 4 tile: lane l holds A(l / 4, l % 4), B(l % 4, l / 4)
 // and D(l / 4, 2 (l % 4) + {0, 1}).
@@ -172,7 +149,7 @@ void dmma_update(std::int64_t rows, std::int64_t k1x, std::int64_t k1, std::int6
                  std::int64_t ldx, const double* x2, std::int64_t ldx2, const double* s, double beta, const double* z,
                  std::int64_t ldz, double* y, std::int64_t ldy, cudaStream_t stream) {
   if (rows == 0) return;
-  DmmaArgs a{rows, int(k1x), int(k1), int(k2), 0, 0, alpha, beta, x, ldx, x2, ldx2, z, ldz, y, ldy};
+  DmmaArgs a{{rows, int(k1x), int(k1), int(k2), alpha, beta, x, ldx, x2, ldx2, z, ldz, y, ldy}, 0, 0};
   a.k_steps = (a.k1 + 3) / 4;
   a.stride = (4 * a.k_steps + 11) / 16 * 16 + 4;
   switch ((a.k2 + 7) / 8) {

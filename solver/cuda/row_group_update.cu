@@ -38,65 +38,23 @@
 #include <type_traits>
 
 #include "solver/cuda/narrow_block_kernels.hpp"
+#include "solver/cuda/narrow_update_args.cuh"
 #include "spmm/cuda/cuda_check.hpp"
 
 namespace blockeigs::solver::cuda {
 namespace {
+
+using namespace detail;
 
 constexpr int group_threads = 256;
 constexpr int rows_per_lane = 2;  // rows in flight per lane per step
 constexpr int max_inputs = 64, max_outputs = 16;
 constexpr std::int64_t max_blocks = 8192;  // grid-stride beyond: each block loads S once
 
-template <class T>
-struct PairOf;
-template <>
-struct PairOf<float> {
-  using type = float2;
-};
-template <>
-struct PairOf<double> {
-  using type = double2;
-};
-
 template <class T, int K1, int K2>
 struct GroupCoefficients {
   T values[K1 * K2];  // S padded with zeros to K1 x K2, row-major (<= 16 KB: a kernel parameter)
 };
-
-template <class T>
-struct UpdateArgs {
-  std::int64_t rows;
-  int k1x, k1, k2;  // X1 holds input columns [0, k1x), X2 the rest
-  T alpha, beta;
-  const T* x;
-  std::int64_t ldx;
-  const T* x2;
-  std::int64_t ldx2;
-  const T* z;  // read only when beta != 0
-  std::int64_t ldz;
-  T* y;
-  std::int64_t ldy;
-};
-
-template <class T>
-__device__ __forceinline__ bool pair_aligned(const T* p) {
-  return (reinterpret_cast<std::uintptr_t>(p) & (2 * sizeof(T) - 1)) == 0;
-}
-
-// Input values col and col + 1 of a row (zero past k1).
-template <class T>
-__device__ __forceinline__ typename PairOf<T>::type load_input_pair(const UpdateArgs<T>& a, std::int64_t row,
-                                                                    int col) {
-  using Pair = typename PairOf<T>::type;
-  auto element = [&](int j) {
-    return j < a.k1x ? a.x + row * a.ldx + j : a.x2 + row * a.ldx2 + (j - a.k1x);
-  };
-  const T* p = element(col);
-  const bool second = col + 1 < a.k1;
-  if (second && (col < a.k1x) == (col + 1 < a.k1x) && pair_aligned(p)) return *reinterpret_cast<const Pair*>(p);
-  return Pair{p[0], second ? *element(col + 1) : T(0)};
-}
 
 template <class T, int K1, int K2>
 __global__ void __launch_bounds__(group_threads)
