@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <limits>
 
 
@@ -141,6 +142,28 @@ std::int64_t merge_items_per_segment(std::int64_t rows, std::int64_t nnz, int mu
   std::int64_t items = merge_min_items;
   while (items < wanted && items < merge_max_items) items *= 2;
   return items;
+}
+
+int merge_spmv_variant() {
+  static const int variant = [] {
+    const char* v = std::getenv("BLOCKEIGS_SPMV_VARIANT");
+    return v ? std::atoi(v) : 2;
+  }();
+  return variant;
+}
+
+std::int64_t merge_spmv_items_per_segment(std::int64_t rows, std::int64_t nnz, int multiprocessors) {
+  const int v = merge_spmv_variant();
+  if (v == 0 || v == 1 || v == 7) return merge_items_per_segment(rows, nnz, multiprocessors);
+  const int waves = v == 3 ? 1 : v == 4 ? 4 : 2;
+  const std::int64_t warps = std::int64_t(waves) * 32 * std::max(1, multiprocessors);
+  return std::max<std::int64_t>(merge_spmv_max_chunk_items, (rows + nnz + warps - 1) / warps);
+}
+
+std::int64_t merge_spmv_slack(std::int64_t items) {
+  const int v = merge_spmv_variant();
+  if (v == 0 || v == 1 || v == 7) return items / 2;
+  return v == 5 ? items / 16 : items / 4;
 }
 
 }  // namespace blockeigs::spmm::cuda
