@@ -154,7 +154,7 @@ int merge_spmv_variant() {
 
 std::int64_t merge_spmv_items_per_segment(std::int64_t rows, std::int64_t nnz, int multiprocessors) {
   const int v = merge_spmv_variant();
-  if (v == 0 || v == 1 || v == 7) return merge_items_per_segment(rows, nnz, multiprocessors);
+  if (v == 0 || v == 1 || v == 7 || v == 9) return merge_items_per_segment(rows, nnz, multiprocessors);
   const int waves = v == 3 ? 1 : v == 4 ? 4 : 2;
   const std::int64_t warps = std::int64_t(waves) * 32 * std::max(1, multiprocessors);
   return std::max<std::int64_t>(merge_spmv_max_chunk_items, (rows + nnz + warps - 1) / warps);
@@ -162,7 +162,7 @@ std::int64_t merge_spmv_items_per_segment(std::int64_t rows, std::int64_t nnz, i
 
 std::int64_t merge_spmv_slack(std::int64_t items) {
   const int v = merge_spmv_variant();
-  if (v == 0 || v == 1 || v == 7) return items / 2;
+  if (v == 0 || v == 1 || v == 7 || v == 9) return items / 2;
   return v == 5 ? items / 16 : items / 4;
 }
 

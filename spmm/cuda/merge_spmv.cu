@@ -126,7 +126,7 @@ __device__ __forceinline__ void store_row_value(const SpmmArgs<T>& a, std::int64
 
 // 64 registers, 4 blocks of 256 per SM: 5 blocks (48 registers) spilled in
 // fp64 and was 5-40% slower there, 0-6% faster in fp32 at K = 7.
-template <class T, int K>
+template <class T, int K, bool Cached = false>
 __global__ void __launch_bounds__(block_threads, 4)
     merge_spmv_kernel(const SpmmArgs<T> a, const MergeSegments m, T* const carry) {
   using Tile = SpmvTile<K>;
@@ -163,10 +163,13 @@ __global__ void __launch_bounds__(block_threads, 4)
       T sum = lane == 0 ? carry_in : T(0);
       int first_row = -1;  // the first row this lane finishes gets the earlier lanes' sums
       T first_sum = T(0);
+      // The open row's end stays in a register (Cached): a shared load per
+      // finished row instead of per step.
+      int row_end = Cached ? sh.end[min(row, Tile::rows - 1)] : 0;
 #pragma unroll
       for (int step = 0; step < K; ++step) {
         if (step < steps) {
-          if (nz < sh.end[row]) {
+          if (nz < (Cached ? row_end : sh.end[row])) {
             sum += sh.product[nz];
             ++nz;
           } else {
@@ -178,6 +181,7 @@ __global__ void __launch_bounds__(block_threads, 4)
             }
             sum = T(0);
             ++row;
+            if (Cached) row_end = sh.end[min(row, Tile::rows - 1)];
           }
         }
       }
@@ -379,13 +383,13 @@ void launch_pipe(const SpmmArgs<T>& args, const MergeSegments& segments, T* carr
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
-template <class T, int K>
+template <class T, int K, bool Cached = false>
 void launch(const SpmmArgs<T>& args, const MergeSegments& segments, T* carry, int multiprocessors,
             cudaStream_t stream) {
   const std::int64_t warps_per_block = block_threads / warp_size;
   const int blocks = static_cast<int>(std::clamp<std::int64_t>(
       (segments.segments + warps_per_block - 1) / warps_per_block, 1, std::int64_t(multiprocessors) * 2048));
-  merge_spmv_kernel<T, K><<<blocks, block_threads, 0, stream>>>(args, segments, carry);
+  merge_spmv_kernel<T, K, Cached><<<blocks, block_threads, 0, stream>>>(args, segments, carry);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
@@ -396,7 +400,8 @@ void launch_merge_spmv(const SpmmArgs<T>& args, const MergeSegments& segments, T
                        cudaStream_t stream) {
   constexpr int k = sizeof(T) == 4 ? merge_spmv_items_per_lane_fp32 : merge_spmv_items_per_lane_fp64;
   const int variant = merge_spmv_variant();  // EXPERIMENT
-  if (variant == 0) return launch<T, k>(args, segments, carry, multiprocessors, stream);
+  if (variant == 0 || variant == 8) return launch<T, k>(args, segments, carry, multiprocessors, stream);
+  if (variant == 9 || variant == 10) return launch<T, k, true>(args, segments, carry, multiprocessors, stream);
   if (sizeof(T) == 8 && variant >= 6) return launch_pipe<T, 5>(args, segments, carry, multiprocessors, stream);
   launch_pipe<T, k>(args, segments, carry, multiprocessors, stream);
 }
