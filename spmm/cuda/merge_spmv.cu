@@ -15,14 +15,20 @@
 // nonzeros). Tried and dropped (H200, 1f89557): issuing the next chunk's
 // loads before walking this one (80 registers, 3 blocks per SM: 5-25%
 // slower than 64 registers and 4 blocks), and K = 8 (shared-memory bank
-// conflicts: lanes read at a stride of 8 words; odd K spreads them).
+// conflicts: lanes read at a stride of 8 words; odd K spreads them). Also
+// dropped (H200, 58ab205): the next chunk's row ends, columns and values
+// copied to shared memory by cp.async (4 or 8 bytes a lane) while this chunk
+// is gathered and walked, double-buffered: no registers for the loads in
+// flight, but 15-40% slower, with segments of 1 to 8 chunks alike: this body
+// is bound by its instructions more than by load latency.
 //
 // Every row of the segment, empty or not, is finished by exactly one lane,
 // so empty rows need no pass of their own. Pieces of rows cut by a segment
-// boundary go to the same carry slots as merge_kernel's. The order of the
-// additions depends only on the partition and K: deterministic.
+// boundary go to carry slots, as merge_kernel's (the body has a partition of
+// its own, of longer segments: merge_based.cu), added by the same fix-up
+// kernel. The order of the additions depends only on the partition and K:
+// deterministic.
 #include <algorithm>
-#include <atomic>
 
 #include "spmm/cuda/cuda_check.hpp"
 #include "spmm/cuda/heuristic.hpp"
@@ -126,7 +132,7 @@ __device__ __forceinline__ void store_row_value(const SpmmArgs<T>& a, std::int64
 
 // 64 registers, 4 blocks of 256 per SM: 5 blocks (48 registers) spilled in
 // fp64 and was 5-40% slower there, 0-6% faster in fp32 at K = 7.
-template <class T, int K, bool Cached = false>
+template <class T, int K>
 __global__ void __launch_bounds__(block_threads, 4)
     merge_spmv_kernel(const SpmmArgs<T> a, const MergeSegments m, T* const carry) {
   using Tile = SpmvTile<K>;
@@ -163,13 +169,13 @@ __global__ void __launch_bounds__(block_threads, 4)
       T sum = lane == 0 ? carry_in : T(0);
       int first_row = -1;  // the first row this lane finishes gets the earlier lanes' sums
       T first_sum = T(0);
-      // The open row's end stays in a register (Cached): a shared load per
-      // finished row instead of per step.
-      int row_end = Cached ? sh.end[min(row, Tile::rows - 1)] : 0;
+      // The open row's end stays in a register: a shared load per finished
+      // row instead of per step (H200: 1-2% faster).
+      int row_end = sh.end[min(row, Tile::rows - 1)];
 #pragma unroll
       for (int step = 0; step < K; ++step) {
         if (step < steps) {
-          if (nz < (Cached ? row_end : sh.end[row])) {
+          if (nz < row_end) {
             sum += sh.product[nz];
             ++nz;
           } else {
@@ -181,7 +187,7 @@ __global__ void __launch_bounds__(block_threads, 4)
             }
             sum = T(0);
             ++row;
-            if (Cached) row_end = sh.end[min(row, Tile::rows - 1)];
+            row_end = sh.end[min(row, Tile::rows - 1)];
           }
         }
       }
@@ -216,180 +222,13 @@ __global__ void __launch_bounds__(block_threads, 4)
   }
 }
 
-// --- Pipelined body: the next chunk's row ends, columns and values are
-// copied to shared memory by cp.async while this chunk is gathered and
-// walked, so they cost no registers and only the gather from b is waited
-// for. Each warp's shared memory holds two such buffers.
 template <class T, int K>
-struct PipeShared {  // one warp's
-  int col[2][SpmvTile<K>::items];
-  T value[2][SpmvTile<K>::items];  // values, then products A(i,j) * b(j) in place
-  int end[2][SpmvTile<K>::rows];   // raw row offsets, then relative row ends in place
-  T row_sum[SpmvTile<K>::rows];
-};
-
-template <int Bytes>
-__device__ __forceinline__ void copy_async(void* shared, const void* global) {
-  const auto to = static_cast<unsigned>(__cvta_generic_to_shared(shared));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(to), "l"(global), "n"(Bytes));
-}
-__device__ __forceinline__ void copy_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-__device__ __forceinline__ void copy_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
-
-// Raw loads of the chunk that starts at row i0, nonzero k0 of the segment
-// into buffer `buf`; entries past the segment are left as they are (the
-// chunk's first pass overwrites them).
-template <class T, int K>
-__device__ __forceinline__ void issue_chunk(const SpmmArgs<T>& a, const SegmentView& s, int i0, int k0, int lane,
-                                            PipeShared<T, K>& sh, int buf) {
-  using Tile = SpmvTile<K>;
-  const std::int32_t* offsets = a.row_offsets + s.rb + i0 + 1;
-#pragma unroll
-  for (int q = 0; q < Tile::row_loads; ++q) {
-    const int r = q * warp_size + lane;
-    if (i0 + r < s.rows) copy_async<4>(&sh.end[buf][r], offsets + r);
-  }
-  const std::int32_t* cols = a.col_indices + s.jb + k0;
-  const T* values = a.values + s.jb + k0;
-#pragma unroll
-  for (int q = 0; q < K; ++q) {
-    const int k = q * warp_size + lane;
-    if (k0 + k < s.nonzeros) {
-      copy_async<4>(&sh.col[buf][k], cols + k);
-      copy_async<int(sizeof(T))>(&sh.value[buf][k], values + k);
-    }
-  }
-  copy_async_commit();
-}
-
-template <class T, int K>
-__global__ void __launch_bounds__(block_threads, 4)
-    merge_spmv_pipe_kernel(const SpmmArgs<T> a, const MergeSegments m, T* const carry) {
-  using Tile = SpmvTile<K>;
-  extern __shared__ __align__(16) unsigned char shared_bytes[];
-  PipeShared<T, K>& sh = reinterpret_cast<PipeShared<T, K>*>(shared_bytes)[threadIdx.x / warp_size];
-  const int lane = static_cast<int>(threadIdx.x) % warp_size;
-  const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / warp_size;
-  const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / warp_size;
-  for (std::int64_t seg = warp; seg < m.segments; seg += warps) {  // warp-uniform
-    const int rb = __ldg(m.row + seg), re = __ldg(m.row + seg + 1);
-    const int jb = __ldg(m.nonzero + seg), je = __ldg(m.nonzero + seg + 1);
-    const int head = __ldg(m.head_slot + seg), tail = __ldg(m.tail_slot + seg);
-    const int last = (tail >= 0 || (head >= 0 && re == rb)) ? re : re - 1;
-    const SegmentView s{rb, jb, je, last - rb + 1, je - jb};
-    const int total = s.rows + s.nonzeros;
-    int i0 = 0, k0 = 0, buf = 0;
-    T carry_in = T(0);
-    __syncwarp();  // the last segment's readers are done with buffer 0
-    if (total > 0) issue_chunk<T, K>(a, s, 0, 0, lane, sh, 0);
-    for (int d0 = 0; d0 < total; buf ^= 1) {  // warp-uniform
-      copy_async_wait_all();
-      __syncwarp();
-      int* end = sh.end[buf];
-      T* product = sh.value[buf];
-#pragma unroll
-      for (int q = 0; q < Tile::row_loads; ++q) {
-        const int r = q * warp_size + lane;
-        int e = Tile::items + 1;
-        if (i0 + r < s.rows) e = min(min(end[r], je) - jb - k0, Tile::items + 1);
-        end[r] = e;
-      }
-      __syncwarp();
-      const int length = min(min(Tile::items, total - d0), Tile::rows + end[Tile::rows - 1]);
-      const int rows_done = rows_before<K>(end, length);
-      // The next chunk's loads fly during this one's gather and walk.
-      if (d0 + length < total) issue_chunk<T, K>(a, s, i0 + rows_done, k0 + length - rows_done, lane, sh, buf ^ 1);
-      T x[K];
-#pragma unroll
-      for (int q = 0; q < K; ++q) {
-        const int k = q * warp_size + lane;
-        x[q] = k0 + k < s.nonzeros ? __ldg(a.B + std::int64_t(sh.col[buf][k]) * a.ldb) : T(0);
-      }
-#pragma unroll
-      for (int q = 0; q < K; ++q) {
-        const int k = q * warp_size + lane;
-        product[k] = k0 + k < s.nonzeros ? product[k] * x[q] : T(0);
-      }
-      __syncwarp();
-
-      const int first = min(lane * K, length), steps = min(lane * K + K, length) - first;
-      int row = rows_before<K>(end, first), nz = first - row;
-      T sum = lane == 0 ? carry_in : T(0);
-      int first_row = -1;
-      T first_sum = T(0);
-#pragma unroll
-      for (int step = 0; step < K; ++step) {
-        if (step < steps) {
-          if (nz < end[row]) {
-            sum += product[nz];
-            ++nz;
-          } else {
-            if (first_row < 0) {
-              first_row = row;
-              first_sum = sum;
-            } else {
-              sh.row_sum[row] = sum;
-            }
-            sum = T(0);
-            ++row;
-          }
-        }
-      }
-      T v = sum;
-#pragma unroll
-      for (int d = 1; d < warp_size; d *= 2) {
-        const T other = __shfl_up_sync(full_mask, v, d);
-        const int other_row = __shfl_up_sync(full_mask, row, d);
-        if (lane >= d && other_row == row) v += other;
-      }
-      const T before = __shfl_up_sync(full_mask, v, 1);
-      if (first_row >= 0) sh.row_sum[first_row] = lane == 0 ? first_sum : before + first_sum;
-      carry_in = __shfl_sync(full_mask, v, warp_size - 1);
-      __syncwarp();
-      for (int r = lane; r < rows_done; r += warp_size) {
-        const int global_row = rb + i0 + r;
-        const T value = sh.row_sum[r];
-        if (global_row == rb && head >= 0)
-          carry[head] = value;
-        else if (global_row == re && tail >= 0)
-          carry[tail] = value;
-        else
-          store_row_value(a, global_row, value);
-      }
-      i0 += rows_done;
-      k0 += length - rows_done;
-      d0 += length;
-    }
-  }
-}
-
-template <class T, int K>
-void launch_pipe(const SpmmArgs<T>& args, const MergeSegments& segments, T* carry, int multiprocessors,
-                 cudaStream_t stream) {
-  const auto kernel = merge_spmv_pipe_kernel<T, K>;
-  constexpr int bytes = int(sizeof(PipeShared<T, K>)) * (block_threads / warp_size);
-  static std::atomic<std::uint64_t> opted_in{0};  // past 48 KB a kernel opts in, once per device
-  int device = 0;
-  BLOCKEIGS_CUDA_CHECK(cudaGetDevice(&device));
-  const std::uint64_t bit = std::uint64_t(1) << (device % 64);
-  if (!(opted_in.load() & bit)) {
-    BLOCKEIGS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-    opted_in.fetch_or(bit);
-  }
-  const std::int64_t warps_per_block = block_threads / warp_size;
-  const int blocks = static_cast<int>(std::clamp<std::int64_t>(
-      (segments.segments + warps_per_block - 1) / warps_per_block, 1, std::int64_t(multiprocessors) * 2048));
-  kernel<<<blocks, block_threads, bytes, stream>>>(args, segments, carry);
-  BLOCKEIGS_CUDA_CHECK_LAUNCH();
-}
-
-template <class T, int K, bool Cached = false>
 void launch(const SpmmArgs<T>& args, const MergeSegments& segments, T* carry, int multiprocessors,
             cudaStream_t stream) {
   const std::int64_t warps_per_block = block_threads / warp_size;
   const int blocks = static_cast<int>(std::clamp<std::int64_t>(
       (segments.segments + warps_per_block - 1) / warps_per_block, 1, std::int64_t(multiprocessors) * 2048));
-  merge_spmv_kernel<T, K, Cached><<<blocks, block_threads, 0, stream>>>(args, segments, carry);
+  merge_spmv_kernel<T, K><<<blocks, block_threads, 0, stream>>>(args, segments, carry);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
@@ -399,11 +238,7 @@ template <class T>
 void launch_merge_spmv(const SpmmArgs<T>& args, const MergeSegments& segments, T* carry, int multiprocessors,
                        cudaStream_t stream) {
   constexpr int k = sizeof(T) == 4 ? merge_spmv_items_per_lane_fp32 : merge_spmv_items_per_lane_fp64;
-  const int variant = merge_spmv_variant();  // EXPERIMENT
-  if (variant == 0 || variant == 8) return launch<T, k>(args, segments, carry, multiprocessors, stream);
-  if (variant == 9 || variant == 10) return launch<T, k, true>(args, segments, carry, multiprocessors, stream);
-  if (sizeof(T) == 8 && variant >= 6) return launch_pipe<T, 5>(args, segments, carry, multiprocessors, stream);
-  launch_pipe<T, k>(args, segments, carry, multiprocessors, stream);
+  launch<T, k>(args, segments, carry, multiprocessors, stream);
 }
 
 template void launch_merge_spmv(const SpmmArgs<float>&, const MergeSegments&, float*, int, cudaStream_t);
