@@ -87,6 +87,19 @@ constexpr std::int64_t merge_max_items = 1024;
 // 14: 1.49x, email-Eu-core 13: 1.05x).
 constexpr double merge_spmv_min_skew = 14;
 
+// The SpMV body's own partition: 2 waves of its 32 resident warps per SM
+// (4 blocks of 256), boundaries snapped back by at most a quarter segment.
+// H200, full n = 1 suite at 80aa5fa against the general partition (segments
+// of 32-1024 items, a power of two, snapped back by half a segment): the 24
+// matrices of skew > 14 4.6% (fp32) and 7.8% (fp64) faster in geomean, up
+// to 1.2x (rajat19 fp64, Oregon-2 fp32 1.12x), slower on p2p-Gnutella31, 24
+// (4M rows of mean 2.4: 0.92x) and soc-Epinions1 (0.96x). 1 wave was only
+// tried with the (dropped) cp.async body: slower than 2 on 7 of 7 matrices in
+// fp64, mixed in fp32; 4 waves and other slacks not tried.
+constexpr int merge_spmv_waves = 2;
+constexpr int merge_spmv_warps_per_sm = 32;
+constexpr std::int64_t merge_spmv_slack_divisor = 4;
+
 // wide_unroll_pays: from the full suite on the H200 at 8c1059d (every fp64
 // n = 16 and 32 case wide) against b2fe87a (none wide), time ratio per
 // matrix (spmm-tuning-notes section 10). Row-split gained 1.18-1.40x on
@@ -142,5 +155,12 @@ std::int64_t merge_items_per_segment(std::int64_t rows, std::int64_t nnz, int mu
   while (items < wanted && items < merge_max_items) items *= 2;
   return items;
 }
+
+std::int64_t merge_spmv_items_per_segment(std::int64_t rows, std::int64_t nnz, int multiprocessors) {
+  const std::int64_t warps = std::int64_t(merge_spmv_waves) * merge_spmv_warps_per_sm * std::max(1, multiprocessors);
+  return std::max<std::int64_t>(merge_spmv_max_chunk_items, (rows + nnz + warps - 1) / warps);
+}
+
+std::int64_t merge_spmv_slack(std::int64_t items) { return items / merge_spmv_slack_divisor; }
 
 }  // namespace blockeigs::spmm::cuda

@@ -47,6 +47,13 @@ std::int64_t merge_items_per_segment(std::int64_t rows, std::int64_t nnz, int mu
 // per-step bookkeeping makes it 1.1-1.9x slower.
 bool merge_uses_spmv_body(const RowShape& shape);
 
+// The SpMV body's own partition (merge_spmv.cu): segments as long as the
+// work divided among `merge_spmv_waves` waves of resident warps, so that each
+// warp walks many chunks and fewer warps start and end; boundaries snap back
+// to a row start `merge_spmv_slack(items)` away at most.
+std::int64_t merge_spmv_items_per_segment(std::int64_t rows, std::int64_t nnz, int multiprocessors);
+std::int64_t merge_spmv_slack(std::int64_t items);
+
 // The SpMV body walks its segment in chunks of 32 lanes x this many merge
 // items (merge_spmv.cu). Odd, so that lanes reading their own runs of
 // nonzeros from shared memory hit different banks. H200, n = 1, 8 skewed

@@ -161,38 +161,58 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
   }
 
  private:
-  void build_partition() {
-    spmv_body_ = cuda::merge_uses_spmv_body(shape_);
-    items_ = cuda::merge_items_per_segment(A_.rows, A_.nnz, multiprocessors_);
-    segments_ = cuda::merge_segment_count(A_.rows, A_.nnz, items_);
-    const std::int64_t boundaries = segments_ + 1;
+  // Segments of `items` merge steps, boundaries snapped back by up to
+  // `slack`, and their carry plan.
+  struct Partition {
+    std::int64_t segments = 0;  // one warp each
+    std::int64_t slots = 0;     // carry slots (pieces of rows cut by a boundary)
+    Buffer<std::int32_t> row, nonzero, head_slot, tail_slot, split_rows, split_first_slot;
+    MergeSegments view() const { return {row.data(), nonzero.data(), head_slot.data(), tail_slot.data(), segments}; }
+  };
+
+  Partition make_partition(std::int64_t items, std::int64_t slack) {
+    Partition p;
+    p.segments = cuda::merge_segment_count(A_.rows, A_.nnz, items);
+    const std::int64_t boundaries = p.segments + 1;
     Buffer<std::int32_t> row(Space::device, boundaries), nonzero(Space::device, boundaries),
         row_start(Space::device, boundaries);
     const auto stream = static_cast<cudaStream_t>(context_.stream());
     const int blocks = static_cast<int>(std::min<std::int64_t>((boundaries + 255) / 256, 65536));
-    merge_boundaries_kernel<<<blocks, 256, 0, stream>>>(A_.row_offsets, A_.rows, A_.nnz, items_,
-                                                        items_ / 2, boundaries, row.data(),
-                                                        nonzero.data(), row_start.data());
+    merge_boundaries_kernel<<<blocks, 256, 0, stream>>>(A_.row_offsets, A_.rows, A_.nnz, items, slack, boundaries,
+                                                        row.data(), nonzero.data(), row_start.data());
     BLOCKEIGS_CUDA_CHECK_LAUNCH();
     context_.synchronize();
     const cuda::MergeCarryPlan plan =
         cuda::plan_merge_carries(row.to_host(), nonzero.to_host(), row_start.to_host(), A_.rows);
-    boundary_row_ = std::move(row);
-    boundary_nonzero_ = std::move(nonzero);
-    head_slot_ = Buffer<std::int32_t>(Space::device, plan.head_slot);
-    tail_slot_ = Buffer<std::int32_t>(Space::device, plan.tail_slot);
-    split_rows_ = Buffer<std::int32_t>(Space::device, plan.split_rows);
-    split_first_slot_ = Buffer<std::int32_t>(Space::device, plan.split_first_slot);
-    slots_ = plan.slots();
+    p.row = std::move(row);
+    p.nonzero = std::move(nonzero);
+    p.head_slot = Buffer<std::int32_t>(Space::device, plan.head_slot);
+    p.tail_slot = Buffer<std::int32_t>(Space::device, plan.tail_slot);
+    p.split_rows = Buffer<std::int32_t>(Space::device, plan.split_rows);
+    p.split_first_slot = Buffer<std::int32_t>(Space::device, plan.split_first_slot);
+    p.slots = plan.slots();
     // Uploads from pageable memory may still be in flight on the legacy
     // stream, which the context's non-blocking stream does not wait for.
     BLOCKEIGS_CUDA_CHECK(cudaDeviceSynchronize());
-    if (std::size_t(slots_) * max_launch_width * sizeof(T) <= eager_carry_bytes)
+    return p;
+  }
+
+  void build_partition() {
+    const std::int64_t items = cuda::merge_items_per_segment(A_.rows, A_.nnz, multiprocessors_);
+    general_ = make_partition(items, items / 2);
+    if (std::size_t(general_.slots) * max_launch_width * sizeof(T) <= eager_carry_bytes)
       reserve_carry(max_launch_width);
+    // The SpMV body (n = 1, skewed rows) walks longer segments of its own.
+    if (cuda::merge_uses_spmv_body(shape_)) {
+      const std::int64_t spmv_items = cuda::merge_spmv_items_per_segment(A_.rows, A_.nnz, multiprocessors_);
+      spmv_ = make_partition(spmv_items, cuda::merge_spmv_slack(spmv_items));
+      spmv_carry_ = Buffer<T>(Space::device, static_cast<std::size_t>(spmv_.slots));
+      spmv_body_ = true;
+    }
   }
 
   void reserve_carry(std::int64_t width) {
-    const std::size_t needed = static_cast<std::size_t>(slots_ * width);
+    const std::size_t needed = static_cast<std::size_t>(general_.slots * width);
     if (needed <= carry_.size()) return;
     context_.synchronize();  // the old buffer may still be in use
     carry_ = Buffer<T>(Space::device, needed);
@@ -201,16 +221,17 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
   void launch(T alpha, const ConstDenseView<T>& B, T beta, const DenseView<T>& C) {
     const SpmmArgs<T> args{A_.row_offsets, A_.col_indices, A_.values, B.data, B.ld, C.data, C.ld,
                            A_.rows, static_cast<int>(B.cols), alpha, beta};
-    const MergeSegments segments{boundary_row_.data(), boundary_nonzero_.data(), head_slot_.data(),
-                                 tail_slot_.data(), segments_};
     const auto stream = static_cast<cudaStream_t>(context_.stream());
-    const std::int64_t warps_per_block = block_threads / warp_size;
     if (B.cols == 1 && spmv_body_) {
-      launch_merge_spmv<T>(args, segments, carry_.data(), multiprocessors_, stream);
-    } else {
+      launch_merge_spmv<T>(args, spmv_.view(), spmv_carry_.data(), multiprocessors_, stream);
+      fix_up(spmv_, spmv_carry_.data(), 1, C, alpha, beta, stream);
+      return;
+    }
+    const MergeSegments segments = general_.view();
+    const std::int64_t warps_per_block = block_threads / warp_size;
     const int v = vector_width<T>(B.data, B.ld, C.data, C.ld, B.cols);
     const int blocks = static_cast<int>(std::clamp<std::int64_t>(
-        (segments_ + warps_per_block - 1) / warps_per_block, 1, std::int64_t(multiprocessors_) * 2048));
+        (segments.segments + warps_per_block - 1) / warps_per_block, 1, std::int64_t(multiprocessors_) * 2048));
     dispatch_shape<T>(static_cast<int>(B.cols), v, [&](auto shape) {
       using S = decltype(shape);
       auto run = [&](auto wide) {
@@ -224,28 +245,30 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
         if (cuda::wide_unroll_pays(Algorithm::merge_based, shape_, S::GC)) return run(std::true_type{});
       run(std::false_type{});
     });
-    }
-    const std::int64_t split = static_cast<std::int64_t>(split_rows_.size());
+    fix_up(general_, carry_.data(), static_cast<int>(B.cols), C, alpha, beta, stream);
+  }
+
+  // Adds the pieces of the rows that the partition's boundaries cut.
+  static void fix_up(const Partition& p, const T* carry, int n, const DenseView<T>& C, T alpha, T beta,
+                     cudaStream_t stream) {
+    const std::int64_t split = static_cast<std::int64_t>(p.split_rows.size());
     if (split == 0) return;
-    const int column_lanes = column_lanes_for(static_cast<int>(B.cols));  // <= 32
-    const dim3 grid(static_cast<unsigned>(split), static_cast<unsigned>((B.cols + column_lanes - 1) / column_lanes));
-    merge_fixup_kernel<T><<<grid, fixup_threads, 0, stream>>>(split_rows_.data(), split_first_slot_.data(),
-                                                                carry_.data(), static_cast<int>(B.cols),
-                                                                column_lanes, C.data, C.ld, alpha, beta);
+    const int column_lanes = column_lanes_for(n);  // <= 32
+    const dim3 grid(static_cast<unsigned>(split), static_cast<unsigned>((n + column_lanes - 1) / column_lanes));
+    merge_fixup_kernel<T><<<grid, fixup_threads, 0, stream>>>(p.split_rows.data(), p.split_first_slot.data(), carry,
+                                                                n, column_lanes, C.data, C.ld, alpha, beta);
     BLOCKEIGS_CUDA_CHECK_LAUNCH();
   }
 
   const Context& context_;
   CsrView<T> A_;
   int multiprocessors_ = 1;
-  bool spmv_body_ = false;     // n = 1 through merge_spmv.cu (skewed rows)
-  cuda::RowShape shape_;       // mean and longest row
-  std::int64_t items_ = 0;     // merge path steps per segment
-  std::int64_t segments_ = 0;  // one warp each
-  std::int64_t slots_ = 0;     // carry slots (pieces of rows cut by a boundary)
-  Buffer<std::int32_t> boundary_row_, boundary_nonzero_, head_slot_, tail_slot_;
-  Buffer<std::int32_t> split_rows_, split_first_slot_;
-  Buffer<T> carry_;  // slots_ x (block width) raw partial sums
+  bool spmv_body_ = false;  // n = 1 through merge_spmv.cu (skewed rows)
+  cuda::RowShape shape_;    // mean and longest row
+  Partition general_;       // the general body's
+  Partition spmv_;          // the SpMV body's, when it has one
+  Buffer<T> carry_;         // general_.slots x (block width) raw partial sums
+  Buffer<T> spmv_carry_;    // spmv_.slots raw partial sums
 };
 
 }  // namespace

@@ -183,7 +183,7 @@ void merge_spmv_body() {
   });
   int multiprocessors = 0;
   ASSERT_EQ(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
-  ASSERT_GT(spmm::cuda::merge_items_per_segment(A.rows, A.nnz(), multiprocessors), spmm::cuda::merge_spmv_max_chunk_items)
+  ASSERT_GT(spmm::cuda::merge_spmv_items_per_segment(A.rows, A.nnz(), multiprocessors), spmm::cuda::merge_spmv_max_chunk_items)
       << "segments of one chunk: the test would miss the sums carried between chunks";
   const double mean = double(A.nnz()) / double(A.rows);
   ASSERT_TRUE(spmm::cuda::merge_uses_spmv_body({A.rows, mean, 20000.0}));
