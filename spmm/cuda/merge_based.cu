@@ -54,12 +54,7 @@ __global__ void __launch_bounds__(block_threads, (merge_min_blocks_per_sm<T, P, 
   const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / warp_size;
   const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / warp_size;
   for (std::int64_t seg = warp; seg < m.segments; seg += warps) {  // warp-uniform
-    const int rb = __ldg(m.row + seg), re = __ldg(m.row + seg + 1);
-    const int jb = __ldg(m.nonzero + seg), je = __ldg(m.nonzero + seg + 1);
-    const int head = __ldg(m.head_slot + seg), tail = __ldg(m.tail_slot + seg);
-    // Rows rb .. re - 1 end in this segment; row re only has a piece here when
-    // it goes on into the next segment (tail), or the segment is inside it.
-    const int last = (tail >= 0 || (head >= 0 && re == rb)) ? re : re - 1;
+    const auto [rb, re, jb, je, head, tail, last] = load_segment(m, seg);
     // Row offsets are loaded one batch of rows ahead (see row_split.cu).
     int row = rb + g.group;
     RowRange range = load_row_range(a.row_offsets, row, row <= last);

@@ -142,12 +142,7 @@ __global__ void __launch_bounds__(block_threads, 4)
   const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / warp_size;
   const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / warp_size;
   for (std::int64_t seg = warp; seg < m.segments; seg += warps) {  // warp-uniform
-    const int rb = __ldg(m.row + seg), re = __ldg(m.row + seg + 1);
-    const int jb = __ldg(m.nonzero + seg), je = __ldg(m.nonzero + seg + 1);
-    const int head = __ldg(m.head_slot + seg), tail = __ldg(m.tail_slot + seg);
-    // Rows rb .. re - 1 end in this segment; row re only has a piece here when
-    // it goes on into the next segment (tail), or the segment is inside it.
-    const int last = (tail >= 0 || (head >= 0 && re == rb)) ? re : re - 1;
+    const auto [rb, re, jb, je, head, tail, last] = load_segment(m, seg);
     const SegmentView s{rb, jb, je, last - rb + 1, je - jb};
     const int total = s.rows + s.nonzeros;  // merge items: the last row ends at je
     ChunkLoads<T, K> loads;

@@ -18,6 +18,24 @@ struct MergeSegments {
   std::int64_t segments;
 };
 
+// One segment's bounds: rows rb .. re - 1 end in it; row re has a piece in
+// it only when it goes on into the next segment (tail), or the segment lies
+// inside it, so `last` is the last row the segment touches.
+struct SegmentBounds {
+  int rb, re, jb, je;  // first and end row, first and end nonzero
+  int head, tail;      // carry slots of the first and last row pieces, or -1
+  int last;
+};
+
+__device__ __forceinline__ SegmentBounds load_segment(const MergeSegments& m, std::int64_t seg) {
+  SegmentBounds b;
+  b.rb = __ldg(m.row + seg), b.re = __ldg(m.row + seg + 1);
+  b.jb = __ldg(m.nonzero + seg), b.je = __ldg(m.nonzero + seg + 1);
+  b.head = __ldg(m.head_slot + seg), b.tail = __ldg(m.tail_slot + seg);
+  b.last = (b.tail >= 0 || (b.head >= 0 && b.re == b.rb)) ? b.re : b.re - 1;
+  return b;
+}
+
 // C = alpha * A * b + beta * C for one column, one warp per segment; pieces
 // of cut rows go to their carry slots (merge_fixup_kernel adds them).
 template <class T>
