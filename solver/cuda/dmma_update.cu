@@ -1,10 +1,11 @@
 // Y = alpha * [X1 X2] S + beta * Z in fp64 for tall blocks of up to 64 input
 // and 17 to 48 output columns, in one pass, on the tensor cores (DMMA,
-// mma.m8n8k4.f64): LOBPCG's projection and transform of W in one update of
-// [X P W] (3 nb -> nb, in place) and its Ritz update (3 nb -> 2 nb) at block
-// sizes 17 to 21, where the row-group kernel's 16-byte shared loads of S
-// bound it at 44-47% of the copy rate and cuBLAS needs a scratch block and a
-// copy for in-place updates (H200, 2M rows).
+// mma.m8n8k4.f64). Used for in-place updates past the row-group kernel's 16
+// outputs, where cuBLAS needs a scratch block and a copy: LOBPCG's projection
+// and transform of W in one update of [X P W] (3 nb -> nb) at block sizes 17
+// to 48, SVQB transforms, combines (H200, 2M rows, 60 -> 20: 0.52 ms against
+// 0.67). Out of place cuBLAS stays faster (60 -> 40: 0.55 ms against 0.67,
+// 72% of the copy rate here), so the Ritz update does not come here.
 //
 // A warp takes 16 rows a step: it loads them (coalesced pairs, all 16 rows in
 // flight), stages them in its own rows of shared memory, and multiplies them
