@@ -124,6 +124,9 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
       {"lobpcg S^T S        (3 blocks)", 3, [&] { (void)solver::gram(context, comm, ccols(S3, 0, 3 * k)); }},
       {"lobpcg S^T [S AS]   (6 blocks)", 6,
        [&] { (void)solver::gram(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 0, 6 * k)); }},
+      // What a step with carried [X P] blocks measures instead: S^T A W.
+      {"lobpcg S^T AW       (4 blocks)", 4,
+       [&] { (void)solver::gram(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 5 * k, k)); }},
       {"lobpcg S [Cx Cp]    (5 blocks)", 5,
        [&] { solver::block_update(context, T(1), ccols(S3, 0, 3 * k), ritz, T(0), cols(S3next, 0, 2 * k)); }},
   };

@@ -126,8 +126,20 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   std::vector<double> lambda;  // the nb current Ritz values, in the chosen order
   double norm_a = 0;           // max |Ritz value| seen: a lower bound on ||A||_2 that grows as S explores
 
+  // Rank 0's Rayleigh-Ritz matrices of the next [X P], C^T GA C and C^T GB C
+  // for the last step's coefficients C: the next step then measures only
+  // S^T A W, and takes the W rows of S^T S from the orthogonalisation
+  // (BasisGram). Dropped when A X or A P is recomputed (they were made for
+  // the implicitly updated blocks), so that every recompute_interval
+  // iterations the full Gram matrices are measured again and rounding cannot
+  // accumulate in them.
+  HostMatrix carried_a, carried_b;
+  bool carried = false;
+  solver::BasisGram basis_gram;
+
   auto apply_a = [&](std::int64_t first, std::int64_t count) {  // A S = A times S on a column range
     if (count == 0) return;
+    if (first < nb + np) carried = false;
     clock.to(time.other);
     A.apply(T(1), column_range(cS(cur), first, count), T(0), column_range(AS(cur), first, count));
     clock.to(time.spmm);
@@ -138,34 +150,63 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   auto rayleigh_ritz_step = [&](std::int64_t ns, const std::vector<std::int64_t>& active) {
     const spmm::ConstDenseView<T> Sv = column_range(cS(cur), 0, ns);
     const spmm::ConstDenseView<T> ASv = column_range(cAS(cur), 0, ns);
-    // S^T [S (unused columns) A S]: GB and GA in one pass.
-    const HostMatrix G = gram(ctx, comm, Sv, spmm::ConstDenseView<T>{space, n, 3 * nb + ns, ld, SAS[cur].data()});
-    const HostMatrix GB = G.block(0, ns, 0, ns), GA = G.block(0, ns, 3 * nb, ns);
+    const std::int64_t q = nb + np;  // [X P]; W follows
     int level = 0;
     std::vector<double> all_values, chosen;
-    HostMatrix coeff;
-    const double host_begin = MPI_Wtime();
-    collectively(comm, [&] {
-      if (rank != 0) return;
-      RitzPairs pairs = rayleigh_ritz(GA, GB, nb, nb + np, nb, tol);
-      level = pairs.level;
-      const auto m = static_cast<std::int64_t>(pairs.values.size());
-      HostMatrix Cx(ns, nb);
-      for (std::int64_t c = 0; c < nb; ++c) {
-        // Largest: take the top of the ascending spectrum, largest first.
-        const std::int64_t from = options.which == SpectrumEnd::smallest ? c : m - 1 - c;
-        chosen.push_back(pairs.values[from]);
-        for (std::int64_t i = 0; i < ns; ++i) Cx(i, c) = pairs.vectors(i, from);
+    HostMatrix coeff, GA, GB;
+    // Derived: S^T A W measured, the rest carried or from the orthogonalisation.
+    // The same choice on every rank: `carried` and the fused pass's branch are.
+    bool derive = carried && ns > q && basis_gram.w_gram.rows() == ns;
+    for (;;) {
+      if (derive) {
+        const HostMatrix G = gram(ctx, comm, Sv, column_range(cAS(cur), q, ns - q));
+        if (rank == 0) {
+          GA = assemble_ritz_matrix(carried_a, G);
+          GB = assemble_ritz_matrix(carried_b, basis_gram.w_gram);
+        }
+      } else {
+        // S^T [S (unused columns) A S]: GB and GA in one pass.
+        const HostMatrix G =
+            gram(ctx, comm, Sv, spmm::ConstDenseView<T>{space, n, 3 * nb + ns, ld, SAS[cur].data()});
+        GB = G.block(0, ns, 0, ns);
+        GA = G.block(0, ns, 3 * nb, ns);
       }
-      const HostMatrix Cp = basis_selection(Cx, GB, nb, active, tol);
-      coeff = HostMatrix(ns, nb + Cp.cols());
-      for (std::int64_t i = 0; i < ns; ++i) {
-        for (std::int64_t c = 0; c < nb; ++c) coeff(i, c) = Cx(i, c);
-        for (std::int64_t c = 0; c < Cp.cols(); ++c) coeff(i, nb + c) = Cp(i, c);
-      }
-      all_values = std::move(pairs.values);
-    });
-    time.small_eigenproblem += MPI_Wtime() - host_begin;
+      const double host_begin = MPI_Wtime();
+      int retry = 0;
+      collectively(comm, [&] {
+        if (rank != 0) return;
+        RitzPairs pairs = rayleigh_ritz(GA, GB, nb, nb + np, nb, tol);
+        // A restart is decided on measured Gram matrices only.
+        if (derive && pairs.level > 0) {
+          retry = 1;
+          return;
+        }
+        level = pairs.level;
+        const auto m = static_cast<std::int64_t>(pairs.values.size());
+        HostMatrix Cx(ns, nb);
+        for (std::int64_t c = 0; c < nb; ++c) {
+          // Largest: take the top of the ascending spectrum, largest first.
+          const std::int64_t from = options.which == SpectrumEnd::smallest ? c : m - 1 - c;
+          chosen.push_back(pairs.values[from]);
+          for (std::int64_t i = 0; i < ns; ++i) Cx(i, c) = pairs.vectors(i, from);
+        }
+        const HostMatrix Cp = basis_selection(Cx, GB, nb, active, tol);
+        coeff = HostMatrix(ns, nb + Cp.cols());
+        for (std::int64_t i = 0; i < ns; ++i) {
+          for (std::int64_t c = 0; c < nb; ++c) coeff(i, c) = Cx(i, c);
+          for (std::int64_t c = 0; c < Cp.cols(); ++c) coeff(i, nb + c) = Cp(i, c);
+        }
+        all_values = std::move(pairs.values);
+        carried_a = transpose_times(coeff, multiply(GA, coeff));
+        carried_b = transpose_times(coeff, multiply(GB, coeff));
+      });
+      time.small_eigenproblem += MPI_Wtime() - host_begin;
+      broadcast(comm, retry);
+      if (!retry) break;
+      derive = false;
+    }
+    carried = true;
+    result.carried_steps += derive ? 1 : 0;
     broadcast(comm, level);
     broadcast(comm, all_values);
     broadcast(comm, chosen);
@@ -251,12 +292,13 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       clock.to(time.other);
     }
     const spmm::ConstDenseView<T> XP = column_range(cS(cur), 0, nb + np);
-    std::int64_t nw = condition_against(ctx, comm, XP, W, scratch.view(), tol);
+    basis_gram.q_gram = rank == 0 && carried ? &carried_b : nullptr;
+    std::int64_t nw = condition_against(ctx, comm, XP, W, scratch.view(), tol, &basis_gram);
     if (nw == 0) {
       // Every residual direction already lies in span[X P] to working
       // precision (stagnation at the rounding floor): explore at random.
       fill_random(ctx, W, options.seed, A.first_row(), std::int64_t{nb} * (max_refills + 1 + iteration));
-      nw = condition_against(ctx, comm, XP, W, scratch.view(), tol);
+      nw = condition_against(ctx, comm, XP, W, scratch.view(), tol, &basis_gram);
     }
     if (nw == 0) {
       // Not even a random direction: [X P] spans the whole space (a matrix

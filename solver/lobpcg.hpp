@@ -17,7 +17,12 @@
 //  - A X and A P are updated implicitly from the Ritz coefficients and
 //    recomputed with the operator every recompute_interval iterations; A X is
 //    recomputed before convergence is declared (or the iteration limit
-//    reported), so the decision and the reported residuals use true ones.
+//    reported), so the decision and the reported residuals use true ones;
+//  - the Rayleigh-Ritz matrices' [X P] blocks are carried from the last
+//    step's small problem (C^T G C) and the W rows of S^T S from W's
+//    orthogonalisation, so that a step measures only S^T A W; both Gram
+//    matrices are measured in full after A X or A P is recomputed, when W
+//    needed the explicit orthogonalisation passes, and before any restart.
 //
 // Runs on the operator's backend: blocks live in A.context().space(); only
 // the small projected problems are on the host.
@@ -104,6 +109,7 @@ struct LobpcgResult {
   std::vector<bool> converged;              // the chosen test, per pair
   int iterations = 0;
   int restarts = 0;                         // Rayleigh-Ritz steps that dropped P
+  int carried_steps = 0;                    // Rayleigh-Ritz steps that measured only S^T A W
   int block_size = 0;
   double norm_estimate = 0;                 // ||A||_est used by the backward test
   std::vector<LobpcgStep> history;          // one entry per iteration (keep_history)

@@ -45,6 +45,11 @@ RitzPairs rayleigh_ritz(const HostMatrix& GA, const HostMatrix& GB, std::int64_t
 HostMatrix basis_selection(const HostMatrix& Cx, const HostMatrix& GB, std::int64_t x_rows,
                            const std::vector<std::int64_t>& active, const Tolerances& tol);
 
+// The ns x ns Rayleigh-Ritz matrix of S = [Q W] (q + nw columns) from
+// Q's block (q x q, carried from the last step) and the measured or derived
+// [Q W]^T Y (ns x nw) for Y = A W or W, made exactly symmetric.
+HostMatrix assemble_ritz_matrix(const HostMatrix& q_block, const HostMatrix& w_columns);
+
 // ---- rank 0 computes, everybody receives ----------------------------------
 
 void broadcast(MPI_Comm comm, std::vector<double>& v);

@@ -186,6 +186,21 @@ HostMatrix basis_selection(const HostMatrix& Cx, const HostMatrix& GB, std::int6
   return multiply(Z, svqb_transform(G, tol));
 }
 
+HostMatrix assemble_ritz_matrix(const HostMatrix& q_block, const HostMatrix& w_columns) {
+  const std::int64_t q = q_block.rows(), ns = w_columns.rows(), nw = w_columns.cols();
+  if (q_block.cols() != q || ns != q + nw)
+    throw Error(detail::concat("LOBPCG: Rayleigh-Ritz blocks of ", q, " x ", q_block.cols(), " and ", ns, " x ", nw,
+                               " do not fit together"));
+  HostMatrix M(ns, ns);
+  for (std::int64_t i = 0; i < q; ++i)
+    for (std::int64_t j = 0; j < q; ++j) M(i, j) = 0.5 * (q_block(i, j) + q_block(j, i));
+  for (std::int64_t i = 0; i < q; ++i)
+    for (std::int64_t c = 0; c < nw; ++c) M(i, q + c) = M(q + c, i) = w_columns(i, c);
+  for (std::int64_t r = 0; r < nw; ++r)
+    for (std::int64_t c = 0; c < nw; ++c) M(q + r, q + c) = 0.5 * (w_columns(q + r, c) + w_columns(q + c, r));
+  return M;
+}
+
 void broadcast(MPI_Comm comm, std::vector<double>& v) {
   std::int64_t size = static_cast<std::int64_t>(v.size());
   BLOCKEIGS_MPI_CHECK(MPI_Bcast(&size, 1, MPI_INT64_T, 0, comm));

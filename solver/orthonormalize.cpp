@@ -40,6 +40,29 @@ double max_abs_minus_identity(const HostMatrix& M) {
 // before) could be a sizeable share of what remains.
 enum class BasisGoal { orthonormal, well_conditioned };
 
+// [Q W]^T W for W = Q M1 + W0 M2, from G0 = [Q W0]^T W0 ((q + nw) x nw) and
+// Q^T Q (null: the identity):
+//   Q^T W = (Q^T Q) M1 + C M2, with C = Q^T W0 (G0's first q rows),
+//   W^T W = M1^T (Q^T W) + M2^T C^T M1 + M2^T (W0^T W0) M2.
+HostMatrix derived_basis_gram(const HostMatrix& G0, const HostMatrix& M1, const HostMatrix& M2,
+                              const HostMatrix* q_gram) {
+  const std::int64_t q = M1.rows(), nw0 = M2.rows(), nw = M2.cols();
+  const HostMatrix C = G0.block(0, q, 0, nw0), W0tW0 = G0.block(q, nw0, 0, nw0);
+  HostMatrix QtW = multiply(C, M2);
+  const HostMatrix QQM1 = q_gram ? multiply(*q_gram, M1) : M1;
+  for (std::int64_t i = 0; i < q; ++i)
+    for (std::int64_t j = 0; j < nw; ++j) QtW(i, j) += QQM1(i, j);
+  const HostMatrix a = transpose_times(M1, QtW), b = transpose_times(M2, transpose_times(C, M1)),
+                   c = transpose_times(M2, multiply(W0tW0, M2));
+  HostMatrix out(q + nw, nw);
+  for (std::int64_t i = 0; i < q; ++i)
+    for (std::int64_t j = 0; j < nw; ++j) out(i, j) = QtW(i, j);
+  for (std::int64_t i = 0; i < nw; ++i)
+    for (std::int64_t j = 0; j < nw; ++j)
+      out(q + i, j) = 0.5 * (a(i, j) + a(j, i) + b(i, j) + b(j, i) + c(i, j) + c(j, i));
+  return out;
+}
+
 // The well-conditioned goal's first pass without reading W twice, where Q
 // and W are adjacent columns of one block (LOBPCG's [X P | W]): one Gram
 // matrix [Q W]^T W gives C = Q^T W and W^T W, the projected block's Gram
@@ -51,7 +74,7 @@ enum class BasisGoal { orthonormal, well_conditioned };
 template <class T>
 std::int64_t fused_first_pass(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> Q,
                               spmm::DenseView<T> W, spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol,
-                              HostMatrix& C) {
+                              HostMatrix& C, BasisGram* basis) {
   const std::int64_t q = Q.cols, nw = W.cols;
   const spmm::ConstDenseView<T> QW{Q.space, Q.rows, q + nw, Q.ld, Q.data};
   const HostMatrix G_all = gram(context, comm, QW, spmm::ConstDenseView<T>(W));
@@ -77,18 +100,20 @@ std::int64_t fused_first_pass(const spmm::Context& context, MPI_Comm comm, spmm:
   HostMatrix minus_CT = multiply(C, transform);
   for (double& v : minus_CT.values()) v = -v;
   block_combine_pair(context, Q, minus_CT, spmm::ConstDenseView<T>(W), transform, W, scratch);
+  if (basis) basis->w_gram = derived_basis_gram(G_all, minus_CT, transform, basis->q_gram);
   return nw;
 }
 
 template <class T>
 std::int64_t make_basis(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> Q,
                         spmm::DenseView<T> W, spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol,
-                        BasisGoal goal) {
+                        BasisGoal goal, BasisGram* basis = nullptr) {
+  if (basis) basis->w_gram = HostMatrix();
   std::int64_t nw = W.cols;
   // C = Q^T W when the fused pass has already computed it for the first pass.
   HostMatrix known_C;
   if (goal == BasisGoal::well_conditioned && Q.cols > 0 && nw > 0 && Q.ld == W.ld && Q.data + Q.cols == W.data) {
-    const std::int64_t kept = fused_first_pass(context, comm, Q, W, scratch, tol, known_C);
+    const std::int64_t kept = fused_first_pass(context, comm, Q, W, scratch, tol, known_C, basis);
     if (kept >= 0) return kept;
   }
   for (int pass = 0; pass < max_ortho_passes && nw > 0; ++pass) {
@@ -148,8 +173,9 @@ std::int64_t orthonormalize_against(const spmm::Context& context, MPI_Comm comm,
 
 template <class T>
 std::int64_t condition_against(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> Q,
-                               spmm::DenseView<T> W, spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol) {
-  return make_basis(context, comm, Q, W, scratch, tol, BasisGoal::well_conditioned);
+                               spmm::DenseView<T> W, spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol,
+                               BasisGram* basis) {
+  return make_basis(context, comm, Q, W, scratch, tol, BasisGoal::well_conditioned, basis);
 }
 
 template <class T>
@@ -165,10 +191,11 @@ template std::int64_t condition_basis(const spmm::Context&, MPI_Comm, spmm::Dens
                                       spmm::DenseView<double>, const OrthonormalizeTolerances&);
 
 template std::int64_t condition_against(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<float>,
-                                        spmm::DenseView<float>, spmm::DenseView<float>, const OrthonormalizeTolerances&);
+                                        spmm::DenseView<float>, spmm::DenseView<float>, const OrthonormalizeTolerances&,
+                                        BasisGram*);
 template std::int64_t condition_against(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<double>,
                                         spmm::DenseView<double>, spmm::DenseView<double>,
-                                        const OrthonormalizeTolerances&);
+                                        const OrthonormalizeTolerances&, BasisGram*);
 template std::int64_t orthonormalize_against(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<float>,
                                              spmm::DenseView<float>, spmm::DenseView<float>,
                                              const OrthonormalizeTolerances&);

@@ -89,11 +89,23 @@ std::int64_t orthonormalize_against(const spmm::Context& context, MPI_Comm comm,
 // the projection). For bases whose users form their own Gram matrices, so
 // that orthonormality to working accuracy buys nothing, while a nearly
 // dependent basis would still hurt: block CG's search block (it uses
-// P^T A P as computed) and LOBPCG's W (its Rayleigh-Ritz uses S^T S).
+// P^T A P as computed) and LOBPCG's W (its Rayleigh-Ritz uses S^T S, not the
+// identity).
 // Collective.
+//
+// `basis`, if given, asks for [Q W]^T W of the result without reading W
+// again: where the fused first pass made W (W = Q M1 + W0 M2 from the raw W0,
+// whose Gram matrices [Q W0]^T W0 that pass measured), it is derived on the
+// host with Q^T Q = *basis->q_gram (the identity when null), to the rounding
+// of that one update. Left empty where W came from the explicit passes.
+struct BasisGram {
+  const HostMatrix* q_gram = nullptr;  // in: Q^T Q, or null for the identity
+  HostMatrix w_gram;                   // out: (Q.cols + kept) x kept, or empty
+};
 template <class T>
 std::int64_t condition_against(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> Q,
-                               spmm::DenseView<T> W, spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol);
+                               spmm::DenseView<T> W, spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol,
+                               BasisGram* basis = nullptr);
 
 // condition_against with no Q.
 template <class T>

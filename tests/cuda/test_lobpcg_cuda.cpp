@@ -464,6 +464,9 @@ TEST(DeviceLobpcg, SameEigenvaluesAsTheHost) {
       // Rayleigh-Ritz's stream time includes the idle stream while the host solves.
       EXPECT_GT(on_device.timings.small_eigenproblem, 0.0);
       EXPECT_LE(on_device.timings.small_eigenproblem, on_device.timings.rayleigh_ritz);
+      // Most steps carried the [X P] blocks, on both backends.
+      EXPECT_GT(on_device.carried_steps, on_device.iterations / 2);
+      EXPECT_GT(on_host.carried_steps, on_host.iterations / 2);
     }
   }
 }

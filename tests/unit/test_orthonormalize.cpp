@@ -105,5 +105,45 @@ TEST(ConditionAgainst, ColumnInsideSpanQIsDropped) {
   expect_well_conditioned_and_orthogonal(Q, cview(solver::column_range(W, 0, kept)));
 }
 
+// BasisGram: where the fused pass made W, [Q W]^T W derived on the host
+// matches the measured one; for a Q that is only nearly orthonormal (a
+// carried [X P] is, to rounding), once Q^T Q is passed in. Where the explicit
+// pass ran, nothing is derived.
+void expect_derived_gram_matches(double q_scale, bool pass_q_gram) {
+  auto both = q_then_w(4, 0, 1.0);
+  for (std::int64_t i = 0; i < rows; ++i) both.view()(i, 0) *= q_scale;  // Q^T Q != I unless scale is 1
+  spmm::DenseBlock<double> scratch(Space::host, rows, w);
+  const spmm::ConstDenseView<double> Q = solver::column_range(both.cview(), 0, q);
+  const spmm::DenseView<double> W = solver::column_range(both.view(), q, w);
+  const HostMatrix QtQ = solver::gram<double>(host(), MPI_COMM_WORLD, Q);
+  solver::BasisGram basis;
+  basis.q_gram = pass_q_gram ? &QtQ : nullptr;
+  ASSERT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Q, W, scratch.view(), tol, &basis), w);
+  const spmm::ConstDenseView<double> QW{Space::host, rows, q + w, both.view().ld, both.view().data};
+  const HostMatrix measured = solver::gram<double>(host(), MPI_COMM_WORLD, QW, cview(W));
+  ASSERT_EQ(basis.w_gram.rows(), q + w);
+  ASSERT_EQ(basis.w_gram.cols(), w);
+  for (std::int64_t i = 0; i < q + w; ++i)
+    for (std::int64_t j = 0; j < w; ++j) EXPECT_NEAR(basis.w_gram(i, j), measured(i, j), 1e-12) << i << "," << j;
+}
+
+TEST(ConditionAgainst, DerivedBasisGramMatchesTheMeasuredOne) { expect_derived_gram_matches(1.0, false); }
+
+TEST(ConditionAgainst, DerivedBasisGramUsesQsGramMatrix) {
+  expect_derived_gram_matches(1.0 + 1e-6, true);
+  // Assuming Q orthonormal here would be off by ~1e-6 in Q^T W's first row:
+  // the check above could not pass without Q^T Q.
+}
+
+TEST(ConditionAgainst, NoDerivedGramAfterTheExplicitPass) {
+  auto both = q_then_w(2, 1, 1e-4);
+  spmm::DenseBlock<double> scratch(Space::host, rows, w);
+  solver::BasisGram basis;
+  basis.w_gram = HostMatrix(3, 3);
+  solver::condition_against<double>(host(), MPI_COMM_WORLD, solver::column_range(both.cview(), 0, q),
+                                    solver::column_range(both.view(), q, w), scratch.view(), tol, &basis);
+  EXPECT_EQ(basis.w_gram.rows(), 0);
+}
+
 }  // namespace
 }  // namespace blockeigs
