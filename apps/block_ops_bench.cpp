@@ -41,7 +41,7 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
   // One LOBPCG iteration's operations at block size k: S = [X P W] and A S,
   // 3k columns each, the Ritz update into a second S.
   spmm::DenseBlock<T> S3(space, m, 3 * k), AS3(space, m, 3 * k), S3next(space, m, 3 * k);
-  spmm::DenseBlock<T> SAS(space, m, 6 * k);  // block-eigs' layout: S and A S side by side
+  spmm::DenseBlock<T> SAS(space, m, 6 * k), SASnext(space, m, 6 * k);  // block-eigs' layout: S and A S side by side
   solver::fill_random(context, S3.view(), 5, 0);
   solver::fill_random(context, AS3.view(), 6, 0);
   solver::fill_random(context, SAS.view(), 7, 0);
@@ -129,6 +129,12 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
        [&] { (void)solver::gram(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 5 * k, k)); }},
       {"lobpcg S [Cx Cp]    (5 blocks)", 5,
        [&] { solver::block_update(context, T(1), ccols(S3, 0, 3 * k), ritz, T(0), cols(S3next, 0, 2 * k)); }},
+      // Both updates and the next residuals in one pass, as block-eigs runs them.
+      {"lobpcg Ritz + R    (11 blocks)", 11,
+       [&] {
+         (void)solver::ritz_update(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 3 * k, 3 * k), ritz, lambda,
+                                   cols(SASnext, 0, 2 * k), cols(SASnext, 3 * k, 2 * k), cols(SASnext, 2 * k, k));
+       }},
   };
   std::printf("block-ops-bench: %lld x %lld, %s, %s (one block = %.1f MB)\n", (long long)m, (long long)k,
               sizeof(T) == 8 ? "fp64" : "fp32", space == Space::device ? "cuda" : "cpu", block_bytes / 1e6);

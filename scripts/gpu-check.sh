@@ -40,14 +40,15 @@ for step in "${steps[@]}"; do
       skipped=$(grep -c 'Skipped' "$out/ctest-cuda.log"); note "  skipped         $skipped" ;;
     sanitize)
       # compute-sanitizer over our kernels' device tests: memcheck (out-of-bounds and misaligned
-      # accesses, leaks) and racecheck (shared-memory hazards: the row-group staging, the merge kernels).
+      # accesses, leaks) and racecheck (shared-memory hazards: the row-group and Ritz-update staging,
+      # the merge kernels).
       echo "== compute-sanitizer"
       san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda-*/bin/compute-sanitizer 2>/dev/null | head -1)
       if [ -z "$san" ]; then note "sanitize         compute-sanitizer not found"; continue; fi
       tb=build/cuda/tests; : > "$out/sanitize.log"
       for tool in memcheck racecheck; do
         for run in "test_spmm_kernels --gtest_filter=-*100k*:*DeterministicBits*" "test_merge_partition_device" \
-                   "test_lobpcg_cuda --gtest_filter=DeviceBlockOps.*"; do
+                   "test_lobpcg_cuda --gtest_filter=DeviceBlockOps.*" "test_ritz_update"; do
           set -- $run
           # cuSPARSE's kernels run in the SpMM tests as the comparison; they are not ours to check
           # (racecheck reports a hazard in its csrmv_v3_kernel).

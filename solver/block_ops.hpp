@@ -135,6 +135,18 @@ ResidualNorms eigen_residuals(const spmm::Context& context, MPI_Comm comm, spmm:
                               spmm::ConstDenseView<T> AX, const std::vector<double>& lambda,
                               spmm::DenseView<T> R);
 
+// LOBPCG's Ritz update and the next residuals: Y = S C and AY = AS C (C:
+// S.cols x Y.cols), then R = AY(:, :nb) - Y(:, :nb) diag(lambda) with
+// nb = R.cols = lambda.size() <= Y.cols, and the norms of R's and
+// Y(:, :nb)'s columns over all ranks. Y, AY and R must not overlap S, AS or
+// each other. One pass over S and AS on the device in fp64 for up to 64
+// inputs and 48 outputs (solver/cuda/ritz_update.cu); otherwise the two
+// updates and eigen_residuals, with the same results to rounding.
+template <class T>
+ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> S,
+                          spmm::ConstDenseView<T> AS, const HostMatrix& C, const std::vector<double>& lambda,
+                          spmm::DenseView<T> Y, spmm::DenseView<T> AY, spmm::DenseView<T> R);
+
 // ---- local operations (no communication) -----------------------------------
 
 // Y = alpha * X * S + beta * Y; X: local x k1, S: k1 x k2, Y: local x k2.

@@ -42,6 +42,14 @@ void column_sumsq_local(const spmm::Context& context, spmm::ConstDenseView<T> X,
 template <class T>
 void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> AX,
                            const double* lambda, spmm::DenseView<T> R, double* out);
+// LOBPCG's Ritz update in one pass (solver/cuda/ritz_update.cu): Y = S C,
+// AY = AS C (C: S.cols x Y.cols, row-major), R = AY(:, :nb) - Y(:, :nb)
+// diag(lambda) with nb = R.cols; out as eigen_residuals_local's. false
+// (nothing done) when the shape does not fit the kernel.
+bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
+                       spmm::ConstDenseView<double> AS, const double* C, const double* lambda,
+                       spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<double> R,
+                       double* out);
 
 template <class T>
 void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const double* S,

@@ -18,6 +18,7 @@
 
 #include "solver/block_ops_cuda.hpp"
 #include "solver/cuda/device_support.cuh"
+#include "solver/cuda/narrow_block_kernels.hpp"
 #include "spmm/cuda/cuda_check.hpp"
 
 namespace blockeigs::solver::device_ops {
@@ -357,6 +358,41 @@ void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T>
   sum_partials<double>(chunks, 2 * k, partial.data(), sums.data(), stream);
   const std::vector<double> host = to_host_sync(stream, sums.data(), static_cast<std::size_t>(2 * k));
   std::copy(host.begin(), host.end(), out);
+}
+
+bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
+                       spmm::ConstDenseView<double> AS, const double* C, const double* lambda,
+                       spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<double> R,
+                       double* out) {
+  const std::int64_t nb = R.cols;
+  if (!cuda::ritz_update_fits(S.cols, Y.cols, nb)) return false;
+  std::fill(out, out + 2 * nb, 0.0);
+  if (S.rows == 0) return true;
+  const cudaStream_t stream = stream_of(context);
+  const std::int64_t blocks = cuda::ritz_update_blocks(S.rows);
+  StreamArray<double> partial(stream, static_cast<std::size_t>(blocks * 2 * nb));
+  StreamArray<double> sums(stream, static_cast<std::size_t>(2 * nb));
+  cuda::RitzUpdateArgs a{};
+  a.rows = S.rows;
+  a.ns = int(S.cols);
+  a.m = int(Y.cols);
+  a.nb = int(nb);
+  a.s = S.data;
+  a.lds = S.ld;
+  a.as = AS.data;
+  a.ldas = AS.ld;
+  a.y = Y.data;
+  a.ldy = Y.ld;
+  a.ay = AY.data;
+  a.lday = AY.ld;
+  a.r = R.data;
+  a.ldr = R.ld;
+  a.partial = partial.data();
+  cuda::ritz_update(a, C, lambda, stream);
+  sum_partials<double>(blocks, 2 * nb, partial.data(), sums.data(), stream);
+  const std::vector<double> host = to_host_sync(stream, sums.data(), static_cast<std::size_t>(2 * nb));
+  std::copy(host.begin(), host.end(), out);
+  return true;
 }
 
 #define BLOCKEIGS_INSTANTIATE(T)                                                                             \

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 #include "core/error.hpp"
@@ -113,9 +114,10 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   auto AS = [&](int b) { return spmm::DenseView<T>{space, n, 3 * nb, ld, SAS[b].data() + 3 * nb}; };
   auto cS = [&](int b) { return spmm::ConstDenseView<T>(S(b)); };
   auto cAS = [&](int b) { return spmm::ConstDenseView<T>(AS(b)); };
-  // R holds the residuals apart only for a preconditioner (otherwise they go
-  // straight into W's columns of S).
-  spmm::DenseBlock<T> R(space, preconditioner ? n : 0, preconditioner ? nb : 0), scratch(space, n, nb);
+  // The residuals go into the columns after [X P], where W is built (np <=
+  // nb, so nb of them fit); a preconditioner reads them from there into
+  // scratch.
+  spmm::DenseBlock<T> scratch(space, n, nb);
   int cur = 0;
   std::int64_t np = 0;  // columns of P, right after X
 
@@ -136,18 +138,24 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   HostMatrix carried_a, carried_b;
   bool carried = false;
   solver::BasisGram basis_gram;
+  // The residual norms of the current X, when the Ritz update formed them.
+  std::optional<ResidualNorms> residuals;
 
   auto apply_a = [&](std::int64_t first, std::int64_t count) {  // A S = A times S on a column range
     if (count == 0) return;
-    if (first < nb + np) carried = false;
+    if (first < nb + np) {
+      carried = false;
+      residuals.reset();
+    }
     clock.to(time.other);
     A.apply(T(1), column_range(cS(cur), first, count), T(0), column_range(AS(cur), first, count));
     clock.to(time.spmm);
   };
 
   // Rayleigh-Ritz on S(cur)[:, 0:ns] (P in [nb, nb + np)), then [X P] of the
-  // next iterate, with P selected from the `active` Ritz vectors.
-  auto rayleigh_ritz_step = [&](std::int64_t ns, const std::vector<std::int64_t>& active) {
+  // next iterate, with P selected from the `active` Ritz vectors, and, with
+  // `with_residuals`, its residuals in the same pass.
+  auto rayleigh_ritz_step = [&](std::int64_t ns, const std::vector<std::int64_t>& active, bool with_residuals) {
     const spmm::ConstDenseView<T> Sv = column_range(cS(cur), 0, ns);
     const spmm::ConstDenseView<T> ASv = column_range(cAS(cur), 0, ns);
     const std::int64_t q = nb + np;  // [X P]; W follows
@@ -212,8 +220,14 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     broadcast(comm, chosen);
     broadcast(comm, coeff);
     const int next = 1 - cur;
-    block_update(ctx, T(1), Sv, coeff, T(0), column_range(S(next), 0, coeff.cols()));
-    block_update(ctx, T(1), ASv, coeff, T(0), column_range(AS(next), 0, coeff.cols()));
+    const std::int64_t m = coeff.cols();
+    if (with_residuals) {
+      residuals = ritz_update(ctx, comm, Sv, ASv, coeff, chosen, column_range(S(next), 0, m),
+                              column_range(AS(next), 0, m), column_range(S(next), m, nb));
+    } else {
+      block_update(ctx, T(1), Sv, coeff, T(0), column_range(S(next), 0, m));
+      block_update(ctx, T(1), ASv, coeff, T(0), column_range(AS(next), 0, m));
+    }
     cur = next;
     np = coeff.cols() - nb;
     lambda = std::move(chosen);
@@ -227,7 +241,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
                    options.seed, A.first_row(), tol);
   clock.to(time.orthogonalization);
   apply_a(0, nb);
-  rayleigh_ritz_step(nb, {});
+  rayleigh_ritz_step(nb, {}, true);
 
   int iteration = 0;
   bool fresh = false;      // A X computed by the operator since the last update
@@ -237,11 +251,12 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   int last_reported = -1;
   for (;;) {
     const spmm::ConstDenseView<T> X = column_range(cS(cur), 0, nb);
-    // R = A X - X Lambda and the norms in one pass. Without a preconditioner
-    // the residuals are written where the search block W is built, the
-    // columns after [X P] (np <= nb, so nb of them fit).
-    const spmm::DenseView<T> Rv = preconditioner ? R.view() : column_range(S(cur), nb + np, nb);
-    ResidualNorms norms = eigen_residuals(ctx, comm, X, column_range(cAS(cur), 0, nb), lambda, Rv);
+    // R = A X - X Lambda and the norms, formed by the Ritz update or here in
+    // one pass, in the columns where W is built.
+    const spmm::DenseView<T> Rv = column_range(S(cur), nb + np, nb);
+    ResidualNorms norms =
+        residuals ? std::move(*residuals) : eigen_residuals(ctx, comm, X, column_range(cAS(cur), 0, nb), lambda, Rv);
+    residuals.reset();
     r_norm = std::move(norms.residual);
     x_norm = std::move(norms.x);
     int converged = 0;
@@ -282,7 +297,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     const spmm::DenseView<T> W = column_range(S(cur), nb + np, na);
     if (preconditioner) {
       const spmm::DenseView<T> Ra = column_range(scratch.view(), 0, na);
-      select_columns(ctx, R.cview(), active, Ra);
+      select_columns(ctx, spmm::ConstDenseView<T>(Rv), active, Ra);
       clock.to(time.other);
       preconditioner->apply(Ra, W);
       clock.to(time.preconditioner);
@@ -310,7 +325,9 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     }
     clock.to(time.orthogonalization);
     apply_a(nb + np, nw);
-    rayleigh_ritz_step(nb + np + nw, active);
+    // A X and A P are recomputed right after every recompute_interval-th step:
+    // its residuals would be formed twice.
+    rayleigh_ritz_step(nb + np + nw, active, iteration % options.recompute_interval != 0);
     fresh = false;
     if (iteration % options.recompute_interval == 0) {
       // Implicit updates accumulate rounding (~eps ||A|| per step): refresh.

@@ -123,16 +123,8 @@ void launch(const DmmaArgs& a, const double* s, cudaStream_t stream) {
     for (int j = 0; j < a.k2; ++j) coefficients.values[i * 8 * NT + j] = s[i * a.k2 + j];
   const auto kernel = dmma_update_kernel<NT>;
   const std::size_t bytes = std::size_t(warps_per_block) * step_rows * a.stride * sizeof(double);
-  // Past 48 KB of dynamic shared memory a kernel must opt in, once per device.
   static std::atomic<std::uint64_t> opted_in{0};
-  int device = 0;
-  BLOCKEIGS_CUDA_CHECK(cudaGetDevice(&device));
-  const std::uint64_t bit = std::uint64_t(1) << (device % 64);
-  if (!(opted_in.load() & bit)) {
-    const int most = warps_per_block * step_rows * (max_inputs + 4) * int(sizeof(double));
-    BLOCKEIGS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, most));
-    opted_in.fetch_or(bit);
-  }
+  allow_shared_memory(kernel, warps_per_block * step_rows * (max_inputs + 4) * int(sizeof(double)), opted_in);
   constexpr std::int64_t rows_per_block = std::int64_t(warps_per_block) * step_rows;
   const auto blocks =
       static_cast<unsigned>(std::clamp<std::int64_t>((a.rows + rows_per_block - 1) / rows_per_block, 1, max_blocks));

@@ -31,6 +31,31 @@ void dmma_update(std::int64_t rows, std::int64_t k1x, std::int64_t k1, std::int6
                  std::int64_t ldx, const double* x2, std::int64_t ldx2, const double* s, double beta, const double* z,
                  std::int64_t ldz, double* y, std::int64_t ldy, cudaStream_t stream);
 
+// LOBPCG's Ritz update and next residuals in one pass (ritz_update.cu):
+// Y = S C, AY = AS C (C: ns x m row-major on the host, passed by value),
+// R = AY(:, 0:nb) - Y(:, 0:nb) diag(lambda), and per thread block the sums of
+// squares of R's columns then of Y(:, 0:nb)'s (2 nb values per block, for
+// ritz_update_blocks(rows) blocks). Y, AY and R must not overlap S or AS.
+struct RitzUpdateArgs {
+  std::int64_t rows;
+  int ns, m, nb;
+  int k_steps, stride;  // set by ritz_update
+  const double* s;
+  std::int64_t lds;
+  const double* as;
+  std::int64_t ldas;
+  double* y;
+  std::int64_t ldy;
+  double* ay;
+  std::int64_t lday;
+  double* r;
+  std::int64_t ldr;
+  double* partial;
+};
+bool ritz_update_fits(std::int64_t ns, std::int64_t m, std::int64_t nb);
+std::int64_t ritz_update_blocks(std::int64_t rows);
+void ritz_update(RitzUpdateArgs args, const double* c, const double* lambda, cudaStream_t stream);
+
 // Y = alpha * X * S + beta * Z (beta == 0: Z is not read), S k1 x k2 row-major
 // on the host (passed to the kernel by value). Y may overlap X and Z in any
 // columns of the same rows (in place: Y = X with k2 <= k1).

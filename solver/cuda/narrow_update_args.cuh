@@ -5,7 +5,10 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdint>
+
+#include "spmm/cuda/cuda_check.hpp"
 
 namespace blockeigs::solver::cuda::detail {
 
@@ -55,6 +58,19 @@ __device__ __forceinline__ typename PairOf<T>::type load_input_pair(const Update
   const bool second = col + 1 < a.k1;
   if (second && (col < a.k1x) == (col + 1 < a.k1x) && pair_aligned(p)) return *reinterpret_cast<const Pair*>(p);
   return Pair{p[0], second ? *element(col + 1) : T(0)};
+}
+
+// Past 48 KB of shared memory a kernel must opt in to up to `bytes` of
+// dynamic shared memory, once per device: `opted_in` is the kernel's own
+// bitmask of devices that have.
+template <class Kernel>
+void allow_shared_memory(Kernel kernel, int bytes, std::atomic<std::uint64_t>& opted_in) {
+  int device = 0;
+  BLOCKEIGS_CUDA_CHECK(cudaGetDevice(&device));
+  const std::uint64_t bit = std::uint64_t(1) << (device % 64);
+  if (opted_in.load() & bit) return;
+  BLOCKEIGS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+  opted_in.fetch_or(bit);
 }
 
 }  // namespace blockeigs::solver::cuda::detail

@@ -1,0 +1,122 @@
+// LOBPCG's fused Ritz update on the device (solver/cuda/ritz_update.cu)
+// against the host's separate updates and residual pass: Y = S C, AY = AS C,
+// R = AY(:, :nb) - Y(:, :nb) Lambda and the column norms, on awkward shapes
+// (one row, row counts off the kernel's 16-row steps, 1 to 64 inputs and 1 to
+// 48 outputs, odd column offsets and leading dimensions, NaN in every column
+// the call must not read or write) and one shape past the kernel (the
+// fallback). One MPI rank; skipped where no GPU is visible.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "solver/block_ops.hpp"
+#include "spmm/memory.hpp"
+#include "tests/support/mpi_environment.hpp"
+#include "tests/support/test_matrices.hpp"
+
+namespace blockeigs {
+namespace {
+
+using solver::HostMatrix;
+using Block = spmm::DenseBlock<double>;
+constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+
+struct Case {
+  std::int64_t rows, ns, m, nb;
+};
+
+// Whole rows, padding included, from one space to the other.
+Block copy_to(const spmm::Context& context, Space space, const Block& b) {
+  Block out(space, b.rows(), b.cols(), b.ld());
+  solver::copy_block<double>(context, spmm::ConstDenseView<double>{b.view().space, b.rows(), b.ld(), b.ld(), b.data()},
+                             spmm::DenseView<double>{space, b.rows(), b.ld(), b.ld(), out.data()});
+  return out;
+}
+
+// The inputs: [NaN | S | NaN | AS | NaN] per row (S at an odd column), and
+// the outputs' block: [NaN | Y | NaN | AY | R | NaN], all NaN to start.
+struct Layout {
+  std::int64_t s0, as0, in_ld, y0, ay0, r0, out_ld;
+  explicit Layout(const Case& c)
+      : s0(1), as0(c.ns + 2), in_ld(2 * c.ns + 3), y0(1), ay0(c.m + 2), r0(2 * c.m + 2), out_ld(2 * c.m + c.nb + 3) {}
+};
+
+struct Outputs {
+  Block block;
+  solver::ResidualNorms norms;
+};
+
+Outputs run(const spmm::Context& context, const Case& c, const Block& host_in, const HostMatrix& C,
+            const std::vector<double>& lambda) {
+  const Layout l(c);
+  const Space space = context.space();
+  const Block in = copy_to(context, space, host_in);
+  Block out_host(Space::host, c.rows, l.out_ld, l.out_ld);
+  for (std::int64_t i = 0; i < c.rows * l.out_ld; ++i) out_host.data()[i] = nan;
+  Block out = copy_to(context, space, out_host);
+  auto view = [&](const Block& b, std::int64_t first, std::int64_t cols, std::int64_t ld) {
+    return spmm::DenseView<double>{space, c.rows, cols, ld, const_cast<double*>(b.data()) + first};
+  };
+  Outputs result;
+  result.norms = solver::ritz_update<double>(context, MPI_COMM_WORLD, view(in, l.s0, c.ns, l.in_ld),
+                                             view(in, l.as0, c.ns, l.in_ld), C, lambda, view(out, l.y0, c.m, l.out_ld),
+                                             view(out, l.ay0, c.m, l.out_ld), view(out, l.r0, c.nb, l.out_ld));
+  result.block = copy_to(context, Space::host, out);
+  return result;
+}
+
+TEST(DeviceRitzUpdate, MatchesTheSeparateOperationsOnTheHost) {
+  if (spmm::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible: the device path is not tested here";
+  const spmm::Context dev = spmm::Context::cuda(0);
+  const spmm::Context host = spmm::Context::host();
+  const Case cases[] = {{1, 1, 1, 1},        {17, 5, 3, 2},     {1000, 13, 9, 9},   {2050, 33, 17, 7},
+                        {4099, 60, 40, 20},  {4099, 59, 39, 20}, {70001, 64, 48, 24}, {300, 64, 8, 8},
+                        {129, 2, 48, 1},     {0, 20, 20, 20},   {500, 20, 49, 20}};  // the last: past the kernel
+  for (const Case& c : cases) {
+    SCOPED_TRACE(testing::Message() << c.rows << " rows, " << c.ns << " -> " << c.m << ", nb " << c.nb);
+    const Layout l(c);
+    Block in(Space::host, c.rows, l.in_ld, l.in_ld);
+    for (std::int64_t i = 0; i < c.rows; ++i)
+      for (std::int64_t j = 0; j < l.in_ld; ++j) {
+        const bool s = j >= l.s0 && j < l.s0 + c.ns, as = j >= l.as0 && j < l.as0 + c.ns;
+        in.data()[i * l.in_ld + j] = s || as ? solver::hash_uniform(11, i, j) : nan;
+      }
+    HostMatrix C(c.ns, c.m);
+    for (std::int64_t i = 0; i < c.ns; ++i)
+      for (std::int64_t j = 0; j < c.m; ++j) C(i, j) = solver::hash_uniform(12, i, j);
+    std::vector<double> lambda;
+    for (std::int64_t j = 0; j < c.nb; ++j) lambda.push_back(solver::hash_uniform(13, j, 0) * 4);
+
+    const Outputs expected = run(host, c, in, C, lambda);
+    const Outputs got = run(dev, c, in, C, lambda);
+    // |entries| < ns (inputs and coefficients in [-1, 1)); R adds |lambda| < 4 times Y.
+    const double eps = std::numeric_limits<double>::epsilon(), tol = 8 * c.ns * eps * 5;
+    for (std::int64_t i = 0; i < c.rows; ++i)
+      for (std::int64_t j = 0; j < l.out_ld; ++j) {
+        const double a = got.block.data()[i * l.out_ld + j], b = expected.block.data()[i * l.out_ld + j];
+        const bool written = (j >= l.y0 && j < l.y0 + c.m) || (j >= l.ay0 && j < l.ay0 + c.m + c.nb);
+        if (!written) {
+          ASSERT_TRUE(std::isnan(a)) << "wrote outside its columns at (" << i << ", " << j << ")";
+          continue;
+        }
+        ASSERT_FALSE(std::isnan(a)) << "(" << i << ", " << j << ")";
+        ASSERT_NEAR(a, b, tol) << "(" << i << ", " << j << ")";
+      }
+    ASSERT_EQ(got.norms.residual.size(), std::size_t(c.nb));
+    for (std::int64_t j = 0; j < c.nb; ++j) {
+      EXPECT_NEAR(got.norms.residual[j], expected.norms.residual[j], 1e-12 * (1 + expected.norms.residual[j]));
+      EXPECT_NEAR(got.norms.x[j], expected.norms.x[j], 1e-12 * (1 + expected.norms.x[j]));
+    }
+    // The same bits again: the partial sums' order depends on the rows alone.
+    const Outputs again = run(dev, c, in, C, lambda);
+    EXPECT_EQ(0, std::memcmp(again.norms.residual.data(), got.norms.residual.data(), c.nb * sizeof(double)));
+    EXPECT_EQ(0, std::memcmp(again.norms.x.data(), got.norms.x.data(), c.nb * sizeof(double)));
+  }
+}
+
+}  // namespace
+}  // namespace blockeigs
