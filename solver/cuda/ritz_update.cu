@@ -95,7 +95,7 @@ __device__ __forceinline__ void multiply_rows(const RitzUpdateArgs& a, const dou
 }
 
 template <int NT>
-__global__ void __launch_bounds__(warps_per_block * 32)
+__global__ void __launch_bounds__(warps_per_block * 32, 3)
     ritz_update_kernel(const RitzUpdateArgs a, const __grid_constant__ RitzConstants<NT> k) {
   constexpr int K2 = 8 * NT;
   constexpr int c_stride = K2 + 4;  // = 4 or 12 mod 16: a B fragment's 4 rows x 8 columns hit distinct banks
@@ -103,17 +103,20 @@ __global__ void __launch_bounds__(warps_per_block * 32)
   __shared__ double warp_sums[warps_per_block][2][max_outputs];
   extern __shared__ double staged_rows[];  // warps_per_block x step_rows x a.stride
   for (int e = threadIdx.x; e < max_inputs * K2; e += blockDim.x) C[e / K2][e % K2] = k.c[e];
+  for (int e = threadIdx.x; e < warps_per_block * 2 * max_outputs; e += blockDim.x) (&warp_sums[0][0][0])[e] = 0.0;
   __syncthreads();
   const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
   const int warp_in_block = static_cast<int>(threadIdx.x) / 32;
   double* const staged = staged_rows + warp_in_block * step_rows * a.stride;
   const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
-  double sum_r[NT][2] = {}, sum_y[NT][2] = {};  // this lane's columns 8 nt + 2 t + {0, 1}
   for (std::int64_t first = warp * step_rows; first < a.rows; first += warps * step_rows) {  // warp-uniform
     double y[2][NT][2], ay[2][NT][2];
     multiply_rows<NT>(a, a.s, a.lds, first, staged, C, y);
     multiply_rows<NT>(a, a.as, a.ldas, first, staged, C, ay);
+    // This step's sums of squares of the lane's columns 8 nt + 2 t + {0, 1}
+    // (in registers only here: across the steps they live in shared memory).
+    double sum_r[NT][2] = {}, sum_y[NT][2] = {};
 #pragma unroll
     for (int m = 0; m < 2; ++m) {
       const std::int64_t row = first + 8 * m + g;
@@ -136,28 +139,25 @@ __global__ void __launch_bounds__(warps_per_block * 32)
         if (second_r) sum_y[nt][1] = fma(y[m][nt][1], y[m][nt][1], sum_y[nt][1]);
       }
     }
-  }
-  // Lanes of equal t hold the same columns: add over g (lane bits 2-4) in a fixed pattern.
-#pragma unroll
-  for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-    for (int p = 0; p < 2; ++p)
-#pragma unroll
-      for (int offset = 4; offset < 32; offset *= 2) {
-        sum_r[nt][p] += __shfl_xor_sync(0xffffffffu, sum_r[nt][p], offset);
-        sum_y[nt][p] += __shfl_xor_sync(0xffffffffu, sum_y[nt][p], offset);
-      }
-  if (g == 0)
+    // Lanes of equal t hold the same columns: add over g (lane bits 2-4) in a
+    // fixed pattern, then lane t (g = 0) adds the step's sums to the warp's.
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt)
 #pragma unroll
       for (int p = 0; p < 2; ++p) {
+        if (8 * nt >= a.nb) continue;  // warp-uniform
+#pragma unroll
+        for (int offset = 4; offset < 32; offset *= 2) {
+          sum_r[nt][p] += __shfl_xor_sync(0xffffffffu, sum_r[nt][p], offset);
+          sum_y[nt][p] += __shfl_xor_sync(0xffffffffu, sum_y[nt][p], offset);
+        }
         const int c = 8 * nt + 2 * t + p;
-        if (c < a.nb) {
-          warp_sums[warp_in_block][0][c] = sum_r[nt][p];
-          warp_sums[warp_in_block][1][c] = sum_y[nt][p];
+        if (g == 0 && c < a.nb) {
+          warp_sums[warp_in_block][0][c] += sum_r[nt][p];
+          warp_sums[warp_in_block][1][c] += sum_y[nt][p];
         }
       }
+  }
   __syncthreads();
   for (int e = threadIdx.x; e < 2 * a.nb; e += blockDim.x) {
     double s = 0.0;
