@@ -40,13 +40,25 @@ HostMatrix select(const HostMatrix& M, const std::vector<std::int64_t>& idx) {
 }
 
 // Eigenvalues ascending, eigenvectors as the columns of `vectors` (in place).
+// A symmetric matrix's row-major storage is also its column-major one, so
+// LAPACK works on it directly, without LAPACKE's transposed copies, in a
+// workspace kept between calls (every iteration solves one of these).
 std::vector<double> symmetric_eigen(HostMatrix& vectors) {
   const std::int64_t n = vectors.rows();
   std::vector<double> w(static_cast<std::size_t>(n));
   if (n == 0) return w;
+  thread_local std::vector<double> work;
+  thread_local std::vector<lapack_int> iwork;
+  const std::size_t lwork = std::size_t(1 + 6 * n + 2 * n * n), liwork = std::size_t(3 + 5 * n);
+  if (work.size() < lwork) work.resize(lwork);
+  if (iwork.size() < liwork) iwork.resize(liwork);
   const lapack_int info =
-      LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'U', lapack_int(n), vectors.data(), lapack_int(n), w.data());
+      LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, 'V', 'L', lapack_int(n), vectors.data(), lapack_int(n), w.data(),
+                          work.data(), lapack_int(lwork), iwork.data(), lapack_int(liwork));
   if (info != 0) throw Error(detail::concat("LOBPCG: LAPACK dsyevd failed with info = ", info));
+  // Column-major eigenvectors are the rows of the row-major matrix: transpose.
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = i + 1; j < n; ++j) std::swap(vectors(i, j), vectors(j, i));
   return w;
 }
 
