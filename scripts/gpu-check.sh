@@ -103,7 +103,9 @@ for step in "${steps[@]}"; do
       # Issue bars: block-eigs vs torch.lobpcg and cupyx lobpcg; block-cg vs cupyx cg per column.
       echo "== compare (one GPU)"
       export PYTHONUNBUFFERED=1
-      CUDA_VISIBLE_DEVICES=0 python3 scripts/compare_solvers.py eigs --bin $bin ${COMPARE_SKIP_CUPY:+--skip-cupy} 2>&1 | tee "$out/compare-eigs.log" | tail -12
+      # COMPARE_MAXITER=4000: the others get twice block-eigs' iterations (the default caps them at 1000).
+      CUDA_VISIBLE_DEVICES=0 python3 scripts/compare_solvers.py eigs --bin $bin ${COMPARE_SKIP_CUPY:+--skip-cupy} \
+        ${COMPARE_MAXITER:+--maxiter $COMPARE_MAXITER} 2>&1 | tee "$out/compare-eigs.log" | tail -12
       CUDA_VISIBLE_DEVICES=0 python3 scripts/compare_solvers.py cg --bin $bin 2>&1 | tee "$out/compare-cg.log" | tail -8
       note "$(grep -E '^\| block-(eigs|cg) ' "$out"/compare-*.log | tr '\n' ' ')" ;;
     scaling)
