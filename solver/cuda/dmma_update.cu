@@ -46,14 +46,6 @@ struct DmmaArgs : UpdateArgs<double> {
   int stride;   // staged row length in doubles: >= 4 k_steps, = 4 mod 16
 };
 
-// D = A B + D for one 8 x 8 x 4 tile: lane l holds A(l / 4, l % 4), B(l % 4, l / 4)
-// and D(l / 4, 2 (l % 4) + {0, 1}).
-__device__ __forceinline__ void mma_8x8x4(double (&d)[2], double a, double b) {
-  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
-               : "+d"(d[0]), "+d"(d[1])
-               : "d"(a), "d"(b));
-}
-
 template <int NT>
 __global__ void __launch_bounds__(warps_per_block * 32)
     dmma_update_kernel(const DmmaArgs a, const __grid_constant__ DmmaCoefficients<NT> s) {

@@ -1,6 +1,7 @@
 // What both narrow update kernels (row_group_update.cu, dmma_update.cu) take:
 // Y = alpha * [X1 X2] S + beta * Z on tall row-major blocks, and how they
-// read a pair of adjacent input values of a row.
+// read a pair of adjacent input values of a row; the fp64 tensor-core tile
+// and the shared-memory opt-in that dmma_update.cu and ritz_update.cu share.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -58,6 +59,14 @@ __device__ __forceinline__ typename PairOf<T>::type load_input_pair(const Update
   const bool second = col + 1 < a.k1;
   if (second && (col < a.k1x) == (col + 1 < a.k1x) && pair_aligned(p)) return *reinterpret_cast<const Pair*>(p);
   return Pair{p[0], second ? *element(col + 1) : T(0)};
+}
+
+// D = A B + D for one 8 x 8 x 4 fp64 tile on the tensor cores: lane l holds
+// A(l / 4, l % 4), B(l % 4, l / 4) and D(l / 4, 2 (l % 4) + {0, 1}).
+__device__ __forceinline__ void mma_8x8x4(double (&d)[2], double a, double b) {
+  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+               : "+d"(d[0]), "+d"(d[1])
+               : "d"(a), "d"(b));
 }
 
 // Past 48 KB of shared memory a kernel must opt in to up to `bytes` of

@@ -41,12 +41,6 @@ struct RitzConstants {
   double lambda[max_outputs];
 };
 
-__device__ __forceinline__ void mma_8x8x4(double (&d)[2], double a, double b) {
-  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
-               : "+d"(d[0]), "+d"(d[1])
-               : "d"(a), "d"(b));
-}
-
 // Values col and col + 1 of a row of k (zero past k): one vector load where aligned.
 __device__ __forceinline__ double2 load_pair(const double* row, int col, int k) {
   const double* p = row + col;
