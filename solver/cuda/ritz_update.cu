@@ -31,7 +31,11 @@ namespace {
 using namespace detail;
 
 constexpr int warps_per_block = 4;
-constexpr int step_rows = 16;  // two 8-row MMA tiles
+constexpr int row_tiles = 1;                  // 8-row MMA tiles per step
+constexpr int step_rows = 8 * row_tiles;
+// Blocks per SM the registers must allow (65536 / (5 * 128) = 102 each);
+// 48 outputs need more than that without spilling.
+constexpr int min_blocks_per_sm(int nt) { return nt >= 6 ? 4 : 5; }
 constexpr int max_inputs = 64, max_outputs = 48;
 constexpr std::int64_t max_blocks = 4096;  // grid-stride beyond
 
@@ -57,11 +61,11 @@ __device__ __forceinline__ void store_pair(double* p, double v0, double v1, bool
   }
 }
 
-// acc = rows [first, first + 16) of `src` times C (in shared memory).
+// acc = rows [first, first + step_rows) of `src` times C (in shared memory).
 template <int NT, int CS>
 __device__ __forceinline__ void multiply_rows(const RitzUpdateArgs& a, const double* src, std::int64_t ld,
                                               std::int64_t first, double* staged, const double (*C)[CS],
-                                              double (&acc)[2][NT][2]) {
+                                              double (&acc)[row_tiles][NT][2]) {
   const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3, col = 2 * lane;
   double2 in[step_rows];
 #pragma unroll
@@ -73,23 +77,24 @@ __device__ __forceinline__ void multiply_rows(const RitzUpdateArgs& a, const dou
     for (int r = 0; r < step_rows; ++r) *reinterpret_cast<double2*>(staged + r * a.stride + col) = in[r];
   __syncwarp();
 #pragma unroll
-  for (int m = 0; m < 2; ++m)
+  for (int m = 0; m < row_tiles; ++m)
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt) acc[m][nt][0] = acc[m][nt][1] = 0.0;
   for (int ks = 0; ks < a.k_steps; ++ks) {
-    const double a0 = staged[g * a.stride + 4 * ks + t];
-    const double a1 = staged[(8 + g) * a.stride + 4 * ks + t];
+    double a_frag[row_tiles];
+#pragma unroll
+    for (int m = 0; m < row_tiles; ++m) a_frag[m] = staged[(8 * m + g) * a.stride + 4 * ks + t];
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt) {
       const double b = C[4 * ks + t][8 * nt + g];
-      mma_8x8x4(acc[0][nt], a0, b);
-      mma_8x8x4(acc[1][nt], a1, b);
+#pragma unroll
+      for (int m = 0; m < row_tiles; ++m) mma_8x8x4(acc[m][nt], a_frag[m], b);
     }
   }
 }
 
 template <int NT>
-__global__ void __launch_bounds__(warps_per_block * 32, 3)
+__global__ void __launch_bounds__(warps_per_block * 32, min_blocks_per_sm(NT))
     ritz_update_kernel(const RitzUpdateArgs a, const __grid_constant__ RitzConstants<NT> k) {
   constexpr int K2 = 8 * NT;
   constexpr int c_stride = K2 + 4;  // = 4 or 12 mod 16: a B fragment's 4 rows x 8 columns hit distinct banks
@@ -105,14 +110,14 @@ __global__ void __launch_bounds__(warps_per_block * 32, 3)
   const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
   for (std::int64_t first = warp * step_rows; first < a.rows; first += warps * step_rows) {  // warp-uniform
-    double y[2][NT][2], ay[2][NT][2];
+    double y[row_tiles][NT][2], ay[row_tiles][NT][2];
     multiply_rows<NT>(a, a.s, a.lds, first, staged, C, y);
     multiply_rows<NT>(a, a.as, a.ldas, first, staged, C, ay);
     // This step's sums of squares of the lane's columns 8 nt + 2 t + {0, 1}
     // (in registers only here: across the steps they live in shared memory).
     double sum_r[NT][2] = {}, sum_y[NT][2] = {};
 #pragma unroll
-    for (int m = 0; m < 2; ++m) {
+    for (int m = 0; m < row_tiles; ++m) {
       const std::int64_t row = first + 8 * m + g;
       if (row >= a.rows) continue;
 #pragma unroll
