@@ -30,8 +30,9 @@ namespace {
 
 using namespace detail;
 
-constexpr int warps_per_block = 8;
-constexpr int step_rows = 16;  // two 8-row MMA tiles
+constexpr int warps_per_block = 4;
+constexpr int row_tiles = 1;  // 8-row MMA tiles per step
+constexpr int step_rows = 8 * row_tiles;
 constexpr int max_inputs = 64, min_outputs = 17, max_outputs = 48;
 constexpr std::int64_t max_blocks = 4096;  // grid-stride beyond
 
@@ -69,20 +70,21 @@ __global__ void __launch_bounds__(warps_per_block * 32)
 #pragma unroll
       for (int r = 0; r < step_rows; ++r) *reinterpret_cast<double2*>(staged + r * a.stride + col) = in[r];
     __syncwarp();  // the step's rows are read (so Y may overlap them) and staged
-    double acc[2][NT][2] = {};
+    double acc[row_tiles][NT][2] = {};
     for (int ks = 0; ks < a.k_steps; ++ks) {
-      const double a0 = staged[g * a.stride + 4 * ks + t];
-      const double a1 = staged[(8 + g) * a.stride + 4 * ks + t];
+      double a_frag[row_tiles];
+#pragma unroll
+      for (int m = 0; m < row_tiles; ++m) a_frag[m] = staged[(8 * m + g) * a.stride + 4 * ks + t];
 #pragma unroll
       for (int nt = 0; nt < NT; ++nt) {
         const double b = S[4 * ks + t][8 * nt + g];
-        mma_8x8x4(acc[0][nt], a0, b);
-        mma_8x8x4(acc[1][nt], a1, b);
+#pragma unroll
+        for (int m = 0; m < row_tiles; ++m) mma_8x8x4(acc[m][nt], a_frag[m], b);
       }
     }
     __syncwarp();  // the staged rows are read before the next step overwrites them
 #pragma unroll
-    for (int m = 0; m < 2; ++m) {
+    for (int m = 0; m < row_tiles; ++m) {
       const std::int64_t row = first + 8 * m + g;
       if (row >= a.rows) continue;
 #pragma unroll
