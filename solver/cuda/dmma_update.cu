@@ -3,16 +3,20 @@
 // mma.m8n8k4.f64). Used for in-place updates past the row-group kernel's 16
 // outputs, where cuBLAS needs a scratch block and a copy: LOBPCG's projection
 // and transform of W in one update of [X P W] (3 nb -> nb) at block sizes 17
-// to 48, SVQB transforms, combines (H200, 2M rows, 60 -> 20: 0.52 ms against
-// 0.67). Out of place cuBLAS stays faster (60 -> 40: 0.55 ms against 0.67,
-// 72% of the copy rate here), so the Ritz update does not come here.
+// to 48, SVQB transforms, combines (H200, 2M rows, 60 -> 20: 0.46 ms against
+// 0.67). Out of place, cuBLAS was faster than this kernel's first version
+// (60 -> 40: 0.55 ms against 0.67), and LOBPCG's Ritz update has a kernel of
+// its own (ritz_update.cu).
 //
-// A warp takes 16 rows a step: it loads them (coalesced pairs, all 16 rows in
+// A warp takes 8 rows a step: it loads them (coalesced pairs, all 8 rows in
 // flight), stages them in its own rows of shared memory, and multiplies them
-// as two 8-row tiles by S, which the block keeps in shared memory: per 4
-// inputs one A fragment per tile and one B fragment per 8 outputs, each an
-// 8-byte load (row lengths chosen so that neither has bank conflicts). The
-// results go straight from the accumulators to Y (pairs, 4 lanes per row).
+// as one 8-row tile by S, which the block keeps in shared memory: per 4
+// inputs one A fragment and one B fragment per 8 outputs, each an 8-byte
+// load (row lengths chosen so that neither has bank conflicts). The results
+// go straight from the accumulators to Y (pairs, 4 lanes per row). Steps of
+// 16 rows (two tiles sharing each B fragment) took 106 registers and 8-warp
+// blocks, 16 warps per SM; 8-row steps take 64 registers and 4-warp blocks,
+// up to 7 per SM (60 -> 20 in place: 0.52 -> 0.46 ms; 20 -> 20: 0.35 -> 0.31).
 //
 // Every input row of a step is read before any row of Y is written, and each
 // row of Y is written by the warp that read that row, so Y may overlap X1, X2
