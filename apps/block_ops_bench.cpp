@@ -64,6 +64,16 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
   std::vector<std::int64_t> all_but_first;
   for (std::int64_t j = 1; j < k; ++j) all_but_first.push_back(j);
   const auto tol = solver::OrthonormalizeTolerances::for_type<T>();
+  // Soft locking with three quarters of the block active: W's orthogonalisation
+  // against an orthonormal [X P] in the layout block-eigs uses (QW), either
+  // compacting the active residuals first or picking them in the fused pass.
+  spmm::DenseBlock<T> QW(space, m, 3 * k), QW_scratch(space, m, 2 * k);
+  solver::fill_random(context, QW.view(), 8, 0);
+  (void)solver::orthonormalize(context, comm, solver::column_range(QW.view(), 0, 2 * k), QW_scratch.view(), tol);
+  std::vector<std::int64_t> three_quarters;
+  for (std::int64_t j = 0; j < k; ++j)
+    if (j % 4 != 1) three_quarters.push_back(j);
+  const auto active = static_cast<std::int64_t>(three_quarters.size());
   const spmm::ConstDenseView<T> x = X.view(), y = Y.view();
   const double block_bytes = double(m) * double(k) * sizeof(T);
 
@@ -124,6 +134,20 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
       {"lobpcg S^T S        (3 blocks)", 3, [&] { (void)solver::gram(context, comm, ccols(S3, 0, 3 * k)); }},
       {"lobpcg S^T [S AS]   (6 blocks)", 6,
        [&] { (void)solver::gram(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 0, 6 * k)); }},
+      {"lobpcg lock: compact, then ortho", 0,
+       [&] {
+         solver::copy_block(context, spmm::ConstDenseView<T>(Z.view()), cols(QW, 2 * k, k));
+         solver::keep_columns(context, cols(QW, 2 * k, k), three_quarters);
+         (void)solver::condition_against(context, comm, ccols(QW, 0, 2 * k), cols(QW, 2 * k, active), S.view(), tol);
+       }},
+      {"lobpcg lock: select in the ortho", 0,
+       [&] {
+         solver::copy_block(context, spmm::ConstDenseView<T>(Z.view()), cols(QW, 2 * k, k));
+         solver::BasisOptions select;
+         select.columns = &three_quarters;
+         (void)solver::condition_against(context, comm, ccols(QW, 0, 2 * k), cols(QW, 2 * k, k), S.view(), tol,
+                                         &select);
+       }},
       // What a step with carried [X P] blocks measures instead: S^T A W.
       {"lobpcg S^T AW       (4 blocks)", 4,
        [&] { (void)solver::gram(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 5 * k, k)); }},

@@ -131,13 +131,13 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   // Rank 0's Rayleigh-Ritz matrices of the next [X P], C^T GA C and C^T GB C
   // for the last step's coefficients C: the next step then measures only
   // S^T A W, and takes the W rows of S^T S from the orthogonalisation
-  // (BasisGram). Dropped when A X or A P is recomputed (they were made for
+  // (BasisOptions). Dropped when A X or A P is recomputed (they were made for
   // the implicitly updated blocks), so that every recompute_interval
   // iterations the full Gram matrices are measured again and rounding cannot
   // accumulate in them.
   HostMatrix carried_a, carried_b;
   bool carried = false;
-  solver::BasisGram basis_gram;
+  solver::BasisOptions basis_options;
   // The residual norms of the current X, when the Ritz update formed them.
   std::optional<ResidualNorms> residuals;
 
@@ -164,13 +164,13 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     HostMatrix coeff, GA, GB;
     // Derived: S^T A W measured, the rest carried or from the orthogonalisation.
     // The same choice on every rank: `carried` and the fused pass's branch are.
-    bool derive = carried && ns > q && basis_gram.w_gram.rows() == ns;
+    bool derive = carried && ns > q && basis_options.w_gram.rows() == ns;
     for (;;) {
       if (derive) {
         const HostMatrix G = gram(ctx, comm, Sv, column_range(cAS(cur), q, ns - q));
         if (rank == 0) {
           GA = assemble_ritz_matrix(carried_a, G);
-          GB = assemble_ritz_matrix(carried_b, basis_gram.w_gram);
+          GB = assemble_ritz_matrix(carried_b, basis_options.w_gram);
         }
       } else {
         // S^T [S (unused columns) A S]: GB and GA in one pass.
@@ -301,19 +301,26 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       clock.to(time.other);
       preconditioner->apply(Ra, W);
       clock.to(time.preconditioner);
-    } else if (na < nb) {
-      // Soft locking: the active residuals, moved to the front of W's columns.
+    }
+    // Soft locking: only the active residuals go on. While at least half are
+    // active, W's orthogonalisation picks them out of all nb as it updates
+    // (reading the locked ones costs less than a compaction pass); below
+    // that they are moved to the front first.
+    const bool select_in_ortho = !preconditioner && na < nb && 2 * na >= nb;
+    if (!preconditioner && na < nb && !select_in_ortho) {
       keep_columns(ctx, Rv, active);
       clock.to(time.other);
     }
     const spmm::ConstDenseView<T> XP = column_range(cS(cur), 0, nb + np);
-    basis_gram.q_gram = rank == 0 && carried ? &carried_b : nullptr;
-    std::int64_t nw = condition_against(ctx, comm, XP, W, scratch.view(), tol, &basis_gram);
+    basis_options.q_gram = rank == 0 && carried ? &carried_b : nullptr;
+    basis_options.columns = select_in_ortho ? &active : nullptr;
+    std::int64_t nw = condition_against(ctx, comm, XP, select_in_ortho ? Rv : W, scratch.view(), tol, &basis_options);
+    basis_options.columns = nullptr;
     if (nw == 0) {
       // Every residual direction already lies in span[X P] to working
       // precision (stagnation at the rounding floor): explore at random.
       fill_random(ctx, W, options.seed, A.first_row(), std::int64_t{nb} * (max_refills + 1 + iteration));
-      nw = condition_against(ctx, comm, XP, W, scratch.view(), tol, &basis_gram);
+      nw = condition_against(ctx, comm, XP, W, scratch.view(), tol, &basis_options);
     }
     if (nw == 0) {
       // Not even a random direction: [X P] spans the whole space (a matrix

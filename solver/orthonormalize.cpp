@@ -69,15 +69,24 @@ HostMatrix derived_basis_gram(const HostMatrix& G0, const HostMatrix& M1, const 
 // matrix is W^T W - C^T C (Q orthonormal), and (W - Q C) T = W T - Q (C T)
 // is one update. Taken only when it is as safe as the explicit pass: every
 // column keeps derived_gram_min_kept of its norm, SVQB drops nothing and
-// its ratio allows a single pass. Returns the kept count, or -1 with W
-// untouched and C (= Q^T W) filled in for the explicit pass.
+// its ratio allows a single pass. `selected` are the columns of W to use
+// (their Gram entries are picked from the whole W's, and the update reads
+// only them). Returns the kept count, or -1 with W untouched and C (= Q^T W
+// of the selected columns) filled in for the explicit pass.
 template <class T>
 std::int64_t fused_first_pass(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> Q,
-                              spmm::DenseView<T> W, spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol,
-                              HostMatrix& C, BasisGram* basis) {
-  const std::int64_t q = Q.cols, nw = W.cols;
-  const spmm::ConstDenseView<T> QW{Q.space, Q.rows, q + nw, Q.ld, Q.data};
-  const HostMatrix G_all = gram(context, comm, QW, spmm::ConstDenseView<T>(W));
+                              spmm::DenseView<T> W, const std::vector<std::int64_t>& selected,
+                              spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol, HostMatrix& C,
+                              BasisOptions* options) {
+  const std::int64_t q = Q.cols, nw = static_cast<std::int64_t>(selected.size());
+  const spmm::ConstDenseView<T> QW{Q.space, Q.rows, q + W.cols, Q.ld, Q.data};
+  const HostMatrix G_whole = gram(context, comm, QW, spmm::ConstDenseView<T>(W));
+  // [Q W_sel]^T W_sel out of [Q W]^T W.
+  HostMatrix G_all(q + nw, nw);
+  for (std::int64_t j = 0; j < nw; ++j) {
+    for (std::int64_t i = 0; i < q; ++i) G_all(i, j) = G_whole(i, selected[j]);
+    for (std::int64_t i = 0; i < nw; ++i) G_all(q + i, j) = G_whole(q + selected[i], selected[j]);
+  }
   C = G_all.block(0, q, 0, nw);
   HostMatrix G(nw, nw);
   std::vector<double> before(static_cast<std::size_t>(nw));
@@ -96,26 +105,42 @@ std::int64_t fused_first_pass(const spmm::Context& context, MPI_Comm comm, spmm:
   double ratio = 1;
   const HostMatrix transform = svqb_on_root(comm, G, tol, &before, ratio);
   if (transform.cols() != nw || ratio < tol.single_pass_ratio) return -1;
-  // W(:, 0:nw) = Q (-C T) + W T, each row read before it is written.
+  // W(:, 0:nw) = Q (-C T) + W_sel T, each row read before it is written: T
+  // spread over the rows of W's selected columns, zero on the others.
   HostMatrix minus_CT = multiply(C, transform);
   for (double& v : minus_CT.values()) v = -v;
-  block_combine_pair(context, Q, minus_CT, spmm::ConstDenseView<T>(W), transform, W, scratch);
-  if (basis) basis->w_gram = derived_basis_gram(G_all, minus_CT, transform, basis->q_gram);
+  HostMatrix spread(W.cols, nw);
+  for (std::int64_t i = 0; i < nw; ++i)
+    for (std::int64_t j = 0; j < nw; ++j) spread(selected[i], j) = transform(i, j);
+  block_combine_pair(context, Q, minus_CT, spmm::ConstDenseView<T>(W), spread, column_range(W, 0, nw), scratch);
+  if (options) options->w_gram = derived_basis_gram(G_all, minus_CT, transform, options->q_gram);
   return nw;
 }
 
 template <class T>
 std::int64_t make_basis(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> Q,
                         spmm::DenseView<T> W, spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol,
-                        BasisGoal goal, BasisGram* basis = nullptr) {
-  if (basis) basis->w_gram = HostMatrix();
-  std::int64_t nw = W.cols;
+                        BasisGoal goal, BasisOptions* options = nullptr) {
+  if (options) options->w_gram = HostMatrix();
+  std::vector<std::int64_t> selected;
+  if (options && options->columns) {
+    selected = *options->columns;
+  } else {
+    for (std::int64_t j = 0; j < W.cols; ++j) selected.push_back(j);
+  }
+  std::int64_t nw = static_cast<std::int64_t>(selected.size());
   // C = Q^T W when the fused pass has already computed it for the first pass.
   HostMatrix known_C;
   if (goal == BasisGoal::well_conditioned && Q.cols > 0 && nw > 0 && Q.ld == W.ld && Q.data + Q.cols == W.data) {
-    const std::int64_t kept = fused_first_pass(context, comm, Q, W, scratch, tol, known_C, basis);
+    const std::int64_t kept = fused_first_pass(context, comm, Q, W, selected, scratch, tol, known_C, options);
     if (kept >= 0) return kept;
   }
+  // The explicit passes work on the selected columns, moved to the front.
+  for (std::int64_t j = 0; j < nw; ++j)
+    if (selected[j] != j) {
+      keep_columns(context, W, selected);
+      break;
+    }
   for (int pass = 0; pass < max_ortho_passes && nw > 0; ++pass) {
     spmm::DenseView<T> Wv = column_range(W, 0, nw);
     HostMatrix C(Q.cols, nw);
@@ -174,8 +199,8 @@ std::int64_t orthonormalize_against(const spmm::Context& context, MPI_Comm comm,
 template <class T>
 std::int64_t condition_against(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> Q,
                                spmm::DenseView<T> W, spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol,
-                               BasisGram* basis) {
-  return make_basis(context, comm, Q, W, scratch, tol, BasisGoal::well_conditioned, basis);
+                               BasisOptions* options) {
+  return make_basis(context, comm, Q, W, scratch, tol, BasisGoal::well_conditioned, options);
 }
 
 template <class T>
@@ -192,10 +217,10 @@ template std::int64_t condition_basis(const spmm::Context&, MPI_Comm, spmm::Dens
 
 template std::int64_t condition_against(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<float>,
                                         spmm::DenseView<float>, spmm::DenseView<float>, const OrthonormalizeTolerances&,
-                                        BasisGram*);
+                                        BasisOptions*);
 template std::int64_t condition_against(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<double>,
                                         spmm::DenseView<double>, spmm::DenseView<double>,
-                                        const OrthonormalizeTolerances&, BasisGram*);
+                                        const OrthonormalizeTolerances&, BasisOptions*);
 template std::int64_t orthonormalize_against(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<float>,
                                              spmm::DenseView<float>, spmm::DenseView<float>,
                                              const OrthonormalizeTolerances&);

@@ -93,19 +93,26 @@ std::int64_t orthonormalize_against(const spmm::Context& context, MPI_Comm comm,
 // identity).
 // Collective.
 //
-// `basis`, if given, asks for [Q W]^T W of the result without reading W
-// again: where the fused first pass made W (W = Q M1 + W0 M2 from the raw W0,
-// whose Gram matrices [Q W0]^T W0 that pass measured), it is derived on the
-// host with Q^T Q = *basis->q_gram (the identity when null), to the rounding
-// of that one update. Left empty where W came from the explicit passes.
-struct BasisGram {
-  const HostMatrix* q_gram = nullptr;  // in: Q^T Q, or null for the identity
-  HostMatrix w_gram;                   // out: (Q.cols + kept) x kept, or empty
+// `options`, for LOBPCG's search block:
+//  - columns: use only these columns of W, strictly increasing (soft
+//    locking: the active residuals); the others are discarded and the result
+//    is packed in W's leading columns as usual. Where the fused pass runs,
+//    the selection costs no pass of its own (its Gram matrix and update read
+//    all of W's columns, and use the chosen ones).
+//  - q_gram, w_gram: [Q W]^T W of the result without reading W again: where
+//    the fused first pass made W (W = Q M1 + W0 M2 from the raw W0, whose
+//    Gram matrices [Q W0]^T W0 that pass measured), it is derived on the host
+//    with Q^T Q = *q_gram (the identity when null), to the rounding of that
+//    one update. Left empty where W came from the explicit passes.
+struct BasisOptions {
+  const std::vector<std::int64_t>* columns = nullptr;  // in: W's columns to use, or null for all
+  const HostMatrix* q_gram = nullptr;                  // in: Q^T Q, or null for the identity
+  HostMatrix w_gram;                                   // out: (Q.cols + kept) x kept, or empty
 };
 template <class T>
 std::int64_t condition_against(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> Q,
                                spmm::DenseView<T> W, spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol,
-                               BasisGram* basis = nullptr);
+                               BasisOptions* options = nullptr);
 
 // condition_against with no Q.
 template <class T>

@@ -105,7 +105,7 @@ TEST(ConditionAgainst, ColumnInsideSpanQIsDropped) {
   expect_well_conditioned_and_orthogonal(Q, cview(solver::column_range(W, 0, kept)));
 }
 
-// BasisGram: where the fused pass made W, [Q W]^T W derived on the host
+// BasisOptions: where the fused pass made W, [Q W]^T W derived on the host
 // matches the measured one; for a Q that is only nearly orthonormal (a
 // carried [X P] is, to rounding), once Q^T Q is passed in. Where the explicit
 // pass ran, nothing is derived.
@@ -116,7 +116,7 @@ void expect_derived_gram_matches(double q_scale, bool pass_q_gram) {
   const spmm::ConstDenseView<double> Q = solver::column_range(both.cview(), 0, q);
   const spmm::DenseView<double> W = solver::column_range(both.view(), q, w);
   const HostMatrix QtQ = solver::gram<double>(host(), MPI_COMM_WORLD, Q);
-  solver::BasisGram basis;
+  solver::BasisOptions basis;
   basis.q_gram = pass_q_gram ? &QtQ : nullptr;
   ASSERT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Q, W, scratch.view(), tol, &basis), w);
   const spmm::ConstDenseView<double> QW{Space::host, rows, q + w, both.view().ld, both.view().data};
@@ -138,11 +138,49 @@ TEST(ConditionAgainst, DerivedBasisGramUsesQsGramMatrix) {
 TEST(ConditionAgainst, NoDerivedGramAfterTheExplicitPass) {
   auto both = q_then_w(2, 1, 1e-4);
   spmm::DenseBlock<double> scratch(Space::host, rows, w);
-  solver::BasisGram basis;
+  solver::BasisOptions basis;
   basis.w_gram = HostMatrix(3, 3);
   solver::condition_against<double>(host(), MPI_COMM_WORLD, solver::column_range(both.cview(), 0, q),
                                     solver::column_range(both.view(), q, w), scratch.view(), tol, &basis);
   EXPECT_EQ(basis.w_gram.rows(), 0);
+}
+
+// BasisOptions::columns (soft locking): selecting columns 1, 3 and 4 of W in
+// the fused pass gives what compacting them first and conditioning those
+// gives, and its derived Gram matrix is the measured one; apart from Q (no
+// fused pass) the selection is compacted and conditioned the explicit way.
+TEST(ConditionAgainst, SelectedColumnsMatchCompactingFirst) {
+  const std::vector<std::int64_t> selected = {1, 3, 4};
+  const auto n = static_cast<std::int64_t>(selected.size());
+  auto fused = q_then_w(5, 0, 1.0);
+  auto compacted = q_then_w(5, 0, 1.0);
+  spmm::DenseBlock<double> scratch(Space::host, rows, w);
+  const spmm::ConstDenseView<double> Qf = solver::column_range(fused.cview(), 0, q);
+  const spmm::ConstDenseView<double> Qc = solver::column_range(compacted.cview(), 0, q);
+  const spmm::DenseView<double> Wf = solver::column_range(fused.view(), q, w);
+  const spmm::DenseView<double> Wc = solver::column_range(compacted.view(), q, w);
+  solver::BasisOptions options;
+  options.columns = &selected;
+  ASSERT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Qf, Wf, scratch.view(), tol, &options), n);
+  solver::keep_columns<double>(host(), Wc, selected);
+  ASSERT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Qc, solver::column_range(Wc, 0, n),
+                                            scratch.view(), tol), n);
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < n; ++j) EXPECT_NEAR(Wf(i, j), Wc(i, j), 1e-12) << i << "," << j;
+  const spmm::ConstDenseView<double> QW{Space::host, rows, q + n, fused.view().ld, fused.view().data};
+  const HostMatrix measured = solver::gram<double>(host(), MPI_COMM_WORLD, QW, cview(solver::column_range(Wf, 0, n)));
+  ASSERT_EQ(options.w_gram.rows(), q + n);
+  for (std::int64_t i = 0; i < q + n; ++i)
+    for (std::int64_t j = 0; j < n; ++j) EXPECT_NEAR(options.w_gram(i, j), measured(i, j), 1e-12);
+
+  auto apart_source = q_then_w(5, 0, 1.0);
+  auto apart = w_apart(apart_source);
+  const spmm::ConstDenseView<double> Qa = solver::column_range(apart_source.cview(), 0, q);
+  ASSERT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Qa, apart.view(), scratch.view(), tol, &options),
+            n);
+  EXPECT_EQ(options.w_gram.rows(), 0);
+  expect_well_conditioned_and_orthogonal(Qa, cview(solver::column_range(apart.view(), 0, n)));
+  expect_same_span(cview(solver::column_range(apart.view(), 0, n)), cview(solver::column_range(Wf, 0, n)));
 }
 
 }  // namespace
