@@ -86,16 +86,17 @@ for step in "${steps[@]}"; do
       for k in 16 20; do $bin/block-ops-bench --rows 2097152 --width $k 2>&1 | tee -a "$out/block-ops.log" | grep -v '^CSV'; done
       note "block-ops: $(grep -c '^CSV,block_ops' "$out/block-ops.log") cases timed" ;;
     profile)
-      # Where block CG's time goes, kernel by kernel (Nsight Systems, when the machine has it).
-      echo "== profile (nsys, block-cg 128^3)"
+      # Where a solver's time goes, kernel by kernel (Nsight Systems, when the machine has it):
+      # block-cg by default, block-eigs with PROFILE_APP=block-eigs (the same 128^3 problems).
+      app=${PROFILE_APP:-block-cg}; cfg=configs/bench/${app#block-}-laplacian-128.yaml
+      echo "== profile (nsys, $app 128^3)"
       nsys_bin=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
       if [ -n "$nsys_bin" ]; then
-        "$nsys_bin" profile -o "$out/block-cg" --force-overwrite true \
-          $bin/block-cg configs/bench/cg-laplacian-128.yaml > "$out/profile-run.log" 2>&1
+        "$nsys_bin" profile -o "$out/$app" --force-overwrite true $bin/$app $cfg > "$out/profile-run.log" 2>&1
         "$nsys_bin" stats --report cuda_gpu_kern_sum,cuda_gpu_mem_time_sum,cuda_api_sum --format csv \
-          -o "$out/block-cg" "$out/block-cg.nsys-rep" > "$out/profile-stats.log" 2>&1
-        for f in "$out"/block-cg_*.csv; do echo "-- $f"; head -25 "$f" | cut -c1-220; done
-        note "profile          $(ls "$out"/block-cg_*.csv 2>/dev/null | wc -l) reports"
+          -o "$out/$app" "$out/$app.nsys-rep" > "$out/profile-stats.log" 2>&1
+        for f in "$out"/${app}_*.csv; do echo "-- $f"; head -25 "$f" | cut -c1-220; done
+        note "profile          $(ls "$out"/${app}_*.csv 2>/dev/null | wc -l) reports"
       else
         note "profile          nsys not found"
       fi ;;
