@@ -74,18 +74,8 @@ __global__ void __launch_bounds__(warps_per_block * 32)
 #pragma unroll
       for (int r = 0; r < step_rows; ++r) *reinterpret_cast<double2*>(staged + r * a.stride + col) = in[r];
     __syncwarp();  // the step's rows are read (so Y may overlap them) and staged
-    double acc[row_tiles][NT][2] = {};
-    for (int ks = 0; ks < a.k_steps; ++ks) {
-      double a_frag[row_tiles];
-#pragma unroll
-      for (int m = 0; m < row_tiles; ++m) a_frag[m] = staged[(8 * m + g) * a.stride + 4 * ks + t];
-#pragma unroll
-      for (int nt = 0; nt < NT; ++nt) {
-        const double b = S[4 * ks + t][8 * nt + g];
-#pragma unroll
-        for (int m = 0; m < row_tiles; ++m) mma_8x8x4(acc[m][nt], a_frag[m], b);
-      }
-    }
+    double acc[row_tiles][NT][2];
+    multiply_staged<row_tiles>(staged, a.stride, a.k_steps, S, acc);
     __syncwarp();  // the staged rows are read before the next step overwrites them
 #pragma unroll
     for (int m = 0; m < row_tiles; ++m) {

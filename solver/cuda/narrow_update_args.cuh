@@ -69,6 +69,31 @@ __device__ __forceinline__ void mma_8x8x4(double (&d)[2], double a, double b) {
                : "d"(a), "d"(b));
 }
 
+// acc = (8 MT staged rows, `stride` doubles apart) times S (in shared memory,
+// rows of CS), over k_steps groups of 4 inputs: per group, lane l loads
+// A(l / 4, 4 ks + l % 4) of each 8-row tile and B(4 ks + l % 4, 8 nt + l / 4)
+// of each 8-output tile; the tiles share each B fragment.
+template <int MT, int NT, int CS>
+__device__ __forceinline__ void multiply_staged(const double* staged, int stride, int k_steps, const double (*S)[CS],
+                                                double (&acc)[MT][NT][2]) {
+  const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int m = 0; m < MT; ++m)
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt) acc[m][nt][0] = acc[m][nt][1] = 0.0;
+  for (int ks = 0; ks < k_steps; ++ks) {
+    double a_frag[MT];
+#pragma unroll
+    for (int m = 0; m < MT; ++m) a_frag[m] = staged[(8 * m + g) * stride + 4 * ks + t];
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt) {
+      const double b = S[4 * ks + t][8 * nt + g];
+#pragma unroll
+      for (int m = 0; m < MT; ++m) mma_8x8x4(acc[m][nt], a_frag[m], b);
+    }
+  }
+}
+
 // Past 48 KB of shared memory a kernel must opt in to up to `bytes` of
 // dynamic shared memory, once per device: `opted_in` is the kernel's own
 // bitmask of devices that have.

@@ -70,7 +70,7 @@ template <int NT, int CS>
 __device__ __forceinline__ void multiply_rows(const RitzUpdateArgs& a, const double* src, std::int64_t ld,
                                               std::int64_t first, double* staged, const double (*C)[CS],
                                               double (&acc)[row_tiles][NT][2]) {
-  const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3, col = 2 * lane;
+  const int col = 2 * (static_cast<int>(threadIdx.x) % 32);
   double2 in[step_rows];
 #pragma unroll
   for (int r = 0; r < step_rows; ++r)
@@ -80,21 +80,7 @@ __device__ __forceinline__ void multiply_rows(const RitzUpdateArgs& a, const dou
 #pragma unroll
     for (int r = 0; r < step_rows; ++r) *reinterpret_cast<double2*>(staged + r * a.stride + col) = in[r];
   __syncwarp();
-#pragma unroll
-  for (int m = 0; m < row_tiles; ++m)
-#pragma unroll
-    for (int nt = 0; nt < NT; ++nt) acc[m][nt][0] = acc[m][nt][1] = 0.0;
-  for (int ks = 0; ks < a.k_steps; ++ks) {
-    double a_frag[row_tiles];
-#pragma unroll
-    for (int m = 0; m < row_tiles; ++m) a_frag[m] = staged[(8 * m + g) * a.stride + 4 * ks + t];
-#pragma unroll
-    for (int nt = 0; nt < NT; ++nt) {
-      const double b = C[4 * ks + t][8 * nt + g];
-#pragma unroll
-      for (int m = 0; m < row_tiles; ++m) mma_8x8x4(acc[m][nt], a_frag[m], b);
-    }
-  }
+  multiply_staged<row_tiles>(staged, a.stride, a.k_steps, C, acc);
 }
 
 template <int NT>
