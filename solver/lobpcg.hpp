@@ -22,7 +22,9 @@
 //    step's small problem (C^T G C) and the W rows of S^T S from W's
 //    orthogonalisation, so that a step measures only S^T A W; both Gram
 //    matrices are measured in full after A X or A P is recomputed, when W
-//    needed the explicit orthogonalisation passes, and before any restart.
+//    needed the explicit orthogonalisation passes, and before any restart;
+//  - the Ritz update that forms the next [X P] and [A X A P] also forms the
+//    next residuals and their norms (ritz_update, one pass on the device).
 //
 // Runs on the operator's backend: blocks live in A.context().space(); only
 // the small projected problems are on the host.
