@@ -184,7 +184,9 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       collectively(comm, [&] {
         if (rank != 0) return;
         RitzPairs pairs = rayleigh_ritz(GA, GB, nb, nb + np, nb, tol);
-        // A restart is decided on measured Gram matrices only.
+        // A restart is decided on measured Gram matrices only. (Not seen in
+        // the tests: the orthogonalisation keeps the carried GB within
+        // rounding of the identity, so this guards against the unforeseen.)
         if (derive && pairs.level > 0) {
           retry = 1;
           return;
