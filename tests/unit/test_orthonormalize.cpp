@@ -183,5 +183,30 @@ TEST(ConditionAgainst, SelectedColumnsMatchCompactingFirst) {
   expect_same_span(cview(solver::column_range(apart.view(), 0, n)), cview(solver::column_range(Wf, 0, n)));
 }
 
+// The same selection where the fused pass must step aside (column 0, kept,
+// nearly inside span(Q)): the selected columns are compacted and take the
+// explicit passes, reusing the fused pass's Q^T W, and give the span that
+// compacting first gives.
+TEST(ConditionAgainst, SelectedColumnsWhenTheFusedPassStepsAside) {
+  const std::vector<std::int64_t> selected = {0, 2, 5, 6};
+  const auto n = static_cast<std::int64_t>(selected.size());
+  auto fused = q_then_w(6, 1, 1e-4);
+  auto compacted = q_then_w(6, 1, 1e-4);
+  spmm::DenseBlock<double> scratch(Space::host, rows, w);
+  const spmm::ConstDenseView<double> Qf = solver::column_range(fused.cview(), 0, q);
+  const spmm::ConstDenseView<double> Qc = solver::column_range(compacted.cview(), 0, q);
+  const spmm::DenseView<double> Wf = solver::column_range(fused.view(), q, w);
+  const spmm::DenseView<double> Wc = solver::column_range(compacted.view(), q, w);
+  solver::BasisOptions options;
+  options.columns = &selected;
+  ASSERT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Qf, Wf, scratch.view(), tol, &options), n);
+  EXPECT_EQ(options.w_gram.rows(), 0);  // the explicit passes ran
+  solver::keep_columns<double>(host(), Wc, selected);
+  ASSERT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Qc, solver::column_range(Wc, 0, n),
+                                            scratch.view(), tol), n);
+  expect_well_conditioned_and_orthogonal(Qf, cview(solver::column_range(Wf, 0, n)));
+  expect_same_span(cview(solver::column_range(Wf, 0, n)), cview(solver::column_range(Wc, 0, n)));
+}
+
 }  // namespace
 }  // namespace blockeigs
