@@ -146,8 +146,10 @@ void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T>
   }
   // Up to 64 inputs and 16 outputs: the row-group kernel, one pass at about
   // the copy rate (block CG's updates, LOBPCG's W while it has <= 16
-  // columns). cuBLAS beyond (84% of the copy rate for LOBPCG's 60 -> 40 Ritz
-  // update, where the tensor-core narrow kernel reached 72%).
+  // columns). cuBLAS beyond: out of place it beat the tensor-core kernel's
+  // first version (60 -> 40: 84% of the copy rate against 72%). LOBPCG's
+  // Ritz update comes here only on refresh steps; the others take
+  // ritz_update's own kernel.
   if (cuda::row_group_update_fits(X.cols, Y.cols)) {
     cuda::narrow_update<T>(Y.rows, X.cols, Y.cols, alpha, X.data, X.ld, S, beta, Y.data, Y.ld, Y.data, Y.ld, stream);
     return;

@@ -304,19 +304,13 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       preconditioner->apply(Ra, W);
       clock.to(time.preconditioner);
     }
-    // Soft locking: only the active residuals go on. While at least half are
-    // active, W's orthogonalisation picks them out of all nb as it updates
-    // (reading the locked ones costs less than a compaction pass); below
-    // that they are moved to the front first.
-    const bool select_in_ortho = !preconditioner && na < nb && 2 * na >= nb;
-    if (!preconditioner && na < nb && !select_in_ortho) {
-      keep_columns(ctx, Rv, active);
-      clock.to(time.other);
-    }
+    // Soft locking: only the active residuals go on; W's orthogonalisation
+    // picks them out of the nb residual columns.
+    const bool locked = !preconditioner && na < nb;
     const spmm::ConstDenseView<T> XP = column_range(cS(cur), 0, nb + np);
     basis_options.q_gram = rank == 0 && carried ? &carried_b : nullptr;
-    basis_options.columns = select_in_ortho ? &active : nullptr;
-    std::int64_t nw = condition_against(ctx, comm, XP, select_in_ortho ? Rv : W, scratch.view(), tol, &basis_options);
+    basis_options.columns = locked ? &active : nullptr;
+    std::int64_t nw = condition_against(ctx, comm, XP, locked ? Rv : W, scratch.view(), tol, &basis_options);
     basis_options.columns = nullptr;
     if (nw == 0) {
       // Every residual direction already lies in span[X P] to working

@@ -129,18 +129,26 @@ std::int64_t make_basis(const spmm::Context& context, MPI_Comm comm, spmm::Const
     for (std::int64_t j = 0; j < W.cols; ++j) selected.push_back(j);
   }
   std::int64_t nw = static_cast<std::int64_t>(selected.size());
+  // The selected columns moved to the front, and W narrowed to them.
+  auto compact = [&] {
+    for (std::int64_t j = 0; j < nw; ++j)
+      if (selected[j] != j) {
+        keep_columns(context, W, selected);
+        break;
+      }
+    for (std::int64_t j = 0; j < nw; ++j) selected[j] = j;
+    W = column_range(W, 0, nw);
+  };
+  // Below half of W, a compaction pass reads less than the fused pass would
+  // spend reading the unselected columns.
+  if (2 * nw < W.cols) compact();
   // C = Q^T W when the fused pass has already computed it for the first pass.
   HostMatrix known_C;
   if (goal == BasisGoal::well_conditioned && Q.cols > 0 && nw > 0 && Q.ld == W.ld && Q.data + Q.cols == W.data) {
     const std::int64_t kept = fused_first_pass(context, comm, Q, W, selected, scratch, tol, known_C, options);
     if (kept >= 0) return kept;
   }
-  // The explicit passes work on the selected columns, moved to the front.
-  for (std::int64_t j = 0; j < nw; ++j)
-    if (selected[j] != j) {
-      keep_columns(context, W, selected);
-      break;
-    }
+  compact();  // the explicit passes work on the selected columns only
   for (int pass = 0; pass < max_ortho_passes && nw > 0; ++pass) {
     spmm::DenseView<T> Wv = column_range(W, 0, nw);
     HostMatrix C(Q.cols, nw);

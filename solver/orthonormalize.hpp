@@ -96,9 +96,10 @@ std::int64_t orthonormalize_against(const spmm::Context& context, MPI_Comm comm,
 // `options`, for LOBPCG's search block:
 //  - columns: use only these columns of W, strictly increasing (soft
 //    locking: the active residuals); the others are discarded and the result
-//    is packed in W's leading columns as usual. Where the fused pass runs,
-//    the selection costs no pass of its own (its Gram matrix and update read
-//    all of W's columns, and use the chosen ones).
+//    is packed in W's leading columns as usual. Where the fused pass runs
+//    and at least half of W is chosen, the selection costs no pass of its
+//    own (its Gram matrix and update read all of W's columns, and use the
+//    chosen ones); otherwise the chosen columns are compacted first.
 //  - q_gram, w_gram: [Q W]^T W of the result without reading W again: where
 //    the fused first pass made W (W = Q M1 + W0 M2 from the raw W0, whose
 //    Gram matrices [Q W0]^T W0 that pass measured), it is derived on the host

@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "solver/block_ops.hpp"
@@ -145,67 +146,77 @@ TEST(ConditionAgainst, NoDerivedGramAfterTheExplicitPass) {
   EXPECT_EQ(basis.w_gram.rows(), 0);
 }
 
-// BasisOptions::columns (soft locking): selecting columns 1, 3 and 4 of W in
-// the fused pass gives what compacting them first and conditioning those
-// gives, and its derived Gram matrix is the measured one; apart from Q (no
-// fused pass) the selection is compacted and conditioned the explicit way.
-TEST(ConditionAgainst, SelectedColumnsMatchCompactingFirst) {
-  const std::vector<std::int64_t> selected = {1, 3, 4};
-  const auto n = static_cast<std::int64_t>(selected.size());
-  auto fused = q_then_w(5, 0, 1.0);
-  auto compacted = q_then_w(5, 0, 1.0);
-  spmm::DenseBlock<double> scratch(Space::host, rows, w);
-  const spmm::ConstDenseView<double> Qf = solver::column_range(fused.cview(), 0, q);
-  const spmm::ConstDenseView<double> Qc = solver::column_range(compacted.cview(), 0, q);
-  const spmm::DenseView<double> Wf = solver::column_range(fused.view(), q, w);
-  const spmm::DenseView<double> Wc = solver::column_range(compacted.view(), q, w);
+// BasisOptions::columns (soft locking): the same [Q | W] twice, conditioned
+// once with a selection of W's columns and once after compacting them by
+// hand (keep_columns), both through condition_against.
+struct SelectionRun {
+  std::vector<std::int64_t> selected;
+  std::int64_t n;
+  spmm::DenseBlock<double> fused, compacted;
+  spmm::ConstDenseView<double> Qf, Qc;
+  spmm::DenseView<double> Wf, Wc;
   solver::BasisOptions options;
-  options.columns = &selected;
-  ASSERT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Qf, Wf, scratch.view(), tol, &options), n);
-  solver::keep_columns<double>(host(), Wc, selected);
-  ASSERT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Qc, solver::column_range(Wc, 0, n),
-                                            scratch.view(), tol), n);
+  SelectionRun(std::vector<std::int64_t> columns, std::uint64_t seed, std::int64_t inside, double leftover)
+      : selected(std::move(columns)),
+        n(static_cast<std::int64_t>(selected.size())),
+        fused(q_then_w(seed, inside, leftover)),
+        compacted(q_then_w(seed, inside, leftover)),
+        Qf(solver::column_range(fused.cview(), 0, q)),
+        Qc(solver::column_range(compacted.cview(), 0, q)),
+        Wf(solver::column_range(fused.view(), q, w)),
+        Wc(solver::column_range(compacted.view(), q, w)) {
+    options.columns = &selected;
+  }
+  void condition_both_ways(spmm::DenseView<double> scratch) {
+    ASSERT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Qf, Wf, scratch, tol, &options), n);
+    solver::keep_columns<double>(host(), Wc, selected);
+    ASSERT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Qc, solver::column_range(Wc, 0, n), scratch,
+                                              tol),
+              n);
+  }
+};
+
+// Selecting columns 1, 3, 4 and 6 of W (more than half: the fused pass picks
+// them itself) gives what compacting them first gives, and its derived Gram
+// matrix is the measured one; apart from Q (no fused pass) the selection is
+// compacted and conditioned the explicit way.
+TEST(ConditionAgainst, SelectedColumnsMatchCompactingFirst) {
+  SelectionRun r({1, 3, 4, 6}, 5, 0, 1.0);
+  spmm::DenseBlock<double> scratch(Space::host, rows, w);
+  r.condition_both_ways(scratch.view());
+  if (HasFatalFailure()) return;
+  const std::int64_t n = r.n;
   for (std::int64_t i = 0; i < rows; ++i)
-    for (std::int64_t j = 0; j < n; ++j) EXPECT_NEAR(Wf(i, j), Wc(i, j), 1e-12) << i << "," << j;
-  const spmm::ConstDenseView<double> QW{Space::host, rows, q + n, fused.view().ld, fused.view().data};
-  const HostMatrix measured = solver::gram<double>(host(), MPI_COMM_WORLD, QW, cview(solver::column_range(Wf, 0, n)));
-  ASSERT_EQ(options.w_gram.rows(), q + n);
+    for (std::int64_t j = 0; j < n; ++j) EXPECT_NEAR(r.Wf(i, j), r.Wc(i, j), 1e-12) << i << "," << j;
+  const spmm::ConstDenseView<double> QW{Space::host, rows, q + n, r.fused.view().ld, r.fused.view().data};
+  const HostMatrix measured =
+      solver::gram<double>(host(), MPI_COMM_WORLD, QW, cview(solver::column_range(r.Wf, 0, n)));
+  ASSERT_EQ(r.options.w_gram.rows(), q + n);
   for (std::int64_t i = 0; i < q + n; ++i)
-    for (std::int64_t j = 0; j < n; ++j) EXPECT_NEAR(options.w_gram(i, j), measured(i, j), 1e-12);
+    for (std::int64_t j = 0; j < n; ++j) EXPECT_NEAR(r.options.w_gram(i, j), measured(i, j), 1e-12);
 
   auto apart_source = q_then_w(5, 0, 1.0);
   auto apart = w_apart(apart_source);
   const spmm::ConstDenseView<double> Qa = solver::column_range(apart_source.cview(), 0, q);
-  ASSERT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Qa, apart.view(), scratch.view(), tol, &options),
-            n);
-  EXPECT_EQ(options.w_gram.rows(), 0);
+  ASSERT_EQ(
+      solver::condition_against<double>(host(), MPI_COMM_WORLD, Qa, apart.view(), scratch.view(), tol, &r.options), n);
+  EXPECT_EQ(r.options.w_gram.rows(), 0);
   expect_well_conditioned_and_orthogonal(Qa, cview(solver::column_range(apart.view(), 0, n)));
-  expect_same_span(cview(solver::column_range(apart.view(), 0, n)), cview(solver::column_range(Wf, 0, n)));
+  expect_same_span(cview(solver::column_range(apart.view(), 0, n)), cview(solver::column_range(r.Wf, 0, n)));
 }
 
-// The same selection where the fused pass must step aside (column 0, kept,
-// nearly inside span(Q)): the selected columns are compacted and take the
-// explicit passes, reusing the fused pass's Q^T W, and give the span that
-// compacting first gives.
+// The same where the fused pass must step aside (column 0, selected, nearly
+// inside span(Q)): the selected columns are compacted and take the explicit
+// passes, reusing the fused pass's Q^T W, and give the span that compacting
+// first gives.
 TEST(ConditionAgainst, SelectedColumnsWhenTheFusedPassStepsAside) {
-  const std::vector<std::int64_t> selected = {0, 2, 5, 6};
-  const auto n = static_cast<std::int64_t>(selected.size());
-  auto fused = q_then_w(6, 1, 1e-4);
-  auto compacted = q_then_w(6, 1, 1e-4);
+  SelectionRun r({0, 2, 5, 6}, 6, 1, 1e-4);
   spmm::DenseBlock<double> scratch(Space::host, rows, w);
-  const spmm::ConstDenseView<double> Qf = solver::column_range(fused.cview(), 0, q);
-  const spmm::ConstDenseView<double> Qc = solver::column_range(compacted.cview(), 0, q);
-  const spmm::DenseView<double> Wf = solver::column_range(fused.view(), q, w);
-  const spmm::DenseView<double> Wc = solver::column_range(compacted.view(), q, w);
-  solver::BasisOptions options;
-  options.columns = &selected;
-  ASSERT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Qf, Wf, scratch.view(), tol, &options), n);
-  EXPECT_EQ(options.w_gram.rows(), 0);  // the explicit passes ran
-  solver::keep_columns<double>(host(), Wc, selected);
-  ASSERT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Qc, solver::column_range(Wc, 0, n),
-                                            scratch.view(), tol), n);
-  expect_well_conditioned_and_orthogonal(Qf, cview(solver::column_range(Wf, 0, n)));
-  expect_same_span(cview(solver::column_range(Wf, 0, n)), cview(solver::column_range(Wc, 0, n)));
+  r.condition_both_ways(scratch.view());
+  if (HasFatalFailure()) return;
+  EXPECT_EQ(r.options.w_gram.rows(), 0);  // the explicit passes ran
+  expect_well_conditioned_and_orthogonal(r.Qf, cview(solver::column_range(r.Wf, 0, r.n)));
+  expect_same_span(cview(solver::column_range(r.Wf, 0, r.n)), cview(solver::column_range(r.Wc, 0, r.n)));
 }
 
 }  // namespace
