@@ -148,6 +148,30 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
          (void)solver::condition_against(context, comm, ccols(QW, 0, 2 * k), cols(QW, 2 * k, k), S.view(), tol,
                                          &select);
        }},
+      // W left as raw columns and coefficients (BasisOptions::implicit, as
+      // LOBPCG runs it): the Gram pass only, plus the compaction when locking.
+      {"lobpcg ortho: W formed", 0,
+       [&] {
+         solver::copy_block(context, spmm::ConstDenseView<T>(Z.view()), cols(QW, 2 * k, k));
+         (void)solver::condition_against(context, comm, ccols(QW, 0, 2 * k), cols(QW, 2 * k, k), S.view(), tol);
+       }},
+      {"lobpcg ortho: W as coefficients", 0,
+       [&] {
+         solver::copy_block(context, spmm::ConstDenseView<T>(Z.view()), cols(QW, 2 * k, k));
+         solver::BasisOptions implicit;
+         implicit.implicit = true;
+         (void)solver::condition_against(context, comm, ccols(QW, 0, 2 * k), cols(QW, 2 * k, k), S.view(), tol,
+                                         &implicit);
+       }},
+      {"lobpcg lock: W as coefficients", 0,
+       [&] {
+         solver::copy_block(context, spmm::ConstDenseView<T>(Z.view()), cols(QW, 2 * k, k));
+         solver::BasisOptions implicit;
+         implicit.columns = &three_quarters;
+         implicit.implicit = true;
+         (void)solver::condition_against(context, comm, ccols(QW, 0, 2 * k), cols(QW, 2 * k, k), S.view(), tol,
+                                         &implicit);
+       }},
       // What a step with carried [X P] blocks measures instead: S^T A W.
       {"lobpcg S^T AW       (4 blocks)", 4,
        [&] { (void)solver::gram(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 5 * k, k)); }},

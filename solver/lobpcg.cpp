@@ -70,6 +70,17 @@ int validate(const LinearOperator<T>& A, const LobpcgOptions& o,
   return nb;
 }
 
+// LOBPCG's search block W as the columns of S after [X P] hold it: W itself
+// (raw == kept, no coefficients), or the raw columns Z that condition_against
+// left in coefficient form, W = [X P] from_q + Z from_z (BasisOptions::implicit),
+// so that no pass over the big block forms W: A W, the Rayleigh-Ritz matrices
+// and the Ritz update are all taken through Z and the coefficients.
+struct SearchBlock {
+  std::int64_t raw = 0;   // columns of S after [X P]
+  std::int64_t kept = 0;  // columns of W
+  HostMatrix from_q, from_z;
+};
+
 bool passes(StoppingTest test, double tol, double r, double lambda, double x_norm, double norm_a,
             double* scaled) {
   const double scale = (test == StoppingTest::backward ? norm_a + std::abs(lambda) : std::abs(lambda)) * x_norm;
@@ -152,32 +163,50 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     clock.to(time.spmm);
   };
 
-  // Rayleigh-Ritz on S(cur)[:, 0:ns] (P in [nb, nb + np)), then [X P] of the
-  // next iterate, with P selected from the `active` Ritz vectors, and, with
-  // `with_residuals`, its residuals in the same pass.
-  auto rayleigh_ritz_step = [&](std::int64_t ns, const std::vector<std::int64_t>& active, bool with_residuals) {
-    const spmm::ConstDenseView<T> Sv = column_range(cS(cur), 0, ns);
-    const spmm::ConstDenseView<T> ASv = column_range(cAS(cur), 0, ns);
+  // Rayleigh-Ritz on the basis [X P W] (P in [nb, nb + np)), then [X P] of
+  // the next iterate, with P selected from the `active` Ritz vectors, and,
+  // with `with_residuals`, its residuals in the same pass. S(cur) holds
+  // [X P Z]: W itself, or the raw columns Z it is formed from (SearchBlock).
+  // The small problems are solved in the [X P W] basis; their coefficients
+  // are then taken back to [X P Z] for the update.
+  auto rayleigh_ritz_step = [&](const SearchBlock& w, const std::vector<std::int64_t>& active, bool with_residuals) {
     const std::int64_t q = nb + np;  // [X P]; W follows
+    const std::int64_t ns_raw = q + w.raw, ns = q + w.kept;
+    const spmm::ConstDenseView<T> Sv = column_range(cS(cur), 0, ns_raw);
+    const spmm::ConstDenseView<T> ASv = column_range(cAS(cur), 0, ns_raw);
+    const bool implicit = w.from_z.rows() > 0;
     int level = 0;
     std::vector<double> all_values, chosen;
     HostMatrix coeff, GA, GB;
-    // Derived: S^T A W measured, the rest carried or from the orthogonalisation.
+    // [X P Z] -> [X P W]: the identity on [X P], W's coefficients below.
+    HostMatrix to_w;
+    if (implicit && rank == 0) {
+      to_w = HostMatrix(ns_raw, ns);
+      for (std::int64_t i = 0; i < q; ++i) to_w(i, i) = 1;
+      for (std::int64_t j = 0; j < w.kept; ++j) {
+        for (std::int64_t i = 0; i < q; ++i) to_w(i, q + j) = w.from_q(i, j);
+        for (std::int64_t i = 0; i < w.raw; ++i) to_w(q + i, q + j) = w.from_z(i, j);
+      }
+    }
+    auto in_w_basis = [&](HostMatrix G) { return implicit ? transpose_times(to_w, multiply(G, to_w)) : G; };
+    // Derived: S^T A Z measured, the rest carried or from the orthogonalisation.
     // The same choice on every rank: `carried` and the fused pass's branch are.
-    bool derive = carried && ns > q && basis_options.w_gram.rows() == ns;
+    bool derive = carried && w.kept > 0 && basis_options.w_gram.rows() == ns;
     for (;;) {
       if (derive) {
-        const HostMatrix G = gram(ctx, comm, Sv, column_range(cAS(cur), q, ns - q));
+        const HostMatrix G = gram(ctx, comm, Sv, column_range(cAS(cur), q, w.raw));
         if (rank == 0) {
-          GA = assemble_ritz_matrix(carried_a, G);
+          GA = in_w_basis(assemble_ritz_matrix(carried_a, G));
           GB = assemble_ritz_matrix(carried_b, basis_options.w_gram);
         }
       } else {
         // S^T [S (unused columns) A S]: GB and GA in one pass.
         const HostMatrix G =
-            gram(ctx, comm, Sv, spmm::ConstDenseView<T>{space, n, 3 * nb + ns, ld, SAS[cur].data()});
-        GB = G.block(0, ns, 0, ns);
-        GA = G.block(0, ns, 3 * nb, ns);
+            gram(ctx, comm, Sv, spmm::ConstDenseView<T>{space, n, 3 * nb + ns_raw, ld, SAS[cur].data()});
+        if (rank == 0) {
+          GB = in_w_basis(G.block(0, ns_raw, 0, ns_raw));
+          GA = in_w_basis(G.block(0, ns_raw, 3 * nb, ns_raw));
+        }
       }
       const double host_begin = MPI_Wtime();
       int retry = 0;
@@ -209,6 +238,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
         all_values = std::move(pairs.values);
         carried_a = transpose_times(coeff, multiply(GA, coeff));
         carried_b = transpose_times(coeff, multiply(GB, coeff));
+        if (implicit) coeff = multiply(to_w, coeff);
       });
       time.small_eigenproblem += MPI_Wtime() - host_begin;
       broadcast(comm, retry);
@@ -220,7 +250,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     broadcast(comm, level);
     broadcast(comm, all_values);
     broadcast(comm, chosen);
-    broadcast(comm, coeff);
+    broadcast(comm, coeff);  // for [X P Z]
     const int next = 1 - cur;
     const std::int64_t m = coeff.cols();
     if (with_residuals) {
@@ -243,7 +273,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
                    options.seed, A.first_row(), tol);
   clock.to(time.orthogonalization);
   apply_a(0, nb);
-  rayleigh_ritz_step(nb, {}, true);
+  rayleigh_ritz_step(SearchBlock{}, {}, true);
 
   int iteration = 0;
   bool fresh = false;      // A X computed by the operator since the last update
@@ -310,6 +340,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     const spmm::ConstDenseView<T> XP = column_range(cS(cur), 0, nb + np);
     basis_options.q_gram = rank == 0 && carried ? &carried_b : nullptr;
     basis_options.columns = locked ? &active : nullptr;
+    basis_options.implicit = true;
     std::int64_t nw = condition_against(ctx, comm, XP, locked ? Rv : W, scratch.view(), tol, &basis_options);
     basis_options.columns = nullptr;
     if (nw == 0) {
@@ -317,6 +348,11 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       // precision (stagnation at the rounding floor): explore at random.
       fill_random(ctx, W, options.seed, A.first_row(), std::int64_t{nb} * (max_refills + 1 + iteration));
       nw = condition_against(ctx, comm, XP, W, scratch.view(), tol, &basis_options);
+    }
+    SearchBlock search{nw, nw, std::move(basis_options.w_from_q), std::move(basis_options.w_from_z)};
+    if (search.from_z.rows() > 0) {
+      search.raw = search.from_z.rows();
+      ++result.implicit_search_steps;
     }
     if (nw == 0) {
       // Not even a random direction: [X P] spans the whole space (a matrix
@@ -327,10 +363,10 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       continue;
     }
     clock.to(time.orthogonalization);
-    apply_a(nb + np, nw);
+    apply_a(nb + np, search.raw);
     // A X and A P are recomputed right after every recompute_interval-th step:
     // its residuals would be formed twice.
-    rayleigh_ritz_step(nb + np + nw, active, iteration % options.recompute_interval != 0);
+    rayleigh_ritz_step(search, active, iteration % options.recompute_interval != 0);
     fresh = false;
     if (iteration % options.recompute_interval == 0) {
       // Implicit updates accumulate rounding (~eps ||A|| per step): refresh.

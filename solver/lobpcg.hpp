@@ -112,6 +112,7 @@ struct LobpcgResult {
   int iterations = 0;
   int restarts = 0;                         // Rayleigh-Ritz steps that dropped P
   int carried_steps = 0;                    // Rayleigh-Ritz steps that measured only S^T A W
+  int implicit_search_steps = 0;            // steps whose W was never formed (kept as raw columns + coefficients)
   int block_size = 0;
   double norm_estimate = 0;                 // ||A||_est used by the backward test
   std::vector<LobpcgStep> history;          // one entry per iteration (keep_history)

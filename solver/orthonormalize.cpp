@@ -109,6 +109,18 @@ std::int64_t fused_first_pass(const spmm::Context& context, MPI_Comm comm, spmm:
   // spread over the rows of W's selected columns, zero on the others.
   HostMatrix minus_CT = multiply(C, transform);
   for (double& v : minus_CT.values()) v = -v;
+  if (options && options->implicit) {
+    // Coefficient form: only the chosen raw columns move (to the front).
+    for (std::int64_t j = 0; j < nw; ++j)
+      if (selected[j] != j) {
+        keep_columns(context, W, selected);
+        break;
+      }
+    options->w_gram = derived_basis_gram(G_all, minus_CT, transform, options->q_gram);
+    options->w_from_q = std::move(minus_CT);
+    options->w_from_z = transform;
+    return nw;
+  }
   HostMatrix spread(W.cols, nw);
   for (std::int64_t i = 0; i < nw; ++i)
     for (std::int64_t j = 0; j < nw; ++j) spread(selected[i], j) = transform(i, j);
@@ -121,7 +133,7 @@ template <class T>
 std::int64_t make_basis(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> Q,
                         spmm::DenseView<T> W, spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol,
                         BasisGoal goal, BasisOptions* options = nullptr) {
-  if (options) options->w_gram = HostMatrix();
+  if (options) options->w_gram = options->w_from_q = options->w_from_z = HostMatrix();
   std::vector<std::int64_t> selected;
   if (options && options->columns) {
     selected = *options->columns;

@@ -105,10 +105,19 @@ std::int64_t orthonormalize_against(const spmm::Context& context, MPI_Comm comm,
 //    Gram matrices [Q W0]^T W0 that pass measured), it is derived on the host
 //    with Q^T Q = *q_gram (the identity when null), to the rounding of that
 //    one update. Left empty where W came from the explicit passes.
+//  - implicit: where the fused first pass runs, W's raw columns are left as
+//    they are (the chosen ones compacted to the front) and the result is
+//    returned in coefficient form, W = Q w_from_q + Z w_from_z with Z the
+//    first w_from_z.rows() columns of W: the update pass is skipped, and the
+//    caller folds the coefficients into what it forms from W (LOBPCG: its
+//    Rayleigh-Ritz matrices and Ritz update). Both stay empty where W was
+//    formed by the explicit passes.
 struct BasisOptions {
   const std::vector<std::int64_t>* columns = nullptr;  // in: W's columns to use, or null for all
   const HostMatrix* q_gram = nullptr;                  // in: Q^T Q, or null for the identity
+  bool implicit = false;                               // in: coefficient form where the fused pass runs
   HostMatrix w_gram;                                   // out: (Q.cols + kept) x kept, or empty
+  HostMatrix w_from_q, w_from_z;                       // out: Q.cols x kept and raw x kept, or empty
 };
 template <class T>
 std::int64_t condition_against(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> Q,

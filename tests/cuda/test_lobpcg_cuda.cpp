@@ -467,6 +467,7 @@ TEST(DeviceLobpcg, SameEigenvaluesAsTheHost) {
       // Most steps carried the [X P] blocks, on both backends.
       EXPECT_GT(on_device.carried_steps, on_device.iterations / 2);
       EXPECT_GT(on_host.carried_steps, on_host.iterations / 2);
+      EXPECT_GT(on_device.implicit_search_steps, on_device.iterations / 2);
     }
   }
 }

@@ -238,6 +238,9 @@ TEST(Lobpcg, CarriedRayleighRitzMatchesMeasured) {
   // Every step but the start's and those after a refresh (every 20th).
   EXPECT_GE(carried.result.carried_steps, carried.result.iterations * 9 / 10 - 1);
   EXPECT_LE(carried.result.carried_steps, carried.result.iterations);
+  // W in coefficient form (no pass forming it) wherever the fused
+  // orthogonalisation ran: here every step.
+  EXPECT_EQ(carried.result.implicit_search_steps, carried.result.iterations);
   EXPECT_NEAR(carried.result.iterations, measured.result.iterations, 0.1 * measured.result.iterations);
   for (int j = 0; j < o.k; ++j)
     EXPECT_NEAR(carried.result.eigenvalues[j], measured.result.eigenvalues[j], 1e-12 * p.exact[j]) << j;

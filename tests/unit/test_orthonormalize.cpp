@@ -219,5 +219,57 @@ TEST(ConditionAgainst, SelectedColumnsWhenTheFusedPassStepsAside) {
   expect_same_span(cview(solver::column_range(r.Wf, 0, r.n)), cview(solver::column_range(r.Wc, 0, r.n)));
 }
 
+// BasisOptions::implicit: where the fused pass runs, W is left raw (the
+// selected columns 1, 3, 4, 6 moved to the front) and returned as
+// coefficients; Q w_from_q + Z w_from_z is the W that the same call forms
+// without `implicit`, with the same derived Gram matrix. Where the explicit
+// passes run, W is formed and no coefficients come back.
+TEST(ConditionAgainst, ImplicitFormIsTheFormedBasis) {
+  const std::vector<std::int64_t> selected{1, 3, 4, 6};
+  const auto n = static_cast<std::int64_t>(selected.size());
+  auto formed = q_then_w(7, 0, 1.0), raw = q_then_w(7, 0, 1.0);
+  spmm::DenseBlock<double> scratch(Space::host, rows, w);
+  solver::BasisOptions plain, implicit;
+  plain.columns = implicit.columns = &selected;
+  implicit.implicit = true;
+  const spmm::ConstDenseView<double> Qf = solver::column_range(formed.cview(), 0, q);
+  const spmm::ConstDenseView<double> Qr = solver::column_range(raw.cview(), 0, q);
+  ASSERT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Qf, solver::column_range(formed.view(), q, w),
+                                            scratch.view(), tol, &plain),
+            n);
+  const auto original = q_then_w(7, 0, 1.0);
+  ASSERT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Qr, solver::column_range(raw.view(), q, w),
+                                            scratch.view(), tol, &implicit),
+            n);
+  EXPECT_EQ(plain.w_from_z.rows(), 0);
+  ASSERT_EQ(implicit.w_from_q.rows(), q);
+  ASSERT_EQ(implicit.w_from_q.cols(), n);
+  ASSERT_EQ(implicit.w_from_z.rows(), n);
+  ASSERT_EQ(implicit.w_from_z.cols(), n);
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      // The raw columns, compacted, untouched otherwise.
+      EXPECT_EQ(raw.view()(i, q + j), original.view()(i, q + selected[j]));
+      double v = 0;
+      for (std::int64_t c = 0; c < q; ++c) v += Qr(i, c) * implicit.w_from_q(c, j);
+      for (std::int64_t c = 0; c < n; ++c) v += raw.view()(i, q + c) * implicit.w_from_z(c, j);
+      EXPECT_NEAR(v, formed.view()(i, q + j), 1e-12) << i << "," << j;
+    }
+  ASSERT_EQ(implicit.w_gram.rows(), plain.w_gram.rows());
+  for (std::size_t e = 0; e < plain.w_gram.values().size(); ++e)
+    EXPECT_EQ(implicit.w_gram.values()[e], plain.w_gram.values()[e]);
+
+  auto dependent = q_then_w(2, 1, 1e-4);
+  implicit.columns = nullptr;
+  ASSERT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, solver::column_range(dependent.cview(), 0, q),
+                                            solver::column_range(dependent.view(), q, w), scratch.view(), tol,
+                                            &implicit),
+            w);
+  EXPECT_EQ(implicit.w_from_q.rows(), 0);
+  EXPECT_EQ(implicit.w_from_z.rows(), 0);
+  expect_well_conditioned_and_orthogonal(solver::column_range(dependent.cview(), 0, q),
+                                         cview(solver::column_range(dependent.view(), q, w)));
+}
+
 }  // namespace
 }  // namespace blockeigs
