@@ -2,7 +2,11 @@
 # On the GPU machine: build with the cuda preset, run the GPU tests and the
 # benchmarks asked for, and end with a short table. Logs go to $OUT (the
 # device tool's folder) or /tmp/gpu-check.
-#   scripts/gpu-check.sh [tests] [sanitize] [bench-quick|bench-full] [operator] [blockops] [profile] [compare] [scaling]
+#   scripts/gpu-check.sh [tests] [sanitize] [bench-quick|bench-full] [operator] [blockops] [profile] [compare] [scaling] [ab-eigs]
+# ab-eigs: block-eigs on the 128^3 bar problem, this tree against a base
+# (`git archive <base> -o gpu-carry/base.tar`) built beside it, alternating
+# AB_RUNS (3) times on the same machine, where the host's share varies by
+# machine more than a change moves it.
 # Matrices: gpu-carry/matrices (a copy of ../shared/data/matrices, which does
 # not travel to the GPU machine).
 set -uo pipefail
@@ -109,6 +113,23 @@ for step in "${steps[@]}"; do
         ${COMPARE_MAXITER:+--maxiter $COMPARE_MAXITER} 2>&1 | tee "$out/compare-eigs.log" | tail -12
       CUDA_VISIBLE_DEVICES=0 python3 scripts/compare_solvers.py cg --bin $bin 2>&1 | tee "$out/compare-cg.log" | tail -8
       note "$(grep -E '^\| block-(eigs|cg) ' "$out"/compare-*.log | tr '\n' ' ')" ;;
+    ab-eigs)
+      echo "== A/B block-eigs 128^3 (base $(cat gpu-carry/BASE 2>/dev/null || echo '?') against this tree)"
+      if [ ! -f gpu-carry/base.tar ]; then note "ab-eigs          no gpu-carry/base.tar"; continue; fi
+      base=/tmp/gpu-check-base; rm -rf $base; mkdir -p $base && tar -xf gpu-carry/base.tar -C $base
+      if ! (cd $base && cmake --preset cuda -DCMAKE_CUDA_ARCHITECTURES=90 >"$out/configure-base.log" 2>&1 &&
+            cmake --build --preset cuda -j "$(nproc)" --target block-eigs >"$out/build-base.log" 2>&1); then
+        note "ab-eigs          base build FAILED"; continue
+      fi
+      for i in $(seq ${AB_RUNS:-3}); do
+        for side in base this; do
+          b=$bin; [ $side = base ] && b=$base/build/cuda/apps
+          line=$($b/block-eigs configs/bench/eigs-laplacian-128.yaml 2>&1 | tee -a "$out/ab-eigs-$side.log" | grep -E '^solve time')
+          its=$(grep -E '^iterations' "$out/ab-eigs-$side.log" | tail -1)
+          echo "$side: $its; $line" | tee -a "$out/ab-eigs.log"
+        done
+      done
+      note "ab-eigs          $(grep -c . "$out/ab-eigs.log") runs" ;;
     scaling)
       # 1 and 2 GPUs, fixed iteration counts so both rank counts do the same arithmetic.
       echo "== scaling (7-point Laplacian, fp64, 16 columns)"

@@ -178,17 +178,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     int level = 0;
     std::vector<double> all_values, chosen;
     HostMatrix coeff, GA, GB;
-    // [X P Z] -> [X P W]: the identity on [X P], W's coefficients below.
-    HostMatrix to_w;
-    if (implicit && rank == 0) {
-      to_w = HostMatrix(ns_raw, ns);
-      for (std::int64_t i = 0; i < q; ++i) to_w(i, i) = 1;
-      for (std::int64_t j = 0; j < w.kept; ++j) {
-        for (std::int64_t i = 0; i < q; ++i) to_w(i, q + j) = w.from_q(i, j);
-        for (std::int64_t i = 0; i < w.raw; ++i) to_w(q + i, q + j) = w.from_z(i, j);
-      }
-    }
-    auto in_w_basis = [&](HostMatrix G) { return implicit ? transpose_times(to_w, multiply(G, to_w)) : G; };
+    auto in_w_basis = [&](HostMatrix G) { return implicit ? in_search_basis(G, w.from_q, w.from_z) : G; };
     // Derived: S^T A Z measured, the rest carried or from the orthogonalisation.
     // The same choice on every rank: `carried` and the fused pass's branch are.
     bool derive = carried && w.kept > 0 && basis_options.w_gram.rows() == ns;
@@ -238,7 +228,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
         all_values = std::move(pairs.values);
         carried_a = transpose_times(coeff, multiply(GA, coeff));
         carried_b = transpose_times(coeff, multiply(GB, coeff));
-        if (implicit) coeff = multiply(to_w, coeff);
+        if (implicit) coeff = to_raw_coefficients(coeff, w.from_q, w.from_z);
       });
       time.small_eigenproblem += MPI_Wtime() - host_begin;
       broadcast(comm, retry);

@@ -50,6 +50,16 @@ HostMatrix basis_selection(const HostMatrix& Cx, const HostMatrix& GB, std::int6
 // [Q W]^T Y (ns x nw) for Y = A W or W, made exactly symmetric.
 HostMatrix assemble_ritz_matrix(const HostMatrix& q_block, const HostMatrix& w_columns);
 
+// A search block W in coefficient form over the raw columns Z that follow Q
+// in the basis: W = Q from_q + Z from_z (BasisOptions::implicit). With T the
+// (q + raw) x (q + kept) matrix [I from_q; 0 from_z] that takes [Q W]
+// coefficients to [Q Z] ones:
+//  - in_search_basis: T^T G T, a Rayleigh-Ritz matrix of [Q Z] (symmetric)
+//    in the [Q W] basis; only W's rows and columns are computed;
+//  - to_raw_coefficients: T C, Ritz coefficients for [Q W] taken to [Q Z].
+HostMatrix in_search_basis(const HostMatrix& G, const HostMatrix& from_q, const HostMatrix& from_z);
+HostMatrix to_raw_coefficients(const HostMatrix& C, const HostMatrix& from_q, const HostMatrix& from_z);
+
 // ---- rank 0 computes, everybody receives ----------------------------------
 
 void broadcast(MPI_Comm comm, std::vector<double>& v);

@@ -213,6 +213,40 @@ HostMatrix assemble_ritz_matrix(const HostMatrix& q_block, const HostMatrix& w_c
   return M;
 }
 
+HostMatrix in_search_basis(const HostMatrix& G, const HostMatrix& from_q, const HostMatrix& from_z) {
+  const std::int64_t q = from_q.rows(), raw = from_z.rows(), kept = from_z.cols(), ns = q + kept;
+  BLOCKEIGS_ASSERT(G.rows() == q + raw && G.cols() == q + raw && from_q.cols() == kept);
+  // T's W columns, stacked: [from_q; from_z].
+  HostMatrix t_w(q + raw, kept);
+  for (std::int64_t i = 0; i < q; ++i)
+    for (std::int64_t j = 0; j < kept; ++j) t_w(i, j) = from_q(i, j);
+  for (std::int64_t i = 0; i < raw; ++i)
+    for (std::int64_t j = 0; j < kept; ++j) t_w(q + i, j) = from_z(i, j);
+  const HostMatrix g_w = multiply(G, t_w);            // G T_w: Q's rows are [Q W]'s
+  const HostMatrix w_w = transpose_times(t_w, g_w);   // T_w^T G T_w
+  HostMatrix out(ns, ns);
+  for (std::int64_t i = 0; i < q; ++i) {
+    for (std::int64_t j = 0; j < q; ++j) out(i, j) = G(i, j);
+    for (std::int64_t j = 0; j < kept; ++j) out(i, q + j) = out(q + j, i) = g_w(i, j);
+  }
+  for (std::int64_t i = 0; i < kept; ++i)
+    for (std::int64_t j = 0; j < kept; ++j) out(q + i, q + j) = 0.5 * (w_w(i, j) + w_w(j, i));
+  return out;
+}
+
+HostMatrix to_raw_coefficients(const HostMatrix& C, const HostMatrix& from_q, const HostMatrix& from_z) {
+  const std::int64_t q = from_q.rows(), raw = from_z.rows(), kept = from_z.cols(), m = C.cols();
+  BLOCKEIGS_ASSERT(C.rows() == q + kept && from_q.cols() == kept);
+  const HostMatrix c_w = C.block(q, kept, 0, m);
+  const HostMatrix q_part = multiply(from_q, c_w), z_part = multiply(from_z, c_w);
+  HostMatrix out(q + raw, m);
+  for (std::int64_t i = 0; i < q; ++i)
+    for (std::int64_t j = 0; j < m; ++j) out(i, j) = C(i, j) + q_part(i, j);
+  for (std::int64_t i = 0; i < raw; ++i)
+    for (std::int64_t j = 0; j < m; ++j) out(q + i, j) = z_part(i, j);
+  return out;
+}
+
 void broadcast(MPI_Comm comm, std::vector<double>& v) {
   std::int64_t size = static_cast<std::int64_t>(v.size());
   BLOCKEIGS_MPI_CHECK(MPI_Bcast(&size, 1, MPI_INT64_T, 0, comm));

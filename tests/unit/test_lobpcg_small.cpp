@@ -169,6 +169,36 @@ TEST(RayleighRitz, NonFiniteInputIsAnError) {
   EXPECT_THROW(solver::lobpcg_detail::rayleigh_ritz(b.GA, b.GB, 3, 3, 3, tol), Error);
 }
 
+// A search block in coefficient form (W = Q from_q + Z from_z): the
+// structured transforms against the dense T^T G T and T C, with T = [I
+// from_q; 0 from_z] formed in full; raw > kept, as after dropping.
+TEST(SearchBasis, TransformsMatchTheDenseProducts) {
+  const std::int64_t q = 5, raw = 4, kept = 3, m = 6;
+  const HostMatrix V = random_matrix(2 * (q + raw), q + raw, 11);
+  const HostMatrix G = tmul(V, V), from_q = random_matrix(q, kept, 12), from_z = random_matrix(raw, kept, 13),
+                   C = random_matrix(q + kept, m, 14);
+  HostMatrix T(q + raw, q + kept);
+  for (std::int64_t i = 0; i < q; ++i) T(i, i) = 1;
+  for (std::int64_t j = 0; j < kept; ++j) {
+    for (std::int64_t i = 0; i < q; ++i) T(i, q + j) = from_q(i, j);
+    for (std::int64_t i = 0; i < raw; ++i) T(q + i, q + j) = from_z(i, j);
+  }
+  const HostMatrix dense_g = tmul(T, mul(G, T)), dense_c = mul(T, C);
+  const HostMatrix g = solver::lobpcg_detail::in_search_basis(G, from_q, from_z);
+  const HostMatrix c = solver::lobpcg_detail::to_raw_coefficients(C, from_q, from_z);
+  ASSERT_EQ(g.rows(), q + kept);
+  ASSERT_EQ(g.cols(), q + kept);
+  ASSERT_EQ(c.rows(), q + raw);
+  ASSERT_EQ(c.cols(), m);
+  for (std::int64_t i = 0; i < q + kept; ++i)
+    for (std::int64_t j = 0; j < q + kept; ++j) {
+      EXPECT_NEAR(g(i, j), dense_g(i, j), 1e-13) << i << "," << j;
+      EXPECT_EQ(g(i, j), g(j, i));
+    }
+  for (std::int64_t i = 0; i < q + raw; ++i)
+    for (std::int64_t j = 0; j < m; ++j) EXPECT_NEAR(c(i, j), dense_c(i, j), 1e-13) << i << "," << j;
+}
+
 TEST(BasisSelection, PIsOrthonormalOrthogonalToXAndSpansTheUpdate) {
   // An orthonormal basis S = [X P W] (via SVQB), its Ritz vectors, and P
   // selected for active columns 0 and 2 of the first three.
