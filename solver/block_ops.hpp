@@ -22,6 +22,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -142,10 +143,13 @@ ResidualNorms eigen_residuals(const spmm::Context& context, MPI_Comm comm, spmm:
 // each other. One pass over S and AS on the device in fp64 for up to 64
 // inputs and 48 outputs (solver/cuda/ritz_update.cu); otherwise the two
 // updates and eigen_residuals, with the same results to rounding.
+// `meanwhile`, if given, runs on the host once the device work is queued and
+// before the norms are waited for (host work that needs none of the outputs).
 template <class T>
 ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> S,
                           spmm::ConstDenseView<T> AS, const HostMatrix& C, const std::vector<double>& lambda,
-                          spmm::DenseView<T> Y, spmm::DenseView<T> AY, spmm::DenseView<T> R);
+                          spmm::DenseView<T> Y, spmm::DenseView<T> AY, spmm::DenseView<T> R,
+                          const std::function<void()>& meanwhile = {});
 
 // ---- local operations (no communication) -----------------------------------
 

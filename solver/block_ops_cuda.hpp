@@ -46,10 +46,12 @@ void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T>
 // AY = AS C (C: S.cols x Y.cols, row-major), R = AY(:, :nb) - Y(:, :nb)
 // diag(lambda) with nb = R.cols; out as eigen_residuals_local's. false
 // (nothing done) when the shape does not fit the kernel.
+// The sums are queued for the host in `sums` (null when S has no rows, the
+// sums then zero): its wait() delivers them.
 bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
                        spmm::ConstDenseView<double> AS, const double* C, const double* lambda,
                        spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<double> R,
-                       double* out);
+                       std::unique_ptr<LocalGramTransfer>& sums);
 
 template <class T>
 void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const double* S,

@@ -363,10 +363,10 @@ void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T>
 bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
                        spmm::ConstDenseView<double> AS, const double* C, const double* lambda,
                        spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<double> R,
-                       double* out) {
+                       std::unique_ptr<LocalGramTransfer>& out) {
   const std::int64_t nb = R.cols;
+  out.reset();
   if (!cuda::ritz_update_fits(S.cols, Y.cols, nb)) return false;
-  std::fill(out, out + 2 * nb, 0.0);
   if (S.rows == 0) return true;
   const cudaStream_t stream = stream_of(context);
   const std::int64_t blocks = cuda::ritz_update_blocks(S.rows);
@@ -390,8 +390,7 @@ bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double
   a.partial = partial.data();
   cuda::ritz_update(a, C, lambda, stream);
   sum_partials<double>(blocks, 2 * nb, partial.data(), sums.data(), stream);
-  const std::vector<double> host = to_host_sync(stream, sums.data(), static_cast<std::size_t>(2 * nb));
-  std::copy(host.begin(), host.end(), out);
+  out = std::make_unique<PinnedGramTransfer>(stream, sums.data(), static_cast<std::size_t>(2 * nb));
   return true;
 }
 

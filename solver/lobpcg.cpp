@@ -169,7 +169,8 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   // [X P Z]: W itself, or the raw columns Z it is formed from (SearchBlock).
   // The small problems are solved in the [X P W] basis; their coefficients
   // are then taken back to [X P Z] for the update.
-  auto rayleigh_ritz_step = [&](const SearchBlock& w, const std::vector<std::int64_t>& active, bool with_residuals) {
+  auto rayleigh_ritz_step = [&](const SearchBlock& w, const std::vector<std::int64_t>& active, bool with_residuals,
+                                GramInFlight* s_t_az = nullptr) {
     const std::int64_t q = nb + np;  // [X P]; W follows
     const std::int64_t ns_raw = q + w.raw, ns = q + w.kept;
     const spmm::ConstDenseView<T> Sv = column_range(cS(cur), 0, ns_raw);
@@ -177,14 +178,16 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     const bool implicit = w.from_z.rows() > 0;
     int level = 0;
     std::vector<double> all_values, chosen;
-    HostMatrix coeff, GA, GB;
+    HostMatrix coeff, coeff_w, GA, GB;  // coeff for [X P Z], coeff_w for [X P W] (rank 0)
     auto in_w_basis = [&](HostMatrix G) { return implicit ? in_search_basis(G, w.from_q, w.from_z) : G; };
     // Derived: S^T A Z measured, the rest carried or from the orthogonalisation.
     // The same choice on every rank: `carried` and the fused pass's branch are.
     bool derive = carried && w.kept > 0 && basis_options.w_gram.rows() == ns;
     for (;;) {
       if (derive) {
-        const HostMatrix G = gram(ctx, comm, Sv, column_range(cAS(cur), q, w.raw));
+        // S^T A Z, queued with A Z where the caller could.
+        const HostMatrix G = s_t_az ? s_t_az->finish() : gram(ctx, comm, Sv, column_range(cAS(cur), q, w.raw));
+        s_t_az = nullptr;
         if (rank == 0) {
           GA = in_w_basis(assemble_ritz_matrix(carried_a, G));
           GB = assemble_ritz_matrix(carried_b, basis_options.w_gram);
@@ -226,8 +229,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
           for (std::int64_t c = 0; c < Cp.cols(); ++c) coeff(i, nb + c) = Cp(i, c);
         }
         all_values = std::move(pairs.values);
-        carried_a = transpose_times(coeff, multiply(GA, coeff));
-        carried_b = transpose_times(coeff, multiply(GB, coeff));
+        coeff_w = coeff;
         if (implicit) coeff = to_raw_coefficients(coeff, w.from_q, w.from_z);
       });
       time.small_eigenproblem += MPI_Wtime() - host_begin;
@@ -243,12 +245,20 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     broadcast(comm, coeff);  // for [X P Z]
     const int next = 1 - cur;
     const std::int64_t m = coeff.cols();
+    // The next step's [X P] blocks of both Rayleigh-Ritz matrices, on rank 0
+    // while the device updates.
+    auto carry = [&] {
+      if (rank != 0) return;
+      carried_a = transpose_times(coeff_w, multiply(GA, coeff_w));
+      carried_b = transpose_times(coeff_w, multiply(GB, coeff_w));
+    };
     if (with_residuals) {
       residuals = ritz_update(ctx, comm, Sv, ASv, coeff, chosen, column_range(S(next), 0, m),
-                              column_range(AS(next), 0, m), column_range(S(next), m, nb));
+                              column_range(AS(next), 0, m), column_range(S(next), m, nb), carry);
     } else {
       block_update(ctx, T(1), Sv, coeff, T(0), column_range(S(next), 0, m));
       block_update(ctx, T(1), ASv, coeff, T(0), column_range(AS(next), 0, m));
+      carry();
     }
     cur = next;
     np = coeff.cols() - nb;
@@ -316,28 +326,43 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     for (int j = 0; j < nb; ++j)
       if (!conv[j]) active.push_back(j);
     const auto na = static_cast<std::int64_t>(active.size());
-    const spmm::DenseView<T> W = column_range(S(cur), nb + np, na);
+    const std::int64_t q = nb + np;
+    const spmm::DenseView<T> W = column_range(S(cur), q, na);
     if (preconditioner) {
       const spmm::DenseView<T> Ra = column_range(scratch.view(), 0, na);
       select_columns(ctx, spmm::ConstDenseView<T>(Rv), active, Ra);
       clock.to(time.other);
       preconditioner->apply(Ra, W);
       clock.to(time.preconditioner);
+    } else if (na < nb) {
+      // Soft locking: only the active residuals go on, moved to the front.
+      keep_columns(ctx, Rv, active);
     }
-    // Soft locking: only the active residuals go on; W's orthogonalisation
-    // picks them out of the nb residual columns.
-    const bool locked = !preconditioner && na < nb;
-    const spmm::ConstDenseView<T> XP = column_range(cS(cur), 0, nb + np);
+    // W is conditioned against [X P] in coefficient form from the raw
+    // columns Z now in W's place (BasisOptions::implicit): A Z and, on a
+    // carried step, S^T A Z do not wait for it. So all three products are
+    // queued first, and the host conditions W while the device multiplies.
+    const spmm::ConstDenseView<T> XP = column_range(cS(cur), 0, q), XPZ = column_range(cS(cur), 0, q + na);
+    GramInFlight z_gram = start_gram(ctx, comm, XPZ, spmm::ConstDenseView<T>(W));
+    clock.to(time.orthogonalization);
+    apply_a(q, na);
+    std::optional<GramInFlight> s_t_az;
+    if (carried) s_t_az = start_gram(ctx, comm, XPZ, column_range(cAS(cur), q, na));
+    clock.to(time.rayleigh_ritz);
+    const HostMatrix measured = z_gram.finish();
     basis_options.q_gram = rank == 0 && carried ? &carried_b : nullptr;
-    basis_options.columns = locked ? &active : nullptr;
     basis_options.implicit = true;
-    std::int64_t nw = condition_against(ctx, comm, XP, locked ? Rv : W, scratch.view(), tol, &basis_options);
-    basis_options.columns = nullptr;
+    basis_options.measured_gram = &measured;
+    std::int64_t nw = condition_against(ctx, comm, XP, W, scratch.view(), tol, &basis_options);
+    basis_options.measured_gram = nullptr;
+    // A Z and S^T A Z stand where W kept the raw columns as they were.
+    bool products_current = basis_options.w_from_z.rows() == na;
     if (nw == 0) {
       // Every residual direction already lies in span[X P] to working
       // precision (stagnation at the rounding floor): explore at random.
       fill_random(ctx, W, options.seed, A.first_row(), std::int64_t{nb} * (max_refills + 1 + iteration));
       nw = condition_against(ctx, comm, XP, W, scratch.view(), tol, &basis_options);
+      products_current = false;
     }
     SearchBlock search{nw, nw, std::move(basis_options.w_from_q), std::move(basis_options.w_from_z)};
     if (search.from_z.rows() > 0) {
@@ -353,10 +378,14 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       continue;
     }
     clock.to(time.orthogonalization);
-    apply_a(nb + np, search.raw);
+    if (!products_current) {
+      // W was formed (the explicit passes) or refilled: multiply it afresh.
+      s_t_az.reset();
+      apply_a(q, search.raw);
+    }
     // A X and A P are recomputed right after every recompute_interval-th step:
     // its residuals would be formed twice.
-    rayleigh_ritz_step(search, active, iteration % options.recompute_interval != 0);
+    rayleigh_ritz_step(search, active, iteration % options.recompute_interval != 0, s_t_az ? &*s_t_az : nullptr);
     fresh = false;
     if (iteration % options.recompute_interval == 0) {
       // Implicit updates accumulate rounding (~eps ||A|| per step): refresh.

@@ -80,7 +80,9 @@ std::int64_t fused_first_pass(const spmm::Context& context, MPI_Comm comm, spmm:
                               BasisOptions* options) {
   const std::int64_t q = Q.cols, nw = static_cast<std::int64_t>(selected.size());
   const spmm::ConstDenseView<T> QW{Q.space, Q.rows, q + W.cols, Q.ld, Q.data};
-  const HostMatrix G_whole = gram(context, comm, QW, spmm::ConstDenseView<T>(W));
+  const HostMatrix G_whole = options && options->measured_gram ? *options->measured_gram
+                                                                : gram(context, comm, QW, spmm::ConstDenseView<T>(W));
+  BLOCKEIGS_ASSERT(G_whole.rows() == q + W.cols && G_whole.cols() == W.cols);
   // [Q W_sel]^T W_sel out of [Q W]^T W.
   HostMatrix G_all(q + nw, nw);
   for (std::int64_t j = 0; j < nw; ++j) {
@@ -152,8 +154,8 @@ std::int64_t make_basis(const spmm::Context& context, MPI_Comm comm, spmm::Const
     W = column_range(W, 0, nw);
   };
   // Below half of W, a compaction pass reads less than the fused pass would
-  // spend reading the unselected columns.
-  if (2 * nw < W.cols) compact();
+  // spend reading the unselected columns (unless their Gram matrix is in).
+  if (2 * nw < W.cols && !(options && options->measured_gram)) compact();
   // C = Q^T W when the fused pass has already computed it for the first pass.
   HostMatrix known_C;
   if (goal == BasisGoal::well_conditioned && Q.cols > 0 && nw > 0 && Q.ld == W.ld && Q.data + Q.cols == W.data) {

@@ -2,6 +2,8 @@
 // the device where the fused kernel takes the shape, the separate operations
 // otherwise.
 #include <cmath>
+#include <functional>
+#include <memory>
 #include <type_traits>
 
 #include "core/error.hpp"
@@ -13,7 +15,8 @@ namespace blockeigs::solver {
 template <class T>
 ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> S,
                           spmm::ConstDenseView<T> AS, const HostMatrix& C, const std::vector<double>& lambda,
-                          spmm::DenseView<T> Y, spmm::DenseView<T> AY, spmm::DenseView<T> R) {
+                          spmm::DenseView<T> Y, spmm::DenseView<T> AY, spmm::DenseView<T> R,
+                          const std::function<void()>& meanwhile) {
   const std::int64_t nb = R.cols;
   BLOCKEIGS_ASSERT(S.cols == AS.cols && C.rows() == S.cols && C.cols() == Y.cols && Y.cols == AY.cols &&
                    std::int64_t(lambda.size()) == nb && nb <= Y.cols);
@@ -22,7 +25,10 @@ ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, spmm::Con
     if (S.space == Space::device && S.rows == AS.rows && S.rows == Y.rows && S.rows == AY.rows &&
         S.rows == R.rows) {
       std::vector<double> sums(static_cast<std::size_t>(2 * nb));
-      if (device_ops::ritz_update_local(context, S, AS, C.data(), lambda.data(), Y, AY, R, sums.data())) {
+      std::unique_ptr<device_ops::LocalGramTransfer> transfer;
+      if (device_ops::ritz_update_local(context, S, AS, C.data(), lambda.data(), Y, AY, R, transfer)) {
+        if (meanwhile) meanwhile();
+        if (transfer) transfer->wait(sums.data());
         allreduce_sum(comm, sums.data(), sums.size());
         ResidualNorms norms;
         for (std::int64_t j = 0; j < nb; ++j) {
@@ -36,6 +42,7 @@ ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, spmm::Con
 #endif
   block_update(context, T(1), S, C, T(0), Y);
   block_update(context, T(1), AS, C, T(0), AY);
+  if (meanwhile) meanwhile();
   return eigen_residuals(context, comm, column_range(spmm::ConstDenseView<T>(Y), 0, nb),
                          column_range(spmm::ConstDenseView<T>(AY), 0, nb), lambda, R);
 }
@@ -43,7 +50,8 @@ ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, spmm::Con
 #define BLOCKEIGS_INSTANTIATE(T)                                                                                   \
   template ResidualNorms ritz_update(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>,                      \
                                      spmm::ConstDenseView<T>, const HostMatrix&, const std::vector<double>&,       \
-                                     spmm::DenseView<T>, spmm::DenseView<T>, spmm::DenseView<T>);
+                                     spmm::DenseView<T>, spmm::DenseView<T>, spmm::DenseView<T>,            \
+                                     const std::function<void()>&);
 
 BLOCKEIGS_INSTANTIATE(float)
 BLOCKEIGS_INSTANTIATE(double)
