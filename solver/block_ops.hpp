@@ -126,15 +126,20 @@ std::vector<double> column_norms(const spmm::Context& context, MPI_Comm comm,
 
 // R = AX - X diag(lambda), LOBPCG's residual block, in one pass over X and
 // AX, with the Euclidean norms of R's and X's columns over all ranks.
-// R must not overlap X or AX.
+// R must not overlap X or AX. `r_position`, if not empty, is a permutation
+// of 0..k-1: residual j goes to R's column r_position[j] (its norms stay at
+// index j).
 struct ResidualNorms {
   std::vector<double> residual;  // ||r_j||
   std::vector<double> x;         // ||x_j||
 };
+// A residual placement as a full permutation of 0..k-1 (the identity when
+// empty); throws if it is not one.
+std::vector<std::int64_t> checked_positions(const std::vector<std::int64_t>& position, std::int64_t k);
 template <class T>
 ResidualNorms eigen_residuals(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
                               spmm::ConstDenseView<T> AX, const std::vector<double>& lambda,
-                              spmm::DenseView<T> R);
+                              spmm::DenseView<T> R, const std::vector<std::int64_t>& r_position = {});
 
 // LOBPCG's Ritz update and the next residuals: Y = S C and AY = AS C (C:
 // S.cols x Y.cols), then R = AY(:, :nb) - Y(:, :nb) diag(lambda) with
@@ -143,12 +148,14 @@ ResidualNorms eigen_residuals(const spmm::Context& context, MPI_Comm comm, spmm:
 // each other. One pass over S and AS on the device in fp64 for up to 64
 // inputs and 48 outputs (solver/cuda/ritz_update.cu); otherwise the two
 // updates and eigen_residuals, with the same results to rounding.
-// `meanwhile`, if given, runs on the host once the device work is queued and
-// before the norms are waited for (host work that needs none of the outputs).
+// `r_position` places R's columns as in eigen_residuals. `meanwhile`, if
+// given, runs on the host once the device work is queued and before the
+// norms are waited for (host work that needs none of the outputs).
 template <class T>
 ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> S,
                           spmm::ConstDenseView<T> AS, const HostMatrix& C, const std::vector<double>& lambda,
                           spmm::DenseView<T> Y, spmm::DenseView<T> AY, spmm::DenseView<T> R,
+                          const std::vector<std::int64_t>& r_position = {},
                           const std::function<void()>& meanwhile = {});
 
 // ---- local operations (no communication) -----------------------------------

@@ -37,11 +37,12 @@ void gram_self_local(const spmm::Context& context, spmm::ConstDenseView<T> X, do
 // out[j] = sum_i X(i, j)^2 on this rank's rows, in a fixed order.
 template <class T>
 void column_sumsq_local(const spmm::Context& context, spmm::ConstDenseView<T> X, double* out);
-// R = AX - X diag(lambda); out[j] = sum_i R(i, j)^2 and out[k + j] = sum_i
+// R(:, position[j]) = AX(:, j) - lambda_j X(:, j) (position: a host array,
+// a permutation); out[j] = sum_i R(i, position[j])^2 and out[k + j] = sum_i
 // X(i, j)^2 on this rank's rows, in a fixed order.
 template <class T>
 void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> AX,
-                           const double* lambda, spmm::DenseView<T> R, double* out);
+                           const double* lambda, spmm::DenseView<T> R, const std::int64_t* position, double* out);
 // LOBPCG's Ritz update in one pass (solver/cuda/ritz_update.cu): Y = S C,
 // AY = AS C (C: S.cols x Y.cols, row-major), R = AY(:, :nb) - Y(:, :nb)
 // diag(lambda) with nb = R.cols; out as eigen_residuals_local's. false
@@ -51,7 +52,7 @@ void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T>
 bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
                        spmm::ConstDenseView<double> AS, const double* C, const double* lambda,
                        spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<double> R,
-                       std::unique_ptr<LocalGramTransfer>& sums);
+                       const std::int64_t* position, std::unique_ptr<LocalGramTransfer>& sums);
 
 template <class T>
 void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const double* S,

@@ -108,7 +108,8 @@ std::vector<double> host_column_sumsq_local(spmm::ConstDenseView<T> X) {
 // partial sums per chunk of rows added in chunk order.
 template <class T>
 std::vector<double> host_eigen_residuals_local(spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> AX,
-                                               const std::vector<double>& lambda, spmm::DenseView<T> R) {
+                                               const std::vector<double>& lambda, spmm::DenseView<T> R,
+                                               const std::int64_t* position) {
   const std::int64_t k = X.cols;
   const std::int64_t chunks = (X.rows + sum_chunk_rows - 1) / sum_chunk_rows;
   const std::vector<T> l(lambda.begin(), lambda.end());
@@ -121,7 +122,7 @@ std::vector<double> host_eigen_residuals_local(spmm::ConstDenseView<T> X, spmm::
       for (std::int64_t j = 0; j < k; ++j) {
         const T x = X.data[i * X.ld + j];
         const T r = AX.data[i * AX.ld + j] - l[j] * x;
-        R.data[i * R.ld + j] = r;
+        R.data[i * R.ld + position[j]] = r;
         out[j] += double(r) * double(r);
         out[k + j] += double(x) * double(x);
       }
@@ -133,6 +134,21 @@ std::vector<double> host_eigen_residuals_local(spmm::ConstDenseView<T> X, spmm::
 }
 
 }  // namespace
+
+std::vector<std::int64_t> checked_positions(const std::vector<std::int64_t>& position, std::int64_t k) {
+  if (position.empty()) {
+    std::vector<std::int64_t> identity(static_cast<std::size_t>(k));
+    for (std::int64_t j = 0; j < k; ++j) identity[j] = j;
+    return identity;
+  }
+  std::vector<bool> seen(static_cast<std::size_t>(k));
+  BLOCKEIGS_ASSERT(std::int64_t(position.size()) == k);
+  for (std::int64_t p : position) {
+    BLOCKEIGS_ASSERT(p >= 0 && p < k && !seen[p]);
+    seen[p] = true;
+  }
+  return position;
+}
 
 HostMatrix HostMatrix::identity(std::int64_t n) {
   HostMatrix I(n, n);
@@ -278,20 +294,21 @@ std::vector<double> column_norms(const spmm::Context& context, MPI_Comm comm,
 template <class T>
 ResidualNorms eigen_residuals(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
                               spmm::ConstDenseView<T> AX, const std::vector<double>& lambda,
-                              spmm::DenseView<T> R) {
+                              spmm::DenseView<T> R, const std::vector<std::int64_t>& r_position) {
   require_same_space("eigen_residuals", X, AX);
   require_same_space("eigen_residuals", X, R);
   require_same_rows("eigen_residuals", X, AX);
   require_same_rows("eigen_residuals", X, R);
   BLOCKEIGS_ASSERT(X.cols == AX.cols && X.cols == R.cols && std::int64_t(lambda.size()) == X.cols);
   const std::int64_t k = X.cols;
+  const std::vector<std::int64_t> position = checked_positions(r_position, k);
   std::vector<double> sums(static_cast<std::size_t>(2 * k), 0.0);
   if (on_device(X.space)) {
 #ifdef BLOCKEIGS_HAVE_CUDA
-    device_ops::eigen_residuals_local(context, X, AX, lambda.data(), R, sums.data());
+    device_ops::eigen_residuals_local(context, X, AX, lambda.data(), R, position.data(), sums.data());
 #endif
   } else {
-    sums = host_eigen_residuals_local(X, AX, lambda, R);
+    sums = host_eigen_residuals_local(X, AX, lambda, R, position.data());
   }
   allreduce_sum(comm, sums.data(), sums.size());
   ResidualNorms norms;
@@ -561,7 +578,7 @@ void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseVi
   template std::vector<double> column_norms(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>); \
   template ResidualNorms eigen_residuals(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>,    \
                                          spmm::ConstDenseView<T>, const std::vector<double>&,        \
-                                         spmm::DenseView<T>);                                        \
+                                         spmm::DenseView<T>, const std::vector<std::int64_t>&);      \
   template void block_update(const spmm::Context&, T, spmm::ConstDenseView<T>, const HostMatrix&, T, \
                              spmm::DenseView<T>);                                                  \
   template void axpby(const spmm::Context&, T, spmm::ConstDenseView<T>, T, spmm::DenseView<T>);    \

@@ -94,7 +94,7 @@ __global__ void column_sumsq_partial_kernel(std::int64_t rows, std::int64_t cols
 template <class T>
 __global__ void eigen_residuals_partial_kernel(std::int64_t rows, std::int64_t cols, const T* lambda, const T* x,
                                                std::int64_t ldx, const T* ax, std::int64_t ldax, T* r,
-                                               std::int64_t ldr, double* partial) {
+                                               std::int64_t ldr, const std::int64_t* position, double* partial) {
   __shared__ double acc_r[threads_per_block];
   __shared__ double acc_x[threads_per_block];
   const auto [begin, end, width, phases, t, phase] = chunk_layout(rows, cols);
@@ -103,6 +103,7 @@ __global__ void eigen_residuals_partial_kernel(std::int64_t rows, std::int64_t c
     double sr = 0.0, sx = 0.0;
     if (phase < phases && j < cols) {
       const T l = lambda[j];
+      T* const r_col = r + position[j];
       // The loads of `rows_in_flight` rows are issued before any store: R may
       // alias X and A X as far as the compiler knows, so loads after a store
       // would wait for it (one row's latency at a time: 61% of the copy rate
@@ -121,7 +122,7 @@ __global__ void eigen_residuals_partial_kernel(std::int64_t rows, std::int64_t c
           const std::int64_t i = i0 + u * phases;
           if (i >= end) break;
           const T rv = av[u] - l * xv[u];
-          r[i * ldr + j] = rv;
+          r_col[i * ldr] = rv;
           sr = fma(double(rv), double(rv), sr);
           sx = fma(double(xv[u]), double(xv[u]), sx);
         }
@@ -343,17 +344,18 @@ void column_sumsq_local(const spmm::Context& context, spmm::ConstDenseView<T> X,
 
 template <class T>
 void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> AX,
-                           const double* lambda, spmm::DenseView<T> R, double* out) {
+                           const double* lambda, spmm::DenseView<T> R, const std::int64_t* position, double* out) {
   const std::int64_t k = X.cols;
   std::fill(out, out + 2 * k, 0.0);
   if (X.rows == 0 || k == 0) return;
   const cudaStream_t stream = stream_of(context);
   const std::int64_t chunks = (X.rows + sum_chunk_rows - 1) / sum_chunk_rows;
   const StreamArray<T> l(stream, lambda, static_cast<std::size_t>(k));
+  const StreamArray<std::int64_t> pos(stream, position, static_cast<std::size_t>(k));
   StreamArray<double> partial(stream, static_cast<std::size_t>(chunks * 2 * k));
   StreamArray<double> sums(stream, static_cast<std::size_t>(2 * k));
   eigen_residuals_partial_kernel<T><<<static_cast<unsigned>(chunks), threads_per_block, 0, stream>>>(
-      X.rows, k, l.data(), X.data, X.ld, AX.data, AX.ld, R.data, R.ld, partial.data());
+      X.rows, k, l.data(), X.data, X.ld, AX.data, AX.ld, R.data, R.ld, pos.data(), partial.data());
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
   sum_partials<double>(chunks, 2 * k, partial.data(), sums.data(), stream);
   const std::vector<double> host = to_host_sync(stream, sums.data(), static_cast<std::size_t>(2 * k));
@@ -363,7 +365,7 @@ void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T>
 bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
                        spmm::ConstDenseView<double> AS, const double* C, const double* lambda,
                        spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<double> R,
-                       std::unique_ptr<LocalGramTransfer>& out) {
+                       const std::int64_t* position, std::unique_ptr<LocalGramTransfer>& out) {
   const std::int64_t nb = R.cols;
   out.reset();
   if (!cuda::ritz_update_fits(S.cols, Y.cols, nb)) return false;
@@ -388,7 +390,7 @@ bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double
   a.r = R.data;
   a.ldr = R.ld;
   a.partial = partial.data();
-  cuda::ritz_update(a, C, lambda, stream);
+  cuda::ritz_update(a, C, lambda, position, stream);
   sum_partials<double>(blocks, 2 * nb, partial.data(), sums.data(), stream);
   out = std::make_unique<PinnedGramTransfer>(stream, sums.data(), static_cast<std::size_t>(2 * nb));
   return true;
@@ -401,7 +403,7 @@ bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double
   template void gram_self_local(const spmm::Context&, spmm::ConstDenseView<T>, double*);                    \
   template void column_sumsq_local(const spmm::Context&, spmm::ConstDenseView<T>, double*);                 \
   template void eigen_residuals_local(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, \
-                                      const double*, spmm::DenseView<T>, double*);
+                                      const double*, spmm::DenseView<T>, const std::int64_t*, double*);
 
 BLOCKEIGS_INSTANTIATE(float)
 BLOCKEIGS_INSTANTIATE(double)

@@ -149,8 +149,12 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   HostMatrix carried_a, carried_b;
   bool carried = false;
   solver::BasisOptions basis_options;
-  // The residual norms of the current X, when the Ritz update formed them.
+  // The residual norms of the current X, when the Ritz update formed them,
+  // and where it placed each residual among the columns after [X P]: the
+  // last step's active ones first, so that soft locking seldom has to move
+  // any (see the compaction below).
   std::optional<ResidualNorms> residuals;
+  std::vector<std::int64_t> residual_position;
 
   auto apply_a = [&](std::int64_t first, std::int64_t count) {  // A S = A times S on a column range
     if (count == 0) return;
@@ -253,8 +257,16 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       carried_b = transpose_times(coeff_w, multiply(GB, coeff_w));
     };
     if (with_residuals) {
+      // Active residuals first, in order, then the converged ones.
+      residual_position.assign(static_cast<std::size_t>(nb), 0);
+      std::int64_t place = 0;
+      std::vector<bool> is_active(static_cast<std::size_t>(nb), active.empty());
+      for (std::int64_t j : active) is_active[j] = true;
+      for (int pass = 0; pass < 2; ++pass)
+        for (int j = 0; j < nb; ++j)
+          if (is_active[j] == (pass == 0)) residual_position[j] = place++;
       residuals = ritz_update(ctx, comm, Sv, ASv, coeff, chosen, column_range(S(next), 0, m),
-                              column_range(AS(next), 0, m), column_range(S(next), m, nb), carry);
+                              column_range(AS(next), 0, m), column_range(S(next), m, nb), residual_position, carry);
     } else {
       block_update(ctx, T(1), Sv, coeff, T(0), column_range(S(next), 0, m));
       block_update(ctx, T(1), ASv, coeff, T(0), column_range(AS(next), 0, m));
@@ -286,8 +298,11 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     // R = A X - X Lambda and the norms, formed by the Ritz update or here in
     // one pass, in the columns where W is built.
     const spmm::DenseView<T> Rv = column_range(S(cur), nb + np, nb);
-    ResidualNorms norms =
-        residuals ? std::move(*residuals) : eigen_residuals(ctx, comm, X, column_range(cAS(cur), 0, nb), lambda, Rv);
+    if (!residuals) {
+      residuals = eigen_residuals(ctx, comm, X, column_range(cAS(cur), 0, nb), lambda, Rv);
+      residual_position = checked_positions({}, nb);
+    }
+    ResidualNorms norms = std::move(*residuals);
     residuals.reset();
     r_norm = std::move(norms.residual);
     x_norm = std::move(norms.x);
@@ -328,15 +343,21 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     const auto na = static_cast<std::int64_t>(active.size());
     const std::int64_t q = nb + np;
     const spmm::DenseView<T> W = column_range(S(cur), q, na);
+    // The active residuals' columns in Rv.
+    std::vector<std::int64_t> active_columns;
+    for (std::int64_t j : active) active_columns.push_back(residual_position[j]);
     if (preconditioner) {
       const spmm::DenseView<T> Ra = column_range(scratch.view(), 0, na);
-      select_columns(ctx, spmm::ConstDenseView<T>(Rv), active, Ra);
+      select_columns(ctx, spmm::ConstDenseView<T>(Rv), active_columns, Ra);
       clock.to(time.other);
       preconditioner->apply(Ra, W);
       clock.to(time.preconditioner);
-    } else if (na < nb) {
-      // Soft locking: only the active residuals go on, moved to the front.
-      keep_columns(ctx, Rv, active);
+    } else {
+      // Soft locking: only the active residuals go on, as the raw columns of
+      // W in any order. The Ritz update put last step's active ones first,
+      // so they need moving only when one has converged (or come back).
+      std::sort(active_columns.begin(), active_columns.end());
+      if (active_columns.back() != na - 1) keep_columns(ctx, Rv, active_columns);
     }
     // W is conditioned against [X P] in coefficient form from the raw
     // columns Z now in W's place (BasisOptions::implicit): A Z and, on a

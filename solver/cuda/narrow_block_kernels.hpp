@@ -54,7 +54,9 @@ struct RitzUpdateArgs {
 };
 bool ritz_update_fits(std::int64_t ns, std::int64_t m, std::int64_t nb);
 std::int64_t ritz_update_blocks(std::int64_t rows);
-void ritz_update(RitzUpdateArgs args, const double* c, const double* lambda, cudaStream_t stream);
+// position (host, nb entries): R's column for residual j.
+void ritz_update(RitzUpdateArgs args, const double* c, const double* lambda, const std::int64_t* position,
+                 cudaStream_t stream);
 
 // Y = alpha * X * S + beta * Z (beta == 0: Z is not read), S k1 x k2 row-major
 // on the host (passed to the kernel by value). Y may overlap X and Z in any

@@ -4,6 +4,8 @@
 //   Y = S C and AY = A S C               (the next [X P] and [A X A P]),
 //   R = AY(:, 0:nb) - Y(:, 0:nb) Lambda  (the next residual block),
 // with each thread block's sums of squares of R's and Y(:, 0:nb)'s columns.
+// Residual j goes to R's column r_column[j] (LOBPCG puts its active ones
+// first, so that soft locking seldom moves them).
 // Apart, this is two updates and a residual pass that reads X and A X back
 // (H200, 2M rows, block 20: 0.61 + 0.61 + 0.45 ms); here S and A S are read
 // once and the residuals come from the accumulators.
@@ -47,6 +49,7 @@ template <int NT>  // NT tiles of 8 outputs
 struct RitzConstants {
   double c[max_inputs * 8 * NT];  // C padded with zeros, row-major: <= 24 KB of kernel parameters
   double lambda[max_outputs];
+  int r_column[max_outputs];  // R's column for residual j
 };
 
 // Values col and col + 1 of a row of k (zero past k): one vector load where aligned.
@@ -121,7 +124,13 @@ __global__ void __launch_bounds__(warps_per_block * 32, min_blocks_per_sm(NT))
         const bool second_r = c + 1 < a.nb;
         const double r0 = ay[m][nt][0] - k.lambda[c] * y[m][nt][0];
         const double r1 = second_r ? ay[m][nt][1] - k.lambda[c + 1] * y[m][nt][1] : 0.0;
-        store_pair(a.r + row * a.ldr + c, r0, r1, second_r);
+        double* const r_row = a.r + row * a.ldr;
+        if (!second_r || k.r_column[c + 1] == k.r_column[c] + 1) {
+          store_pair(r_row + k.r_column[c], r0, r1, second_r);
+        } else {  // residuals placed apart (LOBPCG's active ones first)
+          r_row[k.r_column[c]] = r0;
+          r_row[k.r_column[c + 1]] = r1;
+        }
         sum_r[nt][0] = fma(r0, r0, sum_r[nt][0]);
         sum_r[nt][1] = fma(r1, r1, sum_r[nt][1]);
         sum_y[nt][0] = fma(y[m][nt][0], y[m][nt][0], sum_y[nt][0]);
@@ -156,11 +165,15 @@ __global__ void __launch_bounds__(warps_per_block * 32, min_blocks_per_sm(NT))
 }
 
 template <int NT>
-void launch(const RitzUpdateArgs& a, const double* c, const double* lambda, cudaStream_t stream) {
+void launch(const RitzUpdateArgs& a, const double* c, const double* lambda, const std::int64_t* position,
+            cudaStream_t stream) {
   RitzConstants<NT> constants{};
   for (int i = 0; i < a.ns; ++i)
     for (int j = 0; j < a.m; ++j) constants.c[i * 8 * NT + j] = c[i * a.m + j];
-  for (int j = 0; j < a.nb; ++j) constants.lambda[j] = lambda[j];
+  for (int j = 0; j < a.nb; ++j) {
+    constants.lambda[j] = lambda[j];
+    constants.r_column[j] = static_cast<int>(position[j]);
+  }
   const auto kernel = ritz_update_kernel<NT>;
   const std::size_t bytes = std::size_t(warps_per_block) * step_rows * a.stride * sizeof(double);
   static std::atomic<std::uint64_t> opted_in{0};
@@ -180,16 +193,17 @@ std::int64_t ritz_update_blocks(std::int64_t rows) {
   return std::clamp<std::int64_t>((rows + rows_per_block - 1) / rows_per_block, 1, max_blocks);
 }
 
-void ritz_update(RitzUpdateArgs a, const double* c, const double* lambda, cudaStream_t stream) {
+void ritz_update(RitzUpdateArgs a, const double* c, const double* lambda, const std::int64_t* position,
+                 cudaStream_t stream) {
   a.k_steps = (a.ns + 3) / 4;
   a.stride = (4 * a.k_steps + 11) / 16 * 16 + 4;
   switch ((a.m + 7) / 8) {
-    case 1: return launch<1>(a, c, lambda, stream);
-    case 2: return launch<2>(a, c, lambda, stream);
-    case 3: return launch<3>(a, c, lambda, stream);
-    case 4: return launch<4>(a, c, lambda, stream);
-    case 5: return launch<5>(a, c, lambda, stream);
-    default: return launch<6>(a, c, lambda, stream);
+    case 1: return launch<1>(a, c, lambda, position, stream);
+    case 2: return launch<2>(a, c, lambda, position, stream);
+    case 3: return launch<3>(a, c, lambda, position, stream);
+    case 4: return launch<4>(a, c, lambda, position, stream);
+    case 5: return launch<5>(a, c, lambda, position, stream);
+    default: return launch<6>(a, c, lambda, position, stream);
   }
 }
 

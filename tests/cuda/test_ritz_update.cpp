@@ -4,7 +4,9 @@
 // (one row, row counts off the kernel's 16-row steps, 1 to 64 inputs and 1 to
 // 48 outputs, odd column offsets and leading dimensions, NaN in every column
 // the call must not read or write) and one shape past the kernel (the
-// fallback). One MPI rank; skipped where no GPU is visible.
+// fallback), with R's columns in order, reversed, or odd ones first (as
+// LOBPCG places its active residuals). One MPI rank; skipped where no GPU is
+// visible.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -51,7 +53,7 @@ struct Outputs {
 };
 
 Outputs run(const spmm::Context& context, const Case& c, const Block& host_in, const HostMatrix& C,
-            const std::vector<double>& lambda) {
+            const std::vector<double>& lambda, const std::vector<std::int64_t>& position) {
   const Layout l(c);
   const Space space = context.space();
   const Block in = copy_to(context, space, host_in);
@@ -64,7 +66,8 @@ Outputs run(const spmm::Context& context, const Case& c, const Block& host_in, c
   Outputs result;
   result.norms = solver::ritz_update<double>(context, MPI_COMM_WORLD, view(in, l.s0, c.ns, l.in_ld),
                                              view(in, l.as0, c.ns, l.in_ld), C, lambda, view(out, l.y0, c.m, l.out_ld),
-                                             view(out, l.ay0, c.m, l.out_ld), view(out, l.r0, c.nb, l.out_ld));
+                                             view(out, l.ay0, c.m, l.out_ld), view(out, l.r0, c.nb, l.out_ld),
+                                             position);
   result.block = copy_to(context, Space::host, out);
   return result;
 }
@@ -76,8 +79,20 @@ TEST(DeviceRitzUpdate, MatchesTheSeparateOperationsOnTheHost) {
   const Case cases[] = {{1, 1, 1, 1},        {17, 5, 3, 2},     {1000, 13, 9, 9},   {2050, 33, 17, 7},
                         {4099, 60, 40, 20},  {4099, 59, 39, 20}, {70001, 64, 48, 24}, {300, 64, 8, 8},
                         {129, 2, 48, 1},     {0, 20, 20, 20},   {500, 20, 49, 20}};  // the last: past the kernel
+  int index = 0;
   for (const Case& c : cases) {
-    SCOPED_TRACE(testing::Message() << c.rows << " rows, " << c.ns << " -> " << c.m << ", nb " << c.nb);
+    // R's placement: in order, reversed, or odd residuals first.
+    const int order = index++ % 3;
+    std::vector<std::int64_t> position(static_cast<std::size_t>(c.nb));
+    std::int64_t next = 0;
+    for (int pass = 0; pass < 2; ++pass)
+      for (std::int64_t j = 0; j < c.nb; ++j) {
+        if (order == 0) position[j] = j;
+        if (order == 1) position[j] = c.nb - 1 - j;
+        if (order == 2 && (j % 2 == 1) == (pass == 0)) position[j] = next++;
+      }
+    SCOPED_TRACE(testing::Message() << c.rows << " rows, " << c.ns << " -> " << c.m << ", nb " << c.nb
+                                    << ", R's order " << order);
     const Layout l(c);
     Block in(Space::host, c.rows, l.in_ld, l.in_ld);
     for (std::int64_t i = 0; i < c.rows; ++i)
@@ -91,8 +106,8 @@ TEST(DeviceRitzUpdate, MatchesTheSeparateOperationsOnTheHost) {
     std::vector<double> lambda;
     for (std::int64_t j = 0; j < c.nb; ++j) lambda.push_back(solver::hash_uniform(13, j, 0) * 4);
 
-    const Outputs expected = run(host, c, in, C, lambda);
-    const Outputs got = run(dev, c, in, C, lambda);
+    const Outputs expected = run(host, c, in, C, lambda, position);
+    const Outputs got = run(dev, c, in, C, lambda, position);
     // |entries| < ns (inputs and coefficients in [-1, 1)); R adds |lambda| < 4 times Y.
     const double eps = std::numeric_limits<double>::epsilon(), tol = 8 * c.ns * eps * 5;
     for (std::int64_t i = 0; i < c.rows; ++i)
@@ -112,7 +127,7 @@ TEST(DeviceRitzUpdate, MatchesTheSeparateOperationsOnTheHost) {
       EXPECT_NEAR(got.norms.x[j], expected.norms.x[j], 1e-12 * (1 + expected.norms.x[j]));
     }
     // The same bits again: the partial sums' order depends on the rows alone.
-    const Outputs again = run(dev, c, in, C, lambda);
+    const Outputs again = run(dev, c, in, C, lambda, position);
     EXPECT_EQ(0, std::memcmp(again.norms.residual.data(), got.norms.residual.data(), c.nb * sizeof(double)));
     EXPECT_EQ(0, std::memcmp(again.norms.x.data(), got.norms.x.data(), c.nb * sizeof(double)));
   }

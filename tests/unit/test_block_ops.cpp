@@ -182,35 +182,39 @@ TEST(BlockOps, AxpbyAndColumnAxpby) {
   }
 }
 
-// R = AX - X diag(lambda) and the column norms of R and X, against loops.
+// R = AX - X diag(lambda) and the column norms of R and X, against loops,
+// with R's columns in order and reversed (r_position).
 template <class T>
 void check_eigen_residuals() {
-  for (const Shape& s : shapes) {
-    const auto X = random_block<T>(s.rows, s.k1, 11, s.ld_pad);
-    const auto AX = random_block<T>(s.rows, s.k1, 12, s.ld_pad + 2);
-    std::vector<double> lambda(static_cast<std::size_t>(s.k1));
-    for (std::int64_t j = 0; j < s.k1; ++j) lambda[j] = 0.3 * double(j) - 0.7;
-    auto R = nan_block<T>(s.rows, s.k1, 1);
-    const solver::ResidualNorms norms =
-        solver::eigen_residuals<T>(host(), MPI_COMM_WORLD, X.cview(), AX.cview(), lambda, R.view());
-    ASSERT_EQ(norms.residual.size(), std::size_t(s.k1));
-    ASSERT_EQ(norms.x.size(), std::size_t(s.k1));
-    for (std::int64_t j = 0; j < s.k1; ++j) {
-      double rr = 0, xx = 0, abs_r = 0;
-      for (std::int64_t i = 0; i < s.rows; ++i) {
-        const T x = X.view()(i, j);
-        const T r = AX.view()(i, j) - T(lambda[j]) * x;
-        // Two roundings, or one where the compiler fuses a multiply-add.
-        const double scale = std::abs(double(AX.view()(i, j))) + std::abs(lambda[j] * double(x));
-        EXPECT_NEAR(R.view()(i, j), r, 2 * std::numeric_limits<T>::epsilon() * scale);
-        rr += double(r) * double(r);
-        xx += double(x) * double(x);
-        abs_r += double(r) * double(r);
+  for (const Shape& s : shapes)
+    for (const bool reversed : {false, true}) {
+      std::vector<std::int64_t> position;
+      for (std::int64_t j = 0; reversed && j < s.k1; ++j) position.push_back(s.k1 - 1 - j);
+      const auto X = random_block<T>(s.rows, s.k1, 11, s.ld_pad);
+      const auto AX = random_block<T>(s.rows, s.k1, 12, s.ld_pad + 2);
+      std::vector<double> lambda(static_cast<std::size_t>(s.k1));
+      for (std::int64_t j = 0; j < s.k1; ++j) lambda[j] = 0.3 * double(j) - 0.7;
+      auto R = nan_block<T>(s.rows, s.k1, 1);
+      const solver::ResidualNorms norms =
+          solver::eigen_residuals<T>(host(), MPI_COMM_WORLD, X.cview(), AX.cview(), lambda, R.view(), position);
+      ASSERT_EQ(norms.residual.size(), std::size_t(s.k1));
+      ASSERT_EQ(norms.x.size(), std::size_t(s.k1));
+      for (std::int64_t j = 0; j < s.k1; ++j) {
+        double rr = 0, xx = 0, abs_r = 0;
+        for (std::int64_t i = 0; i < s.rows; ++i) {
+          const T x = X.view()(i, j);
+          const T r = AX.view()(i, j) - T(lambda[j]) * x;
+          // Two roundings, or one where the compiler fuses a multiply-add.
+          const double scale = std::abs(double(AX.view()(i, j))) + std::abs(lambda[j] * double(x));
+          EXPECT_NEAR(R.view()(i, reversed ? s.k1 - 1 - j : j), r, 2 * std::numeric_limits<T>::epsilon() * scale);
+          rr += double(r) * double(r);
+          xx += double(x) * double(x);
+          abs_r += double(r) * double(r);
+        }
+        EXPECT_NEAR(norms.residual[j] * norms.residual[j], rr, dot_bound<double>(s.rows, abs_r));
+        EXPECT_NEAR(norms.x[j] * norms.x[j], xx, dot_bound<double>(s.rows, xx) + 4e-16 * xx);
       }
-      EXPECT_NEAR(norms.residual[j] * norms.residual[j], rr, dot_bound<double>(s.rows, abs_r));
-      EXPECT_NEAR(norms.x[j] * norms.x[j], xx, dot_bound<double>(s.rows, xx) + 4e-16 * xx);
     }
-  }
 }
 
 TEST(BlockOps, EigenResidualsDouble) { check_eigen_residuals<double>(); }
