@@ -115,14 +115,6 @@ template <class T>
 GramInFlight start_gram(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
                         spmm::ConstDenseView<T> Y);
 
-// X^T Y1 stacked over X^T Y2 ((2 k1) x k2; Y1 and Y2 of k2 columns each) in
-// one pass over X: on the device one batched product whose two problems per
-// chunk of rows run side by side, so X's rows are read from memory once.
-// Otherwise as start_gram.
-template <class T>
-GramInFlight start_gram_pair(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
-                             spmm::ConstDenseView<T> Y1, spmm::ConstDenseView<T> Y2);
-
 // X^T X (k x k), exactly symmetric (syrk computes one triangle).
 template <class T>
 HostMatrix gram(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X);

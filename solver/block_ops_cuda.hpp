@@ -27,11 +27,6 @@ class LocalGramTransfer {
 template <class T>
 std::unique_ptr<LocalGramTransfer> gram_local_start(const spmm::Context& context, spmm::ConstDenseView<T> X,
                                                     spmm::ConstDenseView<T> Y);
-// Queues X^T Y1 and X^T Y2 (each k1 x k2, row-major, one after the other)
-// in one batched product; null when empty.
-template <class T>
-std::unique_ptr<LocalGramTransfer> gram_pair_local_start(const spmm::Context& context, spmm::ConstDenseView<T> X,
-                                                         spmm::ConstDenseView<T> Y1, spmm::ConstDenseView<T> Y2);
 // out (k1 x k2, row-major, host) = X^T Y on this rank's rows.
 template <class T>
 void gram_local(const spmm::Context& context, spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> Y,

@@ -256,28 +256,6 @@ GramInFlight start_gram(const spmm::Context& context, MPI_Comm comm, spmm::Const
 }
 
 template <class T>
-GramInFlight start_gram_pair(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
-                             spmm::ConstDenseView<T> Y1, spmm::ConstDenseView<T> Y2) {
-  require_same_space("gram", X, Y1);
-  require_same_space("gram", X, Y2);
-  require_same_rows("gram", X, Y1);
-  require_same_rows("gram", X, Y2);
-  BLOCKEIGS_ASSERT(Y1.cols == Y2.cols);
-  HostMatrix local(2 * X.cols, Y1.cols);
-  auto transfer = std::make_unique<GramInFlight::Transfer>();
-  if (on_device(X.space)) {
-#ifdef BLOCKEIGS_HAVE_CUDA
-    transfer->device = device_ops::gram_pair_local_start(context, X, Y1, Y2);
-#endif
-  } else {
-    std::vector<double> first = host_gram_local(X, Y1), second = host_gram_local(X, Y2);
-    first.insert(first.end(), second.begin(), second.end());
-    local.values() = std::move(first);
-  }
-  return GramInFlight(comm, std::move(local), std::move(transfer));
-}
-
-template <class T>
 HostMatrix gram(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
                 spmm::ConstDenseView<T> Y) {
   return start_gram(context, comm, X, Y).finish();
@@ -594,8 +572,6 @@ void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseVi
 #define BLOCKEIGS_INSTANTIATE(T)                                                                    \
   template GramInFlight start_gram(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>,        \
                                    spmm::ConstDenseView<T>);                                       \
-  template GramInFlight start_gram_pair(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>,   \
-                                        spmm::ConstDenseView<T>, spmm::ConstDenseView<T>);         \
   template HostMatrix gram(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>,                \
                            spmm::ConstDenseView<T>);                                               \
   template HostMatrix gram(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>);               \

@@ -201,20 +201,6 @@ void gemm_strided_batched(cublasHandle_t h, std::int64_t m, std::int64_t n, std:
                                                      stride_c, int(batch)));
 }
 
-// The same product on arrays of matrices (any addresses, one shape).
-template <class T>
-void gemm_batched(cublasHandle_t h, std::int64_t m, std::int64_t n, std::int64_t k, const T* const* a,
-                  std::int64_t lda, const T* const* b, std::int64_t ldb, T* const* c, std::int64_t ldc,
-                  std::int64_t batch) {
-  const T one = 1, zero = 0;
-  if constexpr (std::is_same_v<T, double>)
-    BLOCKEIGS_CUBLAS_CHECK(cublasDgemmBatched(h, CUBLAS_OP_N, CUBLAS_OP_T, int(m), int(n), int(k), &one, a, int(lda), b,
-                                              int(ldb), &zero, c, int(ldc), int(batch)));
-  else
-    BLOCKEIGS_CUBLAS_CHECK(cublasSgemmBatched(h, CUBLAS_OP_N, CUBLAS_OP_T, int(m), int(n), int(k), &one, a, int(lda), b,
-                                              int(ldb), &zero, c, int(ldc), int(batch)));
-}
-
 // Pinned host blocks for Gram results, reused: page-locking memory for every
 // Gram would cost more than the copy. Only a few are out at a time. The pool
 // is first used after the CUDA runtime is set up, so it is destroyed before
@@ -311,94 +297,7 @@ std::unique_ptr<LocalGramTransfer> tall_skinny_gram(const spmm::Context& context
   return std::make_unique<PinnedGramTransfer>(stream, sums.data(), static_cast<std::size_t>(entries));
 }
 
-template <class T>
-struct GramPairPointers {
-  const T* x;
-  std::int64_t ldx;
-  const T *y1, *y2;
-  std::int64_t ldy;
-  T* partial;
-  std::int64_t chunk, entries, first_chunk, count;
-  const T** a;
-  const T** b;
-  T** c;
-};
-
-// Entry 2 i + side of the batch: chunk first_chunk + i of Y1 (side 0) or Y2
-// (side 1), and of X; its partial at chunk index 2 (first_chunk + i) + side.
-template <class T>
-__global__ void gram_pair_pointers_kernel(const GramPairPointers<T> p) {
-  const std::int64_t e = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (e >= 2 * p.count) return;
-  const std::int64_t chunk = p.first_chunk + e / 2, side = e % 2;
-  p.a[e] = (side == 0 ? p.y1 : p.y2) + chunk * p.chunk * p.ldy;
-  p.b[e] = p.x + chunk * p.chunk * p.ldx;
-  p.c[e] = p.partial + (2 * chunk + side) * p.entries;
-}
-
-// Two Gram matrices on their way to the host, one after the other in `out`.
-class GramPairTransfer final : public LocalGramTransfer {
- public:
-  GramPairTransfer(std::unique_ptr<LocalGramTransfer> first, std::unique_ptr<LocalGramTransfer> second,
-                   std::int64_t entries)
-      : first_(std::move(first)), second_(std::move(second)), entries_(entries) {}
-  void wait(double* out) override {
-    first_->wait(out);
-    second_->wait(out + entries_);
-  }
-
- private:
-  std::unique_ptr<LocalGramTransfer> first_, second_;
-  std::int64_t entries_;
-};
-
-// X^T Y1 and X^T Y2 over this rank's rows: per chunk of rows, the two
-// products are neighbours in one batched gemm, so they run side by side and
-// the second finds the chunk of X in L2. Partials per chunk: [Y1's | Y2's],
-// added over chunks as one 2 k1 k2 entry sum.
-template <class T>
-std::unique_ptr<LocalGramTransfer> tall_skinny_gram_pair(const spmm::Context& context, spmm::ConstDenseView<T> X,
-                                                         spmm::ConstDenseView<T> Y1, spmm::ConstDenseView<T> Y2) {
-  const std::int64_t k1 = X.cols, k2 = Y1.cols, rows = X.rows, entries = k1 * k2;
-  const cudaStream_t stream = stream_of(context);
-  const std::int64_t chunk = std::max(gram_min_chunk_rows, (rows + gram_max_chunks - 1) / gram_max_chunks);
-  const std::int64_t full = rows / chunk, tail = rows - full * chunk, chunks = full + (tail > 0 ? 1 : 0);
-  StreamArray<double> sums(stream, static_cast<std::size_t>(2 * entries));
-  StreamArray<T> partial(stream, static_cast<std::size_t>(chunks * 2 * entries));
-  cublasHandle_t handle = cublas_of(context);
-  // One batch for the whole chunks, one for the tail (a shorter k). The
-  // pointer arrays are formed on the device: a copy from the host would
-  // wait for the stream.
-  auto batch = [&](std::int64_t first_chunk, std::int64_t count, std::int64_t k) {
-    const StreamArray<const T*> a(stream, static_cast<std::size_t>(2 * count)),
-        b(stream, static_cast<std::size_t>(2 * count));
-    const StreamArray<T*> c(stream, static_cast<std::size_t>(2 * count));
-    GramPairPointers<T> p{X.data, X.ld, Y1.data, Y2.data, Y1.ld, partial.data(), chunk, entries, first_chunk, count,
-                          a.data(), b.data(), c.data()};
-    gram_pair_pointers_kernel<T><<<static_cast<unsigned>((2 * count + threads_per_block - 1) / threads_per_block),
-                                   threads_per_block, 0, stream>>>(p);
-    BLOCKEIGS_CUDA_CHECK_LAUNCH();
-    gemm_batched<T>(handle, k2, k1, k, a.data(), Y1.ld, b.data(), X.ld, c.data(), k2, 2 * count);
-  };
-  if (full > 0) batch(0, full, chunk);
-  if (tail > 0) batch(full, 1, tail);
-  sum_partials<T>(chunks, 2 * entries, partial.data(), sums.data(), stream);
-  return std::make_unique<PinnedGramTransfer>(stream, sums.data(), static_cast<std::size_t>(2 * entries));
-}
-
 }  // namespace
-
-template <class T>
-std::unique_ptr<LocalGramTransfer> gram_pair_local_start(const spmm::Context& context, spmm::ConstDenseView<T> X,
-                                                         spmm::ConstDenseView<T> Y1, spmm::ConstDenseView<T> Y2) {
-  if (X.rows == 0 || X.cols == 0 || Y1.cols == 0) return nullptr;
-  if (Y1.ld != Y2.ld) {  // one batch takes one leading dimension: two products then
-    auto first = tall_skinny_gram(context, X, Y1);
-    auto second = tall_skinny_gram(context, X, Y2);
-    return std::make_unique<GramPairTransfer>(std::move(first), std::move(second), X.cols * Y1.cols);
-  }
-  return tall_skinny_gram_pair(context, X, Y1, Y2);
-}
 
 template <class T>
 std::unique_ptr<LocalGramTransfer> gram_local_start(const spmm::Context& context, spmm::ConstDenseView<T> X,
@@ -500,8 +399,6 @@ bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double
 #define BLOCKEIGS_INSTANTIATE(T)                                                                             \
   template std::unique_ptr<LocalGramTransfer> gram_local_start(const spmm::Context&, spmm::ConstDenseView<T>, \
                                                                spmm::ConstDenseView<T>);                     \
-  template std::unique_ptr<LocalGramTransfer> gram_pair_local_start(                                         \
-      const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>);      \
   template void gram_local(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, double*); \
   template void gram_self_local(const spmm::Context&, spmm::ConstDenseView<T>, double*);                    \
   template void column_sumsq_local(const spmm::Context&, spmm::ConstDenseView<T>, double*);                 \

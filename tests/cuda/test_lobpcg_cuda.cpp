@@ -407,44 +407,6 @@ TEST(DeviceBlockOps, GramInFlightIsTheProductWhenQueued) {
     EXPECT_NEAR(doubled.values()[e], 2 * expected.values()[e], 1e-9 * (1 + std::abs(expected.values()[e])));
 }
 
-// X^T Y1 stacked over X^T Y2 in one batched product (LOBPCG's W Gram matrix
-// and S^T A W): against the host's two Gram matrices on the shapes above
-// (row counts with a tail chunk; Y1 and Y2 from one block at an offset, as
-// Z and A Z in LOBPCG), and where Y2's leading dimension differs from Y1's.
-TEST(DeviceBlockOps, GramPairMatchesTwoGramsOnTheHost) {
-  SKIP_WITHOUT_GPU();
-  const spmm::Context dev = spmm::Context::cuda(0), host = spmm::Context::host();
-  const double u = std::numeric_limits<double>::epsilon();
-  for (const Shape& s : shapes) {
-    SCOPED_TRACE(testing::Message() << s.rows << " x " << s.k1 << " against 2 x " << s.k2);
-    const auto Xh = random_host(s.rows, s.k1, 51, s.pad);
-    const auto Yh = random_host(s.rows, 3 * s.k2, 52, s.pad);  // Y1, a gap, Y2
-    const auto Oh = random_host(s.rows, s.k2, 53, s.pad + 1);   // a Y2 with another ld
-    const auto Xd = to_device(dev, Xh), Yd = to_device(dev, Yh), Od = to_device(dev, Oh);
-    const double dot_tol = 2 * (s.rows + 1) * u * double(std::max<std::int64_t>(s.rows, 1));
-    for (const bool same_ld : {true, false}) {
-      SCOPED_TRACE(same_ld ? "one leading dimension" : "two leading dimensions");
-      auto y2 = [&](const spmm::DenseBlock<double>& Y, const spmm::DenseBlock<double>& O) {
-        return same_ld ? solver::column_range(Y.cview(), 2 * s.k2, s.k2) : O.cview();
-      };
-      const HostMatrix first = solver::gram<double>(host, MPI_COMM_WORLD, Xh.cview(),
-                                                    solver::column_range(Yh.cview(), 0, s.k2));
-      const HostMatrix second = solver::gram<double>(host, MPI_COMM_WORLD, Xh.cview(), y2(Yh, Oh));
-      const HostMatrix both =
-          solver::start_gram_pair<double>(dev, MPI_COMM_WORLD, Xd.cview(), solver::column_range(Yd.cview(), 0, s.k2),
-                                          y2(Yd, Od))
-              .finish();
-      ASSERT_EQ(both.rows(), 2 * s.k1);
-      ASSERT_EQ(both.cols(), s.k2);
-      for (std::int64_t i = 0; i < s.k1; ++i)
-        for (std::int64_t j = 0; j < s.k2; ++j) {
-          EXPECT_NEAR(both(i, j), first(i, j), dot_tol) << i << "," << j;
-          EXPECT_NEAR(both(s.k1 + i, j), second(i, j), dot_tol) << i << "," << j;
-        }
-    }
-  }
-}
-
 // Phases timed by events: device work is charged to the phase that queued
 // it, and host time while the stream is idle to the phase that follows; the
 // buckets add up to the elapsed time. Generous bounds: this checks the

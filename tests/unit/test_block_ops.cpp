@@ -356,18 +356,6 @@ TEST(BlockOps, GramInFlightEqualsGram) {
   EXPECT_EQ(first.finish().values(), solver::gram<double>(host(), MPI_COMM_WORLD, X.cview(), Y.cview()).values());
 }
 
-// start_gram_pair: X^T Y1 stacked over X^T Y2, each gram()'s bits.
-TEST(BlockOps, GramPairStacksTwoGrams) {
-  const auto X = random_block<double>(2500, 7, 3, 1);
-  const auto Y = random_block<double>(2500, 13, 4, 2);
-  const auto Y1 = solver::column_range(Y.cview(), 0, 5), Y2 = solver::column_range(Y.cview(), 8, 5);
-  const HostMatrix both = solver::start_gram_pair<double>(host(), MPI_COMM_WORLD, X.cview(), Y1, Y2).finish();
-  const HostMatrix first = solver::gram<double>(host(), MPI_COMM_WORLD, X.cview(), Y1);
-  const HostMatrix second = solver::gram<double>(host(), MPI_COMM_WORLD, X.cview(), Y2);
-  EXPECT_EQ(both.block(0, 7, 0, 5).values(), first.values());
-  EXPECT_EQ(both.block(7, 7, 0, 5).values(), second.values());
-}
-
 // On the host the phases are wall-clock intervals, each charged once.
 TEST(PhaseTimer, HostPhasesAreWallClockIntervals) {
   double a = 0, b = 0;
