@@ -24,7 +24,14 @@
 //    matrices are measured in full after A X or A P is recomputed, when W
 //    needed the explicit orthogonalisation passes, and before any restart;
 //  - the Ritz update that forms the next [X P] and [A X A P] also forms the
-//    next residuals and their norms (ritz_update, one pass on the device).
+//    next residuals and their norms (ritz_update, one pass on the device),
+//    the active columns' residuals first;
+//  - W is not formed where its orthogonalisation took the fused pass: it is
+//    kept as coefficients over the raw residual columns Z (W = [X P] F + Z G),
+//    and A W, the Rayleigh-Ritz matrices and the Ritz update are taken
+//    through Z and the coefficients, so no pass over the big block is spent
+//    on it; its Gram matrix, A Z and S^T A Z are queued together and the host
+//    conditions W while the device multiplies.
 //
 // Runs on the operator's backend: blocks live in A.context().space(); only
 // the small projected problems are on the host.
