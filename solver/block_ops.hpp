@@ -124,11 +124,6 @@ template <class T>
 std::vector<double> column_norms(const spmm::Context& context, MPI_Comm comm,
                                  spmm::ConstDenseView<T> X);
 
-// R = AX - X diag(lambda), LOBPCG's residual block, in one pass over X and
-// AX, with the Euclidean norms of R's and X's columns over all ranks.
-// R must not overlap X or AX. `r_position`, if not empty, is a permutation
-// of 0..k-1: residual j goes to R's column r_position[j] (its norms stay at
-// index j).
 struct ResidualNorms {
   std::vector<double> residual;  // ||r_j||
   std::vector<double> x;         // ||x_j||
@@ -136,6 +131,11 @@ struct ResidualNorms {
 // A residual placement as a full permutation of 0..k-1 (the identity when
 // empty); throws if it is not one.
 std::vector<std::int64_t> checked_positions(const std::vector<std::int64_t>& position, std::int64_t k);
+// R = AX - X diag(lambda), LOBPCG's residual block, in one pass over X and
+// AX, with the Euclidean norms of R's and X's columns over all ranks.
+// R must not overlap X or AX. `r_position`, if not empty, is a permutation
+// of 0..k-1: residual j goes to R's column r_position[j] (its norms stay at
+// index j).
 template <class T>
 ResidualNorms eigen_residuals(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
                               spmm::ConstDenseView<T> AX, const std::vector<double>& lambda,

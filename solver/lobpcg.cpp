@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <optional>
 #include <utility>
 
@@ -300,7 +301,8 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     const spmm::DenseView<T> Rv = column_range(S(cur), nb + np, nb);
     if (!residuals) {
       residuals = eigen_residuals(ctx, comm, X, column_range(cAS(cur), 0, nb), lambda, Rv);
-      residual_position = checked_positions({}, nb);
+      residual_position.resize(static_cast<std::size_t>(nb));
+      std::iota(residual_position.begin(), residual_position.end(), std::int64_t{0});
     }
     ResidualNorms norms = std::move(*residuals);
     residuals.reset();

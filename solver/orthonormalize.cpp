@@ -40,6 +40,17 @@ double max_abs_minus_identity(const HostMatrix& M) {
 // before) could be a sizeable share of what remains.
 enum class BasisGoal { orthonormal, well_conditioned };
 
+// W's `selected` columns (strictly increasing) moved to its front, unless
+// they are there already.
+template <class T>
+void move_to_front(const spmm::Context& context, spmm::DenseView<T> W, const std::vector<std::int64_t>& selected) {
+  for (std::size_t j = 0; j < selected.size(); ++j)
+    if (selected[j] != std::int64_t(j)) {
+      keep_columns(context, W, selected);
+      return;
+    }
+}
+
 // [Q W]^T W for W = Q M1 + W0 M2, from G0 = [Q W0]^T W0 ((q + nw) x nw) and
 // Q^T Q (null: the identity):
 //   Q^T W = (Q^T Q) M1 + C M2, with C = Q^T W0 (G0's first q rows),
@@ -113,11 +124,7 @@ std::int64_t fused_first_pass(const spmm::Context& context, MPI_Comm comm, spmm:
   for (double& v : minus_CT.values()) v = -v;
   if (options && options->implicit) {
     // Coefficient form: only the chosen raw columns move (to the front).
-    for (std::int64_t j = 0; j < nw; ++j)
-      if (selected[j] != j) {
-        keep_columns(context, W, selected);
-        break;
-      }
+    move_to_front(context, W, selected);
     options->w_gram = derived_basis_gram(G_all, minus_CT, transform, options->q_gram);
     options->w_from_q = std::move(minus_CT);
     options->w_from_z = transform;
@@ -145,11 +152,7 @@ std::int64_t make_basis(const spmm::Context& context, MPI_Comm comm, spmm::Const
   std::int64_t nw = static_cast<std::int64_t>(selected.size());
   // The selected columns moved to the front, and W narrowed to them.
   auto compact = [&] {
-    for (std::int64_t j = 0; j < nw; ++j)
-      if (selected[j] != j) {
-        keep_columns(context, W, selected);
-        break;
-      }
+    move_to_front(context, W, selected);
     for (std::int64_t j = 0; j < nw; ++j) selected[j] = j;
     W = column_range(W, 0, nw);
   };

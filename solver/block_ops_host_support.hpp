@@ -1,0 +1,53 @@
+// Helpers shared by the host halves of the block operations
+// (block_ops_host.cpp, block_reductions_host.cpp): dispatch on the views'
+// memory space, shape checks, and row-major GEMM in the block's precision.
+// Private to the solver library.
+#pragma once
+
+#include <cblas.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "core/enums.hpp"
+#include "core/error.hpp"
+
+namespace blockeigs::solver::host_support {
+
+inline bool on_device(Space space) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+  return space == Space::device;
+#else
+  if (space == Space::device)
+    throw Error("a block operation got device memory, but block-eigs was built without CUDA");
+  return false;
+#endif
+}
+
+template <class A, class B>
+void require_same_space(const char* what, const A& a, const B& b) {
+  if (a.space != b.space)
+    throw Error(detail::concat(what, ": blocks in different memory spaces (", to_string(a.space),
+                               " and ", to_string(b.space), ")"));
+}
+
+template <class A, class B>
+void require_same_rows(const char* what, const A& a, const B& b) {
+  if (a.rows != b.rows)
+    throw Error(detail::concat(what, ": blocks with ", a.rows, " and ", b.rows, " rows"));
+}
+
+// Row-major GEMM through CBLAS in T's precision.
+template <class T>
+void gemm_row_major(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, std::int64_t m, std::int64_t n,
+                    std::int64_t k, T alpha, const T* a, std::int64_t lda, const T* b, std::int64_t ldb,
+                    T beta, T* c, std::int64_t ldc) {
+  if constexpr (std::is_same_v<T, double>)
+    cblas_dgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), alpha, a, int(lda), b, int(ldb), beta,
+                c, int(ldc));
+  else
+    cblas_sgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), alpha, a, int(lda), b, int(ldb), beta,
+                c, int(ldc));
+}
+
+}  // namespace blockeigs::solver::host_support
