@@ -175,6 +175,21 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
       // What a step with carried [X P] blocks measures instead: S^T A W.
       {"lobpcg S^T AW       (4 blocks)", 4,
        [&] { (void)solver::gram(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 5 * k, k)); }},
+      // Both of W's Gram matrices in one pass over S, as block-eigs runs them
+      // (the one-pass kernel up to 64 x 40, else two products).
+      {"lobpcg S^T [W AW]   (4 blocks)", 4,
+       [&] {
+         (void)solver::start_gram_pair(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 2 * k, k),
+                                       ccols(SAS, 5 * k, k))
+             .finish();
+       }},
+      // One of them through the same kernel: against "lobpcg S^T AW" above.
+      {"lobpcg S^T AW 1pass (4 blocks)", 4,
+       [&] {
+         (void)solver::start_gram_pair(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 5 * k, k),
+                                       ccols(SAS, 5 * k, 0))
+             .finish();
+       }},
       {"lobpcg S [Cx Cp]    (5 blocks)", 5,
        [&] { solver::block_update(context, T(1), ccols(S3, 0, 3 * k), ritz, T(0), cols(S3next, 0, 2 * k)); }},
       // Both updates and the next residuals in one pass, as block-eigs runs them.

@@ -7,6 +7,7 @@
 # (`git archive <base> -o gpu-carry/base.tar`) built beside it, alternating
 # AB_RUNS (3) times on the same machine, where the host's share varies by
 # machine more than a change moves it.
+# sanitize: SANITIZE_RUNS (';'-separated test commands) narrows it to the kernels a change touched.
 # Matrices: gpu-carry/matrices (a copy of ../shared/data/matrices, which does
 # not travel to the GPU machine).
 set -uo pipefail
@@ -50,9 +51,12 @@ for step in "${steps[@]}"; do
       san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda-*/bin/compute-sanitizer 2>/dev/null | head -1)
       if [ -z "$san" ]; then note "sanitize         compute-sanitizer not found"; continue; fi
       tb=build/cuda/tests; : > "$out/sanitize.log"
+      runs=("test_spmm_kernels --gtest_filter=-*100k*:*DeterministicBits*" "test_merge_partition_device"
+            "test_lobpcg_cuda --gtest_filter=DeviceBlockOps.*" "test_ritz_update")
+      # SANITIZE_RUNS="test_a --gtest_filter=X;test_b": only these (the kernels a change touched).
+      [ -n "${SANITIZE_RUNS:-}" ] && IFS=';' read -r -a runs <<< "$SANITIZE_RUNS"
       for tool in memcheck racecheck; do
-        for run in "test_spmm_kernels --gtest_filter=-*100k*:*DeterministicBits*" "test_merge_partition_device" \
-                   "test_lobpcg_cuda --gtest_filter=DeviceBlockOps.*" "test_ritz_update"; do
+        for run in "${runs[@]}"; do
           set -- $run
           # cuSPARSE's kernels run in the SpMM tests as the comparison; they are not ours to check
           # (racecheck reports a hazard in its csrmv_v3_kernel).

@@ -115,6 +115,13 @@ template <class T>
 GramInFlight start_gram(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
                         spmm::ConstDenseView<T> Y);
 
+// X^T [Y1 Y2] (k1 x (Y1.cols + Y2.cols)): two Gram matrices with one left
+// side, as start_gram. On the device, in fp64 and up to 64 columns of X and
+// 40 of [Y1 Y2], X is read once (solver/cuda/tall_skinny_gram.cu).
+template <class T>
+GramInFlight start_gram_pair(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
+                             spmm::ConstDenseView<T> Y1, spmm::ConstDenseView<T> Y2);
+
 // X^T X (k x k), exactly symmetric (syrk computes one triangle).
 template <class T>
 HostMatrix gram(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X);

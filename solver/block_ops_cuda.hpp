@@ -27,6 +27,12 @@ class LocalGramTransfer {
 template <class T>
 std::unique_ptr<LocalGramTransfer> gram_local_start(const spmm::Context& context, spmm::ConstDenseView<T> X,
                                                     spmm::ConstDenseView<T> Y);
+// Queues X^T [Y1 Y2] (k1 x (Y1.cols + Y2.cols), row-major): in fp64, where
+// the shape fits, in one pass over X (solver/cuda/tall_skinny_gram.cu);
+// otherwise as two products. Null when empty.
+template <class T>
+std::unique_ptr<LocalGramTransfer> gram_pair_local_start(const spmm::Context& context, spmm::ConstDenseView<T> X,
+                                                         spmm::ConstDenseView<T> Y1, spmm::ConstDenseView<T> Y2);
 // out (k1 x k2, row-major, host) = X^T Y on this rank's rows.
 template <class T>
 void gram_local(const spmm::Context& context, spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> Y,

@@ -19,6 +19,7 @@
 #include "solver/block_ops_cuda.hpp"
 #include "solver/cuda/device_support.cuh"
 #include "solver/cuda/narrow_block_kernels.hpp"
+#include "solver/cuda/tall_skinny_gram.hpp"
 #include "spmm/cuda/cuda_check.hpp"
 
 namespace blockeigs::solver::device_ops {
@@ -275,7 +276,7 @@ class PinnedGramTransfer final : public LocalGramTransfer {
 // Queues X^T Y (k1 x k2 row-major, double) over this rank's rows and its copy
 // to pinned host memory.
 template <class T>
-std::unique_ptr<LocalGramTransfer> tall_skinny_gram(const spmm::Context& context, spmm::ConstDenseView<T> X,
+std::unique_ptr<LocalGramTransfer> chunked_gemm_gram(const spmm::Context& context, spmm::ConstDenseView<T> X,
                                                     spmm::ConstDenseView<T> Y) {
   const std::int64_t k1 = X.cols, k2 = Y.cols, rows = X.rows, entries = k1 * k2;
   const cudaStream_t stream = stream_of(context);
@@ -297,13 +298,69 @@ std::unique_ptr<LocalGramTransfer> tall_skinny_gram(const spmm::Context& context
   return std::make_unique<PinnedGramTransfer>(stream, sums.data(), static_cast<std::size_t>(entries));
 }
 
+// X^T Y1 and X^T Y2 queued apart, delivered side by side as X^T [Y1 Y2].
+class SideBySideTransfer final : public LocalGramTransfer {
+ public:
+  SideBySideTransfer(std::unique_ptr<LocalGramTransfer> first, std::unique_ptr<LocalGramTransfer> second,
+                     std::int64_t rows, std::int64_t cols1, std::int64_t cols2)
+      : first_(std::move(first)), second_(std::move(second)), rows_(rows), cols1_(cols1), cols2_(cols2) {}
+  void wait(double* out) override {
+    const std::int64_t cols = cols1_ + cols2_;
+    std::vector<double> part;
+    auto place = [&](LocalGramTransfer* transfer, std::int64_t offset, std::int64_t width) {
+      part.assign(static_cast<std::size_t>(rows_ * width), 0.0);
+      if (transfer) transfer->wait(part.data());
+      for (std::int64_t i = 0; i < rows_; ++i)
+        std::copy(part.begin() + i * width, part.begin() + (i + 1) * width, out + i * cols + offset);
+    };
+    place(first_.get(), 0, cols1_);
+    place(second_.get(), cols1_, cols2_);
+  }
+
+ private:
+  std::unique_ptr<LocalGramTransfer> first_, second_;
+  std::int64_t rows_, cols1_, cols2_;
+};
+
 }  // namespace
+
+template <class T>
+std::unique_ptr<LocalGramTransfer> gram_pair_local_start(const spmm::Context& context, spmm::ConstDenseView<T> X,
+                                                         spmm::ConstDenseView<T> Y1, spmm::ConstDenseView<T> Y2) {
+  const std::int64_t kx = X.cols, ky = Y1.cols + Y2.cols;
+  if (X.rows == 0 || kx == 0 || ky == 0) return nullptr;
+  if constexpr (std::is_same_v<T, double>) {
+    if (cuda::tall_skinny_gram_fits(kx, ky)) {
+      const cudaStream_t stream = stream_of(context);
+      const std::int64_t blocks = cuda::tall_skinny_gram_blocks(X.rows);
+      StreamArray<double> partial(stream, static_cast<std::size_t>(blocks * kx * ky));
+      StreamArray<double> sums(stream, static_cast<std::size_t>(kx * ky));
+      cuda::TallSkinnyGramArgs a{};
+      a.rows = X.rows;
+      a.kx = int(kx);
+      a.ky1 = int(Y1.cols);
+      a.ky2 = int(Y2.cols);
+      a.x = X.data;
+      a.ldx = X.ld;
+      a.y1 = Y1.data;
+      a.ldy1 = Y1.ld;
+      a.y2 = Y2.data;
+      a.ldy2 = Y2.ld;
+      a.partial = partial.data();
+      cuda::tall_skinny_gram(a, stream);
+      sum_partials<double>(blocks, kx * ky, partial.data(), sums.data(), stream);
+      return std::make_unique<PinnedGramTransfer>(stream, sums.data(), static_cast<std::size_t>(kx * ky));
+    }
+  }
+  return std::make_unique<SideBySideTransfer>(gram_local_start(context, X, Y1), gram_local_start(context, X, Y2), kx,
+                                              Y1.cols, Y2.cols);
+}
 
 template <class T>
 std::unique_ptr<LocalGramTransfer> gram_local_start(const spmm::Context& context, spmm::ConstDenseView<T> X,
                                                     spmm::ConstDenseView<T> Y) {
   if (X.rows == 0 || X.cols == 0 || Y.cols == 0) return nullptr;
-  return tall_skinny_gram(context, X, Y);
+  return chunked_gemm_gram(context, X, Y);
 }
 
 template <class T>
@@ -319,7 +376,7 @@ void gram_self_local(const spmm::Context& context, spmm::ConstDenseView<T> X, do
   const std::int64_t k = X.cols;
   std::fill(out, out + k * k, 0.0);
   if (X.rows == 0 || k == 0) return;
-  tall_skinny_gram(context, X, X)->wait(out);
+  chunked_gemm_gram(context, X, X)->wait(out);
   // Exactly symmetric, as the host path's syrk is: mirror the upper triangle.
   for (std::int64_t i = 0; i < k; ++i)
     for (std::int64_t j = 0; j < i; ++j) out[i * k + j] = out[j * k + i];
@@ -399,6 +456,8 @@ bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double
 #define BLOCKEIGS_INSTANTIATE(T)                                                                             \
   template std::unique_ptr<LocalGramTransfer> gram_local_start(const spmm::Context&, spmm::ConstDenseView<T>, \
                                                                spmm::ConstDenseView<T>);                     \
+  template std::unique_ptr<LocalGramTransfer> gram_pair_local_start(                                         \
+      const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>);      \
   template void gram_local(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, double*); \
   template void gram_self_local(const spmm::Context&, spmm::ConstDenseView<T>, double*);                    \
   template void column_sumsq_local(const spmm::Context&, spmm::ConstDenseView<T>, double*);                 \

@@ -175,7 +175,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   // The small problems are solved in the [X P W] basis; their coefficients
   // are then taken back to [X P Z] for the update.
   auto rayleigh_ritz_step = [&](const SearchBlock& w, const std::vector<std::int64_t>& active, bool with_residuals,
-                                GramInFlight* s_t_az = nullptr) {
+                                const HostMatrix* s_t_az = nullptr) {
     const std::int64_t q = nb + np;  // [X P]; W follows
     const std::int64_t ns_raw = q + w.raw, ns = q + w.kept;
     const spmm::ConstDenseView<T> Sv = column_range(cS(cur), 0, ns_raw);
@@ -190,8 +190,8 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     bool derive = carried && w.kept > 0 && basis_options.w_gram.rows() == ns;
     for (;;) {
       if (derive) {
-        // S^T A Z, queued with A Z where the caller could.
-        const HostMatrix G = s_t_az ? s_t_az->finish() : gram(ctx, comm, Sv, column_range(cAS(cur), q, w.raw));
+        // S^T A Z, measured with W's Gram matrix where the caller could.
+        const HostMatrix G = s_t_az ? *s_t_az : gram(ctx, comm, Sv, column_range(cAS(cur), q, w.raw));
         s_t_az = nullptr;
         if (rank == 0) {
           GA = in_w_basis(assemble_ritz_matrix(carried_a, G));
@@ -363,16 +363,26 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     }
     // W is conditioned against [X P] in coefficient form from the raw
     // columns Z now in W's place (BasisOptions::implicit): A Z and, on a
-    // carried step, S^T A Z do not wait for it. So all three products are
-    // queued first, and the host conditions W while the device multiplies.
+    // carried step, S^T A Z do not wait for it. So A Z comes first, then
+    // [X P Z]^T [Z A Z], W's Gram matrix and S^T A Z in one pass over
+    // [X P Z]. (Where S^T A Z is not wanted, W's Gram matrix is queued
+    // before A Z instead, and the host conditions W while the device
+    // multiplies.)
     const spmm::ConstDenseView<T> XP = column_range(cS(cur), 0, q), XPZ = column_range(cS(cur), 0, q + na);
-    GramInFlight z_gram = start_gram(ctx, comm, XPZ, spmm::ConstDenseView<T>(W));
-    clock.to(time.orthogonalization);
-    apply_a(q, na);
-    std::optional<GramInFlight> s_t_az;
-    if (carried) s_t_az = start_gram(ctx, comm, XPZ, column_range(cAS(cur), q, na));
-    clock.to(time.rayleigh_ritz);
-    const HostMatrix measured = z_gram.finish();
+    HostMatrix measured, s_t_az;
+    if (carried) {
+      apply_a(q, na);
+      const HostMatrix both =
+          start_gram_pair(ctx, comm, XPZ, spmm::ConstDenseView<T>(W), column_range(cAS(cur), q, na)).finish();
+      measured = both.block(0, q + na, 0, na);
+      s_t_az = both.block(0, q + na, na, na);
+      clock.to(time.rayleigh_ritz);
+    } else {
+      GramInFlight z_gram = start_gram(ctx, comm, XPZ, spmm::ConstDenseView<T>(W));
+      clock.to(time.orthogonalization);
+      apply_a(q, na);
+      measured = z_gram.finish();
+    }
     basis_options.q_gram = rank == 0 && carried ? &carried_b : nullptr;
     basis_options.implicit = true;
     basis_options.measured_gram = &measured;
@@ -403,12 +413,13 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     clock.to(time.orthogonalization);
     if (!products_current) {
       // W was formed (the explicit passes) or refilled: multiply it afresh.
-      s_t_az.reset();
+      s_t_az = HostMatrix();
       apply_a(q, search.raw);
     }
     // A X and A P are recomputed right after every recompute_interval-th step:
     // its residuals would be formed twice.
-    rayleigh_ritz_step(search, active, iteration % options.recompute_interval != 0, s_t_az ? &*s_t_az : nullptr);
+    rayleigh_ritz_step(search, active, iteration % options.recompute_interval != 0,
+                       s_t_az.rows() > 0 ? &s_t_az : nullptr);
     fresh = false;
     if (iteration % options.recompute_interval == 0) {
       // Implicit updates accumulate rounding (~eps ||A|| per step): refresh.

@@ -407,6 +407,73 @@ TEST(DeviceBlockOps, GramInFlightIsTheProductWhenQueued) {
     EXPECT_NEAR(doubled.values()[e], 2 * expected.values()[e], 1e-9 * (1 + std::abs(expected.values()[e])));
 }
 
+// X^T [Y1 Y2] in one pass (solver/cuda/tall_skinny_gram.cu where it fits,
+// two products otherwise) against the host's two Gram matrices: row counts
+// around the kernel's 4-row MMA steps, 8-row warp steps and 2048-row blocks;
+// widths around its 8-column tiles, up to its limits (64 and 40) and past
+// them; an empty Y2; padding columns full of NaN (never read); Y1 inside X's
+// block, as LOBPCG's Z is in [X P Z]; Y2 with another leading dimension.
+// Each entry within the bound of two orders of summation,
+// 2 rows u (|X|^T |Y|)_ij; the same bits when run again.
+TEST(DeviceBlockOps, GramPairMatchesTheHostProducts) {
+  SKIP_WITHOUT_GPU();
+  struct PairShape {
+    std::int64_t rows, kx, ky1, ky2, pad;
+  };
+  const PairShape pair_shapes[] = {{1, 1, 1, 0, 0},       {3, 5, 3, 2, 1},        {7, 64, 20, 20, 1},
+                                   {8, 60, 20, 20, 0},    {9, 9, 17, 0, 3},       {2047, 33, 7, 9, 1},
+                                   {2049, 64, 40, 0, 2},  {4097, 60, 20, 20, 1},  {70001, 17, 1, 39, 3},
+                                   {100003, 60, 20, 20, 0}, {5000, 65, 8, 8, 0},  {3000, 20, 30, 30, 1},
+                                   {0, 4, 2, 2, 0},       {12, 8, 0, 8, 1}};
+  const spmm::Context dev = spmm::Context::cuda(0), host = spmm::Context::host();
+  const double u = std::numeric_limits<double>::epsilon();
+  auto nan_padded = [](std::int64_t rows, std::int64_t cols, std::uint64_t seed, std::int64_t pad) {
+    auto b = random_host(rows, cols, seed, pad);
+    for (std::int64_t i = 0; i < rows; ++i)
+      for (std::int64_t j = cols; j < b.ld(); ++j) b.data()[i * b.ld() + j] = std::numeric_limits<double>::quiet_NaN();
+    return b;
+  };
+  auto absolute = [](spmm::ConstDenseView<double> v) {
+    spmm::DenseBlock<double> b(Space::host, v.rows, v.cols);
+    for (std::int64_t i = 0; i < v.rows; ++i)
+      for (std::int64_t j = 0; j < v.cols; ++j) b.data()[i * v.cols + j] = std::abs(v(i, j));
+    return b;
+  };
+  for (const PairShape& s : pair_shapes) {
+    for (const bool y1_in_x : {false, true}) {
+      if (y1_in_x && s.ky1 > s.kx) continue;
+      SCOPED_TRACE(testing::Message() << s.rows << " rows, " << s.kx << " x (" << s.ky1 << " + " << s.ky2 << ")"
+                                      << (y1_in_x ? ", Y1 inside X's block" : ""));
+      const auto Xh = nan_padded(s.rows, s.kx, 61, s.pad);
+      const auto Y1h = nan_padded(s.rows, s.ky1, 62, s.pad + 1);
+      const auto Y2h = nan_padded(s.rows, s.ky2, 63, s.pad + 2);
+      const auto Xd = to_device_padded(dev, Xh), Y1d = to_device_padded(dev, Y1h), Y2d = to_device_padded(dev, Y2h);
+      // Y1: its own block, or X's last ky1 columns.
+      const auto y1_host = y1_in_x ? solver::column_range(Xh.cview(), s.kx - s.ky1, s.ky1) : Y1h.cview();
+      const auto y1_dev = y1_in_x ? solver::column_range(Xd.cview(), s.kx - s.ky1, s.ky1) : Y1d.cview();
+      const HostMatrix first = solver::gram<double>(host, MPI_COMM_WORLD, Xh.cview(), y1_host);
+      const HostMatrix second = solver::gram<double>(host, MPI_COMM_WORLD, Xh.cview(), Y2h.cview());
+      const auto Xa = absolute(Xh.cview()), Y1a = absolute(y1_host), Y2a = absolute(Y2h.cview());
+      const HostMatrix bound1 = solver::gram<double>(host, MPI_COMM_WORLD, Xa.cview(), Y1a.cview());
+      const HostMatrix bound2 = solver::gram<double>(host, MPI_COMM_WORLD, Xa.cview(), Y2a.cview());
+      const HostMatrix both =
+          solver::start_gram_pair<double>(dev, MPI_COMM_WORLD, Xd.cview(), y1_dev, Y2d.cview()).finish();
+      ASSERT_EQ(both.rows(), s.kx);
+      ASSERT_EQ(both.cols(), s.ky1 + s.ky2);
+      const double scale = 2 * double(std::max<std::int64_t>(s.rows, 1)) * u;
+      for (std::int64_t i = 0; i < s.kx; ++i) {
+        for (std::int64_t j = 0; j < s.ky1; ++j)
+          ASSERT_NEAR(both(i, j), first(i, j), scale * bound1(i, j) + 1e-300) << i << ", " << j;
+        for (std::int64_t j = 0; j < s.ky2; ++j)
+          ASSERT_NEAR(both(i, s.ky1 + j), second(i, j), scale * bound2(i, j) + 1e-300) << i << ", " << s.ky1 + j;
+      }
+      const HostMatrix again =
+          solver::start_gram_pair<double>(dev, MPI_COMM_WORLD, Xd.cview(), y1_dev, Y2d.cview()).finish();
+      EXPECT_EQ(again.values(), both.values());
+    }
+  }
+}
+
 // Phases timed by events: device work is charged to the phase that queued
 // it, and host time while the stream is idle to the phase that follows; the
 // buckets add up to the elapsed time. Generous bounds: this checks the

@@ -356,6 +356,22 @@ TEST(BlockOps, GramInFlightEqualsGram) {
   EXPECT_EQ(first.finish().values(), solver::gram<double>(host(), MPI_COMM_WORLD, X.cview(), Y.cview()).values());
 }
 
+// start_gram_pair: X^T [Y1 Y2], each half gram()'s bits; an empty Y2.
+TEST(BlockOps, GramPairPutsTwoGramsSideBySide) {
+  const auto X = random_block<double>(2500, 7, 3, 1);
+  const auto Y = random_block<double>(2500, 13, 4, 2);
+  const auto Y1 = solver::column_range(Y.cview(), 0, 5), Y2 = solver::column_range(Y.cview(), 8, 4);
+  const HostMatrix both = solver::start_gram_pair<double>(host(), MPI_COMM_WORLD, X.cview(), Y1, Y2).finish();
+  ASSERT_EQ(both.rows(), 7);
+  ASSERT_EQ(both.cols(), 9);
+  EXPECT_EQ(both.block(0, 7, 0, 5).values(), solver::gram<double>(host(), MPI_COMM_WORLD, X.cview(), Y1).values());
+  EXPECT_EQ(both.block(0, 7, 5, 4).values(), solver::gram<double>(host(), MPI_COMM_WORLD, X.cview(), Y2).values());
+  const HostMatrix alone =
+      solver::start_gram_pair<double>(host(), MPI_COMM_WORLD, X.cview(), Y1, solver::column_range(Y1, 0, 0))
+          .finish();
+  EXPECT_EQ(alone.values(), solver::gram<double>(host(), MPI_COMM_WORLD, X.cview(), Y1).values());
+}
+
 // On the host the phases are wall-clock intervals, each charged once.
 TEST(PhaseTimer, HostPhasesAreWallClockIntervals) {
   double a = 0, b = 0;
