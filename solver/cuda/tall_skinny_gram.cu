@@ -9,23 +9,24 @@
 // holding both ran at 60% of the copy rate (0.63 ms). Here [X P Z] is read
 // once.
 //
-// The Gram product's K dimension is the rows, so the MMA fragments come
-// straight from memory: for 4 rows r0..r0+3, lane l (g = l / 4, t = l % 4)
-// holds A(g, t) = X(r0 + t, 8 m + g) of every 8-column tile m of X and
-// B(t, g) = Y(r0 + t, 8 n + g) of every tile n of [Y1 Y2]; a warp's load of
-// one tile touches 4 rows x 64 bytes, all of them used. A warp keeps up to
-// 4 x 5 tiles of the product in its accumulators (lane l: rows g, columns
-// 2 t + {0, 1} of each 8 x 8 tile; past 32 columns of X two warps share a
-// step's rows, one per half of X), takes 8 rows a step with all their loads
-// issued first, and strides through its block's rows. The block's warps are
-// then added in a fixed order and written as the block's partial sum.
+// A block streams its rows through shared memory in stages of 16 rows
+// (cp.async, `stages` in flight, so the loads in flight cost no registers),
+// each row laid out as [X, zeros to a multiple of 8 | Y1 Y2, zeros]. The
+// product's K dimension is the rows, so for 4 rows r0..r0+3 lane l (g = l / 4,
+// t = l % 4) takes A(g, t) = X(r0 + t, 8 m + g) and B(t, g) = Y(r0 + t, 8 n + g)
+// straight from a staged row. Warp w owns X's tiles w and w + 4 against
+// every tile of [Y1 Y2] (up to 10 accumulator tiles), so the warps never add
+// into each other's sums. A first version without staging (each warp's
+// loads in registers, 8 rows in flight) ran at 57% of the copy rate on
+// 60 x 40: too few bytes in flight.
 //
-// The grid and every thread's rows depend on the row count alone, and each
+// The grid and every block's rows depend on the row count alone, and each
 // lane adds its rows in order: the partial sums, and with them the product,
 // are the same bits on any GPU.
 #include "solver/cuda/tall_skinny_gram.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 #include "solver/cuda/narrow_update_args.cuh"
 #include "spmm/cuda/cuda_check.hpp"
@@ -36,107 +37,134 @@ namespace {
 using detail::mma_8x8x4;
 
 constexpr int warps_per_block = 4;
-constexpr int k_steps = 2;  // 4-row MMA steps per warp step: their loads are in flight together
-constexpr int step_rows = 4 * k_steps;
+constexpr int stage_rows = 16;  // 4 MMA steps of 4 rows
+constexpr int stages = 4;       // in the ring: 3 in flight while one is multiplied
 constexpr int max_x_tiles = 8, max_y_tiles = 5;  // 64 and 40 columns
-// X's tiles per warp: its accumulators are tiles_per_warp x NT 8 x 8 tiles,
-// 2 doubles each per lane (up to 80 registers); the whole product (8 x 5
-// tiles) would take 160 and spill. So the warps of a block split X's tiles
-// into groups (two past 32 columns) and each group reads [Y1 Y2] (from L1).
-constexpr int tiles_per_warp = 4;
-// Rows per block: the partial sums (one kx x ky matrix per block) stay a few
-// MB, and a 2M-row block makes ~1000 blocks, so the last wave is short.
-constexpr std::int64_t rows_per_block = 2048;
-constexpr std::int64_t max_blocks = 4096;  // block-stride beyond
+constexpr int x_tiles_per_warp = max_x_tiles / warps_per_block;
+// Blocks: one per stage of rows up to max_blocks, each taking every
+// gridDim.x-th stage. 528 = one wave of 4 blocks per SM (53 KB of shared
+// memory each at 64 x 40) on 132 SMs (H100, H200); the grid is a function
+// of the row count only, for the bits.
+constexpr std::int64_t max_blocks = 528;
+
+// Doubles between staged rows: room for both padded parts, and = 8 (mod 16)
+// so that the 4 rows a fragment reads start 8 banks (of 8 bytes) apart.
+__host__ __device__ constexpr int staged_stride(int kx, int ky) {
+  const int width = (kx + 7) / 8 * 8 + (ky + 7) / 8 * 8;
+  return (width + 7) / 16 * 16 + 8;
+}
+
+__device__ __forceinline__ void copy_8_bytes(double* shared, const double* global, bool in) {
+  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(dst), "l"(global), "r"(in ? 8 : 0) : "memory");
+}
+__device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int pending>
+__device__ __forceinline__ void wait_copies() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(pending) : "memory");
+}
 
 template <int NT>  // tiles of 8 columns of [Y1 Y2]
-__global__ void __launch_bounds__(warps_per_block * 32, 3) tall_skinny_gram_kernel(const TallSkinnyGramArgs a) {
-  __shared__ double block_sum[8 * max_x_tiles][8 * NT + 1];
+__global__ void __launch_bounds__(warps_per_block * 32) tall_skinny_gram_kernel(const TallSkinnyGramArgs a) {
+  extern __shared__ double staged[];  // stages x stage_rows x stride
   const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
   const int warp = static_cast<int>(threadIdx.x) / 32;
-  const int x_tiles = (a.kx + 7) / 8, ky = a.ky1 + a.ky2;
-  // Warp w takes X's tiles [first_tile, first_tile + tiles_per_warp) of
-  // group w % groups, and every slots-th step of the block's rows.
-  const int groups = (x_tiles + tiles_per_warp - 1) / tiles_per_warp;  // divides warps_per_block
-  const int slots = warps_per_block / groups, slot = warp / groups;
-  const int first_tile = (warp % groups) * tiles_per_warp;
-  const int my_tiles = min(tiles_per_warp, x_tiles - first_tile);
-  // This lane's column of [Y1 Y2] in each tile, as an offset into a row of
-  // Y1 or of Y2, with bit n of the masks saying which (or neither, past the
-  // last), and bit m of in_x whether its column of tile m is in X.
-  int y_offset[NT];
-  unsigned in_y1 = 0, in_y2 = 0, in_x = 0;
-#pragma unroll
-  for (int n = 0; n < NT; ++n) {
-    const int c = 8 * n + g;
-    y_offset[n] = c < a.ky1 ? c : c - a.ky1;
-    if (c < a.ky1) in_y1 |= 1u << n;
-    else if (c < ky) in_y2 |= 1u << n;
-  }
-#pragma unroll
-  for (int m = 0; m < tiles_per_warp; ++m)
-    if (8 * (first_tile + m) + g < a.kx) in_x |= 1u << m;
-  double acc[tiles_per_warp][NT][2];
-#pragma unroll
-  for (int m = 0; m < tiles_per_warp; ++m)
-#pragma unroll
-    for (int n = 0; n < NT; ++n) acc[m][n][0] = acc[m][n][1] = 0.0;
+  const int ky = a.ky1 + a.ky2, x_tiles = (a.kx + 7) / 8, y_start = x_tiles * 8;
+  const int stride = staged_stride(a.kx, ky);
+  // Zero once: the padding columns are never copied into.
+  for (int e = static_cast<int>(threadIdx.x); e < stages * stage_rows * stride; e += blockDim.x) staged[e] = 0.0;
+  __syncthreads();
 
-  for (std::int64_t chunk = blockIdx.x; chunk * rows_per_block < a.rows; chunk += gridDim.x) {
-    const std::int64_t end = std::min(a.rows, (chunk + 1) * rows_per_block);
-    for (std::int64_t first = chunk * rows_per_block + slot * step_rows; first < end;
-         first += slots * step_rows) {  // warp-uniform
-      double xf[k_steps][tiles_per_warp], yf[k_steps][NT];
+  // The copy: warp w stages rows w, w + 4, ... of a stage; lane l columns
+  // l + 32 j of [X Y1 Y2] (up to 104 < 128), from where and to where.
+  constexpr int copy_slots = 4;
+  int source[copy_slots];  // 0 X, 1 Y1, 2 Y2, -1 none
+  int from[copy_slots], to[copy_slots];
 #pragma unroll
-      for (int s = 0; s < k_steps; ++s) {
-        const std::int64_t row = first + 4 * s + t;
-        const unsigned in = row < end ? ~0u : 0u;
-        const double* x_row = a.x + row * a.ldx + 8 * first_tile + g;
-        const double* y1_row = a.y1 + row * a.ldy1;
-        const double* y2_row = a.y2 + row * a.ldy2;
+  for (int j = 0; j < copy_slots; ++j) {
+    const int c = lane + 32 * j;
+    source[j] = c < a.kx ? 0 : c < a.kx + a.ky1 ? 1 : c < a.kx + ky ? 2 : -1;
+    from[j] = source[j] == 0 ? c : source[j] == 1 ? c - a.kx : c - a.kx - a.ky1;
+    to[j] = source[j] == 0 ? c : y_start + c - a.kx;
+  }
+  const std::int64_t total_stages = (a.rows + stage_rows - 1) / stage_rows;
+  auto issue = [&](std::int64_t stage, int slot) {  // stage may be past the last: zeros
+    double* const base = staged + slot * stage_rows * stride;
 #pragma unroll
-        for (int m = 0; m < tiles_per_warp; ++m) xf[s][m] = (in_x & in) >> m & 1u ? x_row[8 * m] : 0.0;
+    for (int r = warp; r < stage_rows; r += warps_per_block) {
+      const std::int64_t row = stage * stage_rows + r;
+      const bool in_rows = row < a.rows;
+      const std::int64_t safe_row = in_rows ? row : 0;
 #pragma unroll
-        for (int n = 0; n < NT; ++n)
-          yf[s][n] = (in_y1 & in) >> n & 1u   ? y1_row[y_offset[n]]
-                     : (in_y2 & in) >> n & 1u ? y2_row[y_offset[n]]
-                                              : 0.0;
+      for (int j = 0; j < copy_slots; ++j) {
+        if (source[j] < 0) continue;
+        const double* src = source[j] == 0   ? a.x + safe_row * a.ldx
+                            : source[j] == 1 ? a.y1 + safe_row * a.ldy1
+                                             : a.y2 + safe_row * a.ldy2;
+        copy_8_bytes(base + r * stride + to[j], src + from[j], in_rows);
       }
+    }
+    commit_copies();
+  };
+
+  double acc[x_tiles_per_warp][NT][2];
 #pragma unroll
-      for (int s = 0; s < k_steps; ++s)
+  for (int i = 0; i < x_tiles_per_warp; ++i)
 #pragma unroll
-        for (int m = 0; m < tiles_per_warp; ++m) {
-          if (m >= my_tiles) break;  // warp-uniform
+    for (int n = 0; n < NT; ++n) acc[i][n][0] = acc[i][n][1] = 0.0;
+
+  // Stages blockIdx.x, + gridDim.x, ...: the i-th in ring slot i % stages.
+  const std::int64_t mine = total_stages > blockIdx.x ? (total_stages - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+  auto stage_of = [&](std::int64_t i) { return blockIdx.x + i * std::int64_t(gridDim.x); };
 #pragma unroll
-          for (int n = 0; n < NT; ++n) mma_8x8x4(acc[m][n], xf[s][m], yf[s][n]);
-        }
+  for (int i = 0; i < stages - 1; ++i) issue(i < mine ? stage_of(i) : total_stages, i);
+  for (std::int64_t i = 0; i < mine; ++i) {
+    wait_copies<stages - 2>();  // stage i has landed (this thread's copies) ...
+    __syncthreads();            // ... and everyone's; slot (i - 1) % stages is free again
+    const std::int64_t next = i + stages - 1;
+    issue(next < mine ? stage_of(next) : total_stages, static_cast<int>(next % stages));
+    const double* const base = staged + static_cast<int>(i % stages) * stage_rows * stride;
+#pragma unroll
+    for (int k = 0; k < stage_rows / 4; ++k) {
+      const double* const row = base + (4 * k + t) * stride;
+      double b[NT];
+#pragma unroll
+      for (int n = 0; n < NT; ++n) b[n] = row[y_start + 8 * n + g];
+#pragma unroll
+      for (int i_tile = 0; i_tile < x_tiles_per_warp; ++i_tile) {
+        const int m = warp + warps_per_block * i_tile;
+        if (m >= x_tiles) break;  // warp-uniform
+        const double x = row[8 * m + g];
+#pragma unroll
+        for (int n = 0; n < NT; ++n) mma_8x8x4(acc[i_tile][n], x, b[n]);
+      }
     }
   }
+  wait_copies<0>();  // none left in flight at exit
 
-  // The sums of each group's warps, added in slot order.
-  for (int s = 0; s < slots; ++s) {
-    if (slot == s)
-#pragma unroll
-      for (int m = 0; m < tiles_per_warp; ++m) {
-        if (m >= my_tiles) break;
-#pragma unroll
-        for (int n = 0; n < NT; ++n)
-#pragma unroll
-          for (int p = 0; p < 2; ++p) {
-            double& sum = block_sum[8 * (first_tile + m) + g][8 * n + 2 * t + p];
-            sum = s == 0 ? acc[m][n][p] : sum + acc[m][n][p];
-          }
-      }
-    __syncthreads();
-  }
   double* const out = a.partial + std::int64_t(blockIdx.x) * a.kx * ky;
-  for (int e = static_cast<int>(threadIdx.x); e < a.kx * ky; e += blockDim.x) out[e] = block_sum[e / ky][e % ky];
+#pragma unroll
+  for (int i_tile = 0; i_tile < x_tiles_per_warp; ++i_tile) {
+    const int m = warp + warps_per_block * i_tile, r = 8 * m + g;
+    if (m >= x_tiles || r >= a.kx) continue;
+#pragma unroll
+    for (int n = 0; n < NT; ++n)
+#pragma unroll
+      for (int p = 0; p < 2; ++p) {
+        const int c = 8 * n + 2 * t + p;
+        if (c < ky) out[r * ky + c] = acc[i_tile][n][p];
+      }
+  }
 }
 
 template <int NT>
 void launch(const TallSkinnyGramArgs& a, cudaStream_t stream) {
-  tall_skinny_gram_kernel<NT>
-      <<<static_cast<unsigned>(tall_skinny_gram_blocks(a.rows)), warps_per_block * 32, 0, stream>>>(a);
+  const auto kernel = tall_skinny_gram_kernel<NT>;
+  const int bytes = stages * stage_rows * staged_stride(a.kx, a.ky1 + a.ky2) * int(sizeof(double));
+  static std::atomic<std::uint64_t> opted_in{0};
+  detail::allow_shared_memory(kernel, stages * stage_rows * staged_stride(8 * max_x_tiles, 8 * max_y_tiles) *
+                                          int(sizeof(double)), opted_in);
+  kernel<<<static_cast<unsigned>(tall_skinny_gram_blocks(a.rows)), warps_per_block * 32, bytes, stream>>>(a);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
@@ -147,7 +175,7 @@ bool tall_skinny_gram_fits(std::int64_t kx, std::int64_t ky) {
 }
 
 std::int64_t tall_skinny_gram_blocks(std::int64_t rows) {
-  return std::clamp<std::int64_t>((rows + rows_per_block - 1) / rows_per_block, 1, max_blocks);
+  return std::clamp<std::int64_t>((rows + stage_rows - 1) / stage_rows, 1, max_blocks);
 }
 
 void tall_skinny_gram(const TallSkinnyGramArgs& a, cudaStream_t stream) {
