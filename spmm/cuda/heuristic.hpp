@@ -40,11 +40,12 @@ int nonzero_lanes(double mean_row_length, int column_lanes, int unroll);
 // table's bounds (a power of two).
 std::int64_t merge_items_per_segment(std::int64_t rows, std::int64_t nnz, int multiprocessors);
 
-// Whether the merge kernel multiplies a single column with its SpMV body (each
-// lane walks a few consecutive merge items) rather than the general one
-// (a group of lanes per row piece): only for skewed rows, where a long row's
-// piece would be one lane's serial loop; on regular rows the SpMV body's
-// per-step bookkeeping makes it 1.1-1.9x slower.
+// Whether the merge kernel multiplies blocks of up to merge_spmv_max_width
+// columns with its narrow (SpMV) body (each lane walks a few consecutive
+// merge items) rather than the general one (a group of lanes per row piece):
+// only for skewed rows, where a long row's piece would be one lane's serial
+// loop; on regular rows the SpMV body's per-step bookkeeping makes it
+// 1.1-1.9x slower (n = 1).
 bool merge_uses_spmv_body(const RowShape& shape);
 
 // The SpMV body's own partition (merge_spmv.cu): segments as long as the
@@ -61,7 +62,12 @@ std::int64_t merge_spmv_slack(std::int64_t items);
 // by 4-10% (with 64 registers; more blocks per SM spilled in fp64).
 inline constexpr int merge_spmv_items_per_lane_fp32 = 9;
 inline constexpr int merge_spmv_items_per_lane_fp64 = 7;
+// n = 2: each item carries two products, so fewer items per lane keep the
+// chunk's loads in 64 registers. Estimates, not yet measured.
+inline constexpr int merge_spmv2_items_per_lane_fp32 = 7;
+inline constexpr int merge_spmv2_items_per_lane_fp64 = 5;
 inline constexpr int merge_spmv_max_chunk_items = 32 * 9;
+inline constexpr int merge_spmv_max_width = 2;  // widest block the narrow body takes
 
 // Whether a kernel (row_split or merge_based) takes its wide variant, 8
 // nonzeros' B rows in flight per lane instead of 4 at a quarter less

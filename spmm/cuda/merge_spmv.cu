@@ -1,5 +1,6 @@
-// n = 1 (SpMV) body of the merge-based kernel, for skewed rows (after
-// Merrill and Garland, SC'16). Each warp takes one segment of the merge path
+// Narrow body of the merge-based kernel (n = 1 and 2), for skewed rows
+// (after Merrill and Garland's merge-path SpMV, SC'16): a product below is
+// the n values A(i,j) * B(j, :). Each warp takes one segment of the merge path
 // (merge_partition.cuh) and walks it in chunks of 32 * K merge items (row
 // ends + nonzeros). Per chunk:
 //   1. the warp loads a window of row ends and the products A(i,j) * b(j) of
@@ -29,7 +30,11 @@
 // kernel. The order of the additions depends only on the partition and K:
 // deterministic.
 #include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
 
+#include "core/error.hpp"
 #include "spmm/cuda/cuda_check.hpp"
 #include "spmm/cuda/heuristic.hpp"
 #include "spmm/cuda/merge_spmv.cuh"
@@ -46,20 +51,27 @@ struct SpmvTile {
   static constexpr int rows = warp_size * row_loads;
 };
 
-template <class T, int K>
+// The n values of one B row, or of one product or row sum: one vector load
+// or store where B's rows allow it.
+template <class T, int N>
+struct alignas(N * sizeof(T)) Columns {
+  T v[N];
+};
+
+template <class T, int N, int K>
 struct SpmvShared {  // one warp's
-  T product[SpmvTile<K>::items];  // A(i,j) * b(j), by nonzero in the chunk
-  T row_sum[SpmvTile<K>::rows];   // sums of the rows the chunk finishes
-  int end[SpmvTile<K>::rows];     // row ends, relative to the chunk's first nonzero
+  Columns<T, N> product[SpmvTile<K>::items];  // A(i,j) * B(j,:), by nonzero in the chunk
+  Columns<T, N> row_sum[SpmvTile<K>::rows];   // sums of the rows the chunk finishes
+  int end[SpmvTile<K>::rows];                 // row ends, relative to the chunk's first nonzero
 };
 
 // One chunk's loads, held in registers until they reach shared memory.
-template <class T, int K>
+template <class T, int N, int K>
 struct ChunkLoads {
   int end[SpmvTile<K>::row_loads];
   int col[K];
   T value[K];
-  T x[K];
+  Columns<T, N> x[K];
 };
 
 // The segment as its warp sees it: rows rb .. rb + rows - 1, each clipped to
@@ -71,9 +83,9 @@ struct SegmentView {
 // Row ends (clipped to the segment, relative to nonzero k0, capped above at
 // items + 1) of rows i0 .. i0 + rows - 1, and column and value of nonzeros
 // k0 .. k0 + items - 1, all relative to the segment.
-template <class T, int K>
+template <class T, int N, int K>
 __device__ __forceinline__ void load_chunk(const SpmmArgs<T>& a, const SegmentView& s, int i0, int k0,
-                                           int lane, ChunkLoads<T, K>& c) {
+                                           int lane, ChunkLoads<T, N, K>& c) {
   using Tile = SpmvTile<K>;
 #pragma unroll
   for (int q = 0; q < Tile::row_loads; ++q) {
@@ -91,18 +103,36 @@ __device__ __forceinline__ void load_chunk(const SpmmArgs<T>& a, const SegmentVi
   }
 }
 
-template <class T, int K>
-__device__ __forceinline__ void gather_chunk(const SpmmArgs<T>& a, ChunkLoads<T, K>& c) {
+// B's rows, one vector load each when `Vector` (B's rows aligned to N
+// elements), else N scalar loads of the same bytes.
+template <class T, int N, int K, bool Vector>
+__device__ __forceinline__ void gather_chunk(const SpmmArgs<T>& a, ChunkLoads<T, N, K>& c) {
 #pragma unroll
-  for (int q = 0; q < K; ++q) c.x[q] = c.col[q] >= 0 ? __ldg(a.B + std::int64_t(c.col[q]) * a.ldb) : T(0);
+  for (int q = 0; q < K; ++q) {
+    const T* b = a.B + std::int64_t(max(c.col[q], 0)) * a.ldb;
+    if (c.col[q] < 0) {
+#pragma unroll
+      for (int e = 0; e < N; ++e) c.x[q].v[e] = T(0);
+    } else if constexpr (Vector) {
+      load_readonly<T, N>(b, c.x[q].v);
+    } else {
+#pragma unroll
+      for (int e = 0; e < N; ++e) c.x[q].v[e] = __ldg(b + e);
+    }
+  }
 }
 
-template <class T, int K>
-__device__ __forceinline__ void store_chunk(const ChunkLoads<T, K>& c, int lane, SpmvShared<T, K>& s) {
+template <class T, int N, int K>
+__device__ __forceinline__ void store_chunk(const ChunkLoads<T, N, K>& c, int lane, SpmvShared<T, N, K>& s) {
 #pragma unroll
   for (int q = 0; q < SpmvTile<K>::row_loads; ++q) s.end[q * warp_size + lane] = c.end[q];
 #pragma unroll
-  for (int q = 0; q < K; ++q) s.product[q * warp_size + lane] = c.value[q] * c.x[q];
+  for (int q = 0; q < K; ++q) {
+    Columns<T, N> p;
+#pragma unroll
+    for (int e = 0; e < N; ++e) p.v[e] = c.value[q] * c.x[q].v[e];
+    s.product[q * warp_size + lane] = p;
+  }
 }
 
 // Rows finished at diagonal d (0 <= d <= items) of the chunk's merge path,
@@ -124,20 +154,37 @@ __device__ __forceinline__ int rows_before(const int* end, int d) {
   return found;
 }
 
-template <class T>
-__device__ __forceinline__ void store_row_value(const SpmmArgs<T>& a, std::int64_t row, T sum) {
-  T* c = a.C + row * a.ldc;
-  *c = a.beta == T(0) ? a.alpha * sum : fma(a.alpha, sum, a.beta * *c);
+template <class T, int N>
+__device__ __forceinline__ void add_to(Columns<T, N>& sum, const Columns<T, N>& x) {
+#pragma unroll
+  for (int e = 0; e < N; ++e) sum.v[e] += x.v[e];
 }
 
-// 64 registers, 4 blocks of 256 per SM: 5 blocks (48 registers) spilled in
-// fp64 and was 5-40% slower there, 0-6% faster in fp32 at K = 7.
-template <class T, int K>
-__global__ void __launch_bounds__(block_threads, 4)
+template <class T, int N>
+__device__ __forceinline__ Columns<T, N> zeros() {
+  Columns<T, N> z;
+#pragma unroll
+  for (int e = 0; e < N; ++e) z.v[e] = T(0);
+  return z;
+}
+
+template <class T, int N>
+__device__ __forceinline__ Columns<T, N> shfl_up(const Columns<T, N>& x, int d) {
+  Columns<T, N> y;
+#pragma unroll
+  for (int e = 0; e < N; ++e) y.v[e] = __shfl_up_sync(full_mask, x.v[e], d);
+  return y;
+}
+
+// 64 registers, 4 blocks of 256 per SM at n = 1: 5 blocks (48 registers)
+// spilled in fp64 and was 5-40% slower there, 0-6% faster in fp32 at K = 7.
+template <class T, int N, int K, bool Vector, int MinBlocks>
+__global__ void __launch_bounds__(block_threads, MinBlocks)
     merge_spmv_kernel(const SpmmArgs<T> a, const MergeSegments m, T* const carry) {
   using Tile = SpmvTile<K>;
-  __shared__ SpmvShared<T, K> shared[block_threads / warp_size];
-  SpmvShared<T, K>& sh = shared[threadIdx.x / warp_size];
+  using Sum = Columns<T, N>;
+  __shared__ SpmvShared<T, N, K> shared[block_threads / warp_size];
+  SpmvShared<T, N, K>& sh = shared[threadIdx.x / warp_size];
   const int lane = static_cast<int>(threadIdx.x) % warp_size;
   const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / warp_size;
   const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / warp_size;
@@ -145,14 +192,14 @@ __global__ void __launch_bounds__(block_threads, 4)
     const auto [rb, re, jb, je, head, tail, last] = load_segment(m, seg);
     const SegmentView s{rb, jb, je, last - rb + 1, je - jb};
     const int total = s.rows + s.nonzeros;  // merge items: the last row ends at je
-    ChunkLoads<T, K> loads;
-    int i0 = 0, k0 = 0;  // rows finished and nonzeros consumed before this chunk
-    T carry_in = T(0);   // partial sum of row i0 from earlier chunks
+    ChunkLoads<T, N, K> loads;
+    int i0 = 0, k0 = 0;              // rows finished and nonzeros consumed before this chunk
+    Sum carry_in = zeros<T, N>();    // partial sum of row i0 from earlier chunks
     for (int d0 = 0; d0 < total;) {  // warp-uniform
-      load_chunk<T, K>(a, s, i0, k0, lane, loads);
-      gather_chunk<T, K>(a, loads);
+      load_chunk<T, N, K>(a, s, i0, k0, lane, loads);
+      gather_chunk<T, N, K, Vector>(a, loads);
       __syncwarp();  // the last chunk's readers are done
-      store_chunk<T, K>(loads, lane, sh);
+      store_chunk<T, N, K>(loads, lane, sh);
       __syncwarp();
       // The chunk: `items` steps, fewer at the segment's end or where the
       // path leaves the row window (after finishing its last row).
@@ -161,9 +208,9 @@ __global__ void __launch_bounds__(block_threads, 4)
       // This lane's items: diagonals lane * K .. lane * K + K - 1 of the chunk.
       const int first = min(lane * K, length), steps = min(lane * K + K, length) - first;
       int row = rows_before<K>(sh.end, first), nz = first - row;
-      T sum = lane == 0 ? carry_in : T(0);
+      Sum sum = lane == 0 ? carry_in : zeros<T, N>();
       int first_row = -1;  // the first row this lane finishes gets the earlier lanes' sums
-      T first_sum = T(0);
+      Sum first_sum = zeros<T, N>();
       // The open row's end stays in a register: a shared load per finished
       // row instead of per step (H200: 1-2% faster).
       int row_end = sh.end[min(row, Tile::rows - 1)];
@@ -171,7 +218,7 @@ __global__ void __launch_bounds__(block_threads, 4)
       for (int step = 0; step < K; ++step) {
         if (step < steps) {
           if (nz < row_end) {
-            sum += sh.product[nz];
+            add_to(sum, sh.product[nz]);
             ++nz;
           } else {
             if (first_row < 0) {
@@ -180,7 +227,7 @@ __global__ void __launch_bounds__(block_threads, 4)
             } else {
               sh.row_sum[row] = sum;
             }
-            sum = T(0);
+            sum = zeros<T, N>();
             ++row;
             row_end = sh.end[min(row, Tile::rows - 1)];
           }
@@ -188,27 +235,36 @@ __global__ void __launch_bounds__(block_threads, 4)
       }
       const int rows_done = __shfl_sync(full_mask, row, warp_size - 1);  // by the chunk (lane 31 ends it)
       // Inclusive sums of the lanes' open pieces by row (rows ascend with lanes).
-      T v = sum;
+      Sum v = sum;
 #pragma unroll
       for (int d = 1; d < warp_size; d *= 2) {
-        const T other = __shfl_up_sync(full_mask, v, d);
+        const Sum other = shfl_up(v, d);
         const int other_row = __shfl_up_sync(full_mask, row, d);
-        if (lane >= d && other_row == row) v += other;
+        if (lane >= d && other_row == row) add_to(v, other);
       }
       // Lane l - 1's open row is the row lane l starts in.
-      const T before = __shfl_up_sync(full_mask, v, 1);
-      if (first_row >= 0) sh.row_sum[first_row] = lane == 0 ? first_sum : before + first_sum;
-      carry_in = __shfl_sync(full_mask, v, warp_size - 1);
+      const Sum before = shfl_up(v, 1);
+      if (first_row >= 0) {
+        if (lane != 0) add_to(first_sum, before);
+        sh.row_sum[first_row] = first_sum;
+      }
+#pragma unroll
+      for (int e = 0; e < N; ++e) carry_in.v[e] = __shfl_sync(full_mask, v.v[e], warp_size - 1);
       __syncwarp();
-      for (int r = lane; r < rows_done; r += warp_size) {
+      // Finished rows, one value a lane: lanes run along a row's n values
+      // and on to the next row (coalesced where C's rows are adjacent).
+      for (int t = lane; t < rows_done * N; t += warp_size) {
+        const int r = t / N, e = t % N;
         const int global_row = rb + i0 + r;
-        const T value = sh.row_sum[r];
-        if (global_row == rb && head >= 0)
-          carry[head] = value;
-        else if (global_row == re && tail >= 0)
-          carry[tail] = value;
-        else
-          store_row_value(a, global_row, value);
+        const T value = sh.row_sum[r].v[e];
+        if (global_row == rb && head >= 0) {
+          carry[std::int64_t(head) * N + e] = value;
+        } else if (global_row == re && tail >= 0) {
+          carry[std::int64_t(tail) * N + e] = value;
+        } else {
+          T* c = a.C + std::int64_t(global_row) * a.ldc + e;
+          *c = a.beta == T(0) ? a.alpha * value : fma(a.alpha, value, a.beta * *c);
+        }
       }
       i0 += rows_done;
       k0 += length - rows_done;
@@ -217,13 +273,13 @@ __global__ void __launch_bounds__(block_threads, 4)
   }
 }
 
-template <class T, int K>
+template <class T, int N, int K, bool Vector, int MinBlocks = 4>
 void launch(const SpmmArgs<T>& args, const MergeSegments& segments, T* carry, int multiprocessors,
             cudaStream_t stream) {
   const std::int64_t warps_per_block = block_threads / warp_size;
   const int blocks = static_cast<int>(std::clamp<std::int64_t>(
       (segments.segments + warps_per_block - 1) / warps_per_block, 1, std::int64_t(multiprocessors) * 2048));
-  merge_spmv_kernel<T, K><<<blocks, block_threads, 0, stream>>>(args, segments, carry);
+  merge_spmv_kernel<T, N, K, Vector, MinBlocks><<<blocks, block_threads, 0, stream>>>(args, segments, carry);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
@@ -232,8 +288,33 @@ void launch(const SpmmArgs<T>& args, const MergeSegments& segments, T* carry, in
 template <class T>
 void launch_merge_spmv(const SpmmArgs<T>& args, const MergeSegments& segments, T* carry, int multiprocessors,
                        cudaStream_t stream) {
-  constexpr int k = sizeof(T) == 4 ? merge_spmv_items_per_lane_fp32 : merge_spmv_items_per_lane_fp64;
-  launch<T, k>(args, segments, carry, multiprocessors, stream);
+  constexpr bool fp32 = sizeof(T) == 4;
+  constexpr int k1 = fp32 ? merge_spmv_items_per_lane_fp32 : merge_spmv_items_per_lane_fp64;
+  constexpr int k2 = fp32 ? merge_spmv2_items_per_lane_fp32 : merge_spmv2_items_per_lane_fp64;
+  // fp64 at n = 2 and 5 items needs 72 registers (64 spilled): 3 blocks per SM.
+  constexpr int b2 = fp32 ? 4 : 3;
+  if (args.n == 1) return launch<T, 1, k1, false>(args, segments, carry, multiprocessors, stream);
+  if (args.n != 2) throw Error("merge SpMV body: n = " + std::to_string(args.n) + ", not 1 or 2");
+  // Two-element loads of B's rows where every row starts on an even element.
+  const bool vector = reinterpret_cast<std::uintptr_t>(args.B) % (2 * sizeof(T)) == 0 && args.ldb % 2 == 0;
+  if (vector) {
+    // EXPERIMENT (to be removed): BLOCKEIGS_SPMV2_VARIANT picks items per lane and blocks per SM.
+    static const int variant = [] {
+      const char* v = std::getenv("BLOCKEIGS_SPMV2_VARIANT");
+      return v ? std::atoi(v) : 0;
+    }();
+    if constexpr (fp32) {
+      if (variant == 1) return launch<T, 2, 5, true>(args, segments, carry, multiprocessors, stream);
+      if (variant == 2) return launch<T, 2, 9, true>(args, segments, carry, multiprocessors, stream);
+      if (variant == 3) return launch<T, 2, 11, true, 3>(args, segments, carry, multiprocessors, stream);
+    } else {
+      if (variant == 1) return launch<T, 2, 3, true>(args, segments, carry, multiprocessors, stream);
+      if (variant == 2) return launch<T, 2, 5, true, 4>(args, segments, carry, multiprocessors, stream);
+      if (variant == 3) return launch<T, 2, 7, true, 3>(args, segments, carry, multiprocessors, stream);
+    }
+    return launch<T, 2, k2, true, b2>(args, segments, carry, multiprocessors, stream);
+  }
+  launch<T, 2, k2, false, b2>(args, segments, carry, multiprocessors, stream);
 }
 
 template void launch_merge_spmv(const SpmmArgs<float>&, const MergeSegments&, float*, int, cudaStream_t);

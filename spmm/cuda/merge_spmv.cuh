@@ -1,5 +1,5 @@
-// The merge-based kernel's partition as its kernels see it, and the n = 1
-// (SpMV) body for skewed rows (merge_spmv.cu).
+// The merge-based kernel's partition as its kernels see it, and the narrow
+// (n = 1 and 2) body for skewed rows (merge_spmv.cu).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -36,8 +36,9 @@ __device__ __forceinline__ SegmentBounds load_segment(const MergeSegments& m, st
   return b;
 }
 
-// C = alpha * A * b + beta * C for one column, one warp per segment; pieces
-// of cut rows go to their carry slots (merge_fixup_kernel adds them).
+// C = alpha * A * B + beta * C for a block B of one or two columns
+// (args.n), one warp per segment; pieces of cut rows go to their carry slots,
+// n values each (merge_fixup_kernel adds them).
 template <class T>
 void launch_merge_spmv(const SpmmArgs<T>& args, const MergeSegments& segments, T* carry,
                        int multiprocessors, cudaStream_t stream);
