@@ -62,12 +62,19 @@ std::int64_t merge_spmv_slack(std::int64_t items);
 // by 4-10% (with 64 registers; more blocks per SM spilled in fp64).
 inline constexpr int merge_spmv_items_per_lane_fp32 = 9;
 inline constexpr int merge_spmv_items_per_lane_fp64 = 7;
-// n = 2: each item carries two products, so fewer items per lane keep the
-// chunk's loads in 64 registers. Estimates, not yet measured.
+// n = 2 and 4: each item carries n products, so fewer items per lane keep
+// the chunk's loads in registers. H200, n = 2, the 27 skewed matrices
+// (5abdb84): fp32 7 items tied 9 (which spilled) and beat 5 and 11 by 4-5%
+// in geomean; fp64 5 items at 3 blocks per SM tied 3 and 7. n = 4: estimates.
 inline constexpr int merge_spmv2_items_per_lane_fp32 = 7;
 inline constexpr int merge_spmv2_items_per_lane_fp64 = 5;
+inline constexpr int merge_spmv4_items_per_lane_fp32 = 5;
+inline constexpr int merge_spmv4_items_per_lane_fp64 = 3;
 inline constexpr int merge_spmv_max_chunk_items = 32 * 9;
-inline constexpr int merge_spmv_max_width = 2;  // widest block the narrow body takes
+inline constexpr int merge_spmv_max_width = 4;  // widest block the narrow body takes
+
+// Block widths the narrow body takes: 1, 2 and 4.
+constexpr bool merge_spmv_takes(std::int64_t n) { return n == 1 || n == 2 || n == 4; }
 
 // Whether a kernel (row_split or merge_based) takes its wide variant, 8
 // nonzeros' B rows in flight per lane instead of 4 at a quarter less

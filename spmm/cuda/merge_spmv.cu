@@ -1,4 +1,4 @@
-// Narrow body of the merge-based kernel (n = 1 and 2), for skewed rows
+// Narrow body of the merge-based kernel (n = 1, 2 and 4), for skewed rows
 // (after Merrill and Garland's merge-path SpMV, SC'16): a product below is
 // the n values A(i,j) * B(j, :). Each warp takes one segment of the merge path
 // (merge_partition.cuh) and walks it in chunks of 32 * K merge items (row
@@ -103,18 +103,31 @@ __device__ __forceinline__ void load_chunk(const SpmmArgs<T>& a, const SegmentVi
   }
 }
 
-// B's rows, one vector load each when `Vector` (B's rows aligned to N
-// elements), else N scalar loads of the same bytes.
+// Elements of B's rows one vector load takes (at most 16 bytes).
+template <class T, int N>
+inline constexpr int gather_vector = N * sizeof(T) <= 16 ? N : 16 / int(sizeof(T));
+
+// B's rows, in vector loads when `Vector` (B's rows aligned to
+// gather_vector elements), else N scalar loads of the same bytes.
 template <class T, int N, int K, bool Vector>
 __device__ __forceinline__ void gather_chunk(const SpmmArgs<T>& a, ChunkLoads<T, N, K>& c) {
+  constexpr int V = gather_vector<T, N>;
 #pragma unroll
   for (int q = 0; q < K; ++q) {
     const T* b = a.B + std::int64_t(max(c.col[q], 0)) * a.ldb;
     if (c.col[q] < 0) {
 #pragma unroll
       for (int e = 0; e < N; ++e) c.x[q].v[e] = T(0);
-    } else if constexpr (Vector) {
+    } else if constexpr (Vector && V == N) {
       load_readonly<T, N>(b, c.x[q].v);
+    } else if constexpr (Vector) {
+#pragma unroll
+      for (int e = 0; e < N; e += V) {
+        T piece[V];
+        load_readonly<T, V>(b + e, piece);
+#pragma unroll
+        for (int f = 0; f < V; ++f) c.x[q].v[e + f] = piece[f];
+      }
     } else {
 #pragma unroll
       for (int e = 0; e < N; ++e) c.x[q].v[e] = __ldg(b + e);
@@ -285,36 +298,46 @@ void launch(const SpmmArgs<T>& args, const MergeSegments& segments, T* carry, in
 
 }  // namespace
 
+// Vector loads of B where every row starts on a vector boundary.
+template <class T, int N, int K, int MinBlocks = 4>
+void launch_width(const SpmmArgs<T>& args, const MergeSegments& segments, T* carry, int multiprocessors,
+                  cudaStream_t stream) {
+  constexpr int v = gather_vector<T, N>;
+  const bool aligned = reinterpret_cast<std::uintptr_t>(args.B) % (v * sizeof(T)) == 0 && args.ldb % v == 0;
+  if constexpr (v > 1)
+    if (aligned) return launch<T, N, K, true, MinBlocks>(args, segments, carry, multiprocessors, stream);
+  launch<T, N, K, false, MinBlocks>(args, segments, carry, multiprocessors, stream);
+}
+
 template <class T>
 void launch_merge_spmv(const SpmmArgs<T>& args, const MergeSegments& segments, T* carry, int multiprocessors,
                        cudaStream_t stream) {
   constexpr bool fp32 = sizeof(T) == 4;
-  constexpr int k1 = fp32 ? merge_spmv_items_per_lane_fp32 : merge_spmv_items_per_lane_fp64;
-  constexpr int k2 = fp32 ? merge_spmv2_items_per_lane_fp32 : merge_spmv2_items_per_lane_fp64;
-  // fp64 at n = 2 and 5 items needs 72 registers (64 spilled): 3 blocks per SM.
-  constexpr int b2 = fp32 ? 4 : 3;
-  if (args.n == 1) return launch<T, 1, k1, false>(args, segments, carry, multiprocessors, stream);
-  if (args.n != 2) throw Error("merge SpMV body: n = " + std::to_string(args.n) + ", not 1 or 2");
-  // Two-element loads of B's rows where every row starts on an even element.
-  const bool vector = reinterpret_cast<std::uintptr_t>(args.B) % (2 * sizeof(T)) == 0 && args.ldb % 2 == 0;
-  if (vector) {
-    // EXPERIMENT (to be removed): BLOCKEIGS_SPMV2_VARIANT picks items per lane and blocks per SM.
-    static const int variant = [] {
-      const char* v = std::getenv("BLOCKEIGS_SPMV2_VARIANT");
-      return v ? std::atoi(v) : 0;
-    }();
-    if constexpr (fp32) {
-      if (variant == 1) return launch<T, 2, 5, true>(args, segments, carry, multiprocessors, stream);
-      if (variant == 2) return launch<T, 2, 9, true>(args, segments, carry, multiprocessors, stream);
-      if (variant == 3) return launch<T, 2, 11, true, 3>(args, segments, carry, multiprocessors, stream);
-    } else {
-      if (variant == 1) return launch<T, 2, 3, true>(args, segments, carry, multiprocessors, stream);
-      if (variant == 2) return launch<T, 2, 5, true, 4>(args, segments, carry, multiprocessors, stream);
-      if (variant == 3) return launch<T, 2, 7, true, 3>(args, segments, carry, multiprocessors, stream);
-    }
-    return launch<T, 2, k2, true, b2>(args, segments, carry, multiprocessors, stream);
+  // EXPERIMENT (to be removed): BLOCKEIGS_SPMV4_VARIANT picks items per lane at n = 4.
+  static const int variant = [] {
+    const char* v = std::getenv("BLOCKEIGS_SPMV4_VARIANT");
+    return v ? std::atoi(v) : 0;
+  }();
+  switch (args.n) {
+    case 1:
+      return launch_width<T, 1, fp32 ? merge_spmv_items_per_lane_fp32 : merge_spmv_items_per_lane_fp64>(
+          args, segments, carry, multiprocessors, stream);
+    case 2:  // fp64: 5 items need 72 registers (64 spilled), so 3 blocks per SM
+      if constexpr (fp32)
+        return launch_width<T, 2, merge_spmv2_items_per_lane_fp32>(args, segments, carry, multiprocessors, stream);
+      else
+        return launch_width<T, 2, merge_spmv2_items_per_lane_fp64, 3>(args, segments, carry, multiprocessors, stream);
+    case 4:
+      if constexpr (fp32) {
+        if (variant == 1) return launch_width<T, 4, 3>(args, segments, carry, multiprocessors, stream);
+        if (variant == 2) return launch_width<T, 4, 7, 3>(args, segments, carry, multiprocessors, stream);
+        return launch_width<T, 4, merge_spmv4_items_per_lane_fp32>(args, segments, carry, multiprocessors, stream);
+      } else {  // 3 items need 71-76 registers (64 spilled); 5 would need more than 48 KB of shared memory
+        return launch_width<T, 4, merge_spmv4_items_per_lane_fp64, 3>(args, segments, carry, multiprocessors, stream);
+      }
+    default:
+      throw Error("merge SpMV body: n = " + std::to_string(args.n) + ", not 1, 2 or 4");
   }
-  launch<T, 2, k2, false, b2>(args, segments, carry, multiprocessors, stream);
 }
 
 template void launch_merge_spmv(const SpmmArgs<float>&, const MergeSegments&, float*, int, cudaStream_t);

@@ -147,7 +147,7 @@ void long_row() {
     return i == 10000 ? std::int64_t(100000) : i % 97 == 0 ? std::int64_t(1 + e() % 40) : std::int64_t(0);
   });
   std::vector<Problem> problems;
-  for (std::int64_t n : {1, 2, 7, 33, 256}) problems.push_back({.n = n});
+  for (std::int64_t n : {1, 2, 4, 7, 33, 256}) problems.push_back({.n = n});
   problems.push_back({.n = 17, .alpha = 0.5, .beta = 2.0});
   problems.push_back({.n = 2, .alpha = 2.0, .beta = -1.0, .ldb = 5, .ldc = 2});
   problems.push_back({.n = 1, .alpha = -1.5, .beta = 0.5, .ldb = 3, .ldc = 2});
@@ -166,14 +166,14 @@ TEST(SpmmKernels, OneRowOf100kNonzerosFp64) {
   long_row<double>();
 }
 
-// The merge kernel's narrow body (n = 1 and 2) on a matrix big enough that
+// The merge kernel's narrow body (n = 1, 2 and 4) on a matrix big enough that
 // its segments hold several chunks (the sums carried from chunk to chunk):
 // rows of 20000 that span dozens of segments, rows of 300-500 that segment
 // boundaries cut, runs of 2000 empty rows (longer than a chunk's row window,
 // and whole segments), stretches of rows of one nonzero (chunks that end at
 // the row window), short random rows between. beta = 0 over NaN, beta != 0,
-// padded leading dimensions, and views whose rows start off the two-element
-// boundary (n = 2 then loads B element by element).
+// padded leading dimensions, and views whose rows start off the vector
+// boundary (the body then loads B element by element).
 template <class T>
 void merge_spmv_body() {
   const auto A = random_csr<T>(2000000, 2000000, 81, [](std::int64_t i, std::mt19937_64& e) -> std::int64_t {
@@ -195,7 +195,10 @@ void merge_spmv_body() {
                                          {.n = 2, .seed = 8},
                                          {.n = 2, .alpha = 0.75, .beta = -0.5, .ldb = 4, .ldc = 5, .seed = 9},
                                          {.n = 2, .ldb = 3, .ldc = 3, .seed = 10},
-                                         {.n = 2, .beta = 1.0, .b_offset = 1, .c_offset = 1, .seed = 11}};
+                                         {.n = 2, .beta = 1.0, .b_offset = 1, .c_offset = 1, .seed = 11},
+                                         {.n = 4, .seed = 12},
+                                         {.n = 4, .alpha = -1.0, .beta = 0.25, .ldb = 8, .ldc = 6, .seed = 13},
+                                         {.n = 4, .ldb = 5, .ldc = 4, .b_offset = 2, .seed = 14}};
   check_all_algorithms(A, problems, {Algorithm::merge_based, Algorithm::automatic});
 }
 
@@ -245,7 +248,7 @@ TEST(SpmmKernels, DeterministicBits) {
   device_sync();
   for (Algorithm algorithm : {Algorithm::row_split, Algorithm::merge_based, Algorithm::automatic}) {
     auto kernel = make_device_spmm<double>(algorithm, context, device.view());
-    for (std::int64_t n : {1, 2, 17, 128}) {
+    for (std::int64_t n : {1, 2, 4, 17, 128}) {
       const Problem p{.n = n, .beta = 0.5};
       std::vector<double> first, second;
       ASSERT_TRUE(check_against_reference(*kernel, algorithm, context, A, p, &first));
