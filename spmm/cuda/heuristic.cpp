@@ -13,7 +13,7 @@ namespace {
 //
 // merge_based when rows < row_split_min_rows, or max_row > skew * mean_row,
 // or mean_row < short_mean; row_split otherwise. A width n uses the first row
-// with n <= max_n (n = 3 the row of 4, n = 100 the row of 128).
+// with n <= max_n (n = 100 the row of 128).
 //
 // Fitted by scripts/fit_heuristic.py from
 // docs/benchmarks/data/2026-11-22-spmm-bench-1226d88-h200.csv (H200, commit
@@ -37,6 +37,14 @@ namespace {
 // and 17..32 after the wide variants changed both kernels there (347c26b,
 // full suite, same script; only those two entries taken, as fp32 and the
 // other widths run the same kernels): within 5% 76 -> 77 and 65 -> 72 of 77-78.
+// Re-fitted rows after the narrow merge body took n = 2 and fp32 n = 4
+// (2026-11-23, full suite at 177ff37,
+// docs/benchmarks/data/2026-11-23-spmm-bench-177ff37-h200.csv, min_rows 4096
+// fixed; only those entries taken): n = 2 fp32 skew 120 -> 14 (within 5% 63
+// -> 76 of 79, leave-one-matrix-out 76), fp64 40 -> 33 (74 -> 75, LOO 72; the
+// n = 1, 2 run at 5abdb84 fitted the same 14 and 33); n = 3..4 fp32 93 -> 34
+// (72 -> 77, LOO 75). fp64 n = 4 keeps the general body and its row, and so
+// does n = 3 in both precisions (no narrow body; the suite has no n = 3).
 // ---------------------------------------------------------------------------
 constexpr double never = std::numeric_limits<double>::infinity();
 struct Limits {
@@ -48,10 +56,11 @@ struct Rule {
   Limits fp32;
   Limits fp64;
 };
-constexpr std::array<Rule, 9> rules = {{
+constexpr std::array<Rule, 10> rules = {{
     {1, {14, 0}, {14, 0}},           // n = 1:        fp32 74/79, fp64 75/79 (eb8cc44); fp64 skew 30 -> 14 (0aa5ba9)
-    {2, {120, 0}, {40, 0}},          // n = 2:        fp32 78/79, fp64 75/79
-    {4, {93, 0}, {93, 0}},           // n = 3..4:     fp32 77/79, fp64 78/79
+    {2, {14, 0}, {33, 0}},           // n = 2:        fp32 76/79, fp64 75/79 (177ff37)
+    {3, {93, 0}, {93, 0}},           // n = 3:        the general merge body: n = 4's row before 177ff37
+    {4, {34, 0}, {93, 0}},           // n = 4:        fp32 77/79 (177ff37), fp64 78/79
     {8, {58, 0}, {58, 0}},           // n = 5..8:     fp32 78/79, fp64 79/79
     {16, {58, 0}, {220, 0}},         // n = 9..16:    fp32 75/79, fp64 77/78 (347c26b)
     {32, {58, 2.4}, {170, 0}},       // n = 17..32:   fp32 70/79, fp64 72/77 (347c26b)
@@ -79,7 +88,9 @@ constexpr std::int64_t merge_min_items = 32;
 constexpr std::int64_t merge_max_items = 1024;
 
 // merge_uses_spmv_body: skew (longest row / mean) above which the SpMV body
-// wins at n = 1. From the merge times of the general body (0361183) and the
+// wins at n = 1 (and at n = 2 and 4, where the table sends such matrices to
+// merge_based from skew 14-34 on: H200, 177ff37, the narrow body 1.1-3.7x
+// faster than the general one on all but the short-row p2p graphs). From the merge times of the general body (0361183) and the
 // SpMV body (79794c2) on the H200, fp64: it wins on every matrix with skew
 // above 30 (0.36-0.88x the time), loses on every one below 9 (1.1-1.9x),
 // and between them mostly wins above 14 (ca-GrQc 15: 0.69x, polblogs 16:

@@ -197,7 +197,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
     general_ = make_partition(items, items / 2);
     if (std::size_t(general_.slots) * max_launch_width * sizeof(T) <= eager_carry_bytes)
       reserve_carry(max_launch_width);
-    // The narrow body (n = 1, 2 and 4, skewed rows) walks longer segments of its own.
+    // The narrow body (n = 1, 2, 4 in fp32; skewed rows) walks longer segments of its own.
     if (cuda::merge_uses_spmv_body(shape_)) {
       const std::int64_t spmv_items = cuda::merge_spmv_items_per_segment(A_.rows, A_.nnz, multiprocessors_);
       spmv_ = make_partition(spmv_items, cuda::merge_spmv_slack(spmv_items));
@@ -217,7 +217,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
     const SpmmArgs<T> args{A_.row_offsets, A_.col_indices, A_.values, B.data, B.ld, C.data, C.ld,
                            A_.rows, static_cast<int>(B.cols), alpha, beta};
     const auto stream = static_cast<cudaStream_t>(context_.stream());
-    if (spmv_body_ && cuda::merge_spmv_takes(B.cols)) {
+    if (spmv_body_ && cuda::merge_spmv_takes(B.cols, sizeof(T) == 4 ? Precision::fp32 : Precision::fp64)) {
       launch_merge_spmv<T>(args, spmv_.view(), spmv_carry_.data(), multiprocessors_, stream);
       fix_up(spmv_, spmv_carry_.data(), static_cast<int>(B.cols), C, alpha, beta, stream);
       return;
@@ -258,7 +258,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
   const Context& context_;
   CsrView<T> A_;
   int multiprocessors_ = 1;
-  bool spmv_body_ = false;  // n = 1, 2, 4 through merge_spmv.cu (skewed rows)
+  bool spmv_body_ = false;  // narrow blocks through merge_spmv.cu (skewed rows)
   cuda::RowShape shape_;    // mean and longest row
   Partition general_;       // the general body's
   Partition spmv_;          // the SpMV body's, when it has one

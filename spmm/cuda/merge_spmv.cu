@@ -1,4 +1,4 @@
-// Narrow body of the merge-based kernel (n = 1, 2 and 4), for skewed rows
+// Narrow body of the merge-based kernel (n = 1, 2, and 4 in fp32), for skewed rows
 // (after Merrill and Garland's merge-path SpMV, SC'16): a product below is
 // the n values A(i,j) * B(j, :). Each warp takes one segment of the merge path
 // (merge_partition.cuh) and walks it in chunks of 32 * K merge items (row
@@ -31,7 +31,6 @@
 // deterministic.
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 
 #include "core/error.hpp"
@@ -313,30 +312,17 @@ template <class T>
 void launch_merge_spmv(const SpmmArgs<T>& args, const MergeSegments& segments, T* carry, int multiprocessors,
                        cudaStream_t stream) {
   constexpr bool fp32 = sizeof(T) == 4;
-  // EXPERIMENT (to be removed): BLOCKEIGS_SPMV4_VARIANT picks items per lane at n = 4.
-  static const int variant = [] {
-    const char* v = std::getenv("BLOCKEIGS_SPMV4_VARIANT");
-    return v ? std::atoi(v) : 0;
-  }();
-  switch (args.n) {
-    case 1:
-      return launch_width<T, 1, fp32 ? merge_spmv_items_per_lane_fp32 : merge_spmv_items_per_lane_fp64>(
-          args, segments, carry, multiprocessors, stream);
-    case 2:  // fp64: 5 items need 72 registers (64 spilled), so 3 blocks per SM
-      if constexpr (fp32)
-        return launch_width<T, 2, merge_spmv2_items_per_lane_fp32>(args, segments, carry, multiprocessors, stream);
-      else
-        return launch_width<T, 2, merge_spmv2_items_per_lane_fp64, 3>(args, segments, carry, multiprocessors, stream);
-    case 4:
-      if constexpr (fp32) {
-        if (variant == 1) return launch_width<T, 4, 3>(args, segments, carry, multiprocessors, stream);
-        if (variant == 2) return launch_width<T, 4, 7, 3>(args, segments, carry, multiprocessors, stream);
-        return launch_width<T, 4, merge_spmv4_items_per_lane_fp32>(args, segments, carry, multiprocessors, stream);
-      } else {  // 3 items need 71-76 registers (64 spilled); 5 would need more than 48 KB of shared memory
-        return launch_width<T, 4, merge_spmv4_items_per_lane_fp64, 3>(args, segments, carry, multiprocessors, stream);
-      }
-    default:
-      throw Error("merge SpMV body: n = " + std::to_string(args.n) + ", not 1, 2 or 4");
+  if (!merge_spmv_takes(args.n, fp32 ? Precision::fp32 : Precision::fp64))
+    throw Error("merge SpMV body: no variant for n = " + std::to_string(args.n) + " in this precision");
+  if (args.n == 1)
+    return launch_width<T, 1, fp32 ? merge_spmv_items_per_lane_fp32 : merge_spmv_items_per_lane_fp64>(
+        args, segments, carry, multiprocessors, stream);
+  if constexpr (fp32) {
+    if (args.n == 2)
+      return launch_width<T, 2, merge_spmv2_items_per_lane_fp32>(args, segments, carry, multiprocessors, stream);
+    return launch_width<T, 4, merge_spmv4_items_per_lane_fp32>(args, segments, carry, multiprocessors, stream);
+  } else {  // n = 2: 5 items need 72 registers (64 spilled), so 3 blocks per SM
+    return launch_width<T, 2, merge_spmv2_items_per_lane_fp64, 3>(args, segments, carry, multiprocessors, stream);
   }
 }
 

@@ -1,5 +1,5 @@
 // The merge-based kernel's partition as its kernels see it, and the narrow
-// (n = 1, 2 and 4) body for skewed rows (merge_spmv.cu).
+// (n = 1, 2, and 4 in fp32) body for skewed rows (merge_spmv.cu).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -36,8 +36,8 @@ __device__ __forceinline__ SegmentBounds load_segment(const MergeSegments& m, st
   return b;
 }
 
-// C = alpha * A * B + beta * C for a block B of 1, 2 or 4 columns
-// (args.n), one warp per segment; pieces of cut rows go to their carry slots,
+// C = alpha * A * B + beta * C for a block B of args.n columns, a width
+// merge_spmv_takes accepts, one warp per segment; pieces of cut rows go to their carry slots,
 // n values each (merge_fixup_kernel adds them).
 template <class T>
 void launch_merge_spmv(const SpmmArgs<T>& args, const MergeSegments& segments, T* carry,

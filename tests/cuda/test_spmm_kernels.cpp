@@ -166,12 +166,13 @@ TEST(SpmmKernels, OneRowOf100kNonzerosFp64) {
   long_row<double>();
 }
 
-// The merge kernel's narrow body (n = 1, 2 and 4) on a matrix big enough that
-// its segments hold several chunks (the sums carried from chunk to chunk):
-// rows of 20000 that span dozens of segments, rows of 300-500 that segment
-// boundaries cut, runs of 2000 empty rows (longer than a chunk's row window,
-// and whole segments), stretches of rows of one nonzero (chunks that end at
-// the row window), short random rows between. beta = 0 over NaN, beta != 0,
+// The merge kernel's narrow body (n = 1, 2, and 4 in fp32; fp64 at n = 4
+// takes the general body) on a matrix big enough that its segments hold
+// several chunks (the sums carried from chunk to chunk): rows of 20000 that
+// span dozens of segments, rows of 300-500 that segment boundaries cut, runs
+// of 2000 empty rows (longer than a chunk's row window, and whole segments),
+// stretches of rows of one nonzero (chunks that end at the row window), short
+// random rows between. beta = 0 over NaN, beta != 0,
 // padded leading dimensions, and views whose rows start off the vector
 // boundary (the body then loads B element by element).
 template <class T>
