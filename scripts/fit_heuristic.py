@@ -3,7 +3,11 @@
 spmm-bench results.
 
     spmm-bench --csv results.csv [--data DIR]
-    python3 scripts/fit_heuristic.py results.csv --device H200 --commit abc1234 [--date 2026-11-22]
+    python3 scripts/fit_heuristic.py results.csv [more.csv ...] --device H200 --commit abc1234 \
+        [--date 2026-11-22] [--min-rows 4096]
+
+Several CSVs (runs of the same kernels) are fitted on the geometric mean of each kernel's times,
+which damps the run-to-run noise at the 5% margin; each run is also scored on its own.
 
 The rule being fitted (heuristic.cpp), per precision and block-width row:
 
@@ -54,6 +58,21 @@ def load(path):
             c[r["algorithm"]] = float(r["time_us"]) if timed else math.inf
     return {k: v for k, v in cases.items() if "row_split" in v and "merge_based" in v
             and min(v["row_split"], v["merge_based"]) < math.inf}
+
+
+def load_runs(paths):
+    """load() of each run, combined by the geometric mean of each kernel's time (cases in all runs)."""
+    runs = [load(p) for p in paths]
+    combined = {}
+    for key, first in runs[0].items():
+        if not all(key in r for r in runs):
+            continue
+        c = dict(first)
+        for alg in ("row_split", "merge_based"):
+            times = [r[key][alg] for r in runs]
+            c[alg] = math.exp(sum(map(math.log, times)) / len(times)) if max(times) < math.inf else math.inf
+        combined[key] = c
+    return combined, runs
 
 
 def picks_merge(c, min_rows, skew, short_mean):
@@ -116,9 +135,9 @@ def row_bounds():
         lo = hi + 1
 
 
-def fit_table(cases):
+def fit_table(cases, min_rows_choices=MIN_ROWS):
     best = None
-    for min_rows in MIN_ROWS:
+    for min_rows in min_rows_choices:
         table, misses = [], 0
         for lo, hi in row_bounds():
             row = []
@@ -149,17 +168,19 @@ def evaluate(cases, min_rows, table):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("csv")
+    parser.add_argument("csv", nargs="+")
     parser.add_argument("--device", default="(device?)")
     parser.add_argument("--commit", default="(commit?)")
     parser.add_argument("--date", default="(date?)")
     parser.add_argument("--no-loo", action="store_true", help="skip the leave-one-matrix-out score")
+    parser.add_argument("--min-rows", type=int, help="fix min_rows instead of searching " + str(MIN_ROWS))
     args = parser.parse_args()
-    cases = load(args.csv)
+    cases, runs = load_runs(args.csv)
     if not cases:
         sys.exit("no case has both row_split and merge_based timed")
+    choices = [args.min_rows] if args.min_rows is not None else MIN_ROWS
 
-    min_rows, table = fit_table(cases)
+    min_rows, table = fit_table(cases, choices)
     hits, total = evaluate(cases, min_rows, table)
     # The rule without the skew feature (what a caller that only knows the
     # mean row length gets), and the old rule, for comparison.
@@ -174,13 +195,13 @@ def main():
         loo_hits = 0
         for held in matrices:
             train = {k: v for k, v in cases.items() if k[0] != held}
-            r, t = fit_table(train)
+            r, t = fit_table(train, choices)
             test = {k: v for k, v in cases.items() if k[0] == held}
             loo_hits += evaluate(test, r, t)[0]
         loo = loo_hits
 
     src = f"{args.device}, commit {args.commit}, {args.date}"
-    print(f"// Fitted by scripts/fit_heuristic.py from {args.csv} ({src}):")
+    print(f"// Fitted by scripts/fit_heuristic.py from {' '.join(args.csv)} ({src}):")
     print(f"// {total} cases (matrix x precision x n with both kernels timed); objective: cases")
     print(f"// within 5% of the faster kernel, then total slowdown. Fitted: {hits}/{total} "
           f"({100.0 * hits / total:.1f}%)" + (f"; leave-one-matrix-out: {loo}/{total} "
@@ -188,6 +209,9 @@ def main():
     print(f"// Same table without the skew feature (max = mean): {hits_ns}/{total} "
           f"({100.0 * hits_ns / total:.1f}%); the old rule (mean < 9.35, rows < 16384): "
           f"{hits_old}/{total} ({100.0 * hits_old / total:.1f}%).")
+    if len(runs) > 1:
+        print("// Each run scored alone: " + ", ".join(
+            f"{p.rsplit('/', 1)[-1]} {evaluate(r, min_rows, table)[0]}/{len(r)}" for p, r in zip(args.csv, runs)) + ".")
     print(f"constexpr std::array<Rule, {len(WIDTHS)}> rules = {{{{")
     for (lo, hi), row in zip(row_bounds(), table):
         (s32, m32), (s64, m64) = row
@@ -201,7 +225,8 @@ def main():
         print(f"    {{{hi}, {{{fmt(s32)}, {m32:g}}}, {{{fmt(s64)}, {m64:g}}}}},  // {label}: "
               + ", ".join(parts) + " within 5%")
     print("}};")
-    print(f"constexpr std::int64_t row_split_min_rows = {min_rows};  // best of {MIN_ROWS}")
+    how = "fixed by --min-rows" if args.min_rows is not None else f"best of {MIN_ROWS}"
+    print(f"constexpr std::int64_t row_split_min_rows = {min_rows};  // {how}")
 
     worst = []
     for (m, p, n), c in cases.items():
