@@ -335,18 +335,9 @@ std::unique_ptr<LocalGramTransfer> gram_pair_local_start(const spmm::Context& co
       const std::int64_t blocks = cuda::tall_skinny_gram_blocks(X.rows);
       StreamArray<double> partial(stream, static_cast<std::size_t>(blocks * kx * ky));
       StreamArray<double> sums(stream, static_cast<std::size_t>(kx * ky));
-      cuda::TallSkinnyGramArgs a{};
-      a.rows = X.rows;
-      a.kx = int(kx);
-      a.ky1 = int(Y1.cols);
-      a.ky2 = int(Y2.cols);
-      a.x = X.data;
-      a.ldx = X.ld;
-      a.y1 = Y1.data;
-      a.ldy1 = Y1.ld;
-      a.y2 = Y2.data;
-      a.ldy2 = Y2.ld;
-      a.partial = partial.data();
+      const cuda::TallSkinnyGramArgs a{.rows = X.rows, .kx = int(kx), .ky1 = int(Y1.cols), .ky2 = int(Y2.cols),
+                                       .x = X.data, .ldx = X.ld, .y1 = Y1.data, .ldy1 = Y1.ld,
+                                       .y2 = Y2.data, .ldy2 = Y2.ld, .partial = partial.data()};
       cuda::tall_skinny_gram(a, stream);
       sum_partials<double>(blocks, kx * ky, partial.data(), sums.data(), stream);
       return std::make_unique<PinnedGramTransfer>(stream, sums.data(), static_cast<std::size_t>(kx * ky));
