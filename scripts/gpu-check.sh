@@ -2,7 +2,8 @@
 # On the GPU machine: build with the cuda preset, run the GPU tests and the
 # benchmarks asked for, and end with a short table. Logs go to $OUT (the
 # device tool's folder) or /tmp/gpu-check.
-#   scripts/gpu-check.sh [tests] [sanitize] [bench-quick|bench-full] [operator] [blockops] [profile] [compare] [scaling] [ab-eigs]
+#   scripts/gpu-check.sh [tests] [sanitize] [bench-quick|bench-full] [operator] [blockops] [profile] [ncu] [compare] [scaling] [ab-eigs]
+# ncu: Nsight Compute on LOBPCG's Gram-pair kernel (k = 20) and the n = 1 merge SpMV body (Oregon-2, fp32).
 # ab-eigs: block-eigs on the 128^3 bar problem, this tree against a base
 # (`git archive <base> -o gpu-carry/base.tar`) built beside it, alternating
 # AB_RUNS (3) times on the same machine, where the host's share varies by
@@ -108,6 +109,16 @@ for step in "${steps[@]}"; do
       else
         note "profile          nsys not found"
       fi ;;
+    ncu)
+      echo "== ncu (Nsight Compute, clocks left alone)"
+      sections="--section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy --section LaunchStats --section SchedulerStats"
+      timeout 200 ncu --clock-control none -k regex:tall_skinny_gram --launch-skip 3 --launch-count 1 $sections \
+        $bin/block-ops-bench --rows 2097152 --width 20 > "$out/ncu-gram.txt" 2>&1
+      note "ncu              gram pair: exit $?"
+      timeout 200 ncu --clock-control none -k regex:merge_spmv_kernel --launch-skip 3 --launch-count 1 $sections \
+        $bin/spmm-bench --suite full ${BLOCKEIGS_DATA_DIR:+--data "$BLOCKEIGS_DATA_DIR"} --matrices Oregon --n 1 --precision fp32 \
+        > "$out/ncu-spmv.txt" 2>&1
+      note "ncu              merge SpMV body: exit $?" ;;
     compare)
       # Issue bars: block-eigs vs torch.lobpcg and cupyx lobpcg; block-cg vs cupyx cg per column.
       echo "== compare (one GPU)"
