@@ -9,7 +9,7 @@
 // holding both ran at 60% of the copy rate (0.63 ms). Here [X P Z] is read
 // once.
 //
-// A block streams its rows through shared memory in stages of 16 rows
+// A block streams its rows through shared memory in stages of 12 rows
 // (cp.async, `stages` in flight, so the loads in flight cost no registers),
 // each row laid out as [X, zeros to a multiple of 8 | Y1 Y2, zeros]. The
 // product's K dimension is the rows, so for 4 rows r0..r0+3 lane l (g = l / 4,
@@ -37,15 +37,15 @@ namespace {
 using detail::mma_8x8x4;
 
 constexpr int warps_per_block = 4;
-constexpr int stage_rows = 16;  // 4 MMA steps of 4 rows
+constexpr int stage_rows = 12;  // 3 MMA steps of 4 rows
 constexpr int stages = 4;       // in the ring: 3 in flight while one is multiplied
 constexpr int max_x_tiles = 8, max_y_tiles = 5;  // 64 and 40 columns
 constexpr int x_tiles_per_warp = max_x_tiles / warps_per_block;
 // Blocks: one per stage of rows up to max_blocks, each taking every
-// gridDim.x-th stage. 528 = one wave of 4 blocks per SM (53 KB of shared
-// memory each at 64 x 40) on 132 SMs (H100, H200); the grid is a function
-// of the row count only, for the bits.
-constexpr std::int64_t max_blocks = 528;
+// gridDim.x-th stage. 660 = one wave of 5 blocks per SM (40 KB of shared
+// memory each at 64 x 40; 96 registers) on 132 SMs (H100, H200); the grid is
+// a function of the row count only, for the bits.
+constexpr std::int64_t max_blocks = 660;
 
 // Doubles between staged rows: room for both padded parts, and = 8 (mod 16)
 // so that the 4 rows a fragment reads start 8 banks (of 8 bytes) apart.
