@@ -2,8 +2,12 @@
 # On the GPU machine: build with the cuda preset, run the GPU tests and the
 # benchmarks asked for, and end with a short table. Logs go to $OUT (the
 # device tool's folder) or /tmp/gpu-check.
-#   scripts/gpu-check.sh [tests] [sanitize] [bench-quick|bench-full] [operator] [blockops] [profile] [ncu] [compare] [scaling] [ab-eigs]
+#   scripts/gpu-check.sh [dmma] [tests] [sanitize] [bench-quick|bench-full] [operator] [blockops] [profile] [ncu] [ncu-lobpcg] [compare] [scaling] [ab-eigs]
+# BUILD_TARGETS="a b": build only these targets (a probe that needs one app).
+# dmma: the fp64 tensor-core rate of each mma.sync shape (scripts/dev/dmma_rate.cu) and the MMA
+# opcodes in our LOBPCG kernels' SASS.
 # ncu: Nsight Compute on LOBPCG's Gram-pair kernel (k = 20) and the n = 1 merge SpMV body (Oregon-2, fp32).
+# ncu-lobpcg: Nsight Compute on the Gram-pair and Ritz-update kernels at k = 20.
 # ab-eigs: block-eigs on the 128^3 bar problem, this tree against a base
 # (`git archive <base> -o gpu-carry/base.tar`) built beside it, alternating
 # AB_RUNS (3) times on the same machine, where the host's share varies by
@@ -30,7 +34,7 @@ echo "commit $(git rev-parse --short HEAD 2>/dev/null || cat gpu-carry/COMMIT 2>
 echo "== build"
 start=$SECONDS
 if cmake --preset cuda -DCMAKE_CUDA_ARCHITECTURES=90 >"$out/configure.log" 2>&1 &&
-   cmake --build --preset cuda -j "$(nproc)" >"$out/build.log" 2>&1; then
+   cmake --build --preset cuda -j "$(nproc)" ${BUILD_TARGETS:+--target $BUILD_TARGETS} >"$out/build.log" 2>&1; then
   note "build            ok ($((SECONDS - start)) s)"
 else
   tail -40 "$out/configure.log" "$out/build.log"; note "build            FAILED"; printf '%s\n' "${summary[@]}"; exit 1
@@ -39,6 +43,22 @@ bin=build/cuda/apps
 
 for step in "${steps[@]}"; do
   case $step in
+    dmma)
+      echo "== fp64 MMA rate by shape"
+      nvcc -O3 -arch=sm_90 -o /tmp/dmma_rate scripts/dev/dmma_rate.cu && /tmp/dmma_rate 2>&1 | tee "$out/dmma-rate.log"
+      note "dmma             $(grep -E ' 16 warps' "$out/dmma-rate.log" | awk '{printf "%s %s TF; ", $1, $(NF-1)}')"
+      for o in $(find build/cuda/solver -name '*ritz_update*.o' -o -name '*tall_skinny_gram*.o' -o -name '*dmma_update*.o'); do
+        echo "-- $o: $(cuobjdump --dump-sass "$o" | grep -oE 'DMMA\.[0-9A-Z.]+' | sort | uniq -c | tr '\n' ' ')"
+      done ;;
+    ncu-lobpcg)
+      echo "== ncu (LOBPCG kernels, k = 20, clocks left alone)"
+      sections="--section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy --section LaunchStats --section SchedulerStats"
+      for k in tall_skinny_gram ritz_update_kernel; do
+        timeout 200 ncu --clock-control none -k regex:$k --launch-skip 3 --launch-count 1 $sections \
+          $bin/block-ops-bench --rows 2097152 --width 20 > "$out/ncu-$k.txt" 2>&1
+        note "ncu              $k: exit $?"
+        grep -E "Duration|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|No Eligible" "$out/ncu-$k.txt" | head -12
+      done ;;
     tests)
       echo "== ctest -L cuda"
       ctest --preset cuda -L cuda -j 4 --timeout 600 2>&1 | tee "$out/ctest-cuda.log" | grep -vE '^ +Start|Passed' | tail -40
