@@ -2,12 +2,13 @@
 # On the GPU machine: build with the cuda preset, run the GPU tests and the
 # benchmarks asked for, and end with a short table. Logs go to $OUT (the
 # device tool's folder) or /tmp/gpu-check.
-#   scripts/gpu-check.sh [dmma] [tests] [sanitize] [bench-quick|bench-full] [operator] [blockops] [profile] [ncu] [ncu-lobpcg] [compare] [scaling] [ab-eigs]
+#   scripts/gpu-check.sh [dmma] [tests] [sanitize] [bench-quick|bench-full] [operator] [blockops] [profile] [ncu] [ncu-lobpcg] [compare] [scaling] [ab-eigs] [ab-blockops]
 # BUILD_TARGETS="a b": build only these targets (a probe that needs one app).
 # dmma: the fp64 tensor-core rate of each mma.sync shape (scripts/dev/dmma_rate.cu) and the MMA
 # opcodes in our LOBPCG kernels' SASS.
 # ncu: Nsight Compute on LOBPCG's Gram-pair kernel (k = 20) and the n = 1 merge SpMV body (Oregon-2, fp32).
 # ncu-lobpcg: Nsight Compute on the Gram-pair and Ritz-update kernels at k = 20.
+# ab-blockops: block-ops-bench at k = 16 and 20, base and this tree alternately (twice each).
 # ab-eigs: block-eigs on the 128^3 bar problem, this tree against a base
 # (`git archive <base> -o gpu-carry/base.tar`) built beside it, alternating
 # AB_RUNS (3) times on the same machine, where the host's share varies by
@@ -26,10 +27,21 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 summary=()
 note() { summary+=("$1"); }
+# The base tree of the A/B steps (gpu-carry/base.tar), built once beside this one.
+base=/tmp/gpu-check-base
+build_base() {
+  [ -x $base/build/cuda/apps/block-eigs ] && [ -x $base/build/cuda/apps/block-ops-bench ] && return 0
+  [ -f gpu-carry/base.tar ] || { echo "no gpu-carry/base.tar"; return 1; }
+  rm -rf $base; mkdir -p $base && tar -xf gpu-carry/base.tar -C $base
+  (cd $base && cmake --preset cuda -DCMAKE_CUDA_ARCHITECTURES=90 >"$out/configure-base.log" 2>&1 &&
+   cmake --build --preset cuda -j "$(nproc)" --target block-eigs block-ops-bench >"$out/build-base.log" 2>&1)
+}
 
 echo "== device"; nvidia-smi --query-gpu=index,name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
 gpus=$(nvidia-smi -L | wc -l)
-echo "commit $(git rev-parse --short HEAD 2>/dev/null || cat gpu-carry/COMMIT 2>/dev/null || echo unknown)  date $(date -u +%F)"
+# The tree that travels is the working tree; its .git may lag, so gpu-carry/COMMIT (written
+# before the call: `git describe --always --dirty > gpu-carry/COMMIT`) names it when present.
+echo "commit $(cat gpu-carry/COMMIT 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)  date $(date -u +%F)"
 
 echo "== build"
 start=$SECONDS
@@ -150,12 +162,7 @@ for step in "${steps[@]}"; do
       note "$(grep -E '^\| block-(eigs|cg) ' "$out"/compare-*.log | tr '\n' ' ')" ;;
     ab-eigs)
       echo "== A/B block-eigs 128^3 (base $(cat gpu-carry/BASE 2>/dev/null || echo '?') against this tree)"
-      if [ ! -f gpu-carry/base.tar ]; then note "ab-eigs          no gpu-carry/base.tar"; continue; fi
-      base=/tmp/gpu-check-base; rm -rf $base; mkdir -p $base && tar -xf gpu-carry/base.tar -C $base
-      if ! (cd $base && cmake --preset cuda -DCMAKE_CUDA_ARCHITECTURES=90 >"$out/configure-base.log" 2>&1 &&
-            cmake --build --preset cuda -j "$(nproc)" --target block-eigs >"$out/build-base.log" 2>&1); then
-        note "ab-eigs          base build FAILED"; continue
-      fi
+      if ! build_base; then note "ab-eigs          base build FAILED"; continue; fi
       for i in $(seq ${AB_RUNS:-3}); do
         for side in base this; do
           b=$bin; [ $side = base ] && b=$base/build/cuda/apps
@@ -165,6 +172,21 @@ for step in "${steps[@]}"; do
         done
       done
       note "ab-eigs          $(grep -c . "$out/ab-eigs.log") runs" ;;
+    ab-blockops)
+      # The block operations at LOBPCG's k = 20 (and block CG's 16), base and this tree alternately.
+      echo "== A/B block-ops-bench (base $(cat gpu-carry/BASE 2>/dev/null || echo '?') against this tree)"
+      if ! build_base; then note "ab-blockops      base build FAILED"; continue; fi
+      for i in 1 2; do
+        for side in base this; do
+          b=$bin; [ $side = base ] && b=$base/build/cuda/apps
+          for k in 16 20; do
+            $b/block-ops-bench --rows 2097152 --width $k 2>&1 | sed "s/^CSV,/CSV,$side,/" >> "$out/ab-blockops.log"
+          done
+        done
+      done
+      grep -E '^CSV' "$out/ab-blockops.log" | grep -E 'S\^T \[W AW\]|Ritz \+ R|\[X P W\] M|odd P|W T in place|W -= ' |
+        awk -F, '{key=$7" k="$5" "$2; sum[key]+=$NF; n[key]++} END {for (k in sum) printf "%-52s %.3f ms\n", k, sum[k]/n[k]}' | sort
+      note "ab-blockops      $(grep -c '^CSV' "$out/ab-blockops.log") timings" ;;
     scaling)
       # 1 and 2 GPUs, fixed iteration counts so both rank counts do the same arithmetic.
       echo "== scaling (7-point Laplacian, fp64, 16 columns)"

@@ -39,7 +39,7 @@ void dmma_update(std::int64_t rows, std::int64_t k1x, std::int64_t k1, std::int6
 struct RitzUpdateArgs {
   std::int64_t rows;
   int ns, m, nb;
-  int k_steps, stride;  // set by ritz_update
+  int k_steps;  // set by ritz_update
   const double* s;
   std::int64_t lds;
   const double* as;

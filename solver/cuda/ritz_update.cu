@@ -1,6 +1,6 @@
 // LOBPCG's Ritz update and its next residuals in one pass, in fp64 on the
-// tensor cores (DMMA, mma.m8n8k4): from the basis S and A S (ns <= 64
-// columns each) and the Ritz coefficients C (ns x m, m <= 48),
+// tensor cores: from the basis S and A S (ns <= 64 columns each) and the Ritz
+// coefficients C (ns x m, m <= 48),
 //   Y = S C and AY = A S C               (the next [X P] and [A X A P]),
 //   R = AY(:, 0:nb) - Y(:, 0:nb) Lambda  (the next residual block),
 // with each thread block's sums of squares of R's and Y(:, 0:nb)'s columns.
@@ -10,21 +10,20 @@
 // (H200, 2M rows, block 20: 0.61 + 0.61 + 0.45 ms); here S and A S are read
 // once and the residuals come from the accumulators.
 //
-// The scheme of dmma_update.cu: a warp takes 8 rows a step, loads them (all
-// in flight), stages them in its own rows of shared memory and multiplies
-// them as one 8-row tile by C, which the block keeps in shared memory; first
-// S's rows into Y's accumulators, then A S's into AY's. Lane l holds the
-// entries (l / 4, 2 (l % 4) + {0, 1}) of each 8 x 8 tile of both, so it forms
-// those residual entries itself. One tile a step, not dmma_update.cu's two:
-// with both accumulators live, two tiles took 167-198 registers and allowed
-// 2-3 blocks of 4 warps per SM; one takes 96 and allows 5 (H200, 2M rows:
-// 40 outputs 1.35 -> 1.31 ms, 32 outputs 1.12 -> 0.95 ms, 92% of the copy
-// rate), for twice the shared-memory loads of C per row.
+// A warp takes 16 rows a step, one m16n8k8 tile of rows (Hopper's fp64 MMA,
+// twice the rate of the m8n8k4 this kernel used before): it loads the rows
+// of S straight into its A fragments (lane (g, t) the entries (g or g + 8,
+// 8 ks + t or + 4) of every k-step: 8-byte loads, each instruction eight
+// full 32-byte sectors, all of a step in flight), multiplies them by C, which
+// the block keeps in shared memory as the B fragments, then does the same
+// with A S. No shared-memory staging: the rows pass through registers once,
+// and the shared-memory traffic is C's fragments alone. Lane (g, t) ends
+// with Y and AY at rows g and g + 8, columns 8 nt + 2 t + {0, 1}, so it forms
+// those residual entries itself.
 //
 // The grid depends on the row count alone and each lane adds its rows in
 // order, so the partial sums, and the norms, do not depend on the GPU.
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 
 #include "solver/cuda/narrow_block_kernels.hpp"
@@ -37,12 +36,12 @@ namespace {
 using namespace detail;
 
 constexpr int warps_per_block = 4;
-constexpr int row_tiles = 1;                  // 8-row MMA tiles per step
-constexpr int step_rows = 8 * row_tiles;
-// Blocks per SM the registers must allow (65536 / (5 * 128) = 102 each);
-// 48 outputs need more than that without spilling.
-constexpr int min_blocks_per_sm(int nt) { return nt >= 6 ? 4 : 5; }
+constexpr int step_rows = 16;  // one m16n8k8 tile of rows
 constexpr int max_inputs = 64, max_outputs = 48;
+constexpr int max_k_steps = max_inputs / 8;
+// Blocks per SM the registers must allow: a step's A fragments (64 registers)
+// and both accumulators (8 NT each) are live together.
+constexpr int min_blocks_per_sm(int nt) { return nt >= 6 ? 2 : 3; }
 constexpr std::int64_t max_blocks = 4096;  // grid-stride beyond
 
 template <int NT>  // NT tiles of 8 outputs
@@ -51,13 +50,6 @@ struct RitzConstants {
   double lambda[max_outputs];
   int r_column[max_outputs];  // R's column for residual j
 };
-
-// Values col and col + 1 of a row of k (zero past k): one vector load where aligned.
-__device__ __forceinline__ double2 load_pair(const double* row, int col, int k) {
-  const double* p = row + col;
-  if (col + 1 < k && pair_aligned(p)) return *reinterpret_cast<const double2*>(p);
-  return double2{col < k ? p[0] : 0.0, col + 1 < k ? p[1] : 0.0};
-}
 
 __device__ __forceinline__ void store_pair(double* p, double v0, double v1, bool second) {
   if (second && pair_aligned(p)) {
@@ -68,62 +60,79 @@ __device__ __forceinline__ void store_pair(double* p, double v0, double v1, bool
   }
 }
 
-// acc = rows [first, first + step_rows) of `src` times C (in shared memory).
+// The A fragments of rows [first, first + 16) of `src` for every k-step of 8
+// inputs; zero past the rows and past ns (so NaN in unused columns never
+// reaches an accumulator).
+__device__ __forceinline__ void load_fragments(const RitzUpdateArgs& a, const double* src, std::int64_t ld,
+                                               std::int64_t first, double (&frag)[max_k_steps][4]) {
+  const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
+  const bool in0 = first + g < a.rows, in1 = first + g + 8 < a.rows;
+  const double* const row0 = src + (in0 ? first + g : 0) * ld;
+  const double* const row1 = src + (in1 ? first + g + 8 : 0) * ld;
+#pragma unroll
+  for (int ks = 0; ks < max_k_steps; ++ks) {
+    const int c0 = 8 * ks + t, c1 = c0 + 4;
+    frag[ks][0] = in0 && c0 < a.ns ? row0[c0] : 0.0;
+    frag[ks][1] = in1 && c0 < a.ns ? row1[c0] : 0.0;
+    frag[ks][2] = in0 && c1 < a.ns ? row0[c1] : 0.0;
+    frag[ks][3] = in1 && c1 < a.ns ? row1[c1] : 0.0;
+  }
+}
+
+// acc = the 16 rows whose fragments are in `frag` times C (in shared memory).
 template <int NT, int CS>
-__device__ __forceinline__ void multiply_rows(const RitzUpdateArgs& a, const double* src, std::int64_t ld,
-                                              std::int64_t first, double* staged, const double (*C)[CS],
-                                              double (&acc)[row_tiles][NT][2]) {
-  const int col = 2 * (static_cast<int>(threadIdx.x) % 32);
-  double2 in[step_rows];
+__device__ __forceinline__ void multiply(const RitzUpdateArgs& a, const double (&frag)[max_k_steps][4],
+                                         const double (*C)[CS], double (&acc)[NT][4]) {
+  const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
 #pragma unroll
-  for (int r = 0; r < step_rows; ++r)
-    in[r] = first + r < a.rows && col < a.ns ? load_pair(src + (first + r) * ld, col, a.ns) : double2{0.0, 0.0};
-  __syncwarp();  // the last multiply has read the staged rows
-  if (col < 4 * a.k_steps)  // zeros past ns up to the last whole group of 4 inputs
+  for (int nt = 0; nt < NT; ++nt) acc[nt][0] = acc[nt][1] = acc[nt][2] = acc[nt][3] = 0.0;
 #pragma unroll
-    for (int r = 0; r < step_rows; ++r) *reinterpret_cast<double2*>(staged + r * a.stride + col) = in[r];
-  __syncwarp();
-  multiply_staged<row_tiles>(staged, a.stride, a.k_steps, C, acc);
+  for (int ks = 0; ks < max_k_steps; ++ks) {
+    if (ks >= a.k_steps) break;  // warp-uniform
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt) mma_16x8x8(acc[nt], frag[ks], C[8 * ks + t][8 * nt + g], C[8 * ks + t + 4][8 * nt + g]);
+  }
 }
 
 template <int NT>
 __global__ void __launch_bounds__(warps_per_block * 32, min_blocks_per_sm(NT))
     ritz_update_kernel(const RitzUpdateArgs a, const __grid_constant__ RitzConstants<NT> k) {
   constexpr int K2 = 8 * NT;
-  constexpr int c_stride = K2 + 4;  // = 4 or 12 mod 16: a B fragment's 4 rows x 8 columns hit distinct banks
+  constexpr int c_stride = K2 + 4;  // = 4 or 12 mod 16: a B fragment's 4 rows x 8 columns take two wavefronts
   __shared__ double C[max_inputs][c_stride];
   __shared__ double warp_sums[warps_per_block][2][max_outputs];
-  extern __shared__ double staged_rows[];  // warps_per_block x step_rows x a.stride
   for (int e = threadIdx.x; e < max_inputs * K2; e += blockDim.x) C[e / K2][e % K2] = k.c[e];
   for (int e = threadIdx.x; e < warps_per_block * 2 * max_outputs; e += blockDim.x) (&warp_sums[0][0][0])[e] = 0.0;
   __syncthreads();
   const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
   const int warp_in_block = static_cast<int>(threadIdx.x) / 32;
-  double* const staged = staged_rows + warp_in_block * step_rows * a.stride;
   const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
   for (std::int64_t first = warp * step_rows; first < a.rows; first += warps * step_rows) {  // warp-uniform
-    double y[row_tiles][NT][2], ay[row_tiles][NT][2];
-    multiply_rows<NT>(a, a.s, a.lds, first, staged, C, y);
-    multiply_rows<NT>(a, a.as, a.ldas, first, staged, C, ay);
+    double frag[max_k_steps][4], y[NT][4], ay[NT][4];
+    load_fragments(a, a.s, a.lds, first, frag);
+    multiply<NT>(a, frag, C, y);
+    load_fragments(a, a.as, a.ldas, first, frag);
+    multiply<NT>(a, frag, C, ay);
     // This step's sums of squares of the lane's columns 8 nt + 2 t + {0, 1}
     // (in registers only here: across the steps they live in shared memory).
     double sum_r[NT][2] = {}, sum_y[NT][2] = {};
 #pragma unroll
-    for (int m = 0; m < row_tiles; ++m) {
-      const std::int64_t row = first + 8 * m + g;
+    for (int h = 0; h < 2; ++h) {  // rows g and g + 8
+      const std::int64_t row = first + g + 8 * h;
       if (row >= a.rows) continue;
 #pragma unroll
       for (int nt = 0; nt < NT; ++nt) {
         const int c = 8 * nt + 2 * t;
         if (c >= a.m) continue;
         const bool second = c + 1 < a.m;
-        store_pair(a.y + row * a.ldy + c, y[m][nt][0], y[m][nt][1], second);
-        store_pair(a.ay + row * a.lday + c, ay[m][nt][0], ay[m][nt][1], second);
+        const double y0 = y[nt][2 * h], y1 = y[nt][2 * h + 1], ay0 = ay[nt][2 * h], ay1 = ay[nt][2 * h + 1];
+        store_pair(a.y + row * a.ldy + c, y0, y1, second);
+        store_pair(a.ay + row * a.lday + c, ay0, ay1, second);
         if (c >= a.nb) continue;
         const bool second_r = c + 1 < a.nb;
-        const double r0 = ay[m][nt][0] - k.lambda[c] * y[m][nt][0];
-        const double r1 = second_r ? ay[m][nt][1] - k.lambda[c + 1] * y[m][nt][1] : 0.0;
+        const double r0 = ay0 - k.lambda[c] * y0;
+        const double r1 = second_r ? ay1 - k.lambda[c + 1] * y1 : 0.0;
         double* const r_row = a.r + row * a.ldr;
         if (!second_r || k.r_column[c + 1] == k.r_column[c] + 1) {
           store_pair(r_row + k.r_column[c], r0, r1, second_r);
@@ -133,8 +142,8 @@ __global__ void __launch_bounds__(warps_per_block * 32, min_blocks_per_sm(NT))
         }
         sum_r[nt][0] = fma(r0, r0, sum_r[nt][0]);
         sum_r[nt][1] = fma(r1, r1, sum_r[nt][1]);
-        sum_y[nt][0] = fma(y[m][nt][0], y[m][nt][0], sum_y[nt][0]);
-        if (second_r) sum_y[nt][1] = fma(y[m][nt][1], y[m][nt][1], sum_y[nt][1]);
+        sum_y[nt][0] = fma(y0, y0, sum_y[nt][0]);
+        if (second_r) sum_y[nt][1] = fma(y1, y1, sum_y[nt][1]);
       }
     }
     // Lanes of equal t hold the same columns: add over g (lane bits 2-4) in a
@@ -174,11 +183,8 @@ void launch(const RitzUpdateArgs& a, const double* c, const double* lambda, cons
     constants.lambda[j] = lambda[j];
     constants.r_column[j] = static_cast<int>(position[j]);
   }
-  const auto kernel = ritz_update_kernel<NT>;
-  const std::size_t bytes = std::size_t(warps_per_block) * step_rows * a.stride * sizeof(double);
-  static std::atomic<std::uint64_t> opted_in{0};
-  allow_shared_memory(kernel, warps_per_block * step_rows * (max_inputs + 4) * int(sizeof(double)), opted_in);
-  kernel<<<static_cast<unsigned>(ritz_update_blocks(a.rows)), warps_per_block * 32, bytes, stream>>>(a, constants);
+  ritz_update_kernel<NT><<<static_cast<unsigned>(ritz_update_blocks(a.rows)), warps_per_block * 32, 0, stream>>>(
+      a, constants);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
@@ -195,8 +201,7 @@ std::int64_t ritz_update_blocks(std::int64_t rows) {
 
 void ritz_update(RitzUpdateArgs a, const double* c, const double* lambda, const std::int64_t* position,
                  cudaStream_t stream) {
-  a.k_steps = (a.ns + 3) / 4;
-  a.stride = (4 * a.k_steps + 11) / 16 * 16 + 4;
+  a.k_steps = (a.ns + 7) / 8;
   switch ((a.m + 7) / 8) {
     case 1: return launch<1>(a, c, lambda, position, stream);
     case 2: return launch<2>(a, c, lambda, position, stream);

@@ -9,16 +9,19 @@
 // holding both ran at 60% of the copy rate (0.63 ms). Here [X P Z] is read
 // once.
 //
-// A block streams its rows through shared memory in stages of 12 rows
+// A block streams its rows through shared memory in stages of 16 rows
 // (cp.async, `stages` in flight, so the loads in flight cost no registers),
-// each row laid out as [X, zeros to a multiple of 8 | Y1 Y2, zeros]. The
-// product's K dimension is the rows, so for 4 rows r0..r0+3 lane l (g = l / 4,
-// t = l % 4) takes A(g, t) = X(r0 + t, 8 m + g) and B(t, g) = Y(r0 + t, 8 n + g)
-// straight from a staged row. Warp w owns X's tiles w and w + 4 against
-// every tile of [Y1 Y2] (up to 10 accumulator tiles), so the warps never add
-// into each other's sums. A first version without staging (each warp's
-// loads in registers, 8 rows in flight) ran at 57% of the copy rate on
-// 60 x 40: too few bytes in flight.
+// each row laid out as [X, zeros to a multiple of 16 | Y1 Y2, zeros]. The
+// product's K dimension is the rows: per 8 rows r0..r0+7 it is one
+// m16n8k8 MMA (Hopper's fp64 shape, twice the rate of m8n8k4) per tile pair,
+// lane l (g = l / 4, t = l % 4) taking A(g (+ 8), t (+ 4)) =
+// X(r0 + t (+ 4), 16 m + g (+ 8)) and B(t (+ 4), g) = Y(r0 + t (+ 4), 8 n + g)
+// straight from the staged rows. Warp w owns X's 16-column tile w against
+// every tile of [Y1 Y2] (up to 5 accumulator tiles), so the warps never add
+// into each other's sums. Earlier versions: without staging (each warp's
+// loads in registers) 57% of the copy rate on 60 x 40; staged, with m8n8k4,
+// 62% and latency-bound (Nsight Compute: dependent DMMAs, the pipe at its
+// m8n8k4 rate).
 //
 // The grid and every block's rows depend on the row count alone, and each
 // lane adds its rows in order: the partial sums, and with them the product,
@@ -34,23 +37,24 @@
 namespace blockeigs::solver::cuda {
 namespace {
 
-using detail::mma_8x8x4;
+using detail::mma_16x8x8;
 
 constexpr int warps_per_block = 4;
-constexpr int stage_rows = 12;  // 3 MMA steps of 4 rows
-constexpr int stages = 4;       // in the ring: 3 in flight while one is multiplied
-constexpr int max_x_tiles = 8, max_y_tiles = 5;  // 64 and 40 columns
-constexpr int x_tiles_per_warp = max_x_tiles / warps_per_block;
+constexpr int stage_rows = 16;  // 2 MMA steps of 8 rows
+constexpr int stages = 3;       // in the ring: 2 in flight while one is multiplied
+constexpr int max_x_tiles = 4, max_y_tiles = 5;  // 64 (tiles of 16) and 40 (tiles of 8) columns
+static_assert(max_x_tiles == warps_per_block, "one X tile a warp");
 // Blocks: one per stage of rows up to max_blocks, each taking every
 // gridDim.x-th stage. 660 = one wave of 5 blocks per SM (40 KB of shared
-// memory each at 64 x 40; 96 registers) on 132 SMs (H100, H200); the grid is
-// a function of the row count only, for the bits.
+// memory each at 64 x 40) on 132 SMs (H100, H200); the grid is a function of
+// the row count only, for the bits.
 constexpr std::int64_t max_blocks = 660;
 
 // Doubles between staged rows: room for both padded parts, and = 8 (mod 16)
-// so that the 4 rows a fragment reads start 8 banks (of 8 bytes) apart.
+// so that a fragment's 4 rows x 8 columns fall on distinct banks (of 8
+// bytes) in each half-warp.
 __host__ __device__ constexpr int staged_stride(int kx, int ky) {
-  const int width = (kx + 7) / 8 * 8 + (ky + 7) / 8 * 8;
+  const int width = (kx + 15) / 16 * 16 + (ky + 7) / 8 * 8;
   return (width + 7) / 16 * 16 + 8;
 }
 
@@ -65,11 +69,11 @@ __device__ __forceinline__ void wait_copies() {
 }
 
 template <int NT>  // tiles of 8 columns of [Y1 Y2]
-__global__ void __launch_bounds__(warps_per_block * 32) tall_skinny_gram_kernel(const TallSkinnyGramArgs a) {
+__global__ void __launch_bounds__(warps_per_block * 32, 5) tall_skinny_gram_kernel(const TallSkinnyGramArgs a) {
   extern __shared__ double staged[];  // stages x stage_rows x stride
   const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
   const int warp = static_cast<int>(threadIdx.x) / 32;
-  const int ky = a.ky1 + a.ky2, x_tiles = (a.kx + 7) / 8, y_start = x_tiles * 8;
+  const int ky = a.ky1 + a.ky2, x_tiles = (a.kx + 15) / 16, y_start = x_tiles * 16;
   const int stride = staged_stride(a.kx, ky);
   // Zero once: the padding columns are never copied into.
   for (int e = static_cast<int>(threadIdx.x); e < stages * stage_rows * stride; e += blockDim.x) staged[e] = 0.0;
@@ -107,52 +111,45 @@ __global__ void __launch_bounds__(warps_per_block * 32) tall_skinny_gram_kernel(
     commit_copies();
   };
 
-  double acc[x_tiles_per_warp][NT][2];
+  double acc[NT][4];
 #pragma unroll
-  for (int i = 0; i < x_tiles_per_warp; ++i)
-#pragma unroll
-    for (int n = 0; n < NT; ++n) acc[i][n][0] = acc[i][n][1] = 0.0;
+  for (int n = 0; n < NT; ++n) acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.0;
 
   // Stages blockIdx.x, + gridDim.x, ...: the i-th in ring slot i % stages.
   const std::int64_t mine = total_stages > blockIdx.x ? (total_stages - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
   auto stage_of = [&](std::int64_t i) { return blockIdx.x + i * std::int64_t(gridDim.x); };
 #pragma unroll
   for (int i = 0; i < stages - 1; ++i) issue(i < mine ? stage_of(i) : total_stages, i);
+  const bool has_tile = warp < x_tiles;  // warp-uniform
   for (std::int64_t i = 0; i < mine; ++i) {
     wait_copies<stages - 2>();  // stage i has landed (this thread's copies) ...
     __syncthreads();            // ... and everyone's; slot (i - 1) % stages is free again
     const std::int64_t next = i + stages - 1;
     issue(next < mine ? stage_of(next) : total_stages, static_cast<int>(next % stages));
+    if (!has_tile) continue;
     const double* const base = staged + static_cast<int>(i % stages) * stage_rows * stride;
 #pragma unroll
-    for (int k = 0; k < stage_rows / 4; ++k) {
-      const double* const row = base + (4 * k + t) * stride;
-      double b[NT];
+    for (int k = 0; k < stage_rows / 8; ++k) {
+      const double* const row = base + (8 * k + t) * stride;  // row t; row t + 4 is 4 strides on
+      const double x[4] = {row[16 * warp + g], row[16 * warp + g + 8], row[4 * stride + 16 * warp + g],
+                           row[4 * stride + 16 * warp + g + 8]};
 #pragma unroll
-      for (int n = 0; n < NT; ++n) b[n] = row[y_start + 8 * n + g];
-#pragma unroll
-      for (int i_tile = 0; i_tile < x_tiles_per_warp; ++i_tile) {
-        const int m = warp + warps_per_block * i_tile;
-        if (m >= x_tiles) break;  // warp-uniform
-        const double x = row[8 * m + g];
-#pragma unroll
-        for (int n = 0; n < NT; ++n) mma_8x8x4(acc[i_tile][n], x, b[n]);
-      }
+      for (int n = 0; n < NT; ++n) mma_16x8x8(acc[n], x, row[y_start + 8 * n + g], row[4 * stride + y_start + 8 * n + g]);
     }
   }
   wait_copies<0>();  // none left in flight at exit
 
   double* const out = a.partial + std::int64_t(blockIdx.x) * a.kx * ky;
 #pragma unroll
-  for (int i_tile = 0; i_tile < x_tiles_per_warp; ++i_tile) {
-    const int m = warp + warps_per_block * i_tile, r = 8 * m + g;
-    if (m >= x_tiles || r >= a.kx) continue;
+  for (int h = 0; h < 2; ++h) {
+    const int r = 16 * warp + g + 8 * h;
+    if (!has_tile || r >= a.kx) continue;
 #pragma unroll
     for (int n = 0; n < NT; ++n)
 #pragma unroll
       for (int p = 0; p < 2; ++p) {
         const int c = 8 * n + 2 * t + p;
-        if (c < ky) out[r * ky + c] = acc[i_tile][n][p];
+        if (c < ky) out[r * ky + c] = acc[n][2 * h + p];
       }
   }
 }
@@ -162,7 +159,7 @@ void launch(const TallSkinnyGramArgs& a, cudaStream_t stream) {
   const auto kernel = tall_skinny_gram_kernel<NT>;
   const int bytes = stages * stage_rows * staged_stride(a.kx, a.ky1 + a.ky2) * int(sizeof(double));
   static std::atomic<std::uint64_t> opted_in{0};
-  detail::allow_shared_memory(kernel, stages * stage_rows * staged_stride(8 * max_x_tiles, 8 * max_y_tiles) *
+  detail::allow_shared_memory(kernel, stages * stage_rows * staged_stride(16 * max_x_tiles, 8 * max_y_tiles) *
                                           int(sizeof(double)), opted_in);
   kernel<<<static_cast<unsigned>(tall_skinny_gram_blocks(a.rows)), warps_per_block * 32, bytes, stream>>>(a);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
@@ -171,7 +168,7 @@ void launch(const TallSkinnyGramArgs& a, cudaStream_t stream) {
 }  // namespace
 
 bool tall_skinny_gram_fits(std::int64_t kx, std::int64_t ky) {
-  return kx >= 1 && kx <= 8 * max_x_tiles && ky >= 1 && ky <= 8 * max_y_tiles;
+  return kx >= 1 && kx <= 16 * max_x_tiles && ky >= 1 && ky <= 8 * max_y_tiles;
 }
 
 std::int64_t tall_skinny_gram_blocks(std::int64_t rows) {
