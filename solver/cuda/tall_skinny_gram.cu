@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 
 #include "solver/cuda/narrow_update_args.cuh"
 #include "spmm/cuda/cuda_check.hpp"
@@ -58,9 +59,15 @@ __host__ __device__ constexpr int staged_stride(int kx, int ky) {
   return (width + 7) / 16 * 16 + 8;
 }
 
-__device__ __forceinline__ void copy_8_bytes(double* shared, const double* global, bool in) {
-  const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(shared));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(dst), "l"(global), "r"(in ? 8 : 0) : "memory");
+// One cp.async of W doubles (8 or 16 bytes), zero-filled where `in` is false.
+template <int W>
+__device__ __forceinline__ void copy_async(unsigned shared, const double* global, bool in) {
+  if constexpr (W == 2)  // 16 bytes: through L2 only (the rows are read once)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(shared), "l"(global), "r"(in ? 16 : 0)
+                 : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(shared), "l"(global), "r"(in ? 8 : 0)
+                 : "memory");
 }
 __device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 template <int pending>
@@ -68,8 +75,10 @@ __device__ __forceinline__ void wait_copies() {
   asm volatile("cp.async.wait_group %0;" ::"n"(pending) : "memory");
 }
 
-template <int NT>  // tiles of 8 columns of [Y1 Y2]
-__global__ void __launch_bounds__(warps_per_block * 32, 5) tall_skinny_gram_kernel(const TallSkinnyGramArgs a) {
+// NT tiles of 8 columns of [Y1 Y2]; W doubles a copy (2 where every block's
+// rows and columns start 16-byte aligned, see launch).
+template <int NT, int W>
+__global__ void __launch_bounds__(warps_per_block * 32, W == 2 ? 5 : 4) tall_skinny_gram_kernel(const TallSkinnyGramArgs a) {
   extern __shared__ double staged[];  // stages x stage_rows x stride
   const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
   const int warp = static_cast<int>(threadIdx.x) / 32;
@@ -79,34 +88,38 @@ __global__ void __launch_bounds__(warps_per_block * 32, 5) tall_skinny_gram_kern
   for (int e = static_cast<int>(threadIdx.x); e < stages * stage_rows * stride; e += blockDim.x) staged[e] = 0.0;
   __syncthreads();
 
-  // The copy: warp w stages rows w, w + 4, ... of a stage; lane l columns
-  // l + 32 j of [X Y1 Y2] (up to 104 < 128), from where and to where.
-  constexpr int copy_slots = 4;
-  int source[copy_slots];  // 0 X, 1 Y1, 2 Y2, -1 none
-  int from[copy_slots], to[copy_slots];
+  // The copy: warp w stages rows w, w + 4, ... of a stage; lane l the copy
+  // units (W doubles) l + 32 j of the row [X Y1 Y2] (up to 104 doubles).
+  // Each unit's column pointer, leading dimension and place in the staged
+  // row are fixed for the whole kernel: found once here, so that a copy costs
+  // one multiply-add of the row.
+  constexpr int copy_slots = (8 * (max_x_tiles * 2 + max_y_tiles) / W + 31) / 32;
+  const double* column[copy_slots];
+  std::int64_t ld[copy_slots];
+  int to[copy_slots];
+  const int units = (a.kx + ky) / W;
 #pragma unroll
   for (int j = 0; j < copy_slots; ++j) {
-    const int c = lane + 32 * j;
-    source[j] = c < a.kx ? 0 : c < a.kx + a.ky1 ? 1 : c < a.kx + ky ? 2 : -1;
-    from[j] = source[j] == 0 ? c : source[j] == 1 ? c - a.kx : c - a.kx - a.ky1;
-    to[j] = source[j] == 0 ? c : y_start + c - a.kx;
+    const int c = W * (lane + 32 * j);  // column of [X Y1 Y2]
+    const bool x = c < a.kx, y1 = !x && c < a.kx + a.ky1;
+    column[j] = x ? a.x + c : y1 ? a.y1 + (c - a.kx) : a.y2 + (c - a.kx - a.ky1);
+    ld[j] = x ? a.ldx : y1 ? a.ldy1 : a.ldy2;
+    to[j] = x ? c : y_start + c - a.kx;
   }
+  const unsigned staged_base = static_cast<unsigned>(__cvta_generic_to_shared(staged));
   const std::int64_t total_stages = (a.rows + stage_rows - 1) / stage_rows;
   auto issue = [&](std::int64_t stage, int slot) {  // stage may be past the last: zeros
-    double* const base = staged + slot * stage_rows * stride;
+    const unsigned base = staged_base + unsigned(slot * stage_rows * stride) * unsigned(sizeof(double));
 #pragma unroll
     for (int r = warp; r < stage_rows; r += warps_per_block) {
       const std::int64_t row = stage * stage_rows + r;
       const bool in_rows = row < a.rows;
       const std::int64_t safe_row = in_rows ? row : 0;
 #pragma unroll
-      for (int j = 0; j < copy_slots; ++j) {
-        if (source[j] < 0) continue;
-        const double* src = source[j] == 0   ? a.x + safe_row * a.ldx
-                            : source[j] == 1 ? a.y1 + safe_row * a.ldy1
-                                             : a.y2 + safe_row * a.ldy2;
-        copy_8_bytes(base + r * stride + to[j], src + from[j], in_rows);
-      }
+      for (int j = 0; j < copy_slots; ++j)
+        if (lane + 32 * j < units)
+          copy_async<W>(base + unsigned(r * stride + to[j]) * unsigned(sizeof(double)), column[j] + safe_row * ld[j],
+                        in_rows);
     }
     commit_copies();
   };
@@ -154,15 +167,31 @@ __global__ void __launch_bounds__(warps_per_block * 32, 5) tall_skinny_gram_kern
   }
 }
 
-template <int NT>
+template <int NT, int W>
 void launch(const TallSkinnyGramArgs& a, cudaStream_t stream) {
-  const auto kernel = tall_skinny_gram_kernel<NT>;
+  const auto kernel = tall_skinny_gram_kernel<NT, W>;
   const int bytes = stages * stage_rows * staged_stride(a.kx, a.ky1 + a.ky2) * int(sizeof(double));
   static std::atomic<std::uint64_t> opted_in{0};
   detail::allow_shared_memory(kernel, stages * stage_rows * staged_stride(16 * max_x_tiles, 8 * max_y_tiles) *
                                           int(sizeof(double)), opted_in);
   kernel<<<static_cast<unsigned>(tall_skinny_gram_blocks(a.rows)), warps_per_block * 32, bytes, stream>>>(a);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
+
+// 16-byte copies where every part of every row starts 16-byte aligned:
+// even column counts and leading dimensions, aligned block starts (LOBPCG's
+// [X P Z] and [Z A Z] whenever Z has an even number of columns).
+bool copies_pair(const TallSkinnyGramArgs& a) {
+  auto aligned = [](const double* p, std::int64_t ld, int cols) {
+    return cols == 0 || (reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % 2 == 0 && cols % 2 == 0);
+  };
+  return aligned(a.x, a.ldx, a.kx) && aligned(a.y1, a.ldy1, a.ky1) && aligned(a.y2, a.ldy2, a.ky2);
+}
+
+template <int NT>
+void launch_width(const TallSkinnyGramArgs& a, cudaStream_t stream) {
+  if (copies_pair(a)) return launch<NT, 2>(a, stream);
+  launch<NT, 1>(a, stream);
 }
 
 }  // namespace
@@ -177,11 +206,11 @@ std::int64_t tall_skinny_gram_blocks(std::int64_t rows) {
 
 void tall_skinny_gram(const TallSkinnyGramArgs& a, cudaStream_t stream) {
   switch ((a.ky1 + a.ky2 + 7) / 8) {
-    case 1: return launch<1>(a, stream);
-    case 2: return launch<2>(a, stream);
-    case 3: return launch<3>(a, stream);
-    case 4: return launch<4>(a, stream);
-    default: return launch<5>(a, stream);
+    case 1: return launch_width<1>(a, stream);
+    case 2: return launch_width<2>(a, stream);
+    case 3: return launch_width<3>(a, stream);
+    case 4: return launch_width<4>(a, stream);
+    default: return launch_width<5>(a, stream);
   }
 }
 

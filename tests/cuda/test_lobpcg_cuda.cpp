@@ -409,10 +409,11 @@ TEST(DeviceBlockOps, GramInFlightIsTheProductWhenQueued) {
 
 // X^T [Y1 Y2] in one pass (solver/cuda/tall_skinny_gram.cu where it fits,
 // two products otherwise) against the host's two Gram matrices: row counts
-// around the kernel's 4-row MMA steps, 8-row warp steps and 2048-row blocks;
-// widths around its 8-column tiles, up to its limits (64 and 40) and past
-// them; an empty Y2; padding columns full of NaN (never read); Y1 inside X's
-// block, as LOBPCG's Z is in [X P Z]; Y2 with another leading dimension.
+// around the kernel's 8-row MMA steps and 16-row stages; widths around its
+// 16-column X tiles and 8-column Y tiles, up to its limits (64 and 40) and
+// past them; an empty Y2; padding columns full of NaN (never read); Y1 inside
+// X's block, as LOBPCG's Z is in [X P Z]; Y2 with another leading dimension;
+// both the 16-byte copies (even widths, no padding) and the 8-byte ones.
 // Each entry within the bound of two orders of summation,
 // 2 rows u (|X|^T |Y|)_ij; the same bits when run again.
 TEST(DeviceBlockOps, GramPairMatchesTheHostProducts) {
@@ -424,7 +425,8 @@ TEST(DeviceBlockOps, GramPairMatchesTheHostProducts) {
                                    {8, 60, 20, 20, 0},    {9, 9, 17, 0, 3},       {2047, 33, 7, 9, 1},
                                    {2049, 64, 40, 0, 2},  {4097, 60, 20, 20, 1},  {70001, 17, 1, 39, 3},
                                    {100003, 60, 20, 20, 0}, {5000, 65, 8, 8, 0},  {3000, 20, 30, 30, 1},
-                                   {0, 4, 2, 2, 0},       {12, 8, 0, 8, 1}};
+                                   {0, 4, 2, 2, 0},       {12, 8, 0, 8, 1},       {2049, 48, 16, 16, 0},
+                                   {33, 2, 2, 2, 0},      {4111, 64, 40, 0, 0},   {517, 22, 6, 4, 0}};
   const spmm::Context dev = spmm::Context::cuda(0), host = spmm::Context::host();
   const double u = std::numeric_limits<double>::epsilon();
   auto nan_padded = [](std::int64_t rows, std::int64_t cols, std::uint64_t seed, std::int64_t pad) {
