@@ -2,12 +2,13 @@
 # On the GPU machine: build with the cuda preset, run the GPU tests and the
 # benchmarks asked for, and end with a short table. Logs go to $OUT (the
 # device tool's folder) or /tmp/gpu-check.
-#   scripts/gpu-check.sh [dmma] [tests] [sanitize] [bench-quick|bench-full] [operator] [blockops] [profile] [ncu] [ncu-lobpcg] [compare] [scaling] [ab-eigs] [ab-blockops]
+#   scripts/gpu-check.sh [dmma] [tests] [sanitize] [bench-quick|bench-full] [operator] [blockops] [profile] [ncu] [ncu-lobpcg] [compare] [scaling] [ab-eigs] [ab-blockops] [ab-spmm]
 # BUILD_TARGETS="a b": build only these targets (a probe that needs one app).
 # dmma: the fp64 tensor-core rate of each mma.sync shape (scripts/dev/dmma_rate.cu) and the MMA
 # opcodes in our LOBPCG kernels' SASS.
 # ncu: Nsight Compute on LOBPCG's Gram-pair kernel (k = 20) and the n = 1 merge SpMV body (Oregon-2, fp32).
 # ncu-lobpcg: Nsight Compute on the Gram-pair and Ritz-update kernels at k = 20.
+# ab-spmm: spmm-bench at non-power-of-two widths on the generated matrices, base and this tree.
 # ab-blockops: block-ops-bench at k = 16 and 20, base and this tree alternately (twice each).
 # ab-eigs: block-eigs on the 128^3 bar problem, this tree against a base
 # (`git archive <base> -o gpu-carry/base.tar`) built beside it, alternating
@@ -30,11 +31,12 @@ note() { summary+=("$1"); }
 # The base tree of the A/B steps (gpu-carry/base.tar), built once beside this one.
 base=/tmp/gpu-check-base
 build_base() {
-  [ -x $base/build/cuda/apps/block-eigs ] && [ -x $base/build/cuda/apps/block-ops-bench ] && return 0
+  [ -x $base/build/cuda/apps/block-eigs ] && [ -x $base/build/cuda/apps/block-ops-bench ] &&
+    [ -x $base/build/cuda/apps/spmm-bench ] && return 0
   [ -f gpu-carry/base.tar ] || { echo "no gpu-carry/base.tar"; return 1; }
   rm -rf $base; mkdir -p $base && tar -xf gpu-carry/base.tar -C $base
   (cd $base && cmake --preset cuda -DCMAKE_CUDA_ARCHITECTURES=90 >"$out/configure-base.log" 2>&1 &&
-   cmake --build --preset cuda -j "$(nproc)" --target block-eigs block-ops-bench >"$out/build-base.log" 2>&1)
+   cmake --build --preset cuda -j "$(nproc)" --target block-eigs block-ops-bench spmm-bench >"$out/build-base.log" 2>&1)
 }
 
 echo "== device"; nvidia-smi --query-gpu=index,name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
@@ -172,6 +174,21 @@ for step in "${steps[@]}"; do
         done
       done
       note "ab-eigs          $(grep -c . "$out/ab-eigs.log") runs" ;;
+    ab-spmm)
+      # Our kernels at the widths AB_SPMM_N (default: around the three-vectors-a-lane shapes, with
+      # 16 and 32 as controls) on the generated matrices, base and this tree in turn.
+      echo "== A/B spmm-bench (base $(cat gpu-carry/BASE 2>/dev/null || echo '?') against this tree)"
+      if ! build_base; then note "ab-spmm          base build FAILED"; continue; fi
+      for side in base this; do
+        b=$bin; [ $side = base ] && b=$base/build/cuda/apps
+        $b/spmm-bench --suite full --matrices "${AB_SPMM_MATRICES:-lap|uniform|powerlaw}" \
+          --n "${AB_SPMM_N:-11,16,17,18,20,24,32,40,48}" --csv "$out/ab-spmm-$side.csv" > "$out/ab-spmm-$side.log" 2>&1
+        note "ab-spmm          $side exit $?"
+      done
+      # automatic's time per case: base, this, base / this.
+      awk -F, 'FNR == 1 {side++} $9 == "automatic" {key = $1 " " $7 " n=" $8; t[key, side] = $11; c[key, side] = $10; keys[key] = 1}
+        END {for (k in keys) printf "%-34s %9.1f %9.1f  %5.2fx  %s -> %s\n", k, t[k, 1], t[k, 2], t[k, 1] / t[k, 2], c[k, 1], c[k, 2]}' \
+        "$out/ab-spmm-base.csv" "$out/ab-spmm-this.csv" | sort -k2,2 -k1,1 -k3,3V ;;
     ab-blockops)
       # The block operations at LOBPCG's k = 20 (and block CG's 16), base and this tree alternately.
       echo "== A/B block-ops-bench (base $(cat gpu-carry/BASE 2>/dev/null || echo '?') against this tree)"

@@ -60,14 +60,19 @@ inline int column_lanes_for(int vectors) {
 
 // Calls f(KernelShape<V, P, GC>{}) for the smallest shape covering n / V
 // vectors: up to 32 vectors one per lane of a group of GC = next power of two
-// lanes; beyond that a full warp with P = ceil(vectors / 32) vectors per lane.
+// lanes, except 9-12 and 17-24 vectors, which take three per lane of 4 or 8
+// lanes (12 or 24 slots instead of 16 or 32: at fp64 n = 20, LOBPCG's block
+// for k = 16, a 16-lane group left 6 lanes idle and cost what n = 32 does);
+// beyond 32 a full warp with P = ceil(vectors / 32) vectors per lane.
 template <class T, int V, class F>
 void dispatch_vectors(int vectors, F&& f) {
   if (vectors <= 1) return f(KernelShape<V, 1, 1>{});
   if (vectors <= 2) return f(KernelShape<V, 1, 2>{});
   if (vectors <= 4) return f(KernelShape<V, 1, 4>{});
   if (vectors <= 8) return f(KernelShape<V, 1, 8>{});
+  if (vectors <= 12) return f(KernelShape<V, 3, 4>{});
   if (vectors <= 16) return f(KernelShape<V, 1, 16>{});
+  if (vectors <= 24) return f(KernelShape<V, 3, 8>{});
   if (vectors <= 32) return f(KernelShape<V, 1, 32>{});
   constexpr int max_p = max_launch_width / (warp_size * V);
   const int p = (vectors + warp_size - 1) / warp_size;

@@ -68,9 +68,10 @@ inline constexpr int nonzero_unroll = [] {
 // Blocks per SM the register budget must allow (__launch_bounds__): narrow
 // shapes rely on many resident warps to hide latency (<= 64 registers, half
 // occupancy); wide shapes keep U * P vector loads in flight per thread and
-// need up to 128 (a quarter); Wide ones up to 80 (3 blocks).
+// need up to 128 (a quarter); Wide ones and the three-vector shapes of
+// narrower groups (9-12 or 17-24 vectors) up to 80 (3 blocks; 64 spilled).
 template <int P, int GC, bool Wide = false>
-inline constexpr int min_blocks_per_sm = (GC == warp_size && P > 1) ? 2 : Wide ? 3 : 4;
+inline constexpr int min_blocks_per_sm = (GC == warp_size && P > 1) ? 2 : (Wide || P > 1) ? 3 : 4;
 
 // ---- 4-, 8- and 16-byte vector access ---------------------------------------
 
