@@ -58,21 +58,32 @@ inline int column_lanes_for(int vectors) {
   return gc;
 }
 
-// Calls f(KernelShape<V, P, GC>{}) for the smallest shape covering n / V
-// vectors: up to 32 vectors one per lane of a group of GC = next power of two
-// lanes, except 9-12 and 17-24 vectors, which take three per lane of 4 or 8
-// lanes (12 or 24 slots instead of 16 or 32: at fp64 n = 20, LOBPCG's block
-// for k = 16, a 16-lane group left 6 lanes idle and cost what n = 32 does);
-// beyond 32 a full warp with P = ceil(vectors / 32) vectors per lane.
-template <class T, int V, class F>
+// Which kernel a shape is for: they take the same shapes but for one.
+enum class ShapeFor { row_split, merge_based };
+
+// Calls f(KernelShape<V, P, GC>{}) for the shape covering n / V vectors: up
+// to 32 vectors one per lane of a group of GC = next power of two lanes;
+// beyond that a full warp with P = ceil(vectors / 32) vectors per lane.
+// Exceptions, three vectors a lane of 4 or 8 lanes (12 or 24 slots instead of
+// 16 or 32), where they measured faster on the generated matrices (H200,
+// A/B of cd16d54 against b004fbe, docs/benchmarks/2026-11-22-spmm-h200.md):
+//  - one-element vectors (odd n), 9-12 and 17-24 of them, both kernels:
+//    1.0-2.0x (n = 17: a 32-lane group left 15 lanes idle);
+//  - 16-byte fp64 vectors, 17-24 of them (n = 34-48), the merge kernel:
+//    1.13-1.44x (row_split 0.84-1.18x, so it keeps its 32 lanes).
+// 16-byte vectors at 9-12 a row (fp64 n = 18-24, fp32 n = 36-48) keep 16
+// lanes: row_split's Wide 16-lane shape beat 4 lanes of 3 by 1.2-1.3x there.
+template <class T, int V, ShapeFor K, class F>
 void dispatch_vectors(int vectors, F&& f) {
+  constexpr bool three_a_lane_12 = V == 1;
+  constexpr bool three_a_lane_24 = V == 1 || (sizeof(T) == 8 && V == 2 && K == ShapeFor::merge_based);
   if (vectors <= 1) return f(KernelShape<V, 1, 1>{});
   if (vectors <= 2) return f(KernelShape<V, 1, 2>{});
   if (vectors <= 4) return f(KernelShape<V, 1, 4>{});
   if (vectors <= 8) return f(KernelShape<V, 1, 8>{});
-  if (vectors <= 12) return f(KernelShape<V, 3, 4>{});
+  if constexpr (three_a_lane_12) if (vectors <= 12) return f(KernelShape<V, 3, 4>{});
   if (vectors <= 16) return f(KernelShape<V, 1, 16>{});
-  if (vectors <= 24) return f(KernelShape<V, 3, 8>{});
+  if constexpr (three_a_lane_24) if (vectors <= 24) return f(KernelShape<V, 3, 8>{});
   if (vectors <= 32) return f(KernelShape<V, 1, 32>{});
   constexpr int max_p = max_launch_width / (warp_size * V);
   const int p = (vectors + warp_size - 1) / warp_size;
@@ -86,13 +97,13 @@ void dispatch_vectors(int vectors, F&& f) {
   throw Error("SpMM kernel dispatch: block width beyond " + std::to_string(max_launch_width));
 }
 
-template <class T, class F>
+template <class T, ShapeFor K, class F>
 void dispatch_shape(int n, int v, F&& f) {
   if constexpr (sizeof(T) == 4) {
-    if (v == 4) return dispatch_vectors<T, 4>(n / 4, f);
+    if (v == 4) return dispatch_vectors<T, 4, K>(n / 4, f);
   }
-  if (v == 2) return dispatch_vectors<T, 2>(n / 2, f);
-  return dispatch_vectors<T, 1>(n, f);
+  if (v == 2) return dispatch_vectors<T, 2, K>(n / 2, f);
+  return dispatch_vectors<T, 1, K>(n, f);
 }
 
 // Calls f(B_slab, C_slab) for column slabs of at most max_launch_width.

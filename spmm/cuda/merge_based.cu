@@ -227,7 +227,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
     const int v = vector_width<T>(B.data, B.ld, C.data, C.ld, B.cols);
     const int blocks = static_cast<int>(std::clamp<std::int64_t>(
         (segments.segments + warps_per_block - 1) / warps_per_block, 1, std::int64_t(multiprocessors_) * 2048));
-    dispatch_shape<T>(static_cast<int>(B.cols), v, [&](auto shape) {
+    dispatch_shape<T, ShapeFor::merge_based>(static_cast<int>(B.cols), v, [&](auto shape) {
       using S = decltype(shape);
       auto run = [&](auto wide) {
         constexpr bool Wide = decltype(wide)::value;

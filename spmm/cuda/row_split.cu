@@ -111,7 +111,7 @@ class RowSplitSpmm final : public LocalSpmm<T> {
     const SpmmArgs<T> args{A_.row_offsets, A_.col_indices, A_.values, B.data, B.ld, C.data, C.ld,
                            A_.rows, static_cast<int>(B.cols), alpha, beta};
     const int v = vector_width<T>(B.data, B.ld, C.data, C.ld, B.cols);
-    dispatch_shape<T>(static_cast<int>(B.cols), v, [&](auto shape) {
+    dispatch_shape<T, ShapeFor::row_split>(static_cast<int>(B.cols), v, [&](auto shape) {
       using S = decltype(shape);
       if constexpr (has_wide_unroll<T, S::V, S::P, S::GC>)
         if (wide_unroll_pays(S::GC)) return launch_shape<S::V, S::P, S::GC, true>(args);

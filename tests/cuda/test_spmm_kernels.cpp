@@ -16,8 +16,8 @@ namespace {
 #define SKIP_WITHOUT_GPU() \
   if (spmm::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible"
 
-// 11, 17, 20, 22, 40, 46: the three-vectors-a-lane shapes (kernel_dispatch.cuh)
-// at 1, 2 and 4 elements a vector in both precisions.
+// 11, 17, 20, 22, 40, 46: on and around the three-vectors-a-lane shapes
+// (kernel_dispatch.cuh), at 1, 2 and 4 elements a vector in both precisions.
 constexpr std::int64_t all_widths[] = {1, 2, 3, 7, 11, 17, 20, 22, 32, 33, 40, 46, 65, 128, 129, 256};
 
 // 777 x 555, lengths 0..40, one row in ten empty.
