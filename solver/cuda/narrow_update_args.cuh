@@ -1,7 +1,8 @@
 // What both narrow update kernels (row_group_update.cu, dmma_update.cu) take:
 // Y = alpha * [X1 X2] S + beta * Z on tall row-major blocks, and how they
-// read a pair of adjacent input values of a row; the fp64 tensor-core tile
-// and the shared-memory opt-in that dmma_update.cu and ritz_update.cu share.
+// read a pair of adjacent input values of a row; the fp64 tensor-core tiles
+// (m8n8k4 for dmma_update.cu; Hopper's m16n8k8, twice its rate, for
+// ritz_update.cu and tall_skinny_gram.cu) and the shared-memory opt-in.
 #pragma once
 
 #include <cuda_runtime.h>
