@@ -7,7 +7,8 @@
 # dmma: the fp64 tensor-core rate of each mma.sync shape (scripts/dev/dmma_rate.cu) and the MMA
 # opcodes in our LOBPCG kernels' SASS.
 # ncu: Nsight Compute on LOBPCG's Gram-pair kernel (k = 20) and the n = 1 merge SpMV body (Oregon-2, fp32).
-# ncu-lobpcg: Nsight Compute on the Gram-pair and Ritz-update kernels at k = 20.
+# ncu-lobpcg: Nsight Compute on the Gram-pair and Ritz-update kernels at k = 20, and row_split at
+# fp64 n = 20 on the 7-point Laplacian (LOBPCG's SpMM for k = 16).
 # ab-spmm: spmm-bench at non-power-of-two widths on the generated matrices, base and this tree.
 # ab-blockops: block-ops-bench at k = 16 and 20, base and this tree alternately (twice each).
 # ab-eigs: block-eigs on the 128^3 bar problem, this tree against a base
@@ -72,7 +73,12 @@ for step in "${steps[@]}"; do
           $bin/block-ops-bench --rows 2097152 --width 20 > "$out/ncu-$k.txt" 2>&1
         note "ncu              $k: exit $?"
         grep -E "Duration|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|No Eligible" "$out/ncu-$k.txt" | head -12
-      done ;;
+      done
+      # LOBPCG's SpMM width for k = 16 (block 20) on the 7-point Laplacian, row_split.
+      timeout 200 ncu --clock-control none -k regex:row_split_kernel --launch-skip 3 --launch-count 1 $sections \
+        $bin/spmm-bench --suite full --matrices lap7pt --n 20 --precision fp64 > "$out/ncu-row-split-n20.txt" 2>&1
+      note "ncu              row_split n = 20: exit $?"
+      grep -E "Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|No Eligible|Eligible Warps" "$out/ncu-row-split-n20.txt" | head -10 ;;
     tests)
       echo "== ctest -L cuda"
       ctest --preset cuda -L cuda -j 4 --timeout 600 2>&1 | tee "$out/ctest-cuda.log" | grep -vE '^ +Start|Passed' | tail -40
