@@ -70,8 +70,8 @@ int main(int argc, char** argv) {
   });
   bench("dsytrd + dstebz + dstein + dormtr", [&] {
     W = A;
-    LAPACKE_dsytrd_work(LAPACK_COL_MAJOR, 'L', n, W.data(), n, d.data() == nullptr ? nullptr : work.data(), e.data(),
-                        tq.data(), work.data() + n, 32 * n);
+    LAPACKE_dsytrd_work(LAPACK_COL_MAJOR, 'L', n, W.data(), n, work.data(), e.data(), tq.data(), work.data() + n,
+                        32 * n);
     std::vector<double> diag(work.begin(), work.begin() + n);
     LAPACKE_dstebz_work('I', 'E', n, 0, 0, 1, want, 0.0, diag.data(), e.data(), &m, &nsplit, w.data(), iblock.data(),
                         isplit.data(), work.data() + 2 * n, iwork.data());
@@ -82,7 +82,8 @@ int main(int argc, char** argv) {
   });
   bench("dsytrd alone", [&] {
     W = A;
-    LAPACKE_dsytrd_work(LAPACK_COL_MAJOR, 'L', n, W.data(), n, work.data(), e.data(), tq.data(), work.data() + n, 32 * n);
+    LAPACKE_dsytrd_work(LAPACK_COL_MAJOR, 'L', n, W.data(), n, work.data(), e.data(), tq.data(), work.data() + n,
+                        32 * n);
   });
   return 0;
 }

@@ -92,7 +92,8 @@ __device__ __forceinline__ void multiply(const RitzUpdateArgs& a, const double (
   for (int ks = 0; ks < max_k_steps; ++ks) {
     if (ks >= a.k_steps) break;  // warp-uniform
 #pragma unroll
-    for (int nt = 0; nt < NT; ++nt) mma_16x8x8(acc[nt], frag[ks], C[8 * ks + t][8 * nt + g], C[8 * ks + t + 4][8 * nt + g]);
+    for (int nt = 0; nt < NT; ++nt)
+      mma_16x8x8(acc[nt], frag[ks], C[8 * ks + t][8 * nt + g], C[8 * ks + t + 4][8 * nt + g]);
   }
 }
 
