@@ -29,6 +29,9 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 summary=()
 note() { summary+=("$1"); }
+# Nsight Compute's sections for the ncu steps.
+sections="--section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis"
+sections+=" --section WarpStateStats --section Occupancy --section LaunchStats --section SchedulerStats"
 # The base tree of the A/B steps (gpu-carry/base.tar), built once beside this one; a warm machine
 # keeps the build for the next call only while base.tar is the same.
 base=/tmp/gpu-check-base
@@ -64,12 +67,12 @@ for step in "${steps[@]}"; do
       echo "== fp64 MMA rate by shape"
       nvcc -O3 -arch=sm_90 -o /tmp/dmma_rate scripts/dev/dmma_rate.cu && /tmp/dmma_rate 2>&1 | tee "$out/dmma-rate.log"
       note "dmma             $(grep -E ' 16 warps' "$out/dmma-rate.log" | awk '{printf "%s %s TF; ", $1, $(NF-1)}')"
-      for o in $(find build/cuda/solver -name '*ritz_update*.o' -o -name '*tall_skinny_gram*.o' -o -name '*dmma_update*.o'); do
+      for o in $(find build/cuda/solver -name 'ritz_update.cu.o' -o -name 'tall_skinny_gram.cu.o' \
+                   -o -name 'dmma_update.cu.o'); do
         echo "-- $o: $(cuobjdump --dump-sass "$o" | grep -oE 'DMMA\.[0-9A-Z.]+' | sort | uniq -c | tr '\n' ' ')"
       done ;;
     ncu-lobpcg)
       echo "== ncu (LOBPCG kernels, k = 20, clocks left alone)"
-      sections="--section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy --section LaunchStats --section SchedulerStats"
       for k in tall_skinny_gram ritz_update_kernel; do
         timeout 200 ncu --clock-control none -k regex:$k --launch-skip 3 --launch-count 1 $sections \
           $bin/block-ops-bench --rows 2097152 --width 20 > "$out/ncu-$k.txt" 2>&1
@@ -153,7 +156,6 @@ for step in "${steps[@]}"; do
       fi ;;
     ncu)
       echo "== ncu (Nsight Compute, clocks left alone)"
-      sections="--section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis --section WarpStateStats --section Occupancy --section LaunchStats --section SchedulerStats"
       timeout 200 ncu --clock-control none -k regex:tall_skinny_gram --launch-skip 3 --launch-count 1 $sections \
         $bin/block-ops-bench --rows 2097152 --width 20 > "$out/ncu-gram.txt" 2>&1
       note "ncu              gram pair: exit $?"

@@ -101,8 +101,9 @@ constexpr std::int64_t merge_max_items = 1024;
 // merge_uses_spmv_body: skew (longest row / mean) above which the SpMV body
 // wins at n = 1 (and at n = 2 and 4, where the table sends such matrices to
 // merge_based from skew 14-34 on: H200, 177ff37, the narrow body 1.1-3.7x
-// faster than the general one on all but the short-row p2p graphs). From the merge times of the general body (0361183) and the
-// SpMV body (79794c2) on the H200, fp64: it wins on every matrix with skew
+// faster than the general one on all but the short-row p2p graphs). From the
+// merge times of the general body (0361183) and the SpMV body (79794c2) on
+// the H200, fp64: it wins on every matrix with skew
 // above 30 (0.36-0.88x the time), loses on every one below 9 (1.1-1.9x),
 // and between them mostly wins above 14 (ca-GrQc 15: 0.69x, polblogs 16:
 // 0.94x, astro-ph 25: 0.86x; ego-Facebook 24: 1.08x) and loses below (cyl6

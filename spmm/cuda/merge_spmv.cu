@@ -295,8 +295,6 @@ void launch(const SpmmArgs<T>& args, const MergeSegments& segments, T* carry, in
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
-}  // namespace
-
 // Vector loads of B where every row starts on a vector boundary.
 template <class T, int N, int K, int MinBlocks = 4>
 void launch_width(const SpmmArgs<T>& args, const MergeSegments& segments, T* carry, int multiprocessors,
@@ -307,6 +305,8 @@ void launch_width(const SpmmArgs<T>& args, const MergeSegments& segments, T* car
     if (aligned) return launch<T, N, K, true, MinBlocks>(args, segments, carry, multiprocessors, stream);
   launch<T, N, K, false, MinBlocks>(args, segments, carry, multiprocessors, stream);
 }
+
+}  // namespace
 
 template <class T>
 void launch_merge_spmv(const SpmmArgs<T>& args, const MergeSegments& segments, T* carry, int multiprocessors,
