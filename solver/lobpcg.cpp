@@ -210,7 +210,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       int retry = 0;
       collectively(comm, [&] {
         if (rank != 0) return;
-        RitzPairs pairs = rayleigh_ritz(GA, GB, nb, nb + np, nb, tol);
+        RitzPairs pairs = rayleigh_ritz(GA, GB, nb, nb + np, nb, tol, options.which);
         // A restart is decided on measured Gram matrices only. (Not seen in
         // the tests: the orthogonalisation keeps the carried GB within
         // rounding of the identity, so this guards against the unforeseen.)
@@ -220,13 +220,10 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
         }
         level = pairs.level;
         const auto m = static_cast<std::int64_t>(pairs.values.size());
-        HostMatrix Cx(ns, nb);
-        for (std::int64_t c = 0; c < nb; ++c) {
-          // Largest: take the top of the ascending spectrum, largest first.
-          const std::int64_t from = options.which == SpectrumEnd::smallest ? c : m - 1 - c;
-          chosen.push_back(pairs.values[from]);
-          for (std::int64_t i = 0; i < ns; ++i) Cx(i, c) = pairs.vectors(i, from);
-        }
+        // The wanted end's vectors, in order (largest: largest first).
+        const HostMatrix& Cx = pairs.vectors;
+        for (std::int64_t c = 0; c < nb; ++c)
+          chosen.push_back(pairs.values[options.which == SpectrumEnd::smallest ? c : m - 1 - c]);
         const HostMatrix Cp = basis_selection(Cx, GB, nb, active, tol);
         coeff = HostMatrix(ns, nb + Cp.cols());
         for (std::int64_t i = 0; i < ns; ++i) {

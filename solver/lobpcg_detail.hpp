@@ -11,6 +11,7 @@
 
 #include "solver/block_ops.hpp"
 #include "solver/collective.hpp"
+#include "solver/lobpcg.hpp"
 #include "solver/orthonormalize.hpp"
 
 namespace blockeigs::solver::lobpcg_detail {
@@ -27,15 +28,19 @@ inline constexpr int max_refills = 5;
 struct RitzPairs {
   int level = 0;               // 0: whole basis; 1: P dropped (Cholesky); 2: P dropped, truncated basis
   std::vector<double> values;  // every Ritz value of the basis used, ascending
-  HostMatrix vectors;          // ns x values.size(), GB-orthonormal; rows of unused columns zero
+  // ns x needed, GB-orthonormal; rows of unused columns zero. Column c is the
+  // vector of the c-th wanted value: values[c] (smallest end) or
+  // values[values.size() - 1 - c] (largest end).
+  HostMatrix vectors;
 };
 
 // Generalised Rayleigh-Ritz on GA c = theta GB c over basis columns [0, ns),
-// where columns [p_begin, p_end) are P. Level 0 uses all columns (Cholesky of
-// GB, rcond check); level 1 drops P; level 2 drops P and solves by SVQB of GB
-// (rank revealing). Throws Error if even level 2 leaves fewer than `needed`.
-RitzPairs rayleigh_ritz(const HostMatrix& GA, const HostMatrix& GB, std::int64_t p_begin,
-                        std::int64_t p_end, std::int64_t needed, const Tolerances& tol);
+// where columns [p_begin, p_end) are P, for the `needed` pairs at `end`.
+// Level 0 uses all columns (Cholesky of GB, rcond check); level 1 drops P;
+// level 2 drops P and solves by SVQB of GB (rank revealing). Throws Error if
+// even level 2 leaves fewer than `needed`.
+RitzPairs rayleigh_ritz(const HostMatrix& GA, const HostMatrix& GB, std::int64_t p_begin, std::int64_t p_end,
+                        std::int64_t needed, const Tolerances& tol, SpectrumEnd end = SpectrumEnd::smallest);
 
 // Hetmaniuk-Lehoucq basis selection: coefficients Cp (ns x np) of the new P
 // from the chosen Ritz coefficients Cx (ns x nb, GB-orthonormal), the first

@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "solver/lobpcg_detail.hpp"
+#include "solver/symmetric_eigen.hpp"
 
 namespace blockeigs::solver {
 namespace lobpcg_detail {
@@ -39,69 +40,137 @@ HostMatrix select(const HostMatrix& M, const std::vector<std::int64_t>& idx) {
   return S;
 }
 
-// Eigenvalues ascending, eigenvectors as the columns of `vectors` (in place).
-// A symmetric matrix's row-major storage is also its column-major one, so
-// LAPACK works on it directly, without LAPACKE's transposed copies, in a
-// workspace kept between calls (every iteration solves one of these).
-std::vector<double> symmetric_eigen(HostMatrix& vectors) {
-  const std::int64_t n = vectors.rows();
-  std::vector<double> w(static_cast<std::size_t>(n));
-  if (n == 0) return w;
-  thread_local std::vector<double> work;
-  thread_local std::vector<lapack_int> iwork;
-  const std::size_t lwork = std::size_t(1 + 6 * n + 2 * n * n), liwork = std::size_t(3 + 5 * n);
-  if (work.size() < lwork) work.resize(lwork);
-  if (iwork.size() < liwork) iwork.resize(liwork);
-  const lapack_int info =
-      LAPACKE_dsyevd_work(LAPACK_COL_MAJOR, 'V', 'L', lapack_int(n), vectors.data(), lapack_int(n), w.data(),
-                          work.data(), lapack_int(lwork), iwork.data(), lapack_int(liwork));
-  if (info != 0) throw Error(detail::concat("LOBPCG: LAPACK dsyevd failed with info = ", info));
-  // Column-major eigenvectors are the rows of the row-major matrix: transpose.
+// The columns of a problem's eigenvectors that LOBPCG keeps: the `needed`
+// smallest ascending, or the `needed` largest descending (largest first).
+struct WantedEnd {
+  std::int64_t needed;
+  SpectrumEnd end;
+};
+
+// Ritz pairs of the standard problem M (symmetric, n x n): every value, the
+// wanted end's vectors.
+RitzPairs standard_ritz(const HostMatrix& M, const WantedEnd& wanted) {
+  const std::int64_t n = M.rows(), count = std::min(wanted.needed, n);
+  const bool largest = wanted.end == SpectrumEnd::largest;
+  SymmetricEigen eig = symmetric_eigen(M, largest ? n - count : 0, count);
+  RitzPairs out;
+  out.values = std::move(eig.values);
+  if (!largest) {
+    out.vectors = std::move(eig.vectors);
+    return out;
+  }
+  out.vectors = HostMatrix(n, count);
   for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t j = i + 1; j < n; ++j) std::swap(vectors(i, j), vectors(j, i));
-  return w;
+    for (std::int64_t c = 0; c < count; ++c) out.vectors(i, c) = eig.vectors(i, count - 1 - c);
+  return out;
 }
 
-// Level 0/1: Cholesky GB = L L^T, then the standard problem L^-1 GA L^-T.
-// Returns false (and leaves `out` alone) when GB is not safely positive definite.
-bool cholesky_ritz(const HostMatrix& GA, const HostMatrix& GB, const Tolerances& tol, RitzPairs& out_sub) {
-  const std::int64_t n = GA.rows();
-  HostMatrix L = GB;
-  double norm1 = 0;  // GB's 1-norm, for the condition estimate
+// GB = L L^T (row-major lower L; the upper part left zero). False when a
+// pivot is not positive. At LOBPCG's sizes (tens of rows) a plain loop beats
+// LAPACKE's row-major dpotrf, which transposes the matrix in and out.
+bool cholesky(const HostMatrix& GB, HostMatrix& L) {
+  const std::int64_t n = GB.rows();
+  L = HostMatrix(n, n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double* li = &L(i, 0);
+    for (std::int64_t j = 0; j <= i; ++j) {
+      const double* lj = &L(j, 0);
+      double s = 0;
+#pragma omp simd reduction(+ : s)
+      for (std::int64_t k = 0; k < j; ++k) s += li[k] * lj[k];
+      const double v = GB(i, j) - s;
+      if (i == j) {
+        if (!(v > 0)) return false;
+        L(i, i) = std::sqrt(v);
+      } else {
+        L(i, j) = v / L(j, j);
+      }
+    }
+  }
+  return true;
+}
+
+// Y := L^-1 Y for lower-triangular L, by rows (Y is n x m).
+void forward_substitute(const HostMatrix& L, HostMatrix& Y) {
+  const std::int64_t n = L.rows(), m = Y.cols();
+  for (std::int64_t i = 0; i < n; ++i) {
+    double* yi = &Y(i, 0);
+    for (std::int64_t k = 0; k < i; ++k) {
+      const double f = L(i, k);
+      const double* yk = &Y(k, 0);
+#pragma omp simd
+      for (std::int64_t c = 0; c < m; ++c) yi[c] -= f * yk[c];
+    }
+    const double inverse = 1.0 / L(i, i);
+    for (std::int64_t c = 0; c < m; ++c) yi[c] *= inverse;
+  }
+}
+
+// Y := L^-T Y for lower-triangular L, by rows (Y is n x m).
+void back_substitute_transposed(const HostMatrix& L, HostMatrix& Y) {
+  const std::int64_t n = L.rows(), m = Y.cols();
+  for (std::int64_t i = n - 1; i >= 0; --i) {
+    double* yi = &Y(i, 0);
+    for (std::int64_t k = i + 1; k < n; ++k) {
+      const double f = L(k, i);
+      const double* yk = &Y(k, 0);
+#pragma omp simd
+      for (std::int64_t c = 0; c < m; ++c) yi[c] -= f * yk[c];
+    }
+    const double inverse = 1.0 / L(i, i);
+    for (std::int64_t c = 0; c < m; ++c) yi[c] *= inverse;
+  }
+}
+
+// Reciprocal condition of GB = L L^T in the 1-norm, LAPACK's estimate.
+// Row-major lower L is column-major upper U = L^T with GB = U^T U, so dpocon
+// reads it in place.
+double reciprocal_condition(const HostMatrix& GB, const HostMatrix& L) {
+  const std::int64_t n = GB.rows();
+  double norm1 = 0;
   for (std::int64_t j = 0; j < n; ++j) {
     double s = 0;
     for (std::int64_t i = 0; i < n; ++i) s += std::abs(GB(i, j));
     norm1 = std::max(norm1, s);
   }
-  if (LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', lapack_int(n), L.data(), lapack_int(n)) != 0) return false;
+  thread_local std::vector<double> work;
+  thread_local std::vector<lapack_int> iwork;
+  work.resize(static_cast<std::size_t>(3 * n));
+  iwork.resize(static_cast<std::size_t>(n));
   double rcond = 0;
-  if (LAPACKE_dpocon(LAPACK_ROW_MAJOR, 'L', lapack_int(n), L.data(), lapack_int(n), norm1, &rcond) != 0 ||
-      !(rcond >= tol.rcond_min))
-    return false;
-  HostMatrix M = GA;
-  if (LAPACKE_dsygst(LAPACK_ROW_MAJOR, 1, 'L', lapack_int(n), M.data(), lapack_int(n), L.data(),
-                     lapack_int(n)) != 0)
-    return false;
-  // dsygst reads and writes the lower triangle only: mirror it.
+  if (LAPACKE_dpocon_work(LAPACK_COL_MAJOR, 'U', lapack_int(n), L.data(), lapack_int(n), norm1, &rcond, work.data(),
+                          iwork.data()) != 0)
+    return 0;
+  return rcond;
+}
+
+// Level 0/1: Cholesky GB = L L^T, then the standard problem L^-1 GA L^-T.
+// Returns false (and leaves `out` alone) when GB is not safely positive definite.
+bool cholesky_ritz(const HostMatrix& GA, const HostMatrix& GB, const Tolerances& tol, const WantedEnd& wanted,
+                   RitzPairs& out_sub) {
+  HostMatrix L;
+  if (!cholesky(GB, L) || !(reciprocal_condition(GB, L) >= tol.rcond_min)) return false;
+  // M = L^-1 GA L^-T: Y = L^-1 GA, then M = L^-1 Y^T (GA symmetric).
+  HostMatrix Y = GA;
+  forward_substitute(L, Y);
+  const std::int64_t n = GA.rows();
+  HostMatrix M(n, n);
   for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t j = i + 1; j < n; ++j) M(i, j) = M(j, i);
-  out_sub.values = symmetric_eigen(M);
-  // C = L^-T Y.
-  if (LAPACKE_dtrtrs(LAPACK_ROW_MAJOR, 'L', 'T', 'N', lapack_int(n), lapack_int(n), L.data(), lapack_int(n),
-                     M.data(), lapack_int(n)) != 0)
-    return false;
-  out_sub.vectors = std::move(M);
+    for (std::int64_t j = 0; j < n; ++j) M(i, j) = Y(j, i);
+  forward_substitute(L, M);
+  RitzPairs sub = standard_ritz(M, wanted);  // reads M's lower triangle
+  back_substitute_transposed(L, sub.vectors);  // C = L^-T Y
+  out_sub = std::move(sub);
   return true;
 }
 
 // Level 2: a GB-orthonormal basis of the numerically independent directions
 // (SVQB of GB), then the standard problem in it.
-RitzPairs truncated_ritz(const HostMatrix& GA, const HostMatrix& GB, const Tolerances& tol) {
+RitzPairs truncated_ritz(const HostMatrix& GA, const HostMatrix& GB, const Tolerances& tol, const WantedEnd& wanted) {
   const HostMatrix T = svqb_transform(GB, tol);
-  HostMatrix M = symmetrized(transpose_times(T, multiply(GA, T)));
-  RitzPairs out;
-  out.values = symmetric_eigen(M);
-  out.vectors = multiply(T, M);
+  const HostMatrix M = symmetrized(transpose_times(T, multiply(GA, T)));
+  RitzPairs out = standard_ritz(M, wanted);
+  out.vectors = multiply(T, out.vectors);
   return out;
 }
 
@@ -125,10 +194,13 @@ HostMatrix svqb_transform(const HostMatrix& G, const OrthonormalizeTolerances& t
   if (m == 0) return HostMatrix(n, 0);
   std::vector<double> d(static_cast<std::size_t>(m));
   for (std::int64_t a = 0; a < m; ++a) d[a] = 1.0 / std::sqrt(G(live[a], live[a]));
-  HostMatrix M = select(G, live);
+  // The unit-diagonal form of G's symmetric part, both triangles.
+  HostMatrix M(m, m);
   for (std::int64_t a = 0; a < m; ++a)
-    for (std::int64_t b = 0; b < m; ++b) M(a, b) = 0.5 * (M(a, b) + M(b, a)) * d[a] * d[b];
-  const std::vector<double> theta = symmetric_eigen(M);
+    for (std::int64_t b = 0; b < m; ++b)
+      M(a, b) = 0.5 * (G(live[a], live[b]) + G(live[b], live[a])) * d[a] * d[b];
+  const SymmetricEigen eig = symmetric_eigen(M, 0, m);
+  const std::vector<double>& theta = eig.values;
   const double threshold = tol.drop_per_column * double(m) * theta.back();
   std::vector<std::int64_t> kept;  // largest theta first: the best-determined directions lead
   for (std::int64_t i = m - 1; i >= 0; --i)
@@ -137,15 +209,15 @@ HostMatrix svqb_transform(const HostMatrix& G, const OrthonormalizeTolerances& t
   HostMatrix T(n, static_cast<std::int64_t>(kept.size()));
   for (std::size_t c = 0; c < kept.size(); ++c) {
     const double s = 1.0 / std::sqrt(theta[kept[c]]);
-    for (std::int64_t a = 0; a < m; ++a) T(live[a], std::int64_t(c)) = d[a] * M(a, kept[c]) * s;
+    for (std::int64_t a = 0; a < m; ++a) T(live[a], std::int64_t(c)) = d[a] * eig.vectors(a, kept[c]) * s;
   }
   return T;
 }
 
 namespace lobpcg_detail {
 
-RitzPairs rayleigh_ritz(const HostMatrix& GA, const HostMatrix& GB, std::int64_t p_begin,
-                        std::int64_t p_end, std::int64_t needed, const Tolerances& tol) {
+RitzPairs rayleigh_ritz(const HostMatrix& GA, const HostMatrix& GB, std::int64_t p_begin, std::int64_t p_end,
+                        std::int64_t needed, const Tolerances& tol, SpectrumEnd end) {
   require_finite(GA, "projected operator A_S = S^T A S");
   require_finite(GB, "basis Gram matrix S^T S");
   const std::int64_t ns = GA.rows();
@@ -167,11 +239,12 @@ RitzPairs rayleigh_ritz(const HostMatrix& GA, const HostMatrix& GB, std::int64_t
   for (std::int64_t j : all)
     if (j < p_begin || j >= p_end) without_p.push_back(j);
 
+  const WantedEnd wanted{needed, end};
   RitzPairs sub;
-  if (cholesky_ritz(A, B, tol, sub)) return expand(std::move(sub), all, 0);
+  if (cholesky_ritz(A, B, tol, wanted, sub)) return expand(std::move(sub), all, 0);
   const HostMatrix A1 = select(A, without_p), B1 = select(B, without_p);
-  if (p_end > p_begin && cholesky_ritz(A1, B1, tol, sub)) return expand(std::move(sub), without_p, 1);
-  RitzPairs truncated = truncated_ritz(A1, B1, tol);
+  if (p_end > p_begin && cholesky_ritz(A1, B1, tol, wanted, sub)) return expand(std::move(sub), without_p, 1);
+  RitzPairs truncated = truncated_ritz(A1, B1, tol, wanted);
   if (static_cast<std::int64_t>(truncated.values.size()) < needed)
     throw Error(detail::concat("LOBPCG: the search space collapsed to ", truncated.values.size(),
                                " independent directions, fewer than the block size ", needed));

@@ -130,6 +130,19 @@ TEST(RayleighRitz, WholeBasisWhenWellConditioned) {
   expect_ritz_pairs(b, r);
 }
 
+TEST(RayleighRitz, LargestEndComesLargestFirst) {
+  const Basis b = basis(random_matrix(30, 9, 4));
+  const auto r = solver::lobpcg_detail::rayleigh_ritz(b.GA, b.GB, 3, 6, 4, tol, solver::SpectrumEnd::largest);
+  ASSERT_EQ(r.values.size(), 9u);
+  ASSERT_EQ(r.vectors.cols(), 4);
+  // Column c is the pair of values[8 - c]: GA c = theta GB c, GB-orthonormal.
+  const HostMatrix AC = mul(b.GA, r.vectors), BC = mul(b.GB, r.vectors);
+  for (std::int64_t c = 0; c < 4; ++c)
+    for (std::int64_t i = 0; i < 9; ++i)
+      EXPECT_NEAR(AC(i, c), r.values[8 - c] * BC(i, c), 1e-10 * (1 + std::abs(r.values[8 - c])));
+  EXPECT_LE(max_dev_from_identity(tmul(r.vectors, BC)), 1e-10);
+}
+
 TEST(RayleighRitz, DropsPWhenTheGramMatrixIsIllConditioned) {
   HostMatrix S = random_matrix(30, 9, 5);
   make_dependent(S, 4, 0, 7, 1e-12);  // a P column nearly in span[X W]
