@@ -2,8 +2,10 @@
 // against the host's separate updates and residual pass: Y = S C, AY = AS C,
 // R = AY(:, :nb) - Y(:, :nb) Lambda and the column norms, on awkward shapes
 // (one row, row counts off the kernel's 16-row steps, 1 to 64 inputs and 1 to
-// 48 outputs, odd column offsets and leading dimensions, NaN in every column
-// the call must not read or write) and one shape past the kernel (the
+// 48 outputs, odd column offsets and leading dimensions as well as 16-byte
+// aligned rows (odd input counts among them, with NaN right after S and AS),
+// NaN in every column the call must not read or write, enough rows that each
+// warp takes many steps) and one shape past the kernel (the
 // fallback), with R's columns in order, reversed, or odd ones first (as
 // LOBPCG places its active residuals). One MPI rank; skipped where no GPU is
 // visible.
@@ -29,6 +31,7 @@ constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
 struct Case {
   std::int64_t rows, ns, m, nb;
+  bool aligned = false;  // every row of S and AS 16-byte aligned (the kernel's 16-byte copies)
 };
 
 // Whole rows, padding included, from one space to the other.
@@ -39,12 +42,20 @@ Block copy_to(const spmm::Context& context, Space space, const Block& b) {
   return out;
 }
 
-// The inputs: [NaN | S | NaN | AS | NaN] per row (S at an odd column), and
-// the outputs' block: [NaN | Y | NaN | AY | R | NaN], all NaN to start.
+// The inputs: [NaN | S | NaN | AS | NaN] per row (S at an odd column and an
+// odd leading dimension; aligned: [S | NaN | AS | NaN] with S and AS at even
+// columns and an even leading dimension), and the outputs' block:
+// [NaN | Y | NaN | AY | R | NaN], all NaN to start.
 struct Layout {
   std::int64_t s0, as0, in_ld, y0, ay0, r0, out_ld;
   explicit Layout(const Case& c)
-      : s0(1), as0(c.ns + 2), in_ld(2 * c.ns + 3), y0(1), ay0(c.m + 2), r0(2 * c.m + 2), out_ld(2 * c.m + c.nb + 3) {}
+      : s0(c.aligned ? 0 : 1),
+        as0(c.aligned ? (c.ns + 2) / 2 * 2 : c.ns + 2),
+        in_ld(c.aligned ? (as0 + c.ns + 2) / 2 * 2 : 2 * c.ns + 3),
+        y0(1),
+        ay0(c.m + 2),
+        r0(2 * c.m + 2),
+        out_ld(2 * c.m + c.nb + 3) {}
 };
 
 struct Outputs {
@@ -76,9 +87,12 @@ TEST(DeviceRitzUpdate, MatchesTheSeparateOperationsOnTheHost) {
   if (spmm::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible: the device path is not tested here";
   const spmm::Context dev = spmm::Context::cuda(0);
   const spmm::Context host = spmm::Context::host();
-  const Case cases[] = {{1, 1, 1, 1},        {17, 5, 3, 2},     {1000, 13, 9, 9},   {2050, 33, 17, 7},
-                        {4099, 60, 40, 20},  {4099, 59, 39, 20}, {70001, 64, 48, 24}, {300, 64, 8, 8},
-                        {129, 2, 48, 1},     {0, 20, 20, 20},   {500, 20, 49, 20}};  // the last: past the kernel
+  const Case cases[] = {{1, 1, 1, 1},           {17, 5, 3, 2},           {1000, 13, 9, 9},
+                        {2050, 33, 17, 7},      {4099, 60, 40, 20},      {4099, 59, 39, 20},
+                        {70001, 64, 48, 24},    {300, 64, 8, 8},         {129, 2, 48, 1},
+                        {0, 20, 20, 20},        {1, 1, 1, 1, true},      {33, 7, 5, 3, true},
+                        {4099, 59, 39, 20, true}, {4099, 64, 48, 24, true}, {300001, 60, 40, 20, true},
+                        {70001, 37, 29, 20, true}, {500, 20, 49, 20}};  // the last: past the kernel
   int index = 0;
   for (const Case& c : cases) {
     // R's placement: in order, reversed, or odd residuals first.
@@ -92,7 +106,7 @@ TEST(DeviceRitzUpdate, MatchesTheSeparateOperationsOnTheHost) {
         if (order == 2 && (j % 2 == 1) == (pass == 0)) position[j] = next++;
       }
     SCOPED_TRACE(testing::Message() << c.rows << " rows, " << c.ns << " -> " << c.m << ", nb " << c.nb
-                                    << ", R's order " << order);
+                                    << ", R's order " << order << (c.aligned ? ", aligned rows" : ""));
     const Layout l(c);
     Block in(Space::host, c.rows, l.in_ld, l.in_ld);
     for (std::int64_t i = 0; i < c.rows; ++i)
