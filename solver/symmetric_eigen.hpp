@@ -21,6 +21,24 @@
 
 #include "solver/block_ops.hpp"
 
+// The vector loops of the small dense problems are compiled twice, for
+// AVX2 with FMA and for the base instruction set, and the loader picks one
+// for the CPU it runs on (GCC's function multiversioning; other compilers
+// use the build's own flags): at LOBPCG's sizes (rows of 20 to 60) they are
+// bound by loads and short loops, so twice the vector width pays. Helpers
+// and lambdas they call are forced inline, so that each copy gets its own
+// code instead of calling one built for the base instruction set.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define BLOCKEIGS_SMALL_DENSE_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define BLOCKEIGS_SMALL_DENSE_CLONES
+#endif
+#if defined(__GNUC__)
+#define BLOCKEIGS_SMALL_DENSE_INLINE __attribute__((always_inline))
+#else
+#define BLOCKEIGS_SMALL_DENSE_INLINE
+#endif
+
 namespace blockeigs::solver {
 
 struct SymmetricEigen {

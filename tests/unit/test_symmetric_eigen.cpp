@@ -166,6 +166,85 @@ TEST(SymmetricEigen, ExtremeScales) {
   }
 }
 
+// A block at a tiny scale beside one at scale ~1 (block diagonal, so that T
+// splits exactly): in the tiny block QL's squared bulge leaves the range
+// its fast steps need, and the textbook steps take over. Its pairs must be
+// accurate at its own scale, not just at ||M||'s. 2^-280 stays in the fast
+// steps' range, 2^-320 and 1e-200 do not.
+TEST(SymmetricEigen, TinyBlockBesideALargeOne) {
+  for (const double tiny : {0x1p-280, 0x1p-320, 1e-200}) {
+    const std::int64_t na = 11, nb = 9, n = na + nb;
+    std::vector<double> large, small;
+    for (std::int64_t i = 0; i < na; ++i) large.push_back((1 + 0.2 * double(i)) * (i % 2 ? -1 : 1));
+    for (std::int64_t i = 0; i < nb; ++i) small.push_back(tiny * (1 + 0.25 * double(i)) * (i % 3 ? 1 : -1));
+    const HostMatrix A = with_spectrum(large, 1), B = with_spectrum(small, 2);
+    HostMatrix M(n, n);
+    for (std::int64_t i = 0; i < na; ++i)
+      for (std::int64_t j = 0; j < na; ++j) M(i, j) = A(i, j);
+    for (std::int64_t i = 0; i < nb; ++i)
+      for (std::int64_t j = 0; j < nb; ++j) M(na + i, na + j) = B(i, j);
+    const SymmetricEigen e = symmetric_eigen(M, 0, n);
+    std::vector<double> all = large;
+    all.insert(all.end(), small.begin(), small.end());
+    expect_values(e, all, 3.0);
+    expect_eigenpairs(M, e, 0);
+    // The tiny block's pairs at its own scale.
+    const double tol = 20 * double(n) * DBL_EPSILON;
+    std::vector<double> found;
+    for (std::int64_t c = 0; c < n; ++c) {
+      if (std::abs(e.values[c]) > 1e-3) continue;
+      found.push_back(e.values[c]);
+      for (std::int64_t i = 0; i < n; ++i) {
+        double mv = 0;
+        for (std::int64_t j = 0; j < n; ++j) mv += M(i, j) * e.vectors(j, c);
+        EXPECT_LE(std::abs(mv - e.values[c] * e.vectors(i, c)), tol * 3 * tiny) << "scale " << tiny << ", pair " << c;
+      }
+    }
+    std::sort(small.begin(), small.end());
+    ASSERT_EQ(found.size(), small.size()) << "scale " << tiny;
+    for (std::size_t i = 0; i < small.size(); ++i)
+      EXPECT_NEAR(found[i], small[i], tol * 3 * tiny) << "scale " << tiny << ", eigenvalue " << i;
+  }
+}
+
+// Graded: tiny entries at the top of T, ~1 at the bottom, coupled just
+// above the split test's threshold. QL's sweeps chase the bulge from the
+// bottom up, so it becomes tiny half way: the textbook steps take over in
+// the middle of a sweep.
+TEST(SymmetricEigen, GradedTridiagonalHandsOverMidSweep) {
+  const std::int64_t n = 14;
+  HostMatrix T(n, n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double scale = i < 6 ? 1e-200 : 1.0;
+    T(i, i) = scale * (2.0 + std::sin(double(i)));
+    if (i + 1 < n) T(i, i + 1) = T(i + 1, i) = i == 5 ? 1e-14 : scale * (0.5 + 0.1 * double(i % 3));
+  }
+  const SymmetricEigen e = symmetric_eigen(T, 0, n);
+  expect_eigenpairs(T, e, 0);
+  const SymmetricEigen low = symmetric_eigen(T, 2, 5);
+  expect_eigenpairs(T, low, 2);
+}
+
+// The vectors are formed in blocks of columns (up to 24, then 20, 16, ..., 4
+// and single ones): every count gives the same columns.
+TEST(SymmetricEigen, VectorsDoNotDependOnHowManyAreAsked) {
+  const std::int64_t n = 37;
+  std::vector<double> values;
+  for (std::int64_t i = 0; i < n; ++i) values.push_back(std::sin(double(i)) + 0.05 * double(i));
+  const HostMatrix M = with_spectrum(values, 17);
+  const SymmetricEigen all = symmetric_eigen(M, 0, n);
+  expect_eigenpairs(M, all, 0);
+  for (std::int64_t first : {0, 5})
+    for (std::int64_t count = 0; first + count <= n; ++count) {
+      const SymmetricEigen some = symmetric_eigen(M, first, count);
+      ASSERT_EQ(some.vectors.cols(), count);
+      for (std::int64_t c = 0; c < count; ++c)
+        for (std::int64_t i = 0; i < n; ++i)
+          EXPECT_NEAR(some.vectors(i, c), all.vectors(i, first + c), double(n) * DBL_EPSILON)
+              << "count " << count << ", first " << first << ", column " << c;
+    }
+}
+
 TEST(SymmetricEigen, SmallSizes) {
   const SymmetricEigen empty = symmetric_eigen(HostMatrix(0, 0), 0, 0);
   EXPECT_TRUE(empty.values.empty());
