@@ -23,7 +23,7 @@ using Tolerances = OrthonormalizeTolerances;
 // the rest only guards against pathological inputs before giving up.
 inline constexpr int max_refills = 5;
 
-// ---- small dense problems (host, LAPACK; pure functions) -------------------
+// ---- small dense problems (host; pure functions) ---------------------------
 
 struct RitzPairs {
   int level = 0;               // 0: whole basis; 1: P dropped (Cholesky); 2: P dropped, truncated basis

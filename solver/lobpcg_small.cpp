@@ -1,8 +1,7 @@
-// LOBPCG's small dense problems, solved on the host with LAPACK: SVQB
-// transforms, the generalised Rayleigh-Ritz step with its restart levels, and
-// Hetmaniuk-Lehoucq basis selection. Row-major HostMatrix throughout.
-#include <lapacke.h>
-
+// LOBPCG's small dense problems, solved on the host (our own triangular
+// kernels and symmetric eigensolver, BLAS for the products): SVQB
+// transforms, the generalised Rayleigh-Ritz step with its restart levels,
+// and Hetmaniuk-Lehoucq basis selection. Row-major HostMatrix throughout.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -15,20 +14,31 @@ namespace blockeigs::solver {
 namespace lobpcg_detail {
 namespace {
 
-void require_finite(const HostMatrix& M, const char* what) {
-  for (double v : M.values())
-    if (!std::isfinite(v))
-      throw Error(detail::concat("LOBPCG: the ", what,
-                                 " has NaN or Inf entries (the operator, the preconditioner or the "
-                                 "start block produced non-finite values)"));
-}
+using small_dense::by_column_blocks;
 
 // The symmetric part (M + M^T) / 2: Gram products of distinct blocks are
 // symmetric only up to rounding.
 HostMatrix symmetrized(const HostMatrix& M) {
-  HostMatrix S(M.rows(), M.cols());
-  for (std::int64_t i = 0; i < M.rows(); ++i)
-    for (std::int64_t j = 0; j < M.cols(); ++j) S(i, j) = 0.5 * (M(i, j) + M(j, i));
+  const std::int64_t n = M.rows();
+  HostMatrix S(n, n);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j <= i; ++j) S(i, j) = S(j, i) = 0.5 * (M(i, j) + M(j, i));
+  return S;
+}
+
+// symmetrized, for an input that must be finite: a NaN or Inf in M leaves
+// one in S, which a sum of x - x finds without a branch per entry.
+HostMatrix symmetrized_finite(const HostMatrix& M, const char* what) {
+  HostMatrix S = symmetrized(M);
+  const double* values = S.data();
+  const std::int64_t size = S.rows() * S.cols();
+  double probe = 0;
+#pragma omp simd reduction(+ : probe)
+  for (std::int64_t k = 0; k < size; ++k) probe += values[k] - values[k];
+  if (probe != 0 || std::isnan(probe))
+    throw Error(detail::concat("LOBPCG: the ", what,
+                               " has NaN or Inf entries (the operator, the preconditioner or the "
+                               "start block produced non-finite values)"));
   return S;
 }
 
@@ -65,101 +75,207 @@ RitzPairs standard_ritz(const HostMatrix& M, const WantedEnd& wanted) {
   return out;
 }
 
-// GB = L L^T (row-major lower L; the upper part left zero). False when a
-// pivot is not positive. At LOBPCG's sizes (tens of rows) a plain loop beats
-// LAPACKE's row-major dpotrf, which transposes the matrix in and out.
-bool cholesky(const HostMatrix& GB, HostMatrix& L) {
+// target[u] := (target[u] - sum_k factor[k * factor_stride] * rows[k * ld + u]) * scale
+// for u < width: one block of a row of a triangular solve, its sums in
+// registers.
+template <int width>
+BLOCKEIGS_SMALL_DENSE_INLINE inline void subtract_rows(double* target, const double* factor, std::int64_t factor_stride,
+                                                       const double* rows, std::int64_t ld, std::int64_t count,
+                                                       double scale) {
+  double sum[width];
+  for (int u = 0; u < width; ++u) sum[u] = target[u];
+  for (std::int64_t k = 0; k < count; ++k) {
+    const double f = factor[k * factor_stride];
+    const double* row = rows + k * ld;
+#pragma omp simd
+    for (int u = 0; u < width; ++u) sum[u] -= f * row[u];
+  }
+  for (int u = 0; u < width; ++u) target[u] = sum[u] * scale;
+}
+
+// GB = U^T U with U upper triangular (row-major; the lower part left zero).
+// False when a pivot is not positive. Right-looking, so that every update
+// is a contiguous row operation and the rows' updates are independent.
+BLOCKEIGS_SMALL_DENSE_CLONES
+bool cholesky_upper(const HostMatrix& GB, HostMatrix& U) {
   const std::int64_t n = GB.rows();
-  L = HostMatrix(n, n);
-  for (std::int64_t i = 0; i < n; ++i) {
-    const double* li = &L(i, 0);
-    for (std::int64_t j = 0; j <= i; ++j) {
-      const double* lj = &L(j, 0);
-      double s = 0;
-#pragma omp simd reduction(+ : s)
-      for (std::int64_t k = 0; k < j; ++k) s += li[k] * lj[k];
-      const double v = GB(i, j) - s;
-      if (i == j) {
-        if (!(v > 0)) return false;
-        L(i, i) = std::sqrt(v);
-      } else {
-        L(i, j) = v / L(j, j);
-      }
+  U = HostMatrix(n, n);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = i; j < n; ++j) U(i, j) = GB(i, j);
+  for (std::int64_t k = 0; k < n; ++k) {
+    double* uk = &U(k, 0);
+    if (!(uk[k] > 0)) return false;
+    uk[k] = std::sqrt(uk[k]);
+    const double inverse = 1.0 / uk[k];
+    for (std::int64_t j = k + 1; j < n; ++j) uk[j] *= inverse;
+    for (std::int64_t i = k + 1; i < n; ++i) {
+      double* ui = &U(i, 0);
+      const double f = uk[i];
+#pragma omp simd
+      for (std::int64_t j = i; j < n; ++j) ui[j] -= f * uk[j];
     }
   }
   return true;
 }
 
-// Y := L^-1 Y for lower-triangular L, by rows (Y is n x m).
-void forward_substitute(const HostMatrix& L, HostMatrix& Y) {
-  const std::int64_t n = L.rows(), m = Y.cols();
+// U^-T A U^-1 (A symmetric n x n, U from cholesky_upper), both triangles.
+// Y = U^-T A by rows first; then M = U^-T Y^T, of which only the upper
+// triangle is solved for (row i of it needs rows k < i only from column i
+// on): 2/3 of the two full solves' work.
+BLOCKEIGS_SMALL_DENSE_CLONES
+HostMatrix reduce_to_standard(const HostMatrix& A, const HostMatrix& U) {
+  const std::int64_t n = A.rows();
+  HostMatrix Y = A;
   for (std::int64_t i = 0; i < n; ++i) {
-    double* yi = &Y(i, 0);
-    for (std::int64_t k = 0; k < i; ++k) {
-      const double f = L(i, k);
-      const double* yk = &Y(k, 0);
-#pragma omp simd
-      for (std::int64_t c = 0; c < m; ++c) yi[c] -= f * yk[c];
-    }
-    const double inverse = 1.0 / L(i, i);
-    for (std::int64_t c = 0; c < m; ++c) yi[c] *= inverse;
+    const double scale = 1.0 / U(i, i);
+    by_column_blocks(n, [&]<int width>(std::int64_t col) BLOCKEIGS_SMALL_DENSE_INLINE {
+      subtract_rows<width>(&Y(i, col), U.data() + i, n, &Y(0, col), n, i, scale);
+    });
   }
+  HostMatrix M(n, n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (std::int64_t j = i; j < n; ++j) M(i, j) = Y(j, i);
+    const double scale = 1.0 / U(i, i);
+    by_column_blocks(n - i, [&]<int width>(std::int64_t col) BLOCKEIGS_SMALL_DENSE_INLINE {
+      subtract_rows<width>(&M(i, i + col), U.data() + i, n, &M(0, i + col), n, i, scale);
+    });
+  }
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = i + 1; j < n; ++j) M(j, i) = M(i, j);
+  return M;
 }
 
-// Y := L^-T Y for lower-triangular L, by rows (Y is n x m).
-void back_substitute_transposed(const HostMatrix& L, HostMatrix& Y) {
-  const std::int64_t n = L.rows(), m = Y.cols();
+// Z := U^-1 Z for upper-triangular U, by rows from the last (Z is n x m).
+BLOCKEIGS_SMALL_DENSE_CLONES
+void solve_upper(const HostMatrix& U, HostMatrix& Z) {
+  const std::int64_t n = U.rows(), m = Z.cols();
   for (std::int64_t i = n - 1; i >= 0; --i) {
-    double* yi = &Y(i, 0);
-    for (std::int64_t k = i + 1; k < n; ++k) {
-      const double f = L(k, i);
-      const double* yk = &Y(k, 0);
-#pragma omp simd
-      for (std::int64_t c = 0; c < m; ++c) yi[c] -= f * yk[c];
+    const double scale = 1.0 / U(i, i);
+    by_column_blocks(m, [&]<int width>(std::int64_t col) BLOCKEIGS_SMALL_DENSE_INLINE {
+      subtract_rows<width>(&Z(i, col), U.data() + i * n + i + 1, 1, Z.data() + (i + 1) * m + col, m, n - 1 - i, scale);
+    });
+  }
+}
+
+// Solves with GB = U^T U for the condition estimate, each a chain of n
+// dependent steps: both triangular solves by axpys (U's rows for U^T, its
+// columns, kept as the rows of L = U^T, for U), with the diagonal's
+// reciprocals, so that a step waits for a multiply-add, not a division or
+// a dot product's sum.
+struct GramSolver {
+  const HostMatrix& U;
+  HostMatrix L;
+  std::vector<double> inverse_diagonal;
+
+  explicit GramSolver(const HostMatrix& u) : U(u), L(u.rows(), u.rows()), inverse_diagonal(u.rows()) {
+    const std::int64_t n = U.rows();
+    for (std::int64_t i = 0; i < n; ++i) {
+      inverse_diagonal[i] = 1.0 / U(i, i);
+      for (std::int64_t j = i; j < n; ++j) L(j, i) = U(i, j);
     }
-    const double inverse = 1.0 / L(i, i);
-    for (std::int64_t c = 0; c < m; ++c) yi[c] *= inverse;
   }
+
+  // x := GB^-1 x.
+  BLOCKEIGS_SMALL_DENSE_CLONES
+  void solve(std::vector<double>& x) const {
+    const std::int64_t n = U.rows();
+    for (std::int64_t k = 0; k < n; ++k) {  // U^T w = x
+      const double* uk = U.data() + k * n;
+      const double xk = x[k] *= inverse_diagonal[k];
+#pragma omp simd
+      for (std::int64_t j = k + 1; j < n; ++j) x[j] -= xk * uk[j];
+    }
+    for (std::int64_t k = n - 1; k >= 0; --k) {  // U y = w
+      const double* lk = L.data() + k * n;
+      const double xk = x[k] *= inverse_diagonal[k];
+#pragma omp simd
+      for (std::int64_t j = 0; j < k; ++j) x[j] -= xk * lk[j];
+    }
+  }
+};
+
+double norm1(const std::vector<double>& x) {
+  double s = 0;
+  for (double v : x) s += std::abs(v);
+  return s;
 }
 
-// Reciprocal condition of GB = L L^T in the 1-norm, LAPACK's estimate.
-// Row-major lower L is column-major upper U = L^T with GB = U^T U, so dpocon
-// reads it in place.
-double reciprocal_condition(const HostMatrix& GB, const HostMatrix& L) {
+// Reciprocal condition of GB = U^T U in the 1-norm, 1 / (||GB||_1 times
+// an estimate of ||GB^-1||_1): Hager's method with Higham's refinements
+// (the estimator of LAPACK's dpocon), a few solves with GB instead of its
+// inverse. Our own, because dpocon's safeguarded triangular solves took
+// ~17 us at n = 60, more than the Cholesky factorisation and the reduction
+// together. Overflow in the solves (GB singular to working precision) makes
+// the estimate infinite or NaN, and the result 0.
+double reciprocal_condition(const HostMatrix& GB, const HostMatrix& U) {
   const std::int64_t n = GB.rows();
-  double norm1 = 0;
-  for (std::int64_t j = 0; j < n; ++j) {
+  double norm_gb = 0;  // by rows: GB is symmetric
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double* row = GB.data() + i * n;
     double s = 0;
-    for (std::int64_t i = 0; i < n; ++i) s += std::abs(GB(i, j));
-    norm1 = std::max(norm1, s);
+#pragma omp simd reduction(+ : s)
+    for (std::int64_t j = 0; j < n; ++j) s += std::abs(row[j]);
+    norm_gb = std::max(norm_gb, s);
   }
-  thread_local std::vector<double> work;
-  thread_local std::vector<lapack_int> iwork;
-  work.resize(static_cast<std::size_t>(3 * n));
-  iwork.resize(static_cast<std::size_t>(n));
-  double rcond = 0;
-  if (LAPACKE_dpocon_work(LAPACK_COL_MAJOR, 'U', lapack_int(n), L.data(), lapack_int(n), norm1, &rcond, work.data(),
-                          iwork.data()) != 0)
-    return 0;
-  return rcond;
+  if (n == 0 || !(norm_gb > 0)) return 0;
+  constexpr int max_steps = 5;
+  auto sign_of = [](double v) { return v >= 0 ? 1.0 : -1.0; };
+  auto largest_entry = [&](const std::vector<double>& z) {
+    std::int64_t j = 0;
+    for (std::int64_t i = 1; i < n; ++i)
+      if (std::abs(z[i]) > std::abs(z[j])) j = i;
+    return j;
+  };
+  // Hager: maximise ||GB^-1 x||_1 over ||x||_1 = 1 by steps to the vertex
+  // e_j that the gradient sign(GB^-1 x)^T GB^-1 favours (GB symmetric).
+  const GramSolver gram_solver(U);
+  auto solve_gram = [&](std::vector<double>& v) { gram_solver.solve(v); };
+  std::vector<double> x(static_cast<std::size_t>(n), 1.0 / double(n)), signs(static_cast<std::size_t>(n));
+  solve_gram(x);
+  double estimate = norm1(x);
+  if (n > 1) {
+    for (std::int64_t i = 0; i < n; ++i) signs[i] = sign_of(x[i]);
+    std::vector<double> z = signs;
+    solve_gram(z);
+    std::int64_t j = largest_entry(z);
+    for (int step = 1; step < max_steps; ++step) {
+      std::fill(x.begin(), x.end(), 0.0);
+      x[j] = 1;
+      solve_gram(x);
+      const double previous = estimate;
+      estimate = norm1(x);
+      bool same_signs = true;
+      for (std::int64_t i = 0; i < n; ++i) same_signs = same_signs && sign_of(x[i]) == signs[i];
+      if (same_signs || !(estimate > previous)) {
+        estimate = std::max(estimate, previous);
+        break;
+      }
+      for (std::int64_t i = 0; i < n; ++i) signs[i] = sign_of(x[i]);
+      z = signs;
+      solve_gram(z);
+      const std::int64_t last = j;
+      j = largest_entry(z);
+      if (std::abs(z[last]) == std::abs(z[j])) break;
+    }
+    // Higham's safeguard: a vector of alternating signs and growing size,
+    // which catches the matrices that fool the steps above.
+    for (std::int64_t i = 0; i < n; ++i) x[i] = (i % 2 ? -1.0 : 1.0) * (1.0 + double(i) / double(n - 1));
+    solve_gram(x);
+    estimate = std::max(estimate, 2 * norm1(x) / (3 * double(n)));
+  }
+  if (!std::isfinite(estimate) || !(estimate > 0)) return 0;
+  return 1.0 / (norm_gb * estimate);
 }
 
-// Level 0/1: Cholesky GB = L L^T, then the standard problem L^-1 GA L^-T.
-// Returns false (and leaves `out` alone) when GB is not safely positive definite.
+// Level 0/1: Cholesky GB = U^T U, then the standard problem U^-T GA U^-1
+// (GA and GB symmetric, both triangles). Returns false (and leaves `out`
+// alone) when GB is not safely positive definite.
 bool cholesky_ritz(const HostMatrix& GA, const HostMatrix& GB, const Tolerances& tol, const WantedEnd& wanted,
                    RitzPairs& out_sub) {
-  HostMatrix L;
-  if (!cholesky(GB, L) || !(reciprocal_condition(GB, L) >= tol.rcond_min)) return false;
-  // M = L^-1 GA L^-T: Y = L^-1 GA, then M = L^-1 Y^T (GA symmetric).
-  HostMatrix Y = GA;
-  forward_substitute(L, Y);
-  const std::int64_t n = GA.rows();
-  HostMatrix M(n, n);
-  for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t j = 0; j < n; ++j) M(i, j) = Y(j, i);
-  forward_substitute(L, M);
-  RitzPairs sub = standard_ritz(M, wanted);  // reads M's lower triangle
-  back_substitute_transposed(L, sub.vectors);  // C = L^-T Y
+  HostMatrix U;
+  if (!cholesky_upper(GB, U) || !(reciprocal_condition(GB, U) >= tol.rcond_min)) return false;
+  RitzPairs sub = standard_ritz(reduce_to_standard(GA, U), wanted);
+  solve_upper(U, sub.vectors);  // C = U^-1 Y
   out_sub = std::move(sub);
   return true;
 }
@@ -218,10 +334,9 @@ namespace lobpcg_detail {
 
 RitzPairs rayleigh_ritz(const HostMatrix& GA, const HostMatrix& GB, std::int64_t p_begin, std::int64_t p_end,
                         std::int64_t needed, const Tolerances& tol, SpectrumEnd end) {
-  require_finite(GA, "projected operator A_S = S^T A S");
-  require_finite(GB, "basis Gram matrix S^T S");
   const std::int64_t ns = GA.rows();
-  const HostMatrix A = symmetrized(GA), B = symmetrized(GB);
+  const HostMatrix A = symmetrized_finite(GA, "projected operator A_S = S^T A S"),
+                   B = symmetrized_finite(GB, "basis Gram matrix S^T S");
 
   // Scatter a solution on columns `idx` back to all ns basis rows.
   auto expand = [&](RitzPairs sub, const std::vector<std::int64_t>& idx, int level) {
@@ -234,14 +349,12 @@ RitzPairs rayleigh_ritz(const HostMatrix& GA, const HostMatrix& GB, std::int64_t
     return out;
   };
 
-  std::vector<std::int64_t> all(static_cast<std::size_t>(ns)), without_p;
-  std::iota(all.begin(), all.end(), std::int64_t{0});
-  for (std::int64_t j : all)
-    if (j < p_begin || j >= p_end) without_p.push_back(j);
-
   const WantedEnd wanted{needed, end};
   RitzPairs sub;
-  if (cholesky_ritz(A, B, tol, wanted, sub)) return expand(std::move(sub), all, 0);
+  if (cholesky_ritz(A, B, tol, wanted, sub)) return sub;  // level 0: on all rows already
+  std::vector<std::int64_t> without_p;
+  for (std::int64_t j = 0; j < ns; ++j)
+    if (j < p_begin || j >= p_end) without_p.push_back(j);
   const HostMatrix A1 = select(A, without_p), B1 = select(B, without_p);
   if (p_end > p_begin && cholesky_ritz(A1, B1, tol, wanted, sub)) return expand(std::move(sub), without_p, 1);
   RitzPairs truncated = truncated_ritz(A1, B1, tol, wanted);

@@ -13,6 +13,8 @@
 namespace blockeigs::solver {
 namespace {
 
+using small_dense::by_column_blocks;
+
 // QL sweeps allowed per eigenvalue: Wilkinson's shift converges cubically,
 // two or three sweeps is the norm (LAPACK's dsteqr allows 30 as well).
 constexpr int max_sweeps = 30;
@@ -259,31 +261,6 @@ void implicit_ql(double* d, double* e, std::int64_t n, std::vector<Rotation>& ro
     }
   }
   for (std::int64_t i = 0; i < n; ++i) d[i] = std::ldexp(d[i], exponent);
-}
-
-// Calls block.template operator()<width>(col) over columns [0, cols) in
-// blocks of up to 24 columns (multiples of 4, then single ones), for kernels
-// that keep a block's running values in registers: at LOBPCG's widths (20)
-// a whole row is one block.
-template <class Block>
-BLOCKEIGS_SMALL_DENSE_INLINE inline void by_column_blocks(std::int64_t cols, Block&& block) {
-  for (std::int64_t col = 0; col < cols;) {
-    const std::int64_t left = cols - col;
-    if (left >= 24) {
-      block.template operator()<24>(col);
-      col += 24;
-      continue;
-    }
-    switch (left / 4) {
-      case 5: block.template operator()<20>(col); break;
-      case 4: block.template operator()<16>(col); break;
-      case 3: block.template operator()<12>(col); break;
-      case 2: block.template operator()<8>(col); break;
-      case 1: block.template operator()<4>(col); break;
-      default: block.template operator()<1>(col); col += 1; continue;
-    }
-    col += left / 4 * 4;
-  }
 }
 
 // V := G V for a run of rotations G on consecutive rows upwards: run[0]

@@ -4,7 +4,9 @@
 // bases, where the right answers can be checked directly.
 #include <gtest/gtest.h>
 
+#include <cfloat>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "solver/block_ops.hpp"
@@ -168,6 +170,95 @@ TEST(RayleighRitz, TruncatesWhenXAndWAreDependentToo) {
   EXPECT_GE(r.values[0], 1.0 - 0.6);
 }
 
+// The generalised pairs at working accuracy, for a basis whose Gram matrix
+// has condition ~kappa: residuals against ||GA|| + |theta| ||GB||, and
+// C^T GB C = I, within c ns eps (times kappa where the Cholesky factor's
+// own error is amplified); rows [skip_begin, skip_end) of a dropped P are
+// not checked.
+void expect_accurate_pairs(const Basis& b, const solver::lobpcg_detail::RitzPairs& r, double kappa,
+                           std::int64_t skip_begin = 0, std::int64_t skip_end = 0) {
+  const std::int64_t ns = b.GA.rows();
+  const double unit = 50 * double(ns) * DBL_EPSILON;
+  const HostMatrix& C = r.vectors;
+  EXPECT_LE(max_dev_from_identity(tmul(C, mul(b.GB, C))), unit * kappa);
+  const HostMatrix AC = mul(b.GA, C), BC = mul(b.GB, C);
+  const double norm_a = max_abs(b.GA) * double(ns), norm_b = max_abs(b.GB) * double(ns);
+  for (std::int64_t j = 0; j < C.cols(); ++j) {
+    double c_norm = 0;
+    for (std::int64_t i = 0; i < ns; ++i) c_norm = std::max(c_norm, std::abs(C(i, j)));
+    for (std::int64_t i = 0; i < ns; ++i) {
+      if (i >= skip_begin && i < skip_end) continue;
+      EXPECT_LE(std::abs(AC(i, j) - r.values[j] * BC(i, j)),
+                unit * kappa * (norm_a + std::abs(r.values[j]) * norm_b) * c_norm)
+          << "pair " << j << ", row " << i;
+    }
+  }
+}
+
+// LOBPCG's shape (X, P and W of 20 columns each: the triangular solves' and
+// the vectors' column blocks of 24, 20 and 12): the Cholesky path against
+// the definition.
+TEST(RayleighRitz, AccuratePairsAtLobpcgSizes) {
+  for (const std::int64_t nb : {1, 2, 3, 7, 20}) {
+    const Basis b = basis(random_matrix(4 * nb + 5, 3 * nb, 20 + std::uint64_t(nb)));
+    const auto r = solver::lobpcg_detail::rayleigh_ritz(b.GA, b.GB, nb, 2 * nb, nb, tol);
+    EXPECT_EQ(r.level, 0) << "nb " << nb;
+    ASSERT_EQ(r.vectors.cols(), nb);
+    expect_accurate_pairs(b, r, 1.0);
+  }
+}
+
+// Whether P is dropped follows the Gram matrix's condition: one P column of
+// an orthonormal basis scaled so that GB ~ diag(1, ..., 1 / kappa, ...),
+// whose condition the estimate finds exactly. Below 1 / rcond_min =
+// 1 / sqrt(eps) ~ 6.7e7 the whole basis is used, above it not; 3e7 and 1.5e8
+// are close enough to tell an estimate off by 3x.
+TEST(RayleighRitz, LevelFollowsTheGramMatrixsCondition) {
+  HostMatrix S0 = random_matrix(40, 9, 31);
+  const HostMatrix Q = mul(S0, solver::svqb_transform(tmul(S0, S0), tol));
+  for (const double kappa : {1e2, 3e7, 1.5e8, 1e12}) {
+    HostMatrix S = Q;
+    for (std::int64_t i = 0; i < S.rows(); ++i) S(i, 4) *= 1 / std::sqrt(kappa);  // a P column
+    const Basis b = basis(S);
+    const auto r = solver::lobpcg_detail::rayleigh_ritz(b.GA, b.GB, 3, 6, 3, tol);
+    EXPECT_EQ(r.level, kappa * tol.rcond_min < 1 ? 0 : 1) << "kappa " << kappa;
+    if (r.level == 0)
+      expect_accurate_pairs(b, r, kappa);
+    else
+      expect_accurate_pairs(b, r, 1.0, 3, 6);
+  }
+}
+
+TEST(RayleighRitz, OneTwoAndThreeColumns) {
+  for (const std::int64_t ns : {1, 2, 3}) {
+    const Basis b = basis(random_matrix(6, ns, 40 + std::uint64_t(ns)));
+    const auto r = solver::lobpcg_detail::rayleigh_ritz(b.GA, b.GB, 1, ns > 1 ? 2 : 1, 1, tol);
+    EXPECT_EQ(r.level, 0);
+    ASSERT_EQ(r.values.size(), std::size_t(ns));
+    expect_accurate_pairs(b, r, 1.0);
+  }
+}
+
+// Gram matrices far from 1 in scale (their ratio is what the pairs depend
+// on): exact powers of two, so the scaled problems have the same pairs.
+TEST(RayleighRitz, ExtremeScales) {
+  const Basis b = basis(random_matrix(30, 9, 50));
+  const auto reference = solver::lobpcg_detail::rayleigh_ritz(b.GA, b.GB, 3, 6, 3, tol);
+  for (const int exponent : {-300, -100, 100, 300}) {
+    Basis scaled = b;
+    for (double& v : scaled.GA.values()) v = std::ldexp(v, exponent);
+    for (double& v : scaled.GB.values()) v = std::ldexp(v, -exponent / 2);
+    const auto r = solver::lobpcg_detail::rayleigh_ritz(scaled.GA, scaled.GB, 3, 6, 3, tol);
+    EXPECT_EQ(r.level, 0) << "2^" << exponent;
+    ASSERT_EQ(r.values.size(), reference.values.size());
+    for (std::size_t j = 0; j < r.values.size(); ++j)
+      EXPECT_NEAR(std::ldexp(r.values[j], -exponent - exponent / 2), reference.values[j],
+                  50 * 9 * DBL_EPSILON * std::abs(reference.values.back()))
+          << "2^" << exponent << ", value " << j;
+    expect_accurate_pairs(scaled, r, 1.0);
+  }
+}
+
 TEST(RayleighRitz, TooFewDirectionsIsAnError) {
   HostMatrix S = random_matrix(30, 4, 7);
   make_dependent(S, 1, 0, 2, 0.0);
@@ -180,6 +271,9 @@ TEST(RayleighRitz, NonFiniteInputIsAnError) {
   Basis b = basis(random_matrix(30, 3, 8));
   b.GA(1, 1) = std::nan("");
   EXPECT_THROW(solver::lobpcg_detail::rayleigh_ritz(b.GA, b.GB, 3, 3, 3, tol), Error);
+  Basis c = basis(random_matrix(30, 3, 8));
+  c.GB(2, 0) = -std::numeric_limits<double>::infinity();
+  EXPECT_THROW(solver::lobpcg_detail::rayleigh_ritz(c.GA, c.GB, 3, 3, 3, tol), Error);
 }
 
 // A search block in coefficient form (W = Q from_q + Z from_z): the
