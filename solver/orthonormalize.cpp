@@ -3,6 +3,8 @@
 // "ortho_drop"), repeated until orthogonal to working accuracy.
 #include "solver/orthonormalize.hpp"
 
+#include <cblas.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -51,26 +53,48 @@ void move_to_front(const spmm::Context& context, spmm::DenseView<T> W, const std
     }
 }
 
-// [Q W]^T W for W = Q M1 + W0 M2, from G0 = [Q W0]^T W0 ((q + nw) x nw) and
-// Q^T Q (null: the identity):
-//   Q^T W = (Q^T Q) M1 + C M2, with C = Q^T W0 (G0's first q rows),
-//   W^T W = M1^T (Q^T W) + M2^T C^T M1 + M2^T (W0^T W0) M2.
+// C := op(A) op(B) + beta C on row-major blocks given by pointer and
+// leading dimension, for the small products below without copying blocks
+// out of the matrices they sit in.
+void product(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k, const double* A,
+             std::int64_t lda, const double* B, std::int64_t ldb, double beta, double* C, std::int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) C[i * ldc + j] *= beta;
+    return;
+  }
+  cblas_dgemm(CblasRowMajor, transpose_a ? CblasTrans : CblasNoTrans, transpose_b ? CblasTrans : CblasNoTrans, int(m),
+              int(n), int(k), 1.0, A, int(lda), B, int(ldb), beta, C, int(ldc));
+}
+
+// [Q W]^T W for W = Q M1 + W0 M2, from G0 = [Q W0]^T W0 ((q + nw0) x nw0,
+// C = Q^T W0 its first q rows) and Q^T Q (null: the identity):
+//   Q^T W = (Q^T Q) M1 + C M2,
+//   W^T W = M1^T (Q^T W) + M2^T (C^T M1) + M2^T (W0^T W0) M2,
+// the latter made exactly symmetric.
 HostMatrix derived_basis_gram(const HostMatrix& G0, const HostMatrix& M1, const HostMatrix& M2,
                               const HostMatrix* q_gram) {
   const std::int64_t q = M1.rows(), nw0 = M2.rows(), nw = M2.cols();
-  const HostMatrix C = G0.block(0, q, 0, nw0), W0tW0 = G0.block(q, nw0, 0, nw0);
-  HostMatrix QtW = multiply(C, M2);
-  const HostMatrix QQM1 = q_gram ? multiply(*q_gram, M1) : M1;
-  for (std::int64_t i = 0; i < q; ++i)
-    for (std::int64_t j = 0; j < nw; ++j) QtW(i, j) += QQM1(i, j);
-  const HostMatrix a = transpose_times(M1, QtW), b = transpose_times(M2, transpose_times(C, M1)),
-                   c = transpose_times(M2, multiply(W0tW0, M2));
+  const double* C = G0.data();
+  const double* W0tW0 = G0.data() + q * nw0;
   HostMatrix out(q + nw, nw);
-  for (std::int64_t i = 0; i < q; ++i)
-    for (std::int64_t j = 0; j < nw; ++j) out(i, j) = QtW(i, j);
+  double* QtW = out.data();  // out's first q rows
+  if (q_gram) {
+    product(false, false, q, nw, q, q_gram->data(), q, M1.data(), nw, 0.0, QtW, nw);
+  } else {
+    std::copy(M1.values().begin(), M1.values().end(), QtW);
+  }
+  product(false, false, q, nw, nw0, C, nw0, M2.data(), nw, 1.0, QtW, nw);
+  // S = M1^T QtW + M2^T (C^T M1) + M2^T (W0^T W0 M2), then out's last nw rows = (S + S^T) / 2.
+  std::vector<double> S(static_cast<std::size_t>(nw * nw)), D(static_cast<std::size_t>(nw0 * nw));
+  product(true, false, nw, nw, q, M1.data(), nw, QtW, nw, 0.0, S.data(), nw);
+  product(true, false, nw0, nw, q, C, nw0, M1.data(), nw, 0.0, D.data(), nw);
+  product(true, false, nw, nw, nw0, M2.data(), nw, D.data(), nw, 1.0, S.data(), nw);
+  product(false, false, nw0, nw, nw0, W0tW0, nw0, M2.data(), nw, 0.0, D.data(), nw);
+  product(true, false, nw, nw, nw0, M2.data(), nw, D.data(), nw, 1.0, S.data(), nw);
   for (std::int64_t i = 0; i < nw; ++i)
-    for (std::int64_t j = 0; j < nw; ++j)
-      out(q + i, j) = 0.5 * (a(i, j) + a(j, i) + b(i, j) + b(j, i) + c(i, j) + c(j, i));
+    for (std::int64_t j = 0; j < nw; ++j) out(q + i, j) = 0.5 * (S[i * nw + j] + S[j * nw + i]);
   return out;
 }
 
@@ -91,25 +115,38 @@ std::int64_t fused_first_pass(const spmm::Context& context, MPI_Comm comm, spmm:
                               BasisOptions* options) {
   const std::int64_t q = Q.cols, nw = static_cast<std::int64_t>(selected.size());
   const spmm::ConstDenseView<T> QW{Q.space, Q.rows, q + W.cols, Q.ld, Q.data};
-  const HostMatrix G_whole = options && options->measured_gram ? *options->measured_gram
-                                                                : gram(context, comm, QW, spmm::ConstDenseView<T>(W));
+  HostMatrix measured;
+  if (!(options && options->measured_gram)) measured = gram(context, comm, QW, spmm::ConstDenseView<T>(W));
+  const HostMatrix& G_whole = options && options->measured_gram ? *options->measured_gram : measured;
   BLOCKEIGS_ASSERT(G_whole.rows() == q + W.cols && G_whole.cols() == W.cols);
-  // [Q W_sel]^T W_sel out of [Q W]^T W.
-  HostMatrix G_all(q + nw, nw);
-  for (std::int64_t j = 0; j < nw; ++j) {
-    for (std::int64_t i = 0; i < q; ++i) G_all(i, j) = G_whole(i, selected[j]);
-    for (std::int64_t i = 0; i < nw; ++i) G_all(q + i, j) = G_whole(q + selected[i], selected[j]);
+  // [Q W_sel]^T W_sel out of [Q W]^T W (itself where all of W is selected).
+  bool all = nw == W.cols;
+  for (std::int64_t j = 0; j < nw && all; ++j) all = selected[j] == j;
+  HostMatrix picked;
+  if (!all) {
+    picked = HostMatrix(q + nw, nw);
+    for (std::int64_t j = 0; j < nw; ++j) {
+      for (std::int64_t i = 0; i < q; ++i) picked(i, j) = G_whole(i, selected[j]);
+      for (std::int64_t i = 0; i < nw; ++i) picked(q + i, j) = G_whole(q + selected[i], selected[j]);
+    }
   }
+  const HostMatrix& G_all = all ? G_whole : picked;
   C = G_all.block(0, q, 0, nw);
+  // G = (W^T W's symmetric part) - C^T C, by rows of C (contiguous).
   HostMatrix G(nw, nw);
+  for (std::int64_t i = 0; i < nw; ++i)
+    for (std::int64_t j = 0; j < nw; ++j) G(i, j) = 0.5 * (G_all(q + i, j) + G_all(q + j, i));
+  for (std::int64_t k = 0; k < q; ++k) {
+    const double* ck = C.data() + k * nw;
+    for (std::int64_t i = 0; i < nw; ++i) {
+      double* gi = G.data() + i * nw;
+      const double cki = ck[i];
+#pragma omp simd
+      for (std::int64_t j = 0; j < nw; ++j) gi[j] -= cki * ck[j];
+    }
+  }
   std::vector<double> before(static_cast<std::size_t>(nw));
   bool safe = true;
-  for (std::int64_t i = 0; i < nw; ++i)
-    for (std::int64_t j = 0; j < nw; ++j) {
-      double cc = 0;
-      for (std::int64_t k = 0; k < q; ++k) cc += C(k, i) * C(k, j);
-      G(i, j) = 0.5 * (G_all(q + i, j) + G_all(q + j, i)) - cc;
-    }
   for (std::int64_t j = 0; j < nw; ++j) {
     before[j] = G_all(q + j, j);
     if (!(G(j, j) >= tol.derived_gram_min_kept * before[j]) || !(before[j] > 0)) safe = false;
