@@ -2,6 +2,8 @@
 // kernels and symmetric eigensolver, BLAS for the products): SVQB
 // transforms, the generalised Rayleigh-Ritz step with its restart levels,
 // and Hetmaniuk-Lehoucq basis selection. Row-major HostMatrix throughout.
+#include <cblas.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -332,6 +334,19 @@ HostMatrix svqb_transform(const HostMatrix& G, const OrthonormalizeTolerances& t
 
 namespace lobpcg_detail {
 
+void product(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k, const double* A,
+             std::int64_t lda, const double* B, std::int64_t ldb, double beta, double* C, std::int64_t ldc,
+             double alpha) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {  // an empty sum: C := beta C, never reading C when beta == 0
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) C[i * ldc + j] = beta == 0 ? 0.0 : beta * C[i * ldc + j];
+    return;
+  }
+  cblas_dgemm(CblasRowMajor, transpose_a ? CblasTrans : CblasNoTrans, transpose_b ? CblasTrans : CblasNoTrans, int(m),
+              int(n), int(k), alpha, A, int(lda), B, int(ldb), beta, C, int(ldc));
+}
+
 RitzPairs rayleigh_ritz(const HostMatrix& GA, const HostMatrix& GB, std::int64_t p_begin, std::int64_t p_end,
                         std::int64_t needed, const Tolerances& tol, SpectrumEnd end) {
   const std::int64_t ns = GA.rows();
@@ -366,19 +381,20 @@ RitzPairs rayleigh_ritz(const HostMatrix& GA, const HostMatrix& GB, std::int64_t
 
 HostMatrix basis_selection(const HostMatrix& Cx, const HostMatrix& GB, std::int64_t x_rows,
                            const std::vector<std::int64_t>& active, const Tolerances& tol) {
-  const std::int64_t ns = Cx.rows(), na = static_cast<std::int64_t>(active.size());
+  const std::int64_t ns = Cx.rows(), nb = Cx.cols(), na = static_cast<std::int64_t>(active.size());
   if (na == 0 || ns == x_rows) return HostMatrix(ns, 0);
   // Z: the non-X parts of the active Ritz vectors' coefficients.
   HostMatrix Z(ns, na);
   for (std::int64_t i = x_rows; i < ns; ++i)
     for (std::int64_t c = 0; c < na; ++c) Z(i, c) = Cx(i, active[c]);
   const HostMatrix B = symmetrized(GB);
-  // Z -= Cx (Cx^T B Z), twice: one projection leaves rounding-sized X parts.
+  // Z -= Cx (Cx^T B Z), twice (one projection leaves rounding-sized X
+  // parts), with Cx^T B = (B Cx)^T formed once.
+  const HostMatrix BCx = multiply(B, Cx);
+  HostMatrix coeff(nb, na);
   for (int pass = 0; pass < 2; ++pass) {
-    const HostMatrix coeff = transpose_times(Cx, multiply(B, Z));
-    const HostMatrix correction = multiply(Cx, coeff);
-    for (std::int64_t i = 0; i < ns; ++i)
-      for (std::int64_t c = 0; c < na; ++c) Z(i, c) -= correction(i, c);
+    product(true, false, nb, na, ns, BCx.data(), nb, Z.data(), na, 0.0, coeff.data(), na);
+    product(false, false, ns, na, nb, Cx.data(), nb, coeff.data(), na, 1.0, Z.data(), na, -1.0);
   }
   const HostMatrix G = transpose_times(Z, multiply(B, Z));
   return multiply(Z, svqb_transform(G, tol));

@@ -3,8 +3,6 @@
 // "ortho_drop"), repeated until orthogonal to working accuracy.
 #include "solver/orthonormalize.hpp"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <cmath>
 
@@ -14,6 +12,8 @@
 
 namespace blockeigs::solver {
 namespace {
+
+using lobpcg_detail::product;
 
 int rank_of(MPI_Comm comm) {
   int rank = 0;
@@ -51,21 +51,6 @@ void move_to_front(const spmm::Context& context, spmm::DenseView<T> W, const std
       keep_columns(context, W, selected);
       return;
     }
-}
-
-// C := op(A) op(B) + beta C on row-major blocks given by pointer and
-// leading dimension, for the small products below without copying blocks
-// out of the matrices they sit in.
-void product(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k, const double* A,
-             std::int64_t lda, const double* B, std::int64_t ldb, double beta, double* C, std::int64_t ldc) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    for (std::int64_t i = 0; i < m; ++i)
-      for (std::int64_t j = 0; j < n; ++j) C[i * ldc + j] *= beta;
-    return;
-  }
-  cblas_dgemm(CblasRowMajor, transpose_a ? CblasTrans : CblasNoTrans, transpose_b ? CblasTrans : CblasNoTrans, int(m),
-              int(n), int(k), 1.0, A, int(lda), B, int(ldb), beta, C, int(ldc));
 }
 
 // [Q W]^T W for W = Q M1 + W0 M2, from G0 = [Q W0]^T W0 ((q + nw0) x nw0,
