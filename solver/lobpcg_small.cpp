@@ -416,16 +416,15 @@ HostMatrix assemble_ritz_matrix(const HostMatrix& q_block, const HostMatrix& w_c
 }
 
 HostMatrix in_search_basis(const HostMatrix& G, const HostMatrix& from_q, const HostMatrix& from_z) {
-  const std::int64_t q = from_q.rows(), raw = from_z.rows(), kept = from_z.cols(), ns = q + kept;
-  BLOCKEIGS_ASSERT(G.rows() == q + raw && G.cols() == q + raw && from_q.cols() == kept);
-  // T's W columns, stacked: [from_q; from_z].
-  HostMatrix t_w(q + raw, kept);
-  for (std::int64_t i = 0; i < q; ++i)
-    for (std::int64_t j = 0; j < kept; ++j) t_w(i, j) = from_q(i, j);
-  for (std::int64_t i = 0; i < raw; ++i)
-    for (std::int64_t j = 0; j < kept; ++j) t_w(q + i, j) = from_z(i, j);
-  const HostMatrix g_w = multiply(G, t_w);            // G T_w: Q's rows are [Q W]'s
-  const HostMatrix w_w = transpose_times(t_w, g_w);   // T_w^T G T_w
+  const std::int64_t q = from_q.rows(), raw = from_z.rows(), kept = from_z.cols(), ns = q + kept, nr = q + raw;
+  BLOCKEIGS_ASSERT(G.rows() == nr && G.cols() == nr && from_q.cols() == kept);
+  // G T_w = G's Q columns from_q + its Z columns from_z (Q's rows are [Q W]'s).
+  HostMatrix g_w(nr, kept), w_w(kept, kept);
+  product(false, false, nr, kept, q, G.data(), nr, from_q.data(), kept, 0.0, g_w.data(), kept);
+  product(false, false, nr, kept, raw, G.data() + q, nr, from_z.data(), kept, 1.0, g_w.data(), kept);
+  // T_w^T G T_w = from_q^T (G T_w)'s first q rows + from_z^T its last raw.
+  product(true, false, kept, kept, q, from_q.data(), kept, g_w.data(), kept, 0.0, w_w.data(), kept);
+  product(true, false, kept, kept, raw, from_z.data(), kept, g_w.data() + q * kept, kept, 1.0, w_w.data(), kept);
   HostMatrix out(ns, ns);
   for (std::int64_t i = 0; i < q; ++i) {
     for (std::int64_t j = 0; j < q; ++j) out(i, j) = G(i, j);
@@ -439,13 +438,11 @@ HostMatrix in_search_basis(const HostMatrix& G, const HostMatrix& from_q, const 
 HostMatrix to_raw_coefficients(const HostMatrix& C, const HostMatrix& from_q, const HostMatrix& from_z) {
   const std::int64_t q = from_q.rows(), raw = from_z.rows(), kept = from_z.cols(), m = C.cols();
   BLOCKEIGS_ASSERT(C.rows() == q + kept && from_q.cols() == kept);
-  const HostMatrix c_w = C.block(q, kept, 0, m);
-  const HostMatrix q_part = multiply(from_q, c_w), z_part = multiply(from_z, c_w);
+  const double* c_w = C.data() + q * m;  // C's W rows
   HostMatrix out(q + raw, m);
-  for (std::int64_t i = 0; i < q; ++i)
-    for (std::int64_t j = 0; j < m; ++j) out(i, j) = C(i, j) + q_part(i, j);
-  for (std::int64_t i = 0; i < raw; ++i)
-    for (std::int64_t j = 0; j < m; ++j) out(q + i, j) = z_part(i, j);
+  std::copy(C.data(), C.data() + q * m, out.data());
+  product(false, false, q, m, kept, from_q.data(), kept, c_w, m, 1.0, out.data(), m);
+  product(false, false, raw, m, kept, from_z.data(), kept, c_w, m, 0.0, out.data() + q * m, m);
   return out;
 }
 
