@@ -219,7 +219,8 @@ double reciprocal_condition(const HostMatrix& GB, const HostMatrix& U) {
     for (std::int64_t j = 0; j < n; ++j) s += std::abs(row[j]);
     norm_gb = std::max(norm_gb, s);
   }
-  if (n == 0 || !(norm_gb > 0)) return 0;
+  if (n == 0) return 1;  // as dpocon: nothing to be ill-conditioned
+  if (!(norm_gb > 0)) return 0;
   constexpr int max_steps = 5;
   auto sign_of = [](double v) { return v >= 0 ? 1.0 : -1.0; };
   auto largest_entry = [&](const std::vector<double>& z) {

@@ -14,6 +14,11 @@
 //
 // Backward stable like LAPACK's dsteqr path (only orthogonal transforms), so
 // repeated and tightly clustered eigenvalues get orthonormal vectors.
+//
+// Where the time goes (53 x 53 average, 20 vectors, Xeon at 3.7 GHz, ~60
+// us in all): QL ~28 us, a chain of ~2900 dependent rotations at ~33 cycles
+// (symmetric_eigen.cpp says how a step avoids waiting for a square root);
+// the reduction ~12 us; replaying the rotations ~11 us; Q ~6 us.
 #pragma once
 
 #include <cstdint>
