@@ -117,19 +117,11 @@ std::int64_t fused_first_pass(const spmm::Context& context, MPI_Comm comm, spmm:
   }
   const HostMatrix& G_all = all ? G_whole : picked;
   C = G_all.block(0, q, 0, nw);
-  // G = (W^T W's symmetric part) - C^T C, by rows of C (contiguous).
+  // G = (W^T W's symmetric part) - C^T C.
   HostMatrix G(nw, nw);
   for (std::int64_t i = 0; i < nw; ++i)
     for (std::int64_t j = 0; j < nw; ++j) G(i, j) = 0.5 * (G_all(q + i, j) + G_all(q + j, i));
-  for (std::int64_t k = 0; k < q; ++k) {
-    const double* ck = C.data() + k * nw;
-    for (std::int64_t i = 0; i < nw; ++i) {
-      double* gi = G.data() + i * nw;
-      const double cki = ck[i];
-#pragma omp simd
-      for (std::int64_t j = 0; j < nw; ++j) gi[j] -= cki * ck[j];
-    }
-  }
+  product(true, false, nw, nw, q, C.data(), nw, C.data(), nw, 1.0, G.data(), nw, -1.0);
   std::vector<double> before(static_cast<std::size_t>(nw));
   bool safe = true;
   for (std::int64_t j = 0; j < nw; ++j) {
