@@ -62,6 +62,13 @@ class HostMatrix {
 // A B and A^T B of small host matrices.
 HostMatrix multiply(const HostMatrix& A, const HostMatrix& B);
 HostMatrix transpose_times(const HostMatrix& A, const HostMatrix& B);
+// C := alpha op(A) op(B) + beta C (op: the transpose where asked) on
+// row-major host blocks given by pointer and leading dimension (op(A) is
+// m x k, op(B) k x n): the same small products on blocks in place, without
+// copying them out. beta == 0 never reads C.
+void product(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k, const double* A,
+             std::int64_t lda, const double* B, std::int64_t ldb, double beta, double* C, std::int64_t ldc,
+             double alpha = 1.0);
 
 // Columns [first, first + count) of a block, as a view with the same ld.
 template <class T>

@@ -36,21 +36,30 @@ HostMatrix HostMatrix::block(std::int64_t r0, std::int64_t nr, std::int64_t c0, 
 // The small products of the projected problems (up to 3 nb x 3 nb times
 // 3 nb x nb, several per LOBPCG iteration on rank 0 while the device waits):
 // BLAS, ~20x the plain loops at nb = 20.
+void product(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k, const double* A,
+             std::int64_t lda, const double* B, std::int64_t ldb, double beta, double* C, std::int64_t ldc,
+             double alpha) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {  // an empty sum: C := beta C, never reading C when beta == 0
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) C[i * ldc + j] = beta == 0 ? 0.0 : beta * C[i * ldc + j];
+    return;
+  }
+  cblas_dgemm(CblasRowMajor, transpose_a ? CblasTrans : CblasNoTrans, transpose_b ? CblasTrans : CblasNoTrans, int(m),
+              int(n), int(k), alpha, A, int(lda), B, int(ldb), beta, C, int(ldc));
+}
+
 HostMatrix multiply(const HostMatrix& A, const HostMatrix& B) {
   BLOCKEIGS_ASSERT(A.cols() == B.rows());
   HostMatrix C(A.rows(), B.cols());
-  if (C.rows() > 0 && C.cols() > 0 && A.cols() > 0)
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(A.rows()), int(B.cols()), int(A.cols()), 1.0,
-                A.data(), int(A.cols()), B.data(), int(B.cols()), 0.0, C.data(), int(C.cols()));
+  product(false, false, C.rows(), C.cols(), A.cols(), A.data(), A.cols(), B.data(), B.cols(), 0.0, C.data(), C.cols());
   return C;
 }
 
 HostMatrix transpose_times(const HostMatrix& A, const HostMatrix& B) {  // A^T B
   BLOCKEIGS_ASSERT(A.rows() == B.rows());
   HostMatrix C(A.cols(), B.cols());
-  if (C.rows() > 0 && C.cols() > 0 && A.rows() > 0)
-    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, int(A.cols()), int(B.cols()), int(A.rows()), 1.0,
-                A.data(), int(A.cols()), B.data(), int(B.cols()), 0.0, C.data(), int(C.cols()));
+  product(true, false, C.rows(), C.cols(), A.rows(), A.data(), A.cols(), B.data(), B.cols(), 0.0, C.data(), C.cols());
   return C;
 }
 

@@ -34,14 +34,6 @@ struct RitzPairs {
   HostMatrix vectors;
 };
 
-// C := op(A) op(B) + beta C (op: the transpose where asked) on row-major
-// blocks given by pointer and leading dimension (op(A) is m x k, op(B)
-// k x n): the small products of the projected problems on blocks in place,
-// without copying them out. BLAS.
-void product(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k, const double* A,
-             std::int64_t lda, const double* B, std::int64_t ldb, double beta, double* C, std::int64_t ldc,
-             double alpha = 1.0);
-
 // Generalised Rayleigh-Ritz on GA c = theta GB c over basis columns [0, ns),
 // where columns [p_begin, p_end) are P, for the `needed` pairs at `end`.
 // Level 0 uses all columns (Cholesky of GB, rcond check); level 1 drops P;

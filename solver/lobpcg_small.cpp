@@ -1,9 +1,7 @@
 // LOBPCG's small dense problems, solved on the host (our own triangular
-// kernels and symmetric eigensolver, BLAS for the products): SVQB
+// kernels and symmetric eigensolver, BLAS for the products, block_ops.hpp): SVQB
 // transforms, the generalised Rayleigh-Ritz step with its restart levels,
 // and Hetmaniuk-Lehoucq basis selection. Row-major HostMatrix throughout.
-#include <cblas.h>
-
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -334,19 +332,6 @@ HostMatrix svqb_transform(const HostMatrix& G, const OrthonormalizeTolerances& t
 }
 
 namespace lobpcg_detail {
-
-void product(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k, const double* A,
-             std::int64_t lda, const double* B, std::int64_t ldb, double beta, double* C, std::int64_t ldc,
-             double alpha) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {  // an empty sum: C := beta C, never reading C when beta == 0
-    for (std::int64_t i = 0; i < m; ++i)
-      for (std::int64_t j = 0; j < n; ++j) C[i * ldc + j] = beta == 0 ? 0.0 : beta * C[i * ldc + j];
-    return;
-  }
-  cblas_dgemm(CblasRowMajor, transpose_a ? CblasTrans : CblasNoTrans, transpose_b ? CblasTrans : CblasNoTrans, int(m),
-              int(n), int(k), alpha, A, int(lda), B, int(ldb), beta, C, int(ldc));
-}
 
 RitzPairs rayleigh_ritz(const HostMatrix& GA, const HostMatrix& GB, std::int64_t p_begin, std::int64_t p_end,
                         std::int64_t needed, const Tolerances& tol, SpectrumEnd end) {

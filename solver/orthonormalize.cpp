@@ -13,8 +13,6 @@
 namespace blockeigs::solver {
 namespace {
 
-using lobpcg_detail::product;
-
 int rank_of(MPI_Comm comm) {
   int rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));

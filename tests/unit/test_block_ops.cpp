@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <cfloat>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -401,6 +402,48 @@ TEST(BlockOps, MismatchedShapesAreErrors) {
   auto Z = random_block<double>(4, 3, 1, 0);
   EXPECT_THROW(solver::block_update<double>(host(), 1.0, X.cview(), HostMatrix(3, 3), 0.0, Z.view()), Error);
   EXPECT_THROW(solver::select_columns<double>(host(), X.cview(), {0, 2, 1}, Z.view()), Error);
+}
+
+// solver::product on blocks inside larger matrices (leading
+// dimensions wider than the blocks), all four transpose cases, alpha and
+// beta; C's entries outside the block untouched, and with beta = 0 never
+// read (NaN there), also for an empty sum (k = 0).
+TEST(Product, BlocksInPlaceMatchTheDefinition) {
+  const std::int64_t m = 5, n = 7, k = 3, ld = 11;
+  const HostMatrix A = test::random_matrix(ld, ld, 60), B = test::random_matrix(ld, ld, 61);
+  for (const bool ta : {false, true})
+    for (const bool tb : {false, true})
+      for (const double beta : {0.0, 0.5}) {
+        HostMatrix C = test::random_matrix(ld, ld, 62);
+        const HostMatrix before = C;
+        if (beta == 0)
+          for (std::int64_t i = 0; i < m; ++i)
+            for (std::int64_t j = 0; j < n; ++j) C(1 + i, 2 + j) = std::nan("");
+        // op(A) from A's block at (2, 1), op(B) from B's at (3, 4), into C's at (1, 2).
+        solver::product(ta, tb, m, n, k, A.data() + 2 * ld + 1, ld, B.data() + 3 * ld + 4, ld, beta, &C(1, 2), ld,
+                        -2.0);
+        for (std::int64_t i = 0; i < ld; ++i)
+          for (std::int64_t j = 0; j < ld; ++j) {
+            const bool inside = i >= 1 && i < 1 + m && j >= 2 && j < 2 + n;
+            if (!inside) {
+              EXPECT_EQ(C(i, j), before(i, j));
+              continue;
+            }
+            double sum = 0, scale = 0;
+            for (std::int64_t l = 0; l < k; ++l) {
+              const double a = ta ? A(2 + l, 1 + (i - 1)) : A(2 + (i - 1), 1 + l);
+              const double b = tb ? B(3 + (j - 2), 4 + l) : B(3 + l, 4 + (j - 2));
+              sum += a * b;
+              scale += std::abs(a * b);
+            }
+            const double expected = -2.0 * sum + beta * before(i, j);
+            EXPECT_NEAR(C(i, j), expected, 4 * double(k + 1) * DBL_EPSILON * (2 * scale + std::abs(before(i, j))))
+                << ta << tb << beta << " at " << i << "," << j;
+          }
+      }
+  HostMatrix C(2, 2, std::nan(""));
+  solver::product(false, false, 2, 2, 0, nullptr, 1, nullptr, 2, 0.0, C.data(), 2);
+  for (double v : C.values()) EXPECT_EQ(v, 0.0);
 }
 
 }  // namespace

@@ -276,48 +276,6 @@ TEST(RayleighRitz, NonFiniteInputIsAnError) {
   EXPECT_THROW(solver::lobpcg_detail::rayleigh_ritz(c.GA, c.GB, 3, 3, 3, tol), Error);
 }
 
-// lobpcg_detail::product on blocks inside larger matrices (leading
-// dimensions wider than the blocks), all four transpose cases, alpha and
-// beta; C's entries outside the block untouched, and with beta = 0 never
-// read (NaN there), also for an empty sum (k = 0).
-TEST(Product, BlocksInPlaceMatchTheDefinition) {
-  const std::int64_t m = 5, n = 7, k = 3, ld = 11;
-  const HostMatrix A = random_matrix(ld, ld, 60), B = random_matrix(ld, ld, 61);
-  for (const bool ta : {false, true})
-    for (const bool tb : {false, true})
-      for (const double beta : {0.0, 0.5}) {
-        HostMatrix C = random_matrix(ld, ld, 62);
-        const HostMatrix before = C;
-        if (beta == 0)
-          for (std::int64_t i = 0; i < m; ++i)
-            for (std::int64_t j = 0; j < n; ++j) C(1 + i, 2 + j) = std::nan("");
-        // op(A) from A's block at (2, 1), op(B) from B's at (3, 4), into C's at (1, 2).
-        solver::lobpcg_detail::product(ta, tb, m, n, k, A.data() + 2 * ld + 1, ld, B.data() + 3 * ld + 4, ld, beta,
-                                       &C(1, 2), ld, -2.0);
-        for (std::int64_t i = 0; i < ld; ++i)
-          for (std::int64_t j = 0; j < ld; ++j) {
-            const bool inside = i >= 1 && i < 1 + m && j >= 2 && j < 2 + n;
-            if (!inside) {
-              EXPECT_EQ(C(i, j), before(i, j));
-              continue;
-            }
-            double sum = 0, scale = 0;
-            for (std::int64_t l = 0; l < k; ++l) {
-              const double a = ta ? A(2 + l, 1 + (i - 1)) : A(2 + (i - 1), 1 + l);
-              const double b = tb ? B(3 + (j - 2), 4 + l) : B(3 + l, 4 + (j - 2));
-              sum += a * b;
-              scale += std::abs(a * b);
-            }
-            const double expected = -2.0 * sum + beta * before(i, j);
-            EXPECT_NEAR(C(i, j), expected, 4 * double(k + 1) * DBL_EPSILON * (2 * scale + std::abs(before(i, j))))
-                << ta << tb << beta << " at " << i << "," << j;
-          }
-      }
-  HostMatrix C(2, 2, std::nan(""));
-  solver::lobpcg_detail::product(false, false, 2, 2, 0, nullptr, 1, nullptr, 2, 0.0, C.data(), 2);
-  for (double v : C.values()) EXPECT_EQ(v, 0.0);
-}
-
 // A search block in coefficient form (W = Q from_q + Z from_z): the
 // structured transforms against the dense T^T G T and T C, with T = [I
 // from_q; 0 from_z] formed in full; raw > kept, as after dropping.
