@@ -53,8 +53,8 @@ int validate(const LinearOperator<T>& A, const LobpcgOptions& o,
   if (!(o.tolerance > 0) || !std::isfinite(o.tolerance))
     fail_input("LOBPCG: tolerance must be positive and finite, got ", o.tolerance);
   if (o.max_iterations < 1) fail_input("LOBPCG: max_iterations must be at least 1, got ", o.max_iterations);
-  if (o.recompute_interval < 1)
-    fail_input("LOBPCG: recompute_interval must be at least 1, got ", o.recompute_interval);
+  if (o.recompute_interval < 0)
+    fail_input("LOBPCG: recompute_interval must be 0 (automatic) or positive, got ", o.recompute_interval);
   const int nb = o.block_size > 0 ? o.block_size : default_block_size(o.k, rows);
   // The start block's shape is per rank: agree before anyone proceeds.
   collectively(A.comm(), [&] {
@@ -90,6 +90,24 @@ bool passes(StoppingTest test, double tol, double r, double lambda, double x_nor
 }
 
 }  // namespace
+
+namespace lobpcg_detail {
+
+int automatic_recompute_interval(double eps, double norm_a, double tolerance, StoppingTest test,
+                                 const std::vector<double>& lambda, const std::vector<double>& x_norm, int k) {
+  double demanded = INFINITY;  // the smallest residual norm the test asks of a wanted pair
+  for (int j = 0; j < k; ++j) {
+    const double scale = test == StoppingTest::backward ? norm_a + std::abs(lambda[j]) : std::abs(lambda[j]);
+    demanded = std::min(demanded, tolerance * scale * x_norm[j]);
+  }
+  const double drift_per_step = 10 * eps * norm_a;
+  if (!(drift_per_step > 0)) return min_recompute_interval;  // nothing known about ||A|| yet
+  const double steps = 0.01 * demanded / drift_per_step;
+  return static_cast<int>(std::clamp(std::floor(steps), double(min_recompute_interval),
+                                     double(max_recompute_interval)));
+}
+
+}  // namespace lobpcg_detail
 
 template <class T>
 bool LobpcgResult<T>::all_converged() const {
@@ -169,12 +187,13 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   };
 
   // Rayleigh-Ritz on the basis [X P W] (P in [nb, nb + np)), then [X P] of
-  // the next iterate, with P selected from the `active` Ritz vectors, and,
-  // with `with_residuals`, its residuals in the same pass. S(cur) holds
+  // the next iterate, with P selected from the `active` Ritz vectors, and its
+  // A X, A P and residuals in the same pass; with `refresh` only [X P], as
+  // the caller recomputes A X and A P with the operator. S(cur) holds
   // [X P Z]: W itself, or the raw columns Z it is formed from (SearchBlock).
   // The small problems are solved in the [X P W] basis; their coefficients
   // are then taken back to [X P Z] for the update.
-  auto rayleigh_ritz_step = [&](const SearchBlock& w, const std::vector<std::int64_t>& active, bool with_residuals,
+  auto rayleigh_ritz_step = [&](const SearchBlock& w, const std::vector<std::int64_t>& active, bool refresh,
                                 const HostMatrix* s_t_az = nullptr) {
     const std::int64_t q = nb + np;  // [X P]; W follows
     const std::int64_t ns_raw = q + w.raw, ns = q + w.kept;
@@ -254,7 +273,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       carried_a = transpose_times(coeff_w, multiply(GA, coeff_w));
       carried_b = transpose_times(coeff_w, multiply(GB, coeff_w));
     };
-    if (with_residuals) {
+    if (!refresh) {
       // Active residuals first, in order, then the converged ones.
       residual_position.assign(static_cast<std::size_t>(nb), 0);
       std::int64_t place = 0;
@@ -266,9 +285,8 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       residuals = ritz_update(ctx, comm, Sv, ASv, coeff, chosen, column_range(S(next), 0, m),
                               column_range(AS(next), 0, m), column_range(S(next), m, nb), residual_position, carry);
     } else {
+      // A X and A P come from the operator next, which drops the carried blocks.
       block_update(ctx, T(1), Sv, coeff, T(0), column_range(S(next), 0, m));
-      block_update(ctx, T(1), ASv, coeff, T(0), column_range(AS(next), 0, m));
-      carry();
     }
     cur = next;
     np = coeff.cols() - nb;
@@ -283,9 +301,10 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
                    options.seed, A.first_row(), tol);
   clock.to(time.orthogonalization);
   apply_a(0, nb);
-  rayleigh_ritz_step(SearchBlock{}, {}, true);
+  rayleigh_ritz_step(SearchBlock{}, {}, false);
 
   int iteration = 0;
+  int implicit_steps = 0;  // Ritz updates since A X and A P were last computed by the operator
   bool fresh = false;      // A X computed by the operator since the last update
   bool stagnated = false;  // no search direction left outside span[X P]
   std::vector<double> r_norm, x_norm, scaled(static_cast<std::size_t>(nb));
@@ -413,15 +432,21 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       s_t_az = HostMatrix();
       apply_a(q, search.raw);
     }
-    // A X and A P are recomputed right after every recompute_interval-th step:
-    // its residuals would be formed twice.
-    rayleigh_ritz_step(search, active, iteration % options.recompute_interval != 0,
-                       s_t_az.rows() > 0 ? &s_t_az : nullptr);
+    // Implicit updates accumulate rounding (~eps ||A|| per step): A X and A P
+    // are recomputed right after every interval-th step, which then forms only
+    // [X P] (its A X, A P and residuals would be formed twice).
+    const int interval = options.recompute_interval > 0
+                             ? options.recompute_interval
+                             : automatic_recompute_interval(tol.eps, norm_a, options.tolerance, options.test,
+                                                            lambda, x_norm, k);
+    const bool refresh = ++implicit_steps >= interval;
+    rayleigh_ritz_step(search, active, refresh, s_t_az.rows() > 0 ? &s_t_az : nullptr);
     fresh = false;
-    if (iteration % options.recompute_interval == 0) {
-      // Implicit updates accumulate rounding (~eps ||A|| per step): refresh.
+    if (refresh) {
       apply_a(0, nb + np);
       fresh = true;
+      implicit_steps = 0;
+      ++result.recomputes;
     }
   }
 

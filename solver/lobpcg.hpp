@@ -15,7 +15,8 @@
 //  - soft locking: a converged column gets no new W or P (no SpMM, no
 //    preconditioner work) but stays in X and in every Rayleigh-Ritz step;
 //  - A X and A P are updated implicitly from the Ritz coefficients and
-//    recomputed with the operator every recompute_interval iterations; A X is
+//    recomputed with the operator every recompute_interval iterations (by
+//    default as seldom as the tolerance allows, see LobpcgOptions); A X is
 //    recomputed before convergence is declared (or the iteration limit
 //    reported), so the decision and the reported residuals use true ones;
 //  - the Rayleigh-Ritz matrices' [X P] blocks are carried from the last
@@ -83,10 +84,13 @@ struct LobpcgOptions {
   StoppingTest test = StoppingTest::backward;
   int max_iterations = 1000;
   std::uint64_t seed = 1;       // random start columns (the same for any rank count)
-  // Explicit A X, A P every this many iterations: the implicit updates drift
-  // by ~eps ||A|| per iteration, so 20 keeps the drift near 1e-14 ||A||, far
-  // below any tolerance, for at most 10% more operator work.
-  int recompute_interval = 20;
+  // Explicit A X, A P every this many iterations. The implicit updates drift
+  // by ~eps ||A|| per iteration; 0 (the default) refreshes when the drift
+  // could reach 1% of the smallest residual the test demands of a wanted
+  // pair, but at least every 100 and at most every 20 iterations
+  // (lobpcg_detail::automatic_recompute_interval). A refresh costs about
+  // one iteration.
+  int recompute_interval = 0;
   bool keep_history = true;
   std::function<void(const LobpcgProgress&)> monitor;  // optional, every iteration
 };
@@ -120,6 +124,7 @@ struct LobpcgResult {
   int restarts = 0;                         // Rayleigh-Ritz steps that dropped P
   int carried_steps = 0;                    // Rayleigh-Ritz steps that measured only S^T A W
   int implicit_search_steps = 0;            // steps whose W was never formed (kept as raw columns + coefficients)
+  int recomputes = 0;                       // explicit A X, A P refreshes (recompute_interval)
   int block_size = 0;
   double norm_estimate = 0;                 // ||A||_est used by the backward test
   std::vector<LobpcgStep> history;          // one entry per iteration (keep_history)

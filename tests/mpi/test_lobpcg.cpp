@@ -246,6 +246,30 @@ TEST(Lobpcg, CarriedRayleighRitzMatchesMeasured) {
     EXPECT_NEAR(carried.result.eigenvalues[j], measured.result.eigenvalues[j], 1e-12 * p.exact[j]) << j;
 }
 
+// The automatic recompute interval against the fixed 20 of earlier versions:
+// at a loose tolerance it refreshes A X and A P far less often for the same
+// eigenvalues in about as many iterations; at a tight one it keeps the floor.
+TEST(Lobpcg, AutomaticRecomputeIntervalFollowsTheTolerance) {
+  const Problem p = laplacian(io::GeneratorKind::laplacian_3d, 12, 12, 12);
+  LobpcgOptions o = options_for(20, SpectrumEnd::smallest, 1e-6);
+  const Solved automatic = run(p, o);
+  o.recompute_interval = 20;
+  const Solved fixed = run(p, o);
+  expect_solved(p, automatic, o, 1e-8);
+  expect_solved(p, fixed, o, 1e-8);
+  EXPECT_EQ(fixed.result.recomputes, fixed.result.iterations / 20);
+  EXPECT_LE(automatic.result.recomputes, automatic.result.iterations / 100);
+  EXPECT_NEAR(automatic.result.iterations, fixed.result.iterations, 0.1 * fixed.result.iterations);
+  for (int j = 0; j < o.k; ++j)
+    EXPECT_NEAR(automatic.result.eigenvalues[j], fixed.result.eigenvalues[j], 1e-12 * p.exact[j]) << j;
+  // Relative 1e-10 on eigenvalues near 0.17 of a norm-12 operator: 0.01 * 1e-10
+  // * 0.17 / (10 eps * 12) ~ 6.5 < 20, so every 20th step refreshes.
+  const LobpcgOptions tight = options_for(4, SpectrumEnd::smallest, 1e-10);
+  const Solved strict = run(p, tight);
+  expect_solved(p, strict, tight, 1e-12);
+  EXPECT_EQ(strict.result.recomputes, strict.result.iterations / 20);
+}
+
 // ---- diagonal matrices: clusters, repeats, both ends --------------------------
 
 std::vector<double> clustered_diagonal() {
@@ -393,7 +417,7 @@ TEST(Lobpcg, SoftLockingSavesOperatorWork) {
   }
   EXPECT_GT(narrow, 0);
   // Without locking: nb per iteration, plus the start and the [X P] refreshes.
-  const std::int64_t refreshes = r.result.iterations / o.recompute_interval + 1;
+  const std::int64_t refreshes = r.result.recomputes + 1;
   EXPECT_LT(total, nb * (r.result.iterations + 1) + 2 * nb * refreshes - nb);
   const auto& h = r.result.history;
   auto converged_at = [&](int j) {

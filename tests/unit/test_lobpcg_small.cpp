@@ -338,5 +338,42 @@ TEST(BasisSelection, PIsOrthonormalOrthogonalToXAndSpansTheUpdate) {
   EXPECT_EQ(solver::lobpcg_detail::basis_selection(Cx, b.GB, 3, {}, tol).cols(), 0);
 }
 
+// ---- when A X and A P are recomputed -----------------------------------------
+
+TEST(RecomputeInterval, FollowsTheSmallestDemandedResidual) {
+  using solver::StoppingTest;
+  using solver::lobpcg_detail::automatic_recompute_interval;
+  using solver::lobpcg_detail::max_recompute_interval;
+  using solver::lobpcg_detail::min_recompute_interval;
+  const double eps = std::numeric_limits<double>::epsilon();
+  const std::vector<double> unit(3, 1.0);
+  // The bar: relative 1e-5 on eigenvalues near 1.8e-3 of an operator
+  // of norm 12: drift 10 eps * 12 per step may run for ~6700 steps, capped.
+  const std::vector<double> laplacian{1.78e-3, 3.6e-3, 5.3e-3};
+  EXPECT_EQ(automatic_recompute_interval(eps, 12, 1e-5, StoppingTest::relative, laplacian, unit, 3),
+            max_recompute_interval);
+  // Tight tolerances fall back to the old fixed interval.
+  EXPECT_EQ(automatic_recompute_interval(eps, 12, 1e-12, StoppingTest::backward, laplacian, unit, 3),
+            min_recompute_interval);
+  // In between, the interval is the step count at which 10 eps ||A|| per step
+  // reaches 1% of the smallest demanded residual: here pair 0's, guard 2 not
+  // counted (k = 2), 0.01 * 1e-9 * 1e-3 / (10 eps * 1e-3) = 4503.
+  const std::vector<double> values{1e-3, 0.5, 1e-20};
+  EXPECT_EQ(automatic_recompute_interval(eps, 1e-3, 1e-9, StoppingTest::relative, values, unit, 2),
+            max_recompute_interval);
+  const int mid = automatic_recompute_interval(eps, 1.0, 1e-11, StoppingTest::relative, {1.0}, {1.0}, 1);
+  EXPECT_EQ(mid, static_cast<int>(std::floor(0.01 * 1e-11 / (10 * eps))));  // 45
+  // A zero eigenvalue under the relative test demands r = 0: refresh as often as allowed.
+  EXPECT_EQ(automatic_recompute_interval(eps, 12, 1e-5, StoppingTest::relative, {0.0}, {1.0}, 1),
+            min_recompute_interval);
+  // Nothing known about ||A|| yet (norm estimate 0): the safe end.
+  EXPECT_EQ(automatic_recompute_interval(eps, 0, 1e-5, StoppingTest::backward, {0.0}, {1.0}, 1),
+            min_recompute_interval);
+  // Single precision drifts 2^29 times faster.
+  EXPECT_EQ(automatic_recompute_interval(std::numeric_limits<float>::epsilon(), 12, 1e-5, StoppingTest::relative,
+                                         laplacian, unit, 3),
+            min_recompute_interval);
+}
+
 }  // namespace
 }  // namespace blockeigs
