@@ -89,7 +89,8 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
       std::printf("  %4d  %18.12e  %s      %s  %s\n", j, result.eigenvalues[j],
                   scientific(result.residual_norms[j]).c_str(), scientific(result.relative_residuals[j]).c_str(),
                   result.converged[j] ? "yes" : "NO");
-    std::printf("\niterations %d (restarts %d); %s\n", result.iterations, result.restarts,
+    std::printf("\niterations %d (restarts %d, %d explicit recompute%s of A X and A P); %s\n", result.iterations,
+                result.restarts, result.recomputes, result.recomputes == 1 ? "" : "s",
                 result.all_converged() ? "all converged" : "NOT all converged within max_iterations");
     std::printf("solve time %.3f s: SpMM %.3f (halo %.3f), orthogonalisation %.3f, Rayleigh-Ritz %.3f "
                 "(small eigenproblem on the host %.3f), preconditioner %.3f, other %.3f\n",
