@@ -73,15 +73,8 @@ enum class ShapeFor { row_split, merge_based };
 //    1.13-1.44x (row_split 0.84-1.18x, so it keeps its 32 lanes).
 // 16-byte vectors at 9-12 a row (fp64 n = 18-24, fp32 n = 36-48) keep 16
 // lanes: row_split's Wide 16-lane shape beat 4 lanes of 3 by 1.2-1.3x there.
-// Row_split takes 16-byte fp64 vectors at 9-10 a row (n = 18, 20: LOBPCG's
-// block for k = 16) in exact-width groups of 10 lanes, three rows a warp
-// instead of two, where its caller finds one nonzero lane enough
-// (exact_width_fits); the kernel there is bound by instruction issue.
-template <class T, int V, ShapeFor K>
-inline constexpr bool has_exact_width_10 = sizeof(T) == 8 && V == 2 && K == ShapeFor::row_split;
-
 template <class T, int V, ShapeFor K, class F>
-void dispatch_vectors(int vectors, F&& f, bool exact_width_fits = false) {
+void dispatch_vectors(int vectors, F&& f) {
   constexpr bool three_a_lane_12 = V == 1;
   constexpr bool three_a_lane_24 = V == 1 || (sizeof(T) == 8 && V == 2 && K == ShapeFor::merge_based);
   if (vectors <= 1) return f(KernelShape<V, 1, 1>{});
@@ -89,7 +82,6 @@ void dispatch_vectors(int vectors, F&& f, bool exact_width_fits = false) {
   if (vectors <= 4) return f(KernelShape<V, 1, 4>{});
   if (vectors <= 8) return f(KernelShape<V, 1, 8>{});
   if constexpr (three_a_lane_12) if (vectors <= 12) return f(KernelShape<V, 3, 4>{});
-  if constexpr (has_exact_width_10<T, V, K>) if (vectors <= 10 && exact_width_fits) return f(KernelShape<V, 1, 10>{});
   if (vectors <= 16) return f(KernelShape<V, 1, 16>{});
   if constexpr (three_a_lane_24) if (vectors <= 24) return f(KernelShape<V, 3, 8>{});
   if (vectors <= 32) return f(KernelShape<V, 1, 32>{});
@@ -106,11 +98,11 @@ void dispatch_vectors(int vectors, F&& f, bool exact_width_fits = false) {
 }
 
 template <class T, ShapeFor K, class F>
-void dispatch_shape(int n, int v, F&& f, bool exact_width_fits = false) {
+void dispatch_shape(int n, int v, F&& f) {
   if constexpr (sizeof(T) == 4) {
     if (v == 4) return dispatch_vectors<T, 4, K>(n / 4, f);
   }
-  if (v == 2) return dispatch_vectors<T, 2, K>(n / 2, f, exact_width_fits);
+  if (v == 2) return dispatch_vectors<T, 2, K>(n / 2, f);
   return dispatch_vectors<T, 1, K>(n, f);
 }
 

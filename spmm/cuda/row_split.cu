@@ -42,16 +42,13 @@ __global__ void __launch_bounds__(block_threads, (min_blocks_per_sm<P, GC, Wide>
   const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / warp_size;
   const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / warp_size;
   const std::int64_t stride = warps * rows_per_warp;
-  // Lanes past the last group (exact-width groups only) take no row. Known
-  // true at compile time otherwise, so that those shapes' code is unchanged.
-  const bool in_group = !exact_width_group<GC> || g.group < rows_per_warp;
   auto range_of = [&](std::int64_t first) {
-    return load_row_range(a.row_offsets, first + g.group, in_group && first + g.group < a.rows);
+    return load_row_range(a.row_offsets, first + g.group, first + g.group < a.rows);
   };
   auto finish = [&](std::int64_t first, T(&acc)[P][V]) {
     reduce_nonzero_lanes<T, V, P, GC>(g, acc);
     const std::int64_t row = first + g.group;
-    if (in_group && row < a.rows && g.lane_k == 0) store_result<T, V, P, GC>(a, cols, row, acc);
+    if (row < a.rows && g.lane_k == 0) store_result<T, V, P, GC>(a, cols, row, acc);
   };
   std::int64_t first = warp * rows_per_warp;
   RowRange range = range_of(first);
@@ -114,33 +111,18 @@ class RowSplitSpmm final : public LocalSpmm<T> {
     const SpmmArgs<T> args{A_.row_offsets, A_.col_indices, A_.values, B.data, B.ld, C.data, C.ld,
                            A_.rows, static_cast<int>(B.cols), alpha, beta};
     const int v = vector_width<T>(B.data, B.ld, C.data, C.ld, B.cols);
-    dispatch_shape<T, ShapeFor::row_split>(
-        static_cast<int>(B.cols), v,
-        [&](auto shape) {
-          using S = decltype(shape);
-          if constexpr (has_wide_unroll<T, S::V, S::P, S::GC>)
-            if (wide_unroll_pays(S::GC)) return launch_shape<S::V, S::P, S::GC, true>(args);
-          launch_shape<S::V, S::P, S::GC, false>(args);
-        },
-        exact_width_fits());
-  }
-
-  // Exact-width groups hold one nonzero lane: taken only where the 16-lane
-  // shape they replace would have one too (short rows), so that long rows
-  // keep their nonzero lanes.
-  bool exact_width_fits() const {
-    if constexpr (sizeof(T) != 8) {
-      return false;
-    } else {
-      const int unroll = wide_unroll_pays(16) ? nonzero_unroll<T, 2, 1, true> : nonzero_unroll<T, 2, 1, false>;
-      return cuda::nonzero_lanes(A_.mean_row_length(), 16, unroll) == 1;
-    }
+    dispatch_shape<T, ShapeFor::row_split>(static_cast<int>(B.cols), v, [&](auto shape) {
+      using S = decltype(shape);
+      if constexpr (has_wide_unroll<T, S::V, S::P, S::GC>)
+        if (wide_unroll_pays(S::GC)) return launch_shape<S::V, S::P, S::GC, true>(args);
+      launch_shape<S::V, S::P, S::GC, false>(args);
+    });
   }
 
   template <int V, int P, int GC, bool Wide>
   void launch_shape(const SpmmArgs<T>& args) {
-    const int gk = exact_width_group<GC> ? 1 : cuda::nonzero_lanes(A_.mean_row_length(), GC, nonzero_unroll<T, V, P, Wide>);
-    const std::int64_t rows_per_block = std::int64_t(block_threads / warp_size) * (warp_size / (GC * gk));
+    const int gk = cuda::nonzero_lanes(A_.mean_row_length(), GC, nonzero_unroll<T, V, P, Wide>);
+    const std::int64_t rows_per_block = std::int64_t(block_threads / (GC * gk));
     const std::int64_t wanted = (A_.rows + rows_per_block - 1) / rows_per_block;
     // At most the blocks that are resident at once: every warp then loops
     // over many row batches (so the offset prefetch pays), and none waits

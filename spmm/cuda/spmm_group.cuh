@@ -1,9 +1,7 @@
 // Device building blocks shared by the row-split and merge-based SpMM kernels.
 //
 // A warp is cut into groups of G = GC * GK lanes; each group owns one row (or,
-// in the merge kernel, one clipped piece of a row) at a time. G is a power of
-// two, except for row_split's exact-width groups (GC = 10, GK = 1: three rows
-// a warp, its last two lanes idle; kernel_dispatch.cuh):
+// in the merge kernel, one clipped piece of a row) at a time:
 //   - GC "column lanes" (a template parameter) split the n columns: lane c owns
 //     P vectors of V elements at columns (p * GC + c) * V, so consecutive lanes
 //     touch consecutive 16-byte pieces of a row of B or C (coalesced);
@@ -57,12 +55,7 @@ struct SpmmArgs {
 // the loads in flight at 3 blocks instead of 4; whether a matrix gains is
 // decided at plan build (wide_unroll_pays).
 template <class T, int V, int P, int GC>
-inline constexpr bool has_wide_unroll = sizeof(T) == 8 && V == 2 && P == 1 && (GC == 8 || GC == 10 || GC == 16);
-
-// Column lanes that are not a power of two: the group cannot hold several
-// nonzero lanes (their butterfly pairs lanes by xor), so GK = 1.
-template <int GC>
-inline constexpr bool exact_width_group = (GC & (GC - 1)) != 0;
+inline constexpr bool has_wide_unroll = sizeof(T) == 8 && V == 2 && P == 1 && (GC == 8 || GC == 16);
 
 template <class T, int V, int P, bool Wide = false>
 inline constexpr int nonzero_unroll = [] {
@@ -130,8 +123,8 @@ __device__ __forceinline__ void store_global(T* p, const T (&in)[V]) {
 
 struct GroupLayout {
   int gk;             // nonzero lanes per group
-  int size;           // lanes per group, GC * gk (<= 32; a power of two unless exact_width_group)
-  int group;          // group index within the warp (32 / size for the idle lanes past the last group)
+  int size;           // lanes per group, GC * gk (a power of two <= 32)
+  int group;          // group index within the warp
   int group_base;     // first lane of the group
   int lane_in_group;  // 0 .. size-1
   int lane_c;         // column lane, 0 .. GC-1
@@ -223,9 +216,8 @@ __device__ __forceinline__ void accumulate_batch(const SpmmArgs<T>& a, const Gro
                                                  T (&acc)[P][V]) {
   constexpr int U = nonzero_unroll<T, V, P, Wide>;
   constexpr int R = index_loads<T, V, P, GC, Wide>;
-  constexpr int S = R * GC;  // broadcast steps per batch (a multiple of U, or exact-width: R == 1)
-  static_assert((U & (U - 1)) == 0, "U must be a power of two");
-  static_assert(S % U == 0 || (exact_width_group<GC> && R == 1), "steps of a batch must split into passes of U");
+  constexpr int S = R * GC;  // broadcast steps per batch (a multiple of U)
+  static_assert(S % U == 0 && (U & (U - 1)) == 0, "steps of a batch must split into passes of U");
   // Not unrolled: when GC < U there is one pass (S == U, so s / GC is known
   // at compile time); when GC >= U, s / GC == 0. Stops at the longest row.
 #pragma unroll 1
@@ -240,7 +232,7 @@ __device__ __forceinline__ void accumulate_batch(const SpmmArgs<T>& a, const Gro
       const int s = s0 + u;
       constexpr int no_pass = 0;
       const int r = R == 1 ? no_pass : u / GC;  // compile-time register index
-      ok[u] = (S % U == 0 || s < S) && base + s * g.gk + g.lane_k < length;
+      ok[u] = base + s * g.gk + g.lane_k < length;
       if constexpr (GC == 1) {
         c[u] = batch.col[r];
         v[u] = batch.val[r];

@@ -103,36 +103,6 @@ TEST(SpmmKernels, WideVariantsFp64) {
   EXPECT_FALSE(spmm::cuda::wide_unroll_pays(Algorithm::merge_based, {A.rows, 2.0, 2.0}, 8));
 }
 
-// Row_split's exact-width groups (fp64 n = 18 and 20: 10 lanes a row, three
-// rows a warp, two lanes idle), Wide (mean ~7) and not (mean ~2, with empty
-// rows), on row counts that leave the last batch one or two rows short and
-// on fewer rows than one warp's batch; padded leading dimensions, beta != 0
-// and an offset view. Longer rows (mean 20, the irregular matrix) keep the
-// 16-lane shape with two nonzero lanes: covered by EveryWidthFp64 at n = 20.
-TEST(SpmmKernels, ExactWidthGroupsFp64) {
-  SKIP_WITHOUT_GPU();
-  auto regular = [](std::int64_t, std::mt19937_64& e) { return std::int64_t(4 + e() % 7); };
-  auto short_rows = [](std::int64_t, std::mt19937_64& e) { return std::int64_t(e() % 5); };
-  for (std::int64_t rows : {3001, 3002, 2}) {
-    for (bool wide : {true, false}) {
-      const auto A = wide ? random_csr<double>(rows, 2999, 81, regular) : random_csr<double>(rows, 2999, 82, short_rows);
-      const double mean = double(A.nnz()) / double(A.rows);
-      if (rows > 2) {
-        ASSERT_EQ(spmm::cuda::wide_unroll_pays(Algorithm::row_split, {A.rows, mean, 10.0}, 10), wide);
-        ASSERT_EQ(spmm::cuda::nonzero_lanes(mean, 16, wide ? 8 : 4), 1);
-      }
-      std::vector<Problem> problems;
-      for (std::int64_t n : {18, 20}) {
-        problems.push_back({.n = n, .seed = std::uint64_t(n)});
-        problems.push_back({.n = n, .alpha = -1.5, .beta = 0.5, .seed = std::uint64_t(n + 1)});
-        problems.push_back({.n = n, .ldb = n + 100, .ldc = n + 6, .seed = std::uint64_t(n + 2)});
-        problems.push_back({.n = n, .ldb = n + 2, .ldc = n + 4, .b_offset = 2, .c_offset = 4});
-      }
-      check_all_algorithms(A, problems);
-    }
-  }
-}
-
 // Odd leading dimensions (4- or 8-byte rows only), padded aligned ones, and
 // views that start one element into their buffer.
 template <class T>
