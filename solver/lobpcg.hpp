@@ -87,9 +87,9 @@ struct LobpcgOptions {
   // Explicit A X, A P every this many iterations. The implicit updates drift
   // by ~eps ||A|| per iteration; 0 (the default) refreshes when the drift
   // could reach 1% of the smallest residual the test demands of a wanted
-  // pair, but at least every 100 and at most every 20 iterations
-  // (lobpcg_detail::automatic_recompute_interval). A refresh costs about
-  // one iteration.
+  // pair, no more often than every 20 and no less often than every 100
+  // iterations (lobpcg_detail::automatic_recompute_interval). A refresh
+  // costs about one iteration.
   int recompute_interval = 0;
   bool keep_history = true;
   std::function<void(const LobpcgProgress&)> monitor;  // optional, every iteration

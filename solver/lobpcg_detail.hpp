@@ -71,9 +71,10 @@ HostMatrix to_raw_coefficients(const HostMatrix& C, const HostMatrix& from_q, co
 // updates drift by about drift_per_step = 10 eps ||A|| per step (one short
 // dot product's rounding per entry, the coefficients being near-orthogonal),
 // so refresh before t * drift_per_step reaches 1% of the smallest residual
-// tol * scale_j the test demands of a wanted pair j, within [20, 100]: never
-// less often than the fixed 20 used before, and 100 already makes a
-// refresh's cost (about one iteration) 1% of the run.
+// tol * scale_j the test demands of a wanted pair j, with t in [20, 100]: no
+// more often than the fixed interval of 20 used before, and at least every
+// 100 steps, where a refresh's cost (about one iteration) is already 1% of
+// the run.
 inline constexpr int min_recompute_interval = 20, max_recompute_interval = 100;
 int automatic_recompute_interval(double eps, double norm_a, double tolerance, StoppingTest test,
                                  const std::vector<double>& lambda, const std::vector<double>& x_norm, int k);
