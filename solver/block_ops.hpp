@@ -123,8 +123,8 @@ GramInFlight start_gram(const spmm::Context& context, MPI_Comm comm, spmm::Const
                         spmm::ConstDenseView<T> Y);
 
 // X^T [Y1 Y2] (k1 x (Y1.cols + Y2.cols)): two Gram matrices with one left
-// side, as start_gram. On the device, in fp64 and up to 64 columns of X and
-// 40 of [Y1 Y2], X is read once (solver/cuda/tall_skinny_gram.cu).
+// side, as start_gram. On the device, in fp64 and up to 96 columns of X and
+// 64 of [Y1 Y2], X is read once (solver/cuda/tall_skinny_gram.cu).
 template <class T>
 GramInFlight start_gram_pair(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
                              spmm::ConstDenseView<T> Y1, spmm::ConstDenseView<T> Y2);
@@ -159,8 +159,8 @@ ResidualNorms eigen_residuals(const spmm::Context& context, MPI_Comm comm, spmm:
 // S.cols x Y.cols), then R = AY(:, :nb) - Y(:, :nb) diag(lambda) with
 // nb = R.cols = lambda.size() <= Y.cols, and the norms of R's and
 // Y(:, :nb)'s columns over all ranks. Y, AY and R must not overlap S, AS or
-// each other. One pass over S and AS on the device in fp64 for up to 64
-// inputs and 48 outputs (solver/cuda/ritz_update.cu); otherwise the two
+// each other. One pass over S and AS on the device in fp64 for up to 96
+// inputs and 64 outputs (solver/cuda/ritz_update.cu); otherwise the two
 // updates and eigen_residuals, with the same results to rounding.
 // `r_position` places R's columns as in eigen_residuals. `meanwhile`, if
 // given, runs on the host once the device work is queued and before the

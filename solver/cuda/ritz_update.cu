@@ -23,11 +23,20 @@
 // 95% of the copy rate (the m8n8k4 version, 8-row steps staged through
 // shared memory: 1.30 ms, latency-bound at 30% occupancy).
 //
+// Wider shapes (LOBPCG's blocks of 21 to 32: up to 96 inputs and 64 outputs)
+// take a second variant of the same kernel: C, too large for the kernel's
+// parameters there, comes through global memory into dynamic shared memory,
+// and a step holds 12 k-steps of fragments, at 2 blocks an SM: 71-82% of the
+// copy rate at 66 -> 44 to 96 -> 64 (H200), against 95% for the narrow one.
+//
 // The grid depends on the row count alone and each lane adds its rows in
 // order, so the partial sums, and the norms, do not depend on the GPU.
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <vector>
 
+#include "solver/cuda/device_support.cuh"
 #include "solver/cuda/narrow_block_kernels.hpp"
 #include "solver/cuda/narrow_update_args.cuh"
 #include "spmm/cuda/cuda_check.hpp"
@@ -39,18 +48,25 @@ using namespace detail;
 
 constexpr int warps_per_block = 4;
 constexpr int step_rows = 16;  // one m16n8k8 tile of rows
-constexpr int max_inputs = 64, max_outputs = 48;
-constexpr int max_k_steps = max_inputs / 8;
-// Blocks per SM the registers must allow: a step's A fragments (64 registers)
-// and both accumulators (8 NT each) are live together.
-constexpr int min_blocks_per_sm(int nt) { return nt >= 6 ? 2 : 3; }
+constexpr int max_inputs = 64, max_outputs = 48;    // the narrow variant: C in the parameters
+constexpr int wide_inputs = 96, wide_outputs = 64;  // the wide one: C through global memory
+constexpr int max_k_steps = max_inputs / 8, wide_k_steps = wide_inputs / 8;
+// Blocks per SM the registers must allow: a step's A fragments (4 registers
+// a k-step) and both accumulators (8 NT each) are live together.
+constexpr int min_blocks_per_sm(int nt, int ks) { return ks > max_k_steps || nt >= 6 ? 2 : 3; }
 constexpr std::int64_t max_blocks = 4096;  // grid-stride beyond
 
-template <int NT>  // NT tiles of 8 outputs
+template <int NT, bool Wide>  // NT tiles of 8 outputs
 struct RitzConstants {
   double c[max_inputs * 8 * NT];  // C padded with zeros, row-major: <= 24 KB of kernel parameters
   double lambda[max_outputs];
   int r_column[max_outputs];  // R's column for residual j
+};
+template <int NT>
+struct RitzConstants<NT, true> {
+  const double* c;  // C padded with zeros to 8 KS x 8 NT, row-major, in device memory
+  double lambda[wide_outputs];
+  int r_column[wide_outputs];
 };
 
 __device__ __forceinline__ void store_pair(double* p, double v0, double v1, bool second) {
@@ -65,14 +81,15 @@ __device__ __forceinline__ void store_pair(double* p, double v0, double v1, bool
 // The A fragments of rows [first, first + 16) of `src` for every k-step of 8
 // inputs; zero past the rows and past ns (so NaN in unused columns never
 // reaches an accumulator).
+template <int KS>
 __device__ __forceinline__ void load_fragments(const RitzUpdateArgs& a, const double* src, std::int64_t ld,
-                                               std::int64_t first, double (&frag)[max_k_steps][4]) {
+                                               std::int64_t first, double (&frag)[KS][4]) {
   const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
   const bool in0 = first + g < a.rows, in1 = first + g + 8 < a.rows;
   const double* const row0 = src + (in0 ? first + g : 0) * ld;
   const double* const row1 = src + (in1 ? first + g + 8 : 0) * ld;
 #pragma unroll
-  for (int ks = 0; ks < max_k_steps; ++ks) {
+  for (int ks = 0; ks < KS; ++ks) {
     const int c0 = 8 * ks + t, c1 = c0 + 4;
     frag[ks][0] = in0 && c0 < a.ns ? row0[c0] : 0.0;
     frag[ks][1] = in1 && c0 < a.ns ? row1[c0] : 0.0;
@@ -82,14 +99,14 @@ __device__ __forceinline__ void load_fragments(const RitzUpdateArgs& a, const do
 }
 
 // acc = the 16 rows whose fragments are in `frag` times C (in shared memory).
-template <int NT, int CS>
-__device__ __forceinline__ void multiply(const RitzUpdateArgs& a, const double (&frag)[max_k_steps][4],
+template <int NT, int KS, int CS>
+__device__ __forceinline__ void multiply(const RitzUpdateArgs& a, const double (&frag)[KS][4],
                                          const double (*C)[CS], double (&acc)[NT][4]) {
   const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
 #pragma unroll
   for (int nt = 0; nt < NT; ++nt) acc[nt][0] = acc[nt][1] = acc[nt][2] = acc[nt][3] = 0.0;
 #pragma unroll
-  for (int ks = 0; ks < max_k_steps; ++ks) {
+  for (int ks = 0; ks < KS; ++ks) {
     if (ks >= a.k_steps) break;  // warp-uniform
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt)
@@ -97,26 +114,35 @@ __device__ __forceinline__ void multiply(const RitzUpdateArgs& a, const double (
   }
 }
 
-template <int NT>
-__global__ void __launch_bounds__(warps_per_block * 32, min_blocks_per_sm(NT))
-    ritz_update_kernel(const RitzUpdateArgs a, const __grid_constant__ RitzConstants<NT> k) {
-  constexpr int K2 = 8 * NT;
+// KS k-steps of 8 inputs at most: max_k_steps (narrow) or wide_k_steps.
+template <int NT, int KS>
+__global__ void __launch_bounds__(warps_per_block * 32, min_blocks_per_sm(NT, KS))
+    ritz_update_kernel(const RitzUpdateArgs a, const __grid_constant__ RitzConstants<NT, (KS > max_k_steps)> k) {
+  constexpr bool wide = KS > max_k_steps;
+  constexpr int K2 = 8 * NT, outputs = wide ? wide_outputs : max_outputs;
   constexpr int c_stride = K2 + 4;  // = 4 or 12 mod 16: a B fragment's 4 rows x 8 columns take two wavefronts
-  __shared__ double C[max_inputs][c_stride];
-  __shared__ double warp_sums[warps_per_block][2][max_outputs];
-  for (int e = threadIdx.x; e < max_inputs * K2; e += blockDim.x) C[e / K2][e % K2] = k.c[e];
-  for (int e = threadIdx.x; e < warps_per_block * 2 * max_outputs; e += blockDim.x) (&warp_sums[0][0][0])[e] = 0.0;
+  double (*C)[c_stride];
+  if constexpr (wide) {
+    extern __shared__ double wide_c[];  // 8 KS x c_stride: up to 52 KB
+    C = reinterpret_cast<double (*)[c_stride]>(wide_c);
+  } else {
+    __shared__ double narrow_c[max_inputs][c_stride];
+    C = narrow_c;
+  }
+  __shared__ double warp_sums[warps_per_block][2][outputs];
+  for (int e = threadIdx.x; e < 8 * KS * K2; e += blockDim.x) C[e / K2][e % K2] = k.c[e];
+  for (int e = threadIdx.x; e < warps_per_block * 2 * outputs; e += blockDim.x) (&warp_sums[0][0][0])[e] = 0.0;
   __syncthreads();
   const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
   const int warp_in_block = static_cast<int>(threadIdx.x) / 32;
   const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
   for (std::int64_t first = warp * step_rows; first < a.rows; first += warps * step_rows) {  // warp-uniform
-    double frag[max_k_steps][4], y[NT][4], ay[NT][4];
-    load_fragments(a, a.s, a.lds, first, frag);
-    multiply<NT>(a, frag, C, y);
-    load_fragments(a, a.as, a.ldas, first, frag);
-    multiply<NT>(a, frag, C, ay);
+    double frag[KS][4], y[NT][4], ay[NT][4];
+    load_fragments<KS>(a, a.s, a.lds, first, frag);
+    multiply<NT, KS>(a, frag, C, y);
+    load_fragments<KS>(a, a.as, a.ldas, first, frag);
+    multiply<NT, KS>(a, frag, C, ay);
     // This step's sums of squares of the lane's columns 8 nt + 2 t + {0, 1}
     // (in registers only here: across the steps they live in shared memory).
     double sum_r[NT][2] = {}, sum_y[NT][2] = {};
@@ -176,25 +202,41 @@ __global__ void __launch_bounds__(warps_per_block * 32, min_blocks_per_sm(NT))
   }
 }
 
-template <int NT>
+template <int NT, int KS>
 void launch(const RitzUpdateArgs& a, const double* c, const double* lambda, const std::int64_t* position,
             cudaStream_t stream) {
-  RitzConstants<NT> constants{};
-  for (int i = 0; i < a.ns; ++i)
-    for (int j = 0; j < a.m; ++j) constants.c[i * 8 * NT + j] = c[i * a.m + j];
+  constexpr bool wide = KS > max_k_steps;
+  RitzConstants<NT, wide> constants{};
   for (int j = 0; j < a.nb; ++j) {
     constants.lambda[j] = lambda[j];
     constants.r_column[j] = static_cast<int>(position[j]);
   }
-  ritz_update_kernel<NT><<<static_cast<unsigned>(ritz_update_blocks(a.rows)), warps_per_block * 32, 0, stream>>>(
-      a, constants);
+  const auto kernel = ritz_update_kernel<NT, KS>;
+  const unsigned blocks = static_cast<unsigned>(ritz_update_blocks(a.rows));
+  if constexpr (wide) {
+    // C padded to 8 KS x 8 NT, staged by cudaMemcpyAsync before it returns;
+    // freed in stream order after the kernel.
+    std::vector<double> padded(std::size_t(8 * KS) * 8 * NT, 0.0);
+    for (int i = 0; i < a.ns; ++i)
+      for (int j = 0; j < a.m; ++j) padded[std::size_t(i) * 8 * NT + j] = c[i * a.m + j];
+    const device_ops::support::StreamArray<double> c_device(stream, padded.data(), padded.size());
+    constants.c = c_device.data();
+    const int bytes = 8 * KS * (8 * NT + 4) * int(sizeof(double));
+    static std::atomic<std::uint64_t> opted_in{0};
+    detail::allow_shared_memory(kernel, bytes, opted_in);
+    kernel<<<blocks, warps_per_block * 32, bytes, stream>>>(a, constants);
+  } else {
+    for (int i = 0; i < a.ns; ++i)
+      for (int j = 0; j < a.m; ++j) constants.c[i * 8 * NT + j] = c[i * a.m + j];
+    kernel<<<blocks, warps_per_block * 32, 0, stream>>>(a, constants);
+  }
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
 
 bool ritz_update_fits(std::int64_t ns, std::int64_t m, std::int64_t nb) {
-  return ns >= 1 && ns <= max_inputs && m >= 1 && m <= max_outputs && nb >= 1 && nb <= m;
+  return ns >= 1 && ns <= wide_inputs && m >= 1 && m <= wide_outputs && nb >= 1 && nb <= m;
 }
 
 std::int64_t ritz_update_blocks(std::int64_t rows) {
@@ -205,13 +247,25 @@ std::int64_t ritz_update_blocks(std::int64_t rows) {
 void ritz_update(RitzUpdateArgs a, const double* c, const double* lambda, const std::int64_t* position,
                  cudaStream_t stream) {
   a.k_steps = (a.ns + 7) / 8;
-  switch ((a.m + 7) / 8) {
-    case 1: return launch<1>(a, c, lambda, position, stream);
-    case 2: return launch<2>(a, c, lambda, position, stream);
-    case 3: return launch<3>(a, c, lambda, position, stream);
-    case 4: return launch<4>(a, c, lambda, position, stream);
-    case 5: return launch<5>(a, c, lambda, position, stream);
-    default: return launch<6>(a, c, lambda, position, stream);
+  if (a.ns <= max_inputs && a.m <= max_outputs) {
+    switch ((a.m + 7) / 8) {
+      case 1: return launch<1, max_k_steps>(a, c, lambda, position, stream);
+      case 2: return launch<2, max_k_steps>(a, c, lambda, position, stream);
+      case 3: return launch<3, max_k_steps>(a, c, lambda, position, stream);
+      case 4: return launch<4, max_k_steps>(a, c, lambda, position, stream);
+      case 5: return launch<5, max_k_steps>(a, c, lambda, position, stream);
+      default: return launch<6, max_k_steps>(a, c, lambda, position, stream);
+    }
+  }
+  switch ((a.m + 7) / 8) {  // the wide variant: more than 64 inputs or 48 outputs
+    case 1: return launch<1, wide_k_steps>(a, c, lambda, position, stream);
+    case 2: return launch<2, wide_k_steps>(a, c, lambda, position, stream);
+    case 3: return launch<3, wide_k_steps>(a, c, lambda, position, stream);
+    case 4: return launch<4, wide_k_steps>(a, c, lambda, position, stream);
+    case 5: return launch<5, wide_k_steps>(a, c, lambda, position, stream);
+    case 6: return launch<6, wide_k_steps>(a, c, lambda, position, stream);
+    case 7: return launch<7, wide_k_steps>(a, c, lambda, position, stream);
+    default: return launch<8, wide_k_steps>(a, c, lambda, position, stream);
   }
 }
 

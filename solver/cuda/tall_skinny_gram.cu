@@ -1,5 +1,5 @@
-// G = X^T [Y1 Y2] on tall row-major fp64 blocks (X up to 64 columns,
-// [Y1 Y2] up to 40) in one pass, on the tensor cores (DMMA, mma.m8n8k4).
+// G = X^T [Y1 Y2] on tall row-major fp64 blocks (X up to 96 columns,
+// [Y1 Y2] up to 64) in one pass, on the tensor cores (DMMA, m16n8k8).
 //
 // Why not cuBLAS: a Gram matrix over millions of rows is a product with
 // k = rows. block_reductions_cuda.cu cuts it into chunks for a batched gemm,
@@ -18,7 +18,12 @@
 // X(r0 + t (+ 4), 16 m + g (+ 8)) and B(t (+ 4), g) = Y(r0 + t (+ 4), 8 n + g)
 // straight from the staged rows. Warp w owns X's 16-column tile w against
 // every tile of [Y1 Y2] (up to 5 accumulator tiles), so the warps never add
-// into each other's sums. H200, 2M rows, 60 x 40: 0.41 ms with the partial
+// into each other's sums. Wider shapes (LOBPCG's blocks of 21 to 32: X past
+// 64 columns or [Y1 Y2] past 40) take a second variant: warp w owns tiles w
+// and w + 4 against up to 8 Y tiles, at 2-3 blocks an SM instead of 4-5 (its
+// accumulators, up to 248 registers a lane, and up to 64 KB of staged rows):
+// 58-61% of the copy rate at LOBPCG's 66 x 44 to 96 x 64, against ~94% for
+// the narrow one at 60 x 40. H200, 2M rows, 60 x 40: 0.41 ms with the partial
 // sums, 94% of the copy rate. Earlier versions: without staging (each warp's
 // loads in registers) 57%; staged, with m8n8k4 and the address arithmetic
 // done per copy, 62% (Nsight Compute: IPC 2.1, ~156 warp instructions a row,
@@ -44,8 +49,14 @@ using detail::mma_16x8x8;
 constexpr int warps_per_block = 4;
 constexpr int stage_rows = 16;  // 2 MMA steps of 8 rows
 constexpr int stages = 3;       // in the ring: 2 in flight while one is multiplied
-constexpr int max_x_tiles = 4, max_y_tiles = 5;  // 64 (tiles of 16) and 40 (tiles of 8) columns
-static_assert(max_x_tiles == warps_per_block, "one X tile a warp");
+// The narrow variant (XT = 1): 64 columns of X (tiles of 16, one a warp) and
+// 40 of [Y1 Y2] (tiles of 8); the wide one (XT = 2): 96 and 64.
+template <int XT>
+inline constexpr int max_x_cols = XT == 1 ? 64 : 96;
+template <int XT>
+inline constexpr int max_y_cols = XT == 1 ? 40 : 64;
+static_assert(max_x_cols<1> == 16 * warps_per_block && max_x_cols<2> <= 2 * 16 * warps_per_block,
+              "XT X tiles a warp");
 // Blocks: one per stage of rows up to max_blocks, each taking every
 // gridDim.x-th stage. 660 = one wave of 5 blocks per SM (40 KB of shared
 // memory each at 64 x 40; the 8-byte copies' registers allow 4) on 132 SMs
@@ -77,9 +88,9 @@ __device__ __forceinline__ void wait_copies() {
 }
 
 // NT tiles of 8 columns of [Y1 Y2]; W doubles a copy (2 where every block's
-// rows and columns start 16-byte aligned, see launch).
-template <int NT, int W>
-__global__ void __launch_bounds__(warps_per_block * 32, W == 2 ? 5 : 4)
+// rows and columns start 16-byte aligned, see launch); XT tiles of X a warp.
+template <int NT, int W, int XT>
+__global__ void __launch_bounds__(warps_per_block * 32, XT == 2 ? (NT > 4 ? 2 : 3) : W == 2 ? 5 : 4)
     tall_skinny_gram_kernel(const TallSkinnyGramArgs a) {
   extern __shared__ double staged[];  // stages x stage_rows x stride
   const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
@@ -91,11 +102,11 @@ __global__ void __launch_bounds__(warps_per_block * 32, W == 2 ? 5 : 4)
   __syncthreads();
 
   // The copy: warp w stages rows w, w + 4, ... of a stage; lane l the copy
-  // units (W doubles) l + 32 j of the row [X Y1 Y2] (up to 104 doubles).
+  // units (W doubles) l + 32 j of the row [X Y1 Y2] (up to 104 or 160 doubles).
   // Each unit's column pointer, leading dimension and place in the staged
   // row are fixed for the whole kernel: found once here, so that a copy costs
   // one multiply-add of the row.
-  constexpr int copy_slots = (8 * (max_x_tiles * 2 + max_y_tiles) / W + 31) / 32;
+  constexpr int copy_slots = ((max_x_cols<XT> + max_y_cols<XT>) / W + 31) / 32;
   const double* column[copy_slots];
   std::int64_t ld[copy_slots];
   int to[copy_slots];
@@ -126,9 +137,11 @@ __global__ void __launch_bounds__(warps_per_block * 32, W == 2 ? 5 : 4)
     commit_copies();
   };
 
-  double acc[NT][4];
+  double acc[XT][NT][4];
 #pragma unroll
-  for (int n = 0; n < NT; ++n) acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.0;
+  for (int xt = 0; xt < XT; ++xt)
+#pragma unroll
+    for (int n = 0; n < NT; ++n) acc[xt][n][0] = acc[xt][n][1] = acc[xt][n][2] = acc[xt][n][3] = 0.0;
 
   // Stages blockIdx.x, + gridDim.x, ...: the i-th in ring slot i % stages.
   const std::int64_t mine = total_stages > blockIdx.x ? (total_stages - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
@@ -144,39 +157,46 @@ __global__ void __launch_bounds__(warps_per_block * 32, W == 2 ? 5 : 4)
     if (!has_tile) continue;
     const double* const base = staged + static_cast<int>(i % stages) * stage_rows * stride;
 #pragma unroll
-    for (int k = 0; k < stage_rows / 8; ++k) {
-      const double* const row = base + (8 * k + t) * stride;  // row t; row t + 4 is 4 strides on
-      const double x[4] = {row[16 * warp + g], row[16 * warp + g + 8], row[4 * stride + 16 * warp + g],
-                           row[4 * stride + 16 * warp + g + 8]};
+    for (int xt = 0; xt < XT; ++xt) {
+      const int tile = warp + warps_per_block * xt;
+      if (xt > 0 && tile >= x_tiles) break;  // warp-uniform
 #pragma unroll
-      for (int n = 0; n < NT; ++n)
-        mma_16x8x8(acc[n], x, row[y_start + 8 * n + g], row[4 * stride + y_start + 8 * n + g]);
+      for (int k = 0; k < stage_rows / 8; ++k) {
+        const double* const row = base + (8 * k + t) * stride;  // row t; row t + 4 is 4 strides on
+        const double x[4] = {row[16 * tile + g], row[16 * tile + g + 8], row[4 * stride + 16 * tile + g],
+                             row[4 * stride + 16 * tile + g + 8]};
+#pragma unroll
+        for (int n = 0; n < NT; ++n)
+          mma_16x8x8(acc[xt][n], x, row[y_start + 8 * n + g], row[4 * stride + y_start + 8 * n + g]);
+      }
     }
   }
   wait_copies<0>();  // none left in flight at exit
 
   double* const out = a.partial + std::int64_t(blockIdx.x) * a.kx * ky;
 #pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const int r = 16 * warp + g + 8 * h;
-    if (!has_tile || r >= a.kx) continue;
+  for (int xt = 0; xt < XT; ++xt)
 #pragma unroll
-    for (int n = 0; n < NT; ++n)
+    for (int h = 0; h < 2; ++h) {
+      const int r = 16 * (warp + warps_per_block * xt) + g + 8 * h;
+      if (!has_tile || r >= a.kx) continue;
 #pragma unroll
-      for (int p = 0; p < 2; ++p) {
-        const int c = 8 * n + 2 * t + p;
-        if (c < ky) out[r * ky + c] = acc[n][2 * h + p];
-      }
-  }
+      for (int n = 0; n < NT; ++n)
+#pragma unroll
+        for (int p = 0; p < 2; ++p) {
+          const int c = 8 * n + 2 * t + p;
+          if (c < ky) out[r * ky + c] = acc[xt][n][2 * h + p];
+        }
+    }
 }
 
-template <int NT, int W>
+template <int NT, int W, int XT>
 void launch(const TallSkinnyGramArgs& a, cudaStream_t stream) {
-  const auto kernel = tall_skinny_gram_kernel<NT, W>;
+  const auto kernel = tall_skinny_gram_kernel<NT, W, XT>;
   const int bytes = stages * stage_rows * staged_stride(a.kx, a.ky1 + a.ky2) * int(sizeof(double));
   static std::atomic<std::uint64_t> opted_in{0};
-  detail::allow_shared_memory(kernel, stages * stage_rows * staged_stride(16 * max_x_tiles, 8 * max_y_tiles) *
-                                          int(sizeof(double)), opted_in);
+  detail::allow_shared_memory(
+      kernel, stages * stage_rows * staged_stride(max_x_cols<XT>, max_y_cols<XT>) * int(sizeof(double)), opted_in);
   kernel<<<static_cast<unsigned>(tall_skinny_gram_blocks(a.rows)), warps_per_block * 32, bytes, stream>>>(a);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
@@ -191,16 +211,16 @@ bool copies_pair(const TallSkinnyGramArgs& a) {
   return aligned(a.x, a.ldx, a.kx) && aligned(a.y1, a.ldy1, a.ky1) && aligned(a.y2, a.ldy2, a.ky2);
 }
 
-template <int NT>
+template <int NT, int XT>
 void launch_width(const TallSkinnyGramArgs& a, cudaStream_t stream) {
-  if (copies_pair(a)) return launch<NT, 2>(a, stream);
-  launch<NT, 1>(a, stream);
+  if (copies_pair(a)) return launch<NT, 2, XT>(a, stream);
+  launch<NT, 1, XT>(a, stream);
 }
 
 }  // namespace
 
 bool tall_skinny_gram_fits(std::int64_t kx, std::int64_t ky) {
-  return kx >= 1 && kx <= 16 * max_x_tiles && ky >= 1 && ky <= 8 * max_y_tiles;
+  return kx >= 1 && kx <= max_x_cols<2> && ky >= 1 && ky <= max_y_cols<2>;
 }
 
 std::int64_t tall_skinny_gram_blocks(std::int64_t rows) {
@@ -208,12 +228,25 @@ std::int64_t tall_skinny_gram_blocks(std::int64_t rows) {
 }
 
 void tall_skinny_gram(const TallSkinnyGramArgs& a, cudaStream_t stream) {
-  switch ((a.ky1 + a.ky2 + 7) / 8) {
-    case 1: return launch_width<1>(a, stream);
-    case 2: return launch_width<2>(a, stream);
-    case 3: return launch_width<3>(a, stream);
-    case 4: return launch_width<4>(a, stream);
-    default: return launch_width<5>(a, stream);
+  const int ky = a.ky1 + a.ky2;
+  if (a.kx <= max_x_cols<1> && ky <= max_y_cols<1>) {
+    switch ((ky + 7) / 8) {
+      case 1: return launch_width<1, 1>(a, stream);
+      case 2: return launch_width<2, 1>(a, stream);
+      case 3: return launch_width<3, 1>(a, stream);
+      case 4: return launch_width<4, 1>(a, stream);
+      default: return launch_width<5, 1>(a, stream);
+    }
+  }
+  switch ((ky + 7) / 8) {  // the wide variant: X past 64 columns or [Y1 Y2] past 40
+    case 1: return launch_width<1, 2>(a, stream);
+    case 2: return launch_width<2, 2>(a, stream);
+    case 3: return launch_width<3, 2>(a, stream);
+    case 4: return launch_width<4, 2>(a, stream);
+    case 5: return launch_width<5, 2>(a, stream);
+    case 6: return launch_width<6, 2>(a, stream);
+    case 7: return launch_width<7, 2>(a, stream);
+    default: return launch_width<8, 2>(a, stream);
   }
 }
 

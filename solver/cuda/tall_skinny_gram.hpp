@@ -24,7 +24,7 @@ struct TallSkinnyGramArgs {
   double* partial;
 };
 
-// Up to 64 columns of X and 40 of [Y1 Y2].
+// Up to 96 columns of X and 64 of [Y1 Y2].
 bool tall_skinny_gram_fits(std::int64_t kx, std::int64_t ky);
 // Depends on the row count only, so that the sums' order does not depend on the GPU.
 std::int64_t tall_skinny_gram_blocks(std::int64_t rows);

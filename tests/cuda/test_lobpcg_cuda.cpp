@@ -410,8 +410,9 @@ TEST(DeviceBlockOps, GramInFlightIsTheProductWhenQueued) {
 // X^T [Y1 Y2] in one pass (solver/cuda/tall_skinny_gram.cu where it fits,
 // two products otherwise) against the host's two Gram matrices: row counts
 // around the kernel's 8-row MMA steps and 16-row stages; widths around its
-// 16-column X tiles and 8-column Y tiles, up to its limits (64 and 40) and
-// past them; an empty Y2; padding columns full of NaN (never read); Y1 inside
+// 16-column X tiles and 8-column Y tiles, up to the narrow variant's limits
+// (64 and 40), through the wide one's (96 and 64: LOBPCG's blocks of 21-32)
+// and past them; an empty Y2; padding columns full of NaN (never read); Y1 inside
 // X's block, as LOBPCG's Z is in [X P Z]; Y2 with another leading dimension;
 // both the 16-byte copies (even widths, no padding) and the 8-byte ones.
 // Each entry within the bound of two orders of summation,
@@ -426,7 +427,12 @@ TEST(DeviceBlockOps, GramPairMatchesTheHostProducts) {
                                    {2049, 64, 40, 0, 2},  {4097, 60, 20, 20, 1},  {70001, 17, 1, 39, 3},
                                    {100003, 60, 20, 20, 0}, {5000, 65, 8, 8, 0},  {3000, 20, 30, 30, 1},
                                    {0, 4, 2, 2, 0},       {12, 8, 0, 8, 1},       {2049, 48, 16, 16, 0},
-                                   {33, 2, 2, 2, 0},      {4111, 64, 40, 0, 0},   {517, 22, 6, 4, 0}};
+                                   {33, 2, 2, 2, 0},      {4111, 64, 40, 0, 0},   {517, 22, 6, 4, 0},
+                                   // the wide variant: X past 64 or [Y1 Y2] past 40 columns
+                                   {4097, 66, 22, 22, 0}, {3001, 84, 28, 28, 1},  {2049, 96, 32, 32, 0},
+                                   {70001, 96, 64, 0, 1}, {517, 20, 41, 0, 2},    {9, 65, 1, 0, 0},
+                                   {100003, 78, 26, 26, 0}, {33, 81, 7, 2, 3},    {2047, 97, 8, 8, 0},
+                                   {4097, 90, 33, 32, 0}};
   const spmm::Context dev = spmm::Context::cuda(0), host = spmm::Context::host();
   const double u = std::numeric_limits<double>::epsilon();
   auto nan_padded = [](std::int64_t rows, std::int64_t cols, std::uint64_t seed, std::int64_t pad) {

@@ -2,10 +2,11 @@
 // against the host's separate updates and residual pass: Y = S C, AY = AS C,
 // R = AY(:, :nb) - Y(:, :nb) Lambda and the column norms, on awkward shapes
 // (one row, row counts off the kernel's 16-row steps, 1 to 64 inputs and 1 to
-// 48 outputs, odd column offsets and leading dimensions as well as 16-byte
-// aligned rows (odd input counts among them, with NaN right after S and AS),
-// NaN in every column the call must not read or write, enough rows that each
-// warp takes many steps) and one shape past the kernel (the
+// 48 outputs for the narrow variant, past either for the wide one up to 96
+// and 64 (LOBPCG's blocks of 21-32), odd column offsets and leading dimensions
+// as well as 16-byte aligned rows (odd input counts among them, with NaN right
+// after S and AS), NaN in every column the call must not read or write,
+// enough rows that each warp takes many steps) and shapes past the kernel (the
 // fallback), with R's columns in order, reversed, or odd ones first (as
 // LOBPCG places its active residuals). One MPI rank; skipped where no GPU is
 // visible.
@@ -92,7 +93,13 @@ TEST(DeviceRitzUpdate, MatchesTheSeparateOperationsOnTheHost) {
                         {70001, 64, 48, 24},    {300, 64, 8, 8},         {129, 2, 48, 1},
                         {0, 20, 20, 20},        {1, 1, 1, 1, true},      {33, 7, 5, 3, true},
                         {4099, 59, 39, 20, true}, {4099, 64, 48, 24, true}, {300001, 60, 40, 20, true},
-                        {70001, 37, 29, 20, true}, {500, 20, 49, 20}};  // the last: past the kernel
+                        {70001, 37, 29, 20, true},
+                        // the wide variant
+                        {500, 20, 49, 20},      {4099, 66, 44, 22},      {70001, 84, 56, 28, true},
+                        {3001, 96, 64, 32},     {517, 65, 8, 8},         {129, 96, 1, 1},
+                        {17, 90, 60, 30, true}, {300001, 78, 52, 26, true},
+                        // past the kernel
+                        {500, 20, 65, 20},      {500, 97, 40, 20}};
   int index = 0;
   for (const Case& c : cases) {
     // R's placement: in order, reversed, or odd residuals first.
