@@ -233,6 +233,16 @@ void launch(const RitzUpdateArgs& a, const double* c, const double* lambda, cons
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
+// launch<NT, KS> for NT = tiles, the output tiles of 8 (at most 6 narrow, 8 wide).
+template <int KS, int NT = 1>
+void launch_tiles(int tiles, const RitzUpdateArgs& a, const double* c, const double* lambda,
+                  const std::int64_t* position, cudaStream_t stream) {
+  constexpr int max_tiles = (KS > max_k_steps ? wide_outputs : max_outputs) / 8;
+  if constexpr (NT < max_tiles)
+    if (tiles > NT) return launch_tiles<KS, NT + 1>(tiles, a, c, lambda, position, stream);
+  launch<NT, KS>(a, c, lambda, position, stream);
+}
+
 }  // namespace
 
 bool ritz_update_fits(std::int64_t ns, std::int64_t m, std::int64_t nb) {
@@ -247,26 +257,10 @@ std::int64_t ritz_update_blocks(std::int64_t rows) {
 void ritz_update(RitzUpdateArgs a, const double* c, const double* lambda, const std::int64_t* position,
                  cudaStream_t stream) {
   a.k_steps = (a.ns + 7) / 8;
-  if (a.ns <= max_inputs && a.m <= max_outputs) {
-    switch ((a.m + 7) / 8) {
-      case 1: return launch<1, max_k_steps>(a, c, lambda, position, stream);
-      case 2: return launch<2, max_k_steps>(a, c, lambda, position, stream);
-      case 3: return launch<3, max_k_steps>(a, c, lambda, position, stream);
-      case 4: return launch<4, max_k_steps>(a, c, lambda, position, stream);
-      case 5: return launch<5, max_k_steps>(a, c, lambda, position, stream);
-      default: return launch<6, max_k_steps>(a, c, lambda, position, stream);
-    }
-  }
-  switch ((a.m + 7) / 8) {  // the wide variant: more than 64 inputs or 48 outputs
-    case 1: return launch<1, wide_k_steps>(a, c, lambda, position, stream);
-    case 2: return launch<2, wide_k_steps>(a, c, lambda, position, stream);
-    case 3: return launch<3, wide_k_steps>(a, c, lambda, position, stream);
-    case 4: return launch<4, wide_k_steps>(a, c, lambda, position, stream);
-    case 5: return launch<5, wide_k_steps>(a, c, lambda, position, stream);
-    case 6: return launch<6, wide_k_steps>(a, c, lambda, position, stream);
-    case 7: return launch<7, wide_k_steps>(a, c, lambda, position, stream);
-    default: return launch<8, wide_k_steps>(a, c, lambda, position, stream);
-  }
+  const int tiles = (a.m + 7) / 8;
+  if (a.ns <= max_inputs && a.m <= max_outputs)
+    return launch_tiles<max_k_steps>(tiles, a, c, lambda, position, stream);
+  launch_tiles<wide_k_steps>(tiles, a, c, lambda, position, stream);  // more than 64 inputs or 48 outputs
 }
 
 }  // namespace blockeigs::solver::cuda

@@ -217,6 +217,14 @@ void launch_width(const TallSkinnyGramArgs& a, cudaStream_t stream) {
   launch<NT, 1, XT>(a, stream);
 }
 
+// launch_width<NT, XT> for NT = tiles, the tiles of 8 columns of [Y1 Y2].
+template <int XT, int NT = 1>
+void launch_tiles(int tiles, const TallSkinnyGramArgs& a, cudaStream_t stream) {
+  if constexpr (NT < max_y_cols<XT> / 8)
+    if (tiles > NT) return launch_tiles<XT, NT + 1>(tiles, a, stream);
+  launch_width<NT, XT>(a, stream);
+}
+
 }  // namespace
 
 bool tall_skinny_gram_fits(std::int64_t kx, std::int64_t ky) {
@@ -228,26 +236,9 @@ std::int64_t tall_skinny_gram_blocks(std::int64_t rows) {
 }
 
 void tall_skinny_gram(const TallSkinnyGramArgs& a, cudaStream_t stream) {
-  const int ky = a.ky1 + a.ky2;
-  if (a.kx <= max_x_cols<1> && ky <= max_y_cols<1>) {
-    switch ((ky + 7) / 8) {
-      case 1: return launch_width<1, 1>(a, stream);
-      case 2: return launch_width<2, 1>(a, stream);
-      case 3: return launch_width<3, 1>(a, stream);
-      case 4: return launch_width<4, 1>(a, stream);
-      default: return launch_width<5, 1>(a, stream);
-    }
-  }
-  switch ((ky + 7) / 8) {  // the wide variant: X past 64 columns or [Y1 Y2] past 40
-    case 1: return launch_width<1, 2>(a, stream);
-    case 2: return launch_width<2, 2>(a, stream);
-    case 3: return launch_width<3, 2>(a, stream);
-    case 4: return launch_width<4, 2>(a, stream);
-    case 5: return launch_width<5, 2>(a, stream);
-    case 6: return launch_width<6, 2>(a, stream);
-    case 7: return launch_width<7, 2>(a, stream);
-    default: return launch_width<8, 2>(a, stream);
-  }
+  const int ky = a.ky1 + a.ky2, tiles = (ky + 7) / 8;
+  if (a.kx <= max_x_cols<1> && ky <= max_y_cols<1>) return launch_tiles<1>(tiles, a, stream);
+  launch_tiles<2>(tiles, a, stream);  // the wide variant: X past 64 columns or [Y1 Y2] past 40
 }
 
 }  // namespace blockeigs::solver::cuda
