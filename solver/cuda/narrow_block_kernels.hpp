@@ -32,7 +32,8 @@ void dmma_update(std::int64_t rows, std::int64_t k1x, std::int64_t k1, std::int6
                  std::int64_t ldz, double* y, std::int64_t ldy, cudaStream_t stream);
 
 // LOBPCG's Ritz update and next residuals in one pass (ritz_update.cu):
-// Y = S C, AY = AS C (C: ns x m row-major on the host, passed by value),
+// Y = S C, AY = AS C (C: ns x m row-major on the host, passed by value, or
+// copied to the device past 64 inputs or 48 outputs; at most 96 and 64),
 // R = AY(:, 0:nb) - Y(:, 0:nb) diag(lambda), and per thread block the sums of
 // squares of R's columns then of Y(:, 0:nb)'s (2 nb values per block, for
 // ritz_update_blocks(rows) blocks). Y, AY and R must not overlap S or AS.
