@@ -214,12 +214,14 @@ void launch(const RitzUpdateArgs& a, const double* c, const double* lambda, cons
   const auto kernel = ritz_update_kernel<NT, KS>;
   const unsigned blocks = static_cast<unsigned>(ritz_update_blocks(a.rows));
   if constexpr (wide) {
-    // C padded to 8 KS x 8 NT, staged by cudaMemcpyAsync before it returns;
-    // freed in stream order after the kernel.
+    // C padded to 8 KS x 8 NT, in device memory freed in stream order after
+    // the kernel.
     std::vector<double> padded(std::size_t(8 * KS) * 8 * NT, 0.0);
     for (int i = 0; i < a.ns; ++i)
       for (int j = 0; j < a.m; ++j) padded[std::size_t(i) * 8 * NT + j] = c[i * a.m + j];
-    const device_ops::support::StreamArray<double> c_device(stream, padded.data(), padded.size());
+    const device_ops::support::StreamArray<double> c_device(stream, padded.size());
+    BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(c_device.data(), padded.data(), padded.size() * sizeof(double),
+                                         cudaMemcpyHostToDevice, stream));  // pageable: staged before it returns
     constants.c = c_device.data();
     const int bytes = 8 * KS * (8 * NT + 4) * int(sizeof(double));
     static std::atomic<std::uint64_t> opted_in{0};
