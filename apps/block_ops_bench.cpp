@@ -198,16 +198,6 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
          (void)solver::ritz_update(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 3 * k, 3 * k), ritz, lambda,
                                    cols(SASnext, 0, 2 * k), cols(SASnext, 3 * k, 2 * k), cols(SASnext, 2 * k, k));
        }},
-      // The same with A X in residual form, as block-eigs runs it without a
-      // preconditioner: R (all of it W's raw columns here) instead of A X
-      // read, A X not written.
-      {"lobpcg Ritz + R, AX as R (9 blocks)", 9,
-       [&] {
-         const solver::ResidualForm<T> form{ccols(SAS, 2 * k, k), lambda, {}};
-         (void)solver::ritz_update(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 3 * k, 3 * k), ritz, lambda,
-                                   cols(SASnext, 0, 2 * k), cols(SASnext, 3 * k, 2 * k), cols(SASnext, 2 * k, k), {},
-                                   {}, &form, false);
-       }},
   };
   std::printf("block-ops-bench: %lld x %lld, %s, %s (one block = %.1f MB)\n", (long long)m, (long long)k,
               sizeof(T) == 8 ? "fp64" : "fp32", space == Space::device ? "cuda" : "cpu", block_bytes / 1e6);

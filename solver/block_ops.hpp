@@ -155,16 +155,6 @@ ResidualNorms eigen_residuals(const spmm::Context& context, MPI_Comm comm, spmm:
                               spmm::ConstDenseView<T> AX, const std::vector<double>& lambda,
                               spmm::DenseView<T> R, const std::vector<std::int64_t>& r_position = {});
 
-// A X in residual form: A X(:, j) = lambda[j] X(:, j) + R(:, position[j])
-// for j < lambda.size(), X the first columns of a basis. What LOBPCG keeps
-// instead of A X when it keeps the residuals anyway.
-template <class T>
-struct ResidualForm {
-  spmm::ConstDenseView<T> R;
-  std::vector<double> lambda;
-  std::vector<std::int64_t> position;  // a permutation of 0..k-1; empty: in order
-};
-
 // LOBPCG's Ritz update and the next residuals: Y = S C and AY = AS C (C:
 // S.cols x Y.cols), then R = AY(:, :nb) - Y(:, :nb) diag(lambda) with
 // nb = R.cols = lambda.size() <= Y.cols, and the norms of R's and
@@ -175,17 +165,12 @@ struct ResidualForm {
 // `r_position` places R's columns as in eigen_residuals. `meanwhile`, if
 // given, runs on the host once the device work is queued and before the
 // norms are waited for (host work that needs none of the outputs).
-// With `ax_from`, AS's first k = ax_from->lambda.size() columns are not read:
-// A X is taken in residual form over S's first k columns (its R must not
-// overlap Y, AY or R). Without `store_ax`, AY(:, :nb) is left unspecified
-// (the fused pass does not write it).
 template <class T>
 ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> S,
                           spmm::ConstDenseView<T> AS, const HostMatrix& C, const std::vector<double>& lambda,
                           spmm::DenseView<T> Y, spmm::DenseView<T> AY, spmm::DenseView<T> R,
                           const std::vector<std::int64_t>& r_position = {},
-                          const std::function<void()>& meanwhile = {}, const ResidualForm<T>* ax_from = nullptr,
-                          bool store_ax = true);
+                          const std::function<void()>& meanwhile = {});
 
 // ---- local operations (no communication) -----------------------------------
 

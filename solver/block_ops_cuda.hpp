@@ -54,16 +54,11 @@ void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T>
 // diag(lambda) with nb = R.cols; out as eigen_residuals_local's. false
 // (nothing done) when the shape does not fit the kernel.
 // The sums are queued for the host in `sums` (null when S has no rows, the
-// sums then zero): its wait() delivers them. r_in (null: none) with k_in
-// Ritz values lambda_in and positions in_position: A X in residual form
-// (block_ops.hpp's ResidualForm); store_ax false: AY(:, :nb) not written.
+// sums then zero): its wait() delivers them.
 bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
                        spmm::ConstDenseView<double> AS, const double* C, const double* lambda,
                        spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<double> R,
-                       const std::int64_t* position, std::unique_ptr<LocalGramTransfer>& sums,
-                       const spmm::ConstDenseView<double>* r_in = nullptr, std::int64_t k_in = 0,
-                       const double* lambda_in = nullptr, const std::int64_t* in_position = nullptr,
-                       bool store_ax = true);
+                       const std::int64_t* position, std::unique_ptr<LocalGramTransfer>& sums);
 
 template <class T>
 void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const double* S,

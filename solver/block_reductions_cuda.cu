@@ -413,13 +413,10 @@ void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T>
 bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
                        spmm::ConstDenseView<double> AS, const double* C, const double* lambda,
                        spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<double> R,
-                       const std::int64_t* position, std::unique_ptr<LocalGramTransfer>& out,
-                       const spmm::ConstDenseView<double>* r_in, std::int64_t k_in, const double* lambda_in,
-                       const std::int64_t* in_position, bool store_ax) {
+                       const std::int64_t* position, std::unique_ptr<LocalGramTransfer>& out) {
   const std::int64_t nb = R.cols;
   out.reset();
-  if (!r_in) k_in = 0;
-  if (!cuda::ritz_update_fits(S.cols, Y.cols, nb, k_in)) return false;
+  if (!cuda::ritz_update_fits(S.cols, Y.cols, nb)) return false;
   if (S.rows == 0) return true;
   const cudaStream_t stream = stream_of(context);
   const std::int64_t blocks = cuda::ritz_update_blocks(S.rows);
@@ -441,13 +438,7 @@ bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double
   a.r = R.data;
   a.ldr = R.ld;
   a.partial = partial.data();
-  if (r_in) {
-    a.r_in = r_in->data;
-    a.ldr_in = r_in->ld;
-    a.k_in = int(k_in);
-  }
-  a.store_ax = store_ax;
-  cuda::ritz_update(a, C, lambda, position, lambda_in, in_position, stream);
+  cuda::ritz_update(a, C, lambda, position, stream);
   sum_partials<double>(blocks, 2 * nb, partial.data(), sums.data(), stream);
   out = std::make_unique<PinnedGramTransfer>(stream, sums.data(), static_cast<std::size_t>(2 * nb));
   return true;

@@ -174,16 +174,6 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   // any (see the compaction below).
   std::optional<ResidualNorms> residuals;
   std::vector<std::int64_t> residual_position;
-  // Whether A S's first nb columns hold A X. Without a preconditioner the
-  // Ritz update keeps A X in residual form instead, A X = X Lambda + R with
-  // R all nb columns after [X P] (residual_position): R is kept there anyway,
-  // its active columns as the search block's raw columns Z, which nothing
-  // overwrites on the usual path. The fused update then neither reads A X
-  // nor writes it (nb + na fewer columns of traffic a step). Where W would
-  // be formed over Z, or the full Gram matrices are measured, A X is
-  // recomputed with the operator first.
-  const bool residual_form = preconditioner == nullptr;
-  bool ax_stored = true;
 
   auto apply_a = [&](std::int64_t first, std::int64_t count) {  // A S = A times S on a column range
     if (count == 0) return;
@@ -193,7 +183,6 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     }
     clock.to(time.other);
     A.apply(T(1), column_range(cS(cur), first, count), T(0), column_range(AS(cur), first, count));
-    if (first == 0 && count >= nb) ax_stored = true;
     clock.to(time.spmm);
   };
 
@@ -228,8 +217,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
           GB = assemble_ritz_matrix(carried_b, basis_options.w_gram);
         }
       } else {
-        // S^T [S (unused columns) A S]: GB and GA in one pass, A X included.
-        if (!ax_stored) apply_a(0, nb);
+        // S^T [S (unused columns) A S]: GB and GA in one pass.
         const HostMatrix G =
             gram(ctx, comm, Sv, spmm::ConstDenseView<T>{space, n, 3 * nb + ns_raw, ld, SAS[cur].data()});
         if (rank == 0) {
@@ -286,9 +274,6 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       carried_b = transpose_times(coeff_w, multiply(GB, coeff_w));
     };
     if (!refresh) {
-      // A X in residual form, from this step's R (in S after [X P]).
-      std::optional<ResidualForm<T>> ax_from;
-      if (!ax_stored) ax_from = ResidualForm<T>{column_range(cS(cur), nb + np, nb), lambda, residual_position};
       // Active residuals first, in order, then the converged ones.
       residual_position.assign(static_cast<std::size_t>(nb), 0);
       std::int64_t place = 0;
@@ -298,9 +283,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
         for (int j = 0; j < nb; ++j)
           if (is_active[j] == (pass == 0)) residual_position[j] = place++;
       residuals = ritz_update(ctx, comm, Sv, ASv, coeff, chosen, column_range(S(next), 0, m),
-                              column_range(AS(next), 0, m), column_range(S(next), m, nb), residual_position, carry,
-                              ax_from ? &*ax_from : nullptr, !residual_form);
-      ax_stored = !residual_form;
+                              column_range(AS(next), 0, m), column_range(S(next), m, nb), residual_position, carry);
     } else {
       // A X and A P come from the operator next, which drops the carried blocks.
       block_update(ctx, T(1), Sv, coeff, T(0), column_range(S(next), 0, m));
@@ -392,21 +375,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       // W in any order. The Ritz update put last step's active ones first,
       // so they need moving only when one has converged (or come back).
       std::sort(active_columns.begin(), active_columns.end());
-      if (active_columns.back() != na - 1) {
-        if (ax_stored) {
-          keep_columns(ctx, Rv, active_columns);
-        } else {
-          // R holds A X: permute it whole, the active columns first.
-          std::vector<std::int64_t> order = active_columns, new_place(static_cast<std::size_t>(nb));
-          for (std::int64_t c = 0; c < nb; ++c)
-            if (!std::binary_search(active_columns.begin(), active_columns.end(), c)) order.push_back(c);
-          const spmm::DenseView<T> staged = column_range(scratch.view(), 0, nb);
-          select_columns(ctx, spmm::ConstDenseView<T>(Rv), order, staged);
-          copy_block(ctx, spmm::ConstDenseView<T>(staged), Rv);
-          for (std::int64_t c = 0; c < nb; ++c) new_place[order[c]] = c;
-          for (auto& p : residual_position) p = new_place[p];
-        }
-      }
+      if (active_columns.back() != na - 1) keep_columns(ctx, Rv, active_columns);
     }
     // W is conditioned against [X P] in coefficient form from the raw
     // columns Z now in W's place (BasisOptions::implicit): A Z and, on a
@@ -437,12 +406,9 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     basis_options.measured_gram = nullptr;
     // A Z and S^T A Z stand where W kept the raw columns as they were.
     bool products_current = basis_options.w_from_z.rows() == na;
-    // Otherwise W was formed over Z, and R with it: A X from the operator.
-    if (!products_current && !ax_stored) apply_a(0, nb);
     if (nw == 0) {
       // Every residual direction already lies in span[X P] to working
       // precision (stagnation at the rounding floor): explore at random.
-      if (!ax_stored) apply_a(0, nb);
       fill_random(ctx, W, options.seed, A.first_row(), std::int64_t{nb} * (max_refills + 1 + iteration));
       nw = condition_against(ctx, comm, XP, W, scratch.view(), tol, &basis_options);
       products_current = false;

@@ -37,9 +37,6 @@ void dmma_update(std::int64_t rows, std::int64_t k1x, std::int64_t k1, std::int6
 // R = AY(:, 0:nb) - Y(:, 0:nb) diag(lambda), and per thread block the sums of
 // squares of R's columns then of Y(:, 0:nb)'s (2 nb values per block, for
 // ritz_update_blocks(rows) blocks). Y, AY and R must not overlap S or AS.
-// With r_in (A X in residual form), AS's first k_in columns are not read:
-// they are taken as S(:, j) lambda_in[j] + r_in(:, in_position[j]). Without
-// store_ax, AY's first nb columns are not written.
 struct RitzUpdateArgs {
   std::int64_t rows;
   int ns, m, nb;
@@ -55,18 +52,12 @@ struct RitzUpdateArgs {
   double* r;
   std::int64_t ldr;
   double* partial;
-  const double* r_in = nullptr;  // null: AS holds A X
-  std::int64_t ldr_in = 0;
-  int k_in = 0;
-  bool store_ax = true;
 };
-// k_in: the columns of A X in residual form (0: none).
-bool ritz_update_fits(std::int64_t ns, std::int64_t m, std::int64_t nb, std::int64_t k_in = 0);
+bool ritz_update_fits(std::int64_t ns, std::int64_t m, std::int64_t nb);
 std::int64_t ritz_update_blocks(std::int64_t rows);
-// position (host, nb entries): R's column for residual j; lambda_in and
-// in_position (k_in entries, with r_in only): the residual form's.
+// position (host, nb entries): R's column for residual j.
 void ritz_update(RitzUpdateArgs args, const double* c, const double* lambda, const std::int64_t* position,
-                 const double* lambda_in, const std::int64_t* in_position, cudaStream_t stream);
+                 cudaStream_t stream);
 
 // Y = alpha * X * S + beta * Z (beta == 0: Z is not read), S k1 x k2 row-major
 // on the host (passed to the kernel by value). Y may overlap X and Z in any

@@ -29,13 +29,6 @@
 // and a step holds 12 k-steps of fragments, at 2 blocks an SM: 71-82% of the
 // copy rate at 66 -> 44 to 96 -> 64 (H200), against 95% for the narrow one.
 //
-// A X in residual form (LOBPCG without a preconditioner keeps R, not A X):
-// the A S fragments of X's columns are formed from the S fragments still in
-// the registers and R's entries, lambda_j x_j + r_j, and A X's new columns
-// are not stored. That reads R's columns past the search block's (the rest
-// are Z's, just read) instead of A X, and writes nothing for A X: nb + na
-// fewer columns a step.
-//
 // The grid depends on the row count alone and each lane adds its rows in
 // order, so the partial sums, and the norms, do not depend on the GPU.
 #include <algorithm>
@@ -60,9 +53,7 @@ constexpr int wide_inputs = 96, wide_outputs = 64;  // the wide one: C through g
 constexpr int max_k_steps = max_inputs / 8, wide_k_steps = wide_inputs / 8;
 // Blocks per SM the registers must allow: a step's A fragments (4 registers
 // a k-step) and both accumulators (8 NT each) are live together.
-constexpr int min_blocks_per_sm(int nt, int ks, bool from_residual) {
-  return ks > max_k_steps || nt >= (from_residual ? 4 : 6) ? 2 : 3;
-}
+constexpr int min_blocks_per_sm(int nt, int ks) { return ks > max_k_steps || nt >= 6 ? 2 : 3; }
 constexpr std::int64_t max_blocks = 4096;  // grid-stride beyond
 
 template <int NT, bool Wide>  // NT tiles of 8 outputs
@@ -70,16 +61,12 @@ struct RitzConstants {
   double c[max_inputs * 8 * NT];  // C padded with zeros, row-major: <= 24 KB of kernel parameters
   double lambda[max_outputs];
   int r_column[max_outputs];  // R's column for residual j
-  double lambda_in[max_outputs];  // A X in residual form: X's Ritz values
-  int r_in_column[max_outputs];   // and r_in's column for X's column j
 };
 template <int NT>
 struct RitzConstants<NT, true> {
   const double* c;  // C padded with zeros to 8 KS x 8 NT, row-major, in device memory
   double lambda[wide_outputs];
   int r_column[wide_outputs];
-  double lambda_in[wide_outputs];
-  int r_in_column[wide_outputs];
 };
 
 __device__ __forceinline__ void store_pair(double* p, double v0, double v1, bool second) {
@@ -111,60 +98,16 @@ __device__ __forceinline__ void load_fragments(const RitzUpdateArgs& a, const do
   }
 }
 
-// A X in residual form, A X(:, c) = lambda_in[c] S(:, c) + r_in(:, r_in_column[c])
-// for c < k_in, in two parts. X's: the S fragments in `frag` scaled in place
-// by lambda_in (zero from k_in on), to be multiplied by C. R's and the rest of
-// A S: fragments loaded as load_fragments does, from r_in's columns
-// r_in_column[c] below k_in and from A S after. (Combining each R entry with
-// its S entry in the fragments instead kept both sets live while the loads
-// were in flight: 52-64 bytes of spills a lane at 40 outputs.)
-template <int KS>
-__device__ __forceinline__ void scale_by_ritz_values(const RitzUpdateArgs& a, const volatile double* lambda_in,
-                                                     double (&frag)[KS][4]) {
-  const int t = static_cast<int>(threadIdx.x) % 4;
+// acc = the 16 rows whose fragments are in `frag` times C (in shared memory).
+template <int NT, int KS, int CS>
+__device__ __forceinline__ void multiply(const RitzUpdateArgs& a, const double (&frag)[KS][4],
+                                         const double (*C)[CS], double (&acc)[NT][4]) {
+  const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int nt = 0; nt < NT; ++nt) acc[nt][0] = acc[nt][1] = acc[nt][2] = acc[nt][3] = 0.0;
 #pragma unroll
   for (int ks = 0; ks < KS; ++ks) {
-    const int c0 = 8 * ks + t, c1 = c0 + 4;
-    const double l0 = c0 < a.k_in ? lambda_in[c0] : 0.0, l1 = c1 < a.k_in ? lambda_in[c1] : 0.0;
-    frag[ks][0] *= l0;
-    frag[ks][1] *= l0;
-    frag[ks][2] *= l1;
-    frag[ks][3] *= l1;
-  }
-}
-
-template <int KS, int Begin = 0, int End = KS>
-__device__ __forceinline__ void load_residual_fragments(const RitzUpdateArgs& a, const volatile int* r_in_column,
-                                                        std::int64_t first, double (&frag)[KS][4]) {
-  const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
-  const bool in0 = first + g < a.rows, in1 = first + g + 8 < a.rows;
-  const std::int64_t row0 = in0 ? first + g : 0, row1 = in1 ? first + g + 8 : 0;
-  auto at = [&](std::int64_t row, int c) {
-    return c < a.k_in ? a.r_in + row * a.ldr_in + r_in_column[c] : a.as + row * a.ldas + c;
-  };
-#pragma unroll
-  for (int ks = Begin; ks < End; ++ks) {
-    const int c0 = 8 * ks + t, c1 = c0 + 4;
-    frag[ks][0] = in0 && c0 < a.ns ? *at(row0, c0) : 0.0;
-    frag[ks][1] = in1 && c0 < a.ns ? *at(row1, c0) : 0.0;
-    frag[ks][2] = in0 && c1 < a.ns ? *at(row0, c1) : 0.0;
-    frag[ks][3] = in1 && c1 < a.ns ? *at(row1, c1) : 0.0;
-  }
-}
-
-// acc = (Accumulate: acc +) the 16 rows whose fragments are in `frag` times
-// C (in shared memory), over k-steps [Begin, End) below `steps`.
-template <int NT, int KS, int CS, bool Accumulate = false, int Begin = 0, int End = KS>
-__device__ __forceinline__ void multiply(const double (&frag)[KS][4], const double (*C)[CS], double (&acc)[NT][4],
-                                         int steps) {
-  const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
-  if constexpr (!Accumulate) {
-#pragma unroll
-    for (int nt = 0; nt < NT; ++nt) acc[nt][0] = acc[nt][1] = acc[nt][2] = acc[nt][3] = 0.0;
-  }
-#pragma unroll
-  for (int ks = Begin; ks < End; ++ks) {
-    if (ks >= steps) break;  // warp-uniform
+    if (ks >= a.k_steps) break;  // warp-uniform
 #pragma unroll
     for (int nt = 0; nt < NT; ++nt)
       mma_16x8x8(acc[nt], frag[ks], C[8 * ks + t][8 * nt + g], C[8 * ks + t + 4][8 * nt + g]);
@@ -172,10 +115,8 @@ __device__ __forceinline__ void multiply(const double (&frag)[KS][4], const doub
 }
 
 // KS k-steps of 8 inputs at most: max_k_steps (narrow) or wide_k_steps.
-// FromResidual: A X in residual form (its own instances, so that the other
-// path keeps its registers).
-template <int NT, int KS, bool FromResidual>
-__global__ void __launch_bounds__(warps_per_block * 32, min_blocks_per_sm(NT, KS, FromResidual))
+template <int NT, int KS>
+__global__ void __launch_bounds__(warps_per_block * 32, min_blocks_per_sm(NT, KS))
     ritz_update_kernel(const RitzUpdateArgs a, const __grid_constant__ RitzConstants<NT, (KS > max_k_steps)> k) {
   constexpr bool wide = KS > max_k_steps;
   constexpr int K2 = 8 * NT, outputs = wide ? wide_outputs : max_outputs;
@@ -189,13 +130,6 @@ __global__ void __launch_bounds__(warps_per_block * 32, min_blocks_per_sm(NT, KS
     C = narrow_c;
   }
   __shared__ double warp_sums[warps_per_block][2][outputs];
-  __shared__ double lambda_in[FromResidual ? outputs : 1];
-  __shared__ int r_in_column[FromResidual ? outputs : 1];
-  if constexpr (FromResidual)
-    for (int e = threadIdx.x; e < a.k_in; e += blockDim.x) {
-      lambda_in[e] = k.lambda_in[e];
-      r_in_column[e] = k.r_in_column[e];
-    }
   for (int e = threadIdx.x; e < 8 * KS * K2; e += blockDim.x) C[e / K2][e % K2] = k.c[e];
   for (int e = threadIdx.x; e < warps_per_block * 2 * outputs; e += blockDim.x) (&warp_sums[0][0][0])[e] = 0.0;
   __syncthreads();
@@ -206,25 +140,9 @@ __global__ void __launch_bounds__(warps_per_block * 32, min_blocks_per_sm(NT, KS
   for (std::int64_t first = warp * step_rows; first < a.rows; first += warps * step_rows) {  // warp-uniform
     double frag[KS][4], y[NT][4], ay[NT][4];
     load_fragments<KS>(a, a.s, a.lds, first, frag);
-    multiply(frag, C, y, a.k_steps);
-    if constexpr (FromResidual) {
-      scale_by_ritz_values<KS>(a, lambda_in, frag);
-      multiply(frag, C, ay, (a.k_in + 7) / 8);  // X Lambda's part
-      if constexpr (wide && NT > 5) {
-        // In two halves: all of them in flight with both accumulators live spilled.
-        constexpr int half = KS / 2;
-        load_residual_fragments<KS, 0, half>(a, r_in_column, first, frag);
-        multiply<NT, KS, c_stride, true, 0, half>(frag, C, ay, a.k_steps);
-        load_residual_fragments<KS, half, KS>(a, r_in_column, first, frag);
-        multiply<NT, KS, c_stride, true, half, KS>(frag, C, ay, a.k_steps);
-      } else {
-        load_residual_fragments<KS>(a, r_in_column, first, frag);
-        multiply<NT, KS, c_stride, true>(frag, C, ay, a.k_steps);
-      }
-    } else {
-      load_fragments<KS>(a, a.as, a.ldas, first, frag);
-      multiply(frag, C, ay, a.k_steps);
-    }
+    multiply<NT, KS>(a, frag, C, y);
+    load_fragments<KS>(a, a.as, a.ldas, first, frag);
+    multiply<NT, KS>(a, frag, C, ay);
     // This step's sums of squares of the lane's columns 8 nt + 2 t + {0, 1}
     // (in registers only here: across the steps they live in shared memory).
     double sum_r[NT][2] = {}, sum_y[NT][2] = {};
@@ -239,12 +157,7 @@ __global__ void __launch_bounds__(warps_per_block * 32, min_blocks_per_sm(NT, KS
         const bool second = c + 1 < a.m;
         const double y0 = y[nt][2 * h], y1 = y[nt][2 * h + 1], ay0 = ay[nt][2 * h], ay1 = ay[nt][2 * h + 1];
         store_pair(a.y + row * a.ldy + c, y0, y1, second);
-        double* const ay_row = a.ay + row * a.lday;
-        if (!FromResidual || a.store_ax || c >= a.nb) {
-          store_pair(ay_row + c, ay0, ay1, second);
-        } else if (second && c + 1 >= a.nb) {
-          ay_row[c + 1] = ay1;  // A X not stored: only its neighbour, A P's first column
-        }
+        store_pair(a.ay + row * a.lday + c, ay0, ay1, second);
         if (c >= a.nb) continue;
         const bool second_r = c + 1 < a.nb;
         const double r0 = ay0 - k.lambda[c] * y0;
@@ -291,18 +204,14 @@ __global__ void __launch_bounds__(warps_per_block * 32, min_blocks_per_sm(NT, KS
 
 template <int NT, int KS>
 void launch(const RitzUpdateArgs& a, const double* c, const double* lambda, const std::int64_t* position,
-            const double* lambda_in, const std::int64_t* in_position, cudaStream_t stream) {
+            cudaStream_t stream) {
   constexpr bool wide = KS > max_k_steps;
   RitzConstants<NT, wide> constants{};
   for (int j = 0; j < a.nb; ++j) {
     constants.lambda[j] = lambda[j];
     constants.r_column[j] = static_cast<int>(position[j]);
   }
-  for (int j = 0; j < a.k_in; ++j) {
-    constants.lambda_in[j] = lambda_in[j];
-    constants.r_in_column[j] = static_cast<int>(in_position[j]);
-  }
-  const auto kernel = a.r_in ? ritz_update_kernel<NT, KS, true> : ritz_update_kernel<NT, KS, false>;
+  const auto kernel = ritz_update_kernel<NT, KS>;
   const unsigned blocks = static_cast<unsigned>(ritz_update_blocks(a.rows));
   if constexpr (wide) {
     // C padded to 8 KS x 8 NT, in device memory freed in stream order after
@@ -315,8 +224,8 @@ void launch(const RitzUpdateArgs& a, const double* c, const double* lambda, cons
                                          cudaMemcpyHostToDevice, stream));  // pageable: staged before it returns
     constants.c = c_device.data();
     const int bytes = 8 * KS * (8 * NT + 4) * int(sizeof(double));
-    static std::atomic<std::uint64_t> opted_in[2] = {0, 0};  // per kernel: without, with the residual form
-    detail::allow_shared_memory(kernel, bytes, opted_in[a.r_in ? 1 : 0]);
+    static std::atomic<std::uint64_t> opted_in{0};
+    detail::allow_shared_memory(kernel, bytes, opted_in);
     kernel<<<blocks, warps_per_block * 32, bytes, stream>>>(a, constants);
   } else {
     for (int i = 0; i < a.ns; ++i)
@@ -329,21 +238,17 @@ void launch(const RitzUpdateArgs& a, const double* c, const double* lambda, cons
 // launch<NT, KS> for NT = tiles, the output tiles of 8 (at most 6 narrow, 8 wide).
 template <int KS, int NT = 1>
 void launch_tiles(int tiles, const RitzUpdateArgs& a, const double* c, const double* lambda,
-                  const std::int64_t* position, const double* lambda_in, const std::int64_t* in_position,
-                  cudaStream_t stream) {
+                  const std::int64_t* position, cudaStream_t stream) {
   constexpr int max_tiles = (KS > max_k_steps ? wide_outputs : max_outputs) / 8;
   if constexpr (NT < max_tiles)
-    if (tiles > NT) return launch_tiles<KS, NT + 1>(tiles, a, c, lambda, position, lambda_in, in_position, stream);
-  launch<NT, KS>(a, c, lambda, position, lambda_in, in_position, stream);
+    if (tiles > NT) return launch_tiles<KS, NT + 1>(tiles, a, c, lambda, position, stream);
+  launch<NT, KS>(a, c, lambda, position, stream);
 }
 
 }  // namespace
 
-bool ritz_update_fits(std::int64_t ns, std::int64_t m, std::int64_t nb, std::int64_t k_in) {
-  // k_in within the narrow variant's residual-form arrays wherever that variant takes the shape.
-  const std::int64_t k_in_max = ns <= max_inputs && m <= max_outputs ? max_outputs : wide_outputs;
-  return ns >= 1 && ns <= wide_inputs && m >= 1 && m <= wide_outputs && nb >= 1 && nb <= m && k_in >= 0 &&
-         k_in <= ns && k_in <= k_in_max;
+bool ritz_update_fits(std::int64_t ns, std::int64_t m, std::int64_t nb) {
+  return ns >= 1 && ns <= wide_inputs && m >= 1 && m <= wide_outputs && nb >= 1 && nb <= m;
 }
 
 std::int64_t ritz_update_blocks(std::int64_t rows) {
@@ -352,14 +257,12 @@ std::int64_t ritz_update_blocks(std::int64_t rows) {
 }
 
 void ritz_update(RitzUpdateArgs a, const double* c, const double* lambda, const std::int64_t* position,
-                 const double* lambda_in, const std::int64_t* in_position, cudaStream_t stream) {
+                 cudaStream_t stream) {
   a.k_steps = (a.ns + 7) / 8;
-  if (!a.r_in) a.k_in = 0;
   const int tiles = (a.m + 7) / 8;
   if (a.ns <= max_inputs && a.m <= max_outputs)
-    return launch_tiles<max_k_steps>(tiles, a, c, lambda, position, lambda_in, in_position, stream);
-  // more than 64 inputs or 48 outputs
-  launch_tiles<wide_k_steps>(tiles, a, c, lambda, position, lambda_in, in_position, stream);
+    return launch_tiles<max_k_steps>(tiles, a, c, lambda, position, stream);
+  launch_tiles<wide_k_steps>(tiles, a, c, lambda, position, stream);  // more than 64 inputs or 48 outputs
 }
 
 }  // namespace blockeigs::solver::cuda

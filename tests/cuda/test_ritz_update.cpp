@@ -8,11 +8,8 @@
 // after S and AS), NaN in every column the call must not read or write,
 // enough rows that each warp takes many steps) and shapes past the kernel (the
 // fallback), with R's columns in order, reversed, or odd ones first (as
-// LOBPCG places its active residuals). Every shape again with A X in residual
-// form (AS's first nb columns NaN, R_in placed as R is) and A X not stored:
-// against the host's residual-form update (itself checked in
-// tests/unit/test_block_ops.cpp), and AY's first nb columns left as they were.
-// One MPI rank; skipped where no GPU is visible.
+// LOBPCG places its active residuals). One MPI rank; skipped where no GPU is
+// visible.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -36,7 +33,6 @@ constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 struct Case {
   std::int64_t rows, ns, m, nb;
   bool aligned = false;  // every row of S and AS 16-byte aligned (the kernel's 16-byte copies)
-  bool residual_form = false;  // A X from [S's first nb columns, R_in], and not stored
 };
 
 // Whole rows, padding included, from one space to the other.
@@ -47,17 +43,16 @@ Block copy_to(const spmm::Context& context, Space space, const Block& b) {
   return out;
 }
 
-// The inputs: [NaN | S | NaN | AS | NaN | R_in] per row (S at an odd column
-// and an odd leading dimension; aligned: [S | NaN | AS | NaN | R_in] with S
-// and AS at even columns and an even leading dimension), and the outputs'
-// block: [NaN | Y | NaN | AY | R | NaN], all NaN to start.
+// The inputs: [NaN | S | NaN | AS | NaN] per row (S at an odd column and an
+// odd leading dimension; aligned: [S | NaN | AS | NaN] with S and AS at even
+// columns and an even leading dimension), and the outputs' block:
+// [NaN | Y | NaN | AY | R | NaN], all NaN to start.
 struct Layout {
-  std::int64_t s0, as0, r_in0, in_ld, y0, ay0, r0, out_ld;
+  std::int64_t s0, as0, in_ld, y0, ay0, r0, out_ld;
   explicit Layout(const Case& c)
       : s0(c.aligned ? 0 : 1),
         as0(c.aligned ? (c.ns + 2) / 2 * 2 : c.ns + 2),
-        r_in0(c.aligned ? (as0 + c.ns + 2) / 2 * 2 : 2 * c.ns + 3),
-        in_ld(c.aligned ? (r_in0 + c.nb + 1) / 2 * 2 : r_in0 + c.nb),
+        in_ld(c.aligned ? (as0 + c.ns + 2) / 2 * 2 : 2 * c.ns + 3),
         y0(1),
         ay0(c.m + 2),
         r0(2 * c.m + 2),
@@ -67,7 +62,6 @@ struct Layout {
 struct Outputs {
   Block block;
   solver::ResidualNorms norms;
-  bool fused = false;  // the device's one-pass kernel took the shape
 };
 
 Outputs run(const spmm::Context& context, const Case& c, const Block& host_in, const HostMatrix& C,
@@ -82,16 +76,11 @@ Outputs run(const spmm::Context& context, const Case& c, const Block& host_in, c
     return spmm::DenseView<double>{space, c.rows, cols, ld, const_cast<double*>(b.data()) + first};
   };
   Outputs result;
-  // A X in residual form: the last update's residuals, placed as R's.
-  std::vector<double> lambda_in;
-  for (std::int64_t j = 0; j < c.nb; ++j) lambda_in.push_back(solver::hash_uniform(14, j, 0) * 4);
-  const solver::ResidualForm<double> form{view(in, l.r_in0, c.nb, l.in_ld), lambda_in, position};
   result.norms = solver::ritz_update<double>(context, MPI_COMM_WORLD, view(in, l.s0, c.ns, l.in_ld),
                                              view(in, l.as0, c.ns, l.in_ld), C, lambda, view(out, l.y0, c.m, l.out_ld),
                                              view(out, l.ay0, c.m, l.out_ld), view(out, l.r0, c.nb, l.out_ld),
-                                             position, {}, c.residual_form ? &form : nullptr, !c.residual_form);
+                                             position);
   result.block = copy_to(context, Space::host, out);
-  result.fused = space == Space::device && c.ns <= 96 && c.m <= 64;
   return result;
 }
 
@@ -111,13 +100,8 @@ TEST(DeviceRitzUpdate, MatchesTheSeparateOperationsOnTheHost) {
                         {17, 90, 60, 30, true}, {300001, 78, 52, 26, true},
                         // past the kernel
                         {500, 20, 65, 20},      {500, 97, 40, 20}};
-  std::vector<Case> all(std::begin(cases), std::end(cases));
-  for (Case c : cases) {
-    c.residual_form = true;
-    all.push_back(c);
-  }
   int index = 0;
-  for (const Case& c : all) {
+  for (const Case& c : cases) {
     // R's placement: in order, reversed, or odd residuals first.
     const int order = index++ % 3;
     std::vector<std::int64_t> position(static_cast<std::size_t>(c.nb));
@@ -129,16 +113,13 @@ TEST(DeviceRitzUpdate, MatchesTheSeparateOperationsOnTheHost) {
         if (order == 2 && (j % 2 == 1) == (pass == 0)) position[j] = next++;
       }
     SCOPED_TRACE(testing::Message() << c.rows << " rows, " << c.ns << " -> " << c.m << ", nb " << c.nb
-                                    << ", R's order " << order << (c.aligned ? ", aligned rows" : "")
-                                    << (c.residual_form ? ", A X in residual form" : ""));
+                                    << ", R's order " << order << (c.aligned ? ", aligned rows" : ""));
     const Layout l(c);
     Block in(Space::host, c.rows, l.in_ld, l.in_ld);
     for (std::int64_t i = 0; i < c.rows; ++i)
       for (std::int64_t j = 0; j < l.in_ld; ++j) {
-        const bool s = j >= l.s0 && j < l.s0 + c.ns, r_in = j >= l.r_in0 && j < l.r_in0 + c.nb;
-        // In residual form A S's first nb columns (A X) must not be read: NaN.
-        const bool as = j >= l.as0 + (c.residual_form ? std::min(c.nb, c.ns) : 0) && j < l.as0 + c.ns;
-        in.data()[i * l.in_ld + j] = s || as || r_in ? solver::hash_uniform(11, i, j) : nan;
+        const bool s = j >= l.s0 && j < l.s0 + c.ns, as = j >= l.as0 && j < l.as0 + c.ns;
+        in.data()[i * l.in_ld + j] = s || as ? solver::hash_uniform(11, i, j) : nan;
       }
     HostMatrix C(c.ns, c.m);
     for (std::int64_t i = 0; i < c.ns; ++i)
@@ -149,15 +130,11 @@ TEST(DeviceRitzUpdate, MatchesTheSeparateOperationsOnTheHost) {
     const Outputs expected = run(host, c, in, C, lambda, position);
     const Outputs got = run(dev, c, in, C, lambda, position);
     // |entries| < ns (inputs and coefficients in [-1, 1)); R adds |lambda| < 4 times Y.
-    // In residual form A X's entries reach |lambda_in| + 1 < 5, and the sums' order differs more.
-    const double eps = std::numeric_limits<double>::epsilon(), tol = 8 * c.ns * eps * (c.residual_form ? 25 : 5);
+    const double eps = std::numeric_limits<double>::epsilon(), tol = 8 * c.ns * eps * 5;
     for (std::int64_t i = 0; i < c.rows; ++i)
       for (std::int64_t j = 0; j < l.out_ld; ++j) {
         const double a = got.block.data()[i * l.out_ld + j], b = expected.block.data()[i * l.out_ld + j];
-        // The device leaves A X unwritten in residual form (the host writes it).
-        const bool skipped_ax = c.residual_form && j >= l.ay0 && j < l.ay0 + c.nb && got.fused;
-        const bool written =
-            !skipped_ax && ((j >= l.y0 && j < l.y0 + c.m) || (j >= l.ay0 && j < l.ay0 + c.m + c.nb));
+        const bool written = (j >= l.y0 && j < l.y0 + c.m) || (j >= l.ay0 && j < l.ay0 + c.m + c.nb);
         if (!written) {
           ASSERT_TRUE(std::isnan(a)) << "wrote outside its columns at (" << i << ", " << j << ")";
           continue;

@@ -11,7 +11,6 @@
 #include <cmath>
 #include <cstring>
 #include <thread>
-#include <tuple>
 #include <limits>
 #include <vector>
 
@@ -221,73 +220,6 @@ void check_eigen_residuals() {
 
 TEST(BlockOps, EigenResidualsDouble) { check_eigen_residuals<double>(); }
 TEST(BlockOps, EigenResidualsFloat) { check_eigen_residuals<float>(); }
-
-// The Ritz update with A X in residual form (AS's first k columns NaN, never
-// read) against the same update with those columns formed as
-// lambda_j x_j + R(:, position[j]): positions in order, reversed and odd
-// first; k below ns and k = ns (no A S columns read at all).
-template <class T>
-void check_ritz_update_residual_form() {
-  struct Case {
-    std::int64_t rows, ns, m, nb, k;
-  };
-  const Case cases[] = {{0, 4, 3, 2, 2}, {1, 3, 3, 3, 3}, {17, 7, 5, 3, 3}, {129, 9, 6, 2, 4}, {2500, 12, 8, 4, 4}};
-  const double eps = std::numeric_limits<T>::epsilon();
-  int index = 0;
-  for (const Case& c : cases) {
-    const int order = index++ % 3;
-    std::vector<std::int64_t> position(static_cast<std::size_t>(c.k));
-    std::int64_t next = 0;
-    for (int pass = 0; pass < 2; ++pass)
-      for (std::int64_t j = 0; j < c.k; ++j) {
-        if (order == 0) position[j] = j;
-        if (order == 1) position[j] = c.k - 1 - j;
-        if (order == 2 && (j % 2 == 1) == (pass == 0)) position[j] = next++;
-      }
-    SCOPED_TRACE(testing::Message() << c.rows << " rows, " << c.ns << " -> " << c.m << ", k " << c.k << ", order "
-                                    << order);
-    const auto S = random_block<T>(c.rows, c.ns, 21, 1);
-    const auto R_in = random_block<T>(c.rows, c.k, 22, 2);
-    auto AS = random_block<T>(c.rows, c.ns, 23, 0);
-    auto AS_formed = random_block<T>(c.rows, c.ns, 23, 0);
-    std::vector<double> lambda_in, lambda;
-    for (std::int64_t j = 0; j < c.k; ++j) lambda_in.push_back(0.5 * double(j) - 1.25);
-    for (std::int64_t j = 0; j < c.nb; ++j) lambda.push_back(0.25 * double(j) + 0.5);
-    for (std::int64_t i = 0; i < c.rows; ++i)
-      for (std::int64_t j = 0; j < c.k; ++j) {
-        AS.view()(i, j) = std::numeric_limits<T>::quiet_NaN();
-        AS_formed.view()(i, j) = T(lambda_in[j]) * S.view()(i, j) + R_in.view()(i, position[j]);
-      }
-    HostMatrix C(c.ns, c.m);
-    for (std::int64_t i = 0; i < c.ns; ++i)
-      for (std::int64_t j = 0; j < c.m; ++j) C(i, j) = solver::hash_uniform(24, i, j);
-    auto run = [&](const spmm::DenseBlock<T>& as, const solver::ResidualForm<T>* form) {
-      auto Y = nan_block<T>(c.rows, c.m, 1), AY = nan_block<T>(c.rows, c.m, 2), R = nan_block<T>(c.rows, c.nb, 0);
-      const solver::ResidualNorms norms = solver::ritz_update<T>(host(), MPI_COMM_WORLD, S.cview(), as.cview(), C,
-                                                                 lambda, Y.view(), AY.view(), R.view(), {}, {}, form);
-      return std::tuple(std::move(Y), std::move(AY), std::move(R), norms);
-    };
-    const solver::ResidualForm<T> form{R_in.cview(), lambda_in, position};
-    const auto [Y0, AY0, R0, norms0] = run(AS_formed, nullptr);
-    const auto [Y1, AY1, R1, norms1] = run(AS, &form);
-    // Entries of size < ns * (1 + |lambda_in| + 1); the two sum in different orders.
-    const double tol = 4 * double(c.ns + 3) * eps * double(c.ns) * 4;
-    for (std::int64_t i = 0; i < c.rows; ++i) {
-      for (std::int64_t j = 0; j < c.m; ++j) {
-        ASSERT_EQ(Y1.view()(i, j), Y0.view()(i, j));
-        ASSERT_NEAR(AY1.view()(i, j), AY0.view()(i, j), tol) << i << ", " << j;
-      }
-      for (std::int64_t j = 0; j < c.nb; ++j) ASSERT_NEAR(R1.view()(i, j), R0.view()(i, j), 2 * tol) << i << ", " << j;
-    }
-    for (std::int64_t j = 0; j < c.nb; ++j) {
-      EXPECT_NEAR(norms1.residual[j], norms0.residual[j], 2 * tol * std::sqrt(double(c.rows) + 1));
-      EXPECT_EQ(norms1.x[j], norms0.x[j]);
-    }
-  }
-}
-
-TEST(BlockOps, RitzUpdateWithAXInResidualFormDouble) { check_ritz_update_residual_form<double>(); }
-TEST(BlockOps, RitzUpdateWithAXInResidualFormFloat) { check_ritz_update_residual_form<float>(); }
 
 // Columns moved to the front in place; the columns after the kept ones are
 // left as they were, and bad column lists are rejected.
