@@ -140,19 +140,30 @@ for step in "${steps[@]}"; do
       for k in 16 20; do $bin/block-ops-bench --rows 2097152 --width $k 2>&1 | tee -a "$out/block-ops.log" | grep -v '^CSV'; done
       note "block-ops: $(grep -c '^CSV,block_ops' "$out/block-ops.log") cases timed" ;;
     profile)
-      # Where a solver's time goes, kernel by kernel (Nsight Systems, when the machine has it):
+      # Where a solver's time goes, kernel by kernel and between kernels (Nsight Systems):
       # block-cg by default, block-eigs with PROFILE_APP=block-eigs (the same 128^3 problems).
+      # The GPU machine has only the nsys inside Nsight Compute; it leaves a .qdstrm that its
+      # QdstrmImporter turns into a report, and that needs libdw, which the machine lacks: copy
+      # libdw.so.1, libelf.so.1, liblzma.so.5 and libbz2.so.1.0 from here into gpu-carry/libdw.
       app=${PROFILE_APP:-block-cg}; cfg=configs/bench/${app#block-}-laplacian-128.yaml
       echo "== profile (nsys, $app 128^3)"
-      nsys_bin=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
-      if [ -n "$nsys_bin" ]; then
-        "$nsys_bin" profile -o "$out/$app" --force-overwrite true $bin/$app $cfg > "$out/profile-run.log" 2>&1
-        "$nsys_bin" stats --report cuda_gpu_kern_sum,cuda_gpu_mem_time_sum,cuda_api_sum --format csv \
-          -o "$out/$app" "$out/$app.nsys-rep" > "$out/profile-stats.log" 2>&1
-        for f in "$out"/${app}_*.csv; do echo "-- $f"; head -25 "$f" | cut -c1-220; done
-        note "profile          $(ls "$out"/${app}_*.csv 2>/dev/null | wc -l) reports"
+      nsys_bin=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys \
+                   /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys 2>/dev/null | head -1)
+      if [ -z "$nsys_bin" ]; then note "profile          nsys not found"; continue; fi
+      rm -f "$out/$app".{nsys-rep,qdstrm,sqlite}
+      "$nsys_bin" profile -t cuda -o "$out/$app" --force-overwrite true $bin/$app $cfg > "$out/profile-run.log" 2>&1
+      if [ ! -f "$out/$app.nsys-rep" ] && [ -f "$out/$app.qdstrm" ]; then
+        importer=$(ls /opt/nvidia/nsight-compute/*/host/linux-desktop-*/QdstrmImporter 2>/dev/null | head -1)
+        LD_LIBRARY_PATH=$PWD/gpu-carry/libdw:${LD_LIBRARY_PATH:-} "$importer" -i "$out/$app.qdstrm" > "$out/profile-import.log" 2>&1
+        rm -f "$out/$app.qdstrm"  # ~0.7 GB for a block-eigs run
+      fi
+      if [ -f "$out/$app.nsys-rep" ] &&
+         "$nsys_bin" export --type sqlite -o "$out/$app.sqlite" "$out/$app.nsys-rep" > "$out/profile-export.log" 2>&1; then
+        anchor=ritz_update_kernel; [ $app = block-cg ] && anchor=${PROFILE_ANCHOR:-row_split_kernel}
+        python3 scripts/dev/nsys_gaps.py "$out/$app.sqlite" $anchor | tee "$out/profile-gaps.txt"
+        note "profile          $(head -1 "$out/profile-gaps.txt")"
       else
-        note "profile          nsys not found"
+        note "profile          no report (see $out/profile-*.log)"
       fi ;;
     ncu)
       echo "== ncu (Nsight Compute, clocks left alone)"
