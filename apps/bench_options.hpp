@@ -1,6 +1,8 @@
 // Command-line options shared by the benchmark apps (operator-bench,
 // block-ops-bench): the problem size under the app's own flag, --width,
-// --reps, --backend and --fp32; and the median they report. Every rank parses
+// --reps, --backend and --fp32, and where the app takes them, --ld and
+// --column (the block as a view inside a wider one); and the median they
+// report. Every rank parses
 // the same argv, so a bad argument stops every rank with the same message.
 #pragma once
 
@@ -23,14 +25,17 @@ struct BenchOptions {
   int reps = 20;
   Backend backend = Backend::automatic;
   bool fp32 = false;
+  std::int64_t ld = 0;      // --ld: columns of the enclosing block (0: the width itself)
+  std::int64_t column = 0;  // --column: the block's first column in it
 };
 
 // Null (after rank 0 has printed the reason and `usage` to stderr) when an
-// argument is unknown, lacks its value, or is not a positive integer / a
-// backend name.
+// argument is unknown, lacks its value, or is not a positive integer (a
+// non-negative one for --column) / a backend name, or the view does not fit
+// its block. --ld and --column only with `layout`.
 inline std::optional<BenchOptions> parse_bench_options(int argc, char** argv, const std::string& size_flag,
                                                        std::int64_t default_size, const char* program,
-                                                       const char* usage) {
+                                                       const char* usage, bool layout = false) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   auto fail = [&](const std::string& why) -> std::optional<BenchOptions> {
@@ -45,7 +50,8 @@ inline std::optional<BenchOptions> parse_bench_options(int argc, char** argv, co
       options.fp32 = true;
       continue;
     }
-    if (flag != size_flag && flag != "--width" && flag != "--reps" && flag != "--backend")
+    const bool layout_flag = layout && (flag == "--ld" || flag == "--column");
+    if (flag != size_flag && flag != "--width" && flag != "--reps" && flag != "--backend" && !layout_flag)
       return fail("unknown option " + flag);
     if (i + 1 >= argc) return fail(flag + " needs a value");
     const std::string value = argv[++i];
@@ -62,12 +68,19 @@ inline std::optional<BenchOptions> parse_bench_options(int argc, char** argv, co
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used != value.size() || number < 1 || (flag == "--reps" && number > 1000000))
-      return fail(flag + " " + value + ": expected a positive integer");
+    const long long least = flag == "--column" ? 0 : 1;
+    if (used != value.size() || number < least || (flag == "--reps" && number > 1000000))
+      return fail(flag + " " + value + (least == 0 ? ": expected a non-negative integer" : ": expected a positive integer"));
     if (flag == size_flag) options.size = number;
     else if (flag == "--width") options.width = number;
+    else if (flag == "--ld") options.ld = number;
+    else if (flag == "--column") options.column = number;
     else options.reps = static_cast<int>(number);
   }
+  if (options.ld == 0) options.ld = options.column + options.width;
+  if (options.column + options.width > options.ld)
+    return fail("--column " + std::to_string(options.column) + " plus --width " + std::to_string(options.width) +
+                " exceeds --ld " + std::to_string(options.ld));
   return options;
 }
 
