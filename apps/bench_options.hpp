@@ -2,8 +2,8 @@
 // block-ops-bench): the problem size under the app's own flag, --width,
 // --reps, --backend and --fp32, and where the app takes them, --ld and
 // --column (the block as a view inside a wider one); and the median they
-// report. Every rank parses
-// the same argv, so a bad argument stops every rank with the same message.
+// report. Every rank parses the same argv, so a bad argument stops every
+// rank with the same message.
 #pragma once
 
 #include <mpi.h>
@@ -25,7 +25,7 @@ struct BenchOptions {
   int reps = 20;
   Backend backend = Backend::automatic;
   bool fp32 = false;
-  std::int64_t ld = 0;      // --ld: columns of the enclosing block (0: the width itself)
+  std::int64_t ld = 0;      // --ld: columns of the enclosing block (default: column + width)
   std::int64_t column = 0;  // --column: the block's first column in it
 };
 
@@ -70,7 +70,7 @@ inline std::optional<BenchOptions> parse_bench_options(int argc, char** argv, co
     }
     const long long least = flag == "--column" ? 0 : 1;
     if (used != value.size() || number < least || (flag == "--reps" && number > 1000000))
-      return fail(flag + " " + value + (least == 0 ? ": expected a non-negative integer" : ": expected a positive integer"));
+      return fail(flag + " " + value + ": expected a " + (least == 0 ? "non-negative" : "positive") + " integer");
     if (flag == size_flag) options.size = number;
     else if (flag == "--width") options.width = number;
     else if (flag == "--ld") options.ld = number;

@@ -78,10 +78,10 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
   const double overlap = std::clamp((e + mu - f) / std::max(1e-12, std::min(e, mu)), 0.0, 1.0);
   if (rank == 0) {
     const double per = 1e3 / t.calls;
-    std::printf("operator-bench: 7-point Laplacian %lld^3 (%lld rows), width %lld at column %lld of %lld, %s, %d rank(s), %s%s\n",
+    std::printf("operator-bench: 7-point Laplacian %lld^3 (%lld rows), width %lld at column %lld of %lld, %s, "
+                "%d rank(s), %s%s\n",
                 (long long)options.size, (long long)partition.global_rows(), (long long)k, (long long)options.column,
-                (long long)ld,
-                sizeof(T) == 8 ? "fp64" : "fp32", ranks, context.space() == Space::device ? "cuda" : "cpu",
+                (long long)ld, sizeof(T) == 8 ? "fp64" : "fp32", ranks, context.space() == Space::device ? "cuda" : "cpu",
                 ranks > 1 ? (", halo " + op.halo_transport()).c_str() : "");
     std::printf("  apply (median of %d)        %9.3f ms\n", options.reps, f * 1e3);
     std::printf("  exchange only               %9.3f ms   (max halo rows per rank %lld)\n", e * 1e3, max_halo);
