@@ -163,9 +163,8 @@ ResidualNorms eigen_residuals(const spmm::Context& context, MPI_Comm comm, spmm:
 // inputs and 64 outputs (solver/cuda/ritz_update.cu); otherwise the two
 // updates and eigen_residuals, with the same results to rounding.
 // `r_position` places R's columns as in eigen_residuals. `meanwhile`, if
-// given, runs on the host once the update and R are queued (work it queues
-// on the context's stream may read them) and, in the one-pass case, before
-// the norms are waited for, so that host work in it overlaps the pass.
+// given, runs on the host once the device work is queued and before the
+// norms are waited for (host work that needs none of the outputs).
 template <class T>
 ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> S,
                           spmm::ConstDenseView<T> AS, const HostMatrix& C, const std::vector<double>& lambda,

@@ -174,14 +174,6 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   // any (see the compaction below).
   std::optional<ResidualNorms> residuals;
   std::vector<std::int64_t> residual_position;
-  // A Z queued right behind the Ritz update, before the host has the norms
-  // and tests convergence (which left the device idle ~37 us a step on an
-  // H200): over the residual columns the Ritz update placed first, last
-  // step's active ones. When pairs have locked since, their columns are
-  // dropped from Z and A Z alike; when one has come back, A Z is computed
-  // again. The count of those columns, or -1 when none were multiplied
-  // ahead. Not with a preconditioner, which forms W from the residuals first.
-  std::int64_t multiplied_ahead = -1;
 
   auto apply_a = [&](std::int64_t first, std::int64_t count) {  // A S = A times S on a column range
     if (count == 0) return;
@@ -290,20 +282,8 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       for (int pass = 0; pass < 2; ++pass)
         for (int j = 0; j < nb; ++j)
           if (is_active[j] == (pass == 0)) residual_position[j] = place++;
-      // A Z ahead over last step's active residuals (all of them at the start).
-      const std::int64_t ahead = preconditioner ? -1 : active.empty() ? nb : std::int64_t(active.size());
-      auto meanwhile = [&] {
-        if (ahead > 0) {
-          clock.to(time.rayleigh_ritz);
-          A.apply(T(1), column_range(cS(next), m, ahead), T(0), column_range(AS(next), m, ahead));
-          clock.to(time.spmm);
-        }
-        carry();
-      };
       residuals = ritz_update(ctx, comm, Sv, ASv, coeff, chosen, column_range(S(next), 0, m),
-                              column_range(AS(next), 0, m), column_range(S(next), m, nb), residual_position,
-                              meanwhile);
-      multiplied_ahead = ahead;
+                              column_range(AS(next), 0, m), column_range(S(next), m, nb), residual_position, carry);
     } else {
       // A X and A P come from the operator next, which drops the carried blocks.
       block_update(ctx, T(1), Sv, coeff, T(0), column_range(S(next), 0, m));
@@ -336,7 +316,6 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     // one pass, in the columns where W is built.
     const spmm::DenseView<T> Rv = column_range(S(cur), nb + np, nb);
     if (!residuals) {
-      multiplied_ahead = -1;  // R is formed again: an A Z multiplied ahead is stale
       residuals = eigen_residuals(ctx, comm, X, column_range(cAS(cur), 0, nb), lambda, Rv);
       residual_position.resize(static_cast<std::size_t>(nb));
       std::iota(residual_position.begin(), residual_position.end(), std::int64_t{0});
@@ -385,11 +364,6 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     // The active residuals' columns in Rv.
     std::vector<std::int64_t> active_columns;
     for (std::int64_t j : active) active_columns.push_back(residual_position[j]);
-    // Whether A Z was multiplied ahead for all active residuals (and maybe
-    // some that have converged since).
-    const bool az_ahead =
-        *std::max_element(active_columns.begin(), active_columns.end()) < multiplied_ahead;
-    multiplied_ahead = -1;
     if (preconditioner) {
       const spmm::DenseView<T> Ra = column_range(scratch.view(), 0, na);
       select_columns(ctx, spmm::ConstDenseView<T>(Rv), active_columns, Ra);
@@ -401,10 +375,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       // W in any order. The Ritz update put last step's active ones first,
       // so they need moving only when one has converged (or come back).
       std::sort(active_columns.begin(), active_columns.end());
-      if (active_columns.back() != na - 1) {
-        keep_columns(ctx, Rv, active_columns);
-        if (az_ahead) keep_columns(ctx, column_range(AS(cur), q, nb), active_columns);
-      }
+      if (active_columns.back() != na - 1) keep_columns(ctx, Rv, active_columns);
     }
     // W is conditioned against [X P] in coefficient form from the raw
     // columns Z now in W's place (BasisOptions::implicit): A Z and, on a
@@ -416,7 +387,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     const spmm::ConstDenseView<T> XP = column_range(cS(cur), 0, q), XPZ = column_range(cS(cur), 0, q + na);
     HostMatrix measured, s_t_az;
     if (carried) {
-      if (!az_ahead) apply_a(q, na);
+      apply_a(q, na);
       const HostMatrix both =
           start_gram_pair(ctx, comm, XPZ, spmm::ConstDenseView<T>(W), column_range(cAS(cur), q, na)).finish();
       measured = both.block(0, q + na, 0, na);

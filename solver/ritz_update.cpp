@@ -44,11 +44,9 @@ ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, spmm::Con
 #endif
   block_update(context, T(1), S, C, T(0), Y);
   block_update(context, T(1), AS, C, T(0), AY);
-  // R first: what `meanwhile` queues may read it.
-  ResidualNorms norms = eigen_residuals(context, comm, column_range(spmm::ConstDenseView<T>(Y), 0, nb),
-                                        column_range(spmm::ConstDenseView<T>(AY), 0, nb), lambda, R, position);
   if (meanwhile) meanwhile();
-  return norms;
+  return eigen_residuals(context, comm, column_range(spmm::ConstDenseView<T>(Y), 0, nb),
+                         column_range(spmm::ConstDenseView<T>(AY), 0, nb), lambda, R, position);
 }
 
 #define BLOCKEIGS_INSTANTIATE(T)                                                                                   \
