@@ -231,18 +231,31 @@ void expect_same_pairs(const Problem& p, const Solved& a, const Solved& b, int k
     EXPECT_NEAR(a.result.eigenvalues[j], b.result.eigenvalues[j], 1e-12 * p.exact[j]) << j;
 }
 
+// The 20 smallest pairs of the 12^3 Laplacian, solved with the default
+// options and again with another recompute_interval; both checked against
+// the closed form to `accuracy`.
+struct TwoSolves {
+  Problem p;
+  Solved first, second;
+};
+TwoSolves solve_twice(double tolerance, int second_interval, double accuracy) {
+  TwoSolves s{laplacian(io::GeneratorKind::laplacian_3d, 12, 12, 12), {}, {}};
+  LobpcgOptions o = options_for(20, SpectrumEnd::smallest, tolerance);
+  s.first = run(s.p, o);
+  o.recompute_interval = second_interval;
+  s.second = run(s.p, o);
+  expect_solved(s.p, s.first, o, accuracy);
+  expect_solved(s.p, s.second, o, accuracy);
+  return s;
+}
+
 // Rayleigh-Ritz from carried [X P] blocks and W's derived Gram rows, against
 // the same solve with A X and A P recomputed every iteration (which drops the
 // carried blocks, so every step measures both Gram matrices in full): the
 // same eigenvalues, to far below the tolerance, in about as many iterations.
 TEST(Lobpcg, CarriedRayleighRitzMatchesMeasured) {
-  const Problem p = laplacian(io::GeneratorKind::laplacian_3d, 12, 12, 12);
-  LobpcgOptions o = options_for(20, SpectrumEnd::smallest, 1e-8);
-  const Solved carried = run(p, o);
-  o.recompute_interval = 1;
-  const Solved measured = run(p, o);
-  expect_solved(p, carried, o, 1e-10);
-  expect_solved(p, measured, o, 1e-10);
+  const TwoSolves s = solve_twice(1e-8, 1, 1e-10);
+  const Solved &carried = s.first, &measured = s.second;
   EXPECT_EQ(measured.result.carried_steps, 1);  // the first, which follows the start's own step
   // Every step but the start's and those after a refresh (at most every 20th).
   EXPECT_GE(carried.result.carried_steps, carried.result.iterations * 9 / 10 - 1);
@@ -250,23 +263,19 @@ TEST(Lobpcg, CarriedRayleighRitzMatchesMeasured) {
   // W in coefficient form (no pass forming it) wherever the fused
   // orthogonalisation ran: here every step.
   EXPECT_EQ(carried.result.implicit_search_steps, carried.result.iterations);
-  expect_same_pairs(p, carried, measured, o.k);
+  expect_same_pairs(s.p, carried, measured, 20);
 }
 
 // The automatic recompute interval against the fixed 20 of earlier versions:
 // at a loose tolerance it refreshes A X and A P far less often for the same
 // eigenvalues in about as many iterations; at a tight one it keeps the floor.
 TEST(Lobpcg, AutomaticRecomputeIntervalFollowsTheTolerance) {
-  const Problem p = laplacian(io::GeneratorKind::laplacian_3d, 12, 12, 12);
-  LobpcgOptions o = options_for(20, SpectrumEnd::smallest, 1e-6);
-  const Solved automatic = run(p, o);
-  o.recompute_interval = 20;
-  const Solved fixed = run(p, o);
-  expect_solved(p, automatic, o, 1e-8);
-  expect_solved(p, fixed, o, 1e-8);
+  const TwoSolves s = solve_twice(1e-6, 20, 1e-8);
+  const Problem& p = s.p;
+  const Solved &automatic = s.first, &fixed = s.second;
   EXPECT_EQ(fixed.result.recomputes, fixed.result.iterations / 20);
   EXPECT_LE(automatic.result.recomputes, automatic.result.iterations / 100);
-  expect_same_pairs(p, automatic, fixed, o.k);
+  expect_same_pairs(p, automatic, fixed, 20);
   // Relative 1e-10 on eigenvalues near 0.17 of a norm-12 operator: 0.01 * 1e-10
   // * 0.17 / (10 eps * 12) ~ 6.5 < 20, so every 20th step refreshes.
   const LobpcgOptions tight = options_for(4, SpectrumEnd::smallest, 1e-10);
