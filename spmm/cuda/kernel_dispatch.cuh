@@ -32,6 +32,20 @@ void check_operands(const char* who, const CsrView<T>& A, const ConstDenseView<T
          ", B is " + std::to_string(B.rows) + " x " + std::to_string(B.cols) + ", C is " +
          std::to_string(C.rows) + " x " + std::to_string(C.cols));
   if (B.ld < B.cols || C.ld < C.cols) fail("leading dimension smaller than the number of columns");
+  // The kernels step between B's rows in 32-bit byte strides (b_row).
+  if (B.rows > 1 && static_cast<std::uint64_t>(B.ld) * sizeof(T) > UINT32_MAX)
+    fail("B's leading dimension " + std::to_string(B.ld) + " is too large: a row stride of ld * " +
+         std::to_string(sizeof(T)) + " bytes must stay below 4 GiB");
+}
+
+// The kernels' arguments for C = alpha * A * B + beta * C (operands checked).
+template <class T>
+SpmmArgs<T> make_spmm_args(const CsrView<T>& A, const ConstDenseView<T>& B, T alpha, T beta,
+                           const DenseView<T>& C) {
+  return SpmmArgs<T>{A.row_offsets, A.col_indices, A.values, B.data, B.ld,
+                     B.rows > 1 ? static_cast<std::uint32_t>(static_cast<std::uint64_t>(B.ld) * sizeof(T)) : 0u,
+                     C.data, C.ld,
+                     A.rows, static_cast<int>(B.cols), alpha, beta};
 }
 
 // Widest vector (in elements, at most 16 bytes) such that every row of B and

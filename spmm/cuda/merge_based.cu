@@ -214,8 +214,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
   }
 
   void launch(T alpha, const ConstDenseView<T>& B, T beta, const DenseView<T>& C) {
-    const SpmmArgs<T> args{A_.row_offsets, A_.col_indices, A_.values, B.data, B.ld, C.data, C.ld,
-                           A_.rows, static_cast<int>(B.cols), alpha, beta};
+    const SpmmArgs<T> args = make_spmm_args(A_, B, alpha, beta, C);
     const auto stream = static_cast<cudaStream_t>(context_.stream());
     if (spmv_body_ && cuda::merge_spmv_takes(B.cols, sizeof(T) == 4 ? Precision::fp32 : Precision::fp64)) {
       launch_merge_spmv<T>(args, spmv_.view(), spmv_carry_.data(), multiprocessors_, stream);

@@ -113,7 +113,7 @@ __device__ __forceinline__ void gather_chunk(const SpmmArgs<T>& a, ChunkLoads<T,
   constexpr int V = gather_vector<T, N>;
 #pragma unroll
   for (int q = 0; q < K; ++q) {
-    const T* b = a.B + std::int64_t(max(c.col[q], 0)) * a.ldb;
+    const T* b = b_row(a.B, max(c.col[q], 0), a.ldb_bytes);
     if (c.col[q] < 0) {
 #pragma unroll
       for (int e = 0; e < N; ++e) c.x[q].v[e] = T(0);

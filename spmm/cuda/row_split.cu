@@ -108,8 +108,7 @@ class RowSplitSpmm final : public LocalSpmm<T> {
 
  private:
   void launch(T alpha, const ConstDenseView<T>& B, T beta, const DenseView<T>& C) {
-    const SpmmArgs<T> args{A_.row_offsets, A_.col_indices, A_.values, B.data, B.ld, C.data, C.ld,
-                           A_.rows, static_cast<int>(B.cols), alpha, beta};
+    const SpmmArgs<T> args = make_spmm_args(A_, B, alpha, beta, C);
     const int v = vector_width<T>(B.data, B.ld, C.data, C.ld, B.cols);
     dispatch_shape<T, ShapeFor::row_split>(static_cast<int>(B.cols), v, [&](auto shape) {
       using S = decltype(shape);

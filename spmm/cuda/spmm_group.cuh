@@ -34,6 +34,7 @@ struct SpmmArgs {
   const T* values;
   const T* B;
   std::int64_t ldb;
+  std::uint32_t ldb_bytes;  // ldb * sizeof(T), checked below 2^32 at launch (b_row)
   T* C;
   std::int64_t ldc;
   std::int64_t rows;
@@ -117,6 +118,16 @@ template <class T, int V>
 __device__ __forceinline__ void store_global(T* p, const T (&in)[V]) {
   using Vec = typename VectorType<T, V>::type;
   __stcg(reinterpret_cast<Vec*>(p), pack(in));
+}
+
+// Row `col` of B, offset from `base` (a lane's first column in row 0). One
+// 32 x 32 -> 64-bit multiply-add (IMAD.WIDE.U32): a 64-bit col * ldb cost
+// ~10 instructions per nonzero and lane, about half of an issue-bound u-step
+// (spmm-tuning-notes 17). make_spmm_args checks ldb * sizeof(T) < 2^32.
+template <class T>
+__device__ __forceinline__ const T* b_row(const T* base, int col, std::uint32_t ldb_bytes) {
+  return reinterpret_cast<const T*>(reinterpret_cast<const char*>(base) +
+                                    static_cast<std::uint64_t>(static_cast<std::uint32_t>(col)) * ldb_bytes);
 }
 
 // ---- lane layout ----------------------------------------------------------------
@@ -218,6 +229,7 @@ __device__ __forceinline__ void accumulate_batch(const SpmmArgs<T>& a, const Gro
   constexpr int R = index_loads<T, V, P, GC, Wide>;
   constexpr int S = R * GC;  // broadcast steps per batch (a multiple of U)
   static_assert(S % U == 0 && (U & (U - 1)) == 0, "steps of a batch must split into passes of U");
+  const T* lane_b = a.B + cols.first[0];
   // Not unrolled: when GC < U there is one pass (S == U, so s / GC is known
   // at compile time); when GC >= U, s / GC == 0. Stops at the longest row.
 #pragma unroll 1
@@ -246,11 +258,11 @@ __device__ __forceinline__ void accumulate_batch(const SpmmArgs<T>& a, const Gro
     T b[U][P][V];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
-      const T* row = a.B + static_cast<std::int64_t>(c[u]) * a.ldb;
+      const T* row = b_row(lane_b, c[u], a.ldb_bytes);
 #pragma unroll
       for (int p = 0; p < P; ++p) {
         if (ok[u] && cols.valid[p]) {
-          load_readonly<T, V>(row + cols.first[p], b[u][p]);
+          load_readonly<T, V>(row + p * GC * V, b[u][p]);  // cols.first[p] - cols.first[0]
         } else {
 #pragma unroll
           for (int e = 0; e < V; ++e) b[u][p][e] = T(0);

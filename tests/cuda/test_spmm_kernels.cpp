@@ -241,6 +241,42 @@ TEST(SpmmKernels, EmptyMatrices) {
 }
 
 // Skewed rows (so the merge kernel has carries): two runs give the same bits.
+// The kernels step between B's rows in 32-bit byte strides: a larger stride
+// (more than one row) is refused before any launch, with the value named.
+// One B row needs no stride, whatever its leading dimension.
+TEST(SpmmKernels, RowStridesPast4GiBAreRefused) {
+  SKIP_WITHOUT_GPU();
+  const spmm::Context context = spmm::Context::cuda(0);
+  const auto two = random_csr<double>(3, 2, 71, [](std::int64_t, std::mt19937_64&) { return std::int64_t(2); });
+  const auto one = random_csr<double>(3, 1, 72, [](std::int64_t, std::mt19937_64&) { return std::int64_t(1); });
+  spmm::CsrMatrix<double> A2(Space::device, two), A1(Space::device, one);
+  spmm::Buffer<double> c(Space::device, 3), b(Space::device, 1);
+  device_sync();
+  const std::int64_t huge_ld = (std::int64_t(1) << 29) + 1;  // 8 * ld > 2^32 bytes
+  for (Algorithm algorithm : {Algorithm::row_split, Algorithm::merge_based}) {
+    SCOPED_TRACE(std::string(to_string(algorithm)));
+    // Never dereferenced: the operands are checked first.
+    const spmm::ConstDenseView<double> far(Space::device, 2, 1, huge_ld, reinterpret_cast<const double*>(b.data()));
+    auto kernel2 = make_device_spmm<double>(algorithm, context, A2.view());
+    try {
+      kernel2->multiply(1.0, far, 0.0, spmm::DenseView<double>{Space::device, 3, 1, 1, c.data()});
+      ADD_FAILURE() << "a 4 GiB row stride was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(std::to_string(huge_ld)), std::string::npos) << e.what();
+    }
+    // One row: B(0, 0) only. A1 is 3 x 1, so C = A1 * b.
+    const double b0 = 2.5;
+    ASSERT_EQ(cudaMemcpy(b.data(), &b0, sizeof b0, cudaMemcpyHostToDevice), cudaSuccess);
+    auto kernel1 = make_device_spmm<double>(algorithm, context, A1.view());
+    kernel1->multiply(1.0, spmm::ConstDenseView<double>(Space::device, 1, 1, huge_ld, b.data()), 0.0,
+                      spmm::DenseView<double>{Space::device, 3, 1, 1, c.data()});
+    context.synchronize();
+    std::vector<double> got(3);
+    ASSERT_EQ(cudaMemcpy(got.data(), c.data(), sizeof(double) * 3, cudaMemcpyDeviceToHost), cudaSuccess);
+    for (std::int64_t i = 0; i < 3; ++i) EXPECT_EQ(got[i], one.values[i] * b0) << i;
+  }
+}
+
 TEST(SpmmKernels, DeterministicBits) {
   SKIP_WITHOUT_GPU();
   const auto A = random_csr<double>(20000, 20000, 51, [](std::int64_t i, std::mt19937_64& e) {
