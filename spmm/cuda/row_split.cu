@@ -32,6 +32,9 @@ inline constexpr bool prefetch_indices =
 // without it a short row was three dependent round trips (offsets, indices,
 // B rows). (Walking tiles of 4 to 64 consecutive batches per warp instead, for
 // L1 reuse between nearby rows, was slower on an H200: spmm-tuning-notes 8.)
+// Resident blocks an SM for the shapes with several vectors a lane (see launch_shape).
+inline constexpr int max_blocks_per_sm_wide_rows = 3;
+
 template <class T, int V, int P, int GC, bool Wide>
 __global__ void __launch_bounds__(block_threads, (min_blocks_per_sm<P, GC, Wide>))
     row_split_kernel(const SpmmArgs<T> a, const int gk) {
@@ -129,6 +132,10 @@ class RowSplitSpmm final : public LocalSpmm<T> {
     const auto kernel = row_split_kernel<T, V, P, GC, Wide>;
     int per_sm = 0;
     BLOCKEIGS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, 0));
+    // Several vectors a lane (fp64 n > 64, fp32 n > 128): each resident warp's rows gather n-wide
+    // B rows, and past 3 blocks an SM they outgrow what L2 keeps for reuse (fp64 n = 128 on
+    // add32: L2 hits 51% -> 15%, DRAM reads 2.3 -> 7.5 GB at 4 blocks; spmm-tuning-notes 17).
+    if constexpr (P > 1 && GC == warp_size) per_sm = std::min(per_sm, max_blocks_per_sm_wide_rows);
     const std::int64_t resident = std::int64_t(multiprocessors_) * std::max(per_sm, 1);
     const int blocks = static_cast<int>(std::clamp<std::int64_t>(wanted, 1, resident));
     kernel<<<blocks, block_threads, 0, static_cast<cudaStream_t>(context_.stream())>>>(args, gk);
