@@ -27,14 +27,14 @@ inline constexpr bool prefetch_indices =
     index_loads<T, V, P, GC, Wide> <= 2 &&
     nonzero_unroll<T, V, P, Wide> * (P * V * int(sizeof(T)) + 4 + int(sizeof(T))) <= (Wide ? 256 : 128);
 
+// Resident blocks an SM for the shapes with several vectors a lane (see launch_shape).
+inline constexpr int max_blocks_per_sm_wide_rows = 3;
+
 // Warp-uniform grid-stride loop over batches of rows_per_warp consecutive
 // rows. With prefetch_indices only the B loads of a batch wait on memory;
 // without it a short row was three dependent round trips (offsets, indices,
 // B rows). (Walking tiles of 4 to 64 consecutive batches per warp instead, for
 // L1 reuse between nearby rows, was slower on an H200: spmm-tuning-notes 8.)
-// Resident blocks an SM for the shapes with several vectors a lane (see launch_shape).
-inline constexpr int max_blocks_per_sm_wide_rows = 3;
-
 template <class T, int V, int P, int GC, bool Wide>
 __global__ void __launch_bounds__(block_threads, (min_blocks_per_sm<P, GC, Wide>))
     row_split_kernel(const SpmmArgs<T> a, const int gk) {

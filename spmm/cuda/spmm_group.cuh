@@ -34,7 +34,7 @@ struct SpmmArgs {
   const T* values;
   const T* B;
   std::int64_t ldb;
-  std::uint32_t ldb_bytes;  // ldb * sizeof(T), checked below 2^32 at launch (b_row)
+  std::uint32_t ldb_bytes;  // ldb * sizeof(T) (b_row), 0 for a B of one row
   T* C;
   std::int64_t ldc;
   std::int64_t rows;
@@ -123,7 +123,7 @@ __device__ __forceinline__ void store_global(T* p, const T (&in)[V]) {
 // Row `col` of B, offset from `base` (a lane's first column in row 0). One
 // 32 x 32 -> 64-bit multiply-add (IMAD.WIDE.U32): a 64-bit col * ldb cost
 // ~10 instructions per nonzero and lane, about half of an issue-bound u-step
-// (spmm-tuning-notes 17). make_spmm_args checks ldb * sizeof(T) < 2^32.
+// (spmm-tuning-notes 17). check_operands refuses strides of 4 GiB and more.
 template <class T>
 __device__ __forceinline__ const T* b_row(const T* base, int col, std::uint32_t ldb_bytes) {
   return reinterpret_cast<const T*>(reinterpret_cast<const char*>(base) +

@@ -240,7 +240,6 @@ TEST(SpmmKernels, EmptyMatrices) {
   check_all_algorithms(no_cols, problems);
 }
 
-// Skewed rows (so the merge kernel has carries): two runs give the same bits.
 // The kernels step between B's rows in 32-bit byte strides: a larger stride
 // (more than one row) is refused before any launch, with the value named.
 // One B row needs no stride, whatever its leading dimension.
@@ -277,6 +276,7 @@ TEST(SpmmKernels, RowStridesPast4GiBAreRefused) {
   }
 }
 
+// Skewed rows (so the merge kernel has carries): two runs give the same bits.
 TEST(SpmmKernels, DeterministicBits) {
   SKIP_WITHOUT_GPU();
   const auto A = random_csr<double>(20000, 20000, 51, [](std::int64_t i, std::mt19937_64& e) {
