@@ -2,7 +2,7 @@
 # On the GPU machine: build with the cuda preset, run the GPU tests and the
 # benchmarks asked for, and end with a short table. Logs go to $OUT (the
 # device tool's folder) or /tmp/gpu-check.
-#   scripts/gpu-check.sh [dmma] [tests] [sanitize] [bench-quick|bench-full] [operator] [blockops] [profile] [ncu] [ncu-lobpcg] [compare] [scaling] [ab-eigs] [ab-blockops] [ab-spmm]
+#   scripts/gpu-check.sh [dmma] [tests] [sanitize] [bench-quick|bench-full] [operator] [layouts] [blockops] [profile] [ncu] [ncu-lobpcg] [compare] [scaling] [ab-eigs] [ab-blockops] [ab-spmm]
 # BUILD_TARGETS="a b": build only these targets (a probe that needs one app).
 # dmma: the fp64 tensor-core rate of each mma.sync shape (scripts/dev/dmma_rate.cu) and the MMA
 # opcodes in our LOBPCG kernels' SASS.
@@ -122,6 +122,21 @@ for step in "${steps[@]}"; do
       else
         note "spmm-bench       not built"
       fi ;;
+    layouts)
+      # Odd widths, odd columns and LOBPCG's view (ld 120) beside even compact widths: the
+      # SpMM's alignment paths (spmm-tuning-notes 16-17). Apply time in ms per layout.
+      echo "== operator-bench layouts (7-point Laplacian 128^3)"
+      for prec in fp64 fp32; do
+        flag=; [ $prec = fp32 ] && flag=--fp32
+        for w in 8 9 16 17 18 19 20; do
+          mpirun -np 1 $bin/operator-bench --grid 128 --width $w --reps 20 $flag 2>&1 | grep '^CSV' | sed "s/^/compact /"
+        done
+        for w in 17 20; do for c in 40 41; do
+          mpirun -np 1 $bin/operator-bench --grid 128 --width $w --ld 120 --column $c --reps 20 $flag 2>&1 |
+            grep '^CSV' | sed "s/^/ld120-col$c /"
+        done; done
+      done | tee "$out/layouts.log"
+      note "layouts          $(awk -F, '{printf "%s %s w%s %.3f; ", $1, $5, $4, $7}' "$out/layouts.log" | sed 's/CSV//g')" ;;
     operator)
       echo "== operator-bench (7-point Laplacian, fp64, width 16)"
       for grid in 128 256; do
