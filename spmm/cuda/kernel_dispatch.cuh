@@ -20,6 +20,13 @@ struct KernelShape {
   static constexpr int GC = GC_;  // column lanes per group
 };
 
+// The bytes between B's rows, which the kernels step in 32 bits (b_row); 0
+// for a B of one row, which never steps.
+template <class T>
+std::uint64_t b_row_stride_bytes(const ConstDenseView<T>& B) {
+  return B.rows > 1 ? static_cast<std::uint64_t>(B.ld) * sizeof(T) : 0;
+}
+
 // Throws when the operands cannot be multiplied (the factories may be used
 // without a Plan, which checks the same things).
 template <class T>
@@ -32,8 +39,7 @@ void check_operands(const char* who, const CsrView<T>& A, const ConstDenseView<T
          ", B is " + std::to_string(B.rows) + " x " + std::to_string(B.cols) + ", C is " +
          std::to_string(C.rows) + " x " + std::to_string(C.cols));
   if (B.ld < B.cols || C.ld < C.cols) fail("leading dimension smaller than the number of columns");
-  // The kernels step between B's rows in 32-bit byte strides (b_row).
-  if (B.rows > 1 && static_cast<std::uint64_t>(B.ld) * sizeof(T) > UINT32_MAX)
+  if (b_row_stride_bytes(B) > UINT32_MAX)
     fail("B's leading dimension " + std::to_string(B.ld) + " is too large: a row stride of ld * " +
          std::to_string(sizeof(T)) + " bytes must stay below 4 GiB");
 }
@@ -43,8 +49,7 @@ template <class T>
 SpmmArgs<T> make_spmm_args(const CsrView<T>& A, const ConstDenseView<T>& B, T alpha, T beta,
                            const DenseView<T>& C) {
   return SpmmArgs<T>{A.row_offsets, A.col_indices, A.values, B.data, B.ld,
-                     B.rows > 1 ? static_cast<std::uint32_t>(static_cast<std::uint64_t>(B.ld) * sizeof(T)) : 0u,
-                     C.data, C.ld,
+                     static_cast<std::uint32_t>(b_row_stride_bytes(B)), C.data, C.ld,
                      A.rows, static_cast<int>(B.cols), alpha, beta};
 }
 

@@ -43,7 +43,7 @@ __global__ void merge_boundaries_kernel(const std::int32_t* row_offsets, std::in
 // get 3 blocks per SM, so that they need not spill.
 template <class T, int P, int GC>
 inline constexpr int merge_min_blocks_per_sm =
-    (GC == warp_size && P > 1) ? min_blocks_per_sm<P, GC> : (sizeof(T) == 8 || GC == 1) ? 3 : 4;
+    several_vectors_a_lane<P, GC> ? min_blocks_per_sm<P, GC> : (sizeof(T) == 8 || GC == 1) ? 3 : 4;
 
 template <class T, int V, int P, int GC, bool Wide>
 __global__ void __launch_bounds__(block_threads, (merge_min_blocks_per_sm<T, P, GC>))

@@ -132,10 +132,10 @@ class RowSplitSpmm final : public LocalSpmm<T> {
     const auto kernel = row_split_kernel<T, V, P, GC, Wide>;
     int per_sm = 0;
     BLOCKEIGS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, 0));
-    // Several vectors a lane (fp64 n > 64, fp32 n > 128): each resident warp's rows gather n-wide
-    // B rows, and past 3 blocks an SM they outgrow what L2 keeps for reuse (fp64 n = 128 on
-    // add32: L2 hits 51% -> 15%, DRAM reads 2.3 -> 7.5 GB at 4 blocks; spmm-tuning-notes 17).
-    if constexpr (P > 1 && GC == warp_size) per_sm = std::min(per_sm, max_blocks_per_sm_wide_rows);
+    // Several vectors a lane: each resident warp's rows gather n-wide B rows, and past 3 blocks
+    // an SM they outgrow what L2 keeps for reuse (fp64 n = 128 on add32: L2 hits 51% -> 15%,
+    // DRAM reads 2.3 -> 7.5 GB at 4 blocks; spmm-tuning-notes 17).
+    if constexpr (several_vectors_a_lane<P, GC>) per_sm = std::min(per_sm, max_blocks_per_sm_wide_rows);
     const std::int64_t resident = std::int64_t(multiprocessors_) * std::max(per_sm, 1);
     const int blocks = static_cast<int>(std::clamp<std::int64_t>(wanted, 1, resident));
     kernel<<<blocks, block_threads, 0, static_cast<cudaStream_t>(context_.stream())>>>(args, gk);

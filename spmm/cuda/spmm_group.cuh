@@ -71,8 +71,10 @@ inline constexpr int nonzero_unroll = [] {
 // occupancy); wide shapes keep U * P vector loads in flight per thread and
 // need up to 128 (a quarter); Wide ones and the three-vector shapes of
 // narrower groups (9-12 or 17-24 vectors) up to 80 (3 blocks; 64 spilled).
+template <int P, int GC>
+inline constexpr bool several_vectors_a_lane = GC == warp_size && P > 1;  // fp64 n > 64, fp32 n > 128
 template <int P, int GC, bool Wide = false>
-inline constexpr int min_blocks_per_sm = (GC == warp_size && P > 1) ? 2 : (Wide || P > 1) ? 3 : 4;
+inline constexpr int min_blocks_per_sm = several_vectors_a_lane<P, GC> ? 2 : (Wide || P > 1) ? 3 : 4;
 
 // ---- 4-, 8- and 16-byte vector access ---------------------------------------
 
