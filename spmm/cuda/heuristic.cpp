@@ -139,7 +139,39 @@ constexpr double wide_row_split_max_mean_n32 = 9;
 constexpr double wide_row_split_max_skew = 8;
 constexpr double wide_merge_min_mean = 3;
 
+// row_split_chunk_batches: H100, spmm-bench on ten replicated and generated
+// matrices at n = 64-256 (lap7pt, add32, 1138_bus, cage10/11, wing_nodal,
+// delaunay_n16, bcsstk09, p2p-Gnutella31, PGPgiantcompo, FA), the persistent
+// grid against blocks of K batches a warp in row order, geomean speedup of
+// row_split (docs/benchmarks/data/2026-11-23-spmm-row-order-*-h100.csv):
+//   B row bytes     256    512          1024         2048
+//   K = 2           0.76   1.03         1.19 / 1.16  1.35
+//   K = 4           0.91   1.16 / 1.16  1.27 / 1.23  1.38
+//   K = 8           1.01   1.18 / 1.19  1.25 / 1.22  1.28
+// (fp32 n = 64 | fp64 n = 64 / fp32 n = 128 | fp64 n = 128 / fp32 n = 256 |
+// fp64 n = 256). Up to 2.1x on the matrices whose row costs vary (cage11,
+// wing_nodal, FA, bcsstk09); 0.85-0.92x on short regular rows (add32,
+// 1138_bus, the 7-point Laplacian), where the persistent warps keep in step
+// and prefetch across batches. Narrower rows keep the persistent grid (at
+// n = 16, blocks of 8 batches cost 5-10% and of 32 batches 13-16%).
+constexpr std::int64_t chunked_min_row_bytes = 512;
+constexpr std::int64_t chunked_wide_row_bytes = 1024;
+constexpr int chunk_batches_narrow = 8;  // B rows of 512 to 1023 bytes
+constexpr int chunk_batches_wide = 4;    // B rows of 1 KB and more
+// Chunks only where they make this many waves of resident blocks: on the
+// first full-suite run the matrices of 8k-16k rows (dense_8kx2k, 16k rows of
+// 2048) and fewer took up to 0.17x the persistent grid's time, their chunks
+// filling a fraction of the device; the replicated matrices make hundreds.
+constexpr std::int64_t chunked_min_waves = 4;
+
 }  // namespace
+
+int row_split_chunk_batches(std::int64_t n, Precision precision, std::int64_t blocks, std::int64_t resident) {
+  const std::int64_t row_bytes = n * (precision == Precision::fp32 ? 4 : 8);
+  if (row_bytes < chunked_min_row_bytes) return 0;
+  const int chunk = row_bytes < chunked_wide_row_bytes ? chunk_batches_narrow : chunk_batches_wide;
+  return blocks >= chunk * chunked_min_waves * resident ? chunk : 0;
+}
 
 bool merge_uses_spmv_body(const RowShape& shape) { return shape.max > merge_spmv_min_skew * shape.mean; }
 

@@ -88,4 +88,15 @@ constexpr bool merge_spmv_takes(std::int64_t n, Precision precision) {
 // row-split) regular: on short or skewed rows the lost occupancy costs more.
 bool wide_unroll_pays(Algorithm algorithm, const RowShape& shape, int column_lanes);
 
+// Row-split's schedule for wide B rows: 0 for the persistent grid (each warp
+// strides over the whole matrix), or the number of consecutive batches each
+// warp of a block takes before the block ends, blocks launched in row order.
+// The persistent warps drift apart as rows differ in cost, and once B's rows
+// are wide the rows in flight then touch more of B than L2 keeps; blocks that
+// live for a few batches keep the rows in flight a narrow band. `blocks` is
+// the launch's size at one batch a warp, `resident` the blocks the device
+// holds at once: a matrix of few rows (a dense 8k x 2k) keeps the persistent
+// grid, which chunks would leave part of the device idle for.
+int row_split_chunk_batches(std::int64_t n, Precision precision, std::int64_t blocks, std::int64_t resident);
+
 }  // namespace blockeigs::spmm::cuda

@@ -30,21 +30,38 @@ inline constexpr bool prefetch_indices =
 // Resident blocks an SM for the shapes with several vectors a lane (see launch_shape).
 inline constexpr int max_blocks_per_sm_wide_rows = 3;
 
-// Warp-uniform grid-stride loop over batches of rows_per_warp consecutive
-// rows. With prefetch_indices only the B loads of a batch wait on memory;
-// without it a short row was three dependent round trips (offsets, indices,
-// B rows). (Walking tiles of 4 to 64 consecutive batches per warp instead, for
-// L1 reuse between nearby rows, was slower on an H200: spmm-tuning-notes 8.)
+// Warp-uniform loop over batches of rows_per_warp consecutive rows, in one
+// of two schedules (row_split_chunk_batches):
+//  - chunk_batches == 0: a grid of resident blocks, each warp striding over
+//    the whole matrix;
+//  - chunk_batches > 0: block b takes the chunk_batches * warps_per_block
+//    batches from b * that, its warps interleaved, and ends; the hardware
+//    starts blocks in order, so the rows in flight stay a narrow band.
+// With prefetch_indices only the B loads of a batch wait on memory; without
+// it a short row was three dependent round trips (offsets, indices, B rows).
+// (Walking tiles of 4 to 64 consecutive batches per warp instead, for L1
+// reuse between nearby rows, was slower on an H200: spmm-tuning-notes 8.)
 template <class T, int V, int P, int GC, bool Wide>
 __global__ void __launch_bounds__(block_threads, (min_blocks_per_sm<P, GC, Wide>))
-    row_split_kernel(const SpmmArgs<T> a, const int gk) {
+    row_split_kernel(const SpmmArgs<T> a, const int gk, const int chunk_batches) {
   constexpr int R = index_loads<T, V, P, GC, Wide>;
+  constexpr int warps_per_block = block_threads / warp_size;
   const GroupLayout g = make_group_layout<GC>(gk);
   const LaneColumns<V, P, GC> cols(g.lane_c, a.n);
   const int rows_per_warp = warp_size / g.size;
-  const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / warp_size;
-  const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / warp_size;
-  const std::int64_t stride = warps * rows_per_warp;
+  const std::int64_t block_rows = std::int64_t(warps_per_block) * rows_per_warp;
+  const int warp_in_block = threadIdx.x / warp_size;
+  std::int64_t first, stride, end;
+  if (chunk_batches == 0) {
+    first = (std::int64_t(blockIdx.x) * warps_per_block + warp_in_block) * rows_per_warp;
+    stride = std::int64_t(gridDim.x) * block_rows;
+    end = a.rows;
+  } else {
+    const std::int64_t chunk_first = std::int64_t(blockIdx.x) * chunk_batches * block_rows;
+    first = chunk_first + std::int64_t(warp_in_block) * rows_per_warp;
+    stride = block_rows;
+    end = min(a.rows, chunk_first + chunk_batches * block_rows);
+  }
   auto range_of = [&](std::int64_t first) {
     return load_row_range(a.row_offsets, first + g.group, first + g.group < a.rows);
   };
@@ -53,12 +70,11 @@ __global__ void __launch_bounds__(block_threads, (min_blocks_per_sm<P, GC, Wide>
     const std::int64_t row = first + g.group;
     if (row < a.rows && g.lane_k == 0) store_result<T, V, P, GC>(a, cols, row, acc);
   };
-  std::int64_t first = warp * rows_per_warp;
   RowRange range = range_of(first);
   if constexpr (prefetch_indices<T, V, P, GC, Wide>) {
     RowRange next = range_of(first + stride);
     IndexBatch<T, R> indices = load_index_batch<T, R>(a, g, range.begin, range.end - range.begin, 0);
-    for (; first < a.rows; first += stride) {
+    for (; first < end; first += stride) {
       const RowRange after = range_of(first + 2 * stride);
       const IndexBatch<T, R> next_indices = load_index_batch<T, R>(a, g, next.begin, next.end - next.begin, 0);
       T acc[P][V] = {};
@@ -68,7 +84,7 @@ __global__ void __launch_bounds__(block_threads, (min_blocks_per_sm<P, GC, Wide>
       indices = next_indices;
     }
   } else {
-    for (; first < a.rows; first += stride) {
+    for (; first < end; first += stride) {
       const RowRange next = range_of(first + stride);
       T acc[P][V] = {};
       accumulate_nonzeros<T, V, P, GC, Wide>(a, g, cols, range.begin, range.end, acc);
@@ -126,19 +142,28 @@ class RowSplitSpmm final : public LocalSpmm<T> {
     const int gk = cuda::nonzero_lanes(A_.mean_row_length(), GC, nonzero_unroll<T, V, P, Wide>);
     const std::int64_t rows_per_block = std::int64_t(block_threads / (GC * gk));
     const std::int64_t wanted = (A_.rows + rows_per_block - 1) / rows_per_block;
-    // At most the blocks that are resident at once: every warp then loops
-    // over many row batches (so the offset prefetch pays), and none waits
-    // for a free SM while others finish.
     const auto kernel = row_split_kernel<T, V, P, GC, Wide>;
+    const cudaStream_t stream = static_cast<cudaStream_t>(context_.stream());
     int per_sm = 0;
     BLOCKEIGS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, 0));
+    const int chunk = cuda::row_split_chunk_batches(args.n, sizeof(T) == 4 ? Precision::fp32 : Precision::fp64,
+                                                    wanted, std::int64_t(multiprocessors_) * std::max(per_sm, 1));
+    if (chunk > 0) {  // blocks in row order, each for `chunk` batches a warp
+      const auto blocks = static_cast<unsigned>((wanted + chunk - 1) / chunk);
+      kernel<<<blocks, block_threads, 0, stream>>>(args, gk, chunk);
+      BLOCKEIGS_CUDA_CHECK_LAUNCH();
+      return;
+    }
+    // Otherwise at most the blocks that are resident at once: every warp then
+    // loops over many row batches (so the offset prefetch pays), and none
+    // waits for a free SM while others finish.
     // Several vectors a lane: each resident warp's rows gather n-wide B rows, and past 3 blocks
     // an SM they outgrow what L2 keeps for reuse (fp64 n = 128 on add32: L2 hits 51% -> 15%,
     // DRAM reads 2.3 -> 7.5 GB at 4 blocks; spmm-tuning-notes 17).
     if constexpr (several_vectors_a_lane<P, GC>) per_sm = std::min(per_sm, max_blocks_per_sm_wide_rows);
     const std::int64_t resident = std::int64_t(multiprocessors_) * std::max(per_sm, 1);
     const int blocks = static_cast<int>(std::clamp<std::int64_t>(wanted, 1, resident));
-    kernel<<<blocks, block_threads, 0, static_cast<cudaStream_t>(context_.stream())>>>(args, gk);
+    kernel<<<blocks, block_threads, 0, stream>>>(args, gk, 0);
     BLOCKEIGS_CUDA_CHECK_LAUNCH();
   }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <initializer_list>
 
 #include "spmm/cuda/heuristic.hpp"
 #include "test_spmm_support.hpp"
@@ -134,6 +135,39 @@ TEST(SpmmKernels, BlocksWiderThanOneLaunch) {
   check_all_algorithms(A, {{.n = 300}, {.n = 513, .beta = 0.5, .ldb = 515, .ldc = 520}});
   const auto Af = irregular_matrix<float>(15);
   check_all_algorithms(Af, {{.n = 257, .beta = 2.0}});
+}
+
+// Wide B rows on a tall matrix: row_split's blocks in row order, a few
+// batches a warp (row_split_chunk_batches), with a short last chunk, empty
+// rows, odd widths, padded leading dimensions and beta != 0. Tall enough that
+// the chunks make their waves on any device of up to 8 blocks an SM.
+template <class T>
+void row_order_chunks(std::initializer_list<std::int64_t> widths) {
+  int sms = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+  const std::int64_t rows = 2048 * std::int64_t(sms) + 37;
+  const auto A = random_csr<T>(rows, rows, 16, [](std::int64_t, std::mt19937_64& e) {
+    return e() % 10 == 0 ? std::int64_t(0) : std::int64_t(1 + e() % 6);
+  });
+  const Precision precision = sizeof(T) == 4 ? Precision::fp32 : Precision::fp64;
+  std::vector<Problem> problems;
+  for (std::int64_t n : widths) {
+    // One row a warp, 8 a block, at these widths (32 column lanes).
+    ASSERT_GT(spmm::cuda::row_split_chunk_batches(n, precision, (rows + 7) / 8, std::int64_t(sms) * 8), 0);
+    problems.push_back({.n = n, .seed = std::uint64_t(n)});
+    problems.push_back({.n = n, .alpha = -1.5, .beta = 0.5, .ldb = n + 3, .ldc = n + 1});
+  }
+  check_all_algorithms(A, problems, {Algorithm::row_split});
+}
+
+TEST(SpmmKernels, RowOrderChunksFp32) {
+  SKIP_WITHOUT_GPU();
+  row_order_chunks<float>({128, 256});
+}
+
+TEST(SpmmKernels, RowOrderChunksFp64) {
+  SKIP_WITHOUT_GPU();
+  row_order_chunks<double>({64, 129});
 }
 
 template <class T>
