@@ -15,47 +15,30 @@ namespace {
 // or mean_row < short_mean; row_split otherwise. A width n uses the first row
 // with n <= max_n (n = 100 the row of 128).
 //
-// Fitted by scripts/fit_heuristic.py from
-// docs/benchmarks/data/2026-11-22-spmm-bench-1226d88-h200.csv (H200, commit
-// 1226d88, 2026-11-22, spmm-bench --suite full, beta = 0): 1422 cases (79
+// Fitted by scripts/fit_heuristic.py (--min-rows 4096) from
+// docs/benchmarks/data/2026-11-23-spmm-bench-ea12e5d-h100.csv (H100, commit
+// ea12e5d, 2026-11-23, spmm-bench --suite full, beta = 0): 1422 cases (79
 // matrices x 2 precisions x 9 widths with both kernels timed). Objective: the
 // cases where the choice is within 5% of the faster of the two kernels, then
-// the total slowdown. Fitted: 1304/1422 (91.7%); leave-one-matrix-out (each
-// matrix predicted by a table fitted without it): 1262/1422 (88.7%). With
-// max = mean (no skew known): 1063/1422 (74.8%) but 20x wrong on a power-law
-// matrix, so the four-argument choose_algorithm keeps the rule before (mean <
-// 9.35, rows < 16384): 913/1422 (64.2%).
-// The misses left are mostly at n >= 32 on matrices of the same mean and skew
-// where either kernel wins by up to 1.5x (bcsstk09 vs cage10): column locality,
-// which this table does not see. Per-row counts: cases within 5% of 79.
-// n = 1, fp64: skew limit 30 -> 14 after the SpMV body was rewritten (0aa5ba9,
-// docs/benchmarks/data/2026-11-22-spmm-bench-n1-0aa5ba9-h200.csv, in sample):
-// on the 7 fp64 matrices of skew 14.6-28 merge beat row_split on 6 by
-// 1.03-1.7x (astro-ph 127 -> 75 us) and tied on p2p-Gnutella04 (89 us both);
-// below skew 14 (where the general merge body runs) row_split won every one.
-// Re-fitted rows: n = 1 (b2fe87a, the merge SpMV body), and fp64 at n = 9..16
-// and 17..32 after the wide variants changed both kernels there (347c26b,
-// full suite, same script; only those two entries taken, as fp32 and the
-// other widths run the same kernels): within 5% 76 -> 77 and 65 -> 72 of 77-78.
-// Re-fitted rows after the narrow merge body took n = 2 and fp32 n = 4
-// (2026-11-23, full suite at 177ff37,
-// docs/benchmarks/data/2026-11-23-spmm-bench-177ff37-h200.csv, min_rows 4096
-// fixed; only those entries taken): n = 2 fp32 skew 120 -> 14 (within 5% 63
-// -> 76 of 79, leave-one-matrix-out 76), fp64 40 -> 33 (74 -> 75, LOO 72; the
-// n = 1, 2 run at 5abdb84 fitted the same 14 and 33); n = 3..4 fp32 93 -> 34
-// (72 -> 77, LOO 75). fp64 n = 4 keeps the general body and its row, and so
-// does n = 3 in both precisions (no narrow body; the suite has no n = 3).
-// Rows n >= 5 re-fitted (2026-11-23) on three full runs of the same kernels
-// there (ea9e47e, 177ff37, acf19a6, docs/benchmarks/data/; the geometric
-// mean of each kernel's times, `fit_heuristic.py a.csv b.csv c.csv
-// --min-rows 4096`): they dated from 1226d88, before row-split's look-ahead
-// loads (b2fe87a) made it faster, and sent e.g. every fp32 n = 33..64 case
-// of mean < 320 to merge_based (the 7-point Laplacian 1.13x slower there).
-// Each run alone, cases within 5% by the chosen kernel's time: fp32
-// 618-630 -> 642-652 of 711, fp64 662-667 -> 671-676; leave-one-matrix-out
-// (rows n >= 5 fitted without the matrix, scored on acf19a6): 642 / 663.
-// Fitting on any one run gave the same thresholds but for fp64 n = 33..64
-// (220 or 290) and fp32 n = 9..16 (120 or 170).
+// the total slowdown. Fitted: 1342/1422 (94.4%); leave-one-matrix-out (each
+// matrix predicted by a table fitted without it): 1303/1422 (91.6%). The run
+// before it (2026-11-23-spmm-bench-row-order-first-h100.csv: the same kernels
+// but for the few-row fallback of row_split_chunk_batches) fits the same
+// table, and the geometric mean of both does too.
+// Refitted because row_split's blocks in row order (n * sizeof(T) >= 512)
+// made it 1.16-1.34x faster at n >= 64 (geomean over the suite), and the
+// table before (fitted on H200 runs of older kernels, 1226d88 to acf19a6; see
+// this file's history) scored 89.3% / 88.0% (fp32 / fp64) on that run. Most
+// skew limits rose: row_split now wins on rows up to 120-290x the mean.
+// The misses left are mostly skewed graphs at n = 32-128 whose skew is below
+// the limit but whose long rows still hold row_split's blocks (mbeacxc,
+// polblogs, ego-Facebook, socfb-MIT8: row_split up to 1.7x the merge time)
+// where other matrices of that skew prefer row_split; the dense 2k x 8k and
+// 8k x 2k at n >= 128; and the 7-point Laplacian at fp64 n = 128 and fp32
+// n = 256, where merge_based is 1.3x faster and nothing in the table tells
+// it from the matrices of the same mean where row_split wins (column locality).
+// n = 3 has no case in the suite; it runs the general merge body, as fp64
+// n = 4 does, and takes that row.
 // ---------------------------------------------------------------------------
 constexpr double never = std::numeric_limits<double>::infinity();
 struct Limits {
@@ -68,22 +51,23 @@ struct Rule {
   Limits fp64;
 };
 constexpr std::array<Rule, 10> rules = {{
-    {1, {14, 0}, {14, 0}},           // n = 1:        fp32 74/79, fp64 75/79 (eb8cc44); fp64 skew 30 -> 14 (0aa5ba9)
-    {2, {14, 0}, {33, 0}},           // n = 2:        fp32 76/79, fp64 75/79 (177ff37)
-    {3, {93, 0}, {93, 0}},           // n = 3:        the general merge body: n = 4's row before 177ff37
-    {4, {34, 0}, {93, 0}},           // n = 4:        fp32 77/79 (177ff37), fp64 78/79
-    {8, {170, 0}, {170, 0}},         // n = 5..8:     fp32 78/79, fp64 78/79 (three runs, geomean)
-    {16, {120, 0}, {220, 0}},        // n = 9..16:    fp32 78/79, fp64 78/79
-    {32, {170, 0}, {170, 0}},        // n = 17..32:   fp32 74/79, fp64 74/79
-    {64, {93, 0}, {220, 0}},         // n = 33..64:   fp32 62/79, fp64 69/79
-    {128, {7, 0}, {7, 0}},           // n = 65..128:  fp32 64/79, fp64 70/79
-    {256, {7, 0}, {4.1, 2.2}},       // n = 129..256: fp32 67/79, fp64 73/79
+    {1, {14, 0}, {14, 0}},      // n = 1:        fp32 72/79, fp64 76/79 within 5%
+    {2, {14, 0}, {34, 0}},      // n = 2:        fp32 73/79, fp64 75/79
+    {3, {24, 0}, {24, 0}},      // n = 3:        the general merge body, as fp64 n = 4
+    {4, {34, 0}, {24, 0}},      // n = 4:        fp32 75/79, fp64 74/79
+    {8, {120, 0}, {170, 0}},    // n = 5..8:     fp32 78/79, fp64 78/79
+    {16, {120, 0}, {220, 0}},   // n = 9..16:    fp32 78/79, fp64 75/79
+    {32, {170, 0}, {220, 0}},   // n = 17..32:   fp32 74/79, fp64 71/79
+    {64, {120, 0}, {290, 0}},   // n = 33..64:   fp32 70/79, fp64 74/79
+    {128, {290, 2.2}, {290, 0}},  // n = 65..128:  fp32 73/79, fp64 74/79
+    {256, {290, 0}, {1300, 0}},   // n = 129..256: fp32 75/79, fp64 77/79
 }};
 
 // Fewer rows than this cannot keep the GPU busy with one row per group:
 // merge_based. Fitted with the table above (best of 0, 1024, 2048, 4096, 8192,
 // 16384, 32768; same run): the suite's dense_2kx8k (2048 rows) prefers merge
-// at n >= 4, dense_8kx2k (8192 rows) prefers row_split.
+// at n >= 4, dense_8kx2k (8192 rows) prefers row_split up to n = 64 (H100,
+// ea12e5d; merge_based 1.2-1.3x faster from n = 128).
 constexpr std::int64_t row_split_min_rows = 4096;
 
 // GK: rounds of U B-row loads per lane for a mean row. 1 keeps each lane's
