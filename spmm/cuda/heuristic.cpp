@@ -25,8 +25,9 @@ namespace {
 // before it (2026-11-23-spmm-bench-row-order-first-h100.csv: the same kernels
 // but for the few-row fallback of row_split_chunk_batches) fits the same
 // table, and the geometric mean of both does too.
-// Refitted because row_split's blocks in row order (n * sizeof(T) >= 512)
-// made it 1.16-1.34x faster at n >= 64 (geomean over the suite), and the
+// Refitted because row_split's blocks in row order made it 1.16-1.34x faster
+// where they apply (n * sizeof(T) >= 512: fp64 n >= 64, fp32 n >= 128;
+// geomean over the suite against a58a989), and the
 // table before (fitted on H200 runs of older kernels, 1226d88 to acf19a6; see
 // this file's history) scored 89.3% / 88.0% (fp32 / fp64) on that run. Most
 // skew limits rose: row_split now wins on rows up to 120-290x the mean.
