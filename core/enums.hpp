@@ -18,6 +18,13 @@ enum class Backend { cpu, cuda, automatic };
 
 enum class Precision { fp32, fp64 };
 
+// The precision of an element type: float is fp32, double fp64.
+template <class T>
+constexpr Precision precision_of() {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "fp32 or fp64 elements only");
+  return sizeof(T) == 4 ? Precision::fp32 : Precision::fp64;
+}
+
 std::string_view to_string(Space space);
 std::string_view to_string(Algorithm algorithm);
 std::string_view to_string(Backend backend);

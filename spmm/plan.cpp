@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <optional>
 #include <string>
-#include <type_traits>
 
 #include "core/error.hpp"
 #include "spmm/local_spmm.hpp"
@@ -102,7 +101,7 @@ Plan<T>::Plan(const Context& context, const CsrView<T>& A, Algorithm algorithm)
       impl_->choice.fill(Algorithm::reference);
     } else {
 #ifdef BLOCKEIGS_HAVE_CUDA
-      const Precision precision = std::is_same_v<T, float> ? Precision::fp32 : Precision::fp64;
+      constexpr Precision precision = precision_of<T>();
       const cuda::RowShape& shape = *impl_->row_shape();
       for (std::int64_t n = 0; n <= max_tabulated_width; ++n)
         impl_->choice[static_cast<std::size_t>(n)] =

@@ -216,7 +216,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
   void launch(T alpha, const ConstDenseView<T>& B, T beta, const DenseView<T>& C) {
     const SpmmArgs<T> args = make_spmm_args(A_, B, alpha, beta, C);
     const auto stream = static_cast<cudaStream_t>(context_.stream());
-    if (spmv_body_ && cuda::merge_spmv_takes(B.cols, sizeof(T) == 4 ? Precision::fp32 : Precision::fp64)) {
+    if (spmv_body_ && cuda::merge_spmv_takes(B.cols, precision_of<T>())) {
       launch_merge_spmv<T>(args, spmv_.view(), spmv_carry_.data(), multiprocessors_, stream);
       fix_up(spmv_, spmv_carry_.data(), static_cast<int>(B.cols), C, alpha, beta, stream);
       return;

@@ -312,7 +312,7 @@ template <class T>
 void launch_merge_spmv(const SpmmArgs<T>& args, const MergeSegments& segments, T* carry, int multiprocessors,
                        cudaStream_t stream) {
   constexpr bool fp32 = sizeof(T) == 4;
-  if (!merge_spmv_takes(args.n, fp32 ? Precision::fp32 : Precision::fp64))
+  if (!merge_spmv_takes(args.n, precision_of<T>()))
     throw Error("merge SpMV body: no variant for n = " + std::to_string(args.n) + " in this precision");
   if (args.n == 1)
     return launch_width<T, 1, fp32 ? merge_spmv_items_per_lane_fp32 : merge_spmv_items_per_lane_fp64>(

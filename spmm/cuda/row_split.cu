@@ -5,7 +5,7 @@
 // once, so short rows and narrow blocks keep every lane busy. Good when rows
 // are long and regular; the merge-based kernel covers skewed and short rows.
 #include <algorithm>
-#include <type_traits>
+#include <unordered_map>
 
 #include "spmm/cuda/cuda_check.hpp"
 #include "spmm/cuda/dense_kernels.hpp"
@@ -144,10 +144,9 @@ class RowSplitSpmm final : public LocalSpmm<T> {
     const std::int64_t wanted = (A_.rows + rows_per_block - 1) / rows_per_block;
     const auto kernel = row_split_kernel<T, V, P, GC, Wide>;
     const cudaStream_t stream = static_cast<cudaStream_t>(context_.stream());
-    int per_sm = 0;
-    BLOCKEIGS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, 0));
-    const int chunk = cuda::row_split_chunk_batches(args.n, sizeof(T) == 4 ? Precision::fp32 : Precision::fp64,
-                                                    wanted, std::int64_t(multiprocessors_) * std::max(per_sm, 1));
+    int per_sm = resident_blocks_per_sm(reinterpret_cast<const void*>(kernel));
+    const int chunk = cuda::row_split_chunk_batches(args.n, precision_of<T>(), wanted,
+                                                    std::int64_t(multiprocessors_) * std::max(per_sm, 1));
     if (chunk > 0) {  // blocks in row order, each for `chunk` batches a warp
       const auto blocks = static_cast<unsigned>((wanted + chunk - 1) / chunk);
       kernel<<<blocks, block_threads, 0, stream>>>(args, gk, chunk);
@@ -167,6 +166,18 @@ class RowSplitSpmm final : public LocalSpmm<T> {
     BLOCKEIGS_CUDA_CHECK_LAUNCH();
   }
 
+  // Blocks of `kernel` an SM holds at once: asked of the runtime once per
+  // kernel shape, not on every multiply.
+  int resident_blocks_per_sm(const void* kernel) {
+    auto it = blocks_per_sm_.find(kernel);
+    if (it == blocks_per_sm_.end()) {
+      int per_sm = 0;
+      BLOCKEIGS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, 0));
+      it = blocks_per_sm_.emplace(kernel, per_sm).first;
+    }
+    return it->second;
+  }
+
   bool wide_unroll_pays(int column_lanes) const {
     return cuda::wide_unroll_pays(Algorithm::row_split, shape_, column_lanes);
   }
@@ -175,6 +186,7 @@ class RowSplitSpmm final : public LocalSpmm<T> {
   CsrView<T> A_;
   int multiprocessors_ = 1;
   cuda::RowShape shape_;
+  std::unordered_map<const void*, int> blocks_per_sm_;  // resident_blocks_per_sm
 };
 
 }  // namespace

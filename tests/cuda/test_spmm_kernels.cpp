@@ -149,7 +149,7 @@ void row_order_chunks(std::initializer_list<std::int64_t> widths) {
   const auto A = random_csr<T>(rows, rows, 16, [](std::int64_t, std::mt19937_64& e) {
     return e() % 10 == 0 ? std::int64_t(0) : std::int64_t(1 + e() % 6);
   });
-  const Precision precision = sizeof(T) == 4 ? Precision::fp32 : Precision::fp64;
+  constexpr Precision precision = precision_of<T>();
   std::vector<Problem> problems;
   for (std::int64_t n : widths) {
     // One row a warp, 8 a block, at these widths (32 column lanes).
