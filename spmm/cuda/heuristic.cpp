@@ -40,6 +40,9 @@ namespace {
 // it from the matrices of the same mean where row_split wins (column locality).
 // n = 3 has no case in the suite; it runs the general merge body, as fp64
 // n = 4 does, and takes that row.
+// Refitted on the run after row_split_passes made row_split 4-12% faster on
+// regular rows at n = 4 to 32 (docs/benchmarks/data/2026-11-23-spmm-bench-passes-h100.csv):
+// the same table, 1341/1422 (94.3%) fitted, 1303 (91.6%) leave-one-matrix-out.
 // ---------------------------------------------------------------------------
 constexpr double never = std::numeric_limits<double>::infinity();
 struct Limits {
@@ -71,10 +74,45 @@ constexpr std::array<Rule, 10> rules = {{
 // ea12e5d; merge_based 1.2-1.3x faster from n = 128).
 constexpr std::int64_t row_split_min_rows = 4096;
 
-// GK: rounds of U B-row loads per lane for a mean row. 1 keeps each lane's
-// share of a row in one round of loads (a row costs one load latency) while
-// packing as many rows per warp as possible. Estimate, not yet measured.
-constexpr double passes_per_row = 1.0;
+// row_split_passes: rounds of U B-row loads per lane that row_split plans a
+// mean row for. H100, row_split alone on the full suite at n = 1 to 64 (72
+// matrices: all but the few-row dense blocks and the power-law rows), once
+// with each of 1, 2, 4 and 8 passes
+// (docs/benchmarks/data/2026-11-23-row-split-passes{1,2,4,8}-h100.csv;
+// spmm-tuning-notes 19). Geometric-mean speedup over one pass, with the
+// passes applied where the longest row is at most regular_max_skew x the
+// mean and one pass elsewhere:
+//   width   fp32 P = 2 / 4 / 8       fp64 P = 2 / 4 / 8
+//   1       0.986 0.941 0.911        0.980 0.932 0.902
+//   2       0.983 0.940 0.908        1.007 0.979 0.920
+//   4       1.041 1.028 0.976        1.010 0.977 0.922
+//   8       1.050 1.056 1.011        1.046 1.059 1.045
+//   16      1.083 1.131 1.136        1.004 1.031 1.047
+//   32      1.048 1.090 1.119        1.006 1.016 1.024
+//   64      1.021 1.034 1.048        1.000 1.002 1.003
+// Taken: the best geomean whose worst case is at least 0.85x and that slows
+// at most two matrices by more than 5%, if it gains 1% or more. Regular
+// rows gain up to 2x (fp32 n = 16: nos3, bcsstk09, Trefethen; fp64 n = 8:
+// 1.6x): more rows per warp put more independent B-row loads in flight and
+// drop the butterfly. The losses are uniform_1M_x32 (random columns over a
+// B larger than L2: 0.87-0.93x) and a few matrices at 0.88-0.94x. On skewed
+// rows more rows per warp wait on the longest (vsp_befref 0.5x at 4 passes),
+// so they keep one pass, as does the merge kernel (its pieces are cut by
+// segments, not rows: not measured).
+constexpr double regular_max_skew = 3;
+struct Passes {
+  std::int64_t max_n;  // applies to n <= max_n (and above the previous row)
+  double fp32, fp64;
+};
+constexpr std::array<Passes, 7> row_split_passes_table = {{
+    {2, 1, 1},
+    {4, 2, 1},
+    {8, 2, 4},
+    {16, 4, 8},
+    {32, 8, 8},
+    {64, 4, 1},
+    {256, 1, 1},  // one column lane group a warp from here: no nonzero lanes to trade
+}};
 
 // Merge kernel segment sizes: 4 waves of 64 warps per SM, segments of 32 to
 // 1024 items. Estimate, not yet measured.
@@ -180,11 +218,18 @@ Algorithm choose_algorithm(const RowShape& shape, std::int64_t n, Precision prec
   return skewed || shape.mean < limits.short_mean ? Algorithm::merge_based : Algorithm::row_split;
 }
 
-int nonzero_lanes(double mean_row_length, int column_lanes, int unroll) {
+int nonzero_lanes(double mean_row_length, int column_lanes, int unroll, double passes) {
   const int max_lanes = std::max(1, 32 / std::max(1, column_lanes));
   int lanes = 1;
-  while (lanes < max_lanes && mean_row_length > passes_per_row * unroll * lanes) lanes *= 2;
+  while (lanes < max_lanes && mean_row_length > passes * unroll * lanes) lanes *= 2;
   return lanes;
+}
+
+double row_split_passes(const RowShape& shape, std::int64_t n, Precision precision) {
+  if (shape.max > regular_max_skew * shape.mean) return 1;
+  for (const Passes& p : row_split_passes_table)
+    if (n <= p.max_n) return precision == Precision::fp32 ? p.fp32 : p.fp64;
+  return 1;
 }
 
 std::int64_t merge_items_per_segment(std::int64_t rows, std::int64_t nnz, int multiprocessors) {

@@ -31,9 +31,15 @@ Algorithm choose_algorithm(const RowShape& shape, std::int64_t n, Precision prec
 // Lanes of a row group that split the row's nonzeros (GK, a power of two at
 // most 32 / GC), given the GC lanes that split its columns and the U nonzeros
 // whose B rows one lane loads at once: the fewest lanes that let a mean row
-// be done in `passes_per_row` rounds of U loads per lane. Fewer lanes per row
-// means more rows per warp, so more independent loads in flight.
-int nonzero_lanes(double mean_row_length, int column_lanes, int unroll);
+// be done in `passes` rounds of U loads per lane. Fewer lanes per row means
+// more rows per warp, so more independent loads in flight, but a warp's
+// rounds are those of its longest row.
+int nonzero_lanes(double mean_row_length, int column_lanes, int unroll, double passes = 1.0);
+
+// The rounds row_split plans a mean row for (nonzero_lanes' `passes`): more
+// than one at n = 4 to 64 on regular rows (the longest at most a few times
+// the mean), where fewer lanes per row measured faster; one elsewhere.
+double row_split_passes(const RowShape& shape, std::int64_t n, Precision precision);
 
 // Merge path items (rows + nonzeros) per warp segment of the merge kernel:
 // enough segments for `waves` full waves of warps on the device, between the

@@ -1,7 +1,8 @@
 // Row-split CSR x row-major SpMM (Yang, Buluc and Owens, Euro-Par 2018): each
 // row is owned by one group of lanes (spmm_group.cuh): GC lanes over the
 // columns, sized by n; GK lanes over the nonzeros, sized by the mean row length
-// (for n == 1 this is a CSR-vector SpMV). A warp holds 32 / (GC * GK) rows at
+// (for n == 1 this is a CSR-vector SpMV), or on regular rows for several rounds
+// of loads (row_split_passes). A warp holds 32 / (GC * GK) rows at
 // once, so short rows and narrow blocks keep every lane busy. Good when rows
 // are long and regular; the merge-based kernel covers skewed and short rows.
 #include <algorithm>
@@ -139,7 +140,8 @@ class RowSplitSpmm final : public LocalSpmm<T> {
 
   template <int V, int P, int GC, bool Wide>
   void launch_shape(const SpmmArgs<T>& args) {
-    const int gk = cuda::nonzero_lanes(A_.mean_row_length(), GC, nonzero_unroll<T, V, P, Wide>);
+    const int gk = cuda::nonzero_lanes(A_.mean_row_length(), GC, nonzero_unroll<T, V, P, Wide>,
+                                       cuda::row_split_passes(shape_, args.n, precision_of<T>()));
     const std::int64_t rows_per_block = std::int64_t(block_threads / (GC * gk));
     const std::int64_t wanted = (A_.rows + rows_per_block - 1) / rows_per_block;
     const auto kernel = row_split_kernel<T, V, P, GC, Wide>;

@@ -104,6 +104,55 @@ TEST(SpmmKernels, WideVariantsFp64) {
   EXPECT_FALSE(spmm::cuda::wide_unroll_pays(Algorithm::merge_based, {A.rows, 2.0, 2.0}, 8));
 }
 
+// Regular rows take several rounds of loads a lane (row_split_passes): rows of
+// 50-64 nonzeros, each a few batches of a few lanes, at the widths that trade
+// nonzero lanes for rows per warp.
+template <class T>
+void regular_rows_several_passes() {
+  const auto A = random_csr<T>(2500, 1800, 72, [](std::int64_t, std::mt19937_64& e) {
+    return std::int64_t(50 + e() % 15);
+  });
+  const spmm::cuda::RowShape shape{A.rows, double(A.nnz()) / double(A.rows), 64.0};
+  ASSERT_GT(spmm::cuda::row_split_passes(shape, 16, precision_of<T>()), 1.0);
+  std::vector<Problem> problems;
+  for (std::int64_t n : {4, 5, 8, 12, 16, 24, 32, 48, 64})
+    problems.push_back({.n = n, .beta = n % 3 == 0 ? 0.5 : 0.0, .seed = std::uint64_t(n)});
+  check_all_algorithms(A, problems, {Algorithm::row_split, Algorithm::automatic});
+}
+
+TEST(SpmmKernels, RegularRowsSeveralPassesFp32) {
+  SKIP_WITHOUT_GPU();
+  regular_rows_several_passes<float>();
+}
+
+TEST(SpmmKernels, RegularRowsSeveralPassesFp64) {
+  SKIP_WITHOUT_GPU();
+  regular_rows_several_passes<double>();
+}
+
+// Host side only: the rule, and the lanes it gives.
+TEST(SpmmHeuristic, RowSplitPassesOnlyOnRegularRows) {
+  using spmm::cuda::nonzero_lanes;
+  using spmm::cuda::row_split_passes;
+  const spmm::cuda::RowShape regular{100000, 17.0, 24.0}, skewed{100000, 17.0, 1000.0};
+  EXPECT_EQ(row_split_passes(regular, 16, Precision::fp32), 4.0);
+  EXPECT_EQ(row_split_passes(regular, 20, Precision::fp64), 8.0);  // the n <= 32 row
+  EXPECT_EQ(row_split_passes(regular, 1, Precision::fp32), 1.0);
+  EXPECT_EQ(row_split_passes(regular, 256, Precision::fp64), 1.0);
+  EXPECT_EQ(row_split_passes(regular, 1000, Precision::fp64), 1.0);
+  for (std::int64_t n : {1, 4, 8, 16, 32, 64}) {
+    EXPECT_EQ(row_split_passes(skewed, n, Precision::fp32), 1.0) << n;
+    EXPECT_EQ(row_split_passes(skewed, n, Precision::fp64), 1.0) << n;
+  }
+  // fp32 n = 16: 4 column lanes, 4 loads a lane. One round for a mean row
+  // of 17 needs 8 lanes (one row a warp); four rounds 2 (four rows a warp).
+  EXPECT_EQ(nonzero_lanes(17.0, 4, 4), 8);
+  EXPECT_EQ(nonzero_lanes(17.0, 4, 4, 4.0), 2);
+  EXPECT_EQ(nonzero_lanes(17.0, 4, 4, 8.0), 1);
+  EXPECT_EQ(nonzero_lanes(1000.0, 4, 4), 8);  // at most 32 / GC
+  EXPECT_EQ(nonzero_lanes(1000.0, 32, 4), 1);
+}
+
 // Odd leading dimensions (4- or 8-byte rows only), padded aligned ones, and
 // views that start one element into their buffer.
 template <class T>
