@@ -185,15 +185,47 @@ constexpr int chunk_batches_wide = 4;    // B rows of 1 KB and more
 // first full-suite run the matrices of 8k-16k rows (dense_8kx2k, 16k rows of
 // 2048) and fewer took up to 0.17x the persistent grid's time, their chunks
 // filling a fraction of the device; the replicated matrices make hundreds.
-constexpr std::int64_t chunked_min_waves = 4;
+// 2 rather than the 4 first fitted, for the long-row matrices of 100k-130k
+// rows (mbeacxc, socfb-MIT8), which make 2-3 waves of chunks of 8.
+constexpr std::int64_t chunked_min_waves = 2;
+// Irregular long rows: mean >= 10, longest more than regular_max_skew and at
+// most 100 times the mean. H100, row_split alone on 15 suite matrices at
+// n = 16-256, once with each chunk of 1, 2, 4, 8 batches a warp and with the
+// persistent grid (docs/benchmarks/data/2026-11-23-row-split-chunks-*-h100.csv),
+// then the whole suite with a first rule (2026-11-23-spmm-bench-chunks-h100.csv
+// against -passes-; spmm-tuning-notes 19). At 128-511-byte B rows, chunks of 8
+// against the persistent grid: irregular long rows 1.21x in geomean over
+// their 36 cases (mbeacxc, socfb-MIT8, ego-Facebook, polblogs up to 1.6x;
+// bcsstk08 0.87x the worst); regular long rows 0.98x (lap27pt, msc04515 down
+// to 0.74x), short rows 0.85-1.0x (lap7pt, delaunay, add32), vsp_befref
+// (skew 110) 0.5x: those keep the persistent grid. From 512 bytes: chunks of 2
+// instead of 8 on irregular rows of mean >= 64 (mbeacxc, socfb-MIT8) 1.2-1.8x
+// (1.02-1.10 at 1 KB), on regular ones (dense 32k x 512) 0.92x. Rows far
+// longer than the rest (skew > 100) split: vsp_befref 1.9x with chunks of 1
+// at 512 bytes, adder_dcop, rajat01, Oregon-2 and as20000102 0.72-0.80x; they
+// keep 8.
+constexpr std::int64_t chunked_long_rows_min_row_bytes = 128;
+constexpr double chunked_long_mean = 10;
+constexpr double chunked_very_long_mean = 64;
+constexpr double chunked_max_skew = 100;
+constexpr int chunk_batches_very_long = 2;
 
 }  // namespace
 
-int row_split_chunk_batches(std::int64_t n, Precision precision, std::int64_t blocks, std::int64_t resident) {
+int row_split_chunk_batches(std::int64_t n, Precision precision, const RowShape& shape, std::int64_t blocks,
+                            std::int64_t resident) {
   const std::int64_t row_bytes = n * (precision == Precision::fp32 ? 4 : 8);
-  if (row_bytes < chunked_min_row_bytes) return 0;
-  const int chunk = row_bytes < chunked_wide_row_bytes ? chunk_batches_narrow : chunk_batches_wide;
-  return blocks >= chunk * chunked_min_waves * resident ? chunk : 0;
+  const bool irregular_long = shape.mean >= chunked_long_mean && shape.max > regular_max_skew * shape.mean &&
+                              shape.max <= chunked_max_skew * shape.mean;
+  int chunk = 0;
+  if (row_bytes >= chunked_min_row_bytes) {
+    chunk = irregular_long && shape.mean >= chunked_very_long_mean ? chunk_batches_very_long
+            : row_bytes < chunked_wide_row_bytes                   ? chunk_batches_narrow
+                                                                   : chunk_batches_wide;
+  } else if (row_bytes >= chunked_long_rows_min_row_bytes && irregular_long) {
+    chunk = chunk_batches_narrow;
+  }
+  return chunk > 0 && blocks >= chunk * chunked_min_waves * resident ? chunk : 0;
 }
 
 bool merge_uses_spmv_body(const RowShape& shape) { return shape.max > merge_spmv_min_skew * shape.mean; }

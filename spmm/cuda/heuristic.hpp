@@ -102,7 +102,13 @@ bool wide_unroll_pays(Algorithm algorithm, const RowShape& shape, int column_lan
 // live for a few batches keep the rows in flight a narrow band. `blocks` is
 // the launch's size at one batch a warp, `resident` the blocks the device
 // holds at once: a matrix of few rows (a dense 8k x 2k) keeps the persistent
-// grid, which chunks would leave part of the device idle for.
-int row_split_chunk_batches(std::int64_t n, Precision precision, std::int64_t blocks, std::int64_t resident);
+// grid, which chunks would leave part of the device idle for. Irregular long
+// rows (mean >= 10, the longest 3 to 100 times the mean) take chunks from
+// 128-byte B rows on, where the persistent warps' prefetch across batches
+// matters less than their drift; from 512 bytes, when the mean is 64 or more,
+// shorter chunks, so that a block does not hold its SM's slot waiting on one
+// warp.
+int row_split_chunk_batches(std::int64_t n, Precision precision, const RowShape& shape, std::int64_t blocks,
+                            std::int64_t resident);
 
 }  // namespace blockeigs::spmm::cuda

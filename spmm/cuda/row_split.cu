@@ -147,7 +147,7 @@ class RowSplitSpmm final : public LocalSpmm<T> {
     const auto kernel = row_split_kernel<T, V, P, GC, Wide>;
     const cudaStream_t stream = static_cast<cudaStream_t>(context_.stream());
     int per_sm = resident_blocks_per_sm(reinterpret_cast<const void*>(kernel));
-    const int chunk = cuda::row_split_chunk_batches(args.n, precision_of<T>(), wanted,
+    const int chunk = cuda::row_split_chunk_batches(args.n, precision_of<T>(), shape_, wanted,
                                                     std::int64_t(multiprocessors_) * std::max(per_sm, 1));
     if (chunk > 0) {  // blocks in row order, each for `chunk` batches a warp
       const auto blocks = static_cast<unsigned>((wanted + chunk - 1) / chunk);

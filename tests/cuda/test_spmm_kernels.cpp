@@ -153,6 +153,31 @@ TEST(SpmmHeuristic, RowSplitPassesOnlyOnRegularRows) {
   EXPECT_EQ(nonzero_lanes(1000.0, 32, 4), 1);
 }
 
+TEST(SpmmHeuristic, RowSplitChunksByRowBytesAndRowLengths) {
+  using spmm::cuda::row_split_chunk_batches;
+  const std::int64_t resident = 132 * 4, many = 1 << 20;
+  const spmm::cuda::RowShape short_rows{many, 7.0, 7.0}, long_rows{many, 25.0, 300.0},
+      regular_long{many, 26.5, 27.0}, very_long{many, 101.0, 484.0}, dense_long{many, 512.0, 512.0},
+      very_skewed{many, 14.0, 1531.0};
+  // Narrow B rows: the persistent grid, but for irregular long rows from 128 bytes.
+  EXPECT_EQ(row_split_chunk_batches(16, Precision::fp32, long_rows, many, resident), 0);
+  EXPECT_EQ(row_split_chunk_batches(32, Precision::fp32, short_rows, many, resident), 0);
+  EXPECT_EQ(row_split_chunk_batches(32, Precision::fp32, long_rows, many, resident), 8);
+  EXPECT_EQ(row_split_chunk_batches(16, Precision::fp64, long_rows, many, resident), 8);
+  EXPECT_EQ(row_split_chunk_batches(16, Precision::fp64, regular_long, many, resident), 0);
+  EXPECT_EQ(row_split_chunk_batches(32, Precision::fp64, very_skewed, many, resident), 0);
+  // From 512 bytes: 8 batches, 4 from 1 KB; 2 for irregular rows of mean >= 64.
+  EXPECT_EQ(row_split_chunk_batches(128, Precision::fp32, short_rows, many, resident), 8);
+  EXPECT_EQ(row_split_chunk_batches(256, Precision::fp32, short_rows, many, resident), 4);
+  EXPECT_EQ(row_split_chunk_batches(64, Precision::fp64, very_long, many, resident), 2);
+  EXPECT_EQ(row_split_chunk_batches(64, Precision::fp64, dense_long, many, resident), 8);
+  EXPECT_EQ(row_split_chunk_batches(128, Precision::fp64, very_skewed, many, resident), 4);
+  // Too few blocks for two waves of chunks: the persistent grid.
+  EXPECT_EQ(row_split_chunk_batches(128, Precision::fp32, short_rows, 8 * 2 * resident - 1, resident), 0);
+  EXPECT_EQ(row_split_chunk_batches(128, Precision::fp32, short_rows, 8 * 2 * resident, resident), 8);
+  EXPECT_EQ(row_split_chunk_batches(64, Precision::fp64, very_long, 2 * 2 * resident, resident), 2);
+}
+
 // Odd leading dimensions (4- or 8-byte rows only), padded aligned ones, and
 // views that start one element into their buffer.
 template <class T>
@@ -202,7 +227,8 @@ void row_order_chunks(std::initializer_list<std::int64_t> widths) {
   std::vector<Problem> problems;
   for (std::int64_t n : widths) {
     // One row a warp, 8 a block, at these widths (32 column lanes).
-    ASSERT_GT(spmm::cuda::row_split_chunk_batches(n, precision, (rows + 7) / 8, std::int64_t(sms) * 8), 0);
+    const spmm::cuda::RowShape shape{rows, double(A.nnz()) / double(rows), 6.0};
+    ASSERT_GT(spmm::cuda::row_split_chunk_batches(n, precision, shape, (rows + 7) / 8, std::int64_t(sms) * 8), 0);
     problems.push_back({.n = n, .seed = std::uint64_t(n)});
     problems.push_back({.n = n, .alpha = -1.5, .beta = 0.5, .ldb = n + 3, .ldc = n + 1});
   }
