@@ -33,6 +33,13 @@ spmm/cuda/row_locality.cuh for the one adopted):
   distinct32  distinct columns per aligned group of 32 rows, summed, / nnz
               (1 = no B row reused inside a group; 1/32 = dense)
   tiles32     distinct 32-column tiles per group of 32 rows, summed, / nnz
+Row-length features (spmm-tuning-notes 19; none adopted):
+  cv          standard deviation of the row lengths / their mean
+  pad4, pad8, pad32
+              sum over aligned groups of g rows of (g * longest - nonzeros), / nnz:
+              the lanes a warp of g one-lane rows would leave idle
+  long2, long4
+              share of the nonzeros in rows longer than 2x / 4x the mean
 """
 import argparse
 import csv
@@ -177,6 +184,14 @@ def features(offsets, colidx):
     ncols = int(colidx.max()) + 1 if nnz else 1
     f["distinct32"] = len(np.unique(gid * ncols + colidx)) / nnz
     f["tiles32"] = len(np.unique(gid * (ncols // 32 + 1) + colidx // 32)) / nnz
+    f["cv"] = float(lengths.std() / max(lengths.mean(), 1e-300))
+    for g in (4, 8, 32):
+        whole = (rows // g) * g
+        grouped = lengths[:whole].reshape(-1, g)
+        f[f"pad{g}"] = float((grouped.max(1) * g - grouped.sum(1)).sum()) / nnz
+    mean = nnz / rows
+    for m in (2, 4):
+        f[f"long{m}"] = float(lengths[lengths > m * mean].sum()) / nnz
     f["rows"], f["nnz"] = rows, nnz
     f["max"] = int(lengths.max())
     return f
@@ -213,7 +228,8 @@ def main():
             path = os.path.join(args.data, file)
             specs.append((file[:-7] + "_blockdiag",
                           lambda path=path: replicate(*read_mtx(path))[:2]))
-    keys = ["band", "near64", "near1k", "spread8", "spread32", "distinct32", "tiles32"]
+    keys = ["band", "near64", "near1k", "spread8", "spread32", "distinct32", "tiles32",
+            "cv", "pad4", "pad8", "pad32", "long2", "long4"]
     with open(args.output, "w", newline="") as out:
         w = csv.writer(out)
         w.writerow(["matrix", "rows", "nnz", "max"] + keys)
