@@ -40,6 +40,9 @@ namespace {
 // it from the matrices of the same mean where row_split wins (column locality).
 // n = 3 has no case in the suite; it runs the general merge body, as fp64
 // n = 4 does, and takes that row.
+// 11354a0's row-order blocks for irregular long rows (row_split_chunk_batches)
+// closed most of the mbeacxc / polblogs / ego-Facebook / socfb-MIT8 misses
+// (spmm-tuning-notes 19).
 // Refitted on the run after row_split_passes made row_split 4-12% faster on
 // regular rows at n = 4 to 32 (docs/benchmarks/data/2026-11-23-spmm-bench-passes-h100.csv):
 // the same table, 1341/1422 (94.3%) fitted, 1303 (91.6%) leave-one-matrix-out.
