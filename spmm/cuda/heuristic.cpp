@@ -40,12 +40,12 @@ namespace {
 // it from the matrices of the same mean where row_split wins (column locality).
 // n = 3 has no case in the suite; it runs the general merge body, as fp64
 // n = 4 does, and takes that row.
-// 11354a0's row-order blocks for irregular long rows (row_split_chunk_batches)
-// closed most of the mbeacxc / polblogs / ego-Facebook / socfb-MIT8 misses
-// (spmm-tuning-notes 19).
 // Refitted on the run after row_split_passes made row_split 4-12% faster on
 // regular rows at n = 4 to 32 (docs/benchmarks/data/2026-11-23-spmm-bench-passes-h100.csv):
 // the same table, 1341/1422 (94.3%) fitted, 1303 (91.6%) leave-one-matrix-out.
+// Then 11354a0's row-order blocks for irregular long rows (row_split_chunk_batches)
+// closed most of the mbeacxc / polblogs / ego-Facebook / socfb-MIT8 misses
+// (spmm-tuning-notes 19).
 // ---------------------------------------------------------------------------
 constexpr double never = std::numeric_limits<double>::infinity();
 struct Limits {
@@ -213,13 +213,24 @@ constexpr double chunked_very_long_mean = 64;
 constexpr double chunked_max_skew = 100;
 constexpr int chunk_batches_very_long = 2;
 
+// The row of a width table for n: the first with n <= max_n, the last above them all.
+template <class Row, std::size_t N>
+const Row& row_for_width(const std::array<Row, N>& table, std::int64_t n) {
+  for (const Row& r : table)
+    if (n <= r.max_n) return r;
+  return table.back();
+}
+
+// The longest row at most regular_max_skew times the mean.
+bool regular_rows(const RowShape& shape) { return shape.max <= regular_max_skew * shape.mean; }
+
 }  // namespace
 
 int row_split_chunk_batches(std::int64_t n, Precision precision, const RowShape& shape, std::int64_t blocks,
                             std::int64_t resident) {
   const std::int64_t row_bytes = n * (precision == Precision::fp32 ? 4 : 8);
-  const bool irregular_long = shape.mean >= chunked_long_mean && shape.max > regular_max_skew * shape.mean &&
-                              shape.max <= chunked_max_skew * shape.mean;
+  const bool irregular_long =
+      shape.mean >= chunked_long_mean && !regular_rows(shape) && shape.max <= chunked_max_skew * shape.mean;
   int chunk = 0;
   if (row_bytes >= chunked_min_row_bytes) {
     chunk = irregular_long && shape.mean >= chunked_very_long_mean ? chunk_batches_very_long
@@ -242,13 +253,8 @@ bool wide_unroll_pays(Algorithm algorithm, const RowShape& shape, int column_lan
 
 Algorithm choose_algorithm(const RowShape& shape, std::int64_t n, Precision precision) {
   if (shape.rows < row_split_min_rows) return Algorithm::merge_based;
-  const Rule* rule = &rules.back();
-  for (const Rule& r : rules)
-    if (n <= r.max_n) {
-      rule = &r;
-      break;
-    }
-  const Limits& limits = precision == Precision::fp32 ? rule->fp32 : rule->fp64;
+  const Rule& rule = row_for_width(rules, n);
+  const Limits& limits = precision == Precision::fp32 ? rule.fp32 : rule.fp64;
   const bool skewed = shape.max > limits.skew * shape.mean;  // false for skew = never
   return skewed || shape.mean < limits.short_mean ? Algorithm::merge_based : Algorithm::row_split;
 }
@@ -261,10 +267,9 @@ int nonzero_lanes(double mean_row_length, int column_lanes, int unroll, double p
 }
 
 double row_split_passes(const RowShape& shape, std::int64_t n, Precision precision) {
-  if (shape.max > regular_max_skew * shape.mean) return 1;
-  for (const Passes& p : row_split_passes_table)
-    if (n <= p.max_n) return precision == Precision::fp32 ? p.fp32 : p.fp64;
-  return 1;
+  if (!regular_rows(shape)) return 1;
+  const Passes& p = row_for_width(row_split_passes_table, n);
+  return precision == Precision::fp32 ? p.fp32 : p.fp64;
 }
 
 std::int64_t merge_items_per_segment(std::int64_t rows, std::int64_t nnz, int multiprocessors) {
