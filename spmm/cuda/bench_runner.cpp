@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <ostream>
@@ -287,6 +288,9 @@ BenchOptions parse_bench_options(const std::vector<std::string>& args) {
       o.csv = value();
     } else if (a == "--data") {
       o.data_dir = value();
+      std::error_code error;
+      if (!std::filesystem::is_directory(o.data_dir, error))
+        throw InputError("--data: `" + o.data_dir + "` is not a directory");
     } else if (a == "--device") {
       o.device = static_cast<int>(parse_int("--device", value(), 0));
     } else {
