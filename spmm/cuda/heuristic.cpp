@@ -149,6 +149,17 @@ constexpr int merge_spmv_waves = 2;
 constexpr int merge_spmv_warps_per_sm = 32;
 constexpr std::int64_t merge_spmv_slack_divisor = 4;
 
+// merge_order_pays: rows of at least this many segments. H100, the dense
+// blocks of the suite at n = 16-256, the order against path order (two runs
+// each, 2026-11-23-merge-order-*): merge_based 1.2-4.9x faster wherever a
+// row spans many segments and rows share their columns (dense_32x512k fp32
+// n = 256 4769 -> 1273 us, dense_8x2M 3.7-4.4x at n >= 64, dense_2kx8k
+// 1.2-2.7x); dense_8kx2k (four segments a row) 1.05-1.45x; rows16k_x2048
+// (four a row, columns apart) within 1%. Rows of one segment or fewer are
+// not reordered (dense_32kx512 and the like: no B row is shared anyway
+// beyond what L2 already catches).
+constexpr double merge_order_min_segments_per_row = 4;
+
 // wide_unroll_pays: from the full suite on the H200 at 8c1059d (every fp64
 // n = 16 and 32 case wide) against b2fe87a (none wide), time ratio per
 // matrix (spmm-tuning-notes section 10). Row-split gained 1.18-1.40x on
@@ -279,6 +290,10 @@ std::int64_t merge_items_per_segment(std::int64_t rows, std::int64_t nnz, int mu
   std::int64_t items = merge_min_items;
   while (items < wanted && items < merge_max_items) items *= 2;
   return items;
+}
+
+bool merge_order_pays(const RowShape& shape, std::int64_t items) {
+  return regular_rows(shape) && shape.mean >= merge_order_min_segments_per_row * double(items);
 }
 
 std::int64_t merge_spmv_items_per_segment(std::int64_t rows, std::int64_t nnz, int multiprocessors) {

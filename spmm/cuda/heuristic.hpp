@@ -46,6 +46,11 @@ double row_split_passes(const RowShape& shape, std::int64_t n, Precision precisi
 // table's bounds (a power of two).
 std::int64_t merge_items_per_segment(std::int64_t rows, std::int64_t nnz, int multiprocessors);
 
+// Whether the merge kernel takes its segments across rows
+// (merge_order_across_rows) rather than in path order: for regular rows that
+// each span several segments of `items` (dense blocks of few long rows).
+bool merge_order_pays(const RowShape& shape, std::int64_t items);
+
 // Whether the merge kernel multiplies blocks of up to merge_spmv_max_width
 // columns with its narrow (SpMV) body (each lane walks a few consecutive
 // merge items) rather than the general one (a group of lanes per row piece):

@@ -53,7 +53,8 @@ __global__ void __launch_bounds__(block_threads, (merge_min_blocks_per_sm<T, P, 
   const int rows_per_warp = warp_size / g.size;
   const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / warp_size;
   const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / warp_size;
-  for (std::int64_t seg = warp; seg < m.segments; seg += warps) {  // warp-uniform
+  for (std::int64_t place = warp; place < m.segments; place += warps) {  // warp-uniform
+    const std::int64_t seg = m.order ? __ldg(m.order + place) : place;
     const auto [rb, re, jb, je, head, tail, last] = load_segment(m, seg);
     // Row offsets are loaded one batch of rows ahead (see row_split.cu).
     int row = rb + g.group;
@@ -162,10 +163,14 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
     std::int64_t segments = 0;  // one warp each
     std::int64_t slots = 0;     // carry slots (pieces of rows cut by a boundary)
     Buffer<std::int32_t> row, nonzero, head_slot, tail_slot, split_rows, split_first_slot;
-    MergeSegments view() const { return {row.data(), nonzero.data(), head_slot.data(), tail_slot.data(), segments}; }
+    Buffer<std::int32_t> order;  // empty: segments in path order
+    MergeSegments view() const {
+      return {row.data(), nonzero.data(), head_slot.data(), tail_slot.data(), segments,
+              order.size() ? order.data() : nullptr};
+    }
   };
 
-  Partition make_partition(std::int64_t items, std::int64_t slack) {
+  Partition make_partition(std::int64_t items, std::int64_t slack, bool across_rows = false) {
     Partition p;
     p.segments = cuda::merge_segment_count(A_.rows, A_.nnz, items);
     const std::int64_t boundaries = p.segments + 1;
@@ -177,8 +182,10 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
                                                         row.data(), nonzero.data(), row_start.data());
     BLOCKEIGS_CUDA_CHECK_LAUNCH();
     context_.synchronize();
+    const std::vector<std::int32_t> boundary_row = row.to_host();
     const cuda::MergeCarryPlan plan =
-        cuda::plan_merge_carries(row.to_host(), nonzero.to_host(), row_start.to_host(), A_.rows);
+        cuda::plan_merge_carries(boundary_row, nonzero.to_host(), row_start.to_host(), A_.rows);
+    if (across_rows) p.order = Buffer<std::int32_t>(Space::device, cuda::merge_order_across_rows(boundary_row));
     p.row = std::move(row);
     p.nonzero = std::move(nonzero);
     p.head_slot = Buffer<std::int32_t>(Space::device, plan.head_slot);
@@ -194,7 +201,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
 
   void build_partition() {
     const std::int64_t items = cuda::merge_items_per_segment(A_.rows, A_.nnz, multiprocessors_);
-    general_ = make_partition(items, items / 2);
+    general_ = make_partition(items, items / 2, cuda::merge_order_pays(shape_, items));
     if (std::size_t(general_.slots) * max_launch_width * sizeof(T) <= eager_carry_bytes)
       reserve_carry(max_launch_width);
     // The narrow body (n = 1, 2, 4 in fp32; skewed rows) walks longer segments of its own.

@@ -10,6 +10,7 @@
 // Plain C++ when not compiled by nvcc, so the host tests include it with g++.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -116,6 +117,27 @@ inline MergeCarryPlan plan_merge_carries(const std::vector<std::int32_t>& bounda
     }
   }
   return plan;
+}
+
+// An order of the segments that takes the k-th segment of every row before
+// the (k+1)-th of any: for k = 0, 1, ...: the segments at position k of their
+// row's run, rows ascending. A segment belongs to the row it starts in
+// (boundary_row[s]). Where long rows share their columns (dense blocks),
+// warps running at the same time then read the same rows of B, once from
+// memory for all of them, instead of one row's warps sweeping all of B
+// before the next row's start.
+inline std::vector<std::int32_t> merge_order_across_rows(const std::vector<std::int32_t>& boundary_row) {
+  const std::size_t segments = boundary_row.empty() ? 0 : boundary_row.size() - 1;
+  std::vector<std::int64_t> key(segments);
+  std::size_t run = 0;  // first segment of the current row's run
+  for (std::size_t s = 0; s < segments; ++s) {
+    if (s > 0 && boundary_row[s] != boundary_row[s - 1]) run = s;
+    key[s] = static_cast<std::int64_t>(s - run) << 32 | static_cast<std::uint32_t>(boundary_row[s]);
+  }
+  std::vector<std::int32_t> order(segments);
+  for (std::size_t s = 0; s < segments; ++s) order[s] = static_cast<std::int32_t>(s);
+  std::stable_sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) { return key[a] < key[b]; });
+  return order;
 }
 
 }  // namespace blockeigs::spmm::cuda

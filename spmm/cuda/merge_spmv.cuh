@@ -16,6 +16,7 @@ struct MergeSegments {
   const std::int32_t* head_slot;  // carry slot of the segment's first row piece, or -1
   const std::int32_t* tail_slot;  // carry slot of the segment's last row piece, or -1
   std::int64_t segments;
+  const std::int32_t* order = nullptr;  // segment taken in place `i`, or none: in order
 };
 
 // One segment's bounds: rows rb .. re - 1 end in it; row re has a piece in

@@ -153,6 +153,15 @@ TEST(SpmmHeuristic, RowSplitPassesOnlyOnRegularRows) {
   EXPECT_EQ(nonzero_lanes(1000.0, 32, 4), 1);
 }
 
+TEST(SpmmHeuristic, MergeOrderAcrossRowsOnlyForLongRegularRows) {
+  // Rows spanning at least four segments, the longest at most 3x the mean.
+  EXPECT_TRUE(spmm::cuda::merge_order_pays({32, 524288, 524288}, 512));
+  EXPECT_TRUE(spmm::cuda::merge_order_pays({8192, 2048, 2048}, 512));
+  EXPECT_FALSE(spmm::cuda::merge_order_pays({8192, 2048, 2048}, 1024));   // two segments a row
+  EXPECT_FALSE(spmm::cuda::merge_order_pays({32768, 512, 512}, 512));     // one
+  EXPECT_FALSE(spmm::cuda::merge_order_pays({100000, 3000, 100000}, 512));  // skewed
+}
+
 TEST(SpmmHeuristic, RowSplitChunksByRowBytesAndRowLengths) {
   using spmm::cuda::row_split_chunk_batches;
   const std::int64_t resident = 132 * 4, many = 1 << 20;
@@ -275,6 +284,39 @@ TEST(SpmmKernels, OneRowOf100kNonzerosFp32) {
 TEST(SpmmKernels, OneRowOf100kNonzerosFp64) {
   SKIP_WITHOUT_GPU();
   long_row<double>();
+}
+
+// Few long regular rows, the shape for which the merge kernel takes its
+// segments across rows (merge_order_across_rows): 60 rows of 15000-25000
+// nonzeros, with a few rows of 0-2 between, so that segment boundaries fall
+// at every offset of a row and next to short ones.
+template <class T>
+void merge_order_across_rows() {
+  const auto A = random_csr<T>(60, 40000, 91, [](std::int64_t i, std::mt19937_64& e) -> std::int64_t {
+    return i % 9 == 4 ? std::int64_t(e() % 3) : std::int64_t(15000 + e() % 10000);
+  });
+  int multiprocessors = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+  const double mean = double(A.nnz()) / double(A.rows);
+  double longest = 0;
+  for (std::int64_t i = 0; i < A.rows; ++i)
+    longest = std::max(longest, double(A.row_offsets[std::size_t(i) + 1] - A.row_offsets[std::size_t(i)]));
+  ASSERT_TRUE(spmm::cuda::merge_order_pays({A.rows, mean, longest},
+                                           spmm::cuda::merge_items_per_segment(A.rows, A.nnz(), multiprocessors)));
+  std::vector<Problem> problems;
+  for (std::int64_t n : {1, 3, 32, 65, 129}) problems.push_back({.n = n, .seed = std::uint64_t(n)});
+  problems.push_back({.n = 20, .alpha = -0.5, .beta = 1.5, .ldb = 23, .ldc = 21});
+  check_all_algorithms(A, problems);
+}
+
+TEST(SpmmKernels, MergeOrderAcrossRowsFp32) {
+  SKIP_WITHOUT_GPU();
+  merge_order_across_rows<float>();
+}
+
+TEST(SpmmKernels, MergeOrderAcrossRowsFp64) {
+  SKIP_WITHOUT_GPU();
+  merge_order_across_rows<double>();
 }
 
 // The merge kernel's narrow body (n = 1, 2, and 4 in fp32; fp64 at n = 4

@@ -17,6 +17,7 @@ using blockeigs::spmm::cuda::merge_path_search;
 using blockeigs::spmm::cuda::merge_segment_count;
 using blockeigs::spmm::cuda::merge_segment_start;
 using blockeigs::spmm::cuda::MergeCarryPlan;
+using blockeigs::spmm::cuda::merge_order_across_rows;
 using blockeigs::spmm::cuda::plan_merge_carries;
 
 std::vector<std::int32_t> offsets_from_lengths(const std::vector<std::int32_t>& lengths) {
@@ -218,6 +219,40 @@ TEST(MergeCarryPlan, RejectsInconsistentBoundaries) {
   EXPECT_THROW(plan_merge_carries({0, 1}, {0}, {0, 0}, 1), std::invalid_argument);
   // A segment that continues a row no earlier segment started.
   EXPECT_THROW(plan_merge_carries({0, 0, 1}, {5, 8, 10}, {0, 0, 10}, 1), std::logic_error);
+}
+
+TEST(MergeOrderAcrossRows, TakesTheKthSegmentOfEveryRowBeforeTheNext) {
+  // Segment starts (boundary rows): row 0 spans segments 0-2, row 1 3-5, row 2
+  // 6-7, row 3 segment 8; the last boundary closes the path.
+  const std::vector<std::int32_t> boundary_row{0, 0, 0, 1, 1, 1, 2, 2, 3, 4};
+  EXPECT_EQ(merge_order_across_rows(boundary_row), (std::vector<std::int32_t>{0, 3, 6, 8, 1, 4, 7, 2, 5}));
+  EXPECT_TRUE(merge_order_across_rows({}).empty());
+  EXPECT_EQ(merge_order_across_rows({0, 5}), (std::vector<std::int32_t>{0}));
+}
+
+TEST(MergeOrderAcrossRows, IsAPermutationOfARealPartition) {
+  // 40 rows of 3000-5000 nonzeros and a few short and empty ones, in
+  // segments of 256: every segment exactly once, and the segments of each
+  // row still in path order.
+  std::mt19937_64 engine(5);
+  std::vector<std::int32_t> lengths;
+  for (int i = 0; i < 40; ++i) lengths.push_back(i % 7 == 3 ? std::int32_t(engine() % 3) : 3000 + std::int32_t(engine() % 2000));
+  const auto offsets = offsets_from_lengths(lengths);
+  const Partition p = partition(offsets, 256, 128);
+  const auto order = merge_order_across_rows(p.row);
+  ASSERT_EQ(order.size(), p.row.size() - 1);
+  std::vector<std::int32_t> sorted = order;
+  std::sort(sorted.begin(), sorted.end());
+  for (std::size_t s = 0; s < sorted.size(); ++s) EXPECT_EQ(sorted[s], static_cast<std::int32_t>(s));
+  std::vector<std::int32_t> last_of_row(lengths.size() + 1, -1);
+  for (const std::int32_t s : order) {
+    const auto r = static_cast<std::size_t>(p.row[static_cast<std::size_t>(s)]);
+    EXPECT_LT(last_of_row[r], s) << "segment " << s;
+    last_of_row[r] = s;
+  }
+  // Rows that span several segments are interleaved: the first places hold
+  // the first segment of every row that starts one.
+  EXPECT_EQ(p.row[static_cast<std::size_t>(order[1])], p.row[static_cast<std::size_t>(order[0])] + 1);
 }
 
 }  // namespace
