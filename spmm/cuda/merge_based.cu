@@ -9,7 +9,10 @@
 // so only long rows are cut. The pieces of a cut row are written as raw sums
 // to carry slots; a second small kernel adds each row's slots in a fixed order
 // and applies alpha and beta. No atomics: the bits are the same run to run.
-// The partition and the carry plan are built once, in the constructor.
+// The partition and the carry plan are built once, in the constructor. For
+// long regular rows (dense blocks) warps take the segments across rows
+// (merge_order_across_rows), so that those running together share B's rows;
+// the order changes no sum.
 #include <algorithm>
 #include <type_traits>
 #include <vector>

@@ -1,5 +1,6 @@
 // Merge-path partition of a CSR matrix (Merrill and Garland, SC'16), shared
-// by the host and the device, and the host planning of the carry fix-up.
+// by the host and the device, the host planning of the carry fix-up, and an
+// order of the segments across rows.
 //
 // The merge path walks two sorted lists: the row end offsets
 // row_offsets[1..rows] and the nonzero indices 0..nnz-1. From (row, nonzero)
