@@ -129,15 +129,14 @@ inline MergeCarryPlan plan_merge_carries(const std::vector<std::int32_t>& bounda
 // before the next row's start.
 inline std::vector<std::int32_t> merge_order_across_rows(const std::vector<std::int32_t>& boundary_row) {
   const std::size_t segments = boundary_row.empty() ? 0 : boundary_row.size() - 1;
-  std::vector<std::int64_t> key(segments);
-  std::size_t run = 0;  // first segment of the current row's run
-  for (std::size_t s = 0; s < segments; ++s) {
-    if (s > 0 && boundary_row[s] != boundary_row[s - 1]) run = s;
-    key[s] = static_cast<std::int64_t>(s - run) << 32 | static_cast<std::uint32_t>(boundary_row[s]);
-  }
+  std::vector<std::size_t> position(segments);  // in its row's run of segments
+  for (std::size_t s = 1; s < segments; ++s)
+    position[s] = boundary_row[s] == boundary_row[s - 1] ? position[s - 1] + 1 : 0;
+  // Rows ascend along the path, so a stable sort by position keeps them ascending.
   std::vector<std::int32_t> order(segments);
   for (std::size_t s = 0; s < segments; ++s) order[s] = static_cast<std::int32_t>(s);
-  std::stable_sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) { return key[a] < key[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::int32_t a, std::int32_t b) { return position[std::size_t(a)] < position[std::size_t(b)]; });
   return order;
 }
 
