@@ -20,15 +20,34 @@ __global__ void scale_block_kernel(std::int64_t rows, std::int64_t cols, std::in
   }
 }
 
-// Longest row: per-thread maxima, a warp max, one atomicMax per warp into
-// *longest (max is exact and order-free: the same answer every run).
-__global__ void longest_row_kernel(const std::int32_t* row_offsets, std::int64_t rows, int* longest) {
-  int best = 0;
-  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < rows;
-       i += std::int64_t(gridDim.x) * blockDim.x)
-    best = max(best, row_offsets[i + 1] - row_offsets[i]);
-  best = __reduce_max_sync(0xffffffffu, best);
-  if (threadIdx.x % 32 == 0) atomicMax(longest, best);
+// RowShape::heaviest_warp (max is heaviest_warp[0]). Thread t takes warp
+// slot w = t % 8 of the 64-row chunk t / 8, the rows w, w + 8, ..., w + 56:
+// its pairs, halves and whole are that warp slot's rows in the chunks of 2, 4
+// and 8 batches that fall in the 64 rows (they are aligned within them).
+// Per-thread maxima, warp maxima, one atomicMax per warp and size: max is
+// exact and order-free, so the same answer every run.
+__global__ void heaviest_warp_kernel(const std::int32_t* row_offsets, std::int64_t rows, int* heaviest) {
+  constexpr int W = row_split_block_warps, K = 1 << (chunk_sizes - 1);
+  int best[chunk_sizes] = {};
+  const std::int64_t slots = (rows + W * K - 1) / (W * K) * W;
+  for (std::int64_t t = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; t < slots;
+       t += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t first = t / W * (W * K) + t % W;
+    int run[K];
+    for (int j = 0; j < K; ++j) {
+      const std::int64_t i = first + std::int64_t(j) * W;
+      run[j] = i < rows ? row_offsets[i + 1] - row_offsets[i] : 0;
+    }
+    for (int c = 0; c < chunk_sizes; ++c)  // sums over runs of 2^c, in place
+      for (int j = 0; j < K; j += 1 << c) {
+        if (c > 0) run[j] += run[j + (1 << (c - 1))];
+        best[c] = max(best[c], run[j]);
+      }
+  }
+  for (int c = 0; c < chunk_sizes; ++c) {
+    const int b = __reduce_max_sync(0xffffffffu, best[c]);
+    if (threadIdx.x % 32 == 0) atomicMax(heaviest + c, b);
+  }
 }
 
 }  // namespace
@@ -39,14 +58,18 @@ RowShape row_shape(const std::int32_t* device_row_offsets, std::int64_t rows, st
   // The offsets may have been uploaded on any stream: wait for all of them,
   // then run on the legacy stream, which the synchronous copy back waits for.
   BLOCKEIGS_CUDA_CHECK(cudaDeviceSynchronize());
-  Buffer<int> longest(Space::device, std::vector<int>{0});
+  Buffer<int> heaviest(Space::device, std::vector<int>(chunk_sizes, 0));
   BLOCKEIGS_CUDA_CHECK(cudaDeviceSynchronize());
   const int threads = 256;
-  const int blocks = static_cast<int>(std::min<std::int64_t>((rows + threads - 1) / threads, 4096));
-  longest_row_kernel<<<blocks, threads>>>(device_row_offsets, rows, longest.data());
+  constexpr std::int64_t chunk_rows = std::int64_t(row_split_block_warps) << (chunk_sizes - 1);
+  const std::int64_t slots = (rows + chunk_rows - 1) / chunk_rows * row_split_block_warps;
+  const int blocks = static_cast<int>(std::min<std::int64_t>((slots + threads - 1) / threads, 4096));
+  heaviest_warp_kernel<<<blocks, threads>>>(device_row_offsets, rows, heaviest.data());
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
   BLOCKEIGS_CUDA_CHECK(cudaDeviceSynchronize());
-  shape.max = double(longest.to_host()[0]);
+  const std::vector<int> h = heaviest.to_host();
+  for (int c = 0; c < chunk_sizes; ++c) shape.heaviest_warp[c] = double(h[c]);
+  shape.max = shape.heaviest_warp[0];
   return shape;
 }
 

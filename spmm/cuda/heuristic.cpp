@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <limits>
 
 
@@ -223,6 +224,28 @@ constexpr double chunked_long_mean = 10;
 constexpr double chunked_very_long_mean = 64;
 constexpr double chunked_max_skew = 100;
 constexpr int chunk_batches_very_long = 2;
+// Balance: from 512 bytes every matrix takes chunks, and a run of long rows
+// falls to one block, whose 8 warps then each take K of them in turn. H100,
+// row_split alone with chunks of 1, 2, 4, 8 at 512-2048-byte B rows
+// (docs/benchmarks/data/2026-11-23-row-split-chunks-k*-h100.csv), against the
+// heaviest warp's nonzeros over an even share, nnz / (4 blocks an SM x 132 SMs
+// x 8 warps), at K = 8 / 4 / 2 / 1:
+//   vsp_befref  3.61 / 2.25 / 1.22 / 0.65   512 B: 1417 / 995 / 764 / 728 us
+//   email-Enron 1.16 / 0.81 / 0.73 / 0.57   512 B:  975 / 934 / 986 / 1102 us
+//   mbeacxc     1.03 / 0.80 / 0.41 / 0.20   512 B:  475 / 431 / 398 / 391 us
+// and every other of the 15 matrices below 0.7 at K = 8, where 8 (4 from
+// 1 KB) was best or within 2%. So K is halved while its heaviest warp is
+// above the share and halving cuts it by a quarter or more: shorter chunks
+// lose locality, and pay only where they shorten the tail. A first rule
+// without the cut (the largest K within the share) measured 1.25-1.96x on
+// vsp_befref at 512-2048 bytes and 1.04-1.05x on email-Enron at 512, but
+// 0.97x on vsp_sctap1 (1.27 / 1.25 / 1.18 / 0.71: K = 8 -> 1) and 0.93x on
+// soc-Epinions1 (1.64 / 1.32 / 1.08 / 0.74) at 512 (H100, against f0e192e,
+// two runs; data/2026-11-24-balanced-chunks-*); the cut keeps those at 8.
+// Oregon-2 (one row of 2432, the heaviest warp 1.03-1.06 at every K) stays
+// at 8: chunks of 1 measured 0.72-0.80x there.
+constexpr std::int64_t balanced_chunks_min_row_bytes = 512;
+constexpr double balanced_chunks_min_cut = 0.75;
 
 // The row of a width table for n: the first with n <= max_n, the last above them all.
 template <class Row, std::size_t N>
@@ -238,7 +261,7 @@ bool regular_rows(const RowShape& shape) { return shape.max <= regular_max_skew 
 }  // namespace
 
 int row_split_chunk_batches(std::int64_t n, Precision precision, const RowShape& shape, std::int64_t blocks,
-                            std::int64_t resident) {
+                            std::int64_t resident, int rows_per_warp) {
   const std::int64_t row_bytes = n * (precision == Precision::fp32 ? 4 : 8);
   const bool irregular_long =
       shape.mean >= chunked_long_mean && !regular_rows(shape) && shape.max <= chunked_max_skew * shape.mean;
@@ -250,7 +273,35 @@ int row_split_chunk_batches(std::int64_t n, Precision precision, const RowShape&
   } else if (row_bytes >= chunked_long_rows_min_row_bytes && irregular_long) {
     chunk = chunk_batches_narrow;
   }
+  if (chunk > 0 && row_bytes >= balanced_chunks_min_row_bytes && rows_per_warp == 1) {
+    const double share = shape.mean * double(shape.rows) / (double(resident) * row_split_block_warps);
+    const double* heaviest = shape.heaviest_warp;
+    for (int c = std::countr_zero(unsigned(chunk)); c > 0 && heaviest[c] > share &&
+                                                    heaviest[c - 1] <= balanced_chunks_min_cut * heaviest[c];
+         --c)
+      chunk /= 2;
+  }
   return chunk > 0 && blocks >= chunk * chunked_min_waves * resident ? chunk : 0;
+}
+
+RowShape row_shape_host(const std::int32_t* row_offsets, std::int64_t rows, std::int64_t nnz) {
+  RowShape shape{rows, rows > 0 ? double(nnz) / double(rows) : 0.0, 0.0};
+  if (rows == 0 || nnz == 0) return shape;
+  constexpr int W = row_split_block_warps;
+  for (int c = 0; c < chunk_sizes; ++c) {
+    const std::int64_t chunk_rows = std::int64_t(W) << c;
+    std::int64_t heaviest = 0;
+    for (std::int64_t first = 0; first < rows; first += chunk_rows)
+      for (std::int64_t w = 0; w < W; ++w) {
+        std::int64_t sum = 0;
+        for (std::int64_t i = first + w; i < std::min(rows, first + chunk_rows); i += W)
+          sum += row_offsets[i + 1] - row_offsets[i];
+        heaviest = std::max(heaviest, sum);
+      }
+    shape.heaviest_warp[c] = double(heaviest);
+  }
+  shape.max = shape.heaviest_warp[0];
+  return shape;
 }
 
 bool merge_uses_spmv_body(const RowShape& shape) { return shape.max > merge_spmv_min_skew * shape.mean; }

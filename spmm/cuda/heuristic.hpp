@@ -9,17 +9,30 @@
 
 namespace blockeigs::spmm::cuda {
 
+// Warps of a row_split block, which RowShape::heaviest_warp assumes.
+inline constexpr int row_split_block_warps = 8;
+// Chunks of 1, 2, 4 and 8 batches a warp (row_split_chunk_batches).
+inline constexpr int chunk_sizes = 4;
+
 // What the table looks at in a matrix: all known at plan build.
 struct RowShape {
   std::int64_t rows = 0;
   double mean = 0.0;  // nonzeros per row
   double max = 0.0;   // nonzeros of the longest row
+  // heaviest_warp[c]: the most nonzeros one warp takes when row_split runs
+  // one row a batch in chunks of 2^c batches a warp: chunk b holds rows
+  // [b * 8 * 2^c, (b + 1) * 8 * 2^c), and warp w of its block the rows w,
+  // w + 8, ... in it. heaviest_warp[0] is max. All zero: not measured (the
+  // chunk rule then keeps the table's chunk).
+  double heaviest_warp[chunk_sizes] = {};
 };
 
 // The shape of a CSR matrix whose row offsets are in device memory: one small
 // max-reduction kernel (exact, so deterministic) and a copy back; waits for the
 // device. For a Plan, once at build.
 RowShape row_shape(const std::int32_t* device_row_offsets, std::int64_t rows, std::int64_t nnz);
+// The same from row offsets in host memory: the device version's reference.
+RowShape row_shape_host(const std::int32_t* row_offsets, std::int64_t rows, std::int64_t nnz);
 
 // row_split or merge_based for a matrix of this shape multiplied by a block of
 // n columns in `precision`: merge_based when there are too few rows to fill
@@ -112,8 +125,12 @@ bool wide_unroll_pays(Algorithm algorithm, const RowShape& shape, int column_lan
 // 128-byte B rows on, where the persistent warps' prefetch across batches
 // matters less than their drift; from 512 bytes, when the mean is 64 or more,
 // shorter chunks, so that a block does not hold its SM's slot waiting on one
-// warp.
+// warp. From 512 bytes (one row a warp batch: `rows_per_warp` 1) the chunk
+// is also halved until its heaviest warp (RowShape::heaviest_warp) holds no
+// more than an even share of the matrix over the resident warps, where some
+// chunk size gets there: a run of long rows (vsp_befref) would otherwise
+// keep one block's warps working through it long after the rest are done.
 int row_split_chunk_batches(std::int64_t n, Precision precision, const RowShape& shape, std::int64_t blocks,
-                            std::int64_t resident);
+                            std::int64_t resident, int rows_per_warp = 1);
 
 }  // namespace blockeigs::spmm::cuda

@@ -147,8 +147,10 @@ class RowSplitSpmm final : public LocalSpmm<T> {
     const auto kernel = row_split_kernel<T, V, P, GC, Wide>;
     const cudaStream_t stream = static_cast<cudaStream_t>(context_.stream());
     int per_sm = resident_blocks_per_sm(reinterpret_cast<const void*>(kernel));
+    static_assert(block_threads / warp_size == cuda::row_split_block_warps);
     const int chunk = cuda::row_split_chunk_batches(args.n, precision_of<T>(), shape_, wanted,
-                                                    std::int64_t(multiprocessors_) * std::max(per_sm, 1));
+                                                    std::int64_t(multiprocessors_) * std::max(per_sm, 1),
+                                                    static_cast<int>(rows_per_block / cuda::row_split_block_warps));
     if (chunk > 0) {  // blocks in row order, each for `chunk` batches a warp
       const auto blocks = static_cast<unsigned>((wanted + chunk - 1) / chunk);
       kernel<<<blocks, block_threads, 0, stream>>>(args, gk, chunk);

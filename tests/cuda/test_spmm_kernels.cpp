@@ -187,6 +187,58 @@ TEST(SpmmHeuristic, RowSplitChunksByRowBytesAndRowLengths) {
   EXPECT_EQ(row_split_chunk_batches(64, Precision::fp64, very_long, 2 * 2 * resident, resident), 2);
 }
 
+TEST(SpmmHeuristic, RowSplitChunksShortenUntilTheHeaviestWarpHoldsAnEvenShare) {
+  using spmm::cuda::row_split_chunk_batches;
+  const std::int64_t resident = 132 * 4, many = 1 << 20;
+  // Even share: 14 * 2^20 nonzeros over 132 * 4 * 8 warps, 3475 of them.
+  spmm::cuda::RowShape run{many, 14.0, 1531.0}, scattered = run, huge_row = run;
+  // A run of long rows: one warp's 2^c of them in a chunk of 2^c batches.
+  for (int c = 0; c < 4; ++c) run.heaviest_warp[c] = 1531.0 * (1 << c);
+  const double spread[4] = {1531, 1545, 1570, 1620}, lone[4] = {5000, 5010, 5020, 5050};
+  std::copy(spread, spread + 4, scattered.heaviest_warp);
+  std::copy(lone, lone + 4, huge_row.heaviest_warp);
+  // From 512 bytes: halved while the heaviest warp is above the share.
+  EXPECT_EQ(row_split_chunk_batches(128, Precision::fp32, run, many, resident), 2);
+  EXPECT_EQ(row_split_chunk_batches(128, Precision::fp64, run, many, resident), 2);
+  EXPECT_EQ(row_split_chunk_batches(256, Precision::fp64, run, many, resident), 2);
+  EXPECT_EQ(row_split_chunk_batches(128, Precision::fp32, scattered, many, resident), 8);
+  EXPECT_EQ(row_split_chunk_batches(256, Precision::fp32, scattered, many, resident), 4);
+  // Halving does not cut the heaviest warp by a quarter: the chunk stays.
+  EXPECT_EQ(row_split_chunk_batches(128, Precision::fp32, huge_row, many, resident), 8);
+  spmm::cuda::RowShape two_long_rows = run;
+  const double pair_first[4] = {2467, 4100, 4340, 4413};
+  std::copy(pair_first, pair_first + 4, two_long_rows.heaviest_warp);
+  EXPECT_EQ(row_split_chunk_batches(128, Precision::fp32, two_long_rows, many, resident), 8);
+  // Twice the resident blocks halve the share (1738): chunks of 1.
+  EXPECT_EQ(row_split_chunk_batches(128, Precision::fp32, run, many, 2 * resident), 1);
+  // The two-wave guard is taken on the shorter chunk.
+  EXPECT_EQ(row_split_chunk_batches(128, Precision::fp32, run, 2 * 2 * resident, resident), 2);
+  // Below 512 bytes, or several rows a warp batch: not applied.
+  EXPECT_EQ(row_split_chunk_batches(32, Precision::fp64, run, many, resident), 0);  // skew > 100
+  spmm::cuda::RowShape irregular = run;
+  irregular.max = 300.0;
+  EXPECT_EQ(row_split_chunk_batches(32, Precision::fp64, irregular, many, resident), 8);
+  EXPECT_EQ(row_split_chunk_batches(128, Precision::fp32, run, many, resident, 2), 8);
+}
+
+TEST(SpmmHeuristic, RowShapeOnTheHost) {
+  // 70 rows of one nonzero, but rows 8, 16 and 24 (warp slot 0 of the first
+  // chunks) of 10: pairs {0, 8} and {16, 24}, the run 0-24, and 0-56.
+  std::vector<std::int32_t> offsets{0};
+  for (int i = 0; i < 70; ++i) offsets.push_back(offsets.back() + (i == 8 || i == 16 || i == 24 ? 10 : 1));
+  const auto shape = spmm::cuda::row_shape_host(offsets.data(), 70, offsets.back());
+  EXPECT_EQ(shape.rows, 70);
+  EXPECT_DOUBLE_EQ(shape.mean, 97.0 / 70.0);
+  EXPECT_EQ(shape.max, 10.0);
+  EXPECT_EQ(shape.heaviest_warp[0], 10.0);
+  EXPECT_EQ(shape.heaviest_warp[1], 20.0);
+  EXPECT_EQ(shape.heaviest_warp[2], 31.0);
+  EXPECT_EQ(shape.heaviest_warp[3], 35.0);
+  const auto empty = spmm::cuda::row_shape_host(offsets.data(), 0, 0);
+  EXPECT_EQ(empty.max, 0.0);
+  EXPECT_EQ(empty.heaviest_warp[3], 0.0);
+}
+
 // Odd leading dimensions (4- or 8-byte rows only), padded aligned ones, and
 // views that start one element into their buffer.
 template <class T>
@@ -504,6 +556,21 @@ TEST(SpmmKernels, PlanResolvesAutomaticToOurKernels) {
   EXPECT_EQ(shape.rows, 5000);
   EXPECT_EQ(shape.max, 3000.0);
   EXPECT_DOUBLE_EQ(shape.mean, double(skewed.nnz()) / 5000.0);
+  // Its chunk statistic against the host's, here and on row counts around
+  // the 64-row chunks, with runs of long rows and empty ones.
+  const auto on_host = spmm::cuda::row_shape_host(skewed.row_offsets.data(), skewed.rows, skewed.nnz());
+  for (int c = 0; c < spmm::cuda::chunk_sizes; ++c) EXPECT_EQ(shape.heaviest_warp[c], on_host.heaviest_warp[c]) << c;
+  for (const std::int64_t rows : {1, 7, 63, 64, 65, 1000, 70001}) {
+    const auto runs = random_csr<double>(rows, 300, 91, [](std::int64_t i, std::mt19937_64& e) {
+      return (i / 40) % 7 == 3 ? std::int64_t(150 + e() % 100) : i % 5 == 0 ? std::int64_t(0) : std::int64_t(e() % 6);
+    });
+    spmm::CsrMatrix<double> r(Space::device, runs);
+    device_sync();
+    const auto gpu = spmm::cuda::row_shape(r.view().row_offsets, runs.rows, runs.nnz());
+    const auto cpu = spmm::cuda::row_shape_host(runs.row_offsets.data(), runs.rows, runs.nnz());
+    EXPECT_EQ(gpu.max, cpu.max) << rows;
+    for (int c = 0; c < spmm::cuda::chunk_sizes; ++c) EXPECT_EQ(gpu.heaviest_warp[c], cpu.heaviest_warp[c]) << rows << " " << c;
+  }
   EXPECT_EQ(spmm::cuda::row_shape(l.view().row_offsets, 40000, long_rows.nnz()).max, 64.0);
   // A row 1000 times the mean: row-split would leave a warp's other lanes
   // idle behind it; the same mean without the long row: row_split at n = 1.
