@@ -15,6 +15,9 @@ The rule being fitted (heuristic.cpp), per precision and block-width row:
                  or max_row_length > skew * mean    (a few long rows: row-split
                                                      leaves lanes idle behind them)
                  or mean < short_mean               (very short rows at wide n)
+                 or dense rows taken across rows    (fixed, not fitted: mean >= cols / 2,
+                                                     four merge segments a row, >= 128-byte
+                                                     B rows; --multiprocessors sets the SMs)
     row_split    otherwise.
 
 A width n uses the first row with n <= max_n; the rows are the widths the
@@ -41,6 +44,24 @@ WIDTHS = [1, 2, 4, 8, 16, 32, 64, 128, 256]  # max_n of the table's rows
 MIN_ROWS = [0, 1024, 2048, 4096, 8192, 16384, 32768]
 WITHIN = 1.05
 NEVER = 1e18  # a skew threshold no matrix reaches
+MULTIPROCESSORS = 132  # the H100's; --multiprocessors
+
+
+def merge_items_per_segment(rows, nnz, multiprocessors):
+    """heuristic.cpp's merge_items_per_segment: 4 waves of 64 warps an SM, 32 to 1024 items."""
+    wanted = (rows + nnz + 4 * 64 * multiprocessors - 1) // (4 * 64 * multiprocessors)
+    items = 32
+    while items < wanted and items < 1024:
+        items *= 2
+    return items
+
+
+def dense_rows_take_merge(rows, cols, mean, mx, n, precision):
+    """heuristic.cpp's dense-rows rule of choose_algorithm (before the table)."""
+    if rows < 4096 or cols <= 0 or mean < 0.5 * cols or n * (4 if precision == "fp32" else 8) < 128:
+        return False
+    items = merge_items_per_segment(rows, round(mean * rows), MULTIPROCESSORS)
+    return mx <= 3 * mean and mean >= 4 * items
 
 
 def load(path):
@@ -54,6 +75,8 @@ def load(path):
             c["rows"] = int(r["rows"])
             c["mean"] = float(r["mean_row_length"])
             c["max"] = float(r["max_row_length"])
+            c["dense_merge"] = dense_rows_take_merge(c["rows"], int(r["cols"]), c["mean"], c["max"],
+                                                     int(r["n"]), r["precision"])
             timed = r["time_us"] != "" and r["check"] in ("PASS", "FAIL")
             c[r["algorithm"]] = float(r["time_us"]) if timed else math.inf
     return {k: v for k, v in cases.items() if "row_split" in v and "merge_based" in v
@@ -76,7 +99,8 @@ def load_runs(paths):
 
 
 def picks_merge(c, min_rows, skew, short_mean):
-    return c["rows"] < min_rows or c["max"] > skew * c["mean"] or c["mean"] < short_mean
+    return (c["rows"] < min_rows or c["dense_merge"] or c["max"] > skew * c["mean"]
+            or c["mean"] < short_mean)
 
 
 def ratio(c, merge):
@@ -108,9 +132,10 @@ def fit_row(cases, min_rows):
     rows = np.array([c["rows"] for c in cases], dtype=float)
     mean = np.array([c["mean"] for c in cases])
     mx = np.array([c["max"] for c in cases])
+    dense = np.array([c["dense_merge"] for c in cases], dtype=bool)
     r_merge = np.array([ratio(c, True) for c in cases])
     r_split = np.array([ratio(c, False) for c in cases])
-    merge = ((rows < min_rows)[None, None, :] | (mx[None, None, :] > skews[:, None, None] * mean[None, None, :])
+    merge = ((rows < min_rows)[None, None, :] | dense[None, None, :] | (mx[None, None, :] > skews[:, None, None] * mean[None, None, :])
              | (mean[None, None, :] < means[None, :, None]))
     r = np.where(merge, r_merge, r_split)
     misses = (r > WITHIN).sum(axis=2)
@@ -167,14 +192,18 @@ def evaluate(cases, min_rows, table):
 
 
 def main():
+    global MULTIPROCESSORS
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("csv", nargs="+")
     parser.add_argument("--device", default="(device?)")
     parser.add_argument("--commit", default="(commit?)")
     parser.add_argument("--date", default="(date?)")
     parser.add_argument("--no-loo", action="store_true", help="skip the leave-one-matrix-out score")
+    parser.add_argument("--multiprocessors", type=int, default=MULTIPROCESSORS,
+                        help="SMs of the GPU the CSVs were measured on (the dense-rows rule's segments)")
     parser.add_argument("--min-rows", type=int, help="fix min_rows instead of searching " + str(MIN_ROWS))
     args = parser.parse_args()
+    MULTIPROCESSORS = args.multiprocessors
     cases, runs = load_runs(args.csv)
     if not cases:
         sys.exit("no case has both row_split and merge_based timed")

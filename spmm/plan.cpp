@@ -8,6 +8,7 @@
 #include "spmm/local_spmm.hpp"
 
 #ifdef BLOCKEIGS_HAVE_CUDA
+#include "spmm/cuda/cuda_check.hpp"
 #include "spmm/cuda/heuristic.hpp"
 #endif
 
@@ -35,11 +36,11 @@ struct Plan<T>::Impl {
   std::unique_ptr<LocalSpmm<T>> row_split;
   std::unique_ptr<LocalSpmm<T>> merge_based;
 #ifdef BLOCKEIGS_HAVE_CUDA
-  // A's mean and longest row, read once (a device reduction) for the choice
-  // of `automatic` and for both of our kernels.
+  // A's row shape (spmm/cuda/heuristic.hpp), read once (a device reduction)
+  // for the choice of `automatic` and for both of our kernels.
   std::optional<cuda::RowShape> shape;
   const cuda::RowShape* row_shape() {
-    if (!shape) shape = cuda::row_shape(A.row_offsets, A.rows, A.nnz);
+    if (!shape) shape = cuda::row_shape(A.row_offsets, A.rows, A.cols, A.nnz);
     return &*shape;
   }
 #endif
@@ -103,9 +104,11 @@ Plan<T>::Plan(const Context& context, const CsrView<T>& A, Algorithm algorithm)
 #ifdef BLOCKEIGS_HAVE_CUDA
       constexpr Precision precision = precision_of<T>();
       const cuda::RowShape& shape = *impl_->row_shape();
+      int multiprocessors = 0;
+      BLOCKEIGS_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, context.device()));
       for (std::int64_t n = 0; n <= max_tabulated_width; ++n)
         impl_->choice[static_cast<std::size_t>(n)] =
-            cuda::choose_algorithm(shape, std::max<std::int64_t>(n, 1), precision);
+            cuda::choose_algorithm(shape, std::max<std::int64_t>(n, 1), precision, multiprocessors);
 #endif
     }
   }

@@ -52,8 +52,8 @@ __global__ void heaviest_warp_kernel(const std::int32_t* row_offsets, std::int64
 
 }  // namespace
 
-RowShape row_shape(const std::int32_t* device_row_offsets, std::int64_t rows, std::int64_t nnz) {
-  RowShape shape{rows, rows > 0 ? double(nnz) / double(rows) : 0.0, 0.0};
+RowShape row_shape(const std::int32_t* device_row_offsets, std::int64_t rows, std::int64_t cols, std::int64_t nnz) {
+  RowShape shape{rows, rows > 0 ? double(nnz) / double(rows) : 0.0, 0.0, cols};
   if (rows == 0 || nnz == 0) return shape;
   // The offsets may have been uploaded on any stream: wait for all of them,
   // then run on the legacy stream, which the synchronous copy back waits for.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <limits>
 
 
@@ -161,6 +162,19 @@ constexpr std::int64_t merge_spmv_slack_divisor = 4;
 // beyond what L2 already catches).
 constexpr double merge_order_min_segments_per_row = 4;
 
+// Dense rows to merge_based (choose_algorithm): rows that cover at least half
+// the columns (any two then share at least 2 * density - 1 of them) and span
+// merge_order's four segments, from 128-byte B rows. H100, 8590026, two
+// full-suite runs: the suite's only such matrix below row_split_min_rows' reach,
+// dense_8kx2k (8192 rows of 2048, four segments a row), merge_based against
+// row_split fp32 n = 16 / 32 / 64 / 128 / 256: 0.91-0.95 / 1.10 / 1.06 / 1.05
+// / 1.51x; fp64 n = 8 / 16 / 32 / 64 / 128 / 256: 1.03 / 1.04 / 1.13 / 1.04 /
+// 1.53 / 1.33x. rows16k_x2048 (the same row length over 16k columns, density
+// 1/8: merge_based 0.5-0.9x) and dense_32kx512 (one segment a row) stay
+// with the table.
+constexpr double dense_rows_min_density = 0.5;
+constexpr std::int64_t dense_rows_merge_min_row_bytes = 128;
+
 // wide_unroll_pays: from the full suite on the H200 at 8c1059d (every fp64
 // n = 16 and 32 case wide) against b2fe87a (none wide), time ratio per
 // matrix (spmm-tuning-notes section 10). Row-split gained 1.18-1.40x on
@@ -284,8 +298,8 @@ int row_split_chunk_batches(std::int64_t n, Precision precision, const RowShape&
   return chunk > 0 && blocks >= chunk * chunked_min_waves * resident ? chunk : 0;
 }
 
-RowShape row_shape_host(const std::int32_t* row_offsets, std::int64_t rows, std::int64_t nnz) {
-  RowShape shape{rows, rows > 0 ? double(nnz) / double(rows) : 0.0, 0.0};
+RowShape row_shape_host(const std::int32_t* row_offsets, std::int64_t rows, std::int64_t cols, std::int64_t nnz) {
+  RowShape shape{rows, rows > 0 ? double(nnz) / double(rows) : 0.0, 0.0, cols};
   if (rows == 0 || nnz == 0) return shape;
   constexpr int W = row_split_block_warps;
   for (int c = 0; c < chunk_sizes; ++c) {
@@ -313,8 +327,15 @@ bool wide_unroll_pays(Algorithm algorithm, const RowShape& shape, int column_lan
          shape.max <= wide_row_split_max_skew * shape.mean;
 }
 
-Algorithm choose_algorithm(const RowShape& shape, std::int64_t n, Precision precision) {
+Algorithm choose_algorithm(const RowShape& shape, std::int64_t n, Precision precision, int multiprocessors) {
   if (shape.rows < row_split_min_rows) return Algorithm::merge_based;
+  const std::int64_t row_bytes = n * (precision == Precision::fp32 ? 4 : 8);
+  if (multiprocessors > 0 && shape.cols > 0 && shape.mean >= dense_rows_min_density * double(shape.cols) &&
+      row_bytes >= dense_rows_merge_min_row_bytes) {
+    const auto nnz = static_cast<std::int64_t>(std::llround(shape.mean * double(shape.rows)));
+    if (merge_order_pays(shape, merge_items_per_segment(shape.rows, nnz, multiprocessors)))
+      return Algorithm::merge_based;
+  }
   const Rule& rule = row_for_width(rules, n);
   const Limits& limits = precision == Precision::fp32 ? rule.fp32 : rule.fp64;
   const bool skewed = shape.max > limits.skew * shape.mean;  // false for skew = never

@@ -19,6 +19,7 @@ struct RowShape {
   std::int64_t rows = 0;
   double mean = 0.0;  // nonzeros per row
   double max = 0.0;   // nonzeros of the longest row
+  std::int64_t cols = 0;  // 0: not known (the dense-rows rule of choose_algorithm is off)
   // heaviest_warp[c]: the most nonzeros one warp takes when row_split runs
   // one row a batch in chunks of 2^c batches a warp: chunk b holds rows
   // [b * 8 * 2^c, (b + 1) * 8 * 2^c), and warp w of its block the rows w,
@@ -30,16 +31,21 @@ struct RowShape {
 // The shape of a CSR matrix whose row offsets are in device memory: one small
 // max-reduction kernel (exact, so deterministic) and a copy back; waits for the
 // device. For a Plan, once at build.
-RowShape row_shape(const std::int32_t* device_row_offsets, std::int64_t rows, std::int64_t nnz);
+RowShape row_shape(const std::int32_t* device_row_offsets, std::int64_t rows, std::int64_t cols, std::int64_t nnz);
 // The same from row offsets in host memory: the device version's reference.
-RowShape row_shape_host(const std::int32_t* row_offsets, std::int64_t rows, std::int64_t nnz);
+RowShape row_shape_host(const std::int32_t* row_offsets, std::int64_t rows, std::int64_t cols, std::int64_t nnz);
 
 // row_split or merge_based for a matrix of this shape multiplied by a block of
 // n columns in `precision`: merge_based when there are too few rows to fill
 // the GPU one row per group of lanes (a 2 x 8M block), when the longest row is
 // many times the mean (row-split leaves the other lanes of a warp idle behind
-// it), or when rows are very short at wide n; row_split otherwise.
-Algorithm choose_algorithm(const RowShape& shape, std::int64_t n, Precision precision);
+// it), or when rows are very short at wide n; row_split otherwise. Also
+// merge_based for dense rows (at least half the columns) that the merge
+// kernel takes across rows (merge_order_pays, with the segments it cuts on
+// `multiprocessors` SMs; 0: not known, rule off) from 128-byte B rows: they
+// share their B rows, which the across-rows order reads in step through L1,
+// where row_split's warps each sweep all of B on their own.
+Algorithm choose_algorithm(const RowShape& shape, std::int64_t n, Precision precision, int multiprocessors = 0);
 
 // Lanes of a row group that split the row's nonzeros (GK, a power of two at
 // most 32 / GC), given the GC lanes that split its columns and the U nonzeros

@@ -111,7 +111,7 @@ class RowSplitSpmm final : public LocalSpmm<T> {
     BLOCKEIGS_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount,
                                                 context.device()));
     // The wide variants' choice needs the longest row.
-    shape_ = shape ? *shape : cuda::row_shape(A.row_offsets, A.rows, A.nnz);
+    shape_ = shape ? *shape : cuda::row_shape(A.row_offsets, A.rows, A.cols, A.nnz);
   }
 
   void multiply(T alpha, ConstDenseView<T> B, T beta, DenseView<T> C) override {

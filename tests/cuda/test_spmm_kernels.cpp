@@ -221,12 +221,31 @@ TEST(SpmmHeuristic, RowSplitChunksShortenUntilTheHeaviestWarpHoldsAnEvenShare) {
   EXPECT_EQ(row_split_chunk_batches(128, Precision::fp32, run, many, resident, 2), 8);
 }
 
+TEST(SpmmHeuristic, DenseRowsTakeMergeFrom128ByteRows) {
+  using spmm::cuda::choose_algorithm;
+  // 8192 rows of all 2048 columns: four merge segments a row on 132 SMs.
+  spmm::cuda::RowShape dense{8192, 2048.0, 2048.0, 2048}, sparse = dense, one_segment{32768, 512.0, 512.0, 512};
+  sparse.cols = 16384;  // the same rows over 8x the columns: density 1/8
+  EXPECT_EQ(choose_algorithm(dense, 32, Precision::fp32, 132), Algorithm::merge_based);
+  EXPECT_EQ(choose_algorithm(dense, 256, Precision::fp32, 132), Algorithm::merge_based);
+  EXPECT_EQ(choose_algorithm(dense, 16, Precision::fp64, 132), Algorithm::merge_based);
+  // Below 128-byte rows, on sparser rows, rows of one segment, or with the
+  // SM count not known: the table's row_split.
+  EXPECT_EQ(choose_algorithm(dense, 16, Precision::fp32, 132), Algorithm::row_split);
+  EXPECT_EQ(choose_algorithm(dense, 8, Precision::fp64, 132), Algorithm::row_split);
+  EXPECT_EQ(choose_algorithm(sparse, 256, Precision::fp32, 132), Algorithm::row_split);
+  EXPECT_EQ(choose_algorithm(one_segment, 256, Precision::fp32, 132), Algorithm::row_split);
+  EXPECT_EQ(choose_algorithm(dense, 256, Precision::fp32), Algorithm::row_split);
+  // Many more SMs cut shorter segments: still four or more a row.
+  EXPECT_EQ(choose_algorithm(dense, 256, Precision::fp32, 1024), Algorithm::merge_based);
+}
+
 TEST(SpmmHeuristic, RowShapeOnTheHost) {
   // 70 rows of one nonzero, but rows 8, 16 and 24 (warp slot 0 of the first
   // chunks) of 10: pairs {0, 8} and {16, 24}, the run 0-24, and 0-56.
   std::vector<std::int32_t> offsets{0};
   for (int i = 0; i < 70; ++i) offsets.push_back(offsets.back() + (i == 8 || i == 16 || i == 24 ? 10 : 1));
-  const auto shape = spmm::cuda::row_shape_host(offsets.data(), 70, offsets.back());
+  const auto shape = spmm::cuda::row_shape_host(offsets.data(), 70, 100, offsets.back());
   EXPECT_EQ(shape.rows, 70);
   EXPECT_DOUBLE_EQ(shape.mean, 97.0 / 70.0);
   EXPECT_EQ(shape.max, 10.0);
@@ -234,7 +253,7 @@ TEST(SpmmHeuristic, RowShapeOnTheHost) {
   EXPECT_EQ(shape.heaviest_warp[1], 20.0);
   EXPECT_EQ(shape.heaviest_warp[2], 31.0);
   EXPECT_EQ(shape.heaviest_warp[3], 35.0);
-  const auto empty = spmm::cuda::row_shape_host(offsets.data(), 0, 0);
+  const auto empty = spmm::cuda::row_shape_host(offsets.data(), 0, 0, 0);
   EXPECT_EQ(empty.max, 0.0);
   EXPECT_EQ(empty.heaviest_warp[3], 0.0);
 }
@@ -552,13 +571,14 @@ TEST(SpmmKernels, PlanResolvesAutomaticToOurKernels) {
   });
   spmm::CsrMatrix<double> k(Space::device, skewed);
   device_sync();
-  const spmm::cuda::RowShape shape = spmm::cuda::row_shape(k.view().row_offsets, skewed.rows, skewed.nnz());
+  const spmm::cuda::RowShape shape = spmm::cuda::row_shape(k.view().row_offsets, skewed.rows, skewed.cols, skewed.nnz());
   EXPECT_EQ(shape.rows, 5000);
+  EXPECT_EQ(shape.cols, 5000);
   EXPECT_EQ(shape.max, 3000.0);
   EXPECT_DOUBLE_EQ(shape.mean, double(skewed.nnz()) / 5000.0);
   // Its chunk statistic against the host's, here and on row counts around
   // the 64-row chunks, with runs of long rows and empty ones.
-  const auto on_host = spmm::cuda::row_shape_host(skewed.row_offsets.data(), skewed.rows, skewed.nnz());
+  const auto on_host = spmm::cuda::row_shape_host(skewed.row_offsets.data(), skewed.rows, skewed.cols, skewed.nnz());
   for (int c = 0; c < spmm::cuda::chunk_sizes; ++c) EXPECT_EQ(shape.heaviest_warp[c], on_host.heaviest_warp[c]) << c;
   for (const std::int64_t rows : {1, 7, 63, 64, 65, 1000, 70001}) {
     const auto runs = random_csr<double>(rows, 300, 91, [](std::int64_t i, std::mt19937_64& e) {
@@ -566,12 +586,12 @@ TEST(SpmmKernels, PlanResolvesAutomaticToOurKernels) {
     });
     spmm::CsrMatrix<double> r(Space::device, runs);
     device_sync();
-    const auto gpu = spmm::cuda::row_shape(r.view().row_offsets, runs.rows, runs.nnz());
-    const auto cpu = spmm::cuda::row_shape_host(runs.row_offsets.data(), runs.rows, runs.nnz());
+    const auto gpu = spmm::cuda::row_shape(r.view().row_offsets, runs.rows, runs.cols, runs.nnz());
+    const auto cpu = spmm::cuda::row_shape_host(runs.row_offsets.data(), runs.rows, runs.cols, runs.nnz());
     EXPECT_EQ(gpu.max, cpu.max) << rows;
     for (int c = 0; c < spmm::cuda::chunk_sizes; ++c) EXPECT_EQ(gpu.heaviest_warp[c], cpu.heaviest_warp[c]) << rows << " " << c;
   }
-  EXPECT_EQ(spmm::cuda::row_shape(l.view().row_offsets, 40000, long_rows.nnz()).max, 64.0);
+  EXPECT_EQ(spmm::cuda::row_shape(l.view().row_offsets, 40000, long_rows.cols, long_rows.nnz()).max, 64.0);
   // A row 1000 times the mean: row-split would leave a warp's other lanes
   // idle behind it; the same mean without the long row: row_split at n = 1.
   EXPECT_EQ(spmm::cuda::choose_algorithm(shape, 1, Precision::fp64), Algorithm::merge_based);
