@@ -105,7 +105,8 @@ Plan<T>::Plan(const Context& context, const CsrView<T>& A, Algorithm algorithm)
       constexpr Precision precision = precision_of<T>();
       const cuda::RowShape& shape = *impl_->row_shape();
       int multiprocessors = 0;
-      BLOCKEIGS_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, context.device()));
+      BLOCKEIGS_CUDA_CHECK(
+          cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, context.device()));
       for (std::int64_t n = 0; n <= max_tabulated_width; ++n)
         impl_->choice[static_cast<std::size_t>(n)] =
             cuda::choose_algorithm(shape, std::max<std::int64_t>(n, 1), precision, multiprocessors);

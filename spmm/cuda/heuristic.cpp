@@ -165,8 +165,8 @@ constexpr double merge_order_min_segments_per_row = 4;
 // Dense rows to merge_based (choose_algorithm): rows that cover at least half
 // the columns (any two then share at least 2 * density - 1 of them) and span
 // merge_order's four segments, from 128-byte B rows. H100, 8590026, two
-// full-suite runs: the suite's only such matrix below row_split_min_rows' reach,
-// dense_8kx2k (8192 rows of 2048, four segments a row), merge_based against
+// full-suite runs: the suite's only such matrix with row_split_min_rows rows
+// or more, dense_8kx2k (8192 rows of 2048, four segments a row), merge_based against
 // row_split fp32 n = 16 / 32 / 64 / 128 / 256: 0.91-0.95 / 1.10 / 1.06 / 1.05
 // / 1.51x; fp64 n = 8 / 16 / 32 / 64 / 128 / 256: 1.03 / 1.04 / 1.13 / 1.04 /
 // 1.53 / 1.33x. rows16k_x2048 (the same row length over 16k columns, density
@@ -247,8 +247,10 @@ constexpr int chunk_batches_very_long = 2;
 //   vsp_befref  3.61 / 2.25 / 1.22 / 0.65   512 B: 1417 / 995 / 764 / 728 us
 //   email-Enron 1.16 / 0.81 / 0.73 / 0.57   512 B:  975 / 934 / 986 / 1102 us
 //   mbeacxc     1.03 / 0.80 / 0.41 / 0.20   512 B:  475 / 431 / 398 / 391 us
-// and every other of the 15 matrices below 0.7 at K = 8, where 8 (4 from
-// 1 KB) was best or within 2%. So K is halved while its heaviest warp is
+// and every other of the 15 matrices below 0.7 at K = 8. For those the
+// table's K was within 6% of their best, except the 7-point Laplacian, whose best is 4
+// at 512 bytes and 8 at 1 KB (1.11-1.16x). Its warps are balanced, so this
+// rule has nothing to say there. So K is halved while its heaviest warp is
 // above the share and halving cuts it by a quarter or more: shorter chunks
 // lose locality, and pay only where they shorten the tail. A first rule
 // without the cut (the largest K within the share) measured 1.25-1.96x on

@@ -29,8 +29,9 @@ struct RowShape {
 };
 
 // The shape of a CSR matrix whose row offsets are in device memory: one small
-// max-reduction kernel (exact, so deterministic) and a copy back; waits for the
-// device. For a Plan, once at build.
+// max-reduction kernel (the longest row and heaviest_warp; exact, so
+// deterministic) and a copy back; waits for the device. For a Plan, once at
+// build.
 RowShape row_shape(const std::int32_t* device_row_offsets, std::int64_t rows, std::int64_t cols, std::int64_t nnz);
 // The same from row offsets in host memory: the device version's reference.
 RowShape row_shape_host(const std::int32_t* row_offsets, std::int64_t rows, std::int64_t cols, std::int64_t nnz);
@@ -132,10 +133,11 @@ bool wide_unroll_pays(Algorithm algorithm, const RowShape& shape, int column_lan
 // matters less than their drift; from 512 bytes, when the mean is 64 or more,
 // shorter chunks, so that a block does not hold its SM's slot waiting on one
 // warp. From 512 bytes (one row a warp batch: `rows_per_warp` 1) the chunk
-// is also halved until its heaviest warp (RowShape::heaviest_warp) holds no
-// more than an even share of the matrix over the resident warps, where some
-// chunk size gets there: a run of long rows (vsp_befref) would otherwise
-// keep one block's warps working through it long after the rest are done.
+// is also halved while its heaviest warp (RowShape::heaviest_warp) holds more
+// than an even share of the matrix over the resident warps and halving cuts
+// that warp's load by a quarter or more: a run of long rows (vsp_befref)
+// would otherwise keep one block's warps working through it long after the
+// rest are done.
 int row_split_chunk_batches(std::int64_t n, Precision precision, const RowShape& shape, std::int64_t blocks,
                             std::int64_t resident, int rows_per_warp = 1);
 

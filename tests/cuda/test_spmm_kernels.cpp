@@ -5,6 +5,8 @@
 // with NaN-filled C, beta != 0, alpha = 0, and bitwise determinism.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <initializer_list>
 
@@ -188,37 +190,49 @@ TEST(SpmmHeuristic, RowSplitChunksByRowBytesAndRowLengths) {
 }
 
 TEST(SpmmHeuristic, RowSplitChunksShortenUntilTheHeaviestWarpHoldsAnEvenShare) {
-  using spmm::cuda::row_split_chunk_batches;
   const std::int64_t resident = 132 * 4, many = 1 << 20;
   // Even share: 14 * 2^20 nonzeros over 132 * 4 * 8 warps, 3475 of them.
-  spmm::cuda::RowShape run{many, 14.0, 1531.0}, scattered = run, huge_row = run;
-  // A run of long rows: one warp's 2^c of them in a chunk of 2^c batches.
-  for (int c = 0; c < 4; ++c) run.heaviest_warp[c] = 1531.0 * (1 << c);
-  const double spread[4] = {1531, 1545, 1570, 1620}, lone[4] = {5000, 5010, 5020, 5050};
-  std::copy(spread, spread + 4, scattered.heaviest_warp);
-  std::copy(lone, lone + 4, huge_row.heaviest_warp);
-  // From 512 bytes: halved while the heaviest warp is above the share.
-  EXPECT_EQ(row_split_chunk_batches(128, Precision::fp32, run, many, resident), 2);
-  EXPECT_EQ(row_split_chunk_batches(128, Precision::fp64, run, many, resident), 2);
-  EXPECT_EQ(row_split_chunk_batches(256, Precision::fp64, run, many, resident), 2);
-  EXPECT_EQ(row_split_chunk_batches(128, Precision::fp32, scattered, many, resident), 8);
-  EXPECT_EQ(row_split_chunk_batches(256, Precision::fp32, scattered, many, resident), 4);
-  // Halving does not cut the heaviest warp by a quarter: the chunk stays.
-  EXPECT_EQ(row_split_chunk_batches(128, Precision::fp32, huge_row, many, resident), 8);
-  spmm::cuda::RowShape two_long_rows = run;
-  const double pair_first[4] = {2467, 4100, 4340, 4413};
-  std::copy(pair_first, pair_first + 4, two_long_rows.heaviest_warp);
-  EXPECT_EQ(row_split_chunk_batches(128, Precision::fp32, two_long_rows, many, resident), 8);
-  // Twice the resident blocks halve the share (1738): chunks of 1.
-  EXPECT_EQ(row_split_chunk_batches(128, Precision::fp32, run, many, 2 * resident), 1);
-  // The two-wave guard is taken on the shorter chunk.
-  EXPECT_EQ(row_split_chunk_batches(128, Precision::fp32, run, 2 * 2 * resident, resident), 2);
-  // Below 512 bytes, or several rows a warp batch: not applied.
-  EXPECT_EQ(row_split_chunk_batches(32, Precision::fp64, run, many, resident), 0);  // skew > 100
-  spmm::cuda::RowShape irregular = run;
-  irregular.max = 300.0;
-  EXPECT_EQ(row_split_chunk_batches(32, Precision::fp64, irregular, many, resident), 8);
-  EXPECT_EQ(row_split_chunk_batches(128, Precision::fp32, run, many, resident, 2), 8);
+  auto shape = [&](double max, std::array<double, 4> heaviest) {
+    spmm::cuda::RowShape s{many, 14.0, max};
+    std::copy(heaviest.begin(), heaviest.end(), s.heaviest_warp);
+    return s;
+  };
+  const auto run = shape(1531, {1531, 3062, 6124, 12248});    // one warp's 2^c long rows in a chunk of 2^c
+  const auto scattered = shape(1531, {1531, 1545, 1570, 1620});
+  const auto huge_row = shape(1531, {5000, 5010, 5020, 5050});   // above the share at every size
+  const auto two_rows = shape(1531, {2467, 4100, 4340, 4413});   // falls a quarter only at 1
+  const auto irregular = shape(300, {1531, 3062, 6124, 12248});  // skew 21: chunked from 128 bytes
+  struct Case {
+    const char* what;
+    std::int64_t n;
+    Precision precision;
+    spmm::cuda::RowShape shape;
+    std::int64_t blocks, resident;
+    int rows_per_warp, expected;
+  };
+  const Case cases[] = {
+      // From 512 bytes: halved while the heaviest warp is above the share
+      // and halving cuts it by a quarter.
+      {"run, 512 B", 128, Precision::fp32, run, many, resident, 1, 2},
+      {"run, 1 KB", 128, Precision::fp64, run, many, resident, 1, 2},
+      {"run, 2 KB", 256, Precision::fp64, run, many, resident, 1, 2},
+      {"scattered, 512 B", 128, Precision::fp32, scattered, many, resident, 1, 8},
+      {"scattered, 1 KB", 256, Precision::fp32, scattered, many, resident, 1, 4},
+      {"one huge row", 128, Precision::fp32, huge_row, many, resident, 1, 8},
+      {"two long rows", 128, Precision::fp32, two_rows, many, resident, 1, 8},
+      // Twice the resident blocks halve the share (1738): chunks of 1.
+      {"run, half the share", 128, Precision::fp32, run, many, 2 * resident, 1, 1},
+      // The two-wave guard is taken on the shorter chunk.
+      {"run, few blocks", 128, Precision::fp32, run, 2 * 2 * resident, resident, 1, 2},
+      // Below 512 bytes, or several rows a warp batch: not applied.
+      {"run, 256 B (skew > 100)", 32, Precision::fp64, run, many, resident, 1, 0},
+      {"irregular, 256 B", 32, Precision::fp64, irregular, many, resident, 1, 8},
+      {"run, two rows a batch", 128, Precision::fp32, run, many, resident, 2, 8},
+  };
+  for (const Case& c : cases)
+    EXPECT_EQ(spmm::cuda::row_split_chunk_batches(c.n, c.precision, c.shape, c.blocks, c.resident, c.rows_per_warp),
+              c.expected)
+        << c.what;
 }
 
 TEST(SpmmHeuristic, DenseRowsTakeMergeFrom128ByteRows) {
