@@ -58,6 +58,14 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
     for (std::int64_t j = 0; j < 2 * k; ++j) ritz(i, j) = (i == j ? 1.0 : 0.0) + 1e-3 * double((i + j) % 7);
   for (std::int64_t i = 0; i < 2 * k; ++i)
     for (std::int64_t j = 0; j < k; ++j) projection(i, j) = 1e-3 * double((2 * i + j) % 5);
+  // The Ritz update as soft locking leaves it: P one column short (R then
+  // starts at an odd column), and one residual (k / 4) placed after the
+  // active ones (those after it move down a column).
+  solver::HostMatrix ritz_short_p(3 * k - 1, 2 * k - 1);
+  for (std::int64_t i = 0; i < 3 * k - 1; ++i)
+    for (std::int64_t j = 0; j < 2 * k - 1; ++j) ritz_short_p(i, j) = ritz(i, j);
+  std::vector<std::int64_t> one_locked(static_cast<std::size_t>(k));
+  for (std::int64_t j = 0; j < k; ++j) one_locked[j] = j < k / 4 ? j : j == k / 4 ? k - 1 : j - 1;
   solver::HostMatrix odd_projection(2 * k - 1, k);
   for (std::int64_t i = 0; i < 2 * k - 1; ++i)
     for (std::int64_t j = 0; j < k; ++j) odd_projection(i, j) = projection(i, j);
@@ -197,6 +205,24 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
        [&] {
          (void)solver::ritz_update(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 3 * k, 3 * k), ritz, lambda,
                                    cols(SASnext, 0, 2 * k), cols(SASnext, 3 * k, 2 * k), cols(SASnext, 2 * k, k));
+       }},
+      {"Ritz + R, R at an odd column", 11,
+       [&] {
+         (void)solver::ritz_update(context, comm, ccols(SAS, 0, 3 * k - 1), ccols(SAS, 3 * k, 3 * k - 1), ritz_short_p,
+                                   lambda, cols(SASnext, 0, 2 * k - 1), cols(SASnext, 3 * k, 2 * k - 1),
+                                   cols(SASnext, 2 * k - 1, k));
+       }},
+      {"Ritz + R, one residual last", 11,
+       [&] {
+         (void)solver::ritz_update(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 3 * k, 3 * k), ritz, lambda,
+                                   cols(SASnext, 0, 2 * k), cols(SASnext, 3 * k, 2 * k), cols(SASnext, 2 * k, k),
+                                   one_locked);
+       }},
+      {"Ritz + R, both", 11,
+       [&] {
+         (void)solver::ritz_update(context, comm, ccols(SAS, 0, 3 * k - 1), ccols(SAS, 3 * k, 3 * k - 1), ritz_short_p,
+                                   lambda, cols(SASnext, 0, 2 * k - 1), cols(SASnext, 3 * k, 2 * k - 1),
+                                   cols(SASnext, 2 * k - 1, k), one_locked);
        }},
   };
   std::printf("block-ops-bench: %lld x %lld, %s, %s (one block = %.1f MB)\n", (long long)m, (long long)k,
