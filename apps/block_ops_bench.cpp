@@ -64,6 +64,12 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
   solver::HostMatrix ritz_short_p(3 * k - 1, 2 * k - 1);
   for (std::int64_t i = 0; i < 3 * k - 1; ++i)
     for (std::int64_t j = 0; j < 2 * k - 1; ++j) ritz_short_p(i, j) = ritz(i, j);
+  solver::HostMatrix ritz_odd_m(3 * k, 2 * k - 1), ritz_odd_inputs(3 * k - 1, 2 * k);
+  for (std::int64_t i = 0; i < 3 * k; ++i)
+    for (std::int64_t j = 0; j < 2 * k; ++j) {
+      if (j < 2 * k - 1) ritz_odd_m(i, j) = ritz(i, j);
+      if (i < 3 * k - 1) ritz_odd_inputs(i, j) = ritz(i, j);
+    }
   std::vector<std::int64_t> one_locked(static_cast<std::size_t>(k));
   for (std::int64_t j = 0; j < k; ++j) one_locked[j] = j < k / 4 ? j : j == k / 4 ? k - 1 : j - 1;
   solver::HostMatrix odd_projection(2 * k - 1, k);
@@ -211,6 +217,20 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
          (void)solver::ritz_update(context, comm, ccols(SAS, 0, 3 * k - 1), ccols(SAS, 3 * k, 3 * k - 1), ritz_short_p,
                                    lambda, cols(SASnext, 0, 2 * k - 1), cols(SASnext, 3 * k, 2 * k - 1),
                                    cols(SASnext, 2 * k - 1, k));
+       }},
+      // Which part of the odd P costs: an odd output count with R still at an
+      // even column, or an odd input count alone.
+      {"Ritz + R, odd outputs, R even", 11,
+       [&] {
+         (void)solver::ritz_update(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 3 * k, 3 * k), ritz_odd_m, lambda,
+                                   cols(SASnext, 0, 2 * k - 1), cols(SASnext, 3 * k, 2 * k - 1),
+                                   cols(SASnext, 2 * k, k));
+       }},
+      {"Ritz + R, odd inputs", 11,
+       [&] {
+         (void)solver::ritz_update(context, comm, ccols(SAS, 0, 3 * k - 1), ccols(SAS, 3 * k, 3 * k - 1),
+                                   ritz_odd_inputs, lambda, cols(SASnext, 0, 2 * k), cols(SASnext, 3 * k, 2 * k),
+                                   cols(SASnext, 2 * k, k));
        }},
       {"Ritz + R, one residual last", 11,
        [&] {
