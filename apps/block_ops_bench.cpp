@@ -65,9 +65,13 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
   for (std::int64_t i = 0; i < 3 * k - 1; ++i)
     for (std::int64_t j = 0; j < 2 * k - 1; ++j) ritz_short_p(i, j) = ritz(i, j);
   solver::HostMatrix ritz_odd_m(3 * k, 2 * k - 1), ritz_odd_inputs(3 * k - 1, 2 * k);
+  solver::HostMatrix ritz_m2(3 * k, std::max<std::int64_t>(k, 2 * k - 2));  // outputs two short (k >= 4)
+  solver::HostMatrix ritz_m4(3 * k, std::max<std::int64_t>(k, 2 * k - 4));  // and four
   for (std::int64_t i = 0; i < 3 * k; ++i)
     for (std::int64_t j = 0; j < 2 * k; ++j) {
       if (j < 2 * k - 1) ritz_odd_m(i, j) = ritz(i, j);
+      if (j < 2 * k - 2) ritz_m2(i, j) = ritz(i, j);
+      if (j < 2 * k - 4) ritz_m4(i, j) = ritz(i, j);
       if (i < 3 * k - 1) ritz_odd_inputs(i, j) = ritz(i, j);
     }
   std::vector<std::int64_t> one_locked(static_cast<std::size_t>(k));
@@ -96,7 +100,7 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
     double blocks;  // block-sized transfers the operation needs at least
     std::function<void()> step;
   };
-  const std::vector<Case> cases = {
+  std::vector<Case> cases = {
       {"copy_block          (2 blocks)", 2, [&] { solver::copy_block(context, x, Y.view()); }},
       {"axpby               (3 blocks)", 3, [&] { solver::axpby(context, T(1), x, T(1), Y.view()); }},
       {"gram X^T Y          (2 blocks)", 2, [&] { (void)solver::gram(context, comm, x, y); }},
@@ -245,6 +249,23 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
                                    cols(SASnext, 2 * k - 1, k), one_locked);
        }},
   };
+  // Outputs two and four short of 2k, R at an even column: is it an odd count or
+  // a partial 32-byte sector (a count not a multiple of 4) that costs?
+  if (k >= 4)
+    cases.insert(cases.end(), {
+      {"Ritz + R, outputs 2 short, R even", 11,
+       [&] {
+         (void)solver::ritz_update(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 3 * k, 3 * k), ritz_m2, lambda,
+                                   cols(SASnext, 0, 2 * k - 2), cols(SASnext, 3 * k, 2 * k - 2),
+                                   cols(SASnext, 2 * k, k));
+       }},
+      {"Ritz + R, outputs 4 short, R even", 11,
+       [&] {
+         (void)solver::ritz_update(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 3 * k, 3 * k), ritz_m4, lambda,
+                                   cols(SASnext, 0, 2 * k - 4), cols(SASnext, 3 * k, 2 * k - 4),
+                                   cols(SASnext, 2 * k, k));
+       }}
+    });
   std::printf("block-ops-bench: %lld x %lld, %s, %s (one block = %.1f MB)\n", (long long)m, (long long)k,
               sizeof(T) == 8 ? "fp64" : "fp32", space == Space::device ? "cuda" : "cpu", block_bytes / 1e6);
   double copy_rate = 0;
