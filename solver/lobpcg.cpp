@@ -1,16 +1,18 @@
 // LOBPCG's main loop (see lobpcg.hpp for the method and its choices).
 //
-// Storage: the basis S = [X P W] and A S = [AX AP AW] are blocks of
+// Storage: the basis S = [X P W] and A S = [AX AP AW] are blocks of about
 // 3 * block_size columns side by side in one block (so both Rayleigh-Ritz
 // Gram matrices are one product), double buffered: the Ritz update writes
 // [X_new P_new] = S [Cx Cp] into the other buffer. P and W occupy only as
-// many columns as they currently have.
+// many columns as they currently have, P padded with zero columns to the
+// column alignment (LobpcgOptions::column_alignment).
 #include "solver/lobpcg.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "core/error.hpp"
@@ -55,6 +57,8 @@ int validate(const LinearOperator<T>& A, const LobpcgOptions& o,
   if (o.max_iterations < 1) fail_input("LOBPCG: max_iterations must be at least 1, got ", o.max_iterations);
   if (o.recompute_interval < 0)
     fail_input("LOBPCG: recompute_interval must be 0 (automatic) or positive, got ", o.recompute_interval);
+  if (o.column_alignment < 0 || o.column_alignment > 64)
+    fail_input("LOBPCG: column_alignment must be 0 (automatic) or 1 to 64, got ", o.column_alignment);
   const int nb = o.block_size > 0 ? o.block_size : default_block_size(o.k, rows);
   // The start block's shape is per rank: agree before anyone proceeds.
   collectively(A.comm(), [&] {
@@ -134,14 +138,24 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   const std::int64_t n = A.local_rows();
   const Tolerances tol = Tolerances::for_type<T>();
 
-  // S and A S side by side in one block per buffer (ld 6 nb): S^T [S A S]
+  // [X P] spans a multiple of `align` columns, P's last `p_padding` of them
+  // zero: then the Ritz update's outputs and the residuals after them start
+  // and end on whole 32-byte sectors. Partial sectors cost the fused update
+  // up to 45% once soft locking leaves P an odd width (block-ops-bench's
+  // locking cases). Zero columns add exact zeros to every product; the small
+  // problems drop their rows and columns.
+  std::int64_t align = 1;
+  if (options.column_alignment > 0) align = options.column_alignment;
+  else if (space == Space::device && std::is_same_v<T, double>) align = 32 / sizeof(T);
+  // S and A S side by side in one block per buffer (ld 2 width): S^T [S A S]
   // is then one Gram matrix, S read once for both Rayleigh-Ritz matrices.
   // Zeroed once, so that the unused columns of S it also reads are finite.
-  const std::int64_t ld = 6 * nb;
+  // W (nb columns at most) follows [X P] (at most 2 nb, rounded up).
+  const std::int64_t width = round_up(round_up(2 * std::int64_t{nb}, align) + nb, align), ld = 2 * width;
   spmm::DenseBlock<T> SAS[2] = {{space, n, ld}, {space, n, ld}};
   for (auto& b : SAS) spmm::fill_bytes(b.data(), space, 0, sizeof(T) * static_cast<std::size_t>(n * ld));
-  auto S = [&](int b) { return spmm::DenseView<T>{space, n, 3 * nb, ld, SAS[b].data()}; };
-  auto AS = [&](int b) { return spmm::DenseView<T>{space, n, 3 * nb, ld, SAS[b].data() + 3 * nb}; };
+  auto S = [&](int b) { return spmm::DenseView<T>{space, n, width, ld, SAS[b].data()}; };
+  auto AS = [&](int b) { return spmm::DenseView<T>{space, n, width, ld, SAS[b].data() + width}; };
   auto cS = [&](int b) { return spmm::ConstDenseView<T>(S(b)); };
   auto cAS = [&](int b) { return spmm::ConstDenseView<T>(AS(b)); };
   // The residuals go into the columns after [X P], where W is built (np <=
@@ -149,7 +163,8 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   // scratch.
   spmm::DenseBlock<T> scratch(space, n, nb);
   int cur = 0;
-  std::int64_t np = 0;  // columns of P, right after X
+  std::int64_t np = 0;         // columns of P, right after X, padding included
+  std::int64_t p_padding = 0;  // P's last columns that are zero (rank 0's bookkeeping)
 
   LobpcgResult<T> result;
   result.block_size = nb;
@@ -219,17 +234,20 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       } else {
         // S^T [S (unused columns) A S]: GB and GA in one pass.
         const HostMatrix G =
-            gram(ctx, comm, Sv, spmm::ConstDenseView<T>{space, n, 3 * nb + ns_raw, ld, SAS[cur].data()});
+            gram(ctx, comm, Sv, spmm::ConstDenseView<T>{space, n, width + ns_raw, ld, SAS[cur].data()});
         if (rank == 0) {
           GB = in_w_basis(G.block(0, ns_raw, 0, ns_raw));
-          GA = in_w_basis(G.block(0, ns_raw, 3 * nb, ns_raw));
+          GA = in_w_basis(G.block(0, ns_raw, width, ns_raw));
         }
       }
       const double host_begin = MPI_Wtime();
       int retry = 0;
       collectively(comm, [&] {
         if (rank != 0) return;
-        RitzPairs pairs = rayleigh_ritz(GA, GB, nb, nb + np, nb, tol, options.which);
+        // The small problems skip P's zero columns [q - p_padding, q).
+        const std::int64_t pad_at = q - p_padding;
+        const HostMatrix GAu = without_span(GA, pad_at, p_padding), GBu = without_span(GB, pad_at, p_padding);
+        RitzPairs pairs = rayleigh_ritz(GAu, GBu, nb, pad_at, nb, tol, options.which);
         // A restart is decided on measured Gram matrices only. (Not seen in
         // the tests: the orthogonalisation keeps the carried GB within
         // rounding of the identity, so this guards against the unforeseen.)
@@ -243,15 +261,18 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
         const HostMatrix& Cx = pairs.vectors;
         for (std::int64_t c = 0; c < nb; ++c)
           chosen.push_back(pairs.values[options.which == SpectrumEnd::smallest ? c : m - 1 - c]);
-        const HostMatrix Cp = basis_selection(Cx, GB, nb, active, tol);
-        coeff = HostMatrix(ns, nb + Cp.cols());
-        for (std::int64_t i = 0; i < ns; ++i) {
-          for (std::int64_t c = 0; c < nb; ++c) coeff(i, c) = Cx(i, c);
-          for (std::int64_t c = 0; c < Cp.cols(); ++c) coeff(i, nb + c) = Cp(i, c);
+        const HostMatrix Cp = basis_selection(Cx, GBu, nb, active, tol);
+        const std::int64_t used = nb + Cp.cols();
+        HostMatrix c_used(ns - p_padding, used);
+        for (std::int64_t i = 0; i < c_used.rows(); ++i) {
+          for (std::int64_t c = 0; c < nb; ++c) c_used(i, c) = Cx(i, c);
+          for (std::int64_t c = 0; c < Cp.cols(); ++c) c_used(i, nb + c) = Cp(i, c);
         }
         all_values = std::move(pairs.values);
-        coeff_w = coeff;
-        if (implicit) coeff = to_raw_coefficients(coeff, w.from_q, w.from_z);
+        // Zero rows for this P's padding; zero columns pad the next P.
+        coeff_w = with_zero_rows(c_used, pad_at, p_padding, round_up(used, align));
+        p_padding = coeff_w.cols() - used;
+        coeff = implicit ? to_raw_coefficients(coeff_w, w.from_q, w.from_z) : coeff_w;
       });
       time.small_eigenproblem += MPI_Wtime() - host_begin;
       broadcast(comm, retry);

@@ -93,6 +93,12 @@ struct LobpcgOptions {
   int recompute_interval = 0;
   bool keep_history = true;
   std::function<void(const LobpcgProgress&)> monitor;  // optional, every iteration
+  // [X P] padded with zero columns at the end of P to a multiple of this many
+  // columns, so that the blocks the Ritz update writes ([X P], A [X P] and
+  // the residuals after them) start and end on whole 32-byte sectors however
+  // many pairs have locked; the small problems skip the padding. 0: 4 for
+  // fp64 on the device, none (1) otherwise.
+  int column_alignment = 0;
 };
 
 // Seconds on this rank's clock; device work is synchronised at each phase

@@ -65,6 +65,15 @@ HostMatrix assemble_ritz_matrix(const HostMatrix& q_block, const HostMatrix& w_c
 HostMatrix in_search_basis(const HostMatrix& G, const HostMatrix& from_q, const HostMatrix& from_z);
 HostMatrix to_raw_coefficients(const HostMatrix& C, const HostMatrix& from_q, const HostMatrix& from_z);
 
+// ---- P's zero padding (LobpcgOptions::column_alignment) -------------------
+// G without its rows and columns [first, first + count).
+HostMatrix without_span(const HostMatrix& G, std::int64_t first, std::int64_t count);
+// C with `count` zero rows inserted before its row `first` and zero columns
+// appended up to `cols` columns.
+HostMatrix with_zero_rows(const HostMatrix& C, std::int64_t first, std::int64_t count, std::int64_t cols);
+// n rounded up to a multiple of `multiple` (>= 1).
+inline std::int64_t round_up(std::int64_t n, std::int64_t multiple) { return (n + multiple - 1) / multiple * multiple; }
+
 // ---- when to recompute A X and A P ------------------------------------------
 
 // Implicit steps between explicit recomputes of A X and A P: the implicit

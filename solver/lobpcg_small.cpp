@@ -432,6 +432,25 @@ HostMatrix to_raw_coefficients(const HostMatrix& C, const HostMatrix& from_q, co
   return out;
 }
 
+HostMatrix without_span(const HostMatrix& G, std::int64_t first, std::int64_t count) {
+  const std::int64_t n = G.rows();
+  BLOCKEIGS_ASSERT(G.cols() == n && first >= 0 && count >= 0 && first + count <= n);
+  if (count == 0) return G;
+  std::vector<std::int64_t> keep;
+  for (std::int64_t j = 0; j < n; ++j)
+    if (j < first || j >= first + count) keep.push_back(j);
+  return select(G, keep);
+}
+
+HostMatrix with_zero_rows(const HostMatrix& C, std::int64_t first, std::int64_t count, std::int64_t cols) {
+  const std::int64_t rows = C.rows(), m = C.cols();
+  BLOCKEIGS_ASSERT(first >= 0 && first <= rows && count >= 0 && cols >= m);
+  HostMatrix out(rows + count, cols);
+  for (std::int64_t i = 0; i < rows; ++i)
+    std::copy(C.data() + i * m, C.data() + (i + 1) * m, out.data() + (i < first ? i : i + count) * cols);
+  return out;
+}
+
 void broadcast(MPI_Comm comm, std::vector<double>& v) {
   std::int64_t size = static_cast<std::int64_t>(v.size());
   BLOCKEIGS_MPI_CHECK(MPI_Bcast(&size, 1, MPI_INT64_T, 0, comm));

@@ -266,6 +266,41 @@ TEST(Lobpcg, CarriedRayleighRitzMatchesMeasured) {
   expect_same_pairs(s.p, carried, measured, 20);
 }
 
+// P padded with zero columns to multiples of 4 and 8 columns (the device's
+// default at fp64 is 4), against no padding: the zero columns add exact
+// zeros to every product and the small problems skip them, so the same pairs
+// in about as many iterations. Soft locking leaves P every width, and the
+// block of 25 is a multiple of neither. With A X and A P recomputed every
+// step, the operator's [X P] applies show the padded width.
+TEST(Lobpcg, PaddedPSolvesTheSameProblem) {
+  // Rank 0 keeps the padding's books, the others follow the broadcast
+  // coefficients: two ranks cover both; more only oversubscribe CI's cores.
+  if (world_size() > 2) GTEST_SKIP() << "run at np 1 and 2";
+  const Problem p = laplacian(io::GeneratorKind::laplacian_3d, 12, 12, 12);
+  LobpcgOptions o = options_for(20, SpectrumEnd::smallest, 1e-8);
+  const Solved plain = run(p, o);
+  expect_solved(p, plain, o, 1e-10);
+  const std::int64_t nb = plain.result.block_size;
+  ASSERT_EQ(nb, 25);
+  for (int align : {4, 8}) {
+    o.column_alignment = align;
+    o.recompute_interval = 0;
+    const Solved padded = run(p, o);
+    expect_solved(p, padded, o, 1e-10);
+    expect_same_pairs(p, padded, plain, 20);
+    o.recompute_interval = 1;
+    const Solved refreshed = run(p, o);
+    expect_solved(p, refreshed, o, 1e-10);
+    int xp_applies = 0;
+    for (std::int64_t w : refreshed.widths)
+      if (w > nb) {  // [X P]: W, the start block and the final A X are nb wide at most
+        EXPECT_EQ(w % align, 0) << "an [X P] of " << w << " columns at alignment " << align;
+        ++xp_applies;
+      }
+    EXPECT_GE(xp_applies, refreshed.result.iterations - 1);
+  }
+}
+
 // The automatic recompute interval against the fixed 20 of earlier versions:
 // at a loose tolerance it refreshes A X and A P far less often for the same
 // eigenvalues in about as many iterations; at a tight one it keeps the floor.
@@ -607,6 +642,9 @@ TEST(Lobpcg, RejectsBadOptions) {
   o = options_for(2);
   o.max_iterations = 0;
   expect_input_error(p, o, "max_iterations");
+  o = options_for(2);
+  o.column_alignment = -1;
+  expect_input_error(p, o, "column_alignment must be 0 (automatic) or 1 to 64, got -1");
 }
 
 TEST(Lobpcg, RejectsAStartBlockOfTheWrongShape) {

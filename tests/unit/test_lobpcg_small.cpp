@@ -306,6 +306,42 @@ TEST(SearchBasis, TransformsMatchTheDenseProducts) {
     for (std::int64_t j = 0; j < m; ++j) EXPECT_NEAR(c(i, j), dense_c(i, j), 1e-13) << i << "," << j;
 }
 
+TEST(PaddedP, ZeroSpansDroppedAndInserted) {
+  using solver::lobpcg_detail::round_up;
+  using solver::lobpcg_detail::with_zero_rows;
+  using solver::lobpcg_detail::without_span;
+  const HostMatrix G = random_matrix(7, 7, 21);
+  const HostMatrix dropped = without_span(G, 2, 3);  // rows and columns 0, 1, 5, 6
+  const std::int64_t kept[] = {0, 1, 5, 6};
+  ASSERT_EQ(dropped.rows(), 4);
+  ASSERT_EQ(dropped.cols(), 4);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(dropped(i, j), G(kept[i], kept[j]));
+  EXPECT_EQ(without_span(G, 7, 0).values(), G.values());
+  const HostMatrix last = without_span(G, 5, 2);
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 5; ++j) EXPECT_EQ(last(i, j), G(i, j));
+
+  const HostMatrix C = random_matrix(5, 3, 22);
+  const HostMatrix padded = with_zero_rows(C, 2, 2, 4);  // rows 2, 3 and column 3 zero
+  ASSERT_EQ(padded.rows(), 7);
+  ASSERT_EQ(padded.cols(), 4);
+  for (int i = 0; i < 7; ++i)
+    for (int j = 0; j < 4; ++j) {
+      const bool zero = i == 2 || i == 3 || j == 3;
+      EXPECT_EQ(padded(i, j), zero ? 0.0 : C(i < 2 ? i : i - 2, j)) << i << "," << j;
+    }
+  const HostMatrix at_end = with_zero_rows(C, 5, 1, 3);
+  ASSERT_EQ(at_end.rows(), 6);
+  for (int j = 0; j < 3; ++j) EXPECT_EQ(at_end(5, j), 0.0);
+  EXPECT_EQ(with_zero_rows(C, 0, 0, 3).values(), C.values());
+
+  EXPECT_EQ(round_up(0, 4), 0);
+  EXPECT_EQ(round_up(39, 4), 40);
+  EXPECT_EQ(round_up(40, 4), 40);
+  EXPECT_EQ(round_up(45, 1), 45);
+}
+
 TEST(BasisSelection, PIsOrthonormalOrthogonalToXAndSpansTheUpdate) {
   // An orthonormal basis S = [X P W] (via SVQB), its Ritz vectors, and P
   // selected for active columns 0 and 2 of the first three.
