@@ -190,6 +190,14 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   std::optional<ResidualNorms> residuals;
   std::vector<std::int64_t> residual_position;
 
+  // A Z over `count` columns at Z's place q, widened to whole sectors where
+  // the block has room: the columns past Z hold the other residuals (finite),
+  // and their products land in unused columns of A S. A row's sectors are
+  // read whole anyway, so B's traffic stays the same, and C's rows end on
+  // sector boundaries.
+  auto z_product_width = [&](std::int64_t q, std::int64_t count) {
+    return std::min(round_up(count, align), width - q);
+  };
   auto apply_a = [&](std::int64_t first, std::int64_t count) {  // A S = A times S on a column range
     if (count == 0) return;
     if (first < nb + np) {
@@ -408,7 +416,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     const spmm::ConstDenseView<T> XP = column_range(cS(cur), 0, q), XPZ = column_range(cS(cur), 0, q + na);
     HostMatrix measured, s_t_az;
     if (carried) {
-      apply_a(q, na);
+      apply_a(q, z_product_width(q, na));
       const HostMatrix both =
           start_gram_pair(ctx, comm, XPZ, spmm::ConstDenseView<T>(W), column_range(cAS(cur), q, na)).finish();
       measured = both.block(0, q + na, 0, na);
@@ -417,7 +425,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     } else {
       GramInFlight z_gram = start_gram(ctx, comm, XPZ, spmm::ConstDenseView<T>(W));
       clock.to(time.orthogonalization);
-      apply_a(q, na);
+      apply_a(q, z_product_width(q, na));
       measured = z_gram.finish();
     }
     basis_options.q_gram = rank == 0 && carried ? &carried_b : nullptr;
@@ -451,7 +459,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     if (!products_current) {
       // W was formed (the explicit passes) or refilled: multiply it afresh.
       s_t_az = HostMatrix();
-      apply_a(q, search.raw);
+      apply_a(q, z_product_width(q, search.raw));
     }
     // Implicit updates accumulate rounding (~eps ||A|| per step): A X and A P
     // are recomputed right after every interval-th step, which then forms only

@@ -269,9 +269,11 @@ TEST(Lobpcg, CarriedRayleighRitzMatchesMeasured) {
 // P padded with zero columns to multiples of 4 and 8 columns (the device's
 // default at fp64 is 4), against no padding: the zero columns add exact
 // zeros to every product and the small problems skip them, so the same pairs
-// in about as many iterations. Soft locking leaves P every width, and the
-// block of 25 is a multiple of neither. With A X and A P recomputed every
-// step, the operator's [X P] applies show the padded width.
+// in about as many iterations. Soft locking leaves P and Z every width, and
+// the block of 25 is a multiple of neither. Every operator apply but the
+// start block's and the final A X's (nb columns) covers whole multiples of
+// the alignment: A Z widened past the active residuals, and, with A X and
+// A P recomputed every step, [X P] with its padding.
 TEST(Lobpcg, PaddedPSolvesTheSameProblem) {
   // Rank 0 keeps the padding's books, the others follow the broadcast
   // coefficients: two ranks cover both; more only oversubscribe CI's cores.
@@ -292,12 +294,12 @@ TEST(Lobpcg, PaddedPSolvesTheSameProblem) {
     const Solved refreshed = run(p, o);
     expect_solved(p, refreshed, o, 1e-10);
     int xp_applies = 0;
-    for (std::int64_t w : refreshed.widths)
-      if (w > nb) {  // [X P]: W, the start block and the final A X are nb wide at most
-        EXPECT_EQ(w % align, 0) << "an [X P] of " << w << " columns at alignment " << align;
-        ++xp_applies;
+    for (const Solved* r : {&padded, &refreshed})
+      for (std::int64_t w : r->widths) {
+        EXPECT_TRUE(w == nb || w % align == 0) << "an apply of " << w << " columns at alignment " << align;
+        if (r == &refreshed && w > 2 * nb - 4) ++xp_applies;  // [X P] with P at least 21 of 25
       }
-    EXPECT_GE(xp_applies, refreshed.result.iterations - 1);
+    EXPECT_GE(xp_applies, 10);
   }
 }
 
