@@ -254,7 +254,13 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
         if (rank != 0) return;
         // The small problems skip P's zero columns [q - p_padding, q).
         const std::int64_t pad_at = q - p_padding;
-        const HostMatrix GAu = without_span(GA, pad_at, p_padding), GBu = without_span(GB, pad_at, p_padding);
+        HostMatrix GA_dropped, GB_dropped;
+        if (p_padding > 0) {
+          GA_dropped = without_span(GA, pad_at, p_padding);
+          GB_dropped = without_span(GB, pad_at, p_padding);
+        }
+        const HostMatrix& GAu = p_padding > 0 ? GA_dropped : GA;
+        const HostMatrix& GBu = p_padding > 0 ? GB_dropped : GB;
         RitzPairs pairs = rayleigh_ritz(GAu, GBu, nb, pad_at, nb, tol, options.which);
         // A restart is decided on measured Gram matrices only. (Not seen in
         // the tests: the orthogonalisation keeps the carried GB within

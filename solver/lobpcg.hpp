@@ -96,8 +96,10 @@ struct LobpcgOptions {
   // [X P] padded with zero columns at the end of P to a multiple of this many
   // columns, so that the blocks the Ritz update writes ([X P], A [X P] and
   // the residuals after them) start and end on whole 32-byte sectors however
-  // many pairs have locked; the small problems skip the padding. 0: 4 for
-  // fp64 on the device, none (1) otherwise.
+  // many pairs have locked; the small problems skip the padding. A W is
+  // applied over the same multiple of columns where the block has room (the
+  // extra products are discarded). 0: 4 for fp64 on the device, none (1)
+  // otherwise.
   int column_alignment = 0;
 };
 
