@@ -11,6 +11,9 @@ which damps the run-to-run noise at the 5% margin; each run is also scored on it
 
 The rule being fitted (heuristic.cpp), per precision and block-width row:
 
+    row_split    if n = 1 and the stream body pays  (fixed, not fitted: rows >= 4096 and the longest
+                                                     row >= 8x the mean, or >= 4x a mean <= 16;
+                                                     or a mean row over 4096, any row count)
     merge_based  if rows < min_rows                 (too few rows to fill the GPU)
                  or max_row_length > skew * mean    (a few long rows: row-split
                                                      leaves lanes idle behind them)
@@ -64,6 +67,17 @@ def dense_rows_take_merge(rows, cols, mean, mx, n, precision):
     return mx <= 3 * mean and mean >= 4 * items
 
 
+def row_stream_takes(rows, mean, mx, n):
+    """heuristic.cpp's row_stream_pays at n = 1 (choose_algorithm's first rule)."""
+    if n != 1:
+        return False
+    if mean > 4096:
+        return True
+    if rows < 4096 or mean <= 0:
+        return False
+    return mx >= 8 * mean or (mx >= 4 * mean and mean <= 16)
+
+
 def load(path):
     """(matrix, precision, n) -> {rows, mean, max, row_split, merge_based} (times in us)."""
     cases = defaultdict(dict)
@@ -77,6 +91,7 @@ def load(path):
             c["max"] = float(r["max_row_length"])
             c["dense_merge"] = dense_rows_take_merge(c["rows"], int(r["cols"]), c["mean"], c["max"],
                                                      int(r["n"]), r["precision"])
+            c["stream"] = row_stream_takes(c["rows"], c["mean"], c["max"], int(r["n"]))
             timed = r["time_us"] != "" and r["check"] in ("PASS", "FAIL")
             c[r["algorithm"]] = float(r["time_us"]) if timed else math.inf
     return {k: v for k, v in cases.items() if "row_split" in v and "merge_based" in v
@@ -99,6 +114,8 @@ def load_runs(paths):
 
 
 def picks_merge(c, min_rows, skew, short_mean):
+    if c["stream"]:
+        return False
     return (c["rows"] < min_rows or c["dense_merge"] or c["max"] > skew * c["mean"]
             or c["mean"] < short_mean)
 
@@ -133,10 +150,12 @@ def fit_row(cases, min_rows):
     mean = np.array([c["mean"] for c in cases])
     mx = np.array([c["max"] for c in cases])
     dense = np.array([c["dense_merge"] for c in cases], dtype=bool)
+    stream = np.array([c["stream"] for c in cases], dtype=bool)
     r_merge = np.array([ratio(c, True) for c in cases])
     r_split = np.array([ratio(c, False) for c in cases])
     merge = ((rows < min_rows)[None, None, :] | dense[None, None, :] | (mx[None, None, :] > skews[:, None, None] * mean[None, None, :])
              | (mean[None, None, :] < means[None, :, None]))
+    merge &= ~stream[None, None, :]
     r = np.where(merge, r_merge, r_split)
     misses = (r > WITHIN).sum(axis=2)
     slowdown = np.minimum(r, 10.0).sum(axis=2)

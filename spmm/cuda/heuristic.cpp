@@ -1,4 +1,5 @@
 #include "spmm/cuda/heuristic.hpp"
+#include "spmm/cuda/row_stream_blocks.hpp"
 
 #include <algorithm>
 #include <array>
@@ -6,16 +7,16 @@
 #include <cmath>
 #include <limits>
 
-
 namespace blockeigs::spmm::cuda {
 namespace {
 
 // ---------------------------------------------------------------------------
 // TUNING TABLE: row_split or merge_based, per precision and block width.
 //
-// merge_based when rows < row_split_min_rows, or max_row > skew * mean_row,
-// or mean_row < short_mean; row_split otherwise. A width n uses the first row
-// with n <= max_n (n = 100 the row of 128).
+// At n = 1, row_split where its stream body pays (row_stream_pays, below).
+// Otherwise merge_based when rows < row_split_min_rows, or max_row > skew *
+// mean_row, or mean_row < short_mean; row_split otherwise. A width n uses
+// the first row with n <= max_n (n = 100 the row of 128).
 //
 // Fitted by scripts/fit_heuristic.py (--min-rows 4096) from
 // docs/benchmarks/data/2026-11-23-spmm-bench-ea12e5d-h100.csv (H100, commit
@@ -175,6 +176,26 @@ constexpr double merge_order_min_segments_per_row = 4;
 constexpr double dense_rows_min_density = 0.5;
 constexpr std::int64_t dense_rows_merge_min_row_bytes = 128;
 
+// row_stream_pays: H100, spmm-bench --suite full --n 1 at bc74ad8 plus the
+// stream body (spmm-tuning-notes 23; data/2026-11-24-row-stream-n1-ab-h100.tgz),
+// one binary with the stream body forced on every matrix and then off. Against
+// the faster of row_split's group-per-row body and merge_based:
+//  - skew (longest row over the mean) 13-12,366, all 24 such matrices: the
+//    stream body 1.01-1.35x faster in both precisions, the very long rows
+//    (vsp_model1 17,663, power-law 100,000) now in pieces included;
+//  - skew 7-9: rajat11 1.02-1.06x, socfb-MIT8 0.98x / 1.18x;
+//  - skew 4-7 with short rows: FA (mean 6.8) 1.17x / 1.33x, rajat11 and add32
+//    level, 1138_bus (mean 3.6) 0.92-0.95x; but mbeacxc (mean 101, skew 4.8)
+//    0.66x / 0.79x: a warp a row suits long rows whatever their spread;
+//  - regular rows (skew <= 3.5): 0.79-0.98x on every mesh and dense block,
+//    except uniform_1M_x32 (random columns, 1.19x / 1.24x; not separable by
+//    row lengths from dense_512kx32, 0.92x);
+//  - few rows longer than a piece (dense 32 x 512k to 2k x 8k): 1.07-1.14x
+//    over merge_based, in pieces.
+constexpr double row_stream_min_skew = 8;
+constexpr double row_stream_min_skew_short_rows = 4;
+constexpr double row_stream_short_row = 16;
+
 // wide_unroll_pays: from the full suite on the H200 at 8c1059d (every fp64
 // n = 16 and 32 case wide) against b2fe87a (none wide), time ratio per
 // matrix (spmm-tuning-notes section 10). Row-split gained 1.18-1.40x on
@@ -329,7 +350,15 @@ bool wide_unroll_pays(Algorithm algorithm, const RowShape& shape, int column_lan
          shape.max <= wide_row_split_max_skew * shape.mean;
 }
 
+bool row_stream_pays(const RowShape& shape) {
+  if (shape.mean > row_stream_piece) return true;  // few long rows, in pieces
+  if (shape.rows < row_split_min_rows || shape.mean <= 0) return false;
+  const double skew = shape.max / shape.mean;
+  return skew >= row_stream_min_skew || (skew >= row_stream_min_skew_short_rows && shape.mean <= row_stream_short_row);
+}
+
 Algorithm choose_algorithm(const RowShape& shape, std::int64_t n, Precision precision, int multiprocessors) {
+  if (n == 1 && row_stream_pays(shape)) return Algorithm::row_split;
   if (shape.rows < row_split_min_rows) return Algorithm::merge_based;
   const std::int64_t row_bytes = n * (precision == Precision::fp32 ? 4 : 8);
   if (multiprocessors > 0 && shape.cols > 0 && shape.mean >= dense_rows_min_density * double(shape.cols) &&

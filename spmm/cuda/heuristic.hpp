@@ -37,7 +37,8 @@ RowShape row_shape(const std::int32_t* device_row_offsets, std::int64_t rows, st
 RowShape row_shape_host(const std::int32_t* row_offsets, std::int64_t rows, std::int64_t cols, std::int64_t nnz);
 
 // row_split or merge_based for a matrix of this shape multiplied by a block of
-// n columns in `precision`: merge_based when there are too few rows to fill
+// n columns in `precision`: at n = 1 row_split wherever its stream body pays
+// (row_stream_pays); otherwise merge_based when there are too few rows to fill
 // the GPU one row per group of lanes (a 2 x 8M block), when the longest row is
 // many times the mean (row-split leaves the other lanes of a warp idle behind
 // it), or when rows are very short at wide n; row_split otherwise. Also
@@ -70,6 +71,15 @@ std::int64_t merge_items_per_segment(std::int64_t rows, std::int64_t nnz, int mu
 // (merge_order_across_rows) rather than in path order: for regular rows that
 // each span several segments of `items` (dense blocks of few long rows).
 bool merge_order_pays(const RowShape& shape, std::int64_t items);
+
+// Whether row_split multiplies a single column with its stream body
+// (row_stream_spmv.cuh) rather than a group of lanes per row: skewed rows
+// (the longest at least row_stream_min_skew times the mean, or
+// row_stream_min_skew_short_rows times a mean of at most
+// row_stream_short_row) from row_split_min_rows rows, or rows longer on
+// average than a piece of the body (row_stream_piece) however few.
+// choose_algorithm sends such matrices to row_split at n = 1.
+bool row_stream_pays(const RowShape& shape);
 
 // Whether the merge kernel multiplies blocks of up to merge_spmv_max_width
 // columns with its narrow (SpMV) body (each lane walks a few consecutive

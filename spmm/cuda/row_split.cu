@@ -1,17 +1,22 @@
 // Row-split CSR x row-major SpMM (Yang, Buluc and Owens, Euro-Par 2018): each
 // row is owned by one group of lanes (spmm_group.cuh): GC lanes over the
 // columns, sized by n; GK lanes over the nonzeros, sized by the mean row length
-// (for n == 1 this is a CSR-vector SpMV), or on regular rows for several rounds
-// of loads (row_split_passes). A warp holds 32 / (GC * GK) rows at
+// (for n == 1 this is a CSR-vector SpMV; skewed rows at n == 1 take the
+// stream body of row_stream_spmv.cuh instead), or on regular rows for several
+// rounds of loads (row_split_passes). A warp holds 32 / (GC * GK) rows at
 // once, so short rows and narrow blocks keep every lane busy. Good when rows
 // are long and regular; the merge-based kernel covers skewed and short rows.
 #include <algorithm>
+#include <memory>
 #include <unordered_map>
+#include <vector>
 
 #include "spmm/cuda/cuda_check.hpp"
 #include "spmm/cuda/dense_kernels.hpp"
 #include "spmm/cuda/heuristic.hpp"
 #include "spmm/cuda/kernel_dispatch.cuh"
+#include "spmm/cuda/row_stream_spmv.cuh"
+#include "spmm/memory.hpp"
 #include "spmm/local_spmm.hpp"
 
 namespace blockeigs::spmm {
@@ -129,6 +134,17 @@ class RowSplitSpmm final : public LocalSpmm<T> {
  private:
   void launch(T alpha, const ConstDenseView<T>& B, T beta, const DenseView<T>& C) {
     const SpmmArgs<T> args = make_spmm_args(A_, B, alpha, beta, C);
+    if (B.cols == 1 && cuda::row_stream_pays(shape_)) {
+      if (!stream_spmv_) {  // laid out on the first single column, once
+        std::vector<std::int32_t> offsets(static_cast<std::size_t>(A_.rows + 1));
+        // The matrix may still be on its way on the context's stream.
+        BLOCKEIGS_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(context_.stream())));
+        copy_bytes(offsets.data(), Space::host, A_.row_offsets, Space::device, offsets.size() * sizeof(std::int32_t));
+        stream_spmv_ = std::make_unique<RowStreamSpmv<T>>(cuda::row_stream_layout(offsets));
+      }
+      stream_spmv_->multiply(args, static_cast<cudaStream_t>(context_.stream()));
+      return;
+    }
     const int v = vector_width<T>(B.data, B.ld, C.data, C.ld, B.cols);
     dispatch_shape<T, ShapeFor::row_split>(static_cast<int>(B.cols), v, [&](auto shape) {
       using S = decltype(shape);
@@ -191,6 +207,7 @@ class RowSplitSpmm final : public LocalSpmm<T> {
   int multiprocessors_ = 1;
   cuda::RowShape shape_;
   std::unordered_map<const void*, int> blocks_per_sm_;  // resident_blocks_per_sm
+  std::unique_ptr<RowStreamSpmv<T>> stream_spmv_;  // the n = 1 body for skewed rows, laid out on first use
 };
 
 }  // namespace

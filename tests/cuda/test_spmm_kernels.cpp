@@ -11,6 +11,7 @@
 #include <initializer_list>
 
 #include "spmm/cuda/heuristic.hpp"
+#include "spmm/cuda/row_stream_blocks.hpp"
 #include "test_spmm_support.hpp"
 
 namespace blockeigs::test {
@@ -295,6 +296,64 @@ TEST(SpmmKernels, LeadingDimensionsAndAlignmentFp32) {
 TEST(SpmmKernels, LeadingDimensionsAndAlignmentFp64) {
   SKIP_WITHOUT_GPU();
   leading_dimensions<double>();
+}
+
+// n = 1 on rows skewed enough for row_split's stream body (row_stream_pays):
+// blocks of short rows, long rows alone (over the long-row limit, and over a
+// whole tile), rows split into pieces (the first and last rows among them),
+// a run of 600 empty rows (blocks cut at the thread budget), beta = 0 over
+// NaN, beta != 0, and the column as a view of wider blocks.
+template <class T>
+void row_stream_on_skewed_rows() {
+  using spmm::cuda::row_stream_piece;
+  const auto A = random_csr<T>(20000, 15000, 81, [](std::int64_t row, std::mt19937_64& e) {
+    if (row >= 5000 && row < 5600) return std::int64_t(0);
+    if (row == 0) return std::int64_t(2 * row_stream_piece + 3);
+    if (row == 7000) return std::int64_t(spmm::cuda::row_stream_long_row + 1);
+    if (row == 7001) return std::int64_t(spmm::cuda::row_stream_tile + 1);
+    if (row == 7002) return std::int64_t(3 * row_stream_piece + 2);
+    if (row == 19999) return std::int64_t(row_stream_piece + 1);
+    return e() % 100 == 0 ? std::int64_t(300 + e() % 2700) : std::int64_t(e() % 9);
+  });
+  const spmm::cuda::RowShape shape = spmm::cuda::row_shape_host(A.row_offsets.data(), A.rows, A.cols, A.nnz());
+  ASSERT_TRUE(spmm::cuda::row_stream_pays(shape));
+  ASSERT_EQ(spmm::cuda::choose_algorithm(shape, 1, precision_of<T>(), 132), Algorithm::row_split);
+  ASSERT_EQ(spmm::cuda::row_stream_layout(A.row_offsets).split_rows, std::vector<std::int32_t>({0, 7002, 19999}));
+  check_all_algorithms(A, {{.n = 1, .seed = 1},
+                           {.n = 1, .alpha = -1.5, .beta = 0.5, .seed = 2},
+                           {.n = 1, .beta = 2.0, .ldb = 3, .ldc = 2, .b_offset = 1, .c_offset = 1, .seed = 3}});
+}
+
+TEST(SpmmKernels, RowStreamOnSkewedRowsFp32) {
+  SKIP_WITHOUT_GPU();
+  row_stream_on_skewed_rows<float>();
+}
+
+TEST(SpmmKernels, RowStreamOnSkewedRowsFp64) {
+  SKIP_WITHOUT_GPU();
+  row_stream_on_skewed_rows<double>();
+}
+
+TEST(SpmmHeuristic, RowStreamOnlyForSkewedRowsAtOneColumn) {
+  using spmm::cuda::RowShape;
+  using spmm::cuda::row_stream_pays;
+  EXPECT_TRUE(row_stream_pays(RowShape{1000000, 20.0, 160.0}));   // skew 8
+  EXPECT_FALSE(row_stream_pays(RowShape{1000000, 20.0, 159.0}));  // skew below 8, rows not short
+  EXPECT_TRUE(row_stream_pays(RowShape{1000000, 16.0, 64.0}));    // skew 4 on short rows (FA)
+  EXPECT_FALSE(row_stream_pays(RowShape{1000000, 16.0, 63.0}));
+  EXPECT_FALSE(row_stream_pays(RowShape{1000000, 17.0, 68.0}));
+  EXPECT_FALSE(row_stream_pays(RowShape{98892, 101.5, 484.0}));    // mbeacxc: long rows, skew 4.8
+  EXPECT_FALSE(row_stream_pays(RowShape{1000000, 7.0, 7.0}));      // a regular mesh
+  EXPECT_TRUE(row_stream_pays(RowShape{1000000, 8.0, 100000.0}));  // very long rows go in pieces
+  EXPECT_FALSE(row_stream_pays(RowShape{1000, 2.0, 500.0}));       // skewed, but too few rows
+  EXPECT_TRUE(row_stream_pays(RowShape{8, 2097152.0, 2097152.0}));  // few rows, each in pieces
+  EXPECT_FALSE(row_stream_pays(RowShape{1000, double(spmm::cuda::row_stream_piece), 4096.0}));
+  EXPECT_FALSE(row_stream_pays(RowShape{1000000, 0.0, 0.0}));
+  const RowShape skewed{1000000, 5.0, 1500.0};
+  EXPECT_EQ(spmm::cuda::choose_algorithm(skewed, 1, Precision::fp32), Algorithm::row_split);
+  EXPECT_EQ(spmm::cuda::choose_algorithm(skewed, 2, Precision::fp32), Algorithm::merge_based);
+  EXPECT_EQ(spmm::cuda::choose_algorithm({8, 2097152.0, 2097152.0}, 1, Precision::fp64), Algorithm::row_split);
+  EXPECT_EQ(spmm::cuda::choose_algorithm({8, 2097152.0, 2097152.0}, 2, Precision::fp64), Algorithm::merge_based);
 }
 
 TEST(SpmmKernels, BlocksWiderThanOneLaunch) {
@@ -606,10 +665,13 @@ TEST(SpmmKernels, PlanResolvesAutomaticToOurKernels) {
     for (int c = 0; c < spmm::cuda::chunk_sizes; ++c) EXPECT_EQ(gpu.heaviest_warp[c], cpu.heaviest_warp[c]) << rows << " " << c;
   }
   EXPECT_EQ(spmm::cuda::row_shape(l.view().row_offsets, 40000, long_rows.cols, long_rows.nnz()).max, 64.0);
-  // A row 1000 times the mean: row-split would leave a warp's other lanes
-  // idle behind it; the same mean without the long row: row_split at n = 1.
-  EXPECT_EQ(spmm::cuda::choose_algorithm(shape, 1, Precision::fp64), Algorithm::merge_based);
-  EXPECT_EQ(spmm::cuda::choose_algorithm(shape, 1, Precision::fp32), Algorithm::merge_based);
+  // A row 1000 times the mean: a group of lanes a row would leave a warp's
+  // other lanes idle behind it, so merge_based at n = 2; at n = 1 row_split's
+  // stream body, which splits work by nonzeros. The same mean without the
+  // long row: row_split.
+  EXPECT_EQ(spmm::cuda::choose_algorithm(shape, 2, Precision::fp64), Algorithm::merge_based);
+  EXPECT_EQ(spmm::cuda::choose_algorithm(shape, 2, Precision::fp32), Algorithm::merge_based);
+  EXPECT_EQ(spmm::cuda::choose_algorithm(shape, 1, Precision::fp64), Algorithm::row_split);
   EXPECT_EQ(spmm::cuda::choose_algorithm({shape.rows, shape.mean, 3.0}, 1, Precision::fp64), Algorithm::row_split);
   // Few rows: row-split cannot fill the GPU, whatever the mean row length.
   EXPECT_EQ(spmm::cuda::choose_algorithm({2, 1e6, 1e6}, 64, Precision::fp64), Algorithm::merge_based);

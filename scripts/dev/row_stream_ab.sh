@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# On the GPU machine, with a bundle built with the measurement knob
+# BLOCKEIGS_ROW_STREAM (0: row_split's old n = 1 body everywhere, 1: the stream
+# body everywhere; "rule": unset, as built without the knob): spmm-bench at
+# the widths N (default 1) over the full suite, by groups of matrices (one
+# CSV each, so that a timeout loses one group), knob settings (KNOBS, default
+# "1 0") alternating, RUNS times. Data for heuristic.cpp's row_stream_pays
+# (spmm-tuning-notes 23).
+#   scripts/dev/row_stream_ab.sh BIN_DIR MATRIX_DIR OUT_DIR
+# The CSVs and logs go to a work folder, packed into OUT_DIR after
+# every group (the device tool returns at most 8 files). Name: n<widths>-ab.tgz.
+set -uo pipefail
+bin=$1 data=$2 dest=$3
+out=$(mktemp -d)
+tag=n$(echo "${N:-1}" | tr , -)
+groups=('^(lap|uniform|powerlaw|rows16k)' '^dense' '^[0-9A-Ea-e].*_blockdiag$' '^[F-Pf-p].*_blockdiag$'
+        '^[Q-Zq-z].*_blockdiag$')
+for run in $(seq "${RUNS:-1}"); do
+  for knob in ${KNOBS:-1 0}; do
+    for g in "${!groups[@]}"; do
+      start=$SECONDS
+      env=(env BLOCKEIGS_ROW_STREAM=$knob); [ "$knob" = rule ] && env=(env -u BLOCKEIGS_ROW_STREAM)
+      "${env[@]}" timeout "${GROUP_TIMEOUT:-200}" "$bin/spmm-bench" --suite full --data "$data" \
+        --matrices "${groups[$g]}" --n "${N:-1}" --csv "$out/$tag-k$knob-g$g-r$run.csv" > "$out/$tag-k$knob-g$g-r$run.log" 2>&1
+      echo "knob $knob group $g run $run: exit $? in $((SECONDS - start)) s" | tee -a "$out/progress.txt"
+      tar -czf "$dest/$tag-ab.tgz" -C "$out" .
+    done
+  done
+done

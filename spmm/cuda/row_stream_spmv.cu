@@ -1,0 +1,167 @@
+// Row-split's n = 1 stream body (row_stream_spmv.cuh).
+#include "spmm/cuda/cuda_check.hpp"
+#include "spmm/cuda/row_stream_spmv.cuh"
+
+namespace blockeigs::spmm::cuda::detail {
+
+namespace {
+
+template <class T>
+__device__ __forceinline__ void store_y(const SpmmArgs<T>& a, std::int64_t row, T sum) {
+  T* y = a.C + row * a.ldc;
+  *y = a.beta == T(0) ? a.alpha * sum : fma(a.alpha, sum, a.beta * *y);
+}
+
+template <class T>
+__device__ __forceinline__ T product(const SpmmArgs<T>& a, int p) {
+  return __ldg(a.values + p) * __ldg(b_row(a.B, __ldg(a.col_indices + p), a.ldb_bytes));
+}
+
+// The sum of every thread's `sum` over the block, by a fixed tree (a
+// butterfly in each warp, then the warps in order), to thread 0.
+template <class T>
+__device__ __forceinline__ T block_sum(T sum, T* warp_sums) {
+  const int tid = threadIdx.x;
+#pragma unroll
+  for (int o = warp_size / 2; o > 0; o /= 2) sum += __shfl_xor_sync(full_mask, sum, o);
+  if (tid % warp_size == 0) warp_sums[tid / warp_size] = sum;
+  __syncthreads();
+  T total = T(0);
+  if (tid == 0) {
+#pragma unroll
+    for (int w = 0; w < row_stream_threads / warp_size; ++w) total += warp_sums[w];
+  }
+  return total;
+}
+
+// The block's threads stride over nonzeros [s, e), row_stream_items loads in
+// flight each, and add by a fixed tree; the sum is returned to thread 0.
+template <class T>
+__device__ __forceinline__ T block_sum_of_products(const SpmmArgs<T>& a, int s, int e, T* warp_sums) {
+  const int tid = threadIdx.x;
+  T sum = T(0);
+  int p = s + tid;
+  // Compared as distances from e, so that no index passes 2^31 - 1.
+  for (; e - p > (row_stream_items - 1) * row_stream_threads; p += row_stream_items * row_stream_threads) {
+    T v[row_stream_items];
+#pragma unroll
+    for (int k = 0; k < row_stream_items; ++k) v[k] = product(a, p + k * row_stream_threads);
+#pragma unroll
+    for (int k = 0; k < row_stream_items; ++k) sum += v[k];
+  }
+  for (; p < e; p += row_stream_threads) sum += product(a, p);
+  return block_sum(sum, warp_sums);
+}
+
+// Blocks [0, pieces): a piece of a split row each, its partial sum to
+// partials. Blocks from pieces on: the layout's blocks of rows.
+template <class T>
+__global__ void __launch_bounds__(row_stream_threads)
+    row_stream_spmv_kernel(const SpmmArgs<T> a, const std::int32_t* block_rows, const std::int32_t* piece_rows,
+                           const std::int32_t* piece_begins, const int pieces, T* partials) {
+  __shared__ T products[row_stream_tile];
+  __shared__ T warp_sums[row_stream_threads / warp_size];
+  const int tid = threadIdx.x;
+  if (int(blockIdx.x) < pieces) {
+    const int piece = blockIdx.x, row = __ldg(piece_rows + piece);
+    const int s = __ldg(piece_begins + piece);
+    const int e = piece + 1 < pieces && __ldg(piece_rows + piece + 1) == row ? __ldg(piece_begins + piece + 1)
+                                                                             : __ldg(a.row_offsets + row + 1);
+    const T total = block_sum_of_products(a, s, e, warp_sums);
+    if (tid == 0) partials[piece] = total;
+    return;
+  }
+  const int block = blockIdx.x - pieces;
+  const int r0 = __ldg(block_rows + block), r1 = __ldg(block_rows + block + 1);
+  const int s = __ldg(a.row_offsets + r0), e = __ldg(a.row_offsets + r1);
+  const int rows = r1 - r0;
+  if (rows == 1 && e - s > row_stream_long_row) {
+    if (e - s > row_stream_piece) return;  // split: its pieces above
+    const T total = block_sum_of_products(a, s, e, warp_sums);
+    if (tid == 0) store_y(a, r0, total);
+    return;
+  }
+  // Stream: every product of the block into shared memory, loads coalesced.
+  T v[row_stream_items];
+#pragma unroll
+  for (int k = 0; k < row_stream_items; ++k) {
+    const int i = k * row_stream_threads + tid;
+    v[k] = i < e - s ? product(a, s + i) : T(0);
+  }
+#pragma unroll
+  for (int k = 0; k < row_stream_items; ++k) products[k * row_stream_threads + tid] = v[k];
+  __syncthreads();
+  // Groups of g lanes a row (g: the largest power of two up to 32 that gives
+  // every row a group); a group adds its row's products, strided, then by a
+  // butterfly.
+  int g = warp_size;
+  while (g > 1 && g * rows > row_stream_threads) g /= 2;
+  const int row = tid / g, lane = tid % g;
+  T sum = T(0);
+  int begin = 0, end = 0;
+  if (row < rows) {
+    begin = __ldg(a.row_offsets + r0 + row) - s;
+    end = __ldg(a.row_offsets + r0 + row + 1) - s;
+  }
+  for (int i = begin + lane; i < end; i += g) sum += products[i];
+  for (int o = g / 2; o > 0; o /= 2) sum += __shfl_xor_sync(full_mask, sum, o);
+  if (lane == 0 && row < rows) store_y(a, std::int64_t(r0) + row, sum);
+}
+
+// A block a split row: thread t adds the row's partials t, t + 256, ...,
+// row_stream_items loads in flight, then the block's fixed tree. (A warp a
+// row, one load at a time, took ~20 us over the 2048 pieces of a row of 8M.)
+template <class T>
+__global__ void __launch_bounds__(row_stream_threads)
+    row_stream_split_rows_kernel(const SpmmArgs<T> a, const std::int32_t* split_rows,
+                                 const std::int32_t* first_piece, const T* partials) {
+  __shared__ T warp_sums[row_stream_threads / warp_size];
+  const int tid = threadIdx.x;
+  const int p0 = __ldg(first_piece + blockIdx.x), p1 = __ldg(first_piece + blockIdx.x + 1);
+  T sum = T(0);
+  int p = p0 + tid;
+  for (; p1 - p > (row_stream_items - 1) * row_stream_threads; p += row_stream_items * row_stream_threads) {
+    T v[row_stream_items];
+#pragma unroll
+    for (int k = 0; k < row_stream_items; ++k) v[k] = partials[p + k * row_stream_threads];
+#pragma unroll
+    for (int k = 0; k < row_stream_items; ++k) sum += v[k];
+  }
+  for (; p < p1; p += row_stream_threads) sum += partials[p];
+  const T total = block_sum(sum, warp_sums);
+  if (tid == 0) store_y(a, __ldg(split_rows + blockIdx.x), total);
+}
+
+}  // namespace
+
+template <class T>
+RowStreamSpmv<T>::RowStreamSpmv(const RowStreamLayout& layout)
+    : blocks_(std::int64_t(layout.block_rows.size()) - 1),
+      pieces_(std::int64_t(layout.piece_rows.size())),
+      split_rows_(std::int64_t(layout.split_rows.size())),
+      block_rows_(Space::device, layout.block_rows),
+      piece_rows_(Space::device, layout.piece_rows),
+      piece_begins_(Space::device, layout.piece_begins),
+      split_rows_list_(Space::device, layout.split_rows),
+      split_first_piece_(Space::device, layout.split_first_piece),
+      partials_(Space::device, static_cast<std::size_t>(pieces_)) {
+  if (blocks_ + pieces_ > INT32_MAX) throw Error("row_split SpMM: too many blocks for the n = 1 stream body");
+}
+
+template <class T>
+void RowStreamSpmv<T>::multiply(const SpmmArgs<T>& args, cudaStream_t stream) {
+  if (blocks_ + pieces_ == 0) return;
+  row_stream_spmv_kernel<T><<<static_cast<unsigned>(blocks_ + pieces_), row_stream_threads, 0, stream>>>(
+      args, block_rows_.data(), piece_rows_.data(), piece_begins_.data(), static_cast<int>(pieces_),
+      partials_.data());
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+  if (split_rows_ == 0) return;
+  row_stream_split_rows_kernel<T><<<static_cast<unsigned>(split_rows_), row_stream_threads, 0, stream>>>(
+      args, split_rows_list_.data(), split_first_piece_.data(), partials_.data());
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
+
+template class RowStreamSpmv<float>;
+template class RowStreamSpmv<double>;
+
+}  // namespace blockeigs::spmm::cuda::detail
