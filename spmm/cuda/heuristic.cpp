@@ -192,7 +192,9 @@ constexpr std::int64_t dense_rows_merge_min_row_bytes = 128;
 //    except uniform_1M_x32 (random columns, 1.19x / 1.24x; not separable by
 //    row lengths from dense_512kx32, 0.92x);
 //  - few rows longer than a piece (dense 32 x 512k to 2k x 8k): 1.07-1.14x
-//    over merge_based, in pieces.
+//    over merge_based, in pieces; 2 and 8 rows (2 x 8M, 8 x 2M) 1.11-1.14x
+//    once the pieces were launched across rows (data/2026-11-24-row-stream-
+//    piece-order-h100.tar.xz), 0.90-1.09x before.
 constexpr double row_stream_min_skew = 8;
 constexpr double row_stream_min_skew_short_rows = 4;
 constexpr double row_stream_short_row = 16;

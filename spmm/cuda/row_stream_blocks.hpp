@@ -4,7 +4,9 @@
 // C++, so that the host tests include it with g++.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <vector>
 
 namespace blockeigs::spmm::cuda {
@@ -38,6 +40,13 @@ struct RowStreamLayout {
   // the piece count (split_rows.size() + 1 entries).
   std::vector<std::int32_t> split_rows;
   std::vector<std::int32_t> split_first_piece{0};
+  // The order the pieces are launched in: by their place in their row, then
+  // by row (every split row's first piece, then every second piece, ...), so
+  // that rows sharing their columns (a dense block of a few rows) read each
+  // stretch of B while it is in L2 rather than once per row from DRAM
+  // (dense_8x2M fp64 ran at 88% of DRAM peak in row order, moving 271 MB
+  // where 217 MB must move).
+  std::vector<std::int32_t> piece_order;
 };
 
 // From the rows + 1 row offsets.
@@ -68,6 +77,14 @@ inline RowStreamLayout row_stream_layout(const std::vector<std::int32_t>& row_of
     }
     layout.block_rows.push_back(r);
   }
+  std::vector<std::int32_t> place(layout.piece_rows.size());  // each piece's place in its row
+  for (std::size_t i = 0; i + 1 < layout.split_first_piece.size(); ++i)
+    for (std::int32_t p = layout.split_first_piece[i]; p < layout.split_first_piece[i + 1]; ++p)
+      place[p] = p - layout.split_first_piece[i];
+  layout.piece_order.resize(place.size());
+  std::iota(layout.piece_order.begin(), layout.piece_order.end(), 0);
+  std::stable_sort(layout.piece_order.begin(), layout.piece_order.end(),
+                   [&](std::int32_t x, std::int32_t y) { return place[x] < place[y]; });
   return layout;
 }
 

@@ -53,17 +53,19 @@ __device__ __forceinline__ T block_sum_of_products(const SpmmArgs<T>& a, int s, 
   return block_sum(sum, warp_sums);
 }
 
-// Blocks [0, pieces): a piece of a split row each, its partial sum to
-// partials. Blocks from pieces on: the layout's blocks of rows.
+// Blocks [0, pieces): a piece of a split row each (in the layout's
+// piece_order), its partial sum to partials. Blocks from pieces on: the
+// layout's blocks of rows.
 template <class T>
 __global__ void __launch_bounds__(row_stream_threads)
     row_stream_spmv_kernel(const SpmmArgs<T> a, const std::int32_t* block_rows, const std::int32_t* piece_rows,
-                           const std::int32_t* piece_begins, const int pieces, T* partials) {
+                           const std::int32_t* piece_begins, const std::int32_t* piece_order, const int pieces,
+                           T* partials) {
   __shared__ T products[row_stream_tile];
   __shared__ T warp_sums[row_stream_threads / warp_size];
   const int tid = threadIdx.x;
   if (int(blockIdx.x) < pieces) {
-    const int piece = blockIdx.x, row = __ldg(piece_rows + piece);
+    const int piece = __ldg(piece_order + blockIdx.x), row = __ldg(piece_rows + piece);
     const int s = __ldg(piece_begins + piece);
     const int e = piece + 1 < pieces && __ldg(piece_rows + piece + 1) == row ? __ldg(piece_begins + piece + 1)
                                                                              : __ldg(a.row_offsets + row + 1);
@@ -142,6 +144,7 @@ RowStreamSpmv<T>::RowStreamSpmv(const RowStreamLayout& layout)
       block_rows_(Space::device, layout.block_rows),
       piece_rows_(Space::device, layout.piece_rows),
       piece_begins_(Space::device, layout.piece_begins),
+      piece_order_(Space::device, layout.piece_order),
       split_rows_list_(Space::device, layout.split_rows),
       split_first_piece_(Space::device, layout.split_first_piece),
       partials_(Space::device, static_cast<std::size_t>(pieces_)) {
@@ -152,8 +155,8 @@ template <class T>
 void RowStreamSpmv<T>::multiply(const SpmmArgs<T>& args, cudaStream_t stream) {
   if (blocks_ + pieces_ == 0) return;
   row_stream_spmv_kernel<T><<<static_cast<unsigned>(blocks_ + pieces_), row_stream_threads, 0, stream>>>(
-      args, block_rows_.data(), piece_rows_.data(), piece_begins_.data(), static_cast<int>(pieces_),
-      partials_.data());
+      args, block_rows_.data(), piece_rows_.data(), piece_begins_.data(), piece_order_.data(),
+      static_cast<int>(pieces_), partials_.data());
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
   if (split_rows_ == 0) return;
   row_stream_split_rows_kernel<T><<<static_cast<unsigned>(split_rows_), row_stream_threads, 0, stream>>>(

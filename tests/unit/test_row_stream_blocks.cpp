@@ -2,7 +2,7 @@
 // every row in exactly one block, in order; no block over its thread or
 // nonzero budget; rows over the long-row limit alone; runs of empty rows cut
 // at the thread budget; rows over the piece length cut into equal pieces
-// that cover the row exactly.
+// that cover the row exactly, launched by their place in the row.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -70,6 +70,20 @@ void expect_valid_layout(const std::vector<std::int32_t>& lengths) {
     EXPECT_LE(longest, row_stream_piece) << "row " << row;
     EXPECT_LE(longest - shortest, 1) << "row " << row;
   }
+  // The launch order: every piece once, by its place in its row, then by row.
+  ASSERT_EQ(layout.piece_order.size(), layout.piece_rows.size());
+  std::vector<std::int32_t> place(layout.piece_rows.size()), seen(layout.piece_rows.size(), 0);
+  for (std::size_t i = 0; i < layout.split_rows.size(); ++i)
+    for (std::int32_t p = layout.split_first_piece[i]; p < layout.split_first_piece[i + 1]; ++p)
+      place[p] = p - layout.split_first_piece[i];
+  for (std::size_t k = 0; k < layout.piece_order.size(); ++k) {
+    const std::int32_t p = layout.piece_order[k];
+    ASSERT_TRUE(p >= 0 && std::size_t(p) < seen.size()) << k;
+    EXPECT_EQ(seen[p]++, 0) << "piece " << p << " launched twice";
+    if (k == 0) continue;
+    const std::int32_t q = layout.piece_order[k - 1];
+    EXPECT_TRUE(place[q] < place[p] || (place[q] == place[p] && layout.piece_rows[q] < layout.piece_rows[p])) << k;
+  }
 }
 
 TEST(RowStreamLayout, EmptyAndSingleRows) {
@@ -108,6 +122,7 @@ TEST(RowStreamLayout, SplitRowsInEqualPieces) {
   const RowStreamLayout layout = row_stream_layout(offsets_of(lengths));
   EXPECT_EQ(layout.split_rows, std::vector<std::int32_t>({1, 4}));
   EXPECT_EQ(layout.split_first_piece, std::vector<std::int32_t>({0, 4, 6}));
+  EXPECT_EQ(layout.piece_order, std::vector<std::int32_t>({0, 4, 1, 5, 2, 3}));  // first pieces, then second, ...
   expect_valid_layout(lengths);
 }
 
