@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# On the GPU machine, with a bundle built with the measurement knob
-# BLOCKEIGS_ROW_STREAM (0: row_split's old n = 1 body everywhere, 1: the stream
-# body everywhere; "rule": unset, as built without the knob): spmm-bench at
+# On the GPU machine: spmm-bench from BIN_DIR at
 # the widths N (default 1) over the full suite, by groups of matrices (one
-# CSV each, so that a timeout loses one group), knob settings (KNOBS, default
-# "1 0") alternating, RUNS times. Data for heuristic.cpp's row_stream_pays
-# (spmm-tuning-notes 23).
+# CSV each, so that a timeout loses one group), RUNS times. KNOBS (default
+# "1 0") sets BLOCKEIGS_ROW_STREAM for each pass, "rule" leaves it unset.
+# That variable was read only by the measurement build of spmm-tuning-notes
+# 23 (a throwaway patch to row_split.cu: 0 the group-per-row n = 1 body
+# everywhere, 1 the stream body everywhere); built from the committed code,
+# use KNOBS=rule.
 #   scripts/dev/row_stream_ab.sh BIN_DIR MATRIX_DIR OUT_DIR
 # The CSVs and logs go to a work folder, packed into OUT_DIR after
 # every group (the device tool returns at most 8 files). Name: n<widths>-ab.tgz.
