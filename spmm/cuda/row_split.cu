@@ -117,6 +117,13 @@ class RowSplitSpmm final : public LocalSpmm<T> {
                                                 context.device()));
     // The wide variants' choice needs the longest row.
     shape_ = shape ? *shape : cuda::row_shape(A.row_offsets, A.rows, A.cols, A.nnz);
+    // Skewed rows: the n = 1 stream body's layout, from the row offsets on the host, once.
+    if (cuda::row_stream_pays(shape_)) {
+      std::vector<std::int32_t> offsets(static_cast<std::size_t>(A.rows + 1));
+      context.synchronize();  // the matrix may still be on its way on the context's stream
+      copy_bytes(offsets.data(), Space::host, A.row_offsets, Space::device, offsets.size() * sizeof(std::int32_t));
+      stream_spmv_ = std::make_unique<RowStreamSpmv<T>>(cuda::row_stream_layout(offsets));
+    }
   }
 
   void multiply(T alpha, ConstDenseView<T> B, T beta, DenseView<T> C) override {
@@ -134,14 +141,7 @@ class RowSplitSpmm final : public LocalSpmm<T> {
  private:
   void launch(T alpha, const ConstDenseView<T>& B, T beta, const DenseView<T>& C) {
     const SpmmArgs<T> args = make_spmm_args(A_, B, alpha, beta, C);
-    if (B.cols == 1 && cuda::row_stream_pays(shape_)) {
-      if (!stream_spmv_) {  // laid out on the first single column, once
-        std::vector<std::int32_t> offsets(static_cast<std::size_t>(A_.rows + 1));
-        // The matrix may still be on its way on the context's stream.
-        BLOCKEIGS_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(context_.stream())));
-        copy_bytes(offsets.data(), Space::host, A_.row_offsets, Space::device, offsets.size() * sizeof(std::int32_t));
-        stream_spmv_ = std::make_unique<RowStreamSpmv<T>>(cuda::row_stream_layout(offsets));
-      }
+    if (B.cols == 1 && stream_spmv_) {
       stream_spmv_->multiply(args, static_cast<cudaStream_t>(context_.stream()));
       return;
     }
@@ -207,7 +207,7 @@ class RowSplitSpmm final : public LocalSpmm<T> {
   int multiprocessors_ = 1;
   cuda::RowShape shape_;
   std::unordered_map<const void*, int> blocks_per_sm_;  // resident_blocks_per_sm
-  std::unique_ptr<RowStreamSpmv<T>> stream_spmv_;  // the n = 1 body for skewed rows, laid out on first use
+  std::unique_ptr<RowStreamSpmv<T>> stream_spmv_;  // the n = 1 body for skewed rows (row_stream_pays)
 };
 
 }  // namespace

@@ -53,6 +53,7 @@ struct RowStreamLayout {
 inline RowStreamLayout row_stream_layout(const std::vector<std::int32_t>& row_offsets) {
   const auto rows = static_cast<std::int32_t>(row_offsets.size()) - 1;
   RowStreamLayout layout;
+  std::vector<std::int32_t> place;  // each piece's place in its row
   layout.block_rows.push_back(0);
   auto length = [&](std::int32_t r) { return row_offsets[r + 1] - row_offsets[r]; };
   std::int32_t r = 0;
@@ -64,6 +65,7 @@ inline RowStreamLayout row_stream_layout(const std::vector<std::int32_t>& row_of
         for (std::int64_t p = 0; p < pieces; ++p) {
           layout.piece_rows.push_back(r);
           layout.piece_begins.push_back(row_offsets[r] + static_cast<std::int32_t>(l * p / pieces));
+          place.push_back(static_cast<std::int32_t>(p));
         }
         layout.split_first_piece.push_back(static_cast<std::int32_t>(layout.piece_rows.size()));
       }
@@ -77,10 +79,6 @@ inline RowStreamLayout row_stream_layout(const std::vector<std::int32_t>& row_of
     }
     layout.block_rows.push_back(r);
   }
-  std::vector<std::int32_t> place(layout.piece_rows.size());  // each piece's place in its row
-  for (std::size_t i = 0; i + 1 < layout.split_first_piece.size(); ++i)
-    for (std::int32_t p = layout.split_first_piece[i]; p < layout.split_first_piece[i + 1]; ++p)
-      place[p] = p - layout.split_first_piece[i];
   layout.piece_order.resize(place.size());
   std::iota(layout.piece_order.begin(), layout.piece_order.end(), 0);
   std::stable_sort(layout.piece_order.begin(), layout.piece_order.end(),

@@ -34,22 +34,21 @@ __device__ __forceinline__ T block_sum(T sum, T* warp_sums) {
   return total;
 }
 
-// The block's threads stride over nonzeros [s, e), row_stream_items loads in
-// flight each, and add by a fixed tree; the sum is returned to thread 0.
-template <class T>
-__device__ __forceinline__ T block_sum_of_products(const SpmmArgs<T>& a, int s, int e, T* warp_sums) {
-  const int tid = threadIdx.x;
+// The sum over [begin, end) of load(i), by the block's threads striding with
+// row_stream_items loads in flight each, then by a fixed tree; to thread 0.
+template <class T, class Load>
+__device__ __forceinline__ T block_strided_sum(int begin, int end, Load load, T* warp_sums) {
   T sum = T(0);
-  int p = s + tid;
-  // Compared as distances from e, so that no index passes 2^31 - 1.
-  for (; e - p > (row_stream_items - 1) * row_stream_threads; p += row_stream_items * row_stream_threads) {
+  int i = begin + int(threadIdx.x);
+  // Compared as distances from end, so that no index passes 2^31 - 1.
+  for (; end - i > (row_stream_items - 1) * row_stream_threads; i += row_stream_items * row_stream_threads) {
     T v[row_stream_items];
 #pragma unroll
-    for (int k = 0; k < row_stream_items; ++k) v[k] = product(a, p + k * row_stream_threads);
+    for (int k = 0; k < row_stream_items; ++k) v[k] = load(i + k * row_stream_threads);
 #pragma unroll
     for (int k = 0; k < row_stream_items; ++k) sum += v[k];
   }
-  for (; p < e; p += row_stream_threads) sum += product(a, p);
+  for (; i < end; i += row_stream_threads) sum += load(i);
   return block_sum(sum, warp_sums);
 }
 
@@ -69,7 +68,7 @@ __global__ void __launch_bounds__(row_stream_threads)
     const int s = __ldg(piece_begins + piece);
     const int e = piece + 1 < pieces && __ldg(piece_rows + piece + 1) == row ? __ldg(piece_begins + piece + 1)
                                                                              : __ldg(a.row_offsets + row + 1);
-    const T total = block_sum_of_products(a, s, e, warp_sums);
+    const T total = block_strided_sum<T>(s, e, [&](int p) { return product(a, p); }, warp_sums);
     if (tid == 0) partials[piece] = total;
     return;
   }
@@ -79,7 +78,7 @@ __global__ void __launch_bounds__(row_stream_threads)
   const int rows = r1 - r0;
   if (rows == 1 && e - s > row_stream_long_row) {
     if (e - s > row_stream_piece) return;  // split: its pieces above
-    const T total = block_sum_of_products(a, s, e, warp_sums);
+    const T total = block_strided_sum<T>(s, e, [&](int p) { return product(a, p); }, warp_sums);
     if (tid == 0) store_y(a, r0, total);
     return;
   }
@@ -116,28 +115,17 @@ __global__ void __launch_bounds__(row_stream_threads)
   if (lane == 0 && row < rows) store_y(a, std::int64_t(r0) + row, sum);
 }
 
-// A block a split row: thread t adds the row's partials t, t + 256, ...,
-// row_stream_items loads in flight, then the block's fixed tree. (A warp a
-// row, one load at a time, took ~20 us over the 2048 pieces of a row of 8M.)
+// A block a split row: its partials added by block_strided_sum, in a fixed
+// order whatever the piece count. (A warp a row, one load at a time, took
+// ~20 us over the 2048 pieces of a row of 8M.)
 template <class T>
 __global__ void __launch_bounds__(row_stream_threads)
     row_stream_split_rows_kernel(const SpmmArgs<T> a, const std::int32_t* split_rows,
                                  const std::int32_t* first_piece, const T* partials) {
   __shared__ T warp_sums[row_stream_threads / warp_size];
-  const int tid = threadIdx.x;
   const int p0 = __ldg(first_piece + blockIdx.x), p1 = __ldg(first_piece + blockIdx.x + 1);
-  T sum = T(0);
-  int p = p0 + tid;
-  for (; p1 - p > (row_stream_items - 1) * row_stream_threads; p += row_stream_items * row_stream_threads) {
-    T v[row_stream_items];
-#pragma unroll
-    for (int k = 0; k < row_stream_items; ++k) v[k] = partials[p + k * row_stream_threads];
-#pragma unroll
-    for (int k = 0; k < row_stream_items; ++k) sum += v[k];
-  }
-  for (; p < p1; p += row_stream_threads) sum += partials[p];
-  const T total = block_sum(sum, warp_sums);
-  if (tid == 0) store_y(a, __ldg(split_rows + blockIdx.x), total);
+  const T total = block_strided_sum<T>(p0, p1, [&](int p) { return partials[p]; }, warp_sums);
+  if (threadIdx.x == 0) store_y(a, __ldg(split_rows + blockIdx.x), total);
 }
 
 }  // namespace
