@@ -67,15 +67,16 @@ def dense_rows_take_merge(rows, cols, mean, mx, n, precision):
     return mx <= 3 * mean and mean >= 4 * items
 
 
-def row_stream_takes(rows, mean, mx, n):
-    """heuristic.cpp's row_stream_pays at n = 1 (choose_algorithm's first rule)."""
+def row_stream_takes(rows, mean, mx, scattered, n):
+    """heuristic.cpp's row_stream_pays at n = 1 (choose_algorithm's first rule); `scattered` is
+    RowShape::scattered (the CSV's column; 0 in CSVs from before it)."""
     if n != 1:
         return False
     if mean > 4096:
         return True
     if rows < 4096 or mean <= 0:
         return False
-    return mx >= 8 * mean or (mx >= 4 * mean and mean <= 16)
+    return mx >= 8 * mean or (mx >= 4 * mean and mean <= 16) or scattered >= 0.9
 
 
 def load(path):
@@ -91,7 +92,7 @@ def load(path):
             c["max"] = float(r["max_row_length"])
             c["dense_merge"] = dense_rows_take_merge(c["rows"], int(r["cols"]), c["mean"], c["max"],
                                                      int(r["n"]), r["precision"])
-            c["stream"] = row_stream_takes(c["rows"], c["mean"], c["max"], int(r["n"]))
+            c["stream"] = row_stream_takes(c["rows"], c["mean"], c["max"], float(r.get("scattered") or 0), int(r["n"]))
             timed = r["time_us"] != "" and r["check"] in ("PASS", "FAIL")
             c[r["algorithm"]] = float(r["time_us"]) if timed else math.inf
     return {k: v for k, v in cases.items() if "row_split" in v and "merge_based" in v

@@ -40,7 +40,7 @@ struct Plan<T>::Impl {
   // for the choice of `automatic` and for both of our kernels.
   std::optional<cuda::RowShape> shape;
   const cuda::RowShape* row_shape() {
-    if (!shape) shape = cuda::row_shape(A.row_offsets, A.rows, A.cols, A.nnz);
+    if (!shape) shape = cuda::row_shape(A.row_offsets, A.rows, A.cols, A.nnz, A.col_indices);
     return &*shape;
   }
 #endif

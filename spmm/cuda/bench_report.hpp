@@ -15,6 +15,7 @@ namespace blockeigs::spmm::bench {
 struct Record {
   std::string matrix;
   std::int64_t rows = 0, cols = 0, nnz = 0, max_row_length = 0;
+  double scattered = 0;  // RowShape::scattered
   double mean_row_length = 0.0;
   std::string precision;  // fp32 | fp64
   std::int64_t n = 0;

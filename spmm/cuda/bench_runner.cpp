@@ -17,6 +17,7 @@
 #include "spmm/cuda/bench_device.hpp"
 #include "spmm/cuda/bench_report.hpp"
 #include "spmm/cuda/bench_suite.hpp"
+#include "spmm/cuda/heuristic.hpp"
 #include "spmm/local_spmm.hpp"
 #include "spmm/plan.hpp"
 
@@ -47,6 +48,7 @@ struct Matrix {
   std::string name;
   HostCsr<double> csr;
   std::int64_t max_row_length = 0;
+  double scattered = 0;  // RowShape::scattered
 };
 
 template <class T>
@@ -100,6 +102,7 @@ struct PrecisionRun {
     r.cols = host.cols;
     r.nnz = host.nnz();
     r.max_row_length = matrix.max_row_length;
+    r.scattered = matrix.scattered;
     r.mean_row_length = host.rows ? double(host.nnz()) / double(host.rows) : 0.0;
     r.precision = std::is_same_v<T, float> ? "fp32" : "fp64";
     r.n = n;
@@ -319,10 +322,13 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
     const auto start = std::chrono::steady_clock::now();
     Matrix matrix{spec.name, spec.build(), 0};
     matrix.max_row_length = max_row_length(matrix.csr);
+    matrix.scattered = cuda::row_shape_host(matrix.csr.row_offsets.data(), matrix.csr.rows, matrix.csr.cols,
+                                            matrix.csr.nnz(), matrix.csr.col_indices.data())
+                           .scattered;
     const std::vector<std::int64_t> samples = sample_rows(matrix.csr, sampled_rows, 7);
     out << "== " << matrix.name << ": " << matrix.csr.rows << " x " << matrix.csr.cols << ", " << matrix.csr.nnz()
         << " nonzeros, mean row " << double(matrix.csr.nnz()) / double(std::max<std::int64_t>(matrix.csr.rows, 1))
-        << ", longest " << matrix.max_row_length << " (built in "
+        << ", longest " << matrix.max_row_length << ", scattered " << matrix.scattered << " (built in "
         << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s)\n";
     print_table_header(out);
     for (Precision p : options.precisions) {

@@ -50,9 +50,34 @@ __global__ void heaviest_warp_kernel(const std::int32_t* row_offsets, std::int64
   }
 }
 
+// RowShape::scattered's counts: a warp a row, its lanes over the nonzeros
+// after the first; counts[0] += those nonzeros, counts[1] += those whose
+// column group differs from the previous nonzero's. Integer sums, so the same
+// answer every run.
+__global__ void scattered_kernel(const std::int32_t* row_offsets, const std::int32_t* col_indices, std::int64_t rows,
+                                 unsigned long long* counts) {
+  const int lane = threadIdx.x % 32;
+  const std::int64_t warps = std::int64_t(gridDim.x) * (blockDim.x / 32);
+  unsigned followers = 0, moved = 0;  // at most nnz < 2^31 each
+  for (std::int64_t i = (blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x) / 32; i < rows; i += warps) {
+    const std::int32_t end = row_offsets[i + 1];
+    for (std::int32_t j = row_offsets[i] + 1 + lane; j < end; j += 32) {
+      ++followers;
+      moved += (col_indices[j] >> scattered_group_log2) != (col_indices[j - 1] >> scattered_group_log2);
+    }
+  }
+  followers = __reduce_add_sync(0xffffffffu, followers);
+  moved = __reduce_add_sync(0xffffffffu, moved);
+  if (lane == 0 && followers > 0) {
+    atomicAdd(counts, followers);
+    atomicAdd(counts + 1, moved);
+  }
+}
+
 }  // namespace
 
-RowShape row_shape(const std::int32_t* device_row_offsets, std::int64_t rows, std::int64_t cols, std::int64_t nnz) {
+RowShape row_shape(const std::int32_t* device_row_offsets, std::int64_t rows, std::int64_t cols, std::int64_t nnz,
+                   const std::int32_t* device_col_indices) {
   RowShape shape{rows, rows > 0 ? double(nnz) / double(rows) : 0.0, 0.0, cols};
   if (rows == 0 || nnz == 0) return shape;
   // The offsets may have been uploaded on any stream: wait for all of them,
@@ -70,6 +95,16 @@ RowShape row_shape(const std::int32_t* device_row_offsets, std::int64_t rows, st
   const std::vector<int> h = heaviest.to_host();
   for (int c = 0; c < chunk_sizes; ++c) shape.heaviest_warp[c] = double(h[c]);
   shape.max = shape.heaviest_warp[0];
+  if (device_col_indices) {
+    Buffer<unsigned long long> counts(Space::device, std::vector<unsigned long long>(2, 0));
+    BLOCKEIGS_CUDA_CHECK(cudaDeviceSynchronize());
+    const int row_blocks = static_cast<int>(std::min<std::int64_t>((rows + threads / 32 - 1) / (threads / 32), 4096));
+    scattered_kernel<<<row_blocks, threads>>>(device_row_offsets, device_col_indices, rows, counts.data());
+    BLOCKEIGS_CUDA_CHECK_LAUNCH();
+    BLOCKEIGS_CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<unsigned long long> c = counts.to_host();
+    shape.scattered = c[0] > 0 ? double(c[1]) / double(c[0]) : 0.0;
+  }
   return shape;
 }
 

@@ -195,9 +195,20 @@ constexpr std::int64_t dense_rows_merge_min_row_bytes = 128;
 //    over merge_based, in pieces; 2 and 8 rows (2 x 8M, 8 x 2M) 1.11-1.14x
 //    once the pieces were launched across rows (data/2026-11-24-row-stream-
 //    piece-order-h100.tar.xz), 0.90-1.09x before.
+//  - scattered columns (RowShape::scattered >= 0.9): wing_nodal (0.98),
+//    vsp_barth5 (1.0) and the random uniform_1M_x32 and uniform_2M_x4 (1.0);
+//    every other matrix of the suite with skew below 8 is at 0.84 or less
+//    (662_bus, cage11). The stream body there, against row_split's group of
+//    lanes a row (H100, 59d373a and the rule alternating, two runs each;
+//    data/2026-11-24-scattered-n1-h100.tgz): uniform_1M_x32 1.19x / 1.26x,
+//    wing_nodal 1.11x / 1.21x, vsp_barth5 1.12x / 1.10x, uniform_2M_x4
+//    1.00x / 1.02x; the same rows of local columns (dense_512kx32, every row
+//    the same 32) lost 0.92-0.95x with it, so row lengths alone could not
+//    choose it.
 constexpr double row_stream_min_skew = 8;
 constexpr double row_stream_min_skew_short_rows = 4;
 constexpr double row_stream_short_row = 16;
+constexpr double row_stream_min_scattered = 0.9;
 
 // wide_unroll_pays: from the full suite on the H200 at 8c1059d (every fp64
 // n = 16 and 32 case wide) against b2fe87a (none wide), time ratio per
@@ -324,9 +335,19 @@ int row_split_chunk_batches(std::int64_t n, Precision precision, const RowShape&
   return chunk > 0 && blocks >= chunk * chunked_min_waves * resident ? chunk : 0;
 }
 
-RowShape row_shape_host(const std::int32_t* row_offsets, std::int64_t rows, std::int64_t cols, std::int64_t nnz) {
+RowShape row_shape_host(const std::int32_t* row_offsets, std::int64_t rows, std::int64_t cols, std::int64_t nnz,
+                        const std::int32_t* col_indices) {
   RowShape shape{rows, rows > 0 ? double(nnz) / double(rows) : 0.0, 0.0, cols};
   if (rows == 0 || nnz == 0) return shape;
+  if (col_indices) {
+    std::int64_t followers = 0, moved = 0;
+    for (std::int64_t i = 0; i < rows; ++i)
+      for (std::int64_t j = std::int64_t(row_offsets[i]) + 1; j < row_offsets[i + 1]; ++j) {
+        ++followers;
+        moved += (col_indices[j] >> scattered_group_log2) != (col_indices[j - 1] >> scattered_group_log2);
+      }
+    shape.scattered = followers > 0 ? double(moved) / double(followers) : 0.0;
+  }
   constexpr int W = row_split_block_warps;
   for (int c = 0; c < chunk_sizes; ++c) {
     const std::int64_t chunk_rows = std::int64_t(W) << c;
@@ -357,7 +378,8 @@ bool row_stream_pays(const RowShape& shape) {
   if (shape.mean > row_stream_piece) return true;  // few long rows, in pieces
   if (shape.rows < row_split_min_rows || shape.mean <= 0) return false;
   const double skew = shape.max / shape.mean;
-  return skew >= row_stream_min_skew || (skew >= row_stream_min_skew_short_rows && shape.mean <= row_stream_short_row);
+  return skew >= row_stream_min_skew || (skew >= row_stream_min_skew_short_rows && shape.mean <= row_stream_short_row) ||
+         shape.scattered >= row_stream_min_scattered;
 }
 
 Algorithm choose_algorithm(const RowShape& shape, std::int64_t n, Precision precision, int multiprocessors) {

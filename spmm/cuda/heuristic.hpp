@@ -13,6 +13,8 @@ namespace blockeigs::spmm::cuda {
 inline constexpr int row_split_block_warps = 8;
 // Chunks of 1, 2, 4 and 8 batches a warp (row_split_chunk_batches).
 inline constexpr int chunk_sizes = 4;
+// RowShape::scattered's groups of columns: 2^3 = 8, a 32-byte sector of fp32.
+inline constexpr int scattered_group_log2 = 3;
 
 // What the table looks at in a matrix: all known at plan build.
 struct RowShape {
@@ -26,15 +28,25 @@ struct RowShape {
   // w + 8, ... in it. heaviest_warp[0] is max. All zero: not measured (the
   // chunk rule then keeps the table's chunk).
   double heaviest_warp[chunk_sizes] = {};
+  // Of the nonzeros that follow another in their row, the fraction whose
+  // column is in another aligned group of 8 columns than the one before it:
+  // with sorted columns, how often a row's next B entry at n = 1 is in a new
+  // 32-byte sector (fp32). Near 1 for rows of random columns (a mesh numbered
+  // without regard to its neighbours, a random matrix), 0.2-0.8 for banded
+  // and clustered ones. 0: not measured, or no row has two nonzeros.
+  double scattered = 0.0;
 };
 
-// The shape of a CSR matrix whose row offsets are in device memory: one small
-// max-reduction kernel (the longest row and heaviest_warp; exact, so
-// deterministic) and a copy back; waits for the device. For a Plan, once at
+// The shape of a CSR matrix whose row offsets (and column indices, if not
+// null: `scattered`) are in device memory: two small reduction kernels (the
+// longest row and heaviest_warp by max, `scattered` by integer counts; exact,
+// so deterministic) and a copy back; waits for the device. For a Plan, once at
 // build.
-RowShape row_shape(const std::int32_t* device_row_offsets, std::int64_t rows, std::int64_t cols, std::int64_t nnz);
-// The same from row offsets in host memory: the device version's reference.
-RowShape row_shape_host(const std::int32_t* row_offsets, std::int64_t rows, std::int64_t cols, std::int64_t nnz);
+RowShape row_shape(const std::int32_t* device_row_offsets, std::int64_t rows, std::int64_t cols, std::int64_t nnz,
+                   const std::int32_t* device_col_indices = nullptr);
+// The same from arrays in host memory: the device version's reference.
+RowShape row_shape_host(const std::int32_t* row_offsets, std::int64_t rows, std::int64_t cols, std::int64_t nnz,
+                        const std::int32_t* col_indices = nullptr);
 
 // row_split or merge_based for a matrix of this shape multiplied by a block of
 // n columns in `precision`: at n = 1 row_split wherever its stream body pays
@@ -76,7 +88,8 @@ bool merge_order_pays(const RowShape& shape, std::int64_t items);
 // (row_stream_spmv.cuh) rather than a group of lanes per row: skewed rows
 // (the longest at least row_stream_min_skew times the mean, or
 // row_stream_min_skew_short_rows times a mean of at most
-// row_stream_short_row) from row_split_min_rows rows, or rows longer on
+// row_stream_short_row) or scattered columns (RowShape::scattered at least
+// row_stream_min_scattered) from row_split_min_rows rows, or rows longer on
 // average than a piece of the body (row_stream_piece) however few.
 // choose_algorithm sends such matrices to row_split at n = 1.
 bool row_stream_pays(const RowShape& shape);

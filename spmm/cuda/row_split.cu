@@ -116,7 +116,7 @@ class RowSplitSpmm final : public LocalSpmm<T> {
     BLOCKEIGS_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount,
                                                 context.device()));
     // The wide variants' choice needs the longest row.
-    shape_ = shape ? *shape : cuda::row_shape(A.row_offsets, A.rows, A.cols, A.nnz);
+    shape_ = shape ? *shape : cuda::row_shape(A.row_offsets, A.rows, A.cols, A.nnz, A.col_indices);
     // Skewed rows: the n = 1 stream body's layout, from the row offsets on the host, once.
     if (cuda::row_stream_pays(shape_)) {
       std::vector<std::int32_t> offsets(static_cast<std::size_t>(A.rows + 1));

@@ -271,6 +271,18 @@ TEST(SpmmHeuristic, RowShapeOnTheHost) {
   const auto empty = spmm::cuda::row_shape_host(offsets.data(), 0, 0, 0);
   EXPECT_EQ(empty.max, 0.0);
   EXPECT_EQ(empty.heaviest_warp[3], 0.0);
+  EXPECT_EQ(shape.scattered, 0.0);  // no column indices: not measured
+}
+
+TEST(SpmmHeuristic, ScatteredColumnsOnTheHost) {
+  // Row 0: 1 and 7 stay in group 0 with 0, 8, 16 and 40 each start a new one;
+  // row 1 has one nonzero and row 2 none (neither counts); row 3's 15 stays
+  // with 8. So 3 moves in 6 followers.
+  const std::vector<std::int32_t> offsets{0, 6, 7, 7, 9}, cols{0, 1, 7, 8, 16, 40, 5, 8, 15};
+  EXPECT_DOUBLE_EQ(spmm::cuda::row_shape_host(offsets.data(), 4, 64, 9, cols.data()).scattered, 0.5);
+  // Rows of one nonzero have no followers.
+  const std::vector<std::int32_t> diagonal_offsets{0, 1, 2, 3}, diagonal{0, 9, 30};
+  EXPECT_EQ(spmm::cuda::row_shape_host(diagonal_offsets.data(), 3, 31, 3, diagonal.data()).scattered, 0.0);
 }
 
 // Odd leading dimensions (4- or 8-byte rows only), padded aligned ones, and
@@ -348,6 +360,16 @@ TEST(SpmmHeuristic, RowStreamOnlyForSkewedRowsAtOneColumn) {
   EXPECT_FALSE(row_stream_pays(RowShape{1000, 2.0, 500.0}));       // skewed, but too few rows
   EXPECT_TRUE(row_stream_pays(RowShape{8, 2097152.0, 2097152.0}));  // few rows, each in pieces
   EXPECT_FALSE(row_stream_pays(RowShape{1000, double(spmm::cuda::row_stream_piece), 4096.0}));
+  // Regular rows of scattered columns (wing_nodal, a random matrix) from
+  // row_split_min_rows rows.
+  RowShape scattered{1000000, 14.0, 28.0};
+  scattered.scattered = 0.9;
+  EXPECT_TRUE(row_stream_pays(scattered));
+  scattered.scattered = 0.89;
+  EXPECT_FALSE(row_stream_pays(scattered));
+  RowShape few_scattered{4095, 14.0, 28.0};
+  few_scattered.scattered = 1.0;
+  EXPECT_FALSE(row_stream_pays(few_scattered));
   EXPECT_FALSE(row_stream_pays(RowShape{1000000, 0.0, 0.0}));
   const RowShape skewed{1000000, 5.0, 1500.0};
   EXPECT_EQ(spmm::cuda::choose_algorithm(skewed, 1, Precision::fp32), Algorithm::row_split);
@@ -630,11 +652,19 @@ TEST(SpmmKernels, PlanResolvesAutomaticToOurKernels) {
   device_sync();
   spmm::Plan<float> ps(context, s.view());
   spmm::Plan<double> pl(context, l.view());
-  // Resolved once, from the heuristic's table; wider blocks use the n = 256 choice.
+  // Resolved once, from the heuristic's table; wider blocks use the n = 256
+  // choice. Random columns: scattered, so the n = 1 stream body.
+  const auto shape_of = [](const auto& a) {
+    return spmm::cuda::row_shape_host(a.row_offsets.data(), a.rows, a.cols, a.nnz(), a.col_indices.data());
+  };
+  const spmm::cuda::RowShape short_shape = shape_of(short_rows), long_shape = shape_of(long_rows);
+  EXPECT_GT(short_shape.scattered, 0.9);
+  EXPECT_GT(long_shape.scattered, 0.9);
+  EXPECT_TRUE(spmm::cuda::row_stream_pays(short_shape));
   for (std::int64_t n = 1; n <= 300; ++n) {
     const std::int64_t t = std::min<std::int64_t>(n, spmm::max_tabulated_width);
-    EXPECT_EQ(ps.algorithm_for(n), spmm::cuda::choose_algorithm({40000, 3.0, 3.0}, t, Precision::fp32)) << n;
-    EXPECT_EQ(pl.algorithm_for(n), spmm::cuda::choose_algorithm({40000, 64.0, 64.0}, t, Precision::fp64)) << n;
+    EXPECT_EQ(ps.algorithm_for(n), spmm::cuda::choose_algorithm(short_shape, t, Precision::fp32)) << n;
+    EXPECT_EQ(pl.algorithm_for(n), spmm::cuda::choose_algorithm(long_shape, t, Precision::fp64)) << n;
     EXPECT_TRUE(ps.algorithm_for(n) == Algorithm::row_split || ps.algorithm_for(n) == Algorithm::merge_based);
   }
   // The shape the table sees, with the longest row measured on the device:
@@ -653,15 +683,26 @@ TEST(SpmmKernels, PlanResolvesAutomaticToOurKernels) {
   // the 64-row chunks, with runs of long rows and empty ones.
   const auto on_host = spmm::cuda::row_shape_host(skewed.row_offsets.data(), skewed.rows, skewed.cols, skewed.nnz());
   for (int c = 0; c < spmm::cuda::chunk_sizes; ++c) EXPECT_EQ(shape.heaviest_warp[c], on_host.heaviest_warp[c]) << c;
+  EXPECT_EQ(shape.scattered, 0.0);  // not asked for
+  const auto skewed_scatter = spmm::cuda::row_shape(k.view().row_offsets, skewed.rows, skewed.cols, skewed.nnz(),
+                                                    k.view().col_indices);
+  EXPECT_EQ(skewed_scatter.scattered,
+            spmm::cuda::row_shape_host(skewed.row_offsets.data(), skewed.rows, skewed.cols, skewed.nnz(),
+                                       skewed.col_indices.data())
+                .scattered);
   for (const std::int64_t rows : {1, 7, 63, 64, 65, 1000, 70001}) {
     const auto runs = random_csr<double>(rows, 300, 91, [](std::int64_t i, std::mt19937_64& e) {
       return (i / 40) % 7 == 3 ? std::int64_t(150 + e() % 100) : i % 5 == 0 ? std::int64_t(0) : std::int64_t(e() % 6);
     });
     spmm::CsrMatrix<double> r(Space::device, runs);
     device_sync();
-    const auto gpu = spmm::cuda::row_shape(r.view().row_offsets, runs.rows, runs.cols, runs.nnz());
-    const auto cpu = spmm::cuda::row_shape_host(runs.row_offsets.data(), runs.rows, runs.cols, runs.nnz());
+    const auto gpu =
+        spmm::cuda::row_shape(r.view().row_offsets, runs.rows, runs.cols, runs.nnz(), r.view().col_indices);
+    const auto cpu = spmm::cuda::row_shape_host(runs.row_offsets.data(), runs.rows, runs.cols, runs.nnz(),
+                                                runs.col_indices.data());
     EXPECT_EQ(gpu.max, cpu.max) << rows;
+    EXPECT_EQ(gpu.scattered, cpu.scattered) << rows;
+    if (rows >= 1000) EXPECT_GT(cpu.scattered, 0.0) << rows;
     for (int c = 0; c < spmm::cuda::chunk_sizes; ++c) EXPECT_EQ(gpu.heaviest_warp[c], cpu.heaviest_warp[c]) << rows << " " << c;
   }
   EXPECT_EQ(spmm::cuda::row_shape(l.view().row_offsets, 40000, long_rows.cols, long_rows.nnz()).max, 64.0);
