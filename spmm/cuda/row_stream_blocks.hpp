@@ -12,8 +12,17 @@
 namespace blockeigs::spmm::cuda {
 
 inline constexpr int row_stream_threads = 256;
-inline constexpr int row_stream_items = 4;  // nonzeros a thread loads before storing its products
-inline constexpr int row_stream_tile = row_stream_threads * row_stream_items;
+// Loads a thread keeps in flight in the strided sums (long rows, pieces and
+// the split rows' partials).
+inline constexpr int row_stream_items = 4;
+// Nonzeros a thread loads before storing its products, in a block of short
+// rows: 6 for 4-byte values, 4 for 8-byte ones. H100, n = 1 over the suite
+// (spmm-tuning-notes 24): tiles of 6 a thread made fp32 1.02-1.10x faster on
+// the skewed graphs and wing_nodal, but fp64 0.96-0.97x on several; 8 lost in
+// both (0.87-0.96x in fp64).
+constexpr int row_stream_tile_items(int value_bytes) { return value_bytes == 4 ? 6 : 4; }
+// A block of short rows holds at most this many nonzeros.
+constexpr int row_stream_tile(int value_bytes) { return row_stream_threads * row_stream_tile_items(value_bytes); }
 // Rows above this take a block alone: a group of at most 32 lanes would add
 // more than 8 products a lane while the rest of its block waits.
 inline constexpr int row_stream_long_row = 256;
@@ -21,12 +30,12 @@ inline constexpr int row_stream_long_row = 256;
 // each, so that no block walks more than four rounds of loads while the rest
 // of the grid has finished (a power-law row of 100,000 nonzeros was one
 // block's serial walk, longer than the whole multiply of the other rows).
-inline constexpr int row_stream_piece = 4 * row_stream_tile;
+inline constexpr int row_stream_piece = 4 * row_stream_items * row_stream_threads;
 
 struct RowStreamLayout {
   // The first row of each block, then the row count. A block holds
-  // consecutive rows, at most row_stream_threads of them and
-  // row_stream_tile nonzeros, or a single row longer than
+  // consecutive rows, at most row_stream_threads of them and `tile`
+  // nonzeros, or a single row longer than
   // row_stream_long_row (a split row's block does nothing: its pieces
   // below do the work).
   std::vector<std::int32_t> block_rows;
@@ -49,8 +58,9 @@ struct RowStreamLayout {
   std::vector<std::int32_t> piece_order;
 };
 
-// From the rows + 1 row offsets.
-inline RowStreamLayout row_stream_layout(const std::vector<std::int32_t>& row_offsets) {
+// From the rows + 1 row offsets, for blocks of short rows of at most `tile`
+// nonzeros (row_stream_tile of the value size).
+inline RowStreamLayout row_stream_layout(const std::vector<std::int32_t>& row_offsets, int tile) {
   const auto rows = static_cast<std::int32_t>(row_offsets.size()) - 1;
   RowStreamLayout layout;
   std::vector<std::int32_t> place;  // each piece's place in its row
@@ -74,7 +84,7 @@ inline RowStreamLayout row_stream_layout(const std::vector<std::int32_t>& row_of
     }
     const std::int32_t start = r;
     while (r < rows && r - start < row_stream_threads) {
-      if (length(r) > row_stream_long_row || row_offsets[r + 1] - row_offsets[start] > row_stream_tile) break;
+      if (length(r) > row_stream_long_row || row_offsets[r + 1] - row_offsets[start] > tile) break;
       ++r;
     }
     layout.block_rows.push_back(r);

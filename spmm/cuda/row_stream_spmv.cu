@@ -60,7 +60,8 @@ __global__ void __launch_bounds__(row_stream_threads)
     row_stream_spmv_kernel(const SpmmArgs<T> a, const std::int32_t* block_rows, const std::int32_t* piece_rows,
                            const std::int32_t* piece_begins, const std::int32_t* piece_order, const int pieces,
                            T* partials) {
-  __shared__ T products[row_stream_tile];
+  constexpr int tile_items = row_stream_tile_items(sizeof(T));
+  __shared__ T products[row_stream_tile(sizeof(T))];
   __shared__ T warp_sums[row_stream_threads / warp_size];
   const int tid = threadIdx.x;
   if (int(blockIdx.x) < pieces) {
@@ -83,14 +84,14 @@ __global__ void __launch_bounds__(row_stream_threads)
     return;
   }
   // Stream: every product of the block into shared memory, loads coalesced.
-  T v[row_stream_items];
+  T v[tile_items];
 #pragma unroll
-  for (int k = 0; k < row_stream_items; ++k) {
+  for (int k = 0; k < tile_items; ++k) {
     const int i = k * row_stream_threads + tid;
     v[k] = i < e - s ? product(a, s + i) : T(0);
   }
 #pragma unroll
-  for (int k = 0; k < row_stream_items; ++k) products[k * row_stream_threads + tid] = v[k];
+  for (int k = 0; k < tile_items; ++k) products[k * row_stream_threads + tid] = v[k];
   __syncthreads();
   // Groups of g lanes a row, g the largest power of two up to 32 with
   // g * rows <= 256: log2 g = 8 - ceil(log2 rows), at most 5. Shifts and

@@ -1,5 +1,5 @@
-// Row-split's n = 1 body for skewed rows: blocks of consecutive rows with up
-// to row_stream_tile nonzeros, streamed through shared memory (CSR-stream, as
+// Row-split's n = 1 body for skewed rows and scattered columns: blocks of
+// consecutive rows with up to row_stream_tile nonzeros, streamed through shared memory (CSR-stream, as
 // in Greathouse and Daga's CSR-Adaptive, SC14). A block's threads load its
 // nonzeros coalesced, a few each, and store their products; then groups of
 // lanes add each row's products. Rows longer than row_stream_long_row get a

@@ -322,7 +322,7 @@ void row_stream_on_skewed_rows() {
     if (row >= 5000 && row < 5600) return std::int64_t(0);
     if (row == 0) return std::int64_t(2 * row_stream_piece + 3);
     if (row == 7000) return std::int64_t(spmm::cuda::row_stream_long_row + 1);
-    if (row == 7001) return std::int64_t(spmm::cuda::row_stream_tile + 1);
+    if (row == 7001) return std::int64_t(spmm::cuda::row_stream_tile(sizeof(T)) + 1);
     if (row == 7002) return std::int64_t(3 * row_stream_piece + 2);
     if (row == 19999) return std::int64_t(row_stream_piece + 1);
     return e() % 100 == 0 ? std::int64_t(300 + e() % 2700) : std::int64_t(e() % 9);
@@ -330,7 +330,7 @@ void row_stream_on_skewed_rows() {
   const spmm::cuda::RowShape shape = spmm::cuda::row_shape_host(A.row_offsets.data(), A.rows, A.cols, A.nnz());
   ASSERT_TRUE(spmm::cuda::row_stream_pays(shape));
   ASSERT_EQ(spmm::cuda::choose_algorithm(shape, 1, precision_of<T>(), 132), Algorithm::row_split);
-  ASSERT_EQ(spmm::cuda::row_stream_layout(A.row_offsets).split_rows, std::vector<std::int32_t>({0, 7002, 19999}));
+  ASSERT_EQ(spmm::cuda::row_stream_layout(A.row_offsets, spmm::cuda::row_stream_tile(sizeof(T))).split_rows, std::vector<std::int32_t>({0, 7002, 19999}));
   check_all_algorithms(A, {{.n = 1, .seed = 1},
                            {.n = 1, .alpha = -1.5, .beta = 0.5, .seed = 2},
                            {.n = 1, .beta = 2.0, .ldb = 3, .ldc = 2, .b_offset = 1, .c_offset = 1, .seed = 3}});

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "spmm/cuda/row_stream_blocks.hpp"
@@ -21,15 +22,20 @@ using spmm::cuda::row_stream_threads;
 using spmm::cuda::row_stream_tile;
 using spmm::cuda::RowStreamLayout;
 
+// The tiles of fp32 (1536 nonzeros) and fp64 (1024).
+constexpr int tiles[] = {row_stream_tile(4), row_stream_tile(8)};
+constexpr int fp64_tile = row_stream_tile(8);
+
 std::vector<std::int32_t> offsets_of(const std::vector<std::int32_t>& lengths) {
   std::vector<std::int32_t> offsets{0};
   for (std::int32_t l : lengths) offsets.push_back(offsets.back() + l);
   return offsets;
 }
 
-void expect_valid_layout(const std::vector<std::int32_t>& lengths) {
+void expect_valid_layout(const std::vector<std::int32_t>& lengths, int tile) {
+  SCOPED_TRACE("tile " + std::to_string(tile));
   const std::vector<std::int32_t> offsets = offsets_of(lengths);
-  const RowStreamLayout layout = row_stream_layout(offsets);
+  const RowStreamLayout layout = row_stream_layout(offsets, tile);
   const std::vector<std::int32_t>& first = layout.block_rows;
   const auto rows = static_cast<std::int32_t>(lengths.size());
   ASSERT_GE(first.size(), 1u);
@@ -44,7 +50,7 @@ void expect_valid_layout(const std::vector<std::int32_t>& lengths) {
       continue;
     }
     EXPECT_LE(r1 - r0, row_stream_threads) << "block " << b;
-    EXPECT_LE(offsets[r1] - offsets[r0], row_stream_tile) << "block " << b;
+    EXPECT_LE(offsets[r1] - offsets[r0], tile) << "block " << b;
     for (std::int32_t r = r0; r < r1; ++r) EXPECT_LE(lengths[r], row_stream_long_row) << "row " << r;
   }
   // The split rows are exactly the rows over the piece length; each row's
@@ -86,44 +92,61 @@ void expect_valid_layout(const std::vector<std::int32_t>& lengths) {
   }
 }
 
+TEST(RowStreamLayout, TilesOfEachPrecision) {
+  EXPECT_EQ(row_stream_tile(4), 1536);
+  EXPECT_EQ(row_stream_tile(8), 1024);
+  EXPECT_GE(row_stream_piece, row_stream_tile(4));  // a split row never fits a tile
+}
+
 TEST(RowStreamLayout, EmptyAndSingleRows) {
-  EXPECT_EQ(row_stream_layout({0}).block_rows, std::vector<std::int32_t>({0}));
-  EXPECT_EQ(row_stream_layout({0, 5}).block_rows, std::vector<std::int32_t>({0, 1}));
-  const RowStreamLayout one_long = row_stream_layout({0, 5000});
-  EXPECT_EQ(one_long.block_rows, std::vector<std::int32_t>({0, 1}));
-  EXPECT_EQ(one_long.split_rows, std::vector<std::int32_t>({0}));
-  EXPECT_EQ(one_long.piece_begins, std::vector<std::int32_t>({0, 2500}));
-  EXPECT_TRUE(row_stream_layout({0, row_stream_piece}).split_rows.empty());  // at the limit: one block
+  for (const int tile : tiles) {
+    EXPECT_EQ(row_stream_layout({0}, tile).block_rows, std::vector<std::int32_t>({0}));
+    EXPECT_EQ(row_stream_layout({0, 5}, tile).block_rows, std::vector<std::int32_t>({0, 1}));
+    const RowStreamLayout one_long = row_stream_layout({0, 5000}, tile);
+    EXPECT_EQ(one_long.block_rows, std::vector<std::int32_t>({0, 1}));
+    EXPECT_EQ(one_long.split_rows, std::vector<std::int32_t>({0}));
+    EXPECT_EQ(one_long.piece_begins, std::vector<std::int32_t>({0, 2500}));
+    EXPECT_TRUE(row_stream_layout({0, row_stream_piece}, tile).split_rows.empty());  // at the limit: one block
+  }
 }
 
 TEST(RowStreamLayout, LongRowsStandAlone) {
   // 10 short rows, a long one, 10 short ones: three blocks.
-  std::vector<std::int32_t> lengths(21, 3);
-  lengths[10] = row_stream_long_row + 1;
-  EXPECT_EQ(row_stream_layout(offsets_of(lengths)).block_rows, std::vector<std::int32_t>({0, 10, 11, 21}));
-  lengths[10] = row_stream_long_row;  // at the limit it streams with the others
-  EXPECT_EQ(row_stream_layout(offsets_of(lengths)).block_rows, std::vector<std::int32_t>({0, 21}));
+  for (const int tile : tiles) {
+    std::vector<std::int32_t> lengths(21, 3);
+    lengths[10] = row_stream_long_row + 1;
+    EXPECT_EQ(row_stream_layout(offsets_of(lengths), tile).block_rows, std::vector<std::int32_t>({0, 10, 11, 21}));
+    lengths[10] = row_stream_long_row;  // at the limit it streams with the others
+    EXPECT_EQ(row_stream_layout(offsets_of(lengths), tile).block_rows, std::vector<std::int32_t>({0, 21}));
+  }
 }
 
 TEST(RowStreamLayout, ThreadAndNonzeroBudgets) {
-  // 1000 empty rows: blocks of exactly row_stream_threads rows.
-  EXPECT_EQ(row_stream_layout(offsets_of(std::vector<std::int32_t>(1000, 0))).block_rows,
-            std::vector<std::int32_t>({0, 256, 512, 768, 1000}));
-  // Rows of 100: ten fit the tile of 1024, the eleventh does not.
-  EXPECT_EQ(row_stream_layout(offsets_of(std::vector<std::int32_t>(25, 100))).block_rows,
+  for (const int tile : tiles) {
+    // 1000 empty rows: blocks of exactly row_stream_threads rows.
+    EXPECT_EQ(row_stream_layout(offsets_of(std::vector<std::int32_t>(1000, 0)), tile).block_rows,
+              std::vector<std::int32_t>({0, 256, 512, 768, 1000}));
+    expect_valid_layout(std::vector<std::int32_t>(1000, 0), tile);
+  }
+  // Rows of 100: ten fit fp64's tile of 1024 and fifteen fp32's of 1536,
+  // the next one does not.
+  EXPECT_EQ(row_stream_layout(offsets_of(std::vector<std::int32_t>(25, 100)), fp64_tile).block_rows,
             std::vector<std::int32_t>({0, 10, 20, 25}));
-  expect_valid_layout(std::vector<std::int32_t>(1000, 0));
+  EXPECT_EQ(row_stream_layout(offsets_of(std::vector<std::int32_t>(25, 100)), row_stream_tile(4)).block_rows,
+            std::vector<std::int32_t>({0, 15, 25}));
 }
 
 TEST(RowStreamLayout, SplitRowsInEqualPieces) {
   // A row of 3 * 4096 + 2 nonzeros in 4 pieces, one of 4097 in 2; short
   // rows, an empty one and a long unsplit row around them.
   std::vector<std::int32_t> lengths{7, 3 * row_stream_piece + 2, 0, 5, row_stream_piece + 1, 300, 2};
-  const RowStreamLayout layout = row_stream_layout(offsets_of(lengths));
-  EXPECT_EQ(layout.split_rows, std::vector<std::int32_t>({1, 4}));
-  EXPECT_EQ(layout.split_first_piece, std::vector<std::int32_t>({0, 4, 6}));
-  EXPECT_EQ(layout.piece_order, std::vector<std::int32_t>({0, 4, 1, 5, 2, 3}));  // first pieces, then second, ...
-  expect_valid_layout(lengths);
+  for (const int tile : tiles) {
+    const RowStreamLayout layout = row_stream_layout(offsets_of(lengths), tile);
+    EXPECT_EQ(layout.split_rows, std::vector<std::int32_t>({1, 4}));
+    EXPECT_EQ(layout.split_first_piece, std::vector<std::int32_t>({0, 4, 6}));
+    EXPECT_EQ(layout.piece_order, std::vector<std::int32_t>({0, 4, 1, 5, 2, 3}));  // first pieces, then second, ...
+    expect_valid_layout(lengths, tile);
+  }
 }
 
 TEST(RowStreamLayout, RandomSkewedRows) {
@@ -136,7 +159,7 @@ TEST(RowStreamLayout, RandomSkewedRows) {
                      : u < 995  ? std::int32_t(engine() % 3000)
                                 : std::int32_t(engine() % 40000);
     }
-    expect_valid_layout(lengths);
+    for (const int tile : tiles) expect_valid_layout(lengths, tile);
   }
 }
 
