@@ -12,8 +12,9 @@ which damps the run-to-run noise at the 5% margin; each run is also scored on it
 The rule being fitted (heuristic.cpp), per precision and block-width row:
 
     row_split    if n = 1 and the stream body pays  (fixed, not fitted: rows >= 4096 and the longest
-                                                     row >= 8x the mean, or >= 4x a mean <= 16;
-                                                     or a mean row over 4096, any row count)
+                                                     row >= 8x the mean, or >= 4x a mean <= 16,
+                                                     or scattered columns (the CSV's `scattered`
+                                                     >= 0.9); or a mean row over 4096, any row count)
     merge_based  if rows < min_rows                 (too few rows to fill the GPU)
                  or max_row_length > skew * mean    (a few long rows: row-split
                                                      leaves lanes idle behind them)
