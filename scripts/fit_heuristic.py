@@ -93,7 +93,8 @@ def load(path):
             c["max"] = float(r["max_row_length"])
             c["dense_merge"] = dense_rows_take_merge(c["rows"], int(r["cols"]), c["mean"], c["max"],
                                                      int(r["n"]), r["precision"])
-            c["stream"] = row_stream_takes(c["rows"], c["mean"], c["max"], float(r.get("scattered") or 0), int(r["n"]))
+            scattered = float(r.get("scattered") or 0)
+            c["stream"] = row_stream_takes(c["rows"], c["mean"], c["max"], scattered, int(r["n"]))
             timed = r["time_us"] != "" and r["check"] in ("PASS", "FAIL")
             c[r["algorithm"]] = float(r["time_us"]) if timed else math.inf
     return {k: v for k, v in cases.items() if "row_split" in v and "merge_based" in v

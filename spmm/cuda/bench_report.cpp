@@ -60,7 +60,8 @@ void write_csv(const std::string& path, const std::vector<Record>& records) {
     std::string note = r.note;
     std::replace(note.begin(), note.end(), ',', ';');
     out << r.matrix << ',' << r.rows << ',' << r.cols << ',' << r.nnz << ',' << r.mean_row_length << ','
-        << r.max_row_length << ',' << fixed(r.scattered, 4) << ',' << r.precision << ',' << r.n << ',' << r.algorithm << ',' << r.chosen << ','
+        << r.max_row_length << ',' << fixed(r.scattered, 4) << ',' << r.precision << ',' << r.n << ','
+        << r.algorithm << ',' << r.chosen << ','
         << (r.measured() ? fixed(r.seconds * 1e6, 3) : "") << ',' << fixed(r.gflops, 3) << ','
         << fixed(r.pct_bound, 2) << ',' << fixed(r.speedup, 4) << ',' << r.check << ',' << r.copies << ','
         << r.reps << ',' << note << '\n';

@@ -378,7 +378,8 @@ bool row_stream_pays(const RowShape& shape) {
   if (shape.mean > row_stream_piece) return true;  // few long rows, in pieces
   if (shape.rows < row_split_min_rows || shape.mean <= 0) return false;
   const double skew = shape.max / shape.mean;
-  return skew >= row_stream_min_skew || (skew >= row_stream_min_skew_short_rows && shape.mean <= row_stream_short_row) ||
+  return skew >= row_stream_min_skew ||
+         (skew >= row_stream_min_skew_short_rows && shape.mean <= row_stream_short_row) ||
          shape.scattered >= row_stream_min_scattered;
 }
 

@@ -122,7 +122,8 @@ class RowSplitSpmm final : public LocalSpmm<T> {
       std::vector<std::int32_t> offsets(static_cast<std::size_t>(A.rows + 1));
       context.synchronize();  // the matrix may still be on its way on the context's stream
       copy_bytes(offsets.data(), Space::host, A.row_offsets, Space::device, offsets.size() * sizeof(std::int32_t));
-      stream_spmv_ = std::make_unique<RowStreamSpmv<T>>(cuda::row_stream_layout(offsets, cuda::row_stream_tile(sizeof(T))));
+      stream_spmv_ =
+          std::make_unique<RowStreamSpmv<T>>(cuda::row_stream_layout(offsets, cuda::row_stream_tile(sizeof(T))));
     }
   }
 

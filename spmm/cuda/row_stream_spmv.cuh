@@ -1,12 +1,12 @@
 // Row-split's n = 1 body for skewed rows and scattered columns: blocks of
-// consecutive rows with up to row_stream_tile nonzeros, streamed through shared memory (CSR-stream, as
-// in Greathouse and Daga's CSR-Adaptive, SC14). A block's threads load its
-// nonzeros coalesced, a few each, and store their products; then groups of
-// lanes add each row's products. Rows longer than row_stream_long_row get a
-// block of their own, whose threads stride over the row and add by a fixed
-// tree; rows longer than row_stream_piece are cut into pieces, a block each,
-// whose partial sums a second kernel adds in a fixed order. No atomics:
-// deterministic.
+// consecutive rows with up to row_stream_tile nonzeros (1536 in fp32, 1024 in
+// fp64), streamed through shared memory (CSR-stream, as in Greathouse and
+// Daga's CSR-Adaptive, SC14). A block's threads load its nonzeros coalesced,
+// a few each, and store their products; then groups of lanes add each row's
+// products. Rows longer than row_stream_long_row get a block of their own,
+// whose threads stride over the row and add by a fixed tree; rows longer than
+// row_stream_piece are cut into pieces, a block each, whose partial sums a
+// second kernel adds in a fixed order. No atomics: deterministic.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -330,7 +330,8 @@ void row_stream_on_skewed_rows() {
   const spmm::cuda::RowShape shape = spmm::cuda::row_shape_host(A.row_offsets.data(), A.rows, A.cols, A.nnz());
   ASSERT_TRUE(spmm::cuda::row_stream_pays(shape));
   ASSERT_EQ(spmm::cuda::choose_algorithm(shape, 1, precision_of<T>(), 132), Algorithm::row_split);
-  ASSERT_EQ(spmm::cuda::row_stream_layout(A.row_offsets, spmm::cuda::row_stream_tile(sizeof(T))).split_rows, std::vector<std::int32_t>({0, 7002, 19999}));
+  ASSERT_EQ(spmm::cuda::row_stream_layout(A.row_offsets, spmm::cuda::row_stream_tile(sizeof(T))).split_rows,
+            std::vector<std::int32_t>({0, 7002, 19999}));
   check_all_algorithms(A, {{.n = 1, .seed = 1},
                            {.n = 1, .alpha = -1.5, .beta = 0.5, .seed = 2},
                            {.n = 1, .beta = 2.0, .ldb = 3, .ldc = 2, .b_offset = 1, .c_offset = 1, .seed = 3}});
