@@ -84,6 +84,7 @@ RowShape row_shape(const std::int32_t* device_row_offsets, std::int64_t rows, st
   // then run on the legacy stream, which the synchronous copy back waits for.
   BLOCKEIGS_CUDA_CHECK(cudaDeviceSynchronize());
   Buffer<int> heaviest(Space::device, std::vector<int>(chunk_sizes, 0));
+  Buffer<unsigned long long> counts(Space::device, std::vector<unsigned long long>(2, 0));
   BLOCKEIGS_CUDA_CHECK(cudaDeviceSynchronize());
   const int threads = 256;
   constexpr std::int64_t chunk_rows = std::int64_t(row_split_block_warps) << (chunk_sizes - 1);
@@ -91,20 +92,18 @@ RowShape row_shape(const std::int32_t* device_row_offsets, std::int64_t rows, st
   const int blocks = static_cast<int>(std::min<std::int64_t>((slots + threads - 1) / threads, 4096));
   heaviest_warp_kernel<<<blocks, threads>>>(device_row_offsets, rows, heaviest.data());
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
+  if (device_col_indices) {
+    const std::int64_t row_warps = threads / 32;
+    const int row_blocks = static_cast<int>(std::min<std::int64_t>((rows + row_warps - 1) / row_warps, 4096));
+    scattered_kernel<<<row_blocks, threads>>>(device_row_offsets, device_col_indices, rows, counts.data());
+    BLOCKEIGS_CUDA_CHECK_LAUNCH();
+  }
   BLOCKEIGS_CUDA_CHECK(cudaDeviceSynchronize());
   const std::vector<int> h = heaviest.to_host();
   for (int c = 0; c < chunk_sizes; ++c) shape.heaviest_warp[c] = double(h[c]);
   shape.max = shape.heaviest_warp[0];
-  if (device_col_indices) {
-    Buffer<unsigned long long> counts(Space::device, std::vector<unsigned long long>(2, 0));
-    BLOCKEIGS_CUDA_CHECK(cudaDeviceSynchronize());
-    const int row_blocks = static_cast<int>(std::min<std::int64_t>((rows + threads / 32 - 1) / (threads / 32), 4096));
-    scattered_kernel<<<row_blocks, threads>>>(device_row_offsets, device_col_indices, rows, counts.data());
-    BLOCKEIGS_CUDA_CHECK_LAUNCH();
-    BLOCKEIGS_CUDA_CHECK(cudaDeviceSynchronize());
-    const std::vector<unsigned long long> c = counts.to_host();
-    shape.scattered = c[0] > 0 ? double(c[1]) / double(c[0]) : 0.0;
-  }
+  const std::vector<unsigned long long> c = counts.to_host();
+  shape.scattered = c[0] > 0 ? double(c[1]) / double(c[0]) : 0.0;
   return shape;
 }
 

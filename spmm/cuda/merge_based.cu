@@ -142,7 +142,8 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
     BLOCKEIGS_CUDA_CHECK(
         cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, context.device()));
     multiprocessors_ = multiprocessors;
-    shape_ = shape ? *shape : cuda::row_shape(A.row_offsets, A.rows, A.cols, A.nnz, A.col_indices);
+    // Its rules read row lengths only: no column count (RowShape::scattered).
+    shape_ = shape ? *shape : cuda::row_shape(A.row_offsets, A.rows, A.cols, A.nnz);
     if (A.rows > 0 && A.nnz > 0) build_partition();
   }
 

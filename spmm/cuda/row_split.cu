@@ -1,8 +1,8 @@
 // Row-split CSR x row-major SpMM (Yang, Buluc and Owens, Euro-Par 2018): each
 // row is owned by one group of lanes (spmm_group.cuh): GC lanes over the
 // columns, sized by n; GK lanes over the nonzeros, sized by the mean row length
-// (for n == 1 this is a CSR-vector SpMV; skewed rows at n == 1 take the
-// stream body of row_stream_spmv.cuh instead), or on regular rows for several
+// (for n == 1 this is a CSR-vector SpMV; skewed rows and scattered columns at
+// n == 1 take the stream body of row_stream_spmv.cuh instead), or on regular rows for several
 // rounds of loads (row_split_passes). A warp holds 32 / (GC * GK) rows at
 // once, so short rows and narrow blocks keep every lane busy. Good when rows
 // are long and regular; the merge-based kernel covers skewed and short rows.
@@ -117,7 +117,8 @@ class RowSplitSpmm final : public LocalSpmm<T> {
                                                 context.device()));
     // The wide variants' choice needs the longest row.
     shape_ = shape ? *shape : cuda::row_shape(A.row_offsets, A.rows, A.cols, A.nnz, A.col_indices);
-    // Skewed rows: the n = 1 stream body's layout, from the row offsets on the host, once.
+    // Skewed rows or scattered columns: the n = 1 stream body's layout, from
+    // the row offsets on the host, once.
     if (cuda::row_stream_pays(shape_)) {
       std::vector<std::int32_t> offsets(static_cast<std::size_t>(A.rows + 1));
       context.synchronize();  // the matrix may still be on its way on the context's stream
@@ -208,7 +209,7 @@ class RowSplitSpmm final : public LocalSpmm<T> {
   int multiprocessors_ = 1;
   cuda::RowShape shape_;
   std::unordered_map<const void*, int> blocks_per_sm_;  // resident_blocks_per_sm
-  std::unique_ptr<RowStreamSpmv<T>> stream_spmv_;  // the n = 1 body for skewed rows (row_stream_pays)
+  std::unique_ptr<RowStreamSpmv<T>> stream_spmv_;  // the n = 1 body where row_stream_pays
 };
 
 }  // namespace
