@@ -31,6 +31,9 @@ struct Plan<T>::Impl {
   CsrView<T> A;
   Algorithm requested = Algorithm::automatic;
   std::array<Algorithm, max_tabulated_width + 1> choice{};
+  // For `automatic` on the device: what column_slab needs (0: never slab).
+  int multiprocessors = 0;
+  std::size_t l2_bytes = 0;
   std::unique_ptr<LocalSpmm<T>> reference;
   std::unique_ptr<LocalSpmm<T>> cusparse;
   std::unique_ptr<LocalSpmm<T>> row_split;
@@ -104,9 +107,12 @@ Plan<T>::Plan(const Context& context, const CsrView<T>& A, Algorithm algorithm)
 #ifdef BLOCKEIGS_HAVE_CUDA
       constexpr Precision precision = precision_of<T>();
       const cuda::RowShape& shape = *impl_->row_shape();
-      int multiprocessors = 0;
+      int multiprocessors = 0, l2 = 0;
       BLOCKEIGS_CUDA_CHECK(
           cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, context.device()));
+      BLOCKEIGS_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, context.device()));
+      impl_->multiprocessors = multiprocessors;
+      impl_->l2_bytes = static_cast<std::size_t>(l2);
       for (std::int64_t n = 0; n <= max_tabulated_width; ++n)
         impl_->choice[static_cast<std::size_t>(n)] =
             cuda::choose_algorithm(shape, std::max<std::int64_t>(n, 1), precision, multiprocessors);
@@ -126,6 +132,15 @@ Plan<T>::~Plan() = default;
 template <class T>
 Algorithm Plan<T>::algorithm_for(std::int64_t n) const {
   return impl_->choice[static_cast<std::size_t>(std::min(std::max<std::int64_t>(n, 0), max_tabulated_width))];
+}
+
+template <class T>
+std::int64_t Plan<T>::column_slab(std::int64_t n) const {
+#ifdef BLOCKEIGS_HAVE_CUDA
+  if (impl_->requested == Algorithm::automatic && impl_->l2_bytes > 0 && n > 1)
+    return cuda::column_slab(*impl_->shape, n, precision_of<T>(), impl_->multiprocessors, impl_->l2_bytes);
+#endif
+  return n;
 }
 
 template <class T>
@@ -153,6 +168,19 @@ void Plan<T>::multiply(T alpha, ConstDenseView<T> B, T beta, DenseView<T> C) {
   if (B.ld < B.cols || C.ld < C.cols)
     throw Error("spmm::multiply: leading dimension smaller than the number of columns");
   if (C.rows == 0 || C.cols == 0) return;
+  const std::int64_t slab = column_slab(B.cols);
+  if (slab < B.cols) {
+    // Slabs of equal width, rounded up to 4 columns so that each starts on
+    // the same 16-byte alignment (fp32) or 32-byte sector (fp64) as B and C.
+    const std::int64_t slabs = (B.cols + slab - 1) / slab;
+    const std::int64_t width = ((B.cols + slabs - 1) / slabs + 3) / 4 * 4;
+    for (std::int64_t first = 0; first < B.cols; first += width) {
+      const std::int64_t w = std::min(width, B.cols - first);
+      impl_->kernel(algorithm_for(w)).multiply(alpha, ConstDenseView<T>(space, B.rows, w, B.ld, B.data + first), beta,
+                                               DenseView<T>{space, C.rows, w, C.ld, C.data + first});
+    }
+    return;
+  }
   impl_->kernel(algorithm_for(B.cols)).multiply(alpha, B, beta, C);
 }
 

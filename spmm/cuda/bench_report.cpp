@@ -38,7 +38,7 @@ void print_table_header(std::ostream& out) {
 
 void print_record(std::ostream& out, const Record& r) {
   std::string algorithm = r.algorithm;
-  if (!r.chosen.empty()) algorithm += "(" + r.chosen + ")";
+  if (!r.chosen.empty()) algorithm += "(" + r.chosen + (r.slab > 0 ? " by " + std::to_string(r.slab) : "") + ")";
   out << std::left << std::setw(22) << r.matrix << std::setw(6) << r.precision << std::right << std::setw(5) << r.n
       << "  " << std::left << std::setw(28) << algorithm << std::right;
   if (r.measured())
@@ -54,14 +54,15 @@ void print_record(std::ostream& out, const Record& r) {
 void write_csv(const std::string& path, const std::vector<Record>& records) {
   std::ofstream out(path);
   if (!out) throw InputError("cannot write the CSV file " + path);
-  out << "matrix,rows,cols,nnz,mean_row_length,max_row_length,scattered,precision,n,algorithm,chosen,time_us,gflops,"
+  out << "matrix,rows,cols,nnz,mean_row_length,max_row_length,scattered,span,precision,n,algorithm,chosen,slab,"
+         "time_us,gflops,"
          "pct_bound,speedup_vs_best_cusparse,check,copies,reps,note\n";
   for (const Record& r : records) {
     std::string note = r.note;
     std::replace(note.begin(), note.end(), ',', ';');
     out << r.matrix << ',' << r.rows << ',' << r.cols << ',' << r.nnz << ',' << r.mean_row_length << ','
-        << r.max_row_length << ',' << fixed(r.scattered, 4) << ',' << r.precision << ',' << r.n << ','
-        << r.algorithm << ',' << r.chosen << ','
+        << r.max_row_length << ',' << fixed(r.scattered, 4) << ',' << fixed(r.span, 1) << ',' << r.precision << ','
+        << r.n << ',' << r.algorithm << ',' << r.chosen << ',' << (r.slab > 0 ? std::to_string(r.slab) : "") << ','
         << (r.measured() ? fixed(r.seconds * 1e6, 3) : "") << ',' << fixed(r.gflops, 3) << ','
         << fixed(r.pct_bound, 2) << ',' << fixed(r.speedup, 4) << ',' << r.check << ',' << r.copies << ','
         << r.reps << ',' << note << '\n';

@@ -16,11 +16,13 @@ struct Record {
   std::string matrix;
   std::int64_t rows = 0, cols = 0, nnz = 0, max_row_length = 0;
   double scattered = 0;  // RowShape::scattered
+  double span = 0;       // RowShape::span
   double mean_row_length = 0.0;
   std::string precision;  // fp32 | fp64
   std::int64_t n = 0;
   std::string algorithm;  // row_split, merge_based, automatic, cusparse_*
   std::string chosen;     // for automatic: the kernel the plan picked
+  std::int64_t slab = 0;  // for automatic: the plan's column slab, 0 if it takes all n at once
   double seconds = -1.0;  // < 0: not run (see note)
   double gflops = 0.0, pct_bound = 0.0;
   double speedup = 0.0;   // best cuSPARSE time / this time (0 when unknown)

@@ -49,6 +49,7 @@ struct Matrix {
   HostCsr<double> csr;
   std::int64_t max_row_length = 0;
   double scattered = 0;  // RowShape::scattered
+  double span = 0;       // RowShape::span
 };
 
 template <class T>
@@ -103,6 +104,7 @@ struct PrecisionRun {
     r.nnz = host.nnz();
     r.max_row_length = matrix.max_row_length;
     r.scattered = matrix.scattered;
+    r.span = matrix.span;
     r.mean_row_length = host.rows ? double(host.nnz()) / double(host.rows) : 0.0;
     r.precision = std::is_same_v<T, float> ? "fp32" : "fp64";
     r.n = n;
@@ -184,6 +186,7 @@ struct PrecisionRun {
     one_case.push_back(mb);
     Record au = base_record(n, "automatic");
     au.chosen = std::string(to_string(automatic.algorithm_for(n)));
+    if (const std::int64_t slab = automatic.column_slab(n); slab < n) au.slab = slab;
     measure(au, copies, [&](int i) { automatic.multiply(alpha, view_b(i), beta, view_c(i)); }, reset(true), c0,
             rows_device, gather.data(), ref);
     one_case.push_back(au);
@@ -322,13 +325,15 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
     const auto start = std::chrono::steady_clock::now();
     Matrix matrix{spec.name, spec.build(), 0};
     matrix.max_row_length = max_row_length(matrix.csr);
-    matrix.scattered = cuda::row_shape_host(matrix.csr.row_offsets.data(), matrix.csr.rows, matrix.csr.cols,
-                                            matrix.csr.nnz(), matrix.csr.col_indices.data())
-                           .scattered;
+    const cuda::RowShape shape = cuda::row_shape_host(matrix.csr.row_offsets.data(), matrix.csr.rows,
+                                                      matrix.csr.cols, matrix.csr.nnz(), matrix.csr.col_indices.data());
+    matrix.scattered = shape.scattered;
+    matrix.span = shape.span;
     const std::vector<std::int64_t> samples = sample_rows(matrix.csr, sampled_rows, 7);
     out << "== " << matrix.name << ": " << matrix.csr.rows << " x " << matrix.csr.cols << ", " << matrix.csr.nnz()
         << " nonzeros, mean row " << double(matrix.csr.nnz()) / double(std::max<std::int64_t>(matrix.csr.rows, 1))
-        << ", longest " << matrix.max_row_length << ", scattered " << matrix.scattered << " (built in "
+        << ", longest " << matrix.max_row_length << ", scattered " << matrix.scattered << ", span " << matrix.span
+        << " (built in "
         << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s)\n";
     print_table_header(out);
     for (Precision p : options.precisions) {

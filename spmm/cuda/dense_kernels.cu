@@ -50,27 +50,40 @@ __global__ void heaviest_warp_kernel(const std::int32_t* row_offsets, std::int64
   }
 }
 
-// RowShape::scattered's counts: a warp a row, its lanes over the nonzeros
-// after the first; counts[0] += those nonzeros, counts[1] += those whose
-// column group differs from the previous nonzero's. Integer sums, so the same
-// answer every run.
-__global__ void scattered_kernel(const std::int32_t* row_offsets, const std::int32_t* col_indices, std::int64_t rows,
-                                 unsigned long long* counts) {
+// RowShape::scattered's and ::span's sums: a warp a row, its lanes over the
+// row's nonzeros. counts[0] += the nonzeros after a row's first, counts[1] +=
+// those whose column group differs from the previous nonzero's, counts[2] +=
+// each non-empty row's largest - smallest column + 1, counts[3] += the
+// non-empty rows. Integer sums, so the same answer every run.
+__global__ void column_stats_kernel(const std::int32_t* row_offsets, const std::int32_t* col_indices,
+                                    std::int64_t rows, unsigned long long* counts) {
   const int lane = threadIdx.x % 32;
   const std::int64_t warps = std::int64_t(gridDim.x) * (blockDim.x / 32);
   unsigned followers = 0, moved = 0;  // at most nnz < 2^31 each
+  unsigned long long span = 0, nonempty = 0;
   for (std::int64_t i = (blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x) / 32; i < rows; i += warps) {
-    const std::int32_t end = row_offsets[i + 1];
-    for (std::int32_t j = row_offsets[i] + 1 + lane; j < end; j += 32) {
+    const std::int32_t start = row_offsets[i], end = row_offsets[i + 1];
+    if (start == end) continue;  // the whole warp: i is the same in every lane
+    std::int32_t low = col_indices[start], high = low;
+    for (std::int32_t j = start + 1 + lane; j < end; j += 32) {
+      const std::int32_t c = col_indices[j];
       ++followers;
-      moved += (col_indices[j] >> scattered_group_log2) != (col_indices[j - 1] >> scattered_group_log2);
+      moved += (c >> scattered_group_log2) != (col_indices[j - 1] >> scattered_group_log2);
+      low = min(low, c);
+      high = max(high, c);
     }
+    low = __reduce_min_sync(0xffffffffu, low);
+    high = __reduce_max_sync(0xffffffffu, high);
+    span += static_cast<unsigned long long>(high - low) + 1;
+    ++nonempty;
   }
   followers = __reduce_add_sync(0xffffffffu, followers);
   moved = __reduce_add_sync(0xffffffffu, moved);
-  if (lane == 0 && followers > 0) {
+  if (lane == 0 && nonempty > 0) {  // span and nonempty: the same in every lane
     atomicAdd(counts, followers);
     atomicAdd(counts + 1, moved);
+    atomicAdd(counts + 2, span);
+    atomicAdd(counts + 3, nonempty);
   }
 }
 
@@ -84,7 +97,7 @@ RowShape row_shape(const std::int32_t* device_row_offsets, std::int64_t rows, st
   // then run on the legacy stream, which the synchronous copy back waits for.
   BLOCKEIGS_CUDA_CHECK(cudaDeviceSynchronize());
   Buffer<int> heaviest(Space::device, std::vector<int>(chunk_sizes, 0));
-  Buffer<unsigned long long> counts(Space::device, std::vector<unsigned long long>(2, 0));
+  Buffer<unsigned long long> counts(Space::device, std::vector<unsigned long long>(4, 0));
   BLOCKEIGS_CUDA_CHECK(cudaDeviceSynchronize());
   const int threads = 256;
   constexpr std::int64_t chunk_rows = std::int64_t(row_split_block_warps) << (chunk_sizes - 1);
@@ -95,7 +108,7 @@ RowShape row_shape(const std::int32_t* device_row_offsets, std::int64_t rows, st
   if (device_col_indices) {
     const std::int64_t row_warps = threads / 32;
     const int row_blocks = static_cast<int>(std::min<std::int64_t>((rows + row_warps - 1) / row_warps, 4096));
-    scattered_kernel<<<row_blocks, threads>>>(device_row_offsets, device_col_indices, rows, counts.data());
+    column_stats_kernel<<<row_blocks, threads>>>(device_row_offsets, device_col_indices, rows, counts.data());
     BLOCKEIGS_CUDA_CHECK_LAUNCH();
   }
   BLOCKEIGS_CUDA_CHECK(cudaDeviceSynchronize());
@@ -104,6 +117,7 @@ RowShape row_shape(const std::int32_t* device_row_offsets, std::int64_t rows, st
   shape.max = shape.heaviest_warp[0];
   const std::vector<unsigned long long> c = counts.to_host();
   shape.scattered = c[0] > 0 ? double(c[1]) / double(c[0]) : 0.0;
+  shape.span = c[3] > 0 ? double(c[2]) / double(c[3]) : 0.0;
   return shape;
 }
 

@@ -298,6 +298,25 @@ constexpr int chunk_batches_very_long = 2;
 constexpr std::int64_t balanced_chunks_min_row_bytes = 512;
 constexpr double balanced_chunks_min_cut = 0.75;
 
+// column_slab: H100, spmm-bench's automatic at n = 64-256 over the full suite
+// with B and C split into column slabs of 256 and 512 bytes of B row and
+// unsplit, alternating on one machine (data/2026-11-24-column-slabs-h100.tgz;
+// spmm-tuning-notes 25). Slabs gained where a band of B rows that does not fit
+// in L2 fits once split: rows16k_x2048 fp64 n = 256 (span 16384, 33.5 MB of
+// band) 1.54x, vsp_barth5 (span 23227) 1.24-1.66x from 1-KB rows, the
+// 7-point Laplacian (32769) 1.15-1.18x from 1 KB with 512-byte slabs (1.40x
+// with 256), delaunay_n16 1.08-1.12x, lap27pt fp64 n = 256 1.10x. They lost
+// where the band already fits (bcsstk*, span < 1000: 0.5-0.9x), on rows of
+// 2-4 nonzeros whatever the band (p2p-Gnutella31 0.74-0.81x, uniform_2M_x4
+// 0.95-0.97x), and on the merge kernel's dense few-row blocks, whose rows read
+// B in step (dense_512x32k 0.66-0.88x). Of the thresholds tried (band share
+// 0.32-0.64 of the 50 MB L2, mean 0-5, span's median, mean, nnz-weighted mean
+// and 90th percentile), the mean span, share 0.4 and mean 5 took 18 cases
+// 1.04-1.66x faster and none 3% slower.
+constexpr double slab_l2_share = 0.4;
+constexpr double slab_min_mean = 5;
+constexpr std::array<std::int64_t, 2> slab_row_bytes = {512, 256};  // widest first
+
 // The row of a width table for n: the first with n <= max_n, the last above them all.
 template <class Row, std::size_t N>
 const Row& row_for_width(const std::array<Row, N>& table, std::int64_t n) {
@@ -347,6 +366,14 @@ RowShape row_shape_host(const std::int32_t* row_offsets, std::int64_t rows, std:
         moved += (col_indices[j] >> scattered_group_log2) != (col_indices[j - 1] >> scattered_group_log2);
       }
     shape.scattered = followers > 0 ? double(moved) / double(followers) : 0.0;
+    std::int64_t span_sum = 0, nonempty = 0;
+    for (std::int64_t i = 0; i < rows; ++i) {
+      if (row_offsets[i] == row_offsets[i + 1]) continue;
+      const auto [low, high] = std::minmax_element(col_indices + row_offsets[i], col_indices + row_offsets[i + 1]);
+      span_sum += std::int64_t(*high) - *low + 1;
+      ++nonempty;
+    }
+    shape.span = nonempty > 0 ? double(span_sum) / double(nonempty) : 0.0;
   }
   constexpr int W = row_split_block_warps;
   for (int c = 0; c < chunk_sizes; ++c) {
@@ -397,6 +424,22 @@ Algorithm choose_algorithm(const RowShape& shape, std::int64_t n, Precision prec
   const Limits& limits = precision == Precision::fp32 ? rule.fp32 : rule.fp64;
   const bool skewed = shape.max > limits.skew * shape.mean;  // false for skew = never
   return skewed || shape.mean < limits.short_mean ? Algorithm::merge_based : Algorithm::row_split;
+}
+
+std::int64_t column_slab(const RowShape& shape, std::int64_t n, Precision precision, int multiprocessors,
+                         std::size_t l2_bytes) {
+  const std::int64_t value_bytes = precision == Precision::fp32 ? 4 : 8;
+  const double band_budget = slab_l2_share * double(l2_bytes);
+  if (shape.span <= 0 || shape.mean < slab_min_mean || shape.span * double(n * value_bytes) <= band_budget ||
+      choose_algorithm(shape, n, precision, multiprocessors) != Algorithm::row_split)
+    return n;
+  for (const std::int64_t bytes : slab_row_bytes) {
+    const std::int64_t width = bytes / value_bytes;
+    if (width < n && shape.span * double(bytes) <= band_budget &&
+        choose_algorithm(shape, width, precision, multiprocessors) == Algorithm::row_split)
+      return width;
+  }
+  return n;
 }
 
 int nonzero_lanes(double mean_row_length, int column_lanes, int unroll, double passes) {

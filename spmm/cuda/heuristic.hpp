@@ -3,6 +3,7 @@
 // (scripts/fit_heuristic.py prints a new table from a bench CSV).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "core/enums.hpp"
@@ -35,13 +36,19 @@ struct RowShape {
   // without regard to its neighbours, a random matrix), 0.2-0.8 for banded
   // and clustered ones. 0: not measured, or no row has two nonzeros.
   double scattered = 0.0;
+  // Mean over the rows with nonzeros of (largest - smallest column + 1): the
+  // band of B rows that rows near each other read, which row_split's rows in
+  // flight share through L2 (32769 for a 7-point Laplacian of 128^3, a
+  // copy's rows for a block-diagonal graph, all columns for a random
+  // matrix). 0: not measured.
+  double span = 0.0;
 };
 
 // The shape of a CSR matrix whose row offsets (and column indices, if not
-// null: `scattered`) are in device memory: two small reduction kernels (the
-// longest row and heaviest_warp by max, `scattered` by integer counts; exact,
-// so deterministic) and a copy back; waits for the device. For a Plan, once at
-// build.
+// null: `scattered` and `span`) are in device memory: two small reduction
+// kernels (the longest row and heaviest_warp by max, `scattered` and `span`
+// by integer counts; exact, so deterministic) and a copy back; waits for the
+// device. For a Plan, once at build.
 RowShape row_shape(const std::int32_t* device_row_offsets, std::int64_t rows, std::int64_t cols, std::int64_t nnz,
                    const std::int32_t* device_col_indices = nullptr);
 // The same from arrays in host memory: the device version's reference.
@@ -60,6 +67,16 @@ RowShape row_shape_host(const std::int32_t* row_offsets, std::int64_t rows, std:
 // share their B rows, which the across-rows order reads in step through L1,
 // where row_split's warps each sweep all of B on their own.
 Algorithm choose_algorithm(const RowShape& shape, std::int64_t n, Precision precision, int multiprocessors = 0);
+
+// Columns of B and C that the automatic choice multiplies at once for a block
+// of n columns: n, or slabs of 512 or 256 bytes of B row (one launch each,
+// which reads A again) where the band of B rows (span x row bytes) is more
+// than slab_l2_share of an L2 of `l2_bytes` and a slab's band is not: there
+// the rows in flight find the B rows their neighbours read still in L2. Only
+// where row_split runs at both widths on rows of slab_min_mean nonzeros or
+// more (shorter rows reuse too few B rows to pay for the extra passes).
+std::int64_t column_slab(const RowShape& shape, std::int64_t n, Precision precision, int multiprocessors,
+                         std::size_t l2_bytes);
 
 // Lanes of a row group that split the row's nonzeros (GK, a power of two at
 // most 32 / GC), given the GC lanes that split its columns and the U nonzeros

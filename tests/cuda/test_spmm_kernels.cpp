@@ -283,6 +283,52 @@ TEST(SpmmHeuristic, ScatteredColumnsOnTheHost) {
   // Rows of one nonzero have no followers.
   const std::vector<std::int32_t> diagonal_offsets{0, 1, 2, 3}, diagonal{0, 9, 30};
   EXPECT_EQ(spmm::cuda::row_shape_host(diagonal_offsets.data(), 3, 31, 3, diagonal.data()).scattered, 0.0);
+  // Spans: row 0 covers 0..40 (41 columns), row 1 one, row 3 8..15 (8); the
+  // empty row 2 does not count. Unsorted columns give the same span.
+  EXPECT_DOUBLE_EQ(spmm::cuda::row_shape_host(offsets.data(), 4, 64, 9, cols.data()).span, 50.0 / 3.0);
+  const std::vector<std::int32_t> unsorted{40, 1, 7, 8, 16, 0, 5, 15, 8};
+  EXPECT_DOUBLE_EQ(spmm::cuda::row_shape_host(offsets.data(), 4, 64, 9, unsorted.data()).span, 50.0 / 3.0);
+  EXPECT_EQ(spmm::cuda::row_shape_host(diagonal_offsets.data(), 3, 31, 3, diagonal.data()).span, 1.0);
+  EXPECT_EQ(spmm::cuda::row_shape_host(offsets.data(), 4, 64, 9).span, 0.0);  // no columns: not measured
+}
+
+TEST(SpmmHeuristic, ColumnSlabsWhereTheBandOfBRowsOutgrowsL2) {
+  using spmm::cuda::column_slab;
+  constexpr std::size_t l2 = 50u << 20;  // an H100's or H200's; slabs while a band is over 0.4 of it
+  // The 7-point Laplacian of 128^3: a band of 32769 B rows, 16.8 MB at 512 bytes.
+  spmm::cuda::RowShape lap{2097152, 7.0, 7.0, 2097152};
+  lap.span = 32769;
+  EXPECT_EQ(column_slab(lap, 1, Precision::fp64, 132, l2), 1);
+  EXPECT_EQ(column_slab(lap, 64, Precision::fp64, 132, l2), 64);    // 16.8 MB: fits
+  EXPECT_EQ(column_slab(lap, 128, Precision::fp64, 132, l2), 64);   // 33.5 MB: slabs of 512 bytes
+  EXPECT_EQ(column_slab(lap, 256, Precision::fp64, 132, l2), 64);
+  EXPECT_EQ(column_slab(lap, 200, Precision::fp64, 132, l2), 64);
+  EXPECT_EQ(column_slab(lap, 128, Precision::fp32, 132, l2), 128);  // 512 bytes: fits
+  EXPECT_EQ(column_slab(lap, 256, Precision::fp32, 132, l2), 128);
+  EXPECT_EQ(column_slab(lap, 300, Precision::fp32, 132, l2), 128);  // past the table's widths too
+  // A twice broader band fits only in 256-byte slabs.
+  spmm::cuda::RowShape broad = lap;
+  broad.span = 60000;
+  EXPECT_EQ(column_slab(broad, 256, Precision::fp64, 132, l2), 32);
+  EXPECT_EQ(column_slab(broad, 256, Precision::fp32, 132, l2), 64);
+  EXPECT_EQ(column_slab(broad, 64, Precision::fp64, 132, l2), 32);
+  EXPECT_EQ(column_slab(broad, 32, Precision::fp64, 132, l2), 32);  // a slab would be no narrower
+  // Nothing fits (random columns over a million rows), or nothing to gain.
+  spmm::cuda::RowShape random = lap;
+  random.span = 1e6;
+  EXPECT_EQ(column_slab(random, 256, Precision::fp64, 132, l2), 256);
+  spmm::cuda::RowShape short_rows = lap;
+  short_rows.mean = short_rows.max = 4;  // too few B rows reused to pay for reading A again
+  EXPECT_EQ(column_slab(short_rows, 256, Precision::fp64, 132, l2), 256);
+  spmm::cuda::RowShape skewed = lap;
+  skewed.max = 14000;  // merge_based's rows: no slabs
+  ASSERT_EQ(spmm::cuda::choose_algorithm(skewed, 256, Precision::fp64, 132), Algorithm::merge_based);
+  EXPECT_EQ(column_slab(skewed, 256, Precision::fp64, 132, l2), 256);
+  spmm::cuda::RowShape unmeasured = lap;
+  unmeasured.span = 0;
+  EXPECT_EQ(column_slab(unmeasured, 256, Precision::fp64, 132, l2), 256);
+  EXPECT_EQ(column_slab(lap, 256, Precision::fp64, 132, 0), 256);        // L2 not known
+  EXPECT_EQ(column_slab(lap, 256, Precision::fp64, 132, 256u << 20), 256);  // a larger L2 holds it
 }
 
 // Odd leading dimensions (4- or 8-byte rows only), padded aligned ones, and
@@ -640,6 +686,74 @@ TEST(SpmmKernels, SumErrorBoundStaysMeaningful) {
   EXPECT_LT(2.0 * spmm::sum_error_bound(100002, e32) * 25000.0, 10.0);
 }
 
+// Rows i of 9 nonzeros spread over columns i - h .. i + h: a band of 2h + 1
+// B rows, as a mesh numbered layer by layer has.
+template <class T>
+spmm::HostCsr<T> banded_matrix(std::int64_t rows, std::int64_t h, std::uint64_t seed) {
+  std::mt19937_64 engine(seed);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  spmm::HostCsr<T> a;
+  a.rows = a.cols = rows;
+  for (std::int64_t i = 0; i < rows; ++i) {
+    std::vector<std::int32_t> cols;
+    for (std::int64_t k = -4; k <= 4; ++k)
+      cols.push_back(static_cast<std::int32_t>(std::clamp<std::int64_t>(i + k * h / 4, 0, rows - 1)));
+    cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+    for (std::int32_t c : cols) {
+      a.col_indices.push_back(c);
+      a.values.push_back(static_cast<T>(uniform(engine)));
+    }
+    a.row_offsets.push_back(static_cast<std::int32_t>(a.col_indices.size()));
+  }
+  return a;
+}
+
+// `automatic` in column slabs: a band of B rows sized to this device's L2,
+// so that 1-KB (fp32) and 2-KB (fp64) rows of B outgrow it and 512-byte
+// slabs do not; the slabbed product against the reference at widths that
+// split evenly and unevenly, padded and offset, beta = 0 over NaN and not.
+template <class T>
+void column_slabs() {
+  int l2 = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0), cudaSuccess);
+  const std::int64_t h = std::max<std::int64_t>(4096, std::int64_t(0.4 * l2 / 640) / 2);
+  const auto A = banded_matrix<T>(4 * h, h, 71);
+  const spmm::Context context = spmm::Context::cuda(0);
+  spmm::CsrMatrix<T> device(Space::device, A);
+  device_sync();
+  spmm::Plan<T> plan(context, device.view());
+  const spmm::cuda::RowShape shape =
+      spmm::cuda::row_shape_host(A.row_offsets.data(), A.rows, A.cols, A.nnz(), A.col_indices.data());
+  int sms = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+  const std::int64_t slab_cols = 512 / std::int64_t(sizeof(T));
+  for (std::int64_t n : {1, 64, 129, 200, 256, 300})
+    EXPECT_EQ(plan.column_slab(n),
+              spmm::cuda::column_slab(shape, n, precision_of<T>(), sms, static_cast<std::size_t>(l2)))
+        << n;
+  EXPECT_EQ(plan.column_slab(256), slab_cols);
+  EXPECT_EQ(plan.column_slab(slab_cols), slab_cols);
+  spmm::Plan<T> explicit_row_split(context, device.view(), Algorithm::row_split);
+  EXPECT_EQ(explicit_row_split.column_slab(256), 256);  // only `automatic` slabs
+  std::vector<Problem> problems;
+  for (std::int64_t n : {129, 200, 256}) {
+    problems.push_back({.n = n, .seed = std::uint64_t(n)});
+    problems.push_back({.n = n, .beta = 0.5, .ldb = n + 4, .ldc = n + 8, .seed = std::uint64_t(n) + 1});
+    problems.push_back({.n = n, .ldb = n + 1, .ldc = n + 3, .b_offset = 1, .c_offset = 2});
+  }
+  check_all_algorithms(A, problems, {Algorithm::automatic});
+}
+
+TEST(SpmmKernels, ColumnSlabsFp32) {
+  SKIP_WITHOUT_GPU();
+  column_slabs<float>();
+}
+
+TEST(SpmmKernels, ColumnSlabsFp64) {
+  SKIP_WITHOUT_GPU();
+  column_slabs<double>();
+}
+
 TEST(SpmmKernels, PlanResolvesAutomaticToOurKernels) {
   SKIP_WITHOUT_GPU();
   EXPECT_TRUE(spmm::algorithm_available(Algorithm::row_split, Space::device));
@@ -703,7 +817,10 @@ TEST(SpmmKernels, PlanResolvesAutomaticToOurKernels) {
                                                 runs.col_indices.data());
     EXPECT_EQ(gpu.max, cpu.max) << rows;
     EXPECT_EQ(gpu.scattered, cpu.scattered) << rows;
-    if (rows >= 1000) EXPECT_GT(cpu.scattered, 0.0) << rows;
+    EXPECT_EQ(gpu.span, cpu.span) << rows;
+    if (rows >= 1000) {
+      EXPECT_GT(cpu.scattered, 0.0) << rows;
+    }
     for (int c = 0; c < spmm::cuda::chunk_sizes; ++c) EXPECT_EQ(gpu.heaviest_warp[c], cpu.heaviest_warp[c]) << rows << " " << c;
   }
   EXPECT_EQ(spmm::cuda::row_shape(l.view().row_offsets, 40000, long_rows.cols, long_rows.nnz()).max, 64.0);
