@@ -222,7 +222,10 @@ for step in "${steps[@]}"; do
         note "ab-spmm          $side exit $?"
       done
       # automatic's time per case: base, this, base / this.
-      awk -F, 'FNR == 1 {side++} $9 == "automatic" {key = $1 " " $7 " n=" $8; t[key, side] = $11; c[key, side] = $10; keys[key] = 1}
+      # Columns by their header names (the CSV has gained columns over time).
+      awk -F, 'FNR == 1 {side++; delete col; for (i = 1; i <= NF; i++) col[$i] = i; next}
+        $col["algorithm"] == "automatic" {key = $1 " " $col["precision"] " n=" $col["n"]; t[key, side] = $col["time_us"];
+          c[key, side] = $col["chosen"] (("slab" in col) && $col["slab"] != "" ? "/" $col["slab"] : ""); keys[key] = 1}
         END {for (k in keys) printf "%-34s %9.1f %9.1f  %5.2fx  %s -> %s\n", k, t[k, 1], t[k, 2], t[k, 1] / t[k, 2], c[k, 1], c[k, 2]}' \
         "$out/ab-spmm-base.csv" "$out/ab-spmm-this.csv" | sort -k2,2 -k1,1 -k3,3V ;;
     ab-blockops)
