@@ -31,7 +31,10 @@ struct Plan<T>::Impl {
   CsrView<T> A;
   Algorithm requested = Algorithm::automatic;
   std::array<Algorithm, max_tabulated_width + 1> choice{};
-  // For `automatic` on the device: what column_slab needs (0: never slab).
+  // Column slab per width (column_slab), decided with the choice; 0: none.
+  std::array<std::int64_t, max_tabulated_width + 1> slab{};
+  // For `automatic` on the device: what column_slab needs for wider blocks
+  // (0: never slab).
   int multiprocessors = 0;
   std::size_t l2_bytes = 0;
   std::unique_ptr<LocalSpmm<T>> reference;
@@ -113,9 +116,13 @@ Plan<T>::Plan(const Context& context, const CsrView<T>& A, Algorithm algorithm)
       BLOCKEIGS_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, context.device()));
       impl_->multiprocessors = multiprocessors;
       impl_->l2_bytes = static_cast<std::size_t>(l2);
-      for (std::int64_t n = 0; n <= max_tabulated_width; ++n)
-        impl_->choice[static_cast<std::size_t>(n)] =
-            cuda::choose_algorithm(shape, std::max<std::int64_t>(n, 1), precision, multiprocessors);
+      for (std::int64_t n = 0; n <= max_tabulated_width; ++n) {
+        const std::int64_t width = std::max<std::int64_t>(n, 1);
+        impl_->choice[static_cast<std::size_t>(n)] = cuda::choose_algorithm(shape, width, precision, multiprocessors);
+        if (const std::int64_t s = cuda::column_slab(shape, width, precision, multiprocessors, impl_->l2_bytes);
+            s < width)
+          impl_->slab[static_cast<std::size_t>(n)] = s;
+      }
 #endif
     }
   }
@@ -136,8 +143,12 @@ Algorithm Plan<T>::algorithm_for(std::int64_t n) const {
 
 template <class T>
 std::int64_t Plan<T>::column_slab(std::int64_t n) const {
+  if (n <= max_tabulated_width) {
+    const std::int64_t s = impl_->slab[static_cast<std::size_t>(std::max<std::int64_t>(n, 0))];
+    return s > 0 ? s : n;
+  }
 #ifdef BLOCKEIGS_HAVE_CUDA
-  if (impl_->requested == Algorithm::automatic && impl_->l2_bytes > 0 && n > 1)
+  if (impl_->l2_bytes > 0)  // `automatic` on the device; past the table, by the same rule
     return cuda::column_slab(*impl_->shape, n, precision_of<T>(), impl_->multiprocessors, impl_->l2_bytes);
 #endif
   return n;

@@ -690,22 +690,13 @@ TEST(SpmmKernels, SumErrorBoundStaysMeaningful) {
 // B rows, as a mesh numbered layer by layer has.
 template <class T>
 spmm::HostCsr<T> banded_matrix(std::int64_t rows, std::int64_t h, std::uint64_t seed) {
-  std::mt19937_64 engine(seed);
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  spmm::HostCsr<T> a;
-  a.rows = a.cols = rows;
-  for (std::int64_t i = 0; i < rows; ++i) {
+  return csr_from_columns<T>(rows, rows, seed, [&](std::int64_t i, std::mt19937_64&) {
     std::vector<std::int32_t> cols;
     for (std::int64_t k = -4; k <= 4; ++k)
       cols.push_back(static_cast<std::int32_t>(std::clamp<std::int64_t>(i + k * h / 4, 0, rows - 1)));
     cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
-    for (std::int32_t c : cols) {
-      a.col_indices.push_back(c);
-      a.values.push_back(static_cast<T>(uniform(engine)));
-    }
-    a.row_offsets.push_back(static_cast<std::int32_t>(a.col_indices.size()));
-  }
-  return a;
+    return cols;
+  });
 }
 
 // `automatic` in column slabs: a band of B rows sized to this device's L2,

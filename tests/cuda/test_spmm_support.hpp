@@ -33,17 +33,31 @@ namespace blockeigs::test {
 inline constexpr Algorithm device_algorithms[] = {Algorithm::row_split, Algorithm::merge_based,
                                                   Algorithm::automatic, Algorithm::cusparse};
 
-// Rows with `length(row)` distinct sorted columns, values in [-1, 1).
-template <class T, class Length>
-spmm::HostCsr<T> random_csr(std::int64_t rows, std::int64_t cols, std::uint64_t seed, Length length) {
+// Rows with the distinct sorted columns `columns(row, engine)` returns,
+// values in [-1, 1) drawn from the same engine after each row's columns.
+template <class T, class Columns>
+spmm::HostCsr<T> csr_from_columns(std::int64_t rows, std::int64_t cols, std::uint64_t seed, Columns columns) {
   std::mt19937_64 engine(seed);
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
   spmm::HostCsr<T> a;
   a.rows = rows;
   a.cols = cols;
+  for (std::int64_t i = 0; i < rows; ++i) {
+    for (std::int32_t c : columns(i, engine)) {
+      a.col_indices.push_back(c);
+      a.values.push_back(static_cast<T>(uniform(engine)));
+    }
+    a.row_offsets.push_back(static_cast<std::int32_t>(a.col_indices.size()));
+  }
+  return a;
+}
+
+// Rows with `length(row)` distinct sorted columns, values in [-1, 1).
+template <class T, class Length>
+spmm::HostCsr<T> random_csr(std::int64_t rows, std::int64_t cols, std::uint64_t seed, Length length) {
   std::vector<std::int32_t> all(static_cast<std::size_t>(cols));
   std::iota(all.begin(), all.end(), 0);
-  for (std::int64_t i = 0; i < rows; ++i) {
+  return csr_from_columns<T>(rows, cols, seed, [&](std::int64_t i, std::mt19937_64& engine) {
     const std::int64_t l = std::min<std::int64_t>(length(i, engine), cols);
     std::vector<std::int32_t> chosen;
     if (l * 4 > cols) {  // dense row: partial shuffle
@@ -61,13 +75,8 @@ spmm::HostCsr<T> random_csr(std::int64_t rows, std::int64_t cols, std::uint64_t 
       }
     }
     std::sort(chosen.begin(), chosen.end());
-    for (std::int32_t c : chosen) {
-      a.col_indices.push_back(c);
-      a.values.push_back(static_cast<T>(uniform(engine)));
-    }
-    a.row_offsets.push_back(static_cast<std::int32_t>(a.col_indices.size()));
-  }
-  return a;
+    return chosen;
+  });
 }
 
 // `automatic` goes through spmm::Plan, the way the solvers call it.
