@@ -49,6 +49,19 @@ namespace {
 // Then 11354a0's row-order blocks for irregular long rows (row_split_chunk_batches)
 // closed most of the mbeacxc / polblogs / ego-Facebook / socfb-MIT8 misses
 // (spmm-tuning-notes 19).
+// The rows for n = 33-256 refitted once more when merge_segment_items made
+// the merge kernel 1.2-1.5x faster there (session 23, spmm-tuning-notes 26):
+// scripts/dev/fit_choice_table.py over a full-suite run with segments of
+// max(4, 4 KB / row bytes) rows, and over the segment sweep read as the
+// final max(8, ...) would pick (docs/benchmarks/data/
+// 2026-11-24-merge-segments-h100.tgz). The values kept are inside the
+// plateau both agree on. Cases within 5% (of 76-77 with both kernels and
+// cuSPARSE timed), this fit against the table before: fp32 n = 64 69-71
+// (66), n = 128 73-74 (69), n = 256 68-73 (69); fp64 n = 64 74-75 (70),
+// n = 128 71-74 (69), n = 256 72-73 (69). Skew limits fell from 120-1300 to
+// 14-170: vsp_sctap1 (skew 244) and Oregon-2 (439) now take merge_based
+// from n = 65. fp64 n = 17-32
+// keeps its limit: its segments did not change.
 // ---------------------------------------------------------------------------
 constexpr double never = std::numeric_limits<double>::infinity();
 struct Limits {
@@ -69,9 +82,9 @@ constexpr std::array<Rule, 10> rules = {{
     {8, {120, 0}, {170, 0}},    // n = 5..8:     fp32 78/79, fp64 78/79
     {16, {120, 0}, {220, 0}},   // n = 9..16:    fp32 78/79, fp64 75/79
     {32, {170, 0}, {220, 0}},   // n = 17..32:   fp32 74/79, fp64 71/79
-    {64, {120, 0}, {290, 0}},   // n = 33..64:   fp32 70/79, fp64 74/79
-    {128, {290, 2.2}, {290, 0}},  // n = 65..128:  fp32 73/79, fp64 74/79
-    {256, {290, 0}, {1300, 0}},   // n = 129..256: fp32 75/79, fp64 77/79
+    {64, {14, 0}, {70, 0}},     // n = 33..64:   refitted for merge_segment_items, see below
+    {128, {70, 3}, {100, 3}},   // n = 65..128
+    {256, {170, 3}, {170, 0}},  // n = 129..256
 }};
 
 // Fewer rows than this cannot keep the GPU busy with one row per group:
@@ -122,11 +135,35 @@ constexpr std::array<Passes, 7> row_split_passes_table = {{
 }};
 
 // Merge kernel segment sizes: 4 waves of 64 warps per SM, segments of 32 to
-// 1024 items. Estimate, not yet measured.
+// 1024 items. Estimate, not measured; the segments for wide B rows below are.
 constexpr int merge_waves = 4;
 constexpr int merge_warps_per_sm = 64;
 constexpr std::int64_t merge_min_items = 32;
 constexpr std::int64_t merge_max_items = 1024;
+// Shorter segments for wide B rows (merge_segment_items). A warp walks its
+// segment's rows in order while every resident warp walks its own, so the
+// rows in flight span resident warps x rows a segment: with the segments
+// above (512 items for the suite's 10M-nonzero matrices, ~55 rows of mean
+// 8.4), 4224 warps of an H100 span 230k rows, several replicas of
+// vsp_model1's 45k, whose B rows at 512 bytes are then read 3.8 times from
+// DRAM (L2 hits 23%, against cuSPARSE's 69% with 24 nonzeros a warp).
+// H100, the full suite at n = 64-256, merge_based with segments of 16, 32,
+// 64, 128 and 256 items against these (docs/benchmarks/data/
+// 2026-11-24-merge-segments-h100.tgz; spmm-tuning-notes 26): the best size
+// grows with the mean row (cut rows cost carries) and shrinks with the row
+// bytes. Rows a segment = max(8, 4 KB / row bytes) fits: merge_based 1.29x
+// faster in geomean over 474 cases, 0.94 of each case's best size. A floor
+// of 4 or 6 rows scores 1.31-1.32x (0.96 of the best) but cuts the long
+// rows of the social graphs with hub rows (soc-Epinions1) into so many
+// pieces that their 1-2 KB cases fall to 0.75-0.89x of cuSPARSE, where 8
+// rows keep them at 1.02-1.05x. email-Enron and wiki-Vote, of the same kind,
+// still fit worst, at 0.8-0.86 of their best segments (128-256). Applied to
+// blocks wider than 32 columns, where the table's rows (n = 33-64, 65-128,
+// 129-256) were refitted with it; fp32 n = 33-63 (132-252-byte rows) follow
+// the same rule unmeasured.
+constexpr std::int64_t merge_short_segments_min_width = 33;
+constexpr double merge_segment_output_bytes = 4096;
+constexpr double merge_segment_min_rows = 8;
 
 // merge_uses_spmv_body: skew (longest row / mean) above which the SpMV body
 // wins at n = 1 (and at n = 2 and 4, where the table sends such matrices to
@@ -462,6 +499,19 @@ std::int64_t merge_items_per_segment(std::int64_t rows, std::int64_t nnz, int mu
   std::int64_t items = merge_min_items;
   while (items < wanted && items < merge_max_items) items *= 2;
   return items;
+}
+
+std::int64_t merge_segment_items(const RowShape& shape, std::int64_t n, Precision precision, int multiprocessors) {
+  const auto nnz = static_cast<std::int64_t>(std::llround(shape.mean * double(shape.rows)));
+  const std::int64_t items = merge_items_per_segment(shape.rows, nnz, multiprocessors);
+  if (n < merge_short_segments_min_width) return items;
+  const std::int64_t row_bytes = n * (precision == Precision::fp32 ? 4 : 8);
+  const double rows = std::max(merge_segment_min_rows, merge_segment_output_bytes / double(row_bytes));
+  const double wanted = (shape.mean + 1) * rows;
+  // The nearest power of two (by ratio), within [merge_min_items, items].
+  std::int64_t shorter = merge_min_items;
+  while (shorter < items && double(shorter) * std::sqrt(2.0) < wanted) shorter *= 2;
+  return std::min(shorter, items);
 }
 
 bool merge_order_pays(const RowShape& shape, std::int64_t items) {

@@ -9,11 +9,14 @@
 // so only long rows are cut. The pieces of a cut row are written as raw sums
 // to carry slots; a second small kernel adds each row's slots in a fixed order
 // and applies alpha and beta. No atomics: the bits are the same run to run.
-// The partition and the carry plan are built once, in the constructor. For
+// The partitions and their carry plans are built once, in the constructor:
+// one for every segment length that some block width takes
+// (merge_segment_items: shorter segments for wide B rows). For
 // long regular rows (dense blocks) warps take the segments across rows
 // (merge_order_across_rows), so that those running together share B's rows;
 // the order changes no sum.
 #include <algorithm>
+#include <array>
 #include <type_traits>
 #include <vector>
 
@@ -144,7 +147,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
     multiprocessors_ = multiprocessors;
     // Its rules read row lengths only: no column count (RowShape::scattered).
     shape_ = shape ? *shape : cuda::row_shape(A.row_offsets, A.rows, A.cols, A.nnz);
-    if (A.rows > 0 && A.nnz > 0) build_partition();
+    if (A.rows > 0 && A.nnz > 0) build_partitions();
   }
 
   void multiply(T alpha, ConstDenseView<T> B, T beta, DenseView<T> C) override {
@@ -154,8 +157,8 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
       cuda::scale_block(C, beta, context_.stream());
       return;
     }
-    reserve_carry(std::min<std::int64_t>(B.cols, max_launch_width));
     for_each_column_slab(B, C, [&](const ConstDenseView<T>& b, const DenseView<T>& c) {
+      reserve_carry(partition_for(b.cols).slots * b.cols);
       launch(alpha, b, beta, c);
     });
   }
@@ -164,6 +167,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
   // Segments of `items` merge steps, boundaries snapped back by up to
   // `slack`, and their carry plan.
   struct Partition {
+    std::int64_t items = 0;     // merge steps a segment
     std::int64_t segments = 0;  // one warp each
     std::int64_t slots = 0;     // carry slots (pieces of rows cut by a boundary)
     Buffer<std::int32_t> row, nonzero, head_slot, tail_slot, split_rows, split_first_slot;
@@ -176,6 +180,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
 
   Partition make_partition(std::int64_t items, std::int64_t slack, bool across_rows = false) {
     Partition p;
+    p.items = items;
     p.segments = cuda::merge_segment_count(A_.rows, A_.nnz, items);
     const std::int64_t boundaries = p.segments + 1;
     Buffer<std::int32_t> row(Space::device, boundaries), nonzero(Space::device, boundaries),
@@ -203,11 +208,19 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
     return p;
   }
 
-  void build_partition() {
-    const std::int64_t items = cuda::merge_items_per_segment(A_.rows, A_.nnz, multiprocessors_);
-    general_ = make_partition(items, items / 2, cuda::merge_order_pays(shape_, items));
-    if (std::size_t(general_.slots) * max_launch_width * sizeof(T) <= eager_carry_bytes)
-      reserve_carry(max_launch_width);
+  void build_partitions() {
+    // One per distinct segment length over the widths one launch takes,
+    // the widest first (the widths of a length are contiguous).
+    std::int64_t eager_carry = 0;
+    for (int n = max_launch_width; n >= 1; --n) {
+      const std::int64_t items = cuda::merge_segment_items(shape_, n, precision_of<T>(), multiprocessors_);
+      if (general_.empty() || general_.back().items != items) {
+        general_.push_back(make_partition(items, items / 2, cuda::merge_order_pays(shape_, items)));
+        eager_carry = std::max(eager_carry, general_.back().slots * n);
+      }
+      partition_of_width_[n] = static_cast<int>(general_.size() - 1);
+    }
+    if (std::size_t(eager_carry) * sizeof(T) <= eager_carry_bytes) reserve_carry(eager_carry);
     // The narrow body (n = 1, 2, 4 in fp32; skewed rows) walks longer segments of its own.
     if (cuda::merge_uses_spmv_body(shape_)) {
       const std::int64_t spmv_items = cuda::merge_spmv_items_per_segment(A_.rows, A_.nnz, multiprocessors_);
@@ -217,8 +230,13 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
     }
   }
 
-  void reserve_carry(std::int64_t width) {
-    const std::size_t needed = static_cast<std::size_t>(general_.slots * width);
+  // The partition for blocks of `width` columns (at most max_launch_width).
+  const Partition& partition_for(std::int64_t width) const {
+    return general_[partition_of_width_[static_cast<std::size_t>(std::max<std::int64_t>(width, 1))]];
+  }
+
+  void reserve_carry(std::int64_t elements) {
+    const auto needed = static_cast<std::size_t>(elements);
     if (needed <= carry_.size()) return;
     context_.synchronize();  // the old buffer may still be in use
     carry_ = Buffer<T>(Space::device, needed);
@@ -232,7 +250,8 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
       fix_up(spmv_, spmv_carry_.data(), static_cast<int>(B.cols), C, alpha, beta, stream);
       return;
     }
-    const MergeSegments segments = general_.view();
+    const Partition& partition = partition_for(B.cols);
+    const MergeSegments segments = partition.view();
     const std::int64_t warps_per_block = block_threads / warp_size;
     const int v = vector_width<T>(B.data, B.ld, C.data, C.ld, B.cols);
     const int blocks = static_cast<int>(std::clamp<std::int64_t>(
@@ -250,7 +269,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
         if (cuda::wide_unroll_pays(Algorithm::merge_based, shape_, S::GC)) return run(std::true_type{});
       run(std::false_type{});
     });
-    fix_up(general_, carry_.data(), static_cast<int>(B.cols), C, alpha, beta, stream);
+    fix_up(partition, carry_.data(), static_cast<int>(B.cols), C, alpha, beta, stream);
   }
 
   // Adds the pieces of the rows that the partition's boundaries cut.
@@ -270,9 +289,10 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
   int multiprocessors_ = 1;
   bool spmv_body_ = false;  // narrow blocks through merge_spmv.cu (skewed rows)
   cuda::RowShape shape_;    // mean and longest row
-  Partition general_;       // the general body's
-  Partition spmv_;          // the SpMV body's, when it has one
-  Buffer<T> carry_;         // general_.slots x (block width) raw partial sums
+  std::vector<Partition> general_;  // the general body's, longest segments last
+  std::array<int, max_launch_width + 1> partition_of_width_{};  // index into general_ by width
+  Partition spmv_;                  // the SpMV body's, when it has one
+  Buffer<T> carry_;                 // slots x (block width) raw partial sums, for any partition
   Buffer<T> spmv_carry_;    // spmv_.slots x merge_spmv_max_width raw partial sums
 };
 

@@ -165,6 +165,38 @@ TEST(SpmmHeuristic, MergeOrderAcrossRowsOnlyForLongRegularRows) {
   EXPECT_FALSE(spmm::cuda::merge_order_pays({100000, 3000, 100000}, 512));  // skewed
 }
 
+TEST(SpmmHeuristic, ShorterMergeSegmentsForWideRows) {
+  constexpr auto fp32 = Precision::fp32;
+  constexpr auto fp64 = Precision::fp64;
+  // 2M rows of mean 4 on 132 SMs: 10M items make segments of 512.
+  const spmm::cuda::RowShape short_rows{2000000, 4.0, 10.0};
+  const std::int64_t general = spmm::cuda::merge_items_per_segment(2000000, 8000000, 132);
+  ASSERT_EQ(general, 512);
+  EXPECT_EQ(spmm::cuda::merge_segment_items(short_rows, 1, fp32, 132), general);
+  EXPECT_EQ(spmm::cuda::merge_segment_items(short_rows, 32, fp32, 132), general);  // up to 32 columns
+  EXPECT_EQ(spmm::cuda::merge_segment_items(short_rows, 32, fp64, 132), general);
+  EXPECT_EQ(spmm::cuda::merge_segment_items(short_rows, 33, fp32, 132), 128);  // 31 rows of 5 items: 155
+  EXPECT_EQ(spmm::cuda::merge_segment_items(short_rows, 64, fp32, 132), 64);   // 16 rows: 80
+  EXPECT_EQ(spmm::cuda::merge_segment_items(short_rows, 33, fp64, 132), 64);   // 15.5 rows: 78
+  EXPECT_EQ(spmm::cuda::merge_segment_items(short_rows, 128, fp32, 132), 32);  // 8 rows: 40
+  EXPECT_EQ(spmm::cuda::merge_segment_items(short_rows, 256, fp64, 132), 32);  // 8 rows (the floor): 40
+  // Rows of mean 50: 16 rows would be 816 items, nearer the general 1024
+  // than 512; 8 rows at 2 KB make 408, so 512.
+  const spmm::cuda::RowShape long_rows{2000000, 50.0, 60.0};
+  EXPECT_EQ(spmm::cuda::merge_segment_items(long_rows, 64, fp32, 132), 1024);
+  EXPECT_EQ(spmm::cuda::merge_segment_items(long_rows, 256, fp64, 132), 512);
+  // Small matrices already have the shortest segments.
+  EXPECT_EQ(spmm::cuda::merge_segment_items({1000, 4.0, 10.0}, 256, fp64, 132), 32);
+  // The merge kernel builds one partition per run of widths: never longer
+  // segments for a wider block.
+  for (const auto& shape : {short_rows, long_rows, spmm::cuda::RowShape{300000, 13.0, 4000.0}})
+    for (const Precision precision : {fp32, fp64})
+      for (std::int64_t n = 2; n <= 256; ++n)
+        EXPECT_LE(spmm::cuda::merge_segment_items(shape, n, precision, 132),
+                  spmm::cuda::merge_segment_items(shape, n - 1, precision, 132))
+            << n;
+}
+
 TEST(SpmmHeuristic, RowSplitChunksByRowBytesAndRowLengths) {
   using spmm::cuda::row_split_chunk_batches;
   const std::int64_t resident = 132 * 4, many = 1 << 20;
@@ -487,6 +519,43 @@ void long_row() {
   check_all_algorithms(alone, problems);
   check_all_algorithms(among, problems);
   check_all_algorithms(sparse_rows, problems);
+}
+
+// The merge kernel's shorter segments for wide B rows (merge_segment_items):
+// a matrix big enough that its general segments are longer than those, with
+// empty rows and one row in 500 of 200-3000 nonzeros that the short segments
+// cut into many carried pieces.
+template <class T>
+void short_merge_segments() {
+  int sms = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+  const std::int64_t rows = 3100 * std::int64_t(sms) + 11;
+  const auto A = random_csr<T>(rows, rows, 95, [](std::int64_t i, std::mt19937_64& e) {
+    if (i % 500 == 7) return std::int64_t(200 + e() % 2801);
+    return e() % 8 == 0 ? std::int64_t(0) : std::int64_t(1 + e() % 8);
+  });
+  double longest = 0;
+  for (std::int64_t i = 0; i < A.rows; ++i)
+    longest = std::max(longest, double(A.row_offsets[std::size_t(i) + 1] - A.row_offsets[std::size_t(i)]));
+  const spmm::cuda::RowShape shape{rows, double(A.nnz()) / double(rows), longest};
+  const std::int64_t general = spmm::cuda::merge_items_per_segment(rows, A.nnz(), sms);
+  for (std::int64_t n : {129, 256})
+    ASSERT_LT(spmm::cuda::merge_segment_items(shape, n, precision_of<T>(), sms), general) << n;
+  std::vector<Problem> problems;
+  problems.push_back({.n = 129, .seed = 129});
+  problems.push_back({.n = 256, .alpha = -1.5, .beta = 0.5, .ldb = 260, .ldc = 257, .b_offset = 1});
+  problems.push_back({.n = 8, .alpha = 2.0, .beta = 1.0});  // the general segments, after the short ones
+  check_all_algorithms(A, problems, {Algorithm::merge_based});
+}
+
+TEST(SpmmKernels, ShortMergeSegmentsFp32) {
+  SKIP_WITHOUT_GPU();
+  short_merge_segments<float>();
+}
+
+TEST(SpmmKernels, ShortMergeSegmentsFp64) {
+  SKIP_WITHOUT_GPU();
+  short_merge_segments<double>();
 }
 
 TEST(SpmmKernels, OneRowOf100kNonzerosFp32) {
