@@ -97,10 +97,10 @@ double row_split_passes(const RowShape& shape, std::int64_t n, Precision precisi
 std::int64_t merge_items_per_segment(std::int64_t rows, std::int64_t nnz, int multiprocessors);
 
 // The merge kernel's segment for blocks of n columns: merge_items_per_segment,
-// or shorter for blocks wider than 32 columns: about max(8, 4 KB / row
-// bytes) rows of mean length, so that the rows the resident
-// warps hold at once, and the B rows they gather, stay a narrow band that L2
-// keeps (a power of two, at least the table's lower bound).
+// or shorter for blocks wider than 32 columns: about max(8, 4 KB / row bytes)
+// rows of mean length, so that the rows the resident warps hold at once, and
+// the B rows they gather, stay a narrow band that L2 keeps (a power of two,
+// at least the table's lower bound).
 std::int64_t merge_segment_items(const RowShape& shape, std::int64_t n, Precision precision, int multiprocessors);
 
 // Whether the merge kernel takes its segments across rows
