@@ -50,18 +50,19 @@ namespace {
 // closed most of the mbeacxc / polblogs / ego-Facebook / socfb-MIT8 misses
 // (spmm-tuning-notes 19).
 // The rows for n = 33-256 refitted once more when merge_segment_items made
-// the merge kernel 1.2-1.5x faster there (session 23, spmm-tuning-notes 26):
-// scripts/dev/fit_choice_table.py over a full-suite run with segments of
-// max(4, 4 KB / row bytes) rows, and over the segment sweep read as the
-// final max(8, ...) would pick (docs/benchmarks/data/
-// 2026-11-24-merge-segments-h100.tgz). The values kept are inside the
-// plateau both agree on. Cases within 5% (of 76-77 with both kernels and
-// cuSPARSE timed), this fit against the table before: fp32 n = 64 69-71
-// (66), n = 128 73-74 (69), n = 256 68-73 (69); fp64 n = 64 74-75 (70),
-// n = 128 71-74 (69), n = 256 72-73 (69). Skew limits fell from 120-1300 to
-// 14-170: vsp_sctap1 (skew 244) and Oregon-2 (439) now take merge_based
-// from n = 65. fp64 n = 17-32
-// keeps its limit: its segments did not change.
+// the merge kernel 1.2-1.5x faster there (session 23, spmm-tuning-notes 26),
+// over a full-suite run with segments of max(4, 4 KB / row bytes) rows and
+// over the segment sweep read as the final max(8, ...) would pick
+// (docs/benchmarks/data/2026-11-24-merge-segments-h100.tgz), putting no case
+// below 0.9x of cuSPARSE first, then the cases within 5%; the values kept are
+// inside the plateau both agree on. Skew limits fell from 120-1300 to 14-170:
+// vsp_sctap1 (skew 244) and Oregon-2 (439) now take merge_based from n = 65.
+// On the two full-suite runs at 2c8c0df
+// (2026-11-24-spmm-bench-2c8c0df{,-run2}-h100.csv.xz) the whole table scores
+// 95.6% / 96.3% within 5% (fp32 / fp64); fit_heuristic.py --min-rows 4096 on
+// them picks 34 / 3.3 and 75 / 0, 72 / 2.9 and 75 / 3.3, 75 / 3.3 and
+// 75 / 2.2 for these rows (96.6% over both precisions), within the same
+// plateau. fp64 n = 17-32 keeps its limit: its segments did not change.
 // ---------------------------------------------------------------------------
 constexpr double never = std::numeric_limits<double>::infinity();
 struct Limits {

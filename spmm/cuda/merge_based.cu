@@ -287,8 +287,8 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
   const Context& context_;
   CsrView<T> A_;
   int multiprocessors_ = 1;
-  bool spmv_body_ = false;           // narrow blocks through merge_spmv.cu (skewed rows)
-  cuda::RowShape shape_;             // mean and longest row
+  bool spmv_body_ = false;          // narrow blocks through merge_spmv.cu (skewed rows)
+  cuda::RowShape shape_;            // mean and longest row
   std::vector<Partition> general_;  // the general body's, longest segments last
   std::array<int, max_launch_width + 1> partition_of_width_{};  // index into general_ by width
   Partition spmv_;                  // the SpMV body's, when it has one
