@@ -7,8 +7,9 @@
 //
 // Boundaries snap back to a row start when that is close (merge_partition.cuh),
 // so only long rows are cut. The pieces of a cut row are written as raw sums
-// to carry slots; a second small kernel adds each row's slots in a fixed order
-// and applies alpha and beta. No atomics: the bits are the same run to run.
+// to carry slots; the fix-up (merge_fixup.cuh) adds each row's slots in a
+// fixed order and applies alpha and beta. No atomics: the bits are the same
+// run to run.
 // The partitions and their carry plans are built once, in the constructor:
 // one for every segment length that some block width takes
 // (merge_segment_items: shorter segments for wide B rows). For
@@ -24,6 +25,7 @@
 #include "spmm/cuda/dense_kernels.hpp"
 #include "spmm/cuda/heuristic.hpp"
 #include "spmm/cuda/kernel_dispatch.cuh"
+#include "spmm/cuda/merge_fixup.cuh"
 #include "spmm/cuda/merge_partition.cuh"
 #include "spmm/cuda/merge_spmv.cuh"
 #include "spmm/local_spmm.hpp"
@@ -90,39 +92,6 @@ __global__ void __launch_bounds__(block_threads, (merge_min_blocks_per_sm<T, P, 
   }
 }
 
-// One block per (split row, tile of `column_lanes` columns). Its 256 threads
-// are column lanes x slot lanes (column_lanes = n rounded up to a power of two,
-// at most 32, so a narrow block still has up to 256 slot lanes for a row cut
-// into thousands of pieces). Slot lane q adds slots q, q + slot_lanes, ... in
-// order; a fixed tree in shared memory adds the slot lanes. Fixed order:
-// deterministic.
-inline constexpr int fixup_threads = 256;
-
-template <class T>
-__global__ void __launch_bounds__(fixup_threads)
-    merge_fixup_kernel(const std::int32_t* split_rows, const std::int32_t* first_slot, const T* carry, int n,
-                       int column_lanes, T* C, std::int64_t ldc, T alpha, T beta) {
-  __shared__ T partial[fixup_threads];
-  const int slot_lanes = fixup_threads / column_lanes;
-  const int lane = threadIdx.x % column_lanes, q = threadIdx.x / column_lanes;
-  const int col = blockIdx.y * column_lanes + lane;
-  const int first = first_slot[blockIdx.x], end = first_slot[blockIdx.x + 1];
-  T sum = T(0);
-  if (col < n) {
-#pragma unroll 8
-    for (int s = first + q; s < end; s += slot_lanes) sum += carry[std::int64_t(s) * n + col];
-  }
-  partial[threadIdx.x] = sum;
-  __syncthreads();
-  for (int half = slot_lanes / 2; half > 0; half /= 2) {
-    if (q < half) partial[threadIdx.x] += partial[threadIdx.x + half * column_lanes];
-    __syncthreads();
-  }
-  if (q != 0 || col >= n) return;
-  T* c = C + std::int64_t(split_rows[blockIdx.x]) * ldc + col;
-  *c = beta == T(0) ? alpha * partial[lane] : fma(alpha, partial[lane], beta * *c);
-}
-
 }  // namespace cuda::detail
 
 namespace {
@@ -171,10 +140,16 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
     std::int64_t segments = 0;  // one warp each
     std::int64_t slots = 0;     // carry slots (pieces of rows cut by a boundary)
     Buffer<std::int32_t> row, nonzero, head_slot, tail_slot, split_rows, split_first_slot;
-    Buffer<std::int32_t> order;  // empty: segments in path order
+    Buffer<std::int32_t> tree_rows;  // the cut rows of many slots (merge_fixup_tree_rows)
+    Buffer<std::int32_t> order;      // empty: segments in path order
     MergeSegments view() const {
       return {row.data(), nonzero.data(), head_slot.data(), tail_slot.data(), segments,
               order.size() ? order.data() : nullptr};
+    }
+    MergeFixupRows fixup_rows() const {
+      const bool all = tree_rows.size() == split_rows.size();  // dense blocks of few rows: no index to load
+      return {split_rows.data(), split_first_slot.data(), static_cast<std::int64_t>(split_rows.size()),
+              all ? nullptr : tree_rows.data(), static_cast<std::int64_t>(tree_rows.size())};
     }
   };
 
@@ -201,6 +176,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
     p.tail_slot = Buffer<std::int32_t>(Space::device, plan.tail_slot);
     p.split_rows = Buffer<std::int32_t>(Space::device, plan.split_rows);
     p.split_first_slot = Buffer<std::int32_t>(Space::device, plan.split_first_slot);
+    p.tree_rows = Buffer<std::int32_t>(Space::device, merge_fixup_tree_rows(plan));
     p.slots = plan.slots();
     // Uploads from pageable memory may still be in flight on the legacy
     // stream, which the context's non-blocking stream does not wait for.
@@ -275,13 +251,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
   // Adds the pieces of the rows that the partition's boundaries cut.
   static void fix_up(const Partition& p, const T* carry, int n, const DenseView<T>& C, T alpha, T beta,
                      cudaStream_t stream) {
-    const std::int64_t split = static_cast<std::int64_t>(p.split_rows.size());
-    if (split == 0) return;
-    const int column_lanes = column_lanes_for(n);  // <= 32
-    const dim3 grid(static_cast<unsigned>(split), static_cast<unsigned>((n + column_lanes - 1) / column_lanes));
-    merge_fixup_kernel<T><<<grid, fixup_threads, 0, stream>>>(p.split_rows.data(), p.split_first_slot.data(), carry,
-                                                                n, column_lanes, C.data, C.ld, alpha, beta);
-    BLOCKEIGS_CUDA_CHECK_LAUNCH();
+    launch_merge_fixup<T>(p.fixup_rows(), carry, n, C.data, C.ld, alpha, beta, stream);
   }
 
   const Context& context_;

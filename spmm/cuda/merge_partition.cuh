@@ -120,6 +120,19 @@ inline MergeCarryPlan plan_merge_carries(const std::vector<std::int32_t>& bounda
   return plan;
 }
 
+// The fix-up (merge_fixup.cuh) adds a cut row of up to this many slots with
+// one thread per column; rows of more take a block each.
+inline constexpr int merge_fixup_flat_max_slots = 32;
+
+// Indices into split_rows of the cut rows with more than merge_fixup_flat_max_slots slots.
+inline std::vector<std::int32_t> merge_fixup_tree_rows(const MergeCarryPlan& plan) {
+  std::vector<std::int32_t> rows;
+  for (std::size_t i = 0; i < plan.split_rows.size(); ++i)
+    if (plan.split_first_slot[i + 1] - plan.split_first_slot[i] > merge_fixup_flat_max_slots)
+      rows.push_back(static_cast<std::int32_t>(i));
+  return rows;
+}
+
 // An order of the segments that takes the k-th segment of every row before
 // the (k+1)-th of any: for k = 0, 1, ...: the segments at position k of their
 // row's run, rows ascending. A segment belongs to the row it starts in

@@ -39,7 +39,7 @@ __device__ __forceinline__ SegmentBounds load_segment(const MergeSegments& m, st
 
 // C = alpha * A * B + beta * C for a block B of args.n columns, a width
 // merge_spmv_takes accepts, one warp per segment; pieces of cut rows go to their carry slots,
-// n values each (merge_fixup_kernel adds them).
+// n values each (launch_merge_fixup adds them).
 template <class T>
 void launch_merge_spmv(const SpmmArgs<T>& args, const MergeSegments& segments, T* carry,
                        int multiprocessors, cudaStream_t stream);

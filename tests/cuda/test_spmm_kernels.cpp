@@ -521,6 +521,37 @@ void long_row() {
   check_all_algorithms(sparse_rows, problems);
 }
 
+// The merge fix-up's two kernels (merge_fixup.cuh) in one launch: segments of
+// 32 steps cut rows of 900-1200 nonzeros into 28-38 pieces, on both sides of
+// the flat kernel's limit of 32 (the same lengths as the host test
+// MergeCarryPlan.OnlyRowsOfManyPiecesTakeTheTreeFixup, which checks that both
+// sides are reached), and rows of 40 into two.
+template <class T>
+void merge_fixup_kernels() {
+  int sms = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+  const auto A = random_csr<T>(129, 5000, 96, [](std::int64_t i, std::mt19937_64&) {
+    const std::int64_t lengths[3] = {900 + 7 * (i / 3), 40, 0};
+    return lengths[i % 3];
+  });
+  ASSERT_EQ(spmm::cuda::merge_items_per_segment(A.rows, A.nnz(), sms), 32);
+  std::vector<Problem> problems;
+  for (std::int64_t n : {1, 8, 32}) problems.push_back({.n = n, .seed = std::uint64_t(n)});
+  problems.push_back({.n = 33, .alpha = -1.5, .beta = 0.5, .ldb = 35, .ldc = 34});
+  problems.push_back({.n = 129, .alpha = 2.0, .beta = 1.0, .ldb = 131, .ldc = 130, .b_offset = 1});
+  check_all_algorithms(A, problems, {Algorithm::merge_based});
+}
+
+TEST(SpmmKernels, MergeFixupKernelsFp32) {
+  SKIP_WITHOUT_GPU();
+  merge_fixup_kernels<float>();
+}
+
+TEST(SpmmKernels, MergeFixupKernelsFp64) {
+  SKIP_WITHOUT_GPU();
+  merge_fixup_kernels<double>();
+}
+
 // The merge kernel's shorter segments for wide B rows (merge_segment_items):
 // a matrix big enough that its general segments are longer than those, with
 // empty rows and one row in 500 of 200-3000 nonzeros that the short segments

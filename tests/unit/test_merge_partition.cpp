@@ -18,6 +18,8 @@ using blockeigs::spmm::cuda::merge_segment_count;
 using blockeigs::spmm::cuda::merge_segment_start;
 using blockeigs::spmm::cuda::MergeCarryPlan;
 using blockeigs::spmm::cuda::merge_order_across_rows;
+using blockeigs::spmm::cuda::merge_fixup_flat_max_slots;
+using blockeigs::spmm::cuda::merge_fixup_tree_rows;
 using blockeigs::spmm::cuda::plan_merge_carries;
 
 std::vector<std::int32_t> offsets_from_lengths(const std::vector<std::int32_t>& lengths) {
@@ -213,6 +215,32 @@ TEST(MergeCarryPlan, CountsSlotsOnlyForCutRows) {
   EXPECT_EQ(cut.split_rows[0], 0);
   EXPECT_GE(cut.slots(), 1000 / 64);
   EXPECT_LE(cut.slots(), 1001 / 64 + 1);
+}
+
+TEST(MergeCarryPlan, OnlyRowsOfManyPiecesTakeTheTreeFixup) {
+  // Segments of 32 steps, slack 16: a row of L nonzeros is cut into about L / 32
+  // pieces. Lengths 900-1200 give rows on both sides of the flat kernel's limit,
+  // and rows of 40 give two pieces.
+  std::vector<std::int32_t> lengths;
+  for (std::int32_t l = 900; l <= 1200; l += 7) lengths.insert(lengths.end(), {l, 40, 0});
+  const auto offsets = offsets_from_lengths(lengths);
+  const Partition p = partition(offsets, 32, 16);
+  const MergeCarryPlan plan = plan_merge_carries(p.row, p.nonzero, p.row_start, std::int64_t(lengths.size()));
+  const std::vector<std::int32_t> tree = merge_fixup_tree_rows(plan);
+  std::size_t next = 0, flat_limit = 0, beyond = 0;
+  for (std::size_t i = 0; i < plan.split_rows.size(); ++i) {
+    const std::int32_t slots = plan.split_first_slot[i + 1] - plan.split_first_slot[i];
+    flat_limit += slots == merge_fixup_flat_max_slots;
+    beyond += slots == merge_fixup_flat_max_slots + 1;
+    if (slots > merge_fixup_flat_max_slots) {
+      ASSERT_LT(next, tree.size());
+      EXPECT_EQ(tree[next++], std::int32_t(i));
+    }
+  }
+  EXPECT_EQ(next, tree.size());
+  EXPECT_GT(flat_limit, 0u);  // the test reaches both sides of the limit
+  EXPECT_GT(beyond, 0u);
+  EXPECT_LT(tree.size(), plan.split_rows.size());
 }
 
 TEST(MergeCarryPlan, RejectsInconsistentBoundaries) {
