@@ -20,7 +20,7 @@ The rule being fitted (heuristic.cpp), per precision and block-width row:
                                                      leaves lanes idle behind them)
                  or mean < short_mean               (very short rows at wide n)
                  or dense rows taken across rows    (fixed, not fitted: mean >= cols / 2,
-                                                     four merge segments a row, >= 128-byte
+                                                     four merge segments a row, >= 64-byte
                                                      B rows; --multiprocessors sets the SMs)
     row_split    otherwise.
 
@@ -62,7 +62,7 @@ def merge_items_per_segment(rows, nnz, multiprocessors):
 
 def dense_rows_take_merge(rows, cols, mean, mx, n, precision):
     """heuristic.cpp's dense-rows rule of choose_algorithm (before the table)."""
-    if rows < 4096 or cols <= 0 or mean < 0.5 * cols or n * (4 if precision == "fp32" else 8) < 128:
+    if rows < 4096 or cols <= 0 or mean < 0.5 * cols or n * (4 if precision == "fp32" else 8) < 64:
         return False
     items = merge_items_per_segment(rows, round(mean * rows), MULTIPROCESSORS)
     return mx <= 3 * mean and mean >= 4 * items

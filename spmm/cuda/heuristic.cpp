@@ -63,6 +63,15 @@ namespace {
 // them picks 34 / 3.3 and 75 / 0, 72 / 2.9 and 75 / 3.3, 75 / 3.3 and
 // 75 / 2.2 for these rows (96.6% over both precisions), within the same
 // plateau. fp64 n = 17-32 keeps its limit: its segments did not change.
+// Two skew limits lowered again once the flat fix-up (merge_fixup.cuh) made
+// merge_based 1.02-1.27x faster on the graphs whose short segments cut many
+// rows (soc-Epinions1 fp32 n = 256 1.27x, Oregon-2 1.13x; session 24,
+// spmm-tuning-notes 27): on the full-suite run at 3962e1f
+// (2026-11-24-spmm-bench-3962e1f-h100.csv.xz), scanning each row's limits
+// alone, fp32 n = 129-256 scores 71/79 within 5% at 170, 75 over 40-70 (76
+// at 15, alone), and fp64 n = 65-128 74/79 at 100, 76 over 40-70 (77 at
+// 15); 50 is the middle of both plateaus. The other rows score within one
+// case of their best where they are.
 // ---------------------------------------------------------------------------
 constexpr double never = std::numeric_limits<double>::infinity();
 struct Limits {
@@ -84,8 +93,8 @@ constexpr std::array<Rule, 10> rules = {{
     {16, {120, 0}, {220, 0}},   // n = 9..16:    fp32 78/79, fp64 75/79
     {32, {170, 0}, {220, 0}},   // n = 17..32:   fp32 74/79, fp64 71/79
     {64, {14, 0}, {70, 0}},     // n = 33..64:   refitted for merge_segment_items, see below
-    {128, {70, 3}, {100, 3}},   // n = 65..128
-    {256, {170, 3}, {170, 0}},  // n = 129..256
+    {128, {70, 3}, {50, 3}},    // n = 65..128:   fp64 refitted for the flat fix-up, see below
+    {256, {50, 3}, {170, 0}},   // n = 129..256:  fp32 refitted for the flat fix-up
 }};
 
 // Fewer rows than this cannot keep the GPU busy with one row per group:
@@ -204,16 +213,19 @@ constexpr double merge_order_min_segments_per_row = 4;
 
 // Dense rows to merge_based (choose_algorithm): rows that cover at least half
 // the columns (any two then share at least 2 * density - 1 of them) and span
-// merge_order's four segments, from 128-byte B rows. H100, 8590026, two
+// merge_order's four segments, from 64-byte B rows. H100, 8590026, two
 // full-suite runs: the suite's only such matrix with row_split_min_rows rows
 // or more, dense_8kx2k (8192 rows of 2048, four segments a row), merge_based against
 // row_split fp32 n = 16 / 32 / 64 / 128 / 256: 0.91-0.95 / 1.10 / 1.06 / 1.05
 // / 1.51x; fp64 n = 8 / 16 / 32 / 64 / 128 / 256: 1.03 / 1.04 / 1.13 / 1.04 /
 // 1.53 / 1.33x. rows16k_x2048 (the same row length over 16k columns, density
 // 1/8: merge_based 0.5-0.9x) and dense_32kx512 (one segment a row) stay
-// with the table.
+// with the table. The limit was 128 bytes until the flat fix-up took the 17
+// us that 8192 cut rows cost the merge kernel (merge_fixup.cuh): then, at
+// 3962e1f, merge_based against row_split at 64 bytes: fp32 n = 16 1.13x,
+// fp64 n = 8 1.14x; at 32 bytes (fp32 n = 8) 0.92x (82 against 75 us).
 constexpr double dense_rows_min_density = 0.5;
-constexpr std::int64_t dense_rows_merge_min_row_bytes = 128;
+constexpr std::int64_t dense_rows_merge_min_row_bytes = 64;
 
 // row_stream_pays: H100, spmm-bench --suite full --n 1 at bc74ad8 plus the
 // stream body (spmm-tuning-notes 23; data/2026-11-24-row-stream-n1-ab-h100.tgz),

@@ -268,18 +268,20 @@ TEST(SpmmHeuristic, RowSplitChunksShortenUntilTheHeaviestWarpHoldsAnEvenShare) {
         << c.what;
 }
 
-TEST(SpmmHeuristic, DenseRowsTakeMergeFrom128ByteRows) {
+TEST(SpmmHeuristic, DenseRowsTakeMergeFrom64ByteRows) {
   using spmm::cuda::choose_algorithm;
   // 8192 rows of all 2048 columns: four merge segments a row on 132 SMs.
   spmm::cuda::RowShape dense{8192, 2048.0, 2048.0, 2048}, sparse = dense, one_segment{32768, 512.0, 512.0, 512};
   sparse.cols = 16384;  // the same rows over 8x the columns: density 1/8
+  EXPECT_EQ(choose_algorithm(dense, 16, Precision::fp32, 132), Algorithm::merge_based);
   EXPECT_EQ(choose_algorithm(dense, 32, Precision::fp32, 132), Algorithm::merge_based);
   EXPECT_EQ(choose_algorithm(dense, 256, Precision::fp32, 132), Algorithm::merge_based);
-  EXPECT_EQ(choose_algorithm(dense, 16, Precision::fp64, 132), Algorithm::merge_based);
-  // Below 128-byte rows, on sparser rows, rows of one segment, or with the
+  EXPECT_EQ(choose_algorithm(dense, 8, Precision::fp64, 132), Algorithm::merge_based);
+  // Below 64-byte rows, on sparser rows, rows of one segment, or with the
   // SM count not known: the table's row_split.
-  EXPECT_EQ(choose_algorithm(dense, 16, Precision::fp32, 132), Algorithm::row_split);
-  EXPECT_EQ(choose_algorithm(dense, 8, Precision::fp64, 132), Algorithm::row_split);
+  EXPECT_EQ(choose_algorithm(dense, 15, Precision::fp32, 132), Algorithm::row_split);
+  EXPECT_EQ(choose_algorithm(dense, 8, Precision::fp32, 132), Algorithm::row_split);
+  EXPECT_EQ(choose_algorithm(dense, 7, Precision::fp64, 132), Algorithm::row_split);
   EXPECT_EQ(choose_algorithm(sparse, 256, Precision::fp32, 132), Algorithm::row_split);
   EXPECT_EQ(choose_algorithm(one_segment, 256, Precision::fp32, 132), Algorithm::row_split);
   EXPECT_EQ(choose_algorithm(dense, 256, Precision::fp32), Algorithm::row_split);
