@@ -1,5 +1,5 @@
 // The merge kernels' fix-up (see merge_fixup.cuh).
-#include <climits>
+#include <cstdint>
 
 #include "core/error.hpp"
 
