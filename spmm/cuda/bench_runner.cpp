@@ -324,9 +324,9 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
     if (!std::regex_search(spec.name, filter)) continue;
     const auto start = std::chrono::steady_clock::now();
     Matrix matrix{spec.name, spec.build(), 0};
-    matrix.max_row_length = max_row_length(matrix.csr);
     const cuda::RowShape shape = cuda::row_shape_host(matrix.csr.row_offsets.data(), matrix.csr.rows,
                                                       matrix.csr.cols, matrix.csr.nnz(), matrix.csr.col_indices.data());
+    matrix.max_row_length = static_cast<std::int64_t>(shape.max);
     matrix.scattered = shape.scattered;
     matrix.span = shape.span;
     const std::vector<std::int64_t> samples = sample_rows(matrix.csr, sampled_rows, 7);

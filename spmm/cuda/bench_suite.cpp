@@ -149,13 +149,6 @@ HostCsr<double> replicate_block_diagonal(const HostCsr<double>& block, std::int6
   return a;
 }
 
-std::int64_t max_row_length(const HostCsr<double>& a) {
-  std::int64_t longest = 0;
-  for (std::size_t i = 0; i + 1 < a.row_offsets.size(); ++i)
-    longest = std::max<std::int64_t>(longest, a.row_offsets[i + 1] - a.row_offsets[i]);
-  return longest;
-}
-
 std::vector<MatrixSpec> suite_matrices(const std::string& suite, const std::string& data_dir) {
   std::vector<MatrixSpec> specs;
   std::int64_t replicate_to = 10'000'000;

@@ -37,6 +37,4 @@ HostCsr<double> dense(std::int64_t rows, std::int64_t cols);
 // diag(block, block, ...) with at least min_nnz nonzeros.
 HostCsr<double> replicate_block_diagonal(const HostCsr<double>& block, std::int64_t min_nnz);
 
-std::int64_t max_row_length(const HostCsr<double>& a);
-
 }  // namespace blockeigs::spmm::bench

@@ -147,9 +147,8 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
               order.size() ? order.data() : nullptr};
     }
     MergeFixupRows fixup_rows() const {
-      const bool all = tree_rows.size() == split_rows.size();  // dense blocks of few rows: no index to load
       return {split_rows.data(), split_first_slot.data(), static_cast<std::int64_t>(split_rows.size()),
-              all ? nullptr : tree_rows.data(), static_cast<std::int64_t>(tree_rows.size())};
+              tree_rows.data(), static_cast<std::int64_t>(tree_rows.size())};
     }
   };
 
@@ -223,7 +222,8 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
     const auto stream = static_cast<cudaStream_t>(context_.stream());
     if (spmv_body_ && cuda::merge_spmv_takes(B.cols, precision_of<T>())) {
       launch_merge_spmv<T>(args, spmv_.view(), spmv_carry_.data(), multiprocessors_, stream);
-      fix_up(spmv_, spmv_carry_.data(), static_cast<int>(B.cols), C, alpha, beta, stream);
+      launch_merge_fixup<T>(spmv_.fixup_rows(), spmv_carry_.data(), static_cast<int>(B.cols), C.data, C.ld, alpha, beta,
+                            stream);
       return;
     }
     const Partition& partition = partition_for(B.cols);
@@ -245,13 +245,9 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
         if (cuda::wide_unroll_pays(Algorithm::merge_based, shape_, S::GC)) return run(std::true_type{});
       run(std::false_type{});
     });
-    fix_up(partition, carry_.data(), static_cast<int>(B.cols), C, alpha, beta, stream);
-  }
-
-  // Adds the pieces of the rows that the partition's boundaries cut.
-  static void fix_up(const Partition& p, const T* carry, int n, const DenseView<T>& C, T alpha, T beta,
-                     cudaStream_t stream) {
-    launch_merge_fixup<T>(p.fixup_rows(), carry, n, C.data, C.ld, alpha, beta, stream);
+    // The pieces of the rows that the partition's boundaries cut.
+    launch_merge_fixup<T>(partition.fixup_rows(), carry_.data(), static_cast<int>(B.cols), C.data, C.ld, alpha, beta,
+                          stream);
   }
 
   const Context& context_;

@@ -59,7 +59,7 @@ __device__ __forceinline__ void fix_up_tree(const MergeFixupRows& rows, const T*
   const int lane = threadIdx.x % column_lanes, q = threadIdx.x / column_lanes;
   const int col = static_cast<int>(tile_block % tiles) * column_lanes + lane;
   const int tree_row = static_cast<int>(tile_block / tiles);
-  const int i = rows.tree_rows ? rows.tree_rows[tree_row] : tree_row;
+  const int i = rows.tree_rows ? rows.tree_rows[tree_row] : tree_row;  // null: every cut row is a tree row
   const int first = rows.split_first_slot[i], end = rows.split_first_slot[i + 1];
   T sum = T(0);
   if (col < n) {
@@ -96,13 +96,17 @@ template <class T>
 void launch_merge_fixup(const MergeFixupRows& rows, const T* carry, int n, T* C, std::int64_t ldc, T alpha, T beta,
                         cudaStream_t stream) {
   if (rows.split == 0 || n == 0) return;
-  // No flat blocks where every cut row takes the tree (dense blocks of few rows).
-  const std::int64_t flat_blocks = rows.tree < rows.split ? (rows.split * n + fixup_threads - 1) / fixup_threads : 0;
+  // Where every cut row takes the tree (dense blocks of few rows): no flat
+  // blocks, and no index to load.
+  const bool all_tree = rows.tree == rows.split;
+  MergeFixupRows launched = rows;
+  if (all_tree) launched.tree_rows = nullptr;
+  const std::int64_t flat_blocks = all_tree ? 0 : (rows.split * n + fixup_threads - 1) / fixup_threads;
   const int column_lanes = column_lanes_for(n);  // <= 32
   const std::int64_t blocks = flat_blocks + rows.tree * ((n + column_lanes - 1) / column_lanes);
   if (blocks > std::int64_t(INT32_MAX)) throw Error("merge fix-up: too many cut rows for one launch");
-  merge_fixup_kernel<T><<<static_cast<unsigned>(blocks), fixup_threads, 0, stream>>>(rows, carry, n, column_lanes, C,
-                                                                                    ldc, alpha, beta, flat_blocks);
+  merge_fixup_kernel<T><<<static_cast<unsigned>(blocks), fixup_threads, 0, stream>>>(launched, carry, n, column_lanes,
+                                                                                    C, ldc, alpha, beta, flat_blocks);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 

@@ -25,7 +25,7 @@ struct MergeFixupRows {
   const std::int32_t* split_rows;        // rows cut by a boundary
   const std::int32_t* split_first_slot;  // split + 1 offsets into the slots
   std::int64_t split;
-  const std::int32_t* tree_rows;  // indices into split_rows (merge_fixup_tree_rows); null: all of them
+  const std::int32_t* tree_rows;  // indices into split_rows: merge_fixup_tree_rows
   std::int64_t tree;
 };
 
