@@ -419,7 +419,7 @@ bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double
   if (!cuda::ritz_update_fits(S.cols, Y.cols, nb)) return false;
   if (S.rows == 0) return true;
   const cudaStream_t stream = stream_of(context);
-  const std::int64_t blocks = cuda::ritz_update_blocks(S.rows);
+  const std::int64_t blocks = cuda::ritz_update_blocks(S.rows, S.cols, Y.cols);
   StreamArray<double> partial(stream, static_cast<std::size_t>(blocks * 2 * nb));
   StreamArray<double> sums(stream, static_cast<std::size_t>(2 * nb));
   cuda::RitzUpdateArgs a{};

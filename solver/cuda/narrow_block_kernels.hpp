@@ -36,7 +36,7 @@ void dmma_update(std::int64_t rows, std::int64_t k1x, std::int64_t k1, std::int6
 // copied to the device past 64 inputs or 48 outputs; at most 96 and 64),
 // R = AY(:, 0:nb) - Y(:, 0:nb) diag(lambda), and per thread block the sums of
 // squares of R's columns then of Y(:, 0:nb)'s (2 nb values per block, for
-// ritz_update_blocks(rows) blocks). Y, AY and R must not overlap S or AS.
+// ritz_update_blocks(rows, ns, m) blocks). Y, AY and R must not overlap S or AS.
 struct RitzUpdateArgs {
   std::int64_t rows;
   int ns, m, nb;
@@ -54,7 +54,7 @@ struct RitzUpdateArgs {
   double* partial;
 };
 bool ritz_update_fits(std::int64_t ns, std::int64_t m, std::int64_t nb);
-std::int64_t ritz_update_blocks(std::int64_t rows);
+std::int64_t ritz_update_blocks(std::int64_t rows, std::int64_t ns, std::int64_t m);
 // position (host, nb entries): R's column for residual j.
 void ritz_update(RitzUpdateArgs args, const double* c, const double* lambda, const std::int64_t* position,
                  cudaStream_t stream);

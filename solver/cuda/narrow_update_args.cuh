@@ -2,7 +2,8 @@
 // Y = alpha * [X1 X2] S + beta * Z on tall row-major blocks, and how they
 // read a pair of adjacent input values of a row; the fp64 tensor-core tiles
 // (m8n8k4 for dmma_update.cu; Hopper's m16n8k8, twice its rate, for
-// ritz_update.cu and tall_skinny_gram.cu) and the shared-memory opt-in.
+// ritz_update.cu and tall_skinny_gram.cu), the cp.async copies those two
+// stage their rows with, and the shared-memory opt-in.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -107,6 +108,24 @@ __device__ __forceinline__ void multiply_staged(const double* staged, int stride
       for (int m = 0; m < MT; ++m) mma_8x8x4(acc[m][nt], a_frag[m], b);
     }
   }
+}
+
+// cp.async into shared memory: 16 bytes (through L2 only: the rows are read
+// once) or 8, zero-filled where `in` is false. commit_copies closes this
+// thread's group of copies; wait_copies<n> returns once at most n of its
+// groups are still in flight.
+__device__ __forceinline__ void copy_async_16(unsigned shared, const double* global, bool in) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(shared), "l"(global), "r"(in ? 16 : 0)
+               : "memory");
+}
+__device__ __forceinline__ void copy_async_8(unsigned shared, const double* global, bool in) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(shared), "l"(global), "r"(in ? 8 : 0)
+               : "memory");
+}
+__device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int pending>
+__device__ __forceinline__ void wait_copies() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(pending) : "memory");
 }
 
 // Past 48 KB of shared memory a kernel must opt in to up to `bytes` of

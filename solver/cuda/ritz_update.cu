@@ -1,6 +1,6 @@
 // LOBPCG's Ritz update and its next residuals in one pass, in fp64 on the
-// tensor cores: from the basis S and A S (ns <= 64 columns each) and the Ritz
-// coefficients C (ns x m, m <= 48),
+// tensor cores: from the basis S and A S (ns <= 96 columns each) and the Ritz
+// coefficients C (ns x m, m <= 64),
 //   Y = S C and AY = A S C               (the next [X P] and [A X A P]),
 //   R = AY(:, 0:nb) - Y(:, 0:nb) Lambda  (the next residual block),
 // with each thread block's sums of squares of R's and Y(:, 0:nb)'s columns.
@@ -10,27 +10,32 @@
 // (H200, 2M rows, block 20: 0.61 + 0.61 + 0.45 ms); here S and A S are read
 // once and the residuals come from the accumulators.
 //
-// A warp takes 16 rows a step, one m16n8k8 tile of rows (Hopper's fp64 MMA,
-// twice the rate of the m8n8k4 this kernel used before): it loads the rows
-// of S straight into its A fragments (lane (g, t) the entries (g or g + 8,
-// 8 ks + t or + 4) of every k-step: 8-byte loads, each instruction eight
-// full 32-byte sectors, all of a step in flight), multiplies them by C, which
-// the block keeps in shared memory as the B fragments, then does the same
-// with A S. No shared-memory staging: the rows pass through registers once,
-// and the shared-memory traffic is C's fragments alone. Lane (g, t) ends
-// with Y and AY at rows g and g + 8, columns 8 nt + 2 t + {0, 1}, so it forms
-// those residual entries itself. H200, 2M rows, 60 -> 40 outputs: 1.11 ms,
-// 95% of the copy rate (the m8n8k4 version, 8-row steps staged through
-// shared memory: 1.30 ms, latency-bound at 30% occupancy).
+// Rows go 16 at a time, one m16n8k8 tile (Hopper's fp64 MMA, twice the rate
+// of m8n8k4). Lane (g, t) of a warp holds the A fragments (rows g and g + 8,
+// inputs 8 ks + t and + 4 of every k-step), C's B fragments come from shared
+// memory, and the lane ends with Y and AY at rows g and g + 8, columns
+// 8 nt + 2 t + {0, 1}, so it forms those residual entries itself.
+//
+// Up to 64 inputs and 48 outputs (LOBPCG's blocks up to 20), C comes in the
+// kernel's parameters and the rows are staged: a pair of warps takes a tile,
+// each copies half of its rows of S and A S into shared memory by cp.async a
+// tile ahead (the loads in flight hold no registers), and each multiplies
+// the whole tile by every other 8-column tile of C, so it stores half of the
+// outputs and residuals. H200, 2M rows, 60 -> 40 outputs: 1.05-1.07 ms
+// (3.5 TB/s), against 1.11-1.13 ms for the earlier kernel that loaded each
+// warp's rows straight into its fragments (168 registers a lane, 12 warps an
+// SM, waiting on global loads); one warp a staged tile took 1.24 ms (6 warps
+// an SM, the shared memory's limit, too few to hide each warp's own
+// latencies). docs/benchmarks/2026-11-22-solvers-h200.md, session 27.
 //
 // Wider shapes (LOBPCG's blocks of 21 to 32: up to 96 inputs and 64 outputs)
-// take a second variant of the same kernel: C, too large for the kernel's
-// parameters there, comes through global memory into dynamic shared memory,
-// and a step holds 12 k-steps of fragments, at 2 blocks an SM: 71-82% of the
-// copy rate at 66 -> 44 to 96 -> 64 (H200), against 95% for the narrow one.
+// take the register-loaded kernel: C, too large for the kernel's parameters,
+// comes through global memory into dynamic shared memory, and a step holds
+// 12 k-steps of fragments, at 2 blocks an SM: 71-82% of block-ops-bench's
+// copy rate at 66 -> 44 to 96 -> 64 (H200).
 //
-// The grid depends on the row count alone and each lane adds its rows in
-// order, so the partial sums, and the norms, do not depend on the GPU.
+// The grid depends on the shape alone and each lane adds its rows in order,
+// so the partial sums, and the norms, do not depend on the GPU.
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -46,15 +51,10 @@ namespace {
 
 using namespace detail;
 
-constexpr int warps_per_block = 4;
-constexpr int step_rows = 16;  // one m16n8k8 tile of rows
-constexpr int max_inputs = 64, max_outputs = 48;    // the narrow variant: C in the parameters
+constexpr int step_rows = 16;                       // one m16n8k8 tile of rows
+constexpr int max_inputs = 64, max_outputs = 48;    // the staged kernel: C in the parameters
 constexpr int wide_inputs = 96, wide_outputs = 64;  // the wide one: C through global memory
 constexpr int max_k_steps = max_inputs / 8, wide_k_steps = wide_inputs / 8;
-// Blocks per SM the registers must allow: a step's A fragments (4 registers
-// a k-step) and both accumulators (8 NT each) are live together.
-constexpr int min_blocks_per_sm(int nt, int ks) { return ks > max_k_steps || nt >= 6 ? 2 : 3; }
-constexpr std::int64_t max_blocks = 4096;  // grid-stride beyond
 
 template <int NT, bool Wide>  // NT tiles of 8 outputs
 struct RitzConstants {
@@ -77,6 +77,240 @@ __device__ __forceinline__ void store_pair(double* p, double v0, double v1, bool
     if (second) p[1] = v1;
   }
 }
+
+// A step's outputs from its accumulators: Y and AY at rows first + g and
+// first + g + 8, columns 8 (first_tile + tile_step nt) + 2 t + {0, 1} for
+// accumulator tile nt, and R there. The step's sums of squares of R's and
+// Y(:, 0:nb)'s columns are added to the warp's, `sums` (in shared memory
+// across the steps).
+template <int NT, int Outputs>
+__device__ __forceinline__ void store_step(const RitzUpdateArgs& a, const double* lambda, const int* r_column,
+                                           std::int64_t first, const double (&y)[NT][4], const double (&ay)[NT][4],
+                                           double (&sums)[2][Outputs], int first_tile = 0, int tile_step = 1) {
+  const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
+  // This step's sums of squares of the lane's columns (in registers only
+  // here: across the steps they live in shared memory).
+  double sum_r[NT][2] = {}, sum_y[NT][2] = {};
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {  // rows g and g + 8
+    const std::int64_t row = first + g + 8 * h;
+    if (row >= a.rows) continue;
+#pragma unroll
+    for (int nt = 0; nt < NT; ++nt) {
+      const int c = 8 * (first_tile + tile_step * nt) + 2 * t;
+      if (c >= a.m) continue;
+      const bool second = c + 1 < a.m;
+      const double y0 = y[nt][2 * h], y1 = y[nt][2 * h + 1], ay0 = ay[nt][2 * h], ay1 = ay[nt][2 * h + 1];
+      store_pair(a.y + row * a.ldy + c, y0, y1, second);
+      store_pair(a.ay + row * a.lday + c, ay0, ay1, second);
+      if (c >= a.nb) continue;
+      const bool second_r = c + 1 < a.nb;
+      const double r0 = ay0 - lambda[c] * y0;
+      const double r1 = second_r ? ay1 - lambda[c + 1] * y1 : 0.0;
+      double* const r_row = a.r + row * a.ldr;
+      if (!second_r || r_column[c + 1] == r_column[c] + 1) {
+        store_pair(r_row + r_column[c], r0, r1, second_r);
+      } else {  // residuals placed apart (LOBPCG's active ones first)
+        r_row[r_column[c]] = r0;
+        r_row[r_column[c + 1]] = r1;
+      }
+      sum_r[nt][0] = fma(r0, r0, sum_r[nt][0]);
+      sum_r[nt][1] = fma(r1, r1, sum_r[nt][1]);
+      sum_y[nt][0] = fma(y0, y0, sum_y[nt][0]);
+      if (second_r) sum_y[nt][1] = fma(y1, y1, sum_y[nt][1]);
+    }
+  }
+  // Lanes of equal t hold the same columns: add over g (lane bits 2-4) in a
+  // fixed pattern, then lane t (g = 0) adds the step's sums to the warp's.
+#pragma unroll
+  for (int nt = 0; nt < NT; ++nt)
+#pragma unroll
+    for (int p = 0; p < 2; ++p) {
+      if (8 * (first_tile + tile_step * nt) >= a.nb) continue;  // warp-uniform
+#pragma unroll
+      for (int offset = 4; offset < 32; offset *= 2) {
+        sum_r[nt][p] += __shfl_xor_sync(0xffffffffu, sum_r[nt][p], offset);
+        sum_y[nt][p] += __shfl_xor_sync(0xffffffffu, sum_y[nt][p], offset);
+      }
+      const int c = 8 * (first_tile + tile_step * nt) + 2 * t + p;
+      if (g == 0 && c < a.nb) {
+        sums[0][c] += sum_r[nt][p];
+        sums[1][c] += sum_y[nt][p];
+      }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The staged kernel (up to 64 inputs and 48 outputs).
+constexpr int staged_stages = 2;     // a pair's ring of tiles: one multiplied, one in flight
+constexpr int staged_max_pairs = 6;  // a block (one block an SM): as many as shared memory allows at ns
+constexpr std::int64_t staged_max_blocks = 8 * 132;  // 8 waves on 132 SMs (H100, H200)
+constexpr int shared_memory_limit = 227 * 1024;       // a block's on sm_90
+
+// Doubles between a tile's staged rows: at least ns, and = 4 (mod 8) so that
+// a fragment's 4 rows x 4 columns in a half-warp fall on 16 distinct banks
+// (of 8 bytes).
+constexpr int staged_stride(int ns) { return (ns + 3) / 8 * 8 + 4; }
+constexpr int staged_static_bytes(int nt) {
+  return (max_inputs * (8 * nt + 4) + 2 * staged_max_pairs * 2 * max_outputs) * int(sizeof(double));
+}
+constexpr int staged_pair_bytes(int ns) {
+  return staged_stages * 2 * step_rows * staged_stride(ns) * int(sizeof(double));
+}
+constexpr int staged_pairs(int ns, int nt) {
+  return std::min(staged_max_pairs, (shared_memory_limit - staged_static_bytes(nt)) / staged_pair_bytes(ns));
+}
+static_assert(staged_pairs(max_inputs, max_outputs / 8) >= 4, "the widest staged shape keeps 4 pairs an SM");
+
+// The two warps of pair `id` (named barrier 1 + id) meet.
+__device__ __forceinline__ void pair_barrier(int id) { asm volatile("bar.sync %0, 64;" ::"r"(id + 1) : "memory"); }
+
+// The A fragments of k-step ks from a staged tile (16 rows, `stride` apart);
+// zero past ns.
+__device__ __forceinline__ void staged_fragment(const double* tile, int stride, int ns, int ks, double (&frag)[4]) {
+  const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
+  const int c0 = 8 * ks + t, c1 = c0 + 4;
+  const double* const row0 = tile + g * stride;
+  const double* const row1 = row0 + 8 * stride;
+  frag[0] = c0 < ns ? row0[c0] : 0.0;
+  frag[1] = c0 < ns ? row1[c0] : 0.0;
+  frag[2] = c1 < ns ? row0[c1] : 0.0;
+  frag[3] = c1 < ns ? row1[c1] : 0.0;
+}
+
+// y = the staged tile of S times C's output tiles h, h + 2, ... (HT of them,
+// those below nt_count), and ay the same for A S, in one k-step loop.
+template <int HT, int CS>
+__device__ __forceinline__ void multiply_staged(const RitzUpdateArgs& a, const double* tile_s, const double* tile_as,
+                                                int stride, const double (*C)[CS], int h, int nt_count,
+                                                double (&y)[HT][4], double (&ay)[HT][4]) {
+  const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int j = 0; j < HT; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) y[j][e] = ay[j][e] = 0.0;
+#pragma unroll
+  for (int ks = 0; ks < max_k_steps; ++ks) {
+    if (ks >= a.k_steps) break;  // warp-uniform
+    double frag_s[4], frag_as[4];
+    staged_fragment(tile_s, stride, a.ns, ks, frag_s);
+    staged_fragment(tile_as, stride, a.ns, ks, frag_as);
+#pragma unroll
+    for (int j = 0; j < HT; ++j) {
+      const int nt = 2 * j + h;
+      if (nt >= nt_count) break;  // warp-uniform
+      const double b0 = C[8 * ks + t][8 * nt + g], b1 = C[8 * ks + t + 4][8 * nt + g];
+      mma_16x8x8(y[j], frag_s, b0, b1);
+      mma_16x8x8(ay[j], frag_as, b0, b1);
+    }
+  }
+}
+
+// W doubles a copy (2: 16 bytes, where S's and A S's rows start 16-byte
+// aligned). Lane l of a warp copies units l + 32 j of each of its rows of the
+// staged [S | A S].
+template <int NT, int W>
+__global__ void __launch_bounds__(staged_max_pairs * 64, 1)
+    ritz_update_staged_kernel(const RitzUpdateArgs a, const __grid_constant__ RitzConstants<NT, false> k) {
+  constexpr int K2 = 8 * NT, c_stride = K2 + 4, HT = (NT + 1) / 2;
+  __shared__ double C[max_inputs][c_stride];
+  __shared__ double warp_sums[2 * staged_max_pairs][2][max_outputs];
+  extern __shared__ __align__(16) double staged[];  // per pair: stages x {S, A S} x 16 rows x stride
+  const int pairs = static_cast<int>(blockDim.x) / 64;
+  for (int e = threadIdx.x; e < max_inputs * K2; e += blockDim.x) C[e / K2][e % K2] = k.c[e];
+  for (int e = threadIdx.x; e < 2 * staged_max_pairs * 2 * max_outputs; e += blockDim.x)
+    (&warp_sums[0][0][0])[e] = 0.0;
+  __syncthreads();
+  const int lane = static_cast<int>(threadIdx.x) % 32, warp_in_block = static_cast<int>(threadIdx.x) / 32;
+  const int pair_in_block = warp_in_block / 2, h = warp_in_block % 2;
+  const int stride = staged_stride(a.ns), tile = step_rows * stride;
+  double* const ring = staged + pair_in_block * staged_stages * 2 * tile;
+  const unsigned ring_base = static_cast<unsigned>(__cvta_generic_to_shared(ring));
+
+  // This lane's copy units of a row, the same for every row: unit v is
+  // column W u of S (v < units) or of A S (u = v - units).
+  constexpr int slots = 2 * max_inputs / W / 32;
+  const int units = (a.ns + W - 1) / W;
+  int column[slots], to[slots];
+  bool from_as[slots], whole[slots], used[slots];
+#pragma unroll
+  for (int j = 0; j < slots; ++j) {
+    const int v = lane + 32 * j;
+    used[j] = v < 2 * units;
+    from_as[j] = v >= units;
+    column[j] = W * (from_as[j] ? v - units : v);
+    to[j] = (from_as[j] ? tile : 0) + column[j];
+    whole[j] = W == 2 && column[j] + 1 < a.ns;  // the last unit of an odd ns: 8 bytes
+  }
+
+  const std::int64_t tiles = (a.rows + step_rows - 1) / step_rows;
+  const std::int64_t pair = std::int64_t(blockIdx.x) * pairs + pair_in_block;
+  const std::int64_t all_pairs = std::int64_t(gridDim.x) * pairs;
+  const std::int64_t mine = tiles > pair ? (tiles - pair + all_pairs - 1) / all_pairs : 0;
+  // Rows 8 h to 8 h + 7 of the pair's tile i into ring slot i % stages;
+  // rows past the last are zero-filled. Always one commit, so that
+  // wait_copies counts tiles.
+  auto issue = [&](std::int64_t i) {
+    if (i < mine) {
+      const std::int64_t first = (pair + i * all_pairs) * step_rows;
+      const unsigned base = ring_base + unsigned(int(i % staged_stages) * 2 * tile) * unsigned(sizeof(double));
+#pragma unroll
+      for (int r = 8 * h; r < 8 * h + 8; ++r) {
+        const std::int64_t row = first + r;
+        const bool in = row < a.rows;
+        const std::int64_t safe = in ? row : 0;
+        const double* const s_row = a.s + safe * a.lds;
+        const double* const as_row = a.as + safe * a.ldas;
+#pragma unroll
+        for (int j = 0; j < slots; ++j) {
+          if (!used[j]) continue;
+          const unsigned into = base + unsigned(r * stride + to[j]) * unsigned(sizeof(double));
+          const double* const from = (from_as[j] ? as_row : s_row) + column[j];
+          if (whole[j])
+            copy_async_16(into, from, in);
+          else
+            copy_async_8(into, from, in);
+        }
+      }
+    }
+    commit_copies();
+  };
+
+#pragma unroll
+  for (int i = 0; i < staged_stages - 1; ++i) issue(i);
+  for (std::int64_t i = 0; i < mine; ++i) {  // pair-uniform
+    issue(i + staged_stages - 1);
+    wait_copies<staged_stages - 1>();  // this lane's copies of tile i have landed ...
+    pair_barrier(pair_in_block);       // ... and both warps'
+    const double* const staged_s = ring + int(i % staged_stages) * 2 * tile;
+    double y[HT][4], ay[HT][4];
+    multiply_staged<HT>(a, staged_s, staged_s + tile, stride, C, h, NT, y, ay);
+    store_step<HT, max_outputs>(a, k.lambda, k.r_column, (pair + i * all_pairs) * step_rows, y, ay,
+                                warp_sums[warp_in_block], h, 2);
+    pair_barrier(pair_in_block);  // both are done with the slot before a later tile is copied into it
+  }
+  wait_copies<0>();
+  __syncthreads();
+  for (int e = threadIdx.x; e < 2 * a.nb; e += blockDim.x) {
+    double s = 0.0;
+    for (int w = 0; w < 2 * pairs; ++w) s += warp_sums[w][e / a.nb][e % a.nb];
+    a.partial[std::int64_t(blockIdx.x) * 2 * a.nb + e] = s;
+  }
+}
+
+// 16-byte copies where both S's and A S's rows start 16-byte aligned.
+bool copies_pair(const RitzUpdateArgs& a) {
+  auto aligned = [](const double* p, std::int64_t ld) {
+    return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % 2 == 0;
+  };
+  return aligned(a.s, a.lds) && aligned(a.as, a.ldas);
+}
+
+// ---------------------------------------------------------------------------
+// The wide kernel (up to 96 inputs and 64 outputs), rows loaded straight into
+// each warp's fragments.
+constexpr int wide_warps_per_block = 4;
+constexpr std::int64_t wide_max_blocks = 4096;  // grid-stride beyond
 
 // The A fragments of rows [first, first + 16) of `src` for every k-step of 8
 // inputs; zero past the rows and past ns (so NaN in unused columns never
@@ -114,26 +348,20 @@ __device__ __forceinline__ void multiply(const RitzUpdateArgs& a, const double (
   }
 }
 
-// KS k-steps of 8 inputs at most: max_k_steps (narrow) or wide_k_steps.
-template <int NT, int KS>
-__global__ void __launch_bounds__(warps_per_block * 32, min_blocks_per_sm(NT, KS))
-    ritz_update_kernel(const RitzUpdateArgs a, const __grid_constant__ RitzConstants<NT, (KS > max_k_steps)> k) {
-  constexpr bool wide = KS > max_k_steps;
-  constexpr int K2 = 8 * NT, outputs = wide ? wide_outputs : max_outputs;
+// Two blocks an SM: a step's A fragments (4 registers a k-step) and both
+// accumulators (8 NT each) are live together, up to 248 registers a lane.
+template <int NT>
+__global__ void __launch_bounds__(wide_warps_per_block * 32, 2)
+    ritz_update_wide_kernel(const RitzUpdateArgs a, const __grid_constant__ RitzConstants<NT, true> k) {
+  constexpr int KS = wide_k_steps, K2 = 8 * NT;
   constexpr int c_stride = K2 + 4;  // = 4 or 12 mod 16: a B fragment's 4 rows x 8 columns take two wavefronts
-  double (*C)[c_stride];
-  if constexpr (wide) {
-    extern __shared__ double wide_c[];  // 8 KS x c_stride: up to 52 KB
-    C = reinterpret_cast<double (*)[c_stride]>(wide_c);
-  } else {
-    __shared__ double narrow_c[max_inputs][c_stride];
-    C = narrow_c;
-  }
-  __shared__ double warp_sums[warps_per_block][2][outputs];
+  extern __shared__ double wide_c[];  // 8 KS x c_stride: up to 52 KB
+  double (*C)[c_stride] = reinterpret_cast<double (*)[c_stride]>(wide_c);
+  __shared__ double warp_sums[wide_warps_per_block][2][wide_outputs];
   for (int e = threadIdx.x; e < 8 * KS * K2; e += blockDim.x) C[e / K2][e % K2] = k.c[e];
-  for (int e = threadIdx.x; e < warps_per_block * 2 * outputs; e += blockDim.x) (&warp_sums[0][0][0])[e] = 0.0;
+  for (int e = threadIdx.x; e < wide_warps_per_block * 2 * wide_outputs; e += blockDim.x)
+    (&warp_sums[0][0][0])[e] = 0.0;
   __syncthreads();
-  const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
   const int warp_in_block = static_cast<int>(threadIdx.x) / 32;
   const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
@@ -143,106 +371,86 @@ __global__ void __launch_bounds__(warps_per_block * 32, min_blocks_per_sm(NT, KS
     multiply<NT, KS>(a, frag, C, y);
     load_fragments<KS>(a, a.as, a.ldas, first, frag);
     multiply<NT, KS>(a, frag, C, ay);
-    // This step's sums of squares of the lane's columns 8 nt + 2 t + {0, 1}
-    // (in registers only here: across the steps they live in shared memory).
-    double sum_r[NT][2] = {}, sum_y[NT][2] = {};
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {  // rows g and g + 8
-      const std::int64_t row = first + g + 8 * h;
-      if (row >= a.rows) continue;
-#pragma unroll
-      for (int nt = 0; nt < NT; ++nt) {
-        const int c = 8 * nt + 2 * t;
-        if (c >= a.m) continue;
-        const bool second = c + 1 < a.m;
-        const double y0 = y[nt][2 * h], y1 = y[nt][2 * h + 1], ay0 = ay[nt][2 * h], ay1 = ay[nt][2 * h + 1];
-        store_pair(a.y + row * a.ldy + c, y0, y1, second);
-        store_pair(a.ay + row * a.lday + c, ay0, ay1, second);
-        if (c >= a.nb) continue;
-        const bool second_r = c + 1 < a.nb;
-        const double r0 = ay0 - k.lambda[c] * y0;
-        const double r1 = second_r ? ay1 - k.lambda[c + 1] * y1 : 0.0;
-        double* const r_row = a.r + row * a.ldr;
-        if (!second_r || k.r_column[c + 1] == k.r_column[c] + 1) {
-          store_pair(r_row + k.r_column[c], r0, r1, second_r);
-        } else {  // residuals placed apart (LOBPCG's active ones first)
-          r_row[k.r_column[c]] = r0;
-          r_row[k.r_column[c + 1]] = r1;
-        }
-        sum_r[nt][0] = fma(r0, r0, sum_r[nt][0]);
-        sum_r[nt][1] = fma(r1, r1, sum_r[nt][1]);
-        sum_y[nt][0] = fma(y0, y0, sum_y[nt][0]);
-        if (second_r) sum_y[nt][1] = fma(y1, y1, sum_y[nt][1]);
-      }
-    }
-    // Lanes of equal t hold the same columns: add over g (lane bits 2-4) in a
-    // fixed pattern, then lane t (g = 0) adds the step's sums to the warp's.
-#pragma unroll
-    for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-      for (int p = 0; p < 2; ++p) {
-        if (8 * nt >= a.nb) continue;  // warp-uniform
-#pragma unroll
-        for (int offset = 4; offset < 32; offset *= 2) {
-          sum_r[nt][p] += __shfl_xor_sync(0xffffffffu, sum_r[nt][p], offset);
-          sum_y[nt][p] += __shfl_xor_sync(0xffffffffu, sum_y[nt][p], offset);
-        }
-        const int c = 8 * nt + 2 * t + p;
-        if (g == 0 && c < a.nb) {
-          warp_sums[warp_in_block][0][c] += sum_r[nt][p];
-          warp_sums[warp_in_block][1][c] += sum_y[nt][p];
-        }
-      }
+    store_step<NT, wide_outputs>(a, k.lambda, k.r_column, first, y, ay, warp_sums[warp_in_block]);
   }
   __syncthreads();
   for (int e = threadIdx.x; e < 2 * a.nb; e += blockDim.x) {
     double s = 0.0;
-    for (int w = 0; w < warps_per_block; ++w) s += warp_sums[w][e / a.nb][e % a.nb];
+    for (int w = 0; w < wide_warps_per_block; ++w) s += warp_sums[w][e / a.nb][e % a.nb];
     a.partial[std::int64_t(blockIdx.x) * 2 * a.nb + e] = s;
   }
 }
 
-template <int NT, int KS>
-void launch(const RitzUpdateArgs& a, const double* c, const double* lambda, const std::int64_t* position,
-            cudaStream_t stream) {
-  constexpr bool wide = KS > max_k_steps;
-  RitzConstants<NT, wide> constants{};
+
+bool fits_staged(std::int64_t ns, std::int64_t m) { return ns <= max_inputs && m <= max_outputs; }
+
+// One opt-in to the shared memory per kernel (the flag is the kernel's own).
+template <int NT, int W>
+void run_staged(const RitzUpdateArgs& a, const RitzConstants<NT, false>& constants, cudaStream_t stream) {
+  const auto kernel = ritz_update_staged_kernel<NT, W>;
+  static std::atomic<std::uint64_t> opted_in{0};
+  detail::allow_shared_memory(kernel, shared_memory_limit - staged_static_bytes(NT), opted_in);
+  const int pairs = staged_pairs(a.ns, NT);
+  kernel<<<static_cast<unsigned>(ritz_update_blocks(a.rows, a.ns, a.m)), pairs * 64, pairs * staged_pair_bytes(a.ns),
+           stream>>>(a, constants);
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
+
+template <int NT>
+void launch_staged(const RitzUpdateArgs& a, const double* c, const double* lambda, const std::int64_t* position,
+                   cudaStream_t stream) {
+  RitzConstants<NT, false> constants{};
   for (int j = 0; j < a.nb; ++j) {
     constants.lambda[j] = lambda[j];
     constants.r_column[j] = static_cast<int>(position[j]);
   }
-  const auto kernel = ritz_update_kernel<NT, KS>;
-  const unsigned blocks = static_cast<unsigned>(ritz_update_blocks(a.rows));
-  if constexpr (wide) {
-    // C padded to 8 KS x 8 NT, in device memory freed in stream order after
-    // the kernel.
-    std::vector<double> padded(std::size_t(8 * KS) * 8 * NT, 0.0);
-    for (int i = 0; i < a.ns; ++i)
-      for (int j = 0; j < a.m; ++j) padded[std::size_t(i) * 8 * NT + j] = c[i * a.m + j];
-    const device_ops::support::StreamArray<double> c_device(stream, padded.size());
-    BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(c_device.data(), padded.data(), padded.size() * sizeof(double),
-                                         cudaMemcpyHostToDevice, stream));  // pageable: staged before it returns
-    constants.c = c_device.data();
-    const int bytes = 8 * KS * (8 * NT + 4) * int(sizeof(double));
-    static std::atomic<std::uint64_t> opted_in{0};
-    detail::allow_shared_memory(kernel, bytes, opted_in);
-    kernel<<<blocks, warps_per_block * 32, bytes, stream>>>(a, constants);
-  } else {
-    for (int i = 0; i < a.ns; ++i)
-      for (int j = 0; j < a.m; ++j) constants.c[i * 8 * NT + j] = c[i * a.m + j];
-    kernel<<<blocks, warps_per_block * 32, 0, stream>>>(a, constants);
+  for (int i = 0; i < a.ns; ++i)
+    for (int j = 0; j < a.m; ++j) constants.c[i * 8 * NT + j] = c[i * a.m + j];
+  if (copies_pair(a))
+    run_staged<NT, 2>(a, constants, stream);
+  else
+    run_staged<NT, 1>(a, constants, stream);
+}
+
+template <int NT>
+void launch_wide(const RitzUpdateArgs& a, const double* c, const double* lambda, const std::int64_t* position,
+                 cudaStream_t stream) {
+  constexpr int KS = wide_k_steps;
+  RitzConstants<NT, true> constants{};
+  for (int j = 0; j < a.nb; ++j) {
+    constants.lambda[j] = lambda[j];
+    constants.r_column[j] = static_cast<int>(position[j]);
   }
+  // C padded to 8 KS x 8 NT, in device memory freed in stream order after
+  // the kernel.
+  std::vector<double> padded(std::size_t(8 * KS) * 8 * NT, 0.0);
+  for (int i = 0; i < a.ns; ++i)
+    for (int j = 0; j < a.m; ++j) padded[std::size_t(i) * 8 * NT + j] = c[i * a.m + j];
+  const device_ops::support::StreamArray<double> c_device(stream, padded.size());
+  BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(c_device.data(), padded.data(), padded.size() * sizeof(double),
+                                       cudaMemcpyHostToDevice, stream));  // pageable: staged before it returns
+  constants.c = c_device.data();
+  const auto kernel = ritz_update_wide_kernel<NT>;
+  const int bytes = 8 * KS * (8 * NT + 4) * int(sizeof(double));
+  static std::atomic<std::uint64_t> opted_in{0};
+  detail::allow_shared_memory(kernel, bytes, opted_in);
+  kernel<<<static_cast<unsigned>(ritz_update_blocks(a.rows, a.ns, a.m)), wide_warps_per_block * 32, bytes, stream>>>(
+      a, constants);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
-// launch<NT, KS> for NT = tiles, the output tiles of 8 (at most 6 narrow, 8 wide).
-template <int KS, int NT = 1>
+// launch_staged<NT> or launch_wide<NT> for NT = tiles, the output tiles of 8
+// (at most 6 staged, 8 wide).
+template <bool Wide, int NT = 1>
 void launch_tiles(int tiles, const RitzUpdateArgs& a, const double* c, const double* lambda,
                   const std::int64_t* position, cudaStream_t stream) {
-  constexpr int max_tiles = (KS > max_k_steps ? wide_outputs : max_outputs) / 8;
+  constexpr int max_tiles = (Wide ? wide_outputs : max_outputs) / 8;
   if constexpr (NT < max_tiles)
-    if (tiles > NT) return launch_tiles<KS, NT + 1>(tiles, a, c, lambda, position, stream);
-  launch<NT, KS>(a, c, lambda, position, stream);
+    if (tiles > NT) return launch_tiles<Wide, NT + 1>(tiles, a, c, lambda, position, stream);
+  if constexpr (Wide)
+    launch_wide<NT>(a, c, lambda, position, stream);
+  else
+    launch_staged<NT>(a, c, lambda, position, stream);
 }
 
 }  // namespace
@@ -251,18 +459,21 @@ bool ritz_update_fits(std::int64_t ns, std::int64_t m, std::int64_t nb) {
   return ns >= 1 && ns <= wide_inputs && m >= 1 && m <= wide_outputs && nb >= 1 && nb <= m;
 }
 
-std::int64_t ritz_update_blocks(std::int64_t rows) {
-  constexpr std::int64_t rows_per_block = std::int64_t(warps_per_block) * step_rows;
-  return std::clamp<std::int64_t>((rows + rows_per_block - 1) / rows_per_block, 1, max_blocks);
+std::int64_t ritz_update_blocks(std::int64_t rows, std::int64_t ns, std::int64_t m) {
+  if (fits_staged(ns, m)) {  // one tile a pair a step
+    const std::int64_t tiles = (rows + step_rows - 1) / step_rows, pairs = staged_pairs(int(ns), int(m + 7) / 8);
+    return std::clamp<std::int64_t>((tiles + pairs - 1) / pairs, 1, staged_max_blocks);
+  }
+  constexpr std::int64_t rows_per_block = std::int64_t(wide_warps_per_block) * step_rows;
+  return std::clamp<std::int64_t>((rows + rows_per_block - 1) / rows_per_block, 1, wide_max_blocks);
 }
 
 void ritz_update(RitzUpdateArgs a, const double* c, const double* lambda, const std::int64_t* position,
                  cudaStream_t stream) {
   a.k_steps = (a.ns + 7) / 8;
   const int tiles = (a.m + 7) / 8;
-  if (a.ns <= max_inputs && a.m <= max_outputs)
-    return launch_tiles<max_k_steps>(tiles, a, c, lambda, position, stream);
-  launch_tiles<wide_k_steps>(tiles, a, c, lambda, position, stream);  // more than 64 inputs or 48 outputs
+  if (fits_staged(a.ns, a.m)) return launch_tiles<false>(tiles, a, c, lambda, position, stream);
+  launch_tiles<true>(tiles, a, c, lambda, position, stream);  // more than 64 inputs or 48 outputs
 }
 
 }  // namespace blockeigs::solver::cuda

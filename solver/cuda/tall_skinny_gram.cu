@@ -44,7 +44,9 @@
 namespace blockeigs::solver::cuda {
 namespace {
 
+using detail::commit_copies;
 using detail::mma_16x8x8;
+using detail::wait_copies;
 
 constexpr int warps_per_block = 4;
 constexpr int stage_rows = 16;  // 2 MMA steps of 8 rows
@@ -74,17 +76,10 @@ __host__ __device__ constexpr int staged_stride(int kx, int ky) {
 // One cp.async of W doubles (8 or 16 bytes), zero-filled where `in` is false.
 template <int W>
 __device__ __forceinline__ void copy_async(unsigned shared, const double* global, bool in) {
-  if constexpr (W == 2)  // 16 bytes: through L2 only (the rows are read once)
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(shared), "l"(global), "r"(in ? 16 : 0)
-                 : "memory");
+  if constexpr (W == 2)
+    detail::copy_async_16(shared, global, in);
   else
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(shared), "l"(global), "r"(in ? 8 : 0)
-                 : "memory");
-}
-__device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int pending>
-__device__ __forceinline__ void wait_copies() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(pending) : "memory");
+    detail::copy_async_8(shared, global, in);
 }
 
 // NT tiles of 8 columns of [Y1 Y2]; W doubles a copy (2 where every block's
