@@ -128,6 +128,12 @@ __device__ __forceinline__ void wait_copies() {
   asm volatile("cp.async.wait_group %0;" ::"n"(pending) : "memory");
 }
 
+// Whether every row of a row-major fp64 block starts 16-byte aligned (so that
+// its pairs of doubles can be copied 16 bytes at a time).
+inline bool rows_16_byte_aligned(const double* p, std::int64_t ld) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % 2 == 0;
+}
+
 // Past 48 KB of shared memory a kernel must opt in to up to `bytes` of
 // dynamic shared memory, once per device: `opted_in` is the kernel's own
 // bitmask of devices that have.

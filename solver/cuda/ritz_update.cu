@@ -300,10 +300,7 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
 
 // 16-byte copies where both S's and A S's rows start 16-byte aligned.
 bool copies_pair(const RitzUpdateArgs& a) {
-  auto aligned = [](const double* p, std::int64_t ld) {
-    return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % 2 == 0;
-  };
-  return aligned(a.s, a.lds) && aligned(a.as, a.ldas);
+  return rows_16_byte_aligned(a.s, a.lds) && rows_16_byte_aligned(a.as, a.ldas);
 }
 
 // ---------------------------------------------------------------------------
@@ -381,6 +378,14 @@ __global__ void __launch_bounds__(wide_warps_per_block * 32, 2)
   }
 }
 
+// The residuals' Ritz values and R's columns, as either kernel takes them.
+template <class Constants>
+void set_residual_constants(Constants& constants, int nb, const double* lambda, const std::int64_t* position) {
+  for (int j = 0; j < nb; ++j) {
+    constants.lambda[j] = lambda[j];
+    constants.r_column[j] = static_cast<int>(position[j]);
+  }
+}
 
 bool fits_staged(std::int64_t ns, std::int64_t m) { return ns <= max_inputs && m <= max_outputs; }
 
@@ -400,10 +405,7 @@ template <int NT>
 void launch_staged(const RitzUpdateArgs& a, const double* c, const double* lambda, const std::int64_t* position,
                    cudaStream_t stream) {
   RitzConstants<NT, false> constants{};
-  for (int j = 0; j < a.nb; ++j) {
-    constants.lambda[j] = lambda[j];
-    constants.r_column[j] = static_cast<int>(position[j]);
-  }
+  set_residual_constants(constants, a.nb, lambda, position);
   for (int i = 0; i < a.ns; ++i)
     for (int j = 0; j < a.m; ++j) constants.c[i * 8 * NT + j] = c[i * a.m + j];
   if (copies_pair(a))
@@ -417,10 +419,7 @@ void launch_wide(const RitzUpdateArgs& a, const double* c, const double* lambda,
                  cudaStream_t stream) {
   constexpr int KS = wide_k_steps;
   RitzConstants<NT, true> constants{};
-  for (int j = 0; j < a.nb; ++j) {
-    constants.lambda[j] = lambda[j];
-    constants.r_column[j] = static_cast<int>(position[j]);
-  }
+  set_residual_constants(constants, a.nb, lambda, position);
   // C padded to 8 KS x 8 NT, in device memory freed in stream order after
   // the kernel.
   std::vector<double> padded(std::size_t(8 * KS) * 8 * NT, 0.0);

@@ -201,7 +201,7 @@ void launch(const TallSkinnyGramArgs& a, cudaStream_t stream) {
 // [X P Z] and [Z A Z] whenever Z has an even number of columns).
 bool copies_pair(const TallSkinnyGramArgs& a) {
   auto aligned = [](const double* p, std::int64_t ld, int cols) {
-    return cols == 0 || (reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % 2 == 0 && cols % 2 == 0);
+    return cols == 0 || (detail::rows_16_byte_aligned(p, ld) && cols % 2 == 0);
   };
   return aligned(a.x, a.ldx, a.kx) && aligned(a.y1, a.ldy1, a.ky1) && aligned(a.y2, a.ldy2, a.ky2);
 }
