@@ -15,6 +15,16 @@ int node_local_rank(MPI_Comm comm);
 // without a GPU is an InputError on every rank. Collective.
 spmm::Context make_context(Backend backend, MPI_Comm comm);
 
+// The CPUs this process may run on (its affinity mask: one core where
+// mpirun bound the rank to a core), or 0 where that is unknown.
+int allowed_cpus();
+
+// OpenMP and OpenBLAS threads for a rank on the CPU backend: the node's
+// `hardware` threads shared by its `local_ranks`, and no more than the
+// rank's `allowed` CPUs (0: unknown), so that a rank bound to one core does
+// not run many threads on it. At least 1.
+int cpu_threads_per_rank(int hardware, int local_ranks, int allowed);
+
 // True when device pointers can be handed to MPI directly (Open MPI's
 // MPIX_Query_cuda_support, overridable with BLOCKEIGS_CUDA_AWARE_MPI=0|1).
 bool mpi_is_cuda_aware();
