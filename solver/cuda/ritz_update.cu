@@ -140,6 +140,18 @@ __device__ __forceinline__ void store_step(const RitzUpdateArgs& a, const double
     }
 }
 
+// The block's partial sums (2 nb values) from its warps' (`warps` of them),
+// added in warp order; after a __syncthreads.
+template <int Outputs>
+__device__ __forceinline__ void write_block_sums(const RitzUpdateArgs& a, const double (*warp_sums)[2][Outputs],
+                                                 int warps) {
+  for (int e = threadIdx.x; e < 2 * a.nb; e += blockDim.x) {
+    double s = 0.0;
+    for (int w = 0; w < warps; ++w) s += warp_sums[w][e / a.nb][e % a.nb];
+    a.partial[std::int64_t(blockIdx.x) * 2 * a.nb + e] = s;
+  }
+}
+
 // ---------------------------------------------------------------------------
 // The staged kernel (up to 64 inputs and 48 outputs).
 constexpr int staged_stages = 2;     // a pair's ring of tiles: one multiplied, one in flight
@@ -180,8 +192,10 @@ __device__ __forceinline__ void staged_fragment(const double* tile, int stride, 
 
 // y = the staged tile of S times C's output tiles h, h + 2, ... (HT of them,
 // those below nt_count), and ay the same for A S, in one k-step loop.
+// (m16n8k8 on a pair's half of the outputs: not narrow_update_args.cuh's
+// m8n8k4 multiply_staged.)
 template <int HT, int CS>
-__device__ __forceinline__ void multiply_staged(const RitzUpdateArgs& a, const double* tile_s, const double* tile_as,
+__device__ __forceinline__ void multiply_staged_pair_half(const RitzUpdateArgs& a, const double* tile_s, const double* tile_as,
                                                 int stride, const double (*C)[CS], int h, int nt_count,
                                                 double (&y)[HT][4], double (&ay)[HT][4]) {
   const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
@@ -284,18 +298,14 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
     pair_barrier(pair_in_block);       // ... and both warps'
     const double* const staged_s = ring + int(i % staged_stages) * 2 * tile;
     double y[HT][4], ay[HT][4];
-    multiply_staged<HT>(a, staged_s, staged_s + tile, stride, C, h, NT, y, ay);
+    multiply_staged_pair_half<HT>(a, staged_s, staged_s + tile, stride, C, h, NT, y, ay);
     store_step<HT, max_outputs>(a, k.lambda, k.r_column, (pair + i * all_pairs) * step_rows, y, ay,
                                 warp_sums[warp_in_block], h, 2);
     pair_barrier(pair_in_block);  // both are done with the slot before a later tile is copied into it
   }
   wait_copies<0>();
   __syncthreads();
-  for (int e = threadIdx.x; e < 2 * a.nb; e += blockDim.x) {
-    double s = 0.0;
-    for (int w = 0; w < 2 * pairs; ++w) s += warp_sums[w][e / a.nb][e % a.nb];
-    a.partial[std::int64_t(blockIdx.x) * 2 * a.nb + e] = s;
-  }
+  write_block_sums(a, warp_sums, 2 * pairs);
 }
 
 // 16-byte copies where both S's and A S's rows start 16-byte aligned.
@@ -371,11 +381,7 @@ __global__ void __launch_bounds__(wide_warps_per_block * 32, 2)
     store_step<NT, wide_outputs>(a, k.lambda, k.r_column, first, y, ay, warp_sums[warp_in_block]);
   }
   __syncthreads();
-  for (int e = threadIdx.x; e < 2 * a.nb; e += blockDim.x) {
-    double s = 0.0;
-    for (int w = 0; w < wide_warps_per_block; ++w) s += warp_sums[w][e / a.nb][e % a.nb];
-    a.partial[std::int64_t(blockIdx.x) * 2 * a.nb + e] = s;
-  }
+  write_block_sums(a, warp_sums, wide_warps_per_block);
 }
 
 // The residuals' Ritz values and R's columns, as either kernel takes them.
