@@ -195,9 +195,10 @@ __device__ __forceinline__ void staged_fragment(const double* tile, int stride, 
 // (m16n8k8 on a pair's half of the outputs: not narrow_update_args.cuh's
 // m8n8k4 multiply_staged.)
 template <int HT, int CS>
-__device__ __forceinline__ void multiply_staged_pair_half(const RitzUpdateArgs& a, const double* tile_s, const double* tile_as,
-                                                int stride, const double (*C)[CS], int h, int nt_count,
-                                                double (&y)[HT][4], double (&ay)[HT][4]) {
+__device__ __forceinline__ void multiply_staged_pair_half(const RitzUpdateArgs& a, const double* tile_s,
+                                                          const double* tile_as, int stride, const double (*C)[CS],
+                                                          int h, int nt_count, double (&y)[HT][4],
+                                                          double (&ay)[HT][4]) {
   const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
 #pragma unroll
   for (int j = 0; j < HT; ++j)
