@@ -34,9 +34,15 @@ struct RitzPairs {
   HostMatrix vectors;
 };
 
+// True when no entry of GB - I exceeds tol.identity_gram (and none is NaN):
+// Rayleigh-Ritz then solves to first order in GB - I instead of factorising.
+bool is_identity_gram(const HostMatrix& GB, const Tolerances& tol);
+
 // Generalised Rayleigh-Ritz on GA c = theta GB c over basis columns [0, ns),
 // where columns [p_begin, p_end) are P, for the `needed` pairs at `end`.
-// Level 0 uses all columns (Cholesky of GB, rcond check); level 1 drops P;
+// Level 0 uses all columns (to first order in GB - I where
+// is_identity_gram, as on nearly all of LOBPCG's carried steps, else through
+// the Cholesky factor of GB, with an rcond check); level 1 drops P;
 // level 2 drops P and solves by SVQB of GB (rank revealing). Throws Error if
 // even level 2 leaves fewer than `needed`.
 RitzPairs rayleigh_ritz(const HostMatrix& GA, const HostMatrix& GB, std::int64_t p_begin, std::int64_t p_end,

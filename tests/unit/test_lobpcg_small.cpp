@@ -229,6 +229,54 @@ TEST(RayleighRitz, LevelFollowsTheGramMatrixsCondition) {
   }
 }
 
+// An orthonormal basis of LOBPCG's shape (X, P and W of 20 columns) whose
+// Gram matrix is perturbed by E, symmetric, entries +-`size`.
+Basis orthonormal_basis_with_gram_error(double size) {
+  HostMatrix S0 = random_matrix(100, 60, 41);
+  const HostMatrix Q = mul(S0, solver::svqb_transform(tmul(S0, S0), tol));
+  Basis b = basis(Q);
+  for (std::int64_t i = 0; i < 60; ++i)
+    for (std::int64_t j = 0; j <= i; ++j) {
+      const double e = (solver::hash_uniform(43, i, j) < 0.5 ? -size : size);
+      b.GB(i, j) = (i == j ? 1.0 : 0.0) + e;
+      b.GB(j, i) = b.GB(i, j);
+    }
+  return b;
+}
+
+TEST(RayleighRitz, IdentityGramWithinRoundingOnly) {
+  const double t = tol.identity_gram;
+  EXPECT_GT(t, 0);
+  EXPECT_LT(t, tol.orthogonality);  // stricter than what LOBPCG's bases are held to
+  HostMatrix G = HostMatrix::identity(5);
+  EXPECT_TRUE(solver::lobpcg_detail::is_identity_gram(G, tol));
+  G(1, 3) = G(3, 1) = 0.9 * t;
+  G(2, 2) = 1 - 0.9 * t;
+  EXPECT_TRUE(solver::lobpcg_detail::is_identity_gram(G, tol));
+  G(4, 4) = 1 + 1.1 * t;
+  EXPECT_FALSE(solver::lobpcg_detail::is_identity_gram(G, tol));
+  G = HostMatrix::identity(5);
+  G(0, 1) = NAN;
+  EXPECT_FALSE(solver::lobpcg_detail::is_identity_gram(G, tol));
+  EXPECT_FALSE(solver::lobpcg_detail::is_identity_gram(HostMatrix(3, 4), tol));
+}
+
+// Either side of the bound the pairs are the generalised ones at working
+// accuracy: to first order in GB - I within it (where the neglected terms
+// are below rounding), by the factorisation past it. Far past it (1e-4),
+// first order would be ~1e-6 off: what the bound keeps out.
+TEST(RayleighRitz, GramNearIdentityGivesAccuratePairs) {
+  const double bound = tol.identity_gram;
+  for (const double size : {0.0, 0.01 * bound, 0.9 * bound, 2 * bound, 1e-8, 1e-4}) {
+    const Basis b = orthonormal_basis_with_gram_error(size);
+    const auto r = solver::lobpcg_detail::rayleigh_ritz(b.GA, b.GB, 20, 40, 20, tol);
+    EXPECT_EQ(r.level, 0) << "size " << size;
+    ASSERT_EQ(r.vectors.cols(), 20) << "size " << size;
+    SCOPED_TRACE(testing::Message() << "size " << size);
+    expect_accurate_pairs(b, r, 1.0);
+  }
+}
+
 TEST(RayleighRitz, OneTwoAndThreeColumns) {
   for (const std::int64_t ns : {1, 2, 3}) {
     const Basis b = basis(random_matrix(6, ns, 40 + std::uint64_t(ns)));
