@@ -34,8 +34,9 @@ struct RitzPairs {
   HostMatrix vectors;
 };
 
-// True when no entry of GB - I exceeds tol.identity_gram (and none is NaN):
-// Rayleigh-Ritz then solves to first order in GB - I instead of factorising.
+// True when no entry of GB - I exceeds tol.identity_gram / ns (and none is
+// NaN): Rayleigh-Ritz then solves to first order in GB - I instead of
+// factorising.
 bool is_identity_gram(const HostMatrix& GB, const Tolerances& tol);
 
 // Generalised Rayleigh-Ritz on GA c = theta GB c over basis columns [0, ns),

@@ -271,8 +271,8 @@ double reciprocal_condition(const HostMatrix& GB, const HostMatrix& U) {
 // Level 0 for GB = I + E within rounding of I (is_identity_gram): with
 // c = (I - E/2) y, GA c = theta GB c is the standard problem of
 // M = (I - E/2) GA (I - E/2) = GA - (E GA + GA E)/2 + O(E^2), and then
-// C^T GB C = I + O(E^2). At |E| <= eps^(3/4) the O(E^2) terms are below
-// rounding, so the pairs are the Cholesky path's to working accuracy, for
+// C^T GB C = I + O(E^2). Where ||E||_2 <= sqrt(eps) the O(E^2) terms are
+// below rounding, so the pairs are the Cholesky path's to working accuracy, for
 // one product where that path takes a factorisation, a condition estimate
 // and three triangular solves (the 172 problems of a 40^3 run at k = 16:
 // 92 against 132 us a step on the development machine, in the host's
@@ -362,7 +362,7 @@ bool is_identity_gram(const HostMatrix& GB, const Tolerances& tol) {
   for (std::int64_t i = 0; i < n && within; ++i) {
     const double* row = GB.data() + i * n;
     for (std::int64_t j = 0; j < n; ++j)  // NaN fails the test too
-      within &= std::abs(row[j] - (i == j ? 1.0 : 0.0)) <= tol.identity_gram;
+      within &= double(n) * std::abs(row[j] - (i == j ? 1.0 : 0.0)) <= tol.identity_gram;
   }
   return within;
 }

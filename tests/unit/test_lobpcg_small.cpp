@@ -245,9 +245,8 @@ Basis orthonormal_basis_with_gram_error(double size) {
 }
 
 TEST(RayleighRitz, IdentityGramWithinRoundingOnly) {
-  const double t = tol.identity_gram;
+  const double t = tol.identity_gram / 5;  // the bound on an entry at 5 x 5
   EXPECT_GT(t, 0);
-  EXPECT_LT(t, tol.orthogonality);  // stricter than what LOBPCG's bases are held to
   HostMatrix G = HostMatrix::identity(5);
   EXPECT_TRUE(solver::lobpcg_detail::is_identity_gram(G, tol));
   G(1, 3) = G(3, 1) = 0.9 * t;
@@ -266,7 +265,7 @@ TEST(RayleighRitz, IdentityGramWithinRoundingOnly) {
 // are below rounding), by the factorisation past it. Far past it (1e-4),
 // first order would be ~1e-6 off: what the bound keeps out.
 TEST(RayleighRitz, GramNearIdentityGivesAccuratePairs) {
-  const double bound = tol.identity_gram;
+  const double bound = tol.identity_gram / 60;  // on an entry at 60 x 60
   for (const double size : {0.0, 0.01 * bound, 0.9 * bound, 2 * bound, 1e-8, 1e-4}) {
     const Basis b = orthonormal_basis_with_gram_error(size);
     const auto r = solver::lobpcg_detail::rayleigh_ritz(b.GA, b.GB, 20, 40, 20, tol);
