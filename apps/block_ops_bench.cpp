@@ -45,6 +45,10 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
   solver::fill_random(context, S3.view(), 5, 0);
   solver::fill_random(context, AS3.view(), 6, 0);
   solver::fill_random(context, SAS.view(), 7, 0);
+  // Layouts with every output row written whole: [Y R] side by side (3k
+  // columns), A Y (2k) and A Z (k) each compact.
+  spmm::DenseBlock<T> YR(space, m, 3 * k), AYc(space, m, 2 * k), AZc(space, m, k), AS3next(space, m, 3 * k);
+  solver::fill_random(context, AZc.view(), 9, 0);
   auto cols = [](spmm::DenseBlock<T>& b, std::int64_t first, std::int64_t count) {
     return solver::column_range(b.view(), first, count);
   };
@@ -215,6 +219,30 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
        [&] {
          (void)solver::ritz_update(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 3 * k, 3 * k), ritz, lambda,
                                    cols(SASnext, 0, 2 * k), cols(SASnext, 3 * k, 2 * k), cols(SASnext, 2 * k, k));
+       }},
+      // The same pass with every output row written whole ([Y R] and A Y
+      // apart), then also with S and A S read from blocks of their own.
+      {"Ritz + R, outputs whole rows", 11,
+       [&] {
+         (void)solver::ritz_update(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 3 * k, 3 * k), ritz, lambda,
+                                   cols(YR, 0, 2 * k), AYc.view(), cols(YR, 2 * k, k));
+       }},
+      {"Ritz + R, S AS apart, whole rows", 11,
+       [&] {
+         (void)solver::ritz_update(context, comm, ccols(S3, 0, 3 * k), ccols(AS3, 0, 3 * k), ritz, lambda,
+                                   cols(YR, 0, 2 * k), AYc.view(), cols(YR, 2 * k, k));
+       }},
+      {"Ritz + R, S AS apart, AY in AS", 11,
+       [&] {
+         (void)solver::ritz_update(context, comm, ccols(S3, 0, 3 * k), ccols(AS3, 0, 3 * k), ritz, lambda,
+                                   cols(YR, 0, 2 * k), cols(AS3next, 0, 2 * k), cols(YR, 2 * k, k));
+       }},
+      // The Gram pair with [X P Z] in a block of its own and A Z compact.
+      {"S^T [W AW], S apart, AW compact", 4,
+       [&] {
+         (void)solver::start_gram_pair(context, comm, ccols(S3, 0, 3 * k), ccols(S3, 2 * k, k),
+                                       spmm::ConstDenseView<T>(AZc.view()))
+             .finish();
        }},
       {"Ritz + R, R at an odd column", 11,
        [&] {
