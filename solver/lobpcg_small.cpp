@@ -272,11 +272,11 @@ double reciprocal_condition(const HostMatrix& GB, const HostMatrix& U) {
 // c = (I - E/2) y, GA c = theta GB c is the standard problem of
 // M = (I - E/2) GA (I - E/2) = GA - (E GA + GA E)/2 + O(E^2), and then
 // C^T GB C = I + O(E^2). Where ||E||_2 <= sqrt(eps) the O(E^2) terms are
-// below rounding, so the pairs are the Cholesky path's to working accuracy, for
-// one product where that path takes a factorisation, a condition estimate
-// and three triangular solves (the 172 problems of a 40^3 run at k = 16:
-// 92 against 132 us a step on the development machine, in the host's
-// window where the device waits).
+// below rounding, so the pairs are the Cholesky path's to working
+// accuracy, for one product where that path takes a factorisation, a
+// condition estimate and three triangular solves (the bar run's 661
+// problems: 87 against 107 us a step on the development machine, in the
+// host's window where the device waits).
 RitzPairs near_identity_ritz(const HostMatrix& GA, const HostMatrix& GB, const WantedEnd& wanted) {
   const std::int64_t n = GA.rows();
   HostMatrix E = GB;

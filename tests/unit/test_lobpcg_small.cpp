@@ -244,7 +244,7 @@ Basis orthonormal_basis_with_gram_error(double size) {
   return b;
 }
 
-TEST(RayleighRitz, IdentityGramWithinRoundingOnly) {
+TEST(RayleighRitz, IdentityGramBoundsEveryEntry) {
   const double t = tol.identity_gram / 5;  // the bound on an entry at 5 x 5
   EXPECT_GT(t, 0);
   HostMatrix G = HostMatrix::identity(5);
