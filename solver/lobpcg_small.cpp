@@ -281,10 +281,8 @@ RitzPairs near_identity_ritz(const HostMatrix& GA, const HostMatrix& GB, const W
   const std::int64_t n = GA.rows();
   HostMatrix E = GB;
   for (std::int64_t i = 0; i < n; ++i) E(i, i) -= 1.0;
-  const HostMatrix EA = multiply(E, GA);
-  HostMatrix M(n, n);
-  for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t j = 0; j < n; ++j) M(i, j) = GA(i, j) - 0.5 * (EA(i, j) + EA(j, i));
+  HostMatrix M = symmetrized(multiply(E, GA));  // (E GA + GA E) / 2
+  for (std::int64_t e = 0; e < n * n; ++e) M.data()[e] = GA.data()[e] - M.data()[e];
   RitzPairs out = standard_ritz(M, wanted);
   const HostMatrix EY = multiply(E, out.vectors);
   for (std::int64_t e = 0; e < EY.rows() * EY.cols(); ++e) out.vectors.data()[e] -= 0.5 * EY.data()[e];
