@@ -80,6 +80,9 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
     }
   std::vector<std::int64_t> one_locked(static_cast<std::size_t>(k));
   for (std::int64_t j = 0; j < k; ++j) one_locked[j] = j < k / 4 ? j : j == k / 4 ? k - 1 : j - 1;
+  // A X implied by X Lambda and residuals in S's last k columns, in order.
+  solver::ImpliedAX implied_ax{lambda, 2 * k, {}};
+  for (std::int64_t j = 0; j < k; ++j) implied_ax.position.push_back(j);
   solver::HostMatrix odd_projection(2 * k - 1, k);
   for (std::int64_t i = 0; i < 2 * k - 1; ++i)
     for (std::int64_t j = 0; j < k; ++j) odd_projection(i, j) = projection(i, j);
@@ -219,6 +222,21 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
        [&] {
          (void)solver::ritz_update(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 3 * k, 3 * k), ritz, lambda,
                                    cols(SASnext, 0, 2 * k), cols(SASnext, 3 * k, 2 * k), cols(SASnext, 2 * k, k));
+       }},
+      // The same pass as block-eigs runs it without a preconditioner: A X
+      // implied by X Lambda and the residuals (S's last k columns), and the
+      // next A X left to the residuals; then only the latter.
+      {"lobpcg Ritz + R, A X implied (9)", 9,
+       [&] {
+         (void)solver::ritz_update(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 3 * k, 3 * k), ritz, lambda,
+                                   cols(SASnext, 0, 2 * k), cols(SASnext, 3 * k, 2 * k), cols(SASnext, 2 * k, k), {},
+                                   {}, &implied_ax, false);
+       }},
+      {"lobpcg Ritz + R, A X not stored (10)", 10,
+       [&] {
+         (void)solver::ritz_update(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 3 * k, 3 * k), ritz, lambda,
+                                   cols(SASnext, 0, 2 * k), cols(SASnext, 3 * k, 2 * k), cols(SASnext, 2 * k, k), {},
+                                   {}, nullptr, false);
        }},
       // The same pass with every output row written whole ([Y R] and A Y
       // apart), then also with S and A S read from blocks of their own.

@@ -413,20 +413,24 @@ void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T>
 bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
                        spmm::ConstDenseView<double> AS, const double* C, const double* lambda,
                        spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<double> R,
-                       const std::int64_t* position, std::unique_ptr<LocalGramTransfer>& out) {
+                       const std::int64_t* position, std::int64_t ay_first, const double* implied_theta,
+                       const std::int64_t* implied_column, std::unique_ptr<LocalGramTransfer>& out) {
   const std::int64_t nb = R.cols;
+  const bool implied = implied_theta != nullptr;
   out.reset();
-  if (!cuda::ritz_update_fits(S.cols, Y.cols, nb)) return false;
+  if (!cuda::ritz_update_fits(S.cols, AS.cols, Y.cols, nb, implied)) return false;
   if (S.rows == 0) return true;
   const cudaStream_t stream = stream_of(context);
-  const std::int64_t blocks = cuda::ritz_update_blocks(S.rows, S.cols, Y.cols);
+  const std::int64_t blocks = cuda::ritz_update_blocks(S.rows, S.cols, AS.cols, Y.cols, implied ? nb : 0);
   StreamArray<double> partial(stream, static_cast<std::size_t>(blocks * 2 * nb));
   StreamArray<double> sums(stream, static_cast<std::size_t>(2 * nb));
   cuda::RitzUpdateArgs a{};
   a.rows = S.rows;
   a.ns = int(S.cols);
+  a.nv = int(AS.cols);
   a.m = int(Y.cols);
   a.nb = int(nb);
+  a.ay_first = int(ay_first);
   a.s = S.data;
   a.lds = S.ld;
   a.as = AS.data;
@@ -438,10 +442,15 @@ bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double
   a.r = R.data;
   a.ldr = R.ld;
   a.partial = partial.data();
-  cuda::ritz_update(a, C, lambda, position, stream);
+  const cuda::ImpliedColumns columns{implied_theta, implied_column};
+  cuda::ritz_update(a, C, lambda, position, implied ? &columns : nullptr, stream);
   sum_partials<double>(blocks, 2 * nb, partial.data(), sums.data(), stream);
   out = std::make_unique<PinnedGramTransfer>(stream, sums.data(), static_cast<std::size_t>(2 * nb));
   return true;
+}
+
+bool ritz_update_implied_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::int64_t nb) {
+  return cuda::ritz_update_fits(ns, nv, m, nb, true);
 }
 
 #define BLOCKEIGS_INSTANTIATE(T)                                                                             \

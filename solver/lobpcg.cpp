@@ -189,6 +189,19 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   // any (see the compaction below).
   std::optional<ResidualNorms> residuals;
   std::vector<std::int64_t> residual_position;
+  // A X held implied instead of stored: X Lambda plus the residuals, which
+  // stay in S's columns after [X P] as W's raw columns (ImpliedAX). The Ritz
+  // update then neither writes A X nor reads it (LOBPCG's 220 columns of
+  // traffic a step at block 20 become 180). Not with a preconditioner, which
+  // writes W over the residuals. Whatever else reads A X makes it explicit
+  // with the operator first (make_ax_explicit), which is rare.
+  const std::int64_t widest_xp = round_up(2 * std::int64_t{nb}, align);
+  const bool imply_ax =
+      !preconditioner &&
+      (options.imply_ax == ImplyAX::always ||
+       (options.imply_ax == ImplyAX::automatic &&
+        ritz_update_prefers_implied_ax<T>(ctx, widest_xp + nb, widest_xp + nb, widest_xp, nb)));
+  bool ax_implied = false;
 
   // A Z over `count` columns at Z's place q, widened to whole sectors where
   // the block has room: the columns past Z hold the other residuals (finite),
@@ -204,9 +217,17 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       carried = false;
       residuals.reset();
     }
+    if (first == 0 && count >= nb) ax_implied = false;
     clock.to(time.other);
     A.apply(T(1), column_range(cS(cur), first, count), T(0), column_range(AS(cur), first, count));
     clock.to(time.spmm);
+  };
+
+  // A X into its columns of A S, where it was implied.
+  auto make_ax_explicit = [&] {
+    if (!ax_implied) return;
+    apply_a(0, nb);
+    ++result.ax_recomputes;
   };
 
   // Rayleigh-Ritz on the basis [X P W] (P in [nb, nb + np)), then [X P] of
@@ -241,6 +262,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
         }
       } else {
         // S^T [S (unused columns) A S]: GB and GA in one pass.
+        make_ax_explicit();
         const HostMatrix G =
             gram(ctx, comm, Sv, spmm::ConstDenseView<T>{space, n, width + ns_raw, ld, SAS[cur].data()});
         if (rank == 0) {
@@ -309,6 +331,11 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       carried_b = transpose_times(coeff_w, multiply(GB, coeff_w));
     };
     if (!refresh) {
+      // A X as the last residuals describe it, and whether the next A X is
+      // stored or left to the residuals this update forms.
+      std::optional<ImpliedAX> implied;
+      if (ax_implied) implied = ImpliedAX{lambda, q, residual_position};
+      const bool store_ax = !imply_ax;
       // Active residuals first, in order, then the converged ones.
       residual_position.assign(static_cast<std::size_t>(nb), 0);
       std::int64_t place = 0;
@@ -317,8 +344,13 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       for (int pass = 0; pass < 2; ++pass)
         for (int j = 0; j < nb; ++j)
           if (is_active[j] == (pass == 0)) residual_position[j] = place++;
-      residuals = ritz_update(ctx, comm, Sv, ASv, coeff, chosen, column_range(S(next), 0, m),
-                              column_range(AS(next), 0, m), column_range(S(next), m, nb), residual_position, carry);
+      // With A X implied, S's view reaches the residuals (all nb of them).
+      const spmm::ConstDenseView<T> S_read = implied ? column_range(cS(cur), 0, std::max(ns_raw, q + nb)) : Sv;
+      residuals = ritz_update(ctx, comm, S_read, ASv, coeff, chosen, column_range(S(next), 0, m),
+                              column_range(AS(next), 0, m), column_range(S(next), m, nb), residual_position, carry,
+                              implied ? &*implied : nullptr, store_ax);
+      ax_implied = !store_ax;
+      result.implied_ax_steps += implied ? 1 : 0;
     } else {
       // A X and A P come from the operator next, which drops the carried blocks.
       block_update(ctx, T(1), Sv, coeff, T(0), column_range(S(next), 0, m));
@@ -351,6 +383,10 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     // one pass, in the columns where W is built.
     const spmm::DenseView<T> Rv = column_range(S(cur), nb + np, nb);
     if (!residuals) {
+      if (ax_implied) {
+        make_ax_explicit();
+        fresh = true;
+      }
       residuals = eigen_residuals(ctx, comm, X, column_range(cAS(cur), 0, nb), lambda, Rv);
       residual_position.resize(static_cast<std::size_t>(nb));
       std::iota(residual_position.begin(), residual_position.end(), std::int64_t{0});
@@ -410,7 +446,20 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       // W in any order. The Ritz update put last step's active ones first,
       // so they need moving only when one has converged (or come back).
       std::sort(active_columns.begin(), active_columns.end());
-      if (active_columns.back() != na - 1) keep_columns(ctx, Rv, active_columns);
+      if (active_columns.back() != na - 1) {
+        if (ax_implied) {
+          // A X needs every residual: reorder them instead, the converged after.
+          std::vector<std::int64_t> order = active_columns, moved_to(static_cast<std::size_t>(nb), 0);
+          for (std::int64_t c = 0; c < nb; ++c)
+            if (!std::binary_search(active_columns.begin(), active_columns.end(), c)) order.push_back(c);
+          for (std::int64_t c = 0; c < nb; ++c) moved_to[order[c]] = c;
+          select_columns(ctx, spmm::ConstDenseView<T>(Rv), order, scratch.view());
+          copy_block(ctx, spmm::ConstDenseView<T>(scratch.view()), Rv);
+          for (auto& p : residual_position) p = moved_to[p];
+        } else {
+          keep_columns(ctx, Rv, active_columns);
+        }
+      }
     }
     // W is conditioned against [X P] in coefficient form from the raw
     // columns Z now in W's place (BasisOptions::implicit): A Z and, on a
@@ -464,6 +513,8 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     clock.to(time.orthogonalization);
     if (!products_current) {
       // W was formed (the explicit passes) or refilled: multiply it afresh.
+      // It overwrote residuals that an implied A X needs.
+      make_ax_explicit();
       s_t_az = HostMatrix();
       apply_a(q, z_product_width(q, search.raw));
     }

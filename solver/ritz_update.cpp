@@ -11,49 +11,119 @@
 #include "solver/block_ops_cuda.hpp"
 
 namespace blockeigs::solver {
+namespace {
+
+// The coefficients of the update with A X implied (ImpliedAX), for the
+// separate products: Y = S Cs and AY = S D + AS(:, nb:) E, where Cs is C
+// over S's columns, D carries A X = X Theta + R Pi from C's X rows, and E is
+// C's rows after X. (The device kernel takes Cs alone and forms A X's rows
+// where it stages them.)
+struct SplitCoefficients {
+  HostMatrix c, d, e;
+};
+
+SplitCoefficients split_coefficients(const HostMatrix& C, std::int64_t s_cols, std::int64_t nb,
+                                     const ImpliedAX& ax) {
+  const std::int64_t ns = C.rows(), m = C.cols();
+  SplitCoefficients out{HostMatrix(s_cols, m), HostMatrix(s_cols, m), HostMatrix(ns - nb, m)};
+  for (std::int64_t i = 0; i < ns; ++i)
+    for (std::int64_t j = 0; j < m; ++j) out.c(i, j) = C(i, j);
+  for (std::int64_t x = 0; x < nb; ++x) {
+    const std::int64_t r = ax.first + ax.position[x];
+    for (std::int64_t j = 0; j < m; ++j) {
+      out.d(x, j) += ax.theta[x] * C(x, j);
+      out.d(r, j) += C(x, j);
+    }
+  }
+  for (std::int64_t i = nb; i < ns; ++i)
+    for (std::int64_t j = 0; j < m; ++j) out.e(i - nb, j) = C(i, j);
+  return out;
+}
+
+ResidualNorms norms_from_sums(MPI_Comm comm, std::vector<double> sums, std::int64_t nb) {
+  allreduce_sum(comm, sums.data(), sums.size());
+  ResidualNorms norms;
+  for (std::int64_t j = 0; j < nb; ++j) {
+    norms.residual.push_back(std::sqrt(sums[j]));
+    norms.x.push_back(std::sqrt(sums[nb + j]));
+  }
+  return norms;
+}
+
+}  // namespace
 
 template <class T>
 ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> S,
                           spmm::ConstDenseView<T> AS, const HostMatrix& C, const std::vector<double>& lambda,
                           spmm::DenseView<T> Y, spmm::DenseView<T> AY, spmm::DenseView<T> R,
-                          const std::vector<std::int64_t>& r_position, const std::function<void()>& meanwhile) {
-  const std::int64_t nb = R.cols;
-  BLOCKEIGS_ASSERT(S.cols == AS.cols && C.rows() == S.cols && C.cols() == Y.cols && Y.cols == AY.cols &&
-                   std::int64_t(lambda.size()) == nb && nb <= Y.cols);
+                          const std::vector<std::int64_t>& r_position, const std::function<void()>& meanwhile,
+                          const ImpliedAX* implied_ax, bool store_ax) {
+  const std::int64_t nb = R.cols, ns = AS.cols;
+  BLOCKEIGS_ASSERT(C.rows() == ns && C.cols() == Y.cols && Y.cols == AY.cols &&
+                   std::int64_t(lambda.size()) == nb && nb <= Y.cols && nb <= ns);
+  BLOCKEIGS_ASSERT(implied_ax ? S.cols >= ns : S.cols == ns);
   const std::vector<std::int64_t> position = checked_positions(r_position, nb);
+  SplitCoefficients split;
+  if (implied_ax) {
+    BLOCKEIGS_ASSERT(std::int64_t(implied_ax->theta.size()) == nb);
+    const std::vector<std::int64_t> from = checked_positions(implied_ax->position, nb);
+    for (std::int64_t j = 0; j < nb; ++j) BLOCKEIGS_ASSERT(implied_ax->first + from[j] < S.cols);
+    split = split_coefficients(C, S.cols, nb, *implied_ax);
+  }
 #ifdef BLOCKEIGS_HAVE_CUDA
   if constexpr (std::is_same_v<T, double>) {
     if (S.space == Space::device && S.rows == AS.rows && S.rows == Y.rows && S.rows == AY.rows &&
         S.rows == R.rows) {
-      std::vector<double> sums(static_cast<std::size_t>(2 * nb));
+      const std::int64_t ay_first = store_ax ? 0 : nb;
+      std::vector<std::int64_t> implied_column;
+      if (implied_ax)
+        for (std::int64_t j = 0; j < nb; ++j) implied_column.push_back(implied_ax->first + implied_ax->position[j]);
       std::unique_ptr<device_ops::LocalGramTransfer> transfer;
-      if (device_ops::ritz_update_local(context, S, AS, C.data(), lambda.data(), Y, AY, R, position.data(),
-                                        transfer)) {
+      if (device_ops::ritz_update_local(context, S, AS, implied_ax ? split.c.data() : C.data(), lambda.data(), Y, AY,
+                                        R, position.data(), ay_first,
+                                        implied_ax ? implied_ax->theta.data() : nullptr,
+                                        implied_ax ? implied_column.data() : nullptr, transfer)) {
         if (meanwhile) meanwhile();
+        std::vector<double> sums(static_cast<std::size_t>(2 * nb));
         if (transfer) transfer->wait(sums.data());
-        allreduce_sum(comm, sums.data(), sums.size());
-        ResidualNorms norms;
-        for (std::int64_t j = 0; j < nb; ++j) {
-          norms.residual.push_back(std::sqrt(sums[j]));
-          norms.x.push_back(std::sqrt(sums[nb + j]));
-        }
-        return norms;
+        return norms_from_sums(comm, std::move(sums), nb);
       }
     }
   }
 #endif
-  block_update(context, T(1), S, C, T(0), Y);
-  block_update(context, T(1), AS, C, T(0), AY);
+  if (implied_ax) {
+    block_update(context, T(1), S, split.c, T(0), Y);
+    block_update(context, T(1), S, split.d, T(0), AY);
+    // A S after X, the only part read when A X is implied.
+    if (ns > nb) block_update(context, T(1), column_range(AS, nb, ns - nb), split.e, T(1), AY);
+  } else {
+    block_update(context, T(1), S, C, T(0), Y);
+    block_update(context, T(1), AS, C, T(0), AY);
+  }
   if (meanwhile) meanwhile();
   return eigen_residuals(context, comm, column_range(spmm::ConstDenseView<T>(Y), 0, nb),
                          column_range(spmm::ConstDenseView<T>(AY), 0, nb), lambda, R, position);
 }
 
+template <class T>
+bool ritz_update_prefers_implied_ax(const spmm::Context& context, std::int64_t ns, std::int64_t nv,
+                                    std::int64_t m, std::int64_t nb) {
+  if (context.space() == Space::host) return false;  // three products there against two
+#ifdef BLOCKEIGS_HAVE_CUDA
+  if constexpr (std::is_same_v<T, double>) return device_ops::ritz_update_implied_fits(ns, nv, m, nb);
+#endif
+  (void)ns, (void)nv, (void)m, (void)nb;
+  return false;
+}
+
 #define BLOCKEIGS_INSTANTIATE(T)                                                                                   \
   template ResidualNorms ritz_update(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>,                      \
                                      spmm::ConstDenseView<T>, const HostMatrix&, const std::vector<double>&,       \
-                                     spmm::DenseView<T>, spmm::DenseView<T>, spmm::DenseView<T>,            \
-                                     const std::vector<std::int64_t>&, const std::function<void()>&);
+                                     spmm::DenseView<T>, spmm::DenseView<T>, spmm::DenseView<T>,                   \
+                                     const std::vector<std::int64_t>&, const std::function<void()>&,               \
+                                     const ImpliedAX*, bool);                                                       \
+  template bool ritz_update_prefers_implied_ax<T>(const spmm::Context&, std::int64_t, std::int64_t, std::int64_t, \
+                                                  std::int64_t);
 
 BLOCKEIGS_INSTANTIATE(float)
 BLOCKEIGS_INSTANTIATE(double)

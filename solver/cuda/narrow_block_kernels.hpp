@@ -36,11 +36,19 @@ void dmma_update(std::int64_t rows, std::int64_t k1x, std::int64_t k1, std::int6
 // copied to the device past 64 inputs or 48 outputs; at most 96 and 64),
 // R = AY(:, 0:nb) - Y(:, 0:nb) diag(lambda), and per thread block the sums of
 // squares of R's columns then of Y(:, 0:nb)'s (2 nb values per block, for
-// ritz_update_blocks(rows, ns, m) blocks). Y, AY and R must not overlap S or AS.
+// ritz_update_blocks(rows, ns, nv, m, implied nb or 0) blocks). AY's columns below ay_first
+// are not written. Y, AY and R must not overlap S or AS.
+//
+// AS has nv <= ns columns (C's rows past nv multiply S alone). With
+// `implied` (the staged kernel only), AS's first nb columns are not read:
+// A X(:, j) = theta[j] S(:, j) + S(:, column[j]) is formed in its place.
 struct RitzUpdateArgs {
   std::int64_t rows;
   int ns, m, nb;
-  int k_steps;  // set by ritz_update
+  int nv = 0;          // AS's columns
+  int ay_first = 0;    // AY's first column written
+  int implied_nb = 0;  // set by ritz_update: nb with A X implied, else 0
+  int k_steps = 0;     // set by ritz_update
   const double* s;
   std::int64_t lds;
   const double* as;
@@ -53,11 +61,16 @@ struct RitzUpdateArgs {
   std::int64_t ldr;
   double* partial;
 };
-bool ritz_update_fits(std::int64_t ns, std::int64_t m, std::int64_t nb);
-std::int64_t ritz_update_blocks(std::int64_t rows, std::int64_t ns, std::int64_t m);
+struct ImpliedColumns {
+  const double* theta;          // nb values
+  const std::int64_t* column;   // nb columns of S
+};
+bool ritz_update_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::int64_t nb, bool implied);
+std::int64_t ritz_update_blocks(std::int64_t rows, std::int64_t ns, std::int64_t nv, std::int64_t m,
+                                std::int64_t implied_nb);
 // position (host, nb entries): R's column for residual j.
 void ritz_update(RitzUpdateArgs args, const double* c, const double* lambda, const std::int64_t* position,
-                 cudaStream_t stream);
+                 const ImpliedColumns* implied, cudaStream_t stream);
 
 // Y = alpha * X * S + beta * Z (beta == 0: Z is not read), S k1 x k2 row-major
 // on the host (passed to the kernel by value). Y may overlap X and Z in any

@@ -28,6 +28,16 @@
 // an SM, the shared memory's limit, too few to hide each warp's own
 // latencies). docs/benchmarks/2026-11-22-solvers-h200.md, session 27.
 //
+// A X implied (the staged kernel; LOBPCG on the device without a
+// preconditioner): A S's first nb columns are not read. A X = X Theta + R,
+// R being columns of S (the last residuals, which LOBPCG keeps there as W's
+// raw columns), is formed from the staged S tile where A S's fragments are
+// read, and the next A X is not written (ay_first = nb): 180 columns of
+// traffic instead of 220 at block 20. block-ops-bench: 1.025-1.029 against
+// 1.053-1.063 ms; the forming costs about what the reads save, as the pass
+// is as much tensor-pipe as memory bound (Nsight Compute: 35% of its time
+// in the MMAs alone). The bar: 1.341-1.385 against 1.427-1.431 s.
+//
 // Wider shapes (LOBPCG's blocks of 21 to 32: up to 96 inputs and 64 outputs)
 // take the register-loaded kernel: C, too large for the kernel's parameters,
 // comes through global memory into dynamic shared memory, and a step holds
@@ -61,6 +71,9 @@ struct RitzConstants {
   double c[max_inputs * 8 * NT];  // C padded with zeros, row-major: <= 24 KB of kernel parameters
   double lambda[max_outputs];
   int r_column[max_outputs];  // R's column for residual j
+  // A X implied (RitzUpdateArgs::implied_nb): A X(:, j) = theta_j S(:, j) + S(:, ax_column[j]).
+  double theta[max_outputs];
+  int ax_column[max_outputs];
 };
 template <int NT>
 struct RitzConstants<NT, true> {
@@ -102,7 +115,10 @@ __device__ __forceinline__ void store_step(const RitzUpdateArgs& a, const double
       const bool second = c + 1 < a.m;
       const double y0 = y[nt][2 * h], y1 = y[nt][2 * h + 1], ay0 = ay[nt][2 * h], ay1 = ay[nt][2 * h + 1];
       store_pair(a.y + row * a.ldy + c, y0, y1, second);
-      store_pair(a.ay + row * a.lday + c, ay0, ay1, second);
+      if (c >= a.ay_first)
+        store_pair(a.ay + row * a.lday + c, ay0, ay1, second);
+      else if (second && c + 1 >= a.ay_first)
+        a.ay[row * a.lday + c + 1] = ay1;
       if (c >= a.nb) continue;
       const bool second_r = c + 1 < a.nb;
       const double r0 = ay0 - lambda[c] * y0;
@@ -163,16 +179,19 @@ constexpr int shared_memory_limit = 227 * 1024;       // a block's on sm_90
 // a fragment's 4 rows x 4 columns in a half-warp fall on 16 distinct banks
 // (of 8 bytes).
 constexpr int staged_stride(int ns) { return (ns + 3) / 8 * 8 + 4; }
-constexpr int staged_static_bytes(int nt) {
-  return (max_inputs * (8 * nt + 4) + 2 * staged_max_pairs * 2 * max_outputs) * int(sizeof(double));
+constexpr int staged_static_bytes(int nt, bool implied) {
+  return (max_inputs * (8 * nt + 4) + 2 * staged_max_pairs * 2 * max_outputs) * int(sizeof(double)) +
+         (implied ? max_outputs * int(sizeof(double) + sizeof(int)) : int(sizeof(double) + sizeof(int)));
 }
-constexpr int staged_pair_bytes(int ns) {
-  return staged_stages * 2 * step_rows * staged_stride(ns) * int(sizeof(double));
+constexpr int staged_pair_bytes(int ns, int nv) {
+  return staged_stages * step_rows * (staged_stride(ns) + staged_stride(nv)) * int(sizeof(double));
 }
-constexpr int staged_pairs(int ns, int nt) {
-  return std::min(staged_max_pairs, (shared_memory_limit - staged_static_bytes(nt)) / staged_pair_bytes(ns));
+constexpr int staged_pairs(int ns, int nv, int nt, bool implied) {
+  return std::min(staged_max_pairs,
+                  (shared_memory_limit - staged_static_bytes(nt, implied)) / staged_pair_bytes(ns, nv));
 }
-static_assert(staged_pairs(max_inputs, max_outputs / 8) >= 4, "the widest staged shape keeps 4 pairs an SM");
+static_assert(staged_pairs(max_inputs, max_inputs, max_outputs / 8, false) >= 4,
+              "the widest staged shape keeps 4 pairs an SM");
 
 // The two warps of pair `id` (named barrier 1 + id) meet.
 __device__ __forceinline__ void pair_barrier(int id) { asm volatile("bar.sync %0, 64;" ::"r"(id + 1) : "memory"); }
@@ -190,15 +209,41 @@ __device__ __forceinline__ void staged_fragment(const double* tile, int stride, 
   frag[3] = c1 < ns ? row1[c1] : 0.0;
 }
 
+// A S's A fragments of k-step ks with A X implied: A X's columns (below
+// implied_nb) from the S tile's X and residual columns, theta[c] S(:, c) +
+// S(:, column[c]) (frag_s holds S(:, c) already), the rest from the A S
+// tile, which holds A S's columns from implied_nb on; zero past nv.
+__device__ __forceinline__ void implied_fragment(const RitzUpdateArgs& a, const double* tile_s, int stride_s,
+                                                 const double* tile_as, int stride_as, int ks,
+                                                 const double (&frag_s)[4], const double* theta, const int* column,
+                                                 double (&frag)[4]) {
+  const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {  // columns 8 ks + t and 8 ks + t + 4
+    const int c = 8 * ks + t + 4 * half;
+    if (c < a.implied_nb) {
+      const double th = theta[c];
+      const double* const r = tile_s + g * stride_s + column[c];
+      frag[2 * half] = fma(th, frag_s[2 * half], r[0]);
+      frag[2 * half + 1] = fma(th, frag_s[2 * half + 1], r[8 * stride_s]);
+    } else {
+      const double* const r = tile_as + g * stride_as + (c - a.implied_nb);
+      frag[2 * half] = c < a.nv ? r[0] : 0.0;
+      frag[2 * half + 1] = c < a.nv ? r[8 * stride_as] : 0.0;
+    }
+  }
+}
+
 // y = the staged tile of S times C's output tiles h, h + 2, ... (HT of them,
 // those below nt_count), and ay the same for A S, in one k-step loop.
 // (m16n8k8 on a pair's half of the outputs: not narrow_update_args.cuh's
-// m8n8k4 multiply_staged.)
-template <int HT, int CS>
+// m8n8k4 multiply_staged.) Implied: A X formed on the way (implied_fragment).
+template <int HT, int CS, bool Implied>
 __device__ __forceinline__ void multiply_staged_pair_half(const RitzUpdateArgs& a, const double* tile_s,
-                                                          const double* tile_as, int stride, const double (*C)[CS],
-                                                          int h, int nt_count, double (&y)[HT][4],
-                                                          double (&ay)[HT][4]) {
+                                                          int stride_s, const double* tile_as, int stride_as,
+                                                          const double (*C)[CS], int h, int nt_count,
+                                                          const double* theta, const int* column,
+                                                          double (&y)[HT][4], double (&ay)[HT][4]) {
   const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
 #pragma unroll
   for (int j = 0; j < HT; ++j)
@@ -208,8 +253,11 @@ __device__ __forceinline__ void multiply_staged_pair_half(const RitzUpdateArgs& 
   for (int ks = 0; ks < max_k_steps; ++ks) {
     if (ks >= a.k_steps) break;  // warp-uniform
     double frag_s[4], frag_as[4];
-    staged_fragment(tile_s, stride, a.ns, ks, frag_s);
-    staged_fragment(tile_as, stride, a.ns, ks, frag_as);
+    staged_fragment(tile_s, stride_s, a.ns, ks, frag_s);
+    if constexpr (Implied)
+      implied_fragment(a, tile_s, stride_s, tile_as, stride_as, ks, frag_s, theta, column, frag_as);
+    else
+      staged_fragment(tile_as, stride_as, a.nv, ks, frag_as);
 #pragma unroll
     for (int j = 0; j < HT; ++j) {
       const int nt = 2 * j + h;
@@ -223,39 +271,51 @@ __device__ __forceinline__ void multiply_staged_pair_half(const RitzUpdateArgs& 
 
 // W doubles a copy (2: 16 bytes, where S's and A S's rows start 16-byte
 // aligned). Lane l of a warp copies units l + 32 j of each of its rows of the
-// staged [S | A S].
-template <int NT, int W>
+// staged [S | A S]. Implied: A S's first nb columns are neither copied nor
+// staged but formed where the fragments are read (implied_fragment).
+template <int NT, int W, bool Implied>
 __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
     ritz_update_staged_kernel(const RitzUpdateArgs a, const __grid_constant__ RitzConstants<NT, false> k) {
   constexpr int K2 = 8 * NT, c_stride = K2 + 4, HT = (NT + 1) / 2;
   __shared__ double C[max_inputs][c_stride];
   __shared__ double warp_sums[2 * staged_max_pairs][2][max_outputs];
-  extern __shared__ __align__(16) double staged[];  // per pair: stages x {S, A S} x 16 rows x stride
+  __shared__ double theta[Implied ? max_outputs : 1];
+  __shared__ int ax_column[Implied ? max_outputs : 1];
+  extern __shared__ __align__(16) double staged[];  // per pair: stages x {S, A S} x 16 rows
   const int pairs = static_cast<int>(blockDim.x) / 64;
   for (int e = threadIdx.x; e < max_inputs * K2; e += blockDim.x) C[e / K2][e % K2] = k.c[e];
+  if constexpr (Implied)
+    for (int e = threadIdx.x; e < a.implied_nb; e += blockDim.x) {
+      theta[e] = k.theta[e];
+      ax_column[e] = k.ax_column[e];
+    }
   for (int e = threadIdx.x; e < 2 * staged_max_pairs * 2 * max_outputs; e += blockDim.x)
     (&warp_sums[0][0][0])[e] = 0.0;
   __syncthreads();
   const int lane = static_cast<int>(threadIdx.x) % 32, warp_in_block = static_cast<int>(threadIdx.x) / 32;
   const int pair_in_block = warp_in_block / 2, h = warp_in_block % 2;
-  const int stride = staged_stride(a.ns), tile = step_rows * stride;
-  double* const ring = staged + pair_in_block * staged_stages * 2 * tile;
+  const int as_first = Implied ? a.implied_nb : 0;  // A S's first column staged
+  const int stride_s = staged_stride(a.ns), stride_as = staged_stride(a.nv - as_first);
+  const int tile_s = step_rows * stride_s, slot = step_rows * (stride_s + stride_as);
+  double* const ring = staged + pair_in_block * staged_stages * slot;
   const unsigned ring_base = static_cast<unsigned>(__cvta_generic_to_shared(ring));
 
   // This lane's copy units of a row, the same for every row: unit v is
-  // column W u of S (v < units) or of A S (u = v - units).
+  // column W u of S (v < units_s) or column as_first + W u of A S
+  // (u = v - units_s), staged at W u.
   constexpr int slots = 2 * max_inputs / W / 32;
-  const int units = (a.ns + W - 1) / W;
-  int column[slots], to[slots];
+  const int units_s = (a.ns + W - 1) / W, units_as = (a.nv - as_first + W - 1) / W;
+  int column[slots], to[slots], row_stride[slots];
   bool from_as[slots], whole[slots], used[slots];
 #pragma unroll
   for (int j = 0; j < slots; ++j) {
     const int v = lane + 32 * j;
-    used[j] = v < 2 * units;
-    from_as[j] = v >= units;
-    column[j] = W * (from_as[j] ? v - units : v);
-    to[j] = (from_as[j] ? tile : 0) + column[j];
-    whole[j] = W == 2 && column[j] + 1 < a.ns;  // the last unit of an odd ns: 8 bytes
+    used[j] = v < units_s + units_as;
+    from_as[j] = v >= units_s;
+    column[j] = from_as[j] ? as_first + W * (v - units_s) : W * v;
+    to[j] = from_as[j] ? tile_s + column[j] - as_first : column[j];
+    row_stride[j] = from_as[j] ? stride_as : stride_s;
+    whole[j] = W == 2 && column[j] + 1 < (from_as[j] ? a.nv : a.ns);  // an odd width's last unit: 8 bytes
   }
 
   const std::int64_t tiles = (a.rows + step_rows - 1) / step_rows;
@@ -268,7 +328,7 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
   auto issue = [&](std::int64_t i) {
     if (i < mine) {
       const std::int64_t first = (pair + i * all_pairs) * step_rows;
-      const unsigned base = ring_base + unsigned(int(i % staged_stages) * 2 * tile) * unsigned(sizeof(double));
+      const unsigned base = ring_base + unsigned(int(i % staged_stages) * slot) * unsigned(sizeof(double));
 #pragma unroll
       for (int r = 8 * h; r < 8 * h + 8; ++r) {
         const std::int64_t row = first + r;
@@ -279,7 +339,7 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
 #pragma unroll
         for (int j = 0; j < slots; ++j) {
           if (!used[j]) continue;
-          const unsigned into = base + unsigned(r * stride + to[j]) * unsigned(sizeof(double));
+          const unsigned into = base + unsigned(r * row_stride[j] + to[j]) * unsigned(sizeof(double));
           const double* const from = (from_as[j] ? as_row : s_row) + column[j];
           if (whole[j])
             copy_async_16(into, from, in);
@@ -297,9 +357,10 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
     issue(i + staged_stages - 1);
     wait_copies<staged_stages - 1>();  // this lane's copies of tile i have landed ...
     pair_barrier(pair_in_block);       // ... and both warps'
-    const double* const staged_s = ring + int(i % staged_stages) * 2 * tile;
+    const double* const staged_s = ring + int(i % staged_stages) * slot;
     double y[HT][4], ay[HT][4];
-    multiply_staged_pair_half<HT>(a, staged_s, staged_s + tile, stride, C, h, NT, y, ay);
+    multiply_staged_pair_half<HT, c_stride, Implied>(a, staged_s, stride_s, staged_s + tile_s, stride_as, C, h, NT,
+                                                     theta, ax_column, y, ay);
     store_step<HT, max_outputs>(a, k.lambda, k.r_column, (pair + i * all_pairs) * step_rows, y, ay,
                                 warp_sums[warp_in_block], h, 2);
     pair_barrier(pair_in_block);  // both are done with the slot before a later tile is copied into it
@@ -310,8 +371,9 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
 }
 
 // 16-byte copies where both S's and A S's rows start 16-byte aligned.
+// (A S's copies start at column implied_nb.)
 bool copies_pair(const RitzUpdateArgs& a) {
-  return rows_16_byte_aligned(a.s, a.lds) && rows_16_byte_aligned(a.as, a.ldas);
+  return rows_16_byte_aligned(a.s, a.lds) && rows_16_byte_aligned(a.as, a.ldas) && a.implied_nb % 2 == 0;
 }
 
 // ---------------------------------------------------------------------------
@@ -397,28 +459,39 @@ void set_residual_constants(Constants& constants, int nb, const double* lambda, 
 bool fits_staged(std::int64_t ns, std::int64_t m) { return ns <= max_inputs && m <= max_outputs; }
 
 // One opt-in to the shared memory per kernel (the flag is the kernel's own).
-template <int NT, int W>
+template <int NT, int W, bool Implied>
 void run_staged(const RitzUpdateArgs& a, const RitzConstants<NT, false>& constants, cudaStream_t stream) {
-  const auto kernel = ritz_update_staged_kernel<NT, W>;
+  const auto kernel = ritz_update_staged_kernel<NT, W, Implied>;
   static std::atomic<std::uint64_t> opted_in{0};
-  detail::allow_shared_memory(kernel, shared_memory_limit - staged_static_bytes(NT), opted_in);
-  const int pairs = staged_pairs(a.ns, NT);
-  kernel<<<static_cast<unsigned>(ritz_update_blocks(a.rows, a.ns, a.m)), pairs * 64, pairs * staged_pair_bytes(a.ns),
-           stream>>>(a, constants);
+  detail::allow_shared_memory(kernel, shared_memory_limit - staged_static_bytes(NT, Implied), opted_in);
+  const int staged_as = a.nv - a.implied_nb;
+  const int pairs = staged_pairs(a.ns, staged_as, NT, Implied);
+  kernel<<<static_cast<unsigned>(ritz_update_blocks(a.rows, a.ns, a.nv, a.m, a.implied_nb)), pairs * 64,
+           pairs * staged_pair_bytes(a.ns, staged_as), stream>>>(a, constants);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
+
+template <int NT, bool Implied>
+void run_staged_copies(const RitzUpdateArgs& a, const RitzConstants<NT, false>& constants, cudaStream_t stream) {
+  if (copies_pair(a))
+    run_staged<NT, 2, Implied>(a, constants, stream);
+  else
+    run_staged<NT, 1, Implied>(a, constants, stream);
 }
 
 template <int NT>
 void launch_staged(const RitzUpdateArgs& a, const double* c, const double* lambda, const std::int64_t* position,
-                   cudaStream_t stream) {
+                   const ImpliedColumns* implied, cudaStream_t stream) {
   RitzConstants<NT, false> constants{};
   set_residual_constants(constants, a.nb, lambda, position);
   for (int i = 0; i < a.ns; ++i)
     for (int j = 0; j < a.m; ++j) constants.c[i * 8 * NT + j] = c[i * a.m + j];
-  if (copies_pair(a))
-    run_staged<NT, 2>(a, constants, stream);
-  else
-    run_staged<NT, 1>(a, constants, stream);
+  if (!implied) return run_staged_copies<NT, false>(a, constants, stream);
+  for (int j = 0; j < a.implied_nb; ++j) {
+    constants.theta[j] = implied->theta[j];
+    constants.ax_column[j] = static_cast<int>(implied->column[j]);
+  }
+  run_staged_copies<NT, true>(a, constants, stream);
 }
 
 template <int NT>
@@ -440,7 +513,8 @@ void launch_wide(const RitzUpdateArgs& a, const double* c, const double* lambda,
   const int bytes = 8 * KS * (8 * NT + 4) * int(sizeof(double));
   static std::atomic<std::uint64_t> opted_in{0};
   detail::allow_shared_memory(kernel, bytes, opted_in);
-  kernel<<<static_cast<unsigned>(ritz_update_blocks(a.rows, a.ns, a.m)), wide_warps_per_block * 32, bytes, stream>>>(
+  kernel<<<static_cast<unsigned>(ritz_update_blocks(a.rows, a.ns, a.nv, a.m, 0)), wide_warps_per_block * 32, bytes,
+           stream>>>(
       a, constants);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
@@ -449,25 +523,28 @@ void launch_wide(const RitzUpdateArgs& a, const double* c, const double* lambda,
 // (at most 6 staged, 8 wide).
 template <bool Wide, int NT = 1>
 void launch_tiles(int tiles, const RitzUpdateArgs& a, const double* c, const double* lambda,
-                  const std::int64_t* position, cudaStream_t stream) {
+                  const std::int64_t* position, const ImpliedColumns* implied, cudaStream_t stream) {
   constexpr int max_tiles = (Wide ? wide_outputs : max_outputs) / 8;
   if constexpr (NT < max_tiles)
-    if (tiles > NT) return launch_tiles<Wide, NT + 1>(tiles, a, c, lambda, position, stream);
+    if (tiles > NT) return launch_tiles<Wide, NT + 1>(tiles, a, c, lambda, position, implied, stream);
   if constexpr (Wide)
     launch_wide<NT>(a, c, lambda, position, stream);
   else
-    launch_staged<NT>(a, c, lambda, position, stream);
+    launch_staged<NT>(a, c, lambda, position, implied, stream);
 }
 
 }  // namespace
 
-bool ritz_update_fits(std::int64_t ns, std::int64_t m, std::int64_t nb) {
-  return ns >= 1 && ns <= wide_inputs && m >= 1 && m <= wide_outputs && nb >= 1 && nb <= m;
+bool ritz_update_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::int64_t nb, bool implied) {
+  if (implied) return fits_staged(ns, m) && nb >= 1 && nb <= m && nv >= nb && nv <= ns;
+  return ns >= 1 && ns <= wide_inputs && nv == ns && m >= 1 && m <= wide_outputs && nb >= 1 && nb <= m;
 }
 
-std::int64_t ritz_update_blocks(std::int64_t rows, std::int64_t ns, std::int64_t m) {
+std::int64_t ritz_update_blocks(std::int64_t rows, std::int64_t ns, std::int64_t nv, std::int64_t m,
+                                std::int64_t implied_nb) {
   if (fits_staged(ns, m)) {  // one tile a pair a step
-    const std::int64_t tiles = (rows + step_rows - 1) / step_rows, pairs = staged_pairs(int(ns), int(m + 7) / 8);
+    const std::int64_t tiles = (rows + step_rows - 1) / step_rows;
+    const std::int64_t pairs = staged_pairs(int(ns), int(nv - implied_nb), int(m + 7) / 8, implied_nb > 0);
     return std::clamp<std::int64_t>((tiles + pairs - 1) / pairs, 1, staged_max_blocks);
   }
   constexpr std::int64_t rows_per_block = std::int64_t(wide_warps_per_block) * step_rows;
@@ -475,11 +552,12 @@ std::int64_t ritz_update_blocks(std::int64_t rows, std::int64_t ns, std::int64_t
 }
 
 void ritz_update(RitzUpdateArgs a, const double* c, const double* lambda, const std::int64_t* position,
-                 cudaStream_t stream) {
+                 const ImpliedColumns* implied, cudaStream_t stream) {
   a.k_steps = (a.ns + 7) / 8;
+  a.implied_nb = implied ? a.nb : 0;
   const int tiles = (a.m + 7) / 8;
-  if (fits_staged(a.ns, a.m)) return launch_tiles<false>(tiles, a, c, lambda, position, stream);
-  launch_tiles<true>(tiles, a, c, lambda, position, stream);  // more than 64 inputs or 48 outputs
+  if (fits_staged(a.ns, a.m)) return launch_tiles<false>(tiles, a, c, lambda, position, implied, stream);
+  launch_tiles<true>(tiles, a, c, lambda, position, nullptr, stream);  // more than 64 inputs or 48 outputs
 }
 
 }  // namespace blockeigs::solver::cuda

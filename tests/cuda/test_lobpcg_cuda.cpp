@@ -543,6 +543,9 @@ TEST(DeviceLobpcg, SameEigenvaluesAsTheHost) {
       EXPECT_GT(on_device.carried_steps, on_device.iterations / 2);
       EXPECT_GT(on_host.carried_steps, on_host.iterations / 2);
       EXPECT_GT(on_device.implicit_search_steps, on_device.iterations / 2);
+      // A X implied on most steps without a preconditioner, never with one.
+      EXPECT_EQ(on_device.implied_ax_steps > on_device.iterations / 2, !jacobi);
+      EXPECT_EQ(on_device.implied_ax_steps == 0, jacobi);
     }
   }
 }

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "solver/block_ops.hpp"
@@ -151,6 +152,129 @@ TEST(DeviceRitzUpdate, MatchesTheSeparateOperationsOnTheHost) {
     const Outputs again = run(dev, c, in, C, lambda, position);
     EXPECT_EQ(0, std::memcmp(again.norms.residual.data(), got.norms.residual.data(), c.nb * sizeof(double)));
     EXPECT_EQ(0, std::memcmp(again.norms.x.data(), got.norms.x.data(), c.nb * sizeof(double)));
+  }
+}
+
+// A X implied (ImpliedAX): A X = X Theta + R, the residuals being columns of
+// S after the basis in any order, and the next A X not stored. Checked
+// against the stored form with A X formed on the host from that definition:
+// Y, the next A P, R and the norms, on the host (the separate updates, so
+// CI checks the coefficients) and on the device (the split kernel, and the
+// separate updates past it), with AY's first nb columns left alone by the
+// device kernels. The stored form with store_ax false is checked the same way.
+struct ImpliedCase {
+  std::int64_t rows, nb, np, nz;  // [X P Z] of nb + np + nz columns; the residual slot holds nb
+  bool aligned = false;           // S and A S rows 16-byte aligned
+};
+
+TEST(RitzUpdateImpliedAX, MatchesTheStoredForm) {
+  const ImpliedCase cases[] = {{1, 1, 0, 1},           {17, 3, 2, 3},          {1000, 7, 5, 4},
+                               {4099, 20, 20, 20, true}, {4099, 20, 20, 13, true}, {4099, 20, 0, 20, true},
+                               {70001, 20, 24, 20},    {2050, 9, 11, 6},       {33, 16, 16, 16, true},
+                               {300001, 20, 20, 20, true},
+                               // past the split kernel: the separate updates on the device too
+                               {500, 24, 24, 24},      {500, 21, 23, 21, true}};
+  const spmm::Context host = spmm::Context::host();
+  std::unique_ptr<spmm::Context> device;  // the contexts are not copied or moved
+  if (spmm::cuda_device_count() > 0) device.reset(new spmm::Context(spmm::Context::cuda(0)));
+  std::vector<const spmm::Context*> contexts{&host};
+  if (device) contexts.push_back(device.get());
+  int index = 0;
+  for (const ImpliedCase& c : cases) {
+    const std::int64_t nb = c.nb, ns = c.nb + c.np + c.nz, first = c.nb + c.np, s_cols = first + nb;
+    const std::int64_t m = std::min<std::int64_t>(2 * nb, ns), pad = c.aligned ? 0 : 1;
+    const std::int64_t ld = c.aligned ? (s_cols + 1) / 2 * 2 : s_cols + 3;
+    SCOPED_TRACE(testing::Message() << c.rows << " rows, nb " << nb << ", np " << c.np << ", nz " << c.nz
+                                    << (c.aligned ? ", aligned rows" : ""));
+    // S = [X P R-slot] (Z is the slot's first nz columns), A S = [NaN | A P A Z].
+    Block S(Space::host, c.rows, ld, ld), AS(Space::host, c.rows, ld, ld), AS_stored(Space::host, c.rows, ns, ns);
+    for (std::int64_t i = 0; i < c.rows * ld; ++i) S.data()[i] = AS.data()[i] = nan;
+    for (std::int64_t i = 0; i < c.rows; ++i) {
+      for (std::int64_t j = 0; j < s_cols; ++j) S.data()[i * ld + pad + j] = solver::hash_uniform(21, i, j);
+      for (std::int64_t j = nb; j < ns; ++j) AS.data()[i * ld + pad + j] = solver::hash_uniform(22, i, j);
+    }
+    solver::ImpliedAX implied;
+    implied.first = first;
+    const int order = index++ % 3;  // residuals in order, reversed, or odd ones first
+    std::int64_t next = 0;
+    implied.position.assign(static_cast<std::size_t>(nb), 0);
+    for (int pass = 0; pass < 2; ++pass)
+      for (std::int64_t j = 0; j < nb; ++j) {
+        if (order == 0) implied.position[j] = j;
+        if (order == 1) implied.position[j] = nb - 1 - j;
+        if (order == 2 && (j % 2 == 1) == (pass == 0)) implied.position[j] = next++;
+      }
+    for (std::int64_t j = 0; j < nb; ++j) implied.theta.push_back(solver::hash_uniform(23, j, 0) * 4);
+    // The stored form's A S: A X from the definition, then A P and A Z.
+    for (std::int64_t i = 0; i < c.rows; ++i) {
+      const double* s_row = S.data() + i * ld + pad;
+      for (std::int64_t j = 0; j < nb; ++j)
+        AS_stored.data()[i * ns + j] = implied.theta[j] * s_row[j] + s_row[first + implied.position[j]];
+      for (std::int64_t j = nb; j < ns; ++j) AS_stored.data()[i * ns + j] = AS.data()[i * ld + pad + j];
+    }
+    HostMatrix C(ns, m);
+    for (std::int64_t i = 0; i < ns; ++i)
+      for (std::int64_t j = 0; j < m; ++j) C(i, j) = solver::hash_uniform(24, i, j);
+    std::vector<double> lambda;
+    for (std::int64_t j = 0; j < nb; ++j) lambda.push_back(solver::hash_uniform(25, j, 0) * 4);
+    std::vector<std::int64_t> out_position(static_cast<std::size_t>(nb));
+    for (std::int64_t j = 0; j < nb; ++j) out_position[j] = (j + 1) % nb;
+
+    // Outputs [Y | AY | R] in one block, NaN to start.
+    const std::int64_t out_ld = 2 * m + nb;
+    auto outputs = [&](const spmm::Context& context, const Block& s, const Block& as, std::int64_t s_ld,
+                       std::int64_t s_first, std::int64_t s_width, const solver::ImpliedAX* ax, bool store_ax) {
+      const Space space = context.space();
+      Block out_host(Space::host, c.rows, out_ld, out_ld);
+      for (std::int64_t i = 0; i < c.rows * out_ld; ++i) out_host.data()[i] = nan;
+      const Block s_in = copy_to(context, space, s), as_in = copy_to(context, space, as), out = copy_to(context, space, out_host);
+      auto view = [&](const Block& b, std::int64_t at, std::int64_t cols, std::int64_t ldb) {
+        return spmm::DenseView<double>{space, c.rows, cols, ldb, const_cast<double*>(b.data()) + at};
+      };
+      Outputs result;
+      result.norms = solver::ritz_update<double>(context, MPI_COMM_WORLD, view(s_in, s_first, s_width, s_ld),
+                                                 view(as_in, s_first, ns, s_ld), C, lambda, view(out, 0, m, out_ld),
+                                                 view(out, m, m, out_ld), view(out, 2 * m, nb, out_ld), out_position,
+                                                 {}, ax, store_ax);
+      result.block = copy_to(context, Space::host, out);
+      return result;
+    };
+    // The reference: the stored form on the host, S cut to the basis.
+    Block S_basis(Space::host, c.rows, ns, ns);
+    for (std::int64_t i = 0; i < c.rows; ++i)
+      for (std::int64_t j = 0; j < ns; ++j) S_basis.data()[i * ns + j] = S.data()[i * ld + pad + j];
+    const Outputs expected = outputs(host, S_basis, AS_stored, ns, 0, ns, nullptr, true);
+
+    for (const spmm::Context* on : contexts) {
+      const spmm::Context& context = *on;
+      for (const bool implied_form : {true, false}) {
+        SCOPED_TRACE(testing::Message() << (context.space() == Space::host ? "host" : "device")
+                                        << (implied_form ? ", A X implied" : ", A X stored, not stored after"));
+        const Outputs got = implied_form
+                                ? outputs(context, S, AS, ld, pad, s_cols, &implied, false)
+                                : outputs(context, S_basis, AS_stored, ns, 0, ns, nullptr, false);
+        const double eps = std::numeric_limits<double>::epsilon(), tol = 8 * (s_cols + 4) * eps * 10;
+        const bool kernel = context.space() == Space::device &&
+                            (implied_form ? solver::ritz_update_prefers_implied_ax<double>(context, s_cols, ns, m, nb)
+                                          : ns <= 96 && m <= 64);
+        for (std::int64_t i = 0; i < c.rows; ++i)
+          for (std::int64_t j = 0; j < out_ld; ++j) {
+            const double a = got.block.data()[i * out_ld + j], b = expected.block.data()[i * out_ld + j];
+            if (j >= m && j < m + nb && (kernel || std::isnan(a))) {  // the next A X: the kernels leave it
+              if (kernel) {
+                ASSERT_TRUE(std::isnan(a)) << "wrote A X at (" << i << ", " << j << ")";
+              }
+              continue;
+            }
+            ASSERT_FALSE(std::isnan(a)) << "(" << i << ", " << j << ")";
+            ASSERT_NEAR(a, b, tol) << "(" << i << ", " << j << ")";
+          }
+        for (std::int64_t j = 0; j < nb; ++j) {
+          EXPECT_NEAR(got.norms.residual[j], expected.norms.residual[j], 1e-12 * (1 + expected.norms.residual[j]));
+          EXPECT_NEAR(got.norms.x[j], expected.norms.x[j], 1e-12 * (1 + expected.norms.x[j]));
+        }
+      }
+    }
   }
 }
 
