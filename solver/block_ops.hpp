@@ -262,6 +262,10 @@ void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src,
 template <class T>
 void keep_columns(const spmm::Context& context, spmm::DenseView<T> X, const std::vector<std::int64_t>& columns);
 
+// X(:, j) = X(:, order[j]) in place, `order` a permutation of X's columns.
+template <class T>
+void permute_columns(const spmm::Context& context, spmm::DenseView<T> X, const std::vector<std::int64_t>& order);
+
 // X(i, j) = uniform [-1, 1) value of the global entry (first_row + i,
 // first_col + j) for `seed`: a hash, so the block does not depend on how the
 // rows are split over ranks (np 1 and np 4 start from the same block).

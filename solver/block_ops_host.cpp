@@ -282,6 +282,40 @@ void keep_columns(const spmm::Context& context, spmm::DenseView<T> X, const std:
 }
 
 template <class T>
+void permute_columns(const spmm::Context& context, spmm::DenseView<T> X, const std::vector<std::int64_t>& order) {
+  std::vector<bool> seen(static_cast<std::size_t>(X.cols), false);
+  for (std::int64_t c : order) {
+    if (std::int64_t(order.size()) != X.cols || c < 0 || c >= X.cols || seen[c])
+      throw Error(detail::concat("permute_columns: not a permutation of a block's ", X.cols, " columns"));
+    seen[c] = true;
+  }
+  if (on_device(X.space)) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+    // The compaction kernel reads 32 columns of a row before it writes them:
+    // a permutation within them is safe in place.
+    if (X.cols <= 32) {
+      device_ops::keep_columns(context, X, order.data(), X.cols);
+    } else {
+      spmm::DenseBlock<T> moved(X.space, X.rows, X.cols);
+      device_ops::select_columns(context, spmm::ConstDenseView<T>(X), order.data(), moved.view());
+      copy_block(context, spmm::ConstDenseView<T>(moved.view()), X);
+    }
+#endif
+    return;
+  }
+#pragma omp parallel
+  {
+    std::vector<T> row(static_cast<std::size_t>(X.cols));
+#pragma omp for schedule(static)
+    for (std::int64_t i = 0; i < X.rows; ++i) {
+      T* const x = X.data + i * X.ld;
+      for (std::int64_t j = 0; j < X.cols; ++j) row[j] = x[order[j]];
+      std::copy(row.begin(), row.end(), x);
+    }
+  }
+}
+
+template <class T>
 void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed,
                  std::int64_t first_row, std::int64_t first_col) {
   if (on_device(X.space)) {
@@ -331,6 +365,7 @@ void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseVi
   template void select_columns(const spmm::Context&, spmm::ConstDenseView<T>,                      \
                                const std::vector<std::int64_t>&, spmm::DenseView<T>);              \
   template void keep_columns(const spmm::Context&, spmm::DenseView<T>, const std::vector<std::int64_t>&); \
+  template void permute_columns(const spmm::Context&, spmm::DenseView<T>, const std::vector<std::int64_t>&); \
   template void fill_random(const spmm::Context&, spmm::DenseView<T>, std::uint64_t, std::int64_t, \
                             std::int64_t);                                                         \
   template void apply_diagonal(const spmm::Context&, const T*, spmm::ConstDenseView<T>,            \

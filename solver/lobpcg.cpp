@@ -453,8 +453,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
           for (std::int64_t c = 0; c < nb; ++c)
             if (!std::binary_search(active_columns.begin(), active_columns.end(), c)) order.push_back(c);
           for (std::int64_t c = 0; c < nb; ++c) moved_to[order[c]] = c;
-          select_columns(ctx, spmm::ConstDenseView<T>(Rv), order, scratch.view());
-          copy_block(ctx, spmm::ConstDenseView<T>(scratch.view()), Rv);
+          permute_columns(ctx, Rv, order);
           for (auto& p : residual_position) p = moved_to[p];
         } else {
           keep_columns(ctx, Rv, active_columns);

@@ -189,6 +189,17 @@ TEST(DeviceBlockOps, MatchTheHostOnes) {
       expect_close(to_host(dev, Kd), Kh, 0.0);
     }
 
+    // Reversed in place (over 32 columns: through a copy).
+    {
+      std::vector<std::int64_t> reversed;
+      for (std::int64_t j = s.k2 - 1; j >= 0; --j) reversed.push_back(j);
+      auto Kh = random_host(s.rows, s.k2, 6, 1);
+      auto Kd = to_device(dev, Kh);
+      solver::permute_columns<double>(host, Kh.view(), reversed);
+      solver::permute_columns<double>(dev, Kd.view(), reversed);
+      expect_close(to_host(dev, Kd), Kh, 0.0);
+    }
+
     std::vector<std::int64_t> pick;
     for (std::int64_t j = s.k2 - 1; j >= 0; j -= 2) pick.push_back(j);
     auto Ph = nan_host(s.rows, std::int64_t(pick.size()), 0);

@@ -247,6 +247,29 @@ TEST(BlockOps, KeepColumnsInPlace) {
   EXPECT_THROW(solver::keep_columns<double>(host(), X.view(), {0, 3}), Error);
 }
 
+// Columns permuted in place (reversed, and rotated by one), and lists that
+// are not permutations rejected.
+TEST(BlockOps, PermuteColumnsInPlace) {
+  for (const Shape& s : shapes) {
+    const auto X0 = random_block<double>(s.rows, s.k2, 13, s.ld_pad);
+    std::vector<std::int64_t> reversed, rotated;
+    for (std::int64_t j = 0; j < s.k2; ++j) {
+      reversed.push_back(s.k2 - 1 - j);
+      rotated.push_back((j + 1) % s.k2);
+    }
+    for (const auto& order : {reversed, rotated}) {
+      auto X = random_block<double>(s.rows, s.k2, 13, s.ld_pad);
+      solver::permute_columns<double>(host(), X.view(), order);
+      for (std::int64_t i = 0; i < s.rows; ++i)
+        for (std::int64_t j = 0; j < s.k2; ++j) EXPECT_EQ(X.view()(i, j), X0.view()(i, order[j]));
+    }
+  }
+  auto X = random_block<double>(4, 3, 1, 0);
+  EXPECT_THROW(solver::permute_columns<double>(host(), X.view(), {1, 1, 0}), Error);
+  EXPECT_THROW(solver::permute_columns<double>(host(), X.view(), {0, 1}), Error);
+  EXPECT_THROW(solver::permute_columns<double>(host(), X.view(), {0, 1, 3}), Error);
+}
+
 TEST(BlockOps, ColumnNormsScaleSelectCopyDiagonal) {
   for (const Shape& s : shapes) {
     const auto X = random_block<double>(s.rows, s.k2, 8, s.ld_pad);
