@@ -158,8 +158,9 @@ ResidualNorms eigen_residuals(const spmm::Context& context, MPI_Comm comm, spmm:
 // Where LOBPCG's Ritz update finds A X, the first nb columns of the basis'
 // A S, when they are not stored: A X(:, j) = theta_j X(:, j) + S(:, first +
 // position[j]), X being S's first nb columns and the last residuals
-// R = A X - X Theta columns of S after the basis. (Without a preconditioner
-// LOBPCG keeps them there anyway, as the raw columns of its next W.)
+// R = A X - X Theta nb columns of S from `first` >= nb on. (Without a
+// preconditioner LOBPCG keeps them after [X P] anyway: the active ones are
+// the raw columns of its next W.)
 struct ImpliedAX {
   std::vector<double> theta;          // nb values
   std::int64_t first = 0;             // the residuals' first column in S

@@ -13,21 +13,27 @@
 namespace blockeigs::solver {
 namespace {
 
-// The coefficients of the update with A X implied (ImpliedAX), for the
-// separate products: Y = S Cs and AY = S D + AS(:, nb:) E, where Cs is C
-// over S's columns, D carries A X = X Theta + R Pi from C's X rows, and E is
-// C's rows after X. (The device kernel takes Cs alone and forms A X's rows
-// where it stages them.)
-struct SplitCoefficients {
-  HostMatrix c, d, e;
+// C over S's columns: zero rows past C's (A X implied: S reaches the
+// residuals past the basis).
+HostMatrix over_columns(const HostMatrix& C, std::int64_t s_cols) {
+  HostMatrix out(s_cols, C.cols());
+  for (std::int64_t i = 0; i < C.rows(); ++i)
+    for (std::int64_t j = 0; j < C.cols(); ++j) out(i, j) = C(i, j);
+  return out;
+}
+
+// The separate products' coefficients for A Y with A X implied (ImpliedAX):
+// A Y = S D + AS(:, nb:) E, where D carries A X = X Theta + R Pi from C's X
+// rows and E is C's rows after X. (The device kernel forms A X's rows where
+// it stages them instead.)
+struct ImpliedCoefficients {
+  HostMatrix d, e;
 };
 
-SplitCoefficients split_coefficients(const HostMatrix& C, std::int64_t s_cols, std::int64_t nb,
-                                     const ImpliedAX& ax) {
+ImpliedCoefficients implied_coefficients(const HostMatrix& C, std::int64_t s_cols, std::int64_t nb,
+                                         const ImpliedAX& ax) {
   const std::int64_t ns = C.rows(), m = C.cols();
-  SplitCoefficients out{HostMatrix(s_cols, m), HostMatrix(s_cols, m), HostMatrix(ns - nb, m)};
-  for (std::int64_t i = 0; i < ns; ++i)
-    for (std::int64_t j = 0; j < m; ++j) out.c(i, j) = C(i, j);
+  ImpliedCoefficients out{HostMatrix(s_cols, m), HostMatrix(ns - nb, m)};
   for (std::int64_t x = 0; x < nb; ++x) {
     const std::int64_t r = ax.first + ax.position[x];
     for (std::int64_t j = 0; j < m; ++j) {
@@ -63,12 +69,12 @@ ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, spmm::Con
                    std::int64_t(lambda.size()) == nb && nb <= Y.cols && nb <= ns);
   BLOCKEIGS_ASSERT(implied_ax ? S.cols >= ns : S.cols == ns);
   const std::vector<std::int64_t> position = checked_positions(r_position, nb);
-  SplitCoefficients split;
+  HostMatrix C_over_s;  // A X implied: C over S's columns
   if (implied_ax) {
-    BLOCKEIGS_ASSERT(std::int64_t(implied_ax->theta.size()) == nb);
+    BLOCKEIGS_ASSERT(std::int64_t(implied_ax->theta.size()) == nb && implied_ax->first >= nb);
     const std::vector<std::int64_t> from = checked_positions(implied_ax->position, nb);
     for (std::int64_t j = 0; j < nb; ++j) BLOCKEIGS_ASSERT(implied_ax->first + from[j] < S.cols);
-    split = split_coefficients(C, S.cols, nb, *implied_ax);
+    C_over_s = over_columns(C, S.cols);
   }
 #ifdef BLOCKEIGS_HAVE_CUDA
   if constexpr (std::is_same_v<T, double>) {
@@ -79,7 +85,7 @@ ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, spmm::Con
       if (implied_ax)
         for (std::int64_t j = 0; j < nb; ++j) implied_column.push_back(implied_ax->first + implied_ax->position[j]);
       std::unique_ptr<device_ops::LocalGramTransfer> transfer;
-      if (device_ops::ritz_update_local(context, S, AS, implied_ax ? split.c.data() : C.data(), lambda.data(), Y, AY,
+      if (device_ops::ritz_update_local(context, S, AS, implied_ax ? C_over_s.data() : C.data(), lambda.data(), Y, AY,
                                         R, position.data(), ay_first,
                                         implied_ax ? implied_ax->theta.data() : nullptr,
                                         implied_ax ? implied_column.data() : nullptr, transfer)) {
@@ -92,10 +98,11 @@ ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, spmm::Con
   }
 #endif
   if (implied_ax) {
-    block_update(context, T(1), S, split.c, T(0), Y);
-    block_update(context, T(1), S, split.d, T(0), AY);
+    const ImpliedCoefficients implied = implied_coefficients(C, S.cols, nb, *implied_ax);
+    block_update(context, T(1), S, C_over_s, T(0), Y);
+    block_update(context, T(1), S, implied.d, T(0), AY);
     // A S after X, the only part read when A X is implied.
-    if (ns > nb) block_update(context, T(1), column_range(AS, nb, ns - nb), split.e, T(1), AY);
+    if (ns > nb) block_update(context, T(1), column_range(AS, nb, ns - nb), implied.e, T(1), AY);
   } else {
     block_update(context, T(1), S, C, T(0), Y);
     block_update(context, T(1), AS, C, T(0), AY);

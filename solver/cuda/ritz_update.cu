@@ -33,10 +33,11 @@
 // R being columns of S (the last residuals, which LOBPCG keeps there as W's
 // raw columns), is formed from the staged S tile where A S's fragments are
 // read, and the next A X is not written (ay_first = nb): 180 columns of
-// traffic instead of 220 at block 20. block-ops-bench: 1.025-1.029 against
-// 1.053-1.063 ms; the forming costs about what the reads save, as the pass
-// is as much tensor-pipe as memory bound (Nsight Compute: 35% of its time
-// in the MMAs alone). The bar: 1.341-1.385 against 1.427-1.431 s.
+// traffic instead of 220 at block 20. block-ops-bench: 0.02-0.03 ms less
+// than with A X stored (1.025-1.065 against 1.053-1.090 ms), not the 18% the
+// traffic promised: the pass is as much tensor-pipe and latency bound as
+// memory bound (Nsight Compute: 35% of its time in the MMAs alone). The bar:
+// -0.04 to -0.09 s a solve (solvers-h200.md, session 32).
 //
 // Wider shapes (LOBPCG's blocks of 21 to 32: up to 96 inputs and 64 outputs)
 // take the register-loaded kernel: C, too large for the kernel's parameters,
@@ -184,7 +185,7 @@ constexpr int shared_memory_limit = 227 * 1024;       // a block's on sm_90
 constexpr int staged_stride(int ns) { return (ns + 3) / 8 * 8 + 4; }
 constexpr int staged_static_bytes(int nt, bool implied) {
   return (max_inputs * (8 * nt + 4) + 2 * staged_max_pairs * 2 * max_outputs) * int(sizeof(double)) +
-         (implied ? max_outputs * int(sizeof(double) + sizeof(int)) : int(sizeof(double) + sizeof(int)));
+         (implied ? max_outputs : 1) * int(sizeof(double) + sizeof(int));  // theta and ax_column
 }
 constexpr int staged_pair_bytes(int ns, int nv) {
   return staged_stages * step_rows * (staged_stride(ns) + staged_stride(nv)) * int(sizeof(double));
