@@ -142,6 +142,9 @@ struct ResidualNorms {
   std::vector<double> residual;  // ||r_j||
   std::vector<double> x;         // ||x_j||
 };
+// The norms from this rank's sums of squares of R's k columns then X's,
+// summed over all ranks.
+ResidualNorms residual_norms_from_sums(MPI_Comm comm, std::vector<double> sums, std::int64_t k);
 // A residual placement as a full permutation of 0..k-1 (the identity when
 // empty); throws if it is not one.
 std::vector<std::int64_t> checked_positions(const std::vector<std::int64_t>& position, std::int64_t k);

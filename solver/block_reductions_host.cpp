@@ -267,6 +267,10 @@ ResidualNorms eigen_residuals(const spmm::Context& context, MPI_Comm comm, spmm:
   } else {
     sums = host_eigen_residuals_local(X, AX, lambda, R, position.data());
   }
+  return residual_norms_from_sums(comm, std::move(sums), k);
+}
+
+ResidualNorms residual_norms_from_sums(MPI_Comm comm, std::vector<double> sums, std::int64_t k) {
   allreduce_sum(comm, sums.data(), sums.size());
   ResidualNorms norms;
   for (std::int64_t j = 0; j < k; ++j) {

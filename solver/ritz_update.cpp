@@ -1,10 +1,11 @@
 // LOBPCG's Ritz update with the next residuals (block_ops.hpp): one pass on
 // the device where the fused kernel takes the shape, the separate operations
 // otherwise.
-#include <cmath>
 #include <functional>
 #include <memory>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "core/error.hpp"
 #include "solver/block_ops.hpp"
@@ -46,16 +47,6 @@ ImpliedCoefficients implied_coefficients(const HostMatrix& C, std::int64_t s_col
   return out;
 }
 
-ResidualNorms norms_from_sums(MPI_Comm comm, std::vector<double> sums, std::int64_t nb) {
-  allreduce_sum(comm, sums.data(), sums.size());
-  ResidualNorms norms;
-  for (std::int64_t j = 0; j < nb; ++j) {
-    norms.residual.push_back(std::sqrt(sums[j]));
-    norms.x.push_back(std::sqrt(sums[nb + j]));
-  }
-  return norms;
-}
-
 }  // namespace
 
 template <class T>
@@ -92,7 +83,7 @@ ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, spmm::Con
         if (meanwhile) meanwhile();
         std::vector<double> sums(static_cast<std::size_t>(2 * nb));
         if (transfer) transfer->wait(sums.data());
-        return norms_from_sums(comm, std::move(sums), nb);
+        return residual_norms_from_sums(comm, std::move(sums), nb);
       }
     }
   }
