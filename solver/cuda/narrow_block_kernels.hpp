@@ -36,8 +36,8 @@ void dmma_update(std::int64_t rows, std::int64_t k1x, std::int64_t k1, std::int6
 // copied to the device past 64 inputs or 48 outputs; at most 96 and 64),
 // R = AY(:, 0:nb) - Y(:, 0:nb) diag(lambda), and per thread block the sums of
 // squares of R's columns then of Y(:, 0:nb)'s (2 nb values per block, for
-// ritz_update_blocks(rows, ns, nv, m, implied nb or 0) blocks). AY's columns below ay_first
-// are not written. Y, AY and R must not overlap S or AS.
+// ritz_update_blocks(rows, ns, nv, m, implied nb or 0) blocks). AY's columns
+// below ay_first are not written. Y, AY and R must not overlap S or AS.
 //
 // AS has nv <= ns columns (C's rows past nv multiply S alone). With
 // `implied` (the staged kernel only), AS's first nb columns are not read:

@@ -227,7 +227,8 @@ TEST(RitzUpdateImpliedAX, MatchesTheStoredForm) {
       const Space space = context.space();
       Block out_host(Space::host, c.rows, out_ld, out_ld);
       for (std::int64_t i = 0; i < c.rows * out_ld; ++i) out_host.data()[i] = nan;
-      const Block s_in = copy_to(context, space, s), as_in = copy_to(context, space, as), out = copy_to(context, space, out_host);
+      const Block s_in = copy_to(context, space, s), as_in = copy_to(context, space, as);
+      const Block out = copy_to(context, space, out_host);
       auto view = [&](const Block& b, std::int64_t at, std::int64_t cols, std::int64_t ldb) {
         return spmm::DenseView<double>{space, c.rows, cols, ldb, const_cast<double*>(b.data()) + at};
       };
