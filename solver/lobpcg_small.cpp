@@ -352,6 +352,41 @@ HostMatrix svqb_transform(const HostMatrix& G, const OrthonormalizeTolerances& t
   return T;
 }
 
+HostMatrix well_conditioned_transform(const HostMatrix& G, const OrthonormalizeTolerances& tol,
+                                      const std::vector<double>* reference_sq_norms, double* kept_ratio) {
+  using namespace lobpcg_detail;
+  const std::int64_t n = G.rows();
+  std::vector<double> d(static_cast<std::size_t>(n));
+  bool all_live = n > 0;
+  for (std::int64_t j = 0; j < n && all_live; ++j) {
+    const double g = G(j, j);
+    all_live = g > 0 && std::isfinite(g) &&
+               !(reference_sq_norms && g <= tol.remainder * tol.remainder * (*reference_sq_norms)[j]);
+    if (all_live) d[j] = 1.0 / std::sqrt(g);
+  }
+  if (all_live) {
+    // The unit-diagonal form of G's symmetric part, as SVQB's.
+    HostMatrix M(n, n);
+    for (std::int64_t a = 0; a < n; ++a)
+      for (std::int64_t b = 0; b <= a; ++b) M(a, b) = M(b, a) = 0.5 * (G(a, b) + G(b, a)) * d[a] * d[b];
+    HostMatrix U;
+    // A NaN anywhere in M reaches a pivot or the estimate, and fails both.
+    if (cholesky_upper(M, U)) {
+      const double rcond = reciprocal_condition(M, U);
+      if (rcond >= tol.cholesky_rcond_min) {
+        HostMatrix T(n, n);
+        for (std::int64_t i = 0; i < n; ++i) T(i, i) = 1.0;
+        solve_upper(U, T);  // U^-1
+        for (std::int64_t i = 0; i < n; ++i)
+          for (std::int64_t j = i; j < n; ++j) T(i, j) *= d[i];
+        if (kept_ratio) *kept_ratio = rcond;
+        return T;
+      }
+    }
+  }
+  return svqb_transform(G, tol, reference_sq_norms, kept_ratio);
+}
+
 namespace lobpcg_detail {
 
 bool is_identity_gram(const HostMatrix& GB, const Tolerances& tol) {
@@ -418,7 +453,7 @@ HostMatrix basis_selection(const HostMatrix& Cx, const HostMatrix& GB, std::int6
     product(false, false, ns, na, nb, Cx.data(), nb, coeff.data(), na, 1.0, Z.data(), na, -1.0);
   }
   const HostMatrix G = transpose_times(Z, multiply(B, Z));
-  return multiply(Z, svqb_transform(G, tol));
+  return multiply(Z, well_conditioned_transform(G, tol));
 }
 
 HostMatrix assemble_ritz_matrix(const HostMatrix& q_block, const HostMatrix& w_columns) {

@@ -128,7 +128,7 @@ std::int64_t fused_first_pass(const spmm::Context& context, MPI_Comm comm, spmm:
   }
   if (!safe) return -1;
   double ratio = 1;
-  const HostMatrix transform = svqb_on_root(comm, G, tol, &before, ratio);
+  const HostMatrix transform = well_conditioned_on_root(comm, G, tol, &before, ratio);
   if (transform.cols() != nw || ratio < tol.single_pass_ratio) return -1;
   // W(:, 0:nw) = Q (-C T) + W_sel T, each row read before it is written: T
   // spread over the rows of W's selected columns, zero on the others.
@@ -214,16 +214,34 @@ std::int64_t make_basis(const spmm::Context& context, MPI_Comm comm, spmm::Const
 
 }  // namespace
 
-HostMatrix svqb_on_root(MPI_Comm comm, const HostMatrix& G, const OrthonormalizeTolerances& tol,
-                        const std::vector<double>* reference_sq_norms, double& kept_ratio) {
+namespace {
+
+// transform_of(&kept_ratio) on rank 0, broadcast with kept_ratio.
+template <class Transform>
+HostMatrix transform_on_root(MPI_Comm comm, Transform&& transform_of, double& kept_ratio) {
   HostMatrix transform;
   kept_ratio = 1;
   collectively(comm, [&] {
-    if (rank_of(comm) == 0) transform = svqb_transform(G, tol, reference_sq_norms, &kept_ratio);
+    if (rank_of(comm) == 0) transform = transform_of(&kept_ratio);
   });
   broadcast(comm, transform);
   BLOCKEIGS_MPI_CHECK(MPI_Bcast(&kept_ratio, 1, MPI_DOUBLE, 0, comm));
   return transform;
+}
+
+}  // namespace
+
+HostMatrix svqb_on_root(MPI_Comm comm, const HostMatrix& G, const OrthonormalizeTolerances& tol,
+                        const std::vector<double>* reference_sq_norms, double& kept_ratio) {
+  return transform_on_root(
+      comm, [&](double* ratio) { return svqb_transform(G, tol, reference_sq_norms, ratio); }, kept_ratio);
+}
+
+HostMatrix well_conditioned_on_root(MPI_Comm comm, const HostMatrix& G, const OrthonormalizeTolerances& tol,
+                                    const std::vector<double>* reference_sq_norms, double& kept_ratio) {
+  return transform_on_root(
+      comm, [&](double* ratio) { return well_conditioned_transform(G, tol, reference_sq_norms, ratio); },
+      kept_ratio);
 }
 
 template <class T>

@@ -54,11 +54,19 @@ struct OrthonormalizeTolerances {
   // then below eps, the Cholesky path's own rounding. sqrt(eps): in fp64 at
   // ns = 60, entries up to 2.5e-10; LOBPCG's carried GB stays far nearer I.
   double identity_gram = 0;
+  // well_conditioned_transform takes Cholesky QR instead of SVQB where the
+  // Gram matrix's unit-diagonal form has an estimated reciprocal condition
+  // (1-norm) of at least this: 1000 single_pass_ratio, so that an estimate
+  // off by the estimator's usual factor of a few still leaves every caller's
+  // decision against single_pass_ratio the one SVQB's exact ratio would give,
+  // and nothing SVQB would drop (theta below drop_per_column) can pass.
+  double cholesky_rcond_min = 0;
 
   template <class T>
   static OrthonormalizeTolerances for_type() {
     const double e = std::numeric_limits<T>::epsilon();
-    return {e, 10 * e, 100 * e, std::pow(e, 2.0 / 3.0), std::sqrt(e), std::sqrt(e), 1e-2, std::sqrt(e)};
+    return {e, 10 * e, 100 * e, std::pow(e, 2.0 / 3.0), std::sqrt(e), std::sqrt(e), 1e-2, std::sqrt(e),
+            1000 * std::sqrt(e)};
   }
 };
 
@@ -72,11 +80,28 @@ inline constexpr int max_ortho_passes = 4;
 // directions of G's unit-diagonal form (1 when none is kept).
 HostMatrix svqb_transform(const HostMatrix& G, const OrthonormalizeTolerances& tol,
                           const std::vector<double>* reference_sq_norms = nullptr, double* kept_ratio = nullptr);
+// svqb_transform's result by Cholesky QR where that is as safe: every column
+// live (no zero column, none inside span(Q) by reference_sq_norms) and the
+// unit-diagonal form D G D = U^T U safely positive definite with estimated
+// reciprocal condition >= tol.cholesky_rcond_min. Then T = D U^-1 (upper
+// triangular, nothing dropped; V T is orthonormal to ~eps cond(G), as one
+// SVQB pass) and kept_ratio receives the estimate (a stand-in for SVQB's
+// theta_min / theta_max, which it bounds from below up to the estimator's
+// error). Otherwise svqb_transform. For the Gram matrices LOBPCG conditions
+// in the host's window every iteration (W's, and P's in basis_selection): a
+// 20 x 20 factorisation and condition estimate take a few us where SVQB's
+// eigensolver takes ~14.
+HostMatrix well_conditioned_transform(const HostMatrix& G, const OrthonormalizeTolerances& tol,
+                                      const std::vector<double>* reference_sq_norms = nullptr,
+                                      double* kept_ratio = nullptr);
 // svqb_transform on rank 0, broadcast with its kept_ratio: every rank takes
 // the same branch from the same bits (every rank may hold the same G, but
 // one eigensolver result keeps them identical). Collective.
 HostMatrix svqb_on_root(MPI_Comm comm, const HostMatrix& G, const OrthonormalizeTolerances& tol,
                         const std::vector<double>* reference_sq_norms, double& kept_ratio);
+// The same for well_conditioned_transform.
+HostMatrix well_conditioned_on_root(MPI_Comm comm, const HostMatrix& G, const OrthonormalizeTolerances& tol,
+                                    const std::vector<double>* reference_sq_norms, double& kept_ratio);
 
 // Makes the columns of W orthonormal and orthogonal to Q (orthonormal columns,
 // may be empty), dropping numerically dependent directions; the kept ones are

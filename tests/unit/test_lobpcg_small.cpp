@@ -99,6 +99,68 @@ TEST(Svqb, ZeroColumnsAndColumnsInsideSpanQAreDropped) {
   EXPECT_EQ(solver::svqb_transform(G, tol, &before).cols(), 1);
 }
 
+// Bitwise equality of two transforms (the fallback must be SVQB's own result).
+bool same_bits(const HostMatrix& A, const HostMatrix& B) {
+  if (A.rows() != B.rows() || A.cols() != B.cols()) return false;
+  for (std::int64_t e = 0; e < A.rows() * A.cols(); ++e)
+    if (A.data()[e] != B.data()[e]) return false;
+  return true;
+}
+
+TEST(WellConditionedTransform, CholeskyWhereTheGramIsWellConditioned) {
+  // Columns of very different norms (as LOBPCG's residuals near convergence):
+  // the unit-diagonal form is what must be well conditioned.
+  HostMatrix V = random_matrix(40, 6, 4);
+  for (std::int64_t i = 0; i < V.rows(); ++i)
+    for (std::int64_t c = 0; c < V.cols(); ++c) V(i, c) *= std::pow(10.0, -3.0 * double(c));
+  double ratio = 0;
+  const HostMatrix T = solver::well_conditioned_transform(tmul(V, V), tol, nullptr, &ratio);
+  ASSERT_EQ(T.cols(), 6);
+  // The Cholesky path: T = D U^-1 is upper triangular, which SVQB's is not.
+  for (std::int64_t i = 0; i < T.rows(); ++i)
+    for (std::int64_t j = 0; j < i; ++j) EXPECT_EQ(T(i, j), 0.0) << i << "," << j;
+  EXPECT_GE(ratio, tol.cholesky_rcond_min);
+  EXPECT_LE(max_dev_from_identity(tmul(mul(V, T), mul(V, T))), 1e-13);
+  // Its span is V's: V T T^-1 = V, checked through T's triangular inverse by
+  // projection, V - (V T)(V T)^T V = 0.
+  const HostMatrix Q = mul(V, T);
+  HostMatrix R = V;
+  const HostMatrix QtV = tmul(Q, V), QQtV = mul(Q, QtV);
+  for (std::int64_t e = 0; e < R.rows() * R.cols(); ++e) R.data()[e] -= QQtV.data()[e];
+  for (std::int64_t c = 0; c < V.cols(); ++c) {
+    double r = 0, v = 0;
+    for (std::int64_t i = 0; i < V.rows(); ++i) r += R(i, c) * R(i, c), v += V(i, c) * V(i, c);
+    EXPECT_LE(std::sqrt(r / v), 1e-13) << c;
+  }
+}
+
+TEST(WellConditionedTransform, SvqbWhereAColumnIsDroppedOrTheGramIsIllConditioned) {
+  auto expect_svqb = [](const HostMatrix& G, const std::vector<double>* before) {
+    double ratio = -1, svqb_ratio = -2;
+    const HostMatrix T = solver::well_conditioned_transform(G, tol, before, &ratio);
+    const HostMatrix S = solver::svqb_transform(G, tol, before, &svqb_ratio);
+    EXPECT_TRUE(same_bits(T, S));
+    EXPECT_EQ(ratio, svqb_ratio);
+  };
+  HostMatrix V = random_matrix(40, 6, 1);
+  make_dependent(V, 4, 0, 1, 0.0);  // exactly dependent: Cholesky fails or the estimate is ~eps
+  expect_svqb(tmul(V, V), nullptr);
+  HostMatrix W = random_matrix(40, 4, 2);
+  make_dependent(W, 3, 0, 1, 1e-5);  // theta ~ 1e-10: independent, but below cholesky_rcond_min
+  expect_svqb(tmul(W, W), nullptr);
+  HostMatrix Z = random_matrix(30, 3, 3);
+  const HostMatrix G = tmul(Z, Z);
+  std::vector<double> before{G(0, 0), G(1, 1), G(2, 2) * 1e30};  // column 2 inside span(Q)
+  expect_svqb(G, &before);
+  for (std::int64_t i = 0; i < Z.rows(); ++i) Z(i, 1) = 0.0;  // a zero column
+  expect_svqb(tmul(Z, Z), nullptr);
+  // Exactly representable, well-conditioned but indefinite: no Cholesky factor.
+  HostMatrix N(2, 2);
+  N(0, 0) = N(1, 1) = 1.0;
+  N(0, 1) = N(1, 0) = 2.0;
+  expect_svqb(N, nullptr);
+}
+
 // A basis S = [X P W] of R^rows and its Gram matrices.
 struct Basis {
   HostMatrix S, GA, GB;
