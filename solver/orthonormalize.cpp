@@ -1,6 +1,8 @@
 // Distributed orthonormalisation: W against an orthonormal Q and among itself
 // by block Gram-Schmidt plus SVQB with column dropping (Duersch et al.,
-// "ortho_drop"), repeated until orthogonal to working accuracy.
+// "ortho_drop"), repeated until orthogonal to working accuracy. The fused
+// first pass takes Cholesky QR instead where its Gram matrix is well
+// conditioned and nothing would be dropped (well_conditioned_transform).
 #include "solver/orthonormalize.hpp"
 
 #include <algorithm>
