@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "solver/block_ops_cuda.hpp"
 #include "solver/block_ops_host_support.hpp"
+#include "solver/small_product.hpp"
 
 namespace blockeigs::solver {
 
@@ -33,9 +34,9 @@ HostMatrix HostMatrix::block(std::int64_t r0, std::int64_t nr, std::int64_t c0, 
   return out;
 }
 
-// The small products of the projected problems (up to 3 nb x 3 nb times
-// 3 nb x nb, several per LOBPCG iteration on rank 0 while the device waits):
-// BLAS, ~20x the plain loops at nb = 20.
+// The products of the projected problems (up to 3 nb x 3 nb times 3 nb x
+// nb, several per LOBPCG iteration on rank 0 while the device waits): in
+// registers where small (small_product.cpp), BLAS beyond.
 void product(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k, const double* A,
              std::int64_t lda, const double* B, std::int64_t ldb, double beta, double* C, std::int64_t ldc,
              double alpha) {
@@ -43,6 +44,10 @@ void product(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n,
   if (k == 0) {  // an empty sum: C := beta C, never reading C when beta == 0
     for (std::int64_t i = 0; i < m; ++i)
       for (std::int64_t j = 0; j < n; ++j) C[i * ldc + j] = beta == 0 ? 0.0 : beta * C[i * ldc + j];
+    return;
+  }
+  if (fits_small_product(transpose_b, m, n, k)) {
+    small_product(transpose_a, transpose_b, m, n, k, A, lda, B, ldb, beta, C, ldc, alpha);
     return;
   }
   cblas_dgemm(CblasRowMajor, transpose_a ? CblasTrans : CblasNoTrans, transpose_b ? CblasTrans : CblasNoTrans, int(m),

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <chrono>
 #include <cmath>
@@ -430,9 +431,12 @@ TEST(BlockOps, MismatchedShapesAreErrors) {
 // solver::product on blocks inside larger matrices (leading
 // dimensions wider than the blocks), all four transpose cases, alpha and
 // beta; C's entries outside the block untouched, and with beta = 0 never
-// read (NaN there), also for an empty sum (k = 0).
-TEST(Product, BlocksInPlaceMatchTheDefinition) {
-  const std::int64_t m = 5, n = 7, k = 3, ld = 11;
+// read (NaN there), also for an empty sum (k = 0). The shapes reach every
+// tile and tail of the register kernel (small_product.cpp: rows in fours,
+// twos and ones, columns in 12s, 8s, 4s and single ones) and both sides of
+// its limits, where BLAS takes over.
+void expect_product_matches_definition(std::int64_t m, std::int64_t n, std::int64_t k) {
+  const std::int64_t ld = std::max({m, n, k}) + 6;
   const HostMatrix A = test::random_matrix(ld, ld, 60), B = test::random_matrix(ld, ld, 61);
   for (const bool ta : {false, true})
     for (const bool tb : {false, true})
@@ -461,9 +465,20 @@ TEST(Product, BlocksInPlaceMatchTheDefinition) {
             }
             const double expected = -2.0 * sum + beta * before(i, j);
             EXPECT_NEAR(C(i, j), expected, 4 * double(k + 1) * DBL_EPSILON * (2 * scale + std::abs(before(i, j))))
-                << ta << tb << beta << " at " << i << "," << j;
+                << m << "x" << n << "x" << k << " " << ta << tb << beta << " at " << i << "," << j;
           }
       }
+}
+
+TEST(Product, BlocksInPlaceMatchTheDefinition) {
+  expect_product_matches_definition(5, 7, 3);
+  for (const std::int64_t m : {1, 2, 3, 4, 7, 13})
+    for (const std::int64_t n : {1, 3, 4, 8, 13, 27})
+      for (const std::int64_t k : {1, 20}) expect_product_matches_definition(m, n, k);
+  expect_product_matches_definition(60, 60, 60);  // the largest projected problem of block 20
+  expect_product_matches_definition(64, 64, 64);  // the register kernel's limit
+  expect_product_matches_definition(65, 64, 64);  // BLAS
+  expect_product_matches_definition(2, 65, 64);   // op(B) too large to pack: BLAS where transposed
   HostMatrix C(2, 2, std::nan(""));
   solver::product(false, false, 2, 2, 0, nullptr, 1, nullptr, 2, 0.0, C.data(), 2);
   for (double v : C.values()) EXPECT_EQ(v, 0.0);
