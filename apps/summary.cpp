@@ -4,6 +4,8 @@
 #include <sstream>
 #include <vector>
 
+#include "solver/host_blas.hpp"
+
 namespace blockeigs::apps {
 namespace {
 
@@ -47,6 +49,15 @@ std::string distribution_summary(const solver::DistributedRows& matrix,
       << to_string(execution.spmm_algorithm) << "), " << (sizeof(T) == 8 ? "fp64" : "fp32");
   if (device && ranks > 1) out << ", halo " << op.halo_transport();
   out << "\n";
+  if (!device) {
+    // The CPU backend's block products are OpenBLAS's: say which kernels it
+    // picked, and where it did not recognise the CPU, how to give it the right ones.
+    const std::string kernels = solver::host_blas_kernels();
+    out << "host BLAS  OpenBLAS, " << kernels << " kernels\n";
+    if (solver::blas_kernels_older_than_cpu(kernels, solver::cpu_has_avx2_fma()))
+      out << "warning: OpenBLAS did not recognise this CPU and runs its " << kernels
+          << " kernels, which leave AVX2 unused; run with OPENBLAS_CORETYPE=Haswell for the CPU's own\n";
+  }
   out << format("ranks      %d, balanced by nonzeros + rows\n", ranks);
   out << "  rank        rows   first row      nonzeros   halo rows  neighbours  device\n";
   for (int r = 0; r < ranks; ++r) {

@@ -11,6 +11,7 @@
 #endif
 
 #include "solver/device_selection.hpp"
+#include "solver/host_blas.hpp"
 
 namespace blockeigs {
 namespace {
@@ -44,6 +45,20 @@ TEST(CpuThreads, AllowedCpusFollowsTheAffinityMask) {
   EXPECT_EQ(bound, 1);
 }
 #endif
+
+// The header's warning: OpenBLAS on pre-AVX2 kernels while the CPU has AVX2
+// (a virtual machine that hides the CPU's model), in any case, and never
+// where the CPU lacks AVX2 or the kernels use it.
+TEST(HostBlas, WarnsOfKernelsOlderThanTheCpu) {
+  using solver::blas_kernels_older_than_cpu;
+  EXPECT_TRUE(blas_kernels_older_than_cpu("Prescott", true));
+  EXPECT_TRUE(blas_kernels_older_than_cpu("PRESCOTT", true));
+  EXPECT_TRUE(blas_kernels_older_than_cpu("Sandybridge", true));
+  EXPECT_FALSE(blas_kernels_older_than_cpu("Prescott", false));
+  for (const char* modern : {"Haswell", "Zen", "SkylakeX", "Cooperlake", "SapphireRapids", "unknown"})
+    EXPECT_FALSE(blas_kernels_older_than_cpu(modern, true)) << modern;
+  EXPECT_FALSE(solver::host_blas_kernels().empty());
+}
 
 }  // namespace
 }  // namespace blockeigs
