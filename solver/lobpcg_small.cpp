@@ -1,5 +1,5 @@
 // LOBPCG's small dense problems, solved on the host (our own triangular
-// kernels and symmetric eigensolver, BLAS for the products, block_ops.hpp): SVQB
+// kernels, symmetric eigensolver and products, block_ops.hpp): SVQB
 // transforms, the generalised Rayleigh-Ritz step with its restart levels,
 // and Hetmaniuk-Lehoucq basis selection. Row-major HostMatrix throughout.
 #include <algorithm>
