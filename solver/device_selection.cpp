@@ -91,7 +91,10 @@ spmm::Context make_context(Backend backend, MPI_Comm comm) {
     if (devices == 0)
       fail_input("execution.backend is cuda, but this rank sees no CUDA device "
                  "(set execution.backend: cpu or auto)");
-    return std::optional<spmm::Context>(spmm::Context::cuda(node_local_rank(comm) % devices));
+    std::optional<spmm::Context> made(spmm::Context::cuda(node_local_rank(comm) % devices));
+    // Library and pool set-up belongs to start-up, not to the first solve.
+    made->warm_up();
+    return made;
   });
   return std::move(*context);
 }

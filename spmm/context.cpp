@@ -19,6 +19,7 @@ struct Context::Impl {
   cudaStream_t stream = nullptr;
   mutable cusparseHandle_t cusparse = nullptr;
   mutable cublasHandle_t cublas = nullptr;
+  mutable bool warm = false;
 
   ~Impl() {
     if (space != Space::device) return;
@@ -97,6 +98,29 @@ void* Context::cublas_handle() const {
   return impl_->cublas;
 #else
   return nullptr;
+#endif
+}
+
+void Context::warm_up() const {
+#ifdef BLOCKEIGS_HAVE_CUDA
+  if (impl_->space != Space::device || impl_->warm) return;
+  const auto handle = static_cast<cublasHandle_t>(cublas_handle());
+  // A small product of the batched kind the Gram matrices use, in scratch
+  // from the pool: the pool's first allocation and cuBLAS's first kernel
+  // selection are the costs, not the product. (A 1 x 1 product takes a path
+  // that leaves the selection's ~10 ms to the first real one.)
+  constexpr int m = 32, k = 1024, batch = 2;
+  constexpr std::size_t operand = std::size_t{m} * k * batch, entries = 2 * operand + std::size_t{m} * m * batch;
+  double* scratch = nullptr;
+  BLOCKEIGS_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&scratch), entries * sizeof(double), impl_->stream));
+  BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(scratch, 0, entries * sizeof(double), impl_->stream));
+  const double one = 1, zero = 0;
+  BLOCKEIGS_CUBLAS_CHECK(cublasDgemmStridedBatched(handle, CUBLAS_OP_N, CUBLAS_OP_T, m, m, k, &one, scratch, m,
+                                                   std::int64_t{m} * k, scratch + operand, m, std::int64_t{m} * k,
+                                                   &zero, scratch + 2 * operand, m, std::int64_t{m} * m, batch));
+  BLOCKEIGS_CUDA_CHECK(cudaFreeAsync(scratch, impl_->stream));
+  synchronize();
+  impl_->warm = true;
 #endif
 }
 
