@@ -8,6 +8,10 @@ namespace {
 // Marks left unsettled before to() waits for the oldest: bounds the events
 // held when a caller queues many phases without reading anything back.
 constexpr std::size_t max_pending = 64;
+// Marks are settled in batches: a query at every mark would cost the host a
+// driver call on its path between device phases (~1-3 us each, several a
+// LOBPCG iteration).
+constexpr std::size_t settle_batch = 16;
 }  // namespace
 
 PhaseTimer::PhaseTimer(const spmm::Context& context)
@@ -39,7 +43,7 @@ void PhaseTimer::to(double& bucket) {
   std::unique_ptr<spmm::Event> event = take_event();
   event->record();
   pending_.emplace_back(std::move(event), &bucket);
-  settle(pending_.size() > max_pending);
+  if (pending_.size() >= settle_batch) settle(pending_.size() > max_pending);
 }
 
 void PhaseTimer::settle(bool wait) {
