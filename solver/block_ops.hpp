@@ -178,8 +178,8 @@ struct ImpliedAX {
 // inputs and 64 outputs (solver/cuda/ritz_update.cu); otherwise the two
 // updates and eigen_residuals, with the same results to rounding.
 // `r_position` places R's columns as in eigen_residuals. `meanwhile`, if
-// given, runs on the host once the device work is queued and before the
-// norms are waited for (host work that needs none of the outputs).
+// given, runs on the host once Y, AY and R are queued (it may queue work
+// that reads them) and, on the device, before the norms are waited for.
 //
 // With `implied_ax`, AS(:, :nb) is not read: A X is taken as it describes,
 // and S holds every column it names (S.cols >= AS.cols; C applies to S's

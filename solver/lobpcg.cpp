@@ -223,6 +223,18 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     clock.to(time.spmm);
   };
 
+  // A Z queued right behind the Ritz update, before the convergence test
+  // has decided which residuals go on: the last step's active ones, which
+  // the update placed first, and which usually go on again. The device then
+  // multiplies while the host waits for the norms and tests them. Used where
+  // the next Z lies within those `count` columns at `q` (moved with Z when
+  // soft locking moves it); otherwise A Z is multiplied again. Not with a
+  // preconditioner (Z is not the residuals).
+  struct ProductAhead {
+    bool queued = false;
+    std::int64_t q = 0, count = 0;
+  } ahead;
+
   // A X into its columns of A S, where it was implied.
   auto make_ax_explicit = [&] {
     if (!ax_implied) return;
@@ -346,9 +358,19 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
           if (is_active[j] == (pass == 0)) residual_position[j] = place++;
       // With A X implied, S's view reaches the residuals (all nb of them).
       const spmm::ConstDenseView<T> S_read = implied ? column_range(cS(cur), 0, std::max(ns_raw, q + nb)) : Sv;
+      ahead = ProductAhead{};
+      auto meanwhile = [&] {
+        if (!preconditioner) {
+          ahead = ProductAhead{true, m, z_product_width(m, active.empty() ? nb : std::int64_t(active.size()))};
+          clock.to(time.rayleigh_ritz);
+          A.apply(T(1), column_range(cS(next), m, ahead.count), T(0), column_range(AS(next), m, ahead.count));
+          clock.to(time.spmm);
+        }
+        carry();
+      };
       residuals = ritz_update(ctx, comm, S_read, ASv, coeff, chosen, column_range(S(next), 0, m),
-                              column_range(AS(next), 0, m), column_range(S(next), m, nb), residual_position, carry,
-                              implied ? &*implied : nullptr, store_ax);
+                              column_range(AS(next), 0, m), column_range(S(next), m, nb), residual_position,
+                              meanwhile, implied ? &*implied : nullptr, store_ax);
       ax_implied = !store_ax;
       result.implied_ax_steps += implied ? 1 : 0;
     } else {
@@ -383,6 +405,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     // one pass, in the columns where W is built.
     const spmm::DenseView<T> Rv = column_range(S(cur), nb + np, nb);
     if (!residuals) {
+      ahead = ProductAhead{};  // the residuals are formed afresh
       if (ax_implied) {
         make_ax_explicit();
         fresh = true;
@@ -432,9 +455,15 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     const auto na = static_cast<std::int64_t>(active.size());
     const std::int64_t q = nb + np;
     const spmm::DenseView<T> W = column_range(S(cur), q, na);
-    // The active residuals' columns in Rv.
+    // The active residuals' columns in Rv, and whether A Z was multiplied
+    // ahead for all of them (A S's columns then move with them).
     std::vector<std::int64_t> active_columns;
     for (std::int64_t j : active) active_columns.push_back(residual_position[j]);
+    const bool z_product_ahead =
+        ahead.queued && ahead.q == q &&
+        std::all_of(active_columns.begin(), active_columns.end(), [&](std::int64_t c) { return c < ahead.count; });
+    ahead = ProductAhead{};
+    const spmm::DenseView<T> AR = column_range(AS(cur), q, nb);  // A S's columns beside Rv
     if (preconditioner) {
       const spmm::DenseView<T> Ra = column_range(scratch.view(), 0, na);
       select_columns(ctx, spmm::ConstDenseView<T>(Rv), active_columns, Ra);
@@ -454,9 +483,11 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
             if (!std::binary_search(active_columns.begin(), active_columns.end(), c)) order.push_back(c);
           for (std::int64_t c = 0; c < nb; ++c) moved_to[order[c]] = c;
           permute_columns(ctx, Rv, order);
+          if (z_product_ahead) permute_columns(ctx, AR, order);
           for (auto& p : residual_position) p = moved_to[p];
         } else {
           keep_columns(ctx, Rv, active_columns);
+          if (z_product_ahead) keep_columns(ctx, AR, active_columns);
         }
       }
     }
@@ -470,7 +501,8 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     const spmm::ConstDenseView<T> XP = column_range(cS(cur), 0, q), XPZ = column_range(cS(cur), 0, q + na);
     HostMatrix measured, s_t_az;
     if (carried) {
-      apply_a(q, z_product_width(q, na));
+      if (!z_product_ahead) apply_a(q, z_product_width(q, na));
+      result.z_products_ahead += z_product_ahead ? 1 : 0;
       const HostMatrix both =
           start_gram_pair(ctx, comm, XPZ, spmm::ConstDenseView<T>(W), column_range(cAS(cur), q, na)).finish();
       measured = both.block(0, q + na, 0, na);
@@ -479,7 +511,8 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     } else {
       GramInFlight z_gram = start_gram(ctx, comm, XPZ, spmm::ConstDenseView<T>(W));
       clock.to(time.orthogonalization);
-      apply_a(q, z_product_width(q, na));
+      if (!z_product_ahead) apply_a(q, z_product_width(q, na));
+      result.z_products_ahead += z_product_ahead ? 1 : 0;
       measured = z_gram.finish();
     }
     basis_options.q_gram = rank == 0 && carried ? &carried_b : nullptr;

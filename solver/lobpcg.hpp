@@ -148,6 +148,7 @@ struct LobpcgResult {
   int recomputes = 0;                       // explicit A X, A P refreshes (recompute_interval)
   int implied_ax_steps = 0;                 // Ritz updates that took A X from X and the residuals
   int ax_recomputes = 0;                    // implied A X made explicit by the operator for another reader
+  int z_products_ahead = 0;                 // A Z multiplied before the convergence test, and used
   int block_size = 0;
   double norm_estimate = 0;                 // ||A||_est used by the backward test
   std::vector<LobpcgStep> history;          // one entry per iteration (keep_history)

@@ -98,9 +98,10 @@ ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, spmm::Con
     block_update(context, T(1), S, C, T(0), Y);
     block_update(context, T(1), AS, C, T(0), AY);
   }
-  if (meanwhile) meanwhile();
-  return eigen_residuals(context, comm, column_range(spmm::ConstDenseView<T>(Y), 0, nb),
-                         column_range(spmm::ConstDenseView<T>(AY), 0, nb), lambda, R, position);
+  ResidualNorms norms = eigen_residuals(context, comm, column_range(spmm::ConstDenseView<T>(Y), 0, nb),
+                                        column_range(spmm::ConstDenseView<T>(AY), 0, nb), lambda, R, position);
+  if (meanwhile) meanwhile();  // after R, which it may read
+  return norms;
 }
 
 template <class T>

@@ -579,6 +579,7 @@ TEST(DeviceLobpcg, SameEigenvaluesAsTheHost) {
       // A X implied on most steps without a preconditioner, never with one.
       EXPECT_EQ(on_device.implied_ax_steps > on_device.iterations / 2, !jacobi);
       EXPECT_EQ(on_device.implied_ax_steps == 0, jacobi);
+      EXPECT_EQ(on_device.z_products_ahead > on_device.iterations / 2, !jacobi);
     }
   }
 }

@@ -272,7 +272,7 @@ TEST(Lobpcg, CarriedRayleighRitzMatchesMeasured) {
 // locking reorders the residuals that the implied A X still needs; a wrong
 // order or a lost residual would show in the true residuals expect_solved
 // recomputes. With a preconditioner, which writes W over the residuals, A X
-// stays stored.
+// stays stored (and A Z is not multiplied ahead: Z is not the residuals).
 TEST(Lobpcg, ImpliedAXMatchesStored) {
   const Problem p = laplacian(io::GeneratorKind::laplacian_3d, 12, 12, 12);
   LobpcgOptions o = options_for(20, SpectrumEnd::smallest, 1e-8);
@@ -287,10 +287,18 @@ TEST(Lobpcg, ImpliedAXMatchesStored) {
   // Every step but the first and those after a refresh (at most every 20th).
   EXPECT_GE(implied.result.implied_ax_steps, implied.result.iterations * 9 / 10 - 1);
   EXPECT_EQ(implied.result.ax_recomputes, 0);  // nothing else read the implied A X
+  // A Z multiplied ahead of the convergence test on most steps, in both
+  // forms (not after a refresh, or where a locked pair came back): when a
+  // pair locks, A Z's columns move with Z's.
+  for (const Solved* r : {&implied, &stored}) {
+    EXPECT_GE(r->result.z_products_ahead, r->result.iterations * 3 / 4);
+    EXPECT_LE(r->result.z_products_ahead, r->result.iterations);
+  }
   o.imply_ax = solver::ImplyAX::always;
   const Solved preconditioned = run(p, o, Precond::jacobi);
   expect_solved(p, preconditioned, o, 1e-10);
   EXPECT_EQ(preconditioned.result.implied_ax_steps, 0);
+  EXPECT_EQ(preconditioned.result.z_products_ahead, 0);
 }
 
 // P padded with zero columns to multiples of 4 and 8 columns (the device's
