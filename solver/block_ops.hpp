@@ -179,7 +179,8 @@ struct ImpliedAX {
 // updates and eigen_residuals, with the same results to rounding.
 // `r_position` places R's columns as in eigen_residuals. `meanwhile`, if
 // given, runs on the host once Y, AY and R are queued (it may queue work
-// that reads them) and, on the device, before the norms are waited for.
+// that reads them): in the one-pass kernel's case before the norms are
+// waited for, so that it overlaps the pass; on the other paths after.
 //
 // With `implied_ax`, AS(:, :nb) is not read: A X is taken as it describes,
 // and S holds every column it names (S.cols >= AS.cols; C applies to S's

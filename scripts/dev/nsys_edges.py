@@ -4,7 +4,7 @@
 usage: nsys_edges.py trace.sqlite [anchor-kernel-substring] [min-us]
 
 The iterations span the first to the last launch of the anchor kernel (default
-ritz_update_kernel). Before the first and after the last, prints every CUDA API
+ritz_update_). Before the first and after the last, prints every CUDA API
 call and device activity that took at least min-us (default 50) microseconds,
 with its time relative to the edge, and the totals by name: where the solve's
 start-up and wind-down go.
@@ -16,7 +16,7 @@ import sys
 
 def main():
     db = sqlite3.connect(sys.argv[1])
-    anchor = sys.argv[2] if len(sys.argv) > 2 else "ritz_update_kernel"
+    anchor = sys.argv[2] if len(sys.argv) > 2 else "ritz_update_"
     min_ns = float(sys.argv[3] if len(sys.argv) > 3 else 50) * 1e3
     names = dict(db.execute("select id, value from StringIds"))
     device = [(s, e, names.get(n, "?")) for s, e, n in

@@ -4,7 +4,7 @@
 usage: nsys_gaps.py trace.sqlite [anchor-kernel-substring]
 
 Over the span from the first to the last launch of the anchor kernel (default
-ritz_update_kernel: one per LOBPCG iteration), prints the device's busy and idle
+ritz_update_: one per LOBPCG iteration), prints the device's busy and idle
 time, the idle gaps grouped by the activities on either side (what the device
 waited between), and the time per kernel.
 """
@@ -15,7 +15,7 @@ import sys
 
 def main():
     db = sqlite3.connect(sys.argv[1])
-    anchor = sys.argv[2] if len(sys.argv) > 2 else "ritz_update_kernel"
+    anchor = sys.argv[2] if len(sys.argv) > 2 else "ritz_update_"
     names = dict(db.execute("select id, value from StringIds"))
     events = [(s, e - s, names.get(n, "?")) for s, e, n in
               db.execute("select start, end, shortName from CUPTI_ACTIVITY_KIND_KERNEL")]
