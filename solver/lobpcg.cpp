@@ -359,6 +359,8 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       // With A X implied, S's view reaches the residuals (all nb of them).
       const spmm::ConstDenseView<T> S_read = implied ? column_range(cS(cur), 0, std::max(ns_raw, q + nb)) : Sv;
       ahead = ProductAhead{};
+      // A Z of the next buffer: the operator directly, not apply_a, whose
+      // bookkeeping (carried blocks, residuals) is about the current one.
       auto meanwhile = [&] {
         if (!preconditioner) {
           ahead = ProductAhead{true, m, z_product_width(m, active.empty() ? nb : std::int64_t(active.size()))};
