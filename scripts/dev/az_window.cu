@@ -41,6 +41,7 @@
   } while (0)
 
 constexpr int width = 20, vectors = width / 2, ld = 120, z_column = 40, az_column = 100;
+__constant__ int ldb_dev = ld, ldc_dev = ld;  // row strides of B and C (compact: 20)
 constexpr int threads = 256, unroll = 8;
 
 __device__ __forceinline__ void copy16(void* smem, const void* global) {
@@ -100,7 +101,7 @@ __global__ void __launch_bounds__(threads) az_kernel(const int* __restrict__ off
         if (Mode == 2 && near < static_cast<unsigned>(length))
           b[u] = window[near * vectors + c];
         else
-          b[u] = __ldg(lane_b + std::int64_t(col[u]) * (ld / 2));
+          b[u] = __ldg(lane_b + std::int64_t(col[u]) * (ldb_dev / 2));
       }
 #pragma unroll
       for (int u = 0; u < unroll; ++u) {
@@ -108,7 +109,7 @@ __global__ void __launch_bounds__(threads) az_kernel(const int* __restrict__ off
         acc1 = fma(val[u], b[u].y, acc1);
       }
     }
-    if (has_column) __stcs(reinterpret_cast<double2*>(C + std::int64_t(row) * ld) + c, make_double2(acc0, acc1));
+    if (has_column) __stcs(reinterpret_cast<double2*>(C + std::int64_t(row) * ldc_dev) + c, make_double2(acc0, acc1));
   }
 }
 
@@ -264,6 +265,39 @@ int main(int argc, char** argv) {
                 bytes / (ms[ms.size() / 2] * 1e-3) / 1e12, check);
   };
 
+  // Layouts (the ordered kernel, runs of 64): B's and C's row strides 120 (LOBPCG's) or 20 (compact).
+  {
+    double *d_bc, *d_cc;
+    CHECK(cudaMalloc(&d_bc, std::size_t(rows) * width * 8));
+    CHECK(cudaMalloc(&d_cc, std::size_t(rows) * width * 8));
+    CHECK(cudaMemcpy2D(d_bc, width * 8, Z, ld * 8, width * 8, rows, cudaMemcpyDeviceToDevice));
+    for (int layout = 0; layout < 4; ++layout) {
+      const int ldb = layout & 1 ? width : ld, ldc = layout & 2 ? width : ld;
+      CHECK(cudaMemcpyToSymbol(ldb_dev, &ldb, sizeof ldb));
+      CHECK(cudaMemcpyToSymbol(ldc_dev, &ldc, sizeof ldc));
+      const double* Bp = ldb == ld ? Z : d_bc;
+      double* Cp = ldc == ld ? AZ : d_cc;
+      cudaEvent_t e0, e1;
+      CHECK(cudaEventCreate(&e0));
+      CHECK(cudaEventCreate(&e1));
+      std::vector<float> ms;
+      for (int rep = 0; rep < 25; ++rep) {
+        CHECK(cudaEventRecord(e0));
+        az_kernel<1><<<(rows + 63) / 64, threads>>>(d_off, d_col, d_val, Bp, Cp, rows, 64, 0);
+        CHECK(cudaEventRecord(e1));
+        CHECK(cudaEventSynchronize(e1));
+        float t = 0;
+        CHECK(cudaEventElapsedTime(&t, e0, e1));
+        if (rep >= 5) ms.push_back(t);
+      }
+      std::sort(ms.begin(), ms.end());
+      std::printf("layout: B ld %3d, C ld %3d (ordered, runs of 64)  %7.3f ms (min %.3f)\n", ldb, ldc,
+                  ms[ms.size() / 2], ms[0]);
+    }
+    const int back = ld;
+    CHECK(cudaMemcpyToSymbol(ldb_dev, &back, sizeof back));
+    CHECK(cudaMemcpyToSymbol(ldc_dev, &back, sizeof back));
+  }
   for (int per_sm : {3, 4}) {
     char name[64];
     std::snprintf(name, sizeof name, "global, %d blocks an SM", per_sm);
