@@ -16,7 +16,7 @@
 //   sliding: resident blocks, each walking its own range with a ring of B's rows
 // Result (H200, 128^3, session 37; docs/benchmarks/2026-11-22-solvers-h200.md):
 // ordered runs of 64 rows 0.42 ms, the library's time; every window lost
-// (0.76-2.1 ms, sliding 1.05-2.7 ms): staging waits in series with the
+// (0.76-2.2 ms, sliding 1.05-3.0 ms): staging waits in series with the
 // multiply at 1-3 blocks an SM, and blocks on ranges far apart lose the L2
 // reuse of the +-nx^2 planes that neighbouring short runs share.
 // Each lane adds its nonzeros in the same order in every kernel: the outputs
@@ -31,14 +31,8 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK(call)                                                                             \
-  do {                                                                                          \
-    cudaError_t e = (call);                                                                     \
-    if (e != cudaSuccess) {                                                                     \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e)); \
-      std::exit(1);                                                                             \
-    }                                                                                           \
-  } while (0)
+#include "dev_check.cuh"
+
 
 constexpr int width = 20, vectors = width / 2, ld = 120, z_column = 40, az_column = 100;
 __constant__ int ldb_dev = ld, ldc_dev = ld;  // row strides of B and C (compact: 20)
@@ -47,6 +41,42 @@ constexpr int threads = 256, unroll = 8;
 __device__ __forceinline__ void copy16(void* smem, const void* global) {
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s), "l"(global) : "memory");
+}
+
+// Row `row` of C = A B on this lane's two columns, its nonzeros in order;
+// staged(col) is the shared-memory copy of B's row col (this lane's piece),
+// or null where the row is read from global memory.
+template <class Staged>
+__device__ __forceinline__ void multiply_row(int row, const int* __restrict__ offsets, const int* __restrict__ cols,
+                                             const double* __restrict__ vals, const double2* lane_b,
+                                             double* __restrict__ C, int c, bool has_column, Staged staged) {
+  const int begin = offsets[row], stop = offsets[row + 1];
+  double acc0 = 0, acc1 = 0;
+  for (int k0 = begin; k0 < stop; k0 += unroll) {
+    int col[unroll];
+    double val[unroll];
+    bool ok[unroll];
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) {
+      ok[u] = k0 + u < stop;
+      col[u] = ok[u] ? __ldg(cols + k0 + u) : 0;
+      val[u] = ok[u] ? __ldg(vals + k0 + u) : 0.0;
+    }
+    double2 b[unroll];
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) {
+      b[u] = make_double2(0, 0);
+      if (!ok[u] || !has_column) continue;
+      const double2* const near = staged(col[u]);
+      b[u] = near ? *near : __ldg(lane_b + std::int64_t(col[u]) * (ldb_dev / 2));
+    }
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) {
+      acc0 = fma(val[u], b[u].x, acc0);
+      acc1 = fma(val[u], b[u].y, acc1);
+    }
+  }
+  if (has_column) __stcs(reinterpret_cast<double2*>(C + std::int64_t(row) * ldc_dev) + c, make_double2(acc0, acc1));
 }
 
 // Mode 0: global; 1: ordered; 2: window.
@@ -79,38 +109,11 @@ __global__ void __launch_bounds__(threads) az_kernel(const int* __restrict__ off
     }
   }
   const double2* const lane_b = reinterpret_cast<const double2*>(B) + (has_column ? c : 0);
-  for (int row = first; row < end; row += stride) {
-    const int begin = offsets[row], stop = offsets[row + 1];
-    double acc0 = 0, acc1 = 0;
-    for (int k0 = begin; k0 < stop; k0 += unroll) {
-      int col[unroll];
-      double val[unroll];
-      bool ok[unroll];
-#pragma unroll
-      for (int u = 0; u < unroll; ++u) {
-        ok[u] = k0 + u < stop;
-        col[u] = ok[u] ? __ldg(cols + k0 + u) : 0;
-        val[u] = ok[u] ? __ldg(vals + k0 + u) : 0.0;
-      }
-      double2 b[unroll];
-#pragma unroll
-      for (int u = 0; u < unroll; ++u) {
-        b[u] = make_double2(0, 0);
-        if (!ok[u] || !has_column) continue;
-        const unsigned near = static_cast<unsigned>(col[u] - lo);
-        if (Mode == 2 && near < static_cast<unsigned>(length))
-          b[u] = window[near * vectors + c];
-        else
-          b[u] = __ldg(lane_b + std::int64_t(col[u]) * (ldb_dev / 2));
-      }
-#pragma unroll
-      for (int u = 0; u < unroll; ++u) {
-        acc0 = fma(val[u], b[u].x, acc0);
-        acc1 = fma(val[u], b[u].y, acc1);
-      }
-    }
-    if (has_column) __stcs(reinterpret_cast<double2*>(C + std::int64_t(row) * ldc_dev) + c, make_double2(acc0, acc1));
-  }
+  for (int row = first; row < end; row += stride)
+    multiply_row(row, offsets, cols, vals, lane_b, C, c, has_column, [&](int col) -> const double2* {
+      const unsigned near = static_cast<unsigned>(col - lo);
+      return Mode == 2 && near < static_cast<unsigned>(length) ? &window[near * vectors + c] : nullptr;
+    });
 }
 
 // Mode 3, "sliding": a block walks a contiguous range of rows `run` at a
@@ -144,37 +147,11 @@ __global__ void __launch_bounds__(threads) az_sliding(const int* __restrict__ of
     __syncthreads();
     const int lo = max(0, a - halo), length = min(rows, a + run + halo) - lo;
     const int end = min(stop, a + run);
-    for (int row = a + warp * 2 + g; row < end; row += threads / 16) {
-      const int begin = offsets[row], last = offsets[row + 1];
-      double acc0 = 0, acc1 = 0;
-      for (int k0 = begin; k0 < last; k0 += unroll) {
-        int col[unroll];
-        double val[unroll];
-        bool ok[unroll];
-#pragma unroll
-        for (int u = 0; u < unroll; ++u) {
-          ok[u] = k0 + u < last;
-          col[u] = ok[u] ? __ldg(cols + k0 + u) : 0;
-          val[u] = ok[u] ? __ldg(vals + k0 + u) : 0.0;
-        }
-        double2 b[unroll];
-#pragma unroll
-        for (int u = 0; u < unroll; ++u) {
-          b[u] = make_double2(0, 0);
-          if (!ok[u] || !has_column) continue;
-          if (static_cast<unsigned>(col[u] - lo) < static_cast<unsigned>(length))
-            b[u] = ring[(col[u] % cap) * vectors + c];
-          else
-            b[u] = __ldg(lane_b + std::int64_t(col[u]) * (ld / 2));
-        }
-#pragma unroll
-        for (int u = 0; u < unroll; ++u) {
-          acc0 = fma(val[u], b[u].x, acc0);
-          acc1 = fma(val[u], b[u].y, acc1);
-        }
-      }
-      if (has_column) __stcs(reinterpret_cast<double2*>(C + std::int64_t(row) * ld) + c, make_double2(acc0, acc1));
-    }
+    for (int row = a + warp * 2 + g; row < end; row += threads / 16)
+      multiply_row(row, offsets, cols, vals, lane_b, C, c, has_column, [&](int col) -> const double2* {
+        return static_cast<unsigned>(col - lo) < static_cast<unsigned>(length) ? &ring[(col % cap) * vectors + c]
+                                                                                : nullptr;
+      });
   }
 }
 
@@ -222,17 +199,15 @@ int main(int argc, char** argv) {
   std::printf("7-point Laplacian %d^3: %d rows, %zu nonzeros, width %d at column %d of ld %d; bound %.0f MB\n", nx,
               rows, cols.size(), width, z_column, ld, bytes / 1e6);
 
-  std::vector<double> reference;
-  auto run = [&](const char* name, auto kernel, int blocks, int run_rows, int halo, std::size_t smem) {
-    if (smem > 48 * 1024) CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-    CHECK(cudaMemset(d_c, 0xff, b.size() * 8));  // NaN: every output must be written
+  // Sorted times of 20 launches after 5 warm-up ones.
+  auto times_ms = [](auto launch) {
     cudaEvent_t e0, e1;
     CHECK(cudaEventCreate(&e0));
     CHECK(cudaEventCreate(&e1));
     std::vector<float> ms;
     for (int rep = 0; rep < 25; ++rep) {
       CHECK(cudaEventRecord(e0));
-      kernel<<<blocks, threads, smem>>>(d_off, d_col, d_val, Z, AZ, rows, run_rows, halo);
+      launch();
       CHECK(cudaEventRecord(e1));
       CHECK(cudaEventSynchronize(e1));
       float t = 0;
@@ -241,6 +216,14 @@ int main(int argc, char** argv) {
     }
     CHECK(cudaGetLastError());
     std::sort(ms.begin(), ms.end());
+    return ms;
+  };
+  std::vector<double> reference;
+  auto run = [&](const char* name, auto kernel, int blocks, int run_rows, int halo, std::size_t smem) {
+    if (smem > 48 * 1024) CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    CHECK(cudaMemset(d_c, 0xff, b.size() * 8));  // NaN: every output must be written
+    const std::vector<float> ms =
+        times_ms([&] { kernel<<<blocks, threads, smem>>>(d_off, d_col, d_val, Z, AZ, rows, run_rows, halo); });
     std::vector<double> out(b.size());
     CHECK(cudaMemcpy(out.data(), d_c, out.size() * 8, cudaMemcpyDeviceToHost));
     std::vector<double> got(std::size_t(rows) * width);
@@ -277,20 +260,8 @@ int main(int argc, char** argv) {
       CHECK(cudaMemcpyToSymbol(ldc_dev, &ldc, sizeof ldc));
       const double* Bp = ldb == ld ? Z : d_bc;
       double* Cp = ldc == ld ? AZ : d_cc;
-      cudaEvent_t e0, e1;
-      CHECK(cudaEventCreate(&e0));
-      CHECK(cudaEventCreate(&e1));
-      std::vector<float> ms;
-      for (int rep = 0; rep < 25; ++rep) {
-        CHECK(cudaEventRecord(e0));
-        az_kernel<1><<<(rows + 63) / 64, threads>>>(d_off, d_col, d_val, Bp, Cp, rows, 64, 0);
-        CHECK(cudaEventRecord(e1));
-        CHECK(cudaEventSynchronize(e1));
-        float t = 0;
-        CHECK(cudaEventElapsedTime(&t, e0, e1));
-        if (rep >= 5) ms.push_back(t);
-      }
-      std::sort(ms.begin(), ms.end());
+      const std::vector<float> ms =
+          times_ms([&] { az_kernel<1><<<(rows + 63) / 64, threads>>>(d_off, d_col, d_val, Bp, Cp, rows, 64, 0); });
       std::printf("layout: B ld %3d, C ld %3d (ordered, runs of 64)  %7.3f ms (min %.3f)\n", ldb, ldc,
                   ms[ms.size() / 2], ms[0]);
     }

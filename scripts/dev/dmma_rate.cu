@@ -8,14 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define CHECK(call)                                                                      \
-  do {                                                                                   \
-    cudaError_t e = (call);                                                              \
-    if (e != cudaSuccess) {                                                              \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e)); \
-      std::exit(1);                                                                      \
-    }                                                                                    \
-  } while (0)
+#include "dev_check.cuh"
+
 
 constexpr int chains = 8, iterations = 4096;
 
