@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "spmm/context.hpp"
@@ -158,6 +159,22 @@ ResidualNorms eigen_residuals(const spmm::Context& context, MPI_Comm comm, spmm:
                               spmm::ConstDenseView<T> AX, const std::vector<double>& lambda,
                               spmm::DenseView<T> R, const std::vector<std::int64_t>& r_position = {});
 
+// A block of rows whose first head.cols columns are in one view and the
+// rest in another (the same rows): LOBPCG keeps A Z in a compact block of
+// its own, apart from [A X A P], since a product writes its rows there
+// faster (solvers-h200.md, session 37). A single view converts to one with
+// no tail.
+template <class T>
+struct SplitColumns {
+  spmm::ConstDenseView<T> head, tail;
+  SplitColumns(spmm::ConstDenseView<T> all)  // NOLINT: a whole block is a split one with no tail
+      : head(all), tail{all.space, all.rows, 0, all.ld, all.data} {}
+  SplitColumns(spmm::DenseView<T> all) : SplitColumns(spmm::ConstDenseView<T>(all)) {}  // NOLINT
+  SplitColumns(spmm::ConstDenseView<T> h, spmm::ConstDenseView<T> t) : head(h), tail(t) {}
+  std::int64_t rows() const { return head.rows; }
+  std::int64_t cols() const { return head.cols + tail.cols; }
+};
+
 // Where LOBPCG's Ritz update finds A X, the first nb columns of the basis'
 // A S, when they are not stored: A X(:, j) = theta_j X(:, j) + S(:, first +
 // position[j]), X being S's first nb columns and the last residuals
@@ -171,7 +188,7 @@ struct ImpliedAX {
 };
 
 // LOBPCG's Ritz update and the next residuals: Y = S C and AY = AS C (C:
-// AS.cols x Y.cols), then R = AY(:, :nb) - Y(:, :nb) diag(lambda) with
+// AS.cols() x Y.cols; AS may come in two views, SplitColumns), then R = AY(:, :nb) - Y(:, :nb) diag(lambda) with
 // nb = R.cols = lambda.size() <= Y.cols, and the norms of R's and
 // Y(:, :nb)'s columns over all ranks. Y, AY and R must not overlap S, AS or
 // each other. One pass over S and AS on the device in fp64 for up to 96
@@ -183,15 +200,16 @@ struct ImpliedAX {
 // waited for, so that it overlaps the pass; on the other paths after.
 //
 // With `implied_ax`, AS(:, :nb) is not read: A X is taken as it describes,
-// and S holds every column it names (S.cols >= AS.cols; C applies to S's
-// first AS.cols columns). With `store_ax` false, AY(:, :nb) (the next A X)
+// and S holds every column it names (S.cols >= AS.cols(); C applies to S's
+// first AS.cols() columns). With `store_ax` false, AY(:, :nb) (the next A X)
 // need not be written; the residuals describe it (the device kernels leave
 // it, the other paths write it). Together they spare a pass 2 nb of its
 // columns (LOBPCG's 220 at block 20 become 180).
 template <class T>
 ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> S,
-                          spmm::ConstDenseView<T> AS, const HostMatrix& C, const std::vector<double>& lambda,
-                          spmm::DenseView<T> Y, spmm::DenseView<T> AY, spmm::DenseView<T> R,
+                          const std::type_identity_t<SplitColumns<T>>& AS, const HostMatrix& C,
+                          const std::vector<double>& lambda, spmm::DenseView<T> Y, spmm::DenseView<T> AY,
+                          spmm::DenseView<T> R,
                           const std::vector<std::int64_t>& r_position = {},
                           const std::function<void()>& meanwhile = {}, const ImpliedAX* implied_ax = nullptr,
                           bool store_ax = true);

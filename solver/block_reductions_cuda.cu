@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <type_traits>
@@ -418,23 +419,29 @@ void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T>
 }
 
 bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
-                       spmm::ConstDenseView<double> AS, const double* C, const double* lambda,
+                       spmm::ConstDenseView<double> AS, spmm::ConstDenseView<double> AS_tail, const double* C,
+                       const double* lambda,
                        spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<double> R,
                        const std::int64_t* position, std::int64_t ay_first, const double* implied_theta,
                        const std::int64_t* implied_column, std::unique_ptr<LocalGramTransfer>& out) {
   const std::int64_t nb = R.cols;
   const bool implied = implied_theta != nullptr;
   out.reset();
-  if (!cuda::ritz_update_fits(S.cols, AS.cols, Y.cols, nb, implied)) return false;
+  const std::int64_t nv = AS.cols + AS_tail.cols;
+  if (!cuda::ritz_update_fits(S.cols, nv, Y.cols, nb, implied)) return false;
+  // The kernels address rows in 32 bits (row index, row stride in bytes).
+  constexpr std::int64_t most = std::numeric_limits<std::int32_t>::max();
+  if (S.rows > most || std::max({S.ld, AS.ld, AS_tail.ld}) > most / std::int64_t(sizeof(double))) return false;
   if (S.rows == 0) return true;
   const cudaStream_t stream = stream_of(context);
-  const std::int64_t blocks = cuda::ritz_update_blocks(S.rows, S.cols, AS.cols, Y.cols, implied ? nb : 0);
+  const std::int64_t blocks = cuda::ritz_update_blocks(S.rows, S.cols, nv, Y.cols, implied ? nb : 0);
   StreamArray<double> partial(stream, static_cast<std::size_t>(blocks * 2 * nb));
   StreamArray<double> sums(stream, static_cast<std::size_t>(2 * nb));
   cuda::RitzUpdateArgs a{};
   a.rows = S.rows;
   a.ns = int(S.cols);
-  a.nv = int(AS.cols);
+  a.nv = int(nv);
+  a.nv_head = int(AS.cols);
   a.m = int(Y.cols);
   a.nb = int(nb);
   a.ay_first = int(ay_first);
@@ -442,6 +449,8 @@ bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double
   a.lds = S.ld;
   a.as = AS.data;
   a.ldas = AS.ld;
+  a.as_tail = AS_tail.cols > 0 ? AS_tail.data : AS.data;
+  a.ldas_tail = AS_tail.cols > 0 ? AS_tail.ld : AS.ld;
   a.y = Y.data;
   a.ldy = Y.ld;
   a.ay = AY.data;

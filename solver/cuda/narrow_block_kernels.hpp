@@ -45,7 +45,8 @@ void dmma_update(std::int64_t rows, std::int64_t k1x, std::int64_t k1, std::int6
 struct RitzUpdateArgs {
   std::int64_t rows;
   int ns, m, nb;
-  int nv = 0;          // AS's columns
+  int nv = 0;          // AS's columns: [0, nv_head) in as, the rest in as_tail
+  int nv_head = 0;
   int ay_first = 0;    // AY's first column written
   int implied_nb = 0;  // set by ritz_update: nb with A X implied, else 0
   int k_steps = 0;     // set by ritz_update
@@ -53,6 +54,8 @@ struct RitzUpdateArgs {
   std::int64_t lds;
   const double* as;
   std::int64_t ldas;
+  const double* as_tail;  // AS(:, nv_head + j) at as_tail + j (LOBPCG's compact A Z)
+  std::int64_t ldas_tail;
   double* y;
   std::int64_t ldy;
   double* ay;

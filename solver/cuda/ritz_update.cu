@@ -309,17 +309,27 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
   // (u = v - units_s), staged at W u.
   constexpr int slots = 2 * max_inputs / W / 32;
   const int units_s = (a.ns + W - 1) / W, units_as = (a.nv - as_first + W - 1) / W;
-  int column[slots], to[slots], row_stride[slots];
-  bool from_as[slots], whole[slots], used[slots];
+  // Each unit's source as row 0's address and a row stride in bytes (A S's
+  // columns from nv_head on are in as_tail, at column - nv_head; units do not
+  // straddle it, copies_pair), so that a copy's address is one 32 x 32-bit
+  // multiply-add (ritz_update_local keeps rows below 2^31).
+  const char* source[slots];
+  unsigned source_stride[slots];
+  int to[slots], row_stride[slots];
+  bool whole[slots], used[slots];
 #pragma unroll
   for (int j = 0; j < slots; ++j) {
     const int v = lane + 32 * j;
     used[j] = v < units_s + units_as;
-    from_as[j] = v >= units_s;
-    column[j] = from_as[j] ? as_first + W * (v - units_s) : W * v;
-    to[j] = from_as[j] ? tile_s + column[j] - as_first : column[j];
-    row_stride[j] = from_as[j] ? stride_as : stride_s;
-    whole[j] = W == 2 && column[j] + 1 < (from_as[j] ? a.nv : a.ns);  // an odd width's last unit: 8 bytes
+    const bool from_as = v >= units_s;
+    const int column = from_as ? as_first + W * (v - units_s) : W * v;
+    to[j] = from_as ? tile_s + column - as_first : column;
+    row_stride[j] = from_as ? stride_as : stride_s;
+    whole[j] = W == 2 && column + 1 < (from_as ? a.nv : a.ns);  // an odd width's last unit: 8 bytes
+    const bool from_tail = from_as && column >= a.nv_head;
+    const double* const at = from_tail ? a.as_tail + (column - a.nv_head) : (from_as ? a.as : a.s) + column;
+    source[j] = reinterpret_cast<const char*>(at);
+    source_stride[j] = static_cast<unsigned>((from_tail ? a.ldas_tail : from_as ? a.ldas : a.lds) * sizeof(double));
   }
 
   const std::int64_t tiles = (a.rows + step_rows - 1) / step_rows;
@@ -337,14 +347,13 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
       for (int r = 8 * h; r < 8 * h + 8; ++r) {
         const std::int64_t row = first + r;
         const bool in = row < a.rows;
-        const std::int64_t safe = in ? row : 0;
-        const double* const s_row = a.s + safe * a.lds;
-        const double* const as_row = a.as + safe * a.ldas;
+        const unsigned safe = in ? static_cast<unsigned>(row) : 0u;
 #pragma unroll
         for (int j = 0; j < slots; ++j) {
           if (!used[j]) continue;
           const unsigned into = base + unsigned(r * row_stride[j] + to[j]) * unsigned(sizeof(double));
-          const double* const from = (from_as[j] ? as_row : s_row) + column[j];
+          const double* const from =
+              reinterpret_cast<const double*>(source[j] + static_cast<std::uint64_t>(safe) * source_stride[j]);
           if (whole[j])
             copy_async_16(into, from, in);
           else
@@ -374,10 +383,12 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
   write_block_sums(a, warp_sums, 2 * pairs);
 }
 
-// 16-byte copies where both S's and A S's rows start 16-byte aligned.
-// (A S's copies start at column implied_nb.)
+// 16-byte copies where S's and A S's rows (both of A S's views) start
+// 16-byte aligned. (A S's copies start at column implied_nb; a pair of
+// columns must not straddle A S's two views.)
 bool copies_pair(const RitzUpdateArgs& a) {
-  return rows_16_byte_aligned(a.s, a.lds) && rows_16_byte_aligned(a.as, a.ldas) && a.implied_nb % 2 == 0;
+  return rows_16_byte_aligned(a.s, a.lds) && rows_16_byte_aligned(a.as, a.ldas) &&
+         rows_16_byte_aligned(a.as_tail, a.ldas_tail) && a.implied_nb % 2 == 0 && a.nv_head % 2 == 0;
 }
 
 // ---------------------------------------------------------------------------
@@ -386,23 +397,25 @@ bool copies_pair(const RitzUpdateArgs& a) {
 constexpr int wide_warps_per_block = 4;
 constexpr std::int64_t wide_max_blocks = 4096;  // grid-stride beyond
 
-// The A fragments of rows [first, first + 16) of `src` for every k-step of 8
-// inputs; zero past the rows and past ns (so NaN in unused columns never
-// reaches an accumulator).
+// The A fragments of rows [first, first + 16) of a block for every k-step of
+// 8 inputs: its columns below `head` from `src`, the rest from `tail` (at
+// column - head); zero past the rows and past ns (so NaN in unused columns
+// never reaches an accumulator).
 template <int KS>
 __device__ __forceinline__ void load_fragments(const RitzUpdateArgs& a, const double* src, std::int64_t ld,
+                                               const double* tail, std::int64_t ld_tail, int head,
                                                std::int64_t first, double (&frag)[KS][4]) {
   const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
   const bool in0 = first + g < a.rows, in1 = first + g + 8 < a.rows;
-  const double* const row0 = src + (in0 ? first + g : 0) * ld;
-  const double* const row1 = src + (in1 ? first + g + 8 : 0) * ld;
+  const std::int64_t r0 = in0 ? first + g : 0, r1 = in1 ? first + g + 8 : 0;
+  auto at = [&](std::int64_t row, int c) { return c < head ? src[row * ld + c] : tail[row * ld_tail + c - head]; };
 #pragma unroll
   for (int ks = 0; ks < KS; ++ks) {
     const int c0 = 8 * ks + t, c1 = c0 + 4;
-    frag[ks][0] = in0 && c0 < a.ns ? row0[c0] : 0.0;
-    frag[ks][1] = in1 && c0 < a.ns ? row1[c0] : 0.0;
-    frag[ks][2] = in0 && c1 < a.ns ? row0[c1] : 0.0;
-    frag[ks][3] = in1 && c1 < a.ns ? row1[c1] : 0.0;
+    frag[ks][0] = in0 && c0 < a.ns ? at(r0, c0) : 0.0;
+    frag[ks][1] = in1 && c0 < a.ns ? at(r1, c0) : 0.0;
+    frag[ks][2] = in0 && c1 < a.ns ? at(r0, c1) : 0.0;
+    frag[ks][3] = in1 && c1 < a.ns ? at(r1, c1) : 0.0;
   }
 }
 
@@ -441,9 +454,9 @@ __global__ void __launch_bounds__(wide_warps_per_block * 32, 2)
   const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
   for (std::int64_t first = warp * step_rows; first < a.rows; first += warps * step_rows) {  // warp-uniform
     double frag[KS][4], y[NT][4], ay[NT][4];
-    load_fragments<KS>(a, a.s, a.lds, first, frag);
+    load_fragments<KS>(a, a.s, a.lds, a.s, a.lds, a.ns, first, frag);
     multiply<NT, KS>(a, frag, C, y);
-    load_fragments<KS>(a, a.as, a.ldas, first, frag);
+    load_fragments<KS>(a, a.as, a.ldas, a.as_tail, a.ldas_tail, a.nv_head, first, frag);
     multiply<NT, KS>(a, frag, C, ay);
     store_step<NT, wide_outputs>(a, k.lambda, k.r_column, first, y, ay, warp_sums[warp_in_block]);
   }

@@ -279,5 +279,109 @@ TEST(RitzUpdateImpliedAX, MatchesTheStoredForm) {
   }
 }
 
+// A S in two views (SplitColumns: LOBPCG's A [X P] and its compact A W)
+// against the same A S in one: the same bits where the one-pass kernel
+// takes the shape (it only reads the columns from elsewhere), the same
+// results to rounding on the other paths (a product for each view), on the
+// host (in CI) and the device. Heads of even and odd width (the kernel's
+// 16- and 8-byte copies), tails compact or with a wider stride, A X implied
+// and stored, the wide kernel, and a shape past the kernels.
+TEST(RitzUpdateSplitAS, MatchesOneView) {
+  struct SplitCase {
+    std::int64_t rows, nb, np, nz, head, tail_pad;
+    bool implied;
+  };
+  const SplitCase cases[] = {{4099, 20, 20, 20, 40, 0, true}, {4099, 20, 20, 13, 40, 2, true},
+                             {1000, 7, 5, 4, 12, 0, true},    {1000, 7, 5, 4, 11, 1, false},
+                             {70001, 20, 20, 20, 40, 0, false}, {2050, 9, 11, 6, 9, 0, false},
+                             {1, 3, 2, 1, 4, 0, true},        {517, 22, 22, 22, 44, 0, false},
+                             {500, 24, 24, 24, 48, 0, true}};
+  const spmm::Context host = spmm::Context::host();
+  std::unique_ptr<spmm::Context> device;
+  if (spmm::cuda_device_count() > 0) device.reset(new spmm::Context(spmm::Context::cuda(0)));
+  std::vector<const spmm::Context*> contexts{&host};
+  if (device) contexts.push_back(device.get());
+  for (const SplitCase& c : cases) {
+    const std::int64_t nb = c.nb, ns = nb + c.np + c.nz, first = nb + c.np, s_cols = c.implied ? first + nb : ns;
+    const std::int64_t m = std::min<std::int64_t>(2 * nb, ns), tail = ns - c.head, tail_ld = tail + c.tail_pad;
+    SCOPED_TRACE(testing::Message() << c.rows << " rows, nb " << nb << ", A S " << c.head << " + " << tail
+                                    << " columns" << (c.implied ? ", A X implied" : ""));
+    Block S(Space::host, c.rows, s_cols, s_cols), whole(Space::host, c.rows, ns, ns);
+    Block head(Space::host, c.rows, c.head, c.head), rest(Space::host, c.rows, tail_ld, tail_ld);
+    for (std::int64_t i = 0; i < c.rows; ++i) {
+      for (std::int64_t j = 0; j < s_cols; ++j) S.data()[i * s_cols + j] = solver::hash_uniform(31, i, j);
+      for (std::int64_t j = 0; j < ns; ++j) {
+        const double v = c.implied && j < nb ? nan : solver::hash_uniform(32, i, j);  // A X implied: not read
+        whole.data()[i * ns + j] = v;
+        if (j < c.head) head.data()[i * c.head + j] = v;
+        else rest.data()[i * tail_ld + j - c.head] = v;
+      }
+      for (std::int64_t j = tail; j < tail_ld; ++j) rest.data()[i * tail_ld + j] = nan;
+    }
+    solver::ImpliedAX implied;
+    implied.first = first;
+    for (std::int64_t j = 0; j < nb; ++j) {
+      implied.position.push_back(nb - 1 - j);
+      implied.theta.push_back(solver::hash_uniform(33, j, 0) * 4);
+    }
+    HostMatrix C(ns, m);
+    for (std::int64_t i = 0; i < ns; ++i)
+      for (std::int64_t j = 0; j < m; ++j) C(i, j) = solver::hash_uniform(34, i, j);
+    std::vector<double> lambda;
+    std::vector<std::int64_t> position;
+    for (std::int64_t j = 0; j < nb; ++j) {
+      lambda.push_back(solver::hash_uniform(35, j, 0) * 4);
+      position.push_back((j + 2) % nb);
+    }
+    const std::int64_t out_ld = 2 * m + nb;
+    for (const spmm::Context* on : contexts) {
+      const spmm::Context& context = *on;
+      const Space space = context.space();
+      SCOPED_TRACE(space == Space::host ? "host" : "device");
+      const Block s_in = copy_to(context, space, S), whole_in = copy_to(context, space, whole);
+      const Block head_in = copy_to(context, space, head), rest_in = copy_to(context, space, rest);
+      auto view = [&](const Block& b, std::int64_t at, std::int64_t cols) {
+        return spmm::ConstDenseView<double>{space, c.rows, cols, b.ld(), b.data() + at};
+      };
+      auto update = [&](const solver::SplitColumns<double>& AS) {
+        Block out_host(Space::host, c.rows, out_ld, out_ld);
+        for (std::int64_t i = 0; i < c.rows * out_ld; ++i) out_host.data()[i] = nan;
+        Block out = copy_to(context, space, out_host);
+        auto out_view = [&](std::int64_t at, std::int64_t cols) {
+          return spmm::DenseView<double>{space, c.rows, cols, out_ld, out.data() + at};
+        };
+        Outputs result;
+        result.norms = solver::ritz_update<double>(context, MPI_COMM_WORLD, view(s_in, 0, s_cols), AS, C, lambda,
+                                                   out_view(0, m), out_view(m, m), out_view(2 * m, nb), position, {},
+                                                   c.implied ? &implied : nullptr, !c.implied);
+        result.block = copy_to(context, Space::host, out);
+        return result;
+      };
+      const Outputs one = update(view(whole_in, 0, ns));
+      const Outputs two = update(solver::SplitColumns<double>(view(head_in, 0, c.head), view(rest_in, 0, tail)));
+      const bool kernel = space == Space::device &&
+                          (c.implied ? solver::ritz_update_prefers_implied_ax<double>(context, s_cols, ns, m, nb)
+                                     : ns <= 96 && m <= 64);
+      const double tol = 8 * (ns + 4) * std::numeric_limits<double>::epsilon() * 10;
+      if (kernel) {
+        // NaN never compares equal: compare the bits, NaN where one view left it included.
+        EXPECT_EQ(0, std::memcmp(one.block.data(), two.block.data(), sizeof(double) * c.rows * out_ld));
+        EXPECT_EQ(0, std::memcmp(one.norms.residual.data(), two.norms.residual.data(), nb * sizeof(double)));
+        EXPECT_EQ(0, std::memcmp(one.norms.x.data(), two.norms.x.data(), nb * sizeof(double)));
+        continue;
+      }
+      for (std::int64_t e = 0; e < c.rows * out_ld; ++e) {
+        const double a = two.block.data()[e], b = one.block.data()[e];
+        ASSERT_EQ(std::isnan(a), std::isnan(b)) << "entry " << e;
+        if (!std::isnan(a)) ASSERT_NEAR(a, b, tol) << "entry " << e;
+      }
+      for (std::int64_t j = 0; j < nb; ++j) {
+        EXPECT_NEAR(two.norms.residual[j], one.norms.residual[j], 1e-12 * (1 + one.norms.residual[j]));
+        EXPECT_NEAR(two.norms.x[j], one.norms.x[j], 1e-12 * (1 + one.norms.x[j]));
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace blockeigs
