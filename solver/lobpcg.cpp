@@ -1,11 +1,12 @@
 // LOBPCG's main loop (see lobpcg.hpp for the method and its choices).
 //
-// Storage: the basis S = [X P W] and A S = [AX AP AW] are blocks of about
-// 3 * block_size columns side by side in one block (so both Rayleigh-Ritz
-// Gram matrices are one product), double buffered: the Ritz update writes
-// [X_new P_new] = S [Cx Cp] into the other buffer. P and W occupy only as
-// many columns as they currently have, P padded with zero columns to the
-// column alignment (LobpcgOptions::column_alignment).
+// Storage: the basis S = [X P W] (about 3 * block_size columns) and
+// A [X P] = [AX AP] side by side in one block, A W in a compact block of
+// its own (so both Rayleigh-Ritz Gram matrices are one pass over S), double
+// buffered: the Ritz update writes [X_new P_new] = S [Cx Cp] into the other
+// buffer. P and W occupy only as many columns as they currently have, P
+// padded with zero columns to the column alignment
+// (LobpcgOptions::column_alignment).
 #include "solver/lobpcg.hpp"
 
 #include <algorithm>
@@ -147,17 +148,26 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   std::int64_t align = 1;
   if (options.column_alignment > 0) align = options.column_alignment;
   else if (space == Space::device && std::is_same_v<T, double>) align = 32 / sizeof(T);
-  // S and A S side by side in one block per buffer (ld 2 width): S^T [S A S]
-  // is then one Gram matrix, S read once for both Rayleigh-Ritz matrices.
-  // Zeroed once, so that the unused columns of S it also reads are finite.
-  // W (nb columns at most) follows [X P] (at most 2 nb, rounded up).
-  const std::int64_t width = round_up(round_up(2 * std::int64_t{nb}, align) + nb, align), ld = 2 * width;
+  // S and A [X P] side by side in one block per buffer, so that S^T [S A S]
+  // reads S once for both Rayleigh-Ritz matrices. W (nb columns at most)
+  // follows [X P] (at most 2 nb, rounded up) in S. A W has a compact block
+  // of its own: the operator writes its rows there faster than as 160 bytes
+  // in every 960 (H200, the bar at block 20: A Z 0.376 -> 0.326 ms; with the
+  // Ritz update's copies, device time -0.06 s a solve; solvers-h200.md,
+  // session 37). Zeroed once, so that the unused columns of S that a Gram
+  // pass also reads are finite.
+  const std::int64_t widest_xp = round_up(2 * std::int64_t{nb}, align);
+  const std::int64_t width = round_up(widest_xp + nb, align), ld = width + widest_xp, w_width = round_up(nb, align);
   spmm::DenseBlock<T> SAS[2] = {{space, n, ld}, {space, n, ld}};
+  spmm::DenseBlock<T> AWB[2] = {{space, n, w_width}, {space, n, w_width}};
   for (auto& b : SAS) spmm::fill_bytes(b.data(), space, 0, sizeof(T) * static_cast<std::size_t>(n * ld));
+  for (auto& b : AWB) spmm::fill_bytes(b.data(), space, 0, sizeof(T) * static_cast<std::size_t>(n * w_width));
   auto S = [&](int b) { return spmm::DenseView<T>{space, n, width, ld, SAS[b].data()}; };
-  auto AS = [&](int b) { return spmm::DenseView<T>{space, n, width, ld, SAS[b].data() + width}; };
+  auto AS = [&](int b) { return spmm::DenseView<T>{space, n, widest_xp, ld, SAS[b].data() + width}; };  // A [X P]
+  auto AW = [&](int b) { return spmm::DenseView<T>{space, n, w_width, w_width, AWB[b].data()}; };
   auto cS = [&](int b) { return spmm::ConstDenseView<T>(S(b)); };
   auto cAS = [&](int b) { return spmm::ConstDenseView<T>(AS(b)); };
+  auto cAW = [&](int b) { return spmm::ConstDenseView<T>(AW(b)); };
   // The residuals go into the columns after [X P], where W is built (np <=
   // nb, so nb of them fit); a preconditioner reads them from there into
   // scratch.
@@ -195,7 +205,6 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   // traffic a step at block 20 become 180). Not with a preconditioner, which
   // writes W over the residuals. Whatever else reads A X makes it explicit
   // with the operator first (make_ax_explicit), which is rare.
-  const std::int64_t widest_xp = round_up(2 * std::int64_t{nb}, align);
   const bool imply_ax =
       !preconditioner &&
       (options.imply_ax == ImplyAX::always ||
@@ -209,17 +218,22 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   // read whole anyway, so B's traffic stays the same, and C's rows end on
   // sector boundaries.
   auto z_product_width = [&](std::int64_t q, std::int64_t count) {
-    return std::min(round_up(count, align), width - q);
+    return std::min({round_up(count, align), width - q, w_width});
   };
-  auto apply_a = [&](std::int64_t first, std::int64_t count) {  // A S = A times S on a column range
+  // A S = A times S on a column range of [X P] (into A S) or of W (from
+  // nb + np on, into A W's block).
+  auto apply_a = [&](std::int64_t first, std::int64_t count) {
     if (count == 0) return;
-    if (first < nb + np) {
+    const std::int64_t q = nb + np;
+    BLOCKEIGS_ASSERT(first + count <= q || first >= q);
+    if (first < q) {
       carried = false;
       residuals.reset();
     }
     if (first == 0 && count >= nb) ax_implied = false;
     clock.to(time.other);
-    A.apply(T(1), column_range(cS(cur), first, count), T(0), column_range(AS(cur), first, count));
+    A.apply(T(1), column_range(cS(cur), first, count), T(0),
+            first < q ? column_range(AS(cur), first, count) : column_range(AW(cur), first - q, count));
     clock.to(time.spmm);
   };
 
@@ -254,7 +268,8 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     const std::int64_t q = nb + np;  // [X P]; W follows
     const std::int64_t ns_raw = q + w.raw, ns = q + w.kept;
     const spmm::ConstDenseView<T> Sv = column_range(cS(cur), 0, ns_raw);
-    const spmm::ConstDenseView<T> ASv = column_range(cAS(cur), 0, ns_raw);
+    const spmm::ConstDenseView<T> AWv = column_range(cAW(cur), 0, w.raw);
+    const SplitColumns<T> ASv(column_range(cAS(cur), 0, q), AWv);
     const bool implicit = w.from_z.rows() > 0;
     int level = 0;
     std::vector<double> all_values, chosen;
@@ -266,17 +281,18 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     for (;;) {
       if (derive) {
         // S^T A Z, measured with W's Gram matrix where the caller could.
-        const HostMatrix G = s_t_az ? *s_t_az : gram(ctx, comm, Sv, column_range(cAS(cur), q, w.raw));
+        const HostMatrix G = s_t_az ? *s_t_az : gram(ctx, comm, Sv, AWv);
         s_t_az = nullptr;
         if (rank == 0) {
           GA = in_w_basis(assemble_ritz_matrix(carried_a, G));
           GB = assemble_ritz_matrix(carried_b, basis_options.w_gram);
         }
       } else {
-        // S^T [S (unused columns) A S]: GB and GA in one pass.
+        // S^T [S (unused columns) A [X P] | A W]: GB and GA.
         make_ax_explicit();
         const HostMatrix G =
-            gram(ctx, comm, Sv, spmm::ConstDenseView<T>{space, n, width + ns_raw, ld, SAS[cur].data()});
+            start_gram_pair(ctx, comm, Sv, spmm::ConstDenseView<T>{space, n, width + q, ld, SAS[cur].data()}, AWv)
+                .finish();
         if (rank == 0) {
           GB = in_w_basis(G.block(0, ns_raw, 0, ns_raw));
           GA = in_w_basis(G.block(0, ns_raw, width, ns_raw));
@@ -365,7 +381,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
         if (!preconditioner) {
           ahead = ProductAhead{true, m, z_product_width(m, active.empty() ? nb : std::int64_t(active.size()))};
           clock.to(time.rayleigh_ritz);
-          A.apply(T(1), column_range(cS(next), m, ahead.count), T(0), column_range(AS(next), m, ahead.count));
+          A.apply(T(1), column_range(cS(next), m, ahead.count), T(0), column_range(AW(next), 0, ahead.count));
           clock.to(time.spmm);
         }
         carry();
@@ -465,7 +481,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
         ahead.queued && ahead.q == q &&
         std::all_of(active_columns.begin(), active_columns.end(), [&](std::int64_t c) { return c < ahead.count; });
     ahead = ProductAhead{};
-    const spmm::DenseView<T> AR = column_range(AS(cur), q, nb);  // A S's columns beside Rv
+    const spmm::DenseView<T> AR = column_range(AW(cur), 0, nb);  // A W's columns, beside Rv's
     if (preconditioner) {
       const spmm::DenseView<T> Ra = column_range(scratch.view(), 0, na);
       select_columns(ctx, spmm::ConstDenseView<T>(Rv), active_columns, Ra);
@@ -506,7 +522,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       if (!z_product_ahead) apply_a(q, z_product_width(q, na));
       result.z_products_ahead += z_product_ahead ? 1 : 0;
       const HostMatrix both =
-          start_gram_pair(ctx, comm, XPZ, spmm::ConstDenseView<T>(W), column_range(cAS(cur), q, na)).finish();
+          start_gram_pair(ctx, comm, XPZ, spmm::ConstDenseView<T>(W), column_range(cAW(cur), 0, na)).finish();
       measured = both.block(0, q + na, 0, na);
       s_t_az = both.block(0, q + na, na, na);
       clock.to(time.rayleigh_ritz);
