@@ -188,7 +188,8 @@ struct ImpliedAX {
 };
 
 // LOBPCG's Ritz update and the next residuals: Y = S C and AY = AS C (C:
-// AS.cols() x Y.cols; AS may come in two views, SplitColumns), then R = AY(:, :nb) - Y(:, :nb) diag(lambda) with
+// AS.cols() x Y.cols; AS may come in two views, SplitColumns), then
+// R = AY(:, :nb) - Y(:, :nb) diag(lambda) with
 // nb = R.cols = lambda.size() <= Y.cols, and the norms of R's and
 // Y(:, :nb)'s columns over all ranks. Y, AY and R must not overlap S, AS or
 // each other. One pass over S and AS on the device in fp64 for up to 96
@@ -209,8 +210,7 @@ template <class T>
 ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> S,
                           const std::type_identity_t<SplitColumns<T>>& AS, const HostMatrix& C,
                           const std::vector<double>& lambda, spmm::DenseView<T> Y, spmm::DenseView<T> AY,
-                          spmm::DenseView<T> R,
-                          const std::vector<std::int64_t>& r_position = {},
+                          spmm::DenseView<T> R, const std::vector<std::int64_t>& r_position = {},
                           const std::function<void()>& meanwhile = {}, const ImpliedAX* implied_ax = nullptr,
                           bool store_ax = true);
 // Whether LOBPCG should hold A X implied (ImpliedAX) for S of up to ns

@@ -420,8 +420,8 @@ void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T>
 
 bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
                        spmm::ConstDenseView<double> AS, spmm::ConstDenseView<double> AS_tail, const double* C,
-                       const double* lambda,
-                       spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<double> R,
+                       const double* lambda, spmm::DenseView<double> Y, spmm::DenseView<double> AY,
+                       spmm::DenseView<double> R,
                        const std::int64_t* position, std::int64_t ay_first, const double* implied_theta,
                        const std::int64_t* implied_column, std::unique_ptr<LocalGramTransfer>& out) {
   const std::int64_t nb = R.cols;

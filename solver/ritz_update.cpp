@@ -70,8 +70,8 @@ template <class T>
 ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> S,
                           const std::type_identity_t<SplitColumns<T>>& AS, const HostMatrix& C,
                           const std::vector<double>& lambda, spmm::DenseView<T> Y, spmm::DenseView<T> AY,
-                          spmm::DenseView<T> R,
-                          const std::vector<std::int64_t>& r_position, const std::function<void()>& meanwhile,
+                          spmm::DenseView<T> R, const std::vector<std::int64_t>& r_position,
+                          const std::function<void()>& meanwhile,
                           const ImpliedAX* implied_ax, bool store_ax) {
   const std::int64_t nb = R.cols, ns = AS.cols();
   BLOCKEIGS_ASSERT(C.rows() == ns && C.cols() == Y.cols && Y.cols == AY.cols &&

@@ -45,6 +45,13 @@
 // 12 k-steps of fragments, at 2 blocks an SM: 71-82% of block-ops-bench's
 // copy rate at 66 -> 44 to 96 -> 64 (H200).
 //
+// A S may come in two views (SplitColumns: LOBPCG's A [X P] and its compact
+// A W): its columns from nv_head on are read from as_tail. Rows are
+// addressed by 32 x 32-bit multiply-adds (ritz_update_local sends rows and
+// strides of 2^31 and more to the separate updates): in the staged kernel's
+// copy loop, on its issue path, that took the update from 932 to 888 us in
+// the bar (H200; solvers-h200.md, session 37).
+//
 // The grid depends on the shape alone and each lane adds its rows in order,
 // so the partial sums, and the norms, do not depend on the GPU.
 #include <algorithm>
