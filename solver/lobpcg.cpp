@@ -213,8 +213,8 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   bool ax_implied = false;
 
   // A Z over `count` columns at Z's place q, widened to whole sectors where
-  // the block has room: the columns past Z hold the other residuals (finite),
-  // and their products land in unused columns of A S. A row's sectors are
+  // the blocks have room: the columns past Z hold the other residuals
+  // (finite), and their products land in unused columns of A W's block. A row's sectors are
   // read whole anyway, so B's traffic stays the same, and C's rows end on
   // sector boundaries.
   auto z_product_width = [&](std::int64_t q, std::int64_t count) {
@@ -474,7 +474,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     const std::int64_t q = nb + np;
     const spmm::DenseView<T> W = column_range(S(cur), q, na);
     // The active residuals' columns in Rv, and whether A Z was multiplied
-    // ahead for all of them (A S's columns then move with them).
+    // ahead for all of them (A W's columns then move with them).
     std::vector<std::int64_t> active_columns;
     for (std::int64_t j : active) active_columns.push_back(residual_position[j]);
     const bool z_product_ahead =
