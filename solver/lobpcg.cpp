@@ -40,42 +40,6 @@ class PrivateComm {
   MPI_Comm comm_ = MPI_COMM_NULL;
 };
 
-template <class T>
-int validate(const LinearOperator<T>& A, const LobpcgOptions& o,
-             const std::optional<spmm::ConstDenseView<T>>& start) {
-  const std::int64_t rows = A.global_rows();
-  if (o.k < 1) fail_input("LOBPCG: k (the number of eigenpairs) must be at least 1, got ", o.k);
-  if (o.k >= rows)
-    fail_input("LOBPCG: k = ", o.k, " but the matrix has ", rows,
-               " rows; k must be smaller than the number of rows");
-  if (o.block_size < 0 || (o.block_size > 0 && o.block_size < o.k))
-    fail_input("LOBPCG: block size ", o.block_size, " is smaller than k = ", o.k,
-               " (use 0 for the default, k plus guard vectors)");
-  if (o.block_size > rows)
-    fail_input("LOBPCG: block size ", o.block_size, " exceeds the matrix's ", rows, " rows");
-  if (!(o.tolerance > 0) || !std::isfinite(o.tolerance))
-    fail_input("LOBPCG: tolerance must be positive and finite, got ", o.tolerance);
-  if (o.max_iterations < 1) fail_input("LOBPCG: max_iterations must be at least 1, got ", o.max_iterations);
-  if (o.recompute_interval < 0)
-    fail_input("LOBPCG: recompute_interval must be 0 (automatic) or positive, got ", o.recompute_interval);
-  if (o.column_alignment < 0 || o.column_alignment > 64)
-    fail_input("LOBPCG: column_alignment must be 0 (automatic) or 1 to 64, got ", o.column_alignment);
-  const int nb = o.block_size > 0 ? o.block_size : default_block_size(o.k, rows);
-  // The start block's shape is per rank: agree before anyone proceeds.
-  collectively(A.comm(), [&] {
-    if (!start) return;
-    if (start->space != A.context().space())
-      fail_input("LOBPCG: the start block is in ", to_string(start->space), " memory, the operator in ",
-                 to_string(A.context().space()));
-    if (start->rows != A.local_rows())
-      fail_input("LOBPCG: the start block has ", start->rows, " local rows, the operator ",
-                 A.local_rows(), " on this rank");
-    if (start->cols < 1 || start->cols > nb)
-      fail_input("LOBPCG: the start block has ", start->cols, " columns; it needs 1 to the block size ", nb);
-  });
-  return nb;
-}
-
 // LOBPCG's search block W as the columns of S after [X P] hold it: W itself
 // (raw == kept, no coefficients), or the raw columns Z that condition_against
 // left in coefficient form, W = [X P] from_q + Z from_z (BasisOptions::implicit),
@@ -87,48 +51,18 @@ struct SearchBlock {
   HostMatrix from_q, from_z;
 };
 
-bool passes(StoppingTest test, double tol, double r, double lambda, double x_norm, double norm_a,
-            double* scaled) {
-  const double scale = (test == StoppingTest::backward ? norm_a + std::abs(lambda) : std::abs(lambda)) * x_norm;
-  *scaled = scale > 0 ? r / scale : INFINITY;
-  return r <= tol * scale;
-}
-
 }  // namespace
-
-namespace lobpcg_detail {
-
-int automatic_recompute_interval(double eps, double norm_a, double tolerance, StoppingTest test,
-                                 const std::vector<double>& lambda, const std::vector<double>& x_norm, int k) {
-  double demanded = INFINITY;  // the smallest residual norm the test asks of a wanted pair
-  for (int j = 0; j < k; ++j) {
-    const double scale = test == StoppingTest::backward ? norm_a + std::abs(lambda[j]) : std::abs(lambda[j]);
-    demanded = std::min(demanded, tolerance * scale * x_norm[j]);
-  }
-  const double drift_per_step = 10 * eps * norm_a;
-  if (!(drift_per_step > 0)) return min_recompute_interval;  // nothing known about ||A|| yet
-  const double steps = 0.01 * demanded / drift_per_step;
-  return static_cast<int>(std::clamp(std::floor(steps), double(min_recompute_interval),
-                                     double(max_recompute_interval)));
-}
-
-}  // namespace lobpcg_detail
 
 template <class T>
 bool LobpcgResult<T>::all_converged() const {
   return std::all_of(converged.begin(), converged.end(), [](bool c) { return c; });
 }
 
-int default_block_size(int k, std::int64_t global_rows) {
-  const int guard = std::max(2, (k + 3) / 4);
-  return static_cast<int>(std::min<std::int64_t>(std::int64_t{k} + guard, global_rows));
-}
-
 template <class T>
 LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preconditioner<T>* preconditioner,
                        std::optional<spmm::ConstDenseView<T>> start) {
   const double t_begin = MPI_Wtime();
-  const int nb = validate(A, options, start);
+  const int nb = validate_options(A, options, start);
   const int k = options.k;
   const PrivateComm private_comm(A.comm());
   const MPI_Comm comm = private_comm.get();

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "solver/block_ops.hpp"
@@ -80,6 +81,21 @@ HostMatrix without_span(const HostMatrix& G, std::int64_t first, std::int64_t co
 HostMatrix with_zero_rows(const HostMatrix& C, std::int64_t first, std::int64_t count, std::int64_t cols);
 // n rounded up to a multiple of `multiple` (>= 1).
 inline std::int64_t round_up(std::int64_t n, std::int64_t multiple) { return (n + multiple - 1) / multiple * multiple; }
+
+// ---- the options (lobpcg_options.cpp) ----------------------------------------
+
+// Checks the options and the start block, and returns the block size. The
+// start block's shape is per rank, so the check is collective: every rank
+// throws or none does.
+template <class T>
+int validate_options(const LinearOperator<T>& A, const LobpcgOptions& o,
+                     const std::optional<spmm::ConstDenseView<T>>& start);
+
+// Whether a residual norm r passes the stopping test for Ritz value lambda of
+// a vector of norm x_norm; *scaled is r over the test's scale (the relative
+// or backward residual).
+bool passes(StoppingTest test, double tol, double r, double lambda, double x_norm, double norm_a,
+            double* scaled);
 
 // ---- when to recompute A X and A P ------------------------------------------
 
