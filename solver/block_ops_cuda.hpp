@@ -22,8 +22,8 @@ class LocalGramTransfer {
   virtual ~LocalGramTransfer() = default;
   virtual void wait(double* out) = 0;
 };
-// Queues X^T Y on this rank's rows (k1 x k2, row-major) and its copy to the
-// host; null when the product is empty (all zeros).
+// Queues X^T Y on this rank's rows (k1 x k2, row-major), delivered to pinned
+// host memory; null when the product is empty (all zeros).
 template <class T>
 std::unique_ptr<LocalGramTransfer> gram_local_start(const spmm::Context& context, spmm::ConstDenseView<T> X,
                                                     spmm::ConstDenseView<T> Y);

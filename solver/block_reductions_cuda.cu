@@ -32,16 +32,6 @@ using namespace support;
 // and with it the result, does not depend on the GPU.
 constexpr std::int64_t sum_chunk_rows = 1024;
 
-template <class T>
-std::vector<T> to_host_sync(cudaStream_t stream, const T* device, std::size_t count) {
-  std::vector<T> out(count);
-  if (count > 0) {
-    BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(out.data(), device, count * sizeof(T), cudaMemcpyDeviceToHost, stream));
-    BLOCKEIGS_CUDA_CHECK(cudaStreamSynchronize(stream));
-  }
-  return out;
-}
-
 // Partial column sums of squares: block b covers rows [b, b + 1) * sum_chunk_rows.
 // Its 256 threads take a tile of up to 256 columns: thread t owns column
 // tile + t % width and every phases-th row from t / width, so a warp reads
@@ -211,9 +201,11 @@ void gemm_strided_batched(cublasHandle_t h, std::int64_t m, std::int64_t n, std:
 }
 
 // Pinned host blocks for Gram results, reused: page-locking memory for every
-// Gram would cost more than the copy. Only a few are out at a time. The pool
-// is first used after the CUDA runtime is set up, so it is destroyed before
-// the runtime's own exit handler runs, and frees its blocks then.
+// Gram would cost more than the copy. Only a few are out at a time. Mapped,
+// so that the kernel adding the partial sums writes its results straight
+// into them. The events that mark their arrival are reused too. The pool is
+// first used after the CUDA runtime is set up, so it is destroyed before the
+// runtime's own exit handler runs, and frees its blocks then.
 class PinnedPool {
  public:
   static PinnedPool& instance() {
@@ -223,8 +215,9 @@ class PinnedPool {
   PinnedPool() = default;
   PinnedPool(const PinnedPool&) = delete;
   PinnedPool& operator=(const PinnedPool&) = delete;
-  ~PinnedPool() {
-    for (const auto& [capacity, block] : free_) cudaFreeHost(block);  // errors at exit are moot
+  ~PinnedPool() {  // errors at exit are moot
+    for (const auto& [capacity, block] : free_) cudaFreeHost(block);
+    for (const auto& [device, event] : events_) cudaEventDestroy(event);
   }
   // A block of at least `bytes`; its size in `capacity`.
   void* acquire(std::size_t bytes, std::size_t& capacity) {
@@ -240,33 +233,66 @@ class PinnedPool {
     }
     capacity = std::max<std::size_t>(bytes, 64 * 1024);
     void* block = nullptr;
-    BLOCKEIGS_CUDA_CHECK(cudaHostAlloc(&block, capacity, cudaHostAllocPortable));
+    BLOCKEIGS_CUDA_CHECK(cudaHostAlloc(&block, capacity, cudaHostAllocPortable | cudaHostAllocMapped));
     return block;
   }
   void release(void* block, std::size_t capacity) {
     std::lock_guard<std::mutex> lock(mutex_);
     free_.emplace_back(capacity, block);
   }
+  // An event of the current device.
+  cudaEvent_t acquire_event() {
+    int device = 0;
+    BLOCKEIGS_CUDA_CHECK(cudaGetDevice(&device));
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (std::size_t i = 0; i < events_.size(); ++i)
+        if (events_[i].first == device) {
+          cudaEvent_t event = events_[i].second;
+          events_.erase(events_.begin() + static_cast<std::ptrdiff_t>(i));
+          return event;
+        }
+    }
+    cudaEvent_t event = nullptr;
+    BLOCKEIGS_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    return event;
+  }
+  void release_event(cudaEvent_t event, int device) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    events_.emplace_back(device, event);
+  }
 
  private:
   std::mutex mutex_;
   std::vector<std::pair<std::size_t, void*>> free_;
+  std::vector<std::pair<int, cudaEvent_t>> events_;
 };
 
+// The sums of `chunks` partials of `entries` values each (sum_partials),
+// written by the summing kernel straight into a pinned host block: no copy
+// after it. (A device buffer and a copy put a kernel -> copy -> kernel
+// hand-over on the stream. In the bar's trace on an H200 the idle device
+// between LOBPCG's Ritz update and A Z fell from 12 to 3 us a step, and the
+// 5 us before each copy went: ~12 ms a solve; solvers-h200.md, session 38.)
 class PinnedGramTransfer final : public LocalGramTransfer {
  public:
-  PinnedGramTransfer(cudaStream_t stream, const double* device, std::size_t count) : count_(count) {
-    host_ = static_cast<double*>(PinnedPool::instance().acquire(count * sizeof(double), capacity_));
-    BLOCKEIGS_CUDA_CHECK(cudaEventCreateWithFlags(&arrived_, cudaEventDisableTiming));
-    BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(host_, device, count * sizeof(double), cudaMemcpyDeviceToHost, stream));
+  template <class T>
+  PinnedGramTransfer(cudaStream_t stream, std::int64_t chunks, std::int64_t entries, const T* partial)
+      : count_(static_cast<std::size_t>(entries)) {
+    host_ = static_cast<double*>(PinnedPool::instance().acquire(count_ * sizeof(double), capacity_));
+    double* target = nullptr;
+    BLOCKEIGS_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&target), host_, 0));
+    sum_partials<T>(chunks, entries, partial, target, stream);
+    BLOCKEIGS_CUDA_CHECK(cudaGetDevice(&device_));
+    arrived_ = PinnedPool::instance().acquire_event();
     BLOCKEIGS_CUDA_CHECK(cudaEventRecord(arrived_, stream));
   }
   PinnedGramTransfer(const PinnedGramTransfer&) = delete;
   PinnedGramTransfer& operator=(const PinnedGramTransfer&) = delete;
   ~PinnedGramTransfer() override {
-    // The copy may still be in flight when a transfer is dropped unread.
+    // The sums may still be on their way when a transfer is dropped unread.
     cudaEventSynchronize(arrived_);
-    cudaEventDestroy(arrived_);
+    PinnedPool::instance().release_event(arrived_, device_);
     PinnedPool::instance().release(host_, capacity_);
   }
   void wait(double* out) override {
@@ -278,11 +304,12 @@ class PinnedGramTransfer final : public LocalGramTransfer {
   std::size_t count_;
   std::size_t capacity_ = 0;
   double* host_ = nullptr;
+  int device_ = 0;
   cudaEvent_t arrived_ = nullptr;
 };
 
-// Queues X^T Y (k1 x k2 row-major, double) over this rank's rows and its copy
-// to pinned host memory.
+// Queues X^T Y (k1 x k2 row-major, double) over this rank's rows, its sums
+// written to pinned host memory.
 template <class T>
 std::unique_ptr<LocalGramTransfer> chunked_gemm_gram(const spmm::Context& context, spmm::ConstDenseView<T> X,
                                                     spmm::ConstDenseView<T> Y) {
@@ -291,7 +318,6 @@ std::unique_ptr<LocalGramTransfer> chunked_gemm_gram(const spmm::Context& contex
   const std::int64_t chunk =
       std::max(gram_min_chunk_rows, (rows + gram_max_chunks - 1) / gram_max_chunks);
   const std::int64_t full = rows / chunk, tail = rows - full * chunk, chunks = full + (tail > 0 ? 1 : 0);
-  StreamArray<double> sums(stream, static_cast<std::size_t>(entries));
   StreamArray<T> partial(stream, static_cast<std::size_t>(chunks * entries));
   cublasHandle_t handle = cublas_of(context);
   // Column-major, each chunk's partial is k2 x k1 = Y_c^T X_c: the row-major k1 x k2 X_c^T Y_c.
@@ -301,9 +327,8 @@ std::unique_ptr<LocalGramTransfer> chunked_gemm_gram(const spmm::Context& contex
   if (tail > 0)
     gemm_strided_batched<T>(handle, k2, k1, tail, Y.data + full * chunk * Y.ld, Y.ld, 0,
                             X.data + full * chunk * X.ld, X.ld, 0, partial.data() + full * entries, k2, entries, 1);
-  sum_partials<T>(chunks, entries, partial.data(), sums.data(), stream);
-  // The device buffers are freed in stream order, after the copy has read them.
-  return std::make_unique<PinnedGramTransfer>(stream, sums.data(), static_cast<std::size_t>(entries));
+  // The partials are freed in stream order, after the sums have read them.
+  return std::make_unique<PinnedGramTransfer>(stream, chunks, entries, partial.data());
 }
 
 // X^T Y1 and X^T Y2 queued apart, delivered side by side as X^T [Y1 Y2].
@@ -342,13 +367,11 @@ std::unique_ptr<LocalGramTransfer> gram_pair_local_start(const spmm::Context& co
       const cudaStream_t stream = stream_of(context);
       const std::int64_t blocks = cuda::tall_skinny_gram_blocks(X.rows);
       StreamArray<double> partial(stream, static_cast<std::size_t>(blocks * kx * ky));
-      StreamArray<double> sums(stream, static_cast<std::size_t>(kx * ky));
       const cuda::TallSkinnyGramArgs a{.rows = X.rows, .kx = int(kx), .ky1 = int(Y1.cols), .ky2 = int(Y2.cols),
                                        .x = X.data, .ldx = X.ld, .y1 = Y1.data, .ldy1 = Y1.ld,
                                        .y2 = Y2.data, .ldy2 = Y2.ld, .partial = partial.data()};
       cuda::tall_skinny_gram(a, stream);
-      sum_partials<double>(blocks, kx * ky, partial.data(), sums.data(), stream);
-      return std::make_unique<PinnedGramTransfer>(stream, sums.data(), static_cast<std::size_t>(kx * ky));
+      return std::make_unique<PinnedGramTransfer>(stream, blocks, kx * ky, partial.data());
     }
   }
   return std::make_unique<SideBySideTransfer>(gram_local_start(context, X, Y1), gram_local_start(context, X, Y2), kx,
@@ -389,13 +412,10 @@ void column_sumsq_local(const spmm::Context& context, spmm::ConstDenseView<T> X,
   const cudaStream_t stream = stream_of(context);
   const std::int64_t chunks = (X.rows + sum_chunk_rows - 1) / sum_chunk_rows;
   StreamArray<double> partial(stream, static_cast<std::size_t>(chunks * k));
-  StreamArray<double> sums(stream, static_cast<std::size_t>(k));
   column_sumsq_partial_kernel<T><<<static_cast<unsigned>(chunks), threads_per_block, 0, stream>>>(
       X.rows, k, X.data, X.ld, partial.data());
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
-  sum_partials<double>(chunks, k, partial.data(), sums.data(), stream);
-  const std::vector<double> host = to_host_sync(stream, sums.data(), static_cast<std::size_t>(k));
-  std::copy(host.begin(), host.end(), out);
+  PinnedGramTransfer(stream, chunks, k, partial.data()).wait(out);
 }
 
 template <class T>
@@ -409,13 +429,10 @@ void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T>
   const StreamArray<T> l(stream, lambda, static_cast<std::size_t>(k));
   const StreamArray<std::int64_t> pos(stream, position, static_cast<std::size_t>(k));
   StreamArray<double> partial(stream, static_cast<std::size_t>(chunks * 2 * k));
-  StreamArray<double> sums(stream, static_cast<std::size_t>(2 * k));
   eigen_residuals_partial_kernel<T><<<static_cast<unsigned>(chunks), threads_per_block, 0, stream>>>(
       X.rows, k, l.data(), X.data, X.ld, AX.data, AX.ld, R.data, R.ld, pos.data(), partial.data());
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
-  sum_partials<double>(chunks, 2 * k, partial.data(), sums.data(), stream);
-  const std::vector<double> host = to_host_sync(stream, sums.data(), static_cast<std::size_t>(2 * k));
-  std::copy(host.begin(), host.end(), out);
+  PinnedGramTransfer(stream, chunks, 2 * k, partial.data()).wait(out);
 }
 
 bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
@@ -436,7 +453,6 @@ bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double
   const cudaStream_t stream = stream_of(context);
   const std::int64_t blocks = cuda::ritz_update_blocks(S.rows, S.cols, nv, Y.cols, implied ? nb : 0);
   StreamArray<double> partial(stream, static_cast<std::size_t>(blocks * 2 * nb));
-  StreamArray<double> sums(stream, static_cast<std::size_t>(2 * nb));
   cuda::RitzUpdateArgs a{};
   a.rows = S.rows;
   a.ns = int(S.cols);
@@ -460,8 +476,7 @@ bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double
   a.partial = partial.data();
   const cuda::ImpliedColumns columns{implied_theta, implied_column};
   cuda::ritz_update(a, C, lambda, position, implied ? &columns : nullptr, stream);
-  sum_partials<double>(blocks, 2 * nb, partial.data(), sums.data(), stream);
-  out = std::make_unique<PinnedGramTransfer>(stream, sums.data(), static_cast<std::size_t>(2 * nb));
+  out = std::make_unique<PinnedGramTransfer>(stream, blocks, 2 * nb, partial.data());
   return true;
 }
 
