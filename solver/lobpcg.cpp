@@ -319,6 +319,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
           clock.to(time.spmm);
         }
         carry();
+        clock.settle_done();  // the host waits for the update anyway
       };
       residuals = ritz_update(ctx, comm, S_read, ASv, coeff, chosen, column_range(S(next), 0, m),
                               column_range(AS(next), 0, m), column_range(S(next), m, nb), residual_position,

@@ -61,6 +61,10 @@ void PhaseTimer::settle(bool wait) {
   }
 }
 
+void PhaseTimer::settle_done() {
+  if (on_device_) settle(false);
+}
+
 void PhaseTimer::finish() {
   while (!pending_.empty()) settle(true);
 }

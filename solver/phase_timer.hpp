@@ -34,6 +34,11 @@ class PhaseTimer {
   // Charges the phase since the last mark (or construction) to `bucket`,
   // which must outlive the timer's finish().
   void to(double& bucket);
+  // Settles the marks whose events are done, without waiting: for a caller
+  // whose host is idle while the device works (LOBPCG during its Ritz
+  // update), so that to() seldom has a batch to settle later, on the host's
+  // path between device phases.
+  void settle_done();
   // Waits for the stream and settles every mark.
   void finish();
 

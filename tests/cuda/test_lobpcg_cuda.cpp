@@ -541,6 +541,36 @@ TEST(DevicePhaseTimer, SettlesManyMarksInBatches) {
   EXPECT_GE(even + odd, 0.9 * elapsed - 2e-3);
 }
 
+// Marks settled on request (settle_done) as well as in batches, some done
+// and some still queued when asked: each is charged once, to its own bucket.
+TEST(DevicePhaseTimer, SettlesDoneMarksOnRequest) {
+  SKIP_WITHOUT_GPU();
+  const spmm::Context dev = spmm::Context::cuda(0);
+  auto Xd = to_device(dev, random_host(1 << 18, 16, 43, 0));
+  double work = 0, waited = 0;
+  dev.synchronize();
+  const auto start = std::chrono::steady_clock::now();
+  solver::PhaseTimer clock(dev);
+  for (int mark = 0; mark < 100; ++mark) {
+    for (int pass = 0; pass < 4; ++pass)
+      solver::scale_columns<double>(dev, std::vector<double>(16, 1.0), Xd.view());
+    clock.to(work);
+    clock.settle_done();  // usually before the work is done
+    if (mark % 10 == 9) {
+      dev.synchronize();
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      clock.to(waited);
+      clock.settle_done();
+    }
+  }
+  clock.finish();
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GT(work, 0.0);
+  EXPECT_GE(waited, 10 * 0.0019);
+  EXPECT_LE(work + waited, elapsed + 1e-3);
+  EXPECT_GE(work + waited, 0.9 * elapsed - 2e-3);
+}
+
 TEST(DeviceLobpcg, SameEigenvaluesAsTheHost) {
   SKIP_WITHOUT_GPU();
   const Problem p = laplacian_2d(30);
