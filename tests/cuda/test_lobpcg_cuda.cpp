@@ -9,8 +9,8 @@
 #include <cmath>
 #include <cstring>
 #include <thread>
-#include <utility>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "io/generators.hpp"
