@@ -208,6 +208,13 @@ void gemm_strided_batched(cublasHandle_t h, std::int64_t m, std::int64_t n, std:
 // runtime's own exit handler runs, and frees its blocks then.
 class PinnedPool {
  public:
+  // A page-locked host block and the address kernels write it at (the
+  // same block under unified addressing; asked once, when it is allocated).
+  struct Block {
+    std::size_t capacity = 0;
+    double* host = nullptr;
+    double* device = nullptr;
+  };
   static PinnedPool& instance() {
     static PinnedPool pool;
     return pool;
@@ -216,34 +223,33 @@ class PinnedPool {
   PinnedPool(const PinnedPool&) = delete;
   PinnedPool& operator=(const PinnedPool&) = delete;
   ~PinnedPool() {  // errors at exit are moot
-    for (const auto& [capacity, block] : free_) cudaFreeHost(block);
+    for (const Block& block : free_) cudaFreeHost(block.host);
     for (const auto& [device, event] : events_) cudaEventDestroy(event);
   }
-  // A block of at least `bytes`; its size in `capacity`.
-  void* acquire(std::size_t bytes, std::size_t& capacity) {
+  // A block of at least `bytes`.
+  Block acquire(std::size_t bytes) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       for (std::size_t i = 0; i < free_.size(); ++i)
-        if (free_[i].first >= bytes) {
-          void* block = free_[i].second;
-          capacity = free_[i].first;
+        if (free_[i].capacity >= bytes) {
+          const Block block = free_[i];
           free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i));
           return block;
         }
     }
-    capacity = std::max<std::size_t>(bytes, 64 * 1024);
-    void* block = nullptr;
-    BLOCKEIGS_CUDA_CHECK(cudaHostAlloc(&block, capacity, cudaHostAllocPortable | cudaHostAllocMapped));
+    Block block;
+    block.capacity = std::max<std::size_t>(bytes, 64 * 1024);
+    BLOCKEIGS_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&block.host), block.capacity,
+                                       cudaHostAllocPortable | cudaHostAllocMapped));
+    BLOCKEIGS_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&block.device), block.host, 0));
     return block;
   }
-  void release(void* block, std::size_t capacity) {
+  void release(const Block& block) {
     std::lock_guard<std::mutex> lock(mutex_);
-    free_.emplace_back(capacity, block);
+    free_.push_back(block);
   }
-  // An event of the current device.
-  cudaEvent_t acquire_event() {
-    int device = 0;
-    BLOCKEIGS_CUDA_CHECK(cudaGetDevice(&device));
+  // An event of `device` (events belong to the device current when made).
+  cudaEvent_t acquire_event(int device) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       for (std::size_t i = 0; i < events_.size(); ++i)
@@ -264,7 +270,7 @@ class PinnedPool {
 
  private:
   std::mutex mutex_;
-  std::vector<std::pair<std::size_t, void*>> free_;
+  std::vector<Block> free_;
   std::vector<std::pair<int, cudaEvent_t>> events_;
 };
 
@@ -278,13 +284,10 @@ class PinnedGramTransfer final : public LocalGramTransfer {
  public:
   template <class T>
   PinnedGramTransfer(cudaStream_t stream, std::int64_t chunks, std::int64_t entries, const T* partial)
-      : count_(static_cast<std::size_t>(entries)) {
-    host_ = static_cast<double*>(PinnedPool::instance().acquire(count_ * sizeof(double), capacity_));
-    double* target = nullptr;
-    BLOCKEIGS_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&target), host_, 0));
-    sum_partials<T>(chunks, entries, partial, target, stream);
+      : count_(static_cast<std::size_t>(entries)), block_(PinnedPool::instance().acquire(count_ * sizeof(double))) {
+    sum_partials<T>(chunks, entries, partial, block_.device, stream);
     BLOCKEIGS_CUDA_CHECK(cudaGetDevice(&device_));
-    arrived_ = PinnedPool::instance().acquire_event();
+    arrived_ = PinnedPool::instance().acquire_event(device_);
     BLOCKEIGS_CUDA_CHECK(cudaEventRecord(arrived_, stream));
   }
   PinnedGramTransfer(const PinnedGramTransfer&) = delete;
@@ -293,17 +296,16 @@ class PinnedGramTransfer final : public LocalGramTransfer {
     // The sums may still be on their way when a transfer is dropped unread.
     cudaEventSynchronize(arrived_);
     PinnedPool::instance().release_event(arrived_, device_);
-    PinnedPool::instance().release(host_, capacity_);
+    PinnedPool::instance().release(block_);
   }
   void wait(double* out) override {
     BLOCKEIGS_CUDA_CHECK(cudaEventSynchronize(arrived_));
-    std::copy(host_, host_ + count_, out);
+    std::copy(block_.host, block_.host + count_, out);
   }
 
  private:
   std::size_t count_;
-  std::size_t capacity_ = 0;
-  double* host_ = nullptr;
+  PinnedPool::Block block_;
   int device_ = 0;
   cudaEvent_t arrived_ = nullptr;
 };

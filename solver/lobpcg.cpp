@@ -453,9 +453,9 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     // multiplies.)
     const spmm::ConstDenseView<T> XP = column_range(cS(cur), 0, q), XPZ = column_range(cS(cur), 0, q + na);
     HostMatrix measured, s_t_az;
+    result.z_products_ahead += z_product_ahead ? 1 : 0;
     if (carried) {
       if (!z_product_ahead) apply_a(q, z_product_width(q, na));
-      result.z_products_ahead += z_product_ahead ? 1 : 0;
       const HostMatrix both =
           start_gram_pair(ctx, comm, XPZ, spmm::ConstDenseView<T>(W), column_range(cAW(cur), 0, na)).finish();
       measured = both.block(0, q + na, 0, na);
@@ -465,7 +465,6 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       GramInFlight z_gram = start_gram(ctx, comm, XPZ, spmm::ConstDenseView<T>(W));
       clock.to(time.orthogonalization);
       if (!z_product_ahead) apply_a(q, z_product_width(q, na));
-      result.z_products_ahead += z_product_ahead ? 1 : 0;
       measured = z_gram.finish();
     }
     basis_options.q_gram = rank == 0 && carried ? &carried_b : nullptr;
