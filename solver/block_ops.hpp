@@ -188,7 +188,8 @@ struct ImpliedAX {
 };
 
 // LOBPCG's Ritz update and the next residuals: Y = S C and AY = AS C (C:
-// AS.cols() x Y.cols; AS may come in two views, SplitColumns), then
+// AS.cols() x Y.cols; S and AS may each come in two views, SplitColumns),
+// then
 // R = AY(:, :nb) - Y(:, :nb) diag(lambda) with
 // nb = R.cols = lambda.size() <= Y.cols, and the norms of R's and
 // Y(:, :nb)'s columns over all ranks. Y, AY and R must not overlap S, AS or
@@ -207,7 +208,7 @@ struct ImpliedAX {
 // it, the other paths write it). Together they spare a pass 2 nb of its
 // columns (LOBPCG's 220 at block 20 become 180).
 template <class T>
-ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> S,
+ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, const std::type_identity_t<SplitColumns<T>>& S,
                           const std::type_identity_t<SplitColumns<T>>& AS, const HostMatrix& C,
                           const std::vector<double>& lambda, spmm::DenseView<T> Y, spmm::DenseView<T> AY,
                           spmm::DenseView<T> R, const std::vector<std::int64_t>& r_position = {},

@@ -50,16 +50,18 @@ template <class T>
 void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> AX,
                            const double* lambda, spmm::DenseView<T> R, const std::int64_t* position, double* out);
 // LOBPCG's Ritz update in one pass (solver/cuda/ritz_update.cu): Y = S C,
-// AY = AS C (C: S.cols x Y.cols, row-major; AS.cols <= S.cols, C's rows past
-// AS.cols multiplying S alone), R = AY(:, :nb) - Y(:, :nb) diag(lambda) with
-// nb = R.cols; out as eigen_residuals_local's; AY's columns below ay_first
+// AY = AS C, with S = [S S_tail] and AS = [AS AS_tail] (a block in two
+// views, SplitColumns; an empty tail for one view). C is S's columns x
+// Y.cols, row-major; AS has at most S's columns, and C's rows past them
+// multiply S alone. R = AY(:, :nb) - Y(:, :nb) diag(lambda) with nb = R.cols; out as eigen_residuals_local's; AY's columns below ay_first
 // left unwritten. With implied_theta and implied_column (host arrays of nb),
 // AS(:, :nb) is not read: A X(:, j) = theta_j S(:, j) + S(:, column_j).
 // false (nothing done) when the shape does not fit the kernel.
 // The sums are queued for the host in `sums` (null when S has no rows, the
 // sums then zero): its wait() delivers them.
 bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
-                       spmm::ConstDenseView<double> AS, spmm::ConstDenseView<double> AS_tail, const double* C,
+                       spmm::ConstDenseView<double> S_tail, spmm::ConstDenseView<double> AS,
+                       spmm::ConstDenseView<double> AS_tail, const double* C,
                        const double* lambda, spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<double> R,
                        const std::int64_t* position, std::int64_t ay_first, const double* implied_theta,
                        const std::int64_t* implied_column, std::unique_ptr<LocalGramTransfer>& sums);

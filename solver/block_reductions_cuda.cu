@@ -438,7 +438,8 @@ void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T>
 }
 
 bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
-                       spmm::ConstDenseView<double> AS, spmm::ConstDenseView<double> AS_tail, const double* C,
+                       spmm::ConstDenseView<double> S_tail, spmm::ConstDenseView<double> AS,
+                       spmm::ConstDenseView<double> AS_tail, const double* C,
                        const double* lambda, spmm::DenseView<double> Y, spmm::DenseView<double> AY,
                        spmm::DenseView<double> R,
                        const std::int64_t* position, std::int64_t ay_first, const double* implied_theta,
@@ -446,18 +447,20 @@ bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double
   const std::int64_t nb = R.cols;
   const bool implied = implied_theta != nullptr;
   out.reset();
-  const std::int64_t nv = AS.cols + AS_tail.cols;
-  if (!cuda::ritz_update_fits(S.cols, nv, Y.cols, nb, implied)) return false;
+  const std::int64_t ns = S.cols + S_tail.cols, nv = AS.cols + AS_tail.cols;
+  if (!cuda::ritz_update_fits(ns, nv, Y.cols, nb, implied)) return false;
   // The kernels address rows in 32 bits (row index, row stride in bytes).
   constexpr std::int64_t most = std::numeric_limits<std::int32_t>::max();
-  if (S.rows > most || std::max({S.ld, AS.ld, AS_tail.ld}) > most / std::int64_t(sizeof(double))) return false;
+  if (S.rows > most || std::max({S.ld, S_tail.ld, AS.ld, AS_tail.ld}) > most / std::int64_t(sizeof(double)))
+    return false;
   if (S.rows == 0) return true;
   const cudaStream_t stream = stream_of(context);
-  const std::int64_t blocks = cuda::ritz_update_blocks(S.rows, S.cols, nv, Y.cols, implied ? nb : 0);
+  const std::int64_t blocks = cuda::ritz_update_blocks(S.rows, ns, nv, Y.cols, implied ? nb : 0);
   StreamArray<double> partial(stream, static_cast<std::size_t>(blocks * 2 * nb));
   cuda::RitzUpdateArgs a{};
   a.rows = S.rows;
-  a.ns = int(S.cols);
+  a.ns = int(ns);
+  a.ns_head = int(S.cols);
   a.nv = int(nv);
   a.nv_head = int(AS.cols);
   a.m = int(Y.cols);
@@ -465,6 +468,8 @@ bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double
   a.ay_first = int(ay_first);
   a.s = S.data;
   a.lds = S.ld;
+  a.s_tail = S_tail.cols > 0 ? S_tail.data : S.data;
+  a.lds_tail = S_tail.cols > 0 ? S_tail.ld : S.ld;
   a.as = AS.data;
   a.ldas = AS.ld;
   a.as_tail = AS_tail.cols > 0 ? AS_tail.data : AS.data;

@@ -48,53 +48,56 @@ ImpliedCoefficients implied_coefficients(const HostMatrix& C, std::int64_t s_col
   return out;
 }
 
-// Y = alpha AS(:, first:) E + beta Y over AS's two views (E's rows are
-// AS's columns from `first` on): a product for each view it reaches.
+// Y = V(:, first:) E + beta Y over the two views of V (A S, or S; E's rows
+// are V's columns from `first` on): a product for each view it reaches.
 template <class T>
-void split_update(const spmm::Context& context, const SplitColumns<T>& AS, std::int64_t first, const HostMatrix& E,
+void split_update(const spmm::Context& context, const SplitColumns<T>& V, std::int64_t first, const HostMatrix& E,
                   T beta, spmm::DenseView<T> Y) {
-  const std::int64_t in_head = std::max<std::int64_t>(AS.head.cols - first, 0);
+  BLOCKEIGS_ASSERT(E.rows() == V.cols() - first);
+  const std::int64_t in_head = std::max<std::int64_t>(V.head.cols - first, 0);
   if (in_head > 0) {
-    block_update(context, T(1), column_range(AS.head, first, in_head), E.block(0, in_head, 0, E.cols()), beta, Y);
+    block_update(context, T(1), column_range(V.head, first, in_head), E.block(0, in_head, 0, E.cols()), beta, Y);
     beta = T(1);
   }
   const std::int64_t in_tail = E.rows() - in_head;
   if (in_tail > 0)
-    block_update(context, T(1), column_range(AS.tail, first + in_head - AS.head.cols, in_tail),
+    block_update(context, T(1), column_range(V.tail, first + in_head - V.head.cols, in_tail),
                  E.block(in_head, in_tail, 0, E.cols()), beta, Y);
 }
 
 }  // namespace
 
 template <class T>
-ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> S,
+ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, const std::type_identity_t<SplitColumns<T>>& S,
                           const std::type_identity_t<SplitColumns<T>>& AS, const HostMatrix& C,
                           const std::vector<double>& lambda, spmm::DenseView<T> Y, spmm::DenseView<T> AY,
                           spmm::DenseView<T> R, const std::vector<std::int64_t>& r_position,
                           const std::function<void()>& meanwhile,
                           const ImpliedAX* implied_ax, bool store_ax) {
-  const std::int64_t nb = R.cols, ns = AS.cols();
+  const std::int64_t nb = R.cols, ns = AS.cols(), s_cols = S.cols();
   BLOCKEIGS_ASSERT(C.rows() == ns && C.cols() == Y.cols && Y.cols == AY.cols &&
-                   std::int64_t(lambda.size()) == nb && nb <= Y.cols && nb <= ns && AS.tail.rows == AS.head.rows);
-  BLOCKEIGS_ASSERT(implied_ax ? S.cols >= ns : S.cols == ns);
+                   std::int64_t(lambda.size()) == nb && nb <= Y.cols && nb <= ns && AS.tail.rows == AS.head.rows &&
+                   S.tail.rows == S.head.rows);
+  BLOCKEIGS_ASSERT(implied_ax ? s_cols >= ns : s_cols == ns);
   const std::vector<std::int64_t> position = checked_positions(r_position, nb);
   HostMatrix C_over_s;  // A X implied: C over S's columns
   if (implied_ax) {
     BLOCKEIGS_ASSERT(std::int64_t(implied_ax->theta.size()) == nb && implied_ax->first >= nb);
     const std::vector<std::int64_t> from = checked_positions(implied_ax->position, nb);
-    for (std::int64_t j = 0; j < nb; ++j) BLOCKEIGS_ASSERT(implied_ax->first + from[j] < S.cols);
-    C_over_s = over_columns(C, S.cols);
+    for (std::int64_t j = 0; j < nb; ++j) BLOCKEIGS_ASSERT(implied_ax->first + from[j] < s_cols);
+    C_over_s = over_columns(C, s_cols);
   }
 #ifdef BLOCKEIGS_HAVE_CUDA
   if constexpr (std::is_same_v<T, double>) {
-    if (S.space == Space::device && S.rows == AS.rows() && S.rows == Y.rows && S.rows == AY.rows &&
-        S.rows == R.rows) {
+    if (S.head.space == Space::device && S.rows() == AS.rows() && S.rows() == Y.rows && S.rows() == AY.rows &&
+        S.rows() == R.rows) {
       const std::int64_t ay_first = store_ax ? 0 : nb;
       std::vector<std::int64_t> implied_column;
       if (implied_ax)
         for (std::int64_t j = 0; j < nb; ++j) implied_column.push_back(implied_ax->first + implied_ax->position[j]);
       std::unique_ptr<device_ops::LocalGramTransfer> transfer;
-      if (device_ops::ritz_update_local(context, S, AS.head, AS.tail, implied_ax ? C_over_s.data() : C.data(),
+      if (device_ops::ritz_update_local(context, S.head, S.tail, AS.head, AS.tail,
+                                        implied_ax ? C_over_s.data() : C.data(),
                                         lambda.data(), Y, AY, R, position.data(), ay_first,
                                         implied_ax ? implied_ax->theta.data() : nullptr,
                                         implied_ax ? implied_column.data() : nullptr, transfer)) {
@@ -107,13 +110,13 @@ ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, spmm::Con
   }
 #endif
   if (implied_ax) {
-    const ImpliedCoefficients implied = implied_coefficients(C, S.cols, nb, *implied_ax);
-    block_update(context, T(1), S, C_over_s, T(0), Y);
-    block_update(context, T(1), S, implied.d, T(0), AY);
+    const ImpliedCoefficients implied = implied_coefficients(C, s_cols, nb, *implied_ax);
+    split_update(context, S, 0, C_over_s, T(0), Y);
+    split_update(context, S, 0, implied.d, T(0), AY);
     // A S after X, the only part read when A X is implied.
     if (ns > nb) split_update(context, AS, nb, implied.e, T(1), AY);
   } else {
-    block_update(context, T(1), S, C, T(0), Y);
+    split_update(context, S, 0, C, T(0), Y);
     split_update(context, AS, 0, C, T(0), AY);
   }
   ResidualNorms norms = eigen_residuals(context, comm, column_range(spmm::ConstDenseView<T>(Y), 0, nb),
@@ -134,7 +137,7 @@ bool ritz_update_prefers_implied_ax(const spmm::Context& context, std::int64_t n
 }
 
 #define BLOCKEIGS_INSTANTIATE(T)                                                                                   \
-  template ResidualNorms ritz_update(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>,                      \
+  template ResidualNorms ritz_update(const spmm::Context&, MPI_Comm, const std::type_identity_t<SplitColumns<T>>&, \
                                      const std::type_identity_t<SplitColumns<T>>&, const HostMatrix&,             \
                                      const std::vector<double>&,                                                  \
                                      spmm::DenseView<T>, spmm::DenseView<T>, spmm::DenseView<T>,                   \

@@ -45,6 +45,7 @@ void dmma_update(std::int64_t rows, std::int64_t k1x, std::int64_t k1, std::int6
 struct RitzUpdateArgs {
   std::int64_t rows;
   int ns, m, nb;
+  int ns_head = 0;     // S's columns: [0, ns_head) in s, the rest in s_tail
   int nv = 0;          // AS's columns: [0, nv_head) in as, the rest in as_tail
   int nv_head = 0;
   int ay_first = 0;    // AY's first column written
@@ -52,6 +53,8 @@ struct RitzUpdateArgs {
   int k_steps = 0;     // set by ritz_update
   const double* s;
   std::int64_t lds;
+  const double* s_tail;  // S(:, ns_head + j) at s_tail + j (LOBPCG's compact Z)
+  std::int64_t lds_tail;
   const double* as;
   std::int64_t ldas;
   const double* as_tail;  // AS(:, nv_head + j) at as_tail + j (LOBPCG's compact A Z)

@@ -45,8 +45,9 @@
 // 12 k-steps of fragments, at 2 blocks an SM: 71-82% of block-ops-bench's
 // copy rate at 66 -> 44 to 96 -> 64 (H200).
 //
-// A S may come in two views (SplitColumns: LOBPCG's A [X P] and its compact
-// A W): its columns from nv_head on are read from as_tail. Rows are
+// S and A S may each come in two views (SplitColumns: LOBPCG's A [X P] and
+// its compact A W): S's columns from ns_head on are read from s_tail, A S's
+// from nv_head on from as_tail. Rows are
 // addressed by 32 x 32-bit multiply-adds (ritz_update_local sends rows and
 // strides of 2^31 and more to the separate updates): in the staged kernel's
 // copy loop, on its issue path, that took the update from 932 to 888 us in
@@ -316,10 +317,11 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
   // (u = v - units_s), staged at W u.
   constexpr int slots = 2 * max_inputs / W / 32;
   const int units_s = (a.ns + W - 1) / W, units_as = (a.nv - as_first + W - 1) / W;
-  // Each unit's source as row 0's address and a row stride in bytes (A S's
-  // columns from nv_head on are in as_tail, at column - nv_head; units do not
-  // straddle it, copies_pair), so that a copy's address is one 32 x 32-bit
-  // multiply-add (ritz_update_local keeps rows below 2^31).
+  // Each unit's source as row 0's address and a row stride in bytes (S's
+  // columns from ns_head on are in s_tail, at column - ns_head, and A S's
+  // from nv_head on in as_tail; units do not straddle either, copies_pair),
+  // so that a copy's address is one 32 x 32-bit multiply-add
+  // (ritz_update_local keeps rows below 2^31).
   const char* source[slots];
   unsigned source_stride[slots];
   int to[slots], row_stride[slots];
@@ -333,10 +335,12 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
     to[j] = from_as ? tile_s + column - as_first : column;
     row_stride[j] = from_as ? stride_as : stride_s;
     whole[j] = W == 2 && column + 1 < (from_as ? a.nv : a.ns);  // an odd width's last unit: 8 bytes
-    const bool from_tail = from_as && column >= a.nv_head;
-    const double* const at = from_tail ? a.as_tail + (column - a.nv_head) : (from_as ? a.as : a.s) + column;
-    source[j] = reinterpret_cast<const char*>(at);
-    source_stride[j] = static_cast<unsigned>((from_tail ? a.ldas_tail : from_as ? a.ldas : a.lds) * sizeof(double));
+    const int head = from_as ? a.nv_head : a.ns_head;
+    const bool from_tail = column >= head;
+    const double* const base = from_as ? (from_tail ? a.as_tail : a.as) : (from_tail ? a.s_tail : a.s);
+    const std::int64_t ld = from_as ? (from_tail ? a.ldas_tail : a.ldas) : (from_tail ? a.lds_tail : a.lds);
+    source[j] = reinterpret_cast<const char*>(base + (from_tail ? column - head : column));
+    source_stride[j] = static_cast<unsigned>(ld * sizeof(double));
   }
 
   const std::int64_t tiles = (a.rows + step_rows - 1) / step_rows;
@@ -390,12 +394,13 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
   write_block_sums(a, warp_sums, 2 * pairs);
 }
 
-// 16-byte copies where S's and A S's rows (both of A S's views) start
+// 16-byte copies where the rows of S and A S (both views of each) start
 // 16-byte aligned. (A S's copies start at column implied_nb; a pair of
-// columns must not straddle A S's two views.)
+// columns must not straddle either block's two views.)
 bool copies_pair(const RitzUpdateArgs& a) {
-  return rows_16_byte_aligned(a.s, a.lds) && rows_16_byte_aligned(a.as, a.ldas) &&
-         rows_16_byte_aligned(a.as_tail, a.ldas_tail) && a.implied_nb % 2 == 0 && a.nv_head % 2 == 0;
+  return rows_16_byte_aligned(a.s, a.lds) && rows_16_byte_aligned(a.s_tail, a.lds_tail) &&
+         rows_16_byte_aligned(a.as, a.ldas) && rows_16_byte_aligned(a.as_tail, a.ldas_tail) &&
+         a.implied_nb % 2 == 0 && a.ns_head % 2 == 0 && a.nv_head % 2 == 0;
 }
 
 // ---------------------------------------------------------------------------
@@ -461,7 +466,7 @@ __global__ void __launch_bounds__(wide_warps_per_block * 32, 2)
   const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
   for (std::int64_t first = warp * step_rows; first < a.rows; first += warps * step_rows) {  // warp-uniform
     double frag[KS][4], y[NT][4], ay[NT][4];
-    load_fragments<KS>(a, a.s, a.lds, a.s, a.lds, a.ns, first, frag);
+    load_fragments<KS>(a, a.s, a.lds, a.s_tail, a.lds_tail, a.ns_head, first, frag);
     multiply<NT, KS>(a, frag, C, y);
     load_fragments<KS>(a, a.as, a.ldas, a.as_tail, a.ldas_tail, a.nv_head, first, frag);
     multiply<NT, KS>(a, frag, C, ay);

@@ -279,14 +279,16 @@ TEST(RitzUpdateImpliedAX, MatchesTheStoredForm) {
   }
 }
 
-// A S in two views (SplitColumns: LOBPCG's A [X P] and its compact A W)
-// against the same A S in one: the same bits where the one-pass kernel
-// takes the shape (it only reads the columns from elsewhere), the same
-// results to rounding on the other paths (a product for each view), on the
-// host (in CI) and the device. Heads of even and odd width (the kernel's
-// 16- and 8-byte copies), tails compact or with a wider stride, A X implied
-// and stored, the wide kernel, and a shape past the kernels.
-TEST(RitzUpdateSplitAS, MatchesOneView) {
+// A S in two views (SplitColumns: LOBPCG's A [X P] and its compact A W),
+// and then S too ([X P] and the residuals Z after them), against the same
+// blocks in one view: the same bits where the one-pass kernel takes the
+// shape (it only reads the columns from elsewhere), the same results to
+// rounding on the other paths (a product for each view), on the host (in
+// CI) and the device. Heads of even and odd width (the kernel's 16- and
+// 8-byte copies), tails compact or with a wider stride, A X implied (its
+// residuals in S's tail) and stored, the wide kernel, and a shape past the
+// kernels.
+TEST(RitzUpdateSplitViews, MatchesOneView) {
   struct SplitCase {
     std::int64_t rows, nb, np, nz, head, tail_pad;
     bool implied;
@@ -306,10 +308,19 @@ TEST(RitzUpdateSplitAS, MatchesOneView) {
     const std::int64_t m = std::min<std::int64_t>(2 * nb, ns), tail = ns - c.head, tail_ld = tail + c.tail_pad;
     SCOPED_TRACE(testing::Message() << c.rows << " rows, nb " << nb << ", A S " << c.head << " + " << tail
                                     << " columns" << (c.implied ? ", A X implied" : ""));
+    // S split where LOBPCG splits it: [X P] and the residuals after them.
+    const std::int64_t s_tail = s_cols - first, s_tail_ld = s_tail + c.tail_pad;
     Block S(Space::host, c.rows, s_cols, s_cols), whole(Space::host, c.rows, ns, ns);
+    Block s_head_block(Space::host, c.rows, first, first), s_rest(Space::host, c.rows, s_tail_ld, s_tail_ld);
     Block head(Space::host, c.rows, c.head, c.head), rest(Space::host, c.rows, tail_ld, tail_ld);
     for (std::int64_t i = 0; i < c.rows; ++i) {
-      for (std::int64_t j = 0; j < s_cols; ++j) S.data()[i * s_cols + j] = solver::hash_uniform(31, i, j);
+      for (std::int64_t j = 0; j < s_cols; ++j) {
+        const double v = solver::hash_uniform(31, i, j);
+        S.data()[i * s_cols + j] = v;
+        if (j < first) s_head_block.data()[i * first + j] = v;
+        else s_rest.data()[i * s_tail_ld + j - first] = v;
+      }
+      for (std::int64_t j = s_tail; j < s_tail_ld; ++j) s_rest.data()[i * s_tail_ld + j] = nan;
       for (std::int64_t j = 0; j < ns; ++j) {
         const double v = c.implied && j < nb ? nan : solver::hash_uniform(32, i, j);  // A X implied: not read
         whole.data()[i * ns + j] = v;
@@ -340,10 +351,11 @@ TEST(RitzUpdateSplitAS, MatchesOneView) {
       SCOPED_TRACE(space == Space::host ? "host" : "device");
       const Block s_in = copy_to(context, space, S), whole_in = copy_to(context, space, whole);
       const Block head_in = copy_to(context, space, head), rest_in = copy_to(context, space, rest);
+      const Block s_head_in = copy_to(context, space, s_head_block), s_rest_in = copy_to(context, space, s_rest);
       auto view = [&](const Block& b, std::int64_t at, std::int64_t cols) {
         return spmm::ConstDenseView<double>{space, c.rows, cols, b.ld(), b.data() + at};
       };
-      auto update = [&](const solver::SplitColumns<double>& AS) {
+      auto update = [&](const solver::SplitColumns<double>& Sv, const solver::SplitColumns<double>& AS) {
         Block out_host(Space::host, c.rows, out_ld, out_ld);
         for (std::int64_t i = 0; i < c.rows * out_ld; ++i) out_host.data()[i] = nan;
         Block out = copy_to(context, space, out_host);
@@ -351,33 +363,42 @@ TEST(RitzUpdateSplitAS, MatchesOneView) {
           return spmm::DenseView<double>{space, c.rows, cols, out_ld, out.data() + at};
         };
         Outputs result;
-        result.norms = solver::ritz_update<double>(context, MPI_COMM_WORLD, view(s_in, 0, s_cols), AS, C, lambda,
+        result.norms = solver::ritz_update<double>(context, MPI_COMM_WORLD, Sv, AS, C, lambda,
                                                    out_view(0, m), out_view(m, m), out_view(2 * m, nb), position, {},
                                                    c.implied ? &implied : nullptr, !c.implied);
         result.block = copy_to(context, Space::host, out);
         return result;
       };
-      const Outputs one = update(view(whole_in, 0, ns));
-      const Outputs two = update(solver::SplitColumns<double>(view(head_in, 0, c.head), view(rest_in, 0, tail)));
-      const bool kernel = space == Space::device &&
-                          (c.implied ? solver::ritz_update_prefers_implied_ax<double>(context, s_cols, ns, m, nb)
-                                     : ns <= 96 && m <= 64);
-      const double tol = 8 * (ns + 4) * std::numeric_limits<double>::epsilon() * 10;
-      if (kernel) {
-        // NaN never compares equal: compare the bits, NaN where one view left it included.
-        EXPECT_EQ(0, std::memcmp(one.block.data(), two.block.data(), sizeof(double) * c.rows * out_ld));
-        EXPECT_EQ(0, std::memcmp(one.norms.residual.data(), two.norms.residual.data(), nb * sizeof(double)));
-        EXPECT_EQ(0, std::memcmp(one.norms.x.data(), two.norms.x.data(), nb * sizeof(double)));
-        continue;
-      }
-      for (std::int64_t e = 0; e < c.rows * out_ld; ++e) {
-        const double a = two.block.data()[e], b = one.block.data()[e];
-        ASSERT_EQ(std::isnan(a), std::isnan(b)) << "entry " << e;
-        if (!std::isnan(a)) ASSERT_NEAR(a, b, tol) << "entry " << e;
-      }
-      for (std::int64_t j = 0; j < nb; ++j) {
-        EXPECT_NEAR(two.norms.residual[j], one.norms.residual[j], 1e-12 * (1 + one.norms.residual[j]));
-        EXPECT_NEAR(two.norms.x[j], one.norms.x[j], 1e-12 * (1 + one.norms.x[j]));
+      const solver::SplitColumns<double> as_split(view(head_in, 0, c.head), view(rest_in, 0, tail));
+      const Outputs one = update(view(s_in, 0, s_cols), view(whole_in, 0, ns));
+      for (const bool split_s : {false, true}) {
+        SCOPED_TRACE(split_s ? "S and A S split" : "A S split");
+        const solver::SplitColumns<double> s_views =
+            split_s ? solver::SplitColumns<double>(view(s_head_in, 0, first), view(s_rest_in, 0, s_tail))
+                    : solver::SplitColumns<double>(view(s_in, 0, s_cols));
+        const Outputs two = update(s_views, as_split);
+        const bool kernel = space == Space::device &&
+                            (c.implied ? solver::ritz_update_prefers_implied_ax<double>(context, s_cols, ns, m, nb)
+                                       : ns <= 96 && m <= 64);
+        const double tol = 8 * (ns + 4) * std::numeric_limits<double>::epsilon() * 10;
+        if (kernel) {
+          // NaN never compares equal: compare the bits, NaN where one view left it included.
+          EXPECT_EQ(0, std::memcmp(one.block.data(), two.block.data(), sizeof(double) * c.rows * out_ld));
+          EXPECT_EQ(0, std::memcmp(one.norms.residual.data(), two.norms.residual.data(), nb * sizeof(double)));
+          EXPECT_EQ(0, std::memcmp(one.norms.x.data(), two.norms.x.data(), nb * sizeof(double)));
+          continue;
+        }
+        for (std::int64_t e = 0; e < c.rows * out_ld; ++e) {
+          const double a = two.block.data()[e], b = one.block.data()[e];
+          ASSERT_EQ(std::isnan(a), std::isnan(b)) << "entry " << e;
+          if (!std::isnan(a)) {
+            ASSERT_NEAR(a, b, tol) << "entry " << e;
+          }
+        }
+        for (std::int64_t j = 0; j < nb; ++j) {
+          EXPECT_NEAR(two.norms.residual[j], one.norms.residual[j], 1e-12 * (1 + one.norms.residual[j]));
+          EXPECT_NEAR(two.norms.x[j], one.norms.x[j], 1e-12 * (1 + one.norms.x[j]));
+        }
       }
     }
   }
