@@ -119,16 +119,35 @@ class GramInFlight {
   std::unique_ptr<Transfer> transfer_;
 };
 
+// A block of rows whose first head.cols columns are in one view and the
+// rest in another (the same rows): LOBPCG keeps A Z in a compact block of
+// its own, apart from [A X A P], since a product writes its rows there
+// faster (solvers-h200.md, session 37); the Ritz update and the Gram pair
+// also take the basis as [X P] and a residual block Z apart. A single view
+// converts to one with no tail.
+template <class T>
+struct SplitColumns {
+  spmm::ConstDenseView<T> head, tail;
+  SplitColumns(spmm::ConstDenseView<T> all)  // NOLINT: a whole block is a split one with no tail
+      : head(all), tail{all.space, all.rows, 0, all.ld, all.data} {}
+  SplitColumns(spmm::DenseView<T> all) : SplitColumns(spmm::ConstDenseView<T>(all)) {}  // NOLINT
+  SplitColumns(spmm::ConstDenseView<T> h, spmm::ConstDenseView<T> t) : head(h), tail(t) {}
+  std::int64_t rows() const { return head.rows; }
+  std::int64_t cols() const { return head.cols + tail.cols; }
+};
+
 template <class T>
 GramInFlight start_gram(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
                         spmm::ConstDenseView<T> Y);
 
 // X^T [Y1 Y2] (k1 x (Y1.cols + Y2.cols)): two Gram matrices with one left
-// side, as start_gram. On the device, in fp64 and up to 96 columns of X and
-// 64 of [Y1 Y2], X is read once (solver/cuda/tall_skinny_gram.cu).
+// side, as start_gram. X may come in two views (SplitColumns). On the
+// device, in fp64 and up to 96 columns of X and 64 of [Y1 Y2], X is read
+// once (solver/cuda/tall_skinny_gram.cu).
 template <class T>
-GramInFlight start_gram_pair(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
-                             spmm::ConstDenseView<T> Y1, spmm::ConstDenseView<T> Y2);
+GramInFlight start_gram_pair(const spmm::Context& context, MPI_Comm comm,
+                             const std::type_identity_t<SplitColumns<T>>& X, spmm::ConstDenseView<T> Y1,
+                             spmm::ConstDenseView<T> Y2);
 
 // X^T X (k x k), exactly symmetric (syrk computes one triangle).
 template <class T>
@@ -159,21 +178,6 @@ ResidualNorms eigen_residuals(const spmm::Context& context, MPI_Comm comm, spmm:
                               spmm::ConstDenseView<T> AX, const std::vector<double>& lambda,
                               spmm::DenseView<T> R, const std::vector<std::int64_t>& r_position = {});
 
-// A block of rows whose first head.cols columns are in one view and the
-// rest in another (the same rows): LOBPCG keeps A Z in a compact block of
-// its own, apart from [A X A P], since a product writes its rows there
-// faster (solvers-h200.md, session 37). A single view converts to one with
-// no tail.
-template <class T>
-struct SplitColumns {
-  spmm::ConstDenseView<T> head, tail;
-  SplitColumns(spmm::ConstDenseView<T> all)  // NOLINT: a whole block is a split one with no tail
-      : head(all), tail{all.space, all.rows, 0, all.ld, all.data} {}
-  SplitColumns(spmm::DenseView<T> all) : SplitColumns(spmm::ConstDenseView<T>(all)) {}  // NOLINT
-  SplitColumns(spmm::ConstDenseView<T> h, spmm::ConstDenseView<T> t) : head(h), tail(t) {}
-  std::int64_t rows() const { return head.rows; }
-  std::int64_t cols() const { return head.cols + tail.cols; }
-};
 
 // Where LOBPCG's Ritz update finds A X, the first nb columns of the basis'
 // A S, when they are not stored: A X(:, j) = theta_j X(:, j) + S(:, first +

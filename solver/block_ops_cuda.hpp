@@ -27,12 +27,14 @@ class LocalGramTransfer {
 template <class T>
 std::unique_ptr<LocalGramTransfer> gram_local_start(const spmm::Context& context, spmm::ConstDenseView<T> X,
                                                     spmm::ConstDenseView<T> Y);
-// Queues X^T [Y1 Y2] (k1 x (Y1.cols + Y2.cols), row-major): in fp64, where
-// the shape fits, in one pass over X (solver/cuda/tall_skinny_gram.cu);
-// otherwise as two products. Null when empty.
+// Queues [X X_tail]^T [Y1 Y2] ((X.cols + X_tail.cols) x (Y1.cols + Y2.cols),
+// row-major; X_tail may have no columns): in fp64, where the shape fits, in
+// one pass over X (solver/cuda/tall_skinny_gram.cu); otherwise a product for
+// each view of X and each of Y1, Y2. Null when empty.
 template <class T>
 std::unique_ptr<LocalGramTransfer> gram_pair_local_start(const spmm::Context& context, spmm::ConstDenseView<T> X,
-                                                         spmm::ConstDenseView<T> Y1, spmm::ConstDenseView<T> Y2);
+                                                         spmm::ConstDenseView<T> X_tail, spmm::ConstDenseView<T> Y1,
+                                                         spmm::ConstDenseView<T> Y2);
 // out (k1 x k2, row-major, host) = X^T Y on this rank's rows.
 template <class T>
 void gram_local(const spmm::Context& context, spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> Y,
@@ -53,16 +55,17 @@ void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T>
 // AY = AS C, with S = [S S_tail] and AS = [AS AS_tail] (a block in two
 // views, SplitColumns; an empty tail for one view). C is S's columns x
 // Y.cols, row-major; AS has at most S's columns, and C's rows past them
-// multiply S alone. R = AY(:, :nb) - Y(:, :nb) diag(lambda) with nb = R.cols; out as eigen_residuals_local's; AY's columns below ay_first
-// left unwritten. With implied_theta and implied_column (host arrays of nb),
-// AS(:, :nb) is not read: A X(:, j) = theta_j S(:, j) + S(:, column_j).
+// multiply S alone. R = AY(:, :nb) - Y(:, :nb) diag(lambda) with nb = R.cols;
+// out as eigen_residuals_local's; AY's columns below ay_first left unwritten.
+// With implied_theta and implied_column (host arrays of nb), AS(:, :nb) is
+// not read: A X(:, j) = theta_j S(:, j) + S(:, column_j).
 // false (nothing done) when the shape does not fit the kernel.
 // The sums are queued for the host in `sums` (null when S has no rows, the
 // sums then zero): its wait() delivers them.
 bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
                        spmm::ConstDenseView<double> S_tail, spmm::ConstDenseView<double> AS,
-                       spmm::ConstDenseView<double> AS_tail, const double* C,
-                       const double* lambda, spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<double> R,
+                       spmm::ConstDenseView<double> AS_tail, const double* C, const double* lambda,
+                       spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<double> R,
                        const std::int64_t* position, std::int64_t ay_first, const double* implied_theta,
                        const std::int64_t* implied_column, std::unique_ptr<LocalGramTransfer>& sums);
 // Whether ritz_update_local takes A X implied for these shapes.

@@ -334,50 +334,66 @@ std::unique_ptr<LocalGramTransfer> chunked_gemm_gram(const spmm::Context& contex
 }
 
 // X^T Y1 and X^T Y2 queued apart, delivered side by side as X^T [Y1 Y2].
-class SideBySideTransfer final : public LocalGramTransfer {
+// A product assembled from the products of its row blocks (X's views) and
+// column blocks (Y1, Y2), each queued on its own.
+class TiledTransfer final : public LocalGramTransfer {
  public:
-  SideBySideTransfer(std::unique_ptr<LocalGramTransfer> first, std::unique_ptr<LocalGramTransfer> second,
-                     std::int64_t rows, std::int64_t cols1, std::int64_t cols2)
-      : first_(std::move(first)), second_(std::move(second)), rows_(rows), cols1_(cols1), cols2_(cols2) {}
+  struct Tile {
+    std::unique_ptr<LocalGramTransfer> transfer;  // null: zeros
+    std::int64_t row, col, rows, cols;
+  };
+  TiledTransfer(std::vector<Tile> tiles, std::int64_t cols) : tiles_(std::move(tiles)), cols_(cols) {}
   void wait(double* out) override {
-    const std::int64_t cols = cols1_ + cols2_;
     std::vector<double> part;
-    auto place = [&](LocalGramTransfer* transfer, std::int64_t offset, std::int64_t width) {
-      part.assign(static_cast<std::size_t>(rows_ * width), 0.0);
-      if (transfer) transfer->wait(part.data());
-      for (std::int64_t i = 0; i < rows_; ++i)
-        std::copy(part.begin() + i * width, part.begin() + (i + 1) * width, out + i * cols + offset);
-    };
-    place(first_.get(), 0, cols1_);
-    place(second_.get(), cols1_, cols2_);
+    for (Tile& tile : tiles_) {
+      part.assign(static_cast<std::size_t>(tile.rows * tile.cols), 0.0);
+      if (tile.transfer) tile.transfer->wait(part.data());
+      for (std::int64_t i = 0; i < tile.rows; ++i)
+        std::copy(part.begin() + i * tile.cols, part.begin() + (i + 1) * tile.cols,
+                  out + (tile.row + i) * cols_ + tile.col);
+    }
   }
 
  private:
-  std::unique_ptr<LocalGramTransfer> first_, second_;
-  std::int64_t rows_, cols1_, cols2_;
+  std::vector<Tile> tiles_;
+  std::int64_t cols_;
 };
 
 }  // namespace
 
 template <class T>
 std::unique_ptr<LocalGramTransfer> gram_pair_local_start(const spmm::Context& context, spmm::ConstDenseView<T> X,
-                                                         spmm::ConstDenseView<T> Y1, spmm::ConstDenseView<T> Y2) {
-  const std::int64_t kx = X.cols, ky = Y1.cols + Y2.cols;
+                                                         spmm::ConstDenseView<T> X_tail, spmm::ConstDenseView<T> Y1,
+                                                         spmm::ConstDenseView<T> Y2) {
+  const std::int64_t kx = X.cols + X_tail.cols, ky = Y1.cols + Y2.cols;
   if (X.rows == 0 || kx == 0 || ky == 0) return nullptr;
   if constexpr (std::is_same_v<T, double>) {
     if (cuda::tall_skinny_gram_fits(kx, ky)) {
       const cudaStream_t stream = stream_of(context);
       const std::int64_t blocks = cuda::tall_skinny_gram_blocks(X.rows);
       StreamArray<double> partial(stream, static_cast<std::size_t>(blocks * kx * ky));
+      const bool tail = X_tail.cols > 0;
       const cuda::TallSkinnyGramArgs a{.rows = X.rows, .kx = int(kx), .ky1 = int(Y1.cols), .ky2 = int(Y2.cols),
-                                       .x = X.data, .ldx = X.ld, .y1 = Y1.data, .ldy1 = Y1.ld,
-                                       .y2 = Y2.data, .ldy2 = Y2.ld, .partial = partial.data()};
+                                       .x = X.data, .ldx = X.ld, .kx_head = int(X.cols),
+                                       .x_tail = tail ? X_tail.data : X.data, .ldx_tail = tail ? X_tail.ld : X.ld,
+                                       .y1 = Y1.data, .ldy1 = Y1.ld, .y2 = Y2.data, .ldy2 = Y2.ld,
+                                       .partial = partial.data()};
       cuda::tall_skinny_gram(a, stream);
       return std::make_unique<PinnedGramTransfer>(stream, blocks, kx * ky, partial.data());
     }
   }
-  return std::make_unique<SideBySideTransfer>(gram_local_start(context, X, Y1), gram_local_start(context, X, Y2), kx,
-                                              Y1.cols, Y2.cols);
+  // A product for each view of X and each of Y1, Y2.
+  std::vector<TiledTransfer::Tile> tiles;
+  std::int64_t row = 0;
+  for (const auto& x : {X, X_tail}) {
+    std::int64_t col = 0;
+    for (const auto& y : {Y1, Y2}) {
+      if (x.cols > 0 && y.cols > 0) tiles.push_back({gram_local_start(context, x, y), row, col, x.cols, y.cols});
+      col += y.cols;
+    }
+    row += x.cols;
+  }
+  return std::make_unique<TiledTransfer>(std::move(tiles), ky);
 }
 
 template <class T>
@@ -495,7 +511,8 @@ bool ritz_update_implied_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, 
   template std::unique_ptr<LocalGramTransfer> gram_local_start(const spmm::Context&, spmm::ConstDenseView<T>, \
                                                                spmm::ConstDenseView<T>);                     \
   template std::unique_ptr<LocalGramTransfer> gram_pair_local_start(                                         \
-      const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>);      \
+      const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>,       \
+      spmm::ConstDenseView<T>);                                                                              \
   template void gram_local(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, double*); \
   template void gram_self_local(const spmm::Context&, spmm::ConstDenseView<T>, double*);                    \
   template void column_sumsq_local(const spmm::Context&, spmm::ConstDenseView<T>, double*);                 \

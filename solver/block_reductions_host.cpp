@@ -189,24 +189,30 @@ GramInFlight start_gram(const spmm::Context& context, MPI_Comm comm, spmm::Const
 }
 
 template <class T>
-GramInFlight start_gram_pair(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
-                             spmm::ConstDenseView<T> Y1, spmm::ConstDenseView<T> Y2) {
-  for (const auto& Y : {Y1, Y2}) {
-    require_same_space("gram", X, Y);
-    require_same_rows("gram", X, Y);
-  }
+GramInFlight start_gram_pair(const spmm::Context& context, MPI_Comm comm,
+                             const std::type_identity_t<SplitColumns<T>>& X, spmm::ConstDenseView<T> Y1,
+                             spmm::ConstDenseView<T> Y2) {
+  for (const auto& Y : {Y1, Y2})
+    for (const auto& part : {X.head, X.tail}) {
+      require_same_space("gram", part, Y);
+      require_same_rows("gram", part, Y);
+    }
   const std::int64_t k1 = Y1.cols, k2 = Y2.cols;
-  HostMatrix local(X.cols, k1 + k2);
+  HostMatrix local(X.cols(), k1 + k2);
   auto transfer = std::make_unique<GramInFlight::Transfer>();
-  if (on_device(X.space)) {
+  if (on_device(X.head.space)) {
 #ifdef BLOCKEIGS_HAVE_CUDA
-    transfer->device = device_ops::gram_pair_local_start(context, X, Y1, Y2);
+    transfer->device = device_ops::gram_pair_local_start(context, X.head, X.tail, Y1, Y2);
 #endif
   } else {
-    const std::vector<double> first = host_gram_local(X, Y1), second = host_gram_local(X, Y2);
-    for (std::int64_t i = 0; i < X.cols; ++i) {
-      for (std::int64_t j = 0; j < k1; ++j) local(i, j) = first[i * k1 + j];
-      for (std::int64_t j = 0; j < k2; ++j) local(i, k1 + j) = second[i * k2 + j];
+    std::int64_t row = 0;
+    for (const auto& part : {X.head, X.tail}) {
+      const std::vector<double> first = host_gram_local(part, Y1), second = host_gram_local(part, Y2);
+      for (std::int64_t i = 0; i < part.cols; ++i) {
+        for (std::int64_t j = 0; j < k1; ++j) local(row + i, j) = first[i * k1 + j];
+        for (std::int64_t j = 0; j < k2; ++j) local(row + i, k1 + j) = second[i * k2 + j];
+      }
+      row += part.cols;
     }
   }
   return GramInFlight(comm, std::move(local), std::move(transfer));
@@ -283,7 +289,8 @@ ResidualNorms residual_norms_from_sums(MPI_Comm comm, std::vector<double> sums, 
 #define BLOCKEIGS_INSTANTIATE(T)                                                                    \
   template GramInFlight start_gram(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>,        \
                                    spmm::ConstDenseView<T>);                                       \
-  template GramInFlight start_gram_pair(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>,   \
+  template GramInFlight start_gram_pair(const spmm::Context&, MPI_Comm,                             \
+                                        const std::type_identity_t<SplitColumns<T>>&,              \
                                         spmm::ConstDenseView<T>, spmm::ConstDenseView<T>);         \
   template HostMatrix gram(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>,                \
                            spmm::ConstDenseView<T>);                                               \

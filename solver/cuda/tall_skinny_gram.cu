@@ -109,9 +109,12 @@ __global__ void __launch_bounds__(warps_per_block * 32, XT == 2 ? (NT > 4 ? 2 : 
 #pragma unroll
   for (int j = 0; j < copy_slots; ++j) {
     const int c = W * (lane + 32 * j);  // column of [X Y1 Y2]
-    const bool x = c < a.kx, y1 = !x && c < a.kx + a.ky1;
-    column[j] = x ? a.x + c : y1 ? a.y1 + (c - a.kx) : a.y2 + (c - a.kx - a.ky1);
-    ld[j] = x ? a.ldx : y1 ? a.ldy1 : a.ldy2;
+    const bool x = c < a.kx, x_tail = x && c >= a.kx_head, y1 = !x && c < a.kx + a.ky1;
+    column[j] = x_tail ? a.x_tail + (c - a.kx_head)
+                : x    ? a.x + c
+                : y1   ? a.y1 + (c - a.kx)
+                       : a.y2 + (c - a.kx - a.ky1);
+    ld[j] = x_tail ? a.ldx_tail : x ? a.ldx : y1 ? a.ldy1 : a.ldy2;
     to[j] = x ? c : y_start + c - a.kx;
   }
   const unsigned staged_base = static_cast<unsigned>(__cvta_generic_to_shared(staged));
@@ -198,12 +201,14 @@ void launch(const TallSkinnyGramArgs& a, cudaStream_t stream) {
 
 // 16-byte copies where every part of every row starts 16-byte aligned:
 // even column counts and leading dimensions, aligned block starts (LOBPCG's
-// [X P Z] and [Z A Z] whenever Z has an even number of columns).
+// [X P Z] and [Z A Z] whenever Z has an even number of columns; a copy never
+// straddles X's two views).
 bool copies_pair(const TallSkinnyGramArgs& a) {
   auto aligned = [](const double* p, std::int64_t ld, int cols) {
     return cols == 0 || (detail::rows_16_byte_aligned(p, ld) && cols % 2 == 0);
   };
-  return aligned(a.x, a.ldx, a.kx) && aligned(a.y1, a.ldy1, a.ky1) && aligned(a.y2, a.ldy2, a.ky2);
+  return aligned(a.x, a.ldx, a.kx_head) && aligned(a.x_tail, a.ldx_tail, a.kx - a.kx_head) &&
+         aligned(a.y1, a.ldy1, a.ky1) && aligned(a.y2, a.ldy2, a.ky2);
 }
 
 template <int NT, int XT>
