@@ -1,12 +1,12 @@
 // LOBPCG's main loop (see lobpcg.hpp for the method and its choices).
 //
-// Storage: the basis S = [X P W] (about 3 * block_size columns) and
-// A [X P] = [AX AP] side by side in one block, A W in a compact block of
-// its own (so both Rayleigh-Ritz Gram matrices are one pass over S), double
-// buffered: the Ritz update writes [X_new P_new] = S [Cx Cp] into the other
-// buffer. P and W occupy only as many columns as they currently have, P
-// padded with zero columns to the column alignment
-// (LobpcgOptions::column_alignment).
+// Storage: [X P] and A [X P] = [AX AP] side by side in one block, the
+// residuals Z (the raw columns of the search block W) and A W each in a
+// compact block of their own, double buffered: the Ritz update writes
+// [X_new P_new], its A [X P] and the next residuals into the other buffer.
+// The basis S = [X P Z] is taken in two views (SplitColumns). P occupies
+// only as many columns as it currently has, padded with zero columns to the
+// column alignment (LobpcgOptions::column_alignment).
 #include "solver/lobpcg.hpp"
 
 #include <algorithm>
@@ -40,13 +40,13 @@ class PrivateComm {
   MPI_Comm comm_ = MPI_COMM_NULL;
 };
 
-// LOBPCG's search block W as the columns of S after [X P] hold it: W itself
+// LOBPCG's search block W as Z's block holds it: W itself
 // (raw == kept, no coefficients), or the raw columns Z that condition_against
 // left in coefficient form, W = [X P] from_q + Z from_z (BasisOptions::implicit),
 // so that no pass over the big block forms W: A W, the Rayleigh-Ritz matrices
 // and the Ritz update are all taken through Z and the coefficients.
 struct SearchBlock {
-  std::int64_t raw = 0;   // columns of S after [X P]
+  std::int64_t raw = 0;   // columns of Z
   std::int64_t kept = 0;  // columns of W
   HostMatrix from_q, from_z;
 };
@@ -82,29 +82,39 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   std::int64_t align = 1;
   if (options.column_alignment > 0) align = options.column_alignment;
   else if (space == Space::device && std::is_same_v<T, double>) align = 32 / sizeof(T);
-  // S and A [X P] side by side in one block per buffer, so that S^T [S A S]
-  // reads S once for both Rayleigh-Ritz matrices. W (nb columns at most)
-  // follows [X P] (at most 2 nb, rounded up) in S. A W has a compact block
-  // of its own: the operator writes its rows there faster than as 160 bytes
-  // in every 960 (H200, the bar at block 20: A Z 0.376 -> 0.326 ms; with the
-  // Ritz update's copies, device time -0.06 s a solve; solvers-h200.md,
-  // session 37). Zeroed once, so that the unused columns of S that a Gram
-  // pass also reads are finite.
+  // [X P] and A [X P] side by side in one block per buffer (at most 2 nb
+  // columns each, rounded up). The residuals Z, where W is built (W's raw
+  // columns), and A W each have a compact block of their own: the operator
+  // reads and writes rows there faster than as 160 bytes in every 960 (H200,
+  // the bar at block 20: A Z 0.376 -> 0.326 ms with A W apart, and with the
+  // Ritz update's copies device time -0.06 s a solve; solvers-h200.md,
+  // sessions 37 and 39), and a block of its own can later take another
+  // precision. The basis S is [X P] and Z in two views (SplitColumns).
+  // Zeroed once, so that the unused columns that a Gram pass or a widened
+  // product also reads are finite.
   const std::int64_t widest_xp = round_up(2 * std::int64_t{nb}, align);
-  const std::int64_t width = round_up(widest_xp + nb, align), ld = width + widest_xp, w_width = round_up(nb, align);
+  const std::int64_t ld = 2 * widest_xp, w_width = round_up(nb, align);
   spmm::DenseBlock<T> SAS[2] = {{space, n, ld}, {space, n, ld}};
+  spmm::DenseBlock<T> ZB[2] = {{space, n, w_width}, {space, n, w_width}};
   spmm::DenseBlock<T> AWB[2] = {{space, n, w_width}, {space, n, w_width}};
   for (auto& b : SAS) spmm::fill_bytes(b.data(), space, 0, sizeof(T) * static_cast<std::size_t>(n * ld));
-  for (auto& b : AWB) spmm::fill_bytes(b.data(), space, 0, sizeof(T) * static_cast<std::size_t>(n * w_width));
-  auto S = [&](int b) { return spmm::DenseView<T>{space, n, width, ld, SAS[b].data()}; };
-  auto AS = [&](int b) { return spmm::DenseView<T>{space, n, widest_xp, ld, SAS[b].data() + width}; };  // A [X P]
+  for (auto* blocks : {ZB, AWB})
+    for (int b = 0; b < 2; ++b)
+      spmm::fill_bytes(blocks[b].data(), space, 0, sizeof(T) * static_cast<std::size_t>(n * w_width));
+  auto S = [&](int b) { return spmm::DenseView<T>{space, n, widest_xp, ld, SAS[b].data()}; };  // [X P]
+  auto AS = [&](int b) { return spmm::DenseView<T>{space, n, widest_xp, ld, SAS[b].data() + widest_xp}; };
+  auto Z = [&](int b) { return spmm::DenseView<T>{space, n, w_width, w_width, ZB[b].data()}; };
   auto AW = [&](int b) { return spmm::DenseView<T>{space, n, w_width, w_width, AWB[b].data()}; };
   auto cS = [&](int b) { return spmm::ConstDenseView<T>(S(b)); };
   auto cAS = [&](int b) { return spmm::ConstDenseView<T>(AS(b)); };
+  auto cZ = [&](int b) { return spmm::ConstDenseView<T>(Z(b)); };
   auto cAW = [&](int b) { return spmm::ConstDenseView<T>(AW(b)); };
-  // The residuals go into the columns after [X P], where W is built (np <=
-  // nb, so nb of them fit); a preconditioner reads them from there into
-  // scratch.
+  // The basis [X P Z] of buffer b over q columns of [X P] and z of Z.
+  auto basis = [&](int b, std::int64_t q, std::int64_t z) {
+    return SplitColumns<T>(column_range(cS(b), 0, q), column_range(cZ(b), 0, z));
+  };
+  // The residuals go into Z's block, where W is built (nb of them); a
+  // preconditioner reads them from there into scratch.
   spmm::DenseBlock<T> scratch(space, n, nb);
   int cur = 0;
   std::int64_t np = 0;         // columns of P, right after X, padding included
@@ -128,13 +138,13 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   bool carried = false;
   solver::BasisOptions basis_options;
   // The residual norms of the current X, when the Ritz update formed them,
-  // and where it placed each residual among the columns after [X P]: the
+  // and where it placed each residual among Z's columns: the
   // last step's active ones first, so that soft locking seldom has to move
   // any (see the compaction below).
   std::optional<ResidualNorms> residuals;
   std::vector<std::int64_t> residual_position;
   // A X held implied instead of stored: X Lambda plus the residuals, which
-  // stay in S's columns after [X P] as W's raw columns (ImpliedAX). The Ritz
+  // stay in Z's block as W's raw columns (ImpliedAX). The Ritz
   // update then neither writes A X nor reads it (LOBPCG's 220 columns of
   // traffic a step at block 20 become 180). Not with a preconditioner, which
   // writes W over the residuals. Whatever else reads A X makes it explicit
@@ -146,16 +156,14 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
         ritz_update_prefers_implied_ax<T>(ctx, widest_xp + nb, widest_xp + nb, widest_xp, nb)));
   bool ax_implied = false;
 
-  // A Z over `count` columns at Z's place q, widened to whole sectors where
-  // the blocks have room: the columns past Z hold the other residuals
-  // (finite), and their products land in unused columns of A W's block. A row's sectors are
-  // read whole anyway, so B's traffic stays the same, and C's rows end on
-  // sector boundaries.
-  auto z_product_width = [&](std::int64_t q, std::int64_t count) {
-    return std::min({round_up(count, align), width - q, w_width});
-  };
+  // A Z over `count` columns of Z, widened to whole sectors where the blocks
+  // have room: the columns past Z hold the other residuals (finite), and
+  // their products land in unused columns of A W's block. A row's sectors
+  // are read whole anyway, so B's traffic stays the same, and C's rows end
+  // on sector boundaries.
+  auto z_product_width = [&](std::int64_t count) { return std::min(round_up(count, align), w_width); };
   // A S = A times S on a column range of [X P] (into A S) or of W (from
-  // nb + np on, into A W's block).
+  // nb + np on: Z's columns from 0, into A W's block).
   auto apply_a = [&](std::int64_t first, std::int64_t count) {
     if (count == 0) return;
     const std::int64_t q = nb + np;
@@ -166,8 +174,10 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     }
     if (first == 0 && count >= nb) ax_implied = false;
     clock.to(time.other);
-    A.apply(T(1), column_range(cS(cur), first, count), T(0),
-            first < q ? column_range(AS(cur), first, count) : column_range(AW(cur), first - q, count));
+    if (first < q)
+      A.apply(T(1), column_range(cS(cur), first, count), T(0), column_range(AS(cur), first, count));
+    else
+      A.apply(T(1), column_range(cZ(cur), first - q, count), T(0), column_range(AW(cur), first - q, count));
     clock.to(time.spmm);
   };
 
@@ -193,15 +203,15 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   // Rayleigh-Ritz on the basis [X P W] (P in [nb, nb + np)), then [X P] of
   // the next iterate, with P selected from the `active` Ritz vectors, and its
   // A X, A P and residuals in the same pass; with `refresh` only [X P], as
-  // the caller recomputes A X and A P with the operator. S(cur) holds
-  // [X P Z]: W itself, or the raw columns Z it is formed from (SearchBlock).
+  // the caller recomputes A X and A P with the operator. S(cur) and Z(cur)
+  // hold [X P Z]: W itself, or the raw columns Z it is formed from (SearchBlock).
   // The small problems are solved in the [X P W] basis; their coefficients
   // are then taken back to [X P Z] for the update.
   auto rayleigh_ritz_step = [&](const SearchBlock& w, const std::vector<std::int64_t>& active, bool refresh,
                                 const HostMatrix* s_t_az = nullptr) {
-    const std::int64_t q = nb + np;  // [X P]; W follows
-    const std::int64_t ns_raw = q + w.raw, ns = q + w.kept;
-    const spmm::ConstDenseView<T> Sv = column_range(cS(cur), 0, ns_raw);
+    const std::int64_t q = nb + np;  // [X P]; W's raw columns are Z's
+    const std::int64_t ns = q + w.kept;
+    const SplitColumns<T> Sv = basis(cur, q, w.raw);
     const spmm::ConstDenseView<T> AWv = column_range(cAW(cur), 0, w.raw);
     const SplitColumns<T> ASv(column_range(cAS(cur), 0, q), AWv);
     const bool implicit = w.from_z.rows() > 0;
@@ -215,21 +225,22 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     for (;;) {
       if (derive) {
         // S^T A Z, measured with W's Gram matrix where the caller could.
-        const HostMatrix G = s_t_az ? *s_t_az : gram(ctx, comm, Sv, AWv);
+        const HostMatrix G =
+            s_t_az ? *s_t_az : start_gram_pair(ctx, comm, Sv, AWv, column_range(AWv, 0, 0)).finish();
         s_t_az = nullptr;
         if (rank == 0) {
           GA = in_w_basis(assemble_ritz_matrix(carried_a, G));
           GB = assemble_ritz_matrix(carried_b, basis_options.w_gram);
         }
       } else {
-        // S^T [S (unused columns) A [X P] | A W]: GB and GA.
+        // S^T [X P Z] and S^T [A [X P] A W]: GB and GA, both queued before either is waited for.
         make_ax_explicit();
-        const HostMatrix G =
-            start_gram_pair(ctx, comm, Sv, spmm::ConstDenseView<T>{space, n, width + q, ld, SAS[cur].data()}, AWv)
-                .finish();
+        GramInFlight b_gram = start_gram_pair(ctx, comm, Sv, column_range(cS(cur), 0, q), column_range(cZ(cur), 0, w.raw));
+        GramInFlight a_gram = start_gram_pair(ctx, comm, Sv, column_range(cAS(cur), 0, q), AWv);
+        const HostMatrix G_b = b_gram.finish(), G_a = a_gram.finish();
         if (rank == 0) {
-          GB = in_w_basis(G.block(0, ns_raw, 0, ns_raw));
-          GA = in_w_basis(G.block(0, ns_raw, width, ns_raw));
+          GB = in_w_basis(G_b);
+          GA = in_w_basis(G_a);
         }
       }
       const double host_begin = MPI_Wtime();
@@ -307,28 +318,30 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
         for (int j = 0; j < nb; ++j)
           if (is_active[j] == (pass == 0)) residual_position[j] = place++;
       // With A X implied, S's view reaches the residuals (all nb of them).
-      const spmm::ConstDenseView<T> S_read = implied ? column_range(cS(cur), 0, std::max(ns_raw, q + nb)) : Sv;
+      const SplitColumns<T> S_read = implied ? basis(cur, q, std::max(w.raw, std::int64_t{nb})) : Sv;
       ahead = ProductAhead{};
       // A Z of the next buffer: the operator directly, not apply_a, whose
       // bookkeeping (carried blocks, residuals) is about the current one.
       auto meanwhile = [&] {
         if (!preconditioner) {
-          ahead = ProductAhead{true, m, z_product_width(m, active.empty() ? nb : std::int64_t(active.size()))};
+          ahead = ProductAhead{true, m, z_product_width(active.empty() ? nb : std::int64_t(active.size()))};
           clock.to(time.rayleigh_ritz);
-          A.apply(T(1), column_range(cS(next), m, ahead.count), T(0), column_range(AW(next), 0, ahead.count));
+          A.apply(T(1), column_range(cZ(next), 0, ahead.count), T(0), column_range(AW(next), 0, ahead.count));
           clock.to(time.spmm);
         }
         carry();
         clock.settle_done();  // the host waits for the update anyway
       };
       residuals = ritz_update(ctx, comm, S_read, ASv, coeff, chosen, column_range(S(next), 0, m),
-                              column_range(AS(next), 0, m), column_range(S(next), m, nb), residual_position,
+                              column_range(AS(next), 0, m), column_range(Z(next), 0, nb), residual_position,
                               meanwhile, implied ? &*implied : nullptr, store_ax);
       ax_implied = !store_ax;
       result.implied_ax_steps += implied ? 1 : 0;
     } else {
       // A X and A P come from the operator next, which drops the carried blocks.
-      block_update(ctx, T(1), Sv, coeff, T(0), column_range(S(next), 0, m));
+      const spmm::DenseView<T> Y = column_range(S(next), 0, m);
+      block_update(ctx, T(1), Sv.head, coeff.block(0, q, 0, m), T(0), Y);
+      if (w.raw > 0) block_update(ctx, T(1), Sv.tail, coeff.block(q, w.raw, 0, m), T(1), Y);
     }
     cur = next;
     np = coeff.cols() - nb;
@@ -355,8 +368,8 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   for (;;) {
     const spmm::ConstDenseView<T> X = column_range(cS(cur), 0, nb);
     // R = A X - X Lambda and the norms, formed by the Ritz update or here in
-    // one pass, in the columns where W is built.
-    const spmm::DenseView<T> Rv = column_range(S(cur), nb + np, nb);
+    // one pass, in Z's block, where W is built.
+    const spmm::DenseView<T> Rv = column_range(Z(cur), 0, nb);
     if (!residuals) {
       ahead = ProductAhead{};  // the residuals are formed afresh
       if (ax_implied) {
@@ -407,7 +420,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       if (!conv[j]) active.push_back(j);
     const auto na = static_cast<std::int64_t>(active.size());
     const std::int64_t q = nb + np;
-    const spmm::DenseView<T> W = column_range(S(cur), q, na);
+    const spmm::DenseView<T> W = column_range(Z(cur), 0, na);
     // The active residuals' columns in Rv, and whether A Z was multiplied
     // ahead for all of them (A W's columns then move with them).
     std::vector<std::int64_t> active_columns;
@@ -451,20 +464,22 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     // [X P Z]. (Where S^T A Z is not wanted, W's Gram matrix is queued
     // before A Z instead, and the host conditions W while the device
     // multiplies.)
-    const spmm::ConstDenseView<T> XP = column_range(cS(cur), 0, q), XPZ = column_range(cS(cur), 0, q + na);
+    const spmm::ConstDenseView<T> XP = column_range(cS(cur), 0, q);
+    const SplitColumns<T> XPZ = basis(cur, q, na);
     HostMatrix measured, s_t_az;
     result.z_products_ahead += z_product_ahead ? 1 : 0;
     if (carried) {
-      if (!z_product_ahead) apply_a(q, z_product_width(q, na));
+      if (!z_product_ahead) apply_a(q, z_product_width(na));
       const HostMatrix both =
           start_gram_pair(ctx, comm, XPZ, spmm::ConstDenseView<T>(W), column_range(cAW(cur), 0, na)).finish();
       measured = both.block(0, q + na, 0, na);
       s_t_az = both.block(0, q + na, na, na);
       clock.to(time.rayleigh_ritz);
     } else {
-      GramInFlight z_gram = start_gram(ctx, comm, XPZ, spmm::ConstDenseView<T>(W));
+      const spmm::ConstDenseView<T> Wc(W);
+      GramInFlight z_gram = start_gram_pair(ctx, comm, XPZ, Wc, column_range(Wc, 0, 0));
       clock.to(time.orthogonalization);
-      if (!z_product_ahead) apply_a(q, z_product_width(q, na));
+      if (!z_product_ahead) apply_a(q, z_product_width(na));
       measured = z_gram.finish();
     }
     basis_options.q_gram = rank == 0 && carried ? &carried_b : nullptr;
@@ -500,7 +515,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       // It overwrote residuals that an implied A X needs.
       make_ax_explicit();
       s_t_az = HostMatrix();
-      apply_a(q, z_product_width(q, search.raw));
+      apply_a(q, z_product_width(search.raw));
     }
     // Implicit updates accumulate rounding (~eps ||A|| per step): A X and A P
     // are recomputed right after every interval-th step, which then forms only

@@ -83,9 +83,9 @@ HostMatrix derived_basis_gram(const HostMatrix& G0, const HostMatrix& M1, const 
   return out;
 }
 
-// The well-conditioned goal's first pass without reading W twice, where Q
-// and W are adjacent columns of one block (LOBPCG's [X P | W]): one Gram
-// matrix [Q W]^T W gives C = Q^T W and W^T W, the projected block's Gram
+// The well-conditioned goal's first pass without reading W twice: one Gram
+// matrix [Q W]^T W (LOBPCG's [X P Z]^T Z, in one pass over adjacent columns
+// of one block or over the two blocks) gives C = Q^T W and W^T W, the projected block's Gram
 // matrix is W^T W - C^T C (Q orthonormal), and (W - Q C) T = W T - Q (C T)
 // is one update. Taken only when it is as safe as the explicit pass: every
 // column keeps derived_gram_min_kept of its norm, SVQB drops nothing and
@@ -99,9 +99,14 @@ std::int64_t fused_first_pass(const spmm::Context& context, MPI_Comm comm, spmm:
                               spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol, HostMatrix& C,
                               BasisOptions* options) {
   const std::int64_t q = Q.cols, nw = static_cast<std::int64_t>(selected.size());
-  const spmm::ConstDenseView<T> QW{Q.space, Q.rows, q + W.cols, Q.ld, Q.data};
+  const spmm::ConstDenseView<T> Wc(W);
   HostMatrix measured;
-  if (!(options && options->measured_gram)) measured = gram(context, comm, QW, spmm::ConstDenseView<T>(W));
+  if (!(options && options->measured_gram)) {
+    if (Q.ld == W.ld && Q.data + Q.cols == W.data)
+      measured = gram(context, comm, spmm::ConstDenseView<T>{Q.space, Q.rows, q + W.cols, Q.ld, Q.data}, Wc);
+    else
+      measured = start_gram_pair(context, comm, SplitColumns<T>(Q, Wc), Wc, column_range(Wc, 0, 0)).finish();
+  }
   const HostMatrix& G_whole = options && options->measured_gram ? *options->measured_gram : measured;
   BLOCKEIGS_ASSERT(G_whole.rows() == q + W.cols && G_whole.cols() == W.cols);
   // [Q W_sel]^T W_sel out of [Q W]^T W (itself where all of W is selected).
@@ -175,7 +180,7 @@ std::int64_t make_basis(const spmm::Context& context, MPI_Comm comm, spmm::Const
   if (2 * nw < W.cols && !(options && options->measured_gram)) compact();
   // C = Q^T W when the fused pass has already computed it for the first pass.
   HostMatrix known_C;
-  if (goal == BasisGoal::well_conditioned && Q.cols > 0 && nw > 0 && Q.ld == W.ld && Q.data + Q.cols == W.data) {
+  if (goal == BasisGoal::well_conditioned && Q.cols > 0 && nw > 0) {
     const std::int64_t kept = fused_first_pass(context, comm, Q, W, selected, scratch, tol, known_C, options);
     if (kept >= 0) return kept;
   }

@@ -73,19 +73,25 @@ void expect_same_span(spmm::ConstDenseView<double> A, spmm::ConstDenseView<doubl
     for (std::int64_t j = 0; j < B.cols; ++j) EXPECT_NEAR(AAtB.view()(i, j), B(i, j), 1e-9);
 }
 
-// condition_against on W next to Q (fusable) and on a copy of W apart (not):
-// both keep every column, and give well-conditioned bases of the same span.
+// condition_against on W next to Q and on a copy of W apart (the fused pass
+// measures [Q W]^T W over the one block or over the two), and
+// orthonormalize_against (always the explicit passes) on another copy: all
+// keep every column, and give well-conditioned bases of the same span.
 void check_adjacent_and_apart(std::uint64_t seed, std::int64_t inside, double leftover) {
   auto both = q_then_w(seed, inside, leftover);
-  auto apart = w_apart(both);
+  auto apart = w_apart(both), explicit_passes = w_apart(both);
   spmm::DenseBlock<double> scratch(Space::host, rows, w);
   const spmm::ConstDenseView<double> Q = solver::column_range(both.cview(), 0, q);
   const spmm::DenseView<double> W = solver::column_range(both.view(), q, w);
   EXPECT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Q, W, scratch.view(), tol), w);
   EXPECT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Q, apart.view(), scratch.view(), tol), w);
+  EXPECT_EQ(
+      solver::orthonormalize_against<double>(host(), MPI_COMM_WORLD, Q, explicit_passes.view(), scratch.view(), tol),
+      w);
   expect_well_conditioned_and_orthogonal(Q, cview(W));
   expect_well_conditioned_and_orthogonal(Q, apart.cview());
   expect_same_span(cview(W), apart.cview());
+  expect_same_span(cview(W), explicit_passes.cview());
 }
 
 TEST(ConditionAgainst, FusedPassMatchesTheExplicitOne) { check_adjacent_and_apart(1, 0, 1.0); }
@@ -178,8 +184,8 @@ struct SelectionRun {
 
 // Selecting columns 1, 3, 4 and 6 of W (more than half: the fused pass picks
 // them itself) gives what compacting them first gives, and its derived Gram
-// matrix is the measured one; apart from Q (no fused pass) the selection is
-// compacted and conditioned the explicit way.
+// matrix is the measured one; with W apart from Q the fused pass runs too
+// (its Gram matrix over the two blocks), and gives the same span.
 TEST(ConditionAgainst, SelectedColumnsMatchCompactingFirst) {
   SelectionRun r({1, 3, 4, 6}, 5, 0, 1.0);
   spmm::DenseBlock<double> scratch(Space::host, rows, w);
@@ -200,7 +206,7 @@ TEST(ConditionAgainst, SelectedColumnsMatchCompactingFirst) {
   const spmm::ConstDenseView<double> Qa = solver::column_range(apart_source.cview(), 0, q);
   ASSERT_EQ(
       solver::condition_against<double>(host(), MPI_COMM_WORLD, Qa, apart.view(), scratch.view(), tol, &r.options), n);
-  EXPECT_EQ(r.options.w_gram.rows(), 0);
+  EXPECT_EQ(r.options.w_gram.rows(), q + n);  // the fused pass ran
   expect_well_conditioned_and_orthogonal(Qa, cview(solver::column_range(apart.view(), 0, n)));
   expect_same_span(cview(solver::column_range(apart.view(), 0, n)), cview(solver::column_range(r.Wf, 0, n)));
 }
