@@ -15,7 +15,9 @@
 # (`git archive <base> -o gpu-carry/base.tar`) built beside it, alternating
 # AB_RUNS (3) times on the same machine, where the host's share varies by
 # machine more than a change moves it.
-# sanitize: SANITIZE_RUNS (';'-separated test commands) narrows it to the kernels a change touched.
+# tests: CUDA_TESTS (a ctest -R regex) narrows it to the GPU tests a change touched.
+# sanitize: SANITIZE_RUNS (';'-separated test commands) narrows it to the kernels a change touched,
+# SANITIZE_TOOLS (default "memcheck racecheck") to the tools.
 # Matrices: gpu-carry/matrices (a copy of ../shared/data/matrices, which does
 # not travel to the GPU machine).
 set -uo pipefail
@@ -86,7 +88,9 @@ for step in "${steps[@]}"; do
       grep -E "Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|No Eligible|Eligible Warps" "$out/ncu-row-split-n20.txt" | head -10 ;;
     tests)
       echo "== ctest -L cuda"
-      ctest --preset cuda -L cuda -j 4 --timeout 600 2>&1 | tee "$out/ctest-cuda.log" | grep -vE '^ +Start|Passed' | tail -40
+      # CUDA_TESTS="regex": only the GPU tests whose names match (the ones a change touched).
+      ctest --preset cuda -L cuda ${CUDA_TESTS:+-R "$CUDA_TESTS"} -j 4 --timeout 600 2>&1 | tee "$out/ctest-cuda.log" |
+        grep -vE '^ +Start|Passed' | tail -40
       note "ctest -L cuda    $(grep -E 'tests passed' "$out/ctest-cuda.log" | tail -1)"
       skipped=$(grep -c 'Skipped' "$out/ctest-cuda.log"); note "  skipped         $skipped" ;;
     sanitize)
@@ -101,7 +105,8 @@ for step in "${steps[@]}"; do
             "test_lobpcg_cuda --gtest_filter=DeviceBlockOps.*" "test_ritz_update")
       # SANITIZE_RUNS="test_a --gtest_filter=X;test_b": only these (the kernels a change touched).
       [ -n "${SANITIZE_RUNS:-}" ] && IFS=';' read -r -a runs <<< "$SANITIZE_RUNS"
-      for tool in memcheck racecheck; do
+      # SANITIZE_TOOLS="memcheck": fewer tools (racecheck matters where a kernel's staging changed).
+      for tool in ${SANITIZE_TOOLS:-memcheck racecheck}; do
         for run in "${runs[@]}"; do
           set -- $run
           # cuSPARSE's kernels run in the SpMM tests as the comparison; they are not ours to check
