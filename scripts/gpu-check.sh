@@ -75,7 +75,7 @@ for step in "${steps[@]}"; do
       done ;;
     ncu-lobpcg)
       echo "== ncu (LOBPCG kernels, k = 20, clocks left alone)"
-      for k in tall_skinny_gram ritz_update_kernel; do
+      for k in tall_skinny_gram ritz_update_; do
         timeout 200 ncu --clock-control none -k regex:$k --launch-skip 3 --launch-count 1 $sections \
           $bin/block-ops-bench --rows 2097152 --width 20 > "$out/ncu-$k.txt" 2>&1
         note "ncu              $k: exit $?"
@@ -179,7 +179,7 @@ for step in "${steps[@]}"; do
       fi
       if [ -f "$out/$app.nsys-rep" ] &&
          "$nsys_bin" export --type sqlite -o "$out/$app.sqlite" "$out/$app.nsys-rep" > "$out/profile-export.log" 2>&1; then
-        anchor=ritz_update_kernel; [ $app = block-cg ] && anchor=${PROFILE_ANCHOR:-row_split_kernel}
+        anchor=ritz_update_; [ $app = block-cg ] && anchor=${PROFILE_ANCHOR:-row_split_kernel}
         python3 scripts/dev/nsys_gaps.py "$out/$app.sqlite" $anchor | tee "$out/profile-gaps.txt"
         note "profile          $(head -1 "$out/profile-gaps.txt")"
       else
