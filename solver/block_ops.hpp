@@ -81,6 +81,23 @@ spmm::ConstDenseView<T> column_range(spmm::ConstDenseView<T> X, std::int64_t fir
   return {X.space, X.rows, count, X.ld, X.data + first};
 }
 
+// A block of rows whose first head.cols columns are in one view and the
+// rest in another (the same rows): LOBPCG keeps A Z in a compact block of
+// its own, apart from [A X A P], since a product writes its rows there
+// faster (solvers-h200.md, session 37); the Ritz update and the Gram pair
+// also take the basis as [X P] and a residual block Z apart. A single view
+// converts to one with no tail.
+template <class T>
+struct SplitColumns {
+  spmm::ConstDenseView<T> head, tail;
+  SplitColumns(spmm::ConstDenseView<T> all)  // NOLINT: a whole block is a split one with no tail
+      : head(all), tail{all.space, all.rows, 0, all.ld, all.data} {}
+  SplitColumns(spmm::DenseView<T> all) : SplitColumns(spmm::ConstDenseView<T>(all)) {}  // NOLINT
+  SplitColumns(spmm::ConstDenseView<T> h, spmm::ConstDenseView<T> t) : head(h), tail(t) {}
+  std::int64_t rows() const { return head.rows; }
+  std::int64_t cols() const { return head.cols + tail.cols; }
+};
+
 // ---- reductions (collective over comm) --------------------------------------
 
 inline constexpr int reduce_tag = 7301;
@@ -93,9 +110,10 @@ void allreduce_sum(MPI_Comm comm, double* values, std::size_t count);
 // replaced).
 void broadcast(MPI_Comm comm, HostMatrix& M);
 
-// X^T Y (k1 x k2) summed over ranks. X: local x k1, Y: local x k2.
+// X^T Y (k1 x k2) summed over ranks. X: local x k1, Y: local x k2; X may
+// come in two views (SplitColumns).
 template <class T>
-HostMatrix gram(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
+HostMatrix gram(const spmm::Context& context, MPI_Comm comm, const std::type_identity_t<SplitColumns<T>>& X,
                 spmm::ConstDenseView<T> Y);
 
 // X^T Y in two halves, so that device work queued between them runs while
@@ -119,25 +137,9 @@ class GramInFlight {
   std::unique_ptr<Transfer> transfer_;
 };
 
-// A block of rows whose first head.cols columns are in one view and the
-// rest in another (the same rows): LOBPCG keeps A Z in a compact block of
-// its own, apart from [A X A P], since a product writes its rows there
-// faster (solvers-h200.md, session 37); the Ritz update and the Gram pair
-// also take the basis as [X P] and a residual block Z apart. A single view
-// converts to one with no tail.
+// X in two views goes as start_gram_pair with no Y2.
 template <class T>
-struct SplitColumns {
-  spmm::ConstDenseView<T> head, tail;
-  SplitColumns(spmm::ConstDenseView<T> all)  // NOLINT: a whole block is a split one with no tail
-      : head(all), tail{all.space, all.rows, 0, all.ld, all.data} {}
-  SplitColumns(spmm::DenseView<T> all) : SplitColumns(spmm::ConstDenseView<T>(all)) {}  // NOLINT
-  SplitColumns(spmm::ConstDenseView<T> h, spmm::ConstDenseView<T> t) : head(h), tail(t) {}
-  std::int64_t rows() const { return head.rows; }
-  std::int64_t cols() const { return head.cols + tail.cols; }
-};
-
-template <class T>
-GramInFlight start_gram(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
+GramInFlight start_gram(const spmm::Context& context, MPI_Comm comm, const std::type_identity_t<SplitColumns<T>>& X,
                         spmm::ConstDenseView<T> Y);
 
 // X^T [Y1 Y2] (k1 x (Y1.cols + Y2.cols)): two Gram matrices with one left
@@ -234,6 +236,11 @@ bool ritz_update_prefers_implied_ax(const spmm::Context& context, std::int64_t n
 template <class T>
 void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X,
                   const HostMatrix& S, T beta, spmm::DenseView<T> Y);
+// Y = V(:, first:) E + beta Y over the two views of V (E's rows are V's
+// columns from `first` on): a block_update for each view it reaches.
+template <class T>
+void split_update(const spmm::Context& context, const std::type_identity_t<SplitColumns<T>>& V, std::int64_t first,
+                  const HostMatrix& E, T beta, spmm::DenseView<T> Y);
 
 // Y = alpha * X * S + beta * Z (beta == 0: Z is not read): an update written
 // to a new block in one pass. Y may be Z, and must not otherwise overlap X or Z.

@@ -96,6 +96,21 @@ void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T>
 }
 
 template <class T>
+void split_update(const spmm::Context& context, const std::type_identity_t<SplitColumns<T>>& V, std::int64_t first,
+                  const HostMatrix& E, T beta, spmm::DenseView<T> Y) {
+  BLOCKEIGS_ASSERT(E.rows() == V.cols() - first);
+  const std::int64_t in_head = std::max<std::int64_t>(V.head.cols - first, 0);
+  if (in_head > 0) {
+    block_update(context, T(1), column_range(V.head, first, in_head), E.block(0, in_head, 0, E.cols()), beta, Y);
+    beta = T(1);
+  }
+  const std::int64_t in_tail = E.rows() - in_head;
+  if (in_tail > 0)
+    block_update(context, T(1), column_range(V.tail, first + in_head - V.head.cols, in_tail),
+                 E.block(in_head, in_tail, 0, E.cols()), beta, Y);
+}
+
+template <class T>
 void block_combine(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const HostMatrix& S,
                    T beta, spmm::ConstDenseView<T> Z, spmm::DenseView<T> Y) {
   require_same_space("block_combine", X, Y);
@@ -355,6 +370,8 @@ void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseVi
 #define BLOCKEIGS_INSTANTIATE(T)                                                                    \
   template void block_update(const spmm::Context&, T, spmm::ConstDenseView<T>, const HostMatrix&, T, \
                              spmm::DenseView<T>);                                                  \
+  template void split_update(const spmm::Context&, const std::type_identity_t<SplitColumns<T>>&,    \
+                             std::int64_t, const HostMatrix&, T, spmm::DenseView<T>);              \
   template void axpby(const spmm::Context&, T, spmm::ConstDenseView<T>, T, spmm::DenseView<T>);    \
   template void column_axpby(const spmm::Context&, const std::vector<double>&,                     \
                              spmm::ConstDenseView<T>, T, spmm::DenseView<T>);                      \

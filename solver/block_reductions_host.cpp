@@ -172,8 +172,10 @@ HostMatrix GramInFlight::finish() {
 }
 
 template <class T>
-GramInFlight start_gram(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
-                        spmm::ConstDenseView<T> Y) {
+GramInFlight start_gram(const spmm::Context& context, MPI_Comm comm,
+                        const std::type_identity_t<SplitColumns<T>>& split_x, spmm::ConstDenseView<T> Y) {
+  if (split_x.tail.cols > 0) return start_gram_pair<T>(context, comm, split_x, Y, column_range(Y, 0, 0));
+  const spmm::ConstDenseView<T> X = split_x.head;
   require_same_space("gram", X, Y);
   require_same_rows("gram", X, Y);
   HostMatrix local(X.cols, Y.cols);
@@ -219,9 +221,9 @@ GramInFlight start_gram_pair(const spmm::Context& context, MPI_Comm comm,
 }
 
 template <class T>
-HostMatrix gram(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
+HostMatrix gram(const spmm::Context& context, MPI_Comm comm, const std::type_identity_t<SplitColumns<T>>& X,
                 spmm::ConstDenseView<T> Y) {
-  return start_gram(context, comm, X, Y).finish();
+  return start_gram<T>(context, comm, X, Y).finish();
 }
 
 template <class T>
@@ -287,12 +289,13 @@ ResidualNorms residual_norms_from_sums(MPI_Comm comm, std::vector<double> sums, 
 }
 
 #define BLOCKEIGS_INSTANTIATE(T)                                                                    \
-  template GramInFlight start_gram(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>,        \
+  template GramInFlight start_gram(const spmm::Context&, MPI_Comm,                                  \
+                                   const std::type_identity_t<SplitColumns<T>>&,                   \
                                    spmm::ConstDenseView<T>);                                       \
   template GramInFlight start_gram_pair(const spmm::Context&, MPI_Comm,                             \
                                         const std::type_identity_t<SplitColumns<T>>&,              \
                                         spmm::ConstDenseView<T>, spmm::ConstDenseView<T>);         \
-  template HostMatrix gram(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>,                \
+  template HostMatrix gram(const spmm::Context&, MPI_Comm, const std::type_identity_t<SplitColumns<T>>&, \
                            spmm::ConstDenseView<T>);                                               \
   template HostMatrix gram(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>);               \
   template std::vector<double> column_norms(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>); \

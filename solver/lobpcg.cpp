@@ -225,8 +225,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     for (;;) {
       if (derive) {
         // S^T A Z, measured with W's Gram matrix where the caller could.
-        const HostMatrix G =
-            s_t_az ? *s_t_az : start_gram_pair(ctx, comm, Sv, AWv, column_range(AWv, 0, 0)).finish();
+        const HostMatrix G = s_t_az ? *s_t_az : gram<T>(ctx, comm, Sv, AWv);
         s_t_az = nullptr;
         if (rank == 0) {
           GA = in_w_basis(assemble_ritz_matrix(carried_a, G));
@@ -235,7 +234,8 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       } else {
         // S^T [X P Z] and S^T [A [X P] A W]: GB and GA, both queued before either is waited for.
         make_ax_explicit();
-        GramInFlight b_gram = start_gram_pair(ctx, comm, Sv, column_range(cS(cur), 0, q), column_range(cZ(cur), 0, w.raw));
+        GramInFlight b_gram =
+            start_gram_pair(ctx, comm, Sv, column_range(cS(cur), 0, q), column_range(cZ(cur), 0, w.raw));
         GramInFlight a_gram = start_gram_pair(ctx, comm, Sv, column_range(cAS(cur), 0, q), AWv);
         const HostMatrix G_b = b_gram.finish(), G_a = a_gram.finish();
         if (rank == 0) {
@@ -339,9 +339,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       result.implied_ax_steps += implied ? 1 : 0;
     } else {
       // A X and A P come from the operator next, which drops the carried blocks.
-      const spmm::DenseView<T> Y = column_range(S(next), 0, m);
-      block_update(ctx, T(1), Sv.head, coeff.block(0, q, 0, m), T(0), Y);
-      if (w.raw > 0) block_update(ctx, T(1), Sv.tail, coeff.block(q, w.raw, 0, m), T(1), Y);
+      split_update<T>(ctx, Sv, 0, coeff, T(0), column_range(S(next), 0, m));
     }
     cur = next;
     np = coeff.cols() - nb;
@@ -476,8 +474,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       s_t_az = both.block(0, q + na, na, na);
       clock.to(time.rayleigh_ritz);
     } else {
-      const spmm::ConstDenseView<T> Wc(W);
-      GramInFlight z_gram = start_gram_pair(ctx, comm, XPZ, Wc, column_range(Wc, 0, 0));
+      GramInFlight z_gram = start_gram<T>(ctx, comm, XPZ, spmm::ConstDenseView<T>(W));
       clock.to(time.orthogonalization);
       if (!z_product_ahead) apply_a(q, z_product_width(na));
       measured = z_gram.finish();

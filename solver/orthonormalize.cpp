@@ -102,10 +102,12 @@ std::int64_t fused_first_pass(const spmm::Context& context, MPI_Comm comm, spmm:
   const spmm::ConstDenseView<T> Wc(W);
   HostMatrix measured;
   if (!(options && options->measured_gram)) {
-    if (Q.ld == W.ld && Q.data + Q.cols == W.data)
-      measured = gram(context, comm, spmm::ConstDenseView<T>{Q.space, Q.rows, q + W.cols, Q.ld, Q.data}, Wc);
-    else
-      measured = start_gram_pair(context, comm, SplitColumns<T>(Q, Wc), Wc, column_range(Wc, 0, 0)).finish();
+    // [Q W] as one view where W follows Q in one block.
+    const bool adjacent = Q.ld == W.ld && Q.data + Q.cols == W.data;
+    measured = gram<T>(context, comm,
+                       adjacent ? SplitColumns<T>(spmm::ConstDenseView<T>{Q.space, Q.rows, q + W.cols, Q.ld, Q.data})
+                                : SplitColumns<T>(Q, Wc),
+                       Wc);
   }
   const HostMatrix& G_whole = options && options->measured_gram ? *options->measured_gram : measured;
   BLOCKEIGS_ASSERT(G_whole.rows() == q + W.cols && G_whole.cols() == W.cols);

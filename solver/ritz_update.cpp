@@ -48,23 +48,6 @@ ImpliedCoefficients implied_coefficients(const HostMatrix& C, std::int64_t s_col
   return out;
 }
 
-// Y = V(:, first:) E + beta Y over the two views of V (A S, or S; E's rows
-// are V's columns from `first` on): a product for each view it reaches.
-template <class T>
-void split_update(const spmm::Context& context, const SplitColumns<T>& V, std::int64_t first, const HostMatrix& E,
-                  T beta, spmm::DenseView<T> Y) {
-  BLOCKEIGS_ASSERT(E.rows() == V.cols() - first);
-  const std::int64_t in_head = std::max<std::int64_t>(V.head.cols - first, 0);
-  if (in_head > 0) {
-    block_update(context, T(1), column_range(V.head, first, in_head), E.block(0, in_head, 0, E.cols()), beta, Y);
-    beta = T(1);
-  }
-  const std::int64_t in_tail = E.rows() - in_head;
-  if (in_tail > 0)
-    block_update(context, T(1), column_range(V.tail, first + in_head - V.head.cols, in_tail),
-                 E.block(in_head, in_tail, 0, E.cols()), beta, Y);
-}
-
 }  // namespace
 
 template <class T>
@@ -111,13 +94,13 @@ ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, const std
 #endif
   if (implied_ax) {
     const ImpliedCoefficients implied = implied_coefficients(C, s_cols, nb, *implied_ax);
-    split_update(context, S, 0, C_over_s, T(0), Y);
-    split_update(context, S, 0, implied.d, T(0), AY);
+    split_update<T>(context, S, 0, C_over_s, T(0), Y);
+    split_update<T>(context, S, 0, implied.d, T(0), AY);
     // A S after X, the only part read when A X is implied.
-    if (ns > nb) split_update(context, AS, nb, implied.e, T(1), AY);
+    if (ns > nb) split_update<T>(context, AS, nb, implied.e, T(1), AY);
   } else {
-    split_update(context, S, 0, C, T(0), Y);
-    split_update(context, AS, 0, C, T(0), AY);
+    split_update<T>(context, S, 0, C, T(0), Y);
+    split_update<T>(context, AS, 0, C, T(0), AY);
   }
   ResidualNorms norms = eigen_residuals(context, comm, column_range(spmm::ConstDenseView<T>(Y), 0, nb),
                                         column_range(spmm::ConstDenseView<T>(AY), 0, nb), lambda, R, position);

@@ -18,6 +18,7 @@
 #include "solver/block_ops.hpp"
 #include "spmm/memory.hpp"
 #include "tests/support/mpi_environment.hpp"
+#include "tests/support/test_contexts.hpp"
 #include "tests/support/test_matrices.hpp"
 
 namespace blockeigs {
@@ -54,11 +55,8 @@ TEST(GramPairSplitX, MatchesOneView) {
                              {517, 44, 22, 22, 22, 0},   {500, 48, 24, 24, 24, 1}, {0, 8, 4, 4, 4, 0},
                              // past the kernel: 100 columns of X, 66 of [Y1 Y2]
                              {300, 80, 20, 10, 10, 0},   {300, 20, 10, 33, 33, 1}};
-  const spmm::Context host = spmm::Context::host();
-  std::unique_ptr<spmm::Context> device;
-  if (spmm::cuda_device_count() > 0) device.reset(new spmm::Context(spmm::Context::cuda(0)));
-  std::vector<const spmm::Context*> contexts{&host};
-  if (device) contexts.push_back(device.get());
+  const test::TestContexts test_contexts;
+  const std::vector<const spmm::Context*> contexts = test_contexts.all();
   for (const SplitCase& c : cases) {
     const std::int64_t kx = c.head + c.tail;
     SCOPED_TRACE(testing::Message() << c.rows << " rows, X " << c.head << " + " << c.tail << " columns, Y " << c.ky1

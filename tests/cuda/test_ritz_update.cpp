@@ -22,6 +22,7 @@
 #include "solver/block_ops.hpp"
 #include "spmm/memory.hpp"
 #include "tests/support/mpi_environment.hpp"
+#include "tests/support/test_contexts.hpp"
 #include "tests/support/test_matrices.hpp"
 
 namespace blockeigs {
@@ -174,11 +175,8 @@ TEST(RitzUpdateImpliedAX, MatchesTheStoredForm) {
                                {300001, 20, 20, 20, true},
                                // past the split kernel: the separate updates on the device too
                                {500, 24, 24, 24},      {500, 21, 23, 21, true}};
-  const spmm::Context host = spmm::Context::host();
-  std::unique_ptr<spmm::Context> device;  // the contexts are not copied or moved
-  if (spmm::cuda_device_count() > 0) device.reset(new spmm::Context(spmm::Context::cuda(0)));
-  std::vector<const spmm::Context*> contexts{&host};
-  if (device) contexts.push_back(device.get());
+  const test::TestContexts test_contexts;
+  const std::vector<const spmm::Context*> contexts = test_contexts.all();
   int index = 0;
   for (const ImpliedCase& c : cases) {
     const std::int64_t nb = c.nb, ns = c.nb + c.np + c.nz, first = c.nb + c.np, s_cols = first + nb;
@@ -244,7 +242,7 @@ TEST(RitzUpdateImpliedAX, MatchesTheStoredForm) {
     Block S_basis(Space::host, c.rows, ns, ns);
     for (std::int64_t i = 0; i < c.rows; ++i)
       for (std::int64_t j = 0; j < ns; ++j) S_basis.data()[i * ns + j] = S.data()[i * ld + pad + j];
-    const Outputs expected = outputs(host, S_basis, AS_stored, ns, 0, ns, nullptr, true);
+    const Outputs expected = outputs(test_contexts.host(), S_basis, AS_stored, ns, 0, ns, nullptr, true);
 
     for (const spmm::Context* on : contexts) {
       const spmm::Context& context = *on;
@@ -298,11 +296,8 @@ TEST(RitzUpdateSplitViews, MatchesOneView) {
                              {70001, 20, 20, 20, 40, 0, false}, {2050, 9, 11, 6, 9, 0, false},
                              {1, 3, 2, 1, 4, 0, true},        {517, 22, 22, 22, 44, 0, false},
                              {500, 24, 24, 24, 48, 0, true}};
-  const spmm::Context host = spmm::Context::host();
-  std::unique_ptr<spmm::Context> device;
-  if (spmm::cuda_device_count() > 0) device.reset(new spmm::Context(spmm::Context::cuda(0)));
-  std::vector<const spmm::Context*> contexts{&host};
-  if (device) contexts.push_back(device.get());
+  const test::TestContexts test_contexts;
+  const std::vector<const spmm::Context*> contexts = test_contexts.all();
   for (const SplitCase& c : cases) {
     const std::int64_t nb = c.nb, ns = nb + c.np + c.nz, first = nb + c.np, s_cols = c.implied ? first + nb : ns;
     const std::int64_t m = std::min<std::int64_t>(2 * nb, ns), tail = ns - c.head, tail_ld = tail + c.tail_pad;

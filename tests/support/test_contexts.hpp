@@ -1,0 +1,31 @@
+// The contexts a device test compares on: the host's, and device 0's where a
+// GPU is visible (in CI there is none, and the host's alone run).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "spmm/context.hpp"
+#include "spmm/memory.hpp"
+
+namespace blockeigs::test {
+
+class TestContexts {
+ public:
+  TestContexts() {
+    if (spmm::cuda_device_count() > 0) device_ = std::make_unique<spmm::Context>(spmm::Context::cuda(0));
+  }
+  // The host first, then the device where there is one.
+  std::vector<const spmm::Context*> all() const {
+    std::vector<const spmm::Context*> contexts{&host_};
+    if (device_) contexts.push_back(device_.get());
+    return contexts;
+  }
+  const spmm::Context& host() const { return host_; }
+
+ private:
+  spmm::Context host_ = spmm::Context::host();
+  std::unique_ptr<spmm::Context> device_;  // held in place: a context in use is not moved
+};
+
+}  // namespace blockeigs::test
