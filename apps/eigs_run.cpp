@@ -28,6 +28,9 @@ solver::LobpcgOptions lobpcg_options(const io::EigensolverConfig& c, std::int64_
   o.test = c.test == io::ConvergenceTest::relative ? solver::StoppingTest::relative : solver::StoppingTest::backward;
   o.max_iterations = c.max_iterations;
   o.seed = c.seed;
+  o.search_precision = c.search_precision == io::SearchPrecision::fp32   ? solver::SearchPrecision::fp32
+                       : c.search_precision == io::SearchPrecision::fp64 ? solver::SearchPrecision::fp64
+                                                                         : solver::SearchPrecision::automatic;
   if (o.k >= rows)
     solver::fail_input_everywhere("eigensolver.k = ", o.k, " but the matrix has ", rows,
                                   " rows: k must be smaller than the number of rows");
@@ -89,8 +92,9 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
       std::printf("  %4d  %18.12e  %s      %s  %s\n", j, result.eigenvalues[j],
                   scientific(result.residual_norms[j]).c_str(), scientific(result.relative_residuals[j]).c_str(),
                   result.converged[j] ? "yes" : "NO");
-    std::printf("\niterations %d (restarts %d, %d explicit recompute%s of A X and A P); %s\n", result.iterations,
+    std::printf("\niterations %d (restarts %d, %d explicit recompute%s of A X and A P%s); %s\n", result.iterations,
                 result.restarts, result.recomputes, result.recomputes == 1 ? "" : "s",
+                result.search_in_fp32 ? ", residual block in fp32" : "",
                 result.all_converged() ? "all converged" : "NOT all converged within max_iterations");
     std::printf("solve time %.3f s: SpMM %.3f (halo %.3f), orthogonalisation %.3f, Rayleigh-Ritz %.3f "
                 "(small eigenproblem on the host %.3f), preconditioner %.3f, other %.3f\n",
@@ -123,6 +127,7 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
           w.attribute("/", "all_converged", result.all_converged() ? 1.0 : 0.0);
           w.attribute("/", "norm_estimate", result.norm_estimate);
           w.attribute("/", "block_size", double(result.block_size));
+          w.attribute("/", "search_precision", std::string(result.search_in_fp32 ? "fp32" : "fp64"));
           for (auto [name, value] :
                {std::pair{"time_total", t.total}, {"time_spmm", t.spmm - halo_time}, {"time_halo", halo_time},
                 {"time_orthogonalization", t.orthogonalization}, {"time_rayleigh_ritz", t.rayleigh_ritz},

@@ -35,6 +35,12 @@ constexpr std::array<Named<Preconditioner>, 2> kPreconditioners{{
     {"jacobi", Preconditioner::jacobi},
 }};
 
+constexpr std::array<Named<SearchPrecision>, 3> kSearchPrecisions{{
+    {"auto", SearchPrecision::automatic},
+    {"fp64", SearchPrecision::fp64},
+    {"fp32", SearchPrecision::fp32},
+}};
+
 // Spellings of the shared enums come from core/enums.cpp.
 template <class Enum, std::size_t N>
 std::array<Named<Enum>, N> spelled(const std::array<Enum, N>& values) {
@@ -148,6 +154,8 @@ EigensolverConfig read_eigensolver(const Value& section) {
        .read = [&](const Value& v) { config.max_iterations = v.integer<int>(1); }},
       {.key = "preconditioner",
        .read = [&](const Value& v) { config.preconditioner = v.choice(kPreconditioners); }},
+      {.key = "search_precision",
+       .read = [&](const Value& v) { config.search_precision = v.choice(kSearchPrecisions); }},
       {.key = "seed", .read = [&](const Value& v) { config.seed = v.integer<std::uint64_t>(); }},
       {.key = "start", .read = [&](const Value& v) {
          yaml::read_mapping(v, {

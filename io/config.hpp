@@ -38,6 +38,8 @@ struct OutputConfig {
 enum class Which { smallest, largest };
 enum class ConvergenceTest { backward, relative };
 enum class Preconditioner { none, jacobi };
+// The precision of LOBPCG's residual block (solver::SearchPrecision).
+enum class SearchPrecision { automatic, fp64, fp32 };
 
 struct EigensolverConfig {
   int k = 8;                  // eigenpairs wanted
@@ -47,6 +49,7 @@ struct EigensolverConfig {
   ConvergenceTest test = ConvergenceTest::backward;
   int max_iterations = 1000;
   Preconditioner preconditioner = Preconditioner::none;
+  SearchPrecision search_precision = SearchPrecision::automatic;
   std::uint64_t seed = 1;
   std::string start_file;     // optional HDF5 file with a start block
   std::string start_dataset = "/X";

@@ -87,13 +87,19 @@ spmm::ConstDenseView<T> column_range(spmm::ConstDenseView<T> X, std::int64_t fir
 // faster (solvers-h200.md, session 37); the Ritz update and the Gram pair
 // also take the basis as [X P] and a residual block Z apart. A single view
 // converts to one with no tail.
-template <class T>
+// The tail may hold another precision Ts (LOBPCG's residual block in its
+// search precision, fp32 beside an fp64 [X P]: search_block_ops.hpp).
+template <class T, class Ts = T>
 struct SplitColumns {
-  spmm::ConstDenseView<T> head, tail;
+  spmm::ConstDenseView<T> head;
+  spmm::ConstDenseView<Ts> tail;
   SplitColumns(spmm::ConstDenseView<T> all)  // NOLINT: a whole block is a split one with no tail
+    requires std::is_same_v<T, Ts>
       : head(all), tail{all.space, all.rows, 0, all.ld, all.data} {}
-  SplitColumns(spmm::DenseView<T> all) : SplitColumns(spmm::ConstDenseView<T>(all)) {}  // NOLINT
-  SplitColumns(spmm::ConstDenseView<T> h, spmm::ConstDenseView<T> t) : head(h), tail(t) {}
+  SplitColumns(spmm::DenseView<T> all)  // NOLINT
+    requires std::is_same_v<T, Ts>
+      : SplitColumns(spmm::ConstDenseView<T>(all)) {}
+  SplitColumns(spmm::ConstDenseView<T> h, spmm::ConstDenseView<Ts> t) : head(h), tail(t) {}
   std::int64_t rows() const { return head.rows; }
   std::int64_t cols() const { return head.cols + tail.cols; }
 };
@@ -130,11 +136,15 @@ class GramInFlight {
   GramInFlight& operator=(GramInFlight&&) noexcept;
   ~GramInFlight();
   HostMatrix finish();
+  // Blocks the queued product reads (temporaries of a conversion), released
+  // by finish() once the product has arrived.
+  void keep_until_finished(std::shared_ptr<void> resource) { kept_.push_back(std::move(resource)); }
 
  private:
   MPI_Comm comm_;
   HostMatrix local_;
   std::unique_ptr<Transfer> transfer_;
+  std::vector<std::shared_ptr<void>> kept_;
 };
 
 // X in two views goes as start_gram_pair with no Y2.

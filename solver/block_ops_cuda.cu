@@ -51,6 +51,15 @@ __global__ void column_axpby_kernel(std::int64_t rows, std::int64_t cols, const 
   }
 }
 
+template <class From, class To>
+__global__ void convert_kernel(std::int64_t rows, std::int64_t cols, const From* x, std::int64_t ldx, To* y,
+                               std::int64_t ldy) {
+  BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols) {
+    const std::int64_t i = e / cols, j = e % cols;
+    y[i * ldy + j] = static_cast<To>(x[i * ldx + j]);
+  }
+}
+
 template <class T>
 __global__ void scale_columns_kernel(std::int64_t rows, std::int64_t cols, const T* scale, T* x,
                                      std::int64_t ld) {
@@ -235,6 +244,19 @@ void copy_block(const spmm::Context& context, spmm::ConstDenseView<T> src, spmm:
   if (src.space == Space::host || dst.space == Space::host)
     BLOCKEIGS_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
+
+template <class From, class To>
+void convert_block(const spmm::Context& context, spmm::ConstDenseView<From> src, spmm::DenseView<To> dst) {
+  if (dst.rows == 0 || dst.cols == 0) return;
+  const cudaStream_t stream = stream_of(context);
+  convert_kernel<From, To><<<grid_for(dst.rows * dst.cols), threads_per_block, 0, stream>>>(
+      dst.rows, dst.cols, src.data, src.ld, dst.data, dst.ld);
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
+template void convert_block(const spmm::Context&, spmm::ConstDenseView<float>, spmm::DenseView<double>);
+template void convert_block(const spmm::Context&, spmm::ConstDenseView<double>, spmm::DenseView<float>);
+template void convert_block(const spmm::Context&, spmm::ConstDenseView<float>, spmm::DenseView<float>);
+template void convert_block(const spmm::Context&, spmm::ConstDenseView<double>, spmm::DenseView<double>);
 
 template <class T>
 void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src, const std::int64_t* columns,

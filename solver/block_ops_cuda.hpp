@@ -71,6 +71,24 @@ bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double
 // Whether ritz_update_local takes A X implied for these shapes.
 bool ritz_update_implied_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::int64_t nb);
 
+// LOBPCG's residual block in fp32 (search_block_ops.hpp):
+// ritz_update_local with S's tail and R in fp32 (the staged kernel, A X
+// implied or stored); false when the shape does not fit it.
+bool ritz_update_single_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
+                              spmm::ConstDenseView<float> S_tail, spmm::ConstDenseView<double> AS,
+                              spmm::ConstDenseView<double> AS_tail, const double* C, const double* lambda,
+                              spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<float> R,
+                              const std::int64_t* position, std::int64_t ay_first, const double* implied_theta,
+                              const std::int64_t* implied_column, std::unique_ptr<LocalGramTransfer>& sums);
+// gram_pair_local_start with X's tail and Y1 in fp32, in one pass where the
+// narrow kernel takes the shape (`out` set, true); false otherwise.
+bool gram_pair_single_local_start(const spmm::Context& context, spmm::ConstDenseView<double> X,
+                                  spmm::ConstDenseView<float> X_tail, spmm::ConstDenseView<float> Y1,
+                                  spmm::ConstDenseView<double> Y2, std::unique_ptr<LocalGramTransfer>& out);
+// Whether both take LOBPCG's step at block nb (S of ns columns, A S of nv,
+// m outputs, A X implied) in one pass each.
+bool search_single_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::int64_t nb);
+
 template <class T>
 void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const double* S,
                   T beta, spmm::DenseView<T> Y);
@@ -98,6 +116,9 @@ void scale_columns(const spmm::Context& context, const double* scale, spmm::Dens
 // when one is.
 template <class T>
 void copy_block(const spmm::Context& context, spmm::ConstDenseView<T> src, spmm::DenseView<T> dst);
+// dst = src rounded or widened to dst's precision (fp32 <-> fp64), on the device.
+template <class From, class To>
+void convert_block(const spmm::Context& context, spmm::ConstDenseView<From> src, spmm::DenseView<To> dst);
 template <class T>
 void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src,
                     const std::int64_t* columns, spmm::DenseView<T> dst);

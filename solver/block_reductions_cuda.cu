@@ -507,6 +507,84 @@ bool ritz_update_implied_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, 
   return cuda::ritz_update_fits(ns, nv, m, nb, true);
 }
 
+bool ritz_update_single_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
+                              spmm::ConstDenseView<float> S_tail, spmm::ConstDenseView<double> AS,
+                              spmm::ConstDenseView<double> AS_tail, const double* C, const double* lambda,
+                              spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<float> R,
+                              const std::int64_t* position, std::int64_t ay_first, const double* implied_theta,
+                              const std::int64_t* implied_column, std::unique_ptr<LocalGramTransfer>& out) {
+  const std::int64_t nb = R.cols;
+  out.reset();
+  const std::int64_t ns = S.cols + S_tail.cols, nv = AS.cols + AS_tail.cols;
+  // The staged kernel with A X implied only; a tail is what it widens.
+  if (!implied_theta || S_tail.cols == 0 || !cuda::ritz_update_single_fits(ns, nv, Y.cols, nb)) return false;
+  constexpr std::int64_t most = std::numeric_limits<std::int32_t>::max();
+  if (S.rows > most || std::max({S.ld, AS.ld, AS_tail.ld}) > most / std::int64_t(sizeof(double)) ||
+      S_tail.ld > most / std::int64_t(sizeof(float)))
+    return false;
+  if (S.rows == 0) return true;
+  const cudaStream_t stream = stream_of(context);
+  const std::int64_t blocks = cuda::ritz_update_blocks(S.rows, ns, nv, Y.cols, nb, S_tail.cols);
+  StreamArray<double> partial(stream, static_cast<std::size_t>(blocks * 2 * nb));
+  cuda::RitzUpdateArgs a{};
+  a.rows = S.rows;
+  a.ns = int(ns);
+  a.ns_head = int(S.cols);
+  a.nv = int(nv);
+  a.nv_head = int(AS.cols);
+  a.m = int(Y.cols);
+  a.nb = int(nb);
+  a.ay_first = int(ay_first);
+  a.s = S.data;
+  a.lds = S.ld;
+  a.s_tail = S.data;  // not read: the tail is at s_tail_single
+  a.lds_tail = S_tail.ld;
+  a.s_tail_single = S_tail.data;
+  a.as = AS.data;
+  a.ldas = AS.ld;
+  a.as_tail = AS_tail.cols > 0 ? AS_tail.data : AS.data;
+  a.ldas_tail = AS_tail.cols > 0 ? AS_tail.ld : AS.ld;
+  a.y = Y.data;
+  a.ldy = Y.ld;
+  a.ay = AY.data;
+  a.lday = AY.ld;
+  a.r = nullptr;
+  a.r_single = R.data;
+  a.ldr = R.ld;
+  a.partial = partial.data();
+  const cuda::ImpliedColumns columns{implied_theta, implied_column};
+  cuda::ritz_update(a, C, lambda, position, &columns, stream);
+  out = std::make_unique<PinnedGramTransfer>(stream, blocks, 2 * nb, partial.data());
+  return true;
+}
+
+bool gram_pair_single_local_start(const spmm::Context& context, spmm::ConstDenseView<double> X,
+                                  spmm::ConstDenseView<float> X_tail, spmm::ConstDenseView<float> Y1,
+                                  spmm::ConstDenseView<double> Y2, std::unique_ptr<LocalGramTransfer>& out) {
+  out.reset();
+  const std::int64_t kx = X.cols + X_tail.cols, ky = Y1.cols + Y2.cols;
+  if (X.rows == 0 || kx == 0 || ky == 0) return true;  // an empty product: zeros
+  if (!cuda::tall_skinny_gram_single_fits(kx, ky)) return false;
+  const cudaStream_t stream = stream_of(context);
+  const std::int64_t blocks = cuda::tall_skinny_gram_blocks(X.rows);
+  StreamArray<double> partial(stream, static_cast<std::size_t>(blocks * kx * ky));
+  const cuda::TallSkinnyGramArgs a{.rows = X.rows, .kx = int(kx), .ky1 = int(Y1.cols), .ky2 = int(Y2.cols),
+                                   .x = X.data, .ldx = X.ld, .kx_head = int(X.cols),
+                                   .x_tail = X.data, .ldx_tail = X_tail.cols > 0 ? X_tail.ld : 1,
+                                   .y1 = X.data, .ldy1 = Y1.cols > 0 ? Y1.ld : 1,
+                                   .y2 = Y2.cols > 0 ? Y2.data : X.data, .ldy2 = Y2.cols > 0 ? Y2.ld : X.ld,
+                                   .partial = partial.data(),
+                                   .x_tail_single = X_tail.data, .y1_single = Y1.data};
+  cuda::tall_skinny_gram(a, stream);
+  out = std::make_unique<PinnedGramTransfer>(stream, blocks, kx * ky, partial.data());
+  return true;
+}
+
+bool search_single_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::int64_t nb) {
+  // The Ritz update over [X P Z], and the Gram pair [X P Z]^T [Z A Z].
+  return cuda::ritz_update_single_fits(ns, nv, m, nb) && cuda::tall_skinny_gram_single_fits(ns, 2 * nb);
+}
+
 #define BLOCKEIGS_INSTANTIATE(T)                                                                             \
   template std::unique_ptr<LocalGramTransfer> gram_local_start(const spmm::Context&, spmm::ConstDenseView<T>, \
                                                                spmm::ConstDenseView<T>);                     \

@@ -12,9 +12,11 @@
 
 #include "core/error.hpp"
 #include "solver/block_ops.hpp"
+#include "solver/search_block_ops.hpp"
 #include "solver/block_ops_cuda.hpp"
 #include "solver/block_ops_host_support.hpp"
 #include "solver/collective.hpp"
+#include "spmm/memory.hpp"
 
 namespace blockeigs::solver {
 namespace {
@@ -167,6 +169,7 @@ HostMatrix GramInFlight::finish() {
   if (transfer_ && transfer_->device) transfer_->device->wait(local_.data());
 #endif
   transfer_.reset();
+  kept_.clear();
   allreduce_sum(comm_, local_.data(), local_.values().size());
   return std::move(local_);
 }
@@ -218,6 +221,40 @@ GramInFlight start_gram_pair(const spmm::Context& context, MPI_Comm comm,
     }
   }
   return GramInFlight(comm, std::move(local), std::move(transfer));
+}
+
+GramInFlight start_gram_pair(const spmm::Context& context, MPI_Comm comm, const SplitColumns<double, float>& X,
+                             spmm::ConstDenseView<float> Y1, spmm::ConstDenseView<double> Y2) {
+  for (const auto& part : {X.head, Y2}) {
+    require_same_space("gram", part, Y1);
+    require_same_rows("gram", part, Y1);
+  }
+  require_same_space("gram", X.tail, Y1);
+  require_same_rows("gram", X.tail, Y1);
+#ifdef BLOCKEIGS_HAVE_CUDA
+  if (on_device(X.head.space)) {
+    auto transfer = std::make_unique<GramInFlight::Transfer>();
+    if (device_ops::gram_pair_single_local_start(context, X.head, X.tail, Y1, Y2, transfer->device))
+      return GramInFlight(comm, HostMatrix(X.cols(), Y1.cols + Y2.cols), std::move(transfer));
+  }
+#endif
+  // Otherwise the fp64 products of widened copies; Y1 shares the tail's copy
+  // where it is the tail's leading columns (LOBPCG's Z in both).
+  auto widened = [&](spmm::ConstDenseView<float> src) {
+    auto out = std::make_shared<spmm::DenseBlock<double>>(src.space, src.rows, src.cols);
+    convert_block(context, src, out->view());
+    return out;
+  };
+  const auto tail = widened(X.tail);
+  const spmm::ConstDenseView<double> tail_view(tail->view());
+  const bool shared = Y1.data == X.tail.data && Y1.ld == X.tail.ld && Y1.cols <= X.tail.cols;
+  const auto y1 = shared ? nullptr : widened(Y1);
+  const spmm::ConstDenseView<double> y1_view =
+      shared ? column_range(tail_view, 0, Y1.cols) : spmm::ConstDenseView<double>(y1->view());
+  GramInFlight out = start_gram_pair<double>(context, comm, SplitColumns<double>(X.head, tail_view), y1_view, Y2);
+  out.keep_until_finished(tail);
+  if (y1) out.keep_until_finished(y1);
+  return out;
 }
 
 template <class T>

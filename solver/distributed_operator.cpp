@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "core/error.hpp"
 #include "solver/collective.hpp"
 #include "solver/device_selection.hpp"
 #include "solver/local_blocks.hpp"
+#include "spmm/single_input_spmm.hpp"
 
 #ifdef BLOCKEIGS_HAVE_CUDA
 #include "solver/cuda/halo_pack.hpp"
@@ -109,14 +111,15 @@ void DistributedOperator<T>::post_receives(std::int64_t k, std::vector<MPI_Reque
 }
 
 template <class T>
-void DistributedOperator<T>::queue_pack(spmm::ConstDenseView<T> X) {
+template <class U>
+void DistributedOperator<T>::queue_pack(spmm::ConstDenseView<U> X) {
   const std::int64_t k = X.cols;
   const Space space = context_.space();
-  T* packed = send_buffer_.data();
+  U* packed = reinterpret_cast<U*>(send_buffer_.data());  // U is T or narrower
   if (space == Space::host) {
 #pragma omp parallel for schedule(static)
     for (std::int64_t s = 0; s < halo_.packed_rows(); ++s) {
-      const T* from = X.data + std::int64_t(halo_.send_rows[s]) * X.ld;
+      const U* from = X.data + std::int64_t(halo_.send_rows[s]) * X.ld;
       std::copy(from, from + k, packed + s * k);
     }
     return;
@@ -127,7 +130,7 @@ void DistributedOperator<T>::queue_pack(spmm::ConstDenseView<T> X) {
 #endif
   if (staged())
     spmm::copy_bytes_async(send_staging_.data(), Space::host, packed, space,
-                           static_cast<std::size_t>(halo_.packed_rows() * k) * sizeof(T), context_.stream());
+                           static_cast<std::size_t>(halo_.packed_rows() * k) * sizeof(U), context_.stream());
   packed_->record();
 }
 
@@ -222,6 +225,58 @@ void DistributedOperator<T>::apply_with_peer_copies(T alpha, spmm::ConstDenseVie
 }
 
 template <class T>
+void DistributedOperator<T>::apply_single(spmm::ConstDenseView<float> X, spmm::DenseView<T> Y) {
+  const std::int64_t m = local_rows(), k = X.cols;
+  if (X.rows != m || Y.rows != m || X.cols != Y.cols)
+    throw Error("DistributedOperator::apply_single: X is " + std::to_string(X.rows) + " x " +
+                std::to_string(X.cols) + " and Y is " + std::to_string(Y.rows) + " x " +
+                std::to_string(Y.cols) + ", but this rank owns " + std::to_string(m) + " rows");
+  if constexpr (!std::is_same_v<T, double>) {
+    LinearOperator<T>::apply_single(X, Y);
+  } else {
+    // The halo buffers move whole doubles: k floats a row are k / 2 of them.
+    if (k % 2 != 0) return LinearOperator<T>::apply_single(X, Y);
+    const std::int64_t k_doubles = k / 2;
+    ensure_buffers(k);
+    auto multiply_diagonal = [&] { spmm::multiply_single_input(context_, diagonal_block_.view(), X, Y); };
+    const double t0 = now();
+    if (peer_) {
+      peer_->post_packed_receives();
+      queue_pack(X);
+      const double t1 = now();
+      multiply_diagonal();
+      wait_for_pack();
+      const double t2 = now();
+      pull_peer_rows(k_doubles);
+      const double t3 = now();
+      peer_->stream_waits_for_copies();
+      const double t4 = now();
+      add_halo_product(T(1), k, Y, true);
+      peer_->halo_block_released();
+      peer_->finish();
+      timings_.add({t0, t1, t2, t3, t4, now()});
+      return;
+    }
+    std::vector<MPI_Request> requests;
+    post_receives(k_doubles, requests);
+    queue_pack(X);
+    const double t1 = now();
+    multiply_diagonal();
+    wait_for_pack();
+    const double t2 = now();
+    post_sends(k_doubles, requests);
+    finish_exchange(requests);
+    const double t3 = now();
+    if (staged())
+      spmm::copy_bytes_async(halo_block_.data(), Space::device, recv_staging_.data(), Space::host,
+                             static_cast<std::size_t>(halo_.halo_rows() * k) * sizeof(float), context_.stream());
+    const double t4 = now();
+    add_halo_product(T(1), k, Y, true);
+    timings_.add({t0, t1, t2, t3, t4, now()});
+  }
+}
+
+template <class T>
 std::string DistributedOperator<T>::halo_transport() const {
   if (context_.space() == Space::host) return "host memory through MPI";
   if (peer_) return "device to device (CUDA IPC)";
@@ -229,13 +284,22 @@ std::string DistributedOperator<T>::halo_transport() const {
 }
 
 template <class T>
-void DistributedOperator<T>::add_halo_product(T alpha, std::int64_t k, spmm::DenseView<T> Y) {
+void DistributedOperator<T>::add_halo_product(T alpha, std::int64_t k, spmm::DenseView<T> Y, bool single) {
   const std::int64_t rows = off_diagonal_block_.rows();
   if (halo_.halo_rows() == 0 || rows == 0) return;
   const Space space = context_.space();
-  const spmm::DenseView<T> halo{space, halo_.halo_rows(), k, k, halo_block_.data()};
   const spmm::DenseView<T> product{space, rows, k, k, halo_product_.data()};
-  off_diagonal_plan_->multiply(alpha, halo, T(0), product);
+  if constexpr (std::is_same_v<T, double>) {
+    if (single) {
+      const spmm::ConstDenseView<float> halo{space, halo_.halo_rows(), k, k,
+                                             reinterpret_cast<const float*>(halo_block_.data())};
+      spmm::multiply_single_input(context_, off_diagonal_block_.view(), halo, product);
+    }
+  }
+  if (!single) {
+    const spmm::DenseView<T> halo{space, halo_.halo_rows(), k, k, halo_block_.data()};
+    off_diagonal_plan_->multiply(alpha, halo, T(0), product);
+  }
   if (space == Space::host) {
     const std::int32_t* target = off_diagonal_rows_.data();
 #pragma omp parallel for schedule(static)

@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/enums.hpp"
@@ -69,6 +70,12 @@ class DistributedOperator final : public LinearOperator<T> {
   std::int64_t first_row() const override { return partition_.begin(rank_); }
 
   void apply(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y) override;
+  // Y = A X with X in fp32 (fp64 operators): the local products by
+  // spmm::multiply_single_input, and the halo moved in fp32, half the bytes
+  // (an even width's rows travel as width / 2 doubles of the same buffers;
+  // an odd width is widened first, LinearOperator's way).
+  void apply_single(spmm::ConstDenseView<float> X, spmm::DenseView<T> Y) override;
+  bool applies_single() const override { return std::is_same_v<T, double>; }
   void diagonal(T* out) const override;
 
   // The two halves of apply, for measuring overlap: only the exchange (pack,
@@ -100,7 +107,9 @@ class DistributedOperator final : public LinearOperator<T> {
   // between packing and sending: receives posted first, the packed rows (and
   // their host copy) queued on the stream, then the sends once those are done.
   void post_receives(std::int64_t k, std::vector<MPI_Request>& requests);
-  void queue_pack(spmm::ConstDenseView<T> X);
+  // X's rows packed as U values (T, or fp32 for apply_single).
+  template <class U>
+  void queue_pack(spmm::ConstDenseView<U> X);
   // Blocks until the packed rows (and their host copy) are ready to send;
   // returns at once when this rank sends nothing.
   void wait_for_pack();
@@ -108,8 +117,9 @@ class DistributedOperator final : public LinearOperator<T> {
   void finish_exchange(std::vector<MPI_Request>& requests);
   void apply_with_peer_copies(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y);
   void pull_peer_rows(std::int64_t k);
-  // Y(rows with halo columns) += alpha * off-diagonal block * halo block.
-  void add_halo_product(T alpha, std::int64_t k, spmm::DenseView<T> Y);
+  // Y(rows with halo columns) += alpha * off-diagonal block * halo block
+  // (single: the halo block's bytes hold k fp32 columns a row).
+  void add_halo_product(T alpha, std::int64_t k, spmm::DenseView<T> Y, bool single = false);
   double now() const;
 
   MPI_Comm comm_;

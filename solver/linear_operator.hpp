@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "spmm/context.hpp"
+#include "solver/search_block_ops.hpp"
 #include "spmm/dense.hpp"
 
 namespace blockeigs::solver {
@@ -28,6 +29,17 @@ class LinearOperator {
   // Y = alpha * A * X + beta * Y on the local rows (beta == 0: Y is not read).
   // Collective: every rank calls it with the same block width.
   virtual void apply(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y) = 0;
+
+  // Y = A X with X in fp32 (LOBPCG's residual block in its search precision,
+  // LobpcgOptions::search_precision), summed and stored in T. By default X is
+  // widened to T in a temporary block and apply()'d; an operator that
+  // multiplies fp32 blocks itself overrides this and applies_single().
+  virtual void apply_single(spmm::ConstDenseView<float> X, spmm::DenseView<T> Y) {
+    spmm::DenseBlock<T> widened(X.space, X.rows, X.cols);
+    convert_block(context(), X, widened.view());
+    apply(T(1), spmm::ConstDenseView<T>(widened.view()), T(0), Y);
+  }
+  virtual bool applies_single() const { return false; }
 
   // The local part of the diagonal, local_rows() entries in context().space().
   virtual void diagonal(T* out) const = 0;

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <type_traits>
@@ -19,6 +20,7 @@
 #include "core/error.hpp"
 #include "solver/lobpcg_detail.hpp"
 #include "solver/phase_timer.hpp"
+#include "solver/search_block_ops.hpp"
 #include "spmm/memory.hpp"
 
 namespace blockeigs::solver {
@@ -58,11 +60,33 @@ bool LobpcgResult<T>::all_converged() const {
   return std::all_of(converged.begin(), converged.end(), [](bool c) { return c; });
 }
 
+// [X P] spans a multiple of this many columns (LobpcgOptions::column_alignment).
 template <class T>
-LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preconditioner<T>* preconditioner,
-                       std::optional<spmm::ConstDenseView<T>> start) {
-  const double t_begin = MPI_Wtime();
-  const int nb = validate_options(A, options, start);
+std::int64_t column_alignment(const LobpcgOptions& options, Space space) {
+  if (options.column_alignment > 0) return options.column_alignment;
+  return space == Space::device && std::is_same_v<T, double> ? 32 / sizeof(T) : 1;
+}
+
+// Whether the residuals Z are held in fp32 (LobpcgOptions::search_precision).
+// The same on every rank: the options, the backend and the operator are.
+template <class T>
+bool search_in_fp32(const LinearOperator<T>& A, const LobpcgOptions& options, bool preconditioned, int nb) {
+  if constexpr (!std::is_same_v<T, double>) {
+    return false;  // fp32 blocks: Z is in fp32 anyway
+  } else {
+    if (preconditioned || options.search_precision == SearchPrecision::fp64) return false;
+    if (options.search_precision == SearchPrecision::fp32) return true;
+    const std::int64_t widest_xp = round_up(2 * std::int64_t{nb}, column_alignment<T>(options, A.context().space()));
+    return A.applies_single() && options.imply_ax != ImplyAX::never &&
+           search_single_kernels_fit(A.context(), widest_xp + nb, widest_xp + nb, widest_xp, nb);
+  }
+}
+
+// The solver with the residual block Z in Ts (T, or fp32 for fp64 blocks).
+template <class T, class Ts>
+LobpcgResult<T> run_lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preconditioner<T>* preconditioner,
+                           std::optional<spmm::ConstDenseView<T>> start, int nb, double t_begin) {
+  constexpr bool single = !std::is_same_v<T, Ts>;  // Z in fp32 beside fp64 blocks
   const int k = options.k;
   const PrivateComm private_comm(A.comm());
   const MPI_Comm comm = private_comm.get();
@@ -79,9 +103,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   // up to 45% once soft locking leaves P an odd width (block-ops-bench's
   // locking cases). Zero columns add exact zeros to every product; the small
   // problems drop their rows and columns.
-  std::int64_t align = 1;
-  if (options.column_alignment > 0) align = options.column_alignment;
-  else if (space == Space::device && std::is_same_v<T, double>) align = 32 / sizeof(T);
+  const std::int64_t align = column_alignment<T>(options, space);
   // [X P] and A [X P] side by side in one block per buffer (at most 2 nb
   // columns each, rounded up). The residuals Z, where W is built (W's raw
   // columns), and A W each have a compact block of their own: the operator
@@ -95,23 +117,47 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   const std::int64_t widest_xp = round_up(2 * std::int64_t{nb}, align);
   const std::int64_t ld = 2 * widest_xp, w_width = round_up(nb, align);
   spmm::DenseBlock<T> SAS[2] = {{space, n, ld}, {space, n, ld}};
-  spmm::DenseBlock<T> ZB[2] = {{space, n, w_width}, {space, n, w_width}};
+  spmm::DenseBlock<Ts> ZB[2] = {{space, n, w_width}, {space, n, w_width}};
   spmm::DenseBlock<T> AWB[2] = {{space, n, w_width}, {space, n, w_width}};
+  // With Z in fp32: an fp64 copy of Z for the rare steps that read or form
+  // it in fp64 (measured Gram matrices, refreshes, W formed by the explicit
+  // passes, residuals formed apart from the Ritz update).
+  spmm::DenseBlock<T> ZT = single ? spmm::DenseBlock<T>(space, n, w_width) : spmm::DenseBlock<T>();
   for (auto& b : SAS) spmm::fill_bytes(b.data(), space, 0, sizeof(T) * static_cast<std::size_t>(n * ld));
-  for (auto* blocks : {ZB, AWB})
-    for (int b = 0; b < 2; ++b)
-      spmm::fill_bytes(blocks[b].data(), space, 0, sizeof(T) * static_cast<std::size_t>(n * w_width));
+  for (auto& b : ZB) spmm::fill_bytes(b.data(), space, 0, sizeof(Ts) * static_cast<std::size_t>(n * w_width));
+  for (auto& b : AWB) spmm::fill_bytes(b.data(), space, 0, sizeof(T) * static_cast<std::size_t>(n * w_width));
+  if (single) spmm::fill_bytes(ZT.data(), space, 0, sizeof(T) * static_cast<std::size_t>(n * w_width));
   auto S = [&](int b) { return spmm::DenseView<T>{space, n, widest_xp, ld, SAS[b].data()}; };  // [X P]
   auto AS = [&](int b) { return spmm::DenseView<T>{space, n, widest_xp, ld, SAS[b].data() + widest_xp}; };
-  auto Z = [&](int b) { return spmm::DenseView<T>{space, n, w_width, w_width, ZB[b].data()}; };
+  auto Z = [&](int b) { return spmm::DenseView<Ts>{space, n, w_width, w_width, ZB[b].data()}; };
   auto AW = [&](int b) { return spmm::DenseView<T>{space, n, w_width, w_width, AWB[b].data()}; };
   auto cS = [&](int b) { return spmm::ConstDenseView<T>(S(b)); };
   auto cAS = [&](int b) { return spmm::ConstDenseView<T>(AS(b)); };
-  auto cZ = [&](int b) { return spmm::ConstDenseView<T>(Z(b)); };
+  auto cZ = [&](int b) { return spmm::ConstDenseView<Ts>(Z(b)); };
   auto cAW = [&](int b) { return spmm::ConstDenseView<T>(AW(b)); };
   // The basis [X P Z] of buffer b over q columns of [X P] and z of Z.
   auto basis = [&](int b, std::int64_t q, std::int64_t z) {
-    return SplitColumns<T>(column_range(cS(b), 0, q), column_range(cZ(b), 0, z));
+    return SplitColumns<T, Ts>(column_range(cS(b), 0, q), column_range(cZ(b), 0, z));
+  };
+  // Z's first `count` columns of buffer b in T: Z itself, or (Z in fp32) its
+  // copy widened into ZT.
+  auto z_in_t = [&](int b, std::int64_t count) -> spmm::DenseView<T> {
+    if constexpr (single) {
+      const spmm::DenseView<T> out{space, n, count, w_width, ZT.data()};
+      convert_block(ctx, column_range(cZ(b), 0, count), out);
+      return out;
+    } else {
+      return column_range(Z(b), 0, count);
+    }
+  };
+  // The basis with Z in T (itself where Z is).
+  auto basis_in_t = [&](int b, std::int64_t q, std::int64_t z) {
+    return SplitColumns<T>(column_range(cS(b), 0, q), spmm::ConstDenseView<T>(z_in_t(b, z)));
+  };
+  // C = A B for B in Z's block (fp32 or T), C in A W's.
+  auto apply_to_z = [&](spmm::ConstDenseView<Ts> B, spmm::DenseView<T> C) {
+    if constexpr (single) A.apply_single(B, C);
+    else A.apply(T(1), B, T(0), C);
   };
   // The residuals go into Z's block, where W is built (nb of them); a
   // preconditioner reads them from there into scratch.
@@ -122,6 +168,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
 
   LobpcgResult<T> result;
   result.block_size = nb;
+  result.search_in_fp32 = single;
   LobpcgTimings& time = result.timings;
   PhaseTimer clock(ctx);
   std::vector<double> lambda;  // the nb current Ritz values, in the chosen order
@@ -177,7 +224,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     if (first < q)
       A.apply(T(1), column_range(cS(cur), first, count), T(0), column_range(AS(cur), first, count));
     else
-      A.apply(T(1), column_range(cZ(cur), first - q, count), T(0), column_range(AW(cur), first - q, count));
+      apply_to_z(column_range(cZ(cur), first - q, count), column_range(AW(cur), first - q, count));
     clock.to(time.spmm);
   };
 
@@ -211,7 +258,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
                                 const HostMatrix* s_t_az = nullptr) {
     const std::int64_t q = nb + np;  // [X P]; W's raw columns are Z's
     const std::int64_t ns = q + w.kept;
-    const SplitColumns<T> Sv = basis(cur, q, w.raw);
+    const SplitColumns<T, Ts> Sv = basis(cur, q, w.raw);
     const spmm::ConstDenseView<T> AWv = column_range(cAW(cur), 0, w.raw);
     const SplitColumns<T> ASv(column_range(cAS(cur), 0, q), AWv);
     const bool implicit = w.from_z.rows() > 0;
@@ -225,7 +272,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     for (;;) {
       if (derive) {
         // S^T A Z, measured with W's Gram matrix where the caller could.
-        const HostMatrix G = s_t_az ? *s_t_az : gram<T>(ctx, comm, Sv, AWv);
+        const HostMatrix G = s_t_az ? *s_t_az : gram<T>(ctx, comm, basis_in_t(cur, q, w.raw), AWv);
         s_t_az = nullptr;
         if (rank == 0) {
           GA = in_w_basis(assemble_ritz_matrix(carried_a, G));
@@ -234,9 +281,9 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       } else {
         // S^T [X P Z] and S^T [A [X P] A W]: GB and GA, both queued before either is waited for.
         make_ax_explicit();
-        GramInFlight b_gram =
-            start_gram_pair(ctx, comm, Sv, column_range(cS(cur), 0, q), column_range(cZ(cur), 0, w.raw));
-        GramInFlight a_gram = start_gram_pair(ctx, comm, Sv, column_range(cAS(cur), 0, q), AWv);
+        const SplitColumns<T> St = basis_in_t(cur, q, w.raw);
+        GramInFlight b_gram = start_gram_pair(ctx, comm, St, column_range(cS(cur), 0, q), St.tail);
+        GramInFlight a_gram = start_gram_pair(ctx, comm, St, column_range(cAS(cur), 0, q), AWv);
         const HostMatrix G_b = b_gram.finish(), G_a = a_gram.finish();
         if (rank == 0) {
           GB = in_w_basis(G_b);
@@ -318,7 +365,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
         for (int j = 0; j < nb; ++j)
           if (is_active[j] == (pass == 0)) residual_position[j] = place++;
       // With A X implied, S's view reaches the residuals (all nb of them).
-      const SplitColumns<T> S_read = implied ? basis(cur, q, std::max(w.raw, std::int64_t{nb})) : Sv;
+      const SplitColumns<T, Ts> S_read = implied ? basis(cur, q, std::max(w.raw, std::int64_t{nb})) : Sv;
       ahead = ProductAhead{};
       // A Z of the next buffer: the operator directly, not apply_a, whose
       // bookkeeping (carried blocks, residuals) is about the current one.
@@ -326,7 +373,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
         if (!preconditioner) {
           ahead = ProductAhead{true, m, z_product_width(active.empty() ? nb : std::int64_t(active.size()))};
           clock.to(time.rayleigh_ritz);
-          A.apply(T(1), column_range(cZ(next), 0, ahead.count), T(0), column_range(AW(next), 0, ahead.count));
+          apply_to_z(column_range(cZ(next), 0, ahead.count), column_range(AW(next), 0, ahead.count));
           clock.to(time.spmm);
         }
         carry();
@@ -339,7 +386,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       result.implied_ax_steps += implied ? 1 : 0;
     } else {
       // A X and A P come from the operator next, which drops the carried blocks.
-      split_update<T>(ctx, Sv, 0, coeff, T(0), column_range(S(next), 0, m));
+      split_update<T>(ctx, basis_in_t(cur, q, w.raw), 0, coeff, T(0), column_range(S(next), 0, m));
     }
     cur = next;
     np = coeff.cols() - nb;
@@ -358,6 +405,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
 
   int iteration = 0;
   int implicit_steps = 0;  // Ritz updates since A X and A P were last computed by the operator
+  double z_drift_sum = 0;  // Z in fp32: the steps' largest residual norms since then
   bool fresh = false;      // A X computed by the operator since the last update
   bool stagnated = false;  // no search direction left outside span[X P]
   std::vector<double> r_norm, x_norm, scaled(static_cast<std::size_t>(nb));
@@ -367,14 +415,20 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     const spmm::ConstDenseView<T> X = column_range(cS(cur), 0, nb);
     // R = A X - X Lambda and the norms, formed by the Ritz update or here in
     // one pass, in Z's block, where W is built.
-    const spmm::DenseView<T> Rv = column_range(Z(cur), 0, nb);
+    const spmm::DenseView<Ts> Rv = column_range(Z(cur), 0, nb);
     if (!residuals) {
       ahead = ProductAhead{};  // the residuals are formed afresh
       if (ax_implied) {
         make_ax_explicit();
         fresh = true;
       }
-      residuals = eigen_residuals(ctx, comm, X, column_range(cAS(cur), 0, nb), lambda, Rv);
+      if constexpr (single) {  // formed in fp64, then rounded into Z
+        const spmm::DenseView<T> Rt{space, n, nb, w_width, ZT.data()};
+        residuals = eigen_residuals(ctx, comm, X, column_range(cAS(cur), 0, nb), lambda, Rt);
+        convert_block(ctx, spmm::ConstDenseView<T>(Rt), Rv);
+      } else {
+        residuals = eigen_residuals(ctx, comm, X, column_range(cAS(cur), 0, nb), lambda, Rv);
+      }
       residual_position.resize(static_cast<std::size_t>(nb));
       std::iota(residual_position.begin(), residual_position.end(), std::int64_t{0});
     }
@@ -418,7 +472,7 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
       if (!conv[j]) active.push_back(j);
     const auto na = static_cast<std::int64_t>(active.size());
     const std::int64_t q = nb + np;
-    const spmm::DenseView<T> W = column_range(Z(cur), 0, na);
+    const spmm::DenseView<Ts> W = column_range(Z(cur), 0, na);
     // The active residuals' columns in Rv, and whether A Z was multiplied
     // ahead for all of them (A W's columns then move with them).
     std::vector<std::int64_t> active_columns;
@@ -429,11 +483,13 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     ahead = ProductAhead{};
     const spmm::DenseView<T> AR = column_range(AW(cur), 0, nb);  // A W's columns, beside Rv's
     if (preconditioner) {
-      const spmm::DenseView<T> Ra = column_range(scratch.view(), 0, na);
-      select_columns(ctx, spmm::ConstDenseView<T>(Rv), active_columns, Ra);
-      clock.to(time.other);
-      preconditioner->apply(Ra, W);
-      clock.to(time.preconditioner);
+      if constexpr (!single) {  // (search_in_fp32 refuses a preconditioner)
+        const spmm::DenseView<T> Ra = column_range(scratch.view(), 0, na);
+        select_columns(ctx, spmm::ConstDenseView<T>(Rv), active_columns, Ra);
+        clock.to(time.other);
+        preconditioner->apply(Ra, W);
+        clock.to(time.preconditioner);
+      }
     } else {
       // Soft locking: only the active residuals go on, as the raw columns of
       // W in any order. The Ritz update put last step's active ones first,
@@ -463,18 +519,18 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     // before A Z instead, and the host conditions W while the device
     // multiplies.)
     const spmm::ConstDenseView<T> XP = column_range(cS(cur), 0, q);
-    const SplitColumns<T> XPZ = basis(cur, q, na);
+    const SplitColumns<T, Ts> XPZ = basis(cur, q, na);
     HostMatrix measured, s_t_az;
     result.z_products_ahead += z_product_ahead ? 1 : 0;
     if (carried) {
       if (!z_product_ahead) apply_a(q, z_product_width(na));
       const HostMatrix both =
-          start_gram_pair(ctx, comm, XPZ, spmm::ConstDenseView<T>(W), column_range(cAW(cur), 0, na)).finish();
+          start_gram_pair(ctx, comm, XPZ, spmm::ConstDenseView<Ts>(W), column_range(cAW(cur), 0, na)).finish();
       measured = both.block(0, q + na, 0, na);
       s_t_az = both.block(0, q + na, na, na);
       clock.to(time.rayleigh_ritz);
     } else {
-      GramInFlight z_gram = start_gram<T>(ctx, comm, XPZ, spmm::ConstDenseView<T>(W));
+      GramInFlight z_gram = start_gram_pair(ctx, comm, XPZ, spmm::ConstDenseView<Ts>(W), column_range(cAW(cur), 0, 0));
       clock.to(time.orthogonalization);
       if (!z_product_ahead) apply_a(q, z_product_width(na));
       measured = z_gram.finish();
@@ -482,15 +538,45 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
     basis_options.q_gram = rank == 0 && carried ? &carried_b : nullptr;
     basis_options.implicit = true;
     basis_options.measured_gram = &measured;
-    std::int64_t nw = condition_against(ctx, comm, XP, W, scratch.view(), tol, &basis_options);
+    std::int64_t nw = 0;
+    if constexpr (single) {
+      // The coefficient form needs nothing of W. Where W must be formed, it
+      // is formed in fp64 from Z's widened copy and rounded back into Z, and
+      // its derived Gram matrix, made for the unrounded W, is dropped.
+      const spmm::DenseView<T> Wt{space, n, na, w_width, ZT.data()};
+      basis_options.implicit_only = true;
+      nw = condition_against(ctx, comm, XP, Wt, scratch.view(), tol, &basis_options);
+      basis_options.implicit_only = false;
+      if (nw < 0) {
+        z_in_t(cur, na);
+        nw = condition_against(ctx, comm, XP, Wt, scratch.view(), tol, &basis_options);
+        if (nw == 0) {  // as below
+          fill_random(ctx, Wt, options.seed, A.first_row(), std::int64_t{nb} * (max_refills + 1 + iteration));
+          basis_options.measured_gram = nullptr;
+          nw = condition_against(ctx, comm, XP, Wt, scratch.view(), tol, &basis_options);
+        }
+        convert_block(ctx, spmm::ConstDenseView<T>(column_range(Wt, 0, nw)), column_range(W, 0, nw));
+        basis_options.w_gram = HostMatrix();
+      }
+    } else {
+      nw = condition_against(ctx, comm, XP, W, scratch.view(), tol, &basis_options);
+    }
     basis_options.measured_gram = nullptr;
     // A Z and S^T A Z stand where W kept the raw columns as they were.
     bool products_current = basis_options.w_from_z.rows() == na;
     if (nw == 0) {
       // Every residual direction already lies in span[X P] to working
       // precision (stagnation at the rounding floor): explore at random.
-      fill_random(ctx, W, options.seed, A.first_row(), std::int64_t{nb} * (max_refills + 1 + iteration));
-      nw = condition_against(ctx, comm, XP, W, scratch.view(), tol, &basis_options);
+      if constexpr (single) {
+        const spmm::DenseView<T> Wt{space, n, na, w_width, ZT.data()};
+        fill_random(ctx, Wt, options.seed, A.first_row(), std::int64_t{nb} * (max_refills + 1 + iteration));
+        nw = condition_against(ctx, comm, XP, Wt, scratch.view(), tol, &basis_options);
+        convert_block(ctx, spmm::ConstDenseView<T>(column_range(Wt, 0, nw)), column_range(W, 0, nw));
+        basis_options.w_gram = HostMatrix();
+      } else {
+        fill_random(ctx, W, options.seed, A.first_row(), std::int64_t{nb} * (max_refills + 1 + iteration));
+        nw = condition_against(ctx, comm, XP, W, scratch.view(), tol, &basis_options);
+      }
       products_current = false;
     }
     SearchBlock search{nw, nw, std::move(basis_options.w_from_q), std::move(basis_options.w_from_z)};
@@ -521,13 +607,24 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
                              ? options.recompute_interval
                              : automatic_recompute_interval(tol.eps, norm_a, options.tolerance, options.test,
                                                             lambda, x_norm, k);
-    const bool refresh = ++implicit_steps >= interval;
+    bool refresh = ++implicit_steps >= interval;
+    if constexpr (single) {
+      // Z's rounding in the implied A X (search_drift_due), unless the
+      // user fixed the interval.
+      if (ax_implied) z_drift_sum += *std::max_element(r_norm.begin(), r_norm.end());
+      if (!refresh && options.recompute_interval == 0 &&
+          search_drift_due(std::numeric_limits<Ts>::epsilon() / 2, z_drift_sum, r_norm, conv)) {
+        refresh = true;
+        ++result.drift_recomputes;
+      }
+    }
     rayleigh_ritz_step(search, active, refresh, s_t_az.rows() > 0 ? &s_t_az : nullptr);
     fresh = false;
     if (refresh) {
       apply_a(0, nb + np);
       fresh = true;
       implicit_steps = 0;
+      z_drift_sum = 0;
       ++result.recomputes;
     }
   }
@@ -550,6 +647,17 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   clock.finish();
   time.total = MPI_Wtime() - t_begin;
   return result;
+}
+
+template <class T>
+LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preconditioner<T>* preconditioner,
+                       std::optional<spmm::ConstDenseView<T>> start) {
+  const double t_begin = MPI_Wtime();
+  const int nb = validate_options(A, options, start, preconditioner != nullptr);
+  if constexpr (std::is_same_v<T, double>)
+    if (search_in_fp32(A, options, preconditioner != nullptr, nb))
+      return run_lobpcg<T, float>(A, options, preconditioner, start, nb, t_begin);
+  return run_lobpcg<T, T>(A, options, preconditioner, start, nb, t_begin);
 }
 
 template struct LobpcgResult<float>;

@@ -60,6 +60,22 @@ enum class SpectrumEnd { smallest, largest };
 // Whether LOBPCG holds A X implied (LobpcgOptions::imply_ax).
 enum class ImplyAX { automatic, always, never };
 
+// The precision LOBPCG stores the residuals Z in, the raw columns of its
+// search block W (session 39 of solvers-h200.md):
+//  fp32 (for fp64 blocks): Z is rounded as the Ritz update writes it; A Z is
+//       formed from the stored Z in fp64, so A S stays consistent with S, and
+//       the rounding perturbs the search directions as a preconditioner
+//       would. The implied A X = X Theta + Z then carries Z's rounding, which
+//       the automatic recompute interval also counts. A step's passes over
+//       the big blocks move ~12% fewer bytes;
+//  fp64: Z in the blocks' own precision;
+//  automatic: fp32 where the device takes the mixed step in its one-pass
+//       kernels (fp64 blocks up to 20 columns, no preconditioner, an
+//       operator that multiplies fp32 blocks itself), fp64 otherwise.
+// With a preconditioner, which writes W itself, Z is always in the blocks'
+// precision (fp32 is refused).
+enum class SearchPrecision { automatic, fp64, fp32 };
+
 // How a residual r = A x - lambda x is judged converged:
 //  backward: ||r|| <= tol * (||A||_est + |lambda|) * ||x||  (backward stable: x, lambda is an exact
 //            eigenpair of a matrix within relative distance ~tol of A; robust for lambda near 0);
@@ -114,6 +130,7 @@ struct LobpcgOptions {
   // to 20 on the device; on the host the separate products cost more than
   // the columns save); always: wherever there is no preconditioner; never.
   ImplyAX imply_ax = ImplyAX::automatic;
+  SearchPrecision search_precision = SearchPrecision::automatic;
 };
 
 // Seconds on this rank's clock; device work is synchronised at each phase
@@ -149,6 +166,8 @@ struct LobpcgResult {
   int implied_ax_steps = 0;                 // Ritz updates that took A X from X and the residuals
   int ax_recomputes = 0;                    // implied A X made explicit by the operator for another reader
   int z_products_ahead = 0;                 // A Z multiplied before the convergence test, and used
+  bool search_in_fp32 = false;              // Z held in fp32 (LobpcgOptions::search_precision)
+  int drift_recomputes = 0;                 // of recomputes: brought forward by the fp32 Z's drift
   int block_size = 0;
   double norm_estimate = 0;                 // ||A||_est used by the backward test
   std::vector<LobpcgStep> history;          // one entry per iteration (keep_history)

@@ -89,7 +89,7 @@ inline std::int64_t round_up(std::int64_t n, std::int64_t multiple) { return (n 
 // throws or none does.
 template <class T>
 int validate_options(const LinearOperator<T>& A, const LobpcgOptions& o,
-                     const std::optional<spmm::ConstDenseView<T>>& start);
+                     const std::optional<spmm::ConstDenseView<T>>& start, bool has_preconditioner);
 
 // Whether a residual norm r passes the stopping test for Ritz value lambda of
 // a vector of norm x_norm; *scaled is r over the test's scale (the relative
@@ -110,6 +110,18 @@ bool passes(StoppingTest test, double tol, double r, double lambda, double x_nor
 inline constexpr int min_recompute_interval = 20, max_recompute_interval = 100;
 int automatic_recompute_interval(double eps, double norm_a, double tolerance, StoppingTest test,
                                  const std::vector<double>& lambda, const std::vector<double>& x_norm, int k);
+
+// With Z in fp32 the implied A X = X Theta + Z carries Z's rounding, u32
+// times each step's residuals, and A P inherits it through the implicit
+// updates until the next recompute. Recompute once u32 times the sum over
+// the steps since the last one of each step's largest residual norm
+// (residual_sum) reaches this fraction of the smallest active residual: in session 39's model (scripts/dev/lobpcg_search_precision.py)
+// that matched fp64's iteration counts on every problem, for 0-4 extra
+// recomputes; on the bar it comes ~400 steps after a recompute, later than
+// the interval above.
+inline constexpr double search_drift_fraction = 0.05;
+bool search_drift_due(double unit_roundoff, double residual_sum, const std::vector<double>& r_norm,
+                      const std::vector<bool>& converged);
 
 // ---- rank 0 computes, everybody receives ----------------------------------
 

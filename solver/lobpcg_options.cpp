@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <type_traits>
 
 #include "core/error.hpp"
 #include "solver/lobpcg_detail.hpp"
@@ -18,7 +19,7 @@ namespace lobpcg_detail {
 
 template <class T>
 int validate_options(const LinearOperator<T>& A, const LobpcgOptions& o,
-                     const std::optional<spmm::ConstDenseView<T>>& start) {
+                     const std::optional<spmm::ConstDenseView<T>>& start, bool has_preconditioner) {
   const std::int64_t rows = A.global_rows();
   if (o.k < 1) fail_input("LOBPCG: k (the number of eigenpairs) must be at least 1, got ", o.k);
   if (o.k >= rows)
@@ -37,6 +38,9 @@ int validate_options(const LinearOperator<T>& A, const LobpcgOptions& o,
   if (o.column_alignment < 0 || o.column_alignment > 64)
     fail_input("LOBPCG: column_alignment must be 0 (automatic) or 1 to 64, got ", o.column_alignment);
   const int nb = o.block_size > 0 ? o.block_size : default_block_size(o.k, rows);
+  if (o.search_precision == SearchPrecision::fp32 && has_preconditioner && std::is_same_v<T, double>)
+    fail_input("LOBPCG: search_precision fp32 needs preconditioner none (a preconditioner writes the search "
+               "block itself, in the blocks' precision); use fp64 or auto");
   // The start block's shape is per rank: agree before anyone proceeds.
   collectively(A.comm(), [&] {
     if (!start) return;
@@ -73,10 +77,18 @@ int automatic_recompute_interval(double eps, double norm_a, double tolerance, St
                                      double(max_recompute_interval)));
 }
 
+bool search_drift_due(double unit_roundoff, double residual_sum, const std::vector<double>& r_norm,
+                      const std::vector<bool>& converged) {
+  double smallest = INFINITY;
+  for (std::size_t j = 0; j < r_norm.size(); ++j)
+    if (!converged[j]) smallest = std::min(smallest, r_norm[j]);
+  return std::isfinite(smallest) && unit_roundoff * residual_sum >= search_drift_fraction * smallest;
+}
+
 template int validate_options(const LinearOperator<float>&, const LobpcgOptions&,
-                               const std::optional<spmm::ConstDenseView<float>>&);
+                               const std::optional<spmm::ConstDenseView<float>>&, bool);
 template int validate_options(const LinearOperator<double>&, const LobpcgOptions&,
-                               const std::optional<spmm::ConstDenseView<double>>&);
+                               const std::optional<spmm::ConstDenseView<double>>&, bool);
 
 }  // namespace lobpcg_detail
 }  // namespace blockeigs::solver

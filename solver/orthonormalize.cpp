@@ -186,6 +186,7 @@ std::int64_t make_basis(const spmm::Context& context, MPI_Comm comm, spmm::Const
     const std::int64_t kept = fused_first_pass(context, comm, Q, W, selected, scratch, tol, known_C, options);
     if (kept >= 0) return kept;
   }
+  if (options && options->implicit_only) return -1;
   compact();  // the explicit passes work on the selected columns only
   for (int pass = 0; pass < max_ortho_passes && nw > 0; ++pass) {
     spmm::DenseView<T> Wv = column_range(W, 0, nw);

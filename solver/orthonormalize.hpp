@@ -143,6 +143,9 @@ std::int64_t orthonormalize_against(const spmm::Context& context, MPI_Comm comm,
 //    caller folds the coefficients into what it forms from W (LOBPCG: its
 //    Rayleigh-Ritz matrices and Ritz update). Both stay empty where W was
 //    formed by the explicit passes.
+//  - implicit_only: with implicit, return -1 with W untouched where the
+//    fused pass does not run (LOBPCG with its residuals in fp32 then forms W
+//    from an fp64 copy).
 //  - measured_gram: [Q W]^T W ((Q.cols + W.cols) x W.cols), already
 //    measured by the caller (LOBPCG queues it with A W, so that this host
 //    work overlaps the product); the fused pass then reads nothing.
@@ -150,6 +153,7 @@ struct BasisOptions {
   const std::vector<std::int64_t>* columns = nullptr;  // in: W's columns to use, or null for all
   const HostMatrix* q_gram = nullptr;                  // in: Q^T Q, or null for the identity
   bool implicit = false;                               // in: coefficient form where the fused pass runs
+  bool implicit_only = false;                          // in: -1 instead of the explicit passes
   const HostMatrix* measured_gram = nullptr;           // in: [Q W]^T W, or null to measure it
   HostMatrix w_gram;                                   // out: (Q.cols + kept) x kept, or empty
   HostMatrix w_from_q, w_from_z;                       // out: Q.cols x kept and raw x kept, or empty

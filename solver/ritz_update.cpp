@@ -11,6 +11,8 @@
 #include "core/error.hpp"
 #include "solver/block_ops.hpp"
 #include "solver/block_ops_cuda.hpp"
+#include "solver/search_block_ops.hpp"
+#include "spmm/dense.hpp"
 
 namespace blockeigs::solver {
 namespace {
@@ -48,6 +50,36 @@ ImpliedCoefficients implied_coefficients(const HostMatrix& C, std::int64_t s_col
   return out;
 }
 
+// What both precisions' updates check and derive from their arguments: R's
+// placement, C over S's columns and the residuals' columns in S (A X
+// implied).
+struct UpdateSetup {
+  std::vector<std::int64_t> position;
+  HostMatrix C_over_s;
+  std::vector<std::int64_t> implied_column;
+};
+
+template <class S_, class AS_>
+UpdateSetup setup_update(const S_& S, const AS_& AS, const HostMatrix& C, const std::vector<double>& lambda,
+                         std::int64_t y_cols, std::int64_t ay_cols, std::int64_t nb,
+                         const std::vector<std::int64_t>& r_position, const ImpliedAX* implied_ax) {
+  [[maybe_unused]] const std::int64_t ns = AS.cols(), s_cols = S.cols();
+  BLOCKEIGS_ASSERT(C.rows() == ns && C.cols() == y_cols && y_cols == ay_cols &&
+                   std::int64_t(lambda.size()) == nb && nb <= y_cols && nb <= ns && AS.tail.rows == AS.head.rows &&
+                   S.tail.rows == S.head.rows);
+  BLOCKEIGS_ASSERT(implied_ax ? s_cols >= ns : s_cols == ns);
+  UpdateSetup out;
+  out.position = checked_positions(r_position, nb);
+  if (implied_ax) {
+    BLOCKEIGS_ASSERT(std::int64_t(implied_ax->theta.size()) == nb && implied_ax->first >= nb);
+    const std::vector<std::int64_t> from = checked_positions(implied_ax->position, nb);
+    for (std::int64_t j = 0; j < nb; ++j) BLOCKEIGS_ASSERT(implied_ax->first + from[j] < s_cols);
+    out.C_over_s = over_columns(C, s_cols);
+    for (std::int64_t j = 0; j < nb; ++j) out.implied_column.push_back(implied_ax->first + implied_ax->position[j]);
+  }
+  return out;
+}
+
 }  // namespace
 
 template <class T>
@@ -58,32 +90,20 @@ ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, const std
                           const std::function<void()>& meanwhile,
                           const ImpliedAX* implied_ax, bool store_ax) {
   const std::int64_t nb = R.cols, ns = AS.cols(), s_cols = S.cols();
-  BLOCKEIGS_ASSERT(C.rows() == ns && C.cols() == Y.cols && Y.cols == AY.cols &&
-                   std::int64_t(lambda.size()) == nb && nb <= Y.cols && nb <= ns && AS.tail.rows == AS.head.rows &&
-                   S.tail.rows == S.head.rows);
-  BLOCKEIGS_ASSERT(implied_ax ? s_cols >= ns : s_cols == ns);
-  const std::vector<std::int64_t> position = checked_positions(r_position, nb);
-  HostMatrix C_over_s;  // A X implied: C over S's columns
-  if (implied_ax) {
-    BLOCKEIGS_ASSERT(std::int64_t(implied_ax->theta.size()) == nb && implied_ax->first >= nb);
-    const std::vector<std::int64_t> from = checked_positions(implied_ax->position, nb);
-    for (std::int64_t j = 0; j < nb; ++j) BLOCKEIGS_ASSERT(implied_ax->first + from[j] < s_cols);
-    C_over_s = over_columns(C, s_cols);
-  }
+  const UpdateSetup setup = setup_update(S, AS, C, lambda, Y.cols, AY.cols, nb, r_position, implied_ax);
+  const std::vector<std::int64_t>& position = setup.position;
+  const HostMatrix& C_over_s = setup.C_over_s;
 #ifdef BLOCKEIGS_HAVE_CUDA
   if constexpr (std::is_same_v<T, double>) {
     if (S.head.space == Space::device && S.rows() == AS.rows() && S.rows() == Y.rows && S.rows() == AY.rows &&
         S.rows() == R.rows) {
       const std::int64_t ay_first = store_ax ? 0 : nb;
-      std::vector<std::int64_t> implied_column;
-      if (implied_ax)
-        for (std::int64_t j = 0; j < nb; ++j) implied_column.push_back(implied_ax->first + implied_ax->position[j]);
       std::unique_ptr<device_ops::LocalGramTransfer> transfer;
       if (device_ops::ritz_update_local(context, S.head, S.tail, AS.head, AS.tail,
                                         implied_ax ? C_over_s.data() : C.data(),
                                         lambda.data(), Y, AY, R, position.data(), ay_first,
                                         implied_ax ? implied_ax->theta.data() : nullptr,
-                                        implied_ax ? implied_column.data() : nullptr, transfer)) {
+                                        implied_ax ? setup.implied_column.data() : nullptr, transfer)) {
         if (meanwhile) meanwhile();
         std::vector<double> sums(static_cast<std::size_t>(2 * nb));
         if (transfer) transfer->wait(sums.data());
@@ -104,6 +124,41 @@ ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, const std
   }
   ResidualNorms norms = eigen_residuals(context, comm, column_range(spmm::ConstDenseView<T>(Y), 0, nb),
                                         column_range(spmm::ConstDenseView<T>(AY), 0, nb), lambda, R, position);
+  if (meanwhile) meanwhile();  // after R, which it may read
+  return norms;
+}
+
+ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, const SplitColumns<double, float>& S,
+                          const SplitColumns<double>& AS, const HostMatrix& C, const std::vector<double>& lambda,
+                          spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<float> R,
+                          const std::vector<std::int64_t>& r_position, const std::function<void()>& meanwhile,
+                          const ImpliedAX* implied_ax, bool store_ax) {
+  const std::int64_t nb = R.cols;
+  const UpdateSetup setup = setup_update(S, AS, C, lambda, Y.cols, AY.cols, nb, r_position, implied_ax);
+#ifdef BLOCKEIGS_HAVE_CUDA
+  if (S.head.space == Space::device && S.rows() == AS.rows() && S.rows() == Y.rows && S.rows() == AY.rows &&
+      S.rows() == R.rows) {
+    std::unique_ptr<device_ops::LocalGramTransfer> transfer;
+    if (device_ops::ritz_update_single_local(context, S.head, S.tail, AS.head, AS.tail,
+                                             implied_ax ? setup.C_over_s.data() : C.data(), lambda.data(), Y, AY, R,
+                                             setup.position.data(), store_ax ? 0 : nb,
+                                             implied_ax ? implied_ax->theta.data() : nullptr,
+                                             implied_ax ? setup.implied_column.data() : nullptr, transfer)) {
+      if (meanwhile) meanwhile();
+      std::vector<double> sums(static_cast<std::size_t>(2 * nb));
+      if (transfer) transfer->wait(sums.data());
+      return residual_norms_from_sums(comm, std::move(sums), nb);
+    }
+  }
+#endif
+  // Otherwise the fp64 update from a widened copy of S's tail, its residuals
+  // rounded into R.
+  spmm::DenseBlock<double> tail(S.tail.space, S.tail.rows, S.tail.cols), residuals(R.space, R.rows, nb);
+  convert_block(context, S.tail, tail.view());
+  ResidualNorms norms =
+      ritz_update<double>(context, comm, SplitColumns<double>(S.head, spmm::ConstDenseView<double>(tail.view())), AS,
+                          C, lambda, Y, AY, residuals.view(), r_position, {}, implied_ax, store_ax);
+  convert_block(context, spmm::ConstDenseView<double>(residuals.view()), R);
   if (meanwhile) meanwhile();  // after R, which it may read
   return norms;
 }

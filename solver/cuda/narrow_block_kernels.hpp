@@ -66,14 +66,22 @@ struct RitzUpdateArgs {
   double* r;
   std::int64_t ldr;
   double* partial;
+  // LOBPCG's residual block in fp32 (search_block_ops.hpp; the staged kernel
+  // only): S's tail at s_tail_single (ld lds_tail) and R at r_single (ld
+  // ldr) instead of s_tail and r. The tail's rows are staged as they are and
+  // widened in shared memory by the lane that copied them.
+  const float* s_tail_single = nullptr;
+  float* r_single = nullptr;
 };
 struct ImpliedColumns {
   const double* theta;          // nb values
   const std::int64_t* column;   // nb columns of S
 };
 bool ritz_update_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::int64_t nb, bool implied);
+// Whether the staged kernel takes the shape with S's tail and R in fp32.
+bool ritz_update_single_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::int64_t nb);
 std::int64_t ritz_update_blocks(std::int64_t rows, std::int64_t ns, std::int64_t nv, std::int64_t m,
-                                std::int64_t implied_nb);
+                                std::int64_t implied_nb, std::int64_t tail_floats = 0);
 // position (host, nb entries): R's column for residual j.
 void ritz_update(RitzUpdateArgs args, const double* c, const double* lambda, const std::int64_t* position,
                  const ImpliedColumns* implied, cudaStream_t stream);

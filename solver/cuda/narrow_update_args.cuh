@@ -122,6 +122,16 @@ __device__ __forceinline__ void copy_async_8(unsigned shared, const double* glob
   asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(shared), "l"(global), "r"(in ? 8 : 0)
                : "memory");
 }
+// 8 or 4 bytes from an address of any type (fp32 rows: LOBPCG's residual
+// block in its search precision).
+__device__ __forceinline__ void copy_async_bytes_8(unsigned shared, const void* global, bool in) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(shared), "l"(global), "r"(in ? 8 : 0)
+               : "memory");
+}
+__device__ __forceinline__ void copy_async_bytes_4(unsigned shared, const void* global, bool in) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(shared), "l"(global), "r"(in ? 4 : 0)
+               : "memory");
+}
 __device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 template <int pending>
 __device__ __forceinline__ void wait_copies() {
@@ -132,6 +142,10 @@ __device__ __forceinline__ void wait_copies() {
 // its pairs of doubles can be copied 16 bytes at a time).
 inline bool rows_16_byte_aligned(const double* p, std::int64_t ld) {
   return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % 2 == 0;
+}
+// The same for pairs of floats (8 bytes).
+inline bool rows_8_byte_aligned(const float* p, std::int64_t ld) {
+  return reinterpret_cast<std::uintptr_t>(p) % 8 == 0 && ld % 2 == 0;
 }
 
 // Past 48 KB of shared memory a kernel must opt in to up to `bytes` of

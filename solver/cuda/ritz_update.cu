@@ -63,6 +63,7 @@
 #include "solver/cuda/device_support.cuh"
 #include "solver/cuda/narrow_block_kernels.hpp"
 #include "solver/cuda/narrow_update_args.cuh"
+#include "core/error.hpp"
 #include "spmm/cuda/cuda_check.hpp"
 
 namespace blockeigs::solver::cuda {
@@ -99,13 +100,22 @@ __device__ __forceinline__ void store_pair(double* p, double v0, double v1, bool
     if (second) p[1] = v1;
   }
 }
+// R in fp32 (RitzUpdateArgs::r_single): rounded once, here.
+__device__ __forceinline__ void store_pair(float* p, double v0, double v1, bool second) {
+  if (second && pair_aligned(p)) {
+    *reinterpret_cast<float2*>(p) = float2{float(v0), float(v1)};
+  } else {
+    p[0] = float(v0);
+    if (second) p[1] = float(v1);
+  }
+}
 
 // A step's outputs from its accumulators: Y and AY at rows first + g and
 // first + g + 8, columns 8 (first_tile + tile_step nt) + 2 t + {0, 1} for
 // accumulator tile nt, and R there. The step's sums of squares of R's and
 // Y(:, 0:nb)'s columns are added to the warp's, `sums` (in shared memory
 // across the steps).
-template <int NT, int Outputs>
+template <int NT, int Outputs, bool Single = false>
 __device__ __forceinline__ void store_step(const RitzUpdateArgs& a, const double* lambda, const int* r_column,
                                            std::int64_t first, const double (&y)[NT][4], const double (&ay)[NT][4],
                                            double (&sums)[2][Outputs], int first_tile = 0, int tile_step = 1) {
@@ -132,11 +142,14 @@ __device__ __forceinline__ void store_step(const RitzUpdateArgs& a, const double
       const bool second_r = c + 1 < a.nb;
       const double r0 = ay0 - lambda[c] * y0;
       const double r1 = second_r ? ay1 - lambda[c + 1] * y1 : 0.0;
-      double* const r_row = a.r + row * a.ldr;
+      auto* const r_row = [&] {
+        if constexpr (Single) return a.r_single + row * a.ldr;
+        else return a.r + row * a.ldr;
+      }();
       if (!second_r || r_column[c + 1] == r_column[c] + 1) {
         store_pair(r_row + r_column[c], r0, r1, second_r);
       } else {  // residuals placed apart (LOBPCG's active ones first)
-        r_row[r_column[c]] = r0;
+        r_row[r_column[c]] = r0;  // (rounded where R is in fp32)
         r_row[r_column[c + 1]] = r1;
       }
       sum_r[nt][0] = fma(r0, r0, sum_r[nt][0]);
@@ -195,12 +208,17 @@ constexpr int staged_static_bytes(int nt, bool implied) {
   return (max_inputs * (8 * nt + 4) + 2 * staged_max_pairs * 2 * max_outputs) * int(sizeof(double)) +
          (implied ? max_outputs : 1) * int(sizeof(double) + sizeof(int));  // theta and ax_column
 }
-constexpr int staged_pair_bytes(int ns, int nv) {
-  return staged_stages * step_rows * (staged_stride(ns) + staged_stride(nv)) * int(sizeof(double));
+// Floats between a tile's staged fp32 rows (S's tail in fp32), 16-byte
+// aligned; none without such a tail.
+constexpr int staged_float_stride(int tail_floats) { return (tail_floats + 3) / 4 * 4; }
+constexpr int staged_pair_bytes(int ns, int nv, int tail_floats = 0) {
+  return staged_stages * step_rows *
+         ((staged_stride(ns) + staged_stride(nv)) * int(sizeof(double)) +
+          staged_float_stride(tail_floats) * int(sizeof(float)));
 }
-constexpr int staged_pairs(int ns, int nv, int nt, bool implied) {
-  return std::min(staged_max_pairs,
-                  (shared_memory_limit - staged_static_bytes(nt, implied)) / staged_pair_bytes(ns, nv));
+constexpr int staged_pairs(int ns, int nv, int nt, bool implied, int tail_floats = 0) {
+  return std::min(staged_max_pairs, (shared_memory_limit - staged_static_bytes(nt, implied)) /
+                                        staged_pair_bytes(ns, nv, tail_floats));
 }
 static_assert(staged_pairs(max_inputs, max_inputs, max_outputs / 8, false) >= 4,
               "the widest staged shape keeps 4 pairs an SM");
@@ -285,7 +303,12 @@ __device__ __forceinline__ void multiply_staged_pair_half(const RitzUpdateArgs& 
 // aligned). Lane l of a warp copies units l + 32 j of each of its rows of the
 // staged [S | A S]. Implied: A S's first nb columns are neither copied nor
 // staged but formed where the fragments are read (implied_fragment).
-template <int NT, int W, bool Implied>
+//
+// Single: S's tail (LOBPCG's residuals) in fp32 at s_tail_single, staged as
+// it is behind the tile's fp64 rows; the lane that copied a unit widens it
+// into the S tile once it has landed (before the pair's barrier), so the
+// fragments read fp64 as before. R is stored in fp32.
+template <int NT, int W, bool Implied, bool Single = false>
 __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
     ritz_update_staged_kernel(const RitzUpdateArgs a, const __grid_constant__ RitzConstants<NT, false> k) {
   constexpr int K2 = 8 * NT, c_stride = K2 + 4, HT = (NT + 1) / 2;
@@ -308,7 +331,9 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
   const int pair_in_block = warp_in_block / 2, h = warp_in_block % 2;
   const int as_first = Implied ? a.implied_nb : 0;  // A S's first column staged
   const int stride_s = staged_stride(a.ns), stride_as = staged_stride(a.nv - as_first);
-  const int tile_s = step_rows * stride_s, slot = step_rows * (stride_s + stride_as);
+  const int stride_f = Single ? staged_float_stride(a.ns - a.ns_head) : 0;  // floats
+  const int tile_s = step_rows * stride_s, doubles_in_slot = step_rows * (stride_s + stride_as);
+  const int slot = doubles_in_slot + step_rows * stride_f / 2;  // stride_f is a multiple of 4
   double* const ring = staged + pair_in_block * staged_stages * slot;
   const unsigned ring_base = static_cast<unsigned>(__cvta_generic_to_shared(ring));
 
@@ -326,6 +351,10 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
   unsigned source_stride[slots];
   int to[slots], row_stride[slots];
   bool whole[slots], used[slots];
+  // Single: units of S's fp32 tail, staged at float `to` of the slot's fp32
+  // rows, widened to the S tile's column `widen_to`.
+  bool in_floats[slots];
+  int widen_to[slots];
 #pragma unroll
   for (int j = 0; j < slots; ++j) {
     const int v = lane + 32 * j;
@@ -337,8 +366,17 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
     whole[j] = W == 2 && column + 1 < (from_as ? a.nv : a.ns);  // an odd width's last unit: 8 bytes
     const int head = from_as ? a.nv_head : a.ns_head;
     const bool from_tail = column >= head;
-    const double* const base = from_as ? (from_tail ? a.as_tail : a.as) : (from_tail ? a.s_tail : a.s);
+    in_floats[j] = Single && !from_as && from_tail;
+    widen_to[j] = column;
     const std::int64_t ld = from_as ? (from_tail ? a.ldas_tail : a.ldas) : (from_tail ? a.lds_tail : a.lds);
+    if (in_floats[j]) {
+      to[j] = column - head;
+      row_stride[j] = stride_f;
+      source[j] = reinterpret_cast<const char*>(a.s_tail_single + (column - head));
+      source_stride[j] = static_cast<unsigned>(ld * sizeof(float));
+      continue;
+    }
+    const double* const base = from_as ? (from_tail ? a.as_tail : a.as) : (from_tail ? a.s_tail : a.s);
     source[j] = reinterpret_cast<const char*>(base + (from_tail ? column - head : column));
     source_stride[j] = static_cast<unsigned>(ld * sizeof(double));
   }
@@ -354,6 +392,7 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
     if (i < mine) {
       const std::int64_t first = (pair + i * all_pairs) * step_rows;
       const unsigned base = ring_base + unsigned(int(i % staged_stages) * slot) * unsigned(sizeof(double));
+      const unsigned float_base = base + unsigned(doubles_in_slot) * unsigned(sizeof(double));
 #pragma unroll
       for (int r = 8 * h; r < 8 * h + 8; ++r) {
         const std::int64_t row = first + r;
@@ -362,13 +401,20 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
 #pragma unroll
         for (int j = 0; j < slots; ++j) {
           if (!used[j]) continue;
+          const char* const from = source[j] + static_cast<std::uint64_t>(safe) * source_stride[j];
+          if (Single && in_floats[j]) {
+            const unsigned into = float_base + unsigned(r * row_stride[j] + to[j]) * unsigned(sizeof(float));
+            if (whole[j])
+              copy_async_bytes_8(into, from, in);
+            else
+              copy_async_bytes_4(into, from, in);
+            continue;
+          }
           const unsigned into = base + unsigned(r * row_stride[j] + to[j]) * unsigned(sizeof(double));
-          const double* const from =
-              reinterpret_cast<const double*>(source[j] + static_cast<std::uint64_t>(safe) * source_stride[j]);
           if (whole[j])
-            copy_async_16(into, from, in);
+            copy_async_16(into, reinterpret_cast<const double*>(from), in);
           else
-            copy_async_8(into, from, in);
+            copy_async_8(into, reinterpret_cast<const double*>(from), in);
         }
       }
     }
@@ -380,13 +426,27 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
   for (std::int64_t i = 0; i < mine; ++i) {  // pair-uniform
     issue(i + staged_stages - 1);
     wait_copies<staged_stages - 1>();  // this lane's copies of tile i have landed ...
+    if constexpr (Single) {            // ... its fp32 units widened into the S tile ...
+      double* const tile = ring + int(i % staged_stages) * slot;
+      const float* const floats = reinterpret_cast<const float*>(tile + doubles_in_slot);
+#pragma unroll
+      for (int r = 8 * h; r < 8 * h + 8; ++r)
+#pragma unroll
+        for (int j = 0; j < slots; ++j) {
+          if (!used[j] || !in_floats[j]) continue;
+          const float* const f = floats + r * stride_f + to[j];
+          double* const d = tile + r * stride_s + widen_to[j];
+          d[0] = f[0];
+          if (whole[j]) d[1] = f[1];
+        }
+    }
     pair_barrier(pair_in_block);       // ... and both warps'
     const double* const staged_s = ring + int(i % staged_stages) * slot;
     double y[HT][4], ay[HT][4];
     multiply_staged_pair_half<HT, c_stride, Implied>(a, staged_s, stride_s, staged_s + tile_s, stride_as, C, h, NT,
                                                      theta, ax_column, y, ay);
-    store_step<HT, max_outputs>(a, k.lambda, k.r_column, (pair + i * all_pairs) * step_rows, y, ay,
-                                warp_sums[warp_in_block], h, 2);
+    store_step<HT, max_outputs, Single>(a, k.lambda, k.r_column, (pair + i * all_pairs) * step_rows, y, ay,
+                                        warp_sums[warp_in_block], h, 2);
     pair_barrier(pair_in_block);  // both are done with the slot before a later tile is copied into it
   }
   wait_copies<0>();
@@ -398,7 +458,9 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
 // 16-byte aligned. (A S's copies start at column implied_nb; a pair of
 // columns must not straddle either block's two views.)
 bool copies_pair(const RitzUpdateArgs& a) {
-  return rows_16_byte_aligned(a.s, a.lds) && rows_16_byte_aligned(a.s_tail, a.lds_tail) &&
+  const bool tail_aligned = a.s_tail_single ? rows_8_byte_aligned(a.s_tail_single, a.lds_tail)
+                                            : rows_16_byte_aligned(a.s_tail, a.lds_tail);
+  return rows_16_byte_aligned(a.s, a.lds) && tail_aligned &&
          rows_16_byte_aligned(a.as, a.ldas) && rows_16_byte_aligned(a.as_tail, a.ldas_tail) &&
          a.implied_nb % 2 == 0 && a.ns_head % 2 == 0 && a.nv_head % 2 == 0;
 }
@@ -488,24 +550,27 @@ void set_residual_constants(Constants& constants, int nb, const double* lambda, 
 bool fits_staged(std::int64_t ns, std::int64_t m) { return ns <= max_inputs && m <= max_outputs; }
 
 // One opt-in to the shared memory per kernel (the flag is the kernel's own).
-template <int NT, int W, bool Implied>
+// S's tail in fp32: its columns (none otherwise).
+int tail_floats(const RitzUpdateArgs& a) { return a.s_tail_single ? a.ns - a.ns_head : 0; }
+
+template <int NT, int W, bool Implied, bool Single>
 void run_staged(const RitzUpdateArgs& a, const RitzConstants<NT, false>& constants, cudaStream_t stream) {
-  const auto kernel = ritz_update_staged_kernel<NT, W, Implied>;
+  const auto kernel = ritz_update_staged_kernel<NT, W, Implied, Single>;
   static std::atomic<std::uint64_t> opted_in{0};
   detail::allow_shared_memory(kernel, shared_memory_limit - staged_static_bytes(NT, Implied), opted_in);
   const int staged_as = a.nv - a.implied_nb;
-  const int pairs = staged_pairs(a.ns, staged_as, NT, Implied);
-  kernel<<<static_cast<unsigned>(ritz_update_blocks(a.rows, a.ns, a.nv, a.m, a.implied_nb)), pairs * 64,
-           pairs * staged_pair_bytes(a.ns, staged_as), stream>>>(a, constants);
+  const int pairs = staged_pairs(a.ns, staged_as, NT, Implied, tail_floats(a));
+  kernel<<<static_cast<unsigned>(ritz_update_blocks(a.rows, a.ns, a.nv, a.m, a.implied_nb, tail_floats(a))),
+           pairs * 64, pairs * staged_pair_bytes(a.ns, staged_as, tail_floats(a)), stream>>>(a, constants);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
-template <int NT, bool Implied>
+template <int NT, bool Implied, bool Single = false>
 void run_staged_copies(const RitzUpdateArgs& a, const RitzConstants<NT, false>& constants, cudaStream_t stream) {
   if (copies_pair(a))
-    run_staged<NT, 2, Implied>(a, constants, stream);
+    run_staged<NT, 2, Implied, Single>(a, constants, stream);
   else
-    run_staged<NT, 1, Implied>(a, constants, stream);
+    run_staged<NT, 1, Implied, Single>(a, constants, stream);
 }
 
 template <int NT>
@@ -520,6 +585,7 @@ void launch_staged(const RitzUpdateArgs& a, const double* c, const double* lambd
     constants.theta[j] = implied->theta[j];
     constants.ax_column[j] = static_cast<int>(implied->column[j]);
   }
+  if (a.s_tail_single) return run_staged_copies<NT, true, true>(a, constants, stream);  // (implied only)
   run_staged_copies<NT, true>(a, constants, stream);
 }
 
@@ -569,11 +635,16 @@ bool ritz_update_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::int
   return ns >= 1 && ns <= wide_inputs && nv == ns && m >= 1 && m <= wide_outputs && nb >= 1 && nb <= m;
 }
 
+bool ritz_update_single_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::int64_t nb) {
+  return ritz_update_fits(ns, nv, m, nb, true);
+}
+
 std::int64_t ritz_update_blocks(std::int64_t rows, std::int64_t ns, std::int64_t nv, std::int64_t m,
-                                std::int64_t implied_nb) {
+                                std::int64_t implied_nb, std::int64_t tail_floats) {
   if (fits_staged(ns, m)) {  // one tile a pair a step
     const std::int64_t tiles = (rows + step_rows - 1) / step_rows;
-    const std::int64_t pairs = staged_pairs(int(ns), int(nv - implied_nb), int(m + 7) / 8, implied_nb > 0);
+    const std::int64_t pairs =
+        staged_pairs(int(ns), int(nv - implied_nb), int(m + 7) / 8, implied_nb > 0, int(tail_floats));
     return std::clamp<std::int64_t>((tiles + pairs - 1) / pairs, 1, staged_max_blocks);
   }
   constexpr std::int64_t rows_per_block = std::int64_t(wide_warps_per_block) * step_rows;
@@ -584,6 +655,7 @@ void ritz_update(RitzUpdateArgs a, const double* c, const double* lambda, const 
                  const ImpliedColumns* implied, cudaStream_t stream) {
   a.k_steps = (a.ns + 7) / 8;
   a.implied_nb = implied ? a.nb : 0;
+  BLOCKEIGS_ASSERT(!a.s_tail_single || (implied && fits_staged(a.ns, a.m) && a.r_single));
   const int tiles = (a.m + 7) / 8;
   if (fits_staged(a.ns, a.m)) return launch_tiles<false>(tiles, a, c, lambda, position, implied, stream);
   launch_tiles<true>(tiles, a, c, lambda, position, nullptr, stream);  // more than 64 inputs or 48 outputs

@@ -39,6 +39,7 @@
 #include <cstdint>
 
 #include "solver/cuda/narrow_update_args.cuh"
+#include "core/error.hpp"
 #include "spmm/cuda/cuda_check.hpp"
 
 namespace blockeigs::solver::cuda {
@@ -82,16 +83,27 @@ __device__ __forceinline__ void copy_async(unsigned shared, const double* global
     detail::copy_async_8(shared, global, in);
 }
 
+// Floats between staged fp32 rows (X's tail and Y1 in fp32), 16-byte aligned.
+__host__ __device__ constexpr int staged_float_stride(int floats) { return (floats + 3) / 4 * 4; }
+
 // NT tiles of 8 columns of [Y1 Y2]; W doubles a copy (2 where every block's
 // rows and columns start 16-byte aligned, see launch); XT tiles of X a warp.
-template <int NT, int W, int XT>
-__global__ void __launch_bounds__(warps_per_block * 32, XT == 2 ? (NT > 4 ? 2 : 3) : W == 2 ? 5 : 4)
+// Single: X's tail and Y1 in fp32 (TallSkinnyGramArgs::x_tail_single),
+// staged as they are after the fp64 rows and widened into them by the
+// thread that copied them, before the stage's barrier; 4 blocks an SM (the
+// fp32 rows add 7.5 KB to a block's 40 at 60 x 40).
+template <int NT, int W, int XT, bool Single = false>
+__global__ void __launch_bounds__(warps_per_block * 32,
+                                  Single ? 4 : XT == 2 ? (NT > 4 ? 2 : 3) : W == 2 ? 5 : 4)
     tall_skinny_gram_kernel(const TallSkinnyGramArgs a) {
-  extern __shared__ double staged[];  // stages x stage_rows x stride
+  extern __shared__ double staged[];  // stages x stage_rows x stride, then (Single) the fp32 rows
   const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int ky = a.ky1 + a.ky2, x_tiles = (a.kx + 15) / 16, y_start = x_tiles * 16;
   const int stride = staged_stride(a.kx, ky);
+  // Single: [X's tail, Y1] of a row, contiguous in the fp32 rows.
+  const int stride_f = Single ? staged_float_stride(a.kx - a.kx_head + a.ky1) : 0;
+  float* const floats = reinterpret_cast<float*>(staged + stages * stage_rows * stride);
   // Zero once: the padding columns are never copied into.
   for (int e = static_cast<int>(threadIdx.x); e < stages * stage_rows * stride; e += blockDim.x) staged[e] = 0.0;
   __syncthreads();
@@ -102,37 +114,73 @@ __global__ void __launch_bounds__(warps_per_block * 32, XT == 2 ? (NT > 4 ? 2 : 
   // row are fixed for the whole kernel: found once here, so that a copy costs
   // one multiply-add of the row.
   constexpr int copy_slots = ((max_x_cols<XT> + max_y_cols<XT>) / W + 31) / 32;
-  const double* column[copy_slots];
-  std::int64_t ld[copy_slots];
+  const char* column[copy_slots];
+  std::int64_t ld_bytes[copy_slots];
   int to[copy_slots];
+  bool in_floats[copy_slots];  // Single: staged at float from_floats[j] of the fp32 row, widened to to[j]
+  int from_floats[copy_slots];
   const int units = (a.kx + ky) / W;
 #pragma unroll
   for (int j = 0; j < copy_slots; ++j) {
     const int c = W * (lane + 32 * j);  // column of [X Y1 Y2]
     const bool x = c < a.kx, x_tail = x && c >= a.kx_head, y1 = !x && c < a.kx + a.ky1;
-    column[j] = x_tail ? a.x_tail + (c - a.kx_head)
-                : x    ? a.x + c
-                : y1   ? a.y1 + (c - a.kx)
-                       : a.y2 + (c - a.kx - a.ky1);
-    ld[j] = x_tail ? a.ldx_tail : x ? a.ldx : y1 ? a.ldy1 : a.ldy2;
     to[j] = x ? c : y_start + c - a.kx;
+    in_floats[j] = Single && (x_tail || y1);
+    from_floats[j] = c - a.kx_head;
+    if (in_floats[j]) {
+      column[j] = reinterpret_cast<const char*>(x_tail ? a.x_tail_single + (c - a.kx_head)
+                                                       : a.y1_single + (c - a.kx));
+      ld_bytes[j] = (x_tail ? a.ldx_tail : a.ldy1) * std::int64_t(sizeof(float));
+      continue;
+    }
+    column[j] = reinterpret_cast<const char*>(x_tail ? a.x_tail + (c - a.kx_head)
+                                              : x    ? a.x + c
+                                              : y1   ? a.y1 + (c - a.kx)
+                                                     : a.y2 + (c - a.kx - a.ky1));
+    ld_bytes[j] = (x_tail ? a.ldx_tail : x ? a.ldx : y1 ? a.ldy1 : a.ldy2) * std::int64_t(sizeof(double));
   }
   const unsigned staged_base = static_cast<unsigned>(__cvta_generic_to_shared(staged));
+  const unsigned float_base = static_cast<unsigned>(__cvta_generic_to_shared(floats));
   const std::int64_t total_stages = (a.rows + stage_rows - 1) / stage_rows;
   auto issue = [&](std::int64_t stage, int slot) {  // stage may be past the last: zeros
     const unsigned base = staged_base + unsigned(slot * stage_rows * stride) * unsigned(sizeof(double));
+    const unsigned fbase = float_base + unsigned(slot * stage_rows * stride_f) * unsigned(sizeof(float));
 #pragma unroll
     for (int r = warp; r < stage_rows; r += warps_per_block) {
       const std::int64_t row = stage * stage_rows + r;
       const bool in_rows = row < a.rows;
       const std::int64_t safe_row = in_rows ? row : 0;
 #pragma unroll
-      for (int j = 0; j < copy_slots; ++j)
-        if (lane + 32 * j < units)
-          copy_async<W>(base + unsigned(r * stride + to[j]) * unsigned(sizeof(double)), column[j] + safe_row * ld[j],
-                        in_rows);
+      for (int j = 0; j < copy_slots; ++j) {
+        if (lane + 32 * j >= units) continue;
+        const char* const from = column[j] + safe_row * ld_bytes[j];
+        if (Single && in_floats[j]) {
+          const unsigned into = fbase + unsigned(r * stride_f + from_floats[j]) * unsigned(sizeof(float));
+          if constexpr (W == 2)
+            detail::copy_async_bytes_8(into, from, in_rows);
+          else
+            detail::copy_async_bytes_4(into, from, in_rows);
+          continue;
+        }
+        copy_async<W>(base + unsigned(r * stride + to[j]) * unsigned(sizeof(double)),
+                      reinterpret_cast<const double*>(from), in_rows);
+      }
     }
     commit_copies();
+  };
+  // Single: this thread's fp32 units of the stage in ring slot `slot`
+  // widened into its fp64 rows (once they have landed).
+  auto widen = [&](int slot) {
+#pragma unroll
+    for (int r = warp; r < stage_rows; r += warps_per_block)
+#pragma unroll
+      for (int j = 0; j < copy_slots; ++j) {
+        if (lane + 32 * j >= units || !in_floats[j]) continue;
+        const float* const f = floats + (slot * stage_rows + r) * stride_f + from_floats[j];
+        double* const d = staged + (slot * stage_rows + r) * stride + to[j];
+        d[0] = f[0];
+        if constexpr (W == 2) d[1] = f[1];
+      }
   };
 
   double acc[XT][NT][4];
@@ -149,6 +197,7 @@ __global__ void __launch_bounds__(warps_per_block * 32, XT == 2 ? (NT > 4 ? 2 : 
   const bool has_tile = warp < x_tiles;  // warp-uniform
   for (std::int64_t i = 0; i < mine; ++i) {
     wait_copies<stages - 2>();  // stage i has landed (this thread's copies) ...
+    if constexpr (Single) widen(static_cast<int>(i % stages));
     __syncthreads();            // ... and everyone's; slot (i - 1) % stages is free again
     const std::int64_t next = i + stages - 1;
     issue(next < mine ? stage_of(next) : total_stages, static_cast<int>(next % stages));
@@ -188,16 +237,26 @@ __global__ void __launch_bounds__(warps_per_block * 32, XT == 2 ? (NT > 4 ? 2 : 
     }
 }
 
-template <int NT, int W, int XT>
+// Shared memory for kx x ky, with `floats` columns staged in fp32.
+constexpr int staged_bytes(int kx, int ky, int floats) {
+  return stages * stage_rows *
+         (staged_stride(kx, ky) * int(sizeof(double)) + staged_float_stride(floats) * int(sizeof(float)));
+}
+
+template <int NT, int W, int XT, bool Single = false>
 void launch(const TallSkinnyGramArgs& a, cudaStream_t stream) {
-  const auto kernel = tall_skinny_gram_kernel<NT, W, XT>;
-  const int bytes = stages * stage_rows * staged_stride(a.kx, a.ky1 + a.ky2) * int(sizeof(double));
+  const auto kernel = tall_skinny_gram_kernel<NT, W, XT, Single>;
+  const int bytes = staged_bytes(a.kx, a.ky1 + a.ky2, Single ? a.kx - a.kx_head + a.ky1 : 0);
   static std::atomic<std::uint64_t> opted_in{0};
   detail::allow_shared_memory(
-      kernel, stages * stage_rows * staged_stride(max_x_cols<XT>, max_y_cols<XT>) * int(sizeof(double)), opted_in);
+      kernel, staged_bytes(max_x_cols<XT>, max_y_cols<XT>, Single ? max_x_cols<XT> + max_y_cols<XT> : 0),
+      opted_in);
   kernel<<<static_cast<unsigned>(tall_skinny_gram_blocks(a.rows)), warps_per_block * 32, bytes, stream>>>(a);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
+
+// X's tail or Y1 in fp32 (TallSkinnyGramArgs::x_tail_single).
+bool is_single(const TallSkinnyGramArgs& a) { return a.x_tail_single != nullptr || a.y1_single != nullptr; }
 
 // 16-byte copies where every part of every row starts 16-byte aligned:
 // even column counts and leading dimensions, aligned block starts (LOBPCG's
@@ -207,22 +266,29 @@ bool copies_pair(const TallSkinnyGramArgs& a) {
   auto aligned = [](const double* p, std::int64_t ld, int cols) {
     return cols == 0 || (detail::rows_16_byte_aligned(p, ld) && cols % 2 == 0);
   };
-  return aligned(a.x, a.ldx, a.kx_head) && aligned(a.x_tail, a.ldx_tail, a.kx - a.kx_head) &&
-         aligned(a.y1, a.ldy1, a.ky1) && aligned(a.y2, a.ldy2, a.ky2);
+  auto aligned_single = [](const float* p, std::int64_t ld, int cols) {  // pairs of floats: 8 bytes
+    return cols == 0 || (detail::rows_8_byte_aligned(p, ld) && cols % 2 == 0);
+  };
+  const bool single = is_single(a);
+  return aligned(a.x, a.ldx, a.kx_head) &&
+         (single ? aligned_single(a.x_tail_single, a.ldx_tail, a.kx - a.kx_head)
+                 : aligned(a.x_tail, a.ldx_tail, a.kx - a.kx_head)) &&
+         (single ? aligned_single(a.y1_single, a.ldy1, a.ky1) : aligned(a.y1, a.ldy1, a.ky1)) &&
+         aligned(a.y2, a.ldy2, a.ky2);
 }
 
-template <int NT, int XT>
+template <int NT, int XT, bool Single>
 void launch_width(const TallSkinnyGramArgs& a, cudaStream_t stream) {
-  if (copies_pair(a)) return launch<NT, 2, XT>(a, stream);
-  launch<NT, 1, XT>(a, stream);
+  if (copies_pair(a)) return launch<NT, 2, XT, Single>(a, stream);
+  launch<NT, 1, XT, Single>(a, stream);
 }
 
 // launch_width<NT, XT> for NT = tiles, the tiles of 8 columns of [Y1 Y2].
-template <int XT, int NT = 1>
+template <int XT, bool Single = false, int NT = 1>
 void launch_tiles(int tiles, const TallSkinnyGramArgs& a, cudaStream_t stream) {
   if constexpr (NT < max_y_cols<XT> / 8)
-    if (tiles > NT) return launch_tiles<XT, NT + 1>(tiles, a, stream);
-  launch_width<NT, XT>(a, stream);
+    if (tiles > NT) return launch_tiles<XT, Single, NT + 1>(tiles, a, stream);
+  launch_width<NT, XT, Single>(a, stream);
 }
 
 }  // namespace
@@ -231,12 +297,20 @@ bool tall_skinny_gram_fits(std::int64_t kx, std::int64_t ky) {
   return kx >= 1 && kx <= max_x_cols<2> && ky >= 1 && ky <= max_y_cols<2>;
 }
 
+bool tall_skinny_gram_single_fits(std::int64_t kx, std::int64_t ky) {
+  return kx >= 1 && kx <= max_x_cols<1> && ky >= 1 && ky <= max_y_cols<1>;
+}
+
 std::int64_t tall_skinny_gram_blocks(std::int64_t rows) {
   return std::clamp<std::int64_t>((rows + stage_rows - 1) / stage_rows, 1, max_blocks);
 }
 
 void tall_skinny_gram(const TallSkinnyGramArgs& a, cudaStream_t stream) {
   const int ky = a.ky1 + a.ky2, tiles = (ky + 7) / 8;
+  if (is_single(a)) {
+    BLOCKEIGS_ASSERT(tall_skinny_gram_single_fits(a.kx, ky));
+    return launch_tiles<1, true>(tiles, a, stream);
+  }
   if (a.kx <= max_x_cols<1> && ky <= max_y_cols<1>) return launch_tiles<1>(tiles, a, stream);
   launch_tiles<2>(tiles, a, stream);  // the wide variant: X past 64 columns or [Y1 Y2] past 40
 }

@@ -27,10 +27,18 @@ struct TallSkinnyGramArgs {
   // tall_skinny_gram_blocks(rows) partial sums, each kx x (ky1 + ky2)
   // row-major: add them in order for the product.
   double* partial;
+  // LOBPCG's residual block in fp32 (search_block_ops.hpp; the narrow
+  // variant only): X's tail at x_tail_single (ld ldx_tail) and Y1 at
+  // y1_single (ld ldy1) instead of x_tail and y1. Their rows are staged as
+  // they are and widened in shared memory by the thread that copied them.
+  const float* x_tail_single = nullptr;
+  const float* y1_single = nullptr;
 };
 
 // Up to 96 columns of X and 64 of [Y1 Y2].
 bool tall_skinny_gram_fits(std::int64_t kx, std::int64_t ky);
+// With X's tail and Y1 in fp32: up to 64 columns of X and 40 of [Y1 Y2].
+bool tall_skinny_gram_single_fits(std::int64_t kx, std::int64_t ky);
 // Depends on the row count only, so that the sums' order does not depend on the GPU.
 std::int64_t tall_skinny_gram_blocks(std::int64_t rows);
 void tall_skinny_gram(const TallSkinnyGramArgs& args, cudaStream_t stream);

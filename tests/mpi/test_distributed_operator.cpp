@@ -54,6 +54,24 @@ TEST(DistributedOperator, RandomSpdAndPowerLaw) {
   check_distributed_apply<float>(context, power, balanced(power), 17, "power law, fp32");
 }
 
+// X in fp32 (LOBPCG's residual block in its search precision): the halo
+// moves fp32 rows (even widths) or the block is widened first (odd ones).
+TEST(DistributedOperator, SingleInputMatchesReference) {
+  const auto context = spmm::Context::host();
+  io::GeneratorSpec three{io::GeneratorKind::laplacian_3d, 5, 4, 6, 7};
+  const io::CsrRows cube = generated(three), power = test::power_law_matrix(500, 400, 11);
+  for (const io::CsrRows* whole : {&cube, &power}) {
+    const RowPartition partition = balanced(*whole);
+    const int rank = test::mpi_rank(MPI_COMM_WORLD);
+    solver::DistributedOperator<double> op(MPI_COMM_WORLD, context,
+                                           io::slice_rows(*whole, partition.begin(rank), partition.end(rank)),
+                                           partition);
+    EXPECT_TRUE(op.applies_single());
+    for (std::int64_t w : {1, 4, 20, 3, 64, 2})
+      test::check_operator_apply_single(op, context, *whole, w, whole == &cube ? "3D Laplacian" : "power law");
+  }
+}
+
 TEST(DistributedOperator, RankWithNoRows) {
   // Rank 1 (when there is one) owns nothing; the others split the rows.
   const auto context = spmm::Context::host();

@@ -301,6 +301,62 @@ TEST(Lobpcg, ImpliedAXMatchesStored) {
   EXPECT_EQ(preconditioned.result.z_products_ahead, 0);
 }
 
+// The residual block in fp32 beside fp64 blocks (search_precision), through
+// the conversions the host takes: the same pairs as in fp64, to the same
+// accuracy, in about as many iterations, with A X implied (the device's
+// form, where Z's rounding also enters A X) and stored; soft locking moves
+// the fp32 residuals as it moves the fp64 ones. On the host `auto` keeps
+// fp64.
+TEST(Lobpcg, ResidualsInFp32MatchFp64) {
+  const Problem p = laplacian(io::GeneratorKind::laplacian_3d, 12, 12, 12);
+  LobpcgOptions o = options_for(20, SpectrumEnd::smallest, 1e-8);
+  o.imply_ax = solver::ImplyAX::always;
+  const Solved automatic = run(p, o);
+  EXPECT_FALSE(automatic.result.search_in_fp32);
+  o.search_precision = solver::SearchPrecision::fp64;
+  const Solved fp64 = run(p, o);
+  EXPECT_EQ(fp64.result.eigenvalues, automatic.result.eigenvalues);
+  o.search_precision = solver::SearchPrecision::fp32;
+  for (solver::ImplyAX form : {solver::ImplyAX::always, solver::ImplyAX::never}) {
+    o.imply_ax = form;
+    const Solved fp32 = run(p, o);
+    EXPECT_TRUE(fp32.result.search_in_fp32);
+    expect_solved(p, fp32, o, 1e-10);
+    expect_same_pairs(p, fp32, fp64, 20);
+    EXPECT_LE(fp32.result.iterations, fp64.result.iterations + std::max(5, fp64.result.iterations / 10))
+        << "fp64 took " << fp64.result.iterations;
+    EXPECT_GE(fp32.result.implicit_search_steps, fp32.result.iterations * 3 / 4);
+  }
+}
+
+// A harder spectrum for fp32 residuals: the 2D Laplacian's smallest pairs
+// at kappa_eff = ||A|| / lambda_1 ~ 1e3 and a tight relative tolerance,
+// where the implied A X's drift from Z's rounding is largest against the
+// residuals the test asks for; and a clustered diagonal, largest end.
+TEST(Lobpcg, ResidualsInFp32OnHarderSpectra) {
+  const Problem laplace = laplacian(io::GeneratorKind::laplacian_2d, 40, 30);
+  LobpcgOptions o = options_for(8, SpectrumEnd::smallest, 1e-9);
+  o.imply_ax = solver::ImplyAX::always;
+  o.search_precision = solver::SearchPrecision::fp64;
+  const Solved fp64 = run(laplace, o);
+  o.search_precision = solver::SearchPrecision::fp32;
+  const Solved fp32 = run(laplace, o);
+  expect_solved(laplace, fp32, o, 1e-10);
+  expect_same_pairs(laplace, fp32, fp64, 8);
+  EXPECT_LE(fp32.result.iterations, fp64.result.iterations + std::max(5, fp64.result.iterations / 10))
+      << "fp64 took " << fp64.result.iterations;
+
+  std::vector<double> d;
+  for (int i = 0; i < 300; ++i) d.push_back(1.0 + 0.01 * i);
+  for (int i = 0; i < 6; ++i) d.push_back(10.0 + 1e-7 * i);  // a tight cluster at the top
+  const Problem clustered = diagonal(d);
+  LobpcgOptions c = options_for(6, SpectrumEnd::largest, 1e-8);
+  c.search_precision = solver::SearchPrecision::fp32;
+  const Solved top = run(clustered, c);
+  EXPECT_TRUE(top.result.search_in_fp32);
+  expect_solved(clustered, top, c, 1e-12);
+}
+
 // P padded with zero columns to multiples of 4 and 8 columns (the device's
 // default at fp64 is 4), against no padding: the zero columns add exact
 // zeros to every product and the small problems skip them, so the same pairs
@@ -648,11 +704,14 @@ TEST(Lobpcg, FloatBlocks) {
 
 // ---- input errors ---------------------------------------------------------------
 
-void expect_input_error(const Problem& p, const LobpcgOptions& o, const std::string& part) {
+void expect_input_error(const Problem& p, const LobpcgOptions& o, const std::string& part,
+                        Precond precond = Precond::none) {
   const solver::RowPartition partition = partition_of(p, MPI_COMM_WORLD, Split::balanced);
   test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), p.whole, partition);
+  std::unique_ptr<solver::JacobiPreconditioner<double>> jacobi;
+  if (precond == Precond::jacobi) jacobi = std::make_unique<solver::JacobiPreconditioner<double>>(A);
   try {
-    solver::lobpcg<double>(A, o);
+    solver::lobpcg<double>(A, o, jacobi.get());
     ADD_FAILURE() << "no error for " << part;
   } catch (const Error& e) {
     EXPECT_TRUE(is_input_error(e)) << e.what();
@@ -682,6 +741,9 @@ TEST(Lobpcg, RejectsBadOptions) {
   o = options_for(2);
   o.column_alignment = -1;
   expect_input_error(p, o, "column_alignment must be 0 (automatic) or 1 to 64, got -1");
+  o = options_for(2);
+  o.search_precision = solver::SearchPrecision::fp32;
+  expect_input_error(p, o, "search_precision fp32 needs preconditioner none", Precond::jacobi);
 }
 
 TEST(Lobpcg, RejectsAStartBlockOfTheWrongShape) {

@@ -73,6 +73,39 @@ void check_operator_apply(solver::DistributedOperator<T>& op, const spmm::Contex
     }
 }
 
+// apply_single (X in fp32, Y in fp64) of an fp64 operator against the
+// single-rank reference of the rounded X, on a NaN-filled Y (not read).
+inline void check_operator_apply_single(solver::DistributedOperator<double>& op, const spmm::Context& context,
+                                        const io::CsrRows& whole, std::int64_t width, const std::string& label) {
+  SCOPED_TRACE(label + ", fp32 X, width " + std::to_string(width));
+  const int rank = mpi_rank(MPI_COMM_WORLD);
+  const solver::RowPartition& partition = op.partition();
+  const std::int64_t begin = partition.begin(rank), end = partition.end(rank), m = end - begin;
+  std::vector<double> x_all = hashed_block(0, whole.global_rows, width, 9);
+  for (double& v : x_all) v = static_cast<float>(v);
+  std::vector<float> x_local(static_cast<std::size_t>(m * width));
+  std::vector<double> y_local(x_local.size());
+  for (std::int64_t e = 0; e < m * width; ++e) x_local[e] = static_cast<float>(x_all[begin * width + e]);
+  const Space space = context.space();
+  spmm::DenseBlock<float> X(space, m, width);
+  spmm::DenseBlock<double> Y(space, m, width);
+  spmm::copy_bytes(X.data(), space, x_local.data(), Space::host, sizeof(float) * x_local.size());
+  std::vector<double> y_ref, scale;
+  reference_rows(whole, x_all, width, begin, end, y_ref, scale, std::numeric_limits<double>::epsilon());
+  spmm::fill_bytes(Y.data(), space, 0xff, sizeof(double) * m * width);
+  op.apply_single(X.cview(), Y.view());
+  context.synchronize();
+  spmm::copy_bytes(y_local.data(), Space::host, Y.data(), space, sizeof(double) * y_local.size());
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < width; ++j) {
+      const double got = y_local[i * width + j], want = y_ref[i * width + j];
+      if (!(std::abs(got - want) <= scale[i])) {
+        ADD_FAILURE() << "rank " << rank << " row " << begin + i << " col " << j << ": " << got << " vs " << want;
+        return;
+      }
+    }
+}
+
 template <class T>
 void check_distributed_apply(const spmm::Context& context, const io::CsrRows& whole,
                              const solver::RowPartition& partition, std::int64_t width,

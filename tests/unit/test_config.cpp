@@ -172,6 +172,7 @@ TEST(ConfigDefaults, Eigs) {
   EXPECT_EQ(e.test, ConvergenceTest::backward);
   EXPECT_EQ(e.max_iterations, 1000);
   EXPECT_EQ(e.preconditioner, Preconditioner::none);
+  EXPECT_EQ(e.search_precision, SearchPrecision::automatic);
   EXPECT_EQ(e.seed, 1u);
   EXPECT_TRUE(e.start_file.empty());
   EXPECT_EQ(e.start_dataset, "/X");
@@ -216,6 +217,7 @@ eigensolver:
   convergence_test: relative
   max_iterations: 50
   preconditioner: jacobi
+  search_precision: fp64
   seed: 9223372036854775807
   start: {file: x0.h5, dataset: /Y}
 execution: {backend: cpu, spmm_algorithm: merge_based, spmm_precision: fp32}
@@ -233,6 +235,7 @@ output: {path: out/r.h5, monitor: false}
   EXPECT_EQ(e.test, ConvergenceTest::relative);
   EXPECT_EQ(e.max_iterations, 50);
   EXPECT_EQ(e.preconditioner, Preconditioner::jacobi);
+  EXPECT_EQ(e.search_precision, SearchPrecision::fp64);
   EXPECT_EQ(e.seed, 9223372036854775807u);
   EXPECT_EQ(e.start_file, "x0.h5");
   EXPECT_EQ(e.start_dataset, "/Y");
@@ -383,6 +386,8 @@ const std::vector<ErrorCase> kErrorCases = {
      {"execution.backend must be auto, cpu or cuda, got 'gpu'"}},
     {"SpmmAlgorithm", App::eigs, eigs("execution: {spmm_algorithm: csr}"),
      {"execution.spmm_algorithm must be automatic, reference, row_split, merge_based or cusparse"}},
+    {"SearchPrecision", App::eigs, eigs("eigensolver: {search_precision: fp16}"),
+     {"eigensolver.search_precision must be auto, fp64 or fp32, got 'fp16'"}},
     {"SpmmPrecision", App::eigs, eigs("execution: {spmm_precision: fp16}"),
      {"execution.spmm_precision must be fp64 or fp32, got 'fp16'"}},
     {"RhsSource", App::cg, eigs("block_cg: {rhs: {source: file}}"),

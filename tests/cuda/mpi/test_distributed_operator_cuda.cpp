@@ -65,6 +65,9 @@ TEST(DistributedOperatorCuda, ReusedAcrossWidthsWithEachTransport) {
     }
     for (std::int64_t w : {1, 16, 3, 64, 17, 64})
       test::check_operator_apply(op, context, whole, w, peer ? "peer copies" : "MPI");
+    // X in fp32: its halo rows in half the bytes of the same buffers.
+    for (std::int64_t w : {20, 4, 3, 64, 128})
+      test::check_operator_apply_single(op, context, whole, w, peer ? "peer copies" : "MPI");
   }
   unsetenv("BLOCKEIGS_HALO_PEER");
 }
