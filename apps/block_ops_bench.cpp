@@ -12,6 +12,7 @@
 
 #include "apps/bench_options.hpp"
 #include "solver/block_ops.hpp"
+#include "solver/search_block_ops.hpp"
 #include "solver/collective.hpp"
 #include "solver/device_selection.hpp"
 #include "solver/orthonormalize.hpp"
@@ -312,6 +313,38 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
                                    cols(SASnext, 2 * k, k));
        }}
     });
+  // LOBPCG's step with the residuals Z in a compact block of their own, in
+  // fp64 and in fp32 (eigensolver.search_precision), A Z compact in fp64.
+  spmm::DenseBlock<T> Zc(space, m, k), Rc(space, m, k);
+  spmm::DenseBlock<float> Zf(space, m, k), Rf(space, m, k);
+  solver::fill_random(context, Zc.view(), 10, 0);
+  solver::fill_random(context, Zf.view(), 10, 0);
+  solver::ImpliedAX implied_apart{lambda, 2 * k, implied_ax.position};
+  if constexpr (std::is_same_v<T, double>) {
+    const solver::SplitColumns<T> s64(ccols(SAS, 0, 2 * k), spmm::ConstDenseView<T>(Zc.view())),
+        as(ccols(SAS, 3 * k, 2 * k), spmm::ConstDenseView<T>(AZc.view()));
+    const solver::SplitColumns<T, float> s32(ccols(SAS, 0, 2 * k), spmm::ConstDenseView<float>(Zf.view()));
+    cases.push_back({"Ritz + R, implied, Z fp64 apart", 9, [&, s64, as] {
+                       (void)solver::ritz_update<T>(context, comm, s64, as, ritz, lambda, cols(SASnext, 0, 2 * k),
+                                                    cols(SASnext, 3 * k, 2 * k), Rc.view(), {}, {}, &implied_apart,
+                                                    false);
+                     }});
+    cases.push_back({"Ritz + R, implied, Z fp32 apart", 8, [&, s32, as] {
+                       (void)solver::ritz_update(context, comm, s32, as, ritz, lambda, cols(SASnext, 0, 2 * k),
+                                                 cols(SASnext, 3 * k, 2 * k), Rf.view(), {}, {}, &implied_apart,
+                                                 false);
+                     }});
+    cases.push_back({"S^T [Z AZ], Z fp64 apart", 4, [&, s64] {
+                       (void)solver::start_gram_pair<T>(context, comm, s64, spmm::ConstDenseView<T>(Zc.view()),
+                                                        spmm::ConstDenseView<T>(AZc.view()))
+                           .finish();
+                     }});
+    cases.push_back({"S^T [Z AZ], Z fp32 apart", 3.5, [&, s32] {
+                       (void)solver::start_gram_pair(context, comm, s32, spmm::ConstDenseView<float>(Zf.view()),
+                                                     spmm::ConstDenseView<T>(AZc.view()))
+                           .finish();
+                     }});
+  }
   std::printf("block-ops-bench: %lld x %lld, %s, %s (one block = %.1f MB)\n", (long long)m, (long long)k,
               sizeof(T) == 8 ? "fp64" : "fp32", space == Space::device ? "cuda" : "cpu", block_bytes / 1e6);
   double copy_rate = 0;

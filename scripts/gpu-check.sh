@@ -2,7 +2,7 @@
 # On the GPU machine: build with the cuda preset, run the GPU tests and the
 # benchmarks asked for, and end with a short table. Logs go to $OUT (the
 # device tool's folder) or /tmp/gpu-check.
-#   scripts/gpu-check.sh [dmma] [tests] [sanitize] [bench-quick|bench-full] [operator] [layouts] [blockops] [profile] [ncu] [ncu-lobpcg] [compare] [scaling] [ab-eigs] [ab-blockops] [ab-spmm]
+#   scripts/gpu-check.sh [dmma] [tests] [sanitize] [bench-quick|bench-full] [operator] [layouts] [blockops] [profile] [ncu] [ncu-lobpcg] [compare] [scaling] [ab-eigs] [ab-blockops] [ab-spmm] [eigs-precision]
 # BUILD_TARGETS="a b": build only these targets (a probe that needs one app).
 # dmma: the fp64 tensor-core rate of each mma.sync shape (scripts/dev/dmma_rate.cu) and the MMA
 # opcodes in our LOBPCG kernels' SASS.
@@ -15,6 +15,7 @@
 # (`git archive <base> -o gpu-carry/base.tar`) built beside it, alternating
 # AB_RUNS (3) times on the same machine, where the host's share varies by
 # machine more than a change moves it.
+# eigs-precision: block-eigs on the 128^3 bar with the residual block in fp64 and in fp32 (auto).
 # tests: CUDA_TESTS (a ctest -R regex) narrows it to the GPU tests a change touched.
 # sanitize: SANITIZE_RUNS (';'-separated test commands) narrows it to the kernels a change touched,
 # SANITIZE_TOOLS (default "memcheck racecheck") to the tools.
@@ -215,6 +216,25 @@ for step in "${steps[@]}"; do
         done
       done
       note "ab-eigs          $(grep -c . "$out/ab-eigs.log") runs" ;;
+    eigs-precision)
+      # The bar problem with the residual block in fp64 and in fp32 (eigensolver.search_precision),
+      # one binary, alternating PRECISION_RUNS (2) times; 2D 200^2 and 1138_bus-like hard cases
+      # are the tests' business, this is the timing.
+      echo "== block-eigs 128^3: search_precision fp64 against auto"
+      for p in fp64 auto; do
+        sed "s/^  preconditioner: none/  preconditioner: none\n  search_precision: $p/" \
+          configs/bench/eigs-laplacian-128.yaml > /tmp/eigs-$p.yaml
+      done
+      for i in $(seq ${PRECISION_RUNS:-2}); do
+        for p in fp64 auto; do
+          $bin/block-eigs /tmp/eigs-$p.yaml > "$out/eigs-$p-$i.log" 2>&1
+          echo "$p (run $i, exit $?): $(grep -E '^iterations' "$out/eigs-$p-$i.log"); $(grep -E '^solve time' "$out/eigs-$p-$i.log")" |
+            tee -a "$out/eigs-precision.log"
+          grep -E '^ +[0-9]+ ' "$out/eigs-$p-$i.log" | awk '{if ($4 + 0 > m) m = $4 + 0} END {print "  max rel. residual " m}' |
+            tee -a "$out/eigs-precision.log"
+        done
+      done
+      note "eigs-precision   $(grep -c iterations "$out/eigs-precision.log") runs" ;;
     ab-spmm)
       # Our kernels at the widths AB_SPMM_N (default: around the three-vectors-a-lane shapes, with
       # 16 and 32 as controls) on the generated matrices, base and this tree in turn.

@@ -211,9 +211,10 @@ constexpr int staged_static_bytes(int nt, bool implied) {
 // Floats between a tile's staged fp32 rows (S's tail in fp32), 16-byte
 // aligned; none without such a tail.
 constexpr int staged_float_stride(int tail_floats) { return (tail_floats + 3) / 4 * 4; }
+// S's first ns - tail_floats columns staged in fp64, the rest in fp32.
 constexpr int staged_pair_bytes(int ns, int nv, int tail_floats = 0) {
   return staged_stages * step_rows *
-         ((staged_stride(ns) + staged_stride(nv)) * int(sizeof(double)) +
+         ((staged_stride(ns - tail_floats) + staged_stride(nv)) * int(sizeof(double)) +
           staged_float_stride(tail_floats) * int(sizeof(float)));
 }
 constexpr int staged_pairs(int ns, int nv, int nt, bool implied, int tail_floats = 0) {
@@ -239,20 +240,54 @@ __device__ __forceinline__ void staged_fragment(const double* tile, int stride, 
   frag[3] = c1 < ns ? row1[c1] : 0.0;
 }
 
+// S's tile in two precisions (RitzUpdateArgs::s_tail_single): its columns
+// below `head` staged in fp64 (stride doubles a row), the rest in fp32
+// (stride_f floats), widened here. head is a multiple of 4, so each of a
+// lane's two columns c0 and c0 + 4 is on the same side for every lane.
+struct SplitTile {
+  const double* tile;
+  int stride;
+  const float* floats;
+  int stride_f, head;
+  // S(row g (+ 8), c) for c >= head.
+  __device__ __forceinline__ double tail(int g, int c) const { return floats[g * stride_f + c - head]; }
+};
+__device__ __forceinline__ void staged_fragment(const SplitTile& s, int ns, int ks, double (&frag)[4]) {
+  const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    const int c = 8 * ks + t + 4 * half;
+    if (c < s.head) {
+      frag[2 * half] = s.tile[g * s.stride + c];
+      frag[2 * half + 1] = s.tile[(g + 8) * s.stride + c];
+    } else {
+      frag[2 * half] = c < ns ? s.tail(g, c) : 0.0;
+      frag[2 * half + 1] = c < ns ? s.tail(g + 8, c) : 0.0;
+    }
+  }
+}
+
 // A S's A fragments of k-step ks with A X implied: A X's columns (below
 // implied_nb) from the S tile's X and residual columns, theta[c] S(:, c) +
 // S(:, column[c]) (frag_s holds S(:, c) already), the rest from the A S
 // tile, which holds A S's columns from implied_nb on; zero past nv.
+// Single: the residuals are S's fp32 columns (split, all at or past its head).
+template <bool Single = false>
 __device__ __forceinline__ void implied_fragment(const RitzUpdateArgs& a, const double* tile_s, int stride_s,
                                                  const double* tile_as, int stride_as, int ks,
                                                  const double (&frag_s)[4], const double* theta, const int* column,
-                                                 double (&frag)[4]) {
+                                                 double (&frag)[4], const SplitTile* split = nullptr) {
   const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
 #pragma unroll
   for (int half = 0; half < 2; ++half) {  // columns 8 ks + t and 8 ks + t + 4
     const int c = 8 * ks + t + 4 * half;
     if (c < a.implied_nb) {
       const double th = theta[c];
+      if constexpr (Single) {
+        frag[2 * half] = fma(th, frag_s[2 * half], split->tail(g, column[c]));
+        frag[2 * half + 1] = fma(th, frag_s[2 * half + 1], split->tail(g + 8, column[c]));
+        continue;
+      }
       const double* const r = tile_s + g * stride_s + column[c];
       frag[2 * half] = fma(th, frag_s[2 * half], r[0]);
       frag[2 * half + 1] = fma(th, frag_s[2 * half + 1], r[8 * stride_s]);
@@ -268,12 +303,13 @@ __device__ __forceinline__ void implied_fragment(const RitzUpdateArgs& a, const 
 // those below nt_count), and ay the same for A S, in one k-step loop.
 // (m16n8k8 on a pair's half of the outputs: not narrow_update_args.cuh's
 // m8n8k4 multiply_staged.) Implied: A X formed on the way (implied_fragment).
-template <int HT, int CS, bool Implied>
+template <int HT, int CS, bool Implied, bool Single = false>
 __device__ __forceinline__ void multiply_staged_pair_half(const RitzUpdateArgs& a, const double* tile_s,
                                                           int stride_s, const double* tile_as, int stride_as,
                                                           const double (*C)[CS], int h, int nt_count,
                                                           const double* theta, const int* column,
-                                                          double (&y)[HT][4], double (&ay)[HT][4]) {
+                                                          double (&y)[HT][4], double (&ay)[HT][4],
+                                                          const SplitTile* split = nullptr) {
   const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
 #pragma unroll
   for (int j = 0; j < HT; ++j)
@@ -283,9 +319,12 @@ __device__ __forceinline__ void multiply_staged_pair_half(const RitzUpdateArgs& 
   for (int ks = 0; ks < max_k_steps; ++ks) {
     if (ks >= a.k_steps) break;  // warp-uniform
     double frag_s[4], frag_as[4];
-    staged_fragment(tile_s, stride_s, a.ns, ks, frag_s);
+    if constexpr (Single)
+      staged_fragment(*split, a.ns, ks, frag_s);
+    else
+      staged_fragment(tile_s, stride_s, a.ns, ks, frag_s);
     if constexpr (Implied)
-      implied_fragment(a, tile_s, stride_s, tile_as, stride_as, ks, frag_s, theta, column, frag_as);
+      implied_fragment<Single>(a, tile_s, stride_s, tile_as, stride_as, ks, frag_s, theta, column, frag_as, split);
     else
       staged_fragment(tile_as, stride_as, a.nv, ks, frag_as);
 #pragma unroll
@@ -305,9 +344,8 @@ __device__ __forceinline__ void multiply_staged_pair_half(const RitzUpdateArgs& 
 // staged but formed where the fragments are read (implied_fragment).
 //
 // Single: S's tail (LOBPCG's residuals) in fp32 at s_tail_single, staged as
-// it is behind the tile's fp64 rows; the lane that copied a unit widens it
-// into the S tile once it has landed (before the pair's barrier), so the
-// fragments read fp64 as before. R is stored in fp32.
+// it is in a tile of its own behind [S | A S] and widened where the
+// fragments read it (SplitTile); R is stored in fp32.
 template <int NT, int W, bool Implied, bool Single = false>
 __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
     ritz_update_staged_kernel(const RitzUpdateArgs a, const __grid_constant__ RitzConstants<NT, false> k) {
@@ -330,7 +368,7 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
   const int lane = static_cast<int>(threadIdx.x) % 32, warp_in_block = static_cast<int>(threadIdx.x) / 32;
   const int pair_in_block = warp_in_block / 2, h = warp_in_block % 2;
   const int as_first = Implied ? a.implied_nb : 0;  // A S's first column staged
-  const int stride_s = staged_stride(a.ns), stride_as = staged_stride(a.nv - as_first);
+  const int stride_s = staged_stride(Single ? a.ns_head : a.ns), stride_as = staged_stride(a.nv - as_first);
   const int stride_f = Single ? staged_float_stride(a.ns - a.ns_head) : 0;  // floats
   const int tile_s = step_rows * stride_s, doubles_in_slot = step_rows * (stride_s + stride_as);
   const int slot = doubles_in_slot + step_rows * stride_f / 2;  // stride_f is a multiple of 4
@@ -351,10 +389,8 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
   unsigned source_stride[slots];
   int to[slots], row_stride[slots];
   bool whole[slots], used[slots];
-  // Single: units of S's fp32 tail, staged at float `to` of the slot's fp32
-  // rows, widened to the S tile's column `widen_to`.
+  // Single: units of S's fp32 tail, staged at float `to` of the slot's fp32 rows.
   bool in_floats[slots];
-  int widen_to[slots];
 #pragma unroll
   for (int j = 0; j < slots; ++j) {
     const int v = lane + 32 * j;
@@ -367,7 +403,6 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
     const int head = from_as ? a.nv_head : a.ns_head;
     const bool from_tail = column >= head;
     in_floats[j] = Single && !from_as && from_tail;
-    widen_to[j] = column;
     const std::int64_t ld = from_as ? (from_tail ? a.ldas_tail : a.ldas) : (from_tail ? a.lds_tail : a.lds);
     if (in_floats[j]) {
       to[j] = column - head;
@@ -426,25 +461,13 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
   for (std::int64_t i = 0; i < mine; ++i) {  // pair-uniform
     issue(i + staged_stages - 1);
     wait_copies<staged_stages - 1>();  // this lane's copies of tile i have landed ...
-    if constexpr (Single) {            // ... its fp32 units widened into the S tile ...
-      double* const tile = ring + int(i % staged_stages) * slot;
-      const float* const floats = reinterpret_cast<const float*>(tile + doubles_in_slot);
-#pragma unroll
-      for (int r = 8 * h; r < 8 * h + 8; ++r)
-#pragma unroll
-        for (int j = 0; j < slots; ++j) {
-          if (!used[j] || !in_floats[j]) continue;
-          const float* const f = floats + r * stride_f + to[j];
-          double* const d = tile + r * stride_s + widen_to[j];
-          d[0] = f[0];
-          if (whole[j]) d[1] = f[1];
-        }
-    }
     pair_barrier(pair_in_block);       // ... and both warps'
     const double* const staged_s = ring + int(i % staged_stages) * slot;
+    const SplitTile split{staged_s, stride_s, reinterpret_cast<const float*>(staged_s + doubles_in_slot), stride_f,
+                          a.ns_head};
     double y[HT][4], ay[HT][4];
-    multiply_staged_pair_half<HT, c_stride, Implied>(a, staged_s, stride_s, staged_s + tile_s, stride_as, C, h, NT,
-                                                     theta, ax_column, y, ay);
+    multiply_staged_pair_half<HT, c_stride, Implied, Single>(a, staged_s, stride_s, staged_s + tile_s, stride_as, C,
+                                                             h, NT, theta, ax_column, y, ay, &split);
     store_step<HT, max_outputs, Single>(a, k.lambda, k.r_column, (pair + i * all_pairs) * step_rows, y, ay,
                                         warp_sums[warp_in_block], h, 2);
     pair_barrier(pair_in_block);  // both are done with the slot before a later tile is copied into it

@@ -86,23 +86,31 @@ __device__ __forceinline__ void copy_async(unsigned shared, const double* global
 // Floats between staged fp32 rows (X's tail and Y1 in fp32), 16-byte aligned.
 __host__ __device__ constexpr int staged_float_stride(int floats) { return (floats + 3) / 4 * 4; }
 
+// Whether Y1 is the fp32 tail's own leading columns (LOBPCG's Z on both sides).
+__host__ __device__ inline bool y1_is_x_tail(const TallSkinnyGramArgs& a) {
+  return a.y1_single == a.x_tail_single && a.ldy1 == a.ldx_tail && a.ky1 <= a.kx - a.kx_head;
+}
+
 // NT tiles of 8 columns of [Y1 Y2]; W doubles a copy (2 where every block's
 // rows and columns start 16-byte aligned, see launch); XT tiles of X a warp.
 // Single: X's tail and Y1 in fp32 (TallSkinnyGramArgs::x_tail_single),
 // staged as they are after the fp64 rows and widened into them by the
-// thread that copied them, before the stage's barrier; 4 blocks an SM (the
-// fp32 rows add 7.5 KB to a block's 40 at 60 x 40).
+// thread that copied them, before the stage's barrier. Where Y1 is the
+// tail's own leading columns (LOBPCG's Z in both), it is copied once and
+// widened into both places: the fp32 rows then add 3.8 KB to a block's 40 at
+// 60 x 40, and 5 blocks still fit an SM.
 template <int NT, int W, int XT, bool Single = false>
-__global__ void __launch_bounds__(warps_per_block * 32,
-                                  Single ? 4 : XT == 2 ? (NT > 4 ? 2 : 3) : W == 2 ? 5 : 4)
+__global__ void __launch_bounds__(warps_per_block * 32, XT == 2 ? (NT > 4 ? 2 : 3) : W == 2 ? 5 : 4)
     tall_skinny_gram_kernel(const TallSkinnyGramArgs a) {
   extern __shared__ double staged[];  // stages x stage_rows x stride, then (Single) the fp32 rows
   const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int ky = a.ky1 + a.ky2, x_tiles = (a.kx + 15) / 16, y_start = x_tiles * 16;
   const int stride = staged_stride(a.kx, ky);
-  // Single: [X's tail, Y1] of a row, contiguous in the fp32 rows.
-  const int stride_f = Single ? staged_float_stride(a.kx - a.kx_head + a.ky1) : 0;
+  // Single: [X's tail, Y1] of a row, contiguous in the fp32 rows; X's tail
+  // alone where Y1 is its leading columns.
+  const bool y1_in_tail = Single && y1_is_x_tail(a);
+  const int stride_f = Single ? staged_float_stride(a.kx - a.kx_head + (y1_in_tail ? 0 : a.ky1)) : 0;
   float* const floats = reinterpret_cast<float*>(staged + stages * stage_rows * stride);
   // Zero once: the padding columns are never copied into.
   for (int e = static_cast<int>(threadIdx.x); e < stages * stage_rows * stride; e += blockDim.x) staged[e] = 0.0;
@@ -119,6 +127,7 @@ __global__ void __launch_bounds__(warps_per_block * 32,
   int to[copy_slots];
   bool in_floats[copy_slots];  // Single: staged at float from_floats[j] of the fp32 row, widened to to[j]
   int from_floats[copy_slots];
+  int also_to[copy_slots];     // and to also_to[j] (>= 0: Y1's copy of X's tail), or not copied at all (-2)
   const int units = (a.kx + ky) / W;
 #pragma unroll
   for (int j = 0; j < copy_slots; ++j) {
@@ -127,6 +136,7 @@ __global__ void __launch_bounds__(warps_per_block * 32,
     to[j] = x ? c : y_start + c - a.kx;
     in_floats[j] = Single && (x_tail || y1);
     from_floats[j] = c - a.kx_head;
+    also_to[j] = y1_in_tail && x_tail && c - a.kx_head < a.ky1 ? y_start + c - a.kx_head : y1_in_tail && y1 ? -2 : -1;
     if (in_floats[j]) {
       column[j] = reinterpret_cast<const char*>(x_tail ? a.x_tail_single + (c - a.kx_head)
                                                        : a.y1_single + (c - a.kx));
@@ -154,6 +164,7 @@ __global__ void __launch_bounds__(warps_per_block * 32,
       for (int j = 0; j < copy_slots; ++j) {
         if (lane + 32 * j >= units) continue;
         const char* const from = column[j] + safe_row * ld_bytes[j];
+        if (Single && also_to[j] == -2) continue;  // Y1's columns come with X's tail
         if (Single && in_floats[j]) {
           const unsigned into = fbase + unsigned(r * stride_f + from_floats[j]) * unsigned(sizeof(float));
           if constexpr (W == 2)
@@ -175,11 +186,16 @@ __global__ void __launch_bounds__(warps_per_block * 32,
     for (int r = warp; r < stage_rows; r += warps_per_block)
 #pragma unroll
       for (int j = 0; j < copy_slots; ++j) {
-        if (lane + 32 * j >= units || !in_floats[j]) continue;
+        if (lane + 32 * j >= units || !in_floats[j] || also_to[j] == -2) continue;
         const float* const f = floats + (slot * stage_rows + r) * stride_f + from_floats[j];
-        double* const d = staged + (slot * stage_rows + r) * stride + to[j];
-        d[0] = f[0];
-        if constexpr (W == 2) d[1] = f[1];
+        double* const row = staged + (slot * stage_rows + r) * stride;
+        const double v0 = f[0], v1 = W == 2 ? f[1] : 0.0;
+        row[to[j]] = v0;
+        if constexpr (W == 2) row[to[j] + 1] = v1;
+        if (also_to[j] >= 0) {
+          row[also_to[j]] = v0;
+          if constexpr (W == 2) row[also_to[j] + 1] = v1;
+        }
       }
   };
 
@@ -246,7 +262,8 @@ constexpr int staged_bytes(int kx, int ky, int floats) {
 template <int NT, int W, int XT, bool Single = false>
 void launch(const TallSkinnyGramArgs& a, cudaStream_t stream) {
   const auto kernel = tall_skinny_gram_kernel<NT, W, XT, Single>;
-  const int bytes = staged_bytes(a.kx, a.ky1 + a.ky2, Single ? a.kx - a.kx_head + a.ky1 : 0);
+  const int floats = Single ? a.kx - a.kx_head + (y1_is_x_tail(a) ? 0 : a.ky1) : 0;
+  const int bytes = staged_bytes(a.kx, a.ky1 + a.ky2, floats);
   static std::atomic<std::uint64_t> opted_in{0};
   detail::allow_shared_memory(
       kernel, staged_bytes(max_x_cols<XT>, max_y_cols<XT>, Single ? max_x_cols<XT> + max_y_cols<XT> : 0),
