@@ -565,6 +565,11 @@ bool gram_pair_single_local_start(const spmm::Context& context, spmm::ConstDense
   const std::int64_t kx = X.cols + X_tail.cols, ky = Y1.cols + Y2.cols;
   if (X.rows == 0 || kx == 0 || ky == 0) return true;  // an empty product: zeros
   if (!cuda::tall_skinny_gram_single_fits(kx, ky)) return false;
+  // The kernel's fp32 path takes rows and strides in bytes in 32 bits.
+  constexpr std::int64_t most = std::numeric_limits<std::int32_t>::max();
+  if (X.rows > most || std::max({X.ld, Y2.ld}) > most / std::int64_t(sizeof(double)) ||
+      std::max(X_tail.ld, Y1.ld) > most / std::int64_t(sizeof(float)))
+    return false;
   const cudaStream_t stream = stream_of(context);
   const std::int64_t blocks = cuda::tall_skinny_gram_blocks(X.rows);
   StreamArray<double> partial(stream, static_cast<std::size_t>(blocks * kx * ky));

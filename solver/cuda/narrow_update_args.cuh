@@ -122,14 +122,17 @@ __device__ __forceinline__ void copy_async_8(unsigned shared, const double* glob
   asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(shared), "l"(global), "r"(in ? 8 : 0)
                : "memory");
 }
-// 8 or 4 bytes from an address of any type (fp32 rows: LOBPCG's residual
-// block in its search precision).
-__device__ __forceinline__ void copy_async_bytes_8(unsigned shared, const void* global, bool in) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(shared), "l"(global), "r"(in ? 8 : 0)
-               : "memory");
-}
+// 4 bytes from an address of any type (fp32 rows: LOBPCG's residual block
+// in its search precision, where they are not 16-byte aligned).
 __device__ __forceinline__ void copy_async_bytes_4(unsigned shared, const void* global, bool in) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(shared), "l"(global), "r"(in ? 4 : 0)
+               : "memory");
+}
+// 16 bytes into shared memory from the first src_bytes (0 to 16) at a
+// 16-byte aligned address, the rest zero-filled: fp32 rows 4 floats at a
+// time, the last unit of a width that is not a multiple of 4 included.
+__device__ __forceinline__ void copy_async_16_partial(unsigned shared, const void* global, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(shared), "l"(global), "r"(src_bytes)
                : "memory");
 }
 __device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;" ::: "memory"); }
@@ -143,9 +146,9 @@ __device__ __forceinline__ void wait_copies() {
 inline bool rows_16_byte_aligned(const double* p, std::int64_t ld) {
   return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % 2 == 0;
 }
-// The same for pairs of floats (8 bytes).
-inline bool rows_8_byte_aligned(const float* p, std::int64_t ld) {
-  return reinterpret_cast<std::uintptr_t>(p) % 8 == 0 && ld % 2 == 0;
+// The same for fp32 rows, 4 floats at a time.
+inline bool rows_16_byte_aligned(const float* p, std::int64_t ld) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld % 4 == 0;
 }
 
 // Past 48 KB of shared memory a kernel must opt in to up to `bytes` of

@@ -378,8 +378,14 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
   // This lane's copy units of a row, the same for every row: unit v is
   // column W u of S (v < units_s) or column as_first + W u of A S
   // (u = v - units_s), staged at W u.
-  constexpr int slots = 2 * max_inputs / W / 32;
-  const int units_s = (a.ns + W - 1) / W, units_as = (a.nv - as_first + W - 1) / W;
+  // Single: S's head in units of W doubles, its fp32 tail in units of FW
+  // floats (16 bytes where the rows allow 16-byte double copies; the last
+  // unit of a tail that is not a multiple of 4 copies what is left).
+  constexpr int slots = 2 * max_inputs / W / 32, FW = W == 2 ? 4 : 1;
+  const int tail_floats = a.ns - a.ns_head;
+  const int units_head = Single ? (a.ns_head + W - 1) / W : (a.ns + W - 1) / W;
+  const int units_s = units_head + (Single ? (tail_floats + FW - 1) / FW : 0);
+  const int units_as = (a.nv - as_first + W - 1) / W;
   // Each unit's source as row 0's address and a row stride in bytes (S's
   // columns from ns_head on are in s_tail, at column - ns_head, and A S's
   // from nv_head on in as_tail; units do not straddle either, copies_pair),
@@ -396,21 +402,23 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
     const int v = lane + 32 * j;
     used[j] = v < units_s + units_as;
     const bool from_as = v >= units_s;
+    in_floats[j] = Single && !from_as && v >= units_head;
+    if (in_floats[j]) {
+      const int first = FW * (v - units_head);  // of the tail
+      to[j] = first;
+      row_stride[j] = stride_f;
+      whole[j] = first + FW <= tail_floats;  // else the bytes left: 4 (tail_floats - first)
+      source[j] = reinterpret_cast<const char*>(a.s_tail_single + first);
+      source_stride[j] = static_cast<unsigned>(a.lds_tail * sizeof(float));
+      continue;
+    }
     const int column = from_as ? as_first + W * (v - units_s) : W * v;
     to[j] = from_as ? tile_s + column - as_first : column;
     row_stride[j] = from_as ? stride_as : stride_s;
     whole[j] = W == 2 && column + 1 < (from_as ? a.nv : a.ns);  // an odd width's last unit: 8 bytes
     const int head = from_as ? a.nv_head : a.ns_head;
     const bool from_tail = column >= head;
-    in_floats[j] = Single && !from_as && from_tail;
     const std::int64_t ld = from_as ? (from_tail ? a.ldas_tail : a.ldas) : (from_tail ? a.lds_tail : a.lds);
-    if (in_floats[j]) {
-      to[j] = column - head;
-      row_stride[j] = stride_f;
-      source[j] = reinterpret_cast<const char*>(a.s_tail_single + (column - head));
-      source_stride[j] = static_cast<unsigned>(ld * sizeof(float));
-      continue;
-    }
     const double* const base = from_as ? (from_tail ? a.as_tail : a.as) : (from_tail ? a.s_tail : a.s);
     source[j] = reinterpret_cast<const char*>(base + (from_tail ? column - head : column));
     source_stride[j] = static_cast<unsigned>(ld * sizeof(double));
@@ -439,8 +447,8 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
           const char* const from = source[j] + static_cast<std::uint64_t>(safe) * source_stride[j];
           if (Single && in_floats[j]) {
             const unsigned into = float_base + unsigned(r * row_stride[j] + to[j]) * unsigned(sizeof(float));
-            if (whole[j])
-              copy_async_bytes_8(into, from, in);
+            if constexpr (FW == 4)
+              copy_async_16_partial(into, from, !in ? 0 : whole[j] ? 16 : 4 * (tail_floats - to[j]));
             else
               copy_async_bytes_4(into, from, in);
             continue;
@@ -481,7 +489,7 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
 // 16-byte aligned. (A S's copies start at column implied_nb; a pair of
 // columns must not straddle either block's two views.)
 bool copies_pair(const RitzUpdateArgs& a) {
-  const bool tail_aligned = a.s_tail_single ? rows_8_byte_aligned(a.s_tail_single, a.lds_tail)
+  const bool tail_aligned = a.s_tail_single ? rows_16_byte_aligned(a.s_tail_single, a.lds_tail)
                                             : rows_16_byte_aligned(a.s_tail, a.lds_tail);
   return rows_16_byte_aligned(a.s, a.lds) && tail_aligned &&
          rows_16_byte_aligned(a.as, a.ldas) && rows_16_byte_aligned(a.as_tail, a.ldas_tail) &&

@@ -37,6 +37,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <type_traits>
 
 #include "solver/cuda/narrow_update_args.cuh"
 #include "core/error.hpp"
@@ -90,6 +91,12 @@ __host__ __device__ constexpr int staged_float_stride(int floats) { return (floa
 __host__ __device__ inline bool y1_is_x_tail(const TallSkinnyGramArgs& a) {
   return a.y1_single == a.x_tail_single && a.ldy1 == a.ldx_tail && a.ky1 <= a.kx - a.kx_head;
 }
+// Floats of a staged fp32 row: X's tail, then Y1 unless it is the tail's,
+// each padded to whole units of 4.
+__host__ __device__ inline int fp32_row_width(const TallSkinnyGramArgs& a) {
+  const int tail = (a.kx - a.kx_head + 3) / 4 * 4;
+  return y1_is_x_tail(a) ? tail : tail + (a.ky1 + 3) / 4 * 4;
+}
 
 // NT tiles of 8 columns of [Y1 Y2]; W doubles a copy (2 where every block's
 // rows and columns start 16-byte aligned, see launch); XT tiles of X a warp.
@@ -107,47 +114,66 @@ __global__ void __launch_bounds__(warps_per_block * 32, XT == 2 ? (NT > 4 ? 2 : 
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int ky = a.ky1 + a.ky2, x_tiles = (a.kx + 15) / 16, y_start = x_tiles * 16;
   const int stride = staged_stride(a.kx, ky);
-  // Single: [X's tail, Y1] of a row, contiguous in the fp32 rows; X's tail
-  // alone where Y1 is its leading columns.
+  // Single: [X's tail | Y1] of a row in the fp32 rows, each part padded to
+  // whole units of 4 floats; X's tail alone where Y1 is its leading columns.
   const bool y1_in_tail = Single && y1_is_x_tail(a);
-  const int stride_f = Single ? staged_float_stride(a.kx - a.kx_head + (y1_in_tail ? 0 : a.ky1)) : 0;
+  const int tail = a.kx - a.kx_head, tail_width = (tail + 3) / 4 * 4;
+  const int stride_f = Single ? fp32_row_width(a) : 0;
   float* const floats = reinterpret_cast<float*>(staged + stages * stage_rows * stride);
   // Zero once: the padding columns are never copied into.
   for (int e = static_cast<int>(threadIdx.x); e < stages * stage_rows * stride; e += blockDim.x) staged[e] = 0.0;
   __syncthreads();
 
   // The copy: warp w stages rows w, w + 4, ... of a stage; lane l the copy
-  // units (W doubles) l + 32 j of the row [X Y1 Y2] (up to 104 or 160 doubles).
-  // Each unit's column pointer, leading dimension and place in the staged
-  // row are fixed for the whole kernel: found once here, so that a copy costs
-  // one multiply-add of the row.
+  // units l + 32 j of the row [X Y1 Y2] (up to 104 or 160 doubles): W
+  // doubles each, or (Single) X's head and Y2 in W doubles and the fp32 parts
+  // in FW floats (16 bytes where the fp64 units are; a part's last unit
+  // copies what is left). Each unit's source, row stride and place in the
+  // staged row are fixed for the whole kernel: found once here, so that a
+  // copy costs one multiply-add of the row.
+  constexpr int FW = W == 2 ? 4 : 1;
   constexpr int copy_slots = ((max_x_cols<XT> + max_y_cols<XT>) / W + 31) / 32;
+  using Offset = std::conditional_t<Single, unsigned, std::int64_t>;  // (32 bits: fewer registers)
   const char* column[copy_slots];
-  std::int64_t ld_bytes[copy_slots];
-  int to[copy_slots];
-  bool in_floats[copy_slots];  // Single: staged at float from_floats[j] of the fp32 row, widened to to[j]
-  int from_floats[copy_slots];
-  int also_to[copy_slots];     // and to also_to[j] (>= 0: Y1's copy of X's tail), or not copied at all (-2)
-  const int units = (a.kx + ky) / W;
+  Offset ld_bytes[copy_slots];
+  int to[copy_slots];  // fp64 column in the staged row (Single's fp32 units: where they are widened to)
+  int from_floats[copy_slots];  // Single: -1, or the unit's first float in the fp32 row
+  int valid[copy_slots];        // Single: the unit's floats (1 to FW)
+  const int n_head = (a.kx_head + W - 1) / W, n_tail = Single ? (tail + FW - 1) / FW : 0;
+  const int n_y1 = Single && !y1_in_tail ? (a.ky1 + FW - 1) / FW : 0;
+  const int units = Single ? n_head + n_tail + n_y1 + (a.ky2 + W - 1) / W : (a.kx + ky) / W;
 #pragma unroll
   for (int j = 0; j < copy_slots; ++j) {
-    const int c = W * (lane + 32 * j);  // column of [X Y1 Y2]
-    const bool x = c < a.kx, x_tail = x && c >= a.kx_head, y1 = !x && c < a.kx + a.ky1;
-    to[j] = x ? c : y_start + c - a.kx;
-    in_floats[j] = Single && (x_tail || y1);
-    from_floats[j] = c - a.kx_head;
-    also_to[j] = y1_in_tail && x_tail && c - a.kx_head < a.ky1 ? y_start + c - a.kx_head : y1_in_tail && y1 ? -2 : -1;
-    if (in_floats[j]) {
-      column[j] = reinterpret_cast<const char*>(x_tail ? a.x_tail_single + (c - a.kx_head)
-                                                       : a.y1_single + (c - a.kx));
-      ld_bytes[j] = (x_tail ? a.ldx_tail : a.ldy1) * std::int64_t(sizeof(float));
+    const int v = lane + 32 * j;
+    from_floats[j] = -1;
+    valid[j] = 0;
+    if constexpr (Single) {
+      if (v >= n_head && v < n_head + n_tail + n_y1) {
+        const bool in_tail = v < n_head + n_tail;
+        const int f = FW * (in_tail ? v - n_head : v - n_head - n_tail);  // of its part
+        column[j] = reinterpret_cast<const char*>((in_tail ? a.x_tail_single : a.y1_single) + f);
+        ld_bytes[j] = static_cast<Offset>((in_tail ? a.ldx_tail : a.ldy1) * std::int64_t(sizeof(float)));
+        to[j] = in_tail ? a.kx_head + f : y_start + f;
+        from_floats[j] = in_tail ? f : tail_width + f;
+        valid[j] = min(FW, (in_tail ? tail : a.ky1) - f);
+        continue;
+      }
+      const bool x = v < n_head;
+      const int c = x ? W * v : W * (v - n_head - n_tail - n_y1);  // of X's head, or of Y2
+      column[j] = reinterpret_cast<const char*>(x ? a.x + c : a.y2 + c);
+      ld_bytes[j] = static_cast<Offset>((x ? a.ldx : a.ldy2) * std::int64_t(sizeof(double)));
+      to[j] = x ? c : y_start + a.ky1 + c;
       continue;
     }
+    const int c = W * v;  // column of [X Y1 Y2]
+    const bool x = c < a.kx, x_tail = x && c >= a.kx_head, y1 = !x && c < a.kx + a.ky1;
+    to[j] = x ? c : y_start + c - a.kx;
     column[j] = reinterpret_cast<const char*>(x_tail ? a.x_tail + (c - a.kx_head)
                                               : x    ? a.x + c
                                               : y1   ? a.y1 + (c - a.kx)
                                                      : a.y2 + (c - a.kx - a.ky1));
-    ld_bytes[j] = (x_tail ? a.ldx_tail : x ? a.ldx : y1 ? a.ldy1 : a.ldy2) * std::int64_t(sizeof(double));
+    ld_bytes[j] =
+        static_cast<Offset>((x_tail ? a.ldx_tail : x ? a.ldx : y1 ? a.ldy1 : a.ldy2) * std::int64_t(sizeof(double)));
   }
   const unsigned staged_base = static_cast<unsigned>(__cvta_generic_to_shared(staged));
   const unsigned float_base = static_cast<unsigned>(__cvta_generic_to_shared(floats));
@@ -159,16 +185,15 @@ __global__ void __launch_bounds__(warps_per_block * 32, XT == 2 ? (NT > 4 ? 2 : 
     for (int r = warp; r < stage_rows; r += warps_per_block) {
       const std::int64_t row = stage * stage_rows + r;
       const bool in_rows = row < a.rows;
-      const std::int64_t safe_row = in_rows ? row : 0;
+      const Offset safe_row = in_rows ? static_cast<Offset>(row) : Offset(0);
 #pragma unroll
       for (int j = 0; j < copy_slots; ++j) {
         if (lane + 32 * j >= units) continue;
-        const char* const from = column[j] + safe_row * ld_bytes[j];
-        if (Single && also_to[j] == -2) continue;  // Y1's columns come with X's tail
-        if (Single && in_floats[j]) {
+        const char* const from = column[j] + std::int64_t(safe_row) * std::int64_t(ld_bytes[j]);
+        if (Single && from_floats[j] >= 0) {
           const unsigned into = fbase + unsigned(r * stride_f + from_floats[j]) * unsigned(sizeof(float));
-          if constexpr (W == 2)
-            detail::copy_async_bytes_8(into, from, in_rows);
+          if constexpr (FW == 4)
+            detail::copy_async_16_partial(into, from, in_rows ? 4 * valid[j] : 0);
           else
             detail::copy_async_bytes_4(into, from, in_rows);
           continue;
@@ -180,21 +205,24 @@ __global__ void __launch_bounds__(warps_per_block * 32, XT == 2 ? (NT > 4 ? 2 : 
     commit_copies();
   };
   // Single: this thread's fp32 units of the stage in ring slot `slot`
-  // widened into its fp64 rows (once they have landed).
+  // widened into its fp64 rows (once they have landed); X's tail also into
+  // Y1's columns where Y1 is its leading columns.
   auto widen = [&](int slot) {
 #pragma unroll
     for (int r = warp; r < stage_rows; r += warps_per_block)
 #pragma unroll
       for (int j = 0; j < copy_slots; ++j) {
-        if (lane + 32 * j >= units || !in_floats[j] || also_to[j] == -2) continue;
+        if (lane + 32 * j >= units || from_floats[j] < 0) continue;
         const float* const f = floats + (slot * stage_rows + r) * stride_f + from_floats[j];
         double* const row = staged + (slot * stage_rows + r) * stride;
-        const double v0 = f[0], v1 = W == 2 ? f[1] : 0.0;
-        row[to[j]] = v0;
-        if constexpr (W == 2) row[to[j] + 1] = v1;
-        if (also_to[j] >= 0) {
-          row[also_to[j]] = v0;
-          if constexpr (W == 2) row[also_to[j] + 1] = v1;
+        const bool in_tail = to[j] < a.kx;
+        const int first = from_floats[j];  // of the tail, where in_tail
+#pragma unroll
+        for (int e = 0; e < FW; ++e) {
+          if (e >= valid[j]) break;
+          const double value = f[e];
+          row[to[j] + e] = value;
+          if (y1_in_tail && in_tail && first + e < a.ky1) row[y_start + first + e] = value;
         }
       }
   };
@@ -262,8 +290,7 @@ constexpr int staged_bytes(int kx, int ky, int floats) {
 template <int NT, int W, int XT, bool Single = false>
 void launch(const TallSkinnyGramArgs& a, cudaStream_t stream) {
   const auto kernel = tall_skinny_gram_kernel<NT, W, XT, Single>;
-  const int floats = Single ? a.kx - a.kx_head + (y1_is_x_tail(a) ? 0 : a.ky1) : 0;
-  const int bytes = staged_bytes(a.kx, a.ky1 + a.ky2, floats);
+  const int bytes = staged_bytes(a.kx, a.ky1 + a.ky2, Single ? fp32_row_width(a) : 0);
   static std::atomic<std::uint64_t> opted_in{0};
   detail::allow_shared_memory(
       kernel, staged_bytes(max_x_cols<XT>, max_y_cols<XT>, Single ? max_x_cols<XT> + max_y_cols<XT> : 0),
@@ -283,8 +310,8 @@ bool copies_pair(const TallSkinnyGramArgs& a) {
   auto aligned = [](const double* p, std::int64_t ld, int cols) {
     return cols == 0 || (detail::rows_16_byte_aligned(p, ld) && cols % 2 == 0);
   };
-  auto aligned_single = [](const float* p, std::int64_t ld, int cols) {  // pairs of floats: 8 bytes
-    return cols == 0 || (detail::rows_8_byte_aligned(p, ld) && cols % 2 == 0);
+  auto aligned_single = [](const float* p, std::int64_t ld, int cols) {  // 4 floats, 16 bytes
+    return cols == 0 || detail::rows_16_byte_aligned(p, ld);
   };
   const bool single = is_single(a);
   return aligned(a.x, a.ldx, a.kx_head) &&
