@@ -91,21 +91,25 @@ __host__ __device__ constexpr int staged_float_stride(int floats) { return (floa
 __host__ __device__ inline bool y1_is_x_tail(const TallSkinnyGramArgs& a) {
   return a.y1_single == a.x_tail_single && a.ldy1 == a.ldx_tail && a.ky1 <= a.kx - a.kx_head;
 }
-// Floats of a staged fp32 row: X's tail, then Y1 unless it is the tail's,
+// Floats between staged fp32 rows: X's tail, then Y1 unless it is the tail's,
 // each padded to whole units of 4.
+// each padded to whole units of 4; then padded to 8 (mod 16) floats, so that
+// a fragment's rows t = 0..3 fall on distinct banks (of 4 bytes).
 __host__ __device__ inline int fp32_row_width(const TallSkinnyGramArgs& a) {
   const int tail = (a.kx - a.kx_head + 3) / 4 * 4;
-  return y1_is_x_tail(a) ? tail : tail + (a.ky1 + 3) / 4 * 4;
+  const int width = y1_is_x_tail(a) ? tail : tail + (a.ky1 + 3) / 4 * 4;
+  return (width + 7) / 16 * 16 + 8;
 }
 
 // NT tiles of 8 columns of [Y1 Y2]; W doubles a copy (2 where every block's
 // rows and columns start 16-byte aligned, see launch); XT tiles of X a warp.
 // Single: X's tail and Y1 in fp32 (TallSkinnyGramArgs::x_tail_single),
-// staged as they are after the fp64 rows and widened into them by the
-// thread that copied them, before the stage's barrier. Where Y1 is the
-// tail's own leading columns (LOBPCG's Z in both), it is copied once and
-// widened into both places: the fp32 rows then add 3.8 KB to a block's 40 at
-// 60 x 40, and 5 blocks still fit an SM.
+// staged as they are in rows of their own after the fp64 rows and widened
+// where the fragments read them. Where Y1 is the tail's own leading columns
+// (LOBPCG's Z in both), it is copied once: the fp32 rows then add 4.5 KB to a
+// block's 40 at 60 x 40, and 5 blocks still fit an SM. (Widening each unit
+// into the fp64 rows before the stage's barrier instead, by the 5 lanes that
+// copied them, took 0.62 ms against 0.52 for fp64 on an H100.)
 template <int NT, int W, int XT, bool Single = false>
 __global__ void __launch_bounds__(warps_per_block * 32, XT == 2 ? (NT > 4 ? 2 : 3) : W == 2 ? 5 : 4)
     tall_skinny_gram_kernel(const TallSkinnyGramArgs a) {
@@ -118,7 +122,7 @@ __global__ void __launch_bounds__(warps_per_block * 32, XT == 2 ? (NT > 4 ? 2 : 
   // whole units of 4 floats; X's tail alone where Y1 is its leading columns.
   const bool y1_in_tail = Single && y1_is_x_tail(a);
   const int tail = a.kx - a.kx_head, tail_width = (tail + 3) / 4 * 4;
-  const int stride_f = Single ? fp32_row_width(a) : 0;
+  const int stride_f = Single ? fp32_row_width(a) : 0;  // (a multiple of 4: 16-byte copies)
   float* const floats = reinterpret_cast<float*>(staged + stages * stage_rows * stride);
   // Zero once: the padding columns are never copied into.
   for (int e = static_cast<int>(threadIdx.x); e < stages * stage_rows * stride; e += blockDim.x) staged[e] = 0.0;
@@ -204,28 +208,6 @@ __global__ void __launch_bounds__(warps_per_block * 32, XT == 2 ? (NT > 4 ? 2 : 
     }
     commit_copies();
   };
-  // Single: this thread's fp32 units of the stage in ring slot `slot`
-  // widened into its fp64 rows (once they have landed); X's tail also into
-  // Y1's columns where Y1 is its leading columns.
-  auto widen = [&](int slot) {
-#pragma unroll
-    for (int r = warp; r < stage_rows; r += warps_per_block)
-#pragma unroll
-      for (int j = 0; j < copy_slots; ++j) {
-        if (lane + 32 * j >= units || from_floats[j] < 0) continue;
-        const float* const f = floats + (slot * stage_rows + r) * stride_f + from_floats[j];
-        double* const row = staged + (slot * stage_rows + r) * stride;
-        const bool in_tail = to[j] < a.kx;
-        const int first = from_floats[j];  // of the tail, where in_tail
-#pragma unroll
-        for (int e = 0; e < FW; ++e) {
-          if (e >= valid[j]) break;
-          const double value = f[e];
-          row[to[j] + e] = value;
-          if (y1_in_tail && in_tail && first + e < a.ky1) row[y_start + first + e] = value;
-        }
-      }
-  };
 
   double acc[XT][NT][4];
 #pragma unroll
@@ -241,12 +223,12 @@ __global__ void __launch_bounds__(warps_per_block * 32, XT == 2 ? (NT > 4 ? 2 : 
   const bool has_tile = warp < x_tiles;  // warp-uniform
   for (std::int64_t i = 0; i < mine; ++i) {
     wait_copies<stages - 2>();  // stage i has landed (this thread's copies) ...
-    if constexpr (Single) widen(static_cast<int>(i % stages));
     __syncthreads();            // ... and everyone's; slot (i - 1) % stages is free again
     const std::int64_t next = i + stages - 1;
     issue(next < mine ? stage_of(next) : total_stages, static_cast<int>(next % stages));
     if (!has_tile) continue;
     const double* const base = staged + static_cast<int>(i % stages) * stage_rows * stride;
+    const float* const fbase = floats + static_cast<int>(i % stages) * stage_rows * stride_f;
 #pragma unroll
     for (int xt = 0; xt < XT; ++xt) {
       const int tile = warp + warps_per_block * xt;
@@ -254,6 +236,23 @@ __global__ void __launch_bounds__(warps_per_block * 32, XT == 2 ? (NT > 4 ? 2 : 
 #pragma unroll
       for (int k = 0; k < stage_rows / 8; ++k) {
         const double* const row = base + (8 * k + t) * stride;  // row t; row t + 4 is 4 strides on
+        if constexpr (Single) {
+          // X's tail and Y1 from the fp32 rows, widened here.
+          const float* const frow = fbase + (8 * k + t) * stride_f;
+          auto x_at = [&](int r4, int c) -> double {
+            if (c < a.kx_head) return row[r4 * stride + c];
+            return c < a.kx ? double(frow[r4 * stride_f + c - a.kx_head]) : 0.0;
+          };
+          auto y_at = [&](int r4, int c) -> double {
+            if (c >= a.ky1) return row[r4 * stride + y_start + c];
+            return frow[r4 * stride_f + (y1_in_tail ? c : tail_width + c)];
+          };
+          const int c0 = 16 * tile + g;
+          const double x[4] = {x_at(0, c0), x_at(0, c0 + 8), x_at(4, c0), x_at(4, c0 + 8)};
+#pragma unroll
+          for (int n = 0; n < NT; ++n) mma_16x8x8(acc[xt][n], x, y_at(0, 8 * n + g), y_at(4, 8 * n + g));
+          continue;
+        }
         const double x[4] = {row[16 * tile + g], row[16 * tile + g + 8], row[4 * stride + 16 * tile + g],
                              row[4 * stride + 16 * tile + g + 8]};
 #pragma unroll
