@@ -107,9 +107,13 @@ __host__ __device__ inline int fp32_row_width(const TallSkinnyGramArgs& a) {
 // staged as they are in rows of their own after the fp64 rows and widened
 // where the fragments read them. Where Y1 is the tail's own leading columns
 // (LOBPCG's Z in both), it is copied once: the fp32 rows then add 4.5 KB to a
-// block's 40 at 60 x 40, and 5 blocks still fit an SM. (Widening each unit
-// into the fp64 rows before the stage's barrier instead, by the 5 lanes that
-// copied them, took 0.62 ms against 0.52 for fp64 on an H100.)
+// block's 40 at 60 x 40, and 5 blocks still fit an SM. H100, 2M rows, [X P |
+// Z]^T [Z A Z] at block 20: 0.56-0.57 ms against fp64's 0.51-0.52, though it
+// reads 12% fewer bytes: the selects between the two row kinds cost issue
+// slots, and at 96 registers (5 blocks an SM) the kernel spills 48 bytes;
+// 4 blocks an SM without spills took 0.59-0.61 ms, and widening each unit
+// into the fp64 rows before the stage's barrier, by the 5 lanes that copied
+// them, 0.62 ms (solvers-h200.md, session 41).
 template <int NT, int W, int XT, bool Single = false>
 __global__ void __launch_bounds__(warps_per_block * 32, XT == 2 ? (NT > 4 ? 2 : 3) : W == 2 ? 5 : 4)
     tall_skinny_gram_kernel(const TallSkinnyGramArgs a) {
@@ -141,16 +145,16 @@ __global__ void __launch_bounds__(warps_per_block * 32, XT == 2 ? (NT > 4 ? 2 : 
   const char* column[copy_slots];
   Offset ld_bytes[copy_slots];
   int to[copy_slots];  // fp64 column in the staged row (Single's fp32 units: where they are widened to)
-  int from_floats[copy_slots];  // Single: -1, or the unit's first float in the fp32 row
-  int valid[copy_slots];        // Single: the unit's floats (1 to FW)
+  // Single: 0 for an fp64 unit, else 8 (the unit's first float in the fp32
+  // row + 1) + its floats (1 to FW): one register for both.
+  int in_floats[copy_slots];
   const int n_head = (a.kx_head + W - 1) / W, n_tail = Single ? (tail + FW - 1) / FW : 0;
   const int n_y1 = Single && !y1_in_tail ? (a.ky1 + FW - 1) / FW : 0;
   const int units = Single ? n_head + n_tail + n_y1 + (a.ky2 + W - 1) / W : (a.kx + ky) / W;
 #pragma unroll
   for (int j = 0; j < copy_slots; ++j) {
     const int v = lane + 32 * j;
-    from_floats[j] = -1;
-    valid[j] = 0;
+    in_floats[j] = 0;
     if constexpr (Single) {
       if (v >= n_head && v < n_head + n_tail + n_y1) {
         const bool in_tail = v < n_head + n_tail;
@@ -158,8 +162,7 @@ __global__ void __launch_bounds__(warps_per_block * 32, XT == 2 ? (NT > 4 ? 2 : 
         column[j] = reinterpret_cast<const char*>((in_tail ? a.x_tail_single : a.y1_single) + f);
         ld_bytes[j] = static_cast<Offset>((in_tail ? a.ldx_tail : a.ldy1) * std::int64_t(sizeof(float)));
         to[j] = in_tail ? a.kx_head + f : y_start + f;
-        from_floats[j] = in_tail ? f : tail_width + f;
-        valid[j] = min(FW, (in_tail ? tail : a.ky1) - f);
+        in_floats[j] = 8 * ((in_tail ? f : tail_width + f) + 1) + min(FW, (in_tail ? tail : a.ky1) - f);
         continue;
       }
       const bool x = v < n_head;
@@ -194,10 +197,10 @@ __global__ void __launch_bounds__(warps_per_block * 32, XT == 2 ? (NT > 4 ? 2 : 
       for (int j = 0; j < copy_slots; ++j) {
         if (lane + 32 * j >= units) continue;
         const char* const from = column[j] + std::int64_t(safe_row) * std::int64_t(ld_bytes[j]);
-        if (Single && from_floats[j] >= 0) {
-          const unsigned into = fbase + unsigned(r * stride_f + from_floats[j]) * unsigned(sizeof(float));
+        if (Single && in_floats[j] > 0) {
+          const unsigned into = fbase + unsigned(r * stride_f + in_floats[j] / 8 - 1) * unsigned(sizeof(float));
           if constexpr (FW == 4)
-            detail::copy_async_16_partial(into, from, in_rows ? 4 * valid[j] : 0);
+            detail::copy_async_16_partial(into, from, in_rows ? 4 * (in_floats[j] % 8) : 0);
           else
             detail::copy_async_bytes_4(into, from, in_rows);
           continue;
