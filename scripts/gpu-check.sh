@@ -230,7 +230,7 @@ for step in "${steps[@]}"; do
           $bin/block-eigs /tmp/eigs-$p.yaml > "$out/eigs-$p-$i.log" 2>&1
           echo "$p (run $i, exit $?): $(grep -E '^iterations' "$out/eigs-$p-$i.log"); $(grep -E '^solve time' "$out/eigs-$p-$i.log")" |
             tee -a "$out/eigs-precision.log"
-          grep -E '^ +[0-9]+ ' "$out/eigs-$p-$i.log" | awk '{if ($4 + 0 > m) m = $4 + 0} END {print "  max rel. residual " m}' |
+          awk '$NF == "yes" || $NF == "NO" {if ($4 + 0 > m) m = $4 + 0} END {print "  max rel. residual " m}' "$out/eigs-$p-$i.log" |
             tee -a "$out/eigs-precision.log"
         done
       done
