@@ -139,20 +139,16 @@ LobpcgResult<T> run_lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, P
   auto basis = [&](int b, std::int64_t q, std::int64_t z) {
     return SplitColumns<T, Ts>(column_range(cS(b), 0, q), column_range(cZ(b), 0, z));
   };
-  // Z's first `count` columns of buffer b in T: Z itself, or (Z in fp32) its
-  // copy widened into ZT.
-  auto z_in_t = [&](int b, std::int64_t count) -> spmm::DenseView<T> {
-    if constexpr (single) {
-      const spmm::DenseView<T> out{space, n, count, w_width, ZT.data()};
-      convert_block(ctx, column_range(cZ(b), 0, count), out);
-      return out;
-    } else {
-      return column_range(Z(b), 0, count);
-    }
-  };
-  // The basis with Z in T (itself where Z is).
+  // The basis with Z in T: basis() itself, or (Z in fp32) with Z's first z
+  // columns widened into ZT.
   auto basis_in_t = [&](int b, std::int64_t q, std::int64_t z) {
-    return SplitColumns<T>(column_range(cS(b), 0, q), spmm::ConstDenseView<T>(z_in_t(b, z)));
+    if constexpr (single) {
+      const spmm::DenseView<T> widened{space, n, z, w_width, ZT.data()};
+      convert_block(ctx, column_range(cZ(b), 0, z), widened);
+      return SplitColumns<T>(column_range(cS(b), 0, q), spmm::ConstDenseView<T>(widened));
+    } else {
+      return basis(b, q, z);
+    }
   };
   // C = A B for B in Z's block (fp32 or T), C in A W's.
   auto apply_to_z = [&](spmm::ConstDenseView<Ts> B, spmm::DenseView<T> C) {
@@ -543,18 +539,15 @@ LobpcgResult<T> run_lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, P
       // The coefficient form needs nothing of W. Where W must be formed, it
       // is formed in fp64 from Z's widened copy and rounded back into Z, and
       // its derived Gram matrix, made for the unrounded W, is dropped.
+      // (The coefficient form reads nothing of Wt, Z's fp64 copy, which is
+      // filled only where W is formed.)
       const spmm::DenseView<T> Wt{space, n, na, w_width, ZT.data()};
       basis_options.implicit_only = true;
       nw = condition_against(ctx, comm, XP, Wt, scratch.view(), tol, &basis_options);
       basis_options.implicit_only = false;
       if (nw < 0) {
-        z_in_t(cur, na);
+        convert_block(ctx, spmm::ConstDenseView<Ts>(W), Wt);
         nw = condition_against(ctx, comm, XP, Wt, scratch.view(), tol, &basis_options);
-        if (nw == 0) {  // as below
-          fill_random(ctx, Wt, options.seed, A.first_row(), std::int64_t{nb} * (max_refills + 1 + iteration));
-          basis_options.measured_gram = nullptr;
-          nw = condition_against(ctx, comm, XP, Wt, scratch.view(), tol, &basis_options);
-        }
         convert_block(ctx, spmm::ConstDenseView<T>(column_range(Wt, 0, nw)), column_range(W, 0, nw));
         basis_options.w_gram = HostMatrix();
       }

@@ -357,6 +357,46 @@ TEST(Lobpcg, ResidualsInFp32OnHarderSpectra) {
   expect_solved(clustered, top, c, 1e-12);
 }
 
+// fp32 residuals where W must be formed (the explicit passes, from Z's fp64
+// copy, rounded back) or refilled at random: bases as wide as tiny
+// matrices, and a tolerance below the rounding floor, where the solver must
+// stop rather than spin.
+TEST(Lobpcg, ResidualsInFp32WhereTheBasisRunsOut) {
+  int formed = 0;  // steps whose W was formed rather than kept as coefficients
+  for (const int n : {8, 12}) {
+    std::vector<double> d;
+    for (int i = 0; i < n; ++i) d.push_back(1.0 + double((i * 5) % n));
+    const Problem p = diagonal(d);
+    for (const int k : {1, n / 2}) {
+      for (const auto which : {SpectrumEnd::smallest, SpectrumEnd::largest}) {
+        SCOPED_TRACE(testing::Message() << "n " << n << ", k " << k);
+        LobpcgOptions o = options_for(k, which, 1e-10, StoppingTest::backward);
+        o.search_precision = solver::SearchPrecision::fp32;
+        o.imply_ax = solver::ImplyAX::always;
+        const Solved r = run(p, o, Precond::none, Split::empty_rank);
+        EXPECT_TRUE(r.result.search_in_fp32);
+        expect_solved(p, r, o, 1e-12);
+        formed += r.result.iterations - r.result.implicit_search_steps;
+        // A W formed but left unrounded in Z's block (the raw residuals
+        // instead) would still converge, but through restarts: fp64 needs none.
+        o.search_precision = solver::SearchPrecision::fp64;
+        const Solved r64 = run(p, o, Precond::none, Split::empty_rank);
+        EXPECT_EQ(r.result.restarts, r64.result.restarts);
+        EXPECT_LE(r.result.iterations, r64.result.iterations + 3);
+      }
+    }
+  }
+  EXPECT_GT(formed, 0);
+  const Problem p = diagonal({1.0, 2.0, 3.0, 5.0});
+  LobpcgOptions o = options_for(3, SpectrumEnd::smallest, 1e-30, StoppingTest::backward);
+  o.block_size = 4;
+  o.search_precision = solver::SearchPrecision::fp32;
+  const Solved r = run(p, o);
+  EXPECT_FALSE(r.result.all_converged());
+  EXPECT_LT(r.result.iterations, 5);
+  for (int j = 0; j < 3; ++j) EXPECT_NEAR(r.result.eigenvalues[j], p.exact[j], 1e-14 * p.exact[j]);
+}
+
 // P padded with zero columns to multiples of 4 and 8 columns (the device's
 // default at fp64 is 4), against no padding: the zero columns add exact
 // zeros to every product and the small problems skip them, so the same pairs
