@@ -453,25 +453,34 @@ void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T>
   PinnedGramTransfer(stream, chunks, 2 * k, partial.data()).wait(out);
 }
 
-bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
-                       spmm::ConstDenseView<double> S_tail, spmm::ConstDenseView<double> AS,
-                       spmm::ConstDenseView<double> AS_tail, const double* C,
-                       const double* lambda, spmm::DenseView<double> Y, spmm::DenseView<double> AY,
-                       spmm::DenseView<double> R,
-                       const std::int64_t* position, std::int64_t ay_first, const double* implied_theta,
-                       const std::int64_t* implied_column, std::unique_ptr<LocalGramTransfer>& out) {
+namespace {
+
+// ritz_update_local with S's tail and R in Ts: fp64, or fp32 (the staged
+// kernel with A X implied only, reading the tail in fp32).
+template <class Ts>
+bool ritz_update_local_in(const spmm::Context& context, spmm::ConstDenseView<double> S,
+                          spmm::ConstDenseView<Ts> S_tail, spmm::ConstDenseView<double> AS,
+                          spmm::ConstDenseView<double> AS_tail, const double* C, const double* lambda,
+                          spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<Ts> R,
+                          const std::int64_t* position, std::int64_t ay_first, const double* implied_theta,
+                          const std::int64_t* implied_column, std::unique_ptr<LocalGramTransfer>& out) {
+  constexpr bool single = std::is_same_v<Ts, float>;
   const std::int64_t nb = R.cols;
   const bool implied = implied_theta != nullptr;
   out.reset();
   const std::int64_t ns = S.cols + S_tail.cols, nv = AS.cols + AS_tail.cols;
-  if (!cuda::ritz_update_fits(ns, nv, Y.cols, nb, implied)) return false;
+  if (single ? !implied || S_tail.cols == 0 || !cuda::ritz_update_single_fits(ns, nv, Y.cols, nb)
+             : !cuda::ritz_update_fits(ns, nv, Y.cols, nb, implied))
+    return false;
   // The kernels address rows in 32 bits (row index, row stride in bytes).
   constexpr std::int64_t most = std::numeric_limits<std::int32_t>::max();
-  if (S.rows > most || std::max({S.ld, S_tail.ld, AS.ld, AS_tail.ld}) > most / std::int64_t(sizeof(double)))
+  if (S.rows > most || std::max({S.ld, AS.ld, AS_tail.ld}) > most / std::int64_t(sizeof(double)) ||
+      S_tail.ld > most / std::int64_t(sizeof(Ts)))
     return false;
   if (S.rows == 0) return true;
   const cudaStream_t stream = stream_of(context);
-  const std::int64_t blocks = cuda::ritz_update_blocks(S.rows, ns, nv, Y.cols, implied ? nb : 0);
+  const std::int64_t blocks =
+      cuda::ritz_update_blocks(S.rows, ns, nv, Y.cols, implied ? nb : 0, single ? S_tail.cols : 0);
   StreamArray<double> partial(stream, static_cast<std::size_t>(blocks * 2 * nb));
   cuda::RitzUpdateArgs a{};
   a.rows = S.rows;
@@ -484,7 +493,6 @@ bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double
   a.ay_first = int(ay_first);
   a.s = S.data;
   a.lds = S.ld;
-  a.s_tail = S_tail.cols > 0 ? S_tail.data : S.data;
   a.lds_tail = S_tail.cols > 0 ? S_tail.ld : S.ld;
   a.as = AS.data;
   a.ldas = AS.ld;
@@ -494,13 +502,33 @@ bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double
   a.ldy = Y.ld;
   a.ay = AY.data;
   a.lday = AY.ld;
-  a.r = R.data;
   a.ldr = R.ld;
   a.partial = partial.data();
+  if constexpr (single) {
+    a.s_tail = S.data;  // not read: the tail is at s_tail_single
+    a.s_tail_single = S_tail.data;
+    a.r_single = R.data;
+  } else {
+    a.s_tail = S_tail.cols > 0 ? S_tail.data : S.data;
+    a.r = R.data;
+  }
   const cuda::ImpliedColumns columns{implied_theta, implied_column};
   cuda::ritz_update(a, C, lambda, position, implied ? &columns : nullptr, stream);
   out = std::make_unique<PinnedGramTransfer>(stream, blocks, 2 * nb, partial.data());
   return true;
+}
+
+}  // namespace
+
+bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
+                       spmm::ConstDenseView<double> S_tail, spmm::ConstDenseView<double> AS,
+                       spmm::ConstDenseView<double> AS_tail, const double* C,
+                       const double* lambda, spmm::DenseView<double> Y, spmm::DenseView<double> AY,
+                       spmm::DenseView<double> R,
+                       const std::int64_t* position, std::int64_t ay_first, const double* implied_theta,
+                       const std::int64_t* implied_column, std::unique_ptr<LocalGramTransfer>& out) {
+  return ritz_update_local_in(context, S, S_tail, AS, AS_tail, C, lambda, Y, AY, R, position, ay_first,
+                              implied_theta, implied_column, out);
 }
 
 bool ritz_update_implied_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::int64_t nb) {
@@ -513,49 +541,8 @@ bool ritz_update_single_local(const spmm::Context& context, spmm::ConstDenseView
                               spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<float> R,
                               const std::int64_t* position, std::int64_t ay_first, const double* implied_theta,
                               const std::int64_t* implied_column, std::unique_ptr<LocalGramTransfer>& out) {
-  const std::int64_t nb = R.cols;
-  out.reset();
-  const std::int64_t ns = S.cols + S_tail.cols, nv = AS.cols + AS_tail.cols;
-  // The staged kernel with A X implied only; a tail is what it widens.
-  if (!implied_theta || S_tail.cols == 0 || !cuda::ritz_update_single_fits(ns, nv, Y.cols, nb)) return false;
-  constexpr std::int64_t most = std::numeric_limits<std::int32_t>::max();
-  if (S.rows > most || std::max({S.ld, AS.ld, AS_tail.ld}) > most / std::int64_t(sizeof(double)) ||
-      S_tail.ld > most / std::int64_t(sizeof(float)))
-    return false;
-  if (S.rows == 0) return true;
-  const cudaStream_t stream = stream_of(context);
-  const std::int64_t blocks = cuda::ritz_update_blocks(S.rows, ns, nv, Y.cols, nb, S_tail.cols);
-  StreamArray<double> partial(stream, static_cast<std::size_t>(blocks * 2 * nb));
-  cuda::RitzUpdateArgs a{};
-  a.rows = S.rows;
-  a.ns = int(ns);
-  a.ns_head = int(S.cols);
-  a.nv = int(nv);
-  a.nv_head = int(AS.cols);
-  a.m = int(Y.cols);
-  a.nb = int(nb);
-  a.ay_first = int(ay_first);
-  a.s = S.data;
-  a.lds = S.ld;
-  a.s_tail = S.data;  // not read: the tail is at s_tail_single
-  a.lds_tail = S_tail.ld;
-  a.s_tail_single = S_tail.data;
-  a.as = AS.data;
-  a.ldas = AS.ld;
-  a.as_tail = AS_tail.cols > 0 ? AS_tail.data : AS.data;
-  a.ldas_tail = AS_tail.cols > 0 ? AS_tail.ld : AS.ld;
-  a.y = Y.data;
-  a.ldy = Y.ld;
-  a.ay = AY.data;
-  a.lday = AY.ld;
-  a.r = nullptr;
-  a.r_single = R.data;
-  a.ldr = R.ld;
-  a.partial = partial.data();
-  const cuda::ImpliedColumns columns{implied_theta, implied_column};
-  cuda::ritz_update(a, C, lambda, position, &columns, stream);
-  out = std::make_unique<PinnedGramTransfer>(stream, blocks, 2 * nb, partial.data());
-  return true;
+  return ritz_update_local_in(context, S, S_tail, AS, AS_tail, C, lambda, Y, AY, R, position, ay_first,
+                              implied_theta, implied_column, out);
 }
 
 bool gram_pair_single_local_start(const spmm::Context& context, spmm::ConstDenseView<double> X,

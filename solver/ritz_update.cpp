@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -80,6 +81,41 @@ UpdateSetup setup_update(const S_& S, const AS_& AS, const HostMatrix& C, const 
   return out;
 }
 
+#ifdef BLOCKEIGS_HAVE_CUDA
+// The one-pass device update (ritz_update_local, or its twin with S's tail
+// and R in fp32) and its norms over the ranks; nothing where the blocks are
+// not on the device or the kernel does not take the shape.
+template <class Ts>
+std::optional<ResidualNorms> device_update(const spmm::Context& context, MPI_Comm comm,
+                                           const SplitColumns<double, Ts>& S, const SplitColumns<double>& AS,
+                                           const UpdateSetup& setup, const HostMatrix& C,
+                                           const std::vector<double>& lambda, spmm::DenseView<double> Y,
+                                           spmm::DenseView<double> AY, spmm::DenseView<Ts> R,
+                                           const std::function<void()>& meanwhile, const ImpliedAX* implied_ax,
+                                           bool store_ax) {
+  const std::int64_t nb = R.cols;
+  if (S.head.space != Space::device || S.rows() != AS.rows() || S.rows() != Y.rows || S.rows() != AY.rows ||
+      S.rows() != R.rows)
+    return std::nullopt;
+  const double* const c = implied_ax ? setup.C_over_s.data() : C.data();
+  const double* const theta = implied_ax ? implied_ax->theta.data() : nullptr;
+  const std::int64_t* const column = implied_ax ? setup.implied_column.data() : nullptr;
+  std::unique_ptr<device_ops::LocalGramTransfer> transfer;
+  bool done = false;
+  if constexpr (std::is_same_v<Ts, float>)
+    done = device_ops::ritz_update_single_local(context, S.head, S.tail, AS.head, AS.tail, c, lambda.data(), Y, AY,
+                                                R, setup.position.data(), store_ax ? 0 : nb, theta, column, transfer);
+  else
+    done = device_ops::ritz_update_local(context, S.head, S.tail, AS.head, AS.tail, c, lambda.data(), Y, AY, R,
+                                         setup.position.data(), store_ax ? 0 : nb, theta, column, transfer);
+  if (!done) return std::nullopt;
+  if (meanwhile) meanwhile();
+  std::vector<double> sums(static_cast<std::size_t>(2 * nb));
+  if (transfer) transfer->wait(sums.data());
+  return residual_norms_from_sums(comm, std::move(sums), nb);
+}
+#endif
+
 }  // namespace
 
 template <class T>
@@ -95,21 +131,9 @@ ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, const std
   const HostMatrix& C_over_s = setup.C_over_s;
 #ifdef BLOCKEIGS_HAVE_CUDA
   if constexpr (std::is_same_v<T, double>) {
-    if (S.head.space == Space::device && S.rows() == AS.rows() && S.rows() == Y.rows && S.rows() == AY.rows &&
-        S.rows() == R.rows) {
-      const std::int64_t ay_first = store_ax ? 0 : nb;
-      std::unique_ptr<device_ops::LocalGramTransfer> transfer;
-      if (device_ops::ritz_update_local(context, S.head, S.tail, AS.head, AS.tail,
-                                        implied_ax ? C_over_s.data() : C.data(),
-                                        lambda.data(), Y, AY, R, position.data(), ay_first,
-                                        implied_ax ? implied_ax->theta.data() : nullptr,
-                                        implied_ax ? setup.implied_column.data() : nullptr, transfer)) {
-        if (meanwhile) meanwhile();
-        std::vector<double> sums(static_cast<std::size_t>(2 * nb));
-        if (transfer) transfer->wait(sums.data());
-        return residual_norms_from_sums(comm, std::move(sums), nb);
-      }
-    }
+    std::optional<ResidualNorms> norms =
+        device_update<double>(context, comm, S, AS, setup, C, lambda, Y, AY, R, meanwhile, implied_ax, store_ax);
+    if (norms) return std::move(*norms);
   }
 #endif
   if (implied_ax) {
@@ -136,20 +160,9 @@ ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, const Spl
   const std::int64_t nb = R.cols;
   const UpdateSetup setup = setup_update(S, AS, C, lambda, Y.cols, AY.cols, nb, r_position, implied_ax);
 #ifdef BLOCKEIGS_HAVE_CUDA
-  if (S.head.space == Space::device && S.rows() == AS.rows() && S.rows() == Y.rows && S.rows() == AY.rows &&
-      S.rows() == R.rows) {
-    std::unique_ptr<device_ops::LocalGramTransfer> transfer;
-    if (device_ops::ritz_update_single_local(context, S.head, S.tail, AS.head, AS.tail,
-                                             implied_ax ? setup.C_over_s.data() : C.data(), lambda.data(), Y, AY, R,
-                                             setup.position.data(), store_ax ? 0 : nb,
-                                             implied_ax ? implied_ax->theta.data() : nullptr,
-                                             implied_ax ? setup.implied_column.data() : nullptr, transfer)) {
-      if (meanwhile) meanwhile();
-      std::vector<double> sums(static_cast<std::size_t>(2 * nb));
-      if (transfer) transfer->wait(sums.data());
-      return residual_norms_from_sums(comm, std::move(sums), nb);
-    }
-  }
+  std::optional<ResidualNorms> device_norms =
+      device_update<float>(context, comm, S, AS, setup, C, lambda, Y, AY, R, meanwhile, implied_ax, store_ax);
+  if (device_norms) return std::move(*device_norms);
 #endif
   // Otherwise the fp64 update from a widened copy of S's tail, its residuals
   // rounded into R.
