@@ -485,6 +485,22 @@ TEST(BasisSelection, PIsOrthonormalOrthogonalToXAndSpansTheUpdate) {
 
 // ---- when A X and A P are recomputed -----------------------------------------
 
+// With the residuals in fp32: a recompute is due once u32 times the summed
+// largest residuals since the last one reaches 5% of the smallest active
+// residual; converged pairs' residuals do not count, and with none active
+// nothing is due.
+TEST(RecomputeInterval, Fp32ResidualsDriftFollowsTheSmallestActiveResidual) {
+  using solver::lobpcg_detail::search_drift_due;
+  const double u = std::ldexp(1.0, -24);
+  const std::vector<double> r{1e-6, 1e-3, 1e-12};
+  const std::vector<bool> conv{false, false, true};  // the 1e-12 has converged
+  const double due_at = solver::lobpcg_detail::search_drift_fraction * 1e-6 / u;  // ~0.84
+  EXPECT_FALSE(search_drift_due(u, 0.99 * due_at, r, conv));
+  EXPECT_TRUE(search_drift_due(u, 1.01 * due_at, r, conv));
+  EXPECT_TRUE(search_drift_due(u, 1e-4, r, {false, false, false}));  // the 1e-12 active: due almost at once
+  EXPECT_FALSE(search_drift_due(u, 1e6, r, {true, true, true}));
+}
+
 TEST(RecomputeInterval, FollowsTheSmallestDemandedResidual) {
   using solver::StoppingTest;
   using solver::lobpcg_detail::automatic_recompute_interval;
