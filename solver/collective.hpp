@@ -73,3 +73,22 @@ auto collectively(MPI_Comm comm, Step&& step) -> decltype(step()) {
     if (blockeigs_mpi_status_ != MPI_SUCCESS)                                       \
       ::blockeigs::solver::throw_mpi_error(blockeigs_mpi_status_, #call, __FILE__, __LINE__); \
   } while (0)
+
+namespace blockeigs::solver {
+
+// A private duplicate of a communicator, freed with it: a solver's
+// point-to-point reductions (reduce_tag) then cannot match messages of the
+// caller's.
+class PrivateComm {
+ public:
+  explicit PrivateComm(MPI_Comm comm) { BLOCKEIGS_MPI_CHECK(MPI_Comm_dup(comm, &comm_)); }
+  PrivateComm(const PrivateComm&) = delete;
+  PrivateComm& operator=(const PrivateComm&) = delete;
+  ~PrivateComm() { MPI_Comm_free(&comm_); }
+  MPI_Comm get() const { return comm_; }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+}  // namespace blockeigs::solver

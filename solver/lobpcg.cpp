@@ -4,7 +4,8 @@
 // residuals Z (the raw columns of the search block W) and A W each in a
 // compact block of their own, double buffered: the Ritz update writes
 // [X_new P_new], its A [X P] and the next residuals into the other buffer.
-// The basis S = [X P Z] is taken in two views (SplitColumns). P occupies
+// The basis S = [X P Z] is taken in two views (SplitColumns); Z may be in
+// fp32 beside fp64 blocks (LobpcgOptions::search_precision). P occupies
 // only as many columns as it currently has, padded with zero columns to the
 // column alignment (LobpcgOptions::column_alignment).
 #include "solver/lobpcg.hpp"
@@ -28,20 +29,6 @@ namespace {
 
 using namespace lobpcg_detail;
 
-// A private communicator, so that the solver's point-to-point reductions
-// cannot match messages of the caller's.
-class PrivateComm {
- public:
-  explicit PrivateComm(MPI_Comm comm) { BLOCKEIGS_MPI_CHECK(MPI_Comm_dup(comm, &comm_)); }
-  PrivateComm(const PrivateComm&) = delete;
-  PrivateComm& operator=(const PrivateComm&) = delete;
-  ~PrivateComm() { MPI_Comm_free(&comm_); }
-  MPI_Comm get() const { return comm_; }
-
- private:
-  MPI_Comm comm_ = MPI_COMM_NULL;
-};
-
 // LOBPCG's search block W as Z's block holds it: W itself
 // (raw == kept, no coefficients), or the raw columns Z that condition_against
 // left in coefficient form, W = [X P] from_q + Z from_z (BasisOptions::implicit),
@@ -58,28 +45,6 @@ struct SearchBlock {
 template <class T>
 bool LobpcgResult<T>::all_converged() const {
   return std::all_of(converged.begin(), converged.end(), [](bool c) { return c; });
-}
-
-// [X P] spans a multiple of this many columns (LobpcgOptions::column_alignment).
-template <class T>
-std::int64_t column_alignment(const LobpcgOptions& options, Space space) {
-  if (options.column_alignment > 0) return options.column_alignment;
-  return space == Space::device && std::is_same_v<T, double> ? 32 / sizeof(T) : 1;
-}
-
-// Whether the residuals Z are held in fp32 (LobpcgOptions::search_precision).
-// The same on every rank: the options, the backend and the operator are.
-template <class T>
-bool search_in_fp32(const LinearOperator<T>& A, const LobpcgOptions& options, bool preconditioned, int nb) {
-  if constexpr (!std::is_same_v<T, double>) {
-    return false;  // fp32 blocks: Z is in fp32 anyway
-  } else {
-    if (preconditioned || options.search_precision == SearchPrecision::fp64) return false;
-    if (options.search_precision == SearchPrecision::fp32) return true;
-    const std::int64_t widest_xp = round_up(2 * std::int64_t{nb}, column_alignment<T>(options, A.context().space()));
-    return A.applies_single() && options.imply_ax != ImplyAX::never &&
-           search_single_kernels_fit(A.context(), widest_xp + nb, widest_xp + nb, widest_xp, nb);
-  }
 }
 
 // The solver with the residual block Z in Ts (T, or fp32 for fp64 blocks).
@@ -534,44 +499,12 @@ LobpcgResult<T> run_lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, P
     basis_options.q_gram = rank == 0 && carried ? &carried_b : nullptr;
     basis_options.implicit = true;
     basis_options.measured_gram = &measured;
-    std::int64_t nw = 0;
-    if constexpr (single) {
-      // The coefficient form needs nothing of W. Where W must be formed, it
-      // is formed in fp64 from Z's widened copy and rounded back into Z, and
-      // its derived Gram matrix, made for the unrounded W, is dropped.
-      // (The coefficient form reads nothing of Wt, Z's fp64 copy, which is
-      // filled only where W is formed.)
-      const spmm::DenseView<T> Wt{space, n, na, w_width, ZT.data()};
-      basis_options.implicit_only = true;
-      nw = condition_against(ctx, comm, XP, Wt, scratch.view(), tol, &basis_options);
-      basis_options.implicit_only = false;
-      if (nw < 0) {
-        convert_block(ctx, spmm::ConstDenseView<Ts>(W), Wt);
-        nw = condition_against(ctx, comm, XP, Wt, scratch.view(), tol, &basis_options);
-        convert_block(ctx, spmm::ConstDenseView<T>(column_range(Wt, 0, nw)), column_range(W, 0, nw));
-        basis_options.w_gram = HostMatrix();
-      }
-    } else {
-      nw = condition_against(ctx, comm, XP, W, scratch.view(), tol, &basis_options);
-    }
-    basis_options.measured_gram = nullptr;
+    const ConditionedSearch conditioned = condition_search_block<T, Ts>(
+        ctx, comm, XP, W, spmm::DenseView<T>{space, n, na, w_width, single ? ZT.data() : nullptr}, scratch.view(),
+        tol, basis_options, options.seed, A.first_row(), std::int64_t{nb} * (max_refills + 1 + iteration));
+    std::int64_t nw = conditioned.kept;
     // A Z and S^T A Z stand where W kept the raw columns as they were.
-    bool products_current = basis_options.w_from_z.rows() == na;
-    if (nw == 0) {
-      // Every residual direction already lies in span[X P] to working
-      // precision (stagnation at the rounding floor): explore at random.
-      if constexpr (single) {
-        const spmm::DenseView<T> Wt{space, n, na, w_width, ZT.data()};
-        fill_random(ctx, Wt, options.seed, A.first_row(), std::int64_t{nb} * (max_refills + 1 + iteration));
-        nw = condition_against(ctx, comm, XP, Wt, scratch.view(), tol, &basis_options);
-        convert_block(ctx, spmm::ConstDenseView<T>(column_range(Wt, 0, nw)), column_range(W, 0, nw));
-        basis_options.w_gram = HostMatrix();
-      } else {
-        fill_random(ctx, W, options.seed, A.first_row(), std::int64_t{nb} * (max_refills + 1 + iteration));
-        nw = condition_against(ctx, comm, XP, W, scratch.view(), tol, &basis_options);
-      }
-      products_current = false;
-    }
+    const bool products_current = !conditioned.refilled && basis_options.w_from_z.rows() == na;
     SearchBlock search{nw, nw, std::move(basis_options.w_from_q), std::move(basis_options.w_from_z)};
     if (search.from_z.rows() > 0) {
       search.raw = search.from_z.rows();

@@ -91,6 +91,17 @@ template <class T>
 int validate_options(const LinearOperator<T>& A, const LobpcgOptions& o,
                      const std::optional<spmm::ConstDenseView<T>>& start, bool has_preconditioner);
 
+// [X P] spans a multiple of this many columns (LobpcgOptions::column_alignment):
+// the option, or 4 for fp64 on the device, else 1.
+template <class T>
+std::int64_t column_alignment(const LobpcgOptions& options, Space space);
+
+// Whether the residuals Z are held in fp32 (LobpcgOptions::search_precision),
+// at block size nb. The same on every rank: the options, the backend and the
+// operator are.
+template <class T>
+bool search_in_fp32(const LinearOperator<T>& A, const LobpcgOptions& options, bool preconditioned, int nb);
+
 // Whether a residual norm r passes the stopping test for Ritz value lambda of
 // a vector of norm x_norm; *scaled is r over the test's scale (the relative
 // or backward residual).
@@ -129,6 +140,24 @@ void broadcast(MPI_Comm comm, std::vector<double>& v);
 void broadcast(MPI_Comm comm, int& value);
 
 // ---- distributed orthonormalisation ---------------------------------------
+
+// LOBPCG's search block W (the active residuals, at the front of Z's block,
+// in Ts) conditioned against [X P] by condition_against with `options`
+// (coefficient form where the fused pass runs); where no direction is left,
+// W is refilled at random (hash columns from refill_column on) and
+// conditioned again. With Ts fp32 beside fp64 blocks, a W that has to be
+// formed is formed in `Wt` (fp64, W's shape, else unused) from Z widened and
+// rounded back into Z, and its derived Gram matrix, made for the unrounded
+// W, is dropped. Collective.
+struct ConditionedSearch {
+  std::int64_t kept = 0;  // W's columns
+  bool refilled = false;  // W was refilled at random
+};
+template <class T, class Ts>
+ConditionedSearch condition_search_block(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> XP,
+                                         spmm::DenseView<Ts> W, spmm::DenseView<T> Wt, spmm::DenseView<T> scratch,
+                                         const Tolerances& tol, BasisOptions& options, std::uint64_t seed,
+                                         std::int64_t first_row, std::int64_t refill_column);
 
 // Fills X (local x nb) with an orthonormal start block: the user's columns
 // first (if any), random ones for the rest and for any directions dropped as

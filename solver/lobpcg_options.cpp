@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "solver/lobpcg_detail.hpp"
+#include "solver/search_block_ops.hpp"
 
 namespace blockeigs::solver {
 
@@ -76,6 +77,30 @@ int automatic_recompute_interval(double eps, double norm_a, double tolerance, St
   return static_cast<int>(std::clamp(std::floor(steps), double(min_recompute_interval),
                                      double(max_recompute_interval)));
 }
+
+template <class T>
+std::int64_t column_alignment(const LobpcgOptions& options, Space space) {
+  if (options.column_alignment > 0) return options.column_alignment;
+  return space == Space::device && std::is_same_v<T, double> ? 32 / sizeof(T) : 1;
+}
+
+template <class T>
+bool search_in_fp32(const LinearOperator<T>& A, const LobpcgOptions& options, bool preconditioned, int nb) {
+  if constexpr (!std::is_same_v<T, double>) {
+    return false;  // fp32 blocks: Z is in fp32 anyway
+  } else {
+    if (preconditioned || options.search_precision == SearchPrecision::fp64) return false;
+    if (options.search_precision == SearchPrecision::fp32) return true;
+    const std::int64_t widest_xp = round_up(2 * std::int64_t{nb}, column_alignment<T>(options, A.context().space()));
+    return A.applies_single() && options.imply_ax != ImplyAX::never &&
+           search_single_kernels_fit(A.context(), widest_xp + nb, widest_xp + nb, widest_xp, nb);
+  }
+}
+
+template std::int64_t column_alignment<float>(const LobpcgOptions&, Space);
+template std::int64_t column_alignment<double>(const LobpcgOptions&, Space);
+template bool search_in_fp32(const LinearOperator<float>&, const LobpcgOptions&, bool, int);
+template bool search_in_fp32(const LinearOperator<double>&, const LobpcgOptions&, bool, int);
 
 bool search_drift_due(double unit_roundoff, double residual_sum, const std::vector<double>& r_norm,
                       const std::vector<bool>& converged) {

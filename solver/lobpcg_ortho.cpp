@@ -1,10 +1,13 @@
-// LOBPCG's start block: the user's columns and random ones, orthonormalised
-// (solver/orthonormalize.hpp), with dropped directions refilled at random.
+// LOBPCG's start block (the user's columns and random ones, orthonormalised,
+// with dropped directions refilled at random) and its search block W
+// conditioned against [X P] in the residuals' precision (solver/orthonormalize.hpp).
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "core/error.hpp"
 #include "solver/lobpcg_detail.hpp"
+#include "solver/search_block_ops.hpp"
 
 namespace blockeigs::solver::lobpcg_detail {
 
@@ -31,6 +34,60 @@ void make_start_block(const spmm::Context& context, MPI_Comm comm, spmm::DenseVi
                                    spmm::ConstDenseView<T>(column_range(X, 0, kept)), rest, scratch, tol);
   }
 }
+
+template <class T, class Ts>
+ConditionedSearch condition_search_block(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> XP,
+                                         spmm::DenseView<Ts> W, spmm::DenseView<T> Wt, spmm::DenseView<T> scratch,
+                                         const Tolerances& tol, BasisOptions& options, std::uint64_t seed,
+                                         std::int64_t first_row, std::int64_t refill_column) {
+  constexpr bool single = !std::is_same_v<T, Ts>;
+  // W in T: itself, or (single) formed in Wt and rounded back.
+  auto condition_in_t = [&](spmm::DenseView<T> V) {
+    const std::int64_t kept = condition_against(context, comm, XP, V, scratch, tol, &options);
+    if constexpr (single) {
+      convert_block(context, spmm::ConstDenseView<T>(column_range(V, 0, kept)), column_range(W, 0, kept));
+      options.w_gram = HostMatrix();
+    }
+    return kept;
+  };
+  ConditionedSearch out;
+  if constexpr (single) {
+    // The coefficient form reads nothing of W (Wt is not filled yet).
+    options.implicit_only = true;
+    out.kept = condition_against(context, comm, XP, Wt, scratch, tol, &options);
+    options.implicit_only = false;
+    if (out.kept < 0) {
+      convert_block(context, spmm::ConstDenseView<Ts>(W), Wt);
+      out.kept = condition_in_t(Wt);
+    }
+  } else {
+    out.kept = condition_in_t(W);
+  }
+  options.measured_gram = nullptr;
+  if (out.kept > 0) return out;
+  // Every residual direction already lies in span[X P] to working precision
+  // (stagnation at the rounding floor): explore at random.
+  spmm::DenseView<T> V;
+  if constexpr (single) V = Wt;
+  else V = W;
+  fill_random(context, V, seed, first_row, refill_column);
+  out.kept = condition_in_t(V);
+  out.refilled = true;
+  return out;
+}
+
+template ConditionedSearch condition_search_block(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<float>,
+                                                  spmm::DenseView<float>, spmm::DenseView<float>,
+                                                  spmm::DenseView<float>, const Tolerances&, BasisOptions&,
+                                                  std::uint64_t, std::int64_t, std::int64_t);
+template ConditionedSearch condition_search_block(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<double>,
+                                                  spmm::DenseView<double>, spmm::DenseView<double>,
+                                                  spmm::DenseView<double>, const Tolerances&, BasisOptions&,
+                                                  std::uint64_t, std::int64_t, std::int64_t);
+template ConditionedSearch condition_search_block(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<double>,
+                                                  spmm::DenseView<float>, spmm::DenseView<double>,
+                                                  spmm::DenseView<double>, const Tolerances&, BasisOptions&,
+                                                  std::uint64_t, std::int64_t, std::int64_t);
 
 #define BLOCKEIGS_INSTANTIATE(T)                                                                   \
   template void make_start_block(const spmm::Context&, MPI_Comm, spmm::DenseView<T>, spmm::DenseView<T>, \

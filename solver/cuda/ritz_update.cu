@@ -40,7 +40,7 @@
 // -0.04 to -0.09 s a solve (solvers-h200.md, session 32).
 //
 // Wider shapes (LOBPCG's blocks of 21 to 32: up to 96 inputs and 64 outputs)
-// take the register-loaded kernel: C, too large for the kernel's parameters,
+// take the register-loaded kernel (ritz_update_wide.cu): C, too large for the kernel's parameters,
 // comes through global memory into dynamic shared memory, and a step holds
 // 12 k-steps of fragments, at 2 blocks an SM: 71-82% of block-ops-bench's
 // copy rate at 66 -> 44 to 96 -> 64 (H200).
@@ -58,11 +58,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <vector>
 
 #include "solver/cuda/device_support.cuh"
-#include "solver/cuda/narrow_block_kernels.hpp"
-#include "solver/cuda/narrow_update_args.cuh"
+#include "solver/cuda/ritz_update_common.cuh"
 #include "core/error.hpp"
 #include "spmm/cuda/cuda_check.hpp"
 
@@ -70,125 +68,7 @@ namespace blockeigs::solver::cuda {
 namespace {
 
 using namespace detail;
-
-constexpr int step_rows = 16;                       // one m16n8k8 tile of rows
-constexpr int max_inputs = 64, max_outputs = 48;    // the staged kernel: C in the parameters
-constexpr int wide_inputs = 96, wide_outputs = 64;  // the wide one: C through global memory
-constexpr int max_k_steps = max_inputs / 8, wide_k_steps = wide_inputs / 8;
-
-template <int NT, bool Wide>  // NT tiles of 8 outputs
-struct RitzConstants {
-  double c[max_inputs * 8 * NT];  // C padded with zeros, row-major: <= 24 KB of kernel parameters
-  double lambda[max_outputs];
-  int r_column[max_outputs];  // R's column for residual j
-  // A X implied (RitzUpdateArgs::implied_nb): A X(:, j) = theta_j S(:, j) + S(:, ax_column[j]).
-  double theta[max_outputs];
-  int ax_column[max_outputs];
-};
-template <int NT>
-struct RitzConstants<NT, true> {
-  const double* c;  // C padded with zeros to 8 KS x 8 NT, row-major, in device memory
-  double lambda[wide_outputs];
-  int r_column[wide_outputs];
-};
-
-__device__ __forceinline__ void store_pair(double* p, double v0, double v1, bool second) {
-  if (second && pair_aligned(p)) {
-    *reinterpret_cast<double2*>(p) = double2{v0, v1};
-  } else {
-    p[0] = v0;
-    if (second) p[1] = v1;
-  }
-}
-// R in fp32 (RitzUpdateArgs::r_single): rounded once, here.
-__device__ __forceinline__ void store_pair(float* p, double v0, double v1, bool second) {
-  if (second && pair_aligned(p)) {
-    *reinterpret_cast<float2*>(p) = float2{float(v0), float(v1)};
-  } else {
-    p[0] = float(v0);
-    if (second) p[1] = float(v1);
-  }
-}
-
-// A step's outputs from its accumulators: Y and AY at rows first + g and
-// first + g + 8, columns 8 (first_tile + tile_step nt) + 2 t + {0, 1} for
-// accumulator tile nt, and R there. The step's sums of squares of R's and
-// Y(:, 0:nb)'s columns are added to the warp's, `sums` (in shared memory
-// across the steps).
-template <int NT, int Outputs, bool Single = false>
-__device__ __forceinline__ void store_step(const RitzUpdateArgs& a, const double* lambda, const int* r_column,
-                                           std::int64_t first, const double (&y)[NT][4], const double (&ay)[NT][4],
-                                           double (&sums)[2][Outputs], int first_tile = 0, int tile_step = 1) {
-  const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
-  // This step's sums of squares of the lane's columns (in registers only
-  // here: across the steps they live in shared memory).
-  double sum_r[NT][2] = {}, sum_y[NT][2] = {};
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {  // rows g and g + 8
-    const std::int64_t row = first + g + 8 * h;
-    if (row >= a.rows) continue;
-#pragma unroll
-    for (int nt = 0; nt < NT; ++nt) {
-      const int c = 8 * (first_tile + tile_step * nt) + 2 * t;
-      if (c >= a.m) continue;
-      const bool second = c + 1 < a.m;
-      const double y0 = y[nt][2 * h], y1 = y[nt][2 * h + 1], ay0 = ay[nt][2 * h], ay1 = ay[nt][2 * h + 1];
-      store_pair(a.y + row * a.ldy + c, y0, y1, second);
-      if (c >= a.ay_first)
-        store_pair(a.ay + row * a.lday + c, ay0, ay1, second);
-      else if (second && c + 1 >= a.ay_first)
-        a.ay[row * a.lday + c + 1] = ay1;
-      if (c >= a.nb) continue;
-      const bool second_r = c + 1 < a.nb;
-      const double r0 = ay0 - lambda[c] * y0;
-      const double r1 = second_r ? ay1 - lambda[c + 1] * y1 : 0.0;
-      auto* const r_row = [&] {
-        if constexpr (Single) return a.r_single + row * a.ldr;
-        else return a.r + row * a.ldr;
-      }();
-      if (!second_r || r_column[c + 1] == r_column[c] + 1) {
-        store_pair(r_row + r_column[c], r0, r1, second_r);
-      } else {  // residuals placed apart (LOBPCG's active ones first)
-        r_row[r_column[c]] = r0;  // (rounded where R is in fp32)
-        r_row[r_column[c + 1]] = r1;
-      }
-      sum_r[nt][0] = fma(r0, r0, sum_r[nt][0]);
-      sum_r[nt][1] = fma(r1, r1, sum_r[nt][1]);
-      sum_y[nt][0] = fma(y0, y0, sum_y[nt][0]);
-      if (second_r) sum_y[nt][1] = fma(y1, y1, sum_y[nt][1]);
-    }
-  }
-  // Lanes of equal t hold the same columns: add over g (lane bits 2-4) in a
-  // fixed pattern, then lane t (g = 0) adds the step's sums to the warp's.
-#pragma unroll
-  for (int nt = 0; nt < NT; ++nt)
-#pragma unroll
-    for (int p = 0; p < 2; ++p) {
-      if (8 * (first_tile + tile_step * nt) >= a.nb) continue;  // warp-uniform
-#pragma unroll
-      for (int offset = 4; offset < 32; offset *= 2) {
-        sum_r[nt][p] += __shfl_xor_sync(0xffffffffu, sum_r[nt][p], offset);
-        sum_y[nt][p] += __shfl_xor_sync(0xffffffffu, sum_y[nt][p], offset);
-      }
-      const int c = 8 * (first_tile + tile_step * nt) + 2 * t + p;
-      if (g == 0 && c < a.nb) {
-        sums[0][c] += sum_r[nt][p];
-        sums[1][c] += sum_y[nt][p];
-      }
-    }
-}
-
-// The block's partial sums (2 nb values) from its warps' (`warps` of them),
-// added in warp order; after a __syncthreads.
-template <int Outputs>
-__device__ __forceinline__ void write_block_sums(const RitzUpdateArgs& a, const double (*warp_sums)[2][Outputs],
-                                                 int warps) {
-  for (int e = threadIdx.x; e < 2 * a.nb; e += blockDim.x) {
-    double s = 0.0;
-    for (int w = 0; w < warps; ++w) s += warp_sums[w][e / a.nb][e % a.nb];
-    a.partial[std::int64_t(blockIdx.x) * 2 * a.nb + e] = s;
-  }
-}
+using namespace ritz_detail;
 
 // ---------------------------------------------------------------------------
 // The staged kernel (up to 64 inputs and 48 outputs).
@@ -496,88 +376,6 @@ bool copies_pair(const RitzUpdateArgs& a) {
          a.implied_nb % 2 == 0 && a.ns_head % 2 == 0 && a.nv_head % 2 == 0;
 }
 
-// ---------------------------------------------------------------------------
-// The wide kernel (up to 96 inputs and 64 outputs), rows loaded straight into
-// each warp's fragments.
-constexpr int wide_warps_per_block = 4;
-constexpr std::int64_t wide_max_blocks = 4096;  // grid-stride beyond
-
-// The A fragments of rows [first, first + 16) of a block for every k-step of
-// 8 inputs: its columns below `head` from `src`, the rest from `tail` (at
-// column - head); zero past the rows and past ns (so NaN in unused columns
-// never reaches an accumulator).
-template <int KS>
-__device__ __forceinline__ void load_fragments(const RitzUpdateArgs& a, const double* src, std::int64_t ld,
-                                               const double* tail, std::int64_t ld_tail, int head,
-                                               std::int64_t first, double (&frag)[KS][4]) {
-  const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
-  const bool in0 = first + g < a.rows, in1 = first + g + 8 < a.rows;
-  const std::int64_t r0 = in0 ? first + g : 0, r1 = in1 ? first + g + 8 : 0;
-  auto at = [&](std::int64_t row, int c) { return c < head ? src[row * ld + c] : tail[row * ld_tail + c - head]; };
-#pragma unroll
-  for (int ks = 0; ks < KS; ++ks) {
-    const int c0 = 8 * ks + t, c1 = c0 + 4;
-    frag[ks][0] = in0 && c0 < a.ns ? at(r0, c0) : 0.0;
-    frag[ks][1] = in1 && c0 < a.ns ? at(r1, c0) : 0.0;
-    frag[ks][2] = in0 && c1 < a.ns ? at(r0, c1) : 0.0;
-    frag[ks][3] = in1 && c1 < a.ns ? at(r1, c1) : 0.0;
-  }
-}
-
-// acc = the 16 rows whose fragments are in `frag` times C (in shared memory).
-template <int NT, int KS, int CS>
-__device__ __forceinline__ void multiply(const RitzUpdateArgs& a, const double (&frag)[KS][4],
-                                         const double (*C)[CS], double (&acc)[NT][4]) {
-  const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
-#pragma unroll
-  for (int nt = 0; nt < NT; ++nt) acc[nt][0] = acc[nt][1] = acc[nt][2] = acc[nt][3] = 0.0;
-#pragma unroll
-  for (int ks = 0; ks < KS; ++ks) {
-    if (ks >= a.k_steps) break;  // warp-uniform
-#pragma unroll
-    for (int nt = 0; nt < NT; ++nt)
-      mma_16x8x8(acc[nt], frag[ks], C[8 * ks + t][8 * nt + g], C[8 * ks + t + 4][8 * nt + g]);
-  }
-}
-
-// Two blocks an SM: a step's A fragments (4 registers a k-step) and both
-// accumulators (8 NT each) are live together, up to 248 registers a lane.
-template <int NT>
-__global__ void __launch_bounds__(wide_warps_per_block * 32, 2)
-    ritz_update_wide_kernel(const RitzUpdateArgs a, const __grid_constant__ RitzConstants<NT, true> k) {
-  constexpr int KS = wide_k_steps, K2 = 8 * NT;
-  constexpr int c_stride = K2 + 4;  // = 4 or 12 mod 16: a B fragment's 4 rows x 8 columns take two wavefronts
-  extern __shared__ double wide_c[];  // 8 KS x c_stride: up to 52 KB
-  double (*C)[c_stride] = reinterpret_cast<double (*)[c_stride]>(wide_c);
-  __shared__ double warp_sums[wide_warps_per_block][2][wide_outputs];
-  for (int e = threadIdx.x; e < 8 * KS * K2; e += blockDim.x) C[e / K2][e % K2] = k.c[e];
-  for (int e = threadIdx.x; e < wide_warps_per_block * 2 * wide_outputs; e += blockDim.x)
-    (&warp_sums[0][0][0])[e] = 0.0;
-  __syncthreads();
-  const int warp_in_block = static_cast<int>(threadIdx.x) / 32;
-  const std::int64_t warp = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
-  const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
-  for (std::int64_t first = warp * step_rows; first < a.rows; first += warps * step_rows) {  // warp-uniform
-    double frag[KS][4], y[NT][4], ay[NT][4];
-    load_fragments<KS>(a, a.s, a.lds, a.s_tail, a.lds_tail, a.ns_head, first, frag);
-    multiply<NT, KS>(a, frag, C, y);
-    load_fragments<KS>(a, a.as, a.ldas, a.as_tail, a.ldas_tail, a.nv_head, first, frag);
-    multiply<NT, KS>(a, frag, C, ay);
-    store_step<NT, wide_outputs>(a, k.lambda, k.r_column, first, y, ay, warp_sums[warp_in_block]);
-  }
-  __syncthreads();
-  write_block_sums(a, warp_sums, wide_warps_per_block);
-}
-
-// The residuals' Ritz values and R's columns, as either kernel takes them.
-template <class Constants>
-void set_residual_constants(Constants& constants, int nb, const double* lambda, const std::int64_t* position) {
-  for (int j = 0; j < nb; ++j) {
-    constants.lambda[j] = lambda[j];
-    constants.r_column[j] = static_cast<int>(position[j]);
-  }
-}
-
 bool fits_staged(std::int64_t ns, std::int64_t m) { return ns <= max_inputs && m <= max_outputs; }
 
 // One opt-in to the shared memory per kernel (the flag is the kernel's own).
@@ -620,43 +418,13 @@ void launch_staged(const RitzUpdateArgs& a, const double* c, const double* lambd
   run_staged_copies<NT, true>(a, constants, stream);
 }
 
-template <int NT>
-void launch_wide(const RitzUpdateArgs& a, const double* c, const double* lambda, const std::int64_t* position,
-                 cudaStream_t stream) {
-  constexpr int KS = wide_k_steps;
-  RitzConstants<NT, true> constants{};
-  set_residual_constants(constants, a.nb, lambda, position);
-  // C padded to 8 KS x 8 NT, in device memory freed in stream order after
-  // the kernel.
-  std::vector<double> padded(std::size_t(8 * KS) * 8 * NT, 0.0);
-  for (int i = 0; i < a.ns; ++i)
-    for (int j = 0; j < a.m; ++j) padded[std::size_t(i) * 8 * NT + j] = c[i * a.m + j];
-  const device_ops::support::StreamArray<double> c_device(stream, padded.size());
-  BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(c_device.data(), padded.data(), padded.size() * sizeof(double),
-                                       cudaMemcpyHostToDevice, stream));  // pageable: staged before it returns
-  constants.c = c_device.data();
-  const auto kernel = ritz_update_wide_kernel<NT>;
-  const int bytes = 8 * KS * (8 * NT + 4) * int(sizeof(double));
-  static std::atomic<std::uint64_t> opted_in{0};
-  detail::allow_shared_memory(kernel, bytes, opted_in);
-  kernel<<<static_cast<unsigned>(ritz_update_blocks(a.rows, a.ns, a.nv, a.m, 0)), wide_warps_per_block * 32, bytes,
-           stream>>>(
-      a, constants);
-  BLOCKEIGS_CUDA_CHECK_LAUNCH();
-}
-
-// launch_staged<NT> or launch_wide<NT> for NT = tiles, the output tiles of 8
-// (at most 6 staged, 8 wide).
-template <bool Wide, int NT = 1>
+// launch_staged<NT> for NT = tiles, the output tiles of 8 (at most 6).
+template <int NT = 1>
 void launch_tiles(int tiles, const RitzUpdateArgs& a, const double* c, const double* lambda,
                   const std::int64_t* position, const ImpliedColumns* implied, cudaStream_t stream) {
-  constexpr int max_tiles = (Wide ? wide_outputs : max_outputs) / 8;
-  if constexpr (NT < max_tiles)
-    if (tiles > NT) return launch_tiles<Wide, NT + 1>(tiles, a, c, lambda, position, implied, stream);
-  if constexpr (Wide)
-    launch_wide<NT>(a, c, lambda, position, stream);
-  else
-    launch_staged<NT>(a, c, lambda, position, implied, stream);
+  if constexpr (NT < max_outputs / 8)
+    if (tiles > NT) return launch_tiles<NT + 1>(tiles, a, c, lambda, position, implied, stream);
+  launch_staged<NT>(a, c, lambda, position, implied, stream);
 }
 
 }  // namespace
@@ -678,8 +446,7 @@ std::int64_t ritz_update_blocks(std::int64_t rows, std::int64_t ns, std::int64_t
         staged_pairs(int(ns), int(nv - implied_nb), int(m + 7) / 8, implied_nb > 0, int(tail_floats));
     return std::clamp<std::int64_t>((tiles + pairs - 1) / pairs, 1, staged_max_blocks);
   }
-  constexpr std::int64_t rows_per_block = std::int64_t(wide_warps_per_block) * step_rows;
-  return std::clamp<std::int64_t>((rows + rows_per_block - 1) / rows_per_block, 1, wide_max_blocks);
+  return wide_update_blocks(rows);
 }
 
 void ritz_update(RitzUpdateArgs a, const double* c, const double* lambda, const std::int64_t* position,
@@ -688,8 +455,8 @@ void ritz_update(RitzUpdateArgs a, const double* c, const double* lambda, const 
   a.implied_nb = implied ? a.nb : 0;
   BLOCKEIGS_ASSERT(!a.s_tail_single || (implied && fits_staged(a.ns, a.m) && a.r_single));
   const int tiles = (a.m + 7) / 8;
-  if (fits_staged(a.ns, a.m)) return launch_tiles<false>(tiles, a, c, lambda, position, implied, stream);
-  launch_tiles<true>(tiles, a, c, lambda, position, nullptr, stream);  // more than 64 inputs or 48 outputs
+  if (fits_staged(a.ns, a.m)) return launch_tiles(tiles, a, c, lambda, position, implied, stream);
+  launch_wide_update(tiles, a, c, lambda, position, stream);  // more than 64 inputs or 48 outputs
 }
 
 }  // namespace blockeigs::solver::cuda

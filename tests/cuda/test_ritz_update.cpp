@@ -106,14 +106,7 @@ TEST(DeviceRitzUpdate, MatchesTheSeparateOperationsOnTheHost) {
   for (const Case& c : cases) {
     // R's placement: in order, reversed, or odd residuals first.
     const int order = index++ % 3;
-    std::vector<std::int64_t> position(static_cast<std::size_t>(c.nb));
-    std::int64_t next = 0;
-    for (int pass = 0; pass < 2; ++pass)
-      for (std::int64_t j = 0; j < c.nb; ++j) {
-        if (order == 0) position[j] = j;
-        if (order == 1) position[j] = c.nb - 1 - j;
-        if (order == 2 && (j % 2 == 1) == (pass == 0)) position[j] = next++;
-      }
+    const std::vector<std::int64_t> position = test::residual_placement(c.nb, order);
     SCOPED_TRACE(testing::Message() << c.rows << " rows, " << c.ns << " -> " << c.m << ", nb " << c.nb
                                     << ", R's order " << order << (c.aligned ? ", aligned rows" : ""));
     const Layout l(c);
@@ -194,14 +187,7 @@ TEST(RitzUpdateImpliedAX, MatchesTheStoredForm) {
     solver::ImpliedAX implied;
     implied.first = first;
     const int order = index++ % 3;  // residuals in order, reversed, or odd ones first
-    std::int64_t next = 0;
-    implied.position.assign(static_cast<std::size_t>(nb), 0);
-    for (int pass = 0; pass < 2; ++pass)
-      for (std::int64_t j = 0; j < nb; ++j) {
-        if (order == 0) implied.position[j] = j;
-        if (order == 1) implied.position[j] = nb - 1 - j;
-        if (order == 2 && (j % 2 == 1) == (pass == 0)) implied.position[j] = next++;
-      }
+    implied.position = test::residual_placement(nb, order);
     for (std::int64_t j = 0; j < nb; ++j) implied.theta.push_back(solver::hash_uniform(23, j, 0) * 4);
     // The stored form's A S: A X from the definition, then A P and A Z.
     for (std::int64_t i = 0; i < c.rows; ++i) {

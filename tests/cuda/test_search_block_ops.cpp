@@ -23,6 +23,7 @@
 #include "spmm/memory.hpp"
 #include "tests/support/mpi_environment.hpp"
 #include "tests/support/test_contexts.hpp"
+#include "tests/support/test_matrices.hpp"
 
 namespace blockeigs {
 namespace {
@@ -145,15 +146,8 @@ TEST(SearchRitzUpdate, Fp32TailMatchesTheWidenedFp64Update) {
         theta.push_back(4 * solver::hash_uniform(11, j, 0));
       }
       // Residual j at Z's column position[j]: in order, reversed, or odd ones first.
-      const int order = index++ % 3;
-      std::vector<std::int64_t> position(static_cast<std::size_t>(c.nb)), r_position(position.size());
-      std::int64_t next = 0;
-      for (int pass = 0; pass < 2; ++pass)
-        for (std::int64_t j = 0; j < c.nb; ++j) {
-          if (order == 0) position[j] = j;
-          if (order == 1) position[j] = c.nb - 1 - j;
-          if (order == 2 && (j % 2 == 1) == (pass == 0)) position[j] = next++;
-        }
+      const std::vector<std::int64_t> position = test::residual_placement(c.nb, index++ % 3);
+      std::vector<std::int64_t> r_position(position.size());
       for (std::int64_t j = 0; j < c.nb; ++j) r_position[j] = (j + 1) % c.nb;
       const solver::ImpliedAX implied{theta, c.q, position};
 

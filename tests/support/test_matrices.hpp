@@ -44,4 +44,18 @@ const spmm::Context& host_context();
 double max_scaled_error(const spmm::DenseBlock<double>& x, const spmm::DenseBlock<double>& y,
                         const std::vector<double>& row_scale);
 
+// A placement of nb residuals as LOBPCG makes them (residual j at column
+// position[j]): order 0 in order, 1 reversed, 2 the odd ones first.
+inline std::vector<std::int64_t> residual_placement(std::int64_t nb, int order) {
+  std::vector<std::int64_t> position(static_cast<std::size_t>(nb));
+  std::int64_t next = 0;
+  for (int pass = 0; pass < 2; ++pass)
+    for (std::int64_t j = 0; j < nb; ++j) {
+      if (order == 0) position[j] = j;
+      if (order == 1) position[j] = nb - 1 - j;
+      if (order == 2 && (j % 2 == 1) == (pass == 0)) position[j] = next++;
+    }
+  return position;
+}
+
 }  // namespace blockeigs::test
