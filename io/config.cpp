@@ -139,7 +139,8 @@ MatrixConfig read_matrix(const Value& section) {
 
 EigensolverConfig read_eigensolver(const Value& section) {
   EigensolverConfig config;
-  std::optional<Value> block_size;  // checked against k once both are known
+  std::optional<Value> block_size;        // checked against k once both are known
+  std::optional<Value> search_precision;  // and against the preconditioner
   yaml::read_mapping(section, {
       {.key = "k", .read = [&](const Value& v) { config.k = v.integer<int>(1); }},
       {.key = "block_size", .read = [&](const Value& v) {
@@ -154,8 +155,10 @@ EigensolverConfig read_eigensolver(const Value& section) {
        .read = [&](const Value& v) { config.max_iterations = v.integer<int>(1); }},
       {.key = "preconditioner",
        .read = [&](const Value& v) { config.preconditioner = v.choice(kPreconditioners); }},
-      {.key = "search_precision",
-       .read = [&](const Value& v) { config.search_precision = v.choice(kSearchPrecisions); }},
+      {.key = "search_precision", .read = [&](const Value& v) {
+         config.search_precision = v.choice(kSearchPrecisions);
+         search_precision = v;
+       }},
       {.key = "seed", .read = [&](const Value& v) { config.seed = v.integer<std::uint64_t>(); }},
       {.key = "start", .read = [&](const Value& v) {
          yaml::read_mapping(v, {
@@ -169,6 +172,10 @@ EigensolverConfig read_eigensolver(const Value& section) {
   if (block_size && config.block_size != 0 && config.block_size < config.k)
     block_size->fail(" must be 0 (automatic) or at least k = ", config.k, ", got ",
                      config.block_size);
+  if (search_precision && config.search_precision == SearchPrecision::fp32 &&
+      config.preconditioner != Preconditioner::none)
+    search_precision->fail(" fp32 needs preconditioner: none (a preconditioner writes the search block in fp64); "
+                           "use fp64 or auto");
   return config;
 }
 

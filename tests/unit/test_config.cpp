@@ -388,6 +388,8 @@ const std::vector<ErrorCase> kErrorCases = {
      {"execution.spmm_algorithm must be automatic, reference, row_split, merge_based or cusparse"}},
     {"SearchPrecision", App::eigs, eigs("eigensolver: {search_precision: fp16}"),
      {"eigensolver.search_precision must be auto, fp64 or fp32, got 'fp16'"}},
+    {"SearchPrecisionWithJacobi", App::eigs, eigs("eigensolver: {search_precision: fp32, preconditioner: jacobi}"),
+     {"eigensolver.search_precision fp32 needs preconditioner: none"}},
     {"SpmmPrecision", App::eigs, eigs("execution: {spmm_precision: fp16}"),
      {"execution.spmm_precision must be fp64 or fp32, got 'fp16'"}},
     {"RhsSource", App::cg, eigs("block_cg: {rhs: {source: file}}"),
