@@ -2,7 +2,7 @@
 # On the GPU machine: build with the cuda preset, run the GPU tests and the
 # benchmarks asked for, and end with a short table. Logs go to $OUT (the
 # device tool's folder) or /tmp/gpu-check.
-#   scripts/gpu-check.sh [dmma] [tests] [sanitize] [bench-quick|bench-full] [operator] [layouts] [blockops] [profile] [ncu] [ncu-lobpcg] [compare] [scaling] [ab-eigs] [ab-blockops] [ab-spmm] [eigs-precision]
+#   scripts/gpu-check.sh [dmma] [tests] [sanitize] [bench-quick|bench-full] [operator] [layouts] [blockops] [profile] [ncu] [ncu-lobpcg] [ncu-gram] [compare] [scaling] [ab-eigs] [ab-blockops] [ab-spmm] [eigs-precision]
 # BUILD_TARGETS="a b": build only these targets (a probe that needs one app).
 # dmma: the fp64 tensor-core rate of each mma.sync shape (scripts/dev/dmma_rate.cu) and the MMA
 # opcodes in our LOBPCG kernels' SASS.
@@ -87,6 +87,18 @@ for step in "${steps[@]}"; do
         $bin/spmm-bench --suite full --matrices lap7pt --n 20 --precision fp64 > "$out/ncu-row-split-n20.txt" 2>&1
       note "ncu              row_split n = 20: exit $?"
       grep -E "Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|No Eligible|Eligible Warps" "$out/ncu-row-split-n20.txt" | head -10 ;;
+    ncu-gram)
+      # Nsight Compute on the Gram pair at k = 20 in both precisions of Z (block-ops-bench's
+      # "Z apart" cases): the fp64 kernel and the Single one, after two warm-up launches each.
+      echo "== ncu (Gram pair, Z in fp64 and fp32, k = 20)"
+      for v in false true; do
+        timeout 200 ncu --clock-control none --kernel-name-base demangled \
+          -k "regex:tall_skinny_gram_kernel<5, 2, 1, $v>" --launch-skip 2 --launch-count 1 $sections \
+          --section SourceCounters --section InstructionStats \
+          $bin/block-ops-bench --rows 2097152 --width 20 > "$out/ncu-gram-single-$v.txt" 2>&1
+        note "ncu              gram single=$v: exit $?"
+        grep -E "Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|No Eligible|Local|Executed Ipc|Stall" "$out/ncu-gram-single-$v.txt" | head -24
+      done ;;
     tests)
       echo "== ctest -L cuda"
       # CUDA_TESTS="regex": only the GPU tests whose names match (the ones a change touched).
