@@ -37,6 +37,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <type_traits>
 
 #include "solver/cuda/narrow_update_args.cuh"
@@ -114,7 +115,7 @@ __host__ __device__ inline int fp32_row_width(const TallSkinnyGramArgs& a) {
 // 4 blocks an SM without spills took 0.59-0.61 ms, and widening each unit
 // into the fp64 rows before the stage's barrier, by the 5 lanes that copied
 // them, 0.62 ms (solvers-h200.md, session 41).
-template <int NT, int W, int XT, bool Single = false>
+template <int NT, int W, int XT, bool Single = false, bool Widen = false>
 __global__ void __launch_bounds__(warps_per_block * 32, XT == 2 ? (NT > 4 ? 2 : 3) : W == 2 ? 5 : 4)
     tall_skinny_gram_kernel(const TallSkinnyGramArgs a) {
   extern __shared__ double staged[];  // stages x stage_rows x stride, then (Single) the fp32 rows
@@ -229,9 +230,27 @@ __global__ void __launch_bounds__(warps_per_block * 32, XT == 2 ? (NT > 4 ? 2 : 
     __syncthreads();            // ... and everyone's; slot (i - 1) % stages is free again
     const std::int64_t next = i + stages - 1;
     issue(next < mine ? stage_of(next) : total_stages, static_cast<int>(next % stages));
-    if (!has_tile) continue;
     const double* const base = staged + static_cast<int>(i % stages) * stage_rows * stride;
     const float* const fbase = floats + static_cast<int>(i % stages) * stage_rows * stride_f;
+    if constexpr (Single && Widen) {
+      // Every thread widens a share of the stage's fp32 values into the fp64
+      // rows (8 threads a row), so that the fragments below read one row kind.
+      static_assert(warps_per_block * 32 == 8 * stage_rows, "8 threads a staged row");
+      const int r = static_cast<int>(threadIdx.x) >> 3, per_row = y1_in_tail ? tail : tail + a.ky1;
+      double* const drow = const_cast<double*>(base) + r * stride;
+      const float* const frow = fbase + r * stride_f;
+      for (int f = static_cast<int>(threadIdx.x) & 7; f < per_row; f += 8) {
+        if (f < tail) {
+          const double v = frow[f];
+          drow[a.kx_head + f] = v;
+          if (y1_in_tail && f < a.ky1) drow[y_start + f] = v;
+        } else {
+          drow[y_start + f - tail] = frow[tail_width + f - tail];
+        }
+      }
+      __syncthreads();
+    }
+    if (!has_tile) continue;
 #pragma unroll
     for (int xt = 0; xt < XT; ++xt) {
       const int tile = warp + warps_per_block * xt;
@@ -239,7 +258,7 @@ __global__ void __launch_bounds__(warps_per_block * 32, XT == 2 ? (NT > 4 ? 2 : 
 #pragma unroll
       for (int k = 0; k < stage_rows / 8; ++k) {
         const double* const row = base + (8 * k + t) * stride;  // row t; row t + 4 is 4 strides on
-        if constexpr (Single) {
+        if constexpr (Single && !Widen) {
           // X's tail and Y1 from the fp32 rows, widened here.
           const float* const frow = fbase + (8 * k + t) * stride_f;
           auto x_at = [&](int r4, int c) -> double {
@@ -289,9 +308,21 @@ constexpr int staged_bytes(int kx, int ky, int floats) {
          (staged_stride(kx, ky) * int(sizeof(double)) + staged_float_stride(floats) * int(sizeof(float)));
 }
 
-template <int NT, int W, int XT, bool Single = false>
+// Development switch (session 42): BLOCKEIGS_DEV_GRAM_WIDEN=1 widens the
+// fp32 rows with every thread after the stage's barrier.
+bool widen_after_barrier() {
+  static const bool on = [] {
+    const char* v = std::getenv("BLOCKEIGS_DEV_GRAM_WIDEN");
+    return v != nullptr && v[0] == '1';
+  }();
+  return on;
+}
+
+template <int NT, int W, int XT, bool Single = false, bool Widen = false>
 void launch(const TallSkinnyGramArgs& a, cudaStream_t stream) {
-  const auto kernel = tall_skinny_gram_kernel<NT, W, XT, Single>;
+  if constexpr (Single && !Widen)
+    if (widen_after_barrier()) return launch<NT, W, XT, true, true>(a, stream);
+  const auto kernel = tall_skinny_gram_kernel<NT, W, XT, Single, Widen>;
   const int bytes = staged_bytes(a.kx, a.ky1 + a.ky2, Single ? fp32_row_width(a) : 0);
   static std::atomic<std::uint64_t> opted_in{0};
   detail::allow_shared_memory(
