@@ -37,7 +37,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <cstdlib>
 #include <type_traits>
 
 #include "solver/cuda/narrow_update_args.cuh"
@@ -105,17 +104,19 @@ __host__ __device__ inline int fp32_row_width(const TallSkinnyGramArgs& a) {
 // NT tiles of 8 columns of [Y1 Y2]; W doubles a copy (2 where every block's
 // rows and columns start 16-byte aligned, see launch); XT tiles of X a warp.
 // Single: X's tail and Y1 in fp32 (TallSkinnyGramArgs::x_tail_single),
-// staged as they are in rows of their own after the fp64 rows and widened
-// where the fragments read them. Where Y1 is the tail's own leading columns
-// (LOBPCG's Z in both), it is copied once: the fp32 rows then add 4.5 KB to a
-// block's 40 at 60 x 40, and 5 blocks still fit an SM. H100, 2M rows, [X P |
-// Z]^T [Z A Z] at block 20: 0.56-0.57 ms against fp64's 0.51-0.52, though it
-// reads 12% fewer bytes: the selects between the two row kinds cost issue
-// slots, and at 96 registers (5 blocks an SM) the kernel spills 48 bytes;
-// 4 blocks an SM without spills took 0.59-0.61 ms, and widening each unit
-// into the fp64 rows before the stage's barrier, by the 5 lanes that copied
-// them, 0.62 ms (solvers-h200.md, session 41).
-template <int NT, int W, int XT, bool Single = false, bool Widen = false>
+// staged as they are (16-byte copies of 4 floats) in rows of their own after
+// the fp64 rows; once a stage has landed, every thread widens its share into
+// the fp64 rows, and after a second barrier the fragments read one row kind,
+// as in fp64. Where Y1 is the tail's own leading columns (LOBPCG's Z in
+// both), it is copied once and widened into both places: the fp32 rows add
+// 4.5 KB to a block's 40 at 60 x 40, and 5 blocks still fit an SM. H100, 2M
+// rows, [X P | Z]^T [Z A Z] at block 20: 0.515-0.533 ms, level with fp64's
+// 0.511-0.531. Reading the fp32 rows in the fragment loads instead (a select
+// between the row kinds for each value) took 0.56-0.57 ms and spilled in the
+// loop (48 bytes at 96 registers; Nsight Compute: 6.8 M local requests a
+// pass); widening before the stage's barrier, by the 5 lanes that copied a
+// row's units, 0.62 ms (solvers-h200.md, sessions 41 and 42).
+template <int NT, int W, int XT, bool Single = false>
 __global__ void __launch_bounds__(warps_per_block * 32, XT == 2 ? (NT > 4 ? 2 : 3) : W == 2 ? 5 : 4)
     tall_skinny_gram_kernel(const TallSkinnyGramArgs a) {
   extern __shared__ double staged[];  // stages x stage_rows x stride, then (Single) the fp32 rows
@@ -230,14 +231,14 @@ __global__ void __launch_bounds__(warps_per_block * 32, XT == 2 ? (NT > 4 ? 2 : 
     __syncthreads();            // ... and everyone's; slot (i - 1) % stages is free again
     const std::int64_t next = i + stages - 1;
     issue(next < mine ? stage_of(next) : total_stages, static_cast<int>(next % stages));
-    const double* const base = staged + static_cast<int>(i % stages) * stage_rows * stride;
+    double* const base = staged + static_cast<int>(i % stages) * stage_rows * stride;
     const float* const fbase = floats + static_cast<int>(i % stages) * stage_rows * stride_f;
-    if constexpr (Single && Widen) {
+    if constexpr (Single) {
       // Every thread widens a share of the stage's fp32 values into the fp64
       // rows (8 threads a row), so that the fragments below read one row kind.
       static_assert(warps_per_block * 32 == 8 * stage_rows, "8 threads a staged row");
       const int r = static_cast<int>(threadIdx.x) >> 3, per_row = y1_in_tail ? tail : tail + a.ky1;
-      double* const drow = const_cast<double*>(base) + r * stride;
+      double* const drow = base + r * stride;
       const float* const frow = fbase + r * stride_f;
       for (int f = static_cast<int>(threadIdx.x) & 7; f < per_row; f += 8) {
         if (f < tail) {
@@ -258,23 +259,6 @@ __global__ void __launch_bounds__(warps_per_block * 32, XT == 2 ? (NT > 4 ? 2 : 
 #pragma unroll
       for (int k = 0; k < stage_rows / 8; ++k) {
         const double* const row = base + (8 * k + t) * stride;  // row t; row t + 4 is 4 strides on
-        if constexpr (Single && !Widen) {
-          // X's tail and Y1 from the fp32 rows, widened here.
-          const float* const frow = fbase + (8 * k + t) * stride_f;
-          auto x_at = [&](int r4, int c) -> double {
-            if (c < a.kx_head) return row[r4 * stride + c];
-            return c < a.kx ? double(frow[r4 * stride_f + c - a.kx_head]) : 0.0;
-          };
-          auto y_at = [&](int r4, int c) -> double {
-            if (c >= a.ky1) return row[r4 * stride + y_start + c];
-            return frow[r4 * stride_f + (y1_in_tail ? c : tail_width + c)];
-          };
-          const int c0 = 16 * tile + g;
-          const double x[4] = {x_at(0, c0), x_at(0, c0 + 8), x_at(4, c0), x_at(4, c0 + 8)};
-#pragma unroll
-          for (int n = 0; n < NT; ++n) mma_16x8x8(acc[xt][n], x, y_at(0, 8 * n + g), y_at(4, 8 * n + g));
-          continue;
-        }
         const double x[4] = {row[16 * tile + g], row[16 * tile + g + 8], row[4 * stride + 16 * tile + g],
                              row[4 * stride + 16 * tile + g + 8]};
 #pragma unroll
@@ -308,21 +292,9 @@ constexpr int staged_bytes(int kx, int ky, int floats) {
          (staged_stride(kx, ky) * int(sizeof(double)) + staged_float_stride(floats) * int(sizeof(float)));
 }
 
-// Development switch (session 42): BLOCKEIGS_DEV_GRAM_WIDEN=1 widens the
-// fp32 rows with every thread after the stage's barrier.
-bool widen_after_barrier() {
-  static const bool on = [] {
-    const char* v = std::getenv("BLOCKEIGS_DEV_GRAM_WIDEN");
-    return v != nullptr && v[0] == '1';
-  }();
-  return on;
-}
-
-template <int NT, int W, int XT, bool Single = false, bool Widen = false>
+template <int NT, int W, int XT, bool Single = false>
 void launch(const TallSkinnyGramArgs& a, cudaStream_t stream) {
-  if constexpr (Single && !Widen)
-    if (widen_after_barrier()) return launch<NT, W, XT, true, true>(a, stream);
-  const auto kernel = tall_skinny_gram_kernel<NT, W, XT, Single, Widen>;
+  const auto kernel = tall_skinny_gram_kernel<NT, W, XT, Single>;
   const int bytes = staged_bytes(a.kx, a.ky1 + a.ky2, Single ? fp32_row_width(a) : 0);
   static std::atomic<std::uint64_t> opted_in{0};
   detail::allow_shared_memory(
