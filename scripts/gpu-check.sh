@@ -2,7 +2,7 @@
 # On the GPU machine: build with the cuda preset, run the GPU tests and the
 # benchmarks asked for, and end with a short table. Logs go to $OUT (the
 # device tool's folder) or /tmp/gpu-check.
-#   scripts/gpu-check.sh [dmma] [tests] [sanitize] [bench-quick|bench-full] [operator] [layouts] [blockops] [profile] [ncu] [ncu-lobpcg] [ncu-gram] [compare] [scaling] [ab-eigs] [ab-blockops] [ab-spmm] [eigs-precision]
+#   scripts/gpu-check.sh [dmma] [tests] [sanitize] [bench-quick|bench-full] [operator] [layouts] [blockops] [profile] [ncu] [ncu-lobpcg] [ncu-gram] [ncu-ritz] [compare] [scaling] [ab-eigs] [ab-blockops] [ab-spmm] [eigs-precision]
 # BUILD_TARGETS="a b": build only these targets (a probe that needs one app).
 # dmma: the fp64 tensor-core rate of each mma.sync shape (scripts/dev/dmma_rate.cu) and the MMA
 # opcodes in our LOBPCG kernels' SASS.
@@ -98,6 +98,18 @@ for step in "${steps[@]}"; do
           $bin/block-ops-bench --rows 2097152 --width 20 > "$out/ncu-gram-widen$v.txt" 2>&1
         note "ncu              gram widen=$v: exit $?"
         grep -E "Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|No Eligible|Executed Ipc" "$out/ncu-gram-widen$v.txt" | head -12
+      done ;;
+    ncu-ritz)
+      # Nsight Compute on the staged Ritz update at k = 20 with A X implied: Z in fp64 (bool 0)
+      # and in fp32 (bool 1), the third launch of each in block-ops-bench.
+      echo "== ncu (Ritz update, A X implied, Z in fp64 and fp32, k = 20)"
+      for v in 0 1; do
+        timeout 200 ncu --clock-control none --kernel-name-base demangled \
+          -k "regex:ritz_update_staged_kernel<.int.5, .int.2, .bool.1, .bool.$v>" --launch-skip 2 --launch-count 1 \
+          $sections --section SourceCounters --section InstructionStats \
+          $bin/block-ops-bench --rows 2097152 --width 20 > "$out/ncu-ritz-single$v.txt" 2>&1
+        note "ncu              ritz single=$v: exit $?"
+        grep -E "Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|No Eligible|Executed Ipc|Local Memory" "$out/ncu-ritz-single$v.txt" | head -12
       done ;;
     tests)
       echo "== ctest -L cuda"
