@@ -89,16 +89,14 @@ for step in "${steps[@]}"; do
       grep -E "Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|No Eligible|Eligible Warps" "$out/ncu-row-split-n20.txt" | head -10 ;;
     ncu-gram)
       # Nsight Compute on the Gram pair at k = 20 with Z in fp32 (block-ops-bench's "Z fp32 apart"
-      # case, the only launch of that kernel), once for each BLOCKEIGS_DEV_GRAM_WIDEN in GRAM_WIDEN.
+      # case, the only launch of that kernel; demangled names read "(int)5, (int)2, (int)1, (bool)1").
       echo "== ncu (Gram pair, Z in fp32, k = 20)"
-      for v in ${GRAM_WIDEN:-0}; do
-        BLOCKEIGS_DEV_GRAM_WIDEN=$v timeout 200 ncu --clock-control none --kernel-name-base demangled \
-          -k "regex:tall_skinny_gram_kernel<.int.5, .int.2, .int.1, .bool.1" --launch-skip 2 --launch-count 1 \
-          $sections --section SourceCounters --section InstructionStats \
-          $bin/block-ops-bench --rows 2097152 --width 20 > "$out/ncu-gram-widen$v.txt" 2>&1
-        note "ncu              gram widen=$v: exit $?"
-        grep -E "Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|No Eligible|Executed Ipc" "$out/ncu-gram-widen$v.txt" | head -12
-      done ;;
+      timeout 200 ncu --clock-control none --kernel-name-base demangled \
+        -k "regex:tall_skinny_gram_kernel<.int.5, .int.2, .int.1, .bool.1" --launch-skip 2 --launch-count 1 \
+        $sections --section SourceCounters --section InstructionStats \
+        $bin/block-ops-bench --rows 2097152 --width 20 > "$out/ncu-gram-single.txt" 2>&1
+      note "ncu              gram single: exit $?"
+      grep -E "Duration|DRAM Throughput|Registers Per|Achieved Occupancy|Issue Slots Busy|No Eligible|Executed Ipc|Local Memory" "$out/ncu-gram-single.txt" | head -12 ;;
     ncu-ritz)
       # Nsight Compute on the staged Ritz update at k = 20 with A X implied: Z in fp64 (bool 0)
       # and in fp32 (bool 1), the third launch of each in block-ops-bench.
