@@ -297,6 +297,11 @@ void scale_columns(const spmm::Context& context, const std::vector<double>& scal
 template <class T>
 void copy_block(const spmm::Context& context, spmm::ConstDenseView<T> src, spmm::DenseView<T> dst);
 
+// dst = src in dst's precision (rounded to nearest), same shape and space
+// (LOBPCG's residual block in fp32 beside fp64 blocks).
+template <class From, class To>
+void convert_block(const spmm::Context& context, spmm::ConstDenseView<From> src, spmm::DenseView<To> dst);
+
 // dst(:, j) = src(:, columns[j]) for j < columns.size() == dst.cols.
 template <class T>
 void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src,

@@ -73,13 +73,13 @@ bool ritz_update_implied_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, 
 
 // LOBPCG's residual block in fp32 (search_block_ops.hpp):
 // ritz_update_local with S's tail and R in fp32 (the staged kernel, A X
-// implied or stored); false when the shape does not fit it.
-bool ritz_update_single_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
-                              spmm::ConstDenseView<float> S_tail, spmm::ConstDenseView<double> AS,
-                              spmm::ConstDenseView<double> AS_tail, const double* C, const double* lambda,
-                              spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<float> R,
-                              const std::int64_t* position, std::int64_t ay_first, const double* implied_theta,
-                              const std::int64_t* implied_column, std::unique_ptr<LocalGramTransfer>& sums);
+// implied only); false when the shape does not fit it.
+bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
+                       spmm::ConstDenseView<float> S_tail, spmm::ConstDenseView<double> AS,
+                       spmm::ConstDenseView<double> AS_tail, const double* C, const double* lambda,
+                       spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<float> R,
+                       const std::int64_t* position, std::int64_t ay_first, const double* implied_theta,
+                       const std::int64_t* implied_column, std::unique_ptr<LocalGramTransfer>& sums);
 // gram_pair_local_start with X's tail and Y1 in fp32, in one pass where the
 // narrow kernel takes the shape (`out` set, true); false otherwise.
 bool gram_pair_single_local_start(const spmm::Context& context, spmm::ConstDenseView<double> X,

@@ -264,6 +264,26 @@ void copy_block(const spmm::Context& context, spmm::ConstDenseView<T> src, spmm:
     std::copy_n(src.data + i * src.ld, dst.cols, dst.data + i * dst.ld);
 }
 
+template <class From, class To>
+void convert_block(const spmm::Context& context, spmm::ConstDenseView<From> src, spmm::DenseView<To> dst) {
+  require_same_space("convert_block", src, dst);
+  require_same_rows("convert_block", src, dst);
+  BLOCKEIGS_ASSERT(src.cols == dst.cols);
+  if (dst.rows == 0 || dst.cols == 0) return;
+#ifdef BLOCKEIGS_HAVE_CUDA
+  if (on_device(dst.space)) return device_ops::convert_block(context, src, dst);
+#endif
+  (void)context;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < dst.rows; ++i)
+    for (std::int64_t j = 0; j < dst.cols; ++j) dst.data[i * dst.ld + j] = static_cast<To>(src.data[i * src.ld + j]);
+}
+
+template void convert_block(const spmm::Context&, spmm::ConstDenseView<float>, spmm::DenseView<double>);
+template void convert_block(const spmm::Context&, spmm::ConstDenseView<double>, spmm::DenseView<float>);
+template void convert_block(const spmm::Context&, spmm::ConstDenseView<float>, spmm::DenseView<float>);
+template void convert_block(const spmm::Context&, spmm::ConstDenseView<double>, spmm::DenseView<double>);
+
 template <class T>
 void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src,
                     const std::vector<std::int64_t>& columns, spmm::DenseView<T> dst) {

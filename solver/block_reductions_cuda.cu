@@ -535,12 +535,12 @@ bool ritz_update_implied_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, 
   return cuda::ritz_update_fits(ns, nv, m, nb, true);
 }
 
-bool ritz_update_single_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
-                              spmm::ConstDenseView<float> S_tail, spmm::ConstDenseView<double> AS,
-                              spmm::ConstDenseView<double> AS_tail, const double* C, const double* lambda,
-                              spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<float> R,
-                              const std::int64_t* position, std::int64_t ay_first, const double* implied_theta,
-                              const std::int64_t* implied_column, std::unique_ptr<LocalGramTransfer>& out) {
+bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
+                       spmm::ConstDenseView<float> S_tail, spmm::ConstDenseView<double> AS,
+                       spmm::ConstDenseView<double> AS_tail, const double* C, const double* lambda,
+                       spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<float> R,
+                       const std::int64_t* position, std::int64_t ay_first, const double* implied_theta,
+                       const std::int64_t* implied_column, std::unique_ptr<LocalGramTransfer>& out) {
   return ritz_update_local_in(context, S, S_tail, AS, AS_tail, C, lambda, Y, AY, R, position, ay_first,
                               implied_theta, implied_column, out);
 }

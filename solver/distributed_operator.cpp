@@ -163,32 +163,55 @@ void DistributedOperator<T>::apply(T alpha, spmm::ConstDenseView<T> X, T beta, s
     throw Error("DistributedOperator::apply: X is " + std::to_string(X.rows) + " x " +
                 std::to_string(X.cols) + " and Y is " + std::to_string(Y.rows) + " x " +
                 std::to_string(Y.cols) + ", but this rank owns " + std::to_string(m) + " rows");
-  const std::int64_t k = X.cols;
-  ensure_buffers(k);
-  if (peer_) return apply_with_peer_copies(alpha, X, beta, Y);
+  exchange_around(
+      X, [&] { diagonal_plan_->multiply(alpha, X, beta, Y); }, [&] { add_halo_product(alpha, X.cols, Y); });
+}
 
+template <class T>
+template <class U, class Diagonal, class Halo>
+void DistributedOperator<T>::exchange_around(spmm::ConstDenseView<U> X, Diagonal multiply_diagonal, Halo add_halo) {
+  const std::int64_t k = X.cols;
+  // The halo buffers and messages move whole T values: k U's a row are
+  // k_moved of them (apply_single sends an even width).
+  const std::int64_t k_moved = k * std::int64_t(sizeof(U)) / std::int64_t(sizeof(T));
+  ensure_buffers(k);
   const double t0 = now();
+  if (peer_) {
+    peer_->post_packed_receives();
+    queue_pack(X);
+    const double t1 = now();
+    multiply_diagonal();
+    wait_for_pack();
+    const double t2 = now();
+    pull_peer_rows(k_moved);
+    const double t3 = now();
+    peer_->stream_waits_for_copies();
+    const double t4 = now();
+    add_halo();
+    peer_->halo_block_released();
+    peer_->finish();
+    timings_.add({t0, t1, t2, t3, t4, now()});
+    return;
+  }
   std::vector<MPI_Request> requests;
-  post_receives(k, requests);
+  post_receives(k_moved, requests);
   queue_pack(X);
   const double t1 = now();
   // The diagonal block needs no remote data: it runs while messages move.
   // Only the pack (and its copy to the host) must be done before the sends;
   // the multiply queued after it keeps running.
-  diagonal_plan_->multiply(alpha, X, beta, Y);
+  multiply_diagonal();
   wait_for_pack();
   const double t2 = now();
-  post_sends(k, requests);
+  post_sends(k_moved, requests);
   finish_exchange(requests);
   const double t3 = now();
   if (staged())
     spmm::copy_bytes_async(halo_block_.data(), Space::device, recv_staging_.data(), Space::host,
-                           static_cast<std::size_t>(halo_.halo_rows() * k) * sizeof(T), context_.stream());
+                           static_cast<std::size_t>(halo_.halo_rows() * k) * sizeof(U), context_.stream());
   const double t4 = now();
-  add_halo_product(alpha, k, Y);
-  const double t5 = now();
-
-  timings_.add({t0, t1, t2, t3, t4, t5});
+  add_halo();
+  timings_.add({t0, t1, t2, t3, t4, now()});
 }
 
 // Once this rank's pack is done: tell the receivers, wait for the senders'
@@ -199,31 +222,6 @@ void DistributedOperator<T>::pull_peer_rows(std::int64_t k) {
   peer_->queue_copies(halo_block_.data(), static_cast<std::size_t>(k) * sizeof(T));
 }
 
-// The same steps as apply, with tokens instead of data in the messages: the
-// receiver pulls its rows from the sender's mapped buffer on a side stream.
-template <class T>
-void DistributedOperator<T>::apply_with_peer_copies(T alpha, spmm::ConstDenseView<T> X, T beta,
-                                                    spmm::DenseView<T> Y) {
-  const std::int64_t k = X.cols;
-  const double t0 = now();
-  peer_->post_packed_receives();
-  queue_pack(X);
-  const double t1 = now();
-  diagonal_plan_->multiply(alpha, X, beta, Y);
-  wait_for_pack();
-  const double t2 = now();
-  pull_peer_rows(k);
-  const double t3 = now();
-  peer_->stream_waits_for_copies();
-  const double t4 = now();
-  add_halo_product(alpha, k, Y);
-  peer_->halo_block_released();
-  peer_->finish();
-  const double t5 = now();
-
-  timings_.add({t0, t1, t2, t3, t4, t5});
-}
-
 template <class T>
 void DistributedOperator<T>::apply_single(spmm::ConstDenseView<float> X, spmm::DenseView<T> Y) {
   const std::int64_t m = local_rows(), k = X.cols;
@@ -231,48 +229,14 @@ void DistributedOperator<T>::apply_single(spmm::ConstDenseView<float> X, spmm::D
     throw Error("DistributedOperator::apply_single: X is " + std::to_string(X.rows) + " x " +
                 std::to_string(X.cols) + " and Y is " + std::to_string(Y.rows) + " x " +
                 std::to_string(Y.cols) + ", but this rank owns " + std::to_string(m) + " rows");
+  // fp64 only; the halo buffers move whole doubles, so an odd width widens.
   if constexpr (!std::is_same_v<T, double>) {
     LinearOperator<T>::apply_single(X, Y);
   } else {
-    // The halo buffers move whole doubles: k floats a row are k / 2 of them.
     if (k % 2 != 0) return LinearOperator<T>::apply_single(X, Y);
-    const std::int64_t k_doubles = k / 2;
-    ensure_buffers(k);
-    auto multiply_diagonal = [&] { spmm::multiply_single_input(context_, diagonal_block_.view(), X, Y); };
-    const double t0 = now();
-    if (peer_) {
-      peer_->post_packed_receives();
-      queue_pack(X);
-      const double t1 = now();
-      multiply_diagonal();
-      wait_for_pack();
-      const double t2 = now();
-      pull_peer_rows(k_doubles);
-      const double t3 = now();
-      peer_->stream_waits_for_copies();
-      const double t4 = now();
-      add_halo_product(T(1), k, Y, true);
-      peer_->halo_block_released();
-      peer_->finish();
-      timings_.add({t0, t1, t2, t3, t4, now()});
-      return;
-    }
-    std::vector<MPI_Request> requests;
-    post_receives(k_doubles, requests);
-    queue_pack(X);
-    const double t1 = now();
-    multiply_diagonal();
-    wait_for_pack();
-    const double t2 = now();
-    post_sends(k_doubles, requests);
-    finish_exchange(requests);
-    const double t3 = now();
-    if (staged())
-      spmm::copy_bytes_async(halo_block_.data(), Space::device, recv_staging_.data(), Space::host,
-                             static_cast<std::size_t>(halo_.halo_rows() * k) * sizeof(float), context_.stream());
-    const double t4 = now();
-    add_halo_product(T(1), k, Y, true);
-    timings_.add({t0, t1, t2, t3, t4, now()});
+    exchange_around(
+        X, [&] { spmm::multiply_single_input(context_, diagonal_block_.view(), X, Y); },
+        [&] { add_halo_product(T(1), k, Y, true); });
   }
 }
 

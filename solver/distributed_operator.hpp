@@ -115,7 +115,13 @@ class DistributedOperator final : public LinearOperator<T> {
   void wait_for_pack();
   void post_sends(std::int64_t k, std::vector<MPI_Request>& requests);
   void finish_exchange(std::vector<MPI_Request>& requests);
-  void apply_with_peer_copies(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y);
+  // One multiply: the halo exchange of X (in U: T, or fp32 for
+  // apply_single) around multiply_diagonal(), which needs no remote rows,
+  // then add_halo() once the halo block is in place. Through MPI, or with
+  // peer copies (tokens in the messages; the receiver pulls the rows from
+  // the sender's mapped buffer on a side stream).
+  template <class U, class Diagonal, class Halo>
+  void exchange_around(spmm::ConstDenseView<U> X, Diagonal multiply_diagonal, Halo add_halo);
   void pull_peer_rows(std::int64_t k);
   // Y(rows with halo columns) += alpha * off-diagonal block * halo block
   // (single: the halo block's bytes hold k fp32 columns a row).

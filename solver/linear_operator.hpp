@@ -9,8 +9,8 @@
 
 #include <cstdint>
 
+#include "solver/block_ops.hpp"
 #include "spmm/context.hpp"
-#include "solver/search_block_ops.hpp"
 #include "spmm/dense.hpp"
 
 namespace blockeigs::solver {

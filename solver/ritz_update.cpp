@@ -82,8 +82,8 @@ UpdateSetup setup_update(const S_& S, const AS_& AS, const HostMatrix& C, const 
 }
 
 #ifdef BLOCKEIGS_HAVE_CUDA
-// The one-pass device update (ritz_update_local, or its twin with S's tail
-// and R in fp32) and its norms over the ranks; nothing where the blocks are
+// The one-pass device update (ritz_update_local, with S's tail and R in Ts)
+// and its norms over the ranks; nothing where the blocks are
 // not on the device or the kernel does not take the shape.
 template <class Ts>
 std::optional<ResidualNorms> device_update(const spmm::Context& context, MPI_Comm comm,
@@ -101,14 +101,9 @@ std::optional<ResidualNorms> device_update(const spmm::Context& context, MPI_Com
   const double* const theta = implied_ax ? implied_ax->theta.data() : nullptr;
   const std::int64_t* const column = implied_ax ? setup.implied_column.data() : nullptr;
   std::unique_ptr<device_ops::LocalGramTransfer> transfer;
-  bool done = false;
-  if constexpr (std::is_same_v<Ts, float>)
-    done = device_ops::ritz_update_single_local(context, S.head, S.tail, AS.head, AS.tail, c, lambda.data(), Y, AY,
-                                                R, setup.position.data(), store_ax ? 0 : nb, theta, column, transfer);
-  else
-    done = device_ops::ritz_update_local(context, S.head, S.tail, AS.head, AS.tail, c, lambda.data(), Y, AY, R,
-                                         setup.position.data(), store_ax ? 0 : nb, theta, column, transfer);
-  if (!done) return std::nullopt;
+  if (!device_ops::ritz_update_local(context, S.head, S.tail, AS.head, AS.tail, c, lambda.data(), Y, AY, R,
+                                     setup.position.data(), store_ax ? 0 : nb, theta, column, transfer))
+    return std::nullopt;
   if (meanwhile) meanwhile();
   std::vector<double> sums(static_cast<std::size_t>(2 * nb));
   if (transfer) transfer->wait(sums.data());

@@ -19,10 +19,6 @@
 
 namespace blockeigs::solver {
 
-// dst = src in dst's precision (rounded to nearest), same shape and space.
-template <class From, class To>
-void convert_block(const spmm::Context& context, spmm::ConstDenseView<From> src, spmm::DenseView<To> dst);
-
 // start_gram_pair with X's tail and Y1 in fp32: X^T [Y1 Y2] for LOBPCG's
 // [X P Z]^T [Z A Z].
 GramInFlight start_gram_pair(const spmm::Context& context, MPI_Comm comm, const SplitColumns<double, float>& X,
