@@ -80,10 +80,14 @@ enum class SearchPrecision { automatic, fp64, fp32 };
 //  backward: ||r|| <= tol * (||A||_est + |lambda|) * ||x||  (backward stable: x, lambda is an exact
 //            eigenpair of a matrix within relative distance ~tol of A; robust for lambda near 0);
 //  relative: ||r|| <= tol * |lambda| * ||x||  (stricter for small |lambda|; never met for lambda = 0).
-// ||A||_est is the largest |Ritz value| seen so far, over the whole projected
-// problem: a lower bound on ||A||_2 that costs nothing and grows as the search
-// space explores the spectrum (W holds residual directions, which reach the far
-// end within a few iterations). Underestimating only makes the test stricter.
+// ||A||_est is a lower bound on ||A||_2: the larger of the power method's
+// bound after 20 products with one column, taken before the first iteration
+// (backward test only; norm_estimate.hpp), and the largest |Ritz value| seen
+// so far, which grows as the search space explores the spectrum. The Ritz
+// values alone would do without a preconditioner (W's residual directions reach
+// the far end within a few iterations) but not with one, whose smooth
+// directions keep them near the wanted end. Underestimating only makes the
+// test stricter.
 // The eigenvalue error is then at most about ||r||^2 / gap: tol 1e-6 does not
 // mean 1e-6 relative accuracy of small eigenvalues under the backward test.
 enum class StoppingTest { backward, relative };

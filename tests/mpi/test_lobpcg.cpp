@@ -22,6 +22,7 @@
 #include "solver/collective.hpp"
 #include "solver/jacobi_preconditioner.hpp"
 #include "solver/lobpcg.hpp"
+#include "solver/lobpcg_detail.hpp"
 #include "tests/support/csr_test_operator.hpp"
 
 namespace blockeigs {
@@ -563,6 +564,25 @@ TEST(Lobpcg, JacobiConvergesInFewerIterations) {
   EXPECT_LE(plain.result.timings.small_eigenproblem, plain.result.timings.rayleigh_ritz);
 }
 
+// The backward test's ||A||_est with a preconditioner: W then holds smooth
+// directions, whose Ritz values stay near the wanted end, so the largest
+// |Ritz value| seen alone stays far below ||A||_2 (a test far stricter than
+// asked; msc04515 with Jacobi never met it). The power method's lower bound,
+// taken first, must reach near ||A||_2 >= max_i A_ii, and never exceed the
+// upper bound ||A||_inf. The relative test does not use it.
+TEST(Lobpcg, BackwardTestEstimatesTheNormUnderAPreconditioner) {
+  const Problem p = badly_scaled();
+  double max_diagonal = 0;
+  for (std::int64_t i = 0; i < p.whole.local_rows(); ++i)
+    for (std::int64_t q = p.whole.row_offsets[i]; q < p.whole.row_offsets[i + 1]; ++q)
+      if (p.whole.col_indices[q] == p.whole.first_row + i) max_diagonal = std::max(max_diagonal, p.whole.values[q]);
+  const LobpcgOptions o = options_for(4, SpectrumEnd::smallest, 1e-8, StoppingTest::backward);
+  const Solved jacobi = run(p, o, Precond::jacobi);
+  expect_solved(p, jacobi, o, 0);
+  EXPECT_GE(jacobi.result.norm_estimate, 0.8 * max_diagonal);
+  EXPECT_LE(jacobi.result.norm_estimate, norm_inf(p.whole) * (1 + 1e-12));
+}
+
 TEST(Lobpcg, JacobiRejectsAZeroDiagonal) {
   std::vector<double> d(50, 1.0);
   d[37] = 0.0;
@@ -591,8 +611,13 @@ TEST(Lobpcg, SoftLockingSavesOperatorWork) {
   const Solved r = run(p, o);
   expect_solved(p, r, o, 1e-8);
   const std::int64_t nb = r.result.block_size;
+  // First the backward test's norm estimate: one-column products, left out below.
+  const auto estimate = static_cast<std::size_t>(solver::lobpcg_detail::norm_estimate_steps);
+  ASSERT_GT(r.widths.size(), estimate);
+  for (std::size_t i = 0; i < estimate; ++i) EXPECT_EQ(r.widths[i], 1);
   std::int64_t narrow = 0, total = 0;
-  for (std::int64_t w : r.widths) {
+  for (std::size_t i = estimate; i < r.widths.size(); ++i) {
+    const std::int64_t w = r.widths[i];
     EXPECT_LE(w, 2 * nb);  // never wider than [X P]
     narrow += w < nb ? 1 : 0;
     total += w;
