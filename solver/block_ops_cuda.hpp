@@ -88,6 +88,12 @@ bool gram_pair_single_local_start(const spmm::Context& context, spmm::ConstDense
 // Whether both take LOBPCG's step at block nb (S of ns columns, A S of nv,
 // m outputs, A X implied) in one pass each.
 bool search_single_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::int64_t nb);
+// The device's memory rate in bytes per SM clock cycle (peak, from its
+// attributes), 0 where the driver does not report them.
+double memory_bytes_per_sm_cycle(const spmm::Context& context);
+// Whether Z in fp32 makes LOBPCG's step faster on this device: below ~15
+// bytes an SM cycle (an H100, not an H200).
+bool search_single_pays(const spmm::Context& context);
 
 template <class T>
 void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const double* S,

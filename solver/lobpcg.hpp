@@ -71,7 +71,10 @@ enum class ImplyAX { automatic, always, never };
 //  fp64: Z in the blocks' own precision;
 //  automatic: fp32 where the device takes the mixed step in its one-pass
 //       kernels (fp64 blocks up to 20 columns, no preconditioner, an
-//       operator that multiplies fp32 blocks itself), fp64 otherwise.
+//       operator that multiplies fp32 blocks itself) and they make the step
+//       faster: on devices whose memory is slow against their SMs (below ~15
+//       bytes an SM cycle: an H100, not an H200; search_single_pays); fp64
+//       otherwise.
 // With a preconditioner, which writes W itself, Z is always in the blocks'
 // precision (fp32 is refused).
 enum class SearchPrecision { automatic, fp64, fp32 };

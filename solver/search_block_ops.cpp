@@ -17,4 +17,12 @@ bool search_single_kernels_fit(const spmm::Context& context, std::int64_t ns, st
   return false;
 }
 
+bool search_single_pays(const spmm::Context& context) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+  if (context.space() == Space::device) return device_ops::search_single_pays(context);
+#endif
+  (void)context;
+  return false;
+}
+
 }  // namespace blockeigs::solver

@@ -39,5 +39,9 @@ ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, const Spl
 // nb residuals) and the mixed Gram pair over [X P Z] and [Z A Z].
 bool search_single_kernels_fit(const spmm::Context& context, std::int64_t ns, std::int64_t nv, std::int64_t m,
                                std::int64_t nb);
+// Whether those kernels make the step faster than the fp64 ones on this
+// device (the host never takes them): they read fewer bytes and issue more
+// instructions, which pays only where memory is slow against the SMs.
+bool search_single_pays(const spmm::Context& context);
 
 }  // namespace blockeigs::solver

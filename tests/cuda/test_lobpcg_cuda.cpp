@@ -2,12 +2,14 @@
 // against the host ones, and LOBPCG with every block in device memory
 // against the same problem solved on the host. Skipped, visibly, where no
 // GPU is visible. One MPI rank.
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <thread>
 #include <limits>
 #include <utility>
@@ -15,9 +17,11 @@
 
 #include "io/generators.hpp"
 #include "solver/block_ops.hpp"
+#include "solver/block_ops_cuda.hpp"
 #include "solver/jacobi_preconditioner.hpp"
 #include "solver/lobpcg.hpp"
 #include "solver/phase_timer.hpp"
+#include "solver/search_block_ops.hpp"
 #include "spmm/memory.hpp"
 #include "tests/support/mpi_environment.hpp"
 #include "tests/support/csr_test_operator.hpp"
@@ -574,6 +578,28 @@ TEST(DevicePhaseTimer, SettlesDoneMarksOnRequest) {
   });
   EXPECT_GT(work, 0.0);
   EXPECT_GE(waited, 10 * 0.0019);
+}
+
+// Z in fp32 by default only where it makes LOBPCG's step faster (measured in
+// session 43 of solvers-h200.md): on an H100, 12.8 bytes an SM cycle, not on
+// an H200, 18.8, where the mixed kernels are slower than the fp64 ones.
+TEST(DeviceLobpcg, ResidualsInFp32OnlyWhereTheyPay) {
+  SKIP_WITHOUT_GPU();
+  const spmm::Context ctx = spmm::Context::cuda(0);
+  cudaDeviceProp prop{};
+  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+  const std::string name = prop.name;
+  const double rate = solver::device_ops::memory_bytes_per_sm_cycle(ctx);
+  if (name.find("H100") != std::string::npos) {
+    EXPECT_NEAR(rate, 12.8, 1.0) << name;
+    EXPECT_TRUE(solver::search_single_pays(ctx)) << name;
+  } else if (name.find("H200") != std::string::npos) {
+    EXPECT_NEAR(rate, 18.8, 1.5) << name;
+    EXPECT_FALSE(solver::search_single_pays(ctx)) << name;
+  } else {
+    GTEST_SKIP() << name << " (" << rate << " bytes an SM cycle): no measurement to check against";
+  }
+  EXPECT_FALSE(solver::search_single_pays(spmm::Context::host()));
 }
 
 TEST(DeviceLobpcg, SameEigenvaluesAsTheHost) {
