@@ -566,8 +566,8 @@ TEST(Lobpcg, JacobiConvergesInFewerIterations) {
 
 // The backward test's ||A||_est with a preconditioner: W then holds smooth
 // directions, whose Ritz values stay near the wanted end, so the largest
-// |Ritz value| seen alone stays far below ||A||_2 (a test far stricter than
-// asked; msc04515 with Jacobi never met it). The power method's lower bound,
+// |Ritz value| seen alone stays far below ||A||_2, and the test far stricter
+// than asked (bcsstk26: 51x below after 200 iterations). The power method's lower bound,
 // taken first, must reach near ||A||_2 >= max_i A_ii, and never exceed the
 // upper bound ||A||_inf. The relative test does not use it.
 TEST(Lobpcg, BackwardTestEstimatesTheNormUnderAPreconditioner) {
