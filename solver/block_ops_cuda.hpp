@@ -59,27 +59,21 @@ void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T>
 // out as eigen_residuals_local's; AY's columns below ay_first left unwritten.
 // With implied_theta and implied_column (host arrays of nb), AS(:, :nb) is
 // not read: A X(:, j) = theta_j S(:, j) + S(:, column_j).
+// S's tail and R are in Ts: fp64, or fp32 (LOBPCG's residual block,
+// search_block_ops.hpp: the staged kernel, A X implied only).
 // false (nothing done) when the shape does not fit the kernel.
 // The sums are queued for the host in `sums` (null when S has no rows, the
 // sums then zero): its wait() delivers them.
+template <class Ts>
 bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
-                       spmm::ConstDenseView<double> S_tail, spmm::ConstDenseView<double> AS,
+                       spmm::ConstDenseView<Ts> S_tail, spmm::ConstDenseView<double> AS,
                        spmm::ConstDenseView<double> AS_tail, const double* C, const double* lambda,
-                       spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<double> R,
+                       spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<Ts> R,
                        const std::int64_t* position, std::int64_t ay_first, const double* implied_theta,
                        const std::int64_t* implied_column, std::unique_ptr<LocalGramTransfer>& sums);
 // Whether ritz_update_local takes A X implied for these shapes.
 bool ritz_update_implied_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::int64_t nb);
 
-// LOBPCG's residual block in fp32 (search_block_ops.hpp):
-// ritz_update_local with S's tail and R in fp32 (the staged kernel, A X
-// implied only); false when the shape does not fit it.
-bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
-                       spmm::ConstDenseView<float> S_tail, spmm::ConstDenseView<double> AS,
-                       spmm::ConstDenseView<double> AS_tail, const double* C, const double* lambda,
-                       spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<float> R,
-                       const std::int64_t* position, std::int64_t ay_first, const double* implied_theta,
-                       const std::int64_t* implied_column, std::unique_ptr<LocalGramTransfer>& sums);
 // gram_pair_local_start with X's tail and Y1 in fp32, in one pass where the
 // narrow kernel takes the shape (`out` set, true); false otherwise.
 bool gram_pair_single_local_start(const spmm::Context& context, spmm::ConstDenseView<double> X,
@@ -88,12 +82,6 @@ bool gram_pair_single_local_start(const spmm::Context& context, spmm::ConstDense
 // Whether both take LOBPCG's step at block nb (S of ns columns, A S of nv,
 // m outputs, A X implied) in one pass each.
 bool search_single_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::int64_t nb);
-// The device's memory rate in bytes per SM clock cycle (peak, from its
-// attributes), 0 where the driver does not report them.
-double memory_bytes_per_sm_cycle(const spmm::Context& context);
-// Whether Z in fp32 makes LOBPCG's step faster on this device: below ~15
-// bytes an SM cycle (an H100, not an H200).
-bool search_single_pays(const spmm::Context& context);
 
 template <class T>
 void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const double* S,

@@ -453,17 +453,13 @@ void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T>
   PinnedGramTransfer(stream, chunks, 2 * k, partial.data()).wait(out);
 }
 
-namespace {
-
-// ritz_update_local with S's tail and R in Ts: fp64, or fp32 (the staged
-// kernel with A X implied only, reading the tail in fp32).
 template <class Ts>
-bool ritz_update_local_in(const spmm::Context& context, spmm::ConstDenseView<double> S,
-                          spmm::ConstDenseView<Ts> S_tail, spmm::ConstDenseView<double> AS,
-                          spmm::ConstDenseView<double> AS_tail, const double* C, const double* lambda,
-                          spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<Ts> R,
-                          const std::int64_t* position, std::int64_t ay_first, const double* implied_theta,
-                          const std::int64_t* implied_column, std::unique_ptr<LocalGramTransfer>& out) {
+bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
+                       spmm::ConstDenseView<Ts> S_tail, spmm::ConstDenseView<double> AS,
+                       spmm::ConstDenseView<double> AS_tail, const double* C, const double* lambda,
+                       spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<Ts> R,
+                       const std::int64_t* position, std::int64_t ay_first, const double* implied_theta,
+                       const std::int64_t* implied_column, std::unique_ptr<LocalGramTransfer>& out) {
   constexpr bool single = std::is_same_v<Ts, float>;
   const std::int64_t nb = R.cols;
   const bool implied = implied_theta != nullptr;
@@ -518,31 +514,18 @@ bool ritz_update_local_in(const spmm::Context& context, spmm::ConstDenseView<dou
   return true;
 }
 
-}  // namespace
-
-bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
-                       spmm::ConstDenseView<double> S_tail, spmm::ConstDenseView<double> AS,
-                       spmm::ConstDenseView<double> AS_tail, const double* C,
-                       const double* lambda, spmm::DenseView<double> Y, spmm::DenseView<double> AY,
-                       spmm::DenseView<double> R,
-                       const std::int64_t* position, std::int64_t ay_first, const double* implied_theta,
-                       const std::int64_t* implied_column, std::unique_ptr<LocalGramTransfer>& out) {
-  return ritz_update_local_in(context, S, S_tail, AS, AS_tail, C, lambda, Y, AY, R, position, ay_first,
-                              implied_theta, implied_column, out);
-}
+#define BLOCKEIGS_INSTANTIATE_RITZ(Ts)                                                                       \
+  template bool ritz_update_local(const spmm::Context&, spmm::ConstDenseView<double>, spmm::ConstDenseView<Ts>,   \
+                                  spmm::ConstDenseView<double>, spmm::ConstDenseView<double>, const double*,      \
+                                  const double*, spmm::DenseView<double>, spmm::DenseView<double>,                \
+                                  spmm::DenseView<Ts>, const std::int64_t*, std::int64_t, const double*,          \
+                                  const std::int64_t*, std::unique_ptr<LocalGramTransfer>&);
+BLOCKEIGS_INSTANTIATE_RITZ(double)
+BLOCKEIGS_INSTANTIATE_RITZ(float)
+#undef BLOCKEIGS_INSTANTIATE_RITZ
 
 bool ritz_update_implied_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::int64_t nb) {
   return cuda::ritz_update_fits(ns, nv, m, nb, true);
-}
-
-bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
-                       spmm::ConstDenseView<float> S_tail, spmm::ConstDenseView<double> AS,
-                       spmm::ConstDenseView<double> AS_tail, const double* C, const double* lambda,
-                       spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<float> R,
-                       const std::int64_t* position, std::int64_t ay_first, const double* implied_theta,
-                       const std::int64_t* implied_column, std::unique_ptr<LocalGramTransfer>& out) {
-  return ritz_update_local_in(context, S, S_tail, AS, AS_tail, C, lambda, Y, AY, R, position, ay_first,
-                              implied_theta, implied_column, out);
 }
 
 bool gram_pair_single_local_start(const spmm::Context& context, spmm::ConstDenseView<double> X,
@@ -575,34 +558,6 @@ bool gram_pair_single_local_start(const spmm::Context& context, spmm::ConstDense
 bool search_single_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::int64_t nb) {
   // The Ritz update over [X P Z], and the Gram pair [X P Z]^T [Z A Z].
   return cuda::ritz_update_single_fits(ns, nv, m, nb) && cuda::tall_skinny_gram_single_fits(ns, 2 * nb);
-}
-
-double memory_bytes_per_sm_cycle(const spmm::Context& context) {
-  const int device = context.device();
-  int sms = 0, sm_khz = 0, memory_khz = 0, bus_bits = 0;
-  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess) {
-    cudaGetLastError();  // an attribute this driver does not report: unknown, not an error
-    return 0;
-  }
-  if (sms <= 0 || sm_khz <= 0) return 0;
-  // Double data rate: two transfers of bus_bits a memory clock.
-  const double bytes_per_second = 2.0 * memory_khz * 1e3 * bus_bits / 8;
-  return bytes_per_second / (double(sms) * sm_khz * 1e3);
-}
-
-bool search_single_pays(const spmm::Context& context) {
-  // The mixed kernels move ~12% fewer bytes than the fp64 ones but issue more
-  // instructions (fp32 stages widened in shared memory), and they wait on
-  // them where memory feeds the SMs fast. On an H100 (3.35 TB/s: 12.8 bytes
-  // an SM cycle) fp32 takes 0.09 ms off the Ritz update; on an H200 (4.8
-  // TB/s: 18.8) it adds 0.2 ms to the Ritz update and 0.15 to the Gram pair,
-  // and the 128^3 bar takes 1.29-1.35 s against 1.25 in fp64
-  // (solvers-h200.md, session 43). Unknown rates keep fp32.
-  const double rate = memory_bytes_per_sm_cycle(context);
-  return rate <= 0 || rate < 15.0;
 }
 
 #define BLOCKEIGS_INSTANTIATE(T)                                                                             \

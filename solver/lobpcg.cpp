@@ -43,11 +43,6 @@ struct SearchBlock {
 
 }  // namespace
 
-template <class T>
-bool LobpcgResult<T>::all_converged() const {
-  return std::all_of(converged.begin(), converged.end(), [](bool c) { return c; });
-}
-
 // The solver with the residual block Z in Ts (T, or fp32 for fp64 blocks).
 template <class T, class Ts>
 LobpcgResult<T> run_lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preconditioner<T>* preconditioner,
@@ -134,13 +129,9 @@ LobpcgResult<T> run_lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, P
   LobpcgTimings& time = result.timings;
   PhaseTimer clock(ctx);
   std::vector<double> lambda;  // the nb current Ritz values, in the chosen order
-  // ||A||_est, a lower bound on ||A||_2: the largest |Ritz value| seen, which
-  // grows as S explores the spectrum, and for the backward test the power
-  // method's bound first. With a preconditioner W holds smooth directions and
-  // the Ritz values alone can stay far below ||A||_2 (bcsstk26 with Jacobi:
-  // 3.1e9 against 1.6e11 after 200 iterations), which makes the backward test
-  // far stricter than asked. The relative test needs no norm (and the bar's
-  // path no products).
+  // ||A||_est (lobpcg.hpp, StoppingTest): the power method's lower bound for
+  // the backward test, then the largest |Ritz value| seen. The relative test
+  // needs no norm (and the bar's path no products).
   double norm_a = 0;
   if (options.test == StoppingTest::backward) {
     norm_a = power_norm_estimate(A, comm, norm_estimate_steps, mix64(options.seed ^ 0x6e6f726d5f657374ULL));
@@ -598,8 +589,6 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
   return run_lobpcg<T, T>(A, options, preconditioner, start, nb, t_begin);
 }
 
-template struct LobpcgResult<float>;
-template struct LobpcgResult<double>;
 template LobpcgResult<float> lobpcg(LinearOperator<float>&, const LobpcgOptions&, Preconditioner<float>*,
                                     std::optional<spmm::ConstDenseView<float>>);
 template LobpcgResult<double> lobpcg(LinearOperator<double>&, const LobpcgOptions&, Preconditioner<double>*,

@@ -1,5 +1,6 @@
 // LOBPCG's options: their checks, the default block size, the stopping
-// test, and when the implicitly updated A X and A P are recomputed.
+// test and the result's verdict on it, and when the implicitly updated A X
+// and A P are recomputed.
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -10,6 +11,13 @@
 #include "solver/search_block_ops.hpp"
 
 namespace blockeigs::solver {
+
+template <class T>
+bool LobpcgResult<T>::all_converged() const {
+  return std::all_of(converged.begin(), converged.end(), [](bool c) { return c; });
+}
+template struct LobpcgResult<float>;
+template struct LobpcgResult<double>;
 
 int default_block_size(int k, std::int64_t global_rows) {
   const int guard = std::max(2, (k + 3) / 4);

@@ -41,7 +41,11 @@ bool search_single_kernels_fit(const spmm::Context& context, std::int64_t ns, st
                                std::int64_t nb);
 // Whether those kernels make the step faster than the fp64 ones on this
 // device (the host never takes them): they read fewer bytes and issue more
-// instructions, which pays only where memory is slow against the SMs.
+// instructions, which pays only where memory is slow against the SMs, below
+// ~15 bytes an SM cycle (an H100, not an H200).
 bool search_single_pays(const spmm::Context& context);
+// The device's peak memory rate in bytes per SM clock cycle, from its
+// attributes; 0 on the host or where the driver does not report them.
+double memory_bytes_per_sm_cycle(const spmm::Context& context);
 
 }  // namespace blockeigs::solver

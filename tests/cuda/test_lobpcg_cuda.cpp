@@ -17,7 +17,6 @@
 
 #include "io/generators.hpp"
 #include "solver/block_ops.hpp"
-#include "solver/block_ops_cuda.hpp"
 #include "solver/jacobi_preconditioner.hpp"
 #include "solver/lobpcg.hpp"
 #include "solver/phase_timer.hpp"
@@ -589,7 +588,7 @@ TEST(DeviceLobpcg, ResidualsInFp32OnlyWhereTheyPay) {
   cudaDeviceProp prop{};
   ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
   const std::string name = prop.name;
-  const double rate = solver::device_ops::memory_bytes_per_sm_cycle(ctx);
+  const double rate = solver::memory_bytes_per_sm_cycle(ctx);
   if (name.find("H100") != std::string::npos) {
     EXPECT_NEAR(rate, 12.8, 1.0) << name;
     EXPECT_TRUE(solver::search_single_pays(ctx)) << name;
