@@ -74,7 +74,10 @@ inline constexpr int nonzero_unroll = [] {
 template <int P, int GC>
 inline constexpr bool several_vectors_a_lane = GC == warp_size && P > 1;  // fp64 n > 64, fp32 n > 128
 template <int P, int GC, bool Wide = false>
-inline constexpr int min_blocks_per_sm = several_vectors_a_lane<P, GC> ? 2 : (Wide || P > 1) ? 3 : 4;
+#ifndef BLOCKEIGS_WIDE_BLOCKS
+#define BLOCKEIGS_WIDE_BLOCKS 3
+#endif
+inline constexpr int min_blocks_per_sm = several_vectors_a_lane<P, GC> ? 2 : P > 1 ? 3 : Wide ? BLOCKEIGS_WIDE_BLOCKS : 4;
 
 // ---- 4-, 8- and 16-byte vector access ---------------------------------------
 
