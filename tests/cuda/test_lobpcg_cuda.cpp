@@ -644,6 +644,37 @@ TEST(DeviceLobpcg, SameEigenvaluesAsTheHost) {
   }
 }
 
+// Blocks of 21 to 32 (k = 17 to 25 by default) take the wide Ritz update,
+// with A X stored (implied, it measured slower there: solvers-h200.md,
+// session 44): k = 24 (block 30: 90 basis columns, 60 outputs) and k = 25
+// (block 32: 96 and 64, the widest shape), against the host and the closed
+// form.
+TEST(DeviceLobpcg, WideBlocks) {
+  SKIP_WITHOUT_GPU();
+  const Problem p = laplacian_2d(30);
+  for (const int k : {24, 25}) {
+    SCOPED_TRACE(testing::Message() << "k = " << k);
+    solver::LobpcgOptions o;
+    o.k = k;
+    o.tolerance = 1e-6;
+    o.test = solver::StoppingTest::relative;
+    o.max_iterations = 2000;
+    test::EigenpairCheck check;
+    const auto on_host = solve(p, spmm::Context::host(), o, false);
+    const auto on_device = solve(p, spmm::Context::cuda(0), o, false, &check);
+    ASSERT_TRUE(on_host.all_converged());
+    ASSERT_TRUE(on_device.all_converged());
+    for (int j = 0; j < o.k; ++j) {
+      EXPECT_NEAR(on_device.eigenvalues[j], on_host.eigenvalues[j], 1e-9 * p.exact[j]);
+      EXPECT_NEAR(on_device.eigenvalues[j], p.exact[j], 1e-8 * p.exact[j]);
+      EXPECT_NEAR(check.residuals[j], on_device.residual_norms[j], 1e-12 * 8);
+      EXPECT_LE(check.residuals[j], 1e-6 * p.exact[j] * (1 + 1e-6));
+    }
+    EXPECT_LE(check.orthonormality, 1e-10);
+    EXPECT_EQ(on_device.implied_ax_steps, 0);
+  }
+}
+
 TEST(DeviceLobpcg, SameSeedGivesIdenticalBits) {
   SKIP_WITHOUT_GPU();
   const Problem p = laplacian_2d(16);

@@ -153,9 +153,9 @@ TEST(DeviceRitzUpdate, MatchesTheSeparateOperationsOnTheHost) {
 // S after the basis in any order, and the next A X not stored. Checked
 // against the stored form with A X formed on the host from that definition:
 // Y, the next A P, R and the norms, on the host (the separate updates, so
-// CI checks the coefficients) and on the device (the split kernel, and the
-// separate updates past it), with AY's first nb columns left alone by the
-// device kernels. The stored form with store_ax false is checked the same way.
+// CI checks the coefficients) and on the device (the staged kernel up to 64
+// inputs and 48 outputs, the separate updates past it), with AY's first nb
+// columns left alone by the device kernels. The stored form with store_ax false is checked the same way.
 struct ImpliedCase {
   std::int64_t rows, nb, np, nz;  // [X P Z] of nb + np + nz columns; the residual slot holds nb
   bool aligned = false;           // S and A S rows 16-byte aligned
@@ -166,8 +166,9 @@ TEST(RitzUpdateImpliedAX, MatchesTheStoredForm) {
                                {4099, 20, 20, 20, true}, {4099, 20, 20, 13, true}, {4099, 20, 0, 20, true},
                                {70001, 20, 24, 20},    {2050, 9, 11, 6},       {33, 16, 16, 16, true},
                                {300001, 20, 20, 20, true},
-                               // past the split kernel: the separate updates on the device too
-                               {500, 24, 24, 24},      {500, 21, 23, 21, true}};
+                               // past the staged kernel: the separate updates on the device too
+                               {500, 24, 24, 24},      {500, 21, 23, 21, true}, {70001, 26, 26, 26, true},
+                               {33, 30, 30, 30},       {4099, 32, 32, 32, true}, {2050, 28, 26, 19}};
   const test::TestContexts test_contexts;
   const std::vector<const spmm::Context*> contexts = test_contexts.all();
   int index = 0;
@@ -281,7 +282,7 @@ TEST(RitzUpdateSplitViews, MatchesOneView) {
                              {1000, 7, 5, 4, 12, 0, true},    {1000, 7, 5, 4, 11, 1, false},
                              {70001, 20, 20, 20, 40, 0, false}, {2050, 9, 11, 6, 9, 0, false},
                              {1, 3, 2, 1, 4, 0, true},        {517, 22, 22, 22, 44, 0, false},
-                             {500, 24, 24, 24, 48, 0, true}};
+                             {500, 24, 24, 24, 48, 0, true},  {4099, 26, 26, 26, 52, 2, true}};
   const test::TestContexts test_contexts;
   const std::vector<const spmm::Context*> contexts = test_contexts.all();
   for (const SplitCase& c : cases) {
