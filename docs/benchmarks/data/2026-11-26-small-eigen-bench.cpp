@@ -1,4 +1,7 @@
-// Bench for data/2026-11-26-symmetric-eigen-team.patch (not kept); built as the threads bench beside it.
+// Bench for data/2026-11-26-symmetric-eigen-threads.patch and -team.patch (neither kept; call 8 ran a first version
+// with the sizes 60-480 and no hashes). Built on the GPU machine against the cuda build:
+//   g++ -O3 -std=c++20 -fopenmp -DOMPI_SKIP_MPICXX -I. -I/usr/lib/x86_64-linux-gnu/openmpi/include THIS.cpp
+//   build/cuda/solver/libblockeigs_solver.a build/cuda/core/libblockeigs_core.a -lmpi_cxx -lmpi
 // symmetric_eigen at LOBPCG's projected sizes on 1 to 16 host threads (median ms), and a hash of the output bits
 // per size and thread count (the same on every thread count, and against the base library for the serial sizes).
 #include <omp.h>
