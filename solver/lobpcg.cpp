@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "solver/device_symmetric_eigen.hpp"
 #include "solver/lobpcg_detail.hpp"
 #include "solver/norm_estimate.hpp"
 #include "solver/phase_timer.hpp"
@@ -145,6 +146,19 @@ LobpcgResult<T> run_lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, P
   // the implicitly updated blocks), so that every recompute_interval
   // iterations the full Gram matrices are measured again and rounding cannot
   // accumulate in them.
+  // Rank 0's Rayleigh-Ritz problems of device_eigen_min_rows rows and more
+  // (blocks of 67 and more) on the device, where they are faster than on the
+  // host (device_symmetric_eigen.hpp); the smaller ones stay on the host.
+  std::optional<DeviceSymmetricEigen> device_eigen;
+  SymmetricEigenSolver ritz_eigen;
+#ifdef BLOCKEIGS_HAVE_CUDA
+  if (rank == 0 && space == Space::device && widest_xp + nb >= device_eigen_min_rows) {
+    device_eigen.emplace(ctx);
+    ritz_eigen = [&](const HostMatrix& M, std::int64_t first, std::int64_t count) {
+      return M.rows() >= device_eigen_min_rows ? (*device_eigen)(M, first, count) : symmetric_eigen(M, first, count);
+    };
+  }
+#endif
   HostMatrix carried_a, carried_b;
   bool carried = false;
   solver::BasisOptions basis_options;
@@ -267,7 +281,8 @@ LobpcgResult<T> run_lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, P
         }
         const HostMatrix& GAu = p_padding > 0 ? GA_dropped : GA;
         const HostMatrix& GBu = p_padding > 0 ? GB_dropped : GB;
-        RitzPairs pairs = rayleigh_ritz(GAu, GBu, nb, pad_at, nb, tol, options.which);
+        RitzPairs pairs =
+            rayleigh_ritz(GAu, GBu, nb, pad_at, nb, tol, options.which, ritz_eigen ? &ritz_eigen : nullptr);
         // A restart is decided on measured Gram matrices only. (Not seen in
         // the tests: the orthogonalisation keeps the carried GB within
         // rounding of the identity, so this guards against the unforeseen.)

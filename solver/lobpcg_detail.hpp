@@ -14,6 +14,7 @@
 #include "solver/collective.hpp"
 #include "solver/lobpcg.hpp"
 #include "solver/orthonormalize.hpp"
+#include "solver/symmetric_eigen.hpp"
 
 namespace blockeigs::solver::lobpcg_detail {
 
@@ -51,9 +52,11 @@ bool is_identity_gram(const HostMatrix& GB, const Tolerances& tol);
 // is_identity_gram, as on nearly all of LOBPCG's carried steps, else through
 // the Cholesky factor of GB, with an rcond check); level 1 drops P;
 // level 2 drops P and solves by SVQB of GB (rank revealing). Throws Error if
-// even level 2 leaves fewer than `needed`.
+// even level 2 leaves fewer than `needed`. `eigen` (null: symmetric_eigen)
+// solves the standard eigenproblems the levels reduce to.
 RitzPairs rayleigh_ritz(const HostMatrix& GA, const HostMatrix& GB, std::int64_t p_begin, std::int64_t p_end,
-                        std::int64_t needed, const Tolerances& tol, SpectrumEnd end = SpectrumEnd::smallest);
+                        std::int64_t needed, const Tolerances& tol, SpectrumEnd end = SpectrumEnd::smallest,
+                        const SymmetricEigenSolver* eigen = nullptr);
 
 // Hetmaniuk-Lehoucq basis selection: coefficients Cp (ns x np) of the new P
 // from the chosen Ritz coefficients Cx (ns x nb, GB-orthonormal), the first

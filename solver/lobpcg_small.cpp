@@ -55,6 +55,7 @@ HostMatrix select(const HostMatrix& M, const std::vector<std::int64_t>& idx) {
 struct WantedEnd {
   std::int64_t needed;
   SpectrumEnd end;
+  const SymmetricEigenSolver* eigen = nullptr;  // where the eigenproblems are solved; null: symmetric_eigen
 };
 
 // Ritz pairs of the standard problem M (symmetric, n x n): every value, the
@@ -62,7 +63,8 @@ struct WantedEnd {
 RitzPairs standard_ritz(const HostMatrix& M, const WantedEnd& wanted) {
   const std::int64_t n = M.rows(), count = std::min(wanted.needed, n);
   const bool largest = wanted.end == SpectrumEnd::largest;
-  SymmetricEigen eig = symmetric_eigen(M, largest ? n - count : 0, count);
+  const std::int64_t first = largest ? n - count : 0;
+  SymmetricEigen eig = wanted.eigen ? (*wanted.eigen)(M, first, count) : symmetric_eigen(M, first, count);
   RitzPairs out;
   out.values = std::move(eig.values);
   if (!largest) {
@@ -410,7 +412,8 @@ bool is_identity_gram(const HostMatrix& GB, const Tolerances& tol) {
 }
 
 RitzPairs rayleigh_ritz(const HostMatrix& GA, const HostMatrix& GB, std::int64_t p_begin, std::int64_t p_end,
-                        std::int64_t needed, const Tolerances& tol, SpectrumEnd end) {
+                        std::int64_t needed, const Tolerances& tol, SpectrumEnd end,
+                        const SymmetricEigenSolver* eigen) {
   const std::int64_t ns = GA.rows();
   const HostMatrix A = symmetrized_finite(GA, "projected operator A_S = S^T A S"),
                    B = symmetrized_finite(GB, "basis Gram matrix S^T S");
@@ -426,7 +429,7 @@ RitzPairs rayleigh_ritz(const HostMatrix& GA, const HostMatrix& GB, std::int64_t
     return out;
   };
 
-  const WantedEnd wanted{needed, end};
+  const WantedEnd wanted{needed, end, eigen};
   RitzPairs sub;
   // Level 0, on all rows already: to first order in GB - I where GB is
   // within rounding of I, else through GB's Cholesky factor.

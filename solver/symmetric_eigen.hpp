@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "solver/block_ops.hpp"
@@ -86,5 +87,9 @@ struct SymmetricEigen {
 // entries or QL does not converge (30 sweeps per eigenvalue; not seen for a
 // finite symmetric matrix).
 SymmetricEigen symmetric_eigen(const HostMatrix& M, std::int64_t first, std::int64_t count);
+
+// A solver with symmetric_eigen's contract, where a caller solves elsewhere
+// (LOBPCG: large projected problems on the device, device_symmetric_eigen.hpp).
+using SymmetricEigenSolver = std::function<SymmetricEigen(const HostMatrix& M, std::int64_t first, std::int64_t count)>;
 
 }  // namespace blockeigs::solver

@@ -17,6 +17,7 @@
 
 #include "io/generators.hpp"
 #include "solver/block_ops.hpp"
+#include "solver/device_symmetric_eigen.hpp"
 #include "solver/jacobi_preconditioner.hpp"
 #include "solver/lobpcg.hpp"
 #include "solver/phase_timer.hpp"
@@ -674,6 +675,82 @@ TEST(DeviceLobpcg, WideBlocks) {
     EXPECT_EQ(on_device.block_size, k + (k + 3) / 4);
     EXPECT_EQ(on_device.implied_ax_steps, 0);
   }
+}
+
+// k = 64 (block 80): the Rayleigh-Ritz problems (240 rows) go to the
+// device's eigensolver, whose vectors' signs and cluster bases differ from
+// the host's; the eigenpairs must not.
+TEST(DeviceLobpcg, LargeBlocksSolveTheirRitzProblemsOnTheDevice) {
+  SKIP_WITHOUT_GPU();
+  const Problem p = laplacian_2d(50);
+  solve_on_both(p, relative_options(64), false);
+}
+
+// cuSOLVER's eigenpairs against symmetric_eigen's, at the sizes LOBPCG sends
+// (200 rows and more) and small ones: random matrices, and a matrix with
+// three-fold and six-fold clusters like the 3D Laplacian's. The values agree
+// to rounding; the vectors are orthonormal eigenvectors, and span the host's
+// wherever the values are apart from the rest.
+TEST(DeviceSymmetricEigen, MatchesTheHostSolver) {
+  SKIP_WITHOUT_GPU();
+  solver::DeviceSymmetricEigen on_device(spmm::Context::cuda(0));
+  for (const std::int64_t n : {1, 7, 200, 241, 375, 64}) {  // 64 after 375: the buffers are kept
+    for (const bool clustered : {false, true}) {
+      SCOPED_TRACE(testing::Message() << n << " rows" << (clustered ? ", clustered" : ""));
+      // Q diag(d) Q^T with Q from a symmetric_eigen of a random matrix.
+      solver::HostMatrix R(n, n);
+      for (std::int64_t i = 0; i < n; ++i)
+        for (std::int64_t j = 0; j <= i; ++j) R(i, j) = R(j, i) = solver::hash_uniform(41, i, j) - 0.5;
+      solver::HostMatrix M = R;
+      if (clustered) {
+        const solver::SymmetricEigen basis = solver::symmetric_eigen(R, 0, n);
+        std::vector<double> d(static_cast<std::size_t>(n));
+        for (std::int64_t i = 0; i < n; ++i) d[i] = 1.0 + double(i / 6) + (i % 6 < 3 ? 0.0 : 0.5);
+        for (std::int64_t i = 0; i < n; ++i)
+          for (std::int64_t j = 0; j < n; ++j) {
+            double sum = 0;
+            for (std::int64_t c = 0; c < n; ++c) sum += basis.vectors(i, c) * d[c] * basis.vectors(j, c);
+            M(i, j) = sum;
+          }
+      }
+      const std::int64_t first = n / 5, count = std::max<std::int64_t>(1, n / 3);
+      const solver::SymmetricEigen host = solver::symmetric_eigen(M, first, count);
+      const solver::SymmetricEigen dev = on_device(M, first, count);
+      ASSERT_EQ(dev.values.size(), std::size_t(n));
+      ASSERT_EQ(dev.vectors.rows(), n);
+      ASSERT_EQ(dev.vectors.cols(), count);
+      double scale = 0;
+      for (const double v : host.values) scale = std::max(scale, std::abs(v));
+      const double eps = std::numeric_limits<double>::epsilon(), tol = 50 * double(n) * eps * scale;
+      for (std::int64_t i = 0; i < n; ++i) EXPECT_NEAR(dev.values[i], host.values[i], tol) << i;
+      for (std::int64_t c = 0; c < count; ++c) {
+        double residual = 0;
+        for (std::int64_t i = 0; i < n; ++i) {
+          double mv = 0;
+          for (std::int64_t j = 0; j < n; ++j) mv += M(i, j) * dev.vectors(j, c);
+          residual = std::max(residual, std::abs(mv - dev.values[first + c] * dev.vectors(i, c)));
+        }
+        EXPECT_LE(residual, tol) << "vector " << c;
+        for (std::int64_t c2 = 0; c2 <= c; ++c2) {
+          double dot = 0;
+          for (std::int64_t i = 0; i < n; ++i) dot += dev.vectors(i, c) * dev.vectors(i, c2);
+          EXPECT_NEAR(dot, c == c2 ? 1.0 : 0.0, 50 * double(n) * eps) << c << ", " << c2;
+        }
+        // Apart from the other values: the same vector up to its sign.
+        const double value = host.values[first + c];
+        double gap = std::numeric_limits<double>::infinity();
+        for (std::int64_t i = 0; i < n; ++i)
+          if (i != first + c) gap = std::min(gap, std::abs(host.values[i] - value));
+        if (gap < 1e-3 * scale) continue;
+        double dot = 0;
+        for (std::int64_t i = 0; i < n; ++i) dot += dev.vectors(i, c) * host.vectors(i, c);
+        EXPECT_NEAR(std::abs(dot), 1.0, 1e-9) << "vector " << c;
+      }
+    }
+  }
+  solver::HostMatrix bad(3, 3);
+  bad(2, 1) = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(on_device(bad, 0, 1), Error);
 }
 
 TEST(DeviceLobpcg, SameSeedGivesIdenticalBits) {

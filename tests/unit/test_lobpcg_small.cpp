@@ -232,6 +232,35 @@ TEST(RayleighRitz, TruncatesWhenXAndWAreDependentToo) {
   EXPECT_GE(r.values[0], 1.0 - 0.6);
 }
 
+// A caller's eigensolver (LOBPCG's device one for large blocks) solves the
+// standard problems of every level: here symmetric_eigen with every vector's
+// sign flipped, as another solver may return them. The pairs stay correct.
+TEST(RayleighRitz, SolvesItsEigenproblemsWhereAsked) {
+  int calls = 0;
+  const solver::SymmetricEigenSolver flipped = [&](const HostMatrix& M, std::int64_t first, std::int64_t count) {
+    ++calls;
+    solver::SymmetricEigen e = solver::symmetric_eigen(M, first, count);
+    for (double& v : e.vectors.values()) v = -v;
+    return e;
+  };
+  HostMatrix dependent_p = random_matrix(30, 9, 5), dependent_w = random_matrix(30, 9, 6);
+  make_dependent(dependent_p, 4, 0, 7, 1e-12);
+  make_dependent(dependent_w, 4, 0, 7, 0.0);
+  make_dependent(dependent_w, 8, 1, 2, 1e-15);
+  int level = 0;
+  for (const HostMatrix& S : {random_matrix(30, 9, 4), dependent_p, dependent_w}) {
+    SCOPED_TRACE(testing::Message() << "level " << level);
+    const Basis b = basis(S);
+    calls = 0;
+    const auto r = solver::lobpcg_detail::rayleigh_ritz(b.GA, b.GB, 3, 6, 3, tol, solver::SpectrumEnd::smallest,
+                                                        &flipped);
+    EXPECT_EQ(r.level, level);
+    EXPECT_GE(calls, 1);
+    expect_ritz_pairs(b, r, level > 0 ? 3 : 0, level > 0 ? 6 : 0);
+    ++level;
+  }
+}
+
 // The generalised pairs at working accuracy, for a basis whose Gram matrix
 // has condition ~kappa: residuals against ||GA|| + |theta| ||GB||, and
 // C^T GB C = I, within c ns eps (times kappa where the Cholesky factor's
