@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <type_traits>
@@ -41,6 +42,20 @@ struct SearchBlock {
   std::int64_t kept = 0;  // columns of W
   HostMatrix from_q, from_z;
 };
+
+// symmetric_eigen below device_eigen_min_rows, the context's device from
+// there (no solver, so symmetric_eigen throughout, without CUDA).
+SymmetricEigenSolver large_problems_on_device(const spmm::Context& ctx) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+  auto device = std::make_shared<DeviceSymmetricEigen>(ctx);
+  return [device](const HostMatrix& M, std::int64_t first, std::int64_t count) {
+    return M.rows() >= device_eigen_min_rows ? (*device)(M, first, count) : symmetric_eigen(M, first, count);
+  };
+#else
+  (void)ctx;
+  return {};
+#endif
+}
 
 }  // namespace
 
@@ -149,16 +164,9 @@ LobpcgResult<T> run_lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, P
   // Rank 0's Rayleigh-Ritz problems of device_eigen_min_rows rows and more
   // (blocks of 67 and more) on the device, where they are faster than on the
   // host (device_symmetric_eigen.hpp); the smaller ones stay on the host.
-  std::optional<DeviceSymmetricEigen> device_eigen;
-  SymmetricEigenSolver ritz_eigen;
-#ifdef BLOCKEIGS_HAVE_CUDA
-  if (rank == 0 && space == Space::device && widest_xp + nb >= device_eigen_min_rows) {
-    device_eigen.emplace(ctx);
-    ritz_eigen = [&](const HostMatrix& M, std::int64_t first, std::int64_t count) {
-      return M.rows() >= device_eigen_min_rows ? (*device_eigen)(M, first, count) : symmetric_eigen(M, first, count);
-    };
-  }
-#endif
+  const SymmetricEigenSolver ritz_eigen = rank == 0 && space == Space::device && widest_xp + nb >= device_eigen_min_rows
+                                              ? large_problems_on_device(ctx)
+                                              : SymmetricEigenSolver();
   HostMatrix carried_a, carried_b;
   bool carried = false;
   solver::BasisOptions basis_options;
