@@ -154,6 +154,12 @@ LobpcgResult<T> run_lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, P
     clock.to(time.spmm);
   }
 
+  // Rank 0's Rayleigh-Ritz problems of device_eigen_min_rows rows and more
+  // (blocks of 67 and more) on the device, where they are faster than on the
+  // host (device_symmetric_eigen.hpp); the smaller ones stay on the host.
+  const bool ritz_on_device = rank == 0 && space == Space::device && widest_xp + nb >= device_eigen_min_rows;
+  const SymmetricEigenSolver ritz_eigen = ritz_on_device ? large_problems_on_device(ctx) : SymmetricEigenSolver();
+
   // Rank 0's Rayleigh-Ritz matrices of the next [X P], C^T GA C and C^T GB C
   // for the last step's coefficients C: the next step then measures only
   // S^T A W, and takes the W rows of S^T S from the orthogonalisation
@@ -161,12 +167,6 @@ LobpcgResult<T> run_lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, P
   // the implicitly updated blocks), so that every recompute_interval
   // iterations the full Gram matrices are measured again and rounding cannot
   // accumulate in them.
-  // Rank 0's Rayleigh-Ritz problems of device_eigen_min_rows rows and more
-  // (blocks of 67 and more) on the device, where they are faster than on the
-  // host (device_symmetric_eigen.hpp); the smaller ones stay on the host.
-  const SymmetricEigenSolver ritz_eigen = rank == 0 && space == Space::device && widest_xp + nb >= device_eigen_min_rows
-                                              ? large_problems_on_device(ctx)
-                                              : SymmetricEigenSolver();
   HostMatrix carried_a, carried_b;
   bool carried = false;
   solver::BasisOptions basis_options;

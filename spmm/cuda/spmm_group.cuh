@@ -70,13 +70,16 @@ inline constexpr int nonzero_unroll = [] {
 // shapes rely on many resident warps to hide latency (<= 64 registers, half
 // occupancy); wide shapes keep U * P vector loads in flight per thread and
 // need up to 128 (a quarter); Wide ones and the three-vector shapes of
-// narrower groups (9-12 or 17-24 vectors) up to 80 (3 blocks; 64 spilled).
+// narrower groups (9-12 or 17-24 vectors) up to 80 (3 blocks). The Wide
+// shapes fit 4 to 6 blocks without spills (62 to 40 registers) but keep
+// fewer loads in flight and were slower (spmm-tuning-notes 28);
+// BLOCKEIGS_WIDE_BLOCKS sets their count for scripts/dev/row_split_blocks.sh.
 template <int P, int GC>
 inline constexpr bool several_vectors_a_lane = GC == warp_size && P > 1;  // fp64 n > 64, fp32 n > 128
-template <int P, int GC, bool Wide = false>
 #ifndef BLOCKEIGS_WIDE_BLOCKS
 #define BLOCKEIGS_WIDE_BLOCKS 3
 #endif
+template <int P, int GC, bool Wide = false>
 inline constexpr int min_blocks_per_sm = several_vectors_a_lane<P, GC> ? 2 : P > 1 ? 3 : Wide ? BLOCKEIGS_WIDE_BLOCKS : 4;
 
 // ---- 4-, 8- and 16-byte vector access ---------------------------------------
