@@ -5,8 +5,6 @@
 #include <cuda_runtime.h>
 #include <cusolverDn.h>
 
-#include <cmath>
-
 #include "core/error.hpp"
 #include "spmm/cuda/cuda_check.hpp"
 
@@ -88,16 +86,7 @@ SymmetricEigen DeviceSymmetricEigen::operator()(const HostMatrix& M, std::int64_
   State& s = *state_;
   BLOCKEIGS_CUDA_CHECK(cudaSetDevice(s.device));
   s.reserve(n);
-  // Column-major from the lower triangle (symmetric_eigen's contract): row i's
-  // entries j <= i are column i's entries from the diagonal down.
-  for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t j = 0; j <= i; ++j) {
-      const double v = M(i, j);
-      if (!std::isfinite(v))
-        throw Error(detail::concat("small symmetric eigenproblem (", n, " x ", n, "): entry (", i, ", ", j,
-                                   ") is not finite"));
-      s.pinned[j * n + i] = s.pinned[i * n + j] = v;
-    }
+  full_symmetric_copy(M, s.pinned);  // from the lower triangle, as symmetric_eigen reads it
   const auto bytes = static_cast<std::size_t>(n * n) * sizeof(double);
   BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(s.matrix, s.pinned, bytes, cudaMemcpyHostToDevice, s.stream));
   check_cusolver(cusolverDnDsyevd(s.handle, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, static_cast<int>(n),

@@ -342,22 +342,26 @@ void apply_reflectors(const double* a, const double* tau, std::int64_t n, double
 
 }  // namespace
 
-SymmetricEigen symmetric_eigen(const HostMatrix& M, std::int64_t first, std::int64_t count) {
+void full_symmetric_copy(const HostMatrix& M, double* out) {
   const std::int64_t n = M.rows();
-  BLOCKEIGS_ASSERT(M.cols() == n && first >= 0 && count >= 0 && first + count <= n);
-  SymmetricEigen out;
-  out.vectors = HostMatrix(n, count);
-  if (n == 0) return out;
-  // Full symmetric working copy from the lower triangle.
-  std::vector<double> a(static_cast<std::size_t>(n * n));
   for (std::int64_t i = 0; i < n; ++i)
     for (std::int64_t j = 0; j <= i; ++j) {
       const double v = M(i, j);
       if (!std::isfinite(v))
         throw Error(detail::concat("small symmetric eigenproblem (", n, " x ", n, "): entry (", i, ", ", j,
                                    ") is not finite"));
-      a[i * n + j] = a[j * n + i] = v;
+      out[i * n + j] = out[j * n + i] = v;
     }
+}
+
+SymmetricEigen symmetric_eigen(const HostMatrix& M, std::int64_t first, std::int64_t count) {
+  const std::int64_t n = M.rows();
+  BLOCKEIGS_ASSERT(M.cols() == n && first >= 0 && count >= 0 && first + count <= n);
+  SymmetricEigen out;
+  out.vectors = HostMatrix(n, count);
+  if (n == 0) return out;
+  std::vector<double> a(static_cast<std::size_t>(n * n));
+  full_symmetric_copy(M, a.data());
   std::vector<double> d(static_cast<std::size_t>(n)), e(static_cast<std::size_t>(n)), tau(static_cast<std::size_t>(n)),
       scratch(static_cast<std::size_t>(3 * n));
   tridiagonalize(a.data(), n, d.data(), e.data(), tau.data(), scratch.data());

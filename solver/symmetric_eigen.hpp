@@ -88,6 +88,11 @@ struct SymmetricEigen {
 // finite symmetric matrix).
 SymmetricEigen symmetric_eigen(const HostMatrix& M, std::int64_t first, std::int64_t count);
 
+// The n x n symmetric matrix whose lower triangle is M's, into `out` (n x n
+// doubles; row-major, so column-major too); throws Error naming the first
+// entry that is not finite.
+void full_symmetric_copy(const HostMatrix& M, double* out);
+
 // A solver with symmetric_eigen's contract, where a caller solves elsewhere
 // (LOBPCG: large projected problems on the device, device_symmetric_eigen.hpp).
 using SymmetricEigenSolver = std::function<SymmetricEigen(const HostMatrix& M, std::int64_t first, std::int64_t count)>;
