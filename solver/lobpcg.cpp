@@ -13,14 +13,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <memory>
 #include <numeric>
 #include <optional>
 #include <type_traits>
 #include <utility>
 
 #include "core/error.hpp"
-#include "solver/device_symmetric_eigen.hpp"
 #include "solver/lobpcg_detail.hpp"
 #include "solver/norm_estimate.hpp"
 #include "solver/phase_timer.hpp"
@@ -42,20 +40,6 @@ struct SearchBlock {
   std::int64_t kept = 0;  // columns of W
   HostMatrix from_q, from_z;
 };
-
-// symmetric_eigen below device_eigen_min_rows, the context's device from
-// there (no solver, so symmetric_eigen throughout, without CUDA).
-SymmetricEigenSolver large_problems_on_device(const spmm::Context& ctx) {
-#ifdef BLOCKEIGS_HAVE_CUDA
-  auto device = std::make_shared<DeviceSymmetricEigen>(ctx);
-  return [device](const HostMatrix& M, std::int64_t first, std::int64_t count) {
-    return M.rows() >= device_eigen_min_rows ? (*device)(M, first, count) : symmetric_eigen(M, first, count);
-  };
-#else
-  (void)ctx;
-  return {};
-#endif
-}
 
 }  // namespace
 
@@ -154,11 +138,9 @@ LobpcgResult<T> run_lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, P
     clock.to(time.spmm);
   }
 
-  // Rank 0's Rayleigh-Ritz problems of device_eigen_min_rows rows and more
-  // (blocks of 67 and more) on the device, where they are faster than on the
-  // host (device_symmetric_eigen.hpp); the smaller ones stay on the host.
-  const bool ritz_on_device = rank == 0 && space == Space::device && widest_xp + nb >= device_eigen_min_rows;
-  const SymmetricEigenSolver ritz_eigen = ritz_on_device ? large_problems_on_device(ctx) : SymmetricEigenSolver();
+  // Where rank 0 solves its Rayleigh-Ritz eigenproblems (the large ones on
+  // the device; ritz_eigen_solver).
+  const SymmetricEigenSolver ritz_eigen = rank == 0 ? ritz_eigen_solver(ctx, widest_xp + nb) : SymmetricEigenSolver();
 
   // Rank 0's Rayleigh-Ritz matrices of the next [X P], C^T GA C and C^T GB C
   // for the last step's coefficients C: the next step then measures only
@@ -581,20 +563,9 @@ LobpcgResult<T> run_lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, P
     }
   }
 
-  // The k wanted pairs, with unit eigenvectors.
   result.iterations = iteration;
   result.norm_estimate = norm_a;
-  result.eigenvalues.assign(lambda.begin(), lambda.begin() + k);
-  result.eigenvectors = spmm::DenseBlock<T>(space, n, k);
-  copy_block(ctx, column_range(cS(cur), 0, k), result.eigenvectors.view());
-  std::vector<double> inverse_norm(static_cast<std::size_t>(k));
-  for (int j = 0; j < k; ++j) {
-    inverse_norm[j] = x_norm[j] > 0 ? 1.0 / x_norm[j] : 1.0;
-    result.residual_norms.push_back(r_norm[j] * inverse_norm[j]);
-    result.relative_residuals.push_back(r_norm[j] * inverse_norm[j] / std::abs(lambda[j]));
-    result.converged.push_back(conv[j]);
-  }
-  scale_columns(ctx, inverse_norm, result.eigenvectors.view());
+  take_wanted_pairs(ctx, column_range(cS(cur), 0, k), lambda, x_norm, r_norm, conv, result);
   clock.to(time.other);
   clock.finish();
   time.total = MPI_Wtime() - t_begin;

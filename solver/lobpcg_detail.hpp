@@ -58,6 +58,13 @@ RitzPairs rayleigh_ritz(const HostMatrix& GA, const HostMatrix& GB, std::int64_t
                         std::int64_t needed, const Tolerances& tol, SpectrumEnd end = SpectrumEnd::smallest,
                         const SymmetricEigenSolver* eigen = nullptr);
 
+// The eigensolver for rank 0's Rayleigh-Ritz problems of up to `rows` rows:
+// on a device context where they can reach device_eigen_min_rows (blocks of
+// 67 and more), symmetric_eigen below that size and the device's
+// (device_symmetric_eigen.hpp, faster there) from it; otherwise none, so
+// symmetric_eigen throughout (and always without CUDA).
+SymmetricEigenSolver ritz_eigen_solver(const spmm::Context& context, std::int64_t rows);
+
 // Hetmaniuk-Lehoucq basis selection: coefficients Cp (ns x np) of the new P
 // from the chosen Ritz coefficients Cx (ns x nb, GB-orthonormal), the first
 // x_rows rows of which belong to X. P spans the non-X parts of the active
@@ -116,6 +123,15 @@ bool search_in_fp32(const LinearOperator<T>& A, const LobpcgOptions& options, bo
 bool passes(StoppingTest test, double tol, double r, double lambda, double x_norm, double norm_a,
             double* scaled);
 
+// The result's k wanted pairs from the last iterate X (its first k columns,
+// of norms x_norm, residual norms r_norm): eigenvalues, unit eigenvectors (a
+// copy of X scaled), residual norms for unit vectors, relative residuals and
+// the stopping test's verdicts `conv`.
+template <class T>
+void take_wanted_pairs(const spmm::Context& context, spmm::ConstDenseView<T> X, const std::vector<double>& lambda,
+                       const std::vector<double>& x_norm, const std::vector<double>& r_norm,
+                       const std::vector<bool>& conv, LobpcgResult<T>& result);
+
 // ---- when to recompute A X and A P ------------------------------------------
 
 // Implicit steps between explicit recomputes of A X and A P: the implicit
@@ -134,10 +150,10 @@ int automatic_recompute_interval(double eps, double norm_a, double tolerance, St
 // times each step's residuals, and A P inherits it through the implicit
 // updates until the next recompute. Recompute once u32 times the sum over
 // the steps since the last one of each step's largest residual norm
-// (residual_sum) reaches this fraction of the smallest active residual: in session 39's model (scripts/dev/lobpcg_search_precision.py)
-// that matched fp64's iteration counts on every problem, for 0-4 extra
-// recomputes; on the bar it comes ~400 steps after a recompute, later than
-// the interval above.
+// (residual_sum) reaches this fraction of the smallest active residual: in
+// session 39's model (scripts/dev/lobpcg_search_precision.py) that matched
+// fp64's iteration counts on every problem, for 0-4 extra recomputes; on the
+// bar it comes ~400 steps after a recompute, later than the interval above.
 inline constexpr double search_drift_fraction = 0.05;
 bool search_drift_due(double unit_roundoff, double residual_sum, const std::vector<double>& r_norm,
                       const std::vector<bool>& converged);

@@ -1,10 +1,11 @@
 // LOBPCG's options: their checks, the default block size, the stopping
-// test and the result's verdict on it, and when the implicitly updated A X
-// and A P are recomputed.
+// test and the result's pairs and verdict, and when the implicitly updated
+// A X and A P are recomputed.
 #include <algorithm>
 #include <cmath>
 #include <optional>
 #include <type_traits>
+#include <vector>
 
 #include "core/error.hpp"
 #include "solver/lobpcg_detail.hpp"
@@ -71,6 +72,30 @@ bool passes(StoppingTest test, double tol, double r, double lambda, double x_nor
   *scaled = scale > 0 ? r / scale : INFINITY;
   return r <= tol * scale;
 }
+
+template <class T>
+void take_wanted_pairs(const spmm::Context& context, spmm::ConstDenseView<T> X, const std::vector<double>& lambda,
+                       const std::vector<double>& x_norm, const std::vector<double>& r_norm,
+                       const std::vector<bool>& conv, LobpcgResult<T>& result) {
+  const std::int64_t k = X.cols;
+  result.eigenvalues.assign(lambda.begin(), lambda.begin() + k);
+  result.eigenvectors = spmm::DenseBlock<T>(X.space, X.rows, k);
+  copy_block(context, X, result.eigenvectors.view());
+  std::vector<double> inverse_norm(static_cast<std::size_t>(k));
+  for (std::int64_t j = 0; j < k; ++j) {
+    inverse_norm[j] = x_norm[j] > 0 ? 1.0 / x_norm[j] : 1.0;
+    result.residual_norms.push_back(r_norm[j] * inverse_norm[j]);
+    result.relative_residuals.push_back(r_norm[j] * inverse_norm[j] / std::abs(lambda[j]));
+    result.converged.push_back(conv[j]);
+  }
+  scale_columns(context, inverse_norm, result.eigenvectors.view());
+}
+template void take_wanted_pairs(const spmm::Context&, spmm::ConstDenseView<float>, const std::vector<double>&,
+                                const std::vector<double>&, const std::vector<double>&, const std::vector<bool>&,
+                                LobpcgResult<float>&);
+template void take_wanted_pairs(const spmm::Context&, spmm::ConstDenseView<double>, const std::vector<double>&,
+                                const std::vector<double>&, const std::vector<double>&, const std::vector<bool>&,
+                                LobpcgResult<double>&);
 
 int automatic_recompute_interval(double eps, double norm_a, double tolerance, StoppingTest test,
                                  const std::vector<double>& lambda, const std::vector<double>& x_norm, int k) {

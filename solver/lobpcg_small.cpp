@@ -1,12 +1,15 @@
 // LOBPCG's small dense problems, solved on the host (our own triangular
-// kernels, symmetric eigensolver and products, block_ops.hpp): SVQB
+// kernels, symmetric eigensolver and products, block_ops.hpp; the large
+// Rayleigh-Ritz eigenproblems on the device, ritz_eigen_solver): SVQB
 // transforms, the generalised Rayleigh-Ritz step with its restart levels,
 // and Hetmaniuk-Lehoucq basis selection. Row-major HostMatrix throughout.
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numeric>
 
 #include "core/error.hpp"
+#include "solver/device_symmetric_eigen.hpp"
 #include "solver/lobpcg_detail.hpp"
 #include "solver/symmetric_eigen.hpp"
 
@@ -445,6 +448,19 @@ RitzPairs rayleigh_ritz(const HostMatrix& GA, const HostMatrix& GB, std::int64_t
     throw Error(detail::concat("LOBPCG: the search space collapsed to ", truncated.values.size(),
                                " independent directions, fewer than the block size ", needed));
   return expand(std::move(truncated), without_p, 2);
+}
+
+SymmetricEigenSolver ritz_eigen_solver(const spmm::Context& context, std::int64_t rows) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+  if (context.space() == Space::device && rows >= device_eigen_min_rows) {
+    auto device = std::make_shared<DeviceSymmetricEigen>(context);
+    return [device](const HostMatrix& M, std::int64_t first, std::int64_t count) {
+      return M.rows() >= device_eigen_min_rows ? (*device)(M, first, count) : symmetric_eigen(M, first, count);
+    };
+  }
+#endif
+  (void)context, (void)rows;
+  return {};
 }
 
 HostMatrix basis_selection(const HostMatrix& Cx, const HostMatrix& GB, std::int64_t x_rows,
