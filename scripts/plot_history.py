@@ -5,7 +5,8 @@ usage: plot_history.py RESULTS.h5 [OUTPUT.png]
 
 block-eigs files: residual norm ||A x - lambda x|| per eigenpair (one line each)
 against the iteration, log scale. block-cg files: relative residual per
-right-hand side. Needs h5py and matplotlib (pip install h5py matplotlib).
+right-hand side. Needs h5py and matplotlib (python3-h5py and python3-matplotlib,
+which scripts/setup.sh installs).
 """
 import sys
 
@@ -21,7 +22,11 @@ def main():
         sys.exit(__doc__)
     path = sys.argv[1]
     out = sys.argv[2] if len(sys.argv) == 3 else path.rsplit(".", 1)[0] + "-history.png"
-    with h5py.File(path, "r") as f:
+    try:
+        f = h5py.File(path, "r")
+    except OSError as e:
+        sys.exit(f"{path}: cannot read it as an HDF5 file ({e})")
+    with f:
         app = f.attrs.get("app", b"")
         app = app.decode() if isinstance(app, bytes) else str(app)
         if "history/residual_norms" in f:

@@ -11,6 +11,7 @@ packages=(
   googletest libgtest-dev libgmock-dev
   libopenblas-dev liblapacke-dev
   petsc-dev slepc-dev  # the PETSc/SLEPc adapter (solver/petsc/) and its tests
+  python3-h5py python3-matplotlib  # scripts/plot_history.py and its tests
 )
 
 missing=()

@@ -50,6 +50,26 @@ std::vector<double> read_vector(const std::string& file, const char* dataset) {
   return out;
 }
 
+// A double attribute of the file's root group; NaN where it is missing.
+double read_root_attribute(const std::string& file, const char* name) {
+  double value = std::nan("");
+  hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (H5Aexists(f, name) > 0) {
+    hid_t a = H5Aopen(f, name, H5P_DEFAULT);
+    H5Aread(a, H5T_NATIVE_DOUBLE, &value);
+    H5Aclose(a);
+  }
+  H5Fclose(f);
+  return value;
+}
+
+bool has_dataset(const std::string& file, const char* dataset) {
+  hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  const bool found = H5Lexists(f, dataset, H5P_DEFAULT) > 0;
+  H5Fclose(f);
+  return found;
+}
+
 constexpr std::int64_t nx = 16, ny = 12;  // 2D Laplacian, 192 rows
 
 void block_cg_with_rhs_from_hdf5() {
@@ -120,6 +140,25 @@ TEST(AppRuns, BlockEigsWithStartBlockFromHdf5) {
   for (int j = 0; j < 3; ++j) EXPECT_NEAR(values[j], exact[j], 1e-10 * exact[j]) << j;
   const io::DenseRows vectors = io::read_hdf5_dense_rows(out, "/eigenvectors", 0, n, n);
   EXPECT_EQ(vectors.cols, 3);
+  // The rest of the results (issue 5, item 4): residuals, verdicts, the
+  // per-iteration history, the config used, timings.
+  const auto relative = read_vector(out, "/relative_residuals"), converged = read_vector(out, "/converged");
+  ASSERT_EQ(read_vector(out, "/residual_norms").size(), 3u);
+  ASSERT_EQ(relative.size(), 3u);
+  ASSERT_EQ(converged.size(), 3u);
+  for (int j = 0; j < 3; ++j) {
+    EXPECT_LE(relative[j], 1e-8) << j;
+    EXPECT_EQ(converged[j], 1.0) << j;
+  }
+  const auto iterations = read_vector(out, "/iterations");
+  ASSERT_EQ(iterations.size(), 1u);
+  EXPECT_GE(iterations[0], 1.0);
+  // One history row per iteration and one for the start block.
+  EXPECT_EQ(read_vector(out, "/history/residual_norms").size(), std::size_t(iterations[0] + 1) * 3);
+  EXPECT_EQ(read_vector(out, "/history/eigenvalues").size(), std::size_t(iterations[0] + 1) * 3);
+  EXPECT_TRUE(has_dataset(out, "/config"));
+  EXPECT_EQ(read_root_attribute(out, "all_converged"), 1.0);
+  EXPECT_GT(read_root_attribute(out, "time_total"), 0.0);
 }
 
 }  // namespace
