@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "apps/app_main.hpp"
@@ -19,6 +20,35 @@
 
 namespace blockeigs::apps {
 namespace {
+
+// Which stopping tests pair j meets, whichever was chosen (relative implies backward).
+template <class T>
+const char* tests_passed(const solver::LobpcgResult<T>& r, int j) {
+  return r.passes_relative[j] ? "relative, backward" : r.passes_backward[j] ? "backward" : "none";
+}
+
+// How the solve ended, in a line: converged, or why not.
+template <class T>
+std::string stop_summary(const solver::LobpcgResult<T>& r) {
+  switch (r.stop) {
+    case solver::LobpcgStop::converged:
+      return "all converged";
+    case solver::LobpcgStop::iteration_limit:
+      return "NOT all converged within max_iterations";
+    case solver::LobpcgStop::no_search_direction:
+      return "NOT all converged: stopped, no search direction is left outside the current basis (the tolerance "
+             "is below what rounding allows for this matrix)";
+    case solver::LobpcgStop::diverged: {
+      const solver::LobpcgDivergence& d = *r.divergence;
+      return "NOT all converged: stopped, diverging: the largest residual ||A x - lambda x|| grew from " +
+             scientific(d.smallest) + " (iteration " + std::to_string(d.smallest_iteration) + ") to " +
+             scientific(d.last) + " (pair " + std::to_string(d.pair) +
+             "); the best iterate is returned. A looser tolerance, another preconditioner or "
+             "eigensolver.convergence_test: backward may help";
+    }
+  }
+  return "";
+}
 
 solver::LobpcgOptions lobpcg_options(const io::EigensolverConfig& c, std::int64_t rows) {
   solver::LobpcgOptions o;
@@ -88,15 +118,17 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
   const solver::ApplyTimings& halo = op.timings();
   const double halo_time = halo.pack + halo.wait + halo.unpack;
   if (rank == 0) {
-    std::printf("\n  pair          eigenvalue      residual  rel. residual  converged\n");
+    std::printf("\n  pair          eigenvalue      residual  rel. residual  converged  tests passed\n");
     for (int j = 0; j < options.k; ++j)
-      std::printf("  %4d  %18.12e  %s      %s  %s\n", j, result.eigenvalues[j],
+      std::printf("  %4d  %18.12e  %s      %s  %-9s  %s\n", j, result.eigenvalues[j],
                   scientific(result.residual_norms[j]).c_str(), scientific(result.relative_residuals[j]).c_str(),
-                  result.converged[j] ? "yes" : "NO");
+                  result.converged[j] ? "yes" : "NO", tests_passed(result, j));
     std::printf("\niterations %d (restarts %d, %d explicit recompute%s of A X and A P%s); %s\n", result.iterations,
                 result.restarts, result.recomputes, result.recomputes == 1 ? "" : "s",
-                result.search_in_fp32 ? ", residual block in fp32" : "",
-                result.all_converged() ? "all converged" : "NOT all converged within max_iterations");
+                result.search_in_fp32 ? ", residual block in fp32" : "", stop_summary(result).c_str());
+    if (result.restored)
+      std::printf("note: the pairs are those of an earlier iterate, whose largest residual was smaller than the "
+                  "last one's\n");
     // The backward test bounds ||r|| by tol (||A|| + |lambda|), not by
     // |lambda|: a small eigenvalue can pass with a relative residual near or
     // above 1, which bounds nothing about it, and such a pair may stand in
@@ -136,6 +168,8 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
           w.write("/residual_norms", result.residual_norms);
           w.write("/relative_residuals", result.relative_residuals);
           w.write("/converged", converged);
+          w.write("/passes_relative", std::vector<std::int64_t>(result.passes_relative.begin(), result.passes_relative.end()));
+          w.write("/passes_backward", std::vector<std::int64_t>(result.passes_backward.begin(), result.passes_backward.end()));
           w.write("/iterations", std::vector<std::int64_t>{result.iterations});
           w.write_matrix("/history/eigenvalues", steps, k, history_values);
           w.write_matrix("/history/residual_norms", steps, k, history_residuals);
@@ -143,6 +177,9 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
           w.attribute("/", "app", std::string("block-eigs"));
           w.attribute("/", "all_converged", result.all_converged() ? 1.0 : 0.0);
           w.attribute("/", "norm_estimate", result.norm_estimate);
+          w.attribute("/", "convergence_test", std::string(options.test == solver::StoppingTest::relative ? "relative" : "backward"));
+          w.attribute("/", "stop", stop_summary(result));
+          w.attribute("/", "best_iterate_restored", result.restored ? 1.0 : 0.0);
           w.attribute("/", "block_size", double(result.block_size));
           w.attribute("/", "search_precision", std::string(result.search_in_fp32 ? "fp32" : "fp64"));
           for (auto [name, value] :

@@ -46,7 +46,7 @@ struct EigensolverConfig {
   int block_size = 0;         // 0: chosen from k (k plus guard vectors)
   Which which = Which::smallest;
   double tolerance = 1e-6;
-  ConvergenceTest test = ConvergenceTest::backward;
+  ConvergenceTest test = ConvergenceTest::relative;
   int max_iterations = 1000;
   Preconditioner preconditioner = Preconditioner::none;
   SearchPrecision search_precision = SearchPrecision::automatic;

@@ -80,9 +80,11 @@ enum class ImplyAX { automatic, always, never };
 enum class SearchPrecision { automatic, fp64, fp32 };
 
 // How a residual r = A x - lambda x is judged converged:
+//  relative (the default, as SLEPc's): ||r|| <= tol * |lambda| * ||x||, which bounds the eigenvalue's
+//            relative error by tol (never met for lambda = 0);
 //  backward: ||r|| <= tol * (||A||_est + |lambda|) * ||x||  (backward stable: x, lambda is an exact
-//            eigenpair of a matrix within relative distance ~tol of A; robust for lambda near 0);
-//  relative: ||r|| <= tol * |lambda| * ||x||  (stricter for small |lambda|; never met for lambda = 0).
+//            eigenpair of a matrix within relative distance ~tol of A; met for lambda near 0, but a
+//            small eigenvalue can pass with a relative error near 1). The relative test implies it.
 // ||A||_est is a lower bound on ||A||_2: the larger of the power method's
 // bound after 20 products with one column, taken before the first iteration
 // (backward test only; norm_estimate.hpp), and the largest |Ritz value| seen
@@ -109,7 +111,7 @@ struct LobpcgOptions {
   int block_size = 0;           // 0: default_block_size(k, rows); else k <= block_size <= rows
   SpectrumEnd which = SpectrumEnd::smallest;
   double tolerance = 1e-6;
-  StoppingTest test = StoppingTest::backward;
+  StoppingTest test = StoppingTest::relative;
   int max_iterations = 1000;
   std::uint64_t seed = 1;       // random start columns (the same for any rank count)
   // Explicit A X, A P every this many iterations. The implicit updates drift
@@ -157,6 +159,23 @@ struct LobpcgStep {
   std::vector<double> residual_norms;  // their ||A x - lambda x||
 };
 
+// Why LOBPCG stopped (LobpcgResult::stop).
+enum class LobpcgStop {
+  converged,            // every wanted pair passed the test
+  iteration_limit,      // max_iterations reached
+  diverged,             // a pair's residual grew by orders of magnitude from its minimum (LobpcgDivergence)
+  no_search_direction,  // [X P] spans the space and the tolerance is below its rounding floor
+};
+
+// Divergence: the largest residual ||A x - lambda x|| (unit x) among the
+// wanted pairs stayed over 1000 times its smallest for 50 iterations.
+struct LobpcgDivergence {
+  int pair = 0;  // the pair with the largest residual at the stop
+  double smallest = 0;
+  int smallest_iteration = 0;
+  double last = 0;  // at the stop
+};
+
 template <class T>
 struct LobpcgResult {
   // k pairs: ascending for smallest, descending for largest.
@@ -165,6 +184,13 @@ struct LobpcgResult {
   std::vector<double> residual_norms;       // ||A x - lambda x|| from an explicit A x
   std::vector<double> relative_residuals;   // ||r|| / (|lambda| ||x||)
   std::vector<bool> converged;              // the chosen test, per pair
+  std::vector<bool> passes_relative;        // ||r|| <= tolerance |lambda|, per pair, whichever test was chosen
+  std::vector<bool> passes_backward;        // ||r|| <= tolerance (norm_estimate + |lambda|)
+  LobpcgStop stop = LobpcgStop::converged;
+  std::optional<LobpcgDivergence> divergence;  // stop == diverged
+  // The pairs are an earlier iterate's, whose largest residual was smaller
+  // than the last one's (where the last did not converge).
+  bool restored = false;
   int iterations = 0;
   int restarts = 0;                         // Rayleigh-Ritz steps that dropped P
   int carried_steps = 0;                    // Rayleigh-Ritz steps that measured only S^T A W

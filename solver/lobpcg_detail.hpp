@@ -132,6 +132,11 @@ void take_wanted_pairs(const spmm::Context& context, spmm::ConstDenseView<T> X, 
                        const std::vector<double>& x_norm, const std::vector<double>& r_norm,
                        const std::vector<bool>& conv, LobpcgResult<T>& result);
 
+// The result's passes_relative and passes_backward from its residual norms
+// (unit vectors), eigenvalues and norm_estimate.
+template <class T>
+void mark_tests(double tolerance, LobpcgResult<T>& result);
+
 // ---- when to recompute A X and A P ------------------------------------------
 
 // Implicit steps between explicit recomputes of A X and A P: the implicit

@@ -97,6 +97,19 @@ template void take_wanted_pairs(const spmm::Context&, spmm::ConstDenseView<doubl
                                 const std::vector<double>&, const std::vector<double>&, const std::vector<bool>&,
                                 LobpcgResult<double>&);
 
+template <class T>
+void mark_tests(double tolerance, LobpcgResult<T>& result) {
+  result.passes_relative.clear();
+  result.passes_backward.clear();
+  for (std::size_t j = 0; j < result.eigenvalues.size(); ++j) {
+    const double r = result.residual_norms[j], lambda = std::abs(result.eigenvalues[j]);
+    result.passes_relative.push_back(r <= tolerance * lambda);
+    result.passes_backward.push_back(r <= tolerance * (result.norm_estimate + lambda));
+  }
+}
+template void mark_tests(double, LobpcgResult<float>&);
+template void mark_tests(double, LobpcgResult<double>&);
+
 int automatic_recompute_interval(double eps, double norm_a, double tolerance, StoppingTest test,
                                  const std::vector<double>& lambda, const std::vector<double>& x_norm, int k) {
   double demanded = INFINITY;  // the smallest residual norm the test asks of a wanted pair

@@ -169,7 +169,7 @@ TEST(ConfigDefaults, Eigs) {
   EXPECT_EQ(e.block_size, 0);
   EXPECT_EQ(e.which, Which::smallest);
   EXPECT_EQ(e.tolerance, 1e-6);
-  EXPECT_EQ(e.test, ConvergenceTest::backward);
+  EXPECT_EQ(e.test, ConvergenceTest::relative);  // bounds the eigenvalues' relative error, as SLEPc's default
   EXPECT_EQ(e.max_iterations, 1000);
   EXPECT_EQ(e.preconditioner, Preconditioner::none);
   EXPECT_EQ(e.search_precision, SearchPrecision::automatic);

@@ -1,0 +1,194 @@
+// LOBPCG's guard against losing ground (solver/lobpcg_best.hpp), at np 1-4
+// with a rank that owns no rows: the best iterate is copied only when the
+// residuals rise from a new minimum, divergence needs a sustained rise, and
+// a run that ended worse returns the kept iterate, checked with an explicit
+// A x. Iterates are made from the 1D Laplacian's exact eigenvectors plus
+// noise, so that every residual is known. Then the default stopping test.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include "io/generators.hpp"
+#include "solver/block_ops.hpp"
+#include "solver/lobpcg.hpp"
+#include "solver/lobpcg_best.hpp"
+#include "tests/support/csr_test_operator.hpp"
+
+namespace blockeigs {
+namespace {
+
+using solver::lobpcg_detail::BestIterate;
+using solver::lobpcg_detail::divergence_growth;
+using solver::lobpcg_detail::divergence_window;
+
+constexpr std::int64_t n = 60;
+constexpr int k = 3;
+
+struct Laplacian1d {
+  io::CsrRows whole;
+  solver::RowPartition partition;
+  Laplacian1d() {
+    io::GeneratorSpec spec;
+    spec.kind = io::GeneratorKind::laplacian_1d;
+    spec.nx = n;
+    spec.stencil = 3;
+    whole = io::generate_rows(spec, 0, n);
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    partition = test::partition_with_empty_rank(n, size);
+  }
+};
+
+// lambda_j = 2 - 2 cos((j + 1) pi / (n + 1)), vector sin((j + 1)(i + 1) pi / (n + 1)).
+double exact_value(int j) { return 2 - 2 * std::cos((j + 1) * std::numbers::pi / (n + 1)); }
+
+// An iterate: the exact eigenvectors (norm sqrt((n + 1) / 2), not unit, as
+// LOBPCG's X need not be) plus noise of the given size in every entry.
+struct Iterate {
+  spmm::DenseBlock<double> X;
+  std::vector<double> lambda, r_norm, x_norm;
+};
+
+Iterate make_iterate(test::CsrTestOperator<double>& A, double noise) {
+  Iterate it{spmm::DenseBlock<double>(Space::host, A.local_rows(), k), {}, {}, {}};
+  for (std::int64_t i = 0; i < A.local_rows(); ++i)
+    for (int j = 0; j < k; ++j) {
+      const double row = double(A.first_row() + i);
+      it.X.view()(i, j) = std::sin((j + 1) * (row + 1) * std::numbers::pi / (n + 1)) +
+                          noise * std::sin(0.37 * (row + 1) * (j + 2) + 1.1);
+    }
+  for (int j = 0; j < k; ++j) it.lambda.push_back(exact_value(j));
+  spmm::DenseBlock<double> AX(Space::host, A.local_rows(), k), R(Space::host, A.local_rows(), k);
+  A.apply(1.0, it.X.cview(), 0.0, AX.view());
+  const solver::ResidualNorms norms =
+      solver::eigen_residuals(A.context(), A.comm(), it.X.cview(), AX.cview(), it.lambda, R.view());
+  it.r_norm = norms.residual;
+  it.x_norm = norms.x;
+  return it;
+}
+
+double worst(const Iterate& it) {
+  double w = 0;
+  for (int j = 0; j < k; ++j) w = std::max(w, it.r_norm[j] / it.x_norm[j]);
+  return w;
+}
+
+// Records `it` as the iterate after `previous` (null: the first).
+void record(BestIterate<double>& best, const Iterate* previous, const Iterate& it, int iteration) {
+  const spmm::ConstDenseView<double> prev = previous ? previous->X.cview() : it.X.cview();
+  best.record(prev, previous != nullptr, iteration, {it.lambda, it.r_norm, it.x_norm});
+}
+
+// The result LOBPCG would take from the last iterate: unit vectors, not converged.
+solver::LobpcgResult<double> result_of(const Iterate& it) {
+  solver::LobpcgResult<double> r;
+  r.eigenvectors = spmm::DenseBlock<double>(Space::host, it.X.rows(), k);
+  for (std::int64_t i = 0; i < it.X.rows(); ++i)
+    for (int j = 0; j < k; ++j) r.eigenvectors.view()(i, j) = it.X.cview()(i, j) / it.x_norm[j];
+  for (int j = 0; j < k; ++j) {
+    r.eigenvalues.push_back(it.lambda[j]);
+    r.residual_norms.push_back(it.r_norm[j] / it.x_norm[j]);
+    r.relative_residuals.push_back(r.residual_norms.back() / it.lambda[j]);
+    r.converged.push_back(false);
+  }
+  return r;
+}
+
+solver::LobpcgOptions options(double tolerance) {
+  solver::LobpcgOptions o;
+  o.k = k;
+  o.tolerance = tolerance;
+  return o;
+}
+
+TEST(BestIterate, ReturnsTheMinimumWhenTheRunEndsWorse) {
+  const Laplacian1d L;
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), L.whole, L.partition);
+  // Residuals fall to a minimum at iteration 2, then rise for good.
+  const std::vector<double> noise{1e-2, 1e-4, 1e-9, 1e-6, 1e-3, 1e-2};
+  std::vector<Iterate> its;
+  for (double e : noise) its.push_back(make_iterate(A, e));
+  BestIterate<double> best(A.context(), A.local_rows(), k);
+  for (std::size_t i = 0; i < its.size(); ++i) record(best, i > 0 ? &its[i - 1] : nullptr, its[i], int(i));
+  EXPECT_FALSE(best.divergence());  // a rise of 1e7, but not yet for a window
+
+  solver::LobpcgResult<double> result = result_of(its.back());
+  best.restore(A, MPI_COMM_WORLD, options(1e-6), 4.0, result);
+  ASSERT_TRUE(result.restored);
+  const Iterate& kept = its[2];
+  for (int j = 0; j < k; ++j) {
+    EXPECT_EQ(result.eigenvalues[j], kept.lambda[j]);
+    // An explicit A x of the unit copy: the kept iterate's residual, to rounding.
+    EXPECT_NEAR(result.residual_norms[j], kept.r_norm[j] / kept.x_norm[j], 1e-13) << "pair " << j;
+    EXPECT_TRUE(result.converged[j]) << "pair " << j << ": " << result.relative_residuals[j];
+    for (std::int64_t i = 0; i < A.local_rows(); ++i)
+      EXPECT_NEAR(result.eigenvectors.cview()(i, j), kept.X.cview()(i, j) / kept.x_norm[j], 1e-15);
+  }
+}
+
+TEST(BestIterate, KeepsNothingWhileResidualsFall) {
+  const Laplacian1d L;
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), L.whole, L.partition);
+  std::vector<Iterate> its;
+  for (double e : {1e-1, 1e-3, 1e-5, 1e-7}) its.push_back(make_iterate(A, e));
+  BestIterate<double> best(A.context(), A.local_rows(), k);
+  for (std::size_t i = 0; i < its.size(); ++i) record(best, i > 0 ? &its[i - 1] : nullptr, its[i], int(i));
+  solver::LobpcgResult<double> result = result_of(its.back());
+  const std::vector<double> before = result.residual_norms;
+  best.restore(A, MPI_COMM_WORLD, options(1e-12), 4.0, result);
+  EXPECT_FALSE(result.restored);
+  EXPECT_EQ(result.residual_norms, before);
+}
+
+TEST(BestIterate, DivergenceNeedsASustainedRise) {
+  const Laplacian1d L;
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), L.whole, L.partition);
+  const Iterate low = make_iterate(A, 1e-10), high = make_iterate(A, 1e-2);
+  ASSERT_GT(worst(high), divergence_growth * worst(low));
+  // A jump that falls back inside the window (a missed eigenvalue moving in) is not divergence.
+  BestIterate<double> best(A.context(), A.local_rows(), k);
+  int iteration = 0;
+  record(best, nullptr, low, iteration++);
+  const Iterate* previous = &low;
+  for (int i = 0; i < divergence_window - 1; ++i, previous = &high) record(best, previous, high, iteration++);
+  EXPECT_FALSE(best.divergence());
+  record(best, previous, low, iteration++);
+  previous = &low;
+  for (int i = 0; i < divergence_window - 1; ++i, previous = &high) record(best, previous, high, iteration++);
+  EXPECT_FALSE(best.divergence());
+  // One more iteration up there: the whole window above 1000 x the minimum.
+  record(best, previous, high, iteration++);
+  const auto d = best.divergence();
+  ASSERT_TRUE(d);
+  EXPECT_DOUBLE_EQ(d->smallest, worst(low));
+  EXPECT_EQ(d->smallest_iteration, 0);
+  EXPECT_DOUBLE_EQ(d->last, worst(high));
+}
+
+// The default test bounds the eigenvalues' relative error, as SLEPc's does.
+TEST(LobpcgDefaults, RelativeTest) {
+  EXPECT_EQ(solver::LobpcgOptions{}.test, solver::StoppingTest::relative);
+}
+
+// Which tests each returned pair meets, whichever was chosen: a pair of a
+// small eigenvalue passes the backward test long before the relative one.
+TEST(LobpcgDefaults, ResultSaysWhichTestsEachPairPasses) {
+  const Laplacian1d L;
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), L.whole, L.partition);
+  solver::LobpcgOptions o = options(1e-3);
+  o.test = solver::StoppingTest::backward;
+  const auto r = solver::lobpcg<double>(A, o);
+  ASSERT_TRUE(r.all_converged());
+  ASSERT_EQ(r.passes_backward.size(), std::size_t(k));
+  for (int j = 0; j < k; ++j) {
+    EXPECT_TRUE(r.passes_backward[j]);
+    EXPECT_EQ(r.passes_relative[j], r.residual_norms[j] <= 1e-3 * std::abs(r.eigenvalues[j])) << "pair " << j;
+  }
+  EXPECT_EQ(r.stop, solver::LobpcgStop::converged);
+}
+
+}  // namespace
+}  // namespace blockeigs
