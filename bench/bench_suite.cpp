@@ -1,4 +1,4 @@
-#include "spmm/cuda/bench_suite.hpp"
+#include "bench/bench_suite.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,9 +1,9 @@
-#include "spmm/cuda/bench_device.hpp"
+#include "bench/bench_device.hpp"
 
 #include <algorithm>
 #include <limits>
 
-#include "spmm/cuda/bench_values.cuh"
+#include "bench/bench_values.cuh"
 #include "spmm/cuda/cuda_check.hpp"
 
 namespace blockeigs::spmm::bench {

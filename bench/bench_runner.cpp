@@ -1,4 +1,4 @@
-#include "spmm/cuda/bench_runner.hpp"
+#include "bench/bench_runner.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -11,12 +11,12 @@
 #include <sstream>
 #include <type_traits>
 
+#include "bench/bench_check.hpp"
+#include "bench/bench_cusparse.hpp"
+#include "bench/bench_device.hpp"
+#include "bench/bench_report.hpp"
+#include "bench/bench_suite.hpp"
 #include "core/error.hpp"
-#include "spmm/cuda/bench_check.hpp"
-#include "spmm/cuda/bench_cusparse.hpp"
-#include "spmm/cuda/bench_device.hpp"
-#include "spmm/cuda/bench_report.hpp"
-#include "spmm/cuda/bench_suite.hpp"
 #include "spmm/cuda/heuristic.hpp"
 #include "spmm/local_spmm.hpp"
 #include "spmm/plan.hpp"

@@ -1,4 +1,4 @@
-#include "spmm/cuda/bench_report.hpp"
+#include "bench/bench_report.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "spmm/cuda/bench_cusparse.hpp"
+#include "bench/bench_cusparse.hpp"
 
 #include "spmm/cuda/cuda_check.hpp"
 
