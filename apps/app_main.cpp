@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "solver/collective.hpp"
+#include "solver/operator/collective.hpp"
 
 namespace blockeigs::apps {
 

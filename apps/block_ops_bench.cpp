@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "apps/bench_options.hpp"
-#include "solver/block_ops.hpp"
-#include "solver/search_block_ops.hpp"
-#include "solver/collective.hpp"
-#include "solver/device_selection.hpp"
-#include "solver/orthonormalize.hpp"
+#include "solver/blocks/block_ops.hpp"
+#include "solver/blocks/search_block_ops.hpp"
+#include "solver/operator/collective.hpp"
+#include "solver/operator/device_selection.hpp"
+#include "solver/blocks/orthonormalize.hpp"
 
 namespace {
 

@@ -8,10 +8,10 @@
 #include "apps/run_common.hpp"
 #include "apps/summary.hpp"
 #include "io/hdf5_dense.hpp"
-#include "solver/block_cg.hpp"
-#include "solver/block_ops.hpp"
-#include "solver/collective.hpp"
-#include "solver/jacobi_preconditioner.hpp"
+#include "solver/blocks/block_ops.hpp"
+#include "solver/cg/block_cg.hpp"
+#include "solver/operator/collective.hpp"
+#include "solver/precond/jacobi_preconditioner.hpp"
 
 namespace blockeigs::apps {
 namespace {

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "solver/collective.hpp"
+#include "solver/operator/collective.hpp"
 
 namespace blockeigs::apps {
 

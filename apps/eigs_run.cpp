@@ -13,10 +13,10 @@
 #include "apps/summary.hpp"
 #include "io/config.hpp"
 #include "io/hdf5_dense.hpp"
-#include "solver/collective.hpp"
-#include "solver/distributed_operator.hpp"
-#include "solver/jacobi_preconditioner.hpp"
-#include "solver/lobpcg.hpp"
+#include "solver/lobpcg/lobpcg.hpp"
+#include "solver/operator/collective.hpp"
+#include "solver/operator/distributed_operator.hpp"
+#include "solver/precond/jacobi_preconditioner.hpp"
 
 namespace blockeigs::apps {
 namespace {

@@ -11,9 +11,9 @@
 
 #include "apps/bench_options.hpp"
 #include "io/generators.hpp"
-#include "solver/collective.hpp"
-#include "solver/device_selection.hpp"
-#include "solver/distributed_operator.hpp"
+#include "solver/operator/collective.hpp"
+#include "solver/operator/device_selection.hpp"
+#include "solver/operator/distributed_operator.hpp"
 
 namespace {
 

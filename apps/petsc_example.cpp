@@ -17,8 +17,8 @@
 
 #include "io/config.hpp"
 #include "io/generators.hpp"
-#include "solver/device_selection.hpp"
-#include "solver/load_matrix.hpp"
+#include "solver/operator/device_selection.hpp"
+#include "solver/operator/load_matrix.hpp"
 #include "solver/petsc/petsc_operator.hpp"
 
 namespace {

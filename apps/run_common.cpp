@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "io/hdf5_writer.hpp"
-#include "solver/collective.hpp"
-#include "solver/symmetry_check.hpp"
+#include "solver/operator/collective.hpp"
+#include "solver/operator/symmetry_check.hpp"
 
 namespace blockeigs::apps {
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "io/config.hpp"
-#include "solver/device_selection.hpp"
-#include "solver/load_matrix.hpp"
+#include "solver/operator/device_selection.hpp"
+#include "solver/operator/load_matrix.hpp"
 #include "spmm/dense.hpp"
 
 namespace blockeigs::apps {

@@ -1,13 +1,13 @@
 // spmm-bench: our CUDA SpMM kernels against every cuSPARSE CSR algorithm on
-// one suite of matrices (spmm/cuda/bench_runner.hpp has the options and the
+// one suite of matrices (bench/bench_runner.hpp has the options and the
 // method). Exit code 1 when a result check failed, 2 on bad input.
 #include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "bench/bench_runner.hpp"
 #include "core/error.hpp"
-#include "spmm/cuda/bench_runner.hpp"
 
 int main(int argc, char** argv) {
   using namespace blockeigs::spmm::bench;

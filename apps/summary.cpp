@@ -4,7 +4,7 @@
 #include <sstream>
 #include <vector>
 
-#include "solver/host_blas.hpp"
+#include "solver/blocks/host_blas.hpp"
 
 namespace blockeigs::apps {
 namespace {

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "io/config.hpp"
-#include "solver/distributed_operator.hpp"
-#include "solver/load_matrix.hpp"
+#include "solver/operator/distributed_operator.hpp"
+#include "solver/operator/load_matrix.hpp"
 
 namespace blockeigs::apps {
 

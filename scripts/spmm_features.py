@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Column-locality features of every spmm-bench matrix (spmm/cuda/bench_suite.cpp,
+"""Column-locality features of every spmm-bench matrix (bench/bench_suite.cpp,
 --suite full), for scripts/fit_heuristic.py --features.
 
     python3 scripts/spmm_features.py --data /work/shared/data/matrices -o features.csv

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "solver/collective.hpp"
-#include "solver/distributed_operator.hpp"
-#include "solver/symmetry_check.hpp"
+#include "solver/operator/collective.hpp"
+#include "solver/operator/distributed_operator.hpp"
+#include "solver/operator/symmetry_check.hpp"
 #include "spmm/dense.hpp"
 #include "spmm/memory.hpp"
 

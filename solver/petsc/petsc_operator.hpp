@@ -31,7 +31,7 @@
 
 #include "core/enums.hpp"
 #include "io/csr_rows.hpp"
-#include "solver/row_partition.hpp"
+#include "solver/operator/row_partition.hpp"
 #include "spmm/context.hpp"
 
 #if !defined(PETSC_USE_REAL_DOUBLE) || defined(PETSC_USE_COMPLEX)

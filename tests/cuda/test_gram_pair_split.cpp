@@ -15,7 +15,7 @@
 #include <memory>
 #include <vector>
 
-#include "solver/block_ops.hpp"
+#include "solver/blocks/block_ops.hpp"
 #include "spmm/memory.hpp"
 #include "tests/support/mpi_environment.hpp"
 #include "tests/support/test_contexts.hpp"

@@ -16,12 +16,12 @@
 #include <vector>
 
 #include "io/generators.hpp"
-#include "solver/block_ops.hpp"
-#include "solver/device_symmetric_eigen.hpp"
-#include "solver/jacobi_preconditioner.hpp"
-#include "solver/lobpcg.hpp"
-#include "solver/phase_timer.hpp"
-#include "solver/search_block_ops.hpp"
+#include "solver/blocks/block_ops.hpp"
+#include "solver/lobpcg/cuda/device_symmetric_eigen.hpp"
+#include "solver/precond/jacobi_preconditioner.hpp"
+#include "solver/lobpcg/lobpcg.hpp"
+#include "solver/blocks/phase_timer.hpp"
+#include "solver/blocks/search_block_ops.hpp"
 #include "spmm/memory.hpp"
 #include "tests/support/mpi_environment.hpp"
 #include "tests/support/csr_test_operator.hpp"
@@ -423,7 +423,7 @@ TEST(DeviceBlockOps, GramInFlightIsTheProductWhenQueued) {
     EXPECT_NEAR(doubled.values()[e], 2 * expected.values()[e], 1e-9 * (1 + std::abs(expected.values()[e])));
 }
 
-// X^T [Y1 Y2] in one pass (solver/cuda/tall_skinny_gram.cu where it fits,
+// X^T [Y1 Y2] in one pass (solver/blocks/cuda/tall_skinny_gram.cu where it fits,
 // two products otherwise) against the host's two Gram matrices: row counts
 // around the kernel's 8-row MMA steps and 16-row stages; widths around its
 // 16-column X tiles and 8-column Y tiles, up to the narrow variant's limits

@@ -1,4 +1,4 @@
-// LOBPCG's fused Ritz update on the device (solver/cuda/ritz_update.cu)
+// LOBPCG's fused Ritz update on the device (solver/blocks/cuda/ritz_update.cu)
 // against the host's separate updates and residual pass: Y = S C, AY = AS C,
 // R = AY(:, :nb) - Y(:, :nb) Lambda and the column norms, on awkward shapes
 // (one row, row counts off the kernel's 16-row steps, 1 to 64 inputs and 1 to
@@ -19,7 +19,7 @@
 #include <memory>
 #include <vector>
 
-#include "solver/block_ops.hpp"
+#include "solver/blocks/block_ops.hpp"
 #include "spmm/memory.hpp"
 #include "tests/support/mpi_environment.hpp"
 #include "tests/support/test_contexts.hpp"

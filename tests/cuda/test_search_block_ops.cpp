@@ -18,8 +18,8 @@
 #include <limits>
 #include <vector>
 
-#include "solver/block_ops.hpp"
-#include "solver/search_block_ops.hpp"
+#include "solver/blocks/block_ops.hpp"
+#include "solver/blocks/search_block_ops.hpp"
 #include "spmm/memory.hpp"
 #include "tests/support/mpi_environment.hpp"
 #include "tests/support/test_contexts.hpp"

@@ -11,11 +11,11 @@
 
 #include "distributed_fixtures.hpp"
 #include "io/generators.hpp"
-#include "solver/block_cg.hpp"
-#include "solver/block_ops.hpp"
-#include "solver/collective.hpp"
-#include "solver/distributed_operator.hpp"
-#include "solver/jacobi_preconditioner.hpp"
+#include "solver/blocks/block_ops.hpp"
+#include "solver/cg/block_cg.hpp"
+#include "solver/operator/collective.hpp"
+#include "solver/operator/distributed_operator.hpp"
+#include "solver/precond/jacobi_preconditioner.hpp"
 
 namespace blockeigs {
 namespace {

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <vector>
 
-#include "solver/block_ops.hpp"
+#include "solver/blocks/block_ops.hpp"
 #include "tests/support/csr_test_operator.hpp"
 
 namespace blockeigs {

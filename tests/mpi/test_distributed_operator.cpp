@@ -5,9 +5,9 @@
 #include "io/generators.hpp"
 #include "io/matrix_market.hpp"
 #include "operator_check.hpp"
-#include "solver/collective.hpp"
-#include "solver/halo_plan.hpp"
-#include "solver/load_matrix.hpp"
+#include "solver/operator/collective.hpp"
+#include "solver/operator/halo_plan.hpp"
+#include "solver/operator/load_matrix.hpp"
 #include "test_matrices.hpp"
 
 namespace blockeigs {
@@ -173,7 +173,7 @@ TEST(DistributedOperator, MissingFileIsRejectedEverywhere) {
 }  // namespace
 }  // namespace blockeigs
 
-#include "solver/symmetry_check.hpp"
+#include "solver/operator/symmetry_check.hpp"
 
 namespace blockeigs {
 namespace {

@@ -18,11 +18,11 @@
 
 #include "core/error.hpp"
 #include "io/generators.hpp"
-#include "solver/block_ops.hpp"
-#include "solver/collective.hpp"
-#include "solver/jacobi_preconditioner.hpp"
-#include "solver/lobpcg.hpp"
-#include "solver/lobpcg_detail.hpp"
+#include "solver/blocks/block_ops.hpp"
+#include "solver/lobpcg/lobpcg.hpp"
+#include "solver/lobpcg/lobpcg_detail.hpp"
+#include "solver/operator/collective.hpp"
+#include "solver/precond/jacobi_preconditioner.hpp"
 #include "tests/support/csr_test_operator.hpp"
 
 namespace blockeigs {

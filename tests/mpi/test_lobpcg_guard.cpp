@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "io/generators.hpp"
-#include "solver/block_ops.hpp"
-#include "solver/lobpcg.hpp"
-#include "solver/lobpcg_best.hpp"
+#include "solver/blocks/block_ops.hpp"
+#include "solver/lobpcg/lobpcg.hpp"
+#include "solver/lobpcg/lobpcg_best.hpp"
 #include "tests/support/csr_test_operator.hpp"
 
 namespace blockeigs {

@@ -19,9 +19,9 @@
 
 #include "core/error.hpp"
 #include "io/generators.hpp"
-#include "solver/device_selection.hpp"
-#include "solver/distributed_operator.hpp"
-#include "solver/lobpcg.hpp"
+#include "solver/lobpcg/lobpcg.hpp"
+#include "solver/operator/device_selection.hpp"
+#include "solver/operator/distributed_operator.hpp"
 #include "solver/petsc/petsc_operator.hpp"
 #include "spmm/context.hpp"
 

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "io/csr_rows.hpp"
-#include "solver/block_ops.hpp"
-#include "solver/linear_operator.hpp"
-#include "solver/row_partition.hpp"
+#include "solver/blocks/block_ops.hpp"
+#include "solver/operator/linear_operator.hpp"
+#include "solver/operator/row_partition.hpp"
 #include "spmm/context.hpp"
 #include "spmm/dense.hpp"
 

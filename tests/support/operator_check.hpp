@@ -10,7 +10,7 @@
 #include <string>
 
 #include "distributed_fixtures.hpp"
-#include "solver/distributed_operator.hpp"
+#include "solver/operator/distributed_operator.hpp"
 
 namespace blockeigs::test {
 

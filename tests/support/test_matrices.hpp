@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "io/csr_rows.hpp"
-#include "solver/block_ops.hpp"
+#include "solver/blocks/block_ops.hpp"
 #include "spmm/context.hpp"
 #include "spmm/csr.hpp"
 #include "spmm/dense.hpp"

@@ -1,4 +1,4 @@
-// Host block operations (solver/block_ops.hpp) against naive loops, on
+// Host block operations (solver/blocks/block_ops.hpp) against naive loops, on
 // awkward shapes (no rows, one row, odd widths, ld > cols, more rows than a
 // summation chunk), with NaN-filled outputs where beta == 0 promises not to
 // read them; and the random fill's independence of the row split. One MPI
@@ -15,8 +15,8 @@
 #include <limits>
 #include <vector>
 
-#include "solver/block_ops.hpp"
-#include "solver/phase_timer.hpp"
+#include "solver/blocks/block_ops.hpp"
+#include "solver/blocks/phase_timer.hpp"
 #include "tests/support/mpi_environment.hpp"
 #include "tests/support/test_matrices.hpp"
 

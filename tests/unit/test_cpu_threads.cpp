@@ -1,5 +1,5 @@
 // How many OpenMP and OpenBLAS threads a rank takes on the CPU backend
-// (solver/device_selection.hpp): the node's cores shared by its ranks, and
+// (solver/operator/device_selection.hpp): the node's cores shared by its ranks, and
 // never more than the cores the rank may run on (mpirun binds each of one or
 // two ranks to a single core by default).
 #include <gtest/gtest.h>
@@ -10,8 +10,8 @@
 #include <sched.h>
 #endif
 
-#include "solver/device_selection.hpp"
-#include "solver/host_blas.hpp"
+#include "solver/blocks/host_blas.hpp"
+#include "solver/operator/device_selection.hpp"
 
 namespace blockeigs {
 namespace {

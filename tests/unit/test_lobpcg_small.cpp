@@ -1,4 +1,4 @@
-// LOBPCG's small dense problems (solver/lobpcg_detail.hpp): SVQB with
+// LOBPCG's small dense problems (solver/lobpcg/lobpcg_detail.hpp): SVQB with
 // column dropping, the Rayleigh-Ritz step at each restart level, and
 // Hetmaniuk-Lehoucq basis selection, on Gram matrices of explicit small
 // bases, where the right answers can be checked directly.
@@ -9,8 +9,8 @@
 #include <limits>
 #include <vector>
 
-#include "solver/block_ops.hpp"
-#include "solver/lobpcg_detail.hpp"
+#include "solver/blocks/block_ops.hpp"
+#include "solver/lobpcg/lobpcg_detail.hpp"
 #include "tests/support/test_matrices.hpp"
 
 namespace blockeigs {

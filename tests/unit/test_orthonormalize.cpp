@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "solver/block_ops.hpp"
-#include "solver/orthonormalize.hpp"
+#include "solver/blocks/block_ops.hpp"
+#include "solver/blocks/orthonormalize.hpp"
 #include "tests/support/mpi_environment.hpp"
 #include "tests/support/test_matrices.hpp"
 

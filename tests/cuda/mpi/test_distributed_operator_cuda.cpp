@@ -8,7 +8,7 @@
 
 #include "io/generators.hpp"
 #include "operator_check.hpp"
-#include "solver/device_selection.hpp"
+#include "solver/operator/device_selection.hpp"
 #include "test_matrices.hpp"
 
 namespace blockeigs {

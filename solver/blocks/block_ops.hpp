@@ -1,0 +1,350 @@
+// Dense operations on row-major distributed blocks: each rank holds
+// local_rows x k of a global N x k block, in the memory space its view names
+// (host: OpenBLAS, device: cuBLAS and small kernels on the context's stream).
+// These are the building blocks of LOBPCG and block CG.
+//
+// Conventions:
+//  - All views of one call live in the same space (copy_block excepted); the
+//    context supplies the stream and the cuBLAS handle for device views.
+//  - Small matrices (Gram matrices, coefficient matrices) are HostMatrix:
+//    double, row-major, on the host, identical on every rank.
+//  - Reductions over ranks (gram, column_norms) are deterministic: each rank
+//    sums its rows in a fixed order, and ranks are combined by a fixed
+//    binomial tree rooted at rank 0 and then broadcast, so for a fixed rank
+//    count the result has the same bits on every run and on every rank (a
+//    plain MPI_Allreduce promises neither). They use point-to-point messages
+//    on `comm` with the tag reduce_tag: pass a communicator that no one else
+//    receives on with MPI_ANY_TAG (LOBPCG passes its own duplicate).
+//  - Device calls are asynchronous on the context's stream except those that
+//    return host data (gram, column_norms), which synchronise it.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "spmm/context.hpp"
+#include "spmm/dense.hpp"
+
+#include "core/host_device.hpp"
+
+namespace blockeigs::solver {
+
+// A small dense matrix on the host: row-major, double.
+class HostMatrix {
+ public:
+  HostMatrix() = default;
+  HostMatrix(std::int64_t rows, std::int64_t cols, double fill = 0.0)
+      : rows_(rows), cols_(cols), values_(static_cast<std::size_t>(rows * cols), fill) {}
+  static HostMatrix identity(std::int64_t n);
+
+  std::int64_t rows() const { return rows_; }
+  std::int64_t cols() const { return cols_; }
+  double* data() { return values_.data(); }
+  const double* data() const { return values_.data(); }
+  std::vector<double>& values() { return values_; }
+  const std::vector<double>& values() const { return values_; }
+  double& operator()(std::int64_t i, std::int64_t j) { return values_[i * cols_ + j]; }
+  double operator()(std::int64_t i, std::int64_t j) const { return values_[i * cols_ + j]; }
+
+  // Rows [r0, r0 + nr) and columns [c0, c0 + nc) as a new matrix.
+  HostMatrix block(std::int64_t r0, std::int64_t nr, std::int64_t c0, std::int64_t nc) const;
+
+ private:
+  std::int64_t rows_ = 0;
+  std::int64_t cols_ = 0;
+  std::vector<double> values_;
+};
+
+// A B and A^T B of small host matrices.
+HostMatrix multiply(const HostMatrix& A, const HostMatrix& B);
+HostMatrix transpose_times(const HostMatrix& A, const HostMatrix& B);
+// C := alpha op(A) op(B) + beta C (op: the transpose where asked) on
+// row-major host blocks given by pointer and leading dimension (op(A) is
+// m x k, op(B) k x n): the same small products on blocks in place, without
+// copying them out. beta == 0 never reads C.
+void product(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k, const double* A,
+             std::int64_t lda, const double* B, std::int64_t ldb, double beta, double* C, std::int64_t ldc,
+             double alpha = 1.0);
+
+// Columns [first, first + count) of a block, as a view with the same ld.
+template <class T>
+spmm::DenseView<T> column_range(spmm::DenseView<T> X, std::int64_t first, std::int64_t count) {
+  return {X.space, X.rows, count, X.ld, X.data + first};
+}
+template <class T>
+spmm::ConstDenseView<T> column_range(spmm::ConstDenseView<T> X, std::int64_t first, std::int64_t count) {
+  return {X.space, X.rows, count, X.ld, X.data + first};
+}
+
+// A block of rows whose first head.cols columns are in one view and the
+// rest in another (the same rows): LOBPCG keeps A Z in a compact block of
+// its own, apart from [A X A P], since a product writes its rows there
+// faster (solvers-h200.md, session 37); the Ritz update and the Gram pair
+// also take the basis as [X P] and a residual block Z apart. A single view
+// converts to one with no tail.
+// The tail may hold another precision Ts (LOBPCG's residual block in its
+// search precision, fp32 beside an fp64 [X P]: search_block_ops.hpp).
+template <class T, class Ts = T>
+struct SplitColumns {
+  spmm::ConstDenseView<T> head;
+  spmm::ConstDenseView<Ts> tail;
+  SplitColumns(spmm::ConstDenseView<T> all)  // NOLINT: a whole block is a split one with no tail
+    requires std::is_same_v<T, Ts>
+      : head(all), tail{all.space, all.rows, 0, all.ld, all.data} {}
+  SplitColumns(spmm::DenseView<T> all)  // NOLINT
+    requires std::is_same_v<T, Ts>
+      : SplitColumns(spmm::ConstDenseView<T>(all)) {}
+  SplitColumns(spmm::ConstDenseView<T> h, spmm::ConstDenseView<Ts> t) : head(h), tail(t) {}
+  std::int64_t rows() const { return head.rows; }
+  std::int64_t cols() const { return head.cols + tail.cols; }
+};
+
+// ---- reductions (collective over comm) --------------------------------------
+
+inline constexpr int reduce_tag = 7301;
+
+// values := the sum over ranks of values, in a fixed order; the same bits on
+// every rank. Every rank passes the same count.
+void allreduce_sum(MPI_Comm comm, double* values, std::size_t count);
+
+// M from rank 0 to every rank, shape included (what the others held is
+// replaced).
+void broadcast(MPI_Comm comm, HostMatrix& M);
+
+// X^T Y (k1 x k2) summed over ranks. X: local x k1, Y: local x k2; X may
+// come in two views (SplitColumns).
+template <class T>
+HostMatrix gram(const spmm::Context& context, MPI_Comm comm, const std::type_identity_t<SplitColumns<T>>& X,
+                spmm::ConstDenseView<T> Y);
+
+// X^T Y in two halves, so that device work queued between them runs while
+// the host waits: start_gram queues the product and its copy to the host (on
+// the host backend it computes the local product at once), and finish()
+// waits for that result only, not for work queued after it, then reduces
+// over ranks. The same values as gram(). finish() is collective, and is
+// called once.
+class GramInFlight {
+ public:
+  struct Transfer;  // the device half, when there is one
+  GramInFlight(MPI_Comm comm, HostMatrix local, std::unique_ptr<Transfer> transfer);
+  GramInFlight(GramInFlight&&) noexcept;
+  GramInFlight& operator=(GramInFlight&&) noexcept;
+  ~GramInFlight();
+  HostMatrix finish();
+  // Blocks the queued product reads (temporaries of a conversion), released
+  // by finish() once the product has arrived.
+  void keep_until_finished(std::shared_ptr<void> resource) { kept_.push_back(std::move(resource)); }
+
+ private:
+  MPI_Comm comm_;
+  HostMatrix local_;
+  std::unique_ptr<Transfer> transfer_;
+  std::vector<std::shared_ptr<void>> kept_;
+};
+
+// X in two views goes as start_gram_pair with no Y2.
+template <class T>
+GramInFlight start_gram(const spmm::Context& context, MPI_Comm comm, const std::type_identity_t<SplitColumns<T>>& X,
+                        spmm::ConstDenseView<T> Y);
+
+// X^T [Y1 Y2] (k1 x (Y1.cols + Y2.cols)): two Gram matrices with one left
+// side, as start_gram. X may come in two views (SplitColumns). On the
+// device, in fp64 and up to 96 columns of X and 64 of [Y1 Y2], X is read
+// once (solver/blocks/cuda/tall_skinny_gram.cu).
+template <class T>
+GramInFlight start_gram_pair(const spmm::Context& context, MPI_Comm comm,
+                             const std::type_identity_t<SplitColumns<T>>& X, spmm::ConstDenseView<T> Y1,
+                             spmm::ConstDenseView<T> Y2);
+
+// X^T X (k x k), exactly symmetric (syrk computes one triangle).
+template <class T>
+HostMatrix gram(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X);
+
+// Euclidean norm of every column over all ranks.
+template <class T>
+std::vector<double> column_norms(const spmm::Context& context, MPI_Comm comm,
+                                 spmm::ConstDenseView<T> X);
+
+struct ResidualNorms {
+  std::vector<double> residual;  // ||r_j||
+  std::vector<double> x;         // ||x_j||
+};
+// The norms from this rank's sums of squares of R's k columns then X's,
+// summed over all ranks.
+ResidualNorms residual_norms_from_sums(MPI_Comm comm, std::vector<double> sums, std::int64_t k);
+// A residual placement as a full permutation of 0..k-1 (the identity when
+// empty); throws if it is not one.
+std::vector<std::int64_t> checked_positions(const std::vector<std::int64_t>& position, std::int64_t k);
+// R = AX - X diag(lambda), LOBPCG's residual block, in one pass over X and
+// AX, with the Euclidean norms of R's and X's columns over all ranks.
+// R must not overlap X or AX. `r_position`, if not empty, is a permutation
+// of 0..k-1: residual j goes to R's column r_position[j] (its norms stay at
+// index j).
+template <class T>
+ResidualNorms eigen_residuals(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
+                              spmm::ConstDenseView<T> AX, const std::vector<double>& lambda,
+                              spmm::DenseView<T> R, const std::vector<std::int64_t>& r_position = {});
+
+
+// Where LOBPCG's Ritz update finds A X, the first nb columns of the basis'
+// A S, when they are not stored: A X(:, j) = theta_j X(:, j) + S(:, first +
+// position[j]), X being S's first nb columns and the last residuals
+// R = A X - X Theta nb columns of S from `first` >= nb on. (Without a
+// preconditioner LOBPCG keeps them after [X P] anyway: the active ones are
+// the raw columns of its next W.)
+struct ImpliedAX {
+  std::vector<double> theta;          // nb values
+  std::int64_t first = 0;             // the residuals' first column in S
+  std::vector<std::int64_t> position;  // residual j at column first + position[j]
+};
+
+// LOBPCG's Ritz update and the next residuals: Y = S C and AY = AS C (C:
+// AS.cols() x Y.cols; S and AS may each come in two views, SplitColumns),
+// then
+// R = AY(:, :nb) - Y(:, :nb) diag(lambda) with
+// nb = R.cols = lambda.size() <= Y.cols, and the norms of R's and
+// Y(:, :nb)'s columns over all ranks. Y, AY and R must not overlap S, AS or
+// each other. One pass over S and AS on the device in fp64 for up to 96
+// inputs and 64 outputs (solver/blocks/cuda/ritz_update.cu); otherwise the two
+// updates and eigen_residuals, with the same results to rounding.
+// `r_position` places R's columns as in eigen_residuals. `meanwhile`, if
+// given, runs on the host once Y, AY and R are queued (it may queue work
+// that reads them): in the one-pass kernel's case before the norms are
+// waited for, so that it overlaps the pass; on the other paths after.
+//
+// With `implied_ax`, AS(:, :nb) is not read: A X is taken as it describes,
+// and S holds every column it names (S.cols >= AS.cols(); C applies to S's
+// first AS.cols() columns). With `store_ax` false, AY(:, :nb) (the next A X)
+// need not be written; the residuals describe it (the device kernels leave
+// it, the other paths write it). Together they spare a pass 2 nb of its
+// columns (LOBPCG's 220 at block 20 become 180).
+template <class T>
+ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, const std::type_identity_t<SplitColumns<T>>& S,
+                          const std::type_identity_t<SplitColumns<T>>& AS, const HostMatrix& C,
+                          const std::vector<double>& lambda, spmm::DenseView<T> Y, spmm::DenseView<T> AY,
+                          spmm::DenseView<T> R, const std::vector<std::int64_t>& r_position = {},
+                          const std::function<void()>& meanwhile = {}, const ImpliedAX* implied_ax = nullptr,
+                          bool store_ax = true);
+// Whether LOBPCG should hold A X implied (ImpliedAX) for S of up to ns
+// columns, A S (the basis) of up to nv and m outputs: where the one-pass
+// device kernel takes the shape (fp64, LOBPCG's blocks up to 20 at its
+// column alignment). Not on the host, where the implied form's three
+// products cost more than the stored form's two (block-ops-bench).
+template <class T>
+bool ritz_update_prefers_implied_ax(const spmm::Context& context, std::int64_t ns, std::int64_t nv,
+                                    std::int64_t m, std::int64_t nb);
+
+// ---- local operations (no communication) -----------------------------------
+
+// Y = alpha * X * S + beta * Y; X: local x k1, S: k1 x k2, Y: local x k2.
+// beta == 0: Y is not read. Y must not overlap X.
+template <class T>
+void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X,
+                  const HostMatrix& S, T beta, spmm::DenseView<T> Y);
+// Y = V(:, first:) E + beta Y over the two views of V (E's rows are V's
+// columns from `first` on): a block_update for each view it reaches.
+template <class T>
+void split_update(const spmm::Context& context, const std::type_identity_t<SplitColumns<T>>& V, std::int64_t first,
+                  const HostMatrix& E, T beta, spmm::DenseView<T> Y);
+
+// Y = alpha * X * S + beta * Z (beta == 0: Z is not read): an update written
+// to a new block in one pass. Y may be Z, and must not otherwise overlap X or Z.
+template <class T>
+void block_combine(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const HostMatrix& S,
+                   T beta, spmm::ConstDenseView<T> Z, spmm::DenseView<T> Y);
+
+// Y = X1 * S1 + X2 * S2 (X1: local x k1, S1: k1 x k, X2: local x k2,
+// S2: k2 x k, Y: local x k) in one pass where the device kernel applies: block
+// CG's new search block from the old one and the residual. X1, X2 and Y may be
+// views of one buffer (one ld) whose columns overlap in any way: each row of Y
+// is written only after that row of X1 and X2 has been read. `scratch` (local
+// x k, not overlapping the others) is used where the one-pass kernel does not
+// apply (the host, wide blocks).
+template <class T>
+void block_combine_pair(const spmm::Context& context, spmm::ConstDenseView<T> X1, const HostMatrix& S1,
+                        spmm::ConstDenseView<T> X2, const HostMatrix& S2, spmm::DenseView<T> Y,
+                        spmm::DenseView<T> scratch);
+
+// W(:, 0:S.cols) = W * S, a change of basis in place (S.cols <= W.cols).
+// `scratch` (W's rows, at least S.cols columns) is used only where the
+// in-place kernel does not apply (the host, wide blocks).
+template <class T>
+void transform_in_place(const spmm::Context& context, spmm::DenseView<T> W, const HostMatrix& S,
+                        spmm::DenseView<T> scratch);
+
+// Y = alpha * X + beta * Y (beta == 0: Y is not read).
+template <class T>
+void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T beta,
+           spmm::DenseView<T> Y);
+
+// Y(:, j) = alpha[j] * X(:, j) + beta * Y(:, j) (beta == 0: Y is not read);
+// e.g. residuals R = A X - X diag(lambda) as copy, then alpha = -lambda, beta = 1.
+template <class T>
+void column_axpby(const spmm::Context& context, const std::vector<double>& alpha,
+                  spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y);
+
+// X(:, j) *= scale[j].
+template <class T>
+void scale_columns(const spmm::Context& context, const std::vector<double>& scale,
+                   spmm::DenseView<T> X);
+
+// dst = src, same shape; the two may be in different spaces.
+template <class T>
+void copy_block(const spmm::Context& context, spmm::ConstDenseView<T> src, spmm::DenseView<T> dst);
+
+// dst = src in dst's precision (rounded to nearest), same shape and space
+// (LOBPCG's residual block in fp32 beside fp64 blocks).
+template <class From, class To>
+void convert_block(const spmm::Context& context, spmm::ConstDenseView<From> src, spmm::DenseView<To> dst);
+
+// dst(:, j) = src(:, columns[j]) for j < columns.size() == dst.cols.
+template <class T>
+void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src,
+                    const std::vector<std::int64_t>& columns, spmm::DenseView<T> dst);
+
+// X(:, j) = X(:, columns[j]) for j < columns.size(), in place: the kept
+// columns moved to the front. `columns` strictly increasing.
+template <class T>
+void keep_columns(const spmm::Context& context, spmm::DenseView<T> X, const std::vector<std::int64_t>& columns);
+
+// X(:, j) = X(:, order[j]) in place, `order` a permutation of X's columns.
+template <class T>
+void permute_columns(const spmm::Context& context, spmm::DenseView<T> X, const std::vector<std::int64_t>& order);
+
+// X(i, j) = uniform [-1, 1) value of the global entry (first_row + i,
+// first_col + j) for `seed`: a hash, so the block does not depend on how the
+// rows are split over ranks (np 1 and np 4 start from the same block).
+template <class T>
+void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed,
+                 std::int64_t first_row, std::int64_t first_col = 0);
+
+// Y(i, j) = d[i] * X(i, j); d has X.rows entries in X's space (Jacobi).
+template <class T>
+void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseView<T> X,
+                    spmm::DenseView<T> Y);
+
+// ---- the random hash, shared by the host and device fills -----------------
+
+// splitmix64's finaliser: a bijection on 64 bits with full avalanche.
+BLOCKEIGS_HOST_DEVICE constexpr std::uint64_t mix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// Uniform in [-1, 1) from (seed, row, col): chained mixing, so that nearby
+// rows, columns and seeds give unrelated values. 53 random bits, exact in double.
+BLOCKEIGS_HOST_DEVICE constexpr double hash_uniform(std::uint64_t seed, std::int64_t row,
+                                                    std::int64_t col) {
+  const std::uint64_t h =
+      mix64(mix64(mix64(seed) ^ static_cast<std::uint64_t>(row)) ^ static_cast<std::uint64_t>(col));
+  return static_cast<double>(h >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+}  // namespace blockeigs::solver

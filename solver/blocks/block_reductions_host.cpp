@@ -1,0 +1,347 @@
+// Block reductions on the host (OpenBLAS, OpenMP), and their dispatch to
+// the device halves (block_reductions_cuda.cu) by the views' memory space:
+// Gram matrices (also in flight), column norms and LOBPCG's residual block,
+// each rank's sum in a fixed order, then combined over ranks by a fixed tree
+// (allreduce_sum), so the bits depend on the rank count only.
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <utility>
+
+#include "core/error.hpp"
+#include "solver/blocks/block_ops.hpp"
+#include "solver/blocks/search_block_ops.hpp"
+#include "solver/blocks/cuda/block_ops_cuda.hpp"
+#include "solver/blocks/block_ops_host_support.hpp"
+#include "solver/operator/collective.hpp"
+#include "spmm/memory.hpp"
+
+namespace blockeigs::solver {
+namespace {
+
+using namespace host_support;
+
+// Rows per partial sum: partials are summed in chunk order, so the result
+// does not depend on the OpenMP thread count.
+constexpr std::int64_t sum_chunk_rows = 1024;
+
+template <class T>
+std::vector<double> host_gram_local(spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> Y) {
+  std::vector<T> local(static_cast<std::size_t>(X.cols * Y.cols), T(0));
+  if (X.rows > 0 && X.cols > 0 && Y.cols > 0)
+    gemm_row_major<T>(CblasTrans, CblasNoTrans, X.cols, Y.cols, X.rows, T(1), X.data, X.ld, Y.data,
+                      Y.ld, T(0), local.data(), Y.cols);
+  return {local.begin(), local.end()};
+}
+
+template <class T>
+std::vector<double> host_gram_self_local(spmm::ConstDenseView<T> X) {
+  const std::int64_t k = X.cols;
+  std::vector<T> local(static_cast<std::size_t>(k * k), T(0));
+  if (X.rows > 0 && k > 0) {
+    if constexpr (std::is_same_v<T, double>)
+      cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, int(k), int(X.rows), 1.0, X.data, int(X.ld),
+                  0.0, local.data(), int(k));
+    else
+      cblas_ssyrk(CblasRowMajor, CblasUpper, CblasTrans, int(k), int(X.rows), 1.0f, X.data, int(X.ld),
+                  0.0f, local.data(), int(k));
+    for (std::int64_t i = 0; i < k; ++i)
+      for (std::int64_t j = 0; j < i; ++j) local[i * k + j] = local[j * k + i];
+  }
+  return {local.begin(), local.end()};
+}
+
+template <class T>
+std::vector<double> host_column_sumsq_local(spmm::ConstDenseView<T> X) {
+  const std::int64_t k = X.cols;
+  const std::int64_t chunks = (X.rows + sum_chunk_rows - 1) / sum_chunk_rows;
+  std::vector<double> partial(static_cast<std::size_t>(chunks * k), 0.0);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    double* out = partial.data() + c * k;
+    const std::int64_t end = std::min(X.rows, (c + 1) * sum_chunk_rows);
+    for (std::int64_t i = c * sum_chunk_rows; i < end; ++i)
+      for (std::int64_t j = 0; j < k; ++j) {
+        const double x = X.data[i * X.ld + j];
+        out[j] += x * x;
+      }
+  }
+  std::vector<double> sums(static_cast<std::size_t>(k), 0.0);
+  for (std::int64_t c = 0; c < chunks; ++c)
+    for (std::int64_t j = 0; j < k; ++j) sums[j] += partial[c * k + j];
+  return sums;
+}
+
+// R = AX - X diag(lambda), with R's then X's column sums of squares,
+// partial sums per chunk of rows added in chunk order.
+template <class T>
+std::vector<double> host_eigen_residuals_local(spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> AX,
+                                               const std::vector<double>& lambda, spmm::DenseView<T> R,
+                                               const std::int64_t* position) {
+  const std::int64_t k = X.cols;
+  const std::int64_t chunks = (X.rows + sum_chunk_rows - 1) / sum_chunk_rows;
+  const std::vector<T> l(lambda.begin(), lambda.end());
+  std::vector<double> partial(static_cast<std::size_t>(chunks * 2 * k), 0.0);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    double* out = partial.data() + c * 2 * k;
+    const std::int64_t end = std::min(X.rows, (c + 1) * sum_chunk_rows);
+    for (std::int64_t i = c * sum_chunk_rows; i < end; ++i)
+      for (std::int64_t j = 0; j < k; ++j) {
+        const T x = X.data[i * X.ld + j];
+        const T r = AX.data[i * AX.ld + j] - l[j] * x;
+        R.data[i * R.ld + position[j]] = r;
+        out[j] += double(r) * double(r);
+        out[k + j] += double(x) * double(x);
+      }
+  }
+  std::vector<double> sums(static_cast<std::size_t>(2 * k), 0.0);
+  for (std::int64_t c = 0; c < chunks; ++c)
+    for (std::int64_t j = 0; j < 2 * k; ++j) sums[j] += partial[c * 2 * k + j];
+  return sums;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> checked_positions(const std::vector<std::int64_t>& position, std::int64_t k) {
+  if (position.empty()) {
+    std::vector<std::int64_t> identity(static_cast<std::size_t>(k));
+    for (std::int64_t j = 0; j < k; ++j) identity[j] = j;
+    return identity;
+  }
+  std::vector<bool> seen(static_cast<std::size_t>(k));
+  BLOCKEIGS_ASSERT(std::int64_t(position.size()) == k);
+  for (std::int64_t p : position) {
+    BLOCKEIGS_ASSERT(p >= 0 && p < k && !seen[p]);
+    seen[p] = true;
+  }
+  return position;
+}
+
+void broadcast(MPI_Comm comm, HostMatrix& M) {
+  std::int64_t shape[2] = {M.rows(), M.cols()};
+  BLOCKEIGS_MPI_CHECK(MPI_Bcast(shape, 2, MPI_INT64_T, 0, comm));
+  if (shape[0] != M.rows() || shape[1] != M.cols()) M = HostMatrix(shape[0], shape[1]);
+  if (shape[0] * shape[1] > 0)
+    BLOCKEIGS_MPI_CHECK(MPI_Bcast(M.data(), int(shape[0] * shape[1]), MPI_DOUBLE, 0, comm));
+}
+
+void allreduce_sum(MPI_Comm comm, double* values, std::size_t count) {
+  int rank = 0, size = 1;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &size));
+  if (size == 1 || count == 0) return;
+  const int n = static_cast<int>(count);
+  // Binomial tree towards rank 0: at distance d, rank r (a multiple of 2d)
+  // adds rank r + d's partial sum to its own, always as (left + right), so the
+  // association depends only on the rank count.
+  std::vector<double> incoming(count);
+  for (int d = 1; d < size; d *= 2) {
+    if (rank % (2 * d) == d) {
+      BLOCKEIGS_MPI_CHECK(MPI_Send(values, n, MPI_DOUBLE, rank - d, reduce_tag, comm));
+      break;
+    }
+    if (rank % (2 * d) == 0 && rank + d < size) {
+      BLOCKEIGS_MPI_CHECK(
+          MPI_Recv(incoming.data(), n, MPI_DOUBLE, rank + d, reduce_tag, comm, MPI_STATUS_IGNORE));
+      for (std::size_t i = 0; i < count; ++i) values[i] += incoming[i];
+    }
+  }
+  BLOCKEIGS_MPI_CHECK(MPI_Bcast(values, n, MPI_DOUBLE, 0, comm));
+}
+
+struct GramInFlight::Transfer {
+#ifdef BLOCKEIGS_HAVE_CUDA
+  std::unique_ptr<device_ops::LocalGramTransfer> device;
+#endif
+};
+
+GramInFlight::GramInFlight(MPI_Comm comm, HostMatrix local, std::unique_ptr<Transfer> transfer)
+    : comm_(comm), local_(std::move(local)), transfer_(std::move(transfer)) {}
+GramInFlight::GramInFlight(GramInFlight&&) noexcept = default;
+GramInFlight& GramInFlight::operator=(GramInFlight&&) noexcept = default;
+GramInFlight::~GramInFlight() = default;
+
+HostMatrix GramInFlight::finish() {
+#ifdef BLOCKEIGS_HAVE_CUDA
+  if (transfer_ && transfer_->device) transfer_->device->wait(local_.data());
+#endif
+  transfer_.reset();
+  kept_.clear();
+  allreduce_sum(comm_, local_.data(), local_.values().size());
+  return std::move(local_);
+}
+
+template <class T>
+GramInFlight start_gram(const spmm::Context& context, MPI_Comm comm,
+                        const std::type_identity_t<SplitColumns<T>>& split_x, spmm::ConstDenseView<T> Y) {
+  if (split_x.tail.cols > 0) return start_gram_pair<T>(context, comm, split_x, Y, column_range(Y, 0, 0));
+  const spmm::ConstDenseView<T> X = split_x.head;
+  require_same_space("gram", X, Y);
+  require_same_rows("gram", X, Y);
+  HostMatrix local(X.cols, Y.cols);
+  auto transfer = std::make_unique<GramInFlight::Transfer>();
+  if (on_device(X.space)) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+    transfer->device = device_ops::gram_local_start(context, X, Y);
+#endif
+  } else {
+    local.values() = host_gram_local(X, Y);
+  }
+  return GramInFlight(comm, std::move(local), std::move(transfer));
+}
+
+template <class T>
+GramInFlight start_gram_pair(const spmm::Context& context, MPI_Comm comm,
+                             const std::type_identity_t<SplitColumns<T>>& X, spmm::ConstDenseView<T> Y1,
+                             spmm::ConstDenseView<T> Y2) {
+  for (const auto& Y : {Y1, Y2})
+    for (const auto& part : {X.head, X.tail}) {
+      require_same_space("gram", part, Y);
+      require_same_rows("gram", part, Y);
+    }
+  const std::int64_t k1 = Y1.cols, k2 = Y2.cols;
+  HostMatrix local(X.cols(), k1 + k2);
+  auto transfer = std::make_unique<GramInFlight::Transfer>();
+  if (on_device(X.head.space)) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+    transfer->device = device_ops::gram_pair_local_start(context, X.head, X.tail, Y1, Y2);
+#endif
+  } else {
+    std::int64_t row = 0;
+    for (const auto& part : {X.head, X.tail}) {
+      const std::vector<double> first = host_gram_local(part, Y1), second = host_gram_local(part, Y2);
+      for (std::int64_t i = 0; i < part.cols; ++i) {
+        for (std::int64_t j = 0; j < k1; ++j) local(row + i, j) = first[i * k1 + j];
+        for (std::int64_t j = 0; j < k2; ++j) local(row + i, k1 + j) = second[i * k2 + j];
+      }
+      row += part.cols;
+    }
+  }
+  return GramInFlight(comm, std::move(local), std::move(transfer));
+}
+
+GramInFlight start_gram_pair(const spmm::Context& context, MPI_Comm comm, const SplitColumns<double, float>& X,
+                             spmm::ConstDenseView<float> Y1, spmm::ConstDenseView<double> Y2) {
+  for (const auto& part : {X.head, Y2}) {
+    require_same_space("gram", part, Y1);
+    require_same_rows("gram", part, Y1);
+  }
+  require_same_space("gram", X.tail, Y1);
+  require_same_rows("gram", X.tail, Y1);
+#ifdef BLOCKEIGS_HAVE_CUDA
+  if (on_device(X.head.space)) {
+    auto transfer = std::make_unique<GramInFlight::Transfer>();
+    if (device_ops::gram_pair_single_local_start(context, X.head, X.tail, Y1, Y2, transfer->device))
+      return GramInFlight(comm, HostMatrix(X.cols(), Y1.cols + Y2.cols), std::move(transfer));
+  }
+#endif
+  // Otherwise the fp64 products of widened copies; Y1 shares the tail's copy
+  // where it is the tail's leading columns (LOBPCG's Z in both).
+  auto widened = [&](spmm::ConstDenseView<float> src) {
+    auto out = std::make_shared<spmm::DenseBlock<double>>(src.space, src.rows, src.cols);
+    convert_block(context, src, out->view());
+    return out;
+  };
+  const auto tail = widened(X.tail);
+  const spmm::ConstDenseView<double> tail_view(tail->view());
+  const bool shared = Y1.data == X.tail.data && Y1.ld == X.tail.ld && Y1.cols <= X.tail.cols;
+  const auto y1 = shared ? nullptr : widened(Y1);
+  const spmm::ConstDenseView<double> y1_view =
+      shared ? column_range(tail_view, 0, Y1.cols) : spmm::ConstDenseView<double>(y1->view());
+  GramInFlight out = start_gram_pair<double>(context, comm, SplitColumns<double>(X.head, tail_view), y1_view, Y2);
+  out.keep_until_finished(tail);
+  if (y1) out.keep_until_finished(y1);
+  return out;
+}
+
+template <class T>
+HostMatrix gram(const spmm::Context& context, MPI_Comm comm, const std::type_identity_t<SplitColumns<T>>& X,
+                spmm::ConstDenseView<T> Y) {
+  return start_gram<T>(context, comm, X, Y).finish();
+}
+
+template <class T>
+HostMatrix gram(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X) {
+  HostMatrix G(X.cols, X.cols);
+  if (on_device(X.space)) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+    device_ops::gram_self_local(context, X, G.data());
+#endif
+  } else {
+    G.values() = host_gram_self_local(X);
+  }
+  allreduce_sum(comm, G.data(), G.values().size());
+  return G;
+}
+
+template <class T>
+std::vector<double> column_norms(const spmm::Context& context, MPI_Comm comm,
+                                 spmm::ConstDenseView<T> X) {
+  std::vector<double> sums(static_cast<std::size_t>(X.cols), 0.0);
+  if (on_device(X.space)) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+    device_ops::column_sumsq_local(context, X, sums.data());
+#endif
+  } else {
+    sums = host_column_sumsq_local(X);
+  }
+  allreduce_sum(comm, sums.data(), sums.size());
+  for (double& s : sums) s = std::sqrt(s);
+  return sums;
+}
+
+template <class T>
+ResidualNorms eigen_residuals(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
+                              spmm::ConstDenseView<T> AX, const std::vector<double>& lambda,
+                              spmm::DenseView<T> R, const std::vector<std::int64_t>& r_position) {
+  require_same_space("eigen_residuals", X, AX);
+  require_same_space("eigen_residuals", X, R);
+  require_same_rows("eigen_residuals", X, AX);
+  require_same_rows("eigen_residuals", X, R);
+  BLOCKEIGS_ASSERT(X.cols == AX.cols && X.cols == R.cols && std::int64_t(lambda.size()) == X.cols);
+  const std::int64_t k = X.cols;
+  const std::vector<std::int64_t> position = checked_positions(r_position, k);
+  std::vector<double> sums(static_cast<std::size_t>(2 * k), 0.0);
+  if (on_device(X.space)) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+    device_ops::eigen_residuals_local(context, X, AX, lambda.data(), R, position.data(), sums.data());
+#endif
+  } else {
+    sums = host_eigen_residuals_local(X, AX, lambda, R, position.data());
+  }
+  return residual_norms_from_sums(comm, std::move(sums), k);
+}
+
+ResidualNorms residual_norms_from_sums(MPI_Comm comm, std::vector<double> sums, std::int64_t k) {
+  allreduce_sum(comm, sums.data(), sums.size());
+  ResidualNorms norms;
+  for (std::int64_t j = 0; j < k; ++j) {
+    norms.residual.push_back(std::sqrt(sums[j]));
+    norms.x.push_back(std::sqrt(sums[k + j]));
+  }
+  return norms;
+}
+
+#define BLOCKEIGS_INSTANTIATE(T)                                                                    \
+  template GramInFlight start_gram(const spmm::Context&, MPI_Comm,                                  \
+                                   const std::type_identity_t<SplitColumns<T>>&,                   \
+                                   spmm::ConstDenseView<T>);                                       \
+  template GramInFlight start_gram_pair(const spmm::Context&, MPI_Comm,                             \
+                                        const std::type_identity_t<SplitColumns<T>>&,              \
+                                        spmm::ConstDenseView<T>, spmm::ConstDenseView<T>);         \
+  template HostMatrix gram(const spmm::Context&, MPI_Comm, const std::type_identity_t<SplitColumns<T>>&, \
+                           spmm::ConstDenseView<T>);                                               \
+  template HostMatrix gram(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>);               \
+  template std::vector<double> column_norms(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>); \
+  template ResidualNorms eigen_residuals(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>,    \
+                                         spmm::ConstDenseView<T>, const std::vector<double>&,        \
+                                         spmm::DenseView<T>, const std::vector<std::int64_t>&);
+
+BLOCKEIGS_INSTANTIATE(float)
+BLOCKEIGS_INSTANTIATE(double)
+#undef BLOCKEIGS_INSTANTIATE
+
+}  // namespace blockeigs::solver

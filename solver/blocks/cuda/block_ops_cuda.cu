@@ -1,0 +1,326 @@
+// Device block operations without communication: cuBLAS and the narrow-block
+// kernels for the products, small kernels for the element-wise work, all on
+// the context's stream. The reductions (Gram matrices, norms) are in
+// block_reductions_cuda.cu.
+//
+// cuBLAS is column-major; a row-major block X (rows x cols, ld) is, read
+// column-major, X^T (cols x rows, ld). So Y = X S (row-major) is
+// Y^T = S^T X^T = gemm(N, N) on (S^T, X^T), every operand passed as stored,
+// no copies or transposes.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
+#include "solver/blocks/block_ops.hpp"
+#include "solver/blocks/cuda/block_ops_cuda.hpp"
+#include "solver/blocks/cuda/device_support.cuh"
+#include "solver/blocks/cuda/narrow_block_kernels.hpp"
+#include "spmm/cuda/cuda_check.hpp"
+#include "spmm/cuda/dense_kernels.hpp"
+
+namespace blockeigs::solver::device_ops {
+namespace {
+
+using namespace support;
+
+// ---- kernels: grid-stride loops over the rows x cols elements ----------------
+
+#define BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols)                                                     \
+  for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x, total_ = (rows) * (cols); \
+       e < total_; e += std::int64_t(gridDim.x) * blockDim.x)
+
+template <class T>
+__global__ void axpby_kernel(std::int64_t rows, std::int64_t cols, T alpha, const T* x, std::int64_t ldx,
+                             T beta, T* y, std::int64_t ldy) {
+  BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols) {
+    const std::int64_t i = e / cols, j = e % cols;
+    const T ax = alpha * x[i * ldx + j];
+    y[i * ldy + j] = beta == T(0) ? ax : ax + beta * y[i * ldy + j];
+  }
+}
+
+template <class T>
+__global__ void column_axpby_kernel(std::int64_t rows, std::int64_t cols, const T* alpha, const T* x,
+                                    std::int64_t ldx, T beta, T* y, std::int64_t ldy) {
+  BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols) {
+    const std::int64_t i = e / cols, j = e % cols;
+    const T ax = alpha[j] * x[i * ldx + j];
+    y[i * ldy + j] = beta == T(0) ? ax : ax + beta * y[i * ldy + j];
+  }
+}
+
+template <class From, class To>
+__global__ void convert_kernel(std::int64_t rows, std::int64_t cols, const From* x, std::int64_t ldx, To* y,
+                               std::int64_t ldy) {
+  BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols) {
+    const std::int64_t i = e / cols, j = e % cols;
+    y[i * ldy + j] = static_cast<To>(x[i * ldx + j]);
+  }
+}
+
+template <class T>
+__global__ void scale_columns_kernel(std::int64_t rows, std::int64_t cols, const T* scale, T* x,
+                                     std::int64_t ld) {
+  BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols) {
+    const std::int64_t i = e / cols, j = e % cols;
+    x[i * ld + j] *= scale[j];
+  }
+}
+
+template <class T>
+__global__ void select_columns_kernel(std::int64_t rows, std::int64_t cols, const std::int64_t* columns,
+                                      const T* src, std::int64_t lds, T* dst, std::int64_t ldd) {
+  BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols) {
+    const std::int64_t i = e / cols, j = e % cols;
+    dst[i * ldd + j] = src[i * lds + columns[j]];
+  }
+}
+
+// A warp per group of keep_rows rows, lane j moving column columns[c + j]
+// to c + j for each 32-column chunk c: the lanes load all their values
+// before any lane stores (a warp barrier between), and since columns[j] >= j
+// a later chunk reads only columns that no earlier chunk wrote. Several rows
+// per step keep loads in flight (one thread per row, looping over the
+// columns, ran at ~0.5 TB/s on an H200: every store waited for its load).
+constexpr int keep_rows = 4;
+
+template <class T>
+__global__ void keep_columns_kernel(std::int64_t rows, std::int64_t kept, const std::int64_t* columns, T* x,
+                                    std::int64_t ld) {
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const std::int64_t warp = (blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x) / 32;
+  const std::int64_t warps = std::int64_t(gridDim.x) * blockDim.x / 32;
+  for (std::int64_t first = warp * keep_rows; first < rows; first += warps * keep_rows) {  // warp-uniform
+    for (std::int64_t c = 0; c < kept; c += 32) {
+      const std::int64_t j = c + lane;
+      const std::int64_t from = j < kept ? columns[j] : 0;
+      T v[keep_rows];
+#pragma unroll
+      for (int r = 0; r < keep_rows; ++r)
+        if (j < kept && first + r < rows) v[r] = x[(first + r) * ld + from];
+      __syncwarp();
+#pragma unroll
+      for (int r = 0; r < keep_rows; ++r)
+        if (j < kept && first + r < rows) x[(first + r) * ld + j] = v[r];
+      __syncwarp();
+    }
+  }
+}
+
+template <class T>
+__global__ void fill_random_kernel(std::int64_t rows, std::int64_t cols, T* x, std::int64_t ld,
+                                   std::uint64_t seed, std::int64_t first_row, std::int64_t first_col) {
+  BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols) {
+    const std::int64_t i = e / cols, j = e % cols;
+    x[i * ld + j] = static_cast<T>(hash_uniform(seed, first_row + i, first_col + j));
+  }
+}
+
+template <class T>
+__global__ void apply_diagonal_kernel(std::int64_t rows, std::int64_t cols, const T* d, const T* x,
+                                      std::int64_t ldx, T* y, std::int64_t ldy) {
+  BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols) {
+    const std::int64_t i = e / cols, j = e % cols;
+    y[i * ldy + j] = d[i] * x[i * ldx + j];
+  }
+}
+
+#undef BLOCKEIGS_FOR_EACH_ELEMENT
+
+// ---- cuBLAS in T's precision ---------------------------------------------
+
+template <class T>
+void gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, std::int64_t m, std::int64_t n,
+          std::int64_t k, T alpha, const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c,
+          std::int64_t ldc) {
+  if constexpr (std::is_same_v<T, double>)
+    BLOCKEIGS_CUBLAS_CHECK(cublasDgemm(h, ta, tb, int(m), int(n), int(k), &alpha, a, int(lda), b, int(ldb),
+                                       &beta, c, int(ldc)));
+  else
+    BLOCKEIGS_CUBLAS_CHECK(cublasSgemm(h, ta, tb, int(m), int(n), int(k), &alpha, a, int(lda), b, int(ldb),
+                                       &beta, c, int(ldc)));
+}
+
+}  // namespace
+
+template <class T>
+void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const double* S,
+                  T beta, spmm::DenseView<T> Y) {
+  const cudaStream_t stream = stream_of(context);
+  if (X.cols == 0) {  // an empty product: Y = beta * Y (beta == 0 writes zeros)
+    spmm::cuda::scale_block(Y, beta, stream);
+    return;
+  }
+  // Up to 64 inputs and 16 outputs: the row-group kernel, one pass at about
+  // the copy rate (block CG's updates, LOBPCG's W while it has <= 16
+  // columns). cuBLAS beyond: out of place it beat the tensor-core kernel's
+  // first version (60 -> 40: 84% of the copy rate against 72%). LOBPCG's
+  // Ritz update comes here only on refresh steps; the others take
+  // ritz_update's own kernel.
+  if (cuda::row_group_update_fits(X.cols, Y.cols)) {
+    cuda::narrow_update<T>(Y.rows, X.cols, Y.cols, alpha, X.data, X.ld, S, beta, Y.data, Y.ld, Y.data, Y.ld, stream);
+    return;
+  }
+  const StreamArray<T> s(stream, S, static_cast<std::size_t>(X.cols * Y.cols));
+  // Column-major Y^T = S^T X^T: S (row-major k1 x k2) read column-major is S^T, ld k2.
+  gemm<T>(cublas_of(context), CUBLAS_OP_N, CUBLAS_OP_N, Y.cols, Y.rows, X.cols, alpha, s.data(), Y.cols,
+          X.data, X.ld, beta, Y.data, Y.ld);
+}
+
+template <class T>
+bool block_combine(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const double* S, T beta,
+                   spmm::ConstDenseView<T> Z, spmm::DenseView<T> Y) {
+  if (!cuda::narrow_update_fits<T>(X.cols, Y.cols)) return false;
+  cuda::narrow_update<T>(Y.rows, X.cols, Y.cols, alpha, X.data, X.ld, S, beta, Z.data, Z.ld, Y.data, Y.ld,
+                         stream_of(context));
+  return true;
+}
+
+template <class T>
+bool transform_in_place(const spmm::Context& context, spmm::DenseView<T> W, const double* S, std::int64_t kept) {
+  if (!cuda::narrow_update_fits<T>(W.cols, kept)) return false;
+  cuda::narrow_update<T>(W.rows, W.cols, kept, T(1), W.data, W.ld, S, T(0), nullptr, 0, W.data, W.ld,
+                         stream_of(context));
+  return true;
+}
+
+template <class T>
+bool block_combine_pair(const spmm::Context& context, spmm::ConstDenseView<T> X1, spmm::ConstDenseView<T> X2,
+                        const double* S, spmm::DenseView<T> Y) {
+  if (!cuda::narrow_update_fits<T>(X1.cols + X2.cols, Y.cols)) return false;
+  cuda::narrow_update_pair<T>(Y.rows, X1.cols, X1.data, X1.ld, X2.cols, X2.data, X2.ld, Y.cols, S, Y.data, Y.ld,
+                              stream_of(context));
+  return true;
+}
+
+template <class T>
+void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T beta,
+           spmm::DenseView<T> Y) {
+  if (Y.rows == 0 || Y.cols == 0) return;
+  const cudaStream_t stream = stream_of(context);
+  axpby_kernel<T><<<grid_for(Y.rows * Y.cols), threads_per_block, 0, stream>>>(Y.rows, Y.cols, alpha, X.data,
+                                                                               X.ld, beta, Y.data, Y.ld);
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void column_axpby(const spmm::Context& context, const double* alpha, spmm::ConstDenseView<T> X, T beta,
+                  spmm::DenseView<T> Y) {
+  if (Y.rows == 0 || Y.cols == 0) return;
+  const cudaStream_t stream = stream_of(context);
+  const StreamArray<T> a(stream, alpha, static_cast<std::size_t>(Y.cols));
+  column_axpby_kernel<T><<<grid_for(Y.rows * Y.cols), threads_per_block, 0, stream>>>(
+      Y.rows, Y.cols, a.data(), X.data, X.ld, beta, Y.data, Y.ld);
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void scale_columns(const spmm::Context& context, const double* scale, spmm::DenseView<T> X) {
+  if (X.rows == 0 || X.cols == 0) return;
+  const cudaStream_t stream = stream_of(context);
+  const StreamArray<T> s(stream, scale, static_cast<std::size_t>(X.cols));
+  scale_columns_kernel<T><<<grid_for(X.rows * X.cols), threads_per_block, 0, stream>>>(X.rows, X.cols, s.data(),
+                                                                                       X.data, X.ld);
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void copy_block(const spmm::Context& context, spmm::ConstDenseView<T> src, spmm::DenseView<T> dst) {
+  if (dst.rows == 0 || dst.cols == 0) return;
+  const cudaStream_t stream = stream_of(context);
+  // Device to device: an element-wise kernel runs at twice cudaMemcpy2DAsync's
+  // rate on these shapes (H200, 2M x 16 fp64: 4.0 vs 1.8 TB/s).
+  if (src.space != Space::host && dst.space != Space::host) {
+    axpby_kernel<T><<<grid_for(dst.rows * dst.cols), threads_per_block, 0, stream>>>(dst.rows, dst.cols, T(1), src.data,
+                                                                                     src.ld, T(0), dst.data, dst.ld);
+    BLOCKEIGS_CUDA_CHECK_LAUNCH();
+    return;
+  }
+  BLOCKEIGS_CUDA_CHECK(cudaMemcpy2DAsync(dst.data, dst.ld * sizeof(T), src.data, src.ld * sizeof(T),
+                                         dst.cols * sizeof(T), dst.rows, cudaMemcpyDefault, stream));
+  // A host side must be complete (or no longer read) when the call returns.
+  if (src.space == Space::host || dst.space == Space::host)
+    BLOCKEIGS_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+template <class From, class To>
+void convert_block(const spmm::Context& context, spmm::ConstDenseView<From> src, spmm::DenseView<To> dst) {
+  if (dst.rows == 0 || dst.cols == 0) return;
+  const cudaStream_t stream = stream_of(context);
+  convert_kernel<From, To><<<grid_for(dst.rows * dst.cols), threads_per_block, 0, stream>>>(
+      dst.rows, dst.cols, src.data, src.ld, dst.data, dst.ld);
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
+template void convert_block(const spmm::Context&, spmm::ConstDenseView<float>, spmm::DenseView<double>);
+template void convert_block(const spmm::Context&, spmm::ConstDenseView<double>, spmm::DenseView<float>);
+template void convert_block(const spmm::Context&, spmm::ConstDenseView<float>, spmm::DenseView<float>);
+template void convert_block(const spmm::Context&, spmm::ConstDenseView<double>, spmm::DenseView<double>);
+
+template <class T>
+void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src, const std::int64_t* columns,
+                    spmm::DenseView<T> dst) {
+  if (dst.rows == 0 || dst.cols == 0) return;
+  const cudaStream_t stream = stream_of(context);
+  const StreamArray<std::int64_t> c(stream, columns, static_cast<std::size_t>(dst.cols));
+  select_columns_kernel<T><<<grid_for(dst.rows * dst.cols), threads_per_block, 0, stream>>>(
+      dst.rows, dst.cols, c.data(), src.data, src.ld, dst.data, dst.ld);
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void keep_columns(const spmm::Context& context, spmm::DenseView<T> X, const std::int64_t* columns,
+                  std::int64_t kept) {
+  if (X.rows == 0 || kept == 0) return;
+  const cudaStream_t stream = stream_of(context);
+  const StreamArray<std::int64_t> c(stream, columns, static_cast<std::size_t>(kept));
+  const std::int64_t rows_per_block = (threads_per_block / 32) * keep_rows;
+  const auto blocks = static_cast<unsigned>(std::clamp<std::int64_t>((X.rows + rows_per_block - 1) / rows_per_block, 1, 8192));
+  keep_columns_kernel<T><<<blocks, threads_per_block, 0, stream>>>(X.rows, kept, c.data(), X.data, X.ld);
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed,
+                 std::int64_t first_row, std::int64_t first_col) {
+  if (X.rows == 0 || X.cols == 0) return;
+  fill_random_kernel<T><<<grid_for(X.rows * X.cols), threads_per_block, 0, stream_of(context)>>>(
+      X.rows, X.cols, X.data, X.ld, seed, first_row, first_col);
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
+void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseView<T> X,
+                    spmm::DenseView<T> Y) {
+  if (Y.rows == 0 || Y.cols == 0) return;
+  apply_diagonal_kernel<T><<<grid_for(Y.rows * Y.cols), threads_per_block, 0, stream_of(context)>>>(
+      Y.rows, Y.cols, d, X.data, X.ld, Y.data, Y.ld);
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
+
+#define BLOCKEIGS_INSTANTIATE(T)                                                                       \
+  template void block_update(const spmm::Context&, T, spmm::ConstDenseView<T>, const double*, T,      \
+                             spmm::DenseView<T>);                                                     \
+  template bool block_combine(const spmm::Context&, T, spmm::ConstDenseView<T>, const double*, T,      \
+                              spmm::ConstDenseView<T>, spmm::DenseView<T>);                           \
+  template bool transform_in_place(const spmm::Context&, spmm::DenseView<T>, const double*, std::int64_t); \
+  template bool block_combine_pair(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>,      \
+                                   const double*, spmm::DenseView<T>);                                          \
+  template void axpby(const spmm::Context&, T, spmm::ConstDenseView<T>, T, spmm::DenseView<T>);       \
+  template void column_axpby(const spmm::Context&, const double*, spmm::ConstDenseView<T>, T,         \
+                             spmm::DenseView<T>);                                                     \
+  template void scale_columns(const spmm::Context&, const double*, spmm::DenseView<T>);               \
+  template void copy_block(const spmm::Context&, spmm::ConstDenseView<T>, spmm::DenseView<T>);        \
+  template void select_columns(const spmm::Context&, spmm::ConstDenseView<T>, const std::int64_t*,    \
+                               spmm::DenseView<T>);                                                   \
+  template void keep_columns(const spmm::Context&, spmm::DenseView<T>, const std::int64_t*, std::int64_t); \
+  template void fill_random(const spmm::Context&, spmm::DenseView<T>, std::uint64_t, std::int64_t,    \
+                            std::int64_t);                                                            \
+  template void apply_diagonal(const spmm::Context&, const T*, spmm::ConstDenseView<T>, spmm::DenseView<T>);
+
+BLOCKEIGS_INSTANTIATE(float)
+BLOCKEIGS_INSTANTIATE(double)
+#undef BLOCKEIGS_INSTANTIATE
+
+}  // namespace blockeigs::solver::device_ops

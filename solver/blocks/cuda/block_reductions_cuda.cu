@@ -1,0 +1,579 @@
+// Device reductions for the block operations: Gram matrices X^T Y, column
+// sums of squares and LOBPCG's residual block with its norms. Each rank's sum
+// is formed in fixed chunks of rows and the chunks are added in a fixed
+// order, so the bits do not depend on the GPU or the run; the ranks are then
+// combined by block_ops_host.cpp. On the context's stream.
+//
+// cuBLAS is column-major; a row-major block X (rows x cols, ld) is, read
+// column-major, X^T (cols x rows, ld). So G = X^T Y (k1 x k2, row-major) is
+// G^T = Y^T X = gemm(N, T) on (Y^T, X^T), every operand passed as stored.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "solver/blocks/cuda/block_ops_cuda.hpp"
+#include "solver/blocks/cuda/device_support.cuh"
+#include "solver/blocks/cuda/narrow_block_kernels.hpp"
+#include "solver/blocks/cuda/tall_skinny_gram.hpp"
+#include "spmm/cuda/cuda_check.hpp"
+
+namespace blockeigs::solver::device_ops {
+namespace {
+
+using namespace support;
+
+// Rows per partial sum in column_sumsq: fixed, so that the summation order,
+// and with it the result, does not depend on the GPU.
+constexpr std::int64_t sum_chunk_rows = 1024;
+
+// Partial column sums of squares: block b covers rows [b, b + 1) * sum_chunk_rows.
+// Its 256 threads take a tile of up to 256 columns: thread t owns column
+// tile + t % width and every phases-th row from t / width, so a warp reads
+// whole row segments (coalesced) for any width; the phases are then added in
+// order.
+struct ChunkLayout {
+  std::int64_t begin, end;  // this block's rows
+  int width;                // columns per tile
+  int phases;               // threads per column: thread t takes every phases-th row from t / width
+  int t, phase;
+};
+
+__device__ __forceinline__ ChunkLayout chunk_layout(std::int64_t rows, std::int64_t cols) {
+  ChunkLayout c;
+  c.begin = blockIdx.x * sum_chunk_rows;
+  c.end = min(rows, c.begin + sum_chunk_rows);
+  c.width = static_cast<int>(cols < threads_per_block ? cols : threads_per_block);
+  c.phases = threads_per_block / c.width;
+  c.t = static_cast<int>(threadIdx.x);
+  c.phase = c.t / c.width;
+  return c;
+}
+
+template <class T>
+__global__ void column_sumsq_partial_kernel(std::int64_t rows, std::int64_t cols, const T* x,
+                                            std::int64_t ld, double* partial) {
+  __shared__ double acc[threads_per_block];
+  const auto [begin, end, width, phases, t, phase] = chunk_layout(rows, cols);
+  for (std::int64_t tile = 0; tile < cols; tile += width) {
+    const std::int64_t j = tile + t % width;
+    double s = 0.0;
+    if (phase < phases && j < cols)
+#pragma unroll 8  // loads in flight: the adds stay in row order
+      for (std::int64_t i = begin + phase; i < end; i += phases) {
+        const double v = x[i * ld + j];
+        s = fma(v, v, s);
+      }
+    acc[t] = s;
+    __syncthreads();
+    if (t < width && tile + t < cols) {
+      double total = 0.0;
+      for (int p = 0; p < phases; ++p) total += acc[p * width + t];
+      partial[blockIdx.x * cols + tile + t] = total;
+    }
+    __syncthreads();
+  }
+}
+
+// The residual block and the partial sums of squares of its columns and of
+// X's, in the layout of column_sumsq_partial_kernel: partial holds 2 * cols
+// values per chunk, R's then X's.
+template <class T>
+__global__ void eigen_residuals_partial_kernel(std::int64_t rows, std::int64_t cols, const T* lambda, const T* x,
+                                               std::int64_t ldx, const T* ax, std::int64_t ldax, T* r,
+                                               std::int64_t ldr, const std::int64_t* position, double* partial) {
+  __shared__ double acc_r[threads_per_block];
+  __shared__ double acc_x[threads_per_block];
+  const auto [begin, end, width, phases, t, phase] = chunk_layout(rows, cols);
+  for (std::int64_t tile = 0; tile < cols; tile += width) {
+    const std::int64_t j = tile + t % width;
+    double sr = 0.0, sx = 0.0;
+    if (phase < phases && j < cols) {
+      const T l = lambda[j];
+      T* const r_col = r + position[j];
+      // The loads of `rows_in_flight` rows are issued before any store: R may
+      // alias X and A X as far as the compiler knows, so loads after a store
+      // would wait for it (one row's latency at a time: 61% of the copy rate
+      // at 20 columns on an H200). The adds stay in row order.
+      constexpr int rows_in_flight = 4;
+      for (std::int64_t i0 = begin + phase; i0 < end; i0 += rows_in_flight * phases) {
+        T xv[rows_in_flight], av[rows_in_flight];
+#pragma unroll
+        for (int u = 0; u < rows_in_flight; ++u) {
+          const std::int64_t i = i0 + u * phases;
+          xv[u] = i < end ? x[i * ldx + j] : T(0);
+          av[u] = i < end ? ax[i * ldax + j] : T(0);
+        }
+#pragma unroll
+        for (int u = 0; u < rows_in_flight; ++u) {
+          const std::int64_t i = i0 + u * phases;
+          if (i >= end) break;
+          const T rv = av[u] - l * xv[u];
+          r_col[i * ldr] = rv;
+          sr = fma(double(rv), double(rv), sr);
+          sx = fma(double(xv[u]), double(xv[u]), sx);
+        }
+      }
+    }
+    acc_r[t] = sr;
+    acc_x[t] = sx;
+    __syncthreads();
+    if (t < width && tile + t < cols) {
+      double total_r = 0.0, total_x = 0.0;
+      for (int p = 0; p < phases; ++p) {
+        total_r += acc_r[p * width + t];
+        total_x += acc_x[p * width + t];
+      }
+      partial[blockIdx.x * 2 * cols + tile + t] = total_r;
+      partial[blockIdx.x * 2 * cols + cols + tile + t] = total_x;
+    }
+    __syncthreads();
+  }
+}
+
+// X^T Y for tall-skinny blocks. One cuBLAS gemm with k = rows (millions) and
+// m, n = tens runs on a handful of thread blocks (measured on an H200: 235 ms
+// for a 16.7M x 16 Gram matrix, ~500x its bandwidth time). Instead the rows are
+// cut into fixed chunks, a strided-batched gemm forms one partial product per
+// chunk (many independent m x n x chunk problems fill the GPU), and a small
+// kernel adds the partials in a fixed order: deterministic, and the order does
+// not depend on the GPU.
+//
+// out[e] = sum over chunks c of partial[c * entries + e], for a slab of 32
+// entries a block: thread (x, y) adds chunks y, y + 32, ... of entry x in
+// order, so that each warp reads 32 neighbouring entries of one chunk (whole
+// sectors), then a fixed tree over y adds the 32 sums. The shape never
+// changes, so neither do the bits. (One block an entry, its threads striding
+// over the chunks, read one 8-byte value per 32-byte sector: 15 us for
+// LOBPCG's Gram pair on an H200, on the path to the host's window. One
+// thread per entry adding 1000-2000 chunks in a row took ~0.15-0.3 ms of
+// dependent L2 loads.)
+constexpr int sum_slab = 32, sum_lanes = 32;
+
+template <class T>
+__global__ void __launch_bounds__(sum_slab* sum_lanes)
+    sum_partials_kernel(std::int64_t chunks, std::int64_t entries, const T* partial, double* out) {
+  __shared__ double sums[sum_lanes][sum_slab + 1];
+  const int x = static_cast<int>(threadIdx.x) % sum_slab, y = static_cast<int>(threadIdx.x) / sum_slab;
+  const std::int64_t e = std::int64_t{blockIdx.x} * sum_slab + x;
+  double s = 0.0;
+  if (e < entries)
+    for (std::int64_t c = y; c < chunks; c += sum_lanes) s += static_cast<double>(partial[c * entries + e]);
+  sums[y][x] = s;
+  __syncthreads();
+  for (int width = sum_lanes / 2; width > 0; width /= 2) {
+    if (y < width) sums[y][x] += sums[y + width][x];
+    __syncthreads();
+  }
+  if (y == 0 && e < entries) out[e] = sums[0][x];
+}
+
+template <class T>
+void sum_partials(std::int64_t chunks, std::int64_t entries, const T* partial, double* out, cudaStream_t stream) {
+  const auto blocks = static_cast<unsigned>((entries + sum_slab - 1) / sum_slab);
+  sum_partials_kernel<T><<<blocks, sum_slab * sum_lanes, 0, stream>>>(chunks, entries, partial, out);
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
+
+// Rows per chunk: at least gram_min_chunk_rows (each gemm long enough to run
+// efficiently), and at most gram_max_chunks chunks (the partials stay small).
+constexpr std::int64_t gram_min_chunk_rows = 2048;
+constexpr std::int64_t gram_max_chunks = 1024;
+
+template <class T>
+void gemm_strided_batched(cublasHandle_t h, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
+                          std::int64_t lda, long long stride_a, const T* b, std::int64_t ldb, long long stride_b,
+                          T* c, std::int64_t ldc, long long stride_c, std::int64_t batch) {
+  const T one = 1, zero = 0;
+  if constexpr (std::is_same_v<T, double>)
+    BLOCKEIGS_CUBLAS_CHECK(cublasDgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_T, int(m), int(n), int(k), &one, a,
+                                                     int(lda), stride_a, b, int(ldb), stride_b, &zero, c, int(ldc),
+                                                     stride_c, int(batch)));
+  else
+    BLOCKEIGS_CUBLAS_CHECK(cublasSgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_T, int(m), int(n), int(k), &one, a,
+                                                     int(lda), stride_a, b, int(ldb), stride_b, &zero, c, int(ldc),
+                                                     stride_c, int(batch)));
+}
+
+// Pinned host blocks for Gram results, reused: page-locking memory for every
+// Gram would cost more than the copy. Only a few are out at a time. Mapped,
+// so that the kernel adding the partial sums writes its results straight
+// into them. The events that mark their arrival are reused too. The pool is
+// first used after the CUDA runtime is set up, so it is destroyed before the
+// runtime's own exit handler runs, and frees its blocks then.
+class PinnedPool {
+ public:
+  // A page-locked host block and the address kernels write it at (the
+  // same block under unified addressing; asked once, when it is allocated).
+  struct Block {
+    std::size_t capacity = 0;
+    double* host = nullptr;
+    double* device = nullptr;
+  };
+  static PinnedPool& instance() {
+    static PinnedPool pool;
+    return pool;
+  }
+  PinnedPool() = default;
+  PinnedPool(const PinnedPool&) = delete;
+  PinnedPool& operator=(const PinnedPool&) = delete;
+  ~PinnedPool() {  // errors at exit are moot
+    for (const Block& block : free_) cudaFreeHost(block.host);
+    for (const auto& [device, event] : events_) cudaEventDestroy(event);
+  }
+  // A block of at least `bytes`.
+  Block acquire(std::size_t bytes) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (std::size_t i = 0; i < free_.size(); ++i)
+        if (free_[i].capacity >= bytes) {
+          const Block block = free_[i];
+          free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i));
+          return block;
+        }
+    }
+    Block block;
+    block.capacity = std::max<std::size_t>(bytes, 64 * 1024);
+    BLOCKEIGS_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&block.host), block.capacity,
+                                       cudaHostAllocPortable | cudaHostAllocMapped));
+    BLOCKEIGS_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&block.device), block.host, 0));
+    return block;
+  }
+  void release(const Block& block) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_.push_back(block);
+  }
+  // An event of `device` (events belong to the device current when made).
+  cudaEvent_t acquire_event(int device) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (std::size_t i = 0; i < events_.size(); ++i)
+        if (events_[i].first == device) {
+          cudaEvent_t event = events_[i].second;
+          events_.erase(events_.begin() + static_cast<std::ptrdiff_t>(i));
+          return event;
+        }
+    }
+    cudaEvent_t event = nullptr;
+    BLOCKEIGS_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    return event;
+  }
+  void release_event(cudaEvent_t event, int device) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    events_.emplace_back(device, event);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<Block> free_;
+  std::vector<std::pair<int, cudaEvent_t>> events_;
+};
+
+// The sums of `chunks` partials of `entries` values each (sum_partials),
+// written by the summing kernel straight into a pinned host block: no copy
+// after it. (A device buffer and a copy put a kernel -> copy -> kernel
+// hand-over on the stream. In the bar's trace on an H200 the idle device
+// between LOBPCG's Ritz update and A Z fell from 12 to 3 us a step, and the
+// 5 us before each copy went: ~12 ms a solve; solvers-h200.md, session 38.)
+class PinnedGramTransfer final : public LocalGramTransfer {
+ public:
+  template <class T>
+  PinnedGramTransfer(cudaStream_t stream, std::int64_t chunks, std::int64_t entries, const T* partial)
+      : count_(static_cast<std::size_t>(entries)), block_(PinnedPool::instance().acquire(count_ * sizeof(double))) {
+    sum_partials<T>(chunks, entries, partial, block_.device, stream);
+    BLOCKEIGS_CUDA_CHECK(cudaGetDevice(&device_));
+    arrived_ = PinnedPool::instance().acquire_event(device_);
+    BLOCKEIGS_CUDA_CHECK(cudaEventRecord(arrived_, stream));
+  }
+  PinnedGramTransfer(const PinnedGramTransfer&) = delete;
+  PinnedGramTransfer& operator=(const PinnedGramTransfer&) = delete;
+  ~PinnedGramTransfer() override {
+    // The sums may still be on their way when a transfer is dropped unread.
+    cudaEventSynchronize(arrived_);
+    PinnedPool::instance().release_event(arrived_, device_);
+    PinnedPool::instance().release(block_);
+  }
+  void wait(double* out) override {
+    BLOCKEIGS_CUDA_CHECK(cudaEventSynchronize(arrived_));
+    std::copy(block_.host, block_.host + count_, out);
+  }
+
+ private:
+  std::size_t count_;
+  PinnedPool::Block block_;
+  int device_ = 0;
+  cudaEvent_t arrived_ = nullptr;
+};
+
+// Queues X^T Y (k1 x k2 row-major, double) over this rank's rows, its sums
+// written to pinned host memory.
+template <class T>
+std::unique_ptr<LocalGramTransfer> chunked_gemm_gram(const spmm::Context& context, spmm::ConstDenseView<T> X,
+                                                    spmm::ConstDenseView<T> Y) {
+  const std::int64_t k1 = X.cols, k2 = Y.cols, rows = X.rows, entries = k1 * k2;
+  const cudaStream_t stream = stream_of(context);
+  const std::int64_t chunk =
+      std::max(gram_min_chunk_rows, (rows + gram_max_chunks - 1) / gram_max_chunks);
+  const std::int64_t full = rows / chunk, tail = rows - full * chunk, chunks = full + (tail > 0 ? 1 : 0);
+  StreamArray<T> partial(stream, static_cast<std::size_t>(chunks * entries));
+  cublasHandle_t handle = cublas_of(context);
+  // Column-major, each chunk's partial is k2 x k1 = Y_c^T X_c: the row-major k1 x k2 X_c^T Y_c.
+  if (full > 0)
+    gemm_strided_batched<T>(handle, k2, k1, chunk, Y.data, Y.ld, static_cast<long long>(chunk * Y.ld), X.data, X.ld,
+                            static_cast<long long>(chunk * X.ld), partial.data(), k2, entries, full);
+  if (tail > 0)
+    gemm_strided_batched<T>(handle, k2, k1, tail, Y.data + full * chunk * Y.ld, Y.ld, 0,
+                            X.data + full * chunk * X.ld, X.ld, 0, partial.data() + full * entries, k2, entries, 1);
+  // The partials are freed in stream order, after the sums have read them.
+  return std::make_unique<PinnedGramTransfer>(stream, chunks, entries, partial.data());
+}
+
+// X^T Y1 and X^T Y2 queued apart, delivered side by side as X^T [Y1 Y2].
+// A product assembled from the products of its row blocks (X's views) and
+// column blocks (Y1, Y2), each queued on its own.
+class TiledTransfer final : public LocalGramTransfer {
+ public:
+  struct Tile {
+    std::unique_ptr<LocalGramTransfer> transfer;  // null: zeros
+    std::int64_t row, col, rows, cols;
+  };
+  TiledTransfer(std::vector<Tile> tiles, std::int64_t cols) : tiles_(std::move(tiles)), cols_(cols) {}
+  void wait(double* out) override {
+    std::vector<double> part;
+    for (Tile& tile : tiles_) {
+      part.assign(static_cast<std::size_t>(tile.rows * tile.cols), 0.0);
+      if (tile.transfer) tile.transfer->wait(part.data());
+      for (std::int64_t i = 0; i < tile.rows; ++i)
+        std::copy(part.begin() + i * tile.cols, part.begin() + (i + 1) * tile.cols,
+                  out + (tile.row + i) * cols_ + tile.col);
+    }
+  }
+
+ private:
+  std::vector<Tile> tiles_;
+  std::int64_t cols_;
+};
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<LocalGramTransfer> gram_pair_local_start(const spmm::Context& context, spmm::ConstDenseView<T> X,
+                                                         spmm::ConstDenseView<T> X_tail, spmm::ConstDenseView<T> Y1,
+                                                         spmm::ConstDenseView<T> Y2) {
+  const std::int64_t kx = X.cols + X_tail.cols, ky = Y1.cols + Y2.cols;
+  if (X.rows == 0 || kx == 0 || ky == 0) return nullptr;
+  if constexpr (std::is_same_v<T, double>) {
+    if (cuda::tall_skinny_gram_fits(kx, ky)) {
+      const cudaStream_t stream = stream_of(context);
+      const std::int64_t blocks = cuda::tall_skinny_gram_blocks(X.rows);
+      StreamArray<double> partial(stream, static_cast<std::size_t>(blocks * kx * ky));
+      const bool tail = X_tail.cols > 0;
+      const cuda::TallSkinnyGramArgs a{.rows = X.rows, .kx = int(kx), .ky1 = int(Y1.cols), .ky2 = int(Y2.cols),
+                                       .x = X.data, .ldx = X.ld, .kx_head = int(X.cols),
+                                       .x_tail = tail ? X_tail.data : X.data, .ldx_tail = tail ? X_tail.ld : X.ld,
+                                       .y1 = Y1.data, .ldy1 = Y1.ld, .y2 = Y2.data, .ldy2 = Y2.ld,
+                                       .partial = partial.data()};
+      cuda::tall_skinny_gram(a, stream);
+      return std::make_unique<PinnedGramTransfer>(stream, blocks, kx * ky, partial.data());
+    }
+  }
+  // A product for each view of X and each of Y1, Y2.
+  std::vector<TiledTransfer::Tile> tiles;
+  std::int64_t row = 0;
+  for (const auto& x : {X, X_tail}) {
+    std::int64_t col = 0;
+    for (const auto& y : {Y1, Y2}) {
+      if (x.cols > 0 && y.cols > 0) tiles.push_back({gram_local_start(context, x, y), row, col, x.cols, y.cols});
+      col += y.cols;
+    }
+    row += x.cols;
+  }
+  return std::make_unique<TiledTransfer>(std::move(tiles), ky);
+}
+
+template <class T>
+std::unique_ptr<LocalGramTransfer> gram_local_start(const spmm::Context& context, spmm::ConstDenseView<T> X,
+                                                    spmm::ConstDenseView<T> Y) {
+  if (X.rows == 0 || X.cols == 0 || Y.cols == 0) return nullptr;
+  return chunked_gemm_gram(context, X, Y);
+}
+
+template <class T>
+void gram_local(const spmm::Context& context, spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> Y,
+                double* out) {
+  const std::int64_t k1 = X.cols, k2 = Y.cols;
+  std::fill(out, out + k1 * k2, 0.0);
+  if (auto transfer = gram_local_start(context, X, Y)) transfer->wait(out);
+}
+
+template <class T>
+void gram_self_local(const spmm::Context& context, spmm::ConstDenseView<T> X, double* out) {
+  const std::int64_t k = X.cols;
+  std::fill(out, out + k * k, 0.0);
+  if (X.rows == 0 || k == 0) return;
+  chunked_gemm_gram(context, X, X)->wait(out);
+  // Exactly symmetric, as the host path's syrk is: mirror the upper triangle.
+  for (std::int64_t i = 0; i < k; ++i)
+    for (std::int64_t j = 0; j < i; ++j) out[i * k + j] = out[j * k + i];
+}
+
+template <class T>
+void column_sumsq_local(const spmm::Context& context, spmm::ConstDenseView<T> X, double* out) {
+  const std::int64_t k = X.cols;
+  std::fill(out, out + k, 0.0);
+  if (X.rows == 0 || k == 0) return;
+  const cudaStream_t stream = stream_of(context);
+  const std::int64_t chunks = (X.rows + sum_chunk_rows - 1) / sum_chunk_rows;
+  StreamArray<double> partial(stream, static_cast<std::size_t>(chunks * k));
+  column_sumsq_partial_kernel<T><<<static_cast<unsigned>(chunks), threads_per_block, 0, stream>>>(
+      X.rows, k, X.data, X.ld, partial.data());
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+  PinnedGramTransfer(stream, chunks, k, partial.data()).wait(out);
+}
+
+template <class T>
+void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> AX,
+                           const double* lambda, spmm::DenseView<T> R, const std::int64_t* position, double* out) {
+  const std::int64_t k = X.cols;
+  std::fill(out, out + 2 * k, 0.0);
+  if (X.rows == 0 || k == 0) return;
+  const cudaStream_t stream = stream_of(context);
+  const std::int64_t chunks = (X.rows + sum_chunk_rows - 1) / sum_chunk_rows;
+  const StreamArray<T> l(stream, lambda, static_cast<std::size_t>(k));
+  const StreamArray<std::int64_t> pos(stream, position, static_cast<std::size_t>(k));
+  StreamArray<double> partial(stream, static_cast<std::size_t>(chunks * 2 * k));
+  eigen_residuals_partial_kernel<T><<<static_cast<unsigned>(chunks), threads_per_block, 0, stream>>>(
+      X.rows, k, l.data(), X.data, X.ld, AX.data, AX.ld, R.data, R.ld, pos.data(), partial.data());
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+  PinnedGramTransfer(stream, chunks, 2 * k, partial.data()).wait(out);
+}
+
+template <class Ts>
+bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
+                       spmm::ConstDenseView<Ts> S_tail, spmm::ConstDenseView<double> AS,
+                       spmm::ConstDenseView<double> AS_tail, const double* C, const double* lambda,
+                       spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<Ts> R,
+                       const std::int64_t* position, std::int64_t ay_first, const double* implied_theta,
+                       const std::int64_t* implied_column, std::unique_ptr<LocalGramTransfer>& out) {
+  constexpr bool single = std::is_same_v<Ts, float>;
+  const std::int64_t nb = R.cols;
+  const bool implied = implied_theta != nullptr;
+  out.reset();
+  const std::int64_t ns = S.cols + S_tail.cols, nv = AS.cols + AS_tail.cols;
+  if (single ? !implied || S_tail.cols == 0 || !cuda::ritz_update_single_fits(ns, nv, Y.cols, nb)
+             : !cuda::ritz_update_fits(ns, nv, Y.cols, nb, implied))
+    return false;
+  // The kernels address rows in 32 bits (row index, row stride in bytes).
+  constexpr std::int64_t most = std::numeric_limits<std::int32_t>::max();
+  if (S.rows > most || std::max({S.ld, AS.ld, AS_tail.ld}) > most / std::int64_t(sizeof(double)) ||
+      S_tail.ld > most / std::int64_t(sizeof(Ts)))
+    return false;
+  if (S.rows == 0) return true;
+  const cudaStream_t stream = stream_of(context);
+  const std::int64_t blocks =
+      cuda::ritz_update_blocks(S.rows, ns, nv, Y.cols, implied ? nb : 0, single ? S_tail.cols : 0);
+  StreamArray<double> partial(stream, static_cast<std::size_t>(blocks * 2 * nb));
+  cuda::RitzUpdateArgs a{};
+  a.rows = S.rows;
+  a.ns = int(ns);
+  a.ns_head = int(S.cols);
+  a.nv = int(nv);
+  a.nv_head = int(AS.cols);
+  a.m = int(Y.cols);
+  a.nb = int(nb);
+  a.ay_first = int(ay_first);
+  a.s = S.data;
+  a.lds = S.ld;
+  a.lds_tail = S_tail.cols > 0 ? S_tail.ld : S.ld;
+  a.as = AS.data;
+  a.ldas = AS.ld;
+  a.as_tail = AS_tail.cols > 0 ? AS_tail.data : AS.data;
+  a.ldas_tail = AS_tail.cols > 0 ? AS_tail.ld : AS.ld;
+  a.y = Y.data;
+  a.ldy = Y.ld;
+  a.ay = AY.data;
+  a.lday = AY.ld;
+  a.ldr = R.ld;
+  a.partial = partial.data();
+  if constexpr (single) {
+    a.s_tail = S.data;  // not read: the tail is at s_tail_single
+    a.s_tail_single = S_tail.data;
+    a.r_single = R.data;
+  } else {
+    a.s_tail = S_tail.cols > 0 ? S_tail.data : S.data;
+    a.r = R.data;
+  }
+  const cuda::ImpliedColumns columns{implied_theta, implied_column};
+  cuda::ritz_update(a, C, lambda, position, implied ? &columns : nullptr, stream);
+  out = std::make_unique<PinnedGramTransfer>(stream, blocks, 2 * nb, partial.data());
+  return true;
+}
+
+#define BLOCKEIGS_INSTANTIATE_RITZ(Ts)                                                                       \
+  template bool ritz_update_local(const spmm::Context&, spmm::ConstDenseView<double>, spmm::ConstDenseView<Ts>,   \
+                                  spmm::ConstDenseView<double>, spmm::ConstDenseView<double>, const double*,      \
+                                  const double*, spmm::DenseView<double>, spmm::DenseView<double>,                \
+                                  spmm::DenseView<Ts>, const std::int64_t*, std::int64_t, const double*,          \
+                                  const std::int64_t*, std::unique_ptr<LocalGramTransfer>&);
+BLOCKEIGS_INSTANTIATE_RITZ(double)
+BLOCKEIGS_INSTANTIATE_RITZ(float)
+#undef BLOCKEIGS_INSTANTIATE_RITZ
+
+bool ritz_update_implied_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::int64_t nb) {
+  return cuda::ritz_update_fits(ns, nv, m, nb, true);
+}
+
+bool gram_pair_single_local_start(const spmm::Context& context, spmm::ConstDenseView<double> X,
+                                  spmm::ConstDenseView<float> X_tail, spmm::ConstDenseView<float> Y1,
+                                  spmm::ConstDenseView<double> Y2, std::unique_ptr<LocalGramTransfer>& out) {
+  out.reset();
+  const std::int64_t kx = X.cols + X_tail.cols, ky = Y1.cols + Y2.cols;
+  if (X.rows == 0 || kx == 0 || ky == 0) return true;  // an empty product: zeros
+  if (!cuda::tall_skinny_gram_single_fits(kx, ky)) return false;
+  // The kernel's fp32 path takes rows and strides in bytes in 32 bits.
+  constexpr std::int64_t most = std::numeric_limits<std::int32_t>::max();
+  if (X.rows > most || std::max({X.ld, Y2.ld}) > most / std::int64_t(sizeof(double)) ||
+      std::max(X_tail.ld, Y1.ld) > most / std::int64_t(sizeof(float)))
+    return false;
+  const cudaStream_t stream = stream_of(context);
+  const std::int64_t blocks = cuda::tall_skinny_gram_blocks(X.rows);
+  StreamArray<double> partial(stream, static_cast<std::size_t>(blocks * kx * ky));
+  const cuda::TallSkinnyGramArgs a{.rows = X.rows, .kx = int(kx), .ky1 = int(Y1.cols), .ky2 = int(Y2.cols),
+                                   .x = X.data, .ldx = X.ld, .kx_head = int(X.cols),
+                                   .x_tail = X.data, .ldx_tail = X_tail.cols > 0 ? X_tail.ld : 1,
+                                   .y1 = X.data, .ldy1 = Y1.cols > 0 ? Y1.ld : 1,
+                                   .y2 = Y2.cols > 0 ? Y2.data : X.data, .ldy2 = Y2.cols > 0 ? Y2.ld : X.ld,
+                                   .partial = partial.data(),
+                                   .x_tail_single = X_tail.data, .y1_single = Y1.data};
+  cuda::tall_skinny_gram(a, stream);
+  out = std::make_unique<PinnedGramTransfer>(stream, blocks, kx * ky, partial.data());
+  return true;
+}
+
+bool search_single_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::int64_t nb) {
+  // The Ritz update over [X P Z], and the Gram pair [X P Z]^T [Z A Z].
+  return cuda::ritz_update_single_fits(ns, nv, m, nb) && cuda::tall_skinny_gram_single_fits(ns, 2 * nb);
+}
+
+#define BLOCKEIGS_INSTANTIATE(T)                                                                             \
+  template std::unique_ptr<LocalGramTransfer> gram_local_start(const spmm::Context&, spmm::ConstDenseView<T>, \
+                                                               spmm::ConstDenseView<T>);                     \
+  template std::unique_ptr<LocalGramTransfer> gram_pair_local_start(                                         \
+      const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>,       \
+      spmm::ConstDenseView<T>);                                                                              \
+  template void gram_local(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, double*); \
+  template void gram_self_local(const spmm::Context&, spmm::ConstDenseView<T>, double*);                    \
+  template void column_sumsq_local(const spmm::Context&, spmm::ConstDenseView<T>, double*);                 \
+  template void eigen_residuals_local(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, \
+                                      const double*, spmm::DenseView<T>, const std::int64_t*, double*);
+
+BLOCKEIGS_INSTANTIATE(float)
+BLOCKEIGS_INSTANTIATE(double)
+#undef BLOCKEIGS_INSTANTIATE
+
+}  // namespace blockeigs::solver::device_ops

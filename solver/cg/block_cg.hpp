@@ -1,0 +1,68 @@
+// Block conjugate gradients for A X = B with a symmetric positive definite A
+// and many right-hand sides (O'Leary 1980), made breakdown-free as in Ji and
+// Li (2017): the search block is the rank-revealing orthonormalisation of
+// Z + P beta, so dependent or converged directions shrink it instead of
+// breaking it. Each column stops on ||b_j - A x_j|| <= max(rtol ||b_j||, atol)
+// and then costs no more work; the true residual B - A X is computed at the
+// end and reported.
+//
+//   solver::BlockCgOptions options;
+//   options.rtol = 1e-8;
+//   auto result = solver::block_cg(A, B.view(), X.view(), options);   // X: start in, solution out
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "solver/operator/linear_operator.hpp"
+#include "solver/precond/preconditioner.hpp"
+
+namespace blockeigs::solver {
+
+struct BlockCgProgress {
+  int iteration = 0;
+  int converged = 0;              // columns done
+  int search_width = 0;           // columns of the search block this iteration
+  double worst_relative = 0;      // max over active columns of ||r_j|| / ||b_j||
+};
+
+struct BlockCgOptions {
+  double rtol = 1e-8;
+  double atol = 0.0;
+  int max_iterations = 10000;
+  bool keep_history = true;
+  std::function<void(const BlockCgProgress&)> monitor;  // optional, every iteration, on every rank
+};
+
+struct BlockCgTimings {
+  double spmm = 0;
+  double orthogonalization = 0;  // the search block's rank-revealing orthonormalisation
+  double update = 0;             // Gram matrices, small solves, X / R / P updates
+  double preconditioner = 0;
+  double other = 0;              // norms, column bookkeeping, the final true residual
+  double total = 0;
+};
+
+struct BlockCgResult {
+  std::vector<int> iterations;            // per column: the iteration it converged at (or the last)
+  std::vector<bool> converged;            // per column, by the recurrence residual
+  std::vector<double> rhs_norms;          // ||b_j||
+  std::vector<double> residual_norms;     // recurrence ||r_j|| when the column stopped
+  std::vector<double> true_residual_norms;  // ||b_j - A x_j|| computed at the end
+  int total_iterations = 0;
+  std::vector<std::vector<double>> history;  // per iteration: ||r_j|| / ||b_j|| of every column (0 once done)
+  BlockCgTimings timings;
+
+  bool all_converged() const;
+};
+
+// Solves A X = B for the local rows of X and B (same shape, in A's space).
+// X holds the start on entry (zeros for none) and the solution on exit.
+// Collective. Throws InputError for mismatched shapes or bad options, and
+// when A is found not to be positive definite (p^T A p <= 0 on a search
+// direction: negative curvature).
+template <class T>
+BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::DenseView<T> X,
+                       const BlockCgOptions& options, Preconditioner<T>* preconditioner = nullptr);
+
+}  // namespace blockeigs::solver

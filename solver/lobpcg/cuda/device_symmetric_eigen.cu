@@ -1,0 +1,115 @@
+// DeviceSymmetricEigen: cuSOLVER's divide and conquer (syevd) on a copy of M,
+// the wanted eigenvectors brought back; see device_symmetric_eigen.hpp.
+#include "solver/lobpcg/cuda/device_symmetric_eigen.hpp"
+
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+
+#include "core/error.hpp"
+#include "spmm/cuda/cuda_check.hpp"
+
+namespace blockeigs::solver {
+namespace {
+
+void check_cusolver(cusolverStatus_t status, const char* what) {
+  if (status != CUSOLVER_STATUS_SUCCESS)
+    throw Error(detail::concat("cuSOLVER ", what, " failed (status ", static_cast<int>(status), ")"));
+}
+
+}  // namespace
+
+struct DeviceSymmetricEigen::State {
+  int device = 0;
+  cudaStream_t stream = nullptr;
+  cusolverDnHandle_t handle = nullptr;
+  std::int64_t capacity = 0;  // rows the buffers hold
+  int work_size = 0;          // doubles of `work`
+  double* matrix = nullptr;   // n x n, column-major: M, then its eigenvectors
+  double* values = nullptr;   // n
+  double* work = nullptr;
+  int* info = nullptr;
+  double* pinned = nullptr;   // M in; the wanted vectors, the values and info out
+
+  ~State() {
+    cudaFree(matrix);
+    cudaFree(values);
+    cudaFree(work);
+    cudaFree(info);
+    cudaFreeHost(pinned);
+    if (handle) cusolverDnDestroy(handle);
+    if (stream) cudaStreamDestroy(stream);
+  }
+
+  void reserve(std::int64_t n) {
+    if (n <= capacity) return;
+    cudaFree(matrix);
+    cudaFree(values);
+    cudaFreeHost(pinned);
+    matrix = values = pinned = nullptr;
+    const auto bytes = static_cast<std::size_t>(n * n) * sizeof(double);
+    BLOCKEIGS_CUDA_CHECK(cudaMalloc(&matrix, bytes));
+    BLOCKEIGS_CUDA_CHECK(cudaMalloc(&values, static_cast<std::size_t>(n) * sizeof(double)));
+    // M in; then the wanted vectors, every value and info out (n x n + n + 1).
+    BLOCKEIGS_CUDA_CHECK(cudaMallocHost(&pinned, bytes + static_cast<std::size_t>(n + 1) * sizeof(double)));
+    int needed = 0;
+    check_cusolver(cusolverDnDsyevd_bufferSize(handle, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER,
+                                               static_cast<int>(n), matrix, static_cast<int>(n), values, &needed),
+                   "syevd_bufferSize");
+    if (needed > work_size) {
+      cudaFree(work);
+      work = nullptr;
+      BLOCKEIGS_CUDA_CHECK(cudaMalloc(&work, static_cast<std::size_t>(needed) * sizeof(double)));
+      work_size = needed;
+    }
+    capacity = n;
+  }
+};
+
+DeviceSymmetricEigen::DeviceSymmetricEigen(const spmm::Context& context) : state_(std::make_unique<State>()) {
+  if (context.space() != Space::device) throw Error("DeviceSymmetricEigen: the context must be a CUDA device's");
+  state_->device = context.device();
+  BLOCKEIGS_CUDA_CHECK(cudaSetDevice(state_->device));
+  BLOCKEIGS_CUDA_CHECK(cudaStreamCreateWithFlags(&state_->stream, cudaStreamNonBlocking));
+  check_cusolver(cusolverDnCreate(&state_->handle), "create");
+  check_cusolver(cusolverDnSetStream(state_->handle, state_->stream), "set stream");
+  BLOCKEIGS_CUDA_CHECK(cudaMalloc(&state_->info, sizeof(int)));
+}
+
+DeviceSymmetricEigen::~DeviceSymmetricEigen() = default;
+
+SymmetricEigen DeviceSymmetricEigen::operator()(const HostMatrix& M, std::int64_t first, std::int64_t count) {
+  const std::int64_t n = M.rows();
+  BLOCKEIGS_ASSERT(M.cols() == n && first >= 0 && count >= 0 && first + count <= n);
+  SymmetricEigen out;
+  out.vectors = HostMatrix(n, count);
+  if (n == 0) return out;
+  State& s = *state_;
+  BLOCKEIGS_CUDA_CHECK(cudaSetDevice(s.device));
+  s.reserve(n);
+  full_symmetric_copy(M, s.pinned);  // from the lower triangle, as symmetric_eigen reads it
+  const auto bytes = static_cast<std::size_t>(n * n) * sizeof(double);
+  BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(s.matrix, s.pinned, bytes, cudaMemcpyHostToDevice, s.stream));
+  check_cusolver(cusolverDnDsyevd(s.handle, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, static_cast<int>(n),
+                                  s.matrix, static_cast<int>(n), s.values, s.work, s.work_size, s.info),
+                 "syevd");
+  // The wanted vectors (columns first ..), the values and info, in one pinned buffer.
+  double* vectors = s.pinned;
+  double* values = s.pinned + count * n;
+  int* info = reinterpret_cast<int*>(values + n);
+  const auto vector_bytes = static_cast<std::size_t>(count * n) * sizeof(double);
+  BLOCKEIGS_CUDA_CHECK(
+      cudaMemcpyAsync(vectors, s.matrix + first * n, vector_bytes, cudaMemcpyDeviceToHost, s.stream));
+  const auto value_bytes = static_cast<std::size_t>(n) * sizeof(double);
+  BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(values, s.values, value_bytes, cudaMemcpyDeviceToHost, s.stream));
+  BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(info, s.info, sizeof(int), cudaMemcpyDeviceToHost, s.stream));
+  BLOCKEIGS_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+  if (*info != 0)
+    throw Error(detail::concat("small symmetric eigenproblem (", n, " x ", n,
+                               "): cuSOLVER syevd did not converge (info ", *info, ")"));
+  out.values.assign(values, values + n);
+  for (std::int64_t c = 0; c < count; ++c)
+    for (std::int64_t i = 0; i < n; ++i) out.vectors(i, c) = vectors[c * n + i];
+  return out;
+}
+
+}  // namespace blockeigs::solver

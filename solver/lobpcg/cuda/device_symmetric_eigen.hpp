@@ -1,0 +1,41 @@
+// Large dense symmetric eigenproblems on the device (cuSOLVER's syevd), for
+// LOBPCG's Rayleigh-Ritz step at large blocks: its projected problem has 3
+// block columns (375 at k = 100), and the host's solver (symmetric_eigen.hpp)
+// takes 14.6 ms at 375 rows and 31.9 ms at 480 on the GPU machine's host,
+// against 3.3 and 4.4 ms here, copies included; below ~200 rows the host is
+// faster (0.6 against 1.5 ms at 120; solvers-h200.md, session 44).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "solver/lobpcg/symmetric_eigen.hpp"
+#include "spmm/context.hpp"
+
+namespace blockeigs::solver {
+
+// Rows from which DeviceSymmetricEigen pays.
+inline constexpr std::int64_t device_eigen_min_rows = 200;
+
+// symmetric_eigen's contract (every eigenvalue ascending, the eigenvectors of
+// [first, first + count)) on the device of a CUDA context, on a stream of its
+// own, so that device work already queued on the context's stream does not
+// hold it up. Its buffers grow to the largest problem and are kept. The
+// vectors' signs may differ from symmetric_eigen's; values and spans agree to
+// rounding. Throws Error without CUDA, on a host context, or if the solver
+// does not converge.
+class DeviceSymmetricEigen {
+ public:
+  explicit DeviceSymmetricEigen(const spmm::Context& context);
+  ~DeviceSymmetricEigen();
+  DeviceSymmetricEigen(const DeviceSymmetricEigen&) = delete;
+  DeviceSymmetricEigen& operator=(const DeviceSymmetricEigen&) = delete;
+
+  SymmetricEigen operator()(const HostMatrix& M, std::int64_t first, std::int64_t count);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace blockeigs::solver

@@ -1,0 +1,226 @@
+// LOBPCG for k extreme eigenpairs of a symmetric operator, after Duersch,
+// Shao, Yang and Gu, "A robust and efficient implementation of LOBPCG"
+// (SIAM J. Sci. Comput. 40(5), 2018):
+//
+//  - the search space is [X P W]: X the block_size current Ritz vectors, W
+//    the preconditioned residuals of the active columns, P the previous
+//    search directions;
+//  - W is orthonormalised against [X P] and among itself by SVQB, dropping
+//    the directions that have become numerically dependent;
+//  - P is chosen from the Ritz coefficients (Hetmaniuk-Lehoucq basis
+//    selection) so that [X P] is orthonormal without touching the big blocks;
+//  - the Rayleigh-Ritz step is solved on rank 0 with LAPACK and broadcast;
+//    when the basis' Gram matrix is ill-conditioned (Cholesky fails or its
+//    reciprocal condition is below sqrt(eps)), P is dropped (a restart);
+//  - soft locking: a converged column gets no new W or P (no SpMM, no
+//    preconditioner work) but stays in X and in every Rayleigh-Ritz step;
+//  - A X and A P are updated implicitly from the Ritz coefficients and
+//    recomputed with the operator every recompute_interval iterations (by
+//    default as seldom as the tolerance allows, see LobpcgOptions); A X is
+//    recomputed before convergence is declared (or the iteration limit
+//    reported), so the decision and the reported residuals use true ones;
+//  - the Rayleigh-Ritz matrices' [X P] blocks are carried from the last
+//    step's small problem (C^T G C) and the W rows of S^T S from W's
+//    orthogonalisation, so that a step measures only S^T A W; both Gram
+//    matrices are measured in full after A X or A P is recomputed, when W
+//    needed the explicit orthogonalisation passes, and before any restart;
+//  - the Ritz update that forms the next [X P] and [A X A P] also forms the
+//    next residuals and their norms (ritz_update, one pass on the device),
+//    the active columns' residuals first; on the device, without a
+//    preconditioner, A X is not stored but held as X Lambda + R, R being
+//    those residuals, which stay in the basis block anyway
+//    (LobpcgOptions::imply_ax);
+//  - W is not formed where its orthogonalisation took the fused pass: it is
+//    kept as coefficients over the raw residual columns Z (W = [X P] F + Z G),
+//    and A W, the Rayleigh-Ritz matrices and the Ritz update are taken
+//    through Z and the coefficients, so no pass over the big block is spent
+//    on it; its Gram matrix, A Z and S^T A Z are queued together and the host
+//    conditions W while the device multiplies.
+//
+// Runs on the operator's backend: blocks live in A.context().space(); only
+// the small projected problems are on the host.
+//
+//   solver::LobpcgOptions options;
+//   options.k = 10;
+//   auto result = solver::lobpcg(A, options);   // result.eigenvalues, result.eigenvectors
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "solver/operator/linear_operator.hpp"
+#include "solver/precond/preconditioner.hpp"
+#include "spmm/dense.hpp"
+
+namespace blockeigs::solver {
+
+enum class SpectrumEnd { smallest, largest };
+// Whether LOBPCG holds A X implied (LobpcgOptions::imply_ax).
+enum class ImplyAX { automatic, always, never };
+
+// The precision LOBPCG stores the residuals Z in, the raw columns of its
+// search block W (session 39 of solvers-h200.md):
+//  fp32 (for fp64 blocks): Z is rounded as the Ritz update writes it; A Z is
+//       formed from the stored Z in fp64, so A S stays consistent with S, and
+//       the rounding perturbs the search directions as a preconditioner
+//       would. The implied A X = X Theta + Z then carries Z's rounding, which
+//       the automatic recompute interval also counts. A step's passes over
+//       the big blocks move ~12% fewer bytes;
+//  fp64: Z in the blocks' own precision;
+//  automatic: fp32 where the device takes the mixed step in its one-pass
+//       kernels (fp64 blocks up to 20 columns, no preconditioner, an
+//       operator that multiplies fp32 blocks itself) and they make the step
+//       faster: on devices whose memory is slow against their SMs (below ~15
+//       bytes an SM cycle: an H100, not an H200; search_single_pays); fp64
+//       otherwise.
+// With a preconditioner, which writes W itself, Z is always in the blocks'
+// precision (fp32 is refused).
+enum class SearchPrecision { automatic, fp64, fp32 };
+
+// How a residual r = A x - lambda x is judged converged:
+//  relative (the default, as SLEPc's): ||r|| <= tol * |lambda| * ||x||, which bounds the eigenvalue's
+//            relative error by tol (never met for lambda = 0);
+//  backward: ||r|| <= tol * (||A||_est + |lambda|) * ||x||  (backward stable: x, lambda is an exact
+//            eigenpair of a matrix within relative distance ~tol of A; met for lambda near 0, but a
+//            small eigenvalue can pass with a relative error near 1). The relative test implies it.
+// ||A||_est is a lower bound on ||A||_2: the larger of the power method's
+// bound after 20 products with one column, taken before the first iteration
+// (backward test only; norm_estimate.hpp), and the largest |Ritz value| seen
+// so far, which grows as the search space explores the spectrum. The Ritz
+// values alone would do without a preconditioner (W's residual directions reach
+// the far end within a few iterations) but not with one, whose smooth
+// directions keep them near the wanted end. Underestimating only makes the
+// test stricter.
+// The eigenvalue error is then at most about ||r||^2 / gap: tol 1e-6 does not
+// mean 1e-6 relative accuracy of small eigenvalues under the backward test.
+enum class StoppingTest { backward, relative };
+
+// Passed to the monitor once per iteration, on every rank.
+struct LobpcgProgress {
+  int iteration = 0;
+  int converged = 0;         // how many of the k wanted pairs meet the test
+  double eigenvalue = 0;     // of the first wanted pair not converged (of pair 0 when all are)
+  double residual = 0;       // its ||A x - lambda x||
+  double scaled_residual = 0;  // what the test compares with the tolerance
+};
+
+struct LobpcgOptions {
+  int k = 8;                    // eigenpairs wanted
+  int block_size = 0;           // 0: default_block_size(k, rows); else k <= block_size <= rows
+  SpectrumEnd which = SpectrumEnd::smallest;
+  double tolerance = 1e-6;
+  StoppingTest test = StoppingTest::relative;
+  int max_iterations = 1000;
+  std::uint64_t seed = 1;       // random start columns (the same for any rank count)
+  // Explicit A X, A P every this many iterations. The implicit updates drift
+  // by ~eps ||A|| per iteration; 0 (the default) refreshes when the drift
+  // could reach 1% of the smallest residual the test demands of a wanted
+  // pair, no more often than every 20 and no less often than every 100
+  // iterations (lobpcg_detail::automatic_recompute_interval). A refresh
+  // costs about one iteration.
+  int recompute_interval = 0;
+  bool keep_history = true;
+  std::function<void(const LobpcgProgress&)> monitor;  // optional, every iteration
+  // [X P] padded with zero columns at the end of P to a multiple of this many
+  // columns, so that the blocks the Ritz update writes ([X P], A [X P] and
+  // the residuals after them) start and end on whole 32-byte sectors however
+  // many pairs have locked; the small problems skip the padding. A W is
+  // applied over the same multiple of columns where the block has room (the
+  // extra products are discarded). 0: 4 for fp64 on the device, none (1)
+  // otherwise.
+  int column_alignment = 0;
+  // Without a preconditioner, A X can be held as X Lambda plus the last
+  // residuals (which stay in the basis block as W's raw columns) instead of
+  // a block of its own: a step's Ritz update then reads and writes
+  // 2 block_size fewer columns (on the device 220 become 180 at block 20).
+  // automatic: where the update takes that form in one pass (fp64 blocks up
+  // to 20 on the device; on the host the separate products cost more than
+  // the columns save); always: wherever there is no preconditioner; never.
+  ImplyAX imply_ax = ImplyAX::automatic;
+  SearchPrecision search_precision = SearchPrecision::automatic;
+};
+
+// Seconds on this rank's clock; device work is synchronised at each phase
+// boundary so that it is charged to the phase that queued it.
+struct LobpcgTimings {
+  double spmm = 0;              // operator applies
+  double orthogonalization = 0; // start block and W: projections, Gram matrices, SVQB
+  double rayleigh_ritz = 0;     // Gram matrices, small eigenproblem, X/P/AX/AP updates
+  double small_eigenproblem = 0;  // of rayleigh_ritz: rank 0's host work (LAPACK, basis selection), device idle
+  double preconditioner = 0;
+  double other = 0;             // residuals, norms, selection, bookkeeping
+  double total = 0;
+};
+
+struct LobpcgStep {
+  std::vector<double> eigenvalues;     // the k wanted Ritz values
+  std::vector<double> residual_norms;  // their ||A x - lambda x||
+};
+
+// Why LOBPCG stopped (LobpcgResult::stop).
+enum class LobpcgStop {
+  converged,            // every wanted pair passed the test
+  iteration_limit,      // max_iterations reached
+  diverged,             // a pair's residual grew by orders of magnitude from its minimum (LobpcgDivergence)
+  no_search_direction,  // [X P] spans the space and the tolerance is below its rounding floor
+};
+
+// Divergence: the largest residual ||A x - lambda x|| (unit x) among the
+// wanted pairs stayed over 1000 times its smallest for 50 iterations.
+struct LobpcgDivergence {
+  int pair = 0;  // the pair with the largest residual at the stop
+  double smallest = 0;
+  int smallest_iteration = 0;
+  double last = 0;  // at the stop
+};
+
+template <class T>
+struct LobpcgResult {
+  // k pairs: ascending for smallest, descending for largest.
+  std::vector<double> eigenvalues;
+  spmm::DenseBlock<T> eigenvectors;         // local_rows x k, unit columns, in the operator's space
+  std::vector<double> residual_norms;       // ||A x - lambda x|| from an explicit A x
+  std::vector<double> relative_residuals;   // ||r|| / (|lambda| ||x||)
+  std::vector<bool> converged;              // the chosen test, per pair
+  std::vector<bool> passes_relative;        // ||r|| <= tolerance |lambda|, per pair, whichever test was chosen
+  std::vector<bool> passes_backward;        // ||r|| <= tolerance (norm_estimate + |lambda|)
+  LobpcgStop stop = LobpcgStop::converged;
+  std::optional<LobpcgDivergence> divergence;  // stop == diverged
+  // The pairs are an earlier iterate's, whose largest residual was smaller
+  // than the last one's (where the last did not converge).
+  bool restored = false;
+  int iterations = 0;
+  int restarts = 0;                         // Rayleigh-Ritz steps that dropped P
+  int carried_steps = 0;                    // Rayleigh-Ritz steps that measured only S^T A W
+  int implicit_search_steps = 0;            // steps whose W was never formed (kept as raw columns + coefficients)
+  int recomputes = 0;                       // explicit A X, A P refreshes (recompute_interval)
+  int implied_ax_steps = 0;                 // Ritz updates that took A X from X and the residuals
+  int ax_recomputes = 0;                    // implied A X made explicit by the operator for another reader
+  int z_products_ahead = 0;                 // A Z multiplied before the convergence test, and used
+  bool search_in_fp32 = false;              // Z held in fp32 (LobpcgOptions::search_precision)
+  int drift_recomputes = 0;                 // of recomputes: brought forward by the fp32 Z's drift
+  int block_size = 0;
+  double norm_estimate = 0;                 // ||A||_est used by the backward test
+  std::vector<LobpcgStep> history;          // one entry per iteration (keep_history)
+  LobpcgTimings timings;
+
+  bool all_converged() const;
+};
+
+// k plus guard vectors: max(2, ceil(k / 4)) of them (a quarter of k widens the
+// gap that sets the k-th pair's convergence rate, lambda_k against
+// lambda_{block+1}, for about 1.6x the dense work of a guard-free block; at
+// least 2 so small k gets a buffer too), capped at the matrix's rows.
+int default_block_size(int k, std::int64_t global_rows);
+
+// Collective over A.comm(). `start`, if given, is a user start block in A's
+// space with local_rows rows and 1..block_size columns (rank deficiency is
+// repaired; missing columns are random). Throws InputError for bad options.
+template <class T>
+LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options,
+                       Preconditioner<T>* preconditioner = nullptr,
+                       std::optional<spmm::ConstDenseView<T>> start = std::nullopt);
+
+}  // namespace blockeigs::solver

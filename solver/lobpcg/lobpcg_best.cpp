@@ -1,0 +1,89 @@
+// LOBPCG's best iterate and divergence (lobpcg_best.hpp).
+#include "solver/lobpcg/lobpcg_best.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "solver/blocks/block_ops.hpp"
+#include "solver/lobpcg/lobpcg_detail.hpp"
+
+namespace blockeigs::solver::lobpcg_detail {
+namespace {
+
+// The largest residual of unit vectors among the pairs, and its pair.
+std::pair<double, int> worst_residual(const std::vector<double>& r_norm, const std::vector<double>& x_norm, int k) {
+  std::pair<double, int> worst{0.0, 0};
+  for (int j = 0; j < k; ++j) {
+    const double r = x_norm[j] > 0 ? r_norm[j] / x_norm[j] : INFINITY;
+    if (!(r <= worst.first)) worst = {r, j};
+  }
+  return worst;
+}
+
+}  // namespace
+
+template <class T>
+BestIterate<T>::BestIterate(const spmm::Context& context, std::int64_t rows, int k)
+    : context_(context), rows_(rows), k_(k) {}
+
+template <class T>
+void BestIterate<T>::record(spmm::ConstDenseView<T> previous_x, bool new_iterate, int iteration,
+                            const TestedPairs& now) {
+  const auto [worst, worst_pair] = worst_residual(now.r_norm, now.x_norm, k_);
+  if (new_iterate && seen_ && last_worst_ < worst && (!kept_ || last_worst_ < kept_worst_)) {
+    if (!kept_) copy_ = spmm::DenseBlock<T>(context_.space(), rows_, k_);
+    kept_ = true;
+    copy_block(context_, previous_x, copy_.view());
+    kept_lambda_ = last_lambda_;
+    kept_x_ = last_x_;
+    kept_worst_ = last_worst_;
+  }
+  if (!seen_ || worst < min_worst_) {
+    min_worst_ = worst;
+    min_iteration_ = iteration;
+  }
+  if (new_iterate) above_ = worst > divergence_growth * min_worst_ ? above_ + 1 : 0;
+  seen_ = true;
+  last_lambda_.assign(now.lambda.begin(), now.lambda.begin() + k_);
+  last_x_.assign(now.x_norm.begin(), now.x_norm.begin() + k_);
+  last_worst_ = worst;
+  last_worst_pair_ = worst_pair;
+}
+
+template <class T>
+std::optional<LobpcgDivergence> BestIterate<T>::divergence() const {
+  if (above_ < divergence_window) return std::nullopt;
+  return LobpcgDivergence{last_worst_pair_, min_worst_, min_iteration_, last_worst_};
+}
+
+template <class T>
+void BestIterate<T>::restore(LinearOperator<T>& A, MPI_Comm comm, const LobpcgOptions& options, double norm_a,
+                             LobpcgResult<T>& result) const {
+  // The same decision on every rank: the values are global.
+  if (result.all_converged() || !kept_ || !(kept_worst_ < last_worst_)) return;
+  const spmm::Context& ctx = A.context();
+  const std::int64_t n = A.local_rows();
+  spmm::DenseBlock<T> V(ctx.space(), n, k_), AV(ctx.space(), n, k_), R(ctx.space(), n, k_);
+  copy_block(ctx, copy_.cview(), V.view());
+  std::vector<double> unit(kept_x_.size());
+  for (std::size_t j = 0; j < unit.size(); ++j) unit[j] = kept_x_[j] > 0 ? 1.0 / kept_x_[j] : 1.0;
+  scale_columns(ctx, unit, V.view());
+  A.apply(T(1), V.cview(), T(0), AV.view());
+  const ResidualNorms norms = eigen_residuals(ctx, comm, V.cview(), AV.cview(), kept_lambda_, R.view());
+  if (!(worst_residual(norms.residual, norms.x, k_).first < last_worst_)) return;
+  copy_block(ctx, V.cview(), result.eigenvectors.view());
+  for (int j = 0; j < k_; ++j) {
+    const double r = norms.x[j] > 0 ? norms.residual[j] / norms.x[j] : INFINITY;
+    double scaled = 0;
+    result.eigenvalues[j] = kept_lambda_[j];
+    result.residual_norms[j] = r;
+    result.relative_residuals[j] = r / std::abs(kept_lambda_[j]);
+    result.converged[j] = passes(options.test, options.tolerance, r, kept_lambda_[j], 1.0, norm_a, &scaled);
+  }
+  result.restored = true;
+}
+
+template class BestIterate<float>;
+template class BestIterate<double>;
+
+}  // namespace blockeigs::solver::lobpcg_detail

@@ -1,0 +1,199 @@
+// LOBPCG's internal pieces, shared by lobpcg.cpp, lobpcg_small.cpp and
+// lobpcg_ortho.cpp. Not part of the library's API.
+#pragma once
+
+#include <mpi.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "solver/blocks/block_ops.hpp"
+#include "solver/blocks/orthonormalize.hpp"
+#include "solver/lobpcg/lobpcg.hpp"
+#include "solver/lobpcg/symmetric_eigen.hpp"
+#include "solver/operator/collective.hpp"
+
+namespace blockeigs::solver::lobpcg_detail {
+
+using Tolerances = OrthonormalizeTolerances;
+
+// Rounds of random refill when the start block is rank deficient: random
+// columns are independent with probability 1, so one round normally does;
+// the rest only guards against pathological inputs before giving up.
+inline constexpr int max_refills = 5;
+
+// Power-method products for the backward test's ||A||_est (norm_estimate.hpp):
+// 20 reach 84-100% of ||A||_2 on the SuiteSparse matrices tried, for the cost
+// of 20 products with one column.
+inline constexpr int norm_estimate_steps = 20;
+
+// ---- small dense problems (host; pure functions) ---------------------------
+
+struct RitzPairs {
+  int level = 0;               // 0: whole basis; 1: P dropped (Cholesky); 2: P dropped, truncated basis
+  std::vector<double> values;  // every Ritz value of the basis used, ascending
+  // ns x needed, GB-orthonormal; rows of unused columns zero. Column c is the
+  // vector of the c-th wanted value: values[c] (smallest end) or
+  // values[values.size() - 1 - c] (largest end).
+  HostMatrix vectors;
+};
+
+// True when no entry of GB - I exceeds tol.identity_gram / ns (and none is
+// NaN): Rayleigh-Ritz then solves to first order in GB - I instead of
+// factorising.
+bool is_identity_gram(const HostMatrix& GB, const Tolerances& tol);
+
+// Generalised Rayleigh-Ritz on GA c = theta GB c over basis columns [0, ns),
+// where columns [p_begin, p_end) are P, for the `needed` pairs at `end`.
+// Level 0 uses all columns (to first order in GB - I where
+// is_identity_gram, as on nearly all of LOBPCG's carried steps, else through
+// the Cholesky factor of GB, with an rcond check); level 1 drops P;
+// level 2 drops P and solves by SVQB of GB (rank revealing). Throws Error if
+// even level 2 leaves fewer than `needed`. `eigen` (null: symmetric_eigen)
+// solves the standard eigenproblems the levels reduce to.
+RitzPairs rayleigh_ritz(const HostMatrix& GA, const HostMatrix& GB, std::int64_t p_begin, std::int64_t p_end,
+                        std::int64_t needed, const Tolerances& tol, SpectrumEnd end = SpectrumEnd::smallest,
+                        const SymmetricEigenSolver* eigen = nullptr);
+
+// The eigensolver for rank 0's Rayleigh-Ritz problems of up to `rows` rows:
+// on a device context where they can reach device_eigen_min_rows (blocks of
+// 67 and more), symmetric_eigen below that size and the device's
+// (device_symmetric_eigen.hpp, faster there) from it; otherwise none, so
+// symmetric_eigen throughout (and always without CUDA).
+SymmetricEigenSolver ritz_eigen_solver(const spmm::Context& context, std::int64_t rows);
+
+// Hetmaniuk-Lehoucq basis selection: coefficients Cp (ns x np) of the new P
+// from the chosen Ritz coefficients Cx (ns x nb, GB-orthonormal), the first
+// x_rows rows of which belong to X. P spans the non-X parts of the active
+// columns of Cx, made GB-orthogonal to Cx and GB-orthonormal: so P is
+// orthonormal and orthogonal to the new X, with no big-block work.
+HostMatrix basis_selection(const HostMatrix& Cx, const HostMatrix& GB, std::int64_t x_rows,
+                           const std::vector<std::int64_t>& active, const Tolerances& tol);
+
+// The ns x ns Rayleigh-Ritz matrix of S = [Q W] (q + nw columns) from
+// Q's block (q x q, carried from the last step) and the measured or derived
+// [Q W]^T Y (ns x nw) for Y = A W or W, made exactly symmetric.
+HostMatrix assemble_ritz_matrix(const HostMatrix& q_block, const HostMatrix& w_columns);
+
+// A search block W in coefficient form over the raw columns Z that follow Q
+// in the basis: W = Q from_q + Z from_z (BasisOptions::implicit). With T the
+// (q + raw) x (q + kept) matrix [I from_q; 0 from_z] that takes [Q W]
+// coefficients to [Q Z] ones:
+//  - in_search_basis: T^T G T, a Rayleigh-Ritz matrix of [Q Z] (symmetric)
+//    in the [Q W] basis; only W's rows and columns are computed;
+//  - to_raw_coefficients: T C, Ritz coefficients for [Q W] taken to [Q Z].
+HostMatrix in_search_basis(const HostMatrix& G, const HostMatrix& from_q, const HostMatrix& from_z);
+HostMatrix to_raw_coefficients(const HostMatrix& C, const HostMatrix& from_q, const HostMatrix& from_z);
+
+// ---- P's zero padding (LobpcgOptions::column_alignment) -------------------
+// G without its rows and columns [first, first + count).
+HostMatrix without_span(const HostMatrix& G, std::int64_t first, std::int64_t count);
+// C with `count` zero rows inserted before its row `first` and zero columns
+// appended up to `cols` columns.
+HostMatrix with_zero_rows(const HostMatrix& C, std::int64_t first, std::int64_t count, std::int64_t cols);
+// n rounded up to a multiple of `multiple` (>= 1).
+inline std::int64_t round_up(std::int64_t n, std::int64_t multiple) { return (n + multiple - 1) / multiple * multiple; }
+
+// ---- the options (lobpcg_options.cpp) ----------------------------------------
+
+// Checks the options and the start block, and returns the block size. The
+// start block's shape is per rank, so the check is collective: every rank
+// throws or none does.
+template <class T>
+int validate_options(const LinearOperator<T>& A, const LobpcgOptions& o,
+                     const std::optional<spmm::ConstDenseView<T>>& start, bool has_preconditioner);
+
+// [X P] spans a multiple of this many columns (LobpcgOptions::column_alignment):
+// the option, or 4 for fp64 on the device, else 1.
+template <class T>
+std::int64_t column_alignment(const LobpcgOptions& options, Space space);
+
+// Whether the residuals Z are held in fp32 (LobpcgOptions::search_precision),
+// at block size nb. The same on every rank: the options, the backend and the
+// operator are.
+template <class T>
+bool search_in_fp32(const LinearOperator<T>& A, const LobpcgOptions& options, bool preconditioned, int nb);
+
+// Whether a residual norm r passes the stopping test for Ritz value lambda of
+// a vector of norm x_norm; *scaled is r over the test's scale (the relative
+// or backward residual).
+bool passes(StoppingTest test, double tol, double r, double lambda, double x_norm, double norm_a,
+            double* scaled);
+
+// The result's k wanted pairs from the last iterate X (its first k columns,
+// of norms x_norm, residual norms r_norm): eigenvalues, unit eigenvectors (a
+// copy of X scaled), residual norms for unit vectors, relative residuals and
+// the stopping test's verdicts `conv`.
+template <class T>
+void take_wanted_pairs(const spmm::Context& context, spmm::ConstDenseView<T> X, const std::vector<double>& lambda,
+                       const std::vector<double>& x_norm, const std::vector<double>& r_norm,
+                       const std::vector<bool>& conv, LobpcgResult<T>& result);
+
+// The result's passes_relative and passes_backward from its residual norms
+// (unit vectors), eigenvalues and norm_estimate.
+template <class T>
+void mark_tests(double tolerance, LobpcgResult<T>& result);
+
+// ---- when to recompute A X and A P ------------------------------------------
+
+// Implicit steps between explicit recomputes of A X and A P: the implicit
+// updates drift by about drift_per_step = 10 eps ||A|| per step (one short
+// dot product's rounding per entry, the coefficients being near-orthogonal),
+// so refresh before t * drift_per_step reaches 1% of the smallest residual
+// tol * scale_j the test demands of a wanted pair j, with t in [20, 100]: no
+// more often than the fixed interval of 20 used before, and at least every
+// 100 steps, where a refresh's cost (about one iteration) is already 1% of
+// the run.
+inline constexpr int min_recompute_interval = 20, max_recompute_interval = 100;
+int automatic_recompute_interval(double eps, double norm_a, double tolerance, StoppingTest test,
+                                 const std::vector<double>& lambda, const std::vector<double>& x_norm, int k);
+
+// With Z in fp32 the implied A X = X Theta + Z carries Z's rounding, u32
+// times each step's residuals, and A P inherits it through the implicit
+// updates until the next recompute. Recompute once u32 times the sum over
+// the steps since the last one of each step's largest residual norm
+// (residual_sum) reaches this fraction of the smallest active residual: in
+// session 39's model (scripts/dev/lobpcg_search_precision.py) that matched
+// fp64's iteration counts on every problem, for 0-4 extra recomputes; on the
+// bar it comes ~400 steps after a recompute, later than the interval above.
+inline constexpr double search_drift_fraction = 0.05;
+bool search_drift_due(double unit_roundoff, double residual_sum, const std::vector<double>& r_norm,
+                      const std::vector<bool>& converged);
+
+// ---- rank 0 computes, everybody receives ----------------------------------
+
+void broadcast(MPI_Comm comm, std::vector<double>& v);
+void broadcast(MPI_Comm comm, int& value);
+
+// ---- distributed orthonormalisation ---------------------------------------
+
+// LOBPCG's search block W (the active residuals, at the front of Z's block,
+// in Ts) conditioned against [X P] by condition_against with `options`
+// (coefficient form where the fused pass runs); where no direction is left,
+// W is refilled at random (hash columns from refill_column on) and
+// conditioned again. With Ts fp32 beside fp64 blocks, a W that has to be
+// formed is formed in `Wt` (fp64, W's shape, else unused) from Z widened and
+// rounded back into Z, and its derived Gram matrix, made for the unrounded
+// W, is dropped. Collective.
+struct ConditionedSearch {
+  std::int64_t kept = 0;  // W's columns
+  bool refilled = false;  // W was refilled at random
+};
+template <class T, class Ts>
+ConditionedSearch condition_search_block(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> XP,
+                                         spmm::DenseView<Ts> W, spmm::DenseView<T> Wt, spmm::DenseView<T> scratch,
+                                         const Tolerances& tol, BasisOptions& options, std::uint64_t seed,
+                                         std::int64_t first_row, std::int64_t refill_column);
+
+// Fills X (local x nb) with an orthonormal start block: the user's columns
+// first (if any), random ones for the rest and for any directions dropped as
+// dependent. Collective.
+template <class T>
+void make_start_block(const spmm::Context& context, MPI_Comm comm, spmm::DenseView<T> X,
+                      spmm::DenseView<T> scratch, const spmm::ConstDenseView<T>* user,
+                      std::uint64_t seed, std::int64_t first_row, const Tolerances& tol);
+
+}  // namespace blockeigs::solver::lobpcg_detail

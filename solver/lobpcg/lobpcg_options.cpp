@@ -1,0 +1,166 @@
+// LOBPCG's options: their checks, the default block size, the stopping
+// test and the result's pairs and verdict, and when the implicitly updated
+// A X and A P are recomputed.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+#include "core/error.hpp"
+#include "solver/blocks/search_block_ops.hpp"
+#include "solver/lobpcg/lobpcg_detail.hpp"
+
+namespace blockeigs::solver {
+
+template <class T>
+bool LobpcgResult<T>::all_converged() const {
+  return std::all_of(converged.begin(), converged.end(), [](bool c) { return c; });
+}
+template struct LobpcgResult<float>;
+template struct LobpcgResult<double>;
+
+int default_block_size(int k, std::int64_t global_rows) {
+  const int guard = std::max(2, (k + 3) / 4);
+  return static_cast<int>(std::min<std::int64_t>(std::int64_t{k} + guard, global_rows));
+}
+
+namespace lobpcg_detail {
+
+template <class T>
+int validate_options(const LinearOperator<T>& A, const LobpcgOptions& o,
+                     const std::optional<spmm::ConstDenseView<T>>& start, bool has_preconditioner) {
+  const std::int64_t rows = A.global_rows();
+  if (o.k < 1) fail_input("LOBPCG: k (the number of eigenpairs) must be at least 1, got ", o.k);
+  if (o.k >= rows)
+    fail_input("LOBPCG: k = ", o.k, " but the matrix has ", rows,
+               " rows; k must be smaller than the number of rows");
+  if (o.block_size < 0 || (o.block_size > 0 && o.block_size < o.k))
+    fail_input("LOBPCG: block size ", o.block_size, " is smaller than k = ", o.k,
+               " (use 0 for the default, k plus guard vectors)");
+  if (o.block_size > rows)
+    fail_input("LOBPCG: block size ", o.block_size, " exceeds the matrix's ", rows, " rows");
+  if (!(o.tolerance > 0) || !std::isfinite(o.tolerance))
+    fail_input("LOBPCG: tolerance must be positive and finite, got ", o.tolerance);
+  if (o.max_iterations < 1) fail_input("LOBPCG: max_iterations must be at least 1, got ", o.max_iterations);
+  if (o.recompute_interval < 0)
+    fail_input("LOBPCG: recompute_interval must be 0 (automatic) or positive, got ", o.recompute_interval);
+  if (o.column_alignment < 0 || o.column_alignment > 64)
+    fail_input("LOBPCG: column_alignment must be 0 (automatic) or 1 to 64, got ", o.column_alignment);
+  const int nb = o.block_size > 0 ? o.block_size : default_block_size(o.k, rows);
+  if (o.search_precision == SearchPrecision::fp32 && has_preconditioner && std::is_same_v<T, double>)
+    fail_input("LOBPCG: search_precision fp32 needs preconditioner none (a preconditioner writes the search "
+               "block itself, in the blocks' precision); use fp64 or auto");
+  // The start block's shape is per rank: agree before anyone proceeds.
+  collectively(A.comm(), [&] {
+    if (!start) return;
+    if (start->space != A.context().space())
+      fail_input("LOBPCG: the start block is in ", to_string(start->space), " memory, the operator in ",
+                 to_string(A.context().space()));
+    if (start->rows != A.local_rows())
+      fail_input("LOBPCG: the start block has ", start->rows, " local rows, the operator ",
+                 A.local_rows(), " on this rank");
+    if (start->cols < 1 || start->cols > nb)
+      fail_input("LOBPCG: the start block has ", start->cols, " columns; it needs 1 to the block size ", nb);
+  });
+  return nb;
+}
+
+bool passes(StoppingTest test, double tol, double r, double lambda, double x_norm, double norm_a,
+            double* scaled) {
+  const double scale = (test == StoppingTest::backward ? norm_a + std::abs(lambda) : std::abs(lambda)) * x_norm;
+  *scaled = scale > 0 ? r / scale : INFINITY;
+  return r <= tol * scale;
+}
+
+template <class T>
+void take_wanted_pairs(const spmm::Context& context, spmm::ConstDenseView<T> X, const std::vector<double>& lambda,
+                       const std::vector<double>& x_norm, const std::vector<double>& r_norm,
+                       const std::vector<bool>& conv, LobpcgResult<T>& result) {
+  const std::int64_t k = X.cols;
+  result.eigenvalues.assign(lambda.begin(), lambda.begin() + k);
+  result.eigenvectors = spmm::DenseBlock<T>(X.space, X.rows, k);
+  copy_block(context, X, result.eigenvectors.view());
+  std::vector<double> inverse_norm(static_cast<std::size_t>(k));
+  for (std::int64_t j = 0; j < k; ++j) {
+    inverse_norm[j] = x_norm[j] > 0 ? 1.0 / x_norm[j] : 1.0;
+    result.residual_norms.push_back(r_norm[j] * inverse_norm[j]);
+    result.relative_residuals.push_back(r_norm[j] * inverse_norm[j] / std::abs(lambda[j]));
+    result.converged.push_back(conv[j]);
+  }
+  scale_columns(context, inverse_norm, result.eigenvectors.view());
+}
+template void take_wanted_pairs(const spmm::Context&, spmm::ConstDenseView<float>, const std::vector<double>&,
+                                const std::vector<double>&, const std::vector<double>&, const std::vector<bool>&,
+                                LobpcgResult<float>&);
+template void take_wanted_pairs(const spmm::Context&, spmm::ConstDenseView<double>, const std::vector<double>&,
+                                const std::vector<double>&, const std::vector<double>&, const std::vector<bool>&,
+                                LobpcgResult<double>&);
+
+template <class T>
+void mark_tests(double tolerance, LobpcgResult<T>& result) {
+  result.passes_relative.clear();
+  result.passes_backward.clear();
+  for (std::size_t j = 0; j < result.eigenvalues.size(); ++j) {
+    const double r = result.residual_norms[j], lambda = std::abs(result.eigenvalues[j]);
+    result.passes_relative.push_back(r <= tolerance * lambda);
+    result.passes_backward.push_back(r <= tolerance * (result.norm_estimate + lambda));
+  }
+}
+template void mark_tests(double, LobpcgResult<float>&);
+template void mark_tests(double, LobpcgResult<double>&);
+
+int automatic_recompute_interval(double eps, double norm_a, double tolerance, StoppingTest test,
+                                 const std::vector<double>& lambda, const std::vector<double>& x_norm, int k) {
+  double demanded = INFINITY;  // the smallest residual norm the test asks of a wanted pair
+  for (int j = 0; j < k; ++j) {
+    const double scale = test == StoppingTest::backward ? norm_a + std::abs(lambda[j]) : std::abs(lambda[j]);
+    demanded = std::min(demanded, tolerance * scale * x_norm[j]);
+  }
+  const double drift_per_step = 10 * eps * norm_a;
+  if (!(drift_per_step > 0)) return min_recompute_interval;  // nothing known about ||A|| yet
+  const double steps = 0.01 * demanded / drift_per_step;
+  return static_cast<int>(std::clamp(std::floor(steps), double(min_recompute_interval),
+                                     double(max_recompute_interval)));
+}
+
+template <class T>
+std::int64_t column_alignment(const LobpcgOptions& options, Space space) {
+  if (options.column_alignment > 0) return options.column_alignment;
+  return space == Space::device && std::is_same_v<T, double> ? 32 / sizeof(T) : 1;
+}
+
+template <class T>
+bool search_in_fp32(const LinearOperator<T>& A, const LobpcgOptions& options, bool preconditioned, int nb) {
+  if constexpr (!std::is_same_v<T, double>) {
+    return false;  // fp32 blocks: Z is in fp32 anyway
+  } else {
+    if (preconditioned || options.search_precision == SearchPrecision::fp64) return false;
+    if (options.search_precision == SearchPrecision::fp32) return true;
+    const std::int64_t widest_xp = round_up(2 * std::int64_t{nb}, column_alignment<T>(options, A.context().space()));
+    return A.applies_single() && options.imply_ax != ImplyAX::never &&
+           search_single_kernels_fit(A.context(), widest_xp + nb, widest_xp + nb, widest_xp, nb) &&
+           search_single_pays(A.context());
+  }
+}
+
+template std::int64_t column_alignment<float>(const LobpcgOptions&, Space);
+template std::int64_t column_alignment<double>(const LobpcgOptions&, Space);
+template bool search_in_fp32(const LinearOperator<float>&, const LobpcgOptions&, bool, int);
+template bool search_in_fp32(const LinearOperator<double>&, const LobpcgOptions&, bool, int);
+
+bool search_drift_due(double unit_roundoff, double residual_sum, const std::vector<double>& r_norm,
+                      const std::vector<bool>& converged) {
+  double smallest = INFINITY;
+  for (std::size_t j = 0; j < r_norm.size(); ++j)
+    if (!converged[j]) smallest = std::min(smallest, r_norm[j]);
+  return std::isfinite(smallest) && unit_roundoff * residual_sum >= search_drift_fraction * smallest;
+}
+
+template int validate_options(const LinearOperator<float>&, const LobpcgOptions&,
+                               const std::optional<spmm::ConstDenseView<float>>&, bool);
+template int validate_options(const LinearOperator<double>&, const LobpcgOptions&,
+                               const std::optional<spmm::ConstDenseView<double>>&, bool);
+
+}  // namespace lobpcg_detail
+}  // namespace blockeigs::solver

@@ -1,0 +1,101 @@
+// LOBPCG's start block (the user's columns and random ones, orthonormalised,
+// with dropped directions refilled at random) and its search block W
+// conditioned against [X P] in the residuals' precision (solver/blocks/orthonormalize.hpp).
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+#include "core/error.hpp"
+#include "solver/blocks/search_block_ops.hpp"
+#include "solver/lobpcg/lobpcg_detail.hpp"
+
+namespace blockeigs::solver::lobpcg_detail {
+
+template <class T>
+void make_start_block(const spmm::Context& context, MPI_Comm comm, spmm::DenseView<T> X,
+                      spmm::DenseView<T> scratch, const spmm::ConstDenseView<T>* user,
+                      std::uint64_t seed, std::int64_t first_row, const Tolerances& tol) {
+  const std::int64_t nb = X.cols;
+  const std::int64_t given = user ? std::min(user->cols, nb) : 0;
+  if (given > 0) copy_block(context, column_range(*user, 0, given), column_range(X, 0, given));
+  if (given < nb) fill_random(context, column_range(X, given, nb - given), seed, first_row, given);
+  const spmm::ConstDenseView<T> none(X.space, X.rows, 0, X.ld, X.data);
+  std::int64_t kept = orthonormalize_against(context, comm, none, X, scratch, tol);
+  // Rank deficient (duplicate, zero or nearly parallel columns): replace the
+  // dropped directions by fresh random columns (hash columns refill * nb + j,
+  // never used before) and orthonormalise them against the kept ones.
+  for (int refill = 1; kept < nb; ++refill) {
+    if (refill > max_refills)
+      throw Error(detail::concat("LOBPCG: could not build ", nb, " independent start vectors (",
+                                 kept, " after ", max_refills, " random refills)"));
+    spmm::DenseView<T> rest = column_range(X, kept, nb - kept);
+    fill_random(context, rest, seed, first_row, refill * nb + kept);
+    kept += orthonormalize_against(context, comm,
+                                   spmm::ConstDenseView<T>(column_range(X, 0, kept)), rest, scratch, tol);
+  }
+}
+
+template <class T, class Ts>
+ConditionedSearch condition_search_block(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> XP,
+                                         spmm::DenseView<Ts> W, spmm::DenseView<T> Wt, spmm::DenseView<T> scratch,
+                                         const Tolerances& tol, BasisOptions& options, std::uint64_t seed,
+                                         std::int64_t first_row, std::int64_t refill_column) {
+  constexpr bool single = !std::is_same_v<T, Ts>;
+  // W in T: itself, or (single) formed in Wt and rounded back.
+  auto condition_in_t = [&](spmm::DenseView<T> V) {
+    const std::int64_t kept = condition_against(context, comm, XP, V, scratch, tol, &options);
+    if constexpr (single) {
+      convert_block(context, spmm::ConstDenseView<T>(column_range(V, 0, kept)), column_range(W, 0, kept));
+      options.w_gram = HostMatrix();
+    }
+    return kept;
+  };
+  ConditionedSearch out;
+  if constexpr (single) {
+    // The coefficient form reads nothing of W (Wt is not filled yet).
+    options.implicit_only = true;
+    out.kept = condition_against(context, comm, XP, Wt, scratch, tol, &options);
+    options.implicit_only = false;
+    if (out.kept < 0) {
+      convert_block(context, spmm::ConstDenseView<Ts>(W), Wt);
+      out.kept = condition_in_t(Wt);
+    }
+  } else {
+    out.kept = condition_in_t(W);
+  }
+  options.measured_gram = nullptr;
+  if (out.kept > 0) return out;
+  // Every residual direction already lies in span[X P] to working precision
+  // (stagnation at the rounding floor): explore at random.
+  spmm::DenseView<T> V;
+  if constexpr (single) V = Wt;
+  else V = W;
+  fill_random(context, V, seed, first_row, refill_column);
+  out.kept = condition_in_t(V);
+  out.refilled = true;
+  return out;
+}
+
+template ConditionedSearch condition_search_block(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<float>,
+                                                  spmm::DenseView<float>, spmm::DenseView<float>,
+                                                  spmm::DenseView<float>, const Tolerances&, BasisOptions&,
+                                                  std::uint64_t, std::int64_t, std::int64_t);
+template ConditionedSearch condition_search_block(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<double>,
+                                                  spmm::DenseView<double>, spmm::DenseView<double>,
+                                                  spmm::DenseView<double>, const Tolerances&, BasisOptions&,
+                                                  std::uint64_t, std::int64_t, std::int64_t);
+template ConditionedSearch condition_search_block(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<double>,
+                                                  spmm::DenseView<float>, spmm::DenseView<double>,
+                                                  spmm::DenseView<double>, const Tolerances&, BasisOptions&,
+                                                  std::uint64_t, std::int64_t, std::int64_t);
+
+#define BLOCKEIGS_INSTANTIATE(T)                                                                   \
+  template void make_start_block(const spmm::Context&, MPI_Comm, spmm::DenseView<T>, spmm::DenseView<T>, \
+                                 const spmm::ConstDenseView<T>*, std::uint64_t, std::int64_t,      \
+                                 const Tolerances&);
+
+BLOCKEIGS_INSTANTIATE(float)
+BLOCKEIGS_INSTANTIATE(double)
+#undef BLOCKEIGS_INSTANTIATE
+
+}  // namespace blockeigs::solver::lobpcg_detail

@@ -1,0 +1,562 @@
+// LOBPCG's small dense problems, solved on the host (our own triangular
+// kernels, symmetric eigensolver and products, block_ops.hpp; the large
+// Rayleigh-Ritz eigenproblems on the device, ritz_eigen_solver): SVQB
+// transforms, the generalised Rayleigh-Ritz step with its restart levels,
+// and Hetmaniuk-Lehoucq basis selection. Row-major HostMatrix throughout.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <numeric>
+
+#include "core/error.hpp"
+#include "solver/lobpcg/cuda/device_symmetric_eigen.hpp"
+#include "solver/lobpcg/lobpcg_detail.hpp"
+#include "solver/lobpcg/symmetric_eigen.hpp"
+
+namespace blockeigs::solver {
+namespace lobpcg_detail {
+namespace {
+
+using small_dense::by_column_blocks;
+
+// The symmetric part (M + M^T) / 2: Gram products of distinct blocks are
+// symmetric only up to rounding.
+HostMatrix symmetrized(const HostMatrix& M) {
+  const std::int64_t n = M.rows();
+  HostMatrix S(n, n);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j <= i; ++j) S(i, j) = S(j, i) = 0.5 * (M(i, j) + M(j, i));
+  return S;
+}
+
+// symmetrized, for an input that must be finite: a NaN or Inf in M leaves
+// one in S, which a sum of x - x finds without a branch per entry.
+HostMatrix symmetrized_finite(const HostMatrix& M, const char* what) {
+  HostMatrix S = symmetrized(M);
+  const double* values = S.data();
+  const std::int64_t size = S.rows() * S.cols();
+  double probe = 0;
+#pragma omp simd reduction(+ : probe)
+  for (std::int64_t k = 0; k < size; ++k) probe += values[k] - values[k];
+  if (probe != 0 || std::isnan(probe))
+    throw Error(detail::concat("LOBPCG: the ", what,
+                               " has NaN or Inf entries (the operator, the preconditioner or the "
+                               "start block produced non-finite values)"));
+  return S;
+}
+
+HostMatrix select(const HostMatrix& M, const std::vector<std::int64_t>& idx) {
+  const auto n = static_cast<std::int64_t>(idx.size());
+  HostMatrix S(n, n);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < n; ++j) S(i, j) = M(idx[i], idx[j]);
+  return S;
+}
+
+// The columns of a problem's eigenvectors that LOBPCG keeps: the `needed`
+// smallest ascending, or the `needed` largest descending (largest first).
+struct WantedEnd {
+  std::int64_t needed;
+  SpectrumEnd end;
+  const SymmetricEigenSolver* eigen = nullptr;  // where the eigenproblems are solved; null: symmetric_eigen
+};
+
+// Ritz pairs of the standard problem M (symmetric, n x n): every value, the
+// wanted end's vectors.
+RitzPairs standard_ritz(const HostMatrix& M, const WantedEnd& wanted) {
+  const std::int64_t n = M.rows(), count = std::min(wanted.needed, n);
+  const bool largest = wanted.end == SpectrumEnd::largest;
+  const std::int64_t first = largest ? n - count : 0;
+  SymmetricEigen eig = wanted.eigen ? (*wanted.eigen)(M, first, count) : symmetric_eigen(M, first, count);
+  RitzPairs out;
+  out.values = std::move(eig.values);
+  if (!largest) {
+    out.vectors = std::move(eig.vectors);
+    return out;
+  }
+  out.vectors = HostMatrix(n, count);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t c = 0; c < count; ++c) out.vectors(i, c) = eig.vectors(i, count - 1 - c);
+  return out;
+}
+
+// target[u] := (target[u] - sum_k factor[k * factor_stride] * rows[k * ld + u]) * scale
+// for u < width: one block of a row of a triangular solve, its sums in
+// registers.
+template <int width>
+BLOCKEIGS_SMALL_DENSE_INLINE inline void subtract_rows(double* target, const double* factor, std::int64_t factor_stride,
+                                                       const double* rows, std::int64_t ld, std::int64_t count,
+                                                       double scale) {
+  double sum[width];
+  for (int u = 0; u < width; ++u) sum[u] = target[u];
+  for (std::int64_t k = 0; k < count; ++k) {
+    const double f = factor[k * factor_stride];
+    const double* row = rows + k * ld;
+#pragma omp simd
+    for (int u = 0; u < width; ++u) sum[u] -= f * row[u];
+  }
+  for (int u = 0; u < width; ++u) target[u] = sum[u] * scale;
+}
+
+// GB = U^T U with U upper triangular (row-major; the lower part left zero).
+// False when a pivot is not positive. Right-looking, so that every update
+// is a contiguous row operation and the rows' updates are independent.
+BLOCKEIGS_SMALL_DENSE_CLONES
+bool cholesky_upper(const HostMatrix& GB, HostMatrix& U) {
+  const std::int64_t n = GB.rows();
+  U = HostMatrix(n, n);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = i; j < n; ++j) U(i, j) = GB(i, j);
+  for (std::int64_t k = 0; k < n; ++k) {
+    double* uk = &U(k, 0);
+    if (!(uk[k] > 0)) return false;
+    uk[k] = std::sqrt(uk[k]);
+    const double inverse = 1.0 / uk[k];
+    for (std::int64_t j = k + 1; j < n; ++j) uk[j] *= inverse;
+    for (std::int64_t i = k + 1; i < n; ++i) {
+      double* ui = &U(i, 0);
+      const double f = uk[i];
+#pragma omp simd
+      for (std::int64_t j = i; j < n; ++j) ui[j] -= f * uk[j];
+    }
+  }
+  return true;
+}
+
+// U^-T A U^-1 (A symmetric n x n, U from cholesky_upper), both triangles.
+// Y = U^-T A by rows first; then M = U^-T Y^T, of which only the upper
+// triangle is solved for (row i of it needs rows k < i only from column i
+// on): 2/3 of the two full solves' work.
+BLOCKEIGS_SMALL_DENSE_CLONES
+HostMatrix reduce_to_standard(const HostMatrix& A, const HostMatrix& U) {
+  const std::int64_t n = A.rows();
+  HostMatrix Y = A;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double scale = 1.0 / U(i, i);
+    by_column_blocks(n, [&]<int width>(std::int64_t col) BLOCKEIGS_SMALL_DENSE_INLINE {
+      subtract_rows<width>(&Y(i, col), U.data() + i, n, &Y(0, col), n, i, scale);
+    });
+  }
+  HostMatrix M(n, n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (std::int64_t j = i; j < n; ++j) M(i, j) = Y(j, i);
+    const double scale = 1.0 / U(i, i);
+    by_column_blocks(n - i, [&]<int width>(std::int64_t col) BLOCKEIGS_SMALL_DENSE_INLINE {
+      subtract_rows<width>(&M(i, i + col), U.data() + i, n, &M(0, i + col), n, i, scale);
+    });
+  }
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = i + 1; j < n; ++j) M(j, i) = M(i, j);
+  return M;
+}
+
+// Z := U^-1 Z for upper-triangular U, by rows from the last (Z is n x m).
+BLOCKEIGS_SMALL_DENSE_CLONES
+void solve_upper(const HostMatrix& U, HostMatrix& Z) {
+  const std::int64_t n = U.rows(), m = Z.cols();
+  for (std::int64_t i = n - 1; i >= 0; --i) {
+    const double scale = 1.0 / U(i, i);
+    by_column_blocks(m, [&]<int width>(std::int64_t col) BLOCKEIGS_SMALL_DENSE_INLINE {
+      subtract_rows<width>(&Z(i, col), U.data() + i * n + i + 1, 1, Z.data() + (i + 1) * m + col, m, n - 1 - i, scale);
+    });
+  }
+}
+
+// Solves with GB = U^T U for the condition estimate, each a chain of n
+// dependent steps: both triangular solves by axpys (U's rows for U^T, its
+// columns, kept as the rows of L = U^T, for U), with the diagonal's
+// reciprocals, so that a step waits for a multiply-add, not a division or
+// a dot product's sum.
+struct GramSolver {
+  const HostMatrix& U;
+  HostMatrix L;
+  std::vector<double> inverse_diagonal;
+
+  explicit GramSolver(const HostMatrix& u) : U(u), L(u.rows(), u.rows()), inverse_diagonal(u.rows()) {
+    const std::int64_t n = U.rows();
+    for (std::int64_t i = 0; i < n; ++i) {
+      inverse_diagonal[i] = 1.0 / U(i, i);
+      for (std::int64_t j = i; j < n; ++j) L(j, i) = U(i, j);
+    }
+  }
+
+  // x := GB^-1 x.
+  BLOCKEIGS_SMALL_DENSE_CLONES
+  void solve(std::vector<double>& x) const {
+    const std::int64_t n = U.rows();
+    for (std::int64_t k = 0; k < n; ++k) {  // U^T w = x
+      const double* uk = U.data() + k * n;
+      const double xk = x[k] *= inverse_diagonal[k];
+#pragma omp simd
+      for (std::int64_t j = k + 1; j < n; ++j) x[j] -= xk * uk[j];
+    }
+    for (std::int64_t k = n - 1; k >= 0; --k) {  // U y = w
+      const double* lk = L.data() + k * n;
+      const double xk = x[k] *= inverse_diagonal[k];
+#pragma omp simd
+      for (std::int64_t j = 0; j < k; ++j) x[j] -= xk * lk[j];
+    }
+  }
+};
+
+double norm1(const std::vector<double>& x) {
+  double s = 0;
+  for (double v : x) s += std::abs(v);
+  return s;
+}
+
+// Reciprocal condition of GB = U^T U in the 1-norm, 1 / (||GB||_1 times
+// an estimate of ||GB^-1||_1): Hager's method with Higham's refinements
+// (the estimator of LAPACK's dpocon), a few solves with GB instead of its
+// inverse. Our own, because dpocon's safeguarded triangular solves took
+// ~17 us at n = 60, more than the Cholesky factorisation and the reduction
+// together. Overflow in the solves (GB singular to working precision) makes
+// the estimate infinite or NaN, and the result 0.
+double reciprocal_condition(const HostMatrix& GB, const HostMatrix& U) {
+  const std::int64_t n = GB.rows();
+  double norm_gb = 0;  // by rows: GB is symmetric
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double* row = GB.data() + i * n;
+    double s = 0;
+#pragma omp simd reduction(+ : s)
+    for (std::int64_t j = 0; j < n; ++j) s += std::abs(row[j]);
+    norm_gb = std::max(norm_gb, s);
+  }
+  if (n == 0) return 1;  // as dpocon: nothing to be ill-conditioned
+  if (!(norm_gb > 0)) return 0;
+  constexpr int max_steps = 5;
+  auto sign_of = [](double v) { return v >= 0 ? 1.0 : -1.0; };
+  auto largest_entry = [&](const std::vector<double>& z) {
+    std::int64_t j = 0;
+    for (std::int64_t i = 1; i < n; ++i)
+      if (std::abs(z[i]) > std::abs(z[j])) j = i;
+    return j;
+  };
+  // Hager: maximise ||GB^-1 x||_1 over ||x||_1 = 1 by steps to the vertex
+  // e_j that the gradient sign(GB^-1 x)^T GB^-1 favours (GB symmetric).
+  const GramSolver gram_solver(U);
+  auto solve_gram = [&](std::vector<double>& v) { gram_solver.solve(v); };
+  std::vector<double> x(static_cast<std::size_t>(n), 1.0 / double(n)), signs(static_cast<std::size_t>(n));
+  solve_gram(x);
+  double estimate = norm1(x);
+  if (n > 1) {
+    for (std::int64_t i = 0; i < n; ++i) signs[i] = sign_of(x[i]);
+    std::vector<double> z = signs;
+    solve_gram(z);
+    std::int64_t j = largest_entry(z);
+    for (int step = 1; step < max_steps; ++step) {
+      std::fill(x.begin(), x.end(), 0.0);
+      x[j] = 1;
+      solve_gram(x);
+      const double previous = estimate;
+      estimate = norm1(x);
+      bool same_signs = true;
+      for (std::int64_t i = 0; i < n; ++i) same_signs = same_signs && sign_of(x[i]) == signs[i];
+      if (same_signs || !(estimate > previous)) {
+        estimate = std::max(estimate, previous);
+        break;
+      }
+      for (std::int64_t i = 0; i < n; ++i) signs[i] = sign_of(x[i]);
+      z = signs;
+      solve_gram(z);
+      const std::int64_t last = j;
+      j = largest_entry(z);
+      if (std::abs(z[last]) == std::abs(z[j])) break;
+    }
+    // Higham's safeguard: a vector of alternating signs and growing size,
+    // which catches the matrices that fool the steps above.
+    for (std::int64_t i = 0; i < n; ++i) x[i] = (i % 2 ? -1.0 : 1.0) * (1.0 + double(i) / double(n - 1));
+    solve_gram(x);
+    estimate = std::max(estimate, 2 * norm1(x) / (3 * double(n)));
+  }
+  if (!std::isfinite(estimate) || !(estimate > 0)) return 0;
+  return 1.0 / (norm_gb * estimate);
+}
+
+// Level 0 for GB = I + E within rounding of I (is_identity_gram): with
+// c = (I - E/2) y, GA c = theta GB c is the standard problem of
+// M = (I - E/2) GA (I - E/2) = GA - (E GA + GA E)/2 + O(E^2), and then
+// C^T GB C = I + O(E^2). Where ||E||_2 <= sqrt(eps) the O(E^2) terms are
+// below rounding, so the pairs are the Cholesky path's to working
+// accuracy, for one product where that path takes a factorisation, a
+// condition estimate and three triangular solves (the bar run's 661
+// problems: 87 against 107 us a step on the development machine, in the
+// host's window where the device waits).
+RitzPairs near_identity_ritz(const HostMatrix& GA, const HostMatrix& GB, const WantedEnd& wanted) {
+  const std::int64_t n = GA.rows();
+  HostMatrix E = GB;
+  for (std::int64_t i = 0; i < n; ++i) E(i, i) -= 1.0;
+  HostMatrix M = symmetrized(multiply(E, GA));  // (E GA + GA E) / 2
+  for (std::int64_t e = 0; e < n * n; ++e) M.data()[e] = GA.data()[e] - M.data()[e];
+  RitzPairs out = standard_ritz(M, wanted);
+  const HostMatrix EY = multiply(E, out.vectors);
+  for (std::int64_t e = 0; e < EY.rows() * EY.cols(); ++e) out.vectors.data()[e] -= 0.5 * EY.data()[e];
+  return out;
+}
+
+// Level 0/1: Cholesky GB = U^T U, then the standard problem U^-T GA U^-1
+// (GA and GB symmetric, both triangles). Returns false (and leaves `out`
+// alone) when GB is not safely positive definite.
+bool cholesky_ritz(const HostMatrix& GA, const HostMatrix& GB, const Tolerances& tol, const WantedEnd& wanted,
+                   RitzPairs& out_sub) {
+  HostMatrix U;
+  if (!cholesky_upper(GB, U) || !(reciprocal_condition(GB, U) >= tol.rcond_min)) return false;
+  RitzPairs sub = standard_ritz(reduce_to_standard(GA, U), wanted);
+  solve_upper(U, sub.vectors);  // C = U^-1 Y
+  out_sub = std::move(sub);
+  return true;
+}
+
+// Level 2: a GB-orthonormal basis of the numerically independent directions
+// (SVQB of GB), then the standard problem in it.
+RitzPairs truncated_ritz(const HostMatrix& GA, const HostMatrix& GB, const Tolerances& tol, const WantedEnd& wanted) {
+  const HostMatrix T = svqb_transform(GB, tol);
+  const HostMatrix M = symmetrized(transpose_times(T, multiply(GA, T)));
+  RitzPairs out = standard_ritz(M, wanted);
+  out.vectors = multiply(T, out.vectors);
+  return out;
+}
+
+}  // namespace
+
+}  // namespace lobpcg_detail
+
+namespace {
+
+// A Gram matrix's live columns (not zero, not numerically inside span(Q) by
+// reference_sq_norms) and the unit-diagonal form of its symmetric part over
+// them, M = D G D with D = diag(G_jj^-1/2): what SVQB and Cholesky QR share.
+struct UnitDiagonalForm {
+  std::vector<std::int64_t> live;
+  std::vector<double> d;
+  HostMatrix M;
+};
+
+UnitDiagonalForm unit_diagonal_form(const HostMatrix& G, const OrthonormalizeTolerances& tol,
+                                    const std::vector<double>* reference_sq_norms) {
+  UnitDiagonalForm f;
+  for (std::int64_t j = 0; j < G.rows(); ++j) {
+    const double g = G(j, j);
+    if (!(g > 0) || !std::isfinite(g)) continue;
+    if (reference_sq_norms && g <= tol.remainder * tol.remainder * (*reference_sq_norms)[j]) continue;
+    f.live.push_back(j);
+  }
+  const auto m = static_cast<std::int64_t>(f.live.size());
+  f.d.resize(static_cast<std::size_t>(m));
+  for (std::int64_t a = 0; a < m; ++a) f.d[a] = 1.0 / std::sqrt(G(f.live[a], f.live[a]));
+  f.M = HostMatrix(m, m);
+  for (std::int64_t a = 0; a < m; ++a)
+    for (std::int64_t b = 0; b < m; ++b)
+      f.M(a, b) = 0.5 * (G(f.live[a], f.live[b]) + G(f.live[b], f.live[a])) * f.d[a] * f.d[b];
+  return f;
+}
+
+// SVQB from the form, T n x kept (see svqb_transform).
+HostMatrix svqb_of_form(const UnitDiagonalForm& f, std::int64_t n, const OrthonormalizeTolerances& tol,
+                        double* kept_ratio) {
+  if (kept_ratio) *kept_ratio = 1;
+  const auto m = static_cast<std::int64_t>(f.live.size());
+  if (m == 0) return HostMatrix(n, 0);
+  const SymmetricEigen eig = symmetric_eigen(f.M, 0, m);
+  const std::vector<double>& theta = eig.values;
+  const double threshold = tol.drop_per_column * double(m) * theta.back();
+  std::vector<std::int64_t> kept;  // largest theta first: the best-determined directions lead
+  for (std::int64_t i = m - 1; i >= 0; --i)
+    if (theta[i] > threshold) kept.push_back(i);
+  if (kept_ratio && !kept.empty()) *kept_ratio = theta[kept.back()] / theta[kept.front()];
+  HostMatrix T(n, static_cast<std::int64_t>(kept.size()));
+  for (std::size_t c = 0; c < kept.size(); ++c) {
+    const double s = 1.0 / std::sqrt(theta[kept[c]]);
+    for (std::int64_t a = 0; a < m; ++a) T(f.live[a], std::int64_t(c)) = f.d[a] * eig.vectors(a, kept[c]) * s;
+  }
+  return T;
+}
+
+}  // namespace
+
+HostMatrix svqb_transform(const HostMatrix& G, const OrthonormalizeTolerances& tol,
+                          const std::vector<double>* reference_sq_norms, double* kept_ratio) {
+  return svqb_of_form(unit_diagonal_form(G, tol, reference_sq_norms), G.rows(), tol, kept_ratio);
+}
+
+HostMatrix well_conditioned_transform(const HostMatrix& G, const OrthonormalizeTolerances& tol,
+                                      const std::vector<double>* reference_sq_norms, double* kept_ratio) {
+  using namespace lobpcg_detail;
+  const std::int64_t n = G.rows();
+  const UnitDiagonalForm f = unit_diagonal_form(G, tol, reference_sq_norms);
+  HostMatrix U;
+  // A NaN anywhere in M reaches a pivot or the estimate, and fails both.
+  if (n > 0 && std::int64_t(f.live.size()) == n && cholesky_upper(f.M, U)) {
+    const double rcond = reciprocal_condition(f.M, U);
+    if (rcond >= tol.cholesky_rcond_min) {
+      HostMatrix T(n, n);
+      for (std::int64_t i = 0; i < n; ++i) T(i, i) = 1.0;
+      solve_upper(U, T);  // U^-1
+      for (std::int64_t i = 0; i < n; ++i)
+        for (std::int64_t j = i; j < n; ++j) T(i, j) *= f.d[i];
+      if (kept_ratio) *kept_ratio = rcond;
+      return T;
+    }
+  }
+  return svqb_of_form(f, n, tol, kept_ratio);
+}
+
+namespace lobpcg_detail {
+
+bool is_identity_gram(const HostMatrix& GB, const Tolerances& tol) {
+  const std::int64_t n = GB.rows();
+  bool within = GB.cols() == n;
+  for (std::int64_t i = 0; i < n && within; ++i) {
+    const double* row = GB.data() + i * n;
+    for (std::int64_t j = 0; j < n; ++j)  // NaN fails the test too
+      within &= double(n) * std::abs(row[j] - (i == j ? 1.0 : 0.0)) <= tol.identity_gram;
+  }
+  return within;
+}
+
+RitzPairs rayleigh_ritz(const HostMatrix& GA, const HostMatrix& GB, std::int64_t p_begin, std::int64_t p_end,
+                        std::int64_t needed, const Tolerances& tol, SpectrumEnd end,
+                        const SymmetricEigenSolver* eigen) {
+  const std::int64_t ns = GA.rows();
+  const HostMatrix A = symmetrized_finite(GA, "projected operator A_S = S^T A S"),
+                   B = symmetrized_finite(GB, "basis Gram matrix S^T S");
+
+  // Scatter a solution on columns `idx` back to all ns basis rows.
+  auto expand = [&](RitzPairs sub, const std::vector<std::int64_t>& idx, int level) {
+    RitzPairs out;
+    out.level = level;
+    out.values = std::move(sub.values);
+    out.vectors = HostMatrix(ns, sub.vectors.cols());
+    for (std::size_t a = 0; a < idx.size(); ++a)
+      for (std::int64_t c = 0; c < sub.vectors.cols(); ++c) out.vectors(idx[a], c) = sub.vectors(std::int64_t(a), c);
+    return out;
+  };
+
+  const WantedEnd wanted{needed, end, eigen};
+  RitzPairs sub;
+  // Level 0, on all rows already: to first order in GB - I where GB is
+  // within rounding of I, else through GB's Cholesky factor.
+  if (is_identity_gram(B, tol)) return near_identity_ritz(A, B, wanted);
+  if (cholesky_ritz(A, B, tol, wanted, sub)) return sub;
+  std::vector<std::int64_t> without_p;
+  for (std::int64_t j = 0; j < ns; ++j)
+    if (j < p_begin || j >= p_end) without_p.push_back(j);
+  const HostMatrix A1 = select(A, without_p), B1 = select(B, without_p);
+  if (p_end > p_begin && cholesky_ritz(A1, B1, tol, wanted, sub)) return expand(std::move(sub), without_p, 1);
+  RitzPairs truncated = truncated_ritz(A1, B1, tol, wanted);
+  if (static_cast<std::int64_t>(truncated.values.size()) < needed)
+    throw Error(detail::concat("LOBPCG: the search space collapsed to ", truncated.values.size(),
+                               " independent directions, fewer than the block size ", needed));
+  return expand(std::move(truncated), without_p, 2);
+}
+
+SymmetricEigenSolver ritz_eigen_solver(const spmm::Context& context, std::int64_t rows) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+  if (context.space() == Space::device && rows >= device_eigen_min_rows) {
+    auto device = std::make_shared<DeviceSymmetricEigen>(context);
+    return [device](const HostMatrix& M, std::int64_t first, std::int64_t count) {
+      return M.rows() >= device_eigen_min_rows ? (*device)(M, first, count) : symmetric_eigen(M, first, count);
+    };
+  }
+#endif
+  (void)context, (void)rows;
+  return {};
+}
+
+HostMatrix basis_selection(const HostMatrix& Cx, const HostMatrix& GB, std::int64_t x_rows,
+                           const std::vector<std::int64_t>& active, const Tolerances& tol) {
+  const std::int64_t ns = Cx.rows(), nb = Cx.cols(), na = static_cast<std::int64_t>(active.size());
+  if (na == 0 || ns == x_rows) return HostMatrix(ns, 0);
+  // Z: the non-X parts of the active Ritz vectors' coefficients.
+  HostMatrix Z(ns, na);
+  for (std::int64_t i = x_rows; i < ns; ++i)
+    for (std::int64_t c = 0; c < na; ++c) Z(i, c) = Cx(i, active[c]);
+  const HostMatrix B = symmetrized(GB);
+  // Z -= Cx (Cx^T B Z), twice (one projection leaves rounding-sized X
+  // parts), with Cx^T B = (B Cx)^T formed once.
+  const HostMatrix BCx = multiply(B, Cx);
+  HostMatrix coeff(nb, na);
+  for (int pass = 0; pass < 2; ++pass) {
+    product(true, false, nb, na, ns, BCx.data(), nb, Z.data(), na, 0.0, coeff.data(), na);
+    product(false, false, ns, na, nb, Cx.data(), nb, coeff.data(), na, 1.0, Z.data(), na, -1.0);
+  }
+  const HostMatrix G = transpose_times(Z, multiply(B, Z));
+  return multiply(Z, well_conditioned_transform(G, tol));
+}
+
+HostMatrix assemble_ritz_matrix(const HostMatrix& q_block, const HostMatrix& w_columns) {
+  const std::int64_t q = q_block.rows(), ns = w_columns.rows(), nw = w_columns.cols();
+  if (q_block.cols() != q || ns != q + nw)
+    throw Error(detail::concat("LOBPCG: Rayleigh-Ritz blocks of ", q, " x ", q_block.cols(), " and ", ns, " x ", nw,
+                               " do not fit together"));
+  HostMatrix M(ns, ns);
+  for (std::int64_t i = 0; i < q; ++i)
+    for (std::int64_t j = 0; j < q; ++j) M(i, j) = 0.5 * (q_block(i, j) + q_block(j, i));
+  for (std::int64_t i = 0; i < q; ++i)
+    for (std::int64_t c = 0; c < nw; ++c) M(i, q + c) = M(q + c, i) = w_columns(i, c);
+  for (std::int64_t r = 0; r < nw; ++r)
+    for (std::int64_t c = 0; c < nw; ++c) M(q + r, q + c) = 0.5 * (w_columns(q + r, c) + w_columns(q + c, r));
+  return M;
+}
+
+HostMatrix in_search_basis(const HostMatrix& G, const HostMatrix& from_q, const HostMatrix& from_z) {
+  const std::int64_t q = from_q.rows(), raw = from_z.rows(), kept = from_z.cols(), ns = q + kept, nr = q + raw;
+  BLOCKEIGS_ASSERT(G.rows() == nr && G.cols() == nr && from_q.cols() == kept);
+  // G T_w = G's Q columns from_q + its Z columns from_z (Q's rows are [Q W]'s).
+  HostMatrix g_w(nr, kept), w_w(kept, kept);
+  product(false, false, nr, kept, q, G.data(), nr, from_q.data(), kept, 0.0, g_w.data(), kept);
+  product(false, false, nr, kept, raw, G.data() + q, nr, from_z.data(), kept, 1.0, g_w.data(), kept);
+  // T_w^T G T_w = from_q^T (G T_w)'s first q rows + from_z^T its last raw.
+  product(true, false, kept, kept, q, from_q.data(), kept, g_w.data(), kept, 0.0, w_w.data(), kept);
+  product(true, false, kept, kept, raw, from_z.data(), kept, g_w.data() + q * kept, kept, 1.0, w_w.data(), kept);
+  HostMatrix out(ns, ns);
+  for (std::int64_t i = 0; i < q; ++i) {
+    for (std::int64_t j = 0; j < q; ++j) out(i, j) = G(i, j);
+    for (std::int64_t j = 0; j < kept; ++j) out(i, q + j) = out(q + j, i) = g_w(i, j);
+  }
+  for (std::int64_t i = 0; i < kept; ++i)
+    for (std::int64_t j = 0; j < kept; ++j) out(q + i, q + j) = 0.5 * (w_w(i, j) + w_w(j, i));
+  return out;
+}
+
+HostMatrix to_raw_coefficients(const HostMatrix& C, const HostMatrix& from_q, const HostMatrix& from_z) {
+  const std::int64_t q = from_q.rows(), raw = from_z.rows(), kept = from_z.cols(), m = C.cols();
+  BLOCKEIGS_ASSERT(C.rows() == q + kept && from_q.cols() == kept);
+  const double* c_w = C.data() + q * m;  // C's W rows
+  HostMatrix out(q + raw, m);
+  std::copy(C.data(), C.data() + q * m, out.data());
+  product(false, false, q, m, kept, from_q.data(), kept, c_w, m, 1.0, out.data(), m);
+  product(false, false, raw, m, kept, from_z.data(), kept, c_w, m, 0.0, out.data() + q * m, m);
+  return out;
+}
+
+HostMatrix without_span(const HostMatrix& G, std::int64_t first, std::int64_t count) {
+  const std::int64_t n = G.rows();
+  BLOCKEIGS_ASSERT(G.cols() == n && first >= 0 && count >= 0 && first + count <= n);
+  if (count == 0) return G;
+  std::vector<std::int64_t> keep;
+  for (std::int64_t j = 0; j < n; ++j)
+    if (j < first || j >= first + count) keep.push_back(j);
+  return select(G, keep);
+}
+
+HostMatrix with_zero_rows(const HostMatrix& C, std::int64_t first, std::int64_t count, std::int64_t cols) {
+  const std::int64_t rows = C.rows(), m = C.cols();
+  BLOCKEIGS_ASSERT(first >= 0 && first <= rows && count >= 0 && cols >= m);
+  HostMatrix out(rows + count, cols);
+  for (std::int64_t i = 0; i < rows; ++i)
+    std::copy(C.data() + i * m, C.data() + (i + 1) * m, out.data() + (i < first ? i : i + count) * cols);
+  return out;
+}
+
+void broadcast(MPI_Comm comm, std::vector<double>& v) {
+  std::int64_t size = static_cast<std::int64_t>(v.size());
+  BLOCKEIGS_MPI_CHECK(MPI_Bcast(&size, 1, MPI_INT64_T, 0, comm));
+  v.resize(static_cast<std::size_t>(size));
+  if (size > 0) BLOCKEIGS_MPI_CHECK(MPI_Bcast(v.data(), int(size), MPI_DOUBLE, 0, comm));
+}
+
+void broadcast(MPI_Comm comm, int& value) { BLOCKEIGS_MPI_CHECK(MPI_Bcast(&value, 1, MPI_INT, 0, comm)); }
+
+}  // namespace lobpcg_detail
+}  // namespace blockeigs::solver

@@ -1,0 +1,112 @@
+#include "solver/operator/device_selection.hpp"
+
+#include <cblas.h>
+#include <omp.h>
+#ifdef __linux__
+#include <sched.h>
+#endif
+
+#include <algorithm>
+#include <cstdlib>
+#include <thread>
+#include <optional>
+#include <string>
+
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
+
+#include "core/error.hpp"
+#include "solver/operator/collective.hpp"
+#include "spmm/memory.hpp"
+
+namespace blockeigs::solver {
+
+int node_local_rank(MPI_Comm comm) {
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int local = 0;
+  MPI_Comm_rank(node, &local);
+  MPI_Comm_free(&node);
+  return local;
+}
+
+int allowed_cpus() {
+#ifdef __linux__
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(0, sizeof(mask), &mask) == 0) return CPU_COUNT(&mask);
+#endif
+  return 0;
+}
+
+int cpu_threads_per_rank(int hardware, int local_ranks, int allowed) {
+  int threads = std::max(1, hardware) / std::max(1, local_ranks);
+  if (allowed > 0) threads = std::min(threads, allowed);
+  return std::max(1, threads);
+}
+
+namespace {
+
+// Ranks on one node share its cores: unless the user set OMP_NUM_THREADS,
+// each rank's OpenMP and OpenBLAS threads get cores / local ranks, so that
+// several ranks do not oversubscribe the machine (measured: 2 ranks on 2
+// cores ran block CG 7x slower with each using every core), and no more
+// than the cores the rank may use: Open MPI binds each of one or two ranks
+// to a single core by default (48^3 LOBPCG, 1 rank bound on a 2-core
+// machine: 17.0-18.6 s with 2 threads, 14.2-14.7 s with 1).
+void share_cores(MPI_Comm comm) {
+  if (std::getenv("OMP_NUM_THREADS") || std::getenv("OPENBLAS_NUM_THREADS")) return;
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int local_ranks = 1;
+  MPI_Comm_size(node, &local_ranks);
+  MPI_Comm_free(&node);
+  const int threads =
+      cpu_threads_per_rank(static_cast<int>(std::thread::hardware_concurrency()), local_ranks, allowed_cpus());
+  omp_set_num_threads(threads);
+  openblas_set_num_threads(threads);
+}
+
+}  // namespace
+
+spmm::Context make_context(Backend backend, MPI_Comm comm) {
+  const int devices = spmm::cuda_device_count();
+  int fewest = devices;
+  MPI_Allreduce(&devices, &fewest, 1, MPI_INT, MPI_MIN, comm);
+  if (backend == Backend::automatic) backend = fewest > 0 ? Backend::cuda : Backend::cpu;
+  if (backend == Backend::cpu) {
+    share_cores(comm);
+    return spmm::Context::host();
+  }
+  // On the device backend the host's BLAS and LAPACK only see the small
+  // projected problems (Gram solves, Rayleigh-Ritz, SVQB: tens of rows), where
+  // OpenBLAS's threads cost more than they save (the 60 x 60 Rayleigh-Ritz of
+  // block-eigs' k = 16: 0.45 ms on one thread, 0.60 ms on two).
+  if (!std::getenv("OPENBLAS_NUM_THREADS")) openblas_set_num_threads(1);
+  std::optional<spmm::Context> context = collectively(comm, [&] {
+    if (!spmm::cuda_compiled())
+      fail_input("execution.backend is cuda, but block-eigs was built without CUDA "
+                 "(configure with the `cuda` preset, or set execution.backend: cpu)");
+    if (devices == 0)
+      fail_input("execution.backend is cuda, but this rank sees no CUDA device "
+                 "(set execution.backend: cpu or auto)");
+    std::optional<spmm::Context> made(spmm::Context::cuda(node_local_rank(comm) % devices));
+    // Library and pool set-up belongs to start-up, not to the first solve.
+    made->warm_up();
+    return made;
+  });
+  return std::move(*context);
+}
+
+bool mpi_is_cuda_aware() {
+  if (const char* env = std::getenv("BLOCKEIGS_CUDA_AWARE_MPI"); env && *env)
+    return std::string(env) != "0";
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support() == 1;
+#else
+  return false;
+#endif
+}
+
+}  // namespace blockeigs::solver

@@ -1,0 +1,55 @@
+#include "solver/operator/halo_plan.hpp"
+
+#include "core/error.hpp"
+#include "solver/operator/collective.hpp"
+
+namespace blockeigs::solver {
+
+HaloPlan build_halo_plan(MPI_Comm comm, const RowPartition& partition,
+                         const std::vector<std::int64_t>& halo_columns) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &ranks);
+  HaloPlan plan;
+
+  // Group the needed columns by owner (they are sorted, so owners ascend).
+  std::vector<int> need_from(static_cast<std::size_t>(ranks), 0);
+  plan.recv_offsets.push_back(0);
+  for (std::size_t c = 0; c < halo_columns.size();) {
+    const int owner = partition.owner(halo_columns[c]);
+    BLOCKEIGS_ASSERT(owner != rank);
+    std::size_t end = c;
+    while (end < halo_columns.size() && halo_columns[end] < partition.end(owner)) ++end;
+    plan.recv_ranks.push_back(owner);
+    plan.recv_offsets.push_back(static_cast<std::int64_t>(end));
+    need_from[owner] = static_cast<int>(end - c);
+    c = end;
+  }
+
+  // Tell every owner how many rows we need, then which.
+  std::vector<int> give_to(static_cast<std::size_t>(ranks), 0);
+  BLOCKEIGS_MPI_CHECK(MPI_Alltoall(need_from.data(), 1, MPI_INT, give_to.data(), 1, MPI_INT, comm));
+
+  std::vector<int> recv_displs(ranks + 1, 0), send_displs(ranks + 1, 0);
+  for (int q = 0; q < ranks; ++q) {
+    send_displs[q + 1] = send_displs[q] + need_from[q];
+    recv_displs[q + 1] = recv_displs[q] + give_to[q];
+  }
+  std::vector<std::int64_t> requested(static_cast<std::size_t>(recv_displs[ranks]));
+  BLOCKEIGS_MPI_CHECK(MPI_Alltoallv(halo_columns.data(), need_from.data(), send_displs.data(),
+                                    MPI_INT64_T, requested.data(), give_to.data(), recv_displs.data(),
+                                    MPI_INT64_T, comm));
+
+  plan.send_offsets.push_back(0);
+  const std::int64_t first = partition.begin(rank);
+  for (int q = 0; q < ranks; ++q) {
+    if (give_to[q] == 0) continue;
+    plan.send_ranks.push_back(q);
+    for (int i = recv_displs[q]; i < recv_displs[q + 1]; ++i)
+      plan.send_rows.push_back(static_cast<std::int32_t>(requested[i] - first));
+    plan.send_offsets.push_back(static_cast<std::int64_t>(plan.send_rows.size()));
+  }
+  return plan;
+}
+
+}  // namespace blockeigs::solver

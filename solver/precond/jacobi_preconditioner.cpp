@@ -1,0 +1,46 @@
+#include "solver/precond/jacobi_preconditioner.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include "core/error.hpp"
+#include "solver/blocks/block_ops.hpp"
+#include "solver/operator/collective.hpp"
+
+namespace blockeigs::solver {
+
+template <class T>
+JacobiPreconditioner<T>::JacobiPreconditioner(const LinearOperator<T>& A) : context_(A.context()) {
+  const std::int64_t n = A.local_rows();
+  const Space space = context_.space();
+  std::vector<T> inverse = collectively(A.comm(), [&] {
+    spmm::Buffer<T> diagonal(space, static_cast<std::size_t>(n));
+    if (n > 0) A.diagonal(diagonal.data());
+    context_.synchronize();
+    std::vector<T> d = diagonal.to_host();
+    for (std::int64_t i = 0; i < n; ++i) {
+      if (d[i] == T(0) || !std::isfinite(static_cast<double>(d[i])))
+        fail_input("Jacobi preconditioner: the matrix has diagonal entry ", d[i], " in row ",
+                   A.first_row() + i,
+                   " (0-based); Jacobi scales each row by 1/|a_ii| and needs every diagonal entry "
+                   "nonzero and finite (for an SPD matrix they are positive): choose preconditioner "
+                   "none for this matrix");
+      d[i] = T(1) / std::abs(d[i]);
+    }
+    return d;
+  });
+  inverse_ = spmm::Buffer<T>(space, inverse);
+}
+
+template <class T>
+void JacobiPreconditioner<T>::apply(spmm::ConstDenseView<T> R, spmm::DenseView<T> W) {
+  if (static_cast<std::size_t>(R.rows) != inverse_.size())
+    throw Error(detail::concat("Jacobi preconditioner: a block with ", R.rows,
+                               " rows, but the operator has ", inverse_.size(), " local rows"));
+  apply_diagonal(context_, inverse_.data(), R, W);
+}
+
+template class JacobiPreconditioner<float>;
+template class JacobiPreconditioner<double>;
+
+}  // namespace blockeigs::solver

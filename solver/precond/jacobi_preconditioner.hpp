@@ -1,0 +1,28 @@
+// Jacobi (diagonal) preconditioner: W = |D|^{-1} R with D the operator's
+// diagonal. For an SPD matrix the diagonal is positive and this is classical
+// Jacobi. For an indefinite matrix the absolute value keeps M SPD, which
+// LOBPCG needs (a negative entry would make M indefinite). A zero (or
+// non-finite) diagonal entry leaves no scaling to apply: the constructor
+// rejects it with an InputError naming the global row, on every rank.
+#pragma once
+
+#include "solver/operator/linear_operator.hpp"
+#include "solver/precond/preconditioner.hpp"
+#include "spmm/memory.hpp"
+
+namespace blockeigs::solver {
+
+template <class T>
+class JacobiPreconditioner final : public Preconditioner<T> {
+ public:
+  // Collective over A.comm(). Keeps a reference to A's context.
+  explicit JacobiPreconditioner(const LinearOperator<T>& A);
+
+  void apply(spmm::ConstDenseView<T> R, spmm::DenseView<T> W) override;
+
+ private:
+  const spmm::Context& context_;
+  spmm::Buffer<T> inverse_;  // 1 / |d_i|, local rows, in the context's space
+};
+
+}  // namespace blockeigs::solver
