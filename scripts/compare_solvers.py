@@ -43,7 +43,7 @@ def exact_smallest(n, k):
 def run_ours(binary, config, nprocs=1):
     # Unbound, as the Python solvers run: Open MPI's default binds a lone rank to
     # core 0, whose interrupts lengthened the host's share of an H200 solve by
-    # ~0.05 s (docs/benchmarks/2026-11-22-solvers-h200.md, session 29).
+    # ~0.05 s (docs/benchmarks/solvers.md).
     cmd = ["mpirun", "--allow-run-as-root", "--bind-to", "none", "-np", str(nprocs), binary, config]
     start = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)

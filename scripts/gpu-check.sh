@@ -11,11 +11,11 @@
 # fp64 n = 20 on the 7-point Laplacian (LOBPCG's SpMM for k = 16).
 # ab-spmm: spmm-bench at non-power-of-two widths on the generated matrices, base and this tree.
 # ab-blockops: block-ops-bench at k = 16 and 20, base and this tree alternately (twice each).
-# ab-eigs: block-eigs on the 128^3 bar problem, this tree against a base
+# ab-eigs: block-eigs on the 128^3 LOBPCG comparison's problem, this tree against a base
 # (`git archive <base> -o gpu-carry/base.tar`) built beside it, alternating
 # AB_RUNS (3) times on the same machine, where the host's share varies by
 # machine more than a change moves it.
-# eigs-precision: block-eigs on the 128^3 bar with the residual block in fp64 and in fp32 (auto).
+# eigs-precision: block-eigs on the 128^3 LOBPCG comparison with the residual block in fp64 and in fp32 (auto).
 # tests: CUDA_TESTS (a ctest -R regex) narrows it to the GPU tests a change touched.
 # sanitize: SANITIZE_RUNS (';'-separated test commands) narrows it to the kernels a change touched,
 # SANITIZE_TOOLS (default "memcheck racecheck") to the tools.
@@ -152,7 +152,7 @@ for step in "${steps[@]}"; do
       fi ;;
     layouts)
       # Odd widths, odd columns and LOBPCG's view (ld 120) beside even compact widths: the
-      # SpMM's alignment paths (spmm-tuning-notes 16-17). Apply time in ms per layout.
+      # SpMM's alignment paths (docs/benchmarks/spmm.md). Apply time in ms per layout.
       echo "== operator-bench layouts (7-point Laplacian 128^3)"
       for prec in fp64 fp32; do
         flag=; [ $prec = fp32 ] && flag=--fp32
@@ -239,7 +239,7 @@ for step in "${steps[@]}"; do
       done
       note "ab-eigs          $(grep -c . "$out/ab-eigs.log") runs" ;;
     eigs-precision)
-      # The bar problem with the residual block in fp64 and in fp32 (eigensolver.search_precision),
+      # The 128^3 LOBPCG comparison's problem with the residual block in fp64 and in fp32 (eigensolver.search_precision),
       # one binary, alternating PRECISION_RUNS (2) times; 2D 200^2 and 1138_bus-like hard cases
       # are the tests' business, this is the timing.
       echo "== block-eigs 128^3: search_precision fp64 against auto"

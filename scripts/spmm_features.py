@@ -33,7 +33,7 @@ spmm/cuda/row_locality.cuh for the one adopted):
   distinct32  distinct columns per aligned group of 32 rows, summed, / nnz
               (1 = no B row reused inside a group; 1/32 = dense)
   tiles32     distinct 32-column tiles per group of 32 rows, summed, / nnz
-Row-length features (spmm-tuning-notes 19; none adopted):
+Row-length features (none adopted):
   cv          standard deviation of the row lengths / their mean
   pad4, pad8, pad32
               sum over aligned groups of g rows of (g * longest - nonzeros), / nnz:

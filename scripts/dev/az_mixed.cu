@@ -1,6 +1,6 @@
-// What would LOBPCG's A Z take with Z stored in fp32? (session 39)
+// What would LOBPCG's A Z take with Z stored in fp32?
 // A Z at width 20 on the 128^3 7-point Laplacian, the matrix in fp64, B (Z)
-// and C (A Z) compact, in row-ordered runs of 64 rows a block (session 37's
+// and C (A Z) compact, in row-ordered runs of 64 rows a block (az_window.cu's
 // "ordered" schedule, which matched the library's kernel). Each lane loads
 // its columns of a gathered B row as one 8- or 16-byte vector, sums in fp64
 // and stores its columns of C; all of a row's nonzeros are in flight at once.

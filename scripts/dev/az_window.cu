@@ -1,4 +1,4 @@
-// Does a shared-memory window of B's rows speed up LOBPCG's A Z? (session 37)
+// Does a shared-memory window of B's rows speed up LOBPCG's A Z?
 // A Z at width 20 in LOBPCG's layout (ld 120, Z at column 40) takes ~0.38 ms
 // on an H200 against a ~0.21 ms DRAM bound. Every gathered 160-byte B row is
 // read from L2 (L1 hits ~24%), ~1.8 GB of L2 -> SM traffic a multiply. A block
@@ -14,7 +14,7 @@
 //   ordered: blocks in row order, one run of rows each, no window (the schedule alone)
 //   window : blocks in row order, B's rows near the run staged in shared memory
 //   sliding: resident blocks, each walking its own range with a ring of B's rows
-// Result (H200, 128^3, session 37; docs/benchmarks/2026-11-22-solvers-h200.md):
+// Result (H200, 128^3, 2026-11-25; docs/benchmarks/solvers.md#tried-not-kept):
 // ordered runs of 64 rows 0.42 ms, the library's time; every window lost
 // (0.76-2.2 ms, sliding 1.05-3.0 ms): staging waits in series with the
 // multiply at 1-3 blocks an SM, and blocks on ranges far apart lose the L2

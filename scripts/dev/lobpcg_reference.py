@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How many iterations textbook LOBPCG needs on the bar's problem, pair by pair.
+"""How many iterations textbook LOBPCG needs on the 128^3 comparison's problem, pair by pair.
 
 usage: lobpcg_reference.py [grid n] [block size] [seed] [lock 0|1]
 
@@ -12,7 +12,7 @@ part outside the old X; converged columns get no W or P (lock = 1).
 Prints the iterations and, per pair, the first iteration that met the test.
 block-eigs' own history (HDF5 /history) gives the same pattern at the same
 sizes, so the iteration count on this spectrum is LOBPCG's, not our
-implementation's (docs/benchmarks/2026-11-22-solvers-h200.md, session 27).
+implementation's (docs/benchmarks/solvers.md).
 The grid's clusters do not depend on n (eigenvalues ~ i^2 + j^2 + k^2), so a
 32^3 grid (~10 s) shows what 128^3 does at about 5x the iterations.
 """

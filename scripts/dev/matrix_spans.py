@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Column spans of the Matrix Market files in a folder (spmm-tuning-notes 25).
+"""Column spans of the Matrix Market files in a folder (docs/benchmarks/spmm.md#heuristic-column-slab).
 
 For each matrix (symmetric storage expanded): the median, mean, nnz-weighted
 mean and 90th percentile over non-empty rows of (largest - smallest column + 1),

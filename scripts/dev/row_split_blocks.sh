@@ -6,7 +6,7 @@
 # spmm-bench and block-eigs beside the build: /tmp/row-split-blocks/N/.
 #   scripts/dev/row_split_blocks.sh build   [BUILD_DIR]   # the variant binaries
 #   scripts/dev/row_split_blocks.sh spmm    [BUILD_DIR]   # spmm-bench, HEAD and each variant
-#   scripts/dev/row_split_blocks.sh eigs    [BUILD_DIR]   # the 128^3 bar, alternating
+#   scripts/dev/row_split_blocks.sh eigs    [BUILD_DIR]   # the 128^3 LOBPCG comparison, alternating
 # WIDE_BLOCKS="4 5 6" picks the variants; RUNS (2) the rounds; OUT the log folder.
 set -euo pipefail
 mode=$1

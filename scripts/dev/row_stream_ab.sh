@@ -3,8 +3,8 @@
 # the widths N (default 1) over the full suite, by groups of matrices (one
 # CSV each, so that a timeout loses one group), RUNS times. KNOBS (default
 # "1 0") sets BLOCKEIGS_ROW_STREAM for each pass, "rule" leaves it unset.
-# That variable was read only by the measurement build of spmm-tuning-notes
-# 23 (a throwaway patch to row_split.cu: 0 the group-per-row n = 1 body
+# That variable was read only by the measurement build behind row_stream_pays
+# (docs/benchmarks/spmm.md#heuristic-row-stream; a throwaway patch to row_split.cu: 0 the group-per-row n = 1 body
 # everywhere, 1 the stream body everywhere); built from the committed code,
 # use KNOBS=rule.
 #   scripts/dev/row_stream_ab.sh BIN_DIR MATRIX_DIR OUT_DIR

@@ -1,6 +1,6 @@
 // Times LAPACK's drivers on the small symmetric eigenproblem LOBPCG solves on
 // the host every iteration (n = 60, the lowest 20 pairs wanted), with a
-// spectrum like the bar problem's: the wanted end in clusters of exact
+// spectrum like the 128^3 Laplacian's: the wanted end in clusters of exact
 // multiplicities (3D Laplacian), the rest spread to 12.
 //   g++ -O2 -o small_eigen_rate scripts/dev/small_eigen_rate.cpp \
 //       -I/usr/include/x86_64-linux-gnu/openblas-pthread -llapacke -lopenblas

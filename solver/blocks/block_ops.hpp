@@ -84,7 +84,7 @@ spmm::ConstDenseView<T> column_range(spmm::ConstDenseView<T> X, std::int64_t fir
 // A block of rows whose first head.cols columns are in one view and the
 // rest in another (the same rows): LOBPCG keeps A Z in a compact block of
 // its own, apart from [A X A P], since a product writes its rows there
-// faster (solvers-h200.md, session 37); the Ritz update and the Gram pair
+// faster (docs/benchmarks/solvers.md#compact-blocks); the Ritz update and the Gram pair
 // also take the basis as [X P] and a residual block Z apart. A single view
 // converts to one with no tail.
 // The tail may hold another precision Ts (LOBPCG's residual block in its

@@ -45,12 +45,10 @@ double memory_bytes_per_sm_cycle(const spmm::Context& context) {
 
 bool search_single_pays(const spmm::Context& context) {
   // The mixed kernels move ~12% fewer bytes than the fp64 ones but issue more
-  // instructions (fp32 stages widened in shared memory), and they wait on
-  // them where memory feeds the SMs fast. On an H100 (3.35 TB/s: 12.8 bytes
-  // an SM cycle) fp32 takes 0.09 ms off the Ritz update; on an H200 (4.8
-  // TB/s: 18.8) it adds 0.2 ms to the Ritz update and 0.15 to the Gram pair,
-  // and the 128^3 bar takes 1.29-1.35 s against 1.25 in fp64
-  // (solvers-h200.md, session 43). Unknown rates keep fp32.
+  // instructions, and wait on them where memory feeds the SMs fast: fp32 pays
+  // on an H100 (12.8 bytes an SM cycle), not on an H200 (18.8: the 128^3
+  // comparison 1.29-1.35 s against 1.25 in fp64;
+  // docs/benchmarks/solvers.md#search-precision). Unknown rates keep fp32.
   if (context.space() != Space::device) return false;
   const double rate = memory_bytes_per_sm_cycle(context);
   return rate <= 0 || rate < 15.0;

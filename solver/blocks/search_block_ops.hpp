@@ -2,7 +2,7 @@
 // than the basis (LobpcgOptions::search_precision): Z in fp32 beside fp64
 // [X P], A [X P] and A Z. Z is a search direction only: its rounding
 // perturbs W as a preconditioner would, while A Z is formed in fp64 from the
-// stored Z, so A S stays consistent with S (solvers-h200.md, session 39).
+// stored Z, so A S stays consistent with S (docs/benchmarks/solvers.md#search-precision).
 // The pass that matters a step reads 20 of its 180 columns in half the
 // bytes and writes 20 more so.
 //

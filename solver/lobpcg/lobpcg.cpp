@@ -70,10 +70,8 @@ LobpcgResult<T> run_lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, P
   // columns each, rounded up). The residuals Z, where W is built (W's raw
   // columns), and A W each have a compact block of their own: the operator
   // reads and writes rows there faster than as 160 bytes in every 960 (H200,
-  // the bar at block 20: A Z 0.376 -> 0.326 ms with A W apart, and with the
-  // Ritz update's copies device time -0.06 s a solve; solvers-h200.md,
-  // sessions 37 and 39), and a block of its own can later take another
-  // precision. The basis S is [X P] and Z in two views (SplitColumns).
+  // block 20: A Z 0.376 -> 0.326 ms; docs/benchmarks/solvers.md#compact-blocks),
+  // and a block of its own can take another precision. The basis S is [X P] and Z in two views (SplitColumns).
   // Zeroed once, so that the unused columns that a Gram pass or a widened
   // product also reads are finite.
   const std::int64_t widest_xp = round_up(2 * std::int64_t{nb}, align);
@@ -132,7 +130,7 @@ LobpcgResult<T> run_lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, P
   std::vector<double> lambda;  // the nb current Ritz values, in the chosen order
   // ||A||_est (lobpcg.hpp, StoppingTest): the power method's lower bound for
   // the backward test, then the largest |Ritz value| seen. The relative test
-  // needs no norm (and the bar's path no products).
+  // needs no norm (and so no products).
   double norm_a = 0;
   if (options.test == StoppingTest::backward) {
     norm_a = power_norm_estimate(A, comm, norm_estimate_steps, mix64(options.seed ^ 0x6e6f726d5f657374ULL));

@@ -61,7 +61,7 @@ enum class SpectrumEnd { smallest, largest };
 enum class ImplyAX { automatic, always, never };
 
 // The precision LOBPCG stores the residuals Z in, the raw columns of its
-// search block W (session 39 of solvers-h200.md):
+// search block W (docs/benchmarks/solvers.md#search-precision):
 //  fp32 (for fp64 blocks): Z is rounded as the Ritz update writes it; A Z is
 //       formed from the stored Z in fp64, so A S stays consistent with S, and
 //       the rounding perturbs the search directions as a preconditioner

@@ -14,7 +14,7 @@ namespace blockeigs::solver {
 // a seeded random start that does not depend on how the rows are split. Each
 // value is a lower bound on ||A||_2, and the sequence approaches |lambda|_max;
 // 20 steps reach 84-100% of ||A||_2 on the SuiteSparse matrices of
-// ../shared/data (docs/benchmarks/2026-11-25-robustness-sweep.md). 0 for
+// ../shared/data (docs/benchmarks/robustness.md). 0 for
 // A = 0. Collective over `comm`.
 template <class T>
 double power_norm_estimate(LinearOperator<T>& A, MPI_Comm comm, int steps, std::uint64_t seed);

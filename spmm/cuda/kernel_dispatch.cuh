@@ -85,7 +85,7 @@ enum class ShapeFor { row_split, merge_based };
 // beyond that a full warp with P = ceil(vectors / 32) vectors per lane.
 // Exceptions, three vectors a lane of 4 or 8 lanes (12 or 24 slots instead of
 // 16 or 32), where they measured faster on the generated matrices (H200,
-// A/B of cd16d54 against b004fbe, docs/benchmarks/2026-11-22-spmm-h200.md):
+// docs/benchmarks/spmm.md):
 //  - one-element vectors (odd n), 9-12 and 17-24 of them, both kernels:
 //    1.0-2.0x (n = 17: a 32-lane group left 15 lanes idle);
 //  - 16-byte fp64 vectors, 17-24 of them (n = 34-48), the merge kernel:

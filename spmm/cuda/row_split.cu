@@ -46,7 +46,7 @@ inline constexpr int max_blocks_per_sm_wide_rows = 3;
 // With prefetch_indices only the B loads of a batch wait on memory; without
 // it a short row was three dependent round trips (offsets, indices, B rows).
 // (Walking tiles of 4 to 64 consecutive batches per warp instead, for L1
-// reuse between nearby rows, was slower on an H200: spmm-tuning-notes 8.)
+// reuse between nearby rows, was slower on an H200: docs/benchmarks/spmm.md.)
 template <class T, int V, int P, int GC, bool Wide>
 __global__ void __launch_bounds__(block_threads, (min_blocks_per_sm<P, GC, Wide>))
     row_split_kernel(const SpmmArgs<T> a, const int gk, const int chunk_batches) {
@@ -180,7 +180,7 @@ class RowSplitSpmm final : public LocalSpmm<T> {
     // waits for a free SM while others finish.
     // Several vectors a lane: each resident warp's rows gather n-wide B rows, and past 3 blocks
     // an SM they outgrow what L2 keeps for reuse (fp64 n = 128 on add32: L2 hits 51% -> 15%,
-    // DRAM reads 2.3 -> 7.5 GB at 4 blocks; spmm-tuning-notes 17).
+    // DRAM reads 2.3 -> 7.5 GB at 4 blocks; docs/benchmarks/spmm.md).
     if constexpr (several_vectors_a_lane<P, GC>) per_sm = std::min(per_sm, max_blocks_per_sm_wide_rows);
     const std::int64_t resident = std::int64_t(multiprocessors_) * std::max(per_sm, 1);
     const int blocks = static_cast<int>(std::clamp<std::int64_t>(wanted, 1, resident));

@@ -17,7 +17,7 @@ inline constexpr int row_stream_threads = 256;
 inline constexpr int row_stream_items = 4;
 // Nonzeros a thread loads before storing its products, in a block of short
 // rows: 6 for 4-byte values, 4 for 8-byte ones. H100, n = 1 over the suite
-// (spmm-tuning-notes 24): tiles of 6 a thread made fp32 1.02-1.10x faster on
+// (docs/benchmarks/spmm.md): tiles of 6 a thread made fp32 1.02-1.10x faster on
 // the skewed graphs and wing_nodal, but fp64 0.96-0.97x on several; 8 lost in
 // both (0.87-0.96x in fp64).
 constexpr int row_stream_tile_items(int value_bytes) { return value_bytes == 4 ? 6 : 4; }

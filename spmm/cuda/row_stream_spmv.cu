@@ -97,7 +97,7 @@ __global__ void __launch_bounds__(row_stream_threads)
   // g * rows <= 256: log2 g = 8 - ceil(log2 rows), at most 5. Shifts and
   // masks, not a search loop and divisions by g: 16-18% fewer instructions
   // on socfb-MIT8 and wiki-Vote, 1.08-1.12x on the skewed graphs in fp32
-  // (H100, spmm-tuning-notes 23). A group adds its row's products, strided,
+  // (H100, docs/benchmarks/spmm.md). A group adds its row's products, strided,
   // then by a butterfly.
   static_assert(row_stream_threads == 256 && warp_size == 32);
   const int log_g = min(5, __clz(rows - 1) - 24);

@@ -72,7 +72,7 @@ inline constexpr int nonzero_unroll = [] {
 // need up to 128 (a quarter); Wide ones and the three-vector shapes of
 // narrower groups (9-12 or 17-24 vectors) up to 80 (3 blocks). The Wide
 // shapes fit 4 to 6 blocks without spills (62 to 40 registers) but keep
-// fewer loads in flight and were slower (spmm-tuning-notes 28);
+// fewer loads in flight and were slower (docs/benchmarks/spmm.md);
 // BLOCKEIGS_WIDE_BLOCKS sets their count for scripts/dev/row_split_blocks.sh.
 template <int P, int GC>
 inline constexpr bool several_vectors_a_lane = GC == warp_size && P > 1;  // fp64 n > 64, fp32 n > 128
@@ -131,7 +131,7 @@ __device__ __forceinline__ void store_global(T* p, const T (&in)[V]) {
 // Row `col` of B, offset from `base` (a lane's first column in row 0). One
 // 32 x 32 -> 64-bit multiply-add (IMAD.WIDE.U32): a 64-bit col * ldb cost
 // ~10 instructions per nonzero and lane, about half of an issue-bound u-step
-// (spmm-tuning-notes 17). check_operands refuses strides of 4 GiB and more.
+// (docs/benchmarks/spmm.md). check_operands refuses strides of 4 GiB and more.
 template <class T>
 __device__ __forceinline__ const T* b_row(const T* base, int col, std::uint32_t ldb_bytes) {
   return reinterpret_cast<const T*>(reinterpret_cast<const char*>(base) +

@@ -580,8 +580,8 @@ TEST(DevicePhaseTimer, SettlesDoneMarksOnRequest) {
   EXPECT_GE(waited, 10 * 0.0019);
 }
 
-// Z in fp32 by default only where it makes LOBPCG's step faster (measured in
-// session 43 of solvers-h200.md): on an H100, 12.8 bytes an SM cycle, not on
+// Z in fp32 by default only where it makes LOBPCG's step faster
+// (docs/benchmarks/solvers.md#search-precision): on an H100, 12.8 bytes an SM cycle, not on
 // an H200, 18.8, where the mixed kernels are slower than the fp64 ones.
 TEST(DeviceLobpcg, ResidualsInFp32OnlyWhereTheyPay) {
   SKIP_WITHOUT_GPU();
@@ -662,8 +662,8 @@ TEST(DeviceLobpcg, SameEigenvaluesAsTheHost) {
 }
 
 // Blocks of 21 to 32 (k = 17 to 25 by default) take the wide Ritz update,
-// with A X stored (implied, it measured slower there: solvers-h200.md,
-// session 44): k = 24 (block 30: 90 basis columns, 60 outputs) and k = 25
+// with A X stored (implied, it measured slower there:
+// docs/benchmarks/solvers.md#tried-not-kept): k = 24 (block 30: 90 basis columns, 60 outputs) and k = 25
 // (block 32: 96 and 64, the widest shape), against the host and the closed
 // form.
 TEST(DeviceLobpcg, WideBlocks) {

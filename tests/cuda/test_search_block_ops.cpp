@@ -117,7 +117,7 @@ TEST(SearchRitzUpdate, Fp32TailMatchesTheWidenedFp64Update) {
   struct UpdateCase {
     std::int64_t rows, q, z, za, m, nb, tail_pad;
   };
-  const UpdateCase cases[] = {{4099, 40, 20, 20, 40, 20, 0},  // the bar's step at block 20
+  const UpdateCase cases[] = {{4099, 40, 20, 20, 40, 20, 0},  // LOBPCG's step at block 20 (k = 16)
                               {70001, 40, 20, 13, 40, 20, 0}, {300001, 40, 20, 20, 40, 20, 0},
                               {1000, 24, 12, 12, 24, 12, 0},  {2050, 21, 11, 7, 20, 11, 1},
                               {17, 8, 4, 4, 8, 4, 3},         {1, 4, 2, 2, 4, 2, 0},

@@ -1,4 +1,4 @@
-// LOBPCG's guard against losing ground (solver/lobpcg_best.hpp), at np 1-4
+// LOBPCG's guard against losing ground (solver/lobpcg/lobpcg_best.hpp), at np 1-4
 // with a rank that owns no rows: the best iterate is copied only when the
 // residuals rise from a new minimum, divergence needs a sustained rise, and
 // a run that ended worse returns the kept iterate, checked with an explicit

@@ -537,7 +537,7 @@ TEST(RecomputeInterval, FollowsTheSmallestDemandedResidual) {
   using solver::lobpcg_detail::min_recompute_interval;
   const double eps = std::numeric_limits<double>::epsilon();
   const std::vector<double> unit(3, 1.0);
-  // The bar: relative 1e-5 on eigenvalues near 1.8e-3 of an operator
+  // The 128^3 LOBPCG comparison: relative 1e-5 on eigenvalues near 1.8e-3 of an operator
   // of norm 12: drift 10 eps * 12 per step may run for ~6700 steps, capped.
   const std::vector<double> laplacian{1.78e-3, 3.6e-3, 5.3e-3};
   EXPECT_EQ(automatic_recompute_interval(eps, 12, 1e-5, StoppingTest::relative, laplacian, unit, 3),

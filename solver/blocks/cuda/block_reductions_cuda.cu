@@ -276,10 +276,9 @@ class PinnedPool {
 
 // The sums of `chunks` partials of `entries` values each (sum_partials),
 // written by the summing kernel straight into a pinned host block: no copy
-// after it. (A device buffer and a copy put a kernel -> copy -> kernel
-// hand-over on the stream. In the bar's trace on an H200 the idle device
-// between LOBPCG's Ritz update and A Z fell from 12 to 3 us a step, and the
-// 5 us before each copy went: ~12 ms a solve; solvers-h200.md, session 38.)
+// after it, where a device buffer and a copy would put a kernel -> copy ->
+// kernel hand-over on the stream (H200: ~12 ms less idle device a LOBPCG
+// solve; docs/benchmarks/solvers.md#host-window).
 class PinnedGramTransfer final : public LocalGramTransfer {
  public:
   template <class T>

@@ -18,9 +18,9 @@
 // blocks, 16 warps per SM; 8-row steps take 64 registers and 4-warp blocks,
 // up to 7 per SM (60 -> 20 in place: 0.52 -> 0.46 ms; 20 -> 20: 0.35 -> 0.31).
 //
-// Still on m8n8k4, half the rate of Hopper's m16n8k8 (ritz_update.cu moved
-// to it, session 10): this kernel is off LOBPCG's steady-state path (the
-// explicit W passes, SVQB transforms) and was not re-tuned.
+// Still on m8n8k4, half the rate of Hopper's m16n8k8 (which ritz_update.cu
+// uses): this kernel is off LOBPCG's steady-state path (the explicit W
+// passes, SVQB transforms) and was not re-tuned.
 //
 // Every input row of a step is read before any row of Y is written, and each
 // row of Y is written by the warp that read that row, so Y may overlap X1, X2

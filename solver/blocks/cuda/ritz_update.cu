@@ -22,22 +22,15 @@
 // tile ahead (the loads in flight hold no registers), and each multiplies
 // the whole tile by every other 8-column tile of C, so it stores half of the
 // outputs and residuals. H200, 2M rows, 60 -> 40 outputs: 1.05-1.07 ms
-// (3.5 TB/s), against 1.11-1.13 ms for the earlier kernel that loaded each
-// warp's rows straight into its fragments (168 registers a lane, 12 warps an
-// SM, waiting on global loads); one warp a staged tile took 1.24 ms (6 warps
-// an SM, the shared memory's limit, too few to hide each warp's own
-// latencies). docs/benchmarks/2026-11-22-solvers-h200.md, session 27.
+// (3.5 TB/s; docs/benchmarks/solvers.md#ritz-update).
 //
 // A X implied (the staged kernel; LOBPCG on the device without a
 // preconditioner): A S's first nb columns are not read. A X = X Theta + R,
 // R being columns of S (the last residuals, which LOBPCG keeps there as W's
 // raw columns), is formed from the staged S tile where A S's fragments are
 // read, and the next A X is not written (ay_first = nb): 180 columns of
-// traffic instead of 220 at block 20. block-ops-bench: 0.02-0.03 ms less
-// than with A X stored (1.025-1.065 against 1.053-1.090 ms), not the 18% the
-// traffic promised: the pass is as much tensor-pipe and latency bound as
-// memory bound (Nsight Compute: 35% of its time in the MMAs alone). The bar:
-// -0.04 to -0.09 s a solve (solvers-h200.md, session 32).
+// traffic instead of 220 at block 20; 0.02-0.03 ms less an update on an H200
+// (docs/benchmarks/solvers.md#ritz-update).
 //
 // Wider shapes (LOBPCG's blocks of 21 to 32: up to 96 inputs and 64 outputs)
 // take the register-loaded kernel (ritz_update_wide.cu): C, too large for the kernel's parameters,
@@ -49,9 +42,8 @@
 // its compact A W): S's columns from ns_head on are read from s_tail, A S's
 // from nv_head on from as_tail. Rows are
 // addressed by 32 x 32-bit multiply-adds (ritz_update_local sends rows and
-// strides of 2^31 and more to the separate updates): in the staged kernel's
-// copy loop, on its issue path, that took the update from 932 to 888 us in
-// the bar (H200; solvers-h200.md, session 37).
+// strides of 2^31 and more to the separate updates): on the staged kernel's
+// issue path, 932 -> 888 us an update (H200; docs/benchmarks/solvers.md#ritz-update).
 //
 // The grid depends on the shape alone and each lane adds its rows in order,
 // so the partial sums, and the norms, do not depend on the GPU.

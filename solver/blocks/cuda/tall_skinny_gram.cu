@@ -111,11 +111,7 @@ __host__ __device__ inline int fp32_row_width(const TallSkinnyGramArgs& a) {
 // both), it is copied once and widened into both places: the fp32 rows add
 // 4.5 KB to a block's 40 at 60 x 40, and 5 blocks still fit an SM. H100, 2M
 // rows, [X P | Z]^T [Z A Z] at block 20: 0.515-0.533 ms, level with fp64's
-// 0.511-0.531. Reading the fp32 rows in the fragment loads instead (a select
-// between the row kinds for each value) took 0.56-0.57 ms and spilled in the
-// loop (48 bytes at 96 registers; Nsight Compute: 6.8 M local requests a
-// pass); widening before the stage's barrier, by the 5 lanes that copied a
-// row's units, 0.62 ms (solvers-h200.md, sessions 41 and 42).
+// (docs/benchmarks/solvers.md#search-precision, with the forms not kept).
 template <int NT, int W, int XT, bool Single = false>
 __global__ void __launch_bounds__(warps_per_block * 32, XT == 2 ? (NT > 4 ? 2 : 3) : W == 2 ? 5 : 4)
     tall_skinny_gram_kernel(const TallSkinnyGramArgs a) {

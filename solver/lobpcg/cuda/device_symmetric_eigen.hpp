@@ -1,9 +1,9 @@
 // Large dense symmetric eigenproblems on the device (cuSOLVER's syevd), for
 // LOBPCG's Rayleigh-Ritz step at large blocks: its projected problem has 3
-// block columns (375 at k = 100), and the host's solver (symmetric_eigen.hpp)
-// takes 14.6 ms at 375 rows and 31.9 ms at 480 on the GPU machine's host,
-// against 3.3 and 4.4 ms here, copies included; below ~200 rows the host is
-// faster (0.6 against 1.5 ms at 120; solvers-h200.md, session 44).
+// block columns (375 at k = 100). At 375 rows: 3.3 ms here, copies included,
+// against 14.6 ms for the host's solver (symmetric_eigen.hpp) on the H200
+// machine's host; below ~200 rows the host is faster
+// (docs/benchmarks/solvers.md#host-window).
 #pragma once
 
 #include <cstdint>
