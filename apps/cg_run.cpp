@@ -104,7 +104,7 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
   }
 
   if (!config.output.path.empty()) {
-    const std::string text = config_text(config.path, comm);
+    const std::string text = config_text(config.path, config.overrides, comm);
     std::vector<std::int64_t> iterations(result.iterations.begin(), result.iterations.end());
     std::vector<std::int64_t> converged(result.converged.begin(), result.converged.end());
     std::vector<double> history;
@@ -139,8 +139,9 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
 
 }  // namespace
 
-int run_cg(const std::string& config_path, MPI_Comm comm) {
-  const io::CgConfig config = solver::collectively(comm, [&] { return io::read_cg_config(config_path); });
+int run_cg(const std::string& config_path, MPI_Comm comm, const std::vector<std::string>& overrides) {
+  const io::CgConfig config =
+      solver::collectively(comm, [&] { return io::read_cg_config(config_path, overrides); });
   return prepare_and_solve(config, comm, [&](auto precision, const solver::DistributedRows& matrix,
                                              const spmm::Context& context) {
     return solve<decltype(precision)>(config, matrix, context, comm);

@@ -120,7 +120,7 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
   }
 
   if (!config.output.path.empty()) {
-    const std::string text = config_text(config.path, comm);
+    const std::string text = config_text(config.path, config.overrides, comm);
     const auto k = static_cast<std::int64_t>(options.k);
     std::vector<std::int64_t> converged(result.converged.begin(), result.converged.end());
     std::vector<double> history_values, history_residuals;
@@ -160,8 +160,9 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
 
 }  // namespace
 
-int run_eigs(const std::string& config_path, MPI_Comm comm) {
-  const io::EigsConfig config = solver::collectively(comm, [&] { return io::read_eigs_config(config_path); });
+int run_eigs(const std::string& config_path, MPI_Comm comm, const std::vector<std::string>& overrides) {
+  const io::EigsConfig config =
+      solver::collectively(comm, [&] { return io::read_eigs_config(config_path, overrides); });
   return prepare_and_solve(config, comm, [&](auto precision, const solver::DistributedRows& matrix,
                                              const spmm::Context& context) {
     return solve<decltype(precision)>(config, matrix, context, comm);

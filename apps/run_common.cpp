@@ -10,14 +10,20 @@
 
 namespace blockeigs::apps {
 
-std::string config_text(const std::string& path, MPI_Comm comm) {
+std::string config_text(const std::string& path, const std::vector<std::string>& overrides, MPI_Comm comm) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   if (rank != 0) return {};
   std::ifstream in(path);
   std::ostringstream text;
   text << in.rdbuf();
-  return text.str();
+  std::string out = text.str();
+  if (!overrides.empty()) {
+    if (!out.empty() && out.back() != '\n') out += '\n';
+    out += "# overridden on the command line:\n";
+    for (const std::string& assignment : overrides) out += "# --set " + assignment + "\n";
+  }
+  return out;
 }
 
 void check_output_path(const std::string& path, MPI_Comm comm) {

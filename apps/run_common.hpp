@@ -15,8 +15,9 @@
 
 namespace blockeigs::apps {
 
-// The config file's text (stored in result files), read on rank 0.
-std::string config_text(const std::string& path, MPI_Comm comm);
+// The config file's text (stored in result files), read on rank 0, with
+// the command line's overrides after it as comments ("# --set eigensolver.k=4").
+std::string config_text(const std::string& path, const std::vector<std::string>& overrides, MPI_Comm comm);
 
 // Loads the distributed matrix and, unless symmetric by construction,
 // checks that it is symmetric. Collective.
