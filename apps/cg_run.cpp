@@ -120,9 +120,9 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
           if (!errors.empty()) w.write("/relative_errors", errors);
           w.write_matrix("/history/relative_residuals", static_cast<std::int64_t>(result.history.size()), s, history);
           w.write_string("/config", text);
-          w.attribute("/", "app", std::string("block-cg"));
-          w.attribute("/", "all_converged", result.all_converged() ? 1.0 : 0.0);
-          w.attribute("/", "total_iterations", double(result.total_iterations));
+          write_provenance(w, "block-cg", context, comm);
+          w.attribute("/", "all_converged", result.all_converged());
+          w.attribute("/", "total_iterations", std::int64_t{result.total_iterations});
           for (auto [name, value] : {std::pair{"time_total", result.timings.total},
                                      {"time_spmm", result.timings.spmm - halo_time}, {"time_halo", halo_time},
                                      {"time_orthogonalization", result.timings.orthogonalization},

@@ -140,10 +140,10 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
           w.write_matrix("/history/eigenvalues", steps, k, history_values);
           w.write_matrix("/history/residual_norms", steps, k, history_residuals);
           w.write_string("/config", text);
-          w.attribute("/", "app", std::string("block-eigs"));
-          w.attribute("/", "all_converged", result.all_converged() ? 1.0 : 0.0);
+          write_provenance(w, "block-eigs", context, comm);
+          w.attribute("/", "all_converged", result.all_converged());
           w.attribute("/", "norm_estimate", result.norm_estimate);
-          w.attribute("/", "block_size", double(result.block_size));
+          w.attribute("/", "block_size", std::int64_t{result.block_size});
           w.attribute("/", "search_precision", std::string(result.search_in_fp32 ? "fp32" : "fp64"));
           for (auto [name, value] :
                {std::pair{"time_total", t.total}, {"time_spmm", t.spmm - halo_time}, {"time_halo", halo_time},

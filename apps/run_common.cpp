@@ -1,9 +1,11 @@
 #include "apps/run_common.hpp"
 
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 
+#include "apps/build_info.hpp"
 #include "io/hdf5_writer.hpp"
 #include "solver/collective.hpp"
 #include "solver/symmetry_check.hpp"
@@ -24,6 +26,22 @@ std::string config_text(const std::string& path, const std::vector<std::string>&
     for (const std::string& assignment : overrides) out += "# --set " + assignment + "\n";
   }
   return out;
+}
+
+void write_provenance(io::Hdf5Writer& writer, const std::string& app, const spmm::Context& context, MPI_Comm comm) {
+  int ranks = 1;
+  MPI_Comm_size(comm, &ranks);
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  writer.attribute("/", "app", app);
+  writer.attribute("/", "version", std::string(version()));
+  writer.attribute("/", "commit", std::string(git_commit()));
+  writer.attribute("/", "backend", context.space() == Space::device ? "cuda" : "cpu");
+  writer.attribute("/", "ranks", std::int64_t{ranks});
+  writer.attribute("/", "date", date);
 }
 
 void check_output_path(const std::string& path, MPI_Comm comm) {
