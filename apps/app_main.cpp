@@ -2,32 +2,58 @@
 
 #include <cstdio>
 #include <exception>
-#include <string_view>
-#include <vector>
 
 #include "solver/operator/collective.hpp"
 
 namespace blockeigs::apps {
 
+ConfigCommandLine parse_config_command_line(const std::vector<std::string>& args) {
+  ConfigCommandLine line;
+  std::vector<std::string> files;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--set") {
+      if (i + 1 >= args.size()) {
+        line.problem = "--set needs KEY=VALUE";
+        return line;
+      }
+      line.overrides.push_back(args[++i]);
+    } else if (arg.starts_with("--set=")) {
+      line.overrides.push_back(arg.substr(6));
+    } else if (arg.starts_with("-") && arg.size() > 1) {
+      line.problem = unknown_option(arg);
+      return line;
+    } else {
+      files.push_back(arg);
+    }
+  }
+  if (files.size() != 1) {
+    line.problem = files.empty() ? "expected one config file"
+                                 : "expected one config file, got " + std::to_string(files.size());
+    return line;
+  }
+  line.config = files.front();
+  return line;
+}
+
 int run_mpi_app(int argc, char** argv, const AppInfo& info,
-                const std::function<int(const std::string&, MPI_Comm)>& body) {
+                const std::function<int(const std::string&, MPI_Comm, const std::vector<std::string>&)>& body) {
   MPI_Init(&argc, &argv);
   MPI_Comm comm = MPI_COMM_WORLD;
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
 
-  std::vector<std::string_view> args(argv + 1, argv + argc);
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  const ConfigCommandLine line = parse_config_command_line(args);
   int code = exit_ok;
-  if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
-    if (rank == 0) std::printf("%s", info.usage.c_str());
-  } else if (args.size() == 1 && args[0] == "--version") {
-    if (rank == 0) std::printf("%s %s\n", info.name.c_str(), BLOCKEIGS_VERSION);
-  } else if (args.size() != 1 || args[0].starts_with("-")) {
-    if (rank == 0) std::fprintf(stderr, "%s: expected one config file\n\n%s", info.name.c_str(), info.usage.c_str());
+  if (const InfoRequest request = info_request(args); request != InfoRequest::none) {
+    if (rank == 0) print_info(request, info.name, info.usage);
+  } else if (!line.problem.empty()) {
+    if (rank == 0) usage_error(info.name, line.problem);
     code = exit_usage;
   } else {
     try {
-      code = body(std::string(args[0]), comm);
+      code = body(line.config, comm, line.overrides);
     } catch (const solver::AgreedError& e) {
       if (rank == 0) std::fprintf(stderr, "%s: error: %s\n", info.name.c_str(), e.what());
       code = exit_error;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/cli.hpp"
 #include "core/enums.hpp"
 
 namespace blockeigs::apps {
@@ -29,7 +30,18 @@ struct BenchOptions {
   std::int64_t column = 0;  // --column: the block's first column in it
 };
 
-// Null (after rank 0 has printed the reason and `usage` to stderr) when an
+// Answers --help or --version on rank 0 when `argv` asks for either: true
+// when it did (the app then exits with exit_ok).
+inline bool answered_info(int argc, char** argv, const char* program, const char* usage) {
+  const InfoRequest request = info_request(std::vector<std::string>(argv + 1, argv + argc));
+  if (request == InfoRequest::none) return false;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) print_info(request, program, usage);
+  return true;
+}
+
+// Null (after rank 0 has printed the reason to stderr) when an
 // argument is unknown, lacks its value, or is not a positive integer (a
 // non-negative one for --column) / a backend name, or the view does not fit
 // its block. --ld and --column only with `layout`.
@@ -39,7 +51,7 @@ inline std::optional<BenchOptions> parse_bench_options(int argc, char** argv, co
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   auto fail = [&](const std::string& why) -> std::optional<BenchOptions> {
-    if (rank == 0) std::fprintf(stderr, "%s: %s\n%s", program, why.c_str(), usage);
+    if (rank == 0) usage_error(program, why);
     return std::nullopt;
   };
   BenchOptions options;

@@ -7,7 +7,7 @@
 namespace {
 
 const char* const usage =
-    "usage: mpirun -np N block-cg CONFIG.yaml\n"
+    "usage: mpirun -np N block-cg CONFIG.yaml [--set KEY=VALUE]...\n"
     "       block-cg --help | --version\n"
     "\n"
     "Solves A X = B with breakdown-free block conjugate gradients for a sparse\n"
@@ -15,6 +15,11 @@ const char* const usage =
     "block of right-hand sides (random, A times a known solution, or HDF5).\n"
     "The config's keys are listed in docs/config.md; configs/block-cg-demo.yaml\n"
     "needs no input file.\n"
+    "\n"
+    "  --set KEY=VALUE  overrides one key of the config, e.g. --set block_cg.rtol=1e-10\n"
+    "                   (repeatable; VALUE is YAML, checked like the file's)\n"
+    "  --help           prints this text\n"
+    "  --version        prints the version, commit and build (CUDA, PETSc, HDF5)\n"
     "\n"
     "exit codes: 0 every column converged, 3 not converged within max_iterations\n"
     "(results are still written, marked), 1 error, 2 bad command line.\n";

@@ -9,13 +9,18 @@
 namespace {
 
 const char* const usage =
-    "usage: mpirun -np N block-eigs CONFIG.yaml\n"
+    "usage: mpirun -np N block-eigs CONFIG.yaml [--set KEY=VALUE]...\n"
     "       block-eigs --help | --version\n"
     "\n"
     "Finds the k smallest (or largest) eigenpairs of a sparse symmetric matrix read\n"
     "from HDF5 or Matrix Market, or generated, distributed by rows over the ranks.\n"
     "The config's keys are listed in README.md (section Configuration); configs/\n"
     "holds examples, and configs/demo.yaml needs no input file.\n"
+    "\n"
+    "  --set KEY=VALUE  overrides one key of the config, e.g. --set eigensolver.k=4\n"
+    "                   (repeatable; VALUE is YAML, checked like the file's)\n"
+    "  --help           prints this text\n"
+    "  --version        prints the version, commit and build (CUDA, PETSc, HDF5)\n"
     "\n"
     "exit codes: 0 converged, 3 not converged within max_iterations (results are\n"
     "still written, marked), 1 error, 2 bad command line.\n";

@@ -23,7 +23,9 @@ using namespace blockeigs;
 
 const char* const usage =
     "usage: block-ops-bench [--rows N] [--width K] [--reps R] [--backend cpu|cuda|auto] [--fp32]\n"
-    "Times Gram matrices, norms, block updates, copies and orthonormalisation of N x K blocks.\n";
+    "Times Gram matrices, norms, block updates, copies and orthonormalisation of N x K blocks.\n"
+    "  --help      prints this text\n"
+    "  --version   prints the version, commit and build (CUDA, PETSc, HDF5)\n";
 
 template <class T>
 void run(const apps::BenchOptions& options, MPI_Comm comm) {
@@ -376,6 +378,10 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  if (apps::answered_info(argc, argv, "block-ops-bench", usage)) {
+    MPI_Finalize();
+    return apps::exit_ok;
+  }
   // 2,097,152 rows: the 128^3 Laplacian of the solver benchmarks.
   const std::optional<apps::BenchOptions> options =
       apps::parse_bench_options(argc, argv, "--rows", 2097152, "block-ops-bench", usage);

@@ -104,7 +104,7 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
   }
 
   if (!config.output.path.empty()) {
-    const std::string text = config_text(config.path, comm);
+    const std::string text = config_text(config.path, config.overrides, comm);
     std::vector<std::int64_t> iterations(result.iterations.begin(), result.iterations.end());
     std::vector<std::int64_t> converged(result.converged.begin(), result.converged.end());
     std::vector<double> history;
@@ -120,9 +120,9 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
           if (!errors.empty()) w.write("/relative_errors", errors);
           w.write_matrix("/history/relative_residuals", static_cast<std::int64_t>(result.history.size()), s, history);
           w.write_string("/config", text);
-          w.attribute("/", "app", std::string("block-cg"));
-          w.attribute("/", "all_converged", result.all_converged() ? 1.0 : 0.0);
-          w.attribute("/", "total_iterations", double(result.total_iterations));
+          write_provenance(w, "block-cg", context, comm);
+          w.attribute("/", "all_converged", result.all_converged());
+          w.attribute("/", "total_iterations", std::int64_t{result.total_iterations});
           for (auto [name, value] : {std::pair{"time_total", result.timings.total},
                                      {"time_spmm", result.timings.spmm - halo_time}, {"time_halo", halo_time},
                                      {"time_orthogonalization", result.timings.orthogonalization},
@@ -139,8 +139,9 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
 
 }  // namespace
 
-int run_cg(const std::string& config_path, MPI_Comm comm) {
-  const io::CgConfig config = solver::collectively(comm, [&] { return io::read_cg_config(config_path); });
+int run_cg(const std::string& config_path, MPI_Comm comm, const std::vector<std::string>& overrides) {
+  const io::CgConfig config =
+      solver::collectively(comm, [&] { return io::read_cg_config(config_path, overrides); });
   return prepare_and_solve(config, comm, [&](auto precision, const solver::DistributedRows& matrix,
                                              const spmm::Context& context) {
     return solve<decltype(precision)>(config, matrix, context, comm);

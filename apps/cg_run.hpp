@@ -4,9 +4,11 @@
 #include <mpi.h>
 
 #include <string>
+#include <vector>
 
 namespace blockeigs::apps {
 
-int run_cg(const std::string& config_path, MPI_Comm comm);
+// `overrides`: "KEY=VALUE" from --set, applied over the file (io/config.hpp).
+int run_cg(const std::string& config_path, MPI_Comm comm, const std::vector<std::string>& overrides = {});
 
 }  // namespace blockeigs::apps

@@ -152,7 +152,7 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
   }
 
   if (!config.output.path.empty()) {
-    const std::string text = config_text(config.path, comm);
+    const std::string text = config_text(config.path, config.overrides, comm);
     const auto k = static_cast<std::int64_t>(options.k);
     std::vector<std::int64_t> converged(result.converged.begin(), result.converged.end());
     std::vector<double> history_values, history_residuals;
@@ -174,13 +174,13 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
           w.write_matrix("/history/eigenvalues", steps, k, history_values);
           w.write_matrix("/history/residual_norms", steps, k, history_residuals);
           w.write_string("/config", text);
-          w.attribute("/", "app", std::string("block-eigs"));
-          w.attribute("/", "all_converged", result.all_converged() ? 1.0 : 0.0);
+          write_provenance(w, "block-eigs", context, comm);
+          w.attribute("/", "all_converged", result.all_converged());
           w.attribute("/", "norm_estimate", result.norm_estimate);
           w.attribute("/", "convergence_test", std::string(options.test == solver::StoppingTest::relative ? "relative" : "backward"));
           w.attribute("/", "stop", stop_summary(result));
-          w.attribute("/", "best_iterate_restored", result.restored ? 1.0 : 0.0);
-          w.attribute("/", "block_size", double(result.block_size));
+          w.attribute("/", "best_iterate_restored", result.restored);
+          w.attribute("/", "block_size", std::int64_t{result.block_size});
           w.attribute("/", "search_precision", std::string(result.search_in_fp32 ? "fp32" : "fp64"));
           for (auto [name, value] :
                {std::pair{"time_total", t.total}, {"time_spmm", t.spmm - halo_time}, {"time_halo", halo_time},
@@ -197,8 +197,9 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
 
 }  // namespace
 
-int run_eigs(const std::string& config_path, MPI_Comm comm) {
-  const io::EigsConfig config = solver::collectively(comm, [&] { return io::read_eigs_config(config_path); });
+int run_eigs(const std::string& config_path, MPI_Comm comm, const std::vector<std::string>& overrides) {
+  const io::EigsConfig config =
+      solver::collectively(comm, [&] { return io::read_eigs_config(config_path, overrides); });
   return prepare_and_solve(config, comm, [&](auto precision, const solver::DistributedRows& matrix,
                                              const spmm::Context& context) {
     return solve<decltype(precision)>(config, matrix, context, comm);

@@ -1,94 +1,98 @@
 // mtx2h5: converts a Matrix Market file (plain or gzip) into the HDF5 CSR
 // layout that block-eigs and block-cg read. Symmetric files are expanded to
-// both triangles, so every rank can read its rows without a transpose.
+// both triangles, so every rank can read its rows without a transpose. An
+// existing output file gets the matrix as one more group; a group already
+// there is replaced only with --force.
 #include <cstdio>
 #include <exception>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "apps/cli.hpp"
 #include "io/hdf5_csr.hpp"
 #include "io/matrix_market.hpp"
 
 namespace {
 
+using namespace blockeigs;
+
 constexpr const char* usage =
-    "usage: mtx2h5 INPUT.mtx[.gz] OUTPUT.h5 [--group /A]\n"
+    "usage: mtx2h5 INPUT.mtx[.gz] OUTPUT.h5 [--group /A] [--force]\n"
+    "       mtx2h5 --help | --version\n"
     "\n"
     "Converts a Matrix Market coordinate file (real, integer or pattern; general or\n"
     "symmetric, which is stored with both triangles) into an HDF5 CSR group with\n"
-    "datasets indptr, indices, data and a 'shape' attribute.\n"
+    "datasets indptr, indices, data and a 'shape' attribute. A new OUTPUT.h5 is\n"
+    "created; an existing one keeps what it holds and gets the matrix as one more\n"
+    "group (several matrices in one file: --group /A, then --group /B).\n"
     "\n"
     "  --group NAME   HDF5 group to write (default /A)\n"
-    "  -h, --help     print this help and exit\n";
+    "  --force        replace the group if OUTPUT.h5 already holds it (without\n"
+    "                 --force that is an error and the file is left as it was)\n"
+    "  -h, --help     print this help and exit\n"
+    "  --version      print the version, commit and build (CUDA, PETSc, HDF5)\n"
+    "\n"
+    "exit codes: 0 written, 1 error (nothing written), 2 bad command line.\n";
 
 struct Arguments {
   std::string input, output, group = "/A";
+  bool force = false;
 };
 
-// Returns false on bad usage, with the reason in `problem`.
-bool parse_arguments(int argc, char** argv, Arguments& args, std::string& problem, bool& help) {
+// The reason when the command line is bad, else empty.
+std::string parse_arguments(const std::vector<std::string>& argv, Arguments& args) {
   std::vector<std::string> positional;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "-h" || arg == "--help") {
-      help = true;
-      return true;
-    }
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    const std::string& arg = argv[i];
     if (arg == "--group") {
-      if (i + 1 >= argc) {
-        problem = "--group needs a value";
-        return false;
-      }
+      if (i + 1 >= argv.size()) return "--group needs a value";
       args.group = argv[++i];
     } else if (arg.starts_with("--group=")) {
-      args.group = std::string(arg.substr(8));
+      args.group = arg.substr(8);
+    } else if (arg == "--force") {
+      args.force = true;
     } else if (arg.starts_with("-") && arg.size() > 1) {
-      problem = "unknown option " + std::string(arg);
-      return false;
+      return apps::unknown_option(arg);
     } else {
-      positional.emplace_back(arg);
+      positional.push_back(arg);
     }
   }
-  if (positional.size() != 2) {
-    problem = "expected two file names (input and output), got " +
-              std::to_string(positional.size());
-    return false;
-  }
-  if (args.group.empty()) {
-    problem = "--group must not be empty";
-    return false;
-  }
+  if (positional.size() != 2)
+    return "expected two file names (input and output), got " + std::to_string(positional.size());
+  if (args.group.empty()) return "--group must not be empty";
   args.input = positional[0];
   args.output = positional[1];
-  return true;
+  return {};
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  const std::vector<std::string> argv_list(argv + 1, argv + argc);
+  if (const apps::InfoRequest request = apps::info_request(argv_list); request != apps::InfoRequest::none)
+    return apps::print_info(request, "mtx2h5", usage);
   Arguments args;
-  std::string problem;
-  bool help = false;
-  if (!parse_arguments(argc, argv, args, problem, help)) {
-    std::fprintf(stderr, "mtx2h5: %s\n%s", problem.c_str(), usage);
-    return 2;
-  }
-  if (help) {
-    std::fputs(usage, stdout);
-    return 0;
-  }
+  if (const std::string problem = parse_arguments(argv_list, args); !problem.empty())
+    return apps::usage_error("mtx2h5", problem);
   try {
-    const auto file = blockeigs::io::read_matrix_market(args.input);
+    // Refused before the (possibly long) read of the input.
+    if (!args.force && io::hdf5_file_holds(args.output, args.group)) {
+      std::fprintf(stderr, "mtx2h5: %s already holds %s (--force replaces it; --group NAME writes another)\n",
+                   args.output.c_str(), args.group.c_str());
+      return apps::exit_error;
+    }
+    const auto file = io::read_matrix_market(args.input);
     const auto& matrix = file.matrix;
-    blockeigs::io::write_hdf5_csr(args.output, args.group, matrix);
+    io::write_hdf5_csr(args.output, args.group, matrix,
+                       args.force ? io::ExistingFile::replace_group : io::ExistingFile::add);
     std::printf("mtx2h5: %lld x %lld, %lld nonzeros -> %s (group %s)\n",
                 static_cast<long long>(matrix.global_rows),
                 static_cast<long long>(matrix.global_cols),
                 static_cast<long long>(matrix.nnz()), args.output.c_str(), args.group.c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mtx2h5: %s\n", e.what());
-    return 1;
+    return apps::exit_error;
   }
-  return 0;
+  return apps::exit_ok;
 }

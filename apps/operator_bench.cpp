@@ -23,7 +23,9 @@ const char* const usage =
     "usage: mpirun -np N operator-bench [--grid N] [--width K] [--reps R] [--backend cpu|cuda|auto] [--fp32]\n"
     "                                   [--ld L --column C]\n"
     "Times Y = A X for the 7-point Laplacian on an N^3 grid and a K-column block; with --ld and --column,\n"
-    "X and Y are columns C to C + K - 1 of blocks of L columns (as LOBPCG multiplies its search block).\n";
+    "X and Y are columns C to C + K - 1 of blocks of L columns (as LOBPCG multiplies its search block).\n"
+    "  --help      prints this text\n"
+    "  --version   prints the version, commit and build (CUDA, PETSc, HDF5)\n";
 
 // The slowest rank's time for one call of `step`, on every rank.
 template <class Step>
@@ -100,6 +102,10 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  if (apps::answered_info(argc, argv, "operator-bench", usage)) {
+    MPI_Finalize();
+    return apps::exit_ok;
+  }
   const std::optional<apps::BenchOptions> options =
       apps::parse_bench_options(argc, argv, "--grid", 128, "operator-bench", usage, true);
   if (options) {

@@ -9,14 +9,21 @@
 #include <vector>
 
 #include "io/config.hpp"
+#include "io/hdf5_writer.hpp"
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/load_matrix.hpp"
 #include "spmm/dense.hpp"
 
 namespace blockeigs::apps {
 
-// The config file's text (stored in result files), read on rank 0.
-std::string config_text(const std::string& path, MPI_Comm comm);
+// The config file's text (stored in result files), read on rank 0, with
+// the command line's overrides after it as comments ("# --set eigensolver.k=4").
+std::string config_text(const std::string& path, const std::vector<std::string>& overrides, MPI_Comm comm);
+
+// Provenance attributes of a result file's root (rank 0 writes them): app,
+// version, commit, backend ("cpu" or "cuda"), ranks (int64) and date (UTC,
+// ISO 8601, when the file was written).
+void write_provenance(io::Hdf5Writer& writer, const std::string& app, const spmm::Context& context, MPI_Comm comm);
 
 // Loads the distributed matrix and, unless symmetric by construction,
 // checks that it is symmetric. Collective.

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <span>
 
 #include "io/config_yaml.hpp"
 
@@ -95,8 +96,7 @@ GeneratorSpec read_generator(const Value& section) {
   spec.kind = yaml::select_variant<GeneratorKind>(section, "type", kGeneratorTypes, false, fields).value;
   spec.stencil = default_stencil(spec.kind);
   yaml::read_mapping(section, fields);
-  validate(spec, detail::concat(section.doc().source, ":", section.mark().line + 1, ": ",
-                                section.path()));
+  validate(spec, section.location());
   return spec;
 }
 
@@ -227,20 +227,23 @@ OutputConfig read_output(const Value& section) {
   return config;
 }
 
-// The whole document as a Value, checked to be a mapping of sections.
-Value top_level(const std::string& text, const Document& doc) {
-  const YAML::Node root = yaml::load(text, doc);
+// The whole document as a Value, checked to be a mapping of sections, with
+// the command line's --set KEY=VALUE applied over it (recorded in `doc`).
+Value top_level(const std::string& text, Document& doc, std::span<const std::string> overrides) {
+  YAML::Node root = yaml::load(text, doc);
   const YAML::Mark start = root.Mark();
   if (!root.IsMap())
     yaml::fail_at(doc, start, "the top level must be a mapping of sections, got ",
                   root.IsSequence() ? "a list" : detail::concat("'", root.Scalar(), "'"));
+  for (const std::string& assignment : overrides) yaml::apply_override(root, assignment, doc);
   return Value(doc, root, "", start);
 }
 
-EigsConfig parse_eigs(const std::string& text, const Document& doc) {
+EigsConfig parse_eigs(const std::string& text, Document doc, std::span<const std::string> overrides) {
   EigsConfig config;
   config.path = doc.source;
-  yaml::read_mapping(top_level(text, doc), {
+  config.overrides.assign(overrides.begin(), overrides.end());
+  yaml::read_mapping(top_level(text, doc, overrides), {
       {.key = "matrix",
        .read = [&](const Value& v) { config.matrix = read_matrix(v); },
        .required = true},
@@ -252,10 +255,11 @@ EigsConfig parse_eigs(const std::string& text, const Document& doc) {
   return config;
 }
 
-CgConfig parse_cg(const std::string& text, const Document& doc) {
+CgConfig parse_cg(const std::string& text, Document doc, std::span<const std::string> overrides) {
   CgConfig config;
   config.path = doc.source;
-  yaml::read_mapping(top_level(text, doc), {
+  config.overrides.assign(overrides.begin(), overrides.end());
+  yaml::read_mapping(top_level(text, doc, overrides), {
       {.key = "matrix",
        .read = [&](const Value& v) { config.matrix = read_matrix(v); },
        .required = true},
@@ -281,25 +285,27 @@ std::string read_text(const std::string& path) {
 
 // Relative file names in a config file are taken from the file's folder.
 Document file_document(const std::string& path) {
-  return Document{path, fs::path(path).parent_path()};
+  return Document{path, fs::path(path).parent_path(), {}};
 }
 
 }  // namespace
 
-EigsConfig read_eigs_config(const std::string& path) {
-  return parse_eigs(read_text(path), file_document(path));
+EigsConfig read_eigs_config(const std::string& path, std::span<const std::string> overrides) {
+  return parse_eigs(read_text(path), file_document(path), overrides);
 }
 
-CgConfig read_cg_config(const std::string& path) {
-  return parse_cg(read_text(path), file_document(path));
+CgConfig read_cg_config(const std::string& path, std::span<const std::string> overrides) {
+  return parse_cg(read_text(path), file_document(path), overrides);
 }
 
-EigsConfig parse_eigs_config(const std::string& yaml_text, const std::string& source) {
-  return parse_eigs(yaml_text, Document{source, {}});
+EigsConfig parse_eigs_config(const std::string& yaml_text, const std::string& source,
+                             std::span<const std::string> overrides) {
+  return parse_eigs(yaml_text, Document{source, {}, {}}, overrides);
 }
 
-CgConfig parse_cg_config(const std::string& yaml_text, const std::string& source) {
-  return parse_cg(yaml_text, Document{source, {}});
+CgConfig parse_cg_config(const std::string& yaml_text, const std::string& source,
+                         std::span<const std::string> overrides) {
+  return parse_cg(yaml_text, Document{source, {}, {}}, overrides);
 }
 
 }  // namespace blockeigs::io

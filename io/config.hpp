@@ -8,7 +8,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "core/enums.hpp"
 #include "io/generators.hpp"
@@ -71,6 +73,7 @@ struct BlockCgConfig {
 
 struct EigsConfig {
   std::string path;  // the config file itself, for messages
+  std::vector<std::string> overrides;  // the command line's --set KEY=VALUE, applied
   MatrixConfig matrix;
   EigensolverConfig eigensolver;
   ExecutionConfig execution;
@@ -79,18 +82,27 @@ struct EigsConfig {
 
 struct CgConfig {
   std::string path;
+  std::vector<std::string> overrides;
   MatrixConfig matrix;
   BlockCgConfig solver;
   ExecutionConfig execution;
   OutputConfig output;
 };
 
-EigsConfig read_eigs_config(const std::string& path);
-CgConfig read_cg_config(const std::string& path);
+// `overrides`: "KEY=VALUE" from the command line (--set), applied over the
+// file in order before anything is read, so that each is checked like the
+// file's own keys; a message about one names it ("--set eigensolver.k=0:
+// eigensolver.k must be at least 1, got 0"). KEY is a dotted key path;
+// VALUE is YAML (4, largest, {type: laplacian_1d, nx: 100}); sections the
+// file lacks are made.
+EigsConfig read_eigs_config(const std::string& path, std::span<const std::string> overrides = {});
+CgConfig read_cg_config(const std::string& path, std::span<const std::string> overrides = {});
 
 // For tests and for configs embedded in a program: parse YAML text, naming
 // `source` in messages as if it were the file.
-EigsConfig parse_eigs_config(const std::string& yaml_text, const std::string& source);
-CgConfig parse_cg_config(const std::string& yaml_text, const std::string& source);
+EigsConfig parse_eigs_config(const std::string& yaml_text, const std::string& source,
+                             std::span<const std::string> overrides = {});
+CgConfig parse_cg_config(const std::string& yaml_text, const std::string& source,
+                         std::span<const std::string> overrides = {});
 
 }  // namespace blockeigs::io

@@ -101,6 +101,65 @@ YAML::Node load(const std::string& text, const Document& doc) {
   return documents.front();
 }
 
+const Override* Document::override_of(std::string_view path) const {
+  for (auto it = overrides.rbegin(); it != overrides.rend(); ++it) {
+    const std::string& owned = it->owned;
+    if (path == owned || (path.starts_with(owned) && path.size() > owned.size() && path[owned.size()] == '.'))
+      return &*it;
+  }
+  return nullptr;
+}
+
+std::string Document::where(std::string_view path, const YAML::Mark& mark) const {
+  if (const Override* set = override_of(path)) return set->origin;
+  if (mark.is_null()) return source;
+  return detail::concat(source, ":", mark.line + 1);
+}
+
+void apply_override(YAML::Node& root, const std::string& assignment, Document& doc) {
+  const std::string origin = "--set " + assignment;
+  const std::size_t equals = assignment.find('=');
+  if (equals == std::string::npos)
+    fail_input(origin, ": expected KEY=VALUE, e.g. --set eigensolver.k=4");
+  const std::string key = assignment.substr(0, equals);
+  std::vector<std::string> parts;
+  for (std::size_t start = 0;;) {
+    const std::size_t dot = key.find('.', start);
+    parts.push_back(key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  if (std::ranges::any_of(parts, [](const std::string& part) { return part.empty(); }))
+    fail_input(origin, ": expected KEY=VALUE with KEY a dotted key path such as eigensolver.k, got '", key, "'");
+  YAML::Node value;
+  try {
+    value = YAML::Load(assignment.substr(equals + 1));
+  } catch (const YAML::Exception& e) {
+    fail_input(origin, ": the value is not YAML: ", e.msg);
+  }
+
+  // Walk down the sections, making the ones the file lacks.
+  YAML::Node node = root;
+  std::string path, owned;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    path = join_path(path, parts[i]);
+    const bool last = i + 1 == parts.size();
+    YAML::Node child = node[parts[i]];
+    const bool present = child.IsDefined();
+    if (!present && owned.empty()) owned = path;
+    if (last) {
+      node[parts[i]] = value;
+    } else if (!present || child.IsNull()) {
+      node[parts[i]] = YAML::Node(YAML::NodeType::Map);
+    } else if (!child.IsMap()) {
+      fail_input(origin, ": cannot set ", key, ": ", doc.where(path, child.Mark()), ": ", path,
+                 " is ", describe(child), ", not a mapping of keys");
+    }
+    if (!last) node.reset(node[parts[i]]);
+  }
+  doc.overrides.push_back({origin, owned.empty() ? key : owned});
+}
+
 void Value::require_mapping() const {
   if (!node_.IsNull() && !node_.IsMap()) fail(" must be a mapping of keys, got ", describe(node_));
 }
@@ -216,18 +275,18 @@ void read_mapping(const Value& section, const std::vector<Field>& fields) {
       const YAML::Node& key_node = entry.first;
       const YAML::Mark mark = key_node.Mark();
       if (!key_node.IsScalar() || key_node.Scalar().empty())
-        fail_at(doc, mark, section.name(), " has a key that is not a name: ", describe(key_node));
+        fail_at(doc, section.path(), mark, section.name(), " has a key that is not a name: ", describe(key_node));
       const std::string& key = key_node.Scalar();
       const std::string path = join_path(section.path(), key);
-      if (!seen.insert(key).second) fail_at(doc, mark, "duplicate key ", path);
+      if (!seen.insert(key).second) fail_at(doc, path, mark, "duplicate key ", path);
 
       const auto field = std::ranges::find(fields, std::string_view(key), &Field::key);
       if (field == fields.end()) {
         if (const auto guess = closest_key(key, accepted))
-          fail_at(doc, mark, "unknown key ", path, " (did you mean ", *guess, "?)");
-        fail_at(doc, mark, "unknown key ", path, " (known keys: ", join(accepted, ", "), ")");
+          fail_at(doc, path, mark, "unknown key ", path, " (did you mean ", *guess, "?)");
+        fail_at(doc, path, mark, "unknown key ", path, " (known keys: ", join(accepted, ", "), ")");
       }
-      if (!field->read) fail_at(doc, mark, "unknown key ", path, " (", field->note, ")");
+      if (!field->read) fail_at(doc, path, mark, "unknown key ", path, " (", field->note, ")");
       field->read(Value(doc, entry.second, path, mark));
     }
   }
@@ -235,8 +294,8 @@ void read_mapping(const Value& section, const std::vector<Field>& fields) {
   for (const Field& field : fields) {
     if (!field.required || seen.contains(field.key)) continue;
     const std::string path = join_path(section.path(), field.key);
-    if (field.note.empty()) fail_at(doc, section.mark(), "missing required key ", path);
-    fail_at(doc, section.mark(), "missing required key ", path, " (", field.note, ")");
+    if (field.note.empty()) fail_at(doc, section.path(), section.mark(), "missing required key ", path);
+    fail_at(doc, section.path(), section.mark(), "missing required key ", path, " (", field.note, ")");
   }
 }
 

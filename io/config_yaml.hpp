@@ -25,11 +25,28 @@
 
 namespace blockeigs::io::yaml {
 
-// The config being read: its name in messages, and the folder that relative
-// file names are taken from (empty: the current directory).
+// A key set on the command line (--set KEY=VALUE) over the file's. It owns
+// the part of the tree it put there: `owned` is the key path it set, or the
+// first section on that path that the file did not have; errors at or below
+// it name the --set instead of a line of the file.
+struct Override {
+  std::string origin;  // "--set eigensolver.k=4"
+  std::string owned;   // "eigensolver.k"
+};
+
+// The config being read: its name in messages, the folder that relative
+// file names are taken from (empty: the current directory), and the keys
+// that came from the command line.
 struct Document {
   std::string source;
   std::filesystem::path base_dir;
+  std::vector<Override> overrides;
+
+  // The --set that put `path` (a dotted key path) in the tree, if one did (the last one wins).
+  const Override* override_of(std::string_view path) const;
+  // Where a key is, for messages: "source:line" (or "source" when the mark is
+  // unknown), or "--set KEY=VALUE" when the command line set it.
+  std::string where(std::string_view path, const YAML::Mark& mark) const;
 };
 
 // Throws InputError "source:line: parts..." (without the line when the mark is unknown).
@@ -39,9 +56,23 @@ template <class... Parts>
   fail_input(doc.source, ":", mark.line + 1, ": ", parts...);
 }
 
+// The same for the key at `path`: "--set KEY=VALUE: parts..." where the command line set it.
+template <class... Parts>
+[[noreturn]] void fail_at(const Document& doc, std::string_view path, const YAML::Mark& mark,
+                          const Parts&... parts) {
+  fail_input(doc.where(path, mark), ": ", parts...);
+}
+
 // The single YAML document in `text`. Syntax errors, a text with no content
 // and a text with several documents are InputErrors naming doc.source.
 YAML::Node load(const std::string& text, const Document& doc);
+
+// Applies "KEY=VALUE" (KEY a dotted path such as eigensolver.k, VALUE a YAML
+// value: 4, largest, {type: laplacian_1d, nx: 10}) to the mapping `root`,
+// creating sections that are missing, and records it in doc.overrides. A text
+// without '=' or with an empty key part, a VALUE that is not YAML, and a path
+// through a key that is not a mapping are InputErrors naming the --set.
+void apply_override(YAML::Node& root, const std::string& assignment, Document& doc);
 
 // "a", "a or b", "a, b or c".
 std::string join_or(std::span<const std::string_view> words);
@@ -70,11 +101,14 @@ class Value {
   const YAML::Mark& mark() const { return mark_; }
   std::string name() const { return path_.empty() ? "the top level" : path_; }
 
-  // Throws "file:line: <path><parts...>", e.g. fail(" must be positive").
+  // Throws "file:line: <path><parts...>", e.g. fail(" must be positive")
+  // ("--set KEY=VALUE: <path><parts...>" for a key from the command line).
   template <class... Parts>
   [[noreturn]] void fail(const Parts&... parts) const {
-    fail_at(*doc_, mark_, name(), parts...);
+    fail_at(*doc_, path_, mark_, name(), parts...);
   }
+  // "file:line: <path>" or "--set KEY=VALUE: <path>", to prefix a message.
+  std::string location() const { return detail::concat(doc_->where(path_, mark_), ": ", name()); }
 
   // Mapping members (a null value counts as an empty mapping). member()
   // requires has(key).
@@ -166,7 +200,7 @@ const Variant<Enum>& select_variant(const Value& section, std::string_view selec
   if (section.has(selector)) {
     index = section.member(selector).one_of(names);
   } else if (!first_is_default) {
-    fail_at(section.doc(), section.mark(), "missing required key ", section.path(), ".", selector,
+    fail_at(section.doc(), section.path(), section.mark(), "missing required key ", section.path(), ".", selector,
             " (", join_or(names), ")");
   }
   const Variant<Enum>& chosen = variants[index];

@@ -278,12 +278,53 @@ void write_dataset(const Id& group, const Where& where, const char* name, hid_t 
     fail_input(where.path, ": cannot write dataset ", where.member(name));
 }
 
-void write_file(const std::string& temporary, const Where& where, const CsrRows& whole) {
+constexpr std::array<const char*, 3> kCsrDatasets{"indptr", "indices", "data"};
+
+// Whether `file` holds the matrix group of `where` (for the root group: any of its datasets).
+bool holds(const Id& file, const Where& where) {
+  if (where.group != "/") return H5Lexists(file.get(), where.group.c_str(), H5P_DEFAULT) > 0;
+  for (const char* name : kCsrDatasets)
+    if (H5Lexists(file.get(), name, H5P_DEFAULT) > 0) return true;
+  return false;
+}
+
+// Removes the matrix group of `where` from `file` (the root's datasets and shape for "/").
+void remove_matrix(const Id& file, const Where& where) {
+  if (where.group != "/") {
+    if (H5Ldelete(file.get(), where.group.c_str(), H5P_DEFAULT) < 0)
+      fail_input(where.path, ": cannot remove the old ", where.group);
+    return;
+  }
+  for (const char* name : kCsrDatasets)
+    if (H5Lexists(file.get(), name, H5P_DEFAULT) > 0 && H5Ldelete(file.get(), name, H5P_DEFAULT) < 0)
+      fail_input(where.path, ": cannot remove the old /", name);
+  if (H5Aexists(file.get(), "shape") > 0) H5Adelete(file.get(), "shape");
+}
+
+Id open_existing(const std::string& path) {
   silence_hdf5_errors();
-  Id file(H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
+  if (H5Fis_hdf5(path.c_str()) <= 0)
+    fail_input(path, ": exists but is not an HDF5 file (remove it, or choose another output name)");
+  Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
+  if (!file.valid()) fail_input(path, ": cannot open it as an HDF5 file");
+  return file;
+}
+
+// Writes the matrix into `temporary`: a new file, or (fresh == false) a copy
+// of the existing one that the matrix is added to.
+void write_file(const std::string& temporary, const Where& where, const CsrRows& whole, bool fresh,
+                ExistingFile mode) {
+  silence_hdf5_errors();
+  Id file(fresh ? H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)
+                : H5Fopen(temporary.c_str(), H5F_ACC_RDWR, H5P_DEFAULT),
+          H5Fclose);
   if (!file.valid())
     fail_input(where.path, ": cannot create ", temporary,
                " (does the directory exist, and may we write there?)");
+  if (!fresh && holds(file, where)) {
+    if (mode != ExistingFile::replace_group) fail_input(where.path, ": already holds ", where.group);
+    remove_matrix(file, where);
+  }
   {
     Id group;
     if (where.group == "/") {
@@ -319,7 +360,14 @@ void write_file(const std::string& temporary, const Where& where, const CsrRows&
 
 }  // namespace
 
-void write_hdf5_csr(const std::string& path, const std::string& group, const CsrRows& whole) {
+bool hdf5_file_holds(const std::string& path, const std::string& group) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) return false;
+  return holds(open_existing(path), Where{path, normalize_group(group)});
+}
+
+void write_hdf5_csr(const std::string& path, const std::string& group, const CsrRows& whole,
+                    ExistingFile mode) {
   if (whole.first_row != 0 || whole.local_rows() != whole.global_rows)
     fail_input(path, ": write_hdf5_csr needs a whole matrix, got rows [", whole.first_row, ", ",
                whole.first_row + whole.local_rows(), ") of ", whole.global_rows);
@@ -336,7 +384,13 @@ void write_hdf5_csr(const std::string& path, const std::string& group, const Csr
   const Where where{path, normalize_group(group)};
   const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
   try {
-    write_file(temporary, where, *source);
+    std::error_code error;
+    const bool fresh = mode == ExistingFile::replace || !std::filesystem::exists(path, error);
+    if (!fresh) {
+      open_existing(path);  // refuses a file that is not HDF5 before copying it
+      std::filesystem::copy_file(path, temporary, std::filesystem::copy_options::overwrite_existing);
+    }
+    write_file(temporary, where, *source, fresh, mode);
     std::filesystem::rename(temporary, path);
   } catch (const std::filesystem::filesystem_error& e) {
     std::error_code ec;

@@ -35,9 +35,24 @@ std::vector<std::int64_t> read_hdf5_row_offsets(const std::string& path,
 CsrRows read_hdf5_csr_rows(const std::string& path, const std::string& group,
                            std::int64_t row_begin, std::int64_t row_end);
 
-// Writes a whole matrix (first_row == 0) to `group` of a new file at `path`.
-// The file is written under a temporary name and renamed, so a failure never
-// leaves a partial file behind.
-void write_hdf5_csr(const std::string& path, const std::string& group, const CsrRows& whole);
+// What write_hdf5_csr does with a file that is already at its path.
+enum class ExistingFile {
+  replace,        // a new file replaces it
+  add,            // the matrix is added to it as its group; a group already there is an InputError
+  replace_group,  // the matrix is added to it, replacing only what was at its group's name
+};
+
+// Writes a whole matrix (first_row == 0) to `group` of the file at `path`:
+// a new file, or with `add` / `replace_group` the existing one with the
+// group added (its other contents kept). The file is written under a
+// temporary name (a copy of the old file) and renamed, so a failure never
+// leaves a partial file behind and the old file stays as it was. An existing
+// file that is not HDF5 is refused unless `replace`.
+void write_hdf5_csr(const std::string& path, const std::string& group, const CsrRows& whole,
+                    ExistingFile mode = ExistingFile::replace);
+
+// Whether the file at `path` exists and holds `group` (for "/": any of the
+// CSR datasets at its root). An existing file that is not HDF5 is an InputError.
+bool hdf5_file_holds(const std::string& path, const std::string& group);
 
 }  // namespace blockeigs::io

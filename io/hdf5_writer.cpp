@@ -161,6 +161,29 @@ void Hdf5Writer::attribute(const std::string& object, const std::string& name, d
   check(H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, &value), path_, "write attribute " + name);
 }
 
+void Hdf5Writer::attribute(const std::string& object, const std::string& name, std::int64_t value) {
+  Id space(H5Screate(H5S_SCALAR), H5Sclose);
+  Id attr(checked(H5Acreate_by_name(file_, object.c_str(), name.c_str(), H5T_STD_I64LE, space.get(), H5P_DEFAULT,
+                                    H5P_DEFAULT, H5P_DEFAULT),
+                  path_, "create attribute " + name),
+          H5Aclose);
+  check(H5Awrite(attr.get(), H5T_NATIVE_INT64, &value), path_, "write attribute " + name);
+}
+
+void Hdf5Writer::attribute(const std::string& object, const std::string& name, bool value) {
+  Id type(H5Tenum_create(H5T_NATIVE_INT8), H5Tclose);
+  const std::int8_t no = 0, yes = 1;
+  H5Tenum_insert(type.get(), "FALSE", &no);
+  H5Tenum_insert(type.get(), "TRUE", &yes);
+  Id space(H5Screate(H5S_SCALAR), H5Sclose);
+  Id attr(checked(H5Acreate_by_name(file_, object.c_str(), name.c_str(), type.get(), space.get(), H5P_DEFAULT,
+                                    H5P_DEFAULT, H5P_DEFAULT),
+                  path_, "create attribute " + name),
+          H5Aclose);
+  const std::int8_t stored = value ? yes : no;
+  check(H5Awrite(attr.get(), type.get(), &stored), path_, "write attribute " + name);
+}
+
 void check_output_writable(const std::string& path) {
   if (std::filesystem::is_directory(path)) fail_input("output.path ", path, " is a directory, not a file name");
   { Hdf5Writer probe(path, true); }

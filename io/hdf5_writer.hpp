@@ -35,8 +35,16 @@ class Hdf5Writer {
   // rows x cols, row-major.
   void write_matrix(const std::string& name, std::int64_t rows, std::int64_t cols, const std::vector<double>& values);
   void write_string(const std::string& name, const std::string& text);
+  // Scalar attributes of their own HDF5 type: a string, float64, int64, or a
+  // boolean as HDF5 has none: an int8 enum {FALSE = 0, TRUE = 1}, which h5py
+  // reads as numpy.bool_ (h5py's own convention).
   void attribute(const std::string& object, const std::string& name, const std::string& value);
+  void attribute(const std::string& object, const std::string& name, const char* value) {
+    attribute(object, name, std::string(value));
+  }
   void attribute(const std::string& object, const std::string& name, double value);
+  void attribute(const std::string& object, const std::string& name, std::int64_t value);
+  void attribute(const std::string& object, const std::string& name, bool value);
 
   // A rows x cols float64 dataset to be filled by write_rows.
   void create_matrix(const std::string& name, std::int64_t rows, std::int64_t cols);

@@ -8,10 +8,26 @@ against the iteration, log scale. block-cg files: relative residual per
 right-hand side. Needs h5py and matplotlib (python3-h5py and python3-matplotlib,
 which scripts/setup.sh installs).
 """
+import os
 import sys
 
-import h5py
-import matplotlib
+# The modules come from Debian's python3 (scripts/setup.sh installs them). A
+# python3 earlier on the PATH (pyenv, conda, a venv) may lack them: then run
+# again under /usr/bin/python3 if that has them, else say what to install.
+SYSTEM_PYTHON = "/usr/bin/python3"
+try:
+    import h5py
+    import matplotlib
+except ImportError as missing:
+    here = os.path.realpath(sys.executable) if sys.executable else ""
+    if (os.environ.get("BLOCKEIGS_PLOT_REEXEC") != "1" and os.access(SYSTEM_PYTHON, os.X_OK)
+            and here != os.path.realpath(SYSTEM_PYTHON)):
+        os.environ["BLOCKEIGS_PLOT_REEXEC"] = "1"  # at most once
+        os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON, os.path.abspath(__file__)] + sys.argv[1:])
+    sys.stderr.write(f"plot_history.py: needs the Python modules h5py and matplotlib ({missing}); "
+                     "on Debian: apt-get install python3-h5py python3-matplotlib (scripts/setup.sh does), "
+                     "then run it with /usr/bin/python3\n")
+    sys.exit(2)
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
 #include <vector>
 
 #include "apps/app_main.hpp"
@@ -63,6 +64,66 @@ double read_root_attribute(const std::string& file, const char* name) {
   return value;
 }
 
+// The HDF5 type class of a root attribute (H5T_NO_CLASS where it is missing)
+// and its value as text: integers in decimal, an enum by its member's name.
+struct Attribute {
+  H5T_class_t type_class = H5T_NO_CLASS;
+  std::size_t size = 0;
+  std::string text;
+};
+
+Attribute read_root_attribute_as_written(const std::string& file, const char* name) {
+  Attribute out;
+  hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (H5Aexists(f, name) > 0) {
+    hid_t a = H5Aopen(f, name, H5P_DEFAULT);
+    hid_t type = H5Aget_type(a);
+    out.type_class = H5Tget_class(type);
+    out.size = H5Tget_size(type);
+    if (out.type_class == H5T_INTEGER) {
+      long long value = 0;
+      H5Aread(a, H5T_NATIVE_LLONG, &value);
+      out.text = std::to_string(value);
+    } else if (out.type_class == H5T_ENUM) {
+      std::vector<char> raw(out.size);
+      H5Aread(a, type, raw.data());
+      char member[32] = {};
+      H5Tenum_nameof(type, raw.data(), member, sizeof member);
+      out.text = member;
+    } else if (out.type_class == H5T_STRING) {
+      std::string value(out.size, '\0');
+      H5Aread(a, type, value.data());
+      out.text = value.c_str();
+    }
+    H5Tclose(type);
+    H5Aclose(a);
+  }
+  H5Fclose(f);
+  return out;
+}
+
+// Integers and booleans as such, and where the file came from (issue 57).
+void expect_typed_attributes_and_provenance(const std::string& file, const char* app, const char* count) {
+  const Attribute converged = read_root_attribute_as_written(file, "all_converged");
+  EXPECT_EQ(converged.type_class, H5T_ENUM);
+  EXPECT_EQ(converged.size, 1u);
+  EXPECT_EQ(converged.text, "TRUE");
+  const Attribute counted = read_root_attribute_as_written(file, count);
+  EXPECT_EQ(counted.type_class, H5T_INTEGER) << count;
+  EXPECT_GT(std::stoll(counted.text.empty() ? "0" : counted.text), 0) << count;
+  const Attribute ranks = read_root_attribute_as_written(file, "ranks");
+  EXPECT_EQ(ranks.type_class, H5T_INTEGER);
+  EXPECT_EQ(ranks.text, std::to_string(test::mpi_size()));
+  EXPECT_EQ(read_root_attribute_as_written(file, "app").text, app);
+  EXPECT_EQ(read_root_attribute_as_written(file, "version").text, BLOCKEIGS_VERSION);
+  const std::string backend = read_root_attribute_as_written(file, "backend").text;
+  EXPECT_TRUE(backend == "cpu" || backend == "cuda") << backend;
+  EXPECT_FALSE(read_root_attribute_as_written(file, "commit").text.empty());
+  const std::string date = read_root_attribute_as_written(file, "date").text;
+  EXPECT_EQ(date.size(), 20u) << date;  // 2026-01-02T03:04:05Z
+  EXPECT_EQ(date.back(), 'Z') << date;
+}
+
 bool has_dataset(const std::string& file, const char* dataset) {
   hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   const bool found = H5Lexists(f, dataset, H5P_DEFAULT) > 0;
@@ -96,6 +157,7 @@ void block_cg_with_rhs_from_hdf5() {
   ASSERT_EQ(true_residuals.size(), 3u);
   for (int j = 0; j < 2; ++j) EXPECT_LE(true_residuals[j], 1e-9 * rhs_norms[j]) << j;
   EXPECT_EQ(true_residuals[2], 0.0);
+  expect_typed_attributes_and_provenance(out, "block-cg", "total_iterations");
   // X as written (rank by rank) solves A X = B: check column 0 against A X from the whole matrix.
   const io::DenseRows X = io::read_hdf5_dense_rows(out, "/X", 0, n, n);
   io::GeneratorSpec spec{io::GeneratorKind::laplacian_2d, nx, ny, 1, 5};
@@ -157,7 +219,7 @@ TEST(AppRuns, BlockEigsWithStartBlockFromHdf5) {
   EXPECT_EQ(read_vector(out, "/history/residual_norms").size(), std::size_t(iterations[0] + 1) * 3);
   EXPECT_EQ(read_vector(out, "/history/eigenvalues").size(), std::size_t(iterations[0] + 1) * 3);
   EXPECT_TRUE(has_dataset(out, "/config"));
-  EXPECT_EQ(read_root_attribute(out, "all_converged"), 1.0);
+  expect_typed_attributes_and_provenance(out, "block-eigs", "block_size");
   EXPECT_GT(read_root_attribute(out, "time_total"), 0.0);
 }
 
