@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,16 +39,52 @@ std::string stop_summary(const solver::LobpcgResult<T>& r) {
     case solver::LobpcgStop::no_search_direction:
       return "NOT all converged: stopped, no search direction is left outside the current basis (the tolerance "
              "is below what rounding allows for this matrix)";
+    case solver::LobpcgStop::stagnated: {
+      const solver::LobpcgStall& d = *r.stall;
+      return "NOT all converged: stopped, stagnating: the residuals ||A x - lambda x|| (their geometric mean) have "
+             "not fallen by 10% since iteration " + std::to_string(d.fallen_at) + " (lowest " +
+             scientific(d.smallest) + " at iteration " +
+             std::to_string(d.smallest_iteration) + ", now " + scientific(d.last) +
+             "); the best iterate is returned. A preconditioner, a looser tolerance or "
+             "eigensolver.convergence_test: backward may help (eigensolver.stagnation_window sets the window)";
+    }
     case solver::LobpcgStop::diverged: {
-      const solver::LobpcgDivergence& d = *r.divergence;
-      return "NOT all converged: stopped, diverging: the largest residual ||A x - lambda x|| grew from " +
+      const solver::LobpcgStall& d = *r.stall;
+      return "NOT all converged: stopped, diverging: the residuals ||A x - lambda x|| (their geometric mean) grew from " +
              scientific(d.smallest) + " (iteration " + std::to_string(d.smallest_iteration) + ") to " +
              scientific(d.last) + " (pair " + std::to_string(d.pair) +
-             "); the best iterate is returned. A looser tolerance, another preconditioner or "
+             ", the largest); the best iterate is returned. A looser tolerance, another preconditioner or "
              "eigensolver.convergence_test: backward may help";
     }
   }
   return "";
+}
+
+// Where a solve did not converge: how its relative residuals compare with
+// the floor fp64 allows, eps ||A|| / |lambda| (||A|| estimated from below,
+// so the floor is too).
+template <class T>
+void print_floor(const solver::LobpcgResult<T>& r, const solver::LobpcgOptions& o) {
+  const double eps = std::numeric_limits<T>::epsilon();
+  double floor = 0, reached = INFINITY;
+  std::string below;  // pairs whose floor is above the tolerance
+  for (int j = 0; j < o.k; ++j) {
+    if (r.converged[j]) continue;
+    const double f = eps * r.norm_estimate / std::abs(r.eigenvalues[j]);
+    floor = std::max(floor, f);
+    reached = std::min(reached, r.relative_residuals[j]);
+    if (o.test == solver::StoppingTest::relative && f > o.tolerance) below += (below.empty() ? "" : ", ") + std::to_string(j);
+  }
+  if (floor == 0) return;
+  if (!below.empty())
+    std::printf("note: the tolerance %g is below the relative residual fp64 allows for pair%s %s (its floor eps ||A|| "
+                "/ |lambda|, ||A|| >= %s: up to %s); a looser tolerance or eigensolver.convergence_test: backward\n",
+                o.tolerance, below.find(',') == std::string::npos ? "" : "s", below.c_str(),
+                scientific(r.norm_estimate).c_str(), scientific(floor).c_str());
+  else
+    std::printf("note: the unconverged pairs' relative residuals (from %s) are above fp64's floor (eps ||A|| / "
+                "|lambda| <= %s with ||A|| >= %s): the iteration, not rounding, holds them; a preconditioner helps\n",
+                scientific(reached).c_str(), scientific(floor).c_str(), scientific(r.norm_estimate).c_str());
 }
 
 solver::LobpcgOptions lobpcg_options(const io::EigensolverConfig& c, std::int64_t rows) {
@@ -58,6 +95,7 @@ solver::LobpcgOptions lobpcg_options(const io::EigensolverConfig& c, std::int64_
   o.tolerance = c.tolerance;
   o.test = c.test == io::ConvergenceTest::relative ? solver::StoppingTest::relative : solver::StoppingTest::backward;
   o.max_iterations = c.max_iterations;
+  o.stagnation_window = c.stagnation_window;
   o.seed = c.seed;
   o.search_precision = c.search_precision == io::SearchPrecision::fp32   ? solver::SearchPrecision::fp32
                        : c.search_precision == io::SearchPrecision::fp64 ? solver::SearchPrecision::fp64
@@ -126,9 +164,10 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
     std::printf("\niterations %d (restarts %d, %d explicit recompute%s of A X and A P%s); %s\n", result.iterations,
                 result.restarts, result.recomputes, result.recomputes == 1 ? "" : "s",
                 result.search_in_fp32 ? ", residual block in fp32" : "", stop_summary(result).c_str());
+    if (!result.all_converged()) print_floor(result, options);
     if (result.restored)
-      std::printf("note: the pairs are those of an earlier iterate, whose largest residual was smaller than the "
-                  "last one's\n");
+      std::printf("note: the pairs are those of an earlier iterate, whose residuals were smaller than the last "
+                  "one's\n");
     // The backward test bounds ||r|| by tol (||A|| + |lambda|), not by
     // |lambda|: a small eigenvalue can pass with a relative residual near or
     // above 1, which bounds nothing about it, and such a pair may stand in

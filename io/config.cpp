@@ -153,6 +153,8 @@ EigensolverConfig read_eigensolver(const Value& section) {
        .read = [&](const Value& v) { config.test = v.choice(kConvergenceTests); }},
       {.key = "max_iterations",
        .read = [&](const Value& v) { config.max_iterations = v.integer<int>(1); }},
+      {.key = "stagnation_window",
+       .read = [&](const Value& v) { config.stagnation_window = v.integer<int>(0); }},
       {.key = "preconditioner",
        .read = [&](const Value& v) { config.preconditioner = v.choice(kPreconditioners); }},
       {.key = "search_precision", .read = [&](const Value& v) {

@@ -50,6 +50,7 @@ struct EigensolverConfig {
   double tolerance = 1e-6;
   ConvergenceTest test = ConvergenceTest::relative;
   int max_iterations = 1000;
+  int stagnation_window = 2000;  // solver::LobpcgOptions::stagnation_window; 0: never
   Preconditioner preconditioner = Preconditioner::none;
   SearchPrecision search_precision = SearchPrecision::automatic;
   std::uint64_t seed = 1;

@@ -379,9 +379,9 @@ LobpcgResult<T> run_lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, P
   std::vector<double> r_norm, x_norm, scaled(static_cast<std::size_t>(nb));
   std::vector<bool> conv(static_cast<std::size_t>(nb));
   int last_reported = -1;
-  BestIterate<T> best(ctx, n, k);  // the best iterate, and divergence
+  BestIterate<T> best(ctx, n, k, options.stagnation_window);  // the best iterate; divergence, stagnation
   int tested_buffer = -1;        // the buffer whose X the last test saw
-  std::optional<LobpcgDivergence> divergence;
+  std::optional<LobpcgStall> stall;
   for (;;) {
     const spmm::ConstDenseView<T> X = column_range(cS(cur), 0, nb);
     // R = A X - X Lambda and the norms, formed by the Ritz update or here in
@@ -415,9 +415,9 @@ LobpcgResult<T> run_lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, P
     best.record(column_range(cS(1 - cur), 0, k), tested_buffer >= 0 && tested_buffer != cur, iteration,
                 {lambda, r_norm, x_norm});
     tested_buffer = cur;
-    divergence = best.divergence();
+    stall = best.stall();
     clock.to(time.other);
-    const bool stop = converged == k || iteration >= options.max_iterations || stagnated || divergence;
+    const bool stop = converged == k || iteration >= options.max_iterations || stagnated || stall;
     if (stop && !fresh) {
       // Decide on, and report, true residuals: recompute A X with the operator and test again.
       apply_a(0, nb);
@@ -572,10 +572,11 @@ LobpcgResult<T> run_lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, P
   result.iterations = iteration;
   result.norm_estimate = norm_a;
   take_wanted_pairs(ctx, column_range(cS(cur), 0, k), lambda, x_norm, r_norm, conv, result);
-  result.divergence = divergence;
+  result.stall = stall;
   result.stop = std::all_of(conv.begin(), conv.begin() + k, [](bool c) { return c; }) ? LobpcgStop::converged
                 : stagnated ? LobpcgStop::no_search_direction
-                : divergence ? LobpcgStop::diverged : LobpcgStop::iteration_limit;
+                : stall ? (stall->diverged ? LobpcgStop::diverged : LobpcgStop::stagnated)
+                        : LobpcgStop::iteration_limit;
   best.restore(A, comm, options, norm_a, result);
   mark_tests(options.tolerance, result);
   clock.to(time.other);

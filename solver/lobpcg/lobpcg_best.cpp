@@ -1,8 +1,9 @@
-// LOBPCG's best iterate and divergence (lobpcg_best.hpp).
+// LOBPCG's best iterate, divergence and stagnation (lobpcg_best.hpp).
 #include "solver/lobpcg/lobpcg_best.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "solver/blocks/block_ops.hpp"
 #include "solver/lobpcg/lobpcg_detail.hpp"
@@ -10,57 +11,70 @@
 namespace blockeigs::solver::lobpcg_detail {
 namespace {
 
-// The largest residual of unit vectors among the pairs, and its pair.
-std::pair<double, int> worst_residual(const std::vector<double>& r_norm, const std::vector<double>& x_norm, int k) {
-  std::pair<double, int> worst{0.0, 0};
+// The block's progress: the geometric mean of the wanted pairs' residuals
+// (unit vectors), and the pair with the largest.
+std::pair<double, int> block_residual(const std::vector<double>& r_norm, const std::vector<double>& x_norm, int k) {
+  double log_sum = 0, largest = -1;
+  int pair = 0;
   for (int j = 0; j < k; ++j) {
     const double r = x_norm[j] > 0 ? r_norm[j] / x_norm[j] : INFINITY;
-    if (!(r <= worst.first)) worst = {r, j};
+    log_sum += std::log(std::max(r, std::numeric_limits<double>::min()));
+    if (!(r <= largest)) {
+      largest = r;
+      pair = j;
+    }
   }
-  return worst;
+  return {std::exp(log_sum / k), pair};
 }
 
 }  // namespace
 
 template <class T>
-BestIterate<T>::BestIterate(const spmm::Context& context, std::int64_t rows, int k)
-    : context_(context), rows_(rows), k_(k) {}
+BestIterate<T>::BestIterate(const spmm::Context& context, std::int64_t rows, int k, int stagnation_window)
+    : context_(context), rows_(rows), k_(k), stagnation_window_(stagnation_window) {}
 
 template <class T>
 void BestIterate<T>::record(spmm::ConstDenseView<T> previous_x, bool new_iterate, int iteration,
                             const TestedPairs& now) {
-  const auto [worst, worst_pair] = worst_residual(now.r_norm, now.x_norm, k_);
-  if (new_iterate && seen_ && last_worst_ < worst && (!kept_ || last_worst_ < kept_worst_)) {
+  const auto [mean, largest_pair] = block_residual(now.r_norm, now.x_norm, k_);
+  if (new_iterate && seen_ && last_mean_ < mean && (!kept_ || last_mean_ < kept_mean_)) {
     if (!kept_) copy_ = spmm::DenseBlock<T>(context_.space(), rows_, k_);
     kept_ = true;
     copy_block(context_, previous_x, copy_.view());
     kept_lambda_ = last_lambda_;
     kept_x_ = last_x_;
-    kept_worst_ = last_worst_;
+    kept_mean_ = last_mean_;
   }
-  if (!seen_ || worst < min_worst_) {
-    min_worst_ = worst;
+  if (!seen_ || mean < min_mean_) {
+    min_mean_ = mean;
     min_iteration_ = iteration;
   }
-  if (new_iterate) above_ = worst > divergence_growth * min_worst_ ? above_ + 1 : 0;
+  if (!seen_ || mean < stagnation_fall * fallen_to_) {
+    fallen_to_ = mean;
+    fallen_at_ = iteration;
+  }
+  last_iteration_ = iteration;
+  if (new_iterate) above_ = mean > divergence_growth * min_mean_ ? above_ + 1 : 0;
   seen_ = true;
   last_lambda_.assign(now.lambda.begin(), now.lambda.begin() + k_);
   last_x_.assign(now.x_norm.begin(), now.x_norm.begin() + k_);
-  last_worst_ = worst;
-  last_worst_pair_ = worst_pair;
+  last_mean_ = mean;
+  last_largest_pair_ = largest_pair;
 }
 
 template <class T>
-std::optional<LobpcgDivergence> BestIterate<T>::divergence() const {
-  if (above_ < divergence_window) return std::nullopt;
-  return LobpcgDivergence{last_worst_pair_, min_worst_, min_iteration_, last_worst_};
+std::optional<LobpcgStall> BestIterate<T>::stall() const {
+  const bool diverged = above_ >= divergence_window;
+  if (diverged || (stagnation_window_ > 0 && last_iteration_ - fallen_at_ >= stagnation_window_))
+    return LobpcgStall{diverged, last_largest_pair_, min_mean_, min_iteration_, last_mean_, fallen_at_};
+  return std::nullopt;
 }
 
 template <class T>
 void BestIterate<T>::restore(LinearOperator<T>& A, MPI_Comm comm, const LobpcgOptions& options, double norm_a,
                              LobpcgResult<T>& result) const {
   // The same decision on every rank: the values are global.
-  if (result.all_converged() || !kept_ || !(kept_worst_ < last_worst_)) return;
+  if (result.all_converged() || !kept_ || !(kept_mean_ < last_mean_)) return;
   const spmm::Context& ctx = A.context();
   const std::int64_t n = A.local_rows();
   spmm::DenseBlock<T> V(ctx.space(), n, k_), AV(ctx.space(), n, k_), R(ctx.space(), n, k_);
@@ -70,7 +84,7 @@ void BestIterate<T>::restore(LinearOperator<T>& A, MPI_Comm comm, const LobpcgOp
   scale_columns(ctx, unit, V.view());
   A.apply(T(1), V.cview(), T(0), AV.view());
   const ResidualNorms norms = eigen_residuals(ctx, comm, V.cview(), AV.cview(), kept_lambda_, R.view());
-  if (!(worst_residual(norms.residual, norms.x, k_).first < last_worst_)) return;
+  if (!(block_residual(norms.residual, norms.x, k_).first < last_mean_)) return;
   copy_block(ctx, V.cview(), result.eigenvectors.view());
   for (int j = 0; j < k_; ++j) {
     const double r = norms.x[j] > 0 ? norms.residual[j] / norms.x[j] : INFINITY;

@@ -43,6 +43,8 @@ int validate_options(const LinearOperator<T>& A, const LobpcgOptions& o,
   if (!(o.tolerance > 0) || !std::isfinite(o.tolerance))
     fail_input("LOBPCG: tolerance must be positive and finite, got ", o.tolerance);
   if (o.max_iterations < 1) fail_input("LOBPCG: max_iterations must be at least 1, got ", o.max_iterations);
+  if (o.stagnation_window < 0)
+    fail_input("LOBPCG: stagnation_window must be 0 (never) or positive, got ", o.stagnation_window);
   if (o.recompute_interval < 0)
     fail_input("LOBPCG: recompute_interval must be 0 (automatic) or positive, got ", o.recompute_interval);
   if (o.column_alignment < 0 || o.column_alignment > 64)

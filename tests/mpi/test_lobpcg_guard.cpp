@@ -70,10 +70,11 @@ Iterate make_iterate(test::CsrTestOperator<double>& A, double noise) {
   return it;
 }
 
-double worst(const Iterate& it) {
-  double w = 0;
-  for (int j = 0; j < k; ++j) w = std::max(w, it.r_norm[j] / it.x_norm[j]);
-  return w;
+// The block's progress as BestIterate measures it: the geometric mean of the residuals of unit vectors.
+double mean_residual(const Iterate& it) {
+  double log_sum = 0;
+  for (int j = 0; j < k; ++j) log_sum += std::log(it.r_norm[j] / it.x_norm[j]);
+  return std::exp(log_sum / k);
 }
 
 // Records `it` as the iterate after `previous` (null: the first).
@@ -111,9 +112,9 @@ TEST(BestIterate, ReturnsTheMinimumWhenTheRunEndsWorse) {
   const std::vector<double> noise{1e-2, 1e-4, 1e-9, 1e-6, 1e-3, 1e-2};
   std::vector<Iterate> its;
   for (double e : noise) its.push_back(make_iterate(A, e));
-  BestIterate<double> best(A.context(), A.local_rows(), k);
+  BestIterate<double> best(A.context(), A.local_rows(), k, 0);
   for (std::size_t i = 0; i < its.size(); ++i) record(best, i > 0 ? &its[i - 1] : nullptr, its[i], int(i));
-  EXPECT_FALSE(best.divergence());  // a rise of 1e7, but not yet for a window
+  EXPECT_FALSE(best.stall());  // a rise of 1e7, but not yet for a window
 
   solver::LobpcgResult<double> result = result_of(its.back());
   best.restore(A, MPI_COMM_WORLD, options(1e-6), 4.0, result);
@@ -134,7 +135,7 @@ TEST(BestIterate, KeepsNothingWhileResidualsFall) {
   test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), L.whole, L.partition);
   std::vector<Iterate> its;
   for (double e : {1e-1, 1e-3, 1e-5, 1e-7}) its.push_back(make_iterate(A, e));
-  BestIterate<double> best(A.context(), A.local_rows(), k);
+  BestIterate<double> best(A.context(), A.local_rows(), k, 0);
   for (std::size_t i = 0; i < its.size(); ++i) record(best, i > 0 ? &its[i - 1] : nullptr, its[i], int(i));
   solver::LobpcgResult<double> result = result_of(its.back());
   const std::vector<double> before = result.residual_norms;
@@ -147,25 +148,78 @@ TEST(BestIterate, DivergenceNeedsASustainedRise) {
   const Laplacian1d L;
   test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), L.whole, L.partition);
   const Iterate low = make_iterate(A, 1e-10), high = make_iterate(A, 1e-2);
-  ASSERT_GT(worst(high), divergence_growth * worst(low));
+  ASSERT_GT(mean_residual(high), divergence_growth * mean_residual(low));
   // A jump that falls back inside the window (a missed eigenvalue moving in) is not divergence.
-  BestIterate<double> best(A.context(), A.local_rows(), k);
+  BestIterate<double> best(A.context(), A.local_rows(), k, 0);
   int iteration = 0;
   record(best, nullptr, low, iteration++);
   const Iterate* previous = &low;
   for (int i = 0; i < divergence_window - 1; ++i, previous = &high) record(best, previous, high, iteration++);
-  EXPECT_FALSE(best.divergence());
+  EXPECT_FALSE(best.stall());
   record(best, previous, low, iteration++);
   previous = &low;
   for (int i = 0; i < divergence_window - 1; ++i, previous = &high) record(best, previous, high, iteration++);
-  EXPECT_FALSE(best.divergence());
+  EXPECT_FALSE(best.stall());
   // One more iteration up there: the whole window above 1000 x the minimum.
   record(best, previous, high, iteration++);
-  const auto d = best.divergence();
+  const auto d = best.stall();
   ASSERT_TRUE(d);
-  EXPECT_DOUBLE_EQ(d->smallest, worst(low));
+  EXPECT_TRUE(d->diverged);
+  EXPECT_DOUBLE_EQ(d->smallest, mean_residual(low));
   EXPECT_EQ(d->smallest_iteration, 0);
-  EXPECT_DOUBLE_EQ(d->last, worst(high));
+  EXPECT_DOUBLE_EQ(d->last, mean_residual(high));
+}
+
+TEST(BestIterate, StagnationAfterAWindowWithoutAFall) {
+  const Laplacian1d L;
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), L.whole, L.partition);
+  // Falls of 10% or more keep it going; a window of smaller ones does not.
+  std::vector<Iterate> falling, flat;
+  for (int i = 0; i < 5; ++i) falling.push_back(make_iterate(A, 1e-3 * std::pow(0.8, i)));
+  for (int i = 0; i < 3; ++i) flat.push_back(make_iterate(A, 1e-3 * std::pow(0.8, 4) * (1 - 0.02 * i)));
+  BestIterate<double> best(A.context(), A.local_rows(), k, 6);
+  int iteration = 0;
+  const Iterate* previous = nullptr;
+  for (const Iterate& it : falling) {
+    record(best, previous, it, iteration++);
+    previous = &it;
+    EXPECT_FALSE(best.stall()) << "iteration " << iteration - 1;
+  }
+  // The last fall was at iteration 4; the window of 6 ends at iteration 10.
+  for (int i = 0; i < 5; ++i) {
+    const Iterate& it = flat[i % flat.size()];
+    record(best, previous, it, iteration++);
+    previous = &it;
+    EXPECT_FALSE(best.stall()) << "iteration " << iteration - 1;
+  }
+  record(best, previous, flat[0], iteration++);
+  const auto s = best.stall();
+  ASSERT_TRUE(s);
+  EXPECT_FALSE(s->diverged);
+  EXPECT_EQ(s->fallen_at, 4);
+}
+
+// End to end: diag(1e-9, 2, ..., 40) at relative 1e-6 asks pair 0 for less than fp64's floor
+// (eps 40 / 1e-9 ~ 9e-6): LOBPCG stops as stagnating, not at max_iterations, and says so.
+TEST(LobpcgGuard, StopsAStagnatingRun) {
+  std::vector<double> d{1e-9};
+  for (int i = 2; i <= 40; ++i) d.push_back(i);
+  const io::CsrRows whole = test::diagonal_matrix(d);
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), whole,
+                                  test::partition_with_empty_rank(40, size));
+  solver::LobpcgOptions o = options(1e-6);
+  o.max_iterations = 1000;
+  o.stagnation_window = 100;
+  const auto r = solver::lobpcg<double>(A, o);
+  EXPECT_EQ(r.stop, solver::LobpcgStop::stagnated);
+  ASSERT_TRUE(r.stall);
+  EXPECT_FALSE(r.stall->diverged);
+  EXPECT_LT(r.iterations, 300);
+  EXPECT_GE(r.iterations - r.stall->fallen_at, 100);
+  EXPECT_FALSE(r.converged[0]);
+  for (int j = 1; j < k; ++j) EXPECT_TRUE(r.converged[j]) << "pair " << j;
 }
 
 // The default test bounds the eigenvalues' relative error, as SLEPc's does.

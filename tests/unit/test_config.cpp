@@ -171,6 +171,7 @@ TEST(ConfigDefaults, Eigs) {
   EXPECT_EQ(e.tolerance, 1e-6);
   EXPECT_EQ(e.test, ConvergenceTest::relative);  // bounds the eigenvalues' relative error, as SLEPc's default
   EXPECT_EQ(e.max_iterations, 1000);
+  EXPECT_EQ(e.stagnation_window, 2000);
   EXPECT_EQ(e.preconditioner, Preconditioner::none);
   EXPECT_EQ(e.search_precision, SearchPrecision::automatic);
   EXPECT_EQ(e.seed, 1u);
@@ -362,6 +363,8 @@ const std::vector<ErrorCase> kErrorCases = {
      {"eigensolver.block_size must be non-negative, got -1"}},
     {"MaxIterationsZero", App::eigs, eigs("eigensolver: {max_iterations: 0}"),
      {"eigensolver.max_iterations must be at least 1, got 0"}},
+    {"NegativeStagnationWindow", App::eigs, eigs("eigensolver: {stagnation_window: -1}"),
+     {"eigensolver.stagnation_window must be non-negative, got -1"}},
     {"SeedNegative", App::eigs, eigs("eigensolver: {seed: -3}"),
      {"eigensolver.seed must be non-negative, got -3"}},
     {"ColumnsZero", App::cg, eigs("block_cg: {rhs: {columns: 0}}"),
