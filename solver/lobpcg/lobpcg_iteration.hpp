@@ -83,29 +83,33 @@ class LobpcgIteration {
   static constexpr bool single = !std::is_same_v<T, Ts>;  // Z in fp32 beside fp64 blocks
 
   // ---- the steps (run() calls them in this order) ----------------------------
-  void start();
-  bool test_residuals();
-  std::vector<std::int64_t> active_pairs() const;
+  void start();                                    // an orthonormal X, A X, the first Rayleigh-Ritz
+  bool test_residuals();                           // R, the stopping test, best iterate; true: stop
+  std::vector<std::int64_t> active_pairs() const;  // soft locking: the unconverged columns
+  // W from the active residuals, conditioned against [X P], and A W; none
+  // where no search direction is left.
   std::optional<SearchStep> build_search_block(std::vector<std::int64_t> active);
-  bool refresh_due();
+  bool refresh_due();                              // A X and A P from the operator after this step?
+  // On [X P W] (a restart drops P), then [X P] <- S C with A X, A P and the
+  // residuals (or, with `refresh`, only [X P]); the carried matrices.
   void rayleigh_ritz(const SearchBlock& w, const std::vector<std::int64_t>& active, bool refresh,
                      const HostMatrix* s_t_az = nullptr);
-  void refresh_products();
-  LobpcgResult<T> finish(double t_begin);
+  void refresh_products();                         // A X and A P with the operator
+  LobpcgResult<T> finish(double t_begin);          // wanted pairs, stop reason, best iterate, tests
 
   // ---- their pieces -----------------------------------------------------------
-  double initial_norm_estimate();
-  void form_residuals();
-  void report(int converged);
-  bool place_search_columns(const std::vector<std::int64_t>& active);
+  double initial_norm_estimate();  // ||A||_est before the first iteration
+  void form_residuals();           // R = A X - X Lambda in one pass, where the Ritz update did not
+  void report(int converged);      // history and monitor
+  bool place_search_columns(const std::vector<std::int64_t>& active);  // soft locking in Z's block
   std::optional<SearchStep> condition_search(std::vector<std::int64_t> active, bool z_product_ahead);
-  void ritz_matrices(const SearchBlock& w, bool derive, const HostMatrix* s_t_az, RitzStep& step);
+  void ritz_matrices(const SearchBlock& w, bool derive, const HostMatrix* s_t_az, RitzStep& step);  // GA, GB
   bool solve_small_problem(const SearchBlock& w, const std::vector<std::int64_t>& active, bool derive,
-                           RitzStep& step);
+                           RitzStep& step);  // rank 0's; true: retry on measured matrices
   void update_basis(const SearchBlock& w, const std::vector<std::int64_t>& active, const RitzStep& step, int next);
-  void carry(const RitzStep& step);
-  void apply_a(std::int64_t first, std::int64_t count);
-  void make_ax_explicit();
+  void carry(const RitzStep& step);  // the next step's [X P] blocks of GA and GB (rank 0)
+  void apply_a(std::int64_t first, std::int64_t count);  // A S on a column range of [X P] or W
+  void make_ax_explicit();                               // A X with the operator, where it was implied
 
   // ---- the blocks ----------------------------------------------------------------
   // Both buffers, zeroed once, so that the unused columns that a Gram pass or
