@@ -1,5 +1,5 @@
-// LOBPCG's internal pieces, shared by lobpcg.cpp, lobpcg_small.cpp and
-// lobpcg_ortho.cpp. Not part of the library's API.
+// LOBPCG's internal pieces, shared by its files (lobpcg*.cpp) and their
+// tests. Not part of the library's API.
 #pragma once
 
 #include <mpi.h>

@@ -1,0 +1,239 @@
+// LOBPCG's set-up, its operator products and its stopping test
+// (lobpcg_iteration.hpp).
+#include "solver/lobpcg/lobpcg_iteration.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <utility>
+
+#include "core/error.hpp"
+#include "solver/lobpcg/norm_estimate.hpp"
+#include "spmm/memory.hpp"
+
+namespace blockeigs::solver::lobpcg_detail {
+namespace {
+
+int comm_rank(MPI_Comm comm) {
+  int rank = 0;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  return rank;
+}
+
+}  // namespace
+
+template <class T, class Ts>
+LobpcgIteration<T, Ts>::Blocks::Blocks(Space space, std::int64_t n, std::int64_t ld, std::int64_t w_width)
+    : SAS{{space, n, ld}, {space, n, ld}},
+      ZB{{space, n, w_width}, {space, n, w_width}},
+      AWB{{space, n, w_width}, {space, n, w_width}},
+      ZT(single ? spmm::DenseBlock<T>(space, n, w_width) : spmm::DenseBlock<T>()) {
+  for (auto& b : SAS) spmm::fill_bytes(b.data(), space, 0, sizeof(T) * static_cast<std::size_t>(n * ld));
+  for (auto& b : ZB) spmm::fill_bytes(b.data(), space, 0, sizeof(Ts) * static_cast<std::size_t>(n * w_width));
+  for (auto& b : AWB) spmm::fill_bytes(b.data(), space, 0, sizeof(T) * static_cast<std::size_t>(n * w_width));
+  if (single) spmm::fill_bytes(ZT.data(), space, 0, sizeof(T) * static_cast<std::size_t>(n * w_width));
+}
+
+template <class T, class Ts>
+LobpcgIteration<T, Ts>::LobpcgIteration(LinearOperator<T>& A, const LobpcgOptions& options,
+                                        Preconditioner<T>* preconditioner,
+                                        std::optional<spmm::ConstDenseView<T>> start, int nb)
+    : A_(A),
+      options_(options),
+      preconditioner_(preconditioner),
+      start_(start),
+      nb_(nb),
+      k_(options.k),
+      private_comm_(A.comm()),
+      comm_(private_comm_.get()),
+      rank_(comm_rank(comm_)),
+      ctx_(A.context()),
+      space_(ctx_.space()),
+      n_(A.local_rows()),
+      tol_(Tolerances::for_type<T>()),
+      align_(column_alignment<T>(options, space_)),
+      widest_xp_(round_up(2 * std::int64_t{nb}, align_)),
+      ld_(2 * widest_xp_),
+      w_width_(round_up(nb, align_)),
+      blocks_(space_, n_, ld_, w_width_),
+      scratch_(space_, n_, nb),
+      time_(result_.timings),
+      clock_(ctx_),
+      norm_a_(initial_norm_estimate()),
+      ritz_eigen_(rank_ == 0 ? ritz_eigen_solver(ctx_, widest_xp_ + nb) : SymmetricEigenSolver()),
+      imply_ax_(!preconditioner &&
+                (options.imply_ax == ImplyAX::always ||
+                 (options.imply_ax == ImplyAX::automatic &&
+                  ritz_update_prefers_implied_ax<T>(ctx_, widest_xp_ + nb, widest_xp_ + nb, widest_xp_, nb)))),
+      scaled_(static_cast<std::size_t>(nb)),
+      conv_(static_cast<std::size_t>(nb)),
+      best_(ctx_, n_, k_, options_.stagnation_window) {
+  result_.block_size = nb;
+  result_.search_in_fp32 = single;
+}
+
+// ||A||_est's start: the power method's lower bound for the backward test, 0
+// for the relative one.
+template <class T, class Ts>
+double LobpcgIteration<T, Ts>::initial_norm_estimate() {
+  if (options_.test != StoppingTest::backward) return 0;
+  const double norm =
+      power_norm_estimate(A_, comm_, norm_estimate_steps, mix64(options_.seed ^ 0x6e6f726d5f657374ULL));
+  clock_.to(time_.spmm);
+  return norm;
+}
+
+// A S = A times S on a column range of [X P] (into A S) or of W (from
+// nb + np on: Z's columns from 0, into A W's block).
+template <class T, class Ts>
+void LobpcgIteration<T, Ts>::apply_a(std::int64_t first, std::int64_t count) {
+  if (count == 0) return;
+  const std::int64_t q = nb_ + np_;
+  BLOCKEIGS_ASSERT(first + count <= q || first >= q);
+  if (first < q) {
+    carried_ = false;
+    residuals_.reset();
+  }
+  if (first == 0 && count >= nb_) ax_implied_ = false;
+  clock_.to(time_.other);
+  if (first < q)
+    A_.apply(T(1), column_range(cS(cur_), first, count), T(0), column_range(AS(cur_), first, count));
+  else
+    apply_to_z(column_range(cZ(cur_), first - q, count), column_range(AW(cur_), first - q, count));
+  clock_.to(time_.spmm);
+}
+
+// A X into its columns of A S, where it was implied.
+template <class T, class Ts>
+void LobpcgIteration<T, Ts>::make_ax_explicit() {
+  if (!ax_implied_) return;
+  apply_a(0, nb_);
+  ++result_.ax_recomputes;
+}
+
+// R = A X - X Lambda and the norms, formed by the Ritz update or here in
+// one pass, in Z's block, where W is built. Then the stopping test, and the
+// best iterate, divergence and stagnation recorded. True when the iteration stops; a
+// stop is decided on, and reported with, true residuals.
+template <class T, class Ts>
+bool LobpcgIteration<T, Ts>::test_residuals() {
+  for (;;) {
+    if (!residuals_) form_residuals();
+    ResidualNorms norms = std::move(*residuals_);
+    residuals_.reset();
+    r_norm_ = std::move(norms.residual);
+    x_norm_ = std::move(norms.x);
+    int converged = 0;
+    for (int j = 0; j < nb_; ++j) {
+      conv_[j] = passes(options_.test, options_.tolerance, r_norm_[j], lambda_[j], x_norm_[j], norm_a_, &scaled_[j]);
+      if (j < k_ && conv_[j]) ++converged;
+    }
+    best_.record(column_range(cS(1 - cur_), 0, k_), tested_buffer_ >= 0 && tested_buffer_ != cur_, iteration_,
+                 {lambda_, r_norm_, x_norm_});
+    tested_buffer_ = cur_;
+    stall_ = best_.stall();
+    clock_.to(time_.other);
+    const bool stop = converged == k_ || iteration_ >= options_.max_iterations || no_search_direction_ || stall_;
+    if (stop && !fresh_) {
+      // Decide on, and report, true residuals: recompute A X with the operator and test again.
+      apply_a(0, nb_);
+      fresh_ = true;
+      continue;
+    }
+    report(converged);
+    return stop;
+  }
+}
+
+// The residuals formed afresh in one pass (A X made explicit first where it
+// was implied), in Z's block, in order.
+template <class T, class Ts>
+void LobpcgIteration<T, Ts>::form_residuals() {
+  const spmm::ConstDenseView<T> X = column_range(cS(cur_), 0, nb_);
+  const spmm::DenseView<Ts> Rv = column_range(Z(cur_), 0, nb_);
+  ahead_ = ProductAhead{};  // the residuals are formed afresh
+  if (ax_implied_) {
+    make_ax_explicit();
+    fresh_ = true;
+  }
+  if constexpr (single) {  // formed in fp64, then rounded into Z
+    const spmm::DenseView<T> Rt{space_, n_, nb_, w_width_, blocks_.ZT.data()};
+    residuals_ = eigen_residuals(ctx_, comm_, X, column_range(cAS(cur_), 0, nb_), lambda_, Rt);
+    convert_block(ctx_, spmm::ConstDenseView<T>(Rt), Rv);
+  } else {
+    residuals_ = eigen_residuals(ctx_, comm_, X, column_range(cAS(cur_), 0, nb_), lambda_, Rv);
+  }
+  residual_position_.resize(static_cast<std::size_t>(nb_));
+  std::iota(residual_position_.begin(), residual_position_.end(), std::int64_t{0});
+}
+
+// The history and the monitor, once per iteration.
+template <class T, class Ts>
+void LobpcgIteration<T, Ts>::report(int converged) {
+  if (options_.keep_history) {
+    LobpcgStep step{std::vector<double>(lambda_.begin(), lambda_.begin() + k_),
+                    std::vector<double>(r_norm_.begin(), r_norm_.begin() + k_)};
+    // One entry per iteration (a stagnation stop re-tests the last one).
+    if (result_.history.size() > std::size_t(iteration_)) result_.history.back() = std::move(step);
+    else result_.history.push_back(std::move(step));
+  }
+  if (options_.monitor && iteration_ != last_reported_) {
+    last_reported_ = iteration_;
+    int first = 0;
+    while (first < k_ && conv_[first]) ++first;
+    if (first == k_) first = 0;
+    options_.monitor({iteration_, converged, lambda_[first], r_norm_[first], scaled_[first]});
+  }
+}
+
+// Implicit updates accumulate rounding (~eps ||A|| per step): A X and A P
+// are recomputed right after every interval-th step, which then forms only
+// [X P] (its A X, A P and residuals would be formed twice). Counts this
+// step.
+template <class T, class Ts>
+bool LobpcgIteration<T, Ts>::refresh_due() {
+  const int interval = options_.recompute_interval > 0
+                           ? options_.recompute_interval
+                           : automatic_recompute_interval(tol_.eps, norm_a_, options_.tolerance, options_.test,
+                                                          lambda_, x_norm_, k_);
+  bool refresh = ++implicit_steps_ >= interval;
+  if constexpr (single) {
+    // Z's rounding in the implied A X (search_drift_due), unless the
+    // user fixed the interval.
+    if (ax_implied_) z_drift_sum_ += *std::max_element(r_norm_.begin(), r_norm_.end());
+    if (!refresh && options_.recompute_interval == 0 &&
+        search_drift_due(std::numeric_limits<Ts>::epsilon() / 2, z_drift_sum_, r_norm_, conv_)) {
+      refresh = true;
+      ++result_.drift_recomputes;
+    }
+  }
+  return refresh;
+}
+
+// A X and A P recomputed with the operator after a Ritz update that formed
+// only [X P].
+template <class T, class Ts>
+void LobpcgIteration<T, Ts>::refresh_products() {
+  apply_a(0, nb_ + np_);
+  fresh_ = true;
+  implicit_steps_ = 0;
+  z_drift_sum_ = 0;
+  ++result_.recomputes;
+}
+
+// Each file instantiates the members it defines that the others call.
+#define BLOCKEIGS_LOBPCG_ITERATION(T, Ts)                                                                        \
+  template LobpcgIteration<T, Ts>::LobpcgIteration(LinearOperator<T>&, const LobpcgOptions&, Preconditioner<T>*, \
+                                                   std::optional<spmm::ConstDenseView<T>>, int);                 \
+  template void LobpcgIteration<T, Ts>::apply_a(std::int64_t, std::int64_t);                                     \
+  template void LobpcgIteration<T, Ts>::make_ax_explicit();                                                      \
+  template bool LobpcgIteration<T, Ts>::test_residuals();                                                        \
+  template bool LobpcgIteration<T, Ts>::refresh_due();                                                           \
+  template void LobpcgIteration<T, Ts>::refresh_products();
+BLOCKEIGS_LOBPCG_ITERATION(float, float)
+BLOCKEIGS_LOBPCG_ITERATION(double, double)
+BLOCKEIGS_LOBPCG_ITERATION(double, float)
+#undef BLOCKEIGS_LOBPCG_ITERATION
+
+}  // namespace blockeigs::solver::lobpcg_detail
