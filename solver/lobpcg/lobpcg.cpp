@@ -112,7 +112,7 @@ LobpcgResult<T> run_lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, P
   };
   // C = A B for B in Z's block (fp32 or T), C in A W's.
   auto apply_to_z = [&](spmm::ConstDenseView<Ts> B, spmm::DenseView<T> C) {
-    if constexpr (single) A.apply_single(B, C);
+    if constexpr (single) apply_single(A, B, C);
     else A.apply(T(1), B, T(0), C);
   };
   // The residuals go into Z's block, where W is built (nb of them); a
