@@ -149,7 +149,7 @@ class LobpcgIteration {
   }
   // C = A B for B in Z's block (fp32 or T), C in A W's.
   void apply_to_z(spmm::ConstDenseView<Ts> B, spmm::DenseView<T> C) {
-    if constexpr (single) A_.apply_single(B, C);
+    if constexpr (single) apply_single(A_, B, C);
     else A_.apply(T(1), B, T(0), C);
   }
   // A Z over `count` columns of Z, widened to whole sectors where the blocks

@@ -140,7 +140,7 @@ bool search_in_fp32(const LinearOperator<T>& A, const LobpcgOptions& options, bo
     if (preconditioned || options.search_precision == SearchPrecision::fp64) return false;
     if (options.search_precision == SearchPrecision::fp32) return true;
     const std::int64_t widest_xp = round_up(2 * std::int64_t{nb}, column_alignment<T>(options, A.context().space()));
-    return A.applies_single() && options.imply_ax != ImplyAX::never &&
+    return applies_single(A) && options.imply_ax != ImplyAX::never &&
            search_single_kernels_fit(A.context(), widest_xp + nb, widest_xp + nb, widest_xp, nb) &&
            search_single_pays(A.context());
   }

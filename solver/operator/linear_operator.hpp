@@ -3,17 +3,49 @@
 // blocks whose rows are distributed the same way. Implemented by the
 // distributed SpMM operator (solver/operator/distributed_operator.hpp), by
 // preconditioners, and by test doubles.
+//
+// apply() is the one entry point: it checks its arguments and calls the
+// implementation's apply_impl() (Ginkgo's LinOp, PETSc's MatMult).
+// Capabilities only some solvers use are separate interfaces below
+// (SingleInputOperator), queried with applies_single(A).
 #pragma once
 
 #include <mpi.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "solver/blocks/block_ops.hpp"
 #include "spmm/context.hpp"
 #include "spmm/dense.hpp"
 
 namespace blockeigs::solver {
+
+// A dense block's place in memory with its element type erased, for the
+// argument checks.
+struct BlockExtent {
+  Space space = Space::host;
+  std::int64_t rows = 0, cols = 0, ld = 0;
+  const void* data = nullptr;
+  std::size_t element_bytes = 0;
+
+  template <class U>
+  static BlockExtent of(const spmm::ConstDenseView<U>& v) {
+    return {v.space, v.rows, v.cols, v.ld, v.data, sizeof(U)};
+  }
+};
+
+// Whether two blocks share an element. Exact for blocks with the same row
+// pitch in bytes (column blocks of one buffer side by side do not overlap);
+// otherwise blocks whose byte ranges intersect count as overlapping. O(1).
+bool blocks_overlap(const BlockExtent& a, const BlockExtent& b);
+
+// Throws InputError, naming `call`, unless X and Y each have `local_rows`
+// rows, the same number of columns and a leading dimension that holds them,
+// live in `space`, and do not overlap. O(1); local (no communication).
+void check_apply_arguments(const char* call, std::int64_t local_rows, Space space, const BlockExtent& X,
+                           const BlockExtent& Y);
 
 template <class T>
 class LinearOperator {
@@ -27,22 +59,58 @@ class LinearOperator {
   virtual std::int64_t first_row() const = 0;        // global index of local row 0
 
   // Y = alpha * A * X + beta * Y on the local rows (beta == 0: Y is not read).
+  // X and Y: local_rows() x k blocks in context().space() that do not
+  // overlap; anything else throws InputError on the rank that passed it.
   // Collective: every rank calls it with the same block width.
-  virtual void apply(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y) = 0;
-
-  // Y = A X with X in fp32 (LOBPCG's residual block in its search precision,
-  // LobpcgOptions::search_precision), summed and stored in T. By default X is
-  // widened to T in a temporary block and apply()'d; an operator that
-  // multiplies fp32 blocks itself overrides this and applies_single().
-  virtual void apply_single(spmm::ConstDenseView<float> X, spmm::DenseView<T> Y) {
-    spmm::DenseBlock<T> widened(X.space, X.rows, X.cols);
-    convert_block(context(), X, widened.view());
-    apply(T(1), spmm::ConstDenseView<T>(widened.view()), T(0), Y);
+  void apply(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y) {
+    check_apply_arguments("apply", local_rows(), context().space(), BlockExtent::of(X),
+                          BlockExtent::of(spmm::ConstDenseView<T>(Y)));
+    apply_impl(alpha, X, beta, Y);
   }
-  virtual bool applies_single() const { return false; }
 
   // The local part of the diagonal, local_rows() entries in context().space().
   virtual void diagonal(T* out) const = 0;
+
+ protected:
+  // apply() with its arguments checked.
+  virtual void apply_impl(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y) = 0;
 };
+
+// An operator that also multiplies fp32 blocks itself: Y = A X with X in fp32
+// (LOBPCG's residual block in its search precision,
+// LobpcgOptions::search_precision), summed and stored in T.
+template <class T>
+class SingleInputOperator : public LinearOperator<T> {
+ public:
+  // Same arguments and checks as apply(); Y is not read. Collective.
+  void apply_single(spmm::ConstDenseView<float> X, spmm::DenseView<T> Y) {
+    check_apply_arguments("apply_single", this->local_rows(), this->context().space(), BlockExtent::of(X),
+                          BlockExtent::of(spmm::ConstDenseView<T>(Y)));
+    apply_single_impl(X, Y);
+  }
+  // Whether fp32 input pays: an fp64 operator (for an fp32 one X is already
+  // in its precision).
+  bool applies_single() const { return std::is_same_v<T, double>; }
+
+ protected:
+  virtual void apply_single_impl(spmm::ConstDenseView<float> X, spmm::DenseView<T> Y) = 0;
+};
+
+// True when A multiplies fp32 blocks itself (see SingleInputOperator).
+template <class T>
+bool applies_single(const LinearOperator<T>& A) {
+  const auto* single = dynamic_cast<const SingleInputOperator<T>*>(&A);
+  return single && single->applies_single();
+}
+
+// Y = A X with X in fp32: A's own fp32 path where it has one, otherwise X
+// widened to T in a temporary block and applied. Collective.
+template <class T>
+void apply_single(LinearOperator<T>& A, spmm::ConstDenseView<float> X, spmm::DenseView<T> Y) {
+  if (auto* single = dynamic_cast<SingleInputOperator<T>*>(&A)) return single->apply_single(X, Y);
+  spmm::DenseBlock<T> widened(X.space, X.rows, X.cols);
+  convert_block(A.context(), X, widened.view());
+  A.apply(T(1), spmm::ConstDenseView<T>(widened.view()), T(0), Y);
+}
 
 }  // namespace blockeigs::solver

@@ -3,13 +3,20 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/error.hpp"
 #include "solver/operator/collective.hpp"
+#include "solver/operator/halo_transport.hpp"
 
 #ifdef BLOCKEIGS_HAVE_CUDA
 #include "spmm/cuda/cuda_check.hpp"
 #endif
 
 namespace blockeigs::solver {
+
+template <class T>
+HaloTransport PeerHalo<T>::transport() const {
+  return HaloTransport::peer;
+}
 
 #ifdef BLOCKEIGS_HAVE_CUDA
 
@@ -29,18 +36,19 @@ bool disabled_by_environment() {
 // True when every rank this rank exchanges halos with runs on its node.
 bool neighbours_on_node(MPI_Comm comm, const HaloPlan& plan) {
   MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
   MPI_Group all, local;
-  MPI_Comm_group(comm, &all);
-  MPI_Comm_group(node, &local);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_group(comm, &all));
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_group(node, &local));
   std::vector<int> ranks(plan.send_ranks);
   ranks.insert(ranks.end(), plan.recv_ranks.begin(), plan.recv_ranks.end());
   std::vector<int> translated(ranks.size());
   if (!ranks.empty())
-    MPI_Group_translate_ranks(all, static_cast<int>(ranks.size()), ranks.data(), local, translated.data());
-  MPI_Group_free(&all);
-  MPI_Group_free(&local);
-  MPI_Comm_free(&node);
+    BLOCKEIGS_MPI_CHECK(
+        MPI_Group_translate_ranks(all, static_cast<int>(ranks.size()), ranks.data(), local, translated.data()));
+  BLOCKEIGS_MPI_CHECK(MPI_Group_free(&all));
+  BLOCKEIGS_MPI_CHECK(MPI_Group_free(&local));
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_free(&node));
   for (int r : translated)
     if (r == MPI_UNDEFINED) return false;
   return true;
@@ -48,7 +56,7 @@ bool neighbours_on_node(MPI_Comm comm, const HaloPlan& plan) {
 
 bool on_every_rank(MPI_Comm comm, bool local) {
   int mine = local ? 1 : 0, all = 0;
-  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm));
   return all == 1;
 }
 
@@ -59,9 +67,11 @@ void wait_all(std::vector<MPI_Request>& requests) {
 
 }  // namespace
 
-std::unique_ptr<PeerHalo> PeerHalo::create(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan) {
+template <class T>
+std::unique_ptr<PeerHalo<T>> PeerHalo<T>::create(MPI_Comm comm, const spmm::Context& context,
+                                                 const HaloPlan& plan) {
   int size = 1;
-  MPI_Comm_size(comm, &size);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &size));
   const bool wanted = size > 1 && context.space() == Space::device && !disabled_by_environment() &&
                       neighbours_on_node(comm, plan);
   if (!on_every_rank(comm, wanted)) return nullptr;
@@ -83,10 +93,9 @@ std::unique_ptr<PeerHalo> PeerHalo::create(MPI_Comm comm, const spmm::Context& c
   return peer;
 }
 
-PeerHalo::PeerHalo(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan)
-    : comm_(comm),
-      context_(context),
-      plan_(plan),
+template <class T>
+PeerHalo<T>::PeerHalo(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan)
+    : HaloExchange<T>(comm, context, plan),
       peer_first_row_(plan.recv_ranks.size(), 0),
       mapped_(plan.recv_ranks.size(), nullptr) {
   cudaStream_t stream = nullptr;
@@ -99,42 +108,45 @@ PeerHalo::PeerHalo(MPI_Comm comm, const spmm::Context& context, const HaloPlan& 
   block_released_ = released;
 }
 
-PeerHalo::~PeerHalo() {
+template <class T>
+PeerHalo<T>::~PeerHalo() {
   close_mapped();
   if (copies_done_) cudaEventDestroy(static_cast<cudaEvent_t>(copies_done_));
   if (block_released_) cudaEventDestroy(static_cast<cudaEvent_t>(block_released_));
   if (copy_stream_) cudaStreamDestroy(static_cast<cudaStream_t>(copy_stream_));
 }
 
-void PeerHalo::close_mapped() {
+template <class T>
+void PeerHalo<T>::close_mapped() {
   for (void*& p : mapped_) {
     if (p) cudaIpcCloseMemHandle(p);
     p = nullptr;
   }
 }
 
-bool PeerHalo::publish(const void* send_buffer) {
+template <class T>
+bool PeerHalo<T>::on_reserve(std::int64_t, const T* send_buffer) {
   close_mapped();
+  const HaloPlan& plan = this->plan_;
   cudaIpcMemHandle_t mine{};
   bool exported = true;
-  if (!plan_.send_ranks.empty() &&
-      cudaIpcGetMemHandle(&mine, const_cast<void*>(send_buffer)) != cudaSuccess) {
+  if (!plan.send_ranks.empty() && cudaIpcGetMemHandle(&mine, const_cast<T*>(send_buffer)) != cudaSuccess) {
     cudaGetLastError();  // clear the sticky-free error so later calls are not blamed
     exported = false;
   }
-  if (!on_every_rank(comm_, exported)) return false;
+  if (!on_every_rank(this->comm_, exported)) return false;
 
-  std::vector<cudaIpcMemHandle_t> theirs(plan_.recv_ranks.size());
+  std::vector<cudaIpcMemHandle_t> theirs(plan.recv_ranks.size());
   std::vector<MPI_Request> requests;
-  for (std::size_t q = 0; q < plan_.recv_ranks.size(); ++q) {
+  for (std::size_t q = 0; q < plan.recv_ranks.size(); ++q) {
     requests.emplace_back();
-    BLOCKEIGS_MPI_CHECK(MPI_Irecv(&theirs[q], sizeof(cudaIpcMemHandle_t), MPI_BYTE, plan_.recv_ranks[q], handle_tag,
-                                  comm_, &requests.back()));
+    BLOCKEIGS_MPI_CHECK(MPI_Irecv(&theirs[q], sizeof(cudaIpcMemHandle_t), MPI_BYTE, plan.recv_ranks[q], handle_tag,
+                                  this->comm_, &requests.back()));
   }
-  for (int to : plan_.send_ranks) {
+  for (int to : plan.send_ranks) {
     requests.emplace_back();
     BLOCKEIGS_MPI_CHECK(
-        MPI_Isend(&mine, sizeof(cudaIpcMemHandle_t), MPI_BYTE, to, handle_tag, comm_, &requests.back()));
+        MPI_Isend(&mine, sizeof(cudaIpcMemHandle_t), MPI_BYTE, to, handle_tag, this->comm_, &requests.back()));
   }
   wait_all(requests);
 
@@ -146,78 +158,103 @@ bool PeerHalo::publish(const void* send_buffer) {
       mapped = false;
     }
   }
-  if (on_every_rank(comm_, mapped)) return true;
+  if (on_every_rank(this->comm_, mapped)) return true;
   close_mapped();
   return false;
 }
 
-void PeerHalo::post_packed_receives() {
-  for (int from : plan_.recv_ranks) {
+// Receives for the senders' "packed" tokens first, then this rank's pack.
+template <class T>
+void PeerHalo<T>::start(const typename HaloExchange<T>::Source& X) {
+  words_ = X.words;
+  for (int from : this->plan_.recv_ranks) {
     packed_tokens_.emplace_back();
-    BLOCKEIGS_MPI_CHECK(MPI_Irecv(nullptr, 0, MPI_BYTE, from, packed_tag, comm_, &packed_tokens_.back()));
+    BLOCKEIGS_MPI_CHECK(MPI_Irecv(nullptr, 0, MPI_BYTE, from, packed_tag, this->comm_, &packed_tokens_.back()));
   }
+  this->pack(X);
 }
 
-void PeerHalo::announce_packed() {
-  for (int to : plan_.send_ranks) {
+// Once this rank's pack is done: tell the receivers, wait for the senders'
+// word, and queue the copies of their rows on the side stream, which the
+// context's stream then waits for.
+template <class T>
+spmm::ConstDenseView<T> PeerHalo<T>::end() {
+  const HaloPlan& plan = this->plan_;
+  this->wait_for_pack();
+  this->marks_.packed = this->now();
+  for (int to : plan.send_ranks) {
     sent_tokens_.emplace_back();
-    BLOCKEIGS_MPI_CHECK(MPI_Isend(nullptr, 0, MPI_BYTE, to, packed_tag, comm_, &sent_tokens_.back()));
+    BLOCKEIGS_MPI_CHECK(MPI_Isend(nullptr, 0, MPI_BYTE, to, packed_tag, this->comm_, &sent_tokens_.back()));
   }
-}
-
-void PeerHalo::queue_copies(void* halo_block, std::size_t row_bytes) {
   wait_all(packed_tokens_);
   auto stream = static_cast<cudaStream_t>(copy_stream_);
   // The previous halo multiply may still be reading the halo block.
   if (released_recorded_)
     BLOCKEIGS_CUDA_CHECK(cudaStreamWaitEvent(stream, static_cast<cudaEvent_t>(block_released_), 0));
-  auto* halo = static_cast<char*>(halo_block);
-  for (std::size_t q = 0; q < plan_.recv_ranks.size(); ++q) {
-    const std::int64_t first = plan_.recv_offsets[q], rows = plan_.recv_offsets[q + 1] - first;
+  const std::size_t row_bytes = static_cast<std::size_t>(words_) * sizeof(T);
+  auto* halo = reinterpret_cast<char*>(this->halo_block_.data());
+  for (std::size_t q = 0; q < plan.recv_ranks.size(); ++q) {
+    const std::int64_t first = plan.recv_offsets[q], rows = plan.recv_offsets[q + 1] - first;
     const char* from = static_cast<const char*>(mapped_[q]) + peer_first_row_[q] * row_bytes;
     BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(halo + first * row_bytes, from, rows * row_bytes,
                                          cudaMemcpyDeviceToDevice, stream));
   }
   BLOCKEIGS_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(copies_done_), stream));
-}
-
-void PeerHalo::stream_waits_for_copies() {
-  BLOCKEIGS_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(context_.stream()),
+  this->marks_.arrived = this->now();
+  BLOCKEIGS_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(this->context_.stream()),
                                            static_cast<cudaEvent_t>(copies_done_), 0));
+  return this->halo_block(words_);
 }
 
-void PeerHalo::halo_block_released() {
+template <class T>
+void PeerHalo<T>::release() {
+  const HaloPlan& plan = this->plan_;
   BLOCKEIGS_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(block_released_),
-                                       static_cast<cudaStream_t>(context_.stream())));
+                                       static_cast<cudaStream_t>(this->context_.stream())));
   released_recorded_ = true;
-}
-
-void PeerHalo::finish() {
   BLOCKEIGS_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(copies_done_)));
-  for (int from : plan_.recv_ranks) {
+  for (int from : plan.recv_ranks) {
     sent_tokens_.emplace_back();
-    BLOCKEIGS_MPI_CHECK(MPI_Isend(nullptr, 0, MPI_BYTE, from, consumed_tag, comm_, &sent_tokens_.back()));
+    BLOCKEIGS_MPI_CHECK(MPI_Isend(nullptr, 0, MPI_BYTE, from, consumed_tag, this->comm_, &sent_tokens_.back()));
   }
-  for (int to : plan_.send_ranks) {
+  for (int to : plan.send_ranks) {
     sent_tokens_.emplace_back();
-    BLOCKEIGS_MPI_CHECK(MPI_Irecv(nullptr, 0, MPI_BYTE, to, consumed_tag, comm_, &sent_tokens_.back()));
+    BLOCKEIGS_MPI_CHECK(MPI_Irecv(nullptr, 0, MPI_BYTE, to, consumed_tag, this->comm_, &sent_tokens_.back()));
   }
   wait_all(sent_tokens_);
 }
 
-#else  // without CUDA there is nothing to map: the operator always uses MPI.
+#else  // without CUDA there is nothing to map: create() returns null, so nothing else runs.
 
-std::unique_ptr<PeerHalo> PeerHalo::create(MPI_Comm, const spmm::Context&, const HaloPlan&) { return nullptr; }
-PeerHalo::~PeerHalo() = default;
-void PeerHalo::close_mapped() {}
-bool PeerHalo::publish(const void*) { return false; }
-void PeerHalo::post_packed_receives() {}
-void PeerHalo::announce_packed() {}
-void PeerHalo::queue_copies(void*, std::size_t) {}
-void PeerHalo::stream_waits_for_copies() {}
-void PeerHalo::halo_block_released() {}
-void PeerHalo::finish() {}
+template <class T>
+std::unique_ptr<PeerHalo<T>> PeerHalo<T>::create(MPI_Comm, const spmm::Context&, const HaloPlan&) {
+  return nullptr;
+}
+template <class T>
+PeerHalo<T>::PeerHalo(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan)
+    : HaloExchange<T>(comm, context, plan) {
+  throw Error("CUDA IPC halo exchange: not compiled (CUDA is off in this build)");
+}
+template <class T>
+PeerHalo<T>::~PeerHalo() = default;
+template <class T>
+void PeerHalo<T>::close_mapped() {}
+template <class T>
+bool PeerHalo<T>::on_reserve(std::int64_t, const T*) {
+  return false;
+}
+template <class T>
+void PeerHalo<T>::start(const typename HaloExchange<T>::Source&) {}
+template <class T>
+spmm::ConstDenseView<T> PeerHalo<T>::end() {
+  return this->halo_block(words_);
+}
+template <class T>
+void PeerHalo<T>::release() {}
 
 #endif
+
+template class PeerHalo<float>;
+template class PeerHalo<double>;
 
 }  // namespace blockeigs::solver

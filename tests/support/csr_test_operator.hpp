@@ -41,7 +41,8 @@ class CsrTestOperator final : public solver::LinearOperator<T> {
   std::int64_t local_rows() const override { return rows_.local_rows(); }
   std::int64_t first_row() const override { return partition_.begin(rank_); }
 
-  void apply(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y) override {
+ protected:
+  void apply_impl(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y) override {
     widths_.push_back(X.cols);
     const std::int64_t k = X.cols, n = local_rows();
     std::vector<T> mine(static_cast<std::size_t>(n * k));
@@ -67,6 +68,8 @@ class CsrTestOperator final : public solver::LinearOperator<T> {
       }
     solver::copy_block(context_, spmm::ConstDenseView<T>{Space::host, n, k, k, y.data()}, Y);
   }
+
+ public:
 
   void diagonal(T* out) const override {
     const std::int64_t n = local_rows();

@@ -1,0 +1,134 @@
+#include "solver/operator/halo_exchange.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "core/error.hpp"
+#include "solver/operator/collective.hpp"
+
+#ifdef BLOCKEIGS_HAVE_CUDA
+#include "solver/operator/cuda/halo_pack.hpp"
+#endif
+
+namespace blockeigs::solver {
+namespace {
+
+template <class T>
+MPI_Datatype mpi_type() {
+  return sizeof(T) == 8 ? MPI_DOUBLE : MPI_FLOAT;
+}
+
+int message_count(std::int64_t rows, std::int64_t words) {
+  const std::int64_t count = rows * words;
+  if (count > std::numeric_limits<int>::max())
+    throw InputError("a halo message of " + std::to_string(count) +
+                     " values exceeds MPI's int count: use more ranks or a narrower block");
+  return static_cast<int>(count);
+}
+
+template <class U>
+void gather_rows(const spmm::Context& context, const HaloPlan& plan, const std::int32_t* device_rows,
+                 const U* X, std::int64_t ld, std::int64_t k, U* packed) {
+  if (context.space() == Space::host) {
+#pragma omp parallel for schedule(static)
+    for (std::int64_t s = 0; s < plan.packed_rows(); ++s) {
+      const U* from = X + std::int64_t(plan.send_rows[s]) * ld;
+      std::copy(from, from + k, packed + s * k);
+    }
+    return;
+  }
+#ifdef BLOCKEIGS_HAVE_CUDA
+  cuda::pack_rows(X, ld, k, device_rows, plan.packed_rows(), packed, context.stream());
+#else
+  (void)device_rows;
+#endif
+}
+
+}  // namespace
+
+template <class T>
+HaloExchange<T>::HaloExchange(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan)
+    : comm_(comm),
+      context_(context),
+      plan_(plan),
+      send_rows_(context.space(), plan.send_rows),
+      packed_(std::make_unique<spmm::Event>(context)) {}
+
+template <class T>
+HaloExchange<T>::~HaloExchange() = default;
+
+template <class T>
+bool HaloExchange<T>::reserve(std::int64_t cols) {
+  if (cols <= capacity_) return true;
+  const Space space = context_.space();
+  // The new send buffer exists before the old one is freed (a transport may
+  // hand it to its neighbours in on_reserve, collectively).
+  spmm::Buffer<T> send(space, static_cast<std::size_t>(plan_.packed_rows() * cols));
+  const bool usable = on_reserve(cols, send.data());
+  send_buffer_ = std::move(send);
+  halo_block_ = spmm::Buffer<T>(space, static_cast<std::size_t>(plan_.halo_rows() * cols));
+  capacity_ = cols;
+  return usable;
+}
+
+template <class T>
+void HaloExchange<T>::queue_pack(const Source& X) {
+  BLOCKEIGS_ASSERT(X.cols <= capacity_);
+  if (context_.space() == Space::device && plan_.packed_rows() == 0) return;  // nothing to send
+  if (X.element_bytes == sizeof(T))
+    gather_rows(context_, plan_, send_rows_.data(), static_cast<const T*>(X.data), X.ld, X.cols,
+                send_buffer_.data());
+  else
+    gather_rows(context_, plan_, send_rows_.data(), static_cast<const float*>(X.data), X.ld, X.cols,
+                reinterpret_cast<float*>(send_buffer_.data()));
+}
+
+template <class T>
+void HaloExchange<T>::record_packed() {
+  if (context_.space() == Space::device && plan_.packed_rows() > 0) packed_->record();
+}
+
+template <class T>
+void HaloExchange<T>::pack(const Source& X) {
+  queue_pack(X);
+  record_packed();
+}
+
+template <class T>
+void HaloExchange<T>::wait_for_pack() {
+  if (plan_.packed_rows() > 0) packed_->synchronize();
+}
+
+template <class T>
+void HaloExchange<T>::post_receives(T* into, std::int64_t words, std::vector<MPI_Request>& requests) const {
+  for (std::size_t q = 0; q < plan_.recv_ranks.size(); ++q) {
+    const std::int64_t first = plan_.recv_offsets[q];
+    const int count = message_count(plan_.recv_offsets[q + 1] - first, words);
+    requests.emplace_back();
+    BLOCKEIGS_MPI_CHECK(MPI_Irecv(into + first * words, count, mpi_type<T>(), plan_.recv_ranks[q], 0, comm_,
+                                  &requests.back()));
+  }
+}
+
+template <class T>
+void HaloExchange<T>::post_sends(const T* from, std::int64_t words, std::vector<MPI_Request>& requests) const {
+  for (std::size_t q = 0; q < plan_.send_ranks.size(); ++q) {
+    const std::int64_t first = plan_.send_offsets[q];
+    const int count = message_count(plan_.send_offsets[q + 1] - first, words);
+    requests.emplace_back();
+    BLOCKEIGS_MPI_CHECK(MPI_Isend(from + first * words, count, mpi_type<T>(), plan_.send_ranks[q], 0, comm_,
+                                  &requests.back()));
+  }
+}
+
+template <class T>
+double HaloExchange<T>::now() const {
+  if (profiling_) context_.synchronize();
+  return MPI_Wtime();
+}
+
+template class HaloExchange<float>;
+template class HaloExchange<double>;
+
+}  // namespace blockeigs::solver

@@ -1,0 +1,53 @@
+// Every halo transport this machine can run on GPUs (MPI staged through the
+// host always; CUDA-aware MPI where MPI says it is; CUDA IPC between ranks of
+// one node), by name: the exchange alone delivers the halo rows bit for bit,
+// and the operator on each matches the reference with the same bits.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "halo_check.hpp"
+#include "io/generators.hpp"
+#include "solver/operator/device_selection.hpp"
+#include "test_matrices.hpp"
+
+namespace blockeigs {
+namespace {
+
+using solver::HaloTransport;
+
+bool every_rank_sees_a_gpu() {
+  int devices = spmm::cuda_device_count(), fewest = devices;
+  MPI_Allreduce(&devices, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return fewest > 0;
+}
+
+TEST(HaloTransportsCuda, EachTransportDeliversTheHaloRows) {
+  if (!every_rank_sees_a_gpu()) GTEST_SKIP() << "no CUDA device visible";
+  const auto context = solver::make_context(Backend::cuda, MPI_COMM_WORLD);
+  std::vector<HaloTransport> transports{HaloTransport::automatic, HaloTransport::staged_mpi};
+  if (solver::mpi_is_cuda_aware()) transports.push_back(HaloTransport::mpi);
+  if (test::mpi_size() > 1) transports.push_back(HaloTransport::peer);  // these tests run on one node
+
+  io::GeneratorSpec cube{io::GeneratorKind::laplacian_3d, 13, 11, 9, 27};
+  const io::CsrRows laplacian = io::generate_rows(cube, 0, io::generated_rows(cube));
+  const io::CsrRows power = test::power_law_matrix(3000, 2500, 4);
+  for (HaloTransport t : transports) {
+    for (const io::CsrRows* whole : {&laplacian, &power}) {
+      const auto partition = solver::RowPartition::balanced(whole->row_offsets, test::mpi_size());
+      test::check_halo_exchange<double>(context, *whole, partition, t, {1, 16, 3, 64, 17, 64}, "balanced");
+      test::check_halo_exchange<float>(context, *whole, partition, t, {3, 16}, "fp32 operator");
+    }
+  }
+  const auto partition = solver::RowPartition::balanced(power.row_offsets, test::mpi_size());
+  const std::vector<double> first =
+      test::check_operator_on_transport<double>(context, power, partition, transports[0], 16, "power law");
+  for (HaloTransport t : transports) {
+    EXPECT_EQ(test::check_operator_on_transport<double>(context, power, partition, t, 16, "power law"), first)
+        << test::transport_label(t);
+    test::check_operator_on_transport<float>(context, power, partition, t, 17, "power law fp32");
+  }
+}
+
+}  // namespace
+}  // namespace blockeigs
