@@ -61,8 +61,8 @@ std::string stop_summary(const solver::LobpcgResult<T>& r) {
 }
 
 // Where a solve did not converge: how its relative residuals compare with
-// the floor fp64 allows, eps ||A|| / |lambda| (||A|| estimated from below,
-// so the floor is too).
+// the floor fp64 allows, eps ||A|| / |lambda| (||A|| estimated from below:
+// the power method's bound or the largest Ritz value seen).
 template <class T>
 void print_floor(const solver::LobpcgResult<T>& r, const solver::LobpcgOptions& o) {
   const double eps = std::numeric_limits<T>::epsilon();
@@ -83,7 +83,8 @@ void print_floor(const solver::LobpcgResult<T>& r, const solver::LobpcgOptions& 
                 scientific(r.norm_estimate).c_str(), scientific(floor).c_str());
   else
     std::printf("note: the unconverged pairs' relative residuals (from %s) are above fp64's floor (eps ||A|| / "
-                "|lambda| <= %s with ||A|| >= %s): the iteration, not rounding, holds them; a preconditioner helps\n",
+                "|lambda|, about %s here, ||A|| estimated at %s): the iteration, not rounding, holds them; a "
+                "preconditioner helps\n",
                 scientific(reached).c_str(), scientific(floor).c_str(), scientific(r.norm_estimate).c_str());
 }
 
