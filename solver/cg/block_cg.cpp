@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "core/checks.hpp"
 #include "core/error.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/blocks/orthonormalize.hpp"
@@ -33,7 +34,7 @@ struct SmallSolve {
 
 SmallSolve factor_delta(MPI_Comm comm, const HostMatrix& delta) {
   int rank = 0;
-  MPI_Comm_rank(comm, &rank);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   SmallSolve out;
   out.factor = delta;
   double status[2] = {1, 0};
@@ -47,24 +48,24 @@ SmallSolve factor_delta(MPI_Comm comm, const HostMatrix& delta) {
     status[0] = info == 0 ? 1 : 0;
     status[1] = smallest;
   }
-  MPI_Bcast(status, 2, MPI_DOUBLE, 0, comm);
+  BLOCKEIGS_MPI_CHECK(MPI_Bcast(status, 2, MPI_DOUBLE, 0, comm));
   out.positive_definite = status[0] == 1;
   out.smallest_diagonal = status[1];
-  if (out.positive_definite) MPI_Bcast(out.factor.data(), static_cast<int>(out.factor.values().size()), MPI_DOUBLE, 0, comm);
+  if (out.positive_definite) BLOCKEIGS_MPI_CHECK(MPI_Bcast(out.factor.data(), static_cast<int>(out.factor.values().size()), MPI_DOUBLE, 0, comm));
   return out;
 }
 
 // Delta^{-1} rhs (r x a), computed on rank 0 and broadcast.
 HostMatrix solve_delta(MPI_Comm comm, const SmallSolve& delta, HostMatrix rhs, double sign) {
   int rank = 0;
-  MPI_Comm_rank(comm, &rank);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const auto r = static_cast<int>(rhs.rows()), a = static_cast<int>(rhs.cols());
   if (rank == 0 && r > 0 && a > 0) {
     LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', r, a, delta.factor.data(), r, rhs.data(), a);
     if (sign != 1)
       for (double& v : rhs.values()) v *= sign;
   }
-  MPI_Bcast(rhs.data(), static_cast<int>(rhs.values().size()), MPI_DOUBLE, 0, comm);
+  BLOCKEIGS_MPI_CHECK(MPI_Bcast(rhs.data(), static_cast<int>(rhs.values().size()), MPI_DOUBLE, 0, comm));
   return rhs;
 }
 
