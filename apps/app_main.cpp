@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "core/checks.hpp"
 #include "solver/operator/collective.hpp"
 
 namespace blockeigs::apps {
@@ -38,10 +39,10 @@ ConfigCommandLine parse_config_command_line(const std::vector<std::string>& args
 
 int run_mpi_app(int argc, char** argv, const AppInfo& info,
                 const std::function<int(const std::string&, MPI_Comm, const std::vector<std::string>&)>& body) {
-  MPI_Init(&argc, &argv);
+  if (!init_mpi(&argc, &argv)) return exit_error;
   MPI_Comm comm = MPI_COMM_WORLD;
   int rank = 0;
-  MPI_Comm_rank(comm, &rank);
+  if (!BLOCKEIGS_MPI_CHECK_NOTHROW(MPI_Comm_rank(comm, &rank))) abort_mpi(comm, exit_error);
 
   const std::vector<std::string> args(argv + 1, argv + argc);
   const ConfigCommandLine line = parse_config_command_line(args);
@@ -61,11 +62,11 @@ int run_mpi_app(int argc, char** argv, const AppInfo& info,
       // Only this rank failed: the others may be inside a collective.
       std::fprintf(stderr, "%s: error on rank %d: %s\n", info.name.c_str(), rank, e.what());
       std::fflush(stderr);
-      MPI_Abort(comm, exit_error);
+      abort_mpi(comm, exit_error);
     }
   }
   std::fflush(stdout);
-  MPI_Finalize();
+  finalize_mpi();
   return code;
 }
 

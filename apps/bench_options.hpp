@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "apps/cli.hpp"
+#include "core/checks.hpp"
 #include "core/enums.hpp"
 
 namespace blockeigs::apps {
@@ -36,7 +37,7 @@ inline bool answered_info(int argc, char** argv, const char* program, const char
   const InfoRequest request = info_request(std::vector<std::string>(argv + 1, argv + argc));
   if (request == InfoRequest::none) return false;
   int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
   if (rank == 0) print_info(request, program, usage);
   return true;
 }
@@ -49,7 +50,7 @@ inline std::optional<BenchOptions> parse_bench_options(int argc, char** argv, co
                                                        std::int64_t default_size, const char* program,
                                                        const char* usage, bool layout = false) {
   int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
   auto fail = [&](const std::string& why) -> std::optional<BenchOptions> {
     if (rank == 0) usage_error(program, why);
     return std::nullopt;

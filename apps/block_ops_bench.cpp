@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "apps/bench_options.hpp"
+#include "core/checks.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/blocks/search_block_ops.hpp"
 #include "solver/operator/collective.hpp"
@@ -377,9 +378,9 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  if (!init_mpi(&argc, &argv)) return 1;
   if (apps::answered_info(argc, argv, "block-ops-bench", usage)) {
-    MPI_Finalize();
+    finalize_mpi();
     return apps::exit_ok;
   }
   // 2,097,152 rows: the 128^3 Laplacian of the solver benchmarks.
@@ -397,6 +398,6 @@ int main(int argc, char** argv) {
       code = 1;
     }
   }
-  MPI_Finalize();
+  finalize_mpi();
   return code;
 }

@@ -7,6 +7,7 @@
 #include "apps/distributed_output.hpp"
 #include "apps/run_common.hpp"
 #include "apps/summary.hpp"
+#include "core/checks.hpp"
 #include "io/hdf5_dense.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/cg/block_cg.hpp"
@@ -20,7 +21,7 @@ template <class T>
 int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, const spmm::Context& context,
           MPI_Comm comm) {
   int rank = 0;
-  MPI_Comm_rank(comm, &rank);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const io::BlockCgConfig& settings = config.solver;
   solver::DistributedOperator<T> op(comm, context, matrix.rows, matrix.partition, config.execution.spmm_algorithm);
   const Space space = context.space();

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/checks.hpp"
 #include "solver/operator/collective.hpp"
 
 namespace blockeigs::apps {
@@ -11,8 +12,8 @@ void write_distributed_output(MPI_Comm comm, const std::string& path,
                               const std::function<void(io::Hdf5Writer&)>& write_small,
                               const std::vector<DistributedBlock>& blocks) {
   int rank = 0, ranks = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &ranks);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
   try {
     solver::collectively(comm, [&] {
       if (rank != 0) return;

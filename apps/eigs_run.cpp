@@ -12,6 +12,7 @@
 #include "apps/distributed_output.hpp"
 #include "apps/run_common.hpp"
 #include "apps/summary.hpp"
+#include "core/checks.hpp"
 #include "io/config.hpp"
 #include "io/hdf5_dense.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
@@ -111,7 +112,7 @@ template <class T>
 int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, const spmm::Context& context,
           MPI_Comm comm) {
   int rank = 0;
-  MPI_Comm_rank(comm, &rank);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const io::EigensolverConfig& settings = config.eigensolver;
   solver::DistributedOperator<T> op(comm, context, matrix.rows, matrix.partition, config.execution.spmm_algorithm);
   solver::LobpcgOptions options = lobpcg_options(settings, op.global_rows());

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "apps/bench_options.hpp"
+#include "core/checks.hpp"
 #include "io/generators.hpp"
 #include "solver/operator/collective.hpp"
 #include "solver/operator/device_selection.hpp"
@@ -30,20 +31,20 @@ const char* const usage =
 // The slowest rank's time for one call of `step`, on every rank.
 template <class Step>
 double timed(MPI_Comm comm, const spmm::Context& context, Step&& step) {
-  MPI_Barrier(comm);
+  BLOCKEIGS_MPI_CHECK(MPI_Barrier(comm));
   const double start = MPI_Wtime();
   step();
   context.synchronize();
   double local = MPI_Wtime() - start, slowest = 0;
-  MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&local, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm));
   return slowest;
 }
 
 template <class T>
 void run(const apps::BenchOptions& options, MPI_Comm comm) {
   int rank = 0, ranks = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &ranks);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
   const spmm::Context context = solver::make_context(options.backend, comm);
   io::GeneratorSpec spec{io::GeneratorKind::laplacian_3d, options.size, options.size, options.size, 7};
   const auto offsets = io::generated_row_offsets(spec);
@@ -71,9 +72,9 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
   for (int i = 0; i < options.reps; ++i) timed(comm, context, [&] { op.apply(T(1), x_view, T(0), y_view); });
   const solver::ApplyTimings& t = op.timings();
   double parts[6] = {t.pack, t.local_spmm, t.wait, t.unpack, t.halo_spmm, t.total}, worst[6];
-  MPI_Reduce(parts, worst, 6, MPI_DOUBLE, MPI_MAX, 0, comm);
+  BLOCKEIGS_MPI_CHECK(MPI_Reduce(parts, worst, 6, MPI_DOUBLE, MPI_MAX, 0, comm));
   long long halo = op.halo_plan().halo_rows(), max_halo = 0;
-  MPI_Reduce(&halo, &max_halo, 1, MPI_LONG_LONG, MPI_MAX, 0, comm);
+  BLOCKEIGS_MPI_CHECK(MPI_Reduce(&halo, &max_halo, 1, MPI_LONG_LONG, MPI_MAX, 0, comm));
 
   const double f = apps::median(full), e = apps::median(exchange), mu = apps::median(multiply);
   // Overlap: how much of the shorter of communication and multiply was hidden.
@@ -101,9 +102,9 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  if (!init_mpi(&argc, &argv)) return 1;
   if (apps::answered_info(argc, argv, "operator-bench", usage)) {
-    MPI_Finalize();
+    finalize_mpi();
     return apps::exit_ok;
   }
   const std::optional<apps::BenchOptions> options =
@@ -114,9 +115,9 @@ int main(int argc, char** argv) {
       else run<double>(*options, MPI_COMM_WORLD);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "operator-bench: %s\n", e.what());
-      MPI_Abort(MPI_COMM_WORLD, 1);
+      abort_mpi(MPI_COMM_WORLD, 1);
     }
   }
-  MPI_Finalize();
+  finalize_mpi();
   return options ? 0 : 2;
 }

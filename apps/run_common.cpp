@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "apps/build_info.hpp"
+#include "core/checks.hpp"
 #include "io/hdf5_writer.hpp"
 #include "solver/operator/collective.hpp"
 #include "solver/operator/symmetry_check.hpp"
@@ -14,7 +15,7 @@ namespace blockeigs::apps {
 
 std::string config_text(const std::string& path, const std::vector<std::string>& overrides, MPI_Comm comm) {
   int rank = 0;
-  MPI_Comm_rank(comm, &rank);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   if (rank != 0) return {};
   std::ifstream in(path);
   std::ostringstream text;
@@ -30,7 +31,7 @@ std::string config_text(const std::string& path, const std::vector<std::string>&
 
 void write_provenance(io::Hdf5Writer& writer, const std::string& app, const spmm::Context& context, MPI_Comm comm) {
   int ranks = 1;
-  MPI_Comm_size(comm, &ranks);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
   const std::time_t now = std::time(nullptr);
   std::tm utc{};
   gmtime_r(&now, &utc);
@@ -48,7 +49,7 @@ void check_output_path(const std::string& path, MPI_Comm comm) {
   if (path.empty()) return;
   solver::collectively(comm, [&] {
     int rank = 0;
-    MPI_Comm_rank(comm, &rank);
+    BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
     if (rank == 0) io::check_output_writable(path);
   });
 }

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <vector>
 
+#include "core/checks.hpp"
 #include "solver/blocks/host_blas.hpp"
 
 namespace blockeigs::apps {
@@ -23,8 +24,8 @@ std::string distribution_summary(const solver::DistributedRows& matrix,
                                  const io::ExecutionConfig& execution, std::int64_t block_width) {
   MPI_Comm comm = op.comm();
   int rank = 0, ranks = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &ranks);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
 
   // Per rank: rows, first row, nonzeros, halo rows, neighbours, device.
   constexpr int fields = 6;
@@ -33,7 +34,7 @@ std::string distribution_summary(const solver::DistributedRows& matrix,
                                   static_cast<long long>(op.halo_plan().recv_ranks.size()),
                                   op.context().device()};
   std::vector<long long> all(static_cast<std::size_t>(fields) * ranks);
-  MPI_Gather(mine, fields, MPI_LONG_LONG, all.data(), fields, MPI_LONG_LONG, 0, comm);
+  BLOCKEIGS_MPI_CHECK(MPI_Gather(mine, fields, MPI_LONG_LONG, all.data(), fields, MPI_LONG_LONG, 0, comm));
   if (rank != 0) return {};
 
   const bool device = op.context().space() == Space::device;

@@ -10,6 +10,7 @@
 #include <memory>
 #include <utility>
 
+#include "core/checks.hpp"
 #include "core/error.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/blocks/search_block_ops.hpp"

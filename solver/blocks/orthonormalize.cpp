@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/checks.hpp"
 #include "core/error.hpp"
 #include "solver/lobpcg/lobpcg_detail.hpp"
 #include "solver/operator/collective.hpp"

@@ -8,6 +8,7 @@
 #include <memory>
 #include <numeric>
 
+#include "core/checks.hpp"
 #include "core/error.hpp"
 #include "solver/lobpcg/cuda/device_symmetric_eigen.hpp"
 #include "solver/lobpcg/lobpcg_detail.hpp"

@@ -8,8 +8,8 @@ namespace blockeigs::solver {
 
 void agree_on_error(MPI_Comm comm, std::exception_ptr local_error) {
   int rank = 0, size = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &size));
 
   // 0: not an InputError (a library or internal failure), 1: InputError.
   int kind = 0;
@@ -32,22 +32,14 @@ void agree_on_error(MPI_Comm comm, std::exception_ptr local_error) {
 
   const int mine = local_error ? rank : size;
   int first_failed = size;
-  MPI_Allreduce(&mine, &first_failed, 1, MPI_INT, MPI_MIN, comm);
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&mine, &first_failed, 1, MPI_INT, MPI_MIN, comm));
   if (first_failed == size) return;
 
   int header[2] = {kind, static_cast<int>(message.size())};
-  MPI_Bcast(header, 2, MPI_INT, first_failed, comm);
+  BLOCKEIGS_MPI_CHECK(MPI_Bcast(header, 2, MPI_INT, first_failed, comm));
   message.resize(static_cast<std::size_t>(header[1]));
-  MPI_Bcast(message.data(), header[1], MPI_CHAR, first_failed, comm);
+  BLOCKEIGS_MPI_CHECK(MPI_Bcast(message.data(), header[1], MPI_CHAR, first_failed, comm));
   throw AgreedError(message, header[0] == 1);
-}
-
-void throw_mpi_error(int code, const char* call, const char* file, int line) {
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  MPI_Error_string(code, text, &length);
-  throw LibraryError(blockeigs::detail::concat("MPI error in ", call, ": ", std::string(text, length),
-                                               " at ", file, ":", line));
 }
 
 }  // namespace blockeigs::solver

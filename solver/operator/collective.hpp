@@ -7,6 +7,7 @@
 #include <exception>
 #include <string>
 
+#include "core/checks.hpp"  // BLOCKEIGS_MPI_CHECK, defined there for every layer
 #include "core/error.hpp"
 #include <type_traits>
 #include <utility>
@@ -62,29 +63,21 @@ auto collectively(MPI_Comm comm, Step&& step) -> decltype(step()) {
   }
 }
 
-// MPI call checking: throws LibraryError naming the call, file and line.
-[[noreturn]] void throw_mpi_error(int code, const char* call, const char* file, int line);
-
-}  // namespace blockeigs::solver
-
-#define BLOCKEIGS_MPI_CHECK(call)                                                   \
-  do {                                                                              \
-    int blockeigs_mpi_status_ = (call);                                             \
-    if (blockeigs_mpi_status_ != MPI_SUCCESS)                                       \
-      ::blockeigs::solver::throw_mpi_error(blockeigs_mpi_status_, #call, __FILE__, __LINE__); \
-  } while (0)
-
-namespace blockeigs::solver {
 
 // A private duplicate of a communicator, freed with it: a solver's
 // point-to-point reductions (reduce_tag) then cannot match messages of the
 // caller's.
 class PrivateComm {
  public:
-  explicit PrivateComm(MPI_Comm comm) { BLOCKEIGS_MPI_CHECK(MPI_Comm_dup(comm, &comm_)); }
+  // The duplicate returns MPI errors as codes whatever the caller's handler,
+  // so that the checks on its calls can fire.
+  explicit PrivateComm(MPI_Comm comm) {
+    BLOCKEIGS_MPI_CHECK(MPI_Comm_dup(comm, &comm_));
+    use_errors_return(comm_);
+  }
   PrivateComm(const PrivateComm&) = delete;
   PrivateComm& operator=(const PrivateComm&) = delete;
-  ~PrivateComm() { MPI_Comm_free(&comm_); }
+  ~PrivateComm() { BLOCKEIGS_MPI_CHECK_NOTHROW(MPI_Comm_free(&comm_)); }
   MPI_Comm get() const { return comm_; }
 
  private:

@@ -16,20 +16,43 @@
 #include <mpi-ext.h>
 #endif
 
+#include "core/checks.hpp"
 #include "core/error.hpp"
 #include "solver/operator/collective.hpp"
 #include "spmm/memory.hpp"
 
 namespace blockeigs::solver {
 
-int node_local_rank(MPI_Comm comm) {
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int local = 0;
-  MPI_Comm_rank(node, &local);
-  MPI_Comm_free(&node);
-  return local;
-}
+namespace {
+
+// The ranks of comm that share this node's memory; freed on leaving scope.
+class NodeComm {
+ public:
+  explicit NodeComm(MPI_Comm comm) {
+    BLOCKEIGS_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_));
+    use_errors_return(node_);
+  }
+  NodeComm(const NodeComm&) = delete;
+  NodeComm& operator=(const NodeComm&) = delete;
+  ~NodeComm() { BLOCKEIGS_MPI_CHECK_NOTHROW(MPI_Comm_free(&node_)); }
+  int rank() const {
+    int rank = 0;
+    BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(node_, &rank));
+    return rank;
+  }
+  int size() const {
+    int size = 1;
+    BLOCKEIGS_MPI_CHECK(MPI_Comm_size(node_, &size));
+    return size;
+  }
+
+ private:
+  MPI_Comm node_ = MPI_COMM_NULL;
+};
+
+}  // namespace
+
+int node_local_rank(MPI_Comm comm) { return NodeComm(comm).rank(); }
 
 int allowed_cpus() {
 #ifdef __linux__
@@ -57,11 +80,7 @@ namespace {
 // machine: 17.0-18.6 s with 2 threads, 14.2-14.7 s with 1).
 void share_cores(MPI_Comm comm) {
   if (std::getenv("OMP_NUM_THREADS") || std::getenv("OPENBLAS_NUM_THREADS")) return;
-  MPI_Comm node;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int local_ranks = 1;
-  MPI_Comm_size(node, &local_ranks);
-  MPI_Comm_free(&node);
+  const int local_ranks = NodeComm(comm).size();
   const int threads =
       cpu_threads_per_rank(static_cast<int>(std::thread::hardware_concurrency()), local_ranks, allowed_cpus());
   omp_set_num_threads(threads);
@@ -73,7 +92,7 @@ void share_cores(MPI_Comm comm) {
 spmm::Context make_context(Backend backend, MPI_Comm comm) {
   const int devices = spmm::cuda_device_count();
   int fewest = devices;
-  MPI_Allreduce(&devices, &fewest, 1, MPI_INT, MPI_MIN, comm);
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&devices, &fewest, 1, MPI_INT, MPI_MIN, comm));
   if (backend == Backend::automatic) backend = fewest > 0 ? Backend::cuda : Backend::cpu;
   if (backend == Backend::cpu) {
     share_cores(comm);

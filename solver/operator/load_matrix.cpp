@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "core/checks.hpp"
 #include "core/error.hpp"
 #include "io/generators.hpp"
 #include "io/hdf5_csr.hpp"
@@ -21,8 +22,8 @@ void check_rank_count(std::int64_t rows, int ranks, const std::string& what) {
 
 DistributedRows load_distributed_rows(const io::MatrixConfig& config, MPI_Comm comm) {
   int rank = 0, ranks = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &ranks);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
   DistributedRows out;
 
   switch (config.source) {
@@ -57,9 +58,9 @@ DistributedRows load_distributed_rows(const io::MatrixConfig& config, MPI_Comm c
         return o;
       });
       long long count = static_cast<long long>(offsets.size());
-      MPI_Bcast(&count, 1, MPI_LONG_LONG, 0, comm);
+      BLOCKEIGS_MPI_CHECK(MPI_Bcast(&count, 1, MPI_LONG_LONG, 0, comm));
       offsets.resize(static_cast<std::size_t>(count));
-      MPI_Bcast(offsets.data(), static_cast<int>(count), MPI_INT64_T, 0, comm);
+      BLOCKEIGS_MPI_CHECK(MPI_Bcast(offsets.data(), static_cast<int>(count), MPI_INT64_T, 0, comm));
       out.partition = RowPartition::balanced(offsets, ranks);
       out.global_nnz = offsets.back();
       out.rows = collectively(comm, [&] {

@@ -6,6 +6,7 @@
 #include <tuple>
 #include <vector>
 
+#include "core/checks.hpp"
 #include "core/error.hpp"
 #include "solver/operator/collective.hpp"
 
@@ -23,7 +24,7 @@ struct Entry {
 void check_symmetric(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition,
                      const std::string& what) {
   int ranks = 1;
-  MPI_Comm_size(comm, &ranks);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
   if (rows.global_rows != rows.global_cols)
     collectively(comm, [&] { fail_input(what, " is ", rows.global_rows, " x ", rows.global_cols, ", not square"); });
 
@@ -40,14 +41,14 @@ void check_symmetric(MPI_Comm comm, const io::CsrRows& rows, const RowPartition&
     send_counts[q] = static_cast<int>(outgoing[q].size() * sizeof(Entry));
     send.insert(send.end(), outgoing[q].begin(), outgoing[q].end());
   }
-  MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm);
+  BLOCKEIGS_MPI_CHECK(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm));
   for (int q = 0; q < ranks; ++q) {
     send_displs[q + 1] = send_displs[q] + send_counts[q];
     recv_displs[q + 1] = recv_displs[q] + recv_counts[q];
   }
   std::vector<Entry> transposed(static_cast<std::size_t>(recv_displs[ranks]) / sizeof(Entry));
-  MPI_Alltoallv(send.data(), send_counts.data(), send_displs.data(), MPI_BYTE, transposed.data(),
-                recv_counts.data(), recv_displs.data(), MPI_BYTE, comm);
+  BLOCKEIGS_MPI_CHECK(MPI_Alltoallv(send.data(), send_counts.data(), send_displs.data(), MPI_BYTE, transposed.data(),
+                recv_counts.data(), recv_displs.data(), MPI_BYTE, comm));
   std::sort(transposed.begin(), transposed.end());
 
   std::vector<Entry> own;

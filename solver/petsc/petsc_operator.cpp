@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/checks.hpp"
 #include "core/error.hpp"
 #include "solver/operator/collective.hpp"
 #include "solver/operator/distributed_operator.hpp"
@@ -69,7 +70,7 @@ struct ShellContext {
   ShellContext& operator=(const ShellContext&) = delete;
   ~ShellContext() {
     op.reset();  // before the communicator it uses
-    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+    if (comm != MPI_COMM_NULL) BLOCKEIGS_MPI_CHECK_NOTHROW(MPI_Comm_free(&comm));
   }
 
   std::int64_t local_rows() const { return op->local_rows(); }
@@ -244,8 +245,8 @@ void check_fits_petsc_int(std::int64_t rows) {
 Mat create_petsc_operator(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& rows,
                           const RowPartition& partition, Algorithm algorithm) {
   int ranks = 1, rank = 0;
-  MPI_Comm_size(comm, &ranks);
-  MPI_Comm_rank(comm, &rank);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   if (partition.ranks() != ranks)
     fail_input_everywhere("the row partition has ", partition.ranks(), " ranks, but the communicator has ",
                           ranks);
@@ -253,6 +254,7 @@ Mat create_petsc_operator(MPI_Comm comm, const spmm::Context& context, const io:
 
   auto ctx = std::make_unique<ShellContext>();
   BLOCKEIGS_MPI_CHECK(MPI_Comm_dup(comm, &ctx->comm));
+  use_errors_return(ctx->comm);
   ctx->op = std::make_unique<DistributedOperator<double>>(ctx->comm, context, rows, partition, algorithm);
 
   const auto local = static_cast<PetscInt>(partition.rows(rank));
@@ -285,7 +287,7 @@ Mat create_petsc_operator(MPI_Comm comm, const spmm::Context& context, const io:
 Mat create_petsc_operator_from_aij(Mat aij, const spmm::Context& context, Algorithm algorithm) {
   MPI_Comm comm = PetscObjectComm(reinterpret_cast<PetscObject>(aij));
   int ranks = 1;
-  MPI_Comm_size(comm, &ranks);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
   PetscInt global_rows = 0, global_cols = 0;
   BLOCKEIGS_PETSC_CHECK(MatGetSize(aij, &global_rows, &global_cols));
   if (global_rows != global_cols)

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/checks.hpp"
 #include "io/csr_rows.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/operator/linear_operator.hpp"
@@ -31,7 +32,7 @@ class CsrTestOperator final : public solver::LinearOperator<T> {
   CsrTestOperator(MPI_Comm comm, spmm::Context context, const io::CsrRows& whole,
                   solver::RowPartition partition)
       : comm_(comm), context_(std::move(context)), partition_(std::move(partition)) {
-    MPI_Comm_rank(comm_, &rank_);
+    BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
     rows_ = io::slice_rows(whole, partition_.begin(rank_), partition_.end(rank_));
   }
 
@@ -54,7 +55,8 @@ class CsrTestOperator final : public solver::LinearOperator<T> {
     }
     std::vector<T> whole(static_cast<std::size_t>(global_rows() * k));
     const MPI_Datatype type = std::is_same_v<T, double> ? MPI_DOUBLE : MPI_FLOAT;
-    MPI_Allgatherv(mine.data(), counts[rank_], type, whole.data(), counts.data(), displs.data(), type, comm_);
+    BLOCKEIGS_MPI_CHECK(MPI_Allgatherv(mine.data(), counts[rank_], type, whole.data(), counts.data(), displs.data(),
+                                       type, comm_));
     std::vector<T> y(static_cast<std::size_t>(n * k));
     if (beta != T(0))
       solver::copy_block(context_, spmm::ConstDenseView<T>(Y), spmm::DenseView<T>{Space::host, n, k, k, y.data()});
@@ -139,7 +141,7 @@ EigenpairCheck check_eigenpairs(MPI_Comm comm, const spmm::Context& context, con
                                 const solver::RowPartition& partition, const std::vector<double>& lambda,
                                 spmm::ConstDenseView<T> vectors) {
   int rank = 0;
-  MPI_Comm_rank(comm, &rank);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const std::int64_t k = vectors.cols, n = vectors.rows, N = whole.global_rows;
   std::vector<T> mine(static_cast<std::size_t>(n * k));
   solver::copy_block(context, vectors, spmm::DenseView<T>{Space::host, n, k, k, mine.data()});
@@ -150,7 +152,8 @@ EigenpairCheck check_eigenpairs(MPI_Comm comm, const spmm::Context& context, con
   }
   std::vector<T> x(static_cast<std::size_t>(N * k));
   const MPI_Datatype type = std::is_same_v<T, double> ? MPI_DOUBLE : MPI_FLOAT;
-  MPI_Allgatherv(mine.data(), counts[rank], type, x.data(), counts.data(), displs.data(), type, comm);
+  BLOCKEIGS_MPI_CHECK(
+      MPI_Allgatherv(mine.data(), counts[rank], type, x.data(), counts.data(), displs.data(), type, comm));
   EigenpairCheck check;
   for (std::int64_t j = 0; j < k; ++j) {
     double s = 0;

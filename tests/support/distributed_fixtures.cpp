@@ -1,3 +1,4 @@
+#include "core/checks.hpp"
 #include "distributed_fixtures.hpp"
 
 #include <algorithm>
@@ -8,13 +9,13 @@ namespace blockeigs::test {
 
 int mpi_rank(MPI_Comm comm) {
   int r = 0;
-  MPI_Comm_rank(comm, &r);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &r));
   return r;
 }
 
 int mpi_size(MPI_Comm comm) {
   int s = 1;
-  MPI_Comm_size(comm, &s);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &s));
   return s;
 }
 
