@@ -8,6 +8,7 @@
 #include "apps/run_common.hpp"
 #include "apps/summary.hpp"
 #include "core/checks.hpp"
+#include "core/enums.hpp"
 #include "io/hdf5_dense.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/cg/block_cg.hpp"
@@ -53,11 +54,11 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
     std::printf("block-cg %s\n%s", BLOCKEIGS_VERSION, summary.c_str());
     std::printf("solve      %lld right-hand side(s), rtol %g, atol %g, max %d iterations, preconditioner %s\n",
                 static_cast<long long>(s), settings.rtol, settings.atol, settings.max_iterations,
-                settings.preconditioner == io::Preconditioner::jacobi ? "jacobi" : "none");
+                to_string(settings.preconditioner).data());
   }
 
   std::optional<solver::JacobiPreconditioner<T>> jacobi;
-  if (settings.preconditioner == io::Preconditioner::jacobi) jacobi.emplace(op);
+  if (settings.preconditioner == PreconditionerKind::jacobi) jacobi.emplace(op);
   solver::BlockCgOptions options;
   options.rtol = settings.rtol;
   options.atol = settings.atol;

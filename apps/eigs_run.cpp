@@ -13,6 +13,7 @@
 #include "apps/run_common.hpp"
 #include "apps/summary.hpp"
 #include "core/checks.hpp"
+#include "core/enums.hpp"
 #include "io/config.hpp"
 #include "io/hdf5_dense.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
@@ -93,15 +94,13 @@ solver::LobpcgOptions lobpcg_options(const io::EigensolverConfig& c, std::int64_
   solver::LobpcgOptions o;
   o.k = c.k;
   o.block_size = c.block_size;
-  o.which = c.which == io::Which::largest ? solver::SpectrumEnd::largest : solver::SpectrumEnd::smallest;
+  o.which = c.which;
   o.tolerance = c.tolerance;
-  o.test = c.test == io::ConvergenceTest::relative ? solver::StoppingTest::relative : solver::StoppingTest::backward;
+  o.test = c.test;
   o.max_iterations = c.max_iterations;
   o.stagnation_window = c.stagnation_window;
   o.seed = c.seed;
-  o.search_precision = c.search_precision == io::SearchPrecision::fp32   ? solver::SearchPrecision::fp32
-                       : c.search_precision == io::SearchPrecision::fp64 ? solver::SearchPrecision::fp64
-                                                                         : solver::SearchPrecision::automatic;
+  o.search_precision = c.search_precision;
   if (o.k >= rows)
     solver::fail_input_everywhere("eigensolver.k = ", o.k, " but the matrix has ", rows,
                                   " rows: k must be smaller than the number of rows");
@@ -123,9 +122,8 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
     std::printf("block-eigs %s\n%s", BLOCKEIGS_VERSION, summary.c_str());
     std::printf("solve      LOBPCG, %d %s eigenpairs, block %d, %s test, tolerance %g, max %d iterations, "
                 "preconditioner %s\n",
-                options.k, settings.which == io::Which::largest ? "largest" : "smallest", block,
-                settings.test == io::ConvergenceTest::relative ? "relative" : "backward", settings.tolerance,
-                settings.max_iterations, settings.preconditioner == io::Preconditioner::jacobi ? "jacobi" : "none");
+                options.k, to_string(options.which).data(), block, to_string(options.test).data(),
+                options.tolerance, options.max_iterations, to_string(settings.preconditioner).data());
   }
 
   // A start block from a file, if one is given: this rank's rows only.
@@ -142,7 +140,7 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
     start = from_host_doubles<T>(context.space(), op.local_rows(), rows.cols, rows.values);
   }
   std::optional<solver::JacobiPreconditioner<T>> jacobi;
-  if (settings.preconditioner == io::Preconditioner::jacobi) jacobi.emplace(op);
+  if (settings.preconditioner == PreconditionerKind::jacobi) jacobi.emplace(op);
 
   if (config.output.monitor && rank == 0)
     options.monitor = [k = options.k](const solver::LobpcgProgress& p) {
@@ -218,7 +216,7 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
           write_provenance(w, "block-eigs", context, comm);
           w.attribute("/", "all_converged", result.all_converged());
           w.attribute("/", "norm_estimate", result.norm_estimate);
-          w.attribute("/", "convergence_test", std::string(options.test == solver::StoppingTest::relative ? "relative" : "backward"));
+          w.attribute("/", "convergence_test", std::string(to_string(options.test)));
           w.attribute("/", "stop", stop_summary(result));
           w.attribute("/", "best_iterate_restored", result.restored);
           w.attribute("/", "block_size", std::int64_t{result.block_size});

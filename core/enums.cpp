@@ -30,6 +30,27 @@ std::string_view to_string(Precision precision) {
   return precision == Precision::fp32 ? "fp32" : "fp64";
 }
 
+std::string_view to_string(SpectrumEnd end) {
+  return end == SpectrumEnd::smallest ? "smallest" : "largest";
+}
+
+std::string_view to_string(StoppingTest test) {
+  return test == StoppingTest::backward ? "backward" : "relative";
+}
+
+std::string_view to_string(SearchPrecision precision) {
+  switch (precision) {
+    case SearchPrecision::automatic: return "auto";
+    case SearchPrecision::fp64: return "fp64";
+    case SearchPrecision::fp32: return "fp32";
+  }
+  return "?";
+}
+
+std::string_view to_string(PreconditionerKind kind) {
+  return kind == PreconditionerKind::none ? "none" : "jacobi";
+}
+
 std::optional<Algorithm> parse_algorithm(std::string_view name) {
   for (Algorithm a : {Algorithm::reference, Algorithm::row_split, Algorithm::merge_based,
                       Algorithm::cusparse, Algorithm::automatic})

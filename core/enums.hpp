@@ -1,5 +1,6 @@
 // Vocabulary shared by the config (io/), the kernels (spmm/) and the solvers.
-// Kept here so that io/ can name an algorithm without including spmm/.
+// Kept here so that io/ can name an algorithm or a solver option without
+// including spmm/ or solver/. to_string gives each value's config spelling.
 #pragma once
 
 #include <optional>
@@ -18,6 +19,21 @@ enum class Backend { cpu, cuda, automatic };
 
 enum class Precision { fp32, fp64 };
 
+// Which end of the spectrum an eigensolver looks for (eigensolver.which).
+enum class SpectrumEnd { smallest, largest };
+
+// How an eigensolver judges a residual converged (eigensolver.convergence_test);
+// solver/lobpcg/lobpcg.hpp states the two tests.
+enum class StoppingTest { backward, relative };
+
+// The precision LOBPCG stores its raw search block in (eigensolver.search_precision);
+// solver/lobpcg/lobpcg.hpp says what each choice does.
+enum class SearchPrecision { automatic, fp64, fp32 };
+
+// The preconditioner an app builds for its solver (eigensolver.preconditioner,
+// block_cg.preconditioner); the solvers take a solver::Preconditioner object.
+enum class PreconditionerKind { none, jacobi };
+
 // The precision of an element type: float is fp32, double fp64.
 template <class T>
 constexpr Precision precision_of() {
@@ -29,6 +45,10 @@ std::string_view to_string(Space space);
 std::string_view to_string(Algorithm algorithm);
 std::string_view to_string(Backend backend);
 std::string_view to_string(Precision precision);
+std::string_view to_string(SpectrumEnd end);
+std::string_view to_string(StoppingTest test);
+std::string_view to_string(SearchPrecision precision);  // "auto", "fp64", "fp32"
+std::string_view to_string(PreconditionerKind kind);
 
 std::optional<Algorithm> parse_algorithm(std::string_view name);
 std::optional<Backend> parse_backend(std::string_view name);

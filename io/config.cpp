@@ -21,28 +21,7 @@ using yaml::Named;
 using yaml::Value;
 using yaml::Variant;
 
-constexpr std::array<Named<Which>, 2> kWhich{{
-    {"smallest", Which::smallest},
-    {"largest", Which::largest},
-}};
-
-constexpr std::array<Named<ConvergenceTest>, 2> kConvergenceTests{{
-    {"backward", ConvergenceTest::backward},
-    {"relative", ConvergenceTest::relative},
-}};
-
-constexpr std::array<Named<Preconditioner>, 2> kPreconditioners{{
-    {"none", Preconditioner::none},
-    {"jacobi", Preconditioner::jacobi},
-}};
-
-constexpr std::array<Named<SearchPrecision>, 3> kSearchPrecisions{{
-    {"auto", SearchPrecision::automatic},
-    {"fp64", SearchPrecision::fp64},
-    {"fp32", SearchPrecision::fp32},
-}};
-
-// Spellings of the shared enums come from core/enums.cpp.
+// Spellings of the enums come from core/enums.cpp; the order here is the messages'.
 template <class Enum, std::size_t N>
 std::array<Named<Enum>, N> spelled(const std::array<Enum, N>& values) {
   std::array<Named<Enum>, N> table;
@@ -55,6 +34,11 @@ const auto kAlgorithms =
     spelled(std::array{Algorithm::automatic, Algorithm::reference, Algorithm::row_split,
                        Algorithm::merge_based, Algorithm::cusparse});
 const auto kPrecisions = spelled(std::array{Precision::fp64, Precision::fp32});
+const auto kSpectrumEnds = spelled(std::array{SpectrumEnd::smallest, SpectrumEnd::largest});
+const auto kStoppingTests = spelled(std::array{StoppingTest::backward, StoppingTest::relative});
+const auto kPreconditioners = spelled(std::array{PreconditionerKind::none, PreconditionerKind::jacobi});
+const auto kSearchPrecisions =
+    spelled(std::array{SearchPrecision::automatic, SearchPrecision::fp64, SearchPrecision::fp32});
 
 // matrix.generator: `type` decides which sizes are needed.
 const std::array<Variant<GeneratorKind>, 4> kGeneratorTypes{{
@@ -147,10 +131,10 @@ EigensolverConfig read_eigensolver(const Value& section) {
          config.block_size = v.integer<int>(0);
          block_size = v;
        }},
-      {.key = "which", .read = [&](const Value& v) { config.which = v.choice(kWhich); }},
+      {.key = "which", .read = [&](const Value& v) { config.which = v.choice(kSpectrumEnds); }},
       {.key = "tolerance", .read = [&](const Value& v) { config.tolerance = v.positive_number(); }},
       {.key = "convergence_test",
-       .read = [&](const Value& v) { config.test = v.choice(kConvergenceTests); }},
+       .read = [&](const Value& v) { config.test = v.choice(kStoppingTests); }},
       {.key = "max_iterations",
        .read = [&](const Value& v) { config.max_iterations = v.integer<int>(1); }},
       {.key = "stagnation_window",
@@ -175,7 +159,7 @@ EigensolverConfig read_eigensolver(const Value& section) {
     block_size->fail(" must be 0 (automatic) or at least k = ", config.k, ", got ",
                      config.block_size);
   if (search_precision && config.search_precision == SearchPrecision::fp32 &&
-      config.preconditioner != Preconditioner::none)
+      config.preconditioner != PreconditionerKind::none)
     search_precision->fail(" fp32 needs preconditioner: none (a preconditioner writes the search block in fp64); "
                            "use fp64 or auto");
   return config;

@@ -37,21 +37,17 @@ struct OutputConfig {
   bool monitor = true;  // one line per iteration on rank 0
 };
 
-enum class Which { smallest, largest };
-enum class ConvergenceTest { backward, relative };
-enum class Preconditioner { none, jacobi };
-// The precision of LOBPCG's residual block (solver::SearchPrecision).
-enum class SearchPrecision { automatic, fp64, fp32 };
-
+// The enums below (SpectrumEnd, StoppingTest, PreconditionerKind,
+// SearchPrecision) are core/enums.hpp's, the types the solvers take.
 struct EigensolverConfig {
   int k = 8;                  // eigenpairs wanted
   int block_size = 0;         // 0: chosen from k (k plus guard vectors)
-  Which which = Which::smallest;
+  SpectrumEnd which = SpectrumEnd::smallest;
   double tolerance = 1e-6;
-  ConvergenceTest test = ConvergenceTest::relative;
+  StoppingTest test = StoppingTest::relative;
   int max_iterations = 1000;
   int stagnation_window = 2000;  // solver::LobpcgOptions::stagnation_window; 0: never
-  Preconditioner preconditioner = Preconditioner::none;
+  PreconditionerKind preconditioner = PreconditionerKind::none;
   SearchPrecision search_precision = SearchPrecision::automatic;
   std::uint64_t seed = 1;
   std::string start_file;     // optional HDF5 file with a start block
@@ -68,7 +64,7 @@ struct BlockCgConfig {
   double rtol = 1e-8;
   double atol = 0.0;
   int max_iterations = 10000;
-  Preconditioner preconditioner = Preconditioner::none;
+  PreconditionerKind preconditioner = PreconditionerKind::none;
   std::uint64_t seed = 1;
 };
 

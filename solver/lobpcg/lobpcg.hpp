@@ -50,13 +50,17 @@
 #include <optional>
 #include <vector>
 
+#include "core/enums.hpp"
 #include "solver/operator/linear_operator.hpp"
 #include "solver/precond/preconditioner.hpp"
 #include "spmm/dense.hpp"
 
 namespace blockeigs::solver {
 
-enum class SpectrumEnd { smallest, largest };
+// The enums the config names too are defined once in core/enums.hpp;
+// solver::SpectrumEnd and the others below name the same types.
+using blockeigs::SpectrumEnd;
+
 // Whether LOBPCG holds A X implied (LobpcgOptions::imply_ax).
 enum class ImplyAX { automatic, always, never };
 
@@ -77,7 +81,7 @@ enum class ImplyAX { automatic, always, never };
 //       otherwise.
 // With a preconditioner, which writes W itself, Z is always in the blocks'
 // precision (fp32 is refused).
-enum class SearchPrecision { automatic, fp64, fp32 };
+using blockeigs::SearchPrecision;
 
 // How a residual r = A x - lambda x is judged converged:
 //  relative (the default, as SLEPc's): ||r|| <= tol * |lambda| * ||x||, which bounds the eigenvalue's
@@ -95,7 +99,7 @@ enum class SearchPrecision { automatic, fp64, fp32 };
 // test stricter.
 // The eigenvalue error is then at most about ||r||^2 / gap: tol 1e-6 does not
 // mean 1e-6 relative accuracy of small eigenvalues under the backward test.
-enum class StoppingTest { backward, relative };
+using blockeigs::StoppingTest;
 
 // Passed to the monitor once per iteration, on every rank.
 struct LobpcgProgress {

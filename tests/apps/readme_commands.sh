@@ -92,6 +92,8 @@ if [ -x "$bin/petsc-example" ]; then
 else
   skip 'mpirun -np 2 build/<preset>/apps/petsc-example' "this build has no PETSc"
 fi
+readme 'cmake --install build/<preset> --prefix /opt/blockeigs' \
+  cmake --install "$build" --prefix "$work/prefix"
 skip 'cmake --preset cuda [-DCMAKE_CUDA_ARCHITECTURES=90]' "the build itself"
 skip 'cmake --build --preset cuda -j' "the build itself"
 skip 'ctest --preset cuda -L cuda' "the GPU tests, run on the GPU machine"

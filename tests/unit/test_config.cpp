@@ -134,7 +134,7 @@ TEST(ConfigExamples, Laplacian128) {
             128 * 128 * 128);
   EXPECT_EQ(config.eigensolver.k, 16);
   EXPECT_EQ(config.eigensolver.tolerance, 1e-5);
-  EXPECT_EQ(config.eigensolver.test, ConvergenceTest::relative);
+  EXPECT_EQ(config.eigensolver.test, StoppingTest::relative);
   EXPECT_EQ(config.output.path, "results.h5");  // outputs stay relative to the working directory
 }
 
@@ -143,7 +143,7 @@ TEST(ConfigExamples, FromHdf5ResolvesTheFileNextToTheConfig) {
   EXPECT_EQ(config.matrix.source, MatrixSource::hdf5);
   EXPECT_EQ(config.matrix.file, (kConfigs / "matrix.h5").lexically_normal().string());
   EXPECT_EQ(config.matrix.group, "/A");
-  EXPECT_EQ(config.eigensolver.preconditioner, Preconditioner::jacobi);
+  EXPECT_EQ(config.eigensolver.preconditioner, PreconditionerKind::jacobi);
 }
 
 TEST(ConfigExamples, BlockCgDemo) {
@@ -167,12 +167,12 @@ TEST(ConfigDefaults, Eigs) {
   const EigensolverConfig& e = config.eigensolver;
   EXPECT_EQ(e.k, 8);
   EXPECT_EQ(e.block_size, 0);
-  EXPECT_EQ(e.which, Which::smallest);
+  EXPECT_EQ(e.which, SpectrumEnd::smallest);
   EXPECT_EQ(e.tolerance, 1e-6);
-  EXPECT_EQ(e.test, ConvergenceTest::relative);  // bounds the eigenvalues' relative error, as SLEPc's default
+  EXPECT_EQ(e.test, StoppingTest::relative);  // bounds the eigenvalues' relative error, as SLEPc's default
   EXPECT_EQ(e.max_iterations, 1000);
   EXPECT_EQ(e.stagnation_window, 2000);
-  EXPECT_EQ(e.preconditioner, Preconditioner::none);
+  EXPECT_EQ(e.preconditioner, PreconditionerKind::none);
   EXPECT_EQ(e.search_precision, SearchPrecision::automatic);
   EXPECT_EQ(e.seed, 1u);
   EXPECT_TRUE(e.start_file.empty());
@@ -193,7 +193,7 @@ TEST(ConfigDefaults, BlockCg) {
   EXPECT_EQ(s.rtol, 1e-8);
   EXPECT_EQ(s.atol, 0.0);
   EXPECT_EQ(s.max_iterations, 10000);
-  EXPECT_EQ(s.preconditioner, Preconditioner::none);
+  EXPECT_EQ(s.preconditioner, PreconditionerKind::none);
   EXPECT_EQ(s.seed, 1u);
 }
 
@@ -231,11 +231,11 @@ output: {path: out/r.h5, monitor: false}
   const EigensolverConfig& e = config.eigensolver;
   EXPECT_EQ(e.k, 4);
   EXPECT_EQ(e.block_size, 6);
-  EXPECT_EQ(e.which, Which::largest);
+  EXPECT_EQ(e.which, SpectrumEnd::largest);
   EXPECT_EQ(e.tolerance, 1e-9);
-  EXPECT_EQ(e.test, ConvergenceTest::relative);
+  EXPECT_EQ(e.test, StoppingTest::relative);
   EXPECT_EQ(e.max_iterations, 50);
-  EXPECT_EQ(e.preconditioner, Preconditioner::jacobi);
+  EXPECT_EQ(e.preconditioner, PreconditionerKind::jacobi);
   EXPECT_EQ(e.search_precision, SearchPrecision::fp64);
   EXPECT_EQ(e.seed, 9223372036854775807u);
   EXPECT_EQ(e.start_file, "x0.h5");
@@ -269,7 +269,7 @@ block_cg:
   EXPECT_EQ(config.solver.rtol, 1e-10);
   EXPECT_EQ(config.solver.atol, 1e-12);
   EXPECT_EQ(config.solver.max_iterations, 7);
-  EXPECT_EQ(config.solver.preconditioner, Preconditioner::jacobi);
+  EXPECT_EQ(config.solver.preconditioner, PreconditionerKind::jacobi);
   EXPECT_EQ(config.solver.seed, 3u);
 
   const CgConfig known = parse_cg_config(

@@ -80,7 +80,7 @@ TEST(ConfigOverrides, ValuesAreYaml) {
       eigs({"matrix.generator={type: laplacian_1d, nx: 50}", "eigensolver.which=largest", "eigensolver.start={file: x0.h5}"});
   EXPECT_EQ(config.matrix.generator.kind, GeneratorKind::laplacian_1d);
   EXPECT_EQ(config.matrix.generator.nx, 50);
-  EXPECT_EQ(config.eigensolver.which, Which::largest);
+  EXPECT_EQ(config.eigensolver.which, SpectrumEnd::largest);
   EXPECT_EQ(config.eigensolver.start_file, "x0.h5");
 }
 
