@@ -9,10 +9,10 @@
 
 namespace blockeigs::apps {
 
-std::string_view version();     // "0.1.0"
+std::string_view version();     // "0.2.0"
 std::string_view git_commit();  // `git describe --always --dirty`, or "unknown"
 
-// "block-eigs 0.1.0" and one line per build fact, ending in a newline:
+// "block-eigs 0.2.0" and one line per build fact, ending in a newline:
 //   commit  efa5380-dirty
 //   CUDA    on (13.0.48)     | off
 //   PETSc   on (PETSc 3.18.5, SLEPc 3.18.2) | off
