@@ -10,7 +10,7 @@
 #include "spmm/single_input_spmm.hpp"
 
 #ifdef BLOCKEIGS_HAVE_CUDA
-#include "solver/operator/cuda/halo_pack.hpp"
+#include "solver/operator/halo/cuda/halo_pack.hpp"
 #endif
 
 namespace blockeigs::solver {

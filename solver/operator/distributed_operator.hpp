@@ -4,8 +4,8 @@
 // Each apply: begin the halo exchange (pack the rows neighbours need, post
 // receives and sends), multiply the diagonal block while the rows move, end
 // the exchange, add the off-diagonal block times the halo block. The exchange
-// is one object per transport (solver/operator/halo_exchange.hpp), chosen
-// when the operator is built (solver/operator/halo_transport.hpp): CUDA IPC
+// is one object per transport (solver/operator/halo/halo_exchange.hpp), chosen
+// when the operator is built (solver/operator/halo/halo_transport.hpp): CUDA IPC
 // between GPUs of one node, otherwise MPI, staged through the host unless MPI
 // is CUDA-aware. Buffers are kept across calls.
 #pragma once
@@ -20,9 +20,9 @@
 
 #include "core/enums.hpp"
 #include "io/csr_rows.hpp"
-#include "solver/operator/halo_exchange.hpp"
-#include "solver/operator/halo_plan.hpp"
-#include "solver/operator/halo_transport.hpp"
+#include "solver/operator/halo/halo_exchange.hpp"
+#include "solver/operator/halo/halo_plan.hpp"
+#include "solver/operator/halo/halo_transport.hpp"
 #include "solver/operator/linear_operator.hpp"
 #include "solver/operator/row_partition.hpp"
 #include "spmm/plan.hpp"

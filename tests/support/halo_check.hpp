@@ -14,8 +14,8 @@
 
 #include "distributed_fixtures.hpp"
 #include "operator_check.hpp"
-#include "solver/operator/halo_plan.hpp"
-#include "solver/operator/halo_transport.hpp"
+#include "solver/operator/halo/halo_plan.hpp"
+#include "solver/operator/halo/halo_transport.hpp"
 
 namespace blockeigs::test {
 

@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "solver/operator/halo_exchange.hpp"
+#include "solver/operator/halo/halo_exchange.hpp"
 
 namespace blockeigs::solver {
 

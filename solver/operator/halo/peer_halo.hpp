@@ -18,7 +18,7 @@
 #include <memory>
 #include <vector>
 
-#include "solver/operator/halo_exchange.hpp"
+#include "solver/operator/halo/halo_exchange.hpp"
 
 namespace blockeigs::solver {
 

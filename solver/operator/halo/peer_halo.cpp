@@ -1,11 +1,11 @@
-#include "solver/operator/peer_halo.hpp"
+#include "solver/operator/halo/peer_halo.hpp"
 
 #include <cstdlib>
 #include <string>
 
 #include "core/error.hpp"
 #include "solver/operator/collective.hpp"
-#include "solver/operator/halo_transport.hpp"
+#include "solver/operator/halo/halo_transport.hpp"
 
 #ifdef BLOCKEIGS_HAVE_CUDA
 #include "spmm/cuda/cuda_check.hpp"

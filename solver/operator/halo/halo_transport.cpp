@@ -1,10 +1,10 @@
-#include "solver/operator/halo_transport.hpp"
+#include "solver/operator/halo/halo_transport.hpp"
 
 #include "core/error.hpp"
 #include "solver/operator/device_selection.hpp"
-#include "solver/operator/mpi_halo.hpp"
-#include "solver/operator/peer_halo.hpp"
-#include "solver/operator/staged_mpi_halo.hpp"
+#include "solver/operator/halo/mpi_halo.hpp"
+#include "solver/operator/halo/peer_halo.hpp"
+#include "solver/operator/halo/staged_mpi_halo.hpp"
 
 namespace blockeigs::solver {
 

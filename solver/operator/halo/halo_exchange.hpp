@@ -1,6 +1,6 @@
 // The halo exchange of a distributed operator as a begin/end object (PETSc's
 // VecScatterBegin/End): one implementation per transport, chosen once when
-// the operator is built (solver/operator/halo_transport.hpp).
+// the operator is built (solver/operator/halo/halo_transport.hpp).
 //
 //   halo->reserve(k);                            // buffers for k columns
 //   halo->begin(X);                              // pack; post receives, then sends
@@ -22,7 +22,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "solver/operator/halo_plan.hpp"
+#include "solver/operator/halo/halo_plan.hpp"
 #include "spmm/context.hpp"
 #include "spmm/dense.hpp"
 #include "spmm/memory.hpp"

@@ -1,4 +1,4 @@
-#include "solver/operator/halo_exchange.hpp"
+#include "solver/operator/halo/halo_exchange.hpp"
 
 #include <algorithm>
 #include <limits>
@@ -8,7 +8,7 @@
 #include "solver/operator/collective.hpp"
 
 #ifdef BLOCKEIGS_HAVE_CUDA
-#include "solver/operator/cuda/halo_pack.hpp"
+#include "solver/operator/halo/cuda/halo_pack.hpp"
 #endif
 
 namespace blockeigs::solver {

@@ -1,7 +1,7 @@
-#include "solver/operator/mpi_halo.hpp"
+#include "solver/operator/halo/mpi_halo.hpp"
 
 #include "solver/operator/collective.hpp"
-#include "solver/operator/halo_transport.hpp"
+#include "solver/operator/halo/halo_transport.hpp"
 
 namespace blockeigs::solver {
 

@@ -1,4 +1,4 @@
-#include "solver/operator/halo_plan.hpp"
+#include "solver/operator/halo/halo_plan.hpp"
 
 #include "core/error.hpp"
 #include "solver/operator/collective.hpp"

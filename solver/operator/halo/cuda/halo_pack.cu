@@ -1,4 +1,4 @@
-#include "solver/operator/cuda/halo_pack.hpp"
+#include "solver/operator/halo/cuda/halo_pack.hpp"
 #include "spmm/cuda/cuda_check.hpp"
 
 namespace blockeigs::solver::cuda {
