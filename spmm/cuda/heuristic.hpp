@@ -136,15 +136,15 @@ std::int64_t merge_spmv_slack(std::int64_t items);
 // The SpMV body walks its segment in chunks of 32 lanes x this many merge
 // items (merge_spmv.cu). Odd, so that lanes reading their own runs of
 // nonzeros from shared memory hit different banks. H200, n = 1, 8 skewed
-// matrices (1f89557): fp32 9 beat 5, 7 and 8 by 2-6%; fp64 7 beat 5, 8 and 9
+// matrices (docs/benchmarks/spmm.md): fp32 9 beat 5, 7 and 8 by 2-6%; fp64 7 beat 5, 8 and 9
 // by 4-10% (with 64 registers; more blocks per SM spilled in fp64).
 inline constexpr int merge_spmv_items_per_lane_fp32 = 9;
 inline constexpr int merge_spmv_items_per_lane_fp64 = 7;
 // n = 2 and 4: each item carries n products, so fewer items per lane keep
 // the chunk's loads in registers. H200, the 27 skewed matrices of the full
-// suite: at n = 2 (5abdb84) fp32 7 items tied 9 (which spilled) and beat 5
+// suite: at n = 2 fp32 7 items tied 9 (which spilled) and beat 5
 // and 11 by 4-5% in geomean, fp64 5 items at 3 blocks per SM tied 3 and 7;
-// at n = 4 fp32 (177ff37) 5 items beat 3 by 8% and 7 by 3%.
+// at n = 4 fp32 5 items beat 3 by 8% and 7 by 3%.
 inline constexpr int merge_spmv2_items_per_lane_fp32 = 7;
 inline constexpr int merge_spmv2_items_per_lane_fp64 = 5;
 inline constexpr int merge_spmv4_items_per_lane_fp32 = 5;
@@ -153,7 +153,7 @@ inline constexpr int merge_spmv_max_width = 4;  // widest block the narrow body 
 
 // Block widths the narrow body takes: 1 and 2, and 4 in fp32. fp64 at n = 4
 // (32-byte items, 3 a lane to fit 48 KB of shared memory) was slower than the
-// general body on 14 of the 24 skewed matrices (H200, 177ff37).
+// general body on 14 of the 24 skewed matrices (H200, docs/benchmarks/spmm.md).
 constexpr bool merge_spmv_takes(std::int64_t n, Precision precision) {
   return n == 1 || n == 2 || (n == 4 && precision == Precision::fp32);
 }

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/checks.hpp"
 #include "apps/app_main.hpp"
 #include "apps/cg_run.hpp"
 #include "apps/eigs_run.hpp"
@@ -30,13 +31,13 @@ namespace fs = std::filesystem;
 fs::path shared_folder() {
   const fs::path dir = fs::temp_directory_path() / ("blockeigs_app_runs_np" + std::to_string(test::mpi_size()));
   if (test::mpi_rank() == 0) fs::create_directories(dir);
-  MPI_Barrier(MPI_COMM_WORLD);
+  BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
   return dir;
 }
 
 void write_text(const fs::path& path, const std::string& text) {
   if (test::mpi_rank() == 0) std::ofstream(path) << text;
-  MPI_Barrier(MPI_COMM_WORLD);
+  BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
 }
 
 std::vector<double> read_vector(const std::string& file, const char* dataset) {
@@ -151,7 +152,7 @@ void block_cg_with_rhs_from_hdf5() {
   }
   write_text(dir / "cg.yaml", "matrix:\n  generator: {type: laplacian_2d, nx: 16, ny: 12}\nblock_cg:\n  rhs: {source: hdf5, file: rhs.h5, dataset: /rhs/B}\n  rtol: 1.0e-10\noutput:\n  path: " + out + "\n  monitor: false\n");
   EXPECT_EQ(apps::run_cg((dir / "cg.yaml").string(), MPI_COMM_WORLD), apps::exit_ok);
-  MPI_Barrier(MPI_COMM_WORLD);
+  BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
   const auto true_residuals = read_vector(out, "/true_residual_norms");
   const auto rhs_norms = read_vector(out, "/rhs_norms");
   ASSERT_EQ(true_residuals.size(), 3u);
@@ -194,7 +195,7 @@ TEST(AppRuns, BlockEigsWithStartBlockFromHdf5) {
   }
   write_text(dir / "eigs.yaml", "matrix:\n  generator: {type: laplacian_2d, nx: 16, ny: 12}\neigensolver:\n  k: 3\n  tolerance: 1.0e-8\n  convergence_test: relative\n  start: {file: start.h5}\noutput:\n  path: " + out + "\n  monitor: false\n");
   EXPECT_EQ(apps::run_eigs((dir / "eigs.yaml").string(), MPI_COMM_WORLD), apps::exit_ok);
-  MPI_Barrier(MPI_COMM_WORLD);
+  BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
   const auto values = read_vector(out, "/eigenvalues");
   io::GeneratorSpec spec{io::GeneratorKind::laplacian_2d, nx, ny, 1, 5};
   const auto exact = io::laplacian_eigenvalues(spec);

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/checks.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "tests/support/csr_test_operator.hpp"
 
@@ -18,8 +19,8 @@ namespace {
 // Every rank holds the same value, to the bit.
 bool same_on_every_rank(const std::vector<double>& v) {
   std::vector<double> lo(v.size()), hi(v.size());
-  MPI_Allreduce(v.data(), lo.data(), int(v.size()), MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-  MPI_Allreduce(v.data(), hi.data(), int(v.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(v.data(), lo.data(), int(v.size()), MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD));
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(v.data(), hi.data(), int(v.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
   return std::memcmp(lo.data(), v.data(), v.size() * sizeof(double)) == 0 &&
          std::memcmp(hi.data(), v.data(), v.size() * sizeof(double)) == 0;
 }
@@ -27,8 +28,8 @@ bool same_on_every_rank(const std::vector<double>& v) {
 TEST(DistributedBlockOps, GramAndNormsMatchTheWholeBlockOnEveryRank) {
   const std::int64_t N = 1001, k1 = 4, k2 = 3;
   int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size));
   for (const auto& part : {solver::RowPartition::uniform(N, size), test::partition_with_empty_rank(N, size)}) {
     const std::int64_t n = part.rows(rank), first = part.begin(rank);
     const spmm::Context ctx = spmm::Context::host();
@@ -68,8 +69,8 @@ TEST(DistributedBlockOps, AllreduceSumsInAFixedTreeOrder) {
   // shows in the bits: the result must be exactly the binomial tree's
   // (rank r + d added into rank r, d = 1, 2, 4, ...), on every rank.
   int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size));
   const int n = 50;
   auto contribution = [](int r, int i) { return solver::hash_uniform(21, r, i) * std::pow(1e5, r % 3); };
   std::vector<double> v(n);

@@ -2,6 +2,7 @@
 // every rank count the suite runs (1, 2, 3, 4), on the CPU backend.
 #include <gtest/gtest.h>
 
+#include "core/checks.hpp"
 #include "io/generators.hpp"
 #include "io/matrix_market.hpp"
 #include "operator_check.hpp"
@@ -135,7 +136,7 @@ TEST(DistributedOperator, HaloPlanIsConsistent) {
   std::vector<int> receives(ranks, 0);
   for (std::size_t q = 0; q < plan.recv_ranks.size(); ++q)
     receives[plan.recv_ranks[q]] = int(plan.recv_offsets[q + 1] - plan.recv_offsets[q]);
-  MPI_Alltoall(receives.data(), 1, MPI_INT, expected.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  BLOCKEIGS_MPI_CHECK(MPI_Alltoall(receives.data(), 1, MPI_INT, expected.data(), 1, MPI_INT, MPI_COMM_WORLD));
   EXPECT_EQ(sends, expected);
   for (std::int32_t r : plan.send_rows) {
     EXPECT_GE(r, 0);

@@ -16,6 +16,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/checks.hpp"
 #include "core/error.hpp"
 #include "io/generators.hpp"
 #include "solver/blocks/block_ops.hpp"
@@ -35,7 +36,7 @@ using solver::StoppingTest;
 
 int world_size() {
   int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size));
   return size;
 }
 
@@ -77,7 +78,7 @@ enum class Split { balanced, empty_rank };
 
 solver::RowPartition partition_of(const Problem& p, MPI_Comm comm, Split split) {
   int size = 1;
-  MPI_Comm_size(comm, &size);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &size));
   return split == Split::balanced ? solver::RowPartition::balanced(p.whole.row_offsets, size)
                                   : test::partition_with_empty_rank(p.whole.global_rows, size);
 }
@@ -659,19 +660,19 @@ TEST(Lobpcg, SameEigenvaluesOnEveryRankCount) {
   const Problem p = laplacian(io::GeneratorKind::laplacian_3d, 8, 8, 8);
   const LobpcgOptions o = options_for(6);
   int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
   std::vector<double> reference;
   for (int ranks = 1; ranks <= world_size(); ++ranks) {
     MPI_Comm sub;
-    MPI_Comm_split(MPI_COMM_WORLD, rank < ranks ? 0 : MPI_UNDEFINED, rank, &sub);
+    BLOCKEIGS_MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, rank < ranks ? 0 : MPI_UNDEFINED, rank, &sub));
     std::vector<double> values(o.k);
     if (sub != MPI_COMM_NULL) {
       const Solved r = run(p, o, Precond::none, Split::balanced, sub);
       expect_solved(p, r, o, 1e-8);
       values = r.result.eigenvalues;
-      MPI_Comm_free(&sub);
+      BLOCKEIGS_MPI_CHECK(MPI_Comm_free(&sub));
     }
-    MPI_Bcast(values.data(), o.k, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    BLOCKEIGS_MPI_CHECK(MPI_Bcast(values.data(), o.k, MPI_DOUBLE, 0, MPI_COMM_WORLD));
     if (ranks == 1) reference = values;
     for (int j = 0; j < o.k; ++j)
       EXPECT_NEAR(values[j], reference[j], 1e-10 * reference[j]) << ranks << " ranks, pair " << j;

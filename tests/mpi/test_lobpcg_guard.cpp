@@ -11,6 +11,7 @@
 #include <numbers>
 #include <vector>
 
+#include "core/checks.hpp"
 #include "io/generators.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
@@ -37,7 +38,7 @@ struct Laplacian1d {
     spec.stencil = 3;
     whole = io::generate_rows(spec, 0, n);
     int size = 1;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    BLOCKEIGS_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size));
     partition = test::partition_with_empty_rank(n, size);
   }
 };
@@ -206,7 +207,7 @@ TEST(LobpcgGuard, StopsAStagnatingRun) {
   for (int i = 2; i <= 40; ++i) d.push_back(i);
   const io::CsrRows whole = test::diagonal_matrix(d);
   int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size));
   test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), whole,
                                   test::partition_with_empty_rank(40, size));
   solver::LobpcgOptions o = options(1e-6);

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/checks.hpp"
 #include "core/error.hpp"
 #include "io/generators.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
@@ -41,7 +42,7 @@ class SlepcEnvironment : public ::testing::Environment {
     ASSERT_EQ(SlepcInitializeNoArguments(), 0);
     const spmm::Context context = test_context();
     int rank = 0;
-    MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+    BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
     if (rank == 0)
       std::printf("[petsc tests] backend: %s\n", context.space() == Space::device ? "cuda (host blocks staged)" : "cpu");
   }
@@ -79,12 +80,12 @@ using OwnedEps = Owned<EPS, EPSDestroy>;
 
 int world_rank() {
   int rank = 0;
-  MPI_Comm_rank(PETSC_COMM_WORLD, &rank);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   return rank;
 }
 int world_size() {
   int size = 1;
-  MPI_Comm_size(PETSC_COMM_WORLD, &size);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   return size;
 }
 

@@ -14,9 +14,9 @@
 // cycle, broadcast or not. With 8 rows a warp (16 outputs) that is ~2 cycles
 // per row and input pair: at the copy rate up to 32 inputs, 72% at 48 (H200,
 // 2M rows). Groups of 10 or 16 lanes (20 or 32 outputs) carry fewer rows per
-// load and fell to 44-47% (8acccda); a lane-per-row kernel reading S as
+// load and fell to 44-47%; a lane-per-row kernel reading S as
 // kernel-parameter operands, with its tile staged by plain loads, reached
-// only 29-64% (40848e0). Wider outputs go to the fp64 tensor-core kernel
+// only 29-64% (docs/benchmarks/block-ops.md). Wider outputs go to the fp64 tensor-core kernel
 // (dmma_update.cu) or cuBLAS (block_ops_cuda.cu decides).
 //
 // The compile-time input count K1 is the actual one rounded up to 16, 32, 48
@@ -30,7 +30,7 @@
 // A row of Y is written only after every lane of its warp has read its part
 // of that row of X1, X2 (the warp barrier waits for all of them) and Z, so Y
 // may overlap the inputs in any columns of the same rows. (Exchanging the
-// pairs by shuffles instead, 240f7a1, cost 0.34 ms for 32 -> 16 columns at 2M
+// pairs by shuffles instead cost 0.34 ms for 32 -> 16 columns at 2M
 // rows on an H200.)
 #include <algorithm>
 #include <cstdint>

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 
+#include "core/checks.hpp"
 #include "io/generators.hpp"
 #include "operator_check.hpp"
 #include "solver/operator/device_selection.hpp"
@@ -16,7 +17,7 @@ namespace {
 
 bool every_rank_sees_a_gpu() {
   int devices = spmm::cuda_device_count(), fewest = devices;
-  MPI_Allreduce(&devices, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&devices, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
   return fewest > 0;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/checks.hpp"
 #include "halo_check.hpp"
 #include "io/generators.hpp"
 #include "solver/operator/device_selection.hpp"
@@ -20,7 +21,7 @@ using solver::HaloTransport;
 
 bool every_rank_sees_a_gpu() {
   int devices = spmm::cuda_device_count(), fewest = devices;
-  MPI_Allreduce(&devices, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&devices, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
   return fewest > 0;
 }
 
