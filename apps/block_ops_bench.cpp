@@ -28,40 +28,97 @@ const char* const usage =
     "  --help      prints this text\n"
     "  --version   prints the version, commit and build (CUDA, PETSc, HDF5)\n";
 
+struct Case {
+  std::string name;
+  double blocks;  // block-sized transfers the operation needs at least
+  std::function<void()> step;
+};
+
+// The blocks and small matrices the cases work on, made once, and the cases,
+// by theme. The cases' steps refer to the members: an Inputs outlives them.
 template <class T>
-void run(const apps::BenchOptions& options, MPI_Comm comm) {
-  const spmm::Context context = solver::make_context(options.backend, comm);
-  const Space space = context.space();
-  const std::int64_t m = options.size, k = options.width;
-  spmm::DenseBlock<T> X(space, m, k), Y(space, m, k), Z(space, m, k), W(space, m, k), S(space, m, k);
-  spmm::DenseBlock<T> three(space, m, 3 * k);  // block CG's [P Q R]
+struct Inputs {
+  Inputs(const apps::BenchOptions& options, MPI_Comm comm);
+  spmm::DenseView<T> cols(spmm::DenseBlock<T>& b, std::int64_t first, std::int64_t count) {
+    return solver::column_range(b.view(), first, count);
+  }
+  spmm::ConstDenseView<T> ccols(spmm::DenseBlock<T>& b, std::int64_t first, std::int64_t count) {
+    return spmm::ConstDenseView<T>(cols(b, first, count));
+  }
+  std::vector<Case> block_cases();   // the operations one by one
+  std::vector<Case> lobpcg_cases();  // one LOBPCG iteration's, in the order it runs them
+  std::vector<Case> ritz_cases();    // the Ritz update's layouts and shapes
+
+  MPI_Comm comm;
+  const spmm::Context context;
+  const Space space;
+  const std::int64_t m, k;
+
+  spmm::DenseBlock<T> X, Y, Z, W, S;
+  spmm::DenseBlock<T> three;  // block CG's [P Q R]
+  solver::HostMatrix coefficients;
+  spmm::DenseBlock<T> S3, AS3, S3next;
+  spmm::DenseBlock<T> SAS, SASnext;  // block-eigs' layout: S and A S side by side
+  spmm::DenseBlock<T> YR, AYc, AZc, AS3next;
+  std::vector<double> lambda;
+  solver::HostMatrix ritz, projection;
+  solver::HostMatrix ritz_short_p;
+  solver::HostMatrix ritz_odd_m, ritz_odd_inputs;
+  solver::HostMatrix ritz_m2;  // outputs two short (k >= 4)
+  solver::HostMatrix ritz_m4;  // and four
+  std::vector<std::int64_t> one_locked;
+  solver::ImpliedAX implied_ax;
+  solver::HostMatrix odd_projection;
+  std::vector<std::int64_t> all_but_first;
+  const solver::OrthonormalizeTolerances tol = solver::OrthonormalizeTolerances::for_type<T>();
+  spmm::DenseBlock<T> QW, QW_scratch;
+  std::vector<std::int64_t> three_quarters;
+  std::int64_t active = 0;
+  spmm::ConstDenseView<T> x, y;
+  const double block_bytes = double(m) * double(k) * sizeof(T);
+  spmm::DenseBlock<T> Zc, Rc;
+  spmm::DenseBlock<float> Zf, Rf;
+  solver::ImpliedAX implied_apart;
+};
+
+template <class T>
+Inputs<T>::Inputs(const apps::BenchOptions& options, MPI_Comm comm_)
+    : comm(comm_), context(solver::make_context(options.backend, comm_)), space(context.space()),
+      m(options.size), k(options.width) {
+  X = spmm::DenseBlock<T>(space, m, k);
+  Y = spmm::DenseBlock<T>(space, m, k);
+  Z = spmm::DenseBlock<T>(space, m, k);
+  W = spmm::DenseBlock<T>(space, m, k);
+  S = spmm::DenseBlock<T>(space, m, k);
+  three = spmm::DenseBlock<T>(space, m, 3 * k);
   solver::fill_random(context, three.view(), 4, 0);
   solver::fill_random(context, X.view(), 1, 0);
   solver::fill_random(context, Y.view(), 2, 0);
   solver::fill_random(context, Z.view(), 3, 0);
-  solver::HostMatrix coefficients(k, k);
+  coefficients = solver::HostMatrix(k, k);
   for (std::int64_t i = 0; i < k; ++i)
     for (std::int64_t j = 0; j < k; ++j) coefficients(i, j) = (i == j ? 1.0 : 0.0) + 1e-3 * double((i + 2 * j) % 5);
   // One LOBPCG iteration's operations at block size k: S = [X P W] and A S,
   // 3k columns each, the Ritz update into a second S.
-  spmm::DenseBlock<T> S3(space, m, 3 * k), AS3(space, m, 3 * k), S3next(space, m, 3 * k);
-  spmm::DenseBlock<T> SAS(space, m, 6 * k), SASnext(space, m, 6 * k);  // block-eigs' layout: S and A S side by side
+  S3 = spmm::DenseBlock<T>(space, m, 3 * k);
+  AS3 = spmm::DenseBlock<T>(space, m, 3 * k);
+  S3next = spmm::DenseBlock<T>(space, m, 3 * k);
+  SAS = spmm::DenseBlock<T>(space, m, 6 * k);
+  SASnext = spmm::DenseBlock<T>(space, m, 6 * k);
   solver::fill_random(context, S3.view(), 5, 0);
   solver::fill_random(context, AS3.view(), 6, 0);
   solver::fill_random(context, SAS.view(), 7, 0);
   // Layouts with every output row written whole: [Y R] side by side (3k
   // columns), A Y (2k) and A Z (k) each compact.
-  spmm::DenseBlock<T> YR(space, m, 3 * k), AYc(space, m, 2 * k), AZc(space, m, k), AS3next(space, m, 3 * k);
+  YR = spmm::DenseBlock<T>(space, m, 3 * k);
+  AYc = spmm::DenseBlock<T>(space, m, 2 * k);
+  AZc = spmm::DenseBlock<T>(space, m, k);
+  AS3next = spmm::DenseBlock<T>(space, m, 3 * k);
   solver::fill_random(context, AZc.view(), 9, 0);
-  auto cols = [](spmm::DenseBlock<T>& b, std::int64_t first, std::int64_t count) {
-    return solver::column_range(b.view(), first, count);
-  };
-  auto ccols = [&](spmm::DenseBlock<T>& b, std::int64_t first, std::int64_t count) {
-    return spmm::ConstDenseView<T>(cols(b, first, count));
-  };
-  std::vector<double> lambda(static_cast<std::size_t>(k));
+  lambda = std::vector<double>(static_cast<std::size_t>(k));
   for (std::int64_t j = 0; j < k; ++j) lambda[j] = 1.0 + 0.01 * double(j);
-  solver::HostMatrix ritz(3 * k, 2 * k), projection(2 * k, k);
+  ritz = solver::HostMatrix(3 * k, 2 * k);
+  projection = solver::HostMatrix(2 * k, k);
   for (std::int64_t i = 0; i < 3 * k; ++i)
     for (std::int64_t j = 0; j < 2 * k; ++j) ritz(i, j) = (i == j ? 1.0 : 0.0) + 1e-3 * double((i + j) % 7);
   for (std::int64_t i = 0; i < 2 * k; ++i)
@@ -69,12 +126,13 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
   // The Ritz update as soft locking leaves it: P one column short (R then
   // starts at an odd column), and one residual (k / 4) placed after the
   // active ones (those after it move down a column).
-  solver::HostMatrix ritz_short_p(3 * k - 1, 2 * k - 1);
+  ritz_short_p = solver::HostMatrix(3 * k - 1, 2 * k - 1);
   for (std::int64_t i = 0; i < 3 * k - 1; ++i)
     for (std::int64_t j = 0; j < 2 * k - 1; ++j) ritz_short_p(i, j) = ritz(i, j);
-  solver::HostMatrix ritz_odd_m(3 * k, 2 * k - 1), ritz_odd_inputs(3 * k - 1, 2 * k);
-  solver::HostMatrix ritz_m2(3 * k, std::max<std::int64_t>(k, 2 * k - 2));  // outputs two short (k >= 4)
-  solver::HostMatrix ritz_m4(3 * k, std::max<std::int64_t>(k, 2 * k - 4));  // and four
+  ritz_odd_m = solver::HostMatrix(3 * k, 2 * k - 1);
+  ritz_odd_inputs = solver::HostMatrix(3 * k - 1, 2 * k);
+  ritz_m2 = solver::HostMatrix(3 * k, std::max<std::int64_t>(k, 2 * k - 2));
+  ritz_m4 = solver::HostMatrix(3 * k, std::max<std::int64_t>(k, 2 * k - 4));
   for (std::int64_t i = 0; i < 3 * k; ++i)
     for (std::int64_t j = 0; j < 2 * k; ++j) {
       if (j < 2 * k - 1) ritz_odd_m(i, j) = ritz(i, j);
@@ -82,36 +140,40 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
       if (j < 2 * k - 4) ritz_m4(i, j) = ritz(i, j);
       if (i < 3 * k - 1) ritz_odd_inputs(i, j) = ritz(i, j);
     }
-  std::vector<std::int64_t> one_locked(static_cast<std::size_t>(k));
+  one_locked = std::vector<std::int64_t>(static_cast<std::size_t>(k));
   for (std::int64_t j = 0; j < k; ++j) one_locked[j] = j < k / 4 ? j : j == k / 4 ? k - 1 : j - 1;
   // A X implied by X Lambda and residuals in S's last k columns, in order.
-  solver::ImpliedAX implied_ax{lambda, 2 * k, {}};
+  implied_ax = solver::ImpliedAX{lambda, 2 * k, {}};
   for (std::int64_t j = 0; j < k; ++j) implied_ax.position.push_back(j);
-  solver::HostMatrix odd_projection(2 * k - 1, k);
+  odd_projection = solver::HostMatrix(2 * k - 1, k);
   for (std::int64_t i = 0; i < 2 * k - 1; ++i)
     for (std::int64_t j = 0; j < k; ++j) odd_projection(i, j) = projection(i, j);
-  std::vector<std::int64_t> all_but_first;
   for (std::int64_t j = 1; j < k; ++j) all_but_first.push_back(j);
-  const auto tol = solver::OrthonormalizeTolerances::for_type<T>();
   // Soft locking with three quarters of the block active: W's orthogonalisation
   // against an orthonormal [X P] in the layout block-eigs uses (QW), either
   // compacting the active residuals first or picking them in the fused pass.
-  spmm::DenseBlock<T> QW(space, m, 3 * k), QW_scratch(space, m, 2 * k);
+  QW = spmm::DenseBlock<T>(space, m, 3 * k);
+  QW_scratch = spmm::DenseBlock<T>(space, m, 2 * k);
   solver::fill_random(context, QW.view(), 8, 0);
   (void)solver::orthonormalize(context, comm, solver::column_range(QW.view(), 0, 2 * k), QW_scratch.view(), tol);
-  std::vector<std::int64_t> three_quarters;
   for (std::int64_t j = 0; j < k; ++j)
     if (j % 4 != 1) three_quarters.push_back(j);
-  const auto active = static_cast<std::int64_t>(three_quarters.size());
-  const spmm::ConstDenseView<T> x = X.view(), y = Y.view();
-  const double block_bytes = double(m) * double(k) * sizeof(T);
+  active = static_cast<std::int64_t>(three_quarters.size());
+  x = X.view();
+  y = Y.view();
 
-  struct Case {
-    std::string name;
-    double blocks;  // block-sized transfers the operation needs at least
-    std::function<void()> step;
-  };
-  std::vector<Case> cases = {
+  Zc = spmm::DenseBlock<T>(space, m, k);
+  Rc = spmm::DenseBlock<T>(space, m, k);
+  Zf = spmm::DenseBlock<float>(space, m, k);
+  Rf = spmm::DenseBlock<float>(space, m, k);
+  solver::fill_random(context, Zc.view(), 10, 0);
+  solver::fill_random(context, Zf.view(), 10, 0);
+  implied_apart = solver::ImpliedAX{lambda, 2 * k, implied_ax.position};
+}
+
+template <class T>
+std::vector<Case> Inputs<T>::block_cases() {
+  return {
       {"copy_block          (2 blocks)", 2, [&] { solver::copy_block(context, x, Y.view()); }},
       {"axpby               (3 blocks)", 3, [&] { solver::axpby(context, T(1), x, T(1), Y.view()); }},
       {"gram X^T Y          (2 blocks)", 2, [&] { (void)solver::gram(context, comm, x, y); }},
@@ -139,6 +201,12 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
          solver::copy_block(context, spmm::ConstDenseView<T>(Z.view()), W.view());
          (void)solver::orthonormalize(context, comm, W.view(), S.view(), tol);
        }},
+  };
+}
+
+template <class T>
+std::vector<Case> Inputs<T>::lobpcg_cases() {
+  return {
       // LOBPCG, one iteration's block operations in the order it runs them.
       {"lobpcg residuals    (3 blocks)", 3,
        [&] { (void)solver::eigen_residuals(context, comm, ccols(S3, 0, k), ccols(AS3, 0, k), lambda, cols(S3, 2 * k, k)); }},
@@ -219,6 +287,12 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
                                        ccols(SAS, 5 * k, 0))
              .finish();
        }},
+  };
+}
+
+template <class T>
+std::vector<Case> Inputs<T>::ritz_cases() {
+  std::vector<Case> cases = {
       {"lobpcg S [Cx Cp]    (5 blocks)", 5,
        [&] { solver::block_update(context, T(1), ccols(S3, 0, 3 * k), ritz, T(0), cols(S3next, 0, 2 * k)); }},
       // Both updates and the next residuals in one pass, as block-eigs runs them.
@@ -318,11 +392,6 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
     });
   // LOBPCG's step with the residuals Z in a compact block of their own, in
   // fp64 and in fp32 (eigensolver.search_precision), A Z compact in fp64.
-  spmm::DenseBlock<T> Zc(space, m, k), Rc(space, m, k);
-  spmm::DenseBlock<float> Zf(space, m, k), Rf(space, m, k);
-  solver::fill_random(context, Zc.view(), 10, 0);
-  solver::fill_random(context, Zf.view(), 10, 0);
-  solver::ImpliedAX implied_apart{lambda, 2 * k, implied_ax.position};
   if constexpr (std::is_same_v<T, double>) {
     const solver::SplitColumns<T> s64(ccols(SAS, 0, 2 * k), spmm::ConstDenseView<T>(Zc.view())),
         as(ccols(SAS, 3 * k, 2 * k), spmm::ConstDenseView<T>(AZc.view()));
@@ -348,6 +417,18 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
                            .finish();
                      }});
   }
+  return cases;
+}
+
+template <class T>
+void run(const apps::BenchOptions& options, MPI_Comm comm) {
+  Inputs<T> in(options, comm);
+  std::vector<Case> cases = in.block_cases();
+  for (auto more : {in.lobpcg_cases(), in.ritz_cases()}) cases.insert(cases.end(), more.begin(), more.end());
+  const std::int64_t m = in.m, k = in.k;
+  const double block_bytes = in.block_bytes;
+  const spmm::Context& context = in.context;
+  const Space space = in.space;
   std::printf("block-ops-bench: %lld x %lld, %s, %s (one block = %.1f MB)\n", (long long)m, (long long)k,
               sizeof(T) == 8 ? "fp64" : "fp32", space == Space::device ? "cuda" : "cpu", block_bytes / 1e6);
   double copy_rate = 0;
@@ -374,6 +455,7 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
                 c.name.c_str(), t * 1e3);
   }
 }
+
 
 }  // namespace
 
