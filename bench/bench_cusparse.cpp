@@ -55,13 +55,13 @@ CusparseRunner<T>::CusparseRunner(const Context& context, const CsrView<T>& A, C
 template <class T>
 CusparseRunner<T>::~CusparseRunner() {
   release_dense();
-  if (matrix_) cusparseDestroySpMat(static_cast<cusparseSpMatDescr_t>(matrix_));
+  if (matrix_) BLOCKEIGS_CUSPARSE_CHECK_NOTHROW(cusparseDestroySpMat(static_cast<cusparseSpMatDescr_t>(matrix_)));
 }
 
 template <class T>
 void CusparseRunner<T>::release_dense() {
-  for (void* d : b_descr_) cusparseDestroyDnMat(static_cast<cusparseDnMatDescr_t>(d));
-  for (void* d : c_descr_) cusparseDestroyDnMat(static_cast<cusparseDnMatDescr_t>(d));
+  for (void* d : b_descr_) BLOCKEIGS_CUSPARSE_CHECK_NOTHROW(cusparseDestroyDnMat(static_cast<cusparseDnMatDescr_t>(d)));
+  for (void* d : c_descr_) BLOCKEIGS_CUSPARSE_CHECK_NOTHROW(cusparseDestroyDnMat(static_cast<cusparseDnMatDescr_t>(d)));
   b_descr_.clear();
   c_descr_.clear();
 }

@@ -114,7 +114,7 @@ double median_seconds(void* stream, int reps, const std::function<void(int)>& ru
     BLOCKEIGS_CUDA_CHECK(cudaEventElapsedTime(&ms, events[2 * r], events[2 * r + 1]));
     seconds[static_cast<std::size_t>(r)] = 1e-3 * ms;
   }
-  for (auto& e : events) cudaEventDestroy(e);
+  for (auto& e : events) BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaEventDestroy(e));
   std::nth_element(seconds.begin(), seconds.begin() + reps / 2, seconds.end());
   return seconds[static_cast<std::size_t>(reps / 2)];
 }

@@ -1,5 +1,6 @@
 #include "core/cuda_checks.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -16,6 +17,20 @@ void throw_cusparse_error(cusparseStatus_t status, const char* call, const char*
 
 void throw_cublas_error(cublasStatus_t status, const char* call, const char* file, int line) {
   throw LibraryError(concat("cuBLAS error in ", call, ": ", cublasGetStatusString(status), " at ", file, ":", line));
+}
+
+bool report_cuda_error(cudaError_t status, const char* call, const char* file, int line) {
+  if (status == cudaSuccess) return true;
+  std::fprintf(stderr, "CUDA error in %s (cleanup, not thrown): %s (%s) at %s:%d\n", call, cudaGetErrorName(status),
+               cudaGetErrorString(status), file, line);
+  return false;
+}
+
+bool report_cusparse_error(cusparseStatus_t status, const char* call, const char* file, int line) {
+  if (status == CUSPARSE_STATUS_SUCCESS) return true;
+  std::fprintf(stderr, "cuSPARSE error in %s (cleanup, not thrown): %s at %s:%d\n", call,
+               cusparseGetErrorString(status), file, line);
+  return false;
 }
 
 bool debug_sync() {

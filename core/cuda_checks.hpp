@@ -17,6 +17,10 @@ namespace blockeigs::detail {
 [[noreturn]] void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line);
 [[noreturn]] void throw_cusparse_error(cusparseStatus_t status, const char* call, const char* file, int line);
 [[noreturn]] void throw_cublas_error(cublasStatus_t status, const char* call, const char* file, int line);
+// Where throwing is not allowed (destructors, cleanup): writes the error to
+// stderr and returns false.
+bool report_cuda_error(cudaError_t status, const char* call, const char* file, int line);
+bool report_cusparse_error(cusparseStatus_t status, const char* call, const char* file, int line);
 // cudaGetLastError after a launch; also cudaDeviceSynchronize when debug_sync().
 void check_launch(const char* file, int line);
 // Whether the debug switch is on (read once).
@@ -33,6 +37,12 @@ bool debug_sync();
 // After a kernel launch: launch-configuration errors surface here, and with
 // the debug switch on, the kernel's own faults.
 #define BLOCKEIGS_CUDA_CHECK_LAUNCH() ::blockeigs::detail::check_launch(__FILE__, __LINE__)
+
+// Destructors and cleanup: the call's error is reported on stderr, not thrown;
+// the expression is true when the call succeeded.
+#define BLOCKEIGS_CUDA_CHECK_NOTHROW(call) ::blockeigs::detail::report_cuda_error((call), #call, __FILE__, __LINE__)
+#define BLOCKEIGS_CUSPARSE_CHECK_NOTHROW(call) \
+  ::blockeigs::detail::report_cusparse_error((call), #call, __FILE__, __LINE__)
 
 #define BLOCKEIGS_CUSPARSE_CHECK(call)                                                  \
   do {                                                                                  \

@@ -223,8 +223,8 @@ class PinnedPool {
   PinnedPool(const PinnedPool&) = delete;
   PinnedPool& operator=(const PinnedPool&) = delete;
   ~PinnedPool() {  // errors at exit are moot
-    for (const Block& block : free_) cudaFreeHost(block.host);
-    for (const auto& [device, event] : events_) cudaEventDestroy(event);
+    for (const Block& block : free_) BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaFreeHost(block.host));
+    for (const auto& [device, event] : events_) BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaEventDestroy(event));
   }
   // A block of at least `bytes`.
   Block acquire(std::size_t bytes) {
@@ -293,7 +293,7 @@ class PinnedGramTransfer final : public LocalGramTransfer {
   PinnedGramTransfer& operator=(const PinnedGramTransfer&) = delete;
   ~PinnedGramTransfer() override {
     // The sums may still be on their way when a transfer is dropped unread.
-    cudaEventSynchronize(arrived_);
+    BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaEventSynchronize(arrived_));
     PinnedPool::instance().release_event(arrived_, device_);
     PinnedPool::instance().release(block_);
   }

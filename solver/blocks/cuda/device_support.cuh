@@ -51,7 +51,7 @@ class StreamArray {
   StreamArray(const StreamArray&) = delete;
   StreamArray& operator=(const StreamArray&) = delete;
   ~StreamArray() {
-    if (data_) cudaFreeAsync(data_, stream_);
+    if (data_) BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaFreeAsync(data_, stream_));
   }
   T* data() const { return data_; }
 

@@ -3,6 +3,7 @@
 #include "solver/lobpcg/cuda/device_symmetric_eigen.hpp"
 
 #include <cuda_runtime.h>
+#include <cstdio>
 #include <cusolverDn.h>
 
 #include "core/error.hpp"
@@ -31,20 +32,21 @@ struct DeviceSymmetricEigen::State {
   double* pinned = nullptr;   // M in; the wanted vectors, the values and info out
 
   ~State() {
-    cudaFree(matrix);
-    cudaFree(values);
-    cudaFree(work);
-    cudaFree(info);
-    cudaFreeHost(pinned);
-    if (handle) cusolverDnDestroy(handle);
-    if (stream) cudaStreamDestroy(stream);
+    BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaFree(matrix));
+    BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaFree(values));
+    BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaFree(work));
+    BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaFree(info));
+    BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaFreeHost(pinned));
+    if (handle && cusolverDnDestroy(handle) != CUSOLVER_STATUS_SUCCESS)
+      std::fprintf(stderr, "cuSOLVER error in cusolverDnDestroy (cleanup, not thrown)\n");
+    if (stream) BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaStreamDestroy(stream));
   }
 
   void reserve(std::int64_t n) {
     if (n <= capacity) return;
-    cudaFree(matrix);
-    cudaFree(values);
-    cudaFreeHost(pinned);
+    BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaFree(matrix));
+    BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaFree(values));
+    BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaFreeHost(pinned));
     matrix = values = pinned = nullptr;
     const auto bytes = static_cast<std::size_t>(n * n) * sizeof(double);
     BLOCKEIGS_CUDA_CHECK(cudaMalloc(&matrix, bytes));
@@ -56,7 +58,7 @@ struct DeviceSymmetricEigen::State {
                                                static_cast<int>(n), matrix, static_cast<int>(n), values, &needed),
                    "syevd_bufferSize");
     if (needed > work_size) {
-      cudaFree(work);
+      BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaFree(work));
       work = nullptr;
       BLOCKEIGS_CUDA_CHECK(cudaMalloc(&work, static_cast<std::size_t>(needed) * sizeof(double)));
       work_size = needed;

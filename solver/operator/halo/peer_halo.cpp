@@ -111,8 +111,8 @@ PeerHalo<T>::PeerHalo(MPI_Comm comm, const spmm::Context& context, const HaloPla
 template <class T>
 PeerHalo<T>::~PeerHalo() {
   close_mapped();
-  if (copies_done_) cudaEventDestroy(static_cast<cudaEvent_t>(copies_done_));
-  if (block_released_) cudaEventDestroy(static_cast<cudaEvent_t>(block_released_));
+  if (copies_done_) BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaEventDestroy(static_cast<cudaEvent_t>(copies_done_)));
+  if (block_released_) BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaEventDestroy(static_cast<cudaEvent_t>(block_released_)));
   if (copy_stream_) cudaStreamDestroy(static_cast<cudaStream_t>(copy_stream_));
 }
 
