@@ -42,10 +42,10 @@ const auto kSearchPrecisions =
 
 // matrix.generator: `type` decides which sizes are needed.
 const std::array<Variant<GeneratorKind>, 4> kGeneratorTypes{{
-    {"laplacian_1d", GeneratorKind::laplacian_1d, {"nx"}, {"stencil"}},
-    {"laplacian_2d", GeneratorKind::laplacian_2d, {"nx", "ny"}, {"stencil"}},
-    {"laplacian_3d", GeneratorKind::laplacian_3d, {"nx", "ny", "nz"}, {"stencil"}},
-    {"random_spd", GeneratorKind::random_spd, {"n"}, {"nnz_per_row", "seed"}},
+    {"laplacian_1d", GeneratorKind::laplacian_1d, {"nx"}, {"stencil", "renumber"}},
+    {"laplacian_2d", GeneratorKind::laplacian_2d, {"nx", "ny"}, {"stencil", "renumber"}},
+    {"laplacian_3d", GeneratorKind::laplacian_3d, {"nx", "ny", "nz"}, {"stencil", "renumber"}},
+    {"random_spd", GeneratorKind::random_spd, {"n"}, {"nnz_per_row", "seed", "renumber"}},
 }};
 
 // block_cg.rhs: `source` decides between a column count and a file.
@@ -64,6 +64,14 @@ int default_stencil(GeneratorKind kind) {
   }
 }
 
+// matrix.generator.renumber: a mapping whose one key, `seed`, is required.
+void read_renumber(const Value& section, GeneratorSpec& spec) {
+  spec.renumber = true;
+  yaml::read_mapping(section, {{.key = "seed",
+                                .read = [&](const Value& v) { spec.renumber_seed = v.integer<std::uint64_t>(); },
+                                .required = true}});
+}
+
 GeneratorSpec read_generator(const Value& section) {
   GeneratorSpec spec;
   std::vector<Field> fields{
@@ -76,6 +84,7 @@ GeneratorSpec read_generator(const Value& section) {
       {.key = "nnz_per_row",
        .read = [&](const Value& v) { spec.nnz_per_row = v.integer<std::int64_t>(0); }},
       {.key = "seed", .read = [&](const Value& v) { spec.seed = v.integer<std::uint64_t>(); }},
+      {.key = "renumber", .read = [&](const Value& v) { read_renumber(v, spec); }},
   };
   spec.kind = yaml::select_variant<GeneratorKind>(section, "type", kGeneratorTypes, false, fields).value;
   spec.stencil = default_stencil(spec.kind);

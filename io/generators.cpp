@@ -5,8 +5,11 @@
 #include <limits>
 #include <numbers>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "core/error.hpp"
+#include "io/renumbering.hpp"
 
 namespace blockeigs::io {
 namespace {
@@ -147,6 +150,84 @@ class RandomPattern {
   std::uint64_t threshold_ = 0;
 };
 
+// Appends random_spd's row i, columns ascending.
+void append_random_row(const RandomPattern& pattern, std::int64_t i, std::vector<std::int64_t>& cols,
+                       std::vector<double>& vals) {
+  double off_diagonal_sum = 0.0;
+  std::size_t diagonal_slot = 0;
+  for (std::int64_t j = pattern.window_begin(i); j < pattern.window_end(i); ++j) {
+    if (j == i) {
+      diagonal_slot = vals.size();
+      cols.push_back(i);
+      vals.push_back(0.0);  // set below, once the row's sum is known
+      continue;
+    }
+    const std::uint64_t hash = pattern.pair_hash(i, j);
+    if (!pattern.linked(hash)) continue;
+    const double v = RandomPattern::value(hash);
+    cols.push_back(j);
+    vals.push_back(v);
+    off_diagonal_sum += std::abs(v);
+  }
+  // Strict diagonal dominance with a positive diagonal makes A SPD.
+  vals[diagonal_slot] = off_diagonal_sum + 1.0;
+}
+
+// The natural matrix one row at a time, at any row: what the renumbered
+// generator reads through the permutation.
+class NaturalRows {
+ public:
+  explicit NaturalRows(const GeneratorSpec& spec)
+      : spec_(spec), grid_(grid_of(spec)), pattern_(spec) {}
+
+  std::int64_t length(std::int64_t i) const {
+    if (is_laplacian(spec_.kind)) return laplacian_row_length(spec_, GridCursor(grid_, i));
+    return pattern_.row_length(i);
+  }
+
+  void append(std::int64_t i, std::vector<std::int64_t>& cols, std::vector<double>& vals) const {
+    if (!is_laplacian(spec_.kind)) return append_random_row(pattern_, i, cols, vals);
+    const GridCursor at(grid_, i);
+    const std::size_t start = cols.size();
+    cols.resize(start + static_cast<std::size_t>(laplacian_row_length(spec_, at)));
+    vals.resize(cols.size());
+    fill_laplacian_row(spec_, at, i, cols.data() + start, vals.data() + start);
+  }
+
+ private:
+  const GeneratorSpec& spec_;
+  Grid grid_;
+  RandomPattern pattern_;
+};
+
+// Rows [row_begin, row_end) of P A P^T: row i is the natural row perm[i] with
+// its columns renumbered and sorted again.
+CsrRows generate_renumbered_rows(const GeneratorSpec& spec, std::int64_t row_begin, std::int64_t row_end) {
+  const NaturalRows natural(spec);
+  const RandomPermutation perm(generated_rows(spec), spec.renumber_seed);
+  CsrRows out;
+  out.global_rows = out.global_cols = generated_rows(spec);
+  out.first_row = row_begin;
+  out.row_offsets.assign(1, 0);
+  std::vector<std::int64_t> cols;
+  std::vector<double> vals;
+  std::vector<std::pair<std::int64_t, double>> row;
+  for (std::int64_t i = row_begin; i < row_end; ++i) {
+    cols.clear();
+    vals.clear();
+    natural.append(perm.natural_of(i), cols, vals);
+    row.clear();
+    for (std::size_t k = 0; k < cols.size(); ++k) row.emplace_back(perm.renumbered_of(cols[k]), vals[k]);
+    std::sort(row.begin(), row.end());
+    for (const auto& [c, v] : row) {
+      out.col_indices.push_back(c);
+      out.values.push_back(v);
+    }
+    out.row_offsets.push_back(static_cast<std::int64_t>(out.col_indices.size()));
+  }
+  return out;
+}
+
 void check_row_range(const GeneratorSpec& spec, std::int64_t row_begin, std::int64_t row_end) {
   const std::int64_t rows = generated_rows(spec);
   if (row_begin < 0 || row_begin > row_end || row_end > rows)
@@ -206,7 +287,11 @@ std::vector<std::int64_t> generated_row_offsets(const GeneratorSpec& spec) {
   const std::int64_t rows = generated_rows(spec);
   std::vector<std::int64_t> offsets(static_cast<std::size_t>(rows) + 1);
   offsets[0] = 0;
-  if (is_laplacian(spec.kind)) {
+  if (spec.renumber) {
+    const NaturalRows natural(spec);
+    const RandomPermutation perm(rows, spec.renumber_seed);
+    for (std::int64_t i = 0; i < rows; ++i) offsets[i + 1] = offsets[i] + natural.length(perm.natural_of(i));
+  } else if (is_laplacian(spec.kind)) {
     GridCursor at(grid_of(spec), 0);
     for (std::int64_t i = 0; i < rows; ++i, at.advance())
       offsets[i + 1] = offsets[i] + laplacian_row_length(spec, at);
@@ -220,6 +305,7 @@ std::vector<std::int64_t> generated_row_offsets(const GeneratorSpec& spec) {
 CsrRows generate_rows(const GeneratorSpec& spec, std::int64_t row_begin, std::int64_t row_end) {
   validate(spec, describe(spec));
   check_row_range(spec, row_begin, row_end);
+  if (spec.renumber) return generate_renumbered_rows(spec, row_begin, row_end);
   CsrRows out;
   out.global_rows = out.global_cols = generated_rows(spec);
   out.first_row = row_begin;
@@ -246,25 +332,7 @@ CsrRows generate_rows(const GeneratorSpec& spec, std::int64_t row_begin, std::in
   out.col_indices.reserve(estimate);
   out.values.reserve(estimate);
   for (std::int64_t r = 0; r < count; ++r) {
-    const std::int64_t i = row_begin + r;
-    double off_diagonal_sum = 0.0;
-    std::size_t diagonal_slot = 0;
-    for (std::int64_t j = pattern.window_begin(i); j < pattern.window_end(i); ++j) {
-      if (j == i) {
-        diagonal_slot = out.values.size();
-        out.col_indices.push_back(i);
-        out.values.push_back(0.0);  // set below, once the row's sum is known
-        continue;
-      }
-      const std::uint64_t hash = pattern.pair_hash(i, j);
-      if (!pattern.linked(hash)) continue;
-      const double v = RandomPattern::value(hash);
-      out.col_indices.push_back(j);
-      out.values.push_back(v);
-      off_diagonal_sum += std::abs(v);
-    }
-    // Strict diagonal dominance with a positive diagonal makes A SPD.
-    out.values[diagonal_slot] = off_diagonal_sum + 1.0;
+    append_random_row(pattern, row_begin + r, out.col_indices, out.values);
     out.row_offsets[r + 1] = static_cast<std::int64_t>(out.col_indices.size());
   }
   return out;
@@ -315,6 +383,7 @@ std::string describe(const GeneratorSpec& spec) {
           << " off-diagonals per row, seed " << spec.seed << ")";
       break;
   }
+  if (spec.renumber) out << ", renumbered (seed " << spec.renumber_seed << ")";
   return out.str();
 }
 

@@ -21,6 +21,11 @@ struct GeneratorSpec {
   std::int64_t n = 0;                   // random_spd: rows
   std::int64_t nnz_per_row = 8;         // random_spd: mean off-diagonal entries per row
   std::uint64_t seed = 0;               // random_spd: pattern and values
+  // `renumber: {seed: N}`: the same matrix under a random symmetric
+  // permutation P (row/column i of the result is row/column perm[i] of the
+  // natural one), for testing and benchmarking arbitrary numberings.
+  bool renumber = false;
+  std::uint64_t renumber_seed = 0;
 };
 
 // Throws InputError (naming `source`, e.g. "configs/demo.yaml: matrix.generator")
@@ -33,14 +38,17 @@ std::int64_t generated_rows(const GeneratorSpec& spec);
 // partitioning without building the matrix.
 std::vector<std::int64_t> generated_row_offsets(const GeneratorSpec& spec);
 
-// Rows [row_begin, row_end) of the generated matrix.
+// Rows [row_begin, row_end) of the generated matrix (renumbered when the spec
+// says so; each row's columns ascend either way).
 CsrRows generate_rows(const GeneratorSpec& spec, std::int64_t row_begin, std::int64_t row_end);
 
-// Closed-form eigenvalues of the Laplacians, ascending (all of them; for tests).
+// Closed-form eigenvalues of the Laplacians, ascending (all of them; for tests;
+// a renumbering leaves them as they are).
 // Dirichlet boundary, unit spacing: 1D eigenvalues 2 - 2 cos(pi j / (n + 1)).
 // The 27-point stencil's eigenvalues are closed-form too (tensor structure).
 std::vector<double> laplacian_eigenvalues(const GeneratorSpec& spec);
 
-std::string describe(const GeneratorSpec& spec);  // "3D Laplacian 32x32x32 (7-point)"
+// "3D Laplacian 32x32x32 (7-point)", with ", renumbered (seed N)" when it is.
+std::string describe(const GeneratorSpec& spec);
 
 }  // namespace blockeigs::io

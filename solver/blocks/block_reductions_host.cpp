@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "core/checks.hpp"
+#include "solver/operator/large_messages.hpp"
 #include "core/error.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/blocks/search_block_ops.hpp"
@@ -125,8 +126,7 @@ void broadcast(MPI_Comm comm, HostMatrix& M) {
   std::int64_t shape[2] = {M.rows(), M.cols()};
   BLOCKEIGS_MPI_CHECK(MPI_Bcast(shape, 2, MPI_INT64_T, 0, comm));
   if (shape[0] != M.rows() || shape[1] != M.cols()) M = HostMatrix(shape[0], shape[1]);
-  if (shape[0] * shape[1] > 0)
-    BLOCKEIGS_MPI_CHECK(MPI_Bcast(M.data(), int(shape[0] * shape[1]), MPI_DOUBLE, 0, comm));
+  large_bcast(comm, M.data(), shape[0] * shape[1], 0);
 }
 
 void allreduce_sum(MPI_Comm comm, double* values, std::size_t count) {
@@ -134,23 +134,22 @@ void allreduce_sum(MPI_Comm comm, double* values, std::size_t count) {
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &size));
   if (size == 1 || count == 0) return;
-  const int n = static_cast<int>(count);
+  const auto bytes = static_cast<std::int64_t>(count * sizeof(double));
   // Binomial tree towards rank 0: at distance d, rank r (a multiple of 2d)
   // adds rank r + d's partial sum to its own, always as (left + right), so the
   // association depends only on the rank count.
   std::vector<double> incoming(count);
   for (int d = 1; d < size; d *= 2) {
     if (rank % (2 * d) == d) {
-      BLOCKEIGS_MPI_CHECK(MPI_Send(values, n, MPI_DOUBLE, rank - d, reduce_tag, comm));
+      large_send(comm, values, bytes, rank - d, reduce_tag);
       break;
     }
     if (rank % (2 * d) == 0 && rank + d < size) {
-      BLOCKEIGS_MPI_CHECK(
-          MPI_Recv(incoming.data(), n, MPI_DOUBLE, rank + d, reduce_tag, comm, MPI_STATUS_IGNORE));
+      large_recv(comm, incoming.data(), bytes, rank + d, reduce_tag);
       for (std::size_t i = 0; i < count; ++i) values[i] += incoming[i];
     }
   }
-  BLOCKEIGS_MPI_CHECK(MPI_Bcast(values, n, MPI_DOUBLE, 0, comm));
+  large_bcast(comm, values, static_cast<std::int64_t>(count), 0);
 }
 
 struct GramInFlight::Transfer {

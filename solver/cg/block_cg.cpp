@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/checks.hpp"
+#include "solver/operator/large_messages.hpp"
 #include "core/error.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/blocks/orthonormalize.hpp"
@@ -64,8 +65,7 @@ SmallSolve factor_delta(MPI_Comm comm, const HostMatrix& delta) {
   out.positive_definite = info == 0;
   out.smallest_diagonal = status[1];
   if (out.positive_definite)
-    BLOCKEIGS_MPI_CHECK(
-        MPI_Bcast(out.factor.data(), static_cast<int>(out.factor.values().size()), MPI_DOUBLE, 0, comm));
+    large_bcast(comm, out.factor.data(), static_cast<std::int64_t>(out.factor.values().size()), 0);
   return out;
 }
 
@@ -83,7 +83,7 @@ HostMatrix solve_delta(MPI_Comm comm, const SmallSolve& delta, HostMatrix rhs, d
   // dpotrs's info rides at the end of the broadcast.
   std::vector<double>& values = rhs.values();
   values.push_back(info);
-  BLOCKEIGS_MPI_CHECK(MPI_Bcast(values.data(), static_cast<int>(values.size()), MPI_DOUBLE, 0, comm));
+  large_bcast(comm, values.data(), static_cast<std::int64_t>(values.size()), 0);
   info = static_cast<int>(values.back());
   values.pop_back();
   if (info != 0) fail_lapack_everywhere(info, "LAPACKE_dpotrs");

@@ -9,6 +9,7 @@
 #include <numeric>
 
 #include "core/checks.hpp"
+#include "solver/operator/large_messages.hpp"
 #include "core/error.hpp"
 #include "solver/lobpcg/cuda/device_symmetric_eigen.hpp"
 #include "solver/lobpcg/lobpcg_detail.hpp"
@@ -553,7 +554,7 @@ void broadcast(MPI_Comm comm, std::vector<double>& v) {
   std::int64_t size = static_cast<std::int64_t>(v.size());
   BLOCKEIGS_MPI_CHECK(MPI_Bcast(&size, 1, MPI_INT64_T, 0, comm));
   v.resize(static_cast<std::size_t>(size));
-  if (size > 0) BLOCKEIGS_MPI_CHECK(MPI_Bcast(v.data(), int(size), MPI_DOUBLE, 0, comm));
+  large_bcast(comm, v.data(), size, 0);
 }
 
 void broadcast(MPI_Comm comm, int& value) { BLOCKEIGS_MPI_CHECK(MPI_Bcast(&value, 1, MPI_INT, 0, comm)); }

@@ -8,6 +8,7 @@
 #include "io/hdf5_csr.hpp"
 #include "io/matrix_market.hpp"
 #include "solver/operator/collective.hpp"
+#include "solver/operator/large_messages.hpp"
 
 namespace blockeigs::solver {
 namespace {
@@ -60,7 +61,7 @@ DistributedRows load_distributed_rows(const io::MatrixConfig& config, MPI_Comm c
       long long count = static_cast<long long>(offsets.size());
       BLOCKEIGS_MPI_CHECK(MPI_Bcast(&count, 1, MPI_LONG_LONG, 0, comm));
       offsets.resize(static_cast<std::size_t>(count));
-      BLOCKEIGS_MPI_CHECK(MPI_Bcast(offsets.data(), static_cast<int>(count), MPI_INT64_T, 0, comm));
+      large_bcast(comm, offsets.data(), count, 0);  // rows + 1 int64: past 2^31 bytes from 268M rows
       out.partition = RowPartition::balanced(offsets, ranks);
       out.global_nnz = offsets.back();
       out.rows = collectively(comm, [&] {

@@ -9,6 +9,7 @@
 #include "core/checks.hpp"
 #include "core/error.hpp"
 #include "solver/operator/collective.hpp"
+#include "solver/operator/large_messages.hpp"
 
 namespace blockeigs::solver {
 namespace {
@@ -35,20 +36,18 @@ void check_symmetric(MPI_Comm comm, const io::CsrRows& rows, const RowPartition&
       const std::int64_t j = rows.col_indices[k];
       outgoing[partition.owner(j)].push_back({j, rows.first_row + i, rows.values[k]});
     }
-  std::vector<int> send_counts(ranks), recv_counts(ranks), send_displs(ranks + 1, 0), recv_displs(ranks + 1, 0);
+  // Byte counts in int64 and the exchange in pieces: a rank's entries may pass 2^31 bytes.
+  std::vector<std::int64_t> send_bytes(static_cast<std::size_t>(ranks));
   std::vector<Entry> send;
   for (int q = 0; q < ranks; ++q) {
-    send_counts[q] = static_cast<int>(outgoing[q].size() * sizeof(Entry));
+    send_bytes[q] = static_cast<std::int64_t>(outgoing[q].size() * sizeof(Entry));
     send.insert(send.end(), outgoing[q].begin(), outgoing[q].end());
   }
-  BLOCKEIGS_MPI_CHECK(MPI_Alltoall(send_counts.data(), 1, MPI_INT, recv_counts.data(), 1, MPI_INT, comm));
-  for (int q = 0; q < ranks; ++q) {
-    send_displs[q + 1] = send_displs[q] + send_counts[q];
-    recv_displs[q + 1] = recv_displs[q] + recv_counts[q];
-  }
-  std::vector<Entry> transposed(static_cast<std::size_t>(recv_displs[ranks]) / sizeof(Entry));
-  BLOCKEIGS_MPI_CHECK(MPI_Alltoallv(send.data(), send_counts.data(), send_displs.data(), MPI_BYTE, transposed.data(),
-                recv_counts.data(), recv_displs.data(), MPI_BYTE, comm));
+  const std::vector<std::int64_t> recv_bytes = exchange_counts(comm, send_bytes);
+  std::int64_t received = 0;
+  for (const std::int64_t bytes : recv_bytes) received += bytes;
+  std::vector<Entry> transposed(static_cast<std::size_t>(received) / sizeof(Entry));
+  large_alltoallv(comm, send.data(), send_bytes, transposed.data(), recv_bytes);
   std::sort(transposed.begin(), transposed.end());
 
   std::vector<Entry> own;

@@ -421,12 +421,20 @@ const std::vector<ErrorCase> kErrorCases = {
     {"GeneratorNotMapping", App::eigs, "matrix: {generator: laplacian_3d}",
      {"matrix.generator must be a mapping of keys, got 'laplacian_3d'"}},
     {"GeneratorMissingSize", App::eigs, "matrix: {generator: {type: laplacian_2d, nx: 4}}",
-     {"missing required key matrix.generator.ny (type laplacian_2d takes nx, ny and stencil)"}},
+     {"missing required key matrix.generator.ny (type laplacian_2d takes nx, ny, stencil and renumber)"}},
     {"GeneratorSizeNotForType", App::eigs,
      "matrix: {generator: {type: laplacian_2d, nx: 4, ny: 4, nz: 4}}",
-     {"unknown key matrix.generator.nz (type laplacian_2d takes nx, ny and stencil)"}},
+     {"unknown key matrix.generator.nz (type laplacian_2d takes nx, ny, stencil and renumber)"}},
     {"RandomSpdHasNoGrid", App::eigs, "matrix: {generator: {type: random_spd, n: 9, nx: 3}}",
-     {"unknown key matrix.generator.nx (type random_spd takes n, nnz_per_row and seed)"}},
+     {"unknown key matrix.generator.nx (type random_spd takes n, nnz_per_row, seed and renumber)"}},
+    {"RenumberWithoutSeed", App::eigs, "matrix: {generator: {type: laplacian_1d, nx: 9, renumber: {}}}",
+     {"missing required key matrix.generator.renumber.seed"}},
+    {"RenumberSeedNegative", App::eigs,
+     "matrix: {generator: {type: laplacian_1d, nx: 9, renumber: {seed: -2}}}",
+     {"matrix.generator.renumber.seed must be non-negative"}},
+    {"RenumberUnknownKey", App::eigs,
+     "matrix: {generator: {type: random_spd, n: 9, renumber: {seed: 1, sead: 2}}}",
+     {"unknown key matrix.generator.renumber.sead"}},
     // optional blocks
     {"StartWithoutFile", App::eigs, eigs("eigensolver: {start: {dataset: /X}}"),
      {"missing required key eigensolver.start.file"}},
@@ -462,6 +470,17 @@ TEST_P(ConfigError, MessageSaysWhatAndWhere) {
 
 INSTANTIATE_TEST_SUITE_P(Config, ConfigError, ::testing::ValuesIn(kErrorCases),
                          [](const auto& test) { return std::string(test.param.name); });
+
+TEST(ConfigGenerator, RenumberIsReadOnEveryType) {
+  for (const char* type : {"laplacian_1d, nx: 8", "laplacian_2d, nx: 4, ny: 2", "laplacian_3d, nx: 2, ny: 2, nz: 2",
+                           "random_spd, n: 20"}) {
+    const auto config = parse_eigs_config(
+        std::string("matrix: {generator: {type: ") + type + ", renumber: {seed: 12}}}\n", kSource);
+    EXPECT_TRUE(config.matrix.generator.renumber) << type;
+    EXPECT_EQ(config.matrix.generator.renumber_seed, 12u) << type;
+  }
+  EXPECT_FALSE(parse_eigs_config(kMatrix, kSource).matrix.generator.renumber);
+}
 
 // Needs io::validate from io/generators.cpp: the 3D Laplacian has 7- and
 // 27-point stencils only.

@@ -104,7 +104,7 @@ TEST(ConfigOverrides, BadValuesNameTheSet) {
             "--set matrix.generator={type: laplacian_1d, nx: 0}: matrix.generator.nx must be at least 1, got 0");
   EXPECT_EQ(eigs_error({"matrix.generator={type: laplacian_1d}"}),
             "--set matrix.generator={type: laplacian_1d}: missing required key matrix.generator.nx "
-            "(type laplacian_1d takes nx and stencil)");
+            "(type laplacian_1d takes nx, stencil and renumber)");
 }
 
 TEST(ConfigOverrides, UnknownKeysAreNamedWithASuggestion) {

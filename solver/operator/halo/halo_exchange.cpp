@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "solver/operator/collective.hpp"
+#include "solver/operator/large_messages.hpp"
 
 #ifdef BLOCKEIGS_HAVE_CUDA
 #include "solver/operator/halo/cuda/halo_pack.hpp"
@@ -13,19 +14,6 @@
 
 namespace blockeigs::solver {
 namespace {
-
-template <class T>
-MPI_Datatype mpi_type() {
-  return sizeof(T) == 8 ? MPI_DOUBLE : MPI_FLOAT;
-}
-
-int message_count(std::int64_t rows, std::int64_t words) {
-  const std::int64_t count = rows * words;
-  if (count > std::numeric_limits<int>::max())
-    throw InputError("a halo message of " + std::to_string(count) +
-                     " values exceeds MPI's int count: use more ranks or a narrower block");
-  return static_cast<int>(count);
-}
 
 template <class U>
 void gather_rows(const spmm::Context& context, const HaloPlan& plan, const std::int32_t* device_rows,
@@ -104,10 +92,8 @@ template <class T>
 void HaloExchange<T>::post_receives(T* into, std::int64_t words, std::vector<MPI_Request>& requests) const {
   for (std::size_t q = 0; q < plan_.recv_ranks.size(); ++q) {
     const std::int64_t first = plan_.recv_offsets[q];
-    const int count = message_count(plan_.recv_offsets[q + 1] - first, words);
-    requests.emplace_back();
-    BLOCKEIGS_MPI_CHECK(MPI_Irecv(into + first * words, count, mpi_type<T>(), plan_.recv_ranks[q], 0, comm_,
-                                  &requests.back()));
+    const std::int64_t bytes = (plan_.recv_offsets[q + 1] - first) * words * std::int64_t{sizeof(T)};
+    large_irecv(comm_, into + first * words, bytes, plan_.recv_ranks[q], 0, requests);
   }
 }
 
@@ -115,10 +101,8 @@ template <class T>
 void HaloExchange<T>::post_sends(const T* from, std::int64_t words, std::vector<MPI_Request>& requests) const {
   for (std::size_t q = 0; q < plan_.send_ranks.size(); ++q) {
     const std::int64_t first = plan_.send_offsets[q];
-    const int count = message_count(plan_.send_offsets[q + 1] - first, words);
-    requests.emplace_back();
-    BLOCKEIGS_MPI_CHECK(MPI_Isend(from + first * words, count, mpi_type<T>(), plan_.send_ranks[q], 0, comm_,
-                                  &requests.back()));
+    const std::int64_t bytes = (plan_.send_offsets[q + 1] - first) * words * std::int64_t{sizeof(T)};
+    large_isend(comm_, from + first * words, bytes, plan_.send_ranks[q], 0, requests);
   }
 }
 

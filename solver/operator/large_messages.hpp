@@ -1,0 +1,56 @@
+// MPI exchanges of any size. MPI counts and displacements are int, so one
+// message carries under 2^31 elements; these helpers send a buffer of any
+// byte count as pieces of at most mpi_chunk_limit() bytes (MPI_BYTE; the
+// pieces of one pair of ranks arrive in order, as MPI guarantees for one
+// tag). Buffers that fit in one piece go through one ordinary MPI call, as
+// before. All sizes are bytes and every MPI call is checked.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace blockeigs::solver {
+
+// The largest message in bytes: 1 GiB, or BLOCKEIGS_MPI_CHUNK_BYTES when that
+// is set to a positive number (read once; for tests and experiments).
+std::int64_t mpi_chunk_limit();
+
+// Test-only: a limit of a few hundred bytes forces the chunked paths on small
+// data. 0 goes back to the default (or the environment's). Every rank must
+// set the same limit: both ends of a message cut it with it.
+void set_mpi_chunk_limit_for_tests(std::int64_t bytes);
+
+// MPI_Bcast of `bytes` bytes from `root`; every rank passes the same count.
+void large_bcast(MPI_Comm comm, void* data, std::int64_t bytes, int root);
+
+template <class T>
+void large_bcast(MPI_Comm comm, T* data, std::int64_t count, int root) {
+  large_bcast(comm, static_cast<void*>(data), count * static_cast<std::int64_t>(sizeof(T)), root);
+}
+
+// Nonblocking send and receive of `bytes` bytes, as ceil(bytes / limit)
+// messages with `tag`; the requests are appended (none for zero bytes, so both
+// ends must agree on the count, as a halo plan does).
+void large_isend(MPI_Comm comm, const void* data, std::int64_t bytes, int peer, int tag,
+                 std::vector<MPI_Request>& requests);
+void large_irecv(MPI_Comm comm, void* data, std::int64_t bytes, int peer, int tag,
+                 std::vector<MPI_Request>& requests);
+
+// Blocking versions (the same pieces).
+void large_send(MPI_Comm comm, const void* data, std::int64_t bytes, int peer, int tag);
+void large_recv(MPI_Comm comm, void* data, std::int64_t bytes, int peer, int tag);
+
+// All-to-all: send_bytes[q] bytes, packed in rank order in `send`, go to rank
+// q; recv_bytes[q] bytes from rank q land packed in rank order in `recv`.
+// One MPI_Alltoallv where every rank's totals fit in one piece (all ranks
+// agree on that), else chunked point-to-point messages.
+void large_alltoallv(MPI_Comm comm, const void* send, const std::vector<std::int64_t>& send_bytes, void* recv,
+                     const std::vector<std::int64_t>& recv_bytes);
+
+// Each rank's count to every rank (MPI_Alltoall of one int64 each): what
+// large_alltoallv's receivers need to know.
+std::vector<std::int64_t> exchange_counts(MPI_Comm comm, const std::vector<std::int64_t>& to_each);
+
+}  // namespace blockeigs::solver
