@@ -1,10 +1,13 @@
 #include "apps/cg_run.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 #include "apps/app_main.hpp"
 #include "apps/distributed_output.hpp"
+#include "apps/monitor_pacing.hpp"
 #include "apps/run_common.hpp"
 #include "apps/summary.hpp"
 #include "core/checks.hpp"
@@ -17,6 +20,62 @@
 
 namespace blockeigs::apps {
 namespace {
+
+// The stop reason's name in the result file.
+const char* stop_name(solver::BlockCgStop stop) {
+  switch (stop) {
+    case solver::BlockCgStop::converged: return "converged";
+    case solver::BlockCgStop::iteration_limit: return "iteration_limit";
+    case solver::BlockCgStop::stagnated: return "stagnated";
+    case solver::BlockCgStop::no_search_direction: return "no_search_direction";
+  }
+  return "";
+}
+
+// Why a solve that did not converge stopped; for a stagnated one, the stuck
+// columns, what they reached, the floor fp64 allows and what to try.
+void print_stop(const solver::BlockCgResult& r, int window) {
+  if (r.stop == solver::BlockCgStop::converged) return;
+  if (r.stop == solver::BlockCgStop::iteration_limit) {
+    std::printf("NOT all converged within max_iterations\n");
+    return;
+  }
+  if (r.stop == solver::BlockCgStop::no_search_direction) {
+    std::printf("NOT all converged: stopped, the search block lost every direction to rounding\n");
+    return;
+  }
+  const solver::BlockCgStall& d = *r.stall;
+  std::string columns;
+  double lowest = INFINITY, highest = 0, floor = 0;
+  bool below = false;  // a column's tolerance is under its floor
+  for (std::size_t i = 0; i < d.columns.size(); ++i) {
+    if (i < 8) columns += (columns.empty() ? "" : ", ") + std::to_string(d.columns[i]);
+    lowest = std::min(lowest, d.lowest[i]);
+    highest = std::max(highest, d.lowest[i]);
+    floor = std::max(floor, d.floor[i]);
+    below = below || d.lowest[i] < 10 * d.floor[i];
+  }
+  if (d.columns.size() > 8) columns += ", ... (" + std::to_string(d.columns.size()) + " in all)";
+  const char* plural = d.columns.size() > 1 ? "s" : "";
+  if (d.below_floor) {
+    std::printf("NOT all converged: stopped at the floor: the recurrence residuals of column%s %s fell below eps "
+                "(to %s - %s), under the floor fp64 allows a linear solve, eps ||A|| ||x|| / ||b|| (up to %s here, "
+                "||A|| >= %s), which the true residuals cannot follow (see the table). A tolerance below that floor "
+                "cannot be met: set block_cg.rtol (or atol) above it\n",
+                plural, columns.c_str(), scientific(lowest).c_str(), scientific(highest).c_str(),
+                scientific(floor).c_str(), scientific(d.norm_estimate).c_str());
+    return;
+  }
+  std::printf("NOT all converged: stopped, stagnating: no column's relative residual has fallen by 10%% since "
+              "iteration %d (block_cg.stagnation_window %d). Column%s %s reached relative residuals %s to %s; the "
+              "floor fp64 allows them (eps ||A|| ||x|| / ||b||, ||A|| >= %s) is up to %s. %s\n",
+              d.fallen_at, window, plural, columns.c_str(), scientific(lowest).c_str(), scientific(highest).c_str(),
+              scientific(d.norm_estimate).c_str(), scientific(floor).c_str(),
+              below ? "They are at that floor: a tolerance (block_cg.rtol, or atol) above it can be met, a lower "
+                      "one cannot"
+                    : "They are above that floor: the iteration holds them; block_cg.preconditioner: jacobi, more "
+                      "iterations (a larger block_cg.stagnation_window) or a looser tolerance may help");
+}
 
 template <class T>
 int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, const spmm::Context& context,
@@ -63,10 +122,13 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
   options.rtol = settings.rtol;
   options.atol = settings.atol;
   options.max_iterations = settings.max_iterations;
+  options.stagnation_window = settings.stagnation_window;
   if (config.output.monitor && rank == 0)
-    options.monitor = [](const solver::BlockCgProgress& p) {
-      std::printf("iter %5d  converged %3d  search width %3d  max rel. residual %s\n", p.iteration, p.converged,
-                  p.search_width, scientific(p.worst_relative).c_str());
+    options.monitor = [pacing = MonitorPacing(config.output.monitor_every)](const solver::BlockCgProgress& p) mutable {
+      if (pacing.due(p.iteration, p.elapsed, p.last))
+        std::printf("iter %5d/%d  converged %3d  search width %3d  max rel. residual %s  %s\n", p.iteration,
+                    p.max_iterations, p.converged, p.search_width, scientific(p.worst_relative).c_str(),
+                    pacing.timing().c_str());
     };
   spmm::DenseBlock<T> X(space, m, s);
   spmm::fill_bytes(X.data(), space, 0, sizeof(T) * m * s);
@@ -103,6 +165,7 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
                 "preconditioner %.3f, other %.3f\n",
                 result.total_iterations, t.total, t.spmm - halo_time, halo_time, t.orthogonalization, t.update,
                 t.preconditioner, t.other);
+    print_stop(result, settings.stagnation_window);
   }
 
   if (!config.output.path.empty()) {
@@ -124,6 +187,7 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
           w.write_string("/config", text);
           write_provenance(w, "block-cg", context, comm);
           w.attribute("/", "all_converged", result.all_converged());
+          w.attribute("/", "stop", std::string(stop_name(result.stop)));
           w.attribute("/", "total_iterations", std::int64_t{result.total_iterations});
           for (auto [name, value] : {std::pair{"time_total", result.timings.total},
                                      {"time_spmm", result.timings.spmm - halo_time}, {"time_halo", halo_time},

@@ -10,6 +10,7 @@
 
 #include "apps/app_main.hpp"
 #include "apps/distributed_output.hpp"
+#include "apps/monitor_pacing.hpp"
 #include "apps/run_common.hpp"
 #include "apps/summary.hpp"
 #include "core/checks.hpp"
@@ -90,6 +91,20 @@ void print_floor(const solver::LobpcgResult<T>& r, const solver::LobpcgOptions& 
                 scientific(reached).c_str(), scientific(floor).c_str(), scientific(r.norm_estimate).c_str());
 }
 
+// The solver's one report, early in the run, that the tolerance is below
+// what fp64 allows some wanted pairs under the relative test.
+void print_floor_warning(const solver::LobpcgProgress& p, double tolerance) {
+  std::string pairs;
+  for (int j : p.below_floor) pairs += (pairs.empty() ? "" : ", ") + std::to_string(j);
+  std::printf("warning: at iteration %d, the tolerance %g is below the relative residual fp64 allows for pair%s %s "
+              "(its floor eps ||A|| / |lambda| is at least %s, ||A|| >= %s): %s cannot converge. Use a tolerance "
+              "above %s, or eigensolver.convergence_test: backward\n",
+              p.iteration, tolerance, p.below_floor.size() > 1 ? "s" : "", pairs.c_str(),
+              scientific(p.floor).c_str(), scientific(p.norm_estimate).c_str(),
+              p.below_floor.size() > 1 ? "they" : "it", scientific(p.floor).c_str());
+  std::fflush(stdout);
+}
+
 solver::LobpcgOptions lobpcg_options(const io::EigensolverConfig& c, std::int64_t rows) {
   solver::LobpcgOptions o;
   o.k = c.k;
@@ -142,10 +157,16 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
   std::optional<solver::JacobiPreconditioner<T>> jacobi;
   if (settings.preconditioner == PreconditionerKind::jacobi) jacobi.emplace(op);
 
-  if (config.output.monitor && rank == 0)
-    options.monitor = [k = options.k](const solver::LobpcgProgress& p) {
-      std::printf("iter %5d  converged %3d/%d  eigenvalue %s  residual %s\n", p.iteration, p.converged, k,
-                  scientific(p.eigenvalue, 10).c_str(), scientific(p.residual).c_str());
+  // Rank 0 prints the monitor lines (output.monitor, every output.monitor_every
+  // iterations) and, monitor or not, the solver's one warning about the floor.
+  if (rank == 0)
+    options.monitor = [k = options.k, lines = config.output.monitor, pacing = MonitorPacing(config.output.monitor_every),
+                       tolerance = options.tolerance](const solver::LobpcgProgress& p) mutable {
+      if (!p.below_floor.empty()) print_floor_warning(p, tolerance);
+      if (lines && pacing.due(p.iteration, p.elapsed, p.last))
+        std::printf("iter %5d/%d  converged %3d/%d  eigenvalue %s  residual %s  %s\n", p.iteration,
+                    p.max_iterations, p.converged, k, scientific(p.eigenvalue, 10).c_str(),
+                    scientific(p.residual).c_str(), pacing.timing().c_str());
     };
   op.reset_timings();
   std::optional<spmm::ConstDenseView<T>> start_view;

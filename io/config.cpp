@@ -193,6 +193,8 @@ BlockCgConfig read_block_cg(const Value& section) {
       {.key = "atol", .read = [&](const Value& v) { config.atol = v.non_negative_number(); }},
       {.key = "max_iterations",
        .read = [&](const Value& v) { config.max_iterations = v.integer<int>(1); }},
+      {.key = "stagnation_window",
+       .read = [&](const Value& v) { config.stagnation_window = v.integer<int>(0); }},
       {.key = "preconditioner",
        .read = [&](const Value& v) { config.preconditioner = v.choice(kPreconditioners); }},
       {.key = "seed", .read = [&](const Value& v) { config.seed = v.integer<std::uint64_t>(); }},
@@ -218,6 +220,7 @@ OutputConfig read_output(const Value& section) {
       // Relative to the working directory, like any output path on a command line.
       {.key = "path", .read = [&](const Value& v) { config.path = v.string(); }},
       {.key = "monitor", .read = [&](const Value& v) { config.monitor = v.boolean(); }},
+      {.key = "monitor_every", .read = [&](const Value& v) { config.monitor_every = v.integer<int>(1); }},
   });
   return config;
 }

@@ -34,7 +34,8 @@ struct ExecutionConfig {
 
 struct OutputConfig {
   std::string path;     // HDF5 result file; empty: no file written
-  bool monitor = true;  // one line per iteration on rank 0
+  bool monitor = true;  // monitor lines on rank 0
+  int monitor_every = 1;  // a line every this many iterations (and the first and the last)
 };
 
 // The enums below (SpectrumEnd, StoppingTest, PreconditionerKind,
@@ -64,6 +65,7 @@ struct BlockCgConfig {
   double rtol = 1e-8;
   double atol = 0.0;
   int max_iterations = 10000;
+  int stagnation_window = 2000;  // solver::BlockCgOptions::stagnation_window; 0: never
   PreconditionerKind preconditioner = PreconditionerKind::none;
   std::uint64_t seed = 1;
 };

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -14,6 +15,7 @@
 #include "solver/blocks/block_ops.hpp"
 #include "solver/blocks/orthonormalize.hpp"
 #include "solver/blocks/phase_timer.hpp"
+#include "solver/cg/cg_stagnation.hpp"
 #include "solver/operator/collective.hpp"
 
 namespace blockeigs::solver {
@@ -105,8 +107,9 @@ void check_block_cg_arguments(const LinearOperator<T>& A, spmm::ConstDenseView<T
   if (B.space != space || X.space != space)
     fail_input("block CG: B and X must be in the operator's memory (", to_string(space), ")");
   if (s < 1) fail_input("block CG: B has no columns");
-  if (!(options.rtol > 0) || !(options.atol >= 0) || options.max_iterations < 1)
-    fail_input("block CG: rtol must be positive, atol non-negative and max_iterations at least 1");
+  if (!(options.rtol > 0) || !(options.atol >= 0) || options.max_iterations < 1 || options.stagnation_window < 0)
+    fail_input("block CG: rtol must be positive, atol non-negative, max_iterations at least 1 and "
+               "stagnation_window non-negative");
 }
 
 // One solve: the blocks and small matrices are the members, the algorithm's
@@ -121,15 +124,15 @@ class BlockCg {
         comm_(A.comm()), space_(context_.space()), m_(A.local_rows()), s_(B.cols), start_(MPI_Wtime()),
         clock_(context_), tol_(OrthonormalizeTolerances::for_type<T>()), PQR_(space_, m_, 3 * s_),
         Xa_(space_, m_, s_), scratch_(space_, m_, s_),
-        Zbuf_(space_, preconditioner ? m_ : 0, preconditioner ? s_ : 0) {}
+        Zbuf_(space_, preconditioner ? m_ : 0, preconditioner ? s_ : 0), watch_(s_, options.stagnation_window) {}
 
   BlockCgResult solve() {
     start();                                   // R = B - A X; P from R (or Z = M^{-1} R)
     while (!active_.empty() && r_ > 0 && iteration_ < options_.max_iterations) {
       ++iteration_;
       step();                                  // Q = A P; alpha = Delta^{-1} P^T R; R -= Q alpha, X += P alpha
-      test_residuals();                        // ||r_j|| from [Q R]^T R; converged columns retire
-      if (active_.empty()) break;
+      test_residuals();                        // ||r_j|| from [Q R]^T R; converged columns retire; stagnation
+      if (active_.empty() || stalled_) break;
       if (preconditioner_)
         next_search_block_preconditioned();    // P <- orth(Z + P beta), Z = M^{-1} R
       else
@@ -166,6 +169,7 @@ class BlockCg {
   BlockCgResult finish();
 
   std::vector<std::int64_t> retire_converged(const std::vector<double>& norms, int iteration);
+  bool watch_progress(const std::vector<double>& norms, int iteration);
   double record(const std::vector<double>& norms);
   void monitor(int iteration, std::int64_t width, double worst) const;
   spmm::DenseView<T> preconditioned_residual(std::int64_t a);
@@ -200,6 +204,8 @@ class BlockCg {
   SmallSolve delta_;
   std::vector<std::int64_t> kept_;  // positions (in the previous active set) of the columns kept
   std::vector<double> norms_;
+  cg_detail::StagnationWatch watch_;  // host bookkeeping only: results unchanged
+  bool stalled_ = false;              // stagnated (BlockCgOptions::stagnation_window)
 };
 
 template <class T>
@@ -218,6 +224,7 @@ void BlockCg<T>::start() {
   clock_.to(time_.spmm);
 
   norms_ = column_norms(context_, comm_, cview(R_view(s_)));
+  (void)watch_progress(norms_, 0);
   (void)retire_converged(norms_, 0);
   clock_.to(time_.other);
 
@@ -277,7 +284,9 @@ void BlockCg<T>::test_residuals() {
   norms_.resize(static_cast<std::size_t>(a));
   for (std::int64_t c = 0; c < a; ++c) norms_[c] = std::sqrt(std::max(0.0, QR_R_(r0 + c, c)));
   const double worst = record(norms_);
+  const bool stuck = watch_progress(norms_, iteration_);
   kept_ = retire_converged(norms_, iteration_);
+  stalled_ = stuck && !active_.empty();
   monitor(iteration_, r_, worst);
   clock_.to(time_.other);
 }
@@ -358,6 +367,10 @@ void BlockCg<T>::next_search_block() {
 template <class T>
 BlockCgResult BlockCg<T>::finish() {
   result_.total_iterations = iteration_;
+  result_.stop = active_.empty() ? BlockCgStop::converged
+                 : stalled_      ? BlockCgStop::stagnated
+                 : r_ == 0       ? BlockCgStop::no_search_direction
+                                 : BlockCgStop::iteration_limit;
 
   // Columns still active keep their latest iterate.
   for (std::size_t c = 0; c < active_.size(); ++c)
@@ -367,6 +380,8 @@ BlockCgResult BlockCg<T>::finish() {
   A_.apply(T(-1), spmm::ConstDenseView<T>(X_), T(0), R_view(s_));
   axpby(context_, T(1), B_, T(1), R_view(s_));
   result_.true_residual_norms = column_norms(context_, comm_, spmm::ConstDenseView<T>(R_view(s_)));
+  if (stalled_)  // the floor's ||A||: 20 products, only for a run that stagnated
+    result_.stall = cg_detail::describe_stall(A_, spmm::ConstDenseView<T>(X_), active_, result_.rhs_norms, watch_);
   clock_.to(time_.other);
   clock_.finish();
   time_.total = MPI_Wtime() - start_;
@@ -402,6 +417,19 @@ std::vector<std::int64_t> BlockCg<T>::retire_converged(const std::vector<double>
   return keep;
 }
 
+// The stagnation watch, on the relative residuals of the columns active
+// before retiring; whether none has fallen by 10% for the window.
+template <class T>
+bool BlockCg<T>::watch_progress(const std::vector<double>& norms, int iteration) {
+  std::vector<double> relative(active_.size()), floor_bound(active_.size());
+  for (std::size_t c = 0; c < active_.size(); ++c) {
+    const double b = result_.rhs_norms[active_[c]];
+    relative[c] = b > 0 ? norms[c] / b : norms[c];
+    floor_bound[c] = b > 0 ? std::numeric_limits<T>::epsilon() : 0.0;
+  }
+  return watch_.record(iteration, active_, relative, floor_bound);
+}
+
 // History row (before retiring, while `active_` still maps norms to columns);
 // returns the worst relative residual for the monitor.
 template <class T>
@@ -426,6 +454,9 @@ void BlockCg<T>::monitor(int iteration, std::int64_t width, double worst) const 
   progress.search_width = static_cast<int>(width);
   progress.worst_relative = worst;
   progress.converged = static_cast<int>(std::count(result_.converged.begin(), result_.converged.end(), true));
+  progress.max_iterations = options_.max_iterations;
+  progress.elapsed = MPI_Wtime() - start_;
+  progress.last = active_.empty() || iteration >= options_.max_iterations || stalled_;
   options_.monitor(progress);
 }
 

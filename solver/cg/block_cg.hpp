@@ -12,6 +12,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "solver/operator/linear_operator.hpp"
@@ -24,12 +25,22 @@ struct BlockCgProgress {
   int converged = 0;              // columns done
   int search_width = 0;           // columns of the search block this iteration
   double worst_relative = 0;      // max over active columns of ||r_j|| / ||b_j||
+  int max_iterations = 0;         // BlockCgOptions::max_iterations
+  double elapsed = 0;             // seconds since the solve began (MPI_Wtime on this rank)
+  bool last = false;              // the solve stops after this iteration
 };
 
 struct BlockCgOptions {
   double rtol = 1e-8;
   double atol = 0.0;
   int max_iterations = 10000;
+  // Stop (BlockCgStop::stagnated) when no active column's relative residual
+  // has fallen below 90% of the level it last fell to for this many
+  // iterations, or when every active column's has fallen below eps (under the
+  // floor eps ||A|| ||x|| / ||b|| where the true residual stops); 0: never.
+  // The longest such stretch in a converging run measured was 1560
+  // iterations (bcsstk28, Jacobi, rtol 1e-12; docs/config.md).
+  int stagnation_window = 2000;
   bool keep_history = true;
   std::function<void(const BlockCgProgress&)> monitor;  // optional, every iteration, on every rank
 };
@@ -43,6 +54,28 @@ struct BlockCgTimings {
   double total = 0;
 };
 
+// Why block CG stopped (BlockCgResult::stop).
+enum class BlockCgStop {
+  converged,            // every column met its tolerance
+  iteration_limit,      // max_iterations reached
+  stagnated,            // no column's residual fell by 10% for stagnation_window iterations (BlockCgStall)
+  no_search_direction,  // the search block lost every column (rounding) before the columns converged
+};
+
+// The columns a stagnated run left unconverged, and the floor fp64 allows
+// each: eps ||A|| ||x_j|| / ||b_j|| (||A|| by the power method, a lower bound,
+// computed only when the run stagnates).
+struct BlockCgStall {
+  // The recurrence residuals of every active column fell below eps, which
+  // the true residuals cannot follow (the stop came before the window).
+  bool below_floor = false;
+  int fallen_at = 0;                   // the last iteration a column's residual fell by 10%
+  double norm_estimate = 0;            // ||A|| >= this
+  std::vector<int> columns;            // the stuck columns
+  std::vector<double> lowest;          // their lowest relative residual ||r_j|| / ||b_j|| (recurrence)
+  std::vector<double> floor;           // their floor eps ||A|| ||x_j|| / ||b_j||
+};
+
 struct BlockCgResult {
   std::vector<int> iterations;            // per column: the iteration it converged at (or the last)
   std::vector<bool> converged;            // per column, by the recurrence residual
@@ -50,6 +83,8 @@ struct BlockCgResult {
   std::vector<double> residual_norms;     // recurrence ||r_j|| when the column stopped
   std::vector<double> true_residual_norms;  // ||b_j - A x_j|| computed at the end
   int total_iterations = 0;
+  BlockCgStop stop = BlockCgStop::converged;
+  std::optional<BlockCgStall> stall;      // stop == stagnated
   std::vector<std::vector<double>> history;  // per iteration: ||r_j|| / ||b_j|| of every column (0 once done)
   BlockCgTimings timings;
 

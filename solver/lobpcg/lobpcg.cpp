@@ -14,6 +14,7 @@ namespace lobpcg_detail {
 
 template <class T, class Ts>
 LobpcgResult<T> LobpcgIteration<T, Ts>::run(double t_begin) {
+  t_begin_ = t_begin;
   start();                      // an orthonormal X, A X, and its own Rayleigh-Ritz
   while (!test_residuals()) {   // R = A X - X Lambda; the stopping test; best iterate, divergence, stagnation
     ++iteration_;

@@ -108,6 +108,16 @@ struct LobpcgProgress {
   double eigenvalue = 0;     // of the first wanted pair not converged (of pair 0 when all are)
   double residual = 0;       // its ||A x - lambda x||
   double scaled_residual = 0;  // what the test compares with the tolerance
+  int max_iterations = 0;      // LobpcgOptions::max_iterations
+  double elapsed = 0;          // seconds since the solve began (MPI_Wtime on this rank)
+  bool last = false;           // the run stops at this iteration
+  // Reported once (relative test), at the first iteration where it is
+  // certain: the wanted pairs (unconverged) whose floor eps ||A|| / |lambda|,
+  // bounded from below, is above the tolerance, so that fp64 cannot meet it.
+  // Empty at every other report.
+  std::vector<int> below_floor;
+  double floor = 0;            // the largest of those pairs' floors (a lower bound)
+  double norm_estimate = 0;    // the ||A|| it used (a lower bound: the largest |Ritz value| seen)
 };
 
 struct LobpcgOptions {

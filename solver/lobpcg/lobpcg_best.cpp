@@ -100,4 +100,22 @@ void BestIterate<T>::restore(LinearOperator<T>& A, MPI_Comm comm, const LobpcgOp
 template class BestIterate<float>;
 template class BestIterate<double>;
 
+std::vector<int> pairs_below_floor(SpectrumEnd which, double eps, double norm_a, double tolerance,
+                                   const std::vector<double>& lambda, const std::vector<bool>& converged, int k,
+                                   double& floor) {
+  std::vector<int> pairs;
+  floor = 0;
+  for (int j = 0; j < k; ++j) {
+    const double theta = lambda[j];
+    const bool away_from_zero = which == SpectrumEnd::smallest ? theta > 0 : theta < 0;
+    if (converged[j] || !away_from_zero) continue;
+    const double f = eps * norm_a / std::abs(theta);
+    if (f > tolerance) {
+      pairs.push_back(j);
+      floor = std::max(floor, f);
+    }
+  }
+  return pairs;
+}
+
 }  // namespace blockeigs::solver::lobpcg_detail

@@ -31,6 +31,16 @@ inline constexpr int divergence_window = 50;
 // level it last fell to, for LobpcgOptions::stagnation_window iterations.
 inline constexpr double stagnation_fall = 0.9;
 
+// The wanted, unconverged pairs whose relative-test floor eps ||A|| / |lambda|
+// is above `tolerance` for a lower bound of it: ||A|| >= norm_a, and at the
+// smallest end theta >= lambda (the Ritz values only fall), so a positive
+// theta gives |lambda| <= theta where lambda >= 0 (at the largest end a
+// negative one likewise). Pairs whose Ritz value has the other sign are not
+// judged. Writes the largest such floor.
+std::vector<int> pairs_below_floor(SpectrumEnd which, double eps, double norm_a, double tolerance,
+                                   const std::vector<double>& lambda, const std::vector<bool>& converged, int k,
+                                   double& floor);
+
 // What the stopping test saw of one iterate's first k columns.
 struct TestedPairs {
   const std::vector<double>& lambda;

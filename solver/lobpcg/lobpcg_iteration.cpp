@@ -141,7 +141,7 @@ bool LobpcgIteration<T, Ts>::test_residuals() {
       fresh_ = true;
       continue;
     }
-    report(converged);
+    report(converged, stop);
     return stop;
   }
 }
@@ -170,7 +170,7 @@ void LobpcgIteration<T, Ts>::form_residuals() {
 
 // The history and the monitor, once per iteration.
 template <class T, class Ts>
-void LobpcgIteration<T, Ts>::report(int converged) {
+void LobpcgIteration<T, Ts>::report(int converged, bool stop) {
   if (options_.keep_history) {
     LobpcgStep step{std::vector<double>(lambda_.begin(), lambda_.begin() + k_),
                     std::vector<double>(r_norm_.begin(), r_norm_.begin() + k_)};
@@ -178,12 +178,31 @@ void LobpcgIteration<T, Ts>::report(int converged) {
     if (result_.history.size() > std::size_t(iteration_)) result_.history.back() = std::move(step);
     else result_.history.push_back(std::move(step));
   }
-  if (options_.monitor && iteration_ != last_reported_) {
+  // Once per iteration, and again at the stop where an earlier test of the
+  // same iteration was reported (no search direction left).
+  if (options_.monitor && (iteration_ != last_reported_ || (stop && !reported_last_))) {
     last_reported_ = iteration_;
+    reported_last_ = stop;
     int first = 0;
     while (first < k_ && conv_[first]) ++first;
     if (first == k_) first = 0;
-    options_.monitor({iteration_, converged, lambda_[first], r_norm_[first], scaled_[first]});
+    LobpcgProgress progress;
+    progress.iteration = iteration_;
+    progress.converged = converged;
+    progress.eigenvalue = lambda_[first];
+    progress.residual = r_norm_[first];
+    progress.scaled_residual = scaled_[first];
+    progress.max_iterations = options_.max_iterations;
+    progress.elapsed = MPI_Wtime() - t_begin_;
+    progress.last = stop;
+    // The floor warning, once, where the Ritz values first show it (host arithmetic on k values).
+    if (!floor_warned_ && options_.test == StoppingTest::relative) {
+      progress.below_floor = pairs_below_floor(options_.which, tol_.eps, norm_a_, options_.tolerance, lambda_,
+                                               conv_, k_, progress.floor);
+      progress.norm_estimate = norm_a_;
+      floor_warned_ = !progress.below_floor.empty();
+    }
+    options_.monitor(progress);
   }
 }
 

@@ -100,7 +100,7 @@ class LobpcgIteration {
   // ---- their pieces -----------------------------------------------------------
   double initial_norm_estimate();  // ||A||_est before the first iteration
   void form_residuals();           // R = A X - X Lambda in one pass, where the Ritz update did not
-  void report(int converged);      // history and monitor
+  void report(int converged, bool stop);  // history and monitor
   bool place_search_columns(const std::vector<std::int64_t>& active);  // soft locking in Z's block
   std::optional<SearchStep> condition_search(std::vector<std::int64_t> active, bool z_product_ahead);
   void ritz_matrices(const SearchBlock& w, bool derive, const HostMatrix* s_t_az, RitzStep& step);  // GA, GB
@@ -253,6 +253,9 @@ class LobpcgIteration {
   std::vector<double> r_norm_, x_norm_, scaled_;
   std::vector<bool> conv_;
   int last_reported_ = -1;
+  bool reported_last_ = false;   // the monitor has seen the stop
+  bool floor_warned_ = false;    // LobpcgProgress::below_floor reported
+  double t_begin_ = 0;           // MPI_Wtime when the solve began
   BestIterate<T> best_;     // the best iterate; divergence and stagnation
   int tested_buffer_ = -1;  // the buffer whose X the last test saw
   std::optional<LobpcgStall> stall_;

@@ -6,7 +6,9 @@
 // independent residual.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numbers>
 
 #include "distributed_fixtures.hpp"
@@ -72,6 +74,27 @@ void check_known_solution(Problem& s, std::int64_t cols, double rtol, double max
     // The recurrence may drift from the truth by rounding only.
     EXPECT_LE(result.true_residual_norms[j], 10 * rtol * result.rhs_norms[j]) << "column " << j;
   }
+}
+
+// The longest stretch of iterations in which no active column's relative
+// residual fell below 90% of the level it last fell to: what
+// BlockCgOptions::stagnation_window must exceed for a converging run.
+int longest_stretch_without_progress(const solver::BlockCgResult& r) {
+  std::vector<double> level(r.rhs_norms.size(), 0.0);
+  int fallen_at = 0, longest = 0;
+  for (std::size_t it = 0; it < r.history.size(); ++it) {
+    const int iteration = static_cast<int>(it) + 1;
+    for (std::size_t j = 0; j < level.size(); ++j) {
+      const double rel = r.history[it][j];
+      if (rel == 0) continue;  // done
+      if (level[j] == 0 || rel < 0.9 * level[j]) {
+        if (level[j] != 0) fallen_at = iteration;
+        level[j] = rel;
+      }
+    }
+    longest = std::max(longest, iteration - fallen_at);
+  }
+  return longest;
 }
 
 TEST(BlockCg, LaplacianKnownSolutions) {
@@ -183,14 +206,19 @@ TEST(BlockCg, MismatchedBlocksAreRejected) {
   EXPECT_THROW(solver::block_cg<double>(*s.A, B2.cview(), X3.view(), {}), InputError);
 }
 
-TEST(BlockCg, JacobiHelpsOnABadlyScaledMatrix) {
-  // D A D with D spanning four orders of magnitude: Jacobi undoes D.
+// D A D, A the 24 x 24 2D Laplacian, with D spanning four orders of magnitude.
+io::CsrRows badly_scaled_laplacian() {
   io::CsrRows m = generated({io::GeneratorKind::laplacian_2d, 24, 24, 1, 5});
   auto scale = [](std::int64_t i) { return std::pow(10.0, 2.0 * std::sin(0.37 * double(i))); };
   for (std::int64_t i = 0; i < m.local_rows(); ++i)
     for (std::int64_t k = m.row_offsets[i]; k < m.row_offsets[i + 1]; ++k)
       m.values[k] *= scale(i) * scale(m.col_indices[k]);
-  Problem s(m);
+  return m;
+}
+
+TEST(BlockCg, JacobiHelpsOnABadlyScaledMatrix) {
+  // Jacobi undoes D.
+  Problem s(badly_scaled_laplacian());
   auto B = s.block(4), X = s.block(4);
   solver::fill_random(s.context, B.view(), 3, s.A->first_row());
   BlockCgOptions options;
@@ -205,6 +233,91 @@ TEST(BlockCg, JacobiHelpsOnABadlyScaledMatrix) {
       << preconditioned.total_iterations << " vs " << plain.total_iterations;
   for (std::int64_t j = 0; j < 4; ++j)
     EXPECT_LE(preconditioned.true_residual_norms[j], 10 * options.rtol * preconditioned.rhs_norms[j]);
+}
+
+// ---- stagnation and the floor ------------------------------------------------
+
+// An rtol below eps: the recurrence residuals fall on, the true ones stop at
+// eps ||A|| ||x|| / ||b||. The run stops once every column's recurrence
+// residual is below eps, unconverged, and reports the floor, which the true
+// residuals meet.
+TEST(BlockCg, StopsAtTheFloorForAToleranceBelowIt) {
+  Problem s(generated({io::GeneratorKind::laplacian_2d, 30, 30, 1, 5}));
+  auto B = s.block(3), X = s.block(3);
+  solver::fill_random(s.context, B.view(), 4, s.A->first_row());
+  std::fill(X.data(), X.data() + s.m() * 3, 0.0);
+  BlockCgOptions options;
+  options.rtol = 1e-17;
+  const auto r = solver::block_cg<double>(*s.A, B.cview(), X.view(), options);
+  EXPECT_EQ(r.stop, solver::BlockCgStop::stagnated);
+  ASSERT_TRUE(r.stall.has_value());
+  EXPECT_TRUE(r.stall->below_floor);
+  EXPECT_LT(r.total_iterations, 200);  // converging to 1e-10 takes ~70; max_iterations is 10000
+  EXPECT_EQ(r.stall->columns, (std::vector<int>{0, 1, 2}));
+  EXPECT_GT(r.stall->norm_estimate, 7.0);  // ||A|| < 8: the power method's bound from below
+  EXPECT_LE(r.stall->norm_estimate, 8.0);
+  for (int j = 0; j < 3; ++j) {
+    EXPECT_FALSE(r.converged[j]);
+    EXPECT_LT(r.stall->lowest[j], 2.3e-16);
+    const double true_relative = r.true_residual_norms[j] / r.rhs_norms[j];
+    EXPECT_GT(true_relative, 0.1 * r.stall->floor[j]) << "column " << j;
+    EXPECT_LT(true_relative, 10 * r.stall->floor[j]) << "column " << j;
+  }
+}
+
+// The badly scaled matrix without a preconditioner: residuals that wander for
+// thousands of iterations. A window of 200 stops it, naming every column, above
+// the floor; Jacobi's converging run never comes near the default window.
+TEST(BlockCg, StagnationWindowStopsAStuckRun) {
+  Problem s(badly_scaled_laplacian());
+  auto B = s.block(4), X = s.block(4);
+  solver::fill_random(s.context, B.view(), 3, s.A->first_row());
+  std::fill(X.data(), X.data() + s.m() * 4, 0.0);
+  BlockCgOptions options;
+  options.stagnation_window = 200;
+  const auto r = solver::block_cg<double>(*s.A, B.cview(), X.view(), options);
+  EXPECT_EQ(r.stop, solver::BlockCgStop::stagnated);
+  ASSERT_TRUE(r.stall.has_value());
+  EXPECT_FALSE(r.stall->below_floor);
+  EXPECT_EQ(r.total_iterations - r.stall->fallen_at, 200);
+  EXPECT_EQ(r.stall->columns.size() + std::count(r.converged.begin(), r.converged.end(), true), 4u);
+  for (std::size_t c = 0; c < r.stall->columns.size(); ++c) EXPECT_GT(r.stall->lowest[c], r.stall->floor[c]);
+
+  solver::JacobiPreconditioner<double> jacobi(*s.A);
+  std::fill(X.data(), X.data() + s.m() * 4, 0.0);
+  const auto preconditioned = solver::block_cg<double>(*s.A, B.cview(), X.view(), BlockCgOptions{}, &jacobi);
+  EXPECT_EQ(preconditioned.stop, solver::BlockCgStop::converged);
+  EXPECT_LT(longest_stretch_without_progress(preconditioned), BlockCgOptions{}.stagnation_window / 10);
+}
+
+// The watch is host bookkeeping only: a converging run gives the same bits
+// with it as without it.
+TEST(BlockCg, WatchLeavesConvergingRunsBitwiseUnchanged) {
+  Problem s(generated({io::GeneratorKind::laplacian_2d, 20, 15, 1, 5}));
+  auto B = s.block(4), X = s.block(4), Y = s.block(4);
+  solver::fill_random(s.context, B.view(), 8, s.A->first_row());
+  std::fill(X.data(), X.data() + s.m() * 4, 0.0);
+  std::fill(Y.data(), Y.data() + s.m() * 4, 0.0);
+  BlockCgOptions watched, unwatched;
+  watched.rtol = unwatched.rtol = 1e-12;
+  unwatched.stagnation_window = 0;
+  const auto a = solver::block_cg<double>(*s.A, B.cview(), X.view(), watched);
+  const auto b = solver::block_cg<double>(*s.A, B.cview(), Y.view(), unwatched);
+  EXPECT_EQ(a.stop, solver::BlockCgStop::converged);
+  EXPECT_FALSE(a.stall.has_value());
+  EXPECT_EQ(a.total_iterations, b.total_iterations);
+  EXPECT_EQ(a.residual_norms, b.residual_norms);
+  EXPECT_EQ(a.true_residual_norms, b.true_residual_norms);
+  EXPECT_EQ(0, std::memcmp(X.data(), Y.data(), sizeof(double) * s.m() * 4));
+  EXPECT_LT(longest_stretch_without_progress(a), 10);
+}
+
+TEST(BlockCg, NegativeStagnationWindowIsRefused) {
+  Problem s(generated({io::GeneratorKind::laplacian_1d, 30, 1, 1, 3}));
+  auto B = s.block(1), X = s.block(1);
+  BlockCgOptions options;
+  options.stagnation_window = -1;
+  EXPECT_THROW(solver::block_cg<double>(*s.A, B.cview(), X.view(), options), InputError);
 }
 
 }  // namespace

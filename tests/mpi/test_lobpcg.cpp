@@ -738,6 +738,16 @@ TEST(Lobpcg, MonitorSeesEveryIteration) {
   for (std::size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i].iteration, int(i));
   EXPECT_EQ(seen.back().converged, 3);
   EXPECT_LT(seen.front().converged, 3);
+  // The progress an app prints: the limit, the clock, the last report; no floor warning on a well-posed run.
+  for (std::size_t i = 0; i < seen.size(); ++i) {
+    EXPECT_EQ(seen[i].max_iterations, o.max_iterations);
+    EXPECT_EQ(seen[i].last, i + 1 == seen.size());
+    EXPECT_TRUE(seen[i].below_floor.empty());
+    if (i > 0) {
+      EXPECT_GE(seen[i].elapsed, seen[i - 1].elapsed);
+    }
+  }
+  EXPECT_GT(seen.back().elapsed, 0.0);
   const auto& t = r.result.timings;
   EXPECT_GT(t.spmm, 0.0);
   EXPECT_GT(t.orthogonalization, 0.0);

@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <vector>
 
@@ -201,7 +202,7 @@ TEST(BestIterate, StagnationAfterAWindowWithoutAFall) {
 }
 
 // End to end: diag(1e-9, 2, ..., 40) at relative 1e-6 asks pair 0 for less than fp64's floor
-// (eps 40 / 1e-9 ~ 9e-6): LOBPCG stops as stagnating, not at max_iterations, and says so.
+// (eps 40 / 1e-9 ~ 9e-6): LOBPCG warns early, stops as stagnating, not at max_iterations, and says so.
 TEST(LobpcgGuard, StopsAStagnatingRun) {
   std::vector<double> d{1e-9};
   for (int i = 2; i <= 40; ++i) d.push_back(i);
@@ -213,7 +214,19 @@ TEST(LobpcgGuard, StopsAStagnatingRun) {
   solver::LobpcgOptions o = options(1e-6);
   o.max_iterations = 1000;
   o.stagnation_window = 100;
+  // The floor warning comes once, early, on every rank alike: pair 0, with a
+  // lower bound of its floor between the tolerance and the true floor.
+  std::vector<solver::LobpcgProgress> warned;
+  o.monitor = [&](const solver::LobpcgProgress& p) {
+    if (!p.below_floor.empty()) warned.push_back(p);
+  };
   const auto r = solver::lobpcg<double>(A, o);
+  ASSERT_EQ(warned.size(), 1u);
+  EXPECT_EQ(warned[0].below_floor, std::vector<int>{0});
+  EXPECT_LT(warned[0].iteration, 30);
+  EXPECT_GT(warned[0].floor, 1e-6);
+  EXPECT_LE(warned[0].floor, 1.0001 * std::numeric_limits<double>::epsilon() * 40 / 1e-9);
+  EXPECT_LE(warned[0].norm_estimate, 40.0);
   EXPECT_EQ(r.stop, solver::LobpcgStop::stagnated);
   ASSERT_TRUE(r.stall);
   EXPECT_FALSE(r.stall->diverged);

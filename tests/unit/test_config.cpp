@@ -182,6 +182,7 @@ TEST(ConfigDefaults, Eigs) {
   EXPECT_EQ(config.execution.spmm_precision, Precision::fp64);
   EXPECT_TRUE(config.output.path.empty());
   EXPECT_TRUE(config.output.monitor);
+  EXPECT_EQ(config.output.monitor_every, 1);
 }
 
 TEST(ConfigDefaults, BlockCg) {
@@ -193,6 +194,7 @@ TEST(ConfigDefaults, BlockCg) {
   EXPECT_EQ(s.rtol, 1e-8);
   EXPECT_EQ(s.atol, 0.0);
   EXPECT_EQ(s.max_iterations, 10000);
+  EXPECT_EQ(s.stagnation_window, 2000);
   EXPECT_EQ(s.preconditioner, PreconditionerKind::none);
   EXPECT_EQ(s.seed, 1u);
 }
@@ -307,7 +309,7 @@ const std::vector<ErrorCase> kErrorCases = {
     {"WrongCase", App::eigs, eigs("execution: {Backend: cpu}"),
      {"unknown key execution.Backend (did you mean backend?)"}},
     {"UnknownKeyListsKnownOnes", App::eigs, eigs("output: {color: red}"),
-     {"unknown key output.color (known keys: path, monitor)"}},
+     {"unknown key output.color (known keys: path, monitor, monitor_every)"}},
     {"UnknownSection", App::eigs, eigs("solver: {k: 4}"), {"cfg/a.yaml:2: unknown key solver"}},
     {"MisspelledSection", App::eigs, eigs("eigensolve: {k: 4}"),
      {"unknown key eigensolve (did you mean eigensolver?)"}},
@@ -365,6 +367,12 @@ const std::vector<ErrorCase> kErrorCases = {
      {"eigensolver.max_iterations must be at least 1, got 0"}},
     {"NegativeStagnationWindow", App::eigs, eigs("eigensolver: {stagnation_window: -1}"),
      {"eigensolver.stagnation_window must be non-negative, got -1"}},
+    {"MonitorEveryZero", App::eigs, eigs("output: {monitor_every: 0}"),
+     {"output.monitor_every must be at least 1, got 0"}},
+    {"MonitorEveryNotInteger", App::cg, eigs("output: {monitor_every: 2.5}"),
+     {"output.monitor_every must be an integer, got '2.5'"}},
+    {"CgNegativeStagnationWindow", App::cg, eigs("block_cg: {stagnation_window: -5}"),
+     {"block_cg.stagnation_window must be non-negative, got -5"}},
     {"SeedNegative", App::eigs, eigs("eigensolver: {seed: -3}"),
      {"eigensolver.seed must be non-negative, got -3"}},
     {"ColumnsZero", App::cg, eigs("block_cg: {rhs: {columns: 0}}"),
