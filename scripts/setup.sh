@@ -12,6 +12,7 @@ packages=(
   libopenblas-dev liblapacke-dev
   petsc-dev slepc-dev  # the PETSc/SLEPc adapter (solver/petsc/) and its tests
   python3-h5py python3-matplotlib  # scripts/plot_history.py and its tests
+  clang libclang-rt-14-dev  # the fuzz preset (libFuzzer is in the clang runtime)
 )
 
 missing=()
