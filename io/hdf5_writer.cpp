@@ -141,47 +141,38 @@ void Hdf5Writer::write_string(const std::string& name, const std::string& text) 
   check(H5Dwrite(set.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, text.c_str()), path_, "write " + name);
 }
 
+void Hdf5Writer::scalar_attribute(const std::string& object, const std::string& name, std::int64_t file_type,
+                                  std::int64_t memory_type, const void* value) {
+  Id space(H5Screate(H5S_SCALAR), H5Sclose);
+  Id attr(checked(H5Acreate_by_name(file_, object.c_str(), name.c_str(), file_type, space.get(), H5P_DEFAULT,
+                                    H5P_DEFAULT, H5P_DEFAULT),
+                  path_, "create attribute " + name),
+          H5Aclose);
+  check(H5Awrite(attr.get(), memory_type, value), path_, "write attribute " + name);
+}
+
 void Hdf5Writer::attribute(const std::string& object, const std::string& name, const std::string& value) {
   Id type(H5Tcopy(H5T_C_S1), H5Tclose);
   H5Tset_size(type.get(), std::max<std::size_t>(1, value.size()));
-  Id space(H5Screate(H5S_SCALAR), H5Sclose);
-  Id attr(checked(H5Acreate_by_name(file_, object.c_str(), name.c_str(), type.get(), space.get(), H5P_DEFAULT,
-                                    H5P_DEFAULT, H5P_DEFAULT),
-                  path_, "create attribute " + name),
-          H5Aclose);
-  check(H5Awrite(attr.get(), type.get(), value.c_str()), path_, "write attribute " + name);
+  scalar_attribute(object, name, type.get(), type.get(), value.c_str());
 }
 
 void Hdf5Writer::attribute(const std::string& object, const std::string& name, double value) {
-  Id space(H5Screate(H5S_SCALAR), H5Sclose);
-  Id attr(checked(H5Acreate_by_name(file_, object.c_str(), name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT,
-                                    H5P_DEFAULT, H5P_DEFAULT),
-                  path_, "create attribute " + name),
-          H5Aclose);
-  check(H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, &value), path_, "write attribute " + name);
+  scalar_attribute(object, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value);
 }
 
 void Hdf5Writer::attribute(const std::string& object, const std::string& name, std::int64_t value) {
-  Id space(H5Screate(H5S_SCALAR), H5Sclose);
-  Id attr(checked(H5Acreate_by_name(file_, object.c_str(), name.c_str(), H5T_STD_I64LE, space.get(), H5P_DEFAULT,
-                                    H5P_DEFAULT, H5P_DEFAULT),
-                  path_, "create attribute " + name),
-          H5Aclose);
-  check(H5Awrite(attr.get(), H5T_NATIVE_INT64, &value), path_, "write attribute " + name);
+  scalar_attribute(object, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value);
 }
 
+// A boolean as h5py writes one: an int8 enum {FALSE = 0, TRUE = 1}.
 void Hdf5Writer::attribute(const std::string& object, const std::string& name, bool value) {
   Id type(H5Tenum_create(H5T_NATIVE_INT8), H5Tclose);
   const std::int8_t no = 0, yes = 1;
   H5Tenum_insert(type.get(), "FALSE", &no);
   H5Tenum_insert(type.get(), "TRUE", &yes);
-  Id space(H5Screate(H5S_SCALAR), H5Sclose);
-  Id attr(checked(H5Acreate_by_name(file_, object.c_str(), name.c_str(), type.get(), space.get(), H5P_DEFAULT,
-                                    H5P_DEFAULT, H5P_DEFAULT),
-                  path_, "create attribute " + name),
-          H5Aclose);
   const std::int8_t stored = value ? yes : no;
-  check(H5Awrite(attr.get(), type.get(), &stored), path_, "write attribute " + name);
+  scalar_attribute(object, name, type.get(), type.get(), &stored);
 }
 
 void check_output_writable(const std::string& path) {

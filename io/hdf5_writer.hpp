@@ -55,6 +55,9 @@ class Hdf5Writer {
   void close();
 
  private:
+  // A scalar attribute of `file_type` holding *value, given in `memory_type`.
+  void scalar_attribute(const std::string& object, const std::string& name, std::int64_t file_type,
+                        std::int64_t memory_type, const void* value);
   std::string path_;
   long long file_ = -1;  // hid_t
   bool collective_ = false;
