@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/bench_options.hpp"
+#include "apps/bench/bench_options.hpp"
 #include "core/checks.hpp"
 #include "io/generators.hpp"
 #include "solver/operator/collective.hpp"

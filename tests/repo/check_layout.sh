@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# check_layout.sh SOURCE_DIR: the codebase's shape rules (issue 57), checked on
+# the tracked files so that they hold from now on:
+#  - no source file under spmm/, solver/ or bench/ past 600 lines;
+#  - no folder holding more than 25 source files directly;
+#  - no numbered working-period label or private target name in the tree;
+#  - no tracked file over 1 MB, docs/benchmarks under 5 MB.
+# Prints each breach and exits 1 if there is one.
+set -u
+cd "$1" || exit 2
+command -v git >/dev/null && git rev-parse --is-inside-work-tree >/dev/null 2>&1 || {
+  echo "check_layout: not a git checkout, nothing to check"; exit 0; }
+failures=0
+breach() { echo "$1"; failures=$((failures + 1)); }
+sources=$(git ls-files -- spmm solver bench core io apps tests | grep -E '\.(cpp|hpp|cu|cuh|h|c)$')
+for f in $(printf '%s\n' "$sources" | grep -E '^(spmm|solver|bench)/'); do
+  n=$(wc -l < "$f")
+  [ "$n" -le 600 ] || breach "$f: $n lines (at most 600)"
+done
+while read -r count dir; do
+  [ "$count" -le 25 ] || breach "$dir/: $count source files directly (at most 25)"
+done < <(printf '%s\n' "$sources" | xargs -n1 dirname | sort | uniq -c)
+labels=$(git grep -nIiE 'session[s]? [0-9]|the bar\b' -- . ':!tests/repo/check_layout.sh' | head -5)
+[ -z "$labels" ] || breach "working-period labels or private target names: $labels"
+while read -r size file; do
+  [ "$size" -le 1024 ] || breach "$file: ${size} KB (at most 1 MB)"
+done < <(git ls-files -z | xargs -0 du -k 2>/dev/null)
+bench_kb=$(git ls-files -z docs/benchmarks | xargs -0 du -ck 2>/dev/null | tail -1 | cut -f1)
+[ "${bench_kb:-0}" -le 5120 ] || breach "docs/benchmarks: ${bench_kb} KB (at most 5 MB)"
+echo "check_layout: $failures breach(es)"
+[ "$failures" -eq 0 ]
