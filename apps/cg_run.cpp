@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "apps/app_main.hpp"
+#include "apps/checkpoint.hpp"
 #include "apps/distributed_output.hpp"
 #include "apps/monitor_pacing.hpp"
 #include "apps/run_common.hpp"
@@ -14,6 +16,7 @@
 #include "core/enums.hpp"
 #include "io/hdf5_dense.hpp"
 #include "solver/blocks/block_ops.hpp"
+#include "solver/blocks/host_copy.hpp"
 #include "solver/cg/block_cg.hpp"
 #include "solver/operator/collective.hpp"
 #include "solver/precond/jacobi_preconditioner.hpp"
@@ -28,6 +31,7 @@ const char* stop_name(solver::BlockCgStop stop) {
     case solver::BlockCgStop::iteration_limit: return "iteration_limit";
     case solver::BlockCgStop::stagnated: return "stagnated";
     case solver::BlockCgStop::no_search_direction: return "no_search_direction";
+    case solver::BlockCgStop::interrupted: return "interrupted";
   }
   return "";
 }
@@ -38,6 +42,10 @@ void print_stop(const solver::BlockCgResult& r, int window) {
   if (r.stop == solver::BlockCgStop::converged) return;
   if (r.stop == solver::BlockCgStop::iteration_limit) {
     std::printf("NOT all converged within max_iterations\n");
+    return;
+  }
+  if (r.stop == solver::BlockCgStop::interrupted) {
+    std::printf("NOT all converged: interrupted by a signal\n");
     return;
   }
   if (r.stop == solver::BlockCgStop::no_search_direction) {
@@ -116,25 +124,55 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
                 to_string(settings.preconditioner).data());
   }
 
+  // The start: zeros, or a checkpoint's X (resume), whose iterations count on.
+  spmm::DenseBlock<T> X(space, m, s);
+  spmm::fill_bytes(X.data(), space, 0, sizeof(T) * m * s);
+  int first = 0;
+  std::optional<spmm::DenseBlock<T>> search;  // the checkpoint's next search block
+  if (!config.resume.empty()) {
+    const ResumePoint point = read_resume_point(config.resume, "block-cg", op.first_row(), op.first_row() + m, n, comm);
+    if (point.rows.cols != s)
+      solver::fail_input_everywhere("resume: ", config.resume, " holds ", point.rows.cols,
+                                    " columns of X, but there are ", s, " right-hand sides");
+    if (point.iteration >= settings.max_iterations)
+      solver::fail_input_everywhere("resume: ", config.resume, " was taken after iteration ", point.iteration,
+                                    ", and block_cg.max_iterations is ", settings.max_iterations, ": raise it to go on");
+    first = point.iteration;
+    X = from_host_doubles<T>(space, m, s, point.rows.values);
+    const io::DenseRows p = solver::collectively(comm, [&] {
+      io::DenseRows r = io::read_hdf5_dense_rows(config.resume, "/P", op.first_row(), op.first_row() + m, n);
+      if (r.cols > s) fail_input("resume: ", config.resume, ": /P has ", r.cols, " columns, more than X's ", s);
+      return r;
+    });
+    search = from_host_doubles<T>(space, m, p.cols, p.values);
+  }
+  const std::string text = config_text(config.path, config.overrides, comm);
+  CheckpointGuard guard(config.output.checkpoint, "block-cg", first, text, comm);
+
   std::optional<solver::JacobiPreconditioner<T>> jacobi;
   if (settings.preconditioner == PreconditionerKind::jacobi) jacobi.emplace(op);
   solver::BlockCgOptions options;
   options.rtol = settings.rtol;
   options.atol = settings.atol;
-  options.max_iterations = settings.max_iterations;
+  options.max_iterations = settings.max_iterations - first;
+  options.between_iterations = [&](const solver::BlockCgIterate& it) {
+    return guard.between_iterations(
+        it.iteration, {{"/X", n, s, op.first_row(), it.solution}, {"/P", n, it.search_width, op.first_row(), it.search}},
+        [&](io::Hdf5Writer& w) { write_provenance(w, "block-cg", context, comm); });
+  };
   options.stagnation_window = settings.stagnation_window;
   if (config.output.monitor && rank == 0)
-    options.monitor = [pacing = MonitorPacing(config.output.monitor_every)](const solver::BlockCgProgress& p) mutable {
+    options.monitor = [pacing = MonitorPacing(config.output.monitor_every), first](const solver::BlockCgProgress& p) mutable {
       if (pacing.due(p.iteration, p.elapsed, p.last))
-        std::printf("iter %5d/%d  converged %3d  search width %3d  max rel. residual %s  %s\n", p.iteration,
-                    p.max_iterations, p.converged, p.search_width, scientific(p.worst_relative).c_str(),
+        std::printf("iter %5d/%d  converged %3d  search width %3d  max rel. residual %s  %s\n", first + p.iteration,
+                    first + p.max_iterations, p.converged, p.search_width, scientific(p.worst_relative).c_str(),
                     pacing.timing().c_str());
+      if (pacing.flush_due(p.elapsed, p.last)) std::fflush(stdout);
     };
-  spmm::DenseBlock<T> X(space, m, s);
-  spmm::fill_bytes(X.data(), space, 0, sizeof(T) * m * s);
   op.reset_timings();
   const solver::BlockCgResult result =
-      solver::block_cg<T>(op, B.cview(), X.view(), options, jacobi ? &*jacobi : nullptr);
+      solver::block_cg<T>(op, B.cview(), X.view(), options, jacobi ? &*jacobi : nullptr,
+                          search ? std::optional(search->cview()) : std::nullopt);
   const solver::ApplyTimings& halo = op.timings();
   const double halo_time = halo.pack + halo.wait + halo.unpack;
 
@@ -154,23 +192,25 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
                 errors.empty() ? "" : "  rel. error");
     for (std::int64_t j = 0; j < s; ++j) {
       const double b = result.rhs_norms[j] > 0 ? result.rhs_norms[j] : 1.0;
-      std::printf(" %6lld  %10d  %9s   %s  %s      %s%s%s\n", static_cast<long long>(j), result.iterations[j],
+      std::printf(" %6lld  %10d  %9s   %s  %s      %s%s%s\n", static_cast<long long>(j), first + result.iterations[j],
                   result.converged[j] ? "yes" : "NO", scientific(result.rhs_norms[j]).c_str(),
                   scientific(result.residual_norms[j] / b).c_str(),
                   scientific(result.true_residual_norms[j] / b).c_str(), errors.empty() ? "" : "          ",
                   errors.empty() ? "" : scientific(errors[j]).c_str());
     }
     const auto& t = result.timings;
-    std::printf("\niterations %d; time %.3f s: SpMM %.3f (halo %.3f), orthogonalisation %.3f, updates %.3f, "
+    std::printf("\niterations %d%s; time %.3f s: SpMM %.3f (halo %.3f), orthogonalisation %.3f, updates %.3f, "
                 "preconditioner %.3f, other %.3f\n",
-                result.total_iterations, t.total, t.spmm - halo_time, halo_time, t.orthogonalization, t.update,
+                first + result.total_iterations,
+                first > 0 ? (" (resumed after iteration " + std::to_string(first) + ")").c_str() : "", t.total, t.spmm - halo_time, halo_time, t.orthogonalization, t.update,
                 t.preconditioner, t.other);
     print_stop(result, settings.stagnation_window);
+    if (guard.signal() != 0) std::printf("%s\n", guard.interruption_summary().c_str());
   }
 
   if (!config.output.path.empty()) {
-    const std::string text = config_text(config.path, config.overrides, comm);
     std::vector<std::int64_t> iterations(result.iterations.begin(), result.iterations.end());
+    for (std::int64_t& i : iterations) i += first;
     std::vector<std::int64_t> converged(result.converged.begin(), result.converged.end());
     std::vector<double> history;
     for (const auto& row : result.history) history.insert(history.end(), row.begin(), row.end());
@@ -188,7 +228,9 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
           write_provenance(w, "block-cg", context, comm);
           w.attribute("/", "all_converged", result.all_converged());
           w.attribute("/", "stop", std::string(stop_name(result.stop)));
-          w.attribute("/", "total_iterations", std::int64_t{result.total_iterations});
+          w.attribute("/", "total_iterations", std::int64_t{first + result.total_iterations});
+          w.attribute("/", "resumed_from_iteration", std::int64_t{first});
+          if (guard.signal() != 0) w.attribute("/", "interrupted", guard.interruption_summary());
           for (auto [name, value] : {std::pair{"time_total", result.timings.total},
                                      {"time_spmm", result.timings.spmm - halo_time}, {"time_halo", halo_time},
                                      {"time_orthogonalization", result.timings.orthogonalization},
@@ -197,9 +239,10 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
                                      {"time_other", result.timings.other}})
             w.attribute("/", name, value);
         },
-        {{"/X", n, s, op.first_row(), to_host_doubles<T>(X.cview())}});
+        {{"/X", n, s, op.first_row(), solver::host_doubles<T>(X.cview())}});
     if (rank == 0) std::printf("wrote %s\n", config.output.path.c_str());
   }
+  if (guard.signal() != 0) return exit_interrupted;
   return result.all_converged() ? exit_ok : exit_not_converged;
 }
 

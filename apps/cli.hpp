@@ -14,6 +14,7 @@ inline constexpr int exit_ok = 0;
 inline constexpr int exit_error = 1;
 inline constexpr int exit_usage = 2;
 inline constexpr int exit_not_converged = 3;
+inline constexpr int exit_interrupted = 4;  // a signal stopped the run (checkpoint written, where one was asked for)
 
 // What --help or --version among `args` asks for (the first one wins);
 // none when neither is there.

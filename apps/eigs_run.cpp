@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "apps/app_main.hpp"
+#include "apps/checkpoint.hpp"
 #include "apps/distributed_output.hpp"
 #include "apps/monitor_pacing.hpp"
 #include "apps/run_common.hpp"
@@ -17,6 +18,7 @@
 #include "core/enums.hpp"
 #include "io/config.hpp"
 #include "io/hdf5_dense.hpp"
+#include "solver/blocks/host_copy.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/operator/collective.hpp"
 #include "solver/operator/distributed_operator.hpp"
@@ -51,6 +53,8 @@ std::string stop_summary(const solver::LobpcgResult<T>& r) {
              "); the best iterate is returned. A preconditioner, a looser tolerance or "
              "eigensolver.convergence_test: backward may help (eigensolver.stagnation_window sets the window)";
     }
+    case solver::LobpcgStop::interrupted:
+      return "NOT all converged: interrupted by a signal";
     case solver::LobpcgStop::diverged: {
       const solver::LobpcgStall& d = *r.stall;
       return "NOT all converged: stopped, diverging: the residuals ||A x - lambda x|| (their geometric mean) grew from " +
@@ -105,6 +109,58 @@ void print_floor_warning(const solver::LobpcgProgress& p, double tolerance) {
   std::fflush(stdout);
 }
 
+// "resumed after iteration 57, " where a run went on from a checkpoint.
+std::string resumed_from(int first_iteration) {
+  return first_iteration > 0 ? "resumed after iteration " + std::to_string(first_iteration) + ", " : "";
+}
+
+// LOBPCG's start block on this rank (none: random columns) and the iteration
+// it was taken after (0 but for a checkpoint).
+template <class T>
+struct StartBlock {
+  std::optional<spmm::DenseBlock<T>> block;
+  int first_iteration = 0;
+};
+
+// From `resume` (a checkpoint: its first `block` columns, the wanted pairs
+// first), or eigensolver.start (at most `block` columns). Collective.
+template <class T>
+StartBlock<T> start_block(const io::EigsConfig& config, const solver::LinearOperator<T>& op, int block,
+                          MPI_Comm comm) {
+  const io::EigensolverConfig& settings = config.eigensolver;
+  const std::int64_t first = op.first_row(), end = first + op.local_rows(), rows = op.global_rows();
+  StartBlock<T> start;
+  io::DenseRows values;
+  if (!config.resume.empty()) {
+    ResumePoint point = read_resume_point(config.resume, "block-eigs", first, end, rows, comm);
+    if (point.iteration >= settings.max_iterations)
+      solver::fail_input_everywhere("resume: ", config.resume, " was taken after iteration ", point.iteration,
+                                    ", and eigensolver.max_iterations is ", settings.max_iterations,
+                                    ": raise it to go on");
+    start.first_iteration = point.iteration;
+    values = std::move(point.rows);
+    if (values.cols > block) {  // a smaller block this time: keep its leading columns
+      std::vector<double> kept;
+      for (std::int64_t i = 0; i < end - first; ++i)
+        kept.insert(kept.end(), values.values.begin() + i * values.cols, values.values.begin() + i * values.cols + block);
+      values.values = std::move(kept);
+      values.cols = block;
+    }
+  } else if (!settings.start_file.empty()) {
+    values = solver::collectively(comm, [&] {
+      io::DenseRows r = io::read_hdf5_dense_rows(settings.start_file, settings.start_dataset, first, end, rows);
+      if (r.cols > block)
+        fail_input(settings.start_file, ": ", settings.start_dataset, " has ", r.cols,
+                   " columns, more than the block size ", block);
+      return r;
+    });
+  } else {
+    return start;
+  }
+  start.block = from_host_doubles<T>(op.context().space(), end - first, values.cols, values.values);
+  return start;
+}
+
 solver::LobpcgOptions lobpcg_options(const io::EigensolverConfig& c, std::int64_t rows) {
   solver::LobpcgOptions o;
   o.k = c.k;
@@ -141,19 +197,19 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
                 options.tolerance, options.max_iterations, to_string(settings.preconditioner).data());
   }
 
-  // A start block from a file, if one is given: this rank's rows only.
-  std::optional<spmm::DenseBlock<T>> start;
-  if (!settings.start_file.empty()) {
-    const io::DenseRows rows = solver::collectively(comm, [&] {
-      io::DenseRows r = io::read_hdf5_dense_rows(settings.start_file, settings.start_dataset, op.first_row(),
-                                                 op.first_row() + op.local_rows(), op.global_rows());
-      if (r.cols > block)
-        fail_input(settings.start_file, ": ", settings.start_dataset, " has ", r.cols,
-                   " columns, more than the block size ", block);
-      return r;
-    });
-    start = from_host_doubles<T>(context.space(), op.local_rows(), rows.cols, rows.values);
-  }
+  // The start block, this rank's rows: a checkpoint's (resume), a file's
+  // (eigensolver.start), or none (random columns).
+  StartBlock<T> start = start_block<T>(config, op, block, comm);
+  options.max_iterations -= start.first_iteration;  // a resumed run's budget is what the first one left
+  const std::string text = config_text(config.path, config.overrides, comm);
+  CheckpointGuard guard(config.output.checkpoint, "block-eigs", start.first_iteration, text, comm);
+  options.between_iterations = [&](const solver::LobpcgIterate& it) {
+    return guard.between_iterations(it.iteration, {{"/X", op.global_rows(), it.block_size, op.first_row(), it.block}},
+                                    [&](io::Hdf5Writer& w) {
+                                      w.write("/ritz_values", it.values);
+                                      write_provenance(w, "block-eigs", context, comm);
+                                    });
+  };
   std::optional<solver::JacobiPreconditioner<T>> jacobi;
   if (settings.preconditioner == PreconditionerKind::jacobi) jacobi.emplace(op);
 
@@ -161,16 +217,17 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
   // iterations) and, monitor or not, the solver's one warning about the floor.
   if (rank == 0)
     options.monitor = [k = options.k, lines = config.output.monitor, pacing = MonitorPacing(config.output.monitor_every),
-                       tolerance = options.tolerance](const solver::LobpcgProgress& p) mutable {
+                       tolerance = options.tolerance, first = start.first_iteration](const solver::LobpcgProgress& p) mutable {
       if (!p.below_floor.empty()) print_floor_warning(p, tolerance);
       if (lines && pacing.due(p.iteration, p.elapsed, p.last))
-        std::printf("iter %5d/%d  converged %3d/%d  eigenvalue %s  residual %s  %s\n", p.iteration,
-                    p.max_iterations, p.converged, k, scientific(p.eigenvalue, 10).c_str(),
+        std::printf("iter %5d/%d  converged %3d/%d  eigenvalue %s  residual %s  %s\n", first + p.iteration,
+                    first + p.max_iterations, p.converged, k, scientific(p.eigenvalue, 10).c_str(),
                     scientific(p.residual).c_str(), pacing.timing().c_str());
+      if (pacing.flush_due(p.elapsed, p.last)) std::fflush(stdout);
     };
   op.reset_timings();
   std::optional<spmm::ConstDenseView<T>> start_view;
-  if (start) start_view = start->cview();
+  if (start.block) start_view = start.block->cview();
   const solver::LobpcgResult<T> result = solver::lobpcg<T>(op, options, jacobi ? &*jacobi : nullptr, start_view);
 
   const auto& t = result.timings;
@@ -182,10 +239,12 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
       std::printf("  %4d  %18.12e  %s      %s  %-9s  %s\n", j, result.eigenvalues[j],
                   scientific(result.residual_norms[j]).c_str(), scientific(result.relative_residuals[j]).c_str(),
                   result.converged[j] ? "yes" : "NO", tests_passed(result, j));
-    std::printf("\niterations %d (restarts %d, %d explicit recompute%s of A X and A P%s); %s\n", result.iterations,
-                result.restarts, result.recomputes, result.recomputes == 1 ? "" : "s",
+    std::printf("\niterations %d (%srestarts %d, %d explicit recompute%s of A X and A P%s); %s\n",
+                start.first_iteration + result.iterations, resumed_from(start.first_iteration).c_str(), result.restarts,
+                result.recomputes, result.recomputes == 1 ? "" : "s",
                 result.search_in_fp32 ? ", residual block in fp32" : "", stop_summary(result).c_str());
-    if (!result.all_converged()) print_floor(result, options);
+    if (guard.signal() != 0) std::printf("%s\n", guard.interruption_summary().c_str());
+    if (!result.all_converged() && result.stop != solver::LobpcgStop::interrupted) print_floor(result, options);
     if (result.restored)
       std::printf("note: the pairs are those of an earlier iterate, whose residuals were smaller than the last "
                   "one's\n");
@@ -212,7 +271,6 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
   }
 
   if (!config.output.path.empty()) {
-    const std::string text = config_text(config.path, config.overrides, comm);
     const auto k = static_cast<std::int64_t>(options.k);
     std::vector<std::int64_t> converged(result.converged.begin(), result.converged.end());
     std::vector<double> history_values, history_residuals;
@@ -230,7 +288,7 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
           w.write("/converged", converged);
           w.write("/passes_relative", std::vector<std::int64_t>(result.passes_relative.begin(), result.passes_relative.end()));
           w.write("/passes_backward", std::vector<std::int64_t>(result.passes_backward.begin(), result.passes_backward.end()));
-          w.write("/iterations", std::vector<std::int64_t>{result.iterations});
+          w.write("/iterations", std::vector<std::int64_t>{start.first_iteration + result.iterations});
           w.write_matrix("/history/eigenvalues", steps, k, history_values);
           w.write_matrix("/history/residual_norms", steps, k, history_residuals);
           w.write_string("/config", text);
@@ -240,6 +298,8 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
           w.attribute("/", "convergence_test", std::string(to_string(options.test)));
           w.attribute("/", "stop", stop_summary(result));
           w.attribute("/", "best_iterate_restored", result.restored);
+          w.attribute("/", "resumed_from_iteration", std::int64_t{start.first_iteration});
+          if (guard.signal() != 0) w.attribute("/", "interrupted", guard.interruption_summary());
           w.attribute("/", "block_size", std::int64_t{result.block_size});
           w.attribute("/", "search_precision", std::string(result.search_in_fp32 ? "fp32" : "fp64"));
           for (auto [name, value] :
@@ -249,9 +309,10 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
                 {"time_preconditioner", t.preconditioner}, {"time_other", t.other}})
             w.attribute("/", name, value);
         },
-        {{"/eigenvectors", op.global_rows(), k, op.first_row(), to_host_doubles<T>(result.eigenvectors.cview())}});
+        {{"/eigenvectors", op.global_rows(), k, op.first_row(), solver::host_doubles<T>(result.eigenvectors.cview())}});
     if (rank == 0) std::printf("wrote %s\n", config.output.path.c_str());
   }
+  if (guard.signal() != 0) return exit_interrupted;
   return result.all_converged() ? exit_ok : exit_not_converged;
 }
 

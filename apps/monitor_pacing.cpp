@@ -29,4 +29,10 @@ std::string MonitorPacing::timing() const {
   return text;
 }
 
+bool MonitorPacing::flush_due(double elapsed, bool last) {
+  if (!last && flushed_ >= 0 && elapsed - flushed_ < flush_seconds) return false;
+  flushed_ = elapsed;
+  return true;
+}
+
 }  // namespace blockeigs::apps

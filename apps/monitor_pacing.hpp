@@ -21,13 +21,19 @@ class MonitorPacing {
   // `window` iterations reported (only the elapsed time at the first).
   std::string timing() const;
 
+  // After a printed line: true when stdout should be flushed, so that a log
+  // file shows progress (at most every `flush_seconds`, and at the last).
+  bool flush_due(double elapsed, bool last);
+
   static constexpr int window = 10;
+  static constexpr double flush_seconds = 0.25;
 
  private:
   int every_;
   std::deque<std::pair<int, double>> recent_;  // (iteration, elapsed), the last window + 1
   int printed_ = -1;                           // the last iteration printed
   bool first_ = true;
+  double flushed_ = -1;  // elapsed seconds at the last flush
 };
 
 }  // namespace blockeigs::apps

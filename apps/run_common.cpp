@@ -45,12 +45,12 @@ void write_provenance(io::Hdf5Writer& writer, const std::string& app, const spmm
   writer.attribute("/", "date", date);
 }
 
-void check_output_path(const std::string& path, MPI_Comm comm) {
+void check_output_path(const std::string& path, MPI_Comm comm, const std::string& key) {
   if (path.empty()) return;
   solver::collectively(comm, [&] {
     int rank = 0;
     BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-    if (rank == 0) io::check_output_writable(path);
+    if (rank == 0) io::check_output_writable(path, key);
   });
 }
 
@@ -59,18 +59,6 @@ solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, MP
   if (!matrix.symmetric_by_construction)
     solver::check_symmetric(comm, matrix.rows, matrix.partition, matrix.description);
   return matrix;
-}
-
-template <class T>
-std::vector<double> to_host_doubles(spmm::ConstDenseView<T> X) {
-  if (X.rows == 0 || X.cols == 0) return {};
-  // One copy of the strided rows, compacted on the host.
-  std::vector<T> strided(static_cast<std::size_t>((X.rows - 1) * X.ld + X.cols));
-  spmm::copy_bytes(strided.data(), Space::host, X.data, X.space, sizeof(T) * strided.size());
-  std::vector<double> out(static_cast<std::size_t>(X.rows * X.cols));
-  for (std::int64_t i = 0; i < X.rows; ++i)
-    for (std::int64_t j = 0; j < X.cols; ++j) out[i * X.cols + j] = strided[i * X.ld + j];
-  return out;
 }
 
 template <class T>
@@ -88,8 +76,6 @@ std::string scientific(double value, int digits) {
   return text;
 }
 
-template std::vector<double> to_host_doubles(spmm::ConstDenseView<float>);
-template std::vector<double> to_host_doubles(spmm::ConstDenseView<double>);
 template spmm::DenseBlock<float> from_host_doubles(Space, std::int64_t, std::int64_t, const std::vector<double>&);
 template spmm::DenseBlock<double> from_host_doubles(Space, std::int64_t, std::int64_t, const std::vector<double>&);
 

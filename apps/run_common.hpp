@@ -30,7 +30,7 @@ void write_provenance(io::Hdf5Writer& writer, const std::string& app, const spmm
 solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, MPI_Comm comm);
 
 // Refuses, on every rank, an output path that cannot be written (empty: none).
-void check_output_path(const std::string& path, MPI_Comm comm);
+void check_output_path(const std::string& path, MPI_Comm comm, const std::string& key = "output.path");
 
 // The steps between a config and a solve, the same for both apps: output path
 // checked, backend chosen, matrix loaded and checked; then
@@ -38,15 +38,12 @@ void check_output_path(const std::string& path, MPI_Comm comm);
 template <class Config, class Solve>
 int prepare_and_solve(const Config& config, MPI_Comm comm, Solve&& solve) {
   check_output_path(config.output.path, comm);
+  check_output_path(config.output.checkpoint.path, comm, "output.checkpoint.path");  // now, not an hour in
   const spmm::Context context = solver::make_context(config.execution.backend, comm);
   const solver::DistributedRows matrix = load_symmetric_matrix(config.matrix, comm);
   if (config.execution.spmm_precision == Precision::fp32) return solve(float{}, matrix, context);
   return solve(double{}, matrix, context);
 }
-
-// Host row-major copy of a block (any space), widened to double.
-template <class T>
-std::vector<double> to_host_doubles(spmm::ConstDenseView<T> X);
 
 // A block in `space` filled from host doubles (rows x cols, row-major).
 template <class T>

@@ -214,14 +214,32 @@ ExecutionConfig read_execution(const Value& section) {
   return config;
 }
 
+CheckpointConfig read_checkpoint(const Value& section) {
+  CheckpointConfig config;
+  yaml::read_mapping(section, {
+      {.key = "path", .read = [&](const Value& v) { config.path = v.string(); }, .required = true},
+      {.key = "every_iterations",
+       .read = [&](const Value& v) { config.every_iterations = v.integer<int>(1); }},
+      {.key = "every_seconds", .read = [&](const Value& v) { config.every_seconds = v.positive_number(); }},
+  });
+  return config;
+}
+
 OutputConfig read_output(const Value& section) {
   OutputConfig config;
+  std::optional<Value> checkpoint;
   yaml::read_mapping(section, {
+      {.key = "checkpoint", .read = [&](const Value& v) {
+         config.checkpoint = read_checkpoint(v);
+         checkpoint = v;
+       }},
       // Relative to the working directory, like any output path on a command line.
       {.key = "path", .read = [&](const Value& v) { config.path = v.string(); }},
       {.key = "monitor", .read = [&](const Value& v) { config.monitor = v.boolean(); }},
       {.key = "monitor_every", .read = [&](const Value& v) { config.monitor_every = v.integer<int>(1); }},
   });
+  if (checkpoint && !config.path.empty() && config.checkpoint.path == config.path)
+    checkpoint->fail(".path is output.path too: a checkpoint needs a file of its own");
   return config;
 }
 
@@ -239,6 +257,7 @@ Value top_level(const std::string& text, Document& doc, std::span<const std::str
 
 EigsConfig parse_eigs(const std::string& text, Document doc, std::span<const std::string> overrides) {
   EigsConfig config;
+  std::optional<Value> resume;  // checked against eigensolver.start
   config.path = doc.source;
   config.overrides.assign(overrides.begin(), overrides.end());
   yaml::read_mapping(top_level(text, doc, overrides), {
@@ -248,8 +267,14 @@ EigsConfig parse_eigs(const std::string& text, Document doc, std::span<const std
       {.key = "eigensolver", .read = [&](const Value& v) { config.eigensolver = read_eigensolver(v); }},
       {.key = "execution", .read = [&](const Value& v) { config.execution = read_execution(v); }},
       {.key = "output", .read = [&](const Value& v) { config.output = read_output(v); }},
+      {.key = "resume", .read = [&](const Value& v) {
+         config.resume = v.string();
+         resume = v;
+       }},
       {.key = "block_cg", .note = "block_cg is read by block-cg, not block-eigs"},
   });
+  if (resume && !config.eigensolver.start_file.empty())
+    resume->fail(" and eigensolver.start both give a start block: keep one");
   return config;
 }
 
@@ -264,6 +289,8 @@ CgConfig parse_cg(const std::string& text, Document doc, std::span<const std::st
       {.key = "block_cg", .read = [&](const Value& v) { config.solver = read_block_cg(v); }},
       {.key = "execution", .read = [&](const Value& v) { config.execution = read_execution(v); }},
       {.key = "output", .read = [&](const Value& v) { config.output = read_output(v); }},
+      // Relative to the working directory, like output.checkpoint.path.
+      {.key = "resume", .read = [&](const Value& v) { config.resume = v.string(); }},
       {.key = "eigensolver", .note = "eigensolver is read by block-eigs, not block-cg"},
   });
   return config;

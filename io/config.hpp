@@ -32,8 +32,18 @@ struct ExecutionConfig {
   Precision spmm_precision = Precision::fp64;
 };
 
+// output.checkpoint: the run's state written every so many iterations or
+// seconds (whichever comes first; 0: not by that measure) and when a signal
+// interrupts it.
+struct CheckpointConfig {
+  std::string path;          // empty: no checkpoints
+  int every_iterations = 0;
+  double every_seconds = 0;
+};
+
 struct OutputConfig {
   std::string path;     // HDF5 result file; empty: no file written
+  CheckpointConfig checkpoint;
   bool monitor = true;  // monitor lines on rank 0
   int monitor_every = 1;  // a line every this many iterations (and the first and the last)
 };
@@ -77,6 +87,7 @@ struct EigsConfig {
   EigensolverConfig eigensolver;
   ExecutionConfig execution;
   OutputConfig output;
+  std::string resume;  // a checkpoint to go on from; empty: a fresh start
 };
 
 struct CgConfig {
@@ -86,6 +97,7 @@ struct CgConfig {
   BlockCgConfig solver;
   ExecutionConfig execution;
   OutputConfig output;
+  std::string resume;  // a checkpoint to go on from; empty: a fresh start
 };
 
 // `overrides`: "KEY=VALUE" from the command line (--set), applied over the

@@ -1,6 +1,7 @@
 // Dense row-major blocks in HDF5 (start blocks for LOBPCG, right-hand sides
-// for block CG): a two-dimensional float dataset of rows x columns; each rank
-// reads only its own rows.
+// for block CG, checkpoints): a two-dimensional float dataset of rows x
+// columns; each rank reads only its own rows. And the root attributes that
+// say what a result or checkpoint file holds.
 #pragma once
 
 #include <cstdint>
@@ -20,5 +21,11 @@ struct DenseRows {
 // than `expected_rows` rows (when expected_rows >= 0), or holds NaN/Inf.
 DenseRows read_hdf5_dense_rows(const std::string& path, const std::string& dataset, std::int64_t row_begin,
                                std::int64_t row_end, std::int64_t expected_rows = -1);
+
+// A scalar attribute of the file's root group (what result files and
+// checkpoints record about a run). Throws InputError naming the file and the
+// attribute when it is missing or of another kind.
+std::int64_t read_root_integer(const std::string& path, const std::string& name);
+std::string read_root_string(const std::string& path, const std::string& name);
 
 }  // namespace blockeigs::io

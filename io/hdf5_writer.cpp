@@ -175,8 +175,8 @@ void Hdf5Writer::attribute(const std::string& object, const std::string& name, b
   scalar_attribute(object, name, type.get(), type.get(), &stored);
 }
 
-void check_output_writable(const std::string& path) {
-  if (std::filesystem::is_directory(path)) fail_input("output.path ", path, " is a directory, not a file name");
+void check_output_writable(const std::string& path, const std::string& key) {
+  if (std::filesystem::is_directory(path)) fail_input(key, " ", path, " is a directory, not a file name");
   { Hdf5Writer probe(path, true); }
   discard_output(path);
 }

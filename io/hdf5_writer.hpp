@@ -65,8 +65,8 @@ class Hdf5Writer {
 
 // Fails early (InputError naming the path) when the output cannot be created,
 // so that a long solve does not end in an error: creates and removes the
-// temporary file.
-void check_output_writable(const std::string& path);
+// temporary file. `key` names the path's config key in messages.
+void check_output_writable(const std::string& path, const std::string& key = "output.path");
 
 // Moves the finished temporary file onto `path`.
 void commit_output(const std::string& path);

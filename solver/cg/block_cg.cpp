@@ -13,6 +13,7 @@
 #include "solver/operator/large_messages.hpp"
 #include "core/error.hpp"
 #include "solver/blocks/block_ops.hpp"
+#include "solver/blocks/host_copy.hpp"
 #include "solver/blocks/orthonormalize.hpp"
 #include "solver/blocks/phase_timer.hpp"
 #include "solver/cg/cg_stagnation.hpp"
@@ -119,8 +120,8 @@ template <class T>
 class BlockCg {
  public:
   BlockCg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::DenseView<T> X, const BlockCgOptions& options,
-          Preconditioner<T>* preconditioner)
-      : A_(A), B_(B), X_(X), options_(options), preconditioner_(preconditioner), context_(A.context()),
+          Preconditioner<T>* preconditioner, std::optional<spmm::ConstDenseView<T>> search)
+      : A_(A), B_(B), X_(X), options_(options), preconditioner_(preconditioner), search_(search), context_(A.context()),
         comm_(A.comm()), space_(context_.space()), m_(A.local_rows()), s_(B.cols), start_(MPI_Wtime()),
         clock_(context_), tol_(OrthonormalizeTolerances::for_type<T>()), PQR_(space_, m_, 3 * s_),
         Xa_(space_, m_, s_), scratch_(space_, m_, s_),
@@ -137,6 +138,11 @@ class BlockCg {
         next_search_block_preconditioned();    // P <- orth(Z + P beta), Z = M^{-1} R
       else
         next_search_block();                   // P <- orth(R + P beta), its Gram matrix from small ones
+      if (r_ > 0 && iteration_ < options_.max_iterations && options_.between_iterations &&
+          options_.between_iterations(iterate())) {
+        interrupted_ = true;                   // a checkpoint's (X, P) goes on from here
+        break;
+      }
     }
     return finish();                           // X of the active columns; the true residual B - A X
   }
@@ -172,6 +178,7 @@ class BlockCg {
   bool watch_progress(const std::vector<double>& norms, int iteration);
   double record(const std::vector<double>& norms);
   void monitor(int iteration, std::int64_t width, double worst) const;
+  BlockCgIterate iterate();
   spmm::DenseView<T> preconditioned_residual(std::int64_t a);
   void place_search_block(spmm::DenseView<T> from, std::int64_t r);
 
@@ -180,6 +187,7 @@ class BlockCg {
   const spmm::DenseView<T> X_;
   const BlockCgOptions& options_;
   Preconditioner<T>* const preconditioner_;
+  const std::optional<spmm::ConstDenseView<T>> search_;  // the first search block, if given
   const spmm::Context& context_;
   const MPI_Comm comm_;
   const Space space_;
@@ -206,6 +214,7 @@ class BlockCg {
   std::vector<double> norms_;
   cg_detail::StagnationWatch watch_;  // host bookkeeping only: results unchanged
   bool stalled_ = false;              // stagnated (BlockCgOptions::stagnation_window)
+  bool interrupted_ = false;          // BlockCgOptions::between_iterations asked to stop
 };
 
 template <class T>
@@ -228,7 +237,11 @@ void BlockCg<T>::start() {
   (void)retire_converged(norms_, 0);
   clock_.to(time_.other);
 
-  if (!active_.empty()) {
+  if (!active_.empty() && search_) {
+    // A given search block (an iterate's P): the solve goes on from it.
+    r_ = search_->cols;
+    copy_block(context_, *search_, P_view(r_));
+  } else if (!active_.empty()) {
     // P = a well-conditioned basis of Z (or R), built in the columns before
     // R's (free now) and then moved to its place.
     const std::int64_t a = active_count();
@@ -369,6 +382,7 @@ BlockCgResult BlockCg<T>::finish() {
   result_.total_iterations = iteration_;
   result_.stop = active_.empty() ? BlockCgStop::converged
                  : stalled_      ? BlockCgStop::stagnated
+                 : interrupted_  ? BlockCgStop::interrupted
                  : r_ == 0       ? BlockCgStop::no_search_direction
                                  : BlockCgStop::iteration_limit;
 
@@ -386,6 +400,25 @@ BlockCgResult BlockCg<T>::finish() {
   clock_.finish();
   time_.total = MPI_Wtime() - start_;
   return std::move(result_);
+}
+
+// The current solution for BlockCgOptions::between_iterations: X's retired
+// columns with the active ones from Xa, assembled on the host if asked for.
+template <class T>
+BlockCgIterate BlockCg<T>::iterate() {
+  BlockCgIterate it;
+  it.iteration = iteration_;
+  it.search_width = static_cast<int>(r_);
+  it.search = [this] { return host_doubles(cview(P_view(r_))); };
+  it.solution = [this] {
+    std::vector<double> x = host_doubles(spmm::ConstDenseView<T>(X_));
+    const std::int64_t a = active_count();
+    const std::vector<double> xa = host_doubles(cview(narrow(Xa_, a)));
+    for (std::int64_t i = 0; i < m_; ++i)
+      for (std::int64_t c = 0; c < a; ++c) x[i * s_ + active_[c]] = xa[i * a + c];
+    return x;
+  };
+  return it;
 }
 
 // Marks converged columns, writes them to X and squeezes them out of Xa and
@@ -482,15 +515,21 @@ void BlockCg<T>::place_search_block(spmm::DenseView<T> from, std::int64_t r) {
 
 template <class T>
 BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::DenseView<T> X,
-                       const BlockCgOptions& options, Preconditioner<T>* preconditioner) {
+                       const BlockCgOptions& options, Preconditioner<T>* preconditioner,
+                       std::optional<spmm::ConstDenseView<T>> search) {
   check_block_cg_arguments(A, B, X, options);
-  BlockCg<T> solver(A, B, X, options, preconditioner);
+  if (search && (search->rows != A.local_rows() || search->cols < 1 || search->cols > B.cols ||
+                 search->space != A.context().space()))
+    fail_input("block CG: the search block is ", search->rows, " x ", search->cols, " on this rank; it must have the "
+               "matrix's ", A.local_rows(), " rows, 1 to ", B.cols, " columns, and be in the operator's memory");
+  BlockCg<T> solver(A, B, X, options, preconditioner, search);
   return solver.solve();
 }
 
 template BlockCgResult block_cg(LinearOperator<float>&, spmm::ConstDenseView<float>, spmm::DenseView<float>,
-                                const BlockCgOptions&, Preconditioner<float>*);
+                                const BlockCgOptions&, Preconditioner<float>*, std::optional<spmm::ConstDenseView<float>>);
 template BlockCgResult block_cg(LinearOperator<double>&, spmm::ConstDenseView<double>, spmm::DenseView<double>,
-                                const BlockCgOptions&, Preconditioner<double>*);
+                                const BlockCgOptions&, Preconditioner<double>*,
+                                std::optional<spmm::ConstDenseView<double>>);
 
 }  // namespace blockeigs::solver

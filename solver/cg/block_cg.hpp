@@ -30,6 +30,19 @@ struct BlockCgProgress {
   bool last = false;              // the solve stops after this iteration
 };
 
+// The current iterate, offered between iterations (BlockCgOptions::between_iterations).
+// With X and the next search block P the solve goes on exactly where it
+// stopped (block_cg's `search`): alpha needs only P and R = B - A X.
+struct BlockCgIterate {
+  int iteration = 0;
+  int search_width = 0;  // columns of P
+  // This rank's rows of the current solution X (local_rows x columns,
+  // row-major; converged columns as they retired) and of the next search
+  // block P (local_rows x search_width), copied to the host as doubles on
+  // request.
+  std::function<std::vector<double>()> solution, search;
+};
+
 struct BlockCgOptions {
   double rtol = 1e-8;
   double atol = 0.0;
@@ -43,6 +56,13 @@ struct BlockCgOptions {
   int stagnation_window = 2000;
   bool keep_history = true;
   std::function<void(const BlockCgProgress&)> monitor;  // optional, every iteration, on every rank
+  // Optional: called on every rank after each iteration that does not end the
+  // solve, once its next search block is formed, at the same iteration on
+  // every rank, so it may communicate (a checkpoint; a stop agreed on after a
+  // signal). It must return the same on every rank: true ends the solve there
+  // (BlockCgStop::interrupted; X holds the current iterate and the true
+  // residual is computed as at any stop).
+  std::function<bool(const BlockCgIterate&)> between_iterations;
 };
 
 struct BlockCgTimings {
@@ -60,6 +80,7 @@ enum class BlockCgStop {
   iteration_limit,      // max_iterations reached
   stagnated,            // no column's residual fell by 10% for stagnation_window iterations (BlockCgStall)
   no_search_direction,  // the search block lost every column (rounding) before the columns converged
+  interrupted,          // BlockCgOptions::between_iterations asked to stop
 };
 
 // The columns a stagnated run left unconverged, and the floor fp64 allows
@@ -93,11 +114,14 @@ struct BlockCgResult {
 
 // Solves A X = B for the local rows of X and B (same shape, in A's space).
 // X holds the start on entry (zeros for none) and the solution on exit.
-// Collective. Throws InputError for mismatched shapes or bad options, and
-// when A is found not to be positive definite (p^T A p <= 0 on a search
-// direction: negative curvature).
+// `search`, if given (local rows x 1..B.cols, A's space), is the first search
+// block instead of one built from the residuals: with an iterate's X and P
+// (BlockCgIterate) the solve goes on from it. Collective. Throws InputError
+// for mismatched shapes or bad options, and when A is found not to be
+// positive definite (p^T A p <= 0 on a search direction: negative curvature).
 template <class T>
 BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::DenseView<T> X,
-                       const BlockCgOptions& options, Preconditioner<T>* preconditioner = nullptr);
+                       const BlockCgOptions& options, Preconditioner<T>* preconditioner = nullptr,
+                       std::optional<spmm::ConstDenseView<T>> search = std::nullopt);
 
 }  // namespace blockeigs::solver

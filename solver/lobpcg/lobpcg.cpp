@@ -53,6 +53,7 @@ LobpcgResult<T> LobpcgIteration<T, Ts>::finish(double t_begin) {
   take_wanted_pairs(ctx_, column_range(cS(cur_), 0, k_), lambda_, x_norm_, r_norm_, conv_, result_);
   result_.stall = stall_;
   result_.stop = std::all_of(conv_.begin(), conv_.begin() + k_, [](bool c) { return c; }) ? LobpcgStop::converged
+                 : interrupted_ ? LobpcgStop::interrupted
                  : no_search_direction_ ? LobpcgStop::no_search_direction
                  : stall_ ? (stall_->diverged ? LobpcgStop::diverged : LobpcgStop::stagnated)
                           : LobpcgStop::iteration_limit;

@@ -120,6 +120,16 @@ struct LobpcgProgress {
   double norm_estimate = 0;    // the ||A|| it used (a lower bound: the largest |Ritz value| seen)
 };
 
+// The current iterate, offered between iterations (LobpcgOptions::between_iterations).
+struct LobpcgIterate {
+  int iteration = 0;
+  int block_size = 0;
+  std::vector<double> values;  // the block's block_size Ritz values, in the chosen order (the k wanted first)
+  // This rank's rows of the block X (local_rows x block_size, row-major), the
+  // Ritz vectors in `values`' order, copied to the host as doubles on request.
+  std::function<std::vector<double>()> block;
+};
+
 struct LobpcgOptions {
   int k = 8;                    // eigenpairs wanted
   int block_size = 0;           // 0: default_block_size(k, rows); else k <= block_size <= rows
@@ -142,6 +152,12 @@ struct LobpcgOptions {
   int recompute_interval = 0;
   bool keep_history = true;
   std::function<void(const LobpcgProgress&)> monitor;  // optional, every iteration
+  // Optional: called on every rank after each iteration's test that does not
+  // end the run, at the same iteration on every rank, so it may communicate
+  // (a checkpoint; a stop agreed on after a signal). It must return the same
+  // on every rank: true ends the run there (LobpcgStop::interrupted), with the
+  // current pairs tested on true residuals like any other stop.
+  std::function<bool(const LobpcgIterate&)> between_iterations;
   // [X P] padded with zero columns at the end of P to a multiple of this many
   // columns, so that the blocks the Ritz update writes ([X P], A [X P] and
   // the residuals after them) start and end on whole 32-byte sectors however
@@ -185,6 +201,7 @@ enum class LobpcgStop {
   diverged,             // the residuals grew by orders of magnitude from their minimum (LobpcgStall)
   stagnated,            // the residuals stopped falling (LobpcgStall, LobpcgOptions::stagnation_window)
   no_search_direction,  // [X P] spans the space and the tolerance is below its rounding floor
+  interrupted,          // LobpcgOptions::between_iterations asked to stop
 };
 
 // Why the guard stopped a run before it converged, in terms of the geometric

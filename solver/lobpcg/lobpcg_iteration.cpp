@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "solver/blocks/host_copy.hpp"
 #include "solver/lobpcg/norm_estimate.hpp"
 #include "spmm/memory.hpp"
 
@@ -134,7 +135,13 @@ bool LobpcgIteration<T, Ts>::test_residuals() {
     tested_buffer_ = cur_;
     stall_ = best_.stall();
     clock_.to(time_.other);
-    const bool stop = converged == k_ || iteration_ >= options_.max_iterations || no_search_direction_ || stall_;
+    bool stop = converged == k_ || iteration_ >= options_.max_iterations || no_search_direction_ || stall_;
+    if (!stop && !interrupted_ && options_.between_iterations) {
+      interrupted_ = options_.between_iterations(iterate());
+      stop = interrupted_;
+      clock_.to(time_.other);
+    }
+    stop = stop || interrupted_;
     if (stop && !fresh_) {
       // Decide on, and report, true residuals: recompute A X with the operator and test again.
       apply_a(0, nb_);
@@ -144,6 +151,18 @@ bool LobpcgIteration<T, Ts>::test_residuals() {
     report(converged, stop);
     return stop;
   }
+}
+
+// The current iterate for LobpcgOptions::between_iterations; its rows are
+// copied only if asked for.
+template <class T, class Ts>
+LobpcgIterate LobpcgIteration<T, Ts>::iterate() {
+  LobpcgIterate it;
+  it.iteration = iteration_;
+  it.block_size = nb_;
+  it.values.assign(lambda_.begin(), lambda_.begin() + nb_);
+  it.block = [this] { return host_doubles(column_range(cS(cur_), 0, nb_)); };
+  return it;
 }
 
 // The residuals formed afresh in one pass (A X made explicit first where it

@@ -101,6 +101,7 @@ class LobpcgIteration {
   double initial_norm_estimate();  // ||A||_est before the first iteration
   void form_residuals();           // R = A X - X Lambda in one pass, where the Ritz update did not
   void report(int converged, bool stop);  // history and monitor
+  LobpcgIterate iterate();                // for LobpcgOptions::between_iterations
   bool place_search_columns(const std::vector<std::int64_t>& active);  // soft locking in Z's block
   std::optional<SearchStep> condition_search(std::vector<std::int64_t> active, bool z_product_ahead);
   void ritz_matrices(const SearchBlock& w, bool derive, const HostMatrix* s_t_az, RitzStep& step);  // GA, GB
@@ -250,6 +251,7 @@ class LobpcgIteration {
   double z_drift_sum_ = 0;  // Z in fp32: the steps' largest residual norms since then
   bool fresh_ = false;      // A X computed by the operator since the last update
   bool no_search_direction_ = false;  // no search direction left outside span[X P]
+  bool interrupted_ = false;          // LobpcgOptions::between_iterations asked to stop
   std::vector<double> r_norm_, x_norm_, scaled_;
   std::vector<bool> conv_;
   int last_reported_ = -1;

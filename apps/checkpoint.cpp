@@ -1,0 +1,125 @@
+#include "apps/checkpoint.hpp"
+
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <utility>
+
+#include "apps/distributed_output.hpp"
+#include "core/checks.hpp"
+#include "core/error.hpp"
+#include "solver/operator/collective.hpp"
+
+namespace blockeigs::apps {
+namespace {
+
+constexpr int kSignals[3] = {SIGTERM, SIGINT, SIGUSR1};
+volatile std::sig_atomic_t g_received = 0;
+
+extern "C" void on_signal(int signo) {
+  if (g_received != 0 && signo != SIGUSR1) {
+    // The second one: the default action, as if we had no handler.
+    std::signal(signo, SIG_DFL);
+    std::raise(signo);
+    return;
+  }
+  if (g_received == 0) g_received = signo;
+}
+
+const char* signal_name(int signo) {
+  switch (signo) {
+    case SIGTERM: return "SIGTERM";
+    case SIGINT: return "SIGINT";
+    case SIGUSR1: return "SIGUSR1";
+    default: return "a signal";
+  }
+}
+
+}  // namespace
+
+SignalWatch::SignalWatch() {
+  g_received = 0;
+  struct sigaction action;
+  std::memset(&action, 0, sizeof action);
+  action.sa_handler = on_signal;
+  action.sa_flags = SA_RESTART;  // MPI and file calls go on; the run polls the flag
+  sigemptyset(&action.sa_mask);
+  for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &action, &previous_[i]);
+}
+
+SignalWatch::~SignalWatch() {
+  for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &previous_[i], nullptr);
+}
+
+int SignalWatch::received() { return g_received; }
+
+CheckpointGuard::CheckpointGuard(const io::CheckpointConfig& config, std::string app, int first_iteration,
+                                 std::string config_text, MPI_Comm comm)
+    : config_(config), app_(std::move(app)), config_text_(std::move(config_text)),
+      first_iteration_(first_iteration), comm_(comm), since_time_(MPI_Wtime()) {
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank_));
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks_));
+}
+
+bool CheckpointGuard::between_iterations(int iteration, const std::vector<CheckpointBlock>& blocks,
+                                         const std::function<void(io::Hdf5Writer&)>& write_small) {
+  // [0]: a signal on any rank; [1]: a checkpoint due by rank 0's count or clock.
+  int flags[2] = {SignalWatch::received(), 0};
+  if (rank_ == 0 && !config_.path.empty())
+    flags[1] = (config_.every_iterations > 0 && iteration - since_iteration_ >= config_.every_iterations) ||
+               (config_.every_seconds > 0 && MPI_Wtime() - since_time_ >= config_.every_seconds);
+  if (ranks_ > 1) BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MAX, comm_));
+  if ((flags[0] != 0 || flags[1] != 0) && !config_.path.empty()) write(iteration, blocks, write_small);
+  if (flags[0] == 0) return false;
+  signal_ = flags[0];
+  stopped_at_ = first_iteration_ + iteration;
+  return true;
+}
+
+void CheckpointGuard::write(int iteration, const std::vector<CheckpointBlock>& blocks,
+                            const std::function<void(io::Hdf5Writer&)>& write_small) {
+  const int total = first_iteration_ + iteration;
+  std::vector<DistributedBlock> rows;
+  for (const CheckpointBlock& b : blocks) rows.push_back({b.dataset, b.global_rows, b.cols, b.first_row, b.local()});
+  write_distributed_output(
+      comm_, config_.path,
+      [&](io::Hdf5Writer& w) {
+        w.attribute("/", "checkpoint_of", app_);
+        w.attribute("/", "iteration", std::int64_t{total});
+        w.write_string("/config", config_text_);
+        if (write_small) write_small(w);
+      },
+      rows);
+  ++checkpoints_;
+  last_iteration_ = total;
+  since_iteration_ = iteration;
+  since_time_ = MPI_Wtime();
+}
+
+std::string CheckpointGuard::interruption_summary() const {
+  if (signal_ == 0) return "";
+  std::string line = "interrupted by " + std::string(signal_name(signal_)) + " after iteration " +
+                     std::to_string(stopped_at_) + "; ";
+  if (config_.path.empty()) return line + "no checkpoint (output.checkpoint is not set)";
+  return line + "checkpoint " + config_.path + " (iteration " + std::to_string(last_iteration_) +
+         "): go on with --set resume=" + config_.path;
+}
+
+ResumePoint read_resume_point(const std::string& path, const std::string& app, std::int64_t first_row,
+                              std::int64_t end_row, std::int64_t global_rows, MPI_Comm comm) {
+  return solver::collectively(comm, [&] {
+    std::error_code error;
+    if (!std::filesystem::exists(path, error)) fail_input("resume: ", path, ": no such checkpoint file");
+    ResumePoint point;
+    const std::string of = io::read_root_string(path, "checkpoint_of");
+    if (of != app) fail_input("resume: ", path, " is a checkpoint of ", of, ", not of ", app);
+    const std::int64_t iteration = io::read_root_integer(path, "iteration");
+    if (iteration < 0 || iteration > std::int64_t{1} << 30)
+      fail_input("resume: ", path, ": iteration ", iteration, " is out of range");
+    point.iteration = static_cast<int>(iteration);
+    point.rows = io::read_hdf5_dense_rows(path, "/X", first_row, end_row, global_rows);
+    return point;
+  });
+}
+
+}  // namespace blockeigs::apps

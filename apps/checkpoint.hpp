@@ -1,0 +1,103 @@
+// Long runs: checkpoints (output.checkpoint), stopping cleanly on a signal,
+// and going on from a checkpoint (resume: FILE). A checkpoint is an HDF5 file
+// in the result files' conventions: /X (the block the solver iterates,
+// global rows x columns, written by every rank; block CG adds its next search
+// block /P), the root attributes
+// `checkpoint_of` (the app) and `iteration`, the config's text and the
+// provenance attributes. It is written under a temporary name and moved into
+// place, so a kill mid-write leaves the previous one intact.
+#pragma once
+
+#include <mpi.h>
+
+#include <csignal>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "io/config.hpp"
+#include "io/hdf5_dense.hpp"
+#include "io/hdf5_writer.hpp"
+
+namespace blockeigs::apps {
+
+// SIGTERM, SIGINT and SIGUSR1 (what batch schedulers and Open MPI's mpirun
+// send or forward before a time limit) handled for the object's lifetime:
+// the first sets a flag that the run polls between iterations; a second
+// SIGTERM or SIGINT ends the process the default way.
+class SignalWatch {
+ public:
+  SignalWatch();
+  ~SignalWatch();
+  SignalWatch(const SignalWatch&) = delete;
+  SignalWatch& operator=(const SignalWatch&) = delete;
+
+  static int received();  // the first signal's number since construction, 0 if none
+
+ private:
+  struct sigaction previous_[3];
+};
+
+// This rank's rows of a block a checkpoint holds.
+struct CheckpointBlock {
+  std::string dataset;  // "/X"
+  std::int64_t global_rows = 0;
+  std::int64_t cols = 0;
+  std::int64_t first_row = 0;
+  std::function<std::vector<double>()> local;  // copied only when a checkpoint is written
+};
+
+// Between a solver's iterations, on every rank: agrees (one small all-reduce
+// where there are several ranks) whether any rank has seen a signal and, by
+// rank 0's count and clock, whether a checkpoint is due; writes it when it
+// is due or a signal came, and then says whether to stop.
+class CheckpointGuard {
+ public:
+  // `app` names the writer ("block-eigs"); `first_iteration`, the iteration
+  // a resumed run went on from (its solver counts from 0 again); `config_text`
+  // is stored in each checkpoint. Collective.
+  CheckpointGuard(const io::CheckpointConfig& config, std::string app, int first_iteration, std::string config_text,
+                  MPI_Comm comm);
+
+  // Collective; `iteration` is the solver's. `write_small` adds the run's
+  // own datasets and attributes on rank 0. True: a signal came; stop.
+  bool between_iterations(int iteration, const std::vector<CheckpointBlock>& blocks,
+                          const std::function<void(io::Hdf5Writer&)>& write_small = {});
+
+  int signal() const { return signal_; }              // the signal that stopped the run, 0 if none
+  int checkpoints() const { return checkpoints_; }    // written so far
+  int last_checkpoint_iteration() const { return last_iteration_; }  // counted from the first run's start
+  // A line for the summary: why the run stopped and where its checkpoint is
+  // ("interrupted by SIGTERM after iteration 57; checkpoint ck.h5 (iteration 57)").
+  std::string interruption_summary() const;
+
+ private:
+  void write(int iteration, const std::vector<CheckpointBlock>& blocks,
+             const std::function<void(io::Hdf5Writer&)>& write_small);
+
+  io::CheckpointConfig config_;
+  std::string app_, config_text_;
+  int first_iteration_;
+  MPI_Comm comm_;
+  int rank_ = 0, ranks_ = 1;
+  SignalWatch watch_;
+  int signal_ = 0, checkpoints_ = 0, last_iteration_ = -1, stopped_at_ = -1;
+  int since_iteration_ = 0;  // the solver iteration the last checkpoint (or the start) was at
+  double since_time_ = 0;    // rank 0's MPI_Wtime then
+};
+
+// Where a resumed run goes on from: the iteration its checkpoint was taken
+// after, and this rank's rows [first_row, end_row) of its block.
+struct ResumePoint {
+  int iteration = 0;
+  io::DenseRows rows;
+};
+
+// Reads checkpoint `path` for `app`: refused (InputError on every rank,
+// naming the file and the key `resume`) when it is missing, not a checkpoint
+// of `app`, or of another number of rows. Collective.
+ResumePoint read_resume_point(const std::string& path, const std::string& app, std::int64_t first_row,
+                              std::int64_t end_row, std::int64_t global_rows, MPI_Comm comm);
+
+}  // namespace blockeigs::apps
