@@ -229,14 +229,14 @@ OutputConfig read_output(const Value& section) {
   OutputConfig config;
   std::optional<Value> checkpoint;
   yaml::read_mapping(section, {
-      {.key = "checkpoint", .read = [&](const Value& v) {
-         config.checkpoint = read_checkpoint(v);
-         checkpoint = v;
-       }},
       // Relative to the working directory, like any output path on a command line.
       {.key = "path", .read = [&](const Value& v) { config.path = v.string(); }},
       {.key = "monitor", .read = [&](const Value& v) { config.monitor = v.boolean(); }},
       {.key = "monitor_every", .read = [&](const Value& v) { config.monitor_every = v.integer<int>(1); }},
+      {.key = "checkpoint", .read = [&](const Value& v) {
+         config.checkpoint = read_checkpoint(v);
+         checkpoint = v;
+       }},
   });
   if (checkpoint && !config.path.empty() && config.checkpoint.path == config.path)
     checkpoint->fail(".path is output.path too: a checkpoint needs a file of its own");

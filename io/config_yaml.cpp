@@ -1,9 +1,12 @@
 #include "io/config_yaml.hpp"
 
+#include <yaml-cpp/eventhandler.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 namespace blockeigs::io::yaml {
@@ -87,18 +90,58 @@ std::optional<std::string_view> closest_key(std::string_view key,
   return std::nullopt;
 }
 
+namespace {
+
+// Where each document of a YAML stream starts, read with yaml-cpp's event
+// parser: only whether there is more than one matters, so it stops at two.
+// yaml-cpp 0.7 never consumes a ',' outside a flow collection: it reports
+// empty documents at the same place forever (YAML::LoadAll then fills memory
+// without end; found by fuzz_config). A document that starts where the last
+// one did is that token, and is reported as the syntax error it is.
+class DocumentStarts final : public YAML::EventHandler {
+ public:
+  std::vector<YAML::Mark> starts;
+  void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+void check_one_document(const std::string& text, const Document& doc) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStarts events;
+  while (events.starts.size() < 2 && parser.HandleNextDocument(events)) {
+  }
+  if (events.starts.size() < 2) return;
+  const YAML::Mark& second = events.starts[1];
+  if (second.pos == events.starts[0].pos) {
+    const std::size_t at = static_cast<std::size_t>(std::max(0, second.pos));
+    const unsigned char c = at < text.size() ? static_cast<unsigned char>(text[at]) : 0;
+    char shown[16];
+    std::snprintf(shown, sizeof shown, std::isprint(c) ? "'%c'" : "byte 0x%02x", c);
+    fail_at(doc, second, "YAML syntax error: unexpected ", shown, " outside a flow collection");
+  }
+  fail_at(doc, second, "a config is one YAML document, found more than one");
+}
+
+}  // namespace
+
 YAML::Node load(const std::string& text, const Document& doc) {
-  std::vector<YAML::Node> documents;
+  YAML::Node document;
   try {
-    documents = YAML::LoadAll(text);
+    check_one_document(text, doc);
+    document = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     fail_at(doc, e.mark, "YAML syntax error: ", e.msg);
   }
-  if (documents.size() > 1)
-    fail_at(doc, documents[1].Mark(), "a config is one YAML document, found ", documents.size());
-  if (documents.empty() || documents.front().IsNull())
-    fail_input(doc.source, ": the config is empty");
-  return documents.front();
+  if (document.IsNull()) fail_input(doc.source, ": the config is empty");
+  return document;
 }
 
 const Override* Document::override_of(std::string_view path) const {

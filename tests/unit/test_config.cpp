@@ -309,7 +309,7 @@ const std::vector<ErrorCase> kErrorCases = {
     {"WrongCase", App::eigs, eigs("execution: {Backend: cpu}"),
      {"unknown key execution.Backend (did you mean backend?)"}},
     {"UnknownKeyListsKnownOnes", App::eigs, eigs("output: {color: red}"),
-     {"unknown key output.color (known keys: path, monitor, monitor_every)"}},
+     {"unknown key output.color (known keys: path, monitor, monitor_every, checkpoint)"}},
     {"UnknownSection", App::eigs, eigs("solver: {k: 4}"), {"cfg/a.yaml:2: unknown key solver"}},
     {"MisspelledSection", App::eigs, eigs("eigensolve: {k: 4}"),
      {"unknown key eigensolve (did you mean eigensolver?)"}},
@@ -466,7 +466,10 @@ const std::vector<ErrorCase> kErrorCases = {
     {"TopLevelScalar", App::cg, "hello\n",
      {"the top level must be a mapping of sections, got 'hello'"}},
     {"TwoDocuments", App::eigs, eigs("---\n") + kMatrix,
-     {"cfg/a.yaml:3: a config is one YAML document, found 2"}},
+     {"cfg/a.yaml:2: a config is one YAML document, found more than one"}},
+    // yaml-cpp alone would loop without end on these (fuzz/findings/config-timeout-yaml-cpp-f2378b95)
+    {"StrayComma", App::eigs, ",", {"cfg/a.yaml:1: YAML syntax error: unexpected ',' outside a flow collection"}},
+    {"StrayCommaAfterAMapping", App::cg, std::string(kMatrix) + ",\n", {"cfg/a.yaml:", "YAML syntax error"}},
 };
 
 class ConfigError : public ::testing::TestWithParam<ErrorCase> {};
@@ -568,6 +571,20 @@ TEST(ConfigFiles, MissingEmptyAndDirectory) {
   const fs::path empty = dir.write("empty.yaml", "");
   EXPECT_TRUE(contains_all(message(empty), {empty.string() + ": the config is empty"}));
   EXPECT_TRUE(contains_all(message(dir.path()), {dir.path().string() + ": is a directory"}));
+}
+
+// Every input the fuzzer found a hang or a crash with is refused with an
+// InputError, read as a config file (fuzz/findings).
+TEST(ConfigFiles, FuzzFindingsAreRefused) {
+  const fs::path findings = fs::path(BLOCKEIGS_SOURCE_DIR) / "fuzz" / "findings";
+  int seen = 0;
+  for (const auto& entry : fs::directory_iterator(findings)) {
+    if (!entry.path().filename().string().starts_with("config-")) continue;
+    ++seen;
+    EXPECT_THROW(read_eigs_config(entry.path().string()), InputError) << entry.path();
+    EXPECT_THROW(read_cg_config(entry.path().string()), InputError) << entry.path();
+  }
+  EXPECT_GE(seen, 1);
 }
 
 }  // namespace
