@@ -7,6 +7,7 @@
 
 #include "apps/app_main.hpp"
 #include "apps/distributed_output.hpp"
+#include "apps/memory_report.hpp"
 #include "apps/monitor_pacing.hpp"
 #include "apps/run_common.hpp"
 #include "apps/summary.hpp"
@@ -84,6 +85,7 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const io::BlockCgConfig& settings = config.solver;
   solver::DistributedOperator<T> op(comm, context, matrix.rows, matrix.partition, config.execution.spmm_algorithm);
+  const solver::MemoryPlan memory_plan = check_memory_with_operator(config, matrix, op);
   const Space space = context.space();
   const std::int64_t m = op.local_rows(), n = op.global_rows();
 
@@ -137,6 +139,7 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
       solver::block_cg<T>(op, B.cview(), X.view(), options, jacobi ? &*jacobi : nullptr);
   const solver::ApplyTimings& halo = op.timings();
   const double halo_time = halo.pack + halo.wait + halo.unpack;
+  const std::string memory = memory_line(memory_plan, comm);
 
   // Error against the known solution, per column.
   std::vector<double> errors;
@@ -166,6 +169,7 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
                 result.total_iterations, t.total, t.spmm - halo_time, halo_time, t.orthogonalization, t.update,
                 t.preconditioner, t.other);
     print_stop(result, settings.stagnation_window);
+    std::printf("%s", memory.c_str());
   }
 
   if (!config.output.path.empty()) {
@@ -205,10 +209,11 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
 
 }  // namespace
 
-int run_cg(const std::string& config_path, MPI_Comm comm, const std::vector<std::string>& overrides) {
+int run_cg(const std::string& config_path, MPI_Comm comm, const std::vector<std::string>& overrides,
+             bool dry_run) {
   const io::CgConfig config =
       solver::collectively(comm, [&] { return io::read_cg_config(config_path, overrides); });
-  return prepare_and_solve(config, comm, [&](auto precision, const solver::DistributedRows& matrix,
+  return prepare_and_solve(config, comm, dry_run, [&](auto precision, const solver::DistributedRows& matrix,
                                              const spmm::Context& context) {
     return solve<decltype(precision)>(config, matrix, context, comm);
   });
