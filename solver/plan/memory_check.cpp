@@ -177,6 +177,8 @@ void check_memory_fits(MPI_Comm comm, const MemoryPlan& plan, std::int64_t host_
     message << ". About " << enough << " ranks would fit it, each with " << format_bytes(double(host_per_rank))
             << " of host memory" << (on_device ? " and " + format_bytes(double(device_per_rank)) + " of a GPU's" : "")
             << " as here (run 'block-eigs --dry-run' or 'block-cg --dry-run' to see the plan)";
+  else if (plan.host_replicated <= host_per_rank)
+    message << ". Not even " << (1 << 20) << " ranks would fit it";
   else
     message << ". No number of ranks would fit it: every rank holds "
             << format_bytes(double(plan.host_replicated))
