@@ -19,6 +19,8 @@ ConfigCommandLine parse_config_command_line(const std::vector<std::string>& args
         return line;
       }
       line.overrides.push_back(args[++i]);
+    } else if (arg == "--dry-run") {
+      line.dry_run = true;
     } else if (arg.starts_with("--set=")) {
       line.overrides.push_back(arg.substr(6));
     } else if (arg.starts_with("-") && arg.size() > 1) {
@@ -38,7 +40,7 @@ ConfigCommandLine parse_config_command_line(const std::vector<std::string>& args
 }
 
 int run_mpi_app(int argc, char** argv, const AppInfo& info,
-                const std::function<int(const std::string&, MPI_Comm, const std::vector<std::string>&)>& body) {
+                const std::function<int(const std::string&, MPI_Comm, const std::vector<std::string>&, bool)>& body) {
   if (!init_mpi(&argc, &argv)) return exit_error;
   MPI_Comm comm = MPI_COMM_WORLD;
   int rank = 0;
@@ -54,7 +56,7 @@ int run_mpi_app(int argc, char** argv, const AppInfo& info,
     code = exit_usage;
   } else {
     try {
-      code = body(line.config, comm, line.overrides);
+      code = body(line.config, comm, line.overrides, line.dry_run);
     } catch (const solver::AgreedError& e) {
       if (rank == 0) std::fprintf(stderr, "%s: error: %s\n", info.name.c_str(), e.what());
       code = exit_error;

@@ -21,17 +21,18 @@ struct AppInfo {
   std::string usage;  // full --help text
 };
 
-// The command line of block-eigs and block-cg: [--set KEY=VALUE]... CONFIG
+// The command line of block-eigs and block-cg: [--set KEY=VALUE]... [--dry-run] CONFIG
 // (options and the config in any order; "--set=KEY=VALUE" too).
 struct ConfigCommandLine {
   std::string config;
   std::vector<std::string> overrides;  // "KEY=VALUE", in order
+  bool dry_run = false;                // --dry-run: print the plan, solve nothing
   std::string problem;                 // non-empty: a bad command line, why
 };
 ConfigCommandLine parse_config_command_line(const std::vector<std::string>& args);
 
-// Runs `body(config_path, overrides, comm)` on every rank and returns its exit code.
+// Runs `body(config_path, comm, overrides, dry_run)` on every rank and returns its exit code.
 int run_mpi_app(int argc, char** argv, const AppInfo& info,
-                const std::function<int(const std::string&, MPI_Comm, const std::vector<std::string>&)>& body);
+                const std::function<int(const std::string&, MPI_Comm, const std::vector<std::string>&, bool)>& body);
 
 }  // namespace blockeigs::apps

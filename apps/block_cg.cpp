@@ -7,7 +7,7 @@
 namespace {
 
 const char* const usage =
-    "usage: mpirun -np N block-cg CONFIG.yaml [--set KEY=VALUE]...\n"
+    "usage: mpirun -np N block-cg CONFIG.yaml [--set KEY=VALUE]... [--dry-run]\n"
     "       block-cg --help | --version\n"
     "\n"
     "Solves A X = B with breakdown-free block conjugate gradients for a sparse\n"
@@ -18,11 +18,16 @@ const char* const usage =
     "\n"
     "  --set KEY=VALUE  overrides one key of the config, e.g. --set block_cg.rtol=1e-10\n"
     "                   (repeatable; VALUE is YAML, checked like the file's)\n"
+    "  --dry-run        prints the partition (rows, halo) and each rank's memory plan\n"
+    "                   (host and device), checks that it fits, and stops: nothing\n"
+    "                   is solved or written\n"
     "  --help           prints this text\n"
     "  --version        prints the version, commit and build (CUDA, PETSc, HDF5)\n"
     "\n"
     "exit codes: 0 every column converged, 3 not converged within max_iterations\n"
-    "(results are still written, marked), 1 error, 2 bad command line.\n";
+    "(results are still written, marked), 1 error (a run the memory would not hold\n"
+    "is refused before it allocates, with what it needs and how many ranks would do),\n"
+    "2 bad command line.\n";
 
 }  // namespace
 

@@ -9,7 +9,7 @@
 namespace {
 
 const char* const usage =
-    "usage: mpirun -np N block-eigs CONFIG.yaml [--set KEY=VALUE]...\n"
+    "usage: mpirun -np N block-eigs CONFIG.yaml [--set KEY=VALUE]... [--dry-run]\n"
     "       block-eigs --help | --version\n"
     "\n"
     "Finds the k smallest (or largest) eigenpairs of a sparse symmetric matrix read\n"
@@ -19,11 +19,16 @@ const char* const usage =
     "\n"
     "  --set KEY=VALUE  overrides one key of the config, e.g. --set eigensolver.k=4\n"
     "                   (repeatable; VALUE is YAML, checked like the file's)\n"
+    "  --dry-run        prints the partition (rows, halo) and each rank's memory plan\n"
+    "                   (host and device), checks that it fits, and stops: nothing\n"
+    "                   is solved or written\n"
     "  --help           prints this text\n"
     "  --version        prints the version, commit and build (CUDA, PETSc, HDF5)\n"
     "\n"
     "exit codes: 0 converged, 3 not converged within max_iterations (results are\n"
-    "still written, marked), 1 error, 2 bad command line.\n";
+    "still written, marked), 1 error (a run the memory would not hold\n"
+    "is refused before it allocates, with what it needs and how many ranks would do),\n"
+    "2 bad command line.\n";
 
 }  // namespace
 

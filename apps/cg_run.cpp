@@ -9,6 +9,7 @@
 #include "apps/app_main.hpp"
 #include "apps/checkpoint.hpp"
 #include "apps/distributed_output.hpp"
+#include "apps/memory_report.hpp"
 #include "apps/monitor_pacing.hpp"
 #include "apps/run_common.hpp"
 #include "apps/summary.hpp"
@@ -92,6 +93,7 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const io::BlockCgConfig& settings = config.solver;
   solver::DistributedOperator<T> op(comm, context, matrix.rows, matrix.partition, config.execution.spmm_algorithm);
+  const solver::MemoryPlan memory_plan = check_memory_with_operator(config, matrix, op);
   const Space space = context.space();
   const std::int64_t m = op.local_rows(), n = op.global_rows();
 
@@ -175,6 +177,7 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
                           search ? std::optional(search->cview()) : std::nullopt);
   const solver::ApplyTimings& halo = op.timings();
   const double halo_time = halo.pack + halo.wait + halo.unpack;
+  const std::string memory = memory_line(memory_plan, comm);
 
   // Error against the known solution, per column.
   std::vector<double> errors;
@@ -206,6 +209,7 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
                 t.preconditioner, t.other);
     print_stop(result, settings.stagnation_window);
     if (guard.signal() != 0) std::printf("%s\n", guard.interruption_summary().c_str());
+    std::printf("%s", memory.c_str());
   }
 
   if (!config.output.path.empty()) {
@@ -248,10 +252,11 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
 
 }  // namespace
 
-int run_cg(const std::string& config_path, MPI_Comm comm, const std::vector<std::string>& overrides) {
+int run_cg(const std::string& config_path, MPI_Comm comm, const std::vector<std::string>& overrides,
+             bool dry_run) {
   const io::CgConfig config =
       solver::collectively(comm, [&] { return io::read_cg_config(config_path, overrides); });
-  return prepare_and_solve(config, comm, [&](auto precision, const solver::DistributedRows& matrix,
+  return prepare_and_solve(config, comm, dry_run, [&](auto precision, const solver::DistributedRows& matrix,
                                              const spmm::Context& context) {
     return solve<decltype(precision)>(config, matrix, context, comm);
   });

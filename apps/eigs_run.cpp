@@ -11,6 +11,7 @@
 #include "apps/app_main.hpp"
 #include "apps/checkpoint.hpp"
 #include "apps/distributed_output.hpp"
+#include "apps/memory_report.hpp"
 #include "apps/monitor_pacing.hpp"
 #include "apps/run_common.hpp"
 #include "apps/summary.hpp"
@@ -185,6 +186,7 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const io::EigensolverConfig& settings = config.eigensolver;
   solver::DistributedOperator<T> op(comm, context, matrix.rows, matrix.partition, config.execution.spmm_algorithm);
+  const solver::MemoryPlan memory_plan = check_memory_with_operator(config, matrix, op);
   solver::LobpcgOptions options = lobpcg_options(settings, op.global_rows());
   const int block = options.block_size > 0 ? options.block_size : solver::default_block_size(options.k, op.global_rows());
 
@@ -233,6 +235,7 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
   const auto& t = result.timings;
   const solver::ApplyTimings& halo = op.timings();
   const double halo_time = halo.pack + halo.wait + halo.unpack;
+  const std::string memory = memory_line(memory_plan, comm);
   if (rank == 0) {
     std::printf("\n  pair          eigenvalue      residual  rel. residual  converged  tests passed\n");
     for (int j = 0; j < options.k; ++j)
@@ -268,6 +271,7 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
                 "(small eigenproblem on the host %.3f), preconditioner %.3f, other %.3f\n",
                 t.total, t.spmm - halo_time, halo_time, t.orthogonalization, t.rayleigh_ritz, t.small_eigenproblem,
                 t.preconditioner, t.other);
+    std::printf("%s", memory.c_str());
   }
 
   if (!config.output.path.empty()) {
@@ -318,10 +322,11 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
 
 }  // namespace
 
-int run_eigs(const std::string& config_path, MPI_Comm comm, const std::vector<std::string>& overrides) {
+int run_eigs(const std::string& config_path, MPI_Comm comm, const std::vector<std::string>& overrides,
+             bool dry_run) {
   const io::EigsConfig config =
       solver::collectively(comm, [&] { return io::read_eigs_config(config_path, overrides); });
-  return prepare_and_solve(config, comm, [&](auto precision, const solver::DistributedRows& matrix,
+  return prepare_and_solve(config, comm, dry_run, [&](auto precision, const solver::DistributedRows& matrix,
                                              const spmm::Context& context) {
     return solve<decltype(precision)>(config, matrix, context, comm);
   });

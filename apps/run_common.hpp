@@ -8,11 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "apps/memory_report.hpp"
 #include "io/config.hpp"
 #include "io/hdf5_writer.hpp"
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/load_matrix.hpp"
 #include "spmm/dense.hpp"
+#include "spmm/memory.hpp"
 
 namespace blockeigs::apps {
 
@@ -33,14 +35,18 @@ solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, MP
 void check_output_path(const std::string& path, MPI_Comm comm, const std::string& key = "output.path");
 
 // The steps between a config and a solve, the same for both apps: output path
-// checked, backend chosen, matrix loaded and checked; then
+// checked, backend chosen, the memory plan checked from the matrix's size,
+// matrix loaded and checked; then (a dry run prints the plan and stops)
 // solve(T{}, matrix, context) with T the config's SpMM precision.
 template <class Config, class Solve>
-int prepare_and_solve(const Config& config, MPI_Comm comm, Solve&& solve) {
+int prepare_and_solve(const Config& config, MPI_Comm comm, bool dry_run, Solve&& solve) {
   check_output_path(config.output.path, comm);
   check_output_path(config.output.checkpoint.path, comm, "output.checkpoint.path");  // now, not an hour in
   const spmm::Context context = solver::make_context(config.execution.backend, comm);
+  spmm::reset_memory_peaks();
+  check_memory_before_loading(config, context, comm);
   const solver::DistributedRows matrix = load_symmetric_matrix(config.matrix, comm);
+  if (dry_run) return print_dry_run(config, matrix, context, comm);
   if (config.execution.spmm_precision == Precision::fp32) return solve(float{}, matrix, context);
   return solve(double{}, matrix, context);
 }

@@ -282,6 +282,17 @@ std::int64_t generated_rows(const GeneratorSpec& spec) {
   return g.nx * g.ny * g.nz;
 }
 
+std::int64_t generated_nnz(const GeneratorSpec& spec) {
+  validate(spec, describe(spec));
+  if (spec.kind == GeneratorKind::random_spd) return spec.n * (1 + spec.nnz_per_row);
+  const Grid g = grid_of(spec);
+  // Along each dimension a 1D stencil has 3n - 2 entries; the box stencil is
+  // their product, a star stencil the points plus both off-diagonals of each.
+  if (spec.stencil == 27) return (3 * g.nx - 2) * (3 * g.ny - 2) * (3 * g.nz - 2);
+  const std::int64_t points = g.nx * g.ny * g.nz;
+  return points + 2 * ((g.nx - 1) * g.ny * g.nz + g.nx * (g.ny - 1) * g.nz + g.nx * g.ny * (g.nz - 1));
+}
+
 std::vector<std::int64_t> generated_row_offsets(const GeneratorSpec& spec) {
   validate(spec, describe(spec));
   const std::int64_t rows = generated_rows(spec);

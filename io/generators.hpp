@@ -34,6 +34,11 @@ void validate(const GeneratorSpec& spec, const std::string& source);
 
 std::int64_t generated_rows(const GeneratorSpec& spec);
 
+// The number of nonzeros, without generating anything (for the memory plan):
+// exact for the Laplacians, the expected count n (1 + nnz_per_row) for
+// random_spd. Checks the spec first (validate).
+std::int64_t generated_nnz(const GeneratorSpec& spec);
+
 // Row offsets of the whole matrix (rows + 1 entries, from 0 to nnz), for
 // partitioning without building the matrix.
 std::vector<std::int64_t> generated_row_offsets(const GeneratorSpec& spec);

@@ -185,6 +185,37 @@ CsrRows assemble(std::int64_t rows, std::int64_t cols, const Triplets& entries) 
 
 }  // namespace
 
+std::optional<MatrixMarketSize> read_matrix_market_size(const std::string& path) {
+  std::error_code ec;
+  const auto bytes = std::filesystem::file_size(path, ec);
+  if (ec) return std::nullopt;
+  GzFile file(gzopen(path.c_str(), "rb"));
+  if (!file) return std::nullopt;
+  MatrixMarketSize size;
+  size.file_bytes = static_cast<std::int64_t>(bytes);
+  size.compressed = gzdirect(file.get()) == 0;
+  std::string line(1 << 16, '\0');
+  bool banner = true;
+  try {
+    while (gzgets(file.get(), line.data(), static_cast<int>(line.size()))) {
+      std::string_view text(line.c_str());
+      if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+      if (banner) {
+        size.symmetric = parse_banner(text, path).symmetry == MatrixMarketSymmetry::symmetric;
+        banner = false;
+        continue;
+      }
+      if (is_skippable(text)) continue;
+      const bool ok = parse_integer(next_token(text), size.rows) && parse_integer(next_token(text), size.cols) &&
+                      parse_integer(next_token(text), size.entries);
+      if (!ok || size.rows < 0 || size.cols < 0 || size.entries < 0) return std::nullopt;
+      return size;
+    }
+  } catch (const InputError&) {
+  }
+  return std::nullopt;
+}
+
 MatrixMarketFile read_matrix_market(const std::string& path) {
   const std::string text = read_file_text(path);
   LineReader lines(text);

@@ -3,6 +3,7 @@
 // (.mtx.gz). Symmetric files store one triangle: the reader expands both.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "io/csr_rows.hpp"
@@ -22,6 +23,18 @@ struct MatrixMarketFile {
 // naming the file and line for header errors, bad sizes, out-of-range
 // indices, too few or too many entries, NaN/Inf values.
 MatrixMarketFile read_matrix_market(const std::string& path);
+
+// What the banner and the size line say, read without the entries (for the
+// memory plan): nullopt where the file cannot be opened or its header is
+// not what read_matrix_market accepts, which then says why.
+struct MatrixMarketSize {
+  std::int64_t rows = 0, cols = 0;
+  std::int64_t entries = 0;  // as declared; a symmetric file stores one triangle
+  std::int64_t file_bytes = 0;  // on disk (compressed for .gz)
+  bool symmetric = false;
+  bool compressed = false;
+};
+std::optional<MatrixMarketSize> read_matrix_market_size(const std::string& path);
 
 // Writes a general real coordinate file (used by tests and tools).
 void write_matrix_market(const std::string& path, const CsrRows& whole);

@@ -2,7 +2,7 @@
 # On the GPU machine: build with the cuda preset, run the GPU tests and the
 # benchmarks asked for, and end with a short table. Logs go to $OUT (the
 # device tool's folder) or /tmp/gpu-check.
-#   scripts/gpu-check.sh [dmma] [tests] [sanitize] [bench-quick|bench-full] [operator] [layouts] [blockops] [profile] [ncu] [ncu-lobpcg] [ncu-gram] [ncu-ritz] [compare] [scaling] [ab-eigs] [ab-blockops] [ab-spmm] [eigs-precision]
+#   scripts/gpu-check.sh [memplan] [dmma] [tests] [sanitize] [bench-quick|bench-full] [operator] [layouts] [blockops] [profile] [ncu] [ncu-lobpcg] [ncu-gram] [ncu-ritz] [compare] [scaling] [ab-eigs] [ab-blockops] [ab-spmm] [eigs-precision]
 # BUILD_TARGETS="a b": build only these targets (a probe that needs one app).
 # dmma: the fp64 tensor-core rate of each mma.sync shape (scripts/dev/dmma_rate.cu) and the MMA
 # opcodes in our LOBPCG kernels' SASS.
@@ -16,6 +16,8 @@
 # AB_RUNS (3) times on the same machine, where the host's share varies by
 # machine more than a change moves it.
 # eigs-precision: block-eigs on the 128^3 LOBPCG comparison with the residual block in fp64 and in fp32 (auto).
+# memplan: block-eigs --dry-run, then the real run, on configs/laplacian3d-256.yaml (1 GPU): the plan's
+# device peak beside the measured one (Buffers' peak, and the device's use at it above its use before loading).
 # tests: CUDA_TESTS (a ctest -R regex) narrows it to the GPU tests a change touched.
 # sanitize: SANITIZE_RUNS (';'-separated test commands) narrows it to the kernels a change touched,
 # SANITIZE_TOOLS (default "memcheck racecheck") to the tools.
@@ -307,6 +309,13 @@ for step in "${steps[@]}"; do
         done
       done
       note "scaling: $(grep -h '^solve time' "$out"/scaling-eigs-*.log | awk '{print $3}' | tr '\n' ' ')(eigs s); $(grep -h '^iterations' "$out"/scaling-cg-*.log | sed 's/.*time \([0-9.]*\) s.*/\1/' | tr '\n' ' ')(cg s)" ;;
+    memplan)
+      echo "== memory plan against the run (256^3 Laplacian, k = 16, 1 GPU)"
+      cfg=configs/laplacian3d-256.yaml
+      mpirun -np 1 $bin/block-eigs --dry-run --set output.path=$out/memplan-256.h5 $cfg 2>&1 | tee "$out/memplan-dry.log"
+      mpirun -np 1 $bin/block-eigs --set output.path=$out/memplan-256.h5 $cfg 2>&1 | tee "$out/memplan-run.log" |
+        grep -E '^(iterations|solve time|memory)'
+      note "memplan          plan: $(grep -E '^  peak' "$out/memplan-dry.log" | sed 's/^ *//'); run: $(grep '^memory' "$out/memplan-run.log" | sed 's/^memory *//')" ;;
     *) echo "unknown step $step"; exit 2 ;;
   esac
 done

@@ -17,8 +17,10 @@ bool cuda_compiled();
 // Number of usable CUDA devices (0 without CUDA, without a driver or without a GPU).
 int cuda_device_count();
 
+// Buffers' memory: every allocation here and in allocate_pinned_bytes is
+// counted (memory_counters), so `bytes` must be what was allocated.
 void* allocate_bytes(Space space, std::size_t bytes);
-void free_bytes(Space space, void* pointer) noexcept;
+void free_bytes(Space space, void* pointer, std::size_t bytes) noexcept;
 // Synchronous copy between any two spaces.
 void copy_bytes(void* dst, Space dst_space, const void* src, Space src_space, std::size_t bytes);
 // Copy queued on a device stream (stream may be null on the host, where the
@@ -27,9 +29,30 @@ void copy_bytes_async(void* dst, Space dst_space, const void* src, Space src_spa
                       void* stream);
 // Page-locked host memory (plain host memory without CUDA).
 void* allocate_pinned_bytes(std::size_t bytes);
-void free_pinned_bytes(void* pointer) noexcept;
+void free_pinned_bytes(void* pointer, std::size_t bytes) noexcept;
 // Fills bytes with a byte value (NaN patterns in tests use 0xff).
 void fill_bytes(void* dst, Space space, int byte_value, std::size_t bytes);
+
+// Bytes held by Buffers and PinnedBuffers in this process (pinned memory
+// counts as host), now and at most since the last reset: relaxed atomic
+// counters, cheap enough for every allocation. What the memory plan
+// (solver/plan/memory_plan.hpp) is checked against.
+struct MemoryCount {
+  std::int64_t current = 0;
+  std::int64_t peak = 0;
+};
+MemoryCount memory_counters(Space space);
+// Starts a new peak at the current count (both spaces), and notes the
+// device memory in use now (device_used_at_reset).
+void reset_memory_peaks();
+std::int64_t device_used_at_reset();
+// The device's memory in use (cudaMemGetInfo: total - free, every process
+// and library on it included) when the device count last reached a new
+// peak; 0 before any device allocation, and without CUDA.
+std::int64_t device_used_at_peak();
+// The current device's free and total memory (cudaMemGetInfo); false
+// without CUDA or a device.
+bool device_memory(std::int64_t* free, std::int64_t* total);
 
 template <class T>
 class Buffer {
@@ -50,7 +73,7 @@ class Buffer {
     swap(moved);
     return *this;
   }
-  ~Buffer() { free_bytes(space_, data_); }
+  ~Buffer() { free_bytes(space_, data_, count_ * sizeof(T)); }
 
   Space space() const { return space_; }
   std::size_t size() const { return count_; }
@@ -96,7 +119,7 @@ class PinnedBuffer {
     swap(moved);
     return *this;
   }
-  ~PinnedBuffer() { free_pinned_bytes(data_); }
+  ~PinnedBuffer() { free_pinned_bytes(data_, count_ * sizeof(T)); }
 
   std::size_t size() const { return count_; }
   T* data() { return data_; }

@@ -57,7 +57,8 @@ LobpcgResult<T> LobpcgIteration<T, Ts>::finish(double t_begin) {
                  : no_search_direction_ ? LobpcgStop::no_search_direction
                  : stall_ ? (stall_->diverged ? LobpcgStop::diverged : LobpcgStop::stagnated)
                           : LobpcgStop::iteration_limit;
-  best_.restore(A_, comm_, options_, norm_a_, result_);
+  // The other buffer's [X P | A X A P] (4 nb columns) is free now.
+  best_.restore(A_, comm_, options_, norm_a_, {space_, n_, ld_, ld_, blocks_.SAS[1 - cur_].data()}, result_);
   mark_tests(options_.tolerance, result_);
   clock_.to(time_.other);
   clock_.finish();

@@ -72,20 +72,22 @@ std::optional<LobpcgStall> BestIterate<T>::stall() const {
 
 template <class T>
 void BestIterate<T>::restore(LinearOperator<T>& A, MPI_Comm comm, const LobpcgOptions& options, double norm_a,
-                             LobpcgResult<T>& result) const {
+                             spmm::DenseView<T> workspace, LobpcgResult<T>& result) const {
   // The same decision on every rank: the values are global.
   if (result.all_converged() || !kept_ || !(kept_mean_ < last_mean_)) return;
   const spmm::Context& ctx = A.context();
-  const std::int64_t n = A.local_rows();
-  spmm::DenseBlock<T> V(ctx.space(), n, k_), AV(ctx.space(), n, k_), R(ctx.space(), n, k_);
-  copy_block(ctx, copy_.cview(), V.view());
+  BLOCKEIGS_ASSERT(workspace.rows == A.local_rows() && workspace.cols >= 3 * k_);
+  const spmm::DenseView<T> V = column_range(workspace, 0, k_), AV = column_range(workspace, k_, k_),
+                           R = column_range(workspace, 2 * k_, k_);
+  copy_block(ctx, copy_.cview(), V);
   std::vector<double> unit(kept_x_.size());
   for (std::size_t j = 0; j < unit.size(); ++j) unit[j] = kept_x_[j] > 0 ? 1.0 / kept_x_[j] : 1.0;
-  scale_columns(ctx, unit, V.view());
-  A.apply(T(1), V.cview(), T(0), AV.view());
-  const ResidualNorms norms = eigen_residuals(ctx, comm, V.cview(), AV.cview(), kept_lambda_, R.view());
+  scale_columns(ctx, unit, V);
+  A.apply(T(1), spmm::ConstDenseView<T>(V), T(0), AV);
+  const ResidualNorms norms =
+      eigen_residuals(ctx, comm, spmm::ConstDenseView<T>(V), spmm::ConstDenseView<T>(AV), kept_lambda_, R);
   if (!(block_residual(norms.residual, norms.x, k_).first < last_mean_)) return;
-  copy_block(ctx, V.cview(), result.eigenvectors.view());
+  copy_block(ctx, spmm::ConstDenseView<T>(V), result.eigenvectors.view());
   for (int j = 0; j < k_; ++j) {
     const double r = norms.x[j] > 0 ? norms.residual[j] / norms.x[j] : INFINITY;
     double scaled = 0;

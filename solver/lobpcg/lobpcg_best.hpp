@@ -69,9 +69,11 @@ class BestIterate {
 
   // Replaces the result taken from the last iterate, where it did not
   // converge, by the kept iterate if that one, checked with an explicit A x,
-  // has the smaller mean residual. Collective.
+  // has the smaller mean residual. `workspace` (the local rows, at least 3 k
+  // columns, in the operator's space) holds the check's blocks: a block the
+  // run no longer needs, so that the check allocates nothing. Collective.
   void restore(LinearOperator<T>& A, MPI_Comm comm, const LobpcgOptions& options, double norm_a,
-               LobpcgResult<T>& result) const;
+               spmm::DenseView<T> workspace, LobpcgResult<T>& result) const;
 
  private:
   const spmm::Context& context_;

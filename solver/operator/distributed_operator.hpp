@@ -85,6 +85,7 @@ class DistributedOperator final : public SingleInputOperator<T> {
   std::int64_t local_nnz() const { return diagonal_nnz_ + off_diagonal_nnz_; }
   std::int64_t diagonal_nnz() const { return diagonal_nnz_; }
   std::int64_t off_diagonal_nnz() const { return off_diagonal_nnz_; }
+  std::int64_t off_diagonal_rows() const { return off_diagonal_block_.rows(); }  // local rows with halo columns
   Algorithm algorithm_for(std::int64_t n) const { return diagonal_plan_->algorithm_for(n); }
   HaloTransport transport() const { return halo_->transport(); }
   bool device_pointers_to_mpi() const {

@@ -119,7 +119,8 @@ TEST(BestIterate, ReturnsTheMinimumWhenTheRunEndsWorse) {
   EXPECT_FALSE(best.stall());  // a rise of 1e7, but not yet for a window
 
   solver::LobpcgResult<double> result = result_of(its.back());
-  best.restore(A, MPI_COMM_WORLD, options(1e-6), 4.0, result);
+  spmm::DenseBlock<double> workspace(A.context().space(), A.local_rows(), 3 * k);
+  best.restore(A, MPI_COMM_WORLD, options(1e-6), 4.0, workspace.view(), result);
   ASSERT_TRUE(result.restored);
   const Iterate& kept = its[2];
   for (int j = 0; j < k; ++j) {
@@ -141,7 +142,8 @@ TEST(BestIterate, KeepsNothingWhileResidualsFall) {
   for (std::size_t i = 0; i < its.size(); ++i) record(best, i > 0 ? &its[i - 1] : nullptr, its[i], int(i));
   solver::LobpcgResult<double> result = result_of(its.back());
   const std::vector<double> before = result.residual_norms;
-  best.restore(A, MPI_COMM_WORLD, options(1e-12), 4.0, result);
+  spmm::DenseBlock<double> workspace(A.context().space(), A.local_rows(), 3 * k);
+  best.restore(A, MPI_COMM_WORLD, options(1e-12), 4.0, workspace.view(), result);
   EXPECT_FALSE(result.restored);
   EXPECT_EQ(result.residual_norms, before);
 }

@@ -1,0 +1,256 @@
+#include "apps/memory_report.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <vector>
+
+#include "apps/cli.hpp"
+#include "core/checks.hpp"
+#include "io/generators.hpp"
+#include "io/hdf5_csr.hpp"
+#include "io/hdf5_dense.hpp"
+#include "io/matrix_market.hpp"
+#include "solver/operator/collective.hpp"
+#include "solver/plan/memory_check.hpp"
+#include "spmm/memory.hpp"
+
+namespace blockeigs::apps {
+namespace {
+
+// What is known of the matrix before it is loaded; `known` is false where
+// the header cannot be read (the loader then says why).
+struct MatrixExtent {
+  std::int64_t rows = 0, nnz = 0;
+  solver::MatrixSourceSize source;
+  bool known = false;
+};
+
+MatrixExtent matrix_extent(const io::MatrixConfig& m, MPI_Comm comm) {
+  MatrixExtent e;
+  switch (m.source) {
+    case io::MatrixSource::generator:
+      e.source.origin = solver::MatrixOrigin::generator;
+      solver::collectively(comm, [&] {
+        io::validate(m.generator, "matrix.generator");
+        e.rows = io::generated_rows(m.generator);
+        e.nnz = io::generated_nnz(m.generator);
+      });
+      e.known = true;
+      break;
+    case io::MatrixSource::hdf5: {
+      e.source.origin = solver::MatrixOrigin::hdf5;
+      e.source.symmetric_by_construction = false;
+      int rank = 0;
+      BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+      long long size[2] = {0, 0};
+      solver::collectively(comm, [&] {
+        if (rank != 0) return;
+        const io::Hdf5CsrInfo info = io::read_hdf5_csr_info(m.file, m.group);
+        size[0] = info.rows;
+        size[1] = info.nnz;
+      });
+      BLOCKEIGS_MPI_CHECK(MPI_Bcast(size, 2, MPI_LONG_LONG, 0, comm));
+      e.rows = size[0];
+      e.nnz = size[1];
+      e.known = true;
+      break;
+    }
+    case io::MatrixSource::matrix_market: {
+      e.source.origin = solver::MatrixOrigin::matrix_market;
+      const std::optional<io::MatrixMarketSize> size = io::read_matrix_market_size(m.file);
+      int known = size ? 1 : 0, everywhere = 0;
+      BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&known, &everywhere, 1, MPI_INT, MPI_MIN, comm));
+      if (!everywhere) break;
+      e.rows = size->rows;
+      e.nnz = size->symmetric ? 2 * size->entries : size->entries;
+      e.source.symmetric_by_construction = size->symmetric;
+      // A gzip file's text is some times larger than the file (4x is typical of .mtx).
+      e.source.text_bytes = size->compressed ? 4 * size->file_bytes : size->file_bytes;
+      e.source.stored_entries = e.nnz;
+      e.known = true;
+      break;
+    }
+  }
+  return e;
+}
+
+int value_bytes(const io::ExecutionConfig& execution) { return execution.spmm_precision == Precision::fp32 ? 4 : 8; }
+
+solver::SolverShape solver_shape(const io::EigsConfig& c, Space space, std::int64_t rows, MPI_Comm) {
+  const io::EigensolverConfig& e = c.eigensolver;
+  solver::SolverShape s = solver::lobpcg_shape(e.k, e.block_size, e.test == StoppingTest::backward,
+                                               e.preconditioner == PreconditionerKind::jacobi,
+                                               value_bytes(c.execution), space, rows);
+  if (!e.start_file.empty()) s.start_columns = s.block;  // at most the block size
+  s.output = !c.output.path.empty();
+  return s;
+}
+
+solver::SolverShape solver_shape(const io::CgConfig& c, Space, std::int64_t, MPI_Comm comm) {
+  const io::BlockCgConfig& b = c.solver;
+  solver::SolverShape s;
+  s.kind = solver::SolverShape::Kind::block_cg;
+  s.value_bytes = value_bytes(c.execution);
+  s.columns = b.columns;
+  if (b.rhs == io::RhsSource::hdf5)  // the dataset's shape: no rows read
+    s.columns = solver::collectively(comm, [&] { return io::read_hdf5_dense_rows(b.rhs_file, b.rhs_dataset, 0, 0).cols; });
+  s.preconditioner = b.preconditioner == PreconditionerKind::jacobi;
+  s.known_solution = b.rhs == io::RhsSource::known_solution;
+  s.output = !c.output.path.empty();
+  return s;
+}
+
+std::int64_t loaded_bytes(const io::CsrRows& rows) {
+  return static_cast<std::int64_t>(8 * rows.row_offsets.size() + 8 * rows.col_indices.size() + 8 * rows.values.size());
+}
+
+// The plan at `ranks` ranks with the rows split evenly: what "how many ranks would do" tries.
+auto plan_at_ranks(const MatrixExtent& e, const solver::SolverShape& shape, Space space) {
+  return [e, shape, space](int ranks) {
+    return solver::plan_memory(solver::even_share(e.rows, e.nnz, ranks), e.source, shape, space);
+  };
+}
+
+int comm_size(MPI_Comm comm) {
+  int ranks = 1;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
+  return ranks;
+}
+
+// The host's resident peak (VmHWM), every library's memory included; 0 where unknown.
+std::int64_t resident_peak() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  while (status >> key) {
+    long long kib = 0;
+    if (key == "VmHWM:" && status >> kib) return kib * 1024;
+  }
+  return 0;
+}
+
+}  // namespace
+
+template <class Config>
+void check_memory_before_loading(const Config& config, const spmm::Context& context, MPI_Comm comm) {
+  const MatrixExtent e = matrix_extent(config.matrix, comm);
+  if (!e.known) return;
+  const Space space = context.space();
+  const solver::SolverShape shape = solver_shape(config, space, e.rows, comm);
+  const auto plan_at = plan_at_ranks(e, shape, space);
+  solver::check_memory_fits(comm, plan_at(comm_size(comm)), 0, 0, context.device(), plan_at);
+}
+
+template <class Config, class T>
+solver::MemoryPlan check_memory_with_operator(const Config& config, const solver::DistributedRows& matrix,
+                                              const solver::DistributedOperator<T>& op) {
+  MPI_Comm comm = op.comm();
+  const Space space = op.context().space();
+  MatrixExtent e = matrix_extent(config.matrix, comm);
+  e.rows = matrix.partition.global_rows();
+  e.nnz = matrix.global_nnz;
+  const solver::SolverShape shape = solver_shape(config, space, e.rows, comm);
+  const solver::MemoryPlan plan =
+      solver::plan_memory(solver::measured_shape(op, matrix.global_nnz), e.source, shape, space);
+  // What this rank holds already counts as the plan's: the rows, the operator's Buffers.
+  const std::int64_t host_held = loaded_bytes(matrix.rows) + spmm::memory_counters(Space::host).current;
+  const std::int64_t device_held = space == Space::device ? spmm::memory_counters(Space::device).current : 0;
+  solver::check_memory_fits(comm, plan, host_held, device_held, op.context().device(), plan_at_ranks(e, shape, space));
+  return plan;
+}
+
+template <class Config>
+int print_dry_run(const Config& config, const solver::DistributedRows& matrix, const spmm::Context& context,
+                  MPI_Comm comm) {
+  int rank = 0;
+  const int ranks = comm_size(comm);
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  const Space space = context.space();
+  MatrixExtent e = matrix_extent(config.matrix, comm);
+  e.rows = matrix.partition.global_rows();
+  e.nnz = matrix.global_nnz;
+  const solver::SolverShape shape = solver_shape(config, space, e.rows, comm);
+  const solver::RankShape mine = solver::measured_shape(comm, matrix.rows, matrix.partition, matrix.global_nnz);
+  const solver::MemoryPlan plan = solver::plan_memory(mine, e.source, shape, space);
+
+  constexpr int fields = 7;
+  const long long row[fields] = {mine.local_rows, matrix.rows.first_row, mine.local_nnz, mine.halo_rows,
+                                 mine.neighbours, plan.host_peak, plan.device_peak};
+  std::vector<long long> all(static_cast<std::size_t>(fields) * ranks);
+  BLOCKEIGS_MPI_CHECK(MPI_Gather(row, fields, MPI_LONG_LONG, all.data(), fields, MPI_LONG_LONG, 0, comm));
+  // The largest rank's items, by its host and device peaks together.
+  long long weight = plan.host_peak + plan.device_peak;
+  struct { long weight; int rank; } local{static_cast<long>(weight), rank}, largest{};
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&local, &largest, 1, MPI_LONG_INT, MPI_MAXLOC, comm));
+  std::string items = solver::describe(plan);
+  if (largest.rank != 0) {
+    long long length = rank == largest.rank ? static_cast<long long>(items.size()) : 0;
+    BLOCKEIGS_MPI_CHECK(MPI_Bcast(&length, 1, MPI_LONG_LONG, largest.rank, comm));
+    items.resize(static_cast<std::size_t>(length));
+    BLOCKEIGS_MPI_CHECK(MPI_Bcast(items.data(), static_cast<int>(length), MPI_CHAR, largest.rank, comm));
+  }
+  if (rank == 0) {
+    const bool device = space == Space::device;
+    std::printf("dry run: %s, %lld x %lld, %lld nonzeros, %d rank%s, backend %s\n", matrix.description.c_str(),
+                static_cast<long long>(e.rows), static_cast<long long>(e.rows), static_cast<long long>(e.nnz), ranks,
+                ranks > 1 ? "s" : "", device ? "cuda" : "cpu");
+    std::printf("  rank        rows   first row      nonzeros   halo rows  neighbours     host peak   device peak\n");
+    for (int r = 0; r < ranks; ++r) {
+      const long long* f = &all[static_cast<std::size_t>(r) * fields];
+      std::printf("  %4d  %10lld  %10lld  %12lld  %10lld  %10lld  %12s  %12s\n", r, f[0], f[1], f[2], f[3], f[4],
+                  solver::format_bytes(double(f[5])).c_str(), device ? solver::format_bytes(double(f[6])).c_str() : "-");
+    }
+    std::printf("memory plan of rank %d, the largest:\n%s", largest.rank, items.c_str());
+    std::fflush(stdout);
+  }
+  solver::check_memory_fits(comm, plan, loaded_bytes(matrix.rows), 0, context.device(), plan_at_ranks(e, shape, space));
+  if (rank == 0) std::printf("dry run: the plan fits the free memory; nothing solved, nothing written\n");
+  return exit_ok;
+}
+
+std::string memory_line(const solver::MemoryPlan& plan, MPI_Comm comm) {
+  const bool device = plan.space == Space::device;
+  const spmm::MemoryCount buffers = spmm::memory_counters(plan.space);
+  const long long mine[5] = {plan.buffers_peak, buffers.peak, plan.device_peak,
+                             device ? spmm::device_used_at_peak() - spmm::device_used_at_reset() : 0, resident_peak()};
+  long long most[5];
+  BLOCKEIGS_MPI_CHECK(MPI_Reduce(mine, most, 5, MPI_LONG_LONG, MPI_MAX, 0, comm));
+  int rank = 0;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  if (rank != 0) return {};
+  using solver::format_bytes;
+  const double change = most[0] > 0 ? 100.0 * (double(most[1]) - double(most[0])) / double(most[0]) : 0.0;
+  char line[400];
+  if (device)
+    std::snprintf(line, sizeof line,
+                  "memory     per rank (largest): planned %s in Buffers, %s on the device; measured %s in Buffers "
+                  "at the peak (%+.1f%%), device use at that peak %s above its use before loading; host resident "
+                  "peak %s\n",
+                  format_bytes(double(most[0])).c_str(), format_bytes(double(most[2])).c_str(),
+                  format_bytes(double(most[1])).c_str(), change, format_bytes(double(most[3])).c_str(),
+                  format_bytes(double(most[4])).c_str());
+  else
+    std::snprintf(line, sizeof line,
+                  "memory     per rank (largest): planned %s in Buffers; measured %s at the peak (%+.1f%%); host "
+                  "resident peak %s\n",
+                  format_bytes(double(most[0])).c_str(), format_bytes(double(most[1])).c_str(), change,
+                  format_bytes(double(most[4])).c_str());
+  return line;
+}
+
+template void check_memory_before_loading(const io::EigsConfig&, const spmm::Context&, MPI_Comm);
+template void check_memory_before_loading(const io::CgConfig&, const spmm::Context&, MPI_Comm);
+template solver::MemoryPlan check_memory_with_operator(const io::EigsConfig&, const solver::DistributedRows&,
+                                                       const solver::DistributedOperator<float>&);
+template solver::MemoryPlan check_memory_with_operator(const io::EigsConfig&, const solver::DistributedRows&,
+                                                       const solver::DistributedOperator<double>&);
+template solver::MemoryPlan check_memory_with_operator(const io::CgConfig&, const solver::DistributedRows&,
+                                                       const solver::DistributedOperator<float>&);
+template solver::MemoryPlan check_memory_with_operator(const io::CgConfig&, const solver::DistributedRows&,
+                                                       const solver::DistributedOperator<double>&);
+template int print_dry_run(const io::EigsConfig&, const solver::DistributedRows&, const spmm::Context&, MPI_Comm);
+template int print_dry_run(const io::CgConfig&, const solver::DistributedRows&, const spmm::Context&, MPI_Comm);
+
+}  // namespace blockeigs::apps

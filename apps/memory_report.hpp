@@ -1,0 +1,45 @@
+// The apps' memory planning (solver/plan/): the check before the matrix is
+// loaded (from its size alone), the check once the operator is built (with
+// the exact halo, before the solver's blocks exist), --dry-run's report, and
+// the summary line that sets the plan beside the measured peak.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+
+#include "io/config.hpp"
+#include "solver/operator/distributed_operator.hpp"
+#include "solver/operator/load_matrix.hpp"
+#include "solver/plan/memory_plan.hpp"
+#include "spmm/context.hpp"
+
+namespace blockeigs::apps {
+
+// Refuses, on every rank, a run whose estimate from the matrix's size (a
+// generator's formula, an HDF5 file's dataset shapes, a Matrix Market
+// header) does not fit; nothing large is allocated before. Collective.
+template <class Config>
+void check_memory_before_loading(const Config& config, const spmm::Context& context, MPI_Comm comm);
+
+// The plan with this rank's exact share, checked against the memory free now
+// (what the operator holds counted as the plan's); refuses on every rank
+// when it does not fit. Call after the operator is built, before the solver. Collective.
+template <class Config, class T>
+solver::MemoryPlan check_memory_with_operator(const Config& config, const solver::DistributedRows& matrix,
+                                              const solver::DistributedOperator<T>& op);
+
+// --dry-run: the partition with each rank's halo and memory, the largest
+// rank's plan item by item, and whether it fits (refused as a run would be).
+// Prints on rank 0; returns exit_ok. Collective.
+template <class Config>
+int print_dry_run(const Config& config, const solver::DistributedRows& matrix, const spmm::Context& context,
+                  MPI_Comm comm);
+
+// "memory     plan ... per rank; measured peak ..." for the summary: the
+// largest rank's plan and measurement (Buffers' peak in the operator's
+// memory; on a GPU also the device's use at that peak, less its use before
+// loading). Collective; the line on rank 0, empty elsewhere.
+std::string memory_line(const solver::MemoryPlan& plan, MPI_Comm comm);
+
+}  // namespace blockeigs::apps

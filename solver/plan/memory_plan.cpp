@@ -1,0 +1,210 @@
+#include "solver/plan/memory_plan.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "solver/lobpcg/lobpcg.hpp"
+#include "solver/lobpcg/lobpcg_detail.hpp"
+
+namespace blockeigs::solver {
+namespace {
+
+// cuBLAS's and cuSOLVER's work space, cuSPARSE's buffers and the
+// stream-ordered scratch of the block kernels: not Buffers, so not counted,
+// and a few tens of MiB whatever the problem.
+constexpr std::int64_t device_library_allowance = 96ll << 20;
+
+std::int64_t csr_bytes(std::int64_t rows, std::int64_t nnz, int index_bytes, int value_bytes) {
+  return (rows + 1) * index_bytes + nnz * (index_bytes + value_bytes);
+}
+
+// The rows as loaded (io::CsrRows: int64 offsets and columns, double values).
+std::int64_t loaded_rows_bytes(const RankShape& s) { return csr_bytes(s.local_rows, s.local_nnz, 8, 8); }
+
+struct Phases {
+  std::int64_t load = 0, build = 0, solve = 0;  // host, plain memory
+  std::int64_t op_build = 0, op_solve = 0;       // the operator's space, Buffers
+};
+
+// The matrix: loading, the split blocks, the operator's copies and its halo.
+void add_matrix(const RankShape& s, const MatrixSourceSize& source, const SolverShape& solver, Space space,
+                std::vector<MemoryItem>& items, Phases& p, std::int64_t& replicated) {
+  const int v = solver.value_bytes;
+  const std::int64_t rows = loaded_rows_bytes(s);
+  items.push_back({"matrix rows as loaded (int64 columns, fp64 values)", rows, 0});
+  p.load += rows;
+  p.build += rows;
+  p.solve += rows;
+  if (source.origin != MatrixOrigin::matrix_market) {
+    // Every rank holds the whole row offsets while the partition is made.
+    const std::int64_t offsets = 8 * (s.global_rows + 1);
+    items.push_back({"row offsets of the whole matrix, on every rank, while loading", offsets, 0});
+    p.load += offsets;
+    replicated = offsets;
+  } else {
+    // Every rank parses the whole file: its text, the entries, the whole CSR.
+    const std::int64_t whole = source.text_bytes + 24 * source.stored_entries +
+                               csr_bytes(s.global_rows, s.global_nnz, 8, 8);
+    items.push_back({"the whole Matrix Market file parsed on every rank, while loading", whole, 0});
+    p.load += whole;
+    replicated = whole;
+  }
+  if (!source.symmetric_by_construction) {
+    const std::int64_t check = 3 * 24 * s.local_nnz;  // (row, column, value) entries sent, received, kept
+    items.push_back({"symmetry check (entries exchanged), while loading", check, 0});
+    p.load += check;
+  }
+  const std::int64_t diagonal_nnz = s.local_nnz - s.off_diagonal_nnz;
+  const std::int64_t split = csr_bytes(s.local_rows, diagonal_nnz, 4, v) +
+                             csr_bytes(s.off_diagonal_rows, s.off_diagonal_nnz, 4, v) +
+                             4 * s.off_diagonal_rows + 8 * s.halo_rows + std::int64_t{v} * s.local_rows;
+  items.push_back({"diagonal and off-diagonal blocks, split on the host while the operator is built", split, 0});
+  p.build += split;
+
+  // The operator's copies: both blocks, the diagonal entries, the off-diagonal rows.
+  const std::int64_t blocks = split - 8 * s.halo_rows;
+  items.push_back({"matrix: diagonal and off-diagonal blocks (int32 columns)", 0, blocks});
+  p.op_build += blocks;
+  p.op_solve += blocks;
+  (void)space;
+}
+
+// The halo at its widest block, `width` columns of T: the rows to pack, the
+// packed rows, the received rows and the off-diagonal product.
+void add_halo(const RankShape& s, std::int64_t width, int v, std::vector<MemoryItem>& items, Phases& p) {
+  const std::int64_t bytes = 4 * s.packed_rows + (s.packed_rows + s.halo_rows + s.off_diagonal_rows) * width * v;
+  std::ostringstream what;
+  what << "halo: send, receive and off-diagonal product at " << width << " columns";
+  items.push_back({what.str(), 0, bytes});
+  p.op_solve += bytes;
+}
+
+void add_lobpcg(const RankShape& s, const SolverShape& o, std::vector<MemoryItem>& items, Phases& p) {
+  using lobpcg_detail::round_up;
+  const std::int64_t m = s.local_rows, v = o.value_bytes, nb = o.block, k = o.columns;
+  const std::int64_t widest_xp = round_up(2 * nb, o.alignment), w = round_up(nb, o.alignment);
+  add_halo(s, widest_xp, o.value_bytes, items, p);
+  // Z in fp32 holds two fp32 blocks and one fp64 copy: as many bytes as two fp64 blocks.
+  const std::int64_t sas = 2 * m * 2 * widest_xp * v, z = 2 * m * w * v, aw = 2 * m * w * v;
+  std::ostringstream what;
+  what << "LOBPCG: [X P | A X A P] twice (" << 2 * widest_xp << " columns), Z and A W twice (" << w << " each)";
+  items.push_back({what.str(), 0, sas + z + aw});
+  const std::int64_t scratch = m * nb * v, kept = 2 * m * k * v;
+  items.push_back({"LOBPCG: scratch block (block size), best iterate and eigenvectors (k each)", 0, scratch + kept});
+  std::int64_t extra = 0;
+  if (o.preconditioner) extra += 2 * m * v;  // Jacobi's inverse diagonal, and the diagonal while it is made
+  if (o.norm_estimate) extra += 2 * m * v;   // the power method's two vectors
+  if (o.start_columns > 0) extra += m * o.start_columns * v;
+  if (extra > 0) items.push_back({"preconditioner, norm estimate, start block", 0, extra});
+  p.op_solve += sas + z + aw + scratch + kept + extra;
+  if (o.output) {
+    const std::int64_t out = m * k * (v + 8);  // to_host_doubles: the strided copy and the compact one
+    items.push_back({"eigenvectors copied to the host for the result file", out, 0});
+    p.solve += out;
+  }
+}
+
+void add_block_cg(const RankShape& s, const SolverShape& o, std::vector<MemoryItem>& items, Phases& p) {
+  const std::int64_t m = s.local_rows, v = o.value_bytes, c = o.columns;
+  add_halo(s, c, o.value_bytes, items, p);
+  const std::int64_t solver = m * c * v * (3 + 1 + 1 + (o.preconditioner ? 1 : 0));
+  items.push_back({o.preconditioner ? "block CG: [P Q R], X, scratch and Z (right-hand sides each)"
+                                    : "block CG: [P Q R], X, scratch (right-hand sides each)",
+                   0, solver});
+  const std::int64_t app = m * c * v * (2 + (o.known_solution ? 1 : 0)) + (o.preconditioner ? 2 * m * v : 0);
+  items.push_back({o.known_solution ? "right-hand sides B, solution X, known solution" : "right-hand sides B, solution X",
+                   0, app});
+  p.op_solve += solver + app;
+  if (o.output) {
+    const std::int64_t out = m * c * (v + 8);
+    items.push_back({"solution copied to the host for the result file", out, 0});
+    p.solve += out;
+  }
+}
+
+}  // namespace
+
+RankShape even_share(std::int64_t rows, std::int64_t nnz, int ranks) {
+  RankShape s;
+  s.global_rows = rows;
+  s.global_nnz = nnz;
+  const std::int64_t r = std::max(1, ranks);
+  s.local_rows = (rows + r - 1) / r;
+  s.local_nnz = (nnz + r - 1) / r;
+  return s;
+}
+
+SolverShape lobpcg_shape(int k, int block_size, bool backward_test, bool preconditioner, int value_bytes,
+                         Space space, std::int64_t global_rows) {
+  SolverShape s;
+  s.kind = SolverShape::Kind::lobpcg;
+  s.value_bytes = value_bytes;
+  s.columns = k;
+  s.block = block_size > 0 ? block_size : default_block_size(k, global_rows);
+  const LobpcgOptions automatic;
+  s.alignment = value_bytes == 8 ? lobpcg_detail::column_alignment<double>(automatic, space)
+                                 : lobpcg_detail::column_alignment<float>(automatic, space);
+  s.preconditioner = preconditioner;
+  s.norm_estimate = backward_test;
+  return s;
+}
+
+MemoryPlan plan_memory(const RankShape& shape, const MatrixSourceSize& source, const SolverShape& solver,
+                       Space space) {
+  MemoryPlan plan;
+  plan.shape = shape;
+  plan.space = space;
+  Phases p;
+  add_matrix(shape, source, solver, space, plan.items, p, plan.host_replicated);
+  if (solver.kind == SolverShape::Kind::lobpcg)
+    add_lobpcg(shape, solver, plan.items, p);
+  else
+    add_block_cg(shape, solver, plan.items, p);
+  plan.buffers_peak = std::max(p.op_build, p.op_solve);
+  if (space == Space::device) {
+    plan.items.push_back({"libraries' work space (cuBLAS, cuSOLVER, cuSPARSE, kernel scratch), allowance", 0,
+                          device_library_allowance});
+    plan.device_peak = plan.buffers_peak + device_library_allowance;
+    plan.host_peak = std::max({p.load, p.build, p.solve});
+  } else {
+    plan.host_peak = std::max({p.load, p.build + p.op_build, p.solve + p.op_solve});
+  }
+  return plan;
+}
+
+std::string format_bytes(double bytes) {
+  char text[32];
+  if (bytes >= double(1ll << 50)) std::snprintf(text, sizeof text, "%.2f PiB", bytes / double(1ll << 50));
+  else if (bytes >= double(1ll << 40)) std::snprintf(text, sizeof text, "%.2f TiB", bytes / double(1ll << 40));
+  else if (bytes >= double(1ll << 30)) std::snprintf(text, sizeof text, "%.2f GiB", bytes / double(1ll << 30));
+  else if (bytes >= double(1 << 20)) std::snprintf(text, sizeof text, "%.1f MiB", bytes / double(1 << 20));
+  else if (bytes >= 1024) std::snprintf(text, sizeof text, "%.1f KiB", bytes / 1024.0);
+  else std::snprintf(text, sizeof text, "%.0f B", bytes);
+  return text;
+}
+
+std::string describe(const MemoryPlan& plan) {
+  const char* op = plan.space == Space::device ? "device" : "host*";
+  std::ostringstream out;
+  char line[320];
+  for (const MemoryItem& item : plan.items) {
+    if (item.host > 0) {
+      std::snprintf(line, sizeof line, "  %-7s %12s  %s\n", "host", format_bytes(double(item.host)).c_str(),
+                    item.what.c_str());
+      out << line;
+    }
+    if (item.operator_space > 0) {
+      std::snprintf(line, sizeof line, "  %-7s %12s  %s\n", op, format_bytes(double(item.operator_space)).c_str(),
+                    item.what.c_str());
+      out << line;
+    }
+  }
+  out << "  peak    host " << format_bytes(double(plan.host_peak));
+  if (plan.space == Space::device) out << ", device " << format_bytes(double(plan.device_peak));
+  else out << " (host* are the CPU backend's blocks, in host memory)";
+  out << "\n";
+  return out.str();
+}
+
+}  // namespace blockeigs::solver

@@ -1,0 +1,200 @@
+// The memory plan (solver/plan/) against what the runs allocate, measured
+// by the Buffer counters (spmm::memory_counters), at np 1-4: LOBPCG and
+// block CG, with and without Jacobi, through the apps and through the
+// library with a rank that owns no rows. And the refusals: a 100000^3 grid
+// before anything is generated, and a normal problem under a test-only
+// memory limit, on every rank, with no file left; --dry-run solves nothing.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "apps/cg_run.hpp"
+#include "apps/cli.hpp"
+#include "apps/eigs_run.hpp"
+#include "core/checks.hpp"
+#include "distributed_fixtures.hpp"
+#include "io/generators.hpp"
+#include "solver/cg/block_cg.hpp"
+#include "solver/lobpcg/lobpcg.hpp"
+#include "solver/operator/collective.hpp"
+#include "solver/operator/distributed_operator.hpp"
+#include "solver/plan/memory_check.hpp"
+#include "solver/precond/jacobi_preconditioner.hpp"
+#include "spmm/memory.hpp"
+#include "tests/support/csr_test_operator.hpp"
+
+namespace blockeigs {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path shared_folder() {
+  const fs::path dir = fs::temp_directory_path() / ("blockeigs_memory_plan_np" + std::to_string(test::mpi_size()));
+  if (test::mpi_rank() == 0) fs::create_directories(dir);
+  BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+  return dir;
+}
+
+std::string write_config(const std::string& name, const std::string& text) {
+  const fs::path path = shared_folder() / name;
+  if (test::mpi_rank() == 0) std::ofstream(path) << text;
+  BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+  return path.string();
+}
+
+io::GeneratorSpec grid(std::int64_t n) { return {io::GeneratorKind::laplacian_3d, n, n, n, 7}; }
+
+// The measured peak of Buffers on this rank against the plan's, within 10%.
+::testing::AssertionResult within_tenth(std::int64_t planned, std::int64_t measured) {
+  if (std::abs(double(measured) - double(planned)) <= 0.1 * double(planned)) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "rank " << test::mpi_rank() << ": planned " << planned << " B, measured "
+                                       << measured << " B\n";
+}
+#define expect_within_tenth(planned, measured) EXPECT_TRUE(within_tenth(planned, measured))
+
+// The plan for this rank's share of the generated grid, as the app makes it.
+solver::MemoryPlan plan_for(const io::GeneratorSpec& spec, const solver::SolverShape& shape) {
+  const io::CsrRows whole = io::generate_rows(spec, 0, io::generated_rows(spec));
+  const solver::RowPartition partition = solver::RowPartition::balanced(whole.row_offsets, test::mpi_size());
+  const io::CsrRows mine =
+      io::slice_rows(whole, partition.begin(test::mpi_rank()), partition.end(test::mpi_rank()));
+  const solver::RankShape s = solver::measured_shape(MPI_COMM_WORLD, mine, partition, whole.nnz());
+  return solver::plan_memory(s, {}, shape, Space::host);
+}
+
+class AppPlan : public ::testing::TestWithParam<bool> {};  // Jacobi or none
+
+TEST_P(AppPlan, LobpcgPeakWithinTenPercent) {
+  const bool jacobi = GetParam();
+  const std::string config = write_config(
+      "eigs.yaml", std::string("matrix:\n  generator: {type: laplacian_3d, nx: 20, ny: 20, nz: 20}\n") +
+                       "eigensolver: {k: 6, tolerance: 1.0e-5, max_iterations: 400, preconditioner: " +
+                       (jacobi ? "jacobi" : "none") + "}\noutput: {monitor: false}\n");
+  const std::int64_t before = spmm::memory_counters(Space::host).current;
+  ASSERT_NE(apps::run_eigs(config, MPI_COMM_WORLD), apps::exit_error);
+  const std::int64_t measured = spmm::memory_counters(Space::host).peak - before;
+  const solver::SolverShape shape = solver::lobpcg_shape(6, 0, false, jacobi, 8, Space::host, 8000);
+  expect_within_tenth(plan_for(grid(20), shape).buffers_peak, measured);
+}
+
+TEST_P(AppPlan, BlockCgPeakWithinTenPercent) {
+  const bool jacobi = GetParam();
+  const std::string config = write_config(
+      "cg.yaml", std::string("matrix:\n  generator: {type: laplacian_3d, nx: 20, ny: 20, nz: 20}\n") +
+                     "block_cg: {rhs: {source: known_solution, columns: 5}, rtol: 1.0e-8, preconditioner: " +
+                     (jacobi ? "jacobi" : "none") + "}\noutput: {monitor: false}\n");
+  const std::int64_t before = spmm::memory_counters(Space::host).current;
+  ASSERT_EQ(apps::run_cg(config, MPI_COMM_WORLD), apps::exit_ok);
+  const std::int64_t measured = spmm::memory_counters(Space::host).peak - before;
+  solver::SolverShape shape;
+  shape.kind = solver::SolverShape::Kind::block_cg;
+  shape.columns = 5;
+  shape.preconditioner = jacobi;
+  shape.known_solution = true;
+  expect_within_tenth(plan_for(grid(20), shape).buffers_peak, measured);
+}
+
+INSTANTIATE_TEST_SUITE_P(Preconditioner, AppPlan, ::testing::Bool(),
+                         [](const auto& test_case) { return test_case.param ? "jacobi" : "none"; });
+
+// Through the library, on a partition where the last rank owns no rows.
+TEST(LibraryPlan, LobpcgAndBlockCgOnAnEmptyRank) {
+  const io::GeneratorSpec spec = grid(14);
+  const io::CsrRows whole = io::generate_rows(spec, 0, io::generated_rows(spec));
+  const solver::RowPartition partition = test::partition_with_empty_rank(whole.global_rows, test::mpi_size());
+  const int rank = test::mpi_rank();
+  const io::CsrRows mine = io::slice_rows(whole, partition.begin(rank), partition.end(rank));
+  const spmm::Context context = spmm::Context::host();
+  for (const bool cg : {false, true}) {
+    spmm::reset_memory_peaks();
+    const std::int64_t before = spmm::memory_counters(Space::host).current;
+    solver::DistributedOperator<double> op(MPI_COMM_WORLD, context, mine, partition);
+    solver::SolverShape shape = solver::lobpcg_shape(4, 0, false, true, 8, Space::host, op.global_rows());
+    if (cg) {
+      shape = {};
+      shape.kind = solver::SolverShape::Kind::block_cg;
+      shape.columns = 4;
+      shape.preconditioner = true;
+      spmm::DenseBlock<double> B(Space::host, op.local_rows(), 4), X(Space::host, op.local_rows(), 4);
+      solver::fill_random(op.context(), B.view(), 7, op.first_row());
+      spmm::fill_bytes(X.data(), Space::host, 0, sizeof(double) * op.local_rows() * 4);
+      solver::JacobiPreconditioner<double> jacobi(op);
+      solver::BlockCgOptions o;
+      (void)solver::block_cg<double>(op, B.cview(), X.view(), o, &jacobi);
+    } else {
+      solver::JacobiPreconditioner<double> jacobi(op);
+      solver::LobpcgOptions o;
+      o.k = 4;
+      o.tolerance = 1e-9;  // long enough to recompute A [X P] (the halo at its widest)
+      (void)solver::lobpcg<double>(op, o, &jacobi);
+    }
+    const solver::MemoryPlan plan =
+        solver::plan_memory(solver::measured_shape(op, whole.nnz()), {}, shape, Space::host);
+    const std::int64_t measured = spmm::memory_counters(Space::host).peak - before;
+    if (op.local_rows() == 0)
+      EXPECT_LT(measured, 4096) << "an empty rank allocates (almost) nothing";
+    else
+      expect_within_tenth(plan.buffers_peak, measured) << (cg ? "block CG\n" : "LOBPCG\n") << solver::describe(plan);
+  }
+}
+
+// Every rank throws the same agreed error; returns its message.
+std::string refusal(const std::string& config, bool cg = false) {
+  try {
+    if (cg) apps::run_cg(config, MPI_COMM_WORLD);
+    else apps::run_eigs(config, MPI_COMM_WORLD);
+  } catch (const solver::AgreedError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Refusal, HundredThousandCubedBeforeGenerating) {
+  const fs::path out = shared_folder() / "huge.h5";
+  const std::string config = write_config(
+      "huge.yaml", "matrix:\n  generator: {type: laplacian_3d, nx: 100000, ny: 100000, nz: 100000}\n"
+                   "eigensolver: {k: 8}\noutput: {path: " + out.string() + "}\n");
+  const double t0 = MPI_Wtime();
+  const std::string message = refusal(config);
+  EXPECT_LT(MPI_Wtime() - t0, 10.0) << "nothing generated";
+  EXPECT_NE(message.find("not enough memory"), std::string::npos) << message;
+  EXPECT_NE(message.find("1000000000000000 rows"), std::string::npos) << message;
+  EXPECT_NE(message.find("per rank"), std::string::npos) << message;
+  EXPECT_NE(message.find("available"), std::string::npos) << message;
+  EXPECT_NE(message.find("ranks"), std::string::npos) << message;
+  BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(Refusal, TestOnlyLimitRefusesANormalProblem) {
+  const fs::path out = shared_folder() / "limited.h5";
+  const std::string config = write_config(
+      "limited.yaml", "matrix:\n  generator: {type: laplacian_3d, nx: 16, ny: 16, nz: 16}\n"
+                      "block_cg: {rhs: {source: random, columns: 4}}\noutput: {path: " + out.string() + "}\n");
+  setenv(solver::memory_limit_variable, "200000", 1);
+  const std::string message = refusal(config, true);
+  unsetenv(solver::memory_limit_variable);
+  EXPECT_NE(message.find("not enough memory"), std::string::npos) << message;
+  EXPECT_NE(message.find("195.3 KiB available"), std::string::npos) << message;
+  EXPECT_NE(message.find("ranks would fit it"), std::string::npos) << message;
+  BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(DryRun, PlansAndStops) {
+  const fs::path out = shared_folder() / "dry.h5";
+  const std::string config = write_config(
+      "dry.yaml", "matrix:\n  generator: {type: laplacian_3d, nx: 12, ny: 12, nz: 12}\n"
+                  "eigensolver: {k: 4}\noutput: {path: " + out.string() + "}\n");
+  EXPECT_EQ(apps::run_eigs(config, MPI_COMM_WORLD, {}, true), apps::exit_ok);
+  BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+  EXPECT_FALSE(fs::exists(out));
+}
+
+}  // namespace
+}  // namespace blockeigs
