@@ -13,6 +13,9 @@ shift 7
 [ "$1" = "--" ] && shift
 mpiexec=$1 npflag=$2
 name=$(basename "$app")
+here=$(cd "$(dirname "$0")" && pwd)
+app=$(cd "$(dirname "$app")" && pwd)/$name
+config=$(cd "$(dirname "$config")" && pwd)/$(basename "$config")
 mkdir -p "$dir" && cd "$dir" || exit 1
 rm -f ref.h5 stopped.h5 resumed.h5 checkpoint.h5 ./*.log
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMP_NUM_THREADS=1
@@ -41,5 +44,5 @@ grep -qE "^interrupted by SIG$signal after iteration [0-9]+; checkpoint checkpoi
 "$mpiexec" "$npflag" 2 "$app" "$config" --set resume=checkpoint.h5 --set output.path=resumed.h5 \
   --set output.monitor=false > resumed.log 2>&1 || fail "the resumed run failed"
 grep -qE "resumed after iteration [0-9]+" resumed.log || fail "the resumed run does not say where it went on from"
-"$python" "$(dirname "$0")/check_resume.py" "$name" ref.h5 stopped.h5 checkpoint.h5 resumed.h5 || fail "check_resume.py"
+"$python" "$here/check_resume.py" "$name" ref.h5 stopped.h5 checkpoint.h5 resumed.h5 || fail "check_resume.py"
 echo "resume ok"
