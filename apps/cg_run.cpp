@@ -77,6 +77,26 @@ void print_stop(const solver::BlockCgResult& r, int window) {
                       "iterations (a larger block_cg.stagnation_window) or a looser tolerance may help");
 }
 
+// fill_random's block for the input's rows, in the operator's numbering: the
+// same right-hand sides (or known solution) whatever the partition.
+template <class T>
+spmm::DenseBlock<T> random_rows(const spmm::Context& context, const solver::RowNumbering& numbering,
+                                std::int64_t cols, std::uint64_t seed, MPI_Comm comm) {
+  int rank = 0;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  const std::int64_t m = numbering.current().rows(rank);
+  if (numbering.is_identity()) {
+    spmm::DenseBlock<T> block(context.space(), m, cols);
+    solver::fill_random(context, block.view(), seed, numbering.current().begin(rank));
+    return block;
+  }
+  const auto host = spmm::Context::host();
+  spmm::DenseBlock<T> input(Space::host, numbering.original().rows(rank), cols);
+  solver::fill_random(host, input.view(), seed, numbering.original().begin(rank));
+  const std::vector<double> mine = numbering.from_original_rows(comm, to_host_doubles<T>(input.cview()), cols);
+  return from_host_doubles<T>(context.space(), m, cols, mine);
+}
+
 template <class T>
 int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, const spmm::Context& context,
           MPI_Comm comm) {
@@ -85,27 +105,21 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
   const io::BlockCgConfig& settings = config.solver;
   solver::DistributedOperator<T> op(comm, context, matrix.rows, matrix.partition, config.execution.spmm_algorithm);
   const Space space = context.space();
-  const std::int64_t m = op.local_rows(), n = op.global_rows();
+  const std::int64_t m = op.local_rows();
 
   // Right-hand sides, and the known solution when there is one.
   spmm::DenseBlock<T> B, X_known;
   std::int64_t s = settings.columns;
   if (settings.rhs == io::RhsSource::hdf5) {
-    const io::DenseRows rows = solver::collectively(comm, [&] {
-      return io::read_hdf5_dense_rows(settings.rhs_file, settings.rhs_dataset, op.first_row(),
-                                      op.first_row() + m, n);
-    });
+    const io::DenseRows rows = read_dense_rows(settings.rhs_file, settings.rhs_dataset, matrix.numbering, comm);
     s = rows.cols;
     B = from_host_doubles<T>(space, m, s, rows.values);
+  } else if (settings.rhs == io::RhsSource::random) {
+    B = random_rows<T>(context, matrix.numbering, s, settings.seed, comm);
   } else {
+    X_known = random_rows<T>(context, matrix.numbering, s, settings.seed, comm);
     B = spmm::DenseBlock<T>(space, m, s);
-    if (settings.rhs == io::RhsSource::random) {
-      solver::fill_random(context, B.view(), settings.seed, op.first_row());
-    } else {
-      X_known = spmm::DenseBlock<T>(space, m, s);
-      solver::fill_random(context, X_known.view(), settings.seed, op.first_row());
-      op.apply(T(1), X_known.cview(), T(0), B.view());
-    }
+    op.apply(T(1), X_known.cview(), T(0), B.view());
   }
 
   const std::string summary = distribution_summary(matrix, op, config.execution, s);
@@ -197,7 +211,7 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
                                      {"time_other", result.timings.other}})
             w.attribute("/", name, value);
         },
-        {{"/X", n, s, op.first_row(), to_host_doubles<T>(X.cview())}});
+        {block_in_input_order("/X", to_host_doubles<T>(X.cview()), s, matrix.numbering, comm)});
     if (rank == 0) std::printf("wrote %s\n", config.output.path.c_str());
   }
   return result.all_converged() ? exit_ok : exit_not_converged;

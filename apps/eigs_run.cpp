@@ -141,17 +141,13 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
                 options.tolerance, options.max_iterations, to_string(settings.preconditioner).data());
   }
 
-  // A start block from a file, if one is given: this rank's rows only.
+  // A start block from a file, if one is given: this rank's rows only (read in the input's numbering).
   std::optional<spmm::DenseBlock<T>> start;
   if (!settings.start_file.empty()) {
-    const io::DenseRows rows = solver::collectively(comm, [&] {
-      io::DenseRows r = io::read_hdf5_dense_rows(settings.start_file, settings.start_dataset, op.first_row(),
-                                                 op.first_row() + op.local_rows(), op.global_rows());
-      if (r.cols > block)
-        fail_input(settings.start_file, ": ", settings.start_dataset, " has ", r.cols,
-                   " columns, more than the block size ", block);
-      return r;
-    });
+    const io::DenseRows rows = read_dense_rows(settings.start_file, settings.start_dataset, matrix.numbering, comm);
+    if (rows.cols > block)
+      solver::fail_input_everywhere(settings.start_file, ": ", settings.start_dataset, " has ", rows.cols,
+                                    " columns, more than the block size ", block);
     start = from_host_doubles<T>(context.space(), op.local_rows(), rows.cols, rows.values);
   }
   std::optional<solver::JacobiPreconditioner<T>> jacobi;
@@ -249,7 +245,8 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
                 {"time_preconditioner", t.preconditioner}, {"time_other", t.other}})
             w.attribute("/", name, value);
         },
-        {{"/eigenvectors", op.global_rows(), k, op.first_row(), to_host_doubles<T>(result.eigenvectors.cview())}});
+        {block_in_input_order("/eigenvectors", to_host_doubles<T>(result.eigenvectors.cview()), k, matrix.numbering,
+                              comm)});
     if (rank == 0) std::printf("wrote %s\n", config.output.path.c_str());
   }
   return result.all_converged() ? exit_ok : exit_not_converged;
