@@ -81,6 +81,10 @@ std::vector<int> partition_graph(MPI_Comm comm, const io::CsrRows& rows, const R
   LocalGraph g = local_graph(rows);
   const auto m = static_cast<SCOTCH_Num>(rows.local_rows());
   const auto arcs = static_cast<SCOTCH_Num>(g.edges.size());
+  // A null array means "none" to PT-Scotch (no weights): a rank with no rows
+  // or no edges passes arrays of one unused entry, as the others do.
+  g.edges.push_back(0);
+  g.weights.push_back(0);
   std::vector<SCOTCH_Num> owner(static_cast<std::size_t>(m) + 1);  // one extra: never a null pointer
   collectively(comm, [&] {
     // One thread per rank, deterministic and with a fixed seed: PT-Scotch's
