@@ -231,7 +231,9 @@ TEST(Partition, AutoKeepsASmallContiguousHaloAndPartitionsALargeOne) {
   EXPECT_LT(natural.partitioning.contiguous_halo, solver::kAutoHaloFraction);
   EXPECT_EQ(scattered.partitioning.used, PartitionMethod::graph);
   EXPECT_GT(scattered.partitioning.contiguous_halo, solver::kAutoHaloFraction);
-  EXPECT_NE(scattered.partitioning.note.find("auto: the contiguous split's halo is up to"), std::string::npos);
+  EXPECT_NE(scattered.partitioning.reason.find("auto: contiguous halo up to"), std::string::npos)
+      << scattered.partitioning.reason;
+  EXPECT_TRUE(scattered.partitioning.note.empty()) << scattered.partitioning.note;
 }
 
 // The messages of a build without PT-Scotch, in any build.

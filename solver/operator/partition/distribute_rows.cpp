@@ -205,19 +205,17 @@ void distribute_rows(DistributedRows& matrix, PartitionMethod method, MPI_Comm c
                           "execution.partition: contiguous");
   if (method == PartitionMethod::automatic && ranks > 1) {
     report.contiguous_halo = contiguous_halo_fraction(comm, matrix.rows, matrix.partition);
-    const std::string halo = "the contiguous split's halo is up to " + percent(report.contiguous_halo) +
-                             " of a rank's rows";
+    report.reason = "auto: contiguous halo up to " + percent(report.contiguous_halo) + " of a rank's rows";
     if (report.contiguous_halo < kAutoHaloFraction) {
-      report.note = "auto: " + halo + " (under " + percent(kAutoHaloFraction) + ")";
+      report.reason += ", under " + percent(kAutoHaloFraction);
     } else if (!graph_partitioner_available()) {
-      report.note = "auto: " + halo + ", but this build has no PT-Scotch to partition the graph: rows stay "
-                    "contiguous (install libptscotch-dev and configure again)";
+      report.note = "the contiguous split's halo is large, but this build has no PT-Scotch to partition the matrix "
+                    "graph: the rows stay contiguous (install libptscotch-dev and configure again)";
     } else {
-      report.note = "auto: " + halo + " (" + percent(kAutoHaloFraction) + " or more)";
       partition = true;
     }
-  } else if (ranks == 1) {
-    report.note = to_string(method) == "contiguous" ? "" : "1 rank: nothing to partition";
+  } else if (ranks == 1 && method != PartitionMethod::contiguous) {
+    report.reason = "1 rank: nothing to partition";
   }
   // One rank has no halo: nothing to gain from moving rows.
   if (partition && ranks > 1) {
