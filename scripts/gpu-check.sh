@@ -19,7 +19,7 @@
 # renumbered, on 4 GPUs: block-eigs (100 iterations) and block-cg (200) with the natural order
 # (contiguous), the renumbered one contiguous and with execution.partition: graph, and 1 rank
 # loading the renumbered file. PARTITION_GRID (256), PARTITION_RANKS (4). Needs a build with
-# PT-Scotch: source gpu-carry/ptscotch/env.sh first (../shared/tools/carry-debs.sh, see docs/benchmarks/scaling.md).
+# PT-Scotch: gpu-carry/ptscotch (../shared/tools/carry-debs.sh, see docs/benchmarks/scaling.md).
 # eigs-precision: block-eigs on the 128^3 LOBPCG comparison with the residual block in fp64 and in fp32 (auto).
 # tests: CUDA_TESTS (a ctest -R regex) narrows it to the GPU tests a change touched.
 # sanitize: SANITIZE_RUNS (';'-separated test commands) narrows it to the kernels a change touched,
@@ -33,6 +33,8 @@ mkdir -p "$out"
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(tests)
 [ -d gpu-carry/matrices ] && export BLOCKEIGS_DATA_DIR=$PWD/gpu-carry/matrices
+# PT-Scotch unpacked from Debian's packages (../shared/tools/carry-debs.sh gpu-carry/ptscotch ...): found by CMake.
+[ -f gpu-carry/ptscotch/env.sh ] && source gpu-carry/ptscotch/env.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 summary=()
