@@ -67,7 +67,6 @@ std::string distribution_summary(const solver::DistributedRows& matrix,
                   p.seconds - p.partitioner_seconds);
   else
     out << "partition  contiguous" << (p.reason.empty() ? "" : " (" + p.reason + ")") << "\n";
-  if (!p.note.empty()) out << "note: " << p.note << "\n";
   out << format("ranks      %d, balanced by nonzeros + rows\n", ranks);
   out << "  rank        rows   first row      nonzeros   halo rows  neighbours  device\n";
   for (int r = 0; r < ranks; ++r) {

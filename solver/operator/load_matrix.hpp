@@ -24,8 +24,8 @@ struct PartitionReport {
   double seconds = 0;             // deciding, partitioning and moving the rows
   double partitioner_seconds = 0; // of which the partitioner's
   double contiguous_halo = -1;    // max over ranks of halo rows / owned rows, contiguous split; < 0: not measured
-  std::string reason;             // why auto chose as it did ("auto: contiguous halo up to 8.3% of a rank's rows")
-  std::string note;               // what the user should know: auto fell back for want of PT-Scotch
+  std::string reason;             // why auto chose as it did ("auto: contiguous halo up to 8.3% of a rank's rows"),
+                                  // and where it stayed contiguous for want of PT-Scotch
 };
 
 struct DistributedRows {

@@ -233,7 +233,6 @@ TEST(Partition, AutoKeepsASmallContiguousHaloAndPartitionsALargeOne) {
   EXPECT_GT(scattered.partitioning.contiguous_halo, solver::kAutoHaloFraction);
   EXPECT_NE(scattered.partitioning.reason.find("auto: contiguous halo up to"), std::string::npos)
       << scattered.partitioning.reason;
-  EXPECT_TRUE(scattered.partitioning.note.empty()) << scattered.partitioning.note;
 }
 
 // The messages of a build without PT-Scotch, in any build.
@@ -253,7 +252,7 @@ TEST(Partition, WithoutPtScotchGraphIsAnErrorAndAutoStaysContiguous) {
   EXPECT_EQ(m.partitioning.used, PartitionMethod::contiguous);
   EXPECT_TRUE(m.numbering.is_identity());
   if (test::mpi_size() > 1) {
-    EXPECT_NE(m.partitioning.note.find("this build has no PT-Scotch"), std::string::npos) << m.partitioning.note;
+    EXPECT_NE(m.partitioning.reason.find("but this build has no PT-Scotch"), std::string::npos) << m.partitioning.reason;
   }
 }
 

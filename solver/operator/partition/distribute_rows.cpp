@@ -209,8 +209,7 @@ void distribute_rows(DistributedRows& matrix, PartitionMethod method, MPI_Comm c
     if (report.contiguous_halo < kAutoHaloFraction) {
       report.reason += ", under " + percent(kAutoHaloFraction);
     } else if (!graph_partitioner_available()) {
-      report.note = "the contiguous split's halo is large, but this build has no PT-Scotch to partition the matrix "
-                    "graph: the rows stay contiguous (install libptscotch-dev and configure again)";
+      report.reason += "; a graph partition would cut it, but this build has no PT-Scotch (libptscotch-dev)";
     } else {
       partition = true;
     }
