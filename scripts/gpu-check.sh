@@ -18,7 +18,7 @@
 # partition: the 256^3 7-point Laplacian from HDF5 (mtx2h5 --generate), natural and randomly
 # renumbered, on 4 GPUs: block-eigs (100 iterations) and block-cg (200) with the natural order
 # (contiguous), the renumbered one contiguous and with execution.partition: graph, and 1 rank
-# loading the renumbered file. PARTITION_GRID (256), PARTITION_RANKS (4). Needs a build with
+# loading the renumbered file. PARTITION_GRID (256), PARTITION_RANKS (4), PARTITION_APPS ("eigs cg"). Needs a build with
 # PT-Scotch: gpu-carry/ptscotch (../shared/tools/carry-debs.sh, see docs/benchmarks/scaling.md).
 # eigs-precision: block-eigs on the 128^3 LOBPCG comparison with the residual block in fp64 and in fp32 (auto).
 # tests: CUDA_TESTS (a ctest -R regex) narrows it to the GPU tests a change touched.
@@ -334,7 +334,7 @@ for step in "${steps[@]}"; do
       done
       for run in "natural contiguous $np" "renumbered contiguous $np" "renumbered graph $np" "renumbered contiguous 1"; do
         set -- $run; tag=$1-$2-np$3
-        for app in eigs cg; do
+        for app in ${PARTITION_APPS:-eigs cg}; do
           echo "-- block-$app $1, partition $2, np $3"
           mpirun -np $3 --bind-to none $bin/block-$app /tmp/partition-$app-$1.yaml --set execution.partition=$2 2>&1 |
             tee "$out/partition-$app-$tag.log" | grep -E '^partition|^note|^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +cuda|^iterations|^solve time|^error'
