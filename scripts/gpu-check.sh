@@ -339,9 +339,9 @@ for step in "${steps[@]}"; do
           mpirun -np $3 --bind-to none $bin/block-$app /tmp/partition-$app-$1.yaml --set execution.partition=$2 2>&1 |
             tee "$out/partition-$app-$tag.log" | grep -E '^partition|^note|^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +cuda|^iterations|^solve time|^error'
         done
-        eigs_s=$(sed -n 's/^solve time \([0-9.]*\) s.*/\1/p' "$out/partition-eigs-$tag.log")
-        cg_s=$(sed -n 's/^iterations.*time \([0-9.]*\) s.*/\1/p' "$out/partition-cg-$tag.log")
-        part_s=$(sed -n 's/^partition  graph ([^)]*), \([0-9.]*\) s.*/\1/p' "$out/partition-eigs-$tag.log")
+        eigs_s=$(sed -n 's/^solve time \([0-9.]*\) s.*/\1/p' "$out/partition-eigs-$tag.log" 2>/dev/null)
+        cg_s=$(sed -n 's/^iterations.*time \([0-9.]*\) s.*/\1/p' "$out/partition-cg-$tag.log" 2>/dev/null)
+        part_s=$(sed -n 's/^partition  graph ([^)]*), \([0-9.]*\) s.*/\1/p' "$out"/partition-*-$tag.log | head -1)
         note "partition        $tag: eigs ${eigs_s:-?} s, cg ${cg_s:-?} s${part_s:+, partitioning $part_s s}"
       done ;;
     *) echo "unknown step $step"; exit 2 ;;
