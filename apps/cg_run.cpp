@@ -86,6 +86,26 @@ void print_stop(const solver::BlockCgResult& r, int window) {
                       "iterations (a larger block_cg.stagnation_window) or a looser tolerance may help");
 }
 
+// fill_random's block for the input's rows, in the operator's numbering: the
+// same right-hand sides (or known solution) whatever the partition.
+template <class T>
+spmm::DenseBlock<T> random_rows(const spmm::Context& context, const solver::RowNumbering& numbering,
+                                std::int64_t cols, std::uint64_t seed, MPI_Comm comm) {
+  int rank = 0;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  const std::int64_t m = numbering.current().rows(rank);
+  if (numbering.is_identity()) {
+    spmm::DenseBlock<T> block(context.space(), m, cols);
+    solver::fill_random(context, block.view(), seed, numbering.current().begin(rank));
+    return block;
+  }
+  const auto host = spmm::Context::host();
+  spmm::DenseBlock<T> input(Space::host, numbering.original().rows(rank), cols);
+  solver::fill_random(host, input.view(), seed, numbering.original().begin(rank));
+  const std::vector<double> mine = numbering.from_original_rows(comm, solver::host_doubles<T>(input.cview()), cols);
+  return from_host_doubles<T>(context.space(), m, cols, mine);
+}
+
 template <class T>
 int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, const spmm::Context& context,
           MPI_Comm comm) {
@@ -95,27 +115,21 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
   solver::DistributedOperator<T> op(comm, context, matrix.rows, matrix.partition, config.execution.spmm_algorithm);
   const solver::MemoryPlan memory_plan = check_memory_with_operator(config, matrix, op);
   const Space space = context.space();
-  const std::int64_t m = op.local_rows(), n = op.global_rows();
+  const std::int64_t m = op.local_rows();
 
   // Right-hand sides, and the known solution when there is one.
   spmm::DenseBlock<T> B, X_known;
   std::int64_t s = settings.columns;
   if (settings.rhs == io::RhsSource::hdf5) {
-    const io::DenseRows rows = solver::collectively(comm, [&] {
-      return io::read_hdf5_dense_rows(settings.rhs_file, settings.rhs_dataset, op.first_row(),
-                                      op.first_row() + m, n);
-    });
+    const io::DenseRows rows = read_dense_rows(settings.rhs_file, settings.rhs_dataset, matrix.numbering, comm);
     s = rows.cols;
     B = from_host_doubles<T>(space, m, s, rows.values);
+  } else if (settings.rhs == io::RhsSource::random) {
+    B = random_rows<T>(context, matrix.numbering, s, settings.seed, comm);
   } else {
+    X_known = random_rows<T>(context, matrix.numbering, s, settings.seed, comm);
     B = spmm::DenseBlock<T>(space, m, s);
-    if (settings.rhs == io::RhsSource::random) {
-      solver::fill_random(context, B.view(), settings.seed, op.first_row());
-    } else {
-      X_known = spmm::DenseBlock<T>(space, m, s);
-      solver::fill_random(context, X_known.view(), settings.seed, op.first_row());
-      op.apply(T(1), X_known.cview(), T(0), B.view());
-    }
+    op.apply(T(1), X_known.cview(), T(0), B.view());
   }
 
   const std::string summary = distribution_summary(matrix, op, config.execution, s);
@@ -132,7 +146,7 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
   int first = 0;
   std::optional<spmm::DenseBlock<T>> search;  // the checkpoint's next search block
   if (!config.resume.empty()) {
-    const ResumePoint point = read_resume_point(config.resume, "block-cg", op.first_row(), op.first_row() + m, n, comm);
+    const ResumePoint point = read_resume_point(config.resume, "block-cg", matrix.numbering, comm);
     if (point.rows.cols != s)
       solver::fail_input_everywhere("resume: ", config.resume, " holds ", point.rows.cols,
                                     " columns of X, but there are ", s, " right-hand sides");
@@ -141,15 +155,13 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
                                     ", and block_cg.max_iterations is ", settings.max_iterations, ": raise it to go on");
     first = point.iteration;
     X = from_host_doubles<T>(space, m, s, point.rows.values);
-    const io::DenseRows p = solver::collectively(comm, [&] {
-      io::DenseRows r = io::read_hdf5_dense_rows(config.resume, "/P", op.first_row(), op.first_row() + m, n);
-      if (r.cols > s) fail_input("resume: ", config.resume, ": /P has ", r.cols, " columns, more than X's ", s);
-      return r;
-    });
+    const io::DenseRows p = read_dense_rows(config.resume, "/P", matrix.numbering, comm);
+    if (p.cols > s)
+      solver::fail_input_everywhere("resume: ", config.resume, ": /P has ", p.cols, " columns, more than X's ", s);
     search = from_host_doubles<T>(space, m, p.cols, p.values);
   }
   const std::string text = config_text(config.path, config.overrides, comm);
-  CheckpointGuard guard(config.output.checkpoint, "block-cg", first, text, comm);
+  CheckpointGuard guard(config.output.checkpoint, "block-cg", first, text, matrix.numbering, comm);
 
   std::optional<solver::JacobiPreconditioner<T>> jacobi;
   if (settings.preconditioner == PreconditionerKind::jacobi) jacobi.emplace(op);
@@ -159,7 +171,7 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
   options.max_iterations = settings.max_iterations - first;
   options.between_iterations = [&](const solver::BlockCgIterate& it) {
     return guard.between_iterations(
-        it.iteration, {{"/X", n, s, op.first_row(), it.solution}, {"/P", n, it.search_width, op.first_row(), it.search}},
+        it.iteration, {{"/X", s, it.solution}, {"/P", it.search_width, it.search}},
         [&](io::Hdf5Writer& w) { write_provenance(w, "block-cg", context, comm); });
   };
   options.stagnation_window = settings.stagnation_window;
@@ -243,7 +255,7 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
                                      {"time_other", result.timings.other}})
             w.attribute("/", name, value);
         },
-        {{"/X", n, s, op.first_row(), solver::host_doubles<T>(X.cview())}});
+        {block_in_input_order("/X", solver::host_doubles<T>(X.cview()), s, matrix.numbering, comm)});
     if (rank == 0) std::printf("wrote %s\n", config.output.path.c_str());
   }
   if (guard.signal() != 0) return exit_interrupted;

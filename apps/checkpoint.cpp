@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "apps/distributed_output.hpp"
+#include "apps/run_common.hpp"
 #include "core/checks.hpp"
 #include "core/error.hpp"
 #include "solver/operator/collective.hpp"
@@ -54,9 +55,9 @@ SignalWatch::~SignalWatch() {
 int SignalWatch::received() { return g_received; }
 
 CheckpointGuard::CheckpointGuard(const io::CheckpointConfig& config, std::string app, int first_iteration,
-                                 std::string config_text, MPI_Comm comm)
+                                 std::string config_text, const solver::RowNumbering& numbering, MPI_Comm comm)
     : config_(config), app_(std::move(app)), config_text_(std::move(config_text)),
-      first_iteration_(first_iteration), comm_(comm), since_time_(MPI_Wtime()) {
+      first_iteration_(first_iteration), numbering_(numbering), comm_(comm), since_time_(MPI_Wtime()) {
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank_));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks_));
 }
@@ -80,7 +81,7 @@ void CheckpointGuard::write(int iteration, const std::vector<CheckpointBlock>& b
                             const std::function<void(io::Hdf5Writer&)>& write_small) {
   const int total = first_iteration_ + iteration;
   std::vector<DistributedBlock> rows;
-  for (const CheckpointBlock& b : blocks) rows.push_back({b.dataset, b.global_rows, b.cols, b.first_row, b.local()});
+  for (const CheckpointBlock& b : blocks) rows.push_back(block_in_input_order(b.dataset, b.local(), b.cols, numbering_, comm_));
   write_distributed_output(
       comm_, config_.path,
       [&](io::Hdf5Writer& w) {
@@ -105,21 +106,21 @@ std::string CheckpointGuard::interruption_summary() const {
          "): go on with --set resume=" + config_.path;
 }
 
-ResumePoint read_resume_point(const std::string& path, const std::string& app, std::int64_t first_row,
-                              std::int64_t end_row, std::int64_t global_rows, MPI_Comm comm) {
-  return solver::collectively(comm, [&] {
+ResumePoint read_resume_point(const std::string& path, const std::string& app, const solver::RowNumbering& numbering,
+                              MPI_Comm comm) {
+  ResumePoint point;
+  point.iteration = solver::collectively(comm, [&] {
     std::error_code error;
     if (!std::filesystem::exists(path, error)) fail_input("resume: ", path, ": no such checkpoint file");
-    ResumePoint point;
     const std::string of = io::read_root_string(path, "checkpoint_of");
     if (of != app) fail_input("resume: ", path, " is a checkpoint of ", of, ", not of ", app);
     const std::int64_t iteration = io::read_root_integer(path, "iteration");
     if (iteration < 0 || iteration > std::int64_t{1} << 30)
       fail_input("resume: ", path, ": iteration ", iteration, " is out of range");
-    point.iteration = static_cast<int>(iteration);
-    point.rows = io::read_hdf5_dense_rows(path, "/X", first_row, end_row, global_rows);
-    return point;
+    return static_cast<int>(iteration);
   });
+  point.rows = read_dense_rows(path, "/X", numbering, comm);  // in the input's numbering, moved to their ranks
+  return point;
 }
 
 }  // namespace blockeigs::apps

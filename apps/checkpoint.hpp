@@ -19,6 +19,7 @@
 #include "io/config.hpp"
 #include "io/hdf5_dense.hpp"
 #include "io/hdf5_writer.hpp"
+#include "solver/operator/row_numbering.hpp"
 
 namespace blockeigs::apps {
 
@@ -39,12 +40,11 @@ class SignalWatch {
   struct sigaction previous_[3];
 };
 
-// This rank's rows of a block a checkpoint holds.
+// A block a checkpoint holds: this rank's rows in the operator's numbering
+// (written in the input's).
 struct CheckpointBlock {
   std::string dataset;  // "/X"
-  std::int64_t global_rows = 0;
   std::int64_t cols = 0;
-  std::int64_t first_row = 0;
   std::function<std::vector<double>()> local;  // copied only when a checkpoint is written
 };
 
@@ -58,7 +58,7 @@ class CheckpointGuard {
   // a resumed run went on from (its solver counts from 0 again); `config_text`
   // is stored in each checkpoint. Collective.
   CheckpointGuard(const io::CheckpointConfig& config, std::string app, int first_iteration, std::string config_text,
-                  MPI_Comm comm);
+                  const solver::RowNumbering& numbering, MPI_Comm comm);
 
   // Collective; `iteration` is the solver's. `write_small` adds the run's
   // own datasets and attributes on rank 0. True: a signal came; stop.
@@ -79,6 +79,7 @@ class CheckpointGuard {
   io::CheckpointConfig config_;
   std::string app_, config_text_;
   int first_iteration_;
+  const solver::RowNumbering& numbering_;  // the operator's rows to the input's
   MPI_Comm comm_;
   int rank_ = 0, ranks_ = 1;
   SignalWatch watch_;
@@ -88,7 +89,7 @@ class CheckpointGuard {
 };
 
 // Where a resumed run goes on from: the iteration its checkpoint was taken
-// after, and this rank's rows [first_row, end_row) of its block.
+// after, and this rank's rows of its block /X (in the operator's numbering).
 struct ResumePoint {
   int iteration = 0;
   io::DenseRows rows;
@@ -97,7 +98,7 @@ struct ResumePoint {
 // Reads checkpoint `path` for `app`: refused (InputError on every rank,
 // naming the file and the key `resume`) when it is missing, not a checkpoint
 // of `app`, or of another number of rows. Collective.
-ResumePoint read_resume_point(const std::string& path, const std::string& app, std::int64_t first_row,
-                              std::int64_t end_row, std::int64_t global_rows, MPI_Comm comm);
+ResumePoint read_resume_point(const std::string& path, const std::string& app, const solver::RowNumbering& numbering,
+                              MPI_Comm comm);
 
 }  // namespace blockeigs::apps

@@ -126,14 +126,14 @@ struct StartBlock {
 // From `resume` (a checkpoint: its first `block` columns, the wanted pairs
 // first), or eigensolver.start (at most `block` columns). Collective.
 template <class T>
-StartBlock<T> start_block(const io::EigsConfig& config, const solver::LinearOperator<T>& op, int block,
-                          MPI_Comm comm) {
+StartBlock<T> start_block(const io::EigsConfig& config, const solver::LinearOperator<T>& op,
+                          const solver::RowNumbering& numbering, int block, MPI_Comm comm) {
   const io::EigensolverConfig& settings = config.eigensolver;
-  const std::int64_t first = op.first_row(), end = first + op.local_rows(), rows = op.global_rows();
+  const std::int64_t rows = op.local_rows();
   StartBlock<T> start;
   io::DenseRows values;
   if (!config.resume.empty()) {
-    ResumePoint point = read_resume_point(config.resume, "block-eigs", first, end, rows, comm);
+    ResumePoint point = read_resume_point(config.resume, "block-eigs", numbering, comm);
     if (point.iteration >= settings.max_iterations)
       solver::fail_input_everywhere("resume: ", config.resume, " was taken after iteration ", point.iteration,
                                     ", and eigensolver.max_iterations is ", settings.max_iterations,
@@ -142,23 +142,21 @@ StartBlock<T> start_block(const io::EigsConfig& config, const solver::LinearOper
     values = std::move(point.rows);
     if (values.cols > block) {  // a smaller block this time: keep its leading columns
       std::vector<double> kept;
-      for (std::int64_t i = 0; i < end - first; ++i)
+      for (std::int64_t i = 0; i < rows; ++i)
         kept.insert(kept.end(), values.values.begin() + i * values.cols, values.values.begin() + i * values.cols + block);
       values.values = std::move(kept);
       values.cols = block;
     }
   } else if (!settings.start_file.empty()) {
-    values = solver::collectively(comm, [&] {
-      io::DenseRows r = io::read_hdf5_dense_rows(settings.start_file, settings.start_dataset, first, end, rows);
-      if (r.cols > block)
-        fail_input(settings.start_file, ": ", settings.start_dataset, " has ", r.cols,
-                   " columns, more than the block size ", block);
-      return r;
-    });
+    // Read in the input's numbering; the rows then move to their ranks.
+    values = read_dense_rows(settings.start_file, settings.start_dataset, numbering, comm);
+    if (values.cols > block)
+      solver::fail_input_everywhere(settings.start_file, ": ", settings.start_dataset, " has ", values.cols,
+                                    " columns, more than the block size ", block);
   } else {
     return start;
   }
-  start.block = from_host_doubles<T>(op.context().space(), end - first, values.cols, values.values);
+  start.block = from_host_doubles<T>(op.context().space(), rows, values.cols, values.values);
   return start;
 }
 
@@ -201,12 +199,12 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
 
   // The start block, this rank's rows: a checkpoint's (resume), a file's
   // (eigensolver.start), or none (random columns).
-  StartBlock<T> start = start_block<T>(config, op, block, comm);
+  StartBlock<T> start = start_block<T>(config, op, matrix.numbering, block, comm);
   options.max_iterations -= start.first_iteration;  // a resumed run's budget is what the first one left
   const std::string text = config_text(config.path, config.overrides, comm);
-  CheckpointGuard guard(config.output.checkpoint, "block-eigs", start.first_iteration, text, comm);
+  CheckpointGuard guard(config.output.checkpoint, "block-eigs", start.first_iteration, text, matrix.numbering, comm);
   options.between_iterations = [&](const solver::LobpcgIterate& it) {
-    return guard.between_iterations(it.iteration, {{"/X", op.global_rows(), it.block_size, op.first_row(), it.block}},
+    return guard.between_iterations(it.iteration, {{"/X", it.block_size, it.block}},
                                     [&](io::Hdf5Writer& w) {
                                       w.write("/ritz_values", it.values);
                                       write_provenance(w, "block-eigs", context, comm);
@@ -313,7 +311,8 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
                 {"time_preconditioner", t.preconditioner}, {"time_other", t.other}})
             w.attribute("/", name, value);
         },
-        {{"/eigenvectors", op.global_rows(), k, op.first_row(), solver::host_doubles<T>(result.eigenvectors.cview())}});
+        {block_in_input_order("/eigenvectors", solver::host_doubles<T>(result.eigenvectors.cview()), k, matrix.numbering,
+                              comm)});
     if (rank == 0) std::printf("wrote %s\n", config.output.path.c_str());
   }
   if (guard.signal() != 0) return exit_interrupted;

@@ -2,7 +2,8 @@
 // layout that block-eigs and block-cg read. Symmetric files are expanded to
 // both triangles, so every rank can read its rows without a transpose. An
 // existing output file gets the matrix as one more group; a group already
-// there is replaced only with --force.
+// there is replaced only with --force. --generate writes one of the
+// generators' matrices instead (large test problems as files).
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -10,6 +11,8 @@
 #include <vector>
 
 #include "apps/cli.hpp"
+#include "io/config.hpp"
+#include "io/generators.hpp"
 #include "io/hdf5_csr.hpp"
 #include "io/matrix_market.hpp"
 
@@ -19,6 +22,7 @@ using namespace blockeigs;
 
 constexpr const char* usage =
     "usage: mtx2h5 INPUT.mtx[.gz] OUTPUT.h5 [--group /A] [--force]\n"
+    "       mtx2h5 --generate SPEC OUTPUT.h5 [--group /A] [--force]\n"
     "       mtx2h5 --help | --version\n"
     "\n"
     "Converts a Matrix Market coordinate file (real, integer or pattern; general or\n"
@@ -27,6 +31,9 @@ constexpr const char* usage =
     "created; an existing one keeps what it holds and gets the matrix as one more\n"
     "group (several matrices in one file: --group /A, then --group /B).\n"
     "\n"
+    "  --generate SPEC  write a generated matrix instead of reading one: SPEC is\n"
+    "                 a matrix.generator mapping as in a config (docs/config.md), e.g.\n"
+    "                 '{type: laplacian_3d, nx: 256, ny: 256, nz: 256, renumber: {seed: 1}}'\n"
     "  --group NAME   HDF5 group to write (default /A)\n"
     "  --force        replace the group if OUTPUT.h5 already holds it (without\n"
     "                 --force that is an error and the file is left as it was)\n"
@@ -37,6 +44,7 @@ constexpr const char* usage =
 
 struct Arguments {
   std::string input, output, group = "/A";
+  std::string generate;  // a generator spec instead of an input file
   bool force = false;
 };
 
@@ -50,6 +58,9 @@ std::string parse_arguments(const std::vector<std::string>& argv, Arguments& arg
       args.group = argv[++i];
     } else if (arg.starts_with("--group=")) {
       args.group = arg.substr(8);
+    } else if (arg == "--generate") {
+      if (i + 1 >= argv.size()) return "--generate needs a value";
+      args.generate = argv[++i];
     } else if (arg == "--force") {
       args.force = true;
     } else if (arg.starts_with("-") && arg.size() > 1) {
@@ -58,9 +69,15 @@ std::string parse_arguments(const std::vector<std::string>& argv, Arguments& arg
       positional.push_back(arg);
     }
   }
+  if (args.group.empty()) return "--group must not be empty";
+  if (!args.generate.empty()) {
+    if (positional.size() != 1)
+      return "with --generate, expected one file name (the output), got " + std::to_string(positional.size());
+    args.output = positional[0];
+    return {};
+  }
   if (positional.size() != 2)
     return "expected two file names (input and output), got " + std::to_string(positional.size());
-  if (args.group.empty()) return "--group must not be empty";
   args.input = positional[0];
   args.output = positional[1];
   return {};
@@ -82,8 +99,15 @@ int main(int argc, char** argv) {
                    args.output.c_str(), args.group.c_str());
       return apps::exit_error;
     }
-    const auto file = io::read_matrix_market(args.input);
-    const auto& matrix = file.matrix;
+    io::CsrRows matrix;
+    if (!args.generate.empty()) {
+      // Read as a config's matrix.generator, with its checks and messages.
+      const io::GeneratorSpec spec =
+          io::parse_eigs_config("matrix: {generator: " + args.generate + "}\n", "--generate").matrix.generator;
+      matrix = io::generate_rows(spec, 0, io::generated_rows(spec));
+    } else {
+      matrix = io::read_matrix_market(args.input).matrix;
+    }
     io::write_hdf5_csr(args.output, args.group, matrix,
                        args.force ? io::ExistingFile::replace_group : io::ExistingFile::add);
     std::printf("mtx2h5: %lld x %lld, %lld nonzeros -> %s (group %s)\n",

@@ -9,6 +9,7 @@
 #include "core/checks.hpp"
 #include "io/hdf5_writer.hpp"
 #include "solver/operator/collective.hpp"
+#include "solver/operator/partition/distribute_rows.hpp"
 #include "solver/operator/symmetry_check.hpp"
 
 namespace blockeigs::apps {
@@ -54,11 +55,34 @@ void check_output_path(const std::string& path, MPI_Comm comm, const std::string
   });
 }
 
-solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, MPI_Comm comm) {
+solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, PartitionMethod partition,
+                                              MPI_Comm comm) {
   solver::DistributedRows matrix = solver::load_distributed_rows(config, comm);
+  // The partitioner needs a symmetric pattern: checked first.
   if (!matrix.symmetric_by_construction)
     solver::check_symmetric(comm, matrix.rows, matrix.partition, matrix.description);
+  solver::distribute_rows(matrix, partition, comm);
   return matrix;
+}
+
+io::DenseRows read_dense_rows(const std::string& file, const std::string& dataset,
+                              const solver::RowNumbering& numbering, MPI_Comm comm) {
+  int rank = 0;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  const solver::RowPartition& input = numbering.original();
+  io::DenseRows rows = solver::collectively(comm, [&] {
+    return io::read_hdf5_dense_rows(file, dataset, input.begin(rank), input.end(rank), input.global_rows());
+  });
+  rows.values = numbering.from_original_rows(comm, rows.values, rows.cols);
+  return rows;
+}
+
+DistributedBlock block_in_input_order(const std::string& dataset, const std::vector<double>& local,
+                                      std::int64_t cols, const solver::RowNumbering& numbering, MPI_Comm comm) {
+  int rank = 0;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  return {dataset, numbering.original().global_rows(), cols, numbering.original().begin(rank),
+          numbering.to_original_rows(comm, local, cols)};
 }
 
 template <class T>

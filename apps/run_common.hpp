@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "apps/memory_report.hpp"
+#include "apps/distributed_output.hpp"
 #include "io/config.hpp"
+#include "io/hdf5_dense.hpp"
 #include "io/hdf5_writer.hpp"
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/load_matrix.hpp"
@@ -27,16 +29,31 @@ std::string config_text(const std::string& path, const std::vector<std::string>&
 // ISO 8601, when the file was written).
 void write_provenance(io::Hdf5Writer& writer, const std::string& app, const spmm::Context& context, MPI_Comm comm);
 
-// Loads the distributed matrix and, unless symmetric by construction,
-// checks that it is symmetric. Collective.
-solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, MPI_Comm comm);
+// Loads the distributed matrix, checks that it is symmetric unless it is so
+// by construction, and distributes its rows by `partition`
+// (solver/operator/partition/distribute_rows.hpp). Collective.
+solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, PartitionMethod partition,
+                                              MPI_Comm comm);
+
+// The rows of a dense HDF5 block (start block, right-hand sides) that this
+// rank holds in the operator's numbering: each rank reads its range of the
+// input's numbering, then the rows move to their ranks. Collective; errors
+// agreed.
+io::DenseRows read_dense_rows(const std::string& file, const std::string& dataset,
+                              const solver::RowNumbering& numbering, MPI_Comm comm);
+
+// A block of results (this rank's rows in the operator's numbering,
+// row-major, `cols` columns) as rows of the input's numbering, ready to
+// write. Collective.
+DistributedBlock block_in_input_order(const std::string& dataset, const std::vector<double>& local,
+                                      std::int64_t cols, const solver::RowNumbering& numbering, MPI_Comm comm);
 
 // Refuses, on every rank, an output path that cannot be written (empty: none).
 void check_output_path(const std::string& path, MPI_Comm comm, const std::string& key = "output.path");
 
 // The steps between a config and a solve, the same for both apps: output path
 // checked, backend chosen, the memory plan checked from the matrix's size,
-// matrix loaded and checked; then (a dry run prints the plan and stops)
+// matrix loaded, checked and distributed; then (a dry run prints the plan and stops)
 // solve(T{}, matrix, context) with T the config's SpMM precision.
 template <class Config, class Solve>
 int prepare_and_solve(const Config& config, MPI_Comm comm, bool dry_run, Solve&& solve) {
@@ -45,7 +62,7 @@ int prepare_and_solve(const Config& config, MPI_Comm comm, bool dry_run, Solve&&
   const spmm::Context context = solver::make_context(config.execution.backend, comm);
   spmm::reset_memory_peaks();
   check_memory_before_loading(config, context, comm);
-  const solver::DistributedRows matrix = load_symmetric_matrix(config.matrix, comm);
+  const solver::DistributedRows matrix = load_symmetric_matrix(config.matrix, config.execution.partition, comm);
   if (dry_run) return print_dry_run(config, matrix, context, comm);
   if (config.execution.spmm_precision == Precision::fp32) return solve(float{}, matrix, context);
   return solve(double{}, matrix, context);

@@ -59,6 +59,14 @@ std::string distribution_summary(const solver::DistributedRows& matrix,
       out << "warning: OpenBLAS did not recognise this CPU and runs its " << kernels
           << " kernels, which leave AVX2 unused; run with OPENBLAS_CORETYPE=Haswell for the CPU's own\n";
   }
+  const solver::PartitionReport& p = matrix.partitioning;
+  const std::string reason = p.reason.empty() ? "" : "; " + p.reason;
+  if (p.used == PartitionMethod::graph)
+    out << format("partition  graph (%s%s), %.3f s (partitioner %.3f s, moving the rows %.3f s)\n",
+                  p.partitioner.c_str(), reason.c_str(), p.seconds, p.partitioner_seconds,
+                  p.seconds - p.partitioner_seconds);
+  else
+    out << "partition  contiguous" << (p.reason.empty() ? "" : " (" + p.reason + ")") << "\n";
   out << format("ranks      %d, balanced by nonzeros + rows\n", ranks);
   out << "  rank        rows   first row      nonzeros   halo rows  neighbours  device\n";
   for (int r = 0; r < ranks; ++r) {

@@ -51,6 +51,15 @@ std::string_view to_string(PreconditionerKind kind) {
   return kind == PreconditionerKind::none ? "none" : "jacobi";
 }
 
+std::string_view to_string(PartitionMethod method) {
+  switch (method) {
+    case PartitionMethod::automatic: return "auto";
+    case PartitionMethod::contiguous: return "contiguous";
+    case PartitionMethod::graph: return "graph";
+  }
+  return "?";
+}
+
 std::optional<Algorithm> parse_algorithm(std::string_view name) {
   for (Algorithm a : {Algorithm::reference, Algorithm::row_split, Algorithm::merge_based,
                       Algorithm::cusparse, Algorithm::automatic})

@@ -34,6 +34,12 @@ enum class SearchPrecision { automatic, fp64, fp32 };
 // block_cg.preconditioner); the solvers take a solver::Preconditioner object.
 enum class PreconditionerKind { none, jacobi };
 
+// How the rows are distributed over the ranks (execution.partition):
+// contiguous ranges of the input's numbering, a graph partition of the
+// matrix (rows renumbered behind the user's back), or automatic: the graph
+// partition where the contiguous split's halo is large.
+enum class PartitionMethod { automatic, contiguous, graph };
+
 // The precision of an element type: float is fp32, double fp64.
 template <class T>
 constexpr Precision precision_of() {
@@ -49,6 +55,7 @@ std::string_view to_string(SpectrumEnd end);
 std::string_view to_string(StoppingTest test);
 std::string_view to_string(SearchPrecision precision);  // "auto", "fp64", "fp32"
 std::string_view to_string(PreconditionerKind kind);
+std::string_view to_string(PartitionMethod method);  // "auto", "contiguous", "graph"
 
 std::optional<Algorithm> parse_algorithm(std::string_view name);
 std::optional<Backend> parse_backend(std::string_view name);

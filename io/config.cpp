@@ -37,6 +37,8 @@ const auto kPrecisions = spelled(std::array{Precision::fp64, Precision::fp32});
 const auto kSpectrumEnds = spelled(std::array{SpectrumEnd::smallest, SpectrumEnd::largest});
 const auto kStoppingTests = spelled(std::array{StoppingTest::backward, StoppingTest::relative});
 const auto kPreconditioners = spelled(std::array{PreconditionerKind::none, PreconditionerKind::jacobi});
+const auto kPartitions =
+    spelled(std::array{PartitionMethod::automatic, PartitionMethod::contiguous, PartitionMethod::graph});
 const auto kSearchPrecisions =
     spelled(std::array{SearchPrecision::automatic, SearchPrecision::fp64, SearchPrecision::fp32});
 
@@ -210,6 +212,7 @@ ExecutionConfig read_execution(const Value& section) {
        .read = [&](const Value& v) { config.spmm_algorithm = v.choice(kAlgorithms); }},
       {.key = "spmm_precision",
        .read = [&](const Value& v) { config.spmm_precision = v.choice(kPrecisions); }},
+      {.key = "partition", .read = [&](const Value& v) { config.partition = v.choice(kPartitions); }},
   });
   return config;
 }

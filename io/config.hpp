@@ -30,6 +30,7 @@ struct ExecutionConfig {
   Backend backend = Backend::automatic;
   Algorithm spmm_algorithm = Algorithm::automatic;
   Precision spmm_precision = Precision::fp64;
+  PartitionMethod partition = PartitionMethod::automatic;
 };
 
 // output.checkpoint: the run's state written every so many iterations or

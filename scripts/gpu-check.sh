@@ -2,7 +2,7 @@
 # On the GPU machine: build with the cuda preset, run the GPU tests and the
 # benchmarks asked for, and end with a short table. Logs go to $OUT (the
 # device tool's folder) or /tmp/gpu-check.
-#   scripts/gpu-check.sh [memplan] [dmma] [tests] [sanitize] [bench-quick|bench-full] [operator] [layouts] [blockops] [profile] [ncu] [ncu-lobpcg] [ncu-gram] [ncu-ritz] [compare] [scaling] [ab-eigs] [ab-blockops] [ab-spmm] [eigs-precision]
+#   scripts/gpu-check.sh [memplan] [dmma] [tests] [sanitize] [bench-quick|bench-full] [operator] [layouts] [blockops] [profile] [ncu] [ncu-lobpcg] [ncu-gram] [ncu-ritz] [compare] [scaling] [partition] [ab-eigs] [ab-blockops] [ab-spmm] [eigs-precision]
 # BUILD_TARGETS="a b": build only these targets (a probe that needs one app).
 # dmma: the fp64 tensor-core rate of each mma.sync shape (scripts/dev/dmma_rate.cu) and the MMA
 # opcodes in our LOBPCG kernels' SASS.
@@ -15,6 +15,11 @@
 # (`git archive <base> -o gpu-carry/base.tar`) built beside it, alternating
 # AB_RUNS (3) times on the same machine, where the host's share varies by
 # machine more than a change moves it.
+# partition: the 256^3 7-point Laplacian from HDF5 (mtx2h5 --generate), natural and randomly
+# renumbered, on 4 GPUs: block-eigs (100 iterations) and block-cg (200) with the natural order
+# (contiguous), the renumbered one contiguous and with execution.partition: graph, and 1 rank
+# loading the renumbered file. PARTITION_GRID (256), PARTITION_RANKS (4), PARTITION_APPS ("eigs cg"). Needs a build with
+# PT-Scotch: gpu-carry/ptscotch (../shared/tools/carry-debs.sh, see docs/benchmarks/scaling.md).
 # eigs-precision: block-eigs on the 128^3 LOBPCG comparison with the residual block in fp64 and in fp32 (auto).
 # memplan: block-eigs --dry-run, then the real run, on configs/laplacian3d-256.yaml (1 GPU): the plan's
 # device peak beside the measured one (Buffers' peak, and the device's use at it above its use before loading).
@@ -30,6 +35,8 @@ mkdir -p "$out"
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(tests)
 [ -d gpu-carry/matrices ] && export BLOCKEIGS_DATA_DIR=$PWD/gpu-carry/matrices
+# PT-Scotch unpacked from Debian's packages (../shared/tools/carry-debs.sh gpu-carry/ptscotch ...): found by CMake.
+[ -f gpu-carry/ptscotch/env.sh ] && source gpu-carry/ptscotch/env.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 summary=()
@@ -316,6 +323,36 @@ for step in "${steps[@]}"; do
       mpirun -np 1 $bin/block-eigs --set output.path=$out/memplan-256.h5 $cfg 2>&1 | tee "$out/memplan-run.log" |
         grep -E '^(iterations|solve time|memory)'
       note "memplan          plan: $(grep -E '^  peak' "$out/memplan-dry.log" | sed 's/^ *//'); run: $(grep '^memory' "$out/memplan-run.log" | sed 's/^memory *//')" ;;
+    partition)
+      grid=${PARTITION_GRID:-256}; np=${PARTITION_RANKS:-4}; [ "$np" -gt "$gpus" ] && np=$gpus
+      echo "== partition (7-point Laplacian ${grid}^3 from HDF5, natural and renumbered, $np GPUs)"
+      grep -q 'PT-Scotch ON' "$out/configure.log" || echo "warning: this build has no PT-Scotch: partition: graph will fail"
+      spec="type: laplacian_3d, nx: $grid, ny: $grid, nz: $grid"
+      h5=/tmp/partition-$grid
+      for order in natural renumbered; do
+        extra=; [ $order = renumbered ] && extra=", renumber: {seed: 1}"
+        if [ ! -f $h5-$order.h5 ]; then
+          t0=$SECONDS
+          $bin/mtx2h5 --generate "{$spec$extra}" $h5-$order.h5 || { note "partition        mtx2h5 FAILED"; continue 2; }
+          echo "mtx2h5 $order: $((SECONDS - t0)) s"
+        fi
+        printf 'matrix:\n  hdf5: {file: %s}\neigensolver: {k: 16, tolerance: 1.0e-5, convergence_test: relative, max_iterations: 100}\noutput: {monitor: false}\n' \
+          $h5-$order.h5 > /tmp/partition-eigs-$order.yaml
+        printf 'matrix:\n  hdf5: {file: %s}\nblock_cg: {rhs: {source: random, columns: 16}, rtol: 1.0e-8, max_iterations: 200}\noutput: {monitor: false}\n' \
+          $h5-$order.h5 > /tmp/partition-cg-$order.yaml
+      done
+      for run in "natural contiguous $np" "renumbered contiguous $np" "renumbered graph $np" "renumbered contiguous 1"; do
+        set -- $run; tag=$1-$2-np$3
+        for app in ${PARTITION_APPS:-eigs cg}; do
+          echo "-- block-$app $1, partition $2, np $3"
+          mpirun -np $3 --bind-to none $bin/block-$app /tmp/partition-$app-$1.yaml --set execution.partition=$2 2>&1 |
+            tee "$out/partition-$app-$tag.log" | grep -E '^partition|^note|^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +cuda|^iterations|^solve time|^error'
+        done
+        eigs_s=$(sed -n 's/^solve time \([0-9.]*\) s.*/\1/p' "$out/partition-eigs-$tag.log" 2>/dev/null)
+        cg_s=$(sed -n 's/^iterations.*time \([0-9.]*\) s.*/\1/p' "$out/partition-cg-$tag.log" 2>/dev/null)
+        part_s=$(sed -n 's/^partition  graph ([^)]*), \([0-9.]*\) s.*/\1/p' "$out"/partition-*-$tag.log | head -1)
+        note "partition        $tag: eigs ${eigs_s:-?} s, cg ${cg_s:-?} s${part_s:+, partitioning $part_s s}"
+      done ;;
     *) echo "unknown step $step"; exit 2 ;;
   esac
 done

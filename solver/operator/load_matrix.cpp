@@ -89,6 +89,7 @@ DistributedRows load_distributed_rows(const io::MatrixConfig& config, MPI_Comm c
       break;
     }
   }
+  out.numbering = RowNumbering::identity(comm, out.partition);
   return out;
 }
 

@@ -1,6 +1,7 @@
 // Loads (or generates) a global matrix distributed by contiguous row blocks:
 // every rank ends with its own rows only, and the partition is balanced by
 // nonzeros plus rows. Collective; a failure on any rank is an error on all.
+// partition/distribute_rows.hpp may then move the rows by a graph partition.
 #pragma once
 
 #include <mpi.h>
@@ -8,14 +9,30 @@
 #include <string>
 
 #include "io/config.hpp"
+#include "core/enums.hpp"
 #include "io/csr_rows.hpp"
+#include "solver/operator/row_numbering.hpp"
 #include "solver/operator/row_partition.hpp"
 
 namespace blockeigs::solver {
 
+// How the rows came to be where they are (partition/distribute_rows.hpp).
+struct PartitionReport {
+  PartitionMethod requested = PartitionMethod::contiguous;
+  PartitionMethod used = PartitionMethod::contiguous;
+  std::string partitioner;        // "PT-Scotch 7.0.3" where used == graph
+  double seconds = 0;             // deciding, partitioning and moving the rows
+  double partitioner_seconds = 0; // of which the partitioner's
+  double contiguous_halo = -1;    // max over ranks of halo rows / owned rows, contiguous split; < 0: not measured
+  std::string reason;             // why auto chose as it did ("auto: contiguous halo up to 8.3% of a rank's rows"),
+                                  // and where it stayed contiguous for want of PT-Scotch
+};
+
 struct DistributedRows {
-  io::CsrRows rows;          // this rank's rows, global column indices
-  RowPartition partition;    // every rank's row range
+  io::CsrRows rows;          // this rank's rows, global column indices (the operator's numbering)
+  RowPartition partition;    // every rank's row range (the operator's numbering)
+  RowNumbering numbering;    // the operator's numbering against the input's
+  PartitionReport partitioning;
   std::int64_t global_nnz = 0;
   std::string description;   // "3D Laplacian 24x24x24 (7-point)", "matrix.h5:/A", ...
   bool symmetric_by_construction = false;  // generator, or a Matrix Market file marked symmetric

@@ -1,0 +1,227 @@
+#include "solver/operator/partition/distribute_rows.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <numeric>
+#include <utility>
+#include <vector>
+
+#include "core/checks.hpp"
+#include "solver/operator/collective.hpp"
+#include "solver/operator/large_messages.hpp"
+#include "solver/operator/partition/graph_partition.hpp"
+
+namespace blockeigs::solver {
+namespace {
+
+std::atomic<bool> hidden_for_tests{false};
+
+int comm_rank(MPI_Comm comm) {
+  int rank = 0;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  return rank;
+}
+
+int comm_size(MPI_Comm comm) {
+  int size = 1;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &size));
+  return size;
+}
+
+// Typed all-to-all: outgoing[q] goes to rank q; returns what every rank sent
+// here, packed in rank order, and how many came from each.
+template <class T>
+std::vector<T> all_to_all(MPI_Comm comm, const std::vector<std::vector<T>>& outgoing,
+                        std::vector<std::int64_t>* counts = nullptr) {
+  std::vector<std::int64_t> send_bytes(outgoing.size());
+  std::vector<T> send;
+  for (std::size_t q = 0; q < outgoing.size(); ++q) {
+    send_bytes[q] = static_cast<std::int64_t>(outgoing[q].size() * sizeof(T));
+    send.insert(send.end(), outgoing[q].begin(), outgoing[q].end());
+  }
+  const std::vector<std::int64_t> recv_bytes = exchange_counts(comm, send_bytes);
+  std::vector<T> recv(static_cast<std::size_t>(std::accumulate(recv_bytes.begin(), recv_bytes.end(), std::int64_t{0})) /
+                      sizeof(T));
+  large_alltoallv(comm, send.data(), send_bytes, recv.data(), recv_bytes);
+  if (counts) {
+    counts->resize(recv_bytes.size());
+    for (std::size_t q = 0; q < recv_bytes.size(); ++q) (*counts)[q] = recv_bytes[q] / std::int64_t(sizeof(T));
+  }
+  return recv;
+}
+
+// The new numbering from each local row's part: rows are numbered by part,
+// then by source rank, then in their local order, so that part p is the
+// contiguous range [first[p], first[p + 1]). Returns the new partition and
+// each local row's new index.
+std::pair<RowPartition, std::vector<std::int64_t>> number_by_parts(MPI_Comm comm, const std::vector<int>& part,
+                                                                   std::int64_t global_rows) {
+  const int ranks = comm_size(comm);
+  std::vector<std::int64_t> count(static_cast<std::size_t>(ranks), 0), before(count.size(), 0), total(count.size());
+  for (const int p : part) ++count[p];
+  BLOCKEIGS_MPI_CHECK(MPI_Exscan(count.data(), before.data(), ranks, MPI_INT64_T, MPI_SUM, comm));
+  if (comm_rank(comm) == 0) std::fill(before.begin(), before.end(), 0);  // MPI_Exscan leaves rank 0's undefined
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(count.data(), total.data(), ranks, MPI_INT64_T, MPI_SUM, comm));
+  std::vector<std::int64_t> first(static_cast<std::size_t>(ranks) + 1, 0);
+  for (int p = 0; p < ranks; ++p) first[p + 1] = first[p] + total[p];
+  BLOCKEIGS_ASSERT(first.back() == global_rows);
+  std::vector<std::int64_t> next(static_cast<std::size_t>(ranks));
+  for (int p = 0; p < ranks; ++p) next[p] = first[p] + before[p];
+  std::vector<std::int64_t> renumbered(part.size());
+  for (std::size_t i = 0; i < part.size(); ++i) renumbered[i] = next[part[i]]++;
+  return {RowPartition(std::move(first)), std::move(renumbered)};
+}
+
+// The new index of every column this rank's rows reference: its own rows'
+// from `renumbered`, the others' asked of the ranks that own them in `old`.
+std::vector<std::int64_t> renumber_columns(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& old,
+                                           const std::vector<std::int64_t>& renumbered) {
+  const int rank = comm_rank(comm), ranks = comm_size(comm);
+  const std::int64_t begin = old.begin(rank), end = old.end(rank);
+  std::vector<std::int64_t> wanted;
+  for (const std::int64_t j : rows.col_indices)
+    if (j < begin || j >= end) wanted.push_back(j);
+  std::sort(wanted.begin(), wanted.end());
+  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  std::vector<std::vector<std::int64_t>> ask(static_cast<std::size_t>(ranks));
+  for (const std::int64_t j : wanted) ask[old.owner(j)].push_back(j);  // sorted, so grouped by owner in rank order
+  std::vector<std::int64_t> asked_per_rank;
+  const std::vector<std::int64_t> asked = all_to_all(comm, ask, &asked_per_rank);
+  std::vector<std::vector<std::int64_t>> answer(static_cast<std::size_t>(ranks));
+  std::size_t at = 0;
+  for (int q = 0; q < ranks; ++q)
+    for (std::int64_t n = 0; n < asked_per_rank[q]; ++n, ++at) answer[q].push_back(renumbered[asked[at] - begin]);
+  const std::vector<std::int64_t> answers = all_to_all(comm, answer);
+
+  std::vector<std::int64_t> out(rows.col_indices.size());
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    const std::int64_t j = rows.col_indices[k];
+    out[k] = j >= begin && j < end ? renumbered[j - begin]
+                                   : answers[std::lower_bound(wanted.begin(), wanted.end(), j) - wanted.begin()];
+  }
+  return out;
+}
+
+// Sends every row to its part's rank with its new index and new column
+// indices; returns this rank's rows of the new numbering and, for each, its
+// row in the input.
+std::pair<io::CsrRows, std::vector<std::int64_t>> move_rows(MPI_Comm comm, const io::CsrRows& rows,
+                                                            const std::vector<int>& part,
+                                                            const std::vector<std::int64_t>& renumbered,
+                                                            const std::vector<std::int64_t>& columns,
+                                                            const RowPartition& current) {
+  const int rank = comm_rank(comm), ranks = comm_size(comm);
+  std::vector<std::vector<std::int64_t>> heads(static_cast<std::size_t>(ranks)), cols(heads.size());
+  std::vector<std::vector<double>> values(heads.size());
+  for (std::int64_t i = 0; i < rows.local_rows(); ++i) {
+    const int q = part[i];
+    const std::int64_t b = rows.row_offsets[i], e = rows.row_offsets[i + 1];
+    heads[q].insert(heads[q].end(), {renumbered[i], rows.first_row + i, e - b});
+    cols[q].insert(cols[q].end(), columns.begin() + b, columns.begin() + e);
+    values[q].insert(values[q].end(), rows.values.begin() + b, rows.values.begin() + e);
+  }
+  const std::vector<std::int64_t> head = all_to_all(comm, heads);
+  const std::vector<std::int64_t> col = all_to_all(comm, cols);
+  const std::vector<double> value = all_to_all(comm, values);
+
+  // Rows arrive by source rank, each source's in local order: the new numbering's order.
+  io::CsrRows out;
+  out.global_rows = rows.global_rows;
+  out.global_cols = rows.global_cols;
+  out.first_row = current.begin(rank);
+  const std::int64_t m = current.rows(rank);
+  BLOCKEIGS_ASSERT(static_cast<std::int64_t>(head.size()) == 3 * m);
+  out.row_offsets.assign(1, 0);
+  std::vector<std::int64_t> original(static_cast<std::size_t>(m));
+  std::vector<std::pair<std::int64_t, double>> entries;
+  for (std::int64_t r = 0; r < m; ++r) {
+    BLOCKEIGS_ASSERT(head[3 * r] == out.first_row + r);
+    original[r] = head[3 * r + 1];
+    const std::int64_t b = out.row_offsets.back(), len = head[3 * r + 2];
+    entries.clear();
+    for (std::int64_t k = b; k < b + len; ++k) entries.emplace_back(col[k], value[k]);
+    std::sort(entries.begin(), entries.end());  // columns sorted within a row, as CsrRows promises
+    for (const auto& [j, v] : entries) {
+      out.col_indices.push_back(j);
+      out.values.push_back(v);
+    }
+    out.row_offsets.push_back(b + len);
+  }
+  return {std::move(out), std::move(original)};
+}
+
+// Partitions the graph and moves the rows; times the partitioner.
+void partition_and_move(DistributedRows& matrix, MPI_Comm comm) {
+  const int ranks = comm_size(comm);
+  double start = MPI_Wtime();
+  const std::vector<int> part = partition_graph(comm, matrix.rows, matrix.partition, ranks);
+  matrix.partitioning.partitioner_seconds = MPI_Wtime() - start;
+  matrix.partitioning.partitioner = graph_partitioner_name();
+  auto [current, renumbered] = number_by_parts(comm, part, matrix.rows.global_rows);
+  const std::vector<std::int64_t> columns = renumber_columns(comm, matrix.rows, matrix.partition, renumbered);
+  auto [rows, original] = move_rows(comm, matrix.rows, part, renumbered, columns, current);
+  matrix.numbering = RowNumbering(comm, matrix.partition, current, std::move(original), std::move(renumbered));
+  matrix.rows = std::move(rows);
+  matrix.partition = std::move(current);
+}
+
+std::string percent(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", 100.0 * fraction);
+  return text;
+}
+
+}  // namespace
+
+bool graph_partitioner_available() { return graph_partitioner_compiled() && !hidden_for_tests.load(); }
+
+void hide_graph_partitioner_for_tests(bool hidden) { hidden_for_tests.store(hidden); }
+
+double contiguous_halo_fraction(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition) {
+  const int rank = comm_rank(comm);
+  const std::int64_t begin = partition.begin(rank), end = partition.end(rank);
+  std::vector<std::int64_t> outside;
+  for (const std::int64_t j : rows.col_indices)
+    if (j < begin || j >= end) outside.push_back(j);
+  std::sort(outside.begin(), outside.end());
+  const auto halo = static_cast<double>(std::unique(outside.begin(), outside.end()) - outside.begin());
+  const double mine = halo / static_cast<double>(std::max<std::int64_t>(1, end - begin));
+  double largest = 0;
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&mine, &largest, 1, MPI_DOUBLE, MPI_MAX, comm));
+  return largest;
+}
+
+void distribute_rows(DistributedRows& matrix, PartitionMethod method, MPI_Comm comm) {
+  const double start = MPI_Wtime();
+  PartitionReport& report = matrix.partitioning;
+  report = PartitionReport{};
+  report.requested = method;
+  const int ranks = comm_size(comm);
+  bool partition = method == PartitionMethod::graph;
+  if (method == PartitionMethod::graph && !graph_partitioner_available())
+    fail_input_everywhere("execution.partition: graph needs PT-Scotch, which this build of block-eigs does not "
+                          "have (install libptscotch-dev and configure again: BLOCKEIGS_WITH_PTSCOTCH), or set "
+                          "execution.partition: contiguous");
+  if (method == PartitionMethod::automatic && ranks > 1) {
+    report.contiguous_halo = contiguous_halo_fraction(comm, matrix.rows, matrix.partition);
+    report.reason = "auto: contiguous halo up to " + percent(report.contiguous_halo) + " of a rank's rows";
+    if (report.contiguous_halo < kAutoHaloFraction) {
+      report.reason += ", under " + percent(kAutoHaloFraction);
+    } else if (!graph_partitioner_available()) {
+      report.reason += "; a graph partition would cut it, but this build has no PT-Scotch (libptscotch-dev)";
+    } else {
+      partition = true;
+    }
+  } else if (ranks == 1 && method != PartitionMethod::contiguous) {
+    report.reason = "1 rank: nothing to partition";
+  }
+  // One rank has no halo: nothing to gain from moving rows.
+  if (partition && ranks > 1) {
+    partition_and_move(matrix, comm);
+    report.used = PartitionMethod::graph;
+  }
+  report.seconds = MPI_Wtime() - start;
+}
+
+}  // namespace blockeigs::solver

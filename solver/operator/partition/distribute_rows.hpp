@@ -1,0 +1,39 @@
+// execution.partition: where each row of a loaded matrix goes. `contiguous`
+// keeps load_distributed_rows' ranges; `graph` partitions the matrix graph
+// (graph_partition.hpp), moves the rows to their ranks and renumbers rows
+// and columns so that each rank owns a contiguous range of the new
+// numbering (DistributedRows::numbering maps it back); `auto` partitions
+// where the contiguous split's halo is large.
+#pragma once
+
+#include <mpi.h>
+
+#include "core/enums.hpp"
+#include "io/csr_rows.hpp"
+#include "solver/operator/load_matrix.hpp"
+
+namespace blockeigs::solver {
+
+// `auto` keeps the contiguous split while every rank's halo (the rows of
+// other ranks its rows reference) is below this fraction of the rows it owns.
+inline constexpr double kAutoHaloFraction = 0.05;
+
+// Whether `graph` can run: PT-Scotch compiled in, and not hidden for tests.
+bool graph_partitioner_available();
+
+// Test-only: behave as a build without PT-Scotch (so that the messages of
+// such a build can be tested in any build). Every rank must set the same.
+void hide_graph_partitioner_for_tests(bool hidden);
+
+// Max over ranks of (distinct columns outside the rank's range) / (rows it
+// owns, at least 1) for `rows` as distributed by `partition`. Collective.
+double contiguous_halo_fraction(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition);
+
+// Collective. `matrix` is as load_distributed_rows leaves it (contiguous
+// ranges of the input's numbering) and its pattern is symmetric (checked
+// before, where not so by construction). Fills matrix.partitioning; with
+// `graph` (or `auto` choosing it) moves the rows as said above. InputError
+// (agreed) for `graph` in a build without PT-Scotch.
+void distribute_rows(DistributedRows& matrix, PartitionMethod method, MPI_Comm comm);
+
+}  // namespace blockeigs::solver

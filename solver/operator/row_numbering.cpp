@@ -1,0 +1,111 @@
+#include "solver/operator/row_numbering.hpp"
+
+#include <cstring>
+
+#include "core/checks.hpp"
+#include "core/error.hpp"
+#include "solver/operator/large_messages.hpp"
+
+namespace blockeigs::solver {
+
+RowNumbering RowNumbering::identity(MPI_Comm comm, const RowPartition& partition) {
+  RowNumbering out;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &out.rank_));
+  out.original_ = out.current_ = partition;
+  return out;
+}
+
+RowNumbering::RowNumbering(MPI_Comm comm, RowPartition original, RowPartition current, std::vector<std::int64_t> original_of_local,
+                           std::vector<std::int64_t> current_of_original)
+    : identity_(false),
+      original_(std::move(original)),
+      current_(std::move(current)),
+      original_of_local_(std::move(original_of_local)),
+      current_of_original_(std::move(current_of_original)) {
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank_));
+  BLOCKEIGS_ASSERT(original_.global_rows() == current_.global_rows());
+  BLOCKEIGS_ASSERT(static_cast<std::int64_t>(original_of_local_.size()) == current_.rows(rank_));
+  BLOCKEIGS_ASSERT(static_cast<std::int64_t>(current_of_original_.size()) == original_.rows(rank_));
+}
+
+std::int64_t RowNumbering::original_row(std::int64_t local) const {
+  return identity_ ? current_.begin(rank_) + local : original_of_local_.at(static_cast<std::size_t>(local));
+}
+
+std::vector<char> RowNumbering::move_rows(MPI_Comm comm, const char* block, std::int64_t row_bytes,
+                                          const std::vector<std::int64_t>& target, const RowPartition& to) {
+  int rank = 0, ranks = 1;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
+  // Each record: the row's index in `to`, then its bytes; grouped by destination.
+  const std::int64_t record = static_cast<std::int64_t>(sizeof(std::int64_t)) + row_bytes;
+  std::vector<std::int64_t> send_bytes(static_cast<std::size_t>(ranks), 0);
+  for (const std::int64_t row : target) send_bytes[to.owner(row)] += record;
+  std::vector<std::int64_t> at(static_cast<std::size_t>(ranks), 0);
+  for (int q = 1; q < ranks; ++q) at[q] = at[q - 1] + send_bytes[q - 1];
+  std::vector<char> send(static_cast<std::size_t>(at.back() + send_bytes.back()));
+  for (std::size_t i = 0; i < target.size(); ++i) {
+    char* out = send.data() + at[to.owner(target[i])];
+    std::memcpy(out, &target[i], sizeof(std::int64_t));
+    if (row_bytes > 0) std::memcpy(out + sizeof(std::int64_t), block + i * row_bytes, row_bytes);
+    at[to.owner(target[i])] += record;
+  }
+  const std::vector<std::int64_t> recv_bytes = exchange_counts(comm, send_bytes);
+  std::int64_t received = 0;
+  for (const std::int64_t b : recv_bytes) received += b;
+  std::vector<char> recv(static_cast<std::size_t>(received));
+  large_alltoallv(comm, send.data(), send_bytes, recv.data(), recv_bytes);
+
+  const std::int64_t rows = to.rows(rank);
+  if (received != rows * record)
+    throw LibraryError(detail::concat("row redistribution: rank ", rank, " received ", received / record,
+                                      " rows for its ", rows));
+  std::vector<char> out(static_cast<std::size_t>(rows * row_bytes));
+  for (std::int64_t r = 0; r < rows; ++r) {
+    std::int64_t row = 0;
+    std::memcpy(&row, recv.data() + r * record, sizeof row);
+    BLOCKEIGS_ASSERT(row >= to.begin(rank) && row < to.end(rank));
+    if (row_bytes > 0)
+      std::memcpy(out.data() + (row - to.begin(rank)) * row_bytes, recv.data() + r * record + sizeof row, row_bytes);
+  }
+  return out;
+}
+
+template <class T>
+std::vector<T> RowNumbering::to_original_rows(MPI_Comm comm, const std::vector<T>& block, std::int64_t cols) const {
+  if (identity_) return block;
+  BLOCKEIGS_ASSERT(static_cast<std::int64_t>(block.size()) ==
+                   static_cast<std::int64_t>(original_of_local_.size()) * cols);
+  const std::int64_t row_bytes = cols * static_cast<std::int64_t>(sizeof(T));
+  const std::vector<char> bytes =
+      move_rows(comm, reinterpret_cast<const char*>(block.data()), row_bytes, original_of_local_, original_);
+  std::vector<T> out(bytes.size() / sizeof(T));
+  if (!bytes.empty()) std::memcpy(out.data(), bytes.data(), bytes.size());
+  return out;
+}
+
+template <class T>
+std::vector<T> RowNumbering::from_original_rows(MPI_Comm comm, const std::vector<T>& block,
+                                                std::int64_t cols) const {
+  if (identity_) return block;
+  BLOCKEIGS_ASSERT(static_cast<std::int64_t>(block.size()) ==
+                   static_cast<std::int64_t>(current_of_original_.size()) * cols);
+  const std::int64_t row_bytes = cols * static_cast<std::int64_t>(sizeof(T));
+  const std::vector<char> bytes =
+      move_rows(comm, reinterpret_cast<const char*>(block.data()), row_bytes, current_of_original_, current_);
+  std::vector<T> out(bytes.size() / sizeof(T));
+  if (!bytes.empty()) std::memcpy(out.data(), bytes.data(), bytes.size());
+  return out;
+}
+
+template std::vector<double> RowNumbering::to_original_rows(MPI_Comm, const std::vector<double>&, std::int64_t) const;
+template std::vector<float> RowNumbering::to_original_rows(MPI_Comm, const std::vector<float>&, std::int64_t) const;
+template std::vector<std::int64_t> RowNumbering::to_original_rows(MPI_Comm, const std::vector<std::int64_t>&,
+                                                                  std::int64_t) const;
+template std::vector<double> RowNumbering::from_original_rows(MPI_Comm, const std::vector<double>&,
+                                                              std::int64_t) const;
+template std::vector<float> RowNumbering::from_original_rows(MPI_Comm, const std::vector<float>&, std::int64_t) const;
+template std::vector<std::int64_t> RowNumbering::from_original_rows(MPI_Comm, const std::vector<std::int64_t>&,
+                                                                    std::int64_t) const;
+
+}  // namespace blockeigs::solver
