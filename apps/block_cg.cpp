@@ -2,7 +2,7 @@
 // and a block of right-hand sides, distributed over MPI ranks.
 //   mpirun -np 4 block-cg config.yaml
 #include "apps/app_main.hpp"
-#include "apps/cg_run.hpp"
+#include "apps/run/cg_run.hpp"
 
 namespace {
 

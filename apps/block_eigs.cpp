@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "apps/app_main.hpp"
-#include "apps/eigs_run.hpp"
+#include "apps/run/eigs_run.hpp"
 
 namespace {
 

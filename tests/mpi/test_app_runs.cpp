@@ -15,8 +15,8 @@
 
 #include "core/checks.hpp"
 #include "apps/app_main.hpp"
-#include "apps/cg_run.hpp"
-#include "apps/eigs_run.hpp"
+#include "apps/run/cg_run.hpp"
+#include "apps/run/eigs_run.hpp"
 #include "distributed_fixtures.hpp"
 #include "io/generators.hpp"
 #include "io/hdf5_dense.hpp"

@@ -13,9 +13,9 @@
 #include <fstream>
 #include <string>
 
-#include "apps/cg_run.hpp"
+#include "apps/run/cg_run.hpp"
 #include "apps/cli.hpp"
-#include "apps/eigs_run.hpp"
+#include "apps/run/eigs_run.hpp"
 #include "core/checks.hpp"
 #include "distributed_fixtures.hpp"
 #include "io/generators.hpp"

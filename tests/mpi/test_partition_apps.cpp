@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "apps/app_main.hpp"
-#include "apps/cg_run.hpp"
-#include "apps/eigs_run.hpp"
-#include "apps/run_common.hpp"
+#include "apps/run/cg_run.hpp"
+#include "apps/run/eigs_run.hpp"
+#include "apps/run/run_common.hpp"
 #include "core/checks.hpp"
 #include "distributed_fixtures.hpp"
 #include "io/generators.hpp"

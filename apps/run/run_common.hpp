@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "apps/memory_report.hpp"
-#include "apps/distributed_output.hpp"
+#include "apps/run/memory_report.hpp"
+#include "apps/run/distributed_output.hpp"
 #include "io/config.hpp"
 #include "io/hdf5_dense.hpp"
 #include "io/hdf5_writer.hpp"

@@ -1,4 +1,4 @@
-#include "apps/monitor_pacing.hpp"
+#include "apps/run/monitor_pacing.hpp"
 
 #include <cstdio>
 

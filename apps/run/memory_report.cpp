@@ -1,4 +1,4 @@
-#include "apps/memory_report.hpp"
+#include "apps/run/memory_report.hpp"
 
 #include <algorithm>
 #include <cstdio>

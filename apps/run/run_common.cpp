@@ -1,4 +1,4 @@
-#include "apps/run_common.hpp"
+#include "apps/run/run_common.hpp"
 
 #include <cstdio>
 #include <ctime>

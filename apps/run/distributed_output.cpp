@@ -1,4 +1,4 @@
-#include "apps/distributed_output.hpp"
+#include "apps/run/distributed_output.hpp"
 
 #include <cstdlib>
 #include <string>

@@ -1,4 +1,4 @@
-#include "apps/eigs_run.hpp"
+#include "apps/run/eigs_run.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "apps/app_main.hpp"
-#include "apps/checkpoint.hpp"
-#include "apps/distributed_output.hpp"
-#include "apps/memory_report.hpp"
-#include "apps/monitor_pacing.hpp"
-#include "apps/run_common.hpp"
-#include "apps/summary.hpp"
+#include "apps/run/checkpoint.hpp"
+#include "apps/run/distributed_output.hpp"
+#include "apps/run/memory_report.hpp"
+#include "apps/run/monitor_pacing.hpp"
+#include "apps/run/run_common.hpp"
+#include "apps/run/summary.hpp"
 #include "core/checks.hpp"
 #include "core/enums.hpp"
 #include "io/config.hpp"

@@ -1,12 +1,12 @@
-#include "apps/checkpoint.hpp"
+#include "apps/run/checkpoint.hpp"
 
 #include <cstring>
 #include <filesystem>
 #include <string>
 #include <utility>
 
-#include "apps/distributed_output.hpp"
-#include "apps/run_common.hpp"
+#include "apps/run/distributed_output.hpp"
+#include "apps/run/run_common.hpp"
 #include "core/checks.hpp"
 #include "core/error.hpp"
 #include "solver/operator/collective.hpp"
