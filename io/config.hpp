@@ -38,6 +38,16 @@ struct OutputConfig {
   int monitor_every = 1;  // a line every this many iterations (and the first and the last)
 };
 
+// eigensolver.preconditioner and block_cg.preconditioner: a name (none,
+// jacobi, chebyshev) or a mapping {type: chebyshev, degree: 8, lower: 0.05,
+// jacobi: true}; the Chebyshev keys are those of solver::ChebyshevOptions.
+struct PreconditionerConfig {
+  PreconditionerKind kind = PreconditionerKind::none;
+  int degree = 0;       // chebyshev: products per apply, 1..max_chebyshev_degree; 0: auto
+  double lower = 0.05;  // chebyshev: the interval's lower end as a fraction of its upper, in (0, 1)
+  bool jacobi = false;  // chebyshev: the polynomial in D^{-1/2} A D^{-1/2}
+};
+
 // The enums below (SpectrumEnd, StoppingTest, PreconditionerKind,
 // SearchPrecision) are core/enums.hpp's, the types the solvers take.
 struct EigensolverConfig {
@@ -48,7 +58,7 @@ struct EigensolverConfig {
   StoppingTest test = StoppingTest::relative;
   int max_iterations = 1000;
   int stagnation_window = 2000;  // solver::LobpcgOptions::stagnation_window; 0: never
-  PreconditionerKind preconditioner = PreconditionerKind::none;
+  PreconditionerConfig preconditioner;
   SearchPrecision search_precision = SearchPrecision::automatic;
   std::uint64_t seed = 1;
   std::string start_file;     // optional HDF5 file with a start block
@@ -66,7 +76,7 @@ struct BlockCgConfig {
   double atol = 0.0;
   int max_iterations = 10000;
   int stagnation_window = 2000;  // solver::BlockCgOptions::stagnation_window; 0: never
-  PreconditionerKind preconditioner = PreconditionerKind::none;
+  PreconditionerConfig preconditioner;
   std::uint64_t seed = 1;
 };
 

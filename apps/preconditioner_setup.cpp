@@ -1,0 +1,59 @@
+#include "apps/preconditioner_setup.hpp"
+
+#include <mpi.h>
+
+#include <cstdio>
+
+#include "core/error.hpp"
+#include "solver/precond/chebyshev_preconditioner.hpp"
+#include "solver/precond/jacobi_preconditioner.hpp"
+
+namespace blockeigs::apps {
+
+template <class T>
+BuiltPreconditioner<T> build_preconditioner(const io::PreconditionerConfig& config, solver::LinearOperator<T>& op,
+                                            SpectrumEnd end) {
+  BuiltPreconditioner<T> built;
+  built.description = std::string(to_string(config.kind));
+  if (config.kind == PreconditionerKind::jacobi) {
+    built.object = std::make_unique<solver::JacobiPreconditioner<T>>(op);
+  } else if (config.kind == PreconditionerKind::chebyshev) {
+    solver::ChebyshevOptions options;
+    options.degree = config.degree;
+    options.lower = config.lower;
+    options.jacobi = config.jacobi;
+    options.end = end;
+    const double start = MPI_Wtime();
+    auto chebyshev = std::make_unique<solver::ChebyshevPreconditioner<T>>(op, options);
+    const solver::ChebyshevInterval& iv = chebyshev->interval();
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "chebyshev, degree %d%s, 1/x on [%.4g, %.4g] of %s%s (power estimate %.4g), set up in %.3f s",
+                  chebyshev->degree(), config.degree == 0 ? " (auto)" : "", iv.a, iv.b,
+                  iv.sign > 0 ? "" : "s I - ", config.jacobi ? "D^-1/2 A D^-1/2" : "A", iv.norm_estimate,
+                  MPI_Wtime() - start);
+    built.description = text;
+    if (iv.sign < 0) built.description += detail::concat(", s = ", iv.shift);
+    built.object = std::move(chebyshev);
+  }
+  return built;
+}
+
+std::string preconditioner_time(double seconds, const solver::PreconditionerWork& work) {
+  char text[200];
+  if (work.products == 0) {
+    std::snprintf(text, sizeof text, "preconditioner %.3f", seconds);
+  } else {
+    std::snprintf(text, sizeof text,
+                  "preconditioner %.3f (of which its %lld block products: SpMM %.3f, halo %.3f; not in SpMM above)",
+                  seconds, work.products, work.spmm - work.halo, work.halo);
+  }
+  return text;
+}
+
+template BuiltPreconditioner<float> build_preconditioner(const io::PreconditionerConfig&,
+                                                         solver::LinearOperator<float>&, SpectrumEnd);
+template BuiltPreconditioner<double> build_preconditioner(const io::PreconditionerConfig&,
+                                                          solver::LinearOperator<double>&, SpectrumEnd);
+
+}  // namespace blockeigs::apps
