@@ -153,6 +153,7 @@ PreconditionerConfig read_preconditioner(const Value& v) {
                              : static_cast<int>(d.integer(1, max_chebyshev_degree));
        }},
       {.key = "lower", .read = [&](const Value& l) {
+         if (l.node().IsScalar() && l.node().Scalar() == "auto") return void(config.lower = 0);
          config.lower = l.number();
          if (config.lower >= 1)
            l.fail(" must be below 1 (the interval [lower b, b] would be empty or inverted), got ", l.node().Scalar());

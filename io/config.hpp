@@ -44,8 +44,8 @@ struct OutputConfig {
 struct PreconditionerConfig {
   PreconditionerKind kind = PreconditionerKind::none;
   int degree = 0;       // chebyshev: products per apply, 1..max_chebyshev_degree; 0: auto
-  double lower = 0.05;  // chebyshev: the interval's lower end as a fraction of its upper, in (0, 1)
-  bool jacobi = false;  // chebyshev: the polynomial in D^{-1/2} A D^{-1/2}
+  double lower = 0;     // chebyshev: the interval's lower end as a fraction of its upper, in (0, 1); 0: auto
+  bool jacobi = true;   // chebyshev: the polynomial in D^{-1/2} A D^{-1/2}
 };
 
 // The enums below (SpectrumEnd, StoppingTest, PreconditionerKind,

@@ -9,6 +9,7 @@
 // the sum of the e_k.
 #include "solver/precond/chebyshev_preconditioner.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -60,7 +61,7 @@ void validate(const ChebyshevOptions& o) {
   if (o.degree < 0 || o.degree > max_chebyshev_degree)
     fail_input("Chebyshev preconditioner: degree ", o.degree, " is out of range: 1 to ", max_chebyshev_degree,
                " products per apply (or auto)");
-  if (!(o.lower > 0 && o.lower < 1))
+  if (o.lower != 0 && !(o.lower > 0 && o.lower < 1))
     fail_input("Chebyshev preconditioner: lower = ", o.lower, " gives ",
                o.lower >= 1 ? "an empty or inverted interval [lower b, b]" : "an interval reaching 0 or below",
                "; lower must be in (0, 1)");
@@ -71,13 +72,16 @@ void validate(const ChebyshevOptions& o) {
 
 }  // namespace
 
-int default_chebyshev_degree(SpectrumEnd) { return 8; }
+int default_chebyshev_degree() { return 8; }
+
+double default_chebyshev_lower(int degree) { return std::min(0.01, 1.0 / (double(degree) * degree)); }
 
 template <class T>
 ChebyshevPreconditioner<T>::ChebyshevPreconditioner(LinearOperator<T>& A, const ChebyshevOptions& options)
     : A_(A), context_(A.context()), clock_(A.context()) {
   validate(options);
-  degree_ = options.degree > 0 ? options.degree : default_chebyshev_degree(options.end);
+  degree_ = options.degree > 0 ? options.degree : default_chebyshev_degree();
+  const double lower = options.lower > 0 ? options.lower : default_chebyshev_lower(degree_);
   const Space space = context_.space();
   spmm::Buffer<T> dhalf;
   if (options.jacobi) {
@@ -107,7 +111,7 @@ ChebyshevPreconditioner<T>::ChebyshevPreconditioner(LinearOperator<T>& A, const 
     if (!(top > 0)) top = iv.shift;  // S = c I: B = 0 up to rounding
   }
   iv.b = top;
-  iv.a = options.lower * top;
+  iv.a = lower * top;
 }
 
 template <class T>

@@ -34,14 +34,16 @@
 
 namespace blockeigs::solver {
 
-// The degree `auto` picks (docs/benchmarks/preconditioners.md has the
-// measurements behind it).
-int default_chebyshev_degree(SpectrumEnd end);
+// What `auto` picks: the degree, and the interval's lower end as a fraction
+// of its upper, min(0.01, 1 / degree^2). Measured on LOBPCG and block CG runs
+// of a 3D Laplacian, bcsstk21 and s1rmq4m1 (docs/benchmarks/preconditioners.md).
+int default_chebyshev_degree();
+double default_chebyshev_lower(int degree);
 
 struct ChebyshevOptions {
-  int degree = 0;          // products with A per apply, to max_chebyshev_degree (core/enums.hpp); 0: auto
-  double lower = 0.05;     // a = lower * b, in (0, 1)
-  bool jacobi = false;     // polynomial in D^{-1/2} A D^{-1/2}
+  int degree = 0;          // products with A per apply, to max_chebyshev_degree (core/enums.hpp); 0: default
+  double lower = 0;        // a = lower * b, in (0, 1); 0: default_chebyshev_lower(degree)
+  bool jacobi = true;      // polynomial in D^{-1/2} A D^{-1/2} (D = |diag A|)
   SpectrumEnd end = SpectrumEnd::smallest;  // the end p(B) amplifies (block CG: smallest)
   double safety = 1.1;     // b = safety x the power method's estimate, which is a lower bound
   int power_steps = 30;    // products (one column) of each power-method estimate

@@ -44,6 +44,8 @@ TEST(ConfigPreconditioner, ChebyshevMapping) {
   EXPECT_EQ(cg_preconditioner("{type: chebyshev, degree: auto, jacobi: false}").degree, 0);
   EXPECT_FALSE(cg_preconditioner("{type: chebyshev, jacobi: false}").jacobi);
   EXPECT_EQ(cg_preconditioner("{type: chebyshev, degree: 100}").degree, 100);
+  EXPECT_EQ(cg_preconditioner("{type: chebyshev, lower: auto}").lower, 0);
+  EXPECT_TRUE(cg_preconditioner("{type: chebyshev}").jacobi);
   EXPECT_EQ(eigs_preconditioner("{type: jacobi}").kind, PreconditionerKind::jacobi);
   EXPECT_EQ(eigs_preconditioner("{type: none}").kind, PreconditionerKind::none);
   // A --set over the file's scalar.
