@@ -3,16 +3,19 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <type_traits>
 
 #include "core/error.hpp"
+#include "solver/operator/collective.hpp"
 #include "solver/precond/chebyshev_preconditioner.hpp"
 #include "solver/precond/jacobi_preconditioner.hpp"
+#include "solver/precond/petsc_pc.hpp"
 
 namespace blockeigs::apps {
 
 template <class T>
 BuiltPreconditioner<T> build_preconditioner(const io::PreconditionerConfig& config, solver::LinearOperator<T>& op,
-                                            SpectrumEnd end) {
+                                            const solver::DistributedRows& matrix, SpectrumEnd end) {
   BuiltPreconditioner<T> built;
   built.description = std::string(to_string(config.kind));
   if (config.kind == PreconditionerKind::jacobi) {
@@ -36,6 +39,26 @@ BuiltPreconditioner<T> build_preconditioner(const io::PreconditionerConfig& conf
     built.description = text;
     if (iv.sign < 0) built.description += detail::concat(", s = ", iv.shift);
     built.object = std::move(chebyshev);
+  } else if (config.kind == PreconditionerKind::petsc) {
+    // PETSc's PCs approximate A^{-1}: SPD for SPD A, and they help the smallest end only.
+    if (end == SpectrumEnd::largest)
+      solver::fail_input_everywhere("preconditioner type petsc approximates A^-1, which amplifies the smallest eigenvalues, not the "
+                 "largest: for which: largest use {type: chebyshev} (a polynomial in s I - A) or none");
+    if constexpr (!std::is_same_v<T, double>) {
+      solver::fail_input_everywhere(
+          "preconditioner type petsc needs execution.spmm_precision: fp64 (PETSc's scalars are doubles)");
+    } else {
+      if (!solver::petsc_available())  // the same on every rank: the stub's message, once
+        solver::collectively(op.comm(), [&] { solver::make_petsc_preconditioner(op.comm(), op.context(), matrix.rows,
+                                                                               matrix.partition, config.petsc_options); });
+      const double start = MPI_Wtime();
+      built.object = solver::make_petsc_preconditioner(op.comm(), op.context(), matrix.rows, matrix.partition,
+                                                       config.petsc_options);
+      char text[96];
+      std::snprintf(text, sizeof text, "\", set up in %.3f s", MPI_Wtime() - start);
+      built.description = "petsc, options \"" + config.petsc_options + text +
+                          (op.context().space() == Space::device ? " (blocks staged through the host)" : "");
+    }
   }
   return built;
 }
@@ -53,8 +76,10 @@ std::string preconditioner_time(double seconds, const solver::PreconditionerWork
 }
 
 template BuiltPreconditioner<float> build_preconditioner(const io::PreconditionerConfig&,
-                                                         solver::LinearOperator<float>&, SpectrumEnd);
+                                                         solver::LinearOperator<float>&,
+                                                         const solver::DistributedRows&, SpectrumEnd);
 template BuiltPreconditioner<double> build_preconditioner(const io::PreconditionerConfig&,
-                                                          solver::LinearOperator<double>&, SpectrumEnd);
+                                                          solver::LinearOperator<double>&,
+                                                          const solver::DistributedRows&, SpectrumEnd);
 
 }  // namespace blockeigs::apps

@@ -52,6 +52,7 @@ std::string_view to_string(PreconditionerKind kind) {
     case PreconditionerKind::none: return "none";
     case PreconditionerKind::jacobi: return "jacobi";
     case PreconditionerKind::chebyshev: return "chebyshev";
+    case PreconditionerKind::petsc: return "petsc";
   }
   return "";
 }

@@ -37,7 +37,8 @@ const auto kPrecisions = spelled(std::array{Precision::fp64, Precision::fp32});
 const auto kSpectrumEnds = spelled(std::array{SpectrumEnd::smallest, SpectrumEnd::largest});
 const auto kStoppingTests = spelled(std::array{StoppingTest::backward, StoppingTest::relative});
 const auto kPreconditioners =
-    spelled(std::array{PreconditionerKind::none, PreconditionerKind::jacobi, PreconditionerKind::chebyshev});
+    spelled(std::array{PreconditionerKind::none, PreconditionerKind::jacobi, PreconditionerKind::chebyshev,
+                       PreconditionerKind::petsc});
 const auto kSearchPrecisions =
     spelled(std::array{SearchPrecision::automatic, SearchPrecision::fp64, SearchPrecision::fp32});
 
@@ -57,10 +58,11 @@ const std::array<Variant<RhsSource>, 3> kRhsSources{{
 }};
 
 // preconditioner as a mapping: `type` decides which other keys it takes.
-const std::array<Variant<PreconditionerKind>, 3> kPreconditionerTypes{{
+const std::array<Variant<PreconditionerKind>, 4> kPreconditionerTypes{{
     {"none", PreconditionerKind::none, {}},
     {"jacobi", PreconditionerKind::jacobi, {}},
     {"chebyshev", PreconditionerKind::chebyshev, {}, {"degree", "lower", "jacobi"}},
+    {"petsc", PreconditionerKind::petsc, {"options"}},
 }};
 
 // The point stencil of each grid dimension when `stencil` is not given.
@@ -143,6 +145,8 @@ PreconditionerConfig read_preconditioner(const Value& v) {
   PreconditionerConfig config;
   if (v.node().IsScalar()) {
     config.kind = v.choice(kPreconditioners);
+    if (config.kind == PreconditionerKind::petsc)
+      v.fail(" petsc needs its PETSc options: {type: petsc, options: \"-pc_type gamg\"}");
     return config;
   }
   std::vector<Field> fields{
@@ -161,8 +165,10 @@ PreconditionerConfig read_preconditioner(const Value& v) {
            l.fail(" must be positive (the interval [lower b, b] must not reach 0), got ", l.node().Scalar());
        }},
       {.key = "jacobi", .read = [&](const Value& j) { config.jacobi = j.boolean(); }},
+      {.key = "options", .read = [&](const Value& o) { config.petsc_options = o.string(); }},
   };
-  if (!v.node().IsMap()) v.fail(" must be ", "none, jacobi, chebyshev or a mapping {type: chebyshev, degree: 8, ...}");
+  if (!v.node().IsMap())
+    v.fail(" must be none, jacobi, chebyshev or a mapping such as {type: chebyshev, degree: 8}, got a list");
   config.kind = yaml::select_variant<PreconditionerKind>(v, "type", kPreconditionerTypes, false, fields).value;
   yaml::read_mapping(v, fields);
   return config;
