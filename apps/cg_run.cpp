@@ -117,7 +117,7 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
   }
 
   const BuiltPreconditioner<T> preconditioner =
-      build_preconditioner(settings.preconditioner, op, matrix, SpectrumEnd::smallest);
+      build_preconditioner(settings.preconditioner, op, matrix, SpectrumEnd::smallest, false);
   if (rank == 0 && preconditioner.object) std::printf("precond    %s\n", preconditioner.description.c_str());
   solver::BlockCgOptions options;
   options.rtol = settings.rtol;

@@ -154,7 +154,7 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
     });
     start = from_host_doubles<T>(context.space(), op.local_rows(), rows.cols, rows.values);
   }
-  const BuiltPreconditioner<T> preconditioner = build_preconditioner(settings.preconditioner, op, matrix, options.which);
+  const BuiltPreconditioner<T> preconditioner = build_preconditioner(settings.preconditioner, op, matrix, options.which, true);
   if (rank == 0 && preconditioner.object) std::printf("precond    %s\n", preconditioner.description.c_str());
 
   // Rank 0 prints the monitor lines (output.monitor, every output.monitor_every

@@ -15,7 +15,7 @@ namespace blockeigs::apps {
 
 template <class T>
 BuiltPreconditioner<T> build_preconditioner(const io::PreconditionerConfig& config, solver::LinearOperator<T>& op,
-                                            const solver::DistributedRows& matrix, SpectrumEnd end) {
+                                            const solver::DistributedRows& matrix, SpectrumEnd end, bool eigensolver) {
   BuiltPreconditioner<T> built;
   built.description = std::string(to_string(config.kind));
   if (config.kind == PreconditionerKind::jacobi) {
@@ -26,6 +26,7 @@ BuiltPreconditioner<T> build_preconditioner(const io::PreconditionerConfig& conf
     options.lower = config.lower;
     options.jacobi = config.jacobi;
     options.end = end;
+    options.eigensolver = eigensolver;
     const double start = MPI_Wtime();
     auto chebyshev = std::make_unique<solver::ChebyshevPreconditioner<T>>(op, options);
     const solver::ChebyshevInterval& iv = chebyshev->interval();
@@ -77,9 +78,9 @@ std::string preconditioner_time(double seconds, const solver::PreconditionerWork
 
 template BuiltPreconditioner<float> build_preconditioner(const io::PreconditionerConfig&,
                                                          solver::LinearOperator<float>&,
-                                                         const solver::DistributedRows&, SpectrumEnd);
+                                                         const solver::DistributedRows&, SpectrumEnd, bool);
 template BuiltPreconditioner<double> build_preconditioner(const io::PreconditionerConfig&,
                                                           solver::LinearOperator<double>&,
-                                                          const solver::DistributedRows&, SpectrumEnd);
+                                                          const solver::DistributedRows&, SpectrumEnd, bool);
 
 }  // namespace blockeigs::apps

@@ -23,10 +23,11 @@ struct BuiltPreconditioner {
 // Collective over op.comm(); InputErrors (a zero diagonal for Jacobi, a zero
 // matrix for Chebyshev, options PETSc rejects, PETSc for the largest end or
 // fp32 blocks) on every rank. `end`: the spectrum end the solver wants
-// (block CG: smallest). `matrix`: the rows op was built from (PETSc's copy).
+// (block CG: smallest); `eigensolver`: for LOBPCG (else block CG), which
+// sets the default degree. `matrix`: the rows op was built from (PETSc's copy).
 template <class T>
 BuiltPreconditioner<T> build_preconditioner(const io::PreconditionerConfig& config, solver::LinearOperator<T>& op,
-                                            const solver::DistributedRows& matrix, SpectrumEnd end);
+                                            const solver::DistributedRows& matrix, SpectrumEnd end, bool eigensolver);
 
 // The summary's preconditioner part: "preconditioner 0.123 (its 96 products: SpMM 0.100, halo 0.010, not in
 // SpMM above)", or just the time where it made no products.

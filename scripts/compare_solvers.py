@@ -20,7 +20,7 @@ is re-checked here with the same measure: ||A x - lambda x|| / (|lambda| ||x||).
 
 usage: compare_solvers.py eigs|cg --bin DIR [--grid 128] [--k 16] [--tol 1e-5]
                           [--columns 16] [--rtol 1e-8] [--maxiter N]
-                          [--cheb-degree 8] [--cheb-lower 0.05] [--cheb-no-jacobi] [--skip-chebyshev]
+                          [--cheb-degree 0 (auto)] [--cheb-lower 0 (auto)] [--cheb-no-jacobi] [--skip-chebyshev]
 """
 import argparse
 import math
@@ -67,12 +67,18 @@ def run_ours(binary, config, nprocs=1, overrides=()):
 
 def chebyshev_setting(args):
     jacobi = "false" if args.cheb_no_jacobi else "true"
-    return f"{{type: chebyshev, degree: {args.cheb_degree}, lower: {args.cheb_lower}, jacobi: {jacobi}}}"
+    degree = args.cheb_degree or "auto"
+    lower = args.cheb_lower or "auto"
+    return f"{{type: chebyshev, degree: {degree}, lower: {lower}, jacobi: {jacobi}}}"
+
+
+def printed_degree(out):
+    return int(re.search(r"chebyshev, degree ([0-9]+)", out).group(1))
 
 
 def printed_interval(out):
     """The interval and shift our app built the polynomial on (its 'precond' line)."""
-    m = re.search(r"1/x on \[([-0-9.e+]+), ([-0-9.e+]+)\] of (s I - )?", out)
+    m = re.search(r"1/x on \[([-0-9.e+]+), ([-0-9.e+]+)\](?: \(lower auto\))? of (s I - )?", out)
     shift = re.search(r", s = ([-0-9.e+]+)", out)
     return float(m.group(1)), float(m.group(2)), (float(shift.group(1)) if m.group(3) else 0.0)
 
@@ -209,7 +215,8 @@ def compare_eigs_chebyshev(args, a, ac, x0, exact, results):
     solve = float(re.search(r"solve time +([0-9.]+) s", out).group(1))
     iters = int(re.search(r"iterations +([0-9]+)", out).group(1))
     table = re.findall(r"^ *(\d+) +([-0-9.e+]+) +([-0-9.e+]+) +([-0-9.e+]+) +(yes|NO)", out, re.M)
-    name = f"block-eigs, chebyshev {args.cheb_degree}"
+    degree = printed_degree(out)
+    name = f"block-eigs, chebyshev {degree}"
     results.append((name, solve, iters, np.array([float(t[1]) for t in table]),
                     np.array([float(t[3]) for t in table]), code == 0))
     print(f"{name}: {re.search(r'^precond .*$', out, re.M).group(0)}")
@@ -218,7 +225,7 @@ def compare_eigs_chebyshev(args, a, ac, x0, exact, results):
         return
     lo, hi, shift = printed_interval(out)
     diag = cupy.asarray(a.diagonal()) if not args.cheb_no_jacobi else cupy.ones(a.shape[0])
-    m = chebyshev_linear_operator(cupy, cla, ac, diag, lo, hi, args.cheb_degree, shift)
+    m = chebyshev_linear_operator(cupy, cla, ac, diag, lo, hi, degree, shift)
     maxiter = min(args.maxiter, max(200, 2 * iters))
     xc = cupy.asarray(x0)
     cla.lobpcg(ac, xc.copy(), M=m, largest=False, maxiter=2, tol=args.tol * exact[0])  # warm-up
@@ -328,13 +335,14 @@ def compare_cg(args):
     psolve = float(re.search(r"time ([0-9.]+) s", out).group(1))
     piters = int(re.search(r"iterations ([0-9]+);", out).group(1))
     ptrue = [float(x) for x in re.findall(r"yes +[-0-9.e+]+ +[-0-9.e+]+ +([-0-9.e+]+)", out)]
-    print(f"block-cg, chebyshev {args.cheb_degree}: " + re.search(r"^precond .*$", out, re.M).group(0))
-    print(f"block-cg, chebyshev {args.cheb_degree}: " + re.search(r"^iterations .*$", out, re.M).group(0))
+    degree = printed_degree(out)
+    print(f"block-cg, chebyshev {degree}: " + re.search(r"^precond .*$", out, re.M).group(0))
+    print(f"block-cg, chebyshev {degree}: " + re.search(r"^iterations .*$", out, re.M).group(0))
     lo, hi, _ = printed_interval(out)
     diag = cupy.asarray(a.diagonal()) if not args.cheb_no_jacobi else cupy.ones(rows)
-    m = chebyshev_linear_operator(cupy, cla, ac, diag, lo, hi, args.cheb_degree)
+    m = chebyshev_linear_operator(cupy, cla, ac, diag, lo, hi, degree)
     pt, pcounts, pworst = cupy_cg_columns(cla, cupy, ac, b, args.rtol, 10 * args.maxiter, m)
-    print(f"| block-cg, chebyshev {args.cheb_degree} | {psolve:.3f} | {piters} (block) | "
+    print(f"| block-cg, chebyshev {degree} | {psolve:.3f} | {piters} (block) | "
           f"{max(ptrue) if ptrue else float('nan'):.2e} | {solve / psolve:.1f}x over block-cg |")
     print(f"| cupyx cg, same polynomial, one column at a time | {pt:.3f} | {sum(pcounts)} total, "
           f"{min(pcounts)}-{max(pcounts)} per column | {pworst:.2e} | {pt / psolve:.1f}x |")
@@ -352,8 +360,10 @@ def main():
     p.add_argument("--rtol", type=float, default=1e-8)
     p.add_argument("--maxiter", type=int, default=1000)
     p.add_argument("--skip-cupy", action="store_true", help="eigs: leave out cupyx lobpcg (slowest, ~70 s at 128^3)")
-    p.add_argument("--cheb-degree", type=int, default=8, help="Chebyshev preconditioner degree (products per apply)")
-    p.add_argument("--cheb-lower", type=float, default=0.05, help="its interval's lower end as a fraction of the upper")
+    p.add_argument("--cheb-degree", type=int, default=0,
+                   help="Chebyshev preconditioner degree (products per apply); 0: the apps' auto")
+    p.add_argument("--cheb-lower", type=float, default=0,
+                   help="its interval's lower end as a fraction of the upper; 0: the apps' auto")
     p.add_argument("--cheb-no-jacobi", action="store_true", help="the polynomial in A rather than D^-1/2 A D^-1/2")
     p.add_argument("--skip-chebyshev", action="store_true", help="only the unpreconditioned rows")
     args = p.parse_args()

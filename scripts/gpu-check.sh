@@ -219,7 +219,7 @@ for step in "${steps[@]}"; do
       note "ncu              merge SpMV body: exit $?" ;;
     compare)
       # Issue bars: block-eigs vs torch.lobpcg and cupyx lobpcg; block-cg vs cupyx cg per column; then
-      # each with the Chebyshev preconditioner (degree COMPARE_CHEB_DEGREE, default 8), CuPy given the same polynomial.
+      # each with the Chebyshev preconditioner (degree COMPARE_CHEB_DEGREE, default the apps' auto), CuPy given the same polynomial.
       echo "== compare (one GPU)"
       export PYTHONUNBUFFERED=1
       # COMPARE_MAXITER=4000: the others get twice block-eigs' iterations (the default caps them at 1000).

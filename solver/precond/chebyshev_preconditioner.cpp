@@ -72,7 +72,7 @@ void validate(const ChebyshevOptions& o) {
 
 }  // namespace
 
-int default_chebyshev_degree() { return 8; }
+int default_chebyshev_degree(bool eigensolver) { return eigensolver ? 16 : 8; }
 
 double default_chebyshev_lower(int degree) { return std::min(0.01, 1.0 / (double(degree) * degree)); }
 
@@ -80,7 +80,7 @@ template <class T>
 ChebyshevPreconditioner<T>::ChebyshevPreconditioner(LinearOperator<T>& A, const ChebyshevOptions& options)
     : A_(A), context_(A.context()), clock_(A.context()) {
   validate(options);
-  degree_ = options.degree > 0 ? options.degree : default_chebyshev_degree();
+  degree_ = options.degree > 0 ? options.degree : default_chebyshev_degree(options.eigensolver);
   const double lower = options.lower > 0 ? options.lower : default_chebyshev_lower(degree_);
   const Space space = context_.space();
   spmm::Buffer<T> dhalf;

@@ -34,10 +34,12 @@
 
 namespace blockeigs::solver {
 
-// What `auto` picks: the degree, and the interval's lower end as a fraction
-// of its upper, min(0.01, 1 / degree^2). Measured on LOBPCG and block CG runs
-// of a 3D Laplacian, bcsstk21 and s1rmq4m1 (docs/benchmarks/preconditioners.md).
-int default_chebyshev_degree();
+// What `auto` picks: degree 16 for an eigensolver, 8 for a linear solver
+// (iterations x (degree + the rest of an iteration, in products) smallest or
+// within 10% of it on a 3D Laplacian, bcsstk21 and s1rmq4m1), and the
+// interval's lower end as a fraction of its upper, min(0.01, 1 / degree^2)
+// (docs/benchmarks/preconditioners.md).
+int default_chebyshev_degree(bool eigensolver);
 double default_chebyshev_lower(int degree);
 
 struct ChebyshevOptions {
@@ -45,6 +47,7 @@ struct ChebyshevOptions {
   double lower = 0;        // a = lower * b, in (0, 1); 0: default_chebyshev_lower(degree)
   bool jacobi = true;      // polynomial in D^{-1/2} A D^{-1/2} (D = |diag A|)
   SpectrumEnd end = SpectrumEnd::smallest;  // the end p(B) amplifies (block CG: smallest)
+  bool eigensolver = true;  // serves LOBPCG (else block CG): sets the default degree
   double safety = 1.1;     // b = safety x the power method's estimate, which is a lower bound
   int power_steps = 30;    // products (one column) of each power-method estimate
   std::uint64_t seed = 7;  // of the power method's start vector

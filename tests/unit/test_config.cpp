@@ -392,7 +392,7 @@ const std::vector<ErrorCase> kErrorCases = {
     {"ConvergenceTest", App::eigs, eigs("eigensolver: {convergence_test: absolute}"),
      {"eigensolver.convergence_test must be backward or relative, got 'absolute'"}},
     {"Preconditioner", App::cg, eigs("block_cg: {preconditioner: ilu}"),
-     {"block_cg.preconditioner must be none, jacobi or chebyshev, got 'ilu'"}},
+     {"block_cg.preconditioner must be none, jacobi, chebyshev or petsc, got 'ilu'"}},
     {"Backend", App::eigs, eigs("execution: {backend: gpu}"),
      {"execution.backend must be auto, cpu or cuda, got 'gpu'"}},
     {"SpmmAlgorithm", App::eigs, eigs("execution: {spmm_algorithm: csr}"),

@@ -48,6 +48,9 @@ TEST(ConfigPreconditioner, ChebyshevMapping) {
   EXPECT_TRUE(cg_preconditioner("{type: chebyshev}").jacobi);
   EXPECT_EQ(eigs_preconditioner("{type: jacobi}").kind, PreconditionerKind::jacobi);
   EXPECT_EQ(eigs_preconditioner("{type: none}").kind, PreconditionerKind::none);
+  const PreconditionerConfig p = cg_preconditioner("{type: petsc, options: \"-pc_type gamg -pc_gamg_threshold 0.02\"}");
+  EXPECT_EQ(p.kind, PreconditionerKind::petsc);
+  EXPECT_EQ(p.petsc_options, "-pc_type gamg -pc_gamg_threshold 0.02");
   // A --set over the file's scalar.
   const EigsConfig set = parse_eigs_config(std::string(kMatrix) + "eigensolver: {preconditioner: jacobi}\n", kSource,
                                            std::vector<std::string>{"eigensolver.preconditioner={type: chebyshev, degree: 4}"});
@@ -76,9 +79,14 @@ TEST(ConfigPreconditioner, ErrorsNameFileLineAndKey) {
       {"{type: chebyshev, degre: 8}", {"unknown key eigensolver.preconditioner.degre (did you mean degree?)"}},
       {"{type: jacobi, degree: 8}", {"unknown key eigensolver.preconditioner.degree (type jacobi takes no other keys)"}},
       {"{degree: 8}", {"missing required key eigensolver.preconditioner.type"}},
-      {"{type: chebychev}", {"preconditioner.type must be none, jacobi or chebyshev, got 'chebychev' (did you mean "
-                             "chebyshev?)"}},
-      {"ilu", {"eigensolver.preconditioner must be none, jacobi or chebyshev, got 'ilu'"}},
+      {"{type: chebychev}", {"preconditioner.type must be none, jacobi, chebyshev or petsc, got 'chebychev' (did you "
+                             "mean chebyshev?)"}},
+      {"ilu", {"eigensolver.preconditioner must be none, jacobi, chebyshev or petsc, got 'ilu'"}},
+      {"petsc", {"cfg/p.yaml:3: eigensolver.preconditioner petsc needs its PETSc options"}},
+      {"{type: petsc}", {"missing required key eigensolver.preconditioner.options"}},
+      {"{type: petsc, options: -pc_type gamg, degree: 4}",
+       {"unknown key eigensolver.preconditioner.degree (type petsc takes options)"}},
+      {"{type: chebyshev, options: -pc_type gamg}", {"unknown key eigensolver.preconditioner.options"}},
       {"[chebyshev]", {"eigensolver.preconditioner must be none, jacobi, chebyshev or a mapping"}},
   };
   for (const ErrorCase& c : cases)
