@@ -108,6 +108,8 @@ TEST(ConfigExamples, DocsExamplesParse) {
   ASSERT_EQ(blocks.size(), 2u);
   const EigsConfig eigs = parse_eigs_config(blocks[0], "docs/config.md (block-eigs example)");
   EXPECT_EQ(eigs.eigensolver.start_file, "data/x0.h5");
+  EXPECT_EQ(eigs.eigensolver.preconditioner.kind, PreconditionerKind::chebyshev);
+  EXPECT_EQ(eigs.eigensolver.preconditioner.degree, 8);
   const CgConfig cg = parse_cg_config(blocks[1], "docs/config.md (block-cg example)");
   EXPECT_EQ(cg.solver.rhs, RhsSource::known_solution);
 }
