@@ -6,11 +6,11 @@
 // rejects it with an InputError naming the global row, on every rank.
 #pragma once
 
+#include <vector>
+
 #include "solver/operator/linear_operator.hpp"
 #include "solver/precond/preconditioner.hpp"
 #include "spmm/memory.hpp"
-
-#include <vector>
 
 namespace blockeigs::solver {
 
