@@ -48,7 +48,13 @@ std::string_view to_string(SearchPrecision precision) {
 }
 
 std::string_view to_string(PreconditionerKind kind) {
-  return kind == PreconditionerKind::none ? "none" : "jacobi";
+  switch (kind) {
+    case PreconditionerKind::none: return "none";
+    case PreconditionerKind::jacobi: return "jacobi";
+    case PreconditionerKind::chebyshev: return "chebyshev";
+    case PreconditionerKind::petsc: return "petsc";
+  }
+  return "";
 }
 
 std::string_view to_string(PartitionMethod method) {

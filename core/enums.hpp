@@ -32,7 +32,13 @@ enum class SearchPrecision { automatic, fp64, fp32 };
 
 // The preconditioner an app builds for its solver (eigensolver.preconditioner,
 // block_cg.preconditioner); the solvers take a solver::Preconditioner object.
-enum class PreconditionerKind { none, jacobi };
+// chebyshev: a polynomial in A (solver/precond/chebyshev_preconditioner.hpp);
+// petsc: a PETSc PC (solver/precond/petsc_pc.hpp).
+enum class PreconditionerKind { none, jacobi, chebyshev, petsc };
+
+// The Chebyshev preconditioner's degree (operator products per apply) is
+// 1 to this; higher degrees cost more products than they save iterations.
+inline constexpr int max_chebyshev_degree = 100;
 
 // How the rows are distributed over the ranks (execution.partition):
 // contiguous ranges of the input's numbering, a graph partition of the

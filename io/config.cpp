@@ -36,7 +36,9 @@ const auto kAlgorithms =
 const auto kPrecisions = spelled(std::array{Precision::fp64, Precision::fp32});
 const auto kSpectrumEnds = spelled(std::array{SpectrumEnd::smallest, SpectrumEnd::largest});
 const auto kStoppingTests = spelled(std::array{StoppingTest::backward, StoppingTest::relative});
-const auto kPreconditioners = spelled(std::array{PreconditionerKind::none, PreconditionerKind::jacobi});
+const auto kPreconditioners =
+    spelled(std::array{PreconditionerKind::none, PreconditionerKind::jacobi, PreconditionerKind::chebyshev,
+                       PreconditionerKind::petsc});
 const auto kPartitions =
     spelled(std::array{PartitionMethod::automatic, PartitionMethod::contiguous, PartitionMethod::graph});
 const auto kSearchPrecisions =
@@ -55,6 +57,14 @@ const std::array<Variant<RhsSource>, 3> kRhsSources{{
     {"random", RhsSource::random, {}, {"columns"}},
     {"hdf5", RhsSource::hdf5, {"file"}, {"dataset"}},
     {"known_solution", RhsSource::known_solution, {}, {"columns"}},
+}};
+
+// preconditioner as a mapping: `type` decides which other keys it takes.
+const std::array<Variant<PreconditionerKind>, 4> kPreconditionerTypes{{
+    {"none", PreconditionerKind::none, {}},
+    {"jacobi", PreconditionerKind::jacobi, {}},
+    {"chebyshev", PreconditionerKind::chebyshev, {}, {"degree", "lower", "jacobi"}},
+    {"petsc", PreconditionerKind::petsc, {"options"}},
 }};
 
 // The point stencil of each grid dimension when `stencil` is not given.
@@ -132,6 +142,40 @@ MatrixConfig read_matrix(const Value& section) {
   return matrix;
 }
 
+// preconditioner: a name, or a mapping with `type` and that type's keys.
+PreconditionerConfig read_preconditioner(const Value& v) {
+  PreconditionerConfig config;
+  if (v.node().IsScalar()) {
+    config.kind = v.choice(kPreconditioners);
+    if (config.kind == PreconditionerKind::petsc)
+      v.fail(" petsc needs its PETSc options: {type: petsc, options: \"-pc_type gamg\"}");
+    return config;
+  }
+  std::vector<Field> fields{
+      {.key = "type", .read = [](const Value&) {}},  // read by select_variant
+      {.key = "degree", .read = [&](const Value& d) {
+         config.degree = d.node().IsScalar() && d.node().Scalar() == "auto"
+                             ? 0
+                             : static_cast<int>(d.integer(1, max_chebyshev_degree));
+       }},
+      {.key = "lower", .read = [&](const Value& l) {
+         if (l.node().IsScalar() && l.node().Scalar() == "auto") return void(config.lower = 0);
+         config.lower = l.number();
+         if (config.lower >= 1)
+           l.fail(" must be below 1 (the interval [lower b, b] would be empty or inverted), got ", l.node().Scalar());
+         if (config.lower <= 0)
+           l.fail(" must be positive (the interval [lower b, b] must not reach 0), got ", l.node().Scalar());
+       }},
+      {.key = "jacobi", .read = [&](const Value& j) { config.jacobi = j.boolean(); }},
+      {.key = "options", .read = [&](const Value& o) { config.petsc_options = o.string(); }},
+  };
+  if (!v.node().IsMap())
+    v.fail(" must be none, jacobi, chebyshev or a mapping such as {type: chebyshev, degree: 8}, got a list");
+  config.kind = yaml::select_variant<PreconditionerKind>(v, "type", kPreconditionerTypes, false, fields).value;
+  yaml::read_mapping(v, fields);
+  return config;
+}
+
 EigensolverConfig read_eigensolver(const Value& section) {
   EigensolverConfig config;
   std::optional<Value> block_size;        // checked against k once both are known
@@ -151,7 +195,7 @@ EigensolverConfig read_eigensolver(const Value& section) {
       {.key = "stagnation_window",
        .read = [&](const Value& v) { config.stagnation_window = v.integer<int>(0); }},
       {.key = "preconditioner",
-       .read = [&](const Value& v) { config.preconditioner = v.choice(kPreconditioners); }},
+       .read = [&](const Value& v) { config.preconditioner = read_preconditioner(v); }},
       {.key = "search_precision", .read = [&](const Value& v) {
          config.search_precision = v.choice(kSearchPrecisions);
          search_precision = v;
@@ -170,7 +214,7 @@ EigensolverConfig read_eigensolver(const Value& section) {
     block_size->fail(" must be 0 (automatic) or at least k = ", config.k, ", got ",
                      config.block_size);
   if (search_precision && config.search_precision == SearchPrecision::fp32 &&
-      config.preconditioner != PreconditionerKind::none)
+      config.preconditioner.kind != PreconditionerKind::none)
     search_precision->fail(" fp32 needs preconditioner: none (a preconditioner writes the search block in fp64); "
                            "use fp64 or auto");
   return config;
@@ -198,7 +242,7 @@ BlockCgConfig read_block_cg(const Value& section) {
       {.key = "stagnation_window",
        .read = [&](const Value& v) { config.stagnation_window = v.integer<int>(0); }},
       {.key = "preconditioner",
-       .read = [&](const Value& v) { config.preconditioner = v.choice(kPreconditioners); }},
+       .read = [&](const Value& v) { config.preconditioner = read_preconditioner(v); }},
       {.key = "seed", .read = [&](const Value& v) { config.seed = v.integer<std::uint64_t>(); }},
   });
   return config;

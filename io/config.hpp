@@ -49,6 +49,18 @@ struct OutputConfig {
   int monitor_every = 1;  // a line every this many iterations (and the first and the last)
 };
 
+// eigensolver.preconditioner and block_cg.preconditioner: a name (none,
+// jacobi, chebyshev) or a mapping {type: chebyshev, degree: 8, lower: 0.05,
+// jacobi: true} or {type: petsc, options: "-pc_type gamg"}; the Chebyshev
+// keys are those of solver::ChebyshevOptions.
+struct PreconditionerConfig {
+  std::string petsc_options;  // petsc: PETSc's options for the PC, "-pc_type gamg"
+  PreconditionerKind kind = PreconditionerKind::none;
+  int degree = 0;       // chebyshev: products per apply, 1..max_chebyshev_degree; 0: auto
+  double lower = 0;     // chebyshev: the interval's lower end as a fraction of its upper, in (0, 1); 0: auto
+  bool jacobi = true;   // chebyshev: the polynomial in D^{-1/2} A D^{-1/2}
+};
+
 // The enums below (SpectrumEnd, StoppingTest, PreconditionerKind,
 // SearchPrecision) are core/enums.hpp's, the types the solvers take.
 struct EigensolverConfig {
@@ -59,7 +71,7 @@ struct EigensolverConfig {
   StoppingTest test = StoppingTest::relative;
   int max_iterations = 1000;
   int stagnation_window = 2000;  // solver::LobpcgOptions::stagnation_window; 0: never
-  PreconditionerKind preconditioner = PreconditionerKind::none;
+  PreconditionerConfig preconditioner;
   SearchPrecision search_precision = SearchPrecision::automatic;
   std::uint64_t seed = 1;
   std::string start_file;     // optional HDF5 file with a start block
@@ -77,7 +89,7 @@ struct BlockCgConfig {
   double atol = 0.0;
   int max_iterations = 10000;
   int stagnation_window = 2000;  // solver::BlockCgOptions::stagnation_window; 0: never
-  PreconditionerKind preconditioner = PreconditionerKind::none;
+  PreconditionerConfig preconditioner;
   std::uint64_t seed = 1;
 };
 

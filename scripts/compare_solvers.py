@@ -4,6 +4,14 @@
   eigs: block-eigs  vs  torch.lobpcg  vs  cupyx.scipy.sparse.linalg.lobpcg
   cg:   block-cg    vs  cupyx.scipy.sparse.linalg.cg, one column at a time
 
+and then the same with the Chebyshev polynomial preconditioner (degree
+--cheb-degree, interval [lower b, b], Jacobi-scaled unless --cheb-no-jacobi):
+block-eigs and block-cg build it themselves; CuPy's lobpcg and cg get the same
+polynomial, on the interval block-eigs/block-cg printed, as a LinearOperator
+(our recurrence in CuPy), so the ratio measures the implementation, not the
+algorithm. torch.lobpcg takes its preconditioner (iK) only as a tensor, and
+p(A) is dense, so torch runs unpreconditioned only.
+
 The matrix is the 7-point Laplacian on an N^3 grid (Dirichlet), whose
 eigenvalues are known in closed form, so every solver's eigenvalue error is
 reported. Each library's own stopping test differs, so each is given the
@@ -12,6 +20,7 @@ is re-checked here with the same measure: ||A x - lambda x|| / (|lambda| ||x||).
 
 usage: compare_solvers.py eigs|cg --bin DIR [--grid 128] [--k 16] [--tol 1e-5]
                           [--columns 16] [--rtol 1e-8] [--maxiter N]
+                          [--cheb-degree 0 (auto)] [--cheb-lower 0 (auto)] [--cheb-no-jacobi] [--skip-chebyshev]
 """
 import argparse
 import math
@@ -40,11 +49,13 @@ def exact_smallest(n, k):
     return np.sort(sums)[:k]
 
 
-def run_ours(binary, config, nprocs=1):
+def run_ours(binary, config, nprocs=1, overrides=()):
     # Unbound, as the Python solvers run: Open MPI's default binds a lone rank to
     # core 0, whose interrupts lengthened the host's share of an H200 solve by
     # ~0.05 s (docs/benchmarks/solvers.md).
     cmd = ["mpirun", "--allow-run-as-root", "--bind-to", "none", "-np", str(nprocs), binary, config]
+    for o in overrides:
+        cmd += ["--set", o]
     start = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.perf_counter() - start
@@ -52,6 +63,53 @@ def run_ours(binary, config, nprocs=1):
         print(proc.stdout, proc.stderr, file=sys.stderr)
         raise SystemExit(f"{binary} failed with exit code {proc.returncode}")
     return proc.stdout, wall, proc.returncode
+
+
+def chebyshev_setting(args):
+    jacobi = "false" if args.cheb_no_jacobi else "true"
+    degree = args.cheb_degree or "auto"
+    lower = args.cheb_lower or "auto"
+    return f"{{type: chebyshev, degree: {degree}, lower: {lower}, jacobi: {jacobi}}}"
+
+
+def printed_degree(out):
+    return int(re.search(r"chebyshev, degree ([0-9]+)", out).group(1))
+
+
+def printed_interval(out):
+    """The interval and shift our app built the polynomial on (its 'precond' line)."""
+    m = re.search(r"1/x on \[([-0-9.e+]+), ([-0-9.e+]+)\](?: \(lower auto\))? of (s I - )?", out)
+    shift = re.search(r", s = ([-0-9.e+]+)", out)
+    return float(m.group(1)), float(m.group(2)), (float(shift.group(1)) if m.group(3) else 0.0)
+
+
+def chebyshev_linear_operator(xp, la, a_dev, diag, lo, hi, degree, shift=0.0):
+    """M = D^-1/2 p(B) D^-1/2 applied as block-eigs applies it (solver/precond/chebyshev_preconditioner.cpp):
+    B = S for the smallest end, shift I - S for the largest, S = D^-1/2 A D^-1/2 (D = I without Jacobi)."""
+    theta, delta = (lo + hi) / 2, (hi - lo) / 2
+    sigma = theta / delta
+    sign = -1.0 if shift else 1.0
+    dinv = 1.0 / diag
+
+    def apply(r):
+        vector = r.ndim == 1
+        r = r.reshape(r.shape[0], -1)
+        q = r.copy()
+        e = dinv[:, None] * r / theta
+        w = e.copy()
+        rho = 1 / sigma
+        for _ in range(degree):
+            q -= sign * (a_dev @ e)
+            if shift:
+                q -= shift * diag[:, None] * e
+            nxt = 1 / (2 * sigma - rho)
+            e = nxt * rho * e + (2 * nxt / delta) * dinv[:, None] * q
+            w += e
+            rho = nxt
+        return w.ravel() if vector else w
+
+    n = a_dev.shape[0]
+    return la.LinearOperator((n, n), matvec=apply, matmat=apply, dtype=xp.float64)
 
 
 def sync():
@@ -141,16 +199,60 @@ def compare_eigs(args):
     vv = cupy.asnumpy(v)[:, order]
     rel = relative_residuals(lambda y: cupy.asnumpy(ac @ cupy.asarray(y)), vv, wv)
     results.append(("cupyx lobpcg", t, maxiter, wv, rel, bool(np.all(rel <= args.tol))))
+    if not args.skip_chebyshev:
+        compare_eigs_chebyshev(args, a, ac, x0, exact, results)
     print_eigs_table(args, exact, results)
+
+
+def compare_eigs_chebyshev(args, a, ac, x0, exact, results):
+    """block-eigs and cupyx lobpcg with the same Chebyshev polynomial."""
+    import cupy
+    import cupyx.scipy.sparse.linalg as cla
+
+    setting = chebyshev_setting(args)
+    out, wall, code = run_ours(os.path.join(args.bin, "block-eigs"), args.config,
+                               overrides=[f"eigensolver.preconditioner={setting}"])
+    solve = float(re.search(r"solve time +([0-9.]+) s", out).group(1))
+    iters = int(re.search(r"iterations +([0-9]+)", out).group(1))
+    table = re.findall(r"^ *(\d+) +([-0-9.e+]+) +([-0-9.e+]+) +([-0-9.e+]+) +(yes|NO)", out, re.M)
+    degree = printed_degree(out)
+    name = f"block-eigs, chebyshev {degree}"
+    results.append((name, solve, iters, np.array([float(t[1]) for t in table]),
+                    np.array([float(t[3]) for t in table]), code == 0))
+    print(f"{name}: {re.search(r'^precond .*$', out, re.M).group(0)}")
+    print(f"{name}: " + re.search(r"^solve time.*$", out, re.M).group(0))
+    if args.skip_cupy:
+        return
+    lo, hi, shift = printed_interval(out)
+    diag = cupy.asarray(a.diagonal()) if not args.cheb_no_jacobi else cupy.ones(a.shape[0])
+    m = chebyshev_linear_operator(cupy, cla, ac, diag, lo, hi, degree, shift)
+    maxiter = min(args.maxiter, max(200, 2 * iters))
+    xc = cupy.asarray(x0)
+    cla.lobpcg(ac, xc.copy(), M=m, largest=False, maxiter=2, tol=args.tol * exact[0])  # warm-up
+    sync()
+    start = time.perf_counter()
+    w, v = cla.lobpcg(ac, xc.copy(), M=m, largest=False, maxiter=maxiter, tol=args.tol * exact[0])
+    sync()
+    t = time.perf_counter() - start
+    wv = cupy.asnumpy(w)
+    order = np.argsort(wv)
+    wv = wv[order]
+    vv = cupy.asnumpy(v)[:, order]
+    rel = relative_residuals(lambda y: cupy.asnumpy(ac @ cupy.asarray(y)), vv, wv)
+    results.append((f"cupyx lobpcg, same polynomial (cap {maxiter})", t, maxiter, wv, rel,
+                    bool(np.all(rel <= args.tol))))
 
 
 def print_eigs_table(args, exact, results):
     print()
     print("| solver | solve time (s) | iterations (cap for others) | max eigenvalue rel. error | max rel. residual | all <= tol | speedup of block-eigs |")
     print("|---|---|---|---|---|---|---|")
+    chebyshev_ref = next((t for name, t, *_ in results if name.startswith("block-eigs, chebyshev")), None)
     for name, t, it, values, rel, ok in results:
+        # rows with the polynomial are measured against block-eigs with it
+        ref = chebyshev_ref if ("chebyshev" in name or "same polynomial" in name) else results[0][1]
         err = np.max(np.abs(values[: args.k] - exact) / exact) if len(values) >= args.k else float("nan")
-        print(f"| {name} | {t:.3f} | {it} | {err:.2e} | {np.nanmax(rel):.2e} | {'yes' if ok else 'NO'} | {t / results[0][1]:.1f}x |")
+        print(f"| {name} | {t:.3f} | {it} | {err:.2e} | {np.nanmax(rel):.2e} | {'yes' if ok else 'NO'} | {t / ref:.1f}x |")
 
 
 def cupy_cg(cla, a, b, rtol, maxiter, callback):
@@ -159,6 +261,33 @@ def cupy_cg(cla, a, b, rtol, maxiter, callback):
         return cla.cg(a, b, rtol=rtol, maxiter=maxiter, callback=callback)
     except TypeError:
         return cla.cg(a, b, tol=rtol, maxiter=maxiter, callback=callback)
+
+
+def cupy_cg_columns(cla, cupy, ac, b, rtol, maxiter, m=None):
+    """cupyx cg column by column (optionally preconditioned); seconds, iteration counts, worst true residual."""
+    def one(j, cap, count):
+        kwargs = {"maxiter": cap, "callback": lambda xk: count.__setitem__(0, count[0] + 1)}
+        if m is not None:
+            kwargs["M"] = m
+        try:
+            return cla.cg(ac, b[:, j], rtol=rtol, **kwargs)
+        except TypeError:
+            return cla.cg(ac, b[:, j], tol=rtol, **kwargs)
+
+    one(0, 5, [0])  # warm-up
+    sync()
+    start = time.perf_counter()
+    counts, solutions = [], []
+    for j in range(b.shape[1]):
+        count = [0]
+        x, info = one(j, maxiter, count)
+        counts.append(count[0])
+        solutions.append(x)
+    sync()
+    t = time.perf_counter() - start
+    worst = max(float(cupy.linalg.norm(b[:, j] - ac @ solutions[j]) / cupy.linalg.norm(b[:, j]))
+                for j in range(b.shape[1]))
+    return t, counts, worst
 
 
 def compare_cg(args):
@@ -198,6 +327,25 @@ def compare_cg(args):
     print("|---|---|---|---|---|")
     print(f"| block-cg | {solve:.3f} | {iters} (block) | {max(true_rel) if true_rel else float('nan'):.2e} | 1.0x |")
     print(f"| cupyx cg, one column at a time | {t:.3f} | {sum(counts)} total, {min(counts)}-{max(counts)} per column | {worst:.2e} | {t / solve:.1f}x |")
+    if args.skip_chebyshev:
+        return
+    setting = chebyshev_setting(args)
+    out, wall, code = run_ours(os.path.join(args.bin, "block-cg"), args.config,
+                               overrides=[f"block_cg.preconditioner={setting}"])
+    psolve = float(re.search(r"time ([0-9.]+) s", out).group(1))
+    piters = int(re.search(r"iterations ([0-9]+);", out).group(1))
+    ptrue = [float(x) for x in re.findall(r"yes +[-0-9.e+]+ +[-0-9.e+]+ +([-0-9.e+]+)", out)]
+    degree = printed_degree(out)
+    print(f"block-cg, chebyshev {degree}: " + re.search(r"^precond .*$", out, re.M).group(0))
+    print(f"block-cg, chebyshev {degree}: " + re.search(r"^iterations .*$", out, re.M).group(0))
+    lo, hi, _ = printed_interval(out)
+    diag = cupy.asarray(a.diagonal()) if not args.cheb_no_jacobi else cupy.ones(rows)
+    m = chebyshev_linear_operator(cupy, cla, ac, diag, lo, hi, degree)
+    pt, pcounts, pworst = cupy_cg_columns(cla, cupy, ac, b, args.rtol, 10 * args.maxiter, m)
+    print(f"| block-cg, chebyshev {degree} | {psolve:.3f} | {piters} (block) | "
+          f"{max(ptrue) if ptrue else float('nan'):.2e} | {solve / psolve:.1f}x over block-cg |")
+    print(f"| cupyx cg, same polynomial, one column at a time | {pt:.3f} | {sum(pcounts)} total, "
+          f"{min(pcounts)}-{max(pcounts)} per column | {pworst:.2e} | {pt / psolve:.1f}x |")
 
 
 def main():
@@ -212,6 +360,12 @@ def main():
     p.add_argument("--rtol", type=float, default=1e-8)
     p.add_argument("--maxiter", type=int, default=1000)
     p.add_argument("--skip-cupy", action="store_true", help="eigs: leave out cupyx lobpcg (slowest, ~70 s at 128^3)")
+    p.add_argument("--cheb-degree", type=int, default=0,
+                   help="Chebyshev preconditioner degree (products per apply); 0: the apps' auto")
+    p.add_argument("--cheb-lower", type=float, default=0,
+                   help="its interval's lower end as a fraction of the upper; 0: the apps' auto")
+    p.add_argument("--cheb-no-jacobi", action="store_true", help="the polynomial in A rather than D^-1/2 A D^-1/2")
+    p.add_argument("--skip-chebyshev", action="store_true", help="only the unpreconditioned rows")
     args = p.parse_args()
     if args.what == "eigs":
         args.config = args.config or "configs/bench/eigs-laplacian-128.yaml"

@@ -13,6 +13,7 @@
 #include "apps/run/distributed_output.hpp"
 #include "apps/run/memory_report.hpp"
 #include "apps/run/monitor_pacing.hpp"
+#include "apps/run/preconditioner_setup.hpp"
 #include "apps/run/run_common.hpp"
 #include "apps/run/summary.hpp"
 #include "core/checks.hpp"
@@ -23,7 +24,6 @@
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/operator/collective.hpp"
 #include "solver/operator/distributed_operator.hpp"
-#include "solver/precond/jacobi_preconditioner.hpp"
 
 namespace blockeigs::apps {
 namespace {
@@ -194,7 +194,7 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
     std::printf("solve      LOBPCG, %d %s eigenpairs, block %d, %s test, tolerance %g, max %d iterations, "
                 "preconditioner %s\n",
                 options.k, to_string(options.which).data(), block, to_string(options.test).data(),
-                options.tolerance, options.max_iterations, to_string(settings.preconditioner).data());
+                options.tolerance, options.max_iterations, to_string(settings.preconditioner.kind).data());
   }
 
   // The start block, this rank's rows: a checkpoint's (resume), a file's
@@ -210,8 +210,8 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
                                       write_provenance(w, "block-eigs", context, comm);
                                     });
   };
-  std::optional<solver::JacobiPreconditioner<T>> jacobi;
-  if (settings.preconditioner == PreconditionerKind::jacobi) jacobi.emplace(op);
+  const BuiltPreconditioner<T> preconditioner = build_preconditioner(settings.preconditioner, op, matrix, options.which, true);
+  if (rank == 0 && preconditioner.object) std::printf("precond    %s\n", preconditioner.description.c_str());
 
   // Rank 0 prints the monitor lines (output.monitor, every output.monitor_every
   // iterations) and, monitor or not, the solver's one warning about the floor.
@@ -228,11 +228,13 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
   op.reset_timings();
   std::optional<spmm::ConstDenseView<T>> start_view;
   if (start.block) start_view = start.block->cview();
-  const solver::LobpcgResult<T> result = solver::lobpcg<T>(op, options, jacobi ? &*jacobi : nullptr, start_view);
+  const solver::LobpcgResult<T> result = solver::lobpcg<T>(op, options, preconditioner.object.get(), start_view);
 
   const auto& t = result.timings;
+  // The preconditioner's products are counted apart from the solver's own.
+  const solver::PreconditionerWork pw = preconditioner.object ? preconditioner.object->work() : solver::PreconditionerWork{};
   const solver::ApplyTimings& halo = op.timings();
-  const double halo_time = halo.pack + halo.wait + halo.unpack;
+  const double halo_time = halo.pack + halo.wait + halo.unpack - pw.halo;
   const std::string memory = memory_line(memory_plan, comm);
   if (rank == 0) {
     std::printf("\n  pair          eigenvalue      residual  rel. residual  converged  tests passed\n");
@@ -266,9 +268,9 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
                     loose, options.k, scientific(result.norm_estimate).c_str());
     }
     std::printf("solve time %.3f s: SpMM %.3f (halo %.3f), orthogonalisation %.3f, Rayleigh-Ritz %.3f "
-                "(small eigenproblem on the host %.3f), preconditioner %.3f, other %.3f\n",
+                "(small eigenproblem on the host %.3f), %s, other %.3f\n",
                 t.total, t.spmm - halo_time, halo_time, t.orthogonalization, t.rayleigh_ritz, t.small_eigenproblem,
-                t.preconditioner, t.other);
+                preconditioner_time(t.preconditioner, pw).c_str(), t.other);
     std::printf("%s", memory.c_str());
   }
 
@@ -308,8 +310,10 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
                {std::pair{"time_total", t.total}, {"time_spmm", t.spmm - halo_time}, {"time_halo", halo_time},
                 {"time_orthogonalization", t.orthogonalization}, {"time_rayleigh_ritz", t.rayleigh_ritz},
                 {"time_small_eigenproblem", t.small_eigenproblem},
-                {"time_preconditioner", t.preconditioner}, {"time_other", t.other}})
+                {"time_preconditioner", t.preconditioner}, {"time_preconditioner_spmm", pw.spmm},
+                {"time_other", t.other}})
             w.attribute("/", name, value);
+          w.attribute("/", "preconditioner_products", std::int64_t{pw.products});
         },
         {block_in_input_order("/eigenvectors", solver::host_doubles<T>(result.eigenvectors.cview()), k, matrix.numbering,
                               comm)});

@@ -77,13 +77,25 @@ MatrixExtent matrix_extent(const io::MatrixConfig& m, MPI_Comm comm) {
   return e;
 }
 
+// What a preconditioner holds beside the solver: Jacobi its diagonal (and
+// its inverse while it is made), Chebyshev two blocks of the preconditioned
+// width and, with jacobi: true, the same two vectors. PETSc's own memory (an
+// AIJ copy of the rows, the PC's hierarchy) is not in the plan.
+void set_preconditioner(const io::PreconditionerConfig& p, solver::SolverShape& s) {
+  s.preconditioner = p.kind != PreconditionerKind::none;
+  s.preconditioner_vectors =
+      p.kind == PreconditionerKind::jacobi || (p.kind == PreconditionerKind::chebyshev && p.jacobi) ? 2 : 0;
+  s.preconditioner_blocks = p.kind == PreconditionerKind::chebyshev ? 2 : 0;
+}
+
 int value_bytes(const io::ExecutionConfig& execution) { return execution.spmm_precision == Precision::fp32 ? 4 : 8; }
 
 solver::SolverShape solver_shape(const io::EigsConfig& c, Space space, std::int64_t rows, MPI_Comm) {
   const io::EigensolverConfig& e = c.eigensolver;
   solver::SolverShape s = solver::lobpcg_shape(e.k, e.block_size, e.test == StoppingTest::backward,
-                                               e.preconditioner == PreconditionerKind::jacobi,
+                                               e.preconditioner.kind != PreconditionerKind::none,
                                                value_bytes(c.execution), space, rows);
+  set_preconditioner(e.preconditioner, s);
   if (!e.start_file.empty()) s.start_columns = s.block;  // at most the block size
   s.output = !c.output.path.empty();
   return s;
@@ -97,7 +109,7 @@ solver::SolverShape solver_shape(const io::CgConfig& c, Space, std::int64_t, MPI
   s.columns = b.columns;
   if (b.rhs == io::RhsSource::hdf5)  // the dataset's shape: no rows read
     s.columns = solver::collectively(comm, [&] { return io::read_hdf5_dense_rows(b.rhs_file, b.rhs_dataset, 0, 0).cols; });
-  s.preconditioner = b.preconditioner == PreconditionerKind::jacobi;
+  set_preconditioner(b.preconditioner, s);
   s.known_solution = b.rhs == io::RhsSource::known_solution;
   s.output = !c.output.path.empty();
   return s;

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <exception>
+#include <optional>
 #include <string>
 
 #include "core/checks.hpp"  // BLOCKEIGS_MPI_CHECK, defined there for every layer
@@ -52,14 +53,14 @@ auto collectively(MPI_Comm comm, Step&& step) -> decltype(step()) {
     }
     agree_on_error(comm, error);
   } else {
-    Result result{};
+    std::optional<Result> result;  // empty only where agree_on_error throws
     try {
-      result = step();
+      result.emplace(step());
     } catch (...) {
       error = std::current_exception();
     }
     agree_on_error(comm, error);
-    return result;
+    return std::move(*result);
   }
 }
 

@@ -93,7 +93,7 @@ void add_lobpcg(const RankShape& s, const SolverShape& o, std::vector<MemoryItem
   const std::int64_t scratch = m * nb * v, kept = 2 * m * k * v;
   items.push_back({"LOBPCG: scratch block (block size), best iterate and eigenvectors (k each)", 0, scratch + kept});
   std::int64_t extra = 0;
-  if (o.preconditioner) extra += 2 * m * v;  // Jacobi's inverse diagonal, and the diagonal while it is made
+  extra += (o.preconditioner_vectors + o.preconditioner_blocks * nb) * m * v;  // diagonals, Chebyshev's blocks
   if (o.norm_estimate) extra += 2 * m * v;   // the power method's two vectors
   if (o.start_columns > 0) extra += m * o.start_columns * v;
   if (extra > 0) items.push_back({"preconditioner, norm estimate, start block", 0, extra});
@@ -112,7 +112,8 @@ void add_block_cg(const RankShape& s, const SolverShape& o, std::vector<MemoryIt
   items.push_back({o.preconditioner ? "block CG: [P Q R], X, scratch and Z (right-hand sides each)"
                                     : "block CG: [P Q R], X, scratch (right-hand sides each)",
                    0, solver});
-  const std::int64_t app = m * c * v * (2 + (o.known_solution ? 1 : 0)) + (o.preconditioner ? 2 * m * v : 0);
+  const std::int64_t app = m * c * v * (2 + (o.known_solution ? 1 : 0)) +
+                           (o.preconditioner_vectors + o.preconditioner_blocks * c) * m * v;
   items.push_back({o.known_solution ? "right-hand sides B, solution X, known solution" : "right-hand sides B, solution X",
                    0, app});
   p.op_solve += solver + app;
@@ -146,6 +147,7 @@ SolverShape lobpcg_shape(int k, int block_size, bool backward_test, bool precond
   s.alignment = value_bytes == 8 ? lobpcg_detail::column_alignment<double>(automatic, space)
                                  : lobpcg_detail::column_alignment<float>(automatic, space);
   s.preconditioner = preconditioner;
+  s.preconditioner_vectors = preconditioner ? 2 : 0;  // Jacobi's; callers set Chebyshev's blocks
   s.norm_estimate = backward_test;
   return s;
 }

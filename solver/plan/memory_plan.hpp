@@ -47,7 +47,9 @@ struct SolverShape {
   std::int64_t columns = 0;        // LOBPCG: k; block CG: right-hand sides
   std::int64_t block = 0;          // LOBPCG's block size nb
   std::int64_t alignment = 1;      // LOBPCG: [X P] and Z span multiples of this many columns
-  bool preconditioner = false;     // Jacobi
+  bool preconditioner = false;     // any (block CG then keeps its Z block)
+  int preconditioner_vectors = 0;  // diagonal vectors it holds (Jacobi's two; Chebyshev's with jacobi: true)
+  int preconditioner_blocks = 0;   // blocks of the preconditioned width it keeps (Chebyshev's two)
   bool norm_estimate = false;      // LOBPCG's backward test: two vectors for the power method
   std::int64_t start_columns = 0;  // LOBPCG: a start block read from a file
   bool known_solution = false;     // block CG: the known X beside B

@@ -10,27 +10,29 @@
 namespace blockeigs::solver {
 
 template <class T>
-JacobiPreconditioner<T>::JacobiPreconditioner(const LinearOperator<T>& A) : context_(A.context()) {
+std::vector<T> inverse_abs_diagonal(const LinearOperator<T>& A, const char* who) {
   const std::int64_t n = A.local_rows();
-  const Space space = context_.space();
-  std::vector<T> inverse = collectively(A.comm(), [&] {
-    spmm::Buffer<T> diagonal(space, static_cast<std::size_t>(n));
+  const spmm::Context& context = A.context();
+  return collectively(A.comm(), [&] {
+    spmm::Buffer<T> diagonal(context.space(), static_cast<std::size_t>(n));
     if (n > 0) A.diagonal(diagonal.data());
-    context_.synchronize();
+    context.synchronize();
     std::vector<T> d = diagonal.to_host();
     for (std::int64_t i = 0; i < n; ++i) {
       if (d[i] == T(0) || !std::isfinite(static_cast<double>(d[i])))
-        fail_input("Jacobi preconditioner: the matrix has diagonal entry ", d[i], " in row ",
-                   A.first_row() + i,
+        fail_input(who, ": the matrix has diagonal entry ", d[i], " in row ", A.first_row() + i,
                    " (0-based); Jacobi scales each row by 1/|a_ii| and needs every diagonal entry "
-                   "nonzero and finite (for an SPD matrix they are positive): choose preconditioner "
-                   "none for this matrix");
+                   "nonzero and finite (for an SPD matrix they are positive): choose a preconditioner "
+                   "without Jacobi scaling for this matrix");
       d[i] = T(1) / std::abs(d[i]);
     }
     return d;
   });
-  inverse_ = spmm::Buffer<T>(space, inverse);
 }
+
+template <class T>
+JacobiPreconditioner<T>::JacobiPreconditioner(const LinearOperator<T>& A)
+    : context_(A.context()), inverse_(context_.space(), inverse_abs_diagonal(A, "Jacobi preconditioner")) {}
 
 template <class T>
 void JacobiPreconditioner<T>::apply(spmm::ConstDenseView<T> R, spmm::DenseView<T> W) {
@@ -40,6 +42,8 @@ void JacobiPreconditioner<T>::apply(spmm::ConstDenseView<T> R, spmm::DenseView<T
   apply_diagonal(context_, inverse_.data(), R, W);
 }
 
+template std::vector<float> inverse_abs_diagonal(const LinearOperator<float>&, const char*);
+template std::vector<double> inverse_abs_diagonal(const LinearOperator<double>&, const char*);
 template class JacobiPreconditioner<float>;
 template class JacobiPreconditioner<double>;
 

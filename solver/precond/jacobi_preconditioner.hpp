@@ -6,11 +6,19 @@
 // rejects it with an InputError naming the global row, on every rank.
 #pragma once
 
+#include <vector>
+
 #include "solver/operator/linear_operator.hpp"
 #include "solver/precond/preconditioner.hpp"
 #include "spmm/memory.hpp"
 
 namespace blockeigs::solver {
+
+// 1 / |a_ii| for the local rows, on the host. A zero or non-finite diagonal
+// entry is an InputError naming `who` and the global row, on every rank.
+// Collective over A.comm().
+template <class T>
+std::vector<T> inverse_abs_diagonal(const LinearOperator<T>& A, const char* who);
 
 template <class T>
 class JacobiPreconditioner final : public Preconditioner<T> {

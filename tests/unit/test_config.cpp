@@ -108,6 +108,8 @@ TEST(ConfigExamples, DocsExamplesParse) {
   ASSERT_EQ(blocks.size(), 2u);
   const EigsConfig eigs = parse_eigs_config(blocks[0], "docs/config.md (block-eigs example)");
   EXPECT_EQ(eigs.eigensolver.start_file, "data/x0.h5");
+  EXPECT_EQ(eigs.eigensolver.preconditioner.kind, PreconditionerKind::chebyshev);
+  EXPECT_EQ(eigs.eigensolver.preconditioner.degree, 8);
   const CgConfig cg = parse_cg_config(blocks[1], "docs/config.md (block-cg example)");
   EXPECT_EQ(cg.solver.rhs, RhsSource::known_solution);
 }
@@ -144,7 +146,7 @@ TEST(ConfigExamples, FromHdf5ResolvesTheFileNextToTheConfig) {
   EXPECT_EQ(config.matrix.source, MatrixSource::hdf5);
   EXPECT_EQ(config.matrix.file, (kConfigs / "matrix.h5").lexically_normal().string());
   EXPECT_EQ(config.matrix.group, "/A");
-  EXPECT_EQ(config.eigensolver.preconditioner, PreconditionerKind::jacobi);
+  EXPECT_EQ(config.eigensolver.preconditioner.kind, PreconditionerKind::jacobi);
 }
 
 TEST(ConfigExamples, BlockCgDemo) {
@@ -173,7 +175,7 @@ TEST(ConfigDefaults, Eigs) {
   EXPECT_EQ(e.test, StoppingTest::relative);  // bounds the eigenvalues' relative error, as SLEPc's default
   EXPECT_EQ(e.max_iterations, 1000);
   EXPECT_EQ(e.stagnation_window, 2000);
-  EXPECT_EQ(e.preconditioner, PreconditionerKind::none);
+  EXPECT_EQ(e.preconditioner.kind, PreconditionerKind::none);
   EXPECT_EQ(e.search_precision, SearchPrecision::automatic);
   EXPECT_EQ(e.seed, 1u);
   EXPECT_TRUE(e.start_file.empty());
@@ -196,7 +198,7 @@ TEST(ConfigDefaults, BlockCg) {
   EXPECT_EQ(s.atol, 0.0);
   EXPECT_EQ(s.max_iterations, 10000);
   EXPECT_EQ(s.stagnation_window, 2000);
-  EXPECT_EQ(s.preconditioner, PreconditionerKind::none);
+  EXPECT_EQ(s.preconditioner.kind, PreconditionerKind::none);
   EXPECT_EQ(s.seed, 1u);
 }
 
@@ -238,7 +240,7 @@ output: {path: out/r.h5, monitor: false}
   EXPECT_EQ(e.tolerance, 1e-9);
   EXPECT_EQ(e.test, StoppingTest::relative);
   EXPECT_EQ(e.max_iterations, 50);
-  EXPECT_EQ(e.preconditioner, PreconditionerKind::jacobi);
+  EXPECT_EQ(e.preconditioner.kind, PreconditionerKind::jacobi);
   EXPECT_EQ(e.search_precision, SearchPrecision::fp64);
   EXPECT_EQ(e.seed, 9223372036854775807u);
   EXPECT_EQ(e.start_file, "x0.h5");
@@ -273,7 +275,7 @@ block_cg:
   EXPECT_EQ(config.solver.rtol, 1e-10);
   EXPECT_EQ(config.solver.atol, 1e-12);
   EXPECT_EQ(config.solver.max_iterations, 7);
-  EXPECT_EQ(config.solver.preconditioner, PreconditionerKind::jacobi);
+  EXPECT_EQ(config.solver.preconditioner.kind, PreconditionerKind::jacobi);
   EXPECT_EQ(config.solver.seed, 3u);
 
   const CgConfig known = parse_cg_config(
@@ -394,7 +396,7 @@ const std::vector<ErrorCase> kErrorCases = {
     {"ConvergenceTest", App::eigs, eigs("eigensolver: {convergence_test: absolute}"),
      {"eigensolver.convergence_test must be backward or relative, got 'absolute'"}},
     {"Preconditioner", App::cg, eigs("block_cg: {preconditioner: ilu}"),
-     {"block_cg.preconditioner must be none or jacobi, got 'ilu'"}},
+     {"block_cg.preconditioner must be none, jacobi, chebyshev or petsc, got 'ilu'"}},
     {"Backend", App::eigs, eigs("execution: {backend: gpu}"),
      {"execution.backend must be auto, cpu or cuda, got 'gpu'"}},
     {"SpmmAlgorithm", App::eigs, eigs("execution: {spmm_algorithm: csr}"),

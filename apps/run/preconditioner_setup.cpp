@@ -1,0 +1,86 @@
+#include "apps/run/preconditioner_setup.hpp"
+
+#include <mpi.h>
+
+#include <cstdio>
+#include <type_traits>
+
+#include "core/error.hpp"
+#include "solver/operator/collective.hpp"
+#include "solver/precond/chebyshev_preconditioner.hpp"
+#include "solver/precond/jacobi_preconditioner.hpp"
+#include "solver/precond/petsc_pc.hpp"
+
+namespace blockeigs::apps {
+
+template <class T>
+BuiltPreconditioner<T> build_preconditioner(const io::PreconditionerConfig& config, solver::LinearOperator<T>& op,
+                                            const solver::DistributedRows& matrix, SpectrumEnd end, bool eigensolver) {
+  BuiltPreconditioner<T> built;
+  built.description = std::string(to_string(config.kind));
+  if (config.kind == PreconditionerKind::jacobi) {
+    built.object = std::make_unique<solver::JacobiPreconditioner<T>>(op);
+  } else if (config.kind == PreconditionerKind::chebyshev) {
+    solver::ChebyshevOptions options;
+    options.degree = config.degree;
+    options.lower = config.lower;
+    options.jacobi = config.jacobi;
+    options.end = end;
+    options.eigensolver = eigensolver;
+    const double start = MPI_Wtime();
+    auto chebyshev = std::make_unique<solver::ChebyshevPreconditioner<T>>(op, options);
+    const solver::ChebyshevInterval& iv = chebyshev->interval();
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "chebyshev, degree %d%s, 1/x on [%.6g, %.6g]%s of %s%s (power estimate %.6g), set up in %.3f s",
+                  chebyshev->degree(), config.degree == 0 ? " (auto)" : "", iv.a, iv.b,
+                  config.lower == 0 ? " (lower auto)" : "",
+                  iv.sign > 0 ? "" : "s I - ", config.jacobi ? "D^-1/2 A D^-1/2" : "A", iv.norm_estimate,
+                  MPI_Wtime() - start);
+    built.description = text;
+    if (iv.sign < 0) built.description += detail::concat(", s = ", iv.shift);
+    built.object = std::move(chebyshev);
+  } else if (config.kind == PreconditionerKind::petsc) {
+    // PETSc's PCs approximate A^{-1}: SPD for SPD A, and they help the smallest end only.
+    if (end == SpectrumEnd::largest)
+      solver::fail_input_everywhere("preconditioner type petsc approximates A^-1, which amplifies the smallest eigenvalues, not the "
+                 "largest: for which: largest use {type: chebyshev} (a polynomial in s I - A) or none");
+    if constexpr (!std::is_same_v<T, double>) {
+      solver::fail_input_everywhere(
+          "preconditioner type petsc needs execution.spmm_precision: fp64 (PETSc's scalars are doubles)");
+    } else {
+      if (!solver::petsc_available())  // the same on every rank: the stub's message, once
+        solver::collectively(op.comm(), [&] { solver::make_petsc_preconditioner(op.comm(), op.context(), matrix.rows,
+                                                                               matrix.partition, config.petsc_options); });
+      const double start = MPI_Wtime();
+      built.object = solver::make_petsc_preconditioner(op.comm(), op.context(), matrix.rows, matrix.partition,
+                                                       config.petsc_options);
+      char text[96];
+      std::snprintf(text, sizeof text, "\", set up in %.3f s", MPI_Wtime() - start);
+      built.description = "petsc, options \"" + config.petsc_options + text +
+                          (op.context().space() == Space::device ? " (blocks staged through the host)" : "");
+    }
+  }
+  return built;
+}
+
+std::string preconditioner_time(double seconds, const solver::PreconditionerWork& work) {
+  char text[200];
+  if (work.products == 0) {
+    std::snprintf(text, sizeof text, "preconditioner %.3f", seconds);
+  } else {
+    std::snprintf(text, sizeof text,
+                  "preconditioner %.3f (of which its %lld block products: SpMM %.3f, halo %.3f; not in SpMM above)",
+                  seconds, work.products, work.spmm - work.halo, work.halo);
+  }
+  return text;
+}
+
+template BuiltPreconditioner<float> build_preconditioner(const io::PreconditionerConfig&,
+                                                         solver::LinearOperator<float>&,
+                                                         const solver::DistributedRows&, SpectrumEnd, bool);
+template BuiltPreconditioner<double> build_preconditioner(const io::PreconditionerConfig&,
+                                                          solver::LinearOperator<double>&,
+                                                          const solver::DistributedRows&, SpectrumEnd, bool);
+
+}  // namespace blockeigs::apps

@@ -1,0 +1,37 @@
+// PETSc's preconditioners (GAMG, hypre's BoomerAMG where PETSc has it,
+// ICC, ILU, ...) behind our Preconditioner interface, without PETSc in the
+// header: built by solver/petsc/petsc_preconditioner.cpp in PETSc builds,
+// and by a stub that says PETSc is missing otherwise.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <string>
+
+#include "io/csr_rows.hpp"
+#include "solver/operator/row_partition.hpp"
+#include "solver/precond/preconditioner.hpp"
+#include "spmm/context.hpp"
+
+namespace blockeigs::solver {
+
+// Whether this build has PETSc.
+bool petsc_available();
+
+// Hands this rank's `rows` (global column indices, distributed by
+// `partition`) to PETSc once as an AIJ matrix and sets up the PC that
+// `options` configures ("-pc_type gamg"; PETSc's option names, applied under
+// a private prefix, so that the caller's own PETSc options are untouched).
+// Each apply runs PCMatApply on the whole block (PETSc loops over the
+// columns where a PC has no block apply); blocks in device memory are staged
+// through the host. Collective over comm; initialises PETSc if nothing has
+// (and finalises it when the last such preconditioner goes). InputError on
+// every rank, with PETSc's message, for options PETSc rejects or does not
+// use, and for a build without PETSc.
+std::unique_ptr<Preconditioner<double>> make_petsc_preconditioner(MPI_Comm comm, const spmm::Context& context,
+                                                                  const io::CsrRows& rows,
+                                                                  const RowPartition& partition,
+                                                                  const std::string& options);
+
+}  // namespace blockeigs::solver
