@@ -25,6 +25,7 @@ inline const char* transport_label(solver::HaloTransport t) {
     case solver::HaloTransport::mpi: return "mpi";
     case solver::HaloTransport::staged_mpi: return "staged_mpi";
     case solver::HaloTransport::peer: return "peer";
+    case solver::HaloTransport::nccl: return "nccl";
   }
   return "?";
 }
