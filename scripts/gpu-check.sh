@@ -23,8 +23,8 @@
 # SANITIZE_TOOLS (default "memcheck racecheck") to the tools.
 # halo-scaling: block-eigs (100 iterations, k 16) and block-cg (16 RHS, 200 iterations) on the 256^3 7-point
 # Laplacian in natural order at 1, 2 and 4 GPUs (HALO_SCALING_RANKS), halos through CUDA IPC, and with
-# BLOCKEIGS_HALO_PEER=0 (as across nodes) through NCCL, NCCL without peer access (NCCL_P2P_DISABLE=1: through
-# host memory) and host-staged MPI; times and speedups over 1 GPU.
+# BLOCKEIGS_HALO_PEER=0 (as across nodes) through NCCL, NCCL kept off NVLink (nccl-shm: host memory;
+# nccl-net: its network transport) and MPI (HALO_SCALING_CASES picks); times and speedups over 1 GPU.
 # Matrices: gpu-carry/matrices (a copy of ../shared/data/matrices, which does
 # not travel to the GPU machine).
 set -uo pipefail
@@ -324,9 +324,16 @@ for step in "${steps[@]}"; do
       printf 'matrix:\n  generator: {type: laplacian_3d, nx: 256, ny: 256, nz: 256}\neigensolver: {k: 16, tolerance: 1.0e-5, convergence_test: relative, max_iterations: 100}\noutput: {monitor: false}\n' > /tmp/halo-eigs.yaml
       printf 'matrix:\n  generator: {type: laplacian_3d, nx: 256, ny: 256, nz: 256}\nblock_cg: {rhs: {source: random, columns: 16}, rtol: 1.0e-8, max_iterations: 200}\noutput: {monitor: false}\n' > /tmp/halo-cg.yaml
       # case name, then the environment it runs with
-      cases=("ipc:" "nccl:BLOCKEIGS_HALO_PEER=0 BLOCKEIGS_HALO_TRANSPORT=auto"
-             "nccl-nop2p:BLOCKEIGS_HALO_PEER=0 BLOCKEIGS_HALO_TRANSPORT=nccl NCCL_P2P_DISABLE=1"
-             "mpi:BLOCKEIGS_HALO_PEER=0 BLOCKEIGS_HALO_TRANSPORT=mpi")
+      # (NCCL between GPUs of one node still uses NVLink through its own IPC; nccl-shm keeps it to host memory,
+      # nccl-net to its network transport, the NIC with GPUDirect RDMA where there is one, else sockets.)
+      all_cases=("ipc:" "nccl:BLOCKEIGS_HALO_PEER=0 BLOCKEIGS_HALO_TRANSPORT=auto"
+                 "nccl-shm:BLOCKEIGS_HALO_PEER=0 BLOCKEIGS_HALO_TRANSPORT=nccl NCCL_P2P_DISABLE=1"
+                 "nccl-net:BLOCKEIGS_HALO_PEER=0 BLOCKEIGS_HALO_TRANSPORT=nccl NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1"
+                 "mpi:BLOCKEIGS_HALO_PEER=0 BLOCKEIGS_HALO_TRANSPORT=mpi")
+      cases=()
+      for c in "${all_cases[@]}"; do
+        [[ " ${HALO_SCALING_CASES:-ipc nccl nccl-shm nccl-net mpi} " == *" ${c%%:*} "* ]] && cases+=("$c")
+      done
       halo_run() {  # app np case env...: prints the solve time in seconds
         local app=$1 np=$2 name=$3; shift 3
         local log="$out/halo-$app-$name-np$np.log" xs=()
