@@ -110,6 +110,7 @@ TEST(HaloTransports, NcclNeedsDevicesAndABuildWithIt) {
     solver::DistributedOperator<double> op(MPI_COMM_WORLD, context, rows, partition, Algorithm::automatic,
                                            HaloTransport::nccl);
   });
+  EXPECT_FALSE(solver::ranks_share_a_device(MPI_COMM_WORLD, context));
   if (solver::nccl_compiled())
     test::expect_mentions(message, {"halo transport nccl", "device blocks"});
   else

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "solver/operator/collective.hpp"
+#include "solver/operator/device_selection.hpp"
 #include "solver/operator/halo/halo_transport.hpp"
 
 #ifdef BLOCKEIGS_HAVE_NCCL
@@ -51,6 +52,10 @@ std::unique_ptr<NcclHalo<T>> NcclHalo<T>::create(MPI_Comm comm, const spmm::Cont
                                                  std::string& why) {
   if (context.space() != Space::device) {
     why = "NCCL needs device blocks";
+    return nullptr;
+  }
+  if (ranks_share_a_device(comm, context)) {
+    why = "ranks share a GPU (NCCL needs one GPU per rank)";
     return nullptr;
   }
   int rank = 0, size = 1;

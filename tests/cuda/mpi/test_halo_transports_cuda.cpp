@@ -38,7 +38,17 @@ TEST(HaloTransportsCuda, EachTransportDeliversTheHaloRows) {
   // makes the peer transport refuse, which the refusal's own test covers.
   const char* peer = std::getenv("BLOCKEIGS_HALO_PEER");
   if (test::mpi_size() > 1 && !(peer && std::string(peer) == "0")) transports.push_back(HaloTransport::peer);
-  if (solver::nccl_compiled()) transports.push_back(HaloTransport::nccl);
+  // NCCL needs a GPU per rank; where ranks share one, naming it gives MPI with the reason.
+  const bool shared = solver::ranks_share_a_device(MPI_COMM_WORLD, context);
+  if (solver::nccl_compiled() && !shared) transports.push_back(HaloTransport::nccl);
+  if (solver::nccl_compiled() && shared) {
+    const auto partition = solver::RowPartition::uniform(100, test::mpi_size());
+    const solver::HaloPlan plan = solver::build_halo_plan(MPI_COMM_WORLD, partition, {});
+    const auto halo = solver::make_halo_exchange<double>(MPI_COMM_WORLD, context, plan, HaloTransport::nccl);
+    EXPECT_NE(halo->transport(), HaloTransport::nccl);
+    EXPECT_NE(halo->fallback_note().find("NCCL did not start: ranks share a GPU"), std::string::npos)
+        << halo->fallback_note();
+  }
 
   io::GeneratorSpec cube{io::GeneratorKind::laplacian_3d, 13, 11, 9, 27};
   const io::CsrRows laplacian = io::generate_rows(cube, 0, io::generated_rows(cube));
