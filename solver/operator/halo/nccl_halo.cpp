@@ -76,7 +76,10 @@ std::unique_ptr<NcclHalo<T>> NcclHalo<T>::create(MPI_Comm comm, const spmm::Cont
     });
   } catch (const AgreedError& e) {
     why = e.what();
-    return nullptr;  // the destructor aborts a communicator made on this rank
+    // Made here but not everywhere: aborted, which needs no other rank.
+    if (halo->nccl_) ncclCommAbort(as_comm(halo->nccl_));
+    halo->nccl_ = nullptr;
+    return nullptr;
   }
   return halo;
 }
