@@ -2,7 +2,7 @@
 # On the GPU machine: build with the cuda preset, run the GPU tests and the
 # benchmarks asked for, and end with a short table. Logs go to $OUT (the
 # device tool's folder) or /tmp/gpu-check.
-#   scripts/gpu-check.sh [memplan] [dmma] [tests] [sanitize] [bench-quick|bench-full] [operator] [layouts] [blockops] [profile] [ncu] [ncu-lobpcg] [ncu-gram] [ncu-ritz] [compare] [scaling] [partition] [ab-eigs] [ab-blockops] [ab-spmm] [eigs-precision]
+#   scripts/gpu-check.sh [memplan] [dmma] [tests] [sanitize] [bench-quick|bench-full] [operator] [layouts] [blockops] [profile] [ncu] [ncu-lobpcg] [ncu-gram] [ncu-ritz] [compare] [scaling] [partition] [halo-scaling] [ab-eigs] [ab-blockops] [ab-spmm] [eigs-precision]
 # BUILD_TARGETS="a b": build only these targets (a probe that needs one app).
 # dmma: the fp64 tensor-core rate of each mma.sync shape (scripts/dev/dmma_rate.cu) and the MMA
 # opcodes in our LOBPCG kernels' SASS.
@@ -26,6 +26,10 @@
 # tests: CUDA_TESTS (a ctest -R regex) narrows it to the GPU tests a change touched.
 # sanitize: SANITIZE_RUNS (';'-separated test commands) narrows it to the kernels a change touched,
 # SANITIZE_TOOLS (default "memcheck racecheck") to the tools.
+# halo-scaling: block-eigs (100 iterations, k 16) and block-cg (16 RHS, 200 iterations) on the 256^3 7-point
+# Laplacian in natural order at 1, 2 and 4 GPUs (HALO_SCALING_RANKS), halos through CUDA IPC, and with
+# BLOCKEIGS_HALO_PEER=0 (as across nodes) through NCCL, NCCL kept off NVLink (nccl-shm: host memory;
+# nccl-net: its network transport) and MPI (HALO_SCALING_CASES picks); times and speedups over 1 GPU.
 # Matrices: gpu-carry/matrices (a copy of ../shared/data/matrices, which does
 # not travel to the GPU machine).
 set -uo pipefail
@@ -39,6 +43,11 @@ steps=("$@")
 [ -f gpu-carry/ptscotch/env.sh ] && source gpu-carry/ptscotch/env.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+# NCCL for the halo transport: the CUDA toolkit's where it has one, else PyTorch's pip package (nvidia-nccl).
+if [ -z "${NCCL_ROOT:-}" ] && [ ! -f /usr/local/cuda/include/nccl.h ]; then
+  NCCL_ROOT=$(python3 -c "import nvidia.nccl, os; print(os.path.dirname(nvidia.nccl.__file__))" 2>/dev/null) &&
+    export NCCL_ROOT || unset NCCL_ROOT
+fi
 summary=()
 note() { summary+=("$1"); }
 # Nsight Compute's sections for the ncu steps.
@@ -319,6 +328,48 @@ for step in "${steps[@]}"; do
         done
       done
       note "scaling: $(grep -h '^solve time' "$out"/scaling-eigs-*.log | awk '{print $3}' | tr '\n' ' ')(eigs s); $(grep -h '^iterations' "$out"/scaling-cg-*.log | sed 's/.*time \([0-9.]*\) s.*/\1/' | tr '\n' ' ')(cg s)" ;;
+    halo-scaling)
+      # Fixed iteration counts, so that every rank count does the same arithmetic; one run per case.
+      echo "== halo scaling (256^3 7-point Laplacian, natural order, fp64, 16 columns)"
+      printf 'matrix:\n  generator: {type: laplacian_3d, nx: 256, ny: 256, nz: 256}\neigensolver: {k: 16, tolerance: 1.0e-5, convergence_test: relative, max_iterations: 100}\noutput: {monitor: false}\n' > /tmp/halo-eigs.yaml
+      printf 'matrix:\n  generator: {type: laplacian_3d, nx: 256, ny: 256, nz: 256}\nblock_cg: {rhs: {source: random, columns: 16}, rtol: 1.0e-8, max_iterations: 200}\noutput: {monitor: false}\n' > /tmp/halo-cg.yaml
+      # case name, then the environment it runs with
+      # (NCCL between GPUs of one node still uses NVLink through its own IPC; nccl-shm keeps it to host memory,
+      # nccl-net to its network transport, the NIC with GPUDirect RDMA where there is one, else sockets.)
+      all_cases=("ipc:" "nccl:BLOCKEIGS_HALO_PEER=0 BLOCKEIGS_HALO_TRANSPORT=auto"
+                 "nccl-shm:BLOCKEIGS_HALO_PEER=0 BLOCKEIGS_HALO_TRANSPORT=nccl NCCL_P2P_DISABLE=1"
+                 "nccl-net:BLOCKEIGS_HALO_PEER=0 BLOCKEIGS_HALO_TRANSPORT=nccl NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1"
+                 "mpi:BLOCKEIGS_HALO_PEER=0 BLOCKEIGS_HALO_TRANSPORT=mpi")
+      cases=()
+      for c in "${all_cases[@]}"; do
+        [[ " ${HALO_SCALING_CASES:-ipc nccl nccl-shm nccl-net mpi} " == *" ${c%%:*} "* ]] && cases+=("$c")
+      done
+      halo_run() {  # app np case env...: prints the solve time in seconds
+        local app=$1 np=$2 name=$3; shift 3
+        local log="$out/halo-$app-$name-np$np.log" xs=()
+        for v in "$@"; do xs+=(-x "${v%%=*}"); done
+        env "$@" mpirun -np "$np" --bind-to none "${xs[@]}" $bin/block-$app /tmp/halo-$app.yaml > "$log" 2>&1
+        grep -h '^backend' "$log" | sed 's/^/   /' >&2
+        if [ "$app" = eigs ]; then grep -h '^solve time' "$log" | awk '{print $3}'
+        else grep -h '^iterations' "$log" | sed 's/.*time \([0-9.]*\) s.*/\1/'; fi
+      }
+      for app in eigs cg; do
+        t1=$(halo_run $app 1 one)
+        echo "-- block-$app np 1: ${t1:-FAILED} s"
+        line="$app 1 GPU ${t1:-?} s"
+        for c in "${cases[@]}"; do
+          name=${c%%:*}; env_list=${c#*:}
+          for np in ${HALO_SCALING_RANKS:-2 4}; do
+            [ "$np" -gt "$gpus" ] && continue
+            # shellcheck disable=SC2086
+            t=$(halo_run $app $np $name $env_list)
+            speedup=$(awk -v a="$t1" -v b="$t" 'BEGIN {if (a > 0 && b > 0) printf "%.2f", a / b; else print "?"}')
+            echo "-- block-$app np $np $name: ${t:-FAILED} s, ${speedup}x over 1 GPU"
+            line+="; $name np$np ${t:-?} s ${speedup}x"
+          done
+        done
+        note "halo-scaling     $line"
+      done ;;
     memplan)
       echo "== memory plan against the run (256^3 Laplacian, k = 16, 1 GPU)"
       cfg=configs/laplacian3d-256.yaml

@@ -7,10 +7,18 @@
 #endif
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <thread>
+#include <vector>
 #include <optional>
 #include <string>
+
+#ifdef BLOCKEIGS_HAVE_CUDA
+#include <cuda_runtime.h>
+
+#include "core/cuda_checks.hpp"
+#endif
 
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>
@@ -45,6 +53,7 @@ class NodeComm {
     BLOCKEIGS_MPI_CHECK(MPI_Comm_size(node_, &size));
     return size;
   }
+  MPI_Comm get() const { return node_; }
 
  private:
   MPI_Comm node_ = MPI_COMM_NULL;
@@ -116,6 +125,27 @@ spmm::Context make_context(Backend backend, MPI_Comm comm) {
     return made;
   });
   return std::move(*context);
+}
+
+bool ranks_share_a_device(MPI_Comm comm, const spmm::Context& context) {
+  int mine = 0;
+#ifdef BLOCKEIGS_HAVE_CUDA
+  if (context.space() == Space::device) {
+    constexpr int id_length = 32;  // "dddd:bb:dd.f" and more
+    std::array<char, id_length> id{};
+    BLOCKEIGS_CUDA_CHECK(cudaDeviceGetPCIBusId(id.data(), id_length, context.device()));
+    const NodeComm node(comm);
+    std::vector<char> ids(static_cast<std::size_t>(node.size()) * id_length);
+    BLOCKEIGS_MPI_CHECK(MPI_Allgather(id.data(), id_length, MPI_CHAR, ids.data(), id_length, MPI_CHAR, node.get()));
+    for (int r = 0; r < node.size(); ++r)
+      if (r != node.rank() && std::string(ids.data() + r * id_length) == std::string(id.data())) mine = 1;
+  }
+#else
+  (void)context;
+#endif
+  int any = 0;
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm));
+  return any == 1;
 }
 
 bool mpi_is_cuda_aware() {

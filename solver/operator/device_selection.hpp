@@ -25,6 +25,11 @@ int allowed_cpus();
 // not run many threads on it. At least 1.
 int cpu_threads_per_rank(int hardware, int local_ranks, int allowed);
 
+// True on every rank when two ranks of one node run on the same GPU (its PCI
+// bus id), as when there are more ranks than GPUs; false on the host backend.
+// NCCL refuses such a communicator. Collective.
+bool ranks_share_a_device(MPI_Comm comm, const spmm::Context& context);
+
 // True when device pointers can be handed to MPI directly (Open MPI's
 // MPIX_Query_cuda_support, overridable with BLOCKEIGS_CUDA_AWARE_MPI=0|1).
 bool mpi_is_cuda_aware();

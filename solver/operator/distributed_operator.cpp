@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "solver/operator/collective.hpp"
 #include "solver/operator/device_selection.hpp"
+#include "solver/operator/halo/nccl_halo.hpp"
 #include "solver/operator/local_blocks.hpp"
 #include "spmm/single_input_spmm.hpp"
 
@@ -67,10 +68,12 @@ template <class T>
 void DistributedOperator<T>::reserve(std::int64_t k) {
   if (k <= width_) return;
   if (!halo_->reserve(k)) {
+    // CUDA IPC mapping refused on some rank: NCCL where built, else MPI.
+    const bool staged = context_.space() == Space::device && !mpi_is_cuda_aware();
     halo_ = make_halo_exchange<T>(comm_, context_, halo_plan_,
-                                  context_.space() == Space::device && !mpi_is_cuda_aware()
-                                      ? HaloTransport::staged_mpi
-                                      : HaloTransport::mpi);
+                                  nccl_compiled() && context_.space() == Space::device ? HaloTransport::nccl
+                                  : staged                                            ? HaloTransport::staged_mpi
+                                                                                      : HaloTransport::mpi);
     halo_->set_profiling(profiling_);
     halo_->reserve(k);
   }

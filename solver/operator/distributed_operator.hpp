@@ -6,8 +6,8 @@
 // the exchange, add the off-diagonal block times the halo block. The exchange
 // is one object per transport (solver/operator/halo/halo_exchange.hpp), chosen
 // when the operator is built (solver/operator/halo/halo_transport.hpp): CUDA IPC
-// between GPUs of one node, otherwise MPI, staged through the host unless MPI
-// is CUDA-aware. Buffers are kept across calls.
+// between GPUs of one node, otherwise NCCL where built, otherwise MPI, staged
+// through the host unless MPI is CUDA-aware. Buffers are kept across calls.
 #pragma once
 
 #include <mpi.h>
@@ -92,8 +92,12 @@ class DistributedOperator final : public SingleInputOperator<T> {
     return context_.space() == Space::device && transport() == HaloTransport::mpi;
   }
   bool halo_through_peer_copies() const { return transport() == HaloTransport::peer; }
-  // How halo rows travel, for summaries: "CUDA IPC", "CUDA-aware MPI", ...
-  std::string halo_transport() const { return halo_->name(); }
+  // How halo rows travel, for summaries: "CUDA IPC", "CUDA-aware MPI", ...,
+  // with the reason in parentheses where it stands in for NCCL.
+  std::string halo_transport() const {
+    const std::string& note = halo_->fallback_note();
+    return note.empty() ? halo_->name() : halo_->name() + " (" + note + ")";
+  }
 
   void set_profiling(bool on);
   const ApplyTimings& timings() const { return timings_; }

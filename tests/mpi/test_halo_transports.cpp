@@ -4,10 +4,16 @@
 // on it matches the reference with the same bits whichever transport it used.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string>
+
 #include "csr_test_operator.hpp"
 #include "expect_error.hpp"
 #include "halo_check.hpp"
 #include "io/generators.hpp"
+#include "solver/operator/collective.hpp"
+#include "solver/operator/device_selection.hpp"
+#include "solver/operator/halo/nccl_halo.hpp"
 #include "test_matrices.hpp"
 
 namespace blockeigs {
@@ -90,6 +96,59 @@ TEST(HaloTransports, PeerCopiesNeedDevices) {
                                            HaloTransport::peer);
   });
   test::expect_mentions(message, {"halo transport peer", "CUDA IPC", "device blocks"});
+}
+
+// NCCL needs device blocks, and a build with NCCL: named on the host, every
+// rank says which is missing.
+TEST(HaloTransports, NcclNeedsDevicesAndABuildWithIt) {
+  const auto context = spmm::Context::host();
+  const io::CsrRows whole = cube();
+  const auto partition = RowPartition::balanced(whole.row_offsets, test::mpi_size());
+  const int rank = test::mpi_rank();
+  const io::CsrRows rows = io::slice_rows(whole, partition.begin(rank), partition.end(rank));
+  const std::string message = test::input_error_message([&] {
+    solver::DistributedOperator<double> op(MPI_COMM_WORLD, context, rows, partition, Algorithm::automatic,
+                                           HaloTransport::nccl);
+  });
+  EXPECT_FALSE(solver::ranks_share_a_device(MPI_COMM_WORLD, context));
+  if (solver::nccl_compiled())
+    test::expect_mentions(message, {"halo transport nccl", "device blocks"});
+  else
+    test::expect_mentions(message, {"halo transport nccl", "no NCCL", "BLOCKEIGS_NCCL"});
+}
+
+// BLOCKEIGS_HALO_TRANSPORT as rank 0 reads it, for device blocks; a value
+// that names no transport is an error on every rank naming it. Host blocks
+// ignore it: the operator on the CPU backend still uses MPI on host memory.
+TEST(HaloTransports, EnvironmentNamesTheTransport) {
+  auto from = [](const char* value) {
+    setenv("BLOCKEIGS_HALO_TRANSPORT", value, 1);
+    return solver::halo_transport_from_environment(MPI_COMM_WORLD, true);
+  };
+  EXPECT_EQ(from("auto"), HaloTransport::automatic);
+  EXPECT_EQ(from(""), HaloTransport::automatic);
+  EXPECT_EQ(from("ipc"), HaloTransport::peer);
+  EXPECT_EQ(from("nccl"), HaloTransport::nccl);
+  EXPECT_EQ(from("staged"), HaloTransport::staged_mpi);
+  EXPECT_EQ(from("mpi"), solver::mpi_is_cuda_aware() ? HaloTransport::mpi : HaloTransport::staged_mpi);
+  setenv("BLOCKEIGS_CUDA_AWARE_MPI", "1", 1);
+  EXPECT_EQ(from("mpi"), HaloTransport::mpi);
+  unsetenv("BLOCKEIGS_CUDA_AWARE_MPI");
+  try {
+    from("infiniband");
+    ADD_FAILURE() << "BLOCKEIGS_HALO_TRANSPORT=infiniband was taken";
+  } catch (const solver::AgreedError& e) {
+    EXPECT_TRUE(e.is_input_error());
+    test::expect_mentions(e.what(), {"BLOCKEIGS_HALO_TRANSPORT=infiniband", "auto, ipc, nccl, mpi or staged"});
+  }
+
+  setenv("BLOCKEIGS_HALO_TRANSPORT", "nccl", 1);
+  const io::CsrRows whole = cube();
+  const auto partition = RowPartition::balanced(whole.row_offsets, test::mpi_size());
+  const io::CsrRows rows = io::slice_rows(whole, partition.begin(test::mpi_rank()), partition.end(test::mpi_rank()));
+  solver::DistributedOperator<double> op(MPI_COMM_WORLD, spmm::Context::host(), rows, partition);
+  EXPECT_EQ(op.transport(), HaloTransport::mpi);
+  unsetenv("BLOCKEIGS_HALO_TRANSPORT");
 }
 
 }  // namespace

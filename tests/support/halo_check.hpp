@@ -25,6 +25,7 @@ inline const char* transport_label(solver::HaloTransport t) {
     case solver::HaloTransport::mpi: return "mpi";
     case solver::HaloTransport::staged_mpi: return "staged_mpi";
     case solver::HaloTransport::peer: return "peer";
+    case solver::HaloTransport::nccl: return "nccl";
   }
   return "?";
 }
@@ -92,7 +93,7 @@ void check_halo_exchange(const spmm::Context& context, const io::CsrRows& whole,
   ASSERT_EQ(plan.halo_rows(), static_cast<std::int64_t>(columns.size()));
   auto halo = solver::make_halo_exchange<T>(MPI_COMM_WORLD, context, plan, transport);
   if (transport != solver::HaloTransport::automatic) {
-    EXPECT_EQ(halo->transport(), transport);
+    EXPECT_EQ(halo->transport(), transport) << halo->fallback_note();
   }
   EXPECT_FALSE(halo->name().empty());
   for (std::int64_t w : widths) {
@@ -114,7 +115,7 @@ std::vector<T> check_operator_on_transport(const spmm::Context& context, const i
   const io::CsrRows rows = io::slice_rows(whole, partition.begin(rank), partition.end(rank));
   solver::DistributedOperator<T> op(MPI_COMM_WORLD, context, rows, partition, Algorithm::automatic, transport);
   if (transport != solver::HaloTransport::automatic) {
-    EXPECT_EQ(op.transport(), transport);
+    EXPECT_EQ(op.transport(), transport) << op.halo_transport();
   }
   for (std::int64_t w : {std::int64_t{1}, width, std::int64_t{3}}) check_operator_apply(op, context, whole, w, label);
   if constexpr (std::is_same_v<T, double>)

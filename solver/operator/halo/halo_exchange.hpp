@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "solver/operator/halo/halo_plan.hpp"
@@ -41,6 +42,10 @@ class HaloExchange {
   virtual HaloTransport transport() const = 0;
   // How halo rows travel, for summaries: "CUDA-aware MPI", ...
   virtual std::string name() const = 0;
+  // Why this transport stands in for the one chosen first (NCCL could not
+  // start, ...), for summaries; empty when it was the first choice.
+  const std::string& fallback_note() const { return fallback_note_; }
+  void set_fallback_note(std::string note) { fallback_note_ = std::move(note); }
 
   // Room for blocks of up to `cols` columns of T (an fp32 block of the same
   // width takes half). Collective when the buffers grow. False on every rank
@@ -135,6 +140,7 @@ class HaloExchange {
   std::unique_ptr<spmm::Event> packed_;   // marks the packed rows ready to send
   Marks marks_;
   bool profiling_ = false;
+  std::string fallback_note_;
 };
 
 }  // namespace blockeigs::solver

@@ -1,7 +1,15 @@
 // Halo rows through MPI staged through pinned host memory, for device blocks
-// where MPI is not CUDA-aware: the packed rows are copied to the host behind
-// the pack kernel, sent once both are done (in end(), after the caller queued
-// its diagonal multiply), and the received rows copied to the device.
+// where MPI is not CUDA-aware (and NCCL is not taken), pipelined: each
+// neighbour's message travels in pieces of at most 1 MiB (or
+// BLOCKEIGS_HALO_PIECE_BYTES; never more than mpi_chunk_limit()). begin()
+// queues the copy of each packed piece to the host on a copy stream behind
+// the pack, so that the context's stream goes straight on to the diagonal
+// multiply; end() sends each piece as soon as its copy is done and queues the
+// copy of each received piece to the device, on a second copy stream, as soon
+// as it arrives. The device-to-host copy of one piece, the wire and the
+// host-to-device copy of another thus overlap each other and the multiply;
+// the context's stream waits for the last copy before the halo multiply.
+// On host blocks the copies are plain memcpy and nothing is pipelined.
 #pragma once
 
 #include <vector>
@@ -14,6 +22,7 @@ template <class T>
 class StagedMpiHalo final : public HaloExchange<T> {
  public:
   StagedMpiHalo(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan);
+  ~StagedMpiHalo() override;
 
   HaloTransport transport() const override;
   std::string name() const override { return "MPI, staged through host"; }
@@ -24,10 +33,31 @@ class StagedMpiHalo final : public HaloExchange<T> {
   bool on_reserve(std::int64_t cols, const T* send_buffer) override;
 
  private:
+  struct Piece {
+    std::int64_t offset, bytes;  // into the staging buffer
+    int rank;
+  };
+  // The plan's messages (by rank and row offsets) of words_ T values a row, in pieces.
+  std::vector<Piece> cut(const std::vector<int>& ranks, const std::vector<std::int64_t>& offsets) const;
+  void start_on_device();
+  // end()'s loop: sends each piece whose copy to the host is done, and queues
+  // the copy to the device of each piece that has arrived, until all have.
+  void pipeline_on_device();
+
   spmm::PinnedBuffer<T> send_staging_;  // host copy of the packed rows
   spmm::PinnedBuffer<T> recv_staging_;  // received rows before their copy to the halo block
-  std::vector<MPI_Request> requests_;
+  std::vector<Piece> send_pieces_, recv_pieces_;
+  std::vector<MPI_Request> send_requests_, recv_requests_;
   std::int64_t words_ = 0;
+  std::int64_t piece_bytes_ = 0;
+  // Device only (CUDA handles as void*): the copy streams, an event per send
+  // piece (its copy to the host done), the pack, and the last copy in.
+  void* to_host_ = nullptr;
+  void* to_device_ = nullptr;
+  std::vector<void*> staged_;
+  void* packed_ = nullptr;
+  void* copied_in_ = nullptr;
+  bool copies_in_queued_ = false;  // copied_in_ recorded: the next start waits for it
 };
 
 }  // namespace blockeigs::solver

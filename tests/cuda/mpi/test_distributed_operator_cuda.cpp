@@ -10,6 +10,7 @@
 #include "io/generators.hpp"
 #include "operator_check.hpp"
 #include "solver/operator/device_selection.hpp"
+#include "solver/operator/halo/nccl_halo.hpp"
 #include "test_matrices.hpp"
 
 namespace blockeigs {
@@ -60,15 +61,21 @@ TEST(DistributedOperatorCuda, ReusedAcrossWidthsWithEachTransport) {
       setenv("BLOCKEIGS_HALO_PEER", "0", 1);
     solver::DistributedOperator<double> op(MPI_COMM_WORLD, context, rows, partition);
     // Between ranks of one node (these tests never span nodes) the IPC path
-    // must be taken unless it was switched off.
+    // must be taken unless it was switched off; then NCCL where it is built.
     if (test::mpi_size() > 1) {
       EXPECT_EQ(op.halo_through_peer_copies(), peer) << op.halo_transport();
+      if (!peer && solver::nccl_compiled()) {
+        if (solver::ranks_share_a_device(MPI_COMM_WORLD, context)) {
+          EXPECT_NE(op.halo_transport().find("ranks share a GPU"), std::string::npos) << op.halo_transport();
+        } else {
+          EXPECT_EQ(op.transport(), solver::HaloTransport::nccl) << op.halo_transport();
+        }
+      }
     }
-    for (std::int64_t w : {1, 16, 3, 64, 17, 64})
-      test::check_operator_apply(op, context, whole, w, peer ? "peer copies" : "MPI");
+    const char* label = peer ? "peer copies" : "without CUDA IPC";
+    for (std::int64_t w : {1, 16, 3, 64, 17, 64}) test::check_operator_apply(op, context, whole, w, label);
     // X in fp32: its halo rows in half the bytes of the same buffers.
-    for (std::int64_t w : {20, 4, 3, 64, 128})
-      test::check_operator_apply_single(op, context, whole, w, peer ? "peer copies" : "MPI");
+    for (std::int64_t w : {20, 4, 3, 64, 128}) test::check_operator_apply_single(op, context, whole, w, label);
   }
   unsetenv("BLOCKEIGS_HALO_PEER");
 }

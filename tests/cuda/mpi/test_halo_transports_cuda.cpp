@@ -1,7 +1,9 @@
 // Every halo transport this machine can run on GPUs (MPI staged through the
 // host always; CUDA-aware MPI where MPI says it is; CUDA IPC between ranks of
-// one node), by name: the exchange alone delivers the halo rows bit for bit,
-// and the operator on each matches the reference with the same bits.
+// one node; NCCL in builds with it), by name: the exchange alone delivers the
+// halo rows bit for bit, also to and from a rank with no rows and between
+// ranks with no neighbours, and the operator on each matches the reference
+// with the same bits.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -11,7 +13,9 @@
 #include "core/checks.hpp"
 #include "halo_check.hpp"
 #include "io/generators.hpp"
+#include "csr_test_operator.hpp"
 #include "solver/operator/device_selection.hpp"
+#include "solver/operator/halo/nccl_halo.hpp"
 #include "test_matrices.hpp"
 
 namespace blockeigs {
@@ -34,6 +38,17 @@ TEST(HaloTransportsCuda, EachTransportDeliversTheHaloRows) {
   // makes the peer transport refuse, which the refusal's own test covers.
   const char* peer = std::getenv("BLOCKEIGS_HALO_PEER");
   if (test::mpi_size() > 1 && !(peer && std::string(peer) == "0")) transports.push_back(HaloTransport::peer);
+  // NCCL needs a GPU per rank; where ranks share one, naming it gives MPI with the reason.
+  const bool shared = solver::ranks_share_a_device(MPI_COMM_WORLD, context);
+  if (solver::nccl_compiled() && !shared) transports.push_back(HaloTransport::nccl);
+  if (solver::nccl_compiled() && shared) {
+    const auto partition = solver::RowPartition::uniform(100, test::mpi_size());
+    const solver::HaloPlan plan = solver::build_halo_plan(MPI_COMM_WORLD, partition, {});
+    const auto halo = solver::make_halo_exchange<double>(MPI_COMM_WORLD, context, plan, HaloTransport::nccl);
+    EXPECT_NE(halo->transport(), HaloTransport::nccl);
+    EXPECT_NE(halo->fallback_note().find("NCCL did not start: ranks share a GPU"), std::string::npos)
+        << halo->fallback_note();
+  }
 
   io::GeneratorSpec cube{io::GeneratorKind::laplacian_3d, 13, 11, 9, 27};
   const io::CsrRows laplacian = io::generate_rows(cube, 0, io::generated_rows(cube));
@@ -45,6 +60,28 @@ TEST(HaloTransportsCuda, EachTransportDeliversTheHaloRows) {
       test::check_halo_exchange<float>(context, *whole, partition, t, {3, 16}, "fp32 operator");
     }
   }
+  // Rank 1 owns no rows; and rank 0 a block no other rank touches.
+  const int size = test::mpi_size();
+  const io::CsrRows small = test::power_law_matrix(90, 50, 5);
+  const std::int64_t split = 40;
+  const io::CsrRows separate = test::block_diagonal_matrix({0, split, 120}, 9);
+  std::vector<std::int64_t> first_rows{0, split};
+  if (size > 1) {
+    const auto rest = solver::RowPartition::uniform(120 - split, size - 1);
+    for (int r = 0; r < size - 1; ++r) first_rows.push_back(split + rest.end(r));
+  } else {
+    first_rows.back() = 120;
+  }
+  for (HaloTransport t : transports) {
+    if (t == HaloTransport::peer) continue;  // needs every rank to have a neighbour on its node
+    test::check_halo_exchange<double>(context, small, test::partition_with_empty_rank(90, size), t, {2, 16},
+                                      "rank 1 empty");
+    test::check_halo_exchange<double>(context, separate, solver::RowPartition(first_rows), t, {4, 16},
+                                      "rank 0 without neighbours");
+    test::check_operator_on_transport<double>(context, power, test::partition_with_empty_rank(3000, size), t, 6,
+                                              "rank 1 empty");
+  }
+
   const auto partition = solver::RowPartition::balanced(power.row_offsets, test::mpi_size());
   const std::vector<double> first =
       test::check_operator_on_transport<double>(context, power, partition, transports[0], 16, "power law");
