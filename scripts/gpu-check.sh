@@ -312,14 +312,16 @@ for step in "${steps[@]}"; do
         awk -F, '{key=$7" k="$5" "$2; sum[key]+=$NF; n[key]++} END {for (k in sum) printf "%-52s %.3f ms\n", k, sum[k]/n[k]}' | sort
       note "ab-blockops      $(grep -c '^CSV' "$out/ab-blockops.log") timings" ;;
     scaling)
-      # 1 and 2 GPUs, fixed iteration counts so both rank counts do the same arithmetic.
-      echo "== scaling (7-point Laplacian, fp64, 16 columns)"
+      # 1, 2 (and SCALING_RANKS) GPUs, fixed iteration counts so every rank count does the same arithmetic;
+      # SCALING_PRECOND (a preconditioner mapping, e.g. "{type: chebyshev}") for both apps.
+      echo "== scaling (7-point Laplacian, fp64, 16 columns${SCALING_PRECOND:+, preconditioner $SCALING_PRECOND})"
+      pc=${SCALING_PRECOND:+, preconditioner: $SCALING_PRECOND}
       for grid in ${SCALING_GRIDS:-256}; do
-        printf 'matrix:\n  generator: {type: laplacian_3d, nx: %s, ny: %s, nz: %s}\neigensolver: {k: 16, tolerance: 1.0e-5, convergence_test: relative, max_iterations: %s}\noutput: {monitor: false}\n' \
-          $grid $grid $grid "${SCALING_EIGS_ITERATIONS:-100}" > /tmp/eigs-$grid.yaml
-        printf 'matrix:\n  generator: {type: laplacian_3d, nx: %s, ny: %s, nz: %s}\nblock_cg: {rhs: {source: random, columns: 16}, rtol: 1.0e-8, max_iterations: %s}\noutput: {monitor: false}\n' \
-          $grid $grid $grid "${SCALING_CG_ITERATIONS:-200}" > /tmp/cg-$grid.yaml
-        for np in 1 2; do
+        printf 'matrix:\n  generator: {type: laplacian_3d, nx: %s, ny: %s, nz: %s}\neigensolver: {k: 16, tolerance: 1.0e-5, convergence_test: relative, max_iterations: %s%s}\noutput: {monitor: false}\n' \
+          $grid $grid $grid "${SCALING_EIGS_ITERATIONS:-100}" "$pc" > /tmp/eigs-$grid.yaml
+        printf 'matrix:\n  generator: {type: laplacian_3d, nx: %s, ny: %s, nz: %s}\nblock_cg: {rhs: {source: random, columns: 16}, rtol: 1.0e-8, max_iterations: %s%s}\noutput: {monitor: false}\n' \
+          $grid $grid $grid "${SCALING_CG_ITERATIONS:-200}" "$pc" > /tmp/cg-$grid.yaml
+        for np in ${SCALING_RANKS:-1 2}; do
           [ "$np" -gt "$gpus" ] && continue
           echo "-- block-eigs ${grid}^3 np $np"
           mpirun -np $np --bind-to none $bin/block-eigs /tmp/eigs-$grid.yaml 2>&1 | tee "$out/scaling-eigs-$grid-np$np.log" | grep -E '^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +cuda|^iterations|^solve time'
