@@ -188,10 +188,9 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
   const solver::BlockCgResult result =
       solver::block_cg<T>(op, B.cview(), X.view(), options, preconditioner.object.get(),
                           search ? std::optional(search->cview()) : std::nullopt);
-  const solver::ApplyTimings& halo = op.timings();
   // The preconditioner's products are counted apart from the solver's own.
   const solver::PreconditionerWork pw = preconditioner.object ? preconditioner.object->work() : solver::PreconditionerWork{};
-  const double halo_time = halo.pack + halo.wait + halo.unpack - pw.halo;
+  const double halo_time = op.halo_seconds() - pw.halo;
   const std::string memory = memory_line(memory_plan, comm);
 
   // Error against the known solution, per column.

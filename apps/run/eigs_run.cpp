@@ -233,8 +233,7 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
   const auto& t = result.timings;
   // The preconditioner's products are counted apart from the solver's own.
   const solver::PreconditionerWork pw = preconditioner.object ? preconditioner.object->work() : solver::PreconditionerWork{};
-  const solver::ApplyTimings& halo = op.timings();
-  const double halo_time = halo.pack + halo.wait + halo.unpack - pw.halo;
+  const double halo_time = op.halo_seconds() - pw.halo;
   const std::string memory = memory_line(memory_plan, comm);
   if (rank == 0) {
     std::printf("\n  pair          eigenvalue      residual  rel. residual  converged  tests passed\n");

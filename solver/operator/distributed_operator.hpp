@@ -82,6 +82,13 @@ class DistributedOperator final : public SingleInputOperator<T> {
 
   const RowPartition& partition() const { return partition_; }
   const HaloPlan& halo_plan() const { return halo_plan_; }
+  // Host seconds in the halo's phases (pack, wait, unpack) over the applies
+  // timed; 0 where this rank exchanges nothing (its phases then hold only
+  // waits for device work queued before them).
+  double halo_seconds() const {
+    if (halo_plan_.recv_ranks.empty() && halo_plan_.send_ranks.empty()) return 0;
+    return timings_.pack + timings_.wait + timings_.unpack;
+  }
   std::int64_t local_nnz() const { return diagonal_nnz_ + off_diagonal_nnz_; }
   std::int64_t diagonal_nnz() const { return diagonal_nnz_; }
   std::int64_t off_diagonal_nnz() const { return off_diagonal_nnz_; }
