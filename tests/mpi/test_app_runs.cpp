@@ -40,18 +40,6 @@ void write_text(const fs::path& path, const std::string& text) {
   BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
 }
 
-std::vector<double> read_vector(const std::string& file, const char* dataset) {
-  hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  hid_t d = H5Dopen2(f, dataset, H5P_DEFAULT);
-  hid_t space = H5Dget_space(d);
-  std::vector<double> out(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)));
-  H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data());
-  H5Sclose(space);
-  H5Dclose(d);
-  H5Fclose(f);
-  return out;
-}
-
 // A double attribute of the file's root group; NaN where it is missing.
 double read_root_attribute(const std::string& file, const char* name) {
   double value = std::nan("");
@@ -153,8 +141,8 @@ void block_cg_with_rhs_from_hdf5() {
   write_text(dir / "cg.yaml", "matrix:\n  generator: {type: laplacian_2d, nx: 16, ny: 12}\nblock_cg:\n  rhs: {source: hdf5, file: rhs.h5, dataset: /rhs/B}\n  rtol: 1.0e-10\noutput:\n  path: " + out + "\n  monitor: false\n");
   EXPECT_EQ(apps::run_cg((dir / "cg.yaml").string(), MPI_COMM_WORLD), apps::exit_ok);
   BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-  const auto true_residuals = read_vector(out, "/true_residual_norms");
-  const auto rhs_norms = read_vector(out, "/rhs_norms");
+  const auto true_residuals = test::read_dataset(out, "/true_residual_norms");
+  const auto rhs_norms = test::read_dataset(out, "/rhs_norms");
   ASSERT_EQ(true_residuals.size(), 3u);
   for (int j = 0; j < 2; ++j) EXPECT_LE(true_residuals[j], 1e-9 * rhs_norms[j]) << j;
   EXPECT_EQ(true_residuals[2], 0.0);
@@ -196,7 +184,7 @@ TEST(AppRuns, BlockEigsWithStartBlockFromHdf5) {
   write_text(dir / "eigs.yaml", "matrix:\n  generator: {type: laplacian_2d, nx: 16, ny: 12}\neigensolver:\n  k: 3\n  tolerance: 1.0e-8\n  convergence_test: relative\n  start: {file: start.h5}\noutput:\n  path: " + out + "\n  monitor: false\n");
   EXPECT_EQ(apps::run_eigs((dir / "eigs.yaml").string(), MPI_COMM_WORLD), apps::exit_ok);
   BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-  const auto values = read_vector(out, "/eigenvalues");
+  const auto values = test::read_dataset(out, "/eigenvalues");
   io::GeneratorSpec spec{io::GeneratorKind::laplacian_2d, nx, ny, 1, 5};
   const auto exact = io::laplacian_eigenvalues(spec);
   ASSERT_EQ(values.size(), 3u);
@@ -205,20 +193,20 @@ TEST(AppRuns, BlockEigsWithStartBlockFromHdf5) {
   EXPECT_EQ(vectors.cols, 3);
   // The rest of the results (issue 5, item 4): residuals, verdicts, the
   // per-iteration history, the config used, timings.
-  const auto relative = read_vector(out, "/relative_residuals"), converged = read_vector(out, "/converged");
-  ASSERT_EQ(read_vector(out, "/residual_norms").size(), 3u);
+  const auto relative = test::read_dataset(out, "/relative_residuals"), converged = test::read_dataset(out, "/converged");
+  ASSERT_EQ(test::read_dataset(out, "/residual_norms").size(), 3u);
   ASSERT_EQ(relative.size(), 3u);
   ASSERT_EQ(converged.size(), 3u);
   for (int j = 0; j < 3; ++j) {
     EXPECT_LE(relative[j], 1e-8) << j;
     EXPECT_EQ(converged[j], 1.0) << j;
   }
-  const auto iterations = read_vector(out, "/iterations");
+  const auto iterations = test::read_dataset(out, "/iterations");
   ASSERT_EQ(iterations.size(), 1u);
   EXPECT_GE(iterations[0], 1.0);
   // One history row per iteration and one for the start block.
-  EXPECT_EQ(read_vector(out, "/history/residual_norms").size(), std::size_t(iterations[0] + 1) * 3);
-  EXPECT_EQ(read_vector(out, "/history/eigenvalues").size(), std::size_t(iterations[0] + 1) * 3);
+  EXPECT_EQ(test::read_dataset(out, "/history/residual_norms").size(), std::size_t(iterations[0] + 1) * 3);
+  EXPECT_EQ(test::read_dataset(out, "/history/eigenvalues").size(), std::size_t(iterations[0] + 1) * 3);
   EXPECT_TRUE(has_dataset(out, "/config"));
   expect_typed_attributes_and_provenance(out, "block-eigs", "block_size");
   EXPECT_GT(read_root_attribute(out, "time_total"), 0.0);

@@ -58,18 +58,6 @@ void write_block(const std::string& path, const char* dataset, std::int64_t cols
   BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
 }
 
-std::vector<double> read_vector(const std::string& file, const char* dataset) {
-  hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  hid_t d = H5Dopen2(f, dataset, H5P_DEFAULT);
-  hid_t space = H5Dget_space(d);
-  std::vector<double> out(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)));
-  H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data());
-  H5Sclose(space);
-  H5Dclose(d);
-  H5Fclose(f);
-  return out;
-}
-
 // The grid as the input numbers it (renumbered), whole.
 io::CsrRows input_matrix() {
   io::GeneratorSpec spec{io::GeneratorKind::laplacian_2d, nx, ny, 1, 5};
@@ -126,8 +114,8 @@ TEST_F(PartitionApps, StartBlockReadAndEigenvectorsWrittenInTheInputsNumbering) 
   EXPECT_EQ(apps::run_eigs((dir / "eigs.yaml").string(), MPI_COMM_WORLD), apps::exit_ok);
   BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
   // Started from the exact vectors (read in the right order), LOBPCG has nothing left to do.
-  EXPECT_LE(read_vector(out, "/iterations").at(0), 2.0);
-  const std::vector<double> lambda = read_vector(out, "/eigenvalues");
+  EXPECT_LE(test::read_dataset(out, "/iterations").at(0), 2.0);
+  const std::vector<double> lambda = test::read_dataset(out, "/eigenvalues");
   ASSERT_EQ(lambda.size(), 3u);
   const io::DenseRows X = io::read_hdf5_dense_rows(out, "/eigenvectors", 0, n, n);
   ASSERT_EQ(X.cols, 3);

@@ -1,6 +1,8 @@
 #include "core/checks.hpp"
 #include "distributed_fixtures.hpp"
 
+#include <hdf5.h>
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -97,6 +99,18 @@ void reference_rows(const io::CsrRows& whole, const std::vector<double>& x_all, 
     const double L = double(length + 1);
     scale[i - begin] = 2.0 * (L * eps / (1.0 - L * eps)) * abs_sum + eps;
   }
+}
+
+std::vector<double> read_dataset(const std::string& file, const char* dataset) {
+  hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t d = H5Dopen2(f, dataset, H5P_DEFAULT);
+  hid_t space = H5Dget_space(d);
+  std::vector<double> out(static_cast<std::size_t>(H5Sget_simple_extent_npoints(space)));
+  H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data());
+  H5Sclose(space);
+  H5Dclose(d);
+  H5Fclose(f);
+  return out;
 }
 
 }  // namespace blockeigs::test

@@ -34,4 +34,7 @@ void reference_rows(const io::CsrRows& whole, const std::vector<double>& x_all, 
                     std::int64_t begin, std::int64_t end, std::vector<double>& y,
                     std::vector<double>& scale, double eps);
 
+// Every value of a dataset of an HDF5 file, read as doubles (a result file's).
+std::vector<double> read_dataset(const std::string& file, const char* dataset);
+
 }  // namespace blockeigs::test
