@@ -1,5 +1,6 @@
 #include "apps/run/checkpoint.hpp"
 
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -70,7 +71,18 @@ bool CheckpointGuard::between_iterations(int iteration, const std::vector<Checkp
     flags[1] = (config_.every_iterations > 0 && iteration - since_iteration_ >= config_.every_iterations) ||
                (config_.every_seconds > 0 && MPI_Wtime() - since_time_ >= config_.every_seconds);
   if (ranks_ > 1) BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MAX, comm_));
-  if ((flags[0] != 0 || flags[1] != 0) && !config_.path.empty()) write(iteration, blocks, write_small);
+  if ((flags[0] != 0 || flags[1] != 0) && !config_.path.empty()) {
+    // A checkpoint that cannot be written (a full disk) costs the run nothing
+    // else: say so, keep the last one, and go on.
+    try {
+      write(iteration, blocks, write_small);
+    } catch (const solver::AgreedError& e) {
+      if (rank_ == 0) std::fprintf(stderr, "warning: checkpoint not written at iteration %d: %s\n",
+                                   first_iteration_ + iteration, e.what());
+      since_iteration_ = iteration;
+      since_time_ = MPI_Wtime();
+    }
+  }
   if (flags[0] == 0) return false;
   signal_ = flags[0];
   stopped_at_ = first_iteration_ + iteration;
@@ -102,6 +114,7 @@ std::string CheckpointGuard::interruption_summary() const {
   std::string line = "interrupted by " + std::string(signal_name(signal_)) + " after iteration " +
                      std::to_string(stopped_at_) + "; ";
   if (config_.path.empty()) return line + "no checkpoint (output.checkpoint is not set)";
+  if (checkpoints_ == 0) return line + "no checkpoint could be written to " + config_.path;
   return line + "checkpoint " + config_.path + " (iteration " + std::to_string(last_iteration_) +
          "): go on with --set resume=" + config_.path;
 }
