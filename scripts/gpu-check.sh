@@ -236,7 +236,7 @@ for step in "${steps[@]}"; do
         > "$out/ncu-spmv.txt" 2>&1
       note "ncu              merge SpMV body: exit $?" ;;
     compare)
-      # Issue bars: block-eigs vs torch.lobpcg and cupyx lobpcg; block-cg vs cupyx cg per column; then
+      # Issue targets: block-eigs vs torch.lobpcg and cupyx lobpcg; block-cg vs cupyx cg per column; then
       # each with the Chebyshev preconditioner (degree COMPARE_CHEB_DEGREE, default the apps' auto), CuPy given the same polynomial.
       echo "== compare (one GPU)"
       export PYTHONUNBUFFERED=1
