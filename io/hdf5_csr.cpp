@@ -87,36 +87,6 @@ std::int64_t read_one_offset(const Dataset& indptr, const Where& where, std::int
   return value;
 }
 
-// A scalar string attribute, fixed- or variable-length (h5py writes the latter).
-std::optional<std::string> read_string_attribute(const Id& object, const Where& where,
-                                                 const char* name) {
-  if (H5Aexists(object.get(), name) <= 0) return std::nullopt;
-  const Id attribute(H5Aopen(object.get(), name, H5P_DEFAULT), H5Aclose);
-  const Id type(attribute.valid() ? H5Aget_type(attribute.get()) : H5I_INVALID_HID, H5Tclose);
-  if (!type.valid() || H5Tget_class(type.get()) != H5T_STRING)
-    fail_input(where.path, ": attribute '", name, "' of ", where.group, " is not a string");
-
-  std::string text;
-  bool read_ok = false;
-  if (H5Tis_variable_str(type.get()) > 0) {
-    const Id memory(H5Tcopy(H5T_C_S1), H5Tclose);
-    H5Tset_size(memory.get(), H5T_VARIABLE);
-    H5Tset_cset(memory.get(), H5Tget_cset(type.get()));
-    char* value = nullptr;
-    read_ok = H5Aread(attribute.get(), memory.get(), &value) >= 0;
-    if (read_ok && value) text = value;
-    if (value) H5free_memory(value);
-  } else {
-    text.resize(H5Tget_size(type.get()));
-    read_ok = H5Aread(attribute.get(), type.get(), text.data()) >= 0;
-    // Fixed-length strings are padded with NULs or spaces.
-    while (!text.empty() && (text.back() == '\0' || text.back() == ' ')) text.pop_back();
-  }
-  if (!read_ok)
-    fail_input(where.path, ": cannot read attribute '", name, "' of ", where.group);
-  return text;
-}
-
 std::array<std::int64_t, 2> read_shape(const Id& group, const Where& where) {
   const char* name = nullptr;
   for (const char* candidate : {"shape", "h5sparse_shape"})
@@ -172,10 +142,10 @@ OpenMatrix open_matrix(const std::string& path, const std::string& group_name) {
   m.file = open_file(path);
   m.group = open_group(m.file, where);
 
-  if (auto format = read_string_attribute(m.group, where, "h5sparse_format"); format && *format != "csr")
+  if (auto format = read_string_attribute(m.group, "h5sparse_format", where.path, where.group); format && *format != "csr")
     fail_input(path, ": ", where.group, " holds a '", *format,
                "' matrix (h5sparse_format); only csr is supported");
-  if (auto encoding = read_string_attribute(m.group, where, "encoding-type");
+  if (auto encoding = read_string_attribute(m.group, "encoding-type", where.path, where.group);
       encoding && *encoding != "csr_matrix")
     fail_input(path, ": ", where.group, " holds a '", *encoding,
                "' (encoding-type); only csr_matrix is supported");

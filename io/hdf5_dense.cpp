@@ -48,46 +48,24 @@ DenseRows read_hdf5_dense_rows(const std::string& path, const std::string& datas
   return out;
 }
 
-namespace {
-
-// The root attribute `name` of `path`, open, checked to be of `kind`.
-Id root_attribute(const Id& file, const std::string& path, const std::string& name, H5T_class_t kind,
-                  const char* what) {
-  if (H5Aexists(file.get(), name.c_str()) <= 0) fail_input(path, ": no attribute ", name, " at /");
-  Id attribute(H5Aopen(file.get(), name.c_str(), H5P_DEFAULT), H5Aclose);
-  const Id type(H5Aget_type(attribute.get()), H5Tclose);
-  const Id space(H5Aget_space(attribute.get()), H5Sclose);
-  if (!type.valid() || H5Tget_class(type.get()) != kind || H5Sget_simple_extent_npoints(space.get()) != 1)
-    fail_input(path, ": attribute ", name, " at / must be ", what);
-  return attribute;
-}
-
-}  // namespace
-
 std::int64_t read_root_integer(const std::string& path, const std::string& name) {
   const Id file = open_file(path);
-  const Id attribute = root_attribute(file, path, name, H5T_INTEGER, "an integer");
+  if (H5Aexists(file.get(), name.c_str()) <= 0) fail_input(path, ": no attribute ", name, " at /");
+  const Id attribute(H5Aopen(file.get(), name.c_str(), H5P_DEFAULT), H5Aclose);
+  const Id type(H5Aget_type(attribute.get()), H5Tclose);
+  const Id space(H5Aget_space(attribute.get()), H5Sclose);
   std::int64_t value = 0;
-  if (H5Aread(attribute.get(), H5T_NATIVE_INT64, &value) < 0) fail_input(path, ": cannot read attribute ", name);
+  if (!type.valid() || H5Tget_class(type.get()) != H5T_INTEGER || H5Sget_simple_extent_npoints(space.get()) != 1 ||
+      H5Aread(attribute.get(), H5T_NATIVE_INT64, &value) < 0)
+    fail_input(path, ": attribute ", name, " at / must be an integer");
   return value;
 }
 
 std::string read_root_string(const std::string& path, const std::string& name) {
   const Id file = open_file(path);
-  const Id attribute = root_attribute(file, path, name, H5T_STRING, "a string");
-  const Id type(H5Aget_type(attribute.get()), H5Tclose);
-  if (H5Tis_variable_str(type.get()) > 0) {
-    char* text = nullptr;
-    const Id memory(H5Tget_native_type(type.get(), H5T_DIR_ASCEND), H5Tclose);
-    if (H5Aread(attribute.get(), memory.get(), &text) < 0 || text == nullptr)
-      fail_input(path, ": cannot read attribute ", name);
-    std::string value(text);
-    H5free_memory(text);
-    return value;
-  }
-  std::string value(H5Tget_size(type.get()), '\0');
-  if (H5Aread(attribute.get(), type.get(), value.data()) < 0) fail_input(path, ": cannot read attribute ", name);
-  return value.substr(0, value.find('\0'));
+  const std::optional<std::string> value = read_string_attribute(file, name.c_str(), path, "/");
+  if (!value) fail_input(path, ": no attribute ", name, " at /");
+  return *value;
 }
 
 }  // namespace blockeigs::io

@@ -4,6 +4,7 @@
 #include <hdf5.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -59,6 +60,38 @@ inline Id open_file(const std::string& path) {
   if (!file.valid())
     fail_input(path, ": cannot open: not an HDF5 file (or truncated, or damaged)");
   return file;
+}
+
+// A scalar string attribute of `object` (the group or file `owner` of file
+// `path`, for messages), fixed- or variable-length (h5py writes the latter);
+// nullopt where it is missing.
+inline std::optional<std::string> read_string_attribute(const Id& object, const char* name, const std::string& path,
+                                                        const std::string& owner) {
+  if (H5Aexists(object.get(), name) <= 0) return std::nullopt;
+  const Id attribute(H5Aopen(object.get(), name, H5P_DEFAULT), H5Aclose);
+  const Id type(attribute.valid() ? H5Aget_type(attribute.get()) : H5I_INVALID_HID, H5Tclose);
+  if (!type.valid() || H5Tget_class(type.get()) != H5T_STRING)
+    fail_input(path, ": attribute '", name, "' of ", owner, " is not a string");
+
+  std::string text;
+  bool read_ok = false;
+  if (H5Tis_variable_str(type.get()) > 0) {
+    const Id memory(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_size(memory.get(), H5T_VARIABLE);
+    H5Tset_cset(memory.get(), H5Tget_cset(type.get()));
+    char* value = nullptr;
+    read_ok = H5Aread(attribute.get(), memory.get(), &value) >= 0;
+    if (read_ok && value) text = value;
+    if (value) H5free_memory(value);
+  } else {
+    text.resize(H5Tget_size(type.get()));
+    read_ok = H5Aread(attribute.get(), type.get(), text.data()) >= 0;
+    // Fixed-length strings are padded with NULs or spaces.
+    while (!text.empty() && (text.back() == '\0' || text.back() == ' ')) text.pop_back();
+  }
+  if (!read_ok)
+    fail_input(path, ": cannot read attribute '", name, "' of ", owner);
+  return text;
 }
 
 }  // namespace blockeigs::io
