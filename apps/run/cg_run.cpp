@@ -171,9 +171,11 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
   options.atol = settings.atol;
   options.max_iterations = settings.max_iterations - first;
   options.between_iterations = [&](const solver::BlockCgIterate& it) {
-    return guard.between_iterations(
-        it.iteration, {{"/X", s, it.solution}, {"/P", it.search_width, it.search}},
-        [&](io::Hdf5Writer& w) { write_provenance(w, "block-cg", context, comm); });
+    const CheckpointStep step = guard.poll(it.iteration);
+    if (step.write)
+      guard.write(it.iteration, {{"/X", s, it.solution}, {"/P", it.search_width, it.search}},
+                  [&](io::Hdf5Writer& w) { write_provenance(w, "block-cg", context, comm); });
+    return step.stop;
   };
   options.stagnation_window = settings.stagnation_window;
   if (config.output.monitor && rank == 0)

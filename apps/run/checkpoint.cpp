@@ -63,49 +63,45 @@ CheckpointGuard::CheckpointGuard(const io::CheckpointConfig& config, std::string
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks_));
 }
 
-bool CheckpointGuard::between_iterations(int iteration, const std::vector<CheckpointBlock>& blocks,
-                                         const std::function<void(io::Hdf5Writer&)>& write_small) {
+CheckpointStep CheckpointGuard::poll(int iteration) {
   // [0]: a signal on any rank; [1]: a checkpoint due by rank 0's count or clock.
   int flags[2] = {SignalWatch::received(), 0};
   if (rank_ == 0 && !config_.path.empty())
     flags[1] = (config_.every_iterations > 0 && iteration - since_iteration_ >= config_.every_iterations) ||
                (config_.every_seconds > 0 && MPI_Wtime() - since_time_ >= config_.every_seconds);
   if (ranks_ > 1) BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MAX, comm_));
-  if ((flags[0] != 0 || flags[1] != 0) && !config_.path.empty()) {
-    // A checkpoint that cannot be written (a full disk) costs the run nothing
-    // else: say so, keep the last one, and go on.
-    try {
-      write(iteration, blocks, write_small);
-    } catch (const solver::AgreedError& e) {
-      if (rank_ == 0) std::fprintf(stderr, "warning: checkpoint not written at iteration %d: %s\n",
-                                   first_iteration_ + iteration, e.what());
-      since_iteration_ = iteration;
-      since_time_ = MPI_Wtime();
-    }
+  CheckpointStep step;
+  step.write = (flags[0] != 0 || flags[1] != 0) && !config_.path.empty();
+  step.stop = flags[0] != 0;
+  if (step.stop) {
+    signal_ = flags[0];
+    stopped_at_ = first_iteration_ + iteration;
   }
-  if (flags[0] == 0) return false;
-  signal_ = flags[0];
-  stopped_at_ = first_iteration_ + iteration;
-  return true;
+  return step;
 }
 
 void CheckpointGuard::write(int iteration, const std::vector<CheckpointBlock>& blocks,
                             const std::function<void(io::Hdf5Writer&)>& write_small) {
   const int total = first_iteration_ + iteration;
-  std::vector<DistributedBlock> rows;
-  for (const CheckpointBlock& b : blocks) rows.push_back(block_in_input_order(b.dataset, b.local(), b.cols, numbering_, comm_));
-  write_distributed_output(
-      comm_, config_.path,
-      [&](io::Hdf5Writer& w) {
-        w.attribute("/", "checkpoint_of", app_);
-        w.attribute("/", "iteration", std::int64_t{total});
-        w.write_string("/config", config_text_);
-        if (write_small) write_small(w);
-      },
-      rows);
-  ++checkpoints_;
-  last_iteration_ = total;
   since_iteration_ = iteration;
+  try {
+    std::vector<DistributedBlock> rows;
+    for (const CheckpointBlock& b : blocks)
+      rows.push_back(block_in_input_order(b.dataset, b.local(), b.cols, numbering_, comm_));
+    write_distributed_output(
+        comm_, config_.path,
+        [&](io::Hdf5Writer& w) {
+          w.attribute("/", "checkpoint_of", app_);
+          w.attribute("/", "iteration", std::int64_t{total});
+          w.write_string("/config", config_text_);
+          if (write_small) write_small(w);
+        },
+        rows);
+    ++checkpoints_;
+    last_iteration_ = total;
+  } catch (const solver::AgreedError& e) {
+    if (rank_ == 0) std::fprintf(stderr, "warning: checkpoint not written at iteration %d: %s\n", total, e.what());
+  }
   since_time_ = MPI_Wtime();
 }
 

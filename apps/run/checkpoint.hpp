@@ -50,8 +50,13 @@ struct CheckpointBlock {
 
 // Between a solver's iterations, on every rank: agrees (one small all-reduce
 // where there are several ranks) whether any rank has seen a signal and, by
-// rank 0's count and clock, whether a checkpoint is due; writes it when it
-// is due or a signal came, and then says whether to stop.
+// rank 0's count and clock, whether a checkpoint is due. The caller writes
+// the checkpoint when told to, and stops after a signal.
+struct CheckpointStep {
+  bool write = false;
+  bool stop = false;
+};
+
 class CheckpointGuard {
  public:
   // `app` names the writer ("block-eigs"); `first_iteration`, the iteration
@@ -60,10 +65,14 @@ class CheckpointGuard {
   CheckpointGuard(const io::CheckpointConfig& config, std::string app, int first_iteration, std::string config_text,
                   const solver::RowNumbering& numbering, MPI_Comm comm);
 
-  // Collective; `iteration` is the solver's. `write_small` adds the run's
-  // own datasets and attributes on rank 0. True: a signal came; stop.
-  bool between_iterations(int iteration, const std::vector<CheckpointBlock>& blocks,
-                          const std::function<void(io::Hdf5Writer&)>& write_small = {});
+  // Collective; `iteration` is the solver's.
+  CheckpointStep poll(int iteration);
+
+  // Collective: the checkpoint after `iteration`; `write_small` adds the
+  // run's own datasets and attributes on rank 0. One that cannot be written
+  // (a full disk) costs the run nothing else: a warning, and the last one kept.
+  void write(int iteration, const std::vector<CheckpointBlock>& blocks,
+             const std::function<void(io::Hdf5Writer&)>& write_small = {});
 
   int signal() const { return signal_; }              // the signal that stopped the run, 0 if none
   int checkpoints() const { return checkpoints_; }    // written so far
@@ -73,9 +82,6 @@ class CheckpointGuard {
   std::string interruption_summary() const;
 
  private:
-  void write(int iteration, const std::vector<CheckpointBlock>& blocks,
-             const std::function<void(io::Hdf5Writer&)>& write_small);
-
   io::CheckpointConfig config_;
   std::string app_, config_text_;
   int first_iteration_;

@@ -204,11 +204,13 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
   const std::string text = config_text(config.path, config.overrides, comm);
   CheckpointGuard guard(config.output.checkpoint, "block-eigs", start.first_iteration, text, matrix.numbering, comm);
   options.between_iterations = [&](const solver::LobpcgIterate& it) {
-    return guard.between_iterations(it.iteration, {{"/X", it.block_size, it.block}},
-                                    [&](io::Hdf5Writer& w) {
-                                      w.write("/ritz_values", it.values);
-                                      write_provenance(w, "block-eigs", context, comm);
-                                    });
+    const CheckpointStep step = guard.poll(it.iteration);
+    if (step.write)
+      guard.write(it.iteration, {{"/X", it.block_size, it.block}}, [&](io::Hdf5Writer& w) {
+        w.write("/ritz_values", std::vector<double>(it.values.begin(), it.values.end()));
+        write_provenance(w, "block-eigs", context, comm);
+      });
+    return step.stop;
   };
   const BuiltPreconditioner<T> preconditioner = build_preconditioner(settings.preconditioner, op, matrix, options.which, true);
   if (rank == 0 && preconditioner.object) std::printf("precond    %s\n", preconditioner.description.c_str());

@@ -48,6 +48,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "core/enums.hpp"
@@ -124,7 +125,7 @@ struct LobpcgProgress {
 struct LobpcgIterate {
   int iteration = 0;
   int block_size = 0;
-  std::vector<double> values;  // the block's block_size Ritz values, in the chosen order (the k wanted first)
+  std::span<const double> values;  // the block's block_size Ritz values, in the chosen order (the k wanted first)
   // This rank's rows of the block X (local_rows x block_size, row-major), the
   // Ritz vectors in `values`' order, copied to the host as doubles on request.
   std::function<std::vector<double>()> block;

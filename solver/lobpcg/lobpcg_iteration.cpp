@@ -162,7 +162,7 @@ LobpcgIterate LobpcgIteration<T, Ts>::iterate() {
   LobpcgIterate it;
   it.iteration = iteration_;
   it.block_size = nb_;
-  it.values.assign(lambda_.begin(), lambda_.begin() + nb_);
+  it.values = std::span<const double>(lambda_.data(), static_cast<std::size_t>(nb_));
   it.block = [this] { return host_doubles(column_range(cS(cur_), 0, nb_)); };
   return it;
 }
