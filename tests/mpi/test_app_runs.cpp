@@ -27,19 +27,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A folder every rank agrees on, made by rank 0.
-fs::path shared_folder() {
-  const fs::path dir = fs::temp_directory_path() / ("blockeigs_app_runs_np" + std::to_string(test::mpi_size()));
-  if (test::mpi_rank() == 0) fs::create_directories(dir);
-  BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-  return dir;
-}
-
-void write_text(const fs::path& path, const std::string& text) {
-  if (test::mpi_rank() == 0) std::ofstream(path) << text;
-  BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-}
-
 // A double attribute of the file's root group; NaN where it is missing.
 double read_root_attribute(const std::string& file, const char* name) {
   double value = std::nan("");
@@ -123,7 +110,7 @@ bool has_dataset(const std::string& file, const char* dataset) {
 constexpr std::int64_t nx = 16, ny = 12;  // 2D Laplacian, 192 rows
 
 void block_cg_with_rhs_from_hdf5() {
-  const fs::path dir = shared_folder();
+  const fs::path dir = test::shared_folder("app_runs");
   const std::string rhs = (dir / "rhs.h5").string(), out = (dir / "cg.h5").string();
   const std::int64_t n = nx * ny;
   if (test::mpi_rank() == 0) {
@@ -138,7 +125,7 @@ void block_cg_with_rhs_from_hdf5() {
     writer.close();
     io::commit_output(rhs);
   }
-  write_text(dir / "cg.yaml", "matrix:\n  generator: {type: laplacian_2d, nx: 16, ny: 12}\nblock_cg:\n  rhs: {source: hdf5, file: rhs.h5, dataset: /rhs/B}\n  rtol: 1.0e-10\noutput:\n  path: " + out + "\n  monitor: false\n");
+  test::write_text(dir / "cg.yaml", "matrix:\n  generator: {type: laplacian_2d, nx: 16, ny: 12}\nblock_cg:\n  rhs: {source: hdf5, file: rhs.h5, dataset: /rhs/B}\n  rtol: 1.0e-10\noutput:\n  path: " + out + "\n  monitor: false\n");
   EXPECT_EQ(apps::run_cg((dir / "cg.yaml").string(), MPI_COMM_WORLD), apps::exit_ok);
   BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
   const auto true_residuals = test::read_dataset(out, "/true_residual_norms");
@@ -170,7 +157,7 @@ TEST(AppRuns, BlockCgWithRankOrderOutput) {
 }
 
 TEST(AppRuns, BlockEigsWithStartBlockFromHdf5) {
-  const fs::path dir = shared_folder();
+  const fs::path dir = test::shared_folder("app_runs");
   const std::string start = (dir / "start.h5").string(), out = (dir / "eigs.h5").string();
   const std::int64_t n = nx * ny;
   if (test::mpi_rank() == 0) {
@@ -181,7 +168,7 @@ TEST(AppRuns, BlockEigsWithStartBlockFromHdf5) {
     writer.close();
     io::commit_output(start);
   }
-  write_text(dir / "eigs.yaml", "matrix:\n  generator: {type: laplacian_2d, nx: 16, ny: 12}\neigensolver:\n  k: 3\n  tolerance: 1.0e-8\n  convergence_test: relative\n  start: {file: start.h5}\noutput:\n  path: " + out + "\n  monitor: false\n");
+  test::write_text(dir / "eigs.yaml", "matrix:\n  generator: {type: laplacian_2d, nx: 16, ny: 12}\neigensolver:\n  k: 3\n  tolerance: 1.0e-8\n  convergence_test: relative\n  start: {file: start.h5}\noutput:\n  path: " + out + "\n  monitor: false\n");
   EXPECT_EQ(apps::run_eigs((dir / "eigs.yaml").string(), MPI_COMM_WORLD), apps::exit_ok);
   BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
   const auto values = test::read_dataset(out, "/eigenvalues");

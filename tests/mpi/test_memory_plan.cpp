@@ -33,17 +33,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path shared_folder() {
-  const fs::path dir = fs::temp_directory_path() / ("blockeigs_memory_plan_np" + std::to_string(test::mpi_size()));
-  if (test::mpi_rank() == 0) fs::create_directories(dir);
-  BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-  return dir;
-}
-
 std::string write_config(const std::string& name, const std::string& text) {
-  const fs::path path = shared_folder() / name;
-  if (test::mpi_rank() == 0) std::ofstream(path) << text;
-  BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+  const fs::path path = test::shared_folder("memory_plan") / name;
+  test::write_text(path, text);
   return path.string();
 }
 
@@ -156,7 +148,7 @@ std::string refusal(const std::string& config, bool cg = false) {
 }
 
 TEST(Refusal, HundredThousandCubedBeforeGenerating) {
-  const fs::path out = shared_folder() / "huge.h5";
+  const fs::path out = test::shared_folder("memory_plan") / "huge.h5";
   const std::string config = write_config(
       "huge.yaml", "matrix:\n  generator: {type: laplacian_3d, nx: 100000, ny: 100000, nz: 100000}\n"
                    "eigensolver: {k: 8}\noutput: {path: " + out.string() + "}\n");
@@ -173,7 +165,7 @@ TEST(Refusal, HundredThousandCubedBeforeGenerating) {
 }
 
 TEST(Refusal, TestOnlyLimitRefusesANormalProblem) {
-  const fs::path out = shared_folder() / "limited.h5";
+  const fs::path out = test::shared_folder("memory_plan") / "limited.h5";
   const std::string config = write_config(
       "limited.yaml", "matrix:\n  generator: {type: laplacian_3d, nx: 16, ny: 16, nz: 16}\n"
                       "block_cg: {rhs: {source: random, columns: 4}}\noutput: {path: " + out.string() + "}\n");
@@ -188,7 +180,7 @@ TEST(Refusal, TestOnlyLimitRefusesANormalProblem) {
 }
 
 TEST(DryRun, PlansAndStops) {
-  const fs::path out = shared_folder() / "dry.h5";
+  const fs::path out = test::shared_folder("memory_plan") / "dry.h5";
   const std::string config = write_config(
       "dry.yaml", "matrix:\n  generator: {type: laplacian_3d, nx: 12, ny: 12, nz: 12}\n"
                   "eigensolver: {k: 4}\noutput: {path: " + out.string() + "}\n");

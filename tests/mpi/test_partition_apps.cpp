@@ -36,18 +36,6 @@ constexpr std::int64_t nx = 16, ny = 12, n = nx * ny;
 constexpr std::uint64_t kSeed = 7;
 const std::string kGrid = "{type: laplacian_2d, nx: 16, ny: 12, renumber: {seed: 7}}";
 
-fs::path shared_folder() {
-  const fs::path dir = fs::temp_directory_path() / ("blockeigs_partition_apps_np" + std::to_string(test::mpi_size()));
-  if (test::mpi_rank() == 0) fs::create_directories(dir);
-  BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-  return dir;
-}
-
-void write_text(const fs::path& path, const std::string& text) {
-  if (test::mpi_rank() == 0) std::ofstream(path) << text;
-  BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-}
-
 void write_block(const std::string& path, const char* dataset, std::int64_t cols, const std::vector<double>& values) {
   if (test::mpi_rank() == 0) {
     io::Hdf5Writer writer(path, true);
@@ -97,7 +85,7 @@ class PartitionApps : public ::testing::Test {
 };
 
 TEST_F(PartitionApps, StartBlockReadAndEigenvectorsWrittenInTheInputsNumbering) {
-  const fs::path dir = shared_folder();
+  const fs::path dir = test::shared_folder("partition_apps");
   const std::string start = (dir / "start.h5").string(), out = (dir / "eigs.h5").string();
   const io::CsrRows A = input_matrix();
   const std::vector<double> modes = lowest_modes();
@@ -108,7 +96,7 @@ TEST_F(PartitionApps, StartBlockReadAndEigenvectorsWrittenInTheInputsNumbering) 
       for (int j = 0; j < 3; ++j) ASSERT_NEAR(AX[i * 3 + j], exact[j] * modes[i * 3 + j], 1e-12);
   }
   write_block(start, "/X", 3, modes);
-  write_text(dir / "eigs.yaml", "matrix:\n  generator: " + kGrid + "\neigensolver:\n  k: 3\n  tolerance: 1.0e-9\n"
+  test::write_text(dir / "eigs.yaml", "matrix:\n  generator: " + kGrid + "\neigensolver:\n  k: 3\n  tolerance: 1.0e-9\n"
              "  start: {file: start.h5}\nexecution: {partition: graph}\noutput:\n  path: " + out +
              "\n  monitor: false\n");
   EXPECT_EQ(apps::run_eigs((dir / "eigs.yaml").string(), MPI_COMM_WORLD), apps::exit_ok);
@@ -131,7 +119,7 @@ TEST_F(PartitionApps, StartBlockReadAndEigenvectorsWrittenInTheInputsNumbering) 
 }
 
 TEST_F(PartitionApps, BlockCgSolvesTheInputsSystemColumnByColumn) {
-  const fs::path dir = shared_folder();
+  const fs::path dir = test::shared_folder("partition_apps");
   const std::string rhs = (dir / "rhs.h5").string(), out = (dir / "cg.h5").string();
   std::vector<double> B(static_cast<std::size_t>(n * 2));
   for (std::int64_t i = 0; i < n; ++i) {
@@ -139,7 +127,7 @@ TEST_F(PartitionApps, BlockCgSolvesTheInputsSystemColumnByColumn) {
     B[i * 2 + 1] = double(i % 7) - 3.0;
   }
   write_block(rhs, "/B", 2, B);
-  write_text(dir / "cg.yaml", "matrix:\n  generator: " + kGrid + "\nblock_cg:\n  rhs: {source: hdf5, file: rhs.h5}\n"
+  test::write_text(dir / "cg.yaml", "matrix:\n  generator: " + kGrid + "\nblock_cg:\n  rhs: {source: hdf5, file: rhs.h5}\n"
              "  rtol: 1.0e-11\nexecution: {partition: graph}\noutput:\n  path: " + out + "\n  monitor: false\n");
   EXPECT_EQ(apps::run_cg((dir / "cg.yaml").string(), MPI_COMM_WORLD), apps::exit_ok);
   BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
@@ -159,11 +147,11 @@ TEST_F(PartitionApps, BlockCgSolvesTheInputsSystemColumnByColumn) {
 // Random right-hand sides are those of the input's rows: the same solution
 // whether the rows were partitioned or not.
 TEST_F(PartitionApps, RandomRightHandSidesDoNotDependOnThePartition) {
-  const fs::path dir = shared_folder();
+  const fs::path dir = test::shared_folder("partition_apps");
   std::vector<std::vector<double>> solutions;
   for (const char* partition : {"contiguous", "graph"}) {
     const std::string out = (dir / (std::string("cg-random-") + partition + ".h5")).string();
-    write_text(dir / "cg-random.yaml", "matrix:\n  generator: " + kGrid + "\nblock_cg:\n  rhs: {source: random, columns: 2}\n"
+    test::write_text(dir / "cg-random.yaml", "matrix:\n  generator: " + kGrid + "\nblock_cg:\n  rhs: {source: random, columns: 2}\n"
                "  rtol: 1.0e-11\nexecution: {partition: " + partition + "}\noutput:\n  path: " + out +
                "\n  monitor: false\n");
     EXPECT_EQ(apps::run_cg((dir / "cg-random.yaml").string(), MPI_COMM_WORLD), apps::exit_ok);
@@ -182,9 +170,9 @@ TEST_F(PartitionApps, RandomRightHandSidesDoNotDependOnThePartition) {
 // The partitioner needs a symmetric pattern: a matrix that is not symmetric
 // is refused by the symmetry check, as with the contiguous split.
 TEST_F(PartitionApps, NonSymmetricMatrixRefusedBeforePartitioning) {
-  const fs::path dir = shared_folder();
+  const fs::path dir = test::shared_folder("partition_apps");
   const fs::path file = dir / "unsymmetric.mtx";
-  write_text(file, "%%MatrixMarket matrix coordinate real general\n6 6 8\n1 1 2\n2 2 2\n3 3 2\n4 4 2\n5 5 2\n"
+  test::write_text(file, "%%MatrixMarket matrix coordinate real general\n6 6 8\n1 1 2\n2 2 2\n3 3 2\n4 4 2\n5 5 2\n"
                    "6 6 2\n1 2 -1\n5 3 -1\n");
   io::MatrixConfig config;
   config.source = io::MatrixSource::matrix_market;

@@ -4,6 +4,7 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <fstream>
 #include <cmath>
 #include <random>
 
@@ -111,6 +112,19 @@ std::vector<double> read_dataset(const std::string& file, const char* dataset) {
   H5Dclose(d);
   H5Fclose(f);
   return out;
+}
+
+std::filesystem::path shared_folder(const std::string& tag) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("blockeigs_" + tag + "_np" + std::to_string(mpi_size()));
+  if (mpi_rank() == 0) std::filesystem::create_directories(dir);
+  BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+  return dir;
+}
+
+void write_text(const std::filesystem::path& path, const std::string& text) {
+  if (mpi_rank() == 0) std::ofstream(path) << text;
+  BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
 }
 
 }  // namespace blockeigs::test

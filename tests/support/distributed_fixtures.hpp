@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -36,5 +37,12 @@ void reference_rows(const io::CsrRows& whole, const std::vector<double>& x_all, 
 
 // Every value of a dataset of an HDF5 file, read as doubles (a result file's).
 std::vector<double> read_dataset(const std::string& file, const char* dataset);
+
+// A folder every rank agrees on (under the system's temporary folder, named
+// by `tag` and the rank count), made by rank 0. Collective.
+std::filesystem::path shared_folder(const std::string& tag);
+
+// Rank 0 writes `text` to `path`; every rank waits for it. Collective.
+void write_text(const std::filesystem::path& path, const std::string& text);
 
 }  // namespace blockeigs::test
