@@ -7,6 +7,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "core/error.hpp"
 #include "solver/lobpcg/lobpcg_iteration.hpp"
 
 namespace blockeigs::solver {
@@ -70,7 +71,9 @@ LobpcgResult<T> LobpcgIteration<T, Ts>::finish(double t_begin) {
 
 template <class T>
 LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preconditioner<T>* preconditioner,
-                       std::optional<spmm::ConstDenseView<T>> start) {
+                       std::optional<spmm::ConstDenseView<T>> start, LinearOperator<T>* B,
+                       std::optional<spmm::ConstDenseView<T>> constraints) {
+  if (B || constraints) throw Error("LOBPCG: B and constraints are not implemented yet");
   using lobpcg_detail::LobpcgIteration;
   const double t_begin = MPI_Wtime();
   const int nb = lobpcg_detail::validate_options(A, options, start, preconditioner != nullptr);
@@ -81,8 +84,10 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
 }
 
 template LobpcgResult<float> lobpcg(LinearOperator<float>&, const LobpcgOptions&, Preconditioner<float>*,
+                                    std::optional<spmm::ConstDenseView<float>>, LinearOperator<float>*,
                                     std::optional<spmm::ConstDenseView<float>>);
 template LobpcgResult<double> lobpcg(LinearOperator<double>&, const LobpcgOptions&, Preconditioner<double>*,
+                                     std::optional<spmm::ConstDenseView<double>>, LinearOperator<double>*,
                                      std::optional<spmm::ConstDenseView<double>>);
 
 }  // namespace blockeigs::solver

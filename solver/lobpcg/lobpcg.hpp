@@ -222,9 +222,12 @@ template <class T>
 struct LobpcgResult {
   // k pairs: ascending for smallest, descending for largest.
   std::vector<double> eigenvalues;
-  spmm::DenseBlock<T> eigenvectors;         // local_rows x k, unit columns, in the operator's space
-  std::vector<double> residual_norms;       // ||A x - lambda x|| from an explicit A x
-  std::vector<double> relative_residuals;   // ||r|| / (|lambda| ||x||)
+  // local_rows x k in the operator's space: unit columns, or B-orthonormal ones for A x = lambda B x.
+  spmm::DenseBlock<T> eigenvectors;
+  std::vector<double> residual_norms;       // ||A x - lambda B x|| (B = I without one) from explicit products
+  std::vector<double> relative_residuals;   // ||r|| / (|lambda| ||B x||)
+  bool generalized = false;                 // B was given
+  int constraints = 0;                      // columns of the constraint block Y (0: none)
   std::vector<bool> converged;              // the chosen test, per pair
   std::vector<bool> passes_relative;        // ||r|| <= tolerance |lambda|, per pair, whichever test was chosen
   std::vector<bool> passes_backward;        // ||r|| <= tolerance (norm_estimate + |lambda|)
@@ -260,9 +263,18 @@ int default_block_size(int k, std::int64_t global_rows);
 // Collective over A.comm(). `start`, if given, is a user start block in A's
 // space with local_rows rows and 1..block_size columns (rank deficiency is
 // repaired; missing columns are random). Throws InputError for bad options.
+//
+// `B`, if given, makes the problem A x = lambda B x: B symmetric positive
+// definite, on A's rows and context. The eigenvectors are then B-orthonormal
+// and the residuals are A x - lambda B x, judged against |lambda| ||B x||.
+// `constraints`, if given, is a block Y (local_rows x m, m >= 1, in A's
+// space, full column rank): the eigenvectors are kept B-orthogonal to its
+// columns (the constant vector of a graph Laplacian; pairs already found).
 template <class T>
 LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options,
                        Preconditioner<T>* preconditioner = nullptr,
-                       std::optional<spmm::ConstDenseView<T>> start = std::nullopt);
+                       std::optional<spmm::ConstDenseView<T>> start = std::nullopt,
+                       LinearOperator<T>* B = nullptr,
+                       std::optional<spmm::ConstDenseView<T>> constraints = std::nullopt);
 
 }  // namespace blockeigs::solver
