@@ -45,12 +45,19 @@ const auto kSearchPrecisions =
     spelled(std::array{SearchPrecision::automatic, SearchPrecision::fp64, SearchPrecision::fp32});
 
 // matrix.generator: `type` decides which sizes are needed.
-const std::array<Variant<GeneratorKind>, 4> kGeneratorTypes{{
+const std::array<Variant<GeneratorKind>, 8> kGeneratorTypes{{
     {"laplacian_1d", GeneratorKind::laplacian_1d, {"nx"}, {"stencil", "renumber"}},
     {"laplacian_2d", GeneratorKind::laplacian_2d, {"nx", "ny"}, {"stencil", "renumber"}},
     {"laplacian_3d", GeneratorKind::laplacian_3d, {"nx", "ny", "nz"}, {"stencil", "renumber"}},
     {"random_spd", GeneratorKind::random_spd, {"n"}, {"nnz_per_row", "seed", "renumber"}},
+    {"fem_p1_1d", GeneratorKind::fem_p1_1d, {"nx", "part"}, {"renumber"}},
+    {"fem_p1_2d", GeneratorKind::fem_p1_2d, {"nx", "ny", "part"}, {"renumber"}},
+    {"fem_p1_3d", GeneratorKind::fem_p1_3d, {"nx", "ny", "nz", "part"}, {"renumber"}},
+    {"graph_laplacian", GeneratorKind::graph_laplacian, {"graph", "n"}, {"renumber"}},
 }};
+
+const std::array<Named<FemPart>, 2> kFemParts{{{"stiffness", FemPart::stiffness}, {"mass", FemPart::mass}}};
+const std::array<Named<GraphKind>, 2> kGraphs{{{"path", GraphKind::path}, {"cycle", GraphKind::cycle}}};
 
 // block_cg.rhs: `source` decides between a column count and a file.
 const std::array<Variant<RhsSource>, 3> kRhsSources{{
@@ -97,6 +104,8 @@ GeneratorSpec read_generator(const Value& section) {
        .read = [&](const Value& v) { spec.nnz_per_row = v.integer<std::int64_t>(0); }},
       {.key = "seed", .read = [&](const Value& v) { spec.seed = v.integer<std::uint64_t>(); }},
       {.key = "renumber", .read = [&](const Value& v) { read_renumber(v, spec); }},
+      {.key = "part", .read = [&](const Value& v) { spec.part = v.choice(kFemParts); }},
+      {.key = "graph", .read = [&](const Value& v) { spec.graph = v.choice(kGraphs); }},
   };
   spec.kind = yaml::select_variant<GeneratorKind>(section, "type", kGeneratorTypes, false, fields).value;
   spec.stencil = default_stencil(spec.kind);
@@ -176,6 +185,23 @@ PreconditionerConfig read_preconditioner(const Value& v) {
   return config;
 }
 
+// eigensolver.constraints: `constant`, or {file, dataset} of an HDF5 block.
+void read_constraints(const Value& v, EigensolverConfig& config) {
+  if (v.node().IsScalar()) {
+    if (v.node().Scalar() != "constant")
+      v.fail(" must be constant (the all-ones vector) or a mapping {file: F, dataset: D}, got '", v.node().Scalar(),
+             "'");
+    config.constraints = ConstraintsSource::constant;
+    return;
+  }
+  if (!v.node().IsMap()) v.fail(" must be constant or a mapping {file: F, dataset: D}, got a list");
+  config.constraints = ConstraintsSource::hdf5;
+  yaml::read_mapping(v, {
+      {.key = "file", .read = [&](const Value& f) { config.constraints_file = f.file_name(); }, .required = true},
+      {.key = "dataset", .read = [&](const Value& d) { config.constraints_dataset = d.string(); }},
+  });
+}
+
 EigensolverConfig read_eigensolver(const Value& section) {
   EigensolverConfig config;
   std::optional<Value> block_size;        // checked against k once both are known
@@ -201,6 +227,7 @@ EigensolverConfig read_eigensolver(const Value& section) {
          search_precision = v;
        }},
       {.key = "seed", .read = [&](const Value& v) { config.seed = v.integer<std::uint64_t>(); }},
+      {.key = "constraints", .read = [&](const Value& v) { read_constraints(v, config); }},
       {.key = "start", .read = [&](const Value& v) {
          yaml::read_mapping(v, {
              {.key = "file",
@@ -311,6 +338,7 @@ EigsConfig parse_eigs(const std::string& text, Document doc, std::span<const std
       {.key = "matrix",
        .read = [&](const Value& v) { config.matrix = read_matrix(v); },
        .required = true},
+      {.key = "matrix_b", .read = [&](const Value& v) { config.matrix_b = read_matrix(v); }},
       {.key = "eigensolver", .read = [&](const Value& v) { config.eigensolver = read_eigensolver(v); }},
       {.key = "execution", .read = [&](const Value& v) { config.execution = read_execution(v); }},
       {.key = "output", .read = [&](const Value& v) { config.output = read_output(v); }},
@@ -339,6 +367,9 @@ CgConfig parse_cg(const std::string& text, Document doc, std::span<const std::st
       // Relative to the working directory, like output.checkpoint.path.
       {.key = "resume", .read = [&](const Value& v) { config.resume = v.string(); }},
       {.key = "eigensolver", .note = "eigensolver is read by block-eigs, not block-cg"},
+      {.key = "matrix_b",
+       .note = "matrix_b (B of A x = lambda B x) is read by block-eigs; block-cg solves A X = B with B from "
+               "block_cg.rhs"},
   });
   return config;
 }

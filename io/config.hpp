@@ -19,6 +19,8 @@ namespace blockeigs::io {
 
 enum class MatrixSource { generator, hdf5, matrix_market };
 
+// The `matrix:` section, and `matrix_b:` (B of A x = lambda B x) in the same forms.
+
 struct MatrixConfig {
   MatrixSource source = MatrixSource::generator;
   std::string file;          // hdf5 / matrix_market; relative paths are taken relative to the config file
@@ -61,6 +63,8 @@ struct PreconditionerConfig {
   bool jacobi = true;   // chebyshev: the polynomial in D^{-1/2} A D^{-1/2}
 };
 
+enum class ConstraintsSource { none, constant, hdf5 };
+
 // The enums below (SpectrumEnd, StoppingTest, PreconditionerKind,
 // SearchPrecision) are core/enums.hpp's, the types the solvers take.
 struct EigensolverConfig {
@@ -76,6 +80,12 @@ struct EigensolverConfig {
   std::uint64_t seed = 1;
   std::string start_file;     // optional HDF5 file with a start block
   std::string start_dataset = "/X";
+  // eigensolver.constraints: a block Y (rows x m) the eigenvectors are kept
+  // B-orthogonal to: `constant` (the all-ones vector, the null space of a
+  // graph Laplacian) or {file, dataset} (HDF5, the input's numbering).
+  ConstraintsSource constraints = ConstraintsSource::none;
+  std::string constraints_file;
+  std::string constraints_dataset = "/Y";
 };
 
 enum class RhsSource { random, hdf5, known_solution };
@@ -97,6 +107,7 @@ struct EigsConfig {
   std::string path;  // the config file itself, for messages
   std::vector<std::string> overrides;  // the command line's --set KEY=VALUE, applied
   MatrixConfig matrix;
+  std::optional<MatrixConfig> matrix_b;  // B of A x = lambda B x (symmetric positive definite); none: B = I
   EigensolverConfig eigensolver;
   ExecutionConfig execution;
   OutputConfig output;

@@ -4,57 +4,50 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <optional>
 #include <sstream>
 #include <utility>
 #include <vector>
 
 #include "core/error.hpp"
+#include "io/fem_p1.hpp"
+#include "io/grid.hpp"
 #include "io/renumbering.hpp"
 
 namespace blockeigs::io {
 namespace {
 
-bool is_laplacian(GeneratorKind kind) { return kind != GeneratorKind::random_spd; }
+// The generators by what builds their rows.
+enum class Family { grid_laplacian, fem_p1, graph_laplacian, random };
+
+Family family(GeneratorKind kind) {
+  switch (kind) {
+    case GeneratorKind::fem_p1_1d:
+    case GeneratorKind::fem_p1_2d:
+    case GeneratorKind::fem_p1_3d: return Family::fem_p1;
+    case GeneratorKind::graph_laplacian: return Family::graph_laplacian;
+    case GeneratorKind::random_spd: return Family::random;
+    default: return Family::grid_laplacian;
+  }
+}
 
 int dimensions(GeneratorKind kind) {
   switch (kind) {
-    case GeneratorKind::laplacian_1d: return 1;
-    case GeneratorKind::laplacian_2d: return 2;
+    case GeneratorKind::laplacian_1d:
+    case GeneratorKind::fem_p1_1d: return 1;
+    case GeneratorKind::laplacian_2d:
+    case GeneratorKind::fem_p1_2d: return 2;
     default: return 3;
   }
 }
 
-// The Laplacian's grid; unused dimensions have extent 1, which lets one code
-// path serve 1D, 2D and 3D.
-struct Grid {
-  std::int64_t nx = 1, ny = 1, nz = 1;
-};
-
 Grid grid_of(const GeneratorSpec& spec) {
-  switch (spec.kind) {
-    case GeneratorKind::laplacian_1d: return {spec.nx, 1, 1};
-    case GeneratorKind::laplacian_2d: return {spec.nx, spec.ny, 1};
+  switch (dimensions(spec.kind)) {
+    case 1: return {spec.nx, 1, 1};
+    case 2: return {spec.nx, spec.ny, 1};
     default: return {spec.nx, spec.ny, spec.nz};
   }
 }
-
-// Walks grid points in natural order (x fastest) without a division per point.
-struct GridCursor {
-  Grid grid;
-  std::int64_t x, y, z;
-  GridCursor(const Grid& g, std::int64_t index)
-      : grid(g), x(index % g.nx), y(index / g.nx % g.ny), z(index / (g.nx * g.ny)) {}
-  void advance() {
-    if (++x < grid.nx) return;
-    x = 0;
-    if (++y < grid.ny) return;
-    y = 0;
-    ++z;
-  }
-};
-
-// How many of the offsets -1, 0, +1 stay inside [0, n) at coordinate c.
-int reach(std::int64_t c, std::int64_t n) { return 1 + (c > 0) + (c + 1 < n); }
 
 std::int64_t laplacian_row_length(const GeneratorSpec& spec, const GridCursor& at) {
   const int rx = reach(at.x, at.grid.nx), ry = reach(at.y, at.grid.ny), rz = reach(at.z, at.grid.nz);
@@ -173,31 +166,82 @@ void append_random_row(const RandomPattern& pattern, std::int64_t i, std::vector
   vals[diagonal_slot] = off_diagonal_sum + 1.0;
 }
 
-// The natural matrix one row at a time, at any row: what the renumbered
-// generator reads through the permutation.
+// graph_laplacian's row i: the vertex's degree on the diagonal, -1 for each neighbour.
+std::int64_t graph_row_length(const GeneratorSpec& spec, std::int64_t i) {
+  if (spec.graph == GraphKind::cycle) return 3;
+  return 1 + (i > 0) + (i + 1 < spec.n);
+}
+
+void append_graph_row(const GeneratorSpec& spec, std::int64_t i, std::vector<std::int64_t>& cols,
+                      std::vector<double>& vals) {
+  const std::int64_t n = spec.n;
+  std::int64_t neighbours[2];
+  int count = 0;
+  if (spec.graph == GraphKind::cycle) {  // n >= 3: two distinct neighbours
+    neighbours[count++] = std::min((i + n - 1) % n, (i + 1) % n);
+    neighbours[count++] = std::max((i + n - 1) % n, (i + 1) % n);
+  } else {
+    if (i > 0) neighbours[count++] = i - 1;
+    if (i + 1 < n) neighbours[count++] = i + 1;
+  }
+  bool diagonal_done = false;
+  for (int k = 0; k < count; ++k) {
+    if (!diagonal_done && neighbours[k] > i) {
+      cols.push_back(i);
+      vals.push_back(count);
+      diagonal_done = true;
+    }
+    cols.push_back(neighbours[k]);
+    vals.push_back(-1.0);
+  }
+  if (!diagonal_done) {
+    cols.push_back(i);
+    vals.push_back(count);
+  }
+}
+
+// The natural matrix one row at a time, at any row (what the renumbered
+// generator reads through the permutation), or grid point by grid point.
 class NaturalRows {
  public:
-  explicit NaturalRows(const GeneratorSpec& spec)
-      : spec_(spec), grid_(grid_of(spec)), pattern_(spec) {}
+  explicit NaturalRows(const GeneratorSpec& spec) : spec_(spec), family_(family(spec.kind)), grid_(grid_of(spec)) {
+    if (family_ == Family::random) pattern_.emplace(spec);
+    if (family_ == Family::fem_p1) stencil_.emplace(spec);
+  }
+
+  bool on_grid() const { return family_ == Family::grid_laplacian || family_ == Family::fem_p1; }
+  const Grid& grid() const { return grid_; }
+
+  std::int64_t length(const GridCursor& at) const {
+    return stencil_ ? stencil_->row_length(at) : laplacian_row_length(spec_, at);
+  }
+  void fill(const GridCursor& at, std::int64_t index, std::int64_t* col, double* val) const {
+    if (stencil_) return stencil_->fill_row(at, index, col, val);
+    fill_laplacian_row(spec_, at, index, col, val);
+  }
 
   std::int64_t length(std::int64_t i) const {
-    if (is_laplacian(spec_.kind)) return laplacian_row_length(spec_, GridCursor(grid_, i));
-    return pattern_.row_length(i);
+    if (on_grid()) return length(GridCursor(grid_, i));
+    if (family_ == Family::graph_laplacian) return graph_row_length(spec_, i);
+    return pattern_->row_length(i);
   }
 
   void append(std::int64_t i, std::vector<std::int64_t>& cols, std::vector<double>& vals) const {
-    if (!is_laplacian(spec_.kind)) return append_random_row(pattern_, i, cols, vals);
+    if (family_ == Family::random) return append_random_row(*pattern_, i, cols, vals);
+    if (family_ == Family::graph_laplacian) return append_graph_row(spec_, i, cols, vals);
     const GridCursor at(grid_, i);
     const std::size_t start = cols.size();
-    cols.resize(start + static_cast<std::size_t>(laplacian_row_length(spec_, at)));
+    cols.resize(start + static_cast<std::size_t>(length(at)));
     vals.resize(cols.size());
-    fill_laplacian_row(spec_, at, i, cols.data() + start, vals.data() + start);
+    fill(at, i, cols.data() + start, vals.data() + start);
   }
 
  private:
   const GeneratorSpec& spec_;
+  Family family_;
   Grid grid_;
-  RandomPattern pattern_;
+  std::optional<RandomPattern> pattern_;
+  std::optional<fem::TensorStencil> stencil_;
 };
 
 // Rows [row_begin, row_end) of P A P^T: row i is the natural row perm[i] with
@@ -251,12 +295,22 @@ std::vector<double> combine(const std::vector<std::vector<double>>& factors, dou
 
 }  // namespace
 
+std::string_view to_string(FemPart part) { return part == FemPart::stiffness ? "stiffness" : "mass"; }
+std::string_view to_string(GraphKind graph) { return graph == GraphKind::path ? "path" : "cycle"; }
+
 void validate(const GeneratorSpec& spec, const std::string& source) {
-  if (spec.kind == GeneratorKind::random_spd) {
+  const Family f = family(spec.kind);
+  if (f == Family::random) {
     if (spec.n <= 0) fail_input(source, ": n must be positive, got ", spec.n);
     if (spec.nnz_per_row < 0 || spec.nnz_per_row >= spec.n)
       fail_input(source, ": nnz_per_row must be in 0..", spec.n - 1, " (below n = ", spec.n,
                  "), got ", spec.nnz_per_row);
+    return;
+  }
+  if (f == Family::graph_laplacian) {
+    const std::int64_t least = spec.graph == GraphKind::cycle ? 3 : 2;
+    if (spec.n < least)
+      fail_input(source, ": n must be at least ", least, " for a ", to_string(spec.graph), ", got ", spec.n);
     return;
   }
   const int dims = dimensions(spec.kind);
@@ -269,6 +323,7 @@ void validate(const GeneratorSpec& spec, const std::string& source) {
       fail_input(source, ": the grid has too many points for 64-bit indices");
     points *= extent;
   }
+  if (f == Family::fem_p1) return;
   const bool stencil_fits = (dims == 1 && spec.stencil == 3) || (dims == 2 && spec.stencil == 5) ||
                             (dims == 3 && (spec.stencil == 7 || spec.stencil == 27));
   if (!stencil_fits)
@@ -277,14 +332,19 @@ void validate(const GeneratorSpec& spec, const std::string& source) {
 }
 
 std::int64_t generated_rows(const GeneratorSpec& spec) {
-  if (spec.kind == GeneratorKind::random_spd) return spec.n;
-  const Grid g = grid_of(spec);
-  return g.nx * g.ny * g.nz;
+  const Family f = family(spec.kind);
+  if (f == Family::random || f == Family::graph_laplacian) return spec.n;
+  return grid_of(spec).points();
 }
 
 std::int64_t generated_nnz(const GeneratorSpec& spec) {
   validate(spec, describe(spec));
-  if (spec.kind == GeneratorKind::random_spd) return spec.n * (1 + spec.nnz_per_row);
+  switch (family(spec.kind)) {
+    case Family::random: return spec.n * (1 + spec.nnz_per_row);
+    case Family::graph_laplacian: return spec.graph == GraphKind::cycle ? 3 * spec.n : 3 * spec.n - 2;
+    case Family::fem_p1: return fem::TensorStencil(spec).nnz();
+    case Family::grid_laplacian: break;
+  }
   const Grid g = grid_of(spec);
   // Along each dimension a 1D stencil has 3n - 2 entries; the box stencil is
   // their product, a star stencil the points plus both off-diagonals of each.
@@ -298,17 +358,15 @@ std::vector<std::int64_t> generated_row_offsets(const GeneratorSpec& spec) {
   const std::int64_t rows = generated_rows(spec);
   std::vector<std::int64_t> offsets(static_cast<std::size_t>(rows) + 1);
   offsets[0] = 0;
+  const NaturalRows natural(spec);
   if (spec.renumber) {
-    const NaturalRows natural(spec);
     const RandomPermutation perm(rows, spec.renumber_seed);
     for (std::int64_t i = 0; i < rows; ++i) offsets[i + 1] = offsets[i] + natural.length(perm.natural_of(i));
-  } else if (is_laplacian(spec.kind)) {
-    GridCursor at(grid_of(spec), 0);
-    for (std::int64_t i = 0; i < rows; ++i, at.advance())
-      offsets[i + 1] = offsets[i] + laplacian_row_length(spec, at);
+  } else if (natural.on_grid()) {
+    GridCursor at(natural.grid(), 0);
+    for (std::int64_t i = 0; i < rows; ++i, at.advance()) offsets[i + 1] = offsets[i] + natural.length(at);
   } else {
-    const RandomPattern pattern(spec);
-    for (std::int64_t i = 0; i < rows; ++i) offsets[i + 1] = offsets[i] + pattern.row_length(i);
+    for (std::int64_t i = 0; i < rows; ++i) offsets[i + 1] = offsets[i] + natural.length(i);
   }
   return offsets;
 }
@@ -322,37 +380,49 @@ CsrRows generate_rows(const GeneratorSpec& spec, std::int64_t row_begin, std::in
   out.first_row = row_begin;
   const std::int64_t count = row_end - row_begin;
   out.row_offsets.resize(static_cast<std::size_t>(count) + 1);
+  const NaturalRows natural(spec);
 
-  if (is_laplacian(spec.kind)) {
-    // Row lengths are closed-form, so size everything once, then fill in place.
-    const Grid grid = grid_of(spec);
-    GridCursor at(grid, row_begin);
+  if (natural.on_grid()) {
+    // Row lengths are known from the grid point, so size everything once, then fill in place.
+    GridCursor at(natural.grid(), row_begin);
     for (std::int64_t r = 0; r < count; ++r, at.advance())
-      out.row_offsets[r + 1] = out.row_offsets[r] + laplacian_row_length(spec, at);
+      out.row_offsets[r + 1] = out.row_offsets[r] + natural.length(at);
     out.col_indices.resize(static_cast<std::size_t>(out.row_offsets[count]));
     out.values.resize(out.col_indices.size());
-    at = GridCursor(grid, row_begin);
+    at = GridCursor(natural.grid(), row_begin);
     for (std::int64_t r = 0; r < count; ++r, at.advance())
-      fill_laplacian_row(spec, at, row_begin + r, out.col_indices.data() + out.row_offsets[r],
-                         out.values.data() + out.row_offsets[r]);
+      natural.fill(at, row_begin + r, out.col_indices.data() + out.row_offsets[r],
+                   out.values.data() + out.row_offsets[r]);
     return out;
   }
 
-  const RandomPattern pattern(spec);
-  const auto estimate = static_cast<std::size_t>(count * (spec.nnz_per_row + 1));
+  const auto estimate = static_cast<std::size_t>(count * (spec.kind == GeneratorKind::random_spd ? spec.nnz_per_row + 1 : 3));
   out.col_indices.reserve(estimate);
   out.values.reserve(estimate);
   for (std::int64_t r = 0; r < count; ++r) {
-    append_random_row(pattern, row_begin + r, out.col_indices, out.values);
+    natural.append(row_begin + r, out.col_indices, out.values);
     out.row_offsets[r + 1] = static_cast<std::int64_t>(out.col_indices.size());
   }
   return out;
 }
 
 std::vector<double> laplacian_eigenvalues(const GeneratorSpec& spec) {
-  if (!is_laplacian(spec.kind))
-    fail_input(describe(spec), ": only the Laplacians have closed-form eigenvalues");
+  const Family f = family(spec.kind);
+  if (f != Family::grid_laplacian && f != Family::graph_laplacian)
+    fail_input(describe(spec), ": only the Laplacians have closed-form eigenvalues",
+               f == Family::fem_p1 ? " (fem_p1's pencil: fem_p1_eigenvalues)" : "");
   validate(spec, describe(spec));
+  if (f == Family::graph_laplacian) {
+    // 2 - 2 cos t = 4 sin^2(t / 2): accurate for the small ones.
+    const double step = (spec.graph == GraphKind::cycle ? 2.0 : 1.0) * std::numbers::pi / static_cast<double>(spec.n);
+    std::vector<double> eigenvalues(static_cast<std::size_t>(spec.n));
+    for (std::int64_t j = 0; j < spec.n; ++j) {
+      const double s = std::sin(0.5 * step * static_cast<double>(j));
+      eigenvalues[j] = 4.0 * s * s;
+    }
+    std::sort(eigenvalues.begin(), eigenvalues.end());
+    return eigenvalues;
+  }
   const Grid g = grid_of(spec);
   const std::int64_t extents[] = {g.nx, g.ny, g.nz};
   const bool box = spec.stencil == 27;
@@ -376,6 +446,13 @@ std::vector<double> laplacian_eigenvalues(const GeneratorSpec& spec) {
   return eigenvalues;
 }
 
+std::vector<double> fem_p1_eigenvalues(const GeneratorSpec& spec) {
+  if (family(spec.kind) != Family::fem_p1)
+    fail_input(describe(spec), ": fem_p1_eigenvalues is the closed form of fem_p1's pencil only");
+  validate(spec, describe(spec));
+  return fem::generalized_eigenvalues(spec);
+}
+
 std::string describe(const GeneratorSpec& spec) {
   std::ostringstream out;
   switch (spec.kind) {
@@ -392,6 +469,19 @@ std::string describe(const GeneratorSpec& spec) {
     case GeneratorKind::random_spd:
       out << "random SPD " << spec.n << "x" << spec.n << " (~" << spec.nnz_per_row
           << " off-diagonals per row, seed " << spec.seed << ")";
+      break;
+    case GeneratorKind::fem_p1_1d:
+    case GeneratorKind::fem_p1_2d:
+    case GeneratorKind::fem_p1_3d: {
+      const int dims = dimensions(spec.kind);
+      out << dims << "D fem_p1 " << to_string(spec.part) << " " << spec.nx;
+      if (dims > 1) out << "x" << spec.ny;
+      if (dims > 2) out << "x" << spec.nz;
+      out << " (linear elements" << (dims > 1 ? ", tensor product" : "") << ", Dirichlet)";
+      break;
+    }
+    case GeneratorKind::graph_laplacian:
+      out << "graph Laplacian of a " << to_string(spec.graph) << " of " << spec.n << " vertices";
       break;
   }
   if (spec.renumber) out << ", renumbered (seed " << spec.renumber_seed << ")";

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <stdexcept>
 
 namespace blockeigs::test {
 
@@ -27,6 +28,81 @@ std::vector<std::string> data_matrix_names() {
   }
   std::sort(names.begin(), names.end());
   return names;
+}
+
+std::vector<double> dense(const io::CsrRows& m) {
+  std::vector<double> a(static_cast<std::size_t>(m.global_rows * m.global_cols), 0.0);
+  for (std::int64_t r = 0; r < m.local_rows(); ++r)
+    for (std::int64_t p = m.row_offsets[r]; p < m.row_offsets[r + 1]; ++p)
+      a[(m.first_row + r) * m.global_cols + m.col_indices[p]] += m.values[p];
+  return a;
+}
+
+std::vector<double> dense_symmetric_eigenvalues(std::vector<double> a, int n) {
+  double total = 0.0;
+  for (const double x : a) total += x * x;
+  for (int sweep = 0; sweep < 100; ++sweep) {
+    double off = 0.0;
+    for (int i = 0; i < n; ++i)
+      for (int j = i + 1; j < n; ++j) off += a[i * n + j] * a[i * n + j];
+    if (off <= 1e-30 * total) break;
+    for (int p = 0; p < n; ++p)
+      for (int q = p + 1; q < n; ++q) {
+        const double apq = a[p * n + q];
+        if (apq == 0.0) continue;
+        const double theta = (a[q * n + q] - a[p * n + p]) / (2.0 * apq);
+        const double t = (theta >= 0 ? 1.0 : -1.0) / (std::abs(theta) + std::sqrt(theta * theta + 1.0));
+        const double c = 1.0 / std::sqrt(t * t + 1.0), s = t * c;
+        for (int k = 0; k < n; ++k) {  // columns p, q
+          const double akp = a[k * n + p], akq = a[k * n + q];
+          a[k * n + p] = c * akp - s * akq;
+          a[k * n + q] = s * akp + c * akq;
+        }
+        for (int k = 0; k < n; ++k) {  // rows p, q
+          const double apk = a[p * n + k], aqk = a[q * n + k];
+          a[p * n + k] = c * apk - s * aqk;
+          a[q * n + k] = s * apk + c * aqk;
+        }
+      }
+  }
+  std::vector<double> eigenvalues(n);
+  for (int i = 0; i < n; ++i) eigenvalues[i] = a[i * n + i];
+  std::sort(eigenvalues.begin(), eigenvalues.end());
+  return eigenvalues;
+}
+
+std::vector<double> dense_generalized_eigenvalues(const std::vector<double>& a, const std::vector<double>& b, int n) {
+  // B = L L^T, lower triangular L.
+  std::vector<double> l(static_cast<std::size_t>(n) * n, 0.0);
+  for (int j = 0; j < n; ++j) {
+    double d = b[j * n + j];
+    for (int k = 0; k < j; ++k) d -= l[j * n + k] * l[j * n + k];
+    if (!(d > 0)) throw std::runtime_error("dense_generalized_eigenvalues: B is not positive definite");
+    l[j * n + j] = std::sqrt(d);
+    for (int i = j + 1; i < n; ++i) {
+      double v = b[i * n + j];
+      for (int k = 0; k < j; ++k) v -= l[i * n + k] * l[j * n + k];
+      l[i * n + j] = v / l[j * n + j];
+    }
+  }
+  // Y = L^-1 A (forward substitution, column by column), then C = L^-1 Y^T = L^-1 A L^-T.
+  auto solve_lower = [&](std::vector<double> m) {
+    for (int c = 0; c < n; ++c)
+      for (int i = 0; i < n; ++i) {
+        double v = m[i * n + c];
+        for (int k = 0; k < i; ++k) v -= l[i * n + k] * m[k * n + c];
+        m[i * n + c] = v / l[i * n + i];
+      }
+    return m;
+  };
+  std::vector<double> y = solve_lower(a);
+  std::vector<double> yt(y.size());
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) yt[j * n + i] = y[i * n + j];
+  std::vector<double> c = solve_lower(yt);
+  for (int i = 0; i < n; ++i)  // symmetric to rounding: make it exactly so
+    for (int j = 0; j < i; ++j) c[i * n + j] = c[j * n + i] = 0.5 * (c[i * n + j] + c[j * n + i]);
+  return dense_symmetric_eigenvalues(std::move(c), n);
 }
 
 template <class T>

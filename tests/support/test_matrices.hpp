@@ -44,6 +44,19 @@ const spmm::Context& host_context();
 double max_scaled_error(const spmm::DenseBlock<double>& x, const spmm::DenseBlock<double>& y,
                         const std::vector<double>& row_scale);
 
+// A whole matrix (first_row == 0, or a block of rows placed at first_row) as
+// a dense row-major global_rows x global_cols array.
+std::vector<double> dense(const io::CsrRows& m);
+
+// Eigenvalues of a small dense symmetric n x n matrix (row-major), ascending,
+// by cyclic Jacobi: slow but simple enough to trust, and independent of the
+// closed forms and solvers it checks.
+std::vector<double> dense_symmetric_eigenvalues(std::vector<double> a, int n);
+
+// Eigenvalues of the dense symmetric-definite pencil (A, B), ascending: those
+// of L^-1 A L^-T with B = L L^T (Cholesky; B must be positive definite).
+std::vector<double> dense_generalized_eigenvalues(const std::vector<double>& a, const std::vector<double>& b, int n);
+
 // A placement of nb residuals as LOBPCG makes them (residual j at column
 // position[j]): order 0 in order, 1 reversed, 2 the odd ones first.
 inline std::vector<std::int64_t> residual_placement(std::int64_t nb, int order) {

@@ -412,8 +412,8 @@ const std::vector<ErrorCase> kErrorCases = {
     {"RhsSource", App::cg, eigs("block_cg: {rhs: {source: file}}"),
      {"block_cg.rhs.source must be random, hdf5 or known_solution, got 'file'"}},
     {"GeneratorType", App::eigs, "matrix: {generator: {type: laplacian_4d, nx: 4}}",
-     {"matrix.generator.type must be laplacian_1d, laplacian_2d, laplacian_3d or random_spd, "
-      "got 'laplacian_4d'"}},
+     {"matrix.generator.type must be laplacian_1d, laplacian_2d, laplacian_3d, random_spd, fem_p1_1d, fem_p1_2d, "
+      "fem_p1_3d or graph_laplacian, got 'laplacian_4d'"}},
     // the matrix section
     {"NoMatrix", App::eigs, "eigensolver: {k: 4}", {"cfg/a.yaml:1: missing required key matrix"}},
     {"MatrixWithoutSource", App::eigs, "matrix: {}\n",
@@ -431,7 +431,7 @@ const std::vector<ErrorCase> kErrorCases = {
     {"MatrixMarketHasNoGroup", App::eigs, "matrix: {matrix_market: {file: a.mtx, group: /A}}",
      {"unknown key matrix.matrix_market.group"}},
     {"GeneratorWithoutType", App::eigs, "matrix: {generator: {nx: 4}}",
-     {"missing required key matrix.generator.type", "laplacian_1d, laplacian_2d, laplacian_3d or random_spd"}},
+     {"missing required key matrix.generator.type", "laplacian_1d, laplacian_2d, laplacian_3d, random_spd, fem_p1_1d"}},
     {"GeneratorNotMapping", App::eigs, "matrix: {generator: laplacian_3d}",
      {"matrix.generator must be a mapping of keys, got 'laplacian_3d'"}},
     {"GeneratorMissingSize", App::eigs, "matrix: {generator: {type: laplacian_2d, nx: 4}}",

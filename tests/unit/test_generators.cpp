@@ -17,6 +17,7 @@
 #include "tests/support/expect_error.hpp"
 #include "io/csr_rows.hpp"
 #include "io/generators.hpp"
+#include "test_matrices.hpp"
 
 namespace {
 
@@ -54,47 +55,9 @@ CsrRows whole(const GeneratorSpec& spec) { return generate_rows(spec, 0, generat
 
 using blockeigs::test::input_error_message;
 using blockeigs::test::expect_mentions;
-std::vector<double> dense(const CsrRows& m) {
-  std::vector<double> a(static_cast<std::size_t>(m.global_rows * m.global_cols), 0.0);
-  for (std::int64_t r = 0; r < m.local_rows(); ++r)
-    for (std::int64_t p = m.row_offsets[r]; p < m.row_offsets[r + 1]; ++p)
-      a[(m.first_row + r) * m.global_cols + m.col_indices[p]] += m.values[p];
-  return a;
-}
-
-// Cyclic Jacobi for a small dense symmetric matrix: slow but simple enough
-// to trust, and independent of the closed forms it checks.
+using blockeigs::test::dense;
 std::vector<double> jacobi_eigenvalues(std::vector<double> a, int n) {
-  double total = 0.0;
-  for (const double x : a) total += x * x;
-  for (int sweep = 0; sweep < 100; ++sweep) {
-    double off = 0.0;
-    for (int i = 0; i < n; ++i)
-      for (int j = i + 1; j < n; ++j) off += a[i * n + j] * a[i * n + j];
-    if (off <= 1e-30 * total) break;
-    for (int p = 0; p < n; ++p)
-      for (int q = p + 1; q < n; ++q) {
-        const double apq = a[p * n + q];
-        if (apq == 0.0) continue;
-        const double theta = (a[q * n + q] - a[p * n + p]) / (2.0 * apq);
-        const double t = (theta >= 0 ? 1.0 : -1.0) / (std::abs(theta) + std::sqrt(theta * theta + 1.0));
-        const double c = 1.0 / std::sqrt(t * t + 1.0), s = t * c;
-        for (int k = 0; k < n; ++k) {  // columns p, q
-          const double akp = a[k * n + p], akq = a[k * n + q];
-          a[k * n + p] = c * akp - s * akq;
-          a[k * n + q] = s * akp + c * akq;
-        }
-        for (int k = 0; k < n; ++k) {  // rows p, q
-          const double apk = a[p * n + k], aqk = a[q * n + k];
-          a[p * n + k] = c * apk - s * aqk;
-          a[q * n + k] = s * apk + c * aqk;
-        }
-      }
-  }
-  std::vector<double> eigenvalues(n);
-  for (int i = 0; i < n; ++i) eigenvalues[i] = a[i * n + i];
-  std::sort(eigenvalues.begin(), eigenvalues.end());
-  return eigenvalues;
+  return blockeigs::test::dense_symmetric_eigenvalues(std::move(a), n);
 }
 
 TEST(Generators, RowCountsAndNonzeros) {
