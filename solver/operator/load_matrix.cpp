@@ -13,15 +13,39 @@
 namespace blockeigs::solver {
 namespace {
 
-void check_rank_count(std::int64_t rows, int ranks, const std::string& what) {
+// The matrix being loaded: the first (balanced on its own rows) or a second on another's partition.
+struct Target {
+  const RowPartition* like = nullptr;
+  std::string key = "matrix";
+  // "matrix_b: b.h5:/B" for messages about a second matrix; the description alone for the first.
+  std::string what(const std::string& description) const { return like ? key + ": " + description : description; }
+};
+
+void check_square(std::int64_t rows, std::int64_t cols, const std::string& description, const Target& target) {
+  if (rows == cols) return;
+  fail_input(target.what(description), " is ", rows, " x ", cols, ": ",
+             target.like ? "B of A x = lambda B x must be square" : "block-eigs and block-cg need a square matrix");
+}
+
+// The first matrix needs a row per rank; a second one the first's row count.
+void check_rows(std::int64_t rows, int ranks, const std::string& description, const Target& target) {
+  if (target.like) {
+    const std::int64_t want = target.like->global_rows();
+    if (rows != want)
+      fail_input(target.what(description), " is ", rows, " x ", rows, ", but the matrix (A) is ", want, " x ", want,
+                 ": B of A x = lambda B x must be the size of A");
+    return;
+  }
   if (rows < ranks)
-    fail_input(what, " has ", rows, " rows, fewer than the ", ranks,
+    fail_input(description, " has ", rows, " rows, fewer than the ", ranks,
                " MPI ranks: run with at most ", rows, " ranks");
 }
 
-}  // namespace
+RowPartition split(const std::vector<std::int64_t>& offsets, int ranks, const Target& target) {
+  return target.like ? *target.like : RowPartition::balanced(offsets, ranks);
+}
 
-DistributedRows load_distributed_rows(const io::MatrixConfig& config, MPI_Comm comm) {
+DistributedRows load(const io::MatrixConfig& config, MPI_Comm comm, const Target& target) {
   int rank = 0, ranks = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
@@ -34,11 +58,11 @@ DistributedRows load_distributed_rows(const io::MatrixConfig& config, MPI_Comm c
       out.symmetric_by_construction = true;
       // Every rank computes the (cheap) row offsets, so no communication is needed.
       std::vector<std::int64_t> offsets = collectively(comm, [&] {
-        io::validate(spec, "matrix.generator");
-        check_rank_count(io::generated_rows(spec), ranks, out.description);
+        io::validate(spec, target.key + ".generator");
+        check_rows(io::generated_rows(spec), ranks, out.description, target);
         return io::generated_row_offsets(spec);
       });
-      out.partition = RowPartition::balanced(offsets, ranks);
+      out.partition = split(offsets, ranks, target);
       out.global_nnz = offsets.back();
       out.rows = io::generate_rows(spec, out.partition.begin(rank), out.partition.end(rank));
       break;
@@ -50,10 +74,8 @@ DistributedRows load_distributed_rows(const io::MatrixConfig& config, MPI_Comm c
         std::vector<std::int64_t> o;
         if (rank == 0) {
           const io::Hdf5CsrInfo info = io::read_hdf5_csr_info(config.file, config.group);
-          if (info.rows != info.cols)
-            fail_input(out.description, " is ", info.rows, " x ", info.cols,
-                       ": block-eigs and block-cg need a square matrix");
-          check_rank_count(info.rows, ranks, out.description);
+          check_square(info.rows, info.cols, out.description, target);
+          check_rows(info.rows, ranks, out.description, target);
           o = io::read_hdf5_row_offsets(config.file, config.group);
         }
         return o;
@@ -62,7 +84,7 @@ DistributedRows load_distributed_rows(const io::MatrixConfig& config, MPI_Comm c
       BLOCKEIGS_MPI_CHECK(MPI_Bcast(&count, 1, MPI_LONG_LONG, 0, comm));
       offsets.resize(static_cast<std::size_t>(count));
       large_bcast(comm, offsets.data(), count, 0);  // rows + 1 int64: past 2^31 bytes from 268M rows
-      out.partition = RowPartition::balanced(offsets, ranks);
+      out.partition = split(offsets, ranks, target);
       out.global_nnz = offsets.back();
       out.rows = collectively(comm, [&] {
         return io::read_hdf5_csr_rows(config.file, config.group, out.partition.begin(rank),
@@ -76,14 +98,12 @@ DistributedRows load_distributed_rows(const io::MatrixConfig& config, MPI_Comm c
       // rank parses the file and keeps its own rows.
       io::MatrixMarketFile file = collectively(comm, [&] {
         io::MatrixMarketFile f = io::read_matrix_market(config.file);
-        if (f.matrix.global_rows != f.matrix.global_cols)
-          fail_input(config.file, " is ", f.matrix.global_rows, " x ", f.matrix.global_cols,
-                     ": block-eigs and block-cg need a square matrix");
-        check_rank_count(f.matrix.global_rows, ranks, config.file);
+        check_square(f.matrix.global_rows, f.matrix.global_cols, config.file, target);
+        check_rows(f.matrix.global_rows, ranks, config.file, target);
         return f;
       });
       out.symmetric_by_construction = file.symmetry == io::MatrixMarketSymmetry::symmetric;
-      out.partition = RowPartition::balanced(file.matrix.row_offsets, ranks);
+      out.partition = split(file.matrix.row_offsets, ranks, target);
       out.global_nnz = file.matrix.nnz();
       out.rows = io::slice_rows(file.matrix, out.partition.begin(rank), out.partition.end(rank));
       break;
@@ -91,6 +111,17 @@ DistributedRows load_distributed_rows(const io::MatrixConfig& config, MPI_Comm c
   }
   out.numbering = RowNumbering::identity(comm, out.partition);
   return out;
+}
+
+}  // namespace
+
+DistributedRows load_distributed_rows(const io::MatrixConfig& config, MPI_Comm comm) {
+  return load(config, comm, Target{});
+}
+
+DistributedRows load_distributed_rows_like(const io::MatrixConfig& config, const RowPartition& like,
+                                           const std::string& key, MPI_Comm comm) {
+  return load(config, comm, Target{&like, key});
 }
 
 }  // namespace blockeigs::solver

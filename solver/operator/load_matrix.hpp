@@ -40,4 +40,11 @@ struct DistributedRows {
 
 DistributedRows load_distributed_rows(const io::MatrixConfig& config, MPI_Comm comm);
 
+// The same for a second matrix on the rows of a first (B of A x = lambda B x):
+// split by `like` (A's input partition) instead of balanced on its own
+// nonzeros. InputError (agreed) naming `key` ("matrix_b") and the source
+// when it is not square or has other than like.global_rows() rows.
+DistributedRows load_distributed_rows_like(const io::MatrixConfig& config, const RowPartition& like,
+                                           const std::string& key, MPI_Comm comm);
+
 }  // namespace blockeigs::solver

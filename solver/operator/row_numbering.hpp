@@ -34,6 +34,9 @@ class RowNumbering {
   const RowPartition& current() const { return current_; }
   // The input's row of this rank's local row i (operator's numbering).
   std::int64_t original_row(std::int64_t local) const;
+  // For each row of this rank's range of original(), its row in current()
+  // (empty for the identity): what moves a second matrix's rows as the first's.
+  const std::vector<std::int64_t>& current_of_original() const { return current_of_original_; }
 
   // Collective. `block`: this rank's rows in the operator's numbering,
   // row-major with `cols` columns (host). Returns this rank's rows of the

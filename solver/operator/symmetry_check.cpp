@@ -23,7 +23,7 @@ struct Entry {
 }  // namespace
 
 void check_symmetric(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition,
-                     const std::string& what) {
+                     const std::string& what, const std::string& symbol) {
   int ranks = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
   if (rows.global_rows != rows.global_cols)
@@ -62,8 +62,10 @@ void check_symmetric(MPI_Comm comm, const io::CsrRows& rows, const RowPartition&
   collectively(comm, [&] {
     auto mismatch = [&](std::int64_t i, std::int64_t j, double aij, double aji) {
       std::ostringstream text;
-      text << what << ": the matrix is not symmetric: A(" << i << ", " << j << ") = " << aij << " but A(" << j
-           << ", " << i << ") = " << aji << " (zero-based indices); block-eigs and block-cg need a symmetric matrix";
+      text << what << ": the matrix is not symmetric: " << symbol << "(" << i << ", " << j << ") = " << aij << " but "
+           << symbol << "(" << j << ", " << i << ") = " << aji << " (zero-based indices); "
+           << (symbol == "A" ? "block-eigs and block-cg need a symmetric matrix"
+                             : symbol + " of A x = lambda B x must be symmetric positive definite");
       throw InputError(text.str());
     };
     auto close = [](double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b)); };

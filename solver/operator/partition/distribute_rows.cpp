@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/checks.hpp"
+#include "core/error.hpp"
 #include "solver/operator/collective.hpp"
 #include "solver/operator/large_messages.hpp"
 #include "solver/operator/partition/graph_partition.hpp"
@@ -125,20 +126,28 @@ std::pair<io::CsrRows, std::vector<std::int64_t>> move_rows(MPI_Comm comm, const
   const std::vector<std::int64_t> col = all_to_all(comm, cols);
   const std::vector<double> value = all_to_all(comm, values);
 
-  // Rows arrive by source rank, each source's in local order: the new numbering's order.
+  // Rows arrive by source rank, each source's in local order (the new
+  // numbering's order where number_by_parts made it); placed by their new index.
   io::CsrRows out;
   out.global_rows = rows.global_rows;
   out.global_cols = rows.global_cols;
   out.first_row = current.begin(rank);
   const std::int64_t m = current.rows(rank);
-  BLOCKEIGS_ASSERT(static_cast<std::int64_t>(head.size()) == 3 * m);
+  if (static_cast<std::int64_t>(head.size()) != 3 * m)
+    throw LibraryError(detail::concat("moving rows: rank ", rank, " received ", head.size() / 3, " rows for its ", m));
+  std::vector<std::int64_t> slot(static_cast<std::size_t>(m)), start(static_cast<std::size_t>(m));
+  for (std::int64_t r = 0, at = 0; r < m; at += head[3 * r + 2], ++r) {
+    const std::int64_t local = head[3 * r] - out.first_row;
+    BLOCKEIGS_ASSERT(local >= 0 && local < m);
+    slot[local] = r;
+    start[r] = at;
+  }
   out.row_offsets.assign(1, 0);
   std::vector<std::int64_t> original(static_cast<std::size_t>(m));
   std::vector<std::pair<std::int64_t, double>> entries;
-  for (std::int64_t r = 0; r < m; ++r) {
-    BLOCKEIGS_ASSERT(head[3 * r] == out.first_row + r);
-    original[r] = head[3 * r + 1];
-    const std::int64_t b = out.row_offsets.back(), len = head[3 * r + 2];
+  for (std::int64_t i = 0; i < m; ++i) {
+    const std::int64_t r = slot[i], b = start[r], len = head[3 * r + 2];
+    original[i] = head[3 * r + 1];
     entries.clear();
     for (std::int64_t k = b; k < b + len; ++k) entries.emplace_back(col[k], value[k]);
     std::sort(entries.begin(), entries.end());  // columns sorted within a row, as CsrRows promises
@@ -146,7 +155,7 @@ std::pair<io::CsrRows, std::vector<std::int64_t>> move_rows(MPI_Comm comm, const
       out.col_indices.push_back(j);
       out.values.push_back(v);
     }
-    out.row_offsets.push_back(b + len);
+    out.row_offsets.push_back(out.row_offsets.back() + len);
   }
   return {std::move(out), std::move(original)};
 }
@@ -222,6 +231,22 @@ void distribute_rows(DistributedRows& matrix, PartitionMethod method, MPI_Comm c
     report.used = PartitionMethod::graph;
   }
   report.seconds = MPI_Wtime() - start;
+}
+
+void distribute_like(DistributedRows& second, const DistributedRows& first, MPI_Comm comm) {
+  const RowNumbering& numbering = first.numbering;
+  if (second.partition.first_rows() != numbering.original().first_rows())
+    throw LibraryError("distribute_like: the second matrix is not on the first's input partition");
+  second.partitioning = first.partitioning;
+  if (!numbering.is_identity()) {
+    const std::vector<std::int64_t>& renumbered = numbering.current_of_original();
+    std::vector<int> part(renumbered.size());
+    for (std::size_t i = 0; i < part.size(); ++i) part[i] = numbering.current().owner(renumbered[i]);
+    const std::vector<std::int64_t> columns = renumber_columns(comm, second.rows, second.partition, renumbered);
+    second.rows = move_rows(comm, second.rows, part, renumbered, columns, numbering.current()).first;
+  }
+  second.partition = first.partition;
+  second.numbering = numbering;
 }
 
 }  // namespace blockeigs::solver

@@ -36,4 +36,11 @@ double contiguous_halo_fraction(MPI_Comm comm, const io::CsrRows& rows, const Ro
 // (agreed) for `graph` in a build without PT-Scotch.
 void distribute_rows(DistributedRows& matrix, PartitionMethod method, MPI_Comm comm);
 
+// A second matrix (B of A x = lambda B x, loaded on the first's input
+// partition: load_distributed_rows_like) moved and renumbered as the first's
+// rows were: afterwards both have the same rows on every rank, in the same
+// numbering, and `second` carries the first's partition, numbering and
+// partition report. Collective.
+void distribute_like(DistributedRows& second, const DistributedRows& first, MPI_Comm comm);
+
 }  // namespace blockeigs::solver

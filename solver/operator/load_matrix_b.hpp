@@ -1,0 +1,29 @@
+// B of A x = lambda B x (the config's matrix_b section) on A's rows: read
+// in A's input partition, checked, then moved and renumbered exactly as A's
+// rows were (execution.partition), so that an operator built from it has
+// A's row ranges on every rank. Collective; errors agreed on by every rank.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+
+#include "io/config.hpp"
+#include "io/csr_rows.hpp"
+#include "solver/operator/load_matrix.hpp"
+
+namespace blockeigs::solver {
+
+// `a` is A as load_symmetric_matrix / distribute_rows left it. B must be
+// square, of A's size, symmetric (checked unless so by construction) and
+// have a positive diagonal (the cheap necessary condition for positive
+// definiteness); each failure is an InputError naming matrix_b and B's
+// source. The result has a's partition, numbering and partition report.
+DistributedRows load_matrix_b(const io::MatrixConfig& config, const DistributedRows& a, MPI_Comm comm);
+
+// InputError (agreed) naming `what` and the first row (zero-based, the rows'
+// numbering) whose diagonal entry is zero, negative or not stored: a
+// positive definite matrix has a positive diagonal. Collective.
+void check_positive_diagonal(MPI_Comm comm, const io::CsrRows& rows, const std::string& what);
+
+}  // namespace blockeigs::solver
