@@ -68,4 +68,9 @@ std::string read_root_string(const std::string& path, const std::string& name) {
   return *value;
 }
 
+std::optional<std::string> read_root_string_if_present(const std::string& path, const std::string& name) {
+  const Id file = open_file(path);
+  return read_string_attribute(file, name.c_str(), path, "/");
+}
+
 }  // namespace blockeigs::io

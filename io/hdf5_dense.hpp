@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,5 +28,7 @@ DenseRows read_hdf5_dense_rows(const std::string& path, const std::string& datas
 // attribute when it is missing or of another kind.
 std::int64_t read_root_integer(const std::string& path, const std::string& name);
 std::string read_root_string(const std::string& path, const std::string& name);
+// The same, empty where the attribute is not there (files written before it was).
+std::optional<std::string> read_root_string_if_present(const std::string& path, const std::string& name);
 
 }  // namespace blockeigs::io

@@ -276,7 +276,7 @@ int run_cg(const std::string& config_path, MPI_Comm comm, const std::vector<std:
   const io::CgConfig config =
       solver::collectively(comm, [&] { return io::read_cg_config(config_path, overrides); });
   return prepare_and_solve(config, comm, dry_run, [&](auto precision, const solver::DistributedRows& matrix,
-                                             const spmm::Context& context) {
+                                                      const solver::DistributedRows*, const spmm::Context& context) {
     return solve<decltype(precision)>(config, matrix, context, comm);
   });
 }

@@ -11,6 +11,7 @@
 #include "apps/app_main.hpp"
 #include "apps/run/checkpoint.hpp"
 #include "apps/run/distributed_output.hpp"
+#include "apps/run/eigs_problem.hpp"
 #include "apps/run/memory_report.hpp"
 #include "apps/run/monitor_pacing.hpp"
 #include "apps/run/preconditioner_setup.hpp"
@@ -37,6 +38,7 @@ const char* tests_passed(const solver::LobpcgResult<T>& r, int j) {
 // How the solve ended, in a line: converged, or why not.
 template <class T>
 std::string stop_summary(const solver::LobpcgResult<T>& r) {
+  const std::string residuals = r.generalized ? "||A x - lambda B x||" : "||A x - lambda x||";
   switch (r.stop) {
     case solver::LobpcgStop::converged:
       return "all converged";
@@ -47,8 +49,8 @@ std::string stop_summary(const solver::LobpcgResult<T>& r) {
              "is below what rounding allows for this matrix)";
     case solver::LobpcgStop::stagnated: {
       const solver::LobpcgStall& d = *r.stall;
-      return "NOT all converged: stopped, stagnating: the residuals ||A x - lambda x|| (their geometric mean) have "
-             "not fallen by 10% since iteration " + std::to_string(d.fallen_at) + " (lowest " +
+      return "NOT all converged: stopped, stagnating: the residuals " + residuals +
+             " (their geometric mean) have not fallen by 10% since iteration " + std::to_string(d.fallen_at) + " (lowest " +
              scientific(d.smallest) + " at iteration " +
              std::to_string(d.smallest_iteration) + ", now " + scientific(d.last) +
              "); the best iterate is returned. A preconditioner, a looser tolerance or "
@@ -58,7 +60,7 @@ std::string stop_summary(const solver::LobpcgResult<T>& r) {
       return "NOT all converged: interrupted by a signal";
     case solver::LobpcgStop::diverged: {
       const solver::LobpcgStall& d = *r.stall;
-      return "NOT all converged: stopped, diverging: the residuals ||A x - lambda x|| (their geometric mean) grew from " +
+      return "NOT all converged: stopped, diverging: the residuals " + residuals + " (their geometric mean) grew from " +
              scientific(d.smallest) + " (iteration " + std::to_string(d.smallest_iteration) + ") to " +
              scientific(d.last) + " (pair " + std::to_string(d.pair) +
              ", the largest); the best iterate is returned. A looser tolerance, another preconditioner or "
@@ -127,12 +129,14 @@ struct StartBlock {
 // first), or eigensolver.start (at most `block` columns). Collective.
 template <class T>
 StartBlock<T> start_block(const io::EigsConfig& config, const solver::LinearOperator<T>& op,
-                          const solver::RowNumbering& numbering, int block, MPI_Comm comm) {
+                          const solver::RowNumbering& numbering, int block, const EigsProblem<T>& problem,
+                          MPI_Comm comm) {
   const io::EigensolverConfig& settings = config.eigensolver;
   const std::int64_t rows = op.local_rows();
   StartBlock<T> start;
   io::DenseRows values;
   if (!config.resume.empty()) {
+    check_resume_problem(config.resume, problem.generalized(), problem.b_source, comm);
     ResumePoint point = read_resume_point(config.resume, "block-eigs", numbering, comm);
     if (point.iteration >= settings.max_iterations)
       solver::fail_input_everywhere("resume: ", config.resume, " was taken after iteration ", point.iteration,
@@ -178,28 +182,31 @@ solver::LobpcgOptions lobpcg_options(const io::EigensolverConfig& c, std::int64_
 }
 
 template <class T>
-int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, const spmm::Context& context,
-          MPI_Comm comm) {
+int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, const solver::DistributedRows* b,
+          const spmm::Context& context, MPI_Comm comm) {
   int rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const io::EigensolverConfig& settings = config.eigensolver;
   solver::DistributedOperator<T> op(comm, context, matrix.rows, matrix.partition, config.execution.spmm_algorithm);
-  const solver::MemoryPlan memory_plan = check_memory_with_operator(config, matrix, op);
+  // B (matrix_b) on A's rows and the constraint block Y (eigensolver.constraints), where given.
+  const EigsProblem<T> problem = set_up_problem<T>(config, matrix, b, context, comm);
+  const solver::MemoryPlan memory_plan = check_memory_with_operator(config, matrix, op, b, problem.b.get());
   solver::LobpcgOptions options = lobpcg_options(settings, op.global_rows());
   const int block = options.block_size > 0 ? options.block_size : solver::default_block_size(options.k, op.global_rows());
 
   const std::string summary = distribution_summary(matrix, op, config.execution, block);
   if (rank == 0) {
-    std::printf("block-eigs %s\n%s", BLOCKEIGS_VERSION, summary.c_str());
-    std::printf("solve      LOBPCG, %d %s eigenpairs, block %d, %s test, tolerance %g, max %d iterations, "
+    std::printf("block-eigs %s\n%s%s", BLOCKEIGS_VERSION, summary.c_str(), problem_summary(problem).c_str());
+    std::printf("solve      LOBPCG%s, %d %s eigenpairs, block %d, %s test, tolerance %g, max %d iterations, "
                 "preconditioner %s\n",
-                options.k, to_string(options.which).data(), block, to_string(options.test).data(),
-                options.tolerance, options.max_iterations, to_string(settings.preconditioner.kind).data());
+                problem.generalized() ? (" (" + equation(true) + ")").c_str() : "", options.k,
+                to_string(options.which).data(), block, to_string(options.test).data(), options.tolerance,
+                options.max_iterations, to_string(settings.preconditioner.kind).data());
   }
 
   // The start block, this rank's rows: a checkpoint's (resume), a file's
   // (eigensolver.start), or none (random columns).
-  StartBlock<T> start = start_block<T>(config, op, matrix.numbering, block, comm);
+  StartBlock<T> start = start_block<T>(config, op, matrix.numbering, block, problem, comm);
   options.max_iterations -= start.first_iteration;  // a resumed run's budget is what the first one left
   const std::string text = config_text(config.path, config.overrides, comm);
   CheckpointGuard guard(config.output.checkpoint, "block-eigs", start.first_iteration, text, matrix.numbering, comm);
@@ -209,6 +216,7 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
       guard.write(it.iteration, {{"/X", it.block_size, it.block}}, [&](io::Hdf5Writer& w) {
         w.write("/ritz_values", std::vector<double>(it.values.begin(), it.values.end()));
         write_provenance(w, "block-eigs", context, comm);
+        write_problem_attributes(w, problem, matrix.description);
       });
     return step.stop;
   };
@@ -217,6 +225,9 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
 
   // Rank 0 prints the monitor lines (output.monitor, every output.monitor_every
   // iterations) and, monitor or not, the solver's one warning about the floor.
+  if (rank == 0 && config.output.monitor && problem.generalized())
+    std::printf("monitor    %s: the first unconverged pair's eigenvalue and its residual ||A x - \u03bb B x||\n",
+                equation(true).c_str());
   if (rank == 0)
     options.monitor = [k = options.k, lines = config.output.monitor, pacing = MonitorPacing(config.output.monitor_every),
                        tolerance = options.tolerance, first = start.first_iteration](const solver::LobpcgProgress& p) mutable {
@@ -228,9 +239,11 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
       if (pacing.flush_due(p.elapsed, p.last)) std::fflush(stdout);
     };
   op.reset_timings();
-  std::optional<spmm::ConstDenseView<T>> start_view;
+  std::optional<spmm::ConstDenseView<T>> start_view, constraints_view;
   if (start.block) start_view = start.block->cview();
-  const solver::LobpcgResult<T> result = solver::lobpcg<T>(op, options, preconditioner.object.get(), start_view);
+  if (problem.constraints) constraints_view = problem.constraints->cview();
+  const solver::LobpcgResult<T> result =
+      solver::lobpcg<T>(op, options, preconditioner.object.get(), start_view, problem.b.get(), constraints_view);
 
   const auto& t = result.timings;
   // The preconditioner's products are counted apart from the solver's own.
@@ -298,6 +311,7 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
           w.write_matrix("/history/residual_norms", steps, k, history_residuals);
           w.write_string("/config", text);
           write_provenance(w, "block-eigs", context, comm);
+          write_problem_attributes(w, problem, matrix.description);
           w.attribute("/", "all_converged", result.all_converged());
           w.attribute("/", "norm_estimate", result.norm_estimate);
           w.attribute("/", "convergence_test", std::string(to_string(options.test)));
@@ -331,8 +345,8 @@ int run_eigs(const std::string& config_path, MPI_Comm comm, const std::vector<st
   const io::EigsConfig config =
       solver::collectively(comm, [&] { return io::read_eigs_config(config_path, overrides); });
   return prepare_and_solve(config, comm, dry_run, [&](auto precision, const solver::DistributedRows& matrix,
-                                             const spmm::Context& context) {
-    return solve<decltype(precision)>(config, matrix, context, comm);
+                                                      const solver::DistributedRows* b, const spmm::Context& context) {
+    return solve<decltype(precision)>(config, matrix, b, context, comm);
   });
 }
 

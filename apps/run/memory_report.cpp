@@ -90,7 +90,7 @@ void set_preconditioner(const io::PreconditionerConfig& p, solver::SolverShape& 
 
 int value_bytes(const io::ExecutionConfig& execution) { return execution.spmm_precision == Precision::fp32 ? 4 : 8; }
 
-solver::SolverShape solver_shape(const io::EigsConfig& c, Space space, std::int64_t rows, MPI_Comm) {
+solver::SolverShape solver_shape(const io::EigsConfig& c, Space space, std::int64_t rows, MPI_Comm comm) {
   const io::EigensolverConfig& e = c.eigensolver;
   solver::SolverShape s = solver::lobpcg_shape(e.k, e.block_size, e.test == StoppingTest::backward,
                                                e.preconditioner.kind != PreconditionerKind::none,
@@ -98,6 +98,11 @@ solver::SolverShape solver_shape(const io::EigsConfig& c, Space space, std::int6
   set_preconditioner(e.preconditioner, s);
   if (!e.start_file.empty()) s.start_columns = s.block;  // at most the block size
   s.output = !c.output.path.empty();
+  s.generalized = c.matrix_b.has_value();
+  if (e.constraints == io::ConstraintsSource::constant) s.constraint_columns = 1;
+  if (e.constraints == io::ConstraintsSource::hdf5)  // the dataset's shape: no rows read
+    s.constraint_columns = solver::collectively(
+        comm, [&] { return io::read_hdf5_dense_rows(e.constraints_file, e.constraints_dataset, 0, 0).cols; });
   return s;
 }
 
@@ -120,10 +125,23 @@ std::int64_t loaded_bytes(const io::CsrRows& rows) {
 }
 
 // The plan at `ranks` ranks with the rows split evenly: what "how many ranks would do" tries.
-auto plan_at_ranks(const MatrixExtent& e, const solver::SolverShape& shape, Space space) {
-  return [e, shape, space](int ranks) {
-    return solver::plan_memory(solver::even_share(e.rows, e.nnz, ranks), e.source, shape, space);
+auto plan_at_ranks(const MatrixExtent& e, const std::optional<MatrixExtent>& b, const solver::SolverShape& shape,
+                   Space space) {
+  return [e, b, shape, space](int ranks) {
+    std::optional<solver::SecondMatrix> second;
+    if (b) second = solver::SecondMatrix{solver::even_share(b->rows, b->nnz, ranks), b->source};
+    return solver::plan_memory(solver::even_share(e.rows, e.nnz, ranks), e.source, shape, space,
+                               second ? &*second : nullptr);
   };
+}
+
+// B's extent where the config has one (block-eigs' matrix_b).
+template <class Config>
+std::optional<MatrixExtent> matrix_b_extent(const Config& config, MPI_Comm comm) {
+  if constexpr (requires { config.matrix_b; }) {
+    if (config.matrix_b) return matrix_extent(*config.matrix_b, comm);
+  }
+  return std::nullopt;
 }
 
 int comm_size(MPI_Comm comm) {
@@ -148,34 +166,45 @@ std::int64_t resident_peak() {
 template <class Config>
 void check_memory_before_loading(const Config& config, const spmm::Context& context, MPI_Comm comm) {
   const MatrixExtent e = matrix_extent(config.matrix, comm);
-  if (!e.known) return;
+  const std::optional<MatrixExtent> b = matrix_b_extent(config, comm);
+  if (!e.known || (b && !b->known)) return;
   const Space space = context.space();
   const solver::SolverShape shape = solver_shape(config, space, e.rows, comm);
-  const auto plan_at = plan_at_ranks(e, shape, space);
+  const auto plan_at = plan_at_ranks(e, b, shape, space);
   solver::check_memory_fits(comm, plan_at(comm_size(comm)), 0, 0, context.device(), plan_at);
 }
 
 template <class Config, class T>
 solver::MemoryPlan check_memory_with_operator(const Config& config, const solver::DistributedRows& matrix,
-                                              const solver::DistributedOperator<T>& op) {
+                                              const solver::DistributedOperator<T>& op, const solver::DistributedRows* b,
+                                              const solver::DistributedOperator<T>* op_b) {
   MPI_Comm comm = op.comm();
   const Space space = op.context().space();
   MatrixExtent e = matrix_extent(config.matrix, comm);
   e.rows = matrix.partition.global_rows();
   e.nnz = matrix.global_nnz;
+  std::optional<MatrixExtent> b_extent = matrix_b_extent(config, comm);
+  std::optional<solver::SecondMatrix> second;
+  if (b && op_b) {
+    b_extent->rows = b->partition.global_rows();
+    b_extent->nnz = b->global_nnz;
+    second = solver::SecondMatrix{solver::measured_shape(*op_b, b->global_nnz), b_extent->source};
+  }
   const solver::SolverShape shape = solver_shape(config, space, e.rows, comm);
-  const solver::MemoryPlan plan =
-      solver::plan_memory(solver::measured_shape(op, matrix.global_nnz), e.source, shape, space);
-  // What this rank holds already counts as the plan's: the rows, the operator's Buffers.
-  const std::int64_t host_held = loaded_bytes(matrix.rows) + spmm::memory_counters(Space::host).current;
+  const solver::MemoryPlan plan = solver::plan_memory(solver::measured_shape(op, matrix.global_nnz), e.source, shape,
+                                                      space, second ? &*second : nullptr);
+  // What this rank holds already counts as the plan's: the rows, the operators' Buffers.
+  const std::int64_t host_held =
+      loaded_bytes(matrix.rows) + (b ? loaded_bytes(b->rows) : 0) + spmm::memory_counters(Space::host).current;
   const std::int64_t device_held = space == Space::device ? spmm::memory_counters(Space::device).current : 0;
-  solver::check_memory_fits(comm, plan, host_held, device_held, op.context().device(), plan_at_ranks(e, shape, space));
+  solver::check_memory_fits(comm, plan, host_held, device_held, op.context().device(),
+                            plan_at_ranks(e, b_extent, shape, space));
   return plan;
 }
 
 template <class Config>
-int print_dry_run(const Config& config, const solver::DistributedRows& matrix, const spmm::Context& context,
-                  MPI_Comm comm) {
+int print_dry_run(const Config& config, const solver::DistributedRows& matrix, const solver::DistributedRows* b,
+                  const spmm::Context& context, MPI_Comm comm) {
   int rank = 0;
   const int ranks = comm_size(comm);
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
@@ -185,7 +214,14 @@ int print_dry_run(const Config& config, const solver::DistributedRows& matrix, c
   e.nnz = matrix.global_nnz;
   const solver::SolverShape shape = solver_shape(config, space, e.rows, comm);
   const solver::RankShape mine = solver::measured_shape(comm, matrix.rows, matrix.partition, matrix.global_nnz);
-  const solver::MemoryPlan plan = solver::plan_memory(mine, e.source, shape, space);
+  std::optional<MatrixExtent> b_extent = matrix_b_extent(config, comm);
+  std::optional<solver::SecondMatrix> second;
+  if (b) {
+    b_extent->rows = b->partition.global_rows();
+    b_extent->nnz = b->global_nnz;
+    second = solver::SecondMatrix{solver::measured_shape(comm, b->rows, b->partition, b->global_nnz), b_extent->source};
+  }
+  const solver::MemoryPlan plan = solver::plan_memory(mine, e.source, shape, space, second ? &*second : nullptr);
 
   constexpr int fields = 7;
   const long long row[fields] = {mine.local_rows, matrix.rows.first_row, mine.local_nnz, mine.halo_rows,
@@ -208,6 +244,7 @@ int print_dry_run(const Config& config, const solver::DistributedRows& matrix, c
     std::printf("dry run: %s, %lld x %lld, %lld nonzeros, %d rank%s, backend %s\n", matrix.description.c_str(),
                 static_cast<long long>(e.rows), static_cast<long long>(e.rows), static_cast<long long>(e.nnz), ranks,
                 ranks > 1 ? "s" : "", device ? "cuda" : "cpu");
+    if (b) std::printf("dry run: A x = \u03bb B x, B %s, %lld nonzeros\n", b->description.c_str(), static_cast<long long>(b->global_nnz));
     std::printf("  rank        rows   first row      nonzeros   halo rows  neighbours     host peak   device peak\n");
     for (int r = 0; r < ranks; ++r) {
       const long long* f = &all[static_cast<std::size_t>(r) * fields];
@@ -217,7 +254,8 @@ int print_dry_run(const Config& config, const solver::DistributedRows& matrix, c
     std::printf("memory plan of rank %d, the largest:\n%s", largest.rank, items.c_str());
     std::fflush(stdout);
   }
-  solver::check_memory_fits(comm, plan, loaded_bytes(matrix.rows), 0, context.device(), plan_at_ranks(e, shape, space));
+  solver::check_memory_fits(comm, plan, loaded_bytes(matrix.rows) + (b ? loaded_bytes(b->rows) : 0), 0,
+                            context.device(), plan_at_ranks(e, b_extent, shape, space));
   if (rank == 0) std::printf("dry run: the plan fits the free memory; nothing solved, nothing written\n");
   return exit_ok;
 }
@@ -255,14 +293,24 @@ std::string memory_line(const solver::MemoryPlan& plan, MPI_Comm comm) {
 template void check_memory_before_loading(const io::EigsConfig&, const spmm::Context&, MPI_Comm);
 template void check_memory_before_loading(const io::CgConfig&, const spmm::Context&, MPI_Comm);
 template solver::MemoryPlan check_memory_with_operator(const io::EigsConfig&, const solver::DistributedRows&,
-                                                       const solver::DistributedOperator<float>&);
+                                                       const solver::DistributedOperator<float>&,
+                                                       const solver::DistributedRows*,
+                                                       const solver::DistributedOperator<float>*);
 template solver::MemoryPlan check_memory_with_operator(const io::EigsConfig&, const solver::DistributedRows&,
-                                                       const solver::DistributedOperator<double>&);
+                                                       const solver::DistributedOperator<double>&,
+                                                       const solver::DistributedRows*,
+                                                       const solver::DistributedOperator<double>*);
 template solver::MemoryPlan check_memory_with_operator(const io::CgConfig&, const solver::DistributedRows&,
-                                                       const solver::DistributedOperator<float>&);
+                                                       const solver::DistributedOperator<float>&,
+                                                       const solver::DistributedRows*,
+                                                       const solver::DistributedOperator<float>*);
 template solver::MemoryPlan check_memory_with_operator(const io::CgConfig&, const solver::DistributedRows&,
-                                                       const solver::DistributedOperator<double>&);
-template int print_dry_run(const io::EigsConfig&, const solver::DistributedRows&, const spmm::Context&, MPI_Comm);
-template int print_dry_run(const io::CgConfig&, const solver::DistributedRows&, const spmm::Context&, MPI_Comm);
+                                                       const solver::DistributedOperator<double>&,
+                                                       const solver::DistributedRows*,
+                                                       const solver::DistributedOperator<double>*);
+template int print_dry_run(const io::EigsConfig&, const solver::DistributedRows&, const solver::DistributedRows*,
+                           const spmm::Context&, MPI_Comm);
+template int print_dry_run(const io::CgConfig&, const solver::DistributedRows&, const solver::DistributedRows*,
+                           const spmm::Context&, MPI_Comm);
 
 }  // namespace blockeigs::apps

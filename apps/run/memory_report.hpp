@@ -23,18 +23,21 @@ template <class Config>
 void check_memory_before_loading(const Config& config, const spmm::Context& context, MPI_Comm comm);
 
 // The plan with this rank's exact share, checked against the memory free now
-// (what the operator holds counted as the plan's); refuses on every rank
-// when it does not fit. Call after the operator is built, before the solver. Collective.
+// (what the operators hold counted as the plan's); refuses on every rank
+// when it does not fit. Call after the operators are built (A's, and B's of
+// A x = lambda B x where there is one), before the solver. Collective.
 template <class Config, class T>
 solver::MemoryPlan check_memory_with_operator(const Config& config, const solver::DistributedRows& matrix,
-                                              const solver::DistributedOperator<T>& op);
+                                              const solver::DistributedOperator<T>& op,
+                                              const solver::DistributedRows* b = nullptr,
+                                              const solver::DistributedOperator<T>* op_b = nullptr);
 
-// --dry-run: the partition with each rank's halo and memory, the largest
+// --dry-run (`b`: B of A x = lambda B x, or null): the partition with each rank's halo and memory, the largest
 // rank's plan item by item, and whether it fits (refused as a run would be).
 // Prints on rank 0; returns exit_ok. Collective.
 template <class Config>
-int print_dry_run(const Config& config, const solver::DistributedRows& matrix, const spmm::Context& context,
-                  MPI_Comm comm);
+int print_dry_run(const Config& config, const solver::DistributedRows& matrix, const solver::DistributedRows* b,
+                  const spmm::Context& context, MPI_Comm comm);
 
 // "memory     plan ... per rank; measured peak ..." for the summary: the
 // largest rank's plan and measurement (Buffers' peak in the operator's

@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "io/hdf5_writer.hpp"
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/load_matrix.hpp"
+#include "solver/operator/load_matrix_b.hpp"
 #include "spmm/dense.hpp"
 #include "spmm/memory.hpp"
 
@@ -52,9 +54,11 @@ DistributedBlock block_in_input_order(const std::string& dataset, const std::vec
 void check_output_path(const std::string& path, MPI_Comm comm, const std::string& key = "output.path");
 
 // The steps between a config and a solve, the same for both apps: output path
-// checked, backend chosen, the memory plan checked from the matrix's size,
-// matrix loaded, checked and distributed; then (a dry run prints the plan and stops)
-// solve(T{}, matrix, context) with T the config's SpMM precision.
+// checked, backend chosen, the memory plan checked from the matrices' sizes,
+// matrix loaded, checked and distributed, and B of A x = lambda B x (block-eigs'
+// matrix_b) on its rows; then (a dry run prints the plan and stops)
+// solve(T{}, matrix, b, context) with T the config's SpMM precision and b
+// null without a B.
 template <class Config, class Solve>
 int prepare_and_solve(const Config& config, MPI_Comm comm, bool dry_run, Solve&& solve) {
   check_output_path(config.output.path, comm);
@@ -63,9 +67,14 @@ int prepare_and_solve(const Config& config, MPI_Comm comm, bool dry_run, Solve&&
   spmm::reset_memory_peaks();
   check_memory_before_loading(config, context, comm);
   const solver::DistributedRows matrix = load_symmetric_matrix(config.matrix, config.execution.partition, comm);
-  if (dry_run) return print_dry_run(config, matrix, context, comm);
-  if (config.execution.spmm_precision == Precision::fp32) return solve(float{}, matrix, context);
-  return solve(double{}, matrix, context);
+  std::optional<solver::DistributedRows> b;
+  if constexpr (requires { config.matrix_b; }) {
+    if (config.matrix_b) b = solver::load_matrix_b(*config.matrix_b, matrix, comm);
+  }
+  const solver::DistributedRows* matrix_b = b ? &*b : nullptr;
+  if (dry_run) return print_dry_run(config, matrix, matrix_b, context, comm);
+  if (config.execution.spmm_precision == Precision::fp32) return solve(float{}, matrix, matrix_b, context);
+  return solve(double{}, matrix, matrix_b, context);
 }
 
 // A block in `space` filled from host doubles (rows x cols, row-major).

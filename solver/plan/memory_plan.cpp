@@ -27,64 +27,82 @@ struct Phases {
   std::int64_t op_build = 0, op_solve = 0;       // the operator's space, Buffers
 };
 
-// The matrix: loading, the split blocks, the operator's copies and its halo.
-void add_matrix(const RankShape& s, const MatrixSourceSize& source, const SolverShape& solver, Space space,
+// A matrix ("matrix" or "matrix B"): loading, the split blocks, the operator's copies.
+void add_matrix(const char* name, const RankShape& s, const MatrixSourceSize& source, const SolverShape& solver,
                 std::vector<MemoryItem>& items, Phases& p, std::int64_t& replicated) {
   const int v = solver.value_bytes;
+  const std::string m = name;
   const std::int64_t rows = loaded_rows_bytes(s);
-  items.push_back({"matrix rows as loaded (int64 columns, fp64 values)", rows, 0});
+  items.push_back({m + " rows as loaded (int64 columns, fp64 values)", rows, 0});
   p.load += rows;
   p.build += rows;
   p.solve += rows;
   if (source.origin != MatrixOrigin::matrix_market) {
     // Every rank holds the whole row offsets while the partition is made.
     const std::int64_t offsets = 8 * (s.global_rows + 1);
-    items.push_back({"row offsets of the whole matrix, on every rank, while loading", offsets, 0});
+    items.push_back({"row offsets of the whole " + m + ", on every rank, while loading", offsets, 0});
     p.load += offsets;
-    replicated = offsets;
+    replicated += offsets;
   } else {
     // Every rank parses the whole file: its text, the entries, the whole CSR.
     const std::int64_t whole = source.text_bytes + 24 * source.stored_entries +
                                csr_bytes(s.global_rows, s.global_nnz, 8, 8);
-    items.push_back({"the whole Matrix Market file parsed on every rank, while loading", whole, 0});
+    items.push_back({"the whole Matrix Market file of the " + m + " parsed on every rank, while loading", whole, 0});
     p.load += whole;
-    replicated = whole;
+    replicated += whole;
   }
   if (!source.symmetric_by_construction) {
     const std::int64_t check = 3 * 24 * s.local_nnz;  // (row, column, value) entries sent, received, kept
-    items.push_back({"symmetry check (entries exchanged), while loading", check, 0});
+    items.push_back({m + ": symmetry check (entries exchanged), while loading", check, 0});
     p.load += check;
   }
   const std::int64_t diagonal_nnz = s.local_nnz - s.off_diagonal_nnz;
   const std::int64_t split = csr_bytes(s.local_rows, diagonal_nnz, 4, v) +
                              csr_bytes(s.off_diagonal_rows, s.off_diagonal_nnz, 4, v) +
                              4 * s.off_diagonal_rows + 8 * s.halo_rows + std::int64_t{v} * s.local_rows;
-  items.push_back({"diagonal and off-diagonal blocks, split on the host while the operator is built", split, 0});
+  items.push_back({m + ": diagonal and off-diagonal blocks, split on the host while the operator is built", split, 0});
   p.build += split;
 
   // The operator's copies: both blocks, the diagonal entries, the off-diagonal rows.
   const std::int64_t blocks = split - 8 * s.halo_rows;
-  items.push_back({"matrix: diagonal and off-diagonal blocks (int32 columns)", 0, blocks});
+  items.push_back({m + ": diagonal and off-diagonal blocks (int32 columns)", 0, blocks});
   p.op_build += blocks;
   p.op_solve += blocks;
-  (void)space;
 }
 
 // The halo at its widest block, `width` columns of T: the rows to pack, the
 // packed rows, the received rows and the off-diagonal product.
-void add_halo(const RankShape& s, std::int64_t width, int v, std::vector<MemoryItem>& items, Phases& p) {
+void add_halo(const RankShape& s, std::int64_t width, int v, std::vector<MemoryItem>& items, Phases& p,
+              const char* of = "") {
   const std::int64_t bytes = 4 * s.packed_rows + (s.packed_rows + s.halo_rows + s.off_diagonal_rows) * width * v;
   std::ostringstream what;
-  what << "halo: send, receive and off-diagonal product at " << width << " columns";
+  what << "halo" << of << ": send, receive and off-diagonal product at " << width << " columns";
   items.push_back({what.str(), 0, bytes});
   p.op_solve += bytes;
 }
 
-void add_lobpcg(const RankShape& s, const SolverShape& o, std::vector<MemoryItem>& items, Phases& p) {
+void add_lobpcg(const RankShape& s, const SolverShape& o, const SecondMatrix* b, std::vector<MemoryItem>& items,
+                Phases& p) {
   using lobpcg_detail::round_up;
   const std::int64_t m = s.local_rows, v = o.value_bytes, nb = o.block, k = o.columns;
   const std::int64_t widest_xp = round_up(2 * nb, o.alignment), w = round_up(nb, o.alignment);
   add_halo(s, widest_xp, o.value_bytes, items, p);
+  if (b) add_halo(b->shape, widest_xp, o.value_bytes, items, p, " of B");
+  if (o.generalized) {
+    // B's products carried like A's: [B X B P] and B W, each twice (the step's and the next).
+    const std::int64_t bxp = 2 * m * widest_xp * v + 2 * m * w * v;
+    std::ostringstream what;
+    what << "LOBPCG with B: [B X B P] twice (" << widest_xp << " columns), B W twice (" << w << " each)";
+    items.push_back({what.str(), 0, bxp});
+    p.op_solve += bxp;
+  }
+  if (o.constraint_columns > 0) {
+    // Y and B Y in the operator's memory, Y read as host doubles first.
+    const std::int64_t c = o.constraint_columns, y = 2 * m * c * v;
+    items.push_back({"constraints: Y and B Y (" + std::to_string(c) + " columns each)", 8 * m * c, y});
+    p.op_solve += y;
+    p.solve += 8 * m * c;
+  }
   // Z in fp32 holds two fp32 blocks and one fp64 copy: as many bytes as two fp64 blocks.
   const std::int64_t sas = 2 * m * 2 * widest_xp * v, z = 2 * m * w * v, aw = 2 * m * w * v;
   std::ostringstream what;
@@ -153,14 +171,15 @@ SolverShape lobpcg_shape(int k, int block_size, bool backward_test, bool precond
 }
 
 MemoryPlan plan_memory(const RankShape& shape, const MatrixSourceSize& source, const SolverShape& solver,
-                       Space space) {
+                       Space space, const SecondMatrix* b) {
   MemoryPlan plan;
   plan.shape = shape;
   plan.space = space;
   Phases p;
-  add_matrix(shape, source, solver, space, plan.items, p, plan.host_replicated);
+  add_matrix(b ? "matrix A" : "matrix", shape, source, solver, plan.items, p, plan.host_replicated);
+  if (b) add_matrix("matrix B", b->shape, b->source, solver, plan.items, p, plan.host_replicated);
   if (solver.kind == SolverShape::Kind::lobpcg)
-    add_lobpcg(shape, solver, plan.items, p);
+    add_lobpcg(shape, solver, b, plan.items, p);
   else
     add_block_cg(shape, solver, plan.items, p);
   plan.buffers_peak = std::max(p.op_build, p.op_solve);

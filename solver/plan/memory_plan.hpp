@@ -54,6 +54,15 @@ struct SolverShape {
   std::int64_t start_columns = 0;  // LOBPCG: a start block read from a file
   bool known_solution = false;     // block CG: the known X beside B
   bool output = false;             // results written: host copies of the big block
+  bool generalized = false;        // LOBPCG on A x = lambda B x: B's products of its blocks
+  std::int64_t constraint_columns = 0;  // LOBPCG: columns of the constraint block Y
+};
+
+// A second matrix on the first's rows (B of A x = lambda B x): its share
+// (A's rows, its own nonzeros and halo) and how it reaches the rank.
+struct SecondMatrix {
+  RankShape shape;
+  MatrixSourceSize source;
 };
 
 // LOBPCG's shape: k, the block size (0: automatic), the test and the
@@ -85,8 +94,9 @@ struct MemoryPlan {
   std::int64_t host_replicated = 0;
 };
 
+// `b`: B of A x = lambda B x, held and applied beside A (none: B = I).
 MemoryPlan plan_memory(const RankShape& shape, const MatrixSourceSize& source, const SolverShape& solver,
-                       Space space);
+                       Space space, const SecondMatrix* b = nullptr);
 
 // "1.25 GiB", "312.0 MiB", "4.0 KiB", "17 B".
 std::string format_bytes(double bytes);

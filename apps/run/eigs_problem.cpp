@@ -1,0 +1,160 @@
+#include "apps/run/eigs_problem.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <vector>
+
+#include "apps/run/run_common.hpp"
+#include "core/checks.hpp"
+#include "io/hdf5_dense.hpp"
+#include "solver/blocks/block_ops.hpp"
+#include "solver/lobpcg/symmetric_eigen.hpp"
+#include "solver/operator/collective.hpp"
+
+namespace blockeigs::apps {
+namespace {
+
+// Y's columns count as dependent where the Gram matrix of the columns scaled
+// to unit norm has a condition above this (Y's own above 1e5): projecting
+// against them would lose half the digits fp64 has.
+constexpr double kConstraintGramCondition = 1e10;
+
+// eigensolver.constraints as this rank's rows (the operator's numbering), host doubles. Collective.
+io::DenseRows read_constraints(const io::EigensolverConfig& e, const solver::DistributedRows& a, MPI_Comm comm) {
+  if (e.constraints == io::ConstraintsSource::constant) {
+    io::DenseRows ones;
+    ones.global_rows = a.partition.global_rows();
+    ones.cols = 1;
+    ones.values.assign(static_cast<std::size_t>(a.rows.local_rows()), 1.0);
+    return ones;
+  }
+  try {
+    return read_dense_rows(e.constraints_file, e.constraints_dataset, a.numbering, comm);
+  } catch (const solver::AgreedError& error) {  // every rank has it: name the key on every rank
+    throw solver::AgreedError("eigensolver.constraints: " + std::string(error.what()), error.is_input_error());
+  }
+}
+
+// Full column rank, judged on the column-scaled Gram matrix (the same bits on
+// every rank: block_ops' reductions are deterministic). Collective.
+void check_full_column_rank(const io::DenseRows& y, const std::string& what, MPI_Comm comm) {
+  const std::int64_t m = y.cols;
+  const std::int64_t rows = m > 0 ? static_cast<std::int64_t>(y.values.size()) / m : 0;
+  const spmm::ConstDenseView<double> view{Space::host, rows, m, m, y.values.data()};
+  const solver::PrivateComm reduce(comm);
+  const solver::HostMatrix gram = solver::gram<double>(spmm::Context::host(), reduce.get(), view);
+  solver::HostMatrix scaled(m, m);
+  for (std::int64_t j = 0; j < m; ++j)
+    if (!(gram(j, j) > 0))
+      solver::fail_input_everywhere(what, ": column ", j, " is zero: the constraints must have full column rank");
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < m; ++j) scaled(i, j) = gram(i, j) / std::sqrt(gram(i, i) * gram(j, j));
+  const solver::SymmetricEigen eigen = solver::symmetric_eigen(scaled, 0, 1);
+  const double lowest = eigen.values.front(), highest = eigen.values.back();
+  if (lowest > highest / kConstraintGramCondition) return;
+  // The nearly vanishing combination: the columns with the largest weights in it.
+  double largest = 0;
+  for (std::int64_t j = 0; j < m; ++j) largest = std::max(largest, std::abs(eigen.vectors(j, 0)));
+  std::string columns;
+  for (std::int64_t j = 0; j < m; ++j)
+    if (std::abs(eigen.vectors(j, 0)) >= 0.1 * largest) columns += (columns.empty() ? "" : ", ") + std::to_string(j);
+  std::ostringstream condition;
+  if (lowest > 0)
+    condition << "has condition " << scientific(highest / lowest, 2);
+  else
+    condition << "is singular to working precision";
+  solver::fail_input_everywhere(what, ": the ", m, " columns are linearly dependent: the Gram matrix of the columns "
+                                "scaled to unit norm ", condition.str(), " (at most ", scientific(kConstraintGramCondition, 0),
+                                " is accepted), and a combination of columns ", columns,
+                                " nearly vanishes; the constraints must have full column rank");
+}
+
+}  // namespace
+
+std::string equation(bool generalized) { return generalized ? "A x = \u03bb B x" : "A x = \u03bb x"; }
+
+template <class T>
+EigsProblem<T> set_up_problem(const io::EigsConfig& config, const solver::DistributedRows& a,
+                              const solver::DistributedRows* b, const spmm::Context& context, MPI_Comm comm) {
+  EigsProblem<T> problem;
+  if (b) {
+    problem.b = std::make_unique<solver::DistributedOperator<T>>(comm, context, b->rows, b->partition,
+                                                                 config.execution.spmm_algorithm);
+    problem.b_source = b->description;
+    problem.b_nnz = b->global_nnz;
+  }
+  const io::EigensolverConfig& e = config.eigensolver;
+  if (e.constraints == io::ConstraintsSource::none) return problem;
+  problem.constraints_source =
+      e.constraints == io::ConstraintsSource::constant ? "constant" : e.constraints_file + ":" + e.constraints_dataset;
+  const io::DenseRows y = read_constraints(e, a, comm);
+  const std::string what = "eigensolver.constraints: " + problem.constraints_source;
+  const std::int64_t rows = a.partition.global_rows();
+  if (e.k + y.cols >= rows)
+    solver::fail_input_everywhere(what, " has ", y.cols, " column", y.cols == 1 ? "" : "s", " and eigensolver.k is ",
+                                  e.k, ": together they must be below the matrix's ", rows, " rows");
+  check_full_column_rank(y, what, comm);
+  problem.constraint_columns = y.cols;
+  problem.constraints.emplace(from_host_doubles<T>(context.space(), a.rows.local_rows(), y.cols, y.values));
+  return problem;
+}
+
+template <class T>
+std::string problem_summary(const EigsProblem<T>& p) {
+  if (!p.generalized() && p.constraint_columns == 0) return {};
+  std::ostringstream out;
+  out << "problem    " << equation(p.generalized());
+  if (p.generalized()) out << ", B: " << p.b_source << ", " << p.b_nnz << " nonzeros; eigenvectors B-orthonormal";
+  if (p.constraint_columns > 0)
+    out << "; eigenvectors " << (p.generalized() ? "B-orthogonal" : "orthogonal") << " to " << p.constraint_columns
+        << " constraint column" << (p.constraint_columns == 1 ? "" : "s") << " (" << p.constraints_source << ")";
+  out << "\n";
+  return out.str();
+}
+
+template <class T>
+void write_problem_attributes(io::Hdf5Writer& w, const EigsProblem<T>& p, const std::string& matrix) {
+  w.attribute("/", "problem", std::string(p.generalized() ? "generalized" : "standard"));
+  w.attribute("/", "equation", std::string(p.generalized() ? "A x = lambda B x" : "A x = lambda x"));
+  w.attribute("/", "matrix", matrix);
+  if (p.generalized()) w.attribute("/", "matrix_b", p.b_source);
+  w.attribute("/", "eigenvectors", std::string(p.generalized() ? "B-orthonormal" : "orthonormal"));
+  if (p.constraint_columns > 0) {
+    w.attribute("/", "constraints", p.constraints_source);
+    w.attribute("/", "constraint_columns", p.constraint_columns);
+  }
+}
+
+void check_resume_problem(const std::string& checkpoint, bool generalized, const std::string& b_source,
+                          MPI_Comm comm) {
+  int rank = 0;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  const std::string note = solver::collectively(comm, [&] {
+    if (rank != 0) return std::string();
+    // Checkpoints written before B was recorded are of the standard problem.
+    const std::string problem = io::read_root_string_if_present(checkpoint, "problem").value_or("standard");
+    const std::string source = io::read_root_string_if_present(checkpoint, "matrix_b").value_or("");
+    const bool was_generalized = problem == "generalized";
+    if (was_generalized != generalized)
+      fail_input("resume: ", checkpoint, " is a checkpoint of ", equation(was_generalized),
+                 was_generalized ? " (B: " + source + ")" : std::string(), ", but this run solves ",
+                 equation(generalized), ": give matrix_b as that run did, or start afresh");
+    if (generalized && source != b_source)
+      return "note: resume: the checkpoint's B was " + source + ", this run's is " + b_source + "\n";
+    return std::string();
+  });
+  if (rank == 0 && !note.empty()) std::printf("%s", note.c_str());
+}
+
+template EigsProblem<float> set_up_problem(const io::EigsConfig&, const solver::DistributedRows&,
+                                           const solver::DistributedRows*, const spmm::Context&, MPI_Comm);
+template EigsProblem<double> set_up_problem(const io::EigsConfig&, const solver::DistributedRows&,
+                                            const solver::DistributedRows*, const spmm::Context&, MPI_Comm);
+template std::string problem_summary(const EigsProblem<float>&);
+template std::string problem_summary(const EigsProblem<double>&);
+template void write_problem_attributes(io::Hdf5Writer&, const EigsProblem<float>&, const std::string&);
+template void write_problem_attributes(io::Hdf5Writer&, const EigsProblem<double>&, const std::string&);
+
+}  // namespace blockeigs::apps
