@@ -18,9 +18,11 @@ DenseRows read_hdf5_dense_rows(const std::string& path, const std::string& datas
   if (!type.valid() || H5Tget_class(type.get()) != H5T_FLOAT)
     fail_input(path, ": ", dataset, " must hold floating-point numbers");
   const Id space(H5Dget_space(set.get()), H5Sclose);
-  if (H5Sget_simple_extent_ndims(space.get()) != 2)
-    fail_input(path, ": ", dataset, " must be two-dimensional (rows x columns)");
-  hsize_t dims[2] = {0, 0};
+  // A vector is one column (the writer stores a one-column block so: a k = 1 result's eigenvectors).
+  const int ndims = H5Sget_simple_extent_ndims(space.get());
+  if (ndims != 1 && ndims != 2)
+    fail_input(path, ": ", dataset, " must be two-dimensional (rows x columns) or a vector (one column)");
+  hsize_t dims[2] = {0, 1};
   H5Sget_simple_extent_dims(space.get(), dims, nullptr);
   DenseRows out;
   out.global_rows = static_cast<std::int64_t>(dims[0]);
@@ -36,7 +38,7 @@ DenseRows read_hdf5_dense_rows(const std::string& path, const std::string& datas
   if (rows > 0) {
     const hsize_t start[2] = {static_cast<hsize_t>(row_begin), 0};
     const hsize_t count[2] = {static_cast<hsize_t>(rows), dims[1]};
-    const Id memory(H5Screate_simple(2, count, nullptr), H5Sclose);
+    const Id memory(H5Screate_simple(ndims, count, nullptr), H5Sclose);
     if (H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr) < 0 ||
         H5Dread(set.get(), H5T_NATIVE_DOUBLE, memory.get(), space.get(), H5P_DEFAULT, out.values.data()) < 0)
       fail_input(path, ": ", dataset, ": cannot read rows [", row_begin, ", ", row_end, ") (damaged or truncated?)");

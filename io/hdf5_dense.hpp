@@ -1,6 +1,7 @@
 // Dense row-major blocks in HDF5 (start blocks for LOBPCG, right-hand sides
-// for block CG, checkpoints): a two-dimensional float dataset of rows x
-// columns; each rank reads only its own rows. And the root attributes that
+// for block CG, constraint blocks, checkpoints): a two-dimensional float
+// dataset of rows x columns, or a vector (one column); each rank reads only
+// its own rows. And the root attributes that
 // say what a result or checkpoint file holds.
 #pragma once
 

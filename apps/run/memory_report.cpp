@@ -101,8 +101,13 @@ solver::SolverShape solver_shape(const io::EigsConfig& c, Space space, std::int6
   s.generalized = c.matrix_b.has_value();
   if (e.constraints == io::ConstraintsSource::constant) s.constraint_columns = 1;
   if (e.constraints == io::ConstraintsSource::hdf5)  // the dataset's shape: no rows read
-    s.constraint_columns = solver::collectively(
-        comm, [&] { return io::read_hdf5_dense_rows(e.constraints_file, e.constraints_dataset, 0, 0).cols; });
+    s.constraint_columns = solver::collectively(comm, [&] {
+      try {
+        return io::read_hdf5_dense_rows(e.constraints_file, e.constraints_dataset, 0, 0).cols;
+      } catch (const InputError& error) {
+        fail_input("eigensolver.constraints: ", error.what());
+      }
+    });
   return s;
 }
 
