@@ -26,6 +26,9 @@ def main(app, ref_path, stopped_path, checkpoint_path, resumed_path):
         problems.append("the interrupted run's file is not marked interrupted and unconverged")
     if attribute(checkpoint, "checkpoint_of") != app:
         problems.append(f"the checkpoint is {attribute(checkpoint, 'checkpoint_of')}'s, not {app}'s")
+    if "problem" in ref.attrs and attribute(checkpoint, "problem") != attribute(ref, "problem"):
+        problems.append(f"the checkpoint records the {attribute(checkpoint, 'problem')} problem, the run "
+                        f"solved the {attribute(ref, 'problem')} one")
     if not bool(resumed.attrs["all_converged"]):
         problems.append("the resumed run did not converge")
     if app == "block-eigs":
