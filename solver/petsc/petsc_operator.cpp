@@ -331,6 +331,25 @@ Mat create_petsc_operator_from_aij(Mat aij, const spmm::Context& context, Algori
   return create_petsc_operator(comm, context, rows, partition, algorithm);
 }
 
+PetscPencil create_petsc_pencil(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& a,
+                                const io::CsrRows& b, const RowPartition& partition, Algorithm algorithm) {
+  collectively(comm, [&] {
+    if (a.global_rows != b.global_rows || a.first_row != b.first_row || a.local_rows() != b.local_rows())
+      fail_input("A x = lambda B x: B (", b.global_rows, " rows, this rank's from ", b.first_row, ", ",
+                 b.local_rows(), " of them) is not on A's rows (", a.global_rows, " rows, this rank's from ",
+                 a.first_row, ", ", a.local_rows(), "): load B with load_matrix_b");
+  });
+  PetscPencil pencil;
+  pencil.A = create_petsc_operator(comm, context, a, partition, algorithm);
+  try {
+    pencil.B = create_petsc_operator(comm, context, b, partition, algorithm);
+  } catch (...) {
+    MatDestroy(&pencil.A);
+    throw;
+  }
+  return pencil;
+}
+
 std::int64_t petsc_operator_block_applies(Mat A) { return context_of(A).block_applies; }
 
 namespace test_hooks {

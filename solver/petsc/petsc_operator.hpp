@@ -3,6 +3,7 @@
 //
 //   Mat A = solver::create_petsc_operator(comm, context, rows, partition);
 //   KSPSetOperators(ksp, A, A);          // or EPSSetOperators(eps, A, nullptr)
+//   (A x = lambda B x: create_petsc_pencil gives A and B, for EPSSetOperators(eps, A, B))
 //   ...
 //   MatDestroy(&A);
 //
@@ -58,6 +59,18 @@ Mat create_petsc_operator(MPI_Comm comm, const spmm::Context& context, const io:
 // read (the caller still owns and destroys it).
 Mat create_petsc_operator_from_aij(Mat aij, const spmm::Context& context,
                                    Algorithm algorithm = Algorithm::automatic);
+
+// A x = lambda B x for SLEPc (EPSSetOperators(eps, A, B), EPS_GHEP): A and B
+// as two such Mats on the same rows. `b` must have a's partition (what
+// load_matrix_b gives: B read on A's rows, moved and renumbered as A's), else
+// an InputError on every rank. The caller destroys both Mats.
+struct PetscPencil {
+  Mat A = nullptr;
+  Mat B = nullptr;
+};
+PetscPencil create_petsc_pencil(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& a,
+                                const io::CsrRows& b, const RowPartition& partition,
+                                Algorithm algorithm = Algorithm::automatic);
 
 // How many MatProduct (MatMatMult) applies the Mat has run: one per dense
 // block, however wide. Throws when `A` was not made by this adapter.
