@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Side by side on one GPU, same matrix, same tolerance, one script run:
 
-  eigs: block-eigs  vs  torch.lobpcg  vs  cupyx.scipy.sparse.linalg.lobpcg
-  cg:   block-cg    vs  cupyx.scipy.sparse.linalg.cg, one column at a time
+  eigs:   block-eigs  vs  torch.lobpcg  vs  cupyx.scipy.sparse.linalg.lobpcg
+  cg:     block-cg    vs  cupyx.scipy.sparse.linalg.cg, one column at a time
+  pencil: block-eigs on K x = lambda M x (fem_p1 3D)  vs  block-eigs on K x = lambda x (the same
+          grid, the stiffness alone)  vs  torch.lobpcg(K, B=M) given the same test (compare_pencil)
 
 and then the same with the Chebyshev polynomial preconditioner (degree
 --cheb-degree, interval [lower b, b], Jacobi-scaled unless --cheb-no-jacobi):
@@ -18,7 +20,7 @@ reported. Each library's own stopping test differs, so each is given the
 tolerance that asks for what we ask (documented below) and then every result
 is re-checked here with the same measure: ||A x - lambda x|| / (|lambda| ||x||).
 
-usage: compare_solvers.py eigs|cg --bin DIR [--grid 128] [--k 16] [--tol 1e-5]
+usage: compare_solvers.py eigs|cg|pencil --bin DIR [--grid 128] [--k 16] [--tol 1e-5]
                           [--columns 16] [--rtol 1e-8] [--maxiter N]
                           [--cheb-degree 0 (auto)] [--cheb-lower 0 (auto)] [--cheb-no-jacobi] [--skip-chebyshev]
 """
@@ -47,6 +49,35 @@ def exact_smallest(n, k):
     m = min(n, k + 2)
     sums = (one[:m, None, None] + one[None, :m, None] + one[None, None, :m]).ravel()
     return np.sort(sums)[:k]
+
+
+def fem_p1_3d(n):
+    """fem_p1's trilinear stiffness K and mass M on the unit cube, n interior nodes per direction, as block-eigs
+    generates them (io/fem_p1.hpp): integer stencils summed first, so the face couplings of K are exact zeros."""
+    h = 1.0 / (n + 1)
+    kk = sp.diags([-np.ones(n - 1), 2 * np.ones(n), -np.ones(n - 1)], [-1, 0, 1], format="csr")
+    mm = sp.diags([np.ones(n - 1), 4 * np.ones(n), np.ones(n - 1)], [-1, 0, 1], format="csr")
+    k = (sp.kron(sp.kron(mm, mm), kk) + sp.kron(sp.kron(mm, kk), mm) + sp.kron(sp.kron(kk, mm), mm)).tocsr()
+    m = sp.kron(sp.kron(mm, mm), mm).tocsr()
+    for x in (k, m):
+        x.sum_duplicates()
+        x.eliminate_zeros()
+    return (k * (h / 36.0)).tocsr(), (m * (h ** 3 / 216.0)).tocsr()
+
+
+def fem_p1_modes(n, k):
+    """The lowest modes of the cube: (kappa, mu), K and M's eigenvalues on the same sine vector
+    (K x = kappa x, M x = mu x), from the 1D ones (2 - 2cos t)/h and h (2 + cos t)/3; the pencil's is kappa / mu.
+    The k lowest of the pencil, in its order; the k lowest of K alone: np.sort(kappa of every mode)[:k]."""
+    h = 1.0 / (n + 1)
+    m = min(n, k + 2)
+    t = np.pi * np.arange(1, m + 1) * h
+    kap, mu = (2 - 2 * np.cos(t)) / h, h * (2 + np.cos(t)) / 3
+    K = (kap[:, None, None] * mu[None, :, None] * mu[None, None, :] + mu[:, None, None] * kap[None, :, None] * mu[None, None, :]
+         + mu[:, None, None] * mu[None, :, None] * kap[None, None, :]).ravel()
+    M = (mu[:, None, None] * mu[None, :, None] * mu[None, None, :]).ravel()
+    order = np.argsort(K / M)[:k]
+    return K[order], M[order], np.sort(K)[:k]
 
 
 def run_ours(binary, config, nprocs=1, overrides=()):
@@ -348,9 +379,92 @@ def compare_cg(args):
           f"{min(pcounts)}-{max(pcounts)} per column | {pworst:.2e} | {pt / psolve:.1f}x |")
 
 
+def parse_ours(out):
+    solve = float(re.search(r"solve time +([0-9.]+) s", out).group(1))
+    iters = int(re.search(r"iterations +([0-9]+)", out).group(1))
+    table = re.findall(r"^ *(\d+) +([-0-9.e+]+) +([-0-9.e+]+) +([-0-9.e+]+) +(yes|NO)", out, re.M)
+    return solve, iters, np.array([float(t[1]) for t in table]), np.array([float(t[3]) for t in table])
+
+
+def compare_pencil(args):
+    """K x = lambda M x on the 3D fem_p1 grid: block-eigs with B, block-eigs on K x = lambda x alone (what B
+    costs: within 2x is the target), and torch.lobpcg(K, B=M) given the same test (at least 4x slower is the target).
+
+    torch's test (torch/_lobpcg.py): ||r|| < tol_t ||x|| (A_norm + lambda B_norm), with A_norm = ||K X0|| / ||X0||
+    and B_norm = ||M X0|| / ||X0|| (Frobenius) from its start block X0. Ours: ||r|| <= tol |lambda| ||M x||. The
+    wanted x are sine modes, eigenvectors of K and M alike (K x = kappa x, M x = mu x, lambda = kappa / mu), so
+    ours reads ||r|| <= tol kappa ||x||, and tol_t = min_j tol kappa_j / (A_norm + lambda_j B_norm) asks at least
+    that of every pair. Every result is re-checked here with our measure."""
+    import torch
+
+    n = args.grid
+    a, b = fem_p1_3d(n)
+    kappa, mu, stiffness_alone = fem_p1_modes(n, args.k)
+    exact = kappa / mu
+    rows = a.shape[0]
+    print(f"fem_p1 3D {n}^3: {rows} rows, K {a.nnz} and M {b.nnz} nonzeros; k = {args.k}, relative tolerance {args.tol}")
+    results = []
+    out, wall, code = run_ours(os.path.join(args.bin, "block-eigs"), args.config)
+    solve, iters, values, rel = parse_ours(out)
+    results.append(("block-eigs, K x = lambda M x", solve, iters, values, rel, code == 0, exact))
+    print("block-eigs (B):  " + re.search(r"^iterations.*$", out, re.M).group(0))
+    print("block-eigs (B):  " + re.search(r"^solve time.*$", out, re.M).group(0))
+    # The standard problem on the same grid: the config without its matrix_b section.
+    text = open(args.config).read()
+    standard = re.sub(r"^matrix_b:\n(?:[ \t]+.*\n)*", "", text, flags=re.M)
+    standard_config = "/tmp/compare-pencil-standard.yaml"
+    with open(standard_config, "w") as f:
+        f.write(standard)
+    out, wall, code = run_ours(os.path.join(args.bin, "block-eigs"), standard_config)
+    s_solve, s_iters, s_values, s_rel = parse_ours(out)
+    results.append(("block-eigs, K x = lambda x (same grid)", s_solve, s_iters, s_values, s_rel, code == 0,
+                    stiffness_alone))
+    print("block-eigs (I):  " + re.search(r"^iterations.*$", out, re.M).group(0))
+    print("block-eigs (I):  " + re.search(r"^solve time.*$", out, re.M).group(0))
+
+    maxiter = min(args.maxiter, max(200, 2 * iters))
+    rng = np.random.default_rng(1)
+    x0 = rng.standard_normal((rows, args.k))
+    def tensor(m):
+        return torch.sparse_csr_tensor(torch.from_numpy(m.indptr.astype(np.int64)),
+                                       torch.from_numpy(m.indices.astype(np.int64)), torch.from_numpy(m.data),
+                                       size=m.shape, device="cuda", dtype=torch.float64)
+    at, bt = tensor(a), tensor(b)
+    xt = torch.from_numpy(x0).cuda()
+    a_norm = float(torch.linalg.norm(at @ xt) / torch.linalg.norm(xt))
+    b_norm = float(torch.linalg.norm(bt @ xt) / torch.linalg.norm(xt))
+    torch_tol = float(np.min(args.tol * kappa / (a_norm + exact * b_norm)))
+    print(f"torch.lobpcg: tol {torch_tol:.3e} (A_norm {a_norm:.3e}, B_norm {b_norm:.3e}), capped at {maxiter} iterations")
+    torch.lobpcg(at, k=args.k, B=bt, X=xt.clone(), largest=False, niter=2, tol=torch_tol)  # warm-up
+    sync()
+    start = time.perf_counter()
+    try:
+        e, v = torch.lobpcg(at, k=args.k, B=bt, X=xt.clone(), largest=False, niter=maxiter, tol=torch_tol)
+        sync()
+        t = time.perf_counter() - start
+        ev, vv = e.cpu().numpy(), v.cpu().numpy()
+        r = a @ vv - (b @ vv) * ev[None, :]
+        rel = np.linalg.norm(r, axis=0) / (np.abs(ev) * np.linalg.norm(b @ vv, axis=0))
+        results.append(("torch.lobpcg(K, B=M)", t, maxiter, ev, rel, bool(np.all(rel <= args.tol)), exact))
+    except Exception as exc:  # torch raises on some ill-conditioned steps
+        results.append(("torch.lobpcg(K, B=M)", time.perf_counter() - start, 0, np.full(args.k, np.nan),
+                        np.full(args.k, np.nan), False, exact))
+        print("torch.lobpcg failed:", exc)
+
+    print()
+    print("| solver | solve time (s) | iterations (cap for torch) | max eigenvalue rel. error | max rel. residual | all <= tol | time / block-eigs with B |")
+    print("|---|---|---|---|---|---|---|")
+    ref = results[0][1]
+    for name, t, it, values, rel, ok, want in results:
+        err = np.max(np.abs(values[: args.k] - want) / want) if len(values) >= args.k else float("nan")
+        print(f"| {name} | {t:.3f} | {it} | {err:.2e} | {np.nanmax(rel):.2e} | {'yes' if ok else 'NO'} | {t / ref:.2f}x |")
+    print(f"\nB's cost: {solve / s_solve:.2f}x the standard problem's time (target: within 2x); "
+          f"torch.lobpcg(K, B=M): {results[2][1] / solve:.1f}x block-eigs' time (target: at least 4x)")
+
+
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("what", choices=["eigs", "cg"])
+    p.add_argument("what", choices=["eigs", "cg", "pencil"])
     p.add_argument("--bin", required=True)
     p.add_argument("--config")
     p.add_argument("--grid", type=int, default=128)
@@ -370,6 +484,9 @@ def main():
     if args.what == "eigs":
         args.config = args.config or "configs/bench/eigs-laplacian-128.yaml"
         compare_eigs(args)
+    elif args.what == "pencil":
+        args.config = args.config or "configs/bench/eigs-fem-p1-128.yaml"
+        compare_pencil(args)
     else:
         args.config = args.config or "configs/bench/cg-laplacian-128.yaml"
         compare_cg(args)

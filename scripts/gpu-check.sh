@@ -2,7 +2,7 @@
 # On the GPU machine: build with the cuda preset, run the GPU tests and the
 # benchmarks asked for, and end with a short table. Logs go to $OUT (the
 # device tool's folder) or /tmp/gpu-check.
-#   scripts/gpu-check.sh [memplan] [dmma] [tests] [sanitize] [bench-quick|bench-full] [operator] [layouts] [blockops] [profile] [ncu] [ncu-lobpcg] [ncu-gram] [ncu-ritz] [compare] [scaling] [partition] [halo-scaling] [ab-eigs] [ab-blockops] [ab-spmm] [eigs-precision]
+#   scripts/gpu-check.sh [memplan] [dmma] [tests] [sanitize] [bench-quick|bench-full] [operator] [layouts] [blockops] [profile] [ncu] [ncu-lobpcg] [ncu-gram] [ncu-ritz] [compare] [compare-pencil] [scaling] [partition] [halo-scaling] [ab-eigs] [ab-blockops] [ab-spmm] [eigs-precision]
 # BUILD_TARGETS="a b": build only these targets (a probe that needs one app).
 # dmma: the fp64 tensor-core rate of each mma.sync shape (scripts/dev/dmma_rate.cu) and the MMA
 # opcodes in our LOBPCG kernels' SASS.
@@ -20,6 +20,8 @@
 # (contiguous), the renumbered one contiguous and with execution.partition: graph, and 1 rank
 # loading the renumbered file. PARTITION_GRID (256), PARTITION_RANKS (4), PARTITION_APPS ("eigs cg"). Needs a build with
 # PT-Scotch: gpu-carry/ptscotch (../shared/tools/carry-debs.sh, see docs/benchmarks/scaling.md).
+# compare: block-eigs and block-cg against torch and CuPy (scripts/compare_solvers.py eigs, cg), then compare-pencil.
+# compare-pencil: K x = lambda M x on fem_p1's 128^3 cube: block-eigs with B, without (K alone), torch.lobpcg(K, B=M).
 # eigs-precision: block-eigs on the 128^3 LOBPCG comparison with the residual block in fp64 and in fp32 (auto).
 # memplan: block-eigs --dry-run, then the real run, on configs/laplacian3d-256.yaml (1 GPU): the plan's
 # device peak beside the measured one (Buffers' peak, and the device's use at it above its use before loading).
@@ -64,6 +66,15 @@ build_base() {
   (cd $base && cmake --preset cuda -DCMAKE_CUDA_ARCHITECTURES=90 >"$out/configure-base.log" 2>&1 &&
    cmake --build --preset cuda -j "$(nproc)" --target block-eigs block-ops-bench spmm-bench >"$out/build-base.log" 2>&1) &&
     cp gpu-carry/base.tar $base.tar
+}
+
+# K x = lambda M x (fem_p1 3D 128^3, k = 16, 1e-5): block-eigs with B, the same grid's K x = lambda x, and
+# torch.lobpcg(K, B=M) with the same test (targets: B within 2x of the standard time, torch at least 4x slower).
+compare_pencil() {
+  echo "== compare pencil (one GPU)"
+  PYTHONUNBUFFERED=1 CUDA_VISIBLE_DEVICES=0 python3 scripts/compare_solvers.py pencil --bin $bin \
+    ${COMPARE_MAXITER:+--maxiter $COMPARE_MAXITER} 2>&1 | tee "$out/compare-pencil.log" | tail -9
+  note "compare pencil   $(grep -E "^B's cost" "$out/compare-pencil.log" || echo 'no result (see compare-pencil.log)')"
 }
 
 echo "== device"; nvidia-smi --query-gpu=index,name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
@@ -246,7 +257,10 @@ for step in "${steps[@]}"; do
         2>&1 | tee "$out/compare-eigs.log" | tail -16
       CUDA_VISIBLE_DEVICES=0 python3 scripts/compare_solvers.py cg --bin $bin \
         ${COMPARE_CHEB_DEGREE:+--cheb-degree $COMPARE_CHEB_DEGREE} 2>&1 | tee "$out/compare-cg.log" | tail -12
-      note "$(grep -E '^\| block-(eigs|cg) ' "$out"/compare-*.log | tr '\n' ' ')" ;;
+      note "$(grep -E '^\| block-(eigs|cg) ' "$out"/compare-{eigs,cg}.log | tr '\n' ' ')"
+      compare_pencil ;;
+    compare-pencil)
+      compare_pencil ;;
     ab-eigs)
       echo "== A/B block-eigs 128^3 (base $(cat gpu-carry/BASE 2>/dev/null || echo '?') against this tree)"
       if ! build_base; then note "ab-eigs          base build FAILED"; continue; fi
