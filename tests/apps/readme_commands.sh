@@ -69,6 +69,10 @@ readme 'mpirun -np 4 build/<preset>/apps/block-eigs config.yaml     # eigenpairs
   "${mpi[@]}" -np 4 "$bin/block-eigs" "$work/eigs/config.yaml"
 readme 'mpirun -np 4 build/<preset>/apps/block-eigs config.yaml --set eigensolver.k=4' \
   "${mpi[@]}" -np 4 "$bin/block-eigs" "$work/eigs/config.yaml" --set eigensolver.k=4
+readme 'mpirun -np 4 build/<preset>/apps/block-eigs configs/fem-p1-3d.yaml' \
+  "${mpi[@]}" -np 4 "$bin/block-eigs" "$src/configs/fem-p1-3d.yaml" --set output.path="$work/fem-p1-3d.h5" \
+  --set "matrix.generator={type: fem_p1_3d, nx: 10, ny: 9, nz: 8, part: stiffness}" \
+  --set "matrix_b.generator={type: fem_p1_3d, nx: 10, ny: 9, nz: 8, part: mass}"
 readme 'mpirun -np 4 build/<preset>/apps/block-cg config.yaml' \
   "${mpi[@]}" -np 4 "$bin/block-cg" "$work/cg/config.yaml"
 readme 'build/<preset>/apps/mtx2h5 matrix.mtx.gz matrix.h5 [--group /A] [--force]' \

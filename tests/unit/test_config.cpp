@@ -87,7 +87,7 @@ TEST(ConfigExamples, EveryExampleParsesForExactlyOneApp) {
   EXPECT_GE(examples, 4);
 }
 
-// The two full examples in docs/config.md stay valid.
+// The full examples in docs/config.md stay valid.
 TEST(ConfigExamples, DocsExamplesParse) {
   std::ifstream in(fs::path(BLOCKEIGS_SOURCE_DIR) / "docs" / "config.md");
   ASSERT_TRUE(in) << "docs/config.md not found";
@@ -105,12 +105,17 @@ TEST(ConfigExamples, DocsExamplesParse) {
       block += line + "\n";
     }
   }
-  ASSERT_EQ(blocks.size(), 2u);
+  ASSERT_EQ(blocks.size(), 3u);
   const EigsConfig eigs = parse_eigs_config(blocks[0], "docs/config.md (block-eigs example)");
   EXPECT_EQ(eigs.eigensolver.start_file, "data/x0.h5");
   EXPECT_EQ(eigs.eigensolver.preconditioner.kind, PreconditionerKind::chebyshev);
   EXPECT_EQ(eigs.eigensolver.preconditioner.degree, 8);
-  const CgConfig cg = parse_cg_config(blocks[1], "docs/config.md (block-cg example)");
+  const EigsConfig pencil = parse_eigs_config(blocks[1], "docs/config.md (A x = lambda B x example)");
+  ASSERT_TRUE(pencil.matrix_b.has_value());
+  EXPECT_EQ(pencil.matrix_b->group, "/M");
+  EXPECT_EQ(pencil.eigensolver.constraints, ConstraintsSource::hdf5);
+  EXPECT_EQ(pencil.eigensolver.constraints_dataset, "/eigenvectors");
+  const CgConfig cg = parse_cg_config(blocks[2], "docs/config.md (block-cg example)");
   EXPECT_EQ(cg.solver.rhs, RhsSource::known_solution);
 }
 
