@@ -136,8 +136,8 @@ StartBlock<T> start_block(const io::EigsConfig& config, const solver::LinearOper
   StartBlock<T> start;
   io::DenseRows values;
   if (!config.resume.empty()) {
-    check_resume_problem(config.resume, problem.generalized(), problem.b_source, comm);
     ResumePoint point = read_resume_point(config.resume, "block-eigs", numbering, comm);
+    check_resume_problem(config.resume, problem.generalized(), problem.b_source, comm);
     if (point.iteration >= settings.max_iterations)
       solver::fail_input_everywhere("resume: ", config.resume, " was taken after iteration ", point.iteration,
                                     ", and eigensolver.max_iterations is ", settings.max_iterations,
