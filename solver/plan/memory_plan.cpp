@@ -92,6 +92,12 @@ void add_lobpcg(const RankShape& s, const SolverShape& o, std::vector<MemoryItem
   items.push_back({what.str(), 0, sas + z + aw});
   const std::int64_t scratch = m * nb * v, kept = 2 * m * k * v;
   items.push_back({"LOBPCG: scratch block (block size), best iterate and eigenvectors (k each)", 0, scratch + kept});
+  if (o.generalized || o.constraint_columns > 0) {
+    const std::int64_t pencil = (o.generalized ? 2 * m * widest_xp * v + m * w * v : 0) +
+                                3 * m * o.constraint_columns * v;  // Y, B Y and their set-up's scratch
+    items.push_back({"LOBPCG: B [X P] twice and B W (A x = lambda B x); constraints Y, B Y", 0, pencil});
+    p.op_solve += pencil;
+  }
   std::int64_t extra = 0;
   extra += (o.preconditioner_vectors + o.preconditioner_blocks * nb) * m * v;  // diagonals, Chebyshev's blocks
   if (o.norm_estimate) extra += 2 * m * v;   // the power method's two vectors
