@@ -40,6 +40,27 @@ void subtract_projection(const spmm::Context& context, const BBasis<T>& Q, const
   block_update(context, T(-1), Q.BV, C, T(1), BV);
 }
 
+// V <- (V - Y CY - Q C) T and BV likewise: the constraints' part apart
+// (seldom more than a column), then V T - Q (C T) in one pass.
+template <class T>
+void combine_projected(const spmm::Context& context, const BBasis<T>& Y, const HostMatrix& CY, const BBasis<T>& Q,
+                       const HostMatrix& C, const HostMatrix& transform, spmm::DenseView<T> V, spmm::DenseView<T> BV,
+                       spmm::DenseView<T> scratch) {
+  subtract_projection(context, Y, CY, V, BV);
+  HostMatrix minus_ct = Q.V.cols > 0 ? multiply(C, transform) : HostMatrix();
+  for (double& v : minus_ct.values()) v = -v;
+  const std::int64_t kept = transform.cols();
+  const spmm::DenseView<T> out = column_range(scratch, 0, kept);
+  for (const auto& [from, q] : {std::pair{V, Q.V}, std::pair{BV, Q.BV}}) {
+    if (q.cols == 0) {
+      transform_in_place(context, from, transform, scratch);
+      continue;
+    }
+    block_combine_pair(context, spmm::ConstDenseView<T>(from), transform, q, minus_ct, column_range(from, 0, kept),
+                       out);
+  }
+}
+
 }  // namespace
 
 template <class T>
@@ -80,15 +101,21 @@ std::int64_t b_orthonormalize_against(const spmm::Context& context, MPI_Comm com
     bool derived = true;
     for (std::int64_t j = 0; j < kept; ++j)
       if (!(before[j] > 0) || !(G(j, j) >= tol.derived_gram_min_kept * before[j])) derived = false;
-    subtract_projection(context, Y, CY, Wk, BWk);
-    subtract_projection(context, Q, C, Wk, BWk);
-    if (!derived)
+    double ratio = 1;
+    HostMatrix transform;
+    if (derived) {
+      // W <- (W - Y CY - Q C) T in one pass over W and Q where Y is empty (B W likewise).
+      transform = svqb_on_root(comm, G, tol, &before, ratio);
+      combine_projected(context, Y, CY, Q, C, transform, Wk, BWk, scratch);
+    } else {
+      subtract_projection(context, Y, CY, Wk, BWk);
+      subtract_projection(context, Q, C, Wk, BWk);
       G = symmetric_part(gram<T>(context, comm, SplitColumns<T>(spmm::ConstDenseView<T>(Wk)),
                                  spmm::ConstDenseView<T>(BWk)));
-    double ratio = 1;
-    const HostMatrix transform = svqb_on_root(comm, G, tol, &before, ratio);
-    transform_in_place(context, Wk, transform, scratch);
-    transform_in_place(context, BWk, transform, scratch);
+      transform = svqb_on_root(comm, G, tol, &before, ratio);
+      transform_in_place(context, Wk, transform, scratch);
+      transform_in_place(context, BWk, transform, scratch);
+    }
     kept = transform.cols();
     // B W is kept up to date by the updates: for a search block one pass
     // that was safe to do once is enough (its Rayleigh-Ritz measures S^T B S).
