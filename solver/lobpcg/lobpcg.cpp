@@ -7,7 +7,6 @@
 #include <optional>
 #include <type_traits>
 
-#include "core/error.hpp"
 #include "solver/lobpcg/lobpcg_iteration.hpp"
 
 namespace blockeigs::solver {
@@ -39,7 +38,7 @@ LobpcgResult<T> LobpcgIteration<T, Ts>::run(double t_begin) {
 template <class T, class Ts>
 void LobpcgIteration<T, Ts>::start() {
   make_start_block(ctx_, comm_, column_range(S(cur_), 0, nb_), scratch_.view(), start_ ? &*start_ : nullptr,
-                   options_.seed, A_.first_row(), tol_);
+                   options_.seed, A_.first_row(), tol_, constraints(), B_, column_range(BS(cur_), 0, nb_));
   clock_.to(time_.orthogonalization);
   apply_a(0, nb_);
   rayleigh_ritz(SearchBlock{}, {}, false);
@@ -51,7 +50,7 @@ template <class T, class Ts>
 LobpcgResult<T> LobpcgIteration<T, Ts>::finish(double t_begin) {
   result_.iterations = iteration_;
   result_.norm_estimate = norm_a_;
-  take_wanted_pairs(ctx_, column_range(cS(cur_), 0, k_), lambda_, x_norm_, r_norm_, conv_, result_);
+  take_wanted_pairs(ctx_, column_range(cS(cur_), 0, k_), lambda_, x_norm_, r_norm_, conv_, B_ != nullptr, result_);
   result_.stall = stall_;
   result_.stop = std::all_of(conv_.begin(), conv_.begin() + k_, [](bool c) { return c; }) ? LobpcgStop::converged
                  : interrupted_ ? LobpcgStop::interrupted
@@ -59,7 +58,7 @@ LobpcgResult<T> LobpcgIteration<T, Ts>::finish(double t_begin) {
                  : stall_ ? (stall_->diverged ? LobpcgStop::diverged : LobpcgStop::stagnated)
                           : LobpcgStop::iteration_limit;
   // The other buffer's [X P | A X A P] (4 nb columns) is free now.
-  best_.restore(A_, comm_, options_, norm_a_, {space_, n_, ld_, ld_, blocks_.SAS[1 - cur_].data()}, result_);
+  best_.restore(A_, B_, comm_, options_, norm_a_, {space_, n_, ld_, ld_, blocks_.SAS[1 - cur_].data()}, result_);
   mark_tests(options_.tolerance, result_);
   clock_.to(time_.other);
   clock_.finish();
@@ -73,14 +72,15 @@ template <class T>
 LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preconditioner<T>* preconditioner,
                        std::optional<spmm::ConstDenseView<T>> start, LinearOperator<T>* B,
                        std::optional<spmm::ConstDenseView<T>> constraints) {
-  if (B || constraints) throw Error("LOBPCG: B and constraints are not implemented yet");
   using lobpcg_detail::LobpcgIteration;
   const double t_begin = MPI_Wtime();
   const int nb = lobpcg_detail::validate_options(A, options, start, preconditioner != nullptr);
+  lobpcg_detail::validate_pencil(A, B, constraints, nb, options.search_precision);
+  // The residuals in fp32 only for the standard problem without constraints.
   if constexpr (std::is_same_v<T, double>)
-    if (lobpcg_detail::search_in_fp32(A, options, preconditioner != nullptr, nb))
+    if (!B && !constraints && lobpcg_detail::search_in_fp32(A, options, preconditioner != nullptr, nb))
       return LobpcgIteration<T, float>(A, options, preconditioner, start, nb).run(t_begin);
-  return LobpcgIteration<T, T>(A, options, preconditioner, start, nb).run(t_begin);
+  return LobpcgIteration<T, T>(A, options, preconditioner, start, nb, B, constraints).run(t_begin);
 }
 
 template LobpcgResult<float> lobpcg(LinearOperator<float>&, const LobpcgOptions&, Preconditioner<float>*,

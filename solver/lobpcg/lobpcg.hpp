@@ -37,6 +37,16 @@
 //    on it; its Gram matrix, A Z and S^T A Z are queued together and the host
 //    conditions W while the device multiplies.
 //
+// A x = lambda B x (B symmetric positive definite) takes the same iteration
+// in the B-inner product: X, P and W B-orthonormal (SVQB on W^T B W,
+// lobpcg_b_ortho.cpp), B X and B P updated with the Ritz coefficients like
+// A X and A P and recomputed with them, Rayleigh-Ritz on (S^T A S, S^T B S),
+// residuals A X - B X Lambda. A constraint block Y is B-orthonormalised
+// once; the start block and every W are made B-orthogonal to it. Both turn
+// off the forms that assume B = I or a W free of projections (carried Gram
+// matrices, W in coefficient form, implied A X, A Z ahead, Z in fp32); the
+// standard problem without constraints keeps them all.
+//
 // Runs on the operator's backend: blocks live in A.context().space(); only
 // the small projected problems are on the host.
 //
@@ -226,6 +236,7 @@ struct LobpcgResult {
   spmm::DenseBlock<T> eigenvectors;
   std::vector<double> residual_norms;       // ||A x - lambda B x|| (B = I without one) from explicit products
   std::vector<double> relative_residuals;   // ||r|| / (|lambda| ||B x||)
+  std::vector<double> b_norms;              // ||B x|| per pair (1 without B: unit x)
   bool generalized = false;                 // B was given
   int constraints = 0;                      // columns of the constraint block Y (0: none)
   std::vector<bool> converged;              // the chosen test, per pair
@@ -265,8 +276,11 @@ int default_block_size(int k, std::int64_t global_rows);
 // repaired; missing columns are random). Throws InputError for bad options.
 //
 // `B`, if given, makes the problem A x = lambda B x: B symmetric positive
-// definite, on A's rows and context. The eigenvectors are then B-orthonormal
-// and the residuals are A x - lambda B x, judged against |lambda| ||B x||.
+// definite, distributed like A and on the same Context object (its products
+// queue on A's stream). The eigenvectors are then B-orthonormal and the
+// residuals are A x - lambda B x, judged against |lambda| ||B x||; the
+// backward test takes ||A||_est / ||B||_est (power method) for ||A||, which
+// with ||B x|| <= ||B|| ||x|| stands for (||A|| + |lambda| ||B||) ||x||.
 // `constraints`, if given, is a block Y (local_rows x m, m >= 1, in A's
 // space, full column rank): the eigenvectors are kept B-orthogonal to its
 // columns (the constant vector of a graph Laplacian; pairs already found).

@@ -71,30 +71,37 @@ std::optional<LobpcgStall> BestIterate<T>::stall() const {
 }
 
 template <class T>
-void BestIterate<T>::restore(LinearOperator<T>& A, MPI_Comm comm, const LobpcgOptions& options, double norm_a,
-                             spmm::DenseView<T> workspace, LobpcgResult<T>& result) const {
+void BestIterate<T>::restore(LinearOperator<T>& A, LinearOperator<T>* B, MPI_Comm comm, const LobpcgOptions& options,
+                             double norm_a, spmm::DenseView<T> workspace, LobpcgResult<T>& result) const {
   // The same decision on every rank: the values are global.
   if (result.all_converged() || !kept_ || !(kept_mean_ < last_mean_)) return;
   const spmm::Context& ctx = A.context();
-  BLOCKEIGS_ASSERT(workspace.rows == A.local_rows() && workspace.cols >= 3 * k_);
+  BLOCKEIGS_ASSERT(workspace.rows == A.local_rows() && workspace.cols >= 4 * k_);
   const spmm::DenseView<T> V = column_range(workspace, 0, k_), AV = column_range(workspace, k_, k_),
-                           R = column_range(workspace, 2 * k_, k_);
+                           R = column_range(workspace, 2 * k_, k_), BV = column_range(workspace, 3 * k_, k_);
   copy_block(ctx, copy_.cview(), V);
-  std::vector<double> unit(kept_x_.size());
-  for (std::size_t j = 0; j < unit.size(); ++j) unit[j] = kept_x_[j] > 0 ? 1.0 / kept_x_[j] : 1.0;
-  scale_columns(ctx, unit, V);
+  if (B) {
+    B->apply(T(1), spmm::ConstDenseView<T>(V), T(0), BV);  // V is B-orthonormal already
+  } else {
+    std::vector<double> unit(kept_x_.size());
+    for (std::size_t j = 0; j < unit.size(); ++j) unit[j] = kept_x_[j] > 0 ? 1.0 / kept_x_[j] : 1.0;
+    scale_columns(ctx, unit, V);
+  }
   A.apply(T(1), spmm::ConstDenseView<T>(V), T(0), AV);
-  const ResidualNorms norms =
-      eigen_residuals(ctx, comm, spmm::ConstDenseView<T>(V), spmm::ConstDenseView<T>(AV), kept_lambda_, R);
+  const ResidualNorms norms = eigen_residuals(ctx, comm, spmm::ConstDenseView<T>(B ? BV : V),
+                                              spmm::ConstDenseView<T>(AV), kept_lambda_, R);
   if (!(block_residual(norms.residual, norms.x, k_).first < last_mean_)) return;
   copy_block(ctx, spmm::ConstDenseView<T>(V), result.eigenvectors.view());
   for (int j = 0; j < k_; ++j) {
-    const double r = norms.x[j] > 0 ? norms.residual[j] / norms.x[j] : INFINITY;
+    // Without B, per unit vector (||x|| = 1); with B, per B-unit vector, scaled by ||B x||.
+    const double r = B ? norms.residual[j] : (norms.x[j] > 0 ? norms.residual[j] / norms.x[j] : INFINITY);
+    const double bx = B ? norms.x[j] : 1.0;
     double scaled = 0;
     result.eigenvalues[j] = kept_lambda_[j];
     result.residual_norms[j] = r;
-    result.relative_residuals[j] = r / std::abs(kept_lambda_[j]);
-    result.converged[j] = passes(options.test, options.tolerance, r, kept_lambda_[j], 1.0, norm_a, &scaled);
+    result.b_norms[j] = bx;
+    result.relative_residuals[j] = r / (std::abs(kept_lambda_[j]) * bx);
+    result.converged[j] = passes(options.test, options.tolerance, r, kept_lambda_[j], bx, norm_a, &scaled);
   }
   result.restored = true;
 }

@@ -69,10 +69,12 @@ class BestIterate {
 
   // Replaces the result taken from the last iterate, where it did not
   // converge, by the kept iterate if that one, checked with an explicit A x,
-  // has the smaller mean residual. `workspace` (the local rows, at least 3 k
+  // has the smaller mean residual. `workspace` (the local rows, at least 4 k
   // columns, in the operator's space) holds the check's blocks: a block the
-  // run no longer needs, so that the check allocates nothing. Collective.
-  void restore(LinearOperator<T>& A, MPI_Comm comm, const LobpcgOptions& options, double norm_a,
+  // run no longer needs, so that the check allocates nothing. With B (A x =
+  // lambda B x) the kept columns are B-orthonormal and checked with B x.
+  // Collective.
+  void restore(LinearOperator<T>& A, LinearOperator<T>* B, MPI_Comm comm, const LobpcgOptions& options, double norm_a,
                spmm::DenseView<T> workspace, LobpcgResult<T>& result) const;
 
  private:

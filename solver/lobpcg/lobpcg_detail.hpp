@@ -15,6 +15,7 @@
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/lobpcg/symmetric_eigen.hpp"
 #include "solver/operator/collective.hpp"
+#include "solver/operator/linear_operator.hpp"
 
 namespace blockeigs::solver::lobpcg_detail {
 
@@ -106,6 +107,13 @@ template <class T>
 int validate_options(const LinearOperator<T>& A, const LobpcgOptions& o,
                      const std::optional<spmm::ConstDenseView<T>>& start, bool has_preconditioner);
 
+// Checks B (same rows, distribution and backend as A) and the constraint
+// block's shape (local_rows x m, 1 <= m, m + nb <= rows), and refuses fp32
+// residuals with either. Collective (every rank throws or none does).
+template <class T>
+void validate_pencil(const LinearOperator<T>& A, const LinearOperator<T>* B,
+                     const std::optional<spmm::ConstDenseView<T>>& constraints, int nb, SearchPrecision precision);
+
 // [X P] spans a multiple of this many columns (LobpcgOptions::column_alignment):
 // the option, or 4 for fp64 on the device, else 1.
 template <class T>
@@ -127,10 +135,12 @@ bool passes(StoppingTest test, double tol, double r, double lambda, double x_nor
 // of norms x_norm, residual norms r_norm): eigenvalues, unit eigenvectors (a
 // copy of X scaled), residual norms for unit vectors, relative residuals and
 // the stopping test's verdicts `conv`.
+// With `b_normalized` (A x = lambda B x) X's columns are B-orthonormal and
+// kept as they are, and x_norm holds ||B x||, the relative test's scale.
 template <class T>
 void take_wanted_pairs(const spmm::Context& context, spmm::ConstDenseView<T> X, const std::vector<double>& lambda,
                        const std::vector<double>& x_norm, const std::vector<double>& r_norm,
-                       const std::vector<bool>& conv, LobpcgResult<T>& result);
+                       const std::vector<bool>& conv, bool b_normalized, LobpcgResult<T>& result);
 
 // The result's passes_relative and passes_backward from its residual norms
 // (unit vectors), eigenvalues and norm_estimate.
@@ -187,12 +197,50 @@ ConditionedSearch condition_search_block(const spmm::Context& context, MPI_Comm 
                                          const Tolerances& tol, BasisOptions& options, std::uint64_t seed,
                                          std::int64_t first_row, std::int64_t refill_column);
 
+// ---- the B-inner product (A x = lambda B x) and constraints -----------------
+
+// A block V beside B V (B V = V where there is no B).
+template <class T>
+struct BBasis {
+  spmm::ConstDenseView<T> V, BV;
+};
+
+// W -= Y (BY^T W): W made B-orthogonal to a B-orthonormal Y. Collective.
+template <class T>
+void project_out(const spmm::Context& context, MPI_Comm comm, const BBasis<T>& Y, spmm::DenseView<T> W);
+
+// W made B-orthonormal and B-orthogonal to Y and Q (both B-orthonormal, Y
+// possibly empty), dropping numerically dependent directions (SVQB in the
+// B-inner product, as orthonormalize_against); the kept ones are packed into
+// W's leading columns and BW's receive B times them. `until_orthonormal`:
+// repeat until B-orthonormal to working accuracy (the start block and the
+// constraints); else stop after the first pass that was safe to do once (a
+// search block, whose Rayleigh-Ritz step measures S^T B S), with B W
+// updated with W rather than multiplied again. Returns how many were kept.
+// `scratch` has W's rows and at least W.cols columns. Collective.
+template <class T>
+std::int64_t b_orthonormalize_against(const spmm::Context& context, MPI_Comm comm, LinearOperator<T>& B,
+                                      const BBasis<T>& Y, const BBasis<T>& Q, spmm::DenseView<T> W,
+                                      spmm::DenseView<T> BW, spmm::DenseView<T> scratch, const Tolerances& tol,
+                                      bool until_orthonormal);
+
+// The constraint block Y made B-orthonormal (orthonormal without B) in
+// place, BY = B Y. Returns how many independent columns it has (fewer than
+// Y.cols: rank deficient, Y and BY then undefined). Collective.
+template <class T>
+std::int64_t b_orthonormalize_constraints(const spmm::Context& context, MPI_Comm comm, LinearOperator<T>* B,
+                                          spmm::DenseView<T> Y, spmm::DenseView<T> BY, spmm::DenseView<T> scratch,
+                                          const Tolerances& tol);
+
 // Fills X (local x nb) with an orthonormal start block: the user's columns
 // first (if any), random ones for the rest and for any directions dropped as
-// dependent. Collective.
+// dependent. With B (then BX receives B X) the block is B-orthonormal; with
+// a constraint block Y (Y.V.cols > 0: B-orthonormal, or orthonormal without
+// B) it is B-orthogonal to Y. Collective.
 template <class T>
 void make_start_block(const spmm::Context& context, MPI_Comm comm, spmm::DenseView<T> X,
                       spmm::DenseView<T> scratch, const spmm::ConstDenseView<T>* user,
-                      std::uint64_t seed, std::int64_t first_row, const Tolerances& tol);
+                      std::uint64_t seed, std::int64_t first_row, const Tolerances& tol,
+                      const BBasis<T>& Y, LinearOperator<T>* B, spmm::DenseView<T> BX);
 
 }  // namespace blockeigs::solver::lobpcg_detail

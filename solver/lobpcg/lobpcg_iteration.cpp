@@ -39,7 +39,8 @@ LobpcgIteration<T, Ts>::Blocks::Blocks(Space space, std::int64_t n, std::int64_t
 template <class T, class Ts>
 LobpcgIteration<T, Ts>::LobpcgIteration(LinearOperator<T>& A, const LobpcgOptions& options,
                                         Preconditioner<T>* preconditioner,
-                                        std::optional<spmm::ConstDenseView<T>> start, int nb)
+                                        std::optional<spmm::ConstDenseView<T>> start, int nb, LinearOperator<T>* B,
+                                        std::optional<spmm::ConstDenseView<T>> constraints)
     : A_(A),
       options_(options),
       preconditioner_(preconditioner),
@@ -53,6 +54,8 @@ LobpcgIteration<T, Ts>::LobpcgIteration(LinearOperator<T>& A, const LobpcgOption
       space_(ctx_.space()),
       n_(A.local_rows()),
       tol_(Tolerances::for_type<T>()),
+      B_(B),
+      constrained_(constraints.has_value()),
       align_(column_alignment<T>(options, space_)),
       widest_xp_(round_up(2 * std::int64_t{nb}, align_)),
       ld_(2 * widest_xp_),
@@ -63,7 +66,7 @@ LobpcgIteration<T, Ts>::LobpcgIteration(LinearOperator<T>& A, const LobpcgOption
       clock_(ctx_),
       norm_a_(initial_norm_estimate()),
       ritz_eigen_(rank_ == 0 ? ritz_eigen_solver(ctx_, widest_xp_ + nb) : SymmetricEigenSolver()),
-      imply_ax_(!preconditioner &&
+      imply_ax_(!preconditioner && !B && !constraints &&
                 (options.imply_ax == ImplyAX::always ||
                  (options.imply_ax == ImplyAX::automatic &&
                   ritz_update_prefers_implied_ax<T>(ctx_, widest_xp_ + nb, widest_xp_ + nb, widest_xp_, nb)))),
@@ -72,6 +75,33 @@ LobpcgIteration<T, Ts>::LobpcgIteration(LinearOperator<T>& A, const LobpcgOption
       best_(ctx_, n_, k_, options_.stagnation_window) {
   result_.block_size = nb;
   result_.search_in_fp32 = single;
+  result_.generalized = B != nullptr;
+  if (B) {
+    for (auto& b : b_blocks_) {
+      b = spmm::DenseBlock<T>(space_, n_, widest_xp_);
+      spmm::fill_bytes(b.data(), space_, 0, sizeof(T) * static_cast<std::size_t>(n_ * widest_xp_));
+    }
+    bw_ = spmm::DenseBlock<T>(space_, n_, w_width_);
+    spmm::fill_bytes(bw_.data(), space_, 0, sizeof(T) * static_cast<std::size_t>(n_ * w_width_));
+  }
+  if (constraints) set_up_constraints(*constraints);
+}
+
+// Y copied and made B-orthonormal, B Y beside it; a rank-deficient Y is the
+// caller's error.
+template <class T, class Ts>
+void LobpcgIteration<T, Ts>::set_up_constraints(spmm::ConstDenseView<T> Y) {
+  const std::int64_t m = Y.cols;
+  y_ = spmm::DenseBlock<T>(space_, n_, m);
+  by_ = spmm::DenseBlock<T>(space_, n_, m);
+  copy_block(ctx_, Y, y_.view());
+  spmm::DenseBlock<T> scratch(space_, n_, m);
+  const std::int64_t independent = b_orthonormalize_constraints(ctx_, comm_, B_, y_.view(), by_.view(),
+                                                                scratch.view(), tol_);
+  if (independent < m)
+    fail_input("LOBPCG: the constraint block's ", m, " columns span only ", independent,
+               " dimensions (", B_ ? "in the B-inner product; " : "", "they must be linearly independent)");
+  result_.constraints = static_cast<int>(m);
 }
 
 // ||A||_est's start: the power method's lower bound for the backward test, 0
@@ -79,8 +109,13 @@ LobpcgIteration<T, Ts>::LobpcgIteration(LinearOperator<T>& A, const LobpcgOption
 template <class T, class Ts>
 double LobpcgIteration<T, Ts>::initial_norm_estimate() {
   if (options_.test != StoppingTest::backward) return 0;
-  const double norm =
+  double norm =
       power_norm_estimate(A_, comm_, norm_estimate_steps, mix64(options_.seed ^ 0x6e6f726d5f657374ULL));
+  // With B the test scales ||B x||, so ||A|| / ||B|| takes ||A||'s place (lobpcg.hpp).
+  if (B_) {
+    const double norm_b = power_norm_estimate(*B_, comm_, norm_estimate_steps, mix64(options_.seed ^ 0x625f6e6f726dULL));
+    norm = norm_b > 0 ? norm / norm_b : 0;
+  }
   clock_.to(time_.spmm);
   return norm;
 }
@@ -98,10 +133,12 @@ void LobpcgIteration<T, Ts>::apply_a(std::int64_t first, std::int64_t count) {
   }
   if (first == 0 && count >= nb_) ax_implied_ = false;
   clock_.to(time_.other);
-  if (first < q)
+  if (first < q) {
     A_.apply(T(1), column_range(cS(cur_), first, count), T(0), column_range(AS(cur_), first, count));
-  else
+    if (B_) B_->apply(T(1), column_range(cS(cur_), first, count), T(0), column_range(BS(cur_), first, count));
+  } else {
     apply_to_z(column_range(cZ(cur_), first - q, count), column_range(AW(cur_), first - q, count));
+  }
   clock_.to(time_.spmm);
 }
 
@@ -183,7 +220,9 @@ void LobpcgIteration<T, Ts>::form_residuals() {
     residuals_ = eigen_residuals(ctx_, comm_, X, column_range(cAS(cur_), 0, nb_), lambda_, Rt);
     convert_block(ctx_, spmm::ConstDenseView<T>(Rt), Rv);
   } else {
-    residuals_ = eigen_residuals(ctx_, comm_, X, column_range(cAS(cur_), 0, nb_), lambda_, Rv);
+    // With B: R = A X - B X Lambda, and ||B x|| for the test's scale.
+    residuals_ = eigen_residuals(ctx_, comm_, B_ ? column_range(cBS(cur_), 0, nb_) : X,
+                                 column_range(cAS(cur_), 0, nb_), lambda_, Rv);
   }
   residual_position_.resize(static_cast<std::size_t>(nb_));
   std::iota(residual_position_.begin(), residual_position_.end(), std::int64_t{0});
@@ -265,7 +304,8 @@ void LobpcgIteration<T, Ts>::refresh_products() {
 // Each file instantiates the members it defines that the others call.
 #define BLOCKEIGS_LOBPCG_ITERATION(T, Ts)                                                                        \
   template LobpcgIteration<T, Ts>::LobpcgIteration(LinearOperator<T>&, const LobpcgOptions&, Preconditioner<T>*, \
-                                                   std::optional<spmm::ConstDenseView<T>>, int);                 \
+                                                   std::optional<spmm::ConstDenseView<T>>, int,                  \
+                                                   LinearOperator<T>*, std::optional<spmm::ConstDenseView<T>>);  \
   template void LobpcgIteration<T, Ts>::apply_a(std::int64_t, std::int64_t);                                     \
   template void LobpcgIteration<T, Ts>::make_ax_explicit();                                                      \
   template bool LobpcgIteration<T, Ts>::test_residuals();                                                        \

@@ -70,8 +70,10 @@ template <class T, class Ts>
 class LobpcgIteration {
  public:
   // Sets up the blocks and, for the backward test, estimates ||A||. Collective.
+  // `B` (or null) and `constraints` as lobpcg() takes them.
   LobpcgIteration(LinearOperator<T>& A, const LobpcgOptions& options, Preconditioner<T>* preconditioner,
-                  std::optional<spmm::ConstDenseView<T>> start, int nb);
+                  std::optional<spmm::ConstDenseView<T>> start, int nb, LinearOperator<T>* B = nullptr,
+                  std::optional<spmm::ConstDenseView<T>> constraints = std::nullopt);
   LobpcgIteration(const LobpcgIteration&) = delete;
   LobpcgIteration& operator=(const LobpcgIteration&) = delete;
 
@@ -104,6 +106,9 @@ class LobpcgIteration {
   LobpcgIterate iterate();                // for LobpcgOptions::between_iterations
   bool place_search_columns(const std::vector<std::int64_t>& active);  // soft locking in Z's block
   std::optional<SearchStep> condition_search(std::vector<std::int64_t> active, bool z_product_ahead);
+  // With B: W B-orthonormalised against Y and [X P] (B W beside it), then A W.
+  std::optional<SearchStep> condition_search_b(std::vector<std::int64_t> active);
+  void set_up_constraints(spmm::ConstDenseView<T> Y);  // Y and B Y, B-orthonormal
   void ritz_matrices(const SearchBlock& w, bool derive, const HostMatrix* s_t_az, RitzStep& step);  // GA, GB
   bool solve_small_problem(const SearchBlock& w, const std::vector<std::int64_t>& active, bool derive,
                            RitzStep& step);  // rank 0's; true: retry on measured matrices
@@ -148,6 +153,14 @@ class LobpcgIteration {
       return basis(b, q, z);
     }
   }
+  // With B: B [X P] beside [X P] (double buffered like it) and B W beside W.
+  spmm::DenseView<T> BS(int b) { return {space_, n_, widest_xp_, widest_xp_, b_blocks_[b].data()}; }
+  spmm::ConstDenseView<T> cBS(int b) { return spmm::ConstDenseView<T>(BS(b)); }
+  spmm::DenseView<T> BW() { return {space_, n_, w_width_, w_width_, bw_.data()}; }
+  // The constraint block Y and B Y (empty views without constraints).
+  BBasis<T> constraints() const {
+    return {spmm::ConstDenseView<T>(y_.cview()), spmm::ConstDenseView<T>(by_.cview())};
+  }
   // C = A B for B in Z's block (fp32 or T), C in A W's.
   void apply_to_z(spmm::ConstDenseView<Ts> B, spmm::DenseView<T> C) {
     if constexpr (single) apply_single(A_, B, C);
@@ -173,6 +186,12 @@ class LobpcgIteration {
   const Space space_;
   const std::int64_t n_;
   const Tolerances tol_;
+  // A x = lambda B x: B (null: the standard problem). With B, or with
+  // constraints, the pass-saving forms that assume B = I and a free search
+  // block are off: W is formed and conditioned explicitly, A X stored, Z in
+  // T, and A Z is not multiplied ahead.
+  LinearOperator<T>* const B_;
+  const bool constrained_;
 
   // [X P] spans a multiple of `align` columns, P's last `p_padding` of them
   // zero: then the Ritz update's outputs and the residuals after them start
@@ -189,6 +208,8 @@ class LobpcgIteration {
   // and a block of its own can take another precision. The basis S is [X P] and Z in two views (SplitColumns).
   const std::int64_t widest_xp_, ld_, w_width_;
   Blocks blocks_;
+  spmm::DenseBlock<T> b_blocks_[2], bw_;  // B [X P] and B W (with B only)
+  spmm::DenseBlock<T> y_, by_;            // the constraints Y and B Y (B-orthonormal)
   // The residuals go into Z's block, where W is built (nb of them); a
   // preconditioner reads them from there into scratch.
   spmm::DenseBlock<T> scratch_;

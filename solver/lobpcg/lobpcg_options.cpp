@@ -68,6 +68,42 @@ int validate_options(const LinearOperator<T>& A, const LobpcgOptions& o,
   return nb;
 }
 
+template <class T>
+void validate_pencil(const LinearOperator<T>& A, const LinearOperator<T>* B,
+                     const std::optional<spmm::ConstDenseView<T>>& constraints, int nb, SearchPrecision precision) {
+  if (B && B->global_rows() != A.global_rows())
+    fail_input("LOBPCG: B has ", B->global_rows(), " rows, A ", A.global_rows(), "; A x = lambda B x needs both ",
+               "of one size");
+  if (constraints && precision == SearchPrecision::fp32)
+    fail_input("LOBPCG: search_precision fp32 is not available with constraints; use fp64 or auto");
+  if (B && precision == SearchPrecision::fp32)
+    fail_input("LOBPCG: search_precision fp32 is not available for A x = lambda B x; use fp64 or auto");
+  // Shapes are per rank: agree before anyone proceeds.
+  collectively(A.comm(), [&] {
+    if (B && (B->local_rows() != A.local_rows() || B->first_row() != A.first_row()))
+      fail_input("LOBPCG: B's rows on this rank (", B->first_row(), " + ", B->local_rows(), ") are not A's (",
+                 A.first_row(), " + ", A.local_rows(), "); B must be distributed like A");
+    // One context: B's products queue on A's stream, in order with the blocks they read.
+    if (B && &B->context() != &A.context())
+      fail_input("LOBPCG: B must share A's context (", to_string(B->context().space()), " and ",
+                 to_string(A.context().space()), " contexts given)");
+    if (!constraints) return;
+    if (constraints->space != A.context().space())
+      fail_input("LOBPCG: the constraint block is in ", to_string(constraints->space), " memory, the operator in ",
+                 to_string(A.context().space()));
+    if (constraints->rows != A.local_rows())
+      fail_input("LOBPCG: the constraint block has ", constraints->rows, " local rows, the operator ",
+                 A.local_rows(), " on this rank");
+    if (constraints->cols < 1 || constraints->cols + nb > A.global_rows())
+      fail_input("LOBPCG: the constraint block has ", constraints->cols, " columns; with a block of ", nb,
+                 " it needs 1 to ", A.global_rows() - nb, " (the matrix has ", A.global_rows(), " rows)");
+  });
+}
+template void validate_pencil(const LinearOperator<float>&, const LinearOperator<float>*,
+                              const std::optional<spmm::ConstDenseView<float>>&, int, SearchPrecision);
+template void validate_pencil(const LinearOperator<double>&, const LinearOperator<double>*,
+                              const std::optional<spmm::ConstDenseView<double>>&, int, SearchPrecision);
+
 bool passes(StoppingTest test, double tol, double r, double lambda, double x_norm, double norm_a,
             double* scaled) {
   const double scale = (test == StoppingTest::backward ? norm_a + std::abs(lambda) : std::abs(lambda)) * x_norm;
@@ -78,7 +114,7 @@ bool passes(StoppingTest test, double tol, double r, double lambda, double x_nor
 template <class T>
 void take_wanted_pairs(const spmm::Context& context, spmm::ConstDenseView<T> X, const std::vector<double>& lambda,
                        const std::vector<double>& x_norm, const std::vector<double>& r_norm,
-                       const std::vector<bool>& conv, LobpcgResult<T>& result) {
+                       const std::vector<bool>& conv, bool b_normalized, LobpcgResult<T>& result) {
   const std::int64_t k = X.cols;
   result.eigenvalues.assign(lambda.begin(), lambda.begin() + k);
   result.eigenvectors = spmm::DenseBlock<T>(X.space, X.rows, k);
@@ -86,27 +122,30 @@ void take_wanted_pairs(const spmm::Context& context, spmm::ConstDenseView<T> X, 
   std::vector<double> inverse_norm(static_cast<std::size_t>(k));
   for (std::int64_t j = 0; j < k; ++j) {
     inverse_norm[j] = x_norm[j] > 0 ? 1.0 / x_norm[j] : 1.0;
-    result.residual_norms.push_back(r_norm[j] * inverse_norm[j]);
-    result.relative_residuals.push_back(r_norm[j] * inverse_norm[j] / std::abs(lambda[j]));
+    const double r = b_normalized ? r_norm[j] : r_norm[j] * inverse_norm[j];
+    const double bx = b_normalized ? x_norm[j] : 1.0;
+    result.residual_norms.push_back(r);
+    result.b_norms.push_back(bx);
+    result.relative_residuals.push_back(r / (std::abs(lambda[j]) * bx));
     result.converged.push_back(conv[j]);
   }
-  scale_columns(context, inverse_norm, result.eigenvectors.view());
+  if (!b_normalized) scale_columns(context, inverse_norm, result.eigenvectors.view());
 }
 template void take_wanted_pairs(const spmm::Context&, spmm::ConstDenseView<float>, const std::vector<double>&,
                                 const std::vector<double>&, const std::vector<double>&, const std::vector<bool>&,
-                                LobpcgResult<float>&);
+                                bool, LobpcgResult<float>&);
 template void take_wanted_pairs(const spmm::Context&, spmm::ConstDenseView<double>, const std::vector<double>&,
                                 const std::vector<double>&, const std::vector<double>&, const std::vector<bool>&,
-                                LobpcgResult<double>&);
+                                bool, LobpcgResult<double>&);
 
 template <class T>
 void mark_tests(double tolerance, LobpcgResult<T>& result) {
   result.passes_relative.clear();
   result.passes_backward.clear();
   for (std::size_t j = 0; j < result.eigenvalues.size(); ++j) {
-    const double r = result.residual_norms[j], lambda = std::abs(result.eigenvalues[j]);
-    result.passes_relative.push_back(r <= tolerance * lambda);
-    result.passes_backward.push_back(r <= tolerance * (result.norm_estimate + lambda));
+    const double r = result.residual_norms[j], lambda = std::abs(result.eigenvalues[j]), bx = result.b_norms[j];
+    result.passes_relative.push_back(r <= tolerance * lambda * bx);
+    result.passes_backward.push_back(r <= tolerance * (result.norm_estimate + lambda) * bx);
   }
 }
 template void mark_tests(double, LobpcgResult<float>&);

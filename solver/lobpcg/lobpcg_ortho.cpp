@@ -14,13 +14,26 @@ namespace blockeigs::solver::lobpcg_detail {
 template <class T>
 void make_start_block(const spmm::Context& context, MPI_Comm comm, spmm::DenseView<T> X,
                       spmm::DenseView<T> scratch, const spmm::ConstDenseView<T>* user,
-                      std::uint64_t seed, std::int64_t first_row, const Tolerances& tol) {
+                      std::uint64_t seed, std::int64_t first_row, const Tolerances& tol,
+                      const BBasis<T>& Y, LinearOperator<T>* B, spmm::DenseView<T> BX) {
   const std::int64_t nb = X.cols;
   const std::int64_t given = user ? std::min(user->cols, nb) : 0;
   if (given > 0) copy_block(context, column_range(*user, 0, given), column_range(X, 0, given));
   if (given < nb) fill_random(context, column_range(X, given, nb - given), seed, first_row, given);
-  const spmm::ConstDenseView<T> none(X.space, X.rows, 0, X.ld, X.data);
-  std::int64_t kept = orthonormalize_against(context, comm, none, X, scratch, tol);
+  // The columns [kept, nb) made (B-)orthonormal against Y and X's first `kept`.
+  auto condition = [&](std::int64_t kept) {
+    spmm::DenseView<T> rest = column_range(X, kept, nb - kept);
+    if (B) {
+      const BBasis<T> Q{column_range(spmm::ConstDenseView<T>(X), 0, kept),
+                        column_range(spmm::ConstDenseView<T>(BX), 0, kept)};
+      return b_orthonormalize_against(context, comm, *B, Y, Q, rest, column_range(BX, kept, nb - kept), scratch,
+                                      tol, true);
+    }
+    project_out(context, comm, Y, rest);
+    return orthonormalize_against(context, comm, column_range(spmm::ConstDenseView<T>(X), 0, kept), rest, scratch,
+                                  tol);
+  };
+  std::int64_t kept = condition(0);
   // Rank deficient (duplicate, zero or nearly parallel columns): replace the
   // dropped directions by fresh random columns (hash columns refill * nb + j,
   // never used before) and orthonormalise them against the kept ones.
@@ -28,10 +41,8 @@ void make_start_block(const spmm::Context& context, MPI_Comm comm, spmm::DenseVi
     if (refill > max_refills)
       throw Error(detail::concat("LOBPCG: could not build ", nb, " independent start vectors (",
                                  kept, " after ", max_refills, " random refills)"));
-    spmm::DenseView<T> rest = column_range(X, kept, nb - kept);
-    fill_random(context, rest, seed, first_row, refill * nb + kept);
-    kept += orthonormalize_against(context, comm,
-                                   spmm::ConstDenseView<T>(column_range(X, 0, kept)), rest, scratch, tol);
+    fill_random(context, column_range(X, kept, nb - kept), seed, first_row, refill * nb + kept);
+    kept += condition(kept);
   }
 }
 
@@ -92,7 +103,8 @@ template ConditionedSearch condition_search_block(const spmm::Context&, MPI_Comm
 #define BLOCKEIGS_INSTANTIATE(T)                                                                   \
   template void make_start_block(const spmm::Context&, MPI_Comm, spmm::DenseView<T>, spmm::DenseView<T>, \
                                  const spmm::ConstDenseView<T>*, std::uint64_t, std::int64_t,      \
-                                 const Tolerances&);
+                                 const Tolerances&, const BBasis<T>&, LinearOperator<T>*,          \
+                                 spmm::DenseView<T>);
 
 BLOCKEIGS_INSTANTIATE(float)
 BLOCKEIGS_INSTANTIATE(double)

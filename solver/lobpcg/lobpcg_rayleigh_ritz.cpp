@@ -31,7 +31,7 @@ void LobpcgIteration<T, Ts>::rayleigh_ritz(const SearchBlock& w, const std::vect
   RitzStep step;
   // Derived: S^T A Z measured, the rest carried or from the orthogonalisation.
   // The same choice on every rank: `carried` and the fused pass's branch are.
-  bool derive = carried_ && w.kept > 0 && basis_options_.w_gram.rows() == q + w.kept;
+  bool derive = !B_ && !constrained_ && carried_ && w.kept > 0 && basis_options_.w_gram.rows() == q + w.kept;
   for (;;) {
     ritz_matrices(w, derive, s_t_az, step);
     s_t_az = nullptr;
@@ -77,10 +77,14 @@ void LobpcgIteration<T, Ts>::ritz_matrices(const SearchBlock& w, bool derive, co
       step.GB = assemble_ritz_matrix(carried_b_, basis_options_.w_gram);
     }
   } else {
-    // S^T [X P Z] and S^T [A [X P] A W]: GB and GA, both queued before either is waited for.
+    // S^T [X P Z] (with B: S^T [B X B P B W]) and S^T [A [X P] A W]: GB and
+    // GA, both queued before either is waited for.
     make_ax_explicit();
     const SplitColumns<T> St = basis_in_t(cur_, q, w.raw);
-    GramInFlight b_gram = start_gram_pair(ctx_, comm_, St, column_range(cS(cur_), 0, q), St.tail);
+    GramInFlight b_gram =
+        B_ ? start_gram_pair(ctx_, comm_, St, column_range(cBS(cur_), 0, q),
+                             column_range(spmm::ConstDenseView<T>(BW()), 0, w.raw))
+           : start_gram_pair(ctx_, comm_, St, column_range(cS(cur_), 0, q), St.tail);
     GramInFlight a_gram = start_gram_pair(ctx_, comm_, St, column_range(cAS(cur_), 0, q), AWv);
     const HostMatrix G_b = b_gram.finish(), G_a = a_gram.finish();
     if (rank_ == 0) {
@@ -175,7 +179,7 @@ void LobpcgIteration<T, Ts>::update_basis(const SearchBlock& w, const std::vecto
   // A Z of the next buffer: the operator directly, not apply_a, whose
   // bookkeeping (carried blocks, residuals) is about the current one.
   auto meanwhile = [&] {
-    if (!preconditioner_) {
+    if (!preconditioner_ && !B_ && !constrained_) {
       ahead_ = ProductAhead{true, m, z_product_width(active.empty() ? nb_ : std::int64_t(active.size()))};
       clock_.to(time_.rayleigh_ritz);
       apply_to_z(column_range(cZ(next), 0, ahead_.count), column_range(AW(next), 0, ahead_.count));
@@ -184,6 +188,19 @@ void LobpcgIteration<T, Ts>::update_basis(const SearchBlock& w, const std::vecto
     carry(step);
     clock_.settle_done();  // the host waits for the update anyway
   };
+  if constexpr (!single) {
+    if (B_) {
+      // B [X P] takes the place of [X P] in the update, so that its residuals
+      // are A X - B X Lambda with ||B x||; then [X P] itself.
+      const SplitColumns<T> BSv(column_range(cBS(cur_), 0, q),
+                                column_range(spmm::ConstDenseView<T>(BW()), 0, w.raw));
+      residuals_ = solver::ritz_update(ctx_, comm_, BSv, ASv, step.coeff, step.chosen, column_range(BS(next), 0, m),
+                                       column_range(AS(next), 0, m), column_range(Z(next), 0, nb_),
+                                       residual_position_, meanwhile);
+      split_update<T>(ctx_, basis_in_t(cur_, q, w.raw), 0, step.coeff, T(0), column_range(S(next), 0, m));
+      return;
+    }
+  }
   residuals_ = solver::ritz_update(ctx_, comm_, S_read, ASv, step.coeff, step.chosen, column_range(S(next), 0, m),
                                    column_range(AS(next), 0, m), column_range(Z(next), 0, nb_), residual_position_,
                                    meanwhile, implied ? &*implied : nullptr, store_ax);

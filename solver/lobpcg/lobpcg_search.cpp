@@ -22,6 +22,11 @@ std::vector<std::int64_t> LobpcgIteration<T, Ts>::active_pairs() const {
 template <class T, class Ts>
 std::optional<SearchStep> LobpcgIteration<T, Ts>::build_search_block(std::vector<std::int64_t> active) {
   const bool z_product_ahead = place_search_columns(active);
+  if (B_) return condition_search_b(std::move(active));
+  if constexpr (!single) {
+    // Constraints: the search block B-orthogonal to Y (B = I here); [X P] is already.
+    if (constrained_) project_out(ctx_, comm_, constraints(), column_range(Z(cur_), 0, std::int64_t(active.size())));
+  }
   return condition_search(std::move(active), z_product_ahead);
 }
 
@@ -136,6 +141,33 @@ std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search(std::vector<s
     apply_a(q, z_product_width(search.raw));
   }
   return SearchStep{std::move(active), std::move(search), std::move(s_t_az)};
+}
+
+// With B: W (the active residuals, or their preconditioned form, at Z's
+// front) B-orthonormalised against Y and [X P], B W formed beside it, then
+// A W; refilled at random where no direction is left.
+template <class T, class Ts>
+std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search_b(std::vector<std::int64_t> active) {
+  if constexpr (single) {
+    BLOCKEIGS_ASSERT(!"the residuals are in the blocks' precision with B");
+    return std::nullopt;
+  } else {
+    const auto na = static_cast<std::int64_t>(active.size());
+    const std::int64_t q = nb_ + np_;
+    const spmm::DenseView<T> W = column_range(Z(cur_), 0, na), BWv = column_range(BW(), 0, na);
+    const BBasis<T> XP{column_range(cS(cur_), 0, q), column_range(cBS(cur_), 0, q)};
+    std::int64_t kept =
+        b_orthonormalize_against(ctx_, comm_, *B_, constraints(), XP, W, BWv, scratch_.view(), tol_, false);
+    if (kept == 0) {
+      // Every residual direction lies in span[X P] to working precision: explore at random.
+      fill_random(ctx_, W, options_.seed, A_.first_row(), std::int64_t{nb_} * (max_refills + 1 + iteration_));
+      kept = b_orthonormalize_against(ctx_, comm_, *B_, constraints(), XP, W, BWv, scratch_.view(), tol_, false);
+    }
+    clock_.to(time_.orthogonalization);
+    if (kept == 0) return std::nullopt;
+    apply_a(q, kept);
+    return SearchStep{std::move(active), SearchBlock{kept, kept, {}, {}}, {}};
+  }
 }
 
 #define BLOCKEIGS_LOBPCG_SEARCH(T, Ts)                                                       \

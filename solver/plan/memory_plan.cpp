@@ -88,18 +88,10 @@ void add_lobpcg(const RankShape& s, const SolverShape& o, const SecondMatrix* b,
   const std::int64_t widest_xp = round_up(2 * nb, o.alignment), w = round_up(nb, o.alignment);
   add_halo(s, widest_xp, o.value_bytes, items, p);
   if (b) add_halo(b->shape, widest_xp, o.value_bytes, items, p, " of B");
-  if (o.generalized) {
-    // B's products carried like A's: [B X B P] and B W, each twice (the step's and the next).
-    const std::int64_t bxp = 2 * m * widest_xp * v + 2 * m * w * v;
-    std::ostringstream what;
-    what << "LOBPCG with B: [B X B P] twice (" << widest_xp << " columns), B W twice (" << w << " each)";
-    items.push_back({what.str(), 0, bxp});
-    p.op_solve += bxp;
-  }
   if (o.constraint_columns > 0) {
-    // Y and B Y in the operator's memory, Y read as host doubles first.
-    const std::int64_t c = o.constraint_columns, y = 2 * m * c * v;
-    items.push_back({"constraints: Y and B Y (" + std::to_string(c) + " columns each)", 8 * m * c, y});
+    // The app's Y: read as host doubles, then a block in the operator's memory that the solver copies.
+    const std::int64_t c = o.constraint_columns, y = m * c * v;
+    items.push_back({"constraints: Y as read and passed to LOBPCG (" + std::to_string(c) + " columns)", 8 * m * c, y});
     p.op_solve += y;
     p.solve += 8 * m * c;
   }
@@ -110,6 +102,12 @@ void add_lobpcg(const RankShape& s, const SolverShape& o, const SecondMatrix* b,
   items.push_back({what.str(), 0, sas + z + aw});
   const std::int64_t scratch = m * nb * v, kept = 2 * m * k * v;
   items.push_back({"LOBPCG: scratch block (block size), best iterate and eigenvectors (k each)", 0, scratch + kept});
+  if (o.generalized || o.constraint_columns > 0) {
+    const std::int64_t pencil = (o.generalized ? 2 * m * widest_xp * v + m * w * v : 0) +
+                                3 * m * o.constraint_columns * v;  // Y, B Y and their set-up's scratch
+    items.push_back({"LOBPCG: B [X P] twice and B W (A x = lambda B x); constraints Y, B Y", 0, pencil});
+    p.op_solve += pencil;
+  }
   std::int64_t extra = 0;
   extra += (o.preconditioner_vectors + o.preconditioner_blocks * nb) * m * v;  // diagonals, Chebyshev's blocks
   if (o.norm_estimate) extra += 2 * m * v;   // the power method's two vectors

@@ -52,10 +52,10 @@ struct SolverShape {
   int preconditioner_blocks = 0;   // blocks of the preconditioned width it keeps (Chebyshev's two)
   bool norm_estimate = false;      // LOBPCG's backward test: two vectors for the power method
   std::int64_t start_columns = 0;  // LOBPCG: a start block read from a file
+  bool generalized = false;        // LOBPCG on A x = lambda B x: B [X P] and B W beside [X P] and W
+  std::int64_t constraint_columns = 0;  // LOBPCG: the constraint block Y (and B Y)
   bool known_solution = false;     // block CG: the known X beside B
   bool output = false;             // results written: host copies of the big block
-  bool generalized = false;        // LOBPCG on A x = lambda B x: B's products of its blocks
-  std::int64_t constraint_columns = 0;  // LOBPCG: columns of the constraint block Y
 };
 
 // A second matrix on the first's rows (B of A x = lambda B x): its share

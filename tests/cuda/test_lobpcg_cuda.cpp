@@ -12,6 +12,8 @@
 #include <string>
 #include <thread>
 #include <limits>
+#include <numbers>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -657,6 +659,50 @@ TEST(DeviceLobpcg, SameEigenvaluesAsTheHost) {
       EXPECT_EQ(on_device.implied_ax_steps > on_device.iterations / 2, !jacobi);
       EXPECT_EQ(on_device.implied_ax_steps == 0, jacobi);
       EXPECT_EQ(on_device.z_products_ahead > on_device.iterations / 2, !jacobi);
+    }
+  }
+}
+
+// A x = lambda B x on the device (B [X P] through the one-pass Ritz update
+// in place of [X P]), with Jacobi and with a constraint block: the closed
+// form, residuals as the test demands, X^T B X = I, X B-orthogonal to Y.
+TEST(DeviceLobpcg, GeneralizedPencilWithConstraints) {
+  SKIP_WITHOUT_GPU();
+  const test::Pencil p = test::fem_p1(2, 20);
+  const solver::RowPartition partition = solver::RowPartition::uniform(p.A.global_rows, 1);
+  const spmm::Context ctx = spmm::Context::cuda(0);
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, test::SharedContext{ctx}, p.A, partition);
+  test::CsrTestOperator<double> B(MPI_COMM_WORLD, test::SharedContext{ctx}, p.B, partition);
+  const std::int64_t n = A.local_rows();
+  for (const bool jacobi : {false, true}) {
+    for (const int m : {0, 1}) {
+      SCOPED_TRACE(testing::Message() << (jacobi ? "Jacobi" : "none") << ", " << m << " constraints");
+      // The constraint: the first eigenvector, sin(pi x) sin(pi y) on the grid.
+      spmm::DenseBlock<double> y_host(Space::host, n, 1), Y(Space::device, n, 1);
+      for (std::int64_t i = 0; i < n; ++i)
+        y_host.view()(i, 0) = std::sin(std::numbers::pi * double(i / 20 + 1) / 21) *
+                              std::sin(std::numbers::pi * double(i % 20 + 1) / 21);
+      solver::copy_block(ctx, y_host.cview(), Y.view());
+      std::optional<solver::JacobiPreconditioner<double>> precond;
+      if (jacobi) precond.emplace(A);
+      solver::LobpcgOptions o = relative_options(6);
+      o.tolerance = 1e-9;
+      const auto r = solver::lobpcg<double>(A, o, precond ? &*precond : nullptr, std::nullopt, &B,
+                                            m > 0 ? std::optional(Y.cview()) : std::nullopt);
+      ASSERT_TRUE(r.all_converged());
+      for (int j = 0; j < o.k; ++j) {
+        EXPECT_NEAR(r.eigenvalues[j], p.exact[j + m], 1e-8 * p.exact[j + m]) << "pair " << j;
+        EXPECT_LE(r.relative_residuals[j], o.tolerance) << "pair " << j;
+      }
+      spmm::DenseBlock<double> BX(Space::device, n, o.k);
+      B.apply(1.0, r.eigenvectors.cview(), 0.0, BX.view());
+      const solver::HostMatrix G = solver::gram<double>(ctx, MPI_COMM_WORLD, r.eigenvectors.cview(), BX.cview());
+      for (int i = 0; i < o.k; ++i)
+        for (int j = 0; j < o.k; ++j) EXPECT_NEAR(G(i, j), i == j ? 1.0 : 0.0, 1e-10);
+      if (m > 0) {
+        const solver::HostMatrix C = solver::gram<double>(ctx, MPI_COMM_WORLD, Y.cview(), BX.cview());
+        for (int j = 0; j < o.k; ++j) EXPECT_LE(std::abs(C(0, j)), 1e-10);
+      }
     }
   }
 }

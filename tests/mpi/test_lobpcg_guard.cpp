@@ -96,6 +96,7 @@ solver::LobpcgResult<double> result_of(const Iterate& it) {
     r.residual_norms.push_back(it.r_norm[j] / it.x_norm[j]);
     r.relative_residuals.push_back(r.residual_norms.back() / it.lambda[j]);
     r.converged.push_back(false);
+    r.b_norms.push_back(1.0);
   }
   return r;
 }
@@ -119,8 +120,8 @@ TEST(BestIterate, ReturnsTheMinimumWhenTheRunEndsWorse) {
   EXPECT_FALSE(best.stall());  // a rise of 1e7, but not yet for a window
 
   solver::LobpcgResult<double> result = result_of(its.back());
-  spmm::DenseBlock<double> workspace(A.context().space(), A.local_rows(), 3 * k);
-  best.restore(A, MPI_COMM_WORLD, options(1e-6), 4.0, workspace.view(), result);
+  spmm::DenseBlock<double> workspace(A.context().space(), A.local_rows(), 4 * k);
+  best.restore(A, nullptr, MPI_COMM_WORLD, options(1e-6), 4.0, workspace.view(), result);
   ASSERT_TRUE(result.restored);
   const Iterate& kept = its[2];
   for (int j = 0; j < k; ++j) {
@@ -142,8 +143,8 @@ TEST(BestIterate, KeepsNothingWhileResidualsFall) {
   for (std::size_t i = 0; i < its.size(); ++i) record(best, i > 0 ? &its[i - 1] : nullptr, its[i], int(i));
   solver::LobpcgResult<double> result = result_of(its.back());
   const std::vector<double> before = result.residual_norms;
-  spmm::DenseBlock<double> workspace(A.context().space(), A.local_rows(), 3 * k);
-  best.restore(A, MPI_COMM_WORLD, options(1e-12), 4.0, workspace.view(), result);
+  spmm::DenseBlock<double> workspace(A.context().space(), A.local_rows(), 4 * k);
+  best.restore(A, nullptr, MPI_COMM_WORLD, options(1e-12), 4.0, workspace.view(), result);
   EXPECT_FALSE(result.restored);
   EXPECT_EQ(result.residual_norms, before);
 }

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -25,13 +26,23 @@
 
 namespace blockeigs::test {
 
+// Another operator's context, to share its stream (a B beside an A).
+struct SharedContext {
+  const spmm::Context& context;
+};
+
 template <class T>
 class CsrTestOperator final : public solver::LinearOperator<T> {
  public:
   // `whole` holds every row (first_row 0); this rank keeps its partition rows.
   CsrTestOperator(MPI_Comm comm, spmm::Context context, const io::CsrRows& whole,
                   solver::RowPartition partition)
-      : comm_(comm), context_(std::move(context)), partition_(std::move(partition)) {
+      : comm_(comm), owned_(std::move(context)), context_(*owned_), partition_(std::move(partition)) {
+    BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
+    rows_ = io::slice_rows(whole, partition_.begin(rank_), partition_.end(rank_));
+  }
+  CsrTestOperator(MPI_Comm comm, SharedContext shared, const io::CsrRows& whole, solver::RowPartition partition)
+      : comm_(comm), context_(shared.context), partition_(std::move(partition)) {
     BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
     rows_ = io::slice_rows(whole, partition_.begin(rank_), partition_.end(rank_));
   }
@@ -88,7 +99,8 @@ class CsrTestOperator final : public solver::LinearOperator<T> {
 
  private:
   MPI_Comm comm_;
-  spmm::Context context_;
+  std::optional<spmm::Context> owned_;
+  const spmm::Context& context_;
   solver::RowPartition partition_;
   int rank_ = 0;
   io::CsrRows rows_;

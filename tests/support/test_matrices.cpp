@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <numbers>
 #include <random>
 #include <stdexcept>
 
@@ -156,5 +157,73 @@ template spmm::HostCsr<float> to_host_csr(const io::CsrRows&);
 template spmm::HostCsr<double> to_host_csr(const io::CsrRows&);
 template spmm::DenseBlock<float> random_block(std::int64_t, std::int64_t, std::uint64_t, std::int64_t);
 template spmm::DenseBlock<double> random_block(std::int64_t, std::int64_t, std::uint64_t, std::int64_t);
+
+Dense tridiagonal(std::int64_t n, double diag, double off) {
+  Dense M(n, std::vector<double>(n, 0.0));
+  for (std::int64_t i = 0; i < n; ++i) {
+    M[i][i] = diag;
+    if (i > 0) M[i][i - 1] = off;
+    if (i + 1 < n) M[i][i + 1] = off;
+  }
+  return M;
+}
+
+Dense kron(const Dense& A, const Dense& B) {
+  const std::size_t n = A.size(), m = B.size();
+  Dense K(n * m, std::vector<double>(n * m, 0.0));
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j)
+      if (A[i][j] != 0)
+        for (std::size_t k = 0; k < m; ++k)
+          for (std::size_t l = 0; l < m; ++l) K[i * m + k][j * m + l] = A[i][j] * B[k][l];
+  return K;
+}
+
+Dense plus(const Dense& A, const Dense& B) {
+  Dense C = A;
+  for (std::size_t i = 0; i < A.size(); ++i)
+    for (std::size_t j = 0; j < A.size(); ++j) C[i][j] += B[i][j];
+  return C;
+}
+
+io::CsrRows to_csr(const Dense& M) {
+  io::CsrRows c;
+  const auto n = static_cast<std::int64_t>(M.size());
+  c.global_rows = c.global_cols = n;
+  c.row_offsets.push_back(0);
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (std::int64_t j = 0; j < n; ++j)
+      if (M[i][j] != 0) {
+        c.col_indices.push_back(j);
+        c.values.push_back(M[i][j]);
+      }
+    c.row_offsets.push_back(static_cast<std::int64_t>(c.col_indices.size()));
+  }
+  return c;
+}
+
+Pencil fem_p1(int dims, std::int64_t n) {
+  const double h = 1.0 / double(n + 1);
+  const Dense K1 = tridiagonal(n, 2 / h, -1 / h), M1 = tridiagonal(n, 4 * h / 6, h / 6);
+  Dense K = K1, M = M1;
+  for (int d = 1; d < dims; ++d) {
+    K = plus(kron(K, M1), kron(M, K1));
+    M = kron(M, M1);
+  }
+  std::vector<double> one;
+  for (std::int64_t j = 1; j <= n; ++j) {
+    const double c = std::cos(double(j) * std::numbers::pi * h);
+    one.push_back(6 / (h * h) * (1 - c) / (2 + c));
+  }
+  std::vector<double> exact = one;
+  for (int d = 1; d < dims; ++d) {
+    std::vector<double> next;
+    for (double a : exact)
+      for (double b : one) next.push_back(a + b);
+    exact = next;
+  }
+  std::sort(exact.begin(), exact.end());
+  return {to_csr(K), to_csr(M), exact};
+}
 
 }  // namespace blockeigs::test

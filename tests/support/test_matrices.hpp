@@ -35,6 +35,26 @@ spmm::DenseBlock<T> random_block(std::int64_t rows, std::int64_t cols, std::uint
 // solver::hash_uniform(seed, i, j).
 solver::HostMatrix random_matrix(std::int64_t rows, std::int64_t cols, std::uint64_t seed);
 
+// Small dense matrices (row-major vectors of rows) for building test
+// problems by Kronecker products, and their CSR form.
+using Dense = std::vector<std::vector<double>>;
+Dense tridiagonal(std::int64_t n, double diag, double off);
+Dense kron(const Dense& A, const Dense& B);
+Dense plus(const Dense& A, const Dense& B);
+io::CsrRows to_csr(const Dense& M);
+
+// A x = lambda B x with its eigenvalues, ascending.
+struct Pencil {
+  io::CsrRows A, B;
+  std::vector<double> exact;
+};
+// Linear elements on [0, 1]^dims with n interior nodes a direction
+// (Dirichlet): K1 = tridiag(-1, 2, -1) / h, M1 = tridiag(1, 4, 1) h / 6, and
+// in 2D K1 (x) M1 + M1 (x) K1 over M1 (x) M1 (3D likewise), whose eigenvalues
+// are the sums of the 1D ones, (6 / h^2)(1 - cos(j pi h)) / (2 + cos(j pi h)).
+// Built from dense Kronecker products: small n only.
+Pencil fem_p1(int dims, std::int64_t n);
+
 // The CPU backend's context, one per test executable.
 const spmm::Context& host_context();
 

@@ -1,0 +1,154 @@
+// Orthonormalisation in the B-inner product <u, v> = u^T B v for
+// A x = lambda B x (Duersch et al. 2018, sec. 4 with B), and the projection
+// that keeps LOBPCG's blocks B-orthogonal to a constraint block Y.
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "solver/lobpcg/lobpcg_detail.hpp"
+
+namespace blockeigs::solver::lobpcg_detail {
+namespace {
+
+double max_abs(const HostMatrix& M) {
+  double m = 0;
+  for (double v : M.values()) m = std::max(m, std::abs(v));
+  return m;
+}
+
+double max_abs_minus_identity(const HostMatrix& M) {
+  double m = 0;
+  for (std::int64_t i = 0; i < M.rows(); ++i)
+    for (std::int64_t j = 0; j < M.cols(); ++j) m = std::max(m, std::abs(M(i, j) - (i == j ? 1.0 : 0.0)));
+  return m;
+}
+
+// G's symmetric part.
+HostMatrix symmetric_part(const HostMatrix& G) {
+  HostMatrix S(G.rows(), G.cols());
+  for (std::int64_t i = 0; i < G.rows(); ++i)
+    for (std::int64_t j = 0; j < G.cols(); ++j) S(i, j) = 0.5 * (G(i, j) + G(j, i));
+  return S;
+}
+
+// V -= Q C and BV -= BQ C (C: Q.cols x V.cols).
+template <class T>
+void subtract_projection(const spmm::Context& context, const BBasis<T>& Q, const HostMatrix& C, spmm::DenseView<T> V,
+                         spmm::DenseView<T> BV) {
+  if (Q.V.cols == 0) return;
+  block_update(context, T(-1), Q.V, C, T(1), V);
+  block_update(context, T(-1), Q.BV, C, T(1), BV);
+}
+
+// V <- (V - Y CY - Q C) T and BV likewise: the constraints' part apart
+// (seldom more than a column), then V T - Q (C T) in one pass.
+template <class T>
+void combine_projected(const spmm::Context& context, const BBasis<T>& Y, const HostMatrix& CY, const BBasis<T>& Q,
+                       const HostMatrix& C, const HostMatrix& transform, spmm::DenseView<T> V, spmm::DenseView<T> BV,
+                       spmm::DenseView<T> scratch) {
+  subtract_projection(context, Y, CY, V, BV);
+  HostMatrix minus_ct = Q.V.cols > 0 ? multiply(C, transform) : HostMatrix();
+  for (double& v : minus_ct.values()) v = -v;
+  const std::int64_t kept = transform.cols();
+  const spmm::DenseView<T> out = column_range(scratch, 0, kept);
+  for (const auto& [from, q] : {std::pair{V, Q.V}, std::pair{BV, Q.BV}}) {
+    if (q.cols == 0) {
+      transform_in_place(context, from, transform, scratch);
+      continue;
+    }
+    block_combine_pair(context, spmm::ConstDenseView<T>(from), transform, q, minus_ct, column_range(from, 0, kept),
+                       out);
+  }
+}
+
+}  // namespace
+
+template <class T>
+void project_out(const spmm::Context& context, MPI_Comm comm, const BBasis<T>& Y, spmm::DenseView<T> W) {
+  if (Y.V.cols == 0 || W.cols == 0) return;
+  const HostMatrix C = gram<T>(context, comm, Y.BV, spmm::ConstDenseView<T>(W));
+  block_update(context, T(-1), Y.V, C, T(1), W);
+}
+
+template <class T>
+std::int64_t b_orthonormalize_against(const spmm::Context& context, MPI_Comm comm, LinearOperator<T>& B,
+                                      const BBasis<T>& Y, const BBasis<T>& Q, spmm::DenseView<T> W,
+                                      spmm::DenseView<T> BW, spmm::DenseView<T> scratch, const Tolerances& tol,
+                                      bool until_orthonormal) {
+  BLOCKEIGS_ASSERT(BW.rows == W.rows && BW.cols >= W.cols && scratch.cols >= W.cols);
+  const std::int64_t q = Q.V.cols, m = Y.V.cols;
+  std::int64_t kept = W.cols;
+  for (int pass = 1; pass <= max_ortho_passes && kept > 0; ++pass) {
+    const spmm::DenseView<T> Wk = column_range(W, 0, kept), BWk = column_range(BW, 0, kept);
+    B.apply(T(1), spmm::ConstDenseView<T>(Wk), T(0), BWk);
+    // [Q W]^T B W in one pass; Y^T B W apart (Y is seldom more than a column or two).
+    const HostMatrix G_all =
+        q > 0 ? gram<T>(context, comm, SplitColumns<T>(Q.V, spmm::ConstDenseView<T>(Wk)), spmm::ConstDenseView<T>(BWk))
+              : gram<T>(context, comm, SplitColumns<T>(spmm::ConstDenseView<T>(Wk)), spmm::ConstDenseView<T>(BWk));
+    const HostMatrix CY = m > 0 ? gram<T>(context, comm, Y.V, spmm::ConstDenseView<T>(BWk)) : HostMatrix(0, kept);
+    const HostMatrix C = G_all.block(0, q, 0, kept);
+    HostMatrix G = symmetric_part(G_all.block(q, kept, 0, kept));
+    std::vector<double> before(static_cast<std::size_t>(kept));
+    for (std::int64_t j = 0; j < kept; ++j) before[j] = G(j, j);
+    if (pass > 1 && std::max(max_abs(C), max_abs(CY)) <= tol.orthogonality &&
+        max_abs_minus_identity(G) <= tol.orthogonality)
+      return kept;
+    // The projected block's Gram matrix W^T B W - C^T C - CY^T CY, where every
+    // column keeps enough of its B-norm for the difference to be accurate;
+    // otherwise project first and measure.
+    if (q > 0) product(true, false, kept, kept, q, C.data(), kept, C.data(), kept, 1.0, G.data(), kept, -1.0);
+    if (m > 0) product(true, false, kept, kept, m, CY.data(), kept, CY.data(), kept, 1.0, G.data(), kept, -1.0);
+    bool derived = true;
+    for (std::int64_t j = 0; j < kept; ++j)
+      if (!(before[j] > 0) || !(G(j, j) >= tol.derived_gram_min_kept * before[j])) derived = false;
+    double ratio = 1;
+    HostMatrix transform;
+    if (derived) {
+      // W <- (W - Y CY - Q C) T in one pass over W and Q where Y is empty (B W likewise).
+      transform = svqb_on_root(comm, G, tol, &before, ratio);
+      combine_projected(context, Y, CY, Q, C, transform, Wk, BWk, scratch);
+    } else {
+      subtract_projection(context, Y, CY, Wk, BWk);
+      subtract_projection(context, Q, C, Wk, BWk);
+      G = symmetric_part(gram<T>(context, comm, SplitColumns<T>(spmm::ConstDenseView<T>(Wk)),
+                                 spmm::ConstDenseView<T>(BWk)));
+      transform = svqb_on_root(comm, G, tol, &before, ratio);
+      transform_in_place(context, Wk, transform, scratch);
+      transform_in_place(context, BWk, transform, scratch);
+    }
+    kept = transform.cols();
+    // B W is kept up to date by the updates: for a search block one pass
+    // that was safe to do once is enough (its Rayleigh-Ritz measures S^T B S).
+    if (!until_orthonormal && derived && ratio >= tol.single_pass_ratio) return kept;
+  }
+  if (kept > 0 && until_orthonormal) B.apply(T(1), spmm::ConstDenseView<T>(column_range(W, 0, kept)), T(0),
+                                             column_range(BW, 0, kept));
+  return kept;
+}
+
+template <class T>
+std::int64_t b_orthonormalize_constraints(const spmm::Context& context, MPI_Comm comm, LinearOperator<T>* B,
+                                          spmm::DenseView<T> Y, spmm::DenseView<T> BY, spmm::DenseView<T> scratch,
+                                          const Tolerances& tol) {
+  if (!B) {
+    const std::int64_t kept = orthonormalize(context, comm, Y, scratch, tol);
+    if (kept == Y.cols) copy_block(context, spmm::ConstDenseView<T>(Y), BY);
+    return kept;
+  }
+  const BBasis<T> none{{Y.space, Y.rows, 0, Y.ld, Y.data}, {Y.space, Y.rows, 0, Y.ld, Y.data}};
+  return b_orthonormalize_against(context, comm, *B, none, none, Y, BY, scratch, tol, true);
+}
+
+#define BLOCKEIGS_INSTANTIATE(T)                                                                                   \
+  template void project_out(const spmm::Context&, MPI_Comm, const BBasis<T>&, spmm::DenseView<T>);                \
+  template std::int64_t b_orthonormalize_against(const spmm::Context&, MPI_Comm, LinearOperator<T>&,              \
+                                                 const BBasis<T>&, const BBasis<T>&, spmm::DenseView<T>,          \
+                                                 spmm::DenseView<T>, spmm::DenseView<T>, const Tolerances&, bool); \
+  template std::int64_t b_orthonormalize_constraints(const spmm::Context&, MPI_Comm, LinearOperator<T>*,          \
+                                                     spmm::DenseView<T>, spmm::DenseView<T>, spmm::DenseView<T>,  \
+                                                     const Tolerances&);
+BLOCKEIGS_INSTANTIATE(float)
+BLOCKEIGS_INSTANTIATE(double)
+#undef BLOCKEIGS_INSTANTIATE
+
+}  // namespace blockeigs::solver::lobpcg_detail
