@@ -32,6 +32,8 @@
 # Laplacian in natural order at 1, 2 and 4 GPUs (HALO_SCALING_RANKS), halos through CUDA IPC, and with
 # BLOCKEIGS_HALO_PEER=0 (as across nodes) through NCCL, NCCL kept off NVLink (nccl-shm: host memory;
 # nccl-net: its network transport) and MPI (HALO_SCALING_CASES picks); times and speedups over 1 GPU.
+# halo-apply: one operator apply (256^3, 16 columns, 4 ranks) per halo transport (IPC, NCCL with NCCL's
+# account of its transport, staged MPI), and an nsys profile of the NCCL case where nsys is installed.
 # Matrices: gpu-carry/matrices (a copy of ../shared/data/matrices, which does
 # not travel to the GPU machine).
 set -uo pipefail
@@ -386,6 +388,29 @@ for step in "${steps[@]}"; do
         done
         note "halo-scaling     $line"
       done ;;
+    halo-apply)
+      # One apply of the 256^3 operator (16 columns) per halo transport at 4 ranks (or as many GPUs as there
+      # are), NCCL's own account of the transport it chose, and an nsys profile of the NCCL case where nsys is.
+      np=4; [ "$np" -gt "$gpus" ] && np=$gpus
+      echo "== halo transports, one apply (256^3, width 16, np $np)"
+      for c in "ipc:" "nccl:BLOCKEIGS_HALO_PEER=0 BLOCKEIGS_HALO_TRANSPORT=nccl NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,P2P" \
+               "mpi:BLOCKEIGS_HALO_PEER=0 BLOCKEIGS_HALO_TRANSPORT=mpi"; do
+        name=${c%%:*}; env_list=${c#*:}; xs=()
+        for v in $env_list; do xs+=(-x "${v%%=*}"); done
+        # shellcheck disable=SC2086
+        env $env_list mpirun -np $np --bind-to none "${xs[@]}" $bin/operator-bench --grid 256 --width 16 --reps 50 \
+          > "$out/halo-apply-$name.log" 2>&1
+        grep -E '^CSV|via|Channel' "$out/halo-apply-$name.log" | sort | uniq -c | head -20 | sed "s/^/$name /"
+      done
+      if command -v nsys > /dev/null; then
+        BLOCKEIGS_HALO_PEER=0 BLOCKEIGS_HALO_TRANSPORT=nccl nsys profile -o "$out/halo-nccl" --force-overwrite true \
+          -t cuda,nvtx,mpi --stats=true mpirun -np $np --bind-to none -x BLOCKEIGS_HALO_PEER -x BLOCKEIGS_HALO_TRANSPORT \
+          $bin/operator-bench --grid 256 --width 16 --reps 20 > "$out/halo-nccl-nsys.log" 2>&1
+        grep -A25 'cuda_gpu_kern_sum' "$out/halo-nccl-nsys.log" | head -30
+      else
+        echo "(no nsys on this machine)"
+      fi
+      note "halo-apply       $(grep -h '^CSV,operator' "$out"/halo-apply-*.log | awk -F, '{printf "np%s %.3f ms; ", $6, $7}')" ;;
     memplan)
       echo "== memory plan against the run (256^3 Laplacian, k = 16, 1 GPU)"
       cfg=configs/laplacian3d-256.yaml

@@ -22,19 +22,6 @@ int rank_of(MPI_Comm comm) {
   return rank;
 }
 
-double max_abs(const HostMatrix& M) {
-  double m = 0;
-  for (double v : M.values()) m = std::max(m, std::abs(v));
-  return m;
-}
-
-double max_abs_minus_identity(const HostMatrix& M) {
-  double m = 0;
-  for (std::int64_t i = 0; i < M.rows(); ++i)
-    for (std::int64_t j = 0; j < M.cols(); ++j) m = std::max(m, std::abs(M(i, j) - (i == j ? 1.0 : 0.0)));
-  return m;
-}
-
 // The two goals share one loop: project W against Q, SVQB with dropping,
 // repeat. `orthonormal` repeats until a pass changes nothing that matters;
 // `well_conditioned` stops after the first pass that was safe to do once: its
@@ -293,5 +280,18 @@ template std::int64_t orthonormalize_against(const spmm::Context&, MPI_Comm, spm
 template std::int64_t orthonormalize_against(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<double>,
                                              spmm::DenseView<double>, spmm::DenseView<double>,
                                              const OrthonormalizeTolerances&);
+
+double max_abs(const HostMatrix& M) {
+  double m = 0;
+  for (double v : M.values()) m = std::max(m, std::abs(v));
+  return m;
+}
+
+double max_abs_minus_identity(const HostMatrix& M) {
+  double m = 0;
+  for (std::int64_t i = 0; i < M.rows(); ++i)
+    for (std::int64_t j = 0; j < M.cols(); ++j) m = std::max(m, std::abs(M(i, j) - (i == j ? 1.0 : 0.0)));
+  return m;
+}
 
 }  // namespace blockeigs::solver

@@ -70,6 +70,10 @@ struct OrthonormalizeTolerances {
   }
 };
 
+// max |M_ij| and max |M_ij - I_ij|: how far a Gram matrix is from 0 or from I.
+double max_abs(const HostMatrix& M);
+double max_abs_minus_identity(const HostMatrix& M);
+
 // Passes over W in orthonormalize_against before it gives up tightening
 // (Duersch et al. observe two suffice; the rest covers extreme inputs).
 inline constexpr int max_ortho_passes = 4;

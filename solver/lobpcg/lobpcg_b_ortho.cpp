@@ -10,19 +10,6 @@
 namespace blockeigs::solver::lobpcg_detail {
 namespace {
 
-double max_abs(const HostMatrix& M) {
-  double m = 0;
-  for (double v : M.values()) m = std::max(m, std::abs(v));
-  return m;
-}
-
-double max_abs_minus_identity(const HostMatrix& M) {
-  double m = 0;
-  for (std::int64_t i = 0; i < M.rows(); ++i)
-    for (std::int64_t j = 0; j < M.cols(); ++j) m = std::max(m, std::abs(M(i, j) - (i == j ? 1.0 : 0.0)));
-  return m;
-}
-
 // G's symmetric part.
 HostMatrix symmetric_part(const HostMatrix& G) {
   HostMatrix S(G.rows(), G.cols());

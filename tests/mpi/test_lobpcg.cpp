@@ -25,11 +25,13 @@
 #include "solver/operator/collective.hpp"
 #include "solver/precond/jacobi_preconditioner.hpp"
 #include "tests/support/csr_test_operator.hpp"
+#include "tests/support/expect_error.hpp"
 
 namespace blockeigs {
 namespace {
 
 using solver::LobpcgOptions;
+using test::is_input_error;
 using solver::LobpcgResult;
 using solver::SpectrumEnd;
 using solver::StoppingTest;
@@ -38,14 +40,6 @@ int world_size() {
   int size = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size));
   return size;
-}
-
-// Option errors are the same on every rank and thrown as InputError; errors
-// that one rank may see alone come through the collective agreement.
-bool is_input_error(const Error& e) {
-  if (dynamic_cast<const InputError*>(&e)) return true;
-  const auto* agreed = dynamic_cast<const solver::AgreedError*>(&e);
-  return agreed && agreed->is_input_error();
 }
 
 struct Problem {

@@ -21,12 +21,14 @@
 #include "solver/operator/collective.hpp"
 #include "solver/precond/jacobi_preconditioner.hpp"
 #include "tests/support/csr_test_operator.hpp"
+#include "tests/support/expect_error.hpp"
 #include "tests/support/test_matrices.hpp"
 
 namespace blockeigs {
 namespace {
 
 using solver::LobpcgOptions;
+using test::is_input_error;
 using solver::SpectrumEnd;
 using test::Dense;
 using test::Pencil;
@@ -38,12 +40,6 @@ int world_size() {
   int size = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size));
   return size;
-}
-
-bool is_input_error(const Error& e) {
-  if (dynamic_cast<const InputError*>(&e)) return true;
-  const auto* agreed = dynamic_cast<const solver::AgreedError*>(&e);
-  return agreed && agreed->is_input_error();
 }
 
 // The whole block X (local rows x k) on every rank, row-major.

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "core/error.hpp"
+#include "solver/operator/collective.hpp"
 
 namespace blockeigs::test {
 
@@ -22,6 +23,14 @@ std::string input_error_message(Action&& action) {
   }
   ADD_FAILURE() << "expected an InputError";
   return {};
+}
+
+// An input error: thrown as InputError where every rank sees it, or agreed on
+// collectively (solver::collectively) where one rank may see it alone.
+inline bool is_input_error(const Error& e) {
+  if (dynamic_cast<const InputError*>(&e)) return true;
+  const auto* agreed = dynamic_cast<const solver::AgreedError*>(&e);
+  return agreed && agreed->is_input_error();
 }
 
 inline void expect_mentions(const std::string& message, std::initializer_list<std::string_view> parts) {
