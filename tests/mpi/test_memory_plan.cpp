@@ -92,6 +92,38 @@ TEST_P(AppPlan, BlockCgPeakWithinTenPercent) {
   expect_within_tenth(plan_for(grid(20), shape).buffers_peak, measured);
 }
 
+// A x = lambda B x with a constraint: B's operator and halo, the solver's B blocks and Y, and the app's Y
+// (tolerance 1e-9: long enough to recompute A [X P] and B [X P], both halos at their widest).
+TEST_P(AppPlan, GeneralizedLobpcgWithConstraintsPeakWithinTenPercent) {
+  const bool jacobi = GetParam();
+  const std::string grid_spec = "nx: 16, ny: 16, nz: 16";
+  const std::string config = write_config(
+      "pencil.yaml", "matrix:\n  generator: {type: fem_p1_3d, " + grid_spec + ", part: stiffness}\n"
+                     "matrix_b:\n  generator: {type: fem_p1_3d, " + grid_spec + ", part: mass}\n"
+                     "eigensolver: {k: 6, tolerance: 1.0e-9, max_iterations: 400, constraints: constant, preconditioner: " +
+                     std::string(jacobi ? "jacobi" : "none") + "}\noutput: {monitor: false}\nexecution: {partition: contiguous}\n");
+  const std::int64_t before = spmm::memory_counters(Space::host).current;
+  ASSERT_NE(apps::run_eigs(config, MPI_COMM_WORLD), apps::exit_error);
+  const std::int64_t measured = spmm::memory_counters(Space::host).peak - before;
+  io::GeneratorSpec stiffness{io::GeneratorKind::fem_p1_3d, 16, 16, 16, 7};
+  io::GeneratorSpec mass = stiffness;
+  mass.part = io::FemPart::mass;
+  const io::CsrRows a = io::generate_rows(stiffness, 0, io::generated_rows(stiffness));
+  const io::CsrRows b = io::generate_rows(mass, 0, io::generated_rows(mass));
+  const solver::RowPartition partition = solver::RowPartition::balanced(a.row_offsets, test::mpi_size());
+  const int rank = test::mpi_rank();
+  const auto share = [&](const io::CsrRows& whole) {
+    return solver::measured_shape(MPI_COMM_WORLD, io::slice_rows(whole, partition.begin(rank), partition.end(rank)),
+                                  partition, whole.nnz());
+  };
+  solver::SolverShape shape = solver::lobpcg_shape(6, 0, false, jacobi, 8, Space::host, a.global_rows);
+  shape.generalized = true;
+  shape.constraint_columns = 1;
+  const solver::SecondMatrix second{share(b), {}};
+  const solver::MemoryPlan plan = solver::plan_memory(share(a), {}, shape, Space::host, &second);
+  expect_within_tenth(plan.buffers_peak, measured) << solver::describe(plan);
+}
+
 INSTANTIATE_TEST_SUITE_P(Preconditioner, AppPlan, ::testing::Bool(),
                          [](const auto& test_case) { return test_case.param ? "jacobi" : "none"; });
 
