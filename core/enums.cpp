@@ -47,6 +47,15 @@ std::string_view to_string(SearchPrecision precision) {
   return "?";
 }
 
+std::string_view to_string(ChebyshevPrecision precision) {
+  switch (precision) {
+    case ChebyshevPrecision::automatic: return "auto";
+    case ChebyshevPrecision::fp64: return "fp64";
+    case ChebyshevPrecision::fp32: return "fp32";
+  }
+  return "?";
+}
+
 std::string_view to_string(PreconditionerKind kind) {
   switch (kind) {
     case PreconditionerKind::none: return "none";

@@ -40,6 +40,10 @@ enum class PreconditionerKind { none, jacobi, chebyshev, petsc };
 // 1 to this; higher degrees cost more products than they save iterations.
 inline constexpr int max_chebyshev_degree = 100;
 
+// The precision the Chebyshev polynomial runs in (the preconditioner's
+// `precision`); solver/precond/chebyshev_preconditioner.hpp says what each does.
+enum class ChebyshevPrecision { automatic, fp64, fp32 };
+
 // How the rows are distributed over the ranks (execution.partition):
 // contiguous ranges of the input's numbering, a graph partition of the
 // matrix (rows renumbered behind the user's back), or automatic: the graph
@@ -61,6 +65,7 @@ std::string_view to_string(SpectrumEnd end);
 std::string_view to_string(StoppingTest test);
 std::string_view to_string(SearchPrecision precision);  // "auto", "fp64", "fp32"
 std::string_view to_string(PreconditionerKind kind);
+std::string_view to_string(ChebyshevPrecision precision);  // "auto", "fp64", "fp32"
 std::string_view to_string(PartitionMethod method);  // "auto", "contiguous", "graph"
 
 std::optional<Algorithm> parse_algorithm(std::string_view name);

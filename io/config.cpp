@@ -43,6 +43,8 @@ const auto kPartitions =
     spelled(std::array{PartitionMethod::automatic, PartitionMethod::contiguous, PartitionMethod::graph});
 const auto kSearchPrecisions =
     spelled(std::array{SearchPrecision::automatic, SearchPrecision::fp64, SearchPrecision::fp32});
+const auto kChebyshevPrecisions =
+    spelled(std::array{ChebyshevPrecision::automatic, ChebyshevPrecision::fp32, ChebyshevPrecision::fp64});
 
 // matrix.generator: `type` decides which sizes are needed.
 const std::array<Variant<GeneratorKind>, 8> kGeneratorTypes{{
@@ -70,7 +72,7 @@ const std::array<Variant<RhsSource>, 3> kRhsSources{{
 const std::array<Variant<PreconditionerKind>, 4> kPreconditionerTypes{{
     {"none", PreconditionerKind::none, {}},
     {"jacobi", PreconditionerKind::jacobi, {}},
-    {"chebyshev", PreconditionerKind::chebyshev, {}, {"degree", "lower", "jacobi"}},
+    {"chebyshev", PreconditionerKind::chebyshev, {}, {"degree", "lower", "jacobi", "precision"}},
     {"petsc", PreconditionerKind::petsc, {"options"}},
 }};
 
@@ -176,6 +178,7 @@ PreconditionerConfig read_preconditioner(const Value& v) {
            l.fail(" must be positive (the interval [lower b, b] must not reach 0), got ", l.node().Scalar());
        }},
       {.key = "jacobi", .read = [&](const Value& j) { config.jacobi = j.boolean(); }},
+      {.key = "precision", .read = [&](const Value& p) { config.precision = p.choice(kChebyshevPrecisions); }},
       {.key = "options", .read = [&](const Value& o) { config.petsc_options = o.string(); }},
   };
   if (!v.node().IsMap())

@@ -53,14 +53,15 @@ struct OutputConfig {
 
 // eigensolver.preconditioner and block_cg.preconditioner: a name (none,
 // jacobi, chebyshev) or a mapping {type: chebyshev, degree: 8, lower: 0.05,
-// jacobi: true} or {type: petsc, options: "-pc_type gamg"}; the Chebyshev
-// keys are those of solver::ChebyshevOptions.
+// jacobi: true, precision: fp32} or {type: petsc, options: "-pc_type gamg"};
+// the Chebyshev keys are those of solver::ChebyshevOptions.
 struct PreconditionerConfig {
   std::string petsc_options;  // petsc: PETSc's options for the PC, "-pc_type gamg"
   PreconditionerKind kind = PreconditionerKind::none;
   int degree = 0;       // chebyshev: products per apply, 1..max_chebyshev_degree; 0: auto
   double lower = 0;     // chebyshev: the interval's lower end as a fraction of its upper, in (0, 1); 0: auto
   bool jacobi = true;   // chebyshev: the polynomial in D^{-1/2} A D^{-1/2}
+  ChebyshevPrecision precision = ChebyshevPrecision::automatic;  // chebyshev: the polynomial's precision
 };
 
 enum class ConstraintsSource { none, constant, hdf5 };

@@ -7,7 +7,9 @@
           grid, the stiffness alone)  vs  torch.lobpcg(K, B=M) given the same test (compare_pencil)
 
 and then the same with the Chebyshev polynomial preconditioner (degree
---cheb-degree, interval [lower b, b], Jacobi-scaled unless --cheb-no-jacobi):
+--cheb-degree, interval [lower b, b], Jacobi-scaled unless --cheb-no-jacobi,
+in --cheb-precision, by default the apps' auto; --cheb-also-precision adds
+rows of ours in the other precisions it names, fp32,fp64 for instance):
 block-eigs and block-cg build it themselves; CuPy's lobpcg and cg get the same
 polynomial, on the interval block-eigs/block-cg printed, as a LinearOperator
 (our recurrence in CuPy), so the ratio measures the implementation, not the
@@ -23,6 +25,7 @@ is re-checked here with the same measure: ||A x - lambda x|| / (|lambda| ||x||).
 usage: compare_solvers.py eigs|cg|pencil --bin DIR [--grid 128] [--k 16] [--tol 1e-5]
                           [--columns 16] [--rtol 1e-8] [--maxiter N]
                           [--cheb-degree 0 (auto)] [--cheb-lower 0 (auto)] [--cheb-no-jacobi] [--skip-chebyshev]
+                          [--cheb-precision auto|fp32|fp64] [--cheb-also-precision fp64[,fp32]]
 """
 import argparse
 import math
@@ -96,15 +99,26 @@ def run_ours(binary, config, nprocs=1, overrides=()):
     return proc.stdout, wall, proc.returncode
 
 
-def chebyshev_setting(args):
+def chebyshev_setting(args, precision=None):
     jacobi = "false" if args.cheb_no_jacobi else "true"
     degree = args.cheb_degree or "auto"
     lower = args.cheb_lower or "auto"
-    return f"{{type: chebyshev, degree: {degree}, lower: {lower}, jacobi: {jacobi}}}"
+    precision = precision or args.cheb_precision
+    return f"{{type: chebyshev, degree: {degree}, lower: {lower}, jacobi: {jacobi}, precision: {precision}}}"
+
+
+def also_precisions(args):
+    return [p for p in (args.cheb_also_precision or "").split(",") if p and p != "none"]
 
 
 def printed_degree(out):
     return int(re.search(r"chebyshev, degree ([0-9]+)", out).group(1))
+
+
+def printed_precision(out):
+    """The precision the polynomial ran in (the 'precond' line: "in fp32 (auto)")."""
+    m = re.search(r"chebyshev, degree [0-9]+(?: \(auto\))?, in (fp32|fp64)", out)
+    return m.group(1) if m else "fp64"
 
 
 def printed_interval(out):
@@ -240,18 +254,16 @@ def compare_eigs_chebyshev(args, a, ac, x0, exact, results):
     import cupy
     import cupyx.scipy.sparse.linalg as cla
 
-    setting = chebyshev_setting(args)
-    out, wall, code = run_ours(os.path.join(args.bin, "block-eigs"), args.config,
-                               overrides=[f"eigensolver.preconditioner={setting}"])
-    solve = float(re.search(r"solve time +([0-9.]+) s", out).group(1))
-    iters = int(re.search(r"iterations +([0-9]+)", out).group(1))
-    table = re.findall(r"^ *(\d+) +([-0-9.e+]+) +([-0-9.e+]+) +([-0-9.e+]+) +(yes|NO)", out, re.M)
+    first, out = len(results), None
+    for precision in [args.cheb_precision] + also_precisions(args):
+        if out is not None and precision == printed_precision(out):
+            continue  # the first row ran in it already
+        run = run_ours(os.path.join(args.bin, "block-eigs"), args.config,
+                       overrides=[f"eigensolver.preconditioner={chebyshev_setting(args, precision)}"])
+        ours_chebyshev_row(run, results)
+        out = out or run[0]  # CuPy gets the polynomial of the first
+    iters = results[first][2]
     degree = printed_degree(out)
-    name = f"block-eigs, chebyshev {degree}"
-    results.append((name, solve, iters, np.array([float(t[1]) for t in table]),
-                    np.array([float(t[3]) for t in table]), code == 0))
-    print(f"{name}: {re.search(r'^precond .*$', out, re.M).group(0)}")
-    print(f"{name}: " + re.search(r"^solve time.*$", out, re.M).group(0))
     if args.skip_cupy:
         return
     lo, hi, shift = printed_interval(out)
@@ -272,6 +284,19 @@ def compare_eigs_chebyshev(args, a, ac, x0, exact, results):
     rel = relative_residuals(lambda y: cupy.asnumpy(ac @ cupy.asarray(y)), vv, wv)
     results.append((f"cupyx lobpcg, same polynomial (cap {maxiter})", t, maxiter, wv, rel,
                     bool(np.all(rel <= args.tol))))
+
+
+def ours_chebyshev_row(run, results):
+    """block-eigs with the polynomial: its table row, named by degree and precision."""
+    out, wall, code = run
+    solve = float(re.search(r"solve time +([0-9.]+) s", out).group(1))
+    iters = int(re.search(r"iterations +([0-9]+)", out).group(1))
+    table = re.findall(r"^ *(\d+) +([-0-9.e+]+) +([-0-9.e+]+) +([-0-9.e+]+) +(yes|NO)", out, re.M)
+    name = f"block-eigs, chebyshev {printed_degree(out)}, {printed_precision(out)}"
+    results.append((name, solve, iters, np.array([float(t[1]) for t in table]),
+                    np.array([float(t[3]) for t in table]), code == 0))
+    print(f"{name}: {re.search(r'^precond .*$', out, re.M).group(0)}")
+    print(f"{name}: " + re.search(r"^solve time.*$", out, re.M).group(0))
 
 
 def print_eigs_table(args, exact, results):
@@ -360,23 +385,28 @@ def compare_cg(args):
     print(f"| cupyx cg, one column at a time | {t:.3f} | {sum(counts)} total, {min(counts)}-{max(counts)} per column | {worst:.2e} | {t / solve:.1f}x |")
     if args.skip_chebyshev:
         return
-    setting = chebyshev_setting(args)
-    out, wall, code = run_ours(os.path.join(args.bin, "block-cg"), args.config,
-                               overrides=[f"block_cg.preconditioner={setting}"])
-    psolve = float(re.search(r"time ([0-9.]+) s", out).group(1))
-    piters = int(re.search(r"iterations ([0-9]+);", out).group(1))
-    ptrue = [float(x) for x in re.findall(r"yes +[-0-9.e+]+ +[-0-9.e+]+ +([-0-9.e+]+)", out)]
+    rows = []
+    for precision in [args.cheb_precision] + also_precisions(args):
+        if rows and precision == printed_precision(rows[0][4]):
+            continue  # the first row ran in it already
+        out, wall, code = run_ours(os.path.join(args.bin, "block-cg"), args.config,
+                                   overrides=[f"block_cg.preconditioner={chebyshev_setting(args, precision)}"])
+        name = f"block-cg, chebyshev {printed_degree(out)}, {printed_precision(out)}"
+        ptrue = [float(x) for x in re.findall(r"yes +[-0-9.e+]+ +[-0-9.e+]+ +([-0-9.e+]+)", out)]
+        rows.append((name, float(re.search(r"time ([0-9.]+) s", out).group(1)),
+                     int(re.search(r"iterations ([0-9]+);", out).group(1)), max(ptrue) if ptrue else float("nan"), out))
+        print(f"{name}: " + re.search(r"^precond .*$", out, re.M).group(0))
+        print(f"{name}: " + re.search(r"^iterations .*$", out, re.M).group(0))
+    out, psolve = rows[0][4], rows[0][1]
     degree = printed_degree(out)
-    print(f"block-cg, chebyshev {degree}: " + re.search(r"^precond .*$", out, re.M).group(0))
-    print(f"block-cg, chebyshev {degree}: " + re.search(r"^iterations .*$", out, re.M).group(0))
     lo, hi, _ = printed_interval(out)
     diag = cupy.asarray(a.diagonal()) if not args.cheb_no_jacobi else cupy.ones(rows)
     m = chebyshev_linear_operator(cupy, cla, ac, diag, lo, hi, degree)
     pt, pcounts, pworst = cupy_cg_columns(cla, cupy, ac, b, args.rtol, 10 * args.maxiter, m)
-    print(f"| block-cg, chebyshev {degree} | {psolve:.3f} | {piters} (block) | "
-          f"{max(ptrue) if ptrue else float('nan'):.2e} | {solve / psolve:.1f}x over block-cg |")
+    for name, rsolve, riters, rtrue, _ in rows:
+        print(f"| {name} | {rsolve:.3f} | {riters} (block) | {rtrue:.2e} | {solve / rsolve:.1f}x over block-cg |")
     print(f"| cupyx cg, same polynomial, one column at a time | {pt:.3f} | {sum(pcounts)} total, "
-          f"{min(pcounts)}-{max(pcounts)} per column | {pworst:.2e} | {pt / psolve:.1f}x |")
+          f"{min(pcounts)}-{max(pcounts)} per column | {pworst:.2e} | {pt / psolve:.1f}x (vs {rows[0][0]}) |")
 
 
 def parse_ours(out):
@@ -480,6 +510,11 @@ def main():
                    help="its interval's lower end as a fraction of the upper; 0: the apps' auto")
     p.add_argument("--cheb-no-jacobi", action="store_true", help="the polynomial in A rather than D^-1/2 A D^-1/2")
     p.add_argument("--skip-chebyshev", action="store_true", help="only the unpreconditioned rows")
+    p.add_argument("--cheb-precision", default="auto", choices=["auto", "fp32", "fp64"],
+                   help="the polynomial's precision for our first Chebyshev row (CuPy's polynomial runs in fp64)")
+    p.add_argument("--cheb-also-precision", default="",
+                   help="comma-separated precisions for more Chebyshev rows of ours (no CuPy), e.g. fp32,fp64; "
+                        "one the first row ran in is left out")
     args = p.parse_args()
     if args.what == "eigs":
         args.config = args.config or "configs/bench/eigs-laplacian-128.yaml"

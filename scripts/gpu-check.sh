@@ -250,15 +250,18 @@ for step in "${steps[@]}"; do
       note "ncu              merge SpMV body: exit $?" ;;
     compare)
       # Issue targets: block-eigs vs torch.lobpcg and cupyx lobpcg; block-cg vs cupyx cg per column; then
-      # each with the Chebyshev preconditioner (degree COMPARE_CHEB_DEGREE, default the apps' auto), CuPy given the same polynomial.
+      # each with the Chebyshev preconditioner (degree COMPARE_CHEB_DEGREE, default the apps' auto; its
+      # precision COMPARE_CHEB_PRECISION, default auto), CuPy given the same polynomial; and our rows again
+      # with the polynomial in the other precisions of COMPARE_CHEB_ALSO (default fp32,fp64; none: no extra rows).
       echo "== compare (one GPU)"
       export PYTHONUNBUFFERED=1
+      cheb="${COMPARE_CHEB_DEGREE:+--cheb-degree $COMPARE_CHEB_DEGREE} --cheb-precision ${COMPARE_CHEB_PRECISION:-auto}"
+      cheb="$cheb --cheb-also-precision ${COMPARE_CHEB_ALSO:-fp32,fp64}"
       # COMPARE_MAXITER=4000: the others get twice block-eigs' iterations (the default caps them at 1000).
       CUDA_VISIBLE_DEVICES=0 python3 scripts/compare_solvers.py eigs --bin $bin ${COMPARE_SKIP_CUPY:+--skip-cupy} \
-        ${COMPARE_MAXITER:+--maxiter $COMPARE_MAXITER} ${COMPARE_CHEB_DEGREE:+--cheb-degree $COMPARE_CHEB_DEGREE} \
-        2>&1 | tee "$out/compare-eigs.log" | tail -16
-      CUDA_VISIBLE_DEVICES=0 python3 scripts/compare_solvers.py cg --bin $bin \
-        ${COMPARE_CHEB_DEGREE:+--cheb-degree $COMPARE_CHEB_DEGREE} 2>&1 | tee "$out/compare-cg.log" | tail -12
+        ${COMPARE_MAXITER:+--maxiter $COMPARE_MAXITER} $cheb 2>&1 | tee "$out/compare-eigs.log" | tail -17
+      CUDA_VISIBLE_DEVICES=0 python3 scripts/compare_solvers.py cg --bin $bin $cheb \
+        2>&1 | tee "$out/compare-cg.log" | tail -13
       note "$(grep -E '^\| block-(eigs|cg) ' "$out"/compare-{eigs,cg}.log | tr '\n' ' ')"
       compare_pencil ;;
     compare-pencil)

@@ -15,6 +15,7 @@
 #include "io/matrix_market.hpp"
 #include "solver/operator/collective.hpp"
 #include "solver/plan/memory_check.hpp"
+#include "solver/precond/chebyshev_preconditioner.hpp"
 #include "spmm/memory.hpp"
 
 namespace blockeigs::apps {
@@ -79,13 +80,18 @@ MatrixExtent matrix_extent(const io::MatrixConfig& m, MPI_Comm comm) {
 
 // What a preconditioner holds beside the solver: Jacobi its diagonal (and
 // its inverse while it is made), Chebyshev two blocks of the preconditioned
-// width and, with jacobi: true, the same two vectors. PETSc's own memory (an
-// AIJ copy of the rows, the PC's hierarchy) is not in the plan.
-void set_preconditioner(const io::PreconditionerConfig& p, solver::SolverShape& s) {
+// width in fp64 (three in fp32, with the matrix's values in fp32) and, with
+// jacobi: true, the same two vectors. PETSc's own memory (an AIJ copy of the
+// rows, the PC's hierarchy) is not in the plan.
+void set_preconditioner(const io::PreconditionerConfig& p, bool eigensolver, Space space, solver::SolverShape& s) {
   s.preconditioner = p.kind != PreconditionerKind::none;
-  s.preconditioner_vectors =
-      p.kind == PreconditionerKind::jacobi || (p.kind == PreconditionerKind::chebyshev && p.jacobi) ? 2 : 0;
-  s.preconditioner_blocks = p.kind == PreconditionerKind::chebyshev ? 2 : 0;
+  s.preconditioner_vector_bytes = p.kind == PreconditionerKind::jacobi ? 2 * s.value_bytes : 0;
+  if (p.kind != PreconditionerKind::chebyshev) return;
+  const Precision problem = s.value_bytes == 4 ? Precision::fp32 : Precision::fp64;
+  const bool single = solver::chebyshev_precision(p.precision, problem, eigensolver, space) != problem;
+  s.preconditioner_vector_bytes = p.jacobi ? 2 * (single ? 4 : s.value_bytes) : 0;
+  s.preconditioner_block_bytes = single ? 3 * 4 : 2 * s.value_bytes;
+  s.preconditioner_matrix_copy = single;
 }
 
 int value_bytes(const io::ExecutionConfig& execution) { return execution.spmm_precision == Precision::fp32 ? 4 : 8; }
@@ -95,7 +101,7 @@ solver::SolverShape solver_shape(const io::EigsConfig& c, Space space, std::int6
   solver::SolverShape s = solver::lobpcg_shape(e.k, e.block_size, e.test == StoppingTest::backward,
                                                e.preconditioner.kind != PreconditionerKind::none,
                                                value_bytes(c.execution), space, rows);
-  set_preconditioner(e.preconditioner, s);
+  set_preconditioner(e.preconditioner, true, space, s);
   if (!e.start_file.empty()) s.start_columns = s.block;  // at most the block size
   s.output = !c.output.path.empty();
   s.generalized = c.matrix_b.has_value();
@@ -111,7 +117,7 @@ solver::SolverShape solver_shape(const io::EigsConfig& c, Space space, std::int6
   return s;
 }
 
-solver::SolverShape solver_shape(const io::CgConfig& c, Space, std::int64_t, MPI_Comm comm) {
+solver::SolverShape solver_shape(const io::CgConfig& c, Space space, std::int64_t, MPI_Comm comm) {
   const io::BlockCgConfig& b = c.solver;
   solver::SolverShape s;
   s.kind = solver::SolverShape::Kind::block_cg;
@@ -119,7 +125,7 @@ solver::SolverShape solver_shape(const io::CgConfig& c, Space, std::int64_t, MPI
   s.columns = b.columns;
   if (b.rhs == io::RhsSource::hdf5)  // the dataset's shape: no rows read
     s.columns = solver::collectively(comm, [&] { return io::read_hdf5_dense_rows(b.rhs_file, b.rhs_dataset, 0, 0).cols; });
-  set_preconditioner(b.preconditioner, s);
+  set_preconditioner(b.preconditioner, false, space, s);
   s.known_solution = b.rhs == io::RhsSource::known_solution;
   s.output = !c.output.path.empty();
   return s;

@@ -25,6 +25,7 @@ BuiltPreconditioner<T> build_preconditioner(const io::PreconditionerConfig& conf
     options.degree = config.degree;
     options.lower = config.lower;
     options.jacobi = config.jacobi;
+    options.precision = config.precision;
     options.end = end;
     options.eigensolver = eigensolver;
     const double start = MPI_Wtime();
@@ -32,8 +33,10 @@ BuiltPreconditioner<T> build_preconditioner(const io::PreconditionerConfig& conf
     const solver::ChebyshevInterval& iv = chebyshev->interval();
     char text[320];
     std::snprintf(text, sizeof text,
-                  "chebyshev, degree %d%s, 1/x on [%.6g, %.6g]%s of %s%s (power estimate %.6g), set up in %.3f s",
-                  chebyshev->degree(), config.degree == 0 ? " (auto)" : "", iv.a, iv.b,
+                  "chebyshev, degree %d%s, in %s%s, 1/x on [%.6g, %.6g]%s of %s%s (power estimate %.6g), set up in "
+                  "%.3f s",
+                  chebyshev->degree(), config.degree == 0 ? " (auto)" : "", to_string(chebyshev->precision()).data(),
+                  config.precision == ChebyshevPrecision::automatic ? " (auto)" : "", iv.a, iv.b,
                   config.lower == 0 ? " (lower auto)" : "",
                   iv.sign > 0 ? "" : "s I - ", config.jacobi ? "D^-1/2 A D^-1/2" : "A", iv.norm_estimate,
                   MPI_Wtime() - start);

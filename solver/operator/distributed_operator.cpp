@@ -1,5 +1,6 @@
 #include "solver/operator/distributed_operator.hpp"
 
+#include <algorithm>
 #include <string>
 #include <type_traits>
 
@@ -15,6 +16,28 @@
 #endif
 
 namespace blockeigs::solver {
+namespace {
+
+// Y(target[r]) += product(r) for r < rows: the off-diagonal block's product
+// into the rows that have halo columns (each row once: deterministic).
+template <class U>
+void scatter_add(const spmm::Context& context, const U* product, std::int64_t k, const std::int32_t* target,
+                 std::int64_t rows, spmm::DenseView<U> Y) {
+  if (context.space() == Space::host) {
+#pragma omp parallel for schedule(static)
+    for (std::int64_t r = 0; r < rows; ++r) {
+      U* y = Y.data + std::int64_t(target[r]) * Y.ld;
+      const U* p = product + r * k;
+      for (std::int64_t j = 0; j < k; ++j) y[j] += p[j];
+    }
+  } else {
+#ifdef BLOCKEIGS_HAVE_CUDA
+    cuda::scatter_add_rows(product, k, target, rows, Y.data, Y.ld, context.stream());
+#endif
+  }
+}
+
+}  // namespace
 
 template <class T>
 DistributedOperator<T>::DistributedOperator(MPI_Comm comm, const spmm::Context& context,
@@ -67,18 +90,22 @@ void DistributedOperator<T>::diagonal(T* out) const {
 template <class T>
 void DistributedOperator<T>::reserve(std::int64_t k) {
   if (k <= width_) return;
-  if (!halo_->reserve(k)) {
-    // CUDA IPC mapping refused on some rank: NCCL where built, else MPI.
-    const bool staged = context_.space() == Space::device && !mpi_is_cuda_aware();
-    halo_ = make_halo_exchange<T>(comm_, context_, halo_plan_,
-                                  nccl_compiled() && context_.space() == Space::device ? HaloTransport::nccl
-                                  : staged                                            ? HaloTransport::staged_mpi
-                                                                                      : HaloTransport::mpi);
-    halo_->set_profiling(profiling_);
-    halo_->reserve(k);
-  }
+  reserve_halo(k);
   halo_product_ = spmm::DenseBlock<T>(context_.space(), off_diagonal_block_.rows(), k);
   width_ = k;
+}
+
+template <class T>
+void DistributedOperator<T>::reserve_halo(std::int64_t words) {
+  if (halo_->reserve(words)) return;
+  // CUDA IPC mapping refused on some rank: NCCL where built, else MPI.
+  const bool staged = context_.space() == Space::device && !mpi_is_cuda_aware();
+  halo_ = make_halo_exchange<T>(comm_, context_, halo_plan_,
+                                nccl_compiled() && context_.space() == Space::device ? HaloTransport::nccl
+                                : staged                                            ? HaloTransport::staged_mpi
+                                                                                    : HaloTransport::mpi);
+  halo_->set_profiling(profiling_);
+  halo_->reserve(std::max(words, width_));
 }
 
 template <class T>
@@ -147,21 +174,7 @@ void DistributedOperator<T>::add_off_diagonal_single(spmm::ConstDenseView<T> H, 
 
 template <class T>
 void DistributedOperator<T>::scatter_add_product(std::int64_t k, spmm::DenseView<T> Y) {
-  const std::int64_t rows = off_diagonal_block_.rows();
-  const T* product = halo_product_.data();
-  if (context_.space() == Space::host) {
-    const std::int32_t* target = off_diagonal_rows_.data();
-#pragma omp parallel for schedule(static)
-    for (std::int64_t r = 0; r < rows; ++r) {
-      T* y = Y.data + std::int64_t(target[r]) * Y.ld;
-      const T* p = product + r * k;
-      for (std::int64_t j = 0; j < k; ++j) y[j] += p[j];
-    }
-  } else {
-#ifdef BLOCKEIGS_HAVE_CUDA
-    cuda::scatter_add_rows(product, k, off_diagonal_rows_.data(), rows, Y.data, Y.ld, context_.stream());
-#endif
-  }
+  scatter_add(context_, halo_product_.data(), k, off_diagonal_rows_.data(), off_diagonal_block_.rows(), Y);
 }
 
 template <class T>
@@ -179,6 +192,86 @@ void DistributedOperator<T>::multiply_only(T alpha, spmm::ConstDenseView<T> X, T
   diagonal_plan_->multiply(alpha, X, beta, Y);
   add_off_diagonal(alpha, halo_->halo_block(X.cols), Y);
   context_.synchronize();
+}
+
+// The fp32 copy: the same products as apply_impl, with fp32 values over the
+// parent's index arrays, and the parent's halo moving fp32 rows.
+class RoundedOperator final : public LinearOperator<float> {
+ public:
+  explicit RoundedOperator(DistributedOperator<double>& parent) : parent_(parent) {
+    diagonal_values_ = rounded(parent.diagonal_block_.view());
+    off_diagonal_values_ = rounded(parent.off_diagonal_block_.view());
+    diagonal_entries_ = rounded(parent.diagonal_entries_.data(), parent.diagonal_entries_.size());
+    diagonal_ = with_values(parent.diagonal_block_.view(), diagonal_values_);
+    off_diagonal_ = with_values(parent.off_diagonal_block_.view(), off_diagonal_values_);
+    const Algorithm algorithm = parent.diagonal_plan_->requested_algorithm();
+    collectively(parent.comm_, [&] {
+      diagonal_plan_.emplace(parent.context_, diagonal_, algorithm);
+      off_diagonal_plan_.emplace(parent.context_, off_diagonal_, algorithm);
+    });
+  }
+
+  MPI_Comm comm() const override { return parent_.comm(); }
+  const spmm::Context& context() const override { return parent_.context(); }
+  std::int64_t global_rows() const override { return parent_.global_rows(); }
+  std::int64_t local_rows() const override { return parent_.local_rows(); }
+  std::int64_t first_row() const override { return parent_.first_row(); }
+  void diagonal(float* out) const override {
+    spmm::copy_bytes(out, context().space(), diagonal_entries_.data(), context().space(),
+                     diagonal_entries_.size() * sizeof(float));
+  }
+
+ protected:
+  void apply_impl(float alpha, spmm::ConstDenseView<float> X, float beta, spmm::DenseView<float> Y) override {
+    DistributedOperator<double>& p = parent_;
+    const std::int64_t k = X.cols, rows = off_diagonal_.rows;
+    p.reserve_halo(HaloExchange<double>::words<float>(k));
+    if (halo_product_.rows() != rows || halo_product_.cols() < k)
+      halo_product_ = spmm::DenseBlock<float>(context().space(), rows, k);
+    const double t0 = p.now();
+    p.halo_->begin(X);                             // fp32 rows in fp64 words
+    const double t1 = p.now();
+    diagonal_plan_->multiply(alpha, X, beta, Y);   // overlaps the messages
+    const spmm::ConstDenseView<double> H = p.halo_->end();
+    const double t4 = p.now();
+    if (H.rows > 0 && rows > 0) {                  // Y += alpha A_offd H
+      const spmm::ConstDenseView<float> halo{H.space, H.rows, k, 2 * H.ld, reinterpret_cast<const float*>(H.data)};
+      off_diagonal_plan_->multiply(alpha, halo, 0.0f, {H.space, rows, k, k, halo_product_.data()});
+      scatter_add(context(), halo_product_.data(), k, p.off_diagonal_rows_.data(), rows, Y);
+    }
+    p.halo_->release();
+    p.record_timings(t0, t1, t4);
+  }
+
+ private:
+  // The values rounded to fp32 where they are (a column of `count`).
+  spmm::Buffer<float> rounded(const double* values, std::size_t count) const {
+    spmm::Buffer<float> out(context().space(), count);
+    const auto n = static_cast<std::int64_t>(count);
+    convert_block<double, float>(context(), {context().space(), n, 1, 1, values},
+                                 {context().space(), n, 1, 1, out.data()});
+    return out;
+  }
+  spmm::Buffer<float> rounded(const spmm::CsrView<double>& A) const {
+    return rounded(A.values, static_cast<std::size_t>(A.nnz));
+  }
+  static spmm::CsrView<float> with_values(const spmm::CsrView<double>& A, const spmm::Buffer<float>& values) {
+    return {A.space, A.rows, A.cols, A.nnz, A.row_offsets, A.col_indices, values.data()};
+  }
+
+  DistributedOperator<double>& parent_;
+  spmm::Buffer<float> diagonal_values_, off_diagonal_values_, diagonal_entries_;
+  spmm::CsrView<float> diagonal_, off_diagonal_;  // the parent's index arrays, these values
+  std::optional<spmm::Plan<float>> diagonal_plan_, off_diagonal_plan_;
+  spmm::DenseBlock<float> halo_product_;          // off-diagonal block x halo
+};
+
+template <class T>
+std::unique_ptr<LinearOperator<float>> DistributedOperator<T>::rounded_to_single() {
+  if constexpr (std::is_same_v<T, double>)
+    return std::make_unique<RoundedOperator>(*this);
+  else
+    return nullptr;
 }
 
 template class DistributedOperator<float>;

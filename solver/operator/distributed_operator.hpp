@@ -56,6 +56,8 @@ struct ApplyTimings {
   }
 };
 
+class RoundedOperator;  // DistributedOperator<double>::rounded_to_single's fp32 copy
+
 template <class T>
 class DistributedOperator final : public SingleInputOperator<T> {
  public:
@@ -110,6 +112,13 @@ class DistributedOperator final : public SingleInputOperator<T> {
   const ApplyTimings& timings() const { return timings_; }
   void reset_timings() { timings_ = {}; }
 
+  // The matrix in fp32 (SingleInputOperator::rounded_to_single): it shares
+  // this operator's index arrays, halo plan and halo exchange (its fp32 rows
+  // travel in the fp64 buffers, their time counted in timings() and
+  // halo_seconds()), and holds its own fp32 values (nnz + local rows) and
+  // SpMM plans. Null for an fp32 operator. Collective.
+  std::unique_ptr<LinearOperator<float>> rounded_to_single() override;
+
  protected:
   void apply_impl(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y) override;
   // The local products by spmm::multiply_single_input and the halo moved in
@@ -118,10 +127,14 @@ class DistributedOperator final : public SingleInputOperator<T> {
   void apply_single_impl(spmm::ConstDenseView<float> X, spmm::DenseView<T> Y) override;
 
  private:
-  // Room for blocks of k columns (collective when it grows). A transport
-  // that cannot serve the new buffers (CUDA IPC mapping refused on some
-  // rank) gives way to MPI on every rank.
+  friend class RoundedOperator;
+
+  // Room for blocks of k columns (collective when it grows).
   void reserve(std::int64_t k);
+  // Room in the halo for rows of `words` T values (collective when it grows).
+  // A transport that cannot serve the new buffers (CUDA IPC mapping refused
+  // on some rank) gives way to MPI on every rank.
+  void reserve_halo(std::int64_t words);
   // Y(rows with halo columns) += alpha * off-diagonal block * H.
   void add_off_diagonal(T alpha, spmm::ConstDenseView<T> H, spmm::DenseView<T> Y);
   // The same with alpha = 1 for the halo block of an fp32 exchange, whose

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <type_traits>
 
 #include "solver/blocks/block_ops.hpp"
@@ -92,9 +93,24 @@ class SingleInputOperator : public LinearOperator<T> {
   // in its precision).
   bool applies_single() const { return std::is_same_v<T, double>; }
 
+  // The same matrix with its values rounded to fp32, applied to fp32 blocks
+  // (Y = alpha A X + beta Y, all fp32), for work that tolerates fp32
+  // rounding throughout: the Chebyshev polynomial (ChebyshevOptions::precision).
+  // It may share this operator's storage and must not outlive it. Collective;
+  // null where applies_single() is false.
+  virtual std::unique_ptr<LinearOperator<float>> rounded_to_single() = 0;
+
  protected:
   virtual void apply_single_impl(spmm::ConstDenseView<float> X, spmm::DenseView<T> Y) = 0;
 };
+
+// A's fp32 copy (SingleInputOperator::rounded_to_single) where it offers
+// one, else null. Collective.
+template <class T>
+std::unique_ptr<LinearOperator<float>> rounded_to_single(LinearOperator<T>& A) {
+  auto* single = dynamic_cast<SingleInputOperator<T>*>(&A);
+  return single && single->applies_single() ? single->rounded_to_single() : nullptr;
+}
 
 // True when A multiplies fp32 blocks itself (see SingleInputOperator).
 template <class T>

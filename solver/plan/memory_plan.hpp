@@ -48,8 +48,15 @@ struct SolverShape {
   std::int64_t block = 0;          // LOBPCG's block size nb
   std::int64_t alignment = 1;      // LOBPCG: [X P] and Z span multiples of this many columns
   bool preconditioner = false;     // any (block CG then keeps its Z block)
-  int preconditioner_vectors = 0;  // diagonal vectors it holds (Jacobi's two; Chebyshev's with jacobi: true)
-  int preconditioner_blocks = 0;   // blocks of the preconditioned width it keeps (Chebyshev's two)
+  // Bytes a local row of its diagonal vectors takes (Jacobi's two in the
+  // blocks' precision; Chebyshev's two, with jacobi: true, in the polynomial's).
+  int preconditioner_vector_bytes = 0;
+  // Bytes an element of the preconditioned width takes in its scratch blocks
+  // (Chebyshev: two blocks in fp64, or three in fp32).
+  int preconditioner_block_bytes = 0;
+  // The operator's values in fp32 beside it (Chebyshev in fp32 for an fp64
+  // operator: DistributedOperator::rounded_to_single), with its halo product.
+  bool preconditioner_matrix_copy = false;
   bool norm_estimate = false;      // LOBPCG's backward test: two vectors for the power method
   std::int64_t start_columns = 0;  // LOBPCG: a start block read from a file
   bool generalized = false;        // LOBPCG on A x = lambda B x: B [X P] and B W beside [X P] and W

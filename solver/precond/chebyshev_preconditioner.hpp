@@ -22,9 +22,20 @@
 // Each apply makes d products with the whole block (through A, halo
 // included) and d + 1 element-wise passes (chebyshev_steps.hpp); it holds
 // two scratch blocks of R's shape.
+//
+// The polynomial may run in fp32 for an fp64 problem (`precision`): the
+// products with A's values rounded (SingleInputOperator::rounded_to_single),
+// the passes and the scratch blocks (three, the running sum among them) in
+// fp32, R rounded in the first pass and the result widened in the last.
+// Every pass and product moves half the bytes. M is then p(A) up to fp32
+// rounding: symmetric and linear only to that rounding. LOBPCG, whose
+// residuals stay fp64, converges as with fp64; block CG, whose short
+// recurrence needs a fixed M, may lose many iterations once its residuals
+// near that rounding (chebyshev_precision).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "core/enums.hpp"
 #include "solver/blocks/phase_timer.hpp"
@@ -41,6 +52,13 @@ namespace blockeigs::solver {
 // (docs/benchmarks/preconditioners.md).
 int default_chebyshev_degree(bool eigensolver);
 double default_chebyshev_lower(int degree);
+// The precision the polynomial runs in for `requested` (ChebyshevOptions::
+// precision) on an operator of `problem` precision that has an fp32 copy
+// (the apps'). auto: fp32 for LOBPCG (`eigensolver`) on an fp64 problem, on
+// either backend; the problem's own precision otherwise, block CG's included:
+// fp32 rounding held block CG near relative residuals of 1e-6 on FEM
+// matrices (bcsstk21: 21 -> 61 iterations to 1e-8; docs/benchmarks/preconditioners.md#precision).
+Precision chebyshev_precision(ChebyshevPrecision requested, Precision problem, bool eigensolver, Space space);
 
 struct ChebyshevOptions {
   int degree = 0;          // products with A per apply, to max_chebyshev_degree (core/enums.hpp); 0: default
@@ -51,6 +69,10 @@ struct ChebyshevOptions {
   double safety = 1.1;     // b = safety x the power method's estimate, which is a lower bound
   int power_steps = 30;    // products (one column) of each power-method estimate
   std::uint64_t seed = 7;  // of the power method's start vector
+  // fp32 for an fp64 operator needs one with an fp32 copy (the distributed
+  // operator); fp64 needs an fp64 operator. auto: chebyshev_precision, fp64
+  // where the operator has no fp32 copy.
+  ChebyshevPrecision precision = ChebyshevPrecision::automatic;
 };
 
 // The interval p was built for, in terms of B = shift I + sign S.
@@ -64,9 +86,10 @@ struct ChebyshevInterval {
 template <class T>
 class ChebyshevPreconditioner final : public Preconditioner<T> {
  public:
-  // Collective over A.comm(): 30 single-column products for the smallest end,
-  // 60 for the largest. InputError (on every rank) for options out of range,
-  // a zero operator, or (jacobi) a zero diagonal entry. Keeps a reference to A.
+  // Collective over A.comm(): 30 single-column products (fp64) for the
+  // smallest end, 60 for the largest. InputError (on every rank) for options
+  // out of range, a zero operator, (jacobi) a zero diagonal entry, or a
+  // precision the operator cannot give. Keeps a reference to A.
   ChebyshevPreconditioner(LinearOperator<T>& A, const ChebyshevOptions& options);
 
   // W = M R. Collective.
@@ -75,17 +98,27 @@ class ChebyshevPreconditioner final : public Preconditioner<T> {
 
   int degree() const { return degree_; }
   const ChebyshevInterval& interval() const { return interval_; }
+  Precision precision() const { return rounded_ ? Precision::fp32 : precision_of<T>(); }
 
  private:
-  void reserve(std::int64_t cols);
+  // The recurrence in U: its operator, diagonals and scratch blocks.
+  template <class U>
+  struct Polynomial {
+    LinearOperator<U>* A = nullptr;
+    spmm::Buffer<U> dinv, diag;  // |d_i|^{-1} and |d_i| (jacobi), local rows, in A's space
+    spmm::Buffer<U> Q, E, W;     // the scaled residual, the step and (U not T) the sum; grown on demand
+  };
+  template <class U>
+  void run(Polynomial<U>& p, spmm::ConstDenseView<T> R, spmm::DenseView<T> W);
   double halo_seconds() const;
 
   LinearOperator<T>& A_;
   const spmm::Context& context_;
   int degree_ = 0;
   ChebyshevInterval interval_;
-  spmm::Buffer<T> dinv_, diag_;  // |d_i|^{-1} and |d_i| (jacobi), local rows, in A's space
-  spmm::Buffer<T> Q_, E_;        // scratch: the scaled residual and the step, grown on demand
+  std::unique_ptr<LinearOperator<float>> rounded_;  // A in fp32, for an fp64 A with an fp32 polynomial
+  Polynomial<T> same_;        // the polynomial in T (unless rounded_)
+  Polynomial<float> single_;  // in fp32 over rounded_
   PhaseTimer clock_;
   double elementwise_ = 0;       // the passes' time (charged to the caller's preconditioner phase)
   double idle_ = 0;              // between applies

@@ -14,19 +14,19 @@ namespace {
 
 using host_support::on_device;
 
-template <class T>
-void require_shapes(spmm::ConstDenseView<T> a, spmm::ConstDenseView<T> b, spmm::ConstDenseView<T> c) {
+template <class A, class B, class C>
+void require_shapes(spmm::ConstDenseView<A> a, spmm::ConstDenseView<B> b, spmm::ConstDenseView<C> c) {
   BLOCKEIGS_ASSERT(a.rows == b.rows && a.rows == c.rows && a.cols == b.cols && a.cols == c.cols);
   BLOCKEIGS_ASSERT(a.space == b.space && a.space == c.space);
 }
 
 }  // namespace
 
-template <class T>
-void chebyshev_start(const spmm::Context& context, T c, const T* dinv, spmm::ConstDenseView<T> R,
-                     spmm::DenseView<T> Q, spmm::DenseView<T> E, spmm::DenseView<T> W) {
-  require_shapes<T>(R, Q, E);
-  require_shapes<T>(R, W, W);
+template <class T, class U>
+void chebyshev_start(const spmm::Context& context, U c, const U* dinv, spmm::ConstDenseView<T> R,
+                     spmm::DenseView<U> Q, spmm::DenseView<U> E, spmm::DenseView<U> W) {
+  require_shapes<T, U, U>(R, Q, E);
+  require_shapes<T, U, U>(R, W, W);
   if (on_device(R.space)) {
 #ifdef BLOCKEIGS_HAVE_CUDA
     device_ops::chebyshev_start(context, c, dinv, R, Q, E, W);
@@ -35,10 +35,10 @@ void chebyshev_start(const spmm::Context& context, T c, const T* dinv, spmm::Con
   }
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < R.rows; ++i) {
-    const T ci = dinv ? c * dinv[i] : c;
+    const U ci = dinv ? c * dinv[i] : c;
     for (std::int64_t j = 0; j < R.cols; ++j) {
-      const T r = R.data[i * R.ld + j];
-      const T e = ci * r;
+      const U r = static_cast<U>(R.data[i * R.ld + j]);
+      const U e = ci * r;
       Q.data[i * Q.ld + j] = r;
       E.data[i * E.ld + j] = e;
       W.data[i * W.ld + j] = e;
@@ -46,10 +46,10 @@ void chebyshev_start(const spmm::Context& context, T c, const T* dinv, spmm::Con
   }
 }
 
-template <class T>
-void chebyshev_step(const spmm::Context& context, T shift, T alpha, T beta, const T* diag, const T* dinv,
-                    bool write_q, spmm::DenseView<T> Q, spmm::DenseView<T> E, spmm::DenseView<T> W) {
-  require_shapes<T>(Q, E, W);
+template <class U>
+void chebyshev_step(const spmm::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv,
+                    bool write_q, spmm::DenseView<U> Q, spmm::DenseView<U> E, spmm::DenseView<U> W) {
+  require_shapes<U, U, U>(Q, E, W);
   if (on_device(Q.space)) {
 #ifdef BLOCKEIGS_HAVE_CUDA
     device_ops::chebyshev_step(context, shift, alpha, beta, diag, dinv, write_q, Q, E, W);
@@ -58,14 +58,14 @@ void chebyshev_step(const spmm::Context& context, T shift, T alpha, T beta, cons
   }
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < Q.rows; ++i) {
-    const T si = diag ? shift * diag[i] : shift;
-    const T bi = dinv ? beta * dinv[i] : beta;
-    T* q = Q.data + i * Q.ld;
-    T* e = E.data + i * E.ld;
-    T* w = W.data + i * W.ld;
+    const U si = diag ? shift * diag[i] : shift;
+    const U bi = dinv ? beta * dinv[i] : beta;
+    U* q = Q.data + i * Q.ld;
+    U* e = E.data + i * E.ld;
+    U* w = W.data + i * W.ld;
     for (std::int64_t j = 0; j < Q.cols; ++j) {
-      const T qn = q[j] - si * e[j];
-      const T en = alpha * e[j] + bi * qn;
+      const U qn = q[j] - si * e[j];
+      const U en = alpha * e[j] + bi * qn;
       if (write_q) q[j] = qn;
       e[j] = en;
       w[j] += en;
@@ -73,14 +73,48 @@ void chebyshev_step(const spmm::Context& context, T shift, T alpha, T beta, cons
   }
 }
 
-#define BLOCKEIGS_INSTANTIATE(T)                                                                       \
-  template void chebyshev_start(const spmm::Context&, T, const T*, spmm::ConstDenseView<T>,           \
-                                spmm::DenseView<T>, spmm::DenseView<T>, spmm::DenseView<T>);          \
-  template void chebyshev_step(const spmm::Context&, T, T, T, const T*, const T*, bool,               \
-                               spmm::DenseView<T>, spmm::DenseView<T>, spmm::DenseView<T>);
+template <class T, class U>
+void chebyshev_finish(const spmm::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv,
+                      spmm::ConstDenseView<U> Q, spmm::ConstDenseView<U> E, spmm::ConstDenseView<U> W,
+                      spmm::DenseView<T> out) {
+  require_shapes<U, U, U>(Q, E, W);
+  require_shapes<U, T, T>(Q, out, out);
+  if (on_device(Q.space)) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+    device_ops::chebyshev_finish(context, shift, alpha, beta, diag, dinv, Q, E, W, out);
+#endif
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < Q.rows; ++i) {
+    const U si = diag ? shift * diag[i] : shift;
+    const U bi = dinv ? beta * dinv[i] : beta;
+    const U* q = Q.data + i * Q.ld;
+    const U* e = E.data + i * E.ld;
+    const U* w = W.data + i * W.ld;
+    T* o = out.data + i * out.ld;
+    for (std::int64_t j = 0; j < Q.cols; ++j) {
+      const U qn = q[j] - si * e[j];
+      o[j] = static_cast<T>(w[j] + (alpha * e[j] + bi * qn));
+    }
+  }
+}
 
-BLOCKEIGS_INSTANTIATE(float)
-BLOCKEIGS_INSTANTIATE(double)
+#define BLOCKEIGS_INSTANTIATE(T, U)                                                                     \
+  template void chebyshev_start(const spmm::Context&, U, const U*, spmm::ConstDenseView<T>,            \
+                                spmm::DenseView<U>, spmm::DenseView<U>, spmm::DenseView<U>);           \
+  template void chebyshev_finish(const spmm::Context&, U, U, U, const U*, const U*,                    \
+                                 spmm::ConstDenseView<U>, spmm::ConstDenseView<U>, spmm::ConstDenseView<U>, \
+                                 spmm::DenseView<T>);
+
+BLOCKEIGS_INSTANTIATE(float, float)
+BLOCKEIGS_INSTANTIATE(double, double)
+BLOCKEIGS_INSTANTIATE(double, float)
 #undef BLOCKEIGS_INSTANTIATE
+
+template void chebyshev_step(const spmm::Context&, float, float, float, const float*, const float*, bool,
+                             spmm::DenseView<float>, spmm::DenseView<float>, spmm::DenseView<float>);
+template void chebyshev_step(const spmm::Context&, double, double, double, const double*, const double*, bool,
+                             spmm::DenseView<double>, spmm::DenseView<double>, spmm::DenseView<double>);
 
 }  // namespace blockeigs::solver

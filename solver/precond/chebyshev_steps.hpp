@@ -1,6 +1,8 @@
 // The Chebyshev recurrence's element-wise passes over whole blocks, each one
 // pass over its blocks (chebyshev_preconditioner.cpp states the recurrence).
 // On the host an OpenMP loop; on the device one kernel (cuda/), its twin.
+// The recurrence runs in U; R and the result are in T, the problem's
+// precision (T = double, U = float: the fp32 polynomial of an fp64 problem).
 // `dinv` and `diag` are local_rows entries in the blocks' space, or null for
 // the identity (no Jacobi scaling).
 #pragma once
@@ -10,15 +12,23 @@
 
 namespace blockeigs::solver {
 
-// E = c * dinv o R, W = E, Q = R (o: row scaling).
-template <class T>
-void chebyshev_start(const spmm::Context& context, T c, const T* dinv, spmm::ConstDenseView<T> R,
-                     spmm::DenseView<T> Q, spmm::DenseView<T> E, spmm::DenseView<T> W);
+// E = c * dinv o R, W = E, Q = R (o: row scaling), rounded to U.
+template <class T, class U>
+void chebyshev_start(const spmm::Context& context, U c, const U* dinv, spmm::ConstDenseView<T> R,
+                     spmm::DenseView<U> Q, spmm::DenseView<U> E, spmm::DenseView<U> W);
 
 // Per element, in this order: q -= shift * diag_i * e (written back only when
 // write_q), e = alpha * e + beta * dinv_i * q, w += e.
-template <class T>
-void chebyshev_step(const spmm::Context& context, T shift, T alpha, T beta, const T* diag, const T* dinv,
-                    bool write_q, spmm::DenseView<T> Q, spmm::DenseView<T> E, spmm::DenseView<T> W);
+template <class U>
+void chebyshev_step(const spmm::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv,
+                    bool write_q, spmm::DenseView<U> Q, spmm::DenseView<U> E, spmm::DenseView<U> W);
+
+// The last step, which keeps only the sum: per element
+// out = w + alpha * e + beta * dinv_i * (q - shift * diag_i * e), in T.
+// Q and E are not written; `out` may be W itself (where T is U).
+template <class T, class U>
+void chebyshev_finish(const spmm::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv,
+                      spmm::ConstDenseView<U> Q, spmm::ConstDenseView<U> E, spmm::ConstDenseView<U> W,
+                      spmm::DenseView<T> out);
 
 }  // namespace blockeigs::solver

@@ -1,16 +1,21 @@
 // The Chebyshev preconditioner's device passes against their host twins
-// (chebyshev_steps.hpp: with and without the diagonals, with and without
-// writing Q back, padded leading dimensions), and the whole preconditioner
-// on the device against the host on a Laplacian, both ends, with Jacobi.
+// (chebyshev_steps.hpp: in fp64, in fp32, and fp32 over fp64 input and
+// output; with and without the diagonals, with and without writing Q back,
+// the last step in place and into a separate block, padded leading
+// dimensions), and the whole preconditioner on the device against the host
+// on a Laplacian, both ends, with Jacobi, its polynomial in fp64 and fp32.
 // One MPI rank; skipped where no GPU is visible.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "io/generators.hpp"
 #include "solver/blocks/block_ops.hpp"
+#include "solver/operator/distributed_operator.hpp"
 #include "solver/precond/chebyshev_preconditioner.hpp"
 #include "solver/precond/chebyshev_steps.hpp"
 #include "spmm/memory.hpp"
@@ -20,97 +25,163 @@
 namespace blockeigs {
 namespace {
 
-using Block = spmm::DenseBlock<double>;
+template <class V>
+using BlockOf = spmm::DenseBlock<V>;
+using Block = BlockOf<double>;
 
 #define SKIP_WITHOUT_GPU()                                                            \
   if (spmm::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible: the device path is not tested here"
 
-Block random_host(std::int64_t rows, std::int64_t cols, std::uint64_t seed, std::int64_t pad) {
-  Block b(Space::host, rows, cols, cols + pad);
+template <class V = double>
+BlockOf<V> random_host(std::int64_t rows, std::int64_t cols, std::uint64_t seed, std::int64_t pad) {
+  BlockOf<V> b(Space::host, rows, cols, cols + pad);
   for (std::int64_t i = 0; i < rows; ++i)
-    for (std::int64_t j = 0; j < b.ld(); ++j) b.data()[i * b.ld() + j] = solver::hash_uniform(seed, i, j);
+    for (std::int64_t j = 0; j < b.ld(); ++j) b.data()[i * b.ld() + j] = static_cast<V>(solver::hash_uniform(seed, i, j));
   return b;
 }
 
 // The whole rows, padding included.
-Block moved(const spmm::Context& ctx, const Block& b, Space to) {
-  Block out(to, b.rows(), b.cols(), b.ld());
-  solver::copy_block<double>(ctx, spmm::ConstDenseView<double>{b.space(), b.rows(), b.ld(), b.ld(), b.data()},
-                             spmm::DenseView<double>{to, b.rows(), b.ld(), b.ld(), out.data()});
+template <class V>
+BlockOf<V> moved(const spmm::Context& ctx, const BlockOf<V>& b, Space to) {
+  BlockOf<V> out(to, b.rows(), b.cols(), b.ld());
+  solver::copy_block<V>(ctx, spmm::ConstDenseView<V>{b.space(), b.rows(), b.ld(), b.ld(), b.data()},
+                        spmm::DenseView<V>{to, b.rows(), b.ld(), b.ld(), out.data()});
   return out;
 }
 
-void expect_same(const spmm::Context& dev, const Block& device, const Block& host) {
-  const Block back = moved(dev, device, Space::host);
+// Element by element, padding included, to a few roundings of V.
+template <class V>
+void expect_same(const spmm::Context& dev, const BlockOf<V>& device, const BlockOf<V>& host) {
+  const BlockOf<V> back = moved(dev, device, Space::host);
+  const double eps = std::numeric_limits<V>::epsilon();
   for (std::int64_t i = 0; i < host.rows(); ++i)
     for (std::int64_t j = 0; j < host.ld(); ++j) {
       const double a = back.data()[i * back.ld() + j], b = host.data()[i * host.ld() + j];
-      ASSERT_NEAR(a, b, 1e-14 * (1 + std::abs(b))) << "(" << i << ", " << j << ")";
+      ASSERT_NEAR(a, b, 64 * eps * (1 + std::abs(b))) << "(" << i << ", " << j << ")";
     }
 }
 
-TEST(ChebyshevCuda, PassesMatchTheHost) {
-  SKIP_WITHOUT_GPU();
+// start, step and finish on the device against the host: R and the result
+// in T, the recurrence in U.
+template <class T, class U>
+void check_passes() {
   const spmm::Context dev = spmm::Context::cuda(0), host = spmm::Context::host();
   for (std::int64_t rows : {1, 777, 5000})
     for (std::int64_t cols : {1, 7, 16, 33})
       for (bool diagonals : {false, true})
         for (bool write_q : {false, true}) {
+          SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols) + (diagonals ? ", diagonals" : "") +
+                       (write_q ? ", Q written" : ""));
           const std::int64_t pad = cols % 3;
-          std::vector<double> d(rows), dinv(rows);
+          std::vector<U> d(rows), dinv(rows);
           for (std::int64_t i = 0; i < rows; ++i) {
-            d[i] = 1.5 + solver::hash_uniform(9, i, 0);
+            d[i] = static_cast<U>(1.5 + solver::hash_uniform(9, i, 0));
             dinv[i] = 1 / d[i];
           }
-          spmm::Buffer<double> d_dev(Space::device, d), dinv_dev(Space::device, dinv);
-          Block R = random_host(rows, cols, 1, pad), Q = random_host(rows, cols, 2, pad),
-                E = random_host(rows, cols, 3, pad), W = random_host(rows, cols, 4, pad);
-          Block Rd = moved(dev, R, Space::device), Qd = moved(dev, Q, Space::device),
-                Ed = moved(dev, E, Space::device), Wd = moved(dev, W, Space::device);
-          const double* dh = diagonals ? d.data() : nullptr;
-          const double* ih = diagonals ? dinv.data() : nullptr;
-          solver::chebyshev_start(host, 0.3, ih, R.cview(), Q.view(), E.view(), W.view());
-          solver::chebyshev_start(dev, 0.3, diagonals ? dinv_dev.data() : nullptr, Rd.cview(), Qd.view(),
-                                  Ed.view(), Wd.view());
+          spmm::Buffer<U> d_dev(Space::device, d), dinv_dev(Space::device, dinv);
+          const U* dh = diagonals ? d.data() : nullptr;
+          const U* ih = diagonals ? dinv.data() : nullptr;
+          const U* dd = diagonals ? d_dev.data() : nullptr;
+          const U* id = diagonals ? dinv_dev.data() : nullptr;
+          BlockOf<T> R = random_host<T>(rows, cols, 1, pad);
+          BlockOf<U> Q = random_host<U>(rows, cols, 2, pad), E = random_host<U>(rows, cols, 3, pad),
+                     W = random_host<U>(rows, cols, 4, pad);
+          BlockOf<T> Rd = moved(dev, R, Space::device);
+          BlockOf<U> Qd = moved(dev, Q, Space::device), Ed = moved(dev, E, Space::device),
+                     Wd = moved(dev, W, Space::device);
+          solver::chebyshev_start<T, U>(host, U(0.3), ih, R.cview(), Q.view(), E.view(), W.view());
+          solver::chebyshev_start<T, U>(dev, U(0.3), id, Rd.cview(), Qd.view(), Ed.view(), Wd.view());
           // Fresh Q for the step, so that write_q shows.
-          Q = random_host(rows, cols, 5, pad);
+          Q = random_host<U>(rows, cols, 5, pad);
           Qd = moved(dev, Q, Space::device);
-          solver::chebyshev_step(host, 0.7, 0.4, -1.3, dh, ih, write_q, Q.view(), E.view(), W.view());
-          solver::chebyshev_step(dev, 0.7, 0.4, -1.3, diagonals ? d_dev.data() : nullptr,
-                                 diagonals ? dinv_dev.data() : nullptr, write_q, Qd.view(), Ed.view(), Wd.view());
+          solver::chebyshev_step<U>(host, U(0.7), U(0.4), U(-1.3), dh, ih, write_q, Q.view(), E.view(), W.view());
+          solver::chebyshev_step<U>(dev, U(0.7), U(0.4), U(-1.3), dd, id, write_q, Qd.view(), Ed.view(), Wd.view());
+          // The last step into a block of T (over NaN, which it must not read).
+          BlockOf<T> out(Space::host, rows, cols, cols + pad), out_d(Space::device, rows, cols, cols + pad);
+          std::fill(out.data(), out.data() + rows * out.ld(), std::numeric_limits<T>::quiet_NaN());
+          spmm::fill_bytes(out_d.data(), Space::device, 0xff, sizeof(T) * rows * out.ld());
+          solver::chebyshev_finish<T, U>(host, U(0.7), U(0.2), U(0.9), dh, ih, Q.cview(), E.cview(), W.cview(),
+                                         out.view());
+          solver::chebyshev_finish<T, U>(dev, U(0.7), U(0.2), U(0.9), dd, id, Qd.cview(), Ed.cview(), Wd.cview(),
+                                         out_d.view());
           dev.synchronize();
           expect_same(dev, Qd, Q);
           expect_same(dev, Ed, E);
           expect_same(dev, Wd, W);
+          BlockOf<T> back = moved(dev, out_d, Space::host);
+          for (std::int64_t i = 0; i < rows; ++i)
+            for (std::int64_t j = 0; j < cols; ++j) {
+              const double a = back.data()[i * back.ld() + j], b = out.data()[i * out.ld() + j];
+              ASSERT_NEAR(a, b, 64 * std::numeric_limits<U>::epsilon() * (1 + std::abs(b))) << i << ", " << j;
+            }
+          if constexpr (std::is_same_v<T, U>) {  // in place: the sum's own block
+            solver::chebyshev_finish<T, U>(host, U(0.7), U(0.2), U(0.9), dh, ih, Q.cview(), E.cview(), W.cview(),
+                                           W.view());
+            solver::chebyshev_finish<T, U>(dev, U(0.7), U(0.2), U(0.9), dd, id, Qd.cview(), Ed.cview(), Wd.cview(),
+                                           Wd.view());
+            dev.synchronize();
+            expect_same(dev, Wd, W);
+          }
         }
 }
 
+TEST(ChebyshevCuda, PassesMatchTheHost) {
+  SKIP_WITHOUT_GPU();
+  check_passes<double, double>();
+}
+
+TEST(ChebyshevCuda, Fp32PassesMatchTheHost) {
+  SKIP_WITHOUT_GPU();
+  check_passes<float, float>();
+  check_passes<double, float>();  // the fp32 polynomial of an fp64 problem
+}
+
+// The whole preconditioner on the device against the host, on operators
+// without an fp32 copy (the test operator: fp64 polynomial) and with one (the
+// distributed operator: fp64 and fp32 polynomials).
 TEST(ChebyshevCuda, PreconditionerMatchesTheHost) {
   SKIP_WITHOUT_GPU();
   const io::GeneratorSpec spec{io::GeneratorKind::laplacian_2d, 30, 20, 1, 5};
   const io::CsrRows whole = io::generate_rows(spec, 0, io::generated_rows(spec));
   const auto partition = solver::RowPartition::uniform(whole.global_rows, 1);
+  const spmm::Context host = spmm::Context::host(), device = spmm::Context::cuda(0);
   test::CsrTestOperator<double> Ah(MPI_COMM_WORLD, spmm::Context::host(), whole, partition);
   test::CsrTestOperator<double> Ad(MPI_COMM_WORLD, spmm::Context::cuda(0), whole, partition);
-  for (SpectrumEnd end : {SpectrumEnd::smallest, SpectrumEnd::largest}) {
-    solver::ChebyshevOptions o;
-    o.degree = 8;
-    o.jacobi = true;
-    o.end = end;
-    solver::ChebyshevPreconditioner<double> Mh(Ah, o), Md(Ad, o);
-    EXPECT_NEAR(Mh.interval().b, Md.interval().b, 1e-12 * Mh.interval().b);
-    const Block R = random_host(whole.global_rows, 12, 6, 0);
-    Block W(Space::host, R.rows(), 12);
-    Mh.apply(R.cview(), W.view());
-    const Block Rd = moved(Ad.context(), R, Space::device);
-    Block Wd(Space::device, R.rows(), 12);
-    Md.apply(Rd.cview(), Wd.view());
-    Ad.context().synchronize();
-    const Block back = moved(Ad.context(), Wd, Space::host);
-    double scale = 0;
-    for (std::int64_t i = 0; i < R.rows() * 12; ++i) scale = std::max(scale, std::abs(W.data()[i]));
-    for (std::int64_t i = 0; i < R.rows() * 12; ++i) ASSERT_NEAR(back.data()[i], W.data()[i], 1e-12 * scale);
-  }
+  solver::DistributedOperator<double> Bh(MPI_COMM_WORLD, host, whole, partition);
+  solver::DistributedOperator<double> Bd(MPI_COMM_WORLD, device, whole, partition);
+  struct Pair {
+    solver::LinearOperator<double>& h;
+    solver::LinearOperator<double>& d;
+    ChebyshevPrecision precision;
+  };
+  for (const Pair& pair : {Pair{Ah, Ad, ChebyshevPrecision::automatic}, Pair{Bh, Bd, ChebyshevPrecision::fp64},
+                           Pair{Bh, Bd, ChebyshevPrecision::fp32}})
+    for (SpectrumEnd end : {SpectrumEnd::smallest, SpectrumEnd::largest})
+      for (std::int64_t cols : {12, 1, 7}) {
+        solver::ChebyshevOptions o;
+        o.degree = 8;
+        o.jacobi = true;
+        o.end = end;
+        o.precision = pair.precision;
+        solver::ChebyshevPreconditioner<double> Mh(pair.h, o), Md(pair.d, o);
+        const bool single = pair.precision == ChebyshevPrecision::fp32;
+        SCOPED_TRACE(std::string(single ? "fp32" : "fp64") + ", " + std::to_string(cols) + " columns");
+        EXPECT_EQ(Md.precision(), single ? Precision::fp32 : Precision::fp64);
+        EXPECT_NEAR(Mh.interval().b, Md.interval().b, 1e-12 * Mh.interval().b);
+        const Block R = random_host(whole.global_rows, cols, 6, 0);
+        Block W(Space::host, R.rows(), cols);
+        Mh.apply(R.cview(), W.view());
+        const Block Rd = moved(device, R, Space::device);
+        Block Wd(Space::device, R.rows(), cols);
+        Md.apply(Rd.cview(), Wd.view());
+        device.synchronize();
+        const Block back = moved(device, Wd, Space::host);
+        double scale = 0;
+        for (std::int64_t i = 0; i < R.rows() * cols; ++i) scale = std::max(scale, std::abs(W.data()[i]));
+        // Both sides round in fp32, in different orders: (degree + 1) roundings each.
+        const double tolerance = single ? 8 * (o.degree + 1) * std::numeric_limits<float>::epsilon() : 1e-12;
+        for (std::int64_t i = 0; i < R.rows() * cols; ++i) ASSERT_NEAR(back.data()[i], W.data()[i], tolerance * scale);
+      }
 }
 
 }  // namespace

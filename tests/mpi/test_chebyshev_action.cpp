@@ -2,13 +2,15 @@
 // rank without rows at np >= 2), through the real distributed operator:
 // its action on the 1D Laplacian's eigenvectors (sin vectors, closed form)
 // against p(lambda) from the Chebyshev polynomial's closed form, for both
-// ends, with and without Jacobi scaling, on an SPD and an indefinite matrix;
-// positivity of p on the spectrum; symmetry on a matrix without a closed
-// form; and input errors.
+// ends, with and without Jacobi scaling, on an SPD and an indefinite matrix,
+// in fp64 and in fp32 (to fp32 rounding); positivity of p on the spectrum;
+// symmetry on a matrix without a closed form; the fp32 polynomial against
+// the fp64 one; the precision `auto` picks; and input errors.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <numbers>
 #include <vector>
@@ -26,6 +28,8 @@ namespace {
 
 using solver::ChebyshevOptions;
 using solver::ChebyshevPreconditioner;
+
+constexpr double eps32 = std::numeric_limits<float>::epsilon();
 
 struct Problem {
   spmm::Context context = spmm::Context::host();
@@ -87,31 +91,38 @@ struct Case {
   SpectrumEnd end;
   bool jacobi;
   double shift;  // of L: negative makes the matrix indefinite
+  ChebyshevPrecision precision = ChebyshevPrecision::fp64;
+  std::int64_t cols = 40;  // eigenvectors applied to at once (of 40)
 };
 
 // M v_k against p(mu_k) v_k, v_k the sin vectors scaled by D^{1/2} (Jacobi).
 void check_action(const Case& c) {
-  const std::int64_t n = 40;
+  SCOPED_TRACE(std::string("degree ") + std::to_string(c.degree) + ", " + std::string(to_string(c.precision)) +
+               ", " + std::to_string(c.cols) + " columns");
+  const std::int64_t n = 40, cols = c.cols;
   Problem s(scaled_laplacian(n, c.shift, c.jacobi ? varied : unit));
   ChebyshevOptions options;
   options.degree = c.degree;
   options.end = c.end;
   options.jacobi = c.jacobi;
+  options.precision = c.precision;
   ChebyshevPreconditioner<double> M(*s.A, options);
+  const bool single = c.precision == ChebyshevPrecision::fp32;
+  EXPECT_EQ(M.precision(), single ? Precision::fp32 : Precision::fp64);
   const solver::ChebyshevInterval& iv = M.interval();
   const double d_scale = c.jacobi ? 2.0 + c.shift : 1.0;  // D = d_scale g^2
 
-  spmm::DenseBlock<double> V(Space::host, s.m(), n), W(Space::host, s.m(), n);
+  spmm::DenseBlock<double> V(Space::host, s.m(), cols), W(Space::host, s.m(), cols);
   for (std::int64_t i = 0; i < s.m(); ++i) {
     const std::int64_t gi = s.A->first_row() + i;
     const double dhalf = c.jacobi ? std::sqrt(d_scale) * varied(gi) : 1.0;
-    for (std::int64_t k = 0; k < n; ++k) V.view()(i, k) = dhalf * sin_vector(n, k + 1, gi);
+    for (std::int64_t k = 0; k < cols; ++k) V.view()(i, k) = dhalf * sin_vector(n, k + 1, gi);
   }
-  std::fill(W.data(), W.data() + s.m() * n, std::nan(""));
+  std::fill(W.data(), W.data() + s.m() * cols, std::nan(""));
   M.apply(V.cview(), W.view());
 
   double worst = 0, largest = 0, smallest_p = INFINITY;
-  for (std::int64_t k = 0; k < n; ++k) {
+  for (std::int64_t k = 0; k < cols; ++k) {
     const double mu = (eigenvalue_1d(n, k + 1) + c.shift) / d_scale;  // of S
     const double x = iv.shift + iv.sign * mu;                        // of B
     const double p = p_closed_form(M.degree(), iv.a, iv.b, x);
@@ -126,7 +137,13 @@ void check_action(const Case& c) {
   double global_worst = 0;
   MPI_Allreduce(&worst, &global_worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   EXPECT_GT(smallest_p, 0) << "p must be positive on the spectrum";
-  EXPECT_LE(global_worst, 1e-11 * largest * d_scale * 10) << "degree " << c.degree;
+  // fp32: each of the degree + 1 passes and products rounds the running
+  // blocks once (relative eps32, and the shift's term s e as much again as
+  // the product's for the largest end); the recurrence carries those errors
+  // with factors of at most 1 on [a, b], so they add up to ~degree eps32 max |p|.
+  // Measured: up to 0.4 (smallest end) and 3.2 (largest) of degree + 1.
+  const double bound = single ? 4 * (c.degree + 1) * (1 + iv.shift / iv.b) * eps32 : 1e-10;
+  EXPECT_LE(global_worst, bound * largest * d_scale) << "degree " << c.degree;
   EXPECT_EQ(M.work().products, c.degree);
 }
 
@@ -154,27 +171,106 @@ TEST(ChebyshevAction, IsPositiveOnAnIndefiniteMatrix) {
   }
 }
 
-// x^T M y = y^T M x and x^T M x > 0 on a random SPD matrix, with Jacobi.
-TEST(ChebyshevAction, IsSymmetricPositiveDefiniteOnARandomSpdMatrix) {
+// The fp32 polynomial: the same closed forms to fp32 rounding, at widths
+// that are odd (their halo rows padded) and at the widths LOBPCG uses.
+TEST(ChebyshevAction, MatchesTheClosedFormInFp32) {
+  const ChebyshevPrecision fp32 = ChebyshevPrecision::fp32;
+  for (int degree : {1, 8, 20}) check_action({degree, SpectrumEnd::smallest, false, 0.0, fp32});
+  check_action({4, SpectrumEnd::largest, false, 0.0, fp32, 7});
+  for (SpectrumEnd end : {SpectrumEnd::smallest, SpectrumEnd::largest})
+    check_action({8, end, true, 0.0, fp32, 17});
+  check_action({5, SpectrumEnd::smallest, false, -1.5, fp32, 1});
+  check_action({16, SpectrumEnd::smallest, true, -0.5, fp32, 3});
+}
+
+io::CsrRows random_spd(std::int64_t n) {
   io::GeneratorSpec spec;
   spec.kind = io::GeneratorKind::random_spd;
-  spec.n = 150;
+  spec.n = n;
   spec.nnz_per_row = 6;
   spec.seed = 3;
-  Problem s(io::generate_rows(spec, 0, io::generated_rows(spec)));
-  for (bool jacobi : {false, true}) {
-    ChebyshevOptions options;
-    options.degree = 6;
-    options.jacobi = jacobi;
-    ChebyshevPreconditioner<double> M(*s.A, options);
-    spmm::DenseBlock<double> X(Space::host, s.m(), 4), MX(Space::host, s.m(), 4);
-    solver::fill_random(s.context, X.view(), 11, s.A->first_row());
-    M.apply(X.cview(), MX.view());
-    const solver::HostMatrix G = solver::gram(s.context, MPI_COMM_WORLD, X.cview(), MX.cview());
-    for (int i = 0; i < 4; ++i) {
-      EXPECT_GT(G(i, i), 0);
-      for (int j = 0; j < i; ++j) EXPECT_NEAR(G(i, j), G(j, i), 1e-12 * std::abs(G(i, i)));
+  return io::generate_rows(spec, 0, io::generated_rows(spec));
+}
+
+// x^T M y = y^T M x and x^T M x > 0 on a random SPD matrix, with Jacobi:
+// exactly (to fp64 rounding) for the fp64 polynomial, to fp32 rounding for
+// the fp32 one.
+TEST(ChebyshevAction, IsSymmetricPositiveDefiniteOnARandomSpdMatrix) {
+  Problem s(random_spd(150));
+  for (ChebyshevPrecision precision : {ChebyshevPrecision::fp64, ChebyshevPrecision::fp32})
+    for (bool jacobi : {false, true}) {
+      ChebyshevOptions options;
+      options.degree = 6;
+      options.jacobi = jacobi;
+      options.precision = precision;
+      ChebyshevPreconditioner<double> M(*s.A, options);
+      spmm::DenseBlock<double> X(Space::host, s.m(), 4), MX(Space::host, s.m(), 4);
+      solver::fill_random(s.context, X.view(), 11, s.A->first_row());
+      M.apply(X.cview(), MX.view());
+      const solver::HostMatrix G = solver::gram(s.context, MPI_COMM_WORLD, X.cview(), MX.cview());
+      const double tolerance = precision == ChebyshevPrecision::fp64 ? 1e-12 : (options.degree + 1) * eps32;
+      for (int i = 0; i < 4; ++i) {
+        EXPECT_GT(G(i, i), 0);
+        for (int j = 0; j < i; ++j)
+          EXPECT_NEAR(G(i, j), G(j, i), tolerance * std::sqrt(G(i, i) * G(j, j))) << to_string(precision);
+      }
     }
+}
+
+// The fp32 polynomial against the fp64 one, column by column, on blocks of
+// several widths (1 and odd ones included), with Jacobi scaling, both ends.
+TEST(ChebyshevAction, Fp32AgreesWithFp64ToFp32Rounding) {
+  Problem s(random_spd(203));
+  for (SpectrumEnd end : {SpectrumEnd::smallest, SpectrumEnd::largest}) {
+    ChebyshevOptions options;
+    options.degree = 12;
+    options.end = end;
+    options.precision = ChebyshevPrecision::fp64;
+    ChebyshevPreconditioner<double> M64(*s.A, options);
+    options.precision = ChebyshevPrecision::fp32;
+    ChebyshevPreconditioner<double> M32(*s.A, options);
+    EXPECT_EQ(M32.interval().b, M64.interval().b);  // the interval comes from the same fp64 estimate
+    for (std::int64_t cols : {1, 3, 16, 5}) {
+      spmm::DenseBlock<double> R(Space::host, s.m(), cols), W64(Space::host, s.m(), cols),
+          W32(Space::host, s.m(), cols);
+      solver::fill_random(s.context, R.view(), 17, s.A->first_row());
+      std::fill(W32.data(), W32.data() + s.m() * cols, std::nan(""));
+      M64.apply(R.cview(), W64.view());
+      M32.apply(R.cview(), W32.view());
+      const std::vector<double> reference = solver::column_norms(s.context, MPI_COMM_WORLD, W64.cview());
+      solver::axpby(s.context, -1.0, W64.cview(), 1.0, W32.view());
+      const std::vector<double> difference = solver::column_norms(s.context, MPI_COMM_WORLD, W32.cview());
+      for (std::int64_t j = 0; j < cols; ++j) {  // measured: up to 0.34 (degree + 1) eps32
+        EXPECT_LE(difference[j], 2 * (options.degree + 1) * eps32 * reference[j]) << "column " << j << " of " << cols;
+        EXPECT_GT(difference[j], 0) << "the fp32 polynomial must differ from the fp64 one somewhere";
+      }
+    }
+  }
+}
+
+// auto: fp32 for LOBPCG on an fp64 distributed operator, the operator's own
+// precision for an fp32 one and for block CG, and fp64 where the operator has
+// no fp32 copy.
+TEST(ChebyshevAction, AutoPrecision) {
+  Problem s(scaled_laplacian(30, 0.0, unit));
+  ChebyshevOptions options;
+  options.degree = 4;
+  EXPECT_EQ(ChebyshevPreconditioner<double>(*s.A, options).precision(), Precision::fp32);
+  test::CsrTestOperator<double> plain(MPI_COMM_WORLD, spmm::Context::host(), s.whole, s.partition);
+  EXPECT_EQ(ChebyshevPreconditioner<double>(plain, options).precision(), Precision::fp64);
+  const int rank = test::mpi_rank();
+  solver::DistributedOperator<float> A32(MPI_COMM_WORLD, s.context,
+                                         io::slice_rows(s.whole, s.partition.begin(rank), s.partition.end(rank)),
+                                         s.partition);
+  EXPECT_EQ(ChebyshevPreconditioner<float>(A32, options).precision(), Precision::fp32);
+  options.eigensolver = false;  // block CG's
+  EXPECT_EQ(ChebyshevPreconditioner<double>(*s.A, options).precision(), Precision::fp64);
+  for (Space space : {Space::host, Space::device}) {
+    EXPECT_EQ(solver::chebyshev_precision(ChebyshevPrecision::automatic, Precision::fp64, true, space), Precision::fp32);
+    EXPECT_EQ(solver::chebyshev_precision(ChebyshevPrecision::automatic, Precision::fp64, false, space), Precision::fp64);
+    EXPECT_EQ(solver::chebyshev_precision(ChebyshevPrecision::automatic, Precision::fp32, false, space), Precision::fp32);
+    EXPECT_EQ(solver::chebyshev_precision(ChebyshevPrecision::fp32, Precision::fp64, false, space), Precision::fp32);
+    EXPECT_EQ(solver::chebyshev_precision(ChebyshevPrecision::fp64, Precision::fp64, true, space), Precision::fp64);
   }
 }
 
@@ -218,6 +314,20 @@ TEST(ChebyshevAction, RejectsBadOptionsAndMatrices) {
   ChebyshevOptions scaled;
   scaled.jacobi = true;
   EXPECT_NE(input_error([&] { ChebyshevPreconditioner<double> M(*hole.A, scaled); }).find("row 5"),
+            std::string::npos);
+  // A precision the operator cannot give.
+  ChebyshevOptions single;
+  single.precision = ChebyshevPrecision::fp32;
+  test::CsrTestOperator<double> plain(MPI_COMM_WORLD, spmm::Context::host(), s.whole, s.partition);
+  EXPECT_NE(input_error([&] { ChebyshevPreconditioner<double> M(plain, single); }).find("precision fp32 needs"),
+            std::string::npos);
+  ChebyshevOptions wide;
+  wide.precision = ChebyshevPrecision::fp64;
+  const int rank = test::mpi_rank();
+  solver::DistributedOperator<float> A32(MPI_COMM_WORLD, s.context,
+                                         io::slice_rows(s.whole, s.partition.begin(rank), s.partition.end(rank)),
+                                         s.partition);
+  EXPECT_NE(input_error([&] { ChebyshevPreconditioner<float> M(A32, wide); }).find("precision fp64 needs an fp64"),
             std::string::npos);
 }
 

@@ -3,8 +3,10 @@
 // Laplacians against their closed-form eigenvalues (both ends, with and
 // without Jacobi scaling, and shifted to be indefinite), known solutions for
 // block CG, and iteration counts that must fall by a clear factor on
-// problems where they are large. Every eigenpair is re-checked against the
-// whole matrix (csr_test_operator.hpp).
+// problems where they are large; the polynomial in fp64 and in fp32 (the
+// default for these fp64 problems), which must reach the same tolerances in
+// about as many iterations. Every eigenpair is re-checked against the whole
+// matrix (csr_test_operator.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -49,11 +51,15 @@ struct Problem {
   std::int64_t m() const { return A->local_rows(); }
 };
 
-ChebyshevOptions chebyshev(int degree, bool jacobi, SpectrumEnd end = SpectrumEnd::smallest) {
+constexpr ChebyshevPrecision precisions[] = {ChebyshevPrecision::fp64, ChebyshevPrecision::fp32};
+
+ChebyshevOptions chebyshev(int degree, bool jacobi, SpectrumEnd end = SpectrumEnd::smallest,
+                           ChebyshevPrecision precision = ChebyshevPrecision::automatic) {
   ChebyshevOptions o;
   o.degree = degree;
   o.jacobi = jacobi;
   o.end = end;
+  o.precision = precision;
   return o;
 }
 
@@ -86,20 +92,23 @@ solver::LobpcgOptions eigs_options(int k, SpectrumEnd which, double tolerance) {
 
 TEST(ChebyshevLobpcg, SmallestAndLargestOfA3dLaplacian) {
   Problem p({io::GeneratorKind::laplacian_3d, 10, 9, 8, 7});
-  for (bool jacobi : {false, true})
-    for (SpectrumEnd end : {SpectrumEnd::smallest, SpectrumEnd::largest}) {
-      const ChebyshevOptions c = chebyshev(8, jacobi, end);
-      solve_eigs(p, eigs_options(6, end, 1e-9), &c);
-    }
+  for (ChebyshevPrecision precision : precisions)
+    for (bool jacobi : {false, true})
+      for (SpectrumEnd end : {SpectrumEnd::smallest, SpectrumEnd::largest}) {
+        SCOPED_TRACE(std::string(to_string(precision)) + (jacobi ? ", jacobi" : ""));
+        const ChebyshevOptions c = chebyshev(8, jacobi, end, precision);
+        solve_eigs(p, eigs_options(6, end, 1e-9), &c);
+      }
 }
 
 // L - 3 I on a 2D grid: eigenvalues in (-3, 5), the smallest negative.
 TEST(ChebyshevLobpcg, IndefiniteMatrixBothEnds) {
   Problem p({io::GeneratorKind::laplacian_2d, 24, 20, 1, 5}, -3.0);
-  for (SpectrumEnd end : {SpectrumEnd::smallest, SpectrumEnd::largest}) {
-    const ChebyshevOptions c = chebyshev(6, false, end);
-    solve_eigs(p, eigs_options(4, end, 1e-8), &c);
-  }
+  for (ChebyshevPrecision precision : precisions)
+    for (SpectrumEnd end : {SpectrumEnd::smallest, SpectrumEnd::largest}) {
+      const ChebyshevOptions c = chebyshev(6, false, end, precision);
+      solve_eigs(p, eigs_options(4, end, 1e-8), &c);
+    }
 }
 
 // The 1D Laplacian of 600 points: condition 1.5e5, hundreds of iterations
@@ -141,10 +150,11 @@ int solve_cg(Problem& p, std::int64_t cols, const ChebyshevOptions* precond) {
 
 TEST(ChebyshevBlockCg, KnownSolutionsWithAndWithoutJacobi) {
   Problem p({io::GeneratorKind::laplacian_2d, 30, 25, 1, 5});
-  for (bool jacobi : {false, true}) {
-    const ChebyshevOptions c = chebyshev(5, jacobi);
-    solve_cg(p, 6, &c);
-  }
+  for (ChebyshevPrecision precision : precisions)
+    for (bool jacobi : {false, true}) {
+      const ChebyshevOptions c = chebyshev(5, jacobi, SpectrumEnd::smallest, precision);
+      solve_cg(p, 6, &c);
+    }
 }
 
 // The 2D Laplacian on 80 x 80: about 250 iterations unpreconditioned to
@@ -155,6 +165,22 @@ TEST(ChebyshevBlockCg, CutsIterationsOnAnIllConditionedProblem) {
   const ChebyshevOptions c = chebyshev(8, true);
   const int preconditioned = solve_cg(p, 4, &c);
   EXPECT_GE(plain, 3 * preconditioned) << plain << " vs " << preconditioned;
+}
+
+// The fp32 polynomial reaches the same tolerances as the fp64 one in about
+// as many iterations: LOBPCG (its residuals are fp64) and block CG (its beta
+// A-conjugates against the last search block, which tolerates a preconditioner
+// that is symmetric only to fp32 rounding), at rtol 1e-10, Jacobi-scaled.
+TEST(ChebyshevPrecision, Fp32ConvergesLikeFp64) {
+  Problem p({io::GeneratorKind::laplacian_2d, 60, 50, 1, 5});
+  int eigs[2], cg[2];
+  for (int i = 0; i < 2; ++i) {
+    const ChebyshevOptions c = chebyshev(8, true, SpectrumEnd::smallest, precisions[i]);
+    eigs[i] = solve_eigs(p, eigs_options(5, SpectrumEnd::smallest, 1e-9), &c);
+    cg[i] = solve_cg(p, 5, &c);
+  }
+  EXPECT_LE(eigs[1], eigs[0] + 2) << "LOBPCG: fp64 " << eigs[0] << ", fp32 " << eigs[1];
+  EXPECT_LE(cg[1], cg[0] + 2) << "block CG: fp64 " << cg[0] << ", fp32 " << cg[1];
 }
 
 }  // namespace

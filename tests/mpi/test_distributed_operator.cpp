@@ -10,6 +10,7 @@
 #include "solver/operator/halo/halo_plan.hpp"
 #include "solver/operator/load_matrix.hpp"
 #include "test_matrices.hpp"
+#include "tests/support/csr_test_operator.hpp"
 
 namespace blockeigs {
 namespace {
@@ -71,6 +72,31 @@ TEST(DistributedOperator, SingleInputMatchesReference) {
     for (std::int64_t w : {1, 4, 20, 3, 64, 2})
       test::check_operator_apply_single(op, context, *whole, w, whole == &cube ? "3D Laplacian" : "power law");
   }
+}
+
+// The fp32 copy (the Chebyshev polynomial's products in fp32): its own
+// values over the parent's index arrays, its fp32 rows through the parent's
+// halo; reused across widths that grow, shrink and are odd.
+TEST(DistributedOperator, RoundedToSingleMatchesReference) {
+  const auto context = spmm::Context::host();
+  io::GeneratorSpec three{io::GeneratorKind::laplacian_3d, 5, 4, 6, 7};
+  const io::CsrRows cube = generated(three), power = test::power_law_matrix(500, 400, 11);
+  for (const io::CsrRows* whole : {&cube, &power}) {
+    const RowPartition partition = test::partition_with_empty_rank(whole->global_rows, test::mpi_size());
+    const int rank = test::mpi_rank(MPI_COMM_WORLD);
+    solver::DistributedOperator<double> op(MPI_COMM_WORLD, context,
+                                           io::slice_rows(*whole, partition.begin(rank), partition.end(rank)),
+                                           partition);
+    test::check_rounded_apply(op, context, *whole, {1, 4, 17, 3, 64, 2},
+                              whole == &cube ? "3D Laplacian" : "power law");
+    test::check_operator_apply(op, context, *whole, 5, "fp64 after the fp32 copy's applies");
+  }
+  // An fp32 operator has no fp32 copy to give.
+  const RowPartition partition = balanced(power);
+  const int rank = test::mpi_rank(MPI_COMM_WORLD);
+  solver::DistributedOperator<float> op32(MPI_COMM_WORLD, context,
+                                          io::slice_rows(power, partition.begin(rank), partition.end(rank)), partition);
+  EXPECT_FALSE(op32.rounded_to_single());
 }
 
 TEST(DistributedOperator, RankWithNoRows) {

@@ -59,20 +59,22 @@ void check_one_exchange(solver::HaloExchange<T>& halo, const spmm::Context& cont
   halo.begin(X.cview());
   const spmm::ConstDenseView<T> H = halo.end();
   context.synchronize();
-  const std::int64_t words = width * std::int64_t(sizeof(U)) / std::int64_t(sizeof(T));
+  // An odd number of fp32 values rides in whole words of T: rows `stride` U apart.
+  const std::int64_t words = solver::HaloExchange<T>::template words<U>(width);
+  const std::int64_t stride = words * std::int64_t(sizeof(T)) / std::int64_t(sizeof(U));
   EXPECT_EQ(H.rows, static_cast<std::int64_t>(columns.size()));
   EXPECT_EQ(H.cols, words);
   EXPECT_EQ(H.space, space);
-  std::vector<U> got(static_cast<std::size_t>(H.rows * width));
+  std::vector<U> got(static_cast<std::size_t>(H.rows * stride));
   spmm::copy_bytes(got.data(), Space::host, H.data, space, sizeof(U) * got.size());
   halo.release();
   int bad = 0;
   for (std::size_t r = 0; r < columns.size() && bad < 5; ++r)
     for (std::int64_t j = 0; j < width; ++j) {
       const U want = static_cast<U>(x_all[columns[r] * width + j]);
-      if (std::memcmp(&got[r * width + j], &want, sizeof(U)) != 0) {
+      if (std::memcmp(&got[r * stride + j], &want, sizeof(U)) != 0) {
         ADD_FAILURE() << "rank " << mpi_rank() << " halo row " << r << " (global " << columns[r] << ") col " << j
-                      << ": " << got[r * width + j] << " vs " << want;
+                      << ": " << got[r * stride + j] << " vs " << want;
         ++bad;
         break;
       }
@@ -80,7 +82,7 @@ void check_one_exchange(solver::HaloExchange<T>& halo, const spmm::Context& cont
 }
 
 // The exchange alone through `transport`, reused across widths that grow and
-// shrink; fp32 blocks of even width too where T is double.
+// shrink; fp32 blocks too where T is double.
 template <class T>
 void check_halo_exchange(const spmm::Context& context, const io::CsrRows& whole,
                          const solver::RowPartition& partition, solver::HaloTransport transport,
@@ -99,7 +101,7 @@ void check_halo_exchange(const spmm::Context& context, const io::CsrRows& whole,
   for (std::int64_t w : widths) {
     check_one_exchange<T, T>(*halo, context, columns, begin, end - begin, whole.global_rows, w);
     if constexpr (std::is_same_v<T, double>)
-      if (w % 2 == 0) check_one_exchange<T, float>(*halo, context, columns, begin, end - begin, whole.global_rows, w);
+      check_one_exchange<T, float>(*halo, context, columns, begin, end - begin, whole.global_rows, w);
   }
 }
 
@@ -118,9 +120,11 @@ std::vector<T> check_operator_on_transport(const spmm::Context& context, const i
     EXPECT_EQ(op.transport(), transport) << op.halo_transport();
   }
   for (std::int64_t w : {std::int64_t{1}, width, std::int64_t{3}}) check_operator_apply(op, context, whole, w, label);
-  if constexpr (std::is_same_v<T, double>)
+  if constexpr (std::is_same_v<T, double>) {
     for (std::int64_t w : {std::int64_t{4}, std::int64_t{3}, width})
       check_operator_apply_single(op, context, whole, w, label);
+    check_rounded_apply(op, context, whole, {1, 4, 3}, label);
+  }
 
   const std::int64_t m = op.local_rows();
   const std::vector<double> x = hashed_block(partition.begin(rank), m, width, 21);

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <initializer_list>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "distributed_fixtures.hpp"
@@ -14,16 +16,17 @@
 
 namespace blockeigs::test {
 
-// Applies an existing operator (of `whole`, distributed over MPI_COMM_WORLD)
-// to a block of `width` columns and checks the result; an operator may be
-// checked at several widths in turn (its buffers grow and are reused).
+// Applies an existing operator (of `whole`, distributed over MPI_COMM_WORLD
+// by `partition`) to a block of `width` columns and checks the result; an
+// operator may be checked at several widths in turn (its buffers grow and
+// are reused).
 template <class T>
-void check_operator_apply(solver::DistributedOperator<T>& op, const spmm::Context& context,
-                          const io::CsrRows& whole, std::int64_t width, const std::string& label) {
+void check_operator_apply(solver::LinearOperator<T>& op, const solver::RowPartition& partition,
+                          const spmm::Context& context, const io::CsrRows& whole, std::int64_t width,
+                          const std::string& label) {
   SCOPED_TRACE(label + ", width " + std::to_string(width));
   MPI_Comm comm = MPI_COMM_WORLD;
   const int rank = mpi_rank(comm);
-  const solver::RowPartition& partition = op.partition();
   const std::int64_t begin = partition.begin(rank), end = partition.end(rank), m = end - begin;
   ASSERT_EQ(op.local_rows(), m);
 
@@ -71,6 +74,27 @@ void check_operator_apply(solver::DistributedOperator<T>& op, const spmm::Contex
         break;
       }
     }
+}
+
+template <class T>
+void check_operator_apply(solver::DistributedOperator<T>& op, const spmm::Context& context,
+                          const io::CsrRows& whole, std::int64_t width, const std::string& label) {
+  check_operator_apply<T>(op, op.partition(), context, whole, width, label);
+}
+
+// The operator's fp32 copy (rounded_to_single) against the single-rank
+// reference of the matrix with its values rounded to fp32, at each width in
+// turn (odd widths ride in the halo's fp64 words with a padding value).
+inline void check_rounded_apply(solver::DistributedOperator<double>& op, const spmm::Context& context,
+                                const io::CsrRows& whole, std::initializer_list<std::int64_t> widths,
+                                const std::string& label) {
+  io::CsrRows rounded = whole;
+  for (double& v : rounded.values) v = static_cast<float>(v);
+  const std::unique_ptr<solver::LinearOperator<float>> single = op.rounded_to_single();
+  ASSERT_TRUE(single);
+  EXPECT_EQ(single->local_rows(), op.local_rows());
+  for (std::int64_t w : widths)
+    check_operator_apply<float>(*single, op.partition(), context, rounded, w, label + ", rounded to fp32");
 }
 
 // apply_single (X in fp32, Y in fp64) of an fp64 operator against the

@@ -1,6 +1,7 @@
 // The preconditioner keys of block-eigs and block-cg configs: the scalar
-// forms, the mapping {type: chebyshev, degree, lower, jacobi} with its
-// defaults and `degree: auto`, and every error naming file, line and key.
+// forms, the mapping {type: chebyshev, degree, lower, jacobi, precision}
+// with its defaults and `degree: auto`, and every error naming file, line
+// and key.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -33,6 +34,18 @@ TEST(ConfigPreconditioner, ScalarForms) {
   EXPECT_EQ(c.degree, 0);  // auto
   EXPECT_EQ(c.lower, PreconditionerConfig{}.lower);
   EXPECT_EQ(c.jacobi, PreconditionerConfig{}.jacobi);
+  EXPECT_EQ(c.precision, ChebyshevPrecision::automatic);
+}
+
+TEST(ConfigPreconditioner, ChebyshevPrecision) {
+  EXPECT_EQ(eigs_preconditioner("{type: chebyshev}").precision, ChebyshevPrecision::automatic);
+  EXPECT_EQ(eigs_preconditioner("{type: chebyshev, precision: auto}").precision, ChebyshevPrecision::automatic);
+  EXPECT_EQ(eigs_preconditioner("{type: chebyshev, precision: fp32}").precision, ChebyshevPrecision::fp32);
+  EXPECT_EQ(cg_preconditioner("{type: chebyshev, degree: 8, precision: fp64}").precision, ChebyshevPrecision::fp64);
+  const EigsConfig set = parse_eigs_config(std::string(kMatrix) + "eigensolver: {preconditioner: {type: chebyshev}}\n",
+                                           kSource,
+                                           std::vector<std::string>{"eigensolver.preconditioner.precision=fp64"});
+  EXPECT_EQ(set.eigensolver.preconditioner.precision, ChebyshevPrecision::fp64);
 }
 
 TEST(ConfigPreconditioner, ChebyshevMapping) {
@@ -76,6 +89,11 @@ TEST(ConfigPreconditioner, ErrorsNameFileLineAndKey) {
       {"{type: chebyshev, lower: -0.1}", {"preconditioner.lower must be positive"}},
       {"{type: chebyshev, lower: small}", {"preconditioner.lower must be a finite number, got 'small'"}},
       {"{type: chebyshev, jacobi: yes}", {"preconditioner.jacobi must be true or false, got 'yes'"}},
+      {"{type: chebyshev, precision: single}",
+       {"cfg/p.yaml:3: ", "eigensolver.preconditioner.precision must be auto, fp32 or fp64, got 'single'"}},
+      {"{type: chebyshev, precision: [fp32]}", {"eigensolver.preconditioner.precision must be"}},
+      {"{type: jacobi, precision: fp32}",
+       {"unknown key eigensolver.preconditioner.precision (type jacobi takes no other keys)"}},
       {"{type: chebyshev, degre: 8}", {"unknown key eigensolver.preconditioner.degre (did you mean degree?)"}},
       {"{type: jacobi, degree: 8}", {"unknown key eigensolver.preconditioner.degree (type jacobi takes no other keys)"}},
       {"{degree: 8}", {"missing required key eigensolver.preconditioner.type"}},

@@ -57,20 +57,25 @@ class HaloExchange {
   // posts the receives and the sends (a transport may post the sends in end(),
   // once the pack queued on the device is done, so that the caller can queue
   // its own work behind the pack first). X is a block of T, or of fp32 where
-  // T is double and the width is even: its rows then travel as width / 2
-  // values of T. X must stay unchanged until end(). Collective with the
-  // plan's neighbours; reserve() must have made room.
+  // T is double: its rows then travel as words(width) values of T (an odd
+  // width padded by one fp32 value). X must stay unchanged until end().
+  // Collective with the plan's neighbours; reserve() must have made room.
   template <class U>
   void begin(spmm::ConstDenseView<U> X) {
     static_assert(std::is_same_v<U, T> || (std::is_same_v<U, float> && std::is_same_v<T, double>),
                   "a halo moves blocks of the operator's type, or fp32 blocks of an fp64 operator");
-    const std::int64_t words = X.cols * std::int64_t(sizeof(U)) / std::int64_t(sizeof(T));
-    start({X.data, X.ld, X.cols, sizeof(U), words});
+    start({X.data, X.ld, X.cols, sizeof(U), words<U>(X.cols)});
+  }
+
+  // T values a row of `cols` U values takes on the wire and in the halo block.
+  template <class U>
+  static std::int64_t words(std::int64_t cols) {
+    return (cols * std::int64_t(sizeof(U)) + std::int64_t(sizeof(T)) - 1) / std::int64_t(sizeof(T));
   }
 
   // Completes the exchange: the halo block, halo_rows() x words T values
-  // (rows of fp32 values after an fp32 begin) in the context's space. Work
-  // queued on the context's stream after end() returns sees the block.
+  // (rows of fp32 values after an fp32 begin, 2 words apart) in the context's
+  // space. Work queued on the context's stream after end() returns sees the block.
   virtual spmm::ConstDenseView<T> end() = 0;
 
   // Called once the work that reads the halo block has been queued: the next

@@ -14,66 +14,99 @@ namespace {
 
 using namespace support;
 
-template <class T>
-__global__ void chebyshev_start_kernel(std::int64_t rows, std::int64_t cols, T c, const T* dinv,
-                                       spmm::ConstDenseView<T> R, spmm::DenseView<T> Q, spmm::DenseView<T> E,
-                                       spmm::DenseView<T> W) {
+template <class T, class U>
+__global__ void chebyshev_start_kernel(std::int64_t rows, std::int64_t cols, U c, const U* dinv,
+                                       spmm::ConstDenseView<T> R, spmm::DenseView<U> Q, spmm::DenseView<U> E,
+                                       spmm::DenseView<U> W) {
   for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < rows * cols;
        e += std::int64_t(gridDim.x) * blockDim.x) {
     const std::int64_t i = e / cols, j = e % cols;
-    const T r = R.data[i * R.ld + j];
-    const T v = (dinv ? c * dinv[i] : c) * r;
+    const U r = static_cast<U>(R.data[i * R.ld + j]);
+    const U v = (dinv ? c * dinv[i] : c) * r;
     Q.data[i * Q.ld + j] = r;
     E.data[i * E.ld + j] = v;
     W.data[i * W.ld + j] = v;
   }
 }
 
-template <class T>
-__global__ void chebyshev_step_kernel(std::int64_t rows, std::int64_t cols, T shift, T alpha, T beta,
-                                      const T* diag, const T* dinv, bool write_q, spmm::DenseView<T> Q,
-                                      spmm::DenseView<T> E, spmm::DenseView<T> W) {
+template <class U>
+__global__ void chebyshev_step_kernel(std::int64_t rows, std::int64_t cols, U shift, U alpha, U beta,
+                                      const U* diag, const U* dinv, bool write_q, spmm::DenseView<U> Q,
+                                      spmm::DenseView<U> E, spmm::DenseView<U> W) {
   for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < rows * cols;
        e += std::int64_t(gridDim.x) * blockDim.x) {
     const std::int64_t i = e / cols, j = e % cols;
-    T& q = Q.data[i * Q.ld + j];
-    T& ee = E.data[i * E.ld + j];
-    const T qn = q - (diag ? shift * diag[i] : shift) * ee;
-    const T en = alpha * ee + (dinv ? beta * dinv[i] : beta) * qn;
+    U& q = Q.data[i * Q.ld + j];
+    U& ee = E.data[i * E.ld + j];
+    const U qn = q - (diag ? shift * diag[i] : shift) * ee;
+    const U en = alpha * ee + (dinv ? beta * dinv[i] : beta) * qn;
     if (write_q) q = qn;
     ee = en;
     W.data[i * W.ld + j] += en;
   }
 }
 
+// `out` may be W itself: each thread reads its w before writing its out.
+template <class T, class U>
+__global__ void chebyshev_finish_kernel(std::int64_t rows, std::int64_t cols, U shift, U alpha, U beta,
+                                        const U* diag, const U* dinv, spmm::ConstDenseView<U> Q,
+                                        spmm::ConstDenseView<U> E, spmm::ConstDenseView<U> W,
+                                        spmm::DenseView<T> out) {
+  for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < rows * cols;
+       e += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t i = e / cols, j = e % cols;
+    const U ee = E.data[i * E.ld + j];
+    const U qn = Q.data[i * Q.ld + j] - (diag ? shift * diag[i] : shift) * ee;
+    const U w = W.data[i * W.ld + j];
+    out.data[i * out.ld + j] = static_cast<T>(w + (alpha * ee + (dinv ? beta * dinv[i] : beta) * qn));
+  }
+}
+
 }  // namespace
 
-template <class T>
-void chebyshev_start(const spmm::Context& context, T c, const T* dinv, spmm::ConstDenseView<T> R,
-                     spmm::DenseView<T> Q, spmm::DenseView<T> E, spmm::DenseView<T> W) {
+template <class T, class U>
+void chebyshev_start(const spmm::Context& context, U c, const U* dinv, spmm::ConstDenseView<T> R,
+                     spmm::DenseView<U> Q, spmm::DenseView<U> E, spmm::DenseView<U> W) {
   if (R.rows == 0 || R.cols == 0) return;
-  chebyshev_start_kernel<T><<<grid_for(R.rows * R.cols), threads_per_block, 0, stream_of(context)>>>(
+  chebyshev_start_kernel<T, U><<<grid_for(R.rows * R.cols), threads_per_block, 0, stream_of(context)>>>(
       R.rows, R.cols, c, dinv, R, Q, E, W);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
-template <class T>
-void chebyshev_step(const spmm::Context& context, T shift, T alpha, T beta, const T* diag, const T* dinv,
-                    bool write_q, spmm::DenseView<T> Q, spmm::DenseView<T> E, spmm::DenseView<T> W) {
+template <class U>
+void chebyshev_step(const spmm::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv,
+                    bool write_q, spmm::DenseView<U> Q, spmm::DenseView<U> E, spmm::DenseView<U> W) {
   if (Q.rows == 0 || Q.cols == 0) return;
-  chebyshev_step_kernel<T><<<grid_for(Q.rows * Q.cols), threads_per_block, 0, stream_of(context)>>>(
+  chebyshev_step_kernel<U><<<grid_for(Q.rows * Q.cols), threads_per_block, 0, stream_of(context)>>>(
       Q.rows, Q.cols, shift, alpha, beta, diag, dinv, write_q, Q, E, W);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
-#define BLOCKEIGS_INSTANTIATE(T)                                                                       \
-  template void chebyshev_start(const spmm::Context&, T, const T*, spmm::ConstDenseView<T>,           \
-                                spmm::DenseView<T>, spmm::DenseView<T>, spmm::DenseView<T>);          \
-  template void chebyshev_step(const spmm::Context&, T, T, T, const T*, const T*, bool,               \
-                               spmm::DenseView<T>, spmm::DenseView<T>, spmm::DenseView<T>);
+template <class T, class U>
+void chebyshev_finish(const spmm::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv,
+                      spmm::ConstDenseView<U> Q, spmm::ConstDenseView<U> E, spmm::ConstDenseView<U> W,
+                      spmm::DenseView<T> out) {
+  if (Q.rows == 0 || Q.cols == 0) return;
+  chebyshev_finish_kernel<T, U><<<grid_for(Q.rows * Q.cols), threads_per_block, 0, stream_of(context)>>>(
+      Q.rows, Q.cols, shift, alpha, beta, diag, dinv, Q, E, W, out);
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
 
-BLOCKEIGS_INSTANTIATE(float)
-BLOCKEIGS_INSTANTIATE(double)
+#define BLOCKEIGS_INSTANTIATE(T, U)                                                                     \
+  template void chebyshev_start(const spmm::Context&, U, const U*, spmm::ConstDenseView<T>,            \
+                                spmm::DenseView<U>, spmm::DenseView<U>, spmm::DenseView<U>);           \
+  template void chebyshev_finish(const spmm::Context&, U, U, U, const U*, const U*,                    \
+                                 spmm::ConstDenseView<U>, spmm::ConstDenseView<U>, spmm::ConstDenseView<U>, \
+                                 spmm::DenseView<T>);
+
+BLOCKEIGS_INSTANTIATE(float, float)
+BLOCKEIGS_INSTANTIATE(double, double)
+BLOCKEIGS_INSTANTIATE(double, float)
 #undef BLOCKEIGS_INSTANTIATE
+
+template void chebyshev_step(const spmm::Context&, float, float, float, const float*, const float*, bool,
+                             spmm::DenseView<float>, spmm::DenseView<float>, spmm::DenseView<float>);
+template void chebyshev_step(const spmm::Context&, double, double, double, const double*, const double*, bool,
+                             spmm::DenseView<double>, spmm::DenseView<double>, spmm::DenseView<double>);
 
 }  // namespace blockeigs::solver::device_ops

@@ -9,13 +9,18 @@
 
 namespace blockeigs::solver::device_ops {
 
-template <class T>
-void chebyshev_start(const spmm::Context& context, T c, const T* dinv, spmm::ConstDenseView<T> R,
-                     spmm::DenseView<T> Q, spmm::DenseView<T> E, spmm::DenseView<T> W);
+template <class T, class U>
+void chebyshev_start(const spmm::Context& context, U c, const U* dinv, spmm::ConstDenseView<T> R,
+                     spmm::DenseView<U> Q, spmm::DenseView<U> E, spmm::DenseView<U> W);
 
-template <class T>
-void chebyshev_step(const spmm::Context& context, T shift, T alpha, T beta, const T* diag, const T* dinv,
-                    bool write_q, spmm::DenseView<T> Q, spmm::DenseView<T> E, spmm::DenseView<T> W);
+template <class U>
+void chebyshev_step(const spmm::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv,
+                    bool write_q, spmm::DenseView<U> Q, spmm::DenseView<U> E, spmm::DenseView<U> W);
+
+template <class T, class U>
+void chebyshev_finish(const spmm::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv,
+                      spmm::ConstDenseView<U> Q, spmm::ConstDenseView<U> E, spmm::ConstDenseView<U> W,
+                      spmm::DenseView<T> out);
 
 }  // namespace blockeigs::solver::device_ops
 

@@ -76,6 +76,8 @@ TEST(DistributedOperatorCuda, ReusedAcrossWidthsWithEachTransport) {
     for (std::int64_t w : {1, 16, 3, 64, 17, 64}) test::check_operator_apply(op, context, whole, w, label);
     // X in fp32: its halo rows in half the bytes of the same buffers.
     for (std::int64_t w : {20, 4, 3, 64, 128}) test::check_operator_apply_single(op, context, whole, w, label);
+    // The fp32 copy through the same halo, odd widths included.
+    test::check_rounded_apply(op, context, whole, {16, 1, 3, 17, 64}, label);
   }
   unsetenv("BLOCKEIGS_HALO_PEER");
 }
