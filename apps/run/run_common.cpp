@@ -56,12 +56,12 @@ void check_output_path(const std::string& path, MPI_Comm comm, const std::string
 }
 
 solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, PartitionMethod partition,
-                                              MPI_Comm comm) {
+                                              LocalOrder order, MPI_Comm comm) {
   solver::DistributedRows matrix = solver::load_distributed_rows(config, comm);
   // The partitioner needs a symmetric pattern: checked first.
   if (!matrix.symmetric_by_construction)
     solver::check_symmetric(comm, matrix.rows, matrix.partition, matrix.description);
-  solver::distribute_rows(matrix, partition, comm);
+  solver::distribute_rows(matrix, partition, comm, order);
   return matrix;
 }
 

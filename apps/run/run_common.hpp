@@ -30,10 +30,10 @@ std::string config_text(const std::string& path, const std::vector<std::string>&
 void write_provenance(io::Hdf5Writer& writer, const std::string& app, const spmm::Context& context, MPI_Comm comm);
 
 // Loads the distributed matrix, checks that it is symmetric unless it is so
-// by construction, and distributes its rows by `partition`
-// (solver/operator/partition/distribute_rows.hpp). Collective.
+// by construction, distributes its rows by `partition` and orders each
+// rank's by `order` (solver/operator/partition/distribute_rows.hpp). Collective.
 solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, PartitionMethod partition,
-                                              MPI_Comm comm);
+                                              LocalOrder order, MPI_Comm comm);
 
 // The rows of a dense HDF5 block (start block, right-hand sides) that this
 // rank holds in the operator's numbering: each rank reads its range of the
@@ -62,7 +62,8 @@ int prepare_and_solve(const Config& config, MPI_Comm comm, bool dry_run, Solve&&
   const spmm::Context context = solver::make_context(config.execution.backend, comm);
   spmm::reset_memory_peaks();
   check_memory_before_loading(config, context, comm);
-  const solver::DistributedRows matrix = load_symmetric_matrix(config.matrix, config.execution.partition, comm);
+  const solver::DistributedRows matrix = load_symmetric_matrix(config.matrix, config.execution.partition,
+                                                                config.execution.local_order, comm);
   if (dry_run) return print_dry_run(config, matrix, context, comm);
   if (config.execution.spmm_precision == Precision::fp32) return solve(float{}, matrix, context);
   return solve(double{}, matrix, context);
