@@ -1,6 +1,7 @@
 #include "solver/operator/partition/renumber_columns.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "core/checks.hpp"
 
@@ -12,26 +13,34 @@ std::vector<std::int64_t> renumber_columns(MPI_Comm comm, const io::CsrRows& row
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
   const std::int64_t begin = old.begin(rank), end = old.end(rank);
-  std::vector<std::int64_t> wanted;
-  for (const std::int64_t j : rows.col_indices)
-    if (j < begin || j >= end) wanted.push_back(j);
-  std::sort(wanted.begin(), wanted.end());
-  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  std::vector<std::int64_t> out(rows.col_indices.size());
+  // The entries whose column another rank owns, as (column, entry), sorted:
+  // each distinct column is asked once, and its answer goes to its entries
+  // without a search.
+  std::vector<std::pair<std::int64_t, std::int64_t>> remote;
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    const std::int64_t j = rows.col_indices[k];
+    if (j >= begin && j < end)
+      out[k] = renumbered[j - begin];
+    else
+      remote.emplace_back(j, static_cast<std::int64_t>(k));
+  }
+  std::sort(remote.begin(), remote.end());
   std::vector<std::vector<std::int64_t>> ask(static_cast<std::size_t>(ranks));
-  for (const std::int64_t j : wanted) ask[old.owner(j)].push_back(j);  // sorted, so grouped by owner in rank order
+  for (std::size_t e = 0; e < remote.size(); ++e)  // sorted, so grouped by owner in rank order
+    if (e == 0 || remote[e].first != remote[e - 1].first) ask[old.owner(remote[e].first)].push_back(remote[e].first);
   std::vector<std::int64_t> asked_per_rank;
   const std::vector<std::int64_t> asked = all_to_all(comm, ask, &asked_per_rank);
   std::vector<std::vector<std::int64_t>> answer(static_cast<std::size_t>(ranks));
   std::size_t at = 0;
   for (int q = 0; q < ranks; ++q)
     for (std::int64_t n = 0; n < asked_per_rank[q]; ++n, ++at) answer[q].push_back(renumbered[asked[at] - begin]);
-  const std::vector<std::int64_t> answers = all_to_all(comm, answer);
+  const std::vector<std::int64_t> answers = all_to_all(comm, answer);  // in the order asked: the columns' order
 
-  std::vector<std::int64_t> out(rows.col_indices.size());
-  for (std::size_t k = 0; k < out.size(); ++k) {
-    const std::int64_t j = rows.col_indices[k];
-    out[k] = j >= begin && j < end ? renumbered[j - begin]
-                                   : answers[std::lower_bound(wanted.begin(), wanted.end(), j) - wanted.begin()];
+  std::size_t distinct = 0;
+  for (std::size_t e = 0; e < remote.size(); ++e) {
+    if (e > 0 && remote[e].first != remote[e - 1].first) ++distinct;
+    out[remote[e].second] = answers[distinct];
   }
   return out;
 }
