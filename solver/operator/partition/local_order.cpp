@@ -106,7 +106,7 @@ bool auto_orders(const DistributedRows& matrix, LocalOrderReport& report) {
     }
   }
   if (band_order_available()) return true;
-  report.reason += "; a band order would help, but this build has no Scotch (libscotch-dev)";
+  report.reason += "; a band order would help, but this build has no Scotch (libptscotch-dev)";
   return false;
 }
 
