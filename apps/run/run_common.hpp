@@ -69,6 +69,14 @@ int prepare_and_solve(const Config& config, MPI_Comm comm, bool dry_run, Solve&&
   return solve(double{}, matrix, context);
 }
 
+// solver::fill_random's columns [first_column, first_column + cols) for the
+// input's rows, as this rank's rows in the operator's numbering: the same
+// random block (start block, right-hand sides) whatever the partition and the
+// order of the rows. Collective.
+template <class T>
+spmm::DenseBlock<T> random_rows(const spmm::Context& context, const solver::RowNumbering& numbering,
+                                std::int64_t cols, std::uint64_t seed, MPI_Comm comm, std::int64_t first_column = 0);
+
 // A block in `space` filled from host doubles (rows x cols, row-major).
 template <class T>
 spmm::DenseBlock<T> from_host_doubles(Space space, std::int64_t rows, std::int64_t cols,

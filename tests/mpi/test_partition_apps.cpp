@@ -179,6 +179,29 @@ TEST_F(PartitionApps, RandomRightHandSidesDoNotDependOnThePartition) {
   }
 }
 
+// LOBPCG's random start columns are those of the input's rows: the same
+// iterations and eigenvalues whether the rows were partitioned or ordered by
+// band or not (up to the rounding of sums in another order).
+TEST_F(PartitionApps, RandomStartDoesNotDependOnThePartitionOrTheRowOrder) {
+  const fs::path dir = test::shared_folder("partition_apps");
+  const char* executions[] = {"{partition: contiguous, local_order: none}", "{partition: contiguous, local_order: band}",
+                              "{partition: graph, local_order: none}", "{partition: graph, local_order: band}"};
+  std::vector<double> iterations, lambda0;
+  for (int run = 0; run < 4; ++run) {
+    const std::string out = (dir / ("eigs-random-" + std::to_string(run) + ".h5")).string();
+    test::write_text(dir / "eigs-random.yaml", "matrix:\n  generator: " + kGrid + "\neigensolver: {k: 4, tolerance: 1.0e-9}\n"
+               "execution: " + executions[run] + "\noutput:\n  path: " + out + "\n  monitor: false\n");
+    EXPECT_EQ(apps::run_eigs((dir / "eigs-random.yaml").string(), MPI_COMM_WORLD), apps::exit_ok);
+    BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+    iterations.push_back(test::read_dataset(out, "/iterations").at(0));
+    const std::vector<double> lambda = test::read_dataset(out, "/eigenvalues");
+    if (run == 0) lambda0 = lambda;
+    ASSERT_EQ(lambda.size(), lambda0.size());
+    for (std::size_t j = 0; j < lambda.size(); ++j) EXPECT_NEAR(lambda[j], lambda0[j], 1e-10 * lambda0[j]) << executions[run];
+    EXPECT_LE(std::abs(iterations[run] - iterations[0]), 1.0) << executions[run];
+  }
+}
+
 // The partitioner needs a symmetric pattern: a matrix that is not symmetric
 // is refused by the symmetry check, as with the contiguous split.
 TEST_F(PartitionApps, NonSymmetricMatrixRefusedBeforePartitioning) {
