@@ -75,6 +75,15 @@ std::string_view to_string(PartitionMethod method) {
   return "?";
 }
 
+std::string_view to_string(LocalOrder order) {
+  switch (order) {
+    case LocalOrder::automatic: return "auto";
+    case LocalOrder::none: return "none";
+    case LocalOrder::band: return "band";
+  }
+  return "?";
+}
+
 std::optional<Algorithm> parse_algorithm(std::string_view name) {
   for (Algorithm a : {Algorithm::reference, Algorithm::row_split, Algorithm::merge_based,
                       Algorithm::cusparse, Algorithm::automatic})

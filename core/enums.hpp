@@ -50,6 +50,11 @@ enum class ChebyshevPrecision { automatic, fp64, fp32 };
 // partition where the contiguous split's halo is large.
 enum class PartitionMethod { automatic, contiguous, graph };
 
+// The order of each rank's rows within its range (execution.local_order): as
+// they came, a bandwidth-reducing (band) ordering of the rank's own graph,
+// or automatic: band after a graph partition or where the order is scattered.
+enum class LocalOrder { automatic, none, band };
+
 // The precision of an element type: float is fp32, double fp64.
 template <class T>
 constexpr Precision precision_of() {
@@ -67,6 +72,7 @@ std::string_view to_string(SearchPrecision precision);  // "auto", "fp64", "fp32
 std::string_view to_string(PreconditionerKind kind);
 std::string_view to_string(ChebyshevPrecision precision);  // "auto", "fp64", "fp32"
 std::string_view to_string(PartitionMethod method);  // "auto", "contiguous", "graph"
+std::string_view to_string(LocalOrder order);        // "auto", "none", "band"
 
 std::optional<Algorithm> parse_algorithm(std::string_view name);
 std::optional<Backend> parse_backend(std::string_view name);

@@ -41,6 +41,7 @@ const auto kPreconditioners =
                        PreconditionerKind::petsc});
 const auto kPartitions =
     spelled(std::array{PartitionMethod::automatic, PartitionMethod::contiguous, PartitionMethod::graph});
+const auto kLocalOrders = spelled(std::array{LocalOrder::automatic, LocalOrder::none, LocalOrder::band});
 const auto kSearchPrecisions =
     spelled(std::array{SearchPrecision::automatic, SearchPrecision::fp64, SearchPrecision::fp32});
 const auto kChebyshevPrecisions =
@@ -287,6 +288,7 @@ ExecutionConfig read_execution(const Value& section) {
       {.key = "spmm_precision",
        .read = [&](const Value& v) { config.spmm_precision = v.choice(kPrecisions); }},
       {.key = "partition", .read = [&](const Value& v) { config.partition = v.choice(kPartitions); }},
+      {.key = "local_order", .read = [&](const Value& v) { config.local_order = v.choice(kLocalOrders); }},
   });
   return config;
 }

@@ -33,6 +33,7 @@ struct ExecutionConfig {
   Algorithm spmm_algorithm = Algorithm::automatic;
   Precision spmm_precision = Precision::fp64;
   PartitionMethod partition = PartitionMethod::automatic;
+  LocalOrder local_order = LocalOrder::automatic;
 };
 
 // output.checkpoint: the run's state written every so many iterations or

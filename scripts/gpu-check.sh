@@ -17,9 +17,12 @@
 # machine more than a change moves it.
 # partition: the 256^3 7-point Laplacian from HDF5 (mtx2h5 --generate), natural and randomly
 # renumbered, on 4 GPUs: block-eigs (100 iterations) and block-cg (200) with the natural order
-# (contiguous), the renumbered one contiguous and with execution.partition: graph, and 1 rank
-# loading the renumbered file. PARTITION_GRID (256), PARTITION_RANKS (4), PARTITION_APPS ("eigs cg"). Needs a build with
-# PT-Scotch: gpu-carry/ptscotch (../shared/tools/carry-debs.sh, see docs/benchmarks/scaling.md).
+# (contiguous), the renumbered one contiguous and with execution.partition: graph, each rank's rows
+# as they came (local_order none) and ordered by band (auto), and 1 rank loading the renumbered file
+# (none and band); each run's total, SpMM and halo times, partitioning and row-order times.
+# PARTITION_GRID (256), PARTITION_RANKS (4), PARTITION_APPS ("eigs cg"), PARTITION_RUNS (which of the
+# runs, "FILE PARTITION RANKS LOCAL_ORDER" separated by ';', RANKS N for PARTITION_RANKS). Needs a build
+# with PT-Scotch: gpu-carry/ptscotch (../shared/tools/carry-debs.sh, see docs/benchmarks/scaling.md).
 # compare: block-eigs and block-cg against torch and CuPy (scripts/compare_solvers.py eigs, cg), then compare-pencil.
 # compare-pencil: K x = lambda M x on fem_p1's 128^3 cube: block-eigs with B, without (K alone), torch.lobpcg(K, B=M).
 # eigs-precision: block-eigs on the 128^3 LOBPCG comparison with the residual block in fp64 and in fp32 (auto).
@@ -439,17 +442,24 @@ for step in "${steps[@]}"; do
         printf 'matrix:\n  hdf5: {file: %s}\nblock_cg: {rhs: {source: random, columns: 16}, rtol: 1.0e-8, max_iterations: 200}\noutput: {monitor: false}\n' \
           $h5-$order.h5 > /tmp/partition-cg-$order.yaml
       done
-      for run in "natural contiguous $np" "renumbered contiguous $np" "renumbered graph $np" "renumbered contiguous 1"; do
-        set -- $run; tag=$1-$2-np$3
+      runs=${PARTITION_RUNS:-natural contiguous N auto;renumbered contiguous N none;renumbered graph N none;renumbered graph N auto;renumbered contiguous 1 none;renumbered contiguous 1 auto}
+      IFS=';' read -ra run_list <<< "$runs"
+      for run in "${run_list[@]}"; do
+        set -- $run; ranks=$3; [ "$ranks" = N ] && ranks=$np; tag=$1-$2-np$ranks-$4
+        line=
         for app in ${PARTITION_APPS:-eigs cg}; do
-          echo "-- block-$app $1, partition $2, np $3"
-          mpirun -np $3 --bind-to none $bin/block-$app /tmp/partition-$app-$1.yaml --set execution.partition=$2 2>&1 |
-            tee "$out/partition-$app-$tag.log" | grep -E '^partition|^note|^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +cuda|^iterations|^solve time|^error'
+          echo "-- block-$app $1, partition $2, np $ranks, local_order $4"
+          log="$out/partition-$app-$tag.log"
+          mpirun -np $ranks --bind-to none $bin/block-$app /tmp/partition-$app-$1.yaml --set execution.partition=$2 \
+            --set execution.local_order=$4 2>&1 | tee "$log" |
+            grep -E '^partition|^row order|^note|^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +cuda|^iterations|^solve time|^error'
+          # "solve time T s: SpMM S (halo H)" (block-eigs), "iterations ...; time T s: SpMM S (halo H)" (block-cg)
+          times=$(sed -n 's/.*time \([0-9.]*\) s: SpMM \([0-9.]*\) (halo \([0-9.]*\)).*/\1 s (SpMM \2, halo \3)/p' "$log" | head -1)
+          line+="; $app ${times:-?}"
         done
-        eigs_s=$(sed -n 's/^solve time \([0-9.]*\) s.*/\1/p' "$out/partition-eigs-$tag.log" 2>/dev/null)
-        cg_s=$(sed -n 's/^iterations.*time \([0-9.]*\) s.*/\1/p' "$out/partition-cg-$tag.log" 2>/dev/null)
         part_s=$(sed -n 's/^partition  graph ([^)]*), \([0-9.]*\) s.*/\1/p' "$out"/partition-*-$tag.log | head -1)
-        note "partition        $tag: eigs ${eigs_s:-?} s, cg ${cg_s:-?} s${part_s:+, partitioning $part_s s}"
+        order_s=$(sed -n 's/^row order  band ([^)]*), \([0-9.]*\) s.*/\1/p' "$out"/partition-*-$tag.log | head -1)
+        note "partition        $tag${line}${part_s:+; partitioning $part_s s}${order_s:+; row order $order_s s}"
       done ;;
     *) echo "unknown step $step"; exit 2 ;;
   esac

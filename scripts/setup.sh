@@ -8,7 +8,7 @@ packages=(
   openmpi-bin libopenmpi-dev
   libhdf5-openmpi-dev hdf5-tools zlib1g-dev
   libyaml-cpp-dev
-  libptscotch-dev  # execution.partition: graph (optional at build time)
+  libptscotch-dev  # execution.partition: graph and execution.local_order: band (optional at build time)
   googletest libgtest-dev libgmock-dev
   libopenblas-dev liblapacke-dev
   petsc-dev slepc-dev  # the PETSc/SLEPc adapter (solver/petsc/) and its tests

@@ -86,26 +86,6 @@ void print_stop(const solver::BlockCgResult& r, int window) {
                       "iterations (a larger block_cg.stagnation_window) or a looser tolerance may help");
 }
 
-// fill_random's block for the input's rows, in the operator's numbering: the
-// same right-hand sides (or known solution) whatever the partition.
-template <class T>
-spmm::DenseBlock<T> random_rows(const spmm::Context& context, const solver::RowNumbering& numbering,
-                                std::int64_t cols, std::uint64_t seed, MPI_Comm comm) {
-  int rank = 0;
-  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-  const std::int64_t m = numbering.current().rows(rank);
-  if (numbering.is_identity()) {
-    spmm::DenseBlock<T> block(context.space(), m, cols);
-    solver::fill_random(context, block.view(), seed, numbering.current().begin(rank));
-    return block;
-  }
-  const auto host = spmm::Context::host();
-  spmm::DenseBlock<T> input(Space::host, numbering.original().rows(rank), cols);
-  solver::fill_random(host, input.view(), seed, numbering.original().begin(rank));
-  const std::vector<double> mine = numbering.from_original_rows(comm, solver::host_doubles<T>(input.cview()), cols);
-  return from_host_doubles<T>(context.space(), m, cols, mine);
-}
-
 template <class T>
 int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, const spmm::Context& context,
           MPI_Comm comm) {

@@ -126,7 +126,10 @@ struct StartBlock {
 };
 
 // From `resume` (a checkpoint: its first `block` columns, the wanted pairs
-// first), or eigensolver.start (at most `block` columns). Collective.
+// first), or eigensolver.start (at most `block` columns). Random columns (all
+// of them, or those a start file lacks) are LOBPCG's own (fill_random with
+// eigensolver.seed) for the input's rows, so that the start does not depend
+// on the partition or the order of the rows. Collective.
 template <class T>
 StartBlock<T> start_block(const io::EigsConfig& config, const solver::LinearOperator<T>& op,
                           const solver::RowNumbering& numbering, int block, const EigsProblem<T>& problem,
@@ -157,10 +160,22 @@ StartBlock<T> start_block(const io::EigsConfig& config, const solver::LinearOper
     if (values.cols > block)
       solver::fail_input_everywhere(settings.start_file, ": ", settings.start_dataset, " has ", values.cols,
                                     " columns, more than the block size ", block);
-  } else {
+  }
+  // Where the operator numbers rows as the input does, LOBPCG's own random columns are these.
+  if (numbering.is_identity() || values.cols == block) {
+    if (values.cols > 0) start.block = from_host_doubles<T>(op.context().space(), rows, values.cols, values.values);
     return start;
   }
-  start.block = from_host_doubles<T>(op.context().space(), rows, values.cols, values.values);
+  const spmm::DenseBlock<T> random = random_rows<T>(op.context(), numbering, block - values.cols, settings.seed, comm,
+                                                    values.cols);
+  const std::vector<double> random_values = solver::host_doubles<T>(random.cview());
+  std::vector<double> all(static_cast<std::size_t>(rows * block));
+  for (std::int64_t i = 0; i < rows; ++i) {
+    std::copy_n(values.values.begin() + i * values.cols, values.cols, all.begin() + i * block);
+    std::copy_n(random_values.begin() + i * (block - values.cols), block - values.cols,
+                all.begin() + i * block + values.cols);
+  }
+  start.block = from_host_doubles<T>(op.context().space(), rows, block, all);
   return start;
 }
 

@@ -131,6 +131,14 @@ solver::SolverShape solver_shape(const io::CgConfig& c, Space space, std::int64_
   return s;
 }
 
+// block-eigs also holds a start block where the operator numbers rows
+// otherwise than the input (a graph partition, a band order): its random
+// columns are drawn for the input's rows and moved (eigs_run.cpp).
+void add_random_start(solver::SolverShape& s, const io::EigsConfig&, const solver::DistributedRows& matrix) {
+  if (!matrix.numbering.is_identity()) s.start_columns = s.block;
+}
+void add_random_start(solver::SolverShape&, const io::CgConfig&, const solver::DistributedRows&) {}
+
 std::int64_t loaded_bytes(const io::CsrRows& rows) {
   return static_cast<std::int64_t>(8 * rows.row_offsets.size() + 8 * rows.col_indices.size() + 8 * rows.values.size());
 }
@@ -201,7 +209,8 @@ solver::MemoryPlan check_memory_with_operator(const Config& config, const solver
     b_extent->nnz = b->global_nnz;
     second = solver::SecondMatrix{solver::measured_shape(*op_b, b->global_nnz), b_extent->source};
   }
-  const solver::SolverShape shape = solver_shape(config, space, e.rows, comm);
+  solver::SolverShape shape = solver_shape(config, space, e.rows, comm);
+  add_random_start(shape, config, matrix);
   const solver::MemoryPlan plan = solver::plan_memory(solver::measured_shape(op, matrix.global_nnz), e.source, shape,
                                                       space, second ? &*second : nullptr);
   // What this rank holds already counts as the plan's: the rows, the operators' Buffers.
@@ -223,7 +232,8 @@ int print_dry_run(const Config& config, const solver::DistributedRows& matrix, c
   MatrixExtent e = matrix_extent(config.matrix, comm);
   e.rows = matrix.partition.global_rows();
   e.nnz = matrix.global_nnz;
-  const solver::SolverShape shape = solver_shape(config, space, e.rows, comm);
+  solver::SolverShape shape = solver_shape(config, space, e.rows, comm);
+  add_random_start(shape, config, matrix);
   const solver::RankShape mine = solver::measured_shape(comm, matrix.rows, matrix.partition, matrix.global_nnz);
   std::optional<MatrixExtent> b_extent = matrix_b_extent(config, comm);
   std::optional<solver::SecondMatrix> second;

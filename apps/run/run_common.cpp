@@ -8,6 +8,8 @@
 #include "apps/build_info.hpp"
 #include "core/checks.hpp"
 #include "io/hdf5_writer.hpp"
+#include "solver/blocks/block_ops.hpp"
+#include "solver/blocks/host_copy.hpp"
 #include "solver/operator/collective.hpp"
 #include "solver/operator/partition/distribute_rows.hpp"
 #include "solver/operator/symmetry_check.hpp"
@@ -56,12 +58,12 @@ void check_output_path(const std::string& path, MPI_Comm comm, const std::string
 }
 
 solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, PartitionMethod partition,
-                                              MPI_Comm comm) {
+                                              LocalOrder order, MPI_Comm comm) {
   solver::DistributedRows matrix = solver::load_distributed_rows(config, comm);
   // The partitioner needs a symmetric pattern: checked first.
   if (!matrix.symmetric_by_construction)
     solver::check_symmetric(comm, matrix.rows, matrix.partition, matrix.description);
-  solver::distribute_rows(matrix, partition, comm);
+  solver::distribute_rows(matrix, partition, comm, order);
   return matrix;
 }
 
@@ -94,12 +96,34 @@ spmm::DenseBlock<T> from_host_doubles(Space space, std::int64_t rows, std::int64
   return block;
 }
 
+template <class T>
+spmm::DenseBlock<T> random_rows(const spmm::Context& context, const solver::RowNumbering& numbering,
+                                std::int64_t cols, std::uint64_t seed, MPI_Comm comm, std::int64_t first_column) {
+  int rank = 0;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  const std::int64_t m = numbering.current().rows(rank);
+  if (numbering.is_identity()) {
+    spmm::DenseBlock<T> block(context.space(), m, cols);
+    solver::fill_random(context, block.view(), seed, numbering.current().begin(rank), first_column);
+    return block;
+  }
+  const auto host = spmm::Context::host();
+  spmm::DenseBlock<T> input(Space::host, numbering.original().rows(rank), cols);
+  solver::fill_random(host, input.view(), seed, numbering.original().begin(rank), first_column);
+  const std::vector<double> mine = numbering.from_original_rows(comm, solver::host_doubles<T>(input.cview()), cols);
+  return from_host_doubles<T>(context.space(), m, cols, mine);
+}
+
 std::string scientific(double value, int digits) {
   char text[64];
   std::snprintf(text, sizeof text, "%.*e", digits, value);
   return text;
 }
 
+template spmm::DenseBlock<float> random_rows(const spmm::Context&, const solver::RowNumbering&, std::int64_t,
+                                             std::uint64_t, MPI_Comm, std::int64_t);
+template spmm::DenseBlock<double> random_rows(const spmm::Context&, const solver::RowNumbering&, std::int64_t,
+                                              std::uint64_t, MPI_Comm, std::int64_t);
 template spmm::DenseBlock<float> from_host_doubles(Space, std::int64_t, std::int64_t, const std::vector<double>&);
 template spmm::DenseBlock<double> from_host_doubles(Space, std::int64_t, std::int64_t, const std::vector<double>&);
 

@@ -32,10 +32,10 @@ std::string config_text(const std::string& path, const std::vector<std::string>&
 void write_provenance(io::Hdf5Writer& writer, const std::string& app, const spmm::Context& context, MPI_Comm comm);
 
 // Loads the distributed matrix, checks that it is symmetric unless it is so
-// by construction, and distributes its rows by `partition`
-// (solver/operator/partition/distribute_rows.hpp). Collective.
+// by construction, distributes its rows by `partition` and orders each
+// rank's by `order` (solver/operator/partition/distribute_rows.hpp). Collective.
 solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, PartitionMethod partition,
-                                              MPI_Comm comm);
+                                              LocalOrder order, MPI_Comm comm);
 
 // The rows of a dense HDF5 block (start block, right-hand sides) that this
 // rank holds in the operator's numbering: each rank reads its range of the
@@ -66,7 +66,8 @@ int prepare_and_solve(const Config& config, MPI_Comm comm, bool dry_run, Solve&&
   const spmm::Context context = solver::make_context(config.execution.backend, comm);
   spmm::reset_memory_peaks();
   check_memory_before_loading(config, context, comm);
-  const solver::DistributedRows matrix = load_symmetric_matrix(config.matrix, config.execution.partition, comm);
+  const solver::DistributedRows matrix = load_symmetric_matrix(config.matrix, config.execution.partition,
+                                                                config.execution.local_order, comm);
   std::optional<solver::DistributedRows> b;
   if constexpr (requires { config.matrix_b; }) {
     if (config.matrix_b) b = solver::load_matrix_b(*config.matrix_b, matrix, comm);
@@ -76,6 +77,14 @@ int prepare_and_solve(const Config& config, MPI_Comm comm, bool dry_run, Solve&&
   if (config.execution.spmm_precision == Precision::fp32) return solve(float{}, matrix, matrix_b, context);
   return solve(double{}, matrix, matrix_b, context);
 }
+
+// solver::fill_random's columns [first_column, first_column + cols) for the
+// input's rows, as this rank's rows in the operator's numbering: the same
+// random block (start block, right-hand sides) whatever the partition and the
+// order of the rows. Collective.
+template <class T>
+spmm::DenseBlock<T> random_rows(const spmm::Context& context, const solver::RowNumbering& numbering,
+                                std::int64_t cols, std::uint64_t seed, MPI_Comm comm, std::int64_t first_column = 0);
 
 // A block in `space` filled from host doubles (rows x cols, row-major).
 template <class T>

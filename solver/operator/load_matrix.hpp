@@ -28,11 +28,31 @@ struct PartitionReport {
                                   // and where it stayed contiguous for want of PT-Scotch
 };
 
+// How far each rank's rows reach inside its own range (the diagonal block):
+// the locality of the local SpMM's reads of X. Each is the maximum over ranks.
+struct BandStats {
+  std::int64_t bandwidth = 0;   // largest |i - j| of an entry (i, j) of the diagonal block
+  double profile = 0;           // mean over rows i of i - (the row's first column, at most i)
+  double profile_fraction = 0;  // that mean over the rank's rows
+};
+
+// How each rank ordered its rows within its range (partition/local_order.hpp).
+struct LocalOrderReport {
+  LocalOrder requested = LocalOrder::none;
+  LocalOrder used = LocalOrder::none;
+  std::string orderer;       // "Scotch 7.0.3 Gibbs-Poole-Stockmeyer" where used == band
+  double seconds = 0;        // measuring, ordering and renumbering
+  bool measured = false;     // before (and after, where used == band) were measured
+  BandStats before, after;
+  std::string reason;        // why auto chose as it did, and where it kept the order for want of Scotch
+};
+
 struct DistributedRows {
   io::CsrRows rows;          // this rank's rows, global column indices (the operator's numbering)
   RowPartition partition;    // every rank's row range (the operator's numbering)
   RowNumbering numbering;    // the operator's numbering against the input's
   PartitionReport partitioning;
+  LocalOrderReport local_order;
   std::int64_t global_nnz = 0;
   std::string description;   // "3D Laplacian 24x24x24 (7-point)", "matrix.h5:/A", ...
   bool symmetric_by_construction = false;  // generator, or a Matrix Market file marked symmetric

@@ -32,6 +32,19 @@ std::int64_t RowNumbering::original_row(std::int64_t local) const {
   return identity_ ? current_.begin(rank_) + local : original_of_local_.at(static_cast<std::size_t>(local));
 }
 
+RowNumbering RowNumbering::reordered(MPI_Comm comm, const std::vector<std::int64_t>& position) const {
+  const std::int64_t rows = current_.rows(rank_), begin = current_.begin(rank_);
+  BLOCKEIGS_ASSERT(static_cast<std::int64_t>(position.size()) == rows);
+  std::vector<std::int64_t> original_of_local(position.size()), new_index(position.size());
+  for (std::int64_t i = 0; i < rows; ++i) {
+    original_of_local[position[i]] = original_row(i);
+    new_index[i] = begin + position[i];
+  }
+  // Each input row's new index, sent to the rank that holds the row in the input's ranges.
+  std::vector<std::int64_t> current_of_original = to_original_rows(comm, new_index, 1);
+  return RowNumbering(comm, original_, current_, std::move(original_of_local), std::move(current_of_original));
+}
+
 std::vector<char> RowNumbering::move_rows(MPI_Comm comm, const char* block, std::int64_t row_bytes,
                                           const std::vector<std::int64_t>& target, const RowPartition& to) {
   int rank = 0, ranks = 1;

@@ -1,7 +1,8 @@
 // Two numberings of a distributed matrix's rows: the input's (its file or
 // generator), split in contiguous ranges as load_distributed_rows reads it,
 // and the operator's, where a graph partition has moved rows to other ranks
-// and renumbered them so that each rank still owns a contiguous range. The
+// and renumbered them so that each rank still owns a contiguous range, and
+// where each rank may have ordered its own rows anew (a band ordering). The
 // operator, its halo plan and the solvers see only the operator's numbering;
 // what the user reads or writes (start blocks, right-hand sides, results)
 // goes through to_original_rows / from_original_rows.
@@ -37,6 +38,12 @@ class RowNumbering {
   // For each row of this rank's range of original(), its row in current()
   // (empty for the identity): what moves a second matrix's rows as the first's.
   const std::vector<std::int64_t>& current_of_original() const { return current_of_original_; }
+
+  // This numbering after every rank has reordered its own rows: local row i
+  // becomes local row position[i] (a permutation of this rank's rows; the
+  // ranges stay). Collective: the ranks holding the input's ranges learn
+  // where their rows went.
+  RowNumbering reordered(MPI_Comm comm, const std::vector<std::int64_t>& position) const;
 
   // Collective. `block`: this rank's rows in the operator's numbering,
   // row-major with `cols` columns (host). Returns this rank's rows of the

@@ -48,8 +48,9 @@ namespace blockeigs::solver {
 // have one range per rank of `comm`. The Mat's local sizes are the
 // partition's: rank r owns rows and columns [partition.begin(r), end(r)).
 // The Mat numbers rows as `rows` do: load_distributed_rows gives the input's
-// numbering; after distribute_rows (a graph partition) it is the operator's,
-// and DistributedRows::numbering maps Vec arrays to and from the input's.
+// numbering; after distribute_rows (a graph partition, a band order of each
+// rank's rows) it is the operator's, and DistributedRows::numbering maps Vec
+// arrays to and from the input's.
 Mat create_petsc_operator(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& rows,
                           const RowPartition& partition, Algorithm algorithm = Algorithm::automatic);
 

@@ -58,7 +58,7 @@ struct SolverShape {
   // operator: DistributedOperator::rounded_to_single), with its halo product.
   bool preconditioner_matrix_copy = false;
   bool norm_estimate = false;      // LOBPCG's backward test: two vectors for the power method
-  std::int64_t start_columns = 0;  // LOBPCG: a start block read from a file
+  std::int64_t start_columns = 0;  // LOBPCG: a start block (read from a file, or random for the input's rows)
   bool generalized = false;        // LOBPCG on A x = lambda B x: B [X P] and B W beside [X P] and W
   std::int64_t constraint_columns = 0;  // LOBPCG: the constraint block Y (and B Y)
   bool known_solution = false;     // block CG: the known X beside B

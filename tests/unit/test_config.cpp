@@ -131,6 +131,7 @@ TEST(ConfigExamples, DemoNeedsNoInputFile) {
   EXPECT_EQ(config.eigensolver.tolerance, 1e-6);
   EXPECT_EQ(config.execution.backend, Backend::automatic);
   EXPECT_EQ(config.execution.partition, PartitionMethod::automatic);
+  EXPECT_EQ(config.execution.local_order, LocalOrder::automatic);
   EXPECT_TRUE(config.output.path.empty());
   EXPECT_TRUE(config.eigensolver.start_file.empty());
 }
@@ -231,7 +232,7 @@ eigensolver:
   search_precision: fp64
   seed: 9223372036854775807
   start: {file: x0.h5, dataset: /Y}
-execution: {backend: cpu, spmm_algorithm: merge_based, spmm_precision: fp32, partition: graph}
+execution: {backend: cpu, spmm_algorithm: merge_based, spmm_precision: fp32, partition: graph, local_order: none}
 output: {path: out/r.h5, monitor: false}
 )", kSource);
   EXPECT_EQ(config.matrix.generator.kind, GeneratorKind::random_spd);
@@ -254,6 +255,7 @@ output: {path: out/r.h5, monitor: false}
   EXPECT_EQ(config.execution.spmm_algorithm, Algorithm::merge_based);
   EXPECT_EQ(config.execution.spmm_precision, Precision::fp32);
   EXPECT_EQ(config.execution.partition, PartitionMethod::graph);
+  EXPECT_EQ(config.execution.local_order, LocalOrder::none);
   EXPECT_EQ(config.output.path, "out/r.h5");
   EXPECT_FALSE(config.output.monitor);
 }
@@ -412,6 +414,8 @@ const std::vector<ErrorCase> kErrorCases = {
      {"eigensolver.search_precision fp32 needs preconditioner: none"}},
     {"Partition", App::cg, eigs("execution:\n  partition: metis"),
      {"cfg/a.yaml:3: execution.partition must be auto, contiguous or graph, got 'metis'"}},
+    {"LocalOrder", App::cg, eigs("execution:\n  partition: graph\n  local_order: rcm"),
+     {"cfg/a.yaml:4: execution.local_order must be auto, none or band, got 'rcm'"}},
     {"SpmmPrecision", App::eigs, eigs("execution: {spmm_precision: fp16}"),
      {"execution.spmm_precision must be fp64 or fp32, got 'fp16'"}},
     {"RhsSource", App::cg, eigs("block_cg: {rhs: {source: file}}"),

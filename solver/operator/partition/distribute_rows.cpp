@@ -10,8 +10,9 @@
 #include "core/checks.hpp"
 #include "core/error.hpp"
 #include "solver/operator/collective.hpp"
-#include "solver/operator/large_messages.hpp"
 #include "solver/operator/partition/graph_partition.hpp"
+#include "solver/operator/partition/local_order.hpp"
+#include "solver/operator/partition/renumber_columns.hpp"
 
 namespace blockeigs::solver {
 namespace {
@@ -28,28 +29,6 @@ int comm_size(MPI_Comm comm) {
   int size = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &size));
   return size;
-}
-
-// Typed all-to-all: outgoing[q] goes to rank q; returns what every rank sent
-// here, packed in rank order, and how many came from each.
-template <class T>
-std::vector<T> all_to_all(MPI_Comm comm, const std::vector<std::vector<T>>& outgoing,
-                        std::vector<std::int64_t>* counts = nullptr) {
-  std::vector<std::int64_t> send_bytes(outgoing.size());
-  std::vector<T> send;
-  for (std::size_t q = 0; q < outgoing.size(); ++q) {
-    send_bytes[q] = static_cast<std::int64_t>(outgoing[q].size() * sizeof(T));
-    send.insert(send.end(), outgoing[q].begin(), outgoing[q].end());
-  }
-  const std::vector<std::int64_t> recv_bytes = exchange_counts(comm, send_bytes);
-  std::vector<T> recv(static_cast<std::size_t>(std::accumulate(recv_bytes.begin(), recv_bytes.end(), std::int64_t{0})) /
-                      sizeof(T));
-  large_alltoallv(comm, send.data(), send_bytes, recv.data(), recv_bytes);
-  if (counts) {
-    counts->resize(recv_bytes.size());
-    for (std::size_t q = 0; q < recv_bytes.size(); ++q) (*counts)[q] = recv_bytes[q] / std::int64_t(sizeof(T));
-  }
-  return recv;
 }
 
 // The new numbering from each local row's part: rows are numbered by part,
@@ -72,36 +51,6 @@ std::pair<RowPartition, std::vector<std::int64_t>> number_by_parts(MPI_Comm comm
   std::vector<std::int64_t> renumbered(part.size());
   for (std::size_t i = 0; i < part.size(); ++i) renumbered[i] = next[part[i]]++;
   return {RowPartition(std::move(first)), std::move(renumbered)};
-}
-
-// The new index of every column this rank's rows reference: its own rows'
-// from `renumbered`, the others' asked of the ranks that own them in `old`.
-std::vector<std::int64_t> renumber_columns(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& old,
-                                           const std::vector<std::int64_t>& renumbered) {
-  const int rank = comm_rank(comm), ranks = comm_size(comm);
-  const std::int64_t begin = old.begin(rank), end = old.end(rank);
-  std::vector<std::int64_t> wanted;
-  for (const std::int64_t j : rows.col_indices)
-    if (j < begin || j >= end) wanted.push_back(j);
-  std::sort(wanted.begin(), wanted.end());
-  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
-  std::vector<std::vector<std::int64_t>> ask(static_cast<std::size_t>(ranks));
-  for (const std::int64_t j : wanted) ask[old.owner(j)].push_back(j);  // sorted, so grouped by owner in rank order
-  std::vector<std::int64_t> asked_per_rank;
-  const std::vector<std::int64_t> asked = all_to_all(comm, ask, &asked_per_rank);
-  std::vector<std::vector<std::int64_t>> answer(static_cast<std::size_t>(ranks));
-  std::size_t at = 0;
-  for (int q = 0; q < ranks; ++q)
-    for (std::int64_t n = 0; n < asked_per_rank[q]; ++n, ++at) answer[q].push_back(renumbered[asked[at] - begin]);
-  const std::vector<std::int64_t> answers = all_to_all(comm, answer);
-
-  std::vector<std::int64_t> out(rows.col_indices.size());
-  for (std::size_t k = 0; k < out.size(); ++k) {
-    const std::int64_t j = rows.col_indices[k];
-    out[k] = j >= begin && j < end ? renumbered[j - begin]
-                                   : answers[std::lower_bound(wanted.begin(), wanted.end(), j) - wanted.begin()];
-  }
-  return out;
 }
 
 // Sends every row to its part's rank with its new index and new column
@@ -201,7 +150,7 @@ double contiguous_halo_fraction(MPI_Comm comm, const io::CsrRows& rows, const Ro
   return largest;
 }
 
-void distribute_rows(DistributedRows& matrix, PartitionMethod method, MPI_Comm comm) {
+void distribute_rows(DistributedRows& matrix, PartitionMethod method, MPI_Comm comm, LocalOrder order) {
   const double start = MPI_Wtime();
   PartitionReport& report = matrix.partitioning;
   report = PartitionReport{};
@@ -231,6 +180,7 @@ void distribute_rows(DistributedRows& matrix, PartitionMethod method, MPI_Comm c
     report.used = PartitionMethod::graph;
   }
   report.seconds = MPI_Wtime() - start;
+  order_rows_locally(matrix, order, comm);
 }
 
 void distribute_like(DistributedRows& second, const DistributedRows& first, MPI_Comm comm) {

@@ -32,9 +32,11 @@ double contiguous_halo_fraction(MPI_Comm comm, const io::CsrRows& rows, const Ro
 // Collective. `matrix` is as load_distributed_rows leaves it (contiguous
 // ranges of the input's numbering) and its pattern is symmetric (checked
 // before, where not so by construction). Fills matrix.partitioning; with
-// `graph` (or `auto` choosing it) moves the rows as said above. InputError
-// (agreed) for `graph` in a build without PT-Scotch.
-void distribute_rows(DistributedRows& matrix, PartitionMethod method, MPI_Comm comm);
+// `graph` (or `auto` choosing it) moves the rows as said above; then orders
+// each rank's rows by `order` (local_order.hpp; matrix.local_order).
+// InputError (agreed) for `graph` or `band` in a build without PT-Scotch.
+void distribute_rows(DistributedRows& matrix, PartitionMethod method, MPI_Comm comm,
+                     LocalOrder order = LocalOrder::automatic);
 
 // A second matrix (B of A x = lambda B x, loaded on the first's input
 // partition: load_distributed_rows_like) moved and renumbered as the first's
