@@ -13,6 +13,7 @@
 #include "solver/operator/collective.hpp"
 #include "solver/operator/partition/distribute_rows.hpp"
 #include "solver/operator/symmetry_check.hpp"
+#include "spmm/memory.hpp"
 
 namespace blockeigs::apps {
 
@@ -107,11 +108,14 @@ spmm::DenseBlock<T> random_rows(const spmm::Context& context, const solver::RowN
     solver::fill_random(context, block.view(), seed, numbering.current().begin(rank), first_column);
     return block;
   }
-  const auto host = spmm::Context::host();
-  spmm::DenseBlock<T> input(Space::host, numbering.original().rows(rank), cols);
-  solver::fill_random(host, input.view(), seed, numbering.original().begin(rank), first_column);
-  const std::vector<double> mine = numbering.from_original_rows(comm, solver::host_doubles<T>(input.cview()), cols);
-  return from_host_doubles<T>(context.space(), m, cols, mine);
+  // Each row drawn for its index in the input: no rows move.
+  std::vector<std::int64_t> rows(static_cast<std::size_t>(m));
+  for (std::int64_t i = 0; i < m; ++i) rows[i] = numbering.original_row(i);
+  const spmm::Buffer<std::int64_t> where(context.space(), rows);
+  spmm::DenseBlock<T> block(context.space(), m, cols);
+  solver::fill_random_rows(context, block.view(), seed, where.data(), first_column);
+  context.synchronize();  // `where` goes when this returns
+  return block;
 }
 
 std::string scientific(double value, int digits) {

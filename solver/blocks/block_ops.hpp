@@ -322,6 +322,12 @@ void permute_columns(const spmm::Context& context, spmm::DenseView<T> X, const s
 template <class T>
 void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed,
                  std::int64_t first_row, std::int64_t first_col = 0);
+// The same with row i's global index rows[i] (X.rows entries in X's space):
+// the entries of a block whose rows are scattered in the global numbering
+// (a renumbered operator's rows, drawn as the input numbers them).
+template <class T>
+void fill_random_rows(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed,
+                      const std::int64_t* rows, std::int64_t first_col = 0);
 
 // Y(i, j) = d[i] * X(i, j); d has X.rows entries in X's space (Jacobi).
 template <class T>

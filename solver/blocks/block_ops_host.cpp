@@ -371,6 +371,21 @@ void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64
 }
 
 template <class T>
+void fill_random_rows(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed,
+                      const std::int64_t* rows, std::int64_t first_col) {
+  if (on_device(X.space)) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+    device_ops::fill_random_rows(context, X, seed, rows, first_col);
+#endif
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < X.rows; ++i)
+    for (std::int64_t j = 0; j < X.cols; ++j)
+      X.data[i * X.ld + j] = static_cast<T>(hash_uniform(seed, rows[i], first_col + j));
+}
+
+template <class T>
 void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseView<T> X,
                     spmm::DenseView<T> Y) {
   require_same_space("apply_diagonal", X, Y);
@@ -410,6 +425,8 @@ void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseVi
   template void permute_columns(const spmm::Context&, spmm::DenseView<T>, const std::vector<std::int64_t>&); \
   template void fill_random(const spmm::Context&, spmm::DenseView<T>, std::uint64_t, std::int64_t, \
                             std::int64_t);                                                         \
+  template void fill_random_rows(const spmm::Context&, spmm::DenseView<T>, std::uint64_t,             \
+                                 const std::int64_t*, std::int64_t);                                \
   template void apply_diagonal(const spmm::Context&, const T*, spmm::ConstDenseView<T>,            \
                                spmm::DenseView<T>);
 

@@ -171,11 +171,13 @@ TEST(ChebyshevCuda, PreconditionerMatchesTheHost) {
         const Block R = random_host(whole.global_rows, cols, 6, 0);
         Block W(Space::host, R.rows(), cols);
         Mh.apply(R.cview(), W.view());
-        const Block Rd = moved(device, R, Space::device);
+        // On the operator's own context: its stream is the one the preconditioner queues on.
+        const spmm::Context& on = pair.d.context();
+        const Block Rd = moved(on, R, Space::device);
         Block Wd(Space::device, R.rows(), cols);
         Md.apply(Rd.cview(), Wd.view());
-        device.synchronize();
-        const Block back = moved(device, Wd, Space::host);
+        on.synchronize();
+        const Block back = moved(on, Wd, Space::host);
         double scale = 0;
         for (std::int64_t i = 0; i < R.rows() * cols; ++i) scale = std::max(scale, std::abs(W.data()[i]));
         // Both sides round in fp32, in different orders: (degree + 1) roundings each.

@@ -231,6 +231,15 @@ TEST(DeviceBlockOps, MatchTheHostOnes) {
     const auto back = to_host(dev, Rd);
     for (std::int64_t i = 0; i < s.rows; ++i)
       for (std::int64_t j = 0; j < s.k2; ++j) ASSERT_EQ(back.view()(i, j), Rh.view()(i, j));  // same hash, same bits
+    // Rows drawn by their global index (scattered, reversed here).
+    std::vector<std::int64_t> rows(static_cast<std::size_t>(s.rows));
+    for (std::int64_t i = 0; i < s.rows; ++i) rows[i] = 3 * (s.rows - i) + 11;
+    const spmm::Buffer<std::int64_t> rows_d(Space::device, rows);
+    solver::fill_random_rows<double>(host, Rh.view(), 9, rows.data(), 7);
+    solver::fill_random_rows<double>(dev, Rd.view(), 9, rows_d.data(), 7);
+    const auto scattered = to_host(dev, Rd);
+    for (std::int64_t i = 0; i < s.rows; ++i)
+      for (std::int64_t j = 0; j < s.k2; ++j) ASSERT_EQ(scattered.view()(i, j), Rh.view()(i, j));
 
     // Copies across spaces.
     auto Ch = nan_host(s.rows, s.k2, 3);

@@ -340,6 +340,13 @@ TEST(BlockOps, RandomFillDoesNotDependOnTheRowSplit) {
   spmm::DenseBlock<double> right(Space::host, N, 2);
   solver::fill_random<double>(host(), right.view(), 42, 0, 3);
   for (std::int64_t i = 0; i < N; ++i) EXPECT_EQ(right.view()(i, 1), whole.view()(i, 4));
+  // Rows by their global index: the same entries in any order.
+  std::vector<std::int64_t> order(static_cast<std::size_t>(N));
+  for (std::int64_t i = 0; i < N; ++i) order[i] = (7 * i + 3) % N;
+  spmm::DenseBlock<double> scattered(Space::host, N, k);
+  solver::fill_random_rows<double>(host(), scattered.view(), 42, order.data());
+  for (std::int64_t i = 0; i < N; ++i)
+    for (std::int64_t j = 0; j < k; ++j) ASSERT_EQ(scattered.view()(i, j), whole.view()(order[i], j));
   // Float is the double value rounded.
   spmm::DenseBlock<float> single(Space::host, N, k);
   solver::fill_random<float>(host(), single.view(), 42, 0);

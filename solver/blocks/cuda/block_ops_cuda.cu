@@ -119,6 +119,15 @@ __global__ void fill_random_kernel(std::int64_t rows, std::int64_t cols, T* x, s
 }
 
 template <class T>
+__global__ void fill_random_rows_kernel(std::int64_t rows, std::int64_t cols, T* x, std::int64_t ld,
+                                        std::uint64_t seed, const std::int64_t* row_index, std::int64_t first_col) {
+  BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols) {
+    const std::int64_t i = e / cols, j = e % cols;
+    x[i * ld + j] = static_cast<T>(hash_uniform(seed, row_index[i], first_col + j));
+  }
+}
+
+template <class T>
 __global__ void apply_diagonal_kernel(std::int64_t rows, std::int64_t cols, const T* d, const T* x,
                                       std::int64_t ldx, T* y, std::int64_t ldy) {
   BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols) {
@@ -291,6 +300,15 @@ void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64
 }
 
 template <class T>
+void fill_random_rows(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed,
+                      const std::int64_t* rows, std::int64_t first_col) {
+  if (X.rows == 0 || X.cols == 0) return;
+  fill_random_rows_kernel<T><<<grid_for(X.rows * X.cols), threads_per_block, 0, stream_of(context)>>>(
+      X.rows, X.cols, X.data, X.ld, seed, rows, first_col);
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
+
+template <class T>
 void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseView<T> X,
                     spmm::DenseView<T> Y) {
   if (Y.rows == 0 || Y.cols == 0) return;
@@ -317,6 +335,8 @@ void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseVi
   template void keep_columns(const spmm::Context&, spmm::DenseView<T>, const std::int64_t*, std::int64_t); \
   template void fill_random(const spmm::Context&, spmm::DenseView<T>, std::uint64_t, std::int64_t,    \
                             std::int64_t);                                                            \
+  template void fill_random_rows(const spmm::Context&, spmm::DenseView<T>, std::uint64_t,                \
+                                 const std::int64_t*, std::int64_t);                                   \
   template void apply_diagonal(const spmm::Context&, const T*, spmm::ConstDenseView<T>, spmm::DenseView<T>);
 
 BLOCKEIGS_INSTANTIATE(float)

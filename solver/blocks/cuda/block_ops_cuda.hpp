@@ -122,6 +122,9 @@ template <class T>
 void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed,
                  std::int64_t first_row, std::int64_t first_col);
 template <class T>
+void fill_random_rows(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed,
+                      const std::int64_t* rows, std::int64_t first_col);
+template <class T>
 void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseView<T> X,
                     spmm::DenseView<T> Y);
 
