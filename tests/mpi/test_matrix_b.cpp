@@ -92,7 +92,8 @@ void expect_renumbered_like(const solver::DistributedRows& a, const solver::Dist
 TEST(MatrixB, OnTheRowsOfAContiguous) {
   const auto a_config = generator(io::GeneratorKind::fem_p1_2d, 9, 7, io::FemPart::stiffness);
   const auto b_config = generator(io::GeneratorKind::fem_p1_2d, 9, 7, io::FemPart::mass);
-  const solver::DistributedRows a = apps::load_symmetric_matrix(a_config, PartitionMethod::contiguous, LocalOrder::none, MPI_COMM_WORLD);
+  const solver::DistributedRows a =
+      apps::load_symmetric_matrix(a_config, PartitionMethod::contiguous, LocalOrder::none, MPI_COMM_WORLD);
   const solver::DistributedRows b = solver::load_matrix_b(b_config, a, MPI_COMM_WORLD);
   EXPECT_TRUE(b.numbering.is_identity());
   EXPECT_EQ(b.description, "2D fem_p1 mass 9x7 (linear elements, tensor product, Dirichlet)");
@@ -139,12 +140,14 @@ TEST(MatrixB, MovedAsTheRowsOfAWithAnEmptyRank) {
   expect_renumbered_like(a, b, io::generate_rows(b_config.generator, 0, n));
 }
 
-// execution.partition: graph on a randomly numbered grid: B follows A's partition.
+// execution.partition: graph and local_order: band on a randomly numbered grid: B follows A's partition and
+// row order.
 TEST(MatrixB, FollowsAGraphPartition) {
   if (!solver::graph_partitioner_compiled()) GTEST_SKIP() << "built without PT-Scotch";
   const auto a_config = generator(io::GeneratorKind::fem_p1_2d, 10, 8, io::FemPart::stiffness, true);
   const auto b_config = generator(io::GeneratorKind::fem_p1_2d, 10, 8, io::FemPart::mass, true);
-  const solver::DistributedRows a = apps::load_symmetric_matrix(a_config, PartitionMethod::graph, LocalOrder::none, MPI_COMM_WORLD);
+  const solver::DistributedRows a =
+      apps::load_symmetric_matrix(a_config, PartitionMethod::graph, LocalOrder::band, MPI_COMM_WORLD);
   const solver::DistributedRows b = solver::load_matrix_b(b_config, a, MPI_COMM_WORLD);
   EXPECT_EQ(b.partitioning.used, a.partitioning.used);
   if (test::mpi_size() > 1) {
@@ -153,18 +156,16 @@ TEST(MatrixB, FollowsAGraphPartition) {
   expect_renumbered_like(a, b, io::generate_rows(b_config.generator, 0, 80));
 }
 
-// execution.local_order: band after a graph partition, and on a contiguous split: B's rows in A's order.
-TEST(MatrixB, FollowsABandOrder) {
+// execution.local_order: band on a contiguous split (A's rows reordered on their own ranks): B's rows in A's order.
+TEST(MatrixB, FollowsABandOrderOfAContiguousSplit) {
   if (!solver::band_order_available()) GTEST_SKIP() << "built without PT-Scotch's ordering";
   const auto a_config = generator(io::GeneratorKind::fem_p1_2d, 10, 8, io::FemPart::stiffness, true);
   const auto b_config = generator(io::GeneratorKind::fem_p1_2d, 10, 8, io::FemPart::mass, true);
-  for (const PartitionMethod method : {PartitionMethod::contiguous, PartitionMethod::graph}) {
-    if (method == PartitionMethod::graph && !solver::graph_partitioner_compiled()) continue;
-    const solver::DistributedRows a = apps::load_symmetric_matrix(a_config, method, LocalOrder::band, MPI_COMM_WORLD);
-    const solver::DistributedRows b = solver::load_matrix_b(b_config, a, MPI_COMM_WORLD);
-    EXPECT_FALSE(b.numbering.is_identity());
-    expect_renumbered_like(a, b, io::generate_rows(b_config.generator, 0, 80));
-  }
+  const solver::DistributedRows a =
+      apps::load_symmetric_matrix(a_config, PartitionMethod::contiguous, LocalOrder::band, MPI_COMM_WORLD);
+  const solver::DistributedRows b = solver::load_matrix_b(b_config, a, MPI_COMM_WORLD);
+  EXPECT_FALSE(b.numbering.is_identity());
+  expect_renumbered_like(a, b, io::generate_rows(b_config.generator, 0, 80));
 }
 
 // The message every rank throws, agreed (empty where none was thrown).
@@ -186,7 +187,8 @@ void expect_parts(const std::string& message, std::initializer_list<const char*>
 TEST(MatrixB, BadMatricesAreRefusedOnEveryRank) {
   const fs::path dir = test::shared_folder("matrix_b");
   const auto a_config = generator(io::GeneratorKind::laplacian_1d, 6, 1, io::FemPart::stiffness);
-  const solver::DistributedRows a = apps::load_symmetric_matrix(a_config, PartitionMethod::contiguous, LocalOrder::none, MPI_COMM_WORLD);
+  const solver::DistributedRows a =
+      apps::load_symmetric_matrix(a_config, PartitionMethod::contiguous, LocalOrder::none, MPI_COMM_WORLD);
   const std::string head = "%%MatrixMarket matrix coordinate real general\n";
   const std::string symmetric_head = "%%MatrixMarket matrix coordinate real symmetric\n";
   test::write_text(dir / "nonsymmetric.mtx", head + "6 6 7\n1 1 2\n2 2 2\n3 3 2\n4 4 2\n5 5 2\n6 6 2\n5 2 0.5\n");
