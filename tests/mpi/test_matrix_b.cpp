@@ -21,6 +21,7 @@
 #include "solver/operator/load_matrix_b.hpp"
 #include "solver/operator/partition/distribute_rows.hpp"
 #include "solver/operator/partition/graph_partition.hpp"
+#include "solver/operator/partition/local_order.hpp"
 
 namespace blockeigs {
 namespace {
@@ -152,6 +153,18 @@ TEST(MatrixB, FollowsAGraphPartition) {
   if (test::mpi_size() > 1) {
     EXPECT_FALSE(b.numbering.is_identity());
   }
+  expect_renumbered_like(a, b, io::generate_rows(b_config.generator, 0, 80));
+}
+
+// execution.local_order: band on a contiguous split (A's rows reordered on their own ranks): B's rows in A's order.
+TEST(MatrixB, FollowsABandOrderOfAContiguousSplit) {
+  if (!solver::band_order_available()) GTEST_SKIP() << "built without PT-Scotch's ordering";
+  const auto a_config = generator(io::GeneratorKind::fem_p1_2d, 10, 8, io::FemPart::stiffness, true);
+  const auto b_config = generator(io::GeneratorKind::fem_p1_2d, 10, 8, io::FemPart::mass, true);
+  const solver::DistributedRows a =
+      apps::load_symmetric_matrix(a_config, PartitionMethod::contiguous, LocalOrder::band, MPI_COMM_WORLD);
+  const solver::DistributedRows b = solver::load_matrix_b(b_config, a, MPI_COMM_WORLD);
+  EXPECT_FALSE(b.numbering.is_identity());
   expect_renumbered_like(a, b, io::generate_rows(b_config.generator, 0, 80));
 }
 
