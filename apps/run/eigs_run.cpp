@@ -166,8 +166,12 @@ StartBlock<T> start_block(const io::EigsConfig& config, const solver::LinearOper
     if (values.cols > 0) start.block = from_host_doubles<T>(op.context().space(), rows, values.cols, values.values);
     return start;
   }
-  const spmm::DenseBlock<T> random = random_rows<T>(op.context(), numbering, block - values.cols, settings.seed, comm,
-                                                    values.cols);
+  spmm::DenseBlock<T> random = random_rows<T>(op.context(), numbering, block - values.cols, settings.seed, comm,
+                                              values.cols);
+  if (values.cols == 0) {  // all random: drawn where the rows are, no trip through the host
+    start.block = std::move(random);
+    return start;
+  }
   const std::vector<double> random_values = solver::host_doubles<T>(random.cview());
   std::vector<double> all(static_cast<std::size_t>(rows * block));
   for (std::int64_t i = 0; i < rows; ++i) {
