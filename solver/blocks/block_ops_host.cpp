@@ -355,6 +355,15 @@ void permute_columns(const spmm::Context& context, spmm::DenseView<T> X, const s
   }
 }
 
+// X(i, j) = the hash value of global entry (row(i), first_col + j).
+template <class T, class RowOf>
+void fill_random_host(spmm::DenseView<T> X, std::uint64_t seed, RowOf row, std::int64_t first_col) {
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < X.rows; ++i)
+    for (std::int64_t j = 0; j < X.cols; ++j)
+      X.data[i * X.ld + j] = static_cast<T>(hash_uniform(seed, row(i), first_col + j));
+}
+
 template <class T>
 void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed,
                  std::int64_t first_row, std::int64_t first_col) {
@@ -364,10 +373,7 @@ void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64
 #endif
     return;
   }
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < X.rows; ++i)
-    for (std::int64_t j = 0; j < X.cols; ++j)
-      X.data[i * X.ld + j] = static_cast<T>(hash_uniform(seed, first_row + i, first_col + j));
+  fill_random_host(X, seed, [first_row](std::int64_t i) { return first_row + i; }, first_col);
 }
 
 template <class T>
@@ -379,10 +385,7 @@ void fill_random_rows(const spmm::Context& context, spmm::DenseView<T> X, std::u
 #endif
     return;
   }
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < X.rows; ++i)
-    for (std::int64_t j = 0; j < X.cols; ++j)
-      X.data[i * X.ld + j] = static_cast<T>(hash_uniform(seed, rows[i], first_col + j));
+  fill_random_host(X, seed, [rows](std::int64_t i) { return rows[i]; }, first_col);
 }
 
 template <class T>

@@ -20,6 +20,7 @@
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/operator/collective.hpp"
 #include "solver/precond/jacobi_preconditioner.hpp"
+#include "tests/support/distributed_fixtures.hpp"
 #include "tests/support/csr_test_operator.hpp"
 #include "tests/support/expect_error.hpp"
 #include "tests/support/test_matrices.hpp"
@@ -36,11 +37,6 @@ using test::fem_p1;
 using test::to_csr;
 using test::tridiagonal;
 
-int world_size() {
-  int size = 1;
-  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size));
-  return size;
-}
 
 // The whole block X (local rows x k) on every rank, row-major.
 std::vector<double> gather(MPI_Comm comm, const solver::RowPartition& partition, spmm::ConstDenseView<double> X) {
@@ -111,8 +107,8 @@ Checked check(const io::CsrRows& A, const io::CsrRows* B, const std::vector<doub
 }
 
 solver::RowPartition partition_for(std::int64_t rows, bool empty_rank) {
-  return empty_rank ? test::partition_with_empty_rank(rows, world_size())
-                    : solver::RowPartition::uniform(rows, world_size());
+  return empty_rank ? test::partition_with_empty_rank(rows, test::mpi_size(MPI_COMM_WORLD))
+                    : solver::RowPartition::uniform(rows, test::mpi_size(MPI_COMM_WORLD));
 }
 
 LobpcgOptions options_for(int k, SpectrumEnd which, double tol = 1e-9) {
@@ -307,7 +303,7 @@ TEST(LobpcgGeneralized, RefusesBOfAnotherSize) {
 }
 
 TEST(LobpcgGeneralized, RefusesBDistributedOtherwise) {
-  if (world_size() < 2) GTEST_SKIP() << "needs two ranks";
+  if (test::mpi_size(MPI_COMM_WORLD) < 2) GTEST_SKIP() << "needs two ranks";
   const Pencil p = fem_p1(1, 40);
   test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), p.A, partition_for(40, false));
   test::CsrTestOperator<double> B(MPI_COMM_WORLD, test::SharedContext{A.context()}, p.B, partition_for(40, true));

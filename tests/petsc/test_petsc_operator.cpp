@@ -25,6 +25,7 @@
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/petsc/petsc_operator.hpp"
 #include "spmm/context.hpp"
+#include "distributed_fixtures.hpp"
 
 namespace blockeigs {
 namespace {
@@ -78,16 +79,6 @@ using OwnedVec = Owned<Vec, VecDestroy>;
 using OwnedKsp = Owned<KSP, KSPDestroy>;
 using OwnedEps = Owned<EPS, EPSDestroy>;
 
-int world_rank() {
-  int rank = 0;
-  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
-  return rank;
-}
-int world_size() {
-  int size = 1;
-  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-  return size;
-}
 
 // A whole matrix every rank holds, split over the ranks, and what is known of it.
 struct Problem {
@@ -103,7 +94,7 @@ Problem make_problem(const io::GeneratorSpec& spec, bool last_rank_empty = false
   Problem p;
   p.name = io::describe(spec);
   p.whole = io::generate_rows(spec, 0, io::generated_rows(spec));
-  const int ranks = world_size();
+  const int ranks = test::mpi_size(PETSC_COMM_WORLD);
   if (last_rank_empty && ranks > 1) {
     const solver::RowPartition others = solver::RowPartition::balanced(p.whole.row_offsets, ranks - 1);
     std::vector<std::int64_t> first = others.first_rows();
@@ -112,7 +103,7 @@ Problem make_problem(const io::GeneratorSpec& spec, bool last_rank_empty = false
   } else {
     p.partition = solver::RowPartition::balanced(p.whole.row_offsets, ranks);
   }
-  const int rank = world_rank();
+  const int rank = test::mpi_rank(PETSC_COMM_WORLD);
   p.local = io::slice_rows(p.whole, p.partition.begin(rank), p.partition.end(rank));
   if (spec.kind != io::GeneratorKind::random_spd) {
     p.exact = io::laplacian_eigenvalues(spec);
@@ -448,7 +439,7 @@ TEST(PetscOperator, FromAijRefusesNonSymmetric) {
   const auto context = test_context();
   Problem p = make_problem(laplacian_2d(6, 5));
   // Row 0 holds columns 0, 1 and 6: make A(0, 1) = 0.5 while A(1, 0) stays -1.
-  if (world_rank() == 0) p.local.values[1] = 0.5;
+  if (test::mpi_rank(PETSC_COMM_WORLD) == 0) p.local.values[1] = 0.5;
   OwnedMat aij;
   build_aij(p, aij.out());
   try {

@@ -39,6 +39,7 @@
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/petsc/petsc_operator.hpp"
 #include "solver/precond/jacobi_preconditioner.hpp"
+#include "distributed_fixtures.hpp"
 #include "test_matrices.hpp"
 
 namespace blockeigs {
@@ -59,17 +60,7 @@ void petsc_ok(PetscErrorCode code, const char* call) {
 }
 #define PETSC_OK(call) petsc_ok((call), #call)
 
-int world_rank() {
-  int rank = 0;
-  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
-  return rank;
-}
 
-int world_size() {
-  int size = 1;
-  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-  return size;
-}
 
 // Both matrices whole on every rank, and this rank's rows of each on A's balanced partition.
 struct Pencil {
@@ -82,8 +73,8 @@ struct Pencil {
 
 Pencil split(std::string name, io::CsrRows a, io::CsrRows b) {
   Pencil p{std::move(name), std::move(a), std::move(b), {}, {}, {}, {}};
-  p.partition = solver::RowPartition::balanced(p.a.row_offsets, world_size());
-  const int rank = world_rank();
+  p.partition = solver::RowPartition::balanced(p.a.row_offsets, test::mpi_size(PETSC_COMM_WORLD));
+  const int rank = test::mpi_rank(PETSC_COMM_WORLD);
   p.a_local = io::slice_rows(p.a, p.partition.begin(rank), p.partition.end(rank));
   p.b_local = io::slice_rows(p.b, p.partition.begin(rank), p.partition.end(rank));
   return p;
@@ -221,7 +212,8 @@ TEST(PetscPencil, BMustBeOnTheRowsOfA) {
   const spmm::Context context = test_context();
   const io::CsrRows shorter = io::slice_rows(p.b, p.partition.begin(0), p.partition.end(0) - 1);  // one row fewer
   try {
-    solver::create_petsc_pencil(PETSC_COMM_WORLD, context, p.a_local, world_rank() == 0 ? shorter : p.b_local,
+    solver::create_petsc_pencil(PETSC_COMM_WORLD, context, p.a_local,
+                                test::mpi_rank(PETSC_COMM_WORLD) == 0 ? shorter : p.b_local,
                                 p.partition);
     ADD_FAILURE() << "B on other rows was accepted";
   } catch (const Error& e) {
