@@ -26,36 +26,10 @@
 #include "solver/petsc/petsc_operator.hpp"
 #include "spmm/context.hpp"
 #include "distributed_fixtures.hpp"
+#include "tests/petsc/slepc_test_support.hpp"
 
 namespace blockeigs {
 namespace {
-
-// The backend under test: the GPU when every rank sees one (then PETSc's
-// host vectors and dense blocks are staged through it in every product), the
-// CPU otherwise. Collective.
-spmm::Context test_context() { return solver::make_context(Backend::automatic, PETSC_COMM_WORLD); }
-
-// mpi_test_main has called MPI_Init: SLEPc (and with it PETSc) starts after
-// it and finishes before MPI_Finalize, once per program.
-class SlepcEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override {
-    ASSERT_EQ(SlepcInitializeNoArguments(), 0);
-    const spmm::Context context = test_context();
-    int rank = 0;
-    BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
-    if (rank == 0)
-      std::printf("[petsc tests] backend: %s\n", context.space() == Space::device ? "cuda (host blocks staged)" : "cpu");
-  }
-  void TearDown() override { ASSERT_EQ(SlepcFinalize(), 0); }
-};
-[[maybe_unused]] ::testing::Environment* const slepc_environment =
-    ::testing::AddGlobalTestEnvironment(new SlepcEnvironment);
-
-void petsc_ok(PetscErrorCode code, const char* call) {
-  if (code != 0) throw std::runtime_error(std::string(call) + " failed with PETSc error " + std::to_string(code));
-}
-#define PETSC_OK(call) petsc_ok((call), #call)
 
 // PETSc handles destroyed at scope exit, also when an assertion returns early.
 template <class Handle, PetscErrorCode (*destroy)(Handle*)>
@@ -191,7 +165,7 @@ CgOutcome solve_cg(Mat A, Vec b, Vec x, double rtol) {
 }
 
 TEST(PetscOperator, KspCgJacobiMatchesAij) {
-  const auto context = test_context();
+  const auto context = test::petsc_test_context();
   for (const Problem& p : {make_problem(laplacian_2d(24, 20)), make_problem(random_spd(400, 7), true)}) {
     SCOPED_TRACE(p.name);
     OwnedMat aij, ours;
@@ -225,7 +199,7 @@ TEST(PetscOperator, KspCgJacobiMatchesAij) {
 
 // MatMult and MatMultTranspose of a Mat made from the AIJ matrix (SEQAIJ at np 1, else MPIAIJ).
 TEST(PetscOperator, FromAijMatchesAij) {
-  const auto context = test_context();
+  const auto context = test::petsc_test_context();
   const Problem p = make_problem(random_spd(300, 5), true);
   OwnedMat aij, ours;
   build_aij(p, aij.out());
@@ -275,7 +249,7 @@ std::vector<double> slepc_smallest(Mat A, EPSType type, PCType pc_type, int nev,
 }
 
 TEST(PetscOperator, SlepcEigenvaluesMatchLobpcgAndClosedForm) {
-  const auto context = test_context();
+  const auto context = test::petsc_test_context();
   const Problem p = make_problem(laplacian_2d(16, 12));
   const int nev = 4;
   const double tol = 1e-9;  // EPS's relative test: ||r|| <= tol |theta|, so |theta - lambda| <= tol |theta|
@@ -318,7 +292,7 @@ TEST(PetscOperator, SlepcEigenvaluesMatchLobpcgAndClosedForm) {
 // ---- (c), (d): MatMatMult in one apply; MatGetDiagonal ---------------------
 
 TEST(PetscOperator, MatMatMultIsOneApplyAndMatchesColumns) {
-  const auto context = test_context();
+  const auto context = test::petsc_test_context();
   const Problem p = make_problem(random_spd(250, 3), true);  // a rank with no rows at np > 1
   OwnedMat A, aij, B, C, C_aij;
   *A.out() = solver::create_petsc_operator(PETSC_COMM_WORLD, context, p.local, p.partition);
@@ -372,7 +346,7 @@ TEST(PetscOperator, MatMatMultIsOneApplyAndMatchesColumns) {
 }
 
 TEST(PetscOperator, GetDiagonalEqualsAij) {
-  const auto context = test_context();
+  const auto context = test::petsc_test_context();
   for (const Problem& p : {make_problem(laplacian_2d(9, 7), true), make_problem(random_spd(120, 9))}) {
     SCOPED_TRACE(p.name);
     OwnedMat A, aij;
@@ -393,7 +367,7 @@ TEST(PetscOperator, GetDiagonalEqualsAij) {
 // ---- (e) errors ------------------------------------------------------------
 
 TEST(PetscOperator, ExceptionInCallbackBecomesPetscError) {
-  const auto context = test_context();
+  const auto context = test::petsc_test_context();
   const Problem p = make_problem(laplacian_2d(8, 6));
   OwnedMat A, B, C;
   *A.out() = solver::create_petsc_operator(PETSC_COMM_WORLD, context, p.local, p.partition);
@@ -436,7 +410,7 @@ TEST(PetscOperator, ExceptionInCallbackBecomesPetscError) {
 }
 
 TEST(PetscOperator, FromAijRefusesNonSymmetric) {
-  const auto context = test_context();
+  const auto context = test::petsc_test_context();
   Problem p = make_problem(laplacian_2d(6, 5));
   // Row 0 holds columns 0, 1 and 6: make A(0, 1) = 0.5 while A(1, 0) stays -1.
   if (test::mpi_rank(PETSC_COMM_WORLD) == 0) p.local.values[1] = 0.5;

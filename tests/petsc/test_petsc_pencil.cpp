@@ -40,27 +40,11 @@
 #include "solver/petsc/petsc_operator.hpp"
 #include "solver/precond/jacobi_preconditioner.hpp"
 #include "distributed_fixtures.hpp"
+#include "tests/petsc/slepc_test_support.hpp"
 #include "test_matrices.hpp"
 
 namespace blockeigs {
 namespace {
-
-spmm::Context test_context() { return solver::make_context(Backend::automatic, PETSC_COMM_WORLD); }
-
-class SlepcEnvironment : public ::testing::Environment {
- public:
-  void SetUp() override { ASSERT_EQ(SlepcInitializeNoArguments(), 0); }
-  void TearDown() override { ASSERT_EQ(SlepcFinalize(), 0); }
-};
-[[maybe_unused]] ::testing::Environment* const slepc_environment =
-    ::testing::AddGlobalTestEnvironment(new SlepcEnvironment);
-
-void petsc_ok(PetscErrorCode code, const char* call) {
-  if (code != 0) throw std::runtime_error(std::string(call) + " failed with PETSc error " + std::to_string(code));
-}
-#define PETSC_OK(call) petsc_ok((call), #call)
-
-
 
 // Both matrices whole on every rank, and this rank's rows of each on A's balanced partition.
 struct Pencil {
@@ -151,7 +135,7 @@ std::vector<double> slepc_smallest(Mat A, Mat B, int nev, double tol) {
 // `jacobi`: LOBPCG preconditioned by diag(A)^-1.
 void compare(const Pencil& p, int nev, double tol, int max_iterations, bool jacobi = false) {
   SCOPED_TRACE(p.name);
-  const spmm::Context context = test_context();
+  const spmm::Context context = test::petsc_test_context();
   solver::DistributedOperator<double> A(PETSC_COMM_WORLD, context, p.a_local, p.partition);
   solver::DistributedOperator<double> B(PETSC_COMM_WORLD, context, p.b_local, p.partition);
   solver::LobpcgOptions options;
@@ -209,7 +193,7 @@ TEST(PetscPencil, Bcsstk21WithItsLumpedMassMatchesSlepc) {
 // B on other rows than A is refused on every rank.
 TEST(PetscPencil, BMustBeOnTheRowsOfA) {
   const Pencil p = fem_pencil(io::GeneratorKind::fem_p1_2d, 6, 5, 1);
-  const spmm::Context context = test_context();
+  const spmm::Context context = test::petsc_test_context();
   const io::CsrRows shorter = io::slice_rows(p.b, p.partition.begin(0), p.partition.end(0) - 1);  // one row fewer
   try {
     solver::create_petsc_pencil(PETSC_COMM_WORLD, context, p.a_local,
