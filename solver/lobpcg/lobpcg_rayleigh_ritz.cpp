@@ -31,7 +31,8 @@ void LobpcgIteration<T, Ts>::rayleigh_ritz(const SearchBlock& w, const std::vect
   RitzStep step;
   // Derived: S^T A Z measured, the rest carried or from the orthogonalisation.
   // The same choice on every rank: `carried` and the fused pass's branch are.
-  bool derive = !B_ && !constrained_ && carried_ && w.kept > 0 && basis_options_.w_gram.rows() == q + w.kept;
+  // (With B the W rows of S^T B S come from the B-inner product's conditioning.)
+  bool derive = (B_ || !constrained_) && carried_ && w.kept > 0 && basis_options_.w_gram.rows() == q + w.kept;
   for (;;) {
     ritz_matrices(w, derive, s_t_az, step);
     s_t_az = nullptr;

@@ -143,11 +143,56 @@ std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search(std::vector<s
   return SearchStep{std::move(active), std::move(search), std::move(s_t_az)};
 }
 
-// With B: W (the active residuals, or their preconditioned form, at Z's
-// front) B-orthonormalised against Y and [X P], B W formed beside it, then
-// A W; refilled at random where no direction is left.
+// With B, as condition_search in the B-inner product: B Z and A Z of the
+// active residuals Z (B-orthogonal to Y first), [X P Z]^T [B Z  A Z] in one
+// pass, and W in coefficient form over Z from that Gram matrix, so that no
+// pass forms W or B W (the Ritz update reads [X P Z] and [B X B P B Z]).
+// Where the single derived pass is not safe, W is formed and
+// B-orthonormalised explicitly (condition_search_b_explicit).
 template <class T, class Ts>
 std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search_b(std::vector<std::int64_t> active) {
+  if constexpr (single) {
+    BLOCKEIGS_ASSERT(!"the residuals are in the blocks' precision with B");
+    return std::nullopt;
+  } else {
+    const auto na = static_cast<std::int64_t>(active.size());
+    const std::int64_t q = nb_ + np_;
+    const spmm::DenseView<T> W = column_range(Z(cur_), 0, na), BWv = column_range(BW(), 0, na);
+    if (constrained_) project_out(ctx_, comm_, constraints(), W);
+    clock_.to(time_.orthogonalization);
+    B_->apply(T(1), spmm::ConstDenseView<T>(W), T(0), BWv);
+    clock_.to(time_.spmm);
+    apply_a(q, na);
+    const HostMatrix both =
+        start_gram_pair(ctx_, comm_, basis(cur_, q, na), spmm::ConstDenseView<T>(BWv), column_range(cAW(cur_), 0, na))
+            .finish();
+    HostMatrix measured = both.block(0, q + na, 0, na), s_t_az = both.block(0, q + na, na, na);
+    clock_.to(time_.rayleigh_ritz);
+    // Q^T B Q for Q = [X P]: carried, else B-orthonormal to rounding.
+    basis_options_.q_gram = rank_ == 0 && carried_ ? &carried_b_ : nullptr;
+    basis_options_.implicit = true;
+    basis_options_.implicit_only = true;
+    basis_options_.measured_gram = &measured;
+    const std::int64_t kept = condition_against(ctx_, comm_, column_range(cS(cur_), 0, q), W, scratch_.view(), tol_,
+                                                &basis_options_);
+    basis_options_.implicit_only = false;
+    basis_options_.measured_gram = nullptr;
+    clock_.to(time_.orthogonalization);
+    if (kept > 0 && basis_options_.w_from_z.rows() == na) {
+      ++result_.implicit_search_steps;
+      SearchBlock search{na, kept, std::move(basis_options_.w_from_q), std::move(basis_options_.w_from_z)};
+      return SearchStep{std::move(active), std::move(search), std::move(s_t_az)};
+    }
+    basis_options_.w_gram = basis_options_.w_from_q = basis_options_.w_from_z = HostMatrix();
+    return condition_search_b_explicit(std::move(active));
+  }
+}
+
+// W formed: B-orthonormalised against Y and [X P] with B W beside it
+// (repeated passes where one is not safe), then A W; refilled at random
+// where no direction is left.
+template <class T, class Ts>
+std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search_b_explicit(std::vector<std::int64_t> active) {
   if constexpr (single) {
     BLOCKEIGS_ASSERT(!"the residuals are in the blocks' precision with B");
     return std::nullopt;

@@ -1,5 +1,6 @@
 #include "solver/operator/halo/nccl_halo.hpp"
 
+#include <cstdlib>
 #include <exception>
 
 #include "core/error.hpp"
@@ -62,6 +63,10 @@ std::unique_ptr<NcclHalo<T>> NcclHalo<T>::create(MPI_Comm comm, const spmm::Cont
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &size));
   std::unique_ptr<NcclHalo> halo(new NcclHalo(comm, context, plan));
+  // With NCCL's cuMem buffers (its default), each grouped send/receive held the
+  // host for 1-13 ms inside the solvers (NCCL 2.28, docs/benchmarks/scaling.md);
+  // its legacy CUDA IPC buffers do not. A setting of the user's own wins.
+  setenv("NCCL_CUMEM_ENABLE", "0", 0);
   try {
     ncclUniqueId id{};
     collectively(comm, [&] {
