@@ -33,8 +33,9 @@
 # SANITIZE_TOOLS (default "memcheck racecheck") to the tools.
 # halo-scaling: block-eigs (100 iterations, k 16) and block-cg (16 RHS, 200 iterations) on the 256^3 7-point
 # Laplacian in natural order at 1, 2 and 4 GPUs (HALO_SCALING_RANKS), halos through CUDA IPC, and with
-# BLOCKEIGS_HALO_PEER=0 (as across nodes) through NCCL, NCCL kept off NVLink (nccl-shm: host memory;
-# nccl-net: its network transport) and MPI (HALO_SCALING_CASES picks); times and speedups over 1 GPU.
+# BLOCKEIGS_HALO_PEER=0 (as across nodes) through NCCL (nccl-1ch, nccl-2ch: at most 1 or 2 channels a peer),
+# NCCL kept off NVLink (nccl-shm: host memory; nccl-net: its network transport) and MPI (HALO_SCALING_CASES
+# picks); times and speedups over 1 GPU.
 # halo-apply: one operator apply (256^3, 16 columns, 4 ranks) per halo transport (IPC, NCCL with NCCL's
 # account of its transport, staged MPI), and an nsys profile of the NCCL case where nsys is installed.
 # Matrices: gpu-carry/matrices (a copy of ../shared/data/matrices, which does
@@ -361,6 +362,8 @@ for step in "${steps[@]}"; do
       # (NCCL between GPUs of one node still uses NVLink through its own IPC; nccl-shm keeps it to host memory,
       # nccl-net to its network transport, the NIC with GPUDirect RDMA where there is one, else sockets.)
       all_cases=("ipc:" "nccl:BLOCKEIGS_HALO_PEER=0 BLOCKEIGS_HALO_TRANSPORT=auto"
+                 "nccl-1ch:BLOCKEIGS_HALO_PEER=0 BLOCKEIGS_HALO_TRANSPORT=auto NCCL_MAX_P2P_NCHANNELS=1"
+                 "nccl-2ch:BLOCKEIGS_HALO_PEER=0 BLOCKEIGS_HALO_TRANSPORT=auto NCCL_MAX_P2P_NCHANNELS=2"
                  "nccl-shm:BLOCKEIGS_HALO_PEER=0 BLOCKEIGS_HALO_TRANSPORT=nccl NCCL_P2P_DISABLE=1"
                  "nccl-net:BLOCKEIGS_HALO_PEER=0 BLOCKEIGS_HALO_TRANSPORT=nccl NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1"
                  "mpi:BLOCKEIGS_HALO_PEER=0 BLOCKEIGS_HALO_TRANSPORT=mpi")

@@ -156,7 +156,9 @@ void mark_tests(double tolerance, LobpcgResult<T>& result);
 // tol * scale_j the test demands of a wanted pair j, with t in [20, 100]: no
 // more often than the fixed interval of 20 used before, and at least every
 // 100 steps, where a refresh's cost (about one iteration) is already 1% of
-// the run.
+// the run. With B the blocks are B-orthonormal, and the updated A S and B S
+// are of size |theta| ||B s||: the drift scales with ||B x|| (x_norm) as the
+// demanded residual does, so both are taken in those units.
 inline constexpr int min_recompute_interval = 20, max_recompute_interval = 100;
 int automatic_recompute_interval(double eps, double norm_a, double tolerance, StoppingTest test,
                                  const std::vector<double>& lambda, const std::vector<double>& x_norm, int k);

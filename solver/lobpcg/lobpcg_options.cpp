@@ -154,11 +154,13 @@ template void mark_tests(double, LobpcgResult<double>&);
 int automatic_recompute_interval(double eps, double norm_a, double tolerance, StoppingTest test,
                                  const std::vector<double>& lambda, const std::vector<double>& x_norm, int k) {
   double demanded = INFINITY;  // the smallest residual norm the test asks of a wanted pair
+  double x_scale = 0;          // the largest x_norm: 1, or ||B x|| of B-orthonormal columns
   for (int j = 0; j < k; ++j) {
     const double scale = test == StoppingTest::backward ? norm_a + std::abs(lambda[j]) : std::abs(lambda[j]);
     demanded = std::min(demanded, tolerance * scale * x_norm[j]);
+    x_scale = std::max(x_scale, x_norm[j]);
   }
-  const double drift_per_step = 10 * eps * norm_a;
+  const double drift_per_step = 10 * eps * norm_a * x_scale;
   if (!(drift_per_step > 0)) return min_recompute_interval;  // nothing known about ||A|| yet
   const double steps = 0.01 * demanded / drift_per_step;
   return static_cast<int>(std::clamp(std::floor(steps), double(min_recompute_interval),

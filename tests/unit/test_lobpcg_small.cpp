@@ -546,6 +546,14 @@ TEST(RecomputeInterval, FollowsTheSmallestDemandedResidual) {
   // Nothing known about ||A|| yet (norm estimate 0): the safe end.
   EXPECT_EQ(automatic_recompute_interval(eps, 0, 1e-5, StoppingTest::backward, {0.0}, {1.0}, 1),
             min_recompute_interval);
+  // With B the columns are B-orthonormal and x_norm is ||B x||: drift and
+  // demand scale alike, so ||B x|| = 1e-3 gives the interval of ||x|| = 1
+  // (the fem_p1 pencil on 128^3 has ||B x|| ~ 7e-4, and was refreshed every
+  // 20 steps when only the demand scaled).
+  const std::vector<double> small_bx(3, 1e-3);
+  EXPECT_EQ(automatic_recompute_interval(eps, 1.0, 1e-11, StoppingTest::relative, {1.0}, {1e-3}, 1), mid);
+  EXPECT_EQ(automatic_recompute_interval(eps, 12, 1e-5, StoppingTest::relative, laplacian, small_bx, 3),
+            max_recompute_interval);
   // Single precision drifts 2^29 times faster.
   EXPECT_EQ(automatic_recompute_interval(std::numeric_limits<float>::epsilon(), 12, 1e-5, StoppingTest::relative,
                                          laplacian, unit, 3),
