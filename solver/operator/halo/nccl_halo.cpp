@@ -63,10 +63,13 @@ std::unique_ptr<NcclHalo<T>> NcclHalo<T>::create(MPI_Comm comm, const spmm::Cont
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &size));
   std::unique_ptr<NcclHalo> halo(new NcclHalo(comm, context, plan));
-  // With NCCL's cuMem buffers (its default), each grouped send/receive held the
-  // host for 1-13 ms inside the solvers (NCCL 2.28, docs/benchmarks/scaling.md);
-  // its legacy CUDA IPC buffers do not. A setting of the user's own wins.
+  // NCCL's host call for a grouped send/receive held the host for 1-13 ms an
+  // apply inside the solvers with its cuMem buffers (its default), and for
+  // ~0.7 ms with all its channels to a peer; legacy CUDA IPC buffers and two
+  // channels a peer took that to ~0.2 ms (NCCL 2.28, 4 x H200,
+  // docs/benchmarks/scaling.md). A setting of the user's own wins.
   setenv("NCCL_CUMEM_ENABLE", "0", 0);
+  setenv("NCCL_MAX_P2P_NCHANNELS", "2", 0);
   try {
     ncclUniqueId id{};
     collectively(comm, [&] {
