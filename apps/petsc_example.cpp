@@ -162,7 +162,7 @@ int main(int argc, char** argv) {
     if (status == 0) {
       // The two calls: this rank's rows, then the Mat. Nothing after them throws.
       const solver::DistributedRows loaded = solver::load_distributed_rows(matrix, PETSC_COMM_WORLD);
-      A = solver::create_petsc_operator(PETSC_COMM_WORLD, context, loaded.rows, loaded.partition);
+      A = solver::create_petsc_operator(PETSC_COMM_WORLD, context, loaded);  // the input's numbering
       PetscPrintf(PETSC_COMM_WORLD, "%s: %lld rows, %lld nonzeros, on the %s backend\n",
                   loaded.description.c_str(), static_cast<long long>(loaded.partition.global_rows()),
                   static_cast<long long>(loaded.global_nnz), context.space() == Space::host ? "cpu" : "cuda");

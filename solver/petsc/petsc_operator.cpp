@@ -2,6 +2,7 @@
 
 #include <petscversion.h>
 
+#include <algorithm>
 #include <exception>
 #include <limits>
 #include <memory>
@@ -57,6 +58,12 @@ struct ShellContext {
   MPI_Comm comm = MPI_COMM_NULL;
   std::unique_ptr<DistributedOperator<double>> op;
 
+  // The Mat's numbering against the operator's (create_petsc_operator on
+  // DistributedRows): Vec rows are the input's, moved to the operator's ranks
+  // and back around each product. The identity otherwise.
+  RowNumbering numbering;
+  std::int64_t mat_rows = 0;  // the Mat's local rows (the Vecs' local size)
+
   std::int64_t block_applies = 0;
   std::string injected_failure;  // test_hooks::fail_next_petsc_callback
 
@@ -75,9 +82,21 @@ struct ShellContext {
 
   std::int64_t local_rows() const { return op->local_rows(); }
 
-  // Y = A X for host blocks of width k, row-major with ld k: in place on the
-  // host, else staged through the device buffers.
+  // Y = A X for host blocks of the Mat's rows, width k, row-major with ld k:
+  // moved to the operator's numbering and back where the Mat has the input's.
   void apply_host_block(const double* x, double* y, std::int64_t k) {
+    if (numbering.is_identity()) return apply_operator_rows(x, y, k);
+    const std::vector<double> in(x, x + mat_rows * k);
+    const std::vector<double> x_op = numbering.from_original_rows(comm, in, k);
+    std::vector<double> y_op(static_cast<std::size_t>(local_rows() * k));
+    apply_operator_rows(x_op.data(), y_op.data(), k);
+    const std::vector<double> out = numbering.to_original_rows(comm, y_op, k);
+    std::copy(out.begin(), out.end(), y);
+  }
+
+  // The same in the operator's numbering: in place on the host, else staged
+  // through the device buffers.
+  void apply_operator_rows(const double* x, double* y, std::int64_t k) {
     const std::int64_t m = local_rows();
     const spmm::Context& context = op->context();
     if (context.space() == Space::host) {
@@ -100,7 +119,7 @@ struct ShellContext {
   // C = A B for column-major blocks (m x k, leading dimensions ldb, ldc):
   // transposed into row-major buffers so that the whole block is ONE apply.
   void apply_column_major(const double* b, std::int64_t ldb, double* c, std::int64_t ldc, std::int64_t k) {
-    const std::int64_t m = local_rows();
+    const std::int64_t m = mat_rows;
     const auto count = static_cast<std::size_t>(m * k);
     if (x_rows.size() < count) {
       x_rows.resize(count);
@@ -114,15 +133,19 @@ struct ShellContext {
     block_applies += 1;
   }
 
+  // The diagonal in the Mat's numbering.
   void diagonal(double* out) {
+    std::vector<double> d(static_cast<std::size_t>(local_rows()));
     const spmm::Context& context = op->context();
     if (context.space() == Space::host) {
-      op->diagonal(out);
-      return;
+      op->diagonal(d.data());
+    } else {
+      spmm::Buffer<double> staged(Space::device, d.size());
+      op->diagonal(staged.data());
+      spmm::copy_bytes(d.data(), Space::host, staged.data(), Space::device, d.size() * sizeof(double));
     }
-    spmm::Buffer<double> staged(Space::device, static_cast<std::size_t>(local_rows()));
-    op->diagonal(staged.data());
-    spmm::copy_bytes(out, Space::host, staged.data(), Space::device, staged.size() * sizeof(double));
+    if (!numbering.is_identity()) d = numbering.to_original_rows(comm, d, 1);
+    std::copy(d.begin(), d.end(), out);
   }
 };
 
@@ -186,9 +209,9 @@ PetscErrorCode shell_product_numeric(Mat A, Mat B, Mat C, void* /*product_data*/
   PetscCall(MatDenseGetArrayRead(B, &b));
   PetscCall(MatDenseGetArrayWrite(C, &c));
   const PetscErrorCode status = guarded(*ctx, [&] {
-    if (m != ctx->local_rows())
-      throw Error(detail::concat("the dense block has ", m, " local rows, but the operator has ",
-                                 ctx->local_rows(), " on this rank"));
+    if (m != ctx->mat_rows)
+      throw Error(detail::concat("the dense block has ", m, " local rows, but the operator has ", ctx->mat_rows,
+                                 " on this rank"));
     ctx->apply_column_major(b, ldb, c, ldc, k);
   });
   PetscCall(MatDenseRestoreArrayWrite(C, &c));
@@ -242,8 +265,12 @@ void check_fits_petsc_int(std::int64_t rows) {
 
 }  // namespace
 
-Mat create_petsc_operator(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& rows,
-                          const RowPartition& partition, Algorithm algorithm) {
+namespace {
+
+// The MATSHELL over `rows` (the operator's numbering, distributed by
+// `partition`), numbered as `numbering`'s input (or as `rows` where it is the identity).
+Mat make_shell(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& rows, const RowPartition& partition,
+               Algorithm algorithm, const RowNumbering& numbering) {
   int ranks = 1, rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
@@ -256,8 +283,10 @@ Mat create_petsc_operator(MPI_Comm comm, const spmm::Context& context, const io:
   BLOCKEIGS_MPI_CHECK(MPI_Comm_dup(comm, &ctx->comm));
   use_errors_return(ctx->comm);
   ctx->op = std::make_unique<DistributedOperator<double>>(ctx->comm, context, rows, partition, algorithm);
+  ctx->numbering = numbering;
+  ctx->mat_rows = numbering.is_identity() ? partition.rows(rank) : numbering.original().rows(rank);
 
-  const auto local = static_cast<PetscInt>(partition.rows(rank));
+  const auto local = static_cast<PetscInt>(ctx->mat_rows);
   const auto global = static_cast<PetscInt>(partition.global_rows());
   Mat A = nullptr;
   BLOCKEIGS_PETSC_CHECK(MatCreateShell(comm, local, local, global, global, ctx.get(), &A));
@@ -282,6 +311,18 @@ Mat create_petsc_operator(MPI_Comm comm, const spmm::Context& context, const io:
     throw;
   }
   return A;
+}
+
+}  // namespace
+
+Mat create_petsc_operator(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& rows,
+                          const RowPartition& partition, Algorithm algorithm) {
+  return make_shell(comm, context, rows, partition, algorithm, RowNumbering());
+}
+
+Mat create_petsc_operator(MPI_Comm comm, const spmm::Context& context, const DistributedRows& rows,
+                          Algorithm algorithm) {
+  return make_shell(comm, context, rows.rows, rows.partition, algorithm, rows.numbering);
 }
 
 Mat create_petsc_operator_from_aij(Mat aij, const spmm::Context& context, Algorithm algorithm) {
@@ -331,8 +372,10 @@ Mat create_petsc_operator_from_aij(Mat aij, const spmm::Context& context, Algori
   return create_petsc_operator(comm, context, rows, partition, algorithm);
 }
 
-PetscPencil create_petsc_pencil(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& a,
-                                const io::CsrRows& b, const RowPartition& partition, Algorithm algorithm) {
+namespace {
+
+PetscPencil make_pencil(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& a, const io::CsrRows& b,
+                        const RowPartition& partition, Algorithm algorithm, const RowNumbering& numbering) {
   collectively(comm, [&] {
     if (a.global_rows != b.global_rows || a.first_row != b.first_row || a.local_rows() != b.local_rows())
       fail_input("A x = lambda B x: B (", b.global_rows, " rows, this rank's from ", b.first_row, ", ",
@@ -340,14 +383,27 @@ PetscPencil create_petsc_pencil(MPI_Comm comm, const spmm::Context& context, con
                  a.first_row, ", ", a.local_rows(), "): load B with load_matrix_b");
   });
   PetscPencil pencil;
-  pencil.A = create_petsc_operator(comm, context, a, partition, algorithm);
+  pencil.A = make_shell(comm, context, a, partition, algorithm, numbering);
   try {
-    pencil.B = create_petsc_operator(comm, context, b, partition, algorithm);
+    pencil.B = make_shell(comm, context, b, partition, algorithm, numbering);
   } catch (...) {
     MatDestroy(&pencil.A);
     throw;
   }
   return pencil;
+}
+
+}  // namespace
+
+PetscPencil create_petsc_pencil(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& a,
+                                const io::CsrRows& b, const RowPartition& partition, Algorithm algorithm) {
+  return make_pencil(comm, context, a, b, partition, algorithm, RowNumbering());
+}
+
+PetscPencil create_petsc_pencil(MPI_Comm comm, const spmm::Context& context, const DistributedRows& a,
+                                const DistributedRows& b, Algorithm algorithm) {
+  // load_matrix_b moved and renumbered B's rows as A's: A's numbering is B's.
+  return make_pencil(comm, context, a.rows, b.rows, a.partition, algorithm, a.numbering);
 }
 
 std::int64_t petsc_operator_block_applies(Mat A) { return context_of(A).block_applies; }

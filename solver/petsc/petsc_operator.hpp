@@ -32,6 +32,7 @@
 
 #include "core/enums.hpp"
 #include "io/csr_rows.hpp"
+#include "solver/operator/load_matrix.hpp"
 #include "solver/operator/row_partition.hpp"
 #include "spmm/context.hpp"
 
@@ -47,12 +48,20 @@ namespace blockeigs::solver {
 // and io::generate_rows produce them) distributed by `partition`, which must
 // have one range per rank of `comm`. The Mat's local sizes are the
 // partition's: rank r owns rows and columns [partition.begin(r), end(r)).
-// The Mat numbers rows as `rows` do: load_distributed_rows gives the input's
-// numbering; after distribute_rows (a graph partition, a band order of each
-// rank's rows) it is the operator's, and DistributedRows::numbering maps Vec
-// arrays to and from the input's.
+// The Mat numbers rows as `rows` do: after a graph partition or a band order
+// of each rank's rows that is the operator's numbering, not the input's (the
+// overload on DistributedRows below gives the input's).
 Mat create_petsc_operator(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& rows,
                           const RowPartition& partition, Algorithm algorithm = Algorithm::automatic);
+
+// The same from what load_distributed_rows gives, in the input's numbering
+// whatever partition and row order the operator took: rank r owns rows and
+// columns [rows.numbering.original().begin(r), end(r)) of the file or
+// generator, as load_distributed_rows read them. Where the rows were moved
+// or reordered, each MatMult, MatMatMult and MatGetDiagonal moves the Vec's
+// rows to the operator's ranks and back (two row exchanges a product).
+Mat create_petsc_operator(MPI_Comm comm, const spmm::Context& context, const DistributedRows& rows,
+                          Algorithm algorithm = Algorithm::automatic);
 
 // A Mat over the same matrix as an assembled PETSc AIJ matrix (MATMPIAIJ,
 // MATSEQAIJ, or any type with MatGetRow), with its row distribution. `aij`
@@ -72,6 +81,10 @@ struct PetscPencil {
 PetscPencil create_petsc_pencil(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& a,
                                 const io::CsrRows& b, const RowPartition& partition,
                                 Algorithm algorithm = Algorithm::automatic);
+// The same in the input's numbering (as create_petsc_operator on
+// DistributedRows), from A's rows and B's as load_matrix_b gives them.
+PetscPencil create_petsc_pencil(MPI_Comm comm, const spmm::Context& context, const DistributedRows& a,
+                                const DistributedRows& b, Algorithm algorithm = Algorithm::automatic);
 
 // How many MatProduct (MatMatMult) applies the Mat has run: one per dense
 // block, however wide. Throws when `A` was not made by this adapter.
