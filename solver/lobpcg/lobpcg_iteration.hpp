@@ -109,7 +109,6 @@ class LobpcgIteration {
   // With B: W B-orthogonal to Y and conditioned against [X P] in the B-inner
   // product, in coefficient form over Z (B Z beside it), and A Z; or formed.
   std::optional<SearchStep> condition_search_b(std::vector<std::int64_t> active);
-  std::optional<SearchStep> condition_search_b_explicit(std::vector<std::int64_t> active);
   void set_up_constraints(spmm::ConstDenseView<T> Y);  // Y and B Y, B-orthonormal
   void ritz_matrices(const SearchBlock& w, bool derive, const HostMatrix* s_t_az, RitzStep& step);  // GA, GB
   bool solve_small_problem(const SearchBlock& w, const std::vector<std::int64_t>& active, bool derive,

@@ -148,7 +148,7 @@ std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search(std::vector<s
 // pass, and W in coefficient form over Z from that Gram matrix, so that no
 // pass forms W or B W (the Ritz update reads [X P Z] and [B X B P B Z]).
 // Where the single derived pass is not safe, W is formed and
-// B-orthonormalised explicitly (condition_search_b_explicit).
+// B-orthonormalised explicitly.
 template <class T, class Ts>
 std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search_b(std::vector<std::int64_t> active) {
   if constexpr (single) {
@@ -184,34 +184,20 @@ std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search_b(std::vector
       return SearchStep{std::move(active), std::move(search), std::move(s_t_az)};
     }
     basis_options_.w_gram = basis_options_.w_from_q = basis_options_.w_from_z = HostMatrix();
-    return condition_search_b_explicit(std::move(active));
-  }
-}
-
-// W formed: B-orthonormalised against Y and [X P] with B W beside it
-// (repeated passes where one is not safe), then A W; refilled at random
-// where no direction is left.
-template <class T, class Ts>
-std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search_b_explicit(std::vector<std::int64_t> active) {
-  if constexpr (single) {
-    BLOCKEIGS_ASSERT(!"the residuals are in the blocks' precision with B");
-    return std::nullopt;
-  } else {
-    const auto na = static_cast<std::int64_t>(active.size());
-    const std::int64_t q = nb_ + np_;
-    const spmm::DenseView<T> W = column_range(Z(cur_), 0, na), BWv = column_range(BW(), 0, na);
+    // W formed: B-orthonormalised against Y and [X P] with B W beside it
+    // (repeated passes where one is not safe), then A W; refilled at random
+    // where no direction is left.
     const BBasis<T> XP{column_range(cS(cur_), 0, q), column_range(cBS(cur_), 0, q)};
-    std::int64_t kept =
-        b_orthonormalize_against(ctx_, comm_, *B_, constraints(), XP, W, BWv, scratch_.view(), tol_, false);
-    if (kept == 0) {
+    std::int64_t nw = b_orthonormalize_against(ctx_, comm_, *B_, constraints(), XP, W, BWv, scratch_.view(), tol_, false);
+    if (nw == 0) {
       // Every residual direction lies in span[X P] to working precision: explore at random.
       fill_random(ctx_, W, options_.seed, A_.first_row(), std::int64_t{nb_} * (max_refills + 1 + iteration_));
-      kept = b_orthonormalize_against(ctx_, comm_, *B_, constraints(), XP, W, BWv, scratch_.view(), tol_, false);
+      nw = b_orthonormalize_against(ctx_, comm_, *B_, constraints(), XP, W, BWv, scratch_.view(), tol_, false);
     }
     clock_.to(time_.orthogonalization);
-    if (kept == 0) return std::nullopt;
-    apply_a(q, kept);
-    return SearchStep{std::move(active), SearchBlock{kept, kept, {}, {}}, {}};
+    if (nw == 0) return std::nullopt;
+    apply_a(q, nw);
+    return SearchStep{std::move(active), SearchBlock{nw, nw, {}, {}}, {}};
   }
 }
 
