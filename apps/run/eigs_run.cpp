@@ -261,8 +261,13 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
   std::optional<spmm::ConstDenseView<T>> start_view, constraints_view;
   if (start.block) start_view = start.block->cview();
   if (problem.constraints) constraints_view = problem.constraints->cview();
-  const solver::LobpcgResult<T> result =
-      solver::lobpcg<T>(op, options, preconditioner.object.get(), start_view, problem.b.get(), constraints_view);
+  const solver::LobpcgResult<T> result = [&] {
+    try {
+      return solver::lobpcg<T>(op, options, preconditioner.object.get(), start_view, problem.b.get(), constraints_view);
+    } catch (const solver::BNotPositiveDefinite& e) {
+      throw solver::AgreedError("matrix_b: " + problem.b_source + ": " + e.what(), true);
+    }
+  }();
 
   const auto& t = result.timings;
   // The preconditioner's products are counted apart from the solver's own.

@@ -59,9 +59,11 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "core/enums.hpp"
+#include "solver/operator/collective.hpp"
 #include "solver/operator/linear_operator.hpp"
 #include "solver/precond/preconditioner.hpp"
 #include "spmm/dense.hpp"
@@ -271,6 +273,13 @@ struct LobpcgResult {
 // least 2 so small k gets a buffer too), capped at the matrix's rows.
 int default_block_size(int k, std::int64_t global_rows);
 
+// lobpcg's refusal of a B that is not positive definite (an input error,
+// thrown on every rank alike).
+class BNotPositiveDefinite : public AgreedError {
+ public:
+  explicit BNotPositiveDefinite(const std::string& message) : AgreedError(message, true) {}
+};
+
 // Collective over A.comm(). `start`, if given, is a user start block in A's
 // space with local_rows rows and 1..block_size columns (rank deficiency is
 // repaired; missing columns are random). Throws InputError for bad options.
@@ -284,6 +293,10 @@ int default_block_size(int k, std::int64_t global_rows);
 // `constraints`, if given, is a block Y (local_rows x m, m >= 1, in A's
 // space, full column rank): the eigenvectors are kept B-orthogonal to its
 // columns (the constant vector of a graph Laplacian; pairs already found).
+//
+// A B that is not positive definite shows itself as a block column x with
+// x^T B x < 0 beyond rounding: lobpcg then throws BNotPositiveDefinite on
+// every rank.
 template <class T>
 LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options,
                        Preconditioner<T>* preconditioner = nullptr,

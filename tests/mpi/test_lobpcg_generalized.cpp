@@ -319,6 +319,19 @@ TEST(LobpcgGeneralized, RefusesBOnAnotherContext) {
                      "share A's context");
 }
 
+// B = tridiag(0.9, 1, 0.9): a positive diagonal, which load_matrix_b's cheap
+// check accepts, and eigenvalues 1 + 1.8 cos(j pi / 41) down to -0.8:
+// indefinite. Refused once a block column shows x^T B x < 0, on every rank,
+// with and without an empty rank and Jacobi. (Where the iteration never meets
+// such a column, as it need not for the largest end here, it runs as usual:
+// the check is what LOBPCG sees, not a factorisation of B.)
+TEST(LobpcgGeneralized, RefusesAnIndefiniteB) {
+  const io::CsrRows A = to_csr(tridiagonal(40, 2, -1)), B = to_csr(tridiagonal(40, 1, 0.9));
+  for (const bool variant : {false, true})
+    expect_input_error([&] { solve(A, &B, options_for(3, SpectrumEnd::smallest), variant, variant); },
+                       "B is not positive definite");
+}
+
 TEST(LobpcgConstraints, RefusesRankDeficientConstraints) {
   const Pencil p = fem_p1(1, 40);
   expect_input_error(
