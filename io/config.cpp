@@ -289,6 +289,7 @@ ExecutionConfig read_execution(const Value& section) {
        .read = [&](const Value& v) { config.spmm_precision = v.choice(kPrecisions); }},
       {.key = "partition", .read = [&](const Value& v) { config.partition = v.choice(kPartitions); }},
       {.key = "local_order", .read = [&](const Value& v) { config.local_order = v.choice(kLocalOrders); }},
+      {.key = "partition_file", .read = [&](const Value& v) { config.partition_file = v.file_name(); }},
   });
   return config;
 }

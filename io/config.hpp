@@ -34,6 +34,9 @@ struct ExecutionConfig {
   Precision spmm_precision = Precision::fp64;
   PartitionMethod partition = PartitionMethod::automatic;
   LocalOrder local_order = LocalOrder::automatic;
+  // execution.partition_file: the rows' distribution read from it where it
+  // exists (no partitioner, no local order), else computed and saved there.
+  std::string partition_file;
 };
 
 // output.checkpoint: the run's state written every so many iterations or

@@ -277,7 +277,10 @@ int print_dry_run(const Config& config, const solver::DistributedRows& matrix, c
   }
   solver::check_memory_fits(comm, plan, loaded_bytes(matrix.rows) + (b ? loaded_bytes(b->rows) : 0), 0,
                             context.device(), plan_at_ranks(e, b_extent, shape, space));
-  if (rank == 0) std::printf("dry run: the plan fits the free memory; nothing solved, nothing written\n");
+  const std::string& saved = matrix.partitioning.saved_to;
+  if (rank == 0)
+    std::printf("dry run: the plan fits the free memory; nothing solved, %s\n",
+                saved.empty() ? "nothing written" : ("only the distribution written (to " + saved + ")").c_str());
   return exit_ok;
 }
 

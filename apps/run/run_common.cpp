@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "apps/build_info.hpp"
+#include "apps/run/partition_file.hpp"
 #include "core/checks.hpp"
 #include "io/hdf5_writer.hpp"
 #include "solver/blocks/block_ops.hpp"
@@ -59,12 +60,20 @@ void check_output_path(const std::string& path, MPI_Comm comm, const std::string
 }
 
 solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, PartitionMethod partition,
-                                              LocalOrder order, MPI_Comm comm) {
+                                              LocalOrder order, MPI_Comm comm, const std::string& partition_file) {
+  const bool saved = !partition_file.empty() && partition_file_exists(partition_file, comm);
+  // A file to be written must be writable before the partitioner's time is spent.
+  if (!partition_file.empty() && !saved) check_output_path(partition_file, comm, "execution.partition_file");
   solver::DistributedRows matrix = solver::load_distributed_rows(config, comm);
   // The partitioner needs a symmetric pattern: checked first.
   if (!matrix.symmetric_by_construction)
     solver::check_symmetric(comm, matrix.rows, matrix.partition, matrix.description);
+  if (saved) {
+    read_partition_file(matrix, partition_file, comm);
+    return matrix;
+  }
   solver::distribute_rows(matrix, partition, comm, order);
+  if (!partition_file.empty()) write_partition_file(matrix, partition_file, comm);
   return matrix;
 }
 

@@ -33,9 +33,12 @@ void write_provenance(io::Hdf5Writer& writer, const std::string& app, const spmm
 
 // Loads the distributed matrix, checks that it is symmetric unless it is so
 // by construction, distributes its rows by `partition` and orders each
-// rank's by `order` (solver/operator/partition/distribute_rows.hpp). Collective.
+// rank's by `order` (solver/operator/partition/distribute_rows.hpp). With a
+// `partition_file` (execution.partition_file, partition_file.hpp): the
+// distribution saved there where the file exists, else computed and saved
+// there. Collective.
 solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, PartitionMethod partition,
-                                              LocalOrder order, MPI_Comm comm);
+                                              LocalOrder order, MPI_Comm comm, const std::string& partition_file = "");
 
 // The rows of a dense HDF5 block (start block, right-hand sides) that this
 // rank holds in the operator's numbering: each rank reads its range of the
@@ -66,8 +69,8 @@ int prepare_and_solve(const Config& config, MPI_Comm comm, bool dry_run, Solve&&
   const spmm::Context context = solver::make_context(config.execution.backend, comm);
   spmm::reset_memory_peaks();
   check_memory_before_loading(config, context, comm);
-  const solver::DistributedRows matrix = load_symmetric_matrix(config.matrix, config.execution.partition,
-                                                                config.execution.local_order, comm);
+  const solver::DistributedRows matrix = load_symmetric_matrix(
+      config.matrix, config.execution.partition, config.execution.local_order, comm, config.execution.partition_file);
   std::optional<solver::DistributedRows> b;
   if constexpr (requires { config.matrix_b; }) {
     if (config.matrix_b) b = solver::load_matrix_b(*config.matrix_b, matrix, comm);

@@ -78,13 +78,18 @@ std::string distribution_summary(const solver::DistributedRows& matrix,
   }
   const solver::PartitionReport& p = matrix.partitioning;
   const std::string reason = p.reason.empty() ? "" : "; " + p.reason;
-  if (p.used == PartitionMethod::graph)
-    out << format("partition  graph (%s%s), %.3f s (partitioner %.3f s, moving the rows %.3f s)\n",
+  const std::string saved = p.saved_to.empty() ? "" : "; saved to " + p.saved_to;
+  if (!p.source.empty())
+    out << format("partition  from %s, %.3f s (reading the numbering and moving the rows)\n", p.source.c_str(),
+                  p.seconds);
+  else if (p.used == PartitionMethod::graph)
+    out << format("partition  graph (%s%s), %.3f s (partitioner %.3f s, moving the rows %.3f s)%s\n",
                   p.partitioner.c_str(), reason.c_str(), p.seconds, p.partitioner_seconds,
-                  p.seconds - p.partitioner_seconds);
+                  p.seconds - p.partitioner_seconds, saved.c_str());
   else
-    out << "partition  contiguous" << (p.reason.empty() ? "" : " (" + p.reason + ")") << "\n";
-  out << row_order_line(matrix.local_order);
+    out << "partition  contiguous" << (p.reason.empty() ? "" : " (" + p.reason + ")") << saved << "\n";
+  if (!p.source.empty()) out << "row order  as saved in " << p.source << "\n";
+  else out << row_order_line(matrix.local_order);
   out << format("ranks      %d, balanced by nonzeros + rows\n", ranks);
   out << "  rank        rows   first row      nonzeros   halo rows  neighbours  device\n";
   for (int r = 0; r < ranks; ++r) {

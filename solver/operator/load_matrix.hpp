@@ -26,6 +26,8 @@ struct PartitionReport {
   double contiguous_halo = -1;    // max over ranks of halo rows / owned rows, contiguous split; < 0: not measured
   std::string reason;             // why auto chose as it did ("auto: contiguous halo up to 8.3% of a rank's rows"),
                                   // and where it stayed contiguous for want of PT-Scotch
+  std::string source;             // a saved numbering's file, where the rows were moved by it
+  std::string saved_to;           // the file this distribution was saved to, if any
 };
 
 // How far each rank's rows reach inside its own range (the diagonal block):

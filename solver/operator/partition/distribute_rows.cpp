@@ -183,6 +183,50 @@ void distribute_rows(DistributedRows& matrix, PartitionMethod method, MPI_Comm c
   order_rows_locally(matrix, order, comm);
 }
 
+void distribute_by_numbering(DistributedRows& matrix, const RowPartition& current,
+                             const std::vector<std::int64_t>& renumbered, const std::string& source, MPI_Comm comm) {
+  const double start = MPI_Wtime();
+  const int rank = comm_rank(comm), ranks = comm_size(comm);
+  const std::int64_t n = matrix.rows.global_rows;
+  // Every index in range, and each part's rows arriving exactly once: the
+  // owners count what they receive (the indices alone, 8 bytes a row).
+  std::vector<std::vector<std::int64_t>> to_owner(static_cast<std::size_t>(ranks));
+  collectively(comm, [&] {
+    if (current.ranks() != ranks || current.global_rows() != n)
+      fail_input(source, ": a numbering of ", current.global_rows(), " rows over ", current.ranks(),
+                 " ranks, for a matrix of ", n, " rows on ", ranks);
+    if (static_cast<std::int64_t>(renumbered.size()) != matrix.rows.local_rows())
+      throw LibraryError("distribute_by_numbering: one index per local row expected");
+    for (const std::int64_t i : renumbered) {
+      if (i < 0 || i >= n) fail_input(source, ": row index ", i, " is outside [0, ", n, ")");
+      to_owner[current.owner(i)].push_back(i);
+    }
+  });
+  const std::vector<std::int64_t> mine = all_to_all(comm, to_owner);
+  collectively(comm, [&] {
+    std::vector<char> seen(static_cast<std::size_t>(current.rows(rank)), 0);
+    for (const std::int64_t i : mine) {
+      char& s = seen[i - current.begin(rank)];
+      if (s) fail_input(source, ": row index ", i, " is given to two rows (not a permutation)");
+      s = 1;
+    }
+    if (static_cast<std::int64_t>(mine.size()) != current.rows(rank))
+      fail_input(source, ": rank ", rank, "'s range holds ", current.rows(rank), " rows, but ", mine.size(),
+                 " rows are numbered into it");
+  });
+  std::vector<int> part(renumbered.size());
+  for (std::size_t i = 0; i < part.size(); ++i) part[i] = current.owner(renumbered[i]);
+  const std::vector<std::int64_t> columns = renumber_columns(comm, matrix.rows, matrix.partition, renumbered);
+  auto [rows, original] = move_rows(comm, matrix.rows, part, renumbered, columns, current);
+  matrix.numbering = RowNumbering(comm, matrix.partition, current, std::move(original), renumbered);
+  matrix.rows = std::move(rows);
+  matrix.partition = current;
+  matrix.partitioning = PartitionReport{};
+  matrix.partitioning.source = source;
+  matrix.partitioning.seconds = MPI_Wtime() - start;
+  matrix.local_order = LocalOrderReport{};  // the saved numbering holds the order too
+}
+
 void distribute_like(DistributedRows& second, const DistributedRows& first, MPI_Comm comm) {
   const RowNumbering& numbering = first.numbering;
   if (second.partition.first_rows() != numbering.original().first_rows())

@@ -8,6 +8,10 @@
 
 #include <mpi.h>
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include "core/enums.hpp"
 #include "io/csr_rows.hpp"
 #include "solver/operator/load_matrix.hpp"
@@ -37,6 +41,15 @@ double contiguous_halo_fraction(MPI_Comm comm, const io::CsrRows& rows, const Ro
 // InputError (agreed) for `graph` or `band` in a build without PT-Scotch.
 void distribute_rows(DistributedRows& matrix, PartitionMethod method, MPI_Comm comm,
                      LocalOrder order = LocalOrder::automatic);
+
+// The rows moved and renumbered to a numbering given whole (a saved one):
+// `current` the operator's partition, `renumbered` each of this rank's input
+// rows' row in it (row_index of a partition file). Replaces distribute_rows
+// (partition and local order both). InputError (agreed) naming `source`
+// where `current` is not a partition of the matrix's rows over the ranks or
+// `renumbered` is not a permutation of them. Collective.
+void distribute_by_numbering(DistributedRows& matrix, const RowPartition& current,
+                             const std::vector<std::int64_t>& renumbered, const std::string& source, MPI_Comm comm);
 
 // A second matrix (B of A x = lambda B x, loaded on the first's input
 // partition: load_distributed_rows_like) moved and renumbered as the first's
