@@ -189,7 +189,8 @@ std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search_b(std::vector
     // (repeated passes where one is not safe), then A W; refilled at random
     // where no direction is left.
     const BBasis<T> XP{column_range(cS(cur_), 0, q), column_range(cBS(cur_), 0, q)};
-    std::int64_t nw = b_orthonormalize_against(ctx_, comm_, *B_, constraints(), XP, W, BWv, scratch_.view(), tol_, false);
+    std::int64_t nw =
+        b_orthonormalize_against(ctx_, comm_, *B_, constraints(), XP, W, BWv, scratch_.view(), tol_, false);
     if (nw == 0) {
       // Every residual direction lies in span[X P] to working precision: explore at random.
       fill_random(ctx_, W, options_.seed, A_.first_row(), std::int64_t{nb_} * (max_refills + 1 + iteration_));
