@@ -65,7 +65,8 @@ void BestIterate<T>::record(spmm::ConstDenseView<T> previous_x, bool new_iterate
 template <class T>
 std::optional<LobpcgStall> BestIterate<T>::stall() const {
   const bool diverged = above_ >= divergence_window;
-  if (diverged || (stagnation_window_ > 0 && last_iteration_ - fallen_at_ >= stagnation_window_))
+  const double patience = std::max<double>(stagnation_window_, stagnation_patience * fallen_at_);
+  if (diverged || (stagnation_window_ > 0 && last_iteration_ - fallen_at_ >= patience))
     return LobpcgStall{diverged, last_largest_pair_, min_mean_, min_iteration_, last_mean_, fallen_at_};
   return std::nullopt;
 }
