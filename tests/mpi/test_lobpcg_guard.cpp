@@ -204,6 +204,30 @@ TEST(BestIterate, StagnationAfterAWindowWithoutAFall) {
   EXPECT_EQ(s->fallen_at, 4);
 }
 
+// The stop waits, beyond the window, for half the iterations before the last
+// fall (stagnation_patience): slow runs progress in bursts between plateaus
+// that grow with the run.
+TEST(BestIterate, StagnationWaitsLongerLaterInTheRun) {
+  const Laplacian1d L;
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), L.whole, L.partition);
+  const Iterate first = make_iterate(A, 1e-3), fallen = make_iterate(A, 0.5e-3),
+                 flat = make_iterate(A, 0.5e-3 * 0.98);
+  BestIterate<double> best(A.context(), A.local_rows(), k, 6);
+  record(best, nullptr, first, 0);
+  record(best, &first, fallen, 40);  // the last fall, at iteration 40: patience max(6, 20)
+  const Iterate* previous = &fallen;
+  for (int iteration = 41; iteration < 60; ++iteration) {
+    record(best, previous, flat, iteration);
+    previous = &flat;
+    EXPECT_FALSE(best.stall()) << "iteration " << iteration;
+  }
+  record(best, previous, flat, 60);
+  const auto s = best.stall();
+  ASSERT_TRUE(s);
+  EXPECT_FALSE(s->diverged);
+  EXPECT_EQ(s->fallen_at, 40);
+}
+
 // End to end: diag(1e-9, 2, ..., 40) at relative 1e-6 asks pair 0 for less than fp64's floor
 // (eps 40 / 1e-9 ~ 9e-6): LOBPCG warns early, stops as stagnating, not at max_iterations, and says so.
 TEST(LobpcgGuard, StopsAStagnatingRun) {
