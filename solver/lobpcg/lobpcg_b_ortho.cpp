@@ -51,17 +51,14 @@ void combine_projected(const spmm::Context& context, const BBasis<T>& Y, const H
 
 }  // namespace
 
-void require_positive_b_norms(MPI_Comm comm, const HostMatrix& G, std::int64_t offset, std::int64_t count,
-                              double eps) {
+void require_positive_b_norms(const HostMatrix& G, std::int64_t offset, std::int64_t count, double eps) {
   double largest = 0, lowest = 0;
   for (std::int64_t j = 0; j < count; ++j) {
     const double v = G(offset + j, j);
     largest = std::max(largest, std::abs(v));
     lowest = std::min(lowest, v);
   }
-  int negative = lowest < -std::sqrt(eps) * largest ? 1 : 0;
-  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &negative, 1, MPI_INT, MPI_MAX, comm));
-  if (negative)
+  if (lowest < -std::sqrt(eps) * largest)
     throw BNotPositiveDefinite(detail::concat(
         "B is not positive definite: LOBPCG met a vector x with x^T B x = ", lowest, " (the block's largest |x^T B x| ",
         largest, "); A x = lambda B x needs B symmetric positive definite"));
@@ -89,7 +86,7 @@ std::int64_t b_orthonormalize_against(const spmm::Context& context, MPI_Comm com
     const HostMatrix G_all =
         q > 0 ? gram<T>(context, comm, SplitColumns<T>(Q.V, spmm::ConstDenseView<T>(Wk)), spmm::ConstDenseView<T>(BWk))
               : gram<T>(context, comm, SplitColumns<T>(spmm::ConstDenseView<T>(Wk)), spmm::ConstDenseView<T>(BWk));
-    require_positive_b_norms(comm, G_all, q, kept, tol.eps);
+    require_positive_b_norms(G_all, q, kept, tol.eps);
     const HostMatrix CY = m > 0 ? gram<T>(context, comm, Y.V, spmm::ConstDenseView<T>(BWk)) : HostMatrix(0, kept);
     const HostMatrix C = G_all.block(0, q, 0, kept);
     HostMatrix G = symmetric_part(G_all.block(q, kept, 0, kept));

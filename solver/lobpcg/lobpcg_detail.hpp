@@ -210,9 +210,9 @@ struct BBasis {
 // The diagonal of a B-Gram matrix G from (offset, 0) on, `count` entries:
 // x^T B x of a block's columns. An entry below -sqrt(eps) times the largest
 // |x^T B x| there, far past the rounding of a positive definite B, throws
-// BNotPositiveDefinite on every rank. Collective.
-void require_positive_b_norms(MPI_Comm comm, const HostMatrix& G, std::int64_t offset, std::int64_t count,
-                              double eps);
+// BNotPositiveDefinite. G is the reduced Gram matrix every rank holds alike
+// (the fused pass branches on it the same way), so every rank throws.
+void require_positive_b_norms(const HostMatrix& G, std::int64_t offset, std::int64_t count, double eps);
 
 // W -= Y (BY^T W): W made B-orthogonal to a B-orthonormal Y. Collective.
 template <class T>

@@ -167,7 +167,7 @@ std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search_b(std::vector
         start_gram_pair(ctx_, comm_, basis(cur_, q, na), spmm::ConstDenseView<T>(BWv), column_range(cAW(cur_), 0, na))
             .finish();
     HostMatrix measured = both.block(0, q + na, 0, na), s_t_az = both.block(0, q + na, na, na);
-    require_positive_b_norms(comm_, measured, q, na, tol_.eps);
+    require_positive_b_norms(measured, q, na, tol_.eps);
     clock_.to(time_.rayleigh_ritz);
     // Q^T B Q for Q = [X P]: carried, else B-orthonormal to rounding.
     basis_options_.q_gram = rank_ == 0 && carried_ ? &carried_b_ : nullptr;

@@ -109,6 +109,25 @@ std::pair<io::CsrRows, std::vector<std::int64_t>> move_rows(MPI_Comm comm, const
   return {std::move(out), std::move(original)};
 }
 
+// The rows moved to the numbering `current` (each local row's new index in
+// `renumbered`, its part `part`), columns renumbered alike, and the numbering
+// against the input's recorded.
+void move_to_numbering(DistributedRows& matrix, const std::vector<int>& part, std::vector<std::int64_t> renumbered,
+                       RowPartition current, MPI_Comm comm) {
+  const std::vector<std::int64_t> columns = renumber_columns(comm, matrix.rows, matrix.partition, renumbered);
+  auto [rows, original] = move_rows(comm, matrix.rows, part, renumbered, columns, current);
+  matrix.numbering = RowNumbering(comm, matrix.partition, current, std::move(original), std::move(renumbered));
+  matrix.rows = std::move(rows);
+  matrix.partition = std::move(current);
+}
+
+// Each row's part: the rank whose range of `current` holds its new index.
+std::vector<int> parts_of(const std::vector<std::int64_t>& renumbered, const RowPartition& current) {
+  std::vector<int> part(renumbered.size());
+  for (std::size_t i = 0; i < part.size(); ++i) part[i] = current.owner(renumbered[i]);
+  return part;
+}
+
 // Partitions the graph and moves the rows; times the partitioner.
 void partition_and_move(DistributedRows& matrix, MPI_Comm comm) {
   const int ranks = comm_size(comm);
@@ -117,11 +136,7 @@ void partition_and_move(DistributedRows& matrix, MPI_Comm comm) {
   matrix.partitioning.partitioner_seconds = MPI_Wtime() - start;
   matrix.partitioning.partitioner = graph_partitioner_name();
   auto [current, renumbered] = number_by_parts(comm, part, matrix.rows.global_rows);
-  const std::vector<std::int64_t> columns = renumber_columns(comm, matrix.rows, matrix.partition, renumbered);
-  auto [rows, original] = move_rows(comm, matrix.rows, part, renumbered, columns, current);
-  matrix.numbering = RowNumbering(comm, matrix.partition, current, std::move(original), std::move(renumbered));
-  matrix.rows = std::move(rows);
-  matrix.partition = std::move(current);
+  move_to_numbering(matrix, part, std::move(renumbered), std::move(current), comm);
 }
 
 std::string percent(double fraction) {
@@ -214,13 +229,7 @@ void distribute_by_numbering(DistributedRows& matrix, const RowPartition& curren
       fail_input(source, ": rank ", rank, "'s range holds ", current.rows(rank), " rows, but ", mine.size(),
                  " rows are numbered into it");
   });
-  std::vector<int> part(renumbered.size());
-  for (std::size_t i = 0; i < part.size(); ++i) part[i] = current.owner(renumbered[i]);
-  const std::vector<std::int64_t> columns = renumber_columns(comm, matrix.rows, matrix.partition, renumbered);
-  auto [rows, original] = move_rows(comm, matrix.rows, part, renumbered, columns, current);
-  matrix.numbering = RowNumbering(comm, matrix.partition, current, std::move(original), renumbered);
-  matrix.rows = std::move(rows);
-  matrix.partition = current;
+  move_to_numbering(matrix, parts_of(renumbered, current), renumbered, current, comm);
   matrix.partitioning = PartitionReport{};
   matrix.partitioning.source = source;
   matrix.partitioning.seconds = MPI_Wtime() - start;
@@ -234,8 +243,7 @@ void distribute_like(DistributedRows& second, const DistributedRows& first, MPI_
   second.partitioning = first.partitioning;
   if (!numbering.is_identity()) {
     const std::vector<std::int64_t>& renumbered = numbering.current_of_original();
-    std::vector<int> part(renumbered.size());
-    for (std::size_t i = 0; i < part.size(); ++i) part[i] = numbering.current().owner(renumbered[i]);
+    const std::vector<int> part = parts_of(renumbered, numbering.current());
     const std::vector<std::int64_t> columns = renumber_columns(comm, second.rows, second.partition, renumbered);
     second.rows = move_rows(comm, second.rows, part, renumbered, columns, numbering.current()).first;
   }
