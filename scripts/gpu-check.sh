@@ -2,7 +2,7 @@
 # On the GPU machine: build with the cuda preset, run the GPU tests and the
 # benchmarks asked for, and end with a short table. Logs go to $OUT (the
 # device tool's folder) or /tmp/gpu-check.
-#   scripts/gpu-check.sh [memplan] [dmma] [tests] [sanitize] [bench-quick|bench-full] [operator] [layouts] [blockops] [profile] [ncu] [ncu-lobpcg] [ncu-gram] [ncu-ritz] [compare] [compare-pencil] [scaling] [partition] [halo-scaling] [ab-eigs] [ab-blockops] [ab-spmm] [eigs-precision]
+#   scripts/gpu-check.sh [memplan] [dmma] [tests] [sanitize] [bench-quick|bench-full] [operator] [layouts] [blockops] [profile] [ncu] [ncu-lobpcg] [ncu-gram] [ncu-ritz] [compare] [compare-pencil] [tts] [scaling] [partition] [halo-scaling] [ab-eigs] [ab-blockops] [ab-spmm] [eigs-precision]
 # BUILD_TARGETS="a b": build only these targets (a probe that needs one app).
 # dmma: the fp64 tensor-core rate of each mma.sync shape (scripts/dev/dmma_rate.cu) and the MMA
 # opcodes in our LOBPCG kernels' SASS.
@@ -26,6 +26,8 @@
 # compare: block-eigs and block-cg against torch and CuPy (scripts/compare_solvers.py eigs, cg), then compare-pencil.
 # compare-pencil: K x = lambda M x on fem_p1's 128^3 cube: block-eigs with B, without (K alone), torch.lobpcg(K, B=M).
 # eigs-precision: block-eigs on the 128^3 LOBPCG comparison with the residual block in fp64 and in fp32 (auto).
+# tts: time to solution: wall from mpirun to exit beside the run's account, 128^3 and 256^3, generator and
+# HDF5, 1 and 2 GPUs, natural and renumbered (scripts/time-to-solution.sh; TTS_CASES picks).
 # memplan: block-eigs --dry-run, then the real run, on configs/laplacian3d-256.yaml (1 GPU): the plan's
 # device peak beside the measured one (Buffers' peak, and the device's use at it above its use before loading).
 # tests: CUDA_TESTS (a ctest -R regex) narrows it to the GPU tests a change touched.
@@ -420,6 +422,10 @@ for step in "${steps[@]}"; do
         echo "(no nsys on this machine)"
       fi
       note "halo-apply       $(grep -h '^CSV,operator' "$out"/halo-apply-*.log | awk -F, '{printf "np%s %.3f ms; ", $6, $7}')" ;;
+    tts)
+      echo "== time to solution (scripts/time-to-solution.sh; TTS_CASES picks)"
+      scripts/time-to-solution.sh $bin "$out"
+      note "tts              $(tail -n +2 "$out/tts-table.txt" | awk '{printf "%s %s/%s s; ", $1, $3, $5}')" ;;
     memplan)
       echo "== memory plan against the run (256^3 Laplacian, k = 16, 1 GPU)"
       cfg=configs/laplacian3d-256.yaml

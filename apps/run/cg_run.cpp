@@ -88,12 +88,14 @@ void print_stop(const solver::BlockCgResult& r, int window) {
 
 template <class T>
 int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, const spmm::Context& context,
-          MPI_Comm comm) {
+          MPI_Comm comm, RunAccount& account) {
   int rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const io::BlockCgConfig& settings = config.solver;
   solver::DistributedOperator<T> op(comm, context, matrix.rows, matrix.partition, config.execution.spmm_algorithm);
+  account.lap(Phase::operator_build);
   const solver::MemoryPlan memory_plan = check_memory_with_operator(config, matrix, op);
+  account.lap(Phase::memory_plan);
   const Space space = context.space();
   const std::int64_t m = op.local_rows();
 
@@ -111,6 +113,7 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
     B = spmm::DenseBlock<T>(space, m, s);
     op.apply(T(1), X_known.cview(), T(0), B.view());
   }
+  account.lap(Phase::start_block);
 
   const std::string summary = distribution_summary(matrix, op, config.execution, s);
   if (rank == 0) {
@@ -119,6 +122,7 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
                 static_cast<long long>(s), settings.rtol, settings.atol, settings.max_iterations,
                 to_string(settings.preconditioner.kind).data());
   }
+  account.lap(Phase::report);
 
   // The start: zeros, or a checkpoint's X (resume), whose iterations count on.
   spmm::DenseBlock<T> X(space, m, s);
@@ -140,21 +144,28 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
       solver::fail_input_everywhere("resume: ", config.resume, ": /P has ", p.cols, " columns, more than X's ", s);
     search = from_host_doubles<T>(space, m, p.cols, p.values);
   }
+  account.lap(Phase::start_block);
   const std::string text = config_text(config.path, config.overrides, comm);
   CheckpointGuard guard(config.output.checkpoint, "block-cg", first, text, matrix.numbering, comm);
 
+  account.lap(Phase::config);
   const BuiltPreconditioner<T> preconditioner =
       build_preconditioner(settings.preconditioner, op, matrix, SpectrumEnd::smallest, false);
   if (rank == 0 && preconditioner.object) std::printf("precond    %s\n", preconditioner.description.c_str());
+  account.lap(Phase::preconditioner);
   solver::BlockCgOptions options;
   options.rtol = settings.rtol;
   options.atol = settings.atol;
   options.max_iterations = settings.max_iterations - first;
+  double checkpoint_seconds = 0;
   options.between_iterations = [&](const solver::BlockCgIterate& it) {
     const CheckpointStep step = guard.poll(it.iteration);
-    if (step.write)
+    if (step.write) {
+      const double begin = MPI_Wtime();
       guard.write(it.iteration, {{"/X", s, it.solution}, {"/P", it.search_width, it.search}},
                   [&](io::Hdf5Writer& w) { write_provenance(w, "block-cg", context, comm); });
+      checkpoint_seconds += MPI_Wtime() - begin;
+    }
     return step.stop;
   };
   options.stagnation_window = settings.stagnation_window;
@@ -166,10 +177,14 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
                     pacing.timing().c_str());
       if (pacing.flush_due(p.elapsed, p.last)) std::fflush(stdout);
     };
+  print_setup(account, comm);
+  account.lap(Phase::report);
   op.reset_timings();
   const solver::BlockCgResult result =
       solver::block_cg<T>(op, B.cview(), X.view(), options, preconditioner.object.get(),
                           search ? std::optional(search->cview()) : std::nullopt);
+  account.lap(Phase::solve);
+  account.move(Phase::solve, Phase::checkpoints, checkpoint_seconds);
   // The preconditioner's products are counted apart from the solver's own.
   const solver::PreconditionerWork pw = preconditioner.object ? preconditioner.object->work() : solver::PreconditionerWork{};
   const double halo_time = op.halo_seconds() - pw.halo;
@@ -209,12 +224,16 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
     std::printf("%s", memory.c_str());
   }
 
+  account.lap(Phase::report);
   if (!config.output.path.empty()) {
     std::vector<std::int64_t> iterations(result.iterations.begin(), result.iterations.end());
     for (std::int64_t& i : iterations) i += first;
     std::vector<std::int64_t> converged(result.converged.begin(), result.converged.end());
     std::vector<double> history;
     for (const auto& row : result.history) history.insert(history.end(), row.begin(), row.end());
+    std::vector<DistributedBlock> blocks{
+        block_in_input_order("/X", solver::host_doubles<T>(X.cview()), s, matrix.numbering, comm)};
+    account.lap(Phase::gather);
     write_distributed_output(
         comm, config.output.path,
         [&](io::Hdf5Writer& w) {
@@ -242,9 +261,11 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
             w.attribute("/", name, value);
           w.attribute("/", "preconditioner_products", std::int64_t{pw.products});
         },
-        {block_in_input_order("/X", solver::host_doubles<T>(X.cview()), s, matrix.numbering, comm)});
+        blocks, [&](io::Hdf5Writer* w) { write_account(account, w, comm); });
+    account.lap(Phase::write);
     if (rank == 0) std::printf("wrote %s\n", config.output.path.c_str());
   }
+  print_account_end(account, comm);
   if (guard.signal() != 0) return exit_interrupted;
   return result.all_converged() ? exit_ok : exit_not_converged;
 }
@@ -253,12 +274,15 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
 
 int run_cg(const std::string& config_path, MPI_Comm comm, const std::vector<std::string>& overrides,
              bool dry_run) {
+  RunAccount account;
+  account.lap(Phase::startup);
   const io::CgConfig config =
       solver::collectively(comm, [&] { return io::read_cg_config(config_path, overrides); });
-  return prepare_and_solve(config, comm, dry_run, [&](auto precision, const solver::DistributedRows& matrix,
-                                                      const solver::DistributedRows*, const spmm::Context& context) {
-    return solve<decltype(precision)>(config, matrix, context, comm);
-  });
+  return prepare_and_solve(config, comm, dry_run, account,
+                           [&](auto precision, const solver::DistributedRows& matrix, const solver::DistributedRows*,
+                               const spmm::Context& context) {
+                             return solve<decltype(precision)>(config, matrix, context, comm, account);
+                           });
 }
 
 }  // namespace blockeigs::apps

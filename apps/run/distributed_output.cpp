@@ -1,6 +1,7 @@
 #include "apps/run/distributed_output.hpp"
 
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "core/checks.hpp"
@@ -10,7 +11,8 @@ namespace blockeigs::apps {
 
 void write_distributed_output(MPI_Comm comm, const std::string& path,
                               const std::function<void(io::Hdf5Writer&)>& write_small,
-                              const std::vector<DistributedBlock>& blocks) {
+                              const std::vector<DistributedBlock>& blocks,
+                              const std::function<void(io::Hdf5Writer*)>& write_last) {
   int rank = 0, ranks = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
@@ -46,6 +48,16 @@ void write_distributed_output(MPI_Comm comm, const std::string& path,
           io::Hdf5Writer writer(path, false);
           write_blocks(writer);
         });
+    }
+    if (write_last) {
+      std::optional<io::Hdf5Writer> writer;
+      solver::collectively(comm, [&] {
+        if (rank == 0) writer.emplace(path, false);
+      });
+      write_last(writer ? &*writer : nullptr);
+      solver::collectively(comm, [&] {
+        if (writer) writer->close();
+      });
     }
     solver::collectively(comm, [&] {
       if (rank == 0) io::commit_output(path);

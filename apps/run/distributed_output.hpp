@@ -23,9 +23,13 @@ struct DistributedBlock {
   std::vector<double> local;    // this rank's rows, row-major
 };
 
-// `write_small` runs on rank 0 with the new file open.
+// `write_small` runs on rank 0 with the new file open. `write_last`, where
+// given, runs on every rank once the blocks are written and before the file
+// is moved into place, with the file open on rank 0 (null elsewhere): it may
+// call collectives (the run's account of time, written as attributes).
 void write_distributed_output(MPI_Comm comm, const std::string& path,
                               const std::function<void(io::Hdf5Writer&)>& write_small,
-                              const std::vector<DistributedBlock>& blocks);
+                              const std::vector<DistributedBlock>& blocks,
+                              const std::function<void(io::Hdf5Writer*)>& write_last = {});
 
 }  // namespace blockeigs::apps

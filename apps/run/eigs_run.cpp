@@ -202,14 +202,17 @@ solver::LobpcgOptions lobpcg_options(const io::EigensolverConfig& c, std::int64_
 
 template <class T>
 int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, const solver::DistributedRows* b,
-          const spmm::Context& context, MPI_Comm comm) {
+          const spmm::Context& context, MPI_Comm comm, RunAccount& account) {
   int rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const io::EigensolverConfig& settings = config.eigensolver;
   solver::DistributedOperator<T> op(comm, context, matrix.rows, matrix.partition, config.execution.spmm_algorithm);
+  account.lap(Phase::operator_build);
   // B (matrix_b) on A's rows and the constraint block Y (eigensolver.constraints), where given.
   const EigsProblem<T> problem = set_up_problem<T>(config, matrix, b, context, comm);
+  account.lap(Phase::matrix_b);
   const solver::MemoryPlan memory_plan = check_memory_with_operator(config, matrix, op, b, problem.b.get());
+  account.lap(Phase::memory_plan);
   solver::LobpcgOptions options = lobpcg_options(settings, op.global_rows());
   const int block = options.block_size > 0 ? options.block_size : solver::default_block_size(options.k, op.global_rows());
 
@@ -222,25 +225,34 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
                 to_string(options.which).data(), block, to_string(options.test).data(), options.tolerance,
                 options.max_iterations, to_string(settings.preconditioner.kind).data());
   }
+  account.lap(Phase::report);
 
   // The start block, this rank's rows: a checkpoint's (resume), a file's
   // (eigensolver.start), or none (random columns).
   StartBlock<T> start = start_block<T>(config, op, matrix.numbering, block, problem, comm);
   options.max_iterations -= start.first_iteration;  // a resumed run's budget is what the first one left
+  account.lap(Phase::start_block);
   const std::string text = config_text(config.path, config.overrides, comm);
   CheckpointGuard guard(config.output.checkpoint, "block-eigs", start.first_iteration, text, matrix.numbering, comm);
+  double checkpoint_seconds = 0;
   options.between_iterations = [&](const solver::LobpcgIterate& it) {
     const CheckpointStep step = guard.poll(it.iteration);
-    if (step.write)
+    if (step.write) {
+      const double begin = MPI_Wtime();
       guard.write(it.iteration, {{"/X", it.block_size, it.block}}, [&](io::Hdf5Writer& w) {
         w.write("/ritz_values", std::vector<double>(it.values.begin(), it.values.end()));
         write_provenance(w, "block-eigs", context, comm);
         write_problem_attributes(w, problem, matrix.description);
       });
+      checkpoint_seconds += MPI_Wtime() - begin;
+    }
     return step.stop;
   };
+  account.lap(Phase::config);
   const BuiltPreconditioner<T> preconditioner = build_preconditioner(settings.preconditioner, op, matrix, options.which, true);
   if (rank == 0 && preconditioner.object) std::printf("precond    %s\n", preconditioner.description.c_str());
+  account.lap(Phase::preconditioner);
+  print_setup(account, comm);
 
   // Rank 0 prints the monitor lines (output.monitor, every output.monitor_every
   // iterations) and, monitor or not, the solver's one warning about the floor.
@@ -268,6 +280,8 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
       throw solver::AgreedError("matrix_b: " + problem.b_source + ": " + e.what(), true);
     }
   }();
+  account.lap(Phase::solve);
+  account.move(Phase::solve, Phase::checkpoints, checkpoint_seconds);
 
   const auto& t = result.timings;
   // The preconditioner's products are counted apart from the solver's own.
@@ -312,6 +326,7 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
     std::printf("%s", memory.c_str());
   }
 
+  account.lap(Phase::report);
   if (!config.output.path.empty()) {
     const auto k = static_cast<std::int64_t>(options.k);
     std::vector<std::int64_t> converged(result.converged.begin(), result.converged.end());
@@ -321,6 +336,9 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
       history_residuals.insert(history_residuals.end(), step.residual_norms.begin(), step.residual_norms.end());
     }
     const auto steps = static_cast<std::int64_t>(result.history.size());
+    std::vector<DistributedBlock> blocks{block_in_input_order(
+        "/eigenvectors", solver::host_doubles<T>(result.eigenvectors.cview()), k, matrix.numbering, comm)};
+    account.lap(Phase::gather);
     write_distributed_output(
         comm, config.output.path,
         [&](io::Hdf5Writer& w) {
@@ -354,10 +372,11 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
             w.attribute("/", name, value);
           w.attribute("/", "preconditioner_products", std::int64_t{pw.products});
         },
-        {block_in_input_order("/eigenvectors", solver::host_doubles<T>(result.eigenvectors.cview()), k, matrix.numbering,
-                              comm)});
+        blocks, [&](io::Hdf5Writer* w) { write_account(account, w, comm); });
+    account.lap(Phase::write);
     if (rank == 0) std::printf("wrote %s\n", config.output.path.c_str());
   }
+  print_account_end(account, comm);
   if (guard.signal() != 0) return exit_interrupted;
   return result.all_converged() ? exit_ok : exit_not_converged;
 }
@@ -366,12 +385,15 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
 
 int run_eigs(const std::string& config_path, MPI_Comm comm, const std::vector<std::string>& overrides,
              bool dry_run) {
+  RunAccount account;
+  account.lap(Phase::startup);
   const io::EigsConfig config =
       solver::collectively(comm, [&] { return io::read_eigs_config(config_path, overrides); });
-  return prepare_and_solve(config, comm, dry_run, [&](auto precision, const solver::DistributedRows& matrix,
-                                                      const solver::DistributedRows* b, const spmm::Context& context) {
-    return solve<decltype(precision)>(config, matrix, b, context, comm);
-  });
+  return prepare_and_solve(config, comm, dry_run, account,
+                           [&](auto precision, const solver::DistributedRows& matrix, const solver::DistributedRows* b,
+                               const spmm::Context& context) {
+                             return solve<decltype(precision)>(config, matrix, b, context, comm, account);
+                           });
 }
 
 }  // namespace blockeigs::apps

@@ -60,21 +60,62 @@ void check_output_path(const std::string& path, MPI_Comm comm, const std::string
 }
 
 solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, PartitionMethod partition,
-                                              LocalOrder order, MPI_Comm comm, const std::string& partition_file) {
+                                              LocalOrder order, MPI_Comm comm, const std::string& partition_file,
+                                              RunAccount* account) {
+  auto lap = [&](Phase phase) {
+    if (account) account->lap(phase);
+  };
   const bool saved = !partition_file.empty() && partition_file_exists(partition_file, comm);
   // A file to be written must be writable before the partitioner's time is spent.
   if (!partition_file.empty() && !saved) check_output_path(partition_file, comm, "execution.partition_file");
+  lap(Phase::config);
   solver::DistributedRows matrix = solver::load_distributed_rows(config, comm);
+  lap(Phase::read);
   // The partitioner needs a symmetric pattern: checked first.
   if (!matrix.symmetric_by_construction)
     solver::check_symmetric(comm, matrix.rows, matrix.partition, matrix.description);
+  lap(Phase::symmetry);
   if (saved) {
     read_partition_file(matrix, partition_file, comm);
+    lap(Phase::partition);  // reading the file; moving the rows by it is moving rows
+    if (account) account->move(Phase::partition, Phase::move_rows, matrix.partitioning.seconds);
     return matrix;
   }
   solver::distribute_rows(matrix, partition, comm, order);
+  lap(Phase::partition);
+  if (account) {
+    const solver::PartitionReport& p = matrix.partitioning;
+    if (p.used == PartitionMethod::graph) account->move(Phase::partition, Phase::move_rows, p.seconds - p.partitioner_seconds);
+    account->move(Phase::partition, Phase::local_order, matrix.local_order.seconds);
+  }
   if (!partition_file.empty()) write_partition_file(matrix, partition_file, comm);
+  lap(Phase::partition);
   return matrix;
+}
+
+void print_setup(const RunAccount& account, MPI_Comm comm) {
+  const RunTimes t = account.agreed(comm);
+  int rank = 0;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) {
+    std::printf("%s", t.setup_line().c_str());
+    std::fflush(stdout);
+  }
+}
+
+void write_account(RunAccount& account, io::Hdf5Writer* writer, MPI_Comm comm) {
+  account.lap(Phase::write);
+  const RunTimes t = account.agreed(comm);
+  if (writer) t.write_attributes(*writer);
+}
+
+RunTimes print_account_end(RunAccount& account, MPI_Comm comm) {
+  account.lap(Phase::report);
+  const RunTimes t = account.agreed(comm);
+  int rank = 0;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) std::printf("%s%s", t.output_line().c_str(), t.wall_line().c_str());
+  return t;
 }
 
 io::DenseRows read_dense_rows(const std::string& file, const std::string& dataset,

@@ -11,6 +11,7 @@
 
 #include "apps/run/memory_report.hpp"
 #include "apps/run/distributed_output.hpp"
+#include "apps/run/run_account.hpp"
 #include "io/config.hpp"
 #include "io/hdf5_dense.hpp"
 #include "io/hdf5_writer.hpp"
@@ -36,9 +37,11 @@ void write_provenance(io::Hdf5Writer& writer, const std::string& app, const spmm
 // rank's by `order` (solver/operator/partition/distribute_rows.hpp). With a
 // `partition_file` (execution.partition_file, partition_file.hpp): the
 // distribution saved there where the file exists, else computed and saved
-// there. Collective.
+// there. Collective. `account`, where given, gets the time of each step
+// (reading, symmetry check, partition, moving rows, local order).
 solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, PartitionMethod partition,
-                                              LocalOrder order, MPI_Comm comm, const std::string& partition_file = "");
+                                              LocalOrder order, MPI_Comm comm, const std::string& partition_file = "",
+                                              RunAccount* account = nullptr);
 
 // The rows of a dense HDF5 block (start block, right-hand sides) that this
 // rank holds in the operator's numbering: each rank reads its range of the
@@ -56,27 +59,47 @@ DistributedBlock block_in_input_order(const std::string& dataset, const std::vec
 // Refuses, on every rank, an output path that cannot be written (empty: none).
 void check_output_path(const std::string& path, MPI_Comm comm, const std::string& key = "output.path");
 
+// Rank 0 prints the account's `setup` line: where the time until the solve went. Collective.
+void print_setup(const RunAccount& account, MPI_Comm comm);
+// The last lap (the report) and, on rank 0, the `output` and `wall` lines;
+// returns the agreed times. Collective.
+RunTimes print_account_end(RunAccount& account, MPI_Comm comm);
+// A result file's `write_last` (distributed_output.hpp): the writing so far
+// as a lap, then the agreed account as attributes on rank 0. Collective.
+void write_account(RunAccount& account, io::Hdf5Writer* writer, MPI_Comm comm);
+
 // The steps between a config and a solve, the same for both apps: output path
 // checked, backend chosen, the memory plan checked from the matrices' sizes,
 // matrix loaded, checked and distributed, and B of A x = lambda B x (block-eigs'
-// matrix_b) on its rows; then (a dry run prints the plan and stops)
-// solve(T{}, matrix, b, context) with T the config's SpMM precision and b
-// null without a B.
+// matrix_b) on its rows; then (a dry run prints the plan, the set-up's account
+// and stops) solve(T{}, matrix, b, context) with T the config's SpMM precision
+// and b null without a B. Each step's time goes to `account`.
 template <class Config, class Solve>
-int prepare_and_solve(const Config& config, MPI_Comm comm, bool dry_run, Solve&& solve) {
+int prepare_and_solve(const Config& config, MPI_Comm comm, bool dry_run, RunAccount& account, Solve&& solve) {
   check_output_path(config.output.path, comm);
   check_output_path(config.output.checkpoint.path, comm, "output.checkpoint.path");  // now, not an hour in
+  account.lap(Phase::config);
   const spmm::Context context = solver::make_context(config.execution.backend, comm);
+  account.lap(Phase::backend);
   spmm::reset_memory_peaks();
   check_memory_before_loading(config, context, comm);
-  const solver::DistributedRows matrix = load_symmetric_matrix(
-      config.matrix, config.execution.partition, config.execution.local_order, comm, config.execution.partition_file);
+  account.lap(Phase::memory_plan);
+  const solver::DistributedRows matrix =
+      load_symmetric_matrix(config.matrix, config.execution.partition, config.execution.local_order, comm,
+                            config.execution.partition_file, &account);
   std::optional<solver::DistributedRows> b;
   if constexpr (requires { config.matrix_b; }) {
     if (config.matrix_b) b = solver::load_matrix_b(*config.matrix_b, matrix, comm);
+    account.lap(Phase::matrix_b);
   }
   const solver::DistributedRows* matrix_b = b ? &*b : nullptr;
-  if (dry_run) return print_dry_run(config, matrix, matrix_b, context, comm);
+  if (dry_run) {
+    const int code = print_dry_run(config, matrix, matrix_b, context, comm);
+    account.lap(Phase::memory_plan);
+    print_setup(account, comm);
+    print_account_end(account, comm);
+    return code;
+  }
   if (config.execution.spmm_precision == Precision::fp32) return solve(float{}, matrix, matrix_b, context);
   return solve(double{}, matrix, matrix_b, context);
 }

@@ -1,0 +1,97 @@
+// Where a run's wall-clock time went, from the process's start to the end of
+// its output: every phase of set-up, the solve, checkpoints and the result
+// file, each the maximum over ranks (PETSc's -log_view, for a whole run).
+// The clock is lap-based: each lap gives the time since the previous one to
+// a phase, so the phases cover the whole time and nothing is counted twice.
+#pragma once
+
+#include <mpi.h>
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace blockeigs::io {
+class Hdf5Writer;
+}
+
+namespace blockeigs::apps {
+
+enum class Phase {
+  // set-up
+  startup,         // the process's start to the app's body: loading libraries, MPI_Init
+  config,          // reading and checking the config, output paths
+  backend,         // choosing and starting the backend (the CUDA context on a GPU)
+  memory_plan,     // the memory plans and their checks
+  read,            // reading or generating this rank's rows of A
+  symmetry,        // checking A for symmetry
+  partition,       // deciding on and computing a graph partition, or reading a saved one
+  move_rows,       // moving and renumbering the rows to their ranks
+  local_order,     // ordering each rank's rows
+  matrix_b,        // B of A x = lambda B x: reading, checks, moving, its operator; the constraints
+  operator_build,  // the distributed operator: local blocks, halo plan, upload to the device
+  start_block,     // the start block or the right-hand sides
+  preconditioner,  // the preconditioner's set-up
+  // the solve
+  solve,        // the solver's own time (its `solve time` line), less checkpoints
+  checkpoints,  // writing checkpoints between iterations
+  // after the solve
+  gather,  // results to the host and into the input's numbering
+  write,   // writing the result file
+  report,  // the summary's tables and the collectives behind them
+  count
+};
+
+inline constexpr std::size_t kPhases = static_cast<std::size_t>(Phase::count);
+
+// A phase's name in the summary ("symmetry check") and in result files'
+// attribute names ("symmetry").
+std::string_view phase_label(Phase phase);
+std::string_view phase_key(Phase phase);
+bool is_setup(Phase phase);
+
+// Every phase's seconds and the wall, each the maximum over ranks.
+struct RunTimes {
+  std::array<double, kPhases> seconds{};
+  double wall = 0;  // from the process's start (Linux: its start time in /proc; elsewhere the account's start)
+
+  double operator[](Phase phase) const { return seconds[static_cast<std::size_t>(phase)]; }
+  double setup() const;   // startup .. preconditioner
+  double output() const;  // gather and write
+  double sum() const;     // all phases
+
+  // "setup      1.234 s: start-up 0.210, config 0.002, ..." (phases that took time)
+  std::string setup_line() const;
+  // "output     0.512 s: gathering 0.101, writing 0.411" (empty without output)
+  std::string output_line() const;
+  // "wall       3.456 s from the process's start: set-up 1.234, solve 1.700, ..."
+  std::string wall_line() const;
+  // time_wall, time_setup and time_setup_<phase>, time_solve_wall, time_checkpoints,
+  // time_output_gather, time_output_write, time_report: root attributes of a result file.
+  void write_attributes(io::Hdf5Writer& writer) const;
+};
+
+class RunAccount {
+ public:
+  RunAccount();  // the clock runs from the process's start; the time until now is start-up
+
+  // The time since the last lap (or the start) is `phase`'s.
+  void lap(Phase phase);
+  // Moves `seconds` already counted to `from` over to `to` (a part that a lap
+  // held: the partitioner inside a partition step, checkpoints inside the solve).
+  void move(Phase from, Phase to, double seconds);
+  // Seconds since the process's start, on this rank.
+  double elapsed() const;
+
+  // Each phase's maximum over ranks; the wall is this rank's elapsed time
+  // now, maximised too. Collective.
+  RunTimes agreed(MPI_Comm comm) const;
+
+ private:
+  double origin_ = 0;    // MPI_Wtime() at the process's start
+  double last_lap_ = 0;  // MPI_Wtime() at the last lap
+  std::array<double, kPhases> seconds_{};
+};
+
+}  // namespace blockeigs::apps
