@@ -16,6 +16,8 @@ flags=(); [ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
 work=${TTS_WORK:-/tmp/tts}; mkdir -p "$work"
 cases=${TTS_CASES:-eigs-128-gen eigs-128-h5 cg-128-h5 eigs-256-gen eigs-256-h5 eigs-256-h5-np2 renum-256-h5-np2}
 
+minus() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a - b }'; }
+
 # A matrix file, written once.
 matrix_file() {  # grid renumbered(0/1)
   local f=$work/lap-$1-$2.h5 extra=
@@ -23,7 +25,7 @@ matrix_file() {  # grid renumbered(0/1)
   if [ ! -f "$f" ]; then
     local t0=$(date +%s.%N)
     "$bin/mtx2h5" --generate "{type: laplacian_3d, nx: $1, ny: $1, nz: $1$extra}" "$f" >/dev/null || return 1
-    echo "mtx2h5 $1^3 renumbered=$2: $(echo "$(date +%s.%N) - $t0" | bc) s ($(du -m "$f" | cut -f1) MB)" >&2
+    echo "mtx2h5 $1^3 renumbered=$2: $(minus "$(date +%s.%N)" "$t0") s ($(du -m "$f" | cut -f1) MB)" >&2
   fi
   echo "$f"
 }
@@ -47,13 +49,13 @@ run_case() {  # name np app config [extra args...]
   local rc=$?
   t1=$(date +%s.%N)
   local wall solve setup output account
-  wall=$(echo "$t1 - $t0" | bc)
+  wall=$(minus "$t1" "$t0")
   solve=$(grep -oE '^(solve time|iterations [0-9]+.*; time) [0-9.]+' "$log" | grep -oE '[0-9.]+$' | head -1)
   setup=$(grep -E '^setup ' "$log" | grep -oE '[0-9.]+ s' | head -1 | cut -d' ' -f1)
   output=$(grep -E '^output ' "$log" | grep -oE '[0-9.]+ s' | head -1 | cut -d' ' -f1)
   account=$(grep -E '^wall ' "$log" | grep -oE '[0-9.]+ s' | head -1 | cut -d' ' -f1)
   printf '%-18s %3s %9.3f %9s %9s %9s %9s %9s%s\n' "$name" "$np" "$wall" "${account:--}" "${solve:--}" \
-    "$(echo "$wall - ${solve:-0}" | bc)" "${setup:--}" "${output:--}" "$([ $rc -ne 0 ] && [ $rc -ne 3 ] && echo "  exit $rc")" |
+    "$(minus "$wall" "${solve:-0}")" "${setup:--}" "${output:--}" "$([ $rc -ne 0 ] && [ $rc -ne 3 ] && echo "  exit $rc")" |
     tee -a "$out/tts-table.txt"
   grep -E '^(setup|output|wall|partition|row order) ' "$log" | sed 's/^/    /'
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "spmm/memory.hpp"
@@ -47,6 +48,23 @@ class CsrMatrix {
         row_offsets_(space, host.row_offsets),
         col_indices_(space, host.col_indices),
         values_(space, host.values) {}
+  // Adopts arrays already filled (rows + 1 offsets, nnz columns and values, one space).
+  CsrMatrix(std::int64_t rows, std::int64_t cols, Buffer<std::int32_t> row_offsets, Buffer<std::int32_t> col_indices,
+            Buffer<T> values)
+      : rows_(rows), cols_(cols), nnz_(static_cast<std::int64_t>(col_indices.size())),
+        row_offsets_(std::move(row_offsets)), col_indices_(std::move(col_indices)), values_(std::move(values)) {}
+  // The matrix in `space`: itself where it is there already, else a copy.
+  CsrMatrix to_space(Space space) && {
+    if (space == this->space()) return std::move(*this);
+    CsrMatrix out;
+    out.rows_ = rows_;
+    out.cols_ = cols_;
+    out.nnz_ = nnz_;
+    out.row_offsets_ = copy_of(row_offsets_, space);
+    out.col_indices_ = copy_of(col_indices_, space);
+    out.values_ = copy_of(values_, space);
+    return out;
+  }
 
   Space space() const { return row_offsets_.space(); }
   std::int64_t rows() const { return rows_; }
@@ -58,6 +76,12 @@ class CsrMatrix {
   }
 
  private:
+  template <class U>
+  static Buffer<U> copy_of(const Buffer<U>& from, Space space) {
+    Buffer<U> to(space, from.size());
+    copy_bytes(to.data(), space, from.data(), from.space(), from.size() * sizeof(U));
+    return to;
+  }
   std::int64_t rows_ = 0;
   std::int64_t cols_ = 0;
   std::int64_t nnz_ = 0;

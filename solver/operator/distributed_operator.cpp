@@ -55,8 +55,8 @@ DistributedOperator<T>::DistributedOperator(MPI_Comm comm, const spmm::Context& 
   const Space space = context_.space();
   diagonal_nnz_ = blocks.diagonal.nnz();
   off_diagonal_nnz_ = blocks.off_diagonal.nnz();
-  diagonal_block_ = spmm::CsrMatrix<T>(space, blocks.diagonal);
-  off_diagonal_block_ = spmm::CsrMatrix<T>(space, blocks.off_diagonal);
+  diagonal_block_ = std::move(blocks.diagonal).to_space(space);
+  off_diagonal_block_ = std::move(blocks.off_diagonal).to_space(space);
   diagonal_entries_ = spmm::Buffer<T>(space, blocks.diagonal_entries);
   halo_ = make_halo_exchange<T>(comm_, context_, halo_plan_, transport);
   off_diagonal_rows_ = spmm::Buffer<std::int32_t>(space, blocks.off_diagonal_rows);

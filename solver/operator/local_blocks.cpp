@@ -6,56 +6,135 @@
 #include "core/error.hpp"
 
 namespace blockeigs::solver {
+namespace {
 
-template <class T>
-LocalBlocks<T> split_local_rows(const io::CsrRows& rows) {
-  const std::int64_t m = rows.local_rows();
-  const std::int64_t begin = rows.first_row, end = rows.first_row + m;
+// Columns within a row are sorted, so a row's diagonal-block entries are one
+// run: [first, last) of its entries have columns in [begin, end).
+struct Run {
+  std::int64_t first, last;
+};
+
+Run diagonal_run(const io::CsrRows& rows, std::int64_t i, std::int64_t begin, std::int64_t end) {
+  const std::int64_t* col = rows.col_indices.data();
+  const std::int64_t* lo = col + rows.row_offsets[i];
+  const std::int64_t* hi = col + rows.row_offsets[i + 1];
+  const std::int64_t* first = lo;
+  while (first < hi && *first < begin) ++first;  // rows are short: a scan beats a search
+  const std::int64_t* last = first;
+  while (last < hi && *last < end) ++last;
+  return {first - col, last - col};
+}
+
+void check_fits(const io::CsrRows& rows) {
   constexpr std::int64_t int32_max = std::numeric_limits<std::int32_t>::max();
   if (rows.nnz() > int32_max)
     fail_input("one rank holds ", rows.nnz(), " nonzeros; local blocks are limited to 2^31 - 1: ",
                "run with more ranks");
+}
 
-  LocalBlocks<T> out;
-  // Pass 1: the halo columns, sorted and unique.
-  for (std::int64_t c : rows.col_indices)
-    if (c < begin || c >= end) out.halo_columns.push_back(c);
-  std::sort(out.halo_columns.begin(), out.halo_columns.end());
-  out.halo_columns.erase(std::unique(out.halo_columns.begin(), out.halo_columns.end()),
-                         out.halo_columns.end());
-
-  // Pass 2: fill both blocks row by row; columns stay sorted within a row
-  // because the renumbering is monotone in each block.
-  auto& D = out.diagonal;
-  auto& O = out.off_diagonal;
-  D.rows = m;
-  D.cols = m;
-  O.cols = static_cast<std::int64_t>(out.halo_columns.size());
-  D.row_offsets.assign(1, 0);
-  O.row_offsets.assign(1, 0);
-  D.row_offsets.reserve(m + 1);
-  out.diagonal_entries.assign(static_cast<std::size_t>(m), T(0));
+// Each row's diagonal-block count in `diagonal` (size m + 1, exclusive prefix
+// sums on return), its off-diagonal count likewise in `off`, and the halo
+// columns sorted and unique.
+void count_rows(const io::CsrRows& rows, std::vector<std::int64_t>& diagonal, std::vector<std::int64_t>& off,
+                std::vector<std::int64_t>& halo_columns) {
+  const std::int64_t m = rows.local_rows();
+  const std::int64_t begin = rows.first_row, end = rows.first_row + m;
+  diagonal.assign(static_cast<std::size_t>(m + 1), 0);
+  off.assign(static_cast<std::size_t>(m + 1), 0);
+  std::int64_t halo_entries = 0;
+#pragma omp parallel for schedule(static) reduction(+ : halo_entries)
   for (std::int64_t i = 0; i < m; ++i) {
+    const Run run = diagonal_run(rows, i, begin, end);
+    diagonal[i + 1] = run.last - run.first;
+    off[i + 1] = rows.row_offsets[i + 1] - rows.row_offsets[i] - diagonal[i + 1];
+    halo_entries += off[i + 1];
+  }
+  for (std::int64_t i = 0; i < m; ++i) {
+    diagonal[i + 1] += diagonal[i];
+    off[i + 1] += off[i];
+  }
+  halo_columns.clear();
+  halo_columns.reserve(static_cast<std::size_t>(halo_entries));
+  for (std::int64_t i = 0; i < m; ++i) {
+    if (off[i + 1] == off[i]) continue;
     for (std::int64_t k = rows.row_offsets[i]; k < rows.row_offsets[i + 1]; ++k) {
       const std::int64_t c = rows.col_indices[k];
-      const T v = static_cast<T>(rows.values[k]);
-      if (c >= begin && c < end) {
-        D.col_indices.push_back(static_cast<std::int32_t>(c - begin));
-        D.values.push_back(v);
-        if (c - begin == i) out.diagonal_entries[i] += v;
-      } else {
-        const auto at = std::lower_bound(out.halo_columns.begin(), out.halo_columns.end(), c);
-        O.col_indices.push_back(static_cast<std::int32_t>(at - out.halo_columns.begin()));
-        O.values.push_back(v);
-      }
-    }
-    D.row_offsets.push_back(static_cast<std::int32_t>(D.col_indices.size()));
-    if (static_cast<std::int32_t>(O.col_indices.size()) != O.row_offsets.back()) {
-      O.row_offsets.push_back(static_cast<std::int32_t>(O.col_indices.size()));
-      out.off_diagonal_rows.push_back(static_cast<std::int32_t>(i));
+      if (c < begin || c >= end) halo_columns.push_back(c);
     }
   }
-  O.rows = static_cast<std::int64_t>(out.off_diagonal_rows.size());
+  std::sort(halo_columns.begin(), halo_columns.end());
+  halo_columns.erase(std::unique(halo_columns.begin(), halo_columns.end()), halo_columns.end());
+}
+
+}  // namespace
+
+LocalBlockShape local_block_shape(const io::CsrRows& rows) {
+  check_fits(rows);
+  std::vector<std::int64_t> diagonal, off;
+  LocalBlockShape shape;
+  count_rows(rows, diagonal, off, shape.halo_columns);
+  const std::int64_t m = rows.local_rows();
+  shape.diagonal_nnz = diagonal.back();
+  shape.off_diagonal_nnz = off.back();
+  for (std::int64_t i = 0; i < m; ++i) shape.off_diagonal_rows += off[i + 1] > off[i] ? 1 : 0;
+  return shape;
+}
+
+template <class T>
+LocalBlocks<T> split_local_rows(const io::CsrRows& rows) {
+  check_fits(rows);
+  const std::int64_t m = rows.local_rows();
+  const std::int64_t begin = rows.first_row, end = rows.first_row + m;
+  std::vector<std::int64_t> diagonal, off;
+  LocalBlocks<T> out;
+  count_rows(rows, diagonal, off, out.halo_columns);
+  const std::vector<std::int64_t>& halo = out.halo_columns;
+
+  // Which row of the off-diagonal block each local row with halo entries is.
+  for (std::int64_t i = 0; i < m; ++i)
+    if (off[i + 1] > off[i]) out.off_diagonal_rows.push_back(static_cast<std::int32_t>(i));
+  const auto off_rows = static_cast<std::int64_t>(out.off_diagonal_rows.size());
+
+  spmm::Buffer<std::int32_t> d_offsets(Space::host, static_cast<std::size_t>(m + 1));
+  spmm::Buffer<std::int32_t> d_cols(Space::host, static_cast<std::size_t>(diagonal.back()));
+  spmm::Buffer<T> d_values(Space::host, static_cast<std::size_t>(diagonal.back()));
+  spmm::Buffer<std::int32_t> o_offsets(Space::host, static_cast<std::size_t>(off_rows + 1));
+  spmm::Buffer<std::int32_t> o_cols(Space::host, static_cast<std::size_t>(off.back()));
+  spmm::Buffer<T> o_values(Space::host, static_cast<std::size_t>(off.back()));
+  out.diagonal_entries.assign(static_cast<std::size_t>(m), T(0));
+  for (std::int64_t i = 0; i <= m; ++i) d_offsets.data()[i] = static_cast<std::int32_t>(diagonal[i]);
+  o_offsets.data()[0] = 0;
+  for (std::int64_t r = 0; r < off_rows; ++r)
+    o_offsets.data()[r + 1] = static_cast<std::int32_t>(off[out.off_diagonal_rows[r] + 1]);
+
+  // Columns stay sorted within a row: the renumbering is monotone in each block.
+  std::int32_t* dc = d_cols.data();
+  T* dv = d_values.data();
+  std::int32_t* oc = o_cols.data();
+  T* ov = o_values.data();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < m; ++i) {
+    const Run run = diagonal_run(rows, i, begin, end);
+    std::int64_t d = diagonal[i];
+    for (std::int64_t k = run.first; k < run.last; ++k, ++d) {
+      const std::int64_t c = rows.col_indices[k] - begin;
+      dc[d] = static_cast<std::int32_t>(c);
+      dv[d] = static_cast<T>(rows.values[k]);
+      if (c == i) out.diagonal_entries[i] = dv[d];
+    }
+    std::int64_t o = off[i];
+    for (std::int64_t k = rows.row_offsets[i]; k < rows.row_offsets[i + 1]; ++k) {
+      if (k == run.first) k = run.last;
+      if (k >= rows.row_offsets[i + 1]) break;
+      const auto at = std::lower_bound(halo.begin(), halo.end(), rows.col_indices[k]);
+      oc[o] = static_cast<std::int32_t>(at - halo.begin());
+      ov[o] = static_cast<T>(rows.values[k]);
+      ++o;
+    }
+  }
+  out.diagonal = spmm::CsrMatrix<T>(m, m, std::move(d_offsets), std::move(d_cols), std::move(d_values));
+  out.off_diagonal = spmm::CsrMatrix<T>(off_rows, static_cast<std::int64_t>(halo.size()), std::move(o_offsets),
+                                        std::move(o_cols), std::move(o_values));
   return out;
 }
 

@@ -8,17 +8,26 @@
 
 #include "io/csr_rows.hpp"
 #include "spmm/csr.hpp"
+#include "spmm/memory.hpp"
 
 namespace blockeigs::solver {
 
+// What the split holds, counted without filling it: enough for a memory plan.
+struct LocalBlockShape {
+  std::vector<std::int64_t> halo_columns;  // global id of each off-diagonal column, ascending
+  std::int64_t diagonal_nnz = 0;
+  std::int64_t off_diagonal_nnz = 0;
+  std::int64_t off_diagonal_rows = 0;      // rows with at least one off-diagonal entry
+};
+
 template <class T>
 struct LocalBlocks {
-  spmm::HostCsr<T> diagonal;      // local_rows x local_rows
+  spmm::CsrMatrix<T> diagonal;  // local_rows x local_rows, in host memory
   // Only the rows that have off-diagonal entries (often a thin surface of the
   // rank's rows): off_diagonal_rows.size() x halo_columns.size(), and row r of
   // it belongs to local row off_diagonal_rows[r]. Multiplying all local rows
   // with beta = 1 would read and write the whole of Y for a few halo rows.
-  spmm::HostCsr<T> off_diagonal;
+  spmm::CsrMatrix<T> off_diagonal;
   std::vector<std::int32_t> off_diagonal_rows;
   std::vector<std::int64_t> halo_columns;  // global id of each off-diagonal column
   std::vector<T> diagonal_entries;         // A(i, i) of each local row
@@ -27,6 +36,10 @@ struct LocalBlocks {
 // `rows` holds global rows [first_row, first_row + local_rows) and the rank
 // owns columns with the same range. Throws InputError when a block would not
 // fit the int32 local indices.
+LocalBlockShape local_block_shape(const io::CsrRows& rows);
+
+// The split itself: one counting pass and one filling pass over the rows
+// (both in parallel), each array written once.
 template <class T>
 LocalBlocks<T> split_local_rows(const io::CsrRows& rows);
 

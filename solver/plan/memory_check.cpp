@@ -206,15 +206,15 @@ RankShape measured_shape(const DistributedOperator<T>& op, std::int64_t global_n
 
 RankShape measured_shape(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition,
                          std::int64_t global_nnz) {
-  const LocalBlocks<float> blocks = collectively(comm, [&] { return split_local_rows<float>(rows); });
+  const LocalBlockShape blocks = collectively(comm, [&] { return local_block_shape(rows); });
   const HaloPlan halo = build_halo_plan(comm, partition, blocks.halo_columns);
   RankShape s;
   s.global_rows = partition.global_rows();
   s.global_nnz = global_nnz;
   s.local_rows = rows.local_rows();
   s.local_nnz = rows.nnz();
-  s.off_diagonal_nnz = blocks.off_diagonal.nnz();
-  s.off_diagonal_rows = static_cast<std::int64_t>(blocks.off_diagonal_rows.size());
+  s.off_diagonal_nnz = blocks.off_diagonal_nnz;
+  s.off_diagonal_rows = blocks.off_diagonal_rows;
   s.halo_rows = halo.halo_rows();
   s.packed_rows = halo.packed_rows();
   s.neighbours = static_cast<std::int64_t>(halo.recv_ranks.size());
