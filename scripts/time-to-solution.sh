@@ -69,6 +69,9 @@ cg_yaml() {  # source grid preconditioner
     "$(matrix_yaml "$1" "$2")" "$3" "$work"
 }
 
+# The bandwidths each phase is set beside (scripts/bandwidths.py: host memory, page cache, PCIe).
+TTS_WORK=$work /usr/bin/env python3 scripts/bandwidths.py 2 2>&1 | tee "$out/tts-bandwidths.txt"
+
 for c in $cases; do
   case $c in
     eigs-128-gen) eigs_yaml gen "$small" chebyshev 5000 >"$work/$c.yaml"; run_case "$c" 1 block-eigs "$work/$c.yaml" ;;

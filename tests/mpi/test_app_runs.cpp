@@ -100,6 +100,28 @@ void expect_typed_attributes_and_provenance(const std::string& file, const char*
   EXPECT_EQ(date.back(), 'Z') << date;
 }
 
+// The run's account of time (issue 63): the set-up phases sum to time_setup, and all phases to the wall
+// (the process's age when the file was written) within 5%.
+void expect_account_adds_up(const std::string& file) {
+  double setup = 0;
+  for (const char* phase : {"startup", "config", "backend", "memory_plan", "read", "symmetry", "partition",
+                            "move_rows", "local_order", "matrix_b", "operator", "start_block", "preconditioner"}) {
+    const double t = read_root_attribute(file, ("time_setup_" + std::string(phase)).c_str());
+    ASSERT_GE(t, 0.0) << phase;
+    setup += t;
+  }
+  EXPECT_NEAR(setup, read_root_attribute(file, "time_setup"), 1e-9 * std::max(1.0, setup));
+  double total = setup;
+  for (const char* phase : {"time_solve_wall", "time_checkpoints", "time_output_gather", "time_output_write", "time_report"}) {
+    const double t = read_root_attribute(file, phase);
+    ASSERT_GE(t, 0.0) << phase;
+    total += t;
+  }
+  const double wall = read_root_attribute(file, "time_wall");
+  EXPECT_GT(read_root_attribute(file, "time_solve_wall"), 0.0);
+  EXPECT_NEAR(total, wall, 0.05 * wall);
+}
+
 bool has_dataset(const std::string& file, const char* dataset) {
   hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   const bool found = H5Lexists(f, dataset, H5P_DEFAULT) > 0;
@@ -134,6 +156,7 @@ void block_cg_with_rhs_from_hdf5() {
   for (int j = 0; j < 2; ++j) EXPECT_LE(true_residuals[j], 1e-9 * rhs_norms[j]) << j;
   EXPECT_EQ(true_residuals[2], 0.0);
   expect_typed_attributes_and_provenance(out, "block-cg", "total_iterations");
+  expect_account_adds_up(out);
   // X as written (rank by rank) solves A X = B: check column 0 against A X from the whole matrix.
   const io::DenseRows X = io::read_hdf5_dense_rows(out, "/X", 0, n, n);
   io::GeneratorSpec spec{io::GeneratorKind::laplacian_2d, nx, ny, 1, 5};
@@ -197,6 +220,7 @@ TEST(AppRuns, BlockEigsWithStartBlockFromHdf5) {
   EXPECT_TRUE(has_dataset(out, "/config"));
   expect_typed_attributes_and_provenance(out, "block-eigs", "block_size");
   EXPECT_GT(read_root_attribute(out, "time_total"), 0.0);
+  expect_account_adds_up(out);
 }
 
 }  // namespace
