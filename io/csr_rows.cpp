@@ -2,8 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <tuple>
 #include <utility>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "core/error.hpp"
 
@@ -31,12 +36,13 @@ CsrRows slice_rows(const CsrRows& whole, std::int64_t row_begin, std::int64_t ro
   return part;
 }
 
-void sort_and_sum_duplicates(CsrRows& rows) {
+void sort_and_sum_duplicates(CsrRows& rows, std::int64_t from_row) {
+  if (from_row > 0 && from_row >= rows.local_rows()) return;  // every row is canonical already
   auto* col = rows.col_indices.data();
   auto* val = rows.values.data();
   std::vector<std::pair<std::int64_t, double>> scratch;  // reused across rows
-  std::int64_t write = 0;
-  for (std::int64_t r = 0; r < rows.local_rows(); ++r) {
+  std::int64_t write = from_row > 0 ? rows.row_offsets[from_row] : 0;  // rows before stay as they are
+  for (std::int64_t r = from_row; r < rows.local_rows(); ++r) {
     const std::int64_t begin = rows.row_offsets[r], end = rows.row_offsets[r + 1];
     // Most rows arrive sorted (SuiteSparse files are column-major); only the others pay.
     if (!std::is_sorted(col + begin, col + end)) {
@@ -61,6 +67,19 @@ void sort_and_sum_duplicates(CsrRows& rows) {
   if (!rows.row_offsets.empty()) rows.row_offsets.back() = write;
   rows.col_indices.resize(static_cast<std::size_t>(write));
   rows.values.resize(static_cast<std::size_t>(write));
+}
+
+void advise_huge_pages(const void* data, std::size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  // Only whole 2 MiB pages inside the range: the advice must not reach a neighbour's memory.
+  constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;
+  const auto begin = (reinterpret_cast<std::uintptr_t>(data) + huge - 1) & ~(huge - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(huge - 1);
+  if (data && end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // may fail: advice
+#else
+  (void)data;
+  (void)bytes;
+#endif
 }
 
 void validate(const CsrRows& rows, const std::string& source) {

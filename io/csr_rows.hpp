@@ -3,6 +3,7 @@
 // produce and what the distributed operator is built from.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,8 +29,24 @@ CsrRows slice_rows(const CsrRows& whole, std::int64_t row_begin, std::int64_t ro
 
 // Sorts the columns within each row and sums repeated columns, in place.
 // Readers call it so that files with unsorted or repeated entries (which
-// Matrix Market and scipy allow) still meet the invariants below.
-void sort_and_sum_duplicates(CsrRows& rows);
+// Matrix Market and scipy allow) still meet the invariants below. Rows before
+// `from_row` must already hold strictly ascending columns (a reader that
+// checked them while reading skips them).
+void sort_and_sum_duplicates(CsrRows& rows, std::int64_t from_row = 0);
+
+// Asks the kernel to back [data, data + bytes) with transparent huge pages
+// where it spans several: filling fresh memory costs a page fault per 4 KiB
+// page otherwise. Advice only; nothing changes where there are none.
+void advise_huge_pages(const void* data, std::size_t bytes);
+
+// Reserves room for `count` elements of the empty `v` without touching it
+// (the loaders append what they read or generate, so nothing is written
+// twice) and advises huge pages for it.
+template <class T>
+void reserve_untouched(std::vector<T>& v, std::size_t count) {
+  v.reserve(count);
+  advise_huge_pages(v.data(), v.capacity() * sizeof(T));
+}
 
 // Checks the invariants every consumer relies on and throws InputError naming
 // `source` (a file name, a generator) when one fails: offsets start at 0, are

@@ -62,37 +62,6 @@ TensorStencil::TensorStencil(const GeneratorSpec& spec) {
       }
 }
 
-std::int64_t TensorStencil::row_length(const GridCursor& at) const {
-  std::int64_t length = 0;
-  for (int dz = -1; dz <= 1; ++dz) {
-    if (!inside(at.z, dz, grid_.nz)) continue;
-    for (int dy = -1; dy <= 1; ++dy) {
-      if (!inside(at.y, dy, grid_.ny)) continue;
-      for (int dx = -1; dx <= 1; ++dx)
-        if (inside(at.x, dx, grid_.nx) && value_[slot(dx, dy, dz)] != 0.0) ++length;
-    }
-  }
-  return length;
-}
-
-void TensorStencil::fill_row(const GridCursor& at, std::int64_t index, std::int64_t* col, double* val) const {
-  const std::int64_t plane = grid_.nx * grid_.ny;
-  std::int64_t k = 0;
-  for (int dz = -1; dz <= 1; ++dz) {
-    if (!inside(at.z, dz, grid_.nz)) continue;
-    for (int dy = -1; dy <= 1; ++dy) {
-      if (!inside(at.y, dy, grid_.ny)) continue;
-      for (int dx = -1; dx <= 1; ++dx) {
-        const double v = value_[slot(dx, dy, dz)];
-        if (!inside(at.x, dx, grid_.nx) || v == 0.0) continue;
-        col[k] = index + dz * plane + dy * grid_.nx + dx;
-        val[k] = v;
-        ++k;
-      }
-    }
-  }
-}
-
 std::int64_t TensorStencil::nnz() const {
   // Offset d has an entry at every point whose neighbour d is inside: prod (n_i - |d_i|).
   std::int64_t total = 0;

@@ -26,13 +26,12 @@ class TensorStencil {
   explicit TensorStencil(const GeneratorSpec& spec);
 
   const Grid& grid() const { return grid_; }
-  std::int64_t row_length(const GridCursor& at) const;
-  // Writes the row of grid point `at` (index `index`), columns ascending.
-  void fill_row(const GridCursor& at, std::int64_t index, std::int64_t* col, double* val) const;
+  // The stencil's values by GridStencil::slot (0: no entry), for GridStencil.
+  const std::array<double, 27>& values() const { return value_; }
   std::int64_t nnz() const;
 
  private:
-  static int slot(int dx, int dy, int dz) { return (dz + 1) * 9 + (dy + 1) * 3 + (dx + 1); }
+  static int slot(int dx, int dy, int dz) { return GridStencil::slot(dx, dy, dz); }
   Grid grid_;
   std::array<double, 27> value_{};  // 0: no entry
 };

@@ -1,8 +1,11 @@
 #include "io/generators.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <memory>
 #include <numbers>
 #include <optional>
 #include <sstream>
@@ -49,46 +52,20 @@ Grid grid_of(const GeneratorSpec& spec) {
   }
 }
 
-std::int64_t laplacian_row_length(const GeneratorSpec& spec, const GridCursor& at) {
-  const int rx = reach(at.x, at.grid.nx), ry = reach(at.y, at.grid.ny), rz = reach(at.z, at.grid.nz);
-  if (spec.stencil == 27) return std::int64_t{rx} * ry * rz;
-  return 1 + (rx - 1) + (ry - 1) + (rz - 1);  // star stencils: 3, 5 or 7 points
-}
-
-// Writes row `index` at `col`/`val`; columns come out ascending because the
-// neighbours are visited z-major, as the natural ordering numbers them.
-void fill_laplacian_row(const GeneratorSpec& spec, const GridCursor& at, std::int64_t index,
-                        std::int64_t* col, double* val) {
-  const Grid& g = at.grid;
-  const std::int64_t plane = g.nx * g.ny;
-  std::int64_t k = 0;
-  auto put = [&](std::int64_t c, double v) {
-    col[k] = c;
-    val[k] = v;
-    ++k;
-  };
-  if (spec.stencil == 27) {
-    for (int dz = -1; dz <= 1; ++dz) {
-      if (at.z + dz < 0 || at.z + dz >= g.nz) continue;
-      for (int dy = -1; dy <= 1; ++dy) {
-        if (at.y + dy < 0 || at.y + dy >= g.ny) continue;
-        for (int dx = -1; dx <= 1; ++dx) {
-          if (at.x + dx < 0 || at.x + dx >= g.nx) continue;
-          const bool centre = dx == 0 && dy == 0 && dz == 0;
-          put(index + dz * plane + dy * g.nx + dx, centre ? 26.0 : -1.0);
-        }
+// The Laplacians' stencils by GridStencil::slot: the star stencils hold 2 per
+// dimension on the diagonal and -1 at the face neighbours (those outside a 1D
+// or 2D grid never exist), the 27-point one 26 and -1 everywhere else.
+std::array<double, 27> laplacian_stencil(const GeneratorSpec& spec) {
+  std::array<double, 27> values{};
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        const int distance = std::abs(dx) + std::abs(dy) + std::abs(dz);
+        double& value = values[GridStencil::slot(dx, dy, dz)];
+        if (spec.stencil == 27) value = distance == 0 ? 26.0 : -1.0;
+        else if (distance <= 1) value = distance == 0 ? 2.0 * dimensions(spec.kind) : -1.0;
       }
-    }
-    return;
-  }
-  const double diagonal = 2.0 * dimensions(spec.kind);
-  if (at.z > 0) put(index - plane, -1.0);
-  if (at.y > 0) put(index - g.nx, -1.0);
-  if (at.x > 0) put(index - 1, -1.0);
-  put(index, diagonal);
-  if (at.x + 1 < g.nx) put(index + 1, -1.0);
-  if (at.y + 1 < g.ny) put(index + g.nx, -1.0);
-  if (at.z + 1 < g.nz) put(index + plane, -1.0);
+  return values;
 }
 
 constexpr std::uint64_t splitmix64(std::uint64_t x) {
@@ -206,18 +183,16 @@ class NaturalRows {
  public:
   explicit NaturalRows(const GeneratorSpec& spec) : spec_(spec), family_(family(spec.kind)), grid_(grid_of(spec)) {
     if (family_ == Family::random) pattern_.emplace(spec);
-    if (family_ == Family::fem_p1) stencil_.emplace(spec);
+    if (family_ == Family::fem_p1) stencil_.emplace(grid_, fem::TensorStencil(spec).values());
+    if (family_ == Family::grid_laplacian) stencil_.emplace(grid_, laplacian_stencil(spec));
   }
 
   bool on_grid() const { return family_ == Family::grid_laplacian || family_ == Family::fem_p1; }
   const Grid& grid() const { return grid_; }
 
-  std::int64_t length(const GridCursor& at) const {
-    return stencil_ ? stencil_->row_length(at) : laplacian_row_length(spec_, at);
-  }
-  void fill(const GridCursor& at, std::int64_t index, std::int64_t* col, double* val) const {
-    if (stencil_) return stencil_->fill_row(at, index, col, val);
-    fill_laplacian_row(spec_, at, index, col, val);
+  std::int64_t length(const GridCursor& at) const { return stencil_->length(at); }
+  std::int64_t fill(const GridCursor& at, std::int64_t index, std::int64_t* col, double* val) const {
+    return stencil_->fill(at, index, col, val);
   }
 
   std::int64_t length(std::int64_t i) const {
@@ -241,8 +216,17 @@ class NaturalRows {
   Family family_;
   Grid grid_;
   std::optional<RandomPattern> pattern_;
-  std::optional<fem::TensorStencil> stencil_;
+  std::optional<GridStencil> stencil_;  // the grid families
 };
+
+// Room for `rows` rows of random_spd or graph_laplacian: 3 per row for the
+// graphs; for random_spd its expected count with room for the spread, so that
+// the arrays are rarely grown.
+std::int64_t expected_entries(const GeneratorSpec& spec, std::int64_t rows) {
+  if (family(spec.kind) != Family::random) return 3 * rows;
+  const std::int64_t expected = rows * (spec.nnz_per_row + 1);
+  return expected + expected / 32 + 4 * spec.nnz_per_row + 1;
+}
 
 // Rows [row_begin, row_end) of P A P^T: row i is the natural row perm[i] with
 // its columns renumbered and sorted again.
@@ -252,7 +236,15 @@ CsrRows generate_renumbered_rows(const GeneratorSpec& spec, std::int64_t row_beg
   CsrRows out;
   out.global_rows = out.global_cols = generated_rows(spec);
   out.first_row = row_begin;
-  out.row_offsets.assign(1, 0);
+  reserve_untouched(out.row_offsets, static_cast<std::size_t>(row_end - row_begin + 1));
+  out.row_offsets.push_back(0);
+  std::int64_t room = 0;  // the grid families' exact count; random_spd's expected one
+  if (natural.on_grid())
+    for (std::int64_t i = row_begin; i < row_end; ++i) room += natural.length(perm.natural_of(i));
+  else
+    room = expected_entries(spec, row_end - row_begin);
+  reserve_untouched(out.col_indices, static_cast<std::size_t>(room));
+  reserve_untouched(out.values, static_cast<std::size_t>(room));
   std::vector<std::int64_t> cols;
   std::vector<double> vals;
   std::vector<std::pair<std::int64_t, double>> row;
@@ -356,17 +348,18 @@ std::int64_t generated_nnz(const GeneratorSpec& spec) {
 std::vector<std::int64_t> generated_row_offsets(const GeneratorSpec& spec) {
   validate(spec, describe(spec));
   const std::int64_t rows = generated_rows(spec);
-  std::vector<std::int64_t> offsets(static_cast<std::size_t>(rows) + 1);
-  offsets[0] = 0;
+  std::vector<std::int64_t> offsets;
+  reserve_untouched(offsets, static_cast<std::size_t>(rows) + 1);
+  offsets.push_back(0);
   const NaturalRows natural(spec);
   if (spec.renumber) {
     const RandomPermutation perm(rows, spec.renumber_seed);
-    for (std::int64_t i = 0; i < rows; ++i) offsets[i + 1] = offsets[i] + natural.length(perm.natural_of(i));
+    for (std::int64_t i = 0; i < rows; ++i) offsets.push_back(offsets.back() + natural.length(perm.natural_of(i)));
   } else if (natural.on_grid()) {
     GridCursor at(natural.grid(), 0);
-    for (std::int64_t i = 0; i < rows; ++i, at.advance()) offsets[i + 1] = offsets[i] + natural.length(at);
+    for (std::int64_t i = 0; i < rows; ++i, at.advance()) offsets.push_back(offsets.back() + natural.length(at));
   } else {
-    for (std::int64_t i = 0; i < rows; ++i) offsets[i + 1] = offsets[i] + natural.length(i);
+    for (std::int64_t i = 0; i < rows; ++i) offsets.push_back(offsets.back() + natural.length(i));
   }
   return offsets;
 }
@@ -379,29 +372,40 @@ CsrRows generate_rows(const GeneratorSpec& spec, std::int64_t row_begin, std::in
   out.global_rows = out.global_cols = generated_rows(spec);
   out.first_row = row_begin;
   const std::int64_t count = row_end - row_begin;
-  out.row_offsets.resize(static_cast<std::size_t>(count) + 1);
+  reserve_untouched(out.row_offsets, static_cast<std::size_t>(count) + 1);
+  out.row_offsets.push_back(0);
   const NaturalRows natural(spec);
 
   if (natural.on_grid()) {
-    // Row lengths are known from the grid point, so size everything once, then fill in place.
+    // Row lengths are known from the grid point, so reserve exactly; then rows are built into a piece that
+    // stays in cache and appended whole, so the arrays are written once, front to back.
     GridCursor at(natural.grid(), row_begin);
     for (std::int64_t r = 0; r < count; ++r, at.advance())
-      out.row_offsets[r + 1] = out.row_offsets[r] + natural.length(at);
-    out.col_indices.resize(static_cast<std::size_t>(out.row_offsets[count]));
-    out.values.resize(out.col_indices.size());
+      out.row_offsets.push_back(out.row_offsets.back() + natural.length(at));
+    reserve_untouched(out.col_indices, static_cast<std::size_t>(out.row_offsets.back()));
+    reserve_untouched(out.values, static_cast<std::size_t>(out.row_offsets.back()));
+    constexpr std::int64_t piece = std::int64_t{1} << 16, longest = 27;
+    const auto col = std::make_unique_for_overwrite<std::int64_t[]>(piece + longest);
+    const auto val = std::make_unique_for_overwrite<double[]>(piece + longest);
+    std::int64_t filled = 0;
     at = GridCursor(natural.grid(), row_begin);
-    for (std::int64_t r = 0; r < count; ++r, at.advance())
-      natural.fill(at, row_begin + r, out.col_indices.data() + out.row_offsets[r],
-                   out.values.data() + out.row_offsets[r]);
+    for (std::int64_t r = 0; r < count; ++r, at.advance()) {
+      filled += natural.fill(at, row_begin + r, col.get() + filled, val.get() + filled);
+      if (filled >= piece || r + 1 == count) {
+        out.col_indices.insert(out.col_indices.end(), col.get(), col.get() + filled);
+        out.values.insert(out.values.end(), val.get(), val.get() + filled);
+        filled = 0;
+      }
+    }
     return out;
   }
 
-  const auto estimate = static_cast<std::size_t>(count * (spec.kind == GeneratorKind::random_spd ? spec.nnz_per_row + 1 : 3));
-  out.col_indices.reserve(estimate);
-  out.values.reserve(estimate);
+  const std::int64_t room = expected_entries(spec, count);
+  reserve_untouched(out.col_indices, static_cast<std::size_t>(room));
+  reserve_untouched(out.values, static_cast<std::size_t>(room));
   for (std::int64_t r = 0; r < count; ++r) {
     natural.append(row_begin + r, out.col_indices, out.values);
-    out.row_offsets[r + 1] = static_cast<std::int64_t>(out.col_indices.size());
+    out.row_offsets.push_back(static_cast<std::int64_t>(out.col_indices.size()));
   }
   return out;
 }

@@ -1,13 +1,15 @@
 #include "io/hdf5_csr.hpp"
 
 #include <hdf5.h>
-#include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
-#include <filesystem>
+#include <cstring>
+#include <limits>
+#include <memory>
 #include <optional>
-#include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include "core/error.hpp"
@@ -16,27 +18,44 @@
 namespace blockeigs::io {
 namespace {
 
-// "/A", "A" and "/A/" all name the group /A; "/" is the root group.
-std::string normalize_group(const std::string& group) {
-  std::string name = group.starts_with('/') ? group : "/" + group;
-  while (name.size() > 1 && name.ends_with('/')) name.pop_back();
-  return name;
-}
+// How a dataset's elements are stored, where they can be read without HDF5's conversion.
+enum class Storage { int32, int64, float32, float64, other };
 
-// File and group of one matrix, for messages.
-struct Where {
-  std::string path;
-  std::string group;
-  std::string member(std::string_view name) const {
-    return (group == "/" ? group : group + "/") + std::string(name);
-  }
-};
+Storage storage_of(hid_t type) {
+  if (H5Tequal(type, H5T_NATIVE_INT32) > 0) return Storage::int32;
+  if (H5Tequal(type, H5T_NATIVE_INT64) > 0) return Storage::int64;
+  if (H5Tequal(type, H5T_NATIVE_FLOAT) > 0) return Storage::float32;
+  if (H5Tequal(type, H5T_NATIVE_DOUBLE) > 0) return Storage::float64;
+  return Storage::other;
+}
 
 struct Dataset {
   Id id;
   std::string name;  // full path inside the file, for messages
   std::int64_t size = 0;
+  Storage storage = Storage::other;
 };
+
+// Entries are read this many at a time into staging pieces that stay in L2
+// while they are checked and appended (768 KiB for int32 + float64 entries).
+constexpr std::int64_t kPieceEntries = hdf5_read_piece;
+
+// A chunked (e.g. compressed) dataset keeps two of its chunks cached, so that
+// a chunk straddling two pieces is decompressed once, not once per piece (a
+// whole-range read holds one chunk at a time). Returns the access properties
+// to reopen it with; invalid for other layouts.
+Id chunk_cache_for(const Id& set, const Id& type) {
+  const Id create(H5Dget_create_plist(set.get()), H5Pclose);
+  hsize_t chunk = 0;
+  if (!create.valid() || H5Pget_layout(create.get()) != H5D_CHUNKED || H5Pget_chunk(create.get(), 1, &chunk) != 1)
+    return {};
+  Id access(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose);
+  const std::size_t bytes = 2 * static_cast<std::size_t>(chunk) * H5Tget_size(type.get());
+  if (access.valid())
+    H5Pset_chunk_cache(access.get(), H5D_CHUNK_CACHE_NSLOTS_DEFAULT, std::max(bytes, std::size_t{1} << 20),
+                       H5D_CHUNK_CACHE_W0_DEFAULT);
+  return access;
+}
 
 Dataset open_dataset(const Id& group, const Where& where, const char* name, bool allow_float) {
   Dataset set;
@@ -62,23 +81,35 @@ Dataset open_dataset(const Id& group, const Where& where, const char* name, bool
     fail_input(where.path, ": ", set.name, " must hold ",
                allow_float ? "integers or floating-point numbers" : "integers",
                ", but its type is something else");
+  set.storage = storage_of(type.get());
+  if (const Id access = chunk_cache_for(set.id, type); access.valid()) {
+    Id reopened(H5Dopen2(group.get(), name, access.get()), H5Dclose);
+    if (reopened.valid()) set.id = std::move(reopened);
+  }
   return set;
 }
 
 // Reads elements [offset, offset + count) of a 1-D dataset, converted by
-// HDF5 to the memory type (int32 -> int64, float32 -> double, ...).
-template <class T>
-void read_range(const Dataset& set, const Where& where, hid_t memory_type, std::int64_t offset,
-                std::int64_t count, T* out) {
-  if (count == 0) return;
+// HDF5 to the memory type where the file's differs (int16 -> int64, ...).
+bool read_elements(const Dataset& set, hid_t memory_type, std::int64_t offset, std::int64_t count, void* out) {
+  if (count == 0) return true;
   const Id file_space(H5Dget_space(set.id.get()), H5Sclose);
   const hsize_t start = static_cast<hsize_t>(offset), extent = static_cast<hsize_t>(count);
   const Id memory_space(H5Screate_simple(1, &extent, nullptr), H5Sclose);
-  if (!file_space.valid() || !memory_space.valid() ||
-      H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &extent, nullptr) < 0 ||
-      H5Dread(set.id.get(), memory_type, memory_space.get(), file_space.get(), H5P_DEFAULT, out) < 0)
-    fail_input(where.path, ": ", set.name, ": cannot read entries [", offset, ", ",
-               offset + count, ") (is the file damaged or truncated?)");
+  return file_space.valid() && memory_space.valid() &&
+         H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, &start, nullptr, &extent, nullptr) >= 0 &&
+         H5Dread(set.id.get(), memory_type, memory_space.get(), file_space.get(), H5P_DEFAULT, out) >= 0;
+}
+
+[[noreturn]] void fail_read(const Dataset& set, const Where& where, std::int64_t offset, std::int64_t count) {
+  fail_input(where.path, ": ", set.name, ": cannot read entries [", offset, ", ", offset + count,
+             ") (is the file damaged or truncated?)");
+}
+
+template <class T>
+void read_range(const Dataset& set, const Where& where, hid_t memory_type, std::int64_t offset,
+                std::int64_t count, T* out) {
+  if (!read_elements(set, memory_type, offset, count, out)) fail_read(set, where, offset, count);
 }
 
 std::int64_t read_one_offset(const Dataset& indptr, const Where& where, std::int64_t index) {
@@ -170,13 +201,182 @@ OpenMatrix open_matrix(const std::string& path, const std::string& group_name) {
   return m;
 }
 
-void check_monotone(const std::vector<std::int64_t>& offsets, const OpenMatrix& m,
-                    std::int64_t first_row) {
-  for (std::size_t r = 0; r + 1 < offsets.size(); ++r)
-    if (offsets[r + 1] < offsets[r])
-      fail_input(m.where.path, ": ", m.indptr.name, " is not monotone at row ",
-                 first_row + static_cast<std::int64_t>(r), " (", offsets[r], " then ",
-                 offsets[r + 1], ")");
+// indptr[row_begin] and indptr[row_end], as stored.
+struct OffsetRange {
+  std::int64_t first = 0, last = 0;
+};
+
+// indptr[row_begin, row_end], rebased to start at 0, into `offsets` (empty),
+// checked monotone piece by piece as it is read. The caller checks the range
+// before it uses the offsets (rebasing wraps, without overflow, where it fails).
+OffsetRange read_offsets(const OpenMatrix& m, std::int64_t row_begin, std::int64_t row_end,
+                         std::vector<std::int64_t>& offsets) {
+  const std::int64_t count = row_end - row_begin + 1;
+  reserve_untouched(offsets, static_cast<std::size_t>(count));
+  const auto piece = std::make_unique_for_overwrite<std::int64_t[]>(std::min(count, kPieceEntries));
+  OffsetRange range;
+  for (std::int64_t first = 0; first < count; first += kPieceEntries) {
+    const std::int64_t n = std::min(kPieceEntries, count - first);
+    if (!read_elements(m.indptr, H5T_NATIVE_INT64, row_begin + first, n, piece.get()))
+      fail_read(m.indptr, m.where, row_begin, count);
+    if (first == 0) range.first = range.last = piece[0];
+    for (std::int64_t i = 0; i < n; range.last = piece[i++])
+      if (piece[i] < range.last)
+        fail_input(m.where.path, ": ", m.indptr.name, " is not monotone at row ", row_begin + first + i - 1, " (",
+                   range.last, " then ", piece[i], ")");
+    const std::size_t old_size = offsets.size();
+    offsets.insert(offsets.end(), piece.get(), piece.get() + n);
+    const auto base = static_cast<std::uint64_t>(range.first);
+    if (base != 0)
+      for (std::size_t i = old_size; i < offsets.size(); ++i)
+        offsets[i] = static_cast<std::int64_t>(static_cast<std::uint64_t>(offsets[i]) - base);
+  }
+  return range;
+}
+
+// Whether every column lies in [0, cols): c and (cols - 1) - c are both
+// non-negative exactly then, so one OR of their sign bits decides (vectorised).
+template <class Index>
+bool columns_in_range(const Index* col, std::int64_t n, std::int64_t cols) {
+  using U = std::make_unsigned_t<Index>;
+  const U last = static_cast<U>(std::min<std::int64_t>(cols - 1, std::numeric_limits<Index>::max()));
+  U signs = 0;
+  for (std::int64_t i = 0; i < n; ++i) signs |= static_cast<U>(col[i]) | (last - static_cast<U>(col[i]));
+  return (signs >> (8 * sizeof(U) - 1)) == 0;
+}
+
+// Whether no value is infinite or NaN (all exponent bits set), vectorised.
+template <class Value>
+bool all_finite(const Value* val, std::int64_t n) {
+  using U = std::conditional_t<sizeof(Value) == 8, std::uint64_t, std::uint32_t>;
+  constexpr U exponent = static_cast<U>(sizeof(Value) == 8 ? 0x7ff0000000000000ull : 0x7f800000ull);
+  U bad = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    U bits;
+    std::memcpy(&bits, val + i, sizeof bits);
+    bad |= (bits & exponent) == exponent;
+  }
+  return bad == 0;
+}
+
+// Checks the entries of `rows` (offsets in place, entries arriving piece by
+// piece) as the whole-array check did: entry by entry in order, its column in
+// range, then its value finite; and finds the first row whose columns are not
+// strictly ascending, from which sort_and_sum_duplicates must work.
+class EntryCheck {
+ public:
+  EntryCheck(const OpenMatrix& m, const CsrRows& rows) : m_(m), rows_(rows) {}
+
+  template <class Index, class Value>
+  void check(std::int64_t first, std::int64_t n, const Index* col, const Value* val) {
+    if (!columns_in_range(col, n, rows_.global_cols) || !all_finite(val, n)) report(first, n, col, val);
+    if (unsorted_ < 0) find_unsorted(first, n, col);
+  }
+
+  // The first row to canonicalise (local_rows() if none).
+  std::int64_t unsorted_from() const { return unsorted_ < 0 ? rows_.local_rows() : unsorted_; }
+
+ private:
+  std::int64_t row_of(std::int64_t entry) const {
+    const auto& offsets = rows_.row_offsets;
+    return std::upper_bound(offsets.begin(), offsets.end(), entry) - offsets.begin() - 1;
+  }
+
+  template <class Index, class Value>
+  [[noreturn]] void report(std::int64_t first, std::int64_t n, const Index* col, const Value* val) const {
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::int64_t c = col[i];
+      const double v = val[i];
+      const std::int64_t row = rows_.first_row + row_of(first + i);
+      if (c < 0 || c >= rows_.global_cols)
+        fail_input(m_.where.path, ": ", m_.indices.name, ": row ", row, " has column ", c, ", but the matrix has ",
+                   rows_.global_cols, " columns");
+      if (!std::isfinite(v))
+        fail_input(m_.where.path, ": ", m_.data.name, ": row ", row, " holds ", v, " (column ", c, ")");
+    }
+    throw Error("internal error: EntryCheck::report found no failing entry");
+  }
+
+  // Counts the entries whose column does not exceed the one before (vectorised
+  // for int32); only row starts may be such entries. Searches entry by entry
+  // only where some other entry is.
+  template <class Index>
+  void find_unsorted(std::int64_t first, std::int64_t n, const Index* col) {
+    const auto& offsets = rows_.row_offsets;
+    const std::int64_t end = first + n;
+    while (offsets[row_ + 1] <= first) ++row_;  // skips empty rows; row_ holds entry `first`
+    std::int64_t descents = first > offsets[row_] && col[0] <= last_;
+    for (std::int64_t i = 1; i < n; ++i) descents += col[i] <= col[i - 1];
+    for (std::int64_t r = row_ + 1; offsets[r] < end; ++r)
+      if (offsets[r + 1] > offsets[r]) descents -= col[offsets[r] - first] <= col[offsets[r] - first - 1];
+    if (descents > 0) return locate_unsorted(first, n, col);
+    last_ = col[n - 1];
+  }
+
+  template <class Index>
+  void locate_unsorted(std::int64_t first, std::int64_t n, const Index* col) {
+    const auto& offsets = rows_.row_offsets;
+    const std::int64_t end = first + n;
+    for (std::int64_t p = first; p < end;) {
+      while (offsets[row_ + 1] <= p) ++row_;
+      const std::int64_t stop = std::min(offsets[row_ + 1], end);
+      if (p == offsets[row_]) last_ = col[p++ - first];
+      for (; p < stop; ++p) {
+        const std::int64_t c = col[p - first];
+        if (c <= last_) {
+          unsorted_ = row_;
+          return;
+        }
+        last_ = c;
+      }
+    }
+  }
+
+  const OpenMatrix& m_;
+  const CsrRows& rows_;
+  std::int64_t row_ = 0;        // the row of the entry find_unsorted looks at
+  std::int64_t last_ = 0;       // the column before it in its row
+  std::int64_t unsorted_ = -1;  // the first row not strictly ascending, once found
+};
+
+// Memory types of the staging pieces: the file's own where it is native.
+template <class T>
+hid_t memory_type() {
+  if constexpr (std::is_same_v<T, std::int32_t>) return H5T_NATIVE_INT32;
+  else if constexpr (std::is_same_v<T, std::int64_t>) return H5T_NATIVE_INT64;
+  else if constexpr (std::is_same_v<T, float>) return H5T_NATIVE_FLOAT;
+  else return H5T_NATIVE_DOUBLE;
+}
+
+// Entries [base, base + nnz) into `rows` (offsets already read), piece by
+// piece: read into staging, checked there while it is in cache, appended
+// (widened) to the reserved arrays. Returns the first row to canonicalise.
+template <class Index, class Value>
+std::int64_t read_entries(const OpenMatrix& m, std::int64_t base, CsrRows& rows) {
+  const std::int64_t nnz = rows.row_offsets.back();
+  reserve_untouched(rows.col_indices, static_cast<std::size_t>(nnz));
+  reserve_untouched(rows.values, static_cast<std::size_t>(nnz));
+  const std::int64_t size = std::min(nnz, kPieceEntries);
+  const auto col = std::make_unique_for_overwrite<Index[]>(size);
+  const auto val = std::make_unique_for_overwrite<Value[]>(size);
+  EntryCheck check(m, rows);
+  for (std::int64_t first = 0; first < nnz; first += kPieceEntries) {
+    const std::int64_t n = std::min(kPieceEntries, nnz - first);
+    if (!read_elements(m.indices, memory_type<Index>(), base + first, n, col.get()))
+      fail_read(m.indices, m.where, base, nnz);
+    if (!read_elements(m.data, memory_type<Value>(), base + first, n, val.get()))
+      fail_read(m.data, m.where, base, nnz);
+    check.check(first, n, col.get(), val.get());
+    rows.col_indices.insert(rows.col_indices.end(), col.get(), col.get() + n);
+    rows.values.insert(rows.values.end(), val.get(), val.get() + n);
+  }
+  return check.unsorted_from();
+}
+
+template <class Index>
+std::int64_t read_entries_as(const OpenMatrix& m, std::int64_t base, CsrRows& rows) {
+  return m.data.storage == Storage::float32 ? read_entries<Index, float>(m, base, rows)
+                                            : read_entries<Index, double>(m, base, rows);
 }
 
 }  // namespace
@@ -187,9 +387,8 @@ Hdf5CsrInfo read_hdf5_csr_info(const std::string& path, const std::string& group
 
 std::vector<std::int64_t> read_hdf5_row_offsets(const std::string& path, const std::string& group) {
   const OpenMatrix m = open_matrix(path, group);
-  std::vector<std::int64_t> offsets(static_cast<std::size_t>(m.info.rows + 1));
-  read_range(m.indptr, m.where, H5T_NATIVE_INT64, 0, m.info.rows + 1, offsets.data());
-  check_monotone(offsets, m, 0);  // with the end points checked, this bounds every entry
+  std::vector<std::int64_t> offsets;
+  read_offsets(m, 0, m.info.rows, offsets);  // with the end points checked, monotone bounds every entry
   return offsets;
 }
 
@@ -204,173 +403,16 @@ CsrRows read_hdf5_csr_rows(const std::string& path, const std::string& group,
   rows.global_rows = m.info.rows;
   rows.global_cols = m.info.cols;
   rows.first_row = row_begin;
-  rows.row_offsets.resize(static_cast<std::size_t>(row_end - row_begin + 1));
-  read_range(m.indptr, m.where, H5T_NATIVE_INT64, row_begin, row_end - row_begin + 1,
-             rows.row_offsets.data());
-  check_monotone(rows.row_offsets, m, row_begin);
-  const std::int64_t base = rows.row_offsets.front(), stop = rows.row_offsets.back();
-  if (base < 0 || stop > m.info.nnz)
+  const OffsetRange range = read_offsets(m, row_begin, row_end, rows.row_offsets);
+  if (range.first < 0 || range.last > m.info.nnz)
     fail_input(path, ": ", m.indptr.name, " holds offsets outside 0..", m.info.nnz,
                " in rows [", row_begin, ", ", row_end, ")");
-  for (auto& offset : rows.row_offsets) offset -= base;
 
-  rows.col_indices.resize(static_cast<std::size_t>(stop - base));
-  rows.values.resize(static_cast<std::size_t>(stop - base));
-  read_range(m.indices, m.where, H5T_NATIVE_INT64, base, stop - base, rows.col_indices.data());
-  read_range(m.data, m.where, H5T_NATIVE_DOUBLE, base, stop - base, rows.values.data());
-
-  for (std::int64_t r = 0; r < rows.local_rows(); ++r)
-    for (std::int64_t p = rows.row_offsets[r]; p < rows.row_offsets[r + 1]; ++p) {
-      const std::int64_t col = rows.col_indices[p];
-      if (col < 0 || col >= m.info.cols)
-        fail_input(path, ": ", m.indices.name, ": row ", row_begin + r, " has column ", col,
-                   ", but the matrix has ", m.info.cols, " columns");
-      if (!std::isfinite(rows.values[p]))
-        fail_input(path, ": ", m.data.name, ": row ", row_begin + r, " holds ", rows.values[p],
-                   " (column ", col, ")");
-    }
-  sort_and_sum_duplicates(rows);  // scipy allows unsorted and repeated columns
+  const std::int64_t base = range.first;
+  const std::int64_t unsorted = m.indices.storage == Storage::int32 ? read_entries_as<std::int32_t>(m, base, rows)
+                                                                    : read_entries_as<std::int64_t>(m, base, rows);
+  sort_and_sum_duplicates(rows, unsorted);  // scipy allows unsorted and repeated columns
   return rows;
-}
-
-namespace {
-
-void write_dataset(const Id& group, const Where& where, const char* name, hid_t file_type,
-                   hid_t memory_type, std::int64_t count, const void* values) {
-  const hsize_t extent = static_cast<hsize_t>(count);
-  const Id space(H5Screate_simple(1, &extent, nullptr), H5Sclose);
-  const Id set(space.valid() ? H5Dcreate2(group.get(), name, file_type, space.get(), H5P_DEFAULT,
-                                          H5P_DEFAULT, H5P_DEFAULT)
-                             : H5I_INVALID_HID,
-               H5Dclose);
-  if (!set.valid()) fail_input(where.path, ": cannot create dataset ", where.member(name));
-  if (count > 0 && H5Dwrite(set.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) < 0)
-    fail_input(where.path, ": cannot write dataset ", where.member(name));
-}
-
-constexpr std::array<const char*, 3> kCsrDatasets{"indptr", "indices", "data"};
-
-// Whether `file` holds the matrix group of `where` (for the root group: any of its datasets).
-bool holds(const Id& file, const Where& where) {
-  if (where.group != "/") return H5Lexists(file.get(), where.group.c_str(), H5P_DEFAULT) > 0;
-  for (const char* name : kCsrDatasets)
-    if (H5Lexists(file.get(), name, H5P_DEFAULT) > 0) return true;
-  return false;
-}
-
-// Removes the matrix group of `where` from `file` (the root's datasets and shape for "/").
-void remove_matrix(const Id& file, const Where& where) {
-  if (where.group != "/") {
-    if (H5Ldelete(file.get(), where.group.c_str(), H5P_DEFAULT) < 0)
-      fail_input(where.path, ": cannot remove the old ", where.group);
-    return;
-  }
-  for (const char* name : kCsrDatasets)
-    if (H5Lexists(file.get(), name, H5P_DEFAULT) > 0 && H5Ldelete(file.get(), name, H5P_DEFAULT) < 0)
-      fail_input(where.path, ": cannot remove the old /", name);
-  if (H5Aexists(file.get(), "shape") > 0) H5Adelete(file.get(), "shape");
-}
-
-Id open_existing(const std::string& path) {
-  silence_hdf5_errors();
-  if (H5Fis_hdf5(path.c_str()) <= 0)
-    fail_input(path, ": exists but is not an HDF5 file (remove it, or choose another output name)");
-  Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (!file.valid()) fail_input(path, ": cannot open it as an HDF5 file");
-  return file;
-}
-
-// Writes the matrix into `temporary`: a new file, or (fresh == false) a copy
-// of the existing one that the matrix is added to.
-void write_file(const std::string& temporary, const Where& where, const CsrRows& whole, bool fresh,
-                ExistingFile mode) {
-  silence_hdf5_errors();
-  Id file(fresh ? H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)
-                : H5Fopen(temporary.c_str(), H5F_ACC_RDWR, H5P_DEFAULT),
-          H5Fclose);
-  if (!file.valid())
-    fail_input(where.path, ": cannot create ", temporary,
-               " (does the directory exist, and may we write there?)");
-  if (!fresh && holds(file, where)) {
-    if (mode != ExistingFile::replace_group) fail_input(where.path, ": already holds ", where.group);
-    remove_matrix(file, where);
-  }
-  {
-    Id group;
-    if (where.group == "/") {
-      group = Id(H5Gopen2(file.get(), "/", H5P_DEFAULT), H5Gclose);
-    } else {
-      const Id links(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
-      H5Pset_create_intermediate_group(links.get(), 1);
-      group = Id(H5Gcreate2(file.get(), where.group.c_str(), links.get(), H5P_DEFAULT, H5P_DEFAULT),
-                 H5Gclose);
-    }
-    if (!group.valid()) fail_input(where.path, ": cannot create group ", where.group);
-
-    // int32 column indices halve the file whenever they fit.
-    const bool narrow = whole.global_cols <= std::int64_t{1} << 31;
-    write_dataset(group, where, "indptr", H5T_STD_I64LE, H5T_NATIVE_INT64,
-                  static_cast<std::int64_t>(whole.row_offsets.size()), whole.row_offsets.data());
-    write_dataset(group, where, "indices", narrow ? H5T_STD_I32LE : H5T_STD_I64LE,
-                  H5T_NATIVE_INT64, whole.nnz(), whole.col_indices.data());
-    write_dataset(group, where, "data", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, whole.nnz(),
-                  whole.values.data());
-
-    const std::array<std::int64_t, 2> shape{whole.global_rows, whole.global_cols};
-    const hsize_t two = 2;
-    const Id space(H5Screate_simple(1, &two, nullptr), H5Sclose);
-    const Id attribute(H5Acreate2(group.get(), "shape", H5T_STD_I64LE, space.get(), H5P_DEFAULT,
-                                  H5P_DEFAULT),
-                       H5Aclose);
-    if (!attribute.valid() || H5Awrite(attribute.get(), H5T_NATIVE_INT64, shape.data()) < 0)
-      fail_input(where.path, ": cannot write attribute 'shape' of ", where.group);
-  }
-  if (file.close() < 0) fail_input(where.path, ": cannot finish writing ", temporary);
-}
-
-}  // namespace
-
-bool hdf5_file_holds(const std::string& path, const std::string& group) {
-  std::error_code error;
-  if (!std::filesystem::exists(path, error)) return false;
-  return holds(open_existing(path), Where{path, normalize_group(group)});
-}
-
-void write_hdf5_csr(const std::string& path, const std::string& group, const CsrRows& whole,
-                    ExistingFile mode) {
-  if (whole.first_row != 0 || whole.local_rows() != whole.global_rows)
-    fail_input(path, ": write_hdf5_csr needs a whole matrix, got rows [", whole.first_row, ", ",
-               whole.first_row + whole.local_rows(), ") of ", whole.global_rows);
-  validate(whole, path);
-  // An empty matrix may come without offsets; the file always has rows + 1.
-  CsrRows padded;
-  const CsrRows* source = &whole;
-  if (whole.row_offsets.empty()) {
-    padded.global_cols = whole.global_cols;
-    padded.row_offsets = {0};
-    source = &padded;
-  }
-
-  const Where where{path, normalize_group(group)};
-  const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
-  try {
-    std::error_code error;
-    const bool fresh = mode == ExistingFile::replace || !std::filesystem::exists(path, error);
-    if (!fresh) {
-      open_existing(path);  // refuses a file that is not HDF5 before copying it
-      std::filesystem::copy_file(path, temporary, std::filesystem::copy_options::overwrite_existing);
-    }
-    write_file(temporary, where, *source, fresh, mode);
-    std::filesystem::rename(temporary, path);
-  } catch (const std::filesystem::filesystem_error& e) {
-    std::error_code ec;
-    std::filesystem::remove(temporary, ec);
-    fail_input(path, ": cannot move the finished file into place: ", e.code().message());
-  } catch (...) {
-    std::error_code ec;
-    std::filesystem::remove(temporary, ec);
-    throw;
-  }
 }
 
 }  // namespace blockeigs::io

@@ -1,4 +1,5 @@
-// RAII for HDF5 identifiers, shared by the HDF5 readers and writers.
+// RAII for HDF5 identifiers and the naming of groups, shared by the HDF5
+// readers and writers.
 #pragma once
 
 #include <hdf5.h>
@@ -6,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "core/error.hpp"
@@ -43,6 +45,22 @@ class Id {
  private:
   hid_t id_ = H5I_INVALID_HID;
   Closer closer_ = nullptr;
+};
+
+// "/A", "A" and "/A/" all name the group /A; "/" is the root group.
+inline std::string normalize_group(const std::string& group) {
+  std::string name = group.starts_with('/') ? group : "/" + group;
+  while (name.size() > 1 && name.ends_with('/')) name.pop_back();
+  return name;
+}
+
+// File and group of one matrix, for messages.
+struct Where {
+  std::string path;
+  std::string group;
+  std::string member(std::string_view name) const {
+    return (group == "/" ? group : group + "/") + std::string(name);
+  }
 };
 
 // Our messages replace HDF5's own error stack printout.

@@ -102,6 +102,30 @@ TEST(SortAndSumDuplicates, LeavesCanonicalRowsAlone) {
   EXPECT_EQ(m.values, original.values);
 }
 
+TEST(SortAndSumDuplicates, StartsAtTheFirstRowToFix) {
+  CsrRows m;
+  m.global_rows = 4;
+  m.global_cols = 5;
+  m.row_offsets = {0, 2, 2, 5, 7};
+  m.col_indices = {0, 3, 4, 1, 4, 2, 2};
+  m.values = {1, 2, 3, 4, 5, 6, 7};
+  CsrRows all = m;
+  blockeigs::io::sort_and_sum_duplicates(all);
+  for (const std::int64_t from : {1, 2}) {  // rows 0 and 1 are canonical already
+    CsrRows part = m;
+    blockeigs::io::sort_and_sum_duplicates(part, from);
+    EXPECT_EQ(part.row_offsets, all.row_offsets);
+    EXPECT_EQ(part.col_indices, all.col_indices);
+    EXPECT_EQ(part.values, all.values);
+  }
+  EXPECT_EQ(all.row_offsets, (std::vector<std::int64_t>{0, 2, 2, 4, 5}));
+  EXPECT_EQ(all.col_indices, (std::vector<std::int64_t>{0, 3, 1, 4, 2}));
+  EXPECT_EQ(all.values, (std::vector<double>{1, 2, 4, 8, 13}));
+  CsrRows none = m;  // from past the last row: nothing is touched
+  blockeigs::io::sort_and_sum_duplicates(none, 4);
+  EXPECT_EQ(none.col_indices, m.col_indices);
+}
+
 TEST(Validate, AcceptsGoodBlocks) {
   EXPECT_NO_THROW(blockeigs::io::validate(sample(), "m.h5"));
   CsrRows empty;  // no rows at all, no offsets

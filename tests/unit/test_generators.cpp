@@ -270,6 +270,50 @@ TEST(Generators, Describe) {
   EXPECT_EQ(describe(random_spd(1000, 8, 3)), "random SPD 1000x1000 (~8 off-diagonals per row, seed 3)");
 }
 
+// Row i of a grid Laplacian, built the plain way: every stencil point inside
+// the grid, in the natural order, which ascends.
+void expected_row(const GeneratorSpec& spec, std::int64_t i, std::vector<std::int64_t>& cols,
+                  std::vector<double>& vals) {
+  const std::int64_t nx = spec.nx, ny = spec.ny, nz = spec.nz;
+  const std::int64_t x = i % nx, y = i / nx % ny, z = i / (nx * ny);
+  cols.clear();
+  vals.clear();
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        const int distance = std::abs(dx) + std::abs(dy) + std::abs(dz);
+        if (x + dx < 0 || x + dx >= nx || y + dy < 0 || y + dy >= ny || z + dz < 0 || z + dz >= nz) continue;
+        if (spec.stencil == 7 && distance > 1) continue;
+        cols.push_back(i + dz * nx * ny + dy * nx + dx);
+        vals.push_back(distance == 0 ? (spec.stencil == 27 ? 26.0 : 6.0) : -1.0);
+      }
+}
+
+// Blocks of many more entries than generate_rows builds at a time (2^16),
+// cut anywhere, hold the plain rows.
+TEST(Generators, LargeBlocksHoldThePlainRows) {
+  std::vector<std::int64_t> cols;
+  std::vector<double> vals;
+  for (const auto& spec : {laplacian(3, 41, 29, 23, 27), laplacian(3, 67, 53, 31)}) {
+    SCOPED_TRACE(blockeigs::io::describe(spec));
+    const std::int64_t n = generated_rows(spec);
+    const std::int64_t cuts[] = {0, 1, n / 3, n / 3 + 1, n - 7, n};
+    for (std::size_t k = 0; k + 1 < std::size(cuts); ++k) {
+      const CsrRows block = generate_rows(spec, cuts[k], cuts[k + 1]);
+      ASSERT_EQ(block.local_rows(), cuts[k + 1] - cuts[k]);
+      for (std::int64_t r = 0; r < block.local_rows(); ++r) {
+        expected_row(spec, cuts[k] + r, cols, vals);
+        const auto begin = block.row_offsets[r], end = block.row_offsets[r + 1];
+        ASSERT_EQ(std::vector<std::int64_t>(block.col_indices.begin() + begin, block.col_indices.begin() + end), cols)
+            << "row " << cuts[k] + r;
+        ASSERT_EQ(std::vector<double>(block.values.begin() + begin, block.values.begin() + end), vals);
+      }
+      EXPECT_EQ(block.nnz(), block.row_offsets.back());
+    }
+    EXPECT_GT(generate_rows(spec, 0, n).nnz(), 8 * (std::int64_t{1} << 16));
+  }
+}
+
 // A rank's share of a large grid must come quickly: the offsets of a 256^3
 // grid (16.7M rows) and a 1M-row slab of its rows, each well within seconds.
 TEST(Generators, LargeGridsAreFast) {
