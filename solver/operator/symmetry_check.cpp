@@ -1,9 +1,13 @@
 #include "solver/operator/symmetry_check.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <sstream>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/checks.hpp"
@@ -14,76 +18,171 @@
 namespace blockeigs::solver {
 namespace {
 
-struct Entry {
-  std::int64_t row, col;
-  double value;
-  bool operator<(const Entry& o) const { return std::tie(row, col) < std::tie(o.row, o.col); }
+constexpr std::int64_t none = std::numeric_limits<std::int64_t>::max();
+std::atomic<bool> wide_for_tests{false};
+
+// The mismatching entry with the smallest (row, col) this rank has checked.
+struct Mismatch {
+  std::int64_t row = none, col = none;
+  double value = 0, transpose = 0;  // A(row, col) and A(col, row)
+
+  void check(std::int64_t i, std::int64_t j, double aij, double aji) {
+    const bool close = std::abs(aij - aji) <= 1e-12 * std::max(std::abs(aij), std::abs(aji));
+    if (!close && std::tie(i, j) < std::tie(row, col)) *this = {i, j, aij, aji};
+  }
 };
+
+// A(first_row + local_row, col), 0 where it is not stored (a row's columns are sorted).
+double stored(const io::CsrRows& rows, std::int64_t local_row, std::int64_t col) {
+  const auto begin = rows.col_indices.begin() + rows.row_offsets[local_row];
+  const auto end = rows.col_indices.begin() + rows.row_offsets[local_row + 1];
+  const auto it = std::lower_bound(begin, end, col);
+  return it != end && *it == col ? rows.values[it - rows.col_indices.begin()] : 0.0;
+}
+
+// Visits entries 0..count-1 of a stream whose entry e is looked up in local row
+// row_at(e) (negative: none). Where the numbering is not banded these rows are
+// random, each lookup a chain of cache misses (offsets, then columns and
+// values), so the rows of later entries are fetched ahead, in two stages.
+template <class RowAt, class Visit>
+void visit_prefetching(const io::CsrRows& rows, std::int64_t count, RowAt row_at, Visit visit) {
+  constexpr std::int64_t ahead = 16;
+  for (std::int64_t e = 0; e < count; ++e) {
+    if (e + 2 * ahead < count) {
+      const std::int64_t r = row_at(e + 2 * ahead);
+      if (r >= 0) __builtin_prefetch(&rows.row_offsets[r]);
+    }
+    if (e + ahead < count) {
+      const std::int64_t r = row_at(e + ahead);
+      if (r >= 0) {
+        __builtin_prefetch(rows.col_indices.data() + rows.row_offsets[r]);
+        __builtin_prefetch(rows.values.data() + rows.row_offsets[r]);
+      }
+    }
+    visit(e);
+  }
+}
+
+template <class T>
+std::vector<T> all_to_all(MPI_Comm comm, const std::vector<T>& send, const std::vector<std::int64_t>& send_counts,
+                          const std::vector<std::int64_t>& recv_counts) {
+  std::vector<std::int64_t> send_bytes(send_counts.size()), recv_bytes(recv_counts.size());
+  std::int64_t received = 0;
+  for (std::size_t q = 0; q < send_counts.size(); ++q) {
+    send_bytes[q] = send_counts[q] * static_cast<std::int64_t>(sizeof(T));
+    recv_bytes[q] = recv_counts[q] * static_cast<std::int64_t>(sizeof(T));
+    received += recv_counts[q];
+  }
+  std::vector<T> recv(static_cast<std::size_t>(received));
+  large_alltoallv(comm, send.data(), send_bytes, recv.data(), recv_bytes);
+  return recv;
+}
+
+// Entries whose transpose lives on another rank, as columns of the owner's local
+// rows: (local row j - owner's first row, column i, value), grouped by owner.
+template <class Index>
+struct RemoteEntries {
+  std::vector<Index> rows, cols;
+  std::vector<double> values;
+};
+
+// Checks this rank's entries (i, j) against A(j, i): in place where this rank
+// owns row j, else on j's owner, to which they are sent.
+template <class Index>
+void check_entries(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition, Mismatch& mismatch) {
+  const int ranks = partition.ranks();
+  const std::int64_t first = rows.first_row, end = first + rows.local_rows();
+  auto local_row = [&](std::int64_t k) {
+    const std::int64_t j = rows.col_indices[k];
+    return j >= first && j < end ? j - first : -1;
+  };
+
+  // Local transposes checked in place; remote ones counted by owner.
+  std::vector<std::int64_t> send_counts(static_cast<std::size_t>(ranks), 0);
+  std::int64_t r = 0;  // the row of entry k
+  visit_prefetching(rows, rows.nnz(), local_row, [&](std::int64_t k) {
+    while (rows.row_offsets[r + 1] <= k) ++r;
+    const std::int64_t j = rows.col_indices[k];
+    if (j < first || j >= end)
+      ++send_counts[partition.owner(j)];
+    else if (j != first + r)
+      mismatch.check(first + r, j, rows.values[k], stored(rows, j - first, first + r));
+  });
+
+  // Fill by owner (a prefix sum gives each owner's place), then exchange.
+  std::vector<std::int64_t> place(static_cast<std::size_t>(ranks), 0);
+  for (int q = 1; q < ranks; ++q) place[q] = place[q - 1] + send_counts[q - 1];
+  const std::int64_t outgoing = place[ranks - 1] + send_counts[ranks - 1];
+  RemoteEntries<Index> send;
+  send.rows.resize(static_cast<std::size_t>(outgoing));
+  send.cols.resize(send.rows.size());
+  send.values.resize(send.rows.size());
+  for (std::int64_t i = 0; i < rows.local_rows() && outgoing > 0; ++i)
+    for (std::int64_t k = rows.row_offsets[i]; k < rows.row_offsets[i + 1]; ++k) {
+      const std::int64_t j = rows.col_indices[k];
+      if (j >= first && j < end) continue;
+      const int q = partition.owner(j);
+      const std::int64_t at = place[q]++;
+      send.rows[at] = static_cast<Index>(j - partition.begin(q));
+      send.cols[at] = static_cast<Index>(first + i);
+      send.values[at] = rows.values[k];
+    }
+  const std::vector<std::int64_t> recv_counts = exchange_counts(comm, send_counts);
+  RemoteEntries<Index> recv;
+  recv.rows = all_to_all(comm, send.rows, send_counts, recv_counts);
+  send.rows = {};
+  recv.cols = all_to_all(comm, send.cols, send_counts, recv_counts);
+  send.cols = {};
+  recv.values = all_to_all(comm, send.values, send_counts, recv_counts);
+  send.values = {};
+
+  // Received (i, j): compared with this rank's A(j, i).
+  const auto received = static_cast<std::int64_t>(recv.rows.size());
+  visit_prefetching(rows, received, [&](std::int64_t e) { return std::int64_t{recv.rows[e]}; }, [&](std::int64_t e) {
+    const std::int64_t row = recv.rows[e], i = recv.cols[e];
+    mismatch.check(i, first + row, recv.values[e], stored(rows, row, i));
+  });
+}
+
+// The smallest mismatching (row, col) over all ranks ({none, none} when there is none).
+std::pair<std::int64_t, std::int64_t> smallest(MPI_Comm comm, const Mismatch& mine) {
+  std::int64_t row = none, col = none;
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&mine.row, &row, 1, MPI_INT64_T, MPI_MIN, comm));
+  if (row == none) return {none, none};
+  const std::int64_t my_col = mine.row == row ? mine.col : none;
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&my_col, &col, 1, MPI_INT64_T, MPI_MIN, comm));
+  return {row, col};
+}
 
 }  // namespace
 
 void check_symmetric(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition,
                      const std::string& what, const std::string& symbol) {
-  int ranks = 1;
-  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
   if (rows.global_rows != rows.global_cols)
     collectively(comm, [&] { fail_input(what, " is ", rows.global_rows, " x ", rows.global_cols, ", not square"); });
 
-  // Transposed entries, grouped by the owner of their (new) row.
-  std::vector<std::vector<Entry>> outgoing(static_cast<std::size_t>(ranks));
-  for (std::int64_t i = 0; i < rows.local_rows(); ++i)
-    for (std::int64_t k = rows.row_offsets[i]; k < rows.row_offsets[i + 1]; ++k) {
-      const std::int64_t j = rows.col_indices[k];
-      outgoing[partition.owner(j)].push_back({j, rows.first_row + i, rows.values[k]});
-    }
-  // Byte counts in int64 and the exchange in pieces: a rank's entries may pass 2^31 bytes.
-  std::vector<std::int64_t> send_bytes(static_cast<std::size_t>(ranks));
-  std::vector<Entry> send;
-  for (int q = 0; q < ranks; ++q) {
-    send_bytes[q] = static_cast<std::int64_t>(outgoing[q].size() * sizeof(Entry));
-    send.insert(send.end(), outgoing[q].begin(), outgoing[q].end());
-  }
-  const std::vector<std::int64_t> recv_bytes = exchange_counts(comm, send_bytes);
-  std::int64_t received = 0;
-  for (const std::int64_t bytes : recv_bytes) received += bytes;
-  std::vector<Entry> transposed(static_cast<std::size_t>(received) / sizeof(Entry));
-  large_alltoallv(comm, send.data(), send_bytes, transposed.data(), recv_bytes);
-  std::sort(transposed.begin(), transposed.end());
+  // Indices relative to the owner's rows fit in int32 where every global index does.
+  Mismatch mismatch;
+  if (rows.global_cols <= std::numeric_limits<std::int32_t>::max() && !wide_for_tests.load())
+    check_entries<std::int32_t>(comm, rows, partition, mismatch);
+  else
+    check_entries<std::int64_t>(comm, rows, partition, mismatch);
 
-  std::vector<Entry> own;
-  own.reserve(static_cast<std::size_t>(rows.nnz()));
-  for (std::int64_t i = 0; i < rows.local_rows(); ++i)
-    for (std::int64_t k = rows.row_offsets[i]; k < rows.row_offsets[i + 1]; ++k)
-      own.push_back({rows.first_row + i, rows.col_indices[k], rows.values[k]});
-  std::sort(own.begin(), own.end());
-
-  // Merge the two sorted lists; an entry present on one side only is
-  // compared with zero.
+  // Each entry is checked on one rank only; that rank reports the smallest.
+  const auto [row, col] = smallest(comm, mismatch);
+  if (row == none) return;
   collectively(comm, [&] {
-    auto mismatch = [&](std::int64_t i, std::int64_t j, double aij, double aji) {
-      std::ostringstream text;
-      text << what << ": the matrix is not symmetric: " << symbol << "(" << i << ", " << j << ") = " << aij << " but "
-           << symbol << "(" << j << ", " << i << ") = " << aji << " (zero-based indices); "
-           << (symbol == "A" ? "block-eigs and block-cg need a symmetric matrix"
-                             : symbol + " of A x = lambda B x must be symmetric positive definite");
-      throw InputError(text.str());
-    };
-    auto close = [](double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b)); };
-    std::size_t p = 0, q = 0;
-    while (p < own.size() || q < transposed.size()) {
-      if (q == transposed.size() || (p < own.size() && own[p] < transposed[q])) {
-        if (own[p].value != 0) mismatch(own[p].row, own[p].col, own[p].value, 0.0);
-        ++p;
-      } else if (p == own.size() || transposed[q] < own[p]) {
-        if (transposed[q].value != 0) mismatch(transposed[q].col, transposed[q].row, transposed[q].value, 0.0);
-        ++q;
-      } else {
-        if (!close(own[p].value, transposed[q].value))
-          mismatch(own[p].row, own[p].col, own[p].value, transposed[q].value);
-        ++p, ++q;
-      }
-    }
+    if (mismatch.row != row || mismatch.col != col) return;
+    std::ostringstream text;
+    text << what << ": the matrix is not symmetric: " << symbol << "(" << row << ", " << col
+         << ") = " << mismatch.value << " but " << symbol << "(" << col << ", " << row << ") = " << mismatch.transpose
+         << " (zero-based indices); "
+         << (symbol == "A" ? "block-eigs and block-cg need a symmetric matrix"
+                           : symbol + " of A x = lambda B x must be symmetric positive definite");
+    throw InputError(text.str());
   });
 }
+
+void set_symmetry_check_wide_indices_for_tests(bool wide) { wide_for_tests.store(wide); }
 
 }  // namespace blockeigs::solver

@@ -1,21 +1,33 @@
 // Distributed check that a matrix given by row blocks is symmetric: every
-// entry (i, j, v) is sent to the owner of row j, which compares it with its
-// own (j, i). Used for inputs not symmetric by construction (general Matrix
-// Market files, HDF5 files). Collective.
+// entry (i, j) is compared with A(j, i), by a binary search in row j where
+// this rank owns it, else on row j's owner, to which it is sent (only those
+// entries travel). O(nnz log(row length)) time; memory beyond the matrix is
+// the entries sent and received. Used for inputs not symmetric by
+// construction (general Matrix Market files, HDF5 files). Collective.
 #pragma once
 
 #include <mpi.h>
+
+#include <string>
 
 #include "io/csr_rows.hpp"
 #include "solver/operator/row_partition.hpp"
 
 namespace blockeigs::solver {
 
-// Throws InputError (agreed on by all ranks) naming the first mismatch found,
-// e.g. "the matrix is not symmetric: A(4, 17) = 2.5 but A(17, 4) = 0"
-// (`symbol` names the matrix there: "B" for B of A x = lambda B x).
-// Entries match when |a_ij - a_ji| <= 1e-12 * max(|a_ij|, |a_ji|).
+// Throws InputError (agreed on by all ranks) naming the mismatching entry
+// with the smallest (row, column), e.g. "the matrix is not symmetric:
+// A(4, 17) = 2.5 but A(17, 4) = 0" (`symbol` names the matrix there: "B" for
+// B of A x = lambda B x). Entries match when |a_ij - a_ji| <= 1e-12 *
+// max(|a_ij|, |a_ji|); an entry not stored counts as 0, so a stored zero
+// needs no partner. Rows must meet io::CsrRows' invariants (columns sorted
+// and unique within a row, in range).
 void check_symmetric(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition,
                      const std::string& what, const std::string& symbol = "A");
+
+// Test-only: the entries sent to other ranks carry int64 indices even where
+// int32 would do (the path of matrices past 2^31 rows, on small data). Every
+// rank must set the same; false goes back to the default.
+void set_symmetry_check_wide_indices_for_tests(bool wide);
 
 }  // namespace blockeigs::solver
