@@ -1,5 +1,7 @@
 #include "solver/operator/symmetry_check.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -30,6 +32,9 @@ struct Mismatch {
     const bool close = std::abs(aij - aji) <= 1e-12 * std::max(std::abs(aij), std::abs(aji));
     if (!close && std::tie(i, j) < std::tie(row, col)) *this = {i, j, aij, aji};
   }
+  void take_smaller(const Mismatch& other) {
+    if (std::tie(other.row, other.col) < std::tie(row, col)) *this = other;
+  }
 };
 
 // A(first_row + local_row, col), 0 where it is not stored (a row's columns are sorted).
@@ -45,9 +50,9 @@ double stored(const io::CsrRows& rows, std::int64_t local_row, std::int64_t col)
 // random, each lookup a chain of cache misses (offsets, then columns and
 // values), so the rows of later entries are fetched ahead, in two stages.
 template <class RowAt, class Visit>
-void visit_prefetching(const io::CsrRows& rows, std::int64_t count, RowAt row_at, Visit visit) {
+void visit_prefetching(const io::CsrRows& rows, std::int64_t first, std::int64_t count, RowAt row_at, Visit visit) {
   constexpr std::int64_t ahead = 16;
-  for (std::int64_t e = 0; e < count; ++e) {
+  for (std::int64_t e = first; e < count; ++e) {
     if (e + 2 * ahead < count) {
       const std::int64_t r = row_at(e + 2 * ahead);
       if (r >= 0) __builtin_prefetch(&rows.row_offsets[r]);
@@ -97,17 +102,31 @@ void check_entries(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& p
     return j >= first && j < end ? j - first : -1;
   };
 
-  // Local transposes checked in place; remote ones counted by owner.
+  // Local transposes checked in place; remote ones counted by owner. Each
+  // thread takes a range of rows, with its own counts and smallest mismatch.
   std::vector<std::int64_t> send_counts(static_cast<std::size_t>(ranks), 0);
-  std::int64_t r = 0;  // the row of entry k
-  visit_prefetching(rows, rows.nnz(), local_row, [&](std::int64_t k) {
-    while (rows.row_offsets[r + 1] <= k) ++r;
-    const std::int64_t j = rows.col_indices[k];
-    if (j < first || j >= end)
-      ++send_counts[partition.owner(j)];
-    else if (j != first + r)
-      mismatch.check(first + r, j, rows.values[k], stored(rows, j - first, first + r));
-  });
+  const std::int64_t m = rows.local_rows();
+#pragma omp parallel if (m > 0)
+  if (m > 0) {
+    const std::int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
+    const std::int64_t row_begin = m * t / threads, row_end = m * (t + 1) / threads;
+    std::vector<std::int64_t> counts(static_cast<std::size_t>(ranks), 0);
+    Mismatch mine;
+    std::int64_t r = row_begin;  // the row of entry k
+    visit_prefetching(rows, rows.row_offsets[row_begin], rows.row_offsets[row_end], local_row, [&](std::int64_t k) {
+      while (rows.row_offsets[r + 1] <= k) ++r;
+      const std::int64_t j = rows.col_indices[k];
+      if (j < first || j >= end)
+        ++counts[partition.owner(j)];
+      else if (j != first + r)
+        mine.check(first + r, j, rows.values[k], stored(rows, j - first, first + r));
+    });
+#pragma omp critical
+    {
+      for (int q = 0; q < ranks; ++q) send_counts[q] += counts[q];
+      mismatch.take_smaller(mine);
+    }
+  }
 
   // Fill by owner (a prefix sum gives each owner's place), then exchange.
   std::vector<std::int64_t> place(static_cast<std::size_t>(ranks), 0);
@@ -138,7 +157,7 @@ void check_entries(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& p
 
   // Received (i, j): compared with this rank's A(j, i).
   const auto received = static_cast<std::int64_t>(recv.rows.size());
-  visit_prefetching(rows, received, [&](std::int64_t e) { return std::int64_t{recv.rows[e]}; }, [&](std::int64_t e) {
+  visit_prefetching(rows, 0, received, [&](std::int64_t e) { return std::int64_t{recv.rows[e]}; }, [&](std::int64_t e) {
     const std::int64_t row = recv.rows[e], i = recv.cols[e];
     mismatch.check(i, first + row, recv.values[e], stored(rows, row, i));
   });
