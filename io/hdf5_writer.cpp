@@ -46,7 +46,7 @@ bool Hdf5Writer::parallel_io_available() {
 #endif
 }
 
-Hdf5Writer::Hdf5Writer(const std::string& path, MPI_Comm comm) : path_(path), collective_(true) {
+Hdf5Writer::Hdf5Writer(const std::string& path, MPI_Comm comm) : path_(path), parallel_(true) {
   silence_hdf5_errors();
 #ifdef H5_HAVE_PARALLEL
   const std::string file = temporary_output_name(path);
@@ -93,10 +93,13 @@ void Hdf5Writer::create_matrix(const std::string& name, std::int64_t rows, std::
   const hsize_t dims[2] = {static_cast<hsize_t>(rows), static_cast<hsize_t>(cols)};
   Id space(checked(H5Screate_simple(cols == 1 ? 1 : 2, dims, nullptr), path_, "make a dataspace"), H5Sclose);
   Id lcpl(link_properties(), H5Pclose);
-  // Space allocated now: ranks that later write rows through MPI-IO must not
-  // race to allocate it.
+  // Contiguous, its space allocated now (ranks that later write rows through
+  // MPI-IO must not race to allocate it), never filled: the rows are written
+  // once each, and a fill would write the whole dataset twice.
   Id dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  H5Pset_layout(dcpl.get(), H5D_CONTIGUOUS);
   H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY);
+  H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER);
   Id set(checked(H5Dcreate2(file_, name.c_str(), H5T_IEEE_F64LE, space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT),
                  path_, "create " + name),
          H5Dclose);
@@ -104,30 +107,48 @@ void Hdf5Writer::create_matrix(const std::string& name, std::int64_t rows, std::
 
 void Hdf5Writer::write_rows(const std::string& name, std::int64_t first_row, std::int64_t rows, std::int64_t cols,
                             const double* data) {
-  // Collective writes need every rank, also one with nothing to write.
-  if (!collective_ && (rows == 0 || cols == 0)) return;
-  Id set(checked(H5Dopen2(file_, name.c_str(), H5P_DEFAULT), path_, "open " + name), H5Dclose);
-  Id file_space(H5Dget_space(set.get()), H5Sclose);
-  const int rank = H5Sget_simple_extent_ndims(file_space.get());
-  const hsize_t start[2] = {static_cast<hsize_t>(first_row), 0};
-  const hsize_t count[2] = {static_cast<hsize_t>(rows), static_cast<hsize_t>(cols)};
-  Id transfer(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
+  Rows open = open_rows(name);
+  if (rows > 0 && open.cols_ != cols) fail_input(path_, ": ", name, " has ", open.cols_, " columns, not ", cols);
+  open.write(first_row, rows, data);
+}
+
+Hdf5Writer::Rows Hdf5Writer::open_rows(const std::string& name) const { return Rows(*this, name); }
+
+struct Hdf5Writer::Rows::Handles {
+  Id set, file_space, transfer;
+  int dims = 2;
+};
+
+Hdf5Writer::Rows::Rows(const Hdf5Writer& writer, const std::string& name)
+    : path_(writer.path_), name_(name), handles_(std::make_unique<Handles>()) {
+  Handles& h = *handles_;
+  h.set = Id(checked(H5Dopen2(writer.file_, name.c_str(), H5P_DEFAULT), path_, "open " + name), H5Dclose);
+  h.file_space = Id(checked(H5Dget_space(h.set.get()), path_, "read the shape of " + name), H5Sclose);
+  h.dims = H5Sget_simple_extent_ndims(h.file_space.get());
+  hsize_t dims[2] = {0, 1};
+  H5Sget_simple_extent_dims(h.file_space.get(), dims, nullptr);
+  cols_ = h.dims == 2 ? static_cast<std::int64_t>(dims[1]) : 1;
+  h.transfer = Id(checked(H5Pcreate(H5P_DATASET_XFER), path_, "make transfer properties"), H5Pclose);
+  // Each rank writes its own contiguous rows: independent MPI-IO writes (a
+  // collective one would only add its two-phase exchange).
 #ifdef H5_HAVE_PARALLEL
-  if (collective_) H5Pset_dxpl_mpio(transfer.get(), H5FD_MPIO_COLLECTIVE);
+  if (writer.parallel_) H5Pset_dxpl_mpio(h.transfer.get(), H5FD_MPIO_INDEPENDENT);
 #endif
-  const bool nothing = rows == 0 || cols == 0;
-  const hsize_t one = 1;
-  Id memory(nothing ? H5Screate_simple(1, &one, nullptr) : H5Screate_simple(rank, count, nullptr), H5Sclose);
-  if (nothing) {
-    H5Sselect_none(file_space.get());
-    H5Sselect_none(memory.get());
-  } else {
-    check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr), path_,
-          "select rows of " + name);
-  }
-  const double dummy = 0;
-  check(H5Dwrite(set.get(), H5T_NATIVE_DOUBLE, memory.get(), file_space.get(), transfer.get(), nothing ? &dummy : data),
-        path_, "write " + name);
+}
+
+Hdf5Writer::Rows::Rows(Rows&&) noexcept = default;
+Hdf5Writer::Rows::~Rows() = default;
+
+void Hdf5Writer::Rows::write(std::int64_t first_row, std::int64_t rows, const double* data) {
+  if (rows == 0 || cols_ == 0) return;
+  const Handles& h = *handles_;
+  const hsize_t start[2] = {static_cast<hsize_t>(first_row), 0};
+  const hsize_t count[2] = {static_cast<hsize_t>(rows), static_cast<hsize_t>(cols_)};
+  check(H5Sselect_hyperslab(h.file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr), path_,
+        "select rows of " + name_);
+  Id memory(checked(H5Screate_simple(h.dims, count, nullptr), path_, "make a dataspace"), H5Sclose);
+  check(H5Dwrite(h.set.get(), H5T_NATIVE_DOUBLE, memory.get(), h.file_space.get(), h.transfer.get(), data), path_,
+        "write " + name_);
 }
 
 void Hdf5Writer::write_string(const std::string& name, const std::string& text) {

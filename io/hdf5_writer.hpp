@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,8 @@ class Hdf5Writer {
   // false: open an existing file to add rows.
   Hdf5Writer(const std::string& path, bool create);
   // Every rank of `comm` opens the existing file for writing rows through
-  // MPI-IO; write_rows is then collective (a rank with no rows still calls
-  // it). Only when parallel_io_available().
+  // MPI-IO (opening and closing it, and open_rows, are then collective; each
+  // rank writes its rows on its own). Only when parallel_io_available().
   Hdf5Writer(const std::string& path, MPI_Comm comm);
   static bool parallel_io_available();
   Hdf5Writer(const Hdf5Writer&) = delete;
@@ -46,11 +47,37 @@ class Hdf5Writer {
   void attribute(const std::string& object, const std::string& name, std::int64_t value);
   void attribute(const std::string& object, const std::string& name, bool value);
 
-  // A rows x cols float64 dataset to be filled by write_rows.
+  // A rows x cols float64 dataset to be filled by write_rows or open_rows:
+  // contiguous in the file (no chunks, no filters, no fill values: every row
+  // is written once), its space allocated now.
   void create_matrix(const std::string& name, std::int64_t rows, std::int64_t cols);
-  // Rows [first_row, first_row + rows) of a dataset made by create_matrix; `data` row-major with leading dimension cols.
+  // Rows [first_row, first_row + rows) of a dataset made by create_matrix;
+  // `data` row-major with leading dimension cols. Collective with a parallel
+  // writer (open_rows), also where a rank has no rows.
   void write_rows(const std::string& name, std::int64_t first_row, std::int64_t rows, std::int64_t cols,
                   const double* data);
+
+  // A dataset made by create_matrix, open for writing rows in pieces. With a
+  // parallel writer, open_rows and the Rows' end are collective and write
+  // is not (each rank writes its own rows, in as many pieces as it likes).
+  class Rows {
+   public:
+    Rows(Rows&&) noexcept;
+    Rows(const Rows&) = delete;
+    Rows& operator=(const Rows&) = delete;
+    ~Rows();
+    // `rows` rows from first_row on: `data` row-major, compact, straight from memory to the file.
+    void write(std::int64_t first_row, std::int64_t rows, const double* data);
+
+   private:
+    friend class Hdf5Writer;
+    struct Handles;  // the dataset, its dataspace and the transfer properties
+    Rows(const Hdf5Writer& writer, const std::string& name);
+    std::string path_, name_;
+    std::unique_ptr<Handles> handles_;
+    std::int64_t cols_ = 0;
+  };
+  Rows open_rows(const std::string& name) const;
 
   void close();
 
@@ -60,7 +87,7 @@ class Hdf5Writer {
                         std::int64_t memory_type, const void* value);
   std::string path_;
   long long file_ = -1;  // hid_t
-  bool collective_ = false;
+  bool parallel_ = false;
 };
 
 // Fails early (InputError naming the path) when the output cannot be created,

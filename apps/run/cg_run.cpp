@@ -231,10 +231,9 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
     std::vector<std::int64_t> converged(result.converged.begin(), result.converged.end());
     std::vector<double> history;
     for (const auto& row : result.history) history.insert(history.end(), row.begin(), row.end());
-    std::vector<DistributedBlock> blocks{
-        block_in_input_order("/X", solver::host_doubles<T>(X.cview()), s, matrix.numbering, comm)};
+    std::vector<DistributedBlock> blocks{block_in_input_order("/X", X.cview(), matrix.numbering, comm)};
     account.lap(Phase::gather);
-    write_distributed_output(
+    const OutputTimes written = write_distributed_output(
         comm, config.output.path,
         [&](io::Hdf5Writer& w) {
           w.write("/iterations", iterations);
@@ -263,7 +262,7 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
         },
         blocks, [&](io::Hdf5Writer* w) { write_account(account, w, comm); });
     account.lap(Phase::write);
-    if (rank == 0) std::printf("wrote %s\n", config.output.path.c_str());
+    if (rank == 0) std::printf("wrote %s%s\n", config.output.path.c_str(), describe(written).c_str());
   }
   print_account_end(account, comm);
   if (guard.signal() != 0) return exit_interrupted;

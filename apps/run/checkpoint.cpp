@@ -88,7 +88,7 @@ void CheckpointGuard::write(int iteration, const std::vector<CheckpointBlock>& b
     std::vector<DistributedBlock> rows;
     for (const CheckpointBlock& b : blocks)
       rows.push_back(block_in_input_order(b.dataset, b.local(), b.cols, numbering_, comm_));
-    write_distributed_output(
+    times_ += write_distributed_output(
         comm_, config_.path,
         [&](io::Hdf5Writer& w) {
           w.attribute("/", "checkpoint_of", app_);

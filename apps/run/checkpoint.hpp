@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/run/distributed_output.hpp"
 #include "io/config.hpp"
 #include "io/hdf5_dense.hpp"
 #include "io/hdf5_writer.hpp"
@@ -75,6 +76,7 @@ class CheckpointGuard {
              const std::function<void(io::Hdf5Writer&)>& write_small = {});
 
   int signal() const { return signal_; }              // the signal that stopped the run, 0 if none
+  const OutputTimes& times() const { return times_; }  // of the checkpoints written so far, together
   int checkpoints() const { return checkpoints_; }    // written so far
   int last_checkpoint_iteration() const { return last_iteration_; }  // counted from the first run's start
   // A line for the summary: why the run stopped and where its checkpoint is
@@ -90,6 +92,7 @@ class CheckpointGuard {
   int rank_ = 0, ranks_ = 1;
   SignalWatch watch_;
   int signal_ = 0, checkpoints_ = 0, last_iteration_ = -1, stopped_at_ = -1;
+  OutputTimes times_;
   int since_iteration_ = 0;  // the solver iteration the last checkpoint (or the start) was at
   double since_time_ = 0;    // rank 0's MPI_Wtime then
 };

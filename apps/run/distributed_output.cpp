@@ -1,71 +1,193 @@
 #include "apps/run/distributed_output.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <exception>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "core/checks.hpp"
 #include "solver/operator/collective.hpp"
+#include "solver/plan/memory_plan.hpp"
+#include "spmm/memory.hpp"
 
 namespace blockeigs::apps {
+namespace {
 
-void write_distributed_output(MPI_Comm comm, const std::string& path,
-                              const std::function<void(io::Hdf5Writer&)>& write_small,
-                              const std::vector<DistributedBlock>& blocks,
-                              const std::function<void(io::Hdf5Writer*)>& write_last) {
+// The pieces copy_rows is called for: [p piece, (p + 1) piece) within the
+// rank's rows, for p < count.
+struct Pieces {
+  std::int64_t rows = 1, count = 0;
+  bool collective = false;
+};
+
+Pieces pieces_of(const DistributedBlock& block) {
+  if (block.collective_pieces > 0) return {block.piece_rows, block.collective_pieces, true};
+  const std::int64_t bytes_per_row = 8 * std::max<std::int64_t>(1, block.cols);
+  const std::int64_t rows =
+      block.piece_rows > 0 ? block.piece_rows : std::max<std::int64_t>(1, output_piece_bytes / bytes_per_row);
+  return {rows, (block.local_rows + rows - 1) / rows, false};
+}
+
+// Calls `take(begin, end, rows)` for each piece of this rank's rows of a
+// block written through copy_rows, the rows in a reused staging buffer
+// (pinned where there is a GPU). An error in `take` during collective pieces
+// waits for the last piece, so that no rank is left in an exchange. Returns
+// the seconds spent in copy_rows.
+double for_each_piece(const DistributedBlock& block,
+                      const std::function<void(std::int64_t, std::int64_t, const double*)>& take) {
+  const Pieces pieces = pieces_of(block);
+  spmm::PinnedBuffer<double> staging(static_cast<std::size_t>(std::min(pieces.rows, block.local_rows) * block.cols));
+  double copying = 0;
+  std::exception_ptr failed;
+  for (std::int64_t p = 0; p < pieces.count; ++p) {
+    const std::int64_t begin = std::min(block.local_rows, p * pieces.rows);
+    const std::int64_t end = std::min(block.local_rows, begin + pieces.rows);
+    const double start = MPI_Wtime();
+    block.copy_rows(begin, end, staging.data());
+    copying += MPI_Wtime() - start;
+    if (failed || end == begin) continue;
+    try {
+      take(begin, end, staging.data());
+    } catch (...) {
+      if (!pieces.collective) throw;
+      failed = std::current_exception();
+    }
+  }
+  if (failed) std::rethrow_exception(failed);
+  return copying;
+}
+
+// This rank's rows of `block`; returns the seconds spent copying them to the staging buffer.
+double write_block(const io::Hdf5Writer& writer, const DistributedBlock& block) {
+  io::Hdf5Writer::Rows file = writer.open_rows(block.dataset);  // on every rank: closing it is collective
+  if (block.rows || !block.copy_rows) {
+    file.write(block.first_row, block.local_rows, block.rows);
+    return 0;
+  }
+  return for_each_piece(block, [&](std::int64_t begin, std::int64_t end, const double* rows) {
+    file.write(block.first_row + begin, end - begin, rows);
+  });
+}
+
+// A block whose pieces move rows between ranks, gathered whole in memory:
+// for the rank-order writes of serial HDF5. Collective.
+DistributedBlock gathered(const DistributedBlock& block, double& copying) {
+  if (block.collective_pieces == 0) return block;
+  std::shared_ptr<double[]> rows =
+      std::make_shared_for_overwrite<double[]>(static_cast<std::size_t>(block.local_rows * block.cols));
+  copying += for_each_piece(block, [&](std::int64_t begin, std::int64_t end, const double* piece) {
+    std::copy(piece, piece + (end - begin) * block.cols, rows.get() + begin * block.cols);
+  });
+  DistributedBlock whole = block;
+  whole.rows = rows.get();
+  whole.held = std::move(rows);
+  whole.copy_rows = nullptr;
+  whole.collective_pieces = 0;
+  return whole;
+}
+
+// Returns the seconds this rank spent copying rows to the staging buffer.
+double write_files(MPI_Comm comm, const std::string& path, const std::function<void(io::Hdf5Writer&)>& write_small,
+                   const std::vector<DistributedBlock>& blocks,
+                   const std::function<void(io::Hdf5Writer*)>& write_last) {
   int rank = 0, ranks = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
+  solver::collectively(comm, [&] {
+    if (rank != 0) return;
+    io::Hdf5Writer writer(path, true);
+    write_small(writer);
+    for (const DistributedBlock& block : blocks) writer.create_matrix(block.dataset, block.global_rows, block.cols);
+    writer.close();
+  });
+  double copying = 0;
+  auto write_blocks = [&](io::Hdf5Writer& writer) {
+    for (const DistributedBlock& block : blocks) copying += write_block(writer, block);
+    writer.close();
+  };
+  // BLOCKEIGS_SERIAL_OUTPUT=1 takes the rank-order path even with parallel
+  // HDF5 (the tests cover both paths that way).
+  const char* serial = std::getenv("BLOCKEIGS_SERIAL_OUTPUT");
+  if (io::Hdf5Writer::parallel_io_available() && !(serial && std::string(serial) == "1")) {
+    // MPI-IO: every rank writes its rows at once.
+    solver::collectively(comm, [&] {
+      io::Hdf5Writer writer(path, comm);
+      write_blocks(writer);
+    });
+  } else {
+    // Serial HDF5: one writer at a time, in rank order.
+    std::vector<DistributedBlock> whole;
+    for (const DistributedBlock& block : blocks) whole.push_back(gathered(block, copying));
+    for (int turn = 0; turn < ranks; ++turn)
+      solver::collectively(comm, [&] {
+        if (rank != turn) return;
+        io::Hdf5Writer writer(path, false);
+        for (const DistributedBlock& block : whole) copying += write_block(writer, block);
+        writer.close();
+      });
+  }
+  if (write_last) {
+    std::optional<io::Hdf5Writer> writer;
+    solver::collectively(comm, [&] {
+      if (rank == 0) writer.emplace(path, false);
+    });
+    write_last(writer ? &*writer : nullptr);
+    solver::collectively(comm, [&] {
+      if (writer) writer->close();
+    });
+  }
+  solver::collectively(comm, [&] {
+    if (rank == 0) io::commit_output(path);
+  });
+  return copying;
+}
+
+}  // namespace
+
+DistributedBlock held_block(std::string dataset, std::int64_t global_rows, std::int64_t cols, std::int64_t first_row,
+                            std::vector<double> rows) {
+  auto held = std::make_shared<const std::vector<double>>(std::move(rows));
+  DistributedBlock block;
+  block.dataset = std::move(dataset);
+  block.global_rows = global_rows;
+  block.cols = cols;
+  block.first_row = first_row;
+  block.local_rows = cols > 0 ? static_cast<std::int64_t>(held->size()) / cols : 0;
+  block.rows = held->data();
+  block.held = std::move(held);
+  return block;
+}
+
+std::string describe(const OutputTimes& times) {
+  char text[160];
+  std::snprintf(text, sizeof text, " (%s of blocks: gathered in %.3f s, written in %.3f s)",
+                solver::format_bytes(double(times.bytes)).c_str(), times.gather, times.write);
+  return text;
+}
+
+OutputTimes write_distributed_output(MPI_Comm comm, const std::string& path,
+                                     const std::function<void(io::Hdf5Writer&)>& write_small,
+                                     const std::vector<DistributedBlock>& blocks,
+                                     const std::function<void(io::Hdf5Writer*)>& write_last) {
+  int rank = 0;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  const double start = MPI_Wtime();
+  double copying = 0;
   try {
-    solver::collectively(comm, [&] {
-      if (rank != 0) return;
-      io::Hdf5Writer writer(path, true);
-      write_small(writer);
-      for (const DistributedBlock& block : blocks) writer.create_matrix(block.dataset, block.global_rows, block.cols);
-      writer.close();
-    });
-    auto write_blocks = [&](io::Hdf5Writer& writer) {
-      for (const DistributedBlock& block : blocks)
-        writer.write_rows(block.dataset, block.first_row,
-                          block.cols > 0 ? std::int64_t(block.local.size()) / block.cols : 0, block.cols,
-                          block.local.data());
-      writer.close();
-    };
-    // BLOCKEIGS_SERIAL_OUTPUT=1 takes the rank-order path even with parallel
-    // HDF5 (the tests cover both paths that way).
-    const char* serial = std::getenv("BLOCKEIGS_SERIAL_OUTPUT");
-    if (io::Hdf5Writer::parallel_io_available() && !(serial && std::string(serial) == "1")) {
-      // MPI-IO: every rank writes its rows at once.
-      solver::collectively(comm, [&] {
-        io::Hdf5Writer writer(path, comm);
-        write_blocks(writer);
-      });
-    } else {
-      // Serial HDF5: one writer at a time, in rank order.
-      for (int turn = 0; turn < ranks; ++turn)
-        solver::collectively(comm, [&] {
-          if (rank != turn) return;
-          io::Hdf5Writer writer(path, false);
-          write_blocks(writer);
-        });
-    }
-    if (write_last) {
-      std::optional<io::Hdf5Writer> writer;
-      solver::collectively(comm, [&] {
-        if (rank == 0) writer.emplace(path, false);
-      });
-      write_last(writer ? &*writer : nullptr);
-      solver::collectively(comm, [&] {
-        if (writer) writer->close();
-      });
-    }
-    solver::collectively(comm, [&] {
-      if (rank == 0) io::commit_output(path);
-    });
+    copying = write_files(comm, path, write_small, blocks, write_last);
   } catch (...) {
     if (rank == 0) io::discard_output(path);
     throw;
   }
+  double seconds[2] = {copying, MPI_Wtime() - start - copying};
+  for (const DistributedBlock& block : blocks) seconds[0] += block.seconds;
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, seconds, 2, MPI_DOUBLE, MPI_MAX, comm));
+  OutputTimes times{seconds[0], seconds[1], 0};
+  for (const DistributedBlock& block : blocks) times.bytes += 8 * block.global_rows * block.cols;
+  return times;
 }
 
 }  // namespace blockeigs::apps

@@ -336,10 +336,10 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
       history_residuals.insert(history_residuals.end(), step.residual_norms.begin(), step.residual_norms.end());
     }
     const auto steps = static_cast<std::int64_t>(result.history.size());
-    std::vector<DistributedBlock> blocks{block_in_input_order(
-        "/eigenvectors", solver::host_doubles<T>(result.eigenvectors.cview()), k, matrix.numbering, comm)};
+    std::vector<DistributedBlock> blocks{
+        block_in_input_order("/eigenvectors", result.eigenvectors.cview(), matrix.numbering, comm)};
     account.lap(Phase::gather);
-    write_distributed_output(
+    const OutputTimes written = write_distributed_output(
         comm, config.output.path,
         [&](io::Hdf5Writer& w) {
           w.write("/eigenvalues", result.eigenvalues);
@@ -374,7 +374,7 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
         },
         blocks, [&](io::Hdf5Writer* w) { write_account(account, w, comm); });
     account.lap(Phase::write);
-    if (rank == 0) std::printf("wrote %s\n", config.output.path.c_str());
+    if (rank == 0) std::printf("wrote %s%s\n", config.output.path.c_str(), describe(written).c_str());
   }
   print_account_end(account, comm);
   if (guard.signal() != 0) return exit_interrupted;

@@ -95,7 +95,7 @@ void write_partition_file(solver::DistributedRows& matrix, const std::string& pa
         w.attribute("/", "partitioner", p.partitioner.empty() ? std::string("none (contiguous)") : p.partitioner);
         w.write_matrix("/first_rows", ranks + 1, 1, std::vector<double>(first.begin(), first.end()));
       },
-      {DistributedBlock{"/row_index", input.global_rows(), 1, input.begin(rank), std::move(index)}});
+      {held_block("/row_index", input.global_rows(), 1, input.begin(rank), std::move(index))});
   matrix.partitioning.saved_to = path;
 }
 

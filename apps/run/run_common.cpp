@@ -130,14 +130,6 @@ io::DenseRows read_dense_rows(const std::string& file, const std::string& datase
   return rows;
 }
 
-DistributedBlock block_in_input_order(const std::string& dataset, const std::vector<double>& local,
-                                      std::int64_t cols, const solver::RowNumbering& numbering, MPI_Comm comm) {
-  int rank = 0;
-  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-  return {dataset, numbering.original().global_rows(), cols, numbering.original().begin(rank),
-          numbering.to_original_rows(comm, local, cols)};
-}
-
 template <class T>
 spmm::DenseBlock<T> from_host_doubles(Space space, std::int64_t rows, std::int64_t cols,
                                       const std::vector<double>& values) {

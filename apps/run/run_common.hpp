@@ -11,6 +11,7 @@
 
 #include "apps/run/memory_report.hpp"
 #include "apps/run/distributed_output.hpp"
+#include "apps/run/input_order_block.hpp"
 #include "apps/run/run_account.hpp"
 #include "io/config.hpp"
 #include "io/hdf5_dense.hpp"
@@ -49,12 +50,6 @@ solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, Pa
 // agreed.
 io::DenseRows read_dense_rows(const std::string& file, const std::string& dataset,
                               const solver::RowNumbering& numbering, MPI_Comm comm);
-
-// A block of results (this rank's rows in the operator's numbering,
-// row-major, `cols` columns) as rows of the input's numbering, ready to
-// write. Collective.
-DistributedBlock block_in_input_order(const std::string& dataset, const std::vector<double>& local,
-                                      std::int64_t cols, const solver::RowNumbering& numbering, MPI_Comm comm);
 
 // Refuses, on every rank, an output path that cannot be written (empty: none).
 void check_output_path(const std::string& path, MPI_Comm comm, const std::string& key = "output.path");

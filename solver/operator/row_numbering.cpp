@@ -1,6 +1,7 @@
 #include "solver/operator/row_numbering.hpp"
 
 #include <cstring>
+#include <memory>
 
 #include "core/checks.hpp"
 #include "core/error.hpp"
@@ -45,43 +46,54 @@ RowNumbering RowNumbering::reordered(MPI_Comm comm, const std::vector<std::int64
   return RowNumbering(comm, original_, current_, std::move(original_of_local), std::move(current_of_original));
 }
 
-std::vector<char> RowNumbering::move_rows(MPI_Comm comm, const char* block, std::int64_t row_bytes,
-                                          const std::vector<std::int64_t>& target, const RowPartition& to) {
+void RowNumbering::move_rows(MPI_Comm comm, const char* block, std::int64_t row_bytes,
+                             const std::vector<std::int64_t>& target, const RowPartition& to, char* out) {
   int rank = 0, ranks = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
-  // Each record: the row's index in `to`, then its bytes; grouped by destination.
+  const std::int64_t first = to.begin(rank), rows = to.rows(rank);
+  // Rows that stay go straight to `out`; each other one travels as a record:
+  // its index in `to`, then its bytes, grouped by destination.
   const std::int64_t record = static_cast<std::int64_t>(sizeof(std::int64_t)) + row_bytes;
   std::vector<std::int64_t> send_bytes(static_cast<std::size_t>(ranks), 0);
-  for (const std::int64_t row : target) send_bytes[to.owner(row)] += record;
+  std::int64_t kept = 0;
+  for (const std::int64_t row : target) {
+    const int owner = to.owner(row);
+    if (owner == rank)
+      ++kept;
+    else
+      send_bytes[owner] += record;
+  }
   std::vector<std::int64_t> at(static_cast<std::size_t>(ranks), 0);
   for (int q = 1; q < ranks; ++q) at[q] = at[q - 1] + send_bytes[q - 1];
-  std::vector<char> send(static_cast<std::size_t>(at.back() + send_bytes.back()));
+  // Packed and received in buffers that are overwritten whole: not zeroed first.
+  const auto send = std::make_unique_for_overwrite<char[]>(static_cast<std::size_t>(at.back() + send_bytes.back()));
   for (std::size_t i = 0; i < target.size(); ++i) {
-    char* out = send.data() + at[to.owner(target[i])];
-    std::memcpy(out, &target[i], sizeof(std::int64_t));
-    if (row_bytes > 0) std::memcpy(out + sizeof(std::int64_t), block + i * row_bytes, row_bytes);
-    at[to.owner(target[i])] += record;
+    const int owner = to.owner(target[i]);
+    if (owner == rank) {
+      BLOCKEIGS_ASSERT(target[i] >= first && target[i] < first + rows);
+      if (row_bytes > 0) std::memcpy(out + (target[i] - first) * row_bytes, block + i * row_bytes, row_bytes);
+      continue;
+    }
+    char* record_at = send.get() + at[owner];
+    std::memcpy(record_at, &target[i], sizeof(std::int64_t));
+    if (row_bytes > 0) std::memcpy(record_at + sizeof(std::int64_t), block + i * row_bytes, row_bytes);
+    at[owner] += record;
   }
   const std::vector<std::int64_t> recv_bytes = exchange_counts(comm, send_bytes);
   std::int64_t received = 0;
   for (const std::int64_t b : recv_bytes) received += b;
-  std::vector<char> recv(static_cast<std::size_t>(received));
-  large_alltoallv(comm, send.data(), send_bytes, recv.data(), recv_bytes);
-
-  const std::int64_t rows = to.rows(rank);
-  if (received != rows * record)
-    throw LibraryError(detail::concat("row redistribution: rank ", rank, " received ", received / record,
+  const auto recv = std::make_unique_for_overwrite<char[]>(static_cast<std::size_t>(received));
+  large_alltoallv(comm, send.get(), send_bytes, recv.get(), recv_bytes);
+  if (received != (rows - kept) * record)
+    throw LibraryError(detail::concat("row redistribution: rank ", rank, " received ", kept + received / record,
                                       " rows for its ", rows));
-  std::vector<char> out(static_cast<std::size_t>(rows * row_bytes));
-  for (std::int64_t r = 0; r < rows; ++r) {
+  for (std::int64_t r = 0; r < rows - kept; ++r) {
     std::int64_t row = 0;
-    std::memcpy(&row, recv.data() + r * record, sizeof row);
-    BLOCKEIGS_ASSERT(row >= to.begin(rank) && row < to.end(rank));
-    if (row_bytes > 0)
-      std::memcpy(out.data() + (row - to.begin(rank)) * row_bytes, recv.data() + r * record + sizeof row, row_bytes);
+    std::memcpy(&row, recv.get() + r * record, sizeof row);
+    BLOCKEIGS_ASSERT(row >= first && row < first + rows);
+    if (row_bytes > 0) std::memcpy(out + (row - first) * row_bytes, recv.get() + r * record + sizeof row, row_bytes);
   }
-  return out;
 }
 
 template <class T>
@@ -90,10 +102,9 @@ std::vector<T> RowNumbering::to_original_rows(MPI_Comm comm, const std::vector<T
   BLOCKEIGS_ASSERT(static_cast<std::int64_t>(block.size()) ==
                    static_cast<std::int64_t>(original_of_local_.size()) * cols);
   const std::int64_t row_bytes = cols * static_cast<std::int64_t>(sizeof(T));
-  const std::vector<char> bytes =
-      move_rows(comm, reinterpret_cast<const char*>(block.data()), row_bytes, original_of_local_, original_);
-  std::vector<T> out(bytes.size() / sizeof(T));
-  if (!bytes.empty()) std::memcpy(out.data(), bytes.data(), bytes.size());
+  std::vector<T> out(static_cast<std::size_t>(original_.rows(rank_) * cols));
+  move_rows(comm, reinterpret_cast<const char*>(block.data()), row_bytes, original_of_local_, original_,
+            reinterpret_cast<char*>(out.data()));
   return out;
 }
 
@@ -104,10 +115,9 @@ std::vector<T> RowNumbering::from_original_rows(MPI_Comm comm, const std::vector
   BLOCKEIGS_ASSERT(static_cast<std::int64_t>(block.size()) ==
                    static_cast<std::int64_t>(current_of_original_.size()) * cols);
   const std::int64_t row_bytes = cols * static_cast<std::int64_t>(sizeof(T));
-  const std::vector<char> bytes =
-      move_rows(comm, reinterpret_cast<const char*>(block.data()), row_bytes, current_of_original_, current_);
-  std::vector<T> out(bytes.size() / sizeof(T));
-  if (!bytes.empty()) std::memcpy(out.data(), bytes.data(), bytes.size());
+  std::vector<T> out(static_cast<std::size_t>(current_.rows(rank_) * cols));
+  move_rows(comm, reinterpret_cast<const char*>(block.data()), row_bytes, current_of_original_, current_,
+            reinterpret_cast<char*>(out.data()));
   return out;
 }
 

@@ -57,9 +57,10 @@ class RowNumbering {
 
  private:
   // Sends row i of `block` (row_bytes each) to the rank owning row
-  // target[i] of `to`, which stores it at target[i] - to.begin(rank).
-  static std::vector<char> move_rows(MPI_Comm comm, const char* block, std::int64_t row_bytes,
-                                     const std::vector<std::int64_t>& target, const RowPartition& to);
+  // target[i] of `to`, which stores it at out + (target[i] - to.begin(rank)) * row_bytes;
+  // rows that stay on their rank are copied there directly.
+  static void move_rows(MPI_Comm comm, const char* block, std::int64_t row_bytes,
+                        const std::vector<std::int64_t>& target, const RowPartition& to, char* out);
 
   bool identity_ = true;
   int rank_ = 0;

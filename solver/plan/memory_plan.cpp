@@ -126,7 +126,9 @@ void add_lobpcg(const RankShape& s, const SolverShape& o, const SecondMatrix* b,
   if (extra > 0) items.push_back({"preconditioner, norm estimate, start block", 0, extra});
   p.op_solve += sas + z + aw + scratch + kept + extra;
   if (o.output) {
-    const std::int64_t out = m * k * (v + 8);  // to_host_doubles: the strided copy and the compact one
+    // At most: a host copy of a device block the numbering permutes, and the pieces' buffers and
+    // indices (apps/run/input_order_block.cpp); nothing for fp64 on the host in the input's order.
+    const std::int64_t out = m * k * (v + 8);
     items.push_back({"eigenvectors copied to the host for the result file", out, 0});
     p.solve += out;
   }

@@ -73,6 +73,35 @@ TEST(Hdf5Writer, WritesAndCommits) {
   H5Fclose(file);
 }
 
+// The large blocks: contiguous, unfilled (each row is written once), and
+// written in pieces through one open dataset.
+TEST(Hdf5Writer, MatricesAreContiguousAndWrittenInPieces) {
+  const std::string path = scratch("pieces.h5").string();
+  {
+    Hdf5Writer writer(path, true);
+    writer.create_matrix("/X", 5, 2);
+    Hdf5Writer::Rows rows = writer.open_rows("/X");
+    const double top[] = {1, 2, 3, 4, 5, 6}, bottom[] = {7, 8, 9, 10};
+    rows.write(3, 2, bottom);
+    rows.write(0, 3, top);
+    rows.write(5, 0, nullptr);  // nothing
+  }
+  commit_output(path);
+  hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  EXPECT_EQ(read_doubles(file, "/X"), (std::vector<double>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
+  hid_t set = H5Dopen2(file, "/X", H5P_DEFAULT);
+  hid_t properties = H5Dget_create_plist(set);
+  EXPECT_EQ(H5Pget_layout(properties), H5D_CONTIGUOUS);
+  EXPECT_EQ(H5Pget_nfilters(properties), 0);
+  H5D_fill_time_t fill_time = H5D_FILL_TIME_ALLOC;
+  H5Pget_fill_time(properties, &fill_time);
+  EXPECT_EQ(fill_time, H5D_FILL_TIME_NEVER);
+  H5Pclose(properties);
+  H5Dclose(set);
+  H5Fclose(file);
+}
+
 TEST(Hdf5Writer, FailureLeavesNothing) {
   const std::string path = "/nonexistent-dir/results.h5";
   try {
