@@ -14,12 +14,14 @@
 #include <vector>
 
 #include "io/hdf5_writer.hpp"
+#include "solver/plan/memory_plan.hpp"
 
 namespace blockeigs::apps {
 
 // Rows that are not in memory as they are written go to the file in pieces
-// of about this many bytes, through a staging buffer that each piece reuses.
-inline constexpr std::int64_t output_piece_bytes = std::int64_t{16} << 20;
+// of about this many bytes, through a staging buffer that each piece reuses
+// (the memory plan counts it).
+inline constexpr std::int64_t output_piece_bytes = solver::output_piece_bytes;
 
 // A large block of a file: this rank's local_rows rows from first_row on,
 // of global_rows, in fp64 [host]. Written from memory where `rows` points to

@@ -131,13 +131,17 @@ solver::SolverShape solver_shape(const io::CgConfig& c, Space space, std::int64_
   return s;
 }
 
-// block-eigs also holds a start block where the operator numbers rows
-// otherwise than the input (a graph partition, a band order): its random
-// columns are drawn for the input's rows and moved (eigs_run.cpp).
-void add_random_start(solver::SolverShape& s, const io::EigsConfig&, const solver::DistributedRows& matrix) {
+// Where the operator numbers rows otherwise than the input (a graph
+// partition, a band order), block-eigs also holds a start block (its random
+// columns are drawn for the input's rows and moved, eigs_run.cpp), and
+// either app's results move back to the input's numbering on their way out.
+void add_numbering(solver::SolverShape& s, const io::EigsConfig&, const solver::DistributedRows& matrix) {
   if (!matrix.numbering.is_identity()) s.start_columns = s.block;
+  s.output_renumbered = !matrix.numbering.is_identity();
 }
-void add_random_start(solver::SolverShape&, const io::CgConfig&, const solver::DistributedRows&) {}
+void add_numbering(solver::SolverShape& s, const io::CgConfig&, const solver::DistributedRows& matrix) {
+  s.output_renumbered = !matrix.numbering.is_identity();
+}
 
 std::int64_t loaded_bytes(const io::CsrRows& rows) {
   return static_cast<std::int64_t>(8 * rows.row_offsets.size() + 8 * rows.col_indices.size() + 8 * rows.values.size());
@@ -180,17 +184,58 @@ std::int64_t resident_peak() {
   return 0;
 }
 
+// What the loader will call the matrix.
+std::string matrix_description(const io::MatrixConfig& m) {
+  switch (m.source) {
+    case io::MatrixSource::generator: return io::describe(m.generator);
+    case io::MatrixSource::hdf5: return m.file + ":" + m.group;
+    case io::MatrixSource::matrix_market: return m.file;
+  }
+  return m.file;
+}
+
+// --dry-run's report where the plan from the matrix's size does not fit: the
+// even share each rank would get and the plan item by item (rank 0).
+template <class Config>
+void print_plan_from_sizes(const Config& config, const MatrixExtent& e, const std::optional<MatrixExtent>& b,
+                           const solver::MemoryPlan& plan, Space space, MPI_Comm comm) {
+  int rank = 0;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  if (rank != 0) return;
+  const int ranks = comm_size(comm);
+  const bool device = space == Space::device;
+  std::printf("dry run: %s, %lld x %lld, %lld nonzeros, %d rank%s, backend %s\n",
+              matrix_description(config.matrix).c_str(), static_cast<long long>(e.rows),
+              static_cast<long long>(e.rows), static_cast<long long>(e.nnz), ranks, ranks > 1 ? "s" : "",
+              device ? "cuda" : "cpu");
+  if (b) std::printf("dry run: A x = \u03bb B x, B %lld nonzeros\n", static_cast<long long>(b->nnz));
+  std::printf("dry run: the plan from the matrix's size (rows and nonzeros split evenly; the halo is known only "
+              "once the rows are loaded), which does not fit: nothing loaded\n");
+  std::printf("  ranks        rows      nonzeros     host peak   device peak  (each, at most)\n");
+  std::printf("  %5d  %10lld  %12lld  %12s  %12s\n", ranks, static_cast<long long>(plan.shape.local_rows),
+              static_cast<long long>(plan.shape.local_nnz), solver::format_bytes(double(plan.host_peak)).c_str(),
+              device ? solver::format_bytes(double(plan.device_peak)).c_str() : "-");
+  std::printf("memory plan of each rank:\n%s", solver::describe(plan).c_str());
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 template <class Config>
-void check_memory_before_loading(const Config& config, const spmm::Context& context, MPI_Comm comm) {
+void check_memory_before_loading(const Config& config, const spmm::Context& context, MPI_Comm comm, bool dry_run) {
   const MatrixExtent e = matrix_extent(config.matrix, comm);
   const std::optional<MatrixExtent> b = matrix_b_extent(config, comm);
   if (!e.known || (b && !b->known)) return;
   const Space space = context.space();
   const solver::SolverShape shape = solver_shape(config, space, e.rows, comm);
   const auto plan_at = plan_at_ranks(e, b, shape, space);
-  solver::check_memory_fits(comm, plan_at(comm_size(comm)), 0, 0, context.device(), plan_at);
+  const solver::MemoryPlan plan = plan_at(comm_size(comm));
+  try {
+    solver::check_memory_fits(comm, plan, 0, 0, context.device(), plan_at);
+  } catch (const solver::AgreedError&) {
+    if (dry_run) print_plan_from_sizes(config, e, b, plan, space, comm);  // every rank has the error
+    throw;
+  }
 }
 
 template <class Config, class T>
@@ -210,7 +255,7 @@ solver::MemoryPlan check_memory_with_operator(const Config& config, const solver
     second = solver::SecondMatrix{solver::measured_shape(*op_b, b->global_nnz), b_extent->source};
   }
   solver::SolverShape shape = solver_shape(config, space, e.rows, comm);
-  add_random_start(shape, config, matrix);
+  add_numbering(shape, config, matrix);
   const solver::MemoryPlan plan = solver::plan_memory(solver::measured_shape(op, matrix.global_nnz), e.source, shape,
                                                       space, second ? &*second : nullptr);
   // What this rank holds already counts as the plan's: the rows, the operators' Buffers.
@@ -233,7 +278,7 @@ int print_dry_run(const Config& config, const solver::DistributedRows& matrix, c
   e.rows = matrix.partition.global_rows();
   e.nnz = matrix.global_nnz;
   solver::SolverShape shape = solver_shape(config, space, e.rows, comm);
-  add_random_start(shape, config, matrix);
+  add_numbering(shape, config, matrix);
   const solver::RankShape mine = solver::measured_shape(comm, matrix.rows, matrix.partition, matrix.global_nnz);
   std::optional<MatrixExtent> b_extent = matrix_b_extent(config, comm);
   std::optional<solver::SecondMatrix> second;
@@ -314,8 +359,8 @@ std::string memory_line(const solver::MemoryPlan& plan, MPI_Comm comm) {
   return line;
 }
 
-template void check_memory_before_loading(const io::EigsConfig&, const spmm::Context&, MPI_Comm);
-template void check_memory_before_loading(const io::CgConfig&, const spmm::Context&, MPI_Comm);
+template void check_memory_before_loading(const io::EigsConfig&, const spmm::Context&, MPI_Comm, bool);
+template void check_memory_before_loading(const io::CgConfig&, const spmm::Context&, MPI_Comm, bool);
 template solver::MemoryPlan check_memory_with_operator(const io::EigsConfig&, const solver::DistributedRows&,
                                                        const solver::DistributedOperator<float>&,
                                                        const solver::DistributedRows*,

@@ -18,9 +18,12 @@ namespace blockeigs::apps {
 
 // Refuses, on every rank, a run whose estimate from the matrix's size (a
 // generator's formula, an HDF5 file's dataset shapes, a Matrix Market
-// header) does not fit; nothing large is allocated before. Collective.
+// header) does not fit; nothing large is allocated before. A dry run that
+// does not fit prints that plan first (rank 0), then is refused the same way.
+// Collective.
 template <class Config>
-void check_memory_before_loading(const Config& config, const spmm::Context& context, MPI_Comm comm);
+void check_memory_before_loading(const Config& config, const spmm::Context& context, MPI_Comm comm,
+                                 bool dry_run = false);
 
 // The plan with this rank's exact share, checked against the memory free now
 // (what the operators hold counted as the plan's); refuses on every rank

@@ -77,7 +77,7 @@ int prepare_and_solve(const Config& config, MPI_Comm comm, bool dry_run, RunAcco
   const spmm::Context context = solver::make_context(config.execution.backend, comm);
   account.lap(Phase::backend);
   spmm::reset_memory_peaks();
-  check_memory_before_loading(config, context, comm);
+  check_memory_before_loading(config, context, comm, dry_run);
   account.lap(Phase::memory_plan);
   const solver::DistributedRows matrix =
       load_symmetric_matrix(config.matrix, config.execution.partition, config.execution.local_order, comm,

@@ -91,6 +91,18 @@ void add_preconditioner_matrix(const RankShape& s, const SolverShape& o, std::in
   p.op_solve += bytes;
 }
 
+// Results on their way to a file (apps/run/input_order_block.cpp): nothing
+// for fp64 on the host in the input's numbering; else a staging piece; where
+// the rows are renumbered also each row's indices, a piece's exchange
+// buffers and a host copy of a device block.
+std::int64_t output_bytes(std::int64_t m, const SolverShape& o, Space space) {
+  const std::int64_t v = o.value_bytes, staging = std::min(m * o.columns * 8, output_piece_bytes);
+  const bool in_place = space == Space::host && v == 8 && !o.output_renumbered;
+  std::int64_t bytes = in_place ? 0 : staging;
+  if (o.output_renumbered) bytes += 3 * 8 * m + 2 * staging + (space == Space::device ? m * o.columns * v : 0);
+  return bytes;
+}
+
 void add_lobpcg(const RankShape& s, const SolverShape& o, const SecondMatrix* b, std::vector<MemoryItem>& items,
                 Phases& p) {
   using lobpcg_detail::round_up;
@@ -125,13 +137,6 @@ void add_lobpcg(const RankShape& s, const SolverShape& o, const SecondMatrix* b,
   if (o.start_columns > 0) extra += m * o.start_columns * v;
   if (extra > 0) items.push_back({"preconditioner, norm estimate, start block", 0, extra});
   p.op_solve += sas + z + aw + scratch + kept + extra;
-  if (o.output) {
-    // At most: a host copy of a device block the numbering permutes, and the pieces' buffers and
-    // indices (apps/run/input_order_block.cpp); nothing for fp64 on the host in the input's order.
-    const std::int64_t out = m * k * (v + 8);
-    items.push_back({"eigenvectors copied to the host for the result file", out, 0});
-    p.solve += out;
-  }
 }
 
 void add_block_cg(const RankShape& s, const SolverShape& o, std::vector<MemoryItem>& items, Phases& p) {
@@ -147,11 +152,6 @@ void add_block_cg(const RankShape& s, const SolverShape& o, std::vector<MemoryIt
   items.push_back({o.known_solution ? "right-hand sides B, solution X, known solution" : "right-hand sides B, solution X",
                    0, app});
   p.op_solve += solver + app;
-  if (o.output) {
-    const std::int64_t out = m * c * (v + 8);
-    items.push_back({"solution copied to the host for the result file", out, 0});
-    p.solve += out;
-  }
 }
 
 }  // namespace
@@ -190,10 +190,17 @@ MemoryPlan plan_memory(const RankShape& shape, const MatrixSourceSize& source, c
   Phases p;
   add_matrix(b ? "matrix A" : "matrix", shape, source, solver, plan.items, p, plan.host_replicated);
   if (b) add_matrix("matrix B", b->shape, b->source, solver, plan.items, p, plan.host_replicated);
-  if (solver.kind == SolverShape::Kind::lobpcg)
+  const bool lobpcg = solver.kind == SolverShape::Kind::lobpcg;
+  if (lobpcg)
     add_lobpcg(shape, solver, b, plan.items, p);
   else
     add_block_cg(shape, solver, plan.items, p);
+  if (solver.output) {
+    const std::int64_t out = output_bytes(shape.local_rows, solver, space);
+    const char* what = lobpcg ? "eigenvectors on their way to the result file" : "solution on its way to the result file";
+    plan.items.push_back({what, out, 0});
+    p.solve += out;
+  }
   plan.buffers_peak = std::max(p.op_build, p.op_solve);
   if (space == Space::device) {
     plan.items.push_back({"libraries' work space (cuBLAS, cuSOLVER, cuSPARSE, kernel scratch), allowance", 0,

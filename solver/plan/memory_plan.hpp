@@ -63,6 +63,7 @@ struct SolverShape {
   std::int64_t constraint_columns = 0;  // LOBPCG: the constraint block Y (and B Y)
   bool known_solution = false;     // block CG: the known X beside B
   bool output = false;             // results written: host copies of the big block
+  bool output_renumbered = true;   // the operator's numbering is not the input's (unknown before loading: assumed)
 };
 
 // A second matrix on the first's rows (B of A x = lambda B x): its share
@@ -71,6 +72,10 @@ struct SecondMatrix {
   RankShape shape;
   MatrixSourceSize source;
 };
+
+// Results reach their file in pieces of this many bytes where they are not
+// written straight from the solver's block (apps/run/distributed_output.hpp).
+inline constexpr std::int64_t output_piece_bytes = std::int64_t{16} << 20;
 
 // LOBPCG's shape: k, the block size (0: automatic), the test and the
 // precision as the solver resolves them (lobpcg.hpp).

@@ -211,6 +211,26 @@ TEST(Refusal, TestOnlyLimitRefusesANormalProblem) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+// The result file's share of the plan (apps/run/input_order_block.cpp): nothing where fp64 rows on the
+// host are written as they are; a staging piece for fp32 or a device; more where the rows are renumbered.
+TEST(OutputPlan, FollowsTheWayTheRowsAreWritten) {
+  const solver::RankShape share = solver::even_share(std::int64_t{1} << 22, std::int64_t{7} << 22, 1);
+  auto output_item = [&](int value_bytes, Space space, bool renumbered) -> std::int64_t {
+    solver::SolverShape shape = solver::lobpcg_shape(16, 0, false, false, value_bytes, space, share.global_rows);
+    shape.output = true;
+    shape.output_renumbered = renumbered;
+    for (const solver::MemoryItem& item : solver::plan_memory(share, {}, shape, space).items)
+      if (item.what.find("result file") != std::string::npos) return item.host;
+    return -1;
+  };
+  const std::int64_t m = share.local_rows, piece = solver::output_piece_bytes;
+  EXPECT_EQ(output_item(8, Space::host, false), 0);
+  EXPECT_EQ(output_item(4, Space::host, false), piece);
+  EXPECT_EQ(output_item(8, Space::device, false), piece);
+  EXPECT_EQ(output_item(8, Space::host, true), piece + 24 * m + 2 * piece);
+  EXPECT_EQ(output_item(8, Space::device, true), piece + 24 * m + 2 * piece + m * 16 * 8);
+}
+
 TEST(DryRun, PlansAndStops) {
   const fs::path out = test::shared_folder("memory_plan") / "dry.h5";
   const std::string config = write_config(
