@@ -6,6 +6,7 @@
 
 #include "core/checks.hpp"
 #include "solver/blocks/host_blas.hpp"
+#include "solver/operator/device_selection.hpp"
 
 namespace blockeigs::apps {
 namespace {
@@ -33,6 +34,30 @@ std::string row_order_line(const solver::LocalOrderReport& o) {
   return line + "\n";
 }
 
+// "threads    2 per rank (OpenMP and OpenBLAS): 2 ranks on the node's 4 cores", "...: 1 rank bound to 1
+// of the node's 2 cores", or where the environment set them "threads    OpenMP 4 (OMP_NUM_THREADS),
+// OpenBLAS 4 (OMP_NUM_THREADS) per rank"; `least` and `most`: the OpenMP threads over all ranks.
+std::string threads_line(const solver::CpuThreads& t, int least, int most) {
+  const std::string count = least == most ? std::to_string(most) : std::to_string(least) + "-" + std::to_string(most);
+  auto plural = [](int n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); };
+  auto source = [](solver::ThreadSource s) {
+    return s == solver::ThreadSource::omp_num_threads        ? "OMP_NUM_THREADS"
+           : s == solver::ThreadSource::openblas_num_threads ? "OPENBLAS_NUM_THREADS"
+                                                              : "its share of the cores";
+  };
+  if (t.openmp_source != solver::ThreadSource::share || t.openblas_source != solver::ThreadSource::share)
+    return format("threads    OpenMP %s (%s), OpenBLAS %d (%s) per rank\n", count.c_str(), source(t.openmp_source),
+                  t.openblas, source(t.openblas_source));
+  std::string line = "threads    " + count + " per rank (OpenMP and OpenBLAS): " + plural(t.local_ranks, "rank");
+  if (t.hardware > t.cores)
+    line += " bound to " + std::to_string(t.cores) + " of the node's " + plural(t.hardware, "core");
+  else
+    line += " on the node's " + plural(t.cores, "core");
+  if (t.allowed > 0 && t.allowed < t.cores / std::max(1, t.local_ranks))
+    line += ", each bound to " + plural(t.allowed, "core");
+  return line + "\n";
+}
+
 }  // namespace
 
 template <class T>
@@ -52,6 +77,10 @@ std::string distribution_summary(const solver::DistributedRows& matrix,
                                   op.context().device()};
   std::vector<long long> all(static_cast<std::size_t>(fields) * ranks);
   BLOCKEIGS_MPI_CHECK(MPI_Gather(mine, fields, MPI_LONG_LONG, all.data(), fields, MPI_LONG_LONG, 0, comm));
+  const solver::CpuThreads& threads = solver::cpu_threads();
+  int least = threads.openmp, most = threads.openmp;
+  BLOCKEIGS_MPI_CHECK(MPI_Reduce(&threads.openmp, &least, 1, MPI_INT, MPI_MIN, 0, comm));
+  BLOCKEIGS_MPI_CHECK(MPI_Reduce(&threads.openmp, &most, 1, MPI_INT, MPI_MAX, 0, comm));
   if (rank != 0) return {};
 
   const bool device = op.context().space() == Space::device;
@@ -72,6 +101,7 @@ std::string distribution_summary(const solver::DistributedRows& matrix,
     // picked, and where it did not recognise the CPU, how to give it the right ones.
     const std::string kernels = solver::host_blas_kernels();
     out << "host BLAS  OpenBLAS, " << kernels << " kernels\n";
+    out << threads_line(threads, least, most);
     if (solver::blas_kernels_older_than_cpu(kernels, solver::cpu_has_avx2_fma()))
       out << "warning: OpenBLAS did not recognise this CPU and runs its " << kernels
           << " kernels, which leave AVX2 unused; run with OPENBLAS_CORETYPE=Haswell for the CPU's own\n";

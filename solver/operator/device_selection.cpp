@@ -72,6 +72,28 @@ int allowed_cpus() {
   return 0;
 }
 
+namespace {
+
+// The CPUs the node's ranks may run on together (the union of their affinity
+// masks: the node's cores, or a container's share of them); the hardware's
+// count where the masks are unknown. Collective over the node.
+int node_cpus(const NodeComm& node) {
+  int cpus = static_cast<int>(std::thread::hardware_concurrency());
+#ifdef __linux__
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  int known = sched_getaffinity(0, sizeof(mask), &mask) == 0 ? 1 : 0;
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &known, 1, MPI_INT, MPI_MIN, node.get()));
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &mask, sizeof(mask), MPI_BYTE, MPI_BOR, node.get()));
+  if (known) cpus = CPU_COUNT(&mask);
+#else
+  (void)node;
+#endif
+  return cpus;
+}
+
+}  // namespace
+
 int cpu_threads_per_rank(int hardware, int local_ranks, int allowed) {
   int threads = std::max(1, hardware) / std::max(1, local_ranks);
   if (allowed > 0) threads = std::min(threads, allowed);
@@ -80,20 +102,59 @@ int cpu_threads_per_rank(int hardware, int local_ranks, int allowed) {
 
 namespace {
 
-// Ranks on one node share its cores: unless the user set OMP_NUM_THREADS,
-// each rank's OpenMP and OpenBLAS threads get cores / local ranks, so that
-// several ranks do not oversubscribe the machine (measured: 2 ranks on 2
-// cores ran block CG 7x slower with each using every core), and no more
-// than the cores the rank may use: Open MPI binds each of one or two ranks
-// to a single core by default (48^3 LOBPCG, 1 rank bound on a 2-core
-// machine: 17.0-18.6 s with 2 threads, 14.2-14.7 s with 1).
+// A thread count from the environment: its first entry where positive, else 0 (unset).
+int threads_from(const char* value) {
+  if (!value) return 0;
+  char* end = nullptr;
+  const long n = std::strtol(value, &end, 10);
+  const bool whole = end != value && (*end == '\0' || *end == ',');
+  return whole && n > 0 && n <= 1 << 20 ? static_cast<int>(n) : 0;
+}
+
+CpuThreads& chosen_threads() {
+  static CpuThreads chosen;
+  return chosen;
+}
+
+}  // namespace
+
+CpuThreads choose_cpu_threads(int cores, int local_ranks, int allowed, const char* omp_num_threads,
+                              const char* openblas_num_threads) {
+  CpuThreads t;
+  t.cores = cores, t.local_ranks = local_ranks, t.allowed = allowed;
+  const int share = cpu_threads_per_rank(cores, local_ranks, allowed);
+  const int omp = threads_from(omp_num_threads), blas = threads_from(openblas_num_threads);
+  t.openmp = omp > 0 ? omp : share;
+  t.openmp_source = omp > 0 ? ThreadSource::omp_num_threads : ThreadSource::share;
+  t.openblas = blas > 0 ? blas : omp > 0 ? omp : share;
+  t.openblas_source = blas > 0  ? ThreadSource::openblas_num_threads
+                      : omp > 0 ? ThreadSource::omp_num_threads
+                                : ThreadSource::share;
+  return t;
+}
+
+const CpuThreads& cpu_threads() { return chosen_threads(); }
+
+namespace {
+
+// Ranks on one node share its cores (the CPUs their affinity masks allow
+// together): each rank's OpenMP and OpenBLAS threads get cores / local
+// ranks, so that several ranks do not oversubscribe the
+// machine (measured: 2 ranks on 2 cores ran block CG 7x slower with each
+// using every core), and no more than the cores the rank may use: Open MPI
+// binds each of one or two ranks to a single core by default (48^3 LOBPCG,
+// 1 rank bound on a 2-core machine: 17.0-18.6 s with 2 threads, 14.2-14.7 s
+// with 1). A user's OMP_NUM_THREADS or OPENBLAS_NUM_THREADS wins.
 void share_cores(MPI_Comm comm) {
-  if (std::getenv("OMP_NUM_THREADS") || std::getenv("OPENBLAS_NUM_THREADS")) return;
-  const int local_ranks = NodeComm(comm).size();
-  const int threads =
-      cpu_threads_per_rank(static_cast<int>(std::thread::hardware_concurrency()), local_ranks, allowed_cpus());
-  omp_set_num_threads(threads);
-  openblas_set_num_threads(threads);
+  const NodeComm node(comm);
+  CpuThreads& t = chosen_threads();
+  t = choose_cpu_threads(node_cpus(node), node.size(), allowed_cpus(), std::getenv("OMP_NUM_THREADS"),
+                         std::getenv("OPENBLAS_NUM_THREADS"));
+  if (t.openmp_source == ThreadSource::share) omp_set_num_threads(t.openmp);
+  if (t.openblas_source == ThreadSource::share) openblas_set_num_threads(t.openblas);
+  t.hardware = static_cast<int>(std::thread::hardware_concurrency());
+  t.openmp = omp_get_max_threads();
+  t.openblas = openblas_get_num_threads();
 }
 
 }  // namespace

@@ -25,6 +25,29 @@ int allowed_cpus();
 // not run many threads on it. At least 1.
 int cpu_threads_per_rank(int hardware, int local_ranks, int allowed);
 
+// A rank's threads on the CPU backend and what they were chosen from.
+enum class ThreadSource { share, omp_num_threads, openblas_num_threads };
+struct CpuThreads {
+  int openmp = 1, openblas = 1;
+  ThreadSource openmp_source = ThreadSource::share, openblas_source = ThreadSource::share;
+  // The share's inputs (cpu_threads_per_rank): the CPUs the node's ranks may
+  // run on together, their count, this rank's affinity mask (0: unknown).
+  int cores = 0, local_ranks = 1, allowed = 0;
+  int hardware = 0;  // the node's CPUs (std::thread::hardware_concurrency; make_context sets it)
+};
+
+// The choice as a pure function: a user's OMP_NUM_THREADS and
+// OPENBLAS_NUM_THREADS (null: unset; a value that is not a positive
+// integer counts as unset; OMP_NUM_THREADS's first entry where it is a
+// list) win for what they set, and OpenBLAS follows OMP_NUM_THREADS as it
+// does itself; the rest take cpu_threads_per_rank(cores, local_ranks, allowed).
+CpuThreads choose_cpu_threads(int cores, int local_ranks, int allowed, const char* omp_num_threads,
+                              const char* openblas_num_threads);
+
+// What make_context chose for this rank on the CPU backend, with the
+// libraries' own counts read back (default values before make_context).
+const CpuThreads& cpu_threads();
+
 // True on every rank when two ranks of one node run on the same GPU (its PCI
 // bus id), as when there are more ranks than GPUs; false on the host backend.
 // NCCL refuses such a communicator. Collective.

@@ -1,7 +1,7 @@
 // How many OpenMP and OpenBLAS threads a rank takes on the CPU backend
 // (solver/operator/device_selection.hpp): the node's cores shared by its ranks, and
 // never more than the cores the rank may run on (mpirun binds each of one or
-// two ranks to a single core by default).
+// two ranks to a single core by default), unless the user's environment says.
 #include <gtest/gtest.h>
 
 #include <thread>
@@ -25,6 +25,43 @@ TEST(CpuThreads, SharesTheNodesCoresAndStaysWithinTheAffinity) {
   EXPECT_EQ(cpu_threads_per_rank(16, 2, 0), 8);   // mask unknown
   EXPECT_EQ(cpu_threads_per_rank(2, 4, 2), 1);    // more ranks than cores
   EXPECT_EQ(cpu_threads_per_rank(0, 1, 0), 1);    // hardware_concurrency unknown
+}
+
+// The environment wins for what it sets; OpenBLAS follows OMP_NUM_THREADS as it does itself.
+TEST(CpuThreads, UsersThreadCountsWin) {
+  using solver::choose_cpu_threads;
+  const solver::CpuThreads shared = choose_cpu_threads(16, 4, 16, nullptr, nullptr);
+  EXPECT_EQ(shared.openmp, 4);
+  EXPECT_EQ(shared.openblas, 4);
+  EXPECT_EQ(shared.openmp_source, solver::ThreadSource::share);
+  EXPECT_EQ(shared.openblas_source, solver::ThreadSource::share);
+  EXPECT_EQ(shared.cores, 16);
+  EXPECT_EQ(shared.local_ranks, 4);
+  const solver::CpuThreads bound = choose_cpu_threads(16, 4, 1, nullptr, nullptr);  // mpirun bound each to a core
+  EXPECT_EQ(bound.openmp, 1);
+  EXPECT_EQ(bound.openblas, 1);
+  const solver::CpuThreads omp = choose_cpu_threads(16, 4, 16, "8", nullptr);
+  EXPECT_EQ(omp.openmp, 8);
+  EXPECT_EQ(omp.openblas, 8);
+  EXPECT_EQ(omp.openmp_source, solver::ThreadSource::omp_num_threads);
+  EXPECT_EQ(omp.openblas_source, solver::ThreadSource::omp_num_threads);
+  EXPECT_EQ(choose_cpu_threads(16, 4, 1, "8", nullptr).openmp, 8);  // even beyond the mask: the user's choice
+  const solver::CpuThreads blas = choose_cpu_threads(16, 4, 16, nullptr, "2");
+  EXPECT_EQ(blas.openmp, 4);  // OpenMP still gets the share, not every core
+  EXPECT_EQ(blas.openmp_source, solver::ThreadSource::share);
+  EXPECT_EQ(blas.openblas, 2);
+  EXPECT_EQ(blas.openblas_source, solver::ThreadSource::openblas_num_threads);
+  const solver::CpuThreads both = choose_cpu_threads(16, 4, 16, "3", "1");
+  EXPECT_EQ(both.openmp, 3);
+  EXPECT_EQ(both.openblas, 1);
+  EXPECT_EQ(both.openblas_source, solver::ThreadSource::openblas_num_threads);
+  EXPECT_EQ(choose_cpu_threads(16, 4, 16, "6,2", nullptr).openmp, 6);  // nested levels: the outer one
+  for (const char* ignored : {"", "0", "-2", "four", "4x"}) {  // not a count: as if unset
+    const solver::CpuThreads t = choose_cpu_threads(16, 4, 16, ignored, ignored);
+    EXPECT_EQ(t.openmp, 4) << ignored;
+    EXPECT_EQ(t.openblas, 4) << ignored;
+    EXPECT_EQ(t.openmp_source, solver::ThreadSource::share) << ignored;
+  }
 }
 
 #ifdef __linux__
