@@ -51,11 +51,13 @@ Numbered numbered(Layout layout) {
   }
   solver::RowPartition current = input;
   if (layout == Layout::permuted_within_ranks) {
-    for (int r = 0; r < ranks; ++r) std::reverse(out.current_of.begin() + input.begin(r), out.current_of.begin() + input.end(r));
+    for (int r = 0; r < ranks; ++r)
+      std::reverse(out.current_of.begin() + input.begin(r), out.current_of.begin() + input.end(r));
   } else {
     std::shuffle(out.current_of.begin(), out.current_of.end(), std::mt19937_64(7));  // the same on every rank
     std::vector<std::int64_t> first{0};
-    for (int r = 0; r < ranks; ++r) first.push_back(ranks == 1 ? n : std::min<std::int64_t>(n, (r + 1) * n / (ranks - 1)));
+    for (int r = 0; r < ranks; ++r)
+      first.push_back(ranks == 1 ? n : std::min<std::int64_t>(n, (r + 1) * n / (ranks - 1)));
     first.back() = n;  // with several ranks the last one holds no rows
     current = solver::RowPartition(first);
   }
@@ -142,7 +144,8 @@ TEST(DistributedOutput, HostRowsMovedToTheInputsOrder) {
 TEST(DistributedOutput, CompactHostDoublesAreWrittenInPlace) {
   const Numbered numbered_rows = numbered(Layout::identity);
   const spmm::DenseBlock<double> X = operator_rows<double>(numbered_rows.numbering, false);
-  const apps::DistributedBlock block = apps::block_in_input_order("/X", X.cview(), numbered_rows.numbering, MPI_COMM_WORLD);
+  const apps::DistributedBlock block =
+      apps::block_in_input_order("/X", X.cview(), numbered_rows.numbering, MPI_COMM_WORLD);
   EXPECT_EQ(block.rows, X.data());
   EXPECT_FALSE(block.copy_rows);
   EXPECT_EQ(block.local_rows, X.rows());
