@@ -1,12 +1,15 @@
-// The exchanges that renumber a distributed matrix's rows (distribute_rows,
-// local_order): a typed all-to-all, and the new index of every column a
-// rank's rows reference, asked of the ranks that own those rows.
+// The exchanges that renumber a distributed matrix's rows (move_rows,
+// local_order): a typed all-to-all of arrays grouped by destination, the
+// distinct columns of a rank's rows that other ranks own, and the new index
+// of every column, the remote ones asked once each of the ranks that own them.
 #pragma once
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "io/csr_rows.hpp"
@@ -15,33 +18,101 @@
 
 namespace blockeigs::solver {
 
-// Typed all-to-all: outgoing[q] goes to rank q; returns what every rank sent
-// here, packed in rank order, and how many came from each. Collective.
+// Typed all-to-all: `send` holds send_counts[q] elements for each rank q in
+// rank order; returns what every rank sent here, in rank order, and how many
+// came from each (recv_counts, where not null). Collective.
 template <class T>
-std::vector<T> all_to_all(MPI_Comm comm, const std::vector<std::vector<T>>& outgoing,
-                          std::vector<std::int64_t>* counts = nullptr) {
-  std::vector<std::int64_t> send_bytes(outgoing.size());
-  std::vector<T> send;
-  for (std::size_t q = 0; q < outgoing.size(); ++q) {
-    send_bytes[q] = static_cast<std::int64_t>(outgoing[q].size() * sizeof(T));
-    send.insert(send.end(), outgoing[q].begin(), outgoing[q].end());
-  }
+std::vector<T> all_to_all(MPI_Comm comm, const T* send, const std::vector<std::int64_t>& send_counts,
+                          std::vector<std::int64_t>* recv_counts = nullptr) {
+  constexpr auto size = static_cast<std::int64_t>(sizeof(T));
+  std::vector<std::int64_t> send_bytes(send_counts.size());
+  for (std::size_t q = 0; q < send_counts.size(); ++q) send_bytes[q] = send_counts[q] * size;
   const std::vector<std::int64_t> recv_bytes = exchange_counts(comm, send_bytes);
-  std::vector<T> recv(static_cast<std::size_t>(std::accumulate(recv_bytes.begin(), recv_bytes.end(), std::int64_t{0})) /
-                      sizeof(T));
-  large_alltoallv(comm, send.data(), send_bytes, recv.data(), recv_bytes);
-  if (counts) {
-    counts->resize(recv_bytes.size());
-    for (std::size_t q = 0; q < recv_bytes.size(); ++q) (*counts)[q] = recv_bytes[q] / std::int64_t(sizeof(T));
+  std::vector<T> recv(static_cast<std::size_t>(std::accumulate(recv_bytes.begin(), recv_bytes.end(), std::int64_t{0}) /
+                                               size));
+  large_alltoallv(comm, send, send_bytes, recv.data(), recv_bytes);
+  if (recv_counts) {
+    recv_counts->resize(recv_bytes.size());
+    for (std::size_t q = 0; q < recv_bytes.size(); ++q) (*recv_counts)[q] = recv_bytes[q] / size;
   }
   return recv;
 }
 
-// The new index of every entry's column in `rows` (this rank's rows of
-// `old`, global column indices of `old`): its own rows' from `renumbered`
-// (the new index of each of this rank's rows), the others' asked of the
-// ranks that own them in `old`. Collective.
-std::vector<std::int64_t> renumber_columns(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& old,
-                                           const std::vector<std::int64_t>& renumbered);
+// The distinct columns of `rows` outside [begin, end), ascending (so grouped
+// by their owners), and the position of each in that list. They are marked
+// in a bitmap over all columns, whose word counts give a position in
+// constant time, where it takes at most 4 bytes per entry of `rows`; sorted
+// and searched otherwise (a few rows of a very large matrix). Not collective.
+class RemoteColumns {
+ public:
+  RemoteColumns(const io::CsrRows& rows, std::int64_t begin, std::int64_t end);
+
+  const std::vector<std::int64_t>& columns() const { return columns_; }
+  // The position in columns() of `column`, which must be one of them.
+  std::int64_t position(std::int64_t column) const {
+    if (bits_.empty()) return search(column);
+    const std::uint64_t word = bits_[column >> 6], below = (std::uint64_t{1} << (column & 63)) - 1;
+    return before_[column >> 6] + __builtin_popcountll(word & below);
+  }
+
+ private:
+  std::int64_t search(std::int64_t column) const;
+
+  std::vector<std::uint64_t> bits_;     // bit j: column j is one of them (empty: sorted instead)
+  std::vector<std::int64_t> before_;    // the columns in the words before each word
+  std::vector<std::int64_t> columns_;
+};
+
+// The new index of every column of `rows` (this rank's rows of `old`, with
+// global column indices of `old`): its own rows' from `renumbered` (the new
+// index of each of this rank's rows, which must outlive this object), the
+// others' asked of the ranks that own them in `old`, each distinct column
+// once. Collective.
+class ColumnRenumbering {
+ public:
+  ColumnRenumbering(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& old,
+                    const std::vector<std::int64_t>& renumbered);
+
+  std::int64_t operator()(std::int64_t column) const {
+    return column >= begin_ && column < end_ ? renumbered_[column - begin_] : answers_[remote_.position(column)];
+  }
+
+ private:
+  std::int64_t begin_ = 0, end_ = 0;
+  const std::vector<std::int64_t>& renumbered_;
+  RemoteColumns remote_;
+  std::vector<std::int64_t> answers_;  // the new index of each of remote_.columns()
+};
+
+// One row's `length` entries copied to out_cols / out_values with their
+// columns renumbered by `renumber` and sorted by the new column, as CsrRows
+// keeps them: insertion while copying for the short rows of meshes, a sort
+// through `scratch` for long ones.
+template <class Renumber>
+void copy_renumbered_row(const Renumber& renumber, const std::int64_t* cols, const double* values,
+                         std::int64_t length, std::int64_t* out_cols, double* out_values,
+                         std::vector<std::pair<std::int64_t, double>>& scratch) {
+  constexpr std::int64_t kShort = 32;
+  if (length <= kShort) {
+    for (std::int64_t k = 0; k < length; ++k) {
+      const std::int64_t j = renumber(cols[k]);
+      std::int64_t to = k;
+      for (; to > 0 && out_cols[to - 1] > j; --to) {
+        out_cols[to] = out_cols[to - 1];
+        out_values[to] = out_values[to - 1];
+      }
+      out_cols[to] = j;
+      out_values[to] = values[k];
+    }
+    return;
+  }
+  scratch.resize(static_cast<std::size_t>(length));
+  for (std::int64_t k = 0; k < length; ++k) scratch[k] = {renumber(cols[k]), values[k]};
+  std::sort(scratch.begin(), scratch.end());
+  for (std::int64_t k = 0; k < length; ++k) {
+    out_cols[k] = scratch[k].first;
+    out_values[k] = scratch[k].second;
+  }
+}
 
 }  // namespace blockeigs::solver
