@@ -1,21 +1,26 @@
 // partition-bench: times the steps that distribute a randomly renumbered
-// 7-point Laplacian on the ranks it is started with (host only): PT-Scotch's
-// graph partition, moving the rows to it, each rank's band order, and moving
-// freshly loaded rows by the saved numbering (execution.partition_file
-// without the file), beside the floor of a move: the largest rank's rows
-// (row offsets, columns, values) once through memcpy.
-//   mpirun -np 2 partition-bench --grid 128
+// 7-point Laplacian on the ranks it is started with (host only): moving the
+// rows to the natural numbering's ranges (a numbering given whole), PT-Scotch's
+// graph partition (once) and moving the rows to it, each rank's band order,
+// and moving the rows as loaded by the saved numbering (execution.partition_file
+// without the file); beside the floor of a move: the largest rank's rows (row
+// offsets, columns, values) once through memcpy.
+//   mpirun -np 2 partition-bench --grid 128 --reps 3
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "apps/bench/bench_options.hpp"
 #include "core/checks.hpp"
 #include "io/config.hpp"
+#include "io/generators.hpp"
+#include "io/renumbering.hpp"
 #include "solver/operator/load_matrix.hpp"
+#include "solver/operator/partition/band_order.hpp"
 #include "solver/operator/partition/distribute_rows.hpp"
 #include "solver/operator/partition/local_order.hpp"
 
@@ -25,9 +30,10 @@ using namespace blockeigs;
 
 const char* const usage =
     "usage: mpirun -np N partition-bench [--grid N] [--reps R]\n"
-    "Times the graph partition, moving the rows, the band order and moving freshly loaded rows by the saved\n"
-    "numbering for the 7-point Laplacian on an N^3 grid under a random renumbering (seed 1), the slowest rank's\n"
-    "time of each (median of R), beside one memcpy of the largest rank's rows.\n"
+    "Times moving the rows to the natural numbering, the graph partition (once), moving the rows to it, the band\n"
+    "order and moving the rows as loaded by the saved numbering, for the 7-point Laplacian on an N^3 grid under a\n"
+    "random renumbering (seed 1): the slowest rank's time of each, best and median of R (default 20), beside one\n"
+    "memcpy of the largest rank's rows.\n"
     "  --help      prints this text\n"
     "  --version   prints the version, commit and build (CUDA, PETSc, HDF5)\n";
 
@@ -63,6 +69,24 @@ double memcpy_seconds(std::int64_t bytes) {
   return apps::median(times);
 }
 
+// Best and median of the slowest rank's times.
+void print(const char* what, const std::vector<double>& times, const std::string& note = "") {
+  std::printf("  %-34s %8.3f s best, %8.3f s median%s\n", what, *std::min_element(times.begin(), times.end()),
+              apps::median(times), note.c_str());
+}
+
+// Each of this rank's rows' row in the natural numbering, and the natural
+// numbering's balanced ranges: the numbering a perfect partition and order would give.
+std::pair<solver::RowPartition, std::vector<std::int64_t>> natural_numbering(const io::GeneratorSpec& spec,
+                                                                              const io::CsrRows& rows, int ranks) {
+  io::GeneratorSpec natural = spec;
+  natural.renumber = false;
+  const io::RandomPermutation permutation(rows.global_rows, spec.renumber_seed);
+  std::vector<std::int64_t> index(static_cast<std::size_t>(rows.local_rows()));
+  for (std::int64_t i = 0; i < rows.local_rows(); ++i) index[i] = permutation.natural_of(rows.first_row + i);
+  return {solver::RowPartition::balanced(io::generated_row_offsets(natural), ranks), std::move(index)};
+}
+
 void run(const apps::BenchOptions& options, MPI_Comm comm) {
   int rank = 0, ranks = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
@@ -74,22 +98,38 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
   config.generator.stencil = 7;
   config.generator.renumber = true;
   config.generator.renumber_seed = 1;
+  const solver::DistributedRows loaded = solver::load_distributed_rows(config, comm);
 
-  std::vector<double> partitioner, move, order, saved;
+  std::vector<double> natural, move, scotch, order, saved;
+  const auto [natural_ranges, natural_index] = natural_numbering(config.generator, loaded.rows, ranks);
+  for (int rep = 0; rep < options.reps; ++rep) {
+    solver::DistributedRows m = loaded;
+    natural.push_back(timed(comm, [&] {
+      solver::distribute_by_numbering(m, natural_ranges, natural_index, "the natural numbering", comm);
+    }));
+  }
+  // PT-Scotch once (one rank: nothing to partition); the steps after it from copies.
+  solver::DistributedRows partitioned = loaded;
+  solver::distribute_rows(partitioned, PartitionMethod::graph, comm, LocalOrder::none);
+  const double partitioner = slowest(comm, partitioned.partitioning.partitioner_seconds);
   solver::DistributedRows ordered;
   for (int rep = 0; rep < options.reps; ++rep) {
-    solver::DistributedRows m = solver::load_distributed_rows(config, comm);
-    timed(comm, [&] { solver::distribute_rows(m, PartitionMethod::graph, comm, LocalOrder::none); });
-    partitioner.push_back(slowest(comm, m.partitioning.partitioner_seconds));
-    move.push_back(slowest(comm, m.partitioning.seconds - m.partitioning.partitioner_seconds));
-    order.push_back(timed(comm, [&] { solver::order_rows_locally(m, LocalOrder::band, comm); }));
-    ordered = std::move(m);
+    if (ranks > 1) {
+      solver::DistributedRows m = loaded;
+      move.push_back(timed(comm, [&] {
+        solver::distribute_by_numbering(m, partitioned.partition, partitioned.numbering.current_of_original(),
+                                        "the partition", comm);
+      }));
+    }
+    scotch.push_back(timed(comm, [&] { (void)solver::band_order(partitioned.rows); }));
+    ordered = partitioned;
+    order.push_back(timed(comm, [&] { solver::order_rows_locally(ordered, LocalOrder::band, comm); }));
   }
   for (int rep = 0; rep < options.reps; ++rep) {
-    solver::DistributedRows m = solver::load_distributed_rows(config, comm);
+    solver::DistributedRows m = loaded;
     saved.push_back(timed(comm, [&] {
       solver::distribute_by_numbering(m, ordered.numbering.current(), ordered.numbering.current_of_original(),
-                                      "bench", comm);
+                                      "the saved numbering", comm);
     }));
     if (m.rows.col_indices != ordered.rows.col_indices || m.rows.values != ordered.rows.values)
       std::fprintf(stderr, "rank %d: the saved numbering gave other rows\n", rank);
@@ -100,17 +140,22 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
     return most;
   }();
   const double floor = slowest(comm, memcpy_seconds(largest_bytes));
-  if (rank == 0) {
-    std::printf("grid %lld^3 renumbered, %d ranks, largest rank's rows %.1f MB, median of %d\n",
-                static_cast<long long>(options.size), ranks, largest_bytes / 1e6, options.reps);
-    std::printf("  graph partition (PT-Scotch)   %8.3f s\n", apps::median(partitioner));
-    std::printf("  moving the rows               %8.3f s\n", apps::median(move));
-    std::printf("  band order                    %8.3f s  (bandwidth %lld -> %lld)\n", apps::median(order),
+  if (rank != 0) return;
+  std::printf("grid %lld^3 renumbered (7-point), %d ranks, largest rank's rows %.1f MB, %d reps\n",
+              static_cast<long long>(options.size), ranks, largest_bytes / 1e6, options.reps);
+  print("moving the rows to natural ranges", natural);
+  if (ranks > 1) {
+    std::printf("  %-34s %8.3f s\n", "graph partition (PT-Scotch)", partitioner);
+    print("moving the rows to its parts", move);
+  }
+  print("band order (Scotch's alone)", scotch);
+  char note[96];
+  std::snprintf(note, sizeof note, " (bandwidth %lld -> %lld)",
                 static_cast<long long>(ordered.local_order.before.bandwidth),
                 static_cast<long long>(ordered.local_order.after.bandwidth));
-    std::printf("  moving by the saved numbering %8.3f s\n", apps::median(saved));
-    std::printf("  floor: one memcpy of the rows %8.3f s (%.1f GB/s)\n", floor, largest_bytes / floor / 1e9);
-  }
+  print("band order (all of it)", order, note);
+  print("moving by the saved numbering", saved);
+  std::printf("  %-34s %8.3f s (%.1f GB/s)\n", "floor: one memcpy of the rows", floor, largest_bytes / floor / 1e9);
 }
 
 }  // namespace

@@ -62,7 +62,7 @@ void move_to_numbering(DistributedRows& matrix, const std::vector<int>& part, st
                        RowPartition current, MPI_Comm comm, const std::string& source = "") {
   MovedRows moved = [&] {
     const ColumnRenumbering columns(comm, matrix.rows, matrix.partition, renumbered);
-    return move_rows(comm, matrix.rows, part, renumbered, columns, current, source);
+    return move_rows(comm, std::move(matrix.rows), part, renumbered, columns, current, source);
   }();
   matrix.rows = std::move(moved.rows);
   matrix.numbering =
@@ -174,7 +174,7 @@ void distribute_like(DistributedRows& second, const DistributedRows& first, MPI_
     const std::vector<std::int64_t>& renumbered = numbering.current_of_original();
     const std::vector<int> part = parts_of(renumbered, numbering.current());
     const ColumnRenumbering columns(comm, second.rows, second.partition, renumbered);
-    second.rows = move_rows(comm, second.rows, part, renumbered, columns, numbering.current()).rows;
+    second.rows = move_rows(comm, std::move(second.rows), part, renumbered, columns, numbering.current()).rows;
   }
   second.partition = first.partition;
   second.numbering = numbering;

@@ -11,6 +11,7 @@
 #include "core/checks.hpp"
 #include "solver/operator/collective.hpp"
 #include "solver/operator/partition/band_order.hpp"
+#include "solver/operator/partition/huge_pages.hpp"
 #include "solver/operator/partition/renumber_columns.hpp"
 
 namespace blockeigs::solver {
@@ -19,7 +20,8 @@ namespace {
 std::atomic<bool> hidden_for_tests{false};
 
 // This rank's rows in their new order: new row position[i] is old row i,
-// its columns renumbered by `columns` and sorted, in one pass.
+// its columns renumbered by `columns` and sorted, in one pass over the
+// entries (each block of rows sorted while in cache).
 io::CsrRows permuted_rows(const io::CsrRows& rows, const std::vector<std::int64_t>& position,
                           const ColumnRenumbering& columns) {
   const std::int64_t m = rows.local_rows();
@@ -32,16 +34,26 @@ io::CsrRows permuted_rows(const io::CsrRows& rows, const std::vector<std::int64_
   out.row_offsets.assign(static_cast<std::size_t>(m) + 1, 0);
   for (std::int64_t r = 0; r < m; ++r)
     out.row_offsets[r + 1] = out.row_offsets[r] + rows.row_offsets[source[r] + 1] - rows.row_offsets[source[r]];
+  reserve_in_huge_pages(out.col_indices, rows.col_indices.size());
+  reserve_in_huge_pages(out.values, rows.values.size());
   out.col_indices.resize(rows.col_indices.size());
   out.values.resize(rows.values.size());
+  const std::int64_t blocks = (m + kRenumberBlockRows - 1) / kRenumberBlockRows;
 #pragma omp parallel
   {
     std::vector<std::pair<std::int64_t, double>> scratch;
 #pragma omp for schedule(static)
-    for (std::int64_t r = 0; r < m; ++r) {
-      const std::int64_t from = rows.row_offsets[source[r]], at = out.row_offsets[r];
-      copy_renumbered_row(columns, rows.col_indices.data() + from, rows.values.data() + from,
-                          out.row_offsets[r + 1] - at, out.col_indices.data() + at, out.values.data() + at, scratch);
+    for (std::int64_t block = 0; block < blocks; ++block) {
+      const std::int64_t first = block * kRenumberBlockRows, last = std::min(m, first + kRenumberBlockRows);
+      for (std::int64_t r = first; r < last; ++r) {
+        const std::int64_t from = rows.row_offsets[source[r]], at = out.row_offsets[r];
+        const std::int64_t length = out.row_offsets[r + 1] - at;
+        columns.renumber(rows.col_indices.data() + from, length, out.col_indices.data() + at);
+        std::copy_n(rows.values.data() + from, length, out.values.data() + at);
+      }
+      for (std::int64_t r = first; r < last; ++r)
+        sort_row(out.col_indices.data() + out.row_offsets[r], out.values.data() + out.row_offsets[r],
+                 out.row_offsets[r + 1] - out.row_offsets[r], scratch);
     }
   }
   return out;

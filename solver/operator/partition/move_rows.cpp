@@ -2,88 +2,134 @@
 
 #include <algorithm>
 #include <cstring>
-#include <memory>
 #include <utility>
 
 #include "core/checks.hpp"
 #include "core/error.hpp"
 #include "solver/operator/collective.hpp"
+#include "solver/operator/partition/huge_pages.hpp"
 
 namespace blockeigs::solver {
 namespace {
 
-// An array whose elements the caller writes before reading (no zeroing pass).
-template <class T>
-std::unique_ptr<T[]> scratch_array(std::int64_t size) {
-  return std::make_unique_for_overwrite<T[]>(static_cast<std::size_t>(std::max<std::int64_t>(size, 1)));
-}
+constexpr std::int64_t kHead = 3;  // a row's head: new index, input row, length
 
 // The send side: rows grouped by destination rank, in their local order
-// within each group, as arrays of rows (new index, input row, length) and of
-// entries (new columns, values).
+// within each group; `heads` holds kHead numbers a row, `cols` and `values`
+// its entries. cols and values have room for what this rank will receive
+// (they take the rows back where the received ones must be reordered).
 struct Outgoing {
-  std::vector<std::int64_t> rows_to, entries_to;  // per destination
-  std::unique_ptr<std::int64_t[]> index, original, length, cols;
-  std::unique_ptr<double[]> values;
+  std::vector<std::int64_t> rows_to, entries_to, entries_from;  // per rank
+  std::vector<std::int64_t> heads, cols;
+  std::vector<double> values;
 };
 
-Outgoing pack(const io::CsrRows& rows, const std::vector<int>& part, const std::vector<std::int64_t>& renumbered,
-              const ColumnRenumbering& columns, int ranks) {
-  const std::int64_t m = rows.local_rows();
-  Outgoing out;
+// Where block b's first row to each destination q goes: rows[b * ranks + q]
+// and entries[b * ranks + q], counted over the blocks of kRenumberBlockRows rows.
+struct BlockStarts {
+  std::vector<std::int64_t> rows, entries;
+};
+
+BlockStarts block_starts(const io::CsrRows& rows, const std::vector<int>& part, int ranks, Outgoing& out) {
+  const std::int64_t m = rows.local_rows(), blocks = (m + kRenumberBlockRows - 1) / kRenumberBlockRows;
+  BlockStarts starts;
+  starts.rows.assign(static_cast<std::size_t>(blocks * ranks), 0);
+  starts.entries.assign(starts.rows.size(), 0);
+  for (std::int64_t i = 0; i < m; ++i) {  // per block and destination, then a scan over them all
+    const std::int64_t at = (i / kRenumberBlockRows) * ranks + part[i];
+    ++starts.rows[at];
+    starts.entries[at] += rows.row_offsets[i + 1] - rows.row_offsets[i];
+  }
   out.rows_to.assign(static_cast<std::size_t>(ranks), 0);
   out.entries_to.assign(out.rows_to.size(), 0);
-  for (std::int64_t i = 0; i < m; ++i) {
-    ++out.rows_to[part[i]];
-    out.entries_to[part[i]] += rows.row_offsets[i + 1] - rows.row_offsets[i];
-  }
-  // Where each row's head and entries go: counting passes, then one pass that copies.
-  std::vector<std::int64_t> next_row(out.rows_to.size(), 0), next_entry(out.rows_to.size(), 0);
-  for (int q = 1; q < ranks; ++q) {
-    next_row[q] = next_row[q - 1] + out.rows_to[q - 1];
-    next_entry[q] = next_entry[q - 1] + out.entries_to[q - 1];
-  }
-  const auto slot = scratch_array<std::int64_t>(m), at = scratch_array<std::int64_t>(m);
-  for (std::int64_t i = 0; i < m; ++i) {
-    slot[i] = next_row[part[i]]++;
-    at[i] = next_entry[part[i]];
-    next_entry[part[i]] += rows.row_offsets[i + 1] - rows.row_offsets[i];
-  }
-  out.index = scratch_array<std::int64_t>(m);
-  out.original = scratch_array<std::int64_t>(m);
-  out.length = scratch_array<std::int64_t>(m);
-  out.cols = scratch_array<std::int64_t>(rows.nnz());
-  out.values = scratch_array<double>(rows.nnz());
+  for (int q = 0; q < ranks; ++q)
+    for (std::int64_t b = 0; b < blocks; ++b) {
+      out.rows_to[q] += starts.rows[b * ranks + q];
+      out.entries_to[q] += starts.entries[b * ranks + q];
+    }
+  std::int64_t row = 0, entry = 0;
+  for (int q = 0; q < ranks; ++q)
+    for (std::int64_t b = 0; b < blocks; ++b) {
+      std::swap(row, starts.rows[b * ranks + q]);
+      std::swap(entry, starts.entries[b * ranks + q]);
+      row += starts.rows[b * ranks + q];
+      entry += starts.entries[b * ranks + q];
+    }
+  return starts;
+}
+
+// Packs the rows; each block's rows renumbered in one loop, then sorted while in cache.
+Outgoing pack(MPI_Comm comm, const io::CsrRows& rows, const std::vector<int>& part,
+              const std::vector<std::int64_t>& renumbered, const ColumnRenumbering& columns, int ranks) {
+  Outgoing out;
+  const BlockStarts starts = block_starts(rows, part, ranks, out);
+  out.entries_from = exchange_counts(comm, out.entries_to);
+  std::int64_t entries_in = 0;
+  for (const std::int64_t e : out.entries_from) entries_in += e;
+  const std::int64_t m = rows.local_rows(), blocks = (m + kRenumberBlockRows - 1) / kRenumberBlockRows;
+  reserve_in_huge_pages(out.heads, static_cast<std::size_t>(kHead * m));
+  out.heads.resize(static_cast<std::size_t>(kHead * m));
+  reserve_in_huge_pages(out.cols, static_cast<std::size_t>(std::max(rows.nnz(), entries_in)));
+  reserve_in_huge_pages(out.values, out.cols.capacity());
+  out.cols.resize(static_cast<std::size_t>(rows.nnz()));
+  out.values.resize(out.cols.size());
 #pragma omp parallel
   {
+    std::vector<std::int64_t> row(static_cast<std::size_t>(ranks)), entry(row.size());
     std::vector<std::pair<std::int64_t, double>> scratch;
 #pragma omp for schedule(static)
-    for (std::int64_t i = 0; i < m; ++i) {
-      const std::int64_t b = rows.row_offsets[i], length = rows.row_offsets[i + 1] - b;
-      out.index[slot[i]] = renumbered[i];
-      out.original[slot[i]] = rows.first_row + i;
-      out.length[slot[i]] = length;
-      copy_renumbered_row(columns, rows.col_indices.data() + b, rows.values.data() + b, length,
-                          out.cols.get() + at[i], out.values.get() + at[i], scratch);
+    for (std::int64_t block = 0; block < blocks; ++block) {
+      const std::int64_t first = block * kRenumberBlockRows, last = std::min(m, first + kRenumberBlockRows);
+      std::copy_n(starts.rows.begin() + block * ranks, ranks, row.begin());
+      std::copy_n(starts.entries.begin() + block * ranks, ranks, entry.begin());
+      for (std::int64_t i = first; i < last; ++i) {
+        const std::int64_t b = rows.row_offsets[i], length = rows.row_offsets[i + 1] - b;
+        std::int64_t* head = out.heads.data() + kHead * row[part[i]]++;
+        head[0] = renumbered[i];
+        head[1] = rows.first_row + i;
+        head[2] = length;
+        const std::int64_t at = entry[part[i]];
+        entry[part[i]] += length;
+        columns.renumber(rows.col_indices.data() + b, length, out.cols.data() + at);
+        std::memcpy(out.values.data() + at, rows.values.data() + b, sizeof(double) * length);
+      }
+      std::copy_n(starts.entries.begin() + block * ranks, ranks, entry.begin());
+      for (std::int64_t i = first; i < last; ++i) {
+        const std::int64_t length = rows.row_offsets[i + 1] - rows.row_offsets[i];
+        sort_row(out.cols.data() + entry[part[i]], out.values.data() + entry[part[i]], length, scratch);
+        entry[part[i]] += length;
+      }
     }
   }
   return out;
 }
 
+// Typed large_alltoallv into `recv` (sized by the caller).
+template <class T>
+void exchange(MPI_Comm comm, const std::vector<T>& send, const std::vector<std::int64_t>& send_counts,
+              std::vector<T>& recv, const std::vector<std::int64_t>& recv_counts) {
+  std::vector<std::int64_t> send_bytes(send_counts.size()), recv_bytes(recv_counts.size());
+  for (std::size_t q = 0; q < send_counts.size(); ++q) {
+    send_bytes[q] = send_counts[q] * static_cast<std::int64_t>(sizeof(T));
+    recv_bytes[q] = recv_counts[q] * static_cast<std::int64_t>(sizeof(T));
+  }
+  large_alltoallv(comm, send.data(), send_bytes, recv.data(), recv_bytes);
+}
+
 // For each row of this rank's range of `current`, the position among the
-// `index` received of the row that goes there; checked to be a permutation.
-std::vector<std::int64_t> arrival_of(MPI_Comm comm, const std::vector<std::int64_t>& index,
+// heads received of the row that goes there; checked to be a permutation.
+std::vector<std::int64_t> arrival_of(MPI_Comm comm, const std::vector<std::int64_t>& heads,
                                      const RowPartition& current, int rank, const std::string& source) {
   const std::int64_t m = current.rows(rank), begin = current.begin(rank);
   std::vector<std::int64_t> arrival(static_cast<std::size_t>(m), -1);
   collectively(comm, [&] {
-    const auto received = static_cast<std::int64_t>(index.size());
+    const auto received = static_cast<std::int64_t>(heads.size()) / kHead;
     for (std::int64_t r = 0; r < received; ++r) {
-      const std::int64_t local = index[r] - begin;
+      const std::int64_t index = heads[kHead * r], local = index - begin;
       BLOCKEIGS_ASSERT(local >= 0 && local < m);  // sent to the range's owner
       if (arrival[local] >= 0) {
-        if (source.empty()) throw LibraryError(detail::concat("moving rows: row ", index[r], " sent twice"));
-        fail_input(source, ": row index ", index[r], " is given to two rows (not a permutation)");
+        if (source.empty()) throw LibraryError(detail::concat("moving rows: row ", index, " sent twice"));
+        fail_input(source, ": row index ", index, " is given to two rows (not a permutation)");
       }
       arrival[local] = r;
     }
@@ -95,37 +141,66 @@ std::vector<std::int64_t> arrival_of(MPI_Comm comm, const std::vector<std::int64
   return arrival;
 }
 
+// The received rows, in arrival order in `cols` / `values`, placed in the
+// order of this rank's range into `to`, whose arrays have room for them.
+void place(const std::vector<std::int64_t>& heads, const std::vector<std::int64_t>& arrival,
+           const std::vector<std::int64_t>& cols, const std::vector<double>& values, io::CsrRows& to) {
+  const auto m = static_cast<std::int64_t>(arrival.size());
+  std::vector<std::int64_t> start(static_cast<std::size_t>(m) + 1, 0);  // each arrival's first entry
+  for (std::int64_t r = 0; r < m; ++r) start[r + 1] = start[r] + heads[kHead * r + 2];
+  to.col_indices.resize(cols.size());
+  to.values.resize(values.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < m; ++i) {
+    const std::int64_t from = start[arrival[i]], at = to.row_offsets[i], n = to.row_offsets[i + 1] - at;
+    std::memcpy(to.col_indices.data() + at, cols.data() + from, sizeof(std::int64_t) * n);
+    std::memcpy(to.values.data() + at, values.data() + from, sizeof(double) * n);
+  }
+}
+
 }  // namespace
 
-MovedRows move_rows(MPI_Comm comm, const io::CsrRows& rows, const std::vector<int>& part,
+MovedRows move_rows(MPI_Comm comm, io::CsrRows&& rows, const std::vector<int>& part,
                     const std::vector<std::int64_t>& renumbered, const ColumnRenumbering& columns,
                     const RowPartition& current, const std::string& source) {
   int rank = 0, ranks = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
   BLOCKEIGS_ASSERT(static_cast<std::int64_t>(part.size()) == rows.local_rows() && part.size() == renumbered.size());
-  const Outgoing out = pack(rows, part, renumbered, columns, ranks);
-  const std::vector<std::int64_t> index = all_to_all(comm, out.index.get(), out.rows_to);
-  const std::vector<std::int64_t> arrival = arrival_of(comm, index, current, rank, source);
-  const std::vector<std::int64_t> original = all_to_all(comm, out.original.get(), out.rows_to);
-  const std::vector<std::int64_t> length = all_to_all(comm, out.length.get(), out.rows_to);
-  std::vector<std::int64_t> cols = all_to_all(comm, out.cols.get(), out.entries_to);
-  std::vector<double> values = all_to_all(comm, out.values.get(), out.entries_to);
+  Outgoing out = pack(comm, rows, part, renumbered, columns, ranks);
+  std::vector<std::int64_t> heads_to(out.rows_to.size());
+  for (std::size_t q = 0; q < heads_to.size(); ++q) heads_to[q] = kHead * out.rows_to[q];
+  const std::vector<std::int64_t> heads = all_to_all(comm, out.heads.data(), heads_to);
+  const std::vector<std::int64_t> arrival = arrival_of(comm, heads, current, rank, source);
 
-  const std::int64_t m = current.rows(rank);
+  // The entries arrive in the arrays of the rows as they were: warm pages, no fresh ones to fault in.
   MovedRows moved;
   io::CsrRows& to = moved.rows;
   to.global_rows = rows.global_rows;
   to.global_cols = rows.global_cols;
   to.first_row = current.begin(rank);
+  to.row_offsets = std::move(rows.row_offsets);
+  std::vector<std::int64_t> cols = std::move(rows.col_indices);
+  std::vector<double> values = std::move(rows.values);
+  rows = io::CsrRows{};
+  std::int64_t entries_in = 0;
+  for (const std::int64_t e : out.entries_from) entries_in += e;
+  cols.clear();
+  values.clear();
+  cols.resize(static_cast<std::size_t>(entries_in));
+  values.resize(cols.size());
+  exchange(comm, out.cols, out.entries_to, cols, out.entries_from);
+  exchange(comm, out.values, out.entries_to, values, out.entries_from);
+
+  const std::int64_t m = current.rows(rank);
   to.row_offsets.resize(static_cast<std::size_t>(m) + 1);
   to.row_offsets[0] = 0;
   moved.original.resize(static_cast<std::size_t>(m));
   bool in_order = true;
   for (std::int64_t i = 0; i < m; ++i) {
     const std::int64_t r = arrival[i];
-    to.row_offsets[i + 1] = to.row_offsets[i] + length[r];
-    moved.original[i] = original[r];
+    to.row_offsets[i + 1] = to.row_offsets[i] + heads[kHead * r + 2];
+    moved.original[i] = heads[kHead * r + 1];
     in_order = in_order && r == i;
   }
   if (in_order) {  // as a graph partition numbers them: by source rank, each source's in its order
@@ -133,16 +208,10 @@ MovedRows move_rows(MPI_Comm comm, const io::CsrRows& rows, const std::vector<in
     to.values = std::move(values);
     return moved;
   }
-  std::vector<std::int64_t> start(static_cast<std::size_t>(m) + 1, 0);  // each arrival's first entry
-  for (std::int64_t r = 0; r < m; ++r) start[r + 1] = start[r] + length[r];
-  to.col_indices.resize(cols.size());
-  to.values.resize(values.size());
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < m; ++i) {
-    const std::int64_t from = start[arrival[i]], n = to.row_offsets[i + 1] - to.row_offsets[i];
-    std::memcpy(to.col_indices.data() + to.row_offsets[i], cols.data() + from, sizeof(std::int64_t) * n);
-    std::memcpy(to.values.data() + to.row_offsets[i], values.data() + from, sizeof(double) * n);
-  }
+  // Reordered into the send arrays, whose pages are warm too.
+  to.col_indices = std::move(out.cols);
+  to.values = std::move(out.values);
+  place(heads, arrival, cols, values, to);
   return moved;
 }
 

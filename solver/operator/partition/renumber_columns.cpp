@@ -30,9 +30,11 @@ RemoteColumns::RemoteColumns(const io::CsrRows& rows, std::int64_t begin, std::i
     return;
   }
   const std::int64_t words = (rows.global_cols + 63) / 64;
+  reserve_in_huge_pages(bits_, static_cast<std::size_t>(words));
   bits_.assign(static_cast<std::size_t>(words), 0);
   for (const std::int64_t j : cols)
     if (j < begin || j >= end) bits_[j >> 6] |= std::uint64_t{1} << (j & 63);
+  reserve_in_huge_pages(before_, bits_.size());
   before_.resize(bits_.size());
   std::int64_t count = 0;
   for (std::int64_t w = 0; w < words; ++w) {
@@ -53,10 +55,9 @@ std::int64_t RemoteColumns::search(std::int64_t column) const {
 ColumnRenumbering::ColumnRenumbering(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& old,
                                      const std::vector<std::int64_t>& renumbered)
     : begin_(old.begin(comm_rank(comm))),
-      end_(old.end(comm_rank(comm))),
-      renumbered_(renumbered),
-      remote_(rows, begin_, end_) {
-  BLOCKEIGS_ASSERT(static_cast<std::int64_t>(renumbered.size()) == end_ - begin_);
+      own_(static_cast<std::uint64_t>(old.rows(comm_rank(comm)))),
+      remote_(rows, begin_, begin_ + static_cast<std::int64_t>(own_)) {
+  BLOCKEIGS_ASSERT(renumbered.size() == own_);
   const int ranks = old.ranks();
   // Ascending, so grouped by owner in rank order: each owner's share is a range.
   const std::vector<std::int64_t>& ask = remote_.columns();
@@ -67,10 +68,13 @@ ColumnRenumbering::ColumnRenumbering(MPI_Comm comm, const io::CsrRows& rows, con
   std::vector<std::int64_t> asked_counts;
   std::vector<std::int64_t> asked = all_to_all(comm, ask.data(), ask_counts, &asked_counts);
   for (std::int64_t& j : asked) {
-    BLOCKEIGS_ASSERT(j >= begin_ && j < end_);
+    BLOCKEIGS_ASSERT(static_cast<std::uint64_t>(j - begin_) < own_);
     j = renumbered[j - begin_];
   }
-  answers_ = all_to_all(comm, asked.data(), asked_counts);  // in the order asked: the columns' order
+  const std::vector<std::int64_t> answers = all_to_all(comm, asked.data(), asked_counts);  // in the order asked
+  reserve_in_huge_pages(index_, renumbered.size() + answers.size());
+  index_.assign(renumbered.begin(), renumbered.end());
+  index_.insert(index_.end(), answers.begin(), answers.end());
 }
 
 }  // namespace blockeigs::solver

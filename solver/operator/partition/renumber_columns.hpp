@@ -14,6 +14,7 @@
 
 #include "io/csr_rows.hpp"
 #include "solver/operator/large_messages.hpp"
+#include "solver/operator/partition/huge_pages.hpp"
 #include "solver/operator/row_partition.hpp"
 
 namespace blockeigs::solver {
@@ -28,8 +29,11 @@ std::vector<T> all_to_all(MPI_Comm comm, const T* send, const std::vector<std::i
   std::vector<std::int64_t> send_bytes(send_counts.size());
   for (std::size_t q = 0; q < send_counts.size(); ++q) send_bytes[q] = send_counts[q] * size;
   const std::vector<std::int64_t> recv_bytes = exchange_counts(comm, send_bytes);
-  std::vector<T> recv(static_cast<std::size_t>(std::accumulate(recv_bytes.begin(), recv_bytes.end(), std::int64_t{0}) /
-                                               size));
+  const auto count =
+      static_cast<std::size_t>(std::accumulate(recv_bytes.begin(), recv_bytes.end(), std::int64_t{0}) / size);
+  std::vector<T> recv;
+  reserve_in_huge_pages(recv, count);
+  recv.resize(count);
   large_alltoallv(comm, send, send_bytes, recv.data(), recv_bytes);
   if (recv_counts) {
     recv_counts->resize(recv_bytes.size());
@@ -48,7 +52,9 @@ class RemoteColumns {
   RemoteColumns(const io::CsrRows& rows, std::int64_t begin, std::int64_t end);
 
   const std::vector<std::int64_t>& columns() const { return columns_; }
-  // The position in columns() of `column`, which must be one of them.
+  bool has_bitmap() const { return !bits_.empty(); }
+  // The position in columns() of `column`, which must be one of them; with
+  // the bitmap, any column in [0, global_cols) has one (in [0, size]).
   std::int64_t position(std::int64_t column) const {
     if (bits_.empty()) return search(column);
     const std::uint64_t word = bits_[column >> 6], below = (std::uint64_t{1} << (column & 63)) - 1;
@@ -65,54 +71,66 @@ class RemoteColumns {
 
 // The new index of every column of `rows` (this rank's rows of `old`, with
 // global column indices of `old`): its own rows' from `renumbered` (the new
-// index of each of this rank's rows, which must outlive this object), the
-// others' asked of the ranks that own them in `old`, each distinct column
-// once. Collective.
+// index of each of this rank's rows), the others' asked of the ranks that own
+// them in `old`, each distinct column once. Collective.
 class ColumnRenumbering {
  public:
   ColumnRenumbering(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& old,
                     const std::vector<std::int64_t>& renumbered);
 
+  // `column`: one of the rows' columns.
   std::int64_t operator()(std::int64_t column) const {
-    return column >= begin_ && column < end_ ? renumbered_[column - begin_] : answers_[remote_.position(column)];
+    const auto local = static_cast<std::uint64_t>(column - begin_);
+    if (!remote_.has_bitmap()) return index_[local < own_ ? local : own_ + remote_.position(column)];
+    // The bitmap answers for any column: no branch on which kind of column it is, so that the
+    // loads of many columns overlap.
+    const std::uint64_t remote = own_ + remote_.position(column);
+    return index_[local < own_ ? local : remote];
+  }
+
+  // out[k] = (*this)(in[k]) for k < n.
+  void renumber(const std::int64_t* in, std::int64_t n, std::int64_t* out) const {
+    for (std::int64_t k = 0; k < n; ++k) out[k] = (*this)(in[k]);
   }
 
  private:
-  std::int64_t begin_ = 0, end_ = 0;
-  const std::vector<std::int64_t>& renumbered_;
+  std::int64_t begin_ = 0;
+  std::uint64_t own_ = 0;             // this rank's rows
   RemoteColumns remote_;
-  std::vector<std::int64_t> answers_;  // the new index of each of remote_.columns()
+  std::vector<std::int64_t> index_;  // the new index of its own rows, then of remote_.columns()
 };
 
-// One row's `length` entries copied to out_cols / out_values with their
-// columns renumbered by `renumber` and sorted by the new column, as CsrRows
-// keeps them: insertion while copying for the short rows of meshes, a sort
-// through `scratch` for long ones.
-template <class Renumber>
-void copy_renumbered_row(const Renumber& renumber, const std::int64_t* cols, const double* values,
-                         std::int64_t length, std::int64_t* out_cols, double* out_values,
-                         std::vector<std::pair<std::int64_t, double>>& scratch) {
+// Sorts one row's entries by column, as CsrRows keeps them: insertion sort
+// for the short rows of meshes, std::sort through `scratch` for long ones.
+inline void sort_row(std::int64_t* cols, double* values, std::int64_t length,
+                     std::vector<std::pair<std::int64_t, double>>& scratch) {
   constexpr std::int64_t kShort = 32;
   if (length <= kShort) {
-    for (std::int64_t k = 0; k < length; ++k) {
-      const std::int64_t j = renumber(cols[k]);
+    for (std::int64_t k = 1; k < length; ++k) {
+      const std::int64_t j = cols[k];
+      const double v = values[k];
       std::int64_t to = k;
-      for (; to > 0 && out_cols[to - 1] > j; --to) {
-        out_cols[to] = out_cols[to - 1];
-        out_values[to] = out_values[to - 1];
+      for (; to > 0 && cols[to - 1] > j; --to) {
+        cols[to] = cols[to - 1];
+        values[to] = values[to - 1];
       }
-      out_cols[to] = j;
-      out_values[to] = values[k];
+      cols[to] = j;
+      values[to] = v;
     }
     return;
   }
   scratch.resize(static_cast<std::size_t>(length));
-  for (std::int64_t k = 0; k < length; ++k) scratch[k] = {renumber(cols[k]), values[k]};
+  for (std::int64_t k = 0; k < length; ++k) scratch[k] = {cols[k], values[k]};
   std::sort(scratch.begin(), scratch.end());
   for (std::int64_t k = 0; k < length; ++k) {
-    out_cols[k] = scratch[k].first;
-    out_values[k] = scratch[k].second;
+    cols[k] = scratch[k].first;
+    values[k] = scratch[k].second;
   }
 }
+
+// Rows are renumbered and sorted in blocks of this many: the new columns of a
+// block are looked up in one loop (their loads overlap), then each row sorted
+// while the block is in cache.
+inline constexpr std::int64_t kRenumberBlockRows = 256;
 
 }  // namespace blockeigs::solver
