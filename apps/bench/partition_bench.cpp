@@ -6,6 +6,8 @@
 // without the file); beside the floor of a move: the largest rank's rows (row
 // offsets, columns, values) once through memcpy.
 //   mpirun -np 2 partition-bench --grid 128 --reps 3
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -23,6 +25,7 @@
 #include "solver/operator/partition/band_order.hpp"
 #include "solver/operator/partition/distribute_rows.hpp"
 #include "solver/operator/partition/local_order.hpp"
+#include "solver/operator/partition/renumber_columns.hpp"
 
 namespace {
 
@@ -32,8 +35,8 @@ const char* const usage =
     "usage: mpirun -np N partition-bench [--grid N] [--reps R]\n"
     "Times moving the rows to the natural numbering, the graph partition (once), moving the rows to it, the band\n"
     "order and moving the rows as loaded by the saved numbering, for the 7-point Laplacian on an N^3 grid under a\n"
-    "random renumbering (seed 1): the slowest rank's time of each, best and median of R (default 20), beside one\n"
-    "memcpy of the largest rank's rows.\n"
+    "random renumbering (seed 1): the slowest rank's wall time of each, best and median of R (default 20), and\n"
+    "its CPU time (user and system), beside one memcpy of the largest rank's rows.\n"
     "  --help      prints this text\n"
     "  --version   prints the version, commit and build (CUDA, PETSc, HDF5)\n";
 
@@ -43,11 +46,25 @@ double slowest(MPI_Comm comm, double mine) {
   return out;
 }
 
-double timed(MPI_Comm comm, auto&& step) {
+// This process's CPU time (user and system), which time slices given to
+// other processes do not count: steadier than the wall time on a busy machine.
+double cpu_seconds() {
+  rusage used{};
+  getrusage(RUSAGE_SELF, &used);
+  return double(used.ru_utime.tv_sec + used.ru_stime.tv_sec) +
+         1e-6 * double(used.ru_utime.tv_usec + used.ru_stime.tv_usec);
+}
+
+struct Time {
+  double wall = 0, cpu = 0;  // the slowest rank's
+};
+
+Time timed(MPI_Comm comm, auto&& step) {
   BLOCKEIGS_MPI_CHECK(MPI_Barrier(comm));
-  const double start = MPI_Wtime();
+  const double start = MPI_Wtime(), cpu = cpu_seconds();
   step();
-  return slowest(comm, MPI_Wtime() - start);
+  const double wall = MPI_Wtime() - start;
+  return {slowest(comm, wall), slowest(comm, cpu_seconds() - cpu)};
 }
 
 std::int64_t rows_bytes(const io::CsrRows& rows) {
@@ -70,9 +87,15 @@ double memcpy_seconds(std::int64_t bytes) {
 }
 
 // Best and median of the slowest rank's times.
-void print(const char* what, const std::vector<double>& times, const std::string& note = "") {
-  std::printf("  %-34s %8.3f s best, %8.3f s median%s\n", what, *std::min_element(times.begin(), times.end()),
-              apps::median(times), note.c_str());
+void print(const char* what, const std::vector<Time>& times, const std::string& note = "") {
+  std::vector<double> wall, cpu;
+  for (const Time& t : times) {
+    wall.push_back(t.wall);
+    cpu.push_back(t.cpu);
+  }
+  std::printf("  %-34s %8.3f s best, %8.3f s median; CPU %8.3f s best%s\n", what,
+              *std::min_element(wall.begin(), wall.end()), apps::median(wall),
+              *std::min_element(cpu.begin(), cpu.end()), note.c_str());
 }
 
 // Each of this rank's rows' row in the natural numbering, and the natural
@@ -100,7 +123,7 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
   config.generator.renumber_seed = 1;
   const solver::DistributedRows loaded = solver::load_distributed_rows(config, comm);
 
-  std::vector<double> natural, move, scotch, order, saved;
+  std::vector<Time> natural, move, scotch, order, saved;
   const auto [natural_ranges, natural_index] = natural_numbering(config.generator, loaded.rows, ranks);
   for (int rep = 0; rep < options.reps; ++rep) {
     solver::DistributedRows m = loaded;
@@ -112,6 +135,16 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
   solver::DistributedRows partitioned = loaded;
   solver::distribute_rows(partitioned, PartitionMethod::graph, comm, LocalOrder::none);
   const double partitioner = slowest(comm, partitioned.partitioning.partitioner_seconds);
+  long long halo[2] = {0, 0};  // the largest rank's halo rows, and all ranks'
+  {
+    const long long mine = static_cast<long long>(
+        solver::RemoteColumns(partitioned.rows, partitioned.rows.first_row,
+                              partitioned.rows.first_row + partitioned.rows.local_rows())
+            .columns()
+            .size());
+    BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&mine, &halo[0], 1, MPI_LONG_LONG, MPI_MAX, comm));
+    BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&mine, &halo[1], 1, MPI_LONG_LONG, MPI_SUM, comm));
+  }
   solver::DistributedRows ordered;
   for (int rep = 0; rep < options.reps; ++rep) {
     if (ranks > 1) {
@@ -145,7 +178,8 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
               static_cast<long long>(options.size), ranks, largest_bytes / 1e6, options.reps);
   print("moving the rows to natural ranges", natural);
   if (ranks > 1) {
-    std::printf("  %-34s %8.3f s\n", "graph partition (PT-Scotch)", partitioner);
+    std::printf("  %-34s %8.3f s (halo rows: largest rank %lld, all %lld)\n", "graph partition (PT-Scotch)",
+                partitioner, halo[0], halo[1]);
     print("moving the rows to its parts", move);
   }
   print("band order (Scotch's alone)", scotch);

@@ -52,6 +52,16 @@ void expect_remote_columns(const CsrRows& rows, std::int64_t begin, std::int64_t
   for (std::size_t p = 0; p < expected.size(); ++p) EXPECT_EQ(remote.position(expected[p]), std::int64_t(p));
 }
 
+TEST(SetBits, CountsEveryBit) {
+  std::mt19937_64 random(7);
+  for (int n = 0; n < 1000; ++n) {
+    const std::uint64_t word = n < 64 ? std::uint64_t{1} << n : random() & random();
+    EXPECT_EQ(blockeigs::solver::set_bits(word), __builtin_popcountll(word)) << word;
+  }
+  EXPECT_EQ(blockeigs::solver::set_bits(~std::uint64_t{0}), 64);
+  EXPECT_EQ(blockeigs::solver::set_bits(0), 0);
+}
+
 TEST(RemoteColumns, ManyEntriesForTheColumnsThroughTheBitmap) {
   // 2000 entries on 1000 columns, the range in the middle and at either end; columns at word edges.
   CsrRows rows = random_rows(400, 5, 1000, 3);
@@ -76,7 +86,7 @@ TEST(RemoteColumns, NoRowsNoColumns) {
 
 TEST(SortRow, ShortAndLongRowsComeSortedWithTheirValues) {
   std::vector<std::pair<std::int64_t, double>> scratch;
-  for (const std::int64_t length : {0, 1, 7, 32, 33, 300}) {
+  for (const std::int64_t length : {0, 1, 7, 16, 17, 32, 33, 300}) {
     std::vector<std::int64_t> cols(static_cast<std::size_t>(length));
     std::vector<double> values(cols.size());
     for (std::int64_t k = 0; k < length; ++k) {  // descending columns, each value 0.5 x its column

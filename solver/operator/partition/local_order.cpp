@@ -20,20 +20,20 @@ namespace {
 std::atomic<bool> hidden_for_tests{false};
 
 // This rank's rows in their new order: new row position[i] is old row i,
-// its columns renumbered by `columns` and sorted, in one pass over the
-// entries (each block of rows sorted while in cache).
+// its columns renumbered by `columns` and sorted, in one pass over the old
+// rows in their order (each row's reads are sequential and its column
+// lookups independent of one another; its writes go to its new place), each
+// block of rows sorted while in cache.
 io::CsrRows permuted_rows(const io::CsrRows& rows, const std::vector<std::int64_t>& position,
                           const ColumnRenumbering& columns) {
   const std::int64_t m = rows.local_rows();
-  std::vector<std::int64_t> source(static_cast<std::size_t>(m));  // the old row of each new row
-  for (std::int64_t i = 0; i < m; ++i) source[position[i]] = i;
   io::CsrRows out;
   out.global_rows = rows.global_rows;
   out.global_cols = rows.global_cols;
   out.first_row = rows.first_row;
   out.row_offsets.assign(static_cast<std::size_t>(m) + 1, 0);
-  for (std::int64_t r = 0; r < m; ++r)
-    out.row_offsets[r + 1] = out.row_offsets[r] + rows.row_offsets[source[r] + 1] - rows.row_offsets[source[r]];
+  for (std::int64_t i = 0; i < m; ++i) out.row_offsets[position[i] + 1] = rows.row_offsets[i + 1] - rows.row_offsets[i];
+  for (std::int64_t r = 0; r < m; ++r) out.row_offsets[r + 1] += out.row_offsets[r];
   reserve_in_huge_pages(out.col_indices, rows.col_indices.size());
   reserve_in_huge_pages(out.values, rows.values.size());
   out.col_indices.resize(rows.col_indices.size());
@@ -45,15 +45,17 @@ io::CsrRows permuted_rows(const io::CsrRows& rows, const std::vector<std::int64_
 #pragma omp for schedule(static)
     for (std::int64_t block = 0; block < blocks; ++block) {
       const std::int64_t first = block * kRenumberBlockRows, last = std::min(m, first + kRenumberBlockRows);
-      for (std::int64_t r = first; r < last; ++r) {
-        const std::int64_t from = rows.row_offsets[source[r]], at = out.row_offsets[r];
-        const std::int64_t length = out.row_offsets[r + 1] - at;
+      for (std::int64_t i = first; i < last; ++i) {
+        const std::int64_t from = rows.row_offsets[i], at = out.row_offsets[position[i]];
+        const std::int64_t length = rows.row_offsets[i + 1] - from;
         columns.renumber(rows.col_indices.data() + from, length, out.col_indices.data() + at);
         std::copy_n(rows.values.data() + from, length, out.values.data() + at);
       }
-      for (std::int64_t r = first; r < last; ++r)
-        sort_row(out.col_indices.data() + out.row_offsets[r], out.values.data() + out.row_offsets[r],
-                 out.row_offsets[r + 1] - out.row_offsets[r], scratch);
+      for (std::int64_t i = first; i < last; ++i) {
+        const std::int64_t at = out.row_offsets[position[i]];
+        sort_row(out.col_indices.data() + at, out.values.data() + at, rows.row_offsets[i + 1] - rows.row_offsets[i],
+                 scratch);
+      }
     }
   }
   return out;

@@ -39,7 +39,7 @@ RemoteColumns::RemoteColumns(const io::CsrRows& rows, std::int64_t begin, std::i
   std::int64_t count = 0;
   for (std::int64_t w = 0; w < words; ++w) {
     before_[w] = count;
-    count += __builtin_popcountll(bits_[w]);
+    count += set_bits(bits_[w]);
   }
   columns_.resize(static_cast<std::size_t>(count));
   for (std::int64_t w = 0, at = 0; w < words; ++w)
