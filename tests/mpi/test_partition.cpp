@@ -291,7 +291,7 @@ TEST(LocalOrder, BandAfterTheGraphPartitionNarrowsEachRanksBand) {
   ASSERT_EQ(band.local_order.used, LocalOrder::band);
   EXPECT_NE(band.local_order.orderer.find("Gibbs-Poole-Stockmeyer"), std::string::npos) << band.local_order.orderer;
   if (test::mpi_size() > 1) {
-    EXPECT_EQ(band.local_order.reason, "auto: after the graph partition");
+    EXPECT_EQ(band.local_order.reason, "auto: after the graph partition; kept: it narrows the bandwidth or the profile");
   }
   // The ranges and the halo stay; the band narrows.
   const int rank = test::mpi_rank();
@@ -346,6 +346,57 @@ TEST(LocalOrder, AutoOrdersAScatteredSplitAndKeepsANaturalOne) {
   EXPECT_EQ(scattered.local_order.used, LocalOrder::band);
   EXPECT_LT(scattered.local_order.after.profile_fraction, solver::kAutoProfileFraction);
   expect_input_matrix(scattered, io::generate_rows(config.generator, 0, 3600));
+}
+
+// A cube of 6^3 trilinear elements (26 neighbours a row) in its natural
+// numbering on each rank (rank 1, where there is one, without rows): scattered
+// enough for `auto` to try the band order, whose breadth-first levels from a
+// corner (cube shells) are wider than the natural order's planes. `auto`
+// keeps the natural order and says why; `band` applies Scotch's and says that
+// it widens the band.
+TEST(LocalOrder, AutoKeepsNoOrderThatWidensTheBand) {
+  if (!can_order()) GTEST_SKIP() << "built without Scotch";
+  io::GeneratorSpec cube;
+  cube.kind = io::GeneratorKind::fem_p1_3d;
+  cube.nx = cube.ny = cube.nz = 6;
+  const io::CsrRows one = io::generate_rows(cube, 0, 216);
+  const int ranks = test::mpi_size(), cubes = std::max(1, ranks - 1);
+  io::CsrRows whole;  // `cubes` copies of `one` on the diagonal
+  whole.global_rows = whole.global_cols = 216 * cubes;
+  whole.row_offsets.assign(1, 0);
+  for (int c = 0; c < cubes; ++c)
+    for (std::int64_t i = 0; i < 216; ++i) {
+      for (std::int64_t k = one.row_offsets[i]; k < one.row_offsets[i + 1]; ++k) {
+        whole.col_indices.push_back(216 * c + one.col_indices[k]);
+        whole.values.push_back(one.values[k]);
+      }
+      whole.row_offsets.push_back(whole.nnz());
+    }
+  std::vector<std::int64_t> first(static_cast<std::size_t>(ranks) + 1, 0);
+  for (int r = 0; r < ranks; ++r) first[r + 1] = first[r] + (r == 1 ? 0 : 216);
+
+  DistributedRows kept = from_whole(whole, RowPartition(first));
+  const std::vector<std::int64_t> natural = kept.rows.col_indices;
+  solver::distribute_rows(kept, PartitionMethod::contiguous, MPI_COMM_WORLD, LocalOrder::automatic);
+  EXPECT_EQ(kept.local_order.used, LocalOrder::none);
+  EXPECT_TRUE(kept.local_order.measured);
+  EXPECT_GE(kept.local_order.before.profile_fraction, solver::kAutoProfileFraction);
+  const std::string not_kept = "not kept: it narrows neither the bandwidth (" +
+                               std::to_string(kept.local_order.before.bandwidth) + " -> ";
+  EXPECT_NE(kept.local_order.reason.find(not_kept), std::string::npos) << kept.local_order.reason;
+  EXPECT_TRUE(kept.numbering.is_identity());
+  EXPECT_EQ(kept.rows.col_indices, natural);
+
+  DistributedRows band = from_whole(whole, RowPartition(first));
+  solver::distribute_rows(band, PartitionMethod::contiguous, MPI_COMM_WORLD, LocalOrder::band);
+  EXPECT_EQ(band.local_order.used, LocalOrder::band);
+  EXPECT_EQ(band.local_order.reason, "as set, though it narrows neither the bandwidth nor the profile");
+  EXPECT_EQ(band.local_order.before.bandwidth, kept.local_order.before.bandwidth);
+  EXPECT_GT(band.local_order.after.bandwidth, band.local_order.before.bandwidth);
+  EXPECT_GT(band.local_order.after.profile, band.local_order.before.profile);
+  EXPECT_EQ(band.local_order.after.bandwidth, solver::band_stats(MPI_COMM_WORLD, band.rows).bandwidth);
+  expect_sorted_rows(band.rows);
+  expect_input_matrix(band, whole);
 }
 
 // Empty rows, and rank 1 (where there is one) with no rows, ordered by band

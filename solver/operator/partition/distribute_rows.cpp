@@ -12,6 +12,7 @@
 #include "solver/operator/collective.hpp"
 #include "solver/operator/partition/graph_partition.hpp"
 #include "solver/operator/partition/local_order.hpp"
+#include "solver/operator/partition/move_rows.hpp"
 #include "solver/operator/partition/renumber_columns.hpp"
 
 namespace blockeigs::solver {
@@ -53,71 +54,19 @@ std::pair<RowPartition, std::vector<std::int64_t>> number_by_parts(MPI_Comm comm
   return {RowPartition(std::move(first)), std::move(renumbered)};
 }
 
-// Sends every row to its part's rank with its new index and new column
-// indices; returns this rank's rows of the new numbering and, for each, its
-// row in the input.
-std::pair<io::CsrRows, std::vector<std::int64_t>> move_rows(MPI_Comm comm, const io::CsrRows& rows,
-                                                            const std::vector<int>& part,
-                                                            const std::vector<std::int64_t>& renumbered,
-                                                            const std::vector<std::int64_t>& columns,
-                                                            const RowPartition& current) {
-  const int rank = comm_rank(comm), ranks = comm_size(comm);
-  std::vector<std::vector<std::int64_t>> heads(static_cast<std::size_t>(ranks)), cols(heads.size());
-  std::vector<std::vector<double>> values(heads.size());
-  for (std::int64_t i = 0; i < rows.local_rows(); ++i) {
-    const int q = part[i];
-    const std::int64_t b = rows.row_offsets[i], e = rows.row_offsets[i + 1];
-    heads[q].insert(heads[q].end(), {renumbered[i], rows.first_row + i, e - b});
-    cols[q].insert(cols[q].end(), columns.begin() + b, columns.begin() + e);
-    values[q].insert(values[q].end(), rows.values.begin() + b, rows.values.begin() + e);
-  }
-  const std::vector<std::int64_t> head = all_to_all(comm, heads);
-  const std::vector<std::int64_t> col = all_to_all(comm, cols);
-  const std::vector<double> value = all_to_all(comm, values);
-
-  // Rows arrive by source rank, each source's in local order (the new
-  // numbering's order where number_by_parts made it); placed by their new index.
-  io::CsrRows out;
-  out.global_rows = rows.global_rows;
-  out.global_cols = rows.global_cols;
-  out.first_row = current.begin(rank);
-  const std::int64_t m = current.rows(rank);
-  if (static_cast<std::int64_t>(head.size()) != 3 * m)
-    throw LibraryError(detail::concat("moving rows: rank ", rank, " received ", head.size() / 3, " rows for its ", m));
-  std::vector<std::int64_t> slot(static_cast<std::size_t>(m)), start(static_cast<std::size_t>(m));
-  for (std::int64_t r = 0, at = 0; r < m; at += head[3 * r + 2], ++r) {
-    const std::int64_t local = head[3 * r] - out.first_row;
-    BLOCKEIGS_ASSERT(local >= 0 && local < m);
-    slot[local] = r;
-    start[r] = at;
-  }
-  out.row_offsets.assign(1, 0);
-  std::vector<std::int64_t> original(static_cast<std::size_t>(m));
-  std::vector<std::pair<std::int64_t, double>> entries;
-  for (std::int64_t i = 0; i < m; ++i) {
-    const std::int64_t r = slot[i], b = start[r], len = head[3 * r + 2];
-    original[i] = head[3 * r + 1];
-    entries.clear();
-    for (std::int64_t k = b; k < b + len; ++k) entries.emplace_back(col[k], value[k]);
-    std::sort(entries.begin(), entries.end());  // columns sorted within a row, as CsrRows promises
-    for (const auto& [j, v] : entries) {
-      out.col_indices.push_back(j);
-      out.values.push_back(v);
-    }
-    out.row_offsets.push_back(out.row_offsets.back() + len);
-  }
-  return {std::move(out), std::move(original)};
-}
-
 // The rows moved to the numbering `current` (each local row's new index in
 // `renumbered`, its part `part`), columns renumbered alike, and the numbering
 // against the input's recorded.
+// against the input's recorded. `source`: as move_rows takes it.
 void move_to_numbering(DistributedRows& matrix, const std::vector<int>& part, std::vector<std::int64_t> renumbered,
-                       RowPartition current, MPI_Comm comm) {
-  const std::vector<std::int64_t> columns = renumber_columns(comm, matrix.rows, matrix.partition, renumbered);
-  auto [rows, original] = move_rows(comm, matrix.rows, part, renumbered, columns, current);
-  matrix.numbering = RowNumbering(comm, matrix.partition, current, std::move(original), std::move(renumbered));
-  matrix.rows = std::move(rows);
+                       RowPartition current, MPI_Comm comm, const std::string& source = "") {
+  MovedRows moved = [&] {
+    const ColumnRenumbering columns(comm, matrix.rows, matrix.partition, renumbered);
+    return move_rows(comm, std::move(matrix.rows), part, renumbered, columns, current, source);
+  }();
+  matrix.rows = std::move(moved.rows);
+  matrix.numbering =
+      RowNumbering(comm, matrix.partition, current, std::move(moved.original), std::move(renumbered));
   matrix.partition = std::move(current);
 }
 
@@ -154,11 +103,7 @@ void hide_graph_partitioner_for_tests(bool hidden) { hidden_for_tests.store(hidd
 double contiguous_halo_fraction(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition) {
   const int rank = comm_rank(comm);
   const std::int64_t begin = partition.begin(rank), end = partition.end(rank);
-  std::vector<std::int64_t> outside;
-  for (const std::int64_t j : rows.col_indices)
-    if (j < begin || j >= end) outside.push_back(j);
-  std::sort(outside.begin(), outside.end());
-  const auto halo = static_cast<double>(std::unique(outside.begin(), outside.end()) - outside.begin());
+  const auto halo = static_cast<double>(RemoteColumns(rows, begin, end).columns().size());
   const double mine = halo / static_cast<double>(std::max<std::int64_t>(1, end - begin));
   double largest = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&mine, &largest, 1, MPI_DOUBLE, MPI_MAX, comm));
@@ -201,35 +146,19 @@ void distribute_rows(DistributedRows& matrix, PartitionMethod method, MPI_Comm c
 void distribute_by_numbering(DistributedRows& matrix, const RowPartition& current,
                              const std::vector<std::int64_t>& renumbered, const std::string& source, MPI_Comm comm) {
   const double start = MPI_Wtime();
-  const int rank = comm_rank(comm), ranks = comm_size(comm);
+  const int ranks = comm_size(comm);
   const std::int64_t n = matrix.rows.global_rows;
-  // Every index in range, and each part's rows arriving exactly once: the
-  // owners count what they receive (the indices alone, 8 bytes a row).
-  std::vector<std::vector<std::int64_t>> to_owner(static_cast<std::size_t>(ranks));
+  // Every index in range here; each range receiving each of its rows once, where they arrive (move_rows).
   collectively(comm, [&] {
     if (current.ranks() != ranks || current.global_rows() != n)
       fail_input(source, ": a numbering of ", current.global_rows(), " rows over ", current.ranks(),
                  " ranks, for a matrix of ", n, " rows on ", ranks);
     if (static_cast<std::int64_t>(renumbered.size()) != matrix.rows.local_rows())
       throw LibraryError("distribute_by_numbering: one index per local row expected");
-    for (const std::int64_t i : renumbered) {
+    for (const std::int64_t i : renumbered)
       if (i < 0 || i >= n) fail_input(source, ": row index ", i, " is outside [0, ", n, ")");
-      to_owner[current.owner(i)].push_back(i);
-    }
   });
-  const std::vector<std::int64_t> mine = all_to_all(comm, to_owner);
-  collectively(comm, [&] {
-    std::vector<char> seen(static_cast<std::size_t>(current.rows(rank)), 0);
-    for (const std::int64_t i : mine) {
-      char& s = seen[i - current.begin(rank)];
-      if (s) fail_input(source, ": row index ", i, " is given to two rows (not a permutation)");
-      s = 1;
-    }
-    if (static_cast<std::int64_t>(mine.size()) != current.rows(rank))
-      fail_input(source, ": rank ", rank, "'s range holds ", current.rows(rank), " rows, but ", mine.size(),
-                 " rows are numbered into it");
-  });
-  move_to_numbering(matrix, parts_of(renumbered, current), renumbered, current, comm);
+  move_to_numbering(matrix, parts_of(renumbered, current), renumbered, current, comm, source);
   matrix.partitioning = PartitionReport{};
   matrix.partitioning.source = source;
   matrix.partitioning.seconds = MPI_Wtime() - start;
@@ -244,8 +173,8 @@ void distribute_like(DistributedRows& second, const DistributedRows& first, MPI_
   if (!numbering.is_identity()) {
     const std::vector<std::int64_t>& renumbered = numbering.current_of_original();
     const std::vector<int> part = parts_of(renumbered, numbering.current());
-    const std::vector<std::int64_t> columns = renumber_columns(comm, second.rows, second.partition, renumbered);
-    second.rows = move_rows(comm, second.rows, part, renumbered, columns, numbering.current()).first;
+    const ColumnRenumbering columns(comm, second.rows, second.partition, renumbered);
+    second.rows = move_rows(comm, std::move(second.rows), part, renumbered, columns, numbering.current()).rows;
   }
   second.partition = first.partition;
   second.numbering = numbering;

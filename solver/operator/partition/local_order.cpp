@@ -4,13 +4,14 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
-#include <tuple>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "core/checks.hpp"
 #include "solver/operator/collective.hpp"
 #include "solver/operator/partition/band_order.hpp"
+#include "solver/operator/partition/huge_pages.hpp"
 #include "solver/operator/partition/renumber_columns.hpp"
 
 namespace blockeigs::solver {
@@ -18,74 +19,86 @@ namespace {
 
 std::atomic<bool> hidden_for_tests{false};
 
-// Sorts entries [begin, end) by column: insertion sort for the short rows of
-// meshes, std::sort through a scratch vector for long ones.
-void sort_row(std::int64_t* cols, double* values, std::int64_t length,
-              std::vector<std::pair<std::int64_t, double>>& scratch) {
-  constexpr std::int64_t kShort = 32;
-  if (length <= kShort) {
-    for (std::int64_t at = 1; at < length; ++at) {
-      const std::int64_t j = cols[at];
-      const double v = values[at];
-      std::int64_t to = at;
-      for (; to > 0 && cols[to - 1] > j; --to) {
-        cols[to] = cols[to - 1];
-        values[to] = values[to - 1];
-      }
-      cols[to] = j;
-      values[to] = v;
-    }
-    return;
-  }
-  scratch.clear();
-  for (std::int64_t k = 0; k < length; ++k) scratch.emplace_back(cols[k], values[k]);
-  std::sort(scratch.begin(), scratch.end());
-  for (std::int64_t k = 0; k < length; ++k) std::tie(cols[k], values[k]) = scratch[k];
-}
-
 // This rank's rows in their new order: new row position[i] is old row i,
-// with `columns` (the new index of each entry's column), sorted in each row
-// as CsrRows promises.
+// its columns renumbered by `columns` and sorted, in one pass over the old
+// rows in their order (each row's reads are sequential and its column
+// lookups independent of one another; its writes go to its new place), each
+// block of rows sorted while in cache.
 io::CsrRows permuted_rows(const io::CsrRows& rows, const std::vector<std::int64_t>& position,
-                          const std::vector<std::int64_t>& columns) {
+                          const ColumnRenumbering& columns) {
   const std::int64_t m = rows.local_rows();
-  std::vector<std::int64_t> source(static_cast<std::size_t>(m));  // the old row of each new row
-  for (std::int64_t i = 0; i < m; ++i) source[position[i]] = i;
   io::CsrRows out;
   out.global_rows = rows.global_rows;
   out.global_cols = rows.global_cols;
   out.first_row = rows.first_row;
   out.row_offsets.assign(static_cast<std::size_t>(m) + 1, 0);
-  for (std::int64_t r = 0; r < m; ++r)
-    out.row_offsets[r + 1] = out.row_offsets[r] + rows.row_offsets[source[r] + 1] - rows.row_offsets[source[r]];
+  for (std::int64_t i = 0; i < m; ++i) out.row_offsets[position[i] + 1] = rows.row_offsets[i + 1] - rows.row_offsets[i];
+  for (std::int64_t r = 0; r < m; ++r) out.row_offsets[r + 1] += out.row_offsets[r];
+  reserve_in_huge_pages(out.col_indices, rows.col_indices.size());
+  reserve_in_huge_pages(out.values, rows.values.size());
   out.col_indices.resize(rows.col_indices.size());
   out.values.resize(rows.values.size());
+  const std::int64_t blocks = (m + kRenumberBlockRows - 1) / kRenumberBlockRows;
 #pragma omp parallel
   {
     std::vector<std::pair<std::int64_t, double>> scratch;
 #pragma omp for schedule(static)
-    for (std::int64_t r = 0; r < m; ++r) {
-      const std::int64_t from = rows.row_offsets[source[r]], at = out.row_offsets[r];
-      const std::int64_t length = out.row_offsets[r + 1] - at;
-      std::copy_n(columns.begin() + from, length, out.col_indices.begin() + at);
-      std::copy_n(rows.values.begin() + from, length, out.values.begin() + at);
-      sort_row(out.col_indices.data() + at, out.values.data() + at, length, scratch);
+    for (std::int64_t block = 0; block < blocks; ++block) {
+      const std::int64_t first = block * kRenumberBlockRows, last = std::min(m, first + kRenumberBlockRows);
+      for (std::int64_t i = first; i < last; ++i) {
+        const std::int64_t from = rows.row_offsets[i], at = out.row_offsets[position[i]];
+        const std::int64_t length = rows.row_offsets[i + 1] - from;
+        columns.renumber(rows.col_indices.data() + from, length, out.col_indices.data() + at);
+        std::copy_n(rows.values.data() + from, length, out.values.data() + at);
+      }
+      for (std::int64_t i = first; i < last; ++i) {
+        const std::int64_t at = out.row_offsets[position[i]];
+        sort_row(out.col_indices.data() + at, out.values.data() + at, rows.row_offsets[i + 1] - rows.row_offsets[i],
+                 scratch);
+      }
     }
   }
   return out;
 }
 
-// Orders every rank's rows by band and renumbers rows, columns and the numbering.
-void order_by_band(DistributedRows& matrix, MPI_Comm comm) {
+// Renumbers every rank's rows, columns and numbering by `position` (new local row of each local row).
+void apply_order(DistributedRows& matrix, const std::vector<std::int64_t>& position, MPI_Comm comm) {
   int rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-  const std::vector<std::int64_t> position = collectively(comm, [&] { return band_order(matrix.rows); });
   const std::int64_t begin = matrix.partition.begin(rank);
   std::vector<std::int64_t> renumbered(position.size());
   for (std::size_t i = 0; i < position.size(); ++i) renumbered[i] = begin + position[i];
-  const std::vector<std::int64_t> columns = renumber_columns(comm, matrix.rows, matrix.partition, renumbered);
-  matrix.rows = permuted_rows(matrix.rows, position, columns);
+  {
+    const ColumnRenumbering columns(comm, matrix.rows, matrix.partition, renumbered);
+    matrix.rows = permuted_rows(matrix.rows, position, columns);
+  }
   matrix.numbering = matrix.numbering.reordered(comm, position);
+}
+
+// The diagonal blocks' bandwidth and profile with local row i at
+// position(i), maxima over ranks, without moving a row. Collective.
+template <class Position>
+BandStats stats_at(MPI_Comm comm, const io::CsrRows& rows, const Position& position) {
+  const std::int64_t m = rows.local_rows(), begin = rows.first_row, end = begin + m;
+  std::int64_t bandwidth = 0;
+  double profile = 0;
+  for (std::int64_t i = 0; i < m; ++i) {
+    const std::int64_t at = position(i);
+    std::int64_t first = at;
+    for (std::int64_t k = rows.row_offsets[i]; k < rows.row_offsets[i + 1]; ++k) {
+      const std::int64_t j = rows.col_indices[k];
+      if (j < begin || j >= end) continue;
+      const std::int64_t to = position(j - begin);
+      first = std::min(first, to);
+      bandwidth = std::max(bandwidth, std::abs(to - at));
+    }
+    profile += double(at - first);
+  }
+  profile /= double(std::max<std::int64_t>(1, m));
+  const double mine[3] = {double(bandwidth), profile, profile / double(std::max<std::int64_t>(1, m))};
+  double most[3] = {0, 0, 0};
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(mine, most, 3, MPI_DOUBLE, MPI_MAX, comm));
+  return {static_cast<std::int64_t>(most[0]), most[1], most[2]};
 }
 
 std::string percent(double fraction) {
@@ -110,6 +123,28 @@ bool auto_orders(const DistributedRows& matrix, LocalOrderReport& report) {
   return false;
 }
 
+// Whether the band order giving `after` is kept: as set with `band`, under
+// `auto` where it narrows the bandwidth or the profile (the maxima over
+// ranks); the rule and its outcome added to the report's reason.
+bool keeps(LocalOrder order, const BandStats& after, LocalOrderReport& report) {
+  const BandStats& before = report.before;
+  const bool narrows = after.bandwidth < before.bandwidth || after.profile < before.profile;
+  const char* text = nullptr;
+  if (order == LocalOrder::band)
+    text = narrows ? nullptr : "as set, though it narrows neither the bandwidth nor the profile";
+  else if (narrows)
+    text = "kept: it narrows the bandwidth or the profile";
+  if (text) report.reason += (report.reason.empty() ? "" : "; ") + std::string(text);
+  if (order == LocalOrder::band || narrows) return true;
+  char line[192];
+  std::snprintf(line, sizeof line,
+                "; not kept: it narrows neither the bandwidth (%lld -> %lld) nor the profile (%.0f -> %.0f rows)",
+                static_cast<long long>(before.bandwidth), static_cast<long long>(after.bandwidth), before.profile,
+                after.profile);
+  report.reason += line;
+  return false;
+}
+
 }  // namespace
 
 bool band_order_available() { return band_order_compiled() && !hidden_for_tests.load(); }
@@ -117,24 +152,7 @@ bool band_order_available() { return band_order_compiled() && !hidden_for_tests.
 void hide_band_order_for_tests(bool hidden) { hidden_for_tests.store(hidden); }
 
 BandStats band_stats(MPI_Comm comm, const io::CsrRows& rows) {
-  const std::int64_t m = rows.local_rows(), begin = rows.first_row, end = begin + m;
-  std::int64_t bandwidth = 0;
-  double profile = 0;
-  for (std::int64_t i = 0; i < m; ++i) {
-    std::int64_t first = i;
-    for (std::int64_t k = rows.row_offsets[i]; k < rows.row_offsets[i + 1]; ++k) {
-      const std::int64_t j = rows.col_indices[k];
-      if (j < begin || j >= end) continue;
-      first = std::min(first, j - begin);
-      bandwidth = std::max(bandwidth, std::abs(j - begin - i));
-    }
-    profile += double(i - first);
-  }
-  profile /= double(std::max<std::int64_t>(1, m));
-  const double mine[3] = {double(bandwidth), profile, profile / double(std::max<std::int64_t>(1, m))};
-  double most[3] = {0, 0, 0};
-  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(mine, most, 3, MPI_DOUBLE, MPI_MAX, comm));
-  return {static_cast<std::int64_t>(most[0]), most[1], most[2]};
+  return stats_at(comm, rows, [](std::int64_t i) { return i; });
 }
 
 void order_rows_locally(DistributedRows& matrix, LocalOrder order, MPI_Comm comm) {
@@ -149,11 +167,18 @@ void order_rows_locally(DistributedRows& matrix, LocalOrder order, MPI_Comm comm
                           "execution.local_order: none");
   report.before = band_stats(comm, matrix.rows);
   report.measured = true;
-  if (order == LocalOrder::band || auto_orders(matrix, report)) {
-    order_by_band(matrix, comm);
+  if (order != LocalOrder::band && !auto_orders(matrix, report)) {
+    report.seconds = MPI_Wtime() - start;
+    return;
+  }
+  const std::vector<std::int64_t> position = collectively(comm, [&] { return band_order(matrix.rows); });
+  const BandStats after = stats_at(comm, matrix.rows, [&](std::int64_t i) { return position[i]; });
+  const bool keep = keeps(order, after, report);
+  if (keep) {
+    apply_order(matrix, position, comm);
     report.used = LocalOrder::band;
     report.orderer = band_order_name();
-    report.after = band_stats(comm, matrix.rows);
+    report.after = after;
   }
   report.seconds = MPI_Wtime() - start;
 }

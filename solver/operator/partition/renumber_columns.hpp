@@ -1,47 +1,161 @@
-// The exchanges that renumber a distributed matrix's rows (distribute_rows,
-// local_order): a typed all-to-all, and the new index of every column a
-// rank's rows reference, asked of the ranks that own those rows.
+// The exchanges that renumber a distributed matrix's rows (move_rows,
+// local_order): a typed all-to-all of arrays grouped by destination, the
+// distinct columns of a rank's rows that other ranks own, and the new index
+// of every column, the remote ones asked once each of the ranks that own them.
 #pragma once
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "io/csr_rows.hpp"
 #include "solver/operator/large_messages.hpp"
+#include "solver/operator/partition/huge_pages.hpp"
 #include "solver/operator/row_partition.hpp"
 
 namespace blockeigs::solver {
 
-// Typed all-to-all: outgoing[q] goes to rank q; returns what every rank sent
-// here, packed in rank order, and how many came from each. Collective.
+// Typed all-to-all: `send` holds send_counts[q] elements for each rank q in
+// rank order; returns what every rank sent here, in rank order, and how many
+// came from each (recv_counts, where not null). Collective.
 template <class T>
-std::vector<T> all_to_all(MPI_Comm comm, const std::vector<std::vector<T>>& outgoing,
-                          std::vector<std::int64_t>* counts = nullptr) {
-  std::vector<std::int64_t> send_bytes(outgoing.size());
-  std::vector<T> send;
-  for (std::size_t q = 0; q < outgoing.size(); ++q) {
-    send_bytes[q] = static_cast<std::int64_t>(outgoing[q].size() * sizeof(T));
-    send.insert(send.end(), outgoing[q].begin(), outgoing[q].end());
-  }
+std::vector<T> all_to_all(MPI_Comm comm, const T* send, const std::vector<std::int64_t>& send_counts,
+                          std::vector<std::int64_t>* recv_counts = nullptr) {
+  constexpr auto size = static_cast<std::int64_t>(sizeof(T));
+  std::vector<std::int64_t> send_bytes(send_counts.size());
+  for (std::size_t q = 0; q < send_counts.size(); ++q) send_bytes[q] = send_counts[q] * size;
   const std::vector<std::int64_t> recv_bytes = exchange_counts(comm, send_bytes);
-  std::vector<T> recv(static_cast<std::size_t>(std::accumulate(recv_bytes.begin(), recv_bytes.end(), std::int64_t{0})) /
-                      sizeof(T));
-  large_alltoallv(comm, send.data(), send_bytes, recv.data(), recv_bytes);
-  if (counts) {
-    counts->resize(recv_bytes.size());
-    for (std::size_t q = 0; q < recv_bytes.size(); ++q) (*counts)[q] = recv_bytes[q] / std::int64_t(sizeof(T));
+  const auto count =
+      static_cast<std::size_t>(std::accumulate(recv_bytes.begin(), recv_bytes.end(), std::int64_t{0}) / size);
+  std::vector<T> recv;
+  reserve_in_huge_pages(recv, count);
+  recv.resize(count);
+  large_alltoallv(comm, send, send_bytes, recv.data(), recv_bytes);
+  if (recv_counts) {
+    recv_counts->resize(recv_bytes.size());
+    for (std::size_t q = 0; q < recv_bytes.size(); ++q) (*recv_counts)[q] = recv_bytes[q] / size;
   }
   return recv;
 }
 
-// The new index of every entry's column in `rows` (this rank's rows of
-// `old`, global column indices of `old`): its own rows' from `renumbered`
-// (the new index of each of this rank's rows), the others' asked of the
-// ranks that own them in `old`. Collective.
-std::vector<std::int64_t> renumber_columns(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& old,
-                                           const std::vector<std::int64_t>& renumbered);
+// Set bits of a word, inline: in a portable build (no -mpopcnt),
+// __builtin_popcountll is a library call.
+inline std::int64_t set_bits(std::uint64_t x) {
+  x = x - ((x >> 1) & 0x5555555555555555u);
+  x = (x & 0x3333333333333333u) + ((x >> 2) & 0x3333333333333333u);
+  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Fu;
+  return static_cast<std::int64_t>((x * 0x0101010101010101u) >> 56);
+}
+
+// The distinct columns of `rows` outside [begin, end), ascending (so grouped
+// by their owners), and the position of each in that list. They are marked
+// in a bitmap over all columns, whose word counts give a position in
+// constant time, where it takes at most 4 bytes per entry of `rows`; sorted
+// and searched otherwise (a few rows of a very large matrix). Not collective.
+class RemoteColumns {
+ public:
+  RemoteColumns(const io::CsrRows& rows, std::int64_t begin, std::int64_t end);
+
+  const std::vector<std::int64_t>& columns() const { return columns_; }
+  bool has_bitmap() const { return !bits_.empty(); }
+  // The position in columns() of `column`, which must be one of them; with
+  // the bitmap, any column in [0, global_cols) has one (in [0, size]).
+  std::int64_t position(std::int64_t column) const {
+    if (bits_.empty()) return search(column);
+    const std::uint64_t word = bits_[column >> 6], below = (std::uint64_t{1} << (column & 63)) - 1;
+    return before_[column >> 6] + set_bits(word & below);
+  }
+
+ private:
+  std::int64_t search(std::int64_t column) const;
+
+  std::vector<std::uint64_t> bits_;     // bit j: column j is one of them (empty: sorted instead)
+  std::vector<std::int64_t> before_;    // the columns in the words before each word
+  std::vector<std::int64_t> columns_;
+};
+
+// The new index of every column of `rows` (this rank's rows of `old`, with
+// global column indices of `old`): its own rows' from `renumbered` (the new
+// index of each of this rank's rows), the others' asked of the ranks that own
+// them in `old`, each distinct column once. Collective.
+class ColumnRenumbering {
+ public:
+  ColumnRenumbering(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& old,
+                    const std::vector<std::int64_t>& renumbered);
+
+  // `column`: one of the rows' columns.
+  std::int64_t operator()(std::int64_t column) const {
+    const auto local = static_cast<std::uint64_t>(column - begin_);
+    if (!remote_.has_bitmap()) return index_[local < own_ ? local : own_ + remote_.position(column)];
+    // The bitmap answers for any column: no branch on which kind of column it is, so that the
+    // loads of many columns overlap.
+    const std::uint64_t remote = own_ + remote_.position(column);
+    return index_[local < own_ ? local : remote];
+  }
+
+  // out[k] = (*this)(in[k]) for k < n.
+  void renumber(const std::int64_t* in, std::int64_t n, std::int64_t* out) const {
+    for (std::int64_t k = 0; k < n; ++k) out[k] = (*this)(in[k]);
+  }
+
+ private:
+  std::int64_t begin_ = 0;
+  std::uint64_t own_ = 0;             // this rank's rows
+  RemoteColumns remote_;
+  std::vector<std::int64_t> index_;  // the new index of its own rows, then of remote_.columns()
+};
+
+// Sorts one row's entries by column, as CsrRows keeps them (its columns are
+// distinct). Up to 16 entries each goes to its rank, the count of smaller
+// columns (no branch on the data: 5.7 ns an entry against insertion's 9.2 at
+// 7 entries on the CPU box, docs/benchmarks/partition.md); insertion up to 32;
+// std::sort through `scratch` beyond.
+inline void sort_row(std::int64_t* cols, double* values, std::int64_t length,
+                     std::vector<std::pair<std::int64_t, double>>& scratch) {
+  constexpr std::int64_t kRanked = 16, kShort = 32;
+  if (length <= kRanked) {
+    std::int64_t c[kRanked];
+    double v[kRanked];
+    std::copy_n(cols, length, c);
+    std::copy_n(values, length, v);
+    for (std::int64_t k = 0; k < length; ++k) {
+      std::int64_t rank = 0;
+      for (std::int64_t l = 0; l < length; ++l) rank += c[l] < c[k];
+      cols[rank] = c[k];
+      values[rank] = v[k];
+    }
+    return;
+  }
+  if (length <= kShort) {
+    for (std::int64_t k = 1; k < length; ++k) {
+      const std::int64_t j = cols[k];
+      const double v = values[k];
+      std::int64_t to = k;
+      for (; to > 0 && cols[to - 1] > j; --to) {
+        cols[to] = cols[to - 1];
+        values[to] = values[to - 1];
+      }
+      cols[to] = j;
+      values[to] = v;
+    }
+    return;
+  }
+  scratch.resize(static_cast<std::size_t>(length));
+  for (std::int64_t k = 0; k < length; ++k) scratch[k] = {cols[k], values[k]};
+  std::sort(scratch.begin(), scratch.end());
+  for (std::int64_t k = 0; k < length; ++k) {
+    cols[k] = scratch[k].first;
+    values[k] = scratch[k].second;
+  }
+}
+
+// Rows are renumbered and sorted in blocks of this many: the new columns of a
+// block are looked up in one loop (their loads overlap), then each row sorted
+// while the block is in cache.
+inline constexpr std::int64_t kRenumberBlockRows = 256;
 
 }  // namespace blockeigs::solver

@@ -1,0 +1,218 @@
+#include "solver/operator/partition/move_rows.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "core/checks.hpp"
+#include "core/error.hpp"
+#include "solver/operator/collective.hpp"
+#include "solver/operator/partition/huge_pages.hpp"
+
+namespace blockeigs::solver {
+namespace {
+
+constexpr std::int64_t kHead = 3;  // a row's head: new index, input row, length
+
+// The send side: rows grouped by destination rank, in their local order
+// within each group; `heads` holds kHead numbers a row, `cols` and `values`
+// its entries. cols and values have room for what this rank will receive
+// (they take the rows back where the received ones must be reordered).
+struct Outgoing {
+  std::vector<std::int64_t> rows_to, entries_to, entries_from;  // per rank
+  std::vector<std::int64_t> heads, cols;
+  std::vector<double> values;
+};
+
+// Where block b's first row to each destination q goes: rows[b * ranks + q]
+// and entries[b * ranks + q], counted over the blocks of kRenumberBlockRows rows.
+struct BlockStarts {
+  std::vector<std::int64_t> rows, entries;
+};
+
+BlockStarts block_starts(const io::CsrRows& rows, const std::vector<int>& part, int ranks, Outgoing& out) {
+  const std::int64_t m = rows.local_rows(), blocks = (m + kRenumberBlockRows - 1) / kRenumberBlockRows;
+  BlockStarts starts;
+  starts.rows.assign(static_cast<std::size_t>(blocks * ranks), 0);
+  starts.entries.assign(starts.rows.size(), 0);
+  for (std::int64_t i = 0; i < m; ++i) {  // per block and destination, then a scan over them all
+    const std::int64_t at = (i / kRenumberBlockRows) * ranks + part[i];
+    ++starts.rows[at];
+    starts.entries[at] += rows.row_offsets[i + 1] - rows.row_offsets[i];
+  }
+  out.rows_to.assign(static_cast<std::size_t>(ranks), 0);
+  out.entries_to.assign(out.rows_to.size(), 0);
+  for (int q = 0; q < ranks; ++q)
+    for (std::int64_t b = 0; b < blocks; ++b) {
+      out.rows_to[q] += starts.rows[b * ranks + q];
+      out.entries_to[q] += starts.entries[b * ranks + q];
+    }
+  std::int64_t row = 0, entry = 0;
+  for (int q = 0; q < ranks; ++q)
+    for (std::int64_t b = 0; b < blocks; ++b) {
+      std::swap(row, starts.rows[b * ranks + q]);
+      std::swap(entry, starts.entries[b * ranks + q]);
+      row += starts.rows[b * ranks + q];
+      entry += starts.entries[b * ranks + q];
+    }
+  return starts;
+}
+
+// Packs the rows; each block's rows renumbered in one loop, then sorted while in cache.
+Outgoing pack(MPI_Comm comm, const io::CsrRows& rows, const std::vector<int>& part,
+              const std::vector<std::int64_t>& renumbered, const ColumnRenumbering& columns, int ranks) {
+  Outgoing out;
+  const BlockStarts starts = block_starts(rows, part, ranks, out);
+  out.entries_from = exchange_counts(comm, out.entries_to);
+  std::int64_t entries_in = 0;
+  for (const std::int64_t e : out.entries_from) entries_in += e;
+  const std::int64_t m = rows.local_rows(), blocks = (m + kRenumberBlockRows - 1) / kRenumberBlockRows;
+  reserve_in_huge_pages(out.heads, static_cast<std::size_t>(kHead * m));
+  out.heads.resize(static_cast<std::size_t>(kHead * m));
+  reserve_in_huge_pages(out.cols, static_cast<std::size_t>(std::max(rows.nnz(), entries_in)));
+  reserve_in_huge_pages(out.values, out.cols.capacity());
+  out.cols.resize(static_cast<std::size_t>(rows.nnz()));
+  out.values.resize(out.cols.size());
+#pragma omp parallel
+  {
+    std::vector<std::int64_t> row(static_cast<std::size_t>(ranks)), entry(row.size());
+    std::vector<std::pair<std::int64_t, double>> scratch;
+#pragma omp for schedule(static)
+    for (std::int64_t block = 0; block < blocks; ++block) {
+      const std::int64_t first = block * kRenumberBlockRows, last = std::min(m, first + kRenumberBlockRows);
+      std::copy_n(starts.rows.begin() + block * ranks, ranks, row.begin());
+      std::copy_n(starts.entries.begin() + block * ranks, ranks, entry.begin());
+      for (std::int64_t i = first; i < last; ++i) {
+        const std::int64_t b = rows.row_offsets[i], length = rows.row_offsets[i + 1] - b;
+        std::int64_t* head = out.heads.data() + kHead * row[part[i]]++;
+        head[0] = renumbered[i];
+        head[1] = rows.first_row + i;
+        head[2] = length;
+        const std::int64_t at = entry[part[i]];
+        entry[part[i]] += length;
+        columns.renumber(rows.col_indices.data() + b, length, out.cols.data() + at);
+        std::memcpy(out.values.data() + at, rows.values.data() + b, sizeof(double) * length);
+      }
+      std::copy_n(starts.entries.begin() + block * ranks, ranks, entry.begin());
+      for (std::int64_t i = first; i < last; ++i) {
+        const std::int64_t length = rows.row_offsets[i + 1] - rows.row_offsets[i];
+        sort_row(out.cols.data() + entry[part[i]], out.values.data() + entry[part[i]], length, scratch);
+        entry[part[i]] += length;
+      }
+    }
+  }
+  return out;
+}
+
+// Typed large_alltoallv into `recv` (sized by the caller).
+template <class T>
+void exchange(MPI_Comm comm, const std::vector<T>& send, const std::vector<std::int64_t>& send_counts,
+              std::vector<T>& recv, const std::vector<std::int64_t>& recv_counts) {
+  std::vector<std::int64_t> send_bytes(send_counts.size()), recv_bytes(recv_counts.size());
+  for (std::size_t q = 0; q < send_counts.size(); ++q) {
+    send_bytes[q] = send_counts[q] * static_cast<std::int64_t>(sizeof(T));
+    recv_bytes[q] = recv_counts[q] * static_cast<std::int64_t>(sizeof(T));
+  }
+  large_alltoallv(comm, send.data(), send_bytes, recv.data(), recv_bytes);
+}
+
+// For each row of this rank's range of `current`, the position among the
+// heads received of the row that goes there; checked to be a permutation.
+std::vector<std::int64_t> arrival_of(MPI_Comm comm, const std::vector<std::int64_t>& heads,
+                                     const RowPartition& current, int rank, const std::string& source) {
+  const std::int64_t m = current.rows(rank), begin = current.begin(rank);
+  std::vector<std::int64_t> arrival(static_cast<std::size_t>(m), -1);
+  collectively(comm, [&] {
+    const auto received = static_cast<std::int64_t>(heads.size()) / kHead;
+    for (std::int64_t r = 0; r < received; ++r) {
+      const std::int64_t index = heads[kHead * r], local = index - begin;
+      BLOCKEIGS_ASSERT(local >= 0 && local < m);  // sent to the range's owner
+      if (arrival[local] >= 0) {
+        if (source.empty()) throw LibraryError(detail::concat("moving rows: row ", index, " sent twice"));
+        fail_input(source, ": row index ", index, " is given to two rows (not a permutation)");
+      }
+      arrival[local] = r;
+    }
+    if (received == m) return;
+    if (source.empty())
+      throw LibraryError(detail::concat("moving rows: rank ", rank, " received ", received, " rows for its ", m));
+    fail_input(source, ": rank ", rank, "'s range holds ", m, " rows, but ", received, " rows are numbered into it");
+  });
+  return arrival;
+}
+
+// The received rows, in arrival order in `cols` / `values`, placed in the
+// order of this rank's range into `to`, whose arrays have room for them.
+void place(const std::vector<std::int64_t>& heads, const std::vector<std::int64_t>& arrival,
+           const std::vector<std::int64_t>& cols, const std::vector<double>& values, io::CsrRows& to) {
+  const auto m = static_cast<std::int64_t>(arrival.size());
+  std::vector<std::int64_t> start(static_cast<std::size_t>(m) + 1, 0);  // each arrival's first entry
+  for (std::int64_t r = 0; r < m; ++r) start[r + 1] = start[r] + heads[kHead * r + 2];
+  to.col_indices.resize(cols.size());
+  to.values.resize(values.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < m; ++i) {
+    const std::int64_t from = start[arrival[i]], at = to.row_offsets[i], n = to.row_offsets[i + 1] - at;
+    std::memcpy(to.col_indices.data() + at, cols.data() + from, sizeof(std::int64_t) * n);
+    std::memcpy(to.values.data() + at, values.data() + from, sizeof(double) * n);
+  }
+}
+
+}  // namespace
+
+MovedRows move_rows(MPI_Comm comm, io::CsrRows&& rows, const std::vector<int>& part,
+                    const std::vector<std::int64_t>& renumbered, const ColumnRenumbering& columns,
+                    const RowPartition& current, const std::string& source) {
+  int rank = 0, ranks = 1;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
+  BLOCKEIGS_ASSERT(static_cast<std::int64_t>(part.size()) == rows.local_rows() && part.size() == renumbered.size());
+  Outgoing out = pack(comm, rows, part, renumbered, columns, ranks);
+  std::vector<std::int64_t> heads_to(out.rows_to.size());
+  for (std::size_t q = 0; q < heads_to.size(); ++q) heads_to[q] = kHead * out.rows_to[q];
+  const std::vector<std::int64_t> heads = all_to_all(comm, out.heads.data(), heads_to);
+  const std::vector<std::int64_t> arrival = arrival_of(comm, heads, current, rank, source);
+
+  // The entries arrive in the arrays of the rows as they were: warm pages, no fresh ones to fault in.
+  MovedRows moved;
+  io::CsrRows& to = moved.rows;
+  to.global_rows = rows.global_rows;
+  to.global_cols = rows.global_cols;
+  to.first_row = current.begin(rank);
+  to.row_offsets = std::move(rows.row_offsets);
+  std::vector<std::int64_t> cols = std::move(rows.col_indices);
+  std::vector<double> values = std::move(rows.values);
+  rows = io::CsrRows{};
+  std::int64_t entries_in = 0;
+  for (const std::int64_t e : out.entries_from) entries_in += e;
+  cols.clear();
+  values.clear();
+  cols.resize(static_cast<std::size_t>(entries_in));
+  values.resize(cols.size());
+  exchange(comm, out.cols, out.entries_to, cols, out.entries_from);
+  exchange(comm, out.values, out.entries_to, values, out.entries_from);
+
+  const std::int64_t m = current.rows(rank);
+  to.row_offsets.resize(static_cast<std::size_t>(m) + 1);
+  to.row_offsets[0] = 0;
+  moved.original.resize(static_cast<std::size_t>(m));
+  bool in_order = true;
+  for (std::int64_t i = 0; i < m; ++i) {
+    const std::int64_t r = arrival[i];
+    to.row_offsets[i + 1] = to.row_offsets[i] + heads[kHead * r + 2];
+    moved.original[i] = heads[kHead * r + 1];
+    in_order = in_order && r == i;
+  }
+  if (in_order) {  // as a graph partition numbers them: by source rank, each source's in its order
+    to.col_indices = std::move(cols);
+    to.values = std::move(values);
+    return moved;
+  }
+  // Reordered into the send arrays, whose pages are warm too.
+  to.col_indices = std::move(out.cols);
+  to.values = std::move(out.values);
+  place(heads, arrival, cols, values, to);
+  return moved;
+}
+
+}  // namespace blockeigs::solver
