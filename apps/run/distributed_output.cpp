@@ -92,7 +92,7 @@ DistributedBlock gathered(const DistributedBlock& block, double& copying) {
 // Returns the seconds this rank spent copying rows to the staging buffer.
 double write_files(MPI_Comm comm, const std::string& path, const std::function<void(io::Hdf5Writer&)>& write_small,
                    const std::vector<DistributedBlock>& blocks,
-                   const std::function<void(io::Hdf5Writer*)>& write_last) {
+                   const std::function<void(io::Hdf5Writer*, double)>& write_last) {
   int rank = 0, ranks = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
@@ -134,7 +134,7 @@ double write_files(MPI_Comm comm, const std::string& path, const std::function<v
     solver::collectively(comm, [&] {
       if (rank == 0) writer.emplace(path, false);
     });
-    write_last(writer ? &*writer : nullptr);
+    write_last(writer ? &*writer : nullptr, copying);
     solver::collectively(comm, [&] {
       if (writer) writer->close();
     });
@@ -171,7 +171,7 @@ std::string describe(const OutputTimes& times) {
 OutputTimes write_distributed_output(MPI_Comm comm, const std::string& path,
                                      const std::function<void(io::Hdf5Writer&)>& write_small,
                                      const std::vector<DistributedBlock>& blocks,
-                                     const std::function<void(io::Hdf5Writer*)>& write_last) {
+                                     const std::function<void(io::Hdf5Writer*, double)>& write_last) {
   int rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const double start = MPI_Wtime();

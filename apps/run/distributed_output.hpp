@@ -68,12 +68,13 @@ std::string describe(const OutputTimes& times);
 
 // `write_small` runs on rank 0 with the new file open. `write_last`, where
 // given, runs on every rank once the blocks are written and before the file
-// is moved into place, with the file open on rank 0 (null elsewhere): it may
-// call collectives (the run's account of time, written as attributes).
+// is moved into place, with the file open on rank 0 (null elsewhere) and the
+// seconds this rank spent copying rows for the write: it may call collectives
+// (the run's account of time, written as attributes).
 // Collective.
 OutputTimes write_distributed_output(MPI_Comm comm, const std::string& path,
                                      const std::function<void(io::Hdf5Writer&)>& write_small,
                                      const std::vector<DistributedBlock>& blocks,
-                                     const std::function<void(io::Hdf5Writer*)>& write_last = {});
+                                     const std::function<void(io::Hdf5Writer*, double)>& write_last = {});
 
 }  // namespace blockeigs::apps

@@ -372,7 +372,7 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
             w.attribute("/", name, value);
           w.attribute("/", "preconditioner_products", std::int64_t{pw.products});
         },
-        blocks, [&](io::Hdf5Writer* w) { write_account(account, w, comm); });
+        blocks, [&](io::Hdf5Writer* w, double copying) { write_account(account, w, copying, comm); });
     account.lap(Phase::write);
     if (rank == 0) std::printf("wrote %s%s\n", config.output.path.c_str(), describe(written).c_str());
   }

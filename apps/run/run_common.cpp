@@ -103,8 +103,9 @@ void print_setup(const RunAccount& account, MPI_Comm comm) {
   }
 }
 
-void write_account(RunAccount& account, io::Hdf5Writer* writer, MPI_Comm comm) {
+void write_account(RunAccount& account, io::Hdf5Writer* writer, double copying, MPI_Comm comm) {
   account.lap(Phase::write);
+  account.move(Phase::write, Phase::gather, copying);
   const RunTimes t = account.agreed(comm);
   if (writer) t.write_attributes(*writer);
 }

@@ -60,8 +60,9 @@ void print_setup(const RunAccount& account, MPI_Comm comm);
 // returns the agreed times. Collective.
 RunTimes print_account_end(RunAccount& account, MPI_Comm comm);
 // A result file's `write_last` (distributed_output.hpp): the writing so far
-// as a lap, then the agreed account as attributes on rank 0. Collective.
-void write_account(RunAccount& account, io::Hdf5Writer* writer, MPI_Comm comm);
+// as a lap, of which `copying` (this rank's rows copied for the write) is
+// gathering, then the agreed account as attributes on rank 0. Collective.
+void write_account(RunAccount& account, io::Hdf5Writer* writer, double copying, MPI_Comm comm);
 
 // The steps between a config and a solve, the same for both apps: output path
 // checked, backend chosen, the memory plan checked from the matrices' sizes,
