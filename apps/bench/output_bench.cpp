@@ -20,7 +20,7 @@
 
 #include "apps/bench/bench_options.hpp"
 #include "apps/cli.hpp"
-#include "apps/run/distributed_output.hpp"
+#include "apps/run/output/distributed_output.hpp"
 #include "apps/run/run_common.hpp"
 #include "core/checks.hpp"
 #include "solver/operator/row_numbering.hpp"

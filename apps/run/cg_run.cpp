@@ -8,7 +8,7 @@
 
 #include "apps/app_main.hpp"
 #include "apps/run/checkpoint.hpp"
-#include "apps/run/distributed_output.hpp"
+#include "apps/run/output/distributed_output.hpp"
 #include "apps/run/memory_report.hpp"
 #include "apps/run/monitor_pacing.hpp"
 #include "apps/run/preconditioner_setup.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "apps/run/distributed_output.hpp"
+#include "apps/run/output/distributed_output.hpp"
 #include "apps/run/run_common.hpp"
 #include "core/checks.hpp"
 #include "core/error.hpp"

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/run/distributed_output.hpp"
+#include "apps/run/output/distributed_output.hpp"
 #include "io/config.hpp"
 #include "io/hdf5_dense.hpp"
 #include "io/hdf5_writer.hpp"

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "apps/run/distributed_output.hpp"
+#include "apps/run/output/distributed_output.hpp"
 #include "core/checks.hpp"
 #include "core/error.hpp"
 #include "io/hdf5_dense.hpp"

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "apps/run/memory_report.hpp"
-#include "apps/run/distributed_output.hpp"
-#include "apps/run/input_order_block.hpp"
+#include "apps/run/output/distributed_output.hpp"
+#include "apps/run/output/input_order_block.hpp"
 #include "apps/run/run_account.hpp"
 #include "io/config.hpp"
 #include "io/hdf5_dense.hpp"

@@ -91,7 +91,7 @@ void add_preconditioner_matrix(const RankShape& s, const SolverShape& o, std::in
   p.op_solve += bytes;
 }
 
-// Results on their way to a file (apps/run/input_order_block.cpp): nothing
+// Results on their way to a file (apps/run/output/input_order_block.cpp): nothing
 // for fp64 on the host in the input's numbering; else a staging piece; where
 // the rows are renumbered also each row's indices, a piece's exchange
 // buffers and a host copy of a device block.

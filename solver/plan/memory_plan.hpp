@@ -74,7 +74,7 @@ struct SecondMatrix {
 };
 
 // Results reach their file in pieces of this many bytes where they are not
-// written straight from the solver's block (apps/run/distributed_output.hpp).
+// written straight from the solver's block (apps/run/output/distributed_output.hpp).
 inline constexpr std::int64_t output_piece_bytes = std::int64_t{16} << 20;
 
 // LOBPCG's shape: k, the block size (0: automatic), the test and the

@@ -1,5 +1,5 @@
 // A solver's block written to a result file by every rank
-// (apps/run/input_order_block.hpp, distributed_output.hpp): whatever the
+// (apps/run/output/input_order_block.hpp, distributed_output.hpp): whatever the
 // numbering (the input's, permuted within each rank, moved between ranks,
 // with a rank that holds no rows), the precision and the size of the pieces,
 // the file holds row o of the input's numbering at row o, through MPI-IO and
@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "apps/run/distributed_output.hpp"
-#include "apps/run/input_order_block.hpp"
+#include "apps/run/output/distributed_output.hpp"
+#include "apps/run/output/input_order_block.hpp"
 #include "core/checks.hpp"
 #include "distributed_fixtures.hpp"
 #include "io/hdf5_dense.hpp"

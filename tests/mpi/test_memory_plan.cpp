@@ -211,7 +211,7 @@ TEST(Refusal, TestOnlyLimitRefusesANormalProblem) {
   EXPECT_FALSE(fs::exists(out));
 }
 
-// The result file's share of the plan (apps/run/input_order_block.cpp): nothing where fp64 rows on the
+// The result file's share of the plan (apps/run/output/input_order_block.cpp): nothing where fp64 rows on the
 // host are written as they are; a staging piece for fp32 or a device; more where the rows are renumbered.
 TEST(OutputPlan, FollowsTheWayTheRowsAreWritten) {
   const solver::RankShape share = solver::even_share(std::int64_t{1} << 22, std::int64_t{7} << 22, 1);

@@ -1,4 +1,4 @@
-#include "apps/run/distributed_output.hpp"
+#include "apps/run/output/distributed_output.hpp"
 
 #include <algorithm>
 #include <cstdio>

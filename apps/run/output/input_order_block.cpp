@@ -1,4 +1,4 @@
-#include "apps/run/input_order_block.hpp"
+#include "apps/run/output/input_order_block.hpp"
 
 #include <algorithm>
 #include <cstring>

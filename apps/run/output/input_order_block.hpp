@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/run/distributed_output.hpp"
+#include "apps/run/output/distributed_output.hpp"
 #include "solver/operator/row_numbering.hpp"
 #include "spmm/dense.hpp"
 
