@@ -48,8 +48,8 @@ io::CsrRows permuted_rows(const io::CsrRows& rows, const std::vector<std::int64_
       for (std::int64_t i = first; i < last; ++i) {
         const std::int64_t from = rows.row_offsets[i], at = out.row_offsets[position[i]];
         const std::int64_t length = rows.row_offsets[i + 1] - from;
-        columns.renumber(rows.col_indices.data() + from, length, out.col_indices.data() + at);
-        std::copy_n(rows.values.data() + from, length, out.values.data() + at);
+        columns.renumber(rows.col_indices.data() + from, rows.values.data() + from, length,
+                         out.col_indices.data() + at, out.values.data() + at);
       }
       for (std::int64_t i = first; i < last; ++i) {
         const std::int64_t at = out.row_offsets[position[i]];

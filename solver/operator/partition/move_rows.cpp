@@ -1,7 +1,6 @@
 #include "solver/operator/partition/move_rows.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <utility>
 
 #include "core/checks.hpp"
@@ -90,8 +89,8 @@ Outgoing pack(MPI_Comm comm, const io::CsrRows& rows, const std::vector<int>& pa
         head[2] = length;
         const std::int64_t at = entry[part[i]];
         entry[part[i]] += length;
-        columns.renumber(rows.col_indices.data() + b, length, out.cols.data() + at);
-        std::memcpy(out.values.data() + at, rows.values.data() + b, sizeof(double) * length);
+        columns.renumber(rows.col_indices.data() + b, rows.values.data() + b, length, out.cols.data() + at,
+                         out.values.data() + at);
       }
       std::copy_n(starts.entries.begin() + block * ranks, ranks, entry.begin());
       for (std::int64_t i = first; i < last; ++i) {
@@ -153,8 +152,10 @@ void place(const std::vector<std::int64_t>& heads, const std::vector<std::int64_
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < m; ++i) {
     const std::int64_t from = start[arrival[i]], at = to.row_offsets[i], n = to.row_offsets[i + 1] - at;
-    std::memcpy(to.col_indices.data() + at, cols.data() + from, sizeof(std::int64_t) * n);
-    std::memcpy(to.values.data() + at, values.data() + from, sizeof(double) * n);
+    for (std::int64_t k = 0; k < n; ++k) {  // a few entries: no library call
+      to.col_indices[at + k] = cols[from + k];
+      to.values[at + k] = values[from + k];
+    }
   }
 }
 

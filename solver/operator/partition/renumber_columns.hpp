@@ -97,9 +97,15 @@ class ColumnRenumbering {
     return index_[local < own_ ? local : remote];
   }
 
-  // out[k] = (*this)(in[k]) for k < n.
-  void renumber(const std::int64_t* in, std::int64_t n, std::int64_t* out) const {
-    for (std::int64_t k = 0; k < n; ++k) out[k] = (*this)(in[k]);
+  // One row's entries copied with their columns renumbered: out_cols[k] =
+  // (*this)(cols[k]) and out_values[k] = values[k] for k < n (one loop, no
+  // library call for a few entries).
+  void renumber(const std::int64_t* cols, const double* values, std::int64_t n, std::int64_t* out_cols,
+                double* out_values) const {
+    for (std::int64_t k = 0; k < n; ++k) {
+      out_cols[k] = (*this)(cols[k]);
+      out_values[k] = values[k];
+    }
   }
 
  private:
