@@ -6,6 +6,7 @@
 #   scripts/time-to-solution.sh BIN_DIR OUT_DIR
 # TTS_CASES: which cases, space-separated (default: all that fit the GPUs present):
 #   eigs-128-gen eigs-128-h5 cg-128-h5 eigs-256-gen eigs-256-h5 eigs-256-h5-np2 renum-256-h5-np2
+# TTS_MPIRUN_FLAGS: more mpirun options.
 # TTS_SMALL (default 128) and TTS_LARGE (256): the two grid sizes, for a quicker run on a CPU.
 set -uo pipefail
 bin=${1:?BIN_DIR}; out=${2:?OUT_DIR}
@@ -13,6 +14,8 @@ mkdir -p "$out"
 small=${TTS_SMALL:-128}; large=${TTS_LARGE:-256}
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 flags=(); [ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
+# TTS_MPIRUN_FLAGS: more mpirun options (--bind-to none: each rank may use every core for its set-up).
+read -ra more <<< "${TTS_MPIRUN_FLAGS:-}"; flags+=("${more[@]}")
 work=${TTS_WORK:-/tmp/tts}; mkdir -p "$work"
 cases=${TTS_CASES:-eigs-128-gen eigs-128-h5 cg-128-h5 eigs-256-gen eigs-256-h5 eigs-256-h5-np2 renum-256-h5-np2}
 
