@@ -285,9 +285,10 @@ TEST(Lobpcg, ImpliedAXMatchesStored) {
   EXPECT_EQ(implied.result.ax_recomputes, 0);  // nothing else read the implied A X
   // A Z multiplied ahead of the convergence test on most steps, in both
   // forms (not after a refresh, or where a locked pair came back): when a
-  // pair locks, A Z's columns move with Z's.
+  // pair locks, A Z's columns move with Z's. How many steps that is moves by a
+  // step or two with the rounding of the Gram matrices (BLAS's thread count).
   for (const Solved* r : {&implied, &stored}) {
-    EXPECT_GE(r->result.z_products_ahead, r->result.iterations * 3 / 4);
+    EXPECT_GE(r->result.z_products_ahead, r->result.iterations * 2 / 3);
     EXPECT_LE(r->result.z_products_ahead, r->result.iterations);
   }
   o.imply_ax = solver::ImplyAX::always;
