@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "tests/support/expect_csr.hpp"
 #include "core/error.hpp"
 #include "tests/support/expect_error.hpp"
 #include "io/csr_rows.hpp"
@@ -35,14 +36,7 @@ using blockeigs::io::write_hdf5_csr;
 
 using blockeigs::test::input_error_message;
 using blockeigs::test::expect_mentions;
-void expect_same(const CsrRows& got, const CsrRows& want) {
-  EXPECT_EQ(got.global_rows, want.global_rows);
-  EXPECT_EQ(got.global_cols, want.global_cols);
-  EXPECT_EQ(got.first_row, want.first_row);
-  EXPECT_EQ(got.row_offsets, want.row_offsets);
-  EXPECT_EQ(got.col_indices, want.col_indices);
-  EXPECT_EQ(got.values, want.values);
-}
+void expect_same(const CsrRows& got, const CsrRows& want) { blockeigs::test::expect_same_rows(got, want); }
 
 // 6 x 9, rectangular, with empty rows at the start, middle and end.
 CsrRows small_matrix() {

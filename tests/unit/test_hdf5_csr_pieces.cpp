@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/expect_csr.hpp"
 #include "io/csr_rows.hpp"
 #include "io/hdf5_csr.hpp"
 #include "tests/support/expect_error.hpp"
@@ -92,14 +93,7 @@ CsrRows reference(const CsrRows& whole, std::int64_t begin, std::int64_t end) {
   return want;
 }
 
-void expect_same(const CsrRows& got, const CsrRows& want) {
-  EXPECT_EQ(got.global_rows, want.global_rows);
-  EXPECT_EQ(got.global_cols, want.global_cols);
-  EXPECT_EQ(got.first_row, want.first_row);
-  EXPECT_EQ(got.row_offsets, want.row_offsets);
-  EXPECT_EQ(got.col_indices, want.col_indices);
-  EXPECT_EQ(got.values, want.values);
-}
+void expect_same(const CsrRows& got, const CsrRows& want) { blockeigs::test::expect_same_rows(got, want); }
 
 struct Storage {
   hid_t indices = H5T_STD_I32LE, data = H5T_IEEE_F64LE;
