@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "io/csr_rows.hpp"
 #include "io/hdf5_handle.hpp"
+#include "io/replace_file.hpp"
 
 namespace blockeigs::io {
 namespace {
@@ -142,7 +143,9 @@ void write_hdf5_csr(const std::string& path, const std::string& group, const Csr
       std::filesystem::copy_file(path, temporary, std::filesystem::copy_options::overwrite_existing);
     }
     write_file(temporary, where, *source, fresh, mode);
-    std::filesystem::rename(temporary, path);
+    std::error_code moved;
+    replace_file(temporary, path, moved);
+    if (moved) throw std::filesystem::filesystem_error("rename", temporary, path, moved);
   } catch (const std::filesystem::filesystem_error& e) {
     std::error_code ec;
     std::filesystem::remove(temporary, ec);

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "io/hdf5_handle.hpp"
+#include "io/replace_file.hpp"
 
 namespace blockeigs::io {
 namespace {
@@ -33,6 +34,10 @@ std::string temporary_output_name(const std::string& path) { return path + ".par
 Hdf5Writer::Hdf5Writer(const std::string& path, bool create) : path_(path) {
   silence_hdf5_errors();
   const std::string file = temporary_output_name(path);
+  // A leftover of a killed run is removed, not truncated: ext4 writes a
+  // truncated and rewritten file to the disk at its close (auto_da_alloc).
+  std::error_code ignored;
+  if (create) std::filesystem::remove(file, ignored);
   file_ = create ? H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)
                  : H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
   if (file_ < 0) fail_input(path, ": cannot ", create ? "create" : "open", " the output file (", file, ")");
@@ -204,7 +209,7 @@ void check_output_writable(const std::string& path, const std::string& key) {
 
 void commit_output(const std::string& path) {
   std::error_code error;
-  std::filesystem::rename(temporary_output_name(path), path, error);
+  replace_file(temporary_output_name(path), path, error);
   if (error) fail_input(path, ": cannot move the finished output into place: ", error.message());
 }
 

@@ -4,7 +4,9 @@
 // bytes written by rank 0 with plain write() calls to a file in the same
 // directory (the page cache's bandwidth; with --sync, each file is also
 // flushed to the disk with fdatasync, the result file included).
-//   mpirun -np R output-bench [--rows N] [--width K] [--reps R] [--fp32] [--reverse] [--sync] [--path P]
+//   mpirun -np R output-bench [--rows N] [--width K] [--reps R] [--fp32] [--reverse] [--sync] [--over] [--path P]
+// --over writes each rep's file over the last one's, as a rerun's result or a
+// checkpoint replaces the older file (otherwise each rep starts with none).
 // --reverse numbers the operator's rows in the reverse order of the input's,
 // so that the rows move to other ranks before they are written.
 #include <fcntl.h>
@@ -31,16 +33,17 @@ namespace {
 using namespace blockeigs;
 
 const char* const usage =
-    "usage: output-bench [--rows N] [--width K] [--reps R] [--fp32] [--reverse] [--sync] [--path P]\n"
+    "usage: output-bench [--rows N] [--width K] [--reps R] [--fp32] [--reverse] [--sync] [--over] [--path P]\n"
     "Times writing an N x K block to an HDF5 result file from every rank, beside writing its bytes with write().\n"
     "  --reverse   the operator numbers the rows in reverse: they move to other ranks first\n"
     "  --sync      fdatasync the files (the disk's bandwidth, not the page cache's)\n"
+    "  --over      each rep writes over the last one's file (a rerun, a checkpoint); else each starts with none\n"
     "  --path P    the result file (default output-bench.h5)\n"
     "  --help      prints this text\n"
     "  --version   prints the version, commit and build (CUDA, PETSc, HDF5)\n";
 
 struct Extra {
-  bool reverse = false, sync = false;
+  bool reverse = false, sync = false, over = false;
   std::string path = "output-bench.h5";
 };
 
@@ -93,14 +96,14 @@ void run(const apps::BenchOptions& options, const Extra& extra, MPI_Comm comm) {
   for (std::int64_t i = 0; i < X.rows() * X.cols(); ++i) X.data()[i] = static_cast<T>(i % 1000);
   const std::int64_t bytes = 8 * options.size * options.width;
   if (rank == 0)
-    std::printf("output-bench: %lld x %lld %s block (%s in the file), %d rank%s, rows %s, %s\n",
+    std::printf("output-bench: %lld x %lld %s block (%s in the file), %d rank%s, rows %s, %s%s\n",
                 static_cast<long long>(options.size), static_cast<long long>(options.width),
                 sizeof(T) == 8 ? "fp64" : "fp32", solver::format_bytes(double(bytes)).c_str(), ranks,
                 ranks > 1 ? "s" : "", extra.reverse ? "reversed" : "in the input's order",
-                extra.sync ? "fdatasync" : "page cache");
+                extra.sync ? "fdatasync" : "page cache", extra.over ? ", each over the last" : "");
   std::vector<double> gather, write, floor;
   for (int rep = 0; rep < options.reps; ++rep) {
-    std::remove(extra.path.c_str());
+    if (!extra.over || rep == 0) std::remove(extra.path.c_str());
     BLOCKEIGS_MPI_CHECK(MPI_Barrier(comm));
     const double start = MPI_Wtime();
     apps::OutputTimes times = apps::write_distributed_output(
@@ -112,7 +115,10 @@ void run(const apps::BenchOptions& options, const Extra& extra, MPI_Comm comm) {
     gather.push_back(times.gather);
     write.push_back(total - times.gather);
     double plain = 0;
-    if (rank == 0) plain = plain_write_seconds(extra.path + ".floor", bytes, extra.sync);
+    if (rank == 0) {
+      std::remove((extra.path + ".floor").c_str());  // a fresh file: the page cache's speed
+      plain = plain_write_seconds(extra.path + ".floor", bytes, extra.sync);
+    }
     floor.push_back(plain);
     if (rank == 0)
       std::printf("  rep %2d: gather %.3f s, write %.3f s (%.2f GB/s); plain write %.3f s (%.2f GB/s)\n", rep,
@@ -140,6 +146,7 @@ int main(int argc, char** argv) {
     const std::string flag = argv[i];
     if (flag == "--reverse") extra.reverse = true;
     else if (flag == "--sync") extra.sync = true;
+    else if (flag == "--over") extra.over = true;
     else if (flag == "--path" && i + 1 < argc) extra.path = argv[++i];
     else rest.push_back(argv[i]);
   }

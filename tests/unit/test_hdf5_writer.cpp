@@ -4,11 +4,13 @@
 #include <hdf5.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <vector>
 
 #include "core/error.hpp"
 #include "io/hdf5_writer.hpp"
+#include "io/replace_file.hpp"
 
 namespace blockeigs::io {
 namespace {
@@ -100,6 +102,67 @@ TEST(Hdf5Writer, MatricesAreContiguousAndWrittenInPieces) {
   H5Pclose(properties);
   H5Dclose(set);
   H5Fclose(file);
+}
+
+// A result over an older one: the older moves aside and goes only once the
+// new one has its name; a stale temporary file is replaced, not reused.
+TEST(Hdf5Writer, ReplacesAnOlderFile) {
+  const std::string path = scratch("replaced.h5").string();
+  std::filesystem::remove(replaced_name(path));
+  for (const double value : {1.0, 2.0}) {
+    Hdf5Writer writer(path, true);
+    writer.write("/x", std::vector<double>{value});
+    writer.close();
+    commit_output(path);
+  }
+  // A leftover temporary file and a leftover of an interrupted replacement.
+  for (const std::string& stale : {temporary_output_name(path), replaced_name(path).string()}) {
+    std::FILE* f = std::fopen(stale.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("not HDF5", f);
+    std::fclose(f);
+  }
+  {
+    Hdf5Writer writer(path, true);
+    writer.write("/x", std::vector<double>{3.0});
+  }
+  commit_output(path);
+  EXPECT_FALSE(std::filesystem::exists(temporary_output_name(path)));
+  EXPECT_FALSE(std::filesystem::exists(replaced_name(path)));
+  hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  EXPECT_EQ(read_doubles(file, "/x"), (std::vector<double>{3.0}));
+  H5Fclose(file);
+}
+
+TEST(ReplaceFile, KeepsTheOlderFileWhereTheNewOneCannotGo) {
+  const auto dir = scratch("replace_dir");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "target");  // a non-empty directory as the target
+  std::filesystem::create_directories(dir / "target" / "inside");
+  std::FILE* f = std::fopen((dir / "finished").c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fclose(f);
+  std::error_code error;
+  replace_file(dir / "finished", dir / "target", error);
+  EXPECT_TRUE(error);
+  EXPECT_TRUE(std::filesystem::is_directory(dir / "target" / "inside"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "finished"));
+  // A missing source: the older regular file is put back.
+  f = std::fopen((dir / "old").c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  std::fputs("old", f);
+  std::fclose(f);
+  replace_file(dir / "missing", dir / "old", error);
+  EXPECT_TRUE(error);
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir / "old"));
+  EXPECT_FALSE(std::filesystem::exists(replaced_name(dir / "old")));
+  EXPECT_EQ(std::filesystem::file_size(dir / "old"), 3u);
+  // No older file: a plain rename.
+  replace_file(dir / "finished", dir / "fresh", error);
+  EXPECT_FALSE(error) << error.message();
+  EXPECT_TRUE(std::filesystem::exists(dir / "fresh"));
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Hdf5Writer, FailureLeavesNothing) {
