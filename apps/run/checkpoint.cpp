@@ -1,8 +1,12 @@
 #include "apps/run/checkpoint.hpp"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <utility>
 
@@ -55,12 +59,39 @@ SignalWatch::~SignalWatch() {
 
 int SignalWatch::received() { return g_received; }
 
+std::string launcher_signal_note(const std::string& status_file) {
+  std::ifstream in(status_file);
+  std::string line, name, pid;
+  unsigned long long blocked = 0;
+  bool found = false;
+  while (std::getline(in, line)) {
+    if (line.starts_with("Name:")) name = line.substr(line.find_first_not_of(" \t", 5));
+    if (line.starts_with("Pid:")) pid = line.substr(line.find_first_not_of(" \t", 4));
+    if (line.starts_with("SigBlk:")) {
+      try {
+        blocked = std::stoull(line.substr(7), nullptr, 16);
+        found = true;
+      } catch (const std::exception&) {
+        return "";
+      }
+    }
+  }
+  if (!found || (blocked & (1ull << (SIGUSR1 - 1))) == 0) return "";
+  return "note: " + name + " (pid " + pid + ") started these processes with SIGUSR1 blocked: `kill -USR1 " + pid +
+         "` will not reach them. SIGTERM to the rank processes stops the run cleanly\n";
+}
+
+std::string launcher_signal_note() {
+  return launcher_signal_note("/proc/" + std::to_string(::getppid()) + "/status");
+}
+
 CheckpointGuard::CheckpointGuard(const io::CheckpointConfig& config, std::string app, int first_iteration,
                                  std::string config_text, const solver::RowNumbering& numbering, MPI_Comm comm)
     : config_(config), app_(std::move(app)), config_text_(std::move(config_text)),
       first_iteration_(first_iteration), numbering_(numbering), comm_(comm), since_time_(MPI_Wtime()) {
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank_));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks_));
+  if (rank_ == 0) std::printf("%s", launcher_signal_note().c_str());
 }
 
 CheckpointStep CheckpointGuard::poll(int iteration) {
