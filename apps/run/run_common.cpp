@@ -71,16 +71,20 @@ solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, Pa
   lap(Phase::config);
   solver::DistributedRows matrix = solver::load_distributed_rows(config, comm);
   lap(Phase::read);
-  // The partitioner needs a symmetric pattern: checked first.
-  if (!matrix.symmetric_by_construction)
-    solver::check_symmetric(comm, matrix.rows, matrix.partition, matrix.description);
-  lap(Phase::symmetry);
   if (saved) {
     read_partition_file(matrix, partition_file, comm);
     lap(Phase::partition);  // reading the file; moving the rows by it is moving rows
     if (account) account->move(Phase::partition, Phase::move_rows, matrix.partitioning.seconds);
+    // After the move, where a row's partners are mostly on its own rank.
+    if (!matrix.symmetric_by_construction)
+      solver::check_symmetric(comm, matrix.rows, matrix.partition, matrix.description, "A", &matrix.numbering);
+    lap(Phase::symmetry);
     return matrix;
   }
+  // The partitioner needs a symmetric pattern: checked first.
+  if (!matrix.symmetric_by_construction)
+    solver::check_symmetric(comm, matrix.rows, matrix.partition, matrix.description);
+  lap(Phase::symmetry);
   solver::distribute_rows(matrix, partition, comm, order);
   lap(Phase::partition);
   if (account) {

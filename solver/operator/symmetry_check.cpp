@@ -173,10 +173,20 @@ std::pair<std::int64_t, std::int64_t> smallest(MPI_Comm comm, const Mismatch& mi
   return {row, col};
 }
 
+// Row g of the operator's numbering in the input's, agreed on by every rank.
+std::int64_t input_row(MPI_Comm comm, const RowPartition& partition, const RowNumbering& numbering, std::int64_t g) {
+  int rank = 0;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  const std::int64_t mine = partition.owner(g) == rank ? numbering.original_row(g - partition.begin(rank)) : none;
+  std::int64_t agreed = none;
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&mine, &agreed, 1, MPI_INT64_T, MPI_MIN, comm));
+  return agreed;
+}
+
 }  // namespace
 
 void check_symmetric(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition,
-                     const std::string& what, const std::string& symbol) {
+                     const std::string& what, const std::string& symbol, const RowNumbering* numbering) {
   if (rows.global_rows != rows.global_cols)
     collectively(comm, [&] { fail_input(what, " is ", rows.global_rows, " x ", rows.global_cols, ", not square"); });
 
@@ -190,11 +200,15 @@ void check_symmetric(MPI_Comm comm, const io::CsrRows& rows, const RowPartition&
   // Each entry is checked on one rank only; that rank reports the smallest.
   const auto [row, col] = smallest(comm, mismatch);
   if (row == none) return;
+  const bool moved = numbering && !numbering->is_identity();
+  const std::int64_t named_row = moved ? input_row(comm, partition, *numbering, row) : row;
+  const std::int64_t named_col = moved ? input_row(comm, partition, *numbering, col) : col;
   collectively(comm, [&] {
     if (mismatch.row != row || mismatch.col != col) return;
     std::ostringstream text;
-    text << what << ": the matrix is not symmetric: " << symbol << "(" << row << ", " << col
-         << ") = " << mismatch.value << " but " << symbol << "(" << col << ", " << row << ") = " << mismatch.transpose
+    text << what << ": the matrix is not symmetric: " << symbol << "(" << named_row << ", " << named_col
+         << ") = " << mismatch.value << " but " << symbol << "(" << named_col << ", " << named_row
+         << ") = " << mismatch.transpose
          << " (zero-based indices); "
          << (symbol == "A" ? "block-eigs and block-cg need a symmetric matrix"
                            : symbol + " of A x = lambda B x must be symmetric positive definite");

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "io/csr_rows.hpp"
+#include "solver/operator/row_numbering.hpp"
 #include "solver/operator/row_partition.hpp"
 
 namespace blockeigs::solver {
@@ -21,9 +22,13 @@ namespace blockeigs::solver {
 // B of A x = lambda B x). Entries match when |a_ij - a_ji| <= 1e-12 *
 // max(|a_ij|, |a_ji|); an entry not stored counts as 0, so a stored zero
 // needs no partner. Rows must meet io::CsrRows' invariants (columns sorted
-// and unique within a row, in range).
+// and unique within a row, in range). Rows already moved and renumbered (a
+// saved distribution: most transposed entries are then on their own rank)
+// take their `numbering`: the entry is named in the input's numbering, the
+// smallest in the operator's.
 void check_symmetric(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition,
-                     const std::string& what, const std::string& symbol = "A");
+                     const std::string& what, const std::string& symbol = "A",
+                     const RowNumbering* numbering = nullptr);
 
 // Test-only: the entries sent to other ranks carry int64 indices even where
 // int32 would do (the path of matrices past 2^31 rows, on small data). Every

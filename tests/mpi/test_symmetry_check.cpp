@@ -26,6 +26,7 @@
 #include "io/generators.hpp"
 #include "solver/operator/collective.hpp"
 #include "solver/operator/load_matrix_b.hpp"
+#include "solver/operator/partition/distribute_rows.hpp"
 #include "solver/operator/symmetry_check.hpp"
 
 namespace blockeigs {
@@ -169,6 +170,34 @@ TEST(SymmetryCheck, AnEntryWhosePartnerIsRemoved) {
     EXPECT_EQ(outcome(upper, partition, symbol), refusal("test.mtx", symbol, j, i, -1, 0));
     lower.erase({j, i});
     EXPECT_EQ(outcome(lower, partition, symbol), refusal("test.mtx", symbol, i, j, -1, 0));
+  });
+}
+
+// Rows moved by a saved numbering (the operator's row g is the input's
+// n - 1 - g) are checked where they landed, and the entry is named in the
+// input's numbering: of the mirrored pair, the one whose row comes first in
+// the operator's.
+TEST(SymmetryCheck, MovedRowsNameTheEntryInTheInputsNumbering) {
+  for_each_case(true, [](Entries m, const RowPartition& partition, const std::string& symbol, std::int64_t i,
+                         std::int64_t j) {
+    m[{i, j}] = -1.5;
+    const int rank = test::mpi_rank();
+    solver::DistributedRows matrix;
+    matrix.rows = rows_of(m, partition.begin(rank), partition.end(rank));
+    matrix.partition = partition;
+    matrix.numbering = solver::RowNumbering::identity(MPI_COMM_WORLD, partition);
+    std::vector<std::int64_t> reversed;
+    for (std::int64_t g = partition.begin(rank); g < partition.end(rank); ++g) reversed.push_back(n - 1 - g);
+    solver::distribute_by_numbering(matrix, partition, reversed, "test", MPI_COMM_WORLD);
+    ASSERT_EQ(matrix.numbering.is_identity(), false);
+    std::string what;
+    try {
+      solver::check_symmetric(MPI_COMM_WORLD, matrix.rows, matrix.partition, "test.mtx", symbol, &matrix.numbering);
+    } catch (const solver::AgreedError& e) {
+      EXPECT_TRUE(e.is_input_error());
+      what = e.what();
+    }
+    EXPECT_EQ(what, refusal("test.mtx", symbol, j, i, -1, -1.5));
   });
 }
 
