@@ -160,6 +160,20 @@ TEST(LobpcgProgress, DivergenceMeasuresFromTheIteratesAfterAJump) {
   EXPECT_TRUE(s->diverged);
 }
 
+// Worse at the wanted end beyond the candidate's own residual bound (plus
+// rounding), pair by pair, at either end.
+TEST(LobpcgProgress, WorseRitzValuesAtEitherEnd) {
+  const solver::lobpcg_detail::RitzComparison smallest{1, eps, 4.0, false}, largest{-1, eps, 4.0, false};
+  const std::vector<double> bound{1e-3, 1e-3, 1e-3};
+  EXPECT_TRUE(smallest.worse({0.75, 0.87, 0.89}, bound, {0.40, 0.75, 0.87}, k));
+  EXPECT_FALSE(smallest.worse({0.7505, 0.87, 0.89}, bound, {0.75, 0.87, 0.89}, k));  // within the bound
+  EXPECT_FALSE(smallest.worse({0.40, 0.75, 0.87}, bound, {0.75, 0.87, 0.89}, k));    // better
+  EXPECT_TRUE(smallest.worse({0.40, 0.75, 0.88}, bound, {0.40, 0.75, 0.87}, k));     // one pair suffices
+  EXPECT_TRUE(largest.worse({3.0, 2.9, 2.8}, bound, {3.5, 3.0, 2.9}, k));
+  EXPECT_FALSE(largest.worse({3.5, 3.0, 2.9}, bound, {3.0, 2.9, 2.8}, k));
+  EXPECT_FALSE(largest.worse({3.4995, 3.0, 2.9}, bound, {3.5, 3.0, 2.9}, k));
+}
+
 // An iterate of the Laplacian's eigenvectors `first`..`first + k - 1` plus
 // noise, with their exact eigenvalues as Ritz values.
 struct Iterate {
