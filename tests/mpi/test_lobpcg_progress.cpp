@@ -4,12 +4,16 @@
 // rounding does not; an iterate whose Ritz values are worse than the last
 // one's beyond its residual bounds is never kept, restored or measured from;
 // a jump past a pair's bound is reported, by BestIterate and through the
-// monitor and the result of a run that finds an eigenvalue its start missed.
+// monitor and the result of a run that finds an eigenvalue its start missed;
+// a guard stop below the fp64 floor ends with the floor's verdict, with B and
+// a constraint, at both ends.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <numbers>
 #include <vector>
 
@@ -291,6 +295,44 @@ TEST(LobpcgProgress, AMissedEigenvalueFoundIsReported) {
   }
   EXPECT_TRUE(pair0);
   for (int j = 0; j < k; ++j) EXPECT_NEAR(r.eigenvalues[j], exact_value(j), 1e-9) << "pair " << j;
+}
+
+// The floor verdict with B and a constraint, at both ends: A = +-diag(1e-9,
+// 2, ..., 40), B = 2 I, the constraint e_39 (the far end's eigenvector). At
+// relative 1e-6 the eigenvalue +-5e-10 asks for less than fp64 allows
+// (eps 20 / 5e-10 ~ 9e-6): the guard stops the run, and the verdict is the
+// floor's, with pair 0 and a floor between the tolerance and eps 40 / 1e-9.
+TEST(LobpcgProgress, FloorVerdictWithBAndConstraintsAtBothEnds) {
+  constexpr std::int64_t rows = 40;
+  const solver::RowPartition partition = test::partition_with_empty_rank(rows, world_size());
+  for (SpectrumEnd which : {SpectrumEnd::smallest, SpectrumEnd::largest}) {
+    const double sign = which == SpectrumEnd::smallest ? 1 : -1;
+    std::vector<double> a{sign * 1e-9};
+    for (int i = 2; i <= rows; ++i) a.push_back(sign * i);
+    test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), test::diagonal_matrix(a), partition);
+    test::CsrTestOperator<double> B(MPI_COMM_WORLD, test::SharedContext{A.context()},
+                                    test::diagonal_matrix(std::vector<double>(rows, 2.0)), partition);
+    spmm::DenseBlock<double> Y(Space::host, A.local_rows(), 1);
+    for (std::int64_t i = 0; i < A.local_rows(); ++i) Y.view()(i, 0) = A.first_row() + i == rows - 1 ? 1.0 : 0.0;
+    solver::LobpcgOptions o;
+    o.k = k;
+    o.which = which;
+    o.tolerance = 1e-6;
+    o.stagnation_window = 100;
+    const auto r = solver::lobpcg<double>(A, o, nullptr, std::nullopt, &B, Y.cview());
+    const char* end = which == SpectrumEnd::smallest ? "smallest" : "largest";
+    EXPECT_EQ(r.stop, solver::LobpcgStop::below_floor) << end;
+    EXPECT_EQ(r.below_floor, std::vector<int>{0}) << end;
+    EXPECT_GT(r.floor, 1e-6) << end;
+    EXPECT_LE(r.floor, 1.0001 * std::numeric_limits<double>::epsilon() * 40 / 1e-9) << end;
+    ASSERT_TRUE(r.stall) << end;
+    EXPECT_LT(r.iterations, 300) << end;
+    EXPECT_FALSE(r.converged[0]) << end;
+    for (int j = 1; j < k; ++j) {
+      EXPECT_TRUE(r.converged[j]) << end << " pair " << j;
+      EXPECT_NEAR(r.eigenvalues[j], sign * (j + 1) / 2.0, 1e-9) << end << " pair " << j;
+    }
+  }
 }
 
 }  // namespace
