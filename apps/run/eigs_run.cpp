@@ -35,6 +35,19 @@ const char* tests_passed(const solver::LobpcgResult<T>& r, int j) {
   return r.passes_relative[j] ? "relative, backward" : r.passes_backward[j] ? "backward" : "none";
 }
 
+// "0, 1, 2".
+std::string pair_list(const std::vector<int>& pairs) {
+  std::string list;
+  for (int j : pairs) list += (list.empty() ? "" : ", ") + std::to_string(j);
+  return list;
+}
+
+// A jump of a wanted Ritz value in words: "pair 0 fell from 7.487e-01 (residual bound 4.9e-03) to 6.127e-01".
+std::string describe_jump(const solver::LobpcgJump& j) {
+  return "pair " + std::to_string(j.pair) + (j.to < j.from ? " fell" : " rose") + " from " + scientific(j.from, 6) +
+         " (residual bound " + scientific(j.bound) + ") to " + scientific(j.to, 6);
+}
+
 // How the solve ended, in a line: converged, or why not.
 template <class T>
 std::string stop_summary(const solver::LobpcgResult<T>& r) {
@@ -49,12 +62,23 @@ std::string stop_summary(const solver::LobpcgResult<T>& r) {
              "is below what rounding allows for this matrix)";
     case solver::LobpcgStop::stagnated: {
       const solver::LobpcgStall& d = *r.stall;
-      return "NOT all converged: stopped, stagnating: the residuals " + residuals +
-             " (their geometric mean) have not fallen by 10% since iteration " + std::to_string(d.fallen_at) + " (lowest " +
-             scientific(d.smallest) + " at iteration " +
-             std::to_string(d.smallest_iteration) + ", now " + scientific(d.last) +
+      return "NOT all converged: stopped, stagnating: since iteration " + std::to_string(d.fallen_at) +
+             " neither have the residuals " + residuals + " (their geometric mean) fallen by 10% nor has a wanted "
+             "eigenvalue moved toward the wanted end beyond rounding (lowest mean " + scientific(d.smallest) +
+             " at iteration " + std::to_string(d.smallest_iteration) + ", now " + scientific(d.last) +
              "); the best iterate is returned. A preconditioner, a looser tolerance or "
              "eigensolver.convergence_test: backward may help (eigensolver.stagnation_window sets the window)";
+    }
+    case solver::LobpcgStop::below_floor: {
+      const solver::LobpcgStall& d = *r.stall;
+      return "NOT all converged: stopped, cannot reach the tolerance: the floor is " + scientific(r.floor) +
+             " (eps ||A|| / |lambda|, ||A|| >= " + scientific(r.norm_estimate) + ", for pair" +
+             (r.below_floor.size() > 1 ? "s " : " ") + pair_list(r.below_floor) +
+             "): the residuals " + residuals + " (their geometric mean) reached " + scientific(d.smallest) +
+             " at iteration " + std::to_string(d.smallest_iteration) + " and then " +
+             (d.diverged ? "grew to " + scientific(d.last) : "stopped falling (" + scientific(d.last) + ")") +
+             "; the best iterate is returned. Use a tolerance above the floor, or eigensolver.convergence_test: "
+             "backward";
     }
     case solver::LobpcgStop::interrupted:
       return "NOT all converged: interrupted by a signal";
@@ -101,8 +125,7 @@ void print_floor(const solver::LobpcgResult<T>& r, const solver::LobpcgOptions& 
 // The solver's one report, early in the run, that the tolerance is below
 // what fp64 allows some wanted pairs under the relative test.
 void print_floor_warning(const solver::LobpcgProgress& p, double tolerance) {
-  std::string pairs;
-  for (int j : p.below_floor) pairs += (pairs.empty() ? "" : ", ") + std::to_string(j);
+  const std::string pairs = pair_list(p.below_floor);
   std::printf("warning: at iteration %d, the tolerance %g is below the relative residual fp64 allows for pair%s %s "
               "(its floor eps ||A|| / |lambda| is at least %s, ||A|| >= %s): %s cannot converge. Use a tolerance "
               "above %s, or eigensolver.convergence_test: backward\n",
@@ -110,6 +133,20 @@ void print_floor_warning(const solver::LobpcgProgress& p, double tolerance) {
               scientific(p.floor).c_str(), scientific(p.norm_estimate).c_str(),
               p.below_floor.size() > 1 ? "they" : "it", scientific(p.floor).c_str());
   std::fflush(stdout);
+}
+
+// The run's jumps of wanted Ritz values under the table: the first few in full.
+void print_jumps(const std::vector<solver::LobpcgJump>& jumps, int first_iteration) {
+  if (jumps.empty()) return;
+  constexpr std::size_t shown = 4;
+  std::string text;
+  for (std::size_t i = 0; i < std::min(shown, jumps.size()); ++i)
+    text += (i ? "; " : "") + std::string("iteration ") + std::to_string(first_iteration + jumps[i].iteration) + ", " +
+            describe_jump(jumps[i]);
+  if (jumps.size() > shown) text += "; ... (" + std::to_string(jumps.size()) + " in all)";
+  std::printf("note: %zu jump%s of a wanted eigenvalue beyond its residual bound (an eigenvalue the block had missed, "
+              "found): %s\n",
+              jumps.size(), jumps.size() > 1 ? "s" : "", text.c_str());
 }
 
 // "resumed after iteration 57, " where a run went on from a checkpoint.
@@ -263,10 +300,15 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
     options.monitor = [k = options.k, lines = config.output.monitor, pacing = MonitorPacing(config.output.monitor_every),
                        tolerance = options.tolerance, first = start.first_iteration](const solver::LobpcgProgress& p) mutable {
       if (!p.below_floor.empty()) print_floor_warning(p, tolerance);
-      if (lines && pacing.due(p.iteration, p.elapsed, p.last))
-        std::printf("iter %5d/%d  converged %3d/%d  eigenvalue %s  residual %s  %s\n", first + p.iteration,
+      // A jump prints its iteration's line whatever the pacing.
+      if (lines && (pacing.due(p.iteration, p.elapsed, p.last) || !p.jumps.empty())) {
+        std::string jumps;
+        for (const solver::LobpcgJump& j : p.jumps) jumps += (jumps.empty() ? "" : "; ") + describe_jump(j);
+        std::printf("iter %5d/%d  converged %3d/%d  eigenvalue %s  residual %s  %s%s%s\n", first + p.iteration,
                     first + p.max_iterations, p.converged, k, scientific(p.eigenvalue, 10).c_str(),
-                    scientific(p.residual).c_str(), pacing.timing().c_str());
+                    scientific(p.residual).c_str(), pacing.timing().c_str(),
+                    jumps.empty() ? "" : "  jump (an eigenvalue missed so far): ", jumps.c_str());
+      }
       if (pacing.flush_due(p.elapsed, p.last)) std::fflush(stdout);
     };
   op.reset_timings();
@@ -299,7 +341,10 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
                 result.recomputes, result.recomputes == 1 ? "" : "s",
                 result.search_in_fp32 ? ", residual block in fp32" : "", stop_summary(result).c_str());
     if (guard.signal() != 0) std::printf("%s\n", guard.interruption_summary().c_str());
-    if (!result.all_converged() && result.stop != solver::LobpcgStop::interrupted) print_floor(result, options);
+    if (!result.all_converged() && result.stop != solver::LobpcgStop::interrupted &&
+        result.stop != solver::LobpcgStop::below_floor)
+      print_floor(result, options);
+    print_jumps(result.jumps, start.first_iteration);
     if (result.restored)
       std::printf("note: the pairs are those of an earlier iterate, whose residuals were smaller than the last "
                   "one's\n");
@@ -359,6 +404,7 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
           w.attribute("/", "convergence_test", std::string(to_string(options.test)));
           w.attribute("/", "stop", stop_summary(result));
           w.attribute("/", "best_iterate_restored", result.restored);
+          w.attribute("/", "ritz_jumps", static_cast<std::int64_t>(result.jumps.size()));
           w.attribute("/", "resumed_from_iteration", std::int64_t{start.first_iteration});
           if (guard.signal() != 0) w.attribute("/", "interrupted", guard.interruption_summary());
           w.attribute("/", "block_size", std::int64_t{result.block_size});

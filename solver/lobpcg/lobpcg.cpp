@@ -57,6 +57,19 @@ LobpcgResult<T> LobpcgIteration<T, Ts>::finish(double t_begin) {
                  : no_search_direction_ ? LobpcgStop::no_search_direction
                  : stall_ ? (stall_->diverged ? LobpcgStop::diverged : LobpcgStop::stagnated)
                           : LobpcgStop::iteration_limit;
+  const bool guarded = result_.stop == LobpcgStop::diverged || result_.stop == LobpcgStop::stagnated;
+  if (guarded && options_.test == StoppingTest::relative) {
+    // Every unconverged wanted pair asks for less than fp64 allows it: that, not the iteration, stopped the run.
+    double floor = 0;
+    std::vector<int> below = pairs_below_floor(options_.which, tol_.eps, norm_a_, options_.tolerance, lambda_, conv_,
+                                               k_, floor);
+    const auto unconverged = std::count(conv_.begin(), conv_.begin() + k_, false);
+    if (!below.empty() && static_cast<std::ptrdiff_t>(below.size()) == unconverged) {
+      result_.stop = LobpcgStop::below_floor;
+      result_.below_floor = std::move(below);
+      result_.floor = floor;
+    }
+  }
   // The other buffer's [X P | A X A P] (4 nb columns) is free now.
   best_.restore(A_, B_, comm_, options_, norm_a_, {space_, n_, ld_, ld_, blocks_.SAS[1 - cur_].data()}, result_);
   mark_tests(options_.tolerance, result_);

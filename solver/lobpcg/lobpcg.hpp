@@ -114,6 +114,17 @@ using blockeigs::SearchPrecision;
 // mean 1e-6 relative accuracy of small eigenvalues under the backward test.
 using blockeigs::StoppingTest;
 
+// A wanted Ritz value that moved toward the wanted end by far more than its
+// pair's residual bound allows (lobpcg_detail::jump_ratio): an eigenvalue the
+// block had missed, found (or one that moved in ahead of the pair).
+struct LobpcgJump {
+  int iteration = 0;
+  int pair = 0;
+  double from = 0;   // the pair's Ritz value where its residual bound was smallest since its last jump
+  double to = 0;     // at `iteration`
+  double bound = 0;  // that smallest bound, ||r|| / ||x|| (||r|| / ||B x|| with B)
+};
+
 // Passed to the monitor once per iteration, on every rank.
 struct LobpcgProgress {
   int iteration = 0;
@@ -131,6 +142,7 @@ struct LobpcgProgress {
   std::vector<int> below_floor;
   double floor = 0;            // the largest of those pairs' floors (a lower bound)
   double norm_estimate = 0;    // the ||A|| it used (a lower bound: the largest |Ritz value| seen)
+  std::vector<LobpcgJump> jumps;  // found at this iteration, pairs in order (usually none)
 };
 
 // The current iterate, offered between iterations (LobpcgOptions::between_iterations).
@@ -150,10 +162,12 @@ struct LobpcgOptions {
   double tolerance = 1e-6;
   StoppingTest test = StoppingTest::relative;
   int max_iterations = 1000;
-  // Stop (LobpcgStop::stagnated) when the residuals' geometric mean has not
-  // fallen below 90% of its lowest for this many iterations; 0: never. The
-  // slowest steady run seen, bcsstk21 unpreconditioned to 1e-4 in 18054
-  // iterations, went 1508 without such a fall.
+  // Stop (LobpcgStop::stagnated) when, for this many iterations (and half
+  // the iterations before), neither has the residuals' geometric mean fallen
+  // below 90% of its lowest nor has a wanted Ritz value moved toward the
+  // wanted end by more than rounding; 0: never. The slowest steady run seen,
+  // bcsstk21 unpreconditioned to 1e-4 in 18054 iterations, went 1508
+  // without such a fall of the residuals.
   int stagnation_window = 2000;
   std::uint64_t seed = 1;       // random start columns (the same for any rank count)
   // Explicit A X, A P every this many iterations. The implicit updates drift
@@ -212,22 +226,27 @@ enum class LobpcgStop {
   converged,            // every wanted pair passed the test
   iteration_limit,      // max_iterations reached
   diverged,             // the residuals grew by orders of magnitude from their minimum (LobpcgStall)
-  stagnated,            // the residuals stopped falling (LobpcgStall, LobpcgOptions::stagnation_window)
+  stagnated,            // neither the residuals nor the wanted Ritz values progressed (LobpcgStall,
+                        // LobpcgOptions::stagnation_window)
+  below_floor,          // diverged or stagnated, where every unconverged wanted pair's floor under the
+                        // relative test is above the tolerance (LobpcgResult::floor, LobpcgStall)
   no_search_direction,  // [X P] spans the space and the tolerance is below its rounding floor
   interrupted,          // LobpcgOptions::between_iterations asked to stop
 };
 
 // Why the guard stopped a run before it converged, in terms of the geometric
 // mean of the wanted pairs' residuals ||A x - lambda x|| (unit x): diverged,
-// it stayed over 1000 times its smallest for 50 iterations; stagnated, its
-// smallest has not fallen by 10% for stagnation_window iterations.
+// it stayed over 1000 times its smallest (since the last jump past that
+// iterate's bounds) for 50 iterations; stagnated, neither has its smallest
+// fallen by 10% nor a wanted Ritz value moved toward the wanted end beyond
+// rounding for stagnation_window iterations.
 struct LobpcgStall {
   bool diverged = false;  // else stagnated
   int pair = 0;           // the pair with the largest residual at the stop
   double smallest = 0;
   int smallest_iteration = 0;
   double last = 0;    // at the stop
-  int fallen_at = 0;  // the iteration the mean last fell by 10%
+  int fallen_at = 0;  // the last progress: the mean fell by 10%, or a wanted Ritz value moved
 };
 
 template <class T>
@@ -245,9 +264,16 @@ struct LobpcgResult {
   std::vector<bool> passes_relative;        // ||r|| <= tolerance |lambda|, per pair, whichever test was chosen
   std::vector<bool> passes_backward;        // ||r|| <= tolerance (norm_estimate + |lambda|)
   LobpcgStop stop = LobpcgStop::converged;
-  std::optional<LobpcgStall> stall;         // stop == diverged or stagnated
+  std::optional<LobpcgStall> stall;         // stop == diverged, stagnated or below_floor
+  // stop == below_floor: the unconverged wanted pairs (all of them) and the
+  // largest of their floors eps ||A||_est / |lambda| (a lower bound).
+  std::vector<int> below_floor;
+  double floor = 0;
+  std::vector<LobpcgJump> jumps;            // every jump of the run, in order
   // The pairs are an earlier iterate's, whose residuals were smaller (by
-  // their geometric mean) than the last one's, where the last did not converge.
+  // their geometric mean) than the last one's, where the last did not
+  // converge, and whose Ritz values are no worse than the last one's beyond
+  // their residual bounds.
   bool restored = false;
   int iterations = 0;
   int restarts = 0;                         // Rayleigh-Ritz steps that dropped P

@@ -72,7 +72,7 @@ LobpcgIteration<T, Ts>::LobpcgIteration(LinearOperator<T>& A, const LobpcgOption
                   ritz_update_prefers_implied_ax<T>(ctx_, widest_xp_ + nb, widest_xp_ + nb, widest_xp_, nb)))),
       scaled_(static_cast<std::size_t>(nb)),
       conv_(static_cast<std::size_t>(nb)),
-      best_(ctx_, n_, k_, options_.stagnation_window) {
+      best_(ctx_, n_, k_, options_.stagnation_window, options_.which, tol_.eps, single) {
   result_.block_size = nb;
   result_.search_in_fp32 = single;
   result_.generalized = B != nullptr;
@@ -168,8 +168,10 @@ bool LobpcgIteration<T, Ts>::test_residuals() {
       if (j < k_ && conv_[j]) ++converged;
     }
     best_.record(column_range(cS(1 - cur_), 0, k_), tested_buffer_ >= 0 && tested_buffer_ != cur_, iteration_,
-                 {lambda_, r_norm_, x_norm_});
+                 {lambda_, r_norm_, x_norm_, norm_a_});
     tested_buffer_ = cur_;
+    result_.jumps.insert(result_.jumps.end(), best_.jumps().begin(), best_.jumps().end());
+    jumps_unreported_.insert(jumps_unreported_.end(), best_.jumps().begin(), best_.jumps().end());
     stall_ = best_.stall();
     clock_.to(time_.other);
     bool stop = converged == k_ || iteration_ >= options_.max_iterations || no_search_direction_ || stall_;
@@ -255,6 +257,8 @@ void LobpcgIteration<T, Ts>::report(int converged, bool stop) {
     progress.max_iterations = options_.max_iterations;
     progress.elapsed = MPI_Wtime() - t_begin_;
     progress.last = stop;
+    progress.jumps = std::move(jumps_unreported_);
+    jumps_unreported_.clear();
     // The floor warning, once, where the Ritz values first show it (host arithmetic on k values).
     if (!floor_warned_ && options_.test == StoppingTest::relative) {
       progress.below_floor = pairs_below_floor(options_.which, tol_.eps, norm_a_, options_.tolerance, lambda_,

@@ -282,6 +282,7 @@ class LobpcgIteration {
   double t_begin_ = 0;           // MPI_Wtime when the solve began
   BestIterate<T> best_;     // the best iterate; divergence and stagnation
   int tested_buffer_ = -1;  // the buffer whose X the last test saw
+  std::vector<LobpcgJump> jumps_unreported_;  // found since the monitor's last report
   std::optional<LobpcgStall> stall_;
 };
 

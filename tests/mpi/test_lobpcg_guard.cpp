@@ -229,7 +229,8 @@ TEST(BestIterate, StagnationWaitsLongerLaterInTheRun) {
 }
 
 // End to end: diag(1e-9, 2, ..., 40) at relative 1e-6 asks pair 0 for less than fp64's floor
-// (eps 40 / 1e-9 ~ 9e-6): LOBPCG warns early, stops as stagnating, not at max_iterations, and says so.
+// (eps 40 / 1e-9 ~ 9e-6): LOBPCG warns early, stops when it stagnates, not at max_iterations, and says
+// that the floor stopped it (below_floor, with that floor).
 TEST(LobpcgGuard, StopsAStagnatingRun) {
   std::vector<double> d{1e-9};
   for (int i = 2; i <= 40; ++i) d.push_back(i);
@@ -254,7 +255,10 @@ TEST(LobpcgGuard, StopsAStagnatingRun) {
   EXPECT_GT(warned[0].floor, 1e-6);
   EXPECT_LE(warned[0].floor, 1.0001 * std::numeric_limits<double>::epsilon() * 40 / 1e-9);
   EXPECT_LE(warned[0].norm_estimate, 40.0);
-  EXPECT_EQ(r.stop, solver::LobpcgStop::stagnated);
+  EXPECT_EQ(r.stop, solver::LobpcgStop::below_floor);
+  EXPECT_EQ(r.below_floor, std::vector<int>{0});
+  EXPECT_GT(r.floor, 1e-6);
+  EXPECT_LE(r.floor, 1.0001 * std::numeric_limits<double>::epsilon() * 40 / 1e-9);
   ASSERT_TRUE(r.stall);
   EXPECT_FALSE(r.stall->diverged);
   EXPECT_LT(r.iterations, 300);
