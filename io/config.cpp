@@ -64,9 +64,9 @@ const std::array<Named<GraphKind>, 2> kGraphs{{{"path", GraphKind::path}, {"cycl
 
 // block_cg.rhs: `source` decides between a column count and a file.
 const std::array<Variant<RhsSource>, 3> kRhsSources{{
-    {"random", RhsSource::random, {}, {"columns"}},
+    {"random", RhsSource::random, {}, {"columns", "output"}},
     {"hdf5", RhsSource::hdf5, {"file"}, {"dataset"}},
-    {"known_solution", RhsSource::known_solution, {}, {"columns"}},
+    {"known_solution", RhsSource::known_solution, {}, {"columns", "output"}},
 }};
 
 // preconditioner as a mapping: `type` decides which other keys it takes.
@@ -257,6 +257,7 @@ void read_rhs(const Value& section, BlockCgConfig& config) {
       {.key = "columns", .read = [&](const Value& v) { config.columns = v.integer<int>(1); }},
       {.key = "file", .read = [&](const Value& v) { config.rhs_file = v.file_name(); }},
       {.key = "dataset", .read = [&](const Value& v) { config.rhs_dataset = v.string(); }},
+      {.key = "output", .read = [&](const Value& v) { config.rhs_output = v.boolean(); }},
   };
   config.rhs = yaml::select_variant<RhsSource>(section, "source", kRhsSources, true, fields).value;
   yaml::read_mapping(section, fields);

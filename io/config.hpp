@@ -100,6 +100,7 @@ struct BlockCgConfig {
   int columns = 16;           // random / known_solution
   std::string rhs_file;       // hdf5
   std::string rhs_dataset = "/B";
+  bool rhs_output = true;     // random / known_solution: B written to the result file as /B
   double rtol = 1e-8;
   double atol = 0.0;
   int max_iterations = 10000;

@@ -130,9 +130,32 @@ void check_one_document(const std::string& text, const Document& doc) {
   fail_at(doc, second, "a config is one YAML document, found more than one");
 }
 
+// A config is text: a control byte other than tab, newline and carriage
+// return (NUL from a binary file, say) is refused before yaml-cpp sees it,
+// which may otherwise loop on it. Named as "where:line: byte N of the line"
+// (a file) or "where: byte N of KEY=VALUE" (a --set, whose text is not shown).
+void check_text(std::string_view text, std::string_view where, bool lines) {
+  std::size_t line = 1, column = 1;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if ((byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r') || byte == 0x7f) {
+      char shown[8];
+      std::snprintf(shown, sizeof shown, "0x%02x", byte);
+      const char* why = ", a control character: a config is YAML text, which allows only tab, newline and "
+                        "carriage return among them";
+      if (lines) fail_input(where, ":", line, ": byte ", column, " of the line is ", shown, why, " (a binary file?)");
+      fail_input(where, ": byte ", column, " of KEY=VALUE is ", shown, why);
+    }
+    const bool next_line = lines && c == '\n';
+    column = next_line ? 1 : column + 1;
+    line += next_line;
+  }
+}
+
 }  // namespace
 
 YAML::Node load(const std::string& text, const Document& doc) {
+  check_text(text, doc.source, true);
   YAML::Node document;
   try {
     check_one_document(text, doc);
@@ -160,6 +183,7 @@ std::string Document::where(std::string_view path, const YAML::Mark& mark) const
 }
 
 void apply_override(YAML::Node& root, const std::string& assignment, Document& doc) {
+  check_text(assignment, "--set", false);
   const std::string origin = "--set " + assignment;
   const std::size_t equals = assignment.find('=');
   if (equals == std::string::npos)

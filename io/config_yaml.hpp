@@ -63,14 +63,16 @@ template <class... Parts>
   fail_input(doc.where(path, mark), ": ", parts...);
 }
 
-// The single YAML document in `text`. Syntax errors, a text with no content
-// and a text with several documents are InputErrors naming doc.source.
+// The single YAML document in `text`. Control bytes other than tab, newline
+// and carriage return ("source:line: byte N of the line is 0x00, ..."),
+// syntax errors, a text with no content and a text with several documents
+// are InputErrors naming doc.source.
 YAML::Node load(const std::string& text, const Document& doc);
 
 // Applies "KEY=VALUE" (KEY a dotted path such as eigensolver.k, VALUE a YAML
 // value: 4, largest, {type: laplacian_1d, nx: 10}) to the mapping `root`,
 // creating sections that are missing, and records it in doc.overrides. A text
-// without '=' or with an empty key part, a VALUE that is not YAML, and a path
+// without '=', with a control byte or an empty key part, a VALUE that is not YAML, and a path
 // through a key that is not a mapping are InputErrors naming the --set.
 void apply_override(YAML::Node& root, const std::string& assignment, Document& doc);
 

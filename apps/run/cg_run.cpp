@@ -86,6 +86,12 @@ void print_stop(const solver::BlockCgResult& r, int window) {
                       "iterations (a larger block_cg.stagnation_window) or a looser tolerance may help");
 }
 
+// The result file's `rhs` attribute: where B is for whoever checks the solution.
+std::string rhs_location(const io::BlockCgConfig& settings, bool written) {
+  if (settings.rhs == io::RhsSource::hdf5) return settings.rhs_file + ":" + settings.rhs_dataset;
+  return written ? "/B" : "not written (block_cg.rhs.output: false)";
+}
+
 template <class T>
 int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, const spmm::Context& context,
           MPI_Comm comm, RunAccount& account) {
@@ -232,6 +238,9 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
     std::vector<double> history;
     for (const auto& row : result.history) history.insert(history.end(), row.begin(), row.end());
     std::vector<DistributedBlock> blocks{block_in_input_order("/X", X.cview(), matrix.numbering, comm)};
+    // Generated right-hand sides, so that others can check the solution (block_cg.rhs.output).
+    const bool write_rhs = settings.rhs != io::RhsSource::hdf5 && settings.rhs_output;
+    if (write_rhs) blocks.push_back(block_in_input_order("/B", B.cview(), matrix.numbering, comm));
     account.lap(Phase::gather);
     const OutputTimes written = write_distributed_output(
         comm, config.output.path,
@@ -249,6 +258,7 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
           w.attribute("/", "stop", std::string(stop_name(result.stop)));
           w.attribute("/", "total_iterations", std::int64_t{first + result.total_iterations});
           w.attribute("/", "resumed_from_iteration", std::int64_t{first});
+          w.attribute("/", "rhs", rhs_location(settings, write_rhs));
           if (guard.signal() != 0) w.attribute("/", "interrupted", guard.interruption_summary());
           for (auto [name, value] : {std::pair{"time_total", result.timings.total},
                                      {"time_spmm", result.timings.spmm - halo_time}, {"time_halo", halo_time},

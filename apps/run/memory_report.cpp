@@ -128,6 +128,7 @@ solver::SolverShape solver_shape(const io::CgConfig& c, Space space, std::int64_
   set_preconditioner(b.preconditioner, false, space, s);
   s.known_solution = b.rhs == io::RhsSource::known_solution;
   s.output = !c.output.path.empty();
+  s.output_rhs = s.output && b.rhs != io::RhsSource::hdf5 && b.rhs_output;
   return s;
 }
 

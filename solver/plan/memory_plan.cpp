@@ -196,8 +196,11 @@ MemoryPlan plan_memory(const RankShape& shape, const MatrixSourceSize& source, c
   else
     add_block_cg(shape, solver, plan.items, p);
   if (solver.output) {
-    const std::int64_t out = output_bytes(shape.local_rows, solver, space);
-    const char* what = lobpcg ? "eigenvectors on their way to the result file" : "solution on its way to the result file";
+    // The blocks of one file are prepared together: the right-hand sides' copies beside the solution's.
+    const std::int64_t out = output_bytes(shape.local_rows, solver, space) * (solver.output_rhs ? 2 : 1);
+    const char* what = lobpcg                ? "eigenvectors on their way to the result file"
+                       : solver.output_rhs ? "solution and right-hand sides on their way to the result file"
+                                           : "solution on its way to the result file";
     plan.items.push_back({what, out, 0});
     p.solve += out;
   }

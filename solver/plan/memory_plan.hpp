@@ -63,6 +63,7 @@ struct SolverShape {
   std::int64_t constraint_columns = 0;  // LOBPCG: the constraint block Y (and B Y)
   bool known_solution = false;     // block CG: the known X beside B
   bool output = false;             // results written: host copies of the big block
+  bool output_rhs = false;         // block CG: its generated right-hand sides written too, beside the solution
   bool output_renumbered = true;   // the operator's numbering is not the input's (unknown before loading: assumed)
 };
 

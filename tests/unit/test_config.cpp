@@ -289,6 +289,13 @@ block_cg:
       std::string(kMatrix) + "block_cg: {rhs: {source: known_solution, columns: 3}}", kSource);
   EXPECT_EQ(known.solver.rhs, RhsSource::known_solution);
   EXPECT_EQ(known.solver.columns, 3);
+  EXPECT_TRUE(known.solver.rhs_output);  // generated right-hand sides are written by default
+
+  for (const char* source : {"random", "known_solution"}) {
+    const CgConfig quiet = parse_cg_config(
+        std::string(kMatrix) + "block_cg: {rhs: {source: " + source + ", output: false}}", kSource);
+    EXPECT_FALSE(quiet.solver.rhs_output) << source;
+  }
 }
 
 TEST(ConfigValues, MatrixMarketSource) {
@@ -466,7 +473,11 @@ const std::vector<ErrorCase> kErrorCases = {
     {"RhsHdf5WithoutFile", App::cg, eigs("block_cg: {rhs: {source: hdf5}}"),
      {"missing required key block_cg.rhs.file (source hdf5 takes file and dataset)"}},
     {"RhsRandomWithFile", App::cg, eigs("block_cg: {rhs: {source: random, file: b.h5}}"),
-     {"unknown key block_cg.rhs.file (source random takes columns)"}},
+     {"unknown key block_cg.rhs.file (source random takes columns and output)"}},
+    {"RhsOutputNotBoolean", App::cg, eigs("block_cg: {rhs: {source: random, output: no}}"),
+     {"cfg/a.yaml:2: block_cg.rhs.output must be true or false, got 'no'"}},
+    {"RhsHdf5WithOutput", App::cg, eigs("block_cg: {rhs: {source: hdf5, file: b.h5, output: false}}"),
+     {"unknown key block_cg.rhs.output (source hdf5 takes file and dataset)"}},
     {"RhsHdf5WithColumns", App::cg, eigs("block_cg: {rhs: {source: hdf5, file: b.h5, columns: 4}}"),
      {"unknown key block_cg.rhs.columns (source hdf5 takes file and dataset)"}},
     // the document itself
@@ -485,6 +496,13 @@ const std::vector<ErrorCase> kErrorCases = {
     // yaml-cpp alone would loop without end on these (fuzz/findings/config-timeout-yaml-cpp-f2378b95)
     {"StrayComma", App::eigs, ",", {"cfg/a.yaml:1: YAML syntax error: unexpected ',' outside a flow collection"}},
     {"StrayCommaAfterAMapping", App::cg, std::string(kMatrix) + ",\n", {"cfg/a.yaml:", "YAML syntax error"}},
+    // Control bytes are refused before yaml-cpp sees them (it may loop on NUL).
+    {"NulByte", App::eigs, std::string(kMatrix) + std::string("ei\0gensolver: {}\n", 17),
+     {"cfg/a.yaml:2: byte 3 of the line is 0x00, a control character: a config is YAML text"}},
+    {"ControlByteInAComment", App::cg, std::string("# \x01\n") + kMatrix, {"cfg/a.yaml:1: byte 3 of the line is 0x01"}},
+    {"DeleteByte", App::eigs, std::string(kMatrix) + "eigensolver: {k: 4\x7f}\n",
+     {"cfg/a.yaml:2: byte 19 of the line is 0x7f"}},
+    {"EscapeAfterCarriageReturns", App::cg, "\r\n\r\n  \x1b", {"cfg/a.yaml:3: byte 3 of the line is 0x1b"}},
 };
 
 class ConfigError : public ::testing::TestWithParam<ErrorCase> {};
@@ -496,6 +514,22 @@ TEST_P(ConfigError, MessageSaysWhatAndWhere) {
 
 INSTANTIATE_TEST_SUITE_P(Config, ConfigError, ::testing::ValuesIn(kErrorCases),
                          [](const auto& test) { return std::string(test.param.name); });
+
+// Tab, carriage return and newline are text; so are bytes above 0x7f (UTF-8).
+TEST(ConfigText, TabsCarriageReturnsAndUtf8AreText) {
+  const auto config =
+      parse_eigs_config("# r\xc3\xa9sum\xc3\xa9\r\nmatrix: {generator: {type:\tlaplacian_1d, nx: 10}}\r\n", kSource);
+  EXPECT_EQ(config.matrix.generator.nx, 10);
+}
+
+TEST(ConfigText, ControlByteInASetIsRefused) {
+  try {
+    parse_eigs_config(kMatrix, kSource, std::vector<std::string>{"eigensolver.k=4", "eigensolver.k=\x02"});
+    FAIL() << "parsed";
+  } catch (const InputError& e) {
+    EXPECT_TRUE(contains_all(e.what(), {"--set: byte 15 of KEY=VALUE is 0x02, a control character"}));
+  }
+}
 
 TEST(ConfigGenerator, RenumberIsReadOnEveryType) {
   for (const char* type : {"laplacian_1d, nx: 8", "laplacian_2d, nx: 4, ny: 2", "laplacian_3d, nx: 2, ny: 2, nz: 2",
@@ -600,6 +634,22 @@ TEST(ConfigFiles, FuzzFindingsAreRefused) {
     EXPECT_THROW(read_cg_config(entry.path().string()), InputError) << entry.path();
   }
   EXPECT_GE(seen, 1);
+}
+
+// The fuzzer's input with a NUL byte (fuzz/findings): refused as a control byte, naming the file, line and byte.
+TEST(ConfigFiles, NulByteFindingNamesTheFileLineAndByte) {
+  const fs::path finding = fs::path(BLOCKEIGS_SOURCE_DIR) / "fuzz" / "findings" / "config-timeout-yaml-cpp-f2378b95";
+  for (const App app : {App::eigs, App::cg}) {
+    try {
+      if (app == App::eigs)
+        read_eigs_config(finding.string());
+      else
+        read_cg_config(finding.string());
+      FAIL() << "parsed";
+    } catch (const InputError& e) {
+      EXPECT_TRUE(contains_all(e.what(), {finding.string() + ":1: byte 1 of the line is 0x00, a control character"}));
+    }
+  }
 }
 
 }  // namespace
