@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Set up, build and run the whole test suite (unit, mpi at 1-4 ranks, cuda —
 # skipped, visibly, where no GPU is present — and the robustness sweep, label
-# sweep, about a minute on 2 cores); then the unit and mpi tests
-# again under AddressSanitizer + UndefinedBehaviorSanitizer (the asan preset,
+# sweep, about a minute on 2 cores); then the unit and mpi tests at 1 and 2
+# ranks again under AddressSanitizer + UndefinedBehaviorSanitizer (the asan preset,
 # a build of its own in build/asan); then a short libFuzzer run of each
 # reader (the fuzz preset, clang, build/fuzz). CI runs exactly this.
 # BLOCKEIGS_SANITIZERS=0 skips the sanitizer run and BLOCKEIGS_FUZZ=0 the fuzz
