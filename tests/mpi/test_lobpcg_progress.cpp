@@ -60,11 +60,12 @@ double exact_value(int j) { return 2 - 2 * std::cos((j + 1) * std::numbers::pi /
 
 // Iterates recorded from numbers alone (no vectors are read unless one is restored).
 struct Recorder {
+  spmm::Context context = spmm::Context::host();  // BestIterate keeps a reference: it must outlive it
   spmm::DenseBlock<double> X;
   BestIterate<double> best;
   int iteration = 0;
   Recorder(std::int64_t rows, int window, SpectrumEnd which)
-      : X(Space::host, rows, k), best(spmm::Context::host(), rows, k, window, which, eps) {}
+      : X(Space::host, rows, k), best(context, rows, k, window, which, eps) {}
   // Unit vectors (x_norm 1) with these Ritz values and residual norms; ||A||_est 4.
   void record(const std::vector<double>& lambda, const std::vector<double>& r_norm) {
     const std::vector<double> x_norm(k, 1.0);
