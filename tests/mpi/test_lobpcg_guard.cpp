@@ -18,6 +18,7 @@
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/lobpcg/lobpcg_best.hpp"
 #include "tests/support/csr_test_operator.hpp"
+#include "tests/support/laplacian_iterates.hpp"
 
 namespace blockeigs {
 namespace {
@@ -29,47 +30,11 @@ using solver::lobpcg_detail::divergence_window;
 constexpr std::int64_t n = 60;
 constexpr int k = 3;
 
-struct Laplacian1d {
-  io::CsrRows whole;
-  solver::RowPartition partition;
-  Laplacian1d() {
-    io::GeneratorSpec spec;
-    spec.kind = io::GeneratorKind::laplacian_1d;
-    spec.nx = n;
-    spec.stencil = 3;
-    whole = io::generate_rows(spec, 0, n);
-    int size = 1;
-    BLOCKEIGS_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size));
-    partition = test::partition_with_empty_rank(n, size);
-  }
-};
+using Iterate = test::LaplacianIterate;
 
-// lambda_j = 2 - 2 cos((j + 1) pi / (n + 1)), vector sin((j + 1)(i + 1) pi / (n + 1)).
-double exact_value(int j) { return 2 - 2 * std::cos((j + 1) * std::numbers::pi / (n + 1)); }
-
-// An iterate: the exact eigenvectors (norm sqrt((n + 1) / 2), not unit, as
-// LOBPCG's X need not be) plus noise of the given size in every entry.
-struct Iterate {
-  spmm::DenseBlock<double> X;
-  std::vector<double> lambda, r_norm, x_norm;
-};
-
+// The exact eigenvectors 0..k - 1 plus noise of the given size in every entry.
 Iterate make_iterate(test::CsrTestOperator<double>& A, double noise) {
-  Iterate it{spmm::DenseBlock<double>(Space::host, A.local_rows(), k), {}, {}, {}};
-  for (std::int64_t i = 0; i < A.local_rows(); ++i)
-    for (int j = 0; j < k; ++j) {
-      const double row = double(A.first_row() + i);
-      it.X.view()(i, j) = std::sin((j + 1) * (row + 1) * std::numbers::pi / (n + 1)) +
-                          noise * std::sin(0.37 * (row + 1) * (j + 2) + 1.1);
-    }
-  for (int j = 0; j < k; ++j) it.lambda.push_back(exact_value(j));
-  spmm::DenseBlock<double> AX(Space::host, A.local_rows(), k), R(Space::host, A.local_rows(), k);
-  A.apply(1.0, it.X.cview(), 0.0, AX.view());
-  const solver::ResidualNorms norms =
-      solver::eigen_residuals(A.context(), A.comm(), it.X.cview(), AX.cview(), it.lambda, R.view());
-  it.r_norm = norms.residual;
-  it.x_norm = norms.x;
-  return it;
+  return test::laplacian_iterate(A, n, k, 0, noise);
 }
 
 // The block's progress as BestIterate measures it: the geometric mean of the residuals of unit vectors.
@@ -85,21 +50,7 @@ void record(BestIterate<double>& best, const Iterate* previous, const Iterate& i
   best.record(prev, previous != nullptr, iteration, {it.lambda, it.r_norm, it.x_norm});
 }
 
-// The result LOBPCG would take from the last iterate: unit vectors, not converged.
-solver::LobpcgResult<double> result_of(const Iterate& it) {
-  solver::LobpcgResult<double> r;
-  r.eigenvectors = spmm::DenseBlock<double>(Space::host, it.X.rows(), k);
-  for (std::int64_t i = 0; i < it.X.rows(); ++i)
-    for (int j = 0; j < k; ++j) r.eigenvectors.view()(i, j) = it.X.cview()(i, j) / it.x_norm[j];
-  for (int j = 0; j < k; ++j) {
-    r.eigenvalues.push_back(it.lambda[j]);
-    r.residual_norms.push_back(it.r_norm[j] / it.x_norm[j]);
-    r.relative_residuals.push_back(r.residual_norms.back() / it.lambda[j]);
-    r.converged.push_back(false);
-    r.b_norms.push_back(1.0);
-  }
-  return r;
-}
+solver::LobpcgResult<double> result_of(const Iterate& it) { return test::unconverged_result(it); }
 
 solver::LobpcgOptions options(double tolerance) {
   solver::LobpcgOptions o;
@@ -109,7 +60,7 @@ solver::LobpcgOptions options(double tolerance) {
 }
 
 TEST(BestIterate, ReturnsTheMinimumWhenTheRunEndsWorse) {
-  const Laplacian1d L;
+  const test::Laplacian1d L(n);
   test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), L.whole, L.partition);
   // Residuals fall to a minimum at iteration 2, then rise for good.
   const std::vector<double> noise{1e-2, 1e-4, 1e-9, 1e-6, 1e-3, 1e-2};
@@ -135,7 +86,7 @@ TEST(BestIterate, ReturnsTheMinimumWhenTheRunEndsWorse) {
 }
 
 TEST(BestIterate, KeepsNothingWhileResidualsFall) {
-  const Laplacian1d L;
+  const test::Laplacian1d L(n);
   test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), L.whole, L.partition);
   std::vector<Iterate> its;
   for (double e : {1e-1, 1e-3, 1e-5, 1e-7}) its.push_back(make_iterate(A, e));
@@ -150,7 +101,7 @@ TEST(BestIterate, KeepsNothingWhileResidualsFall) {
 }
 
 TEST(BestIterate, DivergenceNeedsASustainedRise) {
-  const Laplacian1d L;
+  const test::Laplacian1d L(n);
   test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), L.whole, L.partition);
   const Iterate low = make_iterate(A, 1e-10), high = make_iterate(A, 1e-2);
   ASSERT_GT(mean_residual(high), divergence_growth * mean_residual(low));
@@ -176,7 +127,7 @@ TEST(BestIterate, DivergenceNeedsASustainedRise) {
 }
 
 TEST(BestIterate, StagnationAfterAWindowWithoutAFall) {
-  const Laplacian1d L;
+  const test::Laplacian1d L(n);
   test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), L.whole, L.partition);
   // Falls of 10% or more keep it going; a window of smaller ones does not.
   std::vector<Iterate> falling, flat;
@@ -208,7 +159,7 @@ TEST(BestIterate, StagnationAfterAWindowWithoutAFall) {
 // fall (stagnation_patience): slow runs progress in bursts between plateaus
 // that grow with the run.
 TEST(BestIterate, StagnationWaitsLongerLaterInTheRun) {
-  const Laplacian1d L;
+  const test::Laplacian1d L(n);
   test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), L.whole, L.partition);
   const Iterate first = make_iterate(A, 1e-3), fallen = make_iterate(A, 0.5e-3),
                  flat = make_iterate(A, 0.5e-3 * 0.98);
@@ -275,7 +226,7 @@ TEST(LobpcgDefaults, RelativeTest) {
 // Which tests each returned pair meets, whichever was chosen: a pair of a
 // small eigenvalue passes the backward test long before the relative one.
 TEST(LobpcgDefaults, ResultSaysWhichTestsEachPairPasses) {
-  const Laplacian1d L;
+  const test::Laplacian1d L(n);
   test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), L.whole, L.partition);
   solver::LobpcgOptions o = options(1e-3);
   o.test = solver::StoppingTest::backward;

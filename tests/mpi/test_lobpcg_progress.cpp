@@ -23,6 +23,7 @@
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/lobpcg/lobpcg_best.hpp"
 #include "tests/support/csr_test_operator.hpp"
+#include "tests/support/laplacian_iterates.hpp"
 
 namespace blockeigs {
 namespace {
@@ -41,22 +42,8 @@ int world_size() {
   return size;
 }
 
-// The 1D Laplacian (||A|| < 4), its rows split with an empty rank.
-struct Laplacian1d {
-  io::CsrRows whole;
-  solver::RowPartition partition;
-  Laplacian1d() {
-    io::GeneratorSpec spec;
-    spec.kind = io::GeneratorKind::laplacian_1d;
-    spec.nx = n;
-    spec.stencil = 3;
-    whole = io::generate_rows(spec, 0, n);
-    partition = test::partition_with_empty_rank(n, world_size());
-  }
-};
-
 // lambda_j = 2 - 2 cos((j + 1) pi / (n + 1)).
-double exact_value(int j) { return 2 - 2 * std::cos((j + 1) * std::numbers::pi / (n + 1)); }
+double exact_value(int j) { return test::laplacian_1d_eigenvalue(n, j); }
 
 // Iterates recorded from numbers alone (no vectors are read unless one is restored).
 struct Recorder {
@@ -181,43 +168,13 @@ TEST(LobpcgProgress, WorseRitzValuesAtEitherEnd) {
 
 // An iterate of the Laplacian's eigenvectors `first`..`first + k - 1` plus
 // noise, with their exact eigenvalues as Ritz values.
-struct Iterate {
-  spmm::DenseBlock<double> X;
-  std::vector<double> lambda, r_norm, x_norm;
-};
+using Iterate = test::LaplacianIterate;
 
 Iterate make_iterate(test::CsrTestOperator<double>& A, int first, double noise) {
-  Iterate it{spmm::DenseBlock<double>(Space::host, A.local_rows(), k), {}, {}, {}};
-  for (std::int64_t i = 0; i < A.local_rows(); ++i)
-    for (int j = 0; j < k; ++j) {
-      const double row = double(A.first_row() + i);
-      it.X.view()(i, j) = std::sin((first + j + 1) * (row + 1) * std::numbers::pi / (n + 1)) +
-                          noise * std::sin(0.37 * (row + 1) * (j + 2) + 1.1);
-    }
-  for (int j = 0; j < k; ++j) it.lambda.push_back(exact_value(first + j));
-  spmm::DenseBlock<double> AX(Space::host, A.local_rows(), k), R(Space::host, A.local_rows(), k);
-  A.apply(1.0, it.X.cview(), 0.0, AX.view());
-  const solver::ResidualNorms norms =
-      solver::eigen_residuals(A.context(), A.comm(), it.X.cview(), AX.cview(), it.lambda, R.view());
-  it.r_norm = norms.residual;
-  it.x_norm = norms.x;
-  return it;
+  return test::laplacian_iterate(A, n, k, first, noise);
 }
 
-solver::LobpcgResult<double> result_of(const Iterate& it) {
-  solver::LobpcgResult<double> r;
-  r.eigenvectors = spmm::DenseBlock<double>(Space::host, it.X.rows(), k);
-  for (std::int64_t i = 0; i < it.X.rows(); ++i)
-    for (int j = 0; j < k; ++j) r.eigenvectors.view()(i, j) = it.X.cview()(i, j) / it.x_norm[j];
-  for (int j = 0; j < k; ++j) {
-    r.eigenvalues.push_back(it.lambda[j]);
-    r.residual_norms.push_back(it.r_norm[j] / it.x_norm[j]);
-    r.relative_residuals.push_back(r.residual_norms.back() / it.lambda[j]);
-    r.converged.push_back(false);
-    r.b_norms.push_back(1.0);
-  }
-  return r;
-}
+solver::LobpcgResult<double> result_of(const Iterate& it) { return test::unconverged_result(it); }
 
 // The residuals fall to a minimum on eigenvectors 1-3 (eigenvalue 0 missed),
 // then the run finds eigenvector 0 with much larger residuals. The minimum's
@@ -225,7 +182,7 @@ solver::LobpcgResult<double> result_of(const Iterate& it) {
 // beyond its residual bound: it is not restored, however small its residuals.
 // The same minimum is restored where the last iterate missed eigenvalue 0 too.
 TEST(LobpcgProgress, NeverRestoresAnIterateWithWorseRitzValues) {
-  const Laplacian1d L;
+  const test::Laplacian1d L(n);
   test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), L.whole, L.partition);
   const Iterate missed_low = make_iterate(A, 1, 1e-9), missed_high = make_iterate(A, 1, 1e-6),
                 found = make_iterate(A, 0, 1e-2), missed_last = make_iterate(A, 1, 1e-2);
@@ -257,7 +214,7 @@ TEST(LobpcgProgress, NeverRestoresAnIterateWithWorseRitzValues) {
 // of 157): the monitor and the result name the jumps, and the run converges
 // to the lowest eigenvalues.
 TEST(LobpcgProgress, AMissedEigenvalueFoundIsReported) {
-  const Laplacian1d L;
+  const test::Laplacian1d L(n);
   test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), L.whole, L.partition);
   solver::LobpcgOptions o;
   o.k = k;
