@@ -2,11 +2,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <utility>
 
@@ -76,7 +78,11 @@ std::string launcher_signal_note(const std::string& status_file) {
       }
     }
   }
-  if (!found || (blocked & (1ull << (SIGUSR1 - 1))) == 0) return "";
+  // Open MPI's launchers only: they forward SIGUSR1 from their own mask; others (slurmstepd) take signals apart.
+  static const char* const forwarders[] = {"mpirun", "mpiexec", "orterun", "orted", "prterun", "prted"};
+  const bool forwarder =
+      std::any_of(std::begin(forwarders), std::end(forwarders), [&](const char* f) { return name == f; });
+  if (!found || !forwarder || (blocked & (1ull << (SIGUSR1 - 1))) == 0) return "";
   return "note: " + name + " (pid " + pid + ") started these processes with SIGUSR1 blocked: `kill -USR1 " + pid +
          "` will not reach them. SIGTERM to the rank processes stops the run cleanly\n";
 }

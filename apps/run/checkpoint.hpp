@@ -41,8 +41,8 @@ class SignalWatch {
   struct sigaction previous_[3];
 };
 
-// A note for the header where the process that started this one (mpirun,
-// orted) has SIGUSR1 blocked, so that `kill -USR1` to it never reaches the
+// A note for the header where the Open MPI launcher that started this
+// process (mpirun, orted) has SIGUSR1 blocked, so that `kill -USR1` to it never reaches the
 // ranks (a mask it inherited from whatever started it); "" otherwise, and
 // where /proc cannot tell. `status_file` is the launcher's /proc status.
 std::string launcher_signal_note(const std::string& status_file);
