@@ -6,7 +6,8 @@
 #   scripts/time-to-solution.sh BIN_DIR OUT_DIR
 # TTS_CASES: which cases, space-separated (default: all that fit the GPUs present):
 #   eigs-128-gen eigs-128-h5 cg-128-h5 eigs-256-gen eigs-256-h5 eigs-256-h5-np2 renum-256-h5-np2
-# TTS_MPIRUN_FLAGS: more mpirun options.
+# TTS_MPIRUN_FLAGS: more mpirun options ("--mca odls_base_sigkill_timeout 0": without mpirun's ~2 s wait
+# after a non-zero exit, which the 100-iteration 256^3 runs end with: exit 3, not converged).
 # TTS_SMALL (default 128) and TTS_LARGE (256): the two grid sizes, for a quicker run on a CPU.
 set -uo pipefail
 bin=${1:?BIN_DIR}; out=${2:?OUT_DIR}
