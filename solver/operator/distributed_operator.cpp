@@ -48,18 +48,17 @@ DistributedOperator<T>::DistributedOperator(MPI_Comm comm, const spmm::Context& 
   LocalBlocks<T> blocks = collectively(comm_, [&] {
     if (rows.first_row != partition_.begin(rank_) || rows.local_rows() != partition_.rows(rank_))
       throw Error("DistributedOperator: the rows given do not match the partition");
-    return split_local_rows<T>(rows);
+    return split_local_rows<T>(context_, rows);
   });
   halo_plan_ = build_halo_plan(comm_, partition_, blocks.halo_columns);
 
-  const Space space = context_.space();
   diagonal_nnz_ = blocks.diagonal.nnz();
   off_diagonal_nnz_ = blocks.off_diagonal.nnz();
-  diagonal_block_ = std::move(blocks.diagonal).to_space(space);
-  off_diagonal_block_ = std::move(blocks.off_diagonal).to_space(space);
-  diagonal_entries_ = spmm::Buffer<T>(space, blocks.diagonal_entries);
+  diagonal_block_ = std::move(blocks.diagonal);  // in the context's space already
+  off_diagonal_block_ = std::move(blocks.off_diagonal);
+  diagonal_entries_ = std::move(blocks.diagonal_entries);
   halo_ = make_halo_exchange<T>(comm_, context_, halo_plan_, transport);
-  off_diagonal_rows_ = spmm::Buffer<std::int32_t>(space, blocks.off_diagonal_rows);
+  off_diagonal_rows_ = std::move(blocks.off_diagonal_rows);
   collectively(comm_, [&] {
     diagonal_plan_.emplace(context_, diagonal_block_.view(), algorithm);
     off_diagonal_plan_.emplace(context_, off_diagonal_block_.view(), algorithm);

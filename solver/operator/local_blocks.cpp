@@ -91,9 +91,12 @@ LocalBlocks<T> split_local_rows(const io::CsrRows& rows) {
   const std::vector<std::int64_t>& halo = out.halo_columns;
 
   // Which row of the off-diagonal block each local row with halo entries is.
-  for (std::int64_t i = 0; i < m; ++i)
-    if (off[i + 1] > off[i]) out.off_diagonal_rows.push_back(static_cast<std::int32_t>(i));
-  const auto off_rows = static_cast<std::int64_t>(out.off_diagonal_rows.size());
+  std::int64_t off_rows = 0;
+  for (std::int64_t i = 0; i < m; ++i) off_rows += off[i + 1] > off[i] ? 1 : 0;
+  out.off_diagonal_rows = spmm::Buffer<std::int32_t>(Space::host, static_cast<std::size_t>(off_rows));
+  for (std::int64_t i = 0, r = 0; i < m; ++i)
+    if (off[i + 1] > off[i]) out.off_diagonal_rows.data()[r++] = static_cast<std::int32_t>(i);
+  const std::int32_t* off_row = out.off_diagonal_rows.data();
 
   spmm::Buffer<std::int32_t> d_offsets(Space::host, static_cast<std::size_t>(m + 1));
   spmm::Buffer<std::int32_t> d_cols(Space::host, static_cast<std::size_t>(diagonal.back()));
@@ -101,11 +104,12 @@ LocalBlocks<T> split_local_rows(const io::CsrRows& rows) {
   spmm::Buffer<std::int32_t> o_offsets(Space::host, static_cast<std::size_t>(off_rows + 1));
   spmm::Buffer<std::int32_t> o_cols(Space::host, static_cast<std::size_t>(off.back()));
   spmm::Buffer<T> o_values(Space::host, static_cast<std::size_t>(off.back()));
-  out.diagonal_entries.assign(static_cast<std::size_t>(m), T(0));
+  out.diagonal_entries = spmm::Buffer<T>(Space::host, static_cast<std::size_t>(m));
+  T* diagonal_entries = out.diagonal_entries.data();
+  std::fill(diagonal_entries, diagonal_entries + m, T(0));
   for (std::int64_t i = 0; i <= m; ++i) d_offsets.data()[i] = static_cast<std::int32_t>(diagonal[i]);
   o_offsets.data()[0] = 0;
-  for (std::int64_t r = 0; r < off_rows; ++r)
-    o_offsets.data()[r + 1] = static_cast<std::int32_t>(off[out.off_diagonal_rows[r] + 1]);
+  for (std::int64_t r = 0; r < off_rows; ++r) o_offsets.data()[r + 1] = static_cast<std::int32_t>(off[off_row[r] + 1]);
 
   // Columns stay sorted within a row: the renumbering is monotone in each block.
   std::int32_t* dc = d_cols.data();
@@ -120,7 +124,7 @@ LocalBlocks<T> split_local_rows(const io::CsrRows& rows) {
       const std::int64_t c = rows.col_indices[k] - begin;
       dc[d] = static_cast<std::int32_t>(c);
       dv[d] = static_cast<T>(rows.values[k]);
-      if (c == i) out.diagonal_entries[i] = dv[d];
+      if (c == i) diagonal_entries[i] = dv[d];
     }
     std::int64_t o = off[i];
     for (std::int64_t k = rows.row_offsets[i]; k < rows.row_offsets[i + 1]; ++k) {
@@ -138,7 +142,51 @@ LocalBlocks<T> split_local_rows(const io::CsrRows& rows) {
   return out;
 }
 
+namespace {
+
+template <class T>
+spmm::Buffer<T> moved_to(spmm::Buffer<T>&& from, Space space) {
+  if (from.space() == space) return std::move(from);
+  spmm::Buffer<T> to(space, from.size());
+  spmm::copy_bytes(to.data(), space, from.data(), from.space(), from.size() * sizeof(T));
+  return to;
+}
+
+// Room on the device for the blocks and the device split's scratch, with an
+// eighth of the device's memory to spare for what the run allocates next.
+bool device_split_fits(const io::CsrRows& rows, int value_bytes) {
+  std::int64_t free = 0, total = 0;
+  if (!spmm::device_memory(&free, &total)) return false;
+  const std::int64_t m = rows.local_rows(), nnz = rows.nnz();
+  const std::int64_t blocks = 4 * (2 * m + 2) + (4 + std::int64_t{value_bytes}) * nnz + std::int64_t{value_bytes} * m;
+  return blocks + device_split_scratch_bytes(m, nnz, nnz) + total / 8 <= free;
+}
+
+}  // namespace
+
+template <class T>
+LocalBlocks<T> split_local_rows(const spmm::Context& context, const io::CsrRows& rows) {
+  const Space space = context.space();
+  if (space == Space::device && device_split_fits(rows, sizeof(T))) return split_local_rows_on_device<T>(context, rows);
+  LocalBlocks<T> blocks = split_local_rows<T>(rows);
+  blocks.diagonal = std::move(blocks.diagonal).to_space(space);
+  blocks.off_diagonal = std::move(blocks.off_diagonal).to_space(space);
+  blocks.off_diagonal_rows = moved_to(std::move(blocks.off_diagonal_rows), space);
+  blocks.diagonal_entries = moved_to(std::move(blocks.diagonal_entries), space);
+  return blocks;
+}
+
+std::int64_t device_split_scratch_bytes(std::int64_t local_rows, std::int64_t nnz, std::int64_t off_diagonal_nnz) {
+  // The rows as loaded (int64 offsets and columns, fp64 values), three int32
+  // counts a row, and 32 bytes an off-diagonal entry: its column gathered,
+  // sorted (with the sort's work space) and made unique; and the scans' space.
+  const std::int64_t m = local_rows + 1;
+  return 8 * m + 16 * nnz + 12 * m + 32 * off_diagonal_nnz + (std::int64_t{16} << 20);
+}
+
 template LocalBlocks<float> split_local_rows(const io::CsrRows&);
 template LocalBlocks<double> split_local_rows(const io::CsrRows&);
+template LocalBlocks<float> split_local_rows(const spmm::Context&, const io::CsrRows&);
+template LocalBlocks<double> split_local_rows(const spmm::Context&, const io::CsrRows&);
 
 }  // namespace blockeigs::solver

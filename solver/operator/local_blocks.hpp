@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "io/csr_rows.hpp"
+#include "spmm/context.hpp"
 #include "spmm/csr.hpp"
 #include "spmm/memory.hpp"
 
@@ -22,15 +23,15 @@ struct LocalBlockShape {
 
 template <class T>
 struct LocalBlocks {
-  spmm::CsrMatrix<T> diagonal;  // local_rows x local_rows, in host memory
+  spmm::CsrMatrix<T> diagonal;  // local_rows x local_rows
   // Only the rows that have off-diagonal entries (often a thin surface of the
   // rank's rows): off_diagonal_rows.size() x halo_columns.size(), and row r of
   // it belongs to local row off_diagonal_rows[r]. Multiplying all local rows
   // with beta = 1 would read and write the whole of Y for a few halo rows.
   spmm::CsrMatrix<T> off_diagonal;
-  std::vector<std::int32_t> off_diagonal_rows;
-  std::vector<std::int64_t> halo_columns;  // global id of each off-diagonal column
-  std::vector<T> diagonal_entries;         // A(i, i) of each local row
+  spmm::Buffer<std::int32_t> off_diagonal_rows;
+  std::vector<std::int64_t> halo_columns;  // global id of each off-diagonal column (host memory)
+  spmm::Buffer<T> diagonal_entries;        // A(i, i) of each local row
 };
 
 // `rows` holds global rows [first_row, first_row + local_rows) and the rank
@@ -38,9 +39,26 @@ struct LocalBlocks {
 // fit the int32 local indices.
 LocalBlockShape local_block_shape(const io::CsrRows& rows);
 
-// The split itself: one counting pass and one filling pass over the rows
-// (both in parallel), each array written once.
+// The split itself, in host memory: one counting pass and one filling pass
+// over the rows (both in parallel), each array written once.
 template <class T>
 LocalBlocks<T> split_local_rows(const io::CsrRows& rows);
+
+// The same split done by the device of `context` (cuda/local_blocks_device.cu):
+// the rows uploaded once as loaded, counted, scanned and filled there, the
+// blocks left in device memory, bit for bit the host split's. Where the build
+// has no CUDA it throws.
+template <class T>
+LocalBlocks<T> split_local_rows_on_device(const spmm::Context& context, const io::CsrRows& rows);
+
+// Device bytes the device split holds beyond the blocks it returns (the rows
+// as loaded, per-row counts, the off-diagonal columns while they are sorted).
+std::int64_t device_split_scratch_bytes(std::int64_t local_rows, std::int64_t nnz, std::int64_t off_diagonal_nnz);
+
+// The split in the memory of `context`: on the device where it has room for
+// the blocks and the device split's scratch together, else on the host and
+// then copied there.
+template <class T>
+LocalBlocks<T> split_local_rows(const spmm::Context& context, const io::CsrRows& rows);
 
 }  // namespace blockeigs::solver

@@ -6,6 +6,7 @@
 
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/lobpcg/lobpcg_detail.hpp"
+#include "solver/operator/local_blocks.hpp"
 
 namespace blockeigs::solver {
 namespace {
@@ -29,7 +30,7 @@ struct Phases {
 
 // A matrix ("matrix" or "matrix B"): loading, the split blocks, the operator's copies.
 void add_matrix(const char* name, const RankShape& s, const MatrixSourceSize& source, const SolverShape& solver,
-                std::vector<MemoryItem>& items, Phases& p, std::int64_t& replicated) {
+                Space space, std::vector<MemoryItem>& items, Phases& p, std::int64_t& replicated) {
   const int v = solver.value_bytes;
   const std::string m = name;
   const std::int64_t rows = loaded_rows_bytes(s);
@@ -60,8 +61,17 @@ void add_matrix(const char* name, const RankShape& s, const MatrixSourceSize& so
   const std::int64_t split = csr_bytes(s.local_rows, diagonal_nnz, 4, v) +
                              csr_bytes(s.off_diagonal_rows, s.off_diagonal_nnz, 4, v) +
                              4 * s.off_diagonal_rows + 8 * s.halo_rows + std::int64_t{v} * s.local_rows;
-  items.push_back({m + ": diagonal and off-diagonal blocks, split on the host while the operator is built", split, 0});
-  p.build += split;
+  if (space == Space::device) {
+    // Split by the device (solver/operator/local_blocks.hpp) where it has room: the rows as loaded beside the blocks.
+    const std::int64_t scratch = device_split_scratch_bytes(s.local_rows, s.local_nnz, s.off_diagonal_nnz);
+    items.push_back({m + ": the rows as loaded and the split's scratch on the device, while the operator is built",
+                     8 * s.halo_rows, scratch});
+    p.build += 8 * s.halo_rows;
+    p.op_build += scratch;
+  } else {
+    items.push_back({m + ": diagonal and off-diagonal blocks, split on the host while the operator is built", split, 0});
+    p.build += split;
+  }
 
   // The operator's copies: both blocks, the diagonal entries, the off-diagonal rows.
   const std::int64_t blocks = split - 8 * s.halo_rows;
@@ -188,8 +198,8 @@ MemoryPlan plan_memory(const RankShape& shape, const MatrixSourceSize& source, c
   plan.shape = shape;
   plan.space = space;
   Phases p;
-  add_matrix(b ? "matrix A" : "matrix", shape, source, solver, plan.items, p, plan.host_replicated);
-  if (b) add_matrix("matrix B", b->shape, b->source, solver, plan.items, p, plan.host_replicated);
+  add_matrix(b ? "matrix A" : "matrix", shape, source, solver, space, plan.items, p, plan.host_replicated);
+  if (b) add_matrix("matrix B", b->shape, b->source, solver, space, plan.items, p, plan.host_replicated);
   const bool lobpcg = solver.kind == SolverShape::Kind::lobpcg;
   if (lobpcg)
     add_lobpcg(shape, solver, b, plan.items, p);

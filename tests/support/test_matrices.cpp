@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <numbers>
 #include <random>
 #include <stdexcept>
@@ -184,6 +185,26 @@ Dense plus(const Dense& A, const Dense& B) {
   for (std::size_t i = 0; i < A.size(); ++i)
     for (std::size_t j = 0; j < A.size(); ++j) C[i][j] += B[i][j];
   return C;
+}
+
+io::CsrRows random_local_rows(std::int64_t n, std::int64_t first, std::int64_t m, std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  io::CsrRows rows;
+  rows.global_rows = rows.global_cols = n;
+  rows.first_row = first;
+  rows.row_offsets = {0};
+  for (std::int64_t i = 0; i < m; ++i) {
+    std::map<std::int64_t, double> row;
+    const int length = static_cast<int>(random() % 7);
+    for (int e = 0; e < length; ++e) row[static_cast<std::int64_t>(random() % n)] = 1.0 + double(random() % 100);
+    if (i % 3 == 0) row[first + i] = -5.0 - double(i);
+    for (auto [c, v] : row) {
+      rows.col_indices.push_back(c);
+      rows.values.push_back(v);
+    }
+    rows.row_offsets.push_back(static_cast<std::int64_t>(rows.col_indices.size()));
+  }
+  return rows;
 }
 
 io::CsrRows to_csr(const Dense& M) {

@@ -43,6 +43,11 @@ Dense kron(const Dense& A, const Dense& B);
 Dense plus(const Dense& A, const Dense& B);
 io::CsrRows to_csr(const Dense& M);
 
+// Rows [first, first + m) of an n x n matrix (not symmetric) with 0-6
+// random sorted columns anywhere in [0, n) and a diagonal entry on every
+// third row: empty rows, rows with only remote columns, an empty range.
+io::CsrRows random_local_rows(std::int64_t n, std::int64_t first, std::int64_t m, std::uint64_t seed);
+
 // A x = lambda B x with its eigenvalues, ascending.
 struct Pencil {
   io::CsrRows A, B;

@@ -6,37 +6,19 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <map>
-#include <random>
 #include <utility>
 #include <vector>
 
 #include "solver/operator/local_blocks.hpp"
+#include "test_matrices.hpp"
 
 namespace {
 
 using blockeigs::io::CsrRows;
 using blockeigs::solver::LocalBlocks;
 
-// Rows [first, first + m) of an n x n matrix with random sorted columns anywhere in [0, n).
 CsrRows random_rows(std::int64_t n, std::int64_t first, std::int64_t m, std::uint64_t seed) {
-  std::mt19937_64 random(seed);
-  CsrRows rows;
-  rows.global_rows = rows.global_cols = n;
-  rows.first_row = first;
-  rows.row_offsets = {0};
-  for (std::int64_t i = 0; i < m; ++i) {
-    std::map<std::int64_t, double> row;
-    const int length = static_cast<int>(random() % 7);  // 0..6: empty rows too
-    for (int e = 0; e < length; ++e) row[static_cast<std::int64_t>(random() % n)] = 1.0 + double(random() % 100);
-    if (i % 3 == 0) row[first + i] = -5.0 - double(i);  // a diagonal on some rows only
-    for (auto [c, v] : row) {
-      rows.col_indices.push_back(c);
-      rows.values.push_back(v);
-    }
-    rows.row_offsets.push_back(static_cast<std::int64_t>(rows.col_indices.size()));
-  }
-  return rows;
+  return blockeigs::test::random_local_rows(n, first, m, seed);
 }
 
 template <class T>
@@ -54,7 +36,7 @@ void check_split(const CsrRows& rows) {
     // The row as the blocks give it back, in global columns.
     std::vector<std::pair<std::int64_t, T>> got;
     for (std::int32_t k = D.row_offsets[i]; k < D.row_offsets[i + 1]; ++k) got.push_back({begin + D.col_indices[k], D.values[k]});
-    if (r < O.rows && b.off_diagonal_rows[r] == i) {
+    if (r < O.rows && b.off_diagonal_rows.data()[r] == i) {
       ASSERT_LT(O.row_offsets[r], O.row_offsets[r + 1]) << "an off-diagonal row without entries";
       for (std::int32_t k = O.row_offsets[r]; k < O.row_offsets[r + 1]; ++k)
         got.push_back({b.halo_columns[O.col_indices[k]], O.values[k]});
@@ -68,7 +50,7 @@ void check_split(const CsrRows& rows) {
       if (rows.col_indices[k] == begin + i) diagonal = static_cast<T>(rows.values[k]);
     }
     EXPECT_EQ(got, want) << "row " << i;
-    EXPECT_EQ(b.diagonal_entries[i], diagonal) << "row " << i;
+    EXPECT_EQ(b.diagonal_entries.data()[i], diagonal) << "row " << i;
     for (std::int32_t k = D.row_offsets[i] + 1; k < D.row_offsets[i + 1]; ++k)
       EXPECT_LT(D.col_indices[k - 1], D.col_indices[k]) << "row " << i << " unsorted";
   }

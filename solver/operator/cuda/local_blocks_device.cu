@@ -1,0 +1,242 @@
+// The split of local_blocks.hpp on the device: the rows are uploaded once as
+// loaded; each row's diagonal-block run is found by binary search (columns
+// ascend within a row); CUB's scans place the rows, its radix sort and unique
+// give the halo columns; the fill writes each array once. The host split
+// (local_blocks.cpp) is its twin: the same arrays, bit for bit.
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+
+#include <algorithm>
+#include <limits>
+
+#include "core/error.hpp"
+#include "solver/operator/local_blocks.hpp"
+#include "spmm/cuda/cuda_check.hpp"
+
+namespace blockeigs::solver {
+namespace {
+
+constexpr int threads = 256;
+
+int blocks_for(std::int64_t work) {
+  return static_cast<int>(std::clamp<std::int64_t>((work + threads - 1) / threads, 1, 1 << 16));
+}
+
+// The first position in [lo, hi) whose column is >= value.
+__device__ std::int64_t first_at_least(const std::int64_t* col, std::int64_t lo, std::int64_t hi,
+                                       std::int64_t value) {
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (col[mid] < value)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+struct Rows {
+  const std::int64_t* offsets;
+  const std::int64_t* cols;
+  std::int64_t m, begin, end;
+};
+
+// Each row's diagonal-block and off-diagonal counts, and whether it has
+// off-diagonal entries (entry m of each stays 0 for the exclusive scans).
+__global__ void count_kernel(Rows r, std::int32_t* diagonal, std::int32_t* off, std::int32_t* has_off) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < r.m;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t lo = r.offsets[i], hi = r.offsets[i + 1];
+    const std::int64_t first = first_at_least(r.cols, lo, hi, r.begin);
+    const std::int64_t last = first_at_least(r.cols, first, hi, r.end);
+    diagonal[i] = static_cast<std::int32_t>(last - first);
+    off[i] = static_cast<std::int32_t>((hi - lo) - (last - first));
+    has_off[i] = off[i] > 0 ? 1 : 0;
+  }
+}
+
+struct Placement {
+  const std::int32_t* d_offsets;  // the diagonal block's row offsets
+  const std::int32_t* off_start;  // each row's first off-diagonal entry
+  const std::int32_t* off_row;    // each row's row in the off-diagonal block
+};
+
+// The diagonal block's columns and values, the diagonal entries, the
+// off-diagonal block's row list, offsets and values, and each off-diagonal
+// entry's global column (renumbered once the halo columns are known).
+template <class T>
+__global__ void fill_kernel(Rows r, const double* values, Placement p, std::int32_t* dc, T* dv, T* diagonal_entries,
+                            std::int32_t* off_rows, std::int32_t* o_offsets, std::int64_t* off_global, T* ov) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < r.m;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    const std::int64_t lo = r.offsets[i], hi = r.offsets[i + 1];
+    const std::int64_t first = first_at_least(r.cols, lo, hi, r.begin);
+    const std::int64_t last = first_at_least(r.cols, first, hi, r.end);
+    std::int64_t d = p.d_offsets[i];
+    for (std::int64_t k = first; k < last; ++k, ++d) {
+      const std::int64_t c = r.cols[k] - r.begin;
+      dc[d] = static_cast<std::int32_t>(c);
+      dv[d] = static_cast<T>(values[k]);
+      if (c == i) diagonal_entries[i] = dv[d];
+    }
+    std::int64_t o = p.off_start[i];
+    if (o == p.off_start[i + 1]) continue;
+    const std::int32_t row = p.off_row[i];
+    off_rows[row] = static_cast<std::int32_t>(i);
+    o_offsets[row + 1] = p.off_start[i + 1];
+    for (std::int64_t k = lo; k < hi; ++k) {
+      if (k == first) k = last;
+      if (k >= hi) break;
+      off_global[o] = r.cols[k];
+      ov[o] = static_cast<T>(values[k]);
+      ++o;
+    }
+  }
+}
+
+// Each off-diagonal entry's column: its global column's place among the halo columns.
+__global__ void renumber_kernel(const std::int64_t* off_global, std::int64_t count, const std::int64_t* halo,
+                                std::int64_t halo_count, std::int32_t* oc) {
+  for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < count;
+       e += std::int64_t(gridDim.x) * blockDim.x)
+    oc[e] = static_cast<std::int32_t>(first_at_least(halo, 0, halo_count, off_global[e]));
+}
+
+template <class U>
+spmm::Buffer<U> device_buffer(std::int64_t count) {
+  return spmm::Buffer<U>(Space::device, static_cast<std::size_t>(count));
+}
+
+template <class U>
+spmm::Buffer<U> uploaded(const std::vector<U>& host, cudaStream_t stream) {
+  spmm::Buffer<U> out = device_buffer<U>(static_cast<std::int64_t>(host.size()));
+  spmm::copy_bytes_async(out.data(), Space::device, host.data(), Space::host, host.size() * sizeof(U), stream);
+  return out;
+}
+
+template <class U>
+U read_back(const U* device_value, cudaStream_t stream) {
+  U value{};
+  BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(&value, device_value, sizeof(U), cudaMemcpyDeviceToHost, stream));
+  BLOCKEIGS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return value;
+}
+
+// CUB's two-call form: the first call sizes the work space, the second runs.
+class CubWorkspace {
+ public:
+  template <class Call>
+  void run(Call call, cudaStream_t stream) {
+    std::size_t bytes = 0;
+    BLOCKEIGS_CUDA_CHECK(call(static_cast<void*>(nullptr), bytes, stream));
+    if (bytes > space_.size()) {
+      BLOCKEIGS_CUDA_CHECK(cudaStreamSynchronize(stream));  // the earlier call may still use the old space
+      space_ = device_buffer<unsigned char>(static_cast<std::int64_t>(bytes));
+    }
+    BLOCKEIGS_CUDA_CHECK(call(static_cast<void*>(space_.data()), bytes, stream));
+  }
+
+ private:
+  spmm::Buffer<unsigned char> space_;
+};
+
+// An exclusive scan of count[0..n] (count[n] == 0) into out[0..n].
+void exclusive_scan(CubWorkspace& work, const std::int32_t* count, std::int32_t* out, std::int64_t n,
+                    cudaStream_t stream) {
+  work.run([&](void* space, std::size_t& bytes, cudaStream_t s) {
+    return cub::DeviceScan::ExclusiveSum(space, bytes, count, out, n, s);
+  }, stream);
+}
+
+}  // namespace
+
+template <class T>
+LocalBlocks<T> split_local_rows_on_device(const spmm::Context& context, const io::CsrRows& rows) {
+  constexpr std::int64_t int32_max = std::numeric_limits<std::int32_t>::max();
+  if (rows.nnz() > int32_max)
+    fail_input("one rank holds ", rows.nnz(), " nonzeros; local blocks are limited to 2^31 - 1: ",
+               "run with more ranks");
+  const auto stream = static_cast<cudaStream_t>(context.stream());
+  const std::int64_t m = rows.local_rows(), nnz = rows.nnz();
+  LocalBlocks<T> out;
+  spmm::Buffer<std::int32_t> d_offsets = device_buffer<std::int32_t>(m + 1);
+  spmm::Buffer<std::int32_t> off_start = device_buffer<std::int32_t>(m + 1);
+  spmm::Buffer<std::int32_t> off_row = device_buffer<std::int32_t>(m + 1);
+  std::int64_t diagonal_nnz = 0, off_nnz = 0, off_rows = 0;
+  spmm::Buffer<std::int64_t> offsets, cols;
+  CubWorkspace work;
+  if (m > 0) {
+    offsets = uploaded(rows.row_offsets, stream);
+    cols = uploaded(rows.col_indices, stream);
+    const Rows r{offsets.data(), cols.data(), m, rows.first_row, rows.first_row + m};
+    spmm::Buffer<std::int32_t> diagonal = device_buffer<std::int32_t>(m + 1), off = device_buffer<std::int32_t>(m + 1),
+                               has_off = device_buffer<std::int32_t>(m + 1);
+    BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(diagonal.data() + m, 0, sizeof(std::int32_t), stream));
+    BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(off.data() + m, 0, sizeof(std::int32_t), stream));
+    BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(has_off.data() + m, 0, sizeof(std::int32_t), stream));
+    count_kernel<<<blocks_for(m), threads, 0, stream>>>(r, diagonal.data(), off.data(), has_off.data());
+    BLOCKEIGS_CUDA_CHECK_LAUNCH();
+    exclusive_scan(work, diagonal.data(), d_offsets.data(), m + 1, stream);
+    exclusive_scan(work, off.data(), off_start.data(), m + 1, stream);
+    exclusive_scan(work, has_off.data(), off_row.data(), m + 1, stream);
+    diagonal_nnz = read_back(d_offsets.data() + m, stream);
+    off_nnz = read_back(off_start.data() + m, stream);
+    off_rows = read_back(off_row.data() + m, stream);
+  } else {
+    BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(d_offsets.data(), 0, sizeof(std::int32_t), stream));
+  }
+
+  spmm::Buffer<std::int32_t> d_cols = device_buffer<std::int32_t>(diagonal_nnz);
+  spmm::Buffer<T> d_values = device_buffer<T>(diagonal_nnz);
+  spmm::Buffer<std::int32_t> o_offsets = device_buffer<std::int32_t>(off_rows + 1);
+  spmm::Buffer<std::int32_t> o_cols = device_buffer<std::int32_t>(off_nnz);
+  spmm::Buffer<T> o_values = device_buffer<T>(off_nnz);
+  out.off_diagonal_rows = device_buffer<std::int32_t>(off_rows);
+  out.diagonal_entries = device_buffer<T>(m);
+  BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(o_offsets.data(), 0, sizeof(std::int32_t), stream));
+  if (m > 0) {
+    BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(out.diagonal_entries.data(), 0, m * sizeof(T), stream));
+    spmm::Buffer<double> values = uploaded(rows.values, stream);
+    spmm::Buffer<std::int64_t> off_global = device_buffer<std::int64_t>(off_nnz);
+    const Rows r{offsets.data(), cols.data(), m, rows.first_row, rows.first_row + m};
+    const Placement p{d_offsets.data(), off_start.data(), off_row.data()};
+    fill_kernel<T><<<blocks_for(m), threads, 0, stream>>>(r, values.data(), p, d_cols.data(), d_values.data(),
+                                                         out.diagonal_entries.data(), out.off_diagonal_rows.data(),
+                                                         o_offsets.data(), off_global.data(), o_values.data());
+    BLOCKEIGS_CUDA_CHECK_LAUNCH();
+    if (off_nnz > 0) {
+      // The halo columns: the off-diagonal entries' global columns, sorted and
+      // unique, in the room the rows as loaded leave once the fill is done.
+      BLOCKEIGS_CUDA_CHECK(cudaStreamSynchronize(stream));
+      values = spmm::Buffer<double>();
+      cols = spmm::Buffer<std::int64_t>();
+      spmm::Buffer<std::int64_t> sorted = device_buffer<std::int64_t>(off_nnz);
+      spmm::Buffer<std::int64_t> halo = device_buffer<std::int64_t>(off_nnz);
+      spmm::Buffer<std::int64_t> halo_count = device_buffer<std::int64_t>(1);
+      work.run([&](void* space, std::size_t& bytes, cudaStream_t s) {
+        return cub::DeviceRadixSort::SortKeys(space, bytes, off_global.data(), sorted.data(), off_nnz, 0, 64, s);
+      }, stream);
+      work.run([&](void* space, std::size_t& bytes, cudaStream_t s) {
+        return cub::DeviceSelect::Unique(space, bytes, sorted.data(), halo.data(), halo_count.data(), off_nnz, s);
+      }, stream);
+      const std::int64_t count = read_back(halo_count.data(), stream);
+      renumber_kernel<<<blocks_for(off_nnz), threads, 0, stream>>>(off_global.data(), off_nnz, halo.data(), count,
+                                                                     o_cols.data());
+      BLOCKEIGS_CUDA_CHECK_LAUNCH();
+      out.halo_columns.resize(static_cast<std::size_t>(count));
+      spmm::copy_bytes_async(out.halo_columns.data(), Space::host, halo.data(), Space::device,
+                             static_cast<std::size_t>(count) * sizeof(std::int64_t), stream);
+    }
+  }
+  BLOCKEIGS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  out.diagonal = spmm::CsrMatrix<T>(m, m, std::move(d_offsets), std::move(d_cols), std::move(d_values));
+  out.off_diagonal = spmm::CsrMatrix<T>(off_rows, static_cast<std::int64_t>(out.halo_columns.size()),
+                                        std::move(o_offsets), std::move(o_cols), std::move(o_values));
+  return out;
+}
+
+template LocalBlocks<float> split_local_rows_on_device(const spmm::Context&, const io::CsrRows&);
+template LocalBlocks<double> split_local_rows_on_device(const spmm::Context&, const io::CsrRows&);
+
+}  // namespace blockeigs::solver
