@@ -61,7 +61,7 @@ void check_output_path(const std::string& path, MPI_Comm comm, const std::string
 
 solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, PartitionMethod partition,
                                               LocalOrder order, MPI_Comm comm, const std::string& partition_file,
-                                              RunAccount* account) {
+                                              RunAccount* account, const spmm::Context* context) {
   auto lap = [&](Phase phase) {
     if (account) account->lap(phase);
   };
@@ -77,13 +77,14 @@ solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, Pa
     if (account) account->move(Phase::partition, Phase::move_rows, matrix.partitioning.seconds);
     // After the move, where a row's partners are mostly on its own rank.
     if (!matrix.symmetric_by_construction)
-      solver::check_symmetric(comm, matrix.rows, matrix.partition, matrix.description, "A", &matrix.numbering);
+      solver::check_symmetric(comm, matrix.rows, matrix.partition, matrix.description, "A", &matrix.numbering,
+                              context);
     lap(Phase::symmetry);
     return matrix;
   }
   // The partitioner needs a symmetric pattern: checked first.
   if (!matrix.symmetric_by_construction)
-    solver::check_symmetric(comm, matrix.rows, matrix.partition, matrix.description);
+    solver::check_symmetric(comm, matrix.rows, matrix.partition, matrix.description, "A", nullptr, context);
   lap(Phase::symmetry);
   solver::distribute_rows(matrix, partition, comm, order);
   lap(Phase::partition);

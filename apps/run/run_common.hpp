@@ -39,10 +39,11 @@ void write_provenance(io::Hdf5Writer& writer, const std::string& app, const spmm
 // `partition_file` (execution.partition_file, partition_file.hpp): the
 // distribution saved there where the file exists, else computed and saved
 // there. Collective. `account`, where given, gets the time of each step
-// (reading, symmetry check, partition, moving rows, local order).
+// (reading, symmetry check, partition, moving rows, local order); `context`,
+// where given, lends its device to the symmetry check.
 solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, PartitionMethod partition,
                                               LocalOrder order, MPI_Comm comm, const std::string& partition_file = "",
-                                              RunAccount* account = nullptr);
+                                              RunAccount* account = nullptr, const spmm::Context* context = nullptr);
 
 // The rows of a dense HDF5 block (start block, right-hand sides) that this
 // rank holds in the operator's numbering: each rank reads its range of the
@@ -82,10 +83,10 @@ int prepare_and_solve(const Config& config, MPI_Comm comm, bool dry_run, RunAcco
   account.lap(Phase::memory_plan);
   const solver::DistributedRows matrix =
       load_symmetric_matrix(config.matrix, config.execution.partition, config.execution.local_order, comm,
-                            config.execution.partition_file, &account);
+                            config.execution.partition_file, &account, &context);
   std::optional<solver::DistributedRows> b;
   if constexpr (requires { config.matrix_b; }) {
-    if (config.matrix_b) b = solver::load_matrix_b(*config.matrix_b, matrix, comm);
+    if (config.matrix_b) b = solver::load_matrix_b(*config.matrix_b, matrix, comm, &context);
     account.lap(Phase::matrix_b);
   }
   const solver::DistributedRows* matrix_b = b ? &*b : nullptr;

@@ -26,13 +26,14 @@ void check_positive_diagonal(MPI_Comm comm, const io::CsrRows& rows, const std::
   });
 }
 
-DistributedRows load_matrix_b(const io::MatrixConfig& config, const DistributedRows& a, MPI_Comm comm) {
+DistributedRows load_matrix_b(const io::MatrixConfig& config, const DistributedRows& a, MPI_Comm comm,
+                              const spmm::Context* context) {
   DistributedRows b = load_distributed_rows_like(config, a.numbering.original(), "matrix_b", comm);
   const std::string what = "matrix_b: " + b.description;
   check_positive_diagonal(comm, b.rows, what);
   distribute_like(b, a, comm);
   // On A's rows: where A's were partitioned, most of a row's partners are then on its rank.
-  if (!b.symmetric_by_construction) check_symmetric(comm, b.rows, b.partition, what, "B", &b.numbering);
+  if (!b.symmetric_by_construction) check_symmetric(comm, b.rows, b.partition, what, "B", &b.numbering, context);
   return b;
 }
 

@@ -11,6 +11,7 @@
 #include "io/config.hpp"
 #include "io/csr_rows.hpp"
 #include "solver/operator/load_matrix.hpp"
+#include "spmm/context.hpp"
 
 namespace blockeigs::solver {
 
@@ -19,7 +20,9 @@ namespace blockeigs::solver {
 // have a positive diagonal (the cheap necessary condition for positive
 // definiteness); each failure is an InputError naming matrix_b and B's
 // source. The result has a's partition, numbering and partition report.
-DistributedRows load_matrix_b(const io::MatrixConfig& config, const DistributedRows& a, MPI_Comm comm);
+// `context`, where given, lends its device to the symmetry check.
+DistributedRows load_matrix_b(const io::MatrixConfig& config, const DistributedRows& a, MPI_Comm comm,
+                              const spmm::Context* context = nullptr);
 
 // InputError (agreed) naming `what` and the first row (zero-based, the rows'
 // numbering) whose diagonal entry is zero, negative or not stored: a

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <sstream>
 #include <tuple>
 #include <utility>
@@ -16,6 +17,7 @@
 #include "core/error.hpp"
 #include "solver/operator/collective.hpp"
 #include "solver/operator/large_messages.hpp"
+#include "solver/operator/symmetry_check_device.hpp"
 
 namespace blockeigs::solver {
 namespace {
@@ -91,20 +93,17 @@ struct RemoteEntries {
   std::vector<double> values;
 };
 
-// Checks this rank's entries (i, j) against A(j, i): in place where this rank
-// owns row j, else on j's owner, to which they are sent.
-template <class Index>
-void check_entries(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition, Mismatch& mismatch) {
+// The host's pass over this rank's entries: each local transpose checked in
+// place (the smallest mismatch kept), each remote one counted by its owner.
+// Each thread takes a range of rows, with its own counts and smallest mismatch.
+void local_pass(const io::CsrRows& rows, const RowPartition& partition, Mismatch& mismatch,
+                std::vector<std::int64_t>& send_counts) {
   const int ranks = partition.ranks();
   const std::int64_t first = rows.first_row, end = first + rows.local_rows();
   auto local_row = [&](std::int64_t k) {
     const std::int64_t j = rows.col_indices[k];
     return j >= first && j < end ? j - first : -1;
   };
-
-  // Local transposes checked in place; remote ones counted by owner. Each
-  // thread takes a range of rows, with its own counts and smallest mismatch.
-  std::vector<std::int64_t> send_counts(static_cast<std::size_t>(ranks), 0);
   const std::int64_t m = rows.local_rows();
 #pragma omp parallel if (m > 0)
   if (m > 0) {
@@ -127,6 +126,47 @@ void check_entries(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& p
       mismatch.take_smaller(mine);
     }
   }
+}
+
+// The rows whose entries are sent: all of them, or those the device listed.
+struct RowList {
+  const std::vector<std::int64_t>* listed = nullptr;
+  std::int64_t all = 0;
+  std::int64_t size() const { return listed ? static_cast<std::int64_t>(listed->size()) : all; }
+  std::int64_t operator[](std::int64_t n) const { return listed ? (*listed)[n] : n; }
+};
+
+// Checks this rank's entries (i, j) against A(j, i): in place where this rank
+// owns row j, else on j's owner, to which they are sent. With `device` (a
+// device context with room for the rows) the lookups run there and the host
+// repeats a pass only where the device found a mismatch, to name it.
+template <class Index>
+void check_entries(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition,
+                   const spmm::Context* device, Mismatch& mismatch) {
+  const int ranks = partition.ranks();
+  const std::int64_t first = rows.first_row, end = first + rows.local_rows();
+  std::vector<std::int64_t> send_counts(static_cast<std::size_t>(ranks), 0);
+  std::unique_ptr<DeviceSymmetryRows> on_device;
+  DeviceLocalPass pass;
+  collectively(comm, [&] {
+    if (device && device->space() == Space::device && DeviceSymmetryRows::fits(rows, rows.nnz())) {
+      on_device = std::make_unique<DeviceSymmetryRows>(*device, rows);
+      pass = on_device->local_pass();
+    }
+  });
+  RowList sending{nullptr, rows.local_rows()};
+  if (!on_device || pass.mismatch) {
+    local_pass(rows, partition, mismatch, send_counts);
+  } else {
+    sending.listed = &pass.remote_rows;
+    for (std::int64_t n = 0; n < sending.size(); ++n) {
+      const std::int64_t i = sending[n];
+      for (std::int64_t k = rows.row_offsets[i]; k < rows.row_offsets[i + 1]; ++k) {
+        const std::int64_t j = rows.col_indices[k];
+        if (j < first || j >= end) ++send_counts[partition.owner(j)];
+      }
+    }
+  }
 
   // Fill by owner (a prefix sum gives each owner's place), then exchange.
   std::vector<std::int64_t> place(static_cast<std::size_t>(ranks), 0);
@@ -136,7 +176,8 @@ void check_entries(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& p
   send.rows.resize(static_cast<std::size_t>(outgoing));
   send.cols.resize(send.rows.size());
   send.values.resize(send.rows.size());
-  for (std::int64_t i = 0; i < rows.local_rows() && outgoing > 0; ++i)
+  for (std::int64_t n = 0; n < sending.size() && outgoing > 0; ++n) {
+    const std::int64_t i = sending[n];
     for (std::int64_t k = rows.row_offsets[i]; k < rows.row_offsets[i + 1]; ++k) {
       const std::int64_t j = rows.col_indices[k];
       if (j >= first && j < end) continue;
@@ -146,6 +187,7 @@ void check_entries(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& p
       send.cols[at] = static_cast<Index>(first + i);
       send.values[at] = rows.values[k];
     }
+  }
   const std::vector<std::int64_t> recv_counts = exchange_counts(comm, send_counts);
   RemoteEntries<Index> recv;
   recv.rows = all_to_all(comm, send.rows, send_counts, recv_counts);
@@ -156,6 +198,10 @@ void check_entries(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& p
   send.values = {};
 
   // Received (i, j): compared with this rank's A(j, i).
+  const bool look_on_host = collectively(comm, [&] {
+    return !on_device || on_device->received_mismatch(recv.rows, recv.cols, recv.values);
+  });
+  if (!look_on_host) return;
   const auto received = static_cast<std::int64_t>(recv.rows.size());
   visit_prefetching(rows, 0, received, [&](std::int64_t e) { return std::int64_t{recv.rows[e]}; }, [&](std::int64_t e) {
     const std::int64_t row = recv.rows[e], i = recv.cols[e];
@@ -186,16 +232,17 @@ std::int64_t input_row(MPI_Comm comm, const RowPartition& partition, const RowNu
 }  // namespace
 
 void check_symmetric(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition,
-                     const std::string& what, const std::string& symbol, const RowNumbering* numbering) {
+                     const std::string& what, const std::string& symbol, const RowNumbering* numbering,
+                     const spmm::Context* device) {
   if (rows.global_rows != rows.global_cols)
     collectively(comm, [&] { fail_input(what, " is ", rows.global_rows, " x ", rows.global_cols, ", not square"); });
 
   // Indices relative to the owner's rows fit in int32 where every global index does.
   Mismatch mismatch;
   if (rows.global_cols <= std::numeric_limits<std::int32_t>::max() && !wide_for_tests.load())
-    check_entries<std::int32_t>(comm, rows, partition, mismatch);
+    check_entries<std::int32_t>(comm, rows, partition, device, mismatch);
   else
-    check_entries<std::int64_t>(comm, rows, partition, mismatch);
+    check_entries<std::int64_t>(comm, rows, partition, device, mismatch);
 
   // Each entry is checked on one rank only; that rank reports the smallest.
   const auto [row, col] = smallest(comm, mismatch);

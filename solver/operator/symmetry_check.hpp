@@ -11,6 +11,7 @@
 #include <string>
 
 #include "io/csr_rows.hpp"
+#include "spmm/context.hpp"
 #include "solver/operator/row_numbering.hpp"
 #include "solver/operator/row_partition.hpp"
 
@@ -25,10 +26,12 @@ namespace blockeigs::solver {
 // and unique within a row, in range). Rows already moved and renumbered (a
 // saved distribution: most transposed entries are then on their own rank)
 // take their `numbering`: the entry is named in the input's numbering, the
-// smallest in the operator's.
+// smallest in the operator's. With a `device` context whose device has room
+// for the rows, the lookups run there (symmetry_check_device.hpp); the message
+// is the same.
 void check_symmetric(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition,
                      const std::string& what, const std::string& symbol = "A",
-                     const RowNumbering* numbering = nullptr);
+                     const RowNumbering* numbering = nullptr, const spmm::Context* device = nullptr);
 
 // Test-only: the entries sent to other ranks carry int64 indices even where
 // int32 would do (the path of matrices past 2^31 rows, on small data). Every

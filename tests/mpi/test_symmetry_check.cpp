@@ -6,7 +6,8 @@
 // refusal names the smallest mismatching entry, with the same message on
 // every rank, for A and for B; with int32 and int64 indices in the messages
 // between ranks; and HDF5 files whose column indices are stored as int32 or
-// int64, loaded and checked as A and as B.
+// int64, loaded and checked as A and as B. Where a GPU is visible, each
+// check also with the device's lookups, which must say the same.
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <mpi.h>
@@ -28,6 +29,7 @@
 #include "solver/operator/load_matrix_b.hpp"
 #include "solver/operator/partition/distribute_rows.hpp"
 #include "solver/operator/symmetry_check.hpp"
+#include "test_contexts.hpp"
 
 namespace blockeigs {
 namespace {
@@ -79,17 +81,37 @@ std::vector<RowPartition> splits() {
   return {RowPartition::uniform(n, ranks), RowPartition(first)};
 }
 
-// The message every rank threw (agreed, an input error), or "" where the matrix was accepted.
+// The host's context, and a device's where there is one: the check's lookups
+// run there (symmetry_check_device.hpp) and must say the same.
+const test::TestContexts& contexts() {
+  static const test::TestContexts all;
+  return all;
+}
+
+// The message every rank threw (agreed, an input error), or "" where the
+// matrix was accepted; the same with every context.
+template <class Check>
+std::string outcome_of(Check check) {
+  std::vector<std::string> said;
+  for (const spmm::Context* context : contexts().all()) {
+    said.emplace_back();
+    try {
+      check(context);
+    } catch (const solver::AgreedError& e) {
+      EXPECT_TRUE(e.is_input_error());
+      said.back() = e.what();
+    }
+  }
+  for (std::size_t c = 1; c < said.size(); ++c) EXPECT_EQ(said[c], said[0]) << "the device's check";
+  return said[0];
+}
+
 std::string outcome(const Entries& m, const RowPartition& partition, const std::string& symbol) {
   const int rank = test::mpi_rank();
-  try {
-    solver::check_symmetric(MPI_COMM_WORLD, rows_of(m, partition.begin(rank), partition.end(rank)), partition,
-                            "test.mtx", symbol);
-  } catch (const solver::AgreedError& e) {
-    EXPECT_TRUE(e.is_input_error());
-    return e.what();
-  }
-  return "";
+  const io::CsrRows rows = rows_of(m, partition.begin(rank), partition.end(rank));
+  return outcome_of([&](const spmm::Context* context) {
+    solver::check_symmetric(MPI_COMM_WORLD, rows, partition, "test.mtx", symbol, nullptr, context);
+  });
 }
 
 std::string refusal(const std::string& what, const std::string& symbol, std::int64_t i, std::int64_t j, double aij,
@@ -190,13 +212,10 @@ TEST(SymmetryCheck, MovedRowsNameTheEntryInTheInputsNumbering) {
     for (std::int64_t g = partition.begin(rank); g < partition.end(rank); ++g) reversed.push_back(n - 1 - g);
     solver::distribute_by_numbering(matrix, partition, reversed, "test", MPI_COMM_WORLD);
     ASSERT_EQ(matrix.numbering.is_identity(), false);
-    std::string what;
-    try {
-      solver::check_symmetric(MPI_COMM_WORLD, matrix.rows, matrix.partition, "test.mtx", symbol, &matrix.numbering);
-    } catch (const solver::AgreedError& e) {
-      EXPECT_TRUE(e.is_input_error());
-      what = e.what();
-    }
+    const std::string what = outcome_of([&](const spmm::Context* context) {
+      solver::check_symmetric(MPI_COMM_WORLD, matrix.rows, matrix.partition, "test.mtx", symbol, &matrix.numbering,
+                              context);
+    });
     EXPECT_EQ(what, refusal("test.mtx", symbol, j, i, -1, -1.5));
   });
 }
