@@ -35,7 +35,7 @@ std::string row_order_line(const solver::LocalOrderReport& o) {
 }
 
 // "threads    2 per rank (OpenMP and OpenBLAS): 2 ranks on the node's 4 cores", "...: 1 rank bound to 1
-// of the node's 2 cores", or where the environment set them "threads    OpenMP 4 (OMP_NUM_THREADS),
+// of the node's 2 cores", "..., widened from a binding to 1 core" (mpirun's, narrower than the share), or where the environment set them "threads    OpenMP 4 (OMP_NUM_THREADS),
 // OpenBLAS 4 (OMP_NUM_THREADS) per rank"; `least` and `most`: the OpenMP threads over all ranks.
 std::string threads_line(const solver::CpuThreads& t, int least, int most) {
   const std::string count = least == most ? std::to_string(most) : std::to_string(least) + "-" + std::to_string(most);
@@ -55,6 +55,7 @@ std::string threads_line(const solver::CpuThreads& t, int least, int most) {
     line += " on the node's " + plural(t.cores, "core");
   if (t.allowed > 0 && t.allowed < t.cores / std::max(1, t.local_ranks))
     line += ", each bound to " + plural(t.allowed, "core");
+  if (t.widened_from > 0) line += ", widened from a binding to " + plural(t.widened_from, "core");
   return line + "\n";
 }
 

@@ -4,6 +4,7 @@
 #include <omp.h>
 #ifdef __linux__
 #include <sched.h>
+#include <unistd.h>
 #endif
 
 #include <algorithm>
@@ -74,25 +75,53 @@ int allowed_cpus() {
 
 namespace {
 
-// The CPUs the node's ranks may run on together (the union of their affinity
-// masks: the node's cores, or a container's share of them); the hardware's
-// count where the masks are unknown. Collective over the node.
-int node_cpus(const NodeComm& node) {
-  int cpus = static_cast<int>(std::thread::hardware_concurrency());
+// The CPUs the node's ranks may run on together: the union of their own
+// affinity masks and their launcher's (the parent process: mpirun, orted or
+// slurmstepd, which mpirun and srun do not bind to the ranks' cores), so the
+// node's cores or a container's or job's share of them; empty where the
+// masks are unknown. Collective over the node.
+std::vector<int> node_cpu_list(const NodeComm& node) {
+  std::vector<int> cpus;
 #ifdef __linux__
-  cpu_set_t mask;
+  cpu_set_t mask, launcher;
   CPU_ZERO(&mask);
+  CPU_ZERO(&launcher);
   int known = sched_getaffinity(0, sizeof(mask), &mask) == 0 ? 1 : 0;
+  if (sched_getaffinity(getppid(), sizeof(launcher), &launcher) == 0) CPU_OR(&mask, &mask, &launcher);
   BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &known, 1, MPI_INT, MPI_MIN, node.get()));
   BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &mask, sizeof(mask), MPI_BYTE, MPI_BOR, node.get()));
-  if (known) cpus = CPU_COUNT(&mask);
+  if (known)
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &mask)) cpus.push_back(c);
 #else
   (void)node;
 #endif
   return cpus;
 }
 
+// Runs this thread, and the threads it starts from now on (OpenMP's, on its
+// first parallel region), on `cpus`; false where that is refused or unknown.
+bool run_on(const std::vector<int>& cpus) {
+#ifdef __linux__
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  for (int c : cpus) CPU_SET(c, &mask);
+  return !cpus.empty() && sched_setaffinity(0, sizeof(mask), &mask) == 0;
+#else
+  (void)cpus;
+  return false;
+#endif
+}
+
 }  // namespace
+
+std::vector<int> node_share(const std::vector<int>& node_cpus, int local_rank, int local_ranks) {
+  const auto n = static_cast<std::int64_t>(node_cpus.size());
+  const std::int64_t ranks = std::max(1, local_ranks), r = std::clamp<std::int64_t>(local_rank, 0, ranks - 1);
+  std::int64_t begin = n * r / ranks, end = n * (r + 1) / ranks;
+  if (begin == end && n > 0) end = begin + 1;  // more ranks than CPUs: one each, shared
+  return {node_cpus.begin() + begin, node_cpus.begin() + end};
+}
 
 int cpu_threads_per_rank(int hardware, int local_ranks, int allowed) {
   int threads = std::max(1, hardware) / std::max(1, local_ranks);
@@ -137,21 +166,36 @@ const CpuThreads& cpu_threads() { return chosen_threads(); }
 
 namespace {
 
-// Ranks on one node share its cores (the CPUs their affinity masks allow
-// together): each rank's OpenMP and OpenBLAS threads get cores / local
-// ranks, so that several ranks do not oversubscribe the
-// machine (measured: 2 ranks on 2 cores ran block CG 7x slower with each
-// using every core), and no more than the cores the rank may use: Open MPI
-// binds each of one or two ranks to a single core by default (48^3 LOBPCG,
-// 1 rank bound on a 2-core machine: 17.0-18.6 s with 2 threads, 14.2-14.7 s
-// with 1). A user's OMP_NUM_THREADS or OPENBLAS_NUM_THREADS wins.
-void share_cores(MPI_Comm comm) {
+// Ranks on one node share its cores: each rank runs on an even slice of the
+// CPUs the node's ranks and their launcher may use (node_share), its OpenMP
+// and OpenBLAS threads one a CPU, so that ranks neither oversubscribe the
+// machine (2 ranks on 2 cores ran block CG 7x slower with each using every
+// core) nor leave it idle: mpirun binds each of one or two ranks to a single
+// core by default, and the set-up (symmetry check, moving rows, the split)
+// runs on whatever cores a rank has, on either backend. A rank bound more
+// narrowly than its slice is widened to it; a user's OMP_NUM_THREADS keeps
+// the binding as it is and, with OPENBLAS_NUM_THREADS, sets the counts.
+void share_cores(MPI_Comm comm, Backend backend) {
   const NodeComm node(comm);
   CpuThreads& t = chosen_threads();
-  t = choose_cpu_threads(node_cpus(node), node.size(), allowed_cpus(), std::getenv("OMP_NUM_THREADS"),
-                         std::getenv("OPENBLAS_NUM_THREADS"));
+  const char* omp_num_threads = std::getenv("OMP_NUM_THREADS");
+  const std::vector<int> cpus = node_cpu_list(node);
+  const std::vector<int> share = node_share(cpus, node.rank(), node.size());
+  const int bound = allowed_cpus();
+  const bool widen = !omp_num_threads && bound > 0 && bound < static_cast<int>(share.size());
+  const bool widened = widen && run_on(share);
+  t = choose_cpu_threads(cpus.empty() ? static_cast<int>(std::thread::hardware_concurrency()) : static_cast<int>(cpus.size()),
+                         node.size(), allowed_cpus(), omp_num_threads, std::getenv("OPENBLAS_NUM_THREADS"));
+  t.widened_from = widened ? bound : 0;
   if (t.openmp_source == ThreadSource::share) omp_set_num_threads(t.openmp);
-  if (t.openblas_source == ThreadSource::share) openblas_set_num_threads(t.openblas);
+  // On the device backend the host's BLAS and LAPACK only see the small
+  // projected problems (Gram solves, Rayleigh-Ritz, SVQB: tens of rows), where
+  // OpenBLAS's threads cost more than they save (the 60 x 60 Rayleigh-Ritz of
+  // block-eigs' k = 16: 0.45 ms on one thread, 0.60 ms on two).
+  if (backend != Backend::cpu && !std::getenv("OPENBLAS_NUM_THREADS"))
+    openblas_set_num_threads(1);
+  else if (t.openblas_source == ThreadSource::share)
+    openblas_set_num_threads(t.openblas);
   t.hardware = static_cast<int>(std::thread::hardware_concurrency());
   t.openmp = omp_get_max_threads();
   t.openblas = openblas_get_num_threads();
@@ -164,15 +208,8 @@ spmm::Context make_context(Backend backend, MPI_Comm comm) {
   int fewest = devices;
   BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&devices, &fewest, 1, MPI_INT, MPI_MIN, comm));
   if (backend == Backend::automatic) backend = fewest > 0 ? Backend::cuda : Backend::cpu;
-  if (backend == Backend::cpu) {
-    share_cores(comm);
-    return spmm::Context::host();
-  }
-  // On the device backend the host's BLAS and LAPACK only see the small
-  // projected problems (Gram solves, Rayleigh-Ritz, SVQB: tens of rows), where
-  // OpenBLAS's threads cost more than they save (the 60 x 60 Rayleigh-Ritz of
-  // block-eigs' k = 16: 0.45 ms on one thread, 0.60 ms on two).
-  if (!std::getenv("OPENBLAS_NUM_THREADS")) openblas_set_num_threads(1);
+  share_cores(comm, backend);
+  if (backend == Backend::cpu) return spmm::Context::host();
   std::optional<spmm::Context> context = collectively(comm, [&] {
     if (!spmm::cuda_compiled())
       fail_input("execution.backend is cuda, but block-eigs was built without CUDA "

@@ -4,6 +4,8 @@
 
 #include <mpi.h>
 
+#include <vector>
+
 #include "core/enums.hpp"
 #include "spmm/context.hpp"
 
@@ -18,6 +20,10 @@ spmm::Context make_context(Backend backend, MPI_Comm comm);
 // The CPUs this process may run on (its affinity mask: one core where
 // mpirun bound the rank to a core), or 0 where that is unknown.
 int allowed_cpus();
+
+// Local rank `local_rank`'s even slice of the node's CPUs (ascending) among
+// `local_ranks`: where there are more ranks than CPUs, one CPU each, shared.
+std::vector<int> node_share(const std::vector<int>& node_cpus, int local_rank, int local_ranks);
 
 // OpenMP and OpenBLAS threads for a rank on the CPU backend: the node's
 // `hardware` threads shared by its `local_ranks`, and no more than the
@@ -34,6 +40,7 @@ struct CpuThreads {
   // run on together, their count, this rank's affinity mask (0: unknown).
   int cores = 0, local_ranks = 1, allowed = 0;
   int hardware = 0;  // the node's CPUs (std::thread::hardware_concurrency; make_context sets it)
+  int widened_from = 0;  // the CPUs a binding narrower than the rank's share gave it, where widened to the share
 };
 
 // The choice as a pure function: a user's OMP_NUM_THREADS and

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <thread>
+#include <vector>
 
 #ifdef __linux__
 #include <sched.h>
@@ -25,6 +26,21 @@ TEST(CpuThreads, SharesTheNodesCoresAndStaysWithinTheAffinity) {
   EXPECT_EQ(cpu_threads_per_rank(16, 2, 0), 8);   // mask unknown
   EXPECT_EQ(cpu_threads_per_rank(2, 4, 2), 1);    // more ranks than cores
   EXPECT_EQ(cpu_threads_per_rank(0, 1, 0), 1);    // hardware_concurrency unknown
+}
+
+// Each rank of a node an even slice of its CPUs; more ranks than CPUs share them one each.
+TEST(CpuThreads, NodeShareSlicesTheNodesCpus) {
+  using solver::node_share;
+  const std::vector<int> cpus = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+  EXPECT_EQ(node_share(cpus, 0, 1), cpus);
+  EXPECT_EQ(node_share(cpus, 0, 2), std::vector<int>({0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(node_share(cpus, 1, 2), std::vector<int>({8, 9, 10, 11, 12, 13, 14, 15}));
+  EXPECT_EQ(node_share(cpus, 2, 3), std::vector<int>({10, 11, 12, 13, 14, 15}));
+  EXPECT_EQ(node_share({2, 3, 6, 7}, 1, 2), std::vector<int>({6, 7}));  // a container's or job's CPUs
+  EXPECT_EQ(node_share({0, 1}, 2, 4), std::vector<int>({1}));
+  EXPECT_EQ(node_share({0, 1}, 3, 4), std::vector<int>({1}));
+  EXPECT_EQ(node_share({0, 1}, 0, 4), std::vector<int>({0}));
+  EXPECT_TRUE(node_share({}, 0, 2).empty());  // masks unknown
 }
 
 // The environment wins for what it sets; OpenBLAS follows OMP_NUM_THREADS as it does itself.
