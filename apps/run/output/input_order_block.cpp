@@ -59,12 +59,13 @@ class PieceExchange {
     target_.resize(static_cast<std::size_t>(rows));
     std::vector<std::int64_t> key(target_.size());
     start_.assign(static_cast<std::size_t>(pieces_ * ranks_ + 1), 0);
+#pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < rows; ++i) {
       target_[i] = numbering.original_row(i);
       const int owner = input_.owner(target_[i]);
       key[i] = (target_[i] - input_.begin(owner)) / piece_rows * ranks_ + owner;
-      ++start_[key[i] + 1];
     }
+    for (std::int64_t i = 0; i < rows; ++i) ++start_[key[i] + 1];
     for (std::size_t k = 1; k < start_.size(); ++k) start_[k] += start_[k - 1];
     order_.resize(target_.size());
     std::vector<std::int64_t> at(start_.begin(), start_.end() - 1);
@@ -86,25 +87,34 @@ class PieceExchange {
     std::vector<std::int64_t> send_bytes(static_cast<std::size_t>(ranks_), 0);
     char* packed = send_.get();
     for (int q = 0; q < ranks_; ++q) {
-      for (std::int64_t k = start_[p * ranks_ + q]; k < start_[p * ranks_ + q + 1]; ++k) {
-        const std::int64_t i = order_[k];
-        const T* row = host_.data + i * host_.ld;
-        if (q == rank_) {
-          widen_row(row, cols, out + (target_[i] - first) * cols);
-          continue;
+      const std::int64_t from = start_[p * ranks_ + q], to = start_[p * ranks_ + q + 1];
+      if (q == rank_) {
+#pragma omp parallel for schedule(static)
+        for (std::int64_t k = from; k < to; ++k) {
+          const std::int64_t i = order_[k];
+          widen_row(host_.data + i * host_.ld, cols, out + (target_[i] - first) * cols);
         }
-        std::memcpy(packed, &target_[i], sizeof(std::int64_t));
-        std::memcpy(packed + sizeof(std::int64_t), row, sizeof(T) * cols);
-        packed += record();
-        send_bytes[q] += record();
+        continue;
       }
+#pragma omp parallel for schedule(static)
+      for (std::int64_t k = from; k < to; ++k) {
+        const std::int64_t i = order_[k];
+        char* record_at = packed + (k - from) * record();
+        std::memcpy(record_at, &target_[i], sizeof(std::int64_t));
+        std::memcpy(record_at + sizeof(std::int64_t), host_.data + i * host_.ld, sizeof(T) * cols);
+      }
+      send_bytes[q] = (to - from) * record();
+      packed += send_bytes[q];
     }
     const std::vector<std::int64_t> recv_bytes = solver::exchange_counts(comm_, send_bytes);
     std::int64_t received = 0;
     for (const std::int64_t b : recv_bytes) received += b;
     BLOCKEIGS_ASSERT(received <= (end - begin) * record());
     solver::large_alltoallv(comm_, send_.get(), send_bytes, recv_.get(), recv_bytes);
-    for (const char* at = recv_.get(); at < recv_.get() + received; at += record()) {
+    const std::int64_t records = received / record();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t r = 0; r < records; ++r) {
+      const char* at = recv_.get() + r * record();
       std::int64_t target = 0;
       std::memcpy(&target, at, sizeof target);
       BLOCKEIGS_ASSERT(target >= first && target < input_.begin(rank_) + end);
