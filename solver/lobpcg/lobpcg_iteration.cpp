@@ -62,19 +62,19 @@ LobpcgIteration<T, Ts>::LobpcgIteration(LinearOperator<T>& A, const LobpcgOption
       w_width_(round_up(nb, align_)),
       blocks_(space_, n_, ld_, w_width_),
       scratch_(space_, n_, nb),
-      time_(result_.timings),
+      time_(result_.stats.timings),
       clock_(ctx_),
       norm_a_(initial_norm_estimate()),
       ritz_eigen_(rank_ == 0 ? ritz_eigen_solver(ctx_, widest_xp_ + nb) : SymmetricEigenSolver()),
       imply_ax_(!preconditioner && !B && !constraints &&
-                (options.imply_ax == ImplyAX::always ||
-                 (options.imply_ax == ImplyAX::automatic &&
+                (options.tuning.imply_ax == ImplyAX::always ||
+                 (options.tuning.imply_ax == ImplyAX::automatic &&
                   ritz_update_prefers_implied_ax<T>(ctx_, widest_xp_ + nb, widest_xp_ + nb, widest_xp_, nb)))),
       scaled_(static_cast<std::size_t>(nb)),
       conv_(static_cast<std::size_t>(nb)),
       best_(ctx_, n_, k_, options_.stagnation_window, options_.which, tol_.eps, single) {
   result_.block_size = nb;
-  result_.search_in_fp32 = single;
+  result_.stats.search_in_fp32 = single;
   result_.generalized = B != nullptr;
   if (B) {
     for (auto& b : b_blocks_) {
@@ -147,7 +147,7 @@ template <class T, class Ts>
 void LobpcgIteration<T, Ts>::make_ax_explicit() {
   if (!ax_implied_) return;
   apply_a(0, nb_);
-  ++result_.ax_recomputes;
+  ++result_.stats.ax_recomputes;
 }
 
 // R = A X - X Lambda and the norms, formed by the Ritz update or here in
@@ -276,8 +276,8 @@ void LobpcgIteration<T, Ts>::report(int converged, bool stop) {
 // step.
 template <class T, class Ts>
 bool LobpcgIteration<T, Ts>::refresh_due() {
-  const int interval = options_.recompute_interval > 0
-                           ? options_.recompute_interval
+  const int interval = options_.tuning.recompute_interval > 0
+                           ? options_.tuning.recompute_interval
                            : automatic_recompute_interval(tol_.eps, norm_a_, options_.tolerance, options_.test,
                                                           lambda_, x_norm_, k_);
   bool refresh = ++implicit_steps_ >= interval;
@@ -285,10 +285,10 @@ bool LobpcgIteration<T, Ts>::refresh_due() {
     // Z's rounding in the implied A X (search_drift_due), unless the
     // user fixed the interval.
     if (ax_implied_) z_drift_sum_ += *std::max_element(r_norm_.begin(), r_norm_.end());
-    if (!refresh && options_.recompute_interval == 0 &&
+    if (!refresh && options_.tuning.recompute_interval == 0 &&
         search_drift_due(std::numeric_limits<Ts>::epsilon() / 2, z_drift_sum_, r_norm_, conv_)) {
       refresh = true;
-      ++result_.drift_recomputes;
+      ++result_.stats.drift_recomputes;
     }
   }
   return refresh;
@@ -302,7 +302,7 @@ void LobpcgIteration<T, Ts>::refresh_products() {
   fresh_ = true;
   implicit_steps_ = 0;
   z_drift_sum_ = 0;
-  ++result_.recomputes;
+  ++result_.stats.recomputes;
 }
 
 // Each file instantiates the members it defines that the others call.

@@ -10,7 +10,7 @@
 // The basis S = [X P Z] is taken in two views (SplitColumns); Z may be in
 // fp32 beside fp64 blocks (LobpcgOptions::search_precision). P occupies
 // only as many columns as it currently has, padded with zero columns to the
-// column alignment (LobpcgOptions::column_alignment).
+// column alignment (LobpcgTuning::column_alignment).
 //
 // The steps live one algorithmic piece per file: set-up, operator products
 // and the stopping test in lobpcg_iteration.cpp, the search block W in

@@ -40,7 +40,7 @@ void LobpcgIteration<T, Ts>::rayleigh_ritz(const SearchBlock& w, const std::vect
     derive = false;
   }
   carried_ = true;
-  result_.carried_steps += derive ? 1 : 0;
+  result_.stats.carried_steps += derive ? 1 : 0;
   broadcast(comm_, step.level);
   broadcast(comm_, step.all_values);
   broadcast(comm_, step.chosen);
@@ -57,7 +57,7 @@ void LobpcgIteration<T, Ts>::rayleigh_ritz(const SearchBlock& w, const std::vect
   np_ = step.coeff.cols() - nb_;
   lambda_ = std::move(step.chosen);
   for (double v : step.all_values) norm_a_ = std::max(norm_a_, std::abs(v));
-  result_.restarts += step.level > 0 ? 1 : 0;
+  result_.stats.restarts += step.level > 0 ? 1 : 0;
   clock_.to(time_.rayleigh_ritz);
 }
 
@@ -206,7 +206,7 @@ void LobpcgIteration<T, Ts>::update_basis(const SearchBlock& w, const std::vecto
                                    column_range(AS(next), 0, m), column_range(Z(next), 0, nb_), residual_position_,
                                    meanwhile, implied ? &*implied : nullptr, store_ax);
   ax_implied_ = !store_ax;
-  result_.implied_ax_steps += implied ? 1 : 0;
+  result_.stats.implied_ax_steps += implied ? 1 : 0;
 }
 
 // The next step's [X P] blocks of both Rayleigh-Ritz matrices, on rank 0

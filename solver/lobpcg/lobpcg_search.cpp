@@ -98,7 +98,7 @@ std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search(std::vector<s
   const spmm::ConstDenseView<T> XP = column_range(cS(cur_), 0, q);
   const SplitColumns<T, Ts> XPZ = basis(cur_, q, na);
   HostMatrix measured, s_t_az;
-  result_.z_products_ahead += z_product_ahead ? 1 : 0;
+  result_.stats.z_products_ahead += z_product_ahead ? 1 : 0;
   if (carried_) {
     if (!z_product_ahead) apply_a(q, z_product_width(na));
     const HostMatrix both =
@@ -126,7 +126,7 @@ std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search(std::vector<s
   SearchBlock search{nw, nw, std::move(basis_options_.w_from_q), std::move(basis_options_.w_from_z)};
   if (search.from_z.rows() > 0) {
     search.raw = search.from_z.rows();
-    ++result_.implicit_search_steps;
+    ++result_.stats.implicit_search_steps;
   }
   // Not even a random direction: [X P] spans the whole space (a matrix
   // barely wider than the block) and the tolerance is below its rounding
@@ -180,7 +180,7 @@ std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search_b(std::vector
     basis_options_.measured_gram = nullptr;
     clock_.to(time_.orthogonalization);
     if (kept > 0 && basis_options_.w_from_z.rows() == na) {
-      ++result_.implicit_search_steps;
+      ++result_.stats.implicit_search_steps;
       SearchBlock search{na, kept, std::move(basis_options_.w_from_q), std::move(basis_options_.w_from_z)};
       return SearchStep{std::move(active), std::move(search), std::move(s_t_az)};
     }
