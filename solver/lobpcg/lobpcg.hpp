@@ -93,7 +93,7 @@ enum class ImplyAX { automatic, always, never };
 //       bytes an SM cycle: an H100, not an H200; search_single_pays); fp64
 //       otherwise.
 // With a preconditioner, which writes W itself, Z is always in the blocks'
-// precision (fp32 is refused).
+// precision (fp32 is refused: search_precision_allows_preconditioner).
 using blockeigs::SearchPrecision;
 
 // How a residual r = A x - lambda x is judged converged:

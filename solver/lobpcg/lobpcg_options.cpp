@@ -51,9 +51,9 @@ int validate_options(const LinearOperator<T>& A, const LobpcgOptions& o,
   if (o.tuning.column_alignment < 0 || o.tuning.column_alignment > 64)
     fail_input("LOBPCG: tuning.column_alignment must be 0 (automatic) or 1 to 64, got ", o.tuning.column_alignment);
   const int nb = o.block_size > 0 ? o.block_size : default_block_size(o.k, rows);
-  if (o.search_precision == SearchPrecision::fp32 && has_preconditioner && std::is_same_v<T, double>)
-    fail_input("LOBPCG: search_precision fp32 needs preconditioner none (a preconditioner writes the search "
-               "block itself, in the blocks' precision); use fp64 or auto");
+  // (fp32 blocks hold the search block in fp32 whatever the preconditioner.)
+  if (!search_precision_allows_preconditioner(o.search_precision) && has_preconditioner && std::is_same_v<T, double>)
+    fail_input("LOBPCG: search_precision ", search_precision_needs_no_preconditioner);
   // The start block's shape is per rank: agree before anyone proceeds.
   collectively(A.comm(), [&] {
     if (!start) return;

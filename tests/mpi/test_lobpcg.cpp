@@ -814,7 +814,7 @@ TEST(Lobpcg, RejectsBadOptions) {
   expect_input_error(p, o, "column_alignment must be 0 (automatic) or 1 to 64, got -1");
   o = options_for(2);
   o.search_precision = solver::SearchPrecision::fp32;
-  expect_input_error(p, o, "search_precision fp32 needs preconditioner none", Precond::jacobi);
+  expect_input_error(p, o, "search_precision fp32 needs preconditioner: none", Precond::jacobi);
 }
 
 TEST(Lobpcg, RejectsAStartBlockOfTheWrongShape) {
