@@ -201,7 +201,7 @@ struct LobpcgOptions {
   // without such a fall of the residuals.
   int stagnation_window = 2000;
   std::uint64_t seed = 1;       // random start columns (the same for any rank count)
-  SearchPrecision search_precision = SearchPrecision::automatic;  // the residual block Z's (SearchPrecision above)
+  SearchPrecision search_precision = SearchPrecision::automatic;  // the residual block's precision (above)
   bool keep_history = true;
   std::function<void(const LobpcgProgress&)> monitor;  // optional, every iteration
   // Optional: called on every rank after each iteration's test that does not
