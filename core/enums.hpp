@@ -30,6 +30,17 @@ enum class StoppingTest { backward, relative };
 // solver/lobpcg/lobpcg.hpp says what each choice does.
 enum class SearchPrecision { automatic, fp64, fp32 };
 
+// A preconditioner writes the search block itself, in the blocks' precision,
+// so fp32 beside fp64 blocks is had only without one. The config and lobpcg
+// both refuse `precision` with a preconditioner where this is false, saying
+// why after the key's name.
+constexpr bool search_precision_allows_preconditioner(SearchPrecision precision) {
+  return precision != SearchPrecision::fp32;
+}
+inline constexpr std::string_view search_precision_needs_no_preconditioner =
+    "fp32 needs preconditioner: none (a preconditioner writes the search block itself, in the blocks' precision); "
+    "use fp64 or auto";
+
 // The preconditioner an app builds for its solver (eigensolver.preconditioner,
 // block_cg.preconditioner); the solvers take a solver::Preconditioner object.
 // chebyshev: a polynomial in A (solver/precond/chebyshev_preconditioner.hpp);

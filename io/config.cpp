@@ -244,10 +244,9 @@ EigensolverConfig read_eigensolver(const Value& section) {
   if (block_size && config.block_size != 0 && config.block_size < config.k)
     block_size->fail(" must be 0 (automatic) or at least k = ", config.k, ", got ",
                      config.block_size);
-  if (search_precision && config.search_precision == SearchPrecision::fp32 &&
+  if (search_precision && !search_precision_allows_preconditioner(config.search_precision) &&
       config.preconditioner.kind != PreconditionerKind::none)
-    search_precision->fail(" fp32 needs preconditioner: none (a preconditioner writes the search block in fp64); "
-                           "use fp64 or auto");
+    search_precision->fail(" ", search_precision_needs_no_preconditioner);
   return config;
 }
 

@@ -218,7 +218,7 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
                   scientific(result.true_residual_norms[j] / b).c_str(), errors.empty() ? "" : "          ",
                   errors.empty() ? "" : scientific(errors[j]).c_str());
     }
-    const auto& t = result.timings;
+    const auto& t = result.stats.timings;
     std::printf("\niterations %d%s; time %.3f s: SpMM %.3f (halo %.3f), orthogonalisation %.3f, updates %.3f, "
                 "%s, other %.3f\n",
                 first + result.total_iterations,
@@ -260,13 +260,13 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
           w.attribute("/", "resumed_from_iteration", std::int64_t{first});
           w.attribute("/", "rhs", rhs_location(settings, write_rhs));
           if (guard.signal() != 0) w.attribute("/", "interrupted", guard.interruption_summary());
-          for (auto [name, value] : {std::pair{"time_total", result.timings.total},
-                                     {"time_spmm", result.timings.spmm - halo_time}, {"time_halo", halo_time},
-                                     {"time_orthogonalization", result.timings.orthogonalization},
-                                     {"time_update", result.timings.update},
-                                     {"time_preconditioner", result.timings.preconditioner},
+          for (auto [name, value] : {std::pair{"time_total", result.stats.timings.total},
+                                     {"time_spmm", result.stats.timings.spmm - halo_time}, {"time_halo", halo_time},
+                                     {"time_orthogonalization", result.stats.timings.orthogonalization},
+                                     {"time_update", result.stats.timings.update},
+                                     {"time_preconditioner", result.stats.timings.preconditioner},
                                      {"time_preconditioner_spmm", pw.spmm},
-                                     {"time_other", result.timings.other}})
+                                     {"time_other", result.stats.timings.other}})
             w.attribute("/", name, value);
           w.attribute("/", "preconditioner_products", std::int64_t{pw.products});
         },

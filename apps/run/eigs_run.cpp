@@ -325,7 +325,7 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
   account.lap(Phase::solve);
   account.move(Phase::solve, Phase::checkpoints, checkpoint_seconds);
 
-  const auto& t = result.timings;
+  const auto& t = result.stats.timings;
   // The preconditioner's products are counted apart from the solver's own.
   const solver::PreconditionerWork pw = preconditioner.object ? preconditioner.object->work() : solver::PreconditionerWork{};
   const double halo_time = op.halo_seconds() - pw.halo;
@@ -337,9 +337,9 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
                   scientific(result.residual_norms[j]).c_str(), scientific(result.relative_residuals[j]).c_str(),
                   result.converged[j] ? "yes" : "NO", tests_passed(result, j));
     std::printf("\niterations %d (%srestarts %d, %d explicit recompute%s of A X and A P%s); %s\n",
-                start.first_iteration + result.iterations, resumed_from(start.first_iteration).c_str(), result.restarts,
-                result.recomputes, result.recomputes == 1 ? "" : "s",
-                result.search_in_fp32 ? ", residual block in fp32" : "", stop_summary(result).c_str());
+                start.first_iteration + result.iterations, resumed_from(start.first_iteration).c_str(),
+                result.stats.restarts, result.stats.recomputes, result.stats.recomputes == 1 ? "" : "s",
+                result.stats.search_in_fp32 ? ", residual block in fp32" : "", stop_summary(result).c_str());
     if (guard.signal() != 0) std::printf("%s\n", guard.interruption_summary().c_str());
     if (!result.all_converged() && result.stop != solver::LobpcgStop::interrupted &&
         result.stop != solver::LobpcgStop::below_floor)
@@ -408,7 +408,7 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
           w.attribute("/", "resumed_from_iteration", std::int64_t{start.first_iteration});
           if (guard.signal() != 0) w.attribute("/", "interrupted", guard.interruption_summary());
           w.attribute("/", "block_size", std::int64_t{result.block_size});
-          w.attribute("/", "search_precision", std::string(result.search_in_fp32 ? "fp32" : "fp64"));
+          w.attribute("/", "search_precision", std::string(result.stats.search_in_fp32 ? "fp32" : "fp64"));
           for (auto [name, value] :
                {std::pair{"time_total", t.total}, {"time_spmm", t.spmm - halo_time}, {"time_halo", halo_time},
                 {"time_orthogonalization", t.orthogonalization}, {"time_rayleigh_ritz", t.rayleigh_ritz},

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "apps/cli.hpp"
+#include "apps/run/preconditioner_setup.hpp"
 #include "core/checks.hpp"
 #include "io/generators.hpp"
 #include "io/hdf5_csr.hpp"
@@ -15,7 +16,7 @@
 #include "io/matrix_market.hpp"
 #include "solver/operator/collective.hpp"
 #include "solver/plan/memory_check.hpp"
-#include "solver/precond/chebyshev_preconditioner.hpp"
+#include "solver/precond/preconditioner_memory.hpp"
 #include "spmm/memory.hpp"
 
 namespace blockeigs::apps {
@@ -78,20 +79,13 @@ MatrixExtent matrix_extent(const io::MatrixConfig& m, MPI_Comm comm) {
   return e;
 }
 
-// What a preconditioner holds beside the solver: Jacobi its diagonal (and
-// its inverse while it is made), Chebyshev two blocks of the preconditioned
-// width in fp64 (three in fp32, with the matrix's values in fp32) and, with
-// jacobi: true, the same two vectors. PETSc's own memory (an AIJ copy of the
-// rows, the PC's hierarchy) is not in the plan.
-void set_preconditioner(const io::PreconditionerConfig& p, bool eigensolver, Space space, solver::SolverShape& s) {
+// The preconditioner the config asks for, and what it holds (as its class states it).
+void set_preconditioner(const io::PreconditionerConfig& p, SpectrumEnd end, bool eigensolver, Space space,
+                        solver::SolverShape& s) {
   s.preconditioner = p.kind != PreconditionerKind::none;
-  s.preconditioner_vector_bytes = p.kind == PreconditionerKind::jacobi ? 2 * s.value_bytes : 0;
-  if (p.kind != PreconditionerKind::chebyshev) return;
   const Precision problem = s.value_bytes == 4 ? Precision::fp32 : Precision::fp64;
-  const bool single = solver::chebyshev_precision(p.precision, problem, eigensolver, space) != problem;
-  s.preconditioner_vector_bytes = p.jacobi ? 2 * (single ? 4 : s.value_bytes) : 0;
-  s.preconditioner_block_bytes = single ? 3 * 4 : 2 * s.value_bytes;
-  s.preconditioner_matrix_copy = single;
+  s.preconditioner_memory =
+      solver::preconditioner_memory(p.kind, problem, space, chebyshev_options(p, end, eigensolver));
 }
 
 int value_bytes(const io::ExecutionConfig& execution) { return execution.spmm_precision == Precision::fp32 ? 4 : 8; }
@@ -101,7 +95,7 @@ solver::SolverShape solver_shape(const io::EigsConfig& c, Space space, std::int6
   solver::SolverShape s = solver::lobpcg_shape(e.k, e.block_size, e.test == StoppingTest::backward,
                                                e.preconditioner.kind != PreconditionerKind::none,
                                                value_bytes(c.execution), space, rows);
-  set_preconditioner(e.preconditioner, true, space, s);
+  set_preconditioner(e.preconditioner, e.which, true, space, s);
   if (!e.start_file.empty()) s.start_columns = s.block;  // at most the block size
   s.output = !c.output.path.empty();
   s.generalized = c.matrix_b.has_value();
@@ -125,7 +119,7 @@ solver::SolverShape solver_shape(const io::CgConfig& c, Space space, std::int64_
   s.columns = b.columns;
   if (b.rhs == io::RhsSource::hdf5)  // the dataset's shape: no rows read
     s.columns = solver::collectively(comm, [&] { return io::read_hdf5_dense_rows(b.rhs_file, b.rhs_dataset, 0, 0).cols; });
-  set_preconditioner(b.preconditioner, false, space, s);
+  set_preconditioner(b.preconditioner, SpectrumEnd::smallest, false, space, s);
   s.known_solution = b.rhs == io::RhsSource::known_solution;
   s.output = !c.output.path.empty();
   s.output_rhs = s.output && b.rhs != io::RhsSource::hdf5 && b.rhs_output;

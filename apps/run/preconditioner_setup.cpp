@@ -13,6 +13,17 @@
 
 namespace blockeigs::apps {
 
+solver::ChebyshevOptions chebyshev_options(const io::PreconditionerConfig& config, SpectrumEnd end, bool eigensolver) {
+  solver::ChebyshevOptions options;
+  options.degree = config.degree;
+  options.lower = config.lower;
+  options.jacobi = config.jacobi;
+  options.precision = config.precision;
+  options.end = end;
+  options.eigensolver = eigensolver;
+  return options;
+}
+
 template <class T>
 BuiltPreconditioner<T> build_preconditioner(const io::PreconditionerConfig& config, solver::LinearOperator<T>& op,
                                             const solver::DistributedRows& matrix, SpectrumEnd end, bool eigensolver) {
@@ -21,15 +32,9 @@ BuiltPreconditioner<T> build_preconditioner(const io::PreconditionerConfig& conf
   if (config.kind == PreconditionerKind::jacobi) {
     built.object = std::make_unique<solver::JacobiPreconditioner<T>>(op);
   } else if (config.kind == PreconditionerKind::chebyshev) {
-    solver::ChebyshevOptions options;
-    options.degree = config.degree;
-    options.lower = config.lower;
-    options.jacobi = config.jacobi;
-    options.precision = config.precision;
-    options.end = end;
-    options.eigensolver = eigensolver;
     const double start = MPI_Wtime();
-    auto chebyshev = std::make_unique<solver::ChebyshevPreconditioner<T>>(op, options);
+    auto chebyshev =
+        std::make_unique<solver::ChebyshevPreconditioner<T>>(op, chebyshev_options(config, end, eigensolver));
     const solver::ChebyshevInterval& iv = chebyshev->interval();
     char text[320];
     std::snprintf(text, sizeof text,

@@ -10,6 +10,7 @@
 #include "io/config.hpp"
 #include "solver/operator/linear_operator.hpp"
 #include "solver/operator/load_matrix.hpp"
+#include "solver/precond/chebyshev_preconditioner.hpp"
 #include "solver/precond/preconditioner.hpp"
 
 namespace blockeigs::apps {
@@ -19,6 +20,10 @@ struct BuiltPreconditioner {
   std::unique_ptr<solver::Preconditioner<T>> object;  // null for none
   std::string description;  // for the run's header: "chebyshev degree 8 on [a, b] ..., set up in 0.01 s"
 };
+
+// The Chebyshev options a preconditioner config asks for (kind chebyshev),
+// for the solver that wants `end` (`eigensolver`: LOBPCG, else block CG).
+solver::ChebyshevOptions chebyshev_options(const io::PreconditionerConfig& config, SpectrumEnd end, bool eigensolver);
 
 // Collective over op.comm(); InputErrors (a zero diagonal for Jacobi, a zero
 // matrix for Chebyshev, options PETSc rejects, PETSc for the largest end or

@@ -4,7 +4,7 @@
 usage: lobpcg_search_precision.py N^D | MATRIX.mtx[.gz] [smallest|largest] [VARIANTS, e.g. 0,3]
 
 Models block-eigs' device path: X, P and A P carried by implicit updates, A X
-held implied as X Theta + Z where Z are the stored residuals (LobpcgOptions::
+held implied as X Theta + Z where Z are the stored residuals (LobpcgTuning::
 imply_ax), soft locking, and A X, A P recomputed every 100 steps. Each step
 stores the residuals Z and A Z in fp64, both rounded to fp32, or Z alone
 rounded to fp32 (the arithmetic stays fp64: A Z is A times the stored Z,

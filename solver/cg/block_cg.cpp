@@ -194,7 +194,7 @@ class BlockCg {
   const std::int64_t m_, s_;
   const double start_;
   BlockCgResult result_;
-  BlockCgTimings& time_ = result_.timings;
+  BlockCgTimings& time_ = result_.stats.timings;
   PhaseTimer clock_;
   const OrthonormalizeTolerances tol_;
   spmm::DenseBlock<T> PQR_, Xa_, scratch_, Zbuf_;

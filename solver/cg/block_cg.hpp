@@ -74,6 +74,12 @@ struct BlockCgTimings {
   double total = 0;
 };
 
+// How the solve went (BlockCgResult::stats, as LobpcgResult::stats): where
+// the time went. Diagnostics, not part of the answer.
+struct BlockCgStats {
+  BlockCgTimings timings;
+};
+
 // Why block CG stopped (BlockCgResult::stop).
 enum class BlockCgStop {
   converged,            // every column met its tolerance
@@ -107,7 +113,7 @@ struct BlockCgResult {
   BlockCgStop stop = BlockCgStop::converged;
   std::optional<BlockCgStall> stall;      // stop == stagnated
   std::vector<std::vector<double>> history;  // per iteration: ||r_j|| / ||b_j|| of every column (0 once done)
-  BlockCgTimings timings;
+  BlockCgStats stats;
 
   bool all_converged() const;
 };

@@ -22,13 +22,13 @@ LobpcgResult<T> LobpcgIteration<T, Ts>::run(double t_begin) {
     if (!search) {
       // No search direction left outside span[X P]: stop with the pairs as they are.
       --iteration_;
-      no_search_direction_ = true;
+      stop_.no_search_direction = true;
       continue;
     }
     const bool refresh = refresh_due();  // A X and A P from the operator after this step
     // On [X P W] (a restart drops P); [X P] <- S C with A X, A P and the residuals, or only [X P].
     rayleigh_ritz(search->w, search->active, refresh, search->s_t_az.rows() > 0 ? &search->s_t_az : nullptr);
-    fresh_ = false;
+    products_.fresh = false;
     if (refresh) refresh_products();
   }
   return finish(t_begin);
@@ -51,11 +51,11 @@ LobpcgResult<T> LobpcgIteration<T, Ts>::finish(double t_begin) {
   result_.iterations = iteration_;
   result_.norm_estimate = norm_a_;
   take_wanted_pairs(ctx_, column_range(cS(cur_), 0, k_), lambda_, x_norm_, r_norm_, conv_, B_ != nullptr, result_);
-  result_.stall = stall_;
+  result_.stall = stop_.stall;
   result_.stop = std::all_of(conv_.begin(), conv_.begin() + k_, [](bool c) { return c; }) ? LobpcgStop::converged
-                 : interrupted_ ? LobpcgStop::interrupted
-                 : no_search_direction_ ? LobpcgStop::no_search_direction
-                 : stall_ ? (stall_->diverged ? LobpcgStop::diverged : LobpcgStop::stagnated)
+                 : stop_.interrupted ? LobpcgStop::interrupted
+                 : stop_.no_search_direction ? LobpcgStop::no_search_direction
+                 : stop_.stall ? (stop_.stall->diverged ? LobpcgStop::diverged : LobpcgStop::stagnated)
                           : LobpcgStop::iteration_limit;
   const bool guarded = result_.stop == LobpcgStop::diverged || result_.stop == LobpcgStop::stagnated;
   if (guarded && options_.test == StoppingTest::relative) {

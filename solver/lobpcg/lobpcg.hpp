@@ -16,7 +16,7 @@
 //    preconditioner work) but stays in X and in every Rayleigh-Ritz step;
 //  - A X and A P are updated implicitly from the Ritz coefficients and
 //    recomputed with the operator every recompute_interval iterations (by
-//    default as seldom as the tolerance allows, see LobpcgOptions); A X is
+//    default as seldom as the tolerance allows, see LobpcgTuning); A X is
 //    recomputed before convergence is declared (or the iteration limit
 //    reported), so the decision and the reported residuals use true ones;
 //  - the Rayleigh-Ritz matrices' [X P] blocks are carried from the last
@@ -29,7 +29,7 @@
 //    the active columns' residuals first; on the device, without a
 //    preconditioner, A X is not stored but held as X Lambda + R, R being
 //    those residuals, which stay in the basis block anyway
-//    (LobpcgOptions::imply_ax);
+//    (LobpcgTuning::imply_ax);
 //  - W is not formed where its orthogonalisation took the fused pass: it is
 //    kept as coefficients over the raw residual columns Z (W = [X P] F + Z G),
 //    and A W, the Rayleigh-Ritz matrices and the Ritz update are taken
@@ -74,7 +74,7 @@ namespace blockeigs::solver {
 // solver::SpectrumEnd and the others below name the same types.
 using blockeigs::SpectrumEnd;
 
-// Whether LOBPCG holds A X implied (LobpcgOptions::imply_ax).
+// Whether LOBPCG holds A X implied (LobpcgTuning::imply_ax).
 enum class ImplyAX { automatic, always, never };
 
 // The precision LOBPCG stores the residuals Z in, the raw columns of its
@@ -93,7 +93,7 @@ enum class ImplyAX { automatic, always, never };
 //       bytes an SM cycle: an H100, not an H200; search_single_pays); fp64
 //       otherwise.
 // With a preconditioner, which writes W itself, Z is always in the blocks'
-// precision (fp32 is refused).
+// precision (fp32 is refused: search_precision_allows_preconditioner).
 using blockeigs::SearchPrecision;
 
 // How a residual r = A x - lambda x is judged converged:
@@ -155,21 +155,10 @@ struct LobpcgIterate {
   std::function<std::vector<double>()> block;
 };
 
-struct LobpcgOptions {
-  int k = 8;                    // eigenpairs wanted
-  int block_size = 0;           // 0: default_block_size(k, rows); else k <= block_size <= rows
-  SpectrumEnd which = SpectrumEnd::smallest;
-  double tolerance = 1e-6;
-  StoppingTest test = StoppingTest::relative;
-  int max_iterations = 1000;
-  // Stop (LobpcgStop::stagnated) when, for this many iterations (and half
-  // the iterations before), neither has the residuals' geometric mean fallen
-  // below 90% of its lowest nor has a wanted Ritz value moved toward the
-  // wanted end by more than rounding; 0: never. The slowest steady run seen,
-  // bcsstk21 unpreconditioned to 1e-4 in 18054 iterations, went 1508
-  // without such a fall of the residuals.
-  int stagnation_window = 2000;
-  std::uint64_t seed = 1;       // random start columns (the same for any rank count)
+// How the iteration is carried out, not what it computes: every automatic
+// value (0, automatic) suits any run, and the config names none of these.
+// For studying or testing the iteration's forms.
+struct LobpcgTuning {
   // Explicit A X, A P every this many iterations. The implicit updates drift
   // by ~eps ||A|| per iteration; 0 (the default) refreshes when the drift
   // could reach 1% of the smallest residual the test demands of a wanted
@@ -177,14 +166,6 @@ struct LobpcgOptions {
   // iterations (lobpcg_detail::automatic_recompute_interval). A refresh
   // costs about one iteration.
   int recompute_interval = 0;
-  bool keep_history = true;
-  std::function<void(const LobpcgProgress&)> monitor;  // optional, every iteration
-  // Optional: called on every rank after each iteration's test that does not
-  // end the run, at the same iteration on every rank, so it may communicate
-  // (a checkpoint; a stop agreed on after a signal). It must return the same
-  // on every rank: true ends the run there (LobpcgStop::interrupted), with the
-  // current pairs tested on true residuals like any other stop.
-  std::function<bool(const LobpcgIterate&)> between_iterations;
   // [X P] padded with zero columns at the end of P to a multiple of this many
   // columns, so that the blocks the Ritz update writes ([X P], A [X P] and
   // the residuals after them) start and end on whole 32-byte sectors however
@@ -201,7 +182,35 @@ struct LobpcgOptions {
   // to 20 on the device; on the host the separate products cost more than
   // the columns save); always: wherever there is no preconditioner; never.
   ImplyAX imply_ax = ImplyAX::automatic;
-  SearchPrecision search_precision = SearchPrecision::automatic;
+};
+
+// What the caller asks for (the config's eigensolver keys among them), then
+// the tuning.
+struct LobpcgOptions {
+  int k = 8;                    // eigenpairs wanted
+  int block_size = 0;           // 0: default_block_size(k, rows); else k <= block_size <= rows
+  SpectrumEnd which = SpectrumEnd::smallest;
+  double tolerance = 1e-6;
+  StoppingTest test = StoppingTest::relative;
+  int max_iterations = 1000;
+  // Stop (LobpcgStop::stagnated) when, for this many iterations (and half
+  // the iterations before), neither has the residuals' geometric mean fallen
+  // below 90% of its lowest nor has a wanted Ritz value moved toward the
+  // wanted end by more than rounding; 0: never. The slowest steady run seen,
+  // bcsstk21 unpreconditioned to 1e-4 in 18054 iterations, went 1508
+  // without such a fall of the residuals.
+  int stagnation_window = 2000;
+  std::uint64_t seed = 1;       // random start columns (the same for any rank count)
+  SearchPrecision search_precision = SearchPrecision::automatic;  // the residual block's precision (above)
+  bool keep_history = true;
+  std::function<void(const LobpcgProgress&)> monitor;  // optional, every iteration
+  // Optional: called on every rank after each iteration's test that does not
+  // end the run, at the same iteration on every rank, so it may communicate
+  // (a checkpoint; a stop agreed on after a signal). It must return the same
+  // on every rank: true ends the run there (LobpcgStop::interrupted), with the
+  // current pairs tested on true residuals like any other stop.
+  std::function<bool(const LobpcgIterate&)> between_iterations;
+  LobpcgTuning tuning;
 };
 
 // Seconds on this rank's clock; device work is synchronised at each phase
@@ -249,6 +258,21 @@ struct LobpcgStall {
   int fallen_at = 0;  // the last progress: the mean fell by 10%, or a wanted Ritz value moved
 };
 
+// How the run went: what the iteration's forms did (LobpcgTuning) and
+// where the time went. Diagnostics, not part of the answer.
+struct LobpcgStats {
+  int restarts = 0;                         // Rayleigh-Ritz steps that dropped P
+  int carried_steps = 0;                    // Rayleigh-Ritz steps that measured only S^T A W
+  int implicit_search_steps = 0;            // steps whose W was never formed (kept as raw columns + coefficients)
+  int recomputes = 0;                       // explicit A X, A P refreshes (LobpcgTuning::recompute_interval)
+  int drift_recomputes = 0;                 // of recomputes: brought forward by the fp32 Z's drift
+  int implied_ax_steps = 0;                 // Ritz updates that took A X from X and the residuals
+  int ax_recomputes = 0;                    // implied A X made explicit by the operator for another reader
+  int z_products_ahead = 0;                 // A Z multiplied before the convergence test, and used
+  bool search_in_fp32 = false;              // Z held in fp32 (LobpcgOptions::search_precision)
+  LobpcgTimings timings;
+};
+
 template <class T>
 struct LobpcgResult {
   // k pairs: ascending for smallest, descending for largest.
@@ -276,19 +300,10 @@ struct LobpcgResult {
   // their residual bounds.
   bool restored = false;
   int iterations = 0;
-  int restarts = 0;                         // Rayleigh-Ritz steps that dropped P
-  int carried_steps = 0;                    // Rayleigh-Ritz steps that measured only S^T A W
-  int implicit_search_steps = 0;            // steps whose W was never formed (kept as raw columns + coefficients)
-  int recomputes = 0;                       // explicit A X, A P refreshes (recompute_interval)
-  int implied_ax_steps = 0;                 // Ritz updates that took A X from X and the residuals
-  int ax_recomputes = 0;                    // implied A X made explicit by the operator for another reader
-  int z_products_ahead = 0;                 // A Z multiplied before the convergence test, and used
-  bool search_in_fp32 = false;              // Z held in fp32 (LobpcgOptions::search_precision)
-  int drift_recomputes = 0;                 // of recomputes: brought forward by the fp32 Z's drift
   int block_size = 0;
   double norm_estimate = 0;                 // ||A||_est used by the backward test
   std::vector<LobpcgStep> history;          // one entry per iteration (keep_history)
-  LobpcgTimings timings;
+  LobpcgStats stats;
 
   bool all_converged() const;
 };

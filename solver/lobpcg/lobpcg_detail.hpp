@@ -89,7 +89,7 @@ HostMatrix assemble_ritz_matrix(const HostMatrix& q_block, const HostMatrix& w_c
 HostMatrix in_search_basis(const HostMatrix& G, const HostMatrix& from_q, const HostMatrix& from_z);
 HostMatrix to_raw_coefficients(const HostMatrix& C, const HostMatrix& from_q, const HostMatrix& from_z);
 
-// ---- P's zero padding (LobpcgOptions::column_alignment) -------------------
+// ---- P's zero padding (LobpcgTuning::column_alignment) --------------------
 // G without its rows and columns [first, first + count).
 HostMatrix without_span(const HostMatrix& G, std::int64_t first, std::int64_t count);
 // C with `count` zero rows inserted before its row `first` and zero columns
@@ -114,7 +114,7 @@ template <class T>
 void validate_pencil(const LinearOperator<T>& A, const LinearOperator<T>* B,
                      const std::optional<spmm::ConstDenseView<T>>& constraints, int nb, SearchPrecision precision);
 
-// [X P] spans a multiple of this many columns (LobpcgOptions::column_alignment):
+// [X P] spans a multiple of this many columns (LobpcgTuning::column_alignment):
 // the option, or 4 for fp64 on the device, else 1.
 template <class T>
 std::int64_t column_alignment(const LobpcgOptions& options, Space space);

@@ -62,19 +62,19 @@ LobpcgIteration<T, Ts>::LobpcgIteration(LinearOperator<T>& A, const LobpcgOption
       w_width_(round_up(nb, align_)),
       blocks_(space_, n_, ld_, w_width_),
       scratch_(space_, n_, nb),
-      time_(result_.timings),
+      time_(result_.stats.timings),
       clock_(ctx_),
       norm_a_(initial_norm_estimate()),
       ritz_eigen_(rank_ == 0 ? ritz_eigen_solver(ctx_, widest_xp_ + nb) : SymmetricEigenSolver()),
       imply_ax_(!preconditioner && !B && !constraints &&
-                (options.imply_ax == ImplyAX::always ||
-                 (options.imply_ax == ImplyAX::automatic &&
+                (options.tuning.imply_ax == ImplyAX::always ||
+                 (options.tuning.imply_ax == ImplyAX::automatic &&
                   ritz_update_prefers_implied_ax<T>(ctx_, widest_xp_ + nb, widest_xp_ + nb, widest_xp_, nb)))),
       scaled_(static_cast<std::size_t>(nb)),
       conv_(static_cast<std::size_t>(nb)),
       best_(ctx_, n_, k_, options_.stagnation_window, options_.which, tol_.eps, single) {
   result_.block_size = nb;
-  result_.search_in_fp32 = single;
+  result_.stats.search_in_fp32 = single;
   result_.generalized = B != nullptr;
   if (B) {
     for (auto& b : b_blocks_) {
@@ -128,10 +128,10 @@ void LobpcgIteration<T, Ts>::apply_a(std::int64_t first, std::int64_t count) {
   const std::int64_t q = nb_ + np_;
   BLOCKEIGS_ASSERT(first + count <= q || first >= q);
   if (first < q) {
-    carried_ = false;
-    residuals_.reset();
+    carried_.valid = false;
+    residuals_.norms.reset();
   }
-  if (first == 0 && count >= nb_) ax_implied_ = false;
+  if (first == 0 && count >= nb_) products_.ax_implied = false;
   clock_.to(time_.other);
   if (first < q) {
     A_.apply(T(1), column_range(cS(cur_), first, count), T(0), column_range(AS(cur_), first, count));
@@ -145,9 +145,9 @@ void LobpcgIteration<T, Ts>::apply_a(std::int64_t first, std::int64_t count) {
 // A X into its columns of A S, where it was implied.
 template <class T, class Ts>
 void LobpcgIteration<T, Ts>::make_ax_explicit() {
-  if (!ax_implied_) return;
+  if (!products_.ax_implied) return;
   apply_a(0, nb_);
-  ++result_.ax_recomputes;
+  ++result_.stats.ax_recomputes;
 }
 
 // R = A X - X Lambda and the norms, formed by the Ritz update or here in
@@ -157,9 +157,9 @@ void LobpcgIteration<T, Ts>::make_ax_explicit() {
 template <class T, class Ts>
 bool LobpcgIteration<T, Ts>::test_residuals() {
   for (;;) {
-    if (!residuals_) form_residuals();
-    ResidualNorms norms = std::move(*residuals_);
-    residuals_.reset();
+    if (!residuals_.norms) form_residuals();
+    ResidualNorms norms = std::move(*residuals_.norms);
+    residuals_.norms.reset();
     r_norm_ = std::move(norms.residual);
     x_norm_ = std::move(norms.x);
     int converged = 0;
@@ -171,22 +171,22 @@ bool LobpcgIteration<T, Ts>::test_residuals() {
                  {lambda_, r_norm_, x_norm_, norm_a_});
     tested_buffer_ = cur_;
     result_.jumps.insert(result_.jumps.end(), best_.jumps().begin(), best_.jumps().end());
-    jumps_unreported_.insert(jumps_unreported_.end(), best_.jumps().begin(), best_.jumps().end());
-    stall_ = best_.stall();
+    monitor_.pending_jumps.insert(monitor_.pending_jumps.end(), best_.jumps().begin(), best_.jumps().end());
+    stop_.stall = best_.stall();
     clock_.to(time_.other);
-    bool stop = converged == k_ || iteration_ >= options_.max_iterations || no_search_direction_ || stall_;
+    bool stop = converged == k_ || iteration_ >= options_.max_iterations || stop_.no_search_direction || stop_.stall;
     // No timer mark here: an event each iteration would settle the timer's
     // batch sooner, which waits for the device and breaks the overlap of the
     // test with the A Z queued ahead (a checkpoint's time goes to the next phase).
-    if (!stop && !interrupted_ && options_.between_iterations) {
-      interrupted_ = options_.between_iterations(iterate());
-      stop = interrupted_;
+    if (!stop && !stop_.interrupted && options_.between_iterations) {
+      stop_.interrupted = options_.between_iterations(iterate());
+      stop = stop_.interrupted;
     }
-    stop = stop || interrupted_;
-    if (stop && !fresh_) {
+    stop = stop || stop_.interrupted;
+    if (stop && !products_.fresh) {
       // Decide on, and report, true residuals: recompute A X with the operator and test again.
       apply_a(0, nb_);
-      fresh_ = true;
+      products_.fresh = true;
       continue;
     }
     report(converged, stop);
@@ -213,21 +213,21 @@ void LobpcgIteration<T, Ts>::form_residuals() {
   const spmm::ConstDenseView<T> X = column_range(cS(cur_), 0, nb_);
   const spmm::DenseView<Ts> Rv = column_range(Z(cur_), 0, nb_);
   ahead_ = ProductAhead{};  // the residuals are formed afresh
-  if (ax_implied_) {
+  if (products_.ax_implied) {
     make_ax_explicit();
-    fresh_ = true;
+    products_.fresh = true;
   }
   if constexpr (single) {  // formed in fp64, then rounded into Z
     const spmm::DenseView<T> Rt{space_, n_, nb_, w_width_, blocks_.ZT.data()};
-    residuals_ = eigen_residuals(ctx_, comm_, X, column_range(cAS(cur_), 0, nb_), lambda_, Rt);
+    residuals_.norms = eigen_residuals(ctx_, comm_, X, column_range(cAS(cur_), 0, nb_), lambda_, Rt);
     convert_block(ctx_, spmm::ConstDenseView<T>(Rt), Rv);
   } else {
     // With B: R = A X - B X Lambda, and ||B x|| for the test's scale.
-    residuals_ = eigen_residuals(ctx_, comm_, B_ ? column_range(cBS(cur_), 0, nb_) : X,
+    residuals_.norms = eigen_residuals(ctx_, comm_, B_ ? column_range(cBS(cur_), 0, nb_) : X,
                                  column_range(cAS(cur_), 0, nb_), lambda_, Rv);
   }
-  residual_position_.resize(static_cast<std::size_t>(nb_));
-  std::iota(residual_position_.begin(), residual_position_.end(), std::int64_t{0});
+  residuals_.position.resize(static_cast<std::size_t>(nb_));
+  std::iota(residuals_.position.begin(), residuals_.position.end(), std::int64_t{0});
 }
 
 // The history and the monitor, once per iteration.
@@ -242,9 +242,9 @@ void LobpcgIteration<T, Ts>::report(int converged, bool stop) {
   }
   // Once per iteration, and again at the stop where an earlier test of the
   // same iteration was reported (no search direction left).
-  if (options_.monitor && (iteration_ != last_reported_ || (stop && !reported_last_))) {
-    last_reported_ = iteration_;
-    reported_last_ = stop;
+  if (options_.monitor && (iteration_ != monitor_.last_iteration || (stop && !monitor_.saw_stop))) {
+    monitor_.last_iteration = iteration_;
+    monitor_.saw_stop = stop;
     int first = 0;
     while (first < k_ && conv_[first]) ++first;
     if (first == k_) first = 0;
@@ -257,14 +257,14 @@ void LobpcgIteration<T, Ts>::report(int converged, bool stop) {
     progress.max_iterations = options_.max_iterations;
     progress.elapsed = MPI_Wtime() - t_begin_;
     progress.last = stop;
-    progress.jumps = std::move(jumps_unreported_);
-    jumps_unreported_.clear();
+    progress.jumps = std::move(monitor_.pending_jumps);
+    monitor_.pending_jumps.clear();
     // The floor warning, once, where the Ritz values first show it (host arithmetic on k values).
-    if (!floor_warned_ && options_.test == StoppingTest::relative) {
+    if (!monitor_.floor_warned && options_.test == StoppingTest::relative) {
       progress.below_floor = pairs_below_floor(options_.which, tol_.eps, norm_a_, options_.tolerance, lambda_,
                                                conv_, k_, progress.floor);
       progress.norm_estimate = norm_a_;
-      floor_warned_ = !progress.below_floor.empty();
+      monitor_.floor_warned = !progress.below_floor.empty();
     }
     options_.monitor(progress);
   }
@@ -276,19 +276,19 @@ void LobpcgIteration<T, Ts>::report(int converged, bool stop) {
 // step.
 template <class T, class Ts>
 bool LobpcgIteration<T, Ts>::refresh_due() {
-  const int interval = options_.recompute_interval > 0
-                           ? options_.recompute_interval
+  const int interval = options_.tuning.recompute_interval > 0
+                           ? options_.tuning.recompute_interval
                            : automatic_recompute_interval(tol_.eps, norm_a_, options_.tolerance, options_.test,
                                                           lambda_, x_norm_, k_);
-  bool refresh = ++implicit_steps_ >= interval;
+  bool refresh = ++products_.implicit_steps >= interval;
   if constexpr (single) {
     // Z's rounding in the implied A X (search_drift_due), unless the
     // user fixed the interval.
-    if (ax_implied_) z_drift_sum_ += *std::max_element(r_norm_.begin(), r_norm_.end());
-    if (!refresh && options_.recompute_interval == 0 &&
-        search_drift_due(std::numeric_limits<Ts>::epsilon() / 2, z_drift_sum_, r_norm_, conv_)) {
+    if (products_.ax_implied) products_.z_drift_sum += *std::max_element(r_norm_.begin(), r_norm_.end());
+    if (!refresh && options_.tuning.recompute_interval == 0 &&
+        search_drift_due(std::numeric_limits<Ts>::epsilon() / 2, products_.z_drift_sum, r_norm_, conv_)) {
       refresh = true;
-      ++result_.drift_recomputes;
+      ++result_.stats.drift_recomputes;
     }
   }
   return refresh;
@@ -299,10 +299,10 @@ bool LobpcgIteration<T, Ts>::refresh_due() {
 template <class T, class Ts>
 void LobpcgIteration<T, Ts>::refresh_products() {
   apply_a(0, nb_ + np_);
-  fresh_ = true;
-  implicit_steps_ = 0;
-  z_drift_sum_ = 0;
-  ++result_.recomputes;
+  products_.fresh = true;
+  products_.implicit_steps = 0;
+  products_.z_drift_sum = 0;
+  ++result_.stats.recomputes;
 }
 
 // Each file instantiates the members it defines that the others call.

@@ -10,7 +10,7 @@
 // The basis S = [X P Z] is taken in two views (SplitColumns); Z may be in
 // fp32 beside fp64 blocks (LobpcgOptions::search_precision). P occupies
 // only as many columns as it currently has, padded with zero columns to the
-// column alignment (LobpcgOptions::column_alignment).
+// column alignment (LobpcgTuning::column_alignment).
 //
 // The steps live one algorithmic piece per file: set-up, operator products
 // and the stopping test in lobpcg_iteration.cpp, the search block W in
@@ -237,15 +237,19 @@ class LobpcgIteration {
   // the implicitly updated blocks), so that every recompute_interval
   // iterations the full Gram matrices are measured again and rounding cannot
   // accumulate in them.
-  HostMatrix carried_a_, carried_b_;
-  bool carried_ = false;
+  struct Carried {
+    HostMatrix a, b;     // C^T GA C, C^T GB C (rank 0)
+    bool valid = false;  // on every rank: made for the current [X P]
+  } carried_;
   BasisOptions basis_options_;
-  // The residual norms of the current X, when the Ritz update formed them,
-  // and where it placed each residual among Z's columns: the
-  // last step's active ones first, so that soft locking seldom has to move
-  // any (see place_search_columns).
-  std::optional<ResidualNorms> residuals_;
-  std::vector<std::int64_t> residual_position_;
+  // The residuals of the current X, in Z's block.
+  struct Residuals {
+    std::optional<ResidualNorms> norms;  // when the Ritz update formed them (else form_residuals)
+    // Where the update placed each column's residual among Z's columns: the
+    // last step's active ones first, so that soft locking seldom has to move
+    // any (see place_search_columns).
+    std::vector<std::int64_t> position;
+  } residuals_;
   // A X held implied instead of stored: X Lambda plus the residuals, which
   // stay in Z's block as W's raw columns (ImpliedAX). The Ritz
   // update then neither writes A X nor reads it (LOBPCG's 220 columns of
@@ -253,7 +257,13 @@ class LobpcgIteration {
   // writes W over the residuals. Whatever else reads A X makes it explicit
   // with the operator first (make_ax_explicit), which is rare.
   const bool imply_ax_;
-  bool ax_implied_ = false;
+  // How A X and A P stand against the operator's own products.
+  struct Products {
+    bool ax_implied = false;  // A X is held implied now (imply_ax_)
+    bool fresh = false;       // A X computed by the operator since the last update
+    int implicit_steps = 0;   // Ritz updates since A X and A P were last computed by the operator
+    double z_drift_sum = 0;   // Z in fp32: the steps' largest residual norms since then
+  } products_;
 
   // A Z queued right behind the Ritz update, before the convergence test
   // has decided which residuals go on: the last step's active ones, which
@@ -269,21 +279,26 @@ class LobpcgIteration {
 
   // ---- the loop's state ------------------------------------------------------------
   int iteration_ = 0;
-  int implicit_steps_ = 0;  // Ritz updates since A X and A P were last computed by the operator
-  double z_drift_sum_ = 0;  // Z in fp32: the steps' largest residual norms since then
-  bool fresh_ = false;      // A X computed by the operator since the last update
-  bool no_search_direction_ = false;  // no search direction left outside span[X P]
-  bool interrupted_ = false;          // LobpcgOptions::between_iterations asked to stop
+  // The last test, per column of X: ||r||, ||x|| (||B x|| with B), the
+  // residual as the test scales it, and its verdict.
   std::vector<double> r_norm_, x_norm_, scaled_;
   std::vector<bool> conv_;
-  int last_reported_ = -1;
-  bool reported_last_ = false;   // the monitor has seen the stop
-  bool floor_warned_ = false;    // LobpcgProgress::below_floor reported
-  double t_begin_ = 0;           // MPI_Wtime when the solve began
-  BestIterate<T> best_;     // the best iterate; divergence and stagnation
   int tested_buffer_ = -1;  // the buffer whose X the last test saw
-  std::vector<LobpcgJump> jumps_unreported_;  // found since the monitor's last report
-  std::optional<LobpcgStall> stall_;
+  BestIterate<T> best_;     // the best iterate; divergence and stagnation
+  // What stops the loop short of convergence (finish() names it a LobpcgStop).
+  struct Stop {
+    bool no_search_direction = false;  // no search direction left outside span[X P]
+    bool interrupted = false;          // LobpcgOptions::between_iterations asked to stop
+    std::optional<LobpcgStall> stall;  // the guard's: diverged or stagnated
+  } stop_;
+  // What the monitor has been told.
+  struct Monitor {
+    int last_iteration = -1;
+    bool saw_stop = false;                  // the stop was reported
+    bool floor_warned = false;              // LobpcgProgress::below_floor reported
+    std::vector<LobpcgJump> pending_jumps;  // found since the last report
+  } monitor_;
+  double t_begin_ = 0;  // MPI_Wtime when the solve began
 };
 
 }  // namespace blockeigs::solver::lobpcg_detail

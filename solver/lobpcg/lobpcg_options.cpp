@@ -45,14 +45,15 @@ int validate_options(const LinearOperator<T>& A, const LobpcgOptions& o,
   if (o.max_iterations < 1) fail_input("LOBPCG: max_iterations must be at least 1, got ", o.max_iterations);
   if (o.stagnation_window < 0)
     fail_input("LOBPCG: stagnation_window must be 0 (never) or positive, got ", o.stagnation_window);
-  if (o.recompute_interval < 0)
-    fail_input("LOBPCG: recompute_interval must be 0 (automatic) or positive, got ", o.recompute_interval);
-  if (o.column_alignment < 0 || o.column_alignment > 64)
-    fail_input("LOBPCG: column_alignment must be 0 (automatic) or 1 to 64, got ", o.column_alignment);
+  if (o.tuning.recompute_interval < 0)
+    fail_input("LOBPCG: tuning.recompute_interval must be 0 (automatic) or positive, got ",
+               o.tuning.recompute_interval);
+  if (o.tuning.column_alignment < 0 || o.tuning.column_alignment > 64)
+    fail_input("LOBPCG: tuning.column_alignment must be 0 (automatic) or 1 to 64, got ", o.tuning.column_alignment);
   const int nb = o.block_size > 0 ? o.block_size : default_block_size(o.k, rows);
-  if (o.search_precision == SearchPrecision::fp32 && has_preconditioner && std::is_same_v<T, double>)
-    fail_input("LOBPCG: search_precision fp32 needs preconditioner none (a preconditioner writes the search "
-               "block itself, in the blocks' precision); use fp64 or auto");
+  // (fp32 blocks hold the search block in fp32 whatever the preconditioner.)
+  if (!search_precision_allows_preconditioner(o.search_precision) && has_preconditioner && std::is_same_v<T, double>)
+    fail_input("LOBPCG: search_precision ", search_precision_needs_no_preconditioner);
   // The start block's shape is per rank: agree before anyone proceeds.
   collectively(A.comm(), [&] {
     if (!start) return;
@@ -169,7 +170,7 @@ int automatic_recompute_interval(double eps, double norm_a, double tolerance, St
 
 template <class T>
 std::int64_t column_alignment(const LobpcgOptions& options, Space space) {
-  if (options.column_alignment > 0) return options.column_alignment;
+  if (options.tuning.column_alignment > 0) return options.tuning.column_alignment;
   return space == Space::device && std::is_same_v<T, double> ? 32 / sizeof(T) : 1;
 }
 
@@ -181,7 +182,7 @@ bool search_in_fp32(const LinearOperator<T>& A, const LobpcgOptions& options, bo
     if (preconditioned || options.search_precision == SearchPrecision::fp64) return false;
     if (options.search_precision == SearchPrecision::fp32) return true;
     const std::int64_t widest_xp = round_up(2 * std::int64_t{nb}, column_alignment<T>(options, A.context().space()));
-    return applies_single(A) && options.imply_ax != ImplyAX::never &&
+    return applies_single(A) && options.tuning.imply_ax != ImplyAX::never &&
            search_single_kernels_fit(A.context(), widest_xp + nb, widest_xp + nb, widest_xp, nb) &&
            search_single_pays(A.context());
   }

@@ -32,15 +32,15 @@ void LobpcgIteration<T, Ts>::rayleigh_ritz(const SearchBlock& w, const std::vect
   // Derived: S^T A Z measured, the rest carried or from the orthogonalisation.
   // The same choice on every rank: `carried` and the fused pass's branch are.
   // (With B the W rows of S^T B S come from the B-inner product's conditioning.)
-  bool derive = (B_ || !constrained_) && carried_ && w.kept > 0 && basis_options_.w_gram.rows() == q + w.kept;
+  bool derive = (B_ || !constrained_) && carried_.valid && w.kept > 0 && basis_options_.w_gram.rows() == q + w.kept;
   for (;;) {
     ritz_matrices(w, derive, s_t_az, step);
     s_t_az = nullptr;
     if (!solve_small_problem(w, active, derive, step)) break;
     derive = false;
   }
-  carried_ = true;
-  result_.carried_steps += derive ? 1 : 0;
+  carried_.valid = true;
+  result_.stats.carried_steps += derive ? 1 : 0;
   broadcast(comm_, step.level);
   broadcast(comm_, step.all_values);
   broadcast(comm_, step.chosen);
@@ -57,7 +57,7 @@ void LobpcgIteration<T, Ts>::rayleigh_ritz(const SearchBlock& w, const std::vect
   np_ = step.coeff.cols() - nb_;
   lambda_ = std::move(step.chosen);
   for (double v : step.all_values) norm_a_ = std::max(norm_a_, std::abs(v));
-  result_.restarts += step.level > 0 ? 1 : 0;
+  result_.stats.restarts += step.level > 0 ? 1 : 0;
   clock_.to(time_.rayleigh_ritz);
 }
 
@@ -74,8 +74,8 @@ void LobpcgIteration<T, Ts>::ritz_matrices(const SearchBlock& w, bool derive, co
     // S^T A Z, measured with W's Gram matrix where the caller could.
     const HostMatrix G = s_t_az ? *s_t_az : gram<T>(ctx_, comm_, basis_in_t(cur_, q, w.raw), AWv);
     if (rank_ == 0) {
-      step.GA = in_w_basis(w, assemble_ritz_matrix(carried_a_, G));
-      step.GB = assemble_ritz_matrix(carried_b_, basis_options_.w_gram);
+      step.GA = in_w_basis(w, assemble_ritz_matrix(carried_.a, G));
+      step.GB = assemble_ritz_matrix(carried_.b, basis_options_.w_gram);
     }
   } else {
     // S^T [X P Z] (with B: S^T [B X B P B W]) and S^T [A [X P] A W]: GB and
@@ -164,16 +164,16 @@ void LobpcgIteration<T, Ts>::update_basis(const SearchBlock& w, const std::vecto
   // A X as the last residuals describe it, and whether the next A X is
   // stored or left to the residuals this update forms.
   std::optional<ImpliedAX> implied;
-  if (ax_implied_) implied = ImpliedAX{lambda_, q, residual_position_};
+  if (products_.ax_implied) implied = ImpliedAX{lambda_, q, residuals_.position};
   const bool store_ax = !imply_ax_;
   // Active residuals first, in order, then the converged ones.
-  residual_position_.assign(static_cast<std::size_t>(nb_), 0);
+  residuals_.position.assign(static_cast<std::size_t>(nb_), 0);
   std::int64_t place = 0;
   std::vector<bool> is_active(static_cast<std::size_t>(nb_), active.empty());
   for (std::int64_t j : active) is_active[j] = true;
   for (int pass = 0; pass < 2; ++pass)
     for (int j = 0; j < nb_; ++j)
-      if (is_active[j] == (pass == 0)) residual_position_[j] = place++;
+      if (is_active[j] == (pass == 0)) residuals_.position[j] = place++;
   // With A X implied, S's view reaches the residuals (all nb of them).
   const SplitColumns<T, Ts> S_read = implied ? basis(cur_, q, std::max(w.raw, std::int64_t{nb_})) : Sv;
   ahead_ = ProductAhead{};
@@ -195,18 +195,19 @@ void LobpcgIteration<T, Ts>::update_basis(const SearchBlock& w, const std::vecto
       // are A X - B X Lambda with ||B x||; then [X P] itself.
       const SplitColumns<T> BSv(column_range(cBS(cur_), 0, q),
                                 column_range(spmm::ConstDenseView<T>(BW()), 0, w.raw));
-      residuals_ = solver::ritz_update(ctx_, comm_, BSv, ASv, step.coeff, step.chosen, column_range(BS(next), 0, m),
-                                       column_range(AS(next), 0, m), column_range(Z(next), 0, nb_),
-                                       residual_position_, meanwhile);
+      residuals_.norms = solver::ritz_update(ctx_, comm_, BSv, ASv, step.coeff, step.chosen,
+                                             column_range(BS(next), 0, m), column_range(AS(next), 0, m),
+                                             column_range(Z(next), 0, nb_), residuals_.position, meanwhile);
       split_update<T>(ctx_, basis_in_t(cur_, q, w.raw), 0, step.coeff, T(0), column_range(S(next), 0, m));
       return;
     }
   }
-  residuals_ = solver::ritz_update(ctx_, comm_, S_read, ASv, step.coeff, step.chosen, column_range(S(next), 0, m),
-                                   column_range(AS(next), 0, m), column_range(Z(next), 0, nb_), residual_position_,
-                                   meanwhile, implied ? &*implied : nullptr, store_ax);
-  ax_implied_ = !store_ax;
-  result_.implied_ax_steps += implied ? 1 : 0;
+  residuals_.norms = solver::ritz_update(ctx_, comm_, S_read, ASv, step.coeff, step.chosen,
+                                         column_range(S(next), 0, m), column_range(AS(next), 0, m),
+                                         column_range(Z(next), 0, nb_), residuals_.position, meanwhile,
+                                         implied ? &*implied : nullptr, store_ax);
+  products_.ax_implied = !store_ax;
+  result_.stats.implied_ax_steps += implied ? 1 : 0;
 }
 
 // The next step's [X P] blocks of both Rayleigh-Ritz matrices, on rank 0
@@ -214,8 +215,8 @@ void LobpcgIteration<T, Ts>::update_basis(const SearchBlock& w, const std::vecto
 template <class T, class Ts>
 void LobpcgIteration<T, Ts>::carry(const RitzStep& step) {
   if (rank_ != 0) return;
-  carried_a_ = transpose_times(step.coeff_w, multiply(step.GA, step.coeff_w));
-  carried_b_ = transpose_times(step.coeff_w, multiply(step.GB, step.coeff_w));
+  carried_.a = transpose_times(step.coeff_w, multiply(step.GA, step.coeff_w));
+  carried_.b = transpose_times(step.coeff_w, multiply(step.GB, step.coeff_w));
 }
 
 #define BLOCKEIGS_LOBPCG_RAYLEIGH_RITZ(T, Ts)                                                                  \

@@ -42,7 +42,7 @@ bool LobpcgIteration<T, Ts>::place_search_columns(const std::vector<std::int64_t
   // The active residuals' columns in Rv, and whether A Z was multiplied
   // ahead for all of them (A W's columns then move with them).
   std::vector<std::int64_t> active_columns;
-  for (std::int64_t j : active) active_columns.push_back(residual_position_[j]);
+  for (std::int64_t j : active) active_columns.push_back(residuals_.position[j]);
   const bool z_product_ahead =
       ahead_.queued && ahead_.q == q &&
       std::all_of(active_columns.begin(), active_columns.end(), [&](std::int64_t c) { return c < ahead_.count; });
@@ -62,7 +62,7 @@ bool LobpcgIteration<T, Ts>::place_search_columns(const std::vector<std::int64_t
     // so they need moving only when one has converged (or come back).
     std::sort(active_columns.begin(), active_columns.end());
     if (active_columns.back() != na - 1) {
-      if (ax_implied_) {
+      if (products_.ax_implied) {
         // A X needs every residual: reorder them instead, the converged after.
         std::vector<std::int64_t> order = active_columns, moved_to(static_cast<std::size_t>(nb_), 0);
         for (std::int64_t c = 0; c < nb_; ++c)
@@ -70,7 +70,7 @@ bool LobpcgIteration<T, Ts>::place_search_columns(const std::vector<std::int64_t
         for (std::int64_t c = 0; c < nb_; ++c) moved_to[order[c]] = c;
         permute_columns(ctx_, Rv, order);
         if (z_product_ahead) permute_columns(ctx_, AR, order);
-        for (auto& p : residual_position_) p = moved_to[p];
+        for (auto& p : residuals_.position) p = moved_to[p];
       } else {
         keep_columns(ctx_, Rv, active_columns);
         if (z_product_ahead) keep_columns(ctx_, AR, active_columns);
@@ -98,8 +98,8 @@ std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search(std::vector<s
   const spmm::ConstDenseView<T> XP = column_range(cS(cur_), 0, q);
   const SplitColumns<T, Ts> XPZ = basis(cur_, q, na);
   HostMatrix measured, s_t_az;
-  result_.z_products_ahead += z_product_ahead ? 1 : 0;
-  if (carried_) {
+  result_.stats.z_products_ahead += z_product_ahead ? 1 : 0;
+  if (carried_.valid) {
     if (!z_product_ahead) apply_a(q, z_product_width(na));
     const HostMatrix both =
         start_gram_pair(ctx_, comm_, XPZ, spmm::ConstDenseView<Ts>(W), column_range(cAW(cur_), 0, na)).finish();
@@ -113,7 +113,7 @@ std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search(std::vector<s
     if (!z_product_ahead) apply_a(q, z_product_width(na));
     measured = z_gram.finish();
   }
-  basis_options_.q_gram = rank_ == 0 && carried_ ? &carried_b_ : nullptr;
+  basis_options_.q_gram = rank_ == 0 && carried_.valid ? &carried_.b : nullptr;
   basis_options_.implicit = true;
   basis_options_.measured_gram = &measured;
   const ConditionedSearch conditioned = condition_search_block<T, Ts>(
@@ -126,7 +126,7 @@ std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search(std::vector<s
   SearchBlock search{nw, nw, std::move(basis_options_.w_from_q), std::move(basis_options_.w_from_z)};
   if (search.from_z.rows() > 0) {
     search.raw = search.from_z.rows();
-    ++result_.implicit_search_steps;
+    ++result_.stats.implicit_search_steps;
   }
   // Not even a random direction: [X P] spans the whole space (a matrix
   // barely wider than the block) and the tolerance is below its rounding
@@ -170,7 +170,7 @@ std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search_b(std::vector
     require_positive_b_norms(measured, q, na, tol_.eps);
     clock_.to(time_.rayleigh_ritz);
     // Q^T B Q for Q = [X P]: carried, else B-orthonormal to rounding.
-    basis_options_.q_gram = rank_ == 0 && carried_ ? &carried_b_ : nullptr;
+    basis_options_.q_gram = rank_ == 0 && carried_.valid ? &carried_.b : nullptr;
     basis_options_.implicit = true;
     basis_options_.implicit_only = true;
     basis_options_.measured_gram = &measured;
@@ -180,7 +180,7 @@ std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search_b(std::vector
     basis_options_.measured_gram = nullptr;
     clock_.to(time_.orthogonalization);
     if (kept > 0 && basis_options_.w_from_z.rows() == na) {
-      ++result_.implicit_search_steps;
+      ++result_.stats.implicit_search_steps;
       SearchBlock search{na, kept, std::move(basis_options_.w_from_q), std::move(basis_options_.w_from_z)};
       return SearchStep{std::move(active), std::move(search), std::move(s_t_az)};
     }

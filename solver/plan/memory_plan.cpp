@@ -95,7 +95,7 @@ void add_halo(const RankShape& s, std::int64_t width, int v, std::vector<MemoryI
 // and its off-diagonal product at `width` columns; the index arrays are shared.
 void add_preconditioner_matrix(const RankShape& s, const SolverShape& o, std::int64_t width,
                                std::vector<MemoryItem>& items, Phases& p) {
-  if (!o.preconditioner_matrix_copy) return;
+  if (!o.preconditioner_memory.matrix_copy) return;
   const std::int64_t bytes = 4 * (s.local_nnz + s.local_rows + s.off_diagonal_rows * width);
   items.push_back({"preconditioner: the matrix's values in fp32 and their halo product", 0, bytes});
   p.op_solve += bytes;
@@ -142,7 +142,8 @@ void add_lobpcg(const RankShape& s, const SolverShape& o, const SecondMatrix* b,
   }
   add_preconditioner_matrix(s, o, nb, items, p);
   std::int64_t extra = 0;
-  extra += (o.preconditioner_vector_bytes + o.preconditioner_block_bytes * nb) * m;  // diagonals, Chebyshev's blocks
+  const PreconditionerMemory& pm = o.preconditioner_memory;
+  extra += (pm.vector_bytes + pm.block_bytes * nb) * m;  // diagonals, Chebyshev's blocks
   if (o.norm_estimate) extra += 2 * m * v;   // the power method's two vectors
   if (o.start_columns > 0) extra += m * o.start_columns * v;
   if (extra > 0) items.push_back({"preconditioner, norm estimate, start block", 0, extra});
@@ -157,8 +158,8 @@ void add_block_cg(const RankShape& s, const SolverShape& o, std::vector<MemoryIt
                                     : "block CG: [P Q R], X, scratch (right-hand sides each)",
                    0, solver});
   add_preconditioner_matrix(s, o, c, items, p);
-  const std::int64_t app = m * c * v * (2 + (o.known_solution ? 1 : 0)) +
-                           (o.preconditioner_vector_bytes + o.preconditioner_block_bytes * c) * m;
+  const PreconditionerMemory& pm = o.preconditioner_memory;
+  const std::int64_t app = m * c * v * (2 + (o.known_solution ? 1 : 0)) + (pm.vector_bytes + pm.block_bytes * c) * m;
   items.push_back({o.known_solution ? "right-hand sides B, solution X, known solution" : "right-hand sides B, solution X",
                    0, app});
   p.op_solve += solver + app;
@@ -187,7 +188,6 @@ SolverShape lobpcg_shape(int k, int block_size, bool backward_test, bool precond
   s.alignment = value_bytes == 8 ? lobpcg_detail::column_alignment<double>(automatic, space)
                                  : lobpcg_detail::column_alignment<float>(automatic, space);
   s.preconditioner = preconditioner;
-  s.preconditioner_vector_bytes = preconditioner ? 2 * value_bytes : 0;  // Jacobi's; callers set Chebyshev's
   s.norm_estimate = backward_test;
   return s;
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/enums.hpp"
+#include "solver/precond/preconditioner_memory.hpp"
 
 namespace blockeigs::solver {
 
@@ -48,15 +49,7 @@ struct SolverShape {
   std::int64_t block = 0;          // LOBPCG's block size nb
   std::int64_t alignment = 1;      // LOBPCG: [X P] and Z span multiples of this many columns
   bool preconditioner = false;     // any (block CG then keeps its Z block)
-  // Bytes a local row of its diagonal vectors takes (Jacobi's two in the
-  // blocks' precision; Chebyshev's two, with jacobi: true, in the polynomial's).
-  int preconditioner_vector_bytes = 0;
-  // Bytes an element of the preconditioned width takes in its scratch blocks
-  // (Chebyshev: two blocks in fp64, or three in fp32).
-  int preconditioner_block_bytes = 0;
-  // The operator's values in fp32 beside it (Chebyshev in fp32 for an fp64
-  // operator: DistributedOperator::rounded_to_single), with its halo product.
-  bool preconditioner_matrix_copy = false;
+  PreconditionerMemory preconditioner_memory;  // what it holds (solver::preconditioner_memory)
   bool norm_estimate = false;      // LOBPCG's backward test: two vectors for the power method
   std::int64_t start_columns = 0;  // LOBPCG: a start block (read from a file, or random for the input's rows)
   bool generalized = false;        // LOBPCG on A x = lambda B x: B [X P] and B W beside [X P] and W
@@ -79,7 +72,8 @@ struct SecondMatrix {
 inline constexpr std::int64_t output_piece_bytes = std::int64_t{16} << 20;
 
 // LOBPCG's shape: k, the block size (0: automatic), the test and the
-// precision as the solver resolves them (lobpcg.hpp).
+// precision as the solver resolves them (lobpcg.hpp). The preconditioner's
+// memory is the caller's to set (preconditioner_memory).
 SolverShape lobpcg_shape(int k, int block_size, bool backward_test, bool preconditioner, int value_bytes,
                          Space space, std::int64_t global_rows);
 

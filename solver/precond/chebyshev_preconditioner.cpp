@@ -101,6 +101,17 @@ Precision chebyshev_precision(ChebyshevPrecision requested, Precision problem, b
 }
 
 template <class T>
+PreconditionerMemory ChebyshevPreconditioner<T>::memory(const ChebyshevOptions& options, Space space) {
+  // (An fp64 polynomial on an fp32 operator is refused by the constructor.)
+  const bool rounded = chebyshev_precision(options.precision, precision_of<T>(), options.eigensolver, space) !=
+                       precision_of<T>();
+  const int polynomial_bytes = rounded ? 4 : int{sizeof(T)};
+  return {.vector_bytes = options.jacobi ? 2 * polynomial_bytes : 0,
+          .block_bytes = rounded ? 3 * 4 : 2 * int{sizeof(T)},
+          .matrix_copy = rounded};
+}
+
+template <class T>
 ChebyshevPreconditioner<T>::ChebyshevPreconditioner(LinearOperator<T>& A, const ChebyshevOptions& options)
     : A_(A), context_(A.context()), clock_(A.context()) {
   validate(options);

@@ -41,6 +41,7 @@
 #include "solver/blocks/phase_timer.hpp"
 #include "solver/operator/linear_operator.hpp"
 #include "solver/precond/preconditioner.hpp"
+#include "solver/precond/preconditioner_memory.hpp"
 #include "spmm/memory.hpp"
 
 namespace blockeigs::solver {
@@ -95,6 +96,12 @@ class ChebyshevPreconditioner final : public Preconditioner<T> {
   // W = M R. Collective.
   void apply(spmm::ConstDenseView<T> R, spmm::DenseView<T> W) override;
   PreconditionerWork work() override;
+
+  // For the memory plan, on an operator with an fp32 copy in `space`: the
+  // scratch blocks (Q and E, and in fp32 the sum W), with jacobi: true the
+  // two diagonals, in the polynomial's precision, and in fp32 the rounded
+  // operator's values.
+  static PreconditionerMemory memory(const ChebyshevOptions& options, Space space);
 
   int degree() const { return degree_; }
   const ChebyshevInterval& interval() const { return interval_; }

@@ -10,6 +10,7 @@
 
 #include "solver/operator/linear_operator.hpp"
 #include "solver/precond/preconditioner.hpp"
+#include "solver/precond/preconditioner_memory.hpp"
 #include "spmm/memory.hpp"
 
 namespace blockeigs::solver {
@@ -27,6 +28,9 @@ class JacobiPreconditioner final : public Preconditioner<T> {
   explicit JacobiPreconditioner(const LinearOperator<T>& A);
 
   void apply(spmm::ConstDenseView<T> R, spmm::DenseView<T> W) override;
+
+  // For the memory plan: 1 / |d_i| kept, and the diagonal beside it while it is made.
+  static PreconditionerMemory memory() { return {.vector_bytes = 2 * int{sizeof(T)}}; }
 
  private:
   const spmm::Context& context_;

@@ -656,18 +656,18 @@ TEST(DeviceLobpcg, SameEigenvaluesAsTheHost) {
       SCOPED_TRACE(testing::Message() << (which == solver::SpectrumEnd::smallest ? "smallest" : "largest")
                                       << (jacobi ? ", Jacobi" : ""));
       const auto [on_host, on_device] = solve_on_both(p, relative_options(6, which), jacobi);
-      EXPECT_GT(on_device.timings.spmm, 0.0);
+      EXPECT_GT(on_device.stats.timings.spmm, 0.0);
       // Rayleigh-Ritz's stream time includes the idle stream while the host solves.
-      EXPECT_GT(on_device.timings.small_eigenproblem, 0.0);
-      EXPECT_LE(on_device.timings.small_eigenproblem, on_device.timings.rayleigh_ritz);
+      EXPECT_GT(on_device.stats.timings.small_eigenproblem, 0.0);
+      EXPECT_LE(on_device.stats.timings.small_eigenproblem, on_device.stats.timings.rayleigh_ritz);
       // Most steps carried the [X P] blocks, on both backends.
-      EXPECT_GT(on_device.carried_steps, on_device.iterations / 2);
-      EXPECT_GT(on_host.carried_steps, on_host.iterations / 2);
-      EXPECT_GT(on_device.implicit_search_steps, on_device.iterations / 2);
+      EXPECT_GT(on_device.stats.carried_steps, on_device.iterations / 2);
+      EXPECT_GT(on_host.stats.carried_steps, on_host.iterations / 2);
+      EXPECT_GT(on_device.stats.implicit_search_steps, on_device.iterations / 2);
       // A X implied on most steps without a preconditioner, never with one.
-      EXPECT_EQ(on_device.implied_ax_steps > on_device.iterations / 2, !jacobi);
-      EXPECT_EQ(on_device.implied_ax_steps == 0, jacobi);
-      EXPECT_EQ(on_device.z_products_ahead > on_device.iterations / 2, !jacobi);
+      EXPECT_EQ(on_device.stats.implied_ax_steps > on_device.iterations / 2, !jacobi);
+      EXPECT_EQ(on_device.stats.implied_ax_steps == 0, jacobi);
+      EXPECT_EQ(on_device.stats.z_products_ahead > on_device.iterations / 2, !jacobi);
     }
   }
 }
@@ -728,7 +728,7 @@ TEST(DeviceLobpcg, WideBlocks) {
     SCOPED_TRACE(testing::Message() << "k = " << k);
     const auto [on_host, on_device] = solve_on_both(p, relative_options(k), false);
     EXPECT_EQ(on_device.block_size, k + (k + 3) / 4);
-    EXPECT_EQ(on_device.implied_ax_steps, 0);
+    EXPECT_EQ(on_device.stats.implied_ax_steps, 0);
   }
 }
 

@@ -238,7 +238,7 @@ TwoSolves solve_twice(double tolerance, int second_interval, double accuracy) {
   TwoSolves s{laplacian(io::GeneratorKind::laplacian_3d, 12, 12, 12), {}, {}};
   LobpcgOptions o = options_for(20, SpectrumEnd::smallest, tolerance);
   s.first = run(s.p, o);
-  o.recompute_interval = second_interval;
+  o.tuning.recompute_interval = second_interval;
   s.second = run(s.p, o);
   expect_solved(s.p, s.first, o, accuracy);
   expect_solved(s.p, s.second, o, accuracy);
@@ -252,13 +252,13 @@ TwoSolves solve_twice(double tolerance, int second_interval, double accuracy) {
 TEST(Lobpcg, CarriedRayleighRitzMatchesMeasured) {
   const TwoSolves s = solve_twice(1e-8, 1, 1e-10);
   const Solved &carried = s.first, &measured = s.second;
-  EXPECT_EQ(measured.result.carried_steps, 1);  // the first, which follows the start's own step
+  EXPECT_EQ(measured.result.stats.carried_steps, 1);  // the first, which follows the start's own step
   // Every step but the start's and those after a refresh (at most every 20th).
-  EXPECT_GE(carried.result.carried_steps, carried.result.iterations * 9 / 10 - 1);
-  EXPECT_LE(carried.result.carried_steps, carried.result.iterations);
+  EXPECT_GE(carried.result.stats.carried_steps, carried.result.iterations * 9 / 10 - 1);
+  EXPECT_LE(carried.result.stats.carried_steps, carried.result.iterations);
   // W in coefficient form (no pass forming it) wherever the fused
   // orthogonalisation ran: here every step.
-  EXPECT_EQ(carried.result.implicit_search_steps, carried.result.iterations);
+  EXPECT_EQ(carried.result.stats.implicit_search_steps, carried.result.iterations);
   expect_same_pairs(s.p, carried, measured, 20);
 }
 
@@ -272,30 +272,30 @@ TEST(Lobpcg, CarriedRayleighRitzMatchesMeasured) {
 TEST(Lobpcg, ImpliedAXMatchesStored) {
   const Problem p = laplacian(io::GeneratorKind::laplacian_3d, 12, 12, 12);
   LobpcgOptions o = options_for(20, SpectrumEnd::smallest, 1e-8);
-  o.imply_ax = solver::ImplyAX::always;
+  o.tuning.imply_ax = solver::ImplyAX::always;
   const Solved implied = run(p, o);
-  o.imply_ax = solver::ImplyAX::never;
+  o.tuning.imply_ax = solver::ImplyAX::never;
   const Solved stored = run(p, o);
   expect_solved(p, implied, o, 1e-10);
   expect_solved(p, stored, o, 1e-10);
   expect_same_pairs(p, implied, stored, 20);
-  EXPECT_EQ(stored.result.implied_ax_steps, 0);
+  EXPECT_EQ(stored.result.stats.implied_ax_steps, 0);
   // Every step but the first and those after a refresh (at most every 20th).
-  EXPECT_GE(implied.result.implied_ax_steps, implied.result.iterations * 9 / 10 - 1);
-  EXPECT_EQ(implied.result.ax_recomputes, 0);  // nothing else read the implied A X
+  EXPECT_GE(implied.result.stats.implied_ax_steps, implied.result.iterations * 9 / 10 - 1);
+  EXPECT_EQ(implied.result.stats.ax_recomputes, 0);  // nothing else read the implied A X
   // A Z multiplied ahead of the convergence test on most steps, in both
   // forms (not after a refresh, or where a locked pair came back): when a
   // pair locks, A Z's columns move with Z's. How many steps that is moves by a
   // step or two with the rounding of the Gram matrices (BLAS's thread count).
   for (const Solved* r : {&implied, &stored}) {
-    EXPECT_GE(r->result.z_products_ahead, r->result.iterations * 2 / 3);
-    EXPECT_LE(r->result.z_products_ahead, r->result.iterations);
+    EXPECT_GE(r->result.stats.z_products_ahead, r->result.iterations * 2 / 3);
+    EXPECT_LE(r->result.stats.z_products_ahead, r->result.iterations);
   }
-  o.imply_ax = solver::ImplyAX::always;
+  o.tuning.imply_ax = solver::ImplyAX::always;
   const Solved preconditioned = run(p, o, Precond::jacobi);
   expect_solved(p, preconditioned, o, 1e-10);
-  EXPECT_EQ(preconditioned.result.implied_ax_steps, 0);
-  EXPECT_EQ(preconditioned.result.z_products_ahead, 0);
+  EXPECT_EQ(preconditioned.result.stats.implied_ax_steps, 0);
+  EXPECT_EQ(preconditioned.result.stats.z_products_ahead, 0);
 }
 
 // The residual block in fp32 beside fp64 blocks (search_precision), through
@@ -307,22 +307,22 @@ TEST(Lobpcg, ImpliedAXMatchesStored) {
 TEST(Lobpcg, ResidualsInFp32MatchFp64) {
   const Problem p = laplacian(io::GeneratorKind::laplacian_3d, 12, 12, 12);
   LobpcgOptions o = options_for(20, SpectrumEnd::smallest, 1e-8);
-  o.imply_ax = solver::ImplyAX::always;
+  o.tuning.imply_ax = solver::ImplyAX::always;
   const Solved automatic = run(p, o);
-  EXPECT_FALSE(automatic.result.search_in_fp32);
+  EXPECT_FALSE(automatic.result.stats.search_in_fp32);
   o.search_precision = solver::SearchPrecision::fp64;
   const Solved fp64 = run(p, o);
   EXPECT_EQ(fp64.result.eigenvalues, automatic.result.eigenvalues);
   o.search_precision = solver::SearchPrecision::fp32;
   for (solver::ImplyAX form : {solver::ImplyAX::always, solver::ImplyAX::never}) {
-    o.imply_ax = form;
+    o.tuning.imply_ax = form;
     const Solved fp32 = run(p, o);
-    EXPECT_TRUE(fp32.result.search_in_fp32);
+    EXPECT_TRUE(fp32.result.stats.search_in_fp32);
     expect_solved(p, fp32, o, 1e-10);
     expect_same_pairs(p, fp32, fp64, 20);
     EXPECT_LE(fp32.result.iterations, fp64.result.iterations + std::max(5, fp64.result.iterations / 10))
         << "fp64 took " << fp64.result.iterations;
-    EXPECT_GE(fp32.result.implicit_search_steps, fp32.result.iterations * 3 / 4);
+    EXPECT_GE(fp32.result.stats.implicit_search_steps, fp32.result.iterations * 3 / 4);
   }
 }
 
@@ -333,7 +333,7 @@ TEST(Lobpcg, ResidualsInFp32MatchFp64) {
 TEST(Lobpcg, ResidualsInFp32OnHarderSpectra) {
   const Problem laplace = laplacian(io::GeneratorKind::laplacian_2d, 40, 30);
   LobpcgOptions o = options_for(8, SpectrumEnd::smallest, 1e-9);
-  o.imply_ax = solver::ImplyAX::always;
+  o.tuning.imply_ax = solver::ImplyAX::always;
   o.search_precision = solver::SearchPrecision::fp64;
   const Solved fp64 = run(laplace, o);
   o.search_precision = solver::SearchPrecision::fp32;
@@ -350,7 +350,7 @@ TEST(Lobpcg, ResidualsInFp32OnHarderSpectra) {
   LobpcgOptions c = options_for(6, SpectrumEnd::largest, 1e-8);
   c.search_precision = solver::SearchPrecision::fp32;
   const Solved top = run(clustered, c);
-  EXPECT_TRUE(top.result.search_in_fp32);
+  EXPECT_TRUE(top.result.stats.search_in_fp32);
   expect_solved(clustered, top, c, 1e-12);
 }
 
@@ -369,16 +369,16 @@ TEST(Lobpcg, ResidualsInFp32WhereTheBasisRunsOut) {
         SCOPED_TRACE(testing::Message() << "n " << n << ", k " << k);
         LobpcgOptions o = options_for(k, which, 1e-10, StoppingTest::backward);
         o.search_precision = solver::SearchPrecision::fp32;
-        o.imply_ax = solver::ImplyAX::always;
+        o.tuning.imply_ax = solver::ImplyAX::always;
         const Solved r = run(p, o, Precond::none, Split::empty_rank);
-        EXPECT_TRUE(r.result.search_in_fp32);
+        EXPECT_TRUE(r.result.stats.search_in_fp32);
         expect_solved(p, r, o, 1e-12);
-        formed += r.result.iterations - r.result.implicit_search_steps;
+        formed += r.result.iterations - r.result.stats.implicit_search_steps;
         // A W formed but left unrounded in Z's block (the raw residuals
         // instead) would still converge, but through restarts: fp64 needs none.
         o.search_precision = solver::SearchPrecision::fp64;
         const Solved r64 = run(p, o, Precond::none, Split::empty_rank);
-        EXPECT_EQ(r.result.restarts, r64.result.restarts);
+        EXPECT_EQ(r.result.stats.restarts, r64.result.stats.restarts);
         EXPECT_LE(r.result.iterations, r64.result.iterations + 3);
       }
     }
@@ -413,12 +413,12 @@ TEST(Lobpcg, PaddedPSolvesTheSameProblem) {
   const std::int64_t nb = plain.result.block_size;
   ASSERT_EQ(nb, 25);
   for (int align : {4, 8}) {
-    o.column_alignment = align;
-    o.recompute_interval = 0;
+    o.tuning.column_alignment = align;
+    o.tuning.recompute_interval = 0;
     const Solved padded = run(p, o);
     expect_solved(p, padded, o, 1e-10);
     expect_same_pairs(p, padded, plain, 20);
-    o.recompute_interval = 1;
+    o.tuning.recompute_interval = 1;
     const Solved refreshed = run(p, o);
     expect_solved(p, refreshed, o, 1e-10);
     int xp_applies = 0;
@@ -438,15 +438,15 @@ TEST(Lobpcg, AutomaticRecomputeIntervalFollowsTheTolerance) {
   const TwoSolves s = solve_twice(1e-6, 20, 1e-8);
   const Problem& p = s.p;
   const Solved &automatic = s.first, &fixed = s.second;
-  EXPECT_EQ(fixed.result.recomputes, fixed.result.iterations / 20);
-  EXPECT_LE(automatic.result.recomputes, automatic.result.iterations / 100);
+  EXPECT_EQ(fixed.result.stats.recomputes, fixed.result.iterations / 20);
+  EXPECT_LE(automatic.result.stats.recomputes, automatic.result.iterations / 100);
   expect_same_pairs(p, automatic, fixed, 20);
   // Relative 1e-10 on eigenvalues near 0.17 of a norm-12 operator: 0.01 * 1e-10
   // * 0.17 / (10 eps * 12) ~ 6.5 < 20, so every 20th step refreshes.
   const LobpcgOptions tight = options_for(4, SpectrumEnd::smallest, 1e-10);
   const Solved strict = run(p, tight);
   expect_solved(p, strict, tight, 1e-12);
-  EXPECT_EQ(strict.result.recomputes, strict.result.iterations / 20);
+  EXPECT_EQ(strict.result.stats.recomputes, strict.result.iterations / 20);
 }
 
 // ---- diagonal matrices: clusters, repeats, both ends --------------------------
@@ -553,11 +553,11 @@ TEST(Lobpcg, JacobiConvergesInFewerIterations) {
   EXPECT_LT(jacobi.result.iterations, plain.result.iterations);
   for (int j = 0; j < o.k; ++j)
     EXPECT_NEAR(jacobi.result.eigenvalues[j], plain.result.eigenvalues[j], 1e-8 * plain.result.eigenvalues[j]);
-  EXPECT_GT(jacobi.result.timings.preconditioner, 0.0);
-  EXPECT_EQ(plain.result.timings.preconditioner, 0.0);
+  EXPECT_GT(jacobi.result.stats.timings.preconditioner, 0.0);
+  EXPECT_EQ(plain.result.stats.timings.preconditioner, 0.0);
   // The host's small eigenproblems are a part of Rayleigh-Ritz (nested wall-clock intervals here).
-  EXPECT_GT(plain.result.timings.small_eigenproblem, 0.0);
-  EXPECT_LE(plain.result.timings.small_eigenproblem, plain.result.timings.rayleigh_ritz);
+  EXPECT_GT(plain.result.stats.timings.small_eigenproblem, 0.0);
+  EXPECT_LE(plain.result.stats.timings.small_eigenproblem, plain.result.stats.timings.rayleigh_ritz);
 }
 
 // The backward test's ||A||_est with a preconditioner: W then holds smooth
@@ -620,7 +620,7 @@ TEST(Lobpcg, SoftLockingSavesOperatorWork) {
   }
   EXPECT_GT(narrow, 0);
   // Without locking: nb per iteration, plus the start and the [X P] refreshes.
-  const std::int64_t refreshes = r.result.recomputes + 1;
+  const std::int64_t refreshes = r.result.stats.recomputes + 1;
   EXPECT_LT(total, nb * (r.result.iterations + 1) + 2 * nb * refreshes - nb);
   const auto& h = r.result.history;
   auto converged_at = [&](int j) {
@@ -743,7 +743,7 @@ TEST(Lobpcg, MonitorSeesEveryIteration) {
     }
   }
   EXPECT_GT(seen.back().elapsed, 0.0);
-  const auto& t = r.result.timings;
+  const auto& t = r.result.stats.timings;
   EXPECT_GT(t.spmm, 0.0);
   EXPECT_GT(t.orthogonalization, 0.0);
   EXPECT_GT(t.rayleigh_ritz, 0.0);
@@ -810,11 +810,11 @@ TEST(Lobpcg, RejectsBadOptions) {
   o.max_iterations = 0;
   expect_input_error(p, o, "max_iterations");
   o = options_for(2);
-  o.column_alignment = -1;
+  o.tuning.column_alignment = -1;
   expect_input_error(p, o, "column_alignment must be 0 (automatic) or 1 to 64, got -1");
   o = options_for(2);
   o.search_precision = solver::SearchPrecision::fp32;
-  expect_input_error(p, o, "search_precision fp32 needs preconditioner none", Precond::jacobi);
+  expect_input_error(p, o, "search_precision fp32 needs preconditioner: none", Precond::jacobi);
 }
 
 TEST(Lobpcg, RejectsAStartBlockOfTheWrongShape) {

@@ -71,7 +71,8 @@ TEST_P(AppPlan, LobpcgPeakWithinTenPercent) {
   const std::int64_t before = spmm::memory_counters(Space::host).current;
   ASSERT_NE(apps::run_eigs(config, MPI_COMM_WORLD), apps::exit_error);
   const std::int64_t measured = spmm::memory_counters(Space::host).peak - before;
-  const solver::SolverShape shape = solver::lobpcg_shape(6, 0, false, jacobi, 8, Space::host, 8000);
+  solver::SolverShape shape = solver::lobpcg_shape(6, 0, false, jacobi, 8, Space::host, 8000);
+  if (jacobi) shape.preconditioner_memory = solver::JacobiPreconditioner<double>::memory();
   expect_within_tenth(plan_for(grid(20), shape).buffers_peak, measured);
 }
 
@@ -88,6 +89,7 @@ TEST_P(AppPlan, BlockCgPeakWithinTenPercent) {
   shape.kind = solver::SolverShape::Kind::block_cg;
   shape.columns = 5;
   shape.preconditioner = jacobi;
+  if (jacobi) shape.preconditioner_memory = solver::JacobiPreconditioner<double>::memory();
   shape.known_solution = true;
   expect_within_tenth(plan_for(grid(20), shape).buffers_peak, measured);
 }
@@ -117,6 +119,7 @@ TEST_P(AppPlan, GeneralizedLobpcgWithConstraintsPeakWithinTenPercent) {
                                   partition, whole.nnz());
   };
   solver::SolverShape shape = solver::lobpcg_shape(6, 0, false, jacobi, 8, Space::host, a.global_rows);
+  if (jacobi) shape.preconditioner_memory = solver::JacobiPreconditioner<double>::memory();
   shape.generalized = true;
   shape.constraint_columns = 1;
   const solver::SecondMatrix second{share(b), {}};
@@ -140,11 +143,13 @@ TEST(LibraryPlan, LobpcgAndBlockCgOnAnEmptyRank) {
     const std::int64_t before = spmm::memory_counters(Space::host).current;
     solver::DistributedOperator<double> op(MPI_COMM_WORLD, context, mine, partition);
     solver::SolverShape shape = solver::lobpcg_shape(4, 0, false, true, 8, Space::host, op.global_rows());
+    shape.preconditioner_memory = solver::JacobiPreconditioner<double>::memory();
     if (cg) {
       shape = {};
       shape.kind = solver::SolverShape::Kind::block_cg;
       shape.columns = 4;
       shape.preconditioner = true;
+      shape.preconditioner_memory = solver::JacobiPreconditioner<double>::memory();
       spmm::DenseBlock<double> B(Space::host, op.local_rows(), 4), X(Space::host, op.local_rows(), 4);
       solver::fill_random(op.context(), B.view(), 7, op.first_row());
       spmm::fill_bytes(X.data(), Space::host, 0, sizeof(double) * op.local_rows() * 4);

@@ -26,6 +26,9 @@ int main(int argc, char** argv) {
     options.k = 3;
     options.tolerance = 1e-8;
     const solver::LobpcgResult<double> result = solver::lobpcg(A, options);
+    if (rank == 0)  // the answer at the top, the diagnostics in stats
+      std::printf("%d iterations, %d restarts, %.3f s\n", result.iterations, result.stats.restarts,
+                  result.stats.timings.total);
     const std::vector<double> exact = io::laplacian_eigenvalues(matrix.generator);
     for (int j = 0; j < options.k; ++j) {
       const bool ok = std::abs(result.eigenvalues[j] - exact[j]) <= 1e-10 * exact[j];
