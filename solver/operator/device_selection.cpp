@@ -25,6 +25,7 @@
 #endif
 
 #include "core/checks.hpp"
+#include "core/env_overrides.hpp"
 #include "core/error.hpp"
 #include "solver/operator/collective.hpp"
 #include "spmm/memory.hpp"
@@ -111,6 +112,8 @@ int threads_from(const char* value) {
   return whole && n > 0 && n <= 1 << 20 ? static_cast<int>(n) : 0;
 }
 
+const char* text_or_null(const std::optional<std::string>& value) { return value ? value->c_str() : nullptr; }
+
 CpuThreads& chosen_threads() {
   static CpuThreads chosen;
   return chosen;
@@ -148,8 +151,9 @@ namespace {
 void share_cores(MPI_Comm comm) {
   const NodeComm node(comm);
   CpuThreads& t = chosen_threads();
-  t = choose_cpu_threads(node_cpus(node), node.size(), allowed_cpus(), std::getenv("OMP_NUM_THREADS"),
-                         std::getenv("OPENBLAS_NUM_THREADS"));
+  const env::Environment& e = env::environment();
+  t = choose_cpu_threads(node_cpus(node), node.size(), allowed_cpus(), text_or_null(e.omp_num_threads),
+                         text_or_null(e.openblas_num_threads));
   if (t.openmp_source == ThreadSource::share) omp_set_num_threads(t.openmp);
   if (t.openblas_source == ThreadSource::share) openblas_set_num_threads(t.openblas);
   t.hardware = static_cast<int>(std::thread::hardware_concurrency());
@@ -172,7 +176,7 @@ spmm::Context make_context(Backend backend, MPI_Comm comm) {
   // projected problems (Gram solves, Rayleigh-Ritz, SVQB: tens of rows), where
   // OpenBLAS's threads cost more than they save (the 60 x 60 Rayleigh-Ritz of
   // block-eigs' k = 16: 0.45 ms on one thread, 0.60 ms on two).
-  if (!std::getenv("OPENBLAS_NUM_THREADS")) openblas_set_num_threads(1);
+  if (!env::environment().openblas_num_threads) openblas_set_num_threads(1);
   std::optional<spmm::Context> context = collectively(comm, [&] {
     if (!spmm::cuda_compiled())
       fail_input("execution.backend is cuda, but block-eigs was built without CUDA "
@@ -209,9 +213,8 @@ bool ranks_share_a_device(MPI_Comm comm, const spmm::Context& context) {
   return any == 1;
 }
 
-bool mpi_is_cuda_aware() {
-  if (const char* env = std::getenv("BLOCKEIGS_CUDA_AWARE_MPI"); env && *env)
-    return std::string(env) != "0";
+bool mpi_is_cuda_aware(std::optional<bool> configured) {
+  if (configured) return *configured;
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
   return MPIX_Query_cuda_support() == 1;
 #else
