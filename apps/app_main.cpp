@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "apps/environment.hpp"
 #include "core/checks.hpp"
 #include "solver/operator/collective.hpp"
 
@@ -41,6 +42,7 @@ ConfigCommandLine parse_config_command_line(const std::vector<std::string>& args
 
 int run_mpi_app(int argc, char** argv, const AppInfo& info,
                 const std::function<int(const std::string&, MPI_Comm, const std::vector<std::string>&, bool)>& body) {
+  set_nccl_defaults();
   if (!init_mpi(&argc, &argv)) return exit_error;
   MPI_Comm comm = MPI_COMM_WORLD;
   int rank = 0;

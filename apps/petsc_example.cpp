@@ -12,12 +12,14 @@
 #include <petscksp.h>
 #include <slepceps.h>
 
-#include <cstdlib>
 #include <exception>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "apps/cli.hpp"
+#include "apps/environment.hpp"
+#include "core/env_overrides.hpp"
 #include "io/config.hpp"
 #include "io/generators.hpp"
 #include "solver/operator/device_selection.hpp"
@@ -131,11 +133,11 @@ PetscErrorCode find_smallest_eigenvalues(Mat A, PetscInt nev, const std::vector<
 int main(int argc, char** argv) {
   // Our own options, before PETSc sees the command line: every rank reads the
   // same argv, so each exits the same way without MPI.
+  apps::set_nccl_defaults();
   const std::vector<std::string> args(argv + 1, argv + argc);
   const auto first_rank = [] {
-    const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
-    if (!rank) rank = std::getenv("PMI_RANK");
-    return !rank || std::string(rank) == "0";
+    const std::optional<std::string>& rank = env::environment().launcher_rank;
+    return !rank || *rank == "0";
   };
   if (const apps::InfoRequest request = apps::info_request(args); request != apps::InfoRequest::none)
     return first_rank() ? apps::print_info(request, "petsc-example", usage) : apps::exit_ok;

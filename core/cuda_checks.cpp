@@ -1,8 +1,8 @@
 #include "core/cuda_checks.hpp"
 
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
+
+#include "core/env_overrides.hpp"
 
 namespace blockeigs::detail {
 
@@ -37,11 +37,7 @@ bool debug_sync() {
 #ifdef BLOCKEIGS_DEBUG_SYNC
   return true;
 #else
-  static const bool on = [] {
-    const char* value = std::getenv("BLOCKEIGS_DEBUG_SYNC");
-    return value != nullptr && *value != '\0' && std::strcmp(value, "0") != 0;
-  }();
-  return on;
+  return env::environment().debug_sync;
 #endif
 }
 

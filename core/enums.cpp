@@ -84,6 +84,17 @@ std::string_view to_string(LocalOrder order) {
   return "?";
 }
 
+std::string_view to_string(HaloTransport transport) {
+  switch (transport) {
+    case HaloTransport::automatic: return "auto";
+    case HaloTransport::mpi: return "mpi";
+    case HaloTransport::staged_mpi: return "staged";
+    case HaloTransport::peer: return "ipc";
+    case HaloTransport::nccl: return "nccl";
+  }
+  return "?";
+}
+
 std::optional<Algorithm> parse_algorithm(std::string_view name) {
   for (Algorithm a : {Algorithm::reference, Algorithm::row_split, Algorithm::merge_based,
                       Algorithm::cusparse, Algorithm::automatic})

@@ -3,6 +3,7 @@
 // including spmm/ or solver/. to_string gives each value's config spelling.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -66,6 +67,21 @@ enum class PartitionMethod { automatic, contiguous, graph };
 // or automatic: band after a graph partition or where the order is scattered.
 enum class LocalOrder { automatic, none, band };
 
+// How a distributed operator's halo rows travel (execution.halo.transport;
+// solver/operator/halo/halo_transport.hpp says what each does).
+enum class HaloTransport {
+  automatic,   // the rules of solver::make_halo_exchange
+  mpi,         // MPI on the blocks' own memory (host, or device with CUDA-aware MPI)
+  staged_mpi,  // MPI through pinned host copies
+  peer,        // CUDA IPC copies between GPUs of one node, MPI tokens
+  nccl,        // NCCL sends and receives between GPUs (builds with NCCL)
+};
+
+// The staged MPI halo's message pieces (execution.halo.piece_bytes) and the
+// largest MPI message (execution.mpi_chunk_bytes; MPI counts are int), by default.
+inline constexpr std::int64_t default_halo_piece_bytes = std::int64_t{1} << 20;
+inline constexpr std::int64_t default_mpi_chunk_bytes = std::int64_t{1} << 30;
+
 // The precision of an element type: float is fp32, double fp64.
 template <class T>
 constexpr Precision precision_of() {
@@ -84,6 +100,7 @@ std::string_view to_string(PreconditionerKind kind);
 std::string_view to_string(ChebyshevPrecision precision);  // "auto", "fp64", "fp32"
 std::string_view to_string(PartitionMethod method);  // "auto", "contiguous", "graph"
 std::string_view to_string(LocalOrder order);        // "auto", "none", "band"
+std::string_view to_string(HaloTransport transport);  // "auto", "mpi", "staged", "ipc", "nccl"
 
 std::optional<Algorithm> parse_algorithm(std::string_view name);
 std::optional<Backend> parse_backend(std::string_view name);

@@ -44,6 +44,9 @@ const auto kPartitions =
 const auto kLocalOrders = spelled(std::array{LocalOrder::automatic, LocalOrder::none, LocalOrder::band});
 const auto kSearchPrecisions =
     spelled(std::array{SearchPrecision::automatic, SearchPrecision::fp64, SearchPrecision::fp32});
+const auto kHaloTransports =
+    spelled(std::array{HaloTransport::automatic, HaloTransport::peer, HaloTransport::nccl, HaloTransport::mpi,
+                       HaloTransport::staged_mpi});
 const auto kChebyshevPrecisions =
     spelled(std::array{ChebyshevPrecision::automatic, ChebyshevPrecision::fp32, ChebyshevPrecision::fp64});
 
@@ -279,6 +282,25 @@ BlockCgConfig read_block_cg(const Value& section) {
   return config;
 }
 
+// execution.halo.cuda_aware_mpi: auto (none), true or false.
+std::optional<bool> read_cuda_aware(const Value& v) {
+  constexpr std::array<std::string_view, 3> names{"auto", "true", "false"};
+  const std::size_t chosen = v.one_of(names);
+  if (chosen == 0) return std::nullopt;
+  return chosen == 1;
+}
+
+HaloConfig read_halo(const Value& section) {
+  HaloConfig config;
+  yaml::read_mapping(section, {
+      {.key = "transport", .read = [&](const Value& v) { config.transport = v.choice(kHaloTransports); }},
+      {.key = "peer", .read = [&](const Value& v) { config.peer = v.boolean(); }},
+      {.key = "cuda_aware_mpi", .read = [&](const Value& v) { config.cuda_aware_mpi = read_cuda_aware(v); }},
+      {.key = "piece_bytes", .read = [&](const Value& v) { config.piece_bytes = v.integer<std::int64_t>(1); }},
+  });
+  return config;
+}
+
 ExecutionConfig read_execution(const Value& section) {
   ExecutionConfig config;
   yaml::read_mapping(section, {
@@ -290,6 +312,11 @@ ExecutionConfig read_execution(const Value& section) {
       {.key = "partition", .read = [&](const Value& v) { config.partition = v.choice(kPartitions); }},
       {.key = "local_order", .read = [&](const Value& v) { config.local_order = v.choice(kLocalOrders); }},
       {.key = "partition_file", .read = [&](const Value& v) { config.partition_file = v.file_name(); }},
+      {.key = "halo", .read = [&](const Value& v) { config.halo = read_halo(v); }},
+      {.key = "mpi_chunk_bytes",
+       .read = [&](const Value& v) { config.mpi_chunk_bytes = v.integer<std::int64_t>(1); }},
+      {.key = "memory_limit_bytes",
+       .read = [&](const Value& v) { config.memory_limit_bytes = v.integer<std::int64_t>(0); }},
   });
   return config;
 }
@@ -323,23 +350,34 @@ OutputConfig read_output(const Value& section) {
   return config;
 }
 
+// What overrides the file: the command line's --set KEY=VALUE, then the environment's.
+struct Overrides {
+  std::span<const std::string> command_line;
+  std::span<const env::KeyOverride> environment;
+};
+
+void apply_overrides(YAML::Node& root, Document& doc, const Overrides& overrides) {
+  for (const std::string& assignment : overrides.command_line) yaml::apply_override(root, assignment, doc);
+  for (const env::KeyOverride& o : overrides.environment) yaml::apply_override(root, o.assignment, doc, o.origin);
+}
+
 // The whole document as a Value, checked to be a mapping of sections, with
-// the command line's --set KEY=VALUE applied over it (recorded in `doc`).
-Value top_level(const std::string& text, Document& doc, std::span<const std::string> overrides) {
+// the overrides applied over it (recorded in `doc`).
+Value top_level(const std::string& text, Document& doc, const Overrides& overrides) {
   YAML::Node root = yaml::load(text, doc);
   const YAML::Mark start = root.Mark();
   if (!root.IsMap())
     yaml::fail_at(doc, start, "the top level must be a mapping of sections, got ",
                   root.IsSequence() ? "a list" : detail::concat("'", root.Scalar(), "'"));
-  for (const std::string& assignment : overrides) yaml::apply_override(root, assignment, doc);
+  apply_overrides(root, doc, overrides);
   return Value(doc, root, "", start);
 }
 
-EigsConfig parse_eigs(const std::string& text, Document doc, std::span<const std::string> overrides) {
+EigsConfig parse_eigs(const std::string& text, Document doc, const Overrides& overrides) {
   EigsConfig config;
   std::optional<Value> resume;  // checked against eigensolver.start
   config.path = doc.source;
-  config.overrides.assign(overrides.begin(), overrides.end());
+  config.overrides.assign(overrides.command_line.begin(), overrides.command_line.end());
   yaml::read_mapping(top_level(text, doc, overrides), {
       {.key = "matrix",
        .read = [&](const Value& v) { config.matrix = read_matrix(v); },
@@ -359,10 +397,10 @@ EigsConfig parse_eigs(const std::string& text, Document doc, std::span<const std
   return config;
 }
 
-CgConfig parse_cg(const std::string& text, Document doc, std::span<const std::string> overrides) {
+CgConfig parse_cg(const std::string& text, Document doc, const Overrides& overrides) {
   CgConfig config;
   config.path = doc.source;
-  config.overrides.assign(overrides.begin(), overrides.end());
+  config.overrides.assign(overrides.command_line.begin(), overrides.command_line.end());
   yaml::read_mapping(top_level(text, doc, overrides), {
       {.key = "matrix",
        .read = [&](const Value& v) { config.matrix = read_matrix(v); },
@@ -399,22 +437,32 @@ Document file_document(const std::string& path) {
 
 }  // namespace
 
-EigsConfig read_eigs_config(const std::string& path, std::span<const std::string> overrides) {
-  return parse_eigs(read_text(path), file_document(path), overrides);
+EigsConfig read_eigs_config(const std::string& path, std::span<const std::string> overrides,
+                            std::span<const env::KeyOverride> environment) {
+  return parse_eigs(read_text(path), file_document(path), {overrides, environment});
 }
 
-CgConfig read_cg_config(const std::string& path, std::span<const std::string> overrides) {
-  return parse_cg(read_text(path), file_document(path), overrides);
+CgConfig read_cg_config(const std::string& path, std::span<const std::string> overrides,
+                        std::span<const env::KeyOverride> environment) {
+  return parse_cg(read_text(path), file_document(path), {overrides, environment});
 }
 
 EigsConfig parse_eigs_config(const std::string& yaml_text, const std::string& source,
-                             std::span<const std::string> overrides) {
-  return parse_eigs(yaml_text, Document{source, {}, {}}, overrides);
+                             std::span<const std::string> overrides, std::span<const env::KeyOverride> environment) {
+  return parse_eigs(yaml_text, Document{source, {}, {}}, {overrides, environment});
 }
 
 CgConfig parse_cg_config(const std::string& yaml_text, const std::string& source,
-                         std::span<const std::string> overrides) {
-  return parse_cg(yaml_text, Document{source, {}, {}}, overrides);
+                         std::span<const std::string> overrides, std::span<const env::KeyOverride> environment) {
+  return parse_cg(yaml_text, Document{source, {}, {}}, {overrides, environment});
+}
+
+ExecutionConfig environment_execution_config(std::span<const env::KeyOverride> environment) {
+  Document doc{"the environment", {}, {}};
+  YAML::Node root(YAML::NodeType::Map);
+  apply_overrides(root, doc, {{}, environment});
+  if (!root["execution"]) return ExecutionConfig{};
+  return read_execution(Value(doc, root["execution"], "execution", YAML::Mark::null_mark()));
 }
 
 }  // namespace blockeigs::io

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/enums.hpp"
+#include "core/env_overrides.hpp"
 #include "io/generators.hpp"
 
 namespace blockeigs::io {
@@ -28,6 +29,14 @@ struct MatrixConfig {
   GeneratorSpec generator;   // generator
 };
 
+// execution.halo: how halo rows travel between ranks (solver::HaloOptions).
+struct HaloConfig {
+  HaloTransport transport = HaloTransport::automatic;  // device blocks only; host blocks take MPI
+  bool peer = true;                                    // false: automatic never takes CUDA IPC
+  std::optional<bool> cuda_aware_mpi;                  // none (auto): as MPI says
+  std::int64_t piece_bytes = default_halo_piece_bytes;  // staged MPI's pieces
+};
+
 struct ExecutionConfig {
   Backend backend = Backend::automatic;
   Algorithm spmm_algorithm = Algorithm::automatic;
@@ -37,6 +46,9 @@ struct ExecutionConfig {
   // execution.partition_file: the rows' distribution read from it where it
   // exists (no partitioner, no local order), else computed and saved there.
   std::string partition_file;
+  HaloConfig halo;
+  std::int64_t mpi_chunk_bytes = default_mpi_chunk_bytes;  // the largest MPI message (at most 1 GiB is used)
+  std::optional<std::int64_t> memory_limit_bytes;          // caps each node's and GPU's memory; none: no cap
 };
 
 // output.checkpoint: the run's state written every so many iterations or
@@ -135,15 +147,26 @@ struct CgConfig {
 // file's own keys; a message about one names it ("--set eigensolver.k=0:
 // eigensolver.k must be at least 1, got 0"). KEY is a dotted key path;
 // VALUE is YAML (4, largest, {type: laplacian_1d, nx: 100}); sections the
-// file lacks are made.
-EigsConfig read_eigs_config(const std::string& path, std::span<const std::string> overrides = {});
-CgConfig read_cg_config(const std::string& path, std::span<const std::string> overrides = {});
+// file lacks are made. `environment`: the environment's overrides
+// (core/env_overrides.hpp), applied the same way after them (the environment
+// wins); a message about one names the variable
+// ("BLOCKEIGS_HALO_TRANSPORT=tcp: execution.halo.transport must be ...").
+EigsConfig read_eigs_config(const std::string& path, std::span<const std::string> overrides = {},
+                            std::span<const env::KeyOverride> environment = {});
+CgConfig read_cg_config(const std::string& path, std::span<const std::string> overrides = {},
+                        std::span<const env::KeyOverride> environment = {});
 
 // For tests and for configs embedded in a program: parse YAML text, naming
 // `source` in messages as if it were the file.
 EigsConfig parse_eigs_config(const std::string& yaml_text, const std::string& source,
-                             std::span<const std::string> overrides = {});
+                             std::span<const std::string> overrides = {},
+                             std::span<const env::KeyOverride> environment = {});
 CgConfig parse_cg_config(const std::string& yaml_text, const std::string& source,
-                         std::span<const std::string> overrides = {});
+                         std::span<const std::string> overrides = {},
+                         std::span<const env::KeyOverride> environment = {});
+
+// The execution section alone, for programs without a config file (the
+// benchmarks): the defaults with the environment's overrides applied.
+ExecutionConfig environment_execution_config(std::span<const env::KeyOverride> environment);
 
 }  // namespace blockeigs::io

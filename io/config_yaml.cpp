@@ -182,9 +182,9 @@ std::string Document::where(std::string_view path, const YAML::Mark& mark) const
   return detail::concat(source, ":", mark.line + 1);
 }
 
-void apply_override(YAML::Node& root, const std::string& assignment, Document& doc) {
-  check_text(assignment, "--set", false);
-  const std::string origin = "--set " + assignment;
+void apply_override(YAML::Node& root, const std::string& assignment, Document& doc, const std::string& given) {
+  const std::string origin = given.empty() ? "--set " + assignment : given;
+  check_text(assignment, given.empty() ? "--set" : given.substr(0, given.find('=')), false);
   const std::size_t equals = assignment.find('=');
   if (equals == std::string::npos)
     fail_input(origin, ": expected KEY=VALUE, e.g. --set eigensolver.k=4");

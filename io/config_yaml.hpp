@@ -30,7 +30,7 @@ namespace blockeigs::io::yaml {
 // first section on that path that the file did not have; errors at or below
 // it name the --set instead of a line of the file.
 struct Override {
-  std::string origin;  // "--set eigensolver.k=4"
+  std::string origin;  // "--set eigensolver.k=4", or the environment variable: "BLOCKEIGS_HALO_PEER=0"
   std::string owned;   // "eigensolver.k"
 };
 
@@ -73,8 +73,9 @@ YAML::Node load(const std::string& text, const Document& doc);
 // value: 4, largest, {type: laplacian_1d, nx: 10}) to the mapping `root`,
 // creating sections that are missing, and records it in doc.overrides. A text
 // without '=', with a control byte or an empty key part, a VALUE that is not YAML, and a path
-// through a key that is not a mapping are InputErrors naming the --set.
-void apply_override(YAML::Node& root, const std::string& assignment, Document& doc);
+// through a key that is not a mapping are InputErrors naming the --set, or
+// `origin` where one is given (an environment variable: "BLOCKEIGS_HALO_PEER=0").
+void apply_override(YAML::Node& root, const std::string& assignment, Document& doc, const std::string& origin = {});
 
 // "a", "a or b", "a, b or c".
 std::string join_or(std::span<const std::string_view> words);

@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "apps/bench/bench_options.hpp"
+#include "apps/environment.hpp"
 #include "core/checks.hpp"
+#include "io/config.hpp"
 #include "io/generators.hpp"
 #include "solver/operator/collective.hpp"
 #include "solver/operator/device_selection.hpp"
@@ -46,11 +48,15 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
   const spmm::Context context = solver::make_context(options.backend, comm);
+  // execution.halo and mpi_chunk_bytes as the environment sets them (core/env_overrides.hpp).
+  const io::ExecutionConfig execution = io::environment_execution_config(apps::environment_overrides(comm));
+  const apps::MpiChunkLimit chunk_limit(execution.mpi_chunk_bytes);
   io::GeneratorSpec spec{io::GeneratorKind::laplacian_3d, options.size, options.size, options.size, 7};
   const auto offsets = io::generated_row_offsets(spec);
   const auto partition = solver::RowPartition::balanced(offsets, ranks);
   solver::DistributedOperator<T> op(comm, context,
-                                    io::generate_rows(spec, partition.begin(rank), partition.end(rank)), partition);
+                                    io::generate_rows(spec, partition.begin(rank), partition.end(rank)), partition,
+                                    Algorithm::automatic, apps::halo_options(execution, context.space()));
   const std::int64_t m = op.local_rows(), k = options.width, ld = options.ld;
   std::vector<T> host(static_cast<std::size_t>(m * ld));
   for (std::int64_t e = 0; e < m * ld; ++e) host[e] = T(1) + T(e % 7) / T(8);  // never time on zeros
@@ -102,6 +108,7 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  apps::set_nccl_defaults();
   if (!init_mpi(&argc, &argv)) return 1;
   if (apps::answered_info(argc, argv, "operator-bench", usage)) {
     finalize_mpi();

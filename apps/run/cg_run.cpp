@@ -7,6 +7,7 @@
 #include <string>
 
 #include "apps/app_main.hpp"
+#include "apps/environment.hpp"
 #include "apps/run/checkpoint.hpp"
 #include "apps/run/output/distributed_output.hpp"
 #include "apps/run/memory_report.hpp"
@@ -98,7 +99,8 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
   int rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const io::BlockCgConfig& settings = config.solver;
-  solver::DistributedOperator<T> op(comm, context, matrix.rows, matrix.partition, config.execution.spmm_algorithm);
+  solver::DistributedOperator<T> op(comm, context, matrix.rows, matrix.partition, config.execution.spmm_algorithm,
+                                    halo_options(config.execution, context.space()));
   account.lap(Phase::operator_build);
   const solver::MemoryPlan memory_plan = check_memory_with_operator(config, matrix, op);
   account.lap(Phase::memory_plan);
@@ -285,8 +287,10 @@ int run_cg(const std::string& config_path, MPI_Comm comm, const std::vector<std:
              bool dry_run) {
   RunAccount account;
   account.lap(Phase::startup);
+  const std::vector<env::KeyOverride> environment = environment_overrides(comm);
   const io::CgConfig config =
-      solver::collectively(comm, [&] { return io::read_cg_config(config_path, overrides); });
+      solver::collectively(comm, [&] { return io::read_cg_config(config_path, overrides, environment); });
+  const MpiChunkLimit chunk_limit(config.execution.mpi_chunk_bytes);
   return prepare_and_solve(config, comm, dry_run, account,
                            [&](auto precision, const solver::DistributedRows& matrix, const solver::DistributedRows*,
                                const spmm::Context& context) {

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <vector>
 
+#include "apps/environment.hpp"
 #include "apps/run/run_common.hpp"
 #include "core/checks.hpp"
 #include "io/hdf5_dense.hpp"
@@ -81,7 +82,8 @@ EigsProblem<T> set_up_problem(const io::EigsConfig& config, const solver::Distri
   EigsProblem<T> problem;
   if (b) {
     problem.b = std::make_unique<solver::DistributedOperator<T>>(comm, context, b->rows, b->partition,
-                                                                 config.execution.spmm_algorithm);
+                                                                 config.execution.spmm_algorithm,
+                                                                 halo_options(config.execution, context.space()));
     problem.b_source = b->description;
     problem.b_nnz = b->global_nnz;
   }

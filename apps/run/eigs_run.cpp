@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "apps/app_main.hpp"
+#include "apps/environment.hpp"
 #include "apps/run/checkpoint.hpp"
 #include "apps/run/output/distributed_output.hpp"
 #include "apps/run/eigs_problem.hpp"
@@ -243,7 +244,8 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
   int rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const io::EigensolverConfig& settings = config.eigensolver;
-  solver::DistributedOperator<T> op(comm, context, matrix.rows, matrix.partition, config.execution.spmm_algorithm);
+  solver::DistributedOperator<T> op(comm, context, matrix.rows, matrix.partition, config.execution.spmm_algorithm,
+                                    halo_options(config.execution, context.space()));
   account.lap(Phase::operator_build);
   // B (matrix_b) on A's rows and the constraint block Y (eigensolver.constraints), where given.
   const EigsProblem<T> problem = set_up_problem<T>(config, matrix, b, context, comm);
@@ -433,8 +435,10 @@ int run_eigs(const std::string& config_path, MPI_Comm comm, const std::vector<st
              bool dry_run) {
   RunAccount account;
   account.lap(Phase::startup);
+  const std::vector<env::KeyOverride> environment = environment_overrides(comm);
   const io::EigsConfig config =
-      solver::collectively(comm, [&] { return io::read_eigs_config(config_path, overrides); });
+      solver::collectively(comm, [&] { return io::read_eigs_config(config_path, overrides, environment); });
+  const MpiChunkLimit chunk_limit(config.execution.mpi_chunk_bytes);
   return prepare_and_solve(config, comm, dry_run, account,
                            [&](auto precision, const solver::DistributedRows& matrix, const solver::DistributedRows* b,
                                const spmm::Context& context) {

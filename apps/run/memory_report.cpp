@@ -226,7 +226,7 @@ void check_memory_before_loading(const Config& config, const spmm::Context& cont
   const auto plan_at = plan_at_ranks(e, b, shape, space);
   const solver::MemoryPlan plan = plan_at(comm_size(comm));
   try {
-    solver::check_memory_fits(comm, plan, 0, 0, context.device(), plan_at);
+    solver::check_memory_fits(comm, plan, 0, 0, context.device(), plan_at, config.execution.memory_limit_bytes);
   } catch (const solver::AgreedError&) {
     if (dry_run) print_plan_from_sizes(config, e, b, plan, space, comm);  // every rank has the error
     throw;
@@ -258,7 +258,7 @@ solver::MemoryPlan check_memory_with_operator(const Config& config, const solver
       loaded_bytes(matrix.rows) + (b ? loaded_bytes(b->rows) : 0) + spmm::memory_counters(Space::host).current;
   const std::int64_t device_held = space == Space::device ? spmm::memory_counters(Space::device).current : 0;
   solver::check_memory_fits(comm, plan, host_held, device_held, op.context().device(),
-                            plan_at_ranks(e, b_extent, shape, space));
+                            plan_at_ranks(e, b_extent, shape, space), config.execution.memory_limit_bytes);
   return plan;
 }
 
@@ -316,7 +316,8 @@ int print_dry_run(const Config& config, const solver::DistributedRows& matrix, c
     std::fflush(stdout);
   }
   solver::check_memory_fits(comm, plan, loaded_bytes(matrix.rows) + (b ? loaded_bytes(b->rows) : 0), 0,
-                            context.device(), plan_at_ranks(e, b_extent, shape, space));
+                            context.device(), plan_at_ranks(e, b_extent, shape, space),
+                            config.execution.memory_limit_bytes);
   const std::string& saved = matrix.partitioning.saved_to;
   if (rank == 0)
     std::printf("dry run: the plan fits the free memory; nothing solved, %s\n",

@@ -26,6 +26,7 @@
 #endif
 
 #include "core/checks.hpp"
+#include "core/env_overrides.hpp"
 #include "core/error.hpp"
 #include "solver/operator/collective.hpp"
 #include "spmm/memory.hpp"
@@ -140,6 +141,8 @@ int threads_from(const char* value) {
   return whole && n > 0 && n <= 1 << 20 ? static_cast<int>(n) : 0;
 }
 
+const char* text_or_null(const std::optional<std::string>& value) { return value ? value->c_str() : nullptr; }
+
 CpuThreads& chosen_threads() {
   static CpuThreads chosen;
   return chosen;
@@ -178,21 +181,22 @@ namespace {
 void share_cores(MPI_Comm comm, Backend backend) {
   const NodeComm node(comm);
   CpuThreads& t = chosen_threads();
-  const char* omp_num_threads = std::getenv("OMP_NUM_THREADS");
+  const env::Environment& e = env::environment();
+  const char* omp_num_threads = text_or_null(e.omp_num_threads);
   const std::vector<int> cpus = node_cpu_list(node);
   const std::vector<int> share = node_share(cpus, node.rank(), node.size());
   const int bound = allowed_cpus();
   const bool widen = !omp_num_threads && bound > 0 && bound < static_cast<int>(share.size());
   const bool widened = widen && run_on(share);
-  t = choose_cpu_threads(cpus.empty() ? static_cast<int>(std::thread::hardware_concurrency()) : static_cast<int>(cpus.size()),
-                         node.size(), allowed_cpus(), omp_num_threads, std::getenv("OPENBLAS_NUM_THREADS"));
+  const int node_cpus = cpus.empty() ? static_cast<int>(std::thread::hardware_concurrency()) : static_cast<int>(cpus.size());
+  t = choose_cpu_threads(node_cpus, node.size(), allowed_cpus(), omp_num_threads, text_or_null(e.openblas_num_threads));
   t.widened_from = widened ? bound : 0;
   if (t.openmp_source == ThreadSource::share) omp_set_num_threads(t.openmp);
   // On the device backend the host's BLAS and LAPACK only see the small
   // projected problems (Gram solves, Rayleigh-Ritz, SVQB: tens of rows), where
   // OpenBLAS's threads cost more than they save (the 60 x 60 Rayleigh-Ritz of
   // block-eigs' k = 16: 0.45 ms on one thread, 0.60 ms on two).
-  if (backend != Backend::cpu && !std::getenv("OPENBLAS_NUM_THREADS"))
+  if (backend != Backend::cpu && !e.openblas_num_threads)
     openblas_set_num_threads(1);
   else if (t.openblas_source == ThreadSource::share)
     openblas_set_num_threads(t.openblas);
@@ -246,9 +250,8 @@ bool ranks_share_a_device(MPI_Comm comm, const spmm::Context& context) {
   return any == 1;
 }
 
-bool mpi_is_cuda_aware() {
-  if (const char* env = std::getenv("BLOCKEIGS_CUDA_AWARE_MPI"); env && *env)
-    return std::string(env) != "0";
+bool mpi_is_cuda_aware(std::optional<bool> configured) {
+  if (configured) return *configured;
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
   return MPIX_Query_cuda_support() == 1;
 #else

@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <optional>
 #include <vector>
 
 #include "core/enums.hpp"
@@ -44,7 +45,7 @@ struct CpuThreads {
 };
 
 // The choice as a pure function: a user's OMP_NUM_THREADS and
-// OPENBLAS_NUM_THREADS (null: unset; a value that is not a positive
+// OPENBLAS_NUM_THREADS (core/env_overrides.hpp; null: unset; a value that is not a positive
 // integer counts as unset; OMP_NUM_THREADS's first entry where it is a
 // list) win for what they set, and OpenBLAS follows OMP_NUM_THREADS as it
 // does itself; the rest take cpu_threads_per_rank(cores, local_ranks, allowed).
@@ -60,8 +61,9 @@ const CpuThreads& cpu_threads();
 // NCCL refuses such a communicator. Collective.
 bool ranks_share_a_device(MPI_Comm comm, const spmm::Context& context);
 
-// True when device pointers can be handed to MPI directly (Open MPI's
-// MPIX_Query_cuda_support, overridable with BLOCKEIGS_CUDA_AWARE_MPI=0|1).
-bool mpi_is_cuda_aware();
+// True when device pointers can be handed to MPI directly: `configured`
+// where given (execution.halo.cuda_aware_mpi), else Open MPI's
+// MPIX_Query_cuda_support.
+bool mpi_is_cuda_aware(std::optional<bool> configured = std::nullopt);
 
 }  // namespace blockeigs::solver

@@ -42,8 +42,8 @@ void scatter_add(const spmm::Context& context, const U* product, std::int64_t k,
 template <class T>
 DistributedOperator<T>::DistributedOperator(MPI_Comm comm, const spmm::Context& context,
                                             const io::CsrRows& rows, const RowPartition& partition,
-                                            Algorithm algorithm, HaloTransport transport)
-    : comm_(comm), context_(context), partition_(partition) {
+                                            Algorithm algorithm, const HaloOptions& halo)
+    : comm_(comm), context_(context), partition_(partition), halo_options_(halo) {
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
   LocalBlocks<T> blocks = collectively(comm_, [&] {
     if (rows.first_row != partition_.begin(rank_) || rows.local_rows() != partition_.rows(rank_))
@@ -57,7 +57,7 @@ DistributedOperator<T>::DistributedOperator(MPI_Comm comm, const spmm::Context& 
   diagonal_block_ = std::move(blocks.diagonal);  // in the context's space already
   off_diagonal_block_ = std::move(blocks.off_diagonal);
   diagonal_entries_ = std::move(blocks.diagonal_entries);
-  halo_ = make_halo_exchange<T>(comm_, context_, halo_plan_, transport);
+  halo_ = make_halo_exchange<T>(comm_, context_, halo_plan_, halo_options_);
   off_diagonal_rows_ = std::move(blocks.off_diagonal_rows);
   collectively(comm_, [&] {
     diagonal_plan_.emplace(context_, diagonal_block_.view(), algorithm);
@@ -98,11 +98,13 @@ template <class T>
 void DistributedOperator<T>::reserve_halo(std::int64_t words) {
   if (halo_->reserve(words)) return;
   // CUDA IPC mapping refused on some rank: NCCL where built, else MPI.
-  const bool staged = context_.space() == Space::device && !mpi_is_cuda_aware();
-  halo_ = make_halo_exchange<T>(comm_, context_, halo_plan_,
-                                nccl_compiled() && context_.space() == Space::device ? HaloTransport::nccl
-                                : staged                                            ? HaloTransport::staged_mpi
-                                                                                    : HaloTransport::mpi);
+  const bool device = context_.space() == Space::device;
+  const bool staged = device && !mpi_is_cuda_aware(halo_options_.cuda_aware_mpi);
+  HaloOptions fallback = halo_options_;
+  fallback.transport = nccl_compiled() && device ? HaloTransport::nccl
+                       : staged                  ? HaloTransport::staged_mpi
+                                                 : HaloTransport::mpi;
+  halo_ = make_halo_exchange<T>(comm_, context_, halo_plan_, fallback);
   halo_->set_profiling(profiling_);
   halo_->reserve(std::max(words, width_));
 }

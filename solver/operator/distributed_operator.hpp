@@ -62,11 +62,11 @@ template <class T>
 class DistributedOperator final : public SingleInputOperator<T> {
  public:
   // `rows` are this rank's rows (global columns), `partition` every rank's
-  // range; `transport` how halo rows travel (automatic: the rules of
-  // make_halo_exchange). Collective. The context must outlive the operator.
+  // range; `halo` how halo rows travel (make_halo_exchange). Collective. The
+  // context must outlive the operator.
   DistributedOperator(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& rows,
                       const RowPartition& partition, Algorithm algorithm = Algorithm::automatic,
-                      HaloTransport transport = HaloTransport::automatic);
+                      const HaloOptions& halo = {});
   ~DistributedOperator() override;
 
   MPI_Comm comm() const override { return comm_; }
@@ -160,6 +160,7 @@ class DistributedOperator final : public SingleInputOperator<T> {
   spmm::Buffer<T> diagonal_entries_;
   spmm::Buffer<std::int32_t> off_diagonal_rows_;  // local rows with halo columns, context space
 
+  HaloOptions halo_options_;
   std::unique_ptr<HaloExchange<T>> halo_;  // reads halo_plan_
   std::int64_t width_ = -1;               // columns the buffers hold
   spmm::DenseBlock<T> halo_product_;      // off-diagonal block x halo, one row per off_diagonal_rows_

@@ -2,27 +2,17 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
 #include <numeric>
 
 #include "core/checks.hpp"
+#include "core/enums.hpp"
 
 namespace blockeigs::solver {
 namespace {
 
-constexpr std::int64_t kDefaultLimit = std::int64_t{1} << 30;
 constexpr int kAlltoallvTag = 0x4C41;  // large_alltoallv's pieces (one-time exchanges)
 
-std::atomic<std::int64_t> test_limit{0};
-
-std::int64_t environment_limit() {
-  static const std::int64_t limit = [] {
-    const char* text = std::getenv("BLOCKEIGS_MPI_CHUNK_BYTES");
-    const long long value = text ? std::strtoll(text, nullptr, 10) : 0;
-    return value > 0 ? std::min<std::int64_t>(value, kDefaultLimit) : kDefaultLimit;
-  }();
-  return limit;
-}
+std::atomic<std::int64_t> chosen_limit{default_mpi_chunk_bytes};
 
 // Calls post(offset, piece) for consecutive pieces of at most the limit.
 template <class Post>
@@ -71,12 +61,11 @@ void alltoallv_in_pieces(MPI_Comm comm, const void* send, const std::vector<std:
 
 }  // namespace
 
-std::int64_t mpi_chunk_limit() {
-  const std::int64_t forced = test_limit.load();
-  return forced > 0 ? forced : environment_limit();
-}
+std::int64_t mpi_chunk_limit() { return chosen_limit.load(); }
 
-void set_mpi_chunk_limit_for_tests(std::int64_t bytes) { test_limit.store(std::max<std::int64_t>(bytes, 0)); }
+std::int64_t set_mpi_chunk_limit(std::int64_t bytes) {
+  return chosen_limit.exchange(bytes > 0 ? std::min(bytes, default_mpi_chunk_bytes) : default_mpi_chunk_bytes);
+}
 
 void large_bcast(MPI_Comm comm, void* data, std::int64_t bytes, int root) {
   in_pieces(bytes, [&](std::int64_t offset, int piece) {

@@ -13,14 +13,16 @@
 
 namespace blockeigs::solver {
 
-// The largest message in bytes: 1 GiB, or BLOCKEIGS_MPI_CHUNK_BYTES when that
-// is set to a positive number (read once; for tests and experiments).
+// The largest message in bytes, for the whole process: 1 GiB
+// (default_mpi_chunk_bytes) unless set_mpi_chunk_limit chose less.
 std::int64_t mpi_chunk_limit();
 
-// Test-only: a limit of a few hundred bytes forces the chunked paths on small
-// data. 0 goes back to the default (or the environment's). Every rank must
-// set the same limit: both ends of a message cut it with it.
-void set_mpi_chunk_limit_for_tests(std::int64_t bytes);
+// Sets the limit (execution.mpi_chunk_bytes; the apps set it from the
+// config), at most 1 GiB; 0 goes back to the default. Returns the limit it
+// replaces. A limit of a few hundred bytes forces the chunked paths on small
+// data (tests). Every rank must set the same limit before its next message:
+// both ends of a message cut it with it.
+std::int64_t set_mpi_chunk_limit(std::int64_t bytes);
 
 // MPI_Bcast of `bytes` bytes from `root`; every rank passes the same count.
 void large_bcast(MPI_Comm comm, void* data, std::int64_t bytes, int root);

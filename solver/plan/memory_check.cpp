@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -31,16 +30,6 @@ std::int64_t number_in(const char* path) {
   } catch (...) {
     return unlimited;
   }
-}
-
-std::int64_t memory_limit_for_tests() {
-  const char* text = std::getenv(memory_limit_variable);
-  if (!text || !*text) return unlimited;
-  char* end = nullptr;
-  const long long value = std::strtoll(text, &end, 10);
-  if (*end != '\0' || value < 0)
-    fail_input_everywhere(memory_limit_variable, " must be a number of bytes, got '", text, "'");
-  return value;
 }
 
 // Ranks grouped: a communicator per node, and per device within it; each
@@ -125,11 +114,12 @@ std::int64_t available_host_memory() {
 }
 
 void check_memory_fits(MPI_Comm comm, const MemoryPlan& plan, std::int64_t host_held, std::int64_t device_held,
-                       int device, const std::function<MemoryPlan(int ranks)>& plan_at) {
+                       int device, const std::function<MemoryPlan(int ranks)>& plan_at,
+                       std::optional<std::int64_t> memory_limit) {
   int rank = 0, ranks = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
-  const std::int64_t limit = memory_limit_for_tests();
+  const std::int64_t limit = memory_limit ? std::min(*memory_limit, unlimited) : unlimited;
   MPI_Comm node = MPI_COMM_NULL, gpu = MPI_COMM_NULL;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_split(node, std::max(device, 0), 0, &gpu));

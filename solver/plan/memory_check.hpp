@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 
 #include "io/csr_rows.hpp"
 #include "solver/operator/distributed_operator.hpp"
@@ -14,10 +15,6 @@
 #include "solver/plan/memory_plan.hpp"
 
 namespace blockeigs::solver {
-
-// Test-only: BLOCKEIGS_MEMORY_LIMIT_BYTES=N caps what every node's host and
-// every device is taken to have for the run (to test the refusal).
-inline constexpr const char* memory_limit_variable = "BLOCKEIGS_MEMORY_LIMIT_BYTES";
 
 // This node's available host memory: MemAvailable (/proc/meminfo, else
 // sysconf), within the cgroup's limit where one is set (memory.max).
@@ -30,8 +27,11 @@ std::int64_t available_host_memory();
 // the rows it loaded, the Buffers it allocated). The message names the
 // largest need per rank, what is available, and how many ranks would do,
 // from `plan_at(ranks)` (the plan with the rows split over that many ranks).
+// `memory_limit` (execution.memory_limit_bytes), where given, caps what every
+// node's host and every device is taken to have (bytes; every rank passes the same).
 void check_memory_fits(MPI_Comm comm, const MemoryPlan& plan, std::int64_t host_held, std::int64_t device_held,
-                       int device, const std::function<MemoryPlan(int ranks)>& plan_at);
+                       int device, const std::function<MemoryPlan(int ranks)>& plan_at,
+                       std::optional<std::int64_t> memory_limit = std::nullopt);
 
 // This rank's share, measured: from a built operator, or (without one, for
 // a dry run) by splitting the loaded rows and building the halo plan. Collective.

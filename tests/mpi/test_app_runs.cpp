@@ -17,6 +17,7 @@
 #include "apps/app_main.hpp"
 #include "apps/run/cg_run.hpp"
 #include "apps/run/eigs_run.hpp"
+#include "apps/run/output/distributed_output.hpp"
 #include "distributed_fixtures.hpp"
 #include "io/generators.hpp"
 #include "io/hdf5_dense.hpp"
@@ -174,9 +175,9 @@ TEST(AppRuns, BlockCgWithRightHandSidesFromHdf5) { block_cg_with_rhs_from_hdf5()
 
 // The rank-order write path that serial HDF5 builds take.
 TEST(AppRuns, BlockCgWithRankOrderOutput) {
-  setenv("BLOCKEIGS_SERIAL_OUTPUT", "1", 1);
+  apps::set_rank_order_output_for_tests(true);
   block_cg_with_rhs_from_hdf5();
-  unsetenv("BLOCKEIGS_SERIAL_OUTPUT");
+  apps::set_rank_order_output_for_tests(false);
 }
 
 TEST(AppRuns, BlockEigsWithStartBlockFromHdf5) {

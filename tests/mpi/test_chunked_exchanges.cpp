@@ -1,5 +1,5 @@
 // Exchanges past MPI's int counts, forced on small data: with the chunk limit
-// lowered to a few hundred bytes (set_mpi_chunk_limit_for_tests), the
+// lowered to a few hundred bytes (set_mpi_chunk_limit), the
 // helpers of solver/operator/large_messages.hpp, the symmetry check, the
 // halo plan and exchange, and LOBPCG give the same results as in one piece.
 #include <gtest/gtest.h>
@@ -24,10 +24,11 @@ namespace {
 
 constexpr std::int64_t kSmallLimit = 100;  // not a multiple of 24 or 8: pieces cut elements
 
-// Lowers the limit for one scope, then restores the default.
+// Lowers the limit for one scope, then restores the one before.
 struct SmallChunks {
-  SmallChunks() { solver::set_mpi_chunk_limit_for_tests(kSmallLimit); }
-  ~SmallChunks() { solver::set_mpi_chunk_limit_for_tests(0); }
+  SmallChunks() : before(solver::set_mpi_chunk_limit(kSmallLimit)) {}
+  ~SmallChunks() { solver::set_mpi_chunk_limit(before); }
+  std::int64_t before;
 };
 
 int rank_of() {

@@ -97,11 +97,11 @@ void write_and_check(Layout layout, bool gap, std::int64_t piece_bytes, bool ser
   const std::string path = (test::shared_folder("distributed_output") / "x.h5").string();
   const Numbered numbered_rows = numbered(layout);
   const spmm::DenseBlock<T> X = operator_rows<T>(numbered_rows.numbering, gap);
-  if (serial) setenv("BLOCKEIGS_SERIAL_OUTPUT", "1", 1);
+  apps::set_rank_order_output_for_tests(serial);
   const apps::OutputTimes times = apps::write_distributed_output(
       MPI_COMM_WORLD, path, [](io::Hdf5Writer& w) { w.attribute("/", "app", "test"); },
       {apps::block_in_input_order("/X", X.cview(), numbered_rows.numbering, MPI_COMM_WORLD, piece_bytes)});
-  unsetenv("BLOCKEIGS_SERIAL_OUTPUT");
+  apps::set_rank_order_output_for_tests(false);
   EXPECT_EQ(times.bytes, 8 * n * cols);
   EXPECT_GE(times.gather, 0.0);
   EXPECT_GE(times.write, 0.0);

@@ -4,7 +4,9 @@
 // on it matches the reference with the same bits whichever transport it used.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include "csr_test_operator.hpp"
@@ -14,6 +16,7 @@
 #include "solver/operator/collective.hpp"
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/halo/nccl_halo.hpp"
+#include "solver/operator/large_messages.hpp"
 #include "test_matrices.hpp"
 
 namespace blockeigs {
@@ -80,7 +83,7 @@ TEST(HaloTransports, AutomaticOnTheHostIsMpiOnHostMemory) {
   EXPECT_FALSE(automatic.halo_through_peer_copies());
   EXPECT_FALSE(automatic.device_pointers_to_mpi());
   solver::DistributedOperator<double> staged(MPI_COMM_WORLD, context, rows, partition, Algorithm::automatic,
-                                             HaloTransport::staged_mpi);
+                                             {.transport = HaloTransport::staged_mpi});
   EXPECT_EQ(staged.halo_transport(), "MPI, staged through host");
 }
 
@@ -93,7 +96,7 @@ TEST(HaloTransports, PeerCopiesNeedDevices) {
   const io::CsrRows rows = io::slice_rows(whole, partition.begin(rank), partition.end(rank));
   const std::string message = test::input_error_message([&] {
     solver::DistributedOperator<double> op(MPI_COMM_WORLD, context, rows, partition, Algorithm::automatic,
-                                           HaloTransport::peer);
+                                           {.transport = HaloTransport::peer});
   });
   test::expect_mentions(message, {"halo transport peer", "CUDA IPC", "device blocks"});
 }
@@ -108,7 +111,7 @@ TEST(HaloTransports, NcclNeedsDevicesAndABuildWithIt) {
   const io::CsrRows rows = io::slice_rows(whole, partition.begin(rank), partition.end(rank));
   const std::string message = test::input_error_message([&] {
     solver::DistributedOperator<double> op(MPI_COMM_WORLD, context, rows, partition, Algorithm::automatic,
-                                           HaloTransport::nccl);
+                                           {.transport = HaloTransport::nccl});
   });
   EXPECT_FALSE(solver::ranks_share_a_device(MPI_COMM_WORLD, context));
   if (solver::nccl_compiled())
@@ -117,38 +120,63 @@ TEST(HaloTransports, NcclNeedsDevicesAndABuildWithIt) {
     test::expect_mentions(message, {"halo transport nccl", "no NCCL", "BLOCKEIGS_NCCL"});
 }
 
-// BLOCKEIGS_HALO_TRANSPORT as rank 0 reads it, for device blocks; a value
-// that names no transport is an error on every rank naming it. Host blocks
-// ignore it: the operator on the CPU backend still uses MPI on host memory.
-TEST(HaloTransports, EnvironmentNamesTheTransport) {
-  auto from = [](const char* value) {
-    setenv("BLOCKEIGS_HALO_TRANSPORT", value, 1);
-    return solver::halo_transport_from_environment(MPI_COMM_WORLD, true);
+// execution.halo's transport (solver::user_halo_options) counts for device
+// blocks, where mpi means staged through the host unless MPI is CUDA-aware;
+// host blocks ignore it: the operator on the CPU backend still uses MPI on
+// host memory. The other options pass as they are.
+TEST(HaloTransports, UserChoiceCountsForDeviceBlocks) {
+  auto on_device = [](HaloTransport t, std::optional<bool> aware = std::nullopt) {
+    return solver::user_halo_options({.transport = t, .cuda_aware_mpi = aware}, Space::device).transport;
   };
-  EXPECT_EQ(from("auto"), HaloTransport::automatic);
-  EXPECT_EQ(from(""), HaloTransport::automatic);
-  EXPECT_EQ(from("ipc"), HaloTransport::peer);
-  EXPECT_EQ(from("nccl"), HaloTransport::nccl);
-  EXPECT_EQ(from("staged"), HaloTransport::staged_mpi);
-  EXPECT_EQ(from("mpi"), solver::mpi_is_cuda_aware() ? HaloTransport::mpi : HaloTransport::staged_mpi);
-  setenv("BLOCKEIGS_CUDA_AWARE_MPI", "1", 1);
-  EXPECT_EQ(from("mpi"), HaloTransport::mpi);
-  unsetenv("BLOCKEIGS_CUDA_AWARE_MPI");
-  try {
-    from("infiniband");
-    ADD_FAILURE() << "BLOCKEIGS_HALO_TRANSPORT=infiniband was taken";
-  } catch (const solver::AgreedError& e) {
-    EXPECT_TRUE(e.is_input_error());
-    test::expect_mentions(e.what(), {"BLOCKEIGS_HALO_TRANSPORT=infiniband", "auto, ipc, nccl, mpi or staged"});
-  }
+  EXPECT_EQ(on_device(HaloTransport::automatic), HaloTransport::automatic);
+  EXPECT_EQ(on_device(HaloTransport::peer), HaloTransport::peer);
+  EXPECT_EQ(on_device(HaloTransport::nccl), HaloTransport::nccl);
+  EXPECT_EQ(on_device(HaloTransport::staged_mpi), HaloTransport::staged_mpi);
+  EXPECT_EQ(on_device(HaloTransport::mpi),
+            solver::mpi_is_cuda_aware() ? HaloTransport::mpi : HaloTransport::staged_mpi);
+  EXPECT_EQ(on_device(HaloTransport::mpi, true), HaloTransport::mpi);
+  EXPECT_EQ(on_device(HaloTransport::mpi, false), HaloTransport::staged_mpi);
+  EXPECT_TRUE(solver::mpi_is_cuda_aware(true));
+  EXPECT_FALSE(solver::mpi_is_cuda_aware(false));
 
-  setenv("BLOCKEIGS_HALO_TRANSPORT", "nccl", 1);
+  const solver::HaloOptions host = solver::user_halo_options(
+      {.transport = HaloTransport::nccl, .peer = false, .cuda_aware_mpi = true, .piece_bytes = 4096}, Space::host);
+  EXPECT_EQ(host.transport, HaloTransport::automatic);
+  EXPECT_FALSE(host.peer);
+  EXPECT_EQ(host.cuda_aware_mpi, std::optional<bool>(true));
+  EXPECT_EQ(host.piece_bytes, 4096);
   const io::CsrRows whole = cube();
   const auto partition = RowPartition::balanced(whole.row_offsets, test::mpi_size());
   const io::CsrRows rows = io::slice_rows(whole, partition.begin(test::mpi_rank()), partition.end(test::mpi_rank()));
-  solver::DistributedOperator<double> op(MPI_COMM_WORLD, spmm::Context::host(), rows, partition);
+  solver::DistributedOperator<double> op(MPI_COMM_WORLD, spmm::Context::host(), rows, partition,
+                                         Algorithm::automatic, host);
   EXPECT_EQ(op.transport(), HaloTransport::mpi);
-  unsetenv("BLOCKEIGS_HALO_TRANSPORT");
+}
+
+// The staged halo cuts each message into pieces of execution.halo.piece_bytes
+// (odd sizes cut values apart); the operator gives the reference's result
+// whatever the piece.
+TEST(HaloTransports, StagedPiecesOfAnySize) {
+  const auto context = spmm::Context::host();
+  const io::CsrRows whole = test::power_law_matrix(500, 400, 11);
+  for (const auto& partition : {RowPartition::balanced(whole.row_offsets, test::mpi_size()),
+                                test::partition_with_empty_rank(500, test::mpi_size())}) {
+    const io::CsrRows rows = io::slice_rows(whole, partition.begin(test::mpi_rank()), partition.end(test::mpi_rank()));
+    for (const std::int64_t piece : {std::int64_t{1}, std::int64_t{44}, default_halo_piece_bytes}) {
+      solver::DistributedOperator<double> op(MPI_COMM_WORLD, context, rows, partition, Algorithm::automatic,
+                                             {.transport = HaloTransport::staged_mpi, .piece_bytes = piece});
+      EXPECT_EQ(op.transport(), HaloTransport::staged_mpi);
+      for (const std::int64_t w : {1, 3, 16})
+        test::check_operator_apply(op, context, whole, w, "pieces of " + std::to_string(piece) + " bytes");
+    }
+  }
+}
+
+// The chunked runs (tests/CMakeLists.txt) set BLOCKEIGS_MPI_CHUNK_BYTES, which
+// the MPI tests' main takes for the message limit, as the apps do.
+TEST(HaloTransports, MessageLimitAsTheEnvironmentSets) {
+  const char* text = std::getenv("BLOCKEIGS_MPI_CHUNK_BYTES");
+  EXPECT_EQ(solver::mpi_chunk_limit(), text && *text ? std::stoll(text) : default_mpi_chunk_bytes);
 }
 
 }  // namespace

@@ -201,14 +201,14 @@ TEST(Refusal, HundredThousandCubedBeforeGenerating) {
   EXPECT_FALSE(fs::exists(out));
 }
 
-TEST(Refusal, TestOnlyLimitRefusesANormalProblem) {
+// execution.memory_limit_bytes takes every node and GPU to have that much.
+TEST(Refusal, MemoryLimitRefusesANormalProblem) {
   const fs::path out = test::shared_folder("memory_plan") / "limited.h5";
   const std::string config = write_config(
       "limited.yaml", "matrix:\n  generator: {type: laplacian_3d, nx: 16, ny: 16, nz: 16}\n"
-                      "block_cg: {rhs: {source: random, columns: 4}}\noutput: {path: " + out.string() + "}\n");
-  setenv(solver::memory_limit_variable, "200000", 1);
+                      "block_cg: {rhs: {source: random, columns: 4}}\nexecution: {memory_limit_bytes: 200000}\n"
+                      "output: {path: " + out.string() + "}\n");
   const std::string message = refusal(config, true);
-  unsetenv(solver::memory_limit_variable);
   EXPECT_NE(message.find("not enough memory"), std::string::npos) << message;
   EXPECT_NE(message.find("195.3 KiB available"), std::string::npos) << message;
   EXPECT_NE(message.find("ranks would fit it"), std::string::npos) << message;

@@ -93,7 +93,7 @@ void check_halo_exchange(const spmm::Context& context, const io::CsrRows& whole,
   const std::vector<std::int64_t> columns = halo_columns(whole, begin, end);
   const solver::HaloPlan plan = solver::build_halo_plan(MPI_COMM_WORLD, partition, columns);
   ASSERT_EQ(plan.halo_rows(), static_cast<std::int64_t>(columns.size()));
-  auto halo = solver::make_halo_exchange<T>(MPI_COMM_WORLD, context, plan, transport);
+  auto halo = solver::make_halo_exchange<T>(MPI_COMM_WORLD, context, plan, {.transport = transport});
   if (transport != solver::HaloTransport::automatic) {
     EXPECT_EQ(halo->transport(), transport) << halo->fallback_note();
   }
@@ -115,7 +115,8 @@ std::vector<T> check_operator_on_transport(const spmm::Context& context, const i
   SCOPED_TRACE(label + ", transport " + transport_label(transport));
   const int rank = mpi_rank();
   const io::CsrRows rows = io::slice_rows(whole, partition.begin(rank), partition.end(rank));
-  solver::DistributedOperator<T> op(MPI_COMM_WORLD, context, rows, partition, Algorithm::automatic, transport);
+  solver::DistributedOperator<T> op(MPI_COMM_WORLD, context, rows, partition, Algorithm::automatic,
+                                    {.transport = transport});
   if (transport != solver::HaloTransport::automatic) {
     EXPECT_EQ(op.transport(), transport) << op.halo_transport();
   }

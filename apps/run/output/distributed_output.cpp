@@ -1,8 +1,8 @@
 #include "apps/run/output/distributed_output.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <optional>
@@ -15,6 +15,8 @@
 
 namespace blockeigs::apps {
 namespace {
+
+std::atomic<bool> rank_order_for_tests{false};
 
 // The pieces copy_rows is called for: [p piece, (p + 1) piece) within the
 // rank's rows, for p < count.
@@ -114,10 +116,7 @@ double write_files(MPI_Comm comm, const std::string& path, const std::function<v
     for (const DistributedBlock& block : blocks) copying += write_block(writer, block);
     writer.close();
   };
-  // BLOCKEIGS_SERIAL_OUTPUT=1 takes the rank-order path even with parallel
-  // HDF5 (the tests cover both paths that way).
-  const char* serial = std::getenv("BLOCKEIGS_SERIAL_OUTPUT");
-  if (io::Hdf5Writer::parallel_io_available() && !(serial && std::string(serial) == "1")) {
+  if (io::Hdf5Writer::parallel_io_available() && !rank_order_for_tests) {
     // MPI-IO: every rank writes its rows at once.
     solver::collectively(comm, [&] {
       io::Hdf5Writer writer(path, comm);
@@ -195,5 +194,7 @@ OutputTimes write_distributed_output(MPI_Comm comm, const std::string& path,
   for (const DistributedBlock& block : blocks) times.bytes += 8 * block.global_rows * block.cols;
   return times;
 }
+
+void set_rank_order_output_for_tests(bool on) { rank_order_for_tests = on; }
 
 }  // namespace blockeigs::apps

@@ -77,4 +77,8 @@ OutputTimes write_distributed_output(MPI_Comm comm, const std::string& path,
                                      const std::vector<DistributedBlock>& blocks,
                                      const std::function<void(io::Hdf5Writer*, double)>& write_last = {});
 
+// Test-only: true makes write_distributed_output take the rank-order path even
+// with parallel HDF5 (the tests cover both paths that way). Every rank sets the same.
+void set_rank_order_output_for_tests(bool on);
+
 }  // namespace blockeigs::apps

@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/enums.hpp"
 #include "solver/operator/halo/halo_plan.hpp"
 #include "spmm/context.hpp"
 #include "spmm/dense.hpp"
@@ -30,7 +31,7 @@
 
 namespace blockeigs::solver {
 
-enum class HaloTransport;
+using blockeigs::HaloTransport;  // core/enums.hpp: the config names it too
 
 template <class T>
 class HaloExchange {

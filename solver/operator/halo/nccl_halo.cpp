@@ -1,6 +1,5 @@
 #include "solver/operator/halo/nccl_halo.hpp"
 
-#include <cstdlib>
 #include <exception>
 
 #include "core/error.hpp"
@@ -63,13 +62,8 @@ std::unique_ptr<NcclHalo<T>> NcclHalo<T>::create(MPI_Comm comm, const spmm::Cont
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &size));
   std::unique_ptr<NcclHalo> halo(new NcclHalo(comm, context, plan));
-  // NCCL's host call for a grouped send/receive held the host for 1-13 ms an
-  // apply inside the solvers with its cuMem buffers (its default), and for
-  // ~0.7 ms with all its channels to a peer; legacy CUDA IPC buffers and two
-  // channels a peer took that to ~0.2 ms (NCCL 2.28, 4 x H200,
-  // docs/benchmarks/scaling.md). A setting of the user's own wins.
-  setenv("NCCL_CUMEM_ENABLE", "0", 0);
-  setenv("NCCL_MAX_P2P_NCHANNELS", "2", 0);
+  // NCCL reads its settings from the environment at its first communicator;
+  // the apps set their defaults for the halo there (apps/environment.hpp).
   try {
     ncclUniqueId id{};
     collectively(comm, [&] {

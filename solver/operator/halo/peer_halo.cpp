@@ -1,7 +1,5 @@
 #include "solver/operator/halo/peer_halo.hpp"
 
-#include <cstdlib>
-#include <string>
 
 #include "core/error.hpp"
 #include "solver/operator/collective.hpp"
@@ -27,11 +25,6 @@ constexpr int packed_tag = 1;
 constexpr int consumed_tag = 2;
 constexpr int first_row_tag = 3;
 constexpr int handle_tag = 4;
-
-bool disabled_by_environment() {
-  const char* env = std::getenv("BLOCKEIGS_HALO_PEER");
-  return env && std::string(env) == "0";
-}
 
 // True when every rank this rank exchanges halos with runs on its node.
 bool neighbours_on_node(MPI_Comm comm, const HaloPlan& plan) {
@@ -69,11 +62,10 @@ void wait_all(std::vector<MPI_Request>& requests) {
 
 template <class T>
 std::unique_ptr<PeerHalo<T>> PeerHalo<T>::create(MPI_Comm comm, const spmm::Context& context,
-                                                 const HaloPlan& plan) {
+                                                 const HaloPlan& plan, bool allowed) {
   int size = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &size));
-  const bool wanted = size > 1 && context.space() == Space::device && !disabled_by_environment() &&
-                      neighbours_on_node(comm, plan);
+  const bool wanted = size > 1 && context.space() == Space::device && allowed && neighbours_on_node(comm, plan);
   if (!on_every_rank(comm, wanted)) return nullptr;
   std::unique_ptr<PeerHalo> peer(new PeerHalo(comm, context, plan));
 
@@ -227,7 +219,7 @@ void PeerHalo<T>::release() {
 #else  // without CUDA there is nothing to map: create() returns null, so nothing else runs.
 
 template <class T>
-std::unique_ptr<PeerHalo<T>> PeerHalo<T>::create(MPI_Comm, const spmm::Context&, const HaloPlan&) {
+std::unique_ptr<PeerHalo<T>> PeerHalo<T>::create(MPI_Comm, const spmm::Context&, const HaloPlan&, bool) {
   return nullptr;
 }
 template <class T>

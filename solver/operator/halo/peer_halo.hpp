@@ -26,9 +26,10 @@ template <class T>
 class PeerHalo final : public HaloExchange<T> {
  public:
   // Collective. Returns null on every rank unless the context is a GPU, every
-  // rank's neighbours are on its node, and BLOCKEIGS_HALO_PEER is not 0 on any
-  // rank; whether mapping works is only known at reserve().
-  static std::unique_ptr<PeerHalo> create(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan);
+  // rank's neighbours are on its node, and every rank passes `allowed`
+  // (HaloOptions::peer); whether mapping works is only known at reserve().
+  static std::unique_ptr<PeerHalo> create(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan,
+                                          bool allowed);
   ~PeerHalo() override;
 
   HaloTransport transport() const override;

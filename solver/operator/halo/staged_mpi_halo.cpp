@@ -1,7 +1,6 @@
 #include "solver/operator/halo/staged_mpi_halo.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "core/error.hpp"
 #include "solver/operator/collective.hpp"
@@ -14,14 +13,6 @@
 
 namespace blockeigs::solver {
 namespace {
-
-constexpr std::int64_t default_piece_bytes = std::int64_t{1} << 20;
-
-std::int64_t piece_bytes() {
-  const char* text = std::getenv("BLOCKEIGS_HALO_PIECE_BYTES");
-  const long long value = text ? std::strtoll(text, nullptr, 10) : 0;
-  return std::min<std::int64_t>(value > 0 ? value : default_piece_bytes, mpi_chunk_limit());
-}
 
 void wait_all(std::vector<MPI_Request>& requests) {
   BLOCKEIGS_MPI_CHECK(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
@@ -40,8 +31,10 @@ void* new_event() {
 }  // namespace
 
 template <class T>
-StagedMpiHalo<T>::StagedMpiHalo(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan)
-    : HaloExchange<T>(comm, context, plan), piece_bytes_(piece_bytes()) {
+StagedMpiHalo<T>::StagedMpiHalo(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan,
+                                std::int64_t piece_bytes)
+    : HaloExchange<T>(comm, context, plan),
+      piece_bytes_(std::min(piece_bytes > 0 ? piece_bytes : default_halo_piece_bytes, mpi_chunk_limit())) {
 #ifdef BLOCKEIGS_HAVE_CUDA
   if (context.space() != Space::device) return;
   cudaStream_t out = nullptr, in = nullptr;

@@ -1,7 +1,7 @@
 // Halo rows through MPI staged through pinned host memory, for device blocks
 // where MPI is not CUDA-aware (and NCCL is not taken), pipelined: each
-// neighbour's message travels in pieces of at most 1 MiB (or
-// BLOCKEIGS_HALO_PIECE_BYTES; never more than mpi_chunk_limit()). begin()
+// neighbour's message travels in pieces of at most `piece_bytes` (1 MiB by
+// default, execution.halo.piece_bytes; never more than mpi_chunk_limit()). begin()
 // queues the copy of each packed piece to the host on a copy stream behind
 // the pack, so that the context's stream goes straight on to the diagonal
 // multiply; end() sends each piece as soon as its copy is done and queues the
@@ -12,8 +12,10 @@
 // On host blocks the copies are plain memcpy and nothing is pipelined.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
+#include "core/enums.hpp"
 #include "solver/operator/halo/halo_exchange.hpp"
 
 namespace blockeigs::solver {
@@ -21,7 +23,9 @@ namespace blockeigs::solver {
 template <class T>
 class StagedMpiHalo final : public HaloExchange<T> {
  public:
-  StagedMpiHalo(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan);
+  // Every rank passes the same piece_bytes: both ends of a message cut it with it.
+  StagedMpiHalo(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan,
+                std::int64_t piece_bytes = default_halo_piece_bytes);
   ~StagedMpiHalo() override;
 
   HaloTransport transport() const override;

@@ -4,8 +4,6 @@
 // host, or device pointers when MPI is CUDA-aware).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-
 #include "core/checks.hpp"
 #include "io/generators.hpp"
 #include "operator_check.hpp"
@@ -55,11 +53,8 @@ TEST(DistributedOperatorCuda, ReusedAcrossWidthsWithEachTransport) {
   const int rank = test::mpi_rank(MPI_COMM_WORLD);
   const io::CsrRows rows = io::slice_rows(whole, partition.begin(rank), partition.end(rank));
   for (const bool peer : {true, false}) {
-    if (peer)
-      unsetenv("BLOCKEIGS_HALO_PEER");
-    else
-      setenv("BLOCKEIGS_HALO_PEER", "0", 1);
-    solver::DistributedOperator<double> op(MPI_COMM_WORLD, context, rows, partition);
+    solver::DistributedOperator<double> op(MPI_COMM_WORLD, context, rows, partition, Algorithm::automatic,
+                                           {.peer = peer});
     // Between ranks of one node (these tests never span nodes) the IPC path
     // must be taken unless it was switched off; then NCCL where it is built.
     if (test::mpi_size() > 1) {
@@ -79,7 +74,6 @@ TEST(DistributedOperatorCuda, ReusedAcrossWidthsWithEachTransport) {
     // The fp32 copy through the same halo, odd widths included.
     test::check_rounded_apply(op, context, whole, {16, 1, 3, 17, 64}, label);
   }
-  unsetenv("BLOCKEIGS_HALO_PEER");
 }
 
 }  // namespace

@@ -6,7 +6,6 @@
 // with the same bits.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -34,17 +33,16 @@ TEST(HaloTransportsCuda, EachTransportDeliversTheHaloRows) {
   const auto context = solver::make_context(Backend::cuda, MPI_COMM_WORLD);
   std::vector<HaloTransport> transports{HaloTransport::automatic, HaloTransport::staged_mpi};
   if (solver::mpi_is_cuda_aware()) transports.push_back(HaloTransport::mpi);
-  // These tests run on one node; BLOCKEIGS_HALO_PEER=0 (the user's word that CUDA IPC is not to be used)
-  // makes the peer transport refuse, which the refusal's own test covers.
-  const char* peer = std::getenv("BLOCKEIGS_HALO_PEER");
-  if (test::mpi_size() > 1 && !(peer && std::string(peer) == "0")) transports.push_back(HaloTransport::peer);
+  // These tests run on one node, where CUDA IPC runs between ranks.
+  if (test::mpi_size() > 1) transports.push_back(HaloTransport::peer);
   // NCCL needs a GPU per rank; where ranks share one, naming it gives MPI with the reason.
   const bool shared = solver::ranks_share_a_device(MPI_COMM_WORLD, context);
   if (solver::nccl_compiled() && !shared) transports.push_back(HaloTransport::nccl);
   if (solver::nccl_compiled() && shared) {
     const auto partition = solver::RowPartition::uniform(100, test::mpi_size());
     const solver::HaloPlan plan = solver::build_halo_plan(MPI_COMM_WORLD, partition, {});
-    const auto halo = solver::make_halo_exchange<double>(MPI_COMM_WORLD, context, plan, HaloTransport::nccl);
+    const auto halo =
+        solver::make_halo_exchange<double>(MPI_COMM_WORLD, context, plan, {.transport = HaloTransport::nccl});
     EXPECT_NE(halo->transport(), HaloTransport::nccl);
     EXPECT_NE(halo->fallback_note().find("NCCL did not start: ranks share a GPU"), std::string::npos)
         << halo->fallback_note();

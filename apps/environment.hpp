@@ -1,0 +1,49 @@
+// What the apps hand the library from the environment and the config's
+// execution section: the environment's config overrides as rank 0 reads them
+// (core/env_overrides.hpp lists the variables), NCCL's defaults, the halo's
+// options and the MPI message limit.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "core/enums.hpp"
+#include "core/env_overrides.hpp"
+#include "io/config.hpp"
+#include "solver/operator/halo/halo_transport.hpp"
+
+namespace blockeigs::apps {
+
+// Rank 0's config overrides from the environment, on every rank (other
+// ranks' environments may lack them: mpirun passes only what -x names to
+// other nodes). Collective.
+std::vector<env::KeyOverride> environment_overrides(MPI_Comm comm);
+
+// NCCL takes two settings only from the environment (ncclConfig_t has no
+// field for them), read at its first communicator: NCCL_CUMEM_ENABLE=0 and
+// NCCL_MAX_P2P_NCHANNELS=2, set here unless the user set them. With NCCL's
+// defaults (cuMem buffers, every channel to a peer) its host call for a
+// grouped send/receive held the host for 1-13 ms an apply inside the solvers;
+// with these, ~0.2 ms (NCCL 2.28, 4 x H200, docs/benchmarks/scaling.md).
+// Call first in main, before any thread starts; nothing in builds without NCCL.
+void set_nccl_defaults();
+
+// The halo's options for blocks in `space` (solver::user_halo_options).
+solver::HaloOptions halo_options(const io::ExecutionConfig& execution, Space space);
+
+// execution.mpi_chunk_bytes as the process's MPI message limit for a scope
+// (solver::set_mpi_chunk_limit); the limit before comes back after it.
+class MpiChunkLimit {
+ public:
+  explicit MpiChunkLimit(std::int64_t bytes);
+  ~MpiChunkLimit();
+  MpiChunkLimit(const MpiChunkLimit&) = delete;
+  MpiChunkLimit& operator=(const MpiChunkLimit&) = delete;
+
+ private:
+  std::int64_t before_;
+};
+
+}  // namespace blockeigs::apps
