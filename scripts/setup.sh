@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Install block-eigs' build and test dependencies from Debian's archive.
-# Idempotent: packages already present are left alone. Downloads nothing else.
+# Install block-eigs' build and test dependencies from Debian's archive, and
+# nanobind (the Python module's bindings, which Debian lacks) at a pinned
+# version from PyPI into build/python-deps (BLOCKEIGS_PYTHON_DEPS), where
+# CMake looks for it. Idempotent: packages already present are left alone.
 set -euo pipefail
 
 packages=(
@@ -14,7 +16,22 @@ packages=(
   petsc-dev slepc-dev  # the PETSc/SLEPc adapter (solver/petsc/) and its tests
   python3-h5py python3-matplotlib  # scripts/plot_history.py and its tests
   clang libclang-rt-14-dev  # the fuzz preset (libFuzzer is in the clang runtime)
+  python3-dev python3-numpy python3-scipy python3-mpi4py python3-pytest python3-pip  # the Python package
 )
+# PyPI's, pinned (pyproject.toml's build requirements name the same versions).
+python_deps=(nanobind==2.9.2)
+python_deps_dir=${BLOCKEIGS_PYTHON_DEPS:-$(cd "$(dirname "$0")/.." && pwd)/build/python-deps}
+
+install_python_deps() {
+  local wanted=${python_deps[0]#*==}
+  if [ "$(PYTHONPATH=$python_deps_dir /usr/bin/python3 -c 'import nanobind; print(nanobind.__version__)' 2>/dev/null)" \
+       = "$wanted" ]; then
+    return
+  fi
+  echo "setup: installing ${python_deps[*]} into $python_deps_dir"
+  /usr/bin/python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --no-deps --upgrade \
+    --target "$python_deps_dir" "${python_deps[@]}"
+}
 
 missing=()
 for p in "${packages[@]}"; do
@@ -22,6 +39,7 @@ for p in "${packages[@]}"; do
 done
 
 if [ ${#missing[@]} -eq 0 ]; then
+  install_python_deps
   echo "setup: all dependencies already installed"
   exit 0
 fi
@@ -32,3 +50,4 @@ echo "setup: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+install_python_deps

@@ -1,0 +1,183 @@
+"""blockeigs.lobpcg and blockeigs.cg: SciPy-shaped calls into block-eigs' solvers."""
+import json
+import warnings
+
+import numpy as np
+
+from . import _blockeigs, _blocks, _mpi
+from ._matrix import DistributedMatrix, _is_cupy_sparse, as_matrix
+
+_BACKENDS = ("auto", "cpu", "cuda")
+_WHICH = {"smallest": False, "SA": False, "largest": True, "LA": True}
+_PRECONDITIONERS = ("none", "jacobi", "chebyshev")
+
+
+class NotConvergedWarning(UserWarning):
+    """A solve stopped before every pair (column) met its tolerance; its results are returned, marked."""
+
+
+class NotConvergedError(RuntimeError):
+    """strict=True and the solve did not converge; ``result`` holds what it returned."""
+
+    def __init__(self, message, result):
+        super().__init__(message)
+        self.result = result
+
+
+def _preconditioner(M):
+    """M as the config's preconditioner value: none, jacobi, chebyshev or a flow mapping of its keys."""
+    if M is None:
+        return "none"
+    if isinstance(M, str):
+        if M not in _PRECONDITIONERS:
+            raise ValueError(f"M must be None, 'jacobi', 'chebyshev' or a dict of preconditioner keys, got {M!r}")
+        return M
+    if isinstance(M, dict):
+        return json.dumps(M)  # JSON is YAML's flow style: the config reader checks the keys
+    raise ValueError(f"M must be None, 'jacobi', 'chebyshev' or a dict of preconditioner keys "
+                     f"({{'type': 'chebyshev', 'degree': 8}}), got {type(M).__name__}; scipy's M (an operator) "
+                     f"is not taken")
+
+
+def _check_execution(backend, which=None):
+    if backend not in _BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(_BACKENDS)}, got {backend!r}")
+    if which is not None and which not in _WHICH:
+        raise ValueError(f"which must be 'smallest' or 'largest' (or 'SA', 'LA'), got {which!r}")
+
+
+def _finish(result, stop, strict, what, comm):
+    """Interrupted: KeyboardInterrupt on every rank; not converged: a warning (rank 0) or NotConvergedError."""
+    if stop == "interrupted":
+        raise KeyboardInterrupt(f"{what} interrupted (Ctrl-C); every rank stopped at the same iteration")
+    if stop == "converged":
+        return result
+    message = f"{what} did not converge: stop reason {stop}"
+    if strict:
+        raise NotConvergedError(message, result)
+    if _mpi.rank_and_size(comm)[0] == 0:
+        warnings.warn(message, NotConvergedWarning, stacklevel=3)
+    return result
+
+
+def lobpcg(A, k, *, B=None, M=None, Y=None, X=None, which="smallest", tol=1e-6, maxiter=1000, comm=None,
+           backend="auto", return_info=False, gather=False, strict=False, block_size=0, seed=1):
+    """The k extreme eigenpairs of A x = lambda x (or A x = lambda B x) by LOBPCG.
+
+    A, B: SciPy or CuPy sparse matrices (or dense arrays) that every rank holds whole, or DistributedMatrix.
+    B must be symmetric positive definite. M: None, "jacobi", "chebyshev" or a dict of the config's
+    preconditioner keys ({"type": "chebyshev", "degree": 8, "lower": 0.05, "jacobi": True,
+    "precision": "fp32"}). Y: constraints (n x m or this rank's rows): the eigenvectors are kept
+    (B-)orthogonal to its columns. X: a start block (n x 1..block_size or this rank's rows).
+    which: "smallest" or "largest". tol: relative residual ||A x - lambda B x|| <= tol |lambda| ||B x||.
+
+    Returns (w, V) or (w, V, info): w the k eigenvalues (ascending for smallest, descending for largest);
+    V this rank's rows of the eigenvectors in the input's numbering (all rows with gather=True), NumPy for
+    host input and CuPy for device input. A solve that does not converge warns (NotConvergedWarning) and
+    returns its pairs, marked in info["converged"]; strict=True raises NotConvergedError instead. Input
+    errors raise ValueError on every rank. Collective over the matrix's communicator.
+    """
+    _check_execution(backend, which)
+    if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
+        raise ValueError(f"k must be a positive integer, got {k!r}")
+    if not tol > 0:
+        raise ValueError(f"tol must be positive, got {tol!r}")
+    if not isinstance(maxiter, (int, np.integer)) or maxiter < 1:
+        raise ValueError(f"maxiter must be a positive integer, got {maxiter!r}")
+    precond = _preconditioner(M)
+    device = _is_cupy_sparse(A) or any(x is not None and _blocks.is_device(x) for x in (X, Y))
+    a = as_matrix(A, comm, "A")
+    b = as_matrix(B, comm, "B") if B is not None else None
+    numbering = a._handle.distribute(backend, a.partition, a.local_order)
+    handle = a._handle.comm
+    n = a.shape[0]
+    _blocks.check(handle, [(X, "X"), (Y, "Y")], n, a.local_rows)
+    x = _blocks.to_operator(X, numbering, a, n) if X is not None else None
+    y = _blocks.to_operator(Y, numbering, a, n) if Y is not None else None
+    r = _blockeigs.lobpcg(a._handle, b._handle if b is not None else None, int(k), int(block_size),
+                          _WHICH[which], float(tol), int(maxiter), int(seed), precond, backend, a.partition,
+                          a.local_order, x, y, True)
+    V = _blocks.to_input(r["eigenvectors"], numbering, a)
+    if not device:
+        V = _blocks.to_host(V)
+    if gather:
+        V = _blocks.gathered(V, handle)
+    w = np.asarray(r["eigenvalues"])
+    info = {
+        "iterations": r["iterations"],
+        "eigenvalues": w,
+        "residual_norms": np.asarray(r["residual_norms"]),
+        "relative_residuals": np.asarray(r["relative_residuals"]),
+        "converged": np.asarray(r["converged"], dtype=bool),
+        "stop": r["stop"],
+        "history": {"eigenvalues": np.asarray(r["history_eigenvalues"]).reshape(-1, k),
+                    "residual_norms": np.asarray(r["history_residual_norms"]).reshape(-1, k)},
+        "timings": r["timings"],
+        "block_size": r["block_size"],
+        "preconditioner": r["preconditioner"],
+        "distribution": a._handle.distribution_summary(),
+        "rows": (0, n) if gather else (numbering["input_first"], numbering["input_first"] + numbering["input_rows"]),
+    }
+    result = (w, V, info) if return_info else (w, V)
+    return _finish(result, r["stop"], strict, f"lobpcg (k = {k})", handle)
+
+
+def cg(A, B, *, M=None, rtol=1e-8, maxiter=None, X0=None, comm=None, return_info=False, gather=False,
+       strict=False, atol=0.0, backend="auto"):
+    """Solves A X = B for a symmetric positive definite A and one or many right-hand sides by block CG.
+
+    A: as for lobpcg. B: n x s (or n) right-hand sides, or this rank's rows of them. X0: a start, B's shape
+    (None: zeros). Each column stops at ||b_j - A x_j|| <= max(rtol ||b_j||, atol). M: as for lobpcg.
+    maxiter None: the library's 10000.
+
+    Returns X (B's shape and kind: NumPy or CuPy; this rank's rows in the input's numbering, all rows with
+    gather=True) or (X, info). Not converging warns (strict=True raises NotConvergedError). Collective.
+    """
+    _check_execution(backend)
+    maxiter = 10000 if maxiter is None else maxiter
+    if not isinstance(maxiter, (int, np.integer)) or maxiter < 1:
+        raise ValueError(f"maxiter must be a positive integer, got {maxiter!r}")
+    if not rtol >= 0 or not atol >= 0 or (rtol == 0 and atol == 0):
+        raise ValueError(f"rtol and atol must be non-negative and not both zero, got {rtol!r} and {atol!r}")
+    precond = _preconditioner(M)
+    a = as_matrix(A, comm, "A")
+    numbering = a._handle.distribute(backend, a.partition, a.local_order)
+    handle = a._handle.comm
+    n = a.shape[0]
+    if B is None:
+        raise ValueError("B (the right-hand sides) is required")
+    _blocks.check(handle, [(B, "B"), (X0, "X0")], n, a.local_rows)
+    one_column = len(B.shape) == 1
+    if X0 is not None and tuple(X0.shape[1:]) != tuple(B.shape[1:]):
+        raise ValueError(f"X0 has shape {tuple(X0.shape)} but B has {tuple(B.shape)}: they must match")
+    device = _is_cupy_sparse(A) or _blocks.is_device(B)
+    rhs = _blocks.to_operator(B, numbering, a, n)
+    x0 = _blocks.to_operator(X0, numbering, a, n) if X0 is not None else None
+    r = _blockeigs.cg(a._handle, rhs, x0, float(rtol), float(atol), int(maxiter), precond, backend, a.partition,
+                      a.local_order, True)
+    X = _blocks.to_input(r["solution"], numbering, a)
+    if not device:
+        X = _blocks.to_host(X)
+    if gather:
+        X = _blocks.gathered(X, handle)
+    if one_column:
+        X = X.reshape(-1)
+    norms = np.asarray(r["rhs_norms"])
+    safe = np.where(norms > 0, norms, 1.0)
+    info = {
+        "iterations": np.asarray(r["iterations"]),
+        "total_iterations": r["total_iterations"],
+        "converged": np.asarray(r["converged"], dtype=bool),
+        "rhs_norms": norms,
+        "residual_norms": np.asarray(r["residual_norms"]),
+        "true_residual_norms": np.asarray(r["true_residual_norms"]),
+        "relative_residuals": np.asarray(r["true_residual_norms"]) / safe,
+        "stop": r["stop"],
+        "history": np.asarray(r["history"]).reshape(-1, norms.size),
+        "timings": r["timings"],
+        "preconditioner": r["preconditioner"],
+        "distribution": a._handle.distribution_summary(),
+        "rows": (0, n) if gather else (numbering["input_first"], numbering["input_first"] + numbering["input_rows"]),
+    }
+    result = (X, info) if return_info else X
+    return _finish(result, r["stop"], strict, f"cg ({norms.size} right-hand side(s))", handle)

@@ -1,0 +1,141 @@
+"""Matrices: blockeigs.DistributedMatrix, and SciPy / CuPy sparse matrices made into one."""
+import numpy as np
+
+from . import _blockeigs, _mpi
+
+_PARTITIONS = ("auto", "contiguous", "graph")
+_LOCAL_ORDERS = ("auto", "none", "band")
+
+
+def _check_choice(name, value, choices):
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
+
+
+class DistributedMatrix:
+    """A symmetric sparse matrix distributed by rows over the ranks of an MPI communicator.
+
+    Each rank holds a contiguous block of rows (in rank order) of the input's
+    numbering. The solvers may move and renumber the rows (``partition``,
+    ``local_order``, as the apps' ``execution.partition`` and
+    ``execution.local_order``); results come back in the input's numbering.
+    The matrix is checked when it is made: finite values, columns in range,
+    symmetric (entries equal within 1e-12 relative). Collective.
+    """
+
+    def __init__(self, handle, *, partition="auto", local_order="auto"):
+        _check_choice("partition", partition, _PARTITIONS)
+        _check_choice("local_order", local_order, _LOCAL_ORDERS)
+        self._handle = handle
+        self.partition = partition
+        self.local_order = local_order
+
+    @classmethod
+    def from_rows(cls, comm, indptr, indices, data, first_row, n, *, partition="auto", local_order="auto",
+                  description=None):
+        """This rank's rows ``[first_row, first_row + len(indptr) - 1)`` of an ``n x n`` matrix, CSR with
+        global column indices (zero-based). The ranks' ranges must follow each other in rank order from row 0
+        and cover all ``n`` rows; a rank may hold none. Collective."""
+        handle = _mpi.comm_handle(comm)
+        indptr = np.asarray(indptr)
+        indices = np.asarray(indices)
+        data = np.asarray(data)
+        message = _csr_arrays_message(indptr, indices, data)
+        _mpi.agree(handle, message)
+        description = description or f"DistributedMatrix.from_rows ({n} x {n})"
+        h = _blockeigs.Matrix.from_rows(handle, int(n), int(first_row), np.ascontiguousarray(indptr, np.int64),
+                                        np.ascontiguousarray(indices, np.int64),
+                                        np.ascontiguousarray(data, np.float64), description)
+        return cls(h, partition=partition, local_order=local_order)
+
+    @classmethod
+    def load(cls, comm, path, group="/A", *, partition="auto", local_order="auto"):
+        """The matrix in an HDF5 file (datasets indptr, indices, data and attribute shape in ``group``; the
+        apps' format, as h5sparse and anndata write it), each rank reading its rows. Collective."""
+        h = _blockeigs.Matrix.load(_mpi.comm_handle(comm), str(path), group)
+        return cls(h, partition=partition, local_order=local_order)
+
+    @property
+    def shape(self):
+        n = self._handle.global_rows
+        return (n, n)
+
+    @property
+    def nnz(self):
+        return self._handle.global_nnz
+
+    @property
+    def first_row(self):
+        """This rank's first row (the input's numbering)."""
+        return self._handle.first_row
+
+    @property
+    def local_rows(self):
+        """The number of rows this rank holds (the input's numbering)."""
+        return self._handle.local_rows
+
+    @property
+    def description(self):
+        return self._handle.description
+
+    def __repr__(self):
+        n = self._handle.global_rows
+        return f"<DistributedMatrix {self.description}: {n} x {n}, {self.nnz} nonzeros>"
+
+
+def _csr_arrays_message(indptr, indices, data):
+    """What is wrong with CSR arrays' kinds and shapes (None: nothing)."""
+    for name, a in (("indptr", indptr), ("indices", indices)):
+        if a.ndim != 1:
+            return f"{name} must be one-dimensional, got shape {a.shape}"
+        if a.size and not np.issubdtype(a.dtype, np.integer):
+            return f"{name} must hold integers, got {a.dtype}"
+    if data.ndim != 1:
+        return f"data must be one-dimensional, got shape {data.shape}"
+    if data.size and not (np.issubdtype(data.dtype, np.floating) or np.issubdtype(data.dtype, np.integer)):
+        return f"data must be real numbers, got {data.dtype}"
+    if indptr.size == 0:
+        return "indptr must have at least one entry (0 for a rank with no rows)"
+    if indices.shape != data.shape:
+        return f"indices and data must have the same length, got {indices.size} and {data.size}"
+    return None
+
+
+def _is_cupy_sparse(a):
+    return type(a).__module__.startswith("cupyx.scipy.sparse")
+
+
+def as_matrix(a, comm, name):
+    """`a` as a DistributedMatrix: itself, or a SciPy / CuPy sparse matrix or a dense array that every rank
+    holds whole, of which each rank keeps its rows (the apps' split, balanced by nonzeros plus rows)."""
+    if isinstance(a, DistributedMatrix):
+        return a
+    import scipy.sparse as sp
+
+    if _is_cupy_sparse(a):
+        a = a.get()  # the operator is built from host rows: one copy of the matrix
+    if not sp.issparse(a):
+        if hasattr(a, "__cuda_array_interface__"):
+            a = a.get()
+        arr = np.asarray(a)
+        if arr.ndim != 2:
+            raise ValueError(f"{name} must be a square matrix, got an array of shape {arr.shape}")
+        a = sp.csr_matrix(arr)
+    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise ValueError(f"{name} is {a.shape[0]} x {a.shape[1]}: lobpcg and cg need a square matrix")
+    if np.iscomplexobj(a.data) or not (np.issubdtype(a.dtype, np.floating) or np.issubdtype(a.dtype, np.integer)
+                                       or a.dtype == np.bool_):
+        raise ValueError(f"{name} must be real (float64 is used), got dtype {a.dtype}")
+    a = a.tocsr()
+    handle = _mpi.comm_handle(comm)
+    rank, ranks = _mpi.rank_and_size(handle)
+    n = a.shape[0]
+    indptr = np.ascontiguousarray(a.indptr, np.int64)
+    first = _blockeigs.balanced_partition(indptr, ranks)
+    begin, end = first[rank], first[rank + 1]
+    rows = indptr[begin:end + 1] - indptr[begin]
+    cols = np.ascontiguousarray(a.indices[indptr[begin]:indptr[end]], np.int64)
+    vals = np.ascontiguousarray(a.data[indptr[begin]:indptr[end]], np.float64)
+    description = f"{name} ({type(a).__name__} {n} x {n})"
+    h = _blockeigs.Matrix.from_rows(handle, n, int(begin), rows, cols, vals, description)
+    return DistributedMatrix(h)

@@ -1,0 +1,187 @@
+// The C++ surface the Python module calls. It names no library type: every
+// call into the library (loading and distributing rows, the operator, the
+// preconditioners, LOBPCG and block CG and their options and results) is in
+// facade.cpp, so that a change of the library's API is a change there only.
+// Every function is collective over its matrix's communicator unless it says
+// otherwise; errors are agreed on by all ranks before they are thrown.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace blockeigs::python {
+
+// The library's input errors (a bad matrix, a bad option), the same message on
+// every rank: ValueError in Python.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+// Everything else the library throws (MPI, CUDA, HDF5 failures): RuntimeError.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// An MPI communicator's handle as an integer (mpi4py's MPI._handleof(comm)).
+using CommHandle = std::uintptr_t;
+
+// MPI_Init_thread (MPI_THREAD_FUNNELED) where MPI is not yet initialised;
+// true when this call initialised it (the caller then finalises at exit).
+bool initialize_mpi();
+void finalize_mpi();  // where initialised and not yet finalised
+CommHandle comm_world();
+int comm_rank(CommHandle comm);
+int comm_size(CommHandle comm);
+bool cuda_compiled();  // the CUDA backend is built in
+// Throws InputError on every rank, with the lowest rank's message, where any
+// rank's `message` is not empty: a check of data that differs between ranks.
+void agree_on_input(CommHandle comm, const std::string& message);
+// Every rank's rows of a host block (row-major, `cols` columns), in rank order, on every rank.
+std::vector<double> allgather_rows(CommHandle comm, const std::vector<double>& rows, std::int64_t cols);
+std::string version();
+
+// RowPartition::balanced: where each of `ranks` ranks' rows start (ranks + 1
+// entries), from the global row offsets, as the apps split a matrix. Local.
+std::vector<std::int64_t> balanced_partition(const std::int64_t* row_offsets, std::int64_t rows, int ranks);
+
+// A dense block the caller owns: row-major, leading dimension `ld` elements,
+// in host or device memory.
+struct BlockRef {
+  const double* data = nullptr;
+  std::int64_t rows = 0, cols = 0, ld = 0;
+  bool device = false;
+};
+
+// A block the library allocated; `keep` owns its memory.
+struct OwnedBlock {
+  double* data = nullptr;
+  std::int64_t rows = 0, cols = 0, ld = 0;
+  bool device = false;
+  int device_id = 0;
+  std::shared_ptr<void> keep;
+};
+
+// Where this rank's rows are in the operator's numbering against the input's.
+struct Numbering {
+  std::int64_t input_first = 0, input_rows = 0;  // this rank's range of the input's rows
+  std::int64_t rows = 0;                          // this rank's rows in the operator's numbering
+  bool identity = true;      // the same rows in the same order
+  bool stay_on_rank = true;  // on every rank, its operator rows are its own input rows (reordered at most)
+  // For each operator row of this rank, its input row (global); empty for the identity.
+  std::vector<std::int64_t> input_row;
+};
+
+// execution keys, by their config spelling: backend (auto, cpu, cuda),
+// partition (auto, contiguous, graph), local_order (auto, none, band).
+struct Execution {
+  std::string backend = "auto", partition = "auto", local_order = "auto";
+};
+
+// A symmetric matrix distributed by rows: each rank's rows of the input (a
+// contiguous range), and, once distributed (distribute), the rows as the
+// operator holds them.
+class Matrix {
+ public:
+  // This rank's rows [first_row, first_row + local rows) of an n x n matrix,
+  // CSR with global column indices. Checked (offsets, column range, finite
+  // values, ranges of the ranks forming a partition of the rows, symmetry).
+  static std::shared_ptr<Matrix> from_rows(CommHandle comm, std::int64_t n, std::int64_t first_row,
+                                           std::vector<std::int64_t> row_offsets, std::vector<std::int64_t> columns,
+                                           std::vector<double> values, const std::string& description);
+  // The library's HDF5 reader (each rank reads its balanced range), checked as the apps check it.
+  static std::shared_ptr<Matrix> load(CommHandle comm, const std::string& file, const std::string& group);
+  ~Matrix();
+
+  std::int64_t global_rows() const;
+  std::int64_t global_nnz() const;
+  std::int64_t first_row() const;   // this rank's input range
+  std::int64_t local_rows() const;
+  const std::string& description() const;
+  CommHandle comm() const;
+
+  // Distributes the rows by `execution`'s partition and local order (kept
+  // for the next call with the same ones); the numbering that results.
+  Numbering distribute(const Execution& execution);
+  // The partition and local order used and why, in a line ("contiguous (auto: ...), local order none").
+  std::string distribution_summary() const;
+  // Host blocks moved between the input's numbering (this rank's input rows)
+  // and the operator's (this rank's operator rows), after distribute.
+  std::vector<double> to_input_order(const std::vector<double>& block, std::int64_t cols) const;
+  std::vector<double> from_input_order(const std::vector<double>& block, std::int64_t cols) const;
+
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+
+ private:
+  Matrix();
+};
+
+// Seconds: set-up (distribution, operators, preconditioner) and solve.
+struct Timings {
+  double setup = 0, solve = 0;
+  std::vector<std::pair<std::string, double>> phases;  // the solver's own split of the solve
+};
+
+struct EigsRequest {
+  int k = 1;
+  int block_size = 0;  // 0: the library's default
+  bool largest = false;
+  double tolerance = 1e-6;
+  int max_iterations = 1000;
+  std::uint64_t seed = 1;
+  // The preconditioner as the config's eigensolver.preconditioner takes it:
+  // none, jacobi, chebyshev or a YAML flow mapping ({type: chebyshev, degree: 8}).
+  std::string preconditioner = "none";
+  Execution execution;
+  std::optional<BlockRef> start, constraints;  // the operator's numbering, this rank's rows
+  // Polled between iterations on every rank (with the GIL taken by the
+  // caller's function); the ranks agree, and a true on any rank stops the run.
+  std::function<bool()> interrupted;
+};
+
+struct EigsResult {
+  std::vector<double> eigenvalues, residual_norms, relative_residuals;
+  std::vector<bool> converged;
+  int iterations = 0, block_size = 0;
+  std::string stop;     // converged, iteration_limit, diverged, stagnated, below_floor, no_search_direction, interrupted
+  std::string preconditioner;  // what was built
+  std::vector<std::vector<double>> history_eigenvalues, history_residual_norms;
+  Timings timings;
+  OwnedBlock eigenvectors;  // this rank's operator rows x k, in the backend's memory
+};
+
+// A (and B for A x = lambda B x, null for B = I) distributed as `request`'s
+// execution says (B like A).
+EigsResult lobpcg(Matrix& a, Matrix* b, const EigsRequest& request);
+
+struct CgRequest {
+  double rtol = 1e-8, atol = 0;
+  int max_iterations = 10000;
+  std::string preconditioner = "none";
+  Execution execution;
+  BlockRef rhs;                  // the operator's numbering, this rank's rows
+  std::optional<BlockRef> start;  // the same shape as rhs; none: zeros
+  std::function<bool()> interrupted;
+};
+
+struct CgResult {
+  std::vector<int> iterations;
+  std::vector<bool> converged;
+  std::vector<double> rhs_norms, residual_norms, true_residual_norms;
+  int total_iterations = 0;
+  std::string stop;  // converged, iteration_limit, stagnated, no_search_direction, interrupted
+  std::string preconditioner;
+  std::vector<std::vector<double>> history;  // per iteration, every column's ||r|| / ||b||
+  Timings timings;
+  OwnedBlock solution;
+};
+
+CgResult cg(Matrix& a, const CgRequest& request);
+
+}  // namespace blockeigs::python

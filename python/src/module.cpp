@@ -1,0 +1,254 @@
+// The extension module blockeigs._blockeigs: facade.hpp's functions for the
+// package's Python code (python/blockeigs/), which checks and converts the
+// arguments and shapes the results. Arrays cross as nb::ndarray (DLPack):
+// host (NumPy) or CUDA (CuPy) memory, never copied here.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "python/src/facade.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+namespace py = blockeigs::python;
+
+namespace {
+
+// A row-major float64 block, host or device; the Python code makes it C-contiguous.
+using Block = nb::ndarray<const double, nb::ndim<2>, nb::c_contig>;
+using HostInts = nb::ndarray<const std::int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+using HostDoubles = nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+using HostBlock = nb::ndarray<const double, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+
+py::BlockRef reference(const Block& a) {
+  py::BlockRef r;
+  r.data = a.data();
+  r.rows = static_cast<std::int64_t>(a.shape(0));
+  r.cols = static_cast<std::int64_t>(a.shape(1));
+  r.ld = r.cols;
+  r.device = a.device_type() == nb::device::cuda::value;
+  return r;
+}
+
+std::optional<py::BlockRef> reference(const std::optional<Block>& a) {
+  if (!a) return std::nullopt;
+  return reference(*a);
+}
+
+// The library's block as a NumPy or CuPy array that keeps it alive.
+nb::object to_python(py::OwnedBlock&& b) {
+  auto* keep = new std::shared_ptr<void>(std::move(b.keep));
+  nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<std::shared_ptr<void>*>(p); });
+  const std::size_t shape[2] = {static_cast<std::size_t>(b.rows), static_cast<std::size_t>(b.cols)};
+  const std::int64_t strides[2] = {b.ld, 1};
+  if (b.device)
+    return nb::cast(nb::ndarray<nb::cupy, double, nb::ndim<2>>(b.data, 2, shape, owner, strides, nb::dtype<double>(),
+                                                               nb::device::cuda::value, b.device_id));
+  return nb::cast(nb::ndarray<nb::numpy, double, nb::ndim<2>>(b.data, 2, shape, owner, strides));
+}
+
+nb::object to_python(std::vector<double>&& v, std::int64_t cols) {
+  auto* kept = new std::vector<double>(std::move(v));
+  nb::capsule owner(kept, [](void* p) noexcept { delete static_cast<std::vector<double>*>(p); });
+  const std::size_t shape[2] = {cols > 0 ? kept->size() / static_cast<std::size_t>(cols) : 0,
+                                static_cast<std::size_t>(cols)};
+  return nb::cast(nb::ndarray<nb::numpy, double, nb::ndim<2>>(kept->data(), 2, shape, owner));
+}
+
+// Polled between iterations without the GIL: takes it to run Python's signal
+// handlers (Ctrl-C); the KeyboardInterrupt is raised by the Python code once
+// the ranks have agreed to stop.
+bool interrupted() {
+  nb::gil_scoped_acquire gil;
+  if (PyErr_CheckSignals() == 0) return false;
+  PyErr_Clear();
+  return true;
+}
+
+py::Execution execution(const std::string& backend, const std::string& partition, const std::string& local_order) {
+  return {backend, partition, local_order};
+}
+
+nb::dict timings(const py::Timings& t) {
+  nb::dict d;
+  d["setup"] = t.setup;
+  d["solve"] = t.solve;
+  nb::dict phases;
+  for (const auto& [name, seconds] : t.phases) phases[name.c_str()] = seconds;
+  d["phases"] = phases;
+  return d;
+}
+
+nb::dict lobpcg(py::Matrix& a, py::Matrix* b, int k, int block_size, bool largest, double tolerance,
+                int max_iterations, std::uint64_t seed, const std::string& preconditioner, const std::string& backend,
+                const std::string& partition, const std::string& local_order, std::optional<Block> start,
+                std::optional<Block> constraints, bool interruptible) {
+  py::EigsRequest request;
+  request.k = k;
+  request.block_size = block_size;
+  request.largest = largest;
+  request.tolerance = tolerance;
+  request.max_iterations = max_iterations;
+  request.seed = seed;
+  request.preconditioner = preconditioner;
+  request.execution = execution(backend, partition, local_order);
+  request.start = reference(start);
+  request.constraints = reference(constraints);
+  if (interruptible) request.interrupted = interrupted;
+  py::EigsResult r;
+  {
+    nb::gil_scoped_release release;
+    r = py::lobpcg(a, b, request);
+  }
+  nb::dict d;
+  d["eigenvalues"] = r.eigenvalues;
+  d["residual_norms"] = r.residual_norms;
+  d["relative_residuals"] = r.relative_residuals;
+  d["converged"] = std::vector<bool>(r.converged.begin(), r.converged.end());
+  d["iterations"] = r.iterations;
+  d["block_size"] = r.block_size;
+  d["stop"] = r.stop;
+  d["preconditioner"] = r.preconditioner;
+  d["history_eigenvalues"] = r.history_eigenvalues;
+  d["history_residual_norms"] = r.history_residual_norms;
+  d["timings"] = timings(r.timings);
+  d["eigenvectors"] = to_python(std::move(r.eigenvectors));
+  return d;
+}
+
+nb::dict cg(py::Matrix& a, const Block& rhs, std::optional<Block> start, double rtol, double atol, int max_iterations,
+            const std::string& preconditioner, const std::string& backend, const std::string& partition,
+            const std::string& local_order, bool interruptible) {
+  py::CgRequest request;
+  request.rtol = rtol;
+  request.atol = atol;
+  request.max_iterations = max_iterations;
+  request.preconditioner = preconditioner;
+  request.execution = execution(backend, partition, local_order);
+  request.rhs = reference(rhs);
+  request.start = reference(start);
+  if (interruptible) request.interrupted = interrupted;
+  py::CgResult r;
+  {
+    nb::gil_scoped_release release;
+    r = py::cg(a, request);
+  }
+  nb::dict d;
+  d["iterations"] = r.iterations;
+  d["converged"] = std::vector<bool>(r.converged.begin(), r.converged.end());
+  d["rhs_norms"] = r.rhs_norms;
+  d["residual_norms"] = r.residual_norms;
+  d["true_residual_norms"] = r.true_residual_norms;
+  d["total_iterations"] = r.total_iterations;
+  d["stop"] = r.stop;
+  d["preconditioner"] = r.preconditioner;
+  d["history"] = r.history;
+  d["timings"] = timings(r.timings);
+  d["solution"] = to_python(std::move(r.solution));
+  return d;
+}
+
+}  // namespace
+
+NB_MODULE(_blockeigs, m) {
+  m.doc() = "block-eigs' library for the blockeigs package (use blockeigs.lobpcg, blockeigs.cg)";
+  nb::exception<py::InputError>(m, "InputError", PyExc_ValueError);
+  nb::exception<py::Error>(m, "LibraryError", PyExc_RuntimeError);
+
+  m.def("initialize_mpi", &py::initialize_mpi);
+  m.def("finalize_mpi", &py::finalize_mpi);
+  m.def("comm_world", &py::comm_world);
+  m.def("comm_rank", &py::comm_rank, "comm"_a);
+  m.def("comm_size", &py::comm_size, "comm"_a);
+  m.def("cuda_compiled", &py::cuda_compiled);
+  m.def("version", &py::version);
+  m.def("agree_on_input", &py::agree_on_input, "comm"_a, "message"_a);
+  m.def("allgather_rows", [](py::CommHandle comm, const HostBlock& block) {
+    const auto cols = static_cast<std::int64_t>(block.shape(1));
+    std::vector<double> v(block.data(), block.data() + block.size());
+    std::vector<double> all;
+    {
+      nb::gil_scoped_release release;
+      all = py::allgather_rows(comm, v, cols);
+    }
+    return to_python(std::move(all), cols);
+  });
+  m.def("balanced_partition", [](const HostInts& offsets, int ranks) {
+    return py::balanced_partition(offsets.data(), static_cast<std::int64_t>(offsets.shape(0)) - 1, ranks);
+  });
+
+  nb::class_<py::Matrix>(m, "Matrix")
+      .def_static(
+          "from_rows",
+          [](py::CommHandle comm, std::int64_t n, std::int64_t first_row, const HostInts& indptr,
+             const HostInts& indices, const HostDoubles& data, const std::string& description) {
+            std::vector<std::int64_t> offsets(indptr.data(), indptr.data() + indptr.shape(0));
+            std::vector<std::int64_t> columns(indices.data(), indices.data() + indices.shape(0));
+            std::vector<double> values(data.data(), data.data() + data.shape(0));
+            nb::gil_scoped_release release;
+            return py::Matrix::from_rows(comm, n, first_row, std::move(offsets), std::move(columns),
+                                         std::move(values), description);
+          },
+          "comm"_a, "n"_a, "first_row"_a, "indptr"_a, "indices"_a, "data"_a, "description"_a)
+      .def_static(
+          "load",
+          [](py::CommHandle comm, const std::string& file, const std::string& group) {
+            nb::gil_scoped_release release;
+            return py::Matrix::load(comm, file, group);
+          },
+          "comm"_a, "file"_a, "group"_a)
+      .def_prop_ro("global_rows", &py::Matrix::global_rows)
+      .def_prop_ro("global_nnz", &py::Matrix::global_nnz)
+      .def_prop_ro("first_row", &py::Matrix::first_row)
+      .def_prop_ro("local_rows", &py::Matrix::local_rows)
+      .def_prop_ro("description", &py::Matrix::description)
+      .def_prop_ro("comm", &py::Matrix::comm)
+      .def("distribute",
+           [](py::Matrix& a, const std::string& backend, const std::string& partition, const std::string& local_order) {
+             py::Numbering n;
+             {
+               nb::gil_scoped_release release;
+               n = a.distribute(execution(backend, partition, local_order));
+             }
+             nb::dict d;
+             d["input_first"] = n.input_first;
+             d["input_rows"] = n.input_rows;
+             d["rows"] = n.rows;
+             d["identity"] = n.identity;
+             d["stay_on_rank"] = n.stay_on_rank;
+             d["input_row"] = n.input_row;
+             return d;
+           })
+      .def("distribution_summary", &py::Matrix::distribution_summary)
+      .def("to_input_order",
+           [](const py::Matrix& a, const HostBlock& block) {
+             const auto cols = static_cast<std::int64_t>(block.shape(1));
+             std::vector<double> v(block.data(), block.data() + block.size());
+             std::vector<double> out;
+             {
+               nb::gil_scoped_release release;
+               out = a.to_input_order(v, cols);
+             }
+             return to_python(std::move(out), cols);
+           })
+      .def("from_input_order", [](const py::Matrix& a, const HostBlock& block) {
+        const auto cols = static_cast<std::int64_t>(block.shape(1));
+        std::vector<double> v(block.data(), block.data() + block.size());
+        std::vector<double> out;
+        {
+          nb::gil_scoped_release release;
+          out = a.from_input_order(v, cols);
+        }
+        return to_python(std::move(out), cols);
+      });
+
+  m.def("lobpcg", &lobpcg, "a"_a, "b"_a.none(), "k"_a, "block_size"_a, "largest"_a, "tolerance"_a,
+        "max_iterations"_a, "seed"_a, "preconditioner"_a, "backend"_a, "partition"_a, "local_order"_a,
+        "start"_a.none(), "constraints"_a.none(), "interruptible"_a);
+  m.def("cg", &cg, "a"_a, "rhs"_a, "start"_a.none(), "rtol"_a, "atol"_a, "max_iterations"_a, "preconditioner"_a,
+        "backend"_a, "partition"_a, "local_order"_a, "interruptible"_a);
+}
