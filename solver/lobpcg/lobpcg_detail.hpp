@@ -193,11 +193,14 @@ struct ConditionedSearch {
   std::int64_t kept = 0;  // W's columns
   bool refilled = false;  // W was refilled at random
 };
+template <class T>
+struct BBasis;
+// `Y`: the constraints (no columns: none), which a random refill is projected against.
 template <class T, class Ts>
 ConditionedSearch condition_search_block(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> XP,
                                          spmm::DenseView<Ts> W, spmm::DenseView<T> Wt, spmm::DenseView<T> scratch,
                                          const Tolerances& tol, BasisOptions& options, std::uint64_t seed,
-                                         std::int64_t first_row, std::int64_t refill_column);
+                                         std::int64_t first_row, std::int64_t refill_column, const BBasis<T>& Y);
 
 // ---- the B-inner product (A x = lambda B x) and constraints -----------------
 

@@ -228,6 +228,25 @@ void LobpcgIteration<T, Ts>::form_residuals() {
   }
   residuals_.position.resize(static_cast<std::size_t>(nb_));
   std::iota(residuals_.position.begin(), residuals_.position.end(), std::int64_t{0});
+  constrain_residuals(cur_);
+}
+
+// With constraints Y, each residual less its part in span(B Y), r - B Y (Y^T r)
+// (Y B-orthonormal): at a solution x of the constrained problem A x - lambda B x
+// = B Y mu, so that part is the multipliers', never an error to drive down;
+// the test and the search block see the rest.
+template <class T, class Ts>
+void LobpcgIteration<T, Ts>::constrain_residuals(int buffer) {
+  if constexpr (!single) {
+    if (!constrained_ || !residuals_.norms) return;
+    const BBasis<T> Y = constraints();
+    const spmm::DenseView<T> R = column_range(Z(buffer), 0, nb_);
+    project_out(ctx_, comm_, BBasis<T>{Y.BV, Y.V}, R);
+    const std::vector<double> norms = column_norms(ctx_, comm_, spmm::ConstDenseView<T>(R));
+    for (int j = 0; j < nb_; ++j) residuals_.norms->residual[j] = norms[residuals_.position[j]];
+  } else {
+    (void)buffer;
+  }
 }
 
 // The history and the monitor, once per iteration.
@@ -314,7 +333,8 @@ void LobpcgIteration<T, Ts>::refresh_products() {
   template void LobpcgIteration<T, Ts>::make_ax_explicit();                                                      \
   template bool LobpcgIteration<T, Ts>::test_residuals();                                                        \
   template bool LobpcgIteration<T, Ts>::refresh_due();                                                           \
-  template void LobpcgIteration<T, Ts>::refresh_products();
+  template void LobpcgIteration<T, Ts>::refresh_products();                                                      \
+  template void LobpcgIteration<T, Ts>::constrain_residuals(int);
 BLOCKEIGS_LOBPCG_ITERATION(float, float)
 BLOCKEIGS_LOBPCG_ITERATION(double, double)
 BLOCKEIGS_LOBPCG_ITERATION(double, float)

@@ -102,6 +102,7 @@ class LobpcgIteration {
   // ---- their pieces -----------------------------------------------------------
   double initial_norm_estimate();  // ||A||_est before the first iteration
   void form_residuals();           // R = A X - X Lambda in one pass, where the Ritz update did not
+  void constrain_residuals(int buffer);  // with constraints: R less its part in span(B Y), and its norms
   void report(int converged, bool stop);  // history and monitor
   LobpcgIterate iterate();                // for LobpcgOptions::between_iterations
   bool place_search_columns(const std::vector<std::int64_t>& active);  // soft locking in Z's block

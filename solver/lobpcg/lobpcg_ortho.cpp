@@ -50,7 +50,7 @@ template <class T, class Ts>
 ConditionedSearch condition_search_block(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> XP,
                                          spmm::DenseView<Ts> W, spmm::DenseView<T> Wt, spmm::DenseView<T> scratch,
                                          const Tolerances& tol, BasisOptions& options, std::uint64_t seed,
-                                         std::int64_t first_row, std::int64_t refill_column) {
+                                         std::int64_t first_row, std::int64_t refill_column, const BBasis<T>& Y) {
   constexpr bool single = !std::is_same_v<T, Ts>;
   // W in T: itself, or (single) formed in Wt and rounded back.
   auto condition_in_t = [&](spmm::DenseView<T> V) {
@@ -82,6 +82,7 @@ ConditionedSearch condition_search_block(const spmm::Context& context, MPI_Comm 
   if constexpr (single) V = Wt;
   else V = W;
   fill_random(context, V, seed, first_row, refill_column);
+  project_out(context, comm, Y, V);  // the random directions too stay in Y's complement
   out.kept = condition_in_t(V);
   out.refilled = true;
   return out;
@@ -90,15 +91,15 @@ ConditionedSearch condition_search_block(const spmm::Context& context, MPI_Comm 
 template ConditionedSearch condition_search_block(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<float>,
                                                   spmm::DenseView<float>, spmm::DenseView<float>,
                                                   spmm::DenseView<float>, const Tolerances&, BasisOptions&,
-                                                  std::uint64_t, std::int64_t, std::int64_t);
+                                                  std::uint64_t, std::int64_t, std::int64_t, const BBasis<float>&);
 template ConditionedSearch condition_search_block(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<double>,
                                                   spmm::DenseView<double>, spmm::DenseView<double>,
                                                   spmm::DenseView<double>, const Tolerances&, BasisOptions&,
-                                                  std::uint64_t, std::int64_t, std::int64_t);
+                                                  std::uint64_t, std::int64_t, std::int64_t, const BBasis<double>&);
 template ConditionedSearch condition_search_block(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<double>,
                                                   spmm::DenseView<float>, spmm::DenseView<double>,
                                                   spmm::DenseView<double>, const Tolerances&, BasisOptions&,
-                                                  std::uint64_t, std::int64_t, std::int64_t);
+                                                  std::uint64_t, std::int64_t, std::int64_t, const BBasis<double>&);
 
 #define BLOCKEIGS_INSTANTIATE(T)                                                                   \
   template void make_start_block(const spmm::Context&, MPI_Comm, spmm::DenseView<T>, spmm::DenseView<T>, \

@@ -199,6 +199,7 @@ void LobpcgIteration<T, Ts>::update_basis(const SearchBlock& w, const std::vecto
                                              column_range(BS(next), 0, m), column_range(AS(next), 0, m),
                                              column_range(Z(next), 0, nb_), residuals_.position, meanwhile);
       split_update<T>(ctx_, basis_in_t(cur_, q, w.raw), 0, step.coeff, T(0), column_range(S(next), 0, m));
+      constrain_residuals(next);
       return;
     }
   }
@@ -208,6 +209,7 @@ void LobpcgIteration<T, Ts>::update_basis(const SearchBlock& w, const std::vecto
                                          implied ? &*implied : nullptr, store_ax);
   products_.ax_implied = !store_ax;
   result_.stats.implied_ax_steps += implied ? 1 : 0;
+  constrain_residuals(next);
 }
 
 // The next step's [X P] blocks of both Rayleigh-Ritz matrices, on rank 0

@@ -119,7 +119,7 @@ std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search(std::vector<s
   const ConditionedSearch conditioned = condition_search_block<T, Ts>(
       ctx_, comm_, XP, W, spmm::DenseView<T>{space_, n_, na, w_width_, single ? blocks_.ZT.data() : nullptr},
       scratch_.view(), tol_, basis_options_, options_.seed, A_.first_row(),
-      std::int64_t{nb_} * (max_refills + 1 + iteration_));
+      std::int64_t{nb_} * (max_refills + 1 + iteration_), constraints());
   std::int64_t nw = conditioned.kept;
   // A Z and S^T A Z stand where W kept the raw columns as they were.
   const bool products_current = !conditioned.refilled && basis_options_.w_from_z.rows() == na;

@@ -36,6 +36,8 @@ using test::Pencil;
 using test::fem_p1;
 using test::to_csr;
 using test::tridiagonal;
+using test::dense;
+using test::dense_symmetric_eigenvalues;
 
 
 // The whole block X (local rows x k) on every rank, row-major.
@@ -279,6 +281,64 @@ TEST(LobpcgConstraints, PencilDeflatesKnownPairs) {
   });
   expect_solved(r, o, wanted(p.exact, 4, o.which, 2), 1e-8);
   EXPECT_LE(r.checked.against_y, 1e-9);
+}
+
+// The eigenvalues of A restricted to the orthogonal complement of Y's columns
+// (n x m, row-major): the nonzero ones of P A P, P = I - Q Q^T, ascending (A
+// positive definite).
+std::vector<double> restricted_eigenvalues(const io::CsrRows& A, std::vector<double> y, std::int64_t m) {
+  const std::int64_t n = A.global_rows;
+  for (std::int64_t j = 0; j < m; ++j) {  // Q from Y by modified Gram-Schmidt, twice
+    for (int pass = 0; pass < 2; ++pass)
+      for (std::int64_t l = 0; l < j; ++l) {
+        double d = 0;
+        for (std::int64_t i = 0; i < n; ++i) d += y[i * m + l] * y[i * m + j];
+        for (std::int64_t i = 0; i < n; ++i) y[i * m + j] -= d * y[i * m + l];
+      }
+    double norm = 0;
+    for (std::int64_t i = 0; i < n; ++i) norm += y[i * m + j] * y[i * m + j];
+    for (std::int64_t i = 0; i < n; ++i) y[i * m + j] /= std::sqrt(norm);
+  }
+  std::vector<double> P(static_cast<std::size_t>(n * n), 0.0), a = dense(A), pap(P.size(), 0.0), ap(P.size(), 0.0);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t k = 0; k < n; ++k) {
+      double q = 0;
+      for (std::int64_t l = 0; l < m; ++l) q += y[i * m + l] * y[k * m + l];
+      P[i * n + k] = (i == k ? 1.0 : 0.0) - q;
+    }
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t l = 0; l < n; ++l)
+      for (std::int64_t k = 0; k < n; ++k) ap[i * n + k] += a[i * n + l] * P[l * n + k];
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t l = 0; l < n; ++l)
+      for (std::int64_t k = 0; k < n; ++k) pap[i * n + k] += P[i * n + l] * ap[l * n + k];
+  std::vector<double> all = dense_symmetric_eigenvalues(pap, static_cast<int>(n)), nonzero;
+  for (const double v : all)
+    if (v > 1e-9) nonzero.push_back(v);
+  return nonzero;
+}
+
+// Constraints that span no invariant subspace (random columns): the pairs are
+// those of A on Y's orthogonal complement, X orthogonal to Y, and the
+// residuals the test measures are A x - lambda x less their part in span Y
+// (the multipliers'), which falls below the tolerance.
+TEST(LobpcgConstraints, RandomColumnsGiveTheRestrictedProblemsPairs) {
+  const std::int64_t n = 90, m = 3;
+  const io::CsrRows A = to_csr(tridiagonal(n, 2, -1));
+  const auto y = [](std::int64_t i, std::int64_t j) { return solver::hash_uniform(7, i, j); };
+  const LobpcgOptions o = options_for(4, SpectrumEnd::smallest, 1e-9);
+  for (const bool empty_rank : {false, true}) {
+    const Solved r = solve(A, nullptr, o, empty_rank, false, m, y);
+    std::vector<double> y_whole(static_cast<std::size_t>(n * m));
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = 0; j < m; ++j) y_whole[i * m + j] = y(i, j);
+    const std::vector<double> exact = restricted_eigenvalues(A, y_whole, m);
+    ASSERT_TRUE(r.result.all_converged()) << "after " << r.result.iterations << " iterations";
+    for (int j = 0; j < o.k; ++j)
+      EXPECT_NEAR(r.result.eigenvalues[j], exact[j], 1e-8 * exact[j]) << "pair " << j;
+    EXPECT_LE(r.checked.against_y, 1e-10 * std::sqrt(double(n)));
+    EXPECT_LE(r.checked.b_orthonormality, 1e-10);
+  }
 }
 
 // ---- input errors ------------------------------------------------------------------
