@@ -341,9 +341,13 @@ OutputConfig read_output(const Value& section) {
       {.key = "monitor", .read = [&](const Value& v) { config.monitor = v.boolean(); }},
       {.key = "monitor_every", .read = [&](const Value& v) { config.monitor_every = v.integer<int>(1); }},
       {.key = "checkpoint", .read = [&](const Value& v) {
+         const std::string stop_file = config.checkpoint.stop_file;
          config.checkpoint = read_checkpoint(v);
+         config.checkpoint.stop_file = stop_file;
          checkpoint = v;
        }},
+      // Relative to the working directory, like the other output paths.
+      {.key = "stop_file", .read = [&](const Value& v) { config.checkpoint.stop_file = v.string(); }},
   });
   if (checkpoint && !config.path.empty() && config.checkpoint.path == config.path)
     checkpoint->fail(".path is output.path too: a checkpoint needs a file of its own");

@@ -58,6 +58,9 @@ struct CheckpointConfig {
   std::string path;          // empty: no checkpoints
   int every_iterations = 0;
   double every_seconds = 0;
+  // output.stop_file: a file whose appearance stops the run as a signal would
+  // (empty: none). Read from output, kept here beside what a stop writes.
+  std::string stop_file;
 };
 
 struct OutputConfig {

@@ -22,6 +22,8 @@ namespace blockeigs::apps {
 namespace {
 
 constexpr int kSignals[3] = {SIGTERM, SIGINT, SIGUSR1};
+constexpr int kStopFile = 1 << 10;  // the stop file, in place of a signal's number (above every signal's)
+constexpr double kStopFileEvery = 0.5;  // seconds between rank 0's looks for it (a stat on a shared file system)
 volatile std::sig_atomic_t g_received = 0;
 
 extern "C" void on_signal(int signo) {
@@ -39,6 +41,7 @@ const char* signal_name(int signo) {
     case SIGTERM: return "SIGTERM";
     case SIGINT: return "SIGINT";
     case SIGUSR1: return "SIGUSR1";
+    case kStopFile: return "the stop file";
     default: return "a signal";
   }
 }
@@ -103,6 +106,7 @@ CheckpointGuard::CheckpointGuard(const io::CheckpointConfig& config, std::string
 CheckpointStep CheckpointGuard::poll(int iteration) {
   // [0]: a signal on any rank; [1]: a checkpoint due by rank 0's count or clock.
   int flags[2] = {SignalWatch::received(), 0};
+  if (rank_ == 0 && flags[0] == 0 && stop_file_appeared()) flags[0] = kStopFile;
   if (rank_ == 0 && !config_.path.empty())
     flags[1] = (config_.every_iterations > 0 && iteration - since_iteration_ >= config_.every_iterations) ||
                (config_.every_seconds > 0 && MPI_Wtime() - since_time_ >= config_.every_seconds);
@@ -115,6 +119,16 @@ CheckpointStep CheckpointGuard::poll(int iteration) {
     stopped_at_ = first_iteration_ + iteration;
   }
   return step;
+}
+
+bool CheckpointGuard::stop_file_appeared() {
+  if (config_.stop_file.empty() || MPI_Wtime() - stop_file_checked_ < kStopFileEvery) return false;
+  stop_file_checked_ = MPI_Wtime();
+  std::error_code error;
+  if (!std::filesystem::exists(config_.stop_file, error)) return false;
+  // Taken away, so that the run that goes on from the checkpoint is not stopped by it at once.
+  std::filesystem::remove(config_.stop_file, error);
+  return true;
 }
 
 void CheckpointGuard::write(int iteration, const std::vector<CheckpointBlock>& blocks,
@@ -144,7 +158,8 @@ void CheckpointGuard::write(int iteration, const std::vector<CheckpointBlock>& b
 
 std::string CheckpointGuard::interruption_summary() const {
   if (signal_ == 0) return "";
-  std::string line = "interrupted by " + std::string(signal_name(signal_)) + " after iteration " +
+  const std::string by = signal_ == kStopFile ? "the stop file " + config_.stop_file : signal_name(signal_);
+  std::string line = "interrupted by " + by + " after iteration " +
                      std::to_string(stopped_at_) + "; ";
   if (config_.path.empty()) return line + "no checkpoint (output.checkpoint is not set)";
   if (checkpoints_ == 0) return line + "no checkpoint could be written to " + config_.path;

@@ -82,7 +82,7 @@ class CheckpointGuard {
   void write(int iteration, const std::vector<CheckpointBlock>& blocks,
              const std::function<void(io::Hdf5Writer&)>& write_small = {});
 
-  int signal() const { return signal_; }              // the signal that stopped the run, 0 if none
+  int signal() const { return signal_; }  // the signal (or the stop file) that stopped the run, 0 if none
   const OutputTimes& times() const { return times_; }  // of the checkpoints written so far, together
   int checkpoints() const { return checkpoints_; }    // written so far
   int last_checkpoint_iteration() const { return last_iteration_; }  // counted from the first run's start
@@ -98,7 +98,9 @@ class CheckpointGuard {
   MPI_Comm comm_;
   int rank_ = 0, ranks_ = 1;
   SignalWatch watch_;
+  bool stop_file_appeared();  // rank 0: output.stop_file exists (looked for twice a second at most); removes it
   int signal_ = 0, checkpoints_ = 0, last_iteration_ = -1, stopped_at_ = -1;
+  double stop_file_checked_ = -1e300;  // rank 0's clock at its last look for output.stop_file
   OutputTimes times_;
   int since_iteration_ = 0;  // the solver iteration the last checkpoint (or the start) was at
   double since_time_ = 0;    // rank 0's MPI_Wtime then

@@ -327,7 +327,7 @@ const std::vector<ErrorCase> kErrorCases = {
     {"WrongCase", App::eigs, eigs("execution: {Backend: cpu}"),
      {"unknown key execution.Backend (did you mean backend?)"}},
     {"UnknownKeyListsKnownOnes", App::eigs, eigs("output: {color: red}"),
-     {"unknown key output.color (known keys: path, monitor, monitor_every, checkpoint)"}},
+     {"unknown key output.color (known keys: path, monitor, monitor_every, checkpoint, stop_file)"}},
     {"UnknownSection", App::eigs, eigs("solver: {k: 4}"), {"cfg/a.yaml:2: unknown key solver"}},
     {"MisspelledSection", App::eigs, eigs("eigensolve: {k: 4}"),
      {"unknown key eigensolve (did you mean eigensolver?)"}},
