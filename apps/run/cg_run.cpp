@@ -26,18 +26,6 @@
 namespace blockeigs::apps {
 namespace {
 
-// The stop reason's name in the result file.
-const char* stop_name(solver::BlockCgStop stop) {
-  switch (stop) {
-    case solver::BlockCgStop::converged: return "converged";
-    case solver::BlockCgStop::iteration_limit: return "iteration_limit";
-    case solver::BlockCgStop::stagnated: return "stagnated";
-    case solver::BlockCgStop::no_search_direction: return "no_search_direction";
-    case solver::BlockCgStop::interrupted: return "interrupted";
-  }
-  return "";
-}
-
 // Why a solve that did not converge stopped; for a stagnated one, the stuck
 // columns, what they reached, the floor fp64 allows and what to try.
 void print_stop(const solver::BlockCgResult& r, int window) {
@@ -257,7 +245,7 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
           w.write_string("/config", text);
           write_provenance(w, "block-cg", context, comm);
           w.attribute("/", "all_converged", result.all_converged());
-          w.attribute("/", "stop", std::string(stop_name(result.stop)));
+          w.attribute("/", "stop", std::string(solver::to_string(result.stop)));
           w.attribute("/", "total_iterations", std::int64_t{first + result.total_iterations});
           w.attribute("/", "resumed_from_iteration", std::int64_t{first});
           w.attribute("/", "rhs", rhs_location(settings, write_rhs));

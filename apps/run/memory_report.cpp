@@ -85,7 +85,7 @@ void set_preconditioner(const io::PreconditionerConfig& p, SpectrumEnd end, bool
   s.preconditioner = p.kind != PreconditionerKind::none;
   const Precision problem = s.value_bytes == 4 ? Precision::fp32 : Precision::fp64;
   s.preconditioner_memory =
-      solver::preconditioner_memory(p.kind, problem, space, chebyshev_options(p, end, eigensolver));
+      solver::preconditioner_memory(p.kind, problem, space, solver::chebyshev_options(p, end, eigensolver));
 }
 
 int value_bytes(const io::ExecutionConfig& execution) { return execution.spmm_precision == Precision::fp32 ? 4 : 8; }

@@ -13,17 +13,6 @@
 
 namespace blockeigs::apps {
 
-solver::ChebyshevOptions chebyshev_options(const io::PreconditionerConfig& config, SpectrumEnd end, bool eigensolver) {
-  solver::ChebyshevOptions options;
-  options.degree = config.degree;
-  options.lower = config.lower;
-  options.jacobi = config.jacobi;
-  options.precision = config.precision;
-  options.end = end;
-  options.eigensolver = eigensolver;
-  return options;
-}
-
 template <class T>
 BuiltPreconditioner<T> build_preconditioner(const io::PreconditionerConfig& config, solver::LinearOperator<T>& op,
                                             const solver::DistributedRows& matrix, SpectrumEnd end, bool eigensolver) {
@@ -34,7 +23,7 @@ BuiltPreconditioner<T> build_preconditioner(const io::PreconditionerConfig& conf
   } else if (config.kind == PreconditionerKind::chebyshev) {
     const double start = MPI_Wtime();
     auto chebyshev =
-        std::make_unique<solver::ChebyshevPreconditioner<T>>(op, chebyshev_options(config, end, eigensolver));
+        std::make_unique<solver::ChebyshevPreconditioner<T>>(op, solver::chebyshev_options(config, end, eigensolver));
     const solver::ChebyshevInterval& iv = chebyshev->interval();
     char text[320];
     std::snprintf(text, sizeof text,

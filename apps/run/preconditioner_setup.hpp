@@ -12,6 +12,7 @@
 #include "solver/operator/load_matrix.hpp"
 #include "solver/precond/chebyshev_preconditioner.hpp"
 #include "solver/precond/preconditioner.hpp"
+#include "solver/precond/preconditioner_config.hpp"
 
 namespace blockeigs::apps {
 
@@ -21,9 +22,6 @@ struct BuiltPreconditioner {
   std::string description;  // for the run's header: "chebyshev degree 8 on [a, b] ..., set up in 0.01 s"
 };
 
-// The Chebyshev options a preconditioner config asks for (kind chebyshev),
-// for the solver that wants `end` (`eigensolver`: LOBPCG, else block CG).
-solver::ChebyshevOptions chebyshev_options(const io::PreconditionerConfig& config, SpectrumEnd end, bool eigensolver);
 
 // Collective over op.comm(); InputErrors (a zero diagonal for Jacobi, a zero
 // matrix for Chebyshev, options PETSc rejects, PETSc for the largest end or

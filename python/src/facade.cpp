@@ -24,6 +24,7 @@
 #include "solver/operator/symmetry_check.hpp"
 #include "solver/precond/chebyshev_preconditioner.hpp"
 #include "solver/precond/jacobi_preconditioner.hpp"
+#include "solver/precond/preconditioner_config.hpp"
 #include "spmm/context.hpp"
 #include "spmm/dense.hpp"
 #include "spmm/memory.hpp"
@@ -115,14 +116,8 @@ std::unique_ptr<solver::Preconditioner<double>> make_preconditioner(const io::Pr
   description = std::string(to_string(config.kind));
   if (config.kind == PreconditionerKind::jacobi) return std::make_unique<solver::JacobiPreconditioner<double>>(op);
   if (config.kind == PreconditionerKind::chebyshev) {
-    solver::ChebyshevOptions options;
-    options.degree = config.degree;
-    options.lower = config.lower;
-    options.jacobi = config.jacobi;
-    options.precision = config.precision;
-    options.end = end;
-    options.eigensolver = eigensolver;
-    auto chebyshev = std::make_unique<solver::ChebyshevPreconditioner<double>>(op, options);
+    auto chebyshev = std::make_unique<solver::ChebyshevPreconditioner<double>>(
+        op, solver::chebyshev_options(config, end, eigensolver));
     description = describe_chebyshev(*chebyshev);
     return chebyshev;
   }
@@ -387,30 +382,6 @@ std::vector<double> Matrix::from_input_order(const std::vector<double>& block, s
 
 namespace {
 
-const char* stop_name(solver::LobpcgStop stop) {
-  switch (stop) {
-    case solver::LobpcgStop::converged: return "converged";
-    case solver::LobpcgStop::iteration_limit: return "iteration_limit";
-    case solver::LobpcgStop::diverged: return "diverged";
-    case solver::LobpcgStop::stagnated: return "stagnated";
-    case solver::LobpcgStop::below_floor: return "below_floor";
-    case solver::LobpcgStop::no_search_direction: return "no_search_direction";
-    case solver::LobpcgStop::interrupted: return "interrupted";
-  }
-  return "";
-}
-
-const char* stop_name(solver::BlockCgStop stop) {
-  switch (stop) {
-    case solver::BlockCgStop::converged: return "converged";
-    case solver::BlockCgStop::iteration_limit: return "iteration_limit";
-    case solver::BlockCgStop::stagnated: return "stagnated";
-    case solver::BlockCgStop::no_search_direction: return "no_search_direction";
-    case solver::BlockCgStop::interrupted: return "interrupted";
-  }
-  return "";
-}
-
 // B's input rows on A's: the same ranges of the input's numbering on every rank. Collective.
 solver::DistributedRows b_like_a(const Matrix& b, const Matrix& a, MPI_Comm comm) {
   const solver::DistributedRows& ai = a.impl->input;
@@ -495,7 +466,7 @@ EigsResult lobpcg(Matrix& a, Matrix* b, const EigsRequest& request) {
     out.converged = r.converged;
     out.iterations = r.iterations;
     out.block_size = r.block_size;
-    out.stop = stop_name(r.stop);
+    out.stop = solver::to_string(r.stop);
     for (const solver::LobpcgStep& step : r.history) {
       out.history_eigenvalues.push_back(step.eigenvalues);
       out.history_residual_norms.push_back(step.residual_norms);
@@ -563,7 +534,7 @@ CgResult cg(Matrix& a, const CgRequest& request) {
     out.residual_norms = r.residual_norms;
     out.true_residual_norms = r.true_residual_norms;
     out.total_iterations = r.total_iterations;
-    out.stop = stop_name(r.stop);
+    out.stop = solver::to_string(r.stop);
     out.history = r.history;
     const solver::BlockCgTimings& t = r.stats.timings;
     for (auto [name, seconds] : {std::pair{"spmm", t.spmm}, {"orthogonalization", t.orthogonalization},

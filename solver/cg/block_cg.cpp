@@ -532,4 +532,15 @@ template BlockCgResult block_cg(LinearOperator<double>&, spmm::ConstDenseView<do
                                 const BlockCgOptions&, Preconditioner<double>*,
                                 std::optional<spmm::ConstDenseView<double>>);
 
+const char* to_string(BlockCgStop stop) {
+  switch (stop) {
+    case BlockCgStop::converged: return "converged";
+    case BlockCgStop::iteration_limit: return "iteration_limit";
+    case BlockCgStop::stagnated: return "stagnated";
+    case BlockCgStop::no_search_direction: return "no_search_direction";
+    case BlockCgStop::interrupted: return "interrupted";
+  }
+  return "";
+}
+
 }  // namespace blockeigs::solver

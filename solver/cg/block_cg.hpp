@@ -88,6 +88,8 @@ enum class BlockCgStop {
   no_search_direction,  // the search block lost every column (rounding) before the columns converged
   interrupted,          // BlockCgOptions::between_iterations asked to stop
 };
+// The stop's name as result files and the Python package give it: "converged", "iteration_limit", ...
+const char* to_string(BlockCgStop stop);
 
 // The columns a stagnated run left unconverged, and the floor fp64 allows
 // each: eps ||A|| ||x_j|| / ||b_j|| (||A|| by the power method, a lower bound,

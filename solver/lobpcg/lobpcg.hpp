@@ -242,6 +242,8 @@ enum class LobpcgStop {
   no_search_direction,  // [X P] spans the space and the tolerance is below its rounding floor
   interrupted,          // LobpcgOptions::between_iterations asked to stop
 };
+// The stop's name as result files and the Python package give it: "converged", "below_floor", ...
+const char* to_string(LobpcgStop stop);
 
 // Why the guard stopped a run before it converged, in terms of the geometric
 // mean of the wanted pairs' residuals ||A x - lambda x|| (unit x): diverged,

@@ -207,4 +207,17 @@ template int validate_options(const LinearOperator<double>&, const LobpcgOptions
                                const std::optional<spmm::ConstDenseView<double>>&, bool);
 
 }  // namespace lobpcg_detail
+const char* to_string(LobpcgStop stop) {
+  switch (stop) {
+    case LobpcgStop::converged: return "converged";
+    case LobpcgStop::iteration_limit: return "iteration_limit";
+    case LobpcgStop::diverged: return "diverged";
+    case LobpcgStop::stagnated: return "stagnated";
+    case LobpcgStop::below_floor: return "below_floor";
+    case LobpcgStop::no_search_direction: return "no_search_direction";
+    case LobpcgStop::interrupted: return "interrupted";
+  }
+  return "";
+}
+
 }  // namespace blockeigs::solver
