@@ -290,6 +290,11 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
   account.lap(Phase::config);
   const BuiltPreconditioner<T> preconditioner = build_preconditioner(settings.preconditioner, op, matrix, options.which, true);
   if (rank == 0 && preconditioner.object) std::printf("precond    %s\n", preconditioner.description.c_str());
+  // Jacobi's D^-1 is a rough A^-1: it damps the residuals' large-eigenvalue part, which the largest end needs
+  // (494_bus, k 6: not converged in 3000 iterations with it, 60 without).
+  if (rank == 0 && options.which == SpectrumEnd::largest && settings.preconditioner.kind == PreconditionerKind::jacobi)
+    std::printf("note: preconditioner jacobi approximates A^-1 and slows the largest end; chebyshev (which "
+                "targets the wanted end) or none suit it better\n");
   account.lap(Phase::preconditioner);
   print_setup(account, comm);
 
