@@ -170,8 +170,8 @@ const CpuThreads& cpu_threads() { return chosen_threads(); }
 namespace {
 
 // Ranks on one node share its cores: each rank runs on an even slice of the
-// CPUs the node's ranks and their launcher may use (node_share), its OpenMP
-// and OpenBLAS threads one a CPU, so that ranks neither oversubscribe the
+// CPUs the node's ranks and their launcher may use (node_share), one OpenMP
+// (and on the CPU backend OpenBLAS) thread per CPU, so that ranks neither oversubscribe the
 // machine (2 ranks on 2 cores ran block CG 7x slower with each using every
 // core) nor leave it idle: mpirun binds each of one or two ranks to a single
 // core by default, and the set-up (symmetry check, moving rows, the split)
