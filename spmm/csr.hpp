@@ -55,17 +55,15 @@ class CsrMatrix {
         row_offsets_(std::move(row_offsets)), col_indices_(std::move(col_indices)), values_(std::move(values)) {}
   // The matrix in `space`: itself where it is there already, else a copy.
   CsrMatrix to_space(Space space) && {
-    if (space == this->space()) return std::move(*this);
     CsrMatrix out;
     out.rows_ = rows_;
     out.cols_ = cols_;
     out.nnz_ = nnz_;
-    out.row_offsets_ = copy_of(row_offsets_, space);
-    out.col_indices_ = copy_of(col_indices_, space);
-    out.values_ = copy_of(values_, space);
+    out.row_offsets_ = in_space(std::move(row_offsets_), space);
+    out.col_indices_ = in_space(std::move(col_indices_), space);
+    out.values_ = in_space(std::move(values_), space);
     return out;
   }
-
   Space space() const { return row_offsets_.space(); }
   std::int64_t rows() const { return rows_; }
   std::int64_t cols() const { return cols_; }
@@ -76,12 +74,6 @@ class CsrMatrix {
   }
 
  private:
-  template <class U>
-  static Buffer<U> copy_of(const Buffer<U>& from, Space space) {
-    Buffer<U> to(space, from.size());
-    copy_bytes(to.data(), space, from.data(), from.space(), from.size() * sizeof(U));
-    return to;
-  }
   std::int64_t rows_ = 0;
   std::int64_t cols_ = 0;
   std::int64_t nnz_ = 0;

@@ -102,6 +102,15 @@ class Buffer {
   T* data_ = nullptr;
 };
 
+// `from` in `space`: itself where it is there already, else a copy.
+template <class T>
+Buffer<T> in_space(Buffer<T>&& from, Space space) {
+  if (from.space() == space) return std::move(from);
+  Buffer<T> to(space, from.size());
+  copy_bytes(to.data(), space, from.data(), from.space(), from.size() * sizeof(T));
+  return to;
+}
+
 // Host memory, page-locked when CUDA is present: the staging buffers of
 // asynchronous device copies.
 template <class T>

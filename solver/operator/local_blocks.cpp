@@ -144,14 +144,6 @@ LocalBlocks<T> split_local_rows(const io::CsrRows& rows) {
 
 namespace {
 
-template <class T>
-spmm::Buffer<T> moved_to(spmm::Buffer<T>&& from, Space space) {
-  if (from.space() == space) return std::move(from);
-  spmm::Buffer<T> to(space, from.size());
-  spmm::copy_bytes(to.data(), space, from.data(), from.space(), from.size() * sizeof(T));
-  return to;
-}
-
 // Room on the device for the blocks and the device split's scratch, with an
 // eighth of the device's memory to spare for what the run allocates next.
 bool device_split_fits(const io::CsrRows& rows, int value_bytes) {
@@ -171,8 +163,8 @@ LocalBlocks<T> split_local_rows(const spmm::Context& context, const io::CsrRows&
   LocalBlocks<T> blocks = split_local_rows<T>(rows);
   blocks.diagonal = std::move(blocks.diagonal).to_space(space);
   blocks.off_diagonal = std::move(blocks.off_diagonal).to_space(space);
-  blocks.off_diagonal_rows = moved_to(std::move(blocks.off_diagonal_rows), space);
-  blocks.diagonal_entries = moved_to(std::move(blocks.diagonal_entries), space);
+  blocks.off_diagonal_rows = spmm::in_space(std::move(blocks.off_diagonal_rows), space);
+  blocks.diagonal_entries = spmm::in_space(std::move(blocks.diagonal_entries), space);
   return blocks;
 }
 

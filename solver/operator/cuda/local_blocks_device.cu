@@ -11,30 +11,16 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "solver/operator/cuda/row_search.cuh"
 #include "solver/operator/local_blocks.hpp"
 #include "spmm/cuda/cuda_check.hpp"
 
 namespace blockeigs::solver {
 namespace {
 
-constexpr int threads = 256;
-
-int blocks_for(std::int64_t work) {
-  return static_cast<int>(std::clamp<std::int64_t>((work + threads - 1) / threads, 1, 1 << 16));
-}
-
-// The first position in [lo, hi) whose column is >= value.
-__device__ std::int64_t first_at_least(const std::int64_t* col, std::int64_t lo, std::int64_t hi,
-                                       std::int64_t value) {
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (col[mid] < value)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
+using row_search::blocks_for;
+using row_search::first_at_least;
+using row_search::threads;
 
 struct Rows {
   const std::int64_t* offsets;
@@ -108,12 +94,6 @@ spmm::Buffer<U> device_buffer(std::int64_t count) {
   return spmm::Buffer<U>(Space::device, static_cast<std::size_t>(count));
 }
 
-template <class U>
-spmm::Buffer<U> uploaded(const std::vector<U>& host, cudaStream_t stream) {
-  spmm::Buffer<U> out = device_buffer<U>(static_cast<std::int64_t>(host.size()));
-  spmm::copy_bytes_async(out.data(), Space::device, host.data(), Space::host, host.size() * sizeof(U), stream);
-  return out;
-}
 
 template <class U>
 U read_back(const U* device_value, cudaStream_t stream) {
@@ -167,8 +147,8 @@ LocalBlocks<T> split_local_rows_on_device(const spmm::Context& context, const io
   spmm::Buffer<std::int64_t> offsets, cols;
   CubWorkspace work;
   if (m > 0) {
-    offsets = uploaded(rows.row_offsets, stream);
-    cols = uploaded(rows.col_indices, stream);
+    offsets = spmm::Buffer<std::int64_t>(Space::device, rows.row_offsets);
+    cols = spmm::Buffer<std::int64_t>(Space::device, rows.col_indices);
     const Rows r{offsets.data(), cols.data(), m, rows.first_row, rows.first_row + m};
     spmm::Buffer<std::int32_t> diagonal = device_buffer<std::int32_t>(m + 1), off = device_buffer<std::int32_t>(m + 1),
                                has_off = device_buffer<std::int32_t>(m + 1);
@@ -197,7 +177,7 @@ LocalBlocks<T> split_local_rows_on_device(const spmm::Context& context, const io
   BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(o_offsets.data(), 0, sizeof(std::int32_t), stream));
   if (m > 0) {
     BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(out.diagonal_entries.data(), 0, m * sizeof(T), stream));
-    spmm::Buffer<double> values = uploaded(rows.values, stream);
+    spmm::Buffer<double> values(Space::device, rows.values);
     spmm::Buffer<std::int64_t> off_global = device_buffer<std::int64_t>(off_nnz);
     const Rows r{offsets.data(), cols.data(), m, rows.first_row, rows.first_row + m};
     const Placement p{d_offsets.data(), off_start.data(), off_row.data()};

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "solver/operator/cuda/row_search.cuh"
 #include "solver/operator/symmetry_check_device.hpp"
 #include "spmm/cuda/cuda_check.hpp"
 #include "spmm/memory.hpp"
@@ -11,11 +12,8 @@
 namespace blockeigs::solver {
 namespace {
 
-constexpr int threads = 256;
-
-int blocks_for(std::int64_t work) {
-  return static_cast<int>(std::clamp<std::int64_t>((work + threads - 1) / threads, 1, 1 << 16));
-}
+using row_search::blocks_for;
+using row_search::threads;
 
 struct Rows {
   const std::int64_t* offsets;
@@ -26,15 +24,8 @@ struct Rows {
 
 // A(first + row, col), 0 where it is not stored (a row's columns ascend).
 __device__ double stored(const Rows& r, std::int64_t row, std::int64_t col) {
-  std::int64_t lo = r.offsets[row], hi = r.offsets[row + 1];
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    if (r.cols[mid] < col)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < r.offsets[row + 1] && r.cols[lo] == col ? r.values[lo] : 0.0;
+  const std::int64_t end = r.offsets[row + 1], at = row_search::first_at_least(r.cols, r.offsets[row], end, col);
+  return at < end && r.cols[at] == col ? r.values[at] : 0.0;
 }
 
 // The host check's test (symmetry_check.cpp), in the same arithmetic.
@@ -66,12 +57,6 @@ __global__ void received_kernel(Rows r, const Index* row, const Index* col, cons
     if (!close(value[e], stored(r, row[e], col[e]))) atomicOr(mismatch, 1);
 }
 
-template <class U>
-spmm::Buffer<U> uploaded(const std::vector<U>& host, cudaStream_t stream) {
-  spmm::Buffer<U> out(Space::device, host.size());
-  spmm::copy_bytes_async(out.data(), Space::device, host.data(), Space::host, host.size() * sizeof(U), stream);
-  return out;
-}
 
 int read_flag(const spmm::Buffer<int>& flag, cudaStream_t stream) {
   int value = 0;
@@ -102,9 +87,9 @@ DeviceSymmetryRows::DeviceSymmetryRows(const spmm::Context& context, const io::C
   impl_->stream = static_cast<cudaStream_t>(context.stream());
   impl_->m = rows.local_rows();
   impl_->first = rows.first_row;
-  impl_->offsets = uploaded(rows.row_offsets, impl_->stream);
-  impl_->cols = uploaded(rows.col_indices, impl_->stream);
-  impl_->values = uploaded(rows.values, impl_->stream);
+  impl_->offsets = spmm::Buffer<std::int64_t>(Space::device, rows.row_offsets);
+  impl_->cols = spmm::Buffer<std::int64_t>(Space::device, rows.col_indices);
+  impl_->values = spmm::Buffer<double>(Space::device, rows.values);
 }
 
 DeviceSymmetryRows::~DeviceSymmetryRows() {
@@ -145,8 +130,8 @@ bool DeviceSymmetryRows::received_mismatch(const std::vector<Index>& row, const 
   const auto count = static_cast<std::int64_t>(row.size());
   if (count == 0) return false;
   const cudaStream_t stream = impl_->stream;
-  const spmm::Buffer<Index> r = uploaded(row, stream), c = uploaded(col, stream);
-  const spmm::Buffer<double> v = uploaded(value, stream);
+  const spmm::Buffer<Index> r(Space::device, row), c(Space::device, col);
+  const spmm::Buffer<double> v(Space::device, value);
   spmm::Buffer<int> mismatch(Space::device, 1);
   BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(mismatch.data(), 0, sizeof(int), stream));
   received_kernel<Index><<<blocks_for(count), threads, 0, stream>>>(impl_->rows(), r.data(), c.data(), v.data(),
