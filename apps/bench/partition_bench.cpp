@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "apps/bench/bench_options.hpp"
+#include "apps/bench/partition_variants.hpp"
 #include "core/checks.hpp"
 #include "io/config.hpp"
 #include "io/generators.hpp"
@@ -32,11 +34,14 @@ namespace {
 using namespace blockeigs;
 
 const char* const usage =
-    "usage: mpirun -np N partition-bench [--grid N] [--reps R]\n"
+    "usage: mpirun -np N partition-bench [--grid N] [--reps R] [--variants] [--threads T]\n"
     "Times moving the rows to the natural numbering, the graph partition (once), moving the rows to it, the band\n"
     "order and moving the rows as loaded by the saved numbering, for the 7-point Laplacian on an N^3 grid under a\n"
     "random renumbering (seed 1): the slowest rank's wall time of each, best and median of R (default 20), and\n"
     "its CPU time (user and system), beside one memcpy of the largest rank's rows.\n"
+    "  --variants  first times Scotch's partition on every rank (PT-Scotch: default and speed-safety strategies)\n"
+    "              and on rank 0 (1 and T threads), with the balance and halo each gives, and the band order\n"
+    "              with 3 and 1 passes\n"
     "  --help      prints this text\n"
     "  --version   prints the version, commit and build (CUDA, PETSc, HDF5)\n";
 
@@ -110,7 +115,7 @@ std::pair<solver::RowPartition, std::vector<std::int64_t>> natural_numbering(con
   return {solver::RowPartition::balanced(io::generated_row_offsets(natural), ranks), std::move(index)};
 }
 
-void run(const apps::BenchOptions& options, MPI_Comm comm) {
+void run(const apps::BenchOptions& options, MPI_Comm comm, int variant_threads) {
   int rank = 0, ranks = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
@@ -123,6 +128,7 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
   config.generator.renumber_seed = 1;
   const solver::DistributedRows loaded = solver::load_distributed_rows(config, comm);
 
+  if (variant_threads > 0) apps::time_partition_variants(comm, loaded, variant_threads);
   std::vector<Time> natural, move, scotch, order, saved;
   const auto [natural_ranges, natural_index] = natural_numbering(config.generator, loaded.rows, ranks);
   for (int rep = 0; rep < options.reps; ++rep) {
@@ -146,6 +152,7 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
     BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&mine, &halo[0], 1, MPI_LONG_LONG, MPI_MAX, comm));
     BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&mine, &halo[1], 1, MPI_LONG_LONG, MPI_SUM, comm));
   }
+  if (variant_threads > 0) apps::time_band_orders(comm, partitioned.rows);
   solver::DistributedRows ordered;
   for (int rep = 0; rep < options.reps; ++rep) {
     if (ranks > 1) {
@@ -180,7 +187,7 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
   print("moving the rows to natural ranges", natural);
   if (ranks > 1) {
     std::printf("  %-34s %8.3f s; with the move CPU %.3f s (halo rows: largest rank %lld, all %lld)\n",
-                "graph partition (PT-Scotch)", partitioner, partition_and_move.cpu, halo[0], halo[1]);
+                "graph partition (as distribute_rows)", partitioner, partition_and_move.cpu, halo[0], halo[1]);
     print("moving the rows to its parts", move);
   }
   print("band order (Scotch's alone)", scotch);
@@ -195,17 +202,41 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
 
 }  // namespace
 
+// Takes --variants and --threads T out of argv: T (1 without --threads), or 0
+// without --variants; -1 for a bad --threads.
+int take_variant_flags(int& argc, char** argv) {
+  bool variants = false;
+  int threads = 1, kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--variants") {
+      variants = true;
+    } else if (flag == "--threads") {
+      if (i + 1 >= argc) return -1;
+      threads = std::atoi(argv[++i]);
+      if (threads < 1) return -1;
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+  return variants ? threads : 0;
+}
+
 int main(int argc, char** argv) {
   if (!init_mpi(&argc, &argv)) return 1;
+  const int variant_threads = take_variant_flags(argc, argv);
   if (apps::answered_info(argc, argv, "partition-bench", usage)) {
     finalize_mpi();
     return apps::exit_ok;
   }
   const std::optional<apps::BenchOptions> options =
-      apps::parse_bench_options(argc, argv, "--grid", 128, "partition-bench", usage);
+      variant_threads < 0 ? std::nullopt
+                          : apps::parse_bench_options(argc, argv, "--grid", 128, "partition-bench", usage);
+  if (variant_threads < 0) std::fprintf(stderr, "partition-bench: --threads needs a positive integer\n");
   if (options) {
     try {
-      run(*options, MPI_COMM_WORLD);
+      run(*options, MPI_COMM_WORLD, variant_threads);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "partition-bench: %s\n", e.what());
       abort_mpi(MPI_COMM_WORLD, 1);

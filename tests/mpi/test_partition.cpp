@@ -135,6 +135,56 @@ TEST(Partition, GraphBalancesRowsAndNonzerosAndKeepsEveryRow) {
   expect_numbering_round_trip(m);
 }
 
+// Each rank's rows' parts from partition_graph, gathered whole: the load
+// (nonzeros + 1 a row) of each part and the edges cut between parts.
+struct PartStats {
+  std::vector<long long> load;
+  long long cut = 0;
+};
+
+PartStats part_stats(const DistributedRows& m, const std::vector<int>& part, int parts) {
+  const int ranks = test::mpi_size();
+  const int mine = static_cast<int>(part.size());
+  std::vector<int> counts(static_cast<std::size_t>(ranks)), offsets(counts.size() + 1, 0);
+  BLOCKEIGS_MPI_CHECK(MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD));
+  for (int r = 0; r < ranks; ++r) offsets[r + 1] = offsets[r] + counts[r];
+  std::vector<int> owner(static_cast<std::size_t>(offsets.back()));
+  BLOCKEIGS_MPI_CHECK(MPI_Allgatherv(part.data(), mine, MPI_INT, owner.data(), counts.data(), offsets.data(),
+                                     MPI_INT, MPI_COMM_WORLD));
+  PartStats stats;
+  stats.load.assign(static_cast<std::size_t>(parts), 0);
+  for (std::int64_t i = 0; i < m.rows.local_rows(); ++i) {
+    stats.load[part[i]] += m.rows.row_offsets[i + 1] - m.rows.row_offsets[i] + 1;
+    for (std::int64_t k = m.rows.row_offsets[i]; k < m.rows.row_offsets[i + 1]; ++k)
+      stats.cut += owner[m.rows.col_indices[k]] != part[i];
+  }
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, stats.load.data(), parts, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &stats.cut, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+  return stats;
+}
+
+// Sequential Scotch on rank 0 (with and without threads) and PT-Scotch on
+// every rank: each part within 5% of the mean load, and the cut of a
+// randomly numbered 16^3 grid near a plane's (2 x 256 edges a plane).
+TEST(Partition, BothScotchPathsBalanceAndCutAPlane) {
+  if (!can_partition()) GTEST_SKIP() << "built without PT-Scotch";
+  const DistributedRows m = solver::load_distributed_rows(grid3d(16, true), MPI_COMM_WORLD);
+  const int parts = 3;
+  for (const solver::GraphPartitionTuning tuning : {solver::GraphPartitionTuning{0, 0.03, 1, true},
+                                                    solver::GraphPartitionTuning{0, 0.03, 2, true},
+                                                    solver::GraphPartitionTuning{0, 0.03, 1, false}}) {
+    const std::vector<int> part = solver::partition_graph(MPI_COMM_WORLD, m.rows, m.partition, parts, tuning);
+    ASSERT_EQ(static_cast<std::int64_t>(part.size()), m.rows.local_rows());
+    for (const int p : part) ASSERT_TRUE(p >= 0 && p < parts) << p;
+    const PartStats stats = part_stats(m, part, parts);
+    long long total = 0;
+    for (const long long l : stats.load) total += l;
+    for (int p = 0; p < parts; ++p)
+      EXPECT_LE(stats.load[p], 1.05 * double(total) / parts) << "part " << p << ", gathered " << tuning.gathered;
+    EXPECT_LE(stats.cut, 3 * 2 * 2 * 256) << "gathered " << tuning.gathered << ", threads " << tuning.threads;
+  }
+}
+
 TEST(Partition, GraphCutsTheHaloOfARenumberedMesh) {
   if (!can_partition()) GTEST_SKIP() << "built without PT-Scotch";
   const long long natural = total_halo(load(grid3d(16, false), PartitionMethod::contiguous));

@@ -9,7 +9,7 @@ bool band_order_compiled() { return false; }
 
 std::string band_order_name() { return "none"; }
 
-std::vector<std::int64_t> band_order(const io::CsrRows&) {
+std::vector<std::int64_t> band_order(const io::CsrRows&, int) {
   throw LibraryError("band ordering is not compiled into this build (no Scotch)");
 }
 

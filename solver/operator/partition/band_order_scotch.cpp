@@ -1,4 +1,5 @@
 // Band ordering with Scotch's sequential graph ordering (SCOTCH_graphOrder).
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -11,10 +12,6 @@
 
 namespace blockeigs::solver {
 namespace {
-
-// Scotch's Gibbs-Poole-Stockmeyer method with its default 3 passes in
-// search of a pseudo-peripheral start vertex.
-constexpr const char* kStrategy = "g";
 
 // The rank's own graph in Scotch's arrays (local vertex numbers from 0).
 struct OwnGraph {
@@ -50,7 +47,7 @@ std::string band_order_name() {
          " Gibbs-Poole-Stockmeyer";
 }
 
-std::vector<std::int64_t> band_order(const io::CsrRows& rows) {
+std::vector<std::int64_t> band_order(const io::CsrRows& rows, int passes) {
   const std::int64_t m = rows.local_rows();
   if (m == 0) return {};
   // One rank's rows fit int32 local indices (local_blocks.cpp), as they must Scotch's.
@@ -69,7 +66,8 @@ std::vector<std::int64_t> band_order(const io::CsrRows& rows) {
   SCOTCH_stratInit(&strategy);
   code = SCOTCH_graphBuild(&graph, 0, n, g.vertices.data(), g.vertices.data() + 1, nullptr, nullptr, arcs,
                            g.edges.data(), nullptr);
-  if (code == 0) code = SCOTCH_stratGraphOrder(&strategy, kStrategy);
+  const std::string method = "g{pass=" + std::to_string(std::max(passes, 1)) + "}";
+  if (code == 0) code = SCOTCH_stratGraphOrder(&strategy, method.c_str());
   if (code == 0)
     code = SCOTCH_graphOrder(&graph, &strategy, position.data(), inverse.data(), nullptr, nullptr, nullptr);
   SCOTCH_stratExit(&strategy);

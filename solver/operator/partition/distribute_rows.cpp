@@ -81,9 +81,10 @@ std::vector<int> parts_of(const std::vector<std::int64_t>& renumbered, const Row
 void partition_and_move(DistributedRows& matrix, MPI_Comm comm) {
   const int ranks = comm_size(comm);
   double start = MPI_Wtime();
-  const std::vector<int> part = partition_graph(comm, matrix.rows, matrix.partition, ranks);
+  const GraphPartitionTuning tuning = chosen_partition_tuning(comm, matrix.rows);
+  const std::vector<int> part = partition_graph(comm, matrix.rows, matrix.partition, ranks, tuning);
   matrix.partitioning.partitioner_seconds = MPI_Wtime() - start;
-  matrix.partitioning.partitioner = graph_partitioner_name();
+  matrix.partitioning.partitioner = describe_partitioner(tuning, ranks);
   auto [current, renumbered] = number_by_parts(comm, part, matrix.rows.global_rows);
   move_to_numbering(matrix, part, std::move(renumbered), std::move(current), comm);
 }

@@ -15,11 +15,34 @@
 
 namespace blockeigs::solver {
 
+// How Scotch partitions: its predefined strategy's flags, the imbalance
+// allowed, its threads a rank, and whether the graph is partitioned whole on
+// rank 0 by sequential Scotch (gathered there, the parts scattered back)
+// instead of by PT-Scotch on every rank. PT-Scotch's threads call MPI: more
+// than one only where MPI was started with MPI_THREAD_MULTIPLE.
+struct GraphPartitionTuning {
+  enum Flag : unsigned { speed = 1, safety = 2, balance = 4 };  // SCOTCH_STRATSPEED, ...SAFETY, ...BALANCE
+  unsigned flags = 0;
+  double imbalance = 0.03;
+  int threads = 1;
+  bool gathered = false;
+};
+
 // Whether this build has a graph partitioner.
 bool graph_partitioner_compiled();
 
 // "PT-Scotch 7.0.3" (the library's version), or "none".
 std::string graph_partitioner_name();
+
+// What distribute_rows partitions with: the graph whole on rank 0 with rank
+// 0's threads (sequential Scotch) where four times its arrays fit half of
+// rank 0's free memory, else PT-Scotch on every rank. At 2 ranks and 16.7M
+// rows on 16 cores the first took 11.8 s, PT-Scotch 29.9 s, for the same
+// halo (docs/benchmarks/time-to-solution.md). Collective.
+GraphPartitionTuning chosen_partition_tuning(MPI_Comm comm, const io::CsrRows& rows);
+
+// "Scotch 7.0.3 on rank 0, 16 threads" or "PT-Scotch 7.0.3 on 4 ranks".
+std::string describe_partitioner(const GraphPartitionTuning& tuning, int ranks);
 
 // The part in [0, parts) of each of this rank's rows. `rows` are this rank's
 // rows of `partition` (global column indices) and the matrix's pattern is
@@ -29,6 +52,6 @@ std::string graph_partitioner_name();
 // explicit zeros left out). Ranks with no rows take part. Collective;
 // throws LibraryError (agreed) when the partitioner fails.
 std::vector<int> partition_graph(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition,
-                                 int parts);
+                                 int parts, const GraphPartitionTuning& tuning = {});
 
 }  // namespace blockeigs::solver

@@ -1,9 +1,13 @@
 // Graph partitioning with PT-Scotch's distributed graphs (SCOTCH_dgraph*).
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+
+#include <omp.h>
+#include <unistd.h>
 
 #include <ptscotch.h>
 
@@ -14,10 +18,6 @@
 
 namespace blockeigs::solver {
 namespace {
-
-// The parts may differ from the mean load (vertex weights) by this fraction:
-// 3% costs little halo and keeps the ranks' SpMM times within a few percent.
-constexpr double kImbalance = 0.03;
 
 // Throws when a PT-Scotch call fails (it prints its own reason on stderr).
 void check_scotch(int code, const char* call) {
@@ -64,6 +64,109 @@ void check_fits(MPI_Comm comm, const io::CsrRows& rows) {
                           "): use a PT-Scotch built with 64-bit integers, or execution.partition: contiguous");
 }
 
+// SCOTCH_STRAT* bits of the tuning's flags.
+SCOTCH_Num scotch_flags(unsigned flags) {
+  SCOTCH_Num out = SCOTCH_STRATDEFAULT;
+  if (flags & GraphPartitionTuning::speed) out |= SCOTCH_STRATSPEED;
+  if (flags & GraphPartitionTuning::safety) out |= SCOTCH_STRATSAFETY;
+  if (flags & GraphPartitionTuning::balance) out |= SCOTCH_STRATBALANCE;
+  return out;
+}
+
+// The threads asked for where MPI allows threads to call it at once, else one.
+int scotch_threads(int wanted) {
+  int provided = MPI_THREAD_SINGLE;
+  BLOCKEIGS_MPI_CHECK(MPI_Query_thread(&provided));
+  return provided == MPI_THREAD_MULTIPLE ? std::max(wanted, 1) : 1;
+}
+
+MPI_Datatype scotch_num_type() { return sizeof(SCOTCH_Num) == 8 ? MPI_INT64_T : MPI_INT32_T; }
+
+// Sequential Scotch's parts of the whole graph on rank 0: `degrees`, `weights`
+// and `edges` are every rank's, concatenated in rank order. Returns the code
+// of the first call that failed (0: none).
+int partition_whole(std::vector<SCOTCH_Num>& degrees, std::vector<SCOTCH_Num>& weights,
+                    std::vector<SCOTCH_Num>& edges, int parts, const GraphPartitionTuning& tuning,
+                    std::vector<SCOTCH_Num>& part) {
+  const auto n = static_cast<SCOTCH_Num>(degrees.size());
+  std::vector<SCOTCH_Num> vertices(degrees.size() + 1, 0);
+  for (std::size_t i = 0; i < degrees.size(); ++i) vertices[i + 1] = vertices[i] + degrees[i];
+  const SCOTCH_Num arcs = vertices.back();
+  edges.push_back(0);  // never a null pointer
+  weights.push_back(0);
+  part.assign(degrees.size() + 1, 0);
+  SCOTCH_Context context;
+  if (SCOTCH_contextInit(&context) != 0) return 1;
+  int code = SCOTCH_contextOptionSetNum(&context, SCOTCH_OPTIONNUMDETERMINISTIC, 1);
+  if (code == 0) code = SCOTCH_contextOptionSetNum(&context, SCOTCH_OPTIONNUMRANDOMFIXEDSEED, 1);
+  if (code == 0) code = SCOTCH_contextThreadSpawn(&context, std::max(tuning.threads, 1), nullptr);
+  SCOTCH_Graph graph, bound;
+  if (code == 0) code = SCOTCH_graphInit(&graph);
+  if (code != 0) {
+    SCOTCH_contextExit(&context);
+    return code;
+  }
+  code = SCOTCH_graphBuild(&graph, 0, n, vertices.data(), vertices.data() + 1, weights.data(), nullptr, arcs,
+                           edges.data(), nullptr);
+  const bool bound_ok = code == 0 && SCOTCH_contextBindGraph(&context, &graph, &bound) == 0;
+  if (!bound_ok && code == 0) code = 1;
+  SCOTCH_Strat strategy;
+  SCOTCH_stratInit(&strategy);
+  if (code == 0) code = SCOTCH_stratGraphMapBuild(&strategy, scotch_flags(tuning.flags), parts, tuning.imbalance);
+  if (code == 0) code = SCOTCH_graphPart(&bound, parts, &strategy, part.data());
+  SCOTCH_stratExit(&strategy);
+  if (bound_ok) SCOTCH_graphExit(&bound);
+  SCOTCH_graphExit(&graph);
+  SCOTCH_contextExit(&context);
+  return code;
+}
+
+// The graph gathered on rank 0, partitioned there, the parts scattered back.
+std::vector<SCOTCH_Num> partition_on_rank0(MPI_Comm comm, const LocalGraph& g, SCOTCH_Num m, int parts,
+                                           const GraphPartitionTuning& tuning) {
+  int rank = 0, ranks = 1;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
+  const MPI_Datatype type = scotch_num_type();
+  const int sizes[2] = {static_cast<int>(m), static_cast<int>(g.vertices[m])};
+  std::vector<int> all_sizes(2 * static_cast<std::size_t>(ranks));
+  BLOCKEIGS_MPI_CHECK(MPI_Gather(sizes, 2, MPI_INT, all_sizes.data(), 2, MPI_INT, 0, comm));
+  std::vector<int> rows(static_cast<std::size_t>(ranks)), arcs(rows.size()), row_at(rows.size(), 0),
+      arc_at(rows.size(), 0);
+  for (int r = 0; r < ranks; ++r) {
+    rows[r] = all_sizes[2 * r];
+    arcs[r] = all_sizes[2 * r + 1];
+    if (r > 0) row_at[r] = row_at[r - 1] + rows[r - 1], arc_at[r] = arc_at[r - 1] + arcs[r - 1];
+  }
+  std::vector<SCOTCH_Num> degrees(static_cast<std::size_t>(m));
+  for (SCOTCH_Num i = 0; i < m; ++i) degrees[i] = g.vertices[i + 1] - g.vertices[i];
+  std::vector<SCOTCH_Num> all_degrees, all_weights, all_edges, part;
+  if (rank == 0) {
+    all_degrees.resize(static_cast<std::size_t>(row_at.back() + rows.back()) + 1);
+    all_weights.resize(all_degrees.size());
+    all_edges.resize(static_cast<std::size_t>(arc_at.back() + arcs.back()) + 1);
+  }
+  BLOCKEIGS_MPI_CHECK(MPI_Gatherv(degrees.data(), sizes[0], type, all_degrees.data(), rows.data(), row_at.data(),
+                                  type, 0, comm));
+  BLOCKEIGS_MPI_CHECK(MPI_Gatherv(g.weights.data(), sizes[0], type, all_weights.data(), rows.data(),
+                                  row_at.data(), type, 0, comm));
+  BLOCKEIGS_MPI_CHECK(MPI_Gatherv(g.edges.data(), sizes[1], type, all_edges.data(), arcs.data(), arc_at.data(),
+                                  type, 0, comm));
+  int code = 0;
+  if (rank == 0) {
+    all_degrees.pop_back();
+    all_weights.pop_back();
+    all_edges.pop_back();
+    code = partition_whole(all_degrees, all_weights, all_edges, parts, tuning, part);
+  }
+  BLOCKEIGS_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, comm));
+  check_scotch(code, "graph partitioning on rank 0 (SCOTCH_graphBuild / SCOTCH_graphPart)");
+  std::vector<SCOTCH_Num> owner(static_cast<std::size_t>(m) + 1);
+  BLOCKEIGS_MPI_CHECK(MPI_Scatterv(part.data(), rows.data(), row_at.data(), type, owner.data(), sizes[0], type, 0,
+                                   comm));
+  return owner;
+}
+
 }  // namespace
 
 bool graph_partitioner_compiled() { return true; }
@@ -74,8 +177,33 @@ std::string graph_partitioner_name() {
   return "PT-Scotch " + std::to_string(version) + "." + std::to_string(release) + "." + std::to_string(patch);
 }
 
+GraphPartitionTuning chosen_partition_tuning(MPI_Comm comm, const io::CsrRows& rows) {
+  int rank = 0;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  std::int64_t entries[1] = {2 * rows.local_rows() + rows.nnz()};  // degrees, weights, edges
+  BLOCKEIGS_MPI_CHECK(MPI_Reduce(rank == 0 ? MPI_IN_PLACE : entries, entries, 1, MPI_INT64_T, MPI_SUM, 0, comm));
+  GraphPartitionTuning tuning;
+  int decision[2] = {0, 1};  // gathered, threads
+  if (rank == 0) {
+    const double free_bytes = double(sysconf(_SC_AVPHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
+    decision[0] = 4.0 * double(entries[0]) * sizeof(SCOTCH_Num) <= 0.5 * free_bytes;
+    decision[1] = omp_get_max_threads();
+  }
+  BLOCKEIGS_MPI_CHECK(MPI_Bcast(decision, 2, MPI_INT, 0, comm));
+  tuning.gathered = decision[0] != 0;
+  tuning.threads = tuning.gathered ? decision[1] : 1;
+  return tuning;
+}
+
+std::string describe_partitioner(const GraphPartitionTuning& tuning, int ranks) {
+  if (!tuning.gathered) return graph_partitioner_name() + " on " + std::to_string(ranks) + " ranks";
+  std::string name = graph_partitioner_name();
+  if (name.rfind("PT-", 0) == 0) name.erase(0, 3);  // the sequential library within it
+  return name + " on rank 0, " + std::to_string(tuning.threads) + (tuning.threads == 1 ? " thread" : " threads");
+}
+
 std::vector<int> partition_graph(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition,
-                                 int parts) {
+                                 int parts, const GraphPartitionTuning& tuning) {
   BLOCKEIGS_ASSERT(parts >= 1 && rows.global_rows == partition.global_rows());
   check_fits(comm, rows);
   LocalGraph g = local_graph(rows);
@@ -86,15 +214,16 @@ std::vector<int> partition_graph(MPI_Comm comm, const io::CsrRows& rows, const R
   g.edges.push_back(0);
   g.weights.push_back(0);
   std::vector<SCOTCH_Num> owner(static_cast<std::size_t>(m) + 1);  // one extra: never a null pointer
-  collectively(comm, [&] {
-    // One thread per rank, deterministic and with a fixed seed: PT-Scotch's
-    // threads make MPI calls of their own, which need MPI_THREAD_MULTIPLE
-    // (the apps start MPI without it: two threads' collectives deadlock).
+  if (tuning.gathered) owner = partition_on_rank0(comm, g, m, parts, tuning);
+  const int threads = scotch_threads(tuning.threads);
+  if (!tuning.gathered) collectively(comm, [&] {
+    // Deterministic and with a fixed seed. PT-Scotch's threads make MPI calls
+    // of their own: more than one only under MPI_THREAD_MULTIPLE.
     SCOTCH_Context context;
     check_scotch(SCOTCH_contextInit(&context), "SCOTCH_contextInit");
     int code = SCOTCH_contextOptionSetNum(&context, SCOTCH_OPTIONNUMDETERMINISTIC, 1);
     if (code == 0) code = SCOTCH_contextOptionSetNum(&context, SCOTCH_OPTIONNUMRANDOMFIXEDSEED, 1);
-    if (code == 0) code = SCOTCH_contextThreadSpawn(&context, 1, nullptr);
+    if (code == 0) code = SCOTCH_contextThreadSpawn(&context, threads, nullptr);
     SCOTCH_Dgraph graph, bound;
     if (code == 0) code = SCOTCH_dgraphInit(&graph, comm);
     if (code != 0) {
@@ -107,7 +236,8 @@ std::vector<int> partition_graph(MPI_Comm comm, const io::CsrRows& rows, const R
                               arcs, arcs, g.edges.data(), nullptr, nullptr);
     const bool bound_ok = code == 0 && SCOTCH_contextBindDgraph(&context, &graph, &bound) == 0;
     if (!bound_ok && code == 0) code = 1;
-    if (code == 0) code = SCOTCH_stratDgraphMapBuild(&strategy, SCOTCH_STRATDEFAULT, parts, parts, kImbalance);
+    if (code == 0) code = SCOTCH_stratDgraphMapBuild(&strategy, scotch_flags(tuning.flags), parts, parts,
+                                                         tuning.imbalance);
     if (code == 0) code = SCOTCH_dgraphPart(&bound, parts, &strategy, owner.data());
     SCOTCH_stratExit(&strategy);
     if (bound_ok) SCOTCH_dgraphExit(&bound);
