@@ -14,7 +14,7 @@
 #include "core/checks.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/blocks/search_block_ops.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/device_selection.hpp"
 #include "solver/blocks/orthonormalize.hpp"
 

@@ -27,8 +27,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "spmm/context.hpp"
-#include "spmm/dense.hpp"
+#include "dense/context.hpp"
+#include "dense/dense.hpp"
 
 #include "core/host_device.hpp"
 

@@ -11,14 +11,14 @@
 #include <utility>
 
 #include "core/checks.hpp"
-#include "solver/operator/large_messages.hpp"
+#include "solver/base/large_messages.hpp"
 #include "core/error.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/blocks/search_block_ops.hpp"
 #include "solver/blocks/cuda/block_ops_cuda.hpp"
 #include "solver/blocks/block_ops_host_support.hpp"
-#include "solver/operator/collective.hpp"
-#include "spmm/memory.hpp"
+#include "solver/base/collective.hpp"
+#include "dense/memory.hpp"
 
 namespace blockeigs::solver {
 namespace {

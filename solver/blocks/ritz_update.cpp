@@ -13,7 +13,7 @@
 #include "solver/blocks/block_ops.hpp"
 #include "solver/blocks/cuda/block_ops_cuda.hpp"
 #include "solver/blocks/search_block_ops.hpp"
-#include "spmm/dense.hpp"
+#include "dense/dense.hpp"
 
 namespace blockeigs::solver {
 namespace {

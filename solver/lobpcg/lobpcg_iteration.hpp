@@ -31,7 +31,7 @@
 #include "solver/lobpcg/lobpcg_best.hpp"
 #include "solver/lobpcg/lobpcg_detail.hpp"
 #include "solver/precond/preconditioner.hpp"
-#include "spmm/dense.hpp"
+#include "dense/dense.hpp"
 
 namespace blockeigs::solver::lobpcg_detail {
 

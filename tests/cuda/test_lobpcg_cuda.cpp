@@ -24,7 +24,7 @@
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/blocks/phase_timer.hpp"
 #include "solver/blocks/search_block_ops.hpp"
-#include "spmm/memory.hpp"
+#include "dense/memory.hpp"
 #include "tests/support/mpi_environment.hpp"
 #include "tests/support/csr_test_operator.hpp"
 #include "tests/support/test_matrices.hpp"

@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <memory>
 
-#include "spmm/context.hpp"
-#include "spmm/dense.hpp"
+#include "dense/context.hpp"
+#include "dense/dense.hpp"
 
 namespace blockeigs::solver::device_ops {
 

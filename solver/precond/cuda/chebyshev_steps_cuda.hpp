@@ -4,8 +4,8 @@
 
 #ifdef BLOCKEIGS_HAVE_CUDA
 
-#include "spmm/context.hpp"
-#include "spmm/dense.hpp"
+#include "dense/context.hpp"
+#include "dense/dense.hpp"
 
 namespace blockeigs::solver::device_ops {
 
