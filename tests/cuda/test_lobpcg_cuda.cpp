@@ -23,7 +23,7 @@
 #include "solver/precond/jacobi_preconditioner.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/blocks/phase_timer.hpp"
-#include "solver/blocks/search_block_ops.hpp"
+#include "solver/lobpcg/search_block_ops.hpp"
 #include "dense/memory.hpp"
 #include "tests/support/mpi_environment.hpp"
 #include "tests/support/csr_test_operator.hpp"

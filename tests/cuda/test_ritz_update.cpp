@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "solver/blocks/block_ops.hpp"
+#include "solver/lobpcg/ritz_update.hpp"
 #include "dense/memory.hpp"
 #include "tests/support/mpi_environment.hpp"
 #include "tests/support/test_contexts.hpp"

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "solver/blocks/block_ops.hpp"
-#include "solver/blocks/search_block_ops.hpp"
+#include "solver/lobpcg/search_block_ops.hpp"
 #include "dense/memory.hpp"
 #include "tests/support/mpi_environment.hpp"
 #include "tests/support/test_contexts.hpp"
