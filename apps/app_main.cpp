@@ -5,7 +5,7 @@
 
 #include "apps/environment.hpp"
 #include "core/checks.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 
 namespace blockeigs::apps {
 
