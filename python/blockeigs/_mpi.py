@@ -8,12 +8,36 @@ import atexit
 
 from . import _blockeigs
 
+
+
+def _family(library):
+    """"Open MPI", "MPICH", "Intel MPI", ... of an MPI_Get_library_version text."""
+    for name in ("Open MPI", "MPICH", "Intel", "MVAPICH", "Microsoft MPI"):
+        if name in library:
+            return name
+    return library.split(",")[0].strip()
+
+
+def check_same_mpi(theirs, ours):
+    """Raises ImportError where mpi4py's MPI is another library than the extension's: two MPI libraries in one
+    process resolve each other's symbols and crash."""
+    if _family(theirs) != _family(ours):
+        raise ImportError(
+            f"mpi4py in this Python uses {theirs.splitlines()[0].strip()}, but blockeigs was built with "
+            f"{ours.splitlines()[0].strip()}: two MPI libraries cannot share a process. Install an mpi4py built "
+            "with the same MPI (Debian's python3-mpi4py, or `pip install --no-binary mpi4py mpi4py` with its "
+            "mpicc), or set sys.modules['mpi4py'] = None before importing blockeigs to run one process without "
+            "mpi4py.")
+
+
 try:
     from mpi4py import MPI  # initialises MPI
 except ImportError:  # no mpi4py: the extension initialises MPI where nobody has
     MPI = None
     if _blockeigs.initialize_mpi():
         atexit.register(_blockeigs.finalize_mpi)
+else:
+    check_same_mpi(MPI.Get_library_version(), _blockeigs.mpi_library())
 
 
 def comm_handle(comm):

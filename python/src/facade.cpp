@@ -161,6 +161,13 @@ bool initialize_mpi() {
   return true;
 }
 
+std::string mpi_library() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING];
+  int length = 0;
+  MPI_Get_library_version(text, &length);
+  return std::string(text, static_cast<std::size_t>(length));
+}
+
 void finalize_mpi() {
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);

@@ -34,6 +34,8 @@ using CommHandle = std::uintptr_t;
 // MPI_Init_thread (MPI_THREAD_FUNNELED) where MPI is not yet initialised;
 // true when this call initialised it (the caller then finalises at exit).
 bool initialize_mpi();
+// MPI_Get_library_version's text: the MPI this module was built and linked with (callable before MPI_Init).
+std::string mpi_library();
 void finalize_mpi();  // where initialised and not yet finalised
 CommHandle comm_world();
 int comm_rank(CommHandle comm);

@@ -161,6 +161,7 @@ NB_MODULE(_blockeigs, m) {
 
   m.def("initialize_mpi", &py::initialize_mpi);
   m.def("finalize_mpi", &py::finalize_mpi);
+  m.def("mpi_library", &py::mpi_library);
   m.def("comm_world", &py::comm_world);
   m.def("comm_rank", &py::comm_rank, "comm"_a);
   m.def("comm_size", &py::comm_size, "comm"_a);

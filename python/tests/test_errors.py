@@ -91,3 +91,13 @@ def test_ok_after_errors(comm):
     """The communicator is usable after the errors above (no rank left in a collective)."""
     w, _ = blockeigs.lobpcg(laplacian_1d(20), 1, tol=1e-9, comm=comm)
     assert w[0] > 0
+
+
+def test_an_mpi4py_on_another_mpi_is_refused(comm):
+    """Two MPI libraries in one process crash: importing blockeigs beside such an mpi4py says so instead."""
+    from blockeigs._mpi import check_same_mpi
+
+    check_same_mpi("Open MPI v4.1.6, package: Debian", "Open MPI v4.1.4, package: Debian OpenMPI")
+    with pytest.raises(ImportError, match="two MPI libraries cannot share a process") as error:
+        check_same_mpi("MPICH Version:      4.2.0\nMPICH Release date: ...", "Open MPI v4.1.4, package: Debian")
+    assert "MPICH Version:      4.2.0" in str(error.value) and "Open MPI v4.1.4" in str(error.value)
