@@ -13,7 +13,7 @@ and reports the fitted and the leave-one-matrix-out scores per precision.
     python3 scripts/fit_locality_feature.py bench.csv features.csv zero,distinct32 [4096]
 
 The last argument fixes min_rows (default: the search of fit_heuristic.py).
-Results on the 0361183 H200 run: docs/benchmarks/spmm.md (tried, not kept).
+Results: docs/benchmarks/spmm.md ("Tried, not kept").
 """
 import sys, math, csv
 sys.path.insert(0, __import__('os').path.dirname(__import__('os').path.abspath(__file__)))
