@@ -4,7 +4,7 @@
 # device tool's folder) or /tmp/gpu-check.
 #   scripts/gpu-check.sh [memplan] [dmma] [tests] [sanitize] [bench-quick|bench-full] [operator] [layouts] [blockops] [profile] [ncu] [ncu-lobpcg] [ncu-gram] [ncu-ritz] [compare] [compare-pencil] [tts] [scaling] [partition] [halo-scaling] [ab-eigs] [ab-blockops] [ab-spmm] [eigs-precision]
 # BUILD_TARGETS="a b": build only these targets (a probe that needs one app).
-# dmma: the fp64 tensor-core rate of each mma.sync shape (scripts/dev/dmma_rate.cu) and the MMA
+# dmma: the fp64 tensor-core rate of each mma.sync shape (bench/micro/dmma_rate.cu) and the MMA
 # opcodes in our LOBPCG kernels' SASS.
 # ncu: Nsight Compute on LOBPCG's Gram-pair kernel (k = 20) and the n = 1 merge SpMV body (Oregon-2, fp32).
 # ncu-lobpcg: Nsight Compute on the Gram-pair and Ritz-update kernels at k = 20, and row_split at
@@ -105,7 +105,7 @@ for step in "${steps[@]}"; do
   case $step in
     dmma)
       echo "== fp64 MMA rate by shape"
-      nvcc -O3 -arch=sm_90 -o /tmp/dmma_rate scripts/dev/dmma_rate.cu && /tmp/dmma_rate 2>&1 | tee "$out/dmma-rate.log"
+      nvcc -O3 -arch=sm_90 -o /tmp/dmma_rate bench/micro/dmma_rate.cu && /tmp/dmma_rate 2>&1 | tee "$out/dmma-rate.log"
       note "dmma             $(grep -E ' 16 warps' "$out/dmma-rate.log" | awk '{printf "%s %s TF; ", $1, $(NF-1)}')"
       for o in $(find build/cuda/solver -name 'ritz_update.cu.o' -o -name 'tall_skinny_gram.cu.o' \
                    -o -name 'dmma_update.cu.o'); do
@@ -240,7 +240,7 @@ for step in "${steps[@]}"; do
       if [ -f "$out/$app.nsys-rep" ] &&
          "$nsys_bin" export --type sqlite -o "$out/$app.sqlite" "$out/$app.nsys-rep" > "$out/profile-export.log" 2>&1; then
         anchor=ritz_update_; [ $app = block-cg ] && anchor=${PROFILE_ANCHOR:-row_split_kernel}
-        python3 scripts/dev/nsys_gaps.py "$out/$app.sqlite" $anchor | tee "$out/profile-gaps.txt"
+        python3 bench/scripts/nsys_gaps.py "$out/$app.sqlite" $anchor | tee "$out/profile-gaps.txt"
         note "profile          $(head -1 "$out/profile-gaps.txt")"
       else
         note "profile          no report (see $out/profile-*.log)"

@@ -1,4 +1,4 @@
-// CHECK(call) for the stand-alone CUDA scripts in scripts/dev: a failed call
+// CHECK(call) for the stand-alone CUDA microbenchmarks in bench/micro: a failed call
 // prints where and why, and exits.
 #pragma once
 

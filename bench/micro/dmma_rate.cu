@@ -2,7 +2,7 @@
 // (sm_80) against Hopper's m16n8k4, m16n8k8 and m16n8k16 (sm_90). Each warp
 // runs `chains` independent accumulators through `iterations` MMAs on
 // register operands, so the number is the pipe's rate, not memory's.
-//   nvcc -O3 -arch=sm_90 -o dmma_rate scripts/dev/dmma_rate.cu && ./dmma_rate
+//   nvcc -O3 -arch=sm_90 -o dmma_rate bench/micro/dmma_rate.cu && ./dmma_rate
 #include <cuda_runtime.h>
 
 #include <cstdio>
