@@ -11,16 +11,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/preset.sh
 setup_and_build
-ctest --preset "$preset" -j "$jobs"
+run ctest --preset "$preset" -j "$jobs"
 if [ "${BLOCKEIGS_SANITIZERS:-1}" != 0 ]; then
   echo "test.sh: the unit and mpi tests under ASan+UBSan (preset asan)"
-  cmake --preset asan
-  cmake --build --preset asan -j "$jobs"
-  ctest --preset asan -j "$jobs"
+  run cmake --preset asan
+  run cmake --build --preset asan -j "$jobs"
+  run ctest --preset asan -j "$jobs"
 fi
 if [ "${BLOCKEIGS_FUZZ:-1}" != 0 ]; then
   echo "test.sh: a short libFuzzer run of each reader (preset fuzz)"
-  cmake --preset fuzz
-  cmake --build --preset fuzz -j "$jobs"
-  ctest --preset fuzz -j "$jobs"
+  run cmake --preset fuzz
+  run cmake --build --preset fuzz -j "$jobs"
+  run ctest --preset fuzz -j "$jobs"
 fi
