@@ -9,8 +9,8 @@ one threshold on the feature (either direction):
 and reports the fitted and the leave-one-matrix-out scores per precision.
 "zero" as the feature gives the rule without it (the baseline).
 
-    python3 scripts/spmm_features.py -o features.csv
-    python3 scripts/fit_locality_feature.py bench.csv features.csv zero,distinct32 [4096]
+    python3 bench/scripts/spmm_features.py -o features.csv
+    python3 bench/scripts/fit_locality_feature.py bench.csv features.csv zero,distinct32 [4096]
 
 The last argument fixes min_rows (default: the search of fit_heuristic.py).
 Results: docs/benchmarks/spmm.md ("Tried, not kept").

@@ -517,13 +517,13 @@ def main():
                         "one the first row ran in is left out")
     args = p.parse_args()
     if args.what == "eigs":
-        args.config = args.config or "configs/bench/eigs-laplacian-128.yaml"
+        args.config = args.config or "bench/configs/eigs-laplacian-128.yaml"
         compare_eigs(args)
     elif args.what == "pencil":
-        args.config = args.config or "configs/bench/eigs-fem-p1-128.yaml"
+        args.config = args.config or "bench/configs/eigs-fem-p1-128.yaml"
         compare_pencil(args)
     else:
-        args.config = args.config or "configs/bench/cg-laplacian-128.yaml"
+        args.config = args.config or "bench/configs/cg-laplacian-128.yaml"
         compare_cg(args)
 
 

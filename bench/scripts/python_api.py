@@ -2,7 +2,7 @@
 """blockeigs from Python on one GPU, in one run: the package against the apps and against torch and CuPy.
 
   eigs: blockeigs.lobpcg on the 7-point Laplacian (CuPy CSR in, M="chebyshev") beside block-eigs' printed solve
-        time on the same problem (configs/bench/eigs-laplacian-128.yaml with preconditioner chebyshev) and
+        time on the same problem (bench/configs/eigs-laplacian-128.yaml with preconditioner chebyshev) and
         beside torch.lobpcg on the same matrix, asked for the same relative residual (its time to its cap is a
         lower bound where it does not converge).
   cg:   blockeigs.cg with 16 CuPy right-hand sides beside cupyx.scipy.sparse.linalg.cg column by column.
@@ -10,7 +10,7 @@
 Each solver is warmed up once (CUDA context, handles, kernels' first loads) and then timed once.
 
 usage: python_api.py --bin DIR [--grid 128] [--k 16] [--tol 1e-5] [--columns 16] [--rtol 1e-8]
-                     [--torch-maxiter 500] [--config configs/bench/eigs-laplacian-128.yaml]
+                     [--torch-maxiter 500] [--config bench/configs/eigs-laplacian-128.yaml]
 Needs PYTHONPATH to hold the built package (build/cuda/python) and torch, CuPy and SciPy.
 """
 import argparse
@@ -154,7 +154,7 @@ def cg(args):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bin", required=True, help="folder of block-eigs")
-    p.add_argument("--config", default=os.path.join(os.path.dirname(__file__), "..", "configs", "bench",
+    p.add_argument("--config", default=os.path.join(os.path.dirname(__file__), "..", "configs",
                                                     "eigs-laplacian-128.yaml"))
     p.add_argument("--grid", type=int, default=128)
     p.add_argument("--k", type=int, default=16)

@@ -1,4 +1,4 @@
-#include "bench/bench_report.hpp"
+#include "bench/spmm/bench_report.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -16,7 +16,7 @@
 #include "core/error.hpp"
 #include "spmm/memory.hpp"
 #ifdef BLOCKEIGS_HAVE_CUDA
-#include "bench/bench_runner.hpp"
+#include "bench/spmm/bench_runner.hpp"
 #endif
 
 namespace {

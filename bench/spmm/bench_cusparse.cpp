@@ -1,4 +1,4 @@
-#include "bench/bench_cusparse.hpp"
+#include "bench/spmm/bench_cusparse.hpp"
 
 #include "spmm/cuda/cuda_check.hpp"
 

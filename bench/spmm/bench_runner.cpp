@@ -1,4 +1,4 @@
-#include "bench/bench_runner.hpp"
+#include "bench/spmm/bench_runner.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -11,11 +11,11 @@
 #include <sstream>
 #include <type_traits>
 
-#include "bench/bench_check.hpp"
-#include "bench/bench_cusparse.hpp"
-#include "bench/bench_device.hpp"
-#include "bench/bench_report.hpp"
-#include "bench/bench_suite.hpp"
+#include "bench/spmm/bench_check.hpp"
+#include "bench/spmm/bench_cusparse.hpp"
+#include "bench/spmm/bench_device.hpp"
+#include "bench/spmm/bench_report.hpp"
+#include "bench/spmm/bench_suite.hpp"
 #include "core/error.hpp"
 #include "spmm/cuda/heuristic.hpp"
 #include "spmm/local_spmm.hpp"

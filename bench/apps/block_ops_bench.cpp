@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/bench/bench_options.hpp"
+#include "bench/apps/bench_options.hpp"
 #include "core/checks.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/blocks/search_block_ops.hpp"

@@ -17,8 +17,8 @@
 #include <utility>
 #include <vector>
 
-#include "apps/bench/bench_options.hpp"
-#include "apps/bench/partition_variants.hpp"
+#include "bench/apps/bench_options.hpp"
+#include "bench/apps/partition_variants.hpp"
 #include "core/checks.hpp"
 #include "io/config.hpp"
 #include "io/generators.hpp"

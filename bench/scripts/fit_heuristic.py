@@ -3,7 +3,7 @@
 spmm-bench results.
 
     spmm-bench --csv results.csv [--data DIR]
-    python3 scripts/fit_heuristic.py results.csv [more.csv ...] --device H200 --commit abc1234 \
+    python3 bench/scripts/fit_heuristic.py results.csv [more.csv ...] --device H200 --commit abc1234 \
         [--date 2026-11-22] [--min-rows 4096]
 
 Several CSVs (runs of the same kernels) are fitted on the geometric mean of each kernel's times,
@@ -252,7 +252,7 @@ def main():
         loo = loo_hits
 
     src = f"{args.device}, commit {args.commit}, {args.date}"
-    print(f"// Fitted by scripts/fit_heuristic.py from {' '.join(args.csv)} ({src}):")
+    print(f"// Fitted by bench/scripts/fit_heuristic.py from {' '.join(args.csv)} ({src}):")
     print(f"// {total} cases (matrix x precision x n with both kernels timed); objective: cases")
     print(f"// within 5% of the faster kernel, then total slowdown. Fitted: {hits}/{total} "
           f"({100.0 * hits / total:.1f}%)" + (f"; leave-one-matrix-out: {loo}/{total} "

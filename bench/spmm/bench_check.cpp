@@ -1,11 +1,11 @@
-#include "bench/bench_check.hpp"
+#include "bench/spmm/bench_check.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
 
-#include "bench/bench_values.cuh"
+#include "bench/spmm/bench_values.cuh"
 #include "spmm/cuda/sum_error_bound.hpp"
 
 namespace blockeigs::spmm::bench {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/bench/bench_options.hpp"
+#include "bench/apps/bench_options.hpp"
 #include "apps/environment.hpp"
 #include "core/checks.hpp"
 #include "io/config.hpp"

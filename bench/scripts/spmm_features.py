@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Column-locality features of every spmm-bench matrix (bench/bench_suite.cpp,
---suite full), for scripts/fit_heuristic.py --features.
+--suite full), for bench/scripts/fit_heuristic.py --features.
 
-    python3 scripts/spmm_features.py --data /work/shared/data/matrices -o features.csv
+    python3 bench/scripts/spmm_features.py --data /work/shared/data/matrices -o features.csv
 
 Each matrix is built the way bench_suite.cpp builds it:
 - lap7pt_128^3, lap27pt_100^3: the same natural ordering (x fastest) and the

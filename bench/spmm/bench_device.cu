@@ -1,9 +1,9 @@
-#include "bench/bench_device.hpp"
+#include "bench/spmm/bench_device.hpp"
 
 #include <algorithm>
 #include <limits>
 
-#include "bench/bench_values.cuh"
+#include "bench/spmm/bench_values.cuh"
 #include "spmm/cuda/cuda_check.hpp"
 
 namespace blockeigs::spmm::bench {

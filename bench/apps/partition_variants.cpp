@@ -1,4 +1,4 @@
-#include "apps/bench/partition_variants.hpp"
+#include "bench/apps/partition_variants.hpp"
 
 #include <algorithm>
 #include <cstdlib>

@@ -3,7 +3,7 @@
 # account (setup, solve, output, wall lines), for the cases of
 # docs/benchmarks/time-to-solution.md. Runs on the GPU machine (scripts/gpu-check.sh tts) or on
 # the CPU with smaller grids.
-#   scripts/time-to-solution.sh BIN_DIR OUT_DIR
+#   bench/scripts/time-to-solution.sh BIN_DIR OUT_DIR
 # TTS_CASES: which cases, space-separated (default: all that fit the GPUs present):
 #   eigs-128-gen eigs-128-h5 cg-128-h5 eigs-256-gen eigs-256-h5 eigs-256-h5-np2 renum-256-h5-np2
 # TTS_MPIRUN_FLAGS: more mpirun options ("--mca odls_base_sigkill_timeout 0": without mpirun's ~2 s wait
@@ -73,8 +73,8 @@ cg_yaml() {  # source grid preconditioner
     "$(matrix_yaml "$1" "$2")" "$3" "$work"
 }
 
-# The bandwidths each phase is set beside (scripts/bandwidths.py: host memory, page cache, PCIe).
-TTS_WORK=$work /usr/bin/env python3 scripts/bandwidths.py 2 2>&1 | tee "$out/tts-bandwidths.txt"
+# The bandwidths each phase is set beside (bench/scripts/bandwidths.py: host memory, page cache, PCIe).
+TTS_WORK=$work /usr/bin/env python3 "$(dirname "$0")/bandwidths.py" 2 2>&1 | tee "$out/tts-bandwidths.txt"
 
 for c in $cases; do
   case $c in

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/bench/bench_options.hpp"
+#include "bench/apps/bench_options.hpp"
 #include "apps/cli.hpp"
 #include "apps/run/output/distributed_output.hpp"
 #include "apps/run/run_common.hpp"

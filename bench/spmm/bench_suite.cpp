@@ -1,4 +1,4 @@
-#include "bench/bench_suite.hpp"
+#include "bench/spmm/bench_suite.hpp"
 
 #include <algorithm>
 #include <cmath>
