@@ -6,7 +6,7 @@
 #include "apps/environment.hpp"
 #include "core/checks.hpp"
 #include "io/config.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 
 namespace blockeigs::apps {
 

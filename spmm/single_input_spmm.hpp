@@ -11,9 +11,9 @@
 //   spmm::multiply_single_input(context, A, B, C, true);  // C += A B
 #pragma once
 
-#include "spmm/context.hpp"
+#include "dense/context.hpp"
 #include "spmm/csr.hpp"
-#include "spmm/dense.hpp"
+#include "dense/dense.hpp"
 
 namespace blockeigs::spmm {
 

@@ -21,7 +21,7 @@
 #include "solver/blocks/block_ops.hpp"
 #include "solver/blocks/host_copy.hpp"
 #include "solver/cg/block_cg.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 
 namespace blockeigs::apps {
 namespace {

@@ -16,7 +16,7 @@
 #include "apps/run/run_common.hpp"
 #include "core/checks.hpp"
 #include "core/error.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 
 namespace blockeigs::apps {
 namespace {

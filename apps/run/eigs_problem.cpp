@@ -11,8 +11,8 @@
 #include "core/checks.hpp"
 #include "io/hdf5_dense.hpp"
 #include "solver/blocks/block_ops.hpp"
-#include "solver/lobpcg/symmetric_eigen.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/blocks/symmetric_eigen.hpp"
+#include "solver/base/collective.hpp"
 
 namespace blockeigs::apps {
 namespace {

@@ -24,7 +24,7 @@
 #include "io/hdf5_dense.hpp"
 #include "solver/blocks/host_copy.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/distributed_operator.hpp"
 
 namespace blockeigs::apps {

@@ -11,10 +11,10 @@
 #include "io/hdf5_writer.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/blocks/host_copy.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/partition/distribute_rows.hpp"
 #include "solver/operator/symmetry_check.hpp"
-#include "spmm/memory.hpp"
+#include "dense/memory.hpp"
 
 namespace blockeigs::apps {
 

@@ -19,8 +19,8 @@
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/load_matrix.hpp"
 #include "solver/operator/load_matrix_b.hpp"
-#include "spmm/dense.hpp"
-#include "spmm/memory.hpp"
+#include "dense/dense.hpp"
+#include "dense/memory.hpp"
 
 namespace blockeigs::apps {
 

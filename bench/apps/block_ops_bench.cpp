@@ -13,8 +13,8 @@
 #include "bench/apps/bench_options.hpp"
 #include "core/checks.hpp"
 #include "solver/blocks/block_ops.hpp"
-#include "solver/blocks/search_block_ops.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/lobpcg/search_block_ops.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/device_selection.hpp"
 #include "solver/blocks/orthonormalize.hpp"
 

@@ -14,7 +14,7 @@
 #include "core/checks.hpp"
 #include "io/config.hpp"
 #include "io/generators.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/distributed_operator.hpp"
 

@@ -14,7 +14,7 @@
 
 #include "apps/cli.hpp"
 #include "core/error.hpp"
-#include "spmm/memory.hpp"
+#include "dense/memory.hpp"
 #ifdef BLOCKEIGS_HAVE_CUDA
 #include "bench/spmm/bench_runner.hpp"
 #endif

@@ -52,6 +52,11 @@ def timed(step):
     return out, time.perf_counter() - start
 
 
+def account(info):
+    t = info["timings"]
+    return ", ".join(f"{name} {t[name]:.3f} s" for name in ("input", "distribution", "setup", "solve", "output"))
+
+
 def app_solve_time(binary, config, overrides):
     cmd = ["mpirun", "--allow-run-as-root", "--bind-to", "none", "-np", "1", binary, config]
     for o in overrides:
@@ -92,6 +97,7 @@ def eigs(args, app, app_iterations):
           f"{info['iterations']} iterations, converged {bool(np.all(info['converged']))}, "
           f"eigenvalue error {error:.1e}")
     print(f"  solve / app's solve: {solve / app:.3f}x (bar <= 1.1x); call / app's solve: {wall / app:.3f}x")
+    print("  the call's account: " + account(info))
 
     # torch.lobpcg: tol bounds ||r|| / ((||A|| + |lambda|) ||x||); tol * lambda_1 / (||A|| + lambda_1) asks for our
     # relative residual on the smallest pair (as compare_solvers.py does).
@@ -136,6 +142,7 @@ def cg(args):
     worst = float(cupy.max(cupy.linalg.norm(b - ac @ x, axis=0) / cupy.linalg.norm(b, axis=0)))
     print(f"blockeigs.cg:      call {wall:.3f} s (solve {info['timings']['solve']:.3f} s), worst true relative "
           f"residual {worst:.1e}")
+    print("  the call's account: " + account(info))
 
     def one(j, maxiter):
         try:

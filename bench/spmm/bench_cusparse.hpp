@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "spmm/context.hpp"
+#include "dense/context.hpp"
 #include "spmm/csr.hpp"
-#include "spmm/memory.hpp"
+#include "dense/memory.hpp"
 
 namespace blockeigs::spmm::bench {
 

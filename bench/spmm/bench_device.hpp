@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "spmm/context.hpp"
+#include "dense/context.hpp"
 
 namespace blockeigs::spmm::bench {
 

@@ -12,7 +12,7 @@
 
 #include <cstring>
 
-#include "solver/lobpcg/symmetric_eigen.hpp"
+#include "solver/blocks/symmetric_eigen.hpp"
 
 namespace blockeigs::solver {
 namespace {

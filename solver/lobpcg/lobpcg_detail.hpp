@@ -10,12 +10,13 @@
 #include <optional>
 #include <vector>
 
+#include "solver/blocks/apply_single.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/blocks/orthonormalize.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
-#include "solver/lobpcg/symmetric_eigen.hpp"
-#include "solver/operator/collective.hpp"
-#include "solver/operator/linear_operator.hpp"
+#include "solver/blocks/symmetric_eigen.hpp"
+#include "solver/base/collective.hpp"
+#include "solver/base/linear_operator.hpp"
 
 namespace blockeigs::solver::lobpcg_detail {
 

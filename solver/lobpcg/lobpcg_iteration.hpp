@@ -26,12 +26,12 @@
 #include <vector>
 
 #include "solver/blocks/phase_timer.hpp"
-#include "solver/blocks/search_block_ops.hpp"
+#include "solver/lobpcg/search_block_ops.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/lobpcg/lobpcg_best.hpp"
 #include "solver/lobpcg/lobpcg_detail.hpp"
 #include "solver/precond/preconditioner.hpp"
-#include "spmm/dense.hpp"
+#include "dense/dense.hpp"
 
 namespace blockeigs::solver::lobpcg_detail {
 

@@ -12,11 +12,11 @@
 
 #include "core/checks.hpp"
 #include "core/error.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/operator/symmetry_check.hpp"
-#include "spmm/dense.hpp"
-#include "spmm/memory.hpp"
+#include "dense/dense.hpp"
+#include "dense/memory.hpp"
 
 // PetscCall, PetscFunctionBeginUser and MatShellSetContextDestroy are what we
 // rely on; Debian 12's 3.18 is the oldest PETSc this is built and tested with.

@@ -13,8 +13,8 @@
 
 #include "core/error.hpp"
 #include "solver/blocks/block_ops.hpp"
-#include "solver/operator/collective.hpp"
-#include "solver/operator/linear_operator.hpp"
+#include "solver/base/collective.hpp"
+#include "solver/base/linear_operator.hpp"
 #include "solver/precond/petsc_pc.hpp"
 
 #ifndef PETSC_SUCCESS  // PETSc before 3.19

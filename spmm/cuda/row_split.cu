@@ -16,7 +16,7 @@
 #include "spmm/cuda/heuristic.hpp"
 #include "spmm/cuda/kernel_dispatch.cuh"
 #include "spmm/cuda/row_stream_spmv.cuh"
-#include "spmm/memory.hpp"
+#include "dense/memory.hpp"
 #include "spmm/local_spmm.hpp"
 
 namespace blockeigs::spmm {

@@ -25,7 +25,7 @@
 #include "io/hdf5_dense.hpp"
 #include "io/hdf5_writer.hpp"
 #include "io/renumbering.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/partition/graph_partition.hpp"
 
 namespace blockeigs {

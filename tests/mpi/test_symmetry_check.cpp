@@ -25,7 +25,7 @@
 #include "core/checks.hpp"
 #include "distributed_fixtures.hpp"
 #include "io/generators.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/load_matrix_b.hpp"
 #include "solver/operator/partition/distribute_rows.hpp"
 #include "solver/operator/symmetry_check.hpp"

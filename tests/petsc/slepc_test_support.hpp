@@ -16,7 +16,7 @@
 #include "core/checks.hpp"
 #include "core/enums.hpp"
 #include "solver/operator/device_selection.hpp"
-#include "spmm/context.hpp"
+#include "dense/context.hpp"
 
 namespace blockeigs::test {
 

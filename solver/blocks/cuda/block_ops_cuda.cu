@@ -317,6 +317,21 @@ void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseVi
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
+double memory_bytes_per_sm_cycle(int device) {
+  int sms = 0, sm_khz = 0, memory_khz = 0, bus_bits = 0;
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess) {
+    cudaGetLastError();  // an attribute this driver does not report: unknown, not an error
+    return 0;
+  }
+  if (sms <= 0 || sm_khz <= 0) return 0;
+  // Double data rate: two transfers of bus_bits a memory clock.
+  const double bytes_per_second = 2.0 * memory_khz * 1e3 * bus_bits / 8;
+  return bytes_per_second / (double(sms) * sm_khz * 1e3);
+}
+
 #define BLOCKEIGS_INSTANTIATE(T)                                                                       \
   template void block_update(const spmm::Context&, T, spmm::ConstDenseView<T>, const double*, T,      \
                              spmm::DenseView<T>);                                                     \

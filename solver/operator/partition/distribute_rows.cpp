@@ -9,7 +9,7 @@
 
 #include "core/checks.hpp"
 #include "core/error.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/partition/graph_partition.hpp"
 #include "solver/operator/partition/local_order.hpp"
 #include "solver/operator/partition/move_rows.hpp"

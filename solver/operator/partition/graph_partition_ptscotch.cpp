@@ -13,7 +13,7 @@
 
 #include "core/checks.hpp"
 #include "core/error.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/partition/graph_partition.hpp"
 
 namespace blockeigs::solver {

@@ -5,7 +5,7 @@
 
 #include "core/checks.hpp"
 #include "core/error.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/partition/huge_pages.hpp"
 
 namespace blockeigs::solver {

@@ -1,7 +1,7 @@
 // Small dense symmetric eigenproblems: Householder tridiagonalisation,
 // implicit QL with recorded rotations, eigenvectors only where wanted (see
 // symmetric_eigen.hpp for why not LAPACK's drivers).
-#include "solver/lobpcg/symmetric_eigen.hpp"
+#include "solver/blocks/symmetric_eigen.hpp"
 
 #include <algorithm>
 #include <cfloat>

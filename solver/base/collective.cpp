@@ -1,4 +1,4 @@
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 
 #include <string>
 

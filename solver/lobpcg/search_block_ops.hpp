@@ -16,13 +16,9 @@
 #include <vector>
 
 #include "solver/blocks/block_ops.hpp"
+#include "solver/lobpcg/ritz_update.hpp"
 
 namespace blockeigs::solver {
-
-// start_gram_pair with X's tail and Y1 in fp32: X^T [Y1 Y2] for LOBPCG's
-// [X P Z]^T [Z A Z].
-GramInFlight start_gram_pair(const spmm::Context& context, MPI_Comm comm, const SplitColumns<double, float>& X,
-                             spmm::ConstDenseView<float> Y1, spmm::ConstDenseView<double> Y2);
 
 // ritz_update with S's tail (Z) and the residuals R in fp32: the update sums
 // in fp64 and rounds R once, as it stores it; the norms are those of the

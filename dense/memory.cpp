@@ -1,4 +1,4 @@
-#include "spmm/memory.hpp"
+#include "dense/memory.hpp"
 
 #include <atomic>
 #include <cstdlib>
@@ -6,7 +6,7 @@
 #include <new>
 
 #ifdef BLOCKEIGS_HAVE_CUDA
-#include "spmm/cuda/cuda_check.hpp"
+#include "core/cuda_checks.hpp"
 #endif
 
 namespace blockeigs::spmm {

@@ -1,11 +1,11 @@
-#include "solver/lobpcg/norm_estimate.hpp"
+#include "solver/blocks/norm_estimate.hpp"
 
 #include <algorithm>
 #include <utility>
 #include <vector>
 
 #include "solver/blocks/block_ops.hpp"
-#include "spmm/memory.hpp"
+#include "dense/memory.hpp"
 
 namespace blockeigs::solver {
 

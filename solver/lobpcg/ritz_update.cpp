@@ -12,8 +12,9 @@
 #include "core/error.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/blocks/cuda/block_ops_cuda.hpp"
-#include "solver/blocks/search_block_ops.hpp"
-#include "spmm/dense.hpp"
+#include "solver/lobpcg/ritz_update.hpp"
+#include "solver/lobpcg/search_block_ops.hpp"
+#include "dense/dense.hpp"
 
 namespace blockeigs::solver {
 namespace {
@@ -81,7 +82,6 @@ UpdateSetup setup_update(const S_& S, const AS_& AS, const HostMatrix& C, const 
   return out;
 }
 
-#ifdef BLOCKEIGS_HAVE_CUDA
 // The one-pass device update (ritz_update_local, with S's tail and R in Ts)
 // and its norms over the ranks; nothing where the blocks are
 // not on the device or the kernel does not take the shape.
@@ -109,7 +109,6 @@ std::optional<ResidualNorms> device_update(const spmm::Context& context, MPI_Com
   if (transfer) transfer->wait(sums.data());
   return residual_norms_from_sums(comm, std::move(sums), nb);
 }
-#endif
 
 }  // namespace
 
@@ -124,13 +123,11 @@ ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, const std
   const UpdateSetup setup = setup_update(S, AS, C, lambda, Y.cols, AY.cols, nb, r_position, implied_ax);
   const std::vector<std::int64_t>& position = setup.position;
   const HostMatrix& C_over_s = setup.C_over_s;
-#ifdef BLOCKEIGS_HAVE_CUDA
   if constexpr (std::is_same_v<T, double>) {
     std::optional<ResidualNorms> norms =
         device_update<double>(context, comm, S, AS, setup, C, lambda, Y, AY, R, meanwhile, implied_ax, store_ax);
     if (norms) return std::move(*norms);
   }
-#endif
   if (implied_ax) {
     const ImpliedCoefficients implied = implied_coefficients(C, s_cols, nb, *implied_ax);
     split_update<T>(context, S, 0, C_over_s, T(0), Y);
@@ -154,11 +151,9 @@ ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, const Spl
                           const ImpliedAX* implied_ax, bool store_ax) {
   const std::int64_t nb = R.cols;
   const UpdateSetup setup = setup_update(S, AS, C, lambda, Y.cols, AY.cols, nb, r_position, implied_ax);
-#ifdef BLOCKEIGS_HAVE_CUDA
   std::optional<ResidualNorms> device_norms =
       device_update<float>(context, comm, S, AS, setup, C, lambda, Y, AY, R, meanwhile, implied_ax, store_ax);
   if (device_norms) return std::move(*device_norms);
-#endif
   // Otherwise the fp64 update from a widened copy of S's tail, its residuals
   // rounded into R.
   spmm::DenseBlock<double> tail(S.tail.space, S.tail.rows, S.tail.cols), residuals(R.space, R.rows, nb);
@@ -175,9 +170,7 @@ template <class T>
 bool ritz_update_prefers_implied_ax(const spmm::Context& context, std::int64_t ns, std::int64_t nv,
                                     std::int64_t m, std::int64_t nb) {
   if (context.space() == Space::host) return false;  // three products there against two
-#ifdef BLOCKEIGS_HAVE_CUDA
   if constexpr (std::is_same_v<T, double>) return device_ops::ritz_update_implied_fits(ns, nv, m, nb);
-#endif
   (void)ns, (void)nv, (void)m, (void)nb;
   return false;
 }

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "solver/operator/linear_operator.hpp"
+#include "solver/base/linear_operator.hpp"
 
 namespace blockeigs::solver {
 

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "spmm/memory.hpp"
+#include "dense/memory.hpp"
 
 namespace blockeigs::spmm {
 

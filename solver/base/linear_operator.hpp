@@ -17,9 +17,8 @@
 #include <memory>
 #include <type_traits>
 
-#include "solver/blocks/block_ops.hpp"
-#include "spmm/context.hpp"
-#include "spmm/dense.hpp"
+#include "dense/context.hpp"
+#include "dense/dense.hpp"
 
 namespace blockeigs::solver {
 
@@ -117,16 +116,6 @@ template <class T>
 bool applies_single(const LinearOperator<T>& A) {
   const auto* single = dynamic_cast<const SingleInputOperator<T>*>(&A);
   return single && single->applies_single();
-}
-
-// Y = A X with X in fp32: A's own fp32 path where it has one, otherwise X
-// widened to T in a temporary block and applied. Collective.
-template <class T>
-void apply_single(LinearOperator<T>& A, spmm::ConstDenseView<float> X, spmm::DenseView<T> Y) {
-  if (auto* single = dynamic_cast<SingleInputOperator<T>*>(&A)) return single->apply_single(X, Y);
-  spmm::DenseBlock<T> widened(X.space, X.rows, X.cols);
-  convert_block(A.context(), X, widened.view());
-  A.apply(T(1), spmm::ConstDenseView<T>(widened.view()), T(0), Y);
 }
 
 }  // namespace blockeigs::solver

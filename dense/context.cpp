@@ -1,13 +1,13 @@
-#include "spmm/context.hpp"
+#include "dense/context.hpp"
 
 #include <cstdint>
 #include <string>
 
 #include "core/error.hpp"
-#include "spmm/memory.hpp"
+#include "dense/memory.hpp"
 
 #ifdef BLOCKEIGS_HAVE_CUDA
-#include "spmm/cuda/cuda_check.hpp"
+#include "core/cuda_checks.hpp"
 #endif
 
 namespace blockeigs::spmm {

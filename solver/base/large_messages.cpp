@@ -1,4 +1,4 @@
-#include "solver/operator/large_messages.hpp"
+#include "solver/base/large_messages.hpp"
 
 #include <algorithm>
 #include <atomic>

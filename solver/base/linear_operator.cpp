@@ -1,4 +1,4 @@
-#include "solver/operator/linear_operator.hpp"
+#include "solver/base/linear_operator.hpp"
 
 #include <algorithm>
 #include <array>
