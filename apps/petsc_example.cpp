@@ -39,14 +39,24 @@ constexpr const char* usage =
     "Wraps block-eigs' distributed operator for a 3D Laplacian (7-point, nx x ny x nz) as a\n"
     "PETSc Mat, solves A x = 1 with KSPCG + PCJACOBI and finds the 4 smallest eigenvalues\n"
     "with SLEPc's EPS (Krylov-Schur unless -eps_type says otherwise), printing them next to\n"
-    "the closed form. PETSc and SLEPc options take one dash (-ksp_monitor, -eps_type lobpcg,\n"
-    "-eps_view; -help lists them all). Preconditioned eigensolvers get PCJACOBI by default\n"
-    "(-st_pc_type overrides it).\n"
+    "the closed form.\n"
     "\n"
-    "  --help      prints this text\n"
-    "  --version   prints the version, commit and build (CUDA, PETSc, HDF5)\n"
+    "options:\n"
+    "  -nx N, -ny N, -nz N  the grid (default 12 x 10 x 8)\n"
+    "  -OPTION VALUE        PETSc's and SLEPc's options take one dash (-ksp_monitor,\n"
+    "                       -eps_type lobpcg, -eps_view; -help lists them all).\n"
+    "                       Preconditioned eigensolvers get PCJACOBI by default\n"
+    "                       (-st_pc_type overrides it)\n"
+    "  --help               prints this text\n"
+    "  --version            prints the version, commit and build (CUDA, PETSc, HDF5)\n"
     "\n"
-    "exit codes: 0 both converged, 3 one did not, 1 error, 2 bad command line.\n";
+    "exit codes:\n"
+    "  0  both the solve and the eigensolver converged\n"
+    "  1  error: PETSc, SLEPc or block-eigs failed; the message says where\n"
+    "  2  bad command line: an unknown --option\n"
+    "  3  the solve or the eigensolver did not converge\n"
+    "\n"
+    "The adapter, and the block-eigs calls behind it: docs/petsc.md\n";
 
 PetscErrorCode solve_linear_system(Mat A, PetscBool* converged) {
   KSP ksp = nullptr;
@@ -151,7 +161,7 @@ int main(int argc, char** argv) {
   int status = 0;
   if (PetscOptionsGetInt(nullptr, nullptr, "-nx", &nx, nullptr) || PetscOptionsGetInt(nullptr, nullptr, "-ny", &ny, nullptr) ||
       PetscOptionsGetInt(nullptr, nullptr, "-nz", &nz, nullptr))
-    status = 1;
+    status = apps::exit_usage;  // -nx abc: PETSc has said why
 
   // Our library reports errors as exceptions, agreed on by every rank.
   try {

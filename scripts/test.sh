@@ -18,23 +18,23 @@ setup_and_build
 stage "built (preset $preset)"
 if [ "${BLOCKEIGS_SANITIZERS:-1}" != 0 ]; then
   # The complement of the asan test preset (CMakePresets.json): the tests it leaves to this build.
-  ctest --preset "$preset" -j "$jobs" -LE 'unit|mpi'
-  ctest --preset "$preset" -j "$jobs" -L 'unit|mpi' -R '^install\.|^test_.*_np[134]$'
+  run ctest --preset "$preset" -j "$jobs" -LE 'unit|mpi'
+  run ctest --preset "$preset" -j "$jobs" -L 'unit|mpi' -R '^install\.|^test_.*_np[134]$'
   stage "plain suite passed"
   echo "test.sh: the unit tests, the suites at 2 ranks and the apps' mpi tests under ASan+UBSan (preset asan)"
-  cmake --preset asan
-  cmake --build --preset asan -j "$jobs"
+  run cmake --preset asan
+  run cmake --build --preset asan -j "$jobs"
   stage "asan built"
-  ctest --preset asan -j "$jobs"
+  run ctest --preset asan -j "$jobs"
   stage "asan suite passed"
 else
-  ctest --preset "$preset" -j "$jobs"
+  run ctest --preset "$preset" -j "$jobs"
   stage "suite passed"
 fi
 if [ "${BLOCKEIGS_FUZZ:-1}" != 0 ]; then
   echo "test.sh: a short libFuzzer run of each reader (preset fuzz)"
-  cmake --preset fuzz
-  cmake --build --preset fuzz -j "$jobs"
-  ctest --preset fuzz -j "$jobs"
+  run cmake --preset fuzz
+  run cmake --build --preset fuzz -j "$jobs"
+  run ctest --preset fuzz -j "$jobs"
   stage "fuzz runs passed"
 fi

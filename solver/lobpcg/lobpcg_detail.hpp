@@ -169,8 +169,8 @@ int automatic_recompute_interval(double eps, double norm_a, double tolerance, St
 // updates until the next recompute. Recompute once u32 times the sum over
 // the steps since the last one of each step's largest residual norm
 // (residual_sum) reaches this fraction of the smallest active residual: in
-// the model of scripts/dev/lobpcg_search_precision.py that matched fp64's
-// iteration counts (docs/benchmarks/solvers.md#search-precision).
+// a model of the drift this matched fp64's iteration counts
+// (docs/benchmarks/solvers.md#search-precision).
 inline constexpr double search_drift_fraction = 0.05;
 bool search_drift_due(double unit_roundoff, double residual_sum, const std::vector<double>& r_norm,
                       const std::vector<bool>& converged);

@@ -4,7 +4,11 @@
 #  - no source file under spmm/, solver/ or bench/ past 600 lines;
 #  - no folder holding more than 25 source files directly;
 #  - no numbered working-period label or private target name in the tree;
-#  - no tracked file over 1 MB, docs/benchmarks under 5 MB.
+#  - no tracked file over 1 MB, docs/benchmarks under 5 MB;
+#  - no source comment with a before->after timing (a number, an arrow, a
+#    number and a unit of time): the history lives in docs/benchmarks;
+#  - README.md a front door: at most 150 lines, no table cell over 300
+#    characters, no commit hash (7-40 hex digits with a digit and a letter).
 # Prints each breach and exits 1 if there is one.
 set -u
 cd "$1" || exit 2
@@ -27,5 +31,17 @@ while read -r size file; do
 done < <(git ls-files -z | xargs -0 du -k 2>/dev/null)
 bench_kb=$(git ls-files -z docs/benchmarks | xargs -0 du -ck 2>/dev/null | tail -1 | cut -f1)
 [ "${bench_kb:-0}" -le 5120 ] || breach "docs/benchmarks: ${bench_kb} KB (at most 5 MB)"
+timings=$(git ls-files -z -- '*.cpp' '*.hpp' '*.cu' '*.cuh' '*.h' '*.py' '*.sh' '*.cmake' '*CMakeLists.txt' |
+  xargs -0 grep -nE '[0-9][0-9.]* ?(s|ms|us)? ?(->|→) ?[0-9][0-9.]* ?(s|ms|us)\b' -- 2>/dev/null | head -5)
+[ -z "$timings" ] || breach "before->after timings in source comments (move them to docs/benchmarks): $timings"
+if [ -f README.md ]; then
+  n=$(wc -l < README.md)
+  [ "$n" -le 150 ] || breach "README.md: $n lines (at most 150)"
+  cells=$(awk -F'|' '/^\|/ {for (i = 2; i < NF; i++) if (length($i) > 300) print FILENAME ":" FNR ": a cell of " length($i) " characters"}' README.md)
+  [ -z "$cells" ] || breach "README.md table cells over 300 characters: $cells"
+  hashes=$(grep -noP '(?<![0-9A-Za-z._-])[0-9a-f]{7,40}(?![0-9A-Za-z_])' README.md | grep -E ':.*[0-9].*$' |
+    grep -E ':.*[a-f].*$' | head -5)
+  [ -z "$hashes" ] || breach "README.md: commit hashes (they belong in docs/benchmarks): $hashes"
+fi
 echo "check_layout: $failures breach(es)"
 [ "$failures" -eq 0 ]

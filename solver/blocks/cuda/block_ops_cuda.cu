@@ -164,8 +164,8 @@ void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T>
   }
   // Up to 64 inputs and 16 outputs: the row-group kernel, one pass at about
   // the copy rate (block CG's updates, LOBPCG's W while it has <= 16
-  // columns). cuBLAS beyond: out of place it beat the tensor-core kernel's
-  // first version (60 -> 40: 84% of the copy rate against 72%). LOBPCG's
+  // columns). cuBLAS beyond: out of place it reaches 84% of the copy rate at
+  // 60 -> 40 (docs/benchmarks/block-ops.md#narrow-updates). LOBPCG's
   // Ritz update comes here only on refresh steps; the others take
   // ritz_update's own kernel.
   if (cuda::row_group_update_fits(X.cols, Y.cols)) {
