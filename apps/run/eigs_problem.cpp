@@ -7,7 +7,8 @@
 #include <vector>
 
 #include "apps/environment.hpp"
-#include "apps/run/run_common.hpp"
+#include "apps/run/steps/host_rows.hpp"
+#include "apps/run/steps/scientific.hpp"
 #include "core/checks.hpp"
 #include "io/hdf5_dense.hpp"
 #include "solver/blocks/block_ops.hpp"

@@ -11,12 +11,18 @@
 #include "apps/app_main.hpp"
 #include "apps/environment.hpp"
 #include "apps/run/checkpoint.hpp"
-#include "apps/run/output/distributed_output.hpp"
 #include "apps/run/eigs_problem.hpp"
 #include "apps/run/memory_report.hpp"
 #include "apps/run/monitor_pacing.hpp"
+#include "apps/run/output/distributed_output.hpp"
+#include "apps/run/output/input_order_block.hpp"
 #include "apps/run/preconditioner_setup.hpp"
-#include "apps/run/run_common.hpp"
+#include "apps/run/steps/account_lines.hpp"
+#include "apps/run/steps/host_rows.hpp"
+#include "apps/run/steps/matrix_setup.hpp"
+#include "apps/run/steps/result_metadata.hpp"
+#include "apps/run/steps/scientific.hpp"
+#include "apps/run/steps/solve_steps.hpp"
 #include "apps/run/summary.hpp"
 #include "core/checks.hpp"
 #include "core/enums.hpp"
@@ -179,10 +185,7 @@ StartBlock<T> start_block(const io::EigsConfig& config, const solver::LinearOper
   if (!config.resume.empty()) {
     ResumePoint point = read_resume_point(config.resume, "block-eigs", numbering, comm);
     check_resume_problem(config.resume, problem.generalized(), problem.b_source, comm);
-    if (point.iteration >= settings.max_iterations)
-      solver::fail_input_everywhere("resume: ", config.resume, " was taken after iteration ", point.iteration,
-                                    ", and eigensolver.max_iterations is ", settings.max_iterations,
-                                    ": raise it to go on");
+    check_resume_budget(config.resume, point.iteration, "eigensolver.max_iterations", settings.max_iterations);
     start.first_iteration = point.iteration;
     values = std::move(point.rows);
     if (values.cols > block) {  // a smaller block this time: keep its leading columns
@@ -238,14 +241,144 @@ solver::LobpcgOptions lobpcg_options(const io::EigensolverConfig& c, std::int64_
   return o;
 }
 
+// The run's header on rank 0: version, distribution, the problem and what is solved.
+template <class T>
+void print_header(const std::string& summary, const EigsProblem<T>& problem, const solver::LobpcgOptions& options,
+                  int block, PreconditionerKind preconditioner, MPI_Comm comm) {
+  if (!is_root(comm)) return;
+  std::printf("block-eigs %s\n%s%s", BLOCKEIGS_VERSION, summary.c_str(), problem_summary(problem).c_str());
+  std::printf("solve      LOBPCG%s, %d %s eigenpairs, block %d, %s test, tolerance %g, max %d iterations, "
+              "preconditioner %s\n",
+              problem.generalized() ? (" (" + equation(true) + ")").c_str() : "", options.k,
+              to_string(options.which).data(), block, to_string(options.test).data(), options.tolerance,
+              options.max_iterations, to_string(preconditioner).data());
+}
+
+// Rank 0 prints the monitor lines (output.monitor, every output.monitor_every
+// iterations, numbered on from `first`) and, monitor or not, the solver's one
+// warning about the floor.
+template <class T>
+void set_monitor(solver::LobpcgOptions& options, const io::OutputConfig& output, const EigsProblem<T>& problem,
+                 int first, MPI_Comm comm) {
+  if (!is_root(comm)) return;
+  if (output.monitor && problem.generalized())
+    std::printf("monitor    %s: the first unconverged pair's eigenvalue and its residual ||A x - \u03bb B x||\n",
+                equation(true).c_str());
+  options.monitor = [k = options.k, lines = output.monitor, pacing = MonitorPacing(output.monitor_every),
+                     tolerance = options.tolerance, first](const solver::LobpcgProgress& p) mutable {
+    if (!p.below_floor.empty()) print_floor_warning(p, tolerance);
+    // A jump prints its iteration's line whatever the pacing.
+    if (lines && (pacing.due(p.iteration, p.elapsed, p.last) || !p.jumps.empty())) {
+      std::string jumps;
+      for (const solver::LobpcgJump& j : p.jumps) jumps += (jumps.empty() ? "" : "; ") + describe_jump(j);
+      std::printf("iter %5d/%d  converged %3d/%d  eigenvalue %s  residual %s  %s%s%s\n", first + p.iteration,
+                  first + p.max_iterations, p.converged, k, scientific(p.eigenvalue, 10).c_str(),
+                  scientific(p.residual).c_str(), pacing.timing().c_str(),
+                  jumps.empty() ? "" : "  jump (an eigenvalue missed so far): ", jumps.c_str());
+    }
+    if (pacing.flush_due(p.elapsed, p.last)) std::fflush(stdout);
+  };
+}
+
+// The backward test bounds ||r|| by tol (||A|| + |lambda|), not by
+// |lambda|: a small eigenvalue can pass with a relative residual near or
+// above 1, which bounds nothing about it, and such a pair may stand in
+// for a smaller eigenvalue that was missed (s1rmq4m1 with Jacobi at 1e-6
+// skips its smallest, 0.38, and passes pairs from 0.75 at relative
+// residuals up to 0.78). Say so where a pair's is above 0.1.
+template <class T>
+void print_loose_pairs(const solver::LobpcgResult<T>& result, const solver::LobpcgOptions& options) {
+  if (options.test != solver::StoppingTest::backward) return;
+  int loose = 0;
+  for (int j = 0; j < options.k; ++j) loose += result.relative_residuals[j] > 0.1 ? 1 : 0;
+  if (loose > 0)
+    std::printf("note: %d of the %d pairs passed the backward test (||r|| <= tolerance x (||A|| est. %s + "
+                "|lambda|)) with relative residuals above 0.1, which do not bound their eigenvalues' relative "
+                "error; an eigenvalue further toward the wanted end may have been missed. "
+                "eigensolver.convergence_test: relative bounds it\n",
+                loose, options.k, scientific(result.norm_estimate).c_str());
+}
+
+// Rank 0's report after the solve: the pairs' table, the iterations and why
+// the solve stopped, the notes, the time and the memory line.
+template <class T>
+void print_report(const solver::LobpcgResult<T>& result, const solver::LobpcgOptions& options, int first,
+                  const SolveCosts& costs, const CheckpointGuard& guard, const std::string& memory) {
+  std::printf("\n  pair          eigenvalue      residual  rel. residual  converged  tests passed\n");
+  for (int j = 0; j < options.k; ++j)
+    std::printf("  %4d  %18.12e  %s      %s  %-9s  %s\n", j, result.eigenvalues[j],
+                scientific(result.residual_norms[j]).c_str(), scientific(result.relative_residuals[j]).c_str(),
+                result.converged[j] ? "yes" : "NO", tests_passed(result, j));
+  std::printf("\niterations %d (%srestarts %d, %d explicit recompute%s of A X and A P%s); %s\n",
+              first + result.iterations, resumed_from(first).c_str(), result.stats.restarts, result.stats.recomputes,
+              result.stats.recomputes == 1 ? "" : "s", result.stats.search_in_fp32 ? ", residual block in fp32" : "",
+              stop_summary(result).c_str());
+  if (guard.signal() != 0) std::printf("%s\n", guard.interruption_summary().c_str());
+  if (!result.all_converged() && result.stop != solver::LobpcgStop::interrupted &&
+      result.stop != solver::LobpcgStop::below_floor)
+    print_floor(result, options);
+  print_jumps(result.jumps, first);
+  if (result.restored)
+    std::printf("note: the pairs are those of an earlier iterate, whose residuals were smaller than the last "
+                "one's\n");
+  print_loose_pairs(result, options);
+  const auto& t = result.stats.timings;
+  std::printf("solve time %.3f s: SpMM %.3f (halo %.3f), orthogonalisation %.3f, Rayleigh-Ritz %.3f "
+              "(small eigenproblem on the host %.3f), %s, other %.3f\n",
+              t.total, t.spmm - costs.halo, costs.halo, t.orthogonalization, t.rayleigh_ritz, t.small_eigenproblem,
+              preconditioner_time(t.preconditioner, costs.preconditioner).c_str(), t.other);
+  std::printf("%s", memory.c_str());
+}
+
+// The result file's datasets (rank 0).
+template <class T>
+void write_datasets(io::Hdf5Writer& w, const solver::LobpcgResult<T>& result, int k, int first) {
+  std::vector<double> history_values, history_residuals;
+  for (const auto& step : result.history) {
+    history_values.insert(history_values.end(), step.eigenvalues.begin(), step.eigenvalues.end());
+    history_residuals.insert(history_residuals.end(), step.residual_norms.begin(), step.residual_norms.end());
+  }
+  const auto steps = static_cast<std::int64_t>(result.history.size());
+  w.write("/eigenvalues", result.eigenvalues);
+  w.write("/residual_norms", result.residual_norms);
+  w.write("/relative_residuals", result.relative_residuals);
+  w.write("/converged", std::vector<std::int64_t>(result.converged.begin(), result.converged.end()));
+  w.write("/passes_relative", std::vector<std::int64_t>(result.passes_relative.begin(), result.passes_relative.end()));
+  w.write("/passes_backward", std::vector<std::int64_t>(result.passes_backward.begin(), result.passes_backward.end()));
+  w.write("/iterations", std::vector<std::int64_t>{first + result.iterations});
+  w.write_matrix("/history/eigenvalues", steps, k, history_values);
+  w.write_matrix("/history/residual_norms", steps, k, history_residuals);
+}
+
+// The result file's root attributes after the problem's (rank 0).
+template <class T>
+void write_attributes(io::Hdf5Writer& w, const solver::LobpcgResult<T>& result, solver::StoppingTest test, int first,
+                      const SolveCosts& costs, const CheckpointGuard& guard) {
+  w.attribute("/", "all_converged", result.all_converged());
+  w.attribute("/", "norm_estimate", result.norm_estimate);
+  w.attribute("/", "convergence_test", std::string(to_string(test)));
+  w.attribute("/", "stop", stop_summary(result));
+  w.attribute("/", "best_iterate_restored", result.restored);
+  w.attribute("/", "ritz_jumps", static_cast<std::int64_t>(result.jumps.size()));
+  w.attribute("/", "resumed_from_iteration", std::int64_t{first});
+  if (guard.signal() != 0) w.attribute("/", "interrupted", guard.interruption_summary());
+  w.attribute("/", "block_size", std::int64_t{result.block_size});
+  w.attribute("/", "search_precision", std::string(result.stats.search_in_fp32 ? "fp32" : "fp64"));
+  const auto& t = result.stats.timings;
+  for (auto [name, value] :
+       {std::pair{"time_total", t.total}, {"time_spmm", t.spmm - costs.halo}, {"time_halo", costs.halo},
+        {"time_orthogonalization", t.orthogonalization}, {"time_rayleigh_ritz", t.rayleigh_ritz},
+        {"time_small_eigenproblem", t.small_eigenproblem}, {"time_preconditioner", t.preconditioner},
+        {"time_preconditioner_spmm", costs.preconditioner.spmm}, {"time_other", t.other}})
+    w.attribute("/", name, value);
+  w.attribute("/", "preconditioner_products", std::int64_t{costs.preconditioner.products});
+}
+
 template <class T>
 int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, const solver::DistributedRows* b,
           const spmm::Context& context, MPI_Comm comm, RunAccount& account) {
-  int rank = 0;
-  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const io::EigensolverConfig& settings = config.eigensolver;
-  solver::DistributedOperator<T> op(comm, context, matrix.rows, matrix.partition, config.execution.spmm_algorithm,
-                                    halo_options(config.execution, context.space()));
+  solver::DistributedOperator<T> op = make_operator<T>(config.execution, matrix, context, comm);
   account.lap(Phase::operator_build);
   // B (matrix_b) on A's rows and the constraint block Y (eigensolver.constraints), where given.
   const EigsProblem<T> problem = set_up_problem<T>(config, matrix, b, context, comm);
@@ -254,70 +387,39 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
   account.lap(Phase::memory_plan);
   solver::LobpcgOptions options = lobpcg_options(settings, op.global_rows());
   const int block = options.block_size > 0 ? options.block_size : solver::default_block_size(options.k, op.global_rows());
-
-  const std::string summary = distribution_summary(matrix, op, config.execution, block);
-  if (rank == 0) {
-    std::printf("block-eigs %s\n%s%s", BLOCKEIGS_VERSION, summary.c_str(), problem_summary(problem).c_str());
-    std::printf("solve      LOBPCG%s, %d %s eigenpairs, block %d, %s test, tolerance %g, max %d iterations, "
-                "preconditioner %s\n",
-                problem.generalized() ? (" (" + equation(true) + ")").c_str() : "", options.k,
-                to_string(options.which).data(), block, to_string(options.test).data(), options.tolerance,
-                options.max_iterations, to_string(settings.preconditioner.kind).data());
-  }
+  print_header(distribution_summary(matrix, op, config.execution, block), problem, options, block,
+               settings.preconditioner.kind, comm);
   account.lap(Phase::report);
 
   // The start block, this rank's rows: a checkpoint's (resume), a file's
   // (eigensolver.start), or none (random columns).
   StartBlock<T> start = start_block<T>(config, op, matrix.numbering, block, problem, comm);
-  options.max_iterations -= start.first_iteration;  // a resumed run's budget is what the first one left
+  const int first = start.first_iteration;
+  options.max_iterations -= first;  // a resumed run's budget is what the first one left
   account.lap(Phase::start_block);
   const std::string text = config_text(config.path, config.overrides, comm);
-  CheckpointGuard guard(config.output.checkpoint, "block-eigs", start.first_iteration, text, matrix.numbering, comm);
-  double checkpoint_seconds = 0;
+  CheckpointGuard guard(config.output.checkpoint, "block-eigs", first, text, matrix.numbering, comm);
+  CheckpointHook hook(guard);
   options.between_iterations = [&](const solver::LobpcgIterate& it) {
-    const CheckpointStep step = guard.poll(it.iteration);
-    if (step.write) {
-      const double begin = MPI_Wtime();
+    return hook.step(it.iteration, [&] {
       guard.write(it.iteration, {{"/X", it.block_size, it.block}}, [&](io::Hdf5Writer& w) {
         w.write("/ritz_values", std::vector<double>(it.values.begin(), it.values.end()));
         write_provenance(w, "block-eigs", context, comm);
         write_problem_attributes(w, problem, matrix.description);
       });
-      checkpoint_seconds += MPI_Wtime() - begin;
-    }
-    return step.stop;
+    });
   };
   account.lap(Phase::config);
-  const BuiltPreconditioner<T> preconditioner = build_preconditioner(settings.preconditioner, op, matrix, options.which, true);
-  if (rank == 0 && preconditioner.object) std::printf("precond    %s\n", preconditioner.description.c_str());
+  const BuiltPreconditioner<T> preconditioner =
+      set_up_preconditioner(settings.preconditioner, op, matrix, options.which, true, comm);
   // Jacobi's D^-1 is a rough A^-1: it damps the residuals' large-eigenvalue part, which the largest end needs
   // (494_bus, k 6: not converged in 3000 iterations with it, 60 without).
-  if (rank == 0 && options.which == SpectrumEnd::largest && settings.preconditioner.kind == PreconditionerKind::jacobi)
+  if (is_root(comm) && options.which == SpectrumEnd::largest && settings.preconditioner.kind == PreconditionerKind::jacobi)
     std::printf("note: preconditioner jacobi approximates A^-1 and slows the largest end; chebyshev (which "
                 "targets the wanted end) or none suit it better\n");
   account.lap(Phase::preconditioner);
   print_setup(account, comm);
-
-  // Rank 0 prints the monitor lines (output.monitor, every output.monitor_every
-  // iterations) and, monitor or not, the solver's one warning about the floor.
-  if (rank == 0 && config.output.monitor && problem.generalized())
-    std::printf("monitor    %s: the first unconverged pair's eigenvalue and its residual ||A x - \u03bb B x||\n",
-                equation(true).c_str());
-  if (rank == 0)
-    options.monitor = [k = options.k, lines = config.output.monitor, pacing = MonitorPacing(config.output.monitor_every),
-                       tolerance = options.tolerance, first = start.first_iteration](const solver::LobpcgProgress& p) mutable {
-      if (!p.below_floor.empty()) print_floor_warning(p, tolerance);
-      // A jump prints its iteration's line whatever the pacing.
-      if (lines && (pacing.due(p.iteration, p.elapsed, p.last) || !p.jumps.empty())) {
-        std::string jumps;
-        for (const solver::LobpcgJump& j : p.jumps) jumps += (jumps.empty() ? "" : "; ") + describe_jump(j);
-        std::printf("iter %5d/%d  converged %3d/%d  eigenvalue %s  residual %s  %s%s%s\n", first + p.iteration,
-                    first + p.max_iterations, p.converged, k, scientific(p.eigenvalue, 10).c_str(),
-                    scientific(p.residual).c_str(), pacing.timing().c_str(),
-                    jumps.empty() ? "" : "  jump (an eigenvalue missed so far): ", jumps.c_str());
-      }
-      if (pacing.flush_due(p.elapsed, p.last)) std::fflush(stdout);
-    };
+  set_monitor(options, config.output, problem, first, comm);
   op.reset_timings();
   std::optional<spmm::ConstDenseView<T>> start_view, constraints_view;
   if (start.block) start_view = start.block->cview();
@@ -330,108 +432,24 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
     }
   }();
   account.lap(Phase::solve);
-  account.move(Phase::solve, Phase::checkpoints, checkpoint_seconds);
-
-  const auto& t = result.stats.timings;
-  // The preconditioner's products are counted apart from the solver's own.
-  const solver::PreconditionerWork pw = preconditioner.object ? preconditioner.object->work() : solver::PreconditionerWork{};
-  const double halo_time = op.halo_seconds() - pw.halo;
+  account.move(Phase::solve, Phase::checkpoints, hook.seconds());
+  const SolveCosts costs = solve_costs(op, preconditioner);
   const std::string memory = memory_line(memory_plan, comm);
-  if (rank == 0) {
-    std::printf("\n  pair          eigenvalue      residual  rel. residual  converged  tests passed\n");
-    for (int j = 0; j < options.k; ++j)
-      std::printf("  %4d  %18.12e  %s      %s  %-9s  %s\n", j, result.eigenvalues[j],
-                  scientific(result.residual_norms[j]).c_str(), scientific(result.relative_residuals[j]).c_str(),
-                  result.converged[j] ? "yes" : "NO", tests_passed(result, j));
-    std::printf("\niterations %d (%srestarts %d, %d explicit recompute%s of A X and A P%s); %s\n",
-                start.first_iteration + result.iterations, resumed_from(start.first_iteration).c_str(),
-                result.stats.restarts, result.stats.recomputes, result.stats.recomputes == 1 ? "" : "s",
-                result.stats.search_in_fp32 ? ", residual block in fp32" : "", stop_summary(result).c_str());
-    if (guard.signal() != 0) std::printf("%s\n", guard.interruption_summary().c_str());
-    if (!result.all_converged() && result.stop != solver::LobpcgStop::interrupted &&
-        result.stop != solver::LobpcgStop::below_floor)
-      print_floor(result, options);
-    print_jumps(result.jumps, start.first_iteration);
-    if (result.restored)
-      std::printf("note: the pairs are those of an earlier iterate, whose residuals were smaller than the last "
-                  "one's\n");
-    // The backward test bounds ||r|| by tol (||A|| + |lambda|), not by
-    // |lambda|: a small eigenvalue can pass with a relative residual near or
-    // above 1, which bounds nothing about it, and such a pair may stand in
-    // for a smaller eigenvalue that was missed (s1rmq4m1 with Jacobi at 1e-6
-    // skips its smallest, 0.38, and passes pairs from 0.75 at relative
-    // residuals up to 0.78). Say so where a pair's is above 0.1.
-    if (options.test == solver::StoppingTest::backward) {
-      int loose = 0;
-      for (int j = 0; j < options.k; ++j) loose += result.relative_residuals[j] > 0.1 ? 1 : 0;
-      if (loose > 0)
-        std::printf("note: %d of the %d pairs passed the backward test (||r|| <= tolerance x (||A|| est. %s + "
-                    "|lambda|)) with relative residuals above 0.1, which do not bound their eigenvalues' relative "
-                    "error; an eigenvalue further toward the wanted end may have been missed. "
-                    "eigensolver.convergence_test: relative bounds it\n",
-                    loose, options.k, scientific(result.norm_estimate).c_str());
-    }
-    std::printf("solve time %.3f s: SpMM %.3f (halo %.3f), orthogonalisation %.3f, Rayleigh-Ritz %.3f "
-                "(small eigenproblem on the host %.3f), %s, other %.3f\n",
-                t.total, t.spmm - halo_time, halo_time, t.orthogonalization, t.rayleigh_ritz, t.small_eigenproblem,
-                preconditioner_time(t.preconditioner, pw).c_str(), t.other);
-    std::printf("%s", memory.c_str());
-  }
+  if (is_root(comm)) print_report(result, options, first, costs, guard, memory);
 
   account.lap(Phase::report);
-  if (!config.output.path.empty()) {
-    const auto k = static_cast<std::int64_t>(options.k);
-    std::vector<std::int64_t> converged(result.converged.begin(), result.converged.end());
-    std::vector<double> history_values, history_residuals;
-    for (const auto& step : result.history) {
-      history_values.insert(history_values.end(), step.eigenvalues.begin(), step.eigenvalues.end());
-      history_residuals.insert(history_residuals.end(), step.residual_norms.begin(), step.residual_norms.end());
-    }
-    const auto steps = static_cast<std::int64_t>(result.history.size());
-    std::vector<DistributedBlock> blocks{
-        block_in_input_order("/eigenvectors", result.eigenvectors.cview(), matrix.numbering, comm)};
-    account.lap(Phase::gather);
-    const OutputTimes written = write_distributed_output(
-        comm, config.output.path,
-        [&](io::Hdf5Writer& w) {
-          w.write("/eigenvalues", result.eigenvalues);
-          w.write("/residual_norms", result.residual_norms);
-          w.write("/relative_residuals", result.relative_residuals);
-          w.write("/converged", converged);
-          w.write("/passes_relative", std::vector<std::int64_t>(result.passes_relative.begin(), result.passes_relative.end()));
-          w.write("/passes_backward", std::vector<std::int64_t>(result.passes_backward.begin(), result.passes_backward.end()));
-          w.write("/iterations", std::vector<std::int64_t>{start.first_iteration + result.iterations});
-          w.write_matrix("/history/eigenvalues", steps, k, history_values);
-          w.write_matrix("/history/residual_norms", steps, k, history_residuals);
-          w.write_string("/config", text);
-          write_provenance(w, "block-eigs", context, comm);
-          write_problem_attributes(w, problem, matrix.description);
-          w.attribute("/", "all_converged", result.all_converged());
-          w.attribute("/", "norm_estimate", result.norm_estimate);
-          w.attribute("/", "convergence_test", std::string(to_string(options.test)));
-          w.attribute("/", "stop", stop_summary(result));
-          w.attribute("/", "best_iterate_restored", result.restored);
-          w.attribute("/", "ritz_jumps", static_cast<std::int64_t>(result.jumps.size()));
-          w.attribute("/", "resumed_from_iteration", std::int64_t{start.first_iteration});
-          if (guard.signal() != 0) w.attribute("/", "interrupted", guard.interruption_summary());
-          w.attribute("/", "block_size", std::int64_t{result.block_size});
-          w.attribute("/", "search_precision", std::string(result.stats.search_in_fp32 ? "fp32" : "fp64"));
-          for (auto [name, value] :
-               {std::pair{"time_total", t.total}, {"time_spmm", t.spmm - halo_time}, {"time_halo", halo_time},
-                {"time_orthogonalization", t.orthogonalization}, {"time_rayleigh_ritz", t.rayleigh_ritz},
-                {"time_small_eigenproblem", t.small_eigenproblem},
-                {"time_preconditioner", t.preconditioner}, {"time_preconditioner_spmm", pw.spmm},
-                {"time_other", t.other}})
-            w.attribute("/", name, value);
-          w.attribute("/", "preconditioner_products", std::int64_t{pw.products});
-        },
-        blocks, [&](io::Hdf5Writer* w, double copying) { write_account(account, w, copying, comm); });
-    account.lap(Phase::write);
-    if (rank == 0) std::printf("wrote %s%s\n", config.output.path.c_str(), describe(written).c_str());
-  }
-  print_account_end(account, comm);
-  if (guard.signal() != 0) return exit_interrupted;
-  return result.all_converged() ? exit_ok : exit_not_converged;
+  if (!config.output.path.empty())
+    write_result(config.output.path,
+                 {block_in_input_order("/eigenvectors", result.eigenvectors.cview(), matrix.numbering, comm)},
+                 [&](io::Hdf5Writer& w) {
+                   write_datasets(w, result, options.k, first);
+                   w.write_string("/config", text);
+                   write_provenance(w, "block-eigs", context, comm);
+                   write_problem_attributes(w, problem, matrix.description);
+                   write_attributes(w, result, options.test, first, costs, guard);
+                 },
+                 account, comm);
+  return finish_run(account, guard, result.all_converged(), comm);
 }
 
 }  // namespace

@@ -23,7 +23,7 @@
 #include "bench/apps/bench_options.hpp"
 #include "apps/cli.hpp"
 #include "apps/run/output/distributed_output.hpp"
-#include "apps/run/run_common.hpp"
+#include "apps/run/output/input_order_block.hpp"
 #include "core/checks.hpp"
 #include "solver/operator/row_numbering.hpp"
 #include "solver/plan/memory_plan.hpp"

@@ -18,7 +18,7 @@
 #include "apps/app_main.hpp"
 #include "apps/run/cg_run.hpp"
 #include "apps/run/eigs_run.hpp"
-#include "apps/run/run_common.hpp"
+#include "apps/run/steps/matrix_setup.hpp"
 #include "core/checks.hpp"
 #include "distributed_fixtures.hpp"
 #include "io/generators.hpp"

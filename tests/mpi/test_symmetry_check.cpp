@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "apps/run/run_common.hpp"
+#include "apps/run/steps/matrix_setup.hpp"
 #include "core/checks.hpp"
 #include "distributed_fixtures.hpp"
 #include "io/generators.hpp"
