@@ -48,6 +48,15 @@ struct Inputs {
   std::vector<Case> block_cases();   // the operations one by one
   std::vector<Case> lobpcg_cases();  // one LOBPCG iteration's, in the order it runs them
   std::vector<Case> ritz_cases();    // the Ritz update's layouts and shapes
+  // The parts of the above and of the constructor.
+  std::vector<Case> lobpcg_step_cases();
+  std::vector<Case> ortho_cases();
+  std::vector<Case> ritz_layout_cases();
+  std::vector<Case> ritz_shape_cases();
+  std::vector<Case> ritz_apart_cases();
+  void make_lobpcg_blocks();
+  void make_ritz_matrices();
+  void make_locking_blocks();
 
   MPI_Comm comm;
   const spmm::Context context;
@@ -98,6 +107,13 @@ Inputs<T>::Inputs(const apps::BenchOptions& options, MPI_Comm comm_)
   coefficients = solver::HostMatrix(k, k);
   for (std::int64_t i = 0; i < k; ++i)
     for (std::int64_t j = 0; j < k; ++j) coefficients(i, j) = (i == j ? 1.0 : 0.0) + 1e-3 * double((i + 2 * j) % 5);
+  make_lobpcg_blocks();
+  make_ritz_matrices();
+  make_locking_blocks();
+}
+
+template <class T>
+void Inputs<T>::make_lobpcg_blocks() {
   // One LOBPCG iteration's operations at block size k: S = [X P W] and A S,
   // 3k columns each, the Ritz update into a second S.
   S3 = spmm::DenseBlock<T>(space, m, 3 * k);
@@ -115,6 +131,10 @@ Inputs<T>::Inputs(const apps::BenchOptions& options, MPI_Comm comm_)
   AZc = spmm::DenseBlock<T>(space, m, k);
   AS3next = spmm::DenseBlock<T>(space, m, 3 * k);
   solver::fill_random(context, AZc.view(), 9, 0);
+}
+
+template <class T>
+void Inputs<T>::make_ritz_matrices() {
   lambda = std::vector<double>(static_cast<std::size_t>(k));
   for (std::int64_t j = 0; j < k; ++j) lambda[j] = 1.0 + 0.01 * double(j);
   ritz = solver::HostMatrix(3 * k, 2 * k);
@@ -149,6 +169,10 @@ Inputs<T>::Inputs(const apps::BenchOptions& options, MPI_Comm comm_)
   for (std::int64_t i = 0; i < 2 * k - 1; ++i)
     for (std::int64_t j = 0; j < k; ++j) odd_projection(i, j) = projection(i, j);
   for (std::int64_t j = 1; j < k; ++j) all_but_first.push_back(j);
+}
+
+template <class T>
+void Inputs<T>::make_locking_blocks() {
   // Soft locking with three quarters of the block active: W's orthogonalisation
   // against an orthonormal [X P] in the layout block-eigs uses (QW), either
   // compacting the active residuals first or picking them in the fused pass.
@@ -206,6 +230,13 @@ std::vector<Case> Inputs<T>::block_cases() {
 
 template <class T>
 std::vector<Case> Inputs<T>::lobpcg_cases() {
+  std::vector<Case> cases = lobpcg_step_cases();
+  for (Case& c : ortho_cases()) cases.push_back(std::move(c));
+  return cases;
+}
+
+template <class T>
+std::vector<Case> Inputs<T>::lobpcg_step_cases() {
   return {
       // LOBPCG, one iteration's block operations in the order it runs them.
       {"lobpcg residuals    (3 blocks)", 3,
@@ -231,6 +262,13 @@ std::vector<Case> Inputs<T>::lobpcg_cases() {
       {"lobpcg S^T S        (3 blocks)", 3, [&] { (void)solver::gram(context, comm, ccols(S3, 0, 3 * k)); }},
       {"lobpcg S^T [S AS]   (6 blocks)", 6,
        [&] { (void)solver::gram(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 0, 6 * k)); }},
+  };
+}
+
+// Soft locking and W's orthogonalisation against [X P], then W's Gram matrices.
+template <class T>
+std::vector<Case> Inputs<T>::ortho_cases() {
+  return {
       {"lobpcg lock: compact, then ortho", 0,
        [&] {
          solver::copy_block(context, spmm::ConstDenseView<T>(Z.view()), cols(QW, 2 * k, k));
@@ -292,7 +330,15 @@ std::vector<Case> Inputs<T>::lobpcg_cases() {
 
 template <class T>
 std::vector<Case> Inputs<T>::ritz_cases() {
-  std::vector<Case> cases = {
+  std::vector<Case> cases = ritz_layout_cases();
+  for (auto more : {ritz_shape_cases(), ritz_apart_cases()}) cases.insert(cases.end(), more.begin(), more.end());
+  return cases;
+}
+
+// The Ritz update in the layouts block-eigs has used.
+template <class T>
+std::vector<Case> Inputs<T>::ritz_layout_cases() {
+  return {
       {"lobpcg S [Cx Cp]    (5 blocks)", 5,
        [&] { solver::block_update(context, T(1), ccols(S3, 0, 3 * k), ritz, T(0), cols(S3next, 0, 2 * k)); }},
       // Both updates and the next residuals in one pass, as block-eigs runs them.
@@ -340,6 +386,13 @@ std::vector<Case> Inputs<T>::ritz_cases() {
                                        spmm::ConstDenseView<T>(AZc.view()))
              .finish();
        }},
+  };
+}
+
+// The Ritz update with odd and short column counts, as soft locking leaves them.
+template <class T>
+std::vector<Case> Inputs<T>::ritz_shape_cases() {
+  std::vector<Case> cases = {
       {"Ritz + R, R at an odd column", 11,
        [&] {
          (void)solver::ritz_update(context, comm, ccols(SAS, 0, 3 * k - 1), ccols(SAS, 3 * k, 3 * k - 1), ritz_short_p,
@@ -390,6 +443,12 @@ std::vector<Case> Inputs<T>::ritz_cases() {
                                    cols(SASnext, 2 * k, k));
        }}
     });
+  return cases;
+}
+
+template <class T>
+std::vector<Case> Inputs<T>::ritz_apart_cases() {
+  std::vector<Case> cases;
   // LOBPCG's step with the residuals Z in a compact block of their own, in
   // fp64 and in fp32 (eigensolver.search_precision), A Z compact in fp64.
   if constexpr (std::is_same_v<T, double>) {

@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -115,17 +116,33 @@ std::pair<solver::RowPartition, std::vector<std::int64_t>> natural_numbering(con
   return {solver::RowPartition::balanced(io::generated_row_offsets(natural), ranks), std::move(index)};
 }
 
+// The benchmark's matrix: the 7-point Laplacian on a size^3 grid, its rows renumbered at random.
+io::MatrixConfig renumbered_laplacian(std::int64_t size) {
+  io::MatrixConfig config;
+  config.source = io::MatrixSource::generator;
+  config.generator.kind = io::GeneratorKind::laplacian_3d;
+  config.generator.nx = config.generator.ny = config.generator.nz = size;
+  config.generator.stencil = 7;
+  config.generator.renumber = true;
+  config.generator.renumber_seed = 1;
+  return config;
+}
+
+// The largest rank's halo rows, and all ranks'. Collective.
+std::array<long long, 2> halo_rows(const io::CsrRows& rows, MPI_Comm comm) {
+  const long long mine = static_cast<long long>(
+      solver::RemoteColumns(rows, rows.first_row, rows.first_row + rows.local_rows()).columns().size());
+  std::array<long long, 2> halo = {0, 0};
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&mine, &halo[0], 1, MPI_LONG_LONG, MPI_MAX, comm));
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&mine, &halo[1], 1, MPI_LONG_LONG, MPI_SUM, comm));
+  return halo;
+}
+
 void run(const apps::BenchOptions& options, MPI_Comm comm, int variant_threads) {
   int rank = 0, ranks = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
-  io::MatrixConfig config;
-  config.source = io::MatrixSource::generator;
-  config.generator.kind = io::GeneratorKind::laplacian_3d;
-  config.generator.nx = config.generator.ny = config.generator.nz = options.size;
-  config.generator.stencil = 7;
-  config.generator.renumber = true;
-  config.generator.renumber_seed = 1;
+  const io::MatrixConfig config = renumbered_laplacian(options.size);
   const solver::DistributedRows loaded = solver::load_distributed_rows(config, comm);
 
   if (variant_threads > 0) apps::time_partition_variants(comm, loaded, variant_threads);
@@ -142,16 +159,7 @@ void run(const apps::BenchOptions& options, MPI_Comm comm, int variant_threads) 
   const Time partition_and_move =
       timed(comm, [&] { solver::distribute_rows(partitioned, PartitionMethod::graph, comm, LocalOrder::none); });
   const double partitioner = slowest(comm, partitioned.partitioning.partitioner_seconds);
-  long long halo[2] = {0, 0};  // the largest rank's halo rows, and all ranks'
-  {
-    const long long mine = static_cast<long long>(
-        solver::RemoteColumns(partitioned.rows, partitioned.rows.first_row,
-                              partitioned.rows.first_row + partitioned.rows.local_rows())
-            .columns()
-            .size());
-    BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&mine, &halo[0], 1, MPI_LONG_LONG, MPI_MAX, comm));
-    BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&mine, &halo[1], 1, MPI_LONG_LONG, MPI_SUM, comm));
-  }
+  const std::array<long long, 2> halo = halo_rows(partitioned.rows, comm);
   if (variant_threads > 0) apps::time_band_orders(comm, partitioned.rows);
   solver::DistributedRows ordered;
   for (int rep = 0; rep < options.reps; ++rep) {

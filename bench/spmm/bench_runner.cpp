@@ -141,12 +141,7 @@ struct PrecisionRun {
     const std::size_t per_copy = static_cast<std::size_t>((k + m) * n) * sizeof(T);
     const std::size_t budget = free_device_bytes() / 10 * 4;  // row-major now, column-major later
     if (per_copy > budget) {
-      for (const char* a : {"row_split", "merge_based", "automatic"}) {
-        Record r = base_record(n, a);
-        r.check = "SKIP";
-        r.note = "B and C do not fit in device memory twice";
-        one_case.push_back(r);
-      }
+      skip_width(n, one_case);
       return;
     }
     // Inputs smaller than about 3 L2s are rotated over copies, so that each
@@ -202,12 +197,29 @@ struct PrecisionRun {
       if (column_major(v)) continue;
       time_cusparse(*runner, v, n, bp, n, cp, n, copies, c0, rows_device, gather.data(), ref, one_case);
     }
-    // Column-major ALG1: the same B and C in column-major copies.
+    // Column-major ALG1: the same B and C in column-major copies, once the row-major ones are freed.
     b.clear();
     c.clear();
+    time_column_major(n, copies, rows_device, gather.data(), ref, cusparse, one_case);
+  }
+
+  // The three algorithms' records at a width whose B and C do not fit.
+  void skip_width(std::int64_t n, std::vector<Record>& one_case) {
+    for (const char* a : {"row_split", "merge_based", "automatic"}) {
+      Record r = base_record(n, a);
+      r.check = "SKIP";
+      r.note = "B and C do not fit in device memory twice";
+      one_case.push_back(r);
+    }
+  }
+
+  // cuSPARSE's column-major variants on column-major copies of B and C.
+  void time_column_major(std::int64_t n, int copies, const std::int64_t* rows_device, T* gather, const Reference& ref,
+                         std::vector<std::unique_ptr<CusparseRunner<T>>>& cusparse, std::vector<Record>& one_case) {
+    const std::int64_t m = host.rows, k = host.cols;
     std::vector<Buffer<T>> bc, cc;
-    bp.clear();
-    cp.clear();
+    std::vector<const T*> bp;
+    std::vector<T*> cp;
     for (int i = 0; i < copies; ++i) {
       bc.emplace_back(Space::device, static_cast<std::size_t>(k * n));
       cc.emplace_back(Space::device, static_cast<std::size_t>(m * n));
@@ -220,7 +232,7 @@ struct PrecisionRun {
       const CusparseVariant v = all_cusparse_variants[&runner - cusparse.data()];
       if (column_major(v))
         time_cusparse(*runner, v, n, bp, std::max<std::int64_t>(k, 1), cp, std::max<std::int64_t>(m, 1), copies,
-                      c0_col, rows_device, gather.data(), ref, one_case);
+                      c0_col, rows_device, gather, ref, one_case);
     }
   }
 
