@@ -11,8 +11,8 @@
 #    characters, no commit hash (7-40 hex digits with a digit and a letter);
 #  - no function past 80 lines (lizard, pinned in scripts/setup.sh, in
 #    PYTHON_DEPS) in core/ io/ dense/ spmm/ solver/ apps/ python/src/ bench/.
-#    Exempt, and only these: CUDA kernels (__global__ functions in .cu files;
-#    the host functions there are checked) and the tests (tests/ is not
+#    Exempt, and only these: CUDA kernels (__global__ functions in .cu and
+#    .cuh files; the host and device functions there are checked) and the tests (tests/ is not
 #    checked: its tables of cases are data).
 # Usage: check_layout.sh SOURCE_DIR [PYTHON_DEPS]. Prints each breach and
 # exits 1 if there is one.
@@ -51,20 +51,21 @@ if [ -f README.md ]; then
 fi
 function_folders=(core io dense spmm solver apps python/src bench)
 python_deps=${2:-$PWD/build/python-deps}
+case $python_deps in /*) ;; *) python_deps=$OLDPWD/$python_deps ;; esac  # relative to where it was called
 if ! PYTHONPATH=$python_deps python3 -c 'import lizard' 2>/dev/null; then
   breach "function lengths: lizard is not installed in $python_deps: run scripts/setup.sh (it installs the pinned version)"
 else
-  # lizard reads .cu files as C++ when named .cpp: a copy of each, under its own path.
+  # lizard reads .cu and .cuh files as C++ when named .cpp: a copy of each, under its own path.
   cuda_copy=$(mktemp -d)
   trap 'rm -rf "$cuda_copy"' EXIT
-  git ls-files -- "${function_folders[@]/%//*.cu}" | while read -r f; do
+  git ls-files -- "${function_folders[@]/%//*.cu}" "${function_folders[@]/%//*.cuh}" | while read -r f; do
     mkdir -p "$cuda_copy/$(dirname "$f")" && cp "$f" "$cuda_copy/$f.cpp"; done
   long=$( { PYTHONPATH=$python_deps python3 -m lizard -l cpp -L 80 -C 100000 -a 100000 -w "${function_folders[@]}"
             (cd "$cuda_copy" && PYTHONPATH=$python_deps python3 -m lizard -l cpp -L 80 -C 100000 -a 100000 -w .)
-          } | sed -e 's|^\./||' -e 's|\.cu\.cpp:|.cu:|' |
+          } | sed -e 's|^\./||' -e 's|\.\(cuh\?\)\.cpp:|.\1:|' |
           while IFS=: read -r file line rest; do
             # A kernel: __global__ on the line lizard names or the three before it.
-            case "$file" in *.cu) sed -n "$((line > 3 ? line - 3 : 1)),${line}p" "$file" | grep -q __global__ && continue ;; esac
+            case "$file" in *.cu | *.cuh) sed -n "$((line > 3 ? line - 3 : 1)),${line}p" "$file" | grep -q __global__ && continue ;; esac
             echo "$file:$line:$rest"
           done)
   [ -z "$long" ] || breach "functions past 80 lines (split them): $long"
