@@ -174,15 +174,17 @@ void run(const apps::BenchOptions& options, MPI_Comm comm, int variant_threads) 
     ordered = partitioned;
     order.push_back(timed(comm, [&] { solver::order_rows_locally(ordered, LocalOrder::band, comm); }));
   }
+  solver::MoveTimings steps;  // the last rep's
   for (int rep = 0; rep < options.reps; ++rep) {
     solver::DistributedRows m = loaded;
     saved.push_back(timed(comm, [&] {
       solver::distribute_by_numbering(m, ordered.numbering.current(), ordered.numbering.current_of_original(),
-                                      "the saved numbering", comm);
+                                      "the saved numbering", comm, &steps);
     }));
     if (m.rows.col_indices != ordered.rows.col_indices || m.rows.values != ordered.rows.values)
       std::fprintf(stderr, "rank %d: the saved numbering gave other rows\n", rank);
   }
+  apps::print_move_steps(comm, "moving by the saved numbering", steps);
   const std::int64_t largest_bytes = [&] {
     std::int64_t mine = rows_bytes(ordered.rows), most = 0;
     BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&mine, &most, 1, MPI_INT64_T, MPI_MAX, comm));

@@ -100,6 +100,16 @@ void time_band_orders(MPI_Comm comm, const io::CsrRows& rows) {
   }
 }
 
+void print_move_steps(MPI_Comm comm, const char* what, const solver::MoveTimings& steps) {
+  double t[5] = {steps.columns, steps.pack, steps.heads, steps.entries, steps.place};
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, t, 5, MPI_DOUBLE, MPI_MAX, comm));
+  int rank = 0;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  if (rank == 0)
+    std::printf("  %s, by step (slowest rank): columns %.3f s, pack %.3f s, heads %.3f s, entries %.3f s, "
+                "place %.3f s\n", what, t[0], t[1], t[2], t[3], t[4]);
+}
+
 void time_partition_variants(MPI_Comm comm, const solver::DistributedRows& matrix, int threads) {
   int rank = 0, ranks = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
