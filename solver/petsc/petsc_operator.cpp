@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -89,20 +90,31 @@ PetscErrorCode shell_product_numeric(Mat A, Mat B, Mat C, void* /*product_data*/
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// MatShellSetContextDestroy's callback: its argument is the context up to
+// 3.22, the context's address from 3.23 (void **, then PetscCtxRt, a void *).
+template <class F>
+struct FirstArgument;
+template <class R, class A>
+struct FirstArgument<R(A)> {
+  using type = A;
+};
+template <class R, class M, class Fn>
+struct FirstArgument<R(M, Fn)> {
+  using type = typename FirstArgument<std::remove_pointer_t<Fn>>::type;
+};
+using DestroyArgument = FirstArgument<decltype(MatShellSetContextDestroy)>::type;
+
+PetscErrorCode destroy_shell_context(DestroyArgument pointer) {
+  PetscFunctionBeginUser;
 #if PETSC_VERSION_GE(3, 23, 0)
-PetscErrorCode destroy_shell_context(void** pointer) {
-  PetscFunctionBeginUser;
-  delete static_cast<ShellContext*>(*pointer);
-  *pointer = nullptr;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+  auto** slot = static_cast<ShellContext**>(static_cast<void*>(pointer));
+  delete *slot;
+  *slot = nullptr;
 #else
-PetscErrorCode destroy_shell_context(void* pointer) {
-  PetscFunctionBeginUser;
   delete static_cast<ShellContext*>(pointer);
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-#endif
 
 // MatShellSetOperation's function-pointer type: void (*)(void) up to 3.23,
 // PetscErrorCodeFn * after; taken from the declaration to build with both.

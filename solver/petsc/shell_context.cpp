@@ -1,11 +1,23 @@
 #include "solver/petsc/shell_context.hpp"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "core/checks.hpp"
 #include "solver/petsc/petsc_device.hpp"
 
 namespace blockeigs::solver {
+namespace {
+
+template <class F>
+struct ThirdArgument;
+template <class R, class A, class B, class C>
+struct ThirdArgument<R(A, B, C)> {
+  using type = C;
+};
+using SpecificArgument = ThirdArgument<decltype(PetscErrorMessage)>::type;
+
+}  // namespace
 
 ShellContext::~ShellContext() {
   op.reset();  // before the communicator it uses
@@ -158,8 +170,9 @@ ShellContext& shell_context_of(Mat A) {
 }
 
 void throw_petsc_error(PetscErrorCode code, const char* call, const char* file, int line) {
+  // The specific message is char * up to 3.18, const char * later.
   const char* text = nullptr;
-  char* specific = nullptr;
+  std::remove_pointer_t<SpecificArgument> specific = nullptr;
   PetscErrorMessage(code, &text, &specific);
   throw LibraryError(detail::concat(call, " failed with PETSc error ", static_cast<int>(code), " (",
                                     text ? text : "unknown", specific ? std::string(": ") + specific : "",
