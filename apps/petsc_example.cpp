@@ -108,7 +108,9 @@ PetscErrorCode solve_linear_system(Mat A, OurPc ours, PetscBool* converged) {
   PetscCall(VecAYPX(r, -1.0, b));
   PetscCall(VecNorm(r, NORM_2, &r_norm));
   PetscCall(VecNorm(b, NORM_2, &b_norm));
-  const char* pc_name = ours == OurPc::chebyshev ? "block-eigs chebyshev" : ours == OurPc::jacobi ? "block-eigs jacobi" : PCJACOBI;
+  const char* pc_name = ours == OurPc::chebyshev ? "block-eigs chebyshev"
+                        : ours == OurPc::jacobi  ? "block-eigs jacobi"
+                                                 : PCJACOBI;
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                         "KSP %s + PC %s: %s in %d iterations, ||b - A x|| / ||b|| = %.3e (KSPSolve %.4f s)\n", KSPCG,
                         pc_name, reason > 0 ? "converged" : "NOT converged", static_cast<int>(iterations),

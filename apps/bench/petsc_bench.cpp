@@ -111,8 +111,9 @@ PetscErrorCode time_cg(Mat A, Mat shell, Preconditioner kind, PetscReal rtol, in
 
 PetscErrorCode print_cg(const char* name, const Run& run, const Run& reference) {
   PetscFunctionBeginUser;
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "petsc-bench | %-44s | %6d | %9.4f | %8.4f | %7.2fx | %5.0f / %-5.0f | %lld\n",
-                        name, static_cast<int>(run.iterations), run.seconds,
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "petsc-bench | %-44s | %6d | %9.4f | %8.4f | %7.2fx | %5.0f / %-5.0f | %lld\n", name,
+                        static_cast<int>(run.iterations), run.seconds,
                         1e3 * run.seconds / std::max<PetscInt>(run.iterations, 1), run.seconds / reference.seconds,
                         run.to_device, run.to_host, static_cast<long long>(run.adapter_copies)));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -207,7 +208,8 @@ PetscErrorCode run(const spmm::Context& context, const solver::DistributedRows& 
   PetscCall(print_cg("our MATSHELL + PCJACOBI", on_shell, on_aij));
   PetscCall(print_cg("our MATSHELL, host Vecs (staged) + PCJACOBI", on_staged, on_aij));
   PetscCall(print_cg("our MATSHELL + our Chebyshev PCSHELL", with_chebyshev, on_aij));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "petsc-bench | staged / shell: %.2fx; Chebyshev / Jacobi on the shell: %.2fx time, "
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                        "petsc-bench | staged / shell: %.2fx; Chebyshev / Jacobi on the shell: %.2fx time, "
                         "%d vs %d iterations\n", on_staged.seconds / on_shell.seconds,
                         with_chebyshev.seconds / on_shell.seconds, static_cast<int>(with_chebyshev.iterations),
                         static_cast<int>(on_shell.iterations)));
@@ -238,7 +240,8 @@ int main(int argc, char** argv) {
       matrix.source = io::MatrixSource::generator;
       matrix.generator = {io::GeneratorKind::laplacian_3d, n, n, n, 7};
       const solver::DistributedRows loaded = solver::load_distributed_rows(matrix, PETSC_COMM_WORLD);
-      if (run(context, loaded, rtol, columns, static_cast<int>(std::max<PetscInt>(reps, 1))) != PETSC_SUCCESS) status = 1;
+      const int runs = static_cast<int>(std::max<PetscInt>(reps, 1));
+      if (run(context, loaded, rtol, columns, runs) != PETSC_SUCCESS) status = 1;
     }
   } catch (const std::exception& e) {
     PetscPrintf(PETSC_COMM_WORLD, "error: %s\n", e.what());

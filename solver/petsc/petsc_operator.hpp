@@ -11,7 +11,7 @@
 //  - MatMult: one apply with a block of width 1 (MatMultTranspose is the same:
 //    the operator is symmetric, which is what this library is for);
 //  - MatGetDiagonal: the operator's diagonal (PCJACOBI works);
-//  - MatMatMult(A, B, ...) / MatProduct AB with a MATDENSE B: the whole block
+//  - MatMatMult(A, B, ...) / MatProduct AB with a MATDENSE (or MATDENSECUDA) B: the whole block
 //    goes through ONE SpMM apply instead of one MatMult per column (SLEPc's
 //    BV uses it for block methods such as LOBPCG).
 // Memory: with a device context, where PETSc has CUDA (petsc_device_arrays()),

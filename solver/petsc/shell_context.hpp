@@ -77,6 +77,11 @@ struct ShellContext {
   void diagonal(double* out, Space space);
 
  private:
+  // Y = A X on the operator's blocks.
+  OperatorBody product();
+  // run without counting the arrays; counting them.
+  void run_uncounted(const double* x, Space xs, double* y, Space ys, std::int64_t k, const OperatorBody& body);
+  void count_arrays(Space a, Space b);
   // Room for blocks of `count` values in the operator's space.
   void reserve(std::size_t count);
   // The path through the host where the Mat's numbering is not the operator's.
