@@ -231,6 +231,14 @@ int main(int argc, char** argv) {
         status = 1;
       else if (!solved || !found)
         status = 3;  // like block-cg and block-eigs: ran, but did not converge
+      // What PETSc handed the Mat (rank 0's): device arrays in place, or host ones copied.
+      const solver::PetscOperatorStats stats = solver::petsc_operator_stats(A);
+      PetscPrintf(PETSC_COMM_WORLD,
+                  "operator: %lld MatMult, %lld MatProduct, %lld PCSHELL applies; arrays %lld on the device, %lld "
+                  "on the host; %lld copied by the adapter\n",
+                  static_cast<long long>(stats.products), static_cast<long long>(stats.block_applies),
+                  static_cast<long long>(stats.preconditioner_applies), static_cast<long long>(stats.device_arrays),
+                  static_cast<long long>(stats.host_arrays), static_cast<long long>(stats.copies));
       MatDestroy(&A);  // before the context it uses goes out of scope
     }
   } catch (const std::exception& e) {
