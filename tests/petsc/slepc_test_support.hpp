@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "core/checks.hpp"
 #include "core/enums.hpp"
@@ -70,6 +71,15 @@ using OwnedMat = Owned<Mat, MatDestroy>;
 using OwnedVec = Owned<Vec, VecDestroy>;
 using OwnedKsp = Owned<KSP, KSPDestroy>;
 using OwnedEps = Owned<EPS, EPSDestroy>;
+
+// PetscErrorMessage's specific message: char * up to PETSc 3.18, const char * later.
+template <class F>
+struct ThirdArgument;
+template <class R, class A, class B, class C>
+struct ThirdArgument<R(A, B, C)> {
+  using type = C;
+};
+using PetscSpecificMessage = std::remove_pointer_t<ThirdArgument<decltype(PetscErrorMessage)>::type>;
 
 inline void petsc_ok(PetscErrorCode code, const char* call) {
   if (code != 0) throw std::runtime_error(std::string(call) + " failed with PETSc error " + std::to_string(code));

@@ -366,7 +366,7 @@ TEST(PetscOperator, ExceptionInCallbackBecomesPetscError) {
   solver::test_hooks::fail_next_petsc_callback(A, "injected by the test");
   const PetscErrorCode mult = MatMult(A, x, y);
   const char* text = nullptr;
-  char* specific = nullptr;
+  test::PetscSpecificMessage specific = nullptr;
   PetscErrorMessage(mult, &text, &specific);
   const std::string message = specific ? specific : "";
   // A failed product leaks inside PETSc 3.18 (the shell's numeric phase detaches C's product data,
