@@ -101,7 +101,7 @@ std::int64_t petsc_operator_block_applies(Mat A);
 struct PetscOperatorStats {
   std::int64_t products = 0;        // MatMult and MatMultTranspose
   std::int64_t block_applies = 0;   // MatProduct AB, one per dense block
-  std::int64_t preconditioner_applies = 0;  // PCApply of its PCSHELLs
+  std::int64_t preconditioner_applies = 0;  // PCApply and PCMatApply of its PCSHELLs
   std::int64_t device_arrays = 0;  // arrays (Vec or dense block) PETSc handed over in device memory
   std::int64_t host_arrays = 0;    // ... in host memory
   std::int64_t copies = 0;         // arrays the adapter copied between host and device

@@ -48,6 +48,39 @@ PetscErrorCode shell_pc_apply(PC pc, Vec x, Vec y) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// Y = M X for dense blocks (KSPMatSolve, SLEPc's block eigensolvers): the
+// whole block through the preconditioner at once.
+PetscErrorCode shell_pc_mat_apply(PC pc, Mat X, Mat Y) {
+  ShellPc* p = nullptr;
+  const PetscScalar* x = nullptr;
+  PetscScalar* y = nullptr;
+  Space xs = Space::host, ys = Space::host;
+  PetscInt m = 0, k = 0, ldx = 0, ldy = 0;
+  PetscFunctionBeginUser;
+  PetscCall(PCShellGetContext(pc, &p));
+  PetscCall(MatGetLocalSize(X, &m, nullptr));
+  PetscCall(MatGetSize(X, nullptr, &k));
+  PetscCall(MatDenseGetLDA(X, &ldx));
+  PetscCall(MatDenseGetLDA(Y, &ldy));
+  PetscCall(petsc_device::dense_get_read(X, &x, &xs));
+  PetscCall(petsc_device::dense_get_write(Y, &y, &ys));
+  ShellContext& shell = *p->shell;
+  const PetscErrorCode status = guarded(shell, [&] {
+    if (m != shell.mat_rows)
+      throw Error(detail::concat("the dense block has ", m, " local rows, but the operator has ", shell.mat_rows,
+                                 " on this rank"));
+    if (xs != ys) throw Error("the dense blocks X and Y of Y = M X are in different memory spaces");
+    shell.stats.preconditioner_applies += 1;
+    shell.run_column_major(x, ldx, y, ldy, k, xs, [p](spmm::ConstDenseView<double> R, spmm::DenseView<double> W) {
+      p->preconditioner->apply(R, W);
+    });
+  });
+  PetscCall(petsc_device::dense_restore_write(Y, &y));
+  PetscCall(petsc_device::dense_restore_read(X, &x));
+  PetscCall(status);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode shell_pc_destroy(PC pc) {
   ShellPc* p = nullptr;
   PetscFunctionBeginUser;
@@ -72,6 +105,7 @@ void set_shell_pc(PC pc, Mat A, const char* name, Make&& make) {
   BLOCKEIGS_PETSC_CHECK(PCShellSetDestroy(pc, shell_pc_destroy));
   p.release();  // the PC owns it now
   BLOCKEIGS_PETSC_CHECK(PCShellSetApply(pc, shell_pc_apply));
+  BLOCKEIGS_PETSC_CHECK(PCShellSetMatApply(pc, shell_pc_mat_apply));
   BLOCKEIGS_PETSC_CHECK(PCShellSetName(pc, name));
 }
 

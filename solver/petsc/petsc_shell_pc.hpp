@@ -7,6 +7,8 @@
 //   solver::set_petsc_chebyshev_pc(pc, A);   // or set_petsc_jacobi_pc(pc, A)
 //   KSPSolve(ksp, b, x);
 //
+// PCMatApply (KSPMatSolve, SLEPc's LOBPCG) applies the preconditioner to the
+// whole dense block at once, as MatMatMult does the product.
 // Each PCApply takes PETSc's arrays as the Mat's products do (device arrays
 // in place on the device backend; host arrays copied there and counted in
 // petsc_operator_stats; rows moved where the Mat has the input's numbering).

@@ -106,17 +106,22 @@ void ShellContext::run_renumbered(const double* x, Space xs, double* y, Space ys
 void ShellContext::apply_column_major(const double* b, std::int64_t ldb, double* c, std::int64_t ldc, std::int64_t k,
                                       Space space) {
   stats.block_applies += 1;
+  run_column_major(b, ldb, c, ldc, k, space, product());
+}
+
+void ShellContext::run_column_major(const double* b, std::int64_t ldb, double* c, std::int64_t ldc, std::int64_t k,
+                                    Space space, const OperatorBody& body) {
   count_arrays(space, space);
   const std::int64_t m = mat_rows;
   const auto count = static_cast<std::size_t>(m * k);
   if (space == Space::device && context().space() == Space::device && numbering.is_identity()) {
-    // On the device throughout: B transposed into a row-major block, ONE
-    // apply, the result transposed into C.
+    // On the device throughout: B transposed into a row-major block, the
+    // body on the whole block, the result transposed into C.
     reserve(count);
     petsc_device::wait_for_petsc(context());
     petsc_device::transpose(context(), m, k, b, ldb, x_stage_.data(), k);
-    op->apply(1.0, spmm::ConstDenseView<double>(Space::device, m, k, k, x_stage_.data()), 0.0,
-              spmm::DenseView<double>{Space::device, m, k, k, y_stage_.data()});
+    body(spmm::ConstDenseView<double>(Space::device, m, k, k, x_stage_.data()),
+         spmm::DenseView<double>{Space::device, m, k, k, y_stage_.data()});
     petsc_device::transpose(context(), k, m, y_stage_.data(), k, c, ldc);
     petsc_device::petsc_waits_for(context());
     return;
@@ -136,7 +141,7 @@ void ShellContext::apply_column_major(const double* b, std::int64_t ldb, double*
   }
   for (std::int64_t j = 0; j < k; ++j)
     for (std::int64_t i = 0; i < m; ++i) x_host_[i * k + j] = bh[j * ldb + i];
-  run_uncounted(x_host_.data(), Space::host, y_host_.data(), Space::host, k, product());
+  run_uncounted(x_host_.data(), Space::host, y_host_.data(), Space::host, k, body);
   if (space == Space::host) {
     for (std::int64_t j = 0; j < k; ++j)
       for (std::int64_t i = 0; i < m; ++i) c[j * ldc + i] = y_host_[i * k + j];

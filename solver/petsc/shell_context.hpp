@@ -73,6 +73,11 @@ struct ShellContext {
   void apply_column_major(const double* b, std::int64_t ldb, double* c, std::int64_t ldc, std::int64_t k,
                           Space space);
 
+  // body(X, Y) on the rows of column-major blocks as run does (the
+  // PCSHELL's block apply); apply_column_major with the product.
+  void run_column_major(const double* b, std::int64_t ldb, double* c, std::int64_t ldc, std::int64_t k, Space space,
+                        const OperatorBody& body);
+
   // The diagonal in the Mat's numbering, into `out` in `space`.
   void diagonal(double* out, Space space);
 

@@ -2,13 +2,15 @@
 // at np 1-4 (the last rank without rows from np 2), on the backend under
 // test: KSPCG with our Chebyshev polynomial converges in fewer iterations
 // than with PETSc's PCJACOBI, to the same solution; our Jacobi PCSHELL takes
-// PCJACOBI's iterations; the PC keeps its Mat alive; errors are agreed.
+// PCJACOBI's iterations; a block apply equals one apply a column; the PC
+// keeps its Mat alive; errors are agreed.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <petscksp.h>
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/error.hpp"
@@ -101,6 +103,61 @@ TEST(PetscShellPc, ChebyshevTakesFewerIterationsThanJacobi) {
   PETSC_OK(VecAXPY(x_chebyshev, -1.0, x_jacobi));
   PETSC_OK(VecNorm(x_chebyshev, NORM_2, &d_norm));
   EXPECT_LE(d_norm, 1e-7 * b_norm);
+}
+
+// PCMatApply (KSPMatSolve, SLEPc's LOBPCG) runs the whole block through the
+// polynomial at once, as one PCApply a column would.
+TEST(PetscShellPc, BlockApplyEqualsColumnApplies) {
+  const auto context = test::petsc_test_context();
+  const Rows rows = laplacian_rows(9, 8, 7);
+  OwnedMat A, X, Y;
+  *A.out() = solver::create_petsc_operator(PETSC_COMM_WORLD, context, rows.local, rows.partition);
+  OwnedKsp ksp;
+  PC pc = nullptr;
+  PETSC_OK(KSPCreate(PETSC_COMM_WORLD, ksp.out()));
+  PETSC_OK(KSPGetPC(ksp, &pc));
+  solver::set_petsc_chebyshev_pc(pc, A);
+  PETSC_OK(PCSetOperators(pc, A, A));
+  PETSC_OK(PCSetUp(pc));
+  // Blocks of the Mat's own kind: MATDENSECUDA where its vectors are VECCUDA.
+  VecType vec_type = nullptr;
+  PETSC_OK(MatGetVecType(A, &vec_type));
+  const bool cuda = std::string(vec_type).find("cuda") != std::string::npos;
+  const PetscInt k = 5;
+  PetscInt m = 0, n = 0, first = 0;
+  PETSC_OK(MatGetLocalSize(A, &m, nullptr));
+  PETSC_OK(MatGetSize(A, &n, nullptr));
+  PETSC_OK(MatCreate(PETSC_COMM_WORLD, X.out()));
+  PETSC_OK(MatSetSizes(X, m, PETSC_DECIDE, n, k));
+  PETSC_OK(MatSetType(X, cuda ? MATDENSECUDA : MATDENSE));
+  PETSC_OK(MatSetUp(X));
+  PETSC_OK(MatGetOwnershipRange(X, &first, nullptr));
+  PetscScalar* x = nullptr;
+  PETSC_OK(MatDenseGetArrayWrite(X, &x));
+  for (PetscInt j = 0; j < k; ++j)
+    for (PetscInt i = 0; i < m; ++i) x[j * m + i] = std::sin(0.3 * double(first + i) * double(j + 1)) + 0.1;
+  PETSC_OK(MatDenseRestoreArrayWrite(X, &x));
+  PETSC_OK(MatDuplicate(X, MAT_DO_NOT_COPY_VALUES, Y.out()));
+  const std::int64_t before = solver::petsc_operator_stats(A).preconditioner_applies;
+  PETSC_OK(PCMatApply(pc, X, Y));
+  EXPECT_EQ(solver::petsc_operator_stats(A).preconditioner_applies, before + 1);  // the block, once
+
+  OwnedVec w;
+  PETSC_OK(MatCreateVecs(A, nullptr, w.out()));
+  for (PetscInt j = 0; j < k; ++j) {
+    Vec x_j = nullptr, y_j = nullptr;
+    PETSC_OK(MatDenseGetColumnVecRead(X, j, &x_j));
+    PETSC_OK(PCApply(pc, x_j, w));
+    PETSC_OK(MatDenseRestoreColumnVecRead(X, j, &x_j));
+    PETSC_OK(MatDenseGetColumnVecRead(Y, j, &y_j));
+    PetscReal column_norm = 0, difference = 0;
+    PETSC_OK(VecNorm(y_j, NORM_INFINITY, &column_norm));
+    PETSC_OK(VecAXPY(w, -1.0, y_j));
+    PETSC_OK(MatDenseRestoreColumnVecRead(Y, j, &y_j));
+    PETSC_OK(VecNorm(w, NORM_INFINITY, &difference));
+    EXPECT_GT(column_norm, 0.0) << "column " << j;
+    EXPECT_LE(difference, 1e-12 * column_norm) << "column " << j;  // 8 products: the same sums in other orders
+  }
 }
 
 // The PC holds a reference to the Mat: destroying the caller's handle first is fine.
