@@ -5,7 +5,8 @@
 // shell device arrays only, and PETSc copies no vector data between host and
 // device during KSPSolve; a 16-column MATDENSECUDA product is one apply and
 // equals 16 MatMults; MatGetDiagonal fills a device Vec; host Vecs are
-// still taken, copied and counted.
+// still taken, copied and counted; preconditioner type petsc hands PETSc
+// device blocks.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <petscksp.h>
@@ -18,6 +19,8 @@
 #include "io/generators.hpp"
 #include "solver/petsc/petsc_operator.hpp"
 #include "solver/petsc/petsc_shell_pc.hpp"
+#include "solver/precond/petsc_pc.hpp"
+#include "spmm/memory.hpp"
 #include "distributed_fixtures.hpp"
 #include "tests/petsc/slepc_test_support.hpp"
 
@@ -46,8 +49,9 @@ class PetscDevice : public ::testing::Test {
       first.push_back(first.back());
       partition = solver::RowPartition(first);
     }
-    const io::CsrRows local = io::slice_rows(whole, partition.begin(rank), partition.end(rank));
-    *A_.out() = solver::create_petsc_operator(PETSC_COMM_WORLD, context_, local, partition);
+    local_ = io::slice_rows(whole, partition.begin(rank), partition.end(rank));
+    partition_ = partition;
+    *A_.out() = solver::create_petsc_operator(PETSC_COMM_WORLD, context_, local_, partition_);
   }
 
   static bool is_cuda(Vec v) {
@@ -57,6 +61,8 @@ class PetscDevice : public ::testing::Test {
   }
 
   spmm::Context context_ = test::petsc_test_context();
+  io::CsrRows local_;
+  solver::RowPartition partition_;
   OwnedMat A_;
 };
 
@@ -220,6 +226,23 @@ TEST_F(PetscDevice, SlepcKrylovSchurHandsTheShellDeviceArrays) {
     PETSC_OK(EPSGetEigenvalue(eps, i, &value, nullptr));
     EXPECT_NEAR(value, exact[static_cast<std::size_t>(i)], 1e-9 * exact[static_cast<std::size_t>(i)]) << i;
   }
+}
+
+// preconditioner: {type: petsc} with device blocks: PETSc gets MATAIJCUSPARSE
+// and MATDENSECUDA blocks; PCJACOBI of the 7-point Laplacian divides by 6.
+TEST_F(PetscDevice, PetscPcTakesDeviceBlocks) {
+  auto pc = solver::make_petsc_preconditioner(PETSC_COMM_WORLD, context_, local_, partition_, "-pc_type jacobi");
+  const std::int64_t m = local_.local_rows(), k = 3;
+  std::vector<double> r(static_cast<std::size_t>(m * k));
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < k; ++j) r[i * k + j] = std::cos(0.2 * double(local_.first_row + i) + double(j));
+  spmm::Buffer<double> R(Space::device, r.size()), W(Space::device, r.size());
+  R.copy_from_host(r.data(), r.size());
+  pc->apply(spmm::ConstDenseView<double>(Space::device, m, k, k, R.data()),
+            spmm::DenseView<double>{Space::device, m, k, k, W.data()});
+  context_.synchronize();
+  const std::vector<double> w = W.to_host();
+  for (std::size_t i = 0; i < r.size(); ++i) ASSERT_NEAR(w[i], r[i] / 6.0, 1e-15) << i;
 }
 
 }  // namespace
