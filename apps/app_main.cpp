@@ -5,7 +5,8 @@
 
 #include "apps/environment.hpp"
 #include "core/checks.hpp"
-#include "solver/operator/collective.hpp"
+#include "io/config.hpp"
+#include "solver/base/collective.hpp"
 
 namespace blockeigs::apps {
 
@@ -31,6 +32,11 @@ ConfigCommandLine parse_config_command_line(const std::vector<std::string>& args
       files.push_back(arg);
     }
   }
+  for (const std::string& assignment : line.overrides)
+    if (const std::string problem = io::override_form_problem(assignment); !problem.empty()) {
+      line.problem = "--set " + assignment + ": " + problem;
+      return line;
+    }
   if (files.size() != 1) {
     line.problem = files.empty() ? "expected one config file"
                                  : "expected one config file, got " + std::to_string(files.size());

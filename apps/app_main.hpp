@@ -22,7 +22,9 @@ struct AppInfo {
 };
 
 // The command line of block-eigs and block-cg: [--set KEY=VALUE]... [--dry-run] CONFIG
-// (options and the config in any order; "--set=KEY=VALUE" too).
+// (options and the config in any order; "--set=KEY=VALUE" too). A --set not of
+// the form KEY=VALUE is a bad command line, like an unknown option; its VALUE
+// is checked later, with the file.
 struct ConfigCommandLine {
   std::string config;
   std::vector<std::string> overrides;  // "KEY=VALUE", in order

@@ -13,9 +13,9 @@ const char* const usage =
     "Solves A X = B with breakdown-free block conjugate gradients for a sparse\n"
     "symmetric positive definite matrix (HDF5, Matrix Market or generated) and a\n"
     "block of right-hand sides (random, A times a known solution, or HDF5).\n"
-    "The config's keys are listed in docs/config.md; configs/block-cg-demo.yaml\n"
-    "needs no input file.\n"
+    "configs/ holds examples; configs/block-cg-demo.yaml needs no input file.\n"
     "\n"
+    "options:\n"
     "  --set KEY=VALUE  overrides one key of the config, e.g. --set block_cg.rtol=1e-10\n"
     "                   (repeatable; VALUE is YAML, checked like the file's)\n"
     "  --dry-run        prints the partition (rows, halo) and each rank's memory plan\n"
@@ -24,10 +24,17 @@ const char* const usage =
     "  --help           prints this text\n"
     "  --version        prints the version, commit and build (CUDA, PETSc, HDF5)\n"
     "\n"
-    "exit codes: 0 every column converged, 3 not converged within max_iterations\n"
-    "(results are still written, marked), 1 error (a run the memory would not hold\n"
-    "is refused before it allocates, with what it needs and how many ranks would do),\n"
-    "2 bad command line.\n";
+    "exit codes:\n"
+    "  0  every column converged\n"
+    "  1  error: bad input, or a run the memory would not hold (refused before it\n"
+    "     allocates, with what it needs and how many ranks would do)\n"
+    "  2  bad command line: an unknown option, a missing or malformed argument\n"
+    "  3  not converged: the iteration limit, stagnation, or no search direction\n"
+    "     left (the results are still written, marked)\n"
+    "  4  interrupted by SIGTERM, SIGINT, SIGUSR1 or the stop file (the checkpoint\n"
+    "     and the results so far written, where the config asks for them)\n"
+    "\n"
+    "Every config key, with its default and rules: docs/config.md\n";
 
 }  // namespace
 

@@ -14,9 +14,9 @@ const char* const usage =
     "\n"
     "Finds the k smallest (or largest) eigenpairs of a sparse symmetric matrix read\n"
     "from HDF5 or Matrix Market, or generated, distributed by rows over the ranks.\n"
-    "The config's keys are listed in README.md (section Configuration); configs/\n"
-    "holds examples, and configs/demo.yaml needs no input file.\n"
+    "configs/ holds examples; configs/demo.yaml needs no input file.\n"
     "\n"
+    "options:\n"
     "  --set KEY=VALUE  overrides one key of the config, e.g. --set eigensolver.k=4\n"
     "                   (repeatable; VALUE is YAML, checked like the file's)\n"
     "  --dry-run        prints the partition (rows, halo) and each rank's memory plan\n"
@@ -25,10 +25,17 @@ const char* const usage =
     "  --help           prints this text\n"
     "  --version        prints the version, commit and build (CUDA, PETSc, HDF5)\n"
     "\n"
-    "exit codes: 0 converged, 3 not converged within max_iterations (results are\n"
-    "still written, marked), 1 error (a run the memory would not hold\n"
-    "is refused before it allocates, with what it needs and how many ranks would do),\n"
-    "2 bad command line.\n";
+    "exit codes:\n"
+    "  0  every pair converged\n"
+    "  1  error: bad input, or a run the memory would not hold (refused before it\n"
+    "     allocates, with what it needs and how many ranks would do)\n"
+    "  2  bad command line: an unknown option, a missing or malformed argument\n"
+    "  3  not converged: the iteration limit, stagnation, divergence, or a tolerance\n"
+    "     below what fp64 allows (the results are still written, marked)\n"
+    "  4  interrupted by SIGTERM, SIGINT, SIGUSR1 or the stop file (the checkpoint\n"
+    "     and the results so far written, where the config asks for them)\n"
+    "\n"
+    "Every config key, with its default and rules: docs/config.md\n";
 
 }  // namespace
 

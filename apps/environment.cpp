@@ -6,7 +6,7 @@
 
 #include "core/checks.hpp"
 #include "solver/operator/halo/nccl_halo.hpp"
-#include "solver/operator/large_messages.hpp"
+#include "solver/base/large_messages.hpp"
 
 namespace blockeigs::apps {
 

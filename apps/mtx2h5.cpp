@@ -31,16 +31,22 @@ constexpr const char* usage =
     "created; an existing one keeps what it holds and gets the matrix as one more\n"
     "group (several matrices in one file: --group /A, then --group /B).\n"
     "\n"
-    "  --generate SPEC  write a generated matrix instead of reading one: SPEC is\n"
-    "                 a matrix.generator mapping as in a config (docs/config.md), e.g.\n"
-    "                 '{type: laplacian_3d, nx: 256, ny: 256, nz: 256, renumber: {seed: 1}}'\n"
-    "  --group NAME   HDF5 group to write (default /A)\n"
-    "  --force        replace the group if OUTPUT.h5 already holds it (without\n"
-    "                 --force that is an error and the file is left as it was)\n"
-    "  -h, --help     print this help and exit\n"
-    "  --version      print the version, commit and build (CUDA, PETSc, HDF5)\n"
+    "options:\n"
+    "  --generate SPEC  writes a generated matrix instead of reading one: SPEC is\n"
+    "                   a config's matrix.generator mapping, e.g.\n"
+    "                   '{type: laplacian_3d, nx: 256, ny: 256, nz: 256, renumber: {seed: 1}}'\n"
+    "  --group NAME     the HDF5 group to write (default /A)\n"
+    "  --force          replaces the group if OUTPUT.h5 already holds it (without\n"
+    "                   --force that is an error and the file is left as it was)\n"
+    "  --help           prints this text\n"
+    "  --version        prints the version, commit and build (CUDA, PETSc, HDF5)\n"
     "\n"
-    "exit codes: 0 written, 1 error (nothing written), 2 bad command line.\n";
+    "exit codes:\n"
+    "  0  written\n"
+    "  1  error: an unreadable input, a group already there; nothing written\n"
+    "  2  bad command line: an unknown option, a missing or malformed argument\n"
+    "\n"
+    "The generators and their keys (matrix.generator): docs/config.md\n";
 
 struct Arguments {
   std::string input, output, group = "/A";

@@ -46,16 +46,28 @@ constexpr const char* usage =
     "Wraps block-eigs' distributed operator for a 3D Laplacian (7-point, nx x ny x nz) as a\n"
     "PETSc Mat, solves A x = 1 with KSPCG + PCJACOBI and finds the 4 smallest eigenvalues\n"
     "with SLEPc's EPS (Krylov-Schur unless -eps_type says otherwise), printing them next to\n"
-    "the closed form. PETSc and SLEPc options take one dash (-ksp_monitor, -eps_type lobpcg,\n"
-    "-eps_view; -help lists them all). Preconditioned eigensolvers get PCJACOBI by default\n"
-    "(-st_pc_type overrides it). -blockeigs_pc chebyshev (or jacobi) uses block-eigs' own\n"
-    "preconditioner instead, as a PCSHELL, in both. -vec_type standard or cuda: the Mat's vectors\n"
-    "(cuda by default where PETSc has CUDA and the operator runs on the GPU).\n"
+    "the closed form.\n"
     "\n"
-    "  --help      prints this text\n"
-    "  --version   prints the version, commit and build (CUDA, PETSc, HDF5)\n"
+    "options:\n"
+    "  -nx N, -ny N, -nz N  the grid (default 12 x 10 x 8)\n"
+    "  -OPTION VALUE        PETSc's and SLEPc's options take one dash (-ksp_monitor,\n"
+    "                       -eps_type lobpcg, -eps_view; -help lists them all).\n"
+    "                       Preconditioned eigensolvers get PCJACOBI by default\n"
+    "                       (-st_pc_type overrides it)\n"
+    "  -blockeigs_pc NAME   chebyshev or jacobi: block-eigs' own preconditioner as a PCSHELL,\n"
+    "                       for KSPCG and for preconditioned eigensolvers\n"
+    "  -vec_type TYPE       the Mat's vectors: standard, or cuda (the default where PETSc\n"
+    "                       has CUDA and the operator runs on the GPU)\n"
+    "  --help               prints this text\n"
+    "  --version            prints the version, commit and build (CUDA, PETSc, HDF5)\n"
     "\n"
-    "exit codes: 0 both converged, 3 one did not, 1 error, 2 bad command line.\n";
+    "exit codes:\n"
+    "  0  both the solve and the eigensolver converged\n"
+    "  1  error: PETSc, SLEPc or block-eigs failed; the message says where\n"
+    "  2  bad command line: an unknown --option, a bad -nx or -blockeigs_pc\n"
+    "  3  the solve or the eigensolver did not converge\n"
+    "\n"
+    "The adapter, and the block-eigs calls behind it: docs/petsc.md\n";
 
 // Our preconditioner as the PC (-blockeigs_pc), or PETSc's PCJACOBI.
 enum class OurPc { none, chebyshev, jacobi };
@@ -198,12 +210,12 @@ int main(int argc, char** argv) {
       PetscOptionsGetInt(nullptr, nullptr, "-nz", &nz, nullptr) ||
       PetscOptionsGetString(nullptr, nullptr, "-blockeigs_pc", pc_name, sizeof pc_name, nullptr) ||
       PetscOptionsGetString(nullptr, nullptr, "-vec_type", vec_type, sizeof vec_type, &vec_type_set))
-    status = 1;
+    status = apps::exit_usage;  // -nx abc: PETSc has said why
   const std::string pc_option = pc_name;
   const OurPc ours = pc_option == "chebyshev" ? OurPc::chebyshev : pc_option == "jacobi" ? OurPc::jacobi : OurPc::none;
   if (status == 0 && !pc_option.empty() && ours == OurPc::none) {
     PetscPrintf(PETSC_COMM_WORLD, "error: -blockeigs_pc %s: expected chebyshev or jacobi\n", pc_name);
-    status = 1;
+    status = apps::exit_usage;
   }
 
   // Our library reports errors as exceptions, agreed on by every rank.

@@ -1,4 +1,5 @@
-# Install rules: the libraries as blockeigs::core, ::io, ::spmm, ::solver
+# Install rules: the libraries as blockeigs::core, ::io, ::dense, ::spmm, ::solver
+# (an interface over the solver's rooms, ::solver_base ... ::solver_plan)
 # (and ::petsc where built), their public headers under include/blockeigs/
 # with the paths the code uses, the apps, and a package config so that
 #   find_package(blockeigs CONFIG REQUIRED)
@@ -8,7 +9,8 @@
 # the apps' libraries, tests, benchmarks) are not exported.
 include(CMakePackageConfigHelpers)
 
-set(_blockeigs_libraries blockeigs_core blockeigs_io blockeigs_spmm blockeigs_solver blockeigs_lapack)
+set(_blockeigs_libraries blockeigs_core blockeigs_io blockeigs_dense blockeigs_spmm ${BLOCKEIGS_SOLVER_ROOMS}
+    blockeigs_solver blockeigs_lapack)
 if(BLOCKEIGS_PETSC)
   list(APPEND _blockeigs_libraries blockeigs_petsc)
 endif()
@@ -32,7 +34,7 @@ set(_blockeigs_header_excludes PATTERN "config_yaml.hpp" EXCLUDE)
 if(NOT BLOCKEIGS_PETSC)
   list(APPEND _blockeigs_header_excludes PATTERN "petsc" EXCLUDE)
 endif()
-install(DIRECTORY core io spmm solver
+install(DIRECTORY core io dense spmm solver
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/blockeigs
         FILES_MATCHING PATTERN "*.hpp" ${_blockeigs_header_excludes})
 

@@ -441,6 +441,8 @@ Document file_document(const std::string& path) {
 
 }  // namespace
 
+std::string override_form_problem(std::string_view assignment) { return yaml::override_form_problem(assignment); }
+
 EigsConfig read_eigs_config(const std::string& path, std::span<const std::string> overrides,
                             std::span<const env::KeyOverride> environment) {
   return parse_eigs(read_text(path), file_document(path), {overrides, environment});

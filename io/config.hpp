@@ -154,6 +154,11 @@ struct CgConfig {
 // (core/env_overrides.hpp), applied the same way after them (the environment
 // wins); a message about one names the variable
 // ("BLOCKEIGS_HALO_TRANSPORT=tcp: execution.halo.transport must be ...").
+// Why `assignment` is not KEY=VALUE with KEY a dotted key path ("expected
+// KEY=VALUE, e.g. --set eigensolver.k=4"); empty where it is. The apps refuse
+// such a --set as a bad command line (exit 2) before reading the file.
+std::string override_form_problem(std::string_view assignment);
+
 EigsConfig read_eigs_config(const std::string& path, std::span<const std::string> overrides = {},
                             std::span<const env::KeyOverride> environment = {});
 CgConfig read_cg_config(const std::string& path, std::span<const std::string> overrides = {},

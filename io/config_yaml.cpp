@@ -70,6 +70,34 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 std::string join_or(std::span<const std::string_view> words) { return join(words, " or "); }
 
+// Words that mean an allowed value which edit distance misses or gets wrong:
+// "gpu" is one edit from "cpu" but means "cuda". Used only where the value
+// they name is among the allowed ones.
+struct ValueAlias {
+  std::string_view word, value;
+};
+constexpr ValueAlias kValueAliases[] = {
+    {"gpu", "cuda"},        {"device", "cuda"},         {"nvidia", "cuda"},          {"host", "cpu"},
+    {"openmp", "cpu"},      {"automatic", "auto"},      {"default", "auto"},         {"auto", "automatic"},
+    {"default", "automatic"}, {"double", "fp64"},       {"float64", "fp64"},         {"f64", "fp64"},
+    {"single", "fp32"},     {"float", "fp32"},          {"float32", "fp32"},         {"f32", "fp32"},
+    {"min", "smallest"},    {"minimum", "smallest"},    {"lowest", "smallest"},      {"max", "largest"},
+    {"maximum", "largest"}, {"highest", "largest"},     {"scotch", "graph"},         {"ptscotch", "graph"},
+    {"pt-scotch", "graph"}, {"metis", "graph"},         {"rcm", "band"},             {"cuthill_mckee", "band"},
+    {"off", "none"},        {"no", "none"},             {"identity", "none"},        {"off", "false"},
+    {"no", "false"},        {"on", "true"},             {"yes", "true"},             {"diagonal", "jacobi"},
+    {"polynomial", "chebyshev"}, {"cuda_ipc", "ipc"},   {"peer", "ipc"},             {"p2p", "ipc"},
+    {"host_staged", "staged"}, {"merge", "merge_based"}, {"row-split", "row_split"},
+};
+
+std::optional<std::string_view> meant_value(std::string_view text, std::span<const std::string_view> allowed) {
+  const std::string word = lowercase(text);
+  for (const ValueAlias& alias : kValueAliases)
+    if (alias.word == word)
+      if (const auto found = std::ranges::find(allowed, alias.value); found != allowed.end()) return *found;
+  return closest_key(text, allowed);
+}
+
 std::optional<std::string_view> closest_key(std::string_view key,
                                             std::span<const std::string_view> candidates) {
   const std::string wanted = lowercase(key);
@@ -182,22 +210,38 @@ std::string Document::where(std::string_view path, const YAML::Mark& mark) const
   return detail::concat(source, ":", mark.line + 1);
 }
 
-void apply_override(YAML::Node& root, const std::string& assignment, Document& doc, const std::string& given) {
-  const std::string origin = given.empty() ? "--set " + assignment : given;
-  check_text(assignment, given.empty() ? "--set" : given.substr(0, given.find('=')), false);
-  const std::size_t equals = assignment.find('=');
-  if (equals == std::string::npos)
-    fail_input(origin, ": expected KEY=VALUE, e.g. --set eigensolver.k=4");
-  const std::string key = assignment.substr(0, equals);
+namespace {
+
+// KEY's parts between the dots ("eigensolver.k": eigensolver, k).
+std::vector<std::string> key_parts(std::string_view key) {
   std::vector<std::string> parts;
   for (std::size_t start = 0;;) {
     const std::size_t dot = key.find('.', start);
-    parts.push_back(key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-    if (dot == std::string::npos) break;
+    parts.emplace_back(key.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start));
+    if (dot == std::string_view::npos) return parts;
     start = dot + 1;
   }
-  if (std::ranges::any_of(parts, [](const std::string& part) { return part.empty(); }))
-    fail_input(origin, ": expected KEY=VALUE with KEY a dotted key path such as eigensolver.k, got '", key, "'");
+}
+
+}  // namespace
+
+std::string override_form_problem(std::string_view assignment) {
+  const std::size_t equals = assignment.find('=');
+  if (equals == std::string_view::npos) return "expected KEY=VALUE, e.g. --set eigensolver.k=4";
+  const std::string_view key = assignment.substr(0, equals);
+  if (std::ranges::any_of(key_parts(key), [](const std::string& part) { return part.empty(); }))
+    return detail::concat("expected KEY=VALUE with KEY a dotted key path such as eigensolver.k, got '", key, "'");
+  return {};
+}
+
+void apply_override(YAML::Node& root, const std::string& assignment, Document& doc, const std::string& given) {
+  const std::string origin = given.empty() ? "--set " + assignment : given;
+  check_text(assignment, given.empty() ? "--set" : given.substr(0, given.find('=')), false);
+  if (const std::string problem = override_form_problem(assignment); !problem.empty())
+    fail_input(origin, ": ", problem);
+  const std::size_t equals = assignment.find('=');
+  const std::string key = assignment.substr(0, equals);
+  const std::vector<std::string> parts = key_parts(key);
   YAML::Node value;
   try {
     value = YAML::Load(assignment.substr(equals + 1));
@@ -324,7 +368,7 @@ std::size_t Value::one_of(std::span<const std::string_view> names) const {
   const std::string& text = node_.Scalar();
   const auto found = std::ranges::find(names, text);
   if (found != names.end()) return static_cast<std::size_t>(found - names.begin());
-  if (const auto guess = closest_key(text, names))
+  if (const auto guess = meant_value(text, names))
     fail(" must be ", join_or(names), ", got '", text, "' (did you mean ", *guess, "?)");
   fail(" must be ", join_or(names), ", got '", text, "'");
 }

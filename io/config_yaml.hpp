@@ -77,12 +77,20 @@ YAML::Node load(const std::string& text, const Document& doc);
 // `origin` where one is given (an environment variable: "BLOCKEIGS_HALO_PEER=0").
 void apply_override(YAML::Node& root, const std::string& assignment, Document& doc, const std::string& origin = {});
 
+// io::override_form_problem (config.hpp): what is wrong with the form of KEY=VALUE, or empty.
+std::string override_form_problem(std::string_view assignment);
+
 // "a", "a or b", "a, b or c".
 std::string join_or(std::span<const std::string_view> words);
 
 // The one of `candidates` that `key` is most likely a misspelling of, if any.
 std::optional<std::string_view> closest_key(std::string_view key,
                                             std::span<const std::string_view> candidates);
+
+// The one of the allowed values that `text` most likely means: by a table of
+// words for their meaning first ("gpu": cuda, "double": fp64), then as a
+// misspelling (closest_key).
+std::optional<std::string_view> meant_value(std::string_view text, std::span<const std::string_view> allowed);
 
 // A YAML spelling of an enum value.
 template <class Enum>

@@ -216,103 +216,126 @@ std::optional<MatrixMarketSize> read_matrix_market_size(const std::string& path)
   return std::nullopt;
 }
 
+namespace {
+
+// The size line: the first line after the banner that is neither a comment
+// nor blank, "rows columns entries".
+struct SizeLine {
+  std::int64_t rows = 0, cols = 0, declared = 0;
+};
+
+SizeLine read_size_line(LineReader& lines, const std::string& path) {
+  std::string_view line;
+  bool have_size = false;
+  while (!have_size && lines.next(line)) have_size = !is_skippable(line);
+  if (!have_size) fail_input(path, ": line ", lines.number(), ": the file ends before the size line");
+  SizeLine size;
+  std::string_view rest = line;
+  const bool ok = parse_integer(next_token(rest), size.rows) && parse_integer(next_token(rest), size.cols) &&
+                  parse_integer(next_token(rest), size.declared) && next_token(rest).empty();
+  if (!ok || size.rows < 0 || size.cols < 0 || size.declared < 0)
+    fail_input(path, ": line ", lines.number(), ": bad size line '", line,
+               "' (expected three non-negative integers: rows columns entries)");
+  return size;
+}
+
+// An entry's value token in the banner's field (pattern: none, 1).
+double parse_value(const Header& header, std::string_view token, std::int64_t number, const std::string& path) {
+  double value = 1.0;
+  if (header.field == MatrixMarketField::real) {
+    if (const std::errc ec = parse_real(token, value); ec == std::errc::result_out_of_range)
+      fail_input(path, ": line ", number, ": value '", token, "' is out of range for a double");
+    else if (ec != std::errc())
+      fail_input(path, ": line ", number, ": value '", token, "' is not a number");
+    if (!std::isfinite(value)) fail_input(path, ": line ", number, ": value '", token, "' is not finite");
+  } else if (header.field == MatrixMarketField::integer) {
+    std::int64_t integer = 0;
+    if (!parse_integer(token, integer))
+      fail_input(path, ": line ", number, ": value '", token, "' is not an integer");
+    value = static_cast<double>(integer);
+  }
+  return value;
+}
+
+// One entry line, "row column [value]", checked against the size; 1-based indices.
+struct Entry {
+  std::int64_t row = 0, col = 0;
+  double value = 1.0;
+};
+
+Entry parse_entry(std::string_view line, std::int64_t number, const Header& header, const SizeLine& size,
+                  const std::string& path) {
+  const std::size_t tokens_per_entry = header.field == MatrixMarketField::pattern ? 2 : 3;
+  std::array<std::string_view, 4> tokens;
+  std::size_t found = 0;
+  std::string_view rest = line;
+  for (std::string_view token = next_token(rest); !token.empty() && found < tokens.size(); token = next_token(rest))
+    tokens[found++] = token;
+  if (found != tokens_per_entry)
+    fail_input(path, ": line ", number, ": expected ", tokens_per_entry == 2 ? "'row column'" : "'row column value'",
+               ", got '", line, "'");
+  Entry entry;
+  if (!parse_integer(tokens[0], entry.row))
+    fail_input(path, ": line ", number, ": row index '", tokens[0], "' is not an integer");
+  if (!parse_integer(tokens[1], entry.col))
+    fail_input(path, ": line ", number, ": column index '", tokens[1], "' is not an integer");
+  if (entry.row < 1 || entry.row > size.rows)
+    fail_input(path, ": line ", number, ": row ", entry.row, " is outside 1..", size.rows);
+  if (entry.col < 1 || entry.col > size.cols)
+    fail_input(path, ": line ", number, ": column ", entry.col, " is outside 1..", size.cols);
+  entry.value = parse_value(header, tokens[2], number, path);
+  return entry;
+}
+
+}  // namespace
+
 MatrixMarketFile read_matrix_market(const std::string& path) {
   const std::string text = read_file_text(path);
   LineReader lines(text);
   std::string_view line;
   if (!lines.next(line)) fail_input(path, ": the file is empty (no Matrix Market banner)");
   const Header header = parse_banner(line, path);
-
-  // Size line: the first line that is neither a comment nor blank.
-  bool have_size = false;
-  while (!have_size && lines.next(line)) have_size = !is_skippable(line);
-  if (!have_size) fail_input(path, ": line ", lines.number(), ": the file ends before the size line");
-  std::int64_t rows = 0, cols = 0, declared = 0;
-  {
-    std::string_view rest = line;
-    const bool ok = parse_integer(next_token(rest), rows) && parse_integer(next_token(rest), cols) &&
-                    parse_integer(next_token(rest), declared) && next_token(rest).empty();
-    if (!ok || rows < 0 || cols < 0 || declared < 0)
-      fail_input(path, ": line ", lines.number(), ": bad size line '", line,
-                 "' (expected three non-negative integers: rows columns entries)");
-  }
+  const SizeLine size = read_size_line(lines, path);
   const bool symmetric = header.symmetry == MatrixMarketSymmetry::symmetric;
-  if (symmetric && rows != cols)
-    fail_input(path, ": line ", lines.number(), ": a symmetric matrix must be square, but the size is ",
-               rows, " x ", cols);
+  if (symmetric && size.rows != size.cols)
+    fail_input(path, ": line ", lines.number(), ": a symmetric matrix must be square, but the size is ", size.rows,
+               " x ", size.cols);
 
   Triplets entries;
   // Every entry takes at least four characters ("1 1\n"), which bounds what a
   // lying size line can make us reserve.
   const auto expected = static_cast<std::size_t>(
-      std::min<std::int64_t>(declared, static_cast<std::int64_t>(text.size() / 4 + 1)));
+      std::min<std::int64_t>(size.declared, static_cast<std::int64_t>(text.size() / 4 + 1)));
   const std::size_t capacity = symmetric ? 2 * expected : expected;
   entries.rows.reserve(capacity);
   entries.cols.reserve(capacity);
   entries.values.reserve(capacity);
 
-  const std::size_t tokens_per_entry = header.field == MatrixMarketField::pattern ? 2 : 3;
   std::int64_t seen = 0;
   while (lines.next(line)) {
     if (is_skippable(line)) continue;
     const std::int64_t number = lines.number();
-    if (seen == declared)
-      fail_input(path, ": line ", number, ": more entries than the ", declared,
-                 " the size line declares");
-    std::array<std::string_view, 4> tokens;
-    std::size_t found = 0;
-    std::string_view rest = line;
-    for (std::string_view token = next_token(rest); !token.empty() && found < tokens.size();
-         token = next_token(rest))
-      tokens[found++] = token;
-    if (found != tokens_per_entry)
-      fail_input(path, ": line ", number, ": expected ",
-                 tokens_per_entry == 2 ? "'row column'" : "'row column value'", ", got '", line,
-                 "'");
-
-    std::int64_t row = 0, col = 0;
-    if (!parse_integer(tokens[0], row))
-      fail_input(path, ": line ", number, ": row index '", tokens[0], "' is not an integer");
-    if (!parse_integer(tokens[1], col))
-      fail_input(path, ": line ", number, ": column index '", tokens[1], "' is not an integer");
-    if (row < 1 || row > rows)
-      fail_input(path, ": line ", number, ": row ", row, " is outside 1..", rows);
-    if (col < 1 || col > cols)
-      fail_input(path, ": line ", number, ": column ", col, " is outside 1..", cols);
-
-    double value = 1.0;
-    if (header.field == MatrixMarketField::real) {
-      if (const std::errc ec = parse_real(tokens[2], value); ec == std::errc::result_out_of_range)
-        fail_input(path, ": line ", number, ": value '", tokens[2], "' is out of range for a double");
-      else if (ec != std::errc())
-        fail_input(path, ": line ", number, ": value '", tokens[2], "' is not a number");
-      if (!std::isfinite(value))
-        fail_input(path, ": line ", number, ": value '", tokens[2], "' is not finite");
-    } else if (header.field == MatrixMarketField::integer) {
-      std::int64_t integer = 0;
-      if (!parse_integer(tokens[2], integer))
-        fail_input(path, ": line ", number, ": value '", tokens[2], "' is not an integer");
-      value = static_cast<double>(integer);
-    }
-
-    entries.rows.push_back(row - 1);
-    entries.cols.push_back(col - 1);
-    entries.values.push_back(value);
-    if (symmetric && row != col) {  // the other triangle, whichever one the file stores
-      entries.rows.push_back(col - 1);
-      entries.cols.push_back(row - 1);
-      entries.values.push_back(value);
+    if (seen == size.declared)
+      fail_input(path, ": line ", number, ": more entries than the ", size.declared, " the size line declares");
+    const Entry e = parse_entry(line, number, header, size, path);
+    entries.rows.push_back(e.row - 1);
+    entries.cols.push_back(e.col - 1);
+    entries.values.push_back(e.value);
+    if (symmetric && e.row != e.col) {  // the other triangle, whichever one the file stores
+      entries.rows.push_back(e.col - 1);
+      entries.cols.push_back(e.row - 1);
+      entries.values.push_back(e.value);
     }
     ++seen;
   }
-  if (seen < declared)
-    fail_input(path, ": line ", lines.number(), ": the file ends after ", seen,
-               " entries, but the size line declares ", declared);
+  if (seen < size.declared)
+    fail_input(path, ": line ", lines.number(), ": the file ends after ", seen, " entries, but the size line declares ",
+               size.declared);
 
   MatrixMarketFile file;
   file.field = header.field;
   file.symmetry = header.symmetry;
-  file.matrix = assemble(rows, cols, entries);
+  file.matrix = assemble(size.rows, size.cols, entries);
   return file;
 }
 

@@ -7,5 +7,6 @@ cd "$(dirname "$0")/.."
 source scripts/preset.sh
 setup_and_build
 config=${1:-configs/demo.yaml}
-echo "+ mpirun -np 2 build/$preset/apps/block-eigs $config"
-exec mpirun "${mpi_flags[@]}" -np 2 "build/$preset/apps/block-eigs" "$config"
+command=(mpirun "${mpi_flags[@]}" -np 2 "build/$preset/apps/block-eigs" "$config")
+show_command "${command[@]}"
+exec "${command[@]}"

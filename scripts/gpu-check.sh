@@ -4,7 +4,7 @@
 # device tool's folder) or /tmp/gpu-check.
 #   scripts/gpu-check.sh [memplan] [dmma] [tests] [sanitize] [bench-quick|bench-full] [operator] [layouts] [blockops] [profile] [ncu] [ncu-lobpcg] [ncu-gram] [ncu-ritz] [compare] [compare-pencil] [tts] [scaling] [partition] [halo-scaling] [ab-eigs] [ab-blockops] [ab-spmm] [eigs-precision]
 # BUILD_TARGETS="a b": build only these targets (a probe that needs one app).
-# dmma: the fp64 tensor-core rate of each mma.sync shape (scripts/dev/dmma_rate.cu) and the MMA
+# dmma: the fp64 tensor-core rate of each mma.sync shape (bench/micro/dmma_rate.cu) and the MMA
 # opcodes in our LOBPCG kernels' SASS.
 # ncu: Nsight Compute on LOBPCG's Gram-pair kernel (k = 20) and the n = 1 merge SpMV body (Oregon-2, fp32).
 # ncu-lobpcg: Nsight Compute on the Gram-pair and Ritz-update kernels at k = 20, and row_split at
@@ -23,11 +23,11 @@
 # PARTITION_GRID (256), PARTITION_RANKS (4), PARTITION_APPS ("eigs cg"), PARTITION_RUNS (which of the
 # runs, "FILE PARTITION RANKS LOCAL_ORDER" separated by ';', RANKS N for PARTITION_RANKS). Needs a build
 # with PT-Scotch: gpu-carry/ptscotch (../shared/tools/carry-debs.sh, see docs/benchmarks/scaling.md).
-# compare: block-eigs and block-cg against torch and CuPy (scripts/compare_solvers.py eigs, cg), then compare-pencil.
+# compare: block-eigs and block-cg against torch and CuPy (bench/scripts/compare_solvers.py eigs, cg), then compare-pencil.
 # compare-pencil: K x = lambda M x on fem_p1's 128^3 cube: block-eigs with B, without (K alone), torch.lobpcg(K, B=M).
 # eigs-precision: block-eigs on the 128^3 LOBPCG comparison with the residual block in fp64 and in fp32 (auto).
 # tts: time to solution: wall from mpirun to exit beside the run's account, 128^3 and 256^3, generator and
-# HDF5, 1 and 2 GPUs, natural and renumbered (scripts/time-to-solution.sh; TTS_CASES picks).
+# HDF5, 1 and 2 GPUs, natural and renumbered (bench/scripts/time-to-solution.sh; TTS_CASES picks).
 # memplan: block-eigs --dry-run, then the real run, on configs/laplacian3d-256.yaml (1 GPU): the plan's
 # device peak beside the measured one (Buffers' peak, and the device's use at it above its use before loading).
 # tests: CUDA_TESTS (a ctest -R regex) narrows it to the GPU tests a change touched.
@@ -80,7 +80,7 @@ build_base() {
 # torch.lobpcg(K, B=M) with the same test (targets: B within 2x of the standard time, torch at least 4x slower).
 compare_pencil() {
   echo "== compare pencil (one GPU)"
-  PYTHONUNBUFFERED=1 CUDA_VISIBLE_DEVICES=0 python3 scripts/compare_solvers.py pencil --bin $bin \
+  PYTHONUNBUFFERED=1 CUDA_VISIBLE_DEVICES=0 python3 bench/scripts/compare_solvers.py pencil --bin $bin \
     ${COMPARE_MAXITER:+--maxiter $COMPARE_MAXITER} 2>&1 | tee "$out/compare-pencil.log" | tail -9
   note "compare pencil   $(grep -E "^B's cost" "$out/compare-pencil.log" || echo 'no result (see compare-pencil.log)')"
 }
@@ -105,7 +105,7 @@ for step in "${steps[@]}"; do
   case $step in
     dmma)
       echo "== fp64 MMA rate by shape"
-      nvcc -O3 -arch=sm_90 -o /tmp/dmma_rate scripts/dev/dmma_rate.cu && /tmp/dmma_rate 2>&1 | tee "$out/dmma-rate.log"
+      nvcc -O3 -arch=sm_90 -o /tmp/dmma_rate bench/micro/dmma_rate.cu && /tmp/dmma_rate 2>&1 | tee "$out/dmma-rate.log"
       note "dmma             $(grep -E ' 16 warps' "$out/dmma-rate.log" | awk '{printf "%s %s TF; ", $1, $(NF-1)}')"
       for o in $(find build/cuda/solver -name 'ritz_update.cu.o' -o -name 'tall_skinny_gram.cu.o' \
                    -o -name 'dmma_update.cu.o'); do
@@ -225,7 +225,7 @@ for step in "${steps[@]}"; do
       # The GPU machine has only the nsys inside Nsight Compute; it leaves a .qdstrm that its
       # QdstrmImporter turns into a report, and that needs libdw, which the machine lacks: copy
       # libdw.so.1, libelf.so.1, liblzma.so.5 and libbz2.so.1.0 from here into gpu-carry/libdw.
-      app=${PROFILE_APP:-block-cg}; cfg=configs/bench/${app#block-}-laplacian-128.yaml
+      app=${PROFILE_APP:-block-cg}; cfg=bench/configs/${app#block-}-laplacian-128.yaml
       echo "== profile (nsys, $app 128^3)"
       nsys_bin=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys \
                    /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys 2>/dev/null | head -1)
@@ -240,7 +240,7 @@ for step in "${steps[@]}"; do
       if [ -f "$out/$app.nsys-rep" ] &&
          "$nsys_bin" export --type sqlite -o "$out/$app.sqlite" "$out/$app.nsys-rep" > "$out/profile-export.log" 2>&1; then
         anchor=ritz_update_; [ $app = block-cg ] && anchor=${PROFILE_ANCHOR:-row_split_kernel}
-        python3 scripts/dev/nsys_gaps.py "$out/$app.sqlite" $anchor | tee "$out/profile-gaps.txt"
+        python3 bench/scripts/nsys_gaps.py "$out/$app.sqlite" $anchor | tee "$out/profile-gaps.txt"
         note "profile          $(head -1 "$out/profile-gaps.txt")"
       else
         note "profile          no report (see $out/profile-*.log)"
@@ -264,9 +264,9 @@ for step in "${steps[@]}"; do
       cheb="${COMPARE_CHEB_DEGREE:+--cheb-degree $COMPARE_CHEB_DEGREE} --cheb-precision ${COMPARE_CHEB_PRECISION:-auto}"
       cheb="$cheb --cheb-also-precision ${COMPARE_CHEB_ALSO:-fp32,fp64}"
       # COMPARE_MAXITER=4000: the others get twice block-eigs' iterations (the default caps them at 1000).
-      CUDA_VISIBLE_DEVICES=0 python3 scripts/compare_solvers.py eigs --bin $bin ${COMPARE_SKIP_CUPY:+--skip-cupy} \
+      CUDA_VISIBLE_DEVICES=0 python3 bench/scripts/compare_solvers.py eigs --bin $bin ${COMPARE_SKIP_CUPY:+--skip-cupy} \
         ${COMPARE_MAXITER:+--maxiter $COMPARE_MAXITER} $cheb 2>&1 | tee "$out/compare-eigs.log" | tail -17
-      CUDA_VISIBLE_DEVICES=0 python3 scripts/compare_solvers.py cg --bin $bin $cheb \
+      CUDA_VISIBLE_DEVICES=0 python3 bench/scripts/compare_solvers.py cg --bin $bin $cheb \
         2>&1 | tee "$out/compare-cg.log" | tail -13
       note "$(grep -E '^\| block-(eigs|cg) ' "$out"/compare-{eigs,cg}.log | tr '\n' ' ')"
       compare_pencil ;;
@@ -278,7 +278,7 @@ for step in "${steps[@]}"; do
       for i in $(seq ${AB_RUNS:-3}); do
         for side in base this; do
           b=$bin; [ $side = base ] && b=$base/build/cuda/apps
-          line=$($b/block-eigs configs/bench/eigs-laplacian-128.yaml 2>&1 | tee -a "$out/ab-eigs-$side.log" | grep -E '^solve time')
+          line=$($b/block-eigs bench/configs/eigs-laplacian-128.yaml 2>&1 | tee -a "$out/ab-eigs-$side.log" | grep -E '^solve time')
           its=$(grep -E '^iterations' "$out/ab-eigs-$side.log" | tail -1)
           echo "$side: $its; $line" | tee -a "$out/ab-eigs.log"
         done
@@ -291,7 +291,7 @@ for step in "${steps[@]}"; do
       echo "== block-eigs 128^3: search_precision fp64 against auto"
       for p in fp64 auto; do
         sed "s/^  preconditioner: none/  preconditioner: none\n  search_precision: $p/" \
-          configs/bench/eigs-laplacian-128.yaml > /tmp/eigs-$p.yaml
+          bench/configs/eigs-laplacian-128.yaml > /tmp/eigs-$p.yaml
       done
       for i in $(seq ${PRECISION_RUNS:-2}); do
         for p in fp64 auto; do
@@ -423,8 +423,8 @@ for step in "${steps[@]}"; do
       fi
       note "halo-apply       $(grep -h '^CSV,operator' "$out"/halo-apply-*.log | awk -F, '{printf "np%s %.3f ms; ", $6, $7}')" ;;
     tts)
-      echo "== time to solution (scripts/time-to-solution.sh; TTS_CASES picks)"
-      scripts/time-to-solution.sh $bin "$out"
+      echo "== time to solution (bench/scripts/time-to-solution.sh; TTS_CASES picks)"
+      bench/scripts/time-to-solution.sh $bin "$out"
       note "tts              $(tail -n +2 "$out/tts-table.txt" | awk '{printf "%s %s/%s s; ", $1, $3, $5}')" ;;
     memplan)
       echo "== memory plan against the run (256^3 Laplacian, k = 16, 1 GPU)"

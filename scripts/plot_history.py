@@ -5,7 +5,9 @@ usage: plot_history.py RESULTS.h5 [OUTPUT.png]
 
 block-eigs files: residual norm ||A x - lambda x|| per eigenpair (one line each)
 against the iteration, log scale. block-cg files: relative residual per
-right-hand side. Needs h5py and matplotlib (python3-h5py and python3-matplotlib,
+right-hand side. Iterations are numbered as the run's monitor numbered them:
+block-eigs from 0 (the start block's residuals), block-cg from 1, a resumed
+run on from the iteration it resumed after (the file's resumed_from_iteration). Needs h5py and matplotlib (python3-h5py and python3-matplotlib,
 which scripts/setup.sh installs).
 """
 import os
@@ -45,18 +47,21 @@ def main():
     with f:
         app = f.attrs.get("app", b"")
         app = app.decode() if isinstance(app, bytes) else str(app)
+        resumed_after = int(f.attrs.get("resumed_from_iteration", 0))
         if "history/residual_norms" in f:
             history = f["history/residual_norms"][()]
             label, ylabel = "pair", "residual norm ||A x - lambda x||"
+            first = resumed_after  # row 0: the test of the start block (or of the checkpoint's)
         elif "history/relative_residuals" in f:
             history = f["history/relative_residuals"][()]
             label, ylabel = "column", "relative residual ||b - A x|| / ||b||"
+            first = resumed_after + 1  # row 0: the first step's residuals
         else:
             sys.exit(f"{path}: no /history/residual_norms or /history/relative_residuals")
     if history.ndim == 1:
         history = history[:, None]
     fig, ax = plt.subplots(figsize=(8, 5))
-    iterations = range(1, history.shape[0] + 1)
+    iterations = range(first, first + history.shape[0])
     for j in range(history.shape[1]):
         column = history[:, j]
         shown = [(i, v) for i, v in zip(iterations, column) if v > 0]  # 0: column already finished
@@ -70,7 +75,7 @@ def main():
         ax.legend(fontsize="small", ncol=2)
     fig.tight_layout()
     fig.savefig(out, dpi=120)
-    print(f"wrote {out}")
+    print(f"wrote {out} (iterations {first}-{first + history.shape[0] - 1})")
 
 
 if __name__ == "__main__":

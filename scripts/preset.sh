@@ -15,9 +15,22 @@ jobs=$(nproc 2>/dev/null || echo 2)
 mpi_flags=()
 if [ "$(id -u)" -eq 0 ]; then mpi_flags+=(--allow-run-as-root); fi
 
+# Prints a command exactly as it is run, quoted so that it can be pasted
+# ("+ mpirun --allow-run-as-root -np 2 build/cpu/apps/block-eigs configs/demo.yaml").
+show_command() {
+  printf '+'
+  printf ' %q' "$@"
+  printf '\n'
+}
+# Prints a command as show_command does, then runs it.
+run() {
+  show_command "$@"
+  "$@"
+}
+
 # Installs the dependencies, configures and builds with the chosen preset.
 setup_and_build() {
-  scripts/setup.sh
-  cmake --preset "$preset"
-  cmake --build --preset "$preset" -j "$jobs"
+  run scripts/setup.sh
+  run cmake --preset "$preset"
+  run cmake --build --preset "$preset" -j "$jobs"
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Install block-eigs' build and test dependencies from Debian's archive, and
-# nanobind (the Python module's bindings, which Debian lacks) at a pinned
-# version from PyPI into build/python-deps (BLOCKEIGS_PYTHON_DEPS), where
-# CMake looks for it. Idempotent: packages already present are left alone.
+# nanobind (the Python module's bindings) and lizard (function lengths, for
+# the layout test), which Debian lacks, at pinned versions from PyPI into
+# build/python-deps (BLOCKEIGS_PYTHON_DEPS), where CMake and the test look. Idempotent: packages already present are left alone.
 set -euo pipefail
 
 packages=(
@@ -18,16 +18,22 @@ packages=(
   clang libclang-rt-14-dev  # the fuzz preset (libFuzzer is in the clang runtime)
   python3-dev python3-numpy python3-scipy python3-mpi4py python3-pytest python3-pip  # the Python package
 )
-# PyPI's, pinned (pyproject.toml's build requirements name the same versions).
-python_deps=(nanobind==2.9.2)
+# PyPI's, pinned (pyproject.toml's build requirements name the same nanobind).
+python_deps=(nanobind==2.9.2 lizard==1.17.10)
 python_deps_dir=${BLOCKEIGS_PYTHON_DEPS:-$(cd "$(dirname "$0")/.." && pwd)/build/python-deps}
 
+# Each name==version already in python_deps_dir, as its installed metadata says.
+python_deps_present() {
+  local dep
+  for dep in "${python_deps[@]}"; do
+    [ "$(PYTHONPATH=$python_deps_dir /usr/bin/python3 -c \
+        'import importlib.metadata, sys; print(importlib.metadata.version(sys.argv[1]))' "${dep%%==*}" 2>/dev/null)" \
+      = "${dep#*==}" ] || return 1
+  done
+}
+
 install_python_deps() {
-  local wanted=${python_deps[0]#*==}
-  if [ "$(PYTHONPATH=$python_deps_dir /usr/bin/python3 -c 'import nanobind; print(nanobind.__version__)' 2>/dev/null)" \
-       = "$wanted" ]; then
-    return
-  fi
+  python_deps_present && return
   echo "setup: installing ${python_deps[*]} into $python_deps_dir"
   /usr/bin/python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --no-deps --upgrade \
     --target "$python_deps_dir" "${python_deps[@]}"

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "spmm/memory.hpp"
+#include "dense/memory.hpp"
 
 namespace blockeigs::spmm {
 

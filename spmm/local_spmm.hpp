@@ -4,9 +4,9 @@
 
 #include <memory>
 
-#include "spmm/context.hpp"
+#include "dense/context.hpp"
 #include "spmm/csr.hpp"
-#include "spmm/dense.hpp"
+#include "dense/dense.hpp"
 
 #ifdef BLOCKEIGS_HAVE_CUDA
 #include "spmm/cuda/heuristic.hpp"

@@ -10,9 +10,9 @@
 #include <memory>
 
 #include "core/enums.hpp"
-#include "spmm/context.hpp"
+#include "dense/context.hpp"
 #include "spmm/csr.hpp"
-#include "spmm/dense.hpp"
+#include "dense/dense.hpp"
 
 namespace blockeigs::spmm {
 

@@ -4,16 +4,16 @@
 // stored (rounded) B, and consistent with it. On the device a group of lanes
 // takes a row, each lane 4 columns of B (one 16-byte load of a gathered row)
 // or, where B's rows are not so aligned, 1; all of a row's nonzeros for a
-// batch of 8 in flight at once. Stand-alone (scripts/dev/az_mixed.cu, H200,
-// 128^3 Laplacian, width 20): 0.259 ms against 0.361 ms for an fp64 B.
+// batch of 8 in flight at once: 0.72x an fp64 B's time on an H200
+// (docs/benchmarks/solvers.md#search-precision).
 //
 //   spmm::multiply_single_input(context, A, B, C);   // C = A B, C not read
 //   spmm::multiply_single_input(context, A, B, C, true);  // C += A B
 #pragma once
 
-#include "spmm/context.hpp"
+#include "dense/context.hpp"
 #include "spmm/csr.hpp"
-#include "spmm/dense.hpp"
+#include "dense/dense.hpp"
 
 namespace blockeigs::spmm {
 

@@ -9,11 +9,17 @@
 #include "apps/app_main.hpp"
 #include "apps/environment.hpp"
 #include "apps/run/checkpoint.hpp"
-#include "apps/run/output/distributed_output.hpp"
 #include "apps/run/memory_report.hpp"
 #include "apps/run/monitor_pacing.hpp"
+#include "apps/run/output/distributed_output.hpp"
+#include "apps/run/output/input_order_block.hpp"
 #include "apps/run/preconditioner_setup.hpp"
-#include "apps/run/run_common.hpp"
+#include "apps/run/steps/account_lines.hpp"
+#include "apps/run/steps/host_rows.hpp"
+#include "apps/run/steps/matrix_setup.hpp"
+#include "apps/run/steps/result_metadata.hpp"
+#include "apps/run/steps/scientific.hpp"
+#include "apps/run/steps/solve_steps.hpp"
 #include "apps/run/summary.hpp"
 #include "core/checks.hpp"
 #include "core/enums.hpp"
@@ -21,7 +27,7 @@
 #include "solver/blocks/block_ops.hpp"
 #include "solver/blocks/host_copy.hpp"
 #include "solver/cg/block_cg.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 
 namespace blockeigs::apps {
 namespace {
@@ -81,91 +87,83 @@ std::string rhs_location(const io::BlockCgConfig& settings, bool written) {
   return written ? "/B" : "not written (block_cg.rhs.output: false)";
 }
 
+// The right-hand sides B (block_cg.rhs: a file's, random, or A times a known
+// random solution, kept for the errors), on this rank's rows. Collective.
 template <class T>
-int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, const spmm::Context& context,
-          MPI_Comm comm, RunAccount& account) {
-  int rank = 0;
-  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-  const io::BlockCgConfig& settings = config.solver;
-  solver::DistributedOperator<T> op(comm, context, matrix.rows, matrix.partition, config.execution.spmm_algorithm,
-                                    halo_options(config.execution, context.space()));
-  account.lap(Phase::operator_build);
-  const solver::MemoryPlan memory_plan = check_memory_with_operator(config, matrix, op);
-  account.lap(Phase::memory_plan);
+struct CgProblem {
+  spmm::DenseBlock<T> B, X_known;
+  std::int64_t s = 0;  // columns
+  bool known = false;  // X_known holds the solution
+};
+
+template <class T>
+CgProblem<T> set_up_rhs(const io::BlockCgConfig& settings, const solver::DistributedRows& matrix,
+                        solver::LinearOperator<T>& op, const spmm::Context& context, MPI_Comm comm) {
   const Space space = context.space();
   const std::int64_t m = op.local_rows();
-
-  // Right-hand sides, and the known solution when there is one.
-  spmm::DenseBlock<T> B, X_known;
-  std::int64_t s = settings.columns;
+  CgProblem<T> p;
+  p.s = settings.columns;
   if (settings.rhs == io::RhsSource::hdf5) {
     const io::DenseRows rows = read_dense_rows(settings.rhs_file, settings.rhs_dataset, matrix.numbering, comm);
-    s = rows.cols;
-    B = from_host_doubles<T>(space, m, s, rows.values);
+    p.s = rows.cols;
+    p.B = from_host_doubles<T>(space, m, p.s, rows.values);
   } else if (settings.rhs == io::RhsSource::random) {
-    B = random_rows<T>(context, matrix.numbering, s, settings.seed, comm);
+    p.B = random_rows<T>(context, matrix.numbering, p.s, settings.seed, comm);
   } else {
-    X_known = random_rows<T>(context, matrix.numbering, s, settings.seed, comm);
-    B = spmm::DenseBlock<T>(space, m, s);
-    op.apply(T(1), X_known.cview(), T(0), B.view());
+    p.known = true;
+    p.X_known = random_rows<T>(context, matrix.numbering, p.s, settings.seed, comm);
+    p.B = spmm::DenseBlock<T>(space, m, p.s);
+    op.apply(T(1), p.X_known.cview(), T(0), p.B.view());
   }
-  account.lap(Phase::start_block);
+  return p;
+}
 
-  const std::string summary = distribution_summary(matrix, op, config.execution, s);
-  if (rank == 0) {
-    std::printf("block-cg %s\n%s", BLOCKEIGS_VERSION, summary.c_str());
-    std::printf("solve      %lld right-hand side(s), rtol %g, atol %g, max %d iterations, preconditioner %s\n",
-                static_cast<long long>(s), settings.rtol, settings.atol, settings.max_iterations,
-                to_string(settings.preconditioner.kind).data());
-  }
-  account.lap(Phase::report);
+// The run's header on rank 0: version, distribution and what is solved.
+void print_header(const std::string& summary, const io::BlockCgConfig& settings, std::int64_t s, MPI_Comm comm) {
+  if (!is_root(comm)) return;
+  std::printf("block-cg %s\n%s", BLOCKEIGS_VERSION, summary.c_str());
+  std::printf("solve      %lld right-hand side(s), rtol %g, atol %g, max %d iterations, preconditioner %s\n",
+              static_cast<long long>(s), settings.rtol, settings.atol, settings.max_iterations,
+              to_string(settings.preconditioner.kind).data());
+}
 
-  // The start: zeros, or a checkpoint's X (resume), whose iterations count on.
-  spmm::DenseBlock<T> X(space, m, s);
-  spmm::fill_bytes(X.data(), space, 0, sizeof(T) * m * s);
+// The start: zeros, or a checkpoint's X and next search block (resume), whose iterations count on.
+template <class T>
+struct CgStart {
+  spmm::DenseBlock<T> X;
   int first = 0;
-  std::optional<spmm::DenseBlock<T>> search;  // the checkpoint's next search block
-  if (!config.resume.empty()) {
-    const ResumePoint point = read_resume_point(config.resume, "block-cg", matrix.numbering, comm);
-    if (point.rows.cols != s)
-      solver::fail_input_everywhere("resume: ", config.resume, " holds ", point.rows.cols,
-                                    " columns of X, but there are ", s, " right-hand sides");
-    if (point.iteration >= settings.max_iterations)
-      solver::fail_input_everywhere("resume: ", config.resume, " was taken after iteration ", point.iteration,
-                                    ", and block_cg.max_iterations is ", settings.max_iterations, ": raise it to go on");
-    first = point.iteration;
-    X = from_host_doubles<T>(space, m, s, point.rows.values);
-    const io::DenseRows p = read_dense_rows(config.resume, "/P", matrix.numbering, comm);
-    if (p.cols > s)
-      solver::fail_input_everywhere("resume: ", config.resume, ": /P has ", p.cols, " columns, more than X's ", s);
-    search = from_host_doubles<T>(space, m, p.cols, p.values);
-  }
-  account.lap(Phase::start_block);
-  const std::string text = config_text(config.path, config.overrides, comm);
-  CheckpointGuard guard(config.output.checkpoint, "block-cg", first, text, matrix.numbering, comm);
+  std::optional<spmm::DenseBlock<T>> search;
+};
 
-  account.lap(Phase::config);
-  const BuiltPreconditioner<T> preconditioner =
-      build_preconditioner(settings.preconditioner, op, matrix, SpectrumEnd::smallest, false);
-  if (rank == 0 && preconditioner.object) std::printf("precond    %s\n", preconditioner.description.c_str());
-  account.lap(Phase::preconditioner);
+template <class T>
+CgStart<T> start_block(const io::CgConfig& config, const solver::RowNumbering& numbering, Space space,
+                       std::int64_t m, std::int64_t s, MPI_Comm comm) {
+  CgStart<T> start{spmm::DenseBlock<T>(space, m, s), 0, std::nullopt};
+  spmm::fill_bytes(start.X.data(), space, 0, sizeof(T) * m * s);
+  if (config.resume.empty()) return start;
+  const ResumePoint point = read_resume_point(config.resume, "block-cg", numbering, comm);
+  if (point.rows.cols != s)
+    solver::fail_input_everywhere("resume: ", config.resume, " holds ", point.rows.cols,
+                                  " columns of X, but there are ", s, " right-hand sides");
+  check_resume_budget(config.resume, point.iteration, "block_cg.max_iterations", config.solver.max_iterations);
+  start.first = point.iteration;
+  start.X = from_host_doubles<T>(space, m, s, point.rows.values);
+  const io::DenseRows p = read_dense_rows(config.resume, "/P", numbering, comm);
+  if (p.cols > s)
+    solver::fail_input_everywhere("resume: ", config.resume, ": /P has ", p.cols, " columns, more than X's ", s);
+  start.search = from_host_doubles<T>(space, m, p.cols, p.values);
+  return start;
+}
+
+// The solver's options, with rank 0's monitor lines (output.monitor) numbered on from `first`.
+solver::BlockCgOptions cg_options(const io::CgConfig& config, int first, MPI_Comm comm) {
+  const io::BlockCgConfig& settings = config.solver;
   solver::BlockCgOptions options;
   options.rtol = settings.rtol;
   options.atol = settings.atol;
   options.max_iterations = settings.max_iterations - first;
-  double checkpoint_seconds = 0;
-  options.between_iterations = [&](const solver::BlockCgIterate& it) {
-    const CheckpointStep step = guard.poll(it.iteration);
-    if (step.write) {
-      const double begin = MPI_Wtime();
-      guard.write(it.iteration, {{"/X", s, it.solution}, {"/P", it.search_width, it.search}},
-                  [&](io::Hdf5Writer& w) { write_provenance(w, "block-cg", context, comm); });
-      checkpoint_seconds += MPI_Wtime() - begin;
-    }
-    return step.stop;
-  };
   options.stagnation_window = settings.stagnation_window;
-  if (config.output.monitor && rank == 0)
+  if (config.output.monitor && is_root(comm))
     options.monitor = [pacing = MonitorPacing(config.output.monitor_every), first](const solver::BlockCgProgress& p) mutable {
       if (pacing.due(p.iteration, p.elapsed, p.last))
         std::printf("iter %5d/%d  converged %3d  search width %3d  max rel. residual %s  %s\n", first + p.iteration,
@@ -173,100 +171,142 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
                     pacing.timing().c_str());
       if (pacing.flush_due(p.elapsed, p.last)) std::fflush(stdout);
     };
+  return options;
+}
+
+// Each column's error against the known solution (none without one). Collective.
+template <class T>
+std::vector<double> known_errors(const spmm::Context& context, const CgProblem<T>& problem,
+                                 spmm::ConstDenseView<T> X, MPI_Comm comm) {
+  std::vector<double> errors;
+  if (!problem.known) return errors;
+  spmm::DenseBlock<T> difference(context.space(), X.rows, problem.s);
+  solver::copy_block(context, X, difference.view());
+  solver::axpby(context, T(-1), problem.X_known.cview(), T(1), difference.view());
+  const auto diff = solver::column_norms(context, comm, difference.cview());
+  const auto scale = solver::column_norms(context, comm, problem.X_known.cview());
+  for (std::int64_t j = 0; j < problem.s; ++j) errors.push_back(scale[j] > 0 ? diff[j] / scale[j] : diff[j]);
+  return errors;
+}
+
+// Rank 0's report after the solve: the columns' table, the time, why it stopped, and the memory line.
+void print_report(const solver::BlockCgResult& result, const std::vector<double>& errors, int first,
+                  const SolveCosts& costs, const CheckpointGuard& guard, int window, const std::string& memory) {
+  const std::size_t s = result.rhs_norms.size();
+  std::printf("\n column  iterations  converged   ||b||       rel. residual  true rel. residual%s\n",
+              errors.empty() ? "" : "  rel. error");
+  for (std::size_t j = 0; j < s; ++j) {
+    const double b = result.rhs_norms[j] > 0 ? result.rhs_norms[j] : 1.0;
+    std::printf(" %6lld  %10d  %9s   %s  %s      %s%s%s\n", static_cast<long long>(j), first + result.iterations[j],
+                result.converged[j] ? "yes" : "NO", scientific(result.rhs_norms[j]).c_str(),
+                scientific(result.residual_norms[j] / b).c_str(), scientific(result.true_residual_norms[j] / b).c_str(),
+                errors.empty() ? "" : "          ", errors.empty() ? "" : scientific(errors[j]).c_str());
+  }
+  const auto& t = result.stats.timings;
+  std::printf("\niterations %d%s; time %.3f s: SpMM %.3f (halo %.3f), orthogonalisation %.3f, updates %.3f, "
+              "%s, other %.3f\n",
+              first + result.total_iterations,
+              first > 0 ? (" (resumed after iteration " + std::to_string(first) + ")").c_str() : "", t.total,
+              t.spmm - costs.halo, costs.halo, t.orthogonalization, t.update,
+              preconditioner_time(t.preconditioner, costs.preconditioner).c_str(), t.other);
+  print_stop(result, window);
+  if (guard.signal() != 0) std::printf("%s\n", guard.interruption_summary().c_str());
+  std::printf("%s", memory.c_str());
+}
+
+// The result file's datasets (rank 0).
+void write_datasets(io::Hdf5Writer& w, const solver::BlockCgResult& result, const std::vector<double>& errors,
+                    int first) {
+  std::vector<std::int64_t> iterations(result.iterations.begin(), result.iterations.end());
+  for (std::int64_t& i : iterations) i += first;
+  std::vector<double> history;
+  for (const auto& row : result.history) history.insert(history.end(), row.begin(), row.end());
+  const auto s = static_cast<std::int64_t>(result.rhs_norms.size());
+  w.write("/iterations", iterations);
+  w.write("/converged", std::vector<std::int64_t>(result.converged.begin(), result.converged.end()));
+  w.write("/rhs_norms", result.rhs_norms);
+  w.write("/residual_norms", result.residual_norms);
+  w.write("/true_residual_norms", result.true_residual_norms);
+  if (!errors.empty()) w.write("/relative_errors", errors);
+  w.write_matrix("/history/relative_residuals", static_cast<std::int64_t>(result.history.size()), s, history);
+}
+
+// The result file's root attributes after the provenance (rank 0).
+void write_attributes(io::Hdf5Writer& w, const solver::BlockCgResult& result, int first, const SolveCosts& costs,
+                      const CheckpointGuard& guard, const std::string& rhs) {
+  w.attribute("/", "all_converged", result.all_converged());
+  w.attribute("/", "stop", std::string(solver::to_string(result.stop)));
+  w.attribute("/", "total_iterations", std::int64_t{first + result.total_iterations});
+  w.attribute("/", "resumed_from_iteration", std::int64_t{first});
+  w.attribute("/", "rhs", rhs);
+  if (guard.signal() != 0) w.attribute("/", "interrupted", guard.interruption_summary());
+  const auto& t = result.stats.timings;
+  for (auto [name, value] : {std::pair{"time_total", t.total}, {"time_spmm", t.spmm - costs.halo},
+                             {"time_halo", costs.halo}, {"time_orthogonalization", t.orthogonalization},
+                             {"time_update", t.update}, {"time_preconditioner", t.preconditioner},
+                             {"time_preconditioner_spmm", costs.preconditioner.spmm}, {"time_other", t.other}})
+    w.attribute("/", name, value);
+  w.attribute("/", "preconditioner_products", std::int64_t{costs.preconditioner.products});
+}
+
+template <class T>
+int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, const spmm::Context& context,
+          MPI_Comm comm, RunAccount& account) {
+  const io::BlockCgConfig& settings = config.solver;
+  solver::DistributedOperator<T> op = make_operator<T>(config.execution, matrix, context, comm);
+  account.lap(Phase::operator_build);
+  const solver::MemoryPlan memory_plan = check_memory_with_operator(config, matrix, op);
+  account.lap(Phase::memory_plan);
+  const CgProblem<T> problem = set_up_rhs(settings, matrix, op, context, comm);
+  const std::int64_t s = problem.s;
+  account.lap(Phase::start_block);
+  print_header(distribution_summary(matrix, op, config.execution, s), settings, s, comm);
+  account.lap(Phase::report);
+
+  CgStart<T> start = start_block<T>(config, matrix.numbering, context.space(), op.local_rows(), s, comm);
+  const int first = start.first;
+  account.lap(Phase::start_block);
+  const std::string text = config_text(config.path, config.overrides, comm);
+  CheckpointGuard guard(config.output.checkpoint, "block-cg", first, text, matrix.numbering, comm);
+  account.lap(Phase::config);
+  const BuiltPreconditioner<T> preconditioner =
+      set_up_preconditioner(settings.preconditioner, op, matrix, SpectrumEnd::smallest, false, comm);
+  account.lap(Phase::preconditioner);
+  solver::BlockCgOptions options = cg_options(config, first, comm);
+  CheckpointHook hook(guard);
+  options.between_iterations = [&](const solver::BlockCgIterate& it) {
+    return hook.step(it.iteration, [&] {
+      guard.write(it.iteration, {{"/X", s, it.solution}, {"/P", it.search_width, it.search}},
+                  [&](io::Hdf5Writer& w) { write_provenance(w, "block-cg", context, comm); });
+    });
+  };
   print_setup(account, comm);
   account.lap(Phase::report);
   op.reset_timings();
   const solver::BlockCgResult result =
-      solver::block_cg<T>(op, B.cview(), X.view(), options, preconditioner.object.get(),
-                          search ? std::optional(search->cview()) : std::nullopt);
+      solver::block_cg<T>(op, problem.B.cview(), start.X.view(), options, preconditioner.object.get(),
+                          start.search ? std::optional(start.search->cview()) : std::nullopt);
   account.lap(Phase::solve);
-  account.move(Phase::solve, Phase::checkpoints, checkpoint_seconds);
-  // The preconditioner's products are counted apart from the solver's own.
-  const solver::PreconditionerWork pw = preconditioner.object ? preconditioner.object->work() : solver::PreconditionerWork{};
-  const double halo_time = op.halo_seconds() - pw.halo;
+  account.move(Phase::solve, Phase::checkpoints, hook.seconds());
+  const SolveCosts costs = solve_costs(op, preconditioner);
   const std::string memory = memory_line(memory_plan, comm);
-
-  // Error against the known solution, per column.
-  std::vector<double> errors;
-  if (settings.rhs == io::RhsSource::known_solution) {
-    spmm::DenseBlock<T> difference(space, m, s);
-    solver::copy_block(context, X.cview(), difference.view());
-    solver::axpby(context, T(-1), X_known.cview(), T(1), difference.view());
-    const auto diff = solver::column_norms(context, comm, difference.cview());
-    const auto scale = solver::column_norms(context, comm, X_known.cview());
-    for (std::int64_t j = 0; j < s; ++j) errors.push_back(scale[j] > 0 ? diff[j] / scale[j] : diff[j]);
-  }
-
-  if (rank == 0) {
-    std::printf("\n column  iterations  converged   ||b||       rel. residual  true rel. residual%s\n",
-                errors.empty() ? "" : "  rel. error");
-    for (std::int64_t j = 0; j < s; ++j) {
-      const double b = result.rhs_norms[j] > 0 ? result.rhs_norms[j] : 1.0;
-      std::printf(" %6lld  %10d  %9s   %s  %s      %s%s%s\n", static_cast<long long>(j), first + result.iterations[j],
-                  result.converged[j] ? "yes" : "NO", scientific(result.rhs_norms[j]).c_str(),
-                  scientific(result.residual_norms[j] / b).c_str(),
-                  scientific(result.true_residual_norms[j] / b).c_str(), errors.empty() ? "" : "          ",
-                  errors.empty() ? "" : scientific(errors[j]).c_str());
-    }
-    const auto& t = result.stats.timings;
-    std::printf("\niterations %d%s; time %.3f s: SpMM %.3f (halo %.3f), orthogonalisation %.3f, updates %.3f, "
-                "%s, other %.3f\n",
-                first + result.total_iterations,
-                first > 0 ? (" (resumed after iteration " + std::to_string(first) + ")").c_str() : "", t.total,
-                t.spmm - halo_time, halo_time, t.orthogonalization, t.update,
-                preconditioner_time(t.preconditioner, pw).c_str(), t.other);
-    print_stop(result, settings.stagnation_window);
-    if (guard.signal() != 0) std::printf("%s\n", guard.interruption_summary().c_str());
-    std::printf("%s", memory.c_str());
-  }
+  const std::vector<double> errors = known_errors(context, problem, start.X.cview(), comm);
+  if (is_root(comm)) print_report(result, errors, first, costs, guard, settings.stagnation_window, memory);
 
   account.lap(Phase::report);
   if (!config.output.path.empty()) {
-    std::vector<std::int64_t> iterations(result.iterations.begin(), result.iterations.end());
-    for (std::int64_t& i : iterations) i += first;
-    std::vector<std::int64_t> converged(result.converged.begin(), result.converged.end());
-    std::vector<double> history;
-    for (const auto& row : result.history) history.insert(history.end(), row.begin(), row.end());
-    std::vector<DistributedBlock> blocks{block_in_input_order("/X", X.cview(), matrix.numbering, comm)};
+    std::vector<DistributedBlock> blocks{block_in_input_order("/X", start.X.cview(), matrix.numbering, comm)};
     // Generated right-hand sides, so that others can check the solution (block_cg.rhs.output).
     const bool write_rhs = settings.rhs != io::RhsSource::hdf5 && settings.rhs_output;
-    if (write_rhs) blocks.push_back(block_in_input_order("/B", B.cview(), matrix.numbering, comm));
-    account.lap(Phase::gather);
-    const OutputTimes written = write_distributed_output(
-        comm, config.output.path,
-        [&](io::Hdf5Writer& w) {
-          w.write("/iterations", iterations);
-          w.write("/converged", converged);
-          w.write("/rhs_norms", result.rhs_norms);
-          w.write("/residual_norms", result.residual_norms);
-          w.write("/true_residual_norms", result.true_residual_norms);
-          if (!errors.empty()) w.write("/relative_errors", errors);
-          w.write_matrix("/history/relative_residuals", static_cast<std::int64_t>(result.history.size()), s, history);
-          w.write_string("/config", text);
-          write_provenance(w, "block-cg", context, comm);
-          w.attribute("/", "all_converged", result.all_converged());
-          w.attribute("/", "stop", std::string(solver::to_string(result.stop)));
-          w.attribute("/", "total_iterations", std::int64_t{first + result.total_iterations});
-          w.attribute("/", "resumed_from_iteration", std::int64_t{first});
-          w.attribute("/", "rhs", rhs_location(settings, write_rhs));
-          if (guard.signal() != 0) w.attribute("/", "interrupted", guard.interruption_summary());
-          for (auto [name, value] : {std::pair{"time_total", result.stats.timings.total},
-                                     {"time_spmm", result.stats.timings.spmm - halo_time}, {"time_halo", halo_time},
-                                     {"time_orthogonalization", result.stats.timings.orthogonalization},
-                                     {"time_update", result.stats.timings.update},
-                                     {"time_preconditioner", result.stats.timings.preconditioner},
-                                     {"time_preconditioner_spmm", pw.spmm},
-                                     {"time_other", result.stats.timings.other}})
-            w.attribute("/", name, value);
-          w.attribute("/", "preconditioner_products", std::int64_t{pw.products});
-        },
-        blocks, [&](io::Hdf5Writer* w, double copying) { write_account(account, w, copying, comm); });
-    account.lap(Phase::write);
-    if (rank == 0) std::printf("wrote %s%s\n", config.output.path.c_str(), describe(written).c_str());
+    if (write_rhs) blocks.push_back(block_in_input_order("/B", problem.B.cview(), matrix.numbering, comm));
+    write_result(config.output.path, blocks, [&](io::Hdf5Writer& w) {
+      write_datasets(w, result, errors, first);
+      w.write_string("/config", text);
+      write_provenance(w, "block-cg", context, comm);
+      write_attributes(w, result, first, costs, guard, rhs_location(settings, write_rhs));
+    }, account, comm);
   }
-  print_account_end(account, comm);
-  if (guard.signal() != 0) return exit_interrupted;
-  return result.all_converged() ? exit_ok : exit_not_converged;
+  return finish_run(account, guard, result.all_converged(), comm);
 }
 
 }  // namespace

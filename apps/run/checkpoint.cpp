@@ -13,10 +13,12 @@
 #include <utility>
 
 #include "apps/run/output/distributed_output.hpp"
-#include "apps/run/run_common.hpp"
+#include "apps/run/output/input_order_block.hpp"
+#include "apps/run/steps/host_rows.hpp"
+#include "apps/run/steps/result_metadata.hpp"
 #include "core/checks.hpp"
 #include "core/error.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 
 namespace blockeigs::apps {
 namespace {

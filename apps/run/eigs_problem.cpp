@@ -7,12 +7,13 @@
 #include <vector>
 
 #include "apps/environment.hpp"
-#include "apps/run/run_common.hpp"
+#include "apps/run/steps/host_rows.hpp"
+#include "apps/run/steps/scientific.hpp"
 #include "core/checks.hpp"
 #include "io/hdf5_dense.hpp"
 #include "solver/blocks/block_ops.hpp"
-#include "solver/lobpcg/symmetric_eigen.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/blocks/symmetric_eigen.hpp"
+#include "solver/base/collective.hpp"
 
 namespace blockeigs::apps {
 namespace {

@@ -14,10 +14,10 @@
 #include "io/hdf5_csr.hpp"
 #include "io/hdf5_dense.hpp"
 #include "io/matrix_market.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/plan/memory_check.hpp"
 #include "solver/precond/preconditioner_memory.hpp"
-#include "spmm/memory.hpp"
+#include "dense/memory.hpp"
 
 namespace blockeigs::apps {
 namespace {

@@ -12,7 +12,7 @@
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/operator/load_matrix.hpp"
 #include "solver/plan/memory_plan.hpp"
-#include "spmm/context.hpp"
+#include "dense/context.hpp"
 
 namespace blockeigs::apps {
 

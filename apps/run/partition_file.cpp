@@ -9,7 +9,7 @@
 #include "core/checks.hpp"
 #include "core/error.hpp"
 #include "io/hdf5_dense.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/partition/distribute_rows.hpp"
 
 namespace blockeigs::apps {

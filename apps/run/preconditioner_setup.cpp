@@ -6,7 +6,7 @@
 #include <type_traits>
 
 #include "core/error.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/precond/chebyshev_preconditioner.hpp"
 #include "solver/precond/jacobi_preconditioner.hpp"
 #include "solver/precond/petsc_pc.hpp"

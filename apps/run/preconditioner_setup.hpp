@@ -8,7 +8,7 @@
 
 #include "core/enums.hpp"
 #include "io/config.hpp"
-#include "solver/operator/linear_operator.hpp"
+#include "solver/base/linear_operator.hpp"
 #include "solver/operator/load_matrix.hpp"
 #include "solver/precond/chebyshev_preconditioner.hpp"
 #include "solver/precond/preconditioner.hpp"

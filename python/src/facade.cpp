@@ -15,7 +15,7 @@
 #include "io/csr_rows.hpp"
 #include "solver/cg/block_cg.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/operator/load_matrix.hpp"
@@ -25,9 +25,9 @@
 #include "solver/precond/chebyshev_preconditioner.hpp"
 #include "solver/precond/jacobi_preconditioner.hpp"
 #include "solver/precond/preconditioner_config.hpp"
-#include "spmm/context.hpp"
-#include "spmm/dense.hpp"
-#include "spmm/memory.hpp"
+#include "dense/context.hpp"
+#include "dense/dense.hpp"
+#include "dense/memory.hpp"
 
 namespace blockeigs::python {
 namespace {

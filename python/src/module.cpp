@@ -154,11 +154,10 @@ nb::dict cg(py::Matrix& a, const Block& rhs, std::optional<Block> start, double 
 
 }  // namespace
 
-NB_MODULE(_blockeigs, m) {
-  m.doc() = "block-eigs' library for the blockeigs package (use blockeigs.lobpcg, blockeigs.cg)";
-  nb::exception<py::InputError>(m, "InputError", PyExc_ValueError);
-  nb::exception<py::Error>(m, "LibraryError", PyExc_RuntimeError);
+namespace {
 
+// MPI, the build's facts and the helpers the package's Python side calls.
+void bind_mpi(nb::module_& m) {
   m.def("initialize_mpi", &py::initialize_mpi);
   m.def("finalize_mpi", &py::finalize_mpi);
   m.def("mpi_library", &py::mpi_library);
@@ -181,7 +180,10 @@ NB_MODULE(_blockeigs, m) {
   m.def("balanced_partition", [](const HostInts& offsets, int ranks) {
     return py::balanced_partition(offsets.data(), static_cast<std::int64_t>(offsets.shape(0)) - 1, ranks);
   });
+}
 
+// The distributed matrix: built from rows or a file, distributed, and blocks moved to and from the input's order.
+void bind_matrix(nb::module_& m) {
   nb::class_<py::Matrix>(m, "Matrix")
       .def_static(
           "from_rows",
@@ -246,10 +248,25 @@ NB_MODULE(_blockeigs, m) {
         }
         return to_python(std::move(out), cols);
       });
+}
 
+// The two solvers.
+void bind_solvers(nb::module_& m) {
   m.def("lobpcg", &lobpcg, "a"_a, "b"_a.none(), "k"_a, "block_size"_a, "largest"_a, "tolerance"_a,
         "max_iterations"_a, "seed"_a, "preconditioner"_a, "backend"_a, "partition"_a, "local_order"_a,
         "start"_a.none(), "constraints"_a.none(), "interruptible"_a);
   m.def("cg", &cg, "a"_a, "rhs"_a, "start"_a.none(), "rtol"_a, "atol"_a, "max_iterations"_a, "preconditioner"_a,
         "backend"_a, "partition"_a, "local_order"_a, "interruptible"_a);
+}
+
+}  // namespace
+
+NB_MODULE(_blockeigs, m) {
+  m.doc() = "block-eigs' library for the blockeigs package (use blockeigs.lobpcg, blockeigs.cg)";
+  nb::exception<py::InputError>(m, "InputError", PyExc_ValueError);
+  nb::exception<py::Error>(m, "LibraryError", PyExc_RuntimeError);
+
+  bind_mpi(m);
+  bind_matrix(m);
+  bind_solvers(m);
 }

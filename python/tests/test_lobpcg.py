@@ -138,3 +138,14 @@ def test_same_result_without_comm(comm):
     w1, _ = blockeigs.lobpcg(A, 2, tol=1e-9)
     w2, _ = blockeigs.lobpcg(A, 2, tol=1e-9, comm=comm)
     np.testing.assert_array_equal(w1, w2)
+
+
+def test_the_call_accounts_for_its_time(comm):
+    """info["timings"]: the call's phases add up to it, and the library's set-up and solve lie within its share."""
+    A = laplacian_2d(12, 11)
+    _, _, info = blockeigs.lobpcg(A, 3, tol=1e-8, comm=comm, return_info=True)
+    t = info["timings"]
+    parts = [t[name] for name in ("input", "distribution", "library", "output")]
+    assert all(p >= 0 for p in parts)
+    assert abs(sum(parts) - t["call"]) <= 1e-9 * max(1.0, t["call"])
+    assert t["setup"] + t["solve"] <= t["library"] * 1.01 + 1e-3

@@ -27,8 +27,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "spmm/context.hpp"
-#include "spmm/dense.hpp"
+#include "dense/context.hpp"
+#include "dense/dense.hpp"
 
 #include "core/host_device.hpp"
 
@@ -161,6 +161,11 @@ GramInFlight start_gram_pair(const spmm::Context& context, MPI_Comm comm,
                              const std::type_identity_t<SplitColumns<T>>& X, spmm::ConstDenseView<T> Y1,
                              spmm::ConstDenseView<T> Y2);
 
+// start_gram_pair with X's tail and Y1 in fp32: X^T [Y1 Y2] for LOBPCG's
+// [X P Z]^T [Z A Z] with its residual block Z in fp32 (lobpcg/search_block_ops.hpp).
+GramInFlight start_gram_pair(const spmm::Context& context, MPI_Comm comm, const SplitColumns<double, float>& X,
+                             spmm::ConstDenseView<float> Y1, spmm::ConstDenseView<double> Y2);
+
 // X^T X (k x k), exactly symmetric (syrk computes one triangle).
 template <class T>
 HostMatrix gram(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X);
@@ -190,54 +195,6 @@ ResidualNorms eigen_residuals(const spmm::Context& context, MPI_Comm comm, spmm:
                               spmm::ConstDenseView<T> AX, const std::vector<double>& lambda,
                               spmm::DenseView<T> R, const std::vector<std::int64_t>& r_position = {});
 
-
-// Where LOBPCG's Ritz update finds A X, the first nb columns of the basis'
-// A S, when they are not stored: A X(:, j) = theta_j X(:, j) + S(:, first +
-// position[j]), X being S's first nb columns and the last residuals
-// R = A X - X Theta nb columns of S from `first` >= nb on. (Without a
-// preconditioner LOBPCG keeps them after [X P] anyway: the active ones are
-// the raw columns of its next W.)
-struct ImpliedAX {
-  std::vector<double> theta;          // nb values
-  std::int64_t first = 0;             // the residuals' first column in S
-  std::vector<std::int64_t> position;  // residual j at column first + position[j]
-};
-
-// LOBPCG's Ritz update and the next residuals: Y = S C and AY = AS C (C:
-// AS.cols() x Y.cols; S and AS may each come in two views, SplitColumns),
-// then
-// R = AY(:, :nb) - Y(:, :nb) diag(lambda) with
-// nb = R.cols = lambda.size() <= Y.cols, and the norms of R's and
-// Y(:, :nb)'s columns over all ranks. Y, AY and R must not overlap S, AS or
-// each other. One pass over S and AS on the device in fp64 for up to 96
-// inputs and 64 outputs (solver/blocks/cuda/ritz_update.cu); otherwise the two
-// updates and eigen_residuals, with the same results to rounding.
-// `r_position` places R's columns as in eigen_residuals. `meanwhile`, if
-// given, runs on the host once Y, AY and R are queued (it may queue work
-// that reads them): in the one-pass kernel's case before the norms are
-// waited for, so that it overlaps the pass; on the other paths after.
-//
-// With `implied_ax`, AS(:, :nb) is not read: A X is taken as it describes,
-// and S holds every column it names (S.cols >= AS.cols(); C applies to S's
-// first AS.cols() columns). With `store_ax` false, AY(:, :nb) (the next A X)
-// need not be written; the residuals describe it (the device kernels leave
-// it, the other paths write it). Together they spare a pass 2 nb of its
-// columns (LOBPCG's 220 at block 20 become 180).
-template <class T>
-ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, const std::type_identity_t<SplitColumns<T>>& S,
-                          const std::type_identity_t<SplitColumns<T>>& AS, const HostMatrix& C,
-                          const std::vector<double>& lambda, spmm::DenseView<T> Y, spmm::DenseView<T> AY,
-                          spmm::DenseView<T> R, const std::vector<std::int64_t>& r_position = {},
-                          const std::function<void()>& meanwhile = {}, const ImpliedAX* implied_ax = nullptr,
-                          bool store_ax = true);
-// Whether LOBPCG should hold A X implied (ImpliedAX) for S of up to ns
-// columns, A S (the basis) of up to nv and m outputs: where the one-pass
-// device kernel takes the shape (fp64, LOBPCG's blocks up to 20 at its
-// column alignment). Not on the host, where the implied form's three
-// products cost more than the stored form's two (block-ops-bench).
-template <class T>
-bool ritz_update_prefers_implied_ax(const spmm::Context& context, std::int64_t ns, std::int64_t nv,
-                                    std::int64_t m, std::int64_t nb);
 
 // ---- local operations (no communication) -----------------------------------
 

@@ -78,9 +78,7 @@ void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T>
                                ", but S is ", S.rows(), " x ", S.cols()));
   if (Y.rows == 0 || Y.cols == 0) return;
   if (on_device(Y.space)) {
-#ifdef BLOCKEIGS_HAVE_CUDA
     device_ops::block_update(context, alpha, X, S.data(), beta, Y);
-#endif
     return;
   }
   if (X.cols == 0) {  // an empty product: Y = beta * Y, never reading Y when beta == 0
@@ -121,9 +119,7 @@ void block_combine(const spmm::Context& context, T alpha, spmm::ConstDenseView<T
     throw Error(detail::concat("block_combine: X has ", X.cols, " columns, Z ", Z.cols, " and Y ", Y.cols,
                                ", but S is ", S.rows(), " x ", S.cols()));
   if (Y.rows == 0 || Y.cols == 0) return;
-#ifdef BLOCKEIGS_HAVE_CUDA
   if (on_device(Y.space) && X.cols > 0 && device_ops::block_combine(context, alpha, X, S.data(), beta, Z, Y)) return;
-#endif
   // Elsewhere in two passes: Y = beta Z, then Y += alpha X S.
   if (Z.data != Y.data && beta != T(0)) {
     axpby(context, beta, Z, T(0), Y);
@@ -150,9 +146,7 @@ void block_combine_pair(const spmm::Context& context, spmm::ConstDenseView<T> X1
   HostMatrix S(S1.rows() + S2.rows(), Y.cols);
   std::copy(S1.values().begin(), S1.values().end(), S.values().begin());
   std::copy(S2.values().begin(), S2.values().end(), S.values().begin() + S1.values().size());
-#ifdef BLOCKEIGS_HAVE_CUDA
   if (on_device(Y.space) && device_ops::block_combine_pair(context, X1, X2, S.data(), Y)) return;
-#endif
   // Elsewhere through scratch, which the inputs do not overlap.
   if (scratch.rows != Y.rows || scratch.cols < Y.cols)
     throw Error(detail::concat("block_combine_pair: scratch is ", scratch.rows, " x ", scratch.cols, ", needs ",
@@ -177,9 +171,7 @@ void transform_in_place(const spmm::Context& context, spmm::DenseView<T> W, cons
                                S.cols()));
   const std::int64_t kept = S.cols();
   if (W.rows == 0 || kept == 0) return;
-#ifdef BLOCKEIGS_HAVE_CUDA
   if (on_device(W.space) && device_ops::transform_in_place(context, W, S.data(), kept)) return;
-#endif
   const spmm::DenseView<T> out = column_range(scratch, 0, kept);
   block_update(context, T(1), spmm::ConstDenseView<T>(W), S, T(0), out);
   copy_block(context, spmm::ConstDenseView<T>(out), column_range(W, 0, kept));
@@ -192,9 +184,7 @@ void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T b
   require_same_rows("axpby", X, Y);
   BLOCKEIGS_ASSERT(X.cols == Y.cols);
   if (on_device(Y.space)) {
-#ifdef BLOCKEIGS_HAVE_CUDA
     device_ops::axpby(context, alpha, X, beta, Y);
-#endif
     return;
   }
 #pragma omp parallel for schedule(static)
@@ -215,9 +205,7 @@ void column_axpby(const spmm::Context& context, const std::vector<double>& alpha
   require_same_rows("column_axpby", X, Y);
   BLOCKEIGS_ASSERT(X.cols == Y.cols && std::int64_t(alpha.size()) == Y.cols);
   if (on_device(Y.space)) {
-#ifdef BLOCKEIGS_HAVE_CUDA
     device_ops::column_axpby(context, alpha.data(), X, beta, Y);
-#endif
     return;
   }
   const std::vector<T> a(alpha.begin(), alpha.end());
@@ -237,9 +225,7 @@ void scale_columns(const spmm::Context& context, const std::vector<double>& scal
                    spmm::DenseView<T> X) {
   BLOCKEIGS_ASSERT(std::int64_t(scale.size()) == X.cols);
   if (on_device(X.space)) {
-#ifdef BLOCKEIGS_HAVE_CUDA
     device_ops::scale_columns(context, scale.data(), X);
-#endif
     return;
   }
   const std::vector<T> s(scale.begin(), scale.end());
@@ -254,9 +240,7 @@ void copy_block(const spmm::Context& context, spmm::ConstDenseView<T> src, spmm:
   if (src.cols != dst.cols)
     throw Error(detail::concat("copy_block: ", src.cols, " columns into ", dst.cols));
   if (on_device(src.space) || on_device(dst.space)) {
-#ifdef BLOCKEIGS_HAVE_CUDA
     device_ops::copy_block(context, src, dst);
-#endif
     return;
   }
 #pragma omp parallel for schedule(static)
@@ -270,9 +254,7 @@ void convert_block(const spmm::Context& context, spmm::ConstDenseView<From> src,
   require_same_rows("convert_block", src, dst);
   BLOCKEIGS_ASSERT(src.cols == dst.cols);
   if (dst.rows == 0 || dst.cols == 0) return;
-#ifdef BLOCKEIGS_HAVE_CUDA
   if (on_device(dst.space)) return device_ops::convert_block(context, src, dst);
-#endif
   (void)context;
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < dst.rows; ++i)
@@ -294,9 +276,7 @@ void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src,
     if (c < 0 || c >= src.cols)
       throw Error(detail::concat("select_columns: column ", c, " of a block with ", src.cols));
   if (on_device(dst.space)) {
-#ifdef BLOCKEIGS_HAVE_CUDA
     device_ops::select_columns(context, src, columns.data(), dst);
-#endif
     return;
   }
 #pragma omp parallel for schedule(static)
@@ -311,9 +291,7 @@ void keep_columns(const spmm::Context& context, spmm::DenseView<T> X, const std:
       throw Error(detail::concat("keep_columns: the columns must increase strictly and lie in a block of ", X.cols));
   const auto kept = static_cast<std::int64_t>(columns.size());
   if (on_device(X.space)) {
-#ifdef BLOCKEIGS_HAVE_CUDA
     device_ops::keep_columns(context, X, columns.data(), kept);
-#endif
     return;
   }
 #pragma omp parallel for schedule(static)
@@ -330,7 +308,6 @@ void permute_columns(const spmm::Context& context, spmm::DenseView<T> X, const s
     seen[c] = true;
   }
   if (on_device(X.space)) {
-#ifdef BLOCKEIGS_HAVE_CUDA
     // The compaction kernel reads 32 columns of a row before it writes them:
     // a permutation within them is safe in place.
     if (X.cols <= 32) {
@@ -340,7 +317,6 @@ void permute_columns(const spmm::Context& context, spmm::DenseView<T> X, const s
       device_ops::select_columns(context, spmm::ConstDenseView<T>(X), order.data(), moved.view());
       copy_block(context, spmm::ConstDenseView<T>(moved.view()), X);
     }
-#endif
     return;
   }
 #pragma omp parallel
@@ -368,9 +344,7 @@ template <class T>
 void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed,
                  std::int64_t first_row, std::int64_t first_col) {
   if (on_device(X.space)) {
-#ifdef BLOCKEIGS_HAVE_CUDA
     device_ops::fill_random(context, X, seed, first_row, first_col);
-#endif
     return;
   }
   fill_random_host(X, seed, [first_row](std::int64_t i) { return first_row + i; }, first_col);
@@ -380,9 +354,7 @@ template <class T>
 void fill_random_rows(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed,
                       const std::int64_t* rows, std::int64_t first_col) {
   if (on_device(X.space)) {
-#ifdef BLOCKEIGS_HAVE_CUDA
     device_ops::fill_random_rows(context, X, seed, rows, first_col);
-#endif
     return;
   }
   fill_random_host(X, seed, [rows](std::int64_t i) { return rows[i]; }, first_col);
@@ -395,9 +367,7 @@ void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseVi
   require_same_rows("apply_diagonal", X, Y);
   BLOCKEIGS_ASSERT(X.cols == Y.cols);
   if (on_device(Y.space)) {
-#ifdef BLOCKEIGS_HAVE_CUDA
     device_ops::apply_diagonal(context, d, X, Y);
-#endif
     return;
   }
 #pragma omp parallel for schedule(static)

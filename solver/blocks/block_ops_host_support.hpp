@@ -14,15 +14,9 @@
 
 namespace blockeigs::solver::host_support {
 
-inline bool on_device(Space space) {
-#ifdef BLOCKEIGS_HAVE_CUDA
-  return space == Space::device;
-#else
-  if (space == Space::device)
-    throw Error("a block operation got device memory, but block-eigs was built without CUDA");
-  return false;
-#endif
-}
+// Device views go to device_ops (cuda/block_ops_cuda.hpp): the CUDA kernels,
+// or in a build without CUDA its stub, which throws "not compiled with CUDA".
+inline bool on_device(Space space) { return space == Space::device; }
 
 template <class A, class B>
 void require_same_space(const char* what, const A& a, const B& b) {

@@ -11,14 +11,13 @@
 #include <utility>
 
 #include "core/checks.hpp"
-#include "solver/operator/large_messages.hpp"
+#include "solver/base/large_messages.hpp"
 #include "core/error.hpp"
 #include "solver/blocks/block_ops.hpp"
-#include "solver/blocks/search_block_ops.hpp"
 #include "solver/blocks/cuda/block_ops_cuda.hpp"
 #include "solver/blocks/block_ops_host_support.hpp"
-#include "solver/operator/collective.hpp"
-#include "spmm/memory.hpp"
+#include "solver/base/collective.hpp"
+#include "dense/memory.hpp"
 
 namespace blockeigs::solver {
 namespace {
@@ -153,9 +152,7 @@ void allreduce_sum(MPI_Comm comm, double* values, std::size_t count) {
 }
 
 struct GramInFlight::Transfer {
-#ifdef BLOCKEIGS_HAVE_CUDA
   std::unique_ptr<device_ops::LocalGramTransfer> device;
-#endif
 };
 
 GramInFlight::GramInFlight(MPI_Comm comm, HostMatrix local, std::unique_ptr<Transfer> transfer)
@@ -165,9 +162,7 @@ GramInFlight& GramInFlight::operator=(GramInFlight&&) noexcept = default;
 GramInFlight::~GramInFlight() = default;
 
 HostMatrix GramInFlight::finish() {
-#ifdef BLOCKEIGS_HAVE_CUDA
   if (transfer_ && transfer_->device) transfer_->device->wait(local_.data());
-#endif
   transfer_.reset();
   kept_.clear();
   allreduce_sum(comm_, local_.data(), local_.values().size());
@@ -184,9 +179,7 @@ GramInFlight start_gram(const spmm::Context& context, MPI_Comm comm,
   HostMatrix local(X.cols, Y.cols);
   auto transfer = std::make_unique<GramInFlight::Transfer>();
   if (on_device(X.space)) {
-#ifdef BLOCKEIGS_HAVE_CUDA
     transfer->device = device_ops::gram_local_start(context, X, Y);
-#endif
   } else {
     local.values() = host_gram_local(X, Y);
   }
@@ -206,9 +199,7 @@ GramInFlight start_gram_pair(const spmm::Context& context, MPI_Comm comm,
   HostMatrix local(X.cols(), k1 + k2);
   auto transfer = std::make_unique<GramInFlight::Transfer>();
   if (on_device(X.head.space)) {
-#ifdef BLOCKEIGS_HAVE_CUDA
     transfer->device = device_ops::gram_pair_local_start(context, X.head, X.tail, Y1, Y2);
-#endif
   } else {
     std::int64_t row = 0;
     for (const auto& part : {X.head, X.tail}) {
@@ -231,13 +222,11 @@ GramInFlight start_gram_pair(const spmm::Context& context, MPI_Comm comm, const 
   }
   require_same_space("gram", X.tail, Y1);
   require_same_rows("gram", X.tail, Y1);
-#ifdef BLOCKEIGS_HAVE_CUDA
   if (on_device(X.head.space)) {
     auto transfer = std::make_unique<GramInFlight::Transfer>();
     if (device_ops::gram_pair_single_local_start(context, X.head, X.tail, Y1, Y2, transfer->device))
       return GramInFlight(comm, HostMatrix(X.cols(), Y1.cols + Y2.cols), std::move(transfer));
   }
-#endif
   // Otherwise the fp64 products of widened copies; Y1 shares the tail's copy
   // where it is the tail's leading columns (LOBPCG's Z in both).
   auto widened = [&](spmm::ConstDenseView<float> src) {
@@ -267,9 +256,7 @@ template <class T>
 HostMatrix gram(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X) {
   HostMatrix G(X.cols, X.cols);
   if (on_device(X.space)) {
-#ifdef BLOCKEIGS_HAVE_CUDA
     device_ops::gram_self_local(context, X, G.data());
-#endif
   } else {
     G.values() = host_gram_self_local(X);
   }
@@ -282,9 +269,7 @@ std::vector<double> column_norms(const spmm::Context& context, MPI_Comm comm,
                                  spmm::ConstDenseView<T> X) {
   std::vector<double> sums(static_cast<std::size_t>(X.cols), 0.0);
   if (on_device(X.space)) {
-#ifdef BLOCKEIGS_HAVE_CUDA
     device_ops::column_sumsq_local(context, X, sums.data());
-#endif
   } else {
     sums = host_column_sumsq_local(X);
   }
@@ -306,9 +291,7 @@ ResidualNorms eigen_residuals(const spmm::Context& context, MPI_Comm comm, spmm:
   const std::vector<std::int64_t> position = checked_positions(r_position, k);
   std::vector<double> sums(static_cast<std::size_t>(2 * k), 0.0);
   if (on_device(X.space)) {
-#ifdef BLOCKEIGS_HAVE_CUDA
     device_ops::eigen_residuals_local(context, X, AX, lambda.data(), R, position.data(), sums.data());
-#endif
   } else {
     sums = host_eigen_residuals_local(X, AX, lambda, R, position.data());
   }

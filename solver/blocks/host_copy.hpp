@@ -7,8 +7,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "spmm/dense.hpp"
-#include "spmm/memory.hpp"
+#include "dense/dense.hpp"
+#include "dense/memory.hpp"
 
 namespace blockeigs::solver {
 

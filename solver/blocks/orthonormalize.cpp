@@ -10,8 +10,7 @@
 
 #include "core/checks.hpp"
 #include "core/error.hpp"
-#include "solver/lobpcg/lobpcg_detail.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 
 namespace blockeigs::solver {
 namespace {

@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "spmm/context.hpp"
+#include "dense/context.hpp"
 
 namespace blockeigs::solver {
 

@@ -12,7 +12,7 @@
 
 #include <cstring>
 
-#include "solver/lobpcg/symmetric_eigen.hpp"
+#include "solver/blocks/symmetric_eigen.hpp"
 
 namespace blockeigs::solver {
 namespace {
@@ -77,7 +77,7 @@ BLOCKEIGS_SMALL_DENSE_INLINE inline void column(const double* a, std::int64_t a_
 // Rows [0, rows) of C, all n columns, in tiles of 12, 8 and 4 columns and
 // single ones. Not small_dense::by_column_blocks: its 20- and 24-wide blocks
 // would need 20-24 accumulators a 4-row tile, more than AVX2's 16 registers
-// (a first version with 2 rows of them spilled, and ran half this speed).
+// (2 rows of them spill, at half this speed).
 template <int rows>
 BLOCKEIGS_SMALL_DENSE_INLINE inline void row_block(const double* a, std::int64_t a_row, std::int64_t a_col,
                                                    const double* b, std::int64_t ldb, std::int64_t n, std::int64_t k,

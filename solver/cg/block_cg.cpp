@@ -10,14 +10,14 @@
 #include <utility>
 
 #include "core/checks.hpp"
-#include "solver/operator/large_messages.hpp"
+#include "solver/base/large_messages.hpp"
 #include "core/error.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/blocks/host_copy.hpp"
 #include "solver/blocks/orthonormalize.hpp"
 #include "solver/blocks/phase_timer.hpp"
 #include "solver/cg/cg_stagnation.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 
 namespace blockeigs::solver {
 

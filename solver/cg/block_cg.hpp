@@ -15,7 +15,7 @@
 #include <optional>
 #include <vector>
 
-#include "solver/operator/linear_operator.hpp"
+#include "solver/base/linear_operator.hpp"
 #include "solver/precond/preconditioner.hpp"
 
 namespace blockeigs::solver {

@@ -3,7 +3,7 @@
 #include <limits>
 
 #include "solver/blocks/block_ops.hpp"
-#include "solver/lobpcg/norm_estimate.hpp"
+#include "solver/blocks/norm_estimate.hpp"
 
 namespace blockeigs::solver::cg_detail {
 

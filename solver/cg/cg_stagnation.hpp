@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "solver/cg/block_cg.hpp"
-#include "solver/operator/linear_operator.hpp"
+#include "solver/base/linear_operator.hpp"
 
 namespace blockeigs::solver::cg_detail {
 

@@ -63,10 +63,10 @@
 #include <vector>
 
 #include "core/enums.hpp"
-#include "solver/operator/collective.hpp"
-#include "solver/operator/linear_operator.hpp"
+#include "solver/base/collective.hpp"
+#include "solver/base/linear_operator.hpp"
 #include "solver/precond/preconditioner.hpp"
-#include "spmm/dense.hpp"
+#include "dense/dense.hpp"
 
 namespace blockeigs::solver {
 

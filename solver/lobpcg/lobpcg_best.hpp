@@ -12,10 +12,10 @@
 #include <optional>
 #include <vector>
 
-#include "solver/operator/linear_operator.hpp"
+#include "solver/base/linear_operator.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
-#include "spmm/dense.hpp"
-#include "spmm/memory.hpp"
+#include "dense/dense.hpp"
+#include "dense/memory.hpp"
 
 namespace blockeigs::solver::lobpcg_detail {
 

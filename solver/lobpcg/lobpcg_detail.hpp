@@ -10,12 +10,13 @@
 #include <optional>
 #include <vector>
 
+#include "solver/blocks/apply_single.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/blocks/orthonormalize.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
-#include "solver/lobpcg/symmetric_eigen.hpp"
-#include "solver/operator/collective.hpp"
-#include "solver/operator/linear_operator.hpp"
+#include "solver/blocks/symmetric_eigen.hpp"
+#include "solver/base/collective.hpp"
+#include "solver/base/linear_operator.hpp"
 
 namespace blockeigs::solver::lobpcg_detail {
 
@@ -168,8 +169,8 @@ int automatic_recompute_interval(double eps, double norm_a, double tolerance, St
 // updates until the next recompute. Recompute once u32 times the sum over
 // the steps since the last one of each step's largest residual norm
 // (residual_sum) reaches this fraction of the smallest active residual: in
-// the model of scripts/dev/lobpcg_search_precision.py that matched fp64's
-// iteration counts (docs/benchmarks/solvers.md#search-precision).
+// a model of the drift this matched fp64's iteration counts
+// (docs/benchmarks/solvers.md#search-precision).
 inline constexpr double search_drift_fraction = 0.05;
 bool search_drift_due(double unit_roundoff, double residual_sum, const std::vector<double>& r_norm,
                       const std::vector<bool>& converged);

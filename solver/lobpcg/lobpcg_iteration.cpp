@@ -10,8 +10,8 @@
 
 #include "core/error.hpp"
 #include "solver/blocks/host_copy.hpp"
-#include "solver/lobpcg/norm_estimate.hpp"
-#include "spmm/memory.hpp"
+#include "solver/blocks/norm_estimate.hpp"
+#include "dense/memory.hpp"
 
 namespace blockeigs::solver::lobpcg_detail {
 namespace {

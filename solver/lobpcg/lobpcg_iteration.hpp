@@ -26,12 +26,12 @@
 #include <vector>
 
 #include "solver/blocks/phase_timer.hpp"
-#include "solver/blocks/search_block_ops.hpp"
+#include "solver/lobpcg/search_block_ops.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/lobpcg/lobpcg_best.hpp"
 #include "solver/lobpcg/lobpcg_detail.hpp"
 #include "solver/precond/preconditioner.hpp"
-#include "spmm/dense.hpp"
+#include "dense/dense.hpp"
 
 namespace blockeigs::solver::lobpcg_detail {
 
@@ -205,8 +205,8 @@ class LobpcgIteration {
   // [X P] and A [X P] side by side in one block per buffer (at most 2 nb
   // columns each, rounded up). The residuals Z, where W is built (W's raw
   // columns), and A W each have a compact block of their own: the operator
-  // reads and writes rows there faster than as 160 bytes in every 960 (H200,
-  // block 20: A Z 0.376 -> 0.326 ms; docs/benchmarks/solvers.md#compact-blocks),
+  // reads and writes rows there faster than as 160 bytes in every 960 (A Z
+  // 13% faster at block 20 on an H200; docs/benchmarks/solvers.md#compact-blocks),
   // and a block of its own can take another precision. The basis S is [X P] and Z in two views (SplitColumns).
   const std::int64_t widest_xp_, ld_, w_width_;
   Blocks blocks_;

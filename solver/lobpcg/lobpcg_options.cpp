@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "solver/blocks/search_block_ops.hpp"
+#include "solver/lobpcg/search_block_ops.hpp"
 #include "solver/lobpcg/lobpcg_detail.hpp"
 
 namespace blockeigs::solver {

@@ -6,7 +6,7 @@
 #include <type_traits>
 
 #include "core/error.hpp"
-#include "solver/blocks/search_block_ops.hpp"
+#include "solver/lobpcg/search_block_ops.hpp"
 #include "solver/lobpcg/lobpcg_detail.hpp"
 
 namespace blockeigs::solver::lobpcg_detail {

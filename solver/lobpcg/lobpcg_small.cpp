@@ -1,25 +1,29 @@
-// LOBPCG's small dense problems, solved on the host (our own triangular
-// kernels, symmetric eigensolver and products, block_ops.hpp; the large
-// Rayleigh-Ritz eigenproblems on the device, ritz_eigen_solver): SVQB
-// transforms, the generalised Rayleigh-Ritz step with its restart levels,
-// and Hetmaniuk-Lehoucq basis selection. Row-major HostMatrix throughout.
+// LOBPCG's small dense problems, solved on the host (the Cholesky kernels,
+// symmetric eigensolver and SVQB of solver/blocks; the large Rayleigh-Ritz
+// eigenproblems on the device, ritz_eigen_solver): the generalised
+// Rayleigh-Ritz step with its restart levels, and Hetmaniuk-Lehoucq basis
+// selection. Row-major HostMatrix throughout.
 #include <algorithm>
 #include <cmath>
 #include <memory>
 #include <numeric>
 
 #include "core/checks.hpp"
-#include "solver/operator/large_messages.hpp"
+#include "solver/base/large_messages.hpp"
 #include "core/error.hpp"
+#include "solver/blocks/cholesky.hpp"
 #include "solver/lobpcg/cuda/device_symmetric_eigen.hpp"
 #include "solver/lobpcg/lobpcg_detail.hpp"
-#include "solver/lobpcg/symmetric_eigen.hpp"
+#include "solver/blocks/symmetric_eigen.hpp"
 
 namespace blockeigs::solver {
 namespace lobpcg_detail {
 namespace {
 
-using small_dense::by_column_blocks;
+using small_dense::cholesky_upper;
+using small_dense::reciprocal_condition;
+using small_dense::reduce_to_standard;
+using small_dense::solve_upper;
 
 // The symmetric part (M + M^T) / 2: Gram products of distinct blocks are
 // symmetric only up to rounding.
@@ -82,199 +86,6 @@ RitzPairs standard_ritz(const HostMatrix& M, const WantedEnd& wanted) {
   return out;
 }
 
-// target[u] := (target[u] - sum_k factor[k * factor_stride] * rows[k * ld + u]) * scale
-// for u < width: one block of a row of a triangular solve, its sums in
-// registers.
-template <int width>
-BLOCKEIGS_SMALL_DENSE_INLINE inline void subtract_rows(double* target, const double* factor, std::int64_t factor_stride,
-                                                       const double* rows, std::int64_t ld, std::int64_t count,
-                                                       double scale) {
-  double sum[width];
-  for (int u = 0; u < width; ++u) sum[u] = target[u];
-  for (std::int64_t k = 0; k < count; ++k) {
-    const double f = factor[k * factor_stride];
-    const double* row = rows + k * ld;
-#pragma omp simd
-    for (int u = 0; u < width; ++u) sum[u] -= f * row[u];
-  }
-  for (int u = 0; u < width; ++u) target[u] = sum[u] * scale;
-}
-
-// GB = U^T U with U upper triangular (row-major; the lower part left zero).
-// False when a pivot is not positive. Right-looking, so that every update
-// is a contiguous row operation and the rows' updates are independent.
-BLOCKEIGS_SMALL_DENSE_CLONES
-bool cholesky_upper(const HostMatrix& GB, HostMatrix& U) {
-  const std::int64_t n = GB.rows();
-  U = HostMatrix(n, n);
-  for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t j = i; j < n; ++j) U(i, j) = GB(i, j);
-  for (std::int64_t k = 0; k < n; ++k) {
-    double* uk = &U(k, 0);
-    if (!(uk[k] > 0)) return false;
-    uk[k] = std::sqrt(uk[k]);
-    const double inverse = 1.0 / uk[k];
-    for (std::int64_t j = k + 1; j < n; ++j) uk[j] *= inverse;
-    for (std::int64_t i = k + 1; i < n; ++i) {
-      double* ui = &U(i, 0);
-      const double f = uk[i];
-#pragma omp simd
-      for (std::int64_t j = i; j < n; ++j) ui[j] -= f * uk[j];
-    }
-  }
-  return true;
-}
-
-// U^-T A U^-1 (A symmetric n x n, U from cholesky_upper), both triangles.
-// Y = U^-T A by rows first; then M = U^-T Y^T, of which only the upper
-// triangle is solved for (row i of it needs rows k < i only from column i
-// on): 2/3 of the two full solves' work.
-BLOCKEIGS_SMALL_DENSE_CLONES
-HostMatrix reduce_to_standard(const HostMatrix& A, const HostMatrix& U) {
-  const std::int64_t n = A.rows();
-  HostMatrix Y = A;
-  for (std::int64_t i = 0; i < n; ++i) {
-    const double scale = 1.0 / U(i, i);
-    by_column_blocks(n, [&]<int width>(std::int64_t col) BLOCKEIGS_SMALL_DENSE_INLINE {
-      subtract_rows<width>(&Y(i, col), U.data() + i, n, &Y(0, col), n, i, scale);
-    });
-  }
-  HostMatrix M(n, n);
-  for (std::int64_t i = 0; i < n; ++i) {
-    for (std::int64_t j = i; j < n; ++j) M(i, j) = Y(j, i);
-    const double scale = 1.0 / U(i, i);
-    by_column_blocks(n - i, [&]<int width>(std::int64_t col) BLOCKEIGS_SMALL_DENSE_INLINE {
-      subtract_rows<width>(&M(i, i + col), U.data() + i, n, &M(0, i + col), n, i, scale);
-    });
-  }
-  for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t j = i + 1; j < n; ++j) M(j, i) = M(i, j);
-  return M;
-}
-
-// Z := U^-1 Z for upper-triangular U, by rows from the last (Z is n x m).
-BLOCKEIGS_SMALL_DENSE_CLONES
-void solve_upper(const HostMatrix& U, HostMatrix& Z) {
-  const std::int64_t n = U.rows(), m = Z.cols();
-  for (std::int64_t i = n - 1; i >= 0; --i) {
-    const double scale = 1.0 / U(i, i);
-    by_column_blocks(m, [&]<int width>(std::int64_t col) BLOCKEIGS_SMALL_DENSE_INLINE {
-      subtract_rows<width>(&Z(i, col), U.data() + i * n + i + 1, 1, Z.data() + (i + 1) * m + col, m, n - 1 - i, scale);
-    });
-  }
-}
-
-// Solves with GB = U^T U for the condition estimate, each a chain of n
-// dependent steps: both triangular solves by axpys (U's rows for U^T, its
-// columns, kept as the rows of L = U^T, for U), with the diagonal's
-// reciprocals, so that a step waits for a multiply-add, not a division or
-// a dot product's sum.
-struct GramSolver {
-  const HostMatrix& U;
-  HostMatrix L;
-  std::vector<double> inverse_diagonal;
-
-  explicit GramSolver(const HostMatrix& u) : U(u), L(u.rows(), u.rows()), inverse_diagonal(u.rows()) {
-    const std::int64_t n = U.rows();
-    for (std::int64_t i = 0; i < n; ++i) {
-      inverse_diagonal[i] = 1.0 / U(i, i);
-      for (std::int64_t j = i; j < n; ++j) L(j, i) = U(i, j);
-    }
-  }
-
-  // x := GB^-1 x.
-  BLOCKEIGS_SMALL_DENSE_CLONES
-  void solve(std::vector<double>& x) const {
-    const std::int64_t n = U.rows();
-    for (std::int64_t k = 0; k < n; ++k) {  // U^T w = x
-      const double* uk = U.data() + k * n;
-      const double xk = x[k] *= inverse_diagonal[k];
-#pragma omp simd
-      for (std::int64_t j = k + 1; j < n; ++j) x[j] -= xk * uk[j];
-    }
-    for (std::int64_t k = n - 1; k >= 0; --k) {  // U y = w
-      const double* lk = L.data() + k * n;
-      const double xk = x[k] *= inverse_diagonal[k];
-#pragma omp simd
-      for (std::int64_t j = 0; j < k; ++j) x[j] -= xk * lk[j];
-    }
-  }
-};
-
-double norm1(const std::vector<double>& x) {
-  double s = 0;
-  for (double v : x) s += std::abs(v);
-  return s;
-}
-
-// Reciprocal condition of GB = U^T U in the 1-norm, 1 / (||GB||_1 times
-// an estimate of ||GB^-1||_1): Hager's method with Higham's refinements
-// (the estimator of LAPACK's dpocon), a few solves with GB instead of its
-// inverse. Our own, because dpocon's safeguarded triangular solves took
-// ~17 us at n = 60, more than the Cholesky factorisation and the reduction
-// together. Overflow in the solves (GB singular to working precision) makes
-// the estimate infinite or NaN, and the result 0.
-double reciprocal_condition(const HostMatrix& GB, const HostMatrix& U) {
-  const std::int64_t n = GB.rows();
-  double norm_gb = 0;  // by rows: GB is symmetric
-  for (std::int64_t i = 0; i < n; ++i) {
-    const double* row = GB.data() + i * n;
-    double s = 0;
-#pragma omp simd reduction(+ : s)
-    for (std::int64_t j = 0; j < n; ++j) s += std::abs(row[j]);
-    norm_gb = std::max(norm_gb, s);
-  }
-  if (n == 0) return 1;  // as dpocon: nothing to be ill-conditioned
-  if (!(norm_gb > 0)) return 0;
-  constexpr int max_steps = 5;
-  auto sign_of = [](double v) { return v >= 0 ? 1.0 : -1.0; };
-  auto largest_entry = [&](const std::vector<double>& z) {
-    std::int64_t j = 0;
-    for (std::int64_t i = 1; i < n; ++i)
-      if (std::abs(z[i]) > std::abs(z[j])) j = i;
-    return j;
-  };
-  // Hager: maximise ||GB^-1 x||_1 over ||x||_1 = 1 by steps to the vertex
-  // e_j that the gradient sign(GB^-1 x)^T GB^-1 favours (GB symmetric).
-  const GramSolver gram_solver(U);
-  auto solve_gram = [&](std::vector<double>& v) { gram_solver.solve(v); };
-  std::vector<double> x(static_cast<std::size_t>(n), 1.0 / double(n)), signs(static_cast<std::size_t>(n));
-  solve_gram(x);
-  double estimate = norm1(x);
-  if (n > 1) {
-    for (std::int64_t i = 0; i < n; ++i) signs[i] = sign_of(x[i]);
-    std::vector<double> z = signs;
-    solve_gram(z);
-    std::int64_t j = largest_entry(z);
-    for (int step = 1; step < max_steps; ++step) {
-      std::fill(x.begin(), x.end(), 0.0);
-      x[j] = 1;
-      solve_gram(x);
-      const double previous = estimate;
-      estimate = norm1(x);
-      bool same_signs = true;
-      for (std::int64_t i = 0; i < n; ++i) same_signs = same_signs && sign_of(x[i]) == signs[i];
-      if (same_signs || !(estimate > previous)) {
-        estimate = std::max(estimate, previous);
-        break;
-      }
-      for (std::int64_t i = 0; i < n; ++i) signs[i] = sign_of(x[i]);
-      z = signs;
-      solve_gram(z);
-      const std::int64_t last = j;
-      j = largest_entry(z);
-      if (std::abs(z[last]) == std::abs(z[j])) break;
-    }
-    // Higham's safeguard: a vector of alternating signs and growing size,
-    // which catches the matrices that fool the steps above.
-    for (std::int64_t i = 0; i < n; ++i) x[i] = (i % 2 ? -1.0 : 1.0) * (1.0 + double(i) / double(n - 1));
-    solve_gram(x);
-    estimate = std::max(estimate, 2 * norm1(x) / (3 * double(n)));
-  }
-  if (!std::isfinite(estimate) || !(estimate > 0)) return 0;
-  return 1.0 / (norm_gb * estimate);
-}
-
 // Level 0 for GB = I + E within rounding of I (is_identity_gram): with
 // c = (I - E/2) y, GA c = theta GB c is the standard problem of
 // M = (I - E/2) GA (I - E/2) = GA - (E GA + GA E)/2 + O(E^2), and then
@@ -319,90 +130,6 @@ RitzPairs truncated_ritz(const HostMatrix& GA, const HostMatrix& GB, const Toler
 }
 
 }  // namespace
-
-}  // namespace lobpcg_detail
-
-namespace {
-
-// A Gram matrix's live columns (not zero, not numerically inside span(Q) by
-// reference_sq_norms) and the unit-diagonal form of its symmetric part over
-// them, M = D G D with D = diag(G_jj^-1/2): what SVQB and Cholesky QR share.
-struct UnitDiagonalForm {
-  std::vector<std::int64_t> live;
-  std::vector<double> d;
-  HostMatrix M;
-};
-
-UnitDiagonalForm unit_diagonal_form(const HostMatrix& G, const OrthonormalizeTolerances& tol,
-                                    const std::vector<double>* reference_sq_norms) {
-  UnitDiagonalForm f;
-  for (std::int64_t j = 0; j < G.rows(); ++j) {
-    const double g = G(j, j);
-    if (!(g > 0) || !std::isfinite(g)) continue;
-    if (reference_sq_norms && g <= tol.remainder * tol.remainder * (*reference_sq_norms)[j]) continue;
-    f.live.push_back(j);
-  }
-  const auto m = static_cast<std::int64_t>(f.live.size());
-  f.d.resize(static_cast<std::size_t>(m));
-  for (std::int64_t a = 0; a < m; ++a) f.d[a] = 1.0 / std::sqrt(G(f.live[a], f.live[a]));
-  f.M = HostMatrix(m, m);
-  for (std::int64_t a = 0; a < m; ++a)
-    for (std::int64_t b = 0; b < m; ++b)
-      f.M(a, b) = 0.5 * (G(f.live[a], f.live[b]) + G(f.live[b], f.live[a])) * f.d[a] * f.d[b];
-  return f;
-}
-
-// SVQB from the form, T n x kept (see svqb_transform).
-HostMatrix svqb_of_form(const UnitDiagonalForm& f, std::int64_t n, const OrthonormalizeTolerances& tol,
-                        double* kept_ratio) {
-  if (kept_ratio) *kept_ratio = 1;
-  const auto m = static_cast<std::int64_t>(f.live.size());
-  if (m == 0) return HostMatrix(n, 0);
-  const SymmetricEigen eig = symmetric_eigen(f.M, 0, m);
-  const std::vector<double>& theta = eig.values;
-  const double threshold = tol.drop_per_column * double(m) * theta.back();
-  std::vector<std::int64_t> kept;  // largest theta first: the best-determined directions lead
-  for (std::int64_t i = m - 1; i >= 0; --i)
-    if (theta[i] > threshold) kept.push_back(i);
-  if (kept_ratio && !kept.empty()) *kept_ratio = theta[kept.back()] / theta[kept.front()];
-  HostMatrix T(n, static_cast<std::int64_t>(kept.size()));
-  for (std::size_t c = 0; c < kept.size(); ++c) {
-    const double s = 1.0 / std::sqrt(theta[kept[c]]);
-    for (std::int64_t a = 0; a < m; ++a) T(f.live[a], std::int64_t(c)) = f.d[a] * eig.vectors(a, kept[c]) * s;
-  }
-  return T;
-}
-
-}  // namespace
-
-HostMatrix svqb_transform(const HostMatrix& G, const OrthonormalizeTolerances& tol,
-                          const std::vector<double>* reference_sq_norms, double* kept_ratio) {
-  return svqb_of_form(unit_diagonal_form(G, tol, reference_sq_norms), G.rows(), tol, kept_ratio);
-}
-
-HostMatrix well_conditioned_transform(const HostMatrix& G, const OrthonormalizeTolerances& tol,
-                                      const std::vector<double>* reference_sq_norms, double* kept_ratio) {
-  using namespace lobpcg_detail;
-  const std::int64_t n = G.rows();
-  const UnitDiagonalForm f = unit_diagonal_form(G, tol, reference_sq_norms);
-  HostMatrix U;
-  // A NaN anywhere in M reaches a pivot or the estimate, and fails both.
-  if (n > 0 && std::int64_t(f.live.size()) == n && cholesky_upper(f.M, U)) {
-    const double rcond = reciprocal_condition(f.M, U);
-    if (rcond >= tol.cholesky_rcond_min) {
-      HostMatrix T(n, n);
-      for (std::int64_t i = 0; i < n; ++i) T(i, i) = 1.0;
-      solve_upper(U, T);  // U^-1
-      for (std::int64_t i = 0; i < n; ++i)
-        for (std::int64_t j = i; j < n; ++j) T(i, j) *= f.d[i];
-      if (kept_ratio) *kept_ratio = rcond;
-      return T;
-    }
-  }
-  return svqb_of_form(f, n, tol, kept_ratio);
-}
-
-namespace lobpcg_detail {
 
 bool is_identity_gram(const HostMatrix& GB, const Tolerances& tol) {
   const std::int64_t n = GB.rows();

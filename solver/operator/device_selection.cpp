@@ -28,8 +28,8 @@
 #include "core/checks.hpp"
 #include "core/env_overrides.hpp"
 #include "core/error.hpp"
-#include "solver/operator/collective.hpp"
-#include "spmm/memory.hpp"
+#include "solver/base/collective.hpp"
+#include "dense/memory.hpp"
 
 namespace blockeigs::solver {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/enums.hpp"
-#include "spmm/context.hpp"
+#include "dense/context.hpp"
 
 namespace blockeigs::solver {
 

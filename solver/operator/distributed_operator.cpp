@@ -5,7 +5,8 @@
 #include <type_traits>
 
 #include "core/error.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
+#include "solver/blocks/block_ops.hpp"
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/halo/nccl_halo.hpp"
 #include "solver/operator/local_blocks.hpp"

@@ -23,7 +23,7 @@
 #include "solver/operator/halo/halo_exchange.hpp"
 #include "solver/operator/halo/halo_plan.hpp"
 #include "solver/operator/halo/halo_transport.hpp"
-#include "solver/operator/linear_operator.hpp"
+#include "solver/base/linear_operator.hpp"
 #include "solver/operator/row_partition.hpp"
 #include "spmm/plan.hpp"
 

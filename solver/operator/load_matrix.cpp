@@ -7,8 +7,8 @@
 #include "io/generators.hpp"
 #include "io/hdf5_csr.hpp"
 #include "io/matrix_market.hpp"
-#include "solver/operator/collective.hpp"
-#include "solver/operator/large_messages.hpp"
+#include "solver/base/collective.hpp"
+#include "solver/base/large_messages.hpp"
 
 namespace blockeigs::solver {
 namespace {

@@ -1,7 +1,7 @@
 #include "solver/operator/load_matrix_b.hpp"
 
 #include "core/error.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/partition/distribute_rows.hpp"
 #include "solver/operator/symmetry_check.hpp"
 

@@ -11,7 +11,7 @@
 #include "io/config.hpp"
 #include "io/csr_rows.hpp"
 #include "solver/operator/load_matrix.hpp"
-#include "spmm/context.hpp"
+#include "dense/context.hpp"
 
 namespace blockeigs::solver {
 

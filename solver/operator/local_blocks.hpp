@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "io/csr_rows.hpp"
-#include "spmm/context.hpp"
+#include "dense/context.hpp"
 #include "spmm/csr.hpp"
-#include "spmm/memory.hpp"
+#include "dense/memory.hpp"
 
 namespace blockeigs::solver {
 

@@ -5,7 +5,7 @@
 
 #include "core/checks.hpp"
 #include "core/error.hpp"
-#include "solver/operator/large_messages.hpp"
+#include "solver/base/large_messages.hpp"
 
 namespace blockeigs::solver {
 

@@ -15,8 +15,8 @@
 
 #include "core/checks.hpp"
 #include "core/error.hpp"
-#include "solver/operator/collective.hpp"
-#include "solver/operator/large_messages.hpp"
+#include "solver/base/collective.hpp"
+#include "solver/base/large_messages.hpp"
 #include "solver/operator/symmetry_check_device.hpp"
 
 namespace blockeigs::solver {

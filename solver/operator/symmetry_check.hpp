@@ -11,7 +11,7 @@
 #include <string>
 
 #include "io/csr_rows.hpp"
-#include "spmm/context.hpp"
+#include "dense/context.hpp"
 #include "solver/operator/row_numbering.hpp"
 #include "solver/operator/row_partition.hpp"
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "io/csr_rows.hpp"
-#include "spmm/context.hpp"
+#include "dense/context.hpp"
 
 namespace blockeigs::solver {
 

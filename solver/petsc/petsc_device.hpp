@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "core/enums.hpp"
-#include "spmm/context.hpp"
+#include "dense/context.hpp"
 
 namespace blockeigs::solver::petsc_device {
 

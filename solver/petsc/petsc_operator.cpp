@@ -13,7 +13,7 @@
 
 #include "core/checks.hpp"
 #include "core/error.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/operator/symmetry_check.hpp"
 #include "solver/petsc/petsc_device.hpp"

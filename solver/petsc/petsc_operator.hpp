@@ -40,7 +40,7 @@
 #include "io/csr_rows.hpp"
 #include "solver/operator/load_matrix.hpp"
 #include "solver/operator/row_partition.hpp"
-#include "spmm/context.hpp"
+#include "dense/context.hpp"
 
 #if !defined(PETSC_USE_REAL_DOUBLE) || defined(PETSC_USE_COMPLEX)
 #error "blockeigs_petsc needs a PETSc built with real double scalars (PetscScalar == double)"

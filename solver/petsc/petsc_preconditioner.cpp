@@ -16,12 +16,12 @@
 
 #include "core/error.hpp"
 #include "solver/blocks/block_ops.hpp"
-#include "solver/operator/collective.hpp"
-#include "solver/operator/linear_operator.hpp"
+#include "solver/base/collective.hpp"
+#include "solver/base/linear_operator.hpp"
 #include "solver/petsc/petsc_device.hpp"
 #include "solver/petsc/petsc_operator.hpp"
 #include "solver/precond/petsc_pc.hpp"
-#include "spmm/memory.hpp"
+#include "dense/memory.hpp"
 
 #ifndef PETSC_SUCCESS  // PETSc before 3.19
 #define PETSC_SUCCESS 0

@@ -21,8 +21,8 @@
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/operator/load_matrix.hpp"
 #include "solver/petsc/petsc_operator.hpp"
-#include "spmm/dense.hpp"
-#include "spmm/memory.hpp"
+#include "dense/dense.hpp"
+#include "dense/memory.hpp"
 
 #ifndef PETSC_SUCCESS  // PETSc before 3.19
 #define PETSC_SUCCESS 0

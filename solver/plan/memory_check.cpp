@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "core/checks.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/halo/halo_plan.hpp"
 #include "solver/operator/local_blocks.hpp"
-#include "spmm/memory.hpp"
+#include "dense/memory.hpp"
 
 namespace blockeigs::solver {
 namespace {

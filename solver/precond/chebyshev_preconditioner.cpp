@@ -16,7 +16,7 @@
 
 #include "core/error.hpp"
 #include "solver/blocks/block_ops.hpp"
-#include "solver/lobpcg/norm_estimate.hpp"
+#include "solver/blocks/norm_estimate.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/precond/chebyshev_steps.hpp"
 #include "solver/precond/jacobi_preconditioner.hpp"

@@ -39,10 +39,10 @@
 
 #include "core/enums.hpp"
 #include "solver/blocks/phase_timer.hpp"
-#include "solver/operator/linear_operator.hpp"
+#include "solver/base/linear_operator.hpp"
 #include "solver/precond/preconditioner.hpp"
 #include "solver/precond/preconditioner_memory.hpp"
-#include "spmm/memory.hpp"
+#include "dense/memory.hpp"
 
 namespace blockeigs::solver {
 

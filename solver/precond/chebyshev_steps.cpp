@@ -4,10 +4,7 @@
 
 #include "core/checks.hpp"
 #include "solver/blocks/block_ops_host_support.hpp"
-
-#ifdef BLOCKEIGS_HAVE_CUDA
 #include "solver/precond/cuda/chebyshev_steps_cuda.hpp"
-#endif
 
 namespace blockeigs::solver {
 namespace {
@@ -28,9 +25,7 @@ void chebyshev_start(const spmm::Context& context, U c, const U* dinv, spmm::Con
   require_shapes<T, U, U>(R, Q, E);
   require_shapes<T, U, U>(R, W, W);
   if (on_device(R.space)) {
-#ifdef BLOCKEIGS_HAVE_CUDA
     device_ops::chebyshev_start(context, c, dinv, R, Q, E, W);
-#endif
     return;
   }
 #pragma omp parallel for schedule(static)
@@ -51,9 +46,7 @@ void chebyshev_step(const spmm::Context& context, U shift, U alpha, U beta, cons
                     bool write_q, spmm::DenseView<U> Q, spmm::DenseView<U> E, spmm::DenseView<U> W) {
   require_shapes<U, U, U>(Q, E, W);
   if (on_device(Q.space)) {
-#ifdef BLOCKEIGS_HAVE_CUDA
     device_ops::chebyshev_step(context, shift, alpha, beta, diag, dinv, write_q, Q, E, W);
-#endif
     return;
   }
 #pragma omp parallel for schedule(static)
@@ -80,9 +73,7 @@ void chebyshev_finish(const spmm::Context& context, U shift, U alpha, U beta, co
   require_shapes<U, U, U>(Q, E, W);
   require_shapes<U, T, T>(Q, out, out);
   if (on_device(Q.space)) {
-#ifdef BLOCKEIGS_HAVE_CUDA
     device_ops::chebyshev_finish(context, shift, alpha, beta, diag, dinv, Q, E, W, out);
-#endif
     return;
   }
 #pragma omp parallel for schedule(static)

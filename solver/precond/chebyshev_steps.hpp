@@ -7,8 +7,8 @@
 // the identity (no Jacobi scaling).
 #pragma once
 
-#include "spmm/context.hpp"
-#include "spmm/dense.hpp"
+#include "dense/context.hpp"
+#include "dense/dense.hpp"
 
 namespace blockeigs::solver {
 

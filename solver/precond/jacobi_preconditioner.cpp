@@ -5,7 +5,7 @@
 
 #include "core/error.hpp"
 #include "solver/blocks/block_ops.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 
 namespace blockeigs::solver {
 

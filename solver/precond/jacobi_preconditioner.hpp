@@ -8,10 +8,10 @@
 
 #include <vector>
 
-#include "solver/operator/linear_operator.hpp"
+#include "solver/base/linear_operator.hpp"
 #include "solver/precond/preconditioner.hpp"
 #include "solver/precond/preconditioner_memory.hpp"
-#include "spmm/memory.hpp"
+#include "dense/memory.hpp"
 
 namespace blockeigs::solver {
 

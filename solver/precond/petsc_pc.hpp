@@ -12,7 +12,7 @@
 #include "io/csr_rows.hpp"
 #include "solver/operator/row_partition.hpp"
 #include "solver/precond/preconditioner.hpp"
-#include "spmm/context.hpp"
+#include "dense/context.hpp"
 
 namespace blockeigs::solver {
 

@@ -4,7 +4,7 @@
 // definite; so does block CG's.
 #pragma once
 
-#include "spmm/dense.hpp"
+#include "dense/dense.hpp"
 
 namespace blockeigs::solver {
 

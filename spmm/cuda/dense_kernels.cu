@@ -4,7 +4,7 @@
 #include "spmm/cuda/cuda_check.hpp"
 #include "spmm/cuda/dense_kernels.hpp"
 #include "spmm/cuda/heuristic.hpp"
-#include "spmm/memory.hpp"
+#include "dense/memory.hpp"
 
 namespace blockeigs::spmm::cuda {
 namespace {

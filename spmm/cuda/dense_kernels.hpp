@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "spmm/dense.hpp"
+#include "dense/dense.hpp"
 
 namespace blockeigs::spmm::cuda {
 

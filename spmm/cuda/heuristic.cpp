@@ -16,7 +16,7 @@ namespace {
 // Otherwise merge_based when rows < row_split_min_rows, or max_row > skew *
 // mean_row, or mean_row < short_mean; row_split otherwise. A width n uses
 // the first row with n <= max_n (n = 100 the row of 128). Fitted by
-// scripts/fit_heuristic.py: within 5% of our faster kernel in 96.1% / 96.9% of
+// bench/scripts/fit_heuristic.py: within 5% of our faster kernel in 96.1% / 96.9% of
 // 1422 H100 cases, fp32 / fp64 (docs/benchmarks/spmm.md#heuristic-table).
 // ---------------------------------------------------------------------------
 constexpr double never = std::numeric_limits<double>::infinity();

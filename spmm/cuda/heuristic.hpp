@@ -1,6 +1,6 @@
 // Choice between our two CUDA SpMM kernels, and the few tuning constants of
 // the kernels themselves, from a small table fitted to spmm-bench results
-// (scripts/fit_heuristic.py prints a new table from a bench CSV).
+// (bench/scripts/fit_heuristic.py prints a new table from a bench CSV).
 #pragma once
 
 #include <cstddef>

@@ -9,7 +9,7 @@
 #include "core/error.hpp"
 #include "spmm/csr.hpp"
 #include "spmm/cuda/spmm_group.cuh"
-#include "spmm/dense.hpp"
+#include "dense/dense.hpp"
 
 namespace blockeigs::spmm::cuda::detail {
 

@@ -11,17 +11,10 @@
 //   3. one segmented scan of the lanes' partial sums (by row, 10 shuffles)
 //      completes the rows that lanes share; finished rows are written from
 //      shared memory, coalesced, and the last row's sum carries on.
-// The old body loaded, searched and reduced 32 nonzeros at a time, each step
-// waiting on the last (two memory latencies and ~20 shuffles per 32
-// nonzeros). Tried and dropped (H200, docs/benchmarks/spmm.md): issuing the next chunk's
-// loads before walking this one (80 registers, 3 blocks per SM: 5-25%
-// slower than 64 registers and 4 blocks), and K = 8 (shared-memory bank
-// conflicts: lanes read at a stride of 8 words; odd K spreads them). Also
-// dropped (H200): the next chunk's row ends, columns and values
-// copied to shared memory by cp.async (4 or 8 bytes a lane) while this chunk
-// is gathered and walked, double-buffered: no registers for the loads in
-// flight, but 15-40% slower, with segments of 1 to 8 chunks alike: this body
-// is bound by its instructions more than by load latency.
+// K is odd so that the lanes' reads in shared memory spread over the banks,
+// and the loads are not issued a chunk ahead: the body is bound by its
+// instructions more than by load latency, and 80 registers a lane (3 blocks
+// an SM) made it up to 25% slower on an H200 (docs/benchmarks/spmm.md, "Tried, not kept").
 //
 // Every row of the segment, empty or not, is finished by exactly one lane,
 // so empty rows need no pass of their own. Pieces of rows cut by a segment

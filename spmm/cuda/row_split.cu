@@ -16,7 +16,7 @@
 #include "spmm/cuda/heuristic.hpp"
 #include "spmm/cuda/kernel_dispatch.cuh"
 #include "spmm/cuda/row_stream_spmv.cuh"
-#include "spmm/memory.hpp"
+#include "dense/memory.hpp"
 #include "spmm/local_spmm.hpp"
 
 namespace blockeigs::spmm {
@@ -45,8 +45,8 @@ inline constexpr int max_blocks_per_sm_wide_rows = 3;
 //    starts blocks in order, so the rows in flight stay a narrow band.
 // With prefetch_indices only the B loads of a batch wait on memory; without
 // it a short row was three dependent round trips (offsets, indices, B rows).
-// (Walking tiles of 4 to 64 consecutive batches per warp instead, for L1
-// reuse between nearby rows, was slower on an H200: docs/benchmarks/spmm.md.)
+// Warps stride over batches rather than walking tiles of consecutive ones:
+// the L1 reuse between nearby rows does not pay (docs/benchmarks/spmm.md).
 template <class T, int V, int P, int GC, bool Wide>
 __global__ void __launch_bounds__(block_threads, (min_blocks_per_sm<P, GC, Wide>))
     row_split_kernel(const SpmmArgs<T> a, const int gk, const int chunk_batches) {

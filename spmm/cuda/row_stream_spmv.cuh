@@ -15,7 +15,7 @@
 
 #include "spmm/cuda/row_stream_blocks.hpp"
 #include "spmm/cuda/spmm_group.cuh"
-#include "spmm/memory.hpp"
+#include "dense/memory.hpp"
 
 namespace blockeigs::spmm::cuda::detail {
 

@@ -4,8 +4,8 @@
 // of a gathered row of B; 1 where B's rows are not so aligned); a batch of 8
 // nonzeros' indices is loaded first and then all of their B loads, so a
 // 7-point row is one round trip. A block takes a run of 64 consecutive rows,
-// so the rows in flight stay a narrow band of B (the "ordered" schedule of
-// scripts/dev/az_window.cu). Every sum is in fp64 in the row's order: the host loop in
+// so the rows in flight stay a narrow band of B (faster than staging B's rows
+// in shared memory; docs/benchmarks/solvers.md, "Tried, not kept"). Every sum is in fp64 in the row's order: the host loop in
 // reference/single_input_spmm.cpp is its twin.
 #include <cuda_runtime.h>
 

@@ -73,7 +73,7 @@ inline constexpr int nonzero_unroll = [] {
 // narrower groups (9-12 or 17-24 vectors) up to 80 (3 blocks). The Wide
 // shapes fit 4 to 6 blocks without spills (62 to 40 registers) but keep
 // fewer loads in flight and were slower (docs/benchmarks/spmm.md);
-// BLOCKEIGS_WIDE_BLOCKS sets their count for scripts/dev/row_split_blocks.sh.
+// the compile definition BLOCKEIGS_WIDE_BLOCKS sets their count.
 template <int P, int GC>
 inline constexpr bool several_vectors_a_lane = GC == warp_size && P > 1;  // fp64 n > 64, fp32 n > 128
 #ifndef BLOCKEIGS_WIDE_BLOCKS

@@ -6,7 +6,9 @@
 # mpirun: Open MPI forwards SIGUSR1 and SIGUSR2 only). It must exit 4 with a
 # checkpoint and a result file marked interrupted; resumed from the
 # checkpoint at 2 ranks it must reach the uninterrupted run's answer
-# (check_resume.py) in at most 110% of its iterations.
+# (check_resume.py) in at most 110% of its iterations, and its history plot
+# must number the iterations on from the checkpoint's, as the monitor does
+# (block-eigs from the checkpoint's own, re-tested; block-cg from the next).
 set -u
 app=$1 config=$2 dir=$3 signal=$4 to=$5 at=$6 python=$7
 shift 7
@@ -45,4 +47,10 @@ grep -qE "^interrupted by SIG$signal after iteration [0-9]+; checkpoint checkpoi
   --set output.monitor=false > resumed.log 2>&1 || fail "the resumed run failed"
 grep -qE "resumed after iteration [0-9]+" resumed.log || fail "the resumed run does not say where it went on from"
 "$python" "$here/check_resume.py" "$name" ref.h5 stopped.h5 checkpoint.h5 resumed.h5 || fail "check_resume.py"
+went_on=$(sed -n 's/^iterations [0-9]* (resumed after iteration \([0-9]*\).*/\1/p' resumed.log)
+last=$(sed -n 's/^iterations \([0-9]*\) (resumed after.*/\1/p' resumed.log)
+first=$went_on; [ "$name" = block-cg ] && first=$((went_on + 1))
+plotted=$("$python" "$here/../../scripts/plot_history.py" resumed.h5 resumed.png 2>&1) || fail "plot_history.py: $plotted"
+echo "$plotted" | grep -qE "\(iterations $first-$last\)$" ||
+  fail "the resumed run's history is not numbered $first-$last (resumed after $went_on): $plotted"
 echo "resume ok"

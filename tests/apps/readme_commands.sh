@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # readme_commands.sh SOURCE_DIR BUILD_DIR PRESET [MPIEXEC]
-# Runs every command of README.md as written, so that the README cannot rot:
-# each entry below is a line of README (checked verbatim, code blocks and the
-# inline petsc-example line) and the command that runs it, which is that line
+# Runs every command of README.md and of the pages that hold its details
+# (docs/usage.md, docs/building.md, docs/petsc.md) as written, so that they
+# cannot rot: each entry below is a line of one of them (checked verbatim,
+# code blocks and the inline petsc-example line) and the command that runs it, which is that line
 # with build/<preset> pointing at BUILD_DIR and file placeholders (config.yaml,
 # matrix.mtx.gz, results.h5) replaced by small inputs made here; benchmark
 # sizes are made small by options appended after the README's (a later
 # option wins), and a GPU-only command runs with --help where there is no GPU.
-# Every command line in README's sh code blocks must be listed, as run or as
+# Every command line in their sh code blocks must be listed, as run or as
 # skipped with the reason.
 set -u
 src=$1 build=$2 preset=$3 mpiexec=${4:-mpirun}
-readme=$src/README.md
+docs=("$src/README.md" "$src/docs/usage.md" "$src/docs/building.md" "$src/docs/petsc.md")
 bin=$build/apps
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -21,13 +22,13 @@ mpi+=(--oversubscribe)
 export OMP_NUM_THREADS=1 OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 failures=0 listed=()
 
-# readme 'README TEXT' COMMAND...: the text must be in README.md; COMMAND must exit 0.
+# readme 'TEXT' COMMAND...: the text must be in one of the docs; COMMAND must exit 0.
 readme() {
   local text=$1
   shift
   listed+=("$text")
-  if ! grep -qF -- "$text" "$readme"; then
-    echo "NOT IN README: $text"
+  if ! cat "${docs[@]}" | grep -qF -- "$text"; then
+    echo "NOT IN THE DOCS: $text"
     failures=$((failures + 1))
     return
   fi
@@ -41,10 +42,10 @@ readme() {
     echo "ok: $text"
   fi
 }
-# skip 'README TEXT' WHY: listed, not run.
+# skip 'TEXT' WHY: listed, not run.
 skip() {
   listed+=("$1")
-  if grep -qF -- "$1" "$readme"; then echo "skipped: $1 ($2)"; else echo "NOT IN README: $1"; failures=$((failures + 1)); fi
+  if cat "${docs[@]}" | grep -qF -- "$1"; then echo "skipped: $1 ($2)"; else echo "NOT IN THE DOCS: $1"; failures=$((failures + 1)); fi
 }
 
 # Small inputs for the placeholders.
@@ -96,13 +97,17 @@ if [ -x "$bin/petsc-example" ]; then
 else
   skip 'mpirun -np 2 build/<preset>/apps/petsc-example' "this build has no PETSc"
 fi
+# The README's config block, as written (its result file put in the work folder).
+awk '/^```yaml$/ {inside = 1; next} /^```/ {if (inside) exit} inside' "$src/README.md" > "$work/readme.yaml"
+readme 'output: {path: results.h5}                                  # eigenpairs' \
+  "${mpi[@]}" -np 2 "$bin/block-eigs" "$work/readme.yaml" --set output.path="$work/readme.h5"
 readme 'cmake --install build/<preset> --prefix /opt/blockeigs' \
   cmake --install "$build" --prefix "$work/prefix"
 skip 'cmake --preset cuda [-DCMAKE_CUDA_ARCHITECTURES=90]' "the build itself"
 skip 'cmake --build --preset cuda -j' "the build itself"
 skip 'ctest --preset cuda -L cuda' "the GPU tests, run on the GPU machine"
 
-# Every command line of README's sh code blocks is listed above.
+# Every command line of the docs' sh code blocks is listed above.
 while IFS= read -r line; do
   command=${line%%  #*}
   command=${command%"${command##*[![:space:]]}"}
@@ -113,10 +118,10 @@ while IFS= read -r line; do
     case "$text" in "$command"*) found=1 ;; esac
   done
   if [ $found -eq 0 ]; then
-    echo "NOT CHECKED: README has '$command'; add it to tests/apps/readme_commands.sh"
+    echo "NOT CHECKED: the docs have '$command'; add it to tests/apps/readme_commands.sh"
     failures=$((failures + 1))
   fi
-done < <(awk '/^```sh$/ {inside = 1; next} /^```/ {inside = 0} inside' "$readme")
+done < <(awk '/^```sh$/ {inside = 1; next} /^```/ {inside = 0} inside' "${docs[@]}")
 
 echo "$failures failure(s)"
 [ $failures -eq 0 ]

@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "solver/blocks/block_ops.hpp"
-#include "spmm/memory.hpp"
+#include "dense/memory.hpp"
 #include "tests/support/mpi_environment.hpp"
 #include "tests/support/test_matrices.hpp"
 

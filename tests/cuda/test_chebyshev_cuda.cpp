@@ -18,7 +18,7 @@
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/precond/chebyshev_preconditioner.hpp"
 #include "solver/precond/chebyshev_steps.hpp"
-#include "spmm/memory.hpp"
+#include "dense/memory.hpp"
 #include "tests/support/csr_test_operator.hpp"
 #include "tests/support/mpi_environment.hpp"
 

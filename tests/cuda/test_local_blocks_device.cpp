@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "solver/operator/local_blocks.hpp"
-#include "spmm/context.hpp"
+#include "dense/context.hpp"
 #include "test_matrices.hpp"
 
 namespace {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "spmm/cuda/merge_partition.cuh"
-#include "spmm/memory.hpp"
+#include "dense/memory.hpp"
 
 namespace {
 

@@ -20,7 +20,8 @@
 #include <vector>
 
 #include "solver/blocks/block_ops.hpp"
-#include "spmm/memory.hpp"
+#include "solver/lobpcg/ritz_update.hpp"
+#include "dense/memory.hpp"
 #include "tests/support/mpi_environment.hpp"
 #include "tests/support/test_contexts.hpp"
 #include "tests/support/test_matrices.hpp"

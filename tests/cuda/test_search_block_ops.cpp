@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "solver/blocks/block_ops.hpp"
-#include "solver/blocks/search_block_ops.hpp"
-#include "spmm/memory.hpp"
+#include "solver/lobpcg/search_block_ops.hpp"
+#include "dense/memory.hpp"
 #include "tests/support/mpi_environment.hpp"
 #include "tests/support/test_contexts.hpp"
 #include "tests/support/test_matrices.hpp"

@@ -14,7 +14,7 @@
 
 #include "distributed_fixtures.hpp"
 #include "io/generators.hpp"
-#include "spmm/memory.hpp"
+#include "dense/memory.hpp"
 #include "spmm/single_input_spmm.hpp"
 #include "test_matrices.hpp"
 #include "tests/support/mpi_environment.hpp"

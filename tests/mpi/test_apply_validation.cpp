@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "csr_test_operator.hpp"
+#include "solver/blocks/apply_single.hpp"
 #include "expect_error.hpp"
 #include "operator_check.hpp"
 #include "test_matrices.hpp"

@@ -15,7 +15,7 @@
 #include "io/generators.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/cg/block_cg.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/precond/jacobi_preconditioner.hpp"
 

@@ -18,7 +18,7 @@
 #include "distributed_fixtures.hpp"
 #include "io/generators.hpp"
 #include "solver/blocks/block_ops.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/precond/chebyshev_preconditioner.hpp"
 #include "tests/support/csr_test_operator.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "core/checks.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 
 namespace blockeigs {
 namespace {

@@ -1,6 +1,6 @@
 // Exchanges past MPI's int counts, forced on small data: with the chunk limit
 // lowered to a few hundred bytes (set_mpi_chunk_limit), the
-// helpers of solver/operator/large_messages.hpp, the symmetry check, the
+// helpers of solver/base/large_messages.hpp, the symmetry check, the
 // halo plan and exchange, and LOBPCG give the same results as in one piece.
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -15,7 +15,7 @@
 #include "io/generators.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/operator/distributed_operator.hpp"
-#include "solver/operator/large_messages.hpp"
+#include "solver/base/large_messages.hpp"
 #include "solver/operator/row_partition.hpp"
 #include "solver/operator/symmetry_check.hpp"
 

@@ -6,7 +6,7 @@
 #include "io/generators.hpp"
 #include "io/matrix_market.hpp"
 #include "operator_check.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/halo/halo_plan.hpp"
 #include "solver/operator/load_matrix.hpp"
 #include "test_matrices.hpp"

@@ -13,10 +13,10 @@
 #include "expect_error.hpp"
 #include "halo_check.hpp"
 #include "io/generators.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/halo/nccl_halo.hpp"
-#include "solver/operator/large_messages.hpp"
+#include "solver/base/large_messages.hpp"
 #include "test_matrices.hpp"
 
 namespace blockeigs {

@@ -22,7 +22,7 @@
 #include "solver/blocks/block_ops.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/lobpcg/lobpcg_detail.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/precond/jacobi_preconditioner.hpp"
 #include "tests/support/csr_test_operator.hpp"
 #include "tests/support/expect_error.hpp"

@@ -18,7 +18,7 @@
 #include "core/checks.hpp"
 #include "core/error.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/precond/jacobi_preconditioner.hpp"
 #include "tests/support/distributed_fixtures.hpp"
 #include "tests/support/csr_test_operator.hpp"

@@ -21,11 +21,11 @@
 #include "io/generators.hpp"
 #include "solver/cg/block_cg.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/plan/memory_check.hpp"
 #include "solver/precond/jacobi_preconditioner.hpp"
-#include "spmm/memory.hpp"
+#include "dense/memory.hpp"
 #include "tests/support/csr_test_operator.hpp"
 
 namespace blockeigs {

@@ -21,7 +21,7 @@
 #include "io/generators.hpp"
 #include "io/renumbering.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/operator/load_matrix.hpp"
 #include "solver/operator/partition/distribute_rows.hpp"

@@ -18,14 +18,14 @@
 #include "apps/app_main.hpp"
 #include "apps/run/cg_run.hpp"
 #include "apps/run/eigs_run.hpp"
-#include "apps/run/run_common.hpp"
+#include "apps/run/steps/matrix_setup.hpp"
 #include "core/checks.hpp"
 #include "distributed_fixtures.hpp"
 #include "io/generators.hpp"
 #include "io/hdf5_dense.hpp"
 #include "io/hdf5_writer.hpp"
 #include "io/renumbering.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/partition/graph_partition.hpp"
 
 namespace blockeigs {

@@ -18,7 +18,7 @@
 #include "core/checks.hpp"
 #include "distributed_fixtures.hpp"
 #include "io/hdf5_writer.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 
 namespace blockeigs {
 namespace {

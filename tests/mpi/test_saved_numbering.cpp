@@ -16,7 +16,7 @@
 #include "distributed_fixtures.hpp"
 #include "io/generators.hpp"
 #include "io/hdf5_writer.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/load_matrix.hpp"
 #include "solver/operator/partition/distribute_rows.hpp"
 #include "solver/operator/partition/graph_partition.hpp"

@@ -21,11 +21,11 @@
 #include <utility>
 #include <vector>
 
-#include "apps/run/run_common.hpp"
+#include "apps/run/steps/matrix_setup.hpp"
 #include "core/checks.hpp"
 #include "distributed_fixtures.hpp"
 #include "io/generators.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/load_matrix_b.hpp"
 #include "solver/operator/partition/distribute_rows.hpp"
 #include "solver/operator/symmetry_check.hpp"

@@ -20,8 +20,8 @@
 #include "core/checks.hpp"
 #include "core/enums.hpp"
 #include "solver/operator/device_selection.hpp"
+#include "dense/context.hpp"
 #include "solver/petsc/petsc_operator.hpp"
-#include "spmm/context.hpp"
 
 namespace blockeigs::test {
 

@@ -20,7 +20,7 @@
 #include "solver/petsc/petsc_operator.hpp"
 #include "solver/petsc/petsc_shell_pc.hpp"
 #include "solver/precond/petsc_pc.hpp"
-#include "spmm/memory.hpp"
+#include "dense/memory.hpp"
 #include "distributed_fixtures.hpp"
 #include "tests/petsc/slepc_test_support.hpp"
 

@@ -24,7 +24,7 @@
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/petsc/petsc_operator.hpp"
-#include "spmm/context.hpp"
+#include "dense/context.hpp"
 #include "distributed_fixtures.hpp"
 #include "tests/petsc/slepc_test_support.hpp"
 

@@ -18,7 +18,7 @@
 #include "solver/blocks/block_ops.hpp"
 #include "solver/cg/block_cg.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/precond/petsc_pc.hpp"
 #include "tests/support/csr_test_operator.hpp"

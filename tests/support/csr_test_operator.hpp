@@ -19,10 +19,10 @@
 #include "core/checks.hpp"
 #include "io/csr_rows.hpp"
 #include "solver/blocks/block_ops.hpp"
-#include "solver/operator/linear_operator.hpp"
+#include "solver/base/linear_operator.hpp"
 #include "solver/operator/row_partition.hpp"
-#include "spmm/context.hpp"
-#include "spmm/dense.hpp"
+#include "dense/context.hpp"
+#include "dense/dense.hpp"
 
 namespace blockeigs::test {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "io/csr_rows.hpp"
-#include "spmm/dense.hpp"
+#include "dense/dense.hpp"
 
 namespace blockeigs::test {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "core/error.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 
 namespace blockeigs::test {
 

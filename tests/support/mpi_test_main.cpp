@@ -12,7 +12,7 @@
 #include "core/checks.hpp"
 #include "core/env_overrides.hpp"
 #include "io/config.hpp"
-#include "solver/operator/large_messages.hpp"
+#include "solver/base/large_messages.hpp"
 
 int main(int argc, char** argv) {
   if (!blockeigs::init_mpi(&argc, &argv)) return 1;

@@ -5,8 +5,8 @@
 #include <memory>
 #include <vector>
 
-#include "spmm/context.hpp"
-#include "spmm/memory.hpp"
+#include "dense/context.hpp"
+#include "dense/memory.hpp"
 
 namespace blockeigs::test {
 

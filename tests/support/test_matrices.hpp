@@ -9,9 +9,9 @@
 
 #include "io/csr_rows.hpp"
 #include "solver/blocks/block_ops.hpp"
-#include "spmm/context.hpp"
+#include "dense/context.hpp"
 #include "spmm/csr.hpp"
-#include "spmm/dense.hpp"
+#include "dense/dense.hpp"
 
 namespace blockeigs::test {
 

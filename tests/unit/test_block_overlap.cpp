@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "solver/operator/linear_operator.hpp"
+#include "solver/base/linear_operator.hpp"
 
 namespace blockeigs {
 namespace {

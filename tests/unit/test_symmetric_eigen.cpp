@@ -1,4 +1,4 @@
-// The small dense symmetric eigensolver (solver/lobpcg/symmetric_eigen.hpp): spectra
+// The small dense symmetric eigensolver (solver/blocks/symmetric_eigen.hpp): spectra
 // built in with a random orthogonal basis, closed forms, repeated and
 // clustered eigenvalues, both ends of the spectrum, extreme scales, inputs
 // that are already tridiagonal, and sizes 0 to 3. Tolerances are multiples of
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "solver/lobpcg/symmetric_eigen.hpp"
+#include "solver/blocks/symmetric_eigen.hpp"
 #include "tests/support/test_matrices.hpp"
 
 namespace blockeigs {

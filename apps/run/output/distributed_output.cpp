@@ -9,9 +9,9 @@
 #include <string>
 
 #include "core/checks.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/plan/memory_plan.hpp"
-#include "spmm/memory.hpp"
+#include "dense/memory.hpp"
 
 namespace blockeigs::apps {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "core/checks.hpp"
 #include "solver/blocks/host_copy.hpp"
-#include "solver/operator/large_messages.hpp"
+#include "solver/base/large_messages.hpp"
 
 namespace blockeigs::apps {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "apps/run/output/distributed_output.hpp"
 #include "solver/operator/row_numbering.hpp"
-#include "spmm/dense.hpp"
+#include "dense/dense.hpp"
 
 namespace blockeigs::apps {
 

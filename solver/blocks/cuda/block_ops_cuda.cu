@@ -164,8 +164,8 @@ void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T>
   }
   // Up to 64 inputs and 16 outputs: the row-group kernel, one pass at about
   // the copy rate (block CG's updates, LOBPCG's W while it has <= 16
-  // columns). cuBLAS beyond: out of place it beat the tensor-core kernel's
-  // first version (60 -> 40: 84% of the copy rate against 72%). LOBPCG's
+  // columns). cuBLAS beyond: out of place it reaches 84% of the copy rate at
+  // 60 -> 40 (docs/benchmarks/block-ops.md#narrow-updates). LOBPCG's
   // Ritz update comes here only on refresh steps; the others take
   // ritz_update's own kernel.
   if (cuda::row_group_update_fits(X.cols, Y.cols)) {
@@ -315,6 +315,21 @@ void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseVi
   apply_diagonal_kernel<T><<<grid_for(Y.rows * Y.cols), threads_per_block, 0, stream_of(context)>>>(
       Y.rows, Y.cols, d, X.data, X.ld, Y.data, Y.ld);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
+
+double memory_bytes_per_sm_cycle(int device) {
+  int sms = 0, sm_khz = 0, memory_khz = 0, bus_bits = 0;
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess) {
+    cudaGetLastError();  // an attribute this driver does not report: unknown, not an error
+    return 0;
+  }
+  if (sms <= 0 || sm_khz <= 0) return 0;
+  // Double data rate: two transfers of bus_bits a memory clock.
+  const double bytes_per_second = 2.0 * memory_khz * 1e3 * bus_bits / 8;
+  return bytes_per_second / (double(sms) * sm_khz * 1e3);
 }
 
 #define BLOCKEIGS_INSTANTIATE(T)                                                                       \

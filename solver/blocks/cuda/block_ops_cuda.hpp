@@ -1,17 +1,17 @@
 // Device halves of the block operations (solver/blocks/block_ops.hpp), implemented
-// in block_ops_cuda.cu and block_reductions_cuda.cu with cuBLAS and small kernels. Private to the solver
-// library: callers use block_ops.hpp, which dispatches on the views' space.
+// in block_ops_cuda.cu and block_reductions_cuda.cu with cuBLAS and small kernels, or
+// in a build without CUDA by block_ops_stub.cpp, whose every function throws "not
+// compiled with CUDA". Private to the solver library: callers use block_ops.hpp,
+// which dispatches on the views' space.
 // Small matrices and vectors arrive as host arrays and are staged on the
 // context's stream. Functions that return host data synchronise the stream.
 #pragma once
 
-#ifdef BLOCKEIGS_HAVE_CUDA
-
 #include <cstdint>
 #include <memory>
 
-#include "spmm/context.hpp"
-#include "spmm/dense.hpp"
+#include "dense/context.hpp"
+#include "dense/dense.hpp"
 
 namespace blockeigs::solver::device_ops {
 
@@ -82,6 +82,9 @@ bool gram_pair_single_local_start(const spmm::Context& context, spmm::ConstDense
 // Whether both take LOBPCG's step at block nb (S of ns columns, A S of nv,
 // m outputs, A X implied) in one pass each.
 bool search_single_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::int64_t nb);
+// The device's peak memory rate in bytes per SM clock cycle, from its
+// attributes; 0 where the driver does not report them.
+double memory_bytes_per_sm_cycle(int device);
 
 template <class T>
 void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const double* S,
@@ -129,5 +132,3 @@ void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseVi
                     spmm::DenseView<T> Y);
 
 }  // namespace blockeigs::solver::device_ops
-
-#endif  // BLOCKEIGS_HAVE_CUDA

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "spmm/context.hpp"
+#include "dense/context.hpp"
 #include "spmm/cuda/cuda_check.hpp"
 
 namespace blockeigs::solver::device_ops::support {

@@ -3,20 +3,18 @@
 // mma.m8n8k4.f64). Used for in-place updates past the row-group kernel's 16
 // outputs, where cuBLAS needs a scratch block and a copy: LOBPCG's projection
 // and transform of W in one update of [X P W] (3 nb -> nb) at block sizes 17
-// to 48, SVQB transforms, combines (H200, 2M rows, 60 -> 20: 0.46 ms against
-// 0.67). Out of place, cuBLAS was faster than this kernel's first version
-// (60 -> 40: 0.55 ms against 0.67), and LOBPCG's Ritz update has a kernel of
-// its own (ritz_update.cu).
+// to 48, SVQB transforms, combines: 1.46x cuBLAS at 60 -> 20 on an H200
+// (docs/benchmarks/block-ops.md#narrow-updates). Out of place cuBLAS is as
+// fast, and LOBPCG's Ritz update has a kernel of its own (ritz_update.cu).
 //
 // A warp takes 8 rows a step: it loads them (coalesced pairs, all 8 rows in
 // flight), stages them in its own rows of shared memory, and multiplies them
 // as one 8-row tile by S, which the block keeps in shared memory: per 4
 // inputs one A fragment and one B fragment per 8 outputs, each an 8-byte
 // load (row lengths chosen so that neither has bank conflicts). The results
-// go straight from the accumulators to Y (pairs, 4 lanes per row). Steps of
-// 16 rows (two tiles sharing each B fragment) took 106 registers and 8-warp
-// blocks, 16 warps per SM; 8-row steps take 64 registers and 4-warp blocks,
-// up to 7 per SM (60 -> 20 in place: 0.52 -> 0.46 ms; 20 -> 20: 0.35 -> 0.31).
+// go straight from the accumulators to Y (pairs, 4 lanes per row). 8-row
+// steps keep a lane at 64 registers, so 4-warp blocks fit up to 7 an SM;
+// that beats 16-row steps by ~12% (docs/benchmarks/block-ops.md#narrow-updates).
 //
 // Still on m8n8k4, half the rate of Hopper's m16n8k8 (which ritz_update.cu
 // uses): this kernel is off LOBPCG's steady-state path (the explicit W

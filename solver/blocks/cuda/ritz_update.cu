@@ -5,10 +5,9 @@
 //   R = AY(:, 0:nb) - Y(:, 0:nb) Lambda  (the next residual block),
 // with each thread block's sums of squares of R's and Y(:, 0:nb)'s columns.
 // Residual j goes to R's column r_column[j] (LOBPCG puts its active ones
-// first, so that soft locking seldom moves them).
-// Apart, this is two updates and a residual pass that reads X and A X back
-// (H200, 2M rows, block 20: 0.61 + 0.61 + 0.45 ms); here S and A S are read
-// once and the residuals come from the accumulators.
+// first, so that soft locking seldom moves them). One pass reads S and A S
+// once and takes the residuals from the accumulators, where two updates and
+// a residual pass would read X and A X back.
 //
 // Rows go 16 at a time, one m16n8k8 tile (Hopper's fp64 MMA, twice the rate
 // of m8n8k4). Lane (g, t) of a warp holds the A fragments (rows g and g + 8,
@@ -21,29 +20,26 @@
 // each copies half of its rows of S and A S into shared memory by cp.async a
 // tile ahead (the loads in flight hold no registers), and each multiplies
 // the whole tile by every other 8-column tile of C, so it stores half of the
-// outputs and residuals. H200, 2M rows, 60 -> 40 outputs: 1.05-1.07 ms
-// (3.5 TB/s; docs/benchmarks/solvers.md#ritz-update).
+// outputs and residuals. At 60 inputs and 40 outputs this runs at 96% of a
+// copy's ceiling on an H200 (docs/benchmarks/solvers.md#ritz-update).
 //
 // A X implied (the staged kernel; LOBPCG on the device without a
 // preconditioner): A S's first nb columns are not read. A X = X Theta + R,
 // R being columns of S (the last residuals, which LOBPCG keeps there as W's
 // raw columns), is formed from the staged S tile where A S's fragments are
 // read, and the next A X is not written (ay_first = nb): 180 columns of
-// traffic instead of 220 at block 20; 0.02-0.03 ms less an update on an H200
-// (docs/benchmarks/solvers.md#ritz-update).
+// traffic instead of 220 at block 20.
 //
 // Wider shapes (LOBPCG's blocks of 21 to 32: up to 96 inputs and 64 outputs)
-// take the register-loaded kernel (ritz_update_wide.cu): C, too large for the kernel's parameters,
-// comes through global memory into dynamic shared memory, and a step holds
-// 12 k-steps of fragments, at 2 blocks an SM: 71-82% of block-ops-bench's
-// copy rate at 66 -> 44 to 96 -> 64 (H200).
+// take the register-loaded kernel (ritz_update_wide.cu): C, too large for the
+// kernel's parameters, comes through global memory into dynamic shared memory,
+// and a step holds 12 k-steps of fragments, at 2 blocks an SM.
 //
 // S and A S may each come in two views (SplitColumns: LOBPCG's A [X P] and
 // its compact A W): S's columns from ns_head on are read from s_tail, A S's
-// from nv_head on from as_tail. Rows are
-// addressed by 32 x 32-bit multiply-adds (ritz_update_local sends rows and
-// strides of 2^31 and more to the separate updates): on the staged kernel's
-// issue path, 932 -> 888 us an update (H200; docs/benchmarks/solvers.md#ritz-update).
+// from nv_head on from as_tail. Rows are addressed by 32 x 32-bit
+// multiply-adds, fewer instructions on the issue path (ritz_update_local sends
+// rows and strides of 2^31 and more to the separate updates).
 //
 // The grid depends on the shape alone and each lane adds its rows in order,
 // so the partial sums, and the norms, do not depend on the GPU.
@@ -66,8 +62,8 @@ using namespace ritz_detail;
 // The staged kernel (up to 64 inputs and 48 outputs).
 constexpr int staged_stages = 2;     // a pair's ring of tiles: one multiplied, one in flight
 // A block's pairs (one block an SM): as many as shared memory allows at ns,
-// up to 6. (7, which A X implied leaves room for, caps the registers at 128
-// a lane and took the update from 1.03 to 1.11 ms.)
+// up to 6: 7 would cap the registers at 128 a lane, and the update slows
+// (docs/benchmarks/solvers.md#ritz-update).
 constexpr int staged_max_pairs = 6;
 constexpr std::int64_t staged_max_blocks = 8 * 132;  // 8 waves on 132 SMs (H100, H200)
 constexpr int shared_memory_limit = 227 * 1024;       // a block's on sm_90

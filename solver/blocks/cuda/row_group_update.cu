@@ -29,9 +29,9 @@
 //
 // A row of Y is written only after every lane of its warp has read its part
 // of that row of X1, X2 (the warp barrier waits for all of them) and Z, so Y
-// may overlap the inputs in any columns of the same rows. (Exchanging the
-// pairs by shuffles instead cost 0.34 ms for 32 -> 16 columns at 2M
-// rows on an H200.)
+// may overlap the inputs in any columns of the same rows. Pairs go through
+// shared memory rather than shuffles, which are slower
+// (docs/benchmarks/block-ops.md#narrow-updates).
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>

@@ -4,10 +4,9 @@
 // Why not cuBLAS: a Gram matrix over millions of rows is a product with
 // k = rows. block_reductions_cuda.cu cuts it into chunks for a batched gemm,
 // which reaches the copy rate for one product, but LOBPCG wants two with the
-// same left side ([X P Z]^T Z and [X P Z]^T A Z): apart they read [X P Z]
-// twice (H200, 2M rows, 60 x 20 each: 0.29 + 0.42 ms), and one batched gemm
-// holding both ran at 60% of the copy rate (0.63 ms). Here [X P Z] is read
-// once.
+// same left side ([X P Z]^T Z and [X P Z]^T A Z), which apart read [X P Z]
+// twice. Here [X P Z] is read once: 94% of the copy rate at 60 x 40 on an
+// H200 (docs/benchmarks/solvers.md#gram-pair).
 //
 // A block streams its rows through shared memory in stages of 16 rows
 // (cp.async, `stages` in flight, so the loads in flight cost no registers),
@@ -21,13 +20,7 @@
 // into each other's sums. Wider shapes (LOBPCG's blocks of 21 to 32: X past
 // 64 columns or [Y1 Y2] past 40) take a second variant: warp w owns tiles w
 // and w + 4 against up to 8 Y tiles, at 2-3 blocks an SM instead of 4-5 (its
-// accumulators, up to 248 registers a lane, and up to 64 KB of staged rows):
-// 58-61% of the copy rate at LOBPCG's 66 x 44 to 96 x 64, against ~94% for
-// the narrow one at 60 x 40. H200, 2M rows, 60 x 40: 0.41 ms with the partial
-// sums, 94% of the copy rate. Earlier versions: without staging (each warp's
-// loads in registers) 57%; staged, with m8n8k4 and the address arithmetic
-// done per copy, 62% (Nsight Compute: IPC 2.1, ~156 warp instructions a row,
-// most of them the copy loop's; m16n8k8 alone did not move it).
+// accumulators, up to 248 registers a lane, and up to 64 KB of staged rows).
 //
 // The grid and every block's rows depend on the row count alone, and each
 // lane adds its rows in order: the partial sums, and with them the product,

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <memory>
 
-#include "solver/lobpcg/symmetric_eigen.hpp"
-#include "spmm/context.hpp"
+#include "solver/blocks/symmetric_eigen.hpp"
+#include "dense/context.hpp"
 
 namespace blockeigs::solver {
 

@@ -129,6 +129,29 @@ void exclusive_scan(CubWorkspace& work, const std::int32_t* count, std::int32_t*
   }, stream);
 }
 
+// The halo columns: the off-diagonal entries' global columns, sorted and
+// unique, into `halo_columns` (host); each entry's column (o_cols) renumbered
+// as its place among them.
+void number_halo_columns(CubWorkspace& work, const std::int64_t* off_global, std::int64_t off_nnz,
+                         std::int32_t* o_cols, std::vector<std::int64_t>& halo_columns, cudaStream_t stream) {
+  spmm::Buffer<std::int64_t> sorted = device_buffer<std::int64_t>(off_nnz);
+  spmm::Buffer<std::int64_t> halo = device_buffer<std::int64_t>(off_nnz);
+  spmm::Buffer<std::int64_t> halo_count = device_buffer<std::int64_t>(1);
+  work.run([&](void* space, std::size_t& bytes, cudaStream_t s) {
+    return cub::DeviceRadixSort::SortKeys(space, bytes, off_global, sorted.data(), off_nnz, 0, 64, s);
+  }, stream);
+  work.run([&](void* space, std::size_t& bytes, cudaStream_t s) {
+    return cub::DeviceSelect::Unique(space, bytes, sorted.data(), halo.data(), halo_count.data(), off_nnz, s);
+  }, stream);
+  const std::int64_t count = read_back(halo_count.data(), stream);
+  renumber_kernel<<<blocks_for(off_nnz), threads, 0, stream>>>(off_global, off_nnz, halo.data(), count,
+                                                                 o_cols);
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+  halo_columns.resize(static_cast<std::size_t>(count));
+  spmm::copy_bytes_async(halo_columns.data(), Space::host, halo.data(), Space::device,
+                         static_cast<std::size_t>(count) * sizeof(std::int64_t), stream);
+}
+
 }  // namespace
 
 template <class T>
@@ -191,22 +214,7 @@ LocalBlocks<T> split_local_rows_on_device(const spmm::Context& context, const io
       BLOCKEIGS_CUDA_CHECK(cudaStreamSynchronize(stream));
       values = spmm::Buffer<double>();
       cols = spmm::Buffer<std::int64_t>();
-      spmm::Buffer<std::int64_t> sorted = device_buffer<std::int64_t>(off_nnz);
-      spmm::Buffer<std::int64_t> halo = device_buffer<std::int64_t>(off_nnz);
-      spmm::Buffer<std::int64_t> halo_count = device_buffer<std::int64_t>(1);
-      work.run([&](void* space, std::size_t& bytes, cudaStream_t s) {
-        return cub::DeviceRadixSort::SortKeys(space, bytes, off_global.data(), sorted.data(), off_nnz, 0, 64, s);
-      }, stream);
-      work.run([&](void* space, std::size_t& bytes, cudaStream_t s) {
-        return cub::DeviceSelect::Unique(space, bytes, sorted.data(), halo.data(), halo_count.data(), off_nnz, s);
-      }, stream);
-      const std::int64_t count = read_back(halo_count.data(), stream);
-      renumber_kernel<<<blocks_for(off_nnz), threads, 0, stream>>>(off_global.data(), off_nnz, halo.data(), count,
-                                                                     o_cols.data());
-      BLOCKEIGS_CUDA_CHECK_LAUNCH();
-      out.halo_columns.resize(static_cast<std::size_t>(count));
-      spmm::copy_bytes_async(out.halo_columns.data(), Space::host, halo.data(), Space::device,
-                             static_cast<std::size_t>(count) * sizeof(std::int64_t), stream);
+      number_halo_columns(work, off_global.data(), off_nnz, o_cols.data(), out.halo_columns, stream);
     }
   }
   BLOCKEIGS_CUDA_CHECK(cudaStreamSynchronize(stream));

@@ -7,7 +7,7 @@
 #include "solver/operator/cuda/row_search.cuh"
 #include "solver/operator/symmetry_check_device.hpp"
 #include "spmm/cuda/cuda_check.hpp"
-#include "spmm/memory.hpp"
+#include "dense/memory.hpp"
 
 namespace blockeigs::solver {
 namespace {

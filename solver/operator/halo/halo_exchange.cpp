@@ -5,8 +5,8 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "solver/operator/collective.hpp"
-#include "solver/operator/large_messages.hpp"
+#include "solver/base/collective.hpp"
+#include "solver/base/large_messages.hpp"
 
 #ifdef BLOCKEIGS_HAVE_CUDA
 #include "solver/operator/halo/cuda/halo_pack.hpp"

@@ -25,9 +25,9 @@
 
 #include "core/enums.hpp"
 #include "solver/operator/halo/halo_plan.hpp"
-#include "spmm/context.hpp"
-#include "spmm/dense.hpp"
-#include "spmm/memory.hpp"
+#include "dense/context.hpp"
+#include "dense/dense.hpp"
+#include "dense/memory.hpp"
 
 namespace blockeigs::solver {
 

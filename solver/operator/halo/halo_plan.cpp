@@ -1,8 +1,8 @@
 #include "solver/operator/halo/halo_plan.hpp"
 
 #include "core/error.hpp"
-#include "solver/operator/collective.hpp"
-#include "solver/operator/large_messages.hpp"
+#include "solver/base/collective.hpp"
+#include "solver/base/large_messages.hpp"
 
 namespace blockeigs::solver {
 

@@ -3,7 +3,7 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/halo/mpi_halo.hpp"
 #include "solver/operator/halo/nccl_halo.hpp"

@@ -1,6 +1,6 @@
 #include "solver/operator/halo/mpi_halo.hpp"
 
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/halo/halo_transport.hpp"
 
 namespace blockeigs::solver {

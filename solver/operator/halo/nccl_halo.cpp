@@ -3,7 +3,7 @@
 #include <exception>
 
 #include "core/error.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/halo/halo_transport.hpp"
 

@@ -2,7 +2,7 @@
 
 
 #include "core/error.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/halo/halo_transport.hpp"
 
 #ifdef BLOCKEIGS_HAVE_CUDA

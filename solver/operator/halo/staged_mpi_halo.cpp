@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include "core/error.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/halo/halo_transport.hpp"
-#include "solver/operator/large_messages.hpp"
+#include "solver/base/large_messages.hpp"
 
 #ifdef BLOCKEIGS_HAVE_CUDA
 #include "spmm/cuda/cuda_check.hpp"

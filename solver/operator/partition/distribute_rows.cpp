@@ -9,7 +9,7 @@
 
 #include "core/checks.hpp"
 #include "core/error.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/partition/graph_partition.hpp"
 #include "solver/operator/partition/local_order.hpp"
 #include "solver/operator/partition/move_rows.hpp"
@@ -59,11 +59,17 @@ std::pair<RowPartition, std::vector<std::int64_t>> number_by_parts(MPI_Comm comm
 // against the input's recorded.
 // against the input's recorded. `source`: as move_rows takes it.
 void move_to_numbering(DistributedRows& matrix, const std::vector<int>& part, std::vector<std::int64_t> renumbered,
-                       RowPartition current, MPI_Comm comm, const std::string& source = "") {
+                       RowPartition current, MPI_Comm comm, const std::string& source = "",
+                       MoveTimings* timings = nullptr) {
   MovedRows moved = [&] {
+    const double start = MPI_Wtime();
     const ColumnRenumbering columns(comm, matrix.rows, matrix.partition, renumbered);
-    return move_rows(comm, std::move(matrix.rows), part, renumbered, columns, current, source);
+    const double seconds = MPI_Wtime() - start;
+    MovedRows out = move_rows(comm, std::move(matrix.rows), part, renumbered, columns, current, source);
+    out.timings.columns = seconds;
+    return out;
   }();
+  if (timings) *timings = moved.timings;
   matrix.rows = std::move(moved.rows);
   matrix.numbering =
       RowNumbering(comm, matrix.partition, current, std::move(moved.original), std::move(renumbered));
@@ -145,7 +151,8 @@ void distribute_rows(DistributedRows& matrix, PartitionMethod method, MPI_Comm c
 }
 
 void distribute_by_numbering(DistributedRows& matrix, const RowPartition& current,
-                             const std::vector<std::int64_t>& renumbered, const std::string& source, MPI_Comm comm) {
+                             const std::vector<std::int64_t>& renumbered, const std::string& source, MPI_Comm comm,
+                             MoveTimings* timings) {
   const double start = MPI_Wtime();
   const int ranks = comm_size(comm);
   const std::int64_t n = matrix.rows.global_rows;
@@ -159,7 +166,7 @@ void distribute_by_numbering(DistributedRows& matrix, const RowPartition& curren
     for (const std::int64_t i : renumbered)
       if (i < 0 || i >= n) fail_input(source, ": row index ", i, " is outside [0, ", n, ")");
   });
-  move_to_numbering(matrix, parts_of(renumbered, current), renumbered, current, comm, source);
+  move_to_numbering(matrix, parts_of(renumbered, current), renumbered, current, comm, source, timings);
   matrix.partitioning = PartitionReport{};
   matrix.partitioning.source = source;
   matrix.partitioning.seconds = MPI_Wtime() - start;

@@ -15,6 +15,7 @@
 #include "core/enums.hpp"
 #include "io/csr_rows.hpp"
 #include "solver/operator/load_matrix.hpp"
+#include "solver/operator/partition/move_rows.hpp"
 
 namespace blockeigs::solver {
 
@@ -47,9 +48,11 @@ void distribute_rows(DistributedRows& matrix, PartitionMethod method, MPI_Comm c
 // rows' row in it (row_index of a partition file). Replaces distribute_rows
 // (partition and local order both). InputError (agreed) naming `source`
 // where `current` is not a partition of the matrix's rows over the ranks or
-// `renumbered` is not a permutation of them. Collective.
+// `renumbered` is not a permutation of them. Collective. `timings`, where
+// not null, receives this rank's seconds in each step of the move.
 void distribute_by_numbering(DistributedRows& matrix, const RowPartition& current,
-                             const std::vector<std::int64_t>& renumbered, const std::string& source, MPI_Comm comm);
+                             const std::vector<std::int64_t>& renumbered, const std::string& source, MPI_Comm comm,
+                             MoveTimings* timings = nullptr);
 
 // A second matrix (B of A x = lambda B x, loaded on the first's input
 // partition: load_distributed_rows_like) moved and renumbered as the first's

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <new>
 
 #include <omp.h>
 #include <unistd.h>
@@ -13,7 +14,7 @@
 
 #include "core/checks.hpp"
 #include "core/error.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/partition/graph_partition.hpp"
 
 namespace blockeigs::solver {
@@ -82,19 +83,16 @@ int scotch_threads(int wanted) {
 
 MPI_Datatype scotch_num_type() { return sizeof(SCOTCH_Num) == 8 ? MPI_INT64_T : MPI_INT32_T; }
 
-// Sequential Scotch's parts of the whole graph on rank 0: `degrees`, `weights`
-// and `edges` are every rank's, concatenated in rank order. Returns the code
-// of the first call that failed (0: none).
-int partition_whole(std::vector<SCOTCH_Num>& degrees, std::vector<SCOTCH_Num>& weights,
-                    std::vector<SCOTCH_Num>& edges, int parts, const GraphPartitionTuning& tuning,
-                    std::vector<SCOTCH_Num>& part) {
-  const auto n = static_cast<SCOTCH_Num>(degrees.size());
-  std::vector<SCOTCH_Num> vertices(degrees.size() + 1, 0);
-  for (std::size_t i = 0; i < degrees.size(); ++i) vertices[i + 1] = vertices[i] + degrees[i];
-  const SCOTCH_Num arcs = vertices.back();
-  edges.push_back(0);  // never a null pointer
-  weights.push_back(0);
-  part.assign(degrees.size() + 1, 0);
+// Sequential Scotch's parts of the whole graph (n vertices, `arcs` edges) on
+// rank 0: `degrees`, `weights` and `edges` are every rank's, concatenated in
+// rank order, each with one entry more (never a null pointer). Returns the
+// code of the first call that failed (0: none).
+int partition_whole(SCOTCH_Num n, SCOTCH_Num arcs, const std::vector<SCOTCH_Num>& degrees,
+                    std::vector<SCOTCH_Num>& weights, std::vector<SCOTCH_Num>& edges, int parts,
+                    const GraphPartitionTuning& tuning, std::vector<SCOTCH_Num>& part) {
+  std::vector<SCOTCH_Num> vertices(static_cast<std::size_t>(n) + 1, 0);
+  for (SCOTCH_Num i = 0; i < n; ++i) vertices[i + 1] = vertices[i] + degrees[i];
+  if (vertices[n] != arcs) return 1;
   SCOTCH_Context context;
   if (SCOTCH_contextInit(&context) != 0) return 1;
   int code = SCOTCH_contextOptionSetNum(&context, SCOTCH_OPTIONNUMDETERMINISTIC, 1);
@@ -122,6 +120,7 @@ int partition_whole(std::vector<SCOTCH_Num>& degrees, std::vector<SCOTCH_Num>& w
 }
 
 // The graph gathered on rank 0, partitioned there, the parts scattered back.
+// chosen_partition_tuning keeps every count and offset within int.
 std::vector<SCOTCH_Num> partition_on_rank0(MPI_Comm comm, const LocalGraph& g, SCOTCH_Num m, int parts,
                                            const GraphPartitionTuning& tuning) {
   int rank = 0, ranks = 1;
@@ -131,21 +130,31 @@ std::vector<SCOTCH_Num> partition_on_rank0(MPI_Comm comm, const LocalGraph& g, S
   const int sizes[2] = {static_cast<int>(m), static_cast<int>(g.vertices[m])};
   std::vector<int> all_sizes(2 * static_cast<std::size_t>(ranks));
   BLOCKEIGS_MPI_CHECK(MPI_Gather(sizes, 2, MPI_INT, all_sizes.data(), 2, MPI_INT, 0, comm));
-  std::vector<int> rows(static_cast<std::size_t>(ranks)), arcs(rows.size()), row_at(rows.size(), 0),
-      arc_at(rows.size(), 0);
+  std::vector<int> rows(static_cast<std::size_t>(ranks)), arcs(rows.size()), row_at(rows.size() + 1, 0),
+      arc_at(rows.size() + 1, 0);
   for (int r = 0; r < ranks; ++r) {
     rows[r] = all_sizes[2 * r];
     arcs[r] = all_sizes[2 * r + 1];
-    if (r > 0) row_at[r] = row_at[r - 1] + rows[r - 1], arc_at[r] = arc_at[r - 1] + arcs[r - 1];
+    row_at[r + 1] = row_at[r] + rows[r];
+    arc_at[r + 1] = arc_at[r] + arcs[r];
   }
-  std::vector<SCOTCH_Num> degrees(static_cast<std::size_t>(m));
+  std::vector<SCOTCH_Num> degrees(static_cast<std::size_t>(m) + 1);
   for (SCOTCH_Num i = 0; i < m; ++i) degrees[i] = g.vertices[i + 1] - g.vertices[i];
+  // Rank 0's arrays for the whole graph: a failed allocation stops every rank before the gathers.
   std::vector<SCOTCH_Num> all_degrees, all_weights, all_edges, part;
+  int allocated = 1;
   if (rank == 0) {
-    all_degrees.resize(static_cast<std::size_t>(row_at.back() + rows.back()) + 1);
-    all_weights.resize(all_degrees.size());
-    all_edges.resize(static_cast<std::size_t>(arc_at.back() + arcs.back()) + 1);
+    try {
+      all_degrees.resize(static_cast<std::size_t>(row_at[ranks]) + 1);
+      all_weights.resize(all_degrees.size());
+      all_edges.resize(static_cast<std::size_t>(arc_at[ranks]) + 1);
+      part.resize(all_degrees.size());
+    } catch (const std::bad_alloc&) {
+      allocated = 0;
+    }
   }
+  BLOCKEIGS_MPI_CHECK(MPI_Bcast(&allocated, 1, MPI_INT, 0, comm));
+  if (!allocated) throw LibraryError("graph partitioning on rank 0: no memory for the whole graph there");
   BLOCKEIGS_MPI_CHECK(MPI_Gatherv(degrees.data(), sizes[0], type, all_degrees.data(), rows.data(), row_at.data(),
                                   type, 0, comm));
   BLOCKEIGS_MPI_CHECK(MPI_Gatherv(g.weights.data(), sizes[0], type, all_weights.data(), rows.data(),
@@ -153,12 +162,8 @@ std::vector<SCOTCH_Num> partition_on_rank0(MPI_Comm comm, const LocalGraph& g, S
   BLOCKEIGS_MPI_CHECK(MPI_Gatherv(g.edges.data(), sizes[1], type, all_edges.data(), arcs.data(), arc_at.data(),
                                   type, 0, comm));
   int code = 0;
-  if (rank == 0) {
-    all_degrees.pop_back();
-    all_weights.pop_back();
-    all_edges.pop_back();
-    code = partition_whole(all_degrees, all_weights, all_edges, parts, tuning, part);
-  }
+  if (rank == 0)
+    code = partition_whole(row_at[ranks], arc_at[ranks], all_degrees, all_weights, all_edges, parts, tuning, part);
   BLOCKEIGS_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, comm));
   check_scotch(code, "graph partitioning on rank 0 (SCOTCH_graphBuild / SCOTCH_graphPart)");
   std::vector<SCOTCH_Num> owner(static_cast<std::size_t>(m) + 1);
@@ -186,7 +191,8 @@ GraphPartitionTuning chosen_partition_tuning(MPI_Comm comm, const io::CsrRows& r
   int decision[2] = {0, 1};  // gathered, threads
   if (rank == 0) {
     const double free_bytes = double(sysconf(_SC_AVPHYS_PAGES)) * double(sysconf(_SC_PAGESIZE));
-    decision[0] = 4.0 * double(entries[0]) * sizeof(SCOTCH_Num) <= 0.5 * free_bytes;
+    decision[0] = 4.0 * double(entries[0]) * sizeof(SCOTCH_Num) <= 0.5 * free_bytes &&
+                  entries[0] < std::numeric_limits<int>::max();  // MPI's counts and offsets
     decision[1] = omp_get_max_threads();
   }
   BLOCKEIGS_MPI_CHECK(MPI_Bcast(decision, 2, MPI_INT, 0, comm));

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/checks.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/partition/band_order.hpp"
 #include "solver/operator/partition/huge_pages.hpp"
 #include "solver/operator/partition/renumber_columns.hpp"

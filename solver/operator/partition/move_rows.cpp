@@ -5,7 +5,7 @@
 
 #include "core/checks.hpp"
 #include "core/error.hpp"
-#include "solver/operator/collective.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/partition/huge_pages.hpp"
 
 namespace blockeigs::solver {
@@ -168,14 +168,22 @@ MovedRows move_rows(MPI_Comm comm, io::CsrRows&& rows, const std::vector<int>& p
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
   BLOCKEIGS_ASSERT(static_cast<std::int64_t>(part.size()) == rows.local_rows() && part.size() == renumbered.size());
+  MovedRows moved;
+  double lap = MPI_Wtime();
+  auto next_lap = [&lap] {
+    const double now = MPI_Wtime(), seconds = now - lap;
+    lap = now;
+    return seconds;
+  };
   Outgoing out = pack(comm, rows, part, renumbered, columns, ranks);
+  moved.timings.pack = next_lap();
   std::vector<std::int64_t> heads_to(out.rows_to.size());
   for (std::size_t q = 0; q < heads_to.size(); ++q) heads_to[q] = kHead * out.rows_to[q];
   const std::vector<std::int64_t> heads = all_to_all(comm, out.heads.data(), heads_to);
   const std::vector<std::int64_t> arrival = arrival_of(comm, heads, current, rank, source);
+  moved.timings.heads = next_lap();
 
   // The entries arrive in the arrays of the rows as they were: warm pages, no fresh ones to fault in.
-  MovedRows moved;
   io::CsrRows& to = moved.rows;
   to.global_rows = rows.global_rows;
   to.global_cols = rows.global_cols;
@@ -192,6 +200,7 @@ MovedRows move_rows(MPI_Comm comm, io::CsrRows&& rows, const std::vector<int>& p
   values.resize(cols.size());
   exchange(comm, out.cols, out.entries_to, cols, out.entries_from);
   exchange(comm, out.values, out.entries_to, values, out.entries_from);
+  moved.timings.entries = next_lap();
 
   const std::int64_t m = current.rows(rank);
   to.row_offsets.resize(static_cast<std::size_t>(m) + 1);
@@ -207,12 +216,12 @@ MovedRows move_rows(MPI_Comm comm, io::CsrRows&& rows, const std::vector<int>& p
   if (in_order) {  // as a graph partition numbers them: by source rank, each source's in its order
     to.col_indices = std::move(cols);
     to.values = std::move(values);
-    return moved;
+  } else {  // reordered into the send arrays, whose pages are warm too
+    to.col_indices = std::move(out.cols);
+    to.values = std::move(out.values);
+    place(heads, arrival, cols, values, to);
   }
-  // Reordered into the send arrays, whose pages are warm too.
-  to.col_indices = std::move(out.cols);
-  to.values = std::move(out.values);
-  place(heads, arrival, cols, values, to);
+  moved.timings.place = next_lap();
   return moved;
 }
 

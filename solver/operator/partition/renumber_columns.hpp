@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "io/csr_rows.hpp"
-#include "solver/operator/large_messages.hpp"
+#include "solver/base/large_messages.hpp"
 #include "solver/operator/partition/huge_pages.hpp"
 #include "solver/operator/row_partition.hpp"
 

@@ -1,11 +1,11 @@
 // Device halves of the Chebyshev recurrence's passes (../chebyshev_steps.hpp),
-// one kernel each on the context's stream. Private to the solver library.
+// one kernel each on the context's stream (cuda/chebyshev_steps.cu), or in a
+// build without CUDA chebyshev_steps_stub.cpp, which throws "not compiled with
+// CUDA". Private to the solver library.
 #pragma once
 
-#ifdef BLOCKEIGS_HAVE_CUDA
-
-#include "spmm/context.hpp"
-#include "spmm/dense.hpp"
+#include "dense/context.hpp"
+#include "dense/dense.hpp"
 
 namespace blockeigs::solver::device_ops {
 
@@ -23,5 +23,3 @@ void chebyshev_finish(const spmm::Context& context, U shift, U alpha, U beta, co
                       spmm::DenseView<T> out);
 
 }  // namespace blockeigs::solver::device_ops
-
-#endif

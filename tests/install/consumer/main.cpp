@@ -9,7 +9,7 @@
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/operator/load_matrix.hpp"
-#include "spmm/context.hpp"
+#include "dense/context.hpp"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);

@@ -93,7 +93,7 @@ TEST(ConfigExecution, BadValuesNameFileLineAndKey) {
             "(did you mean nccl?)");
   EXPECT_EQ(error(halo + "    peer: 0\n"), "cfg/x.yaml:5: execution.halo.peer must be true or false, got '0'");
   EXPECT_EQ(error(halo + "    cuda_aware_mpi: yes\n"),
-            "cfg/x.yaml:5: execution.halo.cuda_aware_mpi must be auto, true or false, got 'yes'");
+            "cfg/x.yaml:5: execution.halo.cuda_aware_mpi must be auto, true or false, got 'yes' (did you mean true?)");
   EXPECT_EQ(error(halo + "    piece_bytes: 0\n"), "cfg/x.yaml:5: execution.halo.piece_bytes must be at least 1, got 0");
   EXPECT_EQ(error(halo + "    peers: false\n"), "cfg/x.yaml:5: unknown key execution.halo.peers (did you mean peer?)");
   EXPECT_EQ(error("execution:\n  mpi_chunk_bytes: 1.5\n"),

@@ -144,6 +144,40 @@ TEST(ConfigOverrides, MalformedAssignmentsAreRefused) {
   EXPECT_EQ(eigs_error({"output.path="}), "--set output.path=: output.path must be a string, got nothing");
 }
 
+TEST(ConfigOverrides, TheFormIsCheckedApart) {
+  // What the apps refuse as a bad command line (exit 2) before reading the file.
+  EXPECT_EQ(override_form_problem("eigensolver.k=4"), "");
+  EXPECT_EQ(override_form_problem("eigensolver.k="), "");  // an empty value is the value's problem
+  EXPECT_EQ(override_form_problem("eigensolver.k"), "expected KEY=VALUE, e.g. --set eigensolver.k=4");
+  EXPECT_EQ(override_form_problem(".k=4"),
+            "expected KEY=VALUE with KEY a dotted key path such as eigensolver.k, got '.k'");
+  EXPECT_EQ(override_form_problem("eigensolver.=4"),
+            "expected KEY=VALUE with KEY a dotted key path such as eigensolver.k, got 'eigensolver.'");
+}
+
+TEST(ConfigOverrides, ABadChoiceGetsTheValueItMeans) {
+  const auto suggested = [](const std::string& set) {
+    const std::string message = eigs_error({set});
+    const std::size_t at = message.find("(did you mean ");
+    return at == std::string::npos ? std::string("none") : message.substr(at + 14, message.size() - at - 16);
+  };
+  // By meaning, where the nearest spelling misleads ("gpu" is one edit from "cpu").
+  EXPECT_EQ(suggested("execution.backend=gpu"), "cuda");
+  EXPECT_EQ(suggested("execution.backend=GPU"), "cuda");
+  EXPECT_EQ(suggested("execution.backend=host"), "cpu");
+  EXPECT_EQ(suggested("execution.spmm_algorithm=auto"), "automatic");
+  EXPECT_EQ(suggested("execution.spmm_precision=double"), "fp64");
+  EXPECT_EQ(suggested("execution.partition=metis"), "graph");
+  EXPECT_EQ(suggested("eigensolver.which=max"), "largest");
+  EXPECT_EQ(suggested("eigensolver.preconditioner=diagonal"), "jacobi");
+  // A word whose meaning is not among the allowed values falls back to the spelling.
+  EXPECT_EQ(suggested("execution.backend=cdua"), "cuda");
+  EXPECT_EQ(suggested("eigensolver.which=smalest"), "smallest");
+  EXPECT_EQ(suggested("execution.backend=fpga"), "none");
+  EXPECT_EQ(eigs_error({"execution.backend=gpu"}),
+            "--set execution.backend=gpu: execution.backend must be auto, cpu or cuda, got 'gpu' (did you mean cuda?)");
+}
+
 TEST(ConfigOverrides, ReadFromAFile) {
   const auto dir = std::filesystem::temp_directory_path() / "blockeigs_config_overrides";
   std::filesystem::create_directories(dir);

@@ -1,0 +1,48 @@
+#include "apps/run/steps/matrix_setup.hpp"
+
+#include "apps/run/partition_file.hpp"
+#include "solver/operator/partition/distribute_rows.hpp"
+#include "solver/operator/symmetry_check.hpp"
+
+namespace blockeigs::apps {
+
+solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, PartitionMethod partition,
+                                              LocalOrder order, MPI_Comm comm, const std::string& partition_file,
+                                              RunAccount* account, const spmm::Context* context) {
+  auto lap = [&](Phase phase) {
+    if (account) account->lap(phase);
+  };
+  const bool saved = !partition_file.empty() && partition_file_exists(partition_file, comm);
+  // A file to be written must be writable before the partitioner's time is spent.
+  if (!partition_file.empty() && !saved) check_output_path(partition_file, comm, "execution.partition_file");
+  lap(Phase::config);
+  solver::DistributedRows matrix = solver::load_distributed_rows(config, comm);
+  lap(Phase::read);
+  if (saved) {
+    read_partition_file(matrix, partition_file, comm);
+    lap(Phase::partition);  // reading the file; moving the rows by it is moving rows
+    if (account) account->move(Phase::partition, Phase::move_rows, matrix.partitioning.seconds);
+    // After the move, where a row's partners are mostly on its own rank.
+    if (!matrix.symmetric_by_construction)
+      solver::check_symmetric(comm, matrix.rows, matrix.partition, matrix.description, "A", &matrix.numbering,
+                              context);
+    lap(Phase::symmetry);
+    return matrix;
+  }
+  // The partitioner needs a symmetric pattern: checked first.
+  if (!matrix.symmetric_by_construction)
+    solver::check_symmetric(comm, matrix.rows, matrix.partition, matrix.description, "A", nullptr, context);
+  lap(Phase::symmetry);
+  solver::distribute_rows(matrix, partition, comm, order);
+  lap(Phase::partition);
+  if (account) {
+    const solver::PartitionReport& p = matrix.partitioning;
+    if (p.used == PartitionMethod::graph) account->move(Phase::partition, Phase::move_rows, p.seconds - p.partitioner_seconds);
+    account->move(Phase::partition, Phase::local_order, matrix.local_order.seconds);
+  }
+  if (!partition_file.empty()) write_partition_file(matrix, partition_file, comm);
+  lap(Phase::partition);
+  return matrix;
+}
+
+}  // namespace blockeigs::apps

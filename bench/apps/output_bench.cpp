@@ -1,0 +1,170 @@
+// output-bench: times writing a result file's large block the way the apps
+// write it (block_in_input_order, then write_distributed_output: rank 0
+// creates the file, the ranks write their rows) beside the floor, the same
+// bytes written by rank 0 with plain write() calls to a file in the same
+// directory (the page cache's bandwidth; with --sync, each file is also
+// flushed to the disk with fdatasync, the result file included).
+//   mpirun -np R output-bench [--rows N] [--width K] [--reps R] [--fp32] [--reverse] [--sync] [--over] [--path P]
+// --over writes each rep's file over the last one's, as a rerun's result or a
+// checkpoint replaces the older file (otherwise each rep starts with none).
+// --reverse numbers the operator's rows in the reverse order of the input's,
+// so that the rows move to other ranks before they are written.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bench/apps/bench_options.hpp"
+#include "apps/cli.hpp"
+#include "apps/run/output/distributed_output.hpp"
+#include "apps/run/output/input_order_block.hpp"
+#include "core/checks.hpp"
+#include "solver/operator/row_numbering.hpp"
+#include "solver/plan/memory_plan.hpp"
+
+namespace {
+
+using namespace blockeigs;
+
+const char* const usage =
+    "usage: output-bench [--rows N] [--width K] [--reps R] [--fp32] [--reverse] [--sync] [--over] [--path P]\n"
+    "Times writing an N x K block to an HDF5 result file from every rank, beside writing its bytes with write().\n"
+    "  --reverse   the operator numbers the rows in reverse: they move to other ranks first\n"
+    "  --sync      fdatasync the files (the disk's bandwidth, not the page cache's)\n"
+    "  --over      each rep writes over the last one's file (a rerun, a checkpoint); else each starts with none\n"
+    "  --path P    the result file (default output-bench.h5)\n"
+    "  --help      prints this text\n"
+    "  --version   prints the version, commit and build (CUDA, PETSc, HDF5)\n";
+
+struct Extra {
+  bool reverse = false, sync = false, over = false;
+  std::string path = "output-bench.h5";
+};
+
+// The numbering of `partition`'s rows when the operator's row g is the input's row N - 1 - g.
+solver::RowNumbering reversed(MPI_Comm comm, const solver::RowPartition& partition) {
+  int rank = 0;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  const std::int64_t n = partition.global_rows(), begin = partition.begin(rank), rows = partition.rows(rank);
+  std::vector<std::int64_t> original_of_local(static_cast<std::size_t>(rows)), current_of_original(original_of_local);
+  for (std::int64_t i = 0; i < rows; ++i) original_of_local[i] = current_of_original[i] = n - 1 - (begin + i);
+  return solver::RowNumbering(comm, partition, partition, std::move(original_of_local), std::move(current_of_original));
+}
+
+// Rank 0 writes `bytes` to `path` in 64 MiB pieces: the floor of a file write here.
+double plain_write_seconds(const std::string& path, std::int64_t bytes, bool sync) {
+  const std::int64_t piece = std::int64_t{64} << 20;
+  std::vector<char> data(static_cast<std::size_t>(std::min(bytes, piece)), 1);
+  const double start = MPI_Wtime();
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) throw std::runtime_error("cannot create " + path + ": " + std::strerror(errno));
+  for (std::int64_t done = 0; done < bytes;) {
+    const ssize_t wrote = write(fd, data.data(), static_cast<std::size_t>(std::min(piece, bytes - done)));
+    if (wrote <= 0) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+    done += wrote;
+  }
+  if (sync) fdatasync(fd);
+  close(fd);
+  const double seconds = MPI_Wtime() - start;
+  unlink(path.c_str());
+  return seconds;
+}
+
+void sync_file(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY);
+  if (fd >= 0) {
+    fdatasync(fd);
+    close(fd);
+  }
+}
+
+template <class T>
+void run(const apps::BenchOptions& options, const Extra& extra, MPI_Comm comm) {
+  int rank = 0, ranks = 1;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
+  const solver::RowPartition partition = solver::RowPartition::uniform(options.size, ranks);
+  const solver::RowNumbering numbering =
+      extra.reverse ? reversed(comm, partition) : solver::RowNumbering::identity(comm, partition);
+  spmm::DenseBlock<T> X(Space::host, partition.rows(rank), options.width);
+  for (std::int64_t i = 0; i < X.rows() * X.cols(); ++i) X.data()[i] = static_cast<T>(i % 1000);
+  const std::int64_t bytes = 8 * options.size * options.width;
+  if (rank == 0)
+    std::printf("output-bench: %lld x %lld %s block (%s in the file), %d rank%s, rows %s, %s%s\n",
+                static_cast<long long>(options.size), static_cast<long long>(options.width),
+                sizeof(T) == 8 ? "fp64" : "fp32", solver::format_bytes(double(bytes)).c_str(), ranks,
+                ranks > 1 ? "s" : "", extra.reverse ? "reversed" : "in the input's order",
+                extra.sync ? "fdatasync" : "page cache", extra.over ? ", each over the last" : "");
+  std::vector<double> gather, write, floor;
+  for (int rep = 0; rep < options.reps; ++rep) {
+    if (!extra.over || rep == 0) std::remove(extra.path.c_str());
+    BLOCKEIGS_MPI_CHECK(MPI_Barrier(comm));
+    const double start = MPI_Wtime();
+    apps::OutputTimes times = apps::write_distributed_output(
+        comm, extra.path, [](io::Hdf5Writer& w) { w.attribute("/", "app", "output-bench"); },
+        {apps::block_in_input_order("/X", X.cview(), numbering, comm)});
+    if (extra.sync && rank == 0) sync_file(extra.path);
+    BLOCKEIGS_MPI_CHECK(MPI_Barrier(comm));
+    const double total = MPI_Wtime() - start;
+    gather.push_back(times.gather);
+    write.push_back(total - times.gather);
+    double plain = 0;
+    if (rank == 0) {
+      std::remove((extra.path + ".floor").c_str());  // a fresh file: the page cache's speed
+      plain = plain_write_seconds(extra.path + ".floor", bytes, extra.sync);
+    }
+    floor.push_back(plain);
+    if (rank == 0)
+      std::printf("  rep %2d: gather %.3f s, write %.3f s (%.2f GB/s); plain write %.3f s (%.2f GB/s)\n", rep,
+                  times.gather, total - times.gather, bytes / (total - times.gather) / 1e9, plain,
+                  bytes / plain / 1e9);
+  }
+  std::remove(extra.path.c_str());
+  if (rank == 0)
+    std::printf("median: gather %.3f s, write %.3f s; plain write %.3f s\n", apps::median(gather),
+                apps::median(write), apps::median(floor));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (!init_mpi(&argc, &argv)) return 1;
+  if (apps::answered_info(argc, argv, "output-bench", usage)) {
+    finalize_mpi();
+    return apps::exit_ok;
+  }
+  // The bench's own flags are taken out; the rest are the shared ones.
+  Extra extra;
+  std::vector<char*> rest{argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--reverse") extra.reverse = true;
+    else if (flag == "--sync") extra.sync = true;
+    else if (flag == "--over") extra.over = true;
+    else if (flag == "--path" && i + 1 < argc) extra.path = argv[++i];
+    else rest.push_back(argv[i]);
+  }
+  // 2,097,152 rows and 16 columns: the 128^3 Laplacian's eigenvectors at k = 16.
+  const std::optional<apps::BenchOptions> options = apps::parse_bench_options(
+      static_cast<int>(rest.size()), rest.data(), "--rows", 2097152, "output-bench", usage);
+  int code = options ? 0 : 2;
+  if (options) {
+    try {
+      if (options->fp32)
+        run<float>(*options, extra, MPI_COMM_WORLD);
+      else
+        run<double>(*options, extra, MPI_COMM_WORLD);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "output-bench: %s\n", e.what());
+      code = 1;
+    }
+  }
+  finalize_mpi();
+  return code;
+}

@@ -1,0 +1,207 @@
+#include "dense/memory.hpp"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#ifdef BLOCKEIGS_HAVE_CUDA
+#include "core/cuda_checks.hpp"
+#endif
+
+namespace blockeigs::spmm {
+
+bool cuda_compiled() {
+#ifdef BLOCKEIGS_HAVE_CUDA
+  return true;
+#else
+  return false;
+#endif
+}
+
+int cuda_device_count() {
+#ifdef BLOCKEIGS_HAVE_CUDA
+  int count = 0;
+  // No driver or no GPU is not an error here: the CPU backend runs instead.
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return count;
+#else
+  return 0;
+#endif
+}
+
+namespace {
+[[noreturn]] void no_device() {
+  throw Error("device memory requested, but block-eigs was built without CUDA");
+}
+
+// Per space (host, device): bytes held now and the most held since a reset.
+std::atomic<std::int64_t> held[2];
+std::atomic<std::int64_t> peak_held[2];
+std::atomic<std::int64_t> device_used_then{0};
+std::atomic<std::int64_t> device_used_before{0};
+
+int slot(Space space) { return space == Space::host ? 0 : 1; }
+
+void record_used_on_device() {
+#ifdef BLOCKEIGS_HAVE_CUDA
+  std::size_t free = 0, total = 0;
+  if (cudaMemGetInfo(&free, &total) == cudaSuccess)
+    device_used_then.store(static_cast<std::int64_t>(total - free), std::memory_order_relaxed);
+  else
+    (void)cudaGetLastError();
+#endif
+}
+
+void count_allocated(Space space, std::size_t bytes) {
+  const int s = slot(space);
+  const std::int64_t now = held[s].fetch_add(static_cast<std::int64_t>(bytes), std::memory_order_relaxed) +
+                           static_cast<std::int64_t>(bytes);
+  std::int64_t peak = peak_held[s].load(std::memory_order_relaxed);
+  while (now > peak && !peak_held[s].compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+  }
+  // A new device peak: what the device holds in all (contexts, libraries, other processes) at it.
+  if (now > peak && space == Space::device) record_used_on_device();
+}
+
+void count_freed(Space space, std::size_t bytes) {
+  held[slot(space)].fetch_sub(static_cast<std::int64_t>(bytes), std::memory_order_relaxed);
+}
+
+}  // namespace
+
+MemoryCount memory_counters(Space space) {
+  return {held[slot(space)].load(std::memory_order_relaxed), peak_held[slot(space)].load(std::memory_order_relaxed)};
+}
+
+void reset_memory_peaks() {
+  for (int s = 0; s < 2; ++s) peak_held[s].store(held[s].load(std::memory_order_relaxed), std::memory_order_relaxed);
+  device_used_then.store(0, std::memory_order_relaxed);
+  std::int64_t free = 0, total = 0;
+  device_used_before.store(device_memory(&free, &total) ? total - free : 0, std::memory_order_relaxed);
+}
+
+std::int64_t device_used_at_reset() { return device_used_before.load(std::memory_order_relaxed); }
+
+std::int64_t device_used_at_peak() { return device_used_then.load(std::memory_order_relaxed); }
+
+bool device_memory(std::int64_t* free, std::int64_t* total) {
+#ifdef BLOCKEIGS_HAVE_CUDA
+  std::size_t f = 0, t = 0;
+  if (cuda_device_count() > 0 && cudaMemGetInfo(&f, &t) == cudaSuccess) {
+    *free = static_cast<std::int64_t>(f);
+    *total = static_cast<std::int64_t>(t);
+    return true;
+  }
+  (void)cudaGetLastError();
+#endif
+  (void)free;
+  (void)total;
+  return false;
+}
+
+void* allocate_bytes(Space space, std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+  if (space == Space::host) {
+    // 64-byte alignment: vector loads in the reference kernels, and pinned-like behaviour for staging.
+    void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!p) throw std::bad_alloc();
+    count_allocated(space, bytes);
+    return p;
+  }
+#ifdef BLOCKEIGS_HAVE_CUDA
+  void* p = nullptr;
+  BLOCKEIGS_CUDA_CHECK(cudaMalloc(&p, bytes));
+  count_allocated(space, bytes);
+  return p;
+#else
+  no_device();
+#endif
+}
+
+void free_bytes(Space space, void* pointer, std::size_t bytes) noexcept {
+  if (!pointer) return;
+  count_freed(space, bytes);
+  if (space == Space::host) {
+    std::free(pointer);
+    return;
+  }
+#ifdef BLOCKEIGS_HAVE_CUDA
+  cudaFree(pointer);
+#endif
+}
+
+void copy_bytes(void* dst, Space dst_space, const void* src, Space src_space, std::size_t bytes) {
+  if (bytes == 0) return;
+  if (dst_space == Space::host && src_space == Space::host) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+#ifdef BLOCKEIGS_HAVE_CUDA
+  BLOCKEIGS_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
+#else
+  no_device();
+#endif
+}
+
+void copy_bytes_async(void* dst, Space dst_space, const void* src, Space src_space, std::size_t bytes,
+                      void* stream) {
+  if (bytes == 0) return;
+  if (dst_space == Space::host && src_space == Space::host) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+#ifdef BLOCKEIGS_HAVE_CUDA
+  BLOCKEIGS_CUDA_CHECK(
+      cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, static_cast<cudaStream_t>(stream)));
+#else
+  (void)stream;
+  no_device();
+#endif
+}
+
+void* allocate_pinned_bytes(std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+#ifdef BLOCKEIGS_HAVE_CUDA
+  if (cuda_device_count() > 0) {
+    void* p = nullptr;
+    BLOCKEIGS_CUDA_CHECK(cudaMallocHost(&p, bytes));
+    count_allocated(Space::host, bytes);
+    return p;
+  }
+#endif
+  return allocate_bytes(Space::host, bytes);
+}
+
+void free_pinned_bytes(void* pointer, std::size_t bytes) noexcept {
+  if (!pointer) return;
+#ifdef BLOCKEIGS_HAVE_CUDA
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, pointer) == cudaSuccess &&
+      attributes.type == cudaMemoryTypeHost) {
+    count_freed(Space::host, bytes);
+    cudaFreeHost(pointer);
+    return;
+  }
+  (void)cudaGetLastError();
+#endif
+  free_bytes(Space::host, pointer, bytes);
+}
+
+void fill_bytes(void* dst, Space space, int byte_value, std::size_t bytes) {
+  if (bytes == 0) return;
+  if (space == Space::host) {
+    std::memset(dst, byte_value, bytes);
+    return;
+  }
+#ifdef BLOCKEIGS_HAVE_CUDA
+  BLOCKEIGS_CUDA_CHECK(cudaMemset(dst, byte_value, bytes));
+#else
+  no_device();
+#endif
+}
+
+}  // namespace blockeigs::spmm

@@ -1,0 +1,171 @@
+// The device halves of the block operations (cuda/block_ops_cuda.hpp) in a
+// build without CUDA: each throws, naming the operation, so that a device
+// view reaching a block operation in a CPU-only build fails loudly instead
+// of doing nothing.
+#include <cstdint>
+#include <memory>
+
+#include "core/error.hpp"
+#include "solver/blocks/cuda/block_ops_cuda.hpp"
+
+namespace blockeigs::solver::device_ops {
+namespace {
+
+[[noreturn]] void not_compiled(const char* operation) {
+  throw Error(detail::concat(operation, ": a block in device memory, but block-eigs was not compiled with CUDA"));
+}
+
+}  // namespace
+
+template <class T>
+std::unique_ptr<LocalGramTransfer> gram_local_start(const spmm::Context&, spmm::ConstDenseView<T>,
+                                                    spmm::ConstDenseView<T>) {
+  not_compiled("start_gram");
+}
+template <class T>
+std::unique_ptr<LocalGramTransfer> gram_pair_local_start(const spmm::Context&, spmm::ConstDenseView<T>,
+                                                         spmm::ConstDenseView<T>, spmm::ConstDenseView<T>,
+                                                         spmm::ConstDenseView<T>) {
+  not_compiled("start_gram_pair");
+}
+template <class T>
+void gram_local(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, double*) {
+  not_compiled("gram");
+}
+template <class T>
+void gram_self_local(const spmm::Context&, spmm::ConstDenseView<T>, double*) {
+  not_compiled("gram");
+}
+template <class T>
+void column_sumsq_local(const spmm::Context&, spmm::ConstDenseView<T>, double*) {
+  not_compiled("column_norms");
+}
+template <class T>
+void eigen_residuals_local(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, const double*,
+                           spmm::DenseView<T>, const std::int64_t*, double*) {
+  not_compiled("eigen_residuals");
+}
+template <class Ts>
+bool ritz_update_local(const spmm::Context&, spmm::ConstDenseView<double>, spmm::ConstDenseView<Ts>,
+                       spmm::ConstDenseView<double>, spmm::ConstDenseView<double>, const double*, const double*,
+                       spmm::DenseView<double>, spmm::DenseView<double>, spmm::DenseView<Ts>, const std::int64_t*,
+                       std::int64_t, const double*, const std::int64_t*, std::unique_ptr<LocalGramTransfer>&) {
+  not_compiled("ritz_update");
+}
+bool ritz_update_implied_fits(std::int64_t, std::int64_t, std::int64_t, std::int64_t) {
+  not_compiled("ritz_update_prefers_implied_ax");
+}
+bool gram_pair_single_local_start(const spmm::Context&, spmm::ConstDenseView<double>, spmm::ConstDenseView<float>,
+                                  spmm::ConstDenseView<float>, spmm::ConstDenseView<double>,
+                                  std::unique_ptr<LocalGramTransfer>&) {
+  not_compiled("start_gram_pair");
+}
+bool search_single_fits(std::int64_t, std::int64_t, std::int64_t, std::int64_t) {
+  not_compiled("search_single_kernels_fit");
+}
+double memory_bytes_per_sm_cycle(int) { not_compiled("memory_bytes_per_sm_cycle"); }
+template <class T>
+void block_update(const spmm::Context&, T, spmm::ConstDenseView<T>, const double*, T, spmm::DenseView<T>) {
+  not_compiled("block_update");
+}
+template <class T>
+bool block_combine(const spmm::Context&, T, spmm::ConstDenseView<T>, const double*, T, spmm::ConstDenseView<T>,
+                   spmm::DenseView<T>) {
+  not_compiled("block_combine");
+}
+template <class T>
+bool transform_in_place(const spmm::Context&, spmm::DenseView<T>, const double*, std::int64_t) {
+  not_compiled("transform_in_place");
+}
+template <class T>
+bool block_combine_pair(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, const double*,
+                        spmm::DenseView<T>) {
+  not_compiled("block_combine_pair");
+}
+template <class T>
+void axpby(const spmm::Context&, T, spmm::ConstDenseView<T>, T, spmm::DenseView<T>) {
+  not_compiled("axpby");
+}
+template <class T>
+void column_axpby(const spmm::Context&, const double*, spmm::ConstDenseView<T>, T, spmm::DenseView<T>) {
+  not_compiled("column_axpby");
+}
+template <class T>
+void scale_columns(const spmm::Context&, const double*, spmm::DenseView<T>) {
+  not_compiled("scale_columns");
+}
+template <class T>
+void copy_block(const spmm::Context&, spmm::ConstDenseView<T>, spmm::DenseView<T>) {
+  not_compiled("copy_block");
+}
+template <class From, class To>
+void convert_block(const spmm::Context&, spmm::ConstDenseView<From>, spmm::DenseView<To>) {
+  not_compiled("convert_block");
+}
+template <class T>
+void select_columns(const spmm::Context&, spmm::ConstDenseView<T>, const std::int64_t*, spmm::DenseView<T>) {
+  not_compiled("select_columns");
+}
+template <class T>
+void keep_columns(const spmm::Context&, spmm::DenseView<T>, const std::int64_t*, std::int64_t) {
+  not_compiled("keep_columns");
+}
+template <class T>
+void fill_random(const spmm::Context&, spmm::DenseView<T>, std::uint64_t, std::int64_t, std::int64_t) {
+  not_compiled("fill_random");
+}
+template <class T>
+void fill_random_rows(const spmm::Context&, spmm::DenseView<T>, std::uint64_t, const std::int64_t*, std::int64_t) {
+  not_compiled("fill_random_rows");
+}
+template <class T>
+void apply_diagonal(const spmm::Context&, const T*, spmm::ConstDenseView<T>, spmm::DenseView<T>) {
+  not_compiled("apply_diagonal");
+}
+
+#define BLOCKEIGS_INSTANTIATE(T)                                                                                 \
+  template std::unique_ptr<LocalGramTransfer> gram_local_start(const spmm::Context&, spmm::ConstDenseView<T>,     \
+                                                               spmm::ConstDenseView<T>);                         \
+  template std::unique_ptr<LocalGramTransfer> gram_pair_local_start(                                             \
+      const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>,           \
+      spmm::ConstDenseView<T>);                                                                                  \
+  template void gram_local(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, double*);     \
+  template void gram_self_local(const spmm::Context&, spmm::ConstDenseView<T>, double*);                        \
+  template void column_sumsq_local(const spmm::Context&, spmm::ConstDenseView<T>, double*);                     \
+  template void eigen_residuals_local(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>,     \
+                                      const double*, spmm::DenseView<T>, const std::int64_t*, double*);          \
+  template bool ritz_update_local(const spmm::Context&, spmm::ConstDenseView<double>, spmm::ConstDenseView<T>,    \
+                                  spmm::ConstDenseView<double>, spmm::ConstDenseView<double>, const double*,       \
+                                  const double*, spmm::DenseView<double>, spmm::DenseView<double>,                 \
+                                  spmm::DenseView<T>, const std::int64_t*, std::int64_t, const double*,            \
+                                  const std::int64_t*, std::unique_ptr<LocalGramTransfer>&);                       \
+  template void block_update(const spmm::Context&, T, spmm::ConstDenseView<T>, const double*, T,                 \
+                             spmm::DenseView<T>);                                                                \
+  template bool block_combine(const spmm::Context&, T, spmm::ConstDenseView<T>, const double*, T,                \
+                              spmm::ConstDenseView<T>, spmm::DenseView<T>);                                      \
+  template bool transform_in_place(const spmm::Context&, spmm::DenseView<T>, const double*, std::int64_t);       \
+  template bool block_combine_pair(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>,       \
+                                   const double*, spmm::DenseView<T>);                                           \
+  template void axpby(const spmm::Context&, T, spmm::ConstDenseView<T>, T, spmm::DenseView<T>);                  \
+  template void column_axpby(const spmm::Context&, const double*, spmm::ConstDenseView<T>, T,                    \
+                             spmm::DenseView<T>);                                                                \
+  template void scale_columns(const spmm::Context&, const double*, spmm::DenseView<T>);                          \
+  template void copy_block(const spmm::Context&, spmm::ConstDenseView<T>, spmm::DenseView<T>);                   \
+  template void select_columns(const spmm::Context&, spmm::ConstDenseView<T>, const std::int64_t*,               \
+                               spmm::DenseView<T>);                                                              \
+  template void keep_columns(const spmm::Context&, spmm::DenseView<T>, const std::int64_t*, std::int64_t);       \
+  template void fill_random(const spmm::Context&, spmm::DenseView<T>, std::uint64_t, std::int64_t, std::int64_t); \
+  template void fill_random_rows(const spmm::Context&, spmm::DenseView<T>, std::uint64_t, const std::int64_t*,   \
+                                 std::int64_t);                                                                  \
+  template void apply_diagonal(const spmm::Context&, const T*, spmm::ConstDenseView<T>, spmm::DenseView<T>);
+
+BLOCKEIGS_INSTANTIATE(float)
+BLOCKEIGS_INSTANTIATE(double)
+#undef BLOCKEIGS_INSTANTIATE
+
+template void convert_block(const spmm::Context&, spmm::ConstDenseView<float>, spmm::DenseView<double>);
+template void convert_block(const spmm::Context&, spmm::ConstDenseView<double>, spmm::DenseView<float>);
+template void convert_block(const spmm::Context&, spmm::ConstDenseView<float>, spmm::DenseView<float>);
+template void convert_block(const spmm::Context&, spmm::ConstDenseView<double>, spmm::DenseView<double>);
+
+}  // namespace blockeigs::solver::device_ops
