@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -15,168 +16,33 @@
 #include "solver/base/collective.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/operator/symmetry_check.hpp"
-#include "dense/dense.hpp"
-#include "dense/memory.hpp"
+#include "solver/petsc/petsc_device.hpp"
+#include "solver/petsc/shell_context.hpp"
 
 // PetscCall, PetscFunctionBeginUser and MatShellSetContextDestroy are what we
 // rely on; Debian 12's 3.18 is the oldest PETSc this is built and tested with.
 #if !PETSC_VERSION_GE(3, 18, 0)
 #error "blockeigs_petsc needs PETSc 3.18 or newer"
 #endif
-#if !PETSC_VERSION_GE(3, 19, 0)
-#define PETSC_SUCCESS 0
-#endif
 
 namespace blockeigs::solver {
 namespace {
 
-// Throws LibraryError naming a PETSc call that failed outside a callback
-// (creation), with PETSc's own message for the error.
-[[noreturn]] void throw_petsc_error(PetscErrorCode code, const char* call, const char* file, int line) {
-  const char* text = nullptr;
-  char* specific = nullptr;
-  PetscErrorMessage(code, &text, &specific);
-  throw LibraryError(detail::concat(call, " failed with PETSc error ", static_cast<int>(code), " (",
-                                    text ? text : "unknown", specific ? std::string(": ") + specific : "",
-                                    ") at ", file, ":", line));
-}
-
-#define BLOCKEIGS_PETSC_CHECK(call)                                                  \
-  do {                                                                               \
-    const PetscErrorCode blockeigs_petsc_status_ = (call);                           \
-    if (blockeigs_petsc_status_ != PETSC_SUCCESS)                                    \
-      throw_petsc_error(blockeigs_petsc_status_, #call, __FILE__, __LINE__);         \
-  } while (0)
-
-// What the MATSHELL carries. Freed with the Mat.
-struct ShellContext {
-  static constexpr std::uint64_t expected_tag = 0x626c6b6569677321;  // tells our shells from others
-  std::uint64_t tag = expected_tag;
-
-  // A private duplicate of the user's communicator, so that our halo messages
-  // can never match the caller's own point-to-point traffic. Freed last.
-  MPI_Comm comm = MPI_COMM_NULL;
-  std::unique_ptr<DistributedOperator<double>> op;
-
-  // The Mat's numbering against the operator's (create_petsc_operator on
-  // DistributedRows): Vec rows are the input's, moved to the operator's ranks
-  // and back around each product. The identity otherwise.
-  RowNumbering numbering;
-  std::int64_t mat_rows = 0;  // the Mat's local rows (the Vecs' local size)
-
-  std::int64_t block_applies = 0;
-  std::string injected_failure;  // test_hooks::fail_next_petsc_callback
-
-  // Row-major host blocks for MatProduct (PETSc's MATDENSE is column-major).
-  std::vector<double> x_rows, y_rows;
-  // Device copies of X and Y when the operator runs on the device.
-  spmm::Buffer<double> x_device, y_device;
-
-  ShellContext() = default;
-  ShellContext(const ShellContext&) = delete;
-  ShellContext& operator=(const ShellContext&) = delete;
-  ~ShellContext() {
-    op.reset();  // before the communicator it uses
-    if (comm != MPI_COMM_NULL) BLOCKEIGS_MPI_CHECK_NOTHROW(MPI_Comm_free(&comm));
-  }
-
-  std::int64_t local_rows() const { return op->local_rows(); }
-
-  // Y = A X for host blocks of the Mat's rows, width k, row-major with ld k:
-  // moved to the operator's numbering and back where the Mat has the input's.
-  void apply_host_block(const double* x, double* y, std::int64_t k) {
-    if (numbering.is_identity()) return apply_operator_rows(x, y, k);
-    const std::vector<double> in(x, x + mat_rows * k);
-    const std::vector<double> x_op = numbering.from_original_rows(comm, in, k);
-    std::vector<double> y_op(static_cast<std::size_t>(local_rows() * k));
-    apply_operator_rows(x_op.data(), y_op.data(), k);
-    const std::vector<double> out = numbering.to_original_rows(comm, y_op, k);
-    std::copy(out.begin(), out.end(), y);
-  }
-
-  // The same in the operator's numbering: in place on the host, else staged
-  // through the device buffers.
-  void apply_operator_rows(const double* x, double* y, std::int64_t k) {
-    const std::int64_t m = local_rows();
-    const spmm::Context& context = op->context();
-    if (context.space() == Space::host) {
-      op->apply(1.0, spmm::ConstDenseView<double>(Space::host, m, k, k, x), 0.0,
-                spmm::DenseView<double>{Space::host, m, k, k, y});
-      return;
-    }
-    const auto count = static_cast<std::size_t>(m * k);
-    if (x_device.size() < count) {
-      x_device = spmm::Buffer<double>(Space::device, count);
-      y_device = spmm::Buffer<double>(Space::device, count);
-    }
-    spmm::copy_bytes(x_device.data(), Space::device, x, Space::host, count * sizeof(double));
-    op->apply(1.0, spmm::ConstDenseView<double>(Space::device, m, k, k, x_device.data()), 0.0,
-              spmm::DenseView<double>{Space::device, m, k, k, y_device.data()});
-    context.synchronize();  // the apply is queued on the context's stream
-    spmm::copy_bytes(y, Space::host, y_device.data(), Space::device, count * sizeof(double));
-  }
-
-  // C = A B for column-major blocks (m x k, leading dimensions ldb, ldc):
-  // transposed into row-major buffers so that the whole block is ONE apply.
-  void apply_column_major(const double* b, std::int64_t ldb, double* c, std::int64_t ldc, std::int64_t k) {
-    const std::int64_t m = mat_rows;
-    const auto count = static_cast<std::size_t>(m * k);
-    if (x_rows.size() < count) {
-      x_rows.resize(count);
-      y_rows.resize(count);
-    }
-    for (std::int64_t j = 0; j < k; ++j)
-      for (std::int64_t i = 0; i < m; ++i) x_rows[i * k + j] = b[j * ldb + i];
-    apply_host_block(x_rows.data(), y_rows.data(), k);
-    for (std::int64_t j = 0; j < k; ++j)
-      for (std::int64_t i = 0; i < m; ++i) c[j * ldc + i] = y_rows[i * k + j];
-    block_applies += 1;
-  }
-
-  // The diagonal in the Mat's numbering.
-  void diagonal(double* out) {
-    std::vector<double> d(static_cast<std::size_t>(local_rows()));
-    const spmm::Context& context = op->context();
-    if (context.space() == Space::host) {
-      op->diagonal(d.data());
-    } else {
-      spmm::Buffer<double> staged(Space::device, d.size());
-      op->diagonal(staged.data());
-      spmm::copy_bytes(d.data(), Space::host, staged.data(), Space::device, d.size() * sizeof(double));
-    }
-    if (!numbering.is_identity()) d = numbering.to_original_rows(comm, d, 1);
-    std::copy(d.begin(), d.end(), out);
-  }
-};
-
-// Runs a callback's work; a C++ exception becomes PETSC_ERR_LIB with its
-// message (PETSC_COMM_SELF: the failure may be this rank's alone).
-template <class Body>
-PetscErrorCode guarded(ShellContext& ctx, Body&& body) noexcept {
-  try {
-    if (!ctx.injected_failure.empty()) throw Error(std::exchange(ctx.injected_failure, {}));
-    body();
-    return PETSC_SUCCESS;
-  } catch (const std::exception& e) {
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "block-eigs operator: %s", e.what());
-  } catch (...) {
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "block-eigs operator: unknown C++ exception");
-  }
-}
-
-// y = A x. Vecs are host arrays of local_rows entries: a row-major block of width 1.
+// y = A x: PETSc's arrays where they live (device arrays in place on the
+// device backend), a row-major block of width 1.
 PetscErrorCode shell_mult(Mat A, Vec x, Vec y) {
   ShellContext* ctx = nullptr;
   const PetscScalar* xa = nullptr;
   PetscScalar* ya = nullptr;
+  Space xs = Space::host, ys = Space::host;
   PetscFunctionBeginUser;
   PetscCall(MatShellGetContext(A, &ctx));
-  PetscCall(VecGetArrayRead(x, &xa));
-  PetscCall(VecGetArrayWrite(y, &ya));
-  const PetscErrorCode status = guarded(*ctx, [&] { ctx->apply_host_block(xa, ya, 1); });
+  PetscCall(petsc_device::get_read(x, &xa, &xs));
+  PetscCall(petsc_device::get_write(y, &ya, &ys));
+  const PetscErrorCode status = guarded(*ctx, [&] { ctx->apply(xa, xs, ya, ys, 1); });
   // Arrays go back to their Vecs before an error is passed up.
-  PetscCall(VecRestoreArrayWrite(y, &ya));
-  PetscCall(VecRestoreArrayRead(x, &xa));
+  PetscCall(petsc_device::restore_write(y, &ya));
+  PetscCall(petsc_device::restore_read(x, &xa));
   PetscCall(status);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -184,21 +50,24 @@ PetscErrorCode shell_mult(Mat A, Vec x, Vec y) {
 PetscErrorCode shell_get_diagonal(Mat A, Vec d) {
   ShellContext* ctx = nullptr;
   PetscScalar* da = nullptr;
+  Space space = Space::host;
   PetscFunctionBeginUser;
   PetscCall(MatShellGetContext(A, &ctx));
-  PetscCall(VecGetArrayWrite(d, &da));
-  const PetscErrorCode status = guarded(*ctx, [&] { ctx->diagonal(da); });
-  PetscCall(VecRestoreArrayWrite(d, &da));
+  PetscCall(petsc_device::get_write(d, &da, &space));
+  const PetscErrorCode status = guarded(*ctx, [&] { ctx->diagonal(da, space); });
+  PetscCall(petsc_device::restore_write(d, &da));
   PetscCall(status);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 // MatProduct AB with a dense B (MatMatMult): C = A B in one apply. PETSc has
-// created C (MATDENSE, local rows of A, all columns of B) and checked the layouts.
+// created C (MATDENSE or MATDENSECUDA, local rows of A, all columns of B) and
+// checked the layouts. B and C are in one space (PETSc makes C of B's kind).
 PetscErrorCode shell_product_numeric(Mat A, Mat B, Mat C, void* /*product_data*/) {
   ShellContext* ctx = nullptr;
   const PetscScalar* b = nullptr;
   PetscScalar* c = nullptr;
+  Space bs = Space::host, cs = Space::host;
   PetscInt m = 0, k = 0, ldb = 0, ldc = 0;
   PetscFunctionBeginUser;
   PetscCall(MatShellGetContext(A, &ctx));
@@ -206,34 +75,46 @@ PetscErrorCode shell_product_numeric(Mat A, Mat B, Mat C, void* /*product_data*/
   PetscCall(MatGetSize(B, nullptr, &k));
   PetscCall(MatDenseGetLDA(B, &ldb));
   PetscCall(MatDenseGetLDA(C, &ldc));
-  PetscCall(MatDenseGetArrayRead(B, &b));
-  PetscCall(MatDenseGetArrayWrite(C, &c));
+  PetscCall(petsc_device::dense_get_read(B, &b, &bs));
+  PetscCall(petsc_device::dense_get_write(C, &c, &cs));
   const PetscErrorCode status = guarded(*ctx, [&] {
     if (m != ctx->mat_rows)
       throw Error(detail::concat("the dense block has ", m, " local rows, but the operator has ", ctx->mat_rows,
                                  " on this rank"));
-    ctx->apply_column_major(b, ldb, c, ldc, k);
+    if (bs != cs) throw Error("the dense blocks B and C of C = A B are in different memory spaces");
+    ctx->apply_column_major(b, ldb, c, ldc, k, bs);
   });
-  PetscCall(MatDenseRestoreArrayWrite(C, &c));
-  PetscCall(MatDenseRestoreArrayRead(B, &b));
+  PetscCall(petsc_device::dense_restore_write(C, &c));
+  PetscCall(petsc_device::dense_restore_read(B, &b));
   PetscCall(status);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// MatShellSetContextDestroy's callback: its argument is the context up to
+// 3.22, the context's address from 3.23 (void **, then PetscCtxRt, a void *).
+template <class F>
+struct FirstArgument;
+template <class R, class A>
+struct FirstArgument<R(A)> {
+  using type = A;
+};
+template <class R, class M, class Fn>
+struct FirstArgument<R(M, Fn)> {
+  using type = typename FirstArgument<std::remove_pointer_t<Fn>>::type;
+};
+using DestroyArgument = FirstArgument<decltype(MatShellSetContextDestroy)>::type;
+
+PetscErrorCode destroy_shell_context(DestroyArgument pointer) {
+  PetscFunctionBeginUser;
 #if PETSC_VERSION_GE(3, 23, 0)
-PetscErrorCode destroy_shell_context(void** pointer) {
-  PetscFunctionBeginUser;
-  delete static_cast<ShellContext*>(*pointer);
-  *pointer = nullptr;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+  auto** slot = static_cast<ShellContext**>(static_cast<void*>(pointer));
+  delete *slot;
+  *slot = nullptr;
 #else
-PetscErrorCode destroy_shell_context(void* pointer) {
-  PetscFunctionBeginUser;
   delete static_cast<ShellContext*>(pointer);
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-#endif
 
 // MatShellSetOperation's function-pointer type: void (*)(void) up to 3.23,
 // PetscErrorCodeFn * after; taken from the declaration to build with both.
@@ -244,17 +125,6 @@ struct OperationArgument<R(M, Op, Fn)> {
   using type = Fn;
 };
 using Operation = OperationArgument<decltype(MatShellSetOperation)>::type;
-
-// The context of a Mat made here, or an Error.
-ShellContext& context_of(Mat A) {
-  PetscBool is_shell = PETSC_FALSE;
-  BLOCKEIGS_PETSC_CHECK(PetscObjectTypeCompare(reinterpret_cast<PetscObject>(A), MATSHELL, &is_shell));
-  ShellContext* ctx = nullptr;
-  if (is_shell) BLOCKEIGS_PETSC_CHECK(MatShellGetContext(A, &ctx));
-  if (!ctx || ctx->tag != ShellContext::expected_tag)
-    throw Error("this Mat was not made by create_petsc_operator");
-  return *ctx;
-}
 
 void check_fits_petsc_int(std::int64_t rows) {
   constexpr auto largest = static_cast<std::int64_t>(std::numeric_limits<PetscInt>::max());
@@ -304,6 +174,7 @@ Mat make_shell(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& r
         MatShellSetOperation(A, MATOP_GET_DIAGONAL, reinterpret_cast<Operation>(shell_get_diagonal)));
     BLOCKEIGS_PETSC_CHECK(MatShellSetMatProductOperation(A, MATPRODUCT_AB, nullptr, shell_product_numeric,
                                                          nullptr, MATDENSE, MATDENSE));
+    BLOCKEIGS_PETSC_CHECK(petsc_device::make_device_resident(A, context, shell_product_numeric));
     BLOCKEIGS_PETSC_CHECK(MatSetOption(A, MAT_SYMMETRIC, PETSC_TRUE));
     BLOCKEIGS_PETSC_CHECK(MatSetOption(A, MAT_SYMMETRY_ETERNAL, PETSC_TRUE));
   } catch (...) {
@@ -406,11 +277,12 @@ PetscPencil create_petsc_pencil(MPI_Comm comm, const spmm::Context& context, con
   return make_pencil(comm, context, a.rows, b.rows, a.partition, algorithm, a.numbering);
 }
 
-std::int64_t petsc_operator_block_applies(Mat A) { return context_of(A).block_applies; }
+std::int64_t petsc_operator_block_applies(Mat A) { return shell_context_of(A).stats.block_applies; }
+PetscOperatorStats petsc_operator_stats(Mat A) { return shell_context_of(A).stats; }
 
 namespace test_hooks {
 void fail_next_petsc_callback(Mat A, const std::string& message) {
-  context_of(A).injected_failure = message.empty() ? "injected failure" : message;
+  shell_context_of(A).injected_failure = message.empty() ? "injected failure" : message;
 }
 }  // namespace test_hooks
 

@@ -11,11 +11,17 @@
 //  - MatMult: one apply with a block of width 1 (MatMultTranspose is the same:
 //    the operator is symmetric, which is what this library is for);
 //  - MatGetDiagonal: the operator's diagonal (PCJACOBI works);
-//  - MatMatMult(A, B, ...) / MatProduct AB with a MATDENSE B: the whole block
+//  - MatMatMult(A, B, ...) / MatProduct AB with a MATDENSE (or MATDENSECUDA) B: the whole block
 //    goes through ONE SpMM apply instead of one MatMult per column (SLEPc's
 //    BV uses it for block methods such as LOBPCG).
-// The Mat's vectors are plain host Vecs; with a device context each product
-// is staged to the device and back through buffers kept with the Mat.
+// Memory: with a device context, where PETSc has CUDA (petsc_device_arrays()),
+// the Mat's vectors are VECCUDA (MatShellSetVecType) and its products take
+// PETSc's device arrays in place (VECCUDA Vecs; MATDENSECUDA blocks, as one
+// SpMM of the whole block), ordered against PETSc's stream without host
+// waits; host Vecs and MATDENSE blocks are still taken, copied to the device
+// and back (counted: petsc_operator_stats). Without CUDA in PETSc the Mat's
+// vectors are host Vecs, staged likewise. With the CPU backend everything is
+// on the host, in place.
 // C++ exceptions never cross PETSc: a callback that fails returns
 // PETSC_ERR_LIB with the exception's message.
 //
@@ -89,6 +95,31 @@ PetscPencil create_petsc_pencil(MPI_Comm comm, const spmm::Context& context, con
 // How many MatProduct (MatMatMult) applies the Mat has run: one per dense
 // block, however wide. Throws when `A` was not made by this adapter.
 std::int64_t petsc_operator_block_applies(Mat A);
+
+// What the Mat's products and its PCSHELLs (petsc_shell_pc.hpp) were handed,
+// counted on this rank since the Mat was made.
+struct PetscOperatorStats {
+  std::int64_t products = 0;        // MatMult and MatMultTranspose
+  std::int64_t block_applies = 0;   // MatProduct AB, one per dense block
+  std::int64_t preconditioner_applies = 0;  // PCApply and PCMatApply of its PCSHELLs
+  std::int64_t device_arrays = 0;  // arrays (Vec or dense block) PETSc handed over in device memory
+  std::int64_t host_arrays = 0;    // ... in host memory
+  std::int64_t copies = 0;         // arrays the adapter copied between host and device
+};
+// Throws when `A` was not made by this adapter.
+PetscOperatorStats petsc_operator_stats(Mat A);
+
+// Whether this build hands PETSc's device arrays to a device operator in
+// place: PETSc has CUDA and our CUDA backend is built.
+bool petsc_device_arrays();
+
+// PETSc's counts of copies of vector data between host and device since it
+// started (-log_view's CpuToGpu and GpuToCpu); zeros without device arrays.
+struct PetscCopyCounts {
+  double to_device = 0;
+  double to_host = 0;
+};
+PetscCopyCounts petsc_copy_counts();
 
 namespace test_hooks {
 // Tests only: the next callback on `A` throws blockeigs::Error(message)

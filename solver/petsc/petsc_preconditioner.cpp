@@ -2,7 +2,10 @@
 // The user's options go into PETSc's global database under a prefix of
 // their own ("-pc_type gamg" becomes "-blockeigs_pc_1_pc_type gamg"), so
 // that sub-solvers (GAMG's levels, hypre) find them as PETSc users expect,
-// and they are removed again with the PC.
+// and they are removed again with the PC. Where PETSc has CUDA and our
+// blocks are on the device (petsc_device_arrays()), PETSc gets the matrix as
+// MATAIJCUSPARSE and the blocks as MATDENSECUDA, transposed on the device:
+// no host round trip where the PC runs on the device (GAMG, Jacobi, ...).
 #include <petscksp.h>
 
 #include <atomic>
@@ -15,7 +18,10 @@
 #include "solver/blocks/block_ops.hpp"
 #include "solver/base/collective.hpp"
 #include "solver/base/linear_operator.hpp"
+#include "solver/petsc/petsc_device.hpp"
+#include "solver/petsc/petsc_operator.hpp"
 #include "solver/precond/petsc_pc.hpp"
+#include "dense/memory.hpp"
 
 #ifndef PETSC_SUCCESS  // PETSc before 3.19
 #define PETSC_SUCCESS 0
@@ -82,18 +88,26 @@ class PetscPreconditioner final : public Preconditioner<double> {
  private:
   void set_up(const io::CsrRows& rows, const std::string& options);
   void release();  // PETSc's objects, our options, and PETSc itself where we initialised it
+  // The two ways to and from PETSc's column-major blocks X_ and Y_.
+  void apply_through_host(spmm::ConstDenseView<double> R, spmm::DenseView<double> W);
+  void apply_on_device(spmm::ConstDenseView<double> R, spmm::DenseView<double> W);
 
   MPI_Comm comm_;
   const spmm::Context& context_;
   std::int64_t local_rows_ = 0, global_rows_ = 0;
   std::vector<std::string> option_names_;
+  bool device_ = false;  // PETSc's objects on the device (its CUDA types)
   Mat A_ = nullptr, X_ = nullptr, Y_ = nullptr;
   PC pc_ = nullptr;
 };
 
 PetscPreconditioner::PetscPreconditioner(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& rows,
                                          const RowPartition& partition, const std::string& options)
-    : comm_(comm), context_(context), local_rows_(rows.local_rows()), global_rows_(partition.global_rows()) {
+    : comm_(comm),
+      context_(context),
+      local_rows_(rows.local_rows()),
+      global_rows_(partition.global_rows()),
+      device_(context.space() == Space::device && petsc_device_arrays()) {
   if (live_pcs++ == 0) {
     PetscBool initialised = PETSC_FALSE;
     PetscInitialized(&initialised);
@@ -130,10 +144,13 @@ void PetscPreconditioner::set_up(const io::CsrRows& rows, const std::string& opt
   // Our rows as AIJ, copied (PETSc owns its arrays).
   std::vector<PetscInt> offsets(rows.row_offsets.begin(), rows.row_offsets.end());
   std::vector<PetscInt> columns(rows.col_indices.begin(), rows.col_indices.end());
-  BLOCKEIGS_PC_CHECK(MatCreateMPIAIJWithArrays(comm_, static_cast<PetscInt>(local_rows_),
-                                               static_cast<PetscInt>(local_rows_), static_cast<PetscInt>(global_rows_),
-                                               static_cast<PetscInt>(global_rows_), offsets.data(), columns.data(),
-                                               rows.values.data(), &A_));
+  const auto m = static_cast<PetscInt>(local_rows_), n = static_cast<PetscInt>(global_rows_);
+  BLOCKEIGS_PC_CHECK(MatCreate(comm_, &A_));
+  BLOCKEIGS_PC_CHECK(MatSetSizes(A_, m, m, n, n));
+  BLOCKEIGS_PC_CHECK(MatSetType(A_, device_ ? MATAIJCUSPARSE : MATAIJ));
+  // Only the call matching the type acts (SEQ on one rank, MPI otherwise).
+  BLOCKEIGS_PC_CHECK(MatSeqAIJSetPreallocationCSR(A_, offsets.data(), columns.data(), rows.values.data()));
+  BLOCKEIGS_PC_CHECK(MatMPIAIJSetPreallocationCSR(A_, offsets.data(), columns.data(), rows.values.data()));
   BLOCKEIGS_PC_CHECK(PCCreate(comm_, &pc_));
   BLOCKEIGS_PC_CHECK(PCSetOptionsPrefix(pc_, prefix.c_str()));
   BLOCKEIGS_PC_CHECK(PCSetOperators(pc_, A_, A_));
@@ -169,33 +186,79 @@ void PetscPreconditioner::release() {
 void PetscPreconditioner::apply(spmm::ConstDenseView<double> R, spmm::DenseView<double> W) {
   check_apply_arguments("PETSc preconditioner", local_rows_, context_.space(), BlockExtent::of(R),
                         BlockExtent::of(spmm::ConstDenseView<double>(W)));
-  const std::int64_t m = local_rows_, k = R.cols;
+  const std::int64_t k = R.cols;
   PetscInt width = 0;
   if (X_) BLOCKEIGS_PC_CHECK(MatGetSize(X_, nullptr, &width));
   if (width != k) {
     MatDestroy(&X_);
     MatDestroy(&Y_);
-    BLOCKEIGS_PC_CHECK(MatCreateDense(comm_, static_cast<PetscInt>(m), PETSC_DECIDE, static_cast<PetscInt>(global_rows_),
-                                      static_cast<PetscInt>(k), nullptr, &X_));
+    BLOCKEIGS_PC_CHECK(MatCreate(comm_, &X_));
+    BLOCKEIGS_PC_CHECK(MatSetSizes(X_, static_cast<PetscInt>(local_rows_), PETSC_DECIDE,
+                                   static_cast<PetscInt>(global_rows_), static_cast<PetscInt>(k)));
+    BLOCKEIGS_PC_CHECK(MatSetType(X_, device_ ? MATDENSECUDA : MATDENSE));
+    BLOCKEIGS_PC_CHECK(MatSetUp(X_));
     BLOCKEIGS_PC_CHECK(MatDuplicate(X_, MAT_DO_NOT_COPY_VALUES, &Y_));
   }
-  // Row-major block to PETSc's column-major one, staged through the host
-  // where the block is on the device.
+  if (device_)
+    apply_on_device(R, W);
+  else
+    apply_through_host(R, W);
+}
+
+// Row-major block to PETSc's column-major one, staged through the host
+// where the block is on the device.
+void PetscPreconditioner::apply_through_host(spmm::ConstDenseView<double> R, spmm::DenseView<double> W) {
+  const std::int64_t m = local_rows_, k = R.cols;
+  PetscInt ld = 0;
   spmm::DenseBlock<double> host(Space::host, m, k);
   copy_block(context_, R, host.view());
   context_.synchronize();
   PetscScalar* x = nullptr;
+  BLOCKEIGS_PC_CHECK(MatDenseGetLDA(X_, &ld));
   BLOCKEIGS_PC_CHECK(MatDenseGetArrayWrite(X_, &x));
   for (std::int64_t i = 0; i < m; ++i)
-    for (std::int64_t j = 0; j < k; ++j) x[j * m + i] = host.view()(i, j);
+    for (std::int64_t j = 0; j < k; ++j) x[j * ld + i] = host.view()(i, j);
   BLOCKEIGS_PC_CHECK(MatDenseRestoreArrayWrite(X_, &x));
   BLOCKEIGS_PC_CHECK(PCMatApply(pc_, X_, Y_));
   const PetscScalar* y = nullptr;
+  BLOCKEIGS_PC_CHECK(MatDenseGetLDA(Y_, &ld));
   BLOCKEIGS_PC_CHECK(MatDenseGetArrayRead(Y_, &y));
   for (std::int64_t i = 0; i < m; ++i)
-    for (std::int64_t j = 0; j < k; ++j) host.view()(i, j) = y[j * m + i];
+    for (std::int64_t j = 0; j < k; ++j) host.view()(i, j) = y[j * ld + i];
   BLOCKEIGS_PC_CHECK(MatDenseRestoreArrayRead(Y_, &y));
   copy_block(context_, host.cview(), W);
+}
+
+// R (row-major, on the device) transposed into X_'s device array, PCMatApply,
+// Y_'s device array transposed into W; the streams ordered by events.
+void PetscPreconditioner::apply_on_device(spmm::ConstDenseView<double> R, spmm::DenseView<double> W) {
+  const std::int64_t m = local_rows_, k = R.cols;
+  PetscInt ldx = 0, ldy = 0;
+  Space space = Space::host;
+  BLOCKEIGS_PC_CHECK(MatDenseGetLDA(X_, &ldx));
+  BLOCKEIGS_PC_CHECK(MatDenseGetLDA(Y_, &ldy));
+  double* x = nullptr;
+  BLOCKEIGS_PC_CHECK(petsc_device::dense_get_write(X_, &x, &space));
+  if (space != Space::device) {
+    (void)petsc_device::dense_restore_write(X_, &x);
+    throw LibraryError("preconditioner type petsc: PETSc gave a host array for a MATDENSECUDA block");
+  }
+  petsc_device::wait_for_petsc(context_);
+  // X (column-major m x k) = R^T of R as column-major k x m with leading dimension R.ld.
+  petsc_device::transpose(context_, k, m, R.data, R.ld, x, ldx);
+  petsc_device::petsc_waits_for(context_);
+  BLOCKEIGS_PC_CHECK(petsc_device::dense_restore_write(X_, &x));
+  BLOCKEIGS_PC_CHECK(PCMatApply(pc_, X_, Y_));
+  const double* y = nullptr;
+  BLOCKEIGS_PC_CHECK(petsc_device::dense_get_read(Y_, &y, &space));
+  if (space != Space::device) {
+    (void)petsc_device::dense_restore_read(Y_, &y);
+    throw LibraryError("preconditioner type petsc: PETSc gave a host array for a MATDENSECUDA block");
+  }
+  petsc_device::wait_for_petsc(context_);
+  petsc_device::transpose(context_, m, k, y, ldy, W.data, W.ld);
+  petsc_device::petsc_waits_for(context_);
+  BLOCKEIGS_PC_CHECK(petsc_device::dense_restore_read(Y_, &y));
 }
 
 }  // namespace

@@ -24,8 +24,9 @@ bool petsc_available();
 // `options` configures ("-pc_type gamg"; PETSc's option names, applied under
 // a private prefix, so that the caller's own PETSc options are untouched).
 // Each apply runs PCMatApply on the whole block (PETSc loops over the
-// columns where a PC has no block apply); blocks in device memory are staged
-// through the host. Collective over comm; initialises PETSc if nothing has
+// columns where a PC has no block apply). Blocks in device memory go to a
+// PETSc with CUDA as MATDENSECUDA, over the matrix as MATAIJCUSPARSE, without
+// leaving the device; to a PETSc without CUDA they are staged through the host. Collective over comm; initialises PETSc if nothing has
 // (and finalises it when the last such preconditioner goes). InputError on
 // every rank, with PETSc's message, for options PETSc rejects or does not
 // use, and for a build without PETSc.

@@ -31,27 +31,10 @@
 namespace blockeigs {
 namespace {
 
-// PETSc handles destroyed at scope exit, also when an assertion returns early.
-template <class Handle, PetscErrorCode (*destroy)(Handle*)>
-class Owned {
- public:
-  Owned() = default;
-  explicit Owned(Handle handle) : handle_(handle) {}
-  Owned(const Owned&) = delete;
-  Owned& operator=(const Owned&) = delete;
-  ~Owned() {
-    if (handle_) destroy(&handle_);
-  }
-  Handle* out() { return &handle_; }
-  operator Handle() const { return handle_; }  // NOLINT: passed straight to PETSc calls
-
- private:
-  Handle handle_ = nullptr;
-};
-using OwnedMat = Owned<Mat, MatDestroy>;
-using OwnedVec = Owned<Vec, VecDestroy>;
-using OwnedKsp = Owned<KSP, KSPDestroy>;
-using OwnedEps = Owned<EPS, EPSDestroy>;
+using test::OwnedEps;
+using test::OwnedKsp;
+using test::OwnedMat;
+using test::OwnedVec;
 
 
 // A whole matrix every rank holds, split over the ranks, and what is known of it.
@@ -383,7 +366,7 @@ TEST(PetscOperator, ExceptionInCallbackBecomesPetscError) {
   solver::test_hooks::fail_next_petsc_callback(A, "injected by the test");
   const PetscErrorCode mult = MatMult(A, x, y);
   const char* text = nullptr;
-  char* specific = nullptr;
+  test::PetscSpecificMessage specific = nullptr;
   PetscErrorMessage(mult, &text, &specific);
   const std::string message = specific ? specific : "";
   // A failed product leaks inside PETSc 3.18 (the shell's numeric phase detaches C's product data,
