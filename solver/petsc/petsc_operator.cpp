@@ -65,28 +65,12 @@ PetscErrorCode shell_get_diagonal(Mat A, Vec d) {
 // checked the layouts. B and C are in one space (PETSc makes C of B's kind).
 PetscErrorCode shell_product_numeric(Mat A, Mat B, Mat C, void* /*product_data*/) {
   ShellContext* ctx = nullptr;
-  const PetscScalar* b = nullptr;
-  PetscScalar* c = nullptr;
-  Space bs = Space::host, cs = Space::host;
-  PetscInt m = 0, k = 0, ldb = 0, ldc = 0;
   PetscFunctionBeginUser;
   PetscCall(MatShellGetContext(A, &ctx));
-  PetscCall(MatGetLocalSize(B, &m, nullptr));
-  PetscCall(MatGetSize(B, nullptr, &k));
-  PetscCall(MatDenseGetLDA(B, &ldb));
-  PetscCall(MatDenseGetLDA(C, &ldc));
-  PetscCall(petsc_device::dense_get_read(B, &b, &bs));
-  PetscCall(petsc_device::dense_get_write(C, &c, &cs));
-  const PetscErrorCode status = guarded(*ctx, [&] {
-    if (m != ctx->mat_rows)
-      throw Error(detail::concat("the dense block has ", m, " local rows, but the operator has ", ctx->mat_rows,
-                                 " on this rank"));
-    if (bs != cs) throw Error("the dense blocks B and C of C = A B are in different memory spaces");
-    ctx->apply_column_major(b, ldb, c, ldc, k, bs);
-  });
-  PetscCall(petsc_device::dense_restore_write(C, &c));
-  PetscCall(petsc_device::dense_restore_read(B, &b));
-  PetscCall(status);
+  PetscCall(on_dense_pair(*ctx, B, C, "B and C of C = A B",
+                          [&](const double* b, PetscInt ldb, double* c, PetscInt ldc, PetscInt k, Space space) {
+                            ctx->apply_column_major(b, ldb, c, ldc, k, space);
+                          }));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

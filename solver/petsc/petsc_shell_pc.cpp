@@ -52,32 +52,17 @@ PetscErrorCode shell_pc_apply(PC pc, Vec x, Vec y) {
 // whole block through the preconditioner at once.
 PetscErrorCode shell_pc_mat_apply(PC pc, Mat X, Mat Y) {
   ShellPc* p = nullptr;
-  const PetscScalar* x = nullptr;
-  PetscScalar* y = nullptr;
-  Space xs = Space::host, ys = Space::host;
-  PetscInt m = 0, k = 0, ldx = 0, ldy = 0;
   PetscFunctionBeginUser;
   PetscCall(PCShellGetContext(pc, &p));
-  PetscCall(MatGetLocalSize(X, &m, nullptr));
-  PetscCall(MatGetSize(X, nullptr, &k));
-  PetscCall(MatDenseGetLDA(X, &ldx));
-  PetscCall(MatDenseGetLDA(Y, &ldy));
-  PetscCall(petsc_device::dense_get_read(X, &x, &xs));
-  PetscCall(petsc_device::dense_get_write(Y, &y, &ys));
   ShellContext& shell = *p->shell;
-  const PetscErrorCode status = guarded(shell, [&] {
-    if (m != shell.mat_rows)
-      throw Error(detail::concat("the dense block has ", m, " local rows, but the operator has ", shell.mat_rows,
-                                 " on this rank"));
-    if (xs != ys) throw Error("the dense blocks X and Y of Y = M X are in different memory spaces");
-    shell.stats.preconditioner_applies += 1;
-    shell.run_column_major(x, ldx, y, ldy, k, xs, [p](spmm::ConstDenseView<double> R, spmm::DenseView<double> W) {
-      p->preconditioner->apply(R, W);
-    });
-  });
-  PetscCall(petsc_device::dense_restore_write(Y, &y));
-  PetscCall(petsc_device::dense_restore_read(X, &x));
-  PetscCall(status);
+  PetscCall(on_dense_pair(shell, X, Y, "X and Y of Y = M X",
+                          [&](const double* x, PetscInt ldx, double* y, PetscInt ldy, PetscInt k, Space space) {
+                            shell.stats.preconditioner_applies += 1;
+                            shell.run_column_major(x, ldx, y, ldy, k, space,
+                                                   [p](spmm::ConstDenseView<double> R, spmm::DenseView<double> W) {
+                                                     p->preconditioner->apply(R, W);
+                                                   });
+                          }));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

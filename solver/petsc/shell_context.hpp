@@ -20,6 +20,7 @@
 #include "core/error.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/operator/load_matrix.hpp"
+#include "solver/petsc/petsc_device.hpp"
 #include "solver/petsc/petsc_operator.hpp"
 #include "dense/dense.hpp"
 #include "dense/memory.hpp"
@@ -111,6 +112,35 @@ PetscErrorCode guarded(ShellContext& ctx, Body&& body) noexcept {
   } catch (...) {
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "block-eigs operator: unknown C++ exception");
   }
+}
+
+// Y = f(X) for dense blocks (MatProduct AB, PCMatApply): their local sizes
+// and arrays, the rows and the spaces checked (`pair` names the two blocks in
+// the message), body(x, ldx, y, ldy, k, space) guarded, the arrays restored.
+template <class Body>
+PetscErrorCode on_dense_pair(ShellContext& shell, Mat X, Mat Y, const char* pair, Body&& body) {
+  const PetscScalar* x = nullptr;
+  PetscScalar* y = nullptr;
+  Space xs = Space::host, ys = Space::host;
+  PetscInt m = 0, k = 0, ldx = 0, ldy = 0;
+  PetscFunctionBeginUser;
+  PetscCall(MatGetLocalSize(X, &m, nullptr));
+  PetscCall(MatGetSize(X, nullptr, &k));
+  PetscCall(MatDenseGetLDA(X, &ldx));
+  PetscCall(MatDenseGetLDA(Y, &ldy));
+  PetscCall(petsc_device::dense_get_read(X, &x, &xs));
+  PetscCall(petsc_device::dense_get_write(Y, &y, &ys));
+  const PetscErrorCode status = guarded(shell, [&] {
+    if (m != shell.mat_rows)
+      throw Error(detail::concat("the dense block has ", m, " local rows, but the operator has ", shell.mat_rows,
+                                 " on this rank"));
+    if (xs != ys) throw Error(detail::concat("the dense blocks ", pair, " are in different memory spaces"));
+    body(x, ldx, y, ldy, k, xs);
+  });
+  PetscCall(petsc_device::dense_restore_write(Y, &y));
+  PetscCall(petsc_device::dense_restore_read(X, &x));
+  PetscCall(status);
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 // The context of a Mat made by this adapter, or an Error.
