@@ -38,8 +38,8 @@ ConfigCommandLine parse_config_command_line(const std::vector<std::string>& args
       return line;
     }
   if (files.size() != 1) {
-    line.problem = files.empty() ? "expected one config file"
-                                 : "expected one config file, got " + std::to_string(files.size());
+    line.problem =
+        files.empty() ? "expected one config file" : "expected one config file, got " + std::to_string(files.size());
     return line;
   }
   line.config = files.front();

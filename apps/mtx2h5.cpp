@@ -116,10 +116,9 @@ int main(int argc, char** argv) {
     }
     io::write_hdf5_csr(args.output, args.group, matrix,
                        args.force ? io::ExistingFile::replace_group : io::ExistingFile::add);
-    std::printf("mtx2h5: %lld x %lld, %lld nonzeros -> %s (group %s)\n",
-                static_cast<long long>(matrix.global_rows),
-                static_cast<long long>(matrix.global_cols),
-                static_cast<long long>(matrix.nnz()), args.output.c_str(), args.group.c_str());
+    std::printf("mtx2h5: %lld x %lld, %lld nonzeros -> %s (group %s)\n", static_cast<long long>(matrix.global_rows),
+                static_cast<long long>(matrix.global_cols), static_cast<long long>(matrix.nnz()), args.output.c_str(),
+                args.group.c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mtx2h5: %s\n", e.what());
     return apps::exit_error;

@@ -170,7 +170,8 @@ PetscErrorCode find_smallest_eigenvalues(Mat A, OurPc ours, PetscInt nev, const 
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "EPS %s: %d of %d eigenpairs converged in %d iterations (EPSSolve %.4f s)\n",
                         type, static_cast<int>(converged), static_cast<int>(nev), static_cast<int>(iterations),
                         static_cast<double>(end - start)));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  %2s  %-20s  %-20s  %s\n", "i", "eigenvalue", "closed form", "||r||/|lambda|"));
+  PetscCall(
+      PetscPrintf(PETSC_COMM_WORLD, "  %2s  %-20s  %-20s  %s\n", "i", "eigenvalue", "closed form", "||r||/|lambda|"));
   for (PetscInt i = 0; i < PetscMin(converged, nev); ++i) {
     PetscScalar value = 0, imaginary = 0;  // zero: the problem is Hermitian
     PetscReal error = 0;
@@ -206,7 +207,8 @@ int main(int argc, char** argv) {
   char pc_name[32] = "", vec_type[32] = "";
   PetscBool vec_type_set = PETSC_FALSE;
   int status = 0;
-  if (PetscOptionsGetInt(nullptr, nullptr, "-nx", &nx, nullptr) || PetscOptionsGetInt(nullptr, nullptr, "-ny", &ny, nullptr) ||
+  if (PetscOptionsGetInt(nullptr, nullptr, "-nx", &nx, nullptr) ||
+      PetscOptionsGetInt(nullptr, nullptr, "-ny", &ny, nullptr) ||
       PetscOptionsGetInt(nullptr, nullptr, "-nz", &nz, nullptr) ||
       PetscOptionsGetString(nullptr, nullptr, "-blockeigs_pc", pc_name, sizeof pc_name, nullptr) ||
       PetscOptionsGetString(nullptr, nullptr, "-vec_type", vec_type, sizeof vec_type, &vec_type_set))

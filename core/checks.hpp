@@ -85,11 +85,11 @@ std::string lapack_error_message(int info, const char* call, const char* file, i
 }  // namespace blockeigs
 
 // Throws MpiError naming the call, MPI's error string, file and line.
-#define BLOCKEIGS_MPI_CHECK(call)                                                               \
-  do {                                                                                          \
-    const int blockeigs_mpi_status_ = (call);                                                   \
-    if (blockeigs_mpi_status_ != MPI_SUCCESS)                                                   \
-      ::blockeigs::detail::throw_mpi_error(blockeigs_mpi_status_, #call, __FILE__, __LINE__);   \
+#define BLOCKEIGS_MPI_CHECK(call)                                                             \
+  do {                                                                                        \
+    const int blockeigs_mpi_status_ = (call);                                                 \
+    if (blockeigs_mpi_status_ != MPI_SUCCESS)                                                 \
+      ::blockeigs::detail::throw_mpi_error(blockeigs_mpi_status_, #call, __FILE__, __LINE__); \
   } while (0)
 
 // Where throwing is not allowed (destructors, noexcept paths, shutdown):
@@ -98,9 +98,9 @@ std::string lapack_error_message(int info, const char* call, const char* file, i
 
 // Throws LapackError on a non-zero info. For routines whose positive info is
 // an expected outcome (dpotrf's "not positive definite"), test info instead.
-#define BLOCKEIGS_LAPACK_CHECK(call)                                                            \
-  do {                                                                                          \
-    const int blockeigs_lapack_info_ = static_cast<int>(call);                                  \
-    if (blockeigs_lapack_info_ != 0)                                                            \
+#define BLOCKEIGS_LAPACK_CHECK(call)                                                              \
+  do {                                                                                            \
+    const int blockeigs_lapack_info_ = static_cast<int>(call);                                    \
+    if (blockeigs_lapack_info_ != 0)                                                              \
       ::blockeigs::detail::throw_lapack_error(blockeigs_lapack_info_, #call, __FILE__, __LINE__); \
   } while (0)

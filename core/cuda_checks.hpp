@@ -27,10 +27,10 @@ void check_launch(const char* file, int line);
 bool debug_sync();
 }  // namespace blockeigs::detail
 
-#define BLOCKEIGS_CUDA_CHECK(call)                                                      \
-  do {                                                                                  \
-    cudaError_t blockeigs_status_ = (call);                                             \
-    if (blockeigs_status_ != cudaSuccess)                                               \
+#define BLOCKEIGS_CUDA_CHECK(call)                                                         \
+  do {                                                                                     \
+    cudaError_t blockeigs_status_ = (call);                                                \
+    if (blockeigs_status_ != cudaSuccess)                                                  \
       ::blockeigs::detail::throw_cuda_error(blockeigs_status_, #call, __FILE__, __LINE__); \
   } while (0)
 
@@ -44,16 +44,16 @@ bool debug_sync();
 #define BLOCKEIGS_CUSPARSE_CHECK_NOTHROW(call) \
   ::blockeigs::detail::report_cusparse_error((call), #call, __FILE__, __LINE__)
 
-#define BLOCKEIGS_CUSPARSE_CHECK(call)                                                  \
-  do {                                                                                  \
-    cusparseStatus_t blockeigs_status_ = (call);                                        \
-    if (blockeigs_status_ != CUSPARSE_STATUS_SUCCESS)                                   \
+#define BLOCKEIGS_CUSPARSE_CHECK(call)                                                         \
+  do {                                                                                         \
+    cusparseStatus_t blockeigs_status_ = (call);                                               \
+    if (blockeigs_status_ != CUSPARSE_STATUS_SUCCESS)                                          \
       ::blockeigs::detail::throw_cusparse_error(blockeigs_status_, #call, __FILE__, __LINE__); \
   } while (0)
 
-#define BLOCKEIGS_CUBLAS_CHECK(call)                                                    \
-  do {                                                                                  \
-    cublasStatus_t blockeigs_status_ = (call);                                          \
-    if (blockeigs_status_ != CUBLAS_STATUS_SUCCESS)                                     \
+#define BLOCKEIGS_CUBLAS_CHECK(call)                                                         \
+  do {                                                                                       \
+    cublasStatus_t blockeigs_status_ = (call);                                               \
+    if (blockeigs_status_ != CUBLAS_STATUS_SUCCESS)                                          \
       ::blockeigs::detail::throw_cublas_error(blockeigs_status_, #call, __FILE__, __LINE__); \
   } while (0)

@@ -2,9 +2,7 @@
 
 namespace blockeigs {
 
-std::string_view to_string(Space space) {
-  return space == Space::host ? "host" : "device";
-}
+std::string_view to_string(Space space) { return space == Space::host ? "host" : "device"; }
 
 std::string_view to_string(Algorithm algorithm) {
   switch (algorithm) {
@@ -26,17 +24,11 @@ std::string_view to_string(Backend backend) {
   return "?";
 }
 
-std::string_view to_string(Precision precision) {
-  return precision == Precision::fp32 ? "fp32" : "fp64";
-}
+std::string_view to_string(Precision precision) { return precision == Precision::fp32 ? "fp32" : "fp64"; }
 
-std::string_view to_string(SpectrumEnd end) {
-  return end == SpectrumEnd::smallest ? "smallest" : "largest";
-}
+std::string_view to_string(SpectrumEnd end) { return end == SpectrumEnd::smallest ? "smallest" : "largest"; }
 
-std::string_view to_string(StoppingTest test) {
-  return test == StoppingTest::backward ? "backward" : "relative";
-}
+std::string_view to_string(StoppingTest test) { return test == StoppingTest::backward ? "backward" : "relative"; }
 
 std::string_view to_string(SearchPrecision precision) {
   switch (precision) {
@@ -96,8 +88,8 @@ std::string_view to_string(HaloTransport transport) {
 }
 
 std::optional<Algorithm> parse_algorithm(std::string_view name) {
-  for (Algorithm a : {Algorithm::reference, Algorithm::row_split, Algorithm::merge_based,
-                      Algorithm::cusparse, Algorithm::automatic})
+  for (Algorithm a :
+       {Algorithm::reference, Algorithm::row_split, Algorithm::merge_based, Algorithm::cusparse, Algorithm::automatic})
     if (to_string(a) == name) return a;
   if (name == "auto") return Algorithm::automatic;
   return std::nullopt;

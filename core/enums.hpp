@@ -98,9 +98,9 @@ std::string_view to_string(StoppingTest test);
 std::string_view to_string(SearchPrecision precision);  // "auto", "fp64", "fp32"
 std::string_view to_string(PreconditionerKind kind);
 std::string_view to_string(ChebyshevPrecision precision);  // "auto", "fp64", "fp32"
-std::string_view to_string(PartitionMethod method);  // "auto", "contiguous", "graph"
-std::string_view to_string(LocalOrder order);        // "auto", "none", "band"
-std::string_view to_string(HaloTransport transport);  // "auto", "mpi", "staged", "ipc", "nccl"
+std::string_view to_string(PartitionMethod method);        // "auto", "contiguous", "graph"
+std::string_view to_string(LocalOrder order);              // "auto", "none", "band"
+std::string_view to_string(HaloTransport transport);       // "auto", "mpi", "staged", "ipc", "nccl"
 
 std::optional<Algorithm> parse_algorithm(std::string_view name);
 std::optional<Backend> parse_backend(std::string_view name);

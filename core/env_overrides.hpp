@@ -56,7 +56,7 @@ struct KeyOverride {
 };
 
 struct Environment {
-  std::vector<KeyOverride> keys;  // those of key_variables set and not empty, in its order
+  std::vector<KeyOverride> keys;                    // those of key_variables set and not empty, in its order
   std::optional<std::string> omp_num_threads;       // OMP_NUM_THREADS; none: unset
   std::optional<std::string> openblas_num_threads;  // OPENBLAS_NUM_THREADS; none: unset
   bool debug_sync = false;                          // BLOCKEIGS_DEBUG_SYNC

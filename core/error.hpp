@@ -47,8 +47,8 @@ template <class... Parts>
 #ifdef NDEBUG
 #define BLOCKEIGS_ASSERT(cond) ((void)0)
 #else
-#define BLOCKEIGS_ASSERT(cond)                                                     \
-  ((cond) ? (void)0                                                               \
-          : throw ::blockeigs::Error(::blockeigs::detail::concat(                 \
-                "internal error: ", #cond, " failed at ", __FILE__, ":", __LINE__)))
+#define BLOCKEIGS_ASSERT(cond)        \
+  ((cond) ? (void)0                   \
+          : throw ::blockeigs::Error( \
+                ::blockeigs::detail::concat("internal error: ", #cond, " failed at ", __FILE__, ":", __LINE__)))
 #endif

@@ -42,8 +42,8 @@ Context Context::cuda(int device) {
 #ifdef BLOCKEIGS_HAVE_CUDA
   const int count = cuda_device_count();
   if (device < 0 || device >= count)
-    throw InputError("CUDA device " + std::to_string(device) + " requested, but " +
-                     std::to_string(count) + " device(s) are visible");
+    throw InputError("CUDA device " + std::to_string(device) + " requested, but " + std::to_string(count) +
+                     " device(s) are visible");
   auto impl = std::make_unique<Impl>();
   impl->space = Space::device;
   impl->device = device;
@@ -61,8 +61,9 @@ Context Context::cuda(int device) {
   return Context(std::move(impl));
 #else
   (void)device;
-  throw InputError("the CUDA backend was requested, but block-eigs was built without CUDA "
-                   "(configure with the `cuda` preset)");
+  throw InputError(
+      "the CUDA backend was requested, but block-eigs was built without CUDA "
+      "(configure with the `cuda` preset)");
 #endif
 }
 
@@ -134,8 +135,8 @@ Event::Event(const Context& context, Timing timing) : context_(context) {
 #ifdef BLOCKEIGS_HAVE_CUDA
   if (context_.space() == Space::device) {
     cudaEvent_t event = nullptr;
-    BLOCKEIGS_CUDA_CHECK(cudaEventCreateWithFlags(&event, timing == Timing::on ? cudaEventDefault
-                                                                                : cudaEventDisableTiming));
+    BLOCKEIGS_CUDA_CHECK(
+        cudaEventCreateWithFlags(&event, timing == Timing::on ? cudaEventDefault : cudaEventDisableTiming));
     event_ = event;
   }
 #else
@@ -152,7 +153,8 @@ Event::~Event() {
 void Event::record() {
 #ifdef BLOCKEIGS_HAVE_CUDA
   if (event_)
-    BLOCKEIGS_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(event_), static_cast<cudaStream_t>(context_.stream())));
+    BLOCKEIGS_CUDA_CHECK(
+        cudaEventRecord(static_cast<cudaEvent_t>(event_), static_cast<cudaStream_t>(context_.stream())));
 #endif
 }
 
@@ -176,8 +178,8 @@ double Event::seconds_since(const Event& earlier) const {
 #ifdef BLOCKEIGS_HAVE_CUDA
   if (!event_ || !earlier.event_) return 0.0;
   float ms = 0;
-  BLOCKEIGS_CUDA_CHECK(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(earlier.event_),
-                                            static_cast<cudaEvent_t>(event_)));
+  BLOCKEIGS_CUDA_CHECK(
+      cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(earlier.event_), static_cast<cudaEvent_t>(event_)));
   return 1e-3 * ms;
 #else
   (void)earlier;

@@ -43,7 +43,9 @@ class DenseBlock {
   DenseBlock() = default;
   // ld == 0 means ld = cols.
   DenseBlock(Space space, std::int64_t rows, std::int64_t cols, std::int64_t ld = 0)
-      : rows_(rows), cols_(cols), ld_(ld > 0 ? ld : cols),
+      : rows_(rows),
+        cols_(cols),
+        ld_(ld > 0 ? ld : cols),
         buffer_(space, static_cast<std::size_t>(rows * (ld > 0 ? ld : cols))) {
     BLOCKEIGS_ASSERT(ld_ >= cols_);
   }

@@ -34,9 +34,7 @@ int cuda_device_count() {
 }
 
 namespace {
-[[noreturn]] void no_device() {
-  throw Error("device memory requested, but block-eigs was built without CUDA");
-}
+[[noreturn]] void no_device() { throw Error("device memory requested, but block-eigs was built without CUDA"); }
 
 // Per space (host, device): bytes held now and the most held since a reset.
 std::atomic<std::int64_t> held[2];
@@ -58,8 +56,8 @@ void record_used_on_device() {
 
 void count_allocated(Space space, std::size_t bytes) {
   const int s = slot(space);
-  const std::int64_t now = held[s].fetch_add(static_cast<std::int64_t>(bytes), std::memory_order_relaxed) +
-                           static_cast<std::int64_t>(bytes);
+  const std::int64_t now =
+      held[s].fetch_add(static_cast<std::int64_t>(bytes), std::memory_order_relaxed) + static_cast<std::int64_t>(bytes);
   std::int64_t peak = peak_held[s].load(std::memory_order_relaxed);
   while (now > peak && !peak_held[s].compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
   }
@@ -147,16 +145,14 @@ void copy_bytes(void* dst, Space dst_space, const void* src, Space src_space, st
 #endif
 }
 
-void copy_bytes_async(void* dst, Space dst_space, const void* src, Space src_space, std::size_t bytes,
-                      void* stream) {
+void copy_bytes_async(void* dst, Space dst_space, const void* src, Space src_space, std::size_t bytes, void* stream) {
   if (bytes == 0) return;
   if (dst_space == Space::host && src_space == Space::host) {
     std::memcpy(dst, src, bytes);
     return;
   }
 #ifdef BLOCKEIGS_HAVE_CUDA
-  BLOCKEIGS_CUDA_CHECK(
-      cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, static_cast<cudaStream_t>(stream)));
+  BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, static_cast<cudaStream_t>(stream)));
 #else
   (void)stream;
   no_device();
@@ -180,8 +176,7 @@ void free_pinned_bytes(void* pointer, std::size_t bytes) noexcept {
   if (!pointer) return;
 #ifdef BLOCKEIGS_HAVE_CUDA
   cudaPointerAttributes attributes{};
-  if (cudaPointerGetAttributes(&attributes, pointer) == cudaSuccess &&
-      attributes.type == cudaMemoryTypeHost) {
+  if (cudaPointerGetAttributes(&attributes, pointer) == cudaSuccess && attributes.type == cudaMemoryTypeHost) {
     count_freed(Space::host, bytes);
     cudaFreeHost(pointer);
     return;

@@ -25,8 +25,7 @@ void free_bytes(Space space, void* pointer, std::size_t bytes) noexcept;
 void copy_bytes(void* dst, Space dst_space, const void* src, Space src_space, std::size_t bytes);
 // Copy queued on a device stream (stream may be null on the host, where the
 // copy is synchronous). Host memory should be pinned for the copy to overlap.
-void copy_bytes_async(void* dst, Space dst_space, const void* src, Space src_space, std::size_t bytes,
-                      void* stream);
+void copy_bytes_async(void* dst, Space dst_space, const void* src, Space src_space, std::size_t bytes, void* stream);
 // Page-locked host memory (plain host memory without CUDA).
 void* allocate_pinned_bytes(std::size_t bytes);
 void free_pinned_bytes(void* pointer, std::size_t bytes) noexcept;

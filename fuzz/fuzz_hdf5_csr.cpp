@@ -46,8 +46,7 @@ struct Bytes {
   }
 };
 
-void write_set(hid_t group, const char* name, hid_t file_type, hid_t memory_type, const void* values,
-               hsize_t count) {
+void write_set(hid_t group, const char* name, hid_t file_type, hid_t memory_type, const void* values, hsize_t count) {
   const hid_t space = H5Screate_simple(1, &count, nullptr);
   const hid_t set = H5Dcreate2(group, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   if (count) H5Dwrite(set, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values);
@@ -87,11 +86,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (!(layout & 8)) write_set(group, "indptr", H5T_STD_I64LE, H5T_NATIVE_INT64, indptr.data(), n_indptr);
   if (!(layout & 16))
-    write_set(group, "indices", (layout & 32) ? H5T_STD_I32LE : H5T_STD_I64LE, H5T_NATIVE_INT64,
-              indices.data(), n_indices);
+    write_set(group, "indices", (layout & 32) ? H5T_STD_I32LE : H5T_STD_I64LE, H5T_NATIVE_INT64, indices.data(),
+              n_indices);
   if (layout != 0xff)
-    write_set(group, "data", (layout & 64) ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE,
-              values.data(), n_data);
+    write_set(group, "data", (layout & 64) ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, values.data(), n_data);
   H5Gclose(group);
   H5Fclose(file);
 

@@ -30,23 +30,20 @@ std::array<Named<Enum>, N> spelled(const std::array<Enum, N>& values) {
 }
 
 const auto kBackends = spelled(std::array{Backend::automatic, Backend::cpu, Backend::cuda});
-const auto kAlgorithms =
-    spelled(std::array{Algorithm::automatic, Algorithm::reference, Algorithm::row_split,
-                       Algorithm::merge_based, Algorithm::cusparse});
+const auto kAlgorithms = spelled(std::array{Algorithm::automatic, Algorithm::reference, Algorithm::row_split,
+                                            Algorithm::merge_based, Algorithm::cusparse});
 const auto kPrecisions = spelled(std::array{Precision::fp64, Precision::fp32});
 const auto kSpectrumEnds = spelled(std::array{SpectrumEnd::smallest, SpectrumEnd::largest});
 const auto kStoppingTests = spelled(std::array{StoppingTest::backward, StoppingTest::relative});
-const auto kPreconditioners =
-    spelled(std::array{PreconditionerKind::none, PreconditionerKind::jacobi, PreconditionerKind::chebyshev,
-                       PreconditionerKind::petsc});
+const auto kPreconditioners = spelled(std::array{PreconditionerKind::none, PreconditionerKind::jacobi,
+                                                 PreconditionerKind::chebyshev, PreconditionerKind::petsc});
 const auto kPartitions =
     spelled(std::array{PartitionMethod::automatic, PartitionMethod::contiguous, PartitionMethod::graph});
 const auto kLocalOrders = spelled(std::array{LocalOrder::automatic, LocalOrder::none, LocalOrder::band});
 const auto kSearchPrecisions =
     spelled(std::array{SearchPrecision::automatic, SearchPrecision::fp64, SearchPrecision::fp32});
-const auto kHaloTransports =
-    spelled(std::array{HaloTransport::automatic, HaloTransport::peer, HaloTransport::nccl, HaloTransport::mpi,
-                       HaloTransport::staged_mpi});
+const auto kHaloTransports = spelled(std::array{HaloTransport::automatic, HaloTransport::peer, HaloTransport::nccl,
+                                                HaloTransport::mpi, HaloTransport::staged_mpi});
 const auto kChebyshevPrecisions =
     spelled(std::array{ChebyshevPrecision::automatic, ChebyshevPrecision::fp32, ChebyshevPrecision::fp64});
 
@@ -106,8 +103,7 @@ GeneratorSpec read_generator(const Value& section) {
       {.key = "nz", .read = [&](const Value& v) { spec.nz = v.integer<std::int64_t>(1); }},
       {.key = "stencil", .read = [&](const Value& v) { spec.stencil = v.integer<int>(1); }},
       {.key = "n", .read = [&](const Value& v) { spec.n = v.integer<std::int64_t>(1); }},
-      {.key = "nnz_per_row",
-       .read = [&](const Value& v) { spec.nnz_per_row = v.integer<std::int64_t>(0); }},
+      {.key = "nnz_per_row", .read = [&](const Value& v) { spec.nnz_per_row = v.integer<std::int64_t>(0); }},
       {.key = "seed", .read = [&](const Value& v) { spec.seed = v.integer<std::uint64_t>(); }},
       {.key = "renumber", .read = [&](const Value& v) { read_renumber(v, spec); }},
       {.key = "part", .read = [&](const Value& v) { spec.part = v.choice(kFemParts); }},
@@ -125,8 +121,7 @@ void read_matrix_file(const Value& section, MatrixConfig& matrix, bool has_group
   std::vector<Field> fields{
       {.key = "file", .read = [&](const Value& v) { matrix.file = v.file_name(); }, .required = true},
   };
-  if (has_group)
-    fields.push_back({.key = "group", .read = [&](const Value& v) { matrix.group = v.string(); }});
+  if (has_group) fields.push_back({.key = "group", .read = [&](const Value& v) { matrix.group = v.string(); }});
   yaml::read_mapping(section, fields);
 }
 
@@ -135,24 +130,29 @@ MatrixConfig read_matrix(const Value& section) {
   std::vector<std::string_view> given;
   for (std::string_view source : sources)
     if (section.has(source)) given.push_back(source);
-  if (given.size() > 1)
-    section.fail(" takes exactly one source, got ", given[0], " and ", given[1]);
+  if (given.size() > 1) section.fail(" takes exactly one source, got ", given[0], " and ", given[1]);
 
   MatrixConfig matrix;
   yaml::read_mapping(section, {
-      {.key = "generator", .read = [&](const Value& v) {
-         matrix.source = MatrixSource::generator;
-         matrix.generator = read_generator(v);
-       }},
-      {.key = "hdf5", .read = [&](const Value& v) {
-         matrix.source = MatrixSource::hdf5;
-         read_matrix_file(v, matrix, true);
-       }},
-      {.key = "matrix_market", .read = [&](const Value& v) {
-         matrix.source = MatrixSource::matrix_market;
-         read_matrix_file(v, matrix, false);
-       }},
-  });
+                                  {.key = "generator",
+                                   .read =
+                                       [&](const Value& v) {
+                                         matrix.source = MatrixSource::generator;
+                                         matrix.generator = read_generator(v);
+                                       }},
+                                  {.key = "hdf5",
+                                   .read =
+                                       [&](const Value& v) {
+                                         matrix.source = MatrixSource::hdf5;
+                                         read_matrix_file(v, matrix, true);
+                                       }},
+                                  {.key = "matrix_market",
+                                   .read =
+                                       [&](const Value& v) {
+                                         matrix.source = MatrixSource::matrix_market;
+                                         read_matrix_file(v, matrix, false);
+                                       }},
+                              });
   if (given.empty()) section.fail(" needs a source: ", yaml::join_or(sources));
   return matrix;
 }
@@ -168,19 +168,24 @@ PreconditionerConfig read_preconditioner(const Value& v) {
   }
   std::vector<Field> fields{
       {.key = "type", .read = [](const Value&) {}},  // read by select_variant
-      {.key = "degree", .read = [&](const Value& d) {
-         config.degree = d.node().IsScalar() && d.node().Scalar() == "auto"
-                             ? 0
-                             : static_cast<int>(d.integer(1, max_chebyshev_degree));
-       }},
-      {.key = "lower", .read = [&](const Value& l) {
-         if (l.node().IsScalar() && l.node().Scalar() == "auto") return void(config.lower = 0);
-         config.lower = l.number();
-         if (config.lower >= 1)
-           l.fail(" must be below 1 (the interval [lower b, b] would be empty or inverted), got ", l.node().Scalar());
-         if (config.lower <= 0)
-           l.fail(" must be positive (the interval [lower b, b] must not reach 0), got ", l.node().Scalar());
-       }},
+      {.key = "degree",
+       .read =
+           [&](const Value& d) {
+             config.degree = d.node().IsScalar() && d.node().Scalar() == "auto"
+                                 ? 0
+                                 : static_cast<int>(d.integer(1, max_chebyshev_degree));
+           }},
+      {.key = "lower",
+       .read =
+           [&](const Value& l) {
+             if (l.node().IsScalar() && l.node().Scalar() == "auto") return void(config.lower = 0);
+             config.lower = l.number();
+             if (config.lower >= 1)
+               l.fail(" must be below 1 (the interval [lower b, b] would be empty or inverted), got ",
+                      l.node().Scalar());
+             if (config.lower <= 0)
+               l.fail(" must be positive (the interval [lower b, b] must not reach 0), got ", l.node().Scalar());
+           }},
       {.key = "jacobi", .read = [&](const Value& j) { config.jacobi = j.boolean(); }},
       {.key = "precision", .read = [&](const Value& p) { config.precision = p.choice(kChebyshevPrecisions); }},
       {.key = "options", .read = [&](const Value& o) { config.petsc_options = o.string(); }},
@@ -203,50 +208,56 @@ void read_constraints(const Value& v, EigensolverConfig& config) {
   }
   if (!v.node().IsMap()) v.fail(" must be constant or a mapping {file: F, dataset: D}, got a list");
   config.constraints = ConstraintsSource::hdf5;
-  yaml::read_mapping(v, {
-      {.key = "file", .read = [&](const Value& f) { config.constraints_file = f.file_name(); }, .required = true},
-      {.key = "dataset", .read = [&](const Value& d) { config.constraints_dataset = d.string(); }},
-  });
+  yaml::read_mapping(
+      v,
+      {
+          {.key = "file", .read = [&](const Value& f) { config.constraints_file = f.file_name(); }, .required = true},
+          {.key = "dataset", .read = [&](const Value& d) { config.constraints_dataset = d.string(); }},
+      });
 }
 
 EigensolverConfig read_eigensolver(const Value& section) {
   EigensolverConfig config;
   std::optional<Value> block_size;        // checked against k once both are known
   std::optional<Value> search_precision;  // and against the preconditioner
-  yaml::read_mapping(section, {
-      {.key = "k", .read = [&](const Value& v) { config.k = v.integer<int>(1); }},
-      {.key = "block_size", .read = [&](const Value& v) {
-         config.block_size = v.integer<int>(0);
-         block_size = v;
-       }},
-      {.key = "which", .read = [&](const Value& v) { config.which = v.choice(kSpectrumEnds); }},
-      {.key = "tolerance", .read = [&](const Value& v) { config.tolerance = v.positive_number(); }},
-      {.key = "convergence_test",
-       .read = [&](const Value& v) { config.test = v.choice(kStoppingTests); }},
-      {.key = "max_iterations",
-       .read = [&](const Value& v) { config.max_iterations = v.integer<int>(1); }},
-      {.key = "stagnation_window",
-       .read = [&](const Value& v) { config.stagnation_window = v.integer<int>(0); }},
-      {.key = "preconditioner",
-       .read = [&](const Value& v) { config.preconditioner = read_preconditioner(v); }},
-      {.key = "search_precision", .read = [&](const Value& v) {
-         config.search_precision = v.choice(kSearchPrecisions);
-         search_precision = v;
-       }},
-      {.key = "seed", .read = [&](const Value& v) { config.seed = v.integer<std::uint64_t>(); }},
-      {.key = "constraints", .read = [&](const Value& v) { read_constraints(v, config); }},
-      {.key = "start", .read = [&](const Value& v) {
-         yaml::read_mapping(v, {
-             {.key = "file",
-              .read = [&](const Value& f) { config.start_file = f.file_name(); },
-              .required = true},
-             {.key = "dataset", .read = [&](const Value& d) { config.start_dataset = d.string(); }},
-         });
-       }},
-  });
+  yaml::read_mapping(
+      section,
+      {
+          {.key = "k", .read = [&](const Value& v) { config.k = v.integer<int>(1); }},
+          {.key = "block_size",
+           .read =
+               [&](const Value& v) {
+                 config.block_size = v.integer<int>(0);
+                 block_size = v;
+               }},
+          {.key = "which", .read = [&](const Value& v) { config.which = v.choice(kSpectrumEnds); }},
+          {.key = "tolerance", .read = [&](const Value& v) { config.tolerance = v.positive_number(); }},
+          {.key = "convergence_test", .read = [&](const Value& v) { config.test = v.choice(kStoppingTests); }},
+          {.key = "max_iterations", .read = [&](const Value& v) { config.max_iterations = v.integer<int>(1); }},
+          {.key = "stagnation_window", .read = [&](const Value& v) { config.stagnation_window = v.integer<int>(0); }},
+          {.key = "preconditioner", .read = [&](const Value& v) { config.preconditioner = read_preconditioner(v); }},
+          {.key = "search_precision",
+           .read =
+               [&](const Value& v) {
+                 config.search_precision = v.choice(kSearchPrecisions);
+                 search_precision = v;
+               }},
+          {.key = "seed", .read = [&](const Value& v) { config.seed = v.integer<std::uint64_t>(); }},
+          {.key = "constraints", .read = [&](const Value& v) { read_constraints(v, config); }},
+          {.key = "start",
+           .read =
+               [&](const Value& v) {
+                 yaml::read_mapping(
+                     v, {
+                            {.key = "file",
+                             .read = [&](const Value& f) { config.start_file = f.file_name(); },
+                             .required = true},
+                            {.key = "dataset", .read = [&](const Value& d) { config.start_dataset = d.string(); }},
+                        });
+               }},
+      });
   if (block_size && config.block_size != 0 && config.block_size < config.k)
-    block_size->fail(" must be 0 (automatic) or at least k = ", config.k, ", got ",
-                     config.block_size);
+    block_size->fail(" must be 0 (automatic) or at least k = ", config.k, ", got ", config.block_size);
   if (search_precision && !search_precision_allows_preconditioner(config.search_precision) &&
       config.preconditioner.kind != PreconditionerKind::none)
     search_precision->fail(" ", search_precision_needs_no_preconditioner);
@@ -267,18 +278,17 @@ void read_rhs(const Value& section, BlockCgConfig& config) {
 
 BlockCgConfig read_block_cg(const Value& section) {
   BlockCgConfig config;
-  yaml::read_mapping(section, {
-      {.key = "rhs", .read = [&](const Value& v) { read_rhs(v, config); }},
-      {.key = "rtol", .read = [&](const Value& v) { config.rtol = v.positive_number(); }},
-      {.key = "atol", .read = [&](const Value& v) { config.atol = v.non_negative_number(); }},
-      {.key = "max_iterations",
-       .read = [&](const Value& v) { config.max_iterations = v.integer<int>(1); }},
-      {.key = "stagnation_window",
-       .read = [&](const Value& v) { config.stagnation_window = v.integer<int>(0); }},
-      {.key = "preconditioner",
-       .read = [&](const Value& v) { config.preconditioner = read_preconditioner(v); }},
-      {.key = "seed", .read = [&](const Value& v) { config.seed = v.integer<std::uint64_t>(); }},
-  });
+  yaml::read_mapping(
+      section,
+      {
+          {.key = "rhs", .read = [&](const Value& v) { read_rhs(v, config); }},
+          {.key = "rtol", .read = [&](const Value& v) { config.rtol = v.positive_number(); }},
+          {.key = "atol", .read = [&](const Value& v) { config.atol = v.non_negative_number(); }},
+          {.key = "max_iterations", .read = [&](const Value& v) { config.max_iterations = v.integer<int>(1); }},
+          {.key = "stagnation_window", .read = [&](const Value& v) { config.stagnation_window = v.integer<int>(0); }},
+          {.key = "preconditioner", .read = [&](const Value& v) { config.preconditioner = read_preconditioner(v); }},
+          {.key = "seed", .read = [&](const Value& v) { config.seed = v.integer<std::uint64_t>(); }},
+      });
   return config;
 }
 
@@ -292,63 +302,69 @@ std::optional<bool> read_cuda_aware(const Value& v) {
 
 HaloConfig read_halo(const Value& section) {
   HaloConfig config;
-  yaml::read_mapping(section, {
-      {.key = "transport", .read = [&](const Value& v) { config.transport = v.choice(kHaloTransports); }},
-      {.key = "peer", .read = [&](const Value& v) { config.peer = v.boolean(); }},
-      {.key = "cuda_aware_mpi", .read = [&](const Value& v) { config.cuda_aware_mpi = read_cuda_aware(v); }},
-      {.key = "piece_bytes", .read = [&](const Value& v) { config.piece_bytes = v.integer<std::int64_t>(1); }},
-  });
+  yaml::read_mapping(
+      section,
+      {
+          {.key = "transport", .read = [&](const Value& v) { config.transport = v.choice(kHaloTransports); }},
+          {.key = "peer", .read = [&](const Value& v) { config.peer = v.boolean(); }},
+          {.key = "cuda_aware_mpi", .read = [&](const Value& v) { config.cuda_aware_mpi = read_cuda_aware(v); }},
+          {.key = "piece_bytes", .read = [&](const Value& v) { config.piece_bytes = v.integer<std::int64_t>(1); }},
+      });
   return config;
 }
 
 ExecutionConfig read_execution(const Value& section) {
   ExecutionConfig config;
-  yaml::read_mapping(section, {
-      {.key = "backend", .read = [&](const Value& v) { config.backend = v.choice(kBackends); }},
-      {.key = "spmm_algorithm",
-       .read = [&](const Value& v) { config.spmm_algorithm = v.choice(kAlgorithms); }},
-      {.key = "spmm_precision",
-       .read = [&](const Value& v) { config.spmm_precision = v.choice(kPrecisions); }},
-      {.key = "partition", .read = [&](const Value& v) { config.partition = v.choice(kPartitions); }},
-      {.key = "local_order", .read = [&](const Value& v) { config.local_order = v.choice(kLocalOrders); }},
-      {.key = "partition_file", .read = [&](const Value& v) { config.partition_file = v.file_name(); }},
-      {.key = "halo", .read = [&](const Value& v) { config.halo = read_halo(v); }},
-      {.key = "mpi_chunk_bytes",
-       .read = [&](const Value& v) { config.mpi_chunk_bytes = v.integer<std::int64_t>(1); }},
-      {.key = "memory_limit_bytes",
-       .read = [&](const Value& v) { config.memory_limit_bytes = v.integer<std::int64_t>(0); }},
-  });
+  yaml::read_mapping(
+      section,
+      {
+          {.key = "backend", .read = [&](const Value& v) { config.backend = v.choice(kBackends); }},
+          {.key = "spmm_algorithm", .read = [&](const Value& v) { config.spmm_algorithm = v.choice(kAlgorithms); }},
+          {.key = "spmm_precision", .read = [&](const Value& v) { config.spmm_precision = v.choice(kPrecisions); }},
+          {.key = "partition", .read = [&](const Value& v) { config.partition = v.choice(kPartitions); }},
+          {.key = "local_order", .read = [&](const Value& v) { config.local_order = v.choice(kLocalOrders); }},
+          {.key = "partition_file", .read = [&](const Value& v) { config.partition_file = v.file_name(); }},
+          {.key = "halo", .read = [&](const Value& v) { config.halo = read_halo(v); }},
+          {.key = "mpi_chunk_bytes",
+           .read = [&](const Value& v) { config.mpi_chunk_bytes = v.integer<std::int64_t>(1); }},
+          {.key = "memory_limit_bytes",
+           .read = [&](const Value& v) { config.memory_limit_bytes = v.integer<std::int64_t>(0); }},
+      });
   return config;
 }
 
 CheckpointConfig read_checkpoint(const Value& section) {
   CheckpointConfig config;
-  yaml::read_mapping(section, {
-      {.key = "path", .read = [&](const Value& v) { config.path = v.string(); }, .required = true},
-      {.key = "every_iterations",
-       .read = [&](const Value& v) { config.every_iterations = v.integer<int>(1); }},
-      {.key = "every_seconds", .read = [&](const Value& v) { config.every_seconds = v.positive_number(); }},
-  });
+  yaml::read_mapping(
+      section,
+      {
+          {.key = "path", .read = [&](const Value& v) { config.path = v.string(); }, .required = true},
+          {.key = "every_iterations", .read = [&](const Value& v) { config.every_iterations = v.integer<int>(1); }},
+          {.key = "every_seconds", .read = [&](const Value& v) { config.every_seconds = v.positive_number(); }},
+      });
   return config;
 }
 
 OutputConfig read_output(const Value& section) {
   OutputConfig config;
   std::optional<Value> checkpoint;
-  yaml::read_mapping(section, {
-      // Relative to the working directory, like any output path on a command line.
-      {.key = "path", .read = [&](const Value& v) { config.path = v.string(); }},
-      {.key = "monitor", .read = [&](const Value& v) { config.monitor = v.boolean(); }},
-      {.key = "monitor_every", .read = [&](const Value& v) { config.monitor_every = v.integer<int>(1); }},
-      {.key = "checkpoint", .read = [&](const Value& v) {
-         const std::string stop_file = config.checkpoint.stop_file;
-         config.checkpoint = read_checkpoint(v);
-         config.checkpoint.stop_file = stop_file;
-         checkpoint = v;
-       }},
-      // Relative to the working directory, like the other output paths.
-      {.key = "stop_file", .read = [&](const Value& v) { config.checkpoint.stop_file = v.string(); }},
-  });
+  yaml::read_mapping(
+      section, {
+                   // Relative to the working directory, like any output path on a command line.
+                   {.key = "path", .read = [&](const Value& v) { config.path = v.string(); }},
+                   {.key = "monitor", .read = [&](const Value& v) { config.monitor = v.boolean(); }},
+                   {.key = "monitor_every", .read = [&](const Value& v) { config.monitor_every = v.integer<int>(1); }},
+                   {.key = "checkpoint",
+                    .read =
+                        [&](const Value& v) {
+                          const std::string stop_file = config.checkpoint.stop_file;
+                          config.checkpoint = read_checkpoint(v);
+                          config.checkpoint.stop_file = stop_file;
+                          checkpoint = v;
+                        }},
+                   // Relative to the working directory, like the other output paths.
+                   {.key = "stop_file", .read = [&](const Value& v) { config.checkpoint.stop_file = v.string(); }},
+               });
   if (checkpoint && !config.path.empty() && config.checkpoint.path == config.path)
     checkpoint->fail(".path is output.path too: a checkpoint needs a file of its own");
   return config;
@@ -382,20 +398,22 @@ EigsConfig parse_eigs(const std::string& text, Document doc, const Overrides& ov
   std::optional<Value> resume;  // checked against eigensolver.start
   config.path = doc.source;
   config.overrides.assign(overrides.command_line.begin(), overrides.command_line.end());
-  yaml::read_mapping(top_level(text, doc, overrides), {
-      {.key = "matrix",
-       .read = [&](const Value& v) { config.matrix = read_matrix(v); },
-       .required = true},
-      {.key = "matrix_b", .read = [&](const Value& v) { config.matrix_b = read_matrix(v); }},
-      {.key = "eigensolver", .read = [&](const Value& v) { config.eigensolver = read_eigensolver(v); }},
-      {.key = "execution", .read = [&](const Value& v) { config.execution = read_execution(v); }},
-      {.key = "output", .read = [&](const Value& v) { config.output = read_output(v); }},
-      {.key = "resume", .read = [&](const Value& v) {
-         config.resume = v.string();
-         resume = v;
-       }},
-      {.key = "block_cg", .note = "block_cg is read by block-cg, not block-eigs"},
-  });
+  yaml::read_mapping(
+      top_level(text, doc, overrides),
+      {
+          {.key = "matrix", .read = [&](const Value& v) { config.matrix = read_matrix(v); }, .required = true},
+          {.key = "matrix_b", .read = [&](const Value& v) { config.matrix_b = read_matrix(v); }},
+          {.key = "eigensolver", .read = [&](const Value& v) { config.eigensolver = read_eigensolver(v); }},
+          {.key = "execution", .read = [&](const Value& v) { config.execution = read_execution(v); }},
+          {.key = "output", .read = [&](const Value& v) { config.output = read_output(v); }},
+          {.key = "resume",
+           .read =
+               [&](const Value& v) {
+                 config.resume = v.string();
+                 resume = v;
+               }},
+          {.key = "block_cg", .note = "block_cg is read by block-cg, not block-eigs"},
+      });
   if (resume && !config.eigensolver.start_file.empty())
     resume->fail(" and eigensolver.start both give a start block: keep one");
   return config;
@@ -405,20 +423,20 @@ CgConfig parse_cg(const std::string& text, Document doc, const Overrides& overri
   CgConfig config;
   config.path = doc.source;
   config.overrides.assign(overrides.command_line.begin(), overrides.command_line.end());
-  yaml::read_mapping(top_level(text, doc, overrides), {
-      {.key = "matrix",
-       .read = [&](const Value& v) { config.matrix = read_matrix(v); },
-       .required = true},
-      {.key = "block_cg", .read = [&](const Value& v) { config.solver = read_block_cg(v); }},
-      {.key = "execution", .read = [&](const Value& v) { config.execution = read_execution(v); }},
-      {.key = "output", .read = [&](const Value& v) { config.output = read_output(v); }},
-      // Relative to the working directory, like output.checkpoint.path.
-      {.key = "resume", .read = [&](const Value& v) { config.resume = v.string(); }},
-      {.key = "eigensolver", .note = "eigensolver is read by block-eigs, not block-cg"},
-      {.key = "matrix_b",
-       .note = "matrix_b (B of A x = lambda B x) is read by block-eigs; block-cg solves A X = B with B from "
-               "block_cg.rhs"},
-  });
+  yaml::read_mapping(
+      top_level(text, doc, overrides),
+      {
+          {.key = "matrix", .read = [&](const Value& v) { config.matrix = read_matrix(v); }, .required = true},
+          {.key = "block_cg", .read = [&](const Value& v) { config.solver = read_block_cg(v); }},
+          {.key = "execution", .read = [&](const Value& v) { config.execution = read_execution(v); }},
+          {.key = "output", .read = [&](const Value& v) { config.output = read_output(v); }},
+          // Relative to the working directory, like output.checkpoint.path.
+          {.key = "resume", .read = [&](const Value& v) { config.resume = v.string(); }},
+          {.key = "eigensolver", .note = "eigensolver is read by block-eigs, not block-cg"},
+          {.key = "matrix_b",
+           .note = "matrix_b (B of A x = lambda B x) is read by block-eigs; block-cg solves A X = B with B from "
+                   "block_cg.rhs"},
+      });
   return config;
 }
 
@@ -435,9 +453,7 @@ std::string read_text(const std::string& path) {
 }
 
 // Relative file names in a config file are taken from the file's folder.
-Document file_document(const std::string& path) {
-  return Document{path, fs::path(path).parent_path(), {}};
-}
+Document file_document(const std::string& path) { return Document{path, fs::path(path).parent_path(), {}}; }
 
 }  // namespace
 

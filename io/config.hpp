@@ -31,9 +31,9 @@ struct MatrixConfig {
 
 // execution.halo: how halo rows travel between ranks (solver::HaloOptions).
 struct HaloConfig {
-  HaloTransport transport = HaloTransport::automatic;  // device blocks only; host blocks take MPI
-  bool peer = true;                                    // false: automatic never takes CUDA IPC
-  std::optional<bool> cuda_aware_mpi;                  // none (auto): as MPI says
+  HaloTransport transport = HaloTransport::automatic;   // device blocks only; host blocks take MPI
+  bool peer = true;                                     // false: automatic never takes CUDA IPC
+  std::optional<bool> cuda_aware_mpi;                   // none (auto): as MPI says
   std::int64_t piece_bytes = default_halo_piece_bytes;  // staged MPI's pieces
 };
 
@@ -55,7 +55,7 @@ struct ExecutionConfig {
 // seconds (whichever comes first; 0: not by that measure) and when a signal
 // interrupts it.
 struct CheckpointConfig {
-  std::string path;          // empty: no checkpoints
+  std::string path;  // empty: no checkpoints
   int every_iterations = 0;
   double every_seconds = 0;
   // output.stop_file: a file whose appearance stops the run as a signal would
@@ -64,9 +64,9 @@ struct CheckpointConfig {
 };
 
 struct OutputConfig {
-  std::string path;     // HDF5 result file; empty: no file written
+  std::string path;  // HDF5 result file; empty: no file written
   CheckpointConfig checkpoint;
-  bool monitor = true;  // monitor lines on rank 0
+  bool monitor = true;    // monitor lines on rank 0
   int monitor_every = 1;  // a line every this many iterations (and the first and the last)
 };
 
@@ -77,9 +77,9 @@ struct OutputConfig {
 struct PreconditionerConfig {
   std::string petsc_options;  // petsc: PETSc's options for the PC, "-pc_type gamg"
   PreconditionerKind kind = PreconditionerKind::none;
-  int degree = 0;       // chebyshev: products per apply, 1..max_chebyshev_degree; 0: auto
-  double lower = 0;     // chebyshev: the interval's lower end as a fraction of its upper, in (0, 1); 0: auto
-  bool jacobi = true;   // chebyshev: the polynomial in D^{-1/2} A D^{-1/2}
+  int degree = 0;      // chebyshev: products per apply, 1..max_chebyshev_degree; 0: auto
+  double lower = 0;    // chebyshev: the interval's lower end as a fraction of its upper, in (0, 1); 0: auto
+  bool jacobi = true;  // chebyshev: the polynomial in D^{-1/2} A D^{-1/2}
   ChebyshevPrecision precision = ChebyshevPrecision::automatic;  // chebyshev: the polynomial's precision
 };
 
@@ -88,8 +88,8 @@ enum class ConstraintsSource { none, constant, hdf5 };
 // The enums below (SpectrumEnd, StoppingTest, PreconditionerKind,
 // SearchPrecision) are core/enums.hpp's, the types the solvers take.
 struct EigensolverConfig {
-  int k = 8;                  // eigenpairs wanted
-  int block_size = 0;         // 0: chosen from k (k plus guard vectors)
+  int k = 8;           // eigenpairs wanted
+  int block_size = 0;  // 0: chosen from k (k plus guard vectors)
   SpectrumEnd which = SpectrumEnd::smallest;
   double tolerance = 1e-6;
   StoppingTest test = StoppingTest::relative;
@@ -98,7 +98,7 @@ struct EigensolverConfig {
   PreconditionerConfig preconditioner;
   SearchPrecision search_precision = SearchPrecision::automatic;
   std::uint64_t seed = 1;
-  std::string start_file;     // optional HDF5 file with a start block
+  std::string start_file;  // optional HDF5 file with a start block
   std::string start_dataset = "/X";
   // eigensolver.constraints: a block Y (rows x m) the eigenvectors are kept
   // B-orthogonal to: `constant` (the all-ones vector, the null space of a
@@ -112,10 +112,10 @@ enum class RhsSource { random, hdf5, known_solution };
 
 struct BlockCgConfig {
   RhsSource rhs = RhsSource::random;
-  int columns = 16;           // random / known_solution
-  std::string rhs_file;       // hdf5
+  int columns = 16;      // random / known_solution
+  std::string rhs_file;  // hdf5
   std::string rhs_dataset = "/B";
-  bool rhs_output = true;     // random / known_solution: B written to the result file as /B
+  bool rhs_output = true;  // random / known_solution: B written to the result file as /B
   double rtol = 1e-8;
   double atol = 0.0;
   int max_iterations = 10000;
@@ -125,7 +125,7 @@ struct BlockCgConfig {
 };
 
 struct EigsConfig {
-  std::string path;  // the config file itself, for messages
+  std::string path;                    // the config file itself, for messages
   std::vector<std::string> overrides;  // the command line's --set KEY=VALUE, applied
   MatrixConfig matrix;
   std::optional<MatrixConfig> matrix_b;  // B of A x = lambda B x (symmetric positive definite); none: B = I

@@ -27,9 +27,7 @@ std::string join(std::span<const std::string_view> words, std::string_view last)
 }
 
 // A scalar the author quoted (or tagged !!str) is a string, never a number or boolean.
-bool is_quoted(const YAML::Node& node) {
-  return node.Tag() == "!" || node.Tag() == "tag:yaml.org,2002:str";
-}
+bool is_quoted(const YAML::Node& node) { return node.Tag() == "!" || node.Tag() == "tag:yaml.org,2002:str"; }
 
 // How a value reads in "... got <this>".
 std::string describe(const YAML::Node& node) {
@@ -77,17 +75,49 @@ struct ValueAlias {
   std::string_view word, value;
 };
 constexpr ValueAlias kValueAliases[] = {
-    {"gpu", "cuda"},        {"device", "cuda"},         {"nvidia", "cuda"},          {"host", "cpu"},
-    {"openmp", "cpu"},      {"automatic", "auto"},      {"default", "auto"},         {"auto", "automatic"},
-    {"default", "automatic"}, {"double", "fp64"},       {"float64", "fp64"},         {"f64", "fp64"},
-    {"single", "fp32"},     {"float", "fp32"},          {"float32", "fp32"},         {"f32", "fp32"},
-    {"min", "smallest"},    {"minimum", "smallest"},    {"lowest", "smallest"},      {"max", "largest"},
-    {"maximum", "largest"}, {"highest", "largest"},     {"scotch", "graph"},         {"ptscotch", "graph"},
-    {"pt-scotch", "graph"}, {"metis", "graph"},         {"rcm", "band"},             {"cuthill_mckee", "band"},
-    {"off", "none"},        {"no", "none"},             {"identity", "none"},        {"off", "false"},
-    {"no", "false"},        {"on", "true"},             {"yes", "true"},             {"diagonal", "jacobi"},
-    {"polynomial", "chebyshev"}, {"cuda_ipc", "ipc"},   {"peer", "ipc"},             {"p2p", "ipc"},
-    {"host_staged", "staged"}, {"merge", "merge_based"}, {"row-split", "row_split"},
+    {"gpu", "cuda"},
+    {"device", "cuda"},
+    {"nvidia", "cuda"},
+    {"host", "cpu"},
+    {"openmp", "cpu"},
+    {"automatic", "auto"},
+    {"default", "auto"},
+    {"auto", "automatic"},
+    {"default", "automatic"},
+    {"double", "fp64"},
+    {"float64", "fp64"},
+    {"f64", "fp64"},
+    {"single", "fp32"},
+    {"float", "fp32"},
+    {"float32", "fp32"},
+    {"f32", "fp32"},
+    {"min", "smallest"},
+    {"minimum", "smallest"},
+    {"lowest", "smallest"},
+    {"max", "largest"},
+    {"maximum", "largest"},
+    {"highest", "largest"},
+    {"scotch", "graph"},
+    {"ptscotch", "graph"},
+    {"pt-scotch", "graph"},
+    {"metis", "graph"},
+    {"rcm", "band"},
+    {"cuthill_mckee", "band"},
+    {"off", "none"},
+    {"no", "none"},
+    {"identity", "none"},
+    {"off", "false"},
+    {"no", "false"},
+    {"on", "true"},
+    {"yes", "true"},
+    {"diagonal", "jacobi"},
+    {"polynomial", "chebyshev"},
+    {"cuda_ipc", "ipc"},
+    {"peer", "ipc"},
+    {"p2p", "ipc"},
+    {"host_staged", "staged"},
+    {"merge", "merge_based"},
+    {"row-split", "row_split"},
 };
 
 std::optional<std::string_view> meant_value(std::string_view text, std::span<const std::string_view> allowed) {
@@ -98,8 +128,7 @@ std::optional<std::string_view> meant_value(std::string_view text, std::span<con
   return closest_key(text, allowed);
 }
 
-std::optional<std::string_view> closest_key(std::string_view key,
-                                            std::span<const std::string_view> candidates) {
+std::optional<std::string_view> closest_key(std::string_view key, std::span<const std::string_view> candidates) {
   const std::string wanted = lowercase(key);
   std::optional<std::string_view> best;
   std::size_t best_distance = 0;
@@ -169,8 +198,9 @@ void check_text(std::string_view text, std::string_view where, bool lines) {
     if ((byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r') || byte == 0x7f) {
       char shown[8];
       std::snprintf(shown, sizeof shown, "0x%02x", byte);
-      const char* why = ", a control character: a config is YAML text, which allows only tab, newline and "
-                        "carriage return among them";
+      const char* why =
+          ", a control character: a config is YAML text, which allows only tab, newline and "
+          "carriage return among them";
       if (lines) fail_input(where, ":", line, ": byte ", column, " of the line is ", shown, why, " (a binary file?)");
       fail_input(where, ": byte ", column, " of KEY=VALUE is ", shown, why);
     }
@@ -263,8 +293,8 @@ void apply_override(YAML::Node& root, const std::string& assignment, Document& d
     } else if (!present || child.IsNull()) {
       node[parts[i]] = YAML::Node(YAML::NodeType::Map);
     } else if (!child.IsMap()) {
-      fail_input(origin, ": cannot set ", key, ": ", doc.where(path, child.Mark()), ": ", path,
-                 " is ", describe(child), ", not a mapping of keys");
+      fail_input(origin, ": cannot set ", key, ": ", doc.where(path, child.Mark()), ": ", path, " is ", describe(child),
+                 ", not a mapping of keys");
     }
     if (!last) node.reset(node[parts[i]]);
   }
@@ -290,9 +320,7 @@ Value Value::member(std::string_view key) const {
   throw Error(detail::concat("internal error: no key ", key, " in ", name()));
 }
 
-void Value::fail_expected(std::string_view expected) const {
-  fail(" must be ", expected, ", got ", describe(node_));
-}
+void Value::fail_expected(std::string_view expected) const { fail(" must be ", expected, ", got ", describe(node_)); }
 
 std::string Value::scalar_text(std::string_view expected) const {
   if (!node_.IsScalar() || is_quoted(node_)) fail_expected(expected);
@@ -410,14 +438,12 @@ void read_mapping(const Value& section, const std::vector<Field>& fields) {
   }
 }
 
-void restrict_fields(std::vector<Field>& fields, std::string_view selector,
-                     std::string_view variant_name, std::span<const std::string_view> required,
-                     std::span<const std::string_view> optional) {
+void restrict_fields(std::vector<Field>& fields, std::string_view selector, std::string_view variant_name,
+                     std::span<const std::string_view> required, std::span<const std::string_view> optional) {
   std::vector<std::string_view> takes(required.begin(), required.end());
   takes.insert(takes.end(), optional.begin(), optional.end());
-  const std::string note =
-      takes.empty() ? detail::concat(selector, " ", variant_name, " takes no other keys")
-                    : detail::concat(selector, " ", variant_name, " takes ", join(takes, " and "));
+  const std::string note = takes.empty() ? detail::concat(selector, " ", variant_name, " takes no other keys")
+                                         : detail::concat(selector, " ", variant_name, " takes ", join(takes, " and "));
   for (Field& field : fields) {
     if (field.key == selector) continue;
     field.note = note;

@@ -58,8 +58,7 @@ template <class... Parts>
 
 // The same for the key at `path`: "--set KEY=VALUE: parts..." where the command line set it.
 template <class... Parts>
-[[noreturn]] void fail_at(const Document& doc, std::string_view path, const YAML::Mark& mark,
-                          const Parts&... parts) {
+[[noreturn]] void fail_at(const Document& doc, std::string_view path, const YAML::Mark& mark, const Parts&... parts) {
   fail_input(doc.where(path, mark), ": ", parts...);
 }
 
@@ -84,8 +83,7 @@ std::string override_form_problem(std::string_view assignment);
 std::string join_or(std::span<const std::string_view> words);
 
 // The one of `candidates` that `key` is most likely a misspelling of, if any.
-std::optional<std::string_view> closest_key(std::string_view key,
-                                            std::span<const std::string_view> candidates);
+std::optional<std::string_view> closest_key(std::string_view key, std::span<const std::string_view> candidates);
 
 // The one of the allowed values that `text` most likely means: by a table of
 // words for their meaning first ("gpu": cuda, "double": fp64), then as a
@@ -140,9 +138,9 @@ class Value {
   double number() const;  // finite
   double positive_number() const;
   double non_negative_number() const;
-  bool boolean() const;            // true or false
-  std::string string() const;      // a non-empty scalar, quoted or not
-  std::string file_name() const;   // string(); relative names taken from doc().base_dir
+  bool boolean() const;           // true or false
+  std::string string() const;     // a non-empty scalar, quoted or not
+  std::string file_name() const;  // string(); relative names taken from doc().base_dir
 
   // Index into `names` of the value, which must be one of them.
   std::size_t one_of(std::span<const std::string_view> names) const;
@@ -193,9 +191,8 @@ struct Variant {
 // Adjusts `fields` to `variant`: its required keys become required, keys it
 // does not take are rejected; every field gets a note listing what it takes.
 // The selector key itself is left as it is.
-void restrict_fields(std::vector<Field>& fields, std::string_view selector,
-                     std::string_view variant_name, std::span<const std::string_view> required,
-                     std::span<const std::string_view> optional);
+void restrict_fields(std::vector<Field>& fields, std::string_view selector, std::string_view variant_name,
+                     std::span<const std::string_view> required, std::span<const std::string_view> optional);
 
 // Reads section[selector] as one of `variants` (the first when the key is
 // absent and `first_is_default`; else a missing key is an error) and
@@ -211,8 +208,8 @@ const Variant<Enum>& select_variant(const Value& section, std::string_view selec
   if (section.has(selector)) {
     index = section.member(selector).one_of(names);
   } else if (!first_is_default) {
-    fail_at(section.doc(), section.path(), section.mark(), "missing required key ", section.path(), ".", selector,
-            " (", join_or(names), ")");
+    fail_at(section.doc(), section.path(), section.mark(), "missing required key ", section.path(), ".", selector, " (",
+            join_or(names), ")");
   }
   const Variant<Enum>& chosen = variants[index];
   restrict_fields(fields, selector, chosen.name, chosen.required, chosen.optional);

@@ -16,11 +16,10 @@ namespace blockeigs::io {
 
 CsrRows slice_rows(const CsrRows& whole, std::int64_t row_begin, std::int64_t row_end) {
   if (whole.first_row != 0)
-    fail_input("slice_rows: the matrix holds rows from ", whole.first_row,
-               ", not a whole matrix");
+    fail_input("slice_rows: the matrix holds rows from ", whole.first_row, ", not a whole matrix");
   if (row_begin < 0 || row_begin > row_end || row_end > whole.local_rows())
-    fail_input("slice_rows: rows [", row_begin, ", ", row_end, ") are outside the matrix's ",
-               whole.local_rows(), " rows");
+    fail_input("slice_rows: rows [", row_begin, ", ", row_end, ") are outside the matrix's ", whole.local_rows(),
+               " rows");
 
   CsrRows part;
   part.global_rows = whole.global_rows;
@@ -40,7 +39,7 @@ void sort_and_sum_duplicates(CsrRows& rows, std::int64_t from_row) {
   if (from_row > 0 && from_row >= rows.local_rows()) return;  // every row is canonical already
   auto* col = rows.col_indices.data();
   auto* val = rows.values.data();
-  std::vector<std::pair<std::int64_t, double>> scratch;  // reused across rows
+  std::vector<std::pair<std::int64_t, double>> scratch;                // reused across rows
   std::int64_t write = from_row > 0 ? rows.row_offsets[from_row] : 0;  // rows before stay as they are
   for (std::int64_t r = from_row; r < rows.local_rows(); ++r) {
     const std::int64_t begin = rows.row_offsets[r], end = rows.row_offsets[r + 1];
@@ -48,8 +47,7 @@ void sort_and_sum_duplicates(CsrRows& rows, std::int64_t from_row) {
     if (!std::is_sorted(col + begin, col + end)) {
       scratch.assign(end - begin, {});
       for (std::int64_t p = begin; p < end; ++p) scratch[p - begin] = {col[p], val[p]};
-      std::stable_sort(scratch.begin(), scratch.end(),
-                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      std::stable_sort(scratch.begin(), scratch.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
       for (std::int64_t p = begin; p < end; ++p) std::tie(col[p], val[p]) = scratch[p - begin];
     }
     // Compact in place: `write` never passes `p`, and offset r is no longer read.
@@ -84,44 +82,39 @@ void advise_huge_pages(const void* data, std::size_t bytes) {
 
 void validate(const CsrRows& rows, const std::string& source) {
   if (rows.global_rows < 0 || rows.global_cols < 0)
-    fail_input(source, ": the matrix size ", rows.global_rows, " x ", rows.global_cols,
-               " is negative");
+    fail_input(source, ": the matrix size ", rows.global_rows, " x ", rows.global_cols, " is negative");
   const std::int64_t local = rows.local_rows();
   if (rows.first_row < 0 || rows.first_row + local > rows.global_rows)
-    fail_input(source, ": rows [", rows.first_row, ", ", rows.first_row + local,
-               ") are outside the matrix's ", rows.global_rows, " rows");
+    fail_input(source, ": rows [", rows.first_row, ", ", rows.first_row + local, ") are outside the matrix's ",
+               rows.global_rows, " rows");
   if (rows.values.size() != rows.col_indices.size())
-    fail_input(source, ": ", rows.col_indices.size(), " column indices but ", rows.values.size(),
-               " values");
+    fail_input(source, ": ", rows.col_indices.size(), " column indices but ", rows.values.size(), " values");
 
   const auto& offsets = rows.row_offsets;
   if (offsets.empty()) {
     // No offsets at all is how an empty block of rows may look; it must hold nothing.
-    if (rows.nnz() != 0)
-      fail_input(source, ": no row offsets, but ", rows.nnz(), " entries");
+    if (rows.nnz() != 0) fail_input(source, ": no row offsets, but ", rows.nnz(), " entries");
     return;
   }
-  if (offsets.front() != 0)
-    fail_input(source, ": row offsets start at ", offsets.front(), ", not 0");
+  if (offsets.front() != 0) fail_input(source, ": row offsets start at ", offsets.front(), ", not 0");
   if (offsets.back() != rows.nnz())
-    fail_input(source, ": row offsets end at ", offsets.back(), " but there are ", rows.nnz(),
-               " entries");
+    fail_input(source, ": row offsets end at ", offsets.back(), " but there are ", rows.nnz(), " entries");
   // Offsets first: once they are monotone from 0 to nnz, every entry access is in bounds.
   for (std::int64_t r = 0; r < local; ++r)
     if (offsets[r + 1] < offsets[r])
-      fail_input(source, ": row offsets decrease at row ", rows.first_row + r, " (", offsets[r],
-                 " then ", offsets[r + 1], ")");
+      fail_input(source, ": row offsets decrease at row ", rows.first_row + r, " (", offsets[r], " then ",
+                 offsets[r + 1], ")");
   for (std::int64_t r = 0; r < local; ++r) {
     const std::int64_t global_row = rows.first_row + r;
     const std::int64_t begin = offsets[r], end = offsets[r + 1];
     for (std::int64_t p = begin; p < end; ++p) {
       const std::int64_t col = rows.col_indices[p];
       if (col < 0 || col >= rows.global_cols)
-        fail_input(source, ": row ", global_row, " has column ", col, ", but the matrix has ",
-                   rows.global_cols, " columns");
+        fail_input(source, ": row ", global_row, " has column ", col, ", but the matrix has ", rows.global_cols,
+                   " columns");
       if (p > begin && col <= rows.col_indices[p - 1])
-        fail_input(source, ": row ", global_row, " has columns out of order or repeated (",
-                   rows.col_indices[p - 1], " then ", col, ")");
+        fail_input(source, ": row ", global_row, " has columns out of order or repeated (", rows.col_indices[p - 1],
+                   " then ", col, ")");
       if (!std::isfinite(rows.values[p]))
         fail_input(source, ": row ", global_row, ", column ", col, " holds ", rows.values[p]);
     }

@@ -62,8 +62,10 @@ std::array<double, 27> laplacian_stencil(const GeneratorSpec& spec) {
       for (int dx = -1; dx <= 1; ++dx) {
         const int distance = std::abs(dx) + std::abs(dy) + std::abs(dz);
         double& value = values[GridStencil::slot(dx, dy, dz)];
-        if (spec.stencil == 27) value = distance == 0 ? 26.0 : -1.0;
-        else if (distance <= 1) value = distance == 0 ? 2.0 * dimensions(spec.kind) : -1.0;
+        if (spec.stencil == 27)
+          value = distance == 0 ? 26.0 : -1.0;
+        else if (distance <= 1)
+          value = distance == 0 ? 2.0 * dimensions(spec.kind) : -1.0;
       }
   return values;
 }
@@ -81,9 +83,7 @@ constexpr std::uint64_t splitmix64(std::uint64_t x) {
 class RandomPattern {
  public:
   explicit RandomPattern(const GeneratorSpec& spec)
-      : n_(spec.n),
-        half_width_(std::min(2 * spec.nnz_per_row, spec.n - 1)),
-        seed_(splitmix64(spec.seed)) {
+      : n_(spec.n), half_width_(std::min(2 * spec.nnz_per_row, spec.n - 1)), seed_(splitmix64(spec.seed)) {
     // Interior rows see min(2w, n-1) candidates; this keeps their mean at nnz_per_row.
     const std::int64_t candidates = std::min(2 * half_width_, spec.n - 1);
     const double p = candidates > 0 ? static_cast<double>(spec.nnz_per_row) / candidates : 0.0;
@@ -267,13 +267,11 @@ CsrRows generate_renumbered_rows(const GeneratorSpec& spec, std::int64_t row_beg
 void check_row_range(const GeneratorSpec& spec, std::int64_t row_begin, std::int64_t row_end) {
   const std::int64_t rows = generated_rows(spec);
   if (row_begin < 0 || row_begin > row_end || row_end > rows)
-    fail_input(describe(spec), ": rows [", row_begin, ", ", row_end,
-               ") are outside the matrix's ", rows, " rows");
+    fail_input(describe(spec), ": rows [", row_begin, ", ", row_end, ") are outside the matrix's ", rows, " rows");
 }
 
 // Cartesian combination of per-dimension eigenvalues, for the tensor-structured Laplacians.
-std::vector<double> combine(const std::vector<std::vector<double>>& factors, double start,
-                            bool multiply) {
+std::vector<double> combine(const std::vector<std::vector<double>>& factors, double start, bool multiply) {
   std::vector<double> out{start};
   for (const auto& factor : factors) {
     std::vector<double> next;
@@ -295,8 +293,8 @@ void validate(const GeneratorSpec& spec, const std::string& source) {
   if (f == Family::random) {
     if (spec.n <= 0) fail_input(source, ": n must be positive, got ", spec.n);
     if (spec.nnz_per_row < 0 || spec.nnz_per_row >= spec.n)
-      fail_input(source, ": nnz_per_row must be in 0..", spec.n - 1, " (below n = ", spec.n,
-                 "), got ", spec.nnz_per_row);
+      fail_input(source, ": nnz_per_row must be in 0..", spec.n - 1, " (below n = ", spec.n, "), got ",
+                 spec.nnz_per_row);
     return;
   }
   if (f == Family::graph_laplacian) {
@@ -320,7 +318,10 @@ void validate(const GeneratorSpec& spec, const std::string& source) {
                             (dims == 3 && (spec.stencil == 7 || spec.stencil == 27));
   if (!stencil_fits)
     fail_input(source, ": a ", dims, "D Laplacian takes a ",
-               dims == 1 ? "3" : dims == 2 ? "5" : "7- or 27", "-point stencil, got ", spec.stencil);
+               dims == 1   ? "3"
+               : dims == 2 ? "5"
+                           : "7- or 27",
+               "-point stencil, got ", spec.stencil);
 }
 
 std::int64_t generated_rows(const GeneratorSpec& spec) {
@@ -460,19 +461,16 @@ std::vector<double> fem_p1_eigenvalues(const GeneratorSpec& spec) {
 std::string describe(const GeneratorSpec& spec) {
   std::ostringstream out;
   switch (spec.kind) {
-    case GeneratorKind::laplacian_1d:
-      out << "1D Laplacian " << spec.nx << " (" << spec.stencil << "-point)";
-      break;
+    case GeneratorKind::laplacian_1d: out << "1D Laplacian " << spec.nx << " (" << spec.stencil << "-point)"; break;
     case GeneratorKind::laplacian_2d:
       out << "2D Laplacian " << spec.nx << "x" << spec.ny << " (" << spec.stencil << "-point)";
       break;
     case GeneratorKind::laplacian_3d:
-      out << "3D Laplacian " << spec.nx << "x" << spec.ny << "x" << spec.nz << " ("
-          << spec.stencil << "-point)";
+      out << "3D Laplacian " << spec.nx << "x" << spec.ny << "x" << spec.nz << " (" << spec.stencil << "-point)";
       break;
     case GeneratorKind::random_spd:
-      out << "random SPD " << spec.n << "x" << spec.n << " (~" << spec.nnz_per_row
-          << " off-diagonals per row, seed " << spec.seed << ")";
+      out << "random SPD " << spec.n << "x" << spec.n << " (~" << spec.nnz_per_row << " off-diagonals per row, seed "
+          << spec.seed << ")";
       break;
     case GeneratorKind::fem_p1_1d:
     case GeneratorKind::fem_p1_2d:

@@ -17,9 +17,14 @@
 namespace blockeigs::io {
 
 enum class GeneratorKind {
-  laplacian_1d, laplacian_2d, laplacian_3d, random_spd,
-  fem_p1_1d, fem_p1_2d, fem_p1_3d,  // linear elements on the unit interval, square, cube (fem_p1.hpp)
-  graph_laplacian,                  // D - A of a path or a cycle of n vertices
+  laplacian_1d,
+  laplacian_2d,
+  laplacian_3d,
+  random_spd,
+  fem_p1_1d,
+  fem_p1_2d,
+  fem_p1_3d,        // linear elements on the unit interval, square, cube (fem_p1.hpp)
+  graph_laplacian,  // D - A of a path or a cycle of n vertices
 };
 
 // fem_p1's two matrices: K (stiffness) and M (mass) of K x = lambda M x.
@@ -40,12 +45,12 @@ struct GeneratorSpec {
   // natural one), for testing and benchmarking arbitrary numberings.
   bool renumber = false;
   std::uint64_t renumber_seed = 0;
-  FemPart part = FemPart::stiffness;    // fem_p1
-  GraphKind graph = GraphKind::path;    // graph_laplacian
+  FemPart part = FemPart::stiffness;  // fem_p1
+  GraphKind graph = GraphKind::path;  // graph_laplacian
 };
 
-std::string_view to_string(FemPart part);    // "stiffness", "mass"
-std::string_view to_string(GraphKind graph); // "path", "cycle"
+std::string_view to_string(FemPart part);     // "stiffness", "mass"
+std::string_view to_string(GraphKind graph);  // "path", "cycle"
 
 // Throws InputError (naming `source`, e.g. "configs/demo.yaml: matrix.generator")
 // when sizes are not positive or the stencil does not fit the dimension.

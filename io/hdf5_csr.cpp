@@ -60,16 +60,13 @@ Id chunk_cache_for(const Id& set, const Id& type) {
 Dataset open_dataset(const Id& group, const Where& where, const char* name, bool allow_float) {
   Dataset set;
   set.name = where.member(name);
-  if (H5Lexists(group.get(), name, H5P_DEFAULT) <= 0)
-    fail_input(where.path, ": no dataset ", set.name);
+  if (H5Lexists(group.get(), name, H5P_DEFAULT) <= 0) fail_input(where.path, ": no dataset ", set.name);
   set.id = Id(H5Dopen2(group.get(), name, H5P_DEFAULT), H5Dclose);
   if (!set.id.valid()) fail_input(where.path, ": ", set.name, " is not a dataset");
 
   const Id space(H5Dget_space(set.id.get()), H5Sclose);
   const int rank = space.valid() ? H5Sget_simple_extent_ndims(space.get()) : -1;
-  if (rank != 1)
-    fail_input(where.path, ": ", set.name, " must be one-dimensional, but has ", rank,
-               " dimensions");
+  if (rank != 1) fail_input(where.path, ": ", set.name, " must be one-dimensional, but has ", rank, " dimensions");
   hsize_t extent = 0;
   H5Sget_simple_extent_dims(space.get(), &extent, nullptr);
   set.size = static_cast<std::int64_t>(extent);
@@ -79,8 +76,7 @@ Dataset open_dataset(const Id& group, const Where& where, const char* name, bool
   const bool ok = type_class == H5T_INTEGER || (allow_float && type_class == H5T_FLOAT);
   if (!ok)
     fail_input(where.path, ": ", set.name, " must hold ",
-               allow_float ? "integers or floating-point numbers" : "integers",
-               ", but its type is something else");
+               allow_float ? "integers or floating-point numbers" : "integers", ", but its type is something else");
   set.storage = storage_of(type.get());
   if (const Id access = chunk_cache_for(set.id, type); access.valid()) {
     Id reopened(H5Dopen2(group.get(), name, access.get()), H5Dclose);
@@ -107,8 +103,8 @@ bool read_elements(const Dataset& set, hid_t memory_type, std::int64_t offset, s
 }
 
 template <class T>
-void read_range(const Dataset& set, const Where& where, hid_t memory_type, std::int64_t offset,
-                std::int64_t count, T* out) {
+void read_range(const Dataset& set, const Where& where, hid_t memory_type, std::int64_t offset, std::int64_t count,
+                T* out) {
   if (!read_elements(set, memory_type, offset, count, out)) fail_read(set, where, offset, count);
 }
 
@@ -126,22 +122,20 @@ std::array<std::int64_t, 2> read_shape(const Id& group, const Where& where) {
       break;
     }
   if (!name)
-    fail_input(where.path, ": ", where.group,
-               " has no shape attribute (expected 'shape' or 'h5sparse_shape')");
+    fail_input(where.path, ": ", where.group, " has no shape attribute (expected 'shape' or 'h5sparse_shape')");
 
   const Id attribute(H5Aopen(group.get(), name, H5P_DEFAULT), H5Aclose);
   const Id space(attribute.valid() ? H5Aget_space(attribute.get()) : H5I_INVALID_HID, H5Sclose);
   const Id type(attribute.valid() ? H5Aget_type(attribute.get()) : H5I_INVALID_HID, H5Tclose);
   const hssize_t count = space.valid() ? H5Sget_simple_extent_npoints(space.get()) : -1;
   if (count != 2 || !type.valid() || H5Tget_class(type.get()) != H5T_INTEGER)
-    fail_input(where.path, ": attribute '", name, "' of ", where.group,
-               " must hold two integers (rows, columns)");
+    fail_input(where.path, ": attribute '", name, "' of ", where.group, " must hold two integers (rows, columns)");
   std::array<std::int64_t, 2> shape{};
   if (H5Aread(attribute.get(), H5T_NATIVE_INT64, shape.data()) < 0)
     fail_input(where.path, ": cannot read attribute '", name, "' of ", where.group);
   if (shape[0] < 0 || shape[1] < 0)
-    fail_input(where.path, ": attribute '", name, "' of ", where.group, " is negative (",
-               shape[0], ", ", shape[1], ")");
+    fail_input(where.path, ": attribute '", name, "' of ", where.group, " is negative (", shape[0], ", ", shape[1],
+               ")");
   return shape;
 }
 
@@ -173,13 +167,12 @@ OpenMatrix open_matrix(const std::string& path, const std::string& group_name) {
   m.file = open_file(path);
   m.group = open_group(m.file, where);
 
-  if (auto format = read_string_attribute(m.group, "h5sparse_format", where.path, where.group); format && *format != "csr")
-    fail_input(path, ": ", where.group, " holds a '", *format,
-               "' matrix (h5sparse_format); only csr is supported");
+  if (auto format = read_string_attribute(m.group, "h5sparse_format", where.path, where.group);
+      format && *format != "csr")
+    fail_input(path, ": ", where.group, " holds a '", *format, "' matrix (h5sparse_format); only csr is supported");
   if (auto encoding = read_string_attribute(m.group, "encoding-type", where.path, where.group);
       encoding && *encoding != "csr_matrix")
-    fail_input(path, ": ", where.group, " holds a '", *encoding,
-               "' (encoding-type); only csr_matrix is supported");
+    fail_input(path, ": ", where.group, " holds a '", *encoding, "' (encoding-type); only csr_matrix is supported");
 
   const auto shape = read_shape(m.group, where);
   m.indptr = open_dataset(m.group, where, "indptr", false);
@@ -188,16 +181,14 @@ OpenMatrix open_matrix(const std::string& path, const std::string& group_name) {
   m.info = {shape[0], shape[1], m.data.size};
 
   if (m.indptr.size != shape[0] + 1)
-    fail_input(path, ": shape says ", shape[0], " rows but ", m.indptr.name, " has ",
-               m.indptr.size, " entries (expected ", shape[0] + 1, ")");
+    fail_input(path, ": shape says ", shape[0], " rows but ", m.indptr.name, " has ", m.indptr.size,
+               " entries (expected ", shape[0] + 1, ")");
   if (m.indices.size != m.data.size)
-    fail_input(path, ": ", m.indices.name, " has ", m.indices.size, " entries but ", m.data.name,
-               " has ", m.data.size);
+    fail_input(path, ": ", m.indices.name, " has ", m.indices.size, " entries but ", m.data.name, " has ", m.data.size);
   if (const auto first = read_one_offset(m.indptr, where, 0); first != 0)
     fail_input(path, ": ", m.indptr.name, " starts at ", first, ", not 0");
   if (const auto last = read_one_offset(m.indptr, where, shape[0]); last != m.data.size)
-    fail_input(path, ": ", m.indptr.name, " ends at ", last, " but ", m.data.name, " has ",
-               m.data.size, " entries");
+    fail_input(path, ": ", m.indptr.name, " ends at ", last, " but ", m.data.name, " has ", m.data.size, " entries");
   return m;
 }
 
@@ -342,10 +333,14 @@ class EntryCheck {
 // Memory types of the staging pieces: the file's own where it is native.
 template <class T>
 hid_t memory_type() {
-  if constexpr (std::is_same_v<T, std::int32_t>) return H5T_NATIVE_INT32;
-  else if constexpr (std::is_same_v<T, std::int64_t>) return H5T_NATIVE_INT64;
-  else if constexpr (std::is_same_v<T, float>) return H5T_NATIVE_FLOAT;
-  else return H5T_NATIVE_DOUBLE;
+  if constexpr (std::is_same_v<T, std::int32_t>)
+    return H5T_NATIVE_INT32;
+  else if constexpr (std::is_same_v<T, std::int64_t>)
+    return H5T_NATIVE_INT64;
+  else if constexpr (std::is_same_v<T, float>)
+    return H5T_NATIVE_FLOAT;
+  else
+    return H5T_NATIVE_DOUBLE;
 }
 
 // Entries [base, base + nnz) into `rows` (offsets already read), piece by
@@ -364,8 +359,7 @@ std::int64_t read_entries(const OpenMatrix& m, std::int64_t base, CsrRows& rows)
     const std::int64_t n = std::min(kPieceEntries, nnz - first);
     if (!read_elements(m.indices, memory_type<Index>(), base + first, n, col.get()))
       fail_read(m.indices, m.where, base, nnz);
-    if (!read_elements(m.data, memory_type<Value>(), base + first, n, val.get()))
-      fail_read(m.data, m.where, base, nnz);
+    if (!read_elements(m.data, memory_type<Value>(), base + first, n, val.get())) fail_read(m.data, m.where, base, nnz);
     check.check(first, n, col.get(), val.get());
     rows.col_indices.insert(rows.col_indices.end(), col.get(), col.get() + n);
     rows.values.insert(rows.values.end(), val.get(), val.get() + n);
@@ -392,12 +386,11 @@ std::vector<std::int64_t> read_hdf5_row_offsets(const std::string& path, const s
   return offsets;
 }
 
-CsrRows read_hdf5_csr_rows(const std::string& path, const std::string& group,
-                           std::int64_t row_begin, std::int64_t row_end) {
+CsrRows read_hdf5_csr_rows(const std::string& path, const std::string& group, std::int64_t row_begin,
+                           std::int64_t row_end) {
   const OpenMatrix m = open_matrix(path, group);
   if (row_begin < 0 || row_begin > row_end || row_end > m.info.rows)
-    fail_input(path, ": rows [", row_begin, ", ", row_end, ") are outside the matrix's ",
-               m.info.rows, " rows");
+    fail_input(path, ": rows [", row_begin, ", ", row_end, ") are outside the matrix's ", m.info.rows, " rows");
 
   CsrRows rows;
   rows.global_rows = m.info.rows;
@@ -405,8 +398,8 @@ CsrRows read_hdf5_csr_rows(const std::string& path, const std::string& group,
   rows.first_row = row_begin;
   const OffsetRange range = read_offsets(m, row_begin, row_end, rows.row_offsets);
   if (range.first < 0 || range.last > m.info.nnz)
-    fail_input(path, ": ", m.indptr.name, " holds offsets outside 0..", m.info.nnz,
-               " in rows [", row_begin, ", ", row_end, ")");
+    fail_input(path, ": ", m.indptr.name, " holds offsets outside 0..", m.info.nnz, " in rows [", row_begin, ", ",
+               row_end, ")");
 
   const std::int64_t base = range.first;
   const std::int64_t unsorted = m.indices.storage == Storage::int32 ? read_entries_as<std::int32_t>(m, base, rows)

@@ -32,8 +32,7 @@ inline constexpr std::int64_t hdf5_read_piece = std::int64_t{1} << 16;
 Hdf5CsrInfo read_hdf5_csr_info(const std::string& path, const std::string& group);
 
 // The whole indptr (rows+1 entries), checked: starts at 0, monotone, ends at nnz.
-std::vector<std::int64_t> read_hdf5_row_offsets(const std::string& path,
-                                                const std::string& group);
+std::vector<std::int64_t> read_hdf5_row_offsets(const std::string& path, const std::string& group);
 
 // Rows [row_begin, row_end), checked: offsets monotone and within nnz, column
 // indices in range, values finite. Errors name the file, dataset and row.
@@ -41,8 +40,8 @@ std::vector<std::int64_t> read_hdf5_row_offsets(const std::string& path,
 // are read in pieces into staging that stays in cache while it is checked and
 // appended (int32 indices and float32 values widened there), so the result's
 // arrays are written once and the host holds little beyond them.
-CsrRows read_hdf5_csr_rows(const std::string& path, const std::string& group,
-                           std::int64_t row_begin, std::int64_t row_end);
+CsrRows read_hdf5_csr_rows(const std::string& path, const std::string& group, std::int64_t row_begin,
+                           std::int64_t row_end);
 
 // What write_hdf5_csr does with a file that is already at its path.
 enum class ExistingFile {

@@ -17,13 +17,13 @@
 namespace blockeigs::io {
 namespace {
 
-void write_dataset(const Id& group, const Where& where, const char* name, hid_t file_type,
-                   hid_t memory_type, std::int64_t count, const void* values) {
+void write_dataset(const Id& group, const Where& where, const char* name, hid_t file_type, hid_t memory_type,
+                   std::int64_t count, const void* values) {
   const hsize_t extent = static_cast<hsize_t>(count);
   const Id space(H5Screate_simple(1, &extent, nullptr), H5Sclose);
-  const Id set(space.valid() ? H5Dcreate2(group.get(), name, file_type, space.get(), H5P_DEFAULT,
-                                          H5P_DEFAULT, H5P_DEFAULT)
-                             : H5I_INVALID_HID,
+  const Id set(space.valid()
+                   ? H5Dcreate2(group.get(), name, file_type, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)
+                   : H5I_INVALID_HID,
                H5Dclose);
   if (!set.valid()) fail_input(where.path, ": cannot create dataset ", where.member(name));
   if (count > 0 && H5Dwrite(set.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) < 0)
@@ -64,15 +64,13 @@ Id open_existing(const std::string& path) {
 
 // Writes the matrix into `temporary`: a new file, or (fresh == false) a copy
 // of the existing one that the matrix is added to.
-void write_file(const std::string& temporary, const Where& where, const CsrRows& whole, bool fresh,
-                ExistingFile mode) {
+void write_file(const std::string& temporary, const Where& where, const CsrRows& whole, bool fresh, ExistingFile mode) {
   silence_hdf5_errors();
   Id file(fresh ? H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)
                 : H5Fopen(temporary.c_str(), H5F_ACC_RDWR, H5P_DEFAULT),
           H5Fclose);
   if (!file.valid())
-    fail_input(where.path, ": cannot create ", temporary,
-               " (does the directory exist, and may we write there?)");
+    fail_input(where.path, ": cannot create ", temporary, " (does the directory exist, and may we write there?)");
   if (!fresh && holds(file, where)) {
     if (mode != ExistingFile::replace_group) fail_input(where.path, ": already holds ", where.group);
     remove_matrix(file, where);
@@ -84,8 +82,7 @@ void write_file(const std::string& temporary, const Where& where, const CsrRows&
     } else {
       const Id links(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
       H5Pset_create_intermediate_group(links.get(), 1);
-      group = Id(H5Gcreate2(file.get(), where.group.c_str(), links.get(), H5P_DEFAULT, H5P_DEFAULT),
-                 H5Gclose);
+      group = Id(H5Gcreate2(file.get(), where.group.c_str(), links.get(), H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
     }
     if (!group.valid()) fail_input(where.path, ": cannot create group ", where.group);
 
@@ -93,16 +90,14 @@ void write_file(const std::string& temporary, const Where& where, const CsrRows&
     const bool narrow = whole.global_cols <= std::int64_t{1} << 31;
     write_dataset(group, where, "indptr", H5T_STD_I64LE, H5T_NATIVE_INT64,
                   static_cast<std::int64_t>(whole.row_offsets.size()), whole.row_offsets.data());
-    write_dataset(group, where, "indices", narrow ? H5T_STD_I32LE : H5T_STD_I64LE,
-                  H5T_NATIVE_INT64, whole.nnz(), whole.col_indices.data());
-    write_dataset(group, where, "data", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, whole.nnz(),
-                  whole.values.data());
+    write_dataset(group, where, "indices", narrow ? H5T_STD_I32LE : H5T_STD_I64LE, H5T_NATIVE_INT64, whole.nnz(),
+                  whole.col_indices.data());
+    write_dataset(group, where, "data", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, whole.nnz(), whole.values.data());
 
     const std::array<std::int64_t, 2> shape{whole.global_rows, whole.global_cols};
     const hsize_t two = 2;
     const Id space(H5Screate_simple(1, &two, nullptr), H5Sclose);
-    const Id attribute(H5Acreate2(group.get(), "shape", H5T_STD_I64LE, space.get(), H5P_DEFAULT,
-                                  H5P_DEFAULT),
+    const Id attribute(H5Acreate2(group.get(), "shape", H5T_STD_I64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
                        H5Aclose);
     if (!attribute.valid() || H5Awrite(attribute.get(), H5T_NATIVE_INT64, shape.data()) < 0)
       fail_input(where.path, ": cannot write attribute 'shape' of ", where.group);
@@ -118,8 +113,7 @@ bool hdf5_file_holds(const std::string& path, const std::string& group) {
   return holds(open_existing(path), Where{path, normalize_group(group)});
 }
 
-void write_hdf5_csr(const std::string& path, const std::string& group, const CsrRows& whole,
-                    ExistingFile mode) {
+void write_hdf5_csr(const std::string& path, const std::string& group, const CsrRows& whole, ExistingFile mode) {
   if (whole.first_row != 0 || whole.local_rows() != whole.global_rows)
     fail_input(path, ": write_hdf5_csr needs a whole matrix, got rows [", whole.first_row, ", ",
                whole.first_row + whole.local_rows(), ") of ", whole.global_rows);

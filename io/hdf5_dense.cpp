@@ -31,7 +31,8 @@ DenseRows read_hdf5_dense_rows(const std::string& path, const std::string& datas
     fail_input(path, ": ", dataset, " has ", out.global_rows, " rows, but the matrix has ", expected_rows);
   if (out.cols < 1) fail_input(path, ": ", dataset, " has no columns");
   if (row_begin < 0 || row_end < row_begin || row_end > out.global_rows)
-    fail_input(path, ": ", dataset, ": rows [", row_begin, ", ", row_end, ") are outside its ", out.global_rows, " rows");
+    fail_input(path, ": ", dataset, ": rows [", row_begin, ", ", row_end, ") are outside its ", out.global_rows,
+               " rows");
 
   const std::int64_t rows = row_end - row_begin;
   out.values.resize(static_cast<std::size_t>(rows * out.cols));

@@ -58,9 +58,7 @@ inline std::string normalize_group(const std::string& group) {
 struct Where {
   std::string path;
   std::string group;
-  std::string member(std::string_view name) const {
-    return (group == "/" ? group : group + "/") + std::string(name);
-  }
+  std::string member(std::string_view name) const { return (group == "/" ? group : group + "/") + std::string(name); }
 };
 
 // Our messages replace HDF5's own error stack printout.
@@ -75,8 +73,7 @@ inline Id open_file(const std::string& path) {
   silence_hdf5_errors();
   if (H5Fis_hdf5(path.c_str()) <= 0) fail_input(path, ": not an HDF5 file (or truncated)");
   Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
-  if (!file.valid())
-    fail_input(path, ": cannot open: not an HDF5 file (or truncated, or damaged)");
+  if (!file.valid()) fail_input(path, ": cannot open: not an HDF5 file (or truncated, or damaged)");
   return file;
 }
 
@@ -107,8 +104,7 @@ inline std::optional<std::string> read_string_attribute(const Id& object, const 
     // Fixed-length strings are padded with NULs or spaces.
     while (!text.empty() && (text.back() == '\0' || text.back() == ' ')) text.pop_back();
   }
-  if (!read_ok)
-    fail_input(path, ": cannot read attribute '", name, "' of ", owner);
+  if (!read_ok) fail_input(path, ": cannot read attribute '", name, "' of ", owner);
   return text;
 }
 

@@ -161,8 +161,8 @@ void Hdf5Writer::write_string(const std::string& name, const std::string& text) 
   H5Tset_size(type.get(), std::max<std::size_t>(1, text.size()));
   Id space(H5Screate(H5S_SCALAR), H5Sclose);
   Id lcpl(link_properties(), H5Pclose);
-  Id set(checked(H5Dcreate2(file_, name.c_str(), type.get(), space.get(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
-                 path_, "create " + name),
+  Id set(checked(H5Dcreate2(file_, name.c_str(), type.get(), space.get(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT), path_,
+                 "create " + name),
          H5Dclose);
   check(H5Dwrite(set.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, text.c_str()), path_, "write " + name);
 }

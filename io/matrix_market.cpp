@@ -124,8 +124,9 @@ struct Header {
 Header parse_banner(std::string_view line, const std::string& path) {
   std::string_view rest = line;
   if (lowercase(next_token(rest)) != "%%matrixmarket")
-    fail_input(path, ": line 1: not a Matrix Market file (the first line must be "
-                     "'%%MatrixMarket matrix coordinate <field> <symmetry>')");
+    fail_input(path,
+               ": line 1: not a Matrix Market file (the first line must be "
+               "'%%MatrixMarket matrix coordinate <field> <symmetry>')");
   const std::string object = lowercase(next_token(rest));
   const std::string format = lowercase(next_token(rest));
   const std::string field = lowercase(next_token(rest));
@@ -133,25 +134,25 @@ Header parse_banner(std::string_view line, const std::string& path) {
   if (symmetry.empty())
     fail_input(path, ": line 1: incomplete banner '", line,
                "' (expected '%%MatrixMarket matrix coordinate <field> <symmetry>')");
-  if (object != "matrix")
-    fail_input(path, ": line 1: object '", object, "' is not supported (only 'matrix')");
-  if (format == "array")
-    fail_input(path, ": line 1: format 'array' (dense) is not supported (only 'coordinate')");
-  if (format != "coordinate")
-    fail_input(path, ": line 1: unknown format '", format, "' (expected 'coordinate')");
+  if (object != "matrix") fail_input(path, ": line 1: object '", object, "' is not supported (only 'matrix')");
+  if (format == "array") fail_input(path, ": line 1: format 'array' (dense) is not supported (only 'coordinate')");
+  if (format != "coordinate") fail_input(path, ": line 1: unknown format '", format, "' (expected 'coordinate')");
 
   Header header;
-  if (field == "real" || field == "double") header.field = MatrixMarketField::real;
-  else if (field == "integer") header.field = MatrixMarketField::integer;
-  else if (field == "pattern") header.field = MatrixMarketField::pattern;
+  if (field == "real" || field == "double")
+    header.field = MatrixMarketField::real;
+  else if (field == "integer")
+    header.field = MatrixMarketField::integer;
+  else if (field == "pattern")
+    header.field = MatrixMarketField::pattern;
   else
-    fail_input(path, ": line 1: field '", field,
-               "' is not supported (real, integer or pattern)");
-  if (symmetry == "general") header.symmetry = MatrixMarketSymmetry::general;
-  else if (symmetry == "symmetric") header.symmetry = MatrixMarketSymmetry::symmetric;
+    fail_input(path, ": line 1: field '", field, "' is not supported (real, integer or pattern)");
+  if (symmetry == "general")
+    header.symmetry = MatrixMarketSymmetry::general;
+  else if (symmetry == "symmetric")
+    header.symmetry = MatrixMarketSymmetry::symmetric;
   else
-    fail_input(path, ": line 1: symmetry '", symmetry,
-               "' is not supported (general or symmetric)");
+    fail_input(path, ": line 1: symmetry '", symmetry, "' is not supported (general or symmetric)");
   return header;
 }
 
@@ -250,8 +251,7 @@ double parse_value(const Header& header, std::string_view token, std::int64_t nu
     if (!std::isfinite(value)) fail_input(path, ": line ", number, ": value '", token, "' is not finite");
   } else if (header.field == MatrixMarketField::integer) {
     std::int64_t integer = 0;
-    if (!parse_integer(token, integer))
-      fail_input(path, ": line ", number, ": value '", token, "' is not an integer");
+    if (!parse_integer(token, integer)) fail_input(path, ": line ", number, ": value '", token, "' is not an integer");
     value = static_cast<double>(integer);
   }
   return value;
@@ -304,8 +304,8 @@ MatrixMarketFile read_matrix_market(const std::string& path) {
   Triplets entries;
   // Every entry takes at least four characters ("1 1\n"), which bounds what a
   // lying size line can make us reserve.
-  const auto expected = static_cast<std::size_t>(
-      std::min<std::int64_t>(size.declared, static_cast<std::int64_t>(text.size() / 4 + 1)));
+  const auto expected =
+      static_cast<std::size_t>(std::min<std::int64_t>(size.declared, static_cast<std::int64_t>(text.size() / 4 + 1)));
   const std::size_t capacity = symmetric ? 2 * expected : expected;
   entries.rows.reserve(capacity);
   entries.cols.reserve(capacity);
@@ -341,8 +341,8 @@ MatrixMarketFile read_matrix_market(const std::string& path) {
 
 void write_matrix_market(const std::string& path, const CsrRows& whole) {
   if (whole.first_row != 0 || whole.local_rows() != whole.global_rows)
-    fail_input(path, ": write_matrix_market needs a whole matrix, got rows [", whole.first_row,
-               ", ", whole.first_row + whole.local_rows(), ") of ", whole.global_rows);
+    fail_input(path, ": write_matrix_market needs a whole matrix, got rows [", whole.first_row, ", ",
+               whole.first_row + whole.local_rows(), ") of ", whole.global_rows);
   // "T" asks zlib for a plain (transparent) file; a .gz name gets compression.
   const bool compress = path.ends_with(".gz");
   GzFile file(gzopen(path.c_str(), compress ? "wb6" : "wbT"));
@@ -351,8 +351,7 @@ void write_matrix_market(const std::string& path, const CsrRows& whole) {
   std::string buffer;
   buffer.reserve(1 << 20);
   auto flush = [&] {
-    if (!buffer.empty() &&
-        gzwrite(file.get(), buffer.data(), static_cast<unsigned>(buffer.size())) <= 0) {
+    if (!buffer.empty() && gzwrite(file.get(), buffer.data(), static_cast<unsigned>(buffer.size())) <= 0) {
       int code = 0;
       fail_input(path, ": cannot write: ", gzerror(file.get(), &code));
     }

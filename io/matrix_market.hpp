@@ -29,7 +29,7 @@ MatrixMarketFile read_matrix_market(const std::string& path);
 // not what read_matrix_market accepts, which then says why.
 struct MatrixMarketSize {
   std::int64_t rows = 0, cols = 0;
-  std::int64_t entries = 0;  // as declared; a symmetric file stores one triangle
+  std::int64_t entries = 0;     // as declared; a symmetric file stores one triangle
   std::int64_t file_bytes = 0;  // on disk (compressed for .gz)
   bool symmetric = false;
   bool compressed = false;

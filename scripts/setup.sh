@@ -16,6 +16,7 @@ packages=(
   petsc-dev slepc-dev  # the PETSc/SLEPc adapter (solver/petsc/) and its tests
   python3-h5py python3-matplotlib  # scripts/plot_history.py and its tests
   clang libclang-rt-14-dev  # the fuzz preset (libFuzzer is in the clang runtime)
+  clang-format-14  # the sources' format (tests/repo/check_format.sh)
   python3-dev python3-numpy python3-scipy python3-mpi4py python3-pytest python3-pip  # the Python package
 )
 # PyPI's, pinned (pyproject.toml's build requirements name the same nanobind).

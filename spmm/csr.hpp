@@ -44,15 +44,21 @@ class CsrMatrix {
  public:
   CsrMatrix() = default;
   CsrMatrix(Space space, const HostCsr<T>& host)
-      : rows_(host.rows), cols_(host.cols), nnz_(host.nnz()),
+      : rows_(host.rows),
+        cols_(host.cols),
+        nnz_(host.nnz()),
         row_offsets_(space, host.row_offsets),
         col_indices_(space, host.col_indices),
         values_(space, host.values) {}
   // Adopts arrays already filled (rows + 1 offsets, nnz columns and values, one space).
   CsrMatrix(std::int64_t rows, std::int64_t cols, Buffer<std::int32_t> row_offsets, Buffer<std::int32_t> col_indices,
             Buffer<T> values)
-      : rows_(rows), cols_(cols), nnz_(static_cast<std::int64_t>(col_indices.size())),
-        row_offsets_(std::move(row_offsets)), col_indices_(std::move(col_indices)), values_(std::move(values)) {}
+      : rows_(rows),
+        cols_(cols),
+        nnz_(static_cast<std::int64_t>(col_indices.size())),
+        row_offsets_(std::move(row_offsets)),
+        col_indices_(std::move(col_indices)),
+        values_(std::move(values)) {}
   // The matrix in `space`: itself where it is there already, else a copy.
   CsrMatrix to_space(Space space) && {
     CsrMatrix out;

@@ -85,17 +85,15 @@ struct Plan<T>::Impl {
 };
 
 template <class T>
-Plan<T>::Plan(const Context& context, const CsrView<T>& A, Algorithm algorithm)
-    : impl_(std::make_unique<Impl>()) {
+Plan<T>::Plan(const Context& context, const CsrView<T>& A, Algorithm algorithm) : impl_(std::make_unique<Impl>()) {
   const Space space = context.space();
   if (A.space != space)
     throw Error("spmm::Plan: the matrix is in " + std::string(to_string(A.space)) +
                 " memory but the context runs on the " + std::string(to_string(space)));
   if (!algorithm_available(algorithm, space))
-    throw InputError("SpMM algorithm `" + std::string(to_string(algorithm)) +
-                     "` cannot run on the " + std::string(to_string(space)) +
-                     (space == Space::host ? " (the CPU backend has `reference` and `automatic`)"
-                                           : " in this build"));
+    throw InputError("SpMM algorithm `" + std::string(to_string(algorithm)) + "` cannot run on the " +
+                     std::string(to_string(space)) +
+                     (space == Space::host ? " (the CPU backend has `reference` and `automatic`)" : " in this build"));
   impl_->context = &context;
   impl_->A = A;
   impl_->requested = algorithm;
@@ -111,8 +109,7 @@ Plan<T>::Plan(const Context& context, const CsrView<T>& A, Algorithm algorithm)
       constexpr Precision precision = precision_of<T>();
       const cuda::RowShape& shape = *impl_->row_shape();
       int multiprocessors = 0, l2 = 0;
-      BLOCKEIGS_CUDA_CHECK(
-          cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, context.device()));
+      BLOCKEIGS_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, context.device()));
       BLOCKEIGS_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, context.device()));
       impl_->multiprocessors = multiprocessors;
       impl_->l2_bytes = static_cast<std::size_t>(l2);
@@ -168,9 +165,7 @@ template <class T>
 void Plan<T>::multiply(T alpha, ConstDenseView<T> B, T beta, DenseView<T> C) {
   const CsrView<T>& A = impl_->A;
   const Space space = impl_->context->space();
-  auto shape = [](std::int64_t r, std::int64_t c) {
-    return std::to_string(r) + " x " + std::to_string(c);
-  };
+  auto shape = [](std::int64_t r, std::int64_t c) { return std::to_string(r) + " x " + std::to_string(c); };
   if (B.space != space || C.space != space)
     throw Error("spmm::multiply: B and C must be in " + std::string(to_string(space)) + " memory");
   if (B.rows != A.cols || C.rows != A.rows || B.cols != C.cols)
@@ -187,8 +182,9 @@ void Plan<T>::multiply(T alpha, ConstDenseView<T> B, T beta, DenseView<T> C) {
     const std::int64_t width = ((B.cols + slabs - 1) / slabs + 3) / 4 * 4;
     for (std::int64_t first = 0; first < B.cols; first += width) {
       const std::int64_t w = std::min(width, B.cols - first);
-      impl_->kernel(algorithm_for(w)).multiply(alpha, ConstDenseView<T>(space, B.rows, w, B.ld, B.data + first), beta,
-                                               DenseView<T>{space, C.rows, w, C.ld, C.data + first});
+      impl_->kernel(algorithm_for(w))
+          .multiply(alpha, ConstDenseView<T>(space, B.rows, w, B.ld, B.data + first), beta,
+                    DenseView<T>{space, C.rows, w, C.ld, C.data + first});
     }
     return;
   }

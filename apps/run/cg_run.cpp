@@ -62,23 +62,25 @@ void print_stop(const solver::BlockCgResult& r, int window) {
   if (d.columns.size() > 8) columns += ", ... (" + std::to_string(d.columns.size()) + " in all)";
   const char* plural = d.columns.size() > 1 ? "s" : "";
   if (d.below_floor) {
-    std::printf("NOT all converged: stopped at the floor: the recurrence residuals of column%s %s fell below eps "
-                "(to %s - %s), under the floor fp64 allows a linear solve, eps ||A|| ||x|| / ||b|| (up to %s here, "
-                "||A|| >= %s), which the true residuals cannot follow (see the table). A tolerance below that floor "
-                "cannot be met: set block_cg.rtol (or atol) above it\n",
-                plural, columns.c_str(), scientific(lowest).c_str(), scientific(highest).c_str(),
-                scientific(floor).c_str(), scientific(d.norm_estimate).c_str());
+    std::printf(
+        "NOT all converged: stopped at the floor: the recurrence residuals of column%s %s fell below eps "
+        "(to %s - %s), under the floor fp64 allows a linear solve, eps ||A|| ||x|| / ||b|| (up to %s here, "
+        "||A|| >= %s), which the true residuals cannot follow (see the table). A tolerance below that floor "
+        "cannot be met: set block_cg.rtol (or atol) above it\n",
+        plural, columns.c_str(), scientific(lowest).c_str(), scientific(highest).c_str(), scientific(floor).c_str(),
+        scientific(d.norm_estimate).c_str());
     return;
   }
-  std::printf("NOT all converged: stopped, stagnating: no column's relative residual has fallen by 10%% since "
-              "iteration %d (block_cg.stagnation_window %d). Column%s %s reached relative residuals %s to %s; the "
-              "floor fp64 allows them (eps ||A|| ||x|| / ||b||, ||A|| >= %s) is up to %s. %s\n",
-              d.fallen_at, window, plural, columns.c_str(), scientific(lowest).c_str(), scientific(highest).c_str(),
-              scientific(d.norm_estimate).c_str(), scientific(floor).c_str(),
-              below ? "They are at that floor: a tolerance (block_cg.rtol, or atol) above it can be met, a lower "
-                      "one cannot"
-                    : "They are above that floor: the iteration holds them; block_cg.preconditioner (jacobi, chebyshev), more "
-                      "iterations (a larger block_cg.stagnation_window) or a looser tolerance may help");
+  std::printf(
+      "NOT all converged: stopped, stagnating: no column's relative residual has fallen by 10%% since "
+      "iteration %d (block_cg.stagnation_window %d). Column%s %s reached relative residuals %s to %s; the "
+      "floor fp64 allows them (eps ||A|| ||x|| / ||b||, ||A|| >= %s) is up to %s. %s\n",
+      d.fallen_at, window, plural, columns.c_str(), scientific(lowest).c_str(), scientific(highest).c_str(),
+      scientific(d.norm_estimate).c_str(), scientific(floor).c_str(),
+      below ? "They are at that floor: a tolerance (block_cg.rtol, or atol) above it can be met, a lower "
+              "one cannot"
+            : "They are above that floor: the iteration holds them; block_cg.preconditioner (jacobi, chebyshev), more "
+              "iterations (a larger block_cg.stagnation_window) or a looser tolerance may help");
 }
 
 // The result file's `rhs` attribute: where B is for whoever checks the solution.
@@ -136,8 +138,8 @@ struct CgStart {
 };
 
 template <class T>
-CgStart<T> start_block(const io::CgConfig& config, const solver::RowNumbering& numbering, Space space,
-                       std::int64_t m, std::int64_t s, MPI_Comm comm) {
+CgStart<T> start_block(const io::CgConfig& config, const solver::RowNumbering& numbering, Space space, std::int64_t m,
+                       std::int64_t s, MPI_Comm comm) {
   CgStart<T> start{spmm::DenseBlock<T>(space, m, s), 0, std::nullopt};
   spmm::fill_bytes(start.X.data(), space, 0, sizeof(T) * m * s);
   if (config.resume.empty()) return start;
@@ -164,7 +166,8 @@ solver::BlockCgOptions cg_options(const io::CgConfig& config, int first, MPI_Com
   options.max_iterations = settings.max_iterations - first;
   options.stagnation_window = settings.stagnation_window;
   if (config.output.monitor && is_root(comm))
-    options.monitor = [pacing = MonitorPacing(config.output.monitor_every), first](const solver::BlockCgProgress& p) mutable {
+    options.monitor = [pacing = MonitorPacing(config.output.monitor_every),
+                       first](const solver::BlockCgProgress& p) mutable {
       if (pacing.due(p.iteration, p.elapsed, p.last))
         std::printf("iter %5d/%d  converged %3d  search width %3d  max rel. residual %s  %s\n", first + p.iteration,
                     first + p.max_iterations, p.converged, p.search_width, scientific(p.worst_relative).c_str(),
@@ -176,8 +179,8 @@ solver::BlockCgOptions cg_options(const io::CgConfig& config, int first, MPI_Com
 
 // Each column's error against the known solution (none without one). Collective.
 template <class T>
-std::vector<double> known_errors(const spmm::Context& context, const CgProblem<T>& problem,
-                                 spmm::ConstDenseView<T> X, MPI_Comm comm) {
+std::vector<double> known_errors(const spmm::Context& context, const CgProblem<T>& problem, spmm::ConstDenseView<T> X,
+                                 MPI_Comm comm) {
   std::vector<double> errors;
   if (!problem.known) return errors;
   spmm::DenseBlock<T> difference(context.space(), X.rows, problem.s);
@@ -203,12 +206,13 @@ void print_report(const solver::BlockCgResult& result, const std::vector<double>
                 errors.empty() ? "" : "          ", errors.empty() ? "" : scientific(errors[j]).c_str());
   }
   const auto& t = result.stats.timings;
-  std::printf("\niterations %d%s; time %.3f s: SpMM %.3f (halo %.3f), orthogonalisation %.3f, updates %.3f, "
-              "%s, other %.3f\n",
-              first + result.total_iterations,
-              first > 0 ? (" (resumed after iteration " + std::to_string(first) + ")").c_str() : "", t.total,
-              t.spmm - costs.halo, costs.halo, t.orthogonalization, t.update,
-              preconditioner_time(t.preconditioner, costs.preconditioner).c_str(), t.other);
+  std::printf(
+      "\niterations %d%s; time %.3f s: SpMM %.3f (halo %.3f), orthogonalisation %.3f, updates %.3f, "
+      "%s, other %.3f\n",
+      first + result.total_iterations,
+      first > 0 ? (" (resumed after iteration " + std::to_string(first) + ")").c_str() : "", t.total,
+      t.spmm - costs.halo, costs.halo, t.orthogonalization, t.update,
+      preconditioner_time(t.preconditioner, costs.preconditioner).c_str(), t.other);
   print_stop(result, window);
   if (guard.signal() != 0) std::printf("%s\n", guard.interruption_summary().c_str());
   std::printf("%s", memory.c_str());
@@ -241,10 +245,14 @@ void write_attributes(io::Hdf5Writer& w, const solver::BlockCgResult& result, in
   w.attribute("/", "rhs", rhs);
   if (guard.signal() != 0) w.attribute("/", "interrupted", guard.interruption_summary());
   const auto& t = result.stats.timings;
-  for (auto [name, value] : {std::pair{"time_total", t.total}, {"time_spmm", t.spmm - costs.halo},
-                             {"time_halo", costs.halo}, {"time_orthogonalization", t.orthogonalization},
-                             {"time_update", t.update}, {"time_preconditioner", t.preconditioner},
-                             {"time_preconditioner_spmm", costs.preconditioner.spmm}, {"time_other", t.other}})
+  for (auto [name, value] : {std::pair{"time_total", t.total},
+                             {"time_spmm", t.spmm - costs.halo},
+                             {"time_halo", costs.halo},
+                             {"time_orthogonalization", t.orthogonalization},
+                             {"time_update", t.update},
+                             {"time_preconditioner", t.preconditioner},
+                             {"time_preconditioner_spmm", costs.preconditioner.spmm},
+                             {"time_other", t.other}})
     w.attribute("/", name, value);
   w.attribute("/", "preconditioner_products", std::int64_t{costs.preconditioner.products});
 }
@@ -299,31 +307,32 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
     // Generated right-hand sides, so that others can check the solution (block_cg.rhs.output).
     const bool write_rhs = settings.rhs != io::RhsSource::hdf5 && settings.rhs_output;
     if (write_rhs) blocks.push_back(block_in_input_order("/B", problem.B.cview(), matrix.numbering, comm));
-    write_result(config.output.path, blocks, [&](io::Hdf5Writer& w) {
-      write_datasets(w, result, errors, first);
-      w.write_string("/config", text);
-      write_provenance(w, "block-cg", context, comm);
-      write_attributes(w, result, first, costs, guard, rhs_location(settings, write_rhs));
-    }, account, comm);
+    write_result(
+        config.output.path, blocks,
+        [&](io::Hdf5Writer& w) {
+          write_datasets(w, result, errors, first);
+          w.write_string("/config", text);
+          write_provenance(w, "block-cg", context, comm);
+          write_attributes(w, result, first, costs, guard, rhs_location(settings, write_rhs));
+        },
+        account, comm);
   }
   return finish_run(account, guard, result.all_converged(), comm);
 }
 
 }  // namespace
 
-int run_cg(const std::string& config_path, MPI_Comm comm, const std::vector<std::string>& overrides,
-             bool dry_run) {
+int run_cg(const std::string& config_path, MPI_Comm comm, const std::vector<std::string>& overrides, bool dry_run) {
   RunAccount account;
   account.lap(Phase::startup);
   const std::vector<env::KeyOverride> environment = environment_overrides(comm);
   const io::CgConfig config =
       solver::collectively(comm, [&] { return io::read_cg_config(config_path, overrides, environment); });
   const MpiChunkLimit chunk_limit(config.execution.mpi_chunk_bytes);
-  return prepare_and_solve(config, comm, dry_run, account,
-                           [&](auto precision, const solver::DistributedRows& matrix, const solver::DistributedRows*,
-                               const spmm::Context& context) {
-                             return solve<decltype(precision)>(config, matrix, context, comm, account);
-                           });
+  return prepare_and_solve(
+      config, comm, dry_run, account,
+      [&](auto precision, const solver::DistributedRows& matrix, const solver::DistributedRows*,
+          const spmm::Context& context) { return solve<decltype(precision)>(config, matrix, context, comm, account); });
 }
 
 }  // namespace blockeigs::apps

@@ -24,7 +24,7 @@ namespace blockeigs::apps {
 namespace {
 
 constexpr int kSignals[3] = {SIGTERM, SIGINT, SIGUSR1};
-constexpr int kStopFile = 1 << 10;  // the stop file, in place of a signal's number (above every signal's)
+constexpr int kStopFile = 1 << 10;      // the stop file, in place of a signal's number (above every signal's)
 constexpr double kStopFileEvery = 0.5;  // seconds between rank 0's looks for it (a stat on a shared file system)
 volatile std::sig_atomic_t g_received = 0;
 
@@ -92,14 +92,17 @@ std::string launcher_signal_note(const std::string& status_file) {
          "` will not reach them. SIGTERM to the rank processes stops the run cleanly\n";
 }
 
-std::string launcher_signal_note() {
-  return launcher_signal_note("/proc/" + std::to_string(::getppid()) + "/status");
-}
+std::string launcher_signal_note() { return launcher_signal_note("/proc/" + std::to_string(::getppid()) + "/status"); }
 
 CheckpointGuard::CheckpointGuard(const io::CheckpointConfig& config, std::string app, int first_iteration,
                                  std::string config_text, const solver::RowNumbering& numbering, MPI_Comm comm)
-    : config_(config), app_(std::move(app)), config_text_(std::move(config_text)),
-      first_iteration_(first_iteration), numbering_(numbering), comm_(comm), since_time_(MPI_Wtime()) {
+    : config_(config),
+      app_(std::move(app)),
+      config_text_(std::move(config_text)),
+      first_iteration_(first_iteration),
+      numbering_(numbering),
+      comm_(comm),
+      since_time_(MPI_Wtime()) {
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank_));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks_));
   if (rank_ == 0) std::printf("%s", launcher_signal_note().c_str());
@@ -161,8 +164,7 @@ void CheckpointGuard::write(int iteration, const std::vector<CheckpointBlock>& b
 std::string CheckpointGuard::interruption_summary() const {
   if (signal_ == 0) return "";
   const std::string by = signal_ == kStopFile ? "the stop file " + config_.stop_file : signal_name(signal_);
-  std::string line = "interrupted by " + by + " after iteration " +
-                     std::to_string(stopped_at_) + "; ";
+  std::string line = "interrupted by " + by + " after iteration " + std::to_string(stopped_at_) + "; ";
   if (config_.path.empty()) return line + "no checkpoint (output.checkpoint is not set)";
   if (checkpoints_ == 0) return line + "no checkpoint could be written to " + config_.path;
   return line + "checkpoint " + config_.path + " (iteration " + std::to_string(last_iteration_) +

@@ -82,9 +82,9 @@ class CheckpointGuard {
   void write(int iteration, const std::vector<CheckpointBlock>& blocks,
              const std::function<void(io::Hdf5Writer&)>& write_small = {});
 
-  int signal() const { return signal_; }  // the signal (or the stop file) that stopped the run, 0 if none
+  int signal() const { return signal_; }               // the signal (or the stop file) that stopped the run, 0 if none
   const OutputTimes& times() const { return times_; }  // of the checkpoints written so far, together
-  int checkpoints() const { return checkpoints_; }    // written so far
+  int checkpoints() const { return checkpoints_; }     // written so far
   int last_checkpoint_iteration() const { return last_iteration_; }  // counted from the first run's start
   // A line for the summary: why the run stopped and where its checkpoint is
   // ("interrupted by SIGTERM after iteration 57; checkpoint ck.h5 (iteration 57)").

@@ -67,8 +67,10 @@ void check_full_column_rank(const io::DenseRows& y, const std::string& what, MPI
     condition << "has condition " << scientific(highest / lowest, 2);
   else
     condition << "is singular to working precision";
-  solver::fail_input_everywhere(what, ": the ", m, " columns are linearly dependent: the Gram matrix of the columns "
-                                "scaled to unit norm ", condition.str(), " (at most ", scientific(kConstraintGramCondition, 0),
+  solver::fail_input_everywhere(what, ": the ", m,
+                                " columns are linearly dependent: the Gram matrix of the columns "
+                                "scaled to unit norm ",
+                                condition.str(), " (at most ", scientific(kConstraintGramCondition, 0),
                                 " is accepted), and a combination of columns ", columns,
                                 " nearly vanishes; the constraints must have full column rank");
 }
@@ -130,8 +132,7 @@ void write_problem_attributes(io::Hdf5Writer& w, const EigsProblem<T>& p, const 
   }
 }
 
-void check_resume_problem(const std::string& checkpoint, bool generalized, const std::string& b_source,
-                          MPI_Comm comm) {
+void check_resume_problem(const std::string& checkpoint, bool generalized, const std::string& b_source, MPI_Comm comm) {
   int rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const std::string note = solver::collectively(comm, [&] {

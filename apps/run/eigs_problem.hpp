@@ -24,10 +24,10 @@ namespace blockeigs::apps {
 template <class T>
 struct EigsProblem {
   std::unique_ptr<solver::DistributedOperator<T>> b;  // null: B = I
-  std::string b_source;                              // B's description; empty without one
+  std::string b_source;                               // B's description; empty without one
   std::int64_t b_nnz = 0;
-  std::optional<spmm::DenseBlock<T>> constraints;    // this rank's rows of Y, in the operator's memory
-  std::string constraints_source;                    // "constant" or "y.h5:/Y"; empty without
+  std::optional<spmm::DenseBlock<T>> constraints;  // this rank's rows of Y, in the operator's memory
+  std::string constraints_source;                  // "constant" or "y.h5:/Y"; empty without
   std::int64_t constraint_columns = 0;
 
   bool generalized() const { return b != nullptr; }
@@ -58,7 +58,6 @@ void write_problem_attributes(io::Hdf5Writer& writer, const EigsProblem<T>& prob
 // resume: a checkpoint of the other problem (standard against generalized)
 // is refused, naming both; one whose B came from another source gets a note.
 // Collective.
-void check_resume_problem(const std::string& checkpoint, bool generalized, const std::string& b_source,
-                          MPI_Comm comm);
+void check_resume_problem(const std::string& checkpoint, bool generalized, const std::string& b_source, MPI_Comm comm);
 
 }  // namespace blockeigs::apps

@@ -20,7 +20,6 @@ const char* tests_passed(const solver::LobpcgResult<T>& r, int j) {
   return r.passes_relative[j] ? "relative, backward" : r.passes_backward[j] ? "backward" : "none";
 }
 
-
 // "0, 1, 2".
 std::string pair_list(const std::vector<int>& pairs) {
   std::string list;
@@ -41,19 +40,19 @@ template <class T>
 std::string stop_summary(const solver::LobpcgResult<T>& r) {
   const std::string residuals = r.generalized ? "||A x - lambda B x||" : "||A x - lambda x||";
   switch (r.stop) {
-    case solver::LobpcgStop::converged:
-      return "all converged";
-    case solver::LobpcgStop::iteration_limit:
-      return "NOT all converged within max_iterations";
+    case solver::LobpcgStop::converged: return "all converged";
+    case solver::LobpcgStop::iteration_limit: return "NOT all converged within max_iterations";
     case solver::LobpcgStop::no_search_direction:
       return "NOT all converged: stopped, no search direction is left outside the current basis (the tolerance "
              "is below what rounding allows for this matrix)";
     case solver::LobpcgStop::stagnated: {
       const solver::LobpcgStall& d = *r.stall;
       return "NOT all converged: stopped, stagnating: since iteration " + std::to_string(d.fallen_at) +
-             " neither have the residuals " + residuals + " (their geometric mean) fallen by 10% nor has a wanted "
-             "eigenvalue moved toward the wanted end beyond rounding (lowest mean " + scientific(d.smallest) +
-             " at iteration " + std::to_string(d.smallest_iteration) + ", now " + scientific(d.last) +
+             " neither have the residuals " + residuals +
+             " (their geometric mean) fallen by 10% nor has a wanted "
+             "eigenvalue moved toward the wanted end beyond rounding (lowest mean " +
+             scientific(d.smallest) + " at iteration " + std::to_string(d.smallest_iteration) + ", now " +
+             scientific(d.last) +
              "); the best iterate is returned. A preconditioner, a looser tolerance or "
              "eigensolver.convergence_test: backward may help (eigensolver.stagnation_window sets the window)";
     }
@@ -61,20 +60,19 @@ std::string stop_summary(const solver::LobpcgResult<T>& r) {
       const solver::LobpcgStall& d = *r.stall;
       return "NOT all converged: stopped, cannot reach the tolerance: the floor is " + scientific(r.floor) +
              " (eps ||A|| / |lambda|, ||A|| >= " + scientific(r.norm_estimate) + ", for pair" +
-             (r.below_floor.size() > 1 ? "s " : " ") + pair_list(r.below_floor) +
-             "): the residuals " + residuals + " (their geometric mean) reached " + scientific(d.smallest) +
-             " at iteration " + std::to_string(d.smallest_iteration) + " and then " +
+             (r.below_floor.size() > 1 ? "s " : " ") + pair_list(r.below_floor) + "): the residuals " + residuals +
+             " (their geometric mean) reached " + scientific(d.smallest) + " at iteration " +
+             std::to_string(d.smallest_iteration) + " and then " +
              (d.diverged ? "grew to " + scientific(d.last) : "stopped falling (" + scientific(d.last) + ")") +
              "; the best iterate is returned. Use a tolerance above the floor, or eigensolver.convergence_test: "
              "backward";
     }
-    case solver::LobpcgStop::interrupted:
-      return "NOT all converged: interrupted by a signal";
+    case solver::LobpcgStop::interrupted: return "NOT all converged: interrupted by a signal";
     case solver::LobpcgStop::diverged: {
       const solver::LobpcgStall& d = *r.stall;
-      return "NOT all converged: stopped, diverging: the residuals " + residuals + " (their geometric mean) grew from " +
-             scientific(d.smallest) + " (iteration " + std::to_string(d.smallest_iteration) + ") to " +
-             scientific(d.last) + " (pair " + std::to_string(d.pair) +
+      return "NOT all converged: stopped, diverging: the residuals " + residuals +
+             " (their geometric mean) grew from " + scientific(d.smallest) + " (iteration " +
+             std::to_string(d.smallest_iteration) + ") to " + scientific(d.last) + " (pair " + std::to_string(d.pair) +
              ", the largest); the best iterate is returned. A looser tolerance, another preconditioner or "
              "eigensolver.convergence_test: backward may help";
     }
@@ -97,19 +95,22 @@ void print_floor(const solver::LobpcgResult<T>& r, const solver::LobpcgOptions& 
     const double f = eps * r.norm_estimate / std::abs(r.eigenvalues[j]);
     floor = std::max(floor, f);
     reached = std::min(reached, r.relative_residuals[j]);
-    if (o.test == solver::StoppingTest::relative && f > o.tolerance) below += (below.empty() ? "" : ", ") + std::to_string(j);
+    if (o.test == solver::StoppingTest::relative && f > o.tolerance)
+      below += (below.empty() ? "" : ", ") + std::to_string(j);
   }
   if (floor == 0) return;
   if (!below.empty())
-    std::printf("note: the tolerance %g is below the relative residual fp64 allows for pair%s %s (its floor eps ||A|| "
-                "/ |lambda|, ||A|| >= %s: up to %s); a looser tolerance or eigensolver.convergence_test: backward\n",
-                o.tolerance, below.find(',') == std::string::npos ? "" : "s", below.c_str(),
-                scientific(r.norm_estimate).c_str(), scientific(floor).c_str());
+    std::printf(
+        "note: the tolerance %g is below the relative residual fp64 allows for pair%s %s (its floor eps ||A|| "
+        "/ |lambda|, ||A|| >= %s: up to %s); a looser tolerance or eigensolver.convergence_test: backward\n",
+        o.tolerance, below.find(',') == std::string::npos ? "" : "s", below.c_str(),
+        scientific(r.norm_estimate).c_str(), scientific(floor).c_str());
   else
-    std::printf("note: the unconverged pairs' relative residuals (from %s) are above fp64's floor (eps ||A|| / "
-                "|lambda|, about %s here, ||A|| estimated at %s): the iteration, not rounding, holds them; a "
-                "preconditioner helps\n",
-                scientific(reached).c_str(), scientific(floor).c_str(), scientific(r.norm_estimate).c_str());
+    std::printf(
+        "note: the unconverged pairs' relative residuals (from %s) are above fp64's floor (eps ||A|| / "
+        "|lambda|, about %s here, ||A|| estimated at %s): the iteration, not rounding, holds them; a "
+        "preconditioner helps\n",
+        scientific(reached).c_str(), scientific(floor).c_str(), scientific(r.norm_estimate).c_str());
 }
 
 }  // namespace
@@ -118,12 +119,12 @@ void print_floor(const solver::LobpcgResult<T>& r, const solver::LobpcgOptions& 
 // what fp64 allows some wanted pairs under the relative test.
 void print_floor_warning(const solver::LobpcgProgress& p, double tolerance) {
   const std::string pairs = pair_list(p.below_floor);
-  std::printf("warning: at iteration %d, the tolerance %g is below the relative residual fp64 allows for pair%s %s "
-              "(its floor eps ||A|| / |lambda| is at least %s, ||A|| >= %s): %s cannot converge. Use a tolerance "
-              "above %s, or eigensolver.convergence_test: backward\n",
-              p.iteration, tolerance, p.below_floor.size() > 1 ? "s" : "", pairs.c_str(),
-              scientific(p.floor).c_str(), scientific(p.norm_estimate).c_str(),
-              p.below_floor.size() > 1 ? "they" : "it", scientific(p.floor).c_str());
+  std::printf(
+      "warning: at iteration %d, the tolerance %g is below the relative residual fp64 allows for pair%s %s "
+      "(its floor eps ||A|| / |lambda| is at least %s, ||A|| >= %s): %s cannot converge. Use a tolerance "
+      "above %s, or eigensolver.convergence_test: backward\n",
+      p.iteration, tolerance, p.below_floor.size() > 1 ? "s" : "", pairs.c_str(), scientific(p.floor).c_str(),
+      scientific(p.norm_estimate).c_str(), p.below_floor.size() > 1 ? "they" : "it", scientific(p.floor).c_str());
   std::fflush(stdout);
 }
 
@@ -138,17 +139,16 @@ void print_jumps(const std::vector<solver::LobpcgJump>& jumps, int first_iterati
     text += (i ? "; " : "") + std::string("iteration ") + std::to_string(first_iteration + jumps[i].iteration) + ", " +
             describe_jump(jumps[i]);
   if (jumps.size() > shown) text += "; ... (" + std::to_string(jumps.size()) + " in all)";
-  std::printf("note: %zu jump%s of a wanted eigenvalue beyond its residual bound (an eigenvalue the block had missed, "
-              "found): %s\n",
-              jumps.size(), jumps.size() > 1 ? "s" : "", text.c_str());
+  std::printf(
+      "note: %zu jump%s of a wanted eigenvalue beyond its residual bound (an eigenvalue the block had missed, "
+      "found): %s\n",
+      jumps.size(), jumps.size() > 1 ? "s" : "", text.c_str());
 }
-
 
 // "resumed after iteration 57, " where a run went on from a checkpoint.
 std::string resumed_from(int first_iteration) {
   return first_iteration > 0 ? "resumed after iteration " + std::to_string(first_iteration) + ", " : "";
 }
-
 
 // The backward test bounds ||r|| by tol (||A|| + |lambda|), not by
 // |lambda|: a small eigenvalue can pass with a relative residual near or
@@ -162,11 +162,12 @@ void print_loose_pairs(const solver::LobpcgResult<T>& result, const solver::Lobp
   int loose = 0;
   for (int j = 0; j < options.k; ++j) loose += result.relative_residuals[j] > 0.1 ? 1 : 0;
   if (loose > 0)
-    std::printf("note: %d of the %d pairs passed the backward test (||r|| <= tolerance x (||A|| est. %s + "
-                "|lambda|)) with relative residuals above 0.1, which do not bound their eigenvalues' relative "
-                "error; an eigenvalue further toward the wanted end may have been missed. "
-                "eigensolver.convergence_test: relative bounds it\n",
-                loose, options.k, scientific(result.norm_estimate).c_str());
+    std::printf(
+        "note: %d of the %d pairs passed the backward test (||r|| <= tolerance x (||A|| est. %s + "
+        "|lambda|)) with relative residuals above 0.1, which do not bound their eigenvalues' relative "
+        "error; an eigenvalue further toward the wanted end may have been missed. "
+        "eigensolver.convergence_test: relative bounds it\n",
+        loose, options.k, scientific(result.norm_estimate).c_str());
 }
 
 }  // namespace
@@ -191,14 +192,16 @@ void print_report(const solver::LobpcgResult<T>& result, const solver::LobpcgOpt
     print_floor(result, options);
   print_jumps(result.jumps, first);
   if (result.restored)
-    std::printf("note: the pairs are those of an earlier iterate, whose residuals were smaller than the last "
-                "one's\n");
+    std::printf(
+        "note: the pairs are those of an earlier iterate, whose residuals were smaller than the last "
+        "one's\n");
   print_loose_pairs(result, options);
   const auto& t = result.stats.timings;
-  std::printf("solve time %.3f s: SpMM %.3f (halo %.3f), orthogonalisation %.3f, Rayleigh-Ritz %.3f "
-              "(small eigenproblem on the host %.3f), %s, other %.3f\n",
-              t.total, t.spmm - costs.halo, costs.halo, t.orthogonalization, t.rayleigh_ritz, t.small_eigenproblem,
-              preconditioner_time(t.preconditioner, costs.preconditioner).c_str(), t.other);
+  std::printf(
+      "solve time %.3f s: SpMM %.3f (halo %.3f), orthogonalisation %.3f, Rayleigh-Ritz %.3f "
+      "(small eigenproblem on the host %.3f), %s, other %.3f\n",
+      t.total, t.spmm - costs.halo, costs.halo, t.orthogonalization, t.rayleigh_ritz, t.small_eigenproblem,
+      preconditioner_time(t.preconditioner, costs.preconditioner).c_str(), t.other);
   std::printf("%s", memory.c_str());
 }
 

@@ -67,7 +67,8 @@ StartBlock<T> start_block(const io::EigsConfig& config, const solver::LinearOper
     if (values.cols > block) {  // a smaller block this time: keep its leading columns
       std::vector<double> kept;
       for (std::int64_t i = 0; i < rows; ++i)
-        kept.insert(kept.end(), values.values.begin() + i * values.cols, values.values.begin() + i * values.cols + block);
+        kept.insert(kept.end(), values.values.begin() + i * values.cols,
+                    values.values.begin() + i * values.cols + block);
       values.values = std::move(kept);
       values.cols = block;
     }
@@ -83,8 +84,8 @@ StartBlock<T> start_block(const io::EigsConfig& config, const solver::LinearOper
     if (values.cols > 0) start.block = from_host_doubles<T>(op.context().space(), rows, values.cols, values.values);
     return start;
   }
-  spmm::DenseBlock<T> random = random_rows<T>(op.context(), numbering, block - values.cols, settings.seed, comm,
-                                              values.cols);
+  spmm::DenseBlock<T> random =
+      random_rows<T>(op.context(), numbering, block - values.cols, settings.seed, comm, values.cols);
   if (values.cols == 0) {  // all random: drawn where the rows are, no trip through the host
     start.block = std::move(random);
     return start;
@@ -123,11 +124,12 @@ void print_header(const std::string& summary, const EigsProblem<T>& problem, con
                   int block, PreconditionerKind preconditioner, MPI_Comm comm) {
   if (!is_root(comm)) return;
   std::printf("block-eigs %s\n%s%s", BLOCKEIGS_VERSION, summary.c_str(), problem_summary(problem).c_str());
-  std::printf("solve      LOBPCG%s, %d %s eigenpairs, block %d, %s test, tolerance %g, max %d iterations, "
-              "preconditioner %s\n",
-              problem.generalized() ? (" (" + equation(true) + ")").c_str() : "", options.k,
-              to_string(options.which).data(), block, to_string(options.test).data(), options.tolerance,
-              options.max_iterations, to_string(preconditioner).data());
+  std::printf(
+      "solve      LOBPCG%s, %d %s eigenpairs, block %d, %s test, tolerance %g, max %d iterations, "
+      "preconditioner %s\n",
+      problem.generalized() ? (" (" + equation(true) + ")").c_str() : "", options.k, to_string(options.which).data(),
+      block, to_string(options.test).data(), options.tolerance, options.max_iterations,
+      to_string(preconditioner).data());
 }
 
 // Rank 0 prints the monitor lines (output.monitor, every output.monitor_every
@@ -191,11 +193,15 @@ void write_attributes(io::Hdf5Writer& w, const solver::LobpcgResult<T>& result, 
   w.attribute("/", "block_size", std::int64_t{result.block_size});
   w.attribute("/", "search_precision", std::string(result.stats.search_in_fp32 ? "fp32" : "fp64"));
   const auto& t = result.stats.timings;
-  for (auto [name, value] :
-       {std::pair{"time_total", t.total}, {"time_spmm", t.spmm - costs.halo}, {"time_halo", costs.halo},
-        {"time_orthogonalization", t.orthogonalization}, {"time_rayleigh_ritz", t.rayleigh_ritz},
-        {"time_small_eigenproblem", t.small_eigenproblem}, {"time_preconditioner", t.preconditioner},
-        {"time_preconditioner_spmm", costs.preconditioner.spmm}, {"time_other", t.other}})
+  for (auto [name, value] : {std::pair{"time_total", t.total},
+                             {"time_spmm", t.spmm - costs.halo},
+                             {"time_halo", costs.halo},
+                             {"time_orthogonalization", t.orthogonalization},
+                             {"time_rayleigh_ritz", t.rayleigh_ritz},
+                             {"time_small_eigenproblem", t.small_eigenproblem},
+                             {"time_preconditioner", t.preconditioner},
+                             {"time_preconditioner_spmm", costs.preconditioner.spmm},
+                             {"time_other", t.other}})
     w.attribute("/", name, value);
   w.attribute("/", "preconditioner_products", std::int64_t{costs.preconditioner.products});
 }
@@ -212,7 +218,8 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
   const solver::MemoryPlan memory_plan = check_memory_with_operator(config, matrix, op, b, problem.b.get());
   account.lap(Phase::memory_plan);
   solver::LobpcgOptions options = lobpcg_options(settings, op.global_rows());
-  const int block = options.block_size > 0 ? options.block_size : solver::default_block_size(options.k, op.global_rows());
+  const int block =
+      options.block_size > 0 ? options.block_size : solver::default_block_size(options.k, op.global_rows());
   print_header(distribution_summary(matrix, op, config.execution, block), problem, options, block,
                settings.preconditioner.kind, comm);
   account.lap(Phase::report);
@@ -240,9 +247,11 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
       set_up_preconditioner(settings.preconditioner, op, matrix, options.which, true, comm);
   // Jacobi's D^-1 is a rough A^-1: it damps the residuals' large-eigenvalue part, which the largest end needs
   // (494_bus, k 6: not converged in 3000 iterations with it, 60 without).
-  if (is_root(comm) && options.which == SpectrumEnd::largest && settings.preconditioner.kind == PreconditionerKind::jacobi)
-    std::printf("note: preconditioner jacobi approximates A^-1 and slows the largest end; chebyshev (which "
-                "targets the wanted end) or none suit it better\n");
+  if (is_root(comm) && options.which == SpectrumEnd::largest &&
+      settings.preconditioner.kind == PreconditionerKind::jacobi)
+    std::printf(
+        "note: preconditioner jacobi approximates A^-1 and slows the largest end; chebyshev (which "
+        "targets the wanted end) or none suit it better\n");
   account.lap(Phase::preconditioner);
   print_setup(account, comm);
   set_monitor(options, config.output, problem, first, comm);
@@ -265,23 +274,23 @@ int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, c
 
   account.lap(Phase::report);
   if (!config.output.path.empty())
-    write_result(config.output.path,
-                 {block_in_input_order("/eigenvectors", result.eigenvectors.cview(), matrix.numbering, comm)},
-                 [&](io::Hdf5Writer& w) {
-                   write_datasets(w, result, options.k, first);
-                   w.write_string("/config", text);
-                   write_provenance(w, "block-eigs", context, comm);
-                   write_problem_attributes(w, problem, matrix.description);
-                   write_attributes(w, result, options.test, first, costs, guard);
-                 },
-                 account, comm);
+    write_result(
+        config.output.path,
+        {block_in_input_order("/eigenvectors", result.eigenvectors.cview(), matrix.numbering, comm)},
+        [&](io::Hdf5Writer& w) {
+          write_datasets(w, result, options.k, first);
+          w.write_string("/config", text);
+          write_provenance(w, "block-eigs", context, comm);
+          write_problem_attributes(w, problem, matrix.description);
+          write_attributes(w, result, options.test, first, costs, guard);
+        },
+        account, comm);
   return finish_run(account, guard, result.all_converged(), comm);
 }
 
 }  // namespace
 
-int run_eigs(const std::string& config_path, MPI_Comm comm, const std::vector<std::string>& overrides,
-             bool dry_run) {
+int run_eigs(const std::string& config_path, MPI_Comm comm, const std::vector<std::string>& overrides, bool dry_run) {
   RunAccount account;
   account.lap(Phase::startup);
   const std::vector<env::KeyOverride> environment = environment_overrides(comm);

@@ -92,9 +92,9 @@ int value_bytes(const io::ExecutionConfig& execution) { return execution.spmm_pr
 
 solver::SolverShape solver_shape(const io::EigsConfig& c, Space space, std::int64_t rows, MPI_Comm comm) {
   const io::EigensolverConfig& e = c.eigensolver;
-  solver::SolverShape s = solver::lobpcg_shape(e.k, e.block_size, e.test == StoppingTest::backward,
-                                               e.preconditioner.kind != PreconditionerKind::none,
-                                               value_bytes(c.execution), space, rows);
+  solver::SolverShape s =
+      solver::lobpcg_shape(e.k, e.block_size, e.test == StoppingTest::backward,
+                           e.preconditioner.kind != PreconditionerKind::none, value_bytes(c.execution), space, rows);
   set_preconditioner(e.preconditioner, e.which, true, space, s);
   if (!e.start_file.empty()) s.start_columns = s.block;  // at most the block size
   s.output = !c.output.path.empty();
@@ -118,7 +118,8 @@ solver::SolverShape solver_shape(const io::CgConfig& c, Space space, std::int64_
   s.value_bytes = value_bytes(c.execution);
   s.columns = b.columns;
   if (b.rhs == io::RhsSource::hdf5)  // the dataset's shape: no rows read
-    s.columns = solver::collectively(comm, [&] { return io::read_hdf5_dense_rows(b.rhs_file, b.rhs_dataset, 0, 0).cols; });
+    s.columns =
+        solver::collectively(comm, [&] { return io::read_hdf5_dense_rows(b.rhs_file, b.rhs_dataset, 0, 0).cols; });
   set_preconditioner(b.preconditioner, SpectrumEnd::smallest, false, space, s);
   s.known_solution = b.rhs == io::RhsSource::known_solution;
   s.output = !c.output.path.empty();
@@ -200,12 +201,12 @@ void print_plan_from_sizes(const Config& config, const MatrixExtent& e, const st
   const int ranks = comm_size(comm);
   const bool device = space == Space::device;
   std::printf("dry run: %s, %lld x %lld, %lld nonzeros, %d rank%s, backend %s\n",
-              matrix_description(config.matrix).c_str(), static_cast<long long>(e.rows),
-              static_cast<long long>(e.rows), static_cast<long long>(e.nnz), ranks, ranks > 1 ? "s" : "",
-              device ? "cuda" : "cpu");
+              matrix_description(config.matrix).c_str(), static_cast<long long>(e.rows), static_cast<long long>(e.rows),
+              static_cast<long long>(e.nnz), ranks, ranks > 1 ? "s" : "", device ? "cuda" : "cpu");
   if (b) std::printf("dry run: A x = \u03bb B x, B %lld nonzeros\n", static_cast<long long>(b->nnz));
-  std::printf("dry run: the plan from the matrix's size (rows and nonzeros split evenly; the halo is known only "
-              "once the rows are loaded), which does not fit: nothing loaded\n");
+  std::printf(
+      "dry run: the plan from the matrix's size (rows and nonzeros split evenly; the halo is known only "
+      "once the rows are loaded), which does not fit: nothing loaded\n");
   std::printf("  ranks        rows      nonzeros     host peak   device peak  (each, at most)\n");
   std::printf("  %5d  %10lld  %12lld  %12s  %12s\n", ranks, static_cast<long long>(plan.shape.local_rows),
               static_cast<long long>(plan.shape.local_nnz), solver::format_bytes(double(plan.host_peak)).c_str(),
@@ -235,7 +236,8 @@ void check_memory_before_loading(const Config& config, const spmm::Context& cont
 
 template <class Config, class T>
 solver::MemoryPlan check_memory_with_operator(const Config& config, const solver::DistributedRows& matrix,
-                                              const solver::DistributedOperator<T>& op, const solver::DistributedRows* b,
+                                              const solver::DistributedOperator<T>& op,
+                                              const solver::DistributedRows* b,
                                               const solver::DistributedOperator<T>* op_b) {
   MPI_Comm comm = op.comm();
   const Space space = op.context().space();
@@ -285,13 +287,16 @@ int print_dry_run(const Config& config, const solver::DistributedRows& matrix, c
   const solver::MemoryPlan plan = solver::plan_memory(mine, e.source, shape, space, second ? &*second : nullptr);
 
   constexpr int fields = 7;
-  const long long row[fields] = {mine.local_rows, matrix.rows.first_row, mine.local_nnz, mine.halo_rows,
-                                 mine.neighbours, plan.host_peak, plan.device_peak};
+  const long long row[fields] = {mine.local_rows, matrix.rows.first_row, mine.local_nnz,  mine.halo_rows,
+                                 mine.neighbours, plan.host_peak,        plan.device_peak};
   std::vector<long long> all(static_cast<std::size_t>(fields) * ranks);
   BLOCKEIGS_MPI_CHECK(MPI_Gather(row, fields, MPI_LONG_LONG, all.data(), fields, MPI_LONG_LONG, 0, comm));
   // The largest rank's items, by its host and device peaks together.
   long long weight = plan.host_peak + plan.device_peak;
-  struct { long weight; int rank; } local{static_cast<long>(weight), rank}, largest{};
+  struct {
+    long weight;
+    int rank;
+  } local{static_cast<long>(weight), rank}, largest{};
   BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&local, &largest, 1, MPI_LONG_INT, MPI_MAXLOC, comm));
   std::string items = solver::describe(plan);
   if (largest.rank != 0) {
@@ -305,12 +310,15 @@ int print_dry_run(const Config& config, const solver::DistributedRows& matrix, c
     std::printf("dry run: %s, %lld x %lld, %lld nonzeros, %d rank%s, backend %s\n", matrix.description.c_str(),
                 static_cast<long long>(e.rows), static_cast<long long>(e.rows), static_cast<long long>(e.nnz), ranks,
                 ranks > 1 ? "s" : "", device ? "cuda" : "cpu");
-    if (b) std::printf("dry run: A x = \u03bb B x, B %s, %lld nonzeros\n", b->description.c_str(), static_cast<long long>(b->global_nnz));
+    if (b)
+      std::printf("dry run: A x = \u03bb B x, B %s, %lld nonzeros\n", b->description.c_str(),
+                  static_cast<long long>(b->global_nnz));
     std::printf("  rank        rows   first row      nonzeros   halo rows  neighbours     host peak   device peak\n");
     for (int r = 0; r < ranks; ++r) {
       const long long* f = &all[static_cast<std::size_t>(r) * fields];
       std::printf("  %4d  %10lld  %10lld  %12lld  %10lld  %10lld  %12s  %12s\n", r, f[0], f[1], f[2], f[3], f[4],
-                  solver::format_bytes(double(f[5])).c_str(), device ? solver::format_bytes(double(f[6])).c_str() : "-");
+                  solver::format_bytes(double(f[5])).c_str(),
+                  device ? solver::format_bytes(double(f[6])).c_str() : "-");
     }
     std::printf("memory plan of rank %d, the largest:\n%s", largest.rank, items.c_str());
     std::fflush(stdout);

@@ -5,8 +5,10 @@
 namespace blockeigs::apps {
 
 bool MonitorPacing::due(int iteration, double elapsed, bool last) {
-  if (recent_.empty() || recent_.back().first != iteration) recent_.emplace_back(iteration, elapsed);
-  else recent_.back().second = elapsed;
+  if (recent_.empty() || recent_.back().first != iteration)
+    recent_.emplace_back(iteration, elapsed);
+  else
+    recent_.back().second = elapsed;
   while (recent_.size() > static_cast<std::size_t>(window) + 1) recent_.pop_front();
   const bool wanted = first_ || last || iteration % every_ == 0;
   first_ = false;
@@ -22,7 +24,9 @@ std::string MonitorPacing::timing() const {
   if (steps > 0) {
     const double ms = 1e3 * (recent_.back().second - recent_.front().second) / steps;
     std::snprintf(text, sizeof text,
-                  ms < 10 ? "%.2f s, %.2f ms/iter" : ms < 100 ? "%.2f s, %.1f ms/iter" : "%.2f s, %.0f ms/iter",
+                  ms < 10    ? "%.2f s, %.2f ms/iter"
+                  : ms < 100 ? "%.2f s, %.1f ms/iter"
+                             : "%.2f s, %.0f ms/iter",
                   elapsed, ms);
   } else
     std::snprintf(text, sizeof text, "%.2f s", elapsed);

@@ -56,8 +56,8 @@ void read_partition_file(solver::DistributedRows& matrix, const std::string& pat
       fail_input(source, " was written for ", file_ranks, " ranks; this run has ", ranks,
                  " (remove it, or name another file, to partition again)");
     if (file_rows != n || file_nnz != matrix.global_nnz)
-      fail_input(source, " was written for a matrix of ", file_rows, " rows and ", file_nnz,
-                 " nonzeros; this one (", matrix.description, ") has ", n, " and ", matrix.global_nnz);
+      fail_input(source, " was written for a matrix of ", file_rows, " rows and ", file_nnz, " nonzeros; this one (",
+                 matrix.description, ") has ", n, " and ", matrix.global_nnz);
     const io::DenseRows first = io::read_hdf5_dense_rows(path, "/first_rows", 0, ranks + 1, ranks + 1);
     const solver::RowPartition& input = matrix.partition;
     const io::DenseRows index = io::read_hdf5_dense_rows(path, "/row_index", input.begin(rank), input.end(rank), n);

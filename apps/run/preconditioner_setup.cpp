@@ -31,24 +31,26 @@ BuiltPreconditioner<T> build_preconditioner(const io::PreconditionerConfig& conf
                   "%.3f s",
                   chebyshev->degree(), config.degree == 0 ? " (auto)" : "", to_string(chebyshev->precision()).data(),
                   config.precision == ChebyshevPrecision::automatic ? " (auto)" : "", iv.a, iv.b,
-                  config.lower == 0 ? " (lower auto)" : "",
-                  iv.sign > 0 ? "" : "s I - ", config.jacobi ? "D^-1/2 A D^-1/2" : "A", iv.norm_estimate,
-                  MPI_Wtime() - start);
+                  config.lower == 0 ? " (lower auto)" : "", iv.sign > 0 ? "" : "s I - ",
+                  config.jacobi ? "D^-1/2 A D^-1/2" : "A", iv.norm_estimate, MPI_Wtime() - start);
     built.description = text;
     if (iv.sign < 0) built.description += detail::concat(", s = ", iv.shift);
     built.object = std::move(chebyshev);
   } else if (config.kind == PreconditionerKind::petsc) {
     // PETSc's PCs approximate A^{-1}: SPD for SPD A, and they help the smallest end only.
     if (end == SpectrumEnd::largest)
-      solver::fail_input_everywhere("preconditioner type petsc approximates A^-1, which amplifies the smallest eigenvalues, not the "
-                 "largest: for which: largest use {type: chebyshev} (a polynomial in s I - A) or none");
+      solver::fail_input_everywhere(
+          "preconditioner type petsc approximates A^-1, which amplifies the smallest eigenvalues, not the "
+          "largest: for which: largest use {type: chebyshev} (a polynomial in s I - A) or none");
     if constexpr (!std::is_same_v<T, double>) {
       solver::fail_input_everywhere(
           "preconditioner type petsc needs execution.spmm_precision: fp64 (PETSc's scalars are doubles)");
     } else {
       if (!solver::petsc_available())  // the same on every rank: the stub's message, once
-        solver::collectively(op.comm(), [&] { solver::make_petsc_preconditioner(op.comm(), op.context(), matrix.rows,
-                                                                               matrix.partition, config.petsc_options); });
+        solver::collectively(op.comm(), [&] {
+          solver::make_petsc_preconditioner(op.comm(), op.context(), matrix.rows, matrix.partition,
+                                            config.petsc_options);
+        });
       const double start = MPI_Wtime();
       built.object = solver::make_petsc_preconditioner(op.comm(), op.context(), matrix.rows, matrix.partition,
                                                        config.petsc_options);
@@ -74,8 +76,8 @@ std::string preconditioner_time(double seconds, const solver::PreconditionerWork
 }
 
 template BuiltPreconditioner<float> build_preconditioner(const io::PreconditionerConfig&,
-                                                         solver::LinearOperator<float>&,
-                                                         const solver::DistributedRows&, SpectrumEnd, bool);
+                                                         solver::LinearOperator<float>&, const solver::DistributedRows&,
+                                                         SpectrumEnd, bool);
 template BuiltPreconditioner<double> build_preconditioner(const io::PreconditionerConfig&,
                                                           solver::LinearOperator<double>&,
                                                           const solver::DistributedRows&, SpectrumEnd, bool);

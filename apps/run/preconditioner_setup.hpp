@@ -22,7 +22,6 @@ struct BuiltPreconditioner {
   std::string description;  // for the run's header: "chebyshev degree 8 on [a, b] ..., set up in 0.01 s"
 };
 
-
 // Collective over op.comm(); InputErrors (a zero diagonal for Jacobi, a zero
 // matrix for Chebyshev, options PETSc rejects, PETSc for the largest end or
 // fp32 blocks) on every rank. `end`: the spectrum end the solver wants

@@ -39,9 +39,7 @@ constexpr std::array<PhaseName, kPhases> kNames{{
     {"report", "report"},
 }};
 
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 // How long this process has run: its start time in /proc (clock ticks since
 // boot) against the boot clock. 0 where that cannot be read.
@@ -151,7 +149,8 @@ RunTimes RunAccount::agreed(MPI_Comm comm) const {
   std::copy(seconds_.begin(), seconds_.end(), mine.begin());
   mine[kPhases] = elapsed();
   std::array<double, kPhases + 1> most{};
-  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(mine.data(), most.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MAX, comm));
+  BLOCKEIGS_MPI_CHECK(
+      MPI_Allreduce(mine.data(), most.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MAX, comm));
   RunTimes t;
   std::copy(most.begin(), most.begin() + kPhases, t.seconds.begin());
   t.wall = most[kPhases];

@@ -35,15 +35,16 @@ std::string row_order_line(const solver::LocalOrderReport& o) {
 }
 
 // "threads    2 per rank (OpenMP and OpenBLAS): 2 ranks on the node's 4 cores", "...: 1 rank bound to 1
-// of the node's 2 cores", "..., widened from a binding to 1 core" (mpirun's, narrower than the share), or where the environment set them "threads    OpenMP 4 (OMP_NUM_THREADS),
-// OpenBLAS 4 (OMP_NUM_THREADS) per rank"; `least` and `most`: the OpenMP threads over all ranks.
+// of the node's 2 cores", "..., widened from a binding to 1 core" (mpirun's, narrower than the share), or where the
+// environment set them "threads    OpenMP 4 (OMP_NUM_THREADS), OpenBLAS 4 (OMP_NUM_THREADS) per rank"; `least` and
+// `most`: the OpenMP threads over all ranks.
 std::string threads_line(const solver::CpuThreads& t, int least, int most) {
   const std::string count = least == most ? std::to_string(most) : std::to_string(least) + "-" + std::to_string(most);
   auto plural = [](int n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); };
   auto source = [](solver::ThreadSource s) {
     return s == solver::ThreadSource::omp_num_threads        ? "OMP_NUM_THREADS"
            : s == solver::ThreadSource::openblas_num_threads ? "OPENBLAS_NUM_THREADS"
-                                                              : "its share of the cores";
+                                                             : "its share of the cores";
   };
   if (t.openmp_source != solver::ThreadSource::share || t.openblas_source != solver::ThreadSource::share)
     return format("threads    OpenMP %s (%s), OpenBLAS %d (%s) per rank\n", count.c_str(), source(t.openmp_source),
@@ -62,8 +63,7 @@ std::string threads_line(const solver::CpuThreads& t, int least, int most) {
 }  // namespace
 
 template <class T>
-std::string distribution_summary(const solver::DistributedRows& matrix,
-                                 const solver::DistributedOperator<T>& op,
+std::string distribution_summary(const solver::DistributedRows& matrix, const solver::DistributedOperator<T>& op,
                                  const io::ExecutionConfig& execution, std::int64_t block_width) {
   MPI_Comm comm = op.comm();
   int rank = 0, ranks = 1;
@@ -72,7 +72,9 @@ std::string distribution_summary(const solver::DistributedRows& matrix,
 
   // Per rank: rows, first row, nonzeros, halo rows, neighbours, device.
   constexpr int fields = 6;
-  const long long mine[fields] = {op.local_rows(), op.first_row(), op.local_nnz(),
+  const long long mine[fields] = {op.local_rows(),
+                                  op.first_row(),
+                                  op.local_nnz(),
                                   op.halo_plan().halo_rows(),
                                   static_cast<long long>(op.halo_plan().recv_ranks.size()),
                                   op.context().device()};
@@ -89,12 +91,11 @@ std::string distribution_summary(const solver::DistributedRows& matrix,
   out << "matrix     " << matrix.description << "\n";
   out << format("size       %lld x %lld, %lld nonzeros (%.2f per row)\n",
                 static_cast<long long>(matrix.partition.global_rows()),
-                static_cast<long long>(matrix.partition.global_rows()),
-                static_cast<long long>(matrix.global_nnz),
+                static_cast<long long>(matrix.partition.global_rows()), static_cast<long long>(matrix.global_nnz),
                 double(matrix.global_nnz) / double(std::max<std::int64_t>(1, matrix.partition.global_rows())));
-  out << "backend    " << (device ? "cuda" : "cpu") << " (requested " << to_string(execution.backend)
-      << "), SpMM " << to_string(op.algorithm_for(block_width)) << " (requested "
-      << to_string(execution.spmm_algorithm) << "), " << (sizeof(T) == 8 ? "fp64" : "fp32");
+  out << "backend    " << (device ? "cuda" : "cpu") << " (requested " << to_string(execution.backend) << "), SpMM "
+      << to_string(op.algorithm_for(block_width)) << " (requested " << to_string(execution.spmm_algorithm) << "), "
+      << (sizeof(T) == 8 ? "fp64" : "fp32");
   if (device && ranks > 1) out << ", halo " << op.halo_transport();
   out << "\n";
   if (!device) {
@@ -119,8 +120,10 @@ std::string distribution_summary(const solver::DistributedRows& matrix,
                   p.seconds - p.partitioner_seconds, saved.c_str());
   else
     out << "partition  contiguous" << (p.reason.empty() ? "" : " (" + p.reason + ")") << saved << "\n";
-  if (!p.source.empty()) out << "row order  as saved in " << p.source << "\n";
-  else out << row_order_line(matrix.local_order);
+  if (!p.source.empty())
+    out << "row order  as saved in " << p.source << "\n";
+  else
+    out << row_order_line(matrix.local_order);
   out << format("ranks      %d, balanced by nonzeros + rows\n", ranks);
   out << "  rank        rows   first row      nonzeros   halo rows  neighbours  device\n";
   for (int r = 0; r < ranks; ++r) {
@@ -133,8 +136,7 @@ std::string distribution_summary(const solver::DistributedRows& matrix,
 
 template std::string distribution_summary(const solver::DistributedRows&, const solver::DistributedOperator<float>&,
                                           const io::ExecutionConfig&, std::int64_t);
-template std::string distribution_summary(const solver::DistributedRows&,
-                                          const solver::DistributedOperator<double>&, const io::ExecutionConfig&,
-                                          std::int64_t);
+template std::string distribution_summary(const solver::DistributedRows&, const solver::DistributedOperator<double>&,
+                                          const io::ExecutionConfig&, std::int64_t);
 
 }  // namespace blockeigs::apps

@@ -13,8 +13,7 @@ namespace blockeigs::apps {
 // Collective; returns the text on rank 0 and an empty string elsewhere.
 // `block_width` is the width whose SpMM algorithm is reported.
 template <class T>
-std::string distribution_summary(const solver::DistributedRows& matrix,
-                                 const solver::DistributedOperator<T>& op,
+std::string distribution_summary(const solver::DistributedRows& matrix, const solver::DistributedOperator<T>& op,
                                  const io::ExecutionConfig& execution, std::int64_t block_width);
 
 }  // namespace blockeigs::apps

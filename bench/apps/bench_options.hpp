@@ -84,11 +84,16 @@ inline std::optional<BenchOptions> parse_bench_options(int argc, char** argv, co
     const long long least = flag == "--column" ? 0 : 1;
     if (used != value.size() || number < least || (flag == "--reps" && number > 1000000))
       return fail(flag + " " + value + ": expected a " + (least == 0 ? "non-negative" : "positive") + " integer");
-    if (flag == size_flag) options.size = number;
-    else if (flag == "--width") options.width = number;
-    else if (flag == "--ld") options.ld = number;
-    else if (flag == "--column") options.column = number;
-    else options.reps = static_cast<int>(number);
+    if (flag == size_flag)
+      options.size = number;
+    else if (flag == "--width")
+      options.width = number;
+    else if (flag == "--ld")
+      options.ld = number;
+    else if (flag == "--column")
+      options.column = number;
+    else
+      options.reps = static_cast<int>(number);
   }
   if (options.ld == 0) options.ld = options.column + options.width;
   if (options.column + options.width > options.ld)

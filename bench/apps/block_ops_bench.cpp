@@ -92,8 +92,11 @@ struct Inputs {
 
 template <class T>
 Inputs<T>::Inputs(const apps::BenchOptions& options, MPI_Comm comm_)
-    : comm(comm_), context(solver::make_context(options.backend, comm_)), space(context.space()),
-      m(options.size), k(options.width) {
+    : comm(comm_),
+      context(solver::make_context(options.backend, comm_)),
+      space(context.space()),
+      m(options.size),
+      k(options.width) {
   X = spmm::DenseBlock<T>(space, m, k);
   Y = spmm::DenseBlock<T>(space, m, k);
   Z = spmm::DenseBlock<T>(space, m, k);
@@ -240,7 +243,9 @@ std::vector<Case> Inputs<T>::lobpcg_step_cases() {
   return {
       // LOBPCG, one iteration's block operations in the order it runs them.
       {"lobpcg residuals    (3 blocks)", 3,
-       [&] { (void)solver::eigen_residuals(context, comm, ccols(S3, 0, k), ccols(AS3, 0, k), lambda, cols(S3, 2 * k, k)); }},
+       [&] {
+         (void)solver::eigen_residuals(context, comm, ccols(S3, 0, k), ccols(AS3, 0, k), lambda, cols(S3, 2 * k, k));
+       }},
       {"lobpcg keep_columns (2 blocks)", 2 * double(k - 1) / double(k),
        [&] { solver::keep_columns(context, cols(S3, 2 * k, k), all_but_first); }},
       {"lobpcg [X P]^T W    (3 blocks)", 3,
@@ -253,12 +258,17 @@ std::vector<Case> Inputs<T>::lobpcg_step_cases() {
       // The fused first pass of condition_against: W = [X P] (-C T) + W T in place,
       // with P of k columns (W pair-aligned) and of k - 1 (W at an odd column).
       {"lobpcg [X P W] M    (4 blocks)", 4,
-       [&] { solver::block_combine_pair(context, ccols(S3, 0, 2 * k), projection, ccols(S3, 2 * k, k), coefficients,
-                                        cols(S3, 2 * k, k), S.view()); }},
+       [&] {
+         solver::block_combine_pair(context, ccols(S3, 0, 2 * k), projection, ccols(S3, 2 * k, k), coefficients,
+                                    cols(S3, 2 * k, k), S.view());
+       }},
       {"lobpcg ... odd P    (4 blocks)", 4 - 1.0 / double(k),
-       [&] { solver::block_combine_pair(context, ccols(S3, 0, 2 * k - 1), odd_projection, ccols(S3, 2 * k - 1, k),
-                                        coefficients, cols(S3, 2 * k - 1, k), S.view()); }},
-      {"lobpcg S^T AS       (6 blocks)", 6, [&] { (void)solver::gram(context, comm, ccols(S3, 0, 3 * k), ccols(AS3, 0, 3 * k)); }},
+       [&] {
+         solver::block_combine_pair(context, ccols(S3, 0, 2 * k - 1), odd_projection, ccols(S3, 2 * k - 1, k),
+                                    coefficients, cols(S3, 2 * k - 1, k), S.view());
+       }},
+      {"lobpcg S^T AS       (6 blocks)", 6,
+       [&] { (void)solver::gram(context, comm, ccols(S3, 0, 3 * k), ccols(AS3, 0, 3 * k)); }},
       {"lobpcg S^T S        (3 blocks)", 3, [&] { (void)solver::gram(context, comm, ccols(S3, 0, 3 * k)); }},
       {"lobpcg S^T [S AS]   (6 blocks)", 6,
        [&] { (void)solver::gram(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 0, 6 * k)); }},
@@ -314,15 +324,13 @@ std::vector<Case> Inputs<T>::ortho_cases() {
       // (the one-pass kernel up to 64 x 40, else two products).
       {"lobpcg S^T [W AW]   (4 blocks)", 4,
        [&] {
-         (void)solver::start_gram_pair(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 2 * k, k),
-                                       ccols(SAS, 5 * k, k))
+         (void)solver::start_gram_pair(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 2 * k, k), ccols(SAS, 5 * k, k))
              .finish();
        }},
       // One of them through the same kernel: against "lobpcg S^T AW" above.
       {"lobpcg S^T AW 1pass (4 blocks)", 4,
        [&] {
-         (void)solver::start_gram_pair(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 5 * k, k),
-                                       ccols(SAS, 5 * k, 0))
+         (void)solver::start_gram_pair(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 5 * k, k), ccols(SAS, 5 * k, 0))
              .finish();
        }},
   };
@@ -429,20 +437,18 @@ std::vector<Case> Inputs<T>::ritz_shape_cases() {
   // Outputs two and four short of 2k, R at an even column: is it an odd count or
   // a partial 32-byte sector (a count not a multiple of 4) that costs?
   if (k >= 4)
-    cases.insert(cases.end(), {
-      {"Ritz + R, outputs 2 short, R even", 11,
-       [&] {
-         (void)solver::ritz_update(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 3 * k, 3 * k), ritz_m2, lambda,
-                                   cols(SASnext, 0, 2 * k - 2), cols(SASnext, 3 * k, 2 * k - 2),
-                                   cols(SASnext, 2 * k, k));
-       }},
-      {"Ritz + R, outputs 4 short, R even", 11,
-       [&] {
-         (void)solver::ritz_update(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 3 * k, 3 * k), ritz_m4, lambda,
-                                   cols(SASnext, 0, 2 * k - 4), cols(SASnext, 3 * k, 2 * k - 4),
-                                   cols(SASnext, 2 * k, k));
-       }}
-    });
+    cases.insert(cases.end(),
+                 {{"Ritz + R, outputs 2 short, R even", 11,
+                   [&] {
+                     (void)solver::ritz_update(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 3 * k, 3 * k), ritz_m2,
+                                               lambda, cols(SASnext, 0, 2 * k - 2), cols(SASnext, 3 * k, 2 * k - 2),
+                                               cols(SASnext, 2 * k, k));
+                   }},
+                  {"Ritz + R, outputs 4 short, R even", 11, [&] {
+                     (void)solver::ritz_update(context, comm, ccols(SAS, 0, 3 * k), ccols(SAS, 3 * k, 3 * k), ritz_m4,
+                                               lambda, cols(SASnext, 0, 2 * k - 4), cols(SASnext, 3 * k, 2 * k - 4),
+                                               cols(SASnext, 2 * k, k));
+                   }}});
   return cases;
 }
 
@@ -462,8 +468,7 @@ std::vector<Case> Inputs<T>::ritz_apart_cases() {
                      }});
     cases.push_back({"Ritz + R, implied, Z fp32 apart", 8, [&, s32, as] {
                        (void)solver::ritz_update(context, comm, s32, as, ritz, lambda, cols(SASnext, 0, 2 * k),
-                                                 cols(SASnext, 3 * k, 2 * k), Rf.view(), {}, {}, &implied_apart,
-                                                 false);
+                                                 cols(SASnext, 3 * k, 2 * k), Rf.view(), {}, {}, &implied_apart, false);
                      }});
     cases.push_back({"S^T [Z AZ], Z fp64 apart", 4, [&, s64] {
                        (void)solver::start_gram_pair<T>(context, comm, s64, spmm::ConstDenseView<T>(Zc.view()),
@@ -510,11 +515,10 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
     else
       std::printf("  %-32s %9.3f ms  = %.1f block transfers at copy rate\n", c.name.c_str(), t * 1e3,
                   t * copy_rate * 1e9 / block_bytes);
-    std::printf("CSV,block_ops,%lld,%lld,%s,\"%s\",%.6f\n", (long long)m, (long long)k, sizeof(T) == 8 ? "fp64" : "fp32",
-                c.name.c_str(), t * 1e3);
+    std::printf("CSV,block_ops,%lld,%lld,%s,\"%s\",%.6f\n", (long long)m, (long long)k,
+                sizeof(T) == 8 ? "fp64" : "fp32", c.name.c_str(), t * 1e3);
   }
 }
-
 
 }  // namespace
 

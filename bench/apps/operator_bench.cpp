@@ -54,9 +54,8 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
   io::GeneratorSpec spec{io::GeneratorKind::laplacian_3d, options.size, options.size, options.size, 7};
   const auto offsets = io::generated_row_offsets(spec);
   const auto partition = solver::RowPartition::balanced(offsets, ranks);
-  solver::DistributedOperator<T> op(comm, context,
-                                    io::generate_rows(spec, partition.begin(rank), partition.end(rank)), partition,
-                                    Algorithm::automatic, apps::halo_options(execution, context.space()));
+  solver::DistributedOperator<T> op(comm, context, io::generate_rows(spec, partition.begin(rank), partition.end(rank)),
+                                    partition, Algorithm::automatic, apps::halo_options(execution, context.space()));
   const std::int64_t m = op.local_rows(), k = options.width, ld = options.ld;
   std::vector<T> host(static_cast<std::size_t>(m * ld));
   for (std::int64_t e = 0; e < m * ld; ++e) host[e] = T(1) + T(e % 7) / T(8);  // never time on zeros
@@ -87,11 +86,12 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
   const double overlap = std::clamp((e + mu - f) / std::max(1e-12, std::min(e, mu)), 0.0, 1.0);
   if (rank == 0) {
     const double per = 1e3 / t.calls;
-    std::printf("operator-bench: 7-point Laplacian %lld^3 (%lld rows), width %lld at column %lld of %lld, %s, "
-                "%d rank(s), %s%s\n",
-                (long long)options.size, (long long)partition.global_rows(), (long long)k, (long long)options.column,
-                (long long)ld, sizeof(T) == 8 ? "fp64" : "fp32", ranks, context.space() == Space::device ? "cuda" : "cpu",
-                ranks > 1 ? (", halo " + op.halo_transport()).c_str() : "");
+    std::printf(
+        "operator-bench: 7-point Laplacian %lld^3 (%lld rows), width %lld at column %lld of %lld, %s, "
+        "%d rank(s), %s%s\n",
+        (long long)options.size, (long long)partition.global_rows(), (long long)k, (long long)options.column,
+        (long long)ld, sizeof(T) == 8 ? "fp64" : "fp32", ranks, context.space() == Space::device ? "cuda" : "cpu",
+        ranks > 1 ? (", halo " + op.halo_transport()).c_str() : "");
     std::printf("  apply (median of %d)        %9.3f ms\n", options.reps, f * 1e3);
     std::printf("  exchange only               %9.3f ms   (max halo rows per rank %lld)\n", e * 1e3, max_halo);
     std::printf("  multiply only               %9.3f ms\n", mu * 1e3);
@@ -118,8 +118,10 @@ int main(int argc, char** argv) {
       apps::parse_bench_options(argc, argv, "--grid", 128, "operator-bench", usage, true);
   if (options) {
     try {
-      if (options->fp32) run<float>(*options, MPI_COMM_WORLD);
-      else run<double>(*options, MPI_COMM_WORLD);
+      if (options->fp32)
+        run<float>(*options, MPI_COMM_WORLD);
+      else
+        run<double>(*options, MPI_COMM_WORLD);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "operator-bench: %s\n", e.what());
       abort_mpi(MPI_COMM_WORLD, 1);

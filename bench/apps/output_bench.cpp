@@ -122,13 +122,12 @@ void run(const apps::BenchOptions& options, const Extra& extra, MPI_Comm comm) {
     floor.push_back(plain);
     if (rank == 0)
       std::printf("  rep %2d: gather %.3f s, write %.3f s (%.2f GB/s); plain write %.3f s (%.2f GB/s)\n", rep,
-                  times.gather, total - times.gather, bytes / (total - times.gather) / 1e9, plain,
-                  bytes / plain / 1e9);
+                  times.gather, total - times.gather, bytes / (total - times.gather) / 1e9, plain, bytes / plain / 1e9);
   }
   std::remove(extra.path.c_str());
   if (rank == 0)
-    std::printf("median: gather %.3f s, write %.3f s; plain write %.3f s\n", apps::median(gather),
-                apps::median(write), apps::median(floor));
+    std::printf("median: gather %.3f s, write %.3f s; plain write %.3f s\n", apps::median(gather), apps::median(write),
+                apps::median(floor));
 }
 
 }  // namespace
@@ -144,15 +143,20 @@ int main(int argc, char** argv) {
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
-    if (flag == "--reverse") extra.reverse = true;
-    else if (flag == "--sync") extra.sync = true;
-    else if (flag == "--over") extra.over = true;
-    else if (flag == "--path" && i + 1 < argc) extra.path = argv[++i];
-    else rest.push_back(argv[i]);
+    if (flag == "--reverse")
+      extra.reverse = true;
+    else if (flag == "--sync")
+      extra.sync = true;
+    else if (flag == "--over")
+      extra.over = true;
+    else if (flag == "--path" && i + 1 < argc)
+      extra.path = argv[++i];
+    else
+      rest.push_back(argv[i]);
   }
   // 2,097,152 rows and 16 columns: the 128^3 Laplacian's eigenvectors at k = 16.
-  const std::optional<apps::BenchOptions> options = apps::parse_bench_options(
-      static_cast<int>(rest.size()), rest.data(), "--rows", 2097152, "output-bench", usage);
+  const std::optional<apps::BenchOptions> options =
+      apps::parse_bench_options(static_cast<int>(rest.size()), rest.data(), "--rows", 2097152, "output-bench", usage);
   int code = options ? 0 : 2;
   if (options) {
     try {

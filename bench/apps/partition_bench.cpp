@@ -107,7 +107,7 @@ void print(const char* what, const std::vector<Time>& times, const std::string& 
 // Each of this rank's rows' row in the natural numbering, and the natural
 // numbering's balanced ranges: the numbering a perfect partition and order would give.
 std::pair<solver::RowPartition, std::vector<std::int64_t>> natural_numbering(const io::GeneratorSpec& spec,
-                                                                              const io::CsrRows& rows, int ranks) {
+                                                                             const io::CsrRows& rows, int ranks) {
   io::GeneratorSpec natural = spec;
   natural.renumber = false;
   const io::RandomPermutation permutation(rows.global_rows, spec.renumber_seed);

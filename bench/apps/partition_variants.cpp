@@ -106,17 +106,18 @@ void print_move_steps(MPI_Comm comm, const char* what, const solver::MoveTimings
   int rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   if (rank == 0)
-    std::printf("  %s, by step (slowest rank): columns %.3f s, pack %.3f s, heads %.3f s, entries %.3f s, "
-                "place %.3f s\n", what, t[0], t[1], t[2], t[3], t[4]);
+    std::printf(
+        "  %s, by step (slowest rank): columns %.3f s, pack %.3f s, heads %.3f s, entries %.3f s, "
+        "place %.3f s\n",
+        what, t[0], t[1], t[2], t[3], t[4]);
 }
 
 void time_partition_variants(MPI_Comm comm, const solver::DistributedRows& matrix, int threads) {
   int rank = 0, ranks = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
-  std::vector<Tuning> variants = {{0, 0.03, 1, false},
-                                  {Tuning::speed | Tuning::safety, 0.03, 1, false},
-                                  {0, 0.03, 1, true}};
+  std::vector<Tuning> variants = {
+      {0, 0.03, 1, false}, {Tuning::speed | Tuning::safety, 0.03, 1, false}, {0, 0.03, 1, true}};
   if (threads > 1) variants.push_back({0, 0.03, threads, true});
   // PT-Scotch's own threads need MPI_THREAD_MULTIPLE; 16 took 128 s where one took 30 s (2 ranks, 256^3).
   if (rank == 0) std::printf("PT-Scotch variants, %d parts:\n", ranks);

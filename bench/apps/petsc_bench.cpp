@@ -119,11 +119,10 @@ PetscErrorCode time_cg(Mat A, Mat shell, Preconditioner kind, PetscReal rtol, in
 
 PetscErrorCode print_cg(const char* name, const Run& run, const Run& reference) {
   PetscFunctionBeginUser;
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                        "petsc-bench | %-44s | %6d | %9.4f | %8.4f | %7.2fx | %5.0f / %-5.0f | %lld\n", name,
-                        static_cast<int>(run.iterations), run.seconds,
-                        1e3 * run.seconds / std::max<PetscInt>(run.iterations, 1), run.seconds / reference.seconds,
-                        run.to_device, run.to_host, static_cast<long long>(run.adapter_copies)));
+  PetscCall(PetscPrintf(
+      PETSC_COMM_WORLD, "petsc-bench | %-44s | %6d | %9.4f | %8.4f | %7.2fx | %5.0f / %-5.0f | %lld\n", name,
+      static_cast<int>(run.iterations), run.seconds, 1e3 * run.seconds / std::max<PetscInt>(run.iterations, 1),
+      run.seconds / reference.seconds, run.to_device, run.to_host, static_cast<long long>(run.adapter_copies)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -218,9 +217,9 @@ PetscErrorCode run(const spmm::Context& context, const solver::DistributedRows& 
   PetscCall(print_cg("our MATSHELL + our Chebyshev PCSHELL", with_chebyshev, on_aij));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                         "petsc-bench | staged / shell: %.2fx; Chebyshev / Jacobi on the shell: %.2fx time, "
-                        "%d vs %d iterations\n", on_staged.seconds / on_shell.seconds,
-                        with_chebyshev.seconds / on_shell.seconds, static_cast<int>(with_chebyshev.iterations),
-                        static_cast<int>(on_shell.iterations)));
+                        "%d vs %d iterations\n",
+                        on_staged.seconds / on_shell.seconds, with_chebyshev.seconds / on_shell.seconds,
+                        static_cast<int>(with_chebyshev.iterations), static_cast<int>(on_shell.iterations)));
   PetscCall(time_product(shell, context, columns, reps, device));
   PetscCall(MatDestroy(&aij));
   PetscCall(MatDestroy(&staged));

@@ -30,9 +30,10 @@ std::string usage() {
 #ifdef BLOCKEIGS_HAVE_CUDA
   return blockeigs::spmm::bench::bench_usage() + requirement;
 #else
-  return std::string("usage: spmm-bench [--suite full|quick] [--matrices REGEX] [--n 1,2,4,...] [OPTIONS]\n"
-                     "Times our CUDA SpMM kernels against every cuSPARSE CSR SpMM algorithm (the full list\n"
-                     "of options is in a CUDA build's --help).\n") +
+  return std::string(
+             "usage: spmm-bench [--suite full|quick] [--matrices REGEX] [--n 1,2,4,...] [OPTIONS]\n"
+             "Times our CUDA SpMM kernels against every cuSPARSE CSR SpMM algorithm (the full list\n"
+             "of options is in a CUDA build's --help).\n") +
          requirement;
 #endif
 }
@@ -40,7 +41,7 @@ std::string usage() {
 // The options bench/bench_runner.cpp reads; the first other one is named
 // here, the same way in builds with and without CUDA.
 std::string first_unknown_option(const std::vector<std::string>& args) {
-  constexpr std::string_view known[] = {"--suite", "--matrices", "--n",   "--precision", "--reps",
+  constexpr std::string_view known[] = {"--suite", "--matrices", "--n",    "--precision", "--reps",
                                         "--beta",  "--csv",      "--data", "--device"};
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];

@@ -35,15 +35,17 @@ std::vector<std::int64_t> sample_rows(const HostCsr<double>& A, std::int64_t max
 }
 
 template <class T>
-Reference make_reference(const HostCsr<T>& A, const std::vector<std::int64_t>& rows, std::int64_t n, T alpha,
-                         T beta, std::uint64_t b_seed, std::uint64_t c_seed, std::int64_t work_per_row) {
+Reference make_reference(const HostCsr<T>& A, const std::vector<std::int64_t>& rows, std::int64_t n, T alpha, T beta,
+                         std::uint64_t b_seed, std::uint64_t c_seed, std::int64_t work_per_row) {
   Reference ref;
   ref.n = n;
   ref.rows = rows;
   ref.row_first.push_back(0);
   for (std::int64_t i : rows) {  // which columns each sampled row checks
-    const std::int64_t length = A.row_offsets[static_cast<std::size_t>(i) + 1] - A.row_offsets[static_cast<std::size_t>(i)];
-    const std::int64_t count = std::min<std::int64_t>(n, std::max<std::int64_t>(2, work_per_row / std::max<std::int64_t>(length, 1)));
+    const std::int64_t length =
+        A.row_offsets[static_cast<std::size_t>(i) + 1] - A.row_offsets[static_cast<std::size_t>(i)];
+    const std::int64_t count =
+        std::min<std::int64_t>(n, std::max<std::int64_t>(2, work_per_row / std::max<std::int64_t>(length, 1)));
     for (std::int64_t c = 0; c < count; ++c)
       ref.col.push_back(static_cast<std::int32_t>(count == 1 ? 0 : c * (n - 1) / (count - 1)));
     ref.row_first.push_back(static_cast<std::int32_t>(ref.col.size()));
@@ -57,7 +59,8 @@ Reference make_reference(const HostCsr<T>& A, const std::vector<std::int64_t>& r
     const std::int64_t begin = A.row_offsets[static_cast<std::size_t>(i)];
     const std::int64_t end = A.row_offsets[static_cast<std::size_t>(i) + 1];
     const double gamma = sum_error_bound(end - begin + 2, eps);  // never negative, any row length
-    for (std::int32_t e = ref.row_first[static_cast<std::size_t>(s)]; e < ref.row_first[static_cast<std::size_t>(s) + 1]; ++e) {
+    for (std::int32_t e = ref.row_first[static_cast<std::size_t>(s)];
+         e < ref.row_first[static_cast<std::size_t>(s) + 1]; ++e) {
       const std::int64_t j = ref.col[static_cast<std::size_t>(e)];
       double sum = 0.0, scale = 0.0;
       for (std::int64_t k = begin; k < end; ++k) {
@@ -93,7 +96,8 @@ CheckResult compare(const Reference& ref, const std::vector<T>& gathered) {
       if (std::abs(got - want) <= ref.tolerance[static_cast<std::size_t>(e)]) continue;  // NaN fails
       if (result.wrong++ == 0)
         result.first = "C(" + std::to_string(ref.rows[s]) + "," + std::to_string(j) + ") = " + std::to_string(got) +
-                       ", reference " + std::to_string(want) + " +- " + std::to_string(ref.tolerance[static_cast<std::size_t>(e)]);
+                       ", reference " + std::to_string(want) + " +- " +
+                       std::to_string(ref.tolerance[static_cast<std::size_t>(e)]);
     }
   return result;
 }

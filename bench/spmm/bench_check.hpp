@@ -29,8 +29,8 @@ struct Reference {
 // Work per sampled row is at most about `work_per_row` multiply-adds: long
 // rows check fewer columns (at least the first and the last).
 template <class T>
-Reference make_reference(const HostCsr<T>& A, const std::vector<std::int64_t>& rows, std::int64_t n, T alpha,
-                         T beta, std::uint64_t b_seed, std::uint64_t c_seed, std::int64_t work_per_row);
+Reference make_reference(const HostCsr<T>& A, const std::vector<std::int64_t>& rows, std::int64_t n, T alpha, T beta,
+                         std::uint64_t b_seed, std::uint64_t c_seed, std::int64_t work_per_row);
 
 struct CheckResult {
   std::int64_t checked = 0, wrong = 0;

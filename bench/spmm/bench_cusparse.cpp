@@ -45,10 +45,9 @@ template <class T>
 CusparseRunner<T>::CusparseRunner(const Context& context, const CsrView<T>& A, CusparseVariant variant)
     : context_(context), A_(A), variant_(variant) {
   cusparseSpMatDescr_t m = nullptr;
-  BLOCKEIGS_CUSPARSE_CHECK(cusparseCreateCsr(&m, A.rows, A.cols, A.nnz, const_cast<std::int32_t*>(A.row_offsets),
-                                             const_cast<std::int32_t*>(A.col_indices), const_cast<T*>(A.values),
-                                             CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
-                                             data_type<T>()));
+  BLOCKEIGS_CUSPARSE_CHECK(cusparseCreateCsr(
+      &m, A.rows, A.cols, A.nnz, const_cast<std::int32_t*>(A.row_offsets), const_cast<std::int32_t*>(A.col_indices),
+      const_cast<T*>(A.values), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, data_type<T>()));
   matrix_ = m;
 }
 

@@ -44,8 +44,8 @@ class CusparseRunner {
   const Context& context_;
   CsrView<T> A_;
   CusparseVariant variant_;
-  void* matrix_ = nullptr;                     // cusparseSpMatDescr_t
-  std::vector<void*> b_descr_, c_descr_;       // cusparseDnMatDescr_t per copy
+  void* matrix_ = nullptr;                // cusparseSpMatDescr_t
+  std::vector<void*> b_descr_, c_descr_;  // cusparseDnMatDescr_t per copy
   Buffer<char> workspace_;
   T alpha_{}, beta_{};
 };

@@ -33,9 +33,7 @@ __global__ void gather_kernel(Strided<T> b, const std::int64_t* rows, std::int64
   }
 }
 
-int blocks_for(std::int64_t total) {
-  return static_cast<int>(std::clamp<std::int64_t>((total + 255) / 256, 1, 65536));
-}
+int blocks_for(std::int64_t total) { return static_cast<int>(std::clamp<std::int64_t>((total + 255) / 256, 1, 65536)); }
 
 }  // namespace
 
@@ -47,8 +45,8 @@ void fill_block(const Strided<T>& block, std::uint64_t seed, bool nan, void* str
 }
 
 template <class T>
-std::vector<T> gather_rows(const Strided<T>& block, const std::int64_t* device_rows, std::int64_t count,
-                           T* device_out, void* stream) {
+std::vector<T> gather_rows(const Strided<T>& block, const std::int64_t* device_rows, std::int64_t count, T* device_out,
+                           void* stream) {
   std::vector<T> host(static_cast<std::size_t>(count * block.cols));
   if (host.empty()) return host;
   const auto s = static_cast<cudaStream_t>(stream);

@@ -26,8 +26,8 @@ void fill_block(const Strided<T>& block, std::uint64_t seed, bool nan, void* str
 // out[s * cols + j] = block(rows[s], j) for the sampled rows (device `rows`,
 // device `out`), then copied to the host.
 template <class T>
-std::vector<T> gather_rows(const Strided<T>& block, const std::int64_t* device_rows, std::int64_t count,
-                           T* device_out, void* stream);
+std::vector<T> gather_rows(const Strided<T>& block, const std::int64_t* device_rows, std::int64_t count, T* device_out,
+                           void* stream);
 
 // Device-to-device cudaMemcpy bandwidth in bytes/s, counting read + write.
 double copy_bandwidth(std::size_t bytes);

@@ -32,8 +32,9 @@ void set_speedups(std::vector<Record>& one_case) {
 
 void print_table_header(std::ostream& out) {
   out << std::left << std::setw(22) << "matrix" << std::setw(6) << "prec" << std::right << std::setw(5) << "n"
-      << "  " << std::left << std::setw(28) << "algorithm" << std::right << std::setw(11) << "time_us"
-      << std::setw(9) << "GFLOP/s" << std::setw(8) << "%bound" << std::setw(9) << "vs_cusp" << "  check\n";
+      << "  " << std::left << std::setw(28) << "algorithm" << std::right << std::setw(11) << "time_us" << std::setw(9)
+      << "GFLOP/s" << std::setw(8) << "%bound" << std::setw(9) << "vs_cusp"
+      << "  check\n";
 }
 
 void print_record(std::ostream& out, const Record& r) {
@@ -63,9 +64,8 @@ void write_csv(const std::string& path, const std::vector<Record>& records) {
     out << r.matrix << ',' << r.rows << ',' << r.cols << ',' << r.nnz << ',' << r.mean_row_length << ','
         << r.max_row_length << ',' << fixed(r.scattered, 4) << ',' << fixed(r.span, 1) << ',' << r.precision << ','
         << r.n << ',' << r.algorithm << ',' << r.chosen << ',' << (r.slab > 0 ? std::to_string(r.slab) : "") << ','
-        << (r.measured() ? fixed(r.seconds * 1e6, 3) : "") << ',' << fixed(r.gflops, 3) << ','
-        << fixed(r.pct_bound, 2) << ',' << fixed(r.speedup, 4) << ',' << r.check << ',' << r.copies << ','
-        << r.reps << ',' << note << '\n';
+        << (r.measured() ? fixed(r.seconds * 1e6, 3) : "") << ',' << fixed(r.gflops, 3) << ',' << fixed(r.pct_bound, 2)
+        << ',' << fixed(r.speedup, 4) << ',' << r.check << ',' << r.copies << ',' << r.reps << ',' << note << '\n';
   }
 }
 

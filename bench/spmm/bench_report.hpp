@@ -25,10 +25,10 @@ struct Record {
   std::int64_t slab = 0;  // for automatic: the plan's column slab, 0 if it takes all n at once
   double seconds = -1.0;  // < 0: not run (see note)
   double gflops = 0.0, pct_bound = 0.0;
-  double speedup = 0.0;   // best cuSPARSE time / this time (0 when unknown)
-  std::string check;      // PASS | FAIL | SKIP
+  double speedup = 0.0;  // best cuSPARSE time / this time (0 when unknown)
+  std::string check;     // PASS | FAIL | SKIP
   int copies = 1, reps = 0;
-  std::string note;       // why skipped, or the first wrong entry
+  std::string note;  // why skipped, or the first wrong entry
 
   bool measured() const { return seconds > 0.0; }
   bool ours() const { return algorithm == "row_split" || algorithm == "merge_based" || algorithm == "automatic"; }

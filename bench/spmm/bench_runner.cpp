@@ -117,10 +117,11 @@ struct PrecisionRun {
                const Strided<T>& c0, const std::int64_t* rows_device, T* gather_buffer, const Reference& ref) {
     reset_c();
     run(0);
-    const CheckResult check = compare(ref, gather_rows(c0, rows_device, static_cast<std::int64_t>(samples.size()),
-                                                       gather_buffer, context.stream()));
+    const CheckResult check = compare(
+        ref, gather_rows(c0, rows_device, static_cast<std::int64_t>(samples.size()), gather_buffer, context.stream()));
     r.check = check.ok() ? "PASS" : "FAIL";
-    if (!check.ok()) r.note = std::to_string(check.wrong) + " of " + std::to_string(check.checked) + " wrong; " + check.first;
+    if (!check.ok())
+      r.note = std::to_string(check.wrong) + " of " + std::to_string(check.checked) + " wrong; " + check.first;
     const double first = median_seconds(context.stream(), 1, [&](int k) { run(k % copies); });
     int reps = static_cast<int>(std::clamp(options.target_seconds / first, 3.0, double(options.max_reps)));
     if (first > 0.5) reps = 1;
@@ -146,9 +147,10 @@ struct PrecisionRun {
     }
     // Inputs smaller than about 3 L2s are rotated over copies, so that each
     // run finds its B and C in DRAM as a real solver iteration would.
-    const int copies = static_cast<int>(std::clamp<std::size_t>(
-        std::min((3 * l2 + per_copy - 1) / std::max<std::size_t>(per_copy, 1), budget / std::max<std::size_t>(per_copy, 1)),
-        1, 4));
+    const int copies =
+        static_cast<int>(std::clamp<std::size_t>(std::min((3 * l2 + per_copy - 1) / std::max<std::size_t>(per_copy, 1),
+                                                          budget / std::max<std::size_t>(per_copy, 1)),
+                                                 1, 4));
     std::vector<Buffer<T>> b, c;
     for (int i = 0; i < copies; ++i) {
       b.emplace_back(Space::device, static_cast<std::size_t>(k * n));
@@ -163,27 +165,34 @@ struct PrecisionRun {
     const auto reset = [&](bool nan) {
       return [&, nan] { fill_block<T>(c0, c_seed, nan && beta == T(0), context.stream()); };
     };
-    const auto view_b = [&](int i) { return ConstDenseView<T>(Space::device, k, n, n, b[static_cast<std::size_t>(i)].data()); };
-    const auto view_c = [&](int i) { return DenseView<T>{Space::device, m, n, n, c[static_cast<std::size_t>(i)].data()}; };
+    const auto view_b = [&](int i) {
+      return ConstDenseView<T>(Space::device, k, n, n, b[static_cast<std::size_t>(i)].data());
+    };
+    const auto view_c = [&](int i) {
+      return DenseView<T>{Space::device, m, n, n, c[static_cast<std::size_t>(i)].data()};
+    };
 
     Record rs = base_record(n, "row_split");
     if (double(matrix.max_row_length) * double(n) > row_split_max_work) {
       rs.check = "SKIP";
       rs.note = "rows of " + std::to_string(matrix.max_row_length) + " nonzeros: seconds per run";
     } else {
-      measure(rs, copies, [&](int i) { row_split.multiply(alpha, view_b(i), beta, view_c(i)); }, reset(true), c0,
-              rows_device, gather.data(), ref);
+      measure(
+          rs, copies, [&](int i) { row_split.multiply(alpha, view_b(i), beta, view_c(i)); }, reset(true), c0,
+          rows_device, gather.data(), ref);
     }
     one_case.push_back(rs);
     Record mb = base_record(n, "merge_based");
-    measure(mb, copies, [&](int i) { merge_based.multiply(alpha, view_b(i), beta, view_c(i)); }, reset(true), c0,
-            rows_device, gather.data(), ref);
+    measure(
+        mb, copies, [&](int i) { merge_based.multiply(alpha, view_b(i), beta, view_c(i)); }, reset(true), c0,
+        rows_device, gather.data(), ref);
     one_case.push_back(mb);
     Record au = base_record(n, "automatic");
     au.chosen = std::string(to_string(automatic.algorithm_for(n)));
     if (const std::int64_t slab = automatic.column_slab(n); slab < n) au.slab = slab;
-    measure(au, copies, [&](int i) { automatic.multiply(alpha, view_b(i), beta, view_c(i)); }, reset(true), c0,
-            rows_device, gather.data(), ref);
+    measure(
+        au, copies, [&](int i) { automatic.multiply(alpha, view_b(i), beta, view_c(i)); }, reset(true), c0, rows_device,
+        gather.data(), ref);
     one_case.push_back(au);
 
     std::vector<const T*> bp;
@@ -231,8 +240,8 @@ struct PrecisionRun {
     for (auto& runner : cusparse) {
       const CusparseVariant v = all_cusparse_variants[&runner - cusparse.data()];
       if (column_major(v))
-        time_cusparse(*runner, v, n, bp, std::max<std::int64_t>(k, 1), cp, std::max<std::int64_t>(m, 1), copies,
-                      c0_col, rows_device, gather, ref, one_case);
+        time_cusparse(*runner, v, n, bp, std::max<std::int64_t>(k, 1), cp, std::max<std::int64_t>(m, 1), copies, c0_col,
+                      rows_device, gather, ref, one_case);
     }
   }
 
@@ -246,8 +255,9 @@ struct PrecisionRun {
       r.note = "cuSPARSE refused: " + why_not;
     } else {
       const int used = v == CusparseVariant::alg3_row_major ? 1 : copies;
-      measure(r, used, [&](int i) { runner.run(i); }, [&] { fill_block<T>(c0, c_seed, false, context.stream()); },
-              c0, rows_device, gather, ref);
+      measure(
+          r, used, [&](int i) { runner.run(i); }, [&] { fill_block<T>(c0, c_seed, false, context.stream()); }, c0,
+          rows_device, gather, ref);
     }
     one_case.push_back(r);
   }
@@ -275,7 +285,8 @@ BenchOptions parse_bench_options(const std::vector<std::string>& args) {
       o.help = true;
     } else if (a == "--suite") {
       o.suite = value();
-      if (o.suite != "full" && o.suite != "quick") throw InputError("--suite must be full or quick, got `" + o.suite + "`");
+      if (o.suite != "full" && o.suite != "quick")
+        throw InputError("--suite must be full or quick, got `" + o.suite + "`");
     } else if (a == "--matrices") {
       o.matrices = value();
       try {
@@ -290,9 +301,12 @@ BenchOptions parse_bench_options(const std::vector<std::string>& args) {
       if (o.widths.empty()) throw InputError("--n needs a comma-separated list of widths");
     } else if (a == "--precision") {
       const std::string p = value();
-      if (p == "both") o.precisions = {Precision::fp32, Precision::fp64};
-      else if (auto one = parse_precision(p)) o.precisions = {*one};
-      else throw InputError("--precision must be fp32, fp64 or both, got `" + p + "`");
+      if (p == "both")
+        o.precisions = {Precision::fp32, Precision::fp64};
+      else if (auto one = parse_precision(p))
+        o.precisions = {*one};
+      else
+        throw InputError("--precision must be fp32, fp64 or both, got `" + p + "`");
     } else if (a == "--reps") {
       o.max_reps = static_cast<int>(parse_int("--reps", value()));
     } else if (a == "--beta") {
@@ -336,8 +350,8 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
     if (!std::regex_search(spec.name, filter)) continue;
     const auto start = std::chrono::steady_clock::now();
     Matrix matrix{spec.name, spec.build(), 0};
-    const cuda::RowShape shape = cuda::row_shape_host(matrix.csr.row_offsets.data(), matrix.csr.rows,
-                                                      matrix.csr.cols, matrix.csr.nnz(), matrix.csr.col_indices.data());
+    const cuda::RowShape shape = cuda::row_shape_host(matrix.csr.row_offsets.data(), matrix.csr.rows, matrix.csr.cols,
+                                                      matrix.csr.nnz(), matrix.csr.col_indices.data());
     matrix.max_row_length = static_cast<std::int64_t>(shape.max);
     matrix.scattered = shape.scattered;
     matrix.span = shape.span;
@@ -345,8 +359,7 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
     out << "== " << matrix.name << ": " << matrix.csr.rows << " x " << matrix.csr.cols << ", " << matrix.csr.nnz()
         << " nonzeros, mean row " << double(matrix.csr.nnz()) / double(std::max<std::int64_t>(matrix.csr.rows, 1))
         << ", longest " << matrix.max_row_length << ", scattered " << matrix.scattered << ", span " << matrix.span
-        << " (built in "
-        << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s)\n";
+        << " (built in " << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s)\n";
     print_table_header(out);
     for (Precision p : options.precisions) {
       if (p == Precision::fp32) {

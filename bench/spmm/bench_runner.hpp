@@ -16,15 +16,15 @@
 namespace blockeigs::spmm::bench {
 
 struct BenchOptions {
-  std::string suite = "full";       // full | quick
-  std::string matrices;             // regex on matrix names; empty: all
+  std::string suite = "full";        // full | quick
+  std::string matrices;              // regex on matrix names; empty: all
   std::vector<std::int64_t> widths;  // empty: 1, 2, 4, ..., 256 (quick: 1, 4, 32, 128)
   std::vector<Precision> precisions{Precision::fp32, Precision::fp64};
-  int max_reps = 20;                // timed runs per case at most (at least 3 unless a run takes > 0.5 s)
-  double target_seconds = 0.02;     // timing budget per algorithm and case
-  double beta = 0.0;                // C = A B + beta C
-  std::string csv;                  // write every row here
-  std::string data_dir;             // SuiteSparse *.mtx.gz to add, replicated block-diagonally
+  int max_reps = 20;             // timed runs per case at most (at least 3 unless a run takes > 0.5 s)
+  double target_seconds = 0.02;  // timing budget per algorithm and case
+  double beta = 0.0;             // C = A B + beta C
+  std::string csv;               // write every row here
+  std::string data_dir;          // SuiteSparse *.mtx.gz to add, replicated block-diagonally
   int device = 0;
   bool help = false;
 };

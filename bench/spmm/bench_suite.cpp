@@ -106,8 +106,8 @@ HostCsr<double> power_law(std::int64_t rows, double mean, std::int64_t longest, 
         std::min<std::int64_t>(longest, static_cast<std::int64_t>(std::floor(scale / std::sqrt(u))));
   }
   for (int h = 0; h < 4 && h < rows; ++h)  // hubs: longest, longest/2, ...
-    lengths[static_cast<std::size_t>(mix(seed * 31 + static_cast<std::uint64_t>(h)) % static_cast<std::uint64_t>(rows))] =
-        longest >> h;
+    lengths[static_cast<std::size_t>(mix(seed * 31 + static_cast<std::uint64_t>(h)) %
+                                     static_cast<std::uint64_t>(rows))] = longest >> h;
   return random_rows(lengths, rows, seed);
 }
 
@@ -120,17 +120,20 @@ HostCsr<double> dense(std::int64_t rows, std::int64_t cols) {
   a.col_indices.resize(static_cast<std::size_t>(rows * cols));
   a.values.resize(static_cast<std::size_t>(rows * cols));
 #pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i <= rows; ++i) a.row_offsets[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(i * cols);
+  for (std::int64_t i = 0; i <= rows; ++i)
+    a.row_offsets[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(i * cols);
 #pragma omp parallel for schedule(static)
   for (std::int64_t e = 0; e < rows * cols; ++e) {
     a.col_indices[static_cast<std::size_t>(e)] = static_cast<std::int32_t>(e % cols);
-    a.values[static_cast<std::size_t>(e)] = static_cast<double>(mix(static_cast<std::uint64_t>(e)) >> 11) * 0x1.0p-52 - 1.0;
+    a.values[static_cast<std::size_t>(e)] =
+        static_cast<double>(mix(static_cast<std::uint64_t>(e)) >> 11) * 0x1.0p-52 - 1.0;
   }
   return a;
 }
 
 HostCsr<double> replicate_block_diagonal(const HostCsr<double>& block, std::int64_t min_nnz) {
-  const std::int64_t copies = std::max<std::int64_t>(1, (min_nnz + block.nnz() - 1) / std::max<std::int64_t>(1, block.nnz()));
+  const std::int64_t copies =
+      std::max<std::int64_t>(1, (min_nnz + block.nnz() - 1) / std::max<std::int64_t>(1, block.nnz()));
   if (copies * block.nnz() > std::numeric_limits<std::int32_t>::max() ||
       copies * std::max(block.rows, block.cols) > std::numeric_limits<std::int32_t>::max())
     throw InputError("replicated bench matrix does not fit int32 indices");
@@ -142,7 +145,8 @@ HostCsr<double> replicate_block_diagonal(const HostCsr<double>& block, std::int6
   a.values.reserve(a.col_indices.capacity());
   for (std::int64_t c = 0; c < copies; ++c) {
     for (std::int64_t i = 0; i < block.rows; ++i)
-      a.row_offsets.push_back(static_cast<std::int32_t>(c * block.nnz() + block.row_offsets[static_cast<std::size_t>(i) + 1]));
+      a.row_offsets.push_back(
+          static_cast<std::int32_t>(c * block.nnz() + block.row_offsets[static_cast<std::size_t>(i) + 1]));
     for (std::int32_t col : block.col_indices) a.col_indices.push_back(static_cast<std::int32_t>(c * block.cols + col));
     a.values.insert(a.values.end(), block.values.begin(), block.values.end());
   }

@@ -78,10 +78,13 @@ int rank_of(MPI_Comm comm) {
 // The settings a request names, read by the config's own reader (eigensolver.preconditioner,
 // execution.*), so that a bad value gets the apps' message.
 io::EigsConfig read_settings(const std::string& preconditioner, const Execution& execution) {
-  const std::string text = "matrix: {generator: {type: laplacian_1d, nx: 2}}\n"
-                           "eigensolver: {preconditioner: " + preconditioner + "}\n"
-                           "execution: {backend: " + execution.backend + ", partition: " + execution.partition +
-                           ", local_order: " + execution.local_order + "}\n";
+  const std::string text =
+      "matrix: {generator: {type: laplacian_1d, nx: 2}}\n"
+      "eigensolver: {preconditioner: " +
+      preconditioner +
+      "}\n"
+      "execution: {backend: " +
+      execution.backend + ", partition: " + execution.partition + ", local_order: " + execution.local_order + "}\n";
   return io::parse_eigs_config(text, "arguments");
 }
 
@@ -110,9 +113,8 @@ std::string describe_chebyshev(const Preconditioner& p) {
 
 // The preconditioner eigensolver.preconditioner describes, on `op` (null for none).
 std::unique_ptr<solver::Preconditioner<double>> make_preconditioner(const io::PreconditionerConfig& config,
-                                                                     solver::LinearOperator<double>& op,
-                                                                     SpectrumEnd end, bool eigensolver,
-                                                                     std::string& description) {
+                                                                    solver::LinearOperator<double>& op, SpectrumEnd end,
+                                                                    bool eigensolver, std::string& description) {
   description = std::string(to_string(config.kind));
   if (config.kind == PreconditionerKind::jacobi) return std::make_unique<solver::JacobiPreconditioner<double>>(op);
   if (config.kind == PreconditionerKind::chebyshev) {
@@ -176,7 +178,9 @@ void finalize_mpi() {
 }
 
 CommHandle comm_world() { return to_handle(MPI_COMM_WORLD); }
-int comm_rank(CommHandle comm) { return translated([&] { return rank_of(to_comm(comm)); }); }
+int comm_rank(CommHandle comm) {
+  return translated([&] { return rank_of(to_comm(comm)); });
+}
 int comm_size(CommHandle comm) {
   return translated([&] {
     int size = 1;
@@ -264,8 +268,10 @@ solver::RowPartition gathered_partition(MPI_Comm comm, std::int64_t n, std::int6
   for (int r = 0; r < ranks; ++r) {
     if (all[2 * r] != firsts.back() || all[2 * r + 1] < 0)
       solver::fail_input_everywhere(description, ": rank ", r, " holds rows [", all[2 * r], ", ",
-                                    all[2 * r] + all[2 * r + 1], "), but the ranks' rows must follow each other "
-                                    "in rank order from row 0: rank ", r, " should start at row ", firsts.back());
+                                    all[2 * r] + all[2 * r + 1],
+                                    "), but the ranks' rows must follow each other "
+                                    "in rank order from row 0: rank ",
+                                    r, " should start at row ", firsts.back());
     firsts.push_back(all[2 * r] + all[2 * r + 1]);
   }
   if (firsts.back() != n)
@@ -408,6 +414,30 @@ solver::DistributedRows b_like_a(const Matrix& b, const Matrix& a, MPI_Comm comm
 
 void add_phase(Timings& t, const char* name, double seconds) { t.phases.emplace_back(name, seconds); }
 
+// The pairs, their residuals, the history and the solver's phase times of r, into out.
+void copy_result(const solver::LobpcgResult<double>& r, EigsResult& out) {
+  out.eigenvalues = r.eigenvalues;
+  out.residual_norms = r.residual_norms;
+  out.relative_residuals = r.relative_residuals;
+  out.converged = r.converged;
+  out.iterations = r.iterations;
+  out.block_size = r.block_size;
+  out.stop = solver::to_string(r.stop);
+  for (const solver::LobpcgStep& step : r.history) {
+    out.history_eigenvalues.push_back(step.eigenvalues);
+    out.history_residual_norms.push_back(step.residual_norms);
+  }
+  const solver::LobpcgTimings& t = r.stats.timings;
+  for (auto [name, seconds] : {std::pair{"spmm", t.spmm},
+                               {"orthogonalization", t.orthogonalization},
+                               {"rayleigh_ritz", t.rayleigh_ritz},
+                               {"small_eigenproblem", t.small_eigenproblem},
+                               {"preconditioner", t.preconditioner},
+                               {"other", t.other},
+                               {"total", t.total}})
+    add_phase(out.timings, name, seconds);
+}
+
 }  // namespace
 
 EigsResult lobpcg(Matrix& a, Matrix* b, const EigsRequest& request) {
@@ -428,7 +458,8 @@ EigsResult lobpcg(Matrix& a, Matrix* b, const EigsRequest& request) {
     const spmm::Context context = solver::make_context(settings.execution.backend, comm);
     solver::DistributedOperator<double> op(comm, context, rows.rows, rows.partition);
     std::unique_ptr<solver::DistributedOperator<double>> b_op;
-    if (b_rows) b_op = std::make_unique<solver::DistributedOperator<double>>(comm, context, b_rows->rows, b_rows->partition);
+    if (b_rows)
+      b_op = std::make_unique<solver::DistributedOperator<double>>(comm, context, b_rows->rows, b_rows->partition);
     EigsResult out;
     const SpectrumEnd end = request.largest ? SpectrumEnd::largest : SpectrumEnd::smallest;
     const auto preconditioner = solver::collectively(comm, [&] {
@@ -467,22 +498,7 @@ EigsResult lobpcg(Matrix& a, Matrix* b, const EigsRequest& request) {
     });
     context.synchronize();
     out.timings.solve = now() - solve_begin;
-    out.eigenvalues = r.eigenvalues;
-    out.residual_norms = r.residual_norms;
-    out.relative_residuals = r.relative_residuals;
-    out.converged = r.converged;
-    out.iterations = r.iterations;
-    out.block_size = r.block_size;
-    out.stop = solver::to_string(r.stop);
-    for (const solver::LobpcgStep& step : r.history) {
-      out.history_eigenvalues.push_back(step.eigenvalues);
-      out.history_residual_norms.push_back(step.residual_norms);
-    }
-    const solver::LobpcgTimings& t = r.stats.timings;
-    for (auto [name, seconds] : {std::pair{"spmm", t.spmm}, {"orthogonalization", t.orthogonalization},
-                                 {"rayleigh_ritz", t.rayleigh_ritz}, {"small_eigenproblem", t.small_eigenproblem},
-                                 {"preconditioner", t.preconditioner}, {"other", t.other}, {"total", t.total}})
-      add_phase(out.timings, name, seconds);
+    copy_result(r, out);
     out.eigenvectors = own(std::move(r.eigenvectors), context);
     return out;
   });
@@ -544,8 +560,11 @@ CgResult cg(Matrix& a, const CgRequest& request) {
     out.stop = solver::to_string(r.stop);
     out.history = r.history;
     const solver::BlockCgTimings& t = r.stats.timings;
-    for (auto [name, seconds] : {std::pair{"spmm", t.spmm}, {"orthogonalization", t.orthogonalization},
-                                 {"update", t.update}, {"preconditioner", t.preconditioner}, {"other", t.other},
+    for (auto [name, seconds] : {std::pair{"spmm", t.spmm},
+                                 {"orthogonalization", t.orthogonalization},
+                                 {"update", t.update},
+                                 {"preconditioner", t.preconditioner},
+                                 {"other", t.other},
                                  {"total", t.total}})
       add_phase(out.timings, name, seconds);
     out.solution = own(std::move(x), context);

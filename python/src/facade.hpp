@@ -72,8 +72,8 @@ struct OwnedBlock {
 // Where this rank's rows are in the operator's numbering against the input's.
 struct Numbering {
   std::int64_t input_first = 0, input_rows = 0;  // this rank's range of the input's rows
-  std::int64_t rows = 0;                          // this rank's rows in the operator's numbering
-  bool identity = true;      // the same rows in the same order
+  std::int64_t rows = 0;                         // this rank's rows in the operator's numbering
+  bool identity = true;                          // the same rows in the same order
   bool stay_on_rank = true;  // on every rank, its operator rows are its own input rows (reordered at most)
   // For each operator row of this rank, its input row (global); empty for the identity.
   std::vector<std::int64_t> input_row;
@@ -102,7 +102,7 @@ class Matrix {
 
   std::int64_t global_rows() const;
   std::int64_t global_nnz() const;
-  std::int64_t first_row() const;   // this rank's input range
+  std::int64_t first_row() const;  // this rank's input range
   std::int64_t local_rows() const;
   const std::string& description() const;
   CommHandle comm() const;
@@ -151,7 +151,7 @@ struct EigsResult {
   std::vector<double> eigenvalues, residual_norms, relative_residuals;
   std::vector<bool> converged;
   int iterations = 0, block_size = 0;
-  std::string stop;     // converged, iteration_limit, diverged, stagnated, below_floor, no_search_direction, interrupted
+  std::string stop;  // converged, iteration_limit, diverged, stagnated, below_floor, no_search_direction, interrupted
   std::string preconditioner;  // what was built
   std::vector<std::vector<double>> history_eigenvalues, history_residual_norms;
   Timings timings;
@@ -167,7 +167,7 @@ struct CgRequest {
   int max_iterations = 10000;
   std::string preconditioner = "none";
   Execution execution;
-  BlockRef rhs;                  // the operator's numbering, this rank's rows
+  BlockRef rhs;                   // the operator's numbering, this rank's rows
   std::optional<BlockRef> start;  // the same shape as rhs; none: zeros
   std::function<bool()> interrupted;
 };

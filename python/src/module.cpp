@@ -83,8 +83,8 @@ nb::dict timings(const py::Timings& t) {
   return d;
 }
 
-nb::dict lobpcg(py::Matrix& a, py::Matrix* b, int k, int block_size, bool largest, double tolerance,
-                int max_iterations, std::uint64_t seed, const std::string& preconditioner, const std::string& backend,
+nb::dict lobpcg(py::Matrix& a, py::Matrix* b, int k, int block_size, bool largest, double tolerance, int max_iterations,
+                std::uint64_t seed, const std::string& preconditioner, const std::string& backend,
                 const std::string& partition, const std::string& local_order, std::optional<Block> start,
                 std::optional<Block> constraints, bool interruptible) {
   py::EigsRequest request;
@@ -193,8 +193,8 @@ void bind_matrix(nb::module_& m) {
             std::vector<std::int64_t> columns(indices.data(), indices.data() + indices.shape(0));
             std::vector<double> values(data.data(), data.data() + data.shape(0));
             nb::gil_scoped_release release;
-            return py::Matrix::from_rows(comm, n, first_row, std::move(offsets), std::move(columns),
-                                         std::move(values), description);
+            return py::Matrix::from_rows(comm, n, first_row, std::move(offsets), std::move(columns), std::move(values),
+                                         description);
           },
           "comm"_a, "n"_a, "first_row"_a, "indptr"_a, "indices"_a, "data"_a, "description"_a)
       .def_static(
@@ -252,9 +252,9 @@ void bind_matrix(nb::module_& m) {
 
 // The two solvers.
 void bind_solvers(nb::module_& m) {
-  m.def("lobpcg", &lobpcg, "a"_a, "b"_a.none(), "k"_a, "block_size"_a, "largest"_a, "tolerance"_a,
-        "max_iterations"_a, "seed"_a, "preconditioner"_a, "backend"_a, "partition"_a, "local_order"_a,
-        "start"_a.none(), "constraints"_a.none(), "interruptible"_a);
+  m.def("lobpcg", &lobpcg, "a"_a, "b"_a.none(), "k"_a, "block_size"_a, "largest"_a, "tolerance"_a, "max_iterations"_a,
+        "seed"_a, "preconditioner"_a, "backend"_a, "partition"_a, "local_order"_a, "start"_a.none(),
+        "constraints"_a.none(), "interruptible"_a);
   m.def("cg", &cg, "a"_a, "rhs"_a, "start"_a.none(), "rtol"_a, "atol"_a, "max_iterations"_a, "preconditioner"_a,
         "backend"_a, "partition"_a, "local_order"_a, "interruptible"_a);
 }

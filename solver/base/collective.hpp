@@ -64,7 +64,6 @@ auto collectively(MPI_Comm comm, Step&& step) -> decltype(step()) {
   }
 }
 
-
 // A private duplicate of a communicator, freed with it: a solver's
 // point-to-point reductions (reduce_tag) then cannot match messages of the
 // caller's.

@@ -38,12 +38,12 @@ void alltoallv_at_once(MPI_Comm comm, const void* send, const std::vector<std::i
   const std::vector<int> send_counts(send_bytes.begin(), send_bytes.end());
   const std::vector<int> recv_counts(recv_bytes.begin(), recv_bytes.end());
   const std::vector<int> send_displs = int_displacements(send_bytes), recv_displs = int_displacements(recv_bytes);
-  BLOCKEIGS_MPI_CHECK(MPI_Alltoallv(send, send_counts.data(), send_displs.data(), MPI_BYTE, recv,
-                                    recv_counts.data(), recv_displs.data(), MPI_BYTE, comm));
+  BLOCKEIGS_MPI_CHECK(MPI_Alltoallv(send, send_counts.data(), send_displs.data(), MPI_BYTE, recv, recv_counts.data(),
+                                    recv_displs.data(), MPI_BYTE, comm));
 }
 
-void alltoallv_in_pieces(MPI_Comm comm, const void* send, const std::vector<std::int64_t>& send_bytes,
-                         void* recv, const std::vector<std::int64_t>& recv_bytes) {
+void alltoallv_in_pieces(MPI_Comm comm, const void* send, const std::vector<std::int64_t>& send_bytes, void* recv,
+                         const std::vector<std::int64_t>& recv_bytes) {
   std::vector<MPI_Request> requests;
   std::int64_t at = 0;
   for (std::size_t q = 0; q < recv_bytes.size(); ++q) {
@@ -52,8 +52,7 @@ void alltoallv_in_pieces(MPI_Comm comm, const void* send, const std::vector<std:
   }
   at = 0;
   for (std::size_t q = 0; q < send_bytes.size(); ++q) {
-    large_isend(comm, static_cast<const char*>(send) + at, send_bytes[q], static_cast<int>(q), kAlltoallvTag,
-                requests);
+    large_isend(comm, static_cast<const char*>(send) + at, send_bytes[q], static_cast<int>(q), kAlltoallvTag, requests);
     at += send_bytes[q];
   }
   BLOCKEIGS_MPI_CHECK(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE));
@@ -82,8 +81,7 @@ void large_isend(MPI_Comm comm, const void* data, std::int64_t bytes, int peer, 
   });
 }
 
-void large_irecv(MPI_Comm comm, void* data, std::int64_t bytes, int peer, int tag,
-                 std::vector<MPI_Request>& requests) {
+void large_irecv(MPI_Comm comm, void* data, std::int64_t bytes, int peer, int tag, std::vector<MPI_Request>& requests) {
   in_pieces(bytes, [&](std::int64_t offset, int piece) {
     requests.emplace_back();
     BLOCKEIGS_MPI_CHECK(

@@ -37,8 +37,7 @@ void large_bcast(MPI_Comm comm, T* data, std::int64_t count, int root) {
 // ends must agree on the count, as a halo plan does).
 void large_isend(MPI_Comm comm, const void* data, std::int64_t bytes, int peer, int tag,
                  std::vector<MPI_Request>& requests);
-void large_irecv(MPI_Comm comm, void* data, std::int64_t bytes, int peer, int tag,
-                 std::vector<MPI_Request>& requests);
+void large_irecv(MPI_Comm comm, void* data, std::int64_t bytes, int peer, int tag, std::vector<MPI_Request>& requests);
 
 // Blocking versions (the same pieces).
 void large_send(MPI_Comm comm, const void* data, std::int64_t bytes, int peer, int tag);

@@ -24,9 +24,7 @@ int pieces(const BlockExtent& b, std::int64_t offset, std::int64_t pitch, std::a
   return 2;
 }
 
-bool intersect(const Piece& a, const Piece& b) {
-  return a.r0 < b.r1 && b.r0 < a.r1 && a.c0 < b.c1 && b.c0 < a.c1;
-}
+bool intersect(const Piece& a, const Piece& b) { return a.r0 < b.r1 && b.r0 < a.r1 && a.c0 < b.c1 && b.c0 < a.c1; }
 
 std::int64_t pitch(const BlockExtent& b) { return b.ld * static_cast<std::int64_t>(b.element_bytes); }
 
@@ -60,12 +58,11 @@ void check_apply_arguments(const char* call, std::int64_t local_rows, Space spac
     fail_input("LinearOperator::", call, ": X is ", X.rows, " x ", X.cols, " and Y is ", Y.rows, " x ", Y.cols,
                ", but this rank owns ", local_rows, " rows of the operator (X and Y need one row per local row)");
   if (X.cols != Y.cols)
-    fail_input("LinearOperator::", call, ": X has ", X.cols, " columns but Y has ", Y.cols,
-               " (Y = A X has X's width)");
+    fail_input("LinearOperator::", call, ": X has ", X.cols, " columns but Y has ", Y.cols, " (Y = A X has X's width)");
   for (const auto& [name, b] : {std::pair<const char*, const BlockExtent&>{"X", X}, {"Y", Y}})
     if (b.rows > 1 && b.ld < b.cols)
-      fail_input("LinearOperator::", call, ": ", name, "'s leading dimension ", b.ld, " is smaller than its ",
-                 b.cols, " columns");
+      fail_input("LinearOperator::", call, ": ", name, "'s leading dimension ", b.ld, " is smaller than its ", b.cols,
+                 " columns");
   if (X.space != space || Y.space != space)
     fail_input("LinearOperator::", call, ": X is in ", to_string(X.space), " memory and Y in ", to_string(Y.space),
                " memory, but the operator works in ", to_string(space), " memory (its context's space)");

@@ -55,8 +55,8 @@ class LinearOperator {
   virtual MPI_Comm comm() const = 0;
   virtual const spmm::Context& context() const = 0;  // where X and Y live and work runs
   virtual std::int64_t global_rows() const = 0;
-  virtual std::int64_t local_rows() const = 0;       // rows of X and Y on this rank
-  virtual std::int64_t first_row() const = 0;        // global index of local row 0
+  virtual std::int64_t local_rows() const = 0;  // rows of X and Y on this rank
+  virtual std::int64_t first_row() const = 0;   // global index of local row 0
 
   // Y = alpha * A * X + beta * Y on the local rows (beta == 0: Y is not read).
   // X and Y: local_rows() x k blocks in context().space() that do not

@@ -94,11 +94,10 @@ struct SplitColumns {
   spmm::ConstDenseView<T> head;
   spmm::ConstDenseView<Ts> tail;
   SplitColumns(spmm::ConstDenseView<T> all)  // NOLINT: a whole block is a split one with no tail
-    requires std::is_same_v<T, Ts>
+      requires std::is_same_v<T, Ts>
       : head(all), tail{all.space, all.rows, 0, all.ld, all.data} {}
   SplitColumns(spmm::DenseView<T> all)  // NOLINT
-    requires std::is_same_v<T, Ts>
-      : SplitColumns(spmm::ConstDenseView<T>(all)) {}
+      requires std::is_same_v<T, Ts> : SplitColumns(spmm::ConstDenseView<T>(all)) {}
   SplitColumns(spmm::ConstDenseView<T> h, spmm::ConstDenseView<Ts> t) : head(h), tail(t) {}
   std::int64_t rows() const { return head.rows; }
   std::int64_t cols() const { return head.cols + tail.cols; }
@@ -172,8 +171,7 @@ HostMatrix gram(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseVie
 
 // Euclidean norm of every column over all ranks.
 template <class T>
-std::vector<double> column_norms(const spmm::Context& context, MPI_Comm comm,
-                                 spmm::ConstDenseView<T> X);
+std::vector<double> column_norms(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X);
 
 struct ResidualNorms {
   std::vector<double> residual;  // ||r_j||
@@ -192,17 +190,16 @@ std::vector<std::int64_t> checked_positions(const std::vector<std::int64_t>& pos
 // index j).
 template <class T>
 ResidualNorms eigen_residuals(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
-                              spmm::ConstDenseView<T> AX, const std::vector<double>& lambda,
-                              spmm::DenseView<T> R, const std::vector<std::int64_t>& r_position = {});
-
+                              spmm::ConstDenseView<T> AX, const std::vector<double>& lambda, spmm::DenseView<T> R,
+                              const std::vector<std::int64_t>& r_position = {});
 
 // ---- local operations (no communication) -----------------------------------
 
 // Y = alpha * X * S + beta * Y; X: local x k1, S: k1 x k2, Y: local x k2.
 // beta == 0: Y is not read. Y must not overlap X.
 template <class T>
-void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X,
-                  const HostMatrix& S, T beta, spmm::DenseView<T> Y);
+void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const HostMatrix& S, T beta,
+                  spmm::DenseView<T> Y);
 // Y = V(:, first:) E + beta Y over the two views of V (E's rows are V's
 // columns from `first` on): a block_update for each view it reaches.
 template <class T>
@@ -212,8 +209,8 @@ void split_update(const spmm::Context& context, const std::type_identity_t<Split
 // Y = alpha * X * S + beta * Z (beta == 0: Z is not read): an update written
 // to a new block in one pass. Y may be Z, and must not otherwise overlap X or Z.
 template <class T>
-void block_combine(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const HostMatrix& S,
-                   T beta, spmm::ConstDenseView<T> Z, spmm::DenseView<T> Y);
+void block_combine(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const HostMatrix& S, T beta,
+                   spmm::ConstDenseView<T> Z, spmm::DenseView<T> Y);
 
 // Y = X1 * S1 + X2 * S2 (X1: local x k1, S1: k1 x k, X2: local x k2,
 // S2: k2 x k, Y: local x k) in one pass where the device kernel applies: block
@@ -236,19 +233,17 @@ void transform_in_place(const spmm::Context& context, spmm::DenseView<T> W, cons
 
 // Y = alpha * X + beta * Y (beta == 0: Y is not read).
 template <class T>
-void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T beta,
-           spmm::DenseView<T> Y);
+void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y);
 
 // Y(:, j) = alpha[j] * X(:, j) + beta * Y(:, j) (beta == 0: Y is not read);
 // e.g. residuals R = A X - X diag(lambda) as copy, then alpha = -lambda, beta = 1.
 template <class T>
-void column_axpby(const spmm::Context& context, const std::vector<double>& alpha,
-                  spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y);
+void column_axpby(const spmm::Context& context, const std::vector<double>& alpha, spmm::ConstDenseView<T> X, T beta,
+                  spmm::DenseView<T> Y);
 
 // X(:, j) *= scale[j].
 template <class T>
-void scale_columns(const spmm::Context& context, const std::vector<double>& scale,
-                   spmm::DenseView<T> X);
+void scale_columns(const spmm::Context& context, const std::vector<double>& scale, spmm::DenseView<T> X);
 
 // dst = src, same shape; the two may be in different spaces.
 template <class T>
@@ -261,8 +256,8 @@ void convert_block(const spmm::Context& context, spmm::ConstDenseView<From> src,
 
 // dst(:, j) = src(:, columns[j]) for j < columns.size() == dst.cols.
 template <class T>
-void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src,
-                    const std::vector<std::int64_t>& columns, spmm::DenseView<T> dst);
+void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src, const std::vector<std::int64_t>& columns,
+                    spmm::DenseView<T> dst);
 
 // X(:, j) = X(:, columns[j]) for j < columns.size(), in place: the kept
 // columns moved to the front. `columns` strictly increasing.
@@ -277,19 +272,18 @@ void permute_columns(const spmm::Context& context, spmm::DenseView<T> X, const s
 // first_col + j) for `seed`: a hash, so the block does not depend on how the
 // rows are split over ranks (np 1 and np 4 start from the same block).
 template <class T>
-void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed,
-                 std::int64_t first_row, std::int64_t first_col = 0);
+void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed, std::int64_t first_row,
+                 std::int64_t first_col = 0);
 // The same with row i's global index rows[i] (X.rows entries in X's space):
 // the entries of a block whose rows are scattered in the global numbering
 // (a renumbered operator's rows, drawn as the input numbers them).
 template <class T>
-void fill_random_rows(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed,
-                      const std::int64_t* rows, std::int64_t first_col = 0);
+void fill_random_rows(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed, const std::int64_t* rows,
+                      std::int64_t first_col = 0);
 
 // Y(i, j) = d[i] * X(i, j); d has X.rows entries in X's space (Jacobi).
 template <class T>
-void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseView<T> X,
-                    spmm::DenseView<T> Y);
+void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseView<T> X, spmm::DenseView<T> Y);
 
 // ---- the random hash, shared by the host and device fills -----------------
 
@@ -303,10 +297,8 @@ BLOCKEIGS_HOST_DEVICE constexpr std::uint64_t mix64(std::uint64_t x) {
 
 // Uniform in [-1, 1) from (seed, row, col): chained mixing, so that nearby
 // rows, columns and seeds give unrelated values. 53 random bits, exact in double.
-BLOCKEIGS_HOST_DEVICE constexpr double hash_uniform(std::uint64_t seed, std::int64_t row,
-                                                    std::int64_t col) {
-  const std::uint64_t h =
-      mix64(mix64(mix64(seed) ^ static_cast<std::uint64_t>(row)) ^ static_cast<std::uint64_t>(col));
+BLOCKEIGS_HOST_DEVICE constexpr double hash_uniform(std::uint64_t seed, std::int64_t row, std::int64_t col) {
+  const std::uint64_t h = mix64(mix64(mix64(seed) ^ static_cast<std::uint64_t>(row)) ^ static_cast<std::uint64_t>(col));
   return static_cast<double>(h >> 11) * (2.0 / 9007199254740992.0) - 1.0;
 }
 

@@ -69,13 +69,13 @@ HostMatrix transpose_times(const HostMatrix& A, const HostMatrix& B) {  // A^T B
 }
 
 template <class T>
-void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X,
-                  const HostMatrix& S, T beta, spmm::DenseView<T> Y) {
+void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const HostMatrix& S, T beta,
+                  spmm::DenseView<T> Y) {
   require_same_space("block_update", X, Y);
   require_same_rows("block_update", X, Y);
   if (S.rows() != X.cols || S.cols() != Y.cols)
-    throw Error(detail::concat("block_update: X has ", X.cols, " columns and Y ", Y.cols,
-                               ", but S is ", S.rows(), " x ", S.cols()));
+    throw Error(detail::concat("block_update: X has ", X.cols, " columns and Y ", Y.cols, ", but S is ", S.rows(),
+                               " x ", S.cols()));
   if (Y.rows == 0 || Y.cols == 0) return;
   if (on_device(Y.space)) {
     device_ops::block_update(context, alpha, X, S.data(), beta, Y);
@@ -89,8 +89,8 @@ void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T>
     return;
   }
   std::vector<T> s(S.values().begin(), S.values().end());
-  gemm_row_major<T>(CblasNoTrans, CblasNoTrans, Y.rows, Y.cols, X.cols, alpha, X.data, X.ld, s.data(),
-                    S.cols(), beta, Y.data, Y.ld);
+  gemm_row_major<T>(CblasNoTrans, CblasNoTrans, Y.rows, Y.cols, X.cols, alpha, X.data, X.ld, s.data(), S.cols(), beta,
+                    Y.data, Y.ld);
 }
 
 template <class T>
@@ -109,8 +109,8 @@ void split_update(const spmm::Context& context, const std::type_identity_t<Split
 }
 
 template <class T>
-void block_combine(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const HostMatrix& S,
-                   T beta, spmm::ConstDenseView<T> Z, spmm::DenseView<T> Y) {
+void block_combine(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const HostMatrix& S, T beta,
+                   spmm::ConstDenseView<T> Z, spmm::DenseView<T> Y) {
   require_same_space("block_combine", X, Y);
   require_same_space("block_combine", Z, Y);
   require_same_rows("block_combine", X, Y);
@@ -139,8 +139,7 @@ void block_combine_pair(const spmm::Context& context, spmm::ConstDenseView<T> X1
   require_same_rows("block_combine_pair", X2, Y);
   if (S1.rows() != X1.cols || S2.rows() != X2.cols || S1.cols() != Y.cols || S2.cols() != Y.cols)
     throw Error(detail::concat("block_combine_pair: X1 has ", X1.cols, " columns, X2 ", X2.cols, " and Y ", Y.cols,
-                               ", but S1 is ", S1.rows(), " x ", S1.cols(), " and S2 ", S2.rows(), " x ",
-                               S2.cols()));
+                               ", but S1 is ", S1.rows(), " x ", S1.cols(), " and S2 ", S2.rows(), " x ", S2.cols()));
   if (Y.rows == 0 || Y.cols == 0) return;
   // S = [S1; S2], the coefficients of [X1 X2].
   HostMatrix S(S1.rows() + S2.rows(), Y.cols);
@@ -149,13 +148,13 @@ void block_combine_pair(const spmm::Context& context, spmm::ConstDenseView<T> X1
   if (on_device(Y.space) && device_ops::block_combine_pair(context, X1, X2, S.data(), Y)) return;
   // Elsewhere through scratch, which the inputs do not overlap.
   if (scratch.rows != Y.rows || scratch.cols < Y.cols)
-    throw Error(detail::concat("block_combine_pair: scratch is ", scratch.rows, " x ", scratch.cols, ", needs ",
-                               Y.rows, " x ", Y.cols));
+    throw Error(detail::concat("block_combine_pair: scratch is ", scratch.rows, " x ", scratch.cols, ", needs ", Y.rows,
+                               " x ", Y.cols));
   const spmm::DenseView<T> out = column_range(scratch, 0, Y.cols);
   if (X1.ld == X2.ld && X1.data + X1.cols == X2.data) {
     // Adjacent inputs (LOBPCG's [X P | W]): one product over [X1 X2].
-    block_update(context, T(1), spmm::ConstDenseView<T>{X1.space, X1.rows, X1.cols + X2.cols, X1.ld, X1.data}, S,
-                 T(0), out);
+    block_update(context, T(1), spmm::ConstDenseView<T>{X1.space, X1.rows, X1.cols + X2.cols, X1.ld, X1.data}, S, T(0),
+                 out);
   } else {
     block_update(context, T(1), X1, S1, T(0), out);
     block_update(context, T(1), X2, S2, T(1), out);
@@ -167,8 +166,7 @@ template <class T>
 void transform_in_place(const spmm::Context& context, spmm::DenseView<T> W, const HostMatrix& S,
                         spmm::DenseView<T> scratch) {
   if (S.rows() != W.cols || S.cols() > W.cols)
-    throw Error(detail::concat("transform_in_place: W has ", W.cols, " columns, but S is ", S.rows(), " x ",
-                               S.cols()));
+    throw Error(detail::concat("transform_in_place: W has ", W.cols, " columns, but S is ", S.rows(), " x ", S.cols()));
   const std::int64_t kept = S.cols();
   if (W.rows == 0 || kept == 0) return;
   if (on_device(W.space) && device_ops::transform_in_place(context, W, S.data(), kept)) return;
@@ -178,8 +176,7 @@ void transform_in_place(const spmm::Context& context, spmm::DenseView<T> W, cons
 }
 
 template <class T>
-void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T beta,
-           spmm::DenseView<T> Y) {
+void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y) {
   require_same_space("axpby", X, Y);
   require_same_rows("axpby", X, Y);
   BLOCKEIGS_ASSERT(X.cols == Y.cols);
@@ -199,8 +196,8 @@ void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T b
 }
 
 template <class T>
-void column_axpby(const spmm::Context& context, const std::vector<double>& alpha,
-                  spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y) {
+void column_axpby(const spmm::Context& context, const std::vector<double>& alpha, spmm::ConstDenseView<T> X, T beta,
+                  spmm::DenseView<T> Y) {
   require_same_space("column_axpby", X, Y);
   require_same_rows("column_axpby", X, Y);
   BLOCKEIGS_ASSERT(X.cols == Y.cols && std::int64_t(alpha.size()) == Y.cols);
@@ -221,8 +218,7 @@ void column_axpby(const spmm::Context& context, const std::vector<double>& alpha
 }
 
 template <class T>
-void scale_columns(const spmm::Context& context, const std::vector<double>& scale,
-                   spmm::DenseView<T> X) {
+void scale_columns(const spmm::Context& context, const std::vector<double>& scale, spmm::DenseView<T> X) {
   BLOCKEIGS_ASSERT(std::int64_t(scale.size()) == X.cols);
   if (on_device(X.space)) {
     device_ops::scale_columns(context, scale.data(), X);
@@ -237,15 +233,13 @@ void scale_columns(const spmm::Context& context, const std::vector<double>& scal
 template <class T>
 void copy_block(const spmm::Context& context, spmm::ConstDenseView<T> src, spmm::DenseView<T> dst) {
   require_same_rows("copy_block", src, dst);
-  if (src.cols != dst.cols)
-    throw Error(detail::concat("copy_block: ", src.cols, " columns into ", dst.cols));
+  if (src.cols != dst.cols) throw Error(detail::concat("copy_block: ", src.cols, " columns into ", dst.cols));
   if (on_device(src.space) || on_device(dst.space)) {
     device_ops::copy_block(context, src, dst);
     return;
   }
 #pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < dst.rows; ++i)
-    std::copy_n(src.data + i * src.ld, dst.cols, dst.data + i * dst.ld);
+  for (std::int64_t i = 0; i < dst.rows; ++i) std::copy_n(src.data + i * src.ld, dst.cols, dst.data + i * dst.ld);
 }
 
 template <class From, class To>
@@ -267,8 +261,8 @@ template void convert_block(const spmm::Context&, spmm::ConstDenseView<float>, s
 template void convert_block(const spmm::Context&, spmm::ConstDenseView<double>, spmm::DenseView<double>);
 
 template <class T>
-void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src,
-                    const std::vector<std::int64_t>& columns, spmm::DenseView<T> dst) {
+void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src, const std::vector<std::int64_t>& columns,
+                    spmm::DenseView<T> dst) {
   require_same_space("select_columns", src, dst);
   require_same_rows("select_columns", src, dst);
   BLOCKEIGS_ASSERT(std::int64_t(columns.size()) == dst.cols);
@@ -341,28 +335,29 @@ void fill_random_host(spmm::DenseView<T> X, std::uint64_t seed, RowOf row, std::
 }
 
 template <class T>
-void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed,
-                 std::int64_t first_row, std::int64_t first_col) {
+void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed, std::int64_t first_row,
+                 std::int64_t first_col) {
   if (on_device(X.space)) {
     device_ops::fill_random(context, X, seed, first_row, first_col);
     return;
   }
-  fill_random_host(X, seed, [first_row](std::int64_t i) { return first_row + i; }, first_col);
+  fill_random_host(
+      X, seed, [first_row](std::int64_t i) { return first_row + i; }, first_col);
 }
 
 template <class T>
-void fill_random_rows(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed,
-                      const std::int64_t* rows, std::int64_t first_col) {
+void fill_random_rows(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed, const std::int64_t* rows,
+                      std::int64_t first_col) {
   if (on_device(X.space)) {
     device_ops::fill_random_rows(context, X, seed, rows, first_col);
     return;
   }
-  fill_random_host(X, seed, [rows](std::int64_t i) { return rows[i]; }, first_col);
+  fill_random_host(
+      X, seed, [rows](std::int64_t i) { return rows[i]; }, first_col);
 }
 
 template <class T>
-void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseView<T> X,
-                    spmm::DenseView<T> Y) {
+void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseView<T> X, spmm::DenseView<T> Y) {
   require_same_space("apply_diagonal", X, Y);
   require_same_rows("apply_diagonal", X, Y);
   BLOCKEIGS_ASSERT(X.cols == Y.cols);
@@ -375,33 +370,30 @@ void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseVi
     for (std::int64_t j = 0; j < Y.cols; ++j) Y.data[i * Y.ld + j] = d[i] * X.data[i * X.ld + j];
 }
 
-#define BLOCKEIGS_INSTANTIATE(T)                                                                    \
-  template void block_update(const spmm::Context&, T, spmm::ConstDenseView<T>, const HostMatrix&, T, \
-                             spmm::DenseView<T>);                                                  \
-  template void split_update(const spmm::Context&, const std::type_identity_t<SplitColumns<T>>&,    \
-                             std::int64_t, const HostMatrix&, T, spmm::DenseView<T>);              \
-  template void axpby(const spmm::Context&, T, spmm::ConstDenseView<T>, T, spmm::DenseView<T>);    \
-  template void column_axpby(const spmm::Context&, const std::vector<double>&,                     \
-                             spmm::ConstDenseView<T>, T, spmm::DenseView<T>);                      \
-  template void scale_columns(const spmm::Context&, const std::vector<double>&, spmm::DenseView<T>); \
-  template void copy_block(const spmm::Context&, spmm::ConstDenseView<T>, spmm::DenseView<T>);     \
-  template void block_combine(const spmm::Context&, T, spmm::ConstDenseView<T>, const HostMatrix&, T, \
-                              spmm::ConstDenseView<T>, spmm::DenseView<T>);                          \
-  template void block_combine_pair(const spmm::Context&, spmm::ConstDenseView<T>, const HostMatrix&,           \
-                                   spmm::ConstDenseView<T>, const HostMatrix&, spmm::DenseView<T>,            \
-                                   spmm::DenseView<T>);                                                       \
-  template void transform_in_place(const spmm::Context&, spmm::DenseView<T>, const HostMatrix&,       \
-                                   spmm::DenseView<T>);                                               \
-  template void select_columns(const spmm::Context&, spmm::ConstDenseView<T>,                      \
-                               const std::vector<std::int64_t>&, spmm::DenseView<T>);              \
-  template void keep_columns(const spmm::Context&, spmm::DenseView<T>, const std::vector<std::int64_t>&); \
-  template void permute_columns(const spmm::Context&, spmm::DenseView<T>, const std::vector<std::int64_t>&); \
-  template void fill_random(const spmm::Context&, spmm::DenseView<T>, std::uint64_t, std::int64_t, \
-                            std::int64_t);                                                         \
-  template void fill_random_rows(const spmm::Context&, spmm::DenseView<T>, std::uint64_t,             \
-                                 const std::int64_t*, std::int64_t);                                \
-  template void apply_diagonal(const spmm::Context&, const T*, spmm::ConstDenseView<T>,            \
-                               spmm::DenseView<T>);
+#define BLOCKEIGS_INSTANTIATE(T)                                                                                     \
+  template void block_update(const spmm::Context&, T, spmm::ConstDenseView<T>, const HostMatrix&, T,                 \
+                             spmm::DenseView<T>);                                                                    \
+  template void split_update(const spmm::Context&, const std::type_identity_t<SplitColumns<T>>&, std::int64_t,       \
+                             const HostMatrix&, T, spmm::DenseView<T>);                                              \
+  template void axpby(const spmm::Context&, T, spmm::ConstDenseView<T>, T, spmm::DenseView<T>);                      \
+  template void column_axpby(const spmm::Context&, const std::vector<double>&, spmm::ConstDenseView<T>, T,           \
+                             spmm::DenseView<T>);                                                                    \
+  template void scale_columns(const spmm::Context&, const std::vector<double>&, spmm::DenseView<T>);                 \
+  template void copy_block(const spmm::Context&, spmm::ConstDenseView<T>, spmm::DenseView<T>);                       \
+  template void block_combine(const spmm::Context&, T, spmm::ConstDenseView<T>, const HostMatrix&, T,                \
+                              spmm::ConstDenseView<T>, spmm::DenseView<T>);                                          \
+  template void block_combine_pair(const spmm::Context&, spmm::ConstDenseView<T>, const HostMatrix&,                 \
+                                   spmm::ConstDenseView<T>, const HostMatrix&, spmm::DenseView<T>,                   \
+                                   spmm::DenseView<T>);                                                              \
+  template void transform_in_place(const spmm::Context&, spmm::DenseView<T>, const HostMatrix&, spmm::DenseView<T>); \
+  template void select_columns(const spmm::Context&, spmm::ConstDenseView<T>, const std::vector<std::int64_t>&,      \
+                               spmm::DenseView<T>);                                                                  \
+  template void keep_columns(const spmm::Context&, spmm::DenseView<T>, const std::vector<std::int64_t>&);            \
+  template void permute_columns(const spmm::Context&, spmm::DenseView<T>, const std::vector<std::int64_t>&);         \
+  template void fill_random(const spmm::Context&, spmm::DenseView<T>, std::uint64_t, std::int64_t, std::int64_t);    \
+  template void fill_random_rows(const spmm::Context&, spmm::DenseView<T>, std::uint64_t, const std::int64_t*,       \
+                                 std::int64_t);                                                                      \
+  template void apply_diagonal(const spmm::Context&, const T*, spmm::ConstDenseView<T>, spmm::DenseView<T>);
 
 BLOCKEIGS_INSTANTIATE(float)
 BLOCKEIGS_INSTANTIATE(double)

@@ -21,27 +21,23 @@ inline bool on_device(Space space) { return space == Space::device; }
 template <class A, class B>
 void require_same_space(const char* what, const A& a, const B& b) {
   if (a.space != b.space)
-    throw Error(detail::concat(what, ": blocks in different memory spaces (", to_string(a.space),
-                               " and ", to_string(b.space), ")"));
+    throw Error(detail::concat(what, ": blocks in different memory spaces (", to_string(a.space), " and ",
+                               to_string(b.space), ")"));
 }
 
 template <class A, class B>
 void require_same_rows(const char* what, const A& a, const B& b) {
-  if (a.rows != b.rows)
-    throw Error(detail::concat(what, ": blocks with ", a.rows, " and ", b.rows, " rows"));
+  if (a.rows != b.rows) throw Error(detail::concat(what, ": blocks with ", a.rows, " and ", b.rows, " rows"));
 }
 
 // Row-major GEMM through CBLAS in T's precision.
 template <class T>
-void gemm_row_major(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, std::int64_t m, std::int64_t n,
-                    std::int64_t k, T alpha, const T* a, std::int64_t lda, const T* b, std::int64_t ldb,
-                    T beta, T* c, std::int64_t ldc) {
+void gemm_row_major(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, std::int64_t m, std::int64_t n, std::int64_t k, T alpha,
+                    const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c, std::int64_t ldc) {
   if constexpr (std::is_same_v<T, double>)
-    cblas_dgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), alpha, a, int(lda), b, int(ldb), beta,
-                c, int(ldc));
+    cblas_dgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), alpha, a, int(lda), b, int(ldb), beta, c, int(ldc));
   else
-    cblas_sgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), alpha, a, int(lda), b, int(ldb), beta,
-                c, int(ldc));
+    cblas_sgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), alpha, a, int(lda), b, int(ldb), beta, c, int(ldc));
 }
 
 }  // namespace blockeigs::solver::host_support

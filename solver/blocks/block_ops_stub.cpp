@@ -123,40 +123,38 @@ void apply_diagonal(const spmm::Context&, const T*, spmm::ConstDenseView<T>, spm
   not_compiled("apply_diagonal");
 }
 
-#define BLOCKEIGS_INSTANTIATE(T)                                                                                 \
-  template std::unique_ptr<LocalGramTransfer> gram_local_start(const spmm::Context&, spmm::ConstDenseView<T>,     \
-                                                               spmm::ConstDenseView<T>);                         \
-  template std::unique_ptr<LocalGramTransfer> gram_pair_local_start(                                             \
-      const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>,           \
-      spmm::ConstDenseView<T>);                                                                                  \
-  template void gram_local(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, double*);     \
-  template void gram_self_local(const spmm::Context&, spmm::ConstDenseView<T>, double*);                        \
-  template void column_sumsq_local(const spmm::Context&, spmm::ConstDenseView<T>, double*);                     \
-  template void eigen_residuals_local(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>,     \
-                                      const double*, spmm::DenseView<T>, const std::int64_t*, double*);          \
-  template bool ritz_update_local(const spmm::Context&, spmm::ConstDenseView<double>, spmm::ConstDenseView<T>,    \
-                                  spmm::ConstDenseView<double>, spmm::ConstDenseView<double>, const double*,       \
-                                  const double*, spmm::DenseView<double>, spmm::DenseView<double>,                 \
-                                  spmm::DenseView<T>, const std::int64_t*, std::int64_t, const double*,            \
-                                  const std::int64_t*, std::unique_ptr<LocalGramTransfer>&);                       \
-  template void block_update(const spmm::Context&, T, spmm::ConstDenseView<T>, const double*, T,                 \
-                             spmm::DenseView<T>);                                                                \
-  template bool block_combine(const spmm::Context&, T, spmm::ConstDenseView<T>, const double*, T,                \
-                              spmm::ConstDenseView<T>, spmm::DenseView<T>);                                      \
-  template bool transform_in_place(const spmm::Context&, spmm::DenseView<T>, const double*, std::int64_t);       \
-  template bool block_combine_pair(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>,       \
-                                   const double*, spmm::DenseView<T>);                                           \
-  template void axpby(const spmm::Context&, T, spmm::ConstDenseView<T>, T, spmm::DenseView<T>);                  \
-  template void column_axpby(const spmm::Context&, const double*, spmm::ConstDenseView<T>, T,                    \
-                             spmm::DenseView<T>);                                                                \
-  template void scale_columns(const spmm::Context&, const double*, spmm::DenseView<T>);                          \
-  template void copy_block(const spmm::Context&, spmm::ConstDenseView<T>, spmm::DenseView<T>);                   \
-  template void select_columns(const spmm::Context&, spmm::ConstDenseView<T>, const std::int64_t*,               \
-                               spmm::DenseView<T>);                                                              \
-  template void keep_columns(const spmm::Context&, spmm::DenseView<T>, const std::int64_t*, std::int64_t);       \
-  template void fill_random(const spmm::Context&, spmm::DenseView<T>, std::uint64_t, std::int64_t, std::int64_t); \
-  template void fill_random_rows(const spmm::Context&, spmm::DenseView<T>, std::uint64_t, const std::int64_t*,   \
-                                 std::int64_t);                                                                  \
+#define BLOCKEIGS_INSTANTIATE(T)                                                                                       \
+  template std::unique_ptr<LocalGramTransfer> gram_local_start(const spmm::Context&, spmm::ConstDenseView<T>,          \
+                                                               spmm::ConstDenseView<T>);                               \
+  template std::unique_ptr<LocalGramTransfer> gram_pair_local_start(const spmm::Context&, spmm::ConstDenseView<T>,     \
+                                                                    spmm::ConstDenseView<T>, spmm::ConstDenseView<T>,  \
+                                                                    spmm::ConstDenseView<T>);                          \
+  template void gram_local(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, double*);           \
+  template void gram_self_local(const spmm::Context&, spmm::ConstDenseView<T>, double*);                               \
+  template void column_sumsq_local(const spmm::Context&, spmm::ConstDenseView<T>, double*);                            \
+  template void eigen_residuals_local(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>,          \
+                                      const double*, spmm::DenseView<T>, const std::int64_t*, double*);                \
+  template bool ritz_update_local(const spmm::Context&, spmm::ConstDenseView<double>, spmm::ConstDenseView<T>,         \
+                                  spmm::ConstDenseView<double>, spmm::ConstDenseView<double>, const double*,           \
+                                  const double*, spmm::DenseView<double>, spmm::DenseView<double>, spmm::DenseView<T>, \
+                                  const std::int64_t*, std::int64_t, const double*, const std::int64_t*,               \
+                                  std::unique_ptr<LocalGramTransfer>&);                                                \
+  template void block_update(const spmm::Context&, T, spmm::ConstDenseView<T>, const double*, T, spmm::DenseView<T>);  \
+  template bool block_combine(const spmm::Context&, T, spmm::ConstDenseView<T>, const double*, T,                      \
+                              spmm::ConstDenseView<T>, spmm::DenseView<T>);                                            \
+  template bool transform_in_place(const spmm::Context&, spmm::DenseView<T>, const double*, std::int64_t);             \
+  template bool block_combine_pair(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>,             \
+                                   const double*, spmm::DenseView<T>);                                                 \
+  template void axpby(const spmm::Context&, T, spmm::ConstDenseView<T>, T, spmm::DenseView<T>);                        \
+  template void column_axpby(const spmm::Context&, const double*, spmm::ConstDenseView<T>, T, spmm::DenseView<T>);     \
+  template void scale_columns(const spmm::Context&, const double*, spmm::DenseView<T>);                                \
+  template void copy_block(const spmm::Context&, spmm::ConstDenseView<T>, spmm::DenseView<T>);                         \
+  template void select_columns(const spmm::Context&, spmm::ConstDenseView<T>, const std::int64_t*,                     \
+                               spmm::DenseView<T>);                                                                    \
+  template void keep_columns(const spmm::Context&, spmm::DenseView<T>, const std::int64_t*, std::int64_t);             \
+  template void fill_random(const spmm::Context&, spmm::DenseView<T>, std::uint64_t, std::int64_t, std::int64_t);      \
+  template void fill_random_rows(const spmm::Context&, spmm::DenseView<T>, std::uint64_t, const std::int64_t*,         \
+                                 std::int64_t);                                                                        \
   template void apply_diagonal(const spmm::Context&, const T*, spmm::ConstDenseView<T>, spmm::DenseView<T>);
 
 BLOCKEIGS_INSTANTIATE(float)

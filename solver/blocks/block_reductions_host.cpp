@@ -32,8 +32,8 @@ template <class T>
 std::vector<double> host_gram_local(spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> Y) {
   std::vector<T> local(static_cast<std::size_t>(X.cols * Y.cols), T(0));
   if (X.rows > 0 && X.cols > 0 && Y.cols > 0)
-    gemm_row_major<T>(CblasTrans, CblasNoTrans, X.cols, Y.cols, X.rows, T(1), X.data, X.ld, Y.data,
-                      Y.ld, T(0), local.data(), Y.cols);
+    gemm_row_major<T>(CblasTrans, CblasNoTrans, X.cols, Y.cols, X.rows, T(1), X.data, X.ld, Y.data, Y.ld, T(0),
+                      local.data(), Y.cols);
   return {local.begin(), local.end()};
 }
 
@@ -43,11 +43,11 @@ std::vector<double> host_gram_self_local(spmm::ConstDenseView<T> X) {
   std::vector<T> local(static_cast<std::size_t>(k * k), T(0));
   if (X.rows > 0 && k > 0) {
     if constexpr (std::is_same_v<T, double>)
-      cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, int(k), int(X.rows), 1.0, X.data, int(X.ld),
-                  0.0, local.data(), int(k));
+      cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, int(k), int(X.rows), 1.0, X.data, int(X.ld), 0.0, local.data(),
+                  int(k));
     else
-      cblas_ssyrk(CblasRowMajor, CblasUpper, CblasTrans, int(k), int(X.rows), 1.0f, X.data, int(X.ld),
-                  0.0f, local.data(), int(k));
+      cblas_ssyrk(CblasRowMajor, CblasUpper, CblasTrans, int(k), int(X.rows), 1.0f, X.data, int(X.ld), 0.0f,
+                  local.data(), int(k));
     for (std::int64_t i = 0; i < k; ++i)
       for (std::int64_t j = 0; j < i; ++j) local[i * k + j] = local[j * k + i];
   }
@@ -265,8 +265,7 @@ HostMatrix gram(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseVie
 }
 
 template <class T>
-std::vector<double> column_norms(const spmm::Context& context, MPI_Comm comm,
-                                 spmm::ConstDenseView<T> X) {
+std::vector<double> column_norms(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X) {
   std::vector<double> sums(static_cast<std::size_t>(X.cols), 0.0);
   if (on_device(X.space)) {
     device_ops::column_sumsq_local(context, X, sums.data());
@@ -280,8 +279,8 @@ std::vector<double> column_norms(const spmm::Context& context, MPI_Comm comm,
 
 template <class T>
 ResidualNorms eigen_residuals(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
-                              spmm::ConstDenseView<T> AX, const std::vector<double>& lambda,
-                              spmm::DenseView<T> R, const std::vector<std::int64_t>& r_position) {
+                              spmm::ConstDenseView<T> AX, const std::vector<double>& lambda, spmm::DenseView<T> R,
+                              const std::vector<std::int64_t>& r_position) {
   require_same_space("eigen_residuals", X, AX);
   require_same_space("eigen_residuals", X, R);
   require_same_rows("eigen_residuals", X, AX);
@@ -308,20 +307,18 @@ ResidualNorms residual_norms_from_sums(MPI_Comm comm, std::vector<double> sums, 
   return norms;
 }
 
-#define BLOCKEIGS_INSTANTIATE(T)                                                                    \
-  template GramInFlight start_gram(const spmm::Context&, MPI_Comm,                                  \
-                                   const std::type_identity_t<SplitColumns<T>>&,                   \
-                                   spmm::ConstDenseView<T>);                                       \
-  template GramInFlight start_gram_pair(const spmm::Context&, MPI_Comm,                             \
-                                        const std::type_identity_t<SplitColumns<T>>&,              \
-                                        spmm::ConstDenseView<T>, spmm::ConstDenseView<T>);         \
-  template HostMatrix gram(const spmm::Context&, MPI_Comm, const std::type_identity_t<SplitColumns<T>>&, \
-                           spmm::ConstDenseView<T>);                                               \
-  template HostMatrix gram(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>);               \
-  template std::vector<double> column_norms(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>); \
-  template ResidualNorms eigen_residuals(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>,    \
-                                         spmm::ConstDenseView<T>, const std::vector<double>&,        \
-                                         spmm::DenseView<T>, const std::vector<std::int64_t>&);
+#define BLOCKEIGS_INSTANTIATE(T)                                                                                      \
+  template GramInFlight start_gram(const spmm::Context&, MPI_Comm, const std::type_identity_t<SplitColumns<T>>&,      \
+                                   spmm::ConstDenseView<T>);                                                          \
+  template GramInFlight start_gram_pair(const spmm::Context&, MPI_Comm, const std::type_identity_t<SplitColumns<T>>&, \
+                                        spmm::ConstDenseView<T>, spmm::ConstDenseView<T>);                            \
+  template HostMatrix gram(const spmm::Context&, MPI_Comm, const std::type_identity_t<SplitColumns<T>>&,              \
+                           spmm::ConstDenseView<T>);                                                                  \
+  template HostMatrix gram(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>);                                  \
+  template std::vector<double> column_norms(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>);                 \
+  template ResidualNorms eigen_residuals(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>,                     \
+                                         spmm::ConstDenseView<T>, const std::vector<double>&, spmm::DenseView<T>,     \
+                                         const std::vector<std::int64_t>&);
 
 BLOCKEIGS_INSTANTIATE(float)
 BLOCKEIGS_INSTANTIATE(double)

@@ -147,9 +147,9 @@ std::int64_t fused_first_pass(const spmm::Context& context, MPI_Comm comm, spmm:
 }
 
 template <class T>
-std::int64_t make_basis(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> Q,
-                        spmm::DenseView<T> W, spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol,
-                        BasisGoal goal, BasisOptions* options = nullptr) {
+std::int64_t make_basis(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> Q, spmm::DenseView<T> W,
+                        spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol, BasisGoal goal,
+                        BasisOptions* options = nullptr) {
   if (options) options->w_gram = options->w_from_q = options->w_from_z = HostMatrix();
   std::vector<std::int64_t> selected;
   if (options && options->columns) {
@@ -202,8 +202,7 @@ std::int64_t make_basis(const spmm::Context& context, MPI_Comm comm, spmm::Const
     if (kept == 0) return 0;
     transform_in_place(context, Wv, transform, scratch);
     nw = kept;
-    if (goal == BasisGoal::well_conditioned && ratio >= tol.single_pass_ratio &&
-        kept_fraction >= tol.single_pass_ratio)
+    if (goal == BasisGoal::well_conditioned && ratio >= tol.single_pass_ratio && kept_fraction >= tol.single_pass_ratio)
       break;
   }
   return nw;
@@ -237,8 +236,7 @@ HostMatrix svqb_on_root(MPI_Comm comm, const HostMatrix& G, const Orthonormalize
 HostMatrix well_conditioned_on_root(MPI_Comm comm, const HostMatrix& G, const OrthonormalizeTolerances& tol,
                                     const std::vector<double>* reference_sq_norms, double& kept_ratio) {
   return transform_on_root(
-      comm, [&](double* ratio) { return well_conditioned_transform(G, tol, reference_sq_norms, ratio); },
-      kept_ratio);
+      comm, [&](double* ratio) { return well_conditioned_transform(G, tol, reference_sq_norms, ratio); }, kept_ratio);
 }
 
 template <class T>
@@ -262,10 +260,10 @@ std::int64_t condition_basis(const spmm::Context& context, MPI_Comm comm, spmm::
   return make_basis(context, comm, none, W, scratch, tol, BasisGoal::well_conditioned);
 }
 
-template std::int64_t condition_basis(const spmm::Context&, MPI_Comm, spmm::DenseView<float>,
-                                      spmm::DenseView<float>, const OrthonormalizeTolerances&);
-template std::int64_t condition_basis(const spmm::Context&, MPI_Comm, spmm::DenseView<double>,
-                                      spmm::DenseView<double>, const OrthonormalizeTolerances&);
+template std::int64_t condition_basis(const spmm::Context&, MPI_Comm, spmm::DenseView<float>, spmm::DenseView<float>,
+                                      const OrthonormalizeTolerances&);
+template std::int64_t condition_basis(const spmm::Context&, MPI_Comm, spmm::DenseView<double>, spmm::DenseView<double>,
+                                      const OrthonormalizeTolerances&);
 
 template std::int64_t condition_against(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<float>,
                                         spmm::DenseView<float>, spmm::DenseView<float>, const OrthonormalizeTolerances&,

@@ -65,7 +65,14 @@ struct OrthonormalizeTolerances {
   template <class T>
   static OrthonormalizeTolerances for_type() {
     const double e = std::numeric_limits<T>::epsilon();
-    return {e, 10 * e, 100 * e, std::pow(e, 2.0 / 3.0), std::sqrt(e), std::sqrt(e), 1e-2, std::sqrt(e),
+    return {e,
+            10 * e,
+            100 * e,
+            std::pow(e, 2.0 / 3.0),
+            std::sqrt(e),
+            std::sqrt(e),
+            1e-2,
+            std::sqrt(e),
             1000 * std::sqrt(e)};
   }
 };
@@ -112,9 +119,9 @@ HostMatrix well_conditioned_on_root(MPI_Comm comm, const HostMatrix& G, const Or
 // packed into W's leading columns. Returns how many were kept. `scratch` has
 // W's rows and at least W.cols columns. Collective.
 template <class T>
-std::int64_t orthonormalize_against(const spmm::Context& context, MPI_Comm comm,
-                                    spmm::ConstDenseView<T> Q, spmm::DenseView<T> W,
-                                    spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol);
+std::int64_t orthonormalize_against(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> Q,
+                                    spmm::DenseView<T> W, spmm::DenseView<T> scratch,
+                                    const OrthonormalizeTolerances& tol);
 
 // Makes W a well-conditioned basis of the part of its span orthogonal to Q,
 // dropping numerically dependent directions (packed into W's leading

@@ -14,8 +14,7 @@ constexpr std::size_t max_pending = 64;
 constexpr std::size_t settle_batch = 16;
 }  // namespace
 
-PhaseTimer::PhaseTimer(const spmm::Context& context)
-    : context_(context), on_device_(context.space() == Space::device) {
+PhaseTimer::PhaseTimer(const spmm::Context& context) : context_(context), on_device_(context.space() == Space::device) {
   if (on_device_) {
     last_ = take_event();
     last_->record();

@@ -40,9 +40,9 @@ BLOCKEIGS_SMALL_DENSE_INLINE inline void store4(double* p, Vec4 v) { std::memcpy
 // (4 x 12: 12 accumulators, 3 loads of op(B) and 4 broadcasts feed 12
 // multiply-adds).
 template <int rows, int vecs>
-BLOCKEIGS_SMALL_DENSE_INLINE inline void tile(const double* a, std::int64_t a_row, std::int64_t a_col,
-                                              const double* b, std::int64_t ldb, std::int64_t k, double* c,
-                                              std::int64_t ldc, double alpha, double beta) {
+BLOCKEIGS_SMALL_DENSE_INLINE inline void tile(const double* a, std::int64_t a_row, std::int64_t a_col, const double* b,
+                                              std::int64_t ldb, std::int64_t k, double* c, std::int64_t ldc,
+                                              double alpha, double beta) {
   Vec4 sum[rows][vecs];
   for (int q = 0; q < rows; ++q)
     for (int v = 0; v < vecs; ++v) sum[q][v] = Vec4{0, 0, 0, 0};
@@ -102,9 +102,9 @@ bool fits_small_product(bool transpose_b, std::int64_t m, std::int64_t n, std::i
 }
 
 BLOCKEIGS_SMALL_DENSE_CLONES
-void small_product(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k,
-                   const double* A, std::int64_t lda, const double* B, std::int64_t ldb, double beta, double* C,
-                   std::int64_t ldc, double alpha) {
+void small_product(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k, const double* A,
+                   std::int64_t lda, const double* B, std::int64_t ldb, double beta, double* C, std::int64_t ldc,
+                   double alpha) {
   // op(B) by rows: B itself, or its transpose packed once, so that a tile
   // loads contiguous vectors of a row.
   double packed[small_product_max_packed];

@@ -15,8 +15,8 @@ bool fits_small_product(bool transpose_b, std::int64_t m, std::int64_t n, std::i
 
 // C := alpha op(A) op(B) + beta C, as product() (block_ops.hpp), for shapes
 // that fits_small_product accepts. beta == 0 never reads C.
-void small_product(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k,
-                   const double* A, std::int64_t lda, const double* B, std::int64_t ldb, double beta, double* C,
-                   std::int64_t ldc, double alpha);
+void small_product(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k, const double* A,
+                   std::int64_t lda, const double* B, std::int64_t ldb, double beta, double* C, std::int64_t ldc,
+                   double alpha);
 
 }  // namespace blockeigs::solver

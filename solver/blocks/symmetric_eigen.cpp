@@ -119,13 +119,16 @@ void tridiagonalize(double* a, std::int64_t n, double* d, double* e, double* tau
   double* zero = scratch + 2 * n;
   std::fill(zero, zero + n, 0.0);
   // The pass over rows and columns [first, n): update by (v, w), product with next_v into p.
-  auto pass = [&](std::int64_t first, const double* v, const double* wv, const double* next_v,
-                  double scale) BLOCKEIGS_SMALL_DENSE_INLINE {
-    std::int64_t col = first;
-    for (; col + 16 <= n; col += 16) update_and_multiply<16>(a, n, first, col, v, wv, next_v, scale, p + col - first);
-    for (; col + 4 <= n; col += 4) update_and_multiply<4>(a, n, first, col, v, wv, next_v, scale, p + col - first);
-    for (; col < n; ++col) update_and_multiply<1>(a, n, first, col, v, wv, next_v, scale, p + col - first);
-  };
+  auto pass = [&](std::int64_t first, const double* v, const double* wv, const double* next_v, double scale)
+                  BLOCKEIGS_SMALL_DENSE_INLINE {
+                    std::int64_t col = first;
+                    for (; col + 16 <= n; col += 16)
+                      update_and_multiply<16>(a, n, first, col, v, wv, next_v, scale, p + col - first);
+                    for (; col + 4 <= n; col += 4)
+                      update_and_multiply<4>(a, n, first, col, v, wv, next_v, scale, p + col - first);
+                    for (; col < n; ++col)
+                      update_and_multiply<1>(a, n, first, col, v, wv, next_v, scale, p + col - first);
+                  };
   if (n >= 3) {
     reflect(a, n, 0, d, e, tau);
     pass(1, zero, zero, a + 1, tau[0]);
@@ -188,7 +191,7 @@ void ql_sweep(double* d, double* e, std::int64_t l, std::int64_t m, double g, st
     e[i + 1] = r;
     const double h = d[i + 1] - p;
     const double t_r = (d[i] - h) * f + 2.0 * g * b;  // r t, t = (d_i - h) s + 2 c b as in the textbook step
-    p = f * t_r * x_inverse;                           // s t
+    p = f * t_r * x_inverse;                          // s t
     d[i + 1] = h + p;
     rotations.push_back({i, g * r_inverse, f * r_inverse});
     const double next = i > l ? e[i - 1] : 0.0;
@@ -300,9 +303,8 @@ void apply_rotations(const std::vector<Rotation>& rotations, double* V, std::int
     std::int64_t length = 1;
     while (length <= last && rot[last - length].i == rot[last - length + 1].i + 1) ++length;
     const Rotation* run = rot + last;
-    by_column_blocks(cols, [&]<int width>(std::int64_t col) BLOCKEIGS_SMALL_DENSE_INLINE {
-      rotate_run<width>(run, length, V, cols, col);
-    });
+    by_column_blocks(cols, [&]<int width>(std::int64_t col)
+                               BLOCKEIGS_SMALL_DENSE_INLINE { rotate_run<width>(run, length, V, cols, col); });
     last -= length;
   }
 }
@@ -348,8 +350,8 @@ void full_symmetric_copy(const HostMatrix& M, double* out) {
     for (std::int64_t j = 0; j <= i; ++j) {
       const double v = M(i, j);
       if (!std::isfinite(v))
-        throw Error(detail::concat("small symmetric eigenproblem (", n, " x ", n, "): entry (", i, ", ", j,
-                                   ") is not finite"));
+        throw Error(
+            detail::concat("small symmetric eigenproblem (", n, " x ", n, "): entry (", i, ", ", j, ") is not finite"));
       out[i * n + j] = out[j * n + i] = v;
     }
 }

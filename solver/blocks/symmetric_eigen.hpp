@@ -68,7 +68,10 @@ BLOCKEIGS_SMALL_DENSE_INLINE inline void by_column_blocks(std::int64_t cols, Blo
       case 3: block.template operator()<12>(col); break;
       case 2: block.template operator()<8>(col); break;
       case 1: block.template operator()<4>(col); break;
-      default: block.template operator()<1>(col); col += 1; continue;
+      default:
+        block.template operator()<1>(col);
+        col += 1;
+        continue;
     }
     col += left / 4 * 4;
   }

@@ -55,9 +55,9 @@ SmallSolve factor_delta(MPI_Comm comm, const HostMatrix& delta) {
     const std::int64_t r = delta.rows();
     double smallest = INFINITY;
     for (std::int64_t i = 0; i < r; ++i) smallest = std::min(smallest, delta(i, i));
-    int info = smallest > 0 ? LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', static_cast<int>(r), out.factor.data(),
-                                             static_cast<int>(r))
-                            : 1;
+    int info = smallest > 0
+                   ? LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', static_cast<int>(r), out.factor.data(), static_cast<int>(r))
+                   : 1;
     status[0] = info;
     status[1] = smallest;
   }
@@ -99,7 +99,7 @@ HostMatrix columns_of(const HostMatrix& M, std::int64_t first, std::int64_t coun
 
 template <class T>
 void check_block_cg_arguments(const LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::DenseView<T> X,
-                     const BlockCgOptions& options) {
+                              const BlockCgOptions& options) {
   const Space space = A.context().space();
   const std::int64_t m = A.local_rows(), s = B.cols;
   if (B.rows != m || X.rows != m || X.cols != s)
@@ -109,8 +109,9 @@ void check_block_cg_arguments(const LinearOperator<T>& A, spmm::ConstDenseView<T
     fail_input("block CG: B and X must be in the operator's memory (", to_string(space), ")");
   if (s < 1) fail_input("block CG: B has no columns");
   if (!(options.rtol > 0) || !(options.atol >= 0) || options.max_iterations < 1 || options.stagnation_window < 0)
-    fail_input("block CG: rtol must be positive, atol non-negative, max_iterations at least 1 and "
-               "stagnation_window non-negative");
+    fail_input(
+        "block CG: rtol must be positive, atol non-negative, max_iterations at least 1 and "
+        "stagnation_window non-negative");
 }
 
 // One solve: the blocks and small matrices are the members, the algorithm's
@@ -121,30 +122,44 @@ class BlockCg {
  public:
   BlockCg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::DenseView<T> X, const BlockCgOptions& options,
           Preconditioner<T>* preconditioner, std::optional<spmm::ConstDenseView<T>> search)
-      : A_(A), B_(B), X_(X), options_(options), preconditioner_(preconditioner), search_(search), context_(A.context()),
-        comm_(A.comm()), space_(context_.space()), m_(A.local_rows()), s_(B.cols), start_(MPI_Wtime()),
-        clock_(context_), tol_(OrthonormalizeTolerances::for_type<T>()), PQR_(space_, m_, 3 * s_),
-        Xa_(space_, m_, s_), scratch_(space_, m_, s_),
-        Zbuf_(space_, preconditioner ? m_ : 0, preconditioner ? s_ : 0), watch_(s_, options.stagnation_window) {}
+      : A_(A),
+        B_(B),
+        X_(X),
+        options_(options),
+        preconditioner_(preconditioner),
+        search_(search),
+        context_(A.context()),
+        comm_(A.comm()),
+        space_(context_.space()),
+        m_(A.local_rows()),
+        s_(B.cols),
+        start_(MPI_Wtime()),
+        clock_(context_),
+        tol_(OrthonormalizeTolerances::for_type<T>()),
+        PQR_(space_, m_, 3 * s_),
+        Xa_(space_, m_, s_),
+        scratch_(space_, m_, s_),
+        Zbuf_(space_, preconditioner ? m_ : 0, preconditioner ? s_ : 0),
+        watch_(s_, options.stagnation_window) {}
 
   BlockCgResult solve() {
-    start();                                   // R = B - A X; P from R (or Z = M^{-1} R)
+    start();  // R = B - A X; P from R (or Z = M^{-1} R)
     while (!active_.empty() && r_ > 0 && iteration_ < options_.max_iterations) {
       ++iteration_;
-      step();                                  // Q = A P; alpha = Delta^{-1} P^T R; R -= Q alpha, X += P alpha
-      test_residuals();                        // ||r_j|| from [Q R]^T R; converged columns retire; stagnation
+      step();            // Q = A P; alpha = Delta^{-1} P^T R; R -= Q alpha, X += P alpha
+      test_residuals();  // ||r_j|| from [Q R]^T R; converged columns retire; stagnation
       if (active_.empty() || stalled_) break;
       if (preconditioner_)
-        next_search_block_preconditioned();    // P <- orth(Z + P beta), Z = M^{-1} R
+        next_search_block_preconditioned();  // P <- orth(Z + P beta), Z = M^{-1} R
       else
-        next_search_block();                   // P <- orth(R + P beta), its Gram matrix from small ones
+        next_search_block();  // P <- orth(R + P beta), its Gram matrix from small ones
       if (r_ > 0 && iteration_ < options_.max_iterations && options_.between_iterations &&
           options_.between_iterations(iterate())) {
-        interrupted_ = true;                   // a checkpoint's (X, P) goes on from here
+        interrupted_ = true;  // a checkpoint's (X, P) goes on from here
         break;
       }
     }
-    return finish();                           // X of the active columns; the true residual B - A X
+    return finish();  // X of the active columns; the true residual B - A X
   }
 
  private:
@@ -272,8 +287,8 @@ void BlockCg<T>::step() {
   }
   delta_ = factor_delta(comm_, Delta_);
   if (!delta_.positive_definite)
-    fail_input_everywhere("block CG: the matrix is not positive definite (negative curvature at iteration ",
-                          iteration_, ": smallest p^T A p over the search block is ", delta_.smallest_diagonal,
+    fail_input_everywhere("block CG: the matrix is not positive definite (negative curvature at iteration ", iteration_,
+                          ": smallest p^T A p over the search block is ", delta_.smallest_diagonal,
                           ", or P^T A P has no Cholesky factor)");
   alpha_ = solve_delta(comm_, delta_, C_, 1.0);
   block_update(context_, T(-1), cview(Q_view(r)), alpha_, T(1), R_view(a));
@@ -520,14 +535,17 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
   check_block_cg_arguments(A, B, X, options);
   if (search && (search->rows != A.local_rows() || search->cols < 1 || search->cols > B.cols ||
                  search->space != A.context().space()))
-    fail_input("block CG: the search block is ", search->rows, " x ", search->cols, " on this rank; it must have the "
-               "matrix's ", A.local_rows(), " rows, 1 to ", B.cols, " columns, and be in the operator's memory");
+    fail_input("block CG: the search block is ", search->rows, " x ", search->cols,
+               " on this rank; it must have the "
+               "matrix's ",
+               A.local_rows(), " rows, 1 to ", B.cols, " columns, and be in the operator's memory");
   BlockCg<T> solver(A, B, X, options, preconditioner, search);
   return solver.solve();
 }
 
 template BlockCgResult block_cg(LinearOperator<float>&, spmm::ConstDenseView<float>, spmm::DenseView<float>,
-                                const BlockCgOptions&, Preconditioner<float>*, std::optional<spmm::ConstDenseView<float>>);
+                                const BlockCgOptions&, Preconditioner<float>*,
+                                std::optional<spmm::ConstDenseView<float>>);
 template BlockCgResult block_cg(LinearOperator<double>&, spmm::ConstDenseView<double>, spmm::DenseView<double>,
                                 const BlockCgOptions&, Preconditioner<double>*,
                                 std::optional<spmm::ConstDenseView<double>>);

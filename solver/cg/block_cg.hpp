@@ -22,12 +22,12 @@ namespace blockeigs::solver {
 
 struct BlockCgProgress {
   int iteration = 0;
-  int converged = 0;              // columns done
-  int search_width = 0;           // columns of the search block this iteration
-  double worst_relative = 0;      // max over active columns of ||r_j|| / ||b_j||
-  int max_iterations = 0;         // BlockCgOptions::max_iterations
-  double elapsed = 0;             // seconds since the solve began (MPI_Wtime on this rank)
-  bool last = false;              // the solve stops after this iteration
+  int converged = 0;          // columns done
+  int search_width = 0;       // columns of the search block this iteration
+  double worst_relative = 0;  // max over active columns of ||r_j|| / ||b_j||
+  int max_iterations = 0;     // BlockCgOptions::max_iterations
+  double elapsed = 0;         // seconds since the solve began (MPI_Wtime on this rank)
+  bool last = false;          // the solve stops after this iteration
 };
 
 // The current iterate, offered between iterations (BlockCgOptions::between_iterations).
@@ -70,7 +70,7 @@ struct BlockCgTimings {
   double orthogonalization = 0;  // the search block's rank-revealing orthonormalisation
   double update = 0;             // Gram matrices, small solves, X / R / P updates
   double preconditioner = 0;
-  double other = 0;              // norms, column bookkeeping, the final true residual
+  double other = 0;  // norms, column bookkeeping, the final true residual
   double total = 0;
 };
 
@@ -98,22 +98,22 @@ struct BlockCgStall {
   // The recurrence residuals of every active column fell below eps, which
   // the true residuals cannot follow (the stop came before the window).
   bool below_floor = false;
-  int fallen_at = 0;                   // the last iteration a column's residual fell by 10%
-  double norm_estimate = 0;            // ||A|| >= this
-  std::vector<int> columns;            // the stuck columns
-  std::vector<double> lowest;          // their lowest relative residual ||r_j|| / ||b_j|| (recurrence)
-  std::vector<double> floor;           // their floor eps ||A|| ||x_j|| / ||b_j||
+  int fallen_at = 0;           // the last iteration a column's residual fell by 10%
+  double norm_estimate = 0;    // ||A|| >= this
+  std::vector<int> columns;    // the stuck columns
+  std::vector<double> lowest;  // their lowest relative residual ||r_j|| / ||b_j|| (recurrence)
+  std::vector<double> floor;   // their floor eps ||A|| ||x_j|| / ||b_j||
 };
 
 struct BlockCgResult {
-  std::vector<int> iterations;            // per column: the iteration it converged at (or the last)
-  std::vector<bool> converged;            // per column, by the recurrence residual
-  std::vector<double> rhs_norms;          // ||b_j||
-  std::vector<double> residual_norms;     // recurrence ||r_j|| when the column stopped
+  std::vector<int> iterations;              // per column: the iteration it converged at (or the last)
+  std::vector<bool> converged;              // per column, by the recurrence residual
+  std::vector<double> rhs_norms;            // ||b_j||
+  std::vector<double> residual_norms;       // recurrence ||r_j|| when the column stopped
   std::vector<double> true_residual_norms;  // ||b_j - A x_j|| computed at the end
   int total_iterations = 0;
   BlockCgStop stop = BlockCgStop::converged;
-  std::optional<BlockCgStall> stall;      // stop == stagnated
+  std::optional<BlockCgStall> stall;         // stop == stagnated
   std::vector<std::vector<double>> history;  // per iteration: ||r_j|| / ||b_j|| of every column (0 once done)
   BlockCgStats stats;
 

@@ -15,8 +15,8 @@ namespace lobpcg_detail {
 template <class T, class Ts>
 LobpcgResult<T> LobpcgIteration<T, Ts>::run(double t_begin) {
   t_begin_ = t_begin;
-  start();                      // an orthonormal X, A X, and its own Rayleigh-Ritz
-  while (!test_residuals()) {   // R = A X - X Lambda; the stopping test; best iterate, divergence, stagnation
+  start();                     // an orthonormal X, A X, and its own Rayleigh-Ritz
+  while (!test_residuals()) {  // R = A X - X Lambda; the stopping test; best iterate, divergence, stagnation
     ++iteration_;
     std::optional<SearchStep> search = build_search_block(active_pairs());  // W from the active residuals
     if (!search) {
@@ -53,16 +53,16 @@ LobpcgResult<T> LobpcgIteration<T, Ts>::finish(double t_begin) {
   take_wanted_pairs(ctx_, column_range(cS(cur_), 0, k_), lambda_, x_norm_, r_norm_, conv_, B_ != nullptr, result_);
   result_.stall = stop_.stall;
   result_.stop = std::all_of(conv_.begin(), conv_.begin() + k_, [](bool c) { return c; }) ? LobpcgStop::converged
-                 : stop_.interrupted ? LobpcgStop::interrupted
+                 : stop_.interrupted                                                      ? LobpcgStop::interrupted
                  : stop_.no_search_direction ? LobpcgStop::no_search_direction
-                 : stop_.stall ? (stop_.stall->diverged ? LobpcgStop::diverged : LobpcgStop::stagnated)
-                          : LobpcgStop::iteration_limit;
+                 : stop_.stall               ? (stop_.stall->diverged ? LobpcgStop::diverged : LobpcgStop::stagnated)
+                                             : LobpcgStop::iteration_limit;
   const bool guarded = result_.stop == LobpcgStop::diverged || result_.stop == LobpcgStop::stagnated;
   if (guarded && options_.test == StoppingTest::relative) {
     // Every unconverged wanted pair asks for less than fp64 allows it: that, not the iteration, stopped the run.
     double floor = 0;
-    std::vector<int> below = pairs_below_floor(options_.which, tol_.eps, norm_a_, options_.tolerance, lambda_, conv_,
-                                               k_, floor);
+    std::vector<int> below =
+        pairs_below_floor(options_.which, tol_.eps, norm_a_, options_.tolerance, lambda_, conv_, k_, floor);
     const auto unconverged = std::count(conv_.begin(), conv_.begin() + k_, false);
     if (!below.empty() && static_cast<std::ptrdiff_t>(below.size()) == unconverged) {
       result_.stop = LobpcgStop::below_floor;

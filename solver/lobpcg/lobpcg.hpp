@@ -128,9 +128,9 @@ struct LobpcgJump {
 // Passed to the monitor once per iteration, on every rank.
 struct LobpcgProgress {
   int iteration = 0;
-  int converged = 0;         // how many of the k wanted pairs meet the test
-  double eigenvalue = 0;     // of the first wanted pair not converged (of pair 0 when all are)
-  double residual = 0;       // its ||A x - lambda x||
+  int converged = 0;           // how many of the k wanted pairs meet the test
+  double eigenvalue = 0;       // of the first wanted pair not converged (of pair 0 when all are)
+  double residual = 0;         // its ||A x - lambda x||
   double scaled_residual = 0;  // what the test compares with the tolerance
   int max_iterations = 0;      // LobpcgOptions::max_iterations
   double elapsed = 0;          // seconds since the solve began (MPI_Wtime on this rank)
@@ -140,8 +140,8 @@ struct LobpcgProgress {
   // bounded from below, is above the tolerance, so that fp64 cannot meet it.
   // Empty at every other report.
   std::vector<int> below_floor;
-  double floor = 0;            // the largest of those pairs' floors (a lower bound)
-  double norm_estimate = 0;    // the ||A|| it used (a lower bound: the largest |Ritz value| seen)
+  double floor = 0;               // the largest of those pairs' floors (a lower bound)
+  double norm_estimate = 0;       // the ||A|| it used (a lower bound: the largest |Ritz value| seen)
   std::vector<LobpcgJump> jumps;  // found at this iteration, pairs in order (usually none)
 };
 
@@ -187,8 +187,8 @@ struct LobpcgTuning {
 // What the caller asks for (the config's eigensolver keys among them), then
 // the tuning.
 struct LobpcgOptions {
-  int k = 8;                    // eigenpairs wanted
-  int block_size = 0;           // 0: default_block_size(k, rows); else k <= block_size <= rows
+  int k = 8;           // eigenpairs wanted
+  int block_size = 0;  // 0: default_block_size(k, rows); else k <= block_size <= rows
   SpectrumEnd which = SpectrumEnd::smallest;
   double tolerance = 1e-6;
   StoppingTest test = StoppingTest::relative;
@@ -200,7 +200,7 @@ struct LobpcgOptions {
   // bcsstk21 unpreconditioned to 1e-4 in 18054 iterations, went 1508
   // without such a fall of the residuals.
   int stagnation_window = 2000;
-  std::uint64_t seed = 1;       // random start columns (the same for any rank count)
+  std::uint64_t seed = 1;                                         // random start columns (the same for any rank count)
   SearchPrecision search_precision = SearchPrecision::automatic;  // the residual block's precision (above)
   bool keep_history = true;
   std::function<void(const LobpcgProgress&)> monitor;  // optional, every iteration
@@ -216,12 +216,12 @@ struct LobpcgOptions {
 // Seconds on this rank's clock; device work is synchronised at each phase
 // boundary so that it is charged to the phase that queued it.
 struct LobpcgTimings {
-  double spmm = 0;              // operator applies
-  double orthogonalization = 0; // start block and W: projections, Gram matrices, SVQB
-  double rayleigh_ritz = 0;     // Gram matrices, small eigenproblem, X/P/AX/AP updates
+  double spmm = 0;                // operator applies
+  double orthogonalization = 0;   // start block and W: projections, Gram matrices, SVQB
+  double rayleigh_ritz = 0;       // Gram matrices, small eigenproblem, X/P/AX/AP updates
   double small_eigenproblem = 0;  // of rayleigh_ritz: rank 0's host work (LAPACK, basis selection), device idle
   double preconditioner = 0;
-  double other = 0;             // residuals, norms, selection, bookkeeping
+  double other = 0;  // residuals, norms, selection, bookkeeping
   double total = 0;
 };
 
@@ -263,15 +263,15 @@ struct LobpcgStall {
 // How the run went: what the iteration's forms did (LobpcgTuning) and
 // where the time went. Diagnostics, not part of the answer.
 struct LobpcgStats {
-  int restarts = 0;                         // Rayleigh-Ritz steps that dropped P
-  int carried_steps = 0;                    // Rayleigh-Ritz steps that measured only S^T A W
-  int implicit_search_steps = 0;            // steps whose W was never formed (kept as raw columns + coefficients)
-  int recomputes = 0;                       // explicit A X, A P refreshes (LobpcgTuning::recompute_interval)
-  int drift_recomputes = 0;                 // of recomputes: brought forward by the fp32 Z's drift
-  int implied_ax_steps = 0;                 // Ritz updates that took A X from X and the residuals
-  int ax_recomputes = 0;                    // implied A X made explicit by the operator for another reader
-  int z_products_ahead = 0;                 // A Z multiplied before the convergence test, and used
-  bool search_in_fp32 = false;              // Z held in fp32 (LobpcgOptions::search_precision)
+  int restarts = 0;               // Rayleigh-Ritz steps that dropped P
+  int carried_steps = 0;          // Rayleigh-Ritz steps that measured only S^T A W
+  int implicit_search_steps = 0;  // steps whose W was never formed (kept as raw columns + coefficients)
+  int recomputes = 0;             // explicit A X, A P refreshes (LobpcgTuning::recompute_interval)
+  int drift_recomputes = 0;       // of recomputes: brought forward by the fp32 Z's drift
+  int implied_ax_steps = 0;       // Ritz updates that took A X from X and the residuals
+  int ax_recomputes = 0;          // implied A X made explicit by the operator for another reader
+  int z_products_ahead = 0;       // A Z multiplied before the convergence test, and used
+  bool search_in_fp32 = false;    // Z held in fp32 (LobpcgOptions::search_precision)
   LobpcgTimings timings;
 };
 
@@ -281,21 +281,21 @@ struct LobpcgResult {
   std::vector<double> eigenvalues;
   // local_rows x k in the operator's space: unit columns, or B-orthonormal ones for A x = lambda B x.
   spmm::DenseBlock<T> eigenvectors;
-  std::vector<double> residual_norms;       // ||A x - lambda B x|| (B = I without one) from explicit products
-  std::vector<double> relative_residuals;   // ||r|| / (|lambda| ||B x||)
-  std::vector<double> b_norms;              // ||B x|| per pair (1 without B: unit x)
-  bool generalized = false;                 // B was given
-  int constraints = 0;                      // columns of the constraint block Y (0: none)
-  std::vector<bool> converged;              // the chosen test, per pair
-  std::vector<bool> passes_relative;        // ||r|| <= tolerance |lambda|, per pair, whichever test was chosen
-  std::vector<bool> passes_backward;        // ||r|| <= tolerance (norm_estimate + |lambda|)
+  std::vector<double> residual_norms;      // ||A x - lambda B x|| (B = I without one) from explicit products
+  std::vector<double> relative_residuals;  // ||r|| / (|lambda| ||B x||)
+  std::vector<double> b_norms;             // ||B x|| per pair (1 without B: unit x)
+  bool generalized = false;                // B was given
+  int constraints = 0;                     // columns of the constraint block Y (0: none)
+  std::vector<bool> converged;             // the chosen test, per pair
+  std::vector<bool> passes_relative;       // ||r|| <= tolerance |lambda|, per pair, whichever test was chosen
+  std::vector<bool> passes_backward;       // ||r|| <= tolerance (norm_estimate + |lambda|)
   LobpcgStop stop = LobpcgStop::converged;
-  std::optional<LobpcgStall> stall;         // stop == diverged, stagnated or below_floor
+  std::optional<LobpcgStall> stall;  // stop == diverged, stagnated or below_floor
   // stop == below_floor: the unconverged wanted pairs (all of them) and the
   // largest of their floors eps ||A||_est / |lambda| (a lower bound).
   std::vector<int> below_floor;
   double floor = 0;
-  std::vector<LobpcgJump> jumps;            // every jump of the run, in order
+  std::vector<LobpcgJump> jumps;  // every jump of the run, in order
   // The pairs are an earlier iterate's, whose residuals were smaller (by
   // their geometric mean) than the last one's, where the last did not
   // converge, and whose Ritz values are no worse than the last one's beyond
@@ -303,8 +303,8 @@ struct LobpcgResult {
   bool restored = false;
   int iterations = 0;
   int block_size = 0;
-  double norm_estimate = 0;                 // ||A||_est used by the backward test
-  std::vector<LobpcgStep> history;          // one entry per iteration (keep_history)
+  double norm_estimate = 0;         // ||A||_est used by the backward test
+  std::vector<LobpcgStep> history;  // one entry per iteration (keep_history)
   LobpcgStats stats;
 
   bool all_converged() const;
@@ -341,10 +341,8 @@ class BNotPositiveDefinite : public AgreedError {
 // x^T B x < 0 beyond rounding: lobpcg then throws BNotPositiveDefinite on
 // every rank.
 template <class T>
-LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options,
-                       Preconditioner<T>* preconditioner = nullptr,
-                       std::optional<spmm::ConstDenseView<T>> start = std::nullopt,
-                       LinearOperator<T>* B = nullptr,
+LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preconditioner<T>* preconditioner = nullptr,
+                       std::optional<spmm::ConstDenseView<T>> start = std::nullopt, LinearOperator<T>* B = nullptr,
                        std::optional<spmm::ConstDenseView<T>> constraints = std::nullopt);
 
 }  // namespace blockeigs::solver

@@ -112,8 +112,8 @@ std::int64_t b_orthonormalize_against(const spmm::Context& context, MPI_Comm com
     } else {
       subtract_projection(context, Y, CY, Wk, BWk);
       subtract_projection(context, Q, C, Wk, BWk);
-      G = symmetric_part(gram<T>(context, comm, SplitColumns<T>(spmm::ConstDenseView<T>(Wk)),
-                                 spmm::ConstDenseView<T>(BWk)));
+      G = symmetric_part(
+          gram<T>(context, comm, SplitColumns<T>(spmm::ConstDenseView<T>(Wk)), spmm::ConstDenseView<T>(BWk)));
       transform = svqb_on_root(comm, G, tol, &before, ratio);
       transform_in_place(context, Wk, transform, scratch);
       transform_in_place(context, BWk, transform, scratch);
@@ -123,8 +123,8 @@ std::int64_t b_orthonormalize_against(const spmm::Context& context, MPI_Comm com
     // that was safe to do once is enough (its Rayleigh-Ritz measures S^T B S).
     if (!until_orthonormal && derived && ratio >= tol.single_pass_ratio) return kept;
   }
-  if (kept > 0 && until_orthonormal) B.apply(T(1), spmm::ConstDenseView<T>(column_range(W, 0, kept)), T(0),
-                                             column_range(BW, 0, kept));
+  if (kept > 0 && until_orthonormal)
+    B.apply(T(1), spmm::ConstDenseView<T>(column_range(W, 0, kept)), T(0), column_range(BW, 0, kept));
   return kept;
 }
 
@@ -141,13 +141,13 @@ std::int64_t b_orthonormalize_constraints(const spmm::Context& context, MPI_Comm
   return b_orthonormalize_against(context, comm, *B, none, none, Y, BY, scratch, tol, true);
 }
 
-#define BLOCKEIGS_INSTANTIATE(T)                                                                                   \
-  template void project_out(const spmm::Context&, MPI_Comm, const BBasis<T>&, spmm::DenseView<T>);                \
-  template std::int64_t b_orthonormalize_against(const spmm::Context&, MPI_Comm, LinearOperator<T>&,              \
-                                                 const BBasis<T>&, const BBasis<T>&, spmm::DenseView<T>,          \
-                                                 spmm::DenseView<T>, spmm::DenseView<T>, const Tolerances&, bool); \
-  template std::int64_t b_orthonormalize_constraints(const spmm::Context&, MPI_Comm, LinearOperator<T>*,          \
-                                                     spmm::DenseView<T>, spmm::DenseView<T>, spmm::DenseView<T>,  \
+#define BLOCKEIGS_INSTANTIATE(T)                                                                                       \
+  template void project_out(const spmm::Context&, MPI_Comm, const BBasis<T>&, spmm::DenseView<T>);                     \
+  template std::int64_t b_orthonormalize_against(const spmm::Context&, MPI_Comm, LinearOperator<T>&, const BBasis<T>&, \
+                                                 const BBasis<T>&, spmm::DenseView<T>, spmm::DenseView<T>,             \
+                                                 spmm::DenseView<T>, const Tolerances&, bool);                         \
+  template std::int64_t b_orthonormalize_constraints(const spmm::Context&, MPI_Comm, LinearOperator<T>*,               \
+                                                     spmm::DenseView<T>, spmm::DenseView<T>, spmm::DenseView<T>,       \
                                                      const Tolerances&);
 BLOCKEIGS_INSTANTIATE(float)
 BLOCKEIGS_INSTANTIATE(double)

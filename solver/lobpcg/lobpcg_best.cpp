@@ -50,8 +50,13 @@ bool RitzComparison::worse(const std::vector<double>& candidate, const std::vect
 template <class T>
 BestIterate<T>::BestIterate(const spmm::Context& context, std::int64_t rows, int k, int stagnation_window,
                             SpectrumEnd which, double eps, bool fp32_search)
-    : context_(context), rows_(rows), k_(k), stagnation_window_(stagnation_window),
-      sign_(which == SpectrumEnd::smallest ? 1 : -1), eps_(eps), fp32_search_(fp32_search) {}
+    : context_(context),
+      rows_(rows),
+      k_(k),
+      stagnation_window_(stagnation_window),
+      sign_(which == SpectrumEnd::smallest ? 1 : -1),
+      eps_(eps),
+      fp32_search_(fp32_search) {}
 
 template <class T>
 void BestIterate<T>::record(spmm::ConstDenseView<T> previous_x, bool new_iterate, int iteration,
@@ -170,8 +175,8 @@ void BestIterate<T>::restore(LinearOperator<T>& A, LinearOperator<T>* B, MPI_Com
     scale_columns(ctx, unit, V);
   }
   A.apply(T(1), spmm::ConstDenseView<T>(V), T(0), AV);
-  const ResidualNorms norms = eigen_residuals(ctx, comm, spmm::ConstDenseView<T>(B ? BV : V),
-                                              spmm::ConstDenseView<T>(AV), kept_lambda_, R);
+  const ResidualNorms norms =
+      eigen_residuals(ctx, comm, spmm::ConstDenseView<T>(B ? BV : V), spmm::ConstDenseView<T>(AV), kept_lambda_, R);
   if (!(block_residual(norms.residual, norms.x, k_).first < last_mean_)) return;
   copy_block(ctx, spmm::ConstDenseView<T>(V), result.eigenvectors.view());
   for (int j = 0; j < k_; ++j) {

@@ -89,8 +89,8 @@ struct RitzComparison {
   // Whether `candidate` (with residual bounds `bound`) is further from the
   // wanted end than `now` at some pair j by more than bound_j plus rounding:
   // its pair j then lies at another eigenvalue than the one `now` bounds.
-  bool worse(const std::vector<double>& candidate, const std::vector<double>& bound,
-             const std::vector<double>& now, int k) const;
+  bool worse(const std::vector<double>& candidate, const std::vector<double>& bound, const std::vector<double>& now,
+             int k) const;
 };
 
 // The best iterate: the one whose mean wanted residual was smallest among
@@ -158,8 +158,8 @@ class BestIterate {
   int last_largest_pair_ = 0;
   double min_mean_ = 0;  // the smallest mean residual seen (since a jump past its iterate's bounds)
   int min_iteration_ = 0;
-  std::vector<double> min_lambda_, min_bound_;  // that iterate's
-  std::vector<double> anchor_;  // the wanted Ritz values at their last move toward the wanted end
+  std::vector<double> min_lambda_, min_bound_;    // that iterate's
+  std::vector<double> anchor_;                    // the wanted Ritz values at their last move toward the wanted end
   std::vector<double> jump_lambda_, jump_bound_;  // per pair: the smallest bound since its last jump, and its value
   std::vector<LobpcgJump> jumps_;
   int above_ = 0;         // consecutive iterations above divergence_growth x min_mean_

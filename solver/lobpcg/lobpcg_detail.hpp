@@ -129,8 +129,7 @@ bool search_in_fp32(const LinearOperator<T>& A, const LobpcgOptions& options, bo
 // Whether a residual norm r passes the stopping test for Ritz value lambda of
 // a vector of norm x_norm; *scaled is r over the test's scale (the relative
 // or backward residual).
-bool passes(StoppingTest test, double tol, double r, double lambda, double x_norm, double norm_a,
-            double* scaled);
+bool passes(StoppingTest test, double tol, double r, double lambda, double x_norm, double norm_a, double* scaled);
 
 // The result's k wanted pairs from the last iterate X (its first k columns,
 // of norms x_norm, residual norms r_norm): eigenvalues, unit eigenvectors (a
@@ -251,9 +250,8 @@ std::int64_t b_orthonormalize_constraints(const spmm::Context& context, MPI_Comm
 // a constraint block Y (Y.V.cols > 0: B-orthonormal, or orthonormal without
 // B) it is B-orthogonal to Y. Collective.
 template <class T>
-void make_start_block(const spmm::Context& context, MPI_Comm comm, spmm::DenseView<T> X,
-                      spmm::DenseView<T> scratch, const spmm::ConstDenseView<T>* user,
-                      std::uint64_t seed, std::int64_t first_row, const Tolerances& tol,
-                      const BBasis<T>& Y, LinearOperator<T>* B, spmm::DenseView<T> BX);
+void make_start_block(const spmm::Context& context, MPI_Comm comm, spmm::DenseView<T> X, spmm::DenseView<T> scratch,
+                      const spmm::ConstDenseView<T>* user, std::uint64_t seed, std::int64_t first_row,
+                      const Tolerances& tol, const BBasis<T>& Y, LinearOperator<T>* B, spmm::DenseView<T> BX);
 
 }  // namespace blockeigs::solver::lobpcg_detail

@@ -38,8 +38,8 @@ LobpcgIteration<T, Ts>::Blocks::Blocks(Space space, std::int64_t n, std::int64_t
 
 template <class T, class Ts>
 LobpcgIteration<T, Ts>::LobpcgIteration(LinearOperator<T>& A, const LobpcgOptions& options,
-                                        Preconditioner<T>* preconditioner,
-                                        std::optional<spmm::ConstDenseView<T>> start, int nb, LinearOperator<T>* B,
+                                        Preconditioner<T>* preconditioner, std::optional<spmm::ConstDenseView<T>> start,
+                                        int nb, LinearOperator<T>* B,
                                         std::optional<spmm::ConstDenseView<T>> constraints)
     : A_(A),
       options_(options),
@@ -96,11 +96,11 @@ void LobpcgIteration<T, Ts>::set_up_constraints(spmm::ConstDenseView<T> Y) {
   by_ = spmm::DenseBlock<T>(space_, n_, m);
   copy_block(ctx_, Y, y_.view());
   spmm::DenseBlock<T> scratch(space_, n_, m);
-  const std::int64_t independent = b_orthonormalize_constraints(ctx_, comm_, B_, y_.view(), by_.view(),
-                                                                scratch.view(), tol_);
+  const std::int64_t independent =
+      b_orthonormalize_constraints(ctx_, comm_, B_, y_.view(), by_.view(), scratch.view(), tol_);
   if (independent < m)
-    fail_input("LOBPCG: the constraint block's ", m, " columns span only ", independent,
-               " dimensions (", B_ ? "in the B-inner product; " : "", "they must be linearly independent)");
+    fail_input("LOBPCG: the constraint block's ", m, " columns span only ", independent, " dimensions (",
+               B_ ? "in the B-inner product; " : "", "they must be linearly independent)");
   result_.constraints = static_cast<int>(m);
 }
 
@@ -109,11 +109,11 @@ void LobpcgIteration<T, Ts>::set_up_constraints(spmm::ConstDenseView<T> Y) {
 template <class T, class Ts>
 double LobpcgIteration<T, Ts>::initial_norm_estimate() {
   if (options_.test != StoppingTest::backward) return 0;
-  double norm =
-      power_norm_estimate(A_, comm_, norm_estimate_steps, mix64(options_.seed ^ 0x6e6f726d5f657374ULL));
+  double norm = power_norm_estimate(A_, comm_, norm_estimate_steps, mix64(options_.seed ^ 0x6e6f726d5f657374ULL));
   // With B the test scales ||B x||, so ||A|| / ||B|| takes ||A||'s place (lobpcg.hpp).
   if (B_) {
-    const double norm_b = power_norm_estimate(*B_, comm_, norm_estimate_steps, mix64(options_.seed ^ 0x625f6e6f726dULL));
+    const double norm_b =
+        power_norm_estimate(*B_, comm_, norm_estimate_steps, mix64(options_.seed ^ 0x625f6e6f726dULL));
     norm = norm_b > 0 ? norm / norm_b : 0;
   }
   clock_.to(time_.spmm);
@@ -224,7 +224,7 @@ void LobpcgIteration<T, Ts>::form_residuals() {
   } else {
     // With B: R = A X - B X Lambda, and ||B x|| for the test's scale.
     residuals_.norms = eigen_residuals(ctx_, comm_, B_ ? column_range(cBS(cur_), 0, nb_) : X,
-                                 column_range(cAS(cur_), 0, nb_), lambda_, Rv);
+                                       column_range(cAS(cur_), 0, nb_), lambda_, Rv);
   }
   residuals_.position.resize(static_cast<std::size_t>(nb_));
   std::iota(residuals_.position.begin(), residuals_.position.end(), std::int64_t{0});
@@ -256,8 +256,10 @@ void LobpcgIteration<T, Ts>::report(int converged, bool stop) {
     LobpcgStep step{std::vector<double>(lambda_.begin(), lambda_.begin() + k_),
                     std::vector<double>(r_norm_.begin(), r_norm_.begin() + k_)};
     // One entry per iteration (a stagnation stop re-tests the last one).
-    if (result_.history.size() > std::size_t(iteration_)) result_.history.back() = std::move(step);
-    else result_.history.push_back(std::move(step));
+    if (result_.history.size() > std::size_t(iteration_))
+      result_.history.back() = std::move(step);
+    else
+      result_.history.push_back(std::move(step));
   }
   // Once per iteration, and again at the stop where an earlier test of the
   // same iteration was reported (no search direction left).
@@ -280,8 +282,8 @@ void LobpcgIteration<T, Ts>::report(int converged, bool stop) {
     monitor_.pending_jumps.clear();
     // The floor warning, once, where the Ritz values first show it (host arithmetic on k values).
     if (!monitor_.floor_warned && options_.test == StoppingTest::relative) {
-      progress.below_floor = pairs_below_floor(options_.which, tol_.eps, norm_a_, options_.tolerance, lambda_,
-                                               conv_, k_, progress.floor);
+      progress.below_floor =
+          pairs_below_floor(options_.which, tol_.eps, norm_a_, options_.tolerance, lambda_, conv_, k_, progress.floor);
       progress.norm_estimate = norm_a_;
       monitor_.floor_warned = !progress.below_floor.empty();
     }
@@ -295,10 +297,10 @@ void LobpcgIteration<T, Ts>::report(int converged, bool stop) {
 // step.
 template <class T, class Ts>
 bool LobpcgIteration<T, Ts>::refresh_due() {
-  const int interval = options_.tuning.recompute_interval > 0
-                           ? options_.tuning.recompute_interval
-                           : automatic_recompute_interval(tol_.eps, norm_a_, options_.tolerance, options_.test,
-                                                          lambda_, x_norm_, k_);
+  const int interval =
+      options_.tuning.recompute_interval > 0
+          ? options_.tuning.recompute_interval
+          : automatic_recompute_interval(tol_.eps, norm_a_, options_.tolerance, options_.test, lambda_, x_norm_, k_);
   bool refresh = ++products_.implicit_steps >= interval;
   if constexpr (single) {
     // Z's rounding in the implied A X (search_drift_due), unless the
@@ -325,15 +327,15 @@ void LobpcgIteration<T, Ts>::refresh_products() {
 }
 
 // Each file instantiates the members it defines that the others call.
-#define BLOCKEIGS_LOBPCG_ITERATION(T, Ts)                                                                        \
-  template LobpcgIteration<T, Ts>::LobpcgIteration(LinearOperator<T>&, const LobpcgOptions&, Preconditioner<T>*, \
-                                                   std::optional<spmm::ConstDenseView<T>>, int,                  \
-                                                   LinearOperator<T>*, std::optional<spmm::ConstDenseView<T>>);  \
-  template void LobpcgIteration<T, Ts>::apply_a(std::int64_t, std::int64_t);                                     \
-  template void LobpcgIteration<T, Ts>::make_ax_explicit();                                                      \
-  template bool LobpcgIteration<T, Ts>::test_residuals();                                                        \
-  template bool LobpcgIteration<T, Ts>::refresh_due();                                                           \
-  template void LobpcgIteration<T, Ts>::refresh_products();                                                      \
+#define BLOCKEIGS_LOBPCG_ITERATION(T, Ts)                                                                           \
+  template LobpcgIteration<T, Ts>::LobpcgIteration(LinearOperator<T>&, const LobpcgOptions&, Preconditioner<T>*,    \
+                                                   std::optional<spmm::ConstDenseView<T>>, int, LinearOperator<T>*, \
+                                                   std::optional<spmm::ConstDenseView<T>>);                         \
+  template void LobpcgIteration<T, Ts>::apply_a(std::int64_t, std::int64_t);                                        \
+  template void LobpcgIteration<T, Ts>::make_ax_explicit();                                                         \
+  template bool LobpcgIteration<T, Ts>::test_residuals();                                                           \
+  template bool LobpcgIteration<T, Ts>::refresh_due();                                                              \
+  template void LobpcgIteration<T, Ts>::refresh_products();                                                         \
   template void LobpcgIteration<T, Ts>::constrain_residuals(int);
 BLOCKEIGS_LOBPCG_ITERATION(float, float)
 BLOCKEIGS_LOBPCG_ITERATION(double, double)

@@ -57,9 +57,9 @@ struct SearchStep {
 // One Rayleigh-Ritz step's small matrices. GA, GB and coeff_w are rank 0's
 // only; every rank receives the rest.
 struct RitzStep {
-  HostMatrix GA, GB;  // the Rayleigh-Ritz matrices in the [X P W] basis
-  HostMatrix coeff;   // the Ritz coefficients for [X P Z] (P's new columns after X's)
-  HostMatrix coeff_w; // the same for [X P W]
+  HostMatrix GA, GB;               // the Rayleigh-Ritz matrices in the [X P W] basis
+  HostMatrix coeff;                // the Ritz coefficients for [X P Z] (P's new columns after X's)
+  HostMatrix coeff_w;              // the same for [X P W]
   std::vector<double> all_values;  // every Ritz value of the basis used
   std::vector<double> chosen;      // the nb wanted ones, in the chosen order
   int level = 0;                   // > 0: a restart dropped P
@@ -91,18 +91,18 @@ class LobpcgIteration {
   // W from the active residuals, conditioned against [X P], and A W; none
   // where no search direction is left.
   std::optional<SearchStep> build_search_block(std::vector<std::int64_t> active);
-  bool refresh_due();                              // A X and A P from the operator after this step?
+  bool refresh_due();  // A X and A P from the operator after this step?
   // On [X P W] (a restart drops P), then [X P] <- S C with A X, A P and the
   // residuals (or, with `refresh`, only [X P]); the carried matrices.
   void rayleigh_ritz(const SearchBlock& w, const std::vector<std::int64_t>& active, bool refresh,
                      const HostMatrix* s_t_az = nullptr);
-  void refresh_products();                         // A X and A P with the operator
-  LobpcgResult<T> finish(double t_begin);          // wanted pairs, stop reason, best iterate, tests
+  void refresh_products();                 // A X and A P with the operator
+  LobpcgResult<T> finish(double t_begin);  // wanted pairs, stop reason, best iterate, tests
 
   // ---- their pieces -----------------------------------------------------------
-  double initial_norm_estimate();  // ||A||_est before the first iteration
-  void form_residuals();           // R = A X - X Lambda in one pass, where the Ritz update did not
-  void constrain_residuals(int buffer);  // with constraints: R less its part in span(B Y), and its norms
+  double initial_norm_estimate();         // ||A||_est before the first iteration
+  void form_residuals();                  // R = A X - X Lambda in one pass, where the Ritz update did not
+  void constrain_residuals(int buffer);   // with constraints: R less its part in span(B Y), and its norms
   void report(int converged, bool stop);  // history and monitor
   LobpcgIterate iterate();                // for LobpcgOptions::between_iterations
   bool place_search_columns(const std::vector<std::int64_t>& active);  // soft locking in Z's block
@@ -115,7 +115,7 @@ class LobpcgIteration {
   bool solve_small_problem(const SearchBlock& w, const std::vector<std::int64_t>& active, bool derive,
                            RitzStep& step);  // rank 0's; true: retry on measured matrices
   void update_basis(const SearchBlock& w, const std::vector<std::int64_t>& active, const RitzStep& step, int next);
-  void carry(const RitzStep& step);  // the next step's [X P] blocks of GA and GB (rank 0)
+  void carry(const RitzStep& step);                      // the next step's [X P] blocks of GA and GB (rank 0)
   void apply_a(std::int64_t first, std::int64_t count);  // A S on a column range of [X P] or W
   void make_ax_explicit();                               // A X with the operator, where it was implied
 
@@ -160,13 +160,13 @@ class LobpcgIteration {
   spmm::ConstDenseView<T> cBS(int b) { return spmm::ConstDenseView<T>(BS(b)); }
   spmm::DenseView<T> BW() { return {space_, n_, w_width_, w_width_, bw_.data()}; }
   // The constraint block Y and B Y (empty views without constraints).
-  BBasis<T> constraints() const {
-    return {spmm::ConstDenseView<T>(y_.cview()), spmm::ConstDenseView<T>(by_.cview())};
-  }
+  BBasis<T> constraints() const { return {spmm::ConstDenseView<T>(y_.cview()), spmm::ConstDenseView<T>(by_.cview())}; }
   // C = A B for B in Z's block (fp32 or T), C in A W's.
   void apply_to_z(spmm::ConstDenseView<Ts> B, spmm::DenseView<T> C) {
-    if constexpr (single) apply_single(A_, B, C);
-    else A_.apply(T(1), B, T(0), C);
+    if constexpr (single)
+      apply_single(A_, B, C);
+    else
+      A_.apply(T(1), B, T(0), C);
   }
   // A Z over `count` columns of Z, widened to whole sectors where the blocks
   // have room: the columns past Z hold the other residuals (finite), and
@@ -215,7 +215,7 @@ class LobpcgIteration {
   // The residuals go into Z's block, where W is built (nb of them); a
   // preconditioner reads them from there into scratch.
   spmm::DenseBlock<T> scratch_;
-  int cur_ = 0;               // the buffer that holds the current iterate
+  int cur_ = 0;                 // the buffer that holds the current iterate
   std::int64_t np_ = 0;         // columns of P, right after X, padding included
   std::int64_t p_padding_ = 0;  // P's last columns that are zero (rank 0's bookkeeping)
 

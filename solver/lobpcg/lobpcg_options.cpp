@@ -33,13 +33,11 @@ int validate_options(const LinearOperator<T>& A, const LobpcgOptions& o,
   const std::int64_t rows = A.global_rows();
   if (o.k < 1) fail_input("LOBPCG: k (the number of eigenpairs) must be at least 1, got ", o.k);
   if (o.k >= rows)
-    fail_input("LOBPCG: k = ", o.k, " but the matrix has ", rows,
-               " rows; k must be smaller than the number of rows");
+    fail_input("LOBPCG: k = ", o.k, " but the matrix has ", rows, " rows; k must be smaller than the number of rows");
   if (o.block_size < 0 || (o.block_size > 0 && o.block_size < o.k))
     fail_input("LOBPCG: block size ", o.block_size, " is smaller than k = ", o.k,
                " (use 0 for the default, k plus guard vectors)");
-  if (o.block_size > rows)
-    fail_input("LOBPCG: block size ", o.block_size, " exceeds the matrix's ", rows, " rows");
+  if (o.block_size > rows) fail_input("LOBPCG: block size ", o.block_size, " exceeds the matrix's ", rows, " rows");
   if (!(o.tolerance > 0) || !std::isfinite(o.tolerance))
     fail_input("LOBPCG: tolerance must be positive and finite, got ", o.tolerance);
   if (o.max_iterations < 1) fail_input("LOBPCG: max_iterations must be at least 1, got ", o.max_iterations);
@@ -61,8 +59,8 @@ int validate_options(const LinearOperator<T>& A, const LobpcgOptions& o,
       fail_input("LOBPCG: the start block is in ", to_string(start->space), " memory, the operator in ",
                  to_string(A.context().space()));
     if (start->rows != A.local_rows())
-      fail_input("LOBPCG: the start block has ", start->rows, " local rows, the operator ",
-                 A.local_rows(), " on this rank");
+      fail_input("LOBPCG: the start block has ", start->rows, " local rows, the operator ", A.local_rows(),
+                 " on this rank");
     if (start->cols < 1 || start->cols > nb)
       fail_input("LOBPCG: the start block has ", start->cols, " columns; it needs 1 to the block size ", nb);
   });
@@ -93,8 +91,8 @@ void validate_pencil(const LinearOperator<T>& A, const LinearOperator<T>* B,
       fail_input("LOBPCG: the constraint block is in ", to_string(constraints->space), " memory, the operator in ",
                  to_string(A.context().space()));
     if (constraints->rows != A.local_rows())
-      fail_input("LOBPCG: the constraint block has ", constraints->rows, " local rows, the operator ",
-                 A.local_rows(), " on this rank");
+      fail_input("LOBPCG: the constraint block has ", constraints->rows, " local rows, the operator ", A.local_rows(),
+                 " on this rank");
     if (constraints->cols < 1 || constraints->cols + nb > A.global_rows())
       fail_input("LOBPCG: the constraint block has ", constraints->cols, " columns; with a block of ", nb,
                  " it needs 1 to ", A.global_rows() - nb, " (the matrix has ", A.global_rows(), " rows)");
@@ -105,8 +103,7 @@ template void validate_pencil(const LinearOperator<float>&, const LinearOperator
 template void validate_pencil(const LinearOperator<double>&, const LinearOperator<double>*,
                               const std::optional<spmm::ConstDenseView<double>>&, int, SearchPrecision);
 
-bool passes(StoppingTest test, double tol, double r, double lambda, double x_norm, double norm_a,
-            double* scaled) {
+bool passes(StoppingTest test, double tol, double r, double lambda, double x_norm, double norm_a, double* scaled) {
   const double scale = (test == StoppingTest::backward ? norm_a + std::abs(lambda) : std::abs(lambda)) * x_norm;
   *scaled = scale > 0 ? r / scale : INFINITY;
   return r <= tol * scale;
@@ -133,11 +130,11 @@ void take_wanted_pairs(const spmm::Context& context, spmm::ConstDenseView<T> X, 
   if (!b_normalized) scale_columns(context, inverse_norm, result.eigenvectors.view());
 }
 template void take_wanted_pairs(const spmm::Context&, spmm::ConstDenseView<float>, const std::vector<double>&,
-                                const std::vector<double>&, const std::vector<double>&, const std::vector<bool>&,
-                                bool, LobpcgResult<float>&);
+                                const std::vector<double>&, const std::vector<double>&, const std::vector<bool>&, bool,
+                                LobpcgResult<float>&);
 template void take_wanted_pairs(const spmm::Context&, spmm::ConstDenseView<double>, const std::vector<double>&,
-                                const std::vector<double>&, const std::vector<double>&, const std::vector<bool>&,
-                                bool, LobpcgResult<double>&);
+                                const std::vector<double>&, const std::vector<double>&, const std::vector<bool>&, bool,
+                                LobpcgResult<double>&);
 
 template <class T>
 void mark_tests(double tolerance, LobpcgResult<T>& result) {
@@ -164,8 +161,8 @@ int automatic_recompute_interval(double eps, double norm_a, double tolerance, St
   const double drift_per_step = 10 * eps * norm_a * x_scale;
   if (!(drift_per_step > 0)) return min_recompute_interval;  // nothing known about ||A|| yet
   const double steps = 0.01 * demanded / drift_per_step;
-  return static_cast<int>(std::clamp(std::floor(steps), double(min_recompute_interval),
-                                     double(max_recompute_interval)));
+  return static_cast<int>(
+      std::clamp(std::floor(steps), double(min_recompute_interval), double(max_recompute_interval)));
 }
 
 template <class T>
@@ -202,9 +199,9 @@ bool search_drift_due(double unit_roundoff, double residual_sum, const std::vect
 }
 
 template int validate_options(const LinearOperator<float>&, const LobpcgOptions&,
-                               const std::optional<spmm::ConstDenseView<float>>&, bool);
+                              const std::optional<spmm::ConstDenseView<float>>&, bool);
 template int validate_options(const LinearOperator<double>&, const LobpcgOptions&,
-                               const std::optional<spmm::ConstDenseView<double>>&, bool);
+                              const std::optional<spmm::ConstDenseView<double>>&, bool);
 
 }  // namespace lobpcg_detail
 const char* to_string(LobpcgStop stop) {

@@ -12,10 +12,9 @@
 namespace blockeigs::solver::lobpcg_detail {
 
 template <class T>
-void make_start_block(const spmm::Context& context, MPI_Comm comm, spmm::DenseView<T> X,
-                      spmm::DenseView<T> scratch, const spmm::ConstDenseView<T>* user,
-                      std::uint64_t seed, std::int64_t first_row, const Tolerances& tol,
-                      const BBasis<T>& Y, LinearOperator<T>* B, spmm::DenseView<T> BX) {
+void make_start_block(const spmm::Context& context, MPI_Comm comm, spmm::DenseView<T> X, spmm::DenseView<T> scratch,
+                      const spmm::ConstDenseView<T>* user, std::uint64_t seed, std::int64_t first_row,
+                      const Tolerances& tol, const BBasis<T>& Y, LinearOperator<T>* B, spmm::DenseView<T> BX) {
   const std::int64_t nb = X.cols;
   const std::int64_t given = user ? std::min(user->cols, nb) : 0;
   if (given > 0) copy_block(context, column_range(*user, 0, given), column_range(X, 0, given));
@@ -26,12 +25,11 @@ void make_start_block(const spmm::Context& context, MPI_Comm comm, spmm::DenseVi
     if (B) {
       const BBasis<T> Q{column_range(spmm::ConstDenseView<T>(X), 0, kept),
                         column_range(spmm::ConstDenseView<T>(BX), 0, kept)};
-      return b_orthonormalize_against(context, comm, *B, Y, Q, rest, column_range(BX, kept, nb - kept), scratch,
-                                      tol, true);
+      return b_orthonormalize_against(context, comm, *B, Y, Q, rest, column_range(BX, kept, nb - kept), scratch, tol,
+                                      true);
     }
     project_out(context, comm, Y, rest);
-    return orthonormalize_against(context, comm, column_range(spmm::ConstDenseView<T>(X), 0, kept), rest, scratch,
-                                  tol);
+    return orthonormalize_against(context, comm, column_range(spmm::ConstDenseView<T>(X), 0, kept), rest, scratch, tol);
   };
   std::int64_t kept = condition(0);
   // Rank deficient (duplicate, zero or nearly parallel columns): replace the
@@ -39,8 +37,8 @@ void make_start_block(const spmm::Context& context, MPI_Comm comm, spmm::DenseVi
   // never used before) and orthonormalise them against the kept ones.
   for (int refill = 1; kept < nb; ++refill) {
     if (refill > max_refills)
-      throw Error(detail::concat("LOBPCG: could not build ", nb, " independent start vectors (",
-                                 kept, " after ", max_refills, " random refills)"));
+      throw Error(detail::concat("LOBPCG: could not build ", nb, " independent start vectors (", kept, " after ",
+                                 max_refills, " random refills)"));
     fill_random(context, column_range(X, kept, nb - kept), seed, first_row, refill * nb + kept);
     kept += condition(kept);
   }
@@ -79,8 +77,10 @@ ConditionedSearch condition_search_block(const spmm::Context& context, MPI_Comm 
   // Every residual direction already lies in span[X P] to working precision
   // (stagnation at the rounding floor): explore at random.
   spmm::DenseView<T> V;
-  if constexpr (single) V = Wt;
-  else V = W;
+  if constexpr (single)
+    V = Wt;
+  else
+    V = W;
   fill_random(context, V, seed, first_row, refill_column);
   project_out(context, comm, Y, V);  // the random directions too stay in Y's complement
   out.kept = condition_in_t(V);
@@ -101,11 +101,10 @@ template ConditionedSearch condition_search_block(const spmm::Context&, MPI_Comm
                                                   spmm::DenseView<double>, const Tolerances&, BasisOptions&,
                                                   std::uint64_t, std::int64_t, std::int64_t, const BBasis<double>&);
 
-#define BLOCKEIGS_INSTANTIATE(T)                                                                   \
-  template void make_start_block(const spmm::Context&, MPI_Comm, spmm::DenseView<T>, spmm::DenseView<T>, \
-                                 const spmm::ConstDenseView<T>*, std::uint64_t, std::int64_t,      \
-                                 const Tolerances&, const BBasis<T>&, LinearOperator<T>*,          \
-                                 spmm::DenseView<T>);
+#define BLOCKEIGS_INSTANTIATE(T)                                                                                 \
+  template void make_start_block(const spmm::Context&, MPI_Comm, spmm::DenseView<T>, spmm::DenseView<T>,         \
+                                 const spmm::ConstDenseView<T>*, std::uint64_t, std::int64_t, const Tolerances&, \
+                                 const BBasis<T>&, LinearOperator<T>*, spmm::DenseView<T>);
 
 BLOCKEIGS_INSTANTIATE(float)
 BLOCKEIGS_INSTANTIATE(double)

@@ -25,8 +25,8 @@ HostMatrix in_w_basis(const SearchBlock& w, HostMatrix G) {
 // The small problems are solved in the [X P W] basis; their coefficients
 // are then taken back to [X P Z] for the update.
 template <class T, class Ts>
-void LobpcgIteration<T, Ts>::rayleigh_ritz(const SearchBlock& w, const std::vector<std::int64_t>& active,
-                                           bool refresh, const HostMatrix* s_t_az) {
+void LobpcgIteration<T, Ts>::rayleigh_ritz(const SearchBlock& w, const std::vector<std::int64_t>& active, bool refresh,
+                                           const HostMatrix* s_t_az) {
   const std::int64_t q = nb_ + np_;  // [X P]; W's raw columns are Z's
   RitzStep step;
   // Derived: S^T A Z measured, the rest carried or from the orthogonalisation.
@@ -50,8 +50,7 @@ void LobpcgIteration<T, Ts>::rayleigh_ritz(const SearchBlock& w, const std::vect
     update_basis(w, active, step, next);
   } else {
     // A X and A P come from the operator next, which drops the carried blocks.
-    split_update<T>(ctx_, basis_in_t(cur_, q, w.raw), 0, step.coeff, T(0),
-                    column_range(S(next), 0, step.coeff.cols()));
+    split_update<T>(ctx_, basis_in_t(cur_, q, w.raw), 0, step.coeff, T(0), column_range(S(next), 0, step.coeff.cols()));
   }
   cur_ = next;
   np_ = step.coeff.cols() - nb_;
@@ -82,10 +81,9 @@ void LobpcgIteration<T, Ts>::ritz_matrices(const SearchBlock& w, bool derive, co
     // GA, both queued before either is waited for.
     make_ax_explicit();
     const SplitColumns<T> St = basis_in_t(cur_, q, w.raw);
-    GramInFlight b_gram =
-        B_ ? start_gram_pair(ctx_, comm_, St, column_range(cBS(cur_), 0, q),
-                             column_range(spmm::ConstDenseView<T>(BW()), 0, w.raw))
-           : start_gram_pair(ctx_, comm_, St, column_range(cS(cur_), 0, q), St.tail);
+    GramInFlight b_gram = B_ ? start_gram_pair(ctx_, comm_, St, column_range(cBS(cur_), 0, q),
+                                               column_range(spmm::ConstDenseView<T>(BW()), 0, w.raw))
+                             : start_gram_pair(ctx_, comm_, St, column_range(cS(cur_), 0, q), St.tail);
     GramInFlight a_gram = start_gram_pair(ctx_, comm_, St, column_range(cAS(cur_), 0, q), AWv);
     const HostMatrix G_b = b_gram.finish(), G_a = a_gram.finish();
     if (rank_ == 0) {
@@ -193,8 +191,7 @@ void LobpcgIteration<T, Ts>::update_basis(const SearchBlock& w, const std::vecto
     if (B_) {
       // B [X P] takes the place of [X P] in the update, so that its residuals
       // are A X - B X Lambda with ||B x||; then [X P] itself.
-      const SplitColumns<T> BSv(column_range(cBS(cur_), 0, q),
-                                column_range(spmm::ConstDenseView<T>(BW()), 0, w.raw));
+      const SplitColumns<T> BSv(column_range(cBS(cur_), 0, q), column_range(spmm::ConstDenseView<T>(BW()), 0, w.raw));
       residuals_.norms = solver::ritz_update(ctx_, comm_, BSv, ASv, step.coeff, step.chosen,
                                              column_range(BS(next), 0, m), column_range(AS(next), 0, m),
                                              column_range(Z(next), 0, nb_), residuals_.position, meanwhile);
@@ -203,10 +200,9 @@ void LobpcgIteration<T, Ts>::update_basis(const SearchBlock& w, const std::vecto
       return;
     }
   }
-  residuals_.norms = solver::ritz_update(ctx_, comm_, S_read, ASv, step.coeff, step.chosen,
-                                         column_range(S(next), 0, m), column_range(AS(next), 0, m),
-                                         column_range(Z(next), 0, nb_), residuals_.position, meanwhile,
-                                         implied ? &*implied : nullptr, store_ax);
+  residuals_.norms = solver::ritz_update(ctx_, comm_, S_read, ASv, step.coeff, step.chosen, column_range(S(next), 0, m),
+                                         column_range(AS(next), 0, m), column_range(Z(next), 0, nb_),
+                                         residuals_.position, meanwhile, implied ? &*implied : nullptr, store_ax);
   products_.ax_implied = !store_ax;
   result_.stats.implied_ax_steps += implied ? 1 : 0;
   constrain_residuals(next);
@@ -221,7 +217,7 @@ void LobpcgIteration<T, Ts>::carry(const RitzStep& step) {
   carried_.b = transpose_times(step.coeff_w, multiply(step.GB, step.coeff_w));
 }
 
-#define BLOCKEIGS_LOBPCG_RAYLEIGH_RITZ(T, Ts)                                                                  \
+#define BLOCKEIGS_LOBPCG_RAYLEIGH_RITZ(T, Ts)                                                                     \
   template void LobpcgIteration<T, Ts>::rayleigh_ritz(const SearchBlock&, const std::vector<std::int64_t>&, bool, \
                                                       const HostMatrix*);
 BLOCKEIGS_LOBPCG_RAYLEIGH_RITZ(float, float)

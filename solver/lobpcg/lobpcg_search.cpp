@@ -84,7 +84,7 @@ bool LobpcgIteration<T, Ts>::place_search_columns(const std::vector<std::int64_t
 // where the conditioning did not leave them current.
 template <class T, class Ts>
 std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search(std::vector<std::int64_t> active,
-                                                                    bool z_product_ahead) {
+                                                                   bool z_product_ahead) {
   const auto na = static_cast<std::int64_t>(active.size());
   const std::int64_t q = nb_ + np_;
   const spmm::DenseView<Ts> W = column_range(Z(cur_), 0, na);
@@ -107,8 +107,7 @@ std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search(std::vector<s
     s_t_az = both.block(0, q + na, na, na);
     clock_.to(time_.rayleigh_ritz);
   } else {
-    GramInFlight z_gram =
-        start_gram_pair(ctx_, comm_, XPZ, spmm::ConstDenseView<Ts>(W), column_range(cAW(cur_), 0, 0));
+    GramInFlight z_gram = start_gram_pair(ctx_, comm_, XPZ, spmm::ConstDenseView<Ts>(W), column_range(cAW(cur_), 0, 0));
     clock_.to(time_.orthogonalization);
     if (!z_product_ahead) apply_a(q, z_product_width(na));
     measured = z_gram.finish();
@@ -174,8 +173,8 @@ std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search_b(std::vector
     basis_options_.implicit = true;
     basis_options_.implicit_only = true;
     basis_options_.measured_gram = &measured;
-    const std::int64_t kept = condition_against(ctx_, comm_, column_range(cS(cur_), 0, q), W, scratch_.view(), tol_,
-                                                &basis_options_);
+    const std::int64_t kept =
+        condition_against(ctx_, comm_, column_range(cS(cur_), 0, q), W, scratch_.view(), tol_, &basis_options_);
     basis_options_.implicit_only = false;
     basis_options_.measured_gram = nullptr;
     clock_.to(time_.orthogonalization);
@@ -203,8 +202,8 @@ std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search_b(std::vector
   }
 }
 
-#define BLOCKEIGS_LOBPCG_SEARCH(T, Ts)                                                       \
-  template std::vector<std::int64_t> LobpcgIteration<T, Ts>::active_pairs() const;           \
+#define BLOCKEIGS_LOBPCG_SEARCH(T, Ts)                                             \
+  template std::vector<std::int64_t> LobpcgIteration<T, Ts>::active_pairs() const; \
   template std::optional<SearchStep> LobpcgIteration<T, Ts>::build_search_block(std::vector<std::int64_t>);
 BLOCKEIGS_LOBPCG_SEARCH(float, float)
 BLOCKEIGS_LOBPCG_SEARCH(double, double)

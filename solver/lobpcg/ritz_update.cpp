@@ -66,9 +66,8 @@ UpdateSetup setup_update(const S_& S, const AS_& AS, const HostMatrix& C, const 
                          std::int64_t y_cols, std::int64_t ay_cols, std::int64_t nb,
                          const std::vector<std::int64_t>& r_position, const ImpliedAX* implied_ax) {
   [[maybe_unused]] const std::int64_t ns = AS.cols(), s_cols = S.cols();
-  BLOCKEIGS_ASSERT(C.rows() == ns && C.cols() == y_cols && y_cols == ay_cols &&
-                   std::int64_t(lambda.size()) == nb && nb <= y_cols && nb <= ns && AS.tail.rows == AS.head.rows &&
-                   S.tail.rows == S.head.rows);
+  BLOCKEIGS_ASSERT(C.rows() == ns && C.cols() == y_cols && y_cols == ay_cols && std::int64_t(lambda.size()) == nb &&
+                   nb <= y_cols && nb <= ns && AS.tail.rows == AS.head.rows && S.tail.rows == S.head.rows);
   BLOCKEIGS_ASSERT(implied_ax ? s_cols >= ns : s_cols == ns);
   UpdateSetup out;
   out.position = checked_positions(r_position, nb);
@@ -117,8 +116,7 @@ ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, const std
                           const std::type_identity_t<SplitColumns<T>>& AS, const HostMatrix& C,
                           const std::vector<double>& lambda, spmm::DenseView<T> Y, spmm::DenseView<T> AY,
                           spmm::DenseView<T> R, const std::vector<std::int64_t>& r_position,
-                          const std::function<void()>& meanwhile,
-                          const ImpliedAX* implied_ax, bool store_ax) {
+                          const std::function<void()>& meanwhile, const ImpliedAX* implied_ax, bool store_ax) {
   const std::int64_t nb = R.cols, ns = AS.cols(), s_cols = S.cols();
   const UpdateSetup setup = setup_update(S, AS, C, lambda, Y.cols, AY.cols, nb, r_position, implied_ax);
   const std::vector<std::int64_t>& position = setup.position;
@@ -159,16 +157,16 @@ ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, const Spl
   spmm::DenseBlock<double> tail(S.tail.space, S.tail.rows, S.tail.cols), residuals(R.space, R.rows, nb);
   convert_block(context, S.tail, tail.view());
   ResidualNorms norms =
-      ritz_update<double>(context, comm, SplitColumns<double>(S.head, spmm::ConstDenseView<double>(tail.view())), AS,
-                          C, lambda, Y, AY, residuals.view(), r_position, {}, implied_ax, store_ax);
+      ritz_update<double>(context, comm, SplitColumns<double>(S.head, spmm::ConstDenseView<double>(tail.view())), AS, C,
+                          lambda, Y, AY, residuals.view(), r_position, {}, implied_ax, store_ax);
   convert_block(context, spmm::ConstDenseView<double>(residuals.view()), R);
   if (meanwhile) meanwhile();  // after R, which it may read
   return norms;
 }
 
 template <class T>
-bool ritz_update_prefers_implied_ax(const spmm::Context& context, std::int64_t ns, std::int64_t nv,
-                                    std::int64_t m, std::int64_t nb) {
+bool ritz_update_prefers_implied_ax(const spmm::Context& context, std::int64_t ns, std::int64_t nv, std::int64_t m,
+                                    std::int64_t nb) {
   if (context.space() == Space::host) return false;  // three products there against two
   if constexpr (std::is_same_v<T, double>) return device_ops::ritz_update_implied_fits(ns, nv, m, nb);
   (void)ns, (void)nv, (void)m, (void)nb;
@@ -177,12 +175,11 @@ bool ritz_update_prefers_implied_ax(const spmm::Context& context, std::int64_t n
 
 #define BLOCKEIGS_INSTANTIATE(T)                                                                                   \
   template ResidualNorms ritz_update(const spmm::Context&, MPI_Comm, const std::type_identity_t<SplitColumns<T>>&, \
-                                     const std::type_identity_t<SplitColumns<T>>&, const HostMatrix&,             \
-                                     const std::vector<double>&,                                                  \
-                                     spmm::DenseView<T>, spmm::DenseView<T>, spmm::DenseView<T>,                   \
-                                     const std::vector<std::int64_t>&, const std::function<void()>&,               \
-                                     const ImpliedAX*, bool);                                                       \
-  template bool ritz_update_prefers_implied_ax<T>(const spmm::Context&, std::int64_t, std::int64_t, std::int64_t, \
+                                     const std::type_identity_t<SplitColumns<T>>&, const HostMatrix&,              \
+                                     const std::vector<double>&, spmm::DenseView<T>, spmm::DenseView<T>,           \
+                                     spmm::DenseView<T>, const std::vector<std::int64_t>&,                         \
+                                     const std::function<void()>&, const ImpliedAX*, bool);                        \
+  template bool ritz_update_prefers_implied_ax<T>(const spmm::Context&, std::int64_t, std::int64_t, std::int64_t,  \
                                                   std::int64_t);
 
 BLOCKEIGS_INSTANTIATE(float)

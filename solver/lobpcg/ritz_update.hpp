@@ -20,8 +20,8 @@ namespace blockeigs::solver {
 // preconditioner LOBPCG keeps them after [X P] anyway: the active ones are
 // the raw columns of its next W.)
 struct ImpliedAX {
-  std::vector<double> theta;          // nb values
-  std::int64_t first = 0;             // the residuals' first column in S
+  std::vector<double> theta;           // nb values
+  std::int64_t first = 0;              // the residuals' first column in S
   std::vector<std::int64_t> position;  // residual j at column first + position[j]
 };
 
@@ -58,7 +58,7 @@ ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, const std
 // column alignment). Not on the host, where the implied form's three
 // products cost more than the stored form's two (block-ops-bench).
 template <class T>
-bool ritz_update_prefers_implied_ax(const spmm::Context& context, std::int64_t ns, std::int64_t nv,
-                                    std::int64_t m, std::int64_t nb);
+bool ritz_update_prefers_implied_ax(const spmm::Context& context, std::int64_t ns, std::int64_t nv, std::int64_t m,
+                                    std::int64_t nb);
 
 }  // namespace blockeigs::solver

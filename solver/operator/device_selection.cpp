@@ -188,7 +188,8 @@ void share_cores(MPI_Comm comm, Backend backend) {
   const int bound = allowed_cpus();
   const bool widen = !omp_num_threads && bound > 0 && bound < static_cast<int>(share.size());
   const bool widened = widen && run_on(share);
-  const int node_cpus = cpus.empty() ? static_cast<int>(std::thread::hardware_concurrency()) : static_cast<int>(cpus.size());
+  const int node_cpus =
+      cpus.empty() ? static_cast<int>(std::thread::hardware_concurrency()) : static_cast<int>(cpus.size());
   t = choose_cpu_threads(node_cpus, node.size(), allowed_cpus(), omp_num_threads, text_or_null(e.openblas_num_threads));
   t.widened_from = widened ? bound : 0;
   if (t.openmp_source == ThreadSource::share) omp_set_num_threads(t.openmp);
@@ -216,11 +217,13 @@ spmm::Context make_context(Backend backend, MPI_Comm comm) {
   if (backend == Backend::cpu) return spmm::Context::host();
   std::optional<spmm::Context> context = collectively(comm, [&] {
     if (!spmm::cuda_compiled())
-      fail_input("execution.backend is cuda, but block-eigs was built without CUDA "
-                 "(configure with the `cuda` preset, or set execution.backend: cpu)");
+      fail_input(
+          "execution.backend is cuda, but block-eigs was built without CUDA "
+          "(configure with the `cuda` preset, or set execution.backend: cpu)");
     if (devices == 0)
-      fail_input("execution.backend is cuda, but this rank sees no CUDA device "
-                 "(set execution.backend: cpu or auto)");
+      fail_input(
+          "execution.backend is cuda, but this rank sees no CUDA device "
+          "(set execution.backend: cpu or auto)");
     std::optional<spmm::Context> made(spmm::Context::cuda(node_local_rank(comm) % devices));
     // Library and pool set-up belongs to start-up, not to the first solve.
     made->warm_up();

@@ -40,7 +40,7 @@ struct CpuThreads {
   // The share's inputs (cpu_threads_per_rank): the CPUs the node's ranks may
   // run on together, their count, this rank's affinity mask (0: unknown).
   int cores = 0, local_ranks = 1, allowed = 0;
-  int hardware = 0;  // the node's CPUs (std::thread::hardware_concurrency; make_context sets it)
+  int hardware = 0;      // the node's CPUs (std::thread::hardware_concurrency; make_context sets it)
   int widened_from = 0;  // the CPUs a binding narrower than the rank's share gave it, where widened to the share
 };
 

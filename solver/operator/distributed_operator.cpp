@@ -41,9 +41,8 @@ void scatter_add(const spmm::Context& context, const U* product, std::int64_t k,
 }  // namespace
 
 template <class T>
-DistributedOperator<T>::DistributedOperator(MPI_Comm comm, const spmm::Context& context,
-                                            const io::CsrRows& rows, const RowPartition& partition,
-                                            Algorithm algorithm, const HaloOptions& halo)
+DistributedOperator<T>::DistributedOperator(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& rows,
+                                            const RowPartition& partition, Algorithm algorithm, const HaloOptions& halo)
     : comm_(comm), context_(context), partition_(partition), halo_options_(halo) {
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
   LocalBlocks<T> blocks = collectively(comm_, [&] {
@@ -114,12 +113,12 @@ template <class T>
 void DistributedOperator<T>::apply_impl(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y) {
   reserve(X.cols);
   const double t0 = now();
-  halo_->begin(X);                               // pack; post receives, then sends
+  halo_->begin(X);  // pack; post receives, then sends
   const double t1 = now();
-  diagonal_plan_->multiply(alpha, X, beta, Y);   // needs no remote rows: overlaps the messages
+  diagonal_plan_->multiply(alpha, X, beta, Y);     // needs no remote rows: overlaps the messages
   const spmm::ConstDenseView<T> H = halo_->end();  // wait for the halo rows
   const double t4 = now();
-  add_off_diagonal(alpha, H, Y);                 // Y += alpha A_offd H
+  add_off_diagonal(alpha, H, Y);  // Y += alpha A_offd H
   halo_->release();
   record_timings(t0, t1, t4);
 }
@@ -231,12 +230,12 @@ class RoundedOperator final : public LinearOperator<float> {
     if (halo_product_.rows() != rows || halo_product_.cols() < k)
       halo_product_ = spmm::DenseBlock<float>(context().space(), rows, k);
     const double t0 = p.now();
-    p.halo_->begin(X);                             // fp32 rows in fp64 words
+    p.halo_->begin(X);  // fp32 rows in fp64 words
     const double t1 = p.now();
-    diagonal_plan_->multiply(alpha, X, beta, Y);   // overlaps the messages
+    diagonal_plan_->multiply(alpha, X, beta, Y);  // overlaps the messages
     const spmm::ConstDenseView<double> H = p.halo_->end();
     const double t4 = p.now();
-    if (H.rows > 0 && rows > 0) {                  // Y += alpha A_offd H
+    if (H.rows > 0 && rows > 0) {  // Y += alpha A_offd H
       const spmm::ConstDenseView<float> halo{H.space, H.rows, k, 2 * H.ld, reinterpret_cast<const float*>(H.data)};
       off_diagonal_plan_->multiply(alpha, halo, 0.0f, {H.space, rows, k, k, halo_product_.data()});
       scatter_add(context(), halo_product_.data(), k, p.off_diagonal_rows_.data(), rows, Y);
@@ -265,7 +264,7 @@ class RoundedOperator final : public LinearOperator<float> {
   spmm::Buffer<float> diagonal_values_, off_diagonal_values_, diagonal_entries_;
   spmm::CsrView<float> diagonal_, off_diagonal_;  // the parent's index arrays, these values
   std::optional<spmm::Plan<float>> diagonal_plan_, off_diagonal_plan_;
-  spmm::DenseBlock<float> halo_product_;          // off-diagonal block x halo
+  spmm::DenseBlock<float> halo_product_;  // off-diagonal block x halo
 };
 
 template <class T>

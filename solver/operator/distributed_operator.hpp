@@ -97,9 +97,7 @@ class DistributedOperator final : public SingleInputOperator<T> {
   std::int64_t off_diagonal_rows() const { return off_diagonal_block_.rows(); }  // local rows with halo columns
   Algorithm algorithm_for(std::int64_t n) const { return diagonal_plan_->algorithm_for(n); }
   HaloTransport transport() const { return halo_->transport(); }
-  bool device_pointers_to_mpi() const {
-    return context_.space() == Space::device && transport() == HaloTransport::mpi;
-  }
+  bool device_pointers_to_mpi() const { return context_.space() == Space::device && transport() == HaloTransport::mpi; }
   bool halo_through_peer_copies() const { return transport() == HaloTransport::peer; }
   // How halo rows travel, for summaries: "CUDA IPC", "CUDA-aware MPI", ...,
   // with the reason in parentheses where it stands in for NCCL.
@@ -162,8 +160,8 @@ class DistributedOperator final : public SingleInputOperator<T> {
 
   HaloOptions halo_options_;
   std::unique_ptr<HaloExchange<T>> halo_;  // reads halo_plan_
-  std::int64_t width_ = -1;               // columns the buffers hold
-  spmm::DenseBlock<T> halo_product_;      // off-diagonal block x halo, one row per off_diagonal_rows_
+  std::int64_t width_ = -1;                // columns the buffers hold
+  spmm::DenseBlock<T> halo_product_;       // off-diagonal block x halo, one row per off_diagonal_rows_
 
   bool profiling_ = false;
   ApplyTimings timings_;

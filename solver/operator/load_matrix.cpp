@@ -37,8 +37,8 @@ void check_rows(std::int64_t rows, int ranks, const std::string& description, co
     return;
   }
   if (rows < ranks)
-    fail_input(description, " has ", rows, " rows, fewer than the ", ranks,
-               " MPI ranks: run with at most ", rows, " ranks");
+    fail_input(description, " has ", rows, " rows, fewer than the ", ranks, " MPI ranks: run with at most ", rows,
+               " ranks");
 }
 
 RowPartition split(const std::vector<std::int64_t>& offsets, int ranks, const Target& target) {
@@ -87,8 +87,7 @@ DistributedRows load(const io::MatrixConfig& config, MPI_Comm comm, const Target
       out.partition = split(offsets, ranks, target);
       out.global_nnz = offsets.back();
       out.rows = collectively(comm, [&] {
-        return io::read_hdf5_csr_rows(config.file, config.group, out.partition.begin(rank),
-                                      out.partition.end(rank));
+        return io::read_hdf5_csr_rows(config.file, config.group, out.partition.begin(rank), out.partition.end(rank));
       });
       break;
     }

@@ -20,14 +20,14 @@ namespace blockeigs::solver {
 struct PartitionReport {
   PartitionMethod requested = PartitionMethod::contiguous;
   PartitionMethod used = PartitionMethod::contiguous;
-  std::string partitioner;        // "PT-Scotch 7.0.3" where used == graph
-  double seconds = 0;             // deciding, partitioning and moving the rows
-  double partitioner_seconds = 0; // of which the partitioner's
-  double contiguous_halo = -1;    // max over ranks of halo rows / owned rows, contiguous split; < 0: not measured
-  std::string reason;             // why auto chose as it did ("auto: contiguous halo up to 8.3% of a rank's rows"),
-                                  // and where it stayed contiguous for want of PT-Scotch
-  std::string source;             // a saved numbering's file, where the rows were moved by it
-  std::string saved_to;           // the file this distribution was saved to, if any
+  std::string partitioner;         // "PT-Scotch 7.0.3" where used == graph
+  double seconds = 0;              // deciding, partitioning and moving the rows
+  double partitioner_seconds = 0;  // of which the partitioner's
+  double contiguous_halo = -1;     // max over ranks of halo rows / owned rows, contiguous split; < 0: not measured
+  std::string reason;              // why auto chose as it did ("auto: contiguous halo up to 8.3% of a rank's rows"),
+                                   // and where it stayed contiguous for want of PT-Scotch
+  std::string source;              // a saved numbering's file, where the rows were moved by it
+  std::string saved_to;            // the file this distribution was saved to, if any
 };
 
 // How far each rank's rows reach inside its own range (the diagonal block):
@@ -42,21 +42,21 @@ struct BandStats {
 struct LocalOrderReport {
   LocalOrder requested = LocalOrder::none;
   LocalOrder used = LocalOrder::none;
-  std::string orderer;       // "Scotch 7.0.3 Gibbs-Poole-Stockmeyer" where used == band
-  double seconds = 0;        // measuring, ordering and renumbering
-  bool measured = false;     // before (and after, where used == band) were measured
+  std::string orderer;    // "Scotch 7.0.3 Gibbs-Poole-Stockmeyer" where used == band
+  double seconds = 0;     // measuring, ordering and renumbering
+  bool measured = false;  // before (and after, where used == band) were measured
   BandStats before, after;
-  std::string reason;        // why auto chose as it did, and where it kept the order for want of Scotch
+  std::string reason;  // why auto chose as it did, and where it kept the order for want of Scotch
 };
 
 struct DistributedRows {
-  io::CsrRows rows;          // this rank's rows, global column indices (the operator's numbering)
-  RowPartition partition;    // every rank's row range (the operator's numbering)
-  RowNumbering numbering;    // the operator's numbering against the input's
+  io::CsrRows rows;        // this rank's rows, global column indices (the operator's numbering)
+  RowPartition partition;  // every rank's row range (the operator's numbering)
+  RowNumbering numbering;  // the operator's numbering against the input's
   PartitionReport partitioning;
   LocalOrderReport local_order;
   std::int64_t global_nnz = 0;
-  std::string description;   // "3D Laplacian 24x24x24 (7-point)", "matrix.h5:/A", ...
+  std::string description;                 // "3D Laplacian 24x24x24 (7-point)", "matrix.h5:/A", ...
   bool symmetric_by_construction = false;  // generator, or a Matrix Market file marked symmetric
 };
 

@@ -28,8 +28,8 @@ Run diagonal_run(const io::CsrRows& rows, std::int64_t i, std::int64_t begin, st
 void check_fits(const io::CsrRows& rows) {
   constexpr std::int64_t int32_max = std::numeric_limits<std::int32_t>::max();
   if (rows.nnz() > int32_max)
-    fail_input("one rank holds ", rows.nnz(), " nonzeros; local blocks are limited to 2^31 - 1: ",
-               "run with more ranks");
+    fail_input("one rank holds ", rows.nnz(),
+               " nonzeros; local blocks are limited to 2^31 - 1: ", "run with more ranks");
 }
 
 // Each row's diagonal-block count in `diagonal` (size m + 1, exclusive prefix

@@ -18,7 +18,7 @@ struct LocalBlockShape {
   std::vector<std::int64_t> halo_columns;  // global id of each off-diagonal column, ascending
   std::int64_t diagonal_nnz = 0;
   std::int64_t off_diagonal_nnz = 0;
-  std::int64_t off_diagonal_rows = 0;      // rows with at least one off-diagonal entry
+  std::int64_t off_diagonal_rows = 0;  // rows with at least one off-diagonal entry
 };
 
 template <class T>

@@ -16,8 +16,8 @@ RowNumbering RowNumbering::identity(MPI_Comm comm, const RowPartition& partition
   return out;
 }
 
-RowNumbering::RowNumbering(MPI_Comm comm, RowPartition original, RowPartition current, std::vector<std::int64_t> original_of_local,
-                           std::vector<std::int64_t> current_of_original)
+RowNumbering::RowNumbering(MPI_Comm comm, RowPartition original, RowPartition current,
+                           std::vector<std::int64_t> original_of_local, std::vector<std::int64_t> current_of_original)
     : identity_(false),
       original_(std::move(original)),
       current_(std::move(current)),
@@ -109,8 +109,7 @@ std::vector<T> RowNumbering::to_original_rows(MPI_Comm comm, const std::vector<T
 }
 
 template <class T>
-std::vector<T> RowNumbering::from_original_rows(MPI_Comm comm, const std::vector<T>& block,
-                                                std::int64_t cols) const {
+std::vector<T> RowNumbering::from_original_rows(MPI_Comm comm, const std::vector<T>& block, std::int64_t cols) const {
   if (identity_) return block;
   BLOCKEIGS_ASSERT(static_cast<std::int64_t>(block.size()) ==
                    static_cast<std::int64_t>(current_of_original_.size()) * cols);
@@ -125,8 +124,7 @@ template std::vector<double> RowNumbering::to_original_rows(MPI_Comm, const std:
 template std::vector<float> RowNumbering::to_original_rows(MPI_Comm, const std::vector<float>&, std::int64_t) const;
 template std::vector<std::int64_t> RowNumbering::to_original_rows(MPI_Comm, const std::vector<std::int64_t>&,
                                                                   std::int64_t) const;
-template std::vector<double> RowNumbering::from_original_rows(MPI_Comm, const std::vector<double>&,
-                                                              std::int64_t) const;
+template std::vector<double> RowNumbering::from_original_rows(MPI_Comm, const std::vector<double>&, std::int64_t) const;
 template std::vector<float> RowNumbering::from_original_rows(MPI_Comm, const std::vector<float>&, std::int64_t) const;
 template std::vector<std::int64_t> RowNumbering::from_original_rows(MPI_Comm, const std::vector<std::int64_t>&,
                                                                     std::int64_t) const;

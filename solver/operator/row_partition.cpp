@@ -25,8 +25,10 @@ RowPartition RowPartition::balanced(const std::vector<std::int64_t>& row_offsets
     std::int64_t lo = first[p - 1], hi = rows;
     while (lo < hi) {
       const std::int64_t mid = lo + (hi - lo) / 2;
-      if (static_cast<long double>(row_offsets[mid] + mid) < target) lo = mid + 1;
-      else hi = mid;
+      if (static_cast<long double>(row_offsets[mid] + mid) < target)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
     // Take the boundary on whichever side of the target is closer.
     if (lo > first[p - 1]) {

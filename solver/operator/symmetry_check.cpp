@@ -141,8 +141,8 @@ struct RowList {
 // device context with room for the rows) the lookups run there and the host
 // repeats a pass only where the device found a mismatch, to name it.
 template <class Index>
-void check_entries(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition,
-                   const spmm::Context* device, Mismatch& mismatch) {
+void check_entries(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition, const spmm::Context* device,
+                   Mismatch& mismatch) {
   const int ranks = partition.ranks();
   const std::int64_t first = rows.first_row, end = first + rows.local_rows();
   std::vector<std::int64_t> send_counts(static_cast<std::size_t>(ranks), 0);
@@ -198,15 +198,16 @@ void check_entries(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& p
   send.values = {};
 
   // Received (i, j): compared with this rank's A(j, i).
-  const bool look_on_host = collectively(comm, [&] {
-    return !on_device || on_device->received_mismatch(recv.rows, recv.cols, recv.values);
-  });
+  const bool look_on_host =
+      collectively(comm, [&] { return !on_device || on_device->received_mismatch(recv.rows, recv.cols, recv.values); });
   if (!look_on_host) return;
   const auto received = static_cast<std::int64_t>(recv.rows.size());
-  visit_prefetching(rows, 0, received, [&](std::int64_t e) { return std::int64_t{recv.rows[e]}; }, [&](std::int64_t e) {
-    const std::int64_t row = recv.rows[e], i = recv.cols[e];
-    mismatch.check(i, first + row, recv.values[e], stored(rows, row, i));
-  });
+  visit_prefetching(
+      rows, 0, received, [&](std::int64_t e) { return std::int64_t{recv.rows[e]}; },
+      [&](std::int64_t e) {
+        const std::int64_t row = recv.rows[e], i = recv.cols[e];
+        mismatch.check(i, first + row, recv.values[e], stored(rows, row, i));
+      });
 }
 
 // The smallest mismatching (row, col) over all ranks ({none, none} when there is none).
@@ -231,9 +232,8 @@ std::int64_t input_row(MPI_Comm comm, const RowPartition& partition, const RowNu
 
 }  // namespace
 
-void check_symmetric(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition,
-                     const std::string& what, const std::string& symbol, const RowNumbering* numbering,
-                     const spmm::Context* device) {
+void check_symmetric(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition, const std::string& what,
+                     const std::string& symbol, const RowNumbering* numbering, const spmm::Context* device) {
   if (rows.global_rows != rows.global_cols)
     collectively(comm, [&] { fail_input(what, " is ", rows.global_rows, " x ", rows.global_cols, ", not square"); });
 
@@ -255,8 +255,7 @@ void check_symmetric(MPI_Comm comm, const io::CsrRows& rows, const RowPartition&
     std::ostringstream text;
     text << what << ": the matrix is not symmetric: " << symbol << "(" << named_row << ", " << named_col
          << ") = " << mismatch.value << " but " << symbol << "(" << named_col << ", " << named_row
-         << ") = " << mismatch.transpose
-         << " (zero-based indices); "
+         << ") = " << mismatch.transpose << " (zero-based indices); "
          << (symbol == "A" ? "block-eigs and block-cg need a symmetric matrix"
                            : symbol + " of A x = lambda B x must be symmetric positive definite");
     throw InputError(text.str());

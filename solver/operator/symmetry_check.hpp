@@ -29,9 +29,9 @@ namespace blockeigs::solver {
 // smallest in the operator's. With a `device` context whose device has room
 // for the rows, the lookups run there (symmetry_check_device.hpp); the message
 // is the same.
-void check_symmetric(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition,
-                     const std::string& what, const std::string& symbol = "A",
-                     const RowNumbering* numbering = nullptr, const spmm::Context* device = nullptr);
+void check_symmetric(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition, const std::string& what,
+                     const std::string& symbol = "A", const RowNumbering* numbering = nullptr,
+                     const spmm::Context* device = nullptr);
 
 // Test-only: the entries sent to other ranks carry int64 indices even where
 // int32 would do (the path of matrices past 2^31 rows, on small data). Every

@@ -17,7 +17,7 @@ namespace blockeigs::solver {
 
 // What the pass over a rank's own entries found.
 struct DeviceLocalPass {
-  bool mismatch = false;                 // some (i, j) with j local differs from A(j, i)
+  bool mismatch = false;                  // some (i, j) with j local differs from A(j, i)
   std::vector<std::int64_t> remote_rows;  // local rows with entries whose columns other ranks own, ascending
 };
 

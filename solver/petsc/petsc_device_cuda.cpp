@@ -97,9 +97,7 @@ PetscErrorCode dense_get_read(Mat m, const double** array, Space* space) {
   *space = space_of(type);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-PetscErrorCode dense_restore_read(Mat m, const double** array) {
-  return MatDenseRestoreArrayReadAndMemType(m, array);
-}
+PetscErrorCode dense_restore_read(Mat m, const double** array) { return MatDenseRestoreArrayReadAndMemType(m, array); }
 PetscErrorCode dense_get_write(Mat m, double** array, Space* space) {
   PetscMemType type = PETSC_MEMTYPE_HOST;
   PetscFunctionBeginUser;

@@ -40,8 +40,7 @@ void petsc_waits_for(const spmm::Context&) {}
 
 PetscErrorCode make_device_resident(Mat, const spmm::Context&, ProductNumeric) { return 0; }
 
-void transpose(const spmm::Context&, std::int64_t, std::int64_t, const double*, std::int64_t, double*,
-               std::int64_t) {
+void transpose(const spmm::Context&, std::int64_t, std::int64_t, const double*, std::int64_t, double*, std::int64_t) {
   throw Error("the PETSc adapter was built without device arrays (PETSc without CUDA, or no CUDA backend)");
 }
 

@@ -129,8 +129,7 @@ Mat make_shell(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& r
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   if (partition.ranks() != ranks)
-    fail_input_everywhere("the row partition has ", partition.ranks(), " ranks, but the communicator has ",
-                          ranks);
+    fail_input_everywhere("the row partition has ", partition.ranks(), " ranks, but the communicator has ", ranks);
   check_fits_petsc_int(partition.global_rows());
 
   auto ctx = std::make_unique<ShellContext>();
@@ -152,12 +151,10 @@ Mat make_shell(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& r
   try {
     BLOCKEIGS_PETSC_CHECK(MatShellSetOperation(A, MATOP_MULT, reinterpret_cast<Operation>(shell_mult)));
     // The operator is symmetric (this library's matrices are), so A^T x = A x.
+    BLOCKEIGS_PETSC_CHECK(MatShellSetOperation(A, MATOP_MULT_TRANSPOSE, reinterpret_cast<Operation>(shell_mult)));
+    BLOCKEIGS_PETSC_CHECK(MatShellSetOperation(A, MATOP_GET_DIAGONAL, reinterpret_cast<Operation>(shell_get_diagonal)));
     BLOCKEIGS_PETSC_CHECK(
-        MatShellSetOperation(A, MATOP_MULT_TRANSPOSE, reinterpret_cast<Operation>(shell_mult)));
-    BLOCKEIGS_PETSC_CHECK(
-        MatShellSetOperation(A, MATOP_GET_DIAGONAL, reinterpret_cast<Operation>(shell_get_diagonal)));
-    BLOCKEIGS_PETSC_CHECK(MatShellSetMatProductOperation(A, MATPRODUCT_AB, nullptr, shell_product_numeric,
-                                                         nullptr, MATDENSE, MATDENSE));
+        MatShellSetMatProductOperation(A, MATPRODUCT_AB, nullptr, shell_product_numeric, nullptr, MATDENSE, MATDENSE));
     BLOCKEIGS_PETSC_CHECK(petsc_device::make_device_resident(A, context, shell_product_numeric));
     BLOCKEIGS_PETSC_CHECK(MatSetOption(A, MAT_SYMMETRIC, PETSC_TRUE));
     BLOCKEIGS_PETSC_CHECK(MatSetOption(A, MAT_SYMMETRY_ETERNAL, PETSC_TRUE));
@@ -187,7 +184,8 @@ Mat create_petsc_operator_from_aij(Mat aij, const spmm::Context& context, Algori
   PetscInt global_rows = 0, global_cols = 0;
   BLOCKEIGS_PETSC_CHECK(MatGetSize(aij, &global_rows, &global_cols));
   if (global_rows != global_cols)
-    fail_input_everywhere("the PETSc matrix is ", global_rows, " x ", global_cols, ": the operator needs a square matrix");
+    fail_input_everywhere("the PETSc matrix is ", global_rows, " x ", global_cols,
+                          ": the operator needs a square matrix");
 
   // Every rank's range, from PETSc's own layout (the same array on every rank).
   const PetscInt* ranges = nullptr;
@@ -233,9 +231,9 @@ PetscPencil make_pencil(MPI_Comm comm, const spmm::Context& context, const io::C
                         const RowPartition& partition, Algorithm algorithm, const RowNumbering& numbering) {
   collectively(comm, [&] {
     if (a.global_rows != b.global_rows || a.first_row != b.first_row || a.local_rows() != b.local_rows())
-      fail_input("A x = lambda B x: B (", b.global_rows, " rows, this rank's from ", b.first_row, ", ",
-                 b.local_rows(), " of them) is not on A's rows (", a.global_rows, " rows, this rank's from ",
-                 a.first_row, ", ", a.local_rows(), "): load B with load_matrix_b");
+      fail_input("A x = lambda B x: B (", b.global_rows, " rows, this rank's from ", b.first_row, ", ", b.local_rows(),
+                 " of them) is not on A's rows (", a.global_rows, " rows, this rank's from ", a.first_row, ", ",
+                 a.local_rows(), "): load B with load_matrix_b");
   });
   PetscPencil pencil;
   pencil.A = make_shell(comm, context, a, partition, algorithm, numbering);
@@ -250,8 +248,8 @@ PetscPencil make_pencil(MPI_Comm comm, const spmm::Context& context, const io::C
 
 }  // namespace
 
-PetscPencil create_petsc_pencil(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& a,
-                                const io::CsrRows& b, const RowPartition& partition, Algorithm algorithm) {
+PetscPencil create_petsc_pencil(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& a, const io::CsrRows& b,
+                                const RowPartition& partition, Algorithm algorithm) {
   return make_pencil(comm, context, a, b, partition, algorithm, RowNumbering());
 }
 

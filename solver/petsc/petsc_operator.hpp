@@ -73,8 +73,7 @@ Mat create_petsc_operator(MPI_Comm comm, const spmm::Context& context, const Dis
 // MATSEQAIJ, or any type with MatGetRow), with its row distribution. `aij`
 // must be square and symmetric, with equal row and column layouts; it is only
 // read (the caller still owns and destroys it).
-Mat create_petsc_operator_from_aij(Mat aij, const spmm::Context& context,
-                                   Algorithm algorithm = Algorithm::automatic);
+Mat create_petsc_operator_from_aij(Mat aij, const spmm::Context& context, Algorithm algorithm = Algorithm::automatic);
 
 // A x = lambda B x for SLEPc (EPSSetOperators(eps, A, B), EPS_GHEP): A and B
 // as two such Mats on the same rows. `b` must have a's partition (what
@@ -84,9 +83,8 @@ struct PetscPencil {
   Mat A = nullptr;
   Mat B = nullptr;
 };
-PetscPencil create_petsc_pencil(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& a,
-                                const io::CsrRows& b, const RowPartition& partition,
-                                Algorithm algorithm = Algorithm::automatic);
+PetscPencil create_petsc_pencil(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& a, const io::CsrRows& b,
+                                const RowPartition& partition, Algorithm algorithm = Algorithm::automatic);
 // The same in the input's numbering (as create_petsc_operator on
 // DistributedRows), from A's rows and B's as load_matrix_b gives them.
 PetscPencil create_petsc_pencil(MPI_Comm comm, const spmm::Context& context, const DistributedRows& a,
@@ -99,12 +97,12 @@ std::int64_t petsc_operator_block_applies(Mat A);
 // What the Mat's products and its PCSHELLs (petsc_shell_pc.hpp) were handed,
 // counted on this rank since the Mat was made.
 struct PetscOperatorStats {
-  std::int64_t products = 0;        // MatMult and MatMultTranspose
-  std::int64_t block_applies = 0;   // MatProduct AB, one per dense block
+  std::int64_t products = 0;                // MatMult and MatMultTranspose
+  std::int64_t block_applies = 0;           // MatProduct AB, one per dense block
   std::int64_t preconditioner_applies = 0;  // PCApply and PCMatApply of its PCSHELLs
-  std::int64_t device_arrays = 0;  // arrays (Vec or dense block) PETSc handed over in device memory
-  std::int64_t host_arrays = 0;    // ... in host memory
-  std::int64_t copies = 0;         // arrays the adapter copied between host and device
+  std::int64_t device_arrays = 0;           // arrays (Vec or dense block) PETSc handed over in device memory
+  std::int64_t host_arrays = 0;             // ... in host memory
+  std::int64_t copies = 0;                  // arrays the adapter copied between host and device
 };
 // Throws when `A` was not made by this adapter.
 PetscOperatorStats petsc_operator_stats(Mat A);

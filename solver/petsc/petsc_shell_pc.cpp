@@ -38,9 +38,8 @@ PetscErrorCode shell_pc_apply(PC pc, Vec x, Vec y) {
   ShellContext& shell = *p->shell;
   const PetscErrorCode status = guarded(shell, [&] {
     shell.stats.preconditioner_applies += 1;
-    shell.run(xa, xs, ya, ys, 1, [p](spmm::ConstDenseView<double> R, spmm::DenseView<double> W) {
-      p->preconditioner->apply(R, W);
-    });
+    shell.run(xa, xs, ya, ys, 1,
+              [p](spmm::ConstDenseView<double> R, spmm::DenseView<double> W) { p->preconditioner->apply(R, W); });
   });
   PetscCall(petsc_device::restore_write(y, &ya));
   PetscCall(petsc_device::restore_read(x, &xa));

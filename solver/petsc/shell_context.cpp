@@ -193,8 +193,8 @@ void throw_petsc_error(PetscErrorCode code, const char* call, const char* file, 
   std::remove_pointer_t<SpecificArgument> specific = nullptr;
   PetscErrorMessage(code, &text, &specific);
   throw LibraryError(detail::concat(call, " failed with PETSc error ", static_cast<int>(code), " (",
-                                    text ? text : "unknown", specific ? std::string(": ") + specific : "",
-                                    ") at ", file, ":", line));
+                                    text ? text : "unknown", specific ? std::string(": ") + specific : "", ") at ",
+                                    file, ":", line));
 }
 
 }  // namespace blockeigs::solver

@@ -71,8 +71,7 @@ struct ShellContext {
 
   // C = A B for column-major blocks of the Mat's rows (width k, leading
   // dimensions ldb and ldc), both in `space`: one apply of the whole block.
-  void apply_column_major(const double* b, std::int64_t ldb, double* c, std::int64_t ldc, std::int64_t k,
-                          Space space);
+  void apply_column_major(const double* b, std::int64_t ldb, double* c, std::int64_t ldc, std::int64_t k, Space space);
 
   // body(X, Y) on the rows of column-major blocks as run does (the
   // PCSHELL's block apply); apply_column_major with the product.
@@ -150,10 +149,10 @@ ShellContext& shell_context_of(Mat A);
 // with PETSc's own message for the error.
 [[noreturn]] void throw_petsc_error(PetscErrorCode code, const char* call, const char* file, int line);
 
-#define BLOCKEIGS_PETSC_CHECK(call)                                                          \
-  do {                                                                                       \
-    const PetscErrorCode blockeigs_petsc_status_ = (call);                                   \
-    if (blockeigs_petsc_status_ != PETSC_SUCCESS)                                            \
+#define BLOCKEIGS_PETSC_CHECK(call)                                                               \
+  do {                                                                                            \
+    const PetscErrorCode blockeigs_petsc_status_ = (call);                                        \
+    if (blockeigs_petsc_status_ != PETSC_SUCCESS)                                                 \
       ::blockeigs::solver::throw_petsc_error(blockeigs_petsc_status_, #call, __FILE__, __LINE__); \
   } while (0)
 

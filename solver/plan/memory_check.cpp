@@ -126,8 +126,9 @@ void check_memory_fits(MPI_Comm comm, const MemoryPlan& plan, std::int64_t host_
   const bool on_device = plan.space == Space::device;
   std::int64_t device_free = unlimited, device_total = 0;
   if (on_device) spmm::device_memory(&device_free, &device_total);
-  const RankNeeds mine{plan.host_peak,   available_host_memory(), host_held,   group_leader(comm, node),
-                       plan.device_peak, device_free,             device_held, group_leader(comm, gpu)};
+  const RankNeeds mine{
+      plan.host_peak, available_host_memory(), host_held, group_leader(comm, node), plan.device_peak, device_free,
+      device_held,    group_leader(comm, gpu)};
   BLOCKEIGS_MPI_CHECK(MPI_Comm_free(&gpu));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_free(&node));
   std::vector<RankNeeds> all(static_cast<std::size_t>(ranks));
@@ -154,9 +155,9 @@ void check_memory_fits(MPI_Comm comm, const MemoryPlan& plan, std::int64_t host_
             << " available" << (device_short ? "; " : "");
   if (device_short)
     message << "it needs up to " << format_bytes(double(largest_device)) << " of device memory per rank, "
-            << format_bytes(double(gpu_side.need)) << " for the " << gpu_side.ranks << " rank"
-            << plural(gpu_side.ranks) << " on the GPU of rank " << gpu_side.leader << ", which has "
-            << format_bytes(double(gpu_side.capacity)) << " free";
+            << format_bytes(double(gpu_side.need)) << " for the " << gpu_side.ranks << " rank" << plural(gpu_side.ranks)
+            << " on the GPU of rank " << gpu_side.leader << ", which has " << format_bytes(double(gpu_side.capacity))
+            << " free";
   const std::int64_t host_per_rank = host.per_rank, device_per_rank = gpu_side.per_rank;
   // How many ranks would do, with nodes and GPUs like these (as crowded as the most crowded here).
   const int enough = ranks_that_fit(ranks, [&](int r) {
@@ -170,8 +171,7 @@ void check_memory_fits(MPI_Comm comm, const MemoryPlan& plan, std::int64_t host_
   else if (plan.host_replicated <= host_per_rank)
     message << ". Not even " << (1 << 20) << " ranks would fit it";
   else
-    message << ". No number of ranks would fit it: every rank holds "
-            << format_bytes(double(plan.host_replicated))
+    message << ". No number of ranks would fit it: every rank holds " << format_bytes(double(plan.host_replicated))
             << " whatever the rank count (the whole matrix's row offsets while loading, or its whole Matrix "
                "Market file), more than the "
             << format_bytes(double(host_per_rank)) << " of host memory a rank has here";

@@ -25,7 +25,7 @@ std::int64_t loaded_rows_bytes(const RankShape& s) { return csr_bytes(s.local_ro
 
 struct Phases {
   std::int64_t load = 0, build = 0, solve = 0;  // host, plain memory
-  std::int64_t op_build = 0, op_solve = 0;       // the operator's space, Buffers
+  std::int64_t op_build = 0, op_solve = 0;      // the operator's space, Buffers
 };
 
 // A matrix ("matrix" or "matrix B"): loading, the split blocks, the operator's copies.
@@ -46,8 +46,8 @@ void add_matrix(const char* name, const RankShape& s, const MatrixSourceSize& so
     replicated += offsets;
   } else {
     // Every rank parses the whole file: its text, the entries, the whole CSR.
-    const std::int64_t whole = source.text_bytes + 24 * source.stored_entries +
-                               csr_bytes(s.global_rows, s.global_nnz, 8, 8);
+    const std::int64_t whole =
+        source.text_bytes + 24 * source.stored_entries + csr_bytes(s.global_rows, s.global_nnz, 8, 8);
     items.push_back({"the whole Matrix Market file of the " + m + " parsed on every rank, while loading", whole, 0});
     p.load += whole;
     replicated += whole;
@@ -59,16 +59,16 @@ void add_matrix(const char* name, const RankShape& s, const MatrixSourceSize& so
   }
   const std::int64_t diagonal_nnz = s.local_nnz - s.off_diagonal_nnz;
   const std::int64_t split = csr_bytes(s.local_rows, diagonal_nnz, 4, v) +
-                             csr_bytes(s.off_diagonal_rows, s.off_diagonal_nnz, 4, v) +
-                             4 * s.off_diagonal_rows + 8 * s.halo_rows + std::int64_t{v} * s.local_rows;
+                             csr_bytes(s.off_diagonal_rows, s.off_diagonal_nnz, 4, v) + 4 * s.off_diagonal_rows +
+                             8 * s.halo_rows + std::int64_t{v} * s.local_rows;
   items.push_back({m + ": diagonal and off-diagonal blocks, split on the host while the operator is built", split, 0});
   p.build += split;
   if (space == Space::device) {
     // The device splits instead (solver/operator/local_blocks.hpp) only where it has room for this beyond the
     // plan, so the peaks leave it out and keep the host's split.
     const std::int64_t scratch = device_split_scratch_bytes(s.local_rows, s.local_nnz, s.off_diagonal_nnz);
-    items.push_back({m + ": or split on the device where it has room beyond this plan (the rows as loaded, scratch)",
-                     0, scratch});
+    items.push_back(
+        {m + ": or split on the device where it has room beyond this plan (the rows as loaded, scratch)", 0, scratch});
   }
 
   // The operator's copies: both blocks, the diagonal entries, the off-diagonal rows.
@@ -142,7 +142,7 @@ void add_lobpcg(const RankShape& s, const SolverShape& o, const SecondMatrix* b,
   std::int64_t extra = 0;
   const PreconditionerMemory& pm = o.preconditioner_memory;
   extra += (pm.vector_bytes + pm.block_bytes * nb) * m;  // diagonals, Chebyshev's blocks
-  if (o.norm_estimate) extra += 2 * m * v;   // the power method's two vectors
+  if (o.norm_estimate) extra += 2 * m * v;               // the power method's two vectors
   if (o.start_columns > 0) extra += m * o.start_columns * v;
   if (extra > 0) items.push_back({"preconditioner, norm estimate, start block", 0, extra});
   p.op_solve += sas + z + aw + scratch + kept + extra;
@@ -158,8 +158,8 @@ void add_block_cg(const RankShape& s, const SolverShape& o, std::vector<MemoryIt
   add_preconditioner_matrix(s, o, c, items, p);
   const PreconditionerMemory& pm = o.preconditioner_memory;
   const std::int64_t app = m * c * v * (2 + (o.known_solution ? 1 : 0)) + (pm.vector_bytes + pm.block_bytes * c) * m;
-  items.push_back({o.known_solution ? "right-hand sides B, solution X, known solution" : "right-hand sides B, solution X",
-                   0, app});
+  items.push_back(
+      {o.known_solution ? "right-hand sides B, solution X, known solution" : "right-hand sides B, solution X", 0, app});
   p.op_solve += solver + app;
 }
 
@@ -175,8 +175,8 @@ RankShape even_share(std::int64_t rows, std::int64_t nnz, int ranks) {
   return s;
 }
 
-SolverShape lobpcg_shape(int k, int block_size, bool backward_test, bool preconditioner, int value_bytes,
-                         Space space, std::int64_t global_rows) {
+SolverShape lobpcg_shape(int k, int block_size, bool backward_test, bool preconditioner, int value_bytes, Space space,
+                         std::int64_t global_rows) {
   SolverShape s;
   s.kind = SolverShape::Kind::lobpcg;
   s.value_bytes = value_bytes;
@@ -190,8 +190,8 @@ SolverShape lobpcg_shape(int k, int block_size, bool backward_test, bool precond
   return s;
 }
 
-MemoryPlan plan_memory(const RankShape& shape, const MatrixSourceSize& source, const SolverShape& solver,
-                       Space space, const SecondMatrix* b) {
+MemoryPlan plan_memory(const RankShape& shape, const MatrixSourceSize& source, const SolverShape& solver, Space space,
+                       const SecondMatrix* b) {
   MemoryPlan plan;
   plan.shape = shape;
   plan.space = space;
@@ -206,7 +206,7 @@ MemoryPlan plan_memory(const RankShape& shape, const MatrixSourceSize& source, c
   if (solver.output) {
     // The blocks of one file are prepared together: the right-hand sides' copies beside the solution's.
     const std::int64_t out = output_bytes(shape.local_rows, solver, space) * (solver.output_rhs ? 2 : 1);
-    const char* what = lobpcg                ? "eigenvectors on their way to the result file"
+    const char* what = lobpcg              ? "eigenvectors on their way to the result file"
                        : solver.output_rhs ? "solution and right-hand sides on their way to the result file"
                                            : "solution on its way to the result file";
     plan.items.push_back({what, out, 0});
@@ -214,8 +214,8 @@ MemoryPlan plan_memory(const RankShape& shape, const MatrixSourceSize& source, c
   }
   plan.buffers_peak = std::max(p.op_build, p.op_solve);
   if (space == Space::device) {
-    plan.items.push_back({"libraries' work space (cuBLAS, cuSOLVER, cuSPARSE, kernel scratch), allowance", 0,
-                          device_library_allowance});
+    plan.items.push_back(
+        {"libraries' work space (cuBLAS, cuSOLVER, cuSPARSE, kernel scratch), allowance", 0, device_library_allowance});
     plan.device_peak = plan.buffers_peak + device_library_allowance;
     plan.host_peak = std::max({p.load, p.build, p.solve});
   } else {
@@ -226,12 +226,18 @@ MemoryPlan plan_memory(const RankShape& shape, const MatrixSourceSize& source, c
 
 std::string format_bytes(double bytes) {
   char text[32];
-  if (bytes >= double(1ll << 50)) std::snprintf(text, sizeof text, "%.2f PiB", bytes / double(1ll << 50));
-  else if (bytes >= double(1ll << 40)) std::snprintf(text, sizeof text, "%.2f TiB", bytes / double(1ll << 40));
-  else if (bytes >= double(1ll << 30)) std::snprintf(text, sizeof text, "%.2f GiB", bytes / double(1ll << 30));
-  else if (bytes >= double(1 << 20)) std::snprintf(text, sizeof text, "%.1f MiB", bytes / double(1 << 20));
-  else if (bytes >= 1024) std::snprintf(text, sizeof text, "%.1f KiB", bytes / 1024.0);
-  else std::snprintf(text, sizeof text, "%.0f B", bytes);
+  if (bytes >= double(1ll << 50))
+    std::snprintf(text, sizeof text, "%.2f PiB", bytes / double(1ll << 50));
+  else if (bytes >= double(1ll << 40))
+    std::snprintf(text, sizeof text, "%.2f TiB", bytes / double(1ll << 40));
+  else if (bytes >= double(1ll << 30))
+    std::snprintf(text, sizeof text, "%.2f GiB", bytes / double(1ll << 30));
+  else if (bytes >= double(1 << 20))
+    std::snprintf(text, sizeof text, "%.1f MiB", bytes / double(1 << 20));
+  else if (bytes >= 1024)
+    std::snprintf(text, sizeof text, "%.1f KiB", bytes / 1024.0);
+  else
+    std::snprintf(text, sizeof text, "%.0f B", bytes);
   return text;
 }
 
@@ -252,8 +258,10 @@ std::string describe(const MemoryPlan& plan) {
     }
   }
   out << "  peak    host " << format_bytes(double(plan.host_peak));
-  if (plan.space == Space::device) out << ", device " << format_bytes(double(plan.device_peak));
-  else out << " (host* are the CPU backend's blocks, in host memory)";
+  if (plan.space == Space::device)
+    out << ", device " << format_bytes(double(plan.device_peak));
+  else
+    out << " (host* are the CPU backend's blocks, in host memory)";
   out << "\n";
   return out.str();
 }

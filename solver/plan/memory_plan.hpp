@@ -37,27 +37,27 @@ struct MatrixSourceSize {
   MatrixOrigin origin = MatrixOrigin::generator;
   bool symmetric_by_construction = true;  // else the rows are checked for symmetry
   // Matrix Market only: every rank parses the whole file.
-  std::int64_t text_bytes = 0;       // the file's text, uncompressed
-  std::int64_t stored_entries = 0;   // entries after a symmetric file's expansion
+  std::int64_t text_bytes = 0;      // the file's text, uncompressed
+  std::int64_t stored_entries = 0;  // entries after a symmetric file's expansion
 };
 
 // The solver and what the app keeps beside it.
 struct SolverShape {
   enum class Kind { lobpcg, block_cg } kind = Kind::lobpcg;
-  int value_bytes = 8;             // the blocks' precision (4 or 8)
-  std::int64_t columns = 0;        // LOBPCG: k; block CG: right-hand sides
-  std::int64_t block = 0;          // LOBPCG's block size nb
-  std::int64_t alignment = 1;      // LOBPCG: [X P] and Z span multiples of this many columns
-  bool preconditioner = false;     // any (block CG then keeps its Z block)
+  int value_bytes = 8;                         // the blocks' precision (4 or 8)
+  std::int64_t columns = 0;                    // LOBPCG: k; block CG: right-hand sides
+  std::int64_t block = 0;                      // LOBPCG's block size nb
+  std::int64_t alignment = 1;                  // LOBPCG: [X P] and Z span multiples of this many columns
+  bool preconditioner = false;                 // any (block CG then keeps its Z block)
   PreconditionerMemory preconditioner_memory;  // what it holds (solver::preconditioner_memory)
-  bool norm_estimate = false;      // LOBPCG's backward test: two vectors for the power method
-  std::int64_t start_columns = 0;  // LOBPCG: a start block (read from a file, or random for the input's rows)
-  bool generalized = false;        // LOBPCG on A x = lambda B x: B [X P] and B W beside [X P] and W
+  bool norm_estimate = false;                  // LOBPCG's backward test: two vectors for the power method
+  std::int64_t start_columns = 0;       // LOBPCG: a start block (read from a file, or random for the input's rows)
+  bool generalized = false;             // LOBPCG on A x = lambda B x: B [X P] and B W beside [X P] and W
   std::int64_t constraint_columns = 0;  // LOBPCG: the constraint block Y (and B Y)
-  bool known_solution = false;     // block CG: the known X beside B
-  bool output = false;             // results written: host copies of the big block
-  bool output_rhs = false;         // block CG: its generated right-hand sides written too, beside the solution
-  bool output_renumbered = true;   // the operator's numbering is not the input's (unknown before loading: assumed)
+  bool known_solution = false;          // block CG: the known X beside B
+  bool output = false;                  // results written: host copies of the big block
+  bool output_rhs = false;              // block CG: its generated right-hand sides written too, beside the solution
+  bool output_renumbered = true;        // the operator's numbering is not the input's (unknown before loading: assumed)
 };
 
 // A second matrix on the first's rows (B of A x = lambda B x): its share
@@ -74,8 +74,8 @@ inline constexpr std::int64_t output_piece_bytes = std::int64_t{16} << 20;
 // LOBPCG's shape: k, the block size (0: automatic), the test and the
 // precision as the solver resolves them (lobpcg.hpp). The preconditioner's
 // memory is the caller's to set (preconditioner_memory).
-SolverShape lobpcg_shape(int k, int block_size, bool backward_test, bool preconditioner, int value_bytes,
-                         Space space, std::int64_t global_rows);
+SolverShape lobpcg_shape(int k, int block_size, bool backward_test, bool preconditioner, int value_bytes, Space space,
+                         std::int64_t global_rows);
 
 // One line of the plan: bytes in plain host memory (std::vector) and in the
 // operator's memory (the GPU's, or the host's on the CPU backend).
@@ -92,7 +92,7 @@ struct MemoryPlan {
   // The most held at once, by phase: loading (rows, offsets, a Matrix Market
   // file), building the operator (the split blocks beside the rows), solving.
   std::int64_t host_peak = 0;
-  std::int64_t device_peak = 0;   // 0 on the CPU backend
+  std::int64_t device_peak = 0;  // 0 on the CPU backend
   // The peak of what Buffers hold in the operator's space (solving): what
   // spmm::memory_counters(space).peak measures.
   std::int64_t buffers_peak = 0;
@@ -102,8 +102,8 @@ struct MemoryPlan {
 };
 
 // `b`: B of A x = lambda B x, held and applied beside A (none: B = I).
-MemoryPlan plan_memory(const RankShape& shape, const MatrixSourceSize& source, const SolverShape& solver,
-                       Space space, const SecondMatrix* b = nullptr);
+MemoryPlan plan_memory(const RankShape& shape, const MatrixSourceSize& source, const SolverShape& solver, Space space,
+                       const SecondMatrix* b = nullptr);
 
 // "1.25 GiB", "312.0 MiB", "4.0 KiB", "17 B".
 std::string format_bytes(double bytes);

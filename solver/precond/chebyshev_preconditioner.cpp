@@ -83,7 +83,6 @@ void set_diagonals(Space space, const std::vector<T>& inverse, spmm::Buffer<U>& 
   diag = spmm::Buffer<U>(space, d);
 }
 
-
 }  // namespace
 
 int default_chebyshev_degree(bool eigensolver) { return eigensolver ? 16 : 8; }
@@ -103,8 +102,8 @@ Precision chebyshev_precision(ChebyshevPrecision requested, Precision problem, b
 template <class T>
 PreconditionerMemory ChebyshevPreconditioner<T>::memory(const ChebyshevOptions& options, Space space) {
   // (An fp64 polynomial on an fp32 operator is refused by the constructor.)
-  const bool rounded = chebyshev_precision(options.precision, precision_of<T>(), options.eigensolver, space) !=
-                       precision_of<T>();
+  const bool rounded =
+      chebyshev_precision(options.precision, precision_of<T>(), options.eigensolver, space) != precision_of<T>();
   const int polynomial_bytes = rounded ? 4 : int{sizeof(T)};
   return {.vector_bytes = options.jacobi ? 2 * polynomial_bytes : 0,
           .block_bytes = rounded ? 3 * 4 : 2 * int{sizeof(T)},
@@ -120,13 +119,15 @@ ChebyshevPreconditioner<T>::ChebyshevPreconditioner(LinearOperator<T>& A, const 
   const Space space = context_.space();
   const Precision precision = chebyshev_precision(options.precision, precision_of<T>(), options.eigensolver, space);
   if (precision == Precision::fp64 && !std::is_same_v<T, double>)
-    fail_input("Chebyshev preconditioner: precision fp64 needs an fp64 operator, and this one is fp32 "
-               "(execution.spmm_precision: fp32); use fp32 or auto");
+    fail_input(
+        "Chebyshev preconditioner: precision fp64 needs an fp64 operator, and this one is fp32 "
+        "(execution.spmm_precision: fp32); use fp32 or auto");
   if (precision == Precision::fp32 && std::is_same_v<T, double>) {
     rounded_ = rounded_to_single(A);  // collective; the same on every rank
     if (!rounded_ && options.precision == ChebyshevPrecision::fp32)
-      fail_input("Chebyshev preconditioner: precision fp32 needs an operator with an fp32 copy of its matrix "
-                 "(the distributed operator); use fp64 or auto");
+      fail_input(
+          "Chebyshev preconditioner: precision fp32 needs an operator with an fp32 copy of its matrix "
+          "(the distributed operator); use fp64 or auto");
   }
   if (rounded_)
     single_.A = rounded_.get();

@@ -62,14 +62,14 @@ double default_chebyshev_lower(int degree);
 Precision chebyshev_precision(ChebyshevPrecision requested, Precision problem, bool eigensolver, Space space);
 
 struct ChebyshevOptions {
-  int degree = 0;          // products with A per apply, to max_chebyshev_degree (core/enums.hpp); 0: default
-  double lower = 0;        // a = lower * b, in (0, 1); 0: default_chebyshev_lower(degree)
-  bool jacobi = true;      // polynomial in D^{-1/2} A D^{-1/2} (D = |diag A|)
+  int degree = 0;      // products with A per apply, to max_chebyshev_degree (core/enums.hpp); 0: default
+  double lower = 0;    // a = lower * b, in (0, 1); 0: default_chebyshev_lower(degree)
+  bool jacobi = true;  // polynomial in D^{-1/2} A D^{-1/2} (D = |diag A|)
   SpectrumEnd end = SpectrumEnd::smallest;  // the end p(B) amplifies (block CG: smallest)
-  bool eigensolver = true;  // serves LOBPCG (else block CG): sets the default degree
-  double safety = 1.1;     // b = safety x the power method's estimate, which is a lower bound
-  int power_steps = 30;    // products (one column) of each power-method estimate
-  std::uint64_t seed = 7;  // of the power method's start vector
+  bool eigensolver = true;                  // serves LOBPCG (else block CG): sets the default degree
+  double safety = 1.1;                      // b = safety x the power method's estimate, which is a lower bound
+  int power_steps = 30;                     // products (one column) of each power-method estimate
+  std::uint64_t seed = 7;                   // of the power method's start vector
   // fp32 for an fp64 operator needs one with an fp32 copy (the distributed
   // operator); fp64 needs an fp64 operator. auto: chebyshev_precision, fp64
   // where the operator has no fp32 copy.
@@ -79,8 +79,8 @@ struct ChebyshevOptions {
 // The interval p was built for, in terms of B = shift I + sign S.
 struct ChebyshevInterval {
   double a = 0, b = 0;
-  double shift = 0;  // 0 for the smallest end
-  int sign = 1;      // +1 smallest end, -1 largest
+  double shift = 0;          // 0 for the smallest end
+  int sign = 1;              // +1 smallest end, -1 largest
   double norm_estimate = 0;  // the power method's ||S||
 };
 
@@ -124,11 +124,11 @@ class ChebyshevPreconditioner final : public Preconditioner<T> {
   int degree_ = 0;
   ChebyshevInterval interval_;
   std::unique_ptr<LinearOperator<float>> rounded_;  // A in fp32, for an fp64 A with an fp32 polynomial
-  Polynomial<T> same_;        // the polynomial in T (unless rounded_)
-  Polynomial<float> single_;  // in fp32 over rounded_
+  Polynomial<T> same_;                              // the polynomial in T (unless rounded_)
+  Polynomial<float> single_;                        // in fp32 over rounded_
   PhaseTimer clock_;
-  double elementwise_ = 0;       // the passes' time (charged to the caller's preconditioner phase)
-  double idle_ = 0;              // between applies
+  double elementwise_ = 0;  // the passes' time (charged to the caller's preconditioner phase)
+  double idle_ = 0;         // between applies
   PreconditionerWork work_;
 };
 

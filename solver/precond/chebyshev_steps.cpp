@@ -20,8 +20,8 @@ void require_shapes(spmm::ConstDenseView<A> a, spmm::ConstDenseView<B> b, spmm::
 }  // namespace
 
 template <class T, class U>
-void chebyshev_start(const spmm::Context& context, U c, const U* dinv, spmm::ConstDenseView<T> R,
-                     spmm::DenseView<U> Q, spmm::DenseView<U> E, spmm::DenseView<U> W) {
+void chebyshev_start(const spmm::Context& context, U c, const U* dinv, spmm::ConstDenseView<T> R, spmm::DenseView<U> Q,
+                     spmm::DenseView<U> E, spmm::DenseView<U> W) {
   require_shapes<T, U, U>(R, Q, E);
   require_shapes<T, U, U>(R, W, W);
   if (on_device(R.space)) {
@@ -42,8 +42,8 @@ void chebyshev_start(const spmm::Context& context, U c, const U* dinv, spmm::Con
 }
 
 template <class U>
-void chebyshev_step(const spmm::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv,
-                    bool write_q, spmm::DenseView<U> Q, spmm::DenseView<U> E, spmm::DenseView<U> W) {
+void chebyshev_step(const spmm::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv, bool write_q,
+                    spmm::DenseView<U> Q, spmm::DenseView<U> E, spmm::DenseView<U> W) {
   require_shapes<U, U, U>(Q, E, W);
   if (on_device(Q.space)) {
     device_ops::chebyshev_step(context, shift, alpha, beta, diag, dinv, write_q, Q, E, W);
@@ -91,12 +91,11 @@ void chebyshev_finish(const spmm::Context& context, U shift, U alpha, U beta, co
   }
 }
 
-#define BLOCKEIGS_INSTANTIATE(T, U)                                                                     \
-  template void chebyshev_start(const spmm::Context&, U, const U*, spmm::ConstDenseView<T>,            \
-                                spmm::DenseView<U>, spmm::DenseView<U>, spmm::DenseView<U>);           \
-  template void chebyshev_finish(const spmm::Context&, U, U, U, const U*, const U*,                    \
-                                 spmm::ConstDenseView<U>, spmm::ConstDenseView<U>, spmm::ConstDenseView<U>, \
-                                 spmm::DenseView<T>);
+#define BLOCKEIGS_INSTANTIATE(T, U)                                                                             \
+  template void chebyshev_start(const spmm::Context&, U, const U*, spmm::ConstDenseView<T>, spmm::DenseView<U>, \
+                                spmm::DenseView<U>, spmm::DenseView<U>);                                        \
+  template void chebyshev_finish(const spmm::Context&, U, U, U, const U*, const U*, spmm::ConstDenseView<U>,    \
+                                 spmm::ConstDenseView<U>, spmm::ConstDenseView<U>, spmm::DenseView<T>);
 
 BLOCKEIGS_INSTANTIATE(float, float)
 BLOCKEIGS_INSTANTIATE(double, double)

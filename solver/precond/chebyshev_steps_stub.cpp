@@ -14,8 +14,8 @@ namespace {
 }  // namespace
 
 template <class T, class U>
-void chebyshev_start(const spmm::Context&, U, const U*, spmm::ConstDenseView<T>, spmm::DenseView<U>,
-                     spmm::DenseView<U>, spmm::DenseView<U>) {
+void chebyshev_start(const spmm::Context&, U, const U*, spmm::ConstDenseView<T>, spmm::DenseView<U>, spmm::DenseView<U>,
+                     spmm::DenseView<U>) {
   not_compiled("chebyshev_start");
 }
 
@@ -31,9 +31,9 @@ void chebyshev_finish(const spmm::Context&, U, U, U, const U*, const U*, spmm::C
   not_compiled("chebyshev_finish");
 }
 
-#define BLOCKEIGS_INSTANTIATE(T, U)                                                                         \
+#define BLOCKEIGS_INSTANTIATE(T, U)                                                                             \
   template void chebyshev_start(const spmm::Context&, U, const U*, spmm::ConstDenseView<T>, spmm::DenseView<U>, \
-                                spmm::DenseView<U>, spmm::DenseView<U>);                                    \
+                                spmm::DenseView<U>, spmm::DenseView<U>);                                        \
   template void chebyshev_finish(const spmm::Context&, U, U, U, const U*, const U*, spmm::ConstDenseView<U>,    \
                                  spmm::ConstDenseView<U>, spmm::ConstDenseView<U>, spmm::DenseView<T>);
 

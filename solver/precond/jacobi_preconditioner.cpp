@@ -37,8 +37,8 @@ JacobiPreconditioner<T>::JacobiPreconditioner(const LinearOperator<T>& A)
 template <class T>
 void JacobiPreconditioner<T>::apply(spmm::ConstDenseView<T> R, spmm::DenseView<T> W) {
   if (static_cast<std::size_t>(R.rows) != inverse_.size())
-    throw Error(detail::concat("Jacobi preconditioner: a block with ", R.rows,
-                               " rows, but the operator has ", inverse_.size(), " local rows"));
+    throw Error(detail::concat("Jacobi preconditioner: a block with ", R.rows, " rows, but the operator has ",
+                               inverse_.size(), " local rows"));
   apply_diagonal(context_, inverse_.data(), R, W);
 }
 

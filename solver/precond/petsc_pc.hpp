@@ -26,10 +26,9 @@ bool petsc_available();
 // Each apply runs PCMatApply on the whole block (PETSc loops over the
 // columns where a PC has no block apply). Blocks in device memory go to a
 // PETSc with CUDA as MATDENSECUDA, over the matrix as MATAIJCUSPARSE, without
-// leaving the device; to a PETSc without CUDA they are staged through the host. Collective over comm; initialises PETSc if nothing has
-// (and finalises it when the last such preconditioner goes). InputError on
-// every rank, with PETSc's message, for options PETSc rejects or does not
-// use, and for a build without PETSc.
+// leaving the device; to a PETSc without CUDA they are staged through the host. Collective over comm; initialises PETSc
+// if nothing has (and finalises it when the last such preconditioner goes). InputError on every rank, with PETSc's
+// message, for options PETSc rejects or does not use, and for a build without PETSc.
 std::unique_ptr<Preconditioner<double>> make_petsc_preconditioner(MPI_Comm comm, const spmm::Context& context,
                                                                   const io::CsrRows& rows,
                                                                   const RowPartition& partition,

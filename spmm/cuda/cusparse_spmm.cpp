@@ -20,10 +20,10 @@ class CusparseSpmm final : public LocalSpmm<T> {
  public:
   CusparseSpmm(const Context& context, const CsrView<T>& A) : context_(context), A_(A) {
     if (A.nnz > 0)
-      BLOCKEIGS_CUSPARSE_CHECK(cusparseCreateCsr(
-          &matrix_, A.rows, A.cols, A.nnz, const_cast<std::int32_t*>(A.row_offsets),
-          const_cast<std::int32_t*>(A.col_indices), const_cast<T*>(A.values), CUSPARSE_INDEX_32I,
-          CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, data_type<T>()));
+      BLOCKEIGS_CUSPARSE_CHECK(
+          cusparseCreateCsr(&matrix_, A.rows, A.cols, A.nnz, const_cast<std::int32_t*>(A.row_offsets),
+                            const_cast<std::int32_t*>(A.col_indices), const_cast<T*>(A.values), CUSPARSE_INDEX_32I,
+                            CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, data_type<T>()));
   }
   ~CusparseSpmm() override {
     if (matrix_) cusparseDestroySpMat(matrix_);
@@ -36,18 +36,17 @@ class CusparseSpmm final : public LocalSpmm<T> {
     if (A_.nnz == 0) return;
     auto handle = static_cast<cusparseHandle_t>(context_.cusparse_handle());
     cusparseDnMatDescr_t b = nullptr, c = nullptr;
-    BLOCKEIGS_CUSPARSE_CHECK(cusparseCreateDnMat(&b, B.rows, B.cols, B.ld, const_cast<T*>(B.data),
-                                                 data_type<T>(), CUSPARSE_ORDER_ROW));
     BLOCKEIGS_CUSPARSE_CHECK(
-        cusparseCreateDnMat(&c, C.rows, C.cols, C.ld, C.data, data_type<T>(), CUSPARSE_ORDER_ROW));
+        cusparseCreateDnMat(&b, B.rows, B.cols, B.ld, const_cast<T*>(B.data), data_type<T>(), CUSPARSE_ORDER_ROW));
+    BLOCKEIGS_CUSPARSE_CHECK(cusparseCreateDnMat(&c, C.rows, C.cols, C.ld, C.data, data_type<T>(), CUSPARSE_ORDER_ROW));
     const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
     const auto algorithm = CUSPARSE_SPMM_ALG_DEFAULT;
     std::size_t bytes = 0;
-    BLOCKEIGS_CUSPARSE_CHECK(cusparseSpMM_bufferSize(handle, op, op, &alpha, matrix_, b, &beta, c,
-                                                     data_type<T>(), algorithm, &bytes));
+    BLOCKEIGS_CUSPARSE_CHECK(
+        cusparseSpMM_bufferSize(handle, op, op, &alpha, matrix_, b, &beta, c, data_type<T>(), algorithm, &bytes));
     if (bytes > workspace_.size()) workspace_ = Buffer<char>(Space::device, bytes);
-    BLOCKEIGS_CUSPARSE_CHECK(cusparseSpMM(handle, op, op, &alpha, matrix_, b, &beta, c, data_type<T>(),
-                                          algorithm, workspace_.data()));
+    BLOCKEIGS_CUSPARSE_CHECK(
+        cusparseSpMM(handle, op, op, &alpha, matrix_, b, &beta, c, data_type<T>(), algorithm, workspace_.data()));
     cusparseDestroyDnMat(b);
     cusparseDestroyDnMat(c);
   }

@@ -55,8 +55,8 @@ __global__ void heaviest_warp_kernel(const std::int32_t* row_offsets, std::int64
 // those whose column group differs from the previous nonzero's, counts[2] +=
 // each non-empty row's largest - smallest column + 1, counts[3] += the
 // non-empty rows. Integer sums, so the same answer every run.
-__global__ void column_stats_kernel(const std::int32_t* row_offsets, const std::int32_t* col_indices,
-                                    std::int64_t rows, unsigned long long* counts) {
+__global__ void column_stats_kernel(const std::int32_t* row_offsets, const std::int32_t* col_indices, std::int64_t rows,
+                                    unsigned long long* counts) {
   const int lane = threadIdx.x % 32;
   const std::int64_t warps = std::int64_t(gridDim.x) * (blockDim.x / 32);
   unsigned followers = 0, moved = 0;  // at most nnz < 2^31 each
@@ -127,8 +127,7 @@ void scale_block(DenseView<T> C, T beta, void* stream) {
   const std::int64_t total = C.rows * C.cols;
   const int threads = 256;
   const int blocks = static_cast<int>(std::min<std::int64_t>((total + threads - 1) / threads, 65536));
-  scale_block_kernel<<<blocks, threads, 0, static_cast<cudaStream_t>(stream)>>>(C.rows, C.cols, C.ld,
-                                                                               C.data, beta);
+  scale_block_kernel<<<blocks, threads, 0, static_cast<cudaStream_t>(stream)>>>(C.rows, C.cols, C.ld, C.data, beta);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 

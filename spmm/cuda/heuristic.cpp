@@ -30,17 +30,17 @@ struct Rule {
   Limits fp64;
 };
 constexpr std::array<Rule, 10> rules = {{
-    {1, {14, 0}, {14, 0}},      // n = 1:        fp32 72/79, fp64 76/79 within 5% (skewed rows now take
-                                //               row_split's stream body first: row_stream_pays)
-    {2, {14, 0}, {34, 0}},      // n = 2:        fp32 73/79, fp64 75/79
-    {3, {24, 0}, {24, 0}},      // n = 3:        the general merge body, as fp64 n = 4
-    {4, {34, 0}, {24, 0}},      // n = 4:        fp32 75/79, fp64 74/79
-    {8, {120, 0}, {170, 0}},    // n = 5..8:     fp32 78/79, fp64 78/79
-    {16, {120, 0}, {220, 0}},   // n = 9..16:    fp32 78/79, fp64 75/79
-    {32, {170, 0}, {220, 0}},   // n = 17..32:   fp32 74/79, fp64 71/79
-    {64, {14, 0}, {70, 0}},     // n = 33..64:   refitted for merge_segment_items, see below
-    {128, {70, 3}, {50, 3}},    // n = 65..128:   fp64 refitted for the flat fix-up, see below
-    {256, {50, 3}, {170, 0}},   // n = 129..256:  fp32 refitted for the flat fix-up
+    {1, {14, 0}, {14, 0}},     // n = 1:        fp32 72/79, fp64 76/79 within 5% (skewed rows now take
+                               //               row_split's stream body first: row_stream_pays)
+    {2, {14, 0}, {34, 0}},     // n = 2:        fp32 73/79, fp64 75/79
+    {3, {24, 0}, {24, 0}},     // n = 3:        the general merge body, as fp64 n = 4
+    {4, {34, 0}, {24, 0}},     // n = 4:        fp32 75/79, fp64 74/79
+    {8, {120, 0}, {170, 0}},   // n = 5..8:     fp32 78/79, fp64 78/79
+    {16, {120, 0}, {220, 0}},  // n = 9..16:    fp32 78/79, fp64 75/79
+    {32, {170, 0}, {220, 0}},  // n = 17..32:   fp32 74/79, fp64 71/79
+    {64, {14, 0}, {70, 0}},    // n = 33..64:   refitted for merge_segment_items, see below
+    {128, {70, 3}, {50, 3}},   // n = 65..128:   fp64 refitted for the flat fix-up, see below
+    {256, {50, 3}, {170, 0}},  // n = 129..256:  fp32 refitted for the flat fix-up
 }};
 
 // Fewer rows than this cannot keep the GPU busy with one row per group:
@@ -180,9 +180,8 @@ int row_split_chunk_batches(std::int64_t n, Precision precision, const RowShape&
   if (chunk > 0 && row_bytes >= balanced_chunks_min_row_bytes && rows_per_warp == 1) {
     const double share = shape.mean * double(shape.rows) / (double(resident) * row_split_block_warps);
     const double* heaviest = shape.heaviest_warp;
-    for (int c = std::countr_zero(unsigned(chunk)); c > 0 && heaviest[c] > share &&
-                                                    heaviest[c - 1] <= balanced_chunks_min_cut * heaviest[c];
-         --c)
+    for (int c = std::countr_zero(unsigned(chunk));
+         c > 0 && heaviest[c] > share && heaviest[c - 1] <= balanced_chunks_min_cut * heaviest[c]; --c)
       chunk /= 2;
   }
   return chunk > 0 && blocks >= chunk * chunked_min_waves * resident ? chunk : 0;

@@ -20,8 +20,8 @@ inline constexpr int scattered_group_log2 = 3;
 // What the table looks at in a matrix: all known at plan build.
 struct RowShape {
   std::int64_t rows = 0;
-  double mean = 0.0;  // nonzeros per row
-  double max = 0.0;   // nonzeros of the longest row
+  double mean = 0.0;      // nonzeros per row
+  double max = 0.0;       // nonzeros of the longest row
   std::int64_t cols = 0;  // 0: not known (the dense-rows rule of choose_algorithm is off)
   // heaviest_warp[c]: the most nonzeros one warp takes when row_split runs
   // one row a batch in chunks of 2^c batches a warp: chunk b holds rows

@@ -30,14 +30,13 @@ std::uint64_t b_row_stride_bytes(const ConstDenseView<T>& B) {
 // Throws when the operands cannot be multiplied (the factories may be used
 // without a Plan, which checks the same things).
 template <class T>
-void check_operands(const char* who, const CsrView<T>& A, const ConstDenseView<T>& B,
-                    const DenseView<T>& C) {
+void check_operands(const char* who, const CsrView<T>& A, const ConstDenseView<T>& B, const DenseView<T>& C) {
   auto fail = [&](const std::string& what) { throw Error(std::string(who) + ": " + what); };
   if (B.space != Space::device || C.space != Space::device) fail("B and C must be in device memory");
   if (B.rows != A.cols || C.rows != A.rows || B.cols != C.cols)
-    fail("shapes do not agree: A is " + std::to_string(A.rows) + " x " + std::to_string(A.cols) +
-         ", B is " + std::to_string(B.rows) + " x " + std::to_string(B.cols) + ", C is " +
-         std::to_string(C.rows) + " x " + std::to_string(C.cols));
+    fail("shapes do not agree: A is " + std::to_string(A.rows) + " x " + std::to_string(A.cols) + ", B is " +
+         std::to_string(B.rows) + " x " + std::to_string(B.cols) + ", C is " + std::to_string(C.rows) + " x " +
+         std::to_string(C.cols));
   if (B.ld < B.cols || C.ld < C.cols) fail("leading dimension smaller than the number of columns");
   if (b_row_stride_bytes(B) > UINT32_MAX)
     fail("B's leading dimension " + std::to_string(B.ld) + " is too large: a row stride of ld * " +
@@ -46,11 +45,13 @@ void check_operands(const char* who, const CsrView<T>& A, const ConstDenseView<T
 
 // The kernels' arguments for C = alpha * A * B + beta * C (operands checked).
 template <class T>
-SpmmArgs<T> make_spmm_args(const CsrView<T>& A, const ConstDenseView<T>& B, T alpha, T beta,
-                           const DenseView<T>& C) {
-  return SpmmArgs<T>{A.row_offsets, A.col_indices, A.values, B.data, B.ld,
-                     static_cast<std::uint32_t>(b_row_stride_bytes(B)), C.data, C.ld,
-                     A.rows, static_cast<int>(B.cols), alpha, beta};
+SpmmArgs<T> make_spmm_args(const CsrView<T>& A, const ConstDenseView<T>& B, T alpha, T beta, const DenseView<T>& C) {
+  return SpmmArgs<T>{A.row_offsets, A.col_indices,
+                     A.values,      B.data,
+                     B.ld,          static_cast<std::uint32_t>(b_row_stride_bytes(B)),
+                     C.data,        C.ld,
+                     A.rows,        static_cast<int>(B.cols),
+                     alpha,         beta};
 }
 
 // Widest vector (in elements, at most 16 bytes) such that every row of B and
@@ -100,19 +101,28 @@ void dispatch_vectors(int vectors, F&& f) {
   if (vectors <= 2) return f(KernelShape<V, 1, 2>{});
   if (vectors <= 4) return f(KernelShape<V, 1, 4>{});
   if (vectors <= 8) return f(KernelShape<V, 1, 8>{});
-  if constexpr (three_a_lane_12) if (vectors <= 12) return f(KernelShape<V, 3, 4>{});
+  if constexpr (three_a_lane_12)
+    if (vectors <= 12) return f(KernelShape<V, 3, 4>{});
   if (vectors <= 16) return f(KernelShape<V, 1, 16>{});
-  if constexpr (three_a_lane_24) if (vectors <= 24) return f(KernelShape<V, 3, 8>{});
+  if constexpr (three_a_lane_24)
+    if (vectors <= 24) return f(KernelShape<V, 3, 8>{});
   if (vectors <= 32) return f(KernelShape<V, 1, 32>{});
   constexpr int max_p = max_launch_width / (warp_size * V);
   const int p = (vectors + warp_size - 1) / warp_size;
-  if constexpr (max_p >= 2) if (p == 2) return f(KernelShape<V, 2, 32>{});
-  if constexpr (max_p >= 3) if (p == 3) return f(KernelShape<V, 3, 32>{});
-  if constexpr (max_p >= 4) if (p == 4) return f(KernelShape<V, 4, 32>{});
-  if constexpr (max_p >= 5) if (p == 5) return f(KernelShape<V, 5, 32>{});
-  if constexpr (max_p >= 6) if (p == 6) return f(KernelShape<V, 6, 32>{});
-  if constexpr (max_p >= 7) if (p == 7) return f(KernelShape<V, 7, 32>{});
-  if constexpr (max_p >= 8) if (p == 8) return f(KernelShape<V, 8, 32>{});
+  if constexpr (max_p >= 2)
+    if (p == 2) return f(KernelShape<V, 2, 32>{});
+  if constexpr (max_p >= 3)
+    if (p == 3) return f(KernelShape<V, 3, 32>{});
+  if constexpr (max_p >= 4)
+    if (p == 4) return f(KernelShape<V, 4, 32>{});
+  if constexpr (max_p >= 5)
+    if (p == 5) return f(KernelShape<V, 5, 32>{});
+  if constexpr (max_p >= 6)
+    if (p == 6) return f(KernelShape<V, 6, 32>{});
+  if constexpr (max_p >= 7)
+    if (p == 7) return f(KernelShape<V, 7, 32>{});
+  if constexpr (max_p >= 8)
+    if (p == 8) return f(KernelShape<V, 8, 32>{});
   throw Error("SpMM kernel dispatch: block width beyond " + std::to_string(max_launch_width));
 }
 

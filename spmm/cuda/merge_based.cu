@@ -33,10 +33,9 @@
 namespace blockeigs::spmm {
 namespace cuda::detail {
 
-__global__ void merge_boundaries_kernel(const std::int32_t* row_offsets, std::int64_t rows,
-                                        std::int64_t nnz, std::int64_t items, std::int64_t slack,
-                                        std::int64_t boundaries, std::int32_t* row,
-                                        std::int32_t* nonzero, std::int32_t* row_start) {
+__global__ void merge_boundaries_kernel(const std::int32_t* row_offsets, std::int64_t rows, std::int64_t nnz,
+                                        std::int64_t items, std::int64_t slack, std::int64_t boundaries,
+                                        std::int32_t* row, std::int32_t* nonzero, std::int32_t* row_start) {
   for (std::int64_t b = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; b < boundaries;
        b += std::int64_t(gridDim.x) * blockDim.x) {
     const MergeCoordinate c = merge_segment_start(b, items, slack, row_offsets, rows, nnz);
@@ -50,8 +49,9 @@ __global__ void merge_boundaries_kernel(const std::int32_t* row_offsets, std::in
 // shapes that hold 8 index loads and 8 B loads per lane (fp64, or GC == 1)
 // get 3 blocks per SM, so that they need not spill.
 template <class T, int P, int GC>
-inline constexpr int merge_min_blocks_per_sm =
-    several_vectors_a_lane<P, GC> ? min_blocks_per_sm<P, GC> : (sizeof(T) == 8 || GC == 1) ? 3 : 4;
+inline constexpr int merge_min_blocks_per_sm = several_vectors_a_lane<P, GC> ? min_blocks_per_sm<P, GC>
+                                               : (sizeof(T) == 8 || GC == 1) ? 3
+                                                                             : 4;
 
 template <class T, int V, int P, int GC, bool Wide>
 __global__ void __launch_bounds__(block_threads, (merge_min_blocks_per_sm<T, P, GC>))
@@ -105,14 +105,12 @@ constexpr std::size_t eager_carry_bytes = std::size_t(64) << 20;
 template <class T>
 class MergeBasedSpmm final : public LocalSpmm<T> {
  public:
-  MergeBasedSpmm(const Context& context, const CsrView<T>& A, const cuda::RowShape* shape)
-      : context_(context), A_(A) {
+  MergeBasedSpmm(const Context& context, const CsrView<T>& A, const cuda::RowShape* shape) : context_(context), A_(A) {
     if (context.space() != Space::device || A.space != Space::device)
       throw Error("merge_based SpMM: the context and the matrix must be on the device");
     if (A.rows > INT32_MAX - 1) throw Error("merge_based SpMM: more than 2^31 - 2 rows");
     int multiprocessors = 1;
-    BLOCKEIGS_CUDA_CHECK(
-        cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, context.device()));
+    BLOCKEIGS_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, context.device()));
     multiprocessors_ = multiprocessors;
     // Its rules read row lengths only: no column count (RowShape::scattered).
     shape_ = shape ? *shape : cuda::row_shape(A.row_offsets, A.rows, A.cols, A.nnz);
@@ -143,8 +141,8 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
     Buffer<std::int32_t> tree_rows;  // the cut rows of many slots (merge_fixup_tree_rows)
     Buffer<std::int32_t> order;      // empty: segments in path order
     MergeSegments view() const {
-      return {row.data(), nonzero.data(), head_slot.data(), tail_slot.data(), segments,
-              order.size() ? order.data() : nullptr};
+      return {row.data(),       nonzero.data(), head_slot.data(),
+              tail_slot.data(), segments,       order.size() ? order.data() : nullptr};
     }
     MergeFixupRows fixup_rows() const {
       return {split_rows.data(), split_first_slot.data(), static_cast<std::int64_t>(split_rows.size()),
@@ -237,8 +235,8 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
       auto run = [&](auto wide) {
         constexpr bool Wide = decltype(wide)::value;
         const int gk = cuda::nonzero_lanes(A_.mean_row_length(), S::GC, nonzero_unroll<T, S::V, S::P, Wide>);
-        merge_kernel<T, S::V, S::P, S::GC, Wide><<<blocks, block_threads, 0, stream>>>(args, segments,
-                                                                                         carry_.data(), gk);
+        merge_kernel<T, S::V, S::P, S::GC, Wide>
+            <<<blocks, block_threads, 0, stream>>>(args, segments, carry_.data(), gk);
         BLOCKEIGS_CUDA_CHECK_LAUNCH();
       };
       if constexpr (has_wide_unroll<T, S::V, S::P, S::GC>)
@@ -253,13 +251,13 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
   const Context& context_;
   CsrView<T> A_;
   int multiprocessors_ = 1;
-  bool spmv_body_ = false;          // narrow blocks through merge_spmv.cu (skewed rows)
-  cuda::RowShape shape_;            // mean and longest row
-  std::vector<Partition> general_;  // the general body's, longest segments last
+  bool spmv_body_ = false;                                      // narrow blocks through merge_spmv.cu (skewed rows)
+  cuda::RowShape shape_;                                        // mean and longest row
+  std::vector<Partition> general_;                              // the general body's, longest segments last
   std::array<int, max_launch_width + 1> partition_of_width_{};  // index into general_ by width
-  Partition spmv_;                  // the SpMV body's, when it has one
-  Buffer<T> carry_;                 // slots x (block width) raw partial sums, for any partition
-  Buffer<T> spmv_carry_;            // spmv_.slots x merge_spmv_max_width raw partial sums
+  Partition spmv_;                                              // the SpMV body's, when it has one
+  Buffer<T> carry_;       // slots x (block width) raw partial sums, for any partition
+  Buffer<T> spmv_carry_;  // spmv_.slots x merge_spmv_max_width raw partial sums
 };
 
 }  // namespace

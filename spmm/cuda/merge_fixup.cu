@@ -21,8 +21,8 @@ __device__ __forceinline__ void store_fixed(T* C, std::int64_t ldc, int row, int
 // A thread per (cut row, column), columns fastest; rows of more slots than
 // merge_fixup_flat_max_slots are left to the tree blocks.
 template <class T>
-__device__ __forceinline__ void fix_up_flat(const MergeFixupRows& rows, const T* carry, int n, T* C,
-                                            std::int64_t ldc, T alpha, T beta, std::int64_t block) {
+__device__ __forceinline__ void fix_up_flat(const MergeFixupRows& rows, const T* carry, int n, T* C, std::int64_t ldc,
+                                            T alpha, T beta, std::int64_t block) {
   const std::int64_t t = block * fixup_threads + threadIdx.x;
   if (t >= rows.split * n) return;
   const std::int64_t i = t / n;
@@ -50,8 +50,8 @@ __device__ __forceinline__ void fix_up_flat(const MergeFixupRows& rows, const T*
 // for a row cut into thousands of pieces). Slot lane q adds slots q,
 // q + slot_lanes, ... in order; a fixed tree in shared memory adds the slot lanes.
 template <class T>
-__device__ __forceinline__ void fix_up_tree(const MergeFixupRows& rows, const T* carry, int n, int column_lanes,
-                                            T* C, std::int64_t ldc, T alpha, T beta, std::int64_t block) {
+__device__ __forceinline__ void fix_up_tree(const MergeFixupRows& rows, const T* carry, int n, int column_lanes, T* C,
+                                            std::int64_t ldc, T alpha, T beta, std::int64_t block) {
   __shared__ T partial[fixup_threads];
   const auto tiles = static_cast<unsigned>((n + column_lanes - 1) / column_lanes);
   const auto tile_block = static_cast<unsigned>(block);  // < 2^31: checked at launch
@@ -106,7 +106,7 @@ void launch_merge_fixup(const MergeFixupRows& rows, const T* carry, int n, T* C,
   const std::int64_t blocks = flat_blocks + rows.tree * ((n + column_lanes - 1) / column_lanes);
   if (blocks > std::int64_t(INT32_MAX)) throw Error("merge fix-up: too many cut rows for one launch");
   merge_fixup_kernel<T><<<static_cast<unsigned>(blocks), fixup_threads, 0, stream>>>(launched, carry, n, column_lanes,
-                                                                                    C, ldc, alpha, beta, flat_blocks);
+                                                                                     C, ldc, alpha, beta, flat_blocks);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 

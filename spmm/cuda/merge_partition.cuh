@@ -29,8 +29,7 @@ struct MergeCoordinate {
 // The point of the merge path on `diagonal` (0 <= diagonal <= rows + nnz):
 // binary search along the diagonal, O(log min(rows, nnz)). Ties go to the row
 // end, so an empty row is finished before the next row's first nonzero.
-BLOCKEIGS_HOST_DEVICE inline MergeCoordinate merge_path_search(std::int64_t diagonal,
-                                                               const std::int32_t* row_offsets,
+BLOCKEIGS_HOST_DEVICE inline MergeCoordinate merge_path_search(std::int64_t diagonal, const std::int32_t* row_offsets,
                                                                std::int64_t rows, std::int64_t nnz) {
   std::int64_t lo = diagonal > nnz ? diagonal - nnz : 0;
   std::int64_t hi = diagonal < rows ? diagonal : rows;
@@ -50,10 +49,8 @@ BLOCKEIGS_HOST_DEVICE inline MergeCoordinate merge_path_search(std::int64_t diag
 // rows up to `slack` long are never split, and only long rows need carries.
 // Boundaries are non-decreasing in both coordinates when slack < items.
 // Segment rows + nnz / items (rounded up) ends at (rows, nnz).
-BLOCKEIGS_HOST_DEVICE inline MergeCoordinate merge_segment_start(std::int64_t segment,
-                                                                 std::int64_t items,
-                                                                 std::int64_t slack,
-                                                                 const std::int32_t* row_offsets,
+BLOCKEIGS_HOST_DEVICE inline MergeCoordinate merge_segment_start(std::int64_t segment, std::int64_t items,
+                                                                 std::int64_t slack, const std::int32_t* row_offsets,
                                                                  std::int64_t rows, std::int64_t nnz) {
   const std::int64_t total = rows + nnz;
   const std::int64_t diagonal = segment * items < total ? segment * items : total;
@@ -88,8 +85,7 @@ struct MergeCarryPlan {
 // boundary_row_start[b] = row_offsets[boundary_row[b]] (nnz when it is `rows`).
 inline MergeCarryPlan plan_merge_carries(const std::vector<std::int32_t>& boundary_row,
                                          const std::vector<std::int32_t>& boundary_nonzero,
-                                         const std::vector<std::int32_t>& boundary_row_start,
-                                         std::int64_t rows) {
+                                         const std::vector<std::int32_t>& boundary_row_start, std::int64_t rows) {
   if (boundary_row.empty() || boundary_row.size() != boundary_nonzero.size() ||
       boundary_row.size() != boundary_row_start.size())
     throw std::invalid_argument("plan_merge_carries: boundary arrays of different lengths");
@@ -105,12 +101,12 @@ inline MergeCarryPlan plan_merge_carries(const std::vector<std::int32_t>& bounda
     const bool head = rb < rows && jb > boundary_row_start[s];  // row rb started earlier
     if (head) {
       if (plan.split_rows.empty() || plan.split_rows.back() != rb)
-        throw std::logic_error("plan_merge_carries: segment " + std::to_string(s) +
-                               " continues row " + std::to_string(rb) + ", which no segment started");
+        throw std::logic_error("plan_merge_carries: segment " + std::to_string(s) + " continues row " +
+                               std::to_string(rb) + ", which no segment started");
       plan.head_slot[s] = next++;
       plan.split_first_slot.back() = next;
     }
-    const bool middle = head && re == rb;  // the whole segment lies inside one row
+    const bool middle = head && re == rb;                          // the whole segment lies inside one row
     if (!middle && re < rows && je > boundary_row_start[s + 1]) {  // row re goes on
       plan.split_rows.push_back(static_cast<std::int32_t>(re));
       plan.tail_slot[s] = next++;

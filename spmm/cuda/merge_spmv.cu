@@ -51,7 +51,7 @@ struct alignas(N * sizeof(T)) Columns {
 };
 
 template <class T, int N, int K>
-struct SpmvShared {  // one warp's
+struct SpmvShared {                           // one warp's
   Columns<T, N> product[SpmvTile<K>::items];  // A(i,j) * B(j,:), by nonzero in the chunk
   Columns<T, N> row_sum[SpmvTile<K>::rows];   // sums of the rows the chunk finishes
   int end[SpmvTile<K>::rows];                 // row ends, relative to the chunk's first nonzero
@@ -76,8 +76,8 @@ struct SegmentView {
 // items + 1) of rows i0 .. i0 + rows - 1, and column and value of nonzeros
 // k0 .. k0 + items - 1, all relative to the segment.
 template <class T, int N, int K>
-__device__ __forceinline__ void load_chunk(const SpmmArgs<T>& a, const SegmentView& s, int i0, int k0,
-                                           int lane, ChunkLoads<T, N, K>& c) {
+__device__ __forceinline__ void load_chunk(const SpmmArgs<T>& a, const SegmentView& s, int i0, int k0, int lane,
+                                           ChunkLoads<T, N, K>& c) {
   using Tile = SpmvTile<K>;
 #pragma unroll
   for (int q = 0; q < Tile::row_loads; ++q) {
@@ -308,8 +308,9 @@ void launch_merge_spmv(const SpmmArgs<T>& args, const MergeSegments& segments, T
   if (!merge_spmv_takes(args.n, precision_of<T>()))
     throw Error("merge SpMV body: no variant for n = " + std::to_string(args.n) + " in this precision");
   if (args.n == 1)
-    return launch_width<T, 1, fp32 ? merge_spmv_items_per_lane_fp32 : merge_spmv_items_per_lane_fp64>(
-        args, segments, carry, multiprocessors, stream);
+    return launch_width < T, 1,
+           fp32 ? merge_spmv_items_per_lane_fp32
+                : merge_spmv_items_per_lane_fp64 > (args, segments, carry, multiprocessors, stream);
   if constexpr (fp32) {
     if (args.n == 2)
       return launch_width<T, 2, merge_spmv2_items_per_lane_fp32>(args, segments, carry, multiprocessors, stream);

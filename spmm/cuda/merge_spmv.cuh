@@ -41,7 +41,7 @@ __device__ __forceinline__ SegmentBounds load_segment(const MergeSegments& m, st
 // merge_spmv_takes accepts, one warp per segment; pieces of cut rows go to their carry slots,
 // n values each (launch_merge_fixup adds them).
 template <class T>
-void launch_merge_spmv(const SpmmArgs<T>& args, const MergeSegments& segments, T* carry,
-                       int multiprocessors, cudaStream_t stream);
+void launch_merge_spmv(const SpmmArgs<T>& args, const MergeSegments& segments, T* carry, int multiprocessors,
+                       cudaStream_t stream);
 
 }  // namespace blockeigs::spmm::cuda::detail

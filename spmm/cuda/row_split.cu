@@ -29,9 +29,9 @@ namespace cuda::detail {
 // in the batch instead, with the row offsets one batch ahead. Wide shapes
 // have 80 registers (3 blocks per SM) and twice the allowance.
 template <class T, int V, int P, int GC, bool Wide>
-inline constexpr bool prefetch_indices =
-    index_loads<T, V, P, GC, Wide> <= 2 &&
-    nonzero_unroll<T, V, P, Wide> * (P * V * int(sizeof(T)) + 4 + int(sizeof(T))) <= (Wide ? 256 : 128);
+inline constexpr bool prefetch_indices = index_loads<T, V, P, GC, Wide> <= 2 &&
+                                         nonzero_unroll<T, V, P, Wide>*(P* V* int(sizeof(T)) + 4 + int(sizeof(T))) <=
+                                             (Wide ? 256 : 128);
 
 // Resident blocks an SM for the shapes with several vectors a lane (see launch_shape).
 inline constexpr int max_blocks_per_sm_wide_rows = 3;
@@ -113,8 +113,7 @@ class RowSplitSpmm final : public LocalSpmm<T> {
     if (context.space() != Space::device || A.space != Space::device)
       throw Error("row_split SpMM: the context and the matrix must be on the device");
     if (A.rows > INT32_MAX - 1) throw Error("row_split SpMM: more than 2^31 - 2 rows");
-    BLOCKEIGS_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount,
-                                                context.device()));
+    BLOCKEIGS_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, context.device()));
     // The wide variants' choice needs the longest row.
     shape_ = shape ? *shape : cuda::row_shape(A.row_offsets, A.rows, A.cols, A.nnz, A.col_indices);
     // Skewed rows or scattered columns: the n = 1 stream body's layout, from
@@ -135,9 +134,7 @@ class RowSplitSpmm final : public LocalSpmm<T> {
       cuda::scale_block(C, beta, context_.stream());
       return;
     }
-    for_each_column_slab(B, C, [&](const ConstDenseView<T>& b, const DenseView<T>& c) {
-      launch(alpha, b, beta, c);
-    });
+    for_each_column_slab(B, C, [&](const ConstDenseView<T>& b, const DenseView<T>& c) { launch(alpha, b, beta, c); });
   }
 
  private:
@@ -209,7 +206,7 @@ class RowSplitSpmm final : public LocalSpmm<T> {
   int multiprocessors_ = 1;
   cuda::RowShape shape_;
   std::unordered_map<const void*, int> blocks_per_sm_;  // resident_blocks_per_sm
-  std::unique_ptr<RowStreamSpmv<T>> stream_spmv_;  // the n = 1 body where row_stream_pays
+  std::unique_ptr<RowStreamSpmv<T>> stream_spmv_;       // the n = 1 body where row_stream_pays
 };
 
 }  // namespace

@@ -69,7 +69,8 @@ __global__ void __launch_bounds__(row_stream_threads)
     const int s = __ldg(piece_begins + piece);
     const int e = piece + 1 < pieces && __ldg(piece_rows + piece + 1) == row ? __ldg(piece_begins + piece + 1)
                                                                              : __ldg(a.row_offsets + row + 1);
-    const T total = block_strided_sum<T>(s, e, [&](int p) { return product(a, p); }, warp_sums);
+    const T total = block_strided_sum<T>(
+        s, e, [&](int p) { return product(a, p); }, warp_sums);
     if (tid == 0) partials[piece] = total;
     return;
   }
@@ -79,7 +80,8 @@ __global__ void __launch_bounds__(row_stream_threads)
   const int rows = r1 - r0;
   if (rows == 1 && e - s > row_stream_long_row) {
     if (e - s > row_stream_piece) return;  // split: its pieces above
-    const T total = block_strided_sum<T>(s, e, [&](int p) { return product(a, p); }, warp_sums);
+    const T total = block_strided_sum<T>(
+        s, e, [&](int p) { return product(a, p); }, warp_sums);
     if (tid == 0) store_y(a, r0, total);
     return;
   }
@@ -121,11 +123,12 @@ __global__ void __launch_bounds__(row_stream_threads)
 // ~20 us over the 2048 pieces of a row of 8M.)
 template <class T>
 __global__ void __launch_bounds__(row_stream_threads)
-    row_stream_split_rows_kernel(const SpmmArgs<T> a, const std::int32_t* split_rows,
-                                 const std::int32_t* first_piece, const T* partials) {
+    row_stream_split_rows_kernel(const SpmmArgs<T> a, const std::int32_t* split_rows, const std::int32_t* first_piece,
+                                 const T* partials) {
   __shared__ T warp_sums[row_stream_threads / warp_size];
   const int p0 = __ldg(first_piece + blockIdx.x), p1 = __ldg(first_piece + blockIdx.x + 1);
-  const T total = block_strided_sum<T>(p0, p1, [&](int p) { return partials[p]; }, warp_sums);
+  const T total = block_strided_sum<T>(
+      p0, p1, [&](int p) { return partials[p]; }, warp_sums);
   if (threadIdx.x == 0) store_y(a, __ldg(split_rows + blockIdx.x), total);
 }
 

@@ -5,8 +5,8 @@
 // nonzeros' indices is loaded first and then all of their B loads, so a
 // 7-point row is one round trip. A block takes a run of 64 consecutive rows,
 // so the rows in flight stay a narrow band of B (faster than staging B's rows
-// in shared memory; docs/benchmarks/solvers.md, "Tried, not kept"). Every sum is in fp64 in the row's order: the host loop in
-// reference/single_input_spmm.cpp is its twin.
+// in shared memory; docs/benchmarks/solvers.md, "Tried, not kept"). Every sum is in fp64 in the row's order: the host
+// loop in reference/single_input_spmm.cpp is its twin.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -61,7 +61,8 @@ __global__ void __launch_bounds__(threads)
         }
         Floats<V> b[unroll];
 #pragma unroll
-        for (int u = 0; u < unroll; ++u) b[u] = col[u] >= 0 ? load_floats<V>(B + std::int64_t(col[u]) * ldb + c0) : Floats<V>{};
+        for (int u = 0; u < unroll; ++u)
+          b[u] = col[u] >= 0 ? load_floats<V>(B + std::int64_t(col[u]) * ldb + c0) : Floats<V>{};
 #pragma unroll
         for (int u = 0; u < unroll; ++u)
 #pragma unroll
@@ -86,14 +87,14 @@ __global__ void __launch_bounds__(threads)
 // G lanes a row: the smallest power of two that covers n columns V at a
 // time, at most a warp (wider blocks take several chunks a lane).
 template <int V, int G = 1>
-void launch(std::int64_t rows, const CsrView<double>& A, ConstDenseView<float> B, DenseView<double> C,
-            bool accumulate, bool pair_stores, cudaStream_t stream) {
+void launch(std::int64_t rows, const CsrView<double>& A, ConstDenseView<float> B, DenseView<double> C, bool accumulate,
+            bool pair_stores, cudaStream_t stream) {
   if constexpr (G < 32)
     if (G * V < B.cols) return launch<V, 2 * G>(rows, A, B, C, accumulate, pair_stores, stream);
   const auto blocks = static_cast<unsigned>((rows + run_rows - 1) / run_rows);
-  single_input_kernel<G, V><<<blocks, threads, 0, stream>>>(rows, A.row_offsets, A.col_indices, A.values, B.data,
-                                                           B.ld, C.data, C.ld, static_cast<int>(B.cols), accumulate,
-                                                           pair_stores);
+  single_input_kernel<G, V><<<blocks, threads, 0, stream>>>(rows, A.row_offsets, A.col_indices, A.values, B.data, B.ld,
+                                                            C.data, C.ld, static_cast<int>(B.cols), accumulate,
+                                                            pair_stores);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 

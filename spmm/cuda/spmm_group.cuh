@@ -75,28 +75,57 @@ inline constexpr int nonzero_unroll = [] {
 // fewer loads in flight and were slower (docs/benchmarks/spmm.md);
 // the compile definition BLOCKEIGS_WIDE_BLOCKS sets their count.
 template <int P, int GC>
-inline constexpr bool several_vectors_a_lane = GC == warp_size && P > 1;  // fp64 n > 64, fp32 n > 128
+inline constexpr bool several_vectors_a_lane = GC == warp_size&& P > 1;  // fp64 n > 64, fp32 n > 128
 #ifndef BLOCKEIGS_WIDE_BLOCKS
 #define BLOCKEIGS_WIDE_BLOCKS 3
 #endif
 template <int P, int GC, bool Wide = false>
-inline constexpr int min_blocks_per_sm = several_vectors_a_lane<P, GC> ? 2 : P > 1 ? 3 : Wide ? BLOCKEIGS_WIDE_BLOCKS : 4;
+inline constexpr int min_blocks_per_sm = several_vectors_a_lane<P, GC> ? 2
+                                         : P > 1                       ? 3
+                                         : Wide                        ? BLOCKEIGS_WIDE_BLOCKS
+                                                                       : 4;
 
 // ---- 4-, 8- and 16-byte vector access ---------------------------------------
 
 template <class T, int V>
 struct VectorType;
-template <> struct VectorType<float, 1> { using type = float; };
-template <> struct VectorType<float, 2> { using type = float2; };
-template <> struct VectorType<float, 4> { using type = float4; };
-template <> struct VectorType<double, 1> { using type = double; };
-template <> struct VectorType<double, 2> { using type = double2; };
+template <>
+struct VectorType<float, 1> {
+  using type = float;
+};
+template <>
+struct VectorType<float, 2> {
+  using type = float2;
+};
+template <>
+struct VectorType<float, 4> {
+  using type = float4;
+};
+template <>
+struct VectorType<double, 1> {
+  using type = double;
+};
+template <>
+struct VectorType<double, 2> {
+  using type = double2;
+};
 
 __device__ __forceinline__ void unpack(float v, float (&o)[1]) { o[0] = v; }
-__device__ __forceinline__ void unpack(float2 v, float (&o)[2]) { o[0] = v.x; o[1] = v.y; }
-__device__ __forceinline__ void unpack(float4 v, float (&o)[4]) { o[0] = v.x; o[1] = v.y; o[2] = v.z; o[3] = v.w; }
+__device__ __forceinline__ void unpack(float2 v, float (&o)[2]) {
+  o[0] = v.x;
+  o[1] = v.y;
+}
+__device__ __forceinline__ void unpack(float4 v, float (&o)[4]) {
+  o[0] = v.x;
+  o[1] = v.y;
+  o[2] = v.z;
+  o[3] = v.w;
+}
 __device__ __forceinline__ void unpack(double v, double (&o)[1]) { o[0] = v; }
-__device__ __forceinline__ void unpack(double2 v, double (&o)[2]) { o[0] = v.x; o[1] = v.y; }
+__device__ __forceinline__ void unpack(double2 v, double (&o)[2]) {
+  o[0] = v.x;
+  o[1] = v.y;
+}
 __device__ __forceinline__ float pack(const float (&o)[1]) { return o[0]; }
 __device__ __forceinline__ float2 pack(const float (&o)[2]) { return make_float2(o[0], o[1]); }
 __device__ __forceinline__ float4 pack(const float (&o)[4]) { return make_float4(o[0], o[1], o[2], o[3]); }
@@ -186,8 +215,7 @@ struct RowRange {
 };
 
 // Nonzeros [begin, end) of `row`, or an empty range for a lane without a row.
-__device__ __forceinline__ RowRange load_row_range(const std::int32_t* row_offsets, std::int64_t row,
-                                                   bool active) {
+__device__ __forceinline__ RowRange load_row_range(const std::int32_t* row_offsets, std::int64_t row, bool active) {
   RowRange r{0, 0};
   if (active) {
     r.begin = __ldg(row_offsets + row);
@@ -229,8 +257,7 @@ __device__ __forceinline__ IndexBatch<T, R> load_index_batch(const SpmmArgs<T>& 
 // the longest row of the warp less `base` (warp-uniform).
 template <class T, int V, int P, int GC, bool Wide>
 __device__ __forceinline__ void accumulate_batch(const SpmmArgs<T>& a, const GroupLayout& g,
-                                                 const LaneColumns<V, P, GC>& cols, int length, int base,
-                                                 int remaining,
+                                                 const LaneColumns<V, P, GC>& cols, int length, int base, int remaining,
                                                  const IndexBatch<T, index_loads<T, V, P, GC, Wide>>& batch,
                                                  T (&acc)[P][V]) {
   constexpr int U = nonzero_unroll<T, V, P, Wide>;
@@ -312,8 +339,7 @@ __device__ __forceinline__ void accumulate_nonzeros(const SpmmArgs<T>& a, const 
                                                     const LaneColumns<V, P, GC>& cols, int begin, int end,
                                                     T (&acc)[P][V]) {
   accumulate_nonzeros<T, V, P, GC, Wide>(
-      a, g, cols, begin, end, load_index_batch<T, index_loads<T, V, P, GC, Wide>>(a, g, begin, end - begin, 0),
-      acc);
+      a, g, cols, begin, end, load_index_batch<T, index_loads<T, V, P, GC, Wide>>(a, g, begin, end - begin, 0), acc);
 }
 
 // Adds the partial sums of the group's nonzero lanes (fixed butterfly order:
@@ -329,8 +355,8 @@ __device__ __forceinline__ void reduce_nonzero_lanes(const GroupLayout& g, T (&a
 
 // C(row, lane's columns) = alpha * acc + beta * C; beta == 0 never reads C.
 template <class T, int V, int P, int GC>
-__device__ __forceinline__ void store_result(const SpmmArgs<T>& a, const LaneColumns<V, P, GC>& cols,
-                                             std::int64_t row, const T (&acc)[P][V]) {
+__device__ __forceinline__ void store_result(const SpmmArgs<T>& a, const LaneColumns<V, P, GC>& cols, std::int64_t row,
+                                             const T (&acc)[P][V]) {
   T* c = a.C + row * a.ldc;
 #pragma unroll
   for (int p = 0; p < P; ++p) {
@@ -351,8 +377,7 @@ __device__ __forceinline__ void store_result(const SpmmArgs<T>& a, const LaneCol
 
 // Raw partial sums of a row piece, for the merge kernel's fix-up.
 template <class T, int V, int P, int GC>
-__device__ __forceinline__ void store_carry(T* slot, const LaneColumns<V, P, GC>& cols,
-                                            const T (&acc)[P][V]) {
+__device__ __forceinline__ void store_carry(T* slot, const LaneColumns<V, P, GC>& cols, const T (&acc)[P][V]) {
 #pragma unroll
   for (int p = 0; p < P; ++p)
     if (cols.valid[p]) store_global<T, V>(slot + cols.first[p], acc[p]);

@@ -19,9 +19,9 @@ void multiply_single_input(const Context& context, const CsrView<double>& A, Con
 void multiply_single_input(const Context& context, const CsrView<double>& A, ConstDenseView<float> B,
                            DenseView<double> C, bool accumulate) {
   if (B.rows != A.cols || C.rows != A.rows || B.cols != C.cols)
-    throw Error("multiply_single_input: A is " + std::to_string(A.rows) + " x " + std::to_string(A.cols) +
-                ", B " + std::to_string(B.rows) + " x " + std::to_string(B.cols) + ", C " + std::to_string(C.rows) +
-                " x " + std::to_string(C.cols));
+    throw Error("multiply_single_input: A is " + std::to_string(A.rows) + " x " + std::to_string(A.cols) + ", B " +
+                std::to_string(B.rows) + " x " + std::to_string(B.cols) + ", C " + std::to_string(C.rows) + " x " +
+                std::to_string(C.cols));
   if (A.space != context.space() || B.space != context.space() || C.space != context.space())
     throw Error("multiply_single_input: A, B and C must be in the context's memory space");
   const std::int64_t n = B.cols;

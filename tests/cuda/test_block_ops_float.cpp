@@ -56,9 +56,9 @@ TEST(DeviceBlockOpsFloat, NarrowUpdatesMatchTheHost) {
     std::int64_t rows, k1, k2;
     bool odd_ld;
   };
-  const Case cases[] = {{1, 1, 1, false},     {5000, 7, 9, true},   {4097, 32, 16, false}, {2049, 31, 15, true},
-                        {3001, 64, 16, true}, {1000, 20, 2, false}, {999, 47, 13, true},   {999, 33, 17, true},
-                        {2000, 60, 20, false}};
+  const Case cases[] = {{1, 1, 1, false},     {5000, 7, 9, true},   {4097, 32, 16, false},
+                        {2049, 31, 15, true}, {3001, 64, 16, true}, {1000, 20, 2, false},
+                        {999, 47, 13, true},  {999, 33, 17, true},  {2000, 60, 20, false}};
   for (const Case& c : cases) {
     SCOPED_TRACE(testing::Message() << c.rows << " x " << c.k1 << " -> " << c.k2 << (c.odd_ld ? ", odd ld" : ""));
     const HostMatrix S = test::random_matrix(c.k1, c.k2, 41);

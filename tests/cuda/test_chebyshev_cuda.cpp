@@ -29,14 +29,15 @@ template <class V>
 using BlockOf = spmm::DenseBlock<V>;
 using Block = BlockOf<double>;
 
-#define SKIP_WITHOUT_GPU()                                                            \
+#define SKIP_WITHOUT_GPU() \
   if (spmm::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible: the device path is not tested here"
 
 template <class V = double>
 BlockOf<V> random_host(std::int64_t rows, std::int64_t cols, std::uint64_t seed, std::int64_t pad) {
   BlockOf<V> b(Space::host, rows, cols, cols + pad);
   for (std::int64_t i = 0; i < rows; ++i)
-    for (std::int64_t j = 0; j < b.ld(); ++j) b.data()[i * b.ld() + j] = static_cast<V>(solver::hash_uniform(seed, i, j));
+    for (std::int64_t j = 0; j < b.ld(); ++j)
+      b.data()[i * b.ld() + j] = static_cast<V>(solver::hash_uniform(seed, i, j));
   return b;
 }
 

@@ -40,11 +40,13 @@ TEST(ContextWarmUp, LeavesTheDeviceContextReadyForTheSolvers) {
     Block Xd(Space::device, c.rows, c.k1), Yd(Space::device, c.rows, c.k2);
     solver::copy_block<double>(dev, Xh.cview(), Xd.view());
     solver::copy_block<double>(dev, Yh.cview(), Yd.view());
-    const solver::HostMatrix expected = solver::gram<double>(test::host_context(), MPI_COMM_SELF, Xh.cview(), Yh.cview());
+    const solver::HostMatrix expected =
+        solver::gram<double>(test::host_context(), MPI_COMM_SELF, Xh.cview(), Yh.cview());
     const solver::HostMatrix got = solver::gram<double>(dev, MPI_COMM_SELF, Xd.cview(), Yd.cview());
     const double tol = 64 * 2.2e-16 * double(c.rows);  // sums of rows products of magnitude <= 1
     for (std::int64_t i = 0; i < c.k1; ++i)
-      for (std::int64_t j = 0; j < c.k2; ++j) ASSERT_NEAR(got(i, j), expected(i, j), tol) << "(" << i << ", " << j << ")";
+      for (std::int64_t j = 0; j < c.k2; ++j)
+        ASSERT_NEAR(got(i, j), expected(i, j), tol) << "(" << i << ", " << j << ")";
   }
 }
 

@@ -50,11 +50,18 @@ TEST(GramPairSplitX, MatchesOneView) {
     std::int64_t rows, head, tail, ky1, ky2, tail_pad;
   };
   const SplitCase cases[] = {{4099, 40, 20, 20, 20, 0},  // LOBPCG's [X P | Z]^T [Z A Z] at block 20
-                             {4099, 40, 13, 13, 13, 2},  {1000, 11, 4, 4, 4, 1},   {1000, 12, 4, 4, 4, 0},
-                             {70001, 40, 20, 20, 20, 0}, {2050, 9, 6, 6, 0, 3},    {1, 3, 1, 1, 1, 0},
-                             {517, 44, 22, 22, 22, 0},   {500, 48, 24, 24, 24, 1}, {0, 8, 4, 4, 4, 0},
+                             {4099, 40, 13, 13, 13, 2},
+                             {1000, 11, 4, 4, 4, 1},
+                             {1000, 12, 4, 4, 4, 0},
+                             {70001, 40, 20, 20, 20, 0},
+                             {2050, 9, 6, 6, 0, 3},
+                             {1, 3, 1, 1, 1, 0},
+                             {517, 44, 22, 22, 22, 0},
+                             {500, 48, 24, 24, 24, 1},
+                             {0, 8, 4, 4, 4, 0},
                              // past the kernel: 100 columns of X, 66 of [Y1 Y2]
-                             {300, 80, 20, 10, 10, 0},   {300, 20, 10, 33, 33, 1}};
+                             {300, 80, 20, 10, 10, 0},
+                             {300, 20, 10, 33, 33, 1}};
   const test::TestContexts test_contexts;
   const std::vector<const spmm::Context*> contexts = test_contexts.all();
   for (const SplitCase& c : cases) {
@@ -66,8 +73,10 @@ TEST(GramPairSplitX, MatchesOneView) {
     for (std::int64_t i = 0; i < c.rows; ++i)
       for (std::int64_t j = 0; j < kx; ++j) {
         const double v = whole.data()[i * kx + j];
-        if (j < c.head) head.data()[i * head.ld() + j] = v;
-        else tail.data()[i * tail.ld() + j - c.head] = v;
+        if (j < c.head)
+          head.data()[i * head.ld() + j] = v;
+        else
+          tail.data()[i * tail.ld() + j - c.head] = v;
       }
     for (const spmm::Context* on : contexts) {
       const spmm::Context& context = *on;
@@ -79,14 +88,12 @@ TEST(GramPairSplitX, MatchesOneView) {
       auto view = [&](const Block& b) {
         return spmm::ConstDenseView<double>{space, c.rows, b.cols(), b.ld(), b.data()};
       };
-      const HostMatrix one = solver::start_gram_pair<double>(context, MPI_COMM_WORLD, view(whole_in), view(y1_in),
-                                                             view(y2_in))
+      const HostMatrix one =
+          solver::start_gram_pair<double>(context, MPI_COMM_WORLD, view(whole_in), view(y1_in), view(y2_in)).finish();
+      const HostMatrix two = solver::start_gram_pair<double>(context, MPI_COMM_WORLD,
+                                                             solver::SplitColumns<double>(view(head_in), view(tail_in)),
+                                                             view(y1_in), view(y2_in))
                                  .finish();
-      const HostMatrix two =
-          solver::start_gram_pair<double>(context, MPI_COMM_WORLD,
-                                          solver::SplitColumns<double>(view(head_in), view(tail_in)), view(y1_in),
-                                          view(y2_in))
-              .finish();
       ASSERT_EQ(two.rows(), kx);
       ASSERT_EQ(two.cols(), c.ky1 + c.ky2);
       if (space == Space::device && kx <= 96 && c.ky1 + c.ky2 <= 64) {

@@ -34,7 +34,7 @@ namespace {
 
 using solver::HostMatrix;
 
-#define SKIP_WITHOUT_GPU()                                                            \
+#define SKIP_WITHOUT_GPU() \
   if (spmm::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible: the device path is not tested here"
 
 spmm::DenseBlock<double> to_device(const spmm::Context& dev, const spmm::DenseBlock<double>& h) {
@@ -87,9 +87,9 @@ struct Shape {
 // Small and odd shapes, and the narrow-block kernels' cases: many row chunks
 // with a tail, widths that are not multiples of their 4-column tiles, the
 // widest they take (32) and wider (cuBLAS and a scratch block).
-const Shape shapes[] = {{0, 3, 2, 0},       {1, 1, 1, 0},       {17, 5, 3, 2},     {129, 33, 8, 1},
-                        {5000, 7, 65, 3},   {10000, 16, 16, 0}, {70001, 20, 20, 1}, {4099, 60, 20, 2},
-                        {3000, 33, 64, 0},  {2050, 2, 31, 1},   {4000, 32, 32, 0}};
+const Shape shapes[] = {{0, 3, 2, 0},      {1, 1, 1, 0},       {17, 5, 3, 2},      {129, 33, 8, 1},
+                        {5000, 7, 65, 3},  {10000, 16, 16, 0}, {70001, 20, 20, 1}, {4099, 60, 20, 2},
+                        {3000, 33, 64, 0}, {2050, 2, 31, 1},   {4000, 32, 32, 0}};
 
 TEST(DeviceBlockOps, MatchTheHostOnes) {
   SKIP_WITHOUT_GPU();
@@ -171,8 +171,10 @@ TEST(DeviceBlockOps, MatchTheHostOnes) {
     // LOBPCG's residuals: R = Y - X diag(alpha) for the first k1 columns, and norms.
     {
       const std::int64_t k = std::min(s.k1, s.k2);
-      const spmm::ConstDenseView<double> xh = solver::column_range(Xh.cview(), 0, k), yh = solver::column_range(Yh.cview(), 0, k);
-      const spmm::ConstDenseView<double> xd = solver::column_range(Xd.cview(), 0, k), yd = solver::column_range(Yd.cview(), 0, k);
+      const spmm::ConstDenseView<double> xh = solver::column_range(Xh.cview(), 0, k),
+                                         yh = solver::column_range(Yh.cview(), 0, k);
+      const spmm::ConstDenseView<double> xd = solver::column_range(Xd.cview(), 0, k),
+                                         yd = solver::column_range(Yd.cview(), 0, k);
       const std::vector<double> lambda(alpha.begin(), alpha.begin() + k);
       auto Eh = nan_host(s.rows, k, 3);
       auto Ed = to_device(dev, Eh);
@@ -261,8 +263,8 @@ Problem laplacian_2d(std::int64_t n) {
   return {io::generate_rows(spec, 0, io::generated_rows(spec)), io::laplacian_eigenvalues(spec)};
 }
 
-solver::LobpcgResult<double> solve(const Problem& p, spmm::Context ctx, const solver::LobpcgOptions& o,
-                                   bool jacobi, test::EigenpairCheck* check = nullptr) {
+solver::LobpcgResult<double> solve(const Problem& p, spmm::Context ctx, const solver::LobpcgOptions& o, bool jacobi,
+                                   test::EigenpairCheck* check = nullptr) {
   const solver::RowPartition part = solver::RowPartition::uniform(p.whole.global_rows, 1);
   test::CsrTestOperator<double> A(MPI_COMM_WORLD, std::move(ctx), p.whole, part);
   std::unique_ptr<solver::JacobiPreconditioner<double>> M;
@@ -292,14 +294,13 @@ TEST(DeviceBlockOps, RowGroupShapesMatchTheHost) {
     std::int64_t rows, k1, k2;
     bool odd_ld = false;
   };
-  const Case cases[] = {{1, 1, 1},         {63, 3, 5},          {5000, 7, 9},         {70001, 16, 16},
-                        {3000, 15, 16},    {4097, 32, 16},      {2049, 31, 15},       {1000, 20, 2},
-                        {20001, 60, 20},   {3001, 64, 32},      {999, 33, 17},        {5000, 47, 21},
-                        {100, 64, 1},      {777, 40, 19},       {4096, 60, 20, true}, {1001, 33, 31, true},
-                        {513, 8, 3, true}, {2000, 64, 32, true},  {20001, 60, 40},      {3001, 64, 48},
-                        {999, 45, 41, true}, {130, 2, 47},
-                        {3000, 65, 16},      {3000, 20, 49},      {20001, 60, 16},      {3001, 64, 16, true},
-                        {999, 47, 13, true}, {4096, 33, 16, true}};
+  const Case cases[] = {{1, 1, 1},           {63, 3, 5},           {5000, 7, 9},         {70001, 16, 16},
+                        {3000, 15, 16},      {4097, 32, 16},       {2049, 31, 15},       {1000, 20, 2},
+                        {20001, 60, 20},     {3001, 64, 32},       {999, 33, 17},        {5000, 47, 21},
+                        {100, 64, 1},        {777, 40, 19},        {4096, 60, 20, true}, {1001, 33, 31, true},
+                        {513, 8, 3, true},   {2000, 64, 32, true}, {20001, 60, 40},      {3001, 64, 48},
+                        {999, 45, 41, true}, {130, 2, 47},         {3000, 65, 16},       {3000, 20, 49},
+                        {20001, 60, 16},     {3001, 64, 16, true}, {999, 47, 13, true},  {4096, 33, 16, true}};
   // Even ld (odd_ld: odd), NaN in the columns past the block.
   auto padded = [&](std::int64_t rows, std::int64_t cols, std::uint64_t seed, bool odd_ld) {
     const std::int64_t ld = odd_ld ? (cols % 2 == 0 ? cols + 1 : cols + 2) : (cols % 2 == 0 ? cols + 2 : cols + 1);
@@ -357,10 +358,11 @@ TEST(DeviceBlockOps, CombinePairOverlappingViewsMatchesTheHost) {
   struct Case {
     std::int64_t rows, s, r, a, r_next;
   };
-  const Case cases[] = {{1, 1, 1, 1, 1},         {300, 6, 6, 5, 6},  {300, 6, 6, 5, 3},  {1000, 8, 3, 8, 7},
+  const Case cases[] = {{1, 1, 1, 1, 1},         {300, 6, 6, 5, 6},      {300, 6, 6, 5, 3},     {1000, 8, 3, 8, 7},
                         {70000, 16, 16, 16, 16}, {5000, 16, 16, 16, 11}, {5000, 20, 18, 15, 20}};
   for (const Case& c : cases) {
-    SCOPED_TRACE(testing::Message() << c.rows << " rows, s " << c.s << ", r " << c.r << ", a " << c.a << " -> " << c.r_next);
+    SCOPED_TRACE(testing::Message() << c.rows << " rows, s " << c.s << ", r " << c.r << ", a " << c.a << " -> "
+                                    << c.r_next);
     const std::int64_t ld = 3 * c.s;
     auto bh = random_host(c.rows, ld, 21, 0);
     auto bd = to_device(dev, bh);
@@ -392,21 +394,21 @@ TEST(DeviceBlockOps, CombinePairAdjacentWideInputsMatchesTheHost) {
   const spmm::Context host = spmm::Context::host();
   const double u = std::numeric_limits<double>::epsilon();
   for (const std::int64_t q : {40, 39}) {
-  SCOPED_TRACE(testing::Message() << "q = " << q);
-  const std::int64_t rows = 20001, w = 20, ld = 60;
-  auto bh = random_host(rows, ld, 51, 0);
-  auto bd = to_device(dev, bh);
-  const HostMatrix S1 = test::random_matrix(q, w, 52), S2 = test::random_matrix(w, w, 53);
-  auto run = [&](const spmm::Context& c, spmm::DenseBlock<double>& b) {
-    auto scratch = c.space() == Space::host ? nan_host(rows, w, 0) : to_device(dev, nan_host(rows, w, 0));
-    const spmm::DenseView<double> all = b.view();
-    solver::block_combine_pair<double>(c, spmm::ConstDenseView<double>(solver::column_range(all, 0, q)), S1,
-                                       spmm::ConstDenseView<double>(solver::column_range(all, q, w)), S2,
-                                       solver::column_range(all, q, w), scratch.view());
-  };
-  run(host, bh);
-  run(dev, bd);
-  expect_close(to_host(dev, bd), bh, 2 * (q + w + 1) * u * double(q + w));
+    SCOPED_TRACE(testing::Message() << "q = " << q);
+    const std::int64_t rows = 20001, w = 20, ld = 60;
+    auto bh = random_host(rows, ld, 51, 0);
+    auto bd = to_device(dev, bh);
+    const HostMatrix S1 = test::random_matrix(q, w, 52), S2 = test::random_matrix(w, w, 53);
+    auto run = [&](const spmm::Context& c, spmm::DenseBlock<double>& b) {
+      auto scratch = c.space() == Space::host ? nan_host(rows, w, 0) : to_device(dev, nan_host(rows, w, 0));
+      const spmm::DenseView<double> all = b.view();
+      solver::block_combine_pair<double>(c, spmm::ConstDenseView<double>(solver::column_range(all, 0, q)), S1,
+                                         spmm::ConstDenseView<double>(solver::column_range(all, q, w)), S2,
+                                         solver::column_range(all, q, w), scratch.view());
+    };
+    run(host, bh);
+    run(dev, bd);
+    expect_close(to_host(dev, bd), bh, 2 * (q + w + 1) * u * double(q + w));
   }
 }
 
@@ -449,16 +451,34 @@ TEST(DeviceBlockOps, GramPairMatchesTheHostProducts) {
   struct PairShape {
     std::int64_t rows, kx, ky1, ky2, pad;
   };
-  const PairShape pair_shapes[] = {{1, 1, 1, 0, 0},       {3, 5, 3, 2, 1},        {7, 64, 20, 20, 1},
-                                   {8, 60, 20, 20, 0},    {9, 9, 17, 0, 3},       {2047, 33, 7, 9, 1},
-                                   {2049, 64, 40, 0, 2},  {4097, 60, 20, 20, 1},  {70001, 17, 1, 39, 3},
-                                   {100003, 60, 20, 20, 0}, {5000, 65, 8, 8, 0},  {3000, 20, 30, 30, 1},
-                                   {0, 4, 2, 2, 0},       {12, 8, 0, 8, 1},       {2049, 48, 16, 16, 0},
-                                   {33, 2, 2, 2, 0},      {4111, 64, 40, 0, 0},   {517, 22, 6, 4, 0},
+  const PairShape pair_shapes[] = {{1, 1, 1, 0, 0},
+                                   {3, 5, 3, 2, 1},
+                                   {7, 64, 20, 20, 1},
+                                   {8, 60, 20, 20, 0},
+                                   {9, 9, 17, 0, 3},
+                                   {2047, 33, 7, 9, 1},
+                                   {2049, 64, 40, 0, 2},
+                                   {4097, 60, 20, 20, 1},
+                                   {70001, 17, 1, 39, 3},
+                                   {100003, 60, 20, 20, 0},
+                                   {5000, 65, 8, 8, 0},
+                                   {3000, 20, 30, 30, 1},
+                                   {0, 4, 2, 2, 0},
+                                   {12, 8, 0, 8, 1},
+                                   {2049, 48, 16, 16, 0},
+                                   {33, 2, 2, 2, 0},
+                                   {4111, 64, 40, 0, 0},
+                                   {517, 22, 6, 4, 0},
                                    // the wide variant: X past 64 or [Y1 Y2] past 40 columns
-                                   {4097, 66, 22, 22, 0}, {3001, 84, 28, 28, 1},  {2049, 96, 32, 32, 0},
-                                   {70001, 96, 64, 0, 1}, {517, 20, 41, 0, 2},    {9, 65, 1, 0, 0},
-                                   {100003, 78, 26, 26, 0}, {33, 81, 7, 2, 3},    {2047, 97, 8, 8, 0},
+                                   {4097, 66, 22, 22, 0},
+                                   {3001, 84, 28, 28, 1},
+                                   {2049, 96, 32, 32, 0},
+                                   {70001, 96, 64, 0, 1},
+                                   {517, 20, 41, 0, 2},
+                                   {9, 65, 1, 0, 0},
+                                   {100003, 78, 26, 26, 0},
+                                   {33, 81, 7, 2, 3},
+                                   {2047, 97, 8, 8, 0},
                                    {4097, 90, 33, 32, 0}};
   const spmm::Context dev = spmm::Context::cuda(0), host = spmm::Context::host();
   const double u = std::numeric_limits<double>::epsilon();
@@ -558,13 +578,13 @@ std::pair<double, double> marks_add_up(Marks marks) {
 // waits past its limit of pending marks).
 TEST(DevicePhaseTimer, SettlesManyMarksInBatches) {
   SKIP_WITHOUT_GPU();
-  const auto [even, odd] = marks_add_up([](solver::PhaseTimer& clock, const spmm::Context& dev,
-                                           spmm::DenseView<double> X, double& a, double& b) {
-    for (int mark = 0; mark < 300; ++mark) {
-      solver::scale_columns<double>(dev, std::vector<double>(16, 1.0), X);
-      clock.to(mark % 2 == 0 ? a : b);
-    }
-  });
+  const auto [even, odd] = marks_add_up(
+      [](solver::PhaseTimer& clock, const spmm::Context& dev, spmm::DenseView<double> X, double& a, double& b) {
+        for (int mark = 0; mark < 300; ++mark) {
+          solver::scale_columns<double>(dev, std::vector<double>(16, 1.0), X);
+          clock.to(mark % 2 == 0 ? a : b);
+        }
+      });
   EXPECT_GT(even, 0.0);
   EXPECT_GT(odd, 0.0);
 }
@@ -573,20 +593,20 @@ TEST(DevicePhaseTimer, SettlesManyMarksInBatches) {
 // and some still queued when asked.
 TEST(DevicePhaseTimer, SettlesDoneMarksOnRequest) {
   SKIP_WITHOUT_GPU();
-  const auto [work, waited] = marks_add_up([](solver::PhaseTimer& clock, const spmm::Context& dev,
-                                              spmm::DenseView<double> X, double& busy, double& idle) {
-    for (int mark = 0; mark < 100; ++mark) {
-      for (int pass = 0; pass < 4; ++pass) solver::scale_columns<double>(dev, std::vector<double>(16, 1.0), X);
-      clock.to(busy);
-      clock.settle_done();  // usually before the work is done
-      if (mark % 10 == 9) {
-        dev.synchronize();
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-        clock.to(idle);
-        clock.settle_done();
-      }
-    }
-  });
+  const auto [work, waited] = marks_add_up(
+      [](solver::PhaseTimer& clock, const spmm::Context& dev, spmm::DenseView<double> X, double& busy, double& idle) {
+        for (int mark = 0; mark < 100; ++mark) {
+          for (int pass = 0; pass < 4; ++pass) solver::scale_columns<double>(dev, std::vector<double>(16, 1.0), X);
+          clock.to(busy);
+          clock.settle_done();  // usually before the work is done
+          if (mark % 10 == 9) {
+            dev.synchronize();
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            clock.to(idle);
+            clock.settle_done();
+          }
+        }
+      });
   EXPECT_GT(work, 0.0);
   EXPECT_GE(waited, 10 * 0.0019);
 }
@@ -689,8 +709,8 @@ TEST(DeviceLobpcg, GeneralizedPencilWithConstraints) {
       // The constraint: the first eigenvector, sin(pi x) sin(pi y) on the grid.
       spmm::DenseBlock<double> y_host(Space::host, n, 1), Y(Space::device, n, 1);
       for (std::int64_t i = 0; i < n; ++i)
-        y_host.view()(i, 0) = std::sin(std::numbers::pi * double(i / 20 + 1) / 21) *
-                              std::sin(std::numbers::pi * double(i % 20 + 1) / 21);
+        y_host.view()(i, 0) =
+            std::sin(std::numbers::pi * double(i / 20 + 1) / 21) * std::sin(std::numbers::pi * double(i % 20 + 1) / 21);
       solver::copy_block(ctx, y_host.cview(), Y.view());
       std::optional<solver::JacobiPreconditioner<double>> precond;
       if (jacobi) precond.emplace(A);

@@ -29,8 +29,8 @@ __global__ void search_every_diagonal(const std::int32_t* offsets, std::int64_t 
   }
 }
 
-__global__ void segment_starts(const std::int32_t* offsets, std::int64_t rows, std::int64_t nnz,
-                               std::int64_t items, std::int64_t* row, std::int64_t* nonzero) {
+__global__ void segment_starts(const std::int32_t* offsets, std::int64_t rows, std::int64_t nnz, std::int64_t items,
+                               std::int64_t* row, std::int64_t* nonzero) {
   const std::int64_t boundaries = merge_segment_count(rows, nnz, items) + 1;
   for (std::int64_t s = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; s < boundaries;
        s += std::int64_t(gridDim.x) * blockDim.x) {
@@ -71,8 +71,8 @@ std::vector<std::int32_t> skewed_offsets(int rows, std::uint64_t seed) {
 
 TEST(MergePartitionDevice, SearchAndSegmentStartsMatchTheHost) {
   if (blockeigs::spmm::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
-  for (const auto& offsets : {skewed_offsets(20000, 1), std::vector<std::int32_t>(1000, 0),
-                              std::vector<std::int32_t>{0, 100000}}) {
+  for (const auto& offsets :
+       {skewed_offsets(20000, 1), std::vector<std::int32_t>(1000, 0), std::vector<std::int32_t>{0, 100000}}) {
     const std::int64_t rows = static_cast<std::int64_t>(offsets.size()) - 1, nnz = offsets.back();
     std::int32_t* d_offsets = device_copy(offsets);
     std::int64_t *d_row = nullptr, *d_nonzero = nullptr;

@@ -79,10 +79,9 @@ Outputs run(const spmm::Context& context, const Case& c, const Block& host_in, c
     return spmm::DenseView<double>{space, c.rows, cols, ld, const_cast<double*>(b.data()) + first};
   };
   Outputs result;
-  result.norms = solver::ritz_update<double>(context, MPI_COMM_WORLD, view(in, l.s0, c.ns, l.in_ld),
-                                             view(in, l.as0, c.ns, l.in_ld), C, lambda, view(out, l.y0, c.m, l.out_ld),
-                                             view(out, l.ay0, c.m, l.out_ld), view(out, l.r0, c.nb, l.out_ld),
-                                             position);
+  result.norms = solver::ritz_update<double>(
+      context, MPI_COMM_WORLD, view(in, l.s0, c.ns, l.in_ld), view(in, l.as0, c.ns, l.in_ld), C, lambda,
+      view(out, l.y0, c.m, l.out_ld), view(out, l.ay0, c.m, l.out_ld), view(out, l.r0, c.nb, l.out_ld), position);
   result.block = copy_to(context, Space::host, out);
   return result;
 }
@@ -91,25 +90,41 @@ TEST(DeviceRitzUpdate, MatchesTheSeparateOperationsOnTheHost) {
   if (spmm::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible: the device path is not tested here";
   const spmm::Context dev = spmm::Context::cuda(0);
   const spmm::Context host = spmm::Context::host();
-  const Case cases[] = {{1, 1, 1, 1},           {17, 5, 3, 2},           {1000, 13, 9, 9},
-                        {2050, 33, 17, 7},      {4099, 60, 40, 20},      {4099, 59, 39, 20},
-                        {70001, 64, 48, 24},    {300, 64, 8, 8},         {129, 2, 48, 1},
-                        {0, 20, 20, 20},        {1, 1, 1, 1, true},      {33, 7, 5, 3, true},
-                        {4099, 59, 39, 20, true}, {4099, 64, 48, 24, true}, {300001, 60, 40, 20, true},
+  const Case cases[] = {{1, 1, 1, 1},
+                        {17, 5, 3, 2},
+                        {1000, 13, 9, 9},
+                        {2050, 33, 17, 7},
+                        {4099, 60, 40, 20},
+                        {4099, 59, 39, 20},
+                        {70001, 64, 48, 24},
+                        {300, 64, 8, 8},
+                        {129, 2, 48, 1},
+                        {0, 20, 20, 20},
+                        {1, 1, 1, 1, true},
+                        {33, 7, 5, 3, true},
+                        {4099, 59, 39, 20, true},
+                        {4099, 64, 48, 24, true},
+                        {300001, 60, 40, 20, true},
                         {70001, 37, 29, 20, true},
                         // the wide variant
-                        {500, 20, 49, 20},      {4099, 66, 44, 22},      {70001, 84, 56, 28, true},
-                        {3001, 96, 64, 32},     {517, 65, 8, 8},         {129, 96, 1, 1},
-                        {17, 90, 60, 30, true}, {300001, 78, 52, 26, true},
+                        {500, 20, 49, 20},
+                        {4099, 66, 44, 22},
+                        {70001, 84, 56, 28, true},
+                        {3001, 96, 64, 32},
+                        {517, 65, 8, 8},
+                        {129, 96, 1, 1},
+                        {17, 90, 60, 30, true},
+                        {300001, 78, 52, 26, true},
                         // past the kernel
-                        {500, 20, 65, 20},      {500, 97, 40, 20}};
+                        {500, 20, 65, 20},
+                        {500, 97, 40, 20}};
   int index = 0;
   for (const Case& c : cases) {
     // R's placement: in order, reversed, or odd residuals first.
     const int order = index++ % 3;
     const std::vector<std::int64_t> position = test::residual_placement(c.nb, order);
-    SCOPED_TRACE(testing::Message() << c.rows << " rows, " << c.ns << " -> " << c.m << ", nb " << c.nb
-                                    << ", R's order " << order << (c.aligned ? ", aligned rows" : ""));
+    SCOPED_TRACE(testing::Message() << c.rows << " rows, " << c.ns << " -> " << c.m << ", nb " << c.nb << ", R's order "
+                                    << order << (c.aligned ? ", aligned rows" : ""));
     const Layout l(c);
     Block in(Space::host, c.rows, l.in_ld, l.in_ld);
     for (std::int64_t i = 0; i < c.rows; ++i)
@@ -163,13 +178,23 @@ struct ImpliedCase {
 };
 
 TEST(RitzUpdateImpliedAX, MatchesTheStoredForm) {
-  const ImpliedCase cases[] = {{1, 1, 0, 1},           {17, 3, 2, 3},          {1000, 7, 5, 4},
-                               {4099, 20, 20, 20, true}, {4099, 20, 20, 13, true}, {4099, 20, 0, 20, true},
-                               {70001, 20, 24, 20},    {2050, 9, 11, 6},       {33, 16, 16, 16, true},
+  const ImpliedCase cases[] = {{1, 1, 0, 1},
+                               {17, 3, 2, 3},
+                               {1000, 7, 5, 4},
+                               {4099, 20, 20, 20, true},
+                               {4099, 20, 20, 13, true},
+                               {4099, 20, 0, 20, true},
+                               {70001, 20, 24, 20},
+                               {2050, 9, 11, 6},
+                               {33, 16, 16, 16, true},
                                {300001, 20, 20, 20, true},
                                // past the staged kernel: the separate updates on the device too
-                               {500, 24, 24, 24},      {500, 21, 23, 21, true}, {70001, 26, 26, 26, true},
-                               {33, 30, 30, 30},       {4099, 32, 32, 32, true}, {2050, 28, 26, 19}};
+                               {500, 24, 24, 24},
+                               {500, 21, 23, 21, true},
+                               {70001, 26, 26, 26, true},
+                               {33, 30, 30, 30},
+                               {4099, 32, 32, 32, true},
+                               {2050, 28, 26, 19}};
   const test::TestContexts test_contexts;
   const std::vector<const spmm::Context*> contexts = test_contexts.all();
   int index = 0;
@@ -237,9 +262,8 @@ TEST(RitzUpdateImpliedAX, MatchesTheStoredForm) {
       for (const bool implied_form : {true, false}) {
         SCOPED_TRACE(testing::Message() << (context.space() == Space::host ? "host" : "device")
                                         << (implied_form ? ", A X implied" : ", A X stored, not stored after"));
-        const Outputs got = implied_form
-                                ? outputs(context, S, AS, ld, pad, s_cols, &implied, false)
-                                : outputs(context, S_basis, AS_stored, ns, 0, ns, nullptr, false);
+        const Outputs got = implied_form ? outputs(context, S, AS, ld, pad, s_cols, &implied, false)
+                                         : outputs(context, S_basis, AS_stored, ns, 0, ns, nullptr, false);
         const double eps = std::numeric_limits<double>::epsilon(), tol = 8 * (s_cols + 4) * eps * 10;
         const bool kernel = context.space() == Space::device &&
                             (implied_form ? solver::ritz_update_prefers_implied_ax<double>(context, s_cols, ns, m, nb)
@@ -279,18 +303,18 @@ TEST(RitzUpdateSplitViews, MatchesOneView) {
     std::int64_t rows, nb, np, nz, head, tail_pad;
     bool implied;
   };
-  const SplitCase cases[] = {{4099, 20, 20, 20, 40, 0, true}, {4099, 20, 20, 13, 40, 2, true},
-                             {1000, 7, 5, 4, 12, 0, true},    {1000, 7, 5, 4, 11, 1, false},
+  const SplitCase cases[] = {{4099, 20, 20, 20, 40, 0, true},   {4099, 20, 20, 13, 40, 2, true},
+                             {1000, 7, 5, 4, 12, 0, true},      {1000, 7, 5, 4, 11, 1, false},
                              {70001, 20, 20, 20, 40, 0, false}, {2050, 9, 11, 6, 9, 0, false},
-                             {1, 3, 2, 1, 4, 0, true},        {517, 22, 22, 22, 44, 0, false},
-                             {500, 24, 24, 24, 48, 0, true},  {4099, 26, 26, 26, 52, 2, true}};
+                             {1, 3, 2, 1, 4, 0, true},          {517, 22, 22, 22, 44, 0, false},
+                             {500, 24, 24, 24, 48, 0, true},    {4099, 26, 26, 26, 52, 2, true}};
   const test::TestContexts test_contexts;
   const std::vector<const spmm::Context*> contexts = test_contexts.all();
   for (const SplitCase& c : cases) {
     const std::int64_t nb = c.nb, ns = nb + c.np + c.nz, first = nb + c.np, s_cols = c.implied ? first + nb : ns;
     const std::int64_t m = std::min<std::int64_t>(2 * nb, ns), tail = ns - c.head, tail_ld = tail + c.tail_pad;
-    SCOPED_TRACE(testing::Message() << c.rows << " rows, nb " << nb << ", A S " << c.head << " + " << tail
-                                    << " columns" << (c.implied ? ", A X implied" : ""));
+    SCOPED_TRACE(testing::Message() << c.rows << " rows, nb " << nb << ", A S " << c.head << " + " << tail << " columns"
+                                    << (c.implied ? ", A X implied" : ""));
     // S split where LOBPCG splits it: [X P] and the residuals after them.
     const std::int64_t s_tail = s_cols - first, s_tail_ld = s_tail + c.tail_pad;
     Block S(Space::host, c.rows, s_cols, s_cols), whole(Space::host, c.rows, ns, ns);
@@ -300,15 +324,19 @@ TEST(RitzUpdateSplitViews, MatchesOneView) {
       for (std::int64_t j = 0; j < s_cols; ++j) {
         const double v = solver::hash_uniform(31, i, j);
         S.data()[i * s_cols + j] = v;
-        if (j < first) s_head_block.data()[i * first + j] = v;
-        else s_rest.data()[i * s_tail_ld + j - first] = v;
+        if (j < first)
+          s_head_block.data()[i * first + j] = v;
+        else
+          s_rest.data()[i * s_tail_ld + j - first] = v;
       }
       for (std::int64_t j = s_tail; j < s_tail_ld; ++j) s_rest.data()[i * s_tail_ld + j] = nan;
       for (std::int64_t j = 0; j < ns; ++j) {
         const double v = c.implied && j < nb ? nan : solver::hash_uniform(32, i, j);  // A X implied: not read
         whole.data()[i * ns + j] = v;
-        if (j < c.head) head.data()[i * c.head + j] = v;
-        else rest.data()[i * tail_ld + j - c.head] = v;
+        if (j < c.head)
+          head.data()[i * c.head + j] = v;
+        else
+          rest.data()[i * tail_ld + j - c.head] = v;
       }
       for (std::int64_t j = tail; j < tail_ld; ++j) rest.data()[i * tail_ld + j] = nan;
     }
@@ -346,9 +374,9 @@ TEST(RitzUpdateSplitViews, MatchesOneView) {
           return spmm::DenseView<double>{space, c.rows, cols, out_ld, out.data() + at};
         };
         Outputs result;
-        result.norms = solver::ritz_update<double>(context, MPI_COMM_WORLD, Sv, AS, C, lambda,
-                                                   out_view(0, m), out_view(m, m), out_view(2 * m, nb), position, {},
-                                                   c.implied ? &implied : nullptr, !c.implied);
+        result.norms =
+            solver::ritz_update<double>(context, MPI_COMM_WORLD, Sv, AS, C, lambda, out_view(0, m), out_view(m, m),
+                                        out_view(2 * m, nb), position, {}, c.implied ? &implied : nullptr, !c.implied);
         result.block = copy_to(context, Space::host, out);
         return result;
       };

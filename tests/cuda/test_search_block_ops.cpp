@@ -74,20 +74,25 @@ TEST(SearchGramPair, Fp32TailMatchesTheWidenedFp64Product) {
     bool y1_in_tail;  // Y1 is the tail's first ky1 columns (LOBPCG's Z), else a block apart
   };
   const GramCase cases[] = {{4099, 40, 20, 20, 20, 0, true},  // [X P | Z]^T [Z A Z] at block 20
-                            {70001, 40, 20, 20, 20, 0, true}, {4099, 40, 13, 13, 13, 3, true},
-                            {1000, 11, 4, 4, 4, 1, true},     {1000, 12, 4, 4, 4, 0, false},
-                            {2050, 9, 6, 6, 0, 3, true},      {1, 3, 1, 1, 1, 0, true},
-                            {17, 44, 20, 20, 20, 0, true},    {0, 8, 4, 4, 4, 0, true},
-                            {1000, 40, 20, 0, 20, 0, true},   // no Y1: S^T A Z alone
+                            {70001, 40, 20, 20, 20, 0, true},
+                            {4099, 40, 13, 13, 13, 3, true},
+                            {1000, 11, 4, 4, 4, 1, true},
+                            {1000, 12, 4, 4, 4, 0, false},
+                            {2050, 9, 6, 6, 0, 3, true},
+                            {1, 3, 1, 1, 1, 0, true},
+                            {17, 44, 20, 20, 20, 0, true},
+                            {0, 8, 4, 4, 4, 0, true},
+                            {1000, 40, 20, 0, 20, 0, true},  // no Y1: S^T A Z alone
                             // past the narrow kernel: the conversion fallback
-                            {300, 48, 24, 24, 24, 1, true},   {300, 20, 10, 33, 10, 0, false}};
+                            {300, 48, 24, 24, 24, 1, true},
+                            {300, 20, 10, 33, 10, 0, false}};
   const test::TestContexts test_contexts;
   for (const spmm::Context* on : test_contexts.all()) {
     const spmm::Context& context = *on;
     SCOPED_TRACE(context.space() == Space::host ? "host" : "device");
     for (const GramCase& c : cases) {
-      SCOPED_TRACE(testing::Message() << c.rows << " rows, X " << c.head << " + " << c.tail << " (fp32), Y "
-                                      << c.ky1 << " (fp32) + " << c.ky2);
+      SCOPED_TRACE(testing::Message() << c.rows << " rows, X " << c.head << " + " << c.tail << " (fp32), Y " << c.ky1
+                                      << " (fp32) + " << c.ky2);
       const Block<double> head = hashed<double>(context, c.rows, c.head, 0, 1);
       const Block<float> tail = hashed<float>(context, c.rows, c.tail, c.tail_pad, 2);
       const Block<float> apart = hashed<float>(context, c.rows, c.ky1, 1, 3);
@@ -98,11 +103,10 @@ TEST(SearchGramPair, Fp32TailMatchesTheWidenedFp64Product) {
                                   solver::SplitColumns<double, float>(cview(head), cview(tail)), y1, cview(y2))
               .finish();
       const Block<double> tail64 = widened(context, tail), apart64 = widened(context, apart);
-      const HostMatrix fp64 =
-          solver::start_gram_pair<double>(context, MPI_COMM_WORLD,
-                                          solver::SplitColumns<double>(cview(head), cview(tail64)),
-                                          c.y1_in_tail ? cview(tail64, c.ky1) : cview(apart64), cview(y2))
-              .finish();
+      const HostMatrix fp64 = solver::start_gram_pair<double>(
+                                  context, MPI_COMM_WORLD, solver::SplitColumns<double>(cview(head), cview(tail64)),
+                                  c.y1_in_tail ? cview(tail64, c.ky1) : cview(apart64), cview(y2))
+                                  .finish();
       ASSERT_EQ(mixed.rows(), c.head + c.tail);
       ASSERT_EQ(mixed.cols(), c.ky1 + c.ky2);
       EXPECT_EQ(0, std::memcmp(mixed.data(), fp64.data(), sizeof(double) * mixed.values().size()));
@@ -118,10 +122,14 @@ TEST(SearchRitzUpdate, Fp32TailMatchesTheWidenedFp64Update) {
     std::int64_t rows, q, z, za, m, nb, tail_pad;
   };
   const UpdateCase cases[] = {{4099, 40, 20, 20, 40, 20, 0},  // LOBPCG's step at block 20 (k = 16)
-                              {70001, 40, 20, 13, 40, 20, 0}, {300001, 40, 20, 20, 40, 20, 0},
-                              {1000, 24, 12, 12, 24, 12, 0},  {2050, 21, 11, 7, 20, 11, 1},
-                              {17, 8, 4, 4, 8, 4, 3},         {1, 4, 2, 2, 4, 2, 0},
-                              {0, 40, 20, 20, 40, 20, 0},     {4099, 20, 20, 20, 20, 20, 0},
+                              {70001, 40, 20, 13, 40, 20, 0},
+                              {300001, 40, 20, 20, 40, 20, 0},
+                              {1000, 24, 12, 12, 24, 12, 0},
+                              {2050, 21, 11, 7, 20, 11, 1},
+                              {17, 8, 4, 4, 8, 4, 3},
+                              {1, 4, 2, 2, 4, 2, 0},
+                              {0, 40, 20, 20, 40, 20, 0},
+                              {4099, 20, 20, 20, 20, 20, 0},
                               // past the staged kernel (more than 48 outputs): the fallback
                               {500, 52, 12, 12, 52, 12, 0}};
   const test::TestContexts test_contexts;
@@ -131,10 +139,11 @@ TEST(SearchRitzUpdate, Fp32TailMatchesTheWidenedFp64Update) {
     SCOPED_TRACE(space == Space::host ? "host" : "device");
     int index = 0;
     for (const UpdateCase& c : cases) {
-      SCOPED_TRACE(testing::Message() << c.rows << " rows, [X P] " << c.q << " + Z " << c.z << " (fp32), A Z "
-                                      << c.za << ", " << c.m << " outputs, nb " << c.nb);
+      SCOPED_TRACE(testing::Message() << c.rows << " rows, [X P] " << c.q << " + Z " << c.z << " (fp32), A Z " << c.za
+                                      << ", " << c.m << " outputs, nb " << c.nb);
       const std::int64_t ns = c.q + c.z, nv = c.q + c.za;
-      const Block<double> xp = hashed<double>(context, c.rows, c.q, 0, 5), axp = hashed<double>(context, c.rows, c.q, 0, 6),
+      const Block<double> xp = hashed<double>(context, c.rows, c.q, 0, 5),
+                          axp = hashed<double>(context, c.rows, c.q, 0, 6),
                           az = hashed<double>(context, c.rows, c.za, 0, 7);
       const Block<float> z = hashed<float>(context, c.rows, c.z, c.tail_pad, 8);
       HostMatrix C(nv, c.m);

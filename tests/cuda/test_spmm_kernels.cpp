@@ -84,9 +84,8 @@ TEST(SpmmKernels, AlphaAndBetaFp64) {
 // last batch of rows; n = 8 and 33 beside them take the usual kernels.
 TEST(SpmmKernels, WideVariantsFp64) {
   SKIP_WITHOUT_GPU();
-  const auto A = random_csr<double>(3001, 2999, 71, [](std::int64_t, std::mt19937_64& e) {
-    return std::int64_t(4 + e() % 7);
-  });
+  const auto A =
+      random_csr<double>(3001, 2999, 71, [](std::int64_t, std::mt19937_64& e) { return std::int64_t(4 + e() % 7); });
   const double mean = double(A.nnz()) / double(A.rows);
   ASSERT_TRUE(spmm::cuda::wide_unroll_pays(Algorithm::row_split, {A.rows, mean, 10.0}, 8));
   ASSERT_TRUE(spmm::cuda::wide_unroll_pays(Algorithm::row_split, {A.rows, mean, 10.0}, 16));
@@ -112,9 +111,8 @@ TEST(SpmmKernels, WideVariantsFp64) {
 // nonzero lanes for rows per warp.
 template <class T>
 void regular_rows_several_passes() {
-  const auto A = random_csr<T>(2500, 1800, 72, [](std::int64_t, std::mt19937_64& e) {
-    return std::int64_t(50 + e() % 15);
-  });
+  const auto A =
+      random_csr<T>(2500, 1800, 72, [](std::int64_t, std::mt19937_64& e) { return std::int64_t(50 + e() % 15); });
   const spmm::cuda::RowShape shape{A.rows, double(A.nnz()) / double(A.rows), 64.0};
   ASSERT_GT(spmm::cuda::row_split_passes(shape, 16, precision_of<T>()), 1.0);
   std::vector<Problem> problems;
@@ -160,8 +158,8 @@ TEST(SpmmHeuristic, MergeOrderAcrossRowsOnlyForLongRegularRows) {
   // Rows spanning at least four segments, the longest at most 3x the mean.
   EXPECT_TRUE(spmm::cuda::merge_order_pays({32, 524288, 524288}, 512));
   EXPECT_TRUE(spmm::cuda::merge_order_pays({8192, 2048, 2048}, 512));
-  EXPECT_FALSE(spmm::cuda::merge_order_pays({8192, 2048, 2048}, 1024));   // two segments a row
-  EXPECT_FALSE(spmm::cuda::merge_order_pays({32768, 512, 512}, 512));     // one
+  EXPECT_FALSE(spmm::cuda::merge_order_pays({8192, 2048, 2048}, 1024));     // two segments a row
+  EXPECT_FALSE(spmm::cuda::merge_order_pays({32768, 512, 512}, 512));       // one
   EXPECT_FALSE(spmm::cuda::merge_order_pays({100000, 3000, 100000}, 512));  // skewed
 }
 
@@ -200,9 +198,8 @@ TEST(SpmmHeuristic, ShorterMergeSegmentsForWideRows) {
 TEST(SpmmHeuristic, RowSplitChunksByRowBytesAndRowLengths) {
   using spmm::cuda::row_split_chunk_batches;
   const std::int64_t resident = 132 * 4, many = 1 << 20;
-  const spmm::cuda::RowShape short_rows{many, 7.0, 7.0}, long_rows{many, 25.0, 300.0},
-      regular_long{many, 26.5, 27.0}, very_long{many, 101.0, 484.0}, dense_long{many, 512.0, 512.0},
-      very_skewed{many, 14.0, 1531.0};
+  const spmm::cuda::RowShape short_rows{many, 7.0, 7.0}, long_rows{many, 25.0, 300.0}, regular_long{many, 26.5, 27.0},
+      very_long{many, 101.0, 484.0}, dense_long{many, 512.0, 512.0}, very_skewed{many, 14.0, 1531.0};
   // Narrow B rows: the persistent grid, but for irregular long rows from 128 bytes.
   EXPECT_EQ(row_split_chunk_batches(16, Precision::fp32, long_rows, many, resident), 0);
   EXPECT_EQ(row_split_chunk_batches(32, Precision::fp32, short_rows, many, resident), 0);
@@ -230,7 +227,7 @@ TEST(SpmmHeuristic, RowSplitChunksShortenUntilTheHeaviestWarpHoldsAnEvenShare) {
     std::copy(heaviest.begin(), heaviest.end(), s.heaviest_warp);
     return s;
   };
-  const auto run = shape(1531, {1531, 3062, 6124, 12248});    // one warp's 2^c long rows in a chunk of 2^c
+  const auto run = shape(1531, {1531, 3062, 6124, 12248});  // one warp's 2^c long rows in a chunk of 2^c
   const auto scattered = shape(1531, {1531, 1545, 1570, 1620});
   const auto huge_row = shape(1531, {5000, 5010, 5020, 5050});   // above the share at every size
   const auto two_rows = shape(1531, {2467, 4100, 4340, 4413});   // falls a quarter only at 1
@@ -333,8 +330,8 @@ TEST(SpmmHeuristic, ColumnSlabsWhereTheBandOfBRowsOutgrowsL2) {
   spmm::cuda::RowShape lap{2097152, 7.0, 7.0, 2097152};
   lap.span = 32769;
   EXPECT_EQ(column_slab(lap, 1, Precision::fp64, 132, l2), 1);
-  EXPECT_EQ(column_slab(lap, 64, Precision::fp64, 132, l2), 64);    // 16.8 MB: fits
-  EXPECT_EQ(column_slab(lap, 128, Precision::fp64, 132, l2), 64);   // 33.5 MB: slabs of 512 bytes
+  EXPECT_EQ(column_slab(lap, 64, Precision::fp64, 132, l2), 64);   // 16.8 MB: fits
+  EXPECT_EQ(column_slab(lap, 128, Precision::fp64, 132, l2), 64);  // 33.5 MB: slabs of 512 bytes
   EXPECT_EQ(column_slab(lap, 256, Precision::fp64, 132, l2), 64);
   EXPECT_EQ(column_slab(lap, 200, Precision::fp64, 132, l2), 64);
   EXPECT_EQ(column_slab(lap, 128, Precision::fp32, 132, l2), 128);  // 512 bytes: fits
@@ -361,7 +358,7 @@ TEST(SpmmHeuristic, ColumnSlabsWhereTheBandOfBRowsOutgrowsL2) {
   spmm::cuda::RowShape unmeasured = lap;
   unmeasured.span = 0;
   EXPECT_EQ(column_slab(unmeasured, 256, Precision::fp64, 132, l2), 256);
-  EXPECT_EQ(column_slab(lap, 256, Precision::fp64, 132, 0), 256);        // L2 not known
+  EXPECT_EQ(column_slab(lap, 256, Precision::fp64, 132, 0), 256);           // L2 not known
   EXPECT_EQ(column_slab(lap, 256, Precision::fp64, 132, 256u << 20), 256);  // a larger L2 holds it
 }
 
@@ -428,17 +425,17 @@ TEST(SpmmKernels, RowStreamOnSkewedRowsFp64) {
 }
 
 TEST(SpmmHeuristic, RowStreamOnlyForSkewedRowsAtOneColumn) {
-  using spmm::cuda::RowShape;
   using spmm::cuda::row_stream_pays;
+  using spmm::cuda::RowShape;
   EXPECT_TRUE(row_stream_pays(RowShape{1000000, 20.0, 160.0}));   // skew 8
   EXPECT_FALSE(row_stream_pays(RowShape{1000000, 20.0, 159.0}));  // skew below 8, rows not short
   EXPECT_TRUE(row_stream_pays(RowShape{1000000, 16.0, 64.0}));    // skew 4 on short rows (FA)
   EXPECT_FALSE(row_stream_pays(RowShape{1000000, 16.0, 63.0}));
   EXPECT_FALSE(row_stream_pays(RowShape{1000000, 17.0, 68.0}));
-  EXPECT_FALSE(row_stream_pays(RowShape{98892, 101.5, 484.0}));    // mbeacxc: long rows, skew 4.8
-  EXPECT_FALSE(row_stream_pays(RowShape{1000000, 7.0, 7.0}));      // a regular mesh
-  EXPECT_TRUE(row_stream_pays(RowShape{1000000, 8.0, 100000.0}));  // very long rows go in pieces
-  EXPECT_FALSE(row_stream_pays(RowShape{1000, 2.0, 500.0}));       // skewed, but too few rows
+  EXPECT_FALSE(row_stream_pays(RowShape{98892, 101.5, 484.0}));     // mbeacxc: long rows, skew 4.8
+  EXPECT_FALSE(row_stream_pays(RowShape{1000000, 7.0, 7.0}));       // a regular mesh
+  EXPECT_TRUE(row_stream_pays(RowShape{1000000, 8.0, 100000.0}));   // very long rows go in pieces
+  EXPECT_FALSE(row_stream_pays(RowShape{1000, 2.0, 500.0}));        // skewed, but too few rows
   EXPECT_TRUE(row_stream_pays(RowShape{8, 2097152.0, 2097152.0}));  // few rows, each in pieces
   EXPECT_FALSE(row_stream_pays(RowShape{1000, double(spmm::cuda::row_stream_piece), 4096.0}));
   // Regular rows of scattered columns (wing_nodal, a random matrix) from
@@ -654,7 +651,8 @@ void merge_spmv_body() {
   });
   int multiprocessors = 0;
   ASSERT_EQ(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
-  ASSERT_GT(spmm::cuda::merge_spmv_items_per_segment(A.rows, A.nnz(), multiprocessors), spmm::cuda::merge_spmv_max_chunk_items)
+  ASSERT_GT(spmm::cuda::merge_spmv_items_per_segment(A.rows, A.nnz(), multiprocessors),
+            spmm::cuda::merge_spmv_max_chunk_items)
       << "segments of one chunk: the test would miss the sums carried between chunks";
   const double mean = double(A.nnz()) / double(A.rows);
   ASSERT_TRUE(spmm::cuda::merge_uses_spmv_body({A.rows, mean, 20000.0}));
@@ -853,8 +851,10 @@ TEST(SpmmKernels, PlanResolvesAutomaticToOurKernels) {
   EXPECT_TRUE(spmm::algorithm_available(Algorithm::merge_based, Space::device));
   EXPECT_FALSE(spmm::algorithm_available(Algorithm::row_split, Space::host));
   const spmm::Context context = spmm::Context::cuda(0);
-  const auto short_rows = random_csr<float>(40000, 40000, 61, [](std::int64_t, std::mt19937_64&) { return std::int64_t(3); });
-  const auto long_rows = random_csr<double>(40000, 40000, 62, [](std::int64_t, std::mt19937_64&) { return std::int64_t(64); });
+  const auto short_rows =
+      random_csr<float>(40000, 40000, 61, [](std::int64_t, std::mt19937_64&) { return std::int64_t(3); });
+  const auto long_rows =
+      random_csr<double>(40000, 40000, 62, [](std::int64_t, std::mt19937_64&) { return std::int64_t(64); });
   spmm::CsrMatrix<float> s(Space::device, short_rows);
   spmm::CsrMatrix<double> l(Space::device, long_rows);
   device_sync();
@@ -882,7 +882,8 @@ TEST(SpmmKernels, PlanResolvesAutomaticToOurKernels) {
   });
   spmm::CsrMatrix<double> k(Space::device, skewed);
   device_sync();
-  const spmm::cuda::RowShape shape = spmm::cuda::row_shape(k.view().row_offsets, skewed.rows, skewed.cols, skewed.nnz());
+  const spmm::cuda::RowShape shape =
+      spmm::cuda::row_shape(k.view().row_offsets, skewed.rows, skewed.cols, skewed.nnz());
   EXPECT_EQ(shape.rows, 5000);
   EXPECT_EQ(shape.cols, 5000);
   EXPECT_EQ(shape.max, 3000.0);
@@ -892,12 +893,11 @@ TEST(SpmmKernels, PlanResolvesAutomaticToOurKernels) {
   const auto on_host = spmm::cuda::row_shape_host(skewed.row_offsets.data(), skewed.rows, skewed.cols, skewed.nnz());
   for (int c = 0; c < spmm::cuda::chunk_sizes; ++c) EXPECT_EQ(shape.heaviest_warp[c], on_host.heaviest_warp[c]) << c;
   EXPECT_EQ(shape.scattered, 0.0);  // not asked for
-  const auto skewed_scatter = spmm::cuda::row_shape(k.view().row_offsets, skewed.rows, skewed.cols, skewed.nnz(),
-                                                    k.view().col_indices);
-  EXPECT_EQ(skewed_scatter.scattered,
-            spmm::cuda::row_shape_host(skewed.row_offsets.data(), skewed.rows, skewed.cols, skewed.nnz(),
-                                       skewed.col_indices.data())
-                .scattered);
+  const auto skewed_scatter =
+      spmm::cuda::row_shape(k.view().row_offsets, skewed.rows, skewed.cols, skewed.nnz(), k.view().col_indices);
+  EXPECT_EQ(skewed_scatter.scattered, spmm::cuda::row_shape_host(skewed.row_offsets.data(), skewed.rows, skewed.cols,
+                                                                 skewed.nnz(), skewed.col_indices.data())
+                                          .scattered);
   for (const std::int64_t rows : {1, 7, 63, 64, 65, 1000, 70001}) {
     const auto runs = random_csr<double>(rows, 300, 91, [](std::int64_t i, std::mt19937_64& e) {
       return (i / 40) % 7 == 3 ? std::int64_t(150 + e() % 100) : i % 5 == 0 ? std::int64_t(0) : std::int64_t(e() % 6);
@@ -906,15 +906,16 @@ TEST(SpmmKernels, PlanResolvesAutomaticToOurKernels) {
     device_sync();
     const auto gpu =
         spmm::cuda::row_shape(r.view().row_offsets, runs.rows, runs.cols, runs.nnz(), r.view().col_indices);
-    const auto cpu = spmm::cuda::row_shape_host(runs.row_offsets.data(), runs.rows, runs.cols, runs.nnz(),
-                                                runs.col_indices.data());
+    const auto cpu =
+        spmm::cuda::row_shape_host(runs.row_offsets.data(), runs.rows, runs.cols, runs.nnz(), runs.col_indices.data());
     EXPECT_EQ(gpu.max, cpu.max) << rows;
     EXPECT_EQ(gpu.scattered, cpu.scattered) << rows;
     EXPECT_EQ(gpu.span, cpu.span) << rows;
     if (rows >= 1000) {
       EXPECT_GT(cpu.scattered, 0.0) << rows;
     }
-    for (int c = 0; c < spmm::cuda::chunk_sizes; ++c) EXPECT_EQ(gpu.heaviest_warp[c], cpu.heaviest_warp[c]) << rows << " " << c;
+    for (int c = 0; c < spmm::cuda::chunk_sizes; ++c)
+      EXPECT_EQ(gpu.heaviest_warp[c], cpu.heaviest_warp[c]) << rows << " " << c;
   }
   EXPECT_EQ(spmm::cuda::row_shape(l.view().row_offsets, 40000, long_rows.cols, long_rows.nnz()).max, 64.0);
   // A row 1000 times the mean: a group of lanes a row would leave a warp's

@@ -30,8 +30,8 @@
 
 namespace blockeigs::test {
 
-inline constexpr Algorithm device_algorithms[] = {Algorithm::row_split, Algorithm::merge_based,
-                                                  Algorithm::automatic, Algorithm::cusparse};
+inline constexpr Algorithm device_algorithms[] = {Algorithm::row_split, Algorithm::merge_based, Algorithm::automatic,
+                                                  Algorithm::cusparse};
 
 // Rows with the distinct sorted columns `columns(row, engine)` returns,
 // values in [-1, 1) drawn from the same engine after each row's columns.
@@ -117,9 +117,12 @@ struct DeviceBlock {
   std::int64_t rows = 0, cols = 0, ld = 0, offset = 0;
   DeviceBlock(const std::vector<T>& host, std::int64_t r, std::int64_t c, std::int64_t l, std::int64_t off)
       : buffer(Space::device, host.size() + static_cast<std::size_t>(off)), rows(r), cols(c), ld(l), offset(off) {
-    if (!host.empty()) spmm::copy_bytes(buffer.data() + off, Space::device, host.data(), Space::host, host.size() * sizeof(T));
+    if (!host.empty())
+      spmm::copy_bytes(buffer.data() + off, Space::device, host.data(), Space::host, host.size() * sizeof(T));
   }
-  spmm::DenseView<T> view() { return {Space::device, rows, cols, ld, buffer.empty() ? nullptr : buffer.data() + offset}; }
+  spmm::DenseView<T> view() {
+    return {Space::device, rows, cols, ld, buffer.empty() ? nullptr : buffer.data() + offset};
+  }
   std::vector<T> to_host() const {
     std::vector<T> all = buffer.to_host();
     return std::vector<T>(all.begin() + offset, all.end());
@@ -135,10 +138,10 @@ double gamma_bound(std::int64_t length) {
 struct Problem {
   std::int64_t n = 1;
   double alpha = 1.0, beta = 0.0;
-  std::int64_t ldb = 0, ldc = 0;        // 0: n
+  std::int64_t ldb = 0, ldc = 0;  // 0: n
   std::int64_t b_offset = 0, c_offset = 0;
-  bool nan_c = true;                    // fill C with NaN (only meaningful for beta == 0)
-  bool nan_b = false;                   // fill B with NaN (alpha == 0: B must not be read)
+  bool nan_c = true;   // fill C with NaN (only meaningful for beta == 0)
+  bool nan_b = false;  // fill B with NaN (alpha == 0: B must not be read)
   std::uint64_t seed = 1;
 };
 
@@ -188,7 +191,7 @@ template <class T>
   const T alpha = static_cast<T>(p.alpha), beta = static_cast<T>(p.beta);
   if (alpha != T(0)) {
     spmm::make_reference_spmm(A.view())->multiply(alpha, {Space::host, A.cols, n, ldb, b.data()}, beta,
-                                                   {Space::host, A.rows, n, ldc, c_ref.data()});
+                                                  {Space::host, A.rows, n, ldc, c_ref.data()});
   } else {
     for (std::int64_t i = 0; i < A.rows; ++i)
       for (std::int64_t j = 0; j < n; ++j) {
@@ -199,7 +202,8 @@ template <class T>
   std::int64_t bad = 0;
   std::string first;
   for (std::int64_t i = 0; i < A.rows; ++i) {
-    const std::int64_t begin = A.row_offsets[static_cast<std::size_t>(i)], end = A.row_offsets[static_cast<std::size_t>(i) + 1];
+    const std::int64_t begin = A.row_offsets[static_cast<std::size_t>(i)],
+                       end = A.row_offsets[static_cast<std::size_t>(i) + 1];
     const double g = gamma_bound<T>(end - begin + 2);
     for (std::int64_t j = 0; j < ldc; ++j) {
       const std::size_t at = static_cast<std::size_t>(i * ldc + j);
@@ -208,22 +212,23 @@ template <class T>
         double scale = beta == T(0) ? 0.0 : std::abs(double(beta) * double(c0[at]));
         if (alpha != T(0))
           for (std::int64_t k = begin; k < end; ++k)
-            scale += std::abs(double(alpha) * double(A.values[static_cast<std::size_t>(k)]) *
-                              double(b[static_cast<std::size_t>(A.col_indices[static_cast<std::size_t>(k)] * ldb + j)]));
+            scale +=
+                std::abs(double(alpha) * double(A.values[static_cast<std::size_t>(k)]) *
+                         double(b[static_cast<std::size_t>(A.col_indices[static_cast<std::size_t>(k)] * ldb + j)]));
         tolerance = 2.0 * g * scale;
       }
       const double got = double(c[at]), want = double(c_ref[at]);
       if (!(std::abs(got - want) <= tolerance)) {  // NaN fails too
         if (bad++ == 0)
-          first = "C(" + std::to_string(i) + "," + std::to_string(j) + ") = " + std::to_string(got) +
-                  ", reference " + std::to_string(want) + ", tolerance " + std::to_string(tolerance) +
+          first = "C(" + std::to_string(i) + "," + std::to_string(j) + ") = " + std::to_string(got) + ", reference " +
+                  std::to_string(want) + ", tolerance " + std::to_string(tolerance) +
                   (j >= n ? " (padding column: must be untouched)" : "");
       }
     }
   }
   if (bad == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << describe(algorithm, p) << ": " << bad << " wrong entries of "
-                                       << A.rows << " x " << ldc << "; first: " << first;
+  return ::testing::AssertionFailure() << describe(algorithm, p) << ": " << bad << " wrong entries of " << A.rows
+                                       << " x " << ldc << "; first: " << first;
 }
 
 // Every device algorithm on every problem.

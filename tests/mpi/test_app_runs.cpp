@@ -105,15 +105,16 @@ void expect_typed_attributes_and_provenance(const std::string& file, const char*
 // (the process's age when the file was written) within 5%.
 void expect_account_adds_up(const std::string& file) {
   double setup = 0;
-  for (const char* phase : {"startup", "config", "backend", "memory_plan", "read", "symmetry", "partition",
-                            "move_rows", "local_order", "matrix_b", "operator", "start_block", "preconditioner"}) {
+  for (const char* phase : {"startup", "config", "backend", "memory_plan", "read", "symmetry", "partition", "move_rows",
+                            "local_order", "matrix_b", "operator", "start_block", "preconditioner"}) {
     const double t = read_root_attribute(file, ("time_setup_" + std::string(phase)).c_str());
     ASSERT_GE(t, 0.0) << phase;
     setup += t;
   }
   EXPECT_NEAR(setup, read_root_attribute(file, "time_setup"), 1e-9 * std::max(1.0, setup));
   double total = setup;
-  for (const char* phase : {"time_solve_wall", "time_checkpoints", "time_output_gather", "time_output_write", "time_report"}) {
+  for (const char* phase :
+       {"time_solve_wall", "time_checkpoints", "time_output_gather", "time_output_write", "time_report"}) {
     const double t = read_root_attribute(file, phase);
     ASSERT_GE(t, 0.0) << phase;
     total += t;
@@ -148,7 +149,10 @@ void block_cg_with_rhs_from_hdf5() {
     writer.close();
     io::commit_output(rhs);
   }
-  test::write_text(dir / "cg.yaml", "matrix:\n  generator: {type: laplacian_2d, nx: 16, ny: 12}\nblock_cg:\n  rhs: {source: hdf5, file: rhs.h5, dataset: /rhs/B}\n  rtol: 1.0e-10\noutput:\n  path: " + out + "\n  monitor: false\n");
+  test::write_text(dir / "cg.yaml",
+                   "matrix:\n  generator: {type: laplacian_2d, nx: 16, ny: 12}\nblock_cg:\n  rhs: {source: hdf5, file: "
+                   "rhs.h5, dataset: /rhs/B}\n  rtol: 1.0e-10\noutput:\n  path: " +
+                       out + "\n  monitor: false\n");
   EXPECT_EQ(apps::run_cg((dir / "cg.yaml").string(), MPI_COMM_WORLD), apps::exit_ok);
   BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
   const auto true_residuals = test::read_dataset(out, "/true_residual_norms");
@@ -165,7 +169,8 @@ void block_cg_with_rhs_from_hdf5() {
   double worst = 0;
   for (std::int64_t i = 0; i < n; ++i) {
     double ax = 0;
-    for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k) ax += A.values[k] * X.values[A.col_indices[k] * 3];
+    for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
+      ax += A.values[k] * X.values[A.col_indices[k] * 3];
     worst = std::max(worst, std::abs(ax - 1.0));
   }
   EXPECT_LT(worst, 1e-8);
@@ -192,7 +197,10 @@ TEST(AppRuns, BlockEigsWithStartBlockFromHdf5) {
     writer.close();
     io::commit_output(start);
   }
-  test::write_text(dir / "eigs.yaml", "matrix:\n  generator: {type: laplacian_2d, nx: 16, ny: 12}\neigensolver:\n  k: 3\n  tolerance: 1.0e-8\n  convergence_test: relative\n  start: {file: start.h5}\noutput:\n  path: " + out + "\n  monitor: false\n");
+  test::write_text(dir / "eigs.yaml",
+                   "matrix:\n  generator: {type: laplacian_2d, nx: 16, ny: 12}\neigensolver:\n  k: 3\n  tolerance: "
+                   "1.0e-8\n  convergence_test: relative\n  start: {file: start.h5}\noutput:\n  path: " +
+                       out + "\n  monitor: false\n");
   EXPECT_EQ(apps::run_eigs((dir / "eigs.yaml").string(), MPI_COMM_WORLD), apps::exit_ok);
   BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
   const auto values = test::read_dataset(out, "/eigenvalues");
@@ -204,7 +212,8 @@ TEST(AppRuns, BlockEigsWithStartBlockFromHdf5) {
   EXPECT_EQ(vectors.cols, 3);
   // The rest of the results (issue 5, item 4): residuals, verdicts, the
   // per-iteration history, the config used, timings.
-  const auto relative = test::read_dataset(out, "/relative_residuals"), converged = test::read_dataset(out, "/converged");
+  const auto relative = test::read_dataset(out, "/relative_residuals"),
+             converged = test::read_dataset(out, "/converged");
   ASSERT_EQ(test::read_dataset(out, "/residual_norms").size(), 3u);
   ASSERT_EQ(relative.size(), 3u);
   ASSERT_EQ(converged.size(), 3u);

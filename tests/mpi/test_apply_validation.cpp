@@ -62,14 +62,12 @@ TEST(ApplyValidation, WrongSpace) {
   const std::int64_t m = f.m;
   std::vector<double> x(m * 2, 1.0), y(m * 2, 0.0);
   // Host memory labelled as device memory: refused before it is touched.
-  expect_mentions(input_error_message([&] {
-                    f.op.apply(1.0, view(x, m, 2, 2, 0, Space::device), 0.0, view(y, m, 2, 2));
-                  }),
-                  {"X is in device memory and Y in host memory", "works in host memory"});
-  expect_mentions(input_error_message([&] {
-                    f.op.apply(1.0, view(x, m, 2, 2), 0.0, view(y, m, 2, 2, 0, Space::device));
-                  }),
-                  {"Y in device memory", "works in host memory"});
+  expect_mentions(
+      input_error_message([&] { f.op.apply(1.0, view(x, m, 2, 2, 0, Space::device), 0.0, view(y, m, 2, 2)); }),
+      {"X is in device memory and Y in host memory", "works in host memory"});
+  expect_mentions(
+      input_error_message([&] { f.op.apply(1.0, view(x, m, 2, 2), 0.0, view(y, m, 2, 2, 0, Space::device)); }),
+      {"Y in device memory", "works in host memory"});
   test::check_operator_apply(f.op, f.context, f.whole, 2, "after refused calls");
 }
 
@@ -85,10 +83,10 @@ TEST(ApplyValidation, OverlappingBlocks) {
     expect_mentions(input_error_message([&] { f.op.apply(1.0, X, 0.0, Y); }),
                     {"LinearOperator::apply", "X and Y overlap in memory"});
   };
-  refused(view(buffer, m, 4, 4), view(buffer, m, 4, 4));          // in place
-  refused(view(buffer, m, 4, 8), view(buffer, m, 4, 8, 2));       // columns 0-3 and 2-5 of one buffer
-  refused(view(buffer, m, 4, 4), view(buffer, m, 4, 4, 4));       // shifted by one row
-  refused(view(buffer, m, 4, 8, 6), view(buffer, m, 4, 8, 0));    // X's rows run into Y's next row
+  refused(view(buffer, m, 4, 4), view(buffer, m, 4, 4));        // in place
+  refused(view(buffer, m, 4, 8), view(buffer, m, 4, 8, 2));     // columns 0-3 and 2-5 of one buffer
+  refused(view(buffer, m, 4, 4), view(buffer, m, 4, 4, 4));     // shifted by one row
+  refused(view(buffer, m, 4, 8, 6), view(buffer, m, 4, 8, 0));  // X's rows run into Y's next row
   // fp32 X inside Y's bytes.
   if (m > 0)
     expect_mentions(input_error_message([&] {
@@ -128,9 +126,8 @@ TEST(ApplyValidation, EveryOperatorIsChecked) {
   Fixture f;
   EXPECT_TRUE(solver::applies_single(static_cast<solver::LinearOperator<double>&>(f.op)));
   const int rank = test::mpi_rank();
-  solver::DistributedOperator<float> op32(MPI_COMM_WORLD, context, io::slice_rows(whole, partition.begin(rank),
-                                                                                   partition.end(rank)),
-                                          partition);
+  solver::DistributedOperator<float> op32(MPI_COMM_WORLD, context,
+                                          io::slice_rows(whole, partition.begin(rank), partition.end(rank)), partition);
   EXPECT_FALSE(solver::applies_single(static_cast<solver::LinearOperator<float>&>(op32)));
 
   // apply_single(A, ...) on an operator without its own fp32 path widens X.

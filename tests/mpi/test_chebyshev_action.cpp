@@ -97,8 +97,8 @@ struct Case {
 
 // M v_k against p(mu_k) v_k, v_k the sin vectors scaled by D^{1/2} (Jacobi).
 void check_action(const Case& c) {
-  SCOPED_TRACE(std::string("degree ") + std::to_string(c.degree) + ", " + std::string(to_string(c.precision)) +
-               ", " + std::to_string(c.cols) + " columns");
+  SCOPED_TRACE(std::string("degree ") + std::to_string(c.degree) + ", " + std::string(to_string(c.precision)) + ", " +
+               std::to_string(c.cols) + " columns");
   const std::int64_t n = 40, cols = c.cols;
   Problem s(scaled_laplacian(n, c.shift, c.jacobi ? varied : unit));
   ChebyshevOptions options;
@@ -124,7 +124,7 @@ void check_action(const Case& c) {
   double worst = 0, largest = 0, smallest_p = INFINITY;
   for (std::int64_t k = 0; k < cols; ++k) {
     const double mu = (eigenvalue_1d(n, k + 1) + c.shift) / d_scale;  // of S
-    const double x = iv.shift + iv.sign * mu;                        // of B
+    const double x = iv.shift + iv.sign * mu;                         // of B
     const double p = p_closed_form(M.degree(), iv.a, iv.b, x);
     smallest_p = std::min(smallest_p, p);
     largest = std::max(largest, std::abs(p));
@@ -177,8 +177,7 @@ TEST(ChebyshevAction, MatchesTheClosedFormInFp32) {
   const ChebyshevPrecision fp32 = ChebyshevPrecision::fp32;
   for (int degree : {1, 8, 20}) check_action({degree, SpectrumEnd::smallest, false, 0.0, fp32});
   check_action({4, SpectrumEnd::largest, false, 0.0, fp32, 7});
-  for (SpectrumEnd end : {SpectrumEnd::smallest, SpectrumEnd::largest})
-    check_action({8, end, true, 0.0, fp32, 17});
+  for (SpectrumEnd end : {SpectrumEnd::smallest, SpectrumEnd::largest}) check_action({8, end, true, 0.0, fp32, 17});
   check_action({5, SpectrumEnd::smallest, false, -1.5, fp32, 1});
   check_action({16, SpectrumEnd::smallest, true, -0.5, fp32, 3});
 }
@@ -259,16 +258,18 @@ TEST(ChebyshevAction, AutoPrecision) {
   test::CsrTestOperator<double> plain(MPI_COMM_WORLD, spmm::Context::host(), s.whole, s.partition);
   EXPECT_EQ(ChebyshevPreconditioner<double>(plain, options).precision(), Precision::fp64);
   const int rank = test::mpi_rank();
-  solver::DistributedOperator<float> A32(MPI_COMM_WORLD, s.context,
-                                         io::slice_rows(s.whole, s.partition.begin(rank), s.partition.end(rank)),
-                                         s.partition);
+  solver::DistributedOperator<float> A32(
+      MPI_COMM_WORLD, s.context, io::slice_rows(s.whole, s.partition.begin(rank), s.partition.end(rank)), s.partition);
   EXPECT_EQ(ChebyshevPreconditioner<float>(A32, options).precision(), Precision::fp32);
   options.eigensolver = false;  // block CG's
   EXPECT_EQ(ChebyshevPreconditioner<double>(*s.A, options).precision(), Precision::fp64);
   for (Space space : {Space::host, Space::device}) {
-    EXPECT_EQ(solver::chebyshev_precision(ChebyshevPrecision::automatic, Precision::fp64, true, space), Precision::fp32);
-    EXPECT_EQ(solver::chebyshev_precision(ChebyshevPrecision::automatic, Precision::fp64, false, space), Precision::fp64);
-    EXPECT_EQ(solver::chebyshev_precision(ChebyshevPrecision::automatic, Precision::fp32, false, space), Precision::fp32);
+    EXPECT_EQ(solver::chebyshev_precision(ChebyshevPrecision::automatic, Precision::fp64, true, space),
+              Precision::fp32);
+    EXPECT_EQ(solver::chebyshev_precision(ChebyshevPrecision::automatic, Precision::fp64, false, space),
+              Precision::fp64);
+    EXPECT_EQ(solver::chebyshev_precision(ChebyshevPrecision::automatic, Precision::fp32, false, space),
+              Precision::fp32);
     EXPECT_EQ(solver::chebyshev_precision(ChebyshevPrecision::fp32, Precision::fp64, false, space), Precision::fp32);
     EXPECT_EQ(solver::chebyshev_precision(ChebyshevPrecision::fp64, Precision::fp64, true, space), Precision::fp64);
   }
@@ -313,8 +314,7 @@ TEST(ChebyshevAction, RejectsBadOptionsAndMatrices) {
   Problem hole(test::diagonal_matrix(d));
   ChebyshevOptions scaled;
   scaled.jacobi = true;
-  EXPECT_NE(input_error([&] { ChebyshevPreconditioner<double> M(*hole.A, scaled); }).find("row 5"),
-            std::string::npos);
+  EXPECT_NE(input_error([&] { ChebyshevPreconditioner<double> M(*hole.A, scaled); }).find("row 5"), std::string::npos);
   // A precision the operator cannot give.
   ChebyshevOptions single;
   single.precision = ChebyshevPrecision::fp32;
@@ -324,9 +324,8 @@ TEST(ChebyshevAction, RejectsBadOptionsAndMatrices) {
   ChebyshevOptions wide;
   wide.precision = ChebyshevPrecision::fp64;
   const int rank = test::mpi_rank();
-  solver::DistributedOperator<float> A32(MPI_COMM_WORLD, s.context,
-                                         io::slice_rows(s.whole, s.partition.begin(rank), s.partition.end(rank)),
-                                         s.partition);
+  solver::DistributedOperator<float> A32(
+      MPI_COMM_WORLD, s.context, io::slice_rows(s.whole, s.partition.begin(rank), s.partition.end(rank)), s.partition);
   EXPECT_NE(input_error([&] { ChebyshevPreconditioner<float> M(A32, wide); }).find("precision fp64 needs an fp64"),
             std::string::npos);
 }

@@ -76,8 +76,9 @@ TEST(LapackCheck, NotPositiveDefiniteReportsInfo) {
     const std::string what = e.what();
     EXPECT_EQ(e.info(), 2);
     EXPECT_EQ(e.routine(), "LAPACKE_dpotrf");
-    EXPECT_NE(what.find("LAPACK error in LAPACKE_dpotrf: info 2, the leading minor of order 2 is not positive definite"),
-              std::string::npos)
+    EXPECT_NE(
+        what.find("LAPACK error in LAPACKE_dpotrf: info 2, the leading minor of order 2 is not positive definite"),
+        std::string::npos)
         << what;
     EXPECT_NE(what.find("test_checks.cpp:"), std::string::npos) << what;
   }

@@ -20,13 +20,9 @@ using test::check_distributed_apply;
 
 const std::int64_t widths[] = {1, 3, 16, 64};
 
-io::CsrRows generated(io::GeneratorSpec spec) {
-  return io::generate_rows(spec, 0, io::generated_rows(spec));
-}
+io::CsrRows generated(io::GeneratorSpec spec) { return io::generate_rows(spec, 0, io::generated_rows(spec)); }
 
-RowPartition balanced(const io::CsrRows& whole) {
-  return RowPartition::balanced(whole.row_offsets, test::mpi_size());
-}
+RowPartition balanced(const io::CsrRows& whole) { return RowPartition::balanced(whole.row_offsets, test::mpi_size()); }
 
 TEST(DistributedOperator, Laplacians) {
   const auto context = spmm::Context::host();
@@ -36,7 +32,8 @@ TEST(DistributedOperator, Laplacians) {
   io::GeneratorSpec three27{io::GeneratorKind::laplacian_3d, 5, 6, 4, 27};
   for (const auto& spec : {one, two, three, three27}) {
     const io::CsrRows whole = generated(spec);
-    for (std::int64_t w : widths) check_distributed_apply<double>(context, whole, balanced(whole), w, io::describe(spec));
+    for (std::int64_t w : widths)
+      check_distributed_apply<double>(context, whole, balanced(whole), w, io::describe(spec));
   }
 }
 
@@ -65,9 +62,8 @@ TEST(DistributedOperator, SingleInputMatchesReference) {
   for (const io::CsrRows* whole : {&cube, &power}) {
     const RowPartition partition = balanced(*whole);
     const int rank = test::mpi_rank(MPI_COMM_WORLD);
-    solver::DistributedOperator<double> op(MPI_COMM_WORLD, context,
-                                           io::slice_rows(*whole, partition.begin(rank), partition.end(rank)),
-                                           partition);
+    solver::DistributedOperator<double> op(
+        MPI_COMM_WORLD, context, io::slice_rows(*whole, partition.begin(rank), partition.end(rank)), partition);
     EXPECT_TRUE(op.applies_single());
     for (std::int64_t w : {1, 4, 20, 3, 64, 2})
       test::check_operator_apply_single(op, context, *whole, w, whole == &cube ? "3D Laplacian" : "power law");
@@ -84,11 +80,9 @@ TEST(DistributedOperator, RoundedToSingleMatchesReference) {
   for (const io::CsrRows* whole : {&cube, &power}) {
     const RowPartition partition = test::partition_with_empty_rank(whole->global_rows, test::mpi_size());
     const int rank = test::mpi_rank(MPI_COMM_WORLD);
-    solver::DistributedOperator<double> op(MPI_COMM_WORLD, context,
-                                           io::slice_rows(*whole, partition.begin(rank), partition.end(rank)),
-                                           partition);
-    test::check_rounded_apply(op, context, *whole, {1, 4, 17, 3, 64, 2},
-                              whole == &cube ? "3D Laplacian" : "power law");
+    solver::DistributedOperator<double> op(
+        MPI_COMM_WORLD, context, io::slice_rows(*whole, partition.begin(rank), partition.end(rank)), partition);
+    test::check_rounded_apply(op, context, *whole, {1, 4, 17, 3, 64, 2}, whole == &cube ? "3D Laplacian" : "power law");
     test::check_operator_apply(op, context, *whole, 5, "fp64 after the fp32 copy's applies");
   }
   // An fp32 operator has no fp32 copy to give.
@@ -121,10 +115,9 @@ TEST(DistributedOperator, NoNeighbours) {
   const auto context = spmm::Context::host();
   const RowPartition partition = RowPartition::uniform(60, test::mpi_size());
   const io::CsrRows whole = test::block_diagonal_matrix(partition.first_rows(), 2);
-  solver::DistributedOperator<double> op(MPI_COMM_WORLD, context,
-                                         io::slice_rows(whole, partition.begin(test::mpi_rank()),
-                                                        partition.end(test::mpi_rank())),
-                                         partition);
+  solver::DistributedOperator<double> op(
+      MPI_COMM_WORLD, context,
+      io::slice_rows(whole, partition.begin(test::mpi_rank()), partition.end(test::mpi_rank())), partition);
   EXPECT_EQ(op.halo_plan().halo_rows(), 0);
   EXPECT_TRUE(op.halo_plan().recv_ranks.empty());
   EXPECT_TRUE(op.halo_plan().send_ranks.empty());
@@ -151,14 +144,12 @@ TEST(DistributedOperator, HaloPlanIsConsistent) {
   const int rank = test::mpi_rank(), ranks = test::mpi_size();
   const auto context = spmm::Context::host();
   solver::DistributedOperator<double> op(MPI_COMM_WORLD, context,
-                                         io::slice_rows(whole, partition.begin(rank), partition.end(rank)),
-                                         partition);
+                                         io::slice_rows(whole, partition.begin(rank), partition.end(rank)), partition);
   std::vector<int> sends(ranks, 0), expected(ranks, 0);
   const auto& plan = op.halo_plan();
   for (std::size_t q = 0; q < plan.send_ranks.size(); ++q)
     sends[plan.send_ranks[q]] = int(plan.send_offsets[q + 1] - plan.send_offsets[q]);
-  for (std::size_t q = 0; q < plan.recv_ranks.size(); ++q)
-    EXPECT_NE(plan.recv_ranks[q], rank);
+  for (std::size_t q = 0; q < plan.recv_ranks.size(); ++q) EXPECT_NE(plan.recv_ranks[q], rank);
   std::vector<int> receives(ranks, 0);
   for (std::size_t q = 0; q < plan.recv_ranks.size(); ++q)
     receives[plan.recv_ranks[q]] = int(plan.recv_offsets[q + 1] - plan.recv_offsets[q]);
@@ -181,8 +172,7 @@ TEST(DistributedOperator, MoreRanksThanRowsIsRejectedEverywhere) {
     ADD_FAILURE() << "no error";
   } catch (const solver::AgreedError& e) {
     EXPECT_TRUE(e.is_input_error());
-    EXPECT_NE(std::string(e.what()).find("fewer than the " + std::to_string(ranks) + " MPI ranks"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("fewer than the " + std::to_string(ranks) + " MPI ranks"), std::string::npos)
         << e.what();
   }
 }
@@ -210,9 +200,8 @@ TEST(SymmetryCheck, AcceptsSymmetricAndNamesTheFirstMismatch) {
   io::GeneratorSpec spec{io::GeneratorKind::laplacian_2d, 7, 6, 1, 5};
   io::CsrRows whole = io::generate_rows(spec, 0, io::generated_rows(spec));
   const auto partition = RowPartition::balanced(whole.row_offsets, test::mpi_size());
-  EXPECT_NO_THROW(solver::check_symmetric(MPI_COMM_WORLD,
-                                          io::slice_rows(whole, partition.begin(rank), partition.end(rank)),
-                                          partition, "laplacian"));
+  EXPECT_NO_THROW(solver::check_symmetric(
+      MPI_COMM_WORLD, io::slice_rows(whole, partition.begin(rank), partition.end(rank)), partition, "laplacian"));
   // Change A(0, 1) only: every rank must report it.
   whole.values[1] = -0.5;
   try {

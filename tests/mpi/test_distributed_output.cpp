@@ -63,8 +63,7 @@ Numbered numbered(Layout layout) {
   }
   std::vector<std::int64_t> original_of_local(static_cast<std::size_t>(current.rows(rank)));
   for (std::int64_t o = 0; o < n; ++o)
-    if (current.owner(out.current_of[o]) == rank)
-      original_of_local[out.current_of[o] - current.begin(rank)] = o;
+    if (current.owner(out.current_of[o]) == rank) original_of_local[out.current_of[o] - current.begin(rank)] = o;
   std::vector<std::int64_t> current_of_original(out.current_of.begin() + input.begin(rank),
                                                 out.current_of.begin() + input.end(rank));
   out.numbering = solver::RowNumbering(MPI_COMM_WORLD, input, current, std::move(original_of_local),
@@ -105,9 +104,9 @@ void write_and_check(Layout layout, bool gap, std::int64_t piece_bytes, bool ser
   EXPECT_EQ(times.bytes, 8 * n * cols);
   EXPECT_GE(times.gather, 0.0);
   EXPECT_GE(times.write, 0.0);
-  const std::string what = std::string(sizeof(T) == 4 ? "fp32" : "fp64") + " layout " +
-                           std::to_string(int(layout)) + (gap ? " ld > cols" : "") + " pieces of " +
-                           std::to_string(piece_bytes) + " bytes" + (serial ? ", rank order" : ", MPI-IO");
+  const std::string what = std::string(sizeof(T) == 4 ? "fp32" : "fp64") + " layout " + std::to_string(int(layout)) +
+                           (gap ? " ld > cols" : "") + " pieces of " + std::to_string(piece_bytes) + " bytes" +
+                           (serial ? ", rank order" : ", MPI-IO");
   if (test::mpi_rank() == 0) expect_input_order(path, what.c_str());
   BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
 }
@@ -133,9 +132,9 @@ TEST(DistributedOutput, HostRowsMovedToTheInputsOrder) {
   const Numbered numbered_rows = numbered(Layout::moved_between_ranks);
   const spmm::DenseBlock<double> X = operator_rows<double>(numbered_rows.numbering, false);
   std::vector<double> local(X.data(), X.data() + X.rows() * X.cols());
-  apps::write_distributed_output(MPI_COMM_WORLD, path, [](io::Hdf5Writer&) {},
-                                 {apps::block_in_input_order("/X", std::move(local), cols, numbered_rows.numbering,
-                                                             MPI_COMM_WORLD)});
+  apps::write_distributed_output(
+      MPI_COMM_WORLD, path, [](io::Hdf5Writer&) {},
+      {apps::block_in_input_order("/X", std::move(local), cols, numbered_rows.numbering, MPI_COMM_WORLD)});
   if (test::mpi_rank() == 0) expect_input_order(path, "host rows");
   BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
 }

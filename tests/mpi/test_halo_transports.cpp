@@ -42,8 +42,8 @@ TEST(HaloTransports, ExchangeDeliversTheHaloRows) {
       test::check_halo_exchange<double>(context, *whole, partition, t, {1, 4, 16, 3, 16}, "balanced");
       test::check_halo_exchange<float>(context, *whole, partition, t, {3, 16}, "balanced, fp32 operator");
     }
-    test::check_halo_exchange<double>(context, small, test::partition_with_empty_rank(90, test::mpi_size()), t,
-                                      {2, 5}, "rank 1 empty");
+    test::check_halo_exchange<double>(context, small, test::partition_with_empty_rank(90, test::mpi_size()), t, {2, 5},
+                                      "rank 1 empty");
   }
 }
 
@@ -148,8 +148,8 @@ TEST(HaloTransports, UserChoiceCountsForDeviceBlocks) {
   const io::CsrRows whole = cube();
   const auto partition = RowPartition::balanced(whole.row_offsets, test::mpi_size());
   const io::CsrRows rows = io::slice_rows(whole, partition.begin(test::mpi_rank()), partition.end(test::mpi_rank()));
-  solver::DistributedOperator<double> op(MPI_COMM_WORLD, spmm::Context::host(), rows, partition,
-                                         Algorithm::automatic, host);
+  solver::DistributedOperator<double> op(MPI_COMM_WORLD, spmm::Context::host(), rows, partition, Algorithm::automatic,
+                                         host);
   EXPECT_EQ(op.transport(), HaloTransport::mpi);
 }
 

@@ -31,10 +31,10 @@ namespace blockeigs {
 namespace {
 
 using solver::LobpcgOptions;
-using test::is_input_error;
 using solver::LobpcgResult;
 using solver::SpectrumEnd;
 using solver::StoppingTest;
+using test::is_input_error;
 
 int world_size() {
   int size = 1;
@@ -89,8 +89,8 @@ enum class Precond { none, jacobi };
 // as a function of (global row, column), and checks the pairs independently.
 template <class StartFn = std::nullptr_t>
 Solved run(const Problem& p, const LobpcgOptions& options, Precond precond = Precond::none,
-        Split split = Split::balanced, MPI_Comm comm = MPI_COMM_WORLD, StartFn start_fn = nullptr,
-        int start_cols = 0) {
+           Split split = Split::balanced, MPI_Comm comm = MPI_COMM_WORLD, StartFn start_fn = nullptr,
+           int start_cols = 0) {
   const solver::RowPartition partition = partition_of(p, comm, split);
   test::CsrTestOperator<double> A(comm, spmm::Context::host(), p.whole, partition);
   std::unique_ptr<solver::JacobiPreconditioner<double>> jacobi;
@@ -223,8 +223,7 @@ TEST(Lobpcg, Laplacian3dK20) {
 // eigenvalues to far below the tolerance.
 void expect_same_pairs(const Problem& p, const Solved& a, const Solved& b, int k) {
   EXPECT_NEAR(a.result.iterations, b.result.iterations, 0.1 * b.result.iterations);
-  for (int j = 0; j < k; ++j)
-    EXPECT_NEAR(a.result.eigenvalues[j], b.result.eigenvalues[j], 1e-12 * p.exact[j]) << j;
+  for (int j = 0; j < k; ++j) EXPECT_NEAR(a.result.eigenvalues[j], b.result.eigenvalues[j], 1e-12 * p.exact[j]) << j;
 }
 
 // The 20 smallest pairs of the 12^3 Laplacian, solved with the default
@@ -645,8 +644,7 @@ TEST(Lobpcg, SameSeedGivesIdenticalBits) {
   o.seed = 2;
   const Solved c = run(p, o);
   expect_solved(p, c, o, 1e-8);
-  EXPECT_NE(0, std::memcmp(xa.data(), c.result.eigenvectors.data(),
-                           std::size_t(xa.rows() * xa.ld()) * sizeof(double)));
+  EXPECT_NE(0, std::memcmp(xa.data(), c.result.eigenvectors.data(), std::size_t(xa.rows() * xa.ld()) * sizeof(double)));
 }
 
 TEST(Lobpcg, SameEigenvaluesOnEveryRankCount) {
@@ -714,8 +712,9 @@ TEST(Lobpcg, StartBlockOfEigenvectorsConvergesAtOnce) {
   const Problem p = diagonal(d);
   LobpcgOptions o = options_for(2);
   o.block_size = 4;
-  const Solved r = run(p, o, Precond::none, Split::balanced, MPI_COMM_WORLD,
-                    [](std::int64_t row, int col) { return row == col ? 1.0 : 0.0; }, 4);
+  const Solved r = run(
+      p, o, Precond::none, Split::balanced, MPI_COMM_WORLD,
+      [](std::int64_t row, int col) { return row == col ? 1.0 : 0.0; }, 4);
   expect_solved(p, r, o, 1e-12);
   EXPECT_EQ(r.result.iterations, 0);
 }
@@ -758,8 +757,7 @@ TEST(Lobpcg, MaxIterationsStopsUnconverged) {
   EXPECT_EQ(r.result.iterations, 5);
   EXPECT_FALSE(r.result.all_converged());
   // The reported residuals are still true ones.
-  for (int j = 0; j < o.k; ++j)
-    EXPECT_NEAR(r.check.residuals[j], r.result.residual_norms[j], 1e-12 * 4);
+  for (int j = 0; j < o.k; ++j) EXPECT_NEAR(r.check.residuals[j], r.result.residual_norms[j], 1e-12 * 4);
 }
 
 TEST(Lobpcg, FloatBlocks) {

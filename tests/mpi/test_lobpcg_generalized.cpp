@@ -29,16 +29,15 @@ namespace blockeigs {
 namespace {
 
 using solver::LobpcgOptions;
-using test::is_input_error;
 using solver::SpectrumEnd;
 using test::Dense;
-using test::Pencil;
-using test::fem_p1;
-using test::to_csr;
-using test::tridiagonal;
 using test::dense;
 using test::dense_symmetric_eigenvalues;
-
+using test::fem_p1;
+using test::is_input_error;
+using test::Pencil;
+using test::to_csr;
+using test::tridiagonal;
 
 // The whole block X (local rows x k) on every rank, row-major.
 std::vector<double> gather(MPI_Comm comm, const solver::RowPartition& partition, spmm::ConstDenseView<double> X) {
@@ -54,8 +53,8 @@ std::vector<double> gather(MPI_Comm comm, const solver::RowPartition& partition,
     displs[r] = static_cast<int>(partition.begin(r) * k);
   }
   std::vector<double> whole(static_cast<std::size_t>(partition.global_rows() * k));
-  BLOCKEIGS_MPI_CHECK(MPI_Allgatherv(mine.data(), counts[rank], MPI_DOUBLE, whole.data(), counts.data(),
-                                     displs.data(), MPI_DOUBLE, comm));
+  BLOCKEIGS_MPI_CHECK(MPI_Allgatherv(mine.data(), counts[rank], MPI_DOUBLE, whole.data(), counts.data(), displs.data(),
+                                     MPI_DOUBLE, comm));
   return whole;
 }
 
@@ -82,7 +81,8 @@ Checked check(const io::CsrRows& A, const io::CsrRows* B, const std::vector<doub
   for (std::int64_t j = 0; j < k; ++j) {
     const std::vector<double> ax = times(A, x, k, j);
     std::vector<double> b(static_cast<std::size_t>(N));
-    if (B) b = times(*B, x, k, j);
+    if (B)
+      b = times(*B, x, k, j);
     else
       for (std::int64_t i = 0; i < N; ++i) b[i] = x[i * k + j];
     double r = 0, nb = 0;
@@ -130,7 +130,7 @@ struct Solved {
 // y(global row, column) fills the constraint block (m columns), if any.
 template <class YFn = std::nullptr_t>
 Solved solve(const io::CsrRows& A_rows, const io::CsrRows* B_rows, const LobpcgOptions& o, bool empty_rank = false,
-          bool jacobi = false, std::int64_t m = 0, YFn y_fn = nullptr) {
+             bool jacobi = false, std::int64_t m = 0, YFn y_fn = nullptr) {
   const solver::RowPartition partition = partition_for(A_rows.global_rows, empty_rank);
   test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), A_rows, partition);
   std::optional<test::CsrTestOperator<double>> B;
@@ -244,9 +244,8 @@ io::CsrRows graph_laplacian(std::int64_t n, bool cycle) {
 TEST(LobpcgConstraints, PathLaplacianWithoutTheConstantVector) {
   const std::int64_t n = 200;
   const LobpcgOptions o = options_for(5, SpectrumEnd::smallest);
-  const Solved r = solve(graph_laplacian(n, false), nullptr, o, true, false, 1, [](std::int64_t, std::int64_t) {
-    return 1.0;
-  });
+  const Solved r =
+      solve(graph_laplacian(n, false), nullptr, o, true, false, 1, [](std::int64_t, std::int64_t) { return 1.0; });
   std::vector<double> exact;
   for (int j = 1; j <= o.k; ++j) exact.push_back(2 - 2 * std::cos(j * std::numbers::pi / n));
   expect_solved(r, o, exact, 1e-8);
@@ -257,9 +256,8 @@ TEST(LobpcgConstraints, PathLaplacianWithoutTheConstantVector) {
 TEST(LobpcgConstraints, CycleLaplacianWithoutTheConstantVector) {
   const std::int64_t n = 150;
   const LobpcgOptions o = options_for(4, SpectrumEnd::smallest);
-  const Solved r = solve(graph_laplacian(n, true), nullptr, o, false, false, 1, [](std::int64_t, std::int64_t) {
-    return 1.0;
-  });
+  const Solved r =
+      solve(graph_laplacian(n, true), nullptr, o, false, false, 1, [](std::int64_t, std::int64_t) { return 1.0; });
   std::vector<double> exact;
   for (int j = 1; j <= 2; ++j)
     for (int twice = 0; twice < 2; ++twice) exact.push_back(2 - 2 * std::cos(2 * std::numbers::pi * j / n));
@@ -334,8 +332,7 @@ TEST(LobpcgConstraints, RandomColumnsGiveTheRestrictedProblemsPairs) {
       for (std::int64_t j = 0; j < m; ++j) y_whole[i * m + j] = y(i, j);
     const std::vector<double> exact = restricted_eigenvalues(A, y_whole, m);
     ASSERT_TRUE(r.result.all_converged()) << "after " << r.result.iterations << " iterations";
-    for (int j = 0; j < o.k; ++j)
-      EXPECT_NEAR(r.result.eigenvalues[j], exact[j], 1e-8 * exact[j]) << "pair " << j;
+    for (int j = 0; j < o.k; ++j) EXPECT_NEAR(r.result.eigenvalues[j], exact[j], 1e-8 * exact[j]) << "pair " << j;
     EXPECT_LE(r.checked.against_y, 1e-10 * std::sqrt(double(n)));
     EXPECT_LE(r.checked.b_orthonormality, 1e-10);
   }

@@ -161,8 +161,7 @@ TEST(BestIterate, StagnationAfterAWindowWithoutAFall) {
 TEST(BestIterate, StagnationWaitsLongerLaterInTheRun) {
   const test::Laplacian1d L(n);
   test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), L.whole, L.partition);
-  const Iterate first = make_iterate(A, 1e-3), fallen = make_iterate(A, 0.5e-3),
-                 flat = make_iterate(A, 0.5e-3 * 0.98);
+  const Iterate first = make_iterate(A, 1e-3), fallen = make_iterate(A, 0.5e-3), flat = make_iterate(A, 0.5e-3 * 0.98);
   BestIterate<double> best(A.context(), A.local_rows(), k, 6);
   record(best, nullptr, first, 0);
   record(best, &first, fallen, 40);  // the last fall, at iteration 40: patience max(6, 20)
@@ -219,9 +218,7 @@ TEST(LobpcgGuard, StopsAStagnatingRun) {
 }
 
 // The default test bounds the eigenvalues' relative error, as SLEPc's does.
-TEST(LobpcgDefaults, RelativeTest) {
-  EXPECT_EQ(solver::LobpcgOptions{}.test, solver::StoppingTest::relative);
-}
+TEST(LobpcgDefaults, RelativeTest) { EXPECT_EQ(solver::LobpcgOptions{}.test, solver::StoppingTest::relative); }
 
 // Which tests each returned pair meets, whichever was chosen: a pair of a
 // small eigenvalue passes the backward test long before the relative one.

@@ -60,8 +60,8 @@ std::vector<std::int64_t> original_of_every_row(const solver::DistributedRows& m
     displs[r] = static_cast<int>(m.partition.begin(r));
   }
   std::vector<std::int64_t> all(static_cast<std::size_t>(m.partition.global_rows()));
-  BLOCKEIGS_MPI_CHECK(MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_INT64_T, all.data(),
-                                     counts.data(), displs.data(), MPI_INT64_T, MPI_COMM_WORLD));
+  BLOCKEIGS_MPI_CHECK(MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_INT64_T, all.data(), counts.data(),
+                                     displs.data(), MPI_INT64_T, MPI_COMM_WORLD));
   return all;
 }
 
@@ -78,7 +78,8 @@ void expect_renumbered_like(const solver::DistributedRows& a, const solver::Dist
     const std::int64_t o = original[b.rows.first_row + i];
     std::fill(want.begin(), want.end(), 0.0);
     std::fill(got.begin(), got.end(), 0.0);
-    for (std::int64_t k = input.row_offsets[o]; k < input.row_offsets[o + 1]; ++k) want[input.col_indices[k]] = input.values[k];
+    for (std::int64_t k = input.row_offsets[o]; k < input.row_offsets[o + 1]; ++k)
+      want[input.col_indices[k]] = input.values[k];
     for (std::int64_t k = b.rows.row_offsets[i]; k < b.rows.row_offsets[i + 1]; ++k) {
       if (k > b.rows.row_offsets[i]) {
         ASSERT_LT(b.rows.col_indices[k - 1], b.rows.col_indices[k]);
@@ -117,7 +118,8 @@ TEST(MatrixB, MovedAsTheRowsOfAWithAnEmptyRank) {
   const auto b_config = generator(io::GeneratorKind::fem_p1_2d, 6, 5, io::FemPart::mass, true);
   const std::int64_t n = 30;
   // Original: ranks - 1 ranges, the last rank empty; current: the first rank empty.
-  std::vector<std::int64_t> original_first(static_cast<std::size_t>(ranks) + 1, n), current_first(original_first.size(), 0);
+  std::vector<std::int64_t> original_first(static_cast<std::size_t>(ranks) + 1, n),
+      current_first(original_first.size(), 0);
   const int busy = std::max(1, ranks - 1);
   for (int r = 0; r < ranks; ++r) {
     original_first[r] = std::min<std::int64_t>(n, n * r / busy);
@@ -181,7 +183,8 @@ std::string refusal(const io::MatrixConfig& b_config, const solver::DistributedR
 
 void expect_parts(const std::string& message, std::initializer_list<const char*> parts) {
   ASSERT_FALSE(message.empty()) << "not refused";
-  for (const char* part : parts) EXPECT_NE(message.find(part), std::string::npos) << "'" << part << "' missing: " << message;
+  for (const char* part : parts)
+    EXPECT_NE(message.find(part), std::string::npos) << "'" << part << "' missing: " << message;
 }
 
 TEST(MatrixB, BadMatricesAreRefusedOnEveryRank) {
@@ -199,10 +202,11 @@ TEST(MatrixB, BadMatricesAreRefusedOnEveryRank) {
   test::write_text(dir / "small.mtx", symmetric_head + "5 5 5\n1 1 2\n2 2 2\n3 3 2\n4 4 2\n5 5 2\n");
 
   expect_parts(refusal(generator(io::GeneratorKind::fem_p1_1d, 7, 1, io::FemPart::mass), a),
-               {"matrix_b: 1D fem_p1 mass 7", "is 7 x 7, but the matrix (A) is 6 x 6",
-                "must be the size of A"});
-  expect_parts(refusal(market(dir / "small.mtx"), a), {"matrix_b: ", "small.mtx is 5 x 5, but the matrix (A) is 6 x 6"});
-  expect_parts(refusal(market(dir / "rectangular.mtx"), a), {"matrix_b: ", "rectangular.mtx is 6 x 5", "must be square"});
+               {"matrix_b: 1D fem_p1 mass 7", "is 7 x 7, but the matrix (A) is 6 x 6", "must be the size of A"});
+  expect_parts(refusal(market(dir / "small.mtx"), a),
+               {"matrix_b: ", "small.mtx is 5 x 5, but the matrix (A) is 6 x 6"});
+  expect_parts(refusal(market(dir / "rectangular.mtx"), a),
+               {"matrix_b: ", "rectangular.mtx is 6 x 5", "must be square"});
   expect_parts(refusal(market(dir / "nonsymmetric.mtx"), a),
                {"matrix_b: ", "nonsymmetric.mtx: the matrix is not symmetric: B(4, 1) = 0.5 but B(1, 4) = 0",
                 "must be symmetric positive definite"});

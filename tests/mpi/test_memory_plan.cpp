@@ -54,8 +54,7 @@ io::GeneratorSpec grid(std::int64_t n) { return {io::GeneratorKind::laplacian_3d
 solver::MemoryPlan plan_for(const io::GeneratorSpec& spec, const solver::SolverShape& shape) {
   const io::CsrRows whole = io::generate_rows(spec, 0, io::generated_rows(spec));
   const solver::RowPartition partition = solver::RowPartition::balanced(whole.row_offsets, test::mpi_size());
-  const io::CsrRows mine =
-      io::slice_rows(whole, partition.begin(test::mpi_rank()), partition.end(test::mpi_rank()));
+  const io::CsrRows mine = io::slice_rows(whole, partition.begin(test::mpi_rank()), partition.end(test::mpi_rank()));
   const solver::RankShape s = solver::measured_shape(MPI_COMM_WORLD, mine, partition, whole.nnz());
   return solver::plan_memory(s, {}, shape, Space::host);
 }
@@ -64,10 +63,11 @@ class AppPlan : public ::testing::TestWithParam<bool> {};  // Jacobi or none
 
 TEST_P(AppPlan, LobpcgPeakWithinTenPercent) {
   const bool jacobi = GetParam();
-  const std::string config = write_config(
-      "eigs.yaml", std::string("matrix:\n  generator: {type: laplacian_3d, nx: 20, ny: 20, nz: 20}\n") +
-                       "eigensolver: {k: 6, tolerance: 1.0e-5, max_iterations: 400, preconditioner: " +
-                       (jacobi ? "jacobi" : "none") + "}\noutput: {monitor: false}\nexecution: {partition: contiguous}\n");
+  const std::string config =
+      write_config("eigs.yaml", std::string("matrix:\n  generator: {type: laplacian_3d, nx: 20, ny: 20, nz: 20}\n") +
+                                    "eigensolver: {k: 6, tolerance: 1.0e-5, max_iterations: 400, preconditioner: " +
+                                    (jacobi ? "jacobi" : "none") +
+                                    "}\noutput: {monitor: false}\nexecution: {partition: contiguous}\n");
   const std::int64_t before = spmm::memory_counters(Space::host).current;
   ASSERT_NE(apps::run_eigs(config, MPI_COMM_WORLD), apps::exit_error);
   const std::int64_t measured = spmm::memory_counters(Space::host).peak - before;
@@ -81,7 +81,8 @@ TEST_P(AppPlan, BlockCgPeakWithinTenPercent) {
   const std::string config = write_config(
       "cg.yaml", std::string("matrix:\n  generator: {type: laplacian_3d, nx: 20, ny: 20, nz: 20}\n") +
                      "block_cg: {rhs: {source: known_solution, columns: 5}, rtol: 1.0e-8, preconditioner: " +
-                     (jacobi ? "jacobi" : "none") + "}\noutput: {monitor: false}\nexecution: {partition: contiguous}\n");
+                     (jacobi ? "jacobi" : "none") +
+                     "}\noutput: {monitor: false}\nexecution: {partition: contiguous}\n");
   const std::int64_t before = spmm::memory_counters(Space::host).current;
   ASSERT_EQ(apps::run_cg(config, MPI_COMM_WORLD), apps::exit_ok);
   const std::int64_t measured = spmm::memory_counters(Space::host).peak - before;
@@ -100,10 +101,15 @@ TEST_P(AppPlan, GeneralizedLobpcgWithConstraintsPeakWithinTenPercent) {
   const bool jacobi = GetParam();
   const std::string grid_spec = "nx: 16, ny: 16, nz: 16";
   const std::string config = write_config(
-      "pencil.yaml", "matrix:\n  generator: {type: fem_p1_3d, " + grid_spec + ", part: stiffness}\n"
-                     "matrix_b:\n  generator: {type: fem_p1_3d, " + grid_spec + ", part: mass}\n"
-                     "eigensolver: {k: 6, tolerance: 1.0e-9, max_iterations: 400, constraints: constant, preconditioner: " +
-                     std::string(jacobi ? "jacobi" : "none") + "}\noutput: {monitor: false}\nexecution: {partition: contiguous}\n");
+      "pencil.yaml",
+      "matrix:\n  generator: {type: fem_p1_3d, " + grid_spec +
+          ", part: stiffness}\n"
+          "matrix_b:\n  generator: {type: fem_p1_3d, " +
+          grid_spec +
+          ", part: mass}\n"
+          "eigensolver: {k: 6, tolerance: 1.0e-9, max_iterations: 400, constraints: constant, preconditioner: " +
+          std::string(jacobi ? "jacobi" : "none") +
+          "}\noutput: {monitor: false}\nexecution: {partition: contiguous}\n");
   const std::int64_t before = spmm::memory_counters(Space::host).current;
   ASSERT_NE(apps::run_eigs(config, MPI_COMM_WORLD), apps::exit_error);
   const std::int64_t measured = spmm::memory_counters(Space::host).peak - before;
@@ -176,8 +182,10 @@ TEST(LibraryPlan, LobpcgAndBlockCgOnAnEmptyRank) {
 // Every rank throws the same agreed error; returns its message.
 std::string refusal(const std::string& config, bool cg = false) {
   try {
-    if (cg) apps::run_cg(config, MPI_COMM_WORLD);
-    else apps::run_eigs(config, MPI_COMM_WORLD);
+    if (cg)
+      apps::run_cg(config, MPI_COMM_WORLD);
+    else
+      apps::run_eigs(config, MPI_COMM_WORLD);
   } catch (const solver::AgreedError& e) {
     return e.what();
   }
@@ -186,9 +194,11 @@ std::string refusal(const std::string& config, bool cg = false) {
 
 TEST(Refusal, HundredThousandCubedBeforeGenerating) {
   const fs::path out = test::shared_folder("memory_plan") / "huge.h5";
-  const std::string config = write_config(
-      "huge.yaml", "matrix:\n  generator: {type: laplacian_3d, nx: 100000, ny: 100000, nz: 100000}\n"
-                   "eigensolver: {k: 8}\noutput: {path: " + out.string() + "}\n");
+  const std::string config =
+      write_config("huge.yaml",
+                   "matrix:\n  generator: {type: laplacian_3d, nx: 100000, ny: 100000, nz: 100000}\n"
+                   "eigensolver: {k: 8}\noutput: {path: " +
+                       out.string() + "}\n");
   const double t0 = MPI_Wtime();
   const std::string message = refusal(config);
   EXPECT_LT(MPI_Wtime() - t0, 10.0) << "nothing generated";
@@ -204,10 +214,12 @@ TEST(Refusal, HundredThousandCubedBeforeGenerating) {
 // execution.memory_limit_bytes takes every node and GPU to have that much.
 TEST(Refusal, MemoryLimitRefusesANormalProblem) {
   const fs::path out = test::shared_folder("memory_plan") / "limited.h5";
-  const std::string config = write_config(
-      "limited.yaml", "matrix:\n  generator: {type: laplacian_3d, nx: 16, ny: 16, nz: 16}\n"
-                      "block_cg: {rhs: {source: random, columns: 4}}\nexecution: {memory_limit_bytes: 200000}\n"
-                      "output: {path: " + out.string() + "}\n");
+  const std::string config =
+      write_config("limited.yaml",
+                   "matrix:\n  generator: {type: laplacian_3d, nx: 16, ny: 16, nz: 16}\n"
+                   "block_cg: {rhs: {source: random, columns: 4}}\nexecution: {memory_limit_bytes: 200000}\n"
+                   "output: {path: " +
+                       out.string() + "}\n");
   const std::string message = refusal(config, true);
   EXPECT_NE(message.find("not enough memory"), std::string::npos) << message;
   EXPECT_NE(message.find("195.3 KiB available"), std::string::npos) << message;
@@ -238,9 +250,10 @@ TEST(OutputPlan, FollowsTheWayTheRowsAreWritten) {
 
 TEST(DryRun, PlansAndStops) {
   const fs::path out = test::shared_folder("memory_plan") / "dry.h5";
-  const std::string config = write_config(
-      "dry.yaml", "matrix:\n  generator: {type: laplacian_3d, nx: 12, ny: 12, nz: 12}\n"
-                  "eigensolver: {k: 4}\noutput: {path: " + out.string() + "}\n");
+  const std::string config = write_config("dry.yaml",
+                                          "matrix:\n  generator: {type: laplacian_3d, nx: 12, ny: 12, nz: 12}\n"
+                                          "eigensolver: {k: 4}\noutput: {path: " +
+                                              out.string() + "}\n");
   EXPECT_EQ(apps::run_eigs(config, MPI_COMM_WORLD, {}, true), apps::exit_ok);
   BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
   EXPECT_FALSE(fs::exists(out));

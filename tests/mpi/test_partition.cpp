@@ -43,8 +43,7 @@ io::MatrixConfig grid3d(std::int64_t n, bool renumber) {
   return config;
 }
 
-DistributedRows load(const io::MatrixConfig& config, PartitionMethod method,
-                     LocalOrder order = LocalOrder::automatic) {
+DistributedRows load(const io::MatrixConfig& config, PartitionMethod method, LocalOrder order = LocalOrder::automatic) {
   DistributedRows m = solver::load_distributed_rows(config, MPI_COMM_WORLD);
   solver::distribute_rows(m, method, MPI_COMM_WORLD, order);
   return m;
@@ -149,8 +148,8 @@ PartStats part_stats(const DistributedRows& m, const std::vector<int>& part, int
   BLOCKEIGS_MPI_CHECK(MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD));
   for (int r = 0; r < ranks; ++r) offsets[r + 1] = offsets[r] + counts[r];
   std::vector<int> owner(static_cast<std::size_t>(offsets.back()));
-  BLOCKEIGS_MPI_CHECK(MPI_Allgatherv(part.data(), mine, MPI_INT, owner.data(), counts.data(), offsets.data(),
-                                     MPI_INT, MPI_COMM_WORLD));
+  BLOCKEIGS_MPI_CHECK(
+      MPI_Allgatherv(part.data(), mine, MPI_INT, owner.data(), counts.data(), offsets.data(), MPI_INT, MPI_COMM_WORLD));
   PartStats stats;
   stats.load.assign(static_cast<std::size_t>(parts), 0);
   for (std::int64_t i = 0; i < m.rows.local_rows(); ++i) {
@@ -170,9 +169,9 @@ TEST(Partition, BothScotchPathsBalanceAndCutAPlane) {
   if (!can_partition()) GTEST_SKIP() << "built without PT-Scotch";
   const DistributedRows m = solver::load_distributed_rows(grid3d(16, true), MPI_COMM_WORLD);
   const int parts = 3;
-  for (const solver::GraphPartitionTuning tuning : {solver::GraphPartitionTuning{0, 0.03, 1, true},
-                                                    solver::GraphPartitionTuning{0, 0.03, 2, true},
-                                                    solver::GraphPartitionTuning{0, 0.03, 1, false}}) {
+  for (const solver::GraphPartitionTuning tuning :
+       {solver::GraphPartitionTuning{0, 0.03, 1, true}, solver::GraphPartitionTuning{0, 0.03, 2, true},
+        solver::GraphPartitionTuning{0, 0.03, 1, false}}) {
     const std::vector<int> part = solver::partition_graph(MPI_COMM_WORLD, m.rows, m.partition, parts, tuning);
     ASSERT_EQ(static_cast<std::int64_t>(part.size()), m.rows.local_rows());
     for (const int p : part) ASSERT_TRUE(p >= 0 && p < parts) << p;
@@ -314,7 +313,8 @@ TEST(Partition, WithoutPtScotchGraphIsAnErrorAndAutoStaysContiguous) {
   } catch (const solver::AgreedError& e) {
     EXPECT_TRUE(e.is_input_error());
     EXPECT_NE(std::string(e.what()).find("execution.partition: graph needs PT-Scotch, which this build"),
-              std::string::npos) << e.what();
+              std::string::npos)
+        << e.what();
   }
   solver::distribute_rows(m, PartitionMethod::automatic, MPI_COMM_WORLD);
   solver::hide_graph_partitioner_for_tests(false);
@@ -322,7 +322,8 @@ TEST(Partition, WithoutPtScotchGraphIsAnErrorAndAutoStaysContiguous) {
   EXPECT_EQ(m.partitioning.used, PartitionMethod::contiguous);
   EXPECT_TRUE(m.numbering.is_identity());
   if (test::mpi_size() > 1) {
-    EXPECT_NE(m.partitioning.reason.find("but this build has no PT-Scotch"), std::string::npos) << m.partitioning.reason;
+    EXPECT_NE(m.partitioning.reason.find("but this build has no PT-Scotch"), std::string::npos)
+        << m.partitioning.reason;
   }
 }
 
@@ -341,7 +342,8 @@ TEST(LocalOrder, BandAfterTheGraphPartitionNarrowsEachRanksBand) {
   ASSERT_EQ(band.local_order.used, LocalOrder::band);
   EXPECT_NE(band.local_order.orderer.find("Gibbs-Poole-Stockmeyer"), std::string::npos) << band.local_order.orderer;
   if (test::mpi_size() > 1) {
-    EXPECT_EQ(band.local_order.reason, "auto: after the graph partition; kept: it narrows the bandwidth or the profile");
+    EXPECT_EQ(band.local_order.reason,
+              "auto: after the graph partition; kept: it narrows the bandwidth or the profile");
   }
   // The ranges and the halo stay; the band narrows.
   const int rank = test::mpi_rank();
@@ -388,7 +390,8 @@ TEST(LocalOrder, AutoOrdersAScatteredSplitAndKeepsANaturalOne) {
   config.generator.renumber = true;
   const DistributedRows scattered = load(config, PartitionMethod::contiguous);
   EXPECT_GT(scattered.local_order.before.profile_fraction, solver::kAutoProfileFraction);
-  EXPECT_NE(scattered.local_order.reason.find("auto: profile up to"), std::string::npos) << scattered.local_order.reason;
+  EXPECT_NE(scattered.local_order.reason.find("auto: profile up to"), std::string::npos)
+      << scattered.local_order.reason;
   if (!can_order()) {
     EXPECT_EQ(scattered.local_order.used, LocalOrder::none);
     return;
@@ -431,8 +434,8 @@ TEST(LocalOrder, AutoKeepsNoOrderThatWidensTheBand) {
   EXPECT_EQ(kept.local_order.used, LocalOrder::none);
   EXPECT_TRUE(kept.local_order.measured);
   EXPECT_GE(kept.local_order.before.profile_fraction, solver::kAutoProfileFraction);
-  const std::string not_kept = "not kept: it narrows neither the bandwidth (" +
-                               std::to_string(kept.local_order.before.bandwidth) + " -> ";
+  const std::string not_kept =
+      "not kept: it narrows neither the bandwidth (" + std::to_string(kept.local_order.before.bandwidth) + " -> ";
   EXPECT_NE(kept.local_order.reason.find(not_kept), std::string::npos) << kept.local_order.reason;
   EXPECT_TRUE(kept.numbering.is_identity());
   EXPECT_EQ(kept.rows.col_indices, natural);
@@ -532,7 +535,8 @@ TEST(LocalOrder, WithoutScotchBandIsAnErrorAndAutoKeepsTheOrder) {
   } catch (const solver::AgreedError& e) {
     EXPECT_TRUE(e.is_input_error());
     EXPECT_NE(std::string(e.what()).find("execution.local_order: band needs Scotch, which this build"),
-              std::string::npos) << e.what();
+              std::string::npos)
+        << e.what();
   }
   solver::distribute_rows(m, PartitionMethod::contiguous, MPI_COMM_WORLD, LocalOrder::automatic);
   solver::hide_band_order_for_tests(false);

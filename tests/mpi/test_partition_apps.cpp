@@ -99,9 +99,10 @@ TEST_F(PartitionApps, StartBlockReadAndEigenvectorsWrittenInTheInputsNumbering) 
   write_block(start, "/X", 3, modes);
   for (const std::string order : {"none", "band"}) {
     SCOPED_TRACE("local_order " + order);
-    test::write_text(dir / "eigs.yaml", "matrix:\n  generator: " + kGrid + "\neigensolver:\n  k: 3\n  tolerance: 1.0e-9\n"
-               "  start: {file: start.h5}\nexecution: {partition: graph, local_order: " + order + "}\noutput:\n  path: " +
-               out + "\n  monitor: false\n");
+    test::write_text(dir / "eigs.yaml", "matrix:\n  generator: " + kGrid +
+                                            "\neigensolver:\n  k: 3\n  tolerance: 1.0e-9\n"
+                                            "  start: {file: start.h5}\nexecution: {partition: graph, local_order: " +
+                                            order + "}\noutput:\n  path: " + out + "\n  monitor: false\n");
     EXPECT_EQ(apps::run_eigs((dir / "eigs.yaml").string(), MPI_COMM_WORLD), apps::exit_ok);
     BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
     // Started from the exact vectors (read in the right order), LOBPCG has nothing left to do.
@@ -133,9 +134,10 @@ TEST_F(PartitionApps, BlockCgSolvesTheInputsSystemColumnByColumn) {
   write_block(rhs, "/B", 2, B);
   for (const std::string order : {"none", "band"}) {
     SCOPED_TRACE("local_order " + order);
-    test::write_text(dir / "cg.yaml", "matrix:\n  generator: " + kGrid + "\nblock_cg:\n  rhs: {source: hdf5, file: rhs.h5}\n"
-               "  rtol: 1.0e-11\nexecution: {partition: graph, local_order: " + order + "}\noutput:\n  path: " + out +
-               "\n  monitor: false\n");
+    test::write_text(dir / "cg.yaml", "matrix:\n  generator: " + kGrid +
+                                          "\nblock_cg:\n  rhs: {source: hdf5, file: rhs.h5}\n"
+                                          "  rtol: 1.0e-11\nexecution: {partition: graph, local_order: " +
+                                          order + "}\noutput:\n  path: " + out + "\n  monitor: false\n");
     EXPECT_EQ(apps::run_cg((dir / "cg.yaml").string(), MPI_COMM_WORLD), apps::exit_ok);
     BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
     const io::DenseRows X = io::read_hdf5_dense_rows(out, "/X", 0, n, n);
@@ -157,13 +159,15 @@ TEST_F(PartitionApps, BlockCgSolvesTheInputsSystemColumnByColumn) {
 TEST_F(PartitionApps, RandomRightHandSidesDoNotDependOnThePartition) {
   const fs::path dir = test::shared_folder("partition_apps");
   std::vector<std::vector<double>> solutions;
-  const char* executions[] = {"{partition: contiguous, local_order: none}", "{partition: contiguous, local_order: band}",
-                              "{partition: graph}"};
+  const char* executions[] = {"{partition: contiguous, local_order: none}",
+                              "{partition: contiguous, local_order: band}", "{partition: graph}"};
   for (int run = 0; run < 3; ++run) {
     const std::string out = (dir / ("cg-random-" + std::to_string(run) + ".h5")).string();
-    test::write_text(dir / "cg-random.yaml", "matrix:\n  generator: " + kGrid + "\nblock_cg:\n  rhs: {source: random, columns: 2}\n"
-               "  rtol: 1.0e-11\nexecution: " + executions[run] + "\noutput:\n  path: " + out +
-               "\n  monitor: false\n");
+    test::write_text(dir / "cg-random.yaml", "matrix:\n  generator: " + kGrid +
+                                                 "\nblock_cg:\n  rhs: {source: random, columns: 2}\n"
+                                                 "  rtol: 1.0e-11\nexecution: " +
+                                                 executions[run] + "\noutput:\n  path: " + out +
+                                                 "\n  monitor: false\n");
     EXPECT_EQ(apps::run_cg((dir / "cg-random.yaml").string(), MPI_COMM_WORLD), apps::exit_ok);
     BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
     solutions.push_back(io::read_hdf5_dense_rows(out, "/X", 0, n, n).values);
@@ -184,20 +188,25 @@ TEST_F(PartitionApps, RandomRightHandSidesDoNotDependOnThePartition) {
 // band or not (up to the rounding of sums in another order).
 TEST_F(PartitionApps, RandomStartDoesNotDependOnThePartitionOrTheRowOrder) {
   const fs::path dir = test::shared_folder("partition_apps");
-  const char* executions[] = {"{partition: contiguous, local_order: none}", "{partition: contiguous, local_order: band}",
-                              "{partition: graph, local_order: none}", "{partition: graph, local_order: band}"};
+  const char* executions[] = {"{partition: contiguous, local_order: none}",
+                              "{partition: contiguous, local_order: band}", "{partition: graph, local_order: none}",
+                              "{partition: graph, local_order: band}"};
   std::vector<double> iterations, lambda0;
   for (int run = 0; run < 4; ++run) {
     const std::string out = (dir / ("eigs-random-" + std::to_string(run) + ".h5")).string();
-    test::write_text(dir / "eigs-random.yaml", "matrix:\n  generator: " + kGrid + "\neigensolver: {k: 4, tolerance: 1.0e-9}\n"
-               "execution: " + executions[run] + "\noutput:\n  path: " + out + "\n  monitor: false\n");
+    test::write_text(dir / "eigs-random.yaml", "matrix:\n  generator: " + kGrid +
+                                                   "\neigensolver: {k: 4, tolerance: 1.0e-9}\n"
+                                                   "execution: " +
+                                                   executions[run] + "\noutput:\n  path: " + out +
+                                                   "\n  monitor: false\n");
     EXPECT_EQ(apps::run_eigs((dir / "eigs-random.yaml").string(), MPI_COMM_WORLD), apps::exit_ok);
     BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
     iterations.push_back(test::read_dataset(out, "/iterations").at(0));
     const std::vector<double> lambda = test::read_dataset(out, "/eigenvalues");
     if (run == 0) lambda0 = lambda;
     ASSERT_EQ(lambda.size(), lambda0.size());
-    for (std::size_t j = 0; j < lambda.size(); ++j) EXPECT_NEAR(lambda[j], lambda0[j], 1e-10 * lambda0[j]) << executions[run];
+    for (std::size_t j = 0; j < lambda.size(); ++j)
+      EXPECT_NEAR(lambda[j], lambda0[j], 1e-10 * lambda0[j]) << executions[run];
     EXPECT_LE(std::abs(iterations[run] - iterations[0]), 1.0) << executions[run];
   }
 }
@@ -207,7 +216,8 @@ TEST_F(PartitionApps, RandomStartDoesNotDependOnThePartitionOrTheRowOrder) {
 TEST_F(PartitionApps, NonSymmetricMatrixRefusedBeforePartitioning) {
   const fs::path dir = test::shared_folder("partition_apps");
   const fs::path file = dir / "unsymmetric.mtx";
-  test::write_text(file, "%%MatrixMarket matrix coordinate real general\n6 6 8\n1 1 2\n2 2 2\n3 3 2\n4 4 2\n5 5 2\n"
+  test::write_text(file,
+                   "%%MatrixMarket matrix coordinate real general\n6 6 8\n1 1 2\n2 2 2\n3 3 2\n4 4 2\n5 5 2\n"
                    "6 6 2\n1 2 -1\n5 3 -1\n");
   io::MatrixConfig config;
   config.source = io::MatrixSource::matrix_market;

@@ -31,7 +31,8 @@ const std::string kPath = "matrix:\n  generator: {type: graph_laplacian, graph: 
 fs::path folder() { return test::shared_folder("pencil_inputs"); }
 
 // Rank 0 writes a rows x cols block (entry (i, j) from `value`) as `dataset` of `name`.
-std::string write_block(const std::string& name, std::int64_t rows, std::int64_t cols, double (*value)(std::int64_t, std::int64_t)) {
+std::string write_block(const std::string& name, std::int64_t rows, std::int64_t cols,
+                        double (*value)(std::int64_t, std::int64_t)) {
   const std::string path = (folder() / name).string();
   if (test::mpi_rank() == 0) {
     std::vector<double> values(static_cast<std::size_t>(rows * cols));
@@ -75,7 +76,8 @@ TEST(PencilInputs, ConstraintsWithTheWrongNumberOfRows) {
 }
 
 TEST(PencilInputs, ConstraintsWithAZeroColumn) {
-  const std::string y = write_block("zero.h5", n, 3, [](std::int64_t i, std::int64_t j) { return j == 1 ? 0.0 : std::cos(double(i + j)); });
+  const std::string y = write_block(
+      "zero.h5", n, 3, [](std::int64_t i, std::int64_t j) { return j == 1 ? 0.0 : std::cos(double(i + j)); });
   expect_parts(refusal("zero", kPath + "eigensolver: {k: 4, constraints: {file: " + y + "}}\n"),
                {"eigensolver.constraints: " + y + ":/Y: column 1 is zero", "full column rank"});
 }
@@ -92,10 +94,11 @@ TEST(PencilInputs, ConstraintsWithDependentColumns) {
 }
 
 TEST(PencilInputs, ConstraintsLeavingNoRoomForK) {
-  const std::string y = write_block("wide.h5", n, 3, [](std::int64_t i, std::int64_t j) { return std::cos(double((j + 1) * i)); });
-  expect_parts(refusal("wide", kPath + "eigensolver: {k: 47, constraints: {file: " + y + "}}\n"),
-               {"eigensolver.constraints: " + y + ":/Y has 3 columns and eigensolver.k is 47",
-                "below the matrix's 50 rows"});
+  const std::string y =
+      write_block("wide.h5", n, 3, [](std::int64_t i, std::int64_t j) { return std::cos(double((j + 1) * i)); });
+  expect_parts(
+      refusal("wide", kPath + "eigensolver: {k: 47, constraints: {file: " + y + "}}\n"),
+      {"eigensolver.constraints: " + y + ":/Y has 3 columns and eigensolver.k is 47", "below the matrix's 50 rows"});
   expect_parts(refusal("constant_k", kPath + "eigensolver: {k: 49, constraints: constant}\n"),
                {"eigensolver.constraints: constant has 1 column and eigensolver.k is 49"});
 }
@@ -116,8 +119,9 @@ TEST(PencilInputs, BadMatrixBThroughTheApp) {
   auto with_b = [&](const std::string& b) { return a + "matrix_b: " + b + "\n"; };
   expect_parts(refusal("b_size", with_b("{generator: {type: fem_p1_1d, nx: 5, part: mass}}")),
                {"matrix_b: 1D fem_p1 mass 5", "is 5 x 5, but the matrix (A) is 4 x 4"});
-  expect_parts(refusal("b_nonsymmetric", with_b("{matrix_market: {file: " + (folder() / "b_nonsymmetric.mtx").string() + "}}")),
-               {"matrix_b: ", "b_nonsymmetric.mtx: the matrix is not symmetric: B(2, 0) = 0.25 but B(0, 2) = 0"});
+  expect_parts(
+      refusal("b_nonsymmetric", with_b("{matrix_market: {file: " + (folder() / "b_nonsymmetric.mtx").string() + "}}")),
+      {"matrix_b: ", "b_nonsymmetric.mtx: the matrix is not symmetric: B(2, 0) = 0.25 but B(0, 2) = 0"});
   expect_parts(refusal("b_zero", with_b("{matrix_market: {file: " + (folder() / "b_zero.mtx").string() + "}}")),
                {"matrix_b: ", "b_zero.mtx: B(2, 2) = 0 (zero-based)", "positive diagonal"});
   expect_parts(refusal("b_negative", with_b("{matrix_market: {file: " + (folder() / "b_negative.mtx").string() + "}}")),
@@ -128,22 +132,28 @@ TEST(PencilInputs, BadMatrixBThroughTheApp) {
 TEST(PencilInputs, ResumeOfTheOtherProblemIsRefused) {
   const fs::path checkpoint = folder() / "standard_checkpoint.h5", config = folder() / "standard.yaml";
   const std::string a = "matrix:\n  generator: {type: fem_p1_2d, nx: 8, ny: 6, part: stiffness}\n";
-  test::write_text(config, a + "eigensolver: {k: 2, max_iterations: 2}\noutput:\n  monitor: false\n  checkpoint: {path: " +
-                               checkpoint.string() + ", every_iterations: 1}\n");
+  test::write_text(config,
+                   a + "eigensolver: {k: 2, max_iterations: 2}\noutput:\n  monitor: false\n  checkpoint: {path: " +
+                       checkpoint.string() + ", every_iterations: 1}\n");
   EXPECT_EQ(apps::run_eigs(config.string(), MPI_COMM_WORLD), apps::exit_not_converged);
   BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
   ASSERT_TRUE(fs::exists(checkpoint));
-  expect_parts(refusal("resumed", a + "matrix_b: {generator: {type: fem_p1_2d, nx: 8, ny: 6, part: mass}}\n"
-                                      "eigensolver: {k: 2}\nresume: " + checkpoint.string() + "\n"),
-               {"resume: " + checkpoint.string() + " is a checkpoint of A x = \u03bb x, but this run solves A x = \u03bb B x",
-                "give matrix_b as that run did"});
+  expect_parts(
+      refusal("resumed", a +
+                             "matrix_b: {generator: {type: fem_p1_2d, nx: 8, ny: 6, part: mass}}\n"
+                             "eigensolver: {k: 2}\nresume: " +
+                             checkpoint.string() + "\n"),
+      {"resume: " + checkpoint.string() + " is a checkpoint of A x = \u03bb x, but this run solves A x = \u03bb B x",
+       "give matrix_b as that run did"});
 }
 
 TEST(PencilInputs, DryRunPlansB) {
   const fs::path config = folder() / "dry.yaml", out = folder() / "dry.h5";
-  test::write_text(config, "matrix:\n  generator: {type: fem_p1_3d, nx: 6, ny: 5, nz: 4, part: stiffness}\n"
-                           "matrix_b:\n  generator: {type: fem_p1_3d, nx: 6, ny: 5, nz: 4, part: mass}\n"
-                           "eigensolver: {k: 3, constraints: constant}\noutput: {path: " + out.string() + "}\n");
+  test::write_text(config,
+                   "matrix:\n  generator: {type: fem_p1_3d, nx: 6, ny: 5, nz: 4, part: stiffness}\n"
+                   "matrix_b:\n  generator: {type: fem_p1_3d, nx: 6, ny: 5, nz: 4, part: mass}\n"
+                   "eigensolver: {k: 3, constraints: constant}\noutput: {path: " +
+                       out.string() + "}\n");
   EXPECT_EQ(apps::run_eigs(config.string(), MPI_COMM_WORLD, {}, true), apps::exit_ok);
   BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
   EXPECT_FALSE(fs::exists(out));

@@ -82,8 +82,7 @@ std::string refusal(Fn fn) {
 TEST(SavedNumbering, ReproducesTheDistributionWithoutThePartitioner) {
   const DistributedRows reference = partitioned();
   DistributedRows m = loaded();
-  solver::distribute_by_numbering(m, reference.partition, row_index(reference), "the saved numbering",
-                                  MPI_COMM_WORLD);
+  solver::distribute_by_numbering(m, reference.partition, row_index(reference), "the saved numbering", MPI_COMM_WORLD);
   expect_same_distribution(m, reference);
   EXPECT_EQ(m.partitioning.source, "the saved numbering");
 }

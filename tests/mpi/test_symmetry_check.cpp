@@ -148,7 +148,8 @@ void for_each_case(bool stored, Check check) {
             EXPECT_TRUE(!same_rank) << "no pair on one rank";
             continue;
           }
-          SCOPED_TRACE(std::string(symbol) + (wide ? ", int64" : ", int32") + (same_rank ? ", one rank" : ", two ranks") +
+          SCOPED_TRACE(std::string(symbol) + (wide ? ", int64" : ", int32") +
+                       (same_rank ? ", one rank" : ", two ranks") +
                        ", split of rank 0: " + std::to_string(partition.rows(0)) + " rows, pair (" +
                        std::to_string(pair->first) + ", " + std::to_string(pair->second) + ")");
           solver::set_symmetry_check_wide_indices_for_tests(wide);
@@ -163,36 +164,36 @@ TEST(SymmetryCheck, AcceptsTheLaplacian) {
 }
 
 TEST(SymmetryCheck, AnAsymmetricValue) {
-  for_each_case(true, [](Entries m, const RowPartition& partition, const std::string& symbol, std::int64_t i,
-                         std::int64_t j) {
-    Entries upper = m, lower = m;
-    upper[{i, j}] = -1.5;
-    EXPECT_EQ(outcome(upper, partition, symbol), refusal("test.mtx", symbol, i, j, -1.5, -1));
-    lower[{j, i}] = -1.5;
-    EXPECT_EQ(outcome(lower, partition, symbol), refusal("test.mtx", symbol, i, j, -1, -1.5));
-  });
+  for_each_case(
+      true, [](Entries m, const RowPartition& partition, const std::string& symbol, std::int64_t i, std::int64_t j) {
+        Entries upper = m, lower = m;
+        upper[{i, j}] = -1.5;
+        EXPECT_EQ(outcome(upper, partition, symbol), refusal("test.mtx", symbol, i, j, -1.5, -1));
+        lower[{j, i}] = -1.5;
+        EXPECT_EQ(outcome(lower, partition, symbol), refusal("test.mtx", symbol, i, j, -1, -1.5));
+      });
 }
 
 TEST(SymmetryCheck, AOneSidedEntry) {
-  for_each_case(false, [](Entries m, const RowPartition& partition, const std::string& symbol, std::int64_t i,
-                          std::int64_t j) {
-    Entries upper = m, lower = m;
-    upper[{i, j}] = 0.5;
-    EXPECT_EQ(outcome(upper, partition, symbol), refusal("test.mtx", symbol, i, j, 0.5, 0));
-    lower[{j, i}] = -2.25;
-    EXPECT_EQ(outcome(lower, partition, symbol), refusal("test.mtx", symbol, j, i, -2.25, 0));
-  });
+  for_each_case(
+      false, [](Entries m, const RowPartition& partition, const std::string& symbol, std::int64_t i, std::int64_t j) {
+        Entries upper = m, lower = m;
+        upper[{i, j}] = 0.5;
+        EXPECT_EQ(outcome(upper, partition, symbol), refusal("test.mtx", symbol, i, j, 0.5, 0));
+        lower[{j, i}] = -2.25;
+        EXPECT_EQ(outcome(lower, partition, symbol), refusal("test.mtx", symbol, j, i, -2.25, 0));
+      });
 }
 
 TEST(SymmetryCheck, AnEntryWhosePartnerIsRemoved) {
-  for_each_case(true, [](Entries m, const RowPartition& partition, const std::string& symbol, std::int64_t i,
-                         std::int64_t j) {
-    Entries upper = m, lower = m;
-    upper.erase({i, j});
-    EXPECT_EQ(outcome(upper, partition, symbol), refusal("test.mtx", symbol, j, i, -1, 0));
-    lower.erase({j, i});
-    EXPECT_EQ(outcome(lower, partition, symbol), refusal("test.mtx", symbol, i, j, -1, 0));
-  });
+  for_each_case(
+      true, [](Entries m, const RowPartition& partition, const std::string& symbol, std::int64_t i, std::int64_t j) {
+        Entries upper = m, lower = m;
+        upper.erase({i, j});
+        EXPECT_EQ(outcome(upper, partition, symbol), refusal("test.mtx", symbol, j, i, -1, 0));
+        lower.erase({j, i});
+        EXPECT_EQ(outcome(lower, partition, symbol), refusal("test.mtx", symbol, i, j, -1, 0));
+      });
 }
 
 // Rows moved by a saved numbering (the operator's row g is the input's
@@ -200,44 +201,44 @@ TEST(SymmetryCheck, AnEntryWhosePartnerIsRemoved) {
 // input's numbering: of the mirrored pair, the one whose row comes first in
 // the operator's.
 TEST(SymmetryCheck, MovedRowsNameTheEntryInTheInputsNumbering) {
-  for_each_case(true, [](Entries m, const RowPartition& partition, const std::string& symbol, std::int64_t i,
-                         std::int64_t j) {
-    m[{i, j}] = -1.5;
-    const int rank = test::mpi_rank();
-    solver::DistributedRows matrix;
-    matrix.rows = rows_of(m, partition.begin(rank), partition.end(rank));
-    matrix.partition = partition;
-    matrix.numbering = solver::RowNumbering::identity(MPI_COMM_WORLD, partition);
-    std::vector<std::int64_t> reversed;
-    for (std::int64_t g = partition.begin(rank); g < partition.end(rank); ++g) reversed.push_back(n - 1 - g);
-    solver::distribute_by_numbering(matrix, partition, reversed, "test", MPI_COMM_WORLD);
-    ASSERT_EQ(matrix.numbering.is_identity(), false);
-    const std::string what = outcome_of([&](const spmm::Context* context) {
-      solver::check_symmetric(MPI_COMM_WORLD, matrix.rows, matrix.partition, "test.mtx", symbol, &matrix.numbering,
-                              context);
-    });
-    EXPECT_EQ(what, refusal("test.mtx", symbol, j, i, -1, -1.5));
-  });
+  for_each_case(
+      true, [](Entries m, const RowPartition& partition, const std::string& symbol, std::int64_t i, std::int64_t j) {
+        m[{i, j}] = -1.5;
+        const int rank = test::mpi_rank();
+        solver::DistributedRows matrix;
+        matrix.rows = rows_of(m, partition.begin(rank), partition.end(rank));
+        matrix.partition = partition;
+        matrix.numbering = solver::RowNumbering::identity(MPI_COMM_WORLD, partition);
+        std::vector<std::int64_t> reversed;
+        for (std::int64_t g = partition.begin(rank); g < partition.end(rank); ++g) reversed.push_back(n - 1 - g);
+        solver::distribute_by_numbering(matrix, partition, reversed, "test", MPI_COMM_WORLD);
+        ASSERT_EQ(matrix.numbering.is_identity(), false);
+        const std::string what = outcome_of([&](const spmm::Context* context) {
+          solver::check_symmetric(MPI_COMM_WORLD, matrix.rows, matrix.partition, "test.mtx", symbol, &matrix.numbering,
+                                  context);
+        });
+        EXPECT_EQ(what, refusal("test.mtx", symbol, j, i, -1, -1.5));
+      });
 }
 
 TEST(SymmetryCheck, RelativeToleranceOf1e12) {
-  for_each_case(true, [](Entries m, const RowPartition& partition, const std::string& symbol, std::int64_t i,
-                         std::int64_t j) {
-    m[{i, j}] = -1 - 5e-13;
-    EXPECT_EQ(outcome(m, partition, symbol), "");
-    m[{i, j}] = -1 - 5e-12;  // printed as -1
-    EXPECT_EQ(outcome(m, partition, symbol), refusal("test.mtx", symbol, i, j, -1, -1));
-  });
+  for_each_case(
+      true, [](Entries m, const RowPartition& partition, const std::string& symbol, std::int64_t i, std::int64_t j) {
+        m[{i, j}] = -1 - 5e-13;
+        EXPECT_EQ(outcome(m, partition, symbol), "");
+        m[{i, j}] = -1 - 5e-12;  // printed as -1
+        EXPECT_EQ(outcome(m, partition, symbol), refusal("test.mtx", symbol, i, j, -1, -1));
+      });
 }
 
 TEST(SymmetryCheck, AStoredZeroNeedsNoPartner) {
-  for_each_case(false, [](Entries m, const RowPartition& partition, const std::string& symbol, std::int64_t i,
-                          std::int64_t j) {
-    m[{j, i}] = 0.0;
-    EXPECT_EQ(outcome(m, partition, symbol), "");
-    m[{i, j}] = 0.0;
-    EXPECT_EQ(outcome(m, partition, symbol), "");
-  });
+  for_each_case(
+      false, [](Entries m, const RowPartition& partition, const std::string& symbol, std::int64_t i, std::int64_t j) {
+        m[{j, i}] = 0.0;
+        EXPECT_EQ(outcome(m, partition, symbol), "");
+        m[{i, j}] = 0.0;
+        EXPECT_EQ(outcome(m, partition, symbol), "");
+      });
 }
 
 // Mismatches on several ranks: the one with the smallest (row, column) is named, whichever rank found it.

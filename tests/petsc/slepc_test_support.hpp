@@ -40,10 +40,10 @@ class SlepcEnvironment : public ::testing::Environment {
     int rank = 0;
     BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
     if (rank == 0)
-      std::printf("[petsc tests] backend: %s\n",
-                  context.space() == Space::host   ? "cpu"
-                  : solver::petsc_device_arrays() ? "cuda (PETSc's device arrays in place)"
-                                                  : "cuda (host blocks staged)");
+      std::printf("[petsc tests] backend: %s\n", context.space() == Space::host ? "cpu"
+                                                 : solver::petsc_device_arrays()
+                                                     ? "cuda (PETSc's device arrays in place)"
+                                                     : "cuda (host blocks staged)");
   }
   void TearDown() override { ASSERT_EQ(SlepcFinalize(), 0); }
 };

@@ -134,8 +134,8 @@ TEST_F(PetscDevice, DenseCudaProductIsOneApplyAndEqualsColumnProducts) {
   PETSC_OK(MatDenseRestoreArrayWrite(B, &host));
   PETSC_OK(MatMatMult(A_, B, MAT_INITIAL_MATRIX, PETSC_DETERMINE, C.out()));
   PetscBool dense_cuda = PETSC_FALSE;
-  PETSC_OK(PetscObjectTypeCompareAny(reinterpret_cast<PetscObject>(static_cast<Mat>(C)), &dense_cuda,
-                                     MATSEQDENSECUDA, MATMPIDENSECUDA, ""));
+  PETSC_OK(PetscObjectTypeCompareAny(reinterpret_cast<PetscObject>(static_cast<Mat>(C)), &dense_cuda, MATSEQDENSECUDA,
+                                     MATMPIDENSECUDA, ""));
   EXPECT_TRUE(dense_cuda);
 
   const Traffic before = Traffic::now(A_);

@@ -36,7 +36,6 @@ using test::OwnedKsp;
 using test::OwnedMat;
 using test::OwnedVec;
 
-
 // A whole matrix every rank holds, split over the ranks, and what is known of it.
 struct Problem {
   std::string name;
@@ -193,7 +192,7 @@ TEST(PetscOperator, FromAijMatchesAij) {
   fill_by_index(x, 0.7);
   PETSC_OK(MatMult(aij, x, y_aij));
   PETSC_OK(MatMult(ours, x, y_ours));
-  EXPECT_LE(distance(y_ours, y_aij), 1e-13);  // |values| < 2, rows of ~13 entries
+  EXPECT_LE(distance(y_ours, y_aij), 1e-13);    // |values| < 2, rows of ~13 entries
   PETSC_OK(MatMultTranspose(ours, x, y_ours));  // symmetric: the same product
   EXPECT_LE(distance(y_ours, y_aij), 1e-13);
 }

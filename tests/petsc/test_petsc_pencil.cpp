@@ -146,8 +146,7 @@ void compare(const Pencil& p, int nev, double tol, int max_iterations, bool jaco
   options.keep_history = false;
   std::optional<solver::JacobiPreconditioner<double>> preconditioner;
   if (jacobi) preconditioner.emplace(A);
-  const auto ours =
-      solver::lobpcg<double>(A, options, preconditioner ? &*preconditioner : nullptr, std::nullopt, &B);
+  const auto ours = solver::lobpcg<double>(A, options, preconditioner ? &*preconditioner : nullptr, std::nullopt, &B);
   ASSERT_TRUE(ours.all_converged()) << ours.iterations << " iterations";
   EXPECT_TRUE(ours.generalized);
 
@@ -197,8 +196,7 @@ TEST(PetscPencil, BMustBeOnTheRowsOfA) {
   const io::CsrRows shorter = io::slice_rows(p.b, p.partition.begin(0), p.partition.end(0) - 1);  // one row fewer
   try {
     solver::create_petsc_pencil(PETSC_COMM_WORLD, context, p.a_local,
-                                test::mpi_rank(PETSC_COMM_WORLD) == 0 ? shorter : p.b_local,
-                                p.partition);
+                                test::mpi_rank(PETSC_COMM_WORLD) == 0 ? shorter : p.b_local, p.partition);
     ADD_FAILURE() << "B on other rows was accepted";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("is not on A's rows"), std::string::npos) << e.what();

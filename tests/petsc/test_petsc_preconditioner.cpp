@@ -75,11 +75,12 @@ void ksp_cg(const Problem& p, const std::string& options, const std::vector<doub
   std::vector<PetscInt> columns(p.mine.col_indices.begin(), p.mine.col_indices.end());
   Mat A;
   const auto m = static_cast<PetscInt>(p.m()), n = static_cast<PetscInt>(p.whole.global_rows);
-  PETSC_OK(MatCreateMPIAIJWithArrays(PETSC_COMM_WORLD, m, m, n, n, offsets.data(), columns.data(),
-                                     p.mine.values.data(), &A));
+  PETSC_OK(MatCreateMPIAIJWithArrays(PETSC_COMM_WORLD, m, m, n, n, offsets.data(), columns.data(), p.mine.values.data(),
+                                     &A));
   std::string prefixed;
   for (std::size_t i = 0; i < options.size(); ++i)
-    prefixed += (options[i] == '-' && (i == 0 || options[i - 1] == ' ')) ? std::string("-ref_") : std::string(1, options[i]);
+    prefixed +=
+        (options[i] == '-' && (i == 0 || options[i - 1] == ' ')) ? std::string("-ref_") : std::string(1, options[i]);
   PETSC_OK(PetscOptionsInsertString(nullptr, prefixed.c_str()));
   KSP ksp;
   PETSC_OK(KSPCreate(PETSC_COMM_WORLD, &ksp));

@@ -193,7 +193,7 @@ TEST(PetscShellPc, BadOptionsAndForeignMatsAreRefusedEverywhere) {
   PETSC_OK(KSPCreate(PETSC_COMM_WORLD, ksp.out()));
   PETSC_OK(KSPGetPC(ksp, &pc));
   solver::ChebyshevOptions options = solver::petsc_chebyshev_options();
-  options.lower = 1.5;  // must lie in (0, 1)
+  options.lower = 1.5;                                                       // must lie in (0, 1)
   EXPECT_THROW(solver::set_petsc_chebyshev_pc(pc, A, options), InputError);  // on every rank
   PETSC_OK(MatCreateDense(PETSC_COMM_WORLD, PETSC_DECIDE, PETSC_DECIDE, 10, 10, nullptr, dense.out()));
   EXPECT_THROW(solver::set_petsc_jacobi_pc(pc, dense), Error);

@@ -35,8 +35,7 @@ template <class T>
 class CsrTestOperator final : public solver::LinearOperator<T> {
  public:
   // `whole` holds every row (first_row 0); this rank keeps its partition rows.
-  CsrTestOperator(MPI_Comm comm, spmm::Context context, const io::CsrRows& whole,
-                  solver::RowPartition partition)
+  CsrTestOperator(MPI_Comm comm, spmm::Context context, const io::CsrRows& whole, solver::RowPartition partition)
       : comm_(comm), owned_(std::move(context)), context_(*owned_), partition_(std::move(partition)) {
     BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
     rows_ = io::slice_rows(whole, partition_.begin(rank_), partition_.end(rank_));
@@ -66,8 +65,8 @@ class CsrTestOperator final : public solver::LinearOperator<T> {
     }
     std::vector<T> whole(static_cast<std::size_t>(global_rows() * k));
     const MPI_Datatype type = std::is_same_v<T, double> ? MPI_DOUBLE : MPI_FLOAT;
-    BLOCKEIGS_MPI_CHECK(MPI_Allgatherv(mine.data(), counts[rank_], type, whole.data(), counts.data(), displs.data(),
-                                       type, comm_));
+    BLOCKEIGS_MPI_CHECK(
+        MPI_Allgatherv(mine.data(), counts[rank_], type, whole.data(), counts.data(), displs.data(), type, comm_));
     std::vector<T> y(static_cast<std::size_t>(n * k));
     if (beta != T(0))
       solver::copy_block(context_, spmm::ConstDenseView<T>(Y), spmm::DenseView<T>{Space::host, n, k, k, y.data()});
@@ -83,7 +82,6 @@ class CsrTestOperator final : public solver::LinearOperator<T> {
   }
 
  public:
-
   void diagonal(T* out) const override {
     const std::int64_t n = local_rows();
     std::vector<T> d(static_cast<std::size_t>(n), T(0));

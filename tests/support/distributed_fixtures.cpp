@@ -40,8 +40,8 @@ io::CsrRows power_law_matrix(std::int64_t n, std::int64_t max_row, std::uint64_t
   m.row_offsets.assign(1, 0);
   for (std::int64_t i = 0; i < n; ++i) {
     // Pareto-like lengths: P(L > x) ~ 1/x, capped at max_row; row 0 is the longest.
-    const auto length = i == 0 ? max_row
-                               : std::min<std::int64_t>(max_row, std::int64_t(1.0 / std::max(unit(engine), 1e-9)));
+    const auto length =
+        i == 0 ? max_row : std::min<std::int64_t>(max_row, std::int64_t(1.0 / std::max(unit(engine), 1e-9)));
     std::vector<std::int64_t> cols;
     for (std::int64_t k = 0; k < length; ++k) cols.push_back(column(engine));
     std::sort(cols.begin(), cols.end());
@@ -78,9 +78,8 @@ std::vector<double> hashed_block(std::int64_t first_row, std::int64_t rows, std:
   return out;
 }
 
-void reference_rows(const io::CsrRows& whole, const std::vector<double>& x_all, std::int64_t cols,
-                    std::int64_t begin, std::int64_t end, std::vector<double>& y, std::vector<double>& scale,
-                    double eps) {
+void reference_rows(const io::CsrRows& whole, const std::vector<double>& x_all, std::int64_t cols, std::int64_t begin,
+                    std::int64_t end, std::vector<double>& y, std::vector<double>& scale, double eps) {
   y.assign(static_cast<std::size_t>((end - begin) * cols), 0.0);
   scale.assign(static_cast<std::size_t>(end - begin), 0.0);
   for (std::int64_t i = begin; i < end; ++i) {

@@ -25,15 +25,13 @@ io::CsrRows power_law_matrix(std::int64_t n, std::int64_t max_row, std::uint64_t
 io::CsrRows block_diagonal_matrix(const std::vector<std::int64_t>& first_rows, std::uint64_t seed);
 
 // Rank-count independent block: entry (global row i, column j) from a hash.
-std::vector<double> hashed_block(std::int64_t first_row, std::int64_t rows, std::int64_t cols,
-                                 std::uint64_t seed);
+std::vector<double> hashed_block(std::int64_t first_row, std::int64_t rows, std::int64_t cols, std::uint64_t seed);
 
 // Reference Y = A X for rows [begin, end) of a whole matrix, X given for all
 // rows (row-major, cols wide); also returns per-row error scales
 // gamma(L) * sum_k |a_ik| max_j |x_kj| for comparisons.
-void reference_rows(const io::CsrRows& whole, const std::vector<double>& x_all, std::int64_t cols,
-                    std::int64_t begin, std::int64_t end, std::vector<double>& y,
-                    std::vector<double>& scale, double eps);
+void reference_rows(const io::CsrRows& whole, const std::vector<double>& x_all, std::int64_t cols, std::int64_t begin,
+                    std::int64_t end, std::vector<double>& y, std::vector<double>& scale, double eps);
 
 // Every value of a dataset of an HDF5 file, read as doubles (a result file's).
 std::vector<double> read_dataset(const std::string& file, const char* dataset);

@@ -84,9 +84,9 @@ void check_one_exchange(solver::HaloExchange<T>& halo, const spmm::Context& cont
 // The exchange alone through `transport`, reused across widths that grow and
 // shrink; fp32 blocks too where T is double.
 template <class T>
-void check_halo_exchange(const spmm::Context& context, const io::CsrRows& whole,
-                         const solver::RowPartition& partition, solver::HaloTransport transport,
-                         const std::vector<std::int64_t>& widths, const std::string& label) {
+void check_halo_exchange(const spmm::Context& context, const io::CsrRows& whole, const solver::RowPartition& partition,
+                         solver::HaloTransport transport, const std::vector<std::int64_t>& widths,
+                         const std::string& label) {
   SCOPED_TRACE(label + ", transport " + transport_label(transport));
   const int rank = mpi_rank();
   const std::int64_t begin = partition.begin(rank), end = partition.end(rank);

@@ -47,8 +47,7 @@ struct LaplacianIterate {
   std::vector<double> lambda, r_norm, x_norm;
 };
 
-inline LaplacianIterate laplacian_iterate(CsrTestOperator<double>& A, std::int64_t n, int k, int first,
-                                          double noise) {
+inline LaplacianIterate laplacian_iterate(CsrTestOperator<double>& A, std::int64_t n, int k, int first, double noise) {
   LaplacianIterate it{spmm::DenseBlock<double>(Space::host, A.local_rows(), k), {}, {}, {}};
   for (std::int64_t i = 0; i < A.local_rows(); ++i)
     for (int j = 0; j < k; ++j) {

@@ -35,8 +35,7 @@ int main(int argc, char** argv) {
   // Failing to agree is a failure of the run.
   if (!BLOCKEIGS_MPI_CHECK_NOTHROW(MPI_Allreduce(&local_failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD)))
     blockeigs::abort_mpi(MPI_COMM_WORLD, 1);
-  if (rank == 0 && any_failed && !local_failed)
-    std::fprintf(stderr, "a test failed on another rank\n");
+  if (rank == 0 && any_failed && !local_failed) std::fprintf(stderr, "a test failed on another rank\n");
   blockeigs::finalize_mpi();
   return any_failed;
 }

@@ -68,8 +68,8 @@ void check_operator_apply(solver::LinearOperator<T>& op, const solver::RowPartit
     for (std::int64_t j = 0; j < width; ++j) {
       const double got = y_local[i * width + j], want = 1.5 * y_ref[i * width + j];
       if (!(std::abs(got - want) <= 4 * scale[i])) {
-        ADD_FAILURE() << "rank " << rank << " row " << begin + i << " col " << j << " (beta != 0): " << got
-                      << " vs " << want;
+        ADD_FAILURE() << "rank " << rank << " row " << begin + i << " col " << j << " (beta != 0): " << got << " vs "
+                      << want;
         ++bad;
         break;
       }
@@ -77,8 +77,8 @@ void check_operator_apply(solver::LinearOperator<T>& op, const solver::RowPartit
 }
 
 template <class T>
-void check_operator_apply(solver::DistributedOperator<T>& op, const spmm::Context& context,
-                          const io::CsrRows& whole, std::int64_t width, const std::string& label) {
+void check_operator_apply(solver::DistributedOperator<T>& op, const spmm::Context& context, const io::CsrRows& whole,
+                          std::int64_t width, const std::string& label) {
   check_operator_apply<T>(op, op.partition(), context, whole, width, label);
 }
 
@@ -132,8 +132,8 @@ inline void check_operator_apply_single(solver::DistributedOperator<double>& op,
 
 template <class T>
 void check_distributed_apply(const spmm::Context& context, const io::CsrRows& whole,
-                             const solver::RowPartition& partition, std::int64_t width,
-                             const std::string& label, Algorithm algorithm = Algorithm::automatic) {
+                             const solver::RowPartition& partition, std::int64_t width, const std::string& label,
+                             Algorithm algorithm = Algorithm::automatic) {
   const int rank = mpi_rank(MPI_COMM_WORLD);
   const io::CsrRows rows = io::slice_rows(whole, partition.begin(rank), partition.end(rank));
   solver::DistributedOperator<T> op(MPI_COMM_WORLD, context, rows, partition, algorithm);

@@ -14,8 +14,7 @@ namespace blockeigs::test {
 std::string data_dir() {
   if (const char* env = std::getenv("BLOCKEIGS_DATA_DIR"); env && *env)
     return std::filesystem::is_directory(env) ? std::string(env) : std::string();
-  return std::filesystem::is_directory(BLOCKEIGS_DATA_DIR) ? std::string(BLOCKEIGS_DATA_DIR)
-                                                           : std::string();
+  return std::filesystem::is_directory(BLOCKEIGS_DATA_DIR) ? std::string(BLOCKEIGS_DATA_DIR) : std::string();
 }
 
 std::vector<std::string> data_matrix_names() {
@@ -124,8 +123,7 @@ spmm::DenseBlock<T> random_block(std::int64_t rows, std::int64_t cols, std::uint
   std::mt19937_64 engine(seed);
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
   for (std::int64_t i = 0; i < rows; ++i)
-    for (std::int64_t j = 0; j < block.ld(); ++j)
-      block.data()[i * block.ld() + j] = static_cast<T>(uniform(engine));
+    for (std::int64_t j = 0; j < block.ld(); ++j) block.data()[i * block.ld() + j] = static_cast<T>(uniform(engine));
   return block;
 }
 

@@ -28,8 +28,7 @@ spmm::HostCsr<T> to_host_csr(const io::CsrRows& rows);
 
 // A host block filled with reproducible values in [-1, 1).
 template <class T>
-spmm::DenseBlock<T> random_block(std::int64_t rows, std::int64_t cols, std::uint64_t seed,
-                                 std::int64_t ld = 0);
+spmm::DenseBlock<T> random_block(std::int64_t rows, std::int64_t cols, std::uint64_t seed, std::int64_t ld = 0);
 
 // A small host matrix of reproducible values in [-1, 1): entry (i, j) is
 // solver::hash_uniform(seed, i, j).

@@ -128,9 +128,11 @@ void check_block_combine_pair() {
   struct Case {
     std::int64_t rows, s, r, a, r_next;
   };
-  const Case cases[] = {{0, 4, 4, 4, 4}, {1, 1, 1, 1, 1}, {37, 6, 6, 5, 6}, {37, 6, 6, 5, 3}, {130, 8, 3, 8, 7}, {300, 16, 16, 16, 16}};
+  const Case cases[] = {{0, 4, 4, 4, 4},  {1, 1, 1, 1, 1},   {37, 6, 6, 5, 6},
+                        {37, 6, 6, 5, 3}, {130, 8, 3, 8, 7}, {300, 16, 16, 16, 16}};
   for (const Case& c : cases) {
-    SCOPED_TRACE(testing::Message() << c.rows << " rows, s " << c.s << ", r " << c.r << ", a " << c.a << " -> " << c.r_next);
+    SCOPED_TRACE(testing::Message() << c.rows << " rows, s " << c.s << ", r " << c.r << ", a " << c.a << " -> "
+                                    << c.r_next);
     const std::int64_t ld = 3 * c.s;
     auto buffer = random_block<T>(c.rows, ld, 11, 0);
     const auto original = random_block<T>(c.rows, ld, 11, 0);
@@ -146,8 +148,10 @@ void check_block_combine_pair() {
       const T* o = original.data() + i * ld;
       for (std::int64_t j = 0; j < c.r_next; ++j) {
         double want = 0, size = 0;
-        for (std::int64_t k = 0; k < c.r; ++k) want += double(o[p0 + k]) * S1(k, j), size += std::abs(o[p0 + k] * S1(k, j));
-        for (std::int64_t k = 0; k < c.a; ++k) want += double(o[r0 + k]) * S2(k, j), size += std::abs(o[r0 + k] * S2(k, j));
+        for (std::int64_t k = 0; k < c.r; ++k)
+          want += double(o[p0 + k]) * S1(k, j), size += std::abs(o[p0 + k] * S1(k, j));
+        for (std::int64_t k = 0; k < c.a; ++k)
+          want += double(o[r0 + k]) * S2(k, j), size += std::abs(o[r0 + k] * S2(k, j));
         ASSERT_NEAR(buffer.data()[i * ld + y0 + j], want, dot_bound<T>(c.r + c.a, size)) << "row " << i << " col " << j;
       }
       // R's columns are not touched.
@@ -399,8 +403,7 @@ TEST(BlockOps, GramPairPutsTwoGramsSideBySide) {
   EXPECT_EQ(both.block(0, 7, 0, 5).values(), solver::gram<double>(host(), MPI_COMM_WORLD, X.cview(), Y1).values());
   EXPECT_EQ(both.block(0, 7, 5, 4).values(), solver::gram<double>(host(), MPI_COMM_WORLD, X.cview(), Y2).values());
   const HostMatrix alone =
-      solver::start_gram_pair<double>(host(), MPI_COMM_WORLD, X.cview(), Y1, solver::column_range(Y1, 0, 0))
-          .finish();
+      solver::start_gram_pair<double>(host(), MPI_COMM_WORLD, X.cview(), Y1, solver::column_range(Y1, 0, 0)).finish();
   EXPECT_EQ(alone.values(), solver::gram<double>(host(), MPI_COMM_WORLD, X.cview(), Y1).values());
 }
 

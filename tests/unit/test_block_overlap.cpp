@@ -13,8 +13,7 @@ using solver::BlockExtent;
 using solver::blocks_overlap;
 
 template <class T>
-BlockExtent block(const std::vector<T>& v, std::int64_t offset, std::int64_t rows, std::int64_t cols,
-                  std::int64_t ld) {
+BlockExtent block(const std::vector<T>& v, std::int64_t offset, std::int64_t rows, std::int64_t cols, std::int64_t ld) {
   return BlockExtent::of(spmm::ConstDenseView<T>(Space::host, rows, cols, ld, v.data() + offset));
 }
 
@@ -23,10 +22,10 @@ TEST(BlockOverlap, SamePitch) {
   EXPECT_TRUE(blocks_overlap(block(v, 0, 10, 4, 8), block(v, 0, 10, 4, 8)));   // the same block
   EXPECT_FALSE(blocks_overlap(block(v, 0, 10, 4, 8), block(v, 4, 10, 4, 8)));  // side by side
   EXPECT_FALSE(blocks_overlap(block(v, 4, 10, 4, 8), block(v, 0, 10, 4, 8)));
-  EXPECT_TRUE(blocks_overlap(block(v, 0, 10, 4, 8), block(v, 3, 10, 4, 8)));   // one column shared
-  EXPECT_TRUE(blocks_overlap(block(v, 0, 10, 4, 8), block(v, 8, 10, 4, 8)));   // one row down
-  EXPECT_FALSE(blocks_overlap(block(v, 0, 10, 4, 8), block(v, 80, 10, 4, 8))); // rows after
-  EXPECT_FALSE(blocks_overlap(block(v, 0, 10, 4, 8), block(v, 76, 10, 4, 8))); // ends where the other begins
+  EXPECT_TRUE(blocks_overlap(block(v, 0, 10, 4, 8), block(v, 3, 10, 4, 8)));    // one column shared
+  EXPECT_TRUE(blocks_overlap(block(v, 0, 10, 4, 8), block(v, 8, 10, 4, 8)));    // one row down
+  EXPECT_FALSE(blocks_overlap(block(v, 0, 10, 4, 8), block(v, 80, 10, 4, 8)));  // rows after
+  EXPECT_FALSE(blocks_overlap(block(v, 0, 10, 4, 8), block(v, 76, 10, 4, 8)));  // ends where the other begins
   // Rows that run past a grid row: columns 6-9 of pitch 8 wrap to 0-1.
   EXPECT_TRUE(blocks_overlap(block(v, 6, 10, 4, 8), block(v, 0, 10, 2, 8)));
   EXPECT_FALSE(blocks_overlap(block(v, 6, 10, 4, 8), block(v, 2, 10, 2, 8)));

@@ -21,11 +21,11 @@ TEST(CpuThreads, SharesTheNodesCoresAndStaysWithinTheAffinity) {
   using solver::cpu_threads_per_rank;
   EXPECT_EQ(cpu_threads_per_rank(16, 1, 16), 16);
   EXPECT_EQ(cpu_threads_per_rank(16, 2, 16), 8);
-  EXPECT_EQ(cpu_threads_per_rank(16, 2, 1), 1);   // bound to a core
-  EXPECT_EQ(cpu_threads_per_rank(16, 2, 4), 4);   // bound to 4 cores (--map-by ...:PE=4)
-  EXPECT_EQ(cpu_threads_per_rank(16, 2, 0), 8);   // mask unknown
-  EXPECT_EQ(cpu_threads_per_rank(2, 4, 2), 1);    // more ranks than cores
-  EXPECT_EQ(cpu_threads_per_rank(0, 1, 0), 1);    // hardware_concurrency unknown
+  EXPECT_EQ(cpu_threads_per_rank(16, 2, 1), 1);  // bound to a core
+  EXPECT_EQ(cpu_threads_per_rank(16, 2, 4), 4);  // bound to 4 cores (--map-by ...:PE=4)
+  EXPECT_EQ(cpu_threads_per_rank(16, 2, 0), 8);  // mask unknown
+  EXPECT_EQ(cpu_threads_per_rank(2, 4, 2), 1);   // more ranks than cores
+  EXPECT_EQ(cpu_threads_per_rank(0, 1, 0), 1);   // hardware_concurrency unknown
 }
 
 // Each rank of a node an even slice of its CPUs; more ranks than CPUs share them one each.
@@ -72,7 +72,7 @@ TEST(CpuThreads, UsersThreadCountsWin) {
   EXPECT_EQ(both.openblas, 1);
   EXPECT_EQ(both.openblas_source, solver::ThreadSource::openblas_num_threads);
   EXPECT_EQ(choose_cpu_threads(16, 4, 16, "6,2", nullptr).openmp, 6);  // nested levels: the outer one
-  for (const char* ignored : {"", "0", "-2", "four", "4x"}) {  // not a count: as if unset
+  for (const char* ignored : {"", "0", "-2", "four", "4x"}) {          // not a count: as if unset
     const solver::CpuThreads t = choose_cpu_threads(16, 4, 16, ignored, ignored);
     EXPECT_EQ(t.openmp, 4) << ignored;
     EXPECT_EQ(t.openblas, 4) << ignored;

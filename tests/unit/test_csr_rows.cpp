@@ -32,8 +32,8 @@ CsrRows sample() {
   return m;
 }
 
-using blockeigs::test::input_error_message;
 using blockeigs::test::expect_mentions;
+using blockeigs::test::input_error_message;
 std::string validation_error(const CsrRows& rows) {
   return input_error_message([&] { blockeigs::io::validate(rows, "m.h5"); });
 }

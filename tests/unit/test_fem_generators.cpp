@@ -187,9 +187,9 @@ TEST(FemP1, CountsOffsetsBlocksAndSymmetry) {
 }
 
 TEST(FemP1, PencilEigenvaluesMatchADenseSolve) {
-  for (const auto& stiffness : {fem(1, FemPart::stiffness, 12), fem(1, FemPart::stiffness, 1),
-                                fem(2, FemPart::stiffness, 5, 4), fem(2, FemPart::stiffness, 6, 6),
-                                fem(3, FemPart::stiffness, 3, 3, 3), fem(3, FemPart::stiffness, 2, 3, 4)}) {
+  for (const auto& stiffness :
+       {fem(1, FemPart::stiffness, 12), fem(1, FemPart::stiffness, 1), fem(2, FemPart::stiffness, 5, 4),
+        fem(2, FemPart::stiffness, 6, 6), fem(3, FemPart::stiffness, 3, 3, 3), fem(3, FemPart::stiffness, 2, 3, 4)}) {
     SCOPED_TRACE(blockeigs::io::describe(stiffness));
     GeneratorSpec mass = stiffness;
     mass.part = FemPart::mass;
@@ -256,8 +256,8 @@ TEST(FemP1, Hdf5RoundTrip) {
 }
 
 TEST(GraphLaplacian, RowsAreDegreeMinusAdjacency) {
-  for (const auto& spec : {graph(GraphKind::path, 2), graph(GraphKind::path, 7), graph(GraphKind::cycle, 3),
-                           graph(GraphKind::cycle, 8)}) {
+  for (const auto& spec :
+       {graph(GraphKind::path, 2), graph(GraphKind::path, 7), graph(GraphKind::cycle, 3), graph(GraphKind::cycle, 8)}) {
     SCOPED_TRACE(blockeigs::io::describe(spec));
     const CsrRows all = whole(spec);
     const std::int64_t n = spec.n;

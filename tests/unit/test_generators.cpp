@@ -23,16 +23,15 @@ namespace {
 
 using blockeigs::InputError;
 using blockeigs::io::CsrRows;
-using blockeigs::io::GeneratorKind;
-using blockeigs::io::GeneratorSpec;
 using blockeigs::io::generate_rows;
 using blockeigs::io::generated_row_offsets;
 using blockeigs::io::generated_rows;
+using blockeigs::io::GeneratorKind;
+using blockeigs::io::GeneratorSpec;
 
-GeneratorSpec laplacian(int dims, std::int64_t nx, std::int64_t ny = 1, std::int64_t nz = 1,
-                        int stencil = 0) {
+GeneratorSpec laplacian(int dims, std::int64_t nx, std::int64_t ny = 1, std::int64_t nz = 1, int stencil = 0) {
   GeneratorSpec spec;
-  spec.kind = dims == 1 ? GeneratorKind::laplacian_1d
+  spec.kind = dims == 1   ? GeneratorKind::laplacian_1d
               : dims == 2 ? GeneratorKind::laplacian_2d
                           : GeneratorKind::laplacian_3d;
   spec.nx = nx;
@@ -53,9 +52,9 @@ GeneratorSpec random_spd(std::int64_t n, std::int64_t nnz_per_row, std::uint64_t
 
 CsrRows whole(const GeneratorSpec& spec) { return generate_rows(spec, 0, generated_rows(spec)); }
 
-using blockeigs::test::input_error_message;
-using blockeigs::test::expect_mentions;
 using blockeigs::test::dense;
+using blockeigs::test::expect_mentions;
+using blockeigs::test::input_error_message;
 std::vector<double> jacobi_eigenvalues(std::vector<double> a, int n) {
   return blockeigs::test::dense_symmetric_eigenvalues(std::move(a), n);
 }
@@ -107,8 +106,8 @@ TEST(Generators, LaplacianStencilValues) {
 }
 
 TEST(Generators, MatricesAreSymmetric) {
-  for (const auto& spec : {laplacian(1, 9), laplacian(2, 5, 4), laplacian(3, 3, 4, 2),
-                           laplacian(3, 4, 3, 3, 27), random_spd(60, 5, 3), random_spd(9, 8, 4)}) {
+  for (const auto& spec : {laplacian(1, 9), laplacian(2, 5, 4), laplacian(3, 3, 4, 2), laplacian(3, 4, 3, 3, 27),
+                           random_spd(60, 5, 3), random_spd(9, 8, 4)}) {
     SCOPED_TRACE(blockeigs::io::describe(spec));
     const CsrRows m = whole(spec);
     const std::vector<double> a = dense(m);
@@ -119,8 +118,8 @@ TEST(Generators, MatricesAreSymmetric) {
 }
 
 TEST(Generators, RowBlocksConcatenateToTheWhole) {
-  for (const auto& spec : {laplacian(1, 31), laplacian(2, 7, 5), laplacian(3, 5, 3, 4),
-                           laplacian(3, 4, 5, 3, 27), random_spd(123, 7, 9)}) {
+  for (const auto& spec : {laplacian(1, 31), laplacian(2, 7, 5), laplacian(3, 5, 3, 4), laplacian(3, 4, 5, 3, 27),
+                           random_spd(123, 7, 9)}) {
     SCOPED_TRACE(blockeigs::io::describe(spec));
     const CsrRows all = whole(spec);
     const std::int64_t n = all.global_rows;
@@ -139,8 +138,8 @@ TEST(Generators, RowBlocksConcatenateToTheWhole) {
 }
 
 TEST(Generators, RowOffsetsAgreeWithTheRows) {
-  for (const auto& spec : {laplacian(1, 17), laplacian(2, 6, 9), laplacian(3, 4, 4, 5),
-                           laplacian(3, 5, 4, 3, 27), random_spd(200, 12, 2), random_spd(50, 0, 2)}) {
+  for (const auto& spec : {laplacian(1, 17), laplacian(2, 6, 9), laplacian(3, 4, 4, 5), laplacian(3, 5, 4, 3, 27),
+                           random_spd(200, 12, 2), random_spd(50, 0, 2)}) {
     SCOPED_TRACE(blockeigs::io::describe(spec));
     EXPECT_EQ(generated_row_offsets(spec), whole(spec).row_offsets);
   }
@@ -257,8 +256,7 @@ TEST(Generators, RejectsRowRangesOutsideTheMatrix) {
                   {"2D Laplacian 4x4", "rows [10, 17)", "16 rows"});
   expect_mentions(input_error_message([&] { generate_rows(spec, -1, 3); }), {"rows [-1, 3)"});
   expect_mentions(input_error_message([&] { generate_rows(spec, 5, 4); }), {"rows [5, 4)"});
-  expect_mentions(input_error_message([&] { generate_rows(laplacian(2, 4, 0), 0, 0); }),
-                  {"ny must be positive"});
+  expect_mentions(input_error_message([&] { generate_rows(laplacian(2, 4, 0), 0, 0); }), {"ny must be positive"});
 }
 
 TEST(Generators, Describe) {
@@ -322,8 +320,7 @@ TEST(Generators, LargeGridsAreFast) {
   const auto offsets = generated_row_offsets(spec);
   const std::int64_t begin = 8'000'000, end = 9'048'576;
   const CsrRows slab = generate_rows(spec, begin, end);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_EQ(offsets.size(), 256u * 256u * 256u + 1u);
   EXPECT_EQ(offsets.back(), 7 * 256LL * 256 * 256 - 6 * 256LL * 256);
   EXPECT_EQ(slab.nnz(), offsets[end] - offsets[begin]);

@@ -34,8 +34,8 @@ using blockeigs::io::read_hdf5_csr_rows;
 using blockeigs::io::read_hdf5_row_offsets;
 using blockeigs::io::write_hdf5_csr;
 
-using blockeigs::test::input_error_message;
 using blockeigs::test::expect_mentions;
+using blockeigs::test::input_error_message;
 void expect_same(const CsrRows& got, const CsrRows& want) { blockeigs::test::expect_same_rows(got, want); }
 
 // 6 x 9, rectangular, with empty rows at the start, middle and end.
@@ -70,8 +70,8 @@ RawCsr raw_from(const CsrRows& m) {
   return raw;
 }
 
-void write_dataset(hid_t group, const char* name, hid_t file_type, hid_t memory_type,
-                   std::size_t count, const void* values) {
+void write_dataset(hid_t group, const char* name, hid_t file_type, hid_t memory_type, std::size_t count,
+                   const void* values) {
   const hsize_t extent = count;
   const hid_t space = H5Screate_simple(1, &extent, nullptr);
   const hid_t set = H5Dcreate2(group, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -83,8 +83,7 @@ void write_dataset(hid_t group, const char* name, hid_t file_type, hid_t memory_
   H5Sclose(space);
 }
 
-void write_string_attribute(hid_t group, const std::string& name, const std::string& value,
-                            bool variable_length) {
+void write_string_attribute(hid_t group, const std::string& name, const std::string& value, bool variable_length) {
   const hid_t type = H5Tcopy(H5T_C_S1);
   H5Tset_size(type, variable_length ? H5T_VARIABLE : value.size());
   H5Tset_cset(type, H5T_CSET_UTF8);
@@ -109,27 +108,21 @@ void write_raw(const std::string& path, const std::string& group_name, const Raw
   const hid_t group = H5Gcreate2(file, group_name.c_str(), links, H5P_DEFAULT, H5P_DEFAULT);
   H5Pclose(links);
   ASSERT_GE(group, 0);
-  auto wanted = [&](const char* name) {
-    return std::find(raw.omit.begin(), raw.omit.end(), name) == raw.omit.end();
-  };
+  auto wanted = [&](const char* name) { return std::find(raw.omit.begin(), raw.omit.end(), name) == raw.omit.end(); };
   if (wanted("indptr"))
     write_dataset(group, "indptr", raw.indptr_type, H5T_NATIVE_INT64, raw.indptr.size(), raw.indptr.data());
   if (wanted("indices"))
-    write_dataset(group, "indices", raw.indices_type, H5T_NATIVE_INT64, raw.indices.size(),
-                  raw.indices.data());
-  if (wanted("data"))
-    write_dataset(group, "data", raw.data_type, H5T_NATIVE_DOUBLE, raw.data.size(), raw.data.data());
+    write_dataset(group, "indices", raw.indices_type, H5T_NATIVE_INT64, raw.indices.size(), raw.indices.data());
+  if (wanted("data")) write_dataset(group, "data", raw.data_type, H5T_NATIVE_DOUBLE, raw.data.size(), raw.data.data());
   if (!raw.shape.empty()) {
     const hsize_t extent = raw.shape.size();
     const hid_t space = H5Screate_simple(1, &extent, nullptr);
-    const hid_t attribute =
-        H5Acreate2(group, raw.shape_name.c_str(), H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT);
+    const hid_t attribute = H5Acreate2(group, raw.shape_name.c_str(), H5T_STD_I64LE, space, H5P_DEFAULT, H5P_DEFAULT);
     H5Awrite(attribute, H5T_NATIVE_INT64, raw.shape.data());
     H5Aclose(attribute);
     H5Sclose(space);
   }
-  for (const auto& [name, value] : raw.strings)
-    write_string_attribute(group, name, value, raw.variable_length_strings);
+  for (const auto& [name, value] : raw.strings) write_string_attribute(group, name, value, raw.variable_length_strings);
   H5Gclose(group);
   H5Fclose(file);
 }
@@ -138,8 +131,7 @@ class Hdf5Csr : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("blockeigs-h5-" + std::to_string(::getpid()) + "-" + test->name());
+    dir_ = fs::temp_directory_path() / ("blockeigs-h5-" + std::to_string(::getpid()) + "-" + test->name());
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -150,8 +142,7 @@ class Hdf5Csr : public ::testing::Test {
   std::string raw_error(const RawCsr& raw) {
     const std::string file = path("bad.h5");
     write_raw(file, "/A", raw);
-    const std::string message =
-        input_error_message([&] { read_hdf5_csr_rows(file, "/A", 0, raw.shape.at(0)); });
+    const std::string message = input_error_message([&] { read_hdf5_csr_rows(file, "/A", 0, raw.shape.at(0)); });
     expect_mentions(message, {"bad.h5"});
     return message;
   }
@@ -183,8 +174,8 @@ TEST_F(Hdf5Csr, RowRangesMatchSlices) {
   const CsrRows m = blockeigs::io::generate_rows(spec, 0, spec.n);
   const std::string file = path("r.h5");
   write_hdf5_csr(file, "A", m);  // a relative group name means the same group
-  const std::pair<std::int64_t, std::int64_t> ranges[] = {
-      {0, 0}, {0, 1}, {0, 137}, {137, 137}, {137, 138}, {137, 299}, {297, 300}, {299, 300}, {300, 300}};
+  const std::pair<std::int64_t, std::int64_t> ranges[] = {{0, 0},     {0, 1},     {0, 137},   {137, 137}, {137, 138},
+                                                          {137, 299}, {297, 300}, {299, 300}, {300, 300}};
   for (const auto& [begin, end] : ranges) {
     SCOPED_TRACE(::testing::Message() << "rows [" << begin << ", " << end << ")");
     expect_same(read_hdf5_csr_rows(file, "/A", begin, end), blockeigs::io::slice_rows(m, begin, end));
@@ -196,10 +187,8 @@ TEST_F(Hdf5Csr, RowRangeOutsideTheMatrix) {
   write_hdf5_csr(file, "/A", small_matrix());
   expect_mentions(input_error_message([&] { read_hdf5_csr_rows(file, "/A", 4, 7); }),
                   {"m.h5", "rows [4, 7)", "6 rows"});
-  expect_mentions(input_error_message([&] { read_hdf5_csr_rows(file, "/A", -1, 2); }),
-                  {"rows [-1, 2)"});
-  expect_mentions(input_error_message([&] { read_hdf5_csr_rows(file, "/A", 3, 2); }),
-                  {"rows [3, 2)"});
+  expect_mentions(input_error_message([&] { read_hdf5_csr_rows(file, "/A", -1, 2); }), {"rows [-1, 2)"});
+  expect_mentions(input_error_message([&] { read_hdf5_csr_rows(file, "/A", 3, 2); }), {"rows [3, 2)"});
 }
 
 TEST_F(Hdf5Csr, EmptyMatricesRoundTrip) {
@@ -224,8 +213,7 @@ TEST_F(Hdf5Csr, NestedAndRootGroups) {
   expect_same(read_hdf5_csr_rows(path("root.h5"), "/", 0, 6), m);
   expect_mentions(input_error_message([&] { read_hdf5_csr_info(path("nested.h5"), "/results/B"); }),
                   {"nested.h5", "no group /results/B"});
-  expect_mentions(input_error_message([&] { read_hdf5_csr_info(path("nested.h5"), "/x/y"); }),
-                  {"no group /x/y"});
+  expect_mentions(input_error_message([&] { read_hdf5_csr_info(path("nested.h5"), "/x/y"); }), {"no group /x/y"});
 }
 
 TEST_F(Hdf5Csr, WriterNarrowsIndicesOnlyWhenTheyFit) {
@@ -315,8 +303,7 @@ TEST_F(Hdf5Csr, ReadsAnndataLayout) {
 }
 
 TEST_F(Hdf5Csr, MissingFile) {
-  expect_mentions(input_error_message([&] { read_hdf5_csr_info(path("nope.h5"), "/A"); }),
-                  {"nope.h5", "no such file"});
+  expect_mentions(input_error_message([&] { read_hdf5_csr_info(path("nope.h5"), "/A"); }), {"nope.h5", "no such file"});
 }
 
 TEST_F(Hdf5Csr, TruncatedFile) {
@@ -327,16 +314,14 @@ TEST_F(Hdf5Csr, TruncatedFile) {
   const std::string file = path("cut.h5");
   write_hdf5_csr(file, "/A", blockeigs::io::generate_rows(spec, 0, 3600));
   fs::resize_file(file, fs::file_size(file) / 2);
-  expect_mentions(input_error_message([&] { read_hdf5_csr_rows(file, "/A", 0, 3600); }),
-                  {"cut.h5", "truncated"});
+  expect_mentions(input_error_message([&] { read_hdf5_csr_rows(file, "/A", 0, 3600); }), {"cut.h5", "truncated"});
 }
 
 TEST_F(Hdf5Csr, NotAnHdf5File) {
   std::ofstream(path("text.h5")) << "%%MatrixMarket matrix coordinate real general\n1 1 0\n";
   expect_mentions(input_error_message([&] { read_hdf5_csr_info(path("text.h5"), "/A"); }),
                   {"text.h5", "not an HDF5 file"});
-  expect_mentions(input_error_message([&] { read_hdf5_csr_info(dir_.string(), "/A"); }),
-                  {"is a directory"});
+  expect_mentions(input_error_message([&] { read_hdf5_csr_info(dir_.string(), "/A"); }), {"is a directory"});
 }
 
 TEST_F(Hdf5Csr, MissingDatasets) {
@@ -416,8 +401,7 @@ TEST_F(Hdf5Csr, ShapeDisagreesWithTheData) {
                   {"bad.h5", "'shape'", "two integers"});
   raw.shape = {6, -9};
   write_raw(path("bad.h5"), "/A", raw);
-  expect_mentions(input_error_message([&] { read_hdf5_csr_info(path("bad.h5"), "/A"); }),
-                  {"bad.h5", "negative"});
+  expect_mentions(input_error_message([&] { read_hdf5_csr_info(path("bad.h5"), "/A"); }), {"bad.h5", "negative"});
 }
 
 TEST_F(Hdf5Csr, MissingShapeAttribute) {
@@ -450,8 +434,7 @@ TEST_F(Hdf5Csr, FailedWriteLeavesNothingBehind) {
   const CsrRows m = small_matrix();
   // The target folder does not exist.
   const std::string missing = (dir_ / "no-such-folder" / "m.h5").string();
-  expect_mentions(input_error_message([&] { write_hdf5_csr(missing, "/A", m); }),
-                  {"m.h5", "cannot create"});
+  expect_mentions(input_error_message([&] { write_hdf5_csr(missing, "/A", m); }), {"m.h5", "cannot create"});
   EXPECT_FALSE(fs::exists(dir_ / "no-such-folder"));
 
   // The target is a folder, so the final rename fails after the file was written.

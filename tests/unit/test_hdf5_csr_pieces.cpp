@@ -100,8 +100,8 @@ struct Storage {
   hsize_t chunk = 0;  // 0: contiguous; else chunked and deflated
 };
 
-void write_dataset(hid_t group, const char* name, hid_t file_type, hid_t memory_type, hsize_t chunk,
-                   std::size_t count, const void* values) {
+void write_dataset(hid_t group, const char* name, hid_t file_type, hid_t memory_type, hsize_t chunk, std::size_t count,
+                   const void* values) {
   const hsize_t extent = count;
   const hid_t space = H5Screate_simple(1, &extent, nullptr);
   const hid_t create = H5Pcreate(H5P_DATASET_CREATE);

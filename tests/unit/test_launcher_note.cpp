@@ -41,8 +41,8 @@ TEST(LauncherNote, NamesTheLauncherThatBlocksSigusr1) {
 TEST(LauncherNote, SaysNothingOtherwise) {
   EXPECT_EQ(note_for(status_with(0)), "");
   EXPECT_EQ(note_for(status_with(1ull << (SIGUSR2 - 1))), "");
-  EXPECT_EQ(note_for("Name:\tmpirun\nPid:\t1\n"), "");                 // no SigBlk line
-  EXPECT_EQ(note_for("Name:\tmpirun\nPid:\t1\nSigBlk:\tzz\n"), "");   // not hexadecimal
+  EXPECT_EQ(note_for("Name:\tmpirun\nPid:\t1\n"), "");               // no SigBlk line
+  EXPECT_EQ(note_for("Name:\tmpirun\nPid:\t1\nSigBlk:\tzz\n"), "");  // not hexadecimal
   EXPECT_EQ(launcher_signal_note("/nonexistent/status"), "");
   // Not an Open MPI launcher: slurmstepd takes its signals in a thread of its own.
   std::string stepd = status_with(1ull << (SIGUSR1 - 1));

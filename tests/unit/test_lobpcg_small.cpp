@@ -208,8 +208,8 @@ TEST(RayleighRitz, DropsPWhenTheGramMatrixIsIllConditioned) {
 
 TEST(RayleighRitz, TruncatesWhenXAndWAreDependentToo) {
   HostMatrix S = random_matrix(30, 9, 6);
-  make_dependent(S, 4, 0, 7, 0.0);     // P dependent
-  make_dependent(S, 8, 1, 2, 1e-15);   // and a W column inside span X
+  make_dependent(S, 4, 0, 7, 0.0);    // P dependent
+  make_dependent(S, 8, 1, 2, 1e-15);  // and a W column inside span X
   const Basis b = basis(S);
   const auto r = solver::lobpcg_detail::rayleigh_ritz(b.GA, b.GB, 3, 6, 3, tol);
   EXPECT_EQ(r.level, 2);
@@ -239,8 +239,8 @@ TEST(RayleighRitz, SolvesItsEigenproblemsWhereAsked) {
     SCOPED_TRACE(testing::Message() << "level " << level);
     const Basis b = basis(S);
     calls = 0;
-    const auto r = solver::lobpcg_detail::rayleigh_ritz(b.GA, b.GB, 3, 6, 3, tol, solver::SpectrumEnd::smallest,
-                                                        &flipped);
+    const auto r =
+        solver::lobpcg_detail::rayleigh_ritz(b.GA, b.GB, 3, 6, 3, tol, solver::SpectrumEnd::smallest, &flipped);
     EXPECT_EQ(r.level, level);
     EXPECT_GE(calls, 1);
     expect_ritz_pairs(b, r, level > 0 ? 3 : 0, level > 0 ? 6 : 0);
@@ -479,7 +479,7 @@ TEST(BasisSelection, PIsOrthonormalOrthogonalToXAndSpansTheUpdate) {
   const std::vector<std::int64_t> active{0, 2};
   const HostMatrix Cp = solver::lobpcg_detail::basis_selection(Cx, b.GB, 3, active, tol);
   ASSERT_EQ(Cp.cols(), 2);
-  EXPECT_LE(max_abs(tmul(Cx, mul(b.GB, Cp))), 1e-12);                // P orthogonal to X_new
+  EXPECT_LE(max_abs(tmul(Cx, mul(b.GB, Cp))), 1e-12);                 // P orthogonal to X_new
   EXPECT_LE(max_abs_minus_identity(tmul(Cp, mul(b.GB, Cp))), 1e-12);  // P orthonormal
   // span[Cx Cp] contains the non-X parts [0; C2] of the active Ritz vectors:
   // the residual of projecting them onto it vanishes.
@@ -509,7 +509,7 @@ TEST(RecomputeInterval, Fp32ResidualsDriftFollowsTheSmallestActiveResidual) {
   using solver::lobpcg_detail::search_drift_due;
   const double u = std::ldexp(1.0, -24);
   const std::vector<double> r{1e-6, 1e-3, 1e-12};
-  const std::vector<bool> conv{false, false, true};  // the 1e-12 has converged
+  const std::vector<bool> conv{false, false, true};                               // the 1e-12 has converged
   const double due_at = solver::lobpcg_detail::search_drift_fraction * 1e-6 / u;  // ~0.84
   EXPECT_FALSE(search_drift_due(u, 0.99 * due_at, r, conv));
   EXPECT_TRUE(search_drift_due(u, 1.01 * due_at, r, conv));

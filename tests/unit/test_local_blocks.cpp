@@ -35,7 +35,8 @@ void check_split(const CsrRows& rows) {
   for (std::int64_t i = 0; i < m; ++i) {
     // The row as the blocks give it back, in global columns.
     std::vector<std::pair<std::int64_t, T>> got;
-    for (std::int32_t k = D.row_offsets[i]; k < D.row_offsets[i + 1]; ++k) got.push_back({begin + D.col_indices[k], D.values[k]});
+    for (std::int32_t k = D.row_offsets[i]; k < D.row_offsets[i + 1]; ++k)
+      got.push_back({begin + D.col_indices[k], D.values[k]});
     if (r < O.rows && b.off_diagonal_rows.data()[r] == i) {
       ASSERT_LT(O.row_offsets[r], O.row_offsets[r + 1]) << "an off-diagonal row without entries";
       for (std::int32_t k = O.row_offsets[r]; k < O.row_offsets[r + 1]; ++k)

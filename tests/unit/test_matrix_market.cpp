@@ -31,14 +31,13 @@ using blockeigs::io::MatrixMarketField;
 using blockeigs::io::MatrixMarketSymmetry;
 using blockeigs::io::read_matrix_market;
 
-using blockeigs::test::input_error_message;
 using blockeigs::test::expect_mentions;
+using blockeigs::test::input_error_message;
 class MatrixMarket : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("blockeigs-mm-" + std::to_string(::getpid()) + "-" + test->name());
+    dir_ = fs::temp_directory_path() / ("blockeigs-mm-" + std::to_string(::getpid()) + "-" + test->name());
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -52,8 +51,7 @@ class MatrixMarket : public ::testing::Test {
     const std::string path = (dir_ / name).string();
     gzFile file = gzopen(path.c_str(), "wb");
     EXPECT_NE(file, nullptr);
-    EXPECT_EQ(gzwrite(file, text.data(), static_cast<unsigned>(text.size())),
-              static_cast<int>(text.size()));
+    EXPECT_EQ(gzwrite(file, text.data(), static_cast<unsigned>(text.size())), static_cast<int>(text.size()));
     gzclose(file);
     return path;
   }
@@ -207,8 +205,7 @@ TEST_F(MatrixMarket, WriterReportsAnUnwritablePath) {
   m.global_rows = m.global_cols = 1;
   m.row_offsets = {0, 0};
   const std::string path = (dir_ / "missing" / "w.mtx").string();
-  expect_mentions(input_error_message([&] { blockeigs::io::write_matrix_market(path, m); }),
-                  {path, "cannot create"});
+  expect_mentions(input_error_message([&] { blockeigs::io::write_matrix_market(path, m); }), {path, "cannot create"});
 }
 
 TEST_F(MatrixMarket, MissingFile) {
@@ -220,10 +217,8 @@ TEST_F(MatrixMarket, EmptyFile) { expect_mentions(read_error(""), {"empty"}); }
 
 TEST_F(MatrixMarket, BadBanner) {
   expect_mentions(read_error("3 3 1\n1 1 1\n"), {"line 1", "not a Matrix Market file"});
-  expect_mentions(read_error("%%MatrixMarket matrix coordinate\n1 1 0\n"),
-                  {"line 1", "incomplete banner"});
-  expect_mentions(read_error("%%MatrixMarket vector coordinate real general\n1 1 0\n"),
-                  {"line 1", "object 'vector'"});
+  expect_mentions(read_error("%%MatrixMarket matrix coordinate\n1 1 0\n"), {"line 1", "incomplete banner"});
+  expect_mentions(read_error("%%MatrixMarket vector coordinate real general\n1 1 0\n"), {"line 1", "object 'vector'"});
   expect_mentions(read_error("%%MatrixMarket matrix sparse real general\n1 1 0\n"),
                   {"line 1", "unknown format 'sparse'"});
 }
@@ -258,18 +253,15 @@ TEST_F(MatrixMarket, IndexOutOfRange) {
       "%%MatrixMarket matrix coordinate real general\n%\n%\n%\n%\n%\n%\n%\n%\n%\n9000 8000 3\n"
       "1 1 1\n";  // the size line is line 11, the first entry line 12
   expect_mentions(read_error(head + "9001 2 1\n1 1 1\n"), {"line 13: row 9001 is outside 1..9000"});
-  expect_mentions(read_error(head + "2 8001 1\n1 1 1\n"),
-                  {"line 13: column 8001 is outside 1..8000"});
+  expect_mentions(read_error(head + "2 8001 1\n1 1 1\n"), {"line 13: column 8001 is outside 1..8000"});
   expect_mentions(read_error(head + "0 1 1\n1 1 1\n"), {"line 13: row 0 is outside 1..9000"});
   expect_mentions(read_error(head + "-4 1 1\n1 1 1\n"), {"line 13: row -4 is outside"});
 }
 
 TEST_F(MatrixMarket, TooFewOrTooManyEntries) {
   const std::string head = "%%MatrixMarket matrix coordinate real general\n3 3 3\n";
-  expect_mentions(read_error(head + "1 1 1\n2 2 2\n"),
-                  {"ends after 2 entries", "declares 3"});
-  expect_mentions(read_error(head + "1 1 1\n2 2 2\n3 3 3\n% fine\n\n1 2 4\n"),
-                  {"line 8", "more entries than the 3"});
+  expect_mentions(read_error(head + "1 1 1\n2 2 2\n"), {"ends after 2 entries", "declares 3"});
+  expect_mentions(read_error(head + "1 1 1\n2 2 2\n3 3 3\n% fine\n\n1 2 4\n"), {"line 8", "more entries than the 3"});
 }
 
 TEST_F(MatrixMarket, NonFiniteAndMalformedValues) {
@@ -294,8 +286,7 @@ TEST_F(MatrixMarket, TruncatedGzip) {
   for (int i = 1; i <= 200; ++i) text += std::to_string(i) + " " + std::to_string(i) + " 1.25\n";
   const std::string path = write_gzip("t.mtx.gz", text);
   fs::resize_file(path, fs::file_size(path) / 2);
-  expect_mentions(input_error_message([&] { read_matrix_market(path); }),
-                  {path, "corrupt or truncated"});
+  expect_mentions(input_error_message([&] { read_matrix_market(path); }), {path, "corrupt or truncated"});
 }
 
 // ---- every real matrix in the shared data folder ---------------------------
@@ -329,8 +320,7 @@ bool is_symmetric(const CsrRows& m) {
       const auto begin = m.col_indices.begin() + m.row_offsets[c];
       const auto end = m.col_indices.begin() + m.row_offsets[c + 1];
       const auto mirror = std::lower_bound(begin, end, r);
-      if (mirror == end || *mirror != r || m.values[mirror - m.col_indices.begin()] != m.values[p])
-        return false;
+      if (mirror == end || *mirror != r || m.values[mirror - m.col_indices.begin()] != m.values[p]) return false;
     }
   return true;
 }
@@ -354,8 +344,7 @@ TEST(MatrixMarketData, EveryMatrixMatchesTheIndex) {
     EXPECT_EQ(file.matrix.global_rows, want.rows);
     EXPECT_EQ(file.matrix.global_cols, want.cols);
     EXPECT_EQ(file.matrix.nnz(), want.nnz_full);
-    EXPECT_EQ(file.symmetry == MatrixMarketSymmetry::symmetric ? "symmetric" : "general",
-              want.symmetry);
+    EXPECT_EQ(file.symmetry == MatrixMarketSymmetry::symmetric ? "symmetric" : "general", want.symmetry);
     const char* field = file.field == MatrixMarketField::real      ? "real"
                         : file.field == MatrixMarketField::integer ? "integer"
                                                                    : "pattern";
@@ -366,10 +355,9 @@ TEST(MatrixMarketData, EveryMatrixMatchesTheIndex) {
     }
     total_nnz += file.matrix.nnz();
   }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("read %zu matrices, %lld nonzeros, in %.2f s\n", names.size(),
-              static_cast<long long>(total_nnz), seconds);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("read %zu matrices, %lld nonzeros, in %.2f s\n", names.size(), static_cast<long long>(total_nnz),
+              seconds);
 }
 
 }  // namespace

@@ -13,13 +13,13 @@
 
 namespace {
 
+using blockeigs::spmm::cuda::merge_fixup_flat_max_slots;
+using blockeigs::spmm::cuda::merge_fixup_tree_rows;
+using blockeigs::spmm::cuda::merge_order_across_rows;
 using blockeigs::spmm::cuda::merge_path_search;
 using blockeigs::spmm::cuda::merge_segment_count;
 using blockeigs::spmm::cuda::merge_segment_start;
 using blockeigs::spmm::cuda::MergeCarryPlan;
-using blockeigs::spmm::cuda::merge_order_across_rows;
-using blockeigs::spmm::cuda::merge_fixup_flat_max_slots;
-using blockeigs::spmm::cuda::merge_fixup_tree_rows;
 using blockeigs::spmm::cuda::plan_merge_carries;
 
 std::vector<std::int32_t> offsets_from_lengths(const std::vector<std::int32_t>& lengths) {
@@ -34,8 +34,7 @@ std::vector<std::int32_t> skewed_lengths(int rows, std::uint64_t seed, int long_
   std::vector<std::int32_t> lengths(static_cast<std::size_t>(rows));
   for (auto& l : lengths) {
     const int kind = static_cast<int>(engine() % 10);
-    l = kind < 2 ? 0 : kind < 8 ? static_cast<std::int32_t>(engine() % 12)
-                                : static_cast<std::int32_t>(engine() % 200);
+    l = kind < 2 ? 0 : kind < 8 ? static_cast<std::int32_t>(engine() % 12) : static_cast<std::int32_t>(engine() % 200);
   }
   if (rows > 3) lengths[static_cast<std::size_t>(rows / 3)] = long_length;
   return lengths;
@@ -58,11 +57,11 @@ std::vector<std::pair<std::int64_t, std::int64_t>> walk_path(const std::vector<s
 
 TEST(MergePathSearch, MatchesAStepByStepWalkOnEveryDiagonal) {
   const std::vector<std::vector<std::int32_t>> cases = {
-      {},                          // no rows
-      {0, 0, 0},                   // only empty rows
-      {1, 1, 1, 1},                // rows of length 1
-      {5},                         // one row
-      {0, 3, 0, 0, 7, 1, 0},       // empty rows between others
+      {},                     // no rows
+      {0, 0, 0},              // only empty rows
+      {1, 1, 1, 1},           // rows of length 1
+      {5},                    // one row
+      {0, 3, 0, 0, 7, 1, 0},  // empty rows between others
       skewed_lengths(300, 1, 900),
   };
   for (const auto& lengths : cases) {
@@ -264,7 +263,8 @@ TEST(MergeOrderAcrossRows, IsAPermutationOfARealPartition) {
   // row still in path order.
   std::mt19937_64 engine(5);
   std::vector<std::int32_t> lengths;
-  for (int i = 0; i < 40; ++i) lengths.push_back(i % 7 == 3 ? std::int32_t(engine() % 3) : 3000 + std::int32_t(engine() % 2000));
+  for (int i = 0; i < 40; ++i)
+    lengths.push_back(i % 7 == 3 ? std::int32_t(engine() % 3) : 3000 + std::int32_t(engine() % 2000));
   const auto offsets = offsets_from_lengths(lengths);
   const Partition p = partition(offsets, 256, 128);
   const auto order = merge_order_across_rows(p.row);

@@ -176,9 +176,8 @@ struct SelectionRun {
   void condition_both_ways(spmm::DenseView<double> scratch) {
     ASSERT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Qf, Wf, scratch, tol, &options), n);
     solver::keep_columns<double>(host(), Wc, selected);
-    ASSERT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Qc, solver::column_range(Wc, 0, n), scratch,
-                                              tol),
-              n);
+    ASSERT_EQ(
+        solver::condition_against<double>(host(), MPI_COMM_WORLD, Qc, solver::column_range(Wc, 0, n), scratch, tol), n);
   }
 };
 
@@ -195,8 +194,7 @@ TEST(ConditionAgainst, SelectedColumnsMatchCompactingFirst) {
   for (std::int64_t i = 0; i < rows; ++i)
     for (std::int64_t j = 0; j < n; ++j) EXPECT_NEAR(r.Wf(i, j), r.Wc(i, j), 1e-12) << i << "," << j;
   const spmm::ConstDenseView<double> QW{Space::host, rows, q + n, r.fused.view().ld, r.fused.view().data};
-  const HostMatrix measured =
-      solver::gram<double>(host(), MPI_COMM_WORLD, QW, cview(solver::column_range(r.Wf, 0, n)));
+  const HostMatrix measured = solver::gram<double>(host(), MPI_COMM_WORLD, QW, cview(solver::column_range(r.Wf, 0, n)));
   ASSERT_EQ(r.options.w_gram.rows(), q + n);
   for (std::int64_t i = 0; i < q + n; ++i)
     for (std::int64_t j = 0; j < n; ++j) EXPECT_NEAR(r.options.w_gram(i, j), measured(i, j), 1e-12);
@@ -241,11 +239,11 @@ TEST(ConditionAgainst, ImplicitFormIsTheFormedBasis) {
   const spmm::ConstDenseView<double> Qf = solver::column_range(formed.cview(), 0, q);
   const spmm::ConstDenseView<double> Qr = solver::column_range(raw.cview(), 0, q);
   ASSERT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Qf, solver::column_range(formed.view(), q, w),
-                                            scratch.view(), tol, &plain),
+                                              scratch.view(), tol, &plain),
             n);
   const auto original = q_then_w(7, 0, 1.0);
   ASSERT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Qr, solver::column_range(raw.view(), q, w),
-                                            scratch.view(), tol, &implicit),
+                                              scratch.view(), tol, &implicit),
             n);
   EXPECT_EQ(plain.w_from_z.rows(), 0);
   ASSERT_EQ(implicit.w_from_q.rows(), q);
@@ -267,10 +265,10 @@ TEST(ConditionAgainst, ImplicitFormIsTheFormedBasis) {
 
   auto dependent = q_then_w(2, 1, 1e-4);
   implicit.columns = nullptr;
-  ASSERT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, solver::column_range(dependent.cview(), 0, q),
-                                            solver::column_range(dependent.view(), q, w), scratch.view(), tol,
-                                            &implicit),
-            w);
+  ASSERT_EQ(
+      solver::condition_against<double>(host(), MPI_COMM_WORLD, solver::column_range(dependent.cview(), 0, q),
+                                        solver::column_range(dependent.view(), q, w), scratch.view(), tol, &implicit),
+      w);
   EXPECT_EQ(implicit.w_from_q.rows(), 0);
   EXPECT_EQ(implicit.w_from_z.rows(), 0);
   expect_well_conditioned_and_orthogonal(solver::column_range(dependent.cview(), 0, q),

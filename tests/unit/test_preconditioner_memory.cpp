@@ -22,14 +22,14 @@ struct Variant {
   bool jacobi = true;
 };
 
-const Variant variants[] = {{"none", PreconditionerKind::none},
-                            {"jacobi", PreconditionerKind::jacobi},
-                            {"chebyshev", PreconditionerKind::chebyshev},
-                            {"chebyshev fp32", PreconditionerKind::chebyshev, ChebyshevPrecision::fp32},
-                            {"chebyshev fp64", PreconditionerKind::chebyshev, ChebyshevPrecision::fp64},
-                            {"chebyshev without jacobi", PreconditionerKind::chebyshev, ChebyshevPrecision::automatic,
-                             false},
-                            {"petsc", PreconditionerKind::petsc}};
+const Variant variants[] = {
+    {"none", PreconditionerKind::none},
+    {"jacobi", PreconditionerKind::jacobi},
+    {"chebyshev", PreconditionerKind::chebyshev},
+    {"chebyshev fp32", PreconditionerKind::chebyshev, ChebyshevPrecision::fp32},
+    {"chebyshev fp64", PreconditionerKind::chebyshev, ChebyshevPrecision::fp64},
+    {"chebyshev without jacobi", PreconditionerKind::chebyshev, ChebyshevPrecision::automatic, false},
+    {"petsc", PreconditionerKind::petsc}};
 
 struct Expected {
   solver::PreconditionerMemory memory;

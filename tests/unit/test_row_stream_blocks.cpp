@@ -155,9 +155,10 @@ TEST(RowStreamLayout, RandomSkewedRows) {
     std::vector<std::int32_t> lengths(1 + engine() % 5000);
     for (auto& l : lengths) {
       const auto u = engine() % 1000;
-      l = u < 200 ? 0 : u < 950 ? std::int32_t(1 + engine() % 12)
-                     : u < 995  ? std::int32_t(engine() % 3000)
-                                : std::int32_t(engine() % 40000);
+      l = u < 200   ? 0
+          : u < 950 ? std::int32_t(1 + engine() % 12)
+          : u < 995 ? std::int32_t(engine() % 3000)
+                    : std::int32_t(engine() % 40000);
     }
     for (const int tile : tiles) expect_valid_layout(lengths, tile);
   }

@@ -19,8 +19,8 @@ namespace blockeigs {
 namespace {
 
 using solver::HostMatrix;
-using solver::SymmetricEigen;
 using solver::symmetric_eigen;
+using solver::SymmetricEigen;
 
 // A random orthogonal n x n matrix: a product of n Householder reflectors.
 HostMatrix random_orthogonal(std::int64_t n, std::uint64_t seed) {

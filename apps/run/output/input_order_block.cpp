@@ -145,8 +145,7 @@ class PieceExchange {
 
 template <class T>
 DistributedBlock block_in_input_order(const std::string& dataset, spmm::ConstDenseView<T> X,
-                                      const solver::RowNumbering& numbering, MPI_Comm comm,
-                                      std::int64_t piece_bytes) {
+                                      const solver::RowNumbering& numbering, MPI_Comm comm, std::int64_t piece_bytes) {
   const double start = MPI_Wtime();
   int rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
@@ -164,8 +163,8 @@ DistributedBlock block_in_input_order(const std::string& dataset, spmm::ConstDen
     } else {
       // Copied to the host and widened a piece at a time.
       block.copy_rows = [X](std::int64_t begin, std::int64_t end, double* out) {
-        solver::copy_to_host_doubles(
-            spmm::ConstDenseView<T>(X.space, end - begin, X.cols, X.ld, X.data + begin * X.ld), out);
+        solver::copy_to_host_doubles(spmm::ConstDenseView<T>(X.space, end - begin, X.cols, X.ld, X.data + begin * X.ld),
+                                     out);
       };
     }
   } else if (rows_stay_on_their_ranks(numbering, rank, comm)) {

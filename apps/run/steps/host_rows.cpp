@@ -29,8 +29,8 @@ spmm::DenseBlock<T> from_host_doubles(Space space, std::int64_t rows, std::int64
 }
 
 template <class T>
-spmm::DenseBlock<T> random_rows(const spmm::Context& context, const solver::RowNumbering& numbering,
-                                std::int64_t cols, std::uint64_t seed, MPI_Comm comm, std::int64_t first_column) {
+spmm::DenseBlock<T> random_rows(const spmm::Context& context, const solver::RowNumbering& numbering, std::int64_t cols,
+                                std::uint64_t seed, MPI_Comm comm, std::int64_t first_column) {
   int rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const std::int64_t m = numbering.current().rows(rank);

@@ -24,8 +24,7 @@ solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, Pa
     if (account) account->move(Phase::partition, Phase::move_rows, matrix.partitioning.seconds);
     // After the move, where a row's partners are mostly on its own rank.
     if (!matrix.symmetric_by_construction)
-      solver::check_symmetric(comm, matrix.rows, matrix.partition, matrix.description, "A", &matrix.numbering,
-                              context);
+      solver::check_symmetric(comm, matrix.rows, matrix.partition, matrix.description, "A", &matrix.numbering, context);
     lap(Phase::symmetry);
     return matrix;
   }
@@ -37,7 +36,8 @@ solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, Pa
   lap(Phase::partition);
   if (account) {
     const solver::PartitionReport& p = matrix.partitioning;
-    if (p.used == PartitionMethod::graph) account->move(Phase::partition, Phase::move_rows, p.seconds - p.partitioner_seconds);
+    if (p.used == PartitionMethod::graph)
+      account->move(Phase::partition, Phase::move_rows, p.seconds - p.partitioner_seconds);
     account->move(Phase::partition, Phase::local_order, matrix.local_order.seconds);
   }
   if (!partition_file.empty()) write_partition_file(matrix, partition_file, comm);

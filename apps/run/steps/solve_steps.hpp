@@ -62,8 +62,8 @@ class CheckpointHook {
 // build_preconditioner, and its `precond` line on rank 0. Collective.
 template <class T>
 BuiltPreconditioner<T> set_up_preconditioner(const io::PreconditionerConfig& config, solver::LinearOperator<T>& op,
-                                             const solver::DistributedRows& matrix, SpectrumEnd end,
-                                             bool eigensolver, MPI_Comm comm) {
+                                             const solver::DistributedRows& matrix, SpectrumEnd end, bool eigensolver,
+                                             MPI_Comm comm) {
   BuiltPreconditioner<T> built = build_preconditioner(config, op, matrix, end, eigensolver);
   if (is_root(comm) && built.object) std::printf("precond    %s\n", built.description.c_str());
   return built;

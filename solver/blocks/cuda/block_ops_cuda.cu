@@ -27,13 +27,13 @@ using namespace support;
 
 // ---- kernels: grid-stride loops over the rows x cols elements ----------------
 
-#define BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols)                                                     \
-  for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x, total_ = (rows) * (cols); \
-       e < total_; e += std::int64_t(gridDim.x) * blockDim.x)
+#define BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols)                                                                     \
+  for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x, total_ = (rows) * (cols); e < total_; \
+       e += std::int64_t(gridDim.x) * blockDim.x)
 
 template <class T>
-__global__ void axpby_kernel(std::int64_t rows, std::int64_t cols, T alpha, const T* x, std::int64_t ldx,
-                             T beta, T* y, std::int64_t ldy) {
+__global__ void axpby_kernel(std::int64_t rows, std::int64_t cols, T alpha, const T* x, std::int64_t ldx, T beta, T* y,
+                             std::int64_t ldy) {
   BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols) {
     const std::int64_t i = e / cols, j = e % cols;
     const T ax = alpha * x[i * ldx + j];
@@ -42,8 +42,8 @@ __global__ void axpby_kernel(std::int64_t rows, std::int64_t cols, T alpha, cons
 }
 
 template <class T>
-__global__ void column_axpby_kernel(std::int64_t rows, std::int64_t cols, const T* alpha, const T* x,
-                                    std::int64_t ldx, T beta, T* y, std::int64_t ldy) {
+__global__ void column_axpby_kernel(std::int64_t rows, std::int64_t cols, const T* alpha, const T* x, std::int64_t ldx,
+                                    T beta, T* y, std::int64_t ldy) {
   BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols) {
     const std::int64_t i = e / cols, j = e % cols;
     const T ax = alpha[j] * x[i * ldx + j];
@@ -61,8 +61,7 @@ __global__ void convert_kernel(std::int64_t rows, std::int64_t cols, const From*
 }
 
 template <class T>
-__global__ void scale_columns_kernel(std::int64_t rows, std::int64_t cols, const T* scale, T* x,
-                                     std::int64_t ld) {
+__global__ void scale_columns_kernel(std::int64_t rows, std::int64_t cols, const T* scale, T* x, std::int64_t ld) {
   BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols) {
     const std::int64_t i = e / cols, j = e % cols;
     x[i * ld + j] *= scale[j];
@@ -70,8 +69,8 @@ __global__ void scale_columns_kernel(std::int64_t rows, std::int64_t cols, const
 }
 
 template <class T>
-__global__ void select_columns_kernel(std::int64_t rows, std::int64_t cols, const std::int64_t* columns,
-                                      const T* src, std::int64_t lds, T* dst, std::int64_t ldd) {
+__global__ void select_columns_kernel(std::int64_t rows, std::int64_t cols, const std::int64_t* columns, const T* src,
+                                      std::int64_t lds, T* dst, std::int64_t ldd) {
   BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols) {
     const std::int64_t i = e / cols, j = e % cols;
     dst[i * ldd + j] = src[i * lds + columns[j]];
@@ -110,8 +109,8 @@ __global__ void keep_columns_kernel(std::int64_t rows, std::int64_t kept, const 
 }
 
 template <class T>
-__global__ void fill_random_kernel(std::int64_t rows, std::int64_t cols, T* x, std::int64_t ld,
-                                   std::uint64_t seed, std::int64_t first_row, std::int64_t first_col) {
+__global__ void fill_random_kernel(std::int64_t rows, std::int64_t cols, T* x, std::int64_t ld, std::uint64_t seed,
+                                   std::int64_t first_row, std::int64_t first_col) {
   BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols) {
     const std::int64_t i = e / cols, j = e % cols;
     x[i * ld + j] = static_cast<T>(hash_uniform(seed, first_row + i, first_col + j));
@@ -119,8 +118,8 @@ __global__ void fill_random_kernel(std::int64_t rows, std::int64_t cols, T* x, s
 }
 
 template <class T>
-__global__ void fill_random_rows_kernel(std::int64_t rows, std::int64_t cols, T* x, std::int64_t ld,
-                                        std::uint64_t seed, const std::int64_t* row_index, std::int64_t first_col) {
+__global__ void fill_random_rows_kernel(std::int64_t rows, std::int64_t cols, T* x, std::int64_t ld, std::uint64_t seed,
+                                        const std::int64_t* row_index, std::int64_t first_col) {
   BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols) {
     const std::int64_t i = e / cols, j = e % cols;
     x[i * ld + j] = static_cast<T>(hash_uniform(seed, row_index[i], first_col + j));
@@ -128,8 +127,8 @@ __global__ void fill_random_rows_kernel(std::int64_t rows, std::int64_t cols, T*
 }
 
 template <class T>
-__global__ void apply_diagonal_kernel(std::int64_t rows, std::int64_t cols, const T* d, const T* x,
-                                      std::int64_t ldx, T* y, std::int64_t ldy) {
+__global__ void apply_diagonal_kernel(std::int64_t rows, std::int64_t cols, const T* d, const T* x, std::int64_t ldx,
+                                      T* y, std::int64_t ldy) {
   BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols) {
     const std::int64_t i = e / cols, j = e % cols;
     y[i * ldy + j] = d[i] * x[i * ldx + j];
@@ -141,22 +140,21 @@ __global__ void apply_diagonal_kernel(std::int64_t rows, std::int64_t cols, cons
 // ---- cuBLAS in T's precision ---------------------------------------------
 
 template <class T>
-void gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, std::int64_t m, std::int64_t n,
-          std::int64_t k, T alpha, const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c,
-          std::int64_t ldc) {
+void gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, std::int64_t m, std::int64_t n, std::int64_t k,
+          T alpha, const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c, std::int64_t ldc) {
   if constexpr (std::is_same_v<T, double>)
-    BLOCKEIGS_CUBLAS_CHECK(cublasDgemm(h, ta, tb, int(m), int(n), int(k), &alpha, a, int(lda), b, int(ldb),
-                                       &beta, c, int(ldc)));
+    BLOCKEIGS_CUBLAS_CHECK(
+        cublasDgemm(h, ta, tb, int(m), int(n), int(k), &alpha, a, int(lda), b, int(ldb), &beta, c, int(ldc)));
   else
-    BLOCKEIGS_CUBLAS_CHECK(cublasSgemm(h, ta, tb, int(m), int(n), int(k), &alpha, a, int(lda), b, int(ldb),
-                                       &beta, c, int(ldc)));
+    BLOCKEIGS_CUBLAS_CHECK(
+        cublasSgemm(h, ta, tb, int(m), int(n), int(k), &alpha, a, int(lda), b, int(ldb), &beta, c, int(ldc)));
 }
 
 }  // namespace
 
 template <class T>
-void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const double* S,
-                  T beta, spmm::DenseView<T> Y) {
+void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const double* S, T beta,
+                  spmm::DenseView<T> Y) {
   const cudaStream_t stream = stream_of(context);
   if (X.cols == 0) {  // an empty product: Y = beta * Y (beta == 0 writes zeros)
     spmm::cuda::scale_block(Y, beta, stream);
@@ -174,8 +172,8 @@ void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T>
   }
   const StreamArray<T> s(stream, S, static_cast<std::size_t>(X.cols * Y.cols));
   // Column-major Y^T = S^T X^T: S (row-major k1 x k2) read column-major is S^T, ld k2.
-  gemm<T>(cublas_of(context), CUBLAS_OP_N, CUBLAS_OP_N, Y.cols, Y.rows, X.cols, alpha, s.data(), Y.cols,
-          X.data, X.ld, beta, Y.data, Y.ld);
+  gemm<T>(cublas_of(context), CUBLAS_OP_N, CUBLAS_OP_N, Y.cols, Y.rows, X.cols, alpha, s.data(), Y.cols, X.data, X.ld,
+          beta, Y.data, Y.ld);
 }
 
 template <class T>
@@ -205,12 +203,11 @@ bool block_combine_pair(const spmm::Context& context, spmm::ConstDenseView<T> X1
 }
 
 template <class T>
-void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T beta,
-           spmm::DenseView<T> Y) {
+void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y) {
   if (Y.rows == 0 || Y.cols == 0) return;
   const cudaStream_t stream = stream_of(context);
-  axpby_kernel<T><<<grid_for(Y.rows * Y.cols), threads_per_block, 0, stream>>>(Y.rows, Y.cols, alpha, X.data,
-                                                                               X.ld, beta, Y.data, Y.ld);
+  axpby_kernel<T><<<grid_for(Y.rows * Y.cols), threads_per_block, 0, stream>>>(Y.rows, Y.cols, alpha, X.data, X.ld,
+                                                                               beta, Y.data, Y.ld);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
@@ -220,8 +217,8 @@ void column_axpby(const spmm::Context& context, const double* alpha, spmm::Const
   if (Y.rows == 0 || Y.cols == 0) return;
   const cudaStream_t stream = stream_of(context);
   const StreamArray<T> a(stream, alpha, static_cast<std::size_t>(Y.cols));
-  column_axpby_kernel<T><<<grid_for(Y.rows * Y.cols), threads_per_block, 0, stream>>>(
-      Y.rows, Y.cols, a.data(), X.data, X.ld, beta, Y.data, Y.ld);
+  column_axpby_kernel<T><<<grid_for(Y.rows * Y.cols), threads_per_block, 0, stream>>>(Y.rows, Y.cols, a.data(), X.data,
+                                                                                      X.ld, beta, Y.data, Y.ld);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
@@ -230,8 +227,8 @@ void scale_columns(const spmm::Context& context, const double* scale, spmm::Dens
   if (X.rows == 0 || X.cols == 0) return;
   const cudaStream_t stream = stream_of(context);
   const StreamArray<T> s(stream, scale, static_cast<std::size_t>(X.cols));
-  scale_columns_kernel<T><<<grid_for(X.rows * X.cols), threads_per_block, 0, stream>>>(X.rows, X.cols, s.data(),
-                                                                                       X.data, X.ld);
+  scale_columns_kernel<T>
+      <<<grid_for(X.rows * X.cols), threads_per_block, 0, stream>>>(X.rows, X.cols, s.data(), X.data, X.ld);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
@@ -250,8 +247,7 @@ void copy_block(const spmm::Context& context, spmm::ConstDenseView<T> src, spmm:
   BLOCKEIGS_CUDA_CHECK(cudaMemcpy2DAsync(dst.data, dst.ld * sizeof(T), src.data, src.ld * sizeof(T),
                                          dst.cols * sizeof(T), dst.rows, cudaMemcpyDefault, stream));
   // A host side must be complete (or no longer read) when the call returns.
-  if (src.space == Space::host || dst.space == Space::host)
-    BLOCKEIGS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (src.space == Space::host || dst.space == Space::host) BLOCKEIGS_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
 template <class From, class To>
@@ -279,20 +275,20 @@ void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src, c
 }
 
 template <class T>
-void keep_columns(const spmm::Context& context, spmm::DenseView<T> X, const std::int64_t* columns,
-                  std::int64_t kept) {
+void keep_columns(const spmm::Context& context, spmm::DenseView<T> X, const std::int64_t* columns, std::int64_t kept) {
   if (X.rows == 0 || kept == 0) return;
   const cudaStream_t stream = stream_of(context);
   const StreamArray<std::int64_t> c(stream, columns, static_cast<std::size_t>(kept));
   const std::int64_t rows_per_block = (threads_per_block / 32) * keep_rows;
-  const auto blocks = static_cast<unsigned>(std::clamp<std::int64_t>((X.rows + rows_per_block - 1) / rows_per_block, 1, 8192));
+  const auto blocks =
+      static_cast<unsigned>(std::clamp<std::int64_t>((X.rows + rows_per_block - 1) / rows_per_block, 1, 8192));
   keep_columns_kernel<T><<<blocks, threads_per_block, 0, stream>>>(X.rows, kept, c.data(), X.data, X.ld);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
 template <class T>
-void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed,
-                 std::int64_t first_row, std::int64_t first_col) {
+void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed, std::int64_t first_row,
+                 std::int64_t first_col) {
   if (X.rows == 0 || X.cols == 0) return;
   fill_random_kernel<T><<<grid_for(X.rows * X.cols), threads_per_block, 0, stream_of(context)>>>(
       X.rows, X.cols, X.data, X.ld, seed, first_row, first_col);
@@ -300,8 +296,8 @@ void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64
 }
 
 template <class T>
-void fill_random_rows(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed,
-                      const std::int64_t* rows, std::int64_t first_col) {
+void fill_random_rows(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed, const std::int64_t* rows,
+                      std::int64_t first_col) {
   if (X.rows == 0 || X.cols == 0) return;
   fill_random_rows_kernel<T><<<grid_for(X.rows * X.cols), threads_per_block, 0, stream_of(context)>>>(
       X.rows, X.cols, X.data, X.ld, seed, rows, first_col);
@@ -309,8 +305,7 @@ void fill_random_rows(const spmm::Context& context, spmm::DenseView<T> X, std::u
 }
 
 template <class T>
-void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseView<T> X,
-                    spmm::DenseView<T> Y) {
+void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseView<T> X, spmm::DenseView<T> Y) {
   if (Y.rows == 0 || Y.cols == 0) return;
   apply_diagonal_kernel<T><<<grid_for(Y.rows * Y.cols), threads_per_block, 0, stream_of(context)>>>(
       Y.rows, Y.cols, d, X.data, X.ld, Y.data, Y.ld);
@@ -332,26 +327,23 @@ double memory_bytes_per_sm_cycle(int device) {
   return bytes_per_second / (double(sms) * sm_khz * 1e3);
 }
 
-#define BLOCKEIGS_INSTANTIATE(T)                                                                       \
-  template void block_update(const spmm::Context&, T, spmm::ConstDenseView<T>, const double*, T,      \
-                             spmm::DenseView<T>);                                                     \
-  template bool block_combine(const spmm::Context&, T, spmm::ConstDenseView<T>, const double*, T,      \
-                              spmm::ConstDenseView<T>, spmm::DenseView<T>);                           \
-  template bool transform_in_place(const spmm::Context&, spmm::DenseView<T>, const double*, std::int64_t); \
-  template bool block_combine_pair(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>,      \
-                                   const double*, spmm::DenseView<T>);                                          \
-  template void axpby(const spmm::Context&, T, spmm::ConstDenseView<T>, T, spmm::DenseView<T>);       \
-  template void column_axpby(const spmm::Context&, const double*, spmm::ConstDenseView<T>, T,         \
-                             spmm::DenseView<T>);                                                     \
-  template void scale_columns(const spmm::Context&, const double*, spmm::DenseView<T>);               \
-  template void copy_block(const spmm::Context&, spmm::ConstDenseView<T>, spmm::DenseView<T>);        \
-  template void select_columns(const spmm::Context&, spmm::ConstDenseView<T>, const std::int64_t*,    \
-                               spmm::DenseView<T>);                                                   \
-  template void keep_columns(const spmm::Context&, spmm::DenseView<T>, const std::int64_t*, std::int64_t); \
-  template void fill_random(const spmm::Context&, spmm::DenseView<T>, std::uint64_t, std::int64_t,    \
-                            std::int64_t);                                                            \
-  template void fill_random_rows(const spmm::Context&, spmm::DenseView<T>, std::uint64_t,                \
-                                 const std::int64_t*, std::int64_t);                                   \
+#define BLOCKEIGS_INSTANTIATE(T)                                                                                      \
+  template void block_update(const spmm::Context&, T, spmm::ConstDenseView<T>, const double*, T, spmm::DenseView<T>); \
+  template bool block_combine(const spmm::Context&, T, spmm::ConstDenseView<T>, const double*, T,                     \
+                              spmm::ConstDenseView<T>, spmm::DenseView<T>);                                           \
+  template bool transform_in_place(const spmm::Context&, spmm::DenseView<T>, const double*, std::int64_t);            \
+  template bool block_combine_pair(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>,            \
+                                   const double*, spmm::DenseView<T>);                                                \
+  template void axpby(const spmm::Context&, T, spmm::ConstDenseView<T>, T, spmm::DenseView<T>);                       \
+  template void column_axpby(const spmm::Context&, const double*, spmm::ConstDenseView<T>, T, spmm::DenseView<T>);    \
+  template void scale_columns(const spmm::Context&, const double*, spmm::DenseView<T>);                               \
+  template void copy_block(const spmm::Context&, spmm::ConstDenseView<T>, spmm::DenseView<T>);                        \
+  template void select_columns(const spmm::Context&, spmm::ConstDenseView<T>, const std::int64_t*,                    \
+                               spmm::DenseView<T>);                                                                   \
+  template void keep_columns(const spmm::Context&, spmm::DenseView<T>, const std::int64_t*, std::int64_t);            \
+  template void fill_random(const spmm::Context&, spmm::DenseView<T>, std::uint64_t, std::int64_t, std::int64_t);     \
+  template void fill_random_rows(const spmm::Context&, spmm::DenseView<T>, std::uint64_t, const std::int64_t*,        \
+                                 std::int64_t);                                                                       \
   template void apply_diagonal(const spmm::Context&, const T*, spmm::ConstDenseView<T>, spmm::DenseView<T>);
 
 BLOCKEIGS_INSTANTIATE(float)

@@ -37,8 +37,7 @@ std::unique_ptr<LocalGramTransfer> gram_pair_local_start(const spmm::Context& co
                                                          spmm::ConstDenseView<T> Y2);
 // out (k1 x k2, row-major, host) = X^T Y on this rank's rows.
 template <class T>
-void gram_local(const spmm::Context& context, spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> Y,
-                double* out);
+void gram_local(const spmm::Context& context, spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> Y, double* out);
 // out (k x k) = X^T X, both triangles filled.
 template <class T>
 void gram_self_local(const spmm::Context& context, spmm::ConstDenseView<T> X, double* out);
@@ -65,12 +64,12 @@ void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T>
 // The sums are queued for the host in `sums` (null when S has no rows, the
 // sums then zero): its wait() delivers them.
 template <class Ts>
-bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
-                       spmm::ConstDenseView<Ts> S_tail, spmm::ConstDenseView<double> AS,
-                       spmm::ConstDenseView<double> AS_tail, const double* C, const double* lambda,
-                       spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<Ts> R,
-                       const std::int64_t* position, std::int64_t ay_first, const double* implied_theta,
-                       const std::int64_t* implied_column, std::unique_ptr<LocalGramTransfer>& sums);
+bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S, spmm::ConstDenseView<Ts> S_tail,
+                       spmm::ConstDenseView<double> AS, spmm::ConstDenseView<double> AS_tail, const double* C,
+                       const double* lambda, spmm::DenseView<double> Y, spmm::DenseView<double> AY,
+                       spmm::DenseView<Ts> R, const std::int64_t* position, std::int64_t ay_first,
+                       const double* implied_theta, const std::int64_t* implied_column,
+                       std::unique_ptr<LocalGramTransfer>& sums);
 // Whether ritz_update_local takes A X implied for these shapes.
 bool ritz_update_implied_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::int64_t nb);
 
@@ -87,8 +86,8 @@ bool search_single_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::i
 double memory_bytes_per_sm_cycle(int device);
 
 template <class T>
-void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const double* S,
-                  T beta, spmm::DenseView<T> Y);
+void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const double* S, T beta,
+                  spmm::DenseView<T> Y);
 // Y = alpha X S + beta Z and W(:, :kept) = W S with the narrow-block kernel;
 // false (nothing done) when the shape does not fit it.
 template <class T>
@@ -102,11 +101,10 @@ template <class T>
 bool block_combine_pair(const spmm::Context& context, spmm::ConstDenseView<T> X1, spmm::ConstDenseView<T> X2,
                         const double* S, spmm::DenseView<T> Y);
 template <class T>
-void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T beta,
-           spmm::DenseView<T> Y);
+void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y);
 template <class T>
-void column_axpby(const spmm::Context& context, const double* alpha, spmm::ConstDenseView<T> X,
-                  T beta, spmm::DenseView<T> Y);
+void column_axpby(const spmm::Context& context, const double* alpha, spmm::ConstDenseView<T> X, T beta,
+                  spmm::DenseView<T> Y);
 template <class T>
 void scale_columns(const spmm::Context& context, const double* scale, spmm::DenseView<T> X);
 // Either side may be on the host; the copy completes before the call returns
@@ -117,18 +115,17 @@ void copy_block(const spmm::Context& context, spmm::ConstDenseView<T> src, spmm:
 template <class From, class To>
 void convert_block(const spmm::Context& context, spmm::ConstDenseView<From> src, spmm::DenseView<To> dst);
 template <class T>
-void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src,
-                    const std::int64_t* columns, spmm::DenseView<T> dst);
+void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src, const std::int64_t* columns,
+                    spmm::DenseView<T> dst);
 template <class T>
 void keep_columns(const spmm::Context& context, spmm::DenseView<T> X, const std::int64_t* columns, std::int64_t kept);
 template <class T>
-void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed,
-                 std::int64_t first_row, std::int64_t first_col);
+void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed, std::int64_t first_row,
+                 std::int64_t first_col);
 template <class T>
-void fill_random_rows(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed,
-                      const std::int64_t* rows, std::int64_t first_col);
+void fill_random_rows(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed, const std::int64_t* rows,
+                      std::int64_t first_col);
 template <class T>
-void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseView<T> X,
-                    spmm::DenseView<T> Y);
+void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseView<T> X, spmm::DenseView<T> Y);
 
 }  // namespace blockeigs::solver::device_ops

@@ -56,8 +56,8 @@ __device__ __forceinline__ ChunkLayout chunk_layout(std::int64_t rows, std::int6
 }
 
 template <class T>
-__global__ void column_sumsq_partial_kernel(std::int64_t rows, std::int64_t cols, const T* x,
-                                            std::int64_t ld, double* partial) {
+__global__ void column_sumsq_partial_kernel(std::int64_t rows, std::int64_t cols, const T* x, std::int64_t ld,
+                                            double* partial) {
   __shared__ double acc[threads_per_block];
   const auto [begin, end, width, phases, t, phase] = chunk_layout(rows, cols);
   for (std::int64_t tile = 0; tile < cols; tile += width) {
@@ -85,8 +85,8 @@ __global__ void column_sumsq_partial_kernel(std::int64_t rows, std::int64_t cols
 // values per chunk, R's then X's.
 template <class T>
 __global__ void eigen_residuals_partial_kernel(std::int64_t rows, std::int64_t cols, const T* lambda, const T* x,
-                                               std::int64_t ldx, const T* ax, std::int64_t ldax, T* r,
-                                               std::int64_t ldr, const std::int64_t* position, double* partial) {
+                                               std::int64_t ldx, const T* ax, std::int64_t ldax, T* r, std::int64_t ldr,
+                                               const std::int64_t* position, double* partial) {
   __shared__ double acc_r[threads_per_block];
   __shared__ double acc_x[threads_per_block];
   const auto [begin, end, width, phases, t, phase] = chunk_layout(rows, cols);
@@ -187,8 +187,8 @@ constexpr std::int64_t gram_max_chunks = 1024;
 
 template <class T>
 void gemm_strided_batched(cublasHandle_t h, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
-                          std::int64_t lda, long long stride_a, const T* b, std::int64_t ldb, long long stride_b,
-                          T* c, std::int64_t ldc, long long stride_c, std::int64_t batch) {
+                          std::int64_t lda, long long stride_a, const T* b, std::int64_t ldb, long long stride_b, T* c,
+                          std::int64_t ldc, long long stride_c, std::int64_t batch) {
   const T one = 1, zero = 0;
   if constexpr (std::is_same_v<T, double>)
     BLOCKEIGS_CUBLAS_CHECK(cublasDgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_T, int(m), int(n), int(k), &one, a,
@@ -313,11 +313,10 @@ class PinnedGramTransfer final : public LocalGramTransfer {
 // written to pinned host memory.
 template <class T>
 std::unique_ptr<LocalGramTransfer> chunked_gemm_gram(const spmm::Context& context, spmm::ConstDenseView<T> X,
-                                                    spmm::ConstDenseView<T> Y) {
+                                                     spmm::ConstDenseView<T> Y) {
   const std::int64_t k1 = X.cols, k2 = Y.cols, rows = X.rows, entries = k1 * k2;
   const cudaStream_t stream = stream_of(context);
-  const std::int64_t chunk =
-      std::max(gram_min_chunk_rows, (rows + gram_max_chunks - 1) / gram_max_chunks);
+  const std::int64_t chunk = std::max(gram_min_chunk_rows, (rows + gram_max_chunks - 1) / gram_max_chunks);
   const std::int64_t full = rows / chunk, tail = rows - full * chunk, chunks = full + (tail > 0 ? 1 : 0);
   StreamArray<T> partial(stream, static_cast<std::size_t>(chunks * entries));
   cublasHandle_t handle = cublas_of(context);
@@ -326,8 +325,8 @@ std::unique_ptr<LocalGramTransfer> chunked_gemm_gram(const spmm::Context& contex
     gemm_strided_batched<T>(handle, k2, k1, chunk, Y.data, Y.ld, static_cast<long long>(chunk * Y.ld), X.data, X.ld,
                             static_cast<long long>(chunk * X.ld), partial.data(), k2, entries, full);
   if (tail > 0)
-    gemm_strided_batched<T>(handle, k2, k1, tail, Y.data + full * chunk * Y.ld, Y.ld, 0,
-                            X.data + full * chunk * X.ld, X.ld, 0, partial.data() + full * entries, k2, entries, 1);
+    gemm_strided_batched<T>(handle, k2, k1, tail, Y.data + full * chunk * Y.ld, Y.ld, 0, X.data + full * chunk * X.ld,
+                            X.ld, 0, partial.data() + full * entries, k2, entries, 1);
   // The partials are freed in stream order, after the sums have read them.
   return std::make_unique<PinnedGramTransfer>(stream, chunks, entries, partial.data());
 }
@@ -372,10 +371,19 @@ std::unique_ptr<LocalGramTransfer> gram_pair_local_start(const spmm::Context& co
       const std::int64_t blocks = cuda::tall_skinny_gram_blocks(X.rows);
       StreamArray<double> partial(stream, static_cast<std::size_t>(blocks * kx * ky));
       const bool tail = X_tail.cols > 0;
-      const cuda::TallSkinnyGramArgs a{.rows = X.rows, .kx = int(kx), .ky1 = int(Y1.cols), .ky2 = int(Y2.cols),
-                                       .x = X.data, .ldx = X.ld, .kx_head = int(X.cols),
-                                       .x_tail = tail ? X_tail.data : X.data, .ldx_tail = tail ? X_tail.ld : X.ld,
-                                       .y1 = Y1.data, .ldy1 = Y1.ld, .y2 = Y2.data, .ldy2 = Y2.ld,
+      const cuda::TallSkinnyGramArgs a{.rows = X.rows,
+                                       .kx = int(kx),
+                                       .ky1 = int(Y1.cols),
+                                       .ky2 = int(Y2.cols),
+                                       .x = X.data,
+                                       .ldx = X.ld,
+                                       .kx_head = int(X.cols),
+                                       .x_tail = tail ? X_tail.data : X.data,
+                                       .ldx_tail = tail ? X_tail.ld : X.ld,
+                                       .y1 = Y1.data,
+                                       .ldy1 = Y1.ld,
+                                       .y2 = Y2.data,
+                                       .ldy2 = Y2.ld,
                                        .partial = partial.data()};
       cuda::tall_skinny_gram(a, stream);
       return std::make_unique<PinnedGramTransfer>(stream, blocks, kx * ky, partial.data());
@@ -403,8 +411,7 @@ std::unique_ptr<LocalGramTransfer> gram_local_start(const spmm::Context& context
 }
 
 template <class T>
-void gram_local(const spmm::Context& context, spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> Y,
-                double* out) {
+void gram_local(const spmm::Context& context, spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> Y, double* out) {
   const std::int64_t k1 = X.cols, k2 = Y.cols;
   std::fill(out, out + k1 * k2, 0.0);
   if (auto transfer = gram_local_start(context, X, Y)) transfer->wait(out);
@@ -429,8 +436,8 @@ void column_sumsq_local(const spmm::Context& context, spmm::ConstDenseView<T> X,
   const cudaStream_t stream = stream_of(context);
   const std::int64_t chunks = (X.rows + sum_chunk_rows - 1) / sum_chunk_rows;
   StreamArray<double> partial(stream, static_cast<std::size_t>(chunks * k));
-  column_sumsq_partial_kernel<T><<<static_cast<unsigned>(chunks), threads_per_block, 0, stream>>>(
-      X.rows, k, X.data, X.ld, partial.data());
+  column_sumsq_partial_kernel<T>
+      <<<static_cast<unsigned>(chunks), threads_per_block, 0, stream>>>(X.rows, k, X.data, X.ld, partial.data());
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
   PinnedGramTransfer(stream, chunks, k, partial.data()).wait(out);
 }
@@ -453,12 +460,12 @@ void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T>
 }
 
 template <class Ts>
-bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S,
-                       spmm::ConstDenseView<Ts> S_tail, spmm::ConstDenseView<double> AS,
-                       spmm::ConstDenseView<double> AS_tail, const double* C, const double* lambda,
-                       spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<Ts> R,
-                       const std::int64_t* position, std::int64_t ay_first, const double* implied_theta,
-                       const std::int64_t* implied_column, std::unique_ptr<LocalGramTransfer>& out) {
+bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S, spmm::ConstDenseView<Ts> S_tail,
+                       spmm::ConstDenseView<double> AS, spmm::ConstDenseView<double> AS_tail, const double* C,
+                       const double* lambda, spmm::DenseView<double> Y, spmm::DenseView<double> AY,
+                       spmm::DenseView<Ts> R, const std::int64_t* position, std::int64_t ay_first,
+                       const double* implied_theta, const std::int64_t* implied_column,
+                       std::unique_ptr<LocalGramTransfer>& out) {
   constexpr bool single = std::is_same_v<Ts, float>;
   const std::int64_t nb = R.cols;
   const bool implied = implied_theta != nullptr;
@@ -513,11 +520,11 @@ bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double
   return true;
 }
 
-#define BLOCKEIGS_INSTANTIATE_RITZ(Ts)                                                                       \
-  template bool ritz_update_local(const spmm::Context&, spmm::ConstDenseView<double>, spmm::ConstDenseView<Ts>,   \
-                                  spmm::ConstDenseView<double>, spmm::ConstDenseView<double>, const double*,      \
-                                  const double*, spmm::DenseView<double>, spmm::DenseView<double>,                \
-                                  spmm::DenseView<Ts>, const std::int64_t*, std::int64_t, const double*,          \
+#define BLOCKEIGS_INSTANTIATE_RITZ(Ts)                                                                          \
+  template bool ritz_update_local(const spmm::Context&, spmm::ConstDenseView<double>, spmm::ConstDenseView<Ts>, \
+                                  spmm::ConstDenseView<double>, spmm::ConstDenseView<double>, const double*,    \
+                                  const double*, spmm::DenseView<double>, spmm::DenseView<double>,              \
+                                  spmm::DenseView<Ts>, const std::int64_t*, std::int64_t, const double*,        \
                                   const std::int64_t*, std::unique_ptr<LocalGramTransfer>&);
 BLOCKEIGS_INSTANTIATE_RITZ(double)
 BLOCKEIGS_INSTANTIATE_RITZ(float)
@@ -542,13 +549,22 @@ bool gram_pair_single_local_start(const spmm::Context& context, spmm::ConstDense
   const cudaStream_t stream = stream_of(context);
   const std::int64_t blocks = cuda::tall_skinny_gram_blocks(X.rows);
   StreamArray<double> partial(stream, static_cast<std::size_t>(blocks * kx * ky));
-  const cuda::TallSkinnyGramArgs a{.rows = X.rows, .kx = int(kx), .ky1 = int(Y1.cols), .ky2 = int(Y2.cols),
-                                   .x = X.data, .ldx = X.ld, .kx_head = int(X.cols),
-                                   .x_tail = X.data, .ldx_tail = X_tail.cols > 0 ? X_tail.ld : 1,
-                                   .y1 = X.data, .ldy1 = Y1.cols > 0 ? Y1.ld : 1,
-                                   .y2 = Y2.cols > 0 ? Y2.data : X.data, .ldy2 = Y2.cols > 0 ? Y2.ld : X.ld,
+  const cuda::TallSkinnyGramArgs a{.rows = X.rows,
+                                   .kx = int(kx),
+                                   .ky1 = int(Y1.cols),
+                                   .ky2 = int(Y2.cols),
+                                   .x = X.data,
+                                   .ldx = X.ld,
+                                   .kx_head = int(X.cols),
+                                   .x_tail = X.data,
+                                   .ldx_tail = X_tail.cols > 0 ? X_tail.ld : 1,
+                                   .y1 = X.data,
+                                   .ldy1 = Y1.cols > 0 ? Y1.ld : 1,
+                                   .y2 = Y2.cols > 0 ? Y2.data : X.data,
+                                   .ldy2 = Y2.cols > 0 ? Y2.ld : X.ld,
                                    .partial = partial.data(),
-                                   .x_tail_single = X_tail.data, .y1_single = Y1.data};
+                                   .x_tail_single = X_tail.data,
+                                   .y1_single = Y1.data};
   cuda::tall_skinny_gram(a, stream);
   out = std::make_unique<PinnedGramTransfer>(stream, blocks, kx * ky, partial.data());
   return true;
@@ -559,16 +575,16 @@ bool search_single_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::i
   return cuda::ritz_update_single_fits(ns, nv, m, nb) && cuda::tall_skinny_gram_single_fits(ns, 2 * nb);
 }
 
-#define BLOCKEIGS_INSTANTIATE(T)                                                                             \
-  template std::unique_ptr<LocalGramTransfer> gram_local_start(const spmm::Context&, spmm::ConstDenseView<T>, \
-                                                               spmm::ConstDenseView<T>);                     \
-  template std::unique_ptr<LocalGramTransfer> gram_pair_local_start(                                         \
-      const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>,       \
-      spmm::ConstDenseView<T>);                                                                              \
-  template void gram_local(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, double*); \
-  template void gram_self_local(const spmm::Context&, spmm::ConstDenseView<T>, double*);                    \
-  template void column_sumsq_local(const spmm::Context&, spmm::ConstDenseView<T>, double*);                 \
-  template void eigen_residuals_local(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, \
+#define BLOCKEIGS_INSTANTIATE(T)                                                                                      \
+  template std::unique_ptr<LocalGramTransfer> gram_local_start(const spmm::Context&, spmm::ConstDenseView<T>,         \
+                                                               spmm::ConstDenseView<T>);                              \
+  template std::unique_ptr<LocalGramTransfer> gram_pair_local_start(const spmm::Context&, spmm::ConstDenseView<T>,    \
+                                                                    spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, \
+                                                                    spmm::ConstDenseView<T>);                         \
+  template void gram_local(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, double*);          \
+  template void gram_self_local(const spmm::Context&, spmm::ConstDenseView<T>, double*);                              \
+  template void column_sumsq_local(const spmm::Context&, spmm::ConstDenseView<T>, double*);                           \
+  template void eigen_residuals_local(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>,         \
                                       const double*, spmm::DenseView<T>, const std::int64_t*, double*);
 
 BLOCKEIGS_INSTANTIATE(float)

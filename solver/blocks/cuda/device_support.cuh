@@ -15,9 +15,7 @@
 namespace blockeigs::solver::device_ops::support {
 
 inline constexpr int threads_per_block = 256;
-inline cudaStream_t stream_of(const spmm::Context& context) {
-  return static_cast<cudaStream_t>(context.stream());
-}
+inline cudaStream_t stream_of(const spmm::Context& context) { return static_cast<cudaStream_t>(context.stream()); }
 
 inline cublasHandle_t cublas_of(const spmm::Context& context) {
   auto handle = static_cast<cublasHandle_t>(context.cublas_handle());
@@ -27,8 +25,7 @@ inline cublasHandle_t cublas_of(const spmm::Context& context) {
 }
 
 inline int grid_for(std::int64_t total) {
-  return static_cast<int>(std::clamp<std::int64_t>((total + threads_per_block - 1) / threads_per_block,
-                                                   1, 65535));
+  return static_cast<int>(std::clamp<std::int64_t>((total + threads_per_block - 1) / threads_per_block, 1, 65535));
 }
 
 // Device memory for the call's duration, ordered on the stream (the pool makes
@@ -45,8 +42,7 @@ class StreamArray {
   StreamArray(cudaStream_t stream, const U* host, std::size_t count) : StreamArray(stream, count) {
     if (count == 0) return;
     std::vector<T> converted(host, host + count);
-    BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(data_, converted.data(), count * sizeof(T),
-                                         cudaMemcpyHostToDevice, stream_));
+    BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(data_, converted.data(), count * sizeof(T), cudaMemcpyHostToDevice, stream_));
   }
   StreamArray(const StreamArray&) = delete;
   StreamArray& operator=(const StreamArray&) = delete;

@@ -45,8 +45,8 @@ void dmma_update(std::int64_t rows, std::int64_t k1x, std::int64_t k1, std::int6
 struct RitzUpdateArgs {
   std::int64_t rows;
   int ns, m, nb;
-  int ns_head = 0;     // S's columns: [0, ns_head) in s, the rest in s_tail
-  int nv = 0;          // AS's columns: [0, nv_head) in as, the rest in as_tail
+  int ns_head = 0;  // S's columns: [0, ns_head) in s, the rest in s_tail
+  int nv = 0;       // AS's columns: [0, nv_head) in as, the rest in as_tail
   int nv_head = 0;
   int ay_first = 0;    // AY's first column written
   int implied_nb = 0;  // set by ritz_update: nb with A X implied, else 0
@@ -74,8 +74,8 @@ struct RitzUpdateArgs {
   float* r_single = nullptr;
 };
 struct ImpliedColumns {
-  const double* theta;          // nb values
-  const std::int64_t* column;   // nb columns of S
+  const double* theta;         // nb values
+  const std::int64_t* column;  // nb columns of S
 };
 bool ritz_update_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::int64_t nb, bool implied);
 // Whether the staged kernel takes the shape with S's tail and R in fp32.

@@ -51,12 +51,9 @@ __device__ __forceinline__ bool pair_aligned(const T* p) {
 // pair that straddles X1 and X2, odd leading dimensions or offsets, an odd
 // width's last value, whose neighbour is not ours and may be NaN).
 template <class T>
-__device__ __forceinline__ typename PairOf<T>::type load_input_pair(const UpdateArgs<T>& a, std::int64_t row,
-                                                                    int col) {
+__device__ __forceinline__ typename PairOf<T>::type load_input_pair(const UpdateArgs<T>& a, std::int64_t row, int col) {
   using Pair = typename PairOf<T>::type;
-  auto element = [&](int j) {
-    return j < a.k1x ? a.x + row * a.ldx + j : a.x2 + row * a.ldx2 + (j - a.k1x);
-  };
+  auto element = [&](int j) { return j < a.k1x ? a.x + row * a.ldx + j : a.x2 + row * a.ldx2 + (j - a.k1x); };
   const T* p = element(col);
   const bool second = col + 1 < a.k1;
   if (second && (col < a.k1x) == (col + 1 < a.k1x) && pair_aligned(p)) return *reinterpret_cast<const Pair*>(p);
@@ -115,25 +112,21 @@ __device__ __forceinline__ void multiply_staged(const double* staged, int stride
 // thread's group of copies; wait_copies<n> returns once at most n of its
 // groups are still in flight.
 __device__ __forceinline__ void copy_async_16(unsigned shared, const double* global, bool in) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(shared), "l"(global), "r"(in ? 16 : 0)
-               : "memory");
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(shared), "l"(global), "r"(in ? 16 : 0) : "memory");
 }
 __device__ __forceinline__ void copy_async_8(unsigned shared, const double* global, bool in) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(shared), "l"(global), "r"(in ? 8 : 0)
-               : "memory");
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;" ::"r"(shared), "l"(global), "r"(in ? 8 : 0) : "memory");
 }
 // 4 bytes from an address of any type (fp32 rows: LOBPCG's residual block
 // in its search precision, where they are not 16-byte aligned).
 __device__ __forceinline__ void copy_async_bytes_4(unsigned shared, const void* global, bool in) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(shared), "l"(global), "r"(in ? 4 : 0)
-               : "memory");
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(shared), "l"(global), "r"(in ? 4 : 0) : "memory");
 }
 // 16 bytes into shared memory from the first src_bytes (0 to 16) at a
 // 16-byte aligned address, the rest zero-filled: fp32 rows 4 floats at a
 // time, the last unit of a width that is not a multiple of 4 included.
 __device__ __forceinline__ void copy_async_16_partial(unsigned shared, const void* global, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(shared), "l"(global), "r"(src_bytes)
-               : "memory");
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(shared), "l"(global), "r"(src_bytes) : "memory");
 }
 __device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 template <int pending>

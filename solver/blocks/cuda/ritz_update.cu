@@ -60,13 +60,13 @@ using namespace ritz_detail;
 
 // ---------------------------------------------------------------------------
 // The staged kernel (up to 64 inputs and 48 outputs).
-constexpr int staged_stages = 2;     // a pair's ring of tiles: one multiplied, one in flight
+constexpr int staged_stages = 2;  // a pair's ring of tiles: one multiplied, one in flight
 // A block's pairs (one block an SM): as many as shared memory allows at ns,
 // up to 6: 7 would cap the registers at 128 a lane, and the update slows
 // (docs/benchmarks/solvers.md#ritz-update).
 constexpr int staged_max_pairs = 6;
 constexpr std::int64_t staged_max_blocks = 8 * 132;  // 8 waves on 132 SMs (H100, H200)
-constexpr int shared_memory_limit = 227 * 1024;       // a block's on sm_90
+constexpr int shared_memory_limit = 227 * 1024;      // a block's on sm_90
 
 // Doubles between a tile's staged rows: at least ns, and = 4 (mod 8) so that
 // a fragment's 4 rows x 4 columns in a half-warp fall on 16 distinct banks
@@ -86,8 +86,8 @@ constexpr int staged_pair_bytes(int ns, int nv, int tail_floats = 0) {
           staged_float_stride(tail_floats) * int(sizeof(float)));
 }
 constexpr int staged_pairs(int ns, int nv, int nt, bool implied, int tail_floats = 0) {
-  return std::min(staged_max_pairs, (shared_memory_limit - staged_static_bytes(nt, implied)) /
-                                        staged_pair_bytes(ns, nv, tail_floats));
+  return std::min(staged_max_pairs,
+                  (shared_memory_limit - staged_static_bytes(nt, implied)) / staged_pair_bytes(ns, nv, tail_floats));
 }
 static_assert(staged_pairs(max_inputs, max_inputs, max_outputs / 8, false) >= 4,
               "the widest staged shape keeps 4 pairs an SM");
@@ -172,10 +172,9 @@ __device__ __forceinline__ void implied_fragment(const RitzUpdateArgs& a, const 
 // (m16n8k8 on a pair's half of the outputs: not narrow_update_args.cuh's
 // m8n8k4 multiply_staged.) Implied: A X formed on the way (implied_fragment).
 template <int HT, int CS, bool Implied, bool Single = false>
-__device__ __forceinline__ void multiply_staged_pair_half(const RitzUpdateArgs& a, const double* tile_s,
-                                                          int stride_s, const double* tile_as, int stride_as,
-                                                          const double (*C)[CS], int h, int nt_count,
-                                                          const double* theta, const int* column,
+__device__ __forceinline__ void multiply_staged_pair_half(const RitzUpdateArgs& a, const double* tile_s, int stride_s,
+                                                          const double* tile_as, int stride_as, const double (*C)[CS],
+                                                          int h, int nt_count, const double* theta, const int* column,
                                                           double (&y)[HT][4], double (&ay)[HT][4],
                                                           const SplitTile* split = nullptr) {
   const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
@@ -230,8 +229,7 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
       theta[e] = k.theta[e];
       ax_column[e] = k.ax_column[e];
     }
-  for (int e = threadIdx.x; e < 2 * staged_max_pairs * 2 * max_outputs; e += blockDim.x)
-    (&warp_sums[0][0][0])[e] = 0.0;
+  for (int e = threadIdx.x; e < 2 * staged_max_pairs * 2 * max_outputs; e += blockDim.x) (&warp_sums[0][0][0])[e] = 0.0;
   __syncthreads();
   const int lane = static_cast<int>(threadIdx.x) % 32, warp_in_block = static_cast<int>(threadIdx.x) / 32;
   const int pair_in_block = warp_in_block / 2, h = warp_in_block % 2;
@@ -342,8 +340,8 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
     const SplitTile split{staged_s, stride_s, reinterpret_cast<const float*>(staged_s + doubles_in_slot), stride_f,
                           a.ns_head};
     double y[HT][4], ay[HT][4];
-    multiply_staged_pair_half<HT, c_stride, Implied, Single>(a, staged_s, stride_s, staged_s + tile_s, stride_as, C,
-                                                             h, NT, theta, ax_column, y, ay, &split);
+    multiply_staged_pair_half<HT, c_stride, Implied, Single>(a, staged_s, stride_s, staged_s + tile_s, stride_as, C, h,
+                                                             NT, theta, ax_column, y, ay, &split);
     store_step<HT, max_outputs, Single>(a, k.lambda, k.r_column, (pair + i * all_pairs) * step_rows, y, ay,
                                         warp_sums[warp_in_block], h, 2);
     pair_barrier(pair_in_block);  // both are done with the slot before a later tile is copied into it
@@ -357,11 +355,11 @@ __global__ void __launch_bounds__(staged_max_pairs * 64, 1)
 // 16-byte aligned. (A S's copies start at column implied_nb; a pair of
 // columns must not straddle either block's two views.)
 bool copies_pair(const RitzUpdateArgs& a) {
-  const bool tail_aligned = a.s_tail_single ? rows_16_byte_aligned(a.s_tail_single, a.lds_tail)
-                                            : rows_16_byte_aligned(a.s_tail, a.lds_tail);
-  return rows_16_byte_aligned(a.s, a.lds) && tail_aligned &&
-         rows_16_byte_aligned(a.as, a.ldas) && rows_16_byte_aligned(a.as_tail, a.ldas_tail) &&
-         a.implied_nb % 2 == 0 && a.ns_head % 2 == 0 && a.nv_head % 2 == 0;
+  const bool tail_aligned =
+      a.s_tail_single ? rows_16_byte_aligned(a.s_tail_single, a.lds_tail) : rows_16_byte_aligned(a.s_tail, a.lds_tail);
+  return rows_16_byte_aligned(a.s, a.lds) && tail_aligned && rows_16_byte_aligned(a.as, a.ldas) &&
+         rows_16_byte_aligned(a.as_tail, a.ldas_tail) && a.implied_nb % 2 == 0 && a.ns_head % 2 == 0 &&
+         a.nv_head % 2 == 0;
 }
 
 bool fits_staged(std::int64_t ns, std::int64_t m) { return ns <= max_inputs && m <= max_outputs; }
@@ -377,8 +375,8 @@ void run_staged(const RitzUpdateArgs& a, const RitzConstants<NT, false>& constan
   detail::allow_shared_memory(kernel, shared_memory_limit - staged_static_bytes(NT, Implied), opted_in);
   const int staged_as = a.nv - a.implied_nb;
   const int pairs = staged_pairs(a.ns, staged_as, NT, Implied, tail_floats(a));
-  kernel<<<static_cast<unsigned>(ritz_update_blocks(a.rows, a.ns, a.nv, a.m, a.implied_nb, tail_floats(a))),
-           pairs * 64, pairs * staged_pair_bytes(a.ns, staged_as, tail_floats(a)), stream>>>(a, constants);
+  kernel<<<static_cast<unsigned>(ritz_update_blocks(a.rows, a.ns, a.nv, a.m, a.implied_nb, tail_floats(a))), pairs * 64,
+           pairs * staged_pair_bytes(a.ns, staged_as, tail_floats(a)), stream>>>(a, constants);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 

@@ -87,12 +87,14 @@ __device__ __forceinline__ void store_step(const RitzUpdateArgs& a, const double
       const double r0 = ay0 - lambda[c] * y0;
       const double r1 = second_r ? ay1 - lambda[c + 1] * y1 : 0.0;
       auto* const r_row = [&] {
-        if constexpr (Single) return a.r_single + row * a.ldr;
-        else return a.r + row * a.ldr;
+        if constexpr (Single)
+          return a.r_single + row * a.ldr;
+        else
+          return a.r + row * a.ldr;
       }();
       if (!second_r || r_column[c + 1] == r_column[c] + 1) {
         store_pair(r_row + r_column[c], r0, r1, second_r);
-      } else {  // residuals placed apart (LOBPCG's active ones first)
+      } else {                    // residuals placed apart (LOBPCG's active ones first)
         r_row[r_column[c]] = r0;  // (rounded where R is in fp32)
         r_row[r_column[c + 1]] = r1;
       }
@@ -134,7 +136,6 @@ __device__ __forceinline__ void write_block_sums(const RitzUpdateArgs& a, const 
   }
 }
 
-
 // The residuals' Ritz values and R's columns, as either kernel takes them.
 template <class Constants>
 void set_residual_constants(Constants& constants, int nb, const double* lambda, const std::int64_t* position) {
@@ -143,7 +144,6 @@ void set_residual_constants(Constants& constants, int nb, const double* lambda, 
     constants.r_column[j] = static_cast<int>(position[j]);
   }
 }
-
 
 // The wide kernel (ritz_update_wide.cu): its grid for `rows`, and its launch
 // for `tiles` tiles of 8 outputs.

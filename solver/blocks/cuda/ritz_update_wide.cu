@@ -25,8 +25,8 @@ constexpr std::int64_t wide_max_blocks = 4096;  // grid-stride beyond
 // never reaches an accumulator).
 template <int KS>
 __device__ __forceinline__ void load_fragments(const RitzUpdateArgs& a, const double* src, std::int64_t ld,
-                                               const double* tail, std::int64_t ld_tail, int head,
-                                               std::int64_t first, double (&frag)[KS][4]) {
+                                               const double* tail, std::int64_t ld_tail, int head, std::int64_t first,
+                                               double (&frag)[KS][4]) {
   const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
   const bool in0 = first + g < a.rows, in1 = first + g + 8 < a.rows;
   const std::int64_t r0 = in0 ? first + g : 0, r1 = in1 ? first + g + 8 : 0;
@@ -43,8 +43,8 @@ __device__ __forceinline__ void load_fragments(const RitzUpdateArgs& a, const do
 
 // acc = the 16 rows whose fragments are in `frag` times C (in shared memory).
 template <int NT, int KS, int CS>
-__device__ __forceinline__ void multiply(const RitzUpdateArgs& a, const double (&frag)[KS][4],
-                                         const double (*C)[CS], double (&acc)[NT][4]) {
+__device__ __forceinline__ void multiply(const RitzUpdateArgs& a, const double (&frag)[KS][4], const double (*C)[CS],
+                                         double (&acc)[NT][4]) {
   const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
 #pragma unroll
   for (int nt = 0; nt < NT; ++nt) acc[nt][0] = acc[nt][1] = acc[nt][2] = acc[nt][3] = 0.0;
@@ -63,9 +63,9 @@ template <int NT>
 __global__ void __launch_bounds__(wide_warps_per_block * 32, 2)
     ritz_update_wide_kernel(const RitzUpdateArgs a, const __grid_constant__ RitzConstants<NT, true> k) {
   constexpr int KS = wide_k_steps, K2 = 8 * NT;
-  constexpr int c_stride = K2 + 4;  // = 4 or 12 mod 16: a B fragment's 4 rows x 8 columns take two wavefronts
+  constexpr int c_stride = K2 + 4;    // = 4 or 12 mod 16: a B fragment's 4 rows x 8 columns take two wavefronts
   extern __shared__ double wide_c[];  // 8 KS x c_stride: up to 52 KB
-  double (*C)[c_stride] = reinterpret_cast<double (*)[c_stride]>(wide_c);
+  double(*C)[c_stride] = reinterpret_cast<double(*)[c_stride]>(wide_c);
   __shared__ double warp_sums[wide_warps_per_block][2][wide_outputs];
   for (int e = threadIdx.x; e < 8 * KS * K2; e += blockDim.x) C[e / K2][e % K2] = k.c[e];
   for (int e = threadIdx.x; e < wide_warps_per_block * 2 * wide_outputs; e += blockDim.x)
@@ -105,9 +105,7 @@ void launch_wide(const RitzUpdateArgs& a, const double* c, const double* lambda,
   const int bytes = 8 * KS * (8 * NT + 4) * int(sizeof(double));
   static std::atomic<std::uint64_t> opted_in{0};
   detail::allow_shared_memory(kernel, bytes, opted_in);
-  kernel<<<static_cast<unsigned>(wide_update_blocks(a.rows)), wide_warps_per_block * 32, bytes,
-           stream>>>(
-      a, constants);
+  kernel<<<static_cast<unsigned>(wide_update_blocks(a.rows)), wide_warps_per_block * 32, bytes, stream>>>(a, constants);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 

@@ -60,11 +60,11 @@ template <class T, int K1, int K2>
 __global__ void __launch_bounds__(group_threads)
     row_group_update_kernel(const UpdateArgs<T> a, const __grid_constant__ GroupCoefficients<T, K1, K2> s) {
   using Pair = typename PairOf<T>::type;
-  constexpr int G = K2 / 2;                  // lanes per row: lane c owns output columns 2c, 2c + 1
+  constexpr int G = K2 / 2;  // lanes per row: lane c owns output columns 2c, 2c + 1
   constexpr int rows_per_warp = 32 / G;
-  constexpr int C = K1 / 2;                  // input pairs per row
-  constexpr int L = (C + G - 1) / G;         // input pairs each lane loads
-  __shared__ Pair S2[K1][G];                 // S[i][2c], S[i][2c + 1]
+  constexpr int C = K1 / 2;           // input pairs per row
+  constexpr int L = (C + G - 1) / G;  // input pairs each lane loads
+  __shared__ Pair S2[K1][G];          // S[i][2c], S[i][2c + 1]
   // Each warp's input rows, staged so that every lane of a group can read the
   // whole row: one shared load per pair where shuffles took four 32-bit
   // exchanges. One pair of padding per row keeps the rows of a warp read at
@@ -99,8 +99,7 @@ __global__ void __launch_bounds__(group_threads)
       if (valid && writes && a.beta != T(0)) {
         const T* zr = a.z + row * a.ldz + 2 * c;
         const bool second = 2 * c + 1 < a.k2;
-        old[r] = second && pair_aligned(zr) ? *reinterpret_cast<const Pair*>(zr)
-                                            : Pair{zr[0], second ? zr[1] : T(0)};
+        old[r] = second && pair_aligned(zr) ? *reinterpret_cast<const Pair*>(zr) : Pair{zr[0], second ? zr[1] : T(0)};
       }
     }
     if (in_group) {
@@ -152,8 +151,8 @@ void launch(const UpdateArgs<T>& a, const double* s, cudaStream_t stream) {
   for (int i = 0; i < a.k1; ++i)
     for (int j = 0; j < a.k2; ++j) coefficients.values[i * K2 + j] = static_cast<T>(s[i * a.k2 + j]);
   constexpr std::int64_t rows_per_block = (group_threads / 32) * (32 / (K2 / 2)) * rows_per_lane;
-  const auto blocks = static_cast<unsigned>(
-      std::clamp<std::int64_t>((a.rows + rows_per_block - 1) / rows_per_block, 1, max_blocks));
+  const auto blocks =
+      static_cast<unsigned>(std::clamp<std::int64_t>((a.rows + rows_per_block - 1) / rows_per_block, 1, max_blocks));
   row_group_update_kernel<T, K1, K2><<<blocks, group_threads, 0, stream>>>(a, coefficients);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
@@ -194,8 +193,7 @@ void narrow_dispatch(const UpdateArgs<T>& a, const double* s, cudaStream_t strea
 
 template <class T>
 void narrow_update(std::int64_t rows, std::int64_t k1, std::int64_t k2, T alpha, const T* x, std::int64_t ldx,
-                   const double* s, T beta, const T* z, std::int64_t ldz, T* y, std::int64_t ldy,
-                   cudaStream_t stream) {
+                   const double* s, T beta, const T* z, std::int64_t ldz, T* y, std::int64_t ldy, cudaStream_t stream) {
   narrow_dispatch<T>({rows, int(k1), int(k1), int(k2), alpha, beta, x, ldx, nullptr, 0, z, ldz, y, ldy}, s, stream);
 }
 
@@ -207,11 +205,11 @@ void narrow_update_pair(std::int64_t rows, std::int64_t k1a, const T* x1, std::i
                      stream);
 }
 
-#define BLOCKEIGS_INSTANTIATE(T)                                                                                 \
-  template bool narrow_update_fits<T>(std::int64_t, std::int64_t);                                              \
-  template void narrow_update(std::int64_t, std::int64_t, std::int64_t, T, const T*, std::int64_t, const double*, \
-                              T, const T*, std::int64_t, T*, std::int64_t, cudaStream_t);                         \
-  template void narrow_update_pair(std::int64_t, std::int64_t, const T*, std::int64_t, std::int64_t, const T*,    \
+#define BLOCKEIGS_INSTANTIATE(T)                                                                                     \
+  template bool narrow_update_fits<T>(std::int64_t, std::int64_t);                                                   \
+  template void narrow_update(std::int64_t, std::int64_t, std::int64_t, T, const T*, std::int64_t, const double*, T, \
+                              const T*, std::int64_t, T*, std::int64_t, cudaStream_t);                               \
+  template void narrow_update_pair(std::int64_t, std::int64_t, const T*, std::int64_t, std::int64_t, const T*,       \
                                    std::int64_t, std::int64_t, const double*, T*, std::int64_t, cudaStream_t);
 BLOCKEIGS_INSTANTIATE(float)
 BLOCKEIGS_INSTANTIATE(double)

@@ -52,8 +52,7 @@ template <int XT>
 inline constexpr int max_x_cols = XT == 1 ? 64 : 96;
 template <int XT>
 inline constexpr int max_y_cols = XT == 1 ? 40 : 64;
-static_assert(max_x_cols<1> == 16 * warps_per_block && max_x_cols<2> <= 2 * 16 * warps_per_block,
-              "XT X tiles a warp");
+static_assert(max_x_cols<1> == 16 * warps_per_block && max_x_cols<2> <= 2 * 16 * warps_per_block, "XT X tiles a warp");
 // Blocks: one per stage of rows up to max_blocks, each taking every
 // gridDim.x-th stage. 660 = one wave of 5 blocks per SM (40 KB of shared
 // memory each at 64 x 40; the 8-byte copies' registers allow 4) on 132 SMs
@@ -106,7 +105,9 @@ __host__ __device__ inline int fp32_row_width(const TallSkinnyGramArgs& a) {
 // rows, [X P | Z]^T [Z A Z] at block 20: 0.515-0.533 ms, level with fp64's
 // (docs/benchmarks/solvers.md#search-precision, with the forms not kept).
 template <int NT, int W, int XT, bool Single = false>
-__global__ void __launch_bounds__(warps_per_block * 32, XT == 2 ? (NT > 4 ? 2 : 3) : W == 2 ? 5 : 4)
+__global__ void __launch_bounds__(warps_per_block * 32, XT == 2  ? (NT > 4 ? 2 : 3)
+                                                        : W == 2 ? 5
+                                                                 : 4)
     tall_skinny_gram_kernel(const TallSkinnyGramArgs a) {
   extern __shared__ double staged[];  // stages x stage_rows x stride, then (Single) the fp32 rows
   const int lane = static_cast<int>(threadIdx.x) % 32, g = lane >> 2, t = lane & 3;
@@ -170,8 +171,11 @@ __global__ void __launch_bounds__(warps_per_block * 32, XT == 2 ? (NT > 4 ? 2 : 
                                               : x    ? a.x + c
                                               : y1   ? a.y1 + (c - a.kx)
                                                      : a.y2 + (c - a.kx - a.ky1));
-    ld_bytes[j] =
-        static_cast<Offset>((x_tail ? a.ldx_tail : x ? a.ldx : y1 ? a.ldy1 : a.ldy2) * std::int64_t(sizeof(double)));
+    ld_bytes[j] = static_cast<Offset>((x_tail ? a.ldx_tail
+                                       : x    ? a.ldx
+                                       : y1   ? a.ldy1
+                                              : a.ldy2) *
+                                      std::int64_t(sizeof(double)));
   }
   const unsigned staged_base = static_cast<unsigned>(__cvta_generic_to_shared(staged));
   const unsigned float_base = static_cast<unsigned>(__cvta_generic_to_shared(floats));
@@ -287,8 +291,7 @@ void launch(const TallSkinnyGramArgs& a, cudaStream_t stream) {
   const int bytes = staged_bytes(a.kx, a.ky1 + a.ky2, Single ? fp32_row_width(a) : 0);
   static std::atomic<std::uint64_t> opted_in{0};
   detail::allow_shared_memory(
-      kernel, staged_bytes(max_x_cols<XT>, max_y_cols<XT>, Single ? max_x_cols<XT> + max_y_cols<XT> : 0),
-      opted_in);
+      kernel, staged_bytes(max_x_cols<XT>, max_y_cols<XT>, Single ? max_x_cols<XT> + max_y_cols<XT> : 0), opted_in);
   kernel<<<static_cast<unsigned>(tall_skinny_gram_blocks(a.rows)), warps_per_block * 32, bytes, stream>>>(a);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }

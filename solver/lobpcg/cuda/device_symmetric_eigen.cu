@@ -29,7 +29,7 @@ struct DeviceSymmetricEigen::State {
   double* values = nullptr;   // n
   double* work = nullptr;
   int* info = nullptr;
-  double* pinned = nullptr;   // M in; the wanted vectors, the values and info out
+  double* pinned = nullptr;  // M in; the wanted vectors, the values and info out
 
   ~State() {
     BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaFree(matrix));
@@ -99,8 +99,7 @@ SymmetricEigen DeviceSymmetricEigen::operator()(const HostMatrix& M, std::int64_
   double* values = s.pinned + count * n;
   int* info = reinterpret_cast<int*>(values + n);
   const auto vector_bytes = static_cast<std::size_t>(count * n) * sizeof(double);
-  BLOCKEIGS_CUDA_CHECK(
-      cudaMemcpyAsync(vectors, s.matrix + first * n, vector_bytes, cudaMemcpyDeviceToHost, s.stream));
+  BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(vectors, s.matrix + first * n, vector_bytes, cudaMemcpyDeviceToHost, s.stream));
   const auto value_bytes = static_cast<std::size_t>(n) * sizeof(double);
   BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(values, s.values, value_bytes, cudaMemcpyDeviceToHost, s.stream));
   BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(info, s.info, sizeof(int), cudaMemcpyDeviceToHost, s.stream));

@@ -94,7 +94,6 @@ spmm::Buffer<U> device_buffer(std::int64_t count) {
   return spmm::Buffer<U>(Space::device, static_cast<std::size_t>(count));
 }
 
-
 template <class U>
 U read_back(const U* device_value, cudaStream_t stream) {
   U value{};
@@ -124,28 +123,31 @@ class CubWorkspace {
 // An exclusive scan of count[0..n] (count[n] == 0) into out[0..n].
 void exclusive_scan(CubWorkspace& work, const std::int32_t* count, std::int32_t* out, std::int64_t n,
                     cudaStream_t stream) {
-  work.run([&](void* space, std::size_t& bytes, cudaStream_t s) {
-    return cub::DeviceScan::ExclusiveSum(space, bytes, count, out, n, s);
-  }, stream);
+  work.run([&](void* space, std::size_t& bytes,
+               cudaStream_t s) { return cub::DeviceScan::ExclusiveSum(space, bytes, count, out, n, s); },
+           stream);
 }
 
 // The halo columns: the off-diagonal entries' global columns, sorted and
 // unique, into `halo_columns` (host); each entry's column (o_cols) renumbered
 // as its place among them.
-void number_halo_columns(CubWorkspace& work, const std::int64_t* off_global, std::int64_t off_nnz,
-                         std::int32_t* o_cols, std::vector<std::int64_t>& halo_columns, cudaStream_t stream) {
+void number_halo_columns(CubWorkspace& work, const std::int64_t* off_global, std::int64_t off_nnz, std::int32_t* o_cols,
+                         std::vector<std::int64_t>& halo_columns, cudaStream_t stream) {
   spmm::Buffer<std::int64_t> sorted = device_buffer<std::int64_t>(off_nnz);
   spmm::Buffer<std::int64_t> halo = device_buffer<std::int64_t>(off_nnz);
   spmm::Buffer<std::int64_t> halo_count = device_buffer<std::int64_t>(1);
-  work.run([&](void* space, std::size_t& bytes, cudaStream_t s) {
-    return cub::DeviceRadixSort::SortKeys(space, bytes, off_global, sorted.data(), off_nnz, 0, 64, s);
-  }, stream);
-  work.run([&](void* space, std::size_t& bytes, cudaStream_t s) {
-    return cub::DeviceSelect::Unique(space, bytes, sorted.data(), halo.data(), halo_count.data(), off_nnz, s);
-  }, stream);
+  work.run(
+      [&](void* space, std::size_t& bytes, cudaStream_t s) {
+        return cub::DeviceRadixSort::SortKeys(space, bytes, off_global, sorted.data(), off_nnz, 0, 64, s);
+      },
+      stream);
+  work.run(
+      [&](void* space, std::size_t& bytes, cudaStream_t s) {
+        return cub::DeviceSelect::Unique(space, bytes, sorted.data(), halo.data(), halo_count.data(), off_nnz, s);
+      },
+      stream);
   const std::int64_t count = read_back(halo_count.data(), stream);
-  renumber_kernel<<<blocks_for(off_nnz), threads, 0, stream>>>(off_global, off_nnz, halo.data(), count,
-                                                                 o_cols);
+  renumber_kernel<<<blocks_for(off_nnz), threads, 0, stream>>>(off_global, off_nnz, halo.data(), count, o_cols);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
   halo_columns.resize(static_cast<std::size_t>(count));
   spmm::copy_bytes_async(halo_columns.data(), Space::host, halo.data(), Space::device,
@@ -158,8 +160,8 @@ template <class T>
 LocalBlocks<T> split_local_rows_on_device(const spmm::Context& context, const io::CsrRows& rows) {
   constexpr std::int64_t int32_max = std::numeric_limits<std::int32_t>::max();
   if (rows.nnz() > int32_max)
-    fail_input("one rank holds ", rows.nnz(), " nonzeros; local blocks are limited to 2^31 - 1: ",
-               "run with more ranks");
+    fail_input("one rank holds ", rows.nnz(),
+               " nonzeros; local blocks are limited to 2^31 - 1: ", "run with more ranks");
   const auto stream = static_cast<cudaStream_t>(context.stream());
   const std::int64_t m = rows.local_rows(), nnz = rows.nnz();
   LocalBlocks<T> out;
@@ -205,8 +207,8 @@ LocalBlocks<T> split_local_rows_on_device(const spmm::Context& context, const io
     const Rows r{offsets.data(), cols.data(), m, rows.first_row, rows.first_row + m};
     const Placement p{d_offsets.data(), off_start.data(), off_row.data()};
     fill_kernel<T><<<blocks_for(m), threads, 0, stream>>>(r, values.data(), p, d_cols.data(), d_values.data(),
-                                                         out.diagonal_entries.data(), out.off_diagonal_rows.data(),
-                                                         o_offsets.data(), off_global.data(), o_values.data());
+                                                          out.diagonal_entries.data(), out.off_diagonal_rows.data(),
+                                                          o_offsets.data(), off_global.data(), o_values.data());
     BLOCKEIGS_CUDA_CHECK_LAUNCH();
     if (off_nnz > 0) {
       // The halo columns: the off-diagonal entries' global columns, sorted and

@@ -57,7 +57,6 @@ __global__ void received_kernel(Rows r, const Index* row, const Index* col, cons
     if (!close(value[e], stored(r, row[e], col[e]))) atomicOr(mismatch, 1);
 }
 
-
 int read_flag(const spmm::Buffer<int>& flag, cudaStream_t stream) {
   int value = 0;
   BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(&value, flag.data(), sizeof(int), cudaMemcpyDeviceToHost, stream));
@@ -112,8 +111,8 @@ DeviceLocalPass DeviceSymmetryRows::local_pass() const {
   BLOCKEIGS_CUDA_CHECK(
       cub::DeviceSelect::Flagged(nullptr, bytes, row_ids, remote.data(), listed.data(), count.data(), m, stream));
   spmm::Buffer<unsigned char> work(Space::device, bytes);
-  BLOCKEIGS_CUDA_CHECK(cub::DeviceSelect::Flagged(work.data(), bytes, row_ids, remote.data(), listed.data(),
-                                                  count.data(), m, stream));
+  BLOCKEIGS_CUDA_CHECK(
+      cub::DeviceSelect::Flagged(work.data(), bytes, row_ids, remote.data(), listed.data(), count.data(), m, stream));
   std::int64_t n = 0;
   BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(&n, count.data(), sizeof(n), cudaMemcpyDeviceToHost, stream));
   out.mismatch = read_flag(mismatch, stream) != 0;
@@ -134,8 +133,8 @@ bool DeviceSymmetryRows::received_mismatch(const std::vector<Index>& row, const 
   const spmm::Buffer<double> v(Space::device, value);
   spmm::Buffer<int> mismatch(Space::device, 1);
   BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(mismatch.data(), 0, sizeof(int), stream));
-  received_kernel<Index><<<blocks_for(count), threads, 0, stream>>>(impl_->rows(), r.data(), c.data(), v.data(),
-                                                                     count, mismatch.data());
+  received_kernel<Index>
+      <<<blocks_for(count), threads, 0, stream>>>(impl_->rows(), r.data(), c.data(), v.data(), count, mismatch.data());
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
   return read_flag(mismatch, stream) != 0;
 }

@@ -16,8 +16,8 @@ namespace blockeigs::solver {
 namespace {
 
 template <class U>
-void gather_rows(const spmm::Context& context, const HaloPlan& plan, const std::int32_t* device_rows,
-                 const U* X, std::int64_t ld, std::int64_t k, U* packed, std::int64_t packed_ld) {
+void gather_rows(const spmm::Context& context, const HaloPlan& plan, const std::int32_t* device_rows, const U* X,
+                 std::int64_t ld, std::int64_t k, U* packed, std::int64_t packed_ld) {
   if (context.space() == Space::host) {
 #pragma omp parallel for schedule(static)
     for (std::int64_t s = 0; s < plan.packed_rows(); ++s) {
@@ -65,8 +65,8 @@ void HaloExchange<T>::queue_pack(const Source& X) {
   BLOCKEIGS_ASSERT(X.words <= capacity_);
   if (context_.space() == Space::device && plan_.packed_rows() == 0) return;  // nothing to send
   if (X.element_bytes == sizeof(T))
-    gather_rows(context_, plan_, send_rows_.data(), static_cast<const T*>(X.data), X.ld, X.cols,
-                send_buffer_.data(), X.words);
+    gather_rows(context_, plan_, send_rows_.data(), static_cast<const T*>(X.data), X.ld, X.cols, send_buffer_.data(),
+                X.words);
   else  // fp32 rows in fp64 words
     gather_rows(context_, plan_, send_rows_.data(), static_cast<const float*>(X.data), X.ld, X.cols,
                 reinterpret_cast<float*>(send_buffer_.data()),

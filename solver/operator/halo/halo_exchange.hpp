@@ -139,7 +139,7 @@ class HaloExchange {
   MPI_Comm comm_;
   const spmm::Context& context_;
   const HaloPlan& plan_;
-  std::int64_t capacity_ = 0;  // columns the buffers hold
+  std::int64_t capacity_ = 0;             // columns the buffers hold
   spmm::Buffer<std::int32_t> send_rows_;  // plan_.send_rows in the context's space
   spmm::Buffer<T> send_buffer_;           // packed rows, context space
   spmm::Buffer<T> halo_block_;            // received rows, context space

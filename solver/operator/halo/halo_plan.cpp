@@ -6,8 +6,7 @@
 
 namespace blockeigs::solver {
 
-HaloPlan build_halo_plan(MPI_Comm comm, const RowPartition& partition,
-                         const std::vector<std::int64_t>& halo_columns) {
+HaloPlan build_halo_plan(MPI_Comm comm, const RowPartition& partition, const std::vector<std::int64_t>& halo_columns) {
   int rank = 0, ranks = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));

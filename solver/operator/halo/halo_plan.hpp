@@ -28,7 +28,6 @@ struct HaloPlan {
 
 // `halo_columns` are the global columns this rank needs from others, sorted
 // and unique (so they come grouped by owner). Collective.
-HaloPlan build_halo_plan(MPI_Comm comm, const RowPartition& partition,
-                         const std::vector<std::int64_t>& halo_columns);
+HaloPlan build_halo_plan(MPI_Comm comm, const RowPartition& partition, const std::vector<std::int64_t>& halo_columns);
 
 }  // namespace blockeigs::solver

@@ -50,8 +50,8 @@ HaloOptions user_halo_options(HaloOptions chosen, Space space) {
 }
 
 template <class T>
-std::unique_ptr<HaloExchange<T>> make_halo_exchange(MPI_Comm comm, const spmm::Context& context,
-                                                    const HaloPlan& plan, const HaloOptions& options) {
+std::unique_ptr<HaloExchange<T>> make_halo_exchange(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan,
+                                                    const HaloOptions& options) {
   const bool device = context.space() == Space::device;
   switch (options.transport) {
     case HaloTransport::automatic:
@@ -62,19 +62,21 @@ std::unique_ptr<HaloExchange<T>> make_halo_exchange(MPI_Comm comm, const spmm::C
       return mpi_halo<T>(comm, context, plan, options);
     case HaloTransport::mpi:
       if (device && !mpi_is_cuda_aware(options.cuda_aware_mpi))
-        fail_input("halo transport mpi: device blocks need a CUDA-aware MPI "
-                   "(execution.halo.cuda_aware_mpi: true if it is)");
+        fail_input(
+            "halo transport mpi: device blocks need a CUDA-aware MPI "
+            "(execution.halo.cuda_aware_mpi: true if it is)");
       return std::make_unique<MpiHalo<T>>(comm, context, plan);
-    case HaloTransport::staged_mpi:
-      return std::make_unique<StagedMpiHalo<T>>(comm, context, plan, options.piece_bytes);
+    case HaloTransport::staged_mpi: return std::make_unique<StagedMpiHalo<T>>(comm, context, plan, options.piece_bytes);
     case HaloTransport::peer:
       if (auto peer = PeerHalo<T>::create(comm, context, plan, options.peer)) return peer;
-      fail_input("halo transport peer: CUDA IPC needs device blocks, every neighbour on the same node, "
-                 "and execution.halo.peer true");
+      fail_input(
+          "halo transport peer: CUDA IPC needs device blocks, every neighbour on the same node, "
+          "and execution.halo.peer true");
     case HaloTransport::nccl:
       if (!nccl_compiled())
-        fail_input("halo transport nccl: this build has no NCCL (configure with -DBLOCKEIGS_NCCL=ON, "
-                   "NCCL_ROOT pointing at NCCL)");
+        fail_input(
+            "halo transport nccl: this build has no NCCL (configure with -DBLOCKEIGS_NCCL=ON, "
+            "NCCL_ROOT pointing at NCCL)");
       if (!device) fail_input("halo transport nccl: NCCL needs device blocks (execution.backend cuda)");
       return nccl_or_mpi<T>(comm, context, plan, options);
   }
@@ -83,7 +85,7 @@ std::unique_ptr<HaloExchange<T>> make_halo_exchange(MPI_Comm comm, const spmm::C
 
 template std::unique_ptr<HaloExchange<float>> make_halo_exchange(MPI_Comm, const spmm::Context&, const HaloPlan&,
                                                                  const HaloOptions&);
-template std::unique_ptr<HaloExchange<double>> make_halo_exchange(MPI_Comm, const spmm::Context&,
-                                                                  const HaloPlan&, const HaloOptions&);
+template std::unique_ptr<HaloExchange<double>> make_halo_exchange(MPI_Comm, const spmm::Context&, const HaloPlan&,
+                                                                  const HaloOptions&);
 
 }  // namespace blockeigs::solver

@@ -22,8 +22,8 @@ namespace blockeigs::solver {
 // The halo's options (execution.halo, docs/config.md). Every rank passes the same.
 struct HaloOptions {
   HaloTransport transport = HaloTransport::automatic;
-  bool peer = true;                    // false: automatic never takes CUDA IPC
-  std::optional<bool> cuda_aware_mpi = std::nullopt;  // whether MPI takes device pointers; none: as MPI says
+  bool peer = true;                                     // false: automatic never takes CUDA IPC
+  std::optional<bool> cuda_aware_mpi = std::nullopt;    // whether MPI takes device pointers; none: as MPI says
   std::int64_t piece_bytes = default_halo_piece_bytes;  // staged_mpi's pieces; at most mpi_chunk_limit()
 };
 
@@ -44,7 +44,7 @@ HaloOptions user_halo_options(HaloOptions chosen, Space space);
 // device blocks and an MPI that is not CUDA-aware, nccl on host blocks or
 // without NCCL compiled) throws InputError on every rank. Collective.
 template <class T>
-std::unique_ptr<HaloExchange<T>> make_halo_exchange(MPI_Comm comm, const spmm::Context& context,
-                                                    const HaloPlan& plan, const HaloOptions& options = {});
+std::unique_ptr<HaloExchange<T>> make_halo_exchange(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan,
+                                                    const HaloOptions& options = {});
 
 }  // namespace blockeigs::solver

@@ -32,12 +32,12 @@ HaloTransport NcclHalo<T>::transport() const {
 
 namespace {
 
-#define BLOCKEIGS_NCCL_CHECK(call)                                                                        \
-  do {                                                                                                    \
-    const ncclResult_t blockeigs_nccl_status_ = (call);                                                   \
-    if (blockeigs_nccl_status_ != ncclSuccess)                                                            \
-      throw LibraryError(blockeigs::detail::concat("NCCL error in ", #call, ": ",                         \
-                                                   ncclGetErrorString(blockeigs_nccl_status_), " (",      \
+#define BLOCKEIGS_NCCL_CHECK(call)                                                                                \
+  do {                                                                                                            \
+    const ncclResult_t blockeigs_nccl_status_ = (call);                                                           \
+    if (blockeigs_nccl_status_ != ncclSuccess)                                                                    \
+      throw LibraryError(blockeigs::detail::concat("NCCL error in ", #call, ": ",                                 \
+                                                   ncclGetErrorString(blockeigs_nccl_status_), " (",              \
                                                    ncclGetLastError(nullptr), ") at ", __FILE__, ":", __LINE__)); \
   } while (0)
 
@@ -162,8 +162,7 @@ double NcclHalo<T>::time_after(void* event) const {
 #else  // without NCCL: create() returns null, so nothing else runs.
 
 template <class T>
-std::unique_ptr<NcclHalo<T>> NcclHalo<T>::create(MPI_Comm, const spmm::Context&, const HaloPlan&,
-                                                 std::string& why) {
+std::unique_ptr<NcclHalo<T>> NcclHalo<T>::create(MPI_Comm, const spmm::Context&, const HaloPlan&, std::string& why) {
   why = "NCCL is not compiled in this build (CMake option BLOCKEIGS_NCCL)";
   return nullptr;
 }

@@ -1,6 +1,5 @@
 #include "solver/operator/halo/peer_halo.hpp"
 
-
 #include "core/error.hpp"
 #include "solver/base/collective.hpp"
 #include "solver/operator/halo/halo_transport.hpp"
@@ -61,8 +60,8 @@ void wait_all(std::vector<MPI_Request>& requests) {
 }  // namespace
 
 template <class T>
-std::unique_ptr<PeerHalo<T>> PeerHalo<T>::create(MPI_Comm comm, const spmm::Context& context,
-                                                 const HaloPlan& plan, bool allowed) {
+std::unique_ptr<PeerHalo<T>> PeerHalo<T>::create(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan,
+                                                 bool allowed) {
   int size = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &size));
   const bool wanted = size > 1 && context.space() == Space::device && allowed && neighbours_on_node(comm, plan);
@@ -73,13 +72,13 @@ std::unique_ptr<PeerHalo<T>> PeerHalo<T>::create(MPI_Comm comm, const spmm::Cont
   std::vector<MPI_Request> requests;
   for (std::size_t q = 0; q < plan.recv_ranks.size(); ++q) {
     requests.emplace_back();
-    BLOCKEIGS_MPI_CHECK(MPI_Irecv(&peer->peer_first_row_[q], 1, MPI_INT64_T, plan.recv_ranks[q], first_row_tag,
-                                  comm, &requests.back()));
+    BLOCKEIGS_MPI_CHECK(MPI_Irecv(&peer->peer_first_row_[q], 1, MPI_INT64_T, plan.recv_ranks[q], first_row_tag, comm,
+                                  &requests.back()));
   }
   for (std::size_t q = 0; q < plan.send_ranks.size(); ++q) {
     requests.emplace_back();
-    BLOCKEIGS_MPI_CHECK(MPI_Isend(&plan.send_offsets[q], 1, MPI_INT64_T, plan.send_ranks[q], first_row_tag, comm,
-                                  &requests.back()));
+    BLOCKEIGS_MPI_CHECK(
+        MPI_Isend(&plan.send_offsets[q], 1, MPI_INT64_T, plan.send_ranks[q], first_row_tag, comm, &requests.back()));
   }
   wait_all(requests);
   return peer;
@@ -188,8 +187,8 @@ spmm::ConstDenseView<T> PeerHalo<T>::end() {
   for (std::size_t q = 0; q < plan.recv_ranks.size(); ++q) {
     const std::int64_t first = plan.recv_offsets[q], rows = plan.recv_offsets[q + 1] - first;
     const char* from = static_cast<const char*>(mapped_[q]) + peer_first_row_[q] * row_bytes;
-    BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(halo + first * row_bytes, from, rows * row_bytes,
-                                         cudaMemcpyDeviceToDevice, stream));
+    BLOCKEIGS_CUDA_CHECK(
+        cudaMemcpyAsync(halo + first * row_bytes, from, rows * row_bytes, cudaMemcpyDeviceToDevice, stream));
   }
   BLOCKEIGS_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(copies_done_), stream));
   this->marks_.arrived = this->now();
@@ -201,8 +200,8 @@ spmm::ConstDenseView<T> PeerHalo<T>::end() {
 template <class T>
 void PeerHalo<T>::release() {
   const HaloPlan& plan = this->plan_;
-  BLOCKEIGS_CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(block_released_),
-                                       static_cast<cudaStream_t>(this->context_.stream())));
+  BLOCKEIGS_CUDA_CHECK(
+      cudaEventRecord(static_cast<cudaEvent_t>(block_released_), static_cast<cudaStream_t>(this->context_.stream())));
   released_recorded_ = true;
   BLOCKEIGS_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(copies_done_)));
   for (int from : plan.recv_ranks) {

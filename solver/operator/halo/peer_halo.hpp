@@ -52,12 +52,12 @@ class PeerHalo final : public HaloExchange<T> {
 
   std::int64_t words_ = 0;
   std::vector<std::int64_t> peer_first_row_;  // per receive neighbour: our rows' offset in its send buffer
-  std::vector<void*> mapped_;                  // per receive neighbour: its send buffer, mapped here
-  std::vector<MPI_Request> packed_tokens_;  // "packed" from the ranks this rank receives from
-  std::vector<MPI_Request> sent_tokens_;    // tokens sent, and "consumed" from this rank's receivers
-  void* copy_stream_ = nullptr;    // cudaStream_t
-  void* copies_done_ = nullptr;    // cudaEvent_t on the copy stream
-  void* block_released_ = nullptr; // cudaEvent_t on the context's stream
+  std::vector<void*> mapped_;                 // per receive neighbour: its send buffer, mapped here
+  std::vector<MPI_Request> packed_tokens_;    // "packed" from the ranks this rank receives from
+  std::vector<MPI_Request> sent_tokens_;      // tokens sent, and "consumed" from this rank's receivers
+  void* copy_stream_ = nullptr;               // cudaStream_t
+  void* copies_done_ = nullptr;               // cudaEvent_t on the copy stream
+  void* block_released_ = nullptr;            // cudaEvent_t on the context's stream
   bool released_recorded_ = false;
 };
 

@@ -72,7 +72,8 @@ std::vector<std::int64_t> band_order(const io::CsrRows& rows, int passes) {
     code = SCOTCH_graphOrder(&graph, &strategy, position.data(), inverse.data(), nullptr, nullptr, nullptr);
   SCOTCH_stratExit(&strategy);
   SCOTCH_graphExit(&graph);
-  if (code != 0) throw LibraryError(detail::concat("Scotch's band ordering (SCOTCH_graphOrder) failed (code ", code, ")"));
+  if (code != 0)
+    throw LibraryError(detail::concat("Scotch's band ordering (SCOTCH_graphOrder) failed (code ", code, ")"));
   // Scotch does not report every failure of a method: check for a permutation.
   std::vector<std::int64_t> out(static_cast<std::size_t>(m));
   std::vector<char> taken(static_cast<std::size_t>(m), 0);

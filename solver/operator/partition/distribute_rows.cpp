@@ -71,8 +71,7 @@ void move_to_numbering(DistributedRows& matrix, const std::vector<int>& part, st
   }();
   if (timings) *timings = moved.timings;
   matrix.rows = std::move(moved.rows);
-  matrix.numbering =
-      RowNumbering(comm, matrix.partition, current, std::move(moved.original), std::move(renumbered));
+  matrix.numbering = RowNumbering(comm, matrix.partition, current, std::move(moved.original), std::move(renumbered));
   matrix.partition = std::move(current);
 }
 
@@ -125,9 +124,10 @@ void distribute_rows(DistributedRows& matrix, PartitionMethod method, MPI_Comm c
   const int ranks = comm_size(comm);
   bool partition = method == PartitionMethod::graph;
   if (method == PartitionMethod::graph && !graph_partitioner_available())
-    fail_input_everywhere("execution.partition: graph needs PT-Scotch, which this build of block-eigs does not "
-                          "have (install libptscotch-dev and configure again: BLOCKEIGS_WITH_PTSCOTCH), or set "
-                          "execution.partition: contiguous");
+    fail_input_everywhere(
+        "execution.partition: graph needs PT-Scotch, which this build of block-eigs does not "
+        "have (install libptscotch-dev and configure again: BLOCKEIGS_WITH_PTSCOTCH), or set "
+        "execution.partition: contiguous");
   if (method == PartitionMethod::automatic && ranks > 1) {
     report.contiguous_halo = contiguous_halo_fraction(comm, matrix.rows, matrix.partition);
     report.reason = "auto: contiguous halo up to " + percent(report.contiguous_halo) + " of a rank's rows";

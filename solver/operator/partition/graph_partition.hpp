@@ -51,7 +51,7 @@ std::string describe_partitioner(const GraphPartitionTuning& tuning, int ranks);
 // split does, and one edge per nonzero off-diagonal entry (self-loops and
 // explicit zeros left out). Ranks with no rows take part. Collective;
 // throws LibraryError (agreed) when the partitioner fails.
-std::vector<int> partition_graph(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition,
-                                 int parts, const GraphPartitionTuning& tuning = {});
+std::vector<int> partition_graph(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition, int parts,
+                                 const GraphPartitionTuning& tuning = {});
 
 }  // namespace blockeigs::solver

@@ -155,20 +155,20 @@ std::vector<SCOTCH_Num> partition_on_rank0(MPI_Comm comm, const LocalGraph& g, S
   }
   BLOCKEIGS_MPI_CHECK(MPI_Bcast(&allocated, 1, MPI_INT, 0, comm));
   if (!allocated) throw LibraryError("graph partitioning on rank 0: no memory for the whole graph there");
-  BLOCKEIGS_MPI_CHECK(MPI_Gatherv(degrees.data(), sizes[0], type, all_degrees.data(), rows.data(), row_at.data(),
-                                  type, 0, comm));
-  BLOCKEIGS_MPI_CHECK(MPI_Gatherv(g.weights.data(), sizes[0], type, all_weights.data(), rows.data(),
-                                  row_at.data(), type, 0, comm));
-  BLOCKEIGS_MPI_CHECK(MPI_Gatherv(g.edges.data(), sizes[1], type, all_edges.data(), arcs.data(), arc_at.data(),
-                                  type, 0, comm));
+  BLOCKEIGS_MPI_CHECK(
+      MPI_Gatherv(degrees.data(), sizes[0], type, all_degrees.data(), rows.data(), row_at.data(), type, 0, comm));
+  BLOCKEIGS_MPI_CHECK(
+      MPI_Gatherv(g.weights.data(), sizes[0], type, all_weights.data(), rows.data(), row_at.data(), type, 0, comm));
+  BLOCKEIGS_MPI_CHECK(
+      MPI_Gatherv(g.edges.data(), sizes[1], type, all_edges.data(), arcs.data(), arc_at.data(), type, 0, comm));
   int code = 0;
   if (rank == 0)
     code = partition_whole(row_at[ranks], arc_at[ranks], all_degrees, all_weights, all_edges, parts, tuning, part);
   BLOCKEIGS_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, comm));
   check_scotch(code, "graph partitioning on rank 0 (SCOTCH_graphBuild / SCOTCH_graphPart)");
   std::vector<SCOTCH_Num> owner(static_cast<std::size_t>(m) + 1);
-  BLOCKEIGS_MPI_CHECK(MPI_Scatterv(part.data(), rows.data(), row_at.data(), type, owner.data(), sizes[0], type, 0,
-                                   comm));
+  BLOCKEIGS_MPI_CHECK(
+      MPI_Scatterv(part.data(), rows.data(), row_at.data(), type, owner.data(), sizes[0], type, 0, comm));
   return owner;
 }
 
@@ -208,8 +208,8 @@ std::string describe_partitioner(const GraphPartitionTuning& tuning, int ranks) 
   return name + " on rank 0, " + std::to_string(tuning.threads) + (tuning.threads == 1 ? " thread" : " threads");
 }
 
-std::vector<int> partition_graph(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition,
-                                 int parts, const GraphPartitionTuning& tuning) {
+std::vector<int> partition_graph(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition, int parts,
+                                 const GraphPartitionTuning& tuning) {
   BLOCKEIGS_ASSERT(parts >= 1 && rows.global_rows == partition.global_rows());
   check_fits(comm, rows);
   LocalGraph g = local_graph(rows);
@@ -222,35 +222,36 @@ std::vector<int> partition_graph(MPI_Comm comm, const io::CsrRows& rows, const R
   std::vector<SCOTCH_Num> owner(static_cast<std::size_t>(m) + 1);  // one extra: never a null pointer
   if (tuning.gathered) owner = partition_on_rank0(comm, g, m, parts, tuning);
   const int threads = scotch_threads(tuning.threads);
-  if (!tuning.gathered) collectively(comm, [&] {
-    // Deterministic and with a fixed seed. PT-Scotch's threads make MPI calls
-    // of their own: more than one only under MPI_THREAD_MULTIPLE.
-    SCOTCH_Context context;
-    check_scotch(SCOTCH_contextInit(&context), "SCOTCH_contextInit");
-    int code = SCOTCH_contextOptionSetNum(&context, SCOTCH_OPTIONNUMDETERMINISTIC, 1);
-    if (code == 0) code = SCOTCH_contextOptionSetNum(&context, SCOTCH_OPTIONNUMRANDOMFIXEDSEED, 1);
-    if (code == 0) code = SCOTCH_contextThreadSpawn(&context, threads, nullptr);
-    SCOTCH_Dgraph graph, bound;
-    if (code == 0) code = SCOTCH_dgraphInit(&graph, comm);
-    if (code != 0) {
+  if (!tuning.gathered)
+    collectively(comm, [&] {
+      // Deterministic and with a fixed seed. PT-Scotch's threads make MPI calls
+      // of their own: more than one only under MPI_THREAD_MULTIPLE.
+      SCOTCH_Context context;
+      check_scotch(SCOTCH_contextInit(&context), "SCOTCH_contextInit");
+      int code = SCOTCH_contextOptionSetNum(&context, SCOTCH_OPTIONNUMDETERMINISTIC, 1);
+      if (code == 0) code = SCOTCH_contextOptionSetNum(&context, SCOTCH_OPTIONNUMRANDOMFIXEDSEED, 1);
+      if (code == 0) code = SCOTCH_contextThreadSpawn(&context, threads, nullptr);
+      SCOTCH_Dgraph graph, bound;
+      if (code == 0) code = SCOTCH_dgraphInit(&graph, comm);
+      if (code != 0) {
+        SCOTCH_contextExit(&context);
+        check_scotch(code, "context and graph set-up");
+      }
+      SCOTCH_Strat strategy;
+      SCOTCH_stratInit(&strategy);
+      code = SCOTCH_dgraphBuild(&graph, 0, m, m, g.vertices.data(), g.vertices.data() + 1, g.weights.data(), nullptr,
+                                arcs, arcs, g.edges.data(), nullptr, nullptr);
+      const bool bound_ok = code == 0 && SCOTCH_contextBindDgraph(&context, &graph, &bound) == 0;
+      if (!bound_ok && code == 0) code = 1;
+      if (code == 0)
+        code = SCOTCH_stratDgraphMapBuild(&strategy, scotch_flags(tuning.flags), parts, parts, tuning.imbalance);
+      if (code == 0) code = SCOTCH_dgraphPart(&bound, parts, &strategy, owner.data());
+      SCOTCH_stratExit(&strategy);
+      if (bound_ok) SCOTCH_dgraphExit(&bound);
+      SCOTCH_dgraphExit(&graph);
       SCOTCH_contextExit(&context);
-      check_scotch(code, "context and graph set-up");
-    }
-    SCOTCH_Strat strategy;
-    SCOTCH_stratInit(&strategy);
-    code = SCOTCH_dgraphBuild(&graph, 0, m, m, g.vertices.data(), g.vertices.data() + 1, g.weights.data(), nullptr,
-                              arcs, arcs, g.edges.data(), nullptr, nullptr);
-    const bool bound_ok = code == 0 && SCOTCH_contextBindDgraph(&context, &graph, &bound) == 0;
-    if (!bound_ok && code == 0) code = 1;
-    if (code == 0) code = SCOTCH_stratDgraphMapBuild(&strategy, scotch_flags(tuning.flags), parts, parts,
-                                                         tuning.imbalance);
-    if (code == 0) code = SCOTCH_dgraphPart(&bound, parts, &strategy, owner.data());
-    SCOTCH_stratExit(&strategy);
-    if (bound_ok) SCOTCH_dgraphExit(&bound);
-    SCOTCH_dgraphExit(&graph);
-    SCOTCH_contextExit(&context);
-    check_scotch(code, "graph partitioning (SCOTCH_dgraphBuild / SCOTCH_dgraphPart)");
-  });
+      check_scotch(code, "graph partitioning (SCOTCH_dgraphBuild / SCOTCH_dgraphPart)");
+    });
   std::vector<int> out(static_cast<std::size_t>(m));
   for (SCOTCH_Num i = 0; i < m; ++i) {
     BLOCKEIGS_ASSERT(owner[i] >= 0 && owner[i] < parts);

@@ -48,8 +48,8 @@ io::CsrRows permuted_rows(const io::CsrRows& rows, const std::vector<std::int64_
       for (std::int64_t i = first; i < last; ++i) {
         const std::int64_t from = rows.row_offsets[i], at = out.row_offsets[position[i]];
         const std::int64_t length = rows.row_offsets[i + 1] - from;
-        columns.renumber(rows.col_indices.data() + from, rows.values.data() + from, length,
-                         out.col_indices.data() + at, out.values.data() + at);
+        columns.renumber(rows.col_indices.data() + from, rows.values.data() + from, length, out.col_indices.data() + at,
+                         out.values.data() + at);
       }
       for (std::int64_t i = first; i < last; ++i) {
         const std::int64_t at = out.row_offsets[position[i]];
@@ -162,9 +162,10 @@ void order_rows_locally(DistributedRows& matrix, LocalOrder order, MPI_Comm comm
   report.requested = order;
   if (order == LocalOrder::none) return;
   if (order == LocalOrder::band && !band_order_available())
-    fail_input_everywhere("execution.local_order: band needs Scotch, which this build of block-eigs does not have "
-                          "(install libptscotch-dev and configure again: BLOCKEIGS_WITH_PTSCOTCH), or set "
-                          "execution.local_order: none");
+    fail_input_everywhere(
+        "execution.local_order: band needs Scotch, which this build of block-eigs does not have "
+        "(install libptscotch-dev and configure again: BLOCKEIGS_WITH_PTSCOTCH), or set "
+        "execution.local_order: none");
   report.before = band_stats(comm, matrix.rows);
   report.measured = true;
   if (order != LocalOrder::band && !auto_orders(matrix, report)) {

@@ -117,8 +117,8 @@ void exchange(MPI_Comm comm, const std::vector<T>& send, const std::vector<std::
 
 // For each row of this rank's range of `current`, the position among the
 // heads received of the row that goes there; checked to be a permutation.
-std::vector<std::int64_t> arrival_of(MPI_Comm comm, const std::vector<std::int64_t>& heads,
-                                     const RowPartition& current, int rank, const std::string& source) {
+std::vector<std::int64_t> arrival_of(MPI_Comm comm, const std::vector<std::int64_t>& heads, const RowPartition& current,
+                                     int rank, const std::string& source) {
   const std::int64_t m = current.rows(rank), begin = current.begin(rank);
   std::vector<std::int64_t> arrival(static_cast<std::size_t>(m), -1);
   collectively(comm, [&] {

@@ -38,9 +38,9 @@ struct MovedRows {
 
 // Collective. Local row i of `rows` becomes row renumbered[i] of `current`,
 // on rank part[i] (its owner there), with its columns renumbered by
-// `columns`. `rows` is taken (its arrays receive the rows). Where `source` is not empty, `renumbered` came from the user:
-// that the ranks' ranges of `current` do not receive each of their rows
-// exactly once is an InputError (agreed) naming it; else a LibraryError.
+// `columns`. `rows` is taken (its arrays receive the rows). Where `source` is not empty, `renumbered` came from the
+// user: that the ranks' ranges of `current` do not receive each of their rows exactly once is an InputError (agreed)
+// naming it; else a LibraryError.
 MovedRows move_rows(MPI_Comm comm, io::CsrRows&& rows, const std::vector<int>& part,
                     const std::vector<std::int64_t>& renumbered, const ColumnRenumbering& columns,
                     const RowPartition& current, const std::string& source = "");

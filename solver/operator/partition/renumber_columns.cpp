@@ -63,8 +63,8 @@ ColumnRenumbering::ColumnRenumbering(MPI_Comm comm, const io::CsrRows& rows, con
   const std::vector<std::int64_t>& ask = remote_.columns();
   std::vector<std::int64_t> ask_counts(static_cast<std::size_t>(ranks));
   for (int q = 0; q < ranks; ++q)
-    ask_counts[q] = std::lower_bound(ask.begin(), ask.end(), old.end(q)) -
-                    std::lower_bound(ask.begin(), ask.end(), old.begin(q));
+    ask_counts[q] =
+        std::lower_bound(ask.begin(), ask.end(), old.end(q)) - std::lower_bound(ask.begin(), ask.end(), old.begin(q));
   std::vector<std::int64_t> asked_counts;
   std::vector<std::int64_t> asked = all_to_all(comm, ask.data(), ask_counts, &asked_counts);
   for (std::int64_t& j : asked) {

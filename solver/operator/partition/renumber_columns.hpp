@@ -73,8 +73,8 @@ class RemoteColumns {
  private:
   std::int64_t search(std::int64_t column) const;
 
-  std::vector<std::uint64_t> bits_;     // bit j: column j is one of them (empty: sorted instead)
-  std::vector<std::int64_t> before_;    // the columns in the words before each word
+  std::vector<std::uint64_t> bits_;   // bit j: column j is one of them (empty: sorted instead)
+  std::vector<std::int64_t> before_;  // the columns in the words before each word
   std::vector<std::int64_t> columns_;
 };
 
@@ -110,7 +110,7 @@ class ColumnRenumbering {
 
  private:
   std::int64_t begin_ = 0;
-  std::uint64_t own_ = 0;             // this rank's rows
+  std::uint64_t own_ = 0;  // this rank's rows
   RemoteColumns remote_;
   std::vector<std::int64_t> index_;  // the new index of its own rows, then of remote_.columns()
 };

@@ -30,9 +30,9 @@ __global__ void chebyshev_start_kernel(std::int64_t rows, std::int64_t cols, U c
 }
 
 template <class U>
-__global__ void chebyshev_step_kernel(std::int64_t rows, std::int64_t cols, U shift, U alpha, U beta,
-                                      const U* diag, const U* dinv, bool write_q, spmm::DenseView<U> Q,
-                                      spmm::DenseView<U> E, spmm::DenseView<U> W) {
+__global__ void chebyshev_step_kernel(std::int64_t rows, std::int64_t cols, U shift, U alpha, U beta, const U* diag,
+                                      const U* dinv, bool write_q, spmm::DenseView<U> Q, spmm::DenseView<U> E,
+                                      spmm::DenseView<U> W) {
   for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < rows * cols;
        e += std::int64_t(gridDim.x) * blockDim.x) {
     const std::int64_t i = e / cols, j = e % cols;
@@ -48,10 +48,9 @@ __global__ void chebyshev_step_kernel(std::int64_t rows, std::int64_t cols, U sh
 
 // `out` may be W itself: each thread reads its w before writing its out.
 template <class T, class U>
-__global__ void chebyshev_finish_kernel(std::int64_t rows, std::int64_t cols, U shift, U alpha, U beta,
-                                        const U* diag, const U* dinv, spmm::ConstDenseView<U> Q,
-                                        spmm::ConstDenseView<U> E, spmm::ConstDenseView<U> W,
-                                        spmm::DenseView<T> out) {
+__global__ void chebyshev_finish_kernel(std::int64_t rows, std::int64_t cols, U shift, U alpha, U beta, const U* diag,
+                                        const U* dinv, spmm::ConstDenseView<U> Q, spmm::ConstDenseView<U> E,
+                                        spmm::ConstDenseView<U> W, spmm::DenseView<T> out) {
   for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < rows * cols;
        e += std::int64_t(gridDim.x) * blockDim.x) {
     const std::int64_t i = e / cols, j = e % cols;
@@ -65,17 +64,17 @@ __global__ void chebyshev_finish_kernel(std::int64_t rows, std::int64_t cols, U 
 }  // namespace
 
 template <class T, class U>
-void chebyshev_start(const spmm::Context& context, U c, const U* dinv, spmm::ConstDenseView<T> R,
-                     spmm::DenseView<U> Q, spmm::DenseView<U> E, spmm::DenseView<U> W) {
+void chebyshev_start(const spmm::Context& context, U c, const U* dinv, spmm::ConstDenseView<T> R, spmm::DenseView<U> Q,
+                     spmm::DenseView<U> E, spmm::DenseView<U> W) {
   if (R.rows == 0 || R.cols == 0) return;
-  chebyshev_start_kernel<T, U><<<grid_for(R.rows * R.cols), threads_per_block, 0, stream_of(context)>>>(
-      R.rows, R.cols, c, dinv, R, Q, E, W);
+  chebyshev_start_kernel<T, U>
+      <<<grid_for(R.rows * R.cols), threads_per_block, 0, stream_of(context)>>>(R.rows, R.cols, c, dinv, R, Q, E, W);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
 template <class U>
-void chebyshev_step(const spmm::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv,
-                    bool write_q, spmm::DenseView<U> Q, spmm::DenseView<U> E, spmm::DenseView<U> W) {
+void chebyshev_step(const spmm::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv, bool write_q,
+                    spmm::DenseView<U> Q, spmm::DenseView<U> E, spmm::DenseView<U> W) {
   if (Q.rows == 0 || Q.cols == 0) return;
   chebyshev_step_kernel<U><<<grid_for(Q.rows * Q.cols), threads_per_block, 0, stream_of(context)>>>(
       Q.rows, Q.cols, shift, alpha, beta, diag, dinv, write_q, Q, E, W);
@@ -92,12 +91,11 @@ void chebyshev_finish(const spmm::Context& context, U shift, U alpha, U beta, co
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
-#define BLOCKEIGS_INSTANTIATE(T, U)                                                                     \
-  template void chebyshev_start(const spmm::Context&, U, const U*, spmm::ConstDenseView<T>,            \
-                                spmm::DenseView<U>, spmm::DenseView<U>, spmm::DenseView<U>);           \
-  template void chebyshev_finish(const spmm::Context&, U, U, U, const U*, const U*,                    \
-                                 spmm::ConstDenseView<U>, spmm::ConstDenseView<U>, spmm::ConstDenseView<U>, \
-                                 spmm::DenseView<T>);
+#define BLOCKEIGS_INSTANTIATE(T, U)                                                                             \
+  template void chebyshev_start(const spmm::Context&, U, const U*, spmm::ConstDenseView<T>, spmm::DenseView<U>, \
+                                spmm::DenseView<U>, spmm::DenseView<U>);                                        \
+  template void chebyshev_finish(const spmm::Context&, U, U, U, const U*, const U*, spmm::ConstDenseView<U>,    \
+                                 spmm::ConstDenseView<U>, spmm::ConstDenseView<U>, spmm::DenseView<T>);
 
 BLOCKEIGS_INSTANTIATE(float, float)
 BLOCKEIGS_INSTANTIATE(double, double)

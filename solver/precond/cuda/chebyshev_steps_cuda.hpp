@@ -10,12 +10,12 @@
 namespace blockeigs::solver::device_ops {
 
 template <class T, class U>
-void chebyshev_start(const spmm::Context& context, U c, const U* dinv, spmm::ConstDenseView<T> R,
-                     spmm::DenseView<U> Q, spmm::DenseView<U> E, spmm::DenseView<U> W);
+void chebyshev_start(const spmm::Context& context, U c, const U* dinv, spmm::ConstDenseView<T> R, spmm::DenseView<U> Q,
+                     spmm::DenseView<U> E, spmm::DenseView<U> W);
 
 template <class U>
-void chebyshev_step(const spmm::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv,
-                    bool write_q, spmm::DenseView<U> Q, spmm::DenseView<U> E, spmm::DenseView<U> W);
+void chebyshev_step(const spmm::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv, bool write_q,
+                    spmm::DenseView<U> Q, spmm::DenseView<U> E, spmm::DenseView<U> W);
 
 template <class T, class U>
 void chebyshev_finish(const spmm::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv,

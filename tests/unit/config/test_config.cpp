@@ -38,8 +38,7 @@ std::string error_of(App app, const std::string& text) {
   return {};
 }
 
-::testing::AssertionResult contains_all(const std::string& message,
-                                        const std::vector<std::string>& parts) {
+::testing::AssertionResult contains_all(const std::string& message, const std::vector<std::string>& parts) {
   if (message.empty()) return ::testing::AssertionFailure() << "parsed without an error";
   for (const std::string& part : parts)
     if (message.find(part) == std::string::npos)
@@ -79,8 +78,16 @@ TEST(ConfigExamples, EveryExampleParsesForExactlyOneApp) {
     ++examples;
     const std::string path = entry.path().string();
     std::string eigs_error, cg_error;
-    try { read_eigs_config(path); } catch (const InputError& e) { eigs_error = e.what(); }
-    try { read_cg_config(path); } catch (const InputError& e) { cg_error = e.what(); }
+    try {
+      read_eigs_config(path);
+    } catch (const InputError& e) {
+      eigs_error = e.what();
+    }
+    try {
+      read_cg_config(path);
+    } catch (const InputError& e) {
+      cg_error = e.what();
+    }
     EXPECT_NE(eigs_error.empty(), cg_error.empty())
         << path << "\n  as eigs: " << eigs_error << "\n  as cg: " << cg_error;
   }
@@ -139,8 +146,7 @@ TEST(ConfigExamples, DemoNeedsNoInputFile) {
 TEST(ConfigExamples, Laplacian128) {
   const EigsConfig config = read_eigs_config((kConfigs / "laplacian3d-128.yaml").string());
   EXPECT_EQ(config.matrix.generator.kind, GeneratorKind::laplacian_3d);
-  EXPECT_EQ(config.matrix.generator.nx * config.matrix.generator.ny * config.matrix.generator.nz,
-            128 * 128 * 128);
+  EXPECT_EQ(config.matrix.generator.nx * config.matrix.generator.ny * config.matrix.generator.nz, 128 * 128 * 128);
   EXPECT_EQ(config.eigensolver.k, 16);
   EXPECT_EQ(config.eigensolver.tolerance, 1e-5);
   EXPECT_EQ(config.eigensolver.test, StoppingTest::relative);
@@ -234,7 +240,8 @@ eigensolver:
   start: {file: x0.h5, dataset: /Y}
 execution: {backend: cpu, spmm_algorithm: merge_based, spmm_precision: fp32, partition: graph, local_order: none}
 output: {path: out/r.h5, monitor: false}
-)", kSource);
+)",
+                                              kSource);
   EXPECT_EQ(config.matrix.generator.kind, GeneratorKind::random_spd);
   EXPECT_EQ(config.matrix.generator.n, 500);
   EXPECT_EQ(config.matrix.generator.nnz_per_row, 6);
@@ -275,7 +282,8 @@ block_cg:
   max_iterations: 7
   preconditioner: jacobi
   seed: 3
-)", kSource);
+)",
+                                          kSource);
   EXPECT_EQ(config.solver.rhs, RhsSource::hdf5);
   EXPECT_EQ(config.solver.rhs_file, "b.h5");
   EXPECT_EQ(config.solver.rhs_dataset, "/B");
@@ -285,22 +293,21 @@ block_cg:
   EXPECT_EQ(config.solver.preconditioner.kind, PreconditionerKind::jacobi);
   EXPECT_EQ(config.solver.seed, 3u);
 
-  const CgConfig known = parse_cg_config(
-      std::string(kMatrix) + "block_cg: {rhs: {source: known_solution, columns: 3}}", kSource);
+  const CgConfig known =
+      parse_cg_config(std::string(kMatrix) + "block_cg: {rhs: {source: known_solution, columns: 3}}", kSource);
   EXPECT_EQ(known.solver.rhs, RhsSource::known_solution);
   EXPECT_EQ(known.solver.columns, 3);
   EXPECT_TRUE(known.solver.rhs_output);  // generated right-hand sides are written by default
 
   for (const char* source : {"random", "known_solution"}) {
-    const CgConfig quiet = parse_cg_config(
-        std::string(kMatrix) + "block_cg: {rhs: {source: " + source + ", output: false}}", kSource);
+    const CgConfig quiet =
+        parse_cg_config(std::string(kMatrix) + "block_cg: {rhs: {source: " + source + ", output: false}}", kSource);
     EXPECT_FALSE(quiet.solver.rhs_output) << source;
   }
 }
 
 TEST(ConfigValues, MatrixMarketSource) {
-  const EigsConfig config =
-      parse_eigs_config("matrix: {matrix_market: {file: m.mtx.gz}}", kSource);
+  const EigsConfig config = parse_eigs_config("matrix: {matrix_market: {file: m.mtx.gz}}", kSource);
   EXPECT_EQ(config.matrix.source, MatrixSource::matrix_market);
   EXPECT_EQ(config.matrix.file, "m.mtx.gz");
 }
@@ -320,187 +327,302 @@ std::string eigs(const std::string& rest) { return kMatrix + rest; }
 
 const std::vector<ErrorCase> kErrorCases = {
     // unknown and repeated keys
-    {"MisspelledKey", App::eigs, eigs("eigensolver:\n  k: 4\n  tolerence: 1e-6\n"),
+    {"MisspelledKey",
+     App::eigs,
+     eigs("eigensolver:\n  k: 4\n  tolerence: 1e-6\n"),
      {"cfg/a.yaml:4: unknown key eigensolver.tolerence (did you mean tolerance?)"}},
-    {"SwappedLetters", App::eigs, eigs("eigensolver: {max_iteratiosn: 5}"),
+    {"SwappedLetters",
+     App::eigs,
+     eigs("eigensolver: {max_iteratiosn: 5}"),
      {"unknown key eigensolver.max_iteratiosn (did you mean max_iterations?)"}},
-    {"WrongCase", App::eigs, eigs("execution: {Backend: cpu}"),
+    {"WrongCase",
+     App::eigs,
+     eigs("execution: {Backend: cpu}"),
      {"unknown key execution.Backend (did you mean backend?)"}},
-    {"UnknownKeyListsKnownOnes", App::eigs, eigs("output: {color: red}"),
+    {"UnknownKeyListsKnownOnes",
+     App::eigs,
+     eigs("output: {color: red}"),
      {"unknown key output.color (known keys: path, monitor, monitor_every, checkpoint, stop_file)"}},
     {"UnknownSection", App::eigs, eigs("solver: {k: 4}"), {"cfg/a.yaml:2: unknown key solver"}},
-    {"MisspelledSection", App::eigs, eigs("eigensolve: {k: 4}"),
+    {"MisspelledSection",
+     App::eigs,
+     eigs("eigensolve: {k: 4}"),
      {"unknown key eigensolve (did you mean eigensolver?)"}},
-    {"DuplicateKey", App::eigs, eigs("eigensolver:\n  k: 4\n  k: 5\n"),
-     {"cfg/a.yaml:4: duplicate key eigensolver.k"}},
-    {"BlockCgInEigs", App::eigs, eigs("block_cg: {rtol: 1e-8}"),
-     {"cfg/a.yaml:2: unknown key block_cg", "block-cg"}},
-    {"EigensolverInCg", App::cg, eigs("eigensolver: {k: 4}"),
-     {"cfg/a.yaml:2: unknown key eigensolver", "block-eigs"}},
+    {"DuplicateKey", App::eigs, eigs("eigensolver:\n  k: 4\n  k: 5\n"), {"cfg/a.yaml:4: duplicate key eigensolver.k"}},
+    {"BlockCgInEigs", App::eigs, eigs("block_cg: {rtol: 1e-8}"), {"cfg/a.yaml:2: unknown key block_cg", "block-cg"}},
+    {"EigensolverInCg", App::cg, eigs("eigensolver: {k: 4}"), {"cfg/a.yaml:2: unknown key eigensolver", "block-eigs"}},
     // types
-    {"IntegerGotWord", App::eigs, eigs("eigensolver: {k: ten}"),
+    {"IntegerGotWord",
+     App::eigs,
+     eigs("eigensolver: {k: ten}"),
      {"cfg/a.yaml:2: eigensolver.k must be an integer, got 'ten'"}},
-    {"IntegerGotFloat", App::eigs, eigs("eigensolver: {k: 8.0}"),
-     {"eigensolver.k must be an integer, got '8.0'"}},
-    {"IntegerGotExponent", App::eigs, eigs("eigensolver: {max_iterations: 1e3}"),
+    {"IntegerGotFloat", App::eigs, eigs("eigensolver: {k: 8.0}"), {"eigensolver.k must be an integer, got '8.0'"}},
+    {"IntegerGotExponent",
+     App::eigs,
+     eigs("eigensolver: {max_iterations: 1e3}"),
      {"eigensolver.max_iterations must be an integer, got '1e3'"}},
-    {"IntegerGotQuotedString", App::eigs, eigs("eigensolver: {k: \"8\"}"),
+    {"IntegerGotQuotedString",
+     App::eigs,
+     eigs("eigensolver: {k: \"8\"}"),
      {"eigensolver.k must be an integer", "quoted"}},
-    {"IntegerGotList", App::eigs, eigs("eigensolver: {k: [8]}"),
-     {"eigensolver.k must be an integer, got a list"}},
-    {"IntegerGotNothing", App::eigs, eigs("eigensolver:\n  k:\n"),
+    {"IntegerGotList", App::eigs, eigs("eigensolver: {k: [8]}"), {"eigensolver.k must be an integer, got a list"}},
+    {"IntegerGotNothing",
+     App::eigs,
+     eigs("eigensolver:\n  k:\n"),
      {"cfg/a.yaml:3: eigensolver.k must be an integer, got nothing"}},
-    {"IntegerAboveType", App::eigs, eigs("eigensolver: {k: 2147483648}"),
+    {"IntegerAboveType",
+     App::eigs,
+     eigs("eigensolver: {k: 2147483648}"),
      {"eigensolver.k must be at most 2147483647, got 2147483648"}},
-    {"IntegerAboveInt64", App::eigs, eigs("eigensolver: {seed: 99999999999999999999}"),
+    {"IntegerAboveInt64",
+     App::eigs,
+     eigs("eigensolver: {seed: 99999999999999999999}"),
      {"eigensolver.seed must be at most 9223372036854775807"}},
-    {"IntegerBelowInt64", App::eigs, eigs("eigensolver: {seed: -99999999999999999999}"),
+    {"IntegerBelowInt64",
+     App::eigs,
+     eigs("eigensolver: {seed: -99999999999999999999}"),
      {"eigensolver.seed must be non-negative"}},
-    {"NumberGotWord", App::eigs, eigs("eigensolver: {tolerance: small}"),
+    {"NumberGotWord",
+     App::eigs,
+     eigs("eigensolver: {tolerance: small}"),
      {"eigensolver.tolerance must be a finite number, got 'small'"}},
-    {"NumberUnderflows", App::eigs, eigs("eigensolver: {tolerance: 1e-400}"),
+    {"NumberUnderflows",
+     App::eigs,
+     eigs("eigensolver: {tolerance: 1e-400}"),
      {"eigensolver.tolerance is out of the range of a double, got 1e-400"}},
-    {"NumberGotInfinity", App::eigs, eigs("eigensolver: {tolerance: .inf}"),
+    {"NumberGotInfinity",
+     App::eigs,
+     eigs("eigensolver: {tolerance: .inf}"),
      {"eigensolver.tolerance must be a finite number"}},
-    {"BooleanGotYes", App::eigs, eigs("output: {monitor: yes}"),
-     {"output.monitor must be true or false, got 'yes'"}},
-    {"BooleanGotNumber", App::eigs, eigs("output: {monitor: 1}"),
-     {"output.monitor must be true or false, got '1'"}},
-    {"StringGotList", App::eigs, eigs("output: {path: [a, b]}"),
-     {"output.path must be a string, got a list"}},
+    {"BooleanGotYes", App::eigs, eigs("output: {monitor: yes}"), {"output.monitor must be true or false, got 'yes'"}},
+    {"BooleanGotNumber", App::eigs, eigs("output: {monitor: 1}"), {"output.monitor must be true or false, got '1'"}},
+    {"StringGotList", App::eigs, eigs("output: {path: [a, b]}"), {"output.path must be a string, got a list"}},
     {"EmptyString", App::eigs, eigs("output: {path: ''}"), {"output.path must not be empty"}},
-    {"SectionNotMapping", App::eigs, eigs("eigensolver: 5"),
+    {"SectionNotMapping",
+     App::eigs,
+     eigs("eigensolver: 5"),
      {"cfg/a.yaml:2: eigensolver must be a mapping of keys, got '5'"}},
     // ranges
-    {"ToleranceNegative", App::eigs, eigs("eigensolver: {tolerance: -1}"),
+    {"ToleranceNegative",
+     App::eigs,
+     eigs("eigensolver: {tolerance: -1}"),
      {"cfg/a.yaml:2: eigensolver.tolerance must be positive, got -1"}},
-    {"ToleranceZero", App::eigs, eigs("eigensolver: {tolerance: 0}"),
+    {"ToleranceZero",
+     App::eigs,
+     eigs("eigensolver: {tolerance: 0}"),
      {"eigensolver.tolerance must be positive, got 0"}},
     {"KZero", App::eigs, eigs("eigensolver: {k: 0}"), {"eigensolver.k must be at least 1, got 0"}},
-    {"BlockSizeBelowK", App::eigs, eigs("eigensolver:\n  block_size: 4\n  k: 8\n"),
+    {"BlockSizeBelowK",
+     App::eigs,
+     eigs("eigensolver:\n  block_size: 4\n  k: 8\n"),
      {"cfg/a.yaml:3: eigensolver.block_size must be 0 (automatic) or at least k = 8, got 4"}},
-    {"BlockSizeNegative", App::eigs, eigs("eigensolver: {block_size: -1}"),
+    {"BlockSizeNegative",
+     App::eigs,
+     eigs("eigensolver: {block_size: -1}"),
      {"eigensolver.block_size must be non-negative, got -1"}},
-    {"MaxIterationsZero", App::eigs, eigs("eigensolver: {max_iterations: 0}"),
+    {"MaxIterationsZero",
+     App::eigs,
+     eigs("eigensolver: {max_iterations: 0}"),
      {"eigensolver.max_iterations must be at least 1, got 0"}},
-    {"NegativeStagnationWindow", App::eigs, eigs("eigensolver: {stagnation_window: -1}"),
+    {"NegativeStagnationWindow",
+     App::eigs,
+     eigs("eigensolver: {stagnation_window: -1}"),
      {"eigensolver.stagnation_window must be non-negative, got -1"}},
-    {"MonitorEveryZero", App::eigs, eigs("output: {monitor_every: 0}"),
+    {"MonitorEveryZero",
+     App::eigs,
+     eigs("output: {monitor_every: 0}"),
      {"output.monitor_every must be at least 1, got 0"}},
-    {"MonitorEveryNotInteger", App::cg, eigs("output: {monitor_every: 2.5}"),
+    {"MonitorEveryNotInteger",
+     App::cg,
+     eigs("output: {monitor_every: 2.5}"),
      {"output.monitor_every must be an integer, got '2.5'"}},
-    {"CgNegativeStagnationWindow", App::cg, eigs("block_cg: {stagnation_window: -5}"),
+    {"CgNegativeStagnationWindow",
+     App::cg,
+     eigs("block_cg: {stagnation_window: -5}"),
      {"block_cg.stagnation_window must be non-negative, got -5"}},
-    {"SeedNegative", App::eigs, eigs("eigensolver: {seed: -3}"),
-     {"eigensolver.seed must be non-negative, got -3"}},
-    {"ColumnsZero", App::cg, eigs("block_cg: {rhs: {columns: 0}}"),
-     {"block_cg.rhs.columns must be at least 1, got 0"}},
+    {"SeedNegative", App::eigs, eigs("eigensolver: {seed: -3}"), {"eigensolver.seed must be non-negative, got -3"}},
+    {"ColumnsZero", App::cg, eigs("block_cg: {rhs: {columns: 0}}"), {"block_cg.rhs.columns must be at least 1, got 0"}},
     {"RtolZero", App::cg, eigs("block_cg: {rtol: 0}"), {"block_cg.rtol must be positive, got 0"}},
-    {"AtolNegative", App::cg, eigs("block_cg: {atol: -1e-9}"),
-     {"block_cg.atol must be non-negative, got -1e-9"}},
-    {"CgSeedNegative", App::cg, eigs("block_cg: {seed: -1}"),
-     {"block_cg.seed must be non-negative"}},
-    {"GridSizeZero", App::eigs, "matrix: {generator: {type: laplacian_2d, nx: 0, ny: 4}}",
+    {"AtolNegative", App::cg, eigs("block_cg: {atol: -1e-9}"), {"block_cg.atol must be non-negative, got -1e-9"}},
+    {"CgSeedNegative", App::cg, eigs("block_cg: {seed: -1}"), {"block_cg.seed must be non-negative"}},
+    {"GridSizeZero",
+     App::eigs,
+     "matrix: {generator: {type: laplacian_2d, nx: 0, ny: 4}}",
      {"cfg/a.yaml:1: matrix.generator.nx must be at least 1, got 0"}},
-    {"RandomRowsNegative", App::eigs, "matrix: {generator: {type: random_spd, n: -5}}",
+    {"RandomRowsNegative",
+     App::eigs,
+     "matrix: {generator: {type: random_spd, n: -5}}",
      {"matrix.generator.n must be at least 1, got -5"}},
     // enums list the allowed values
-    {"Which", App::eigs, eigs("eigensolver: {which: smalest}"),
+    {"Which",
+     App::eigs,
+     eigs("eigensolver: {which: smalest}"),
      {"eigensolver.which must be smallest or largest, got 'smalest' (did you mean smallest?)"}},
-    {"ConvergenceTest", App::eigs, eigs("eigensolver: {convergence_test: absolute}"),
+    {"ConvergenceTest",
+     App::eigs,
+     eigs("eigensolver: {convergence_test: absolute}"),
      {"eigensolver.convergence_test must be backward or relative, got 'absolute'"}},
-    {"Preconditioner", App::cg, eigs("block_cg: {preconditioner: ilu}"),
+    {"Preconditioner",
+     App::cg,
+     eigs("block_cg: {preconditioner: ilu}"),
      {"block_cg.preconditioner must be none, jacobi, chebyshev or petsc, got 'ilu'"}},
-    {"Backend", App::eigs, eigs("execution: {backend: gpu}"),
+    {"Backend",
+     App::eigs,
+     eigs("execution: {backend: gpu}"),
      {"execution.backend must be auto, cpu or cuda, got 'gpu'"}},
-    {"SpmmAlgorithm", App::eigs, eigs("execution: {spmm_algorithm: csr}"),
+    {"SpmmAlgorithm",
+     App::eigs,
+     eigs("execution: {spmm_algorithm: csr}"),
      {"execution.spmm_algorithm must be automatic, reference, row_split, merge_based or cusparse"}},
-    {"SearchPrecision", App::eigs, eigs("eigensolver: {search_precision: fp16}"),
+    {"SearchPrecision",
+     App::eigs,
+     eigs("eigensolver: {search_precision: fp16}"),
      {"eigensolver.search_precision must be auto, fp64 or fp32, got 'fp16'"}},
-    {"SearchPrecisionWithJacobi", App::eigs, eigs("eigensolver: {search_precision: fp32, preconditioner: jacobi}"),
+    {"SearchPrecisionWithJacobi",
+     App::eigs,
+     eigs("eigensolver: {search_precision: fp32, preconditioner: jacobi}"),
      {"eigensolver.search_precision fp32 needs preconditioner: none"}},
-    {"Partition", App::cg, eigs("execution:\n  partition: metis"),
+    {"Partition",
+     App::cg,
+     eigs("execution:\n  partition: metis"),
      {"cfg/a.yaml:3: execution.partition must be auto, contiguous or graph, got 'metis'"}},
-    {"LocalOrder", App::cg, eigs("execution:\n  partition: graph\n  local_order: rcm"),
+    {"LocalOrder",
+     App::cg,
+     eigs("execution:\n  partition: graph\n  local_order: rcm"),
      {"cfg/a.yaml:4: execution.local_order must be auto, none or band, got 'rcm'"}},
-    {"SpmmPrecision", App::eigs, eigs("execution: {spmm_precision: fp16}"),
+    {"SpmmPrecision",
+     App::eigs,
+     eigs("execution: {spmm_precision: fp16}"),
      {"execution.spmm_precision must be fp64 or fp32, got 'fp16'"}},
-    {"RhsSource", App::cg, eigs("block_cg: {rhs: {source: file}}"),
+    {"RhsSource",
+     App::cg,
+     eigs("block_cg: {rhs: {source: file}}"),
      {"block_cg.rhs.source must be random, hdf5 or known_solution, got 'file'"}},
-    {"GeneratorType", App::eigs, "matrix: {generator: {type: laplacian_4d, nx: 4}}",
+    {"GeneratorType",
+     App::eigs,
+     "matrix: {generator: {type: laplacian_4d, nx: 4}}",
      {"matrix.generator.type must be laplacian_1d, laplacian_2d, laplacian_3d, random_spd, fem_p1_1d, fem_p1_2d, "
       "fem_p1_3d or graph_laplacian, got 'laplacian_4d'"}},
     // the matrix section
     {"NoMatrix", App::eigs, "eigensolver: {k: 4}", {"cfg/a.yaml:1: missing required key matrix"}},
-    {"MatrixWithoutSource", App::eigs, "matrix: {}\n",
+    {"MatrixWithoutSource",
+     App::eigs,
+     "matrix: {}\n",
      {"cfg/a.yaml:1: matrix needs a source: generator, hdf5 or matrix_market"}},
     {"MatrixNull", App::cg, "matrix:\n", {"matrix needs a source"}},
-    {"MatrixTwoSources", App::eigs,
+    {"MatrixTwoSources",
+     App::eigs,
      "matrix:\n  generator: {type: laplacian_1d, nx: 4}\n  hdf5: {file: a.h5}\n",
      {"cfg/a.yaml:1: matrix takes exactly one source, got generator and hdf5"}},
-    {"MisspelledSource", App::eigs, "matrix: {genrator: {type: laplacian_1d, nx: 4}}",
+    {"MisspelledSource",
+     App::eigs,
+     "matrix: {genrator: {type: laplacian_1d, nx: 4}}",
      {"unknown key matrix.genrator (did you mean generator?)"}},
-    {"Hdf5WithoutFile", App::eigs, "matrix:\n  hdf5: {group: /A}\n",
+    {"Hdf5WithoutFile",
+     App::eigs,
+     "matrix:\n  hdf5: {group: /A}\n",
      {"cfg/a.yaml:2: missing required key matrix.hdf5.file"}},
-    {"MatrixMarketWithoutFile", App::eigs, "matrix: {matrix_market: {}}",
+    {"MatrixMarketWithoutFile",
+     App::eigs,
+     "matrix: {matrix_market: {}}",
      {"missing required key matrix.matrix_market.file"}},
-    {"MatrixMarketHasNoGroup", App::eigs, "matrix: {matrix_market: {file: a.mtx, group: /A}}",
+    {"MatrixMarketHasNoGroup",
+     App::eigs,
+     "matrix: {matrix_market: {file: a.mtx, group: /A}}",
      {"unknown key matrix.matrix_market.group"}},
-    {"GeneratorWithoutType", App::eigs, "matrix: {generator: {nx: 4}}",
+    {"GeneratorWithoutType",
+     App::eigs,
+     "matrix: {generator: {nx: 4}}",
      {"missing required key matrix.generator.type", "laplacian_1d, laplacian_2d, laplacian_3d, random_spd, fem_p1_1d"}},
-    {"GeneratorNotMapping", App::eigs, "matrix: {generator: laplacian_3d}",
+    {"GeneratorNotMapping",
+     App::eigs,
+     "matrix: {generator: laplacian_3d}",
      {"matrix.generator must be a mapping of keys, got 'laplacian_3d'"}},
-    {"GeneratorMissingSize", App::eigs, "matrix: {generator: {type: laplacian_2d, nx: 4}}",
+    {"GeneratorMissingSize",
+     App::eigs,
+     "matrix: {generator: {type: laplacian_2d, nx: 4}}",
      {"missing required key matrix.generator.ny (type laplacian_2d takes nx, ny, stencil and renumber)"}},
-    {"GeneratorSizeNotForType", App::eigs,
+    {"GeneratorSizeNotForType",
+     App::eigs,
      "matrix: {generator: {type: laplacian_2d, nx: 4, ny: 4, nz: 4}}",
      {"unknown key matrix.generator.nz (type laplacian_2d takes nx, ny, stencil and renumber)"}},
-    {"RandomSpdHasNoGrid", App::eigs, "matrix: {generator: {type: random_spd, n: 9, nx: 3}}",
+    {"RandomSpdHasNoGrid",
+     App::eigs,
+     "matrix: {generator: {type: random_spd, n: 9, nx: 3}}",
      {"unknown key matrix.generator.nx (type random_spd takes n, nnz_per_row, seed and renumber)"}},
-    {"RenumberWithoutSeed", App::eigs, "matrix: {generator: {type: laplacian_1d, nx: 9, renumber: {}}}",
+    {"RenumberWithoutSeed",
+     App::eigs,
+     "matrix: {generator: {type: laplacian_1d, nx: 9, renumber: {}}}",
      {"missing required key matrix.generator.renumber.seed"}},
-    {"RenumberSeedNegative", App::eigs,
+    {"RenumberSeedNegative",
+     App::eigs,
      "matrix: {generator: {type: laplacian_1d, nx: 9, renumber: {seed: -2}}}",
      {"matrix.generator.renumber.seed must be non-negative"}},
-    {"RenumberUnknownKey", App::eigs,
+    {"RenumberUnknownKey",
+     App::eigs,
      "matrix: {generator: {type: random_spd, n: 9, renumber: {seed: 1, sead: 2}}}",
      {"unknown key matrix.generator.renumber.sead"}},
     // optional blocks
-    {"StartWithoutFile", App::eigs, eigs("eigensolver: {start: {dataset: /X}}"),
+    {"StartWithoutFile",
+     App::eigs,
+     eigs("eigensolver: {start: {dataset: /X}}"),
      {"missing required key eigensolver.start.file"}},
-    {"StartMisspelledKey", App::eigs, eigs("eigensolver: {start: {file: x.h5, datset: /X}}"),
+    {"StartMisspelledKey",
+     App::eigs,
+     eigs("eigensolver: {start: {file: x.h5, datset: /X}}"),
      {"unknown key eigensolver.start.datset (did you mean dataset?)"}},
-    {"RhsHdf5WithoutFile", App::cg, eigs("block_cg: {rhs: {source: hdf5}}"),
+    {"RhsHdf5WithoutFile",
+     App::cg,
+     eigs("block_cg: {rhs: {source: hdf5}}"),
      {"missing required key block_cg.rhs.file (source hdf5 takes file and dataset)"}},
-    {"RhsRandomWithFile", App::cg, eigs("block_cg: {rhs: {source: random, file: b.h5}}"),
+    {"RhsRandomWithFile",
+     App::cg,
+     eigs("block_cg: {rhs: {source: random, file: b.h5}}"),
      {"unknown key block_cg.rhs.file (source random takes columns and output)"}},
-    {"RhsOutputNotBoolean", App::cg, eigs("block_cg: {rhs: {source: random, output: no}}"),
+    {"RhsOutputNotBoolean",
+     App::cg,
+     eigs("block_cg: {rhs: {source: random, output: no}}"),
      {"cfg/a.yaml:2: block_cg.rhs.output must be true or false, got 'no'"}},
-    {"RhsHdf5WithOutput", App::cg, eigs("block_cg: {rhs: {source: hdf5, file: b.h5, output: false}}"),
+    {"RhsHdf5WithOutput",
+     App::cg,
+     eigs("block_cg: {rhs: {source: hdf5, file: b.h5, output: false}}"),
      {"unknown key block_cg.rhs.output (source hdf5 takes file and dataset)"}},
-    {"RhsHdf5WithColumns", App::cg, eigs("block_cg: {rhs: {source: hdf5, file: b.h5, columns: 4}}"),
+    {"RhsHdf5WithColumns",
+     App::cg,
+     eigs("block_cg: {rhs: {source: hdf5, file: b.h5, columns: 4}}"),
      {"unknown key block_cg.rhs.columns (source hdf5 takes file and dataset)"}},
     // the document itself
     {"Empty", App::eigs, "", {"cfg/a.yaml: the config is empty"}},
     {"OnlyComments", App::cg, "# nothing here\n", {"cfg/a.yaml: the config is empty"}},
-    {"SyntaxError", App::eigs, "matrix:\n  generator: {type: laplacian_1d, nx: 4\neigensolver: {}\n",
+    {"SyntaxError",
+     App::eigs,
+     "matrix:\n  generator: {type: laplacian_1d, nx: 4\neigensolver: {}\n",
      {"cfg/a.yaml:", "YAML syntax error: "}},
-    {"BadIndentation", App::eigs, "matrix:\n  generator: {type: laplacian_1d, nx: 4}\n k: 3\n",
+    {"BadIndentation",
+     App::eigs,
+     "matrix:\n  generator: {type: laplacian_1d, nx: 4}\n k: 3\n",
      {"cfg/a.yaml:3: YAML syntax error"}},
-    {"TopLevelList", App::eigs, "- matrix\n- eigensolver\n",
+    {"TopLevelList",
+     App::eigs,
+     "- matrix\n- eigensolver\n",
      {"cfg/a.yaml:1: the top level must be a mapping of sections, got a list"}},
-    {"TopLevelScalar", App::cg, "hello\n",
-     {"the top level must be a mapping of sections, got 'hello'"}},
-    {"TwoDocuments", App::eigs, eigs("---\n") + kMatrix,
+    {"TopLevelScalar", App::cg, "hello\n", {"the top level must be a mapping of sections, got 'hello'"}},
+    {"TwoDocuments",
+     App::eigs,
+     eigs("---\n") + kMatrix,
      {"cfg/a.yaml:2: a config is one YAML document, found more than one"}},
     // yaml-cpp alone would loop without end on these (fuzz/findings/config-timeout-yaml-cpp-f2378b95)
     {"StrayComma", App::eigs, ",", {"cfg/a.yaml:1: YAML syntax error: unexpected ',' outside a flow collection"}},
     {"StrayCommaAfterAMapping", App::cg, std::string(kMatrix) + ",\n", {"cfg/a.yaml:", "YAML syntax error"}},
     // Control bytes are refused before yaml-cpp sees them (it may loop on NUL).
-    {"NulByte", App::eigs, std::string(kMatrix) + std::string("ei\0gensolver: {}\n", 17),
+    {"NulByte",
+     App::eigs,
+     std::string(kMatrix) + std::string("ei\0gensolver: {}\n", 17),
      {"cfg/a.yaml:2: byte 3 of the line is 0x00, a control character: a config is YAML text"}},
     {"ControlByteInAComment", App::cg, std::string("# \x01\n") + kMatrix, {"cfg/a.yaml:1: byte 3 of the line is 0x01"}},
-    {"DeleteByte", App::eigs, std::string(kMatrix) + "eigensolver: {k: 4\x7f}\n",
+    {"DeleteByte",
+     App::eigs,
+     std::string(kMatrix) + "eigensolver: {k: 4\x7f}\n",
      {"cfg/a.yaml:2: byte 19 of the line is 0x7f"}},
     {"EscapeAfterCarriageReturns", App::cg, "\r\n\r\n  \x1b", {"cfg/a.yaml:3: byte 3 of the line is 0x1b"}},
 };
@@ -534,8 +656,8 @@ TEST(ConfigText, ControlByteInASetIsRefused) {
 TEST(ConfigGenerator, RenumberIsReadOnEveryType) {
   for (const char* type : {"laplacian_1d, nx: 8", "laplacian_2d, nx: 4, ny: 2", "laplacian_3d, nx: 2, ny: 2, nz: 2",
                            "random_spd, n: 20"}) {
-    const auto config = parse_eigs_config(
-        std::string("matrix: {generator: {type: ") + type + ", renumber: {seed: 12}}}\n", kSource);
+    const auto config =
+        parse_eigs_config(std::string("matrix: {generator: {type: ") + type + ", renumber: {seed: 12}}}\n", kSource);
     EXPECT_TRUE(config.matrix.generator.renumber) << type;
     EXPECT_EQ(config.matrix.generator.renumber_seed, 12u) << type;
   }
@@ -545,9 +667,9 @@ TEST(ConfigGenerator, RenumberIsReadOnEveryType) {
 // Needs io::validate from io/generators.cpp: the 3D Laplacian has 7- and
 // 27-point stencils only.
 TEST(ConfigGenerator, ValidateRejectsAStencilTheDimensionLacks) {
-  EXPECT_TRUE(contains_all(
-      error_of(App::eigs, "matrix: {generator: {type: laplacian_3d, nx: 4, ny: 4, nz: 4, stencil: 5}}"),
-      {"cfg/a.yaml:1: matrix.generator"}));
+  EXPECT_TRUE(
+      contains_all(error_of(App::eigs, "matrix: {generator: {type: laplacian_3d, nx: 4, ny: 4, nz: 4, stencil: 5}}"),
+                   {"cfg/a.yaml:1: matrix.generator"}));
 }
 
 TEST(ConfigKeys, ClosestKey) {
@@ -588,8 +710,8 @@ block_cg: {rhs: {source: hdf5, file: b.h5, dataset: /RHS}}
 }
 
 TEST(ConfigFiles, ParsedTextTakesFilesFromTheWorkingDirectory) {
-  const EigsConfig config = parse_eigs_config(
-      "matrix: {hdf5: {file: ./data/m.h5}}\neigensolver: {start: {file: x0.h5}}", "inline");
+  const EigsConfig config =
+      parse_eigs_config("matrix: {hdf5: {file: ./data/m.h5}}\neigensolver: {start: {file: x0.h5}}", "inline");
   EXPECT_EQ(config.matrix.file, "data/m.h5");
   EXPECT_EQ(config.eigensolver.start_file, "x0.h5");
 }

@@ -23,15 +23,17 @@ std::string eigs_error(const std::string& text) {
 }
 
 TEST(ConfigCheckpoint, ReadsEveryKey) {
-  const EigsConfig c = parse_eigs_config(
-      std::string(kMatrix) + "output:\n  checkpoint: {path: ck.h5, every_iterations: 50, every_seconds: 600}\n"
-                             "resume: old.h5\n",
-      "dir/c.yaml");
+  const EigsConfig c =
+      parse_eigs_config(std::string(kMatrix) +
+                            "output:\n  checkpoint: {path: ck.h5, every_iterations: 50, every_seconds: 600}\n"
+                            "resume: old.h5\n",
+                        "dir/c.yaml");
   EXPECT_EQ(c.output.checkpoint.path, "ck.h5");  // like output.path: relative to the working directory
   EXPECT_EQ(c.output.checkpoint.every_iterations, 50);
   EXPECT_EQ(c.output.checkpoint.every_seconds, 600);
   EXPECT_EQ(c.resume, "old.h5");
-  const CgConfig cg = parse_cg_config(std::string(kMatrix) + "output: {checkpoint: {path: x.h5}}\nresume: x.h5\n", "c.yaml");
+  const CgConfig cg =
+      parse_cg_config(std::string(kMatrix) + "output: {checkpoint: {path: x.h5}}\nresume: x.h5\n", "c.yaml");
   EXPECT_EQ(cg.output.checkpoint.path, "x.h5");
   EXPECT_EQ(cg.output.checkpoint.every_iterations, 0);  // only on a signal
   EXPECT_EQ(cg.output.checkpoint.every_seconds, 0);
@@ -45,7 +47,8 @@ TEST(ConfigCheckpoint, DefaultsToNone) {
 }
 
 TEST(ConfigCheckpoint, BadValuesNameTheirKey) {
-  EXPECT_NE(eigs_error("output:\n  checkpoint: {every_iterations: 5}\n").find("c.yaml:3: missing required key output.checkpoint.path"),
+  EXPECT_NE(eigs_error("output:\n  checkpoint: {every_iterations: 5}\n")
+                .find("c.yaml:3: missing required key output.checkpoint.path"),
             std::string::npos);
   EXPECT_NE(eigs_error("output:\n  checkpoint: {path: a.h5, every_iterations: 0}\n")
                 .find("c.yaml:3: output.checkpoint.every_iterations"),
@@ -55,8 +58,9 @@ TEST(ConfigCheckpoint, BadValuesNameTheirKey) {
             std::string::npos);
   EXPECT_NE(eigs_error("output:\n  checkpoint: {path: a.h5, every: 5}\n").find("output.checkpoint.every"),
             std::string::npos);
-  EXPECT_NE(eigs_error("output:\n  checkpoint: {path: ''}\n").find("c.yaml:3: output.checkpoint.path must not be empty"),
-            std::string::npos);
+  EXPECT_NE(
+      eigs_error("output:\n  checkpoint: {path: ''}\n").find("c.yaml:3: output.checkpoint.path must not be empty"),
+      std::string::npos);
 }
 
 TEST(ConfigCheckpoint, RefusesACheckpointOnTheResultFile) {

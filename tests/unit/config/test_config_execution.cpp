@@ -100,8 +100,7 @@ TEST(ConfigExecution, BadValuesNameFileLineAndKey) {
             "cfg/x.yaml:4: execution.mpi_chunk_bytes must be an integer, got '1.5'");
   EXPECT_EQ(error("execution:\n  memory_limit_bytes: -1\n"),
             "cfg/x.yaml:4: execution.memory_limit_bytes must be non-negative, got -1");
-  EXPECT_EQ(error("execution:\n  halo: ipc\n"),
-            "cfg/x.yaml:4: execution.halo must be a mapping of keys, got 'ipc'");
+  EXPECT_EQ(error("execution:\n  halo: ipc\n"), "cfg/x.yaml:4: execution.halo must be a mapping of keys, got 'ipc'");
 }
 
 TEST(ConfigExecution, SetOnTheCommandLine) {

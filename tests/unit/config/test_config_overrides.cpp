@@ -52,8 +52,8 @@ TEST(ConfigOverrides, ReplaceTheFilesValues) {
   EXPECT_EQ(config.eigensolver.tolerance, 1e-9);
   EXPECT_EQ(config.matrix.generator.nx, 20);
   EXPECT_EQ(config.matrix.generator.ny, 12);  // untouched
-  EXPECT_EQ(config.overrides, (std::vector<std::string>{"eigensolver.k=4", "eigensolver.tolerance=1e-9",
-                                                         "matrix.generator.nx=20"}));
+  EXPECT_EQ(config.overrides,
+            (std::vector<std::string>{"eigensolver.k=4", "eigensolver.tolerance=1e-9", "matrix.generator.nx=20"}));
 }
 
 TEST(ConfigOverrides, WithoutOverridesTheFileIsReadAsItIs) {
@@ -76,8 +76,8 @@ TEST(ConfigOverrides, MakeSectionsTheFileLacks) {
 }
 
 TEST(ConfigOverrides, ValuesAreYaml) {
-  const EigsConfig config =
-      eigs({"matrix.generator={type: laplacian_1d, nx: 50}", "eigensolver.which=largest", "eigensolver.start={file: x0.h5}"});
+  const EigsConfig config = eigs({"matrix.generator={type: laplacian_1d, nx: 50}", "eigensolver.which=largest",
+                                  "eigensolver.start={file: x0.h5}"});
   EXPECT_EQ(config.matrix.generator.kind, GeneratorKind::laplacian_1d);
   EXPECT_EQ(config.matrix.generator.nx, 50);
   EXPECT_EQ(config.eigensolver.which, SpectrumEnd::largest);
@@ -98,7 +98,8 @@ TEST(ConfigOverrides, BadValuesNameTheSet) {
   EXPECT_EQ(eigs_error({"eigensolver.which=smalest"}),
             "--set eigensolver.which=smalest: eigensolver.which must be smallest or largest, got 'smalest' "
             "(did you mean smallest?)");
-  EXPECT_EQ(cg_error({"block_cg.rtol=abc"}), "--set block_cg.rtol=abc: block_cg.rtol must be a finite number, got 'abc'");
+  EXPECT_EQ(cg_error({"block_cg.rtol=abc"}),
+            "--set block_cg.rtol=abc: block_cg.rtol must be a finite number, got 'abc'");
   // Inside a value given whole, and a key it lacks.
   EXPECT_EQ(eigs_error({"matrix.generator={type: laplacian_1d, nx: 0}"}),
             "--set matrix.generator={type: laplacian_1d, nx: 0}: matrix.generator.nx must be at least 1, got 0");
@@ -110,8 +111,7 @@ TEST(ConfigOverrides, BadValuesNameTheSet) {
 TEST(ConfigOverrides, UnknownKeysAreNamedWithASuggestion) {
   EXPECT_EQ(eigs_error({"eigensolver.tolerence=1e-7"}),
             "--set eigensolver.tolerence=1e-7: unknown key eigensolver.tolerence (did you mean tolerance?)");
-  EXPECT_EQ(eigs_error({"eigensolvr.k=4"}),
-            "--set eigensolvr.k=4: unknown key eigensolvr (did you mean eigensolver?)");
+  EXPECT_EQ(eigs_error({"eigensolvr.k=4"}), "--set eigensolvr.k=4: unknown key eigensolvr (did you mean eigensolver?)");
   EXPECT_EQ(eigs_error({"block_cg.rtol=1e-6"}),
             "--set block_cg.rtol=1e-6: unknown key block_cg (block_cg is read by block-cg, not block-eigs)");
   EXPECT_EQ(cg_error({"block_cg.k=4"}).rfind("--set block_cg.k=4: unknown key block_cg.k (known keys: ", 0), 0u)

@@ -54,8 +54,8 @@ TEST(ConfigPencil, MatrixBInEveryForm) {
   EXPECT_EQ(file.matrix_b->file, "k.h5");
   EXPECT_EQ(file.matrix_b->group, "/M");
 
-  const EigsConfig market =
-      parse_eigs_config("matrix: {matrix_market: {file: k.mtx}}\nmatrix_b: {matrix_market: {file: m.mtx.gz}}\n", kSource);
+  const EigsConfig market = parse_eigs_config(
+      "matrix: {matrix_market: {file: k.mtx}}\nmatrix_b: {matrix_market: {file: m.mtx.gz}}\n", kSource);
   ASSERT_TRUE(market.matrix_b.has_value());
   EXPECT_EQ(market.matrix_b->source, MatrixSource::matrix_market);
   EXPECT_EQ(market.matrix_b->file, "m.mtx.gz");
@@ -72,8 +72,8 @@ TEST(ConfigPencil, MatrixBByOverride) {
 }
 
 TEST(ConfigPencil, GraphLaplacianGenerator) {
-  const EigsConfig config =
-      parse_eigs_config("matrix: {generator: {type: graph_laplacian, graph: cycle, n: 40, renumber: {seed: 3}}}\n", kSource);
+  const EigsConfig config = parse_eigs_config(
+      "matrix: {generator: {type: graph_laplacian, graph: cycle, n: 40, renumber: {seed: 3}}}\n", kSource);
   EXPECT_EQ(config.matrix.generator.kind, GeneratorKind::graph_laplacian);
   EXPECT_EQ(config.matrix.generator.graph, GraphKind::cycle);
   EXPECT_EQ(config.matrix.generator.n, 40);
@@ -106,49 +106,81 @@ struct Case {
 };
 
 const std::vector<Case> kCases = {
-    {"MatrixBWithoutSource", false, "matrix: {generator: {type: laplacian_1d, nx: 4}}\nmatrix_b: {}\n",
+    {"MatrixBWithoutSource",
+     false,
+     "matrix: {generator: {type: laplacian_1d, nx: 4}}\nmatrix_b: {}\n",
      {"cfg/a.yaml:2: matrix_b needs a source: generator, hdf5 or matrix_market"}},
-    {"MatrixBTwoSources", false,
-     "matrix: {generator: {type: laplacian_1d, nx: 4}}\nmatrix_b:\n  hdf5: {file: b.h5}\n  matrix_market: {file: b.mtx}\n",
+    {"MatrixBTwoSources",
+     false,
+     "matrix: {generator: {type: laplacian_1d, nx: 4}}\nmatrix_b:\n  hdf5: {file: b.h5}\n  matrix_market: {file: "
+     "b.mtx}\n",
      {"cfg/a.yaml:2: matrix_b takes exactly one source, got hdf5 and matrix_market"}},
-    {"MatrixBMisspelled", false, "matrix: {generator: {type: laplacian_1d, nx: 4}}\nmatrx_b: {hdf5: {file: b.h5}}\n",
+    {"MatrixBMisspelled",
+     false,
+     "matrix: {generator: {type: laplacian_1d, nx: 4}}\nmatrx_b: {hdf5: {file: b.h5}}\n",
      {"cfg/a.yaml:2: unknown key matrx_b (did you mean matrix_b?)"}},
-    {"MatrixBUnknownGeneratorKey", false,
+    {"MatrixBUnknownGeneratorKey",
+     false,
      "matrix: {generator: {type: fem_p1_1d, nx: 4, part: stiffness}}\n"
      "matrix_b: {generator: {type: fem_p1_1d, nx: 4, part: mass, stencil: 3}}\n",
      {"cfg/a.yaml:2: unknown key matrix_b.generator.stencil (type fem_p1_1d takes nx, part and renumber)"}},
-    {"MatrixBHdf5WithoutFile", false, "matrix: {generator: {type: laplacian_1d, nx: 4}}\nmatrix_b: {hdf5: {group: /B}}\n",
+    {"MatrixBHdf5WithoutFile",
+     false,
+     "matrix: {generator: {type: laplacian_1d, nx: 4}}\nmatrix_b: {hdf5: {group: /B}}\n",
      {"missing required key matrix_b.hdf5.file"}},
-    {"MatrixBGridZero", false,
+    {"MatrixBGridZero",
+     false,
      "matrix: {generator: {type: fem_p1_2d, nx: 4, ny: 4, part: stiffness}}\n"
      "matrix_b: {generator: {type: fem_p1_2d, nx: 4, ny: 0, part: mass}}\n",
      {"cfg/a.yaml:2: matrix_b.generator.ny must be at least 1, got 0"}},
-    {"FemWithoutPart", false, "matrix: {generator: {type: fem_p1_3d, nx: 4, ny: 4, nz: 4}}\n",
+    {"FemWithoutPart",
+     false,
+     "matrix: {generator: {type: fem_p1_3d, nx: 4, ny: 4, nz: 4}}\n",
      {"missing required key matrix.generator.part (type fem_p1_3d takes nx, ny, nz, part and renumber)"}},
-    {"FemUnknownPart", false, "matrix: {generator: {type: fem_p1_1d, nx: 4, part: damping}}\n",
+    {"FemUnknownPart",
+     false,
+     "matrix: {generator: {type: fem_p1_1d, nx: 4, part: damping}}\n",
      {"matrix.generator.part must be stiffness or mass, got 'damping'"}},
-    {"FemNeedsItsSizes", false, "matrix: {generator: {type: fem_p1_2d, nx: 4, part: mass}}\n",
+    {"FemNeedsItsSizes",
+     false,
+     "matrix: {generator: {type: fem_p1_2d, nx: 4, part: mass}}\n",
      {"missing required key matrix.generator.ny (type fem_p1_2d takes nx, ny, part and renumber)"}},
-    {"GraphUnknown", false, "matrix: {generator: {type: graph_laplacian, graph: star, n: 9}}\n",
+    {"GraphUnknown",
+     false,
+     "matrix: {generator: {type: graph_laplacian, graph: star, n: 9}}\n",
      {"matrix.generator.graph must be path or cycle, got 'star'"}},
-    {"GraphWithoutN", false, "matrix: {generator: {type: graph_laplacian, graph: path}}\n",
+    {"GraphWithoutN",
+     false,
+     "matrix: {generator: {type: graph_laplacian, graph: path}}\n",
      {"missing required key matrix.generator.n (type graph_laplacian takes graph, n and renumber)"}},
-    {"GraphCycleOfTwo", false, "matrix: {generator: {type: graph_laplacian, graph: cycle, n: 2}}\n",
+    {"GraphCycleOfTwo",
+     false,
+     "matrix: {generator: {type: graph_laplacian, graph: cycle, n: 2}}\n",
      {"cfg/a.yaml:1: matrix.generator: n must be at least 3 for a cycle, got 2"}},
-    {"ConstraintsWord", false, std::string(kPencil) + "eigensolver: {constraints: ones}\n",
+    {"ConstraintsWord",
+     false,
+     std::string(kPencil) + "eigensolver: {constraints: ones}\n",
      {"cfg/a.yaml:3: eigensolver.constraints must be constant (the all-ones vector) or a mapping "
       "{file: F, dataset: D}, got 'ones'"}},
-    {"ConstraintsList", false, std::string(kPencil) + "eigensolver: {constraints: [a, b]}\n",
+    {"ConstraintsList",
+     false,
+     std::string(kPencil) + "eigensolver: {constraints: [a, b]}\n",
      {"eigensolver.constraints must be constant or a mapping {file: F, dataset: D}, got a list"}},
-    {"ConstraintsWithoutFile", false, std::string(kPencil) + "eigensolver: {constraints: {dataset: /Y}}\n",
+    {"ConstraintsWithoutFile",
+     false,
+     std::string(kPencil) + "eigensolver: {constraints: {dataset: /Y}}\n",
      {"missing required key eigensolver.constraints.file"}},
-    {"ConstraintsUnknownKey", false, std::string(kPencil) + "eigensolver: {constraints: {file: y.h5, colums: 2}}\n",
+    {"ConstraintsUnknownKey",
+     false,
+     std::string(kPencil) + "eigensolver: {constraints: {file: y.h5, colums: 2}}\n",
      {"unknown key eigensolver.constraints.colums"}},
-    {"MatrixBInBlockCg", true,
+    {"MatrixBInBlockCg",
+     true,
      "matrix: {generator: {type: laplacian_1d, nx: 4}}\nmatrix_b: {generator: {type: laplacian_1d, nx: 4}}\n",
      {"cfg/a.yaml:2: unknown key matrix_b (matrix_b (B of A x = lambda B x) is read by block-eigs; block-cg solves "
       "A X = B with B from block_cg.rhs)"}},
-    {"ConstraintsInBlockCg", true,
+    {"ConstraintsInBlockCg",
+     true,
      "matrix: {generator: {type: laplacian_1d, nx: 4}}\neigensolver: {constraints: constant}\n",
      {"cfg/a.yaml:2: unknown key eigensolver", "block-eigs"}},
 };

@@ -42,9 +42,9 @@ TEST(ConfigPreconditioner, ChebyshevPrecision) {
   EXPECT_EQ(eigs_preconditioner("{type: chebyshev, precision: auto}").precision, ChebyshevPrecision::automatic);
   EXPECT_EQ(eigs_preconditioner("{type: chebyshev, precision: fp32}").precision, ChebyshevPrecision::fp32);
   EXPECT_EQ(cg_preconditioner("{type: chebyshev, degree: 8, precision: fp64}").precision, ChebyshevPrecision::fp64);
-  const EigsConfig set = parse_eigs_config(std::string(kMatrix) + "eigensolver: {preconditioner: {type: chebyshev}}\n",
-                                           kSource,
-                                           std::vector<std::string>{"eigensolver.preconditioner.precision=fp64"});
+  const EigsConfig set =
+      parse_eigs_config(std::string(kMatrix) + "eigensolver: {preconditioner: {type: chebyshev}}\n", kSource,
+                        std::vector<std::string>{"eigensolver.preconditioner.precision=fp64"});
   EXPECT_EQ(set.eigensolver.preconditioner.precision, ChebyshevPrecision::fp64);
 }
 
@@ -65,8 +65,9 @@ TEST(ConfigPreconditioner, ChebyshevMapping) {
   EXPECT_EQ(p.kind, PreconditionerKind::petsc);
   EXPECT_EQ(p.petsc_options, "-pc_type gamg -pc_gamg_threshold 0.02");
   // A --set over the file's scalar.
-  const EigsConfig set = parse_eigs_config(std::string(kMatrix) + "eigensolver: {preconditioner: jacobi}\n", kSource,
-                                           std::vector<std::string>{"eigensolver.preconditioner={type: chebyshev, degree: 4}"});
+  const EigsConfig set =
+      parse_eigs_config(std::string(kMatrix) + "eigensolver: {preconditioner: jacobi}\n", kSource,
+                        std::vector<std::string>{"eigensolver.preconditioner={type: chebyshev, degree: 4}"});
   EXPECT_EQ(set.eigensolver.preconditioner.kind, PreconditionerKind::chebyshev);
   EXPECT_EQ(set.eigensolver.preconditioner.degree, 4);
 }
@@ -78,7 +79,8 @@ struct ErrorCase {
 
 TEST(ConfigPreconditioner, ErrorsNameFileLineAndKey) {
   const ErrorCase cases[] = {
-      {"{type: chebyshev, degree: 0}", {"cfg/p.yaml:3: ", "eigensolver.preconditioner.degree must be at least 1, got 0"}},
+      {"{type: chebyshev, degree: 0}",
+       {"cfg/p.yaml:3: ", "eigensolver.preconditioner.degree must be at least 1, got 0"}},
       {"{type: chebyshev, degree: 101}", {"cfg/p.yaml:3: ", "preconditioner.degree must be at most 100, got 101"}},
       {"{type: chebyshev, degree: 1000000}", {"preconditioner.degree must be at most 100"}},
       {"{type: chebyshev, degree: eight}", {"preconditioner.degree must be an integer, got 'eight'"}},
@@ -95,10 +97,12 @@ TEST(ConfigPreconditioner, ErrorsNameFileLineAndKey) {
       {"{type: jacobi, precision: fp32}",
        {"unknown key eigensolver.preconditioner.precision (type jacobi takes no other keys)"}},
       {"{type: chebyshev, degre: 8}", {"unknown key eigensolver.preconditioner.degre (did you mean degree?)"}},
-      {"{type: jacobi, degree: 8}", {"unknown key eigensolver.preconditioner.degree (type jacobi takes no other keys)"}},
+      {"{type: jacobi, degree: 8}",
+       {"unknown key eigensolver.preconditioner.degree (type jacobi takes no other keys)"}},
       {"{degree: 8}", {"missing required key eigensolver.preconditioner.type"}},
-      {"{type: chebychev}", {"preconditioner.type must be none, jacobi, chebyshev or petsc, got 'chebychev' (did you "
-                             "mean chebyshev?)"}},
+      {"{type: chebychev}",
+       {"preconditioner.type must be none, jacobi, chebyshev or petsc, got 'chebychev' (did you "
+        "mean chebyshev?)"}},
       {"ilu", {"eigensolver.preconditioner must be none, jacobi, chebyshev or petsc, got 'ilu'"}},
       {"petsc", {"cfg/p.yaml:3: eigensolver.preconditioner petsc needs its PETSc options"}},
       {"{type: petsc}", {"missing required key eigensolver.preconditioner.options"}},
