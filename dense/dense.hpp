@@ -20,6 +20,20 @@ struct DenseView {
   T& operator()(std::int64_t i, std::int64_t j) const { return data[i * ld + j]; }
 };
 
+// A column-major block (PETSc's dense Mats): element (i, j) at
+// data[i + j * ld], ld >= rows. T may be const.
+template <class T>
+struct ColumnMajorView {
+  Space space = Space::host;
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::int64_t ld = 0;
+  T* data = nullptr;
+
+  // Host views only.
+  T& operator()(std::int64_t i, std::int64_t j) const { return data[i + j * ld]; }
+};
+
 template <class T>
 struct ConstDenseView {
   Space space = Space::host;

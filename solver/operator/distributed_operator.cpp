@@ -10,6 +10,7 @@
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/halo/nccl_halo.hpp"
 #include "solver/operator/local_blocks.hpp"
+#include "spmm/column_major_spmm.hpp"
 #include "spmm/single_input_spmm.hpp"
 
 #ifdef BLOCKEIGS_HAVE_CUDA
@@ -19,23 +20,29 @@
 namespace blockeigs::solver {
 namespace {
 
-// Y(target[r]) += product(r) for r < rows: the off-diagonal block's product
-// into the rows that have halo columns (each row once: deterministic).
+// Y(target[r], j) += product(r, j) for r < rows: the off-diagonal block's
+// product into the rows that have halo columns (each row once:
+// deterministic). Y's element (i, j) at Y[i * row_stride + j * col_stride].
 template <class U>
 void scatter_add(const spmm::Context& context, const U* product, std::int64_t k, const std::int32_t* target,
-                 std::int64_t rows, spmm::DenseView<U> Y) {
+                 std::int64_t rows, U* Y, std::int64_t row_stride, std::int64_t col_stride) {
   if (context.space() == Space::host) {
 #pragma omp parallel for schedule(static)
     for (std::int64_t r = 0; r < rows; ++r) {
-      U* y = Y.data + std::int64_t(target[r]) * Y.ld;
+      U* y = Y + std::int64_t(target[r]) * row_stride;
       const U* p = product + r * k;
-      for (std::int64_t j = 0; j < k; ++j) y[j] += p[j];
+      for (std::int64_t j = 0; j < k; ++j) y[j * col_stride] += p[j];
     }
   } else {
 #ifdef BLOCKEIGS_HAVE_CUDA
-    cuda::scatter_add_rows(product, k, target, rows, Y.data, Y.ld, context.stream());
+    cuda::scatter_add_rows(product, k, target, rows, Y, row_stride, col_stride, context.stream());
 #endif
   }
+}
+template <class U>
+void scatter_add(const spmm::Context& context, const U* product, std::int64_t k, const std::int32_t* target,
+                 std::int64_t rows, spmm::DenseView<U> Y) {
+  scatter_add(context, product, k, target, rows, Y.data, Y.ld, 1);
 }
 
 }  // namespace
@@ -176,6 +183,45 @@ void DistributedOperator<T>::add_off_diagonal_single(spmm::ConstDenseView<T> H, 
 template <class T>
 void DistributedOperator<T>::scatter_add_product(std::int64_t k, spmm::DenseView<T> Y) {
   scatter_add(context_, halo_product_.data(), k, off_diagonal_rows_.data(), off_diagonal_block_.rows(), Y);
+}
+
+template <class T>
+void DistributedOperator<T>::scatter_add_product(std::int64_t k, spmm::ColumnMajorView<T> Y) {
+  scatter_add(context_, halo_product_.data(), k, off_diagonal_rows_.data(), off_diagonal_block_.rows(), Y.data, 1,
+              Y.ld);
+}
+
+template <class T>
+void DistributedOperator<T>::apply_column_major(T alpha, spmm::ColumnMajorView<const T> X, T beta,
+                                                spmm::ColumnMajorView<T> Y) {
+  const std::int64_t m = local_rows(), k = X.cols;
+  // The blocks' memory as the row-major k x m blocks it also is, for the overlap check.
+  const BlockExtent x{X.space, k, m, X.ld, X.data, sizeof(T)}, y{Y.space, k, m, Y.ld, Y.data, sizeof(T)};
+  if (X.rows != m || Y.rows != m || Y.cols != k || X.ld < m || Y.ld < m)
+    throw InputError(detail::concat("apply_column_major: X is ", X.rows, " x ", k, " (ld ", X.ld, "), Y ", Y.rows,
+                                    " x ", Y.cols, " (ld ", Y.ld, "): both need this rank's ", m,
+                                    " rows, the same columns and a leading dimension of at least the rows"));
+  if (X.space != context_.space() || Y.space != context_.space())
+    throw InputError("apply_column_major: X and Y must be in the operator's memory space");
+  if (k > 0 && m > 0 && blocks_overlap(x, y)) throw InputError("apply_column_major: X and Y overlap");
+  if constexpr (!std::is_same_v<T, double>) {
+    throw InputError("apply_column_major: fp64 operators only");
+  } else {
+    reserve(k);
+    const double t0 = now();
+    halo_->begin_column_major(X);
+    const double t1 = now();
+    spmm::multiply_column_major(context_, diagonal_block_.view(), alpha, X, beta, Y);
+    const spmm::ConstDenseView<T> H = halo_->end();
+    const double t4 = now();
+    const std::int64_t rows = off_diagonal_block_.rows();
+    if (H.rows > 0 && rows > 0) {
+      off_diagonal_plan_->multiply(alpha, H, T(0), {context_.space(), rows, k, k, halo_product_.data()});
+      scatter_add_product(k, Y);
+    }
+    halo_->release();
+    record_timings(t0, t1, t4);
+  }
 }
 
 template <class T>

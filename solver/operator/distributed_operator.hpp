@@ -82,6 +82,13 @@ class DistributedOperator final : public SingleInputOperator<T> {
   void exchange_only(spmm::ConstDenseView<T> X);
   void multiply_only(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y);
 
+  // Y = alpha A X + beta Y for column-major X and Y of this rank's rows
+  // (PETSc's dense blocks), without row-major copies: X's halo rows gathered
+  // from its columns, the diagonal block by spmm::multiply_column_major, the
+  // off-diagonal product added into Y's columns. The checks of apply(); fp64
+  // operators only. Collective.
+  void apply_column_major(T alpha, spmm::ColumnMajorView<const T> X, T beta, spmm::ColumnMajorView<T> Y);
+
   const RowPartition& partition() const { return partition_; }
   const HaloPlan& halo_plan() const { return halo_plan_; }
   // Host seconds in the halo's phases (pack, wait, unpack) over the applies
@@ -140,6 +147,7 @@ class DistributedOperator final : public SingleInputOperator<T> {
   void add_off_diagonal_single(spmm::ConstDenseView<T> H, spmm::DenseView<T> Y);
   // Y(off_diagonal_rows_) += the rows of halo_product_.
   void scatter_add_product(std::int64_t k, spmm::DenseView<T> Y);
+  void scatter_add_product(std::int64_t k, spmm::ColumnMajorView<T> Y);
   void record_timings(double t0, double t1, double t4);
   double now() const;
 

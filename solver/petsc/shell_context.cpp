@@ -106,6 +106,15 @@ void ShellContext::run_renumbered(const double* x, Space xs, double* y, Space ys
 void ShellContext::apply_column_major(const double* b, std::int64_t ldb, double* c, std::int64_t ldc, std::int64_t k,
                                       Space space) {
   stats.block_applies += 1;
+  if (space == context().space() && numbering.is_identity()) {
+    // In place: the operator takes column-major blocks itself.
+    count_arrays(space, space);
+    const std::int64_t m = local_rows();
+    petsc_device::wait_for_petsc(context());
+    op->apply_column_major(1.0, {space, m, k, ldb, b}, 0.0, {space, m, k, ldc, c});
+    petsc_device::petsc_waits_for(context());
+    return;
+  }
   run_column_major(b, ldb, c, ldc, k, space, product());
 }
 

@@ -70,7 +70,9 @@ struct ShellContext {
   void run(const double* x, Space xs, double* y, Space ys, std::int64_t k, const OperatorBody& body);
 
   // C = A B for column-major blocks of the Mat's rows (width k, leading
-  // dimensions ldb and ldc), both in `space`: one apply of the whole block.
+  // dimensions ldb and ldc), both in `space`: one column-major apply of the
+  // whole block in place where `space` is the operator's and the numbering
+  // its own, else through row-major blocks as run_column_major.
   void apply_column_major(const double* b, std::int64_t ldb, double* c, std::int64_t ldc, std::int64_t k, Space space);
 
   // body(X, Y) on the rows of column-major blocks as run does (the

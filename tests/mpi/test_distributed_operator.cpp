@@ -93,6 +93,25 @@ TEST(DistributedOperator, RoundedToSingleMatchesReference) {
   EXPECT_FALSE(op32.rounded_to_single());
 }
 
+// Column-major blocks (PETSc's dense Mats): the halo gathered from columns,
+// the diagonal block's column-major product, the halo's added into columns;
+// with a rank without rows from np 2.
+TEST(DistributedOperator, ColumnMajorMatchesReference) {
+  const auto context = spmm::Context::host();
+  io::GeneratorSpec three{io::GeneratorKind::laplacian_3d, 5, 4, 6, 7};
+  const io::CsrRows cube = generated(three), power = test::power_law_matrix(500, 400, 11);
+  for (const io::CsrRows* whole : {&cube, &power}) {
+    const RowPartition partition = test::partition_with_empty_rank(whole->global_rows, test::mpi_size());
+    const int rank = test::mpi_rank(MPI_COMM_WORLD);
+    solver::DistributedOperator<double> op(
+        MPI_COMM_WORLD, context, io::slice_rows(*whole, partition.begin(rank), partition.end(rank)), partition);
+    for (auto [w, pad] : {std::pair{1, 0}, {17, 3}, {16, 0}, {40, 1}, {3, 2}})
+      test::check_operator_apply_column_major(op, context, *whole, w, pad,
+                                              whole == &cube ? "3D Laplacian" : "power law");
+    test::check_operator_apply(op, context, *whole, 5, "row-major after the column-major applies");
+  }
+}
+
 TEST(DistributedOperator, RankWithNoRows) {
   // Rank 1 (when there is one) owns nothing; the others split the rows.
   const auto context = spmm::Context::host();

@@ -10,6 +10,8 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "distributed_fixtures.hpp"
 #include "solver/operator/distributed_operator.hpp"
@@ -128,6 +130,44 @@ inline void check_operator_apply_single(solver::DistributedOperator<double>& op,
         return;
       }
     }
+}
+
+// apply_column_major of an fp64 operator against the single-rank reference:
+// X and Y column-major with `pad` rows of padding (NaN, never read; Y's must
+// stay untouched), beta = 0 on a NaN-filled Y, then alpha = 2, beta = -0.5.
+inline void check_operator_apply_column_major(solver::DistributedOperator<double>& op, const spmm::Context& context,
+                                              const io::CsrRows& whole, std::int64_t width, std::int64_t pad,
+                                              const std::string& label) {
+  SCOPED_TRACE(label + ", column-major, width " + std::to_string(width) + ", padding " + std::to_string(pad));
+  const int rank = mpi_rank(MPI_COMM_WORLD);
+  const solver::RowPartition& partition = op.partition();
+  const std::int64_t begin = partition.begin(rank), end = partition.end(rank), m = end - begin, ld = m + pad;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> x_all = hashed_block(0, whole.global_rows, width, 5);
+  std::vector<double> x_local(static_cast<std::size_t>(ld * width), nan), y_local(x_local.size());
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < width; ++j) x_local[i + j * ld] = x_all[(begin + i) * width + j];
+  const Space space = context.space();
+  spmm::Buffer<double> X(space, x_local), Y(space, x_local.size());
+  std::vector<double> y_ref, scale;
+  reference_rows(whole, x_all, width, begin, end, y_ref, scale, std::numeric_limits<double>::epsilon());
+  spmm::fill_bytes(Y.data(), space, 0xff, sizeof(double) * Y.size());
+  for (const auto& [alpha, beta, factor] : {std::tuple{1.0, 0.0, 1.0}, {2.0, -0.5, 1.5}}) {
+    op.apply_column_major(alpha, {space, m, width, ld, X.data()}, beta, {space, m, width, ld, Y.data()});
+    context.synchronize();
+    spmm::copy_bytes(y_local.data(), Space::host, Y.data(), space, sizeof(double) * y_local.size());
+    for (std::int64_t i = 0; i < ld; ++i)
+      for (std::int64_t j = 0; j < width; ++j) {
+        const double got = y_local[i + j * ld];
+        if (i >= m) {
+          ASSERT_TRUE(std::isnan(got)) << "rank " << rank << " wrote padding row " << i << " of column " << j;
+          continue;
+        }
+        const double want = factor * y_ref[i * width + j];
+        ASSERT_LE(std::abs(got - want), 4 * scale[i]) << "rank " << rank << " row " << begin + i << " col " << j
+                                                      << " (beta " << beta << "): " << got << " vs " << want;
+      }
+  }
 }
 
 template <class T>

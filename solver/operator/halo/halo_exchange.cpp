@@ -15,19 +15,20 @@
 namespace blockeigs::solver {
 namespace {
 
+// Element (i, j) of X at X[i * row_stride + j * col_stride].
 template <class U>
 void gather_rows(const spmm::Context& context, const HaloPlan& plan, const std::int32_t* device_rows, const U* X,
-                 std::int64_t ld, std::int64_t k, U* packed, std::int64_t packed_ld) {
+                 std::int64_t row_stride, std::int64_t col_stride, std::int64_t k, U* packed, std::int64_t packed_ld) {
   if (context.space() == Space::host) {
 #pragma omp parallel for schedule(static)
     for (std::int64_t s = 0; s < plan.packed_rows(); ++s) {
-      const U* from = X + std::int64_t(plan.send_rows[s]) * ld;
-      std::copy(from, from + k, packed + s * packed_ld);
+      const U* from = X + std::int64_t(plan.send_rows[s]) * row_stride;
+      for (std::int64_t j = 0; j < k; ++j) packed[s * packed_ld + j] = from[j * col_stride];
     }
     return;
   }
 #ifdef BLOCKEIGS_HAVE_CUDA
-  cuda::pack_rows(X, ld, k, device_rows, plan.packed_rows(), packed, packed_ld, context.stream());
+  cuda::pack_rows(X, row_stride, col_stride, k, device_rows, plan.packed_rows(), packed, packed_ld, context.stream());
 #else
   (void)device_rows;
 #endif
@@ -65,10 +66,10 @@ void HaloExchange<T>::queue_pack(const Source& X) {
   BLOCKEIGS_ASSERT(X.words <= capacity_);
   if (context_.space() == Space::device && plan_.packed_rows() == 0) return;  // nothing to send
   if (X.element_bytes == sizeof(T))
-    gather_rows(context_, plan_, send_rows_.data(), static_cast<const T*>(X.data), X.ld, X.cols, send_buffer_.data(),
-                X.words);
+    gather_rows(context_, plan_, send_rows_.data(), static_cast<const T*>(X.data), X.ld, X.col_stride, X.cols,
+                send_buffer_.data(), X.words);
   else  // fp32 rows in fp64 words
-    gather_rows(context_, plan_, send_rows_.data(), static_cast<const float*>(X.data), X.ld, X.cols,
+    gather_rows(context_, plan_, send_rows_.data(), static_cast<const float*>(X.data), X.ld, X.col_stride, X.cols,
                 reinterpret_cast<float*>(send_buffer_.data()),
                 X.words * std::int64_t{sizeof(T)} / std::int64_t{sizeof(float)});
 }

@@ -68,6 +68,10 @@ class HaloExchange {
     start({X.data, X.ld, X.cols, sizeof(U), words<U>(X.cols)});
   }
 
+  // begin() for a column-major block of T (PETSc's dense blocks: element
+  // (i, j) at data[i + j * ld]); the rows travel as in begin().
+  void begin_column_major(spmm::ColumnMajorView<const T> X) { start({X.data, 1, X.cols, sizeof(T), X.cols, X.ld}); }
+
   // T values a row of `cols` U values takes on the wire and in the halo block.
   template <class U>
   static std::int64_t words(std::int64_t cols) {
@@ -103,9 +107,10 @@ class HaloExchange {
   // What begin() was given, its element type erased.
   struct Source {
     const void* data;
-    std::int64_t ld, cols;
-    std::size_t element_bytes;  // sizeof(T), or 4 for fp32 rows
-    std::int64_t words;         // T values a row on the wire
+    std::int64_t ld, cols;        // element (i, j) at data[i * ld + j * col_stride]
+    std::size_t element_bytes;    // sizeof(T), or 4 for fp32 rows
+    std::int64_t words;           // T values a row on the wire
+    std::int64_t col_stride = 1;  // 1: row-major; else column-major (ld 1)
   };
 
   HaloExchange(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan);

@@ -10,6 +10,7 @@
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/halo/nccl_halo.hpp"
 #include "test_matrices.hpp"
+#include "tests/support/csr_test_operator.hpp"
 
 namespace blockeigs {
 namespace {
@@ -39,6 +40,26 @@ TEST(DistributedOperatorCuda, MatchesReference) {
   for (std::int64_t w : {1, 16}) {
     test::check_distributed_apply<double>(context, power, partition, w, "power law");
     test::check_distributed_apply<float>(context, power, partition, w, "power law fp32");
+  }
+}
+
+// Column-major blocks (PETSc's MATDENSECUDA) on the device, a rank without
+// rows from np 2: the column-major pack and scatter kernels and the
+// column-major SpMM.
+TEST(DistributedOperatorCuda, ColumnMajorMatchesReference) {
+  if (!every_rank_sees_a_gpu()) GTEST_SKIP() << "no CUDA device visible";
+  const auto context = solver::make_context(Backend::cuda, MPI_COMM_WORLD);
+  io::GeneratorSpec cube{io::GeneratorKind::laplacian_3d, 11, 9, 7, 7};
+  const io::CsrRows laplace = io::generate_rows(cube, 0, io::generated_rows(cube));
+  const io::CsrRows power = test::power_law_matrix(3000, 2500, 4);
+  for (const io::CsrRows* whole : {&laplace, &power}) {
+    const auto partition = test::partition_with_empty_rank(whole->global_rows, test::mpi_size());
+    const int rank = test::mpi_rank(MPI_COMM_WORLD);
+    solver::DistributedOperator<double> op(
+        MPI_COMM_WORLD, context, io::slice_rows(*whole, partition.begin(rank), partition.end(rank)), partition);
+    for (auto [w, pad] : {std::pair{1, 0}, {16, 0}, {17, 3}, {40, 1}})
+      test::check_operator_apply_column_major(op, context, *whole, w, pad,
+                                              whole == &laplace ? "3D Laplacian" : "power law");
   }
 }
 
