@@ -43,8 +43,8 @@ py::CsrArrays csr_arrays(std::int64_t n, const Indices& indptr, const Indices& i
     throw nb::value_error("from_replicated: indptr must have n + 1 entries and data as many as indices");
   const auto device = indptr.device_type();
   if (indices.device_type() != device || data.device_type() != device ||
-      (device == nb::device::cuda::value && (indices.device_id() != indptr.device_id() ||
-                                             data.device_id() != indptr.device_id())))
+      (device == nb::device::cuda::value &&
+       (indices.device_id() != indptr.device_id() || data.device_id() != indptr.device_id())))
     throw nb::value_error("from_replicated: indptr, indices and data must be in the same memory");
   if (device != nb::device::cpu::value && device != nb::device::cuda::value)
     throw nb::value_error("from_replicated: the arrays must be in host or CUDA device memory");

@@ -40,12 +40,11 @@ struct HostView {
 
 bool on_device(const ReplicatedCsr& a, const spmm::Context* context) {
   if (a.space != Space::device) return false;
-  if (!context || context->space() != Space::device)
-    throw Error("replicated CSR: device arrays need a device context");
+  if (!context || context->space() != Space::device) throw Error("replicated CSR: device arrays need a device context");
   return true;
 }
 
-// A copy of array[first, first + count) of `bytes`-wide elements, wherever the array is.
+// A copy of array[first, first + count), wherever the array is.
 template <class U>
 std::vector<U> fetch(const ReplicatedCsr& a, const void* array, std::int64_t first, std::int64_t count) {
   std::vector<U> out(static_cast<std::size_t>(count));
@@ -101,8 +100,7 @@ CsrProblem find_asymmetry(const ReplicatedCsr& a, const spmm::Context* context) 
 
 std::string problem_message(const ReplicatedCsr& a, const CsrProblem& p, const std::string& description) {
   switch (p.kind) {
-    case Kind::none:
-      return {};
+    case Kind::none: return {};
     case Kind::offsets_start:
       return detail::concat(description, ": row offsets start at ", fetch_indices(a, a.offsets, 0, 1)[0], ", not 0");
     case Kind::offsets_end:
@@ -128,8 +126,7 @@ std::string problem_message(const ReplicatedCsr& a, const CsrProblem& p, const s
       }
       return detail::concat(description, ": row ", p.row, " holds a bad entry");  // not reached
     }
-    case Kind::asymmetric:
-      return asymmetry_message(description, "A", p.row, p.column, p.value, p.transpose);
+    case Kind::asymmetric: return asymmetry_message(description, "A", p.row, p.column, p.value, p.transpose);
   }
   return {};
 }

@@ -20,8 +20,8 @@ namespace blockeigs::solver {
 
 struct ReplicatedCsr {
   Space space = Space::host;
-  int device = -1;  // the device that holds the arrays (space device)
-  std::int64_t n = 0, nnz = 0;  // n x n, nnz entries in all
+  int device = -1;                // the device that holds the arrays (space device)
+  std::int64_t n = 0, nnz = 0;    // n x n, nnz entries in all
   const void* offsets = nullptr;  // n + 1 entries
   const void* columns = nullptr;  // nnz entries, global column indices
   bool wide = false;              // int64 offsets and columns (else int32)
@@ -36,9 +36,9 @@ struct ReplicatedCsr {
 struct CsrProblem {
   enum class Kind { none, offsets_start, offsets_end, offsets_decrease, entry, asymmetric };
   Kind kind = Kind::none;
-  std::int64_t row = 0;       // offsets_decrease: offsets[row + 1] < offsets[row]; entry: the row holding it
-  std::int64_t position = 0;  // entry, asymmetric: the entry's index in columns / values
-  std::int64_t column = 0;    // asymmetric: the entry (row, column)
+  std::int64_t row = 0;             // offsets_decrease: offsets[row + 1] < offsets[row]; entry: the row holding it
+  std::int64_t position = 0;        // entry, asymmetric: the entry's index in columns / values
+  std::int64_t column = 0;          // asymmetric: the entry (row, column)
   double value = 0, transpose = 0;  // asymmetric: A(row, column) and A(column, row)
 };
 

@@ -248,8 +248,8 @@ TEST_F(ReplicatedCsrTest, DeviceSplitInPlaceIsTheHostSplit) {
     for (const RowPartition& partition : partitions(c.a.n, ranks_))
       for (const bool wide : {false, true}) {
         const Arrays on_host(c.a, Space::host, wide), on_device(c.a, Space::device, wide);
-        const auto host = solver::split_local_rows<double>(
-            solver::host_rows(on_host.view(c.a, Space::host, wide, partition, rank_)));
+        const auto host =
+            solver::split_local_rows<double>(solver::host_rows(on_host.view(c.a, Space::host, wide, partition, rank_)));
         const auto dev = solver::split_replicated_on_device<double>(
             device, on_device.view(c.a, Space::device, wide, partition, rank_));
         const std::string what = c.name + (wide ? ", int64" : ", int32");

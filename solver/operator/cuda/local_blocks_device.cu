@@ -58,8 +58,9 @@ struct Placement {
 // off-diagonal block's row list, offsets and values, and each off-diagonal
 // entry's global column (renumbered once the halo columns are known).
 template <class T, class Index>
-__global__ void fill_kernel(Rows<Index> r, const double* values, Placement p, std::int32_t* dc, T* dv, T* diagonal_entries,
-                            std::int32_t* off_rows, std::int32_t* o_offsets, std::int64_t* off_global, T* ov) {
+__global__ void fill_kernel(Rows<Index> r, const double* values, Placement p, std::int32_t* dc, T* dv,
+                            T* diagonal_entries, std::int32_t* off_rows, std::int32_t* o_offsets,
+                            std::int64_t* off_global, T* ov) {
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < r.m;
        i += std::int64_t(gridDim.x) * blockDim.x) {
     const std::int64_t lo = r.offsets[i], hi = r.offsets[i + 1];
@@ -206,10 +207,9 @@ LocalBlocks<T> split_on_device(const spmm::Context& context, const Rows<Index>& 
     BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(out.diagonal_entries.data(), 0, m * sizeof(T), stream));
     spmm::Buffer<std::int64_t> off_global = device_buffer<std::int64_t>(off_nnz);
     const Placement p{d_offsets.data(), off_start.data(), off_row.data()};
-    fill_kernel<T, Index><<<blocks_for(m), threads, 0, stream>>>(r, values, p, d_cols.data(), d_values.data(),
-                                                                 out.diagonal_entries.data(),
-                                                                 out.off_diagonal_rows.data(), o_offsets.data(),
-                                                                 off_global.data(), o_values.data());
+    fill_kernel<T, Index><<<blocks_for(m), threads, 0, stream>>>(
+        r, values, p, d_cols.data(), d_values.data(), out.diagonal_entries.data(), out.off_diagonal_rows.data(),
+        o_offsets.data(), off_global.data(), o_values.data());
     BLOCKEIGS_CUDA_CHECK_LAUNCH();
     if (off_nnz > 0) {
       // The halo columns: the off-diagonal entries' global columns, sorted and
@@ -254,8 +254,8 @@ LocalBlocks<T> split_replicated_on_device(const spmm::Context& context, const Re
     const auto* offsets = static_cast<const std::int64_t*>(a.offsets);
     first = read_back(offsets + a.begin, stream);
     last = read_back(offsets + a.end, stream);
-    const Rows<std::int64_t> r{offsets + a.begin, static_cast<const std::int64_t*>(a.columns), a.local_rows(),
-                               a.begin, a.end};
+    const Rows<std::int64_t> r{offsets + a.begin, static_cast<const std::int64_t*>(a.columns), a.local_rows(), a.begin,
+                               a.end};
     return split_on_device<T>(context, r, a.values, last - first, {});
   }
   const auto* offsets = static_cast<const std::int32_t*>(a.offsets);
