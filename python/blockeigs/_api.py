@@ -89,7 +89,9 @@ def lobpcg(A, k, *, B=None, M=None, Y=None, X=None, which="smallest", tol=1e-6, 
     """The k extreme eigenpairs of A x = lambda x (or A x = lambda B x) by LOBPCG.
 
     A, B: SciPy or CuPy sparse matrices (or dense arrays) that every rank holds whole, or DistributedMatrix.
-    B must be symmetric positive definite. M: None, "jacobi", "chebyshev" or a dict of the config's
+    B must be symmetric positive definite. A CuPy sparse A is checked and split into the operator on the
+    device, never copied to the host (each rank's rows stay in the input's order; a CuPy B is copied to the
+    host once). M: None, "jacobi", "chebyshev" or a dict of the config's
     preconditioner keys ({"type": "chebyshev", "degree": 8, "lower": 0.05, "jacobi": True,
     "precision": "fp32"}). Y: constraints (n x m or this rank's rows): the eigenvectors are kept
     (B-)orthogonal to its columns. X: a start block (n x 1..block_size or this rank's rows).
@@ -154,7 +156,7 @@ def cg(A, B, *, M=None, rtol=1e-8, maxiter=None, X0=None, comm=None, return_info
        strict=False, atol=0.0, backend="auto"):
     """Solves A X = B for a symmetric positive definite A and one or many right-hand sides by block CG.
 
-    A: as for lobpcg. B: n x s (or n) right-hand sides, or this rank's rows of them. X0: a start, B's shape
+    A: as for lobpcg (a CuPy sparse A stays on the device). B: n x s (or n) right-hand sides, or this rank's rows of them. X0: a start, B's shape
     (None: zeros). Each column stops at ||b_j - A x_j|| <= max(rtol ||b_j||, atol). M: as for lobpcg.
     maxiter None: the library's 10000.
 

@@ -105,15 +105,70 @@ def _is_cupy_sparse(a):
     return type(a).__module__.startswith("cupyx.scipy.sparse")
 
 
+def _balanced_first_rows(indptr, ranks):
+    """RowPartition::balanced on device offsets: where each rank's rows start, by binary searches on the device
+    (only 2 * ranks numbers come to the host). The same split as _blockeigs.balanced_partition."""
+    import cupy
+
+    n = indptr.size - 1
+    if ranks == 1:
+        return [0, n]
+    cost = indptr.astype(cupy.int64) + cupy.arange(n + 1, dtype=cupy.int64)  # cost of rows [0, r)
+    total = int(cost[-1])
+    targets = np.array([total * p / ranks for p in range(1, ranks)])
+    # The first row whose prefix cost reaches each rank's share (exact in float64 below 2^53).
+    lo = cupy.asnumpy(cupy.searchsorted(cost.astype(cupy.float64), cupy.asarray(targets), side="left"))
+    lo = lo.astype(np.int64)
+    near = cupy.asnumpy(cost[cupy.asarray(np.stack([np.maximum(lo - 1, 0), lo]))])  # cost[lo - 1], cost[lo]
+    first = [0]
+    for p in range(1, ranks):
+        b = int(max(lo[p - 1], first[-1]))
+        if b > first[-1]:  # then b == lo: the boundary on whichever side of the target is closer
+            below, above = targets[p - 1] - near[0, p - 1], near[1, p - 1] - targets[p - 1]
+            if below < above:
+                b -= 1
+        first.append(b)
+    return first + [n]
+
+
+def _device_matrix(a, comm, name):
+    """A CuPy CSR matrix that every rank holds whole, taken where it is: checked on the device and split there
+    into each rank's operator rows (no copy of its arrays to the host; a non-canonical matrix is first
+    copied, sorted and summed on the device, float32 and bool values widened there)."""
+    import cupy
+
+    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise ValueError(f"{name} is {a.shape[0]} x {a.shape[1]}: lobpcg and cg need a square matrix")
+    if a.dtype.kind not in "fb":
+        raise ValueError(f"{name} must be real (float64 is used), got dtype {a.dtype}")
+    a = a.tocsr()
+    description = f"{name} ({type(a).__name__} {a.shape[0]} x {a.shape[1]})"
+    if not a.has_canonical_format:  # columns sorted and unique within rows, as the host path makes them
+        a = a.copy()
+        a.sum_duplicates()
+    indptr, indices, data = a.indptr, a.indices, a.data
+    if indptr.dtype != indices.dtype or indptr.dtype not in (np.int32, np.int64):
+        indptr, indices = indptr.astype(cupy.int64), indices.astype(cupy.int64)
+    data = cupy.ascontiguousarray(data, dtype=cupy.float64)
+    handle = _mpi.comm_handle(comm)
+    first = _balanced_first_rows(indptr, _mpi.rank_and_size(handle)[1])
+    cupy.cuda.get_current_stream().synchronize()  # the library's stream reads what CuPy's wrote
+    h = _blockeigs.Matrix.from_replicated(handle, a.shape[0], indptr, indices, data, first, description)
+    m = DistributedMatrix(h)
+    m._arrays = (indptr, indices, data)  # the library reads them in place: kept alive with the matrix
+    return m
+
+
 def as_matrix(a, comm, name):
     """`a` as a DistributedMatrix: itself, or a SciPy / CuPy sparse matrix or a dense array that every rank
-    holds whole, of which each rank keeps its rows (the apps' split, balanced by nonzeros plus rows)."""
+    holds whole, of which each rank keeps its rows (the apps' split, balanced by nonzeros plus rows). A CuPy
+    matrix stays on the device (_device_matrix)."""
     if isinstance(a, DistributedMatrix):
         return a
     import scipy.sparse as sp
 
     if _is_cupy_sparse(a):
-        a = a.get()  # the operator is built from host rows: one copy of the matrix
+        return _device_matrix(a, comm, name)
     if not sp.issparse(a):
         if hasattr(a, "__cuda_array_interface__"):
             a = a.get()

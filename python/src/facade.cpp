@@ -21,6 +21,7 @@
 #include "solver/operator/load_matrix.hpp"
 #include "solver/operator/load_matrix_b.hpp"
 #include "solver/operator/partition/distribute_rows.hpp"
+#include "solver/operator/replicated_csr.hpp"
 #include "solver/operator/symmetry_check.hpp"
 #include "solver/precond/chebyshev_preconditioner.hpp"
 #include "solver/precond/jacobi_preconditioner.hpp"
@@ -243,6 +244,20 @@ struct Matrix::Impl {
   solver::DistributedRows input;  // this rank's input rows (contiguous ranges)
   std::optional<solver::DistributedRows> distributed;
   std::pair<PartitionMethod, LocalOrder> distributed_by{};
+  // from_replicated with device arrays: the caller's arrays; input.rows stays
+  // empty until a host path needs the rank's rows (host_input).
+  std::optional<solver::ReplicatedCsr> replicated;
+  bool host_copied = false;
+  bool on_device = false;  // distributed holds no rows: the operator splits `replicated`
+
+  // The input with this rank's rows on the host (copied from the device once, where they are there).
+  solver::DistributedRows& host_input() {
+    if (replicated && !host_copied) {
+      input.rows = solver::host_rows(*replicated);
+      host_copied = true;
+    }
+    return input;
+  }
 
   ~Impl() {
     int finalized = 0;
@@ -278,6 +293,27 @@ solver::RowPartition gathered_partition(MPI_Comm comm, std::int64_t n, std::int6
     solver::fail_input_everywhere(description, ": the ranks hold ", firsts.back(), " rows together, but the matrix is ",
                                   n, " x ", n);
   return solver::RowPartition(std::move(firsts));
+}
+
+// Whether `execution` keeps the input's rows where they are, as the device operator takes them.
+bool keeps_input_rows(const io::ExecutionConfig& execution) {
+  return execution.backend != Backend::cpu &&
+         (execution.partition == PartitionMethod::automatic || execution.partition == PartitionMethod::contiguous) &&
+         (execution.local_order == LocalOrder::automatic || execution.local_order == LocalOrder::none);
+}
+
+// The input as distributed when its rows stay as given, on the device (no rows on the host).
+solver::DistributedRows on_device_as_given(const solver::DistributedRows& input,
+                                           std::pair<PartitionMethod, LocalOrder> requested) {
+  solver::DistributedRows d = input;
+  d.partitioning.requested = requested.first;
+  d.partitioning.used = PartitionMethod::contiguous;
+  if (requested.first != PartitionMethod::contiguous)
+    d.partitioning.reason = "auto: device input, the rows stay on their ranks' GPUs as given";
+  d.local_order.requested = requested.second;
+  d.local_order.used = LocalOrder::none;
+  if (requested.second != LocalOrder::none) d.local_order.reason = "auto: device input, the rows keep their order";
+  return d;
 }
 
 }  // namespace
@@ -334,10 +370,55 @@ std::shared_ptr<Matrix> Matrix::load(CommHandle comm, const std::string& file, c
   });
 }
 
+std::shared_ptr<Matrix> Matrix::from_replicated(CommHandle comm, const CsrArrays& whole,
+                                                std::vector<std::int64_t> first_rows, const std::string& description) {
+  return translated([&] {
+    std::shared_ptr<Matrix> m(new Matrix());
+    BLOCKEIGS_MPI_CHECK(MPI_Comm_dup(to_comm(comm), &m->impl->comm));
+    blockeigs::use_errors_return(m->impl->comm);
+    const MPI_Comm c = m->impl->comm;
+    int ranks = 1;
+    BLOCKEIGS_MPI_CHECK(MPI_Comm_size(c, &ranks));
+    const int rank = rank_of(c);
+    if (static_cast<int>(first_rows.size()) != ranks + 1 || first_rows.front() != 0 || first_rows.back() != whole.n ||
+        !std::is_sorted(first_rows.begin(), first_rows.end()))
+      throw Error("Matrix.from_replicated: first_rows is not a partition of the rows over the ranks");
+    solver::ReplicatedCsr a;
+    a.space = whole.device ? Space::device : Space::host;
+    a.device = whole.device ? whole.device_id : -1;
+    a.n = whole.n;
+    a.nnz = whole.nnz;
+    a.offsets = whole.offsets;
+    a.columns = whole.columns;
+    a.wide = whole.wide;
+    a.values = whole.values;
+    a.begin = first_rows[rank];
+    a.end = first_rows[rank + 1];
+    {
+      std::optional<spmm::Context> device;  // the arrays' device, for the checks' kernels
+      if (whole.device) device.emplace(spmm::Context::cuda(whole.device_id));
+      solver::check_replicated(c, a, device ? &*device : nullptr, description);
+    }
+    solver::DistributedRows& d = m->impl->input;
+    d.description = description;
+    d.rows.global_rows = d.rows.global_cols = whole.n;
+    d.rows.first_row = a.begin;
+    d.partition = solver::RowPartition(std::move(first_rows));
+    d.numbering = solver::RowNumbering::identity(c, d.partition);
+    d.global_nnz = whole.nnz;
+    m->impl->replicated = a;
+    if (!whole.device) m->impl->host_input();  // the rank's rows copied: the arrays need not outlive the Matrix
+    return m;
+  });
+}
+
 std::int64_t Matrix::global_rows() const { return impl->input.partition.global_rows(); }
 std::int64_t Matrix::global_nnz() const { return impl->input.global_nnz; }
 std::int64_t Matrix::first_row() const { return impl->input.rows.first_row; }
-std::int64_t Matrix::local_rows() const { return impl->input.rows.local_rows(); }
+std::int64_t Matrix::local_rows() const {
+  return impl->replicated && !impl->host_copied ? impl->replicated->local_rows() : impl->input.rows.local_rows();
+}
+bool Matrix::distributed_on_device() const { return impl->on_device; }
 const std::string& Matrix::description() const { return impl->input.description; }
 CommHandle Matrix::comm() const { return to_handle(impl->comm); }
 
@@ -347,9 +428,14 @@ Numbering Matrix::distribute(const Execution& execution) {
     const std::pair key{settings.execution.partition, settings.execution.local_order};
     if (!impl->distributed || impl->distributed_by != key) {
       impl->distributed.reset();
-      solver::DistributedRows rows = impl->input;
-      solver::distribute_rows(rows, key.first, impl->comm, key.second);
-      impl->distributed = std::move(rows);
+      impl->on_device = impl->replicated && !impl->host_copied && keeps_input_rows(settings.execution);
+      if (impl->on_device) {
+        impl->distributed = on_device_as_given(impl->input, key);
+      } else {
+        solver::DistributedRows rows = impl->host_input();
+        solver::distribute_rows(rows, key.first, impl->comm, key.second);
+        impl->distributed = std::move(rows);
+      }
       impl->distributed_by = key;
     }
     const solver::RowNumbering& numbering = impl->distributed->numbering;
@@ -398,7 +484,7 @@ namespace {
 // B's input rows on A's: the same ranges of the input's numbering on every rank. Collective.
 solver::DistributedRows b_like_a(const Matrix& b, const Matrix& a, MPI_Comm comm) {
   const solver::DistributedRows& ai = a.impl->input;
-  const solver::DistributedRows& bi = b.impl->input;
+  const solver::DistributedRows& bi = b.impl->host_input();  // B's rows on the host (copied from a device input)
   if (bi.partition.global_rows() != ai.partition.global_rows())
     solver::fail_input_everywhere("B (", bi.description, ") is ", bi.partition.global_rows(), " x ",
                                   bi.partition.global_rows(), ", but A is ", ai.partition.global_rows(), " x ",
@@ -410,6 +496,24 @@ solver::DistributedRows b_like_a(const Matrix& b, const Matrix& a, MPI_Comm comm
   solver::check_positive_diagonal(comm, out.rows, "B: " + bi.description);
   solver::distribute_like(out, *a.impl->distributed, comm);
   return out;
+}
+
+// A's operator on `context`: split from the device arrays in place where distribute kept them there and
+// the context runs on their device (every rank agreeing), else from the rows on the host (a device input's
+// rows copied there now; the numbering stays the input's). Collective.
+std::unique_ptr<solver::DistributedOperator<double>> make_operator(Matrix& a, const spmm::Context& context) {
+  Matrix::Impl& m = *a.impl;
+  if (m.on_device) {
+    int here = context.space() == Space::device && context.device() == m.replicated->device;
+    BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &here, 1, MPI_INT, MPI_LAND, m.comm));
+    if (here)
+      return std::make_unique<solver::DistributedOperator<double>>(m.comm, context, *m.replicated,
+                                                                   m.distributed->partition);
+    m.distributed->rows = m.host_input().rows;
+    m.on_device = false;
+  }
+  return std::make_unique<solver::DistributedOperator<double>>(m.comm, context, m.distributed->rows,
+                                                               m.distributed->partition);
 }
 
 void add_phase(Timings& t, const char* name, double seconds) { t.phases.emplace_back(name, seconds); }
@@ -456,7 +560,8 @@ EigsResult lobpcg(Matrix& a, Matrix* b, const EigsRequest& request) {
     if (b) b_rows = b_like_a(*b, a, comm);
 
     const spmm::Context context = solver::make_context(settings.execution.backend, comm);
-    solver::DistributedOperator<double> op(comm, context, rows.rows, rows.partition);
+    const std::unique_ptr<solver::DistributedOperator<double>> a_op = make_operator(a, context);
+    solver::DistributedOperator<double>& op = *a_op;
     std::unique_ptr<solver::DistributedOperator<double>> b_op;
     if (b_rows)
       b_op = std::make_unique<solver::DistributedOperator<double>>(comm, context, b_rows->rows, b_rows->partition);
@@ -511,9 +616,9 @@ CgResult cg(Matrix& a, const CgRequest& request) {
     const io::EigsConfig settings =
         solver::collectively(comm, [&] { return read_settings(request.preconditioner, request.execution); });
     a.distribute(request.execution);
-    const solver::DistributedRows& rows = *a.impl->distributed;
     const spmm::Context context = solver::make_context(settings.execution.backend, comm);
-    solver::DistributedOperator<double> op(comm, context, rows.rows, rows.partition);
+    const std::unique_ptr<solver::DistributedOperator<double>> a_op = make_operator(a, context);
+    solver::DistributedOperator<double>& op = *a_op;
     CgResult out;
     const auto preconditioner = solver::collectively(comm, [&] {
       return make_preconditioner(settings.eigensolver.preconditioner, op, SpectrumEnd::smallest, false,

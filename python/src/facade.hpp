@@ -85,11 +85,35 @@ struct Execution {
   std::string backend = "auto", partition = "auto", local_order = "auto";
 };
 
+// A CSR matrix every rank holds whole (a SciPy or CuPy matrix's arrays): host
+// or device memory, int32 or int64 indices (both the same), fp64 values.
+struct CsrArrays {
+  std::int64_t n = 0, nnz = 0;  // n x n
+  const void* offsets = nullptr;
+  const void* columns = nullptr;
+  bool wide = false;  // int64 indices
+  const double* values = nullptr;
+  bool device = false;
+  int device_id = 0;
+};
+
 // A symmetric matrix distributed by rows: each rank's rows of the input (a
 // contiguous range), and, once distributed (distribute), the rows as the
 // operator holds them.
 class Matrix {
  public:
+  // This rank's rows [first_rows[rank], first_rows[rank + 1]) of `whole`,
+  // checked where the arrays are (on the device for device arrays: offsets,
+  // columns in range and ascending within rows, finite values, symmetry;
+  // the host check's messages). Host arrays are copied into the rank's rows;
+  // device arrays are read in place, never copied to the host, and must
+  // outlive the Matrix: the operator is split from them on the device where
+  // the distribution keeps the input's rows (partition auto or contiguous,
+  // local order auto or none, backend not cpu, the context's device the
+  // arrays'); otherwise the rank's rows are copied to the host once and take
+  // the host path (so is B of a pencil).
+  static std::shared_ptr<Matrix> from_replicated(CommHandle comm, const CsrArrays& whole,
+                                                 std::vector<std::int64_t> first_rows, const std::string& description);
   // This rank's rows [first_row, first_row + local rows) of an n x n matrix,
   // CSR with global column indices. Checked (offsets, column range, finite
   // values, ranges of the ranks forming a partition of the rows, symmetry).
@@ -110,6 +134,8 @@ class Matrix {
   // Distributes the rows by `execution`'s partition and local order (kept
   // for the next call with the same ones); the numbering that results.
   Numbering distribute(const Execution& execution);
+  // Whether the last distribute kept the rows on the device (from_replicated with device arrays).
+  bool distributed_on_device() const;
   // The partition and local order used and why, in a line ("contiguous (auto: ...), local order none").
   std::string distribution_summary() const;
   // Host blocks moved between the input's numbering (this rank's input rows)

@@ -23,6 +23,38 @@ using Block = nb::ndarray<const double, nb::ndim<2>, nb::c_contig>;
 using HostInts = nb::ndarray<const std::int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 using HostDoubles = nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 using HostBlock = nb::ndarray<const double, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+// A replicated matrix's arrays: host or device, int32 or int64 indices (checked here), float64 values.
+using Indices = nb::ndarray<nb::ndim<1>, nb::c_contig>;
+using Doubles = nb::ndarray<const double, nb::ndim<1>, nb::c_contig>;
+
+// The arrays of a CSR matrix every rank holds whole, where they are (no copy).
+py::CsrArrays csr_arrays(std::int64_t n, const Indices& indptr, const Indices& indices, const Doubles& data) {
+  const auto int_width = [](const Indices& a, const char* name) {
+    if (a.dtype() == nb::dtype<std::int32_t>()) return false;
+    if (a.dtype() == nb::dtype<std::int64_t>()) return true;
+    throw nb::type_error((std::string(name) + " must hold int32 or int64").c_str());
+  };
+  py::CsrArrays a;
+  a.n = n;
+  a.nnz = static_cast<std::int64_t>(indices.shape(0));
+  a.wide = int_width(indptr, "indptr");
+  if (int_width(indices, "indices") != a.wide) throw nb::type_error("indptr and indices must have the same dtype");
+  if (static_cast<std::int64_t>(indptr.shape(0)) != n + 1 || data.shape(0) != indices.shape(0))
+    throw nb::value_error("from_replicated: indptr must have n + 1 entries and data as many as indices");
+  const auto device = indptr.device_type();
+  if (indices.device_type() != device || data.device_type() != device ||
+      (device == nb::device::cuda::value &&
+       (indices.device_id() != indptr.device_id() || data.device_id() != indptr.device_id())))
+    throw nb::value_error("from_replicated: indptr, indices and data must be in the same memory");
+  if (device != nb::device::cpu::value && device != nb::device::cuda::value)
+    throw nb::value_error("from_replicated: the arrays must be in host or CUDA device memory");
+  a.offsets = indptr.data();
+  a.columns = indices.data();
+  a.values = data.data();
+  a.device = device == nb::device::cuda::value;
+  a.device_id = a.device ? static_cast<int>(indptr.device_id()) : 0;
+  return a;
+}
 
 py::BlockRef reference(const Block& a) {
   py::BlockRef r;
@@ -198,6 +230,15 @@ void bind_matrix(nb::module_& m) {
           },
           "comm"_a, "n"_a, "first_row"_a, "indptr"_a, "indices"_a, "data"_a, "description"_a)
       .def_static(
+          "from_replicated",
+          [](py::CommHandle comm, std::int64_t n, const Indices& indptr, const Indices& indices, const Doubles& data,
+             std::vector<std::int64_t> first_rows, const std::string& description) {
+            const py::CsrArrays arrays = csr_arrays(n, indptr, indices, data);
+            nb::gil_scoped_release release;
+            return py::Matrix::from_replicated(comm, arrays, std::move(first_rows), description);
+          },
+          "comm"_a, "n"_a, "indptr"_a, "indices"_a, "data"_a, "first_rows"_a, "description"_a)
+      .def_static(
           "load",
           [](py::CommHandle comm, const std::string& file, const std::string& group) {
             nb::gil_scoped_release release;
@@ -227,6 +268,7 @@ void bind_matrix(nb::module_& m) {
              return d;
            })
       .def("distribution_summary", &py::Matrix::distribution_summary)
+      .def_prop_ro("distributed_on_device", &py::Matrix::distributed_on_device)
       .def("to_input_order",
            [](const py::Matrix& a, const HostBlock& block) {
              const auto cols = static_cast<std::int64_t>(block.shape(1));

@@ -80,3 +80,106 @@ def test_cg_no_host_copies(comm, no_host_copies):
     X0 = cupy.zeros((A.local_rows, 3))
     X = blockeigs.cg(A, B, X0=X0, rtol=1e-10, comm=comm, backend="cuda")
     assert on_device(X) and X.shape == (A.local_rows, 3)
+
+
+# --- CuPy sparse input: checked and split on the device, never copied to the host -------------------------------
+
+@pytest.fixture
+def matrix_not_copied(monkeypatch, no_host_copies):
+    """A CuPy matrix's arrays must not reach the host: csr_matrix.get and cupy.asnumpy of anything longer than a
+    few numbers (the row partition's searches bring 2 per rank) fail in the test."""
+    import cupyx.scipy.sparse as csp
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a CuPy sparse matrix was copied to the host")
+
+    asnumpy = cupy.asnumpy
+
+    def small_only(a, *args, **kwargs):
+        if getattr(a, "size", 0) > 16:
+            raise AssertionError(f"an array of {a.size} values was copied to the host")
+        return asnumpy(a, *args, **kwargs)
+
+    monkeypatch.setattr(csp.csr_matrix, "get", refuse)
+    monkeypatch.setattr(cupy, "asnumpy", small_only)
+
+
+def test_cupy_matrix_stays_on_the_device(comm, matrix_not_copied):
+    import cupyx.scipy.sparse as csp
+    from blockeigs._matrix import as_matrix
+
+    n, k = 200, 4
+    A = as_matrix(csp.csr_matrix(laplacian_1d(n)), comm, "A")
+    w, V, info = blockeigs.lobpcg(A, k, M="chebyshev", tol=1e-9, comm=comm, backend="cuda", return_info=True)
+    assert A._handle.distributed_on_device, info["distribution"]
+    assert on_device(V) and V.shape == (A.local_rows, k)
+    np.testing.assert_allclose(w, laplacian_1d_eigenvalues(n)[:k], rtol=1e-8)
+
+
+def test_cupy_cg_stays_on_the_device(comm, matrix_not_copied):
+    import cupyx.scipy.sparse as csp
+
+    A = laplacian_2d(20, 20)
+    n = A.shape[0]
+    B = cupy.asarray(np.random.default_rng(5).standard_normal((n, 16)))
+    X, info = blockeigs.cg(csp.csr_matrix(A), B, M="jacobi", rtol=1e-10, comm=comm, return_info=True)
+    assert "device input" in info["distribution"]
+    assert on_device(X)
+    first, last = info["rows"]
+    np.testing.assert_allclose(X.get(), spla.spsolve(A.tocsc(), B.get())[first:last], rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bool"])
+def test_cupy_values_widened_on_the_device(comm, dtype):
+    import cupyx.scipy.sparse as csp
+    import scipy.sparse as sp
+
+    a = (laplacian_1d(30) if dtype == "float32" else sp.identity(30, format="csr")).astype(dtype)
+    X = blockeigs.cg(csp.csr_matrix(a), cupy.ones(30), rtol=1e-12, comm=comm, gather=True)
+    np.testing.assert_allclose(X.get(), np.linalg.solve(a.toarray().astype(np.float64), np.ones(30)), rtol=1e-9)
+
+
+def test_cupy_unsorted_duplicates_and_empty_rank(comm):
+    """Columns out of order and repeated (summed, as for SciPy input); fewer rows than ranks."""
+    import cupyx.scipy.sparse as csp
+
+    n = 2
+    indptr = cupy.asarray([0, 3, 5], dtype=cupy.int32)
+    indices = cupy.asarray([1, 0, 0, 1, 0], dtype=cupy.int32)  # row 0: (0, 1 + 3), (1, -1); row 1: (1, 4), (0, -1)
+    data = cupy.asarray([-1.0, 1.0, 3.0, 4.0, -1.0])
+    A = csp.csr_matrix((data, indices, indptr), shape=(n, n))
+    X = blockeigs.cg(A, cupy.asarray([3.0, 3.0]), rtol=1e-12, comm=comm, gather=True)
+    np.testing.assert_allclose(X.get(), np.linalg.solve([[4.0, -1.0], [-1.0, 4.0]], [3.0, 3.0]), rtol=1e-12)
+
+
+def test_cupy_pencil(comm):
+    """B as CuPy too (its rows go to the host for the pencil's checks)."""
+    import cupyx.scipy.sparse as csp
+    import scipy.sparse as sp
+
+    n, k = 100, 3
+    M = sp.diags(np.full(n, 2.0), format="csr")
+    w, V = blockeigs.lobpcg(csp.csr_matrix(laplacian_1d(n)), k, B=csp.csr_matrix(M), tol=1e-9, comm=comm)
+    np.testing.assert_allclose(w, laplacian_1d_eigenvalues(n)[:k] / 2, rtol=1e-8)
+    assert isinstance(V, cupy.ndarray)
+
+
+def _bad_cupy_inputs():
+    from test_replicated import bad_matrices
+
+    return bad_matrices()
+
+
+@pytest.mark.parametrize("kind", ["asymmetric", "nan", "column n", "unsorted"])
+def test_bad_cupy_input_same_message_as_scipy_input(comm, kind):
+    import cupyx.scipy.sparse as csp
+    from conftest import raises_everywhere
+
+    a = _bad_cupy_inputs()[kind]
+    d = csp.csr_matrix((cupy.asarray(a.data), cupy.asarray(a.indices), cupy.asarray(a.indptr)), shape=a.shape)
+    if kind == "unsorted":  # sorted on the device as the host path sorts: no error on either
+        blockeigs.lobpcg(d, 2, comm=comm)
+        blockeigs.lobpcg(a, 2, comm=comm)
+        return
+    expected = raises_everywhere(comm, lambda: blockeigs.lobpcg(a, 2, comm=comm))
+    assert raises_everywhere(comm, lambda: blockeigs.lobpcg(d, 2, comm=comm)) == expected

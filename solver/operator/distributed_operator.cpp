@@ -57,6 +57,26 @@ DistributedOperator<T>::DistributedOperator(MPI_Comm comm, const spmm::Context& 
       throw Error("DistributedOperator: the rows given do not match the partition");
     return split_local_rows<T>(context_, rows);
   });
+  build(std::move(blocks), algorithm);
+}
+
+template <class T>
+DistributedOperator<T>::DistributedOperator(MPI_Comm comm, const spmm::Context& context, const ReplicatedCsr& a,
+                                            const RowPartition& partition, Algorithm algorithm, const HaloOptions& halo)
+    : comm_(comm), context_(context), partition_(partition), halo_options_(halo) {
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
+  LocalBlocks<T> blocks = collectively(comm_, [&] {
+    if (a.begin != partition_.begin(rank_) || a.local_rows() != partition_.rows(rank_))
+      throw Error("DistributedOperator: the rows given do not match the partition");
+    if (context_.space() != Space::device || a.space != Space::device || a.device != context_.device())
+      throw Error("DistributedOperator: a replicated matrix must be in the memory of the context's device");
+    return split_replicated_on_device<T>(context_, a);
+  });
+  build(std::move(blocks), algorithm);
+}
+
+template <class T>
+void DistributedOperator<T>::build(LocalBlocks<T>&& blocks, Algorithm algorithm) {
   halo_plan_ = build_halo_plan(comm_, partition_, blocks.halo_columns);
 
   diagonal_nnz_ = blocks.diagonal.nnz();

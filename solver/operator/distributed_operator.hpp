@@ -24,6 +24,7 @@
 #include "solver/operator/halo/halo_plan.hpp"
 #include "solver/operator/halo/halo_transport.hpp"
 #include "solver/base/linear_operator.hpp"
+#include "solver/operator/replicated_csr.hpp"
 #include "solver/operator/row_partition.hpp"
 #include "spmm/plan.hpp"
 
@@ -56,6 +57,8 @@ struct ApplyTimings {
   }
 };
 
+template <class T>
+struct LocalBlocks;
 class RoundedOperator;  // DistributedOperator<double>::rounded_to_single's fp32 copy
 
 template <class T>
@@ -65,6 +68,12 @@ class DistributedOperator final : public SingleInputOperator<T> {
   // range; `halo` how halo rows travel (make_halo_exchange). Collective. The
   // context must outlive the operator.
   DistributedOperator(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& rows,
+                      const RowPartition& partition, Algorithm algorithm = Algorithm::automatic,
+                      const HaloOptions& halo = {});
+  // The same from this rank's rows [a.begin, a.end) of a replicated matrix in
+  // device memory (a device context), split where they are: no upload, only
+  // the halo columns' ids on the host. `partition` must give this rank those rows.
+  DistributedOperator(MPI_Comm comm, const spmm::Context& context, const ReplicatedCsr& a,
                       const RowPartition& partition, Algorithm algorithm = Algorithm::automatic,
                       const HaloOptions& halo = {});
   ~DistributedOperator() override;
@@ -149,6 +158,8 @@ class DistributedOperator final : public SingleInputOperator<T> {
   void scatter_add_product(std::int64_t k, spmm::DenseView<T> Y);
   void scatter_add_product(std::int64_t k, spmm::ColumnMajorView<T> Y);
   void record_timings(double t0, double t1, double t4);
+  // The operator from this rank's split rows (the constructors' common part). Collective.
+  void build(LocalBlocks<T>&& blocks, Algorithm algorithm);
   double now() const;
 
   MPI_Comm comm_;

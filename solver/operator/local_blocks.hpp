@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "io/csr_rows.hpp"
+#include "solver/operator/replicated_csr.hpp"
 #include "dense/context.hpp"
 #include "spmm/csr.hpp"
 #include "dense/memory.hpp"
@@ -50,6 +51,13 @@ LocalBlocks<T> split_local_rows(const io::CsrRows& rows);
 // has no CUDA it throws.
 template <class T>
 LocalBlocks<T> split_local_rows_on_device(const spmm::Context& context, const io::CsrRows& rows);
+
+// The device split of this rank's rows [a.begin, a.end) of a replicated
+// matrix in device memory, read in place (nothing uploaded, nothing copied to
+// the host but the halo columns' ids): the same blocks as the host split of
+// host_rows(a). Where the build has no CUDA it throws.
+template <class T>
+LocalBlocks<T> split_replicated_on_device(const spmm::Context& context, const ReplicatedCsr& a);
 
 // Device bytes the device split holds beyond the blocks it returns (the rows
 // as loaded, per-row counts, the off-diagonal columns while they are sorted).

@@ -252,14 +252,18 @@ void check_symmetric(MPI_Comm comm, const io::CsrRows& rows, const RowPartition&
   const std::int64_t named_col = moved ? input_row(comm, partition, *numbering, col) : col;
   collectively(comm, [&] {
     if (mismatch.row != row || mismatch.col != col) return;
-    std::ostringstream text;
-    text << what << ": the matrix is not symmetric: " << symbol << "(" << named_row << ", " << named_col
-         << ") = " << mismatch.value << " but " << symbol << "(" << named_col << ", " << named_row
-         << ") = " << mismatch.transpose << " (zero-based indices); "
-         << (symbol == "A" ? "block-eigs and block-cg need a symmetric matrix"
-                           : symbol + " of A x = lambda B x must be symmetric positive definite");
-    throw InputError(text.str());
+    throw InputError(asymmetry_message(what, symbol, named_row, named_col, mismatch.value, mismatch.transpose));
   });
+}
+
+std::string asymmetry_message(const std::string& what, const std::string& symbol, std::int64_t row, std::int64_t col,
+                              double value, double transpose) {
+  std::ostringstream text;
+  text << what << ": the matrix is not symmetric: " << symbol << "(" << row << ", " << col << ") = " << value << " but "
+       << symbol << "(" << col << ", " << row << ") = " << transpose << " (zero-based indices); "
+       << (symbol == "A" ? "block-eigs and block-cg need a symmetric matrix"
+                         : symbol + " of A x = lambda B x must be symmetric positive definite");
+  return text.str();
 }
 
 void set_symmetry_check_wide_indices_for_tests(bool wide) { wide_for_tests.store(wide); }

@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <string>
 
 #include "io/csr_rows.hpp"
@@ -32,6 +33,10 @@ namespace blockeigs::solver {
 void check_symmetric(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition, const std::string& what,
                      const std::string& symbol = "A", const RowNumbering* numbering = nullptr,
                      const spmm::Context* device = nullptr);
+
+// check_symmetric's message for the entry (row, col) = value whose transpose holds `transpose`.
+std::string asymmetry_message(const std::string& what, const std::string& symbol, std::int64_t row, std::int64_t col,
+                              double value, double transpose);
 
 // Test-only: the entries sent to other ranks carry int64 indices even where
 // int32 would do (the path of matrices past 2^31 rows, on small data). Every

@@ -1,5 +1,6 @@
-// The split of local_blocks.hpp on the device: the rows are uploaded once as
-// loaded; each row's diagonal-block run is found by binary search (columns
+// The split of local_blocks.hpp on the device: host rows are uploaded once as
+// loaded, a replicated matrix's device arrays (replicated_csr.hpp) are read in
+// place; each row's diagonal-block run is found by binary search (columns
 // ascend within a row); CUB's scans place the rows, its radix sort and unique
 // give the halo columns; the fill writes each array once. The host split
 // (local_blocks.cpp) is its twin: the same arrays, bit for bit.
@@ -8,6 +9,7 @@
 #include <cub/device/device_select.cuh>
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 
 #include "core/error.hpp"
@@ -22,15 +24,19 @@ using row_search::blocks_for;
 using row_search::first_at_least;
 using row_search::threads;
 
+// The rank's rows: local row i's entries are [offsets[i], offsets[i + 1]) of
+// cols and the values (positions into whole arrays for a replicated matrix).
+template <class Index>
 struct Rows {
-  const std::int64_t* offsets;
-  const std::int64_t* cols;
+  const Index* offsets;
+  const Index* cols;
   std::int64_t m, begin, end;
 };
 
 // Each row's diagonal-block and off-diagonal counts, and whether it has
 // off-diagonal entries (entry m of each stays 0 for the exclusive scans).
-__global__ void count_kernel(Rows r, std::int32_t* diagonal, std::int32_t* off, std::int32_t* has_off) {
+template <class Index>
+__global__ void count_kernel(Rows<Index> r, std::int32_t* diagonal, std::int32_t* off, std::int32_t* has_off) {
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < r.m;
        i += std::int64_t(gridDim.x) * blockDim.x) {
     const std::int64_t lo = r.offsets[i], hi = r.offsets[i + 1];
@@ -51,9 +57,10 @@ struct Placement {
 // The diagonal block's columns and values, the diagonal entries, the
 // off-diagonal block's row list, offsets and values, and each off-diagonal
 // entry's global column (renumbered once the halo columns are known).
-template <class T>
-__global__ void fill_kernel(Rows r, const double* values, Placement p, std::int32_t* dc, T* dv, T* diagonal_entries,
-                            std::int32_t* off_rows, std::int32_t* o_offsets, std::int64_t* off_global, T* ov) {
+template <class T, class Index>
+__global__ void fill_kernel(Rows<Index> r, const double* values, Placement p, std::int32_t* dc, T* dv,
+                            T* diagonal_entries, std::int32_t* off_rows, std::int32_t* o_offsets,
+                            std::int64_t* off_global, T* ov) {
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < r.m;
        i += std::int64_t(gridDim.x) * blockDim.x) {
     const std::int64_t lo = r.offsets[i], hi = r.offsets[i + 1];
@@ -154,33 +161,29 @@ void number_halo_columns(CubWorkspace& work, const std::int64_t* off_global, std
                          static_cast<std::size_t>(count) * sizeof(std::int64_t), stream);
 }
 
-}  // namespace
-
-template <class T>
-LocalBlocks<T> split_local_rows_on_device(const spmm::Context& context, const io::CsrRows& rows) {
+// The split of rows `r` (positions into `values`); `uploaded`, where the rows
+// were uploaded for it, is freed once the fill is done, to make room for the sort.
+template <class T, class Index>
+LocalBlocks<T> split_on_device(const spmm::Context& context, const Rows<Index>& r, const double* values,
+                               std::int64_t nnz, std::function<void()> release_uploaded) {
   constexpr std::int64_t int32_max = std::numeric_limits<std::int32_t>::max();
-  if (rows.nnz() > int32_max)
-    fail_input("one rank holds ", rows.nnz(),
-               " nonzeros; local blocks are limited to 2^31 - 1: ", "run with more ranks");
+  if (nnz > int32_max)
+    fail_input("one rank holds ", nnz, " nonzeros; local blocks are limited to 2^31 - 1: ", "run with more ranks");
   const auto stream = static_cast<cudaStream_t>(context.stream());
-  const std::int64_t m = rows.local_rows(), nnz = rows.nnz();
+  const std::int64_t m = r.m;
   LocalBlocks<T> out;
   spmm::Buffer<std::int32_t> d_offsets = device_buffer<std::int32_t>(m + 1);
   spmm::Buffer<std::int32_t> off_start = device_buffer<std::int32_t>(m + 1);
   spmm::Buffer<std::int32_t> off_row = device_buffer<std::int32_t>(m + 1);
   std::int64_t diagonal_nnz = 0, off_nnz = 0, off_rows = 0;
-  spmm::Buffer<std::int64_t> offsets, cols;
   CubWorkspace work;
   if (m > 0) {
-    offsets = spmm::Buffer<std::int64_t>(Space::device, rows.row_offsets);
-    cols = spmm::Buffer<std::int64_t>(Space::device, rows.col_indices);
-    const Rows r{offsets.data(), cols.data(), m, rows.first_row, rows.first_row + m};
     spmm::Buffer<std::int32_t> diagonal = device_buffer<std::int32_t>(m + 1), off = device_buffer<std::int32_t>(m + 1),
                                has_off = device_buffer<std::int32_t>(m + 1);
     BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(diagonal.data() + m, 0, sizeof(std::int32_t), stream));
     BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(off.data() + m, 0, sizeof(std::int32_t), stream));
     BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(has_off.data() + m, 0, sizeof(std::int32_t), stream));
-    count_kernel<<<blocks_for(m), threads, 0, stream>>>(r, diagonal.data(), off.data(), has_off.data());
+    count_kernel<Index><<<blocks_for(m), threads, 0, stream>>>(r, diagonal.data(), off.data(), has_off.data());
     BLOCKEIGS_CUDA_CHECK_LAUNCH();
     exclusive_scan(work, diagonal.data(), d_offsets.data(), m + 1, stream);
     exclusive_scan(work, off.data(), off_start.data(), m + 1, stream);
@@ -202,20 +205,17 @@ LocalBlocks<T> split_local_rows_on_device(const spmm::Context& context, const io
   BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(o_offsets.data(), 0, sizeof(std::int32_t), stream));
   if (m > 0) {
     BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(out.diagonal_entries.data(), 0, m * sizeof(T), stream));
-    spmm::Buffer<double> values(Space::device, rows.values);
     spmm::Buffer<std::int64_t> off_global = device_buffer<std::int64_t>(off_nnz);
-    const Rows r{offsets.data(), cols.data(), m, rows.first_row, rows.first_row + m};
     const Placement p{d_offsets.data(), off_start.data(), off_row.data()};
-    fill_kernel<T><<<blocks_for(m), threads, 0, stream>>>(r, values.data(), p, d_cols.data(), d_values.data(),
-                                                          out.diagonal_entries.data(), out.off_diagonal_rows.data(),
-                                                          o_offsets.data(), off_global.data(), o_values.data());
+    fill_kernel<T, Index><<<blocks_for(m), threads, 0, stream>>>(
+        r, values, p, d_cols.data(), d_values.data(), out.diagonal_entries.data(), out.off_diagonal_rows.data(),
+        o_offsets.data(), off_global.data(), o_values.data());
     BLOCKEIGS_CUDA_CHECK_LAUNCH();
     if (off_nnz > 0) {
       // The halo columns: the off-diagonal entries' global columns, sorted and
-      // unique, in the room the rows as loaded leave once the fill is done.
+      // unique, in the room the rows as uploaded leave once the fill is done.
       BLOCKEIGS_CUDA_CHECK(cudaStreamSynchronize(stream));
-      values = spmm::Buffer<double>();
-      cols = spmm::Buffer<std::int64_t>();
+      if (release_uploaded) release_uploaded();
       number_halo_columns(work, off_global.data(), off_nnz, o_cols.data(), out.halo_columns, stream);
     }
   }
@@ -226,7 +226,49 @@ LocalBlocks<T> split_local_rows_on_device(const spmm::Context& context, const io
   return out;
 }
 
+}  // namespace
+
+template <class T>
+LocalBlocks<T> split_local_rows_on_device(const spmm::Context& context, const io::CsrRows& rows) {
+  const std::int64_t m = rows.local_rows();
+  spmm::Buffer<std::int64_t> offsets, cols;
+  spmm::Buffer<double> values;
+  if (m > 0) {
+    offsets = spmm::Buffer<std::int64_t>(Space::device, rows.row_offsets);
+    cols = spmm::Buffer<std::int64_t>(Space::device, rows.col_indices);
+    values = spmm::Buffer<double>(Space::device, rows.values);
+  }
+  const Rows<std::int64_t> r{offsets.data(), cols.data(), m, rows.first_row, rows.first_row + m};
+  return split_on_device<T>(context, r, values.data(), rows.nnz(), [&] {
+    values = spmm::Buffer<double>();
+    cols = spmm::Buffer<std::int64_t>();
+  });
+}
+
+template <class T>
+LocalBlocks<T> split_replicated_on_device(const spmm::Context& context, const ReplicatedCsr& a) {
+  if (a.space != Space::device) throw Error("split_replicated_on_device: the arrays are not in device memory");
+  std::int64_t first = 0, last = 0;  // the rank's entries
+  const auto stream = static_cast<cudaStream_t>(context.stream());
+  if (a.wide) {
+    const auto* offsets = static_cast<const std::int64_t*>(a.offsets);
+    first = read_back(offsets + a.begin, stream);
+    last = read_back(offsets + a.end, stream);
+    const Rows<std::int64_t> r{offsets + a.begin, static_cast<const std::int64_t*>(a.columns), a.local_rows(), a.begin,
+                               a.end};
+    return split_on_device<T>(context, r, a.values, last - first, {});
+  }
+  const auto* offsets = static_cast<const std::int32_t*>(a.offsets);
+  first = read_back(offsets + a.begin, stream);
+  last = read_back(offsets + a.end, stream);
+  const Rows<std::int32_t> r{offsets + a.begin, static_cast<const std::int32_t*>(a.columns), a.local_rows(), a.begin,
+                             a.end};
+  return split_on_device<T>(context, r, a.values, last - first, {});
+}
+
 template LocalBlocks<float> split_local_rows_on_device(const spmm::Context&, const io::CsrRows&);
 template LocalBlocks<double> split_local_rows_on_device(const spmm::Context&, const io::CsrRows&);
+template LocalBlocks<float> split_replicated_on_device(const spmm::Context&, const ReplicatedCsr&);
+template LocalBlocks<double> split_replicated_on_device(const spmm::Context&, const ReplicatedCsr&);
 
 }  // namespace blockeigs::solver

@@ -14,9 +14,9 @@ inline int blocks_for(std::int64_t work) {
   return static_cast<int>(std::clamp<std::int64_t>((work + threads - 1) / threads, 1, 1 << 16));
 }
 
-// The first position in [lo, hi) whose column is >= value.
-__device__ inline std::int64_t first_at_least(const std::int64_t* col, std::int64_t lo, std::int64_t hi,
-                                              std::int64_t value) {
+// The first position in [lo, hi) whose column is >= value (int32 or int64 columns).
+template <class Index>
+__device__ inline std::int64_t first_at_least(const Index* col, std::int64_t lo, std::int64_t hi, std::int64_t value) {
   while (lo < hi) {
     const std::int64_t mid = lo + (hi - lo) / 2;
     if (col[mid] < value)
