@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 
 from . import _blockeigs, _blocks, _mpi
-from ._matrix import DistributedMatrix, _is_cupy_sparse, as_matrix
+from ._matrix import DistributedMatrix, as_matrix
 
 _BACKENDS = ("auto", "cpu", "cuda")
 _WHICH = {"smallest": False, "SA": False, "largest": True, "LA": True}
@@ -112,8 +112,8 @@ def lobpcg(A, k, *, B=None, M=None, Y=None, X=None, which="smallest", tol=1e-6, 
         raise ValueError(f"maxiter must be a positive integer, got {maxiter!r}")
     precond = _preconditioner(M)
     clock = _Clock()
-    device = _is_cupy_sparse(A) or any(x is not None and _blocks.is_device(x) for x in (X, Y))
     a = as_matrix(A, comm, "A")
+    device = a.on_device or any(x is not None and _blocks.is_device(x) for x in (X, Y))
     b = as_matrix(B, comm, "B") if B is not None else None
     clock.lap("input")
     numbering = a._handle.distribute(backend, a.partition, a.local_order)
@@ -183,7 +183,7 @@ def cg(A, B, *, M=None, rtol=1e-8, maxiter=None, X0=None, comm=None, return_info
     one_column = len(B.shape) == 1
     if X0 is not None and tuple(X0.shape[1:]) != tuple(B.shape[1:]):
         raise ValueError(f"X0 has shape {tuple(X0.shape)} but B has {tuple(B.shape)}: they must match")
-    device = _is_cupy_sparse(A) or _blocks.is_device(B)
+    device = a.on_device or _blocks.is_device(B)
     rhs = _blocks.to_operator(B, numbering, a, n)
     x0 = _blocks.to_operator(X0, numbering, a, n) if X0 is not None else None
     r = _blockeigs.cg(a._handle, rhs, x0, float(rtol), float(atol), int(maxiter), precond, backend, a.partition,

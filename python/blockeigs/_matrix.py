@@ -29,6 +29,12 @@ class DistributedMatrix:
         self._handle = handle
         self.partition = partition
         self.local_order = local_order
+        self._arrays = None  # a device matrix's CuPy arrays, which the library reads in place
+
+    @property
+    def on_device(self):
+        """Made from CuPy arrays (the library reads them in place): results come back as CuPy arrays."""
+        return self._arrays is not None
 
     @classmethod
     def from_rows(cls, comm, indptr, indices, data, first_row, n, *, partition="auto", local_order="auto",
