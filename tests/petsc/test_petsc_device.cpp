@@ -194,7 +194,7 @@ TEST_F(PetscDevice, HostVectorsAreCopiedAndCounted) {
   PETSC_OK(MatMult(A_, x_host, y_host));
   const Traffic after = Traffic::now(A_);
   EXPECT_EQ(after.stats.host_arrays, before.stats.host_arrays + 2);
-  EXPECT_EQ(after.stats.copies, before.stats.copies + 2);  // x in, y out
+  EXPECT_EQ(after.stats.copies, before.stats.copies + (m > 0 ? 2 : 0));  // x in, y out; nothing on a rank without rows
   PETSC_OK(MatMult(A_, x_device, y_device));
   PETSC_OK(VecAXPY(y_device, -1.0, y_host));
   PetscReal difference = 0;

@@ -1,5 +1,6 @@
-// main() for MPI test executables: every rank runs every test; only rank 0
-// prints; the process fails on every rank if a test failed on any rank.
+// main() for MPI test executables: every rank runs every test; rank 0 prints
+// GoogleTest's report, the other ranks only their failures (with the rank and
+// the test); the process fails on every rank if a test failed on any rank.
 // MPI_COMM_WORLD returns MPI errors as codes, as in the apps, so that the
 // checks (core/checks.hpp) fire in tests. BLOCKEIGS_MPI_CHUNK_BYTES sets the
 // MPI message limit, as in the apps (the chunked suites of tests/CMakeLists.txt).
@@ -13,6 +14,26 @@
 #include "core/env_overrides.hpp"
 #include "io/config.hpp"
 #include "solver/base/large_messages.hpp"
+
+namespace {
+
+// A failure on a rank other than 0, on stderr: "[rank 1] Suite.Test: file:line: message".
+class FailurePrinter : public ::testing::EmptyTestEventListener {
+ public:
+  explicit FailurePrinter(int rank) : rank_(rank) {}
+  void OnTestPartResult(const ::testing::TestPartResult& result) override {
+    if (!result.failed()) return;
+    const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::fprintf(stderr, "[rank %d] %s.%s: %s:%d: %s\n", rank_, test ? test->test_suite_name() : "?",
+                 test ? test->name() : "?", result.file_name() ? result.file_name() : "?", result.line_number(),
+                 result.message());
+  }
+
+ private:
+  int rank_;
+};
+
+}  // namespace
 
 int main(int argc, char** argv) {
   if (!blockeigs::init_mpi(&argc, &argv)) return 1;
@@ -29,6 +50,7 @@ int main(int argc, char** argv) {
   if (rank != 0) {
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
     delete listeners.Release(listeners.default_result_printer());
+    listeners.Append(new FailurePrinter(rank));
   }
   int local_failed = RUN_ALL_TESTS() != 0 ? 1 : 0;
   int any_failed = 0;
