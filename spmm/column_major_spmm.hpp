@@ -2,7 +2,7 @@
 // MATDENSECUDA blocks), without transposing them into row-major blocks. On
 // the device a group of lanes takes a row (one lane for short rows, so that a
 // warp reads 32 consecutive rows of each column of B: coalesced for banded
-// matrices) and keeps up to 16 columns' sums in registers; a block of more
+// matrices) and keeps up to 8 columns' sums in registers; a block of more
 // columns takes several passes over A.
 //
 //   spmm::multiply_column_major(context, A, 1.0, B, 0.0, C);   // C = A B, C not read

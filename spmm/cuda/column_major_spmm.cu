@@ -1,6 +1,6 @@
 // C = alpha A B + beta C for column-major B and C on the device
 // (spmm/column_major_spmm.hpp). A group of G lanes takes a row: lane l sums
-// the row's nonzeros l, l + G, ... for the pass's up to 16 columns in
+// the row's nonzeros l, l + G, ... for the pass's up to 8 columns in
 // registers, the group adds its lanes' sums by shuffles, and lane j % G
 // writes column j. G is 1 for rows of up to 8 nonzeros on average, so that a
 // warp reads 32 consecutive rows of each column of B (coalesced where A is
@@ -18,10 +18,12 @@
 namespace blockeigs::spmm::cuda {
 namespace {
 
-constexpr int threads = 256, width = 16;
+// 8 columns a pass with 4 blocks an SM beat 16 a pass (fewer registers, more rows in flight) although A
+// is read once a pass (docs/benchmarks/petsc-gpu.md).
+constexpr int threads = 256, width = 8, blocks_per_sm = 4;
 
 template <int G>
-__global__ void __launch_bounds__(threads)
+__global__ void __launch_bounds__(threads, blocks_per_sm)
     column_major_kernel(std::int64_t rows, const std::int32_t* __restrict__ offsets,
                         const std::int32_t* __restrict__ columns, const double* __restrict__ values, double alpha,
                         const double* __restrict__ B, std::int64_t ldb, double beta, double* __restrict__ C,

@@ -1,5 +1,5 @@
 // spmm::multiply_column_major (PETSc's column-major blocks) on the device
-// against its host twin, on awkward shapes: widths 1 to 40 (one pass of 16
+// against its host twin, on awkward shapes: widths 1 to 40 (one pass of 8
 // columns, several, a partial last one), leading dimensions past the rows,
 // NaN-filled C that must not be read (beta 0) and C = alpha A B + beta C,
 // matrices whose mean row length picks each group size (1 to 32 lanes a row),
