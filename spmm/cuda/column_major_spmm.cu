@@ -19,7 +19,7 @@ namespace blockeigs::spmm::cuda {
 namespace {
 
 // 8 columns a pass with 4 blocks an SM beat 16 a pass (fewer registers, more rows in flight) although A
-// is read once a pass (docs/benchmarks/petsc-gpu.md).
+// is read once a pass (bench/micro/column_major_widths.cu; docs/benchmarks/petsc-gpu.md).
 constexpr int threads = 256, width = 8, blocks_per_sm = 4;
 
 template <int G>
