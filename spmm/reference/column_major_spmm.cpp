@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "spmm/reference/product_checks.hpp"
 
 namespace blockeigs::spmm {
 
@@ -19,15 +20,10 @@ void multiply_column_major(const Context& context, const CsrView<double>& A, dou
 
 void multiply_column_major(const Context& context, const CsrView<double>& A, double alpha,
                            ColumnMajorView<const double> B, double beta, ColumnMajorView<double> C) {
-  if (B.rows != A.cols || C.rows != A.rows || B.cols != C.cols)
-    throw Error("multiply_column_major: A is " + std::to_string(A.rows) + " x " + std::to_string(A.cols) + ", B " +
-                std::to_string(B.rows) + " x " + std::to_string(B.cols) + ", C " + std::to_string(C.rows) + " x " +
-                std::to_string(C.cols));
+  check_product("multiply_column_major", context, A, {B.rows, B.cols, B.space}, {C.rows, C.cols, C.space});
   if (B.ld < B.rows || C.ld < C.rows)
     throw Error("multiply_column_major: leading dimensions " + std::to_string(B.ld) + " and " + std::to_string(C.ld) +
                 " below the blocks' " + std::to_string(B.rows) + " and " + std::to_string(C.rows) + " rows");
-  if (A.space != context.space() || B.space != context.space() || C.space != context.space())
-    throw Error("multiply_column_major: A, B and C must be in the context's memory space");
   const std::int64_t n = B.cols;
   if (A.rows == 0 || n == 0) return;
 #ifdef BLOCKEIGS_HAVE_CUDA

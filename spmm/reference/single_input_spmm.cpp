@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "spmm/reference/product_checks.hpp"
 
 namespace blockeigs::spmm {
 
@@ -18,12 +19,7 @@ void multiply_single_input(const Context& context, const CsrView<double>& A, Con
 
 void multiply_single_input(const Context& context, const CsrView<double>& A, ConstDenseView<float> B,
                            DenseView<double> C, bool accumulate) {
-  if (B.rows != A.cols || C.rows != A.rows || B.cols != C.cols)
-    throw Error("multiply_single_input: A is " + std::to_string(A.rows) + " x " + std::to_string(A.cols) + ", B " +
-                std::to_string(B.rows) + " x " + std::to_string(B.cols) + ", C " + std::to_string(C.rows) + " x " +
-                std::to_string(C.cols));
-  if (A.space != context.space() || B.space != context.space() || C.space != context.space())
-    throw Error("multiply_single_input: A, B and C must be in the context's memory space");
+  check_product("multiply_single_input", context, A, {B.rows, B.cols, B.space}, {C.rows, C.cols, C.space});
   const std::int64_t n = B.cols;
   if (A.rows == 0 || n == 0) return;
 #ifdef BLOCKEIGS_HAVE_CUDA

@@ -2,6 +2,8 @@
 // every rank count the suite runs (1, 2, 3, 4), on the CPU backend.
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "core/checks.hpp"
 #include "io/generators.hpp"
 #include "io/matrix_market.hpp"
@@ -23,6 +25,15 @@ const std::int64_t widths[] = {1, 3, 16, 64};
 io::CsrRows generated(io::GeneratorSpec spec) { return io::generate_rows(spec, 0, io::generated_rows(spec)); }
 
 RowPartition balanced(const io::CsrRows& whole) { return RowPartition::balanced(whole.row_offsets, test::mpi_size()); }
+
+// The operator of `whole` over MPI_COMM_WORLD, one rank without rows from np 2.
+std::unique_ptr<solver::DistributedOperator<double>> operator_with_empty_rank(const spmm::Context& context,
+                                                                              const io::CsrRows& whole) {
+  const RowPartition partition = test::partition_with_empty_rank(whole.global_rows, test::mpi_size());
+  const int rank = test::mpi_rank(MPI_COMM_WORLD);
+  return std::make_unique<solver::DistributedOperator<double>>(
+      MPI_COMM_WORLD, context, io::slice_rows(whole, partition.begin(rank), partition.end(rank)), partition);
+}
 
 TEST(DistributedOperator, Laplacians) {
   const auto context = spmm::Context::host();
@@ -78,10 +89,8 @@ TEST(DistributedOperator, RoundedToSingleMatchesReference) {
   io::GeneratorSpec three{io::GeneratorKind::laplacian_3d, 5, 4, 6, 7};
   const io::CsrRows cube = generated(three), power = test::power_law_matrix(500, 400, 11);
   for (const io::CsrRows* whole : {&cube, &power}) {
-    const RowPartition partition = test::partition_with_empty_rank(whole->global_rows, test::mpi_size());
-    const int rank = test::mpi_rank(MPI_COMM_WORLD);
-    solver::DistributedOperator<double> op(
-        MPI_COMM_WORLD, context, io::slice_rows(*whole, partition.begin(rank), partition.end(rank)), partition);
+    const auto made = operator_with_empty_rank(context, *whole);
+    solver::DistributedOperator<double>& op = *made;
     test::check_rounded_apply(op, context, *whole, {1, 4, 17, 3, 64, 2}, whole == &cube ? "3D Laplacian" : "power law");
     test::check_operator_apply(op, context, *whole, 5, "fp64 after the fp32 copy's applies");
   }
@@ -101,10 +110,8 @@ TEST(DistributedOperator, ColumnMajorMatchesReference) {
   io::GeneratorSpec three{io::GeneratorKind::laplacian_3d, 5, 4, 6, 7};
   const io::CsrRows cube = generated(three), power = test::power_law_matrix(500, 400, 11);
   for (const io::CsrRows* whole : {&cube, &power}) {
-    const RowPartition partition = test::partition_with_empty_rank(whole->global_rows, test::mpi_size());
-    const int rank = test::mpi_rank(MPI_COMM_WORLD);
-    solver::DistributedOperator<double> op(
-        MPI_COMM_WORLD, context, io::slice_rows(*whole, partition.begin(rank), partition.end(rank)), partition);
+    const auto made = operator_with_empty_rank(context, *whole);
+    solver::DistributedOperator<double>& op = *made;
     for (auto [w, pad] : {std::pair{1, 0}, {17, 3}, {16, 0}, {40, 1}, {3, 2}})
       test::check_operator_apply_column_major(op, context, *whole, w, pad,
                                               whole == &cube ? "3D Laplacian" : "power law");
