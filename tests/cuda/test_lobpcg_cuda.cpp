@@ -28,14 +28,12 @@
 #include "tests/support/mpi_environment.hpp"
 #include "tests/support/csr_test_operator.hpp"
 #include "tests/support/test_matrices.hpp"
+#include "tests/support/gpu_skip.hpp"
 
 namespace blockeigs {
 namespace {
 
 using solver::HostMatrix;
-
-#define SKIP_WITHOUT_GPU() \
-  if (spmm::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible: the device path is not tested here"
 
 spmm::DenseBlock<double> to_device(const spmm::Context& dev, const spmm::DenseBlock<double>& h) {
   spmm::DenseBlock<double> d(Space::device, h.rows(), h.cols(), h.ld());

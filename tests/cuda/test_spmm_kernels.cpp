@@ -13,12 +13,10 @@
 #include "spmm/cuda/heuristic.hpp"
 #include "spmm/cuda/row_stream_blocks.hpp"
 #include "test_spmm_support.hpp"
+#include "tests/support/gpu_skip.hpp"
 
 namespace blockeigs::test {
 namespace {
-
-#define SKIP_WITHOUT_GPU() \
-  if (spmm::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible"
 
 // 11, 17, 20, 22, 40, 46: on and around the three-vectors-a-lane shapes
 // (kernel_dispatch.cuh), at 1, 2 and 4 elements a vector in both precisions.

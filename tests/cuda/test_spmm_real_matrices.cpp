@@ -4,6 +4,7 @@
 
 #include "io/matrix_market.hpp"
 #include "test_spmm_support.hpp"
+#include "tests/support/gpu_skip.hpp"
 
 namespace blockeigs::test {
 namespace {
@@ -22,12 +23,12 @@ void check_real_matrices() {
 }
 
 TEST(SpmmRealMatrices, Fp32) {
-  if (spmm::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
+  SKIP_WITHOUT_GPU();
   check_real_matrices<float>();
 }
 
 TEST(SpmmRealMatrices, Fp64) {
-  if (spmm::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
+  SKIP_WITHOUT_GPU();
   check_real_matrices<double>();
 }
 
