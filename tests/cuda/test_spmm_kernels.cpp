@@ -9,14 +9,20 @@
 #include <array>
 #include <cstring>
 #include <initializer_list>
+#include <type_traits>
 
 #include "spmm/cuda/heuristic.hpp"
 #include "spmm/cuda/row_stream_blocks.hpp"
 #include "test_spmm_support.hpp"
 #include "tests/support/gpu_skip.hpp"
+#include "tests/support/typed_precisions.hpp"
 
 namespace blockeigs::test {
 namespace {
+
+template <class T>
+class SpmmKernels : public PrecisionTest<T> {};
+TYPED_TEST_SUITE(SpmmKernels, Precisions, PrecisionNames);
 
 // 11, 17, 20, 22, 40, 46: on and around the three-vectors-a-lane shapes
 // (kernel_dispatch.cuh), at 1, 2 and 4 elements a vector in both precisions.
@@ -38,14 +44,9 @@ void every_width_beta_zero_nan_c() {
   check_all_algorithms(A, problems);
 }
 
-TEST(SpmmKernels, EveryWidthFp32) {
+TYPED_TEST(SpmmKernels, EveryWidth) {
   SKIP_WITHOUT_GPU();
-  every_width_beta_zero_nan_c<float>();
-}
-
-TEST(SpmmKernels, EveryWidthFp64) {
-  SKIP_WITHOUT_GPU();
-  every_width_beta_zero_nan_c<double>();
+  every_width_beta_zero_nan_c<TypeParam>();
 }
 
 template <class T>
@@ -66,14 +67,9 @@ void alpha_and_beta() {
   check_all_algorithms(A, nan_b, {Algorithm::row_split, Algorithm::merge_based, Algorithm::automatic});
 }
 
-TEST(SpmmKernels, AlphaAndBetaFp32) {
+TYPED_TEST(SpmmKernels, AlphaAndBeta) {
   SKIP_WITHOUT_GPU();
-  alpha_and_beta<float>();
-}
-
-TEST(SpmmKernels, AlphaAndBetaFp64) {
-  SKIP_WITHOUT_GPU();
-  alpha_and_beta<double>();
+  alpha_and_beta<TypeParam>();
 }
 
 // The wide variants (8 B rows in flight per lane: fp64 at n = 16 and 32) on
@@ -119,14 +115,9 @@ void regular_rows_several_passes() {
   check_all_algorithms(A, problems, {Algorithm::row_split, Algorithm::automatic});
 }
 
-TEST(SpmmKernels, RegularRowsSeveralPassesFp32) {
+TYPED_TEST(SpmmKernels, RegularRowsSeveralPasses) {
   SKIP_WITHOUT_GPU();
-  regular_rows_several_passes<float>();
-}
-
-TEST(SpmmKernels, RegularRowsSeveralPassesFp64) {
-  SKIP_WITHOUT_GPU();
-  regular_rows_several_passes<double>();
+  regular_rows_several_passes<TypeParam>();
 }
 
 // Host side only: the rule, and the lanes it gives.
@@ -375,14 +366,9 @@ void leading_dimensions() {
   check_all_algorithms(A, problems);
 }
 
-TEST(SpmmKernels, LeadingDimensionsAndAlignmentFp32) {
+TYPED_TEST(SpmmKernels, LeadingDimensionsAndAlignment) {
   SKIP_WITHOUT_GPU();
-  leading_dimensions<float>();
-}
-
-TEST(SpmmKernels, LeadingDimensionsAndAlignmentFp64) {
-  SKIP_WITHOUT_GPU();
-  leading_dimensions<double>();
+  leading_dimensions<TypeParam>();
 }
 
 // n = 1 on rows skewed enough for row_split's stream body (row_stream_pays):
@@ -412,14 +398,9 @@ void row_stream_on_skewed_rows() {
                            {.n = 1, .beta = 2.0, .ldb = 3, .ldc = 2, .b_offset = 1, .c_offset = 1, .seed = 3}});
 }
 
-TEST(SpmmKernels, RowStreamOnSkewedRowsFp32) {
+TYPED_TEST(SpmmKernels, RowStreamOnSkewedRows) {
   SKIP_WITHOUT_GPU();
-  row_stream_on_skewed_rows<float>();
-}
-
-TEST(SpmmKernels, RowStreamOnSkewedRowsFp64) {
-  SKIP_WITHOUT_GPU();
-  row_stream_on_skewed_rows<double>();
+  row_stream_on_skewed_rows<TypeParam>();
 }
 
 TEST(SpmmHeuristic, RowStreamOnlyForSkewedRowsAtOneColumn) {
@@ -486,14 +467,13 @@ void row_order_chunks(std::initializer_list<std::int64_t> widths) {
   check_all_algorithms(A, problems, {Algorithm::row_split});
 }
 
-TEST(SpmmKernels, RowOrderChunksFp32) {
+// B rows of 512 and about 1024 bytes in each precision.
+TYPED_TEST(SpmmKernels, RowOrderChunks) {
   SKIP_WITHOUT_GPU();
-  row_order_chunks<float>({128, 256});
-}
-
-TEST(SpmmKernels, RowOrderChunksFp64) {
-  SKIP_WITHOUT_GPU();
-  row_order_chunks<double>({64, 129});
+  if constexpr (std::is_same_v<TypeParam, float>)
+    row_order_chunks<float>({128, 256});
+  else
+    row_order_chunks<double>({64, 129});
 }
 
 template <class T>
@@ -539,14 +519,9 @@ void merge_fixup_kernels() {
   check_all_algorithms(A, problems, {Algorithm::merge_based});
 }
 
-TEST(SpmmKernels, MergeFixupKernelsFp32) {
+TYPED_TEST(SpmmKernels, MergeFixupKernels) {
   SKIP_WITHOUT_GPU();
-  merge_fixup_kernels<float>();
-}
-
-TEST(SpmmKernels, MergeFixupKernelsFp64) {
-  SKIP_WITHOUT_GPU();
-  merge_fixup_kernels<double>();
+  merge_fixup_kernels<TypeParam>();
 }
 
 // The merge kernel's shorter segments for wide B rows (merge_segment_items):
@@ -576,24 +551,14 @@ void short_merge_segments() {
   check_all_algorithms(A, problems, {Algorithm::merge_based});
 }
 
-TEST(SpmmKernels, ShortMergeSegmentsFp32) {
+TYPED_TEST(SpmmKernels, ShortMergeSegments) {
   SKIP_WITHOUT_GPU();
-  short_merge_segments<float>();
+  short_merge_segments<TypeParam>();
 }
 
-TEST(SpmmKernels, ShortMergeSegmentsFp64) {
+TYPED_TEST(SpmmKernels, OneRowOf100kNonzeros) {
   SKIP_WITHOUT_GPU();
-  short_merge_segments<double>();
-}
-
-TEST(SpmmKernels, OneRowOf100kNonzerosFp32) {
-  SKIP_WITHOUT_GPU();
-  long_row<float>();
-}
-
-TEST(SpmmKernels, OneRowOf100kNonzerosFp64) {
-  SKIP_WITHOUT_GPU();
-  long_row<double>();
+  long_row<TypeParam>();
 }
 
 // Few long regular rows, the shape for which the merge kernel takes its
@@ -619,14 +584,9 @@ void merge_order_across_rows() {
   check_all_algorithms(A, problems);
 }
 
-TEST(SpmmKernels, MergeOrderAcrossRowsFp32) {
+TYPED_TEST(SpmmKernels, MergeOrderAcrossRows) {
   SKIP_WITHOUT_GPU();
-  merge_order_across_rows<float>();
-}
-
-TEST(SpmmKernels, MergeOrderAcrossRowsFp64) {
-  SKIP_WITHOUT_GPU();
-  merge_order_across_rows<double>();
+  merge_order_across_rows<TypeParam>();
 }
 
 // The merge kernel's narrow body (n = 1, 2, and 4 in fp32; fp64 at n = 4
@@ -667,14 +627,9 @@ void merge_spmv_body() {
   check_all_algorithms(A, problems, {Algorithm::merge_based, Algorithm::automatic});
 }
 
-TEST(SpmmKernels, MergeSpmvBodyFp32) {
+TYPED_TEST(SpmmKernels, MergeSpmvBody) {
   SKIP_WITHOUT_GPU();
-  merge_spmv_body<float>();
-}
-
-TEST(SpmmKernels, MergeSpmvBodyFp64) {
-  SKIP_WITHOUT_GPU();
-  merge_spmv_body<double>();
+  merge_spmv_body<TypeParam>();
 }
 
 TEST(SpmmKernels, RowsOfLengthOneAndOnlyEmptyRows) {
@@ -833,14 +788,9 @@ void column_slabs() {
   check_all_algorithms(A, problems, {Algorithm::automatic});
 }
 
-TEST(SpmmKernels, ColumnSlabsFp32) {
+TYPED_TEST(SpmmKernels, ColumnSlabs) {
   SKIP_WITHOUT_GPU();
-  column_slabs<float>();
-}
-
-TEST(SpmmKernels, ColumnSlabsFp64) {
-  SKIP_WITHOUT_GPU();
-  column_slabs<double>();
+  column_slabs<TypeParam>();
 }
 
 TEST(SpmmKernels, PlanResolvesAutomaticToOurKernels) {
@@ -931,6 +881,5 @@ TEST(SpmmKernels, PlanResolvesAutomaticToOurKernels) {
   EXPECT_EQ(rs.algorithm_for(5), Algorithm::row_split);
   EXPECT_EQ(rs.requested_algorithm(), Algorithm::row_split);
 }
-
 }  // namespace
 }  // namespace blockeigs::test
