@@ -161,8 +161,8 @@ for step in "${steps[@]}"; do
       san=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda-*/bin/compute-sanitizer 2>/dev/null | head -1)
       if [ -z "$san" ]; then note "sanitize         compute-sanitizer not found"; continue; fi
       tb=build/cuda/tests; : > "$out/sanitize.log"
-      runs=("test_spmm_kernels --gtest_filter=-*100k*:*DeterministicBits*" "test_merge_partition_device"
-            "test_lobpcg_cuda --gtest_filter=DeviceBlockOps.*" "test_ritz_update")
+      runs=("test_spmm_kernels --gtest_filter=-*DeterministicBits*" "test_spmm_kernel_paths --gtest_filter=-*100k*"
+            "test_spmm_heuristic" "test_merge_partition_device" "test_device_block_ops" "test_ritz_update")
       # SANITIZE_RUNS="test_a --gtest_filter=X;test_b": only these (the kernels a change touched).
       [ -n "${SANITIZE_RUNS:-}" ] && IFS=';' read -r -a runs <<< "$SANITIZE_RUNS"
       # SANITIZE_TOOLS="memcheck": fewer tools (racecheck matters where a kernel's staging changed).

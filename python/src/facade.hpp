@@ -1,7 +1,7 @@
 // The C++ surface the Python module calls. It names no library type: every
 // call into the library (loading and distributing rows, the operator, the
 // preconditioners, LOBPCG and block CG and their options and results) is in
-// facade.cpp, so that a change of the library's API is a change there only.
+// facade*.cpp, so that a change of the library's API is a change there only.
 // Every function is collective over its matrix's communicator unless it says
 // otherwise; errors are agreed on by all ranks before they are thrown.
 #pragma once

@@ -12,6 +12,7 @@
 #include "dense/memory.hpp"
 #include "tests/support/mpi_environment.hpp"
 #include "tests/support/test_matrices.hpp"
+#include "tests/support/gpu_skip.hpp"
 
 namespace blockeigs {
 namespace {
@@ -48,7 +49,7 @@ void expect_close(const Block& device_result_on_host, const Block& host, double 
 }
 
 TEST(DeviceBlockOpsFloat, NarrowUpdatesMatchTheHost) {
-  if (spmm::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible: the device path is not tested here";
+  SKIP_WITHOUT_GPU();
   const spmm::Context dev = spmm::Context::cuda(0);
   const spmm::Context host = spmm::Context::host();
   const double u = std::numeric_limits<float>::epsilon();

@@ -21,6 +21,7 @@
 #include "dense/memory.hpp"
 #include "tests/support/csr_test_operator.hpp"
 #include "tests/support/mpi_environment.hpp"
+#include "tests/support/gpu_skip.hpp"
 
 namespace blockeigs {
 namespace {
@@ -28,9 +29,6 @@ namespace {
 template <class V>
 using BlockOf = spmm::DenseBlock<V>;
 using Block = BlockOf<double>;
-
-#define SKIP_WITHOUT_GPU() \
-  if (spmm::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible: the device path is not tested here"
 
 template <class V = double>
 BlockOf<V> random_host(std::int64_t rows, std::int64_t cols, std::uint64_t seed, std::int64_t pad) {

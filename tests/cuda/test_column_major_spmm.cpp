@@ -18,6 +18,7 @@
 #include "spmm/column_major_spmm.hpp"
 #include "test_matrices.hpp"
 #include "tests/support/mpi_environment.hpp"
+#include "tests/support/gpu_skip.hpp"
 
 namespace blockeigs {
 namespace {
@@ -44,7 +45,7 @@ std::vector<io::CsrRows> matrices() {
 }
 
 TEST(ColumnMajorSpmm, DeviceMatchesTheHostLoops) {
-  if (spmm::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible: the device path is not tested here";
+  SKIP_WITHOUT_GPU();
   const spmm::Context device = spmm::Context::cuda(0);
   const spmm::Context& host = test::host_context();
   const Case cases[] = {{1, 0, 1, 0},  {3, 1, 1, 0},   {16, 0, 1, 0},  {17, 3, 2, -0.5},

@@ -11,6 +11,7 @@
 #include "dense/memory.hpp"
 #include "tests/support/mpi_environment.hpp"
 #include "tests/support/test_matrices.hpp"
+#include "tests/support/gpu_skip.hpp"
 
 namespace blockeigs {
 namespace {
@@ -25,7 +26,7 @@ TEST(ContextWarmUp, IsANoOpOnTheHost) {
 }
 
 TEST(ContextWarmUp, LeavesTheDeviceContextReadyForTheSolvers) {
-  if (spmm::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible: the device path is not tested here";
+  SKIP_WITHOUT_GPU();
   const spmm::Context dev = spmm::Context::cuda(0);
   dev.warm_up();
   dev.warm_up();  // the second call returns at once

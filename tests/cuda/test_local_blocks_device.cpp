@@ -10,6 +10,7 @@
 #include "solver/operator/local_blocks.hpp"
 #include "dense/context.hpp"
 #include "test_matrices.hpp"
+#include "tests/support/gpu_skip.hpp"
 
 namespace {
 
@@ -17,9 +18,6 @@ using blockeigs::io::CsrRows;
 using blockeigs::solver::LocalBlocks;
 namespace spmm = blockeigs::spmm;
 using blockeigs::Space;
-
-#define SKIP_WITHOUT_GPU() \
-  if (spmm::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible: the device split is not tested here"
 
 template <class U>
 std::vector<U> host_copy(const spmm::Buffer<U>& b) {

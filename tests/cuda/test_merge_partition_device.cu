@@ -11,6 +11,7 @@
 
 #include "spmm/cuda/merge_partition.cuh"
 #include "dense/memory.hpp"
+#include "tests/support/gpu_skip.hpp"
 
 namespace {
 
@@ -70,7 +71,7 @@ std::vector<std::int32_t> skewed_offsets(int rows, std::uint64_t seed) {
 }
 
 TEST(MergePartitionDevice, SearchAndSegmentStartsMatchTheHost) {
-  if (blockeigs::spmm::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
+  SKIP_WITHOUT_GPU();
   for (const auto& offsets :
        {skewed_offsets(20000, 1), std::vector<std::int32_t>(1000, 0), std::vector<std::int32_t>{0, 100000}}) {
     const std::int64_t rows = static_cast<std::int64_t>(offsets.size()) - 1, nnz = offsets.back();

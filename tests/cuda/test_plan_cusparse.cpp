@@ -8,6 +8,7 @@
 #include "io/generators.hpp"
 #include "spmm/plan.hpp"
 #include "test_matrices.hpp"
+#include "tests/support/gpu_skip.hpp"
 
 namespace blockeigs {
 namespace {
@@ -50,9 +51,6 @@ spmm::HostCsr<double> laplacian() {
   io::GeneratorSpec spec{io::GeneratorKind::laplacian_3d, 9, 7, 5, 7};
   return test::to_host_csr<double>(io::generate_rows(spec, 0, io::generated_rows(spec)));
 }
-
-#define SKIP_WITHOUT_GPU() \
-  if (spmm::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible"
 
 TEST(PlanCusparse, MatchesReferenceDouble) {
   SKIP_WITHOUT_GPU();

@@ -25,6 +25,7 @@
 #include "tests/support/mpi_environment.hpp"
 #include "tests/support/test_contexts.hpp"
 #include "tests/support/test_matrices.hpp"
+#include "tests/support/gpu_skip.hpp"
 
 namespace blockeigs {
 namespace {
@@ -87,7 +88,7 @@ Outputs run(const spmm::Context& context, const Case& c, const Block& host_in, c
 }
 
 TEST(DeviceRitzUpdate, MatchesTheSeparateOperationsOnTheHost) {
-  if (spmm::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible: the device path is not tested here";
+  SKIP_WITHOUT_GPU();
   const spmm::Context dev = spmm::Context::cuda(0);
   const spmm::Context host = spmm::Context::host();
   const Case cases[] = {{1, 1, 1, 1},

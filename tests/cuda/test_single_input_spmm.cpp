@@ -18,6 +18,7 @@
 #include "spmm/single_input_spmm.hpp"
 #include "test_matrices.hpp"
 #include "tests/support/mpi_environment.hpp"
+#include "tests/support/gpu_skip.hpp"
 
 namespace blockeigs {
 namespace {
@@ -27,7 +28,7 @@ struct Shape {
 };
 
 TEST(SingleInputSpmm, DeviceMatchesTheHostLoops) {
-  if (spmm::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible: the device path is not tested here";
+  SKIP_WITHOUT_GPU();
   const spmm::Context device = spmm::Context::cuda(0);
   const spmm::Context& host = test::host_context();
   // A power-law matrix (empty rows, one row of 3000 nonzeros) and a 3D Laplacian.

@@ -4,6 +4,8 @@
 
 #include "io/matrix_market.hpp"
 #include "test_spmm_support.hpp"
+#include "tests/support/gpu_skip.hpp"
+#include "tests/support/typed_precisions.hpp"
 
 namespace blockeigs::test {
 namespace {
@@ -21,14 +23,13 @@ void check_real_matrices() {
   }
 }
 
-TEST(SpmmRealMatrices, Fp32) {
-  if (spmm::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
-  check_real_matrices<float>();
-}
+template <class T>
+class SpmmRealMatrices : public PrecisionTest<T> {};
+TYPED_TEST_SUITE(SpmmRealMatrices, Precisions, PrecisionNames);
 
-TEST(SpmmRealMatrices, Fp64) {
-  if (spmm::cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device visible";
-  check_real_matrices<double>();
+TYPED_TEST(SpmmRealMatrices, EveryMatrix) {
+  SKIP_WITHOUT_GPU();
+  check_real_matrices<TypeParam>();
 }
 
 }  // namespace

@@ -19,11 +19,16 @@
 #include "solver/blocks/phase_timer.hpp"
 #include "tests/support/mpi_environment.hpp"
 #include "tests/support/test_matrices.hpp"
+#include "tests/support/typed_precisions.hpp"
 
 namespace blockeigs {
 namespace {
 
 using solver::HostMatrix;
+
+template <class T>
+class BlockOps : public test::PrecisionTest<T> {};
+TYPED_TEST_SUITE(BlockOps, test::Precisions, test::PrecisionNames);
 
 const spmm::Context& host() { return test::host_context(); }
 
@@ -82,8 +87,7 @@ void check_gram() {
   }
 }
 
-TEST(BlockOps, GramDouble) { check_gram<double>(); }
-TEST(BlockOps, GramFloat) { check_gram<float>(); }
+TYPED_TEST(BlockOps, Gram) { check_gram<TypeParam>(); }
 
 template <class T>
 void check_block_update() {
@@ -118,8 +122,7 @@ void check_block_update() {
   for (std::int64_t i = 0; i < 15; ++i) EXPECT_EQ(Y.data()[i], T(0));
 }
 
-TEST(BlockOps, BlockUpdateDouble) { check_block_update<double>(); }
-TEST(BlockOps, BlockUpdateFloat) { check_block_update<float>(); }
+TYPED_TEST(BlockOps, BlockUpdate) { check_block_update<TypeParam>(); }
 
 // Block CG's layout: [P | Q | R] in one buffer, the new P = P S1 + R S2
 // written over the old P's columns (shifted when its width changes).
@@ -160,8 +163,7 @@ void check_block_combine_pair() {
   }
 }
 
-TEST(BlockOps, BlockCombinePairOverlappingViewsDouble) { check_block_combine_pair<double>(); }
-TEST(BlockOps, BlockCombinePairOverlappingViewsFloat) { check_block_combine_pair<float>(); }
+TYPED_TEST(BlockOps, BlockCombinePairOverlappingViews) { check_block_combine_pair<TypeParam>(); }
 
 TEST(BlockOps, AxpbyAndColumnAxpby) {
   for (const Shape& s : shapes) {
@@ -223,8 +225,7 @@ void check_eigen_residuals() {
     }
 }
 
-TEST(BlockOps, EigenResidualsDouble) { check_eigen_residuals<double>(); }
-TEST(BlockOps, EigenResidualsFloat) { check_eigen_residuals<float>(); }
+TYPED_TEST(BlockOps, EigenResiduals) { check_eigen_residuals<TypeParam>(); }
 
 // Columns moved to the front in place; the columns after the kept ones are
 // left as they were, and bad column lists are rejected.

@@ -1,0 +1,77 @@
+// The facade's block CG: the request's settings and blocks, the solve, and
+// its solution, residuals and timings as the result.
+#include "python/src/facade_internal.hpp"
+
+namespace blockeigs::python {
+
+using namespace internal;
+
+CgResult cg(Matrix& a, const CgRequest& request) {
+  return translated([&] {
+    const double begin = now();
+    MPI_Comm comm = a.impl->comm;
+    const io::EigsConfig settings =
+        solver::collectively(comm, [&] { return read_settings(request.preconditioner, request.execution); });
+    a.distribute(request.execution);
+    const spmm::Context context = solver::make_context(settings.execution.backend, comm);
+    const std::unique_ptr<solver::DistributedOperator<double>> a_op = make_operator(a, context);
+    solver::DistributedOperator<double>& op = *a_op;
+    CgResult out;
+    const auto preconditioner = solver::collectively(comm, [&] {
+      return make_preconditioner(settings.eigensolver.preconditioner, op, SpectrumEnd::smallest, false,
+                                 out.preconditioner);
+    });
+    const Space space = context.space();
+    const std::int64_t m = op.local_rows(), s = request.rhs.cols;
+    std::optional<spmm::DenseBlock<double>> rhs_copy;
+    spmm::DenseBlock<double> x(space, m, s);
+    const spmm::ConstDenseView<double> rhs =
+        solver::collectively(comm, [&] { return in_space(request.rhs, space, rhs_copy, "B"); });
+    if (request.start) {
+      const BlockRef& x0 = *request.start;
+      const Space from = x0.device ? Space::device : Space::host;
+      solver::collectively(comm, [&] {
+        if (from == Space::device && space == Space::host)
+          fail_input("X0 is a device array, but the backend is the CPU: pass a host array");
+      });
+      for (std::int64_t i = 0; i < m; ++i)
+        spmm::copy_bytes(x.data() + i * s, space, x0.data + i * x0.ld, from, sizeof(double) * s);
+    } else {
+      spmm::fill_bytes(x.data(), space, 0, sizeof(double) * m * s);
+    }
+
+    solver::BlockCgOptions options;
+    options.rtol = request.rtol;
+    options.atol = request.atol;
+    options.max_iterations = request.max_iterations;
+    const std::function<bool()> stop = agreed_stop(request.interrupted, comm);
+    if (stop) options.between_iterations = [&stop](const solver::BlockCgIterate&) { return stop(); };
+    context.synchronize();
+    const double solve_begin = now();
+    out.timings.setup = solve_begin - begin;
+    const solver::BlockCgResult r = solver::collectively(
+        comm, [&] { return solver::block_cg<double>(op, rhs, x.view(), options, preconditioner.get()); });
+    context.synchronize();
+    out.timings.solve = now() - solve_begin;
+    out.iterations = r.iterations;
+    out.converged = r.converged;
+    out.rhs_norms = r.rhs_norms;
+    out.residual_norms = r.residual_norms;
+    out.true_residual_norms = r.true_residual_norms;
+    out.total_iterations = r.total_iterations;
+    out.stop = solver::to_string(r.stop);
+    out.history = r.history;
+    const solver::BlockCgTimings& t = r.stats.timings;
+    for (auto [name, seconds] : {std::pair{"spmm", t.spmm},
+                                 {"orthogonalization", t.orthogonalization},
+                                 {"update", t.update},
+                                 {"preconditioner", t.preconditioner},
+                                 {"other", t.other},
+                                 {"total", t.total}})
+      add_phase(out.timings, name, seconds);
+    out.solution = own(std::move(x), context);
+    return out;
+  });
+}
+
+}  // namespace blockeigs::python

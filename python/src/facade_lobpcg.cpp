@@ -1,0 +1,119 @@
+// The facade's LOBPCG: the request's settings and blocks, a pencil's B on
+// A's rows, the solve, and its pairs, history and timings as the result.
+#include "python/src/facade_internal.hpp"
+
+namespace blockeigs::python {
+
+using namespace internal;
+
+namespace {
+
+// B's input rows on A's: the same ranges of the input's numbering on every rank. Collective.
+solver::DistributedRows b_like_a(const Matrix& b, const Matrix& a, MPI_Comm comm) {
+  const solver::DistributedRows& ai = a.impl->input;
+  const solver::DistributedRows& bi = b.impl->host_input();  // B's rows on the host (copied from a device input)
+  if (bi.partition.global_rows() != ai.partition.global_rows())
+    solver::fail_input_everywhere("B (", bi.description, ") is ", bi.partition.global_rows(), " x ",
+                                  bi.partition.global_rows(), ", but A is ", ai.partition.global_rows(), " x ",
+                                  ai.partition.global_rows(), ": B of A x = lambda B x must be the size of A");
+  if (bi.partition.first_rows() != ai.partition.first_rows())
+    solver::fail_input_everywhere("B (", bi.description, ") holds other rows on the ranks than A (", ai.description,
+                                  "): give both the same row ranges");
+  solver::DistributedRows out = bi;
+  solver::check_positive_diagonal(comm, out.rows, "B: " + bi.description);
+  solver::distribute_like(out, *a.impl->distributed, comm);
+  return out;
+}
+
+// The pairs, their residuals, the history and the solver's phase times of r, into out.
+void copy_result(const solver::LobpcgResult<double>& r, EigsResult& out) {
+  out.eigenvalues = r.eigenvalues;
+  out.residual_norms = r.residual_norms;
+  out.relative_residuals = r.relative_residuals;
+  out.converged = r.converged;
+  out.iterations = r.iterations;
+  out.block_size = r.block_size;
+  out.stop = solver::to_string(r.stop);
+  for (const solver::LobpcgStep& step : r.history) {
+    out.history_eigenvalues.push_back(step.eigenvalues);
+    out.history_residual_norms.push_back(step.residual_norms);
+  }
+  const solver::LobpcgTimings& t = r.stats.timings;
+  for (auto [name, seconds] : {std::pair{"spmm", t.spmm},
+                               {"orthogonalization", t.orthogonalization},
+                               {"rayleigh_ritz", t.rayleigh_ritz},
+                               {"small_eigenproblem", t.small_eigenproblem},
+                               {"preconditioner", t.preconditioner},
+                               {"other", t.other},
+                               {"total", t.total}})
+    add_phase(out.timings, name, seconds);
+}
+
+}  // namespace
+
+EigsResult lobpcg(Matrix& a, Matrix* b, const EigsRequest& request) {
+  return translated([&] {
+    const double begin = now();
+    MPI_Comm comm = a.impl->comm;
+    const io::EigsConfig settings =
+        solver::collectively(comm, [&] { return read_settings(request.preconditioner, request.execution); });
+    a.distribute(request.execution);
+    const solver::DistributedRows& rows = *a.impl->distributed;
+    const std::int64_t n = rows.partition.global_rows();
+    if (request.k >= n)
+      solver::fail_input_everywhere("k = ", request.k, " but the matrix has ", n,
+                                    " rows: k must be smaller than the number of rows");
+    std::optional<solver::DistributedRows> b_rows;
+    if (b) b_rows = b_like_a(*b, a, comm);
+
+    const spmm::Context context = solver::make_context(settings.execution.backend, comm);
+    const std::unique_ptr<solver::DistributedOperator<double>> a_op = make_operator(a, context);
+    solver::DistributedOperator<double>& op = *a_op;
+    std::unique_ptr<solver::DistributedOperator<double>> b_op;
+    if (b_rows)
+      b_op = std::make_unique<solver::DistributedOperator<double>>(comm, context, b_rows->rows, b_rows->partition);
+    EigsResult out;
+    const SpectrumEnd end = request.largest ? SpectrumEnd::largest : SpectrumEnd::smallest;
+    const auto preconditioner = solver::collectively(comm, [&] {
+      return make_preconditioner(settings.eigensolver.preconditioner, op, end, true, out.preconditioner);
+    });
+
+    std::optional<spmm::DenseBlock<double>> start_copy, constraints_copy;
+    std::optional<spmm::ConstDenseView<double>> start, constraints;
+    solver::collectively(comm, [&] {
+      if (request.start) start = in_space(*request.start, context.space(), start_copy, "X");
+      if (request.constraints) constraints = in_space(*request.constraints, context.space(), constraints_copy, "Y");
+    });
+    if (request.constraints && request.k + request.constraints->cols >= n)
+      solver::fail_input_everywhere("Y has ", request.constraints->cols, " column",
+                                    request.constraints->cols == 1 ? "" : "s", " and k is ", request.k,
+                                    ": together they must be below the matrix's ", n, " rows");
+
+    solver::LobpcgOptions options;
+    options.k = request.k;
+    options.block_size = request.block_size;
+    options.which = end;
+    options.tolerance = request.tolerance;
+    options.max_iterations = request.max_iterations;
+    options.seed = request.seed;
+    const std::function<bool()> stop = agreed_stop(request.interrupted, comm);
+    if (stop) options.between_iterations = [&stop](const solver::LobpcgIterate&) { return stop(); };
+    context.synchronize();
+    const double solve_begin = now();
+    out.timings.setup = solve_begin - begin;
+    solver::LobpcgResult<double> r = solver::collectively(comm, [&] {
+      try {
+        return solver::lobpcg<double>(op, options, preconditioner.get(), start, b_op.get(), constraints);
+      } catch (const solver::BNotPositiveDefinite& e) {
+        throw solver::AgreedError("B: " + b->description() + ": " + e.what(), true);
+      }
+    });
+    context.synchronize();
+    out.timings.solve = now() - solve_begin;
+    copy_result(r, out);
+    out.eigenvectors = own(std::move(r.eigenvectors), context);
+    return out;
+  });
+}
+
+}  // namespace blockeigs::python

@@ -1,0 +1,81 @@
+// What the facade's solves share: the caller's blocks in the backend's space,
+// the preconditioner a request names, the library's blocks handed to the
+// caller, the stop request agreed between iterations, and phase timings.
+#include "python/src/facade_internal.hpp"
+
+namespace blockeigs::python {
+
+using namespace internal;
+
+namespace {
+
+template <class Preconditioner>
+std::string describe_chebyshev(const Preconditioner& p) {
+  const solver::ChebyshevInterval& iv = p.interval();
+  return detail::concat("chebyshev, degree ", p.degree(), ", in ", to_string(p.precision()), ", 1/x on [", iv.a, ", ",
+                        iv.b, "]");
+}
+
+}  // namespace
+
+namespace internal {
+
+// A caller's block as a view in `space`: its own memory where it is there already, else a copy in `copy`.
+spmm::ConstDenseView<double> in_space(const BlockRef& block, Space space, std::optional<spmm::DenseBlock<double>>& copy,
+                                      const char* name) {
+  const Space from = block.device ? Space::device : Space::host;
+  if (from == space) return {space, block.rows, block.cols, block.ld, block.data};
+  if (from == Space::device)
+    fail_input(name, " is a device array, but the backend is the CPU (backend=\"cpu\", or no GPU): pass a host array");
+  copy.emplace(space, block.rows, block.cols);
+  for (std::int64_t i = 0; i < block.rows; ++i)
+    spmm::copy_bytes(copy->data() + i * block.cols, space, block.data + i * block.ld, Space::host,
+                     sizeof(double) * block.cols);
+  return copy->cview();
+}
+
+// The preconditioner eigensolver.preconditioner describes, on `op` (null for none).
+std::unique_ptr<solver::Preconditioner<double>> make_preconditioner(const io::PreconditionerConfig& config,
+                                                                    solver::LinearOperator<double>& op, SpectrumEnd end,
+                                                                    bool eigensolver, std::string& description) {
+  description = std::string(to_string(config.kind));
+  if (config.kind == PreconditionerKind::jacobi) return std::make_unique<solver::JacobiPreconditioner<double>>(op);
+  if (config.kind == PreconditionerKind::chebyshev) {
+    auto chebyshev = std::make_unique<solver::ChebyshevPreconditioner<double>>(
+        op, solver::chebyshev_options(config, end, eigensolver));
+    description = describe_chebyshev(*chebyshev);
+    return chebyshev;
+  }
+  if (config.kind == PreconditionerKind::petsc)
+    solver::fail_input_everywhere("M: type petsc is not offered by the Python module (use jacobi or chebyshev)");
+  return nullptr;
+}
+
+OwnedBlock own(spmm::DenseBlock<double>&& block, const spmm::Context& context) {
+  auto kept = std::make_shared<spmm::DenseBlock<double>>(std::move(block));
+  OwnedBlock out;
+  out.data = kept->data();
+  out.rows = kept->rows();
+  out.cols = kept->cols();
+  out.ld = kept->ld();
+  out.device = kept->space() == Space::device;
+  out.device_id = std::max(context.device(), 0);
+  out.keep = std::move(kept);
+  return out;
+}
+
+// Between iterations: whether any rank's caller asks to stop. Collective.
+std::function<bool()> agreed_stop(const std::function<bool()>& interrupted, MPI_Comm comm) {
+  if (!interrupted) return {};
+  return [&interrupted, comm] {
+    int stop = interrupted() ? 1 : 0;
+    BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &stop, 1, MPI_INT, MPI_MAX, comm));
+    return stop != 0;
+  };
+}
+
+void add_phase(Timings& t, const char* name, double seconds) { t.phases.emplace_back(name, seconds); }
+
+}  // namespace internal
+
+}  // namespace blockeigs::python

@@ -1,0 +1,26 @@
+// The two precisions a typed test runs in, named Fp32 and Fp64 in the test
+// names (SpmmKernels/Fp32.EveryWidth): TYPED_TEST_SUITE(Suite, Precisions, PrecisionNames).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <type_traits>
+
+namespace blockeigs::test {
+
+using Precisions = ::testing::Types<float, double>;
+
+struct PrecisionNames {
+  template <class T>
+  static std::string GetName(int) {
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+    return std::is_same_v<T, float> ? "Fp32" : "Fp64";
+  }
+};
+
+// The fixture of a typed suite that needs none of its own.
+template <class T>
+class PrecisionTest : public ::testing::Test {};
+
+}  // namespace blockeigs::test
