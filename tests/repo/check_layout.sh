@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # check_layout.sh SOURCE_DIR: the codebase's shape rules (issue 57), checked on
 # the tracked files so that they hold from now on:
-#  - no source file under spmm/, solver/ or bench/ past 600 lines;
+#  - no source file under spmm/, solver/ or bench/ past 600 lines, none under
+#    tests/ past 500;
 #  - no folder holding more than 25 source files directly;
 #  - no numbered working-period label or private target name in the tree;
 #  - no tracked file over 1 MB, docs/benchmarks under 5 MB;
@@ -26,6 +27,10 @@ sources=$(git ls-files -- spmm solver bench core io apps tests | grep -E '\.(cpp
 for f in $(printf '%s\n' "$sources" | grep -E '^(spmm|solver|bench)/'); do
   n=$(wc -l < "$f")
   [ "$n" -le 600 ] || breach "$f: $n lines (at most 600)"
+done
+for f in $(printf '%s\n' "$sources" | grep -E '^tests/'); do
+  n=$(wc -l < "$f")
+  [ "$n" -le 500 ] || breach "$f: $n lines (a test file holds at most 500)"
 done
 while read -r count dir; do
   [ "$count" -le 25 ] || breach "$dir/: $count source files directly (at most 25)"
