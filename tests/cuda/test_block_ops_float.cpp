@@ -12,7 +12,7 @@
 #include "dense/memory.hpp"
 #include "tests/support/mpi_environment.hpp"
 #include "tests/support/test_matrices.hpp"
-#include "tests/support/gpu_skip.hpp"
+#include "tests/support/gpu_test.hpp"
 
 namespace blockeigs {
 namespace {
@@ -48,8 +48,9 @@ void expect_close(const Block& device_result_on_host, const Block& host, double 
     }
 }
 
-TEST(DeviceBlockOpsFloat, NarrowUpdatesMatchTheHost) {
-  SKIP_WITHOUT_GPU();
+class DeviceBlockOpsFloat : public test::GpuTest {};
+
+TEST_F(DeviceBlockOpsFloat, NarrowUpdatesMatchTheHost) {
   const spmm::Context dev = spmm::Context::cuda(0);
   const spmm::Context host = spmm::Context::host();
   const double u = std::numeric_limits<float>::epsilon();

@@ -21,7 +21,7 @@
 #include "dense/memory.hpp"
 #include "tests/support/csr_test_operator.hpp"
 #include "tests/support/mpi_environment.hpp"
-#include "tests/support/gpu_skip.hpp"
+#include "tests/support/gpu_test.hpp"
 
 namespace blockeigs {
 namespace {
@@ -124,13 +124,11 @@ void check_passes() {
         }
 }
 
-TEST(ChebyshevCuda, PassesMatchTheHost) {
-  SKIP_WITHOUT_GPU();
-  check_passes<double, double>();
-}
+class ChebyshevCuda : public test::GpuTest {};
 
-TEST(ChebyshevCuda, Fp32PassesMatchTheHost) {
-  SKIP_WITHOUT_GPU();
+TEST_F(ChebyshevCuda, PassesMatchTheHost) { check_passes<double, double>(); }
+
+TEST_F(ChebyshevCuda, Fp32PassesMatchTheHost) {
   check_passes<float, float>();
   check_passes<double, float>();  // the fp32 polynomial of an fp64 problem
 }
@@ -138,8 +136,7 @@ TEST(ChebyshevCuda, Fp32PassesMatchTheHost) {
 // The whole preconditioner on the device against the host, on operators
 // without an fp32 copy (the test operator: fp64 polynomial) and with one (the
 // distributed operator: fp64 and fp32 polynomials).
-TEST(ChebyshevCuda, PreconditionerMatchesTheHost) {
-  SKIP_WITHOUT_GPU();
+TEST_F(ChebyshevCuda, PreconditionerMatchesTheHost) {
   const io::GeneratorSpec spec{io::GeneratorKind::laplacian_2d, 30, 20, 1, 5};
   const io::CsrRows whole = io::generate_rows(spec, 0, io::generated_rows(spec));
   const auto partition = solver::RowPartition::uniform(whole.global_rows, 1);

@@ -18,7 +18,7 @@
 #include "spmm/column_major_spmm.hpp"
 #include "test_matrices.hpp"
 #include "tests/support/mpi_environment.hpp"
-#include "tests/support/gpu_skip.hpp"
+#include "tests/support/gpu_test.hpp"
 
 namespace blockeigs {
 namespace {
@@ -44,8 +44,9 @@ std::vector<io::CsrRows> matrices() {
   return out;
 }
 
-TEST(ColumnMajorSpmm, DeviceMatchesTheHostLoops) {
-  SKIP_WITHOUT_GPU();
+class ColumnMajorSpmm : public test::GpuTest {};
+
+TEST_F(ColumnMajorSpmm, DeviceMatchesTheHostLoops) {
   const spmm::Context device = spmm::Context::cuda(0);
   const spmm::Context& host = test::host_context();
   const Case cases[] = {{1, 0, 1, 0},  {3, 1, 1, 0},   {16, 0, 1, 0},  {17, 3, 2, -0.5},
@@ -95,7 +96,7 @@ TEST(ColumnMajorSpmm, DeviceMatchesTheHostLoops) {
 }
 
 // The host twin against a plain column-by-column product, and its refusals.
-TEST(ColumnMajorSpmm, HostLoopsAreTheProductAndRefuseBadShapes) {
+TEST(ColumnMajorSpmmHost, HostLoopsAreTheProductAndRefuseBadShapes) {
   const spmm::Context& host = test::host_context();
   const io::CsrRows whole = test::power_law_matrix(300, 200, 7);
   const spmm::HostCsr<double> csr = test::to_host_csr<double>(whole);

@@ -11,22 +11,23 @@
 #include "dense/memory.hpp"
 #include "tests/support/mpi_environment.hpp"
 #include "tests/support/test_matrices.hpp"
-#include "tests/support/gpu_skip.hpp"
+#include "tests/support/gpu_test.hpp"
 
 namespace blockeigs {
 namespace {
 
 using Block = spmm::DenseBlock<double>;
 
-TEST(ContextWarmUp, IsANoOpOnTheHost) {
+TEST(ContextWarmUpHost, IsANoOpOnTheHost) {
   const spmm::Context host = spmm::Context::host();
   host.warm_up();
   host.warm_up();
   EXPECT_EQ(host.space(), Space::host);
 }
 
-TEST(ContextWarmUp, LeavesTheDeviceContextReadyForTheSolvers) {
-  SKIP_WITHOUT_GPU();
+class ContextWarmUp : public test::GpuTest {};
+
+TEST_F(ContextWarmUp, LeavesTheDeviceContextReadyForTheSolvers) {
   const spmm::Context dev = spmm::Context::cuda(0);
   dev.warm_up();
   dev.warm_up();  // the second call returns at once

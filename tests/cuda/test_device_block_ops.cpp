@@ -16,7 +16,7 @@
 #include "solver/blocks/block_ops.hpp"
 #include "solver/lobpcg/search_block_ops.hpp"
 #include "tests/support/device_blocks.hpp"
-#include "tests/support/gpu_skip.hpp"
+#include "tests/support/gpu_test.hpp"
 #include "tests/support/mpi_environment.hpp"
 #include "tests/support/test_matrices.hpp"
 
@@ -41,8 +41,9 @@ const Shape shapes[] = {{0, 3, 2, 0},      {1, 1, 1, 0},       {17, 5, 3, 2},   
                         {5000, 7, 65, 3},  {10000, 16, 16, 0}, {70001, 20, 20, 1}, {4099, 60, 20, 2},
                         {3000, 33, 64, 0}, {2050, 2, 31, 1},   {4000, 32, 32, 0}};
 
-TEST(DeviceBlockOps, MatchTheHostOnes) {
-  SKIP_WITHOUT_GPU();
+class DeviceBlockOps : public test::GpuTest {};
+
+TEST_F(DeviceBlockOps, MatchTheHostOnes) {
   const spmm::Context dev = spmm::Context::cuda(0);
   const spmm::Context host = spmm::Context::host();
   const double u = std::numeric_limits<double>::epsilon();
@@ -208,8 +209,7 @@ TEST(DeviceBlockOps, MatchTheHostOnes) {
 // alternate between aligned and unaligned pairs. block_update, block_combine
 // (into a new block and in place on Z) and transform_in_place, device against
 // host.
-TEST(DeviceBlockOps, RowGroupShapesMatchTheHost) {
-  SKIP_WITHOUT_GPU();
+TEST_F(DeviceBlockOps, RowGroupShapesMatchTheHost) {
   const spmm::Context dev = spmm::Context::cuda(0);
   const spmm::Context host = spmm::Context::host();
   const double u = std::numeric_limits<double>::epsilon();
@@ -273,8 +273,7 @@ TEST(DeviceBlockOps, RowGroupShapesMatchTheHost) {
 // Block CG's new search block: [P | Q | R] in one buffer, P S1 + R S2 written
 // over P's columns (shifted when the width changes; up to 33 input columns).
 // Device against host.
-TEST(DeviceBlockOps, CombinePairOverlappingViewsMatchesTheHost) {
-  SKIP_WITHOUT_GPU();
+TEST_F(DeviceBlockOps, CombinePairOverlappingViewsMatchesTheHost) {
   const spmm::Context dev = spmm::Context::cuda(0);
   const spmm::Context host = spmm::Context::host();
   const double u = std::numeric_limits<double>::epsilon();
@@ -311,8 +310,7 @@ TEST(DeviceBlockOps, CombinePairOverlappingViewsMatchesTheHost) {
 // with Q and W adjacent columns of one block and 60 inputs: W pair-aligned
 // (q = 40), and at an odd column (q = 39, the pair that straddles Q and W
 // loaded as two values). Device against host.
-TEST(DeviceBlockOps, CombinePairAdjacentWideInputsMatchesTheHost) {
-  SKIP_WITHOUT_GPU();
+TEST_F(DeviceBlockOps, CombinePairAdjacentWideInputsMatchesTheHost) {
   const spmm::Context dev = spmm::Context::cuda(0);
   const spmm::Context host = spmm::Context::host();
   const double u = std::numeric_limits<double>::epsilon();
@@ -339,8 +337,7 @@ TEST(DeviceBlockOps, CombinePairAdjacentWideInputsMatchesTheHost) {
 // was queued: work queued after start_gram (here, overwriting X) does not
 // reach it, and finish() does not wait for that work. Two in flight at once,
 // finished in reverse order, give gram()'s bits.
-TEST(DeviceBlockOps, GramInFlightIsTheProductWhenQueued) {
-  SKIP_WITHOUT_GPU();
+TEST_F(DeviceBlockOps, GramInFlightIsTheProductWhenQueued) {
   const spmm::Context dev = spmm::Context::cuda(0);
   const auto Xh = random_host(300000, 16, 31, 1), Yh = random_host(300000, 32, 32, 0);
   auto Xd = to_device(dev, Xh);
@@ -369,8 +366,7 @@ TEST(DeviceBlockOps, GramInFlightIsTheProductWhenQueued) {
 // both the 16-byte copies (even widths, no padding) and the 8-byte ones.
 // Each entry within the bound of two orders of summation,
 // 2 rows u (|X|^T |Y|)_ij; the same bits when run again.
-TEST(DeviceBlockOps, GramPairMatchesTheHostProducts) {
-  SKIP_WITHOUT_GPU();
+TEST_F(DeviceBlockOps, GramPairMatchesTheHostProducts) {
   struct PairShape {
     std::int64_t rows, kx, ky1, ky2, pad;
   };

@@ -30,7 +30,7 @@
 #include "tests/support/csr_test_operator.hpp"
 #include "tests/support/device_blocks.hpp"
 #include "tests/support/test_matrices.hpp"
-#include "tests/support/gpu_skip.hpp"
+#include "tests/support/gpu_test.hpp"
 
 namespace blockeigs {
 namespace {
@@ -66,12 +66,13 @@ solver::LobpcgResult<double> solve(const Problem& p, spmm::Context ctx, const so
   return result;
 }
 
+class DevicePhaseTimer : public test::GpuTest {};
+
 // Phases timed by events: device work is charged to the phase that queued
 // it, and host time while the stream is idle to the phase that follows; the
 // buckets add up to the elapsed time. Generous bounds: this checks the
 // accounting, not the speed.
-TEST(DevicePhaseTimer, ChargesStreamTimeToEachPhase) {
-  SKIP_WITHOUT_GPU();
+TEST_F(DevicePhaseTimer, ChargesStreamTimeToEachPhase) {
   const spmm::Context dev = spmm::Context::cuda(0);
   auto Xd = to_device(dev, random_host(1 << 20, 16, 41, 0));
   double busy = 0, idle = 0, empty = 0;
@@ -113,8 +114,7 @@ std::pair<double, double> marks_add_up(Marks marks) {
 
 // More marks than the timer settles at once (it settles in batches, and
 // waits past its limit of pending marks).
-TEST(DevicePhaseTimer, SettlesManyMarksInBatches) {
-  SKIP_WITHOUT_GPU();
+TEST_F(DevicePhaseTimer, SettlesManyMarksInBatches) {
   const auto [even, odd] = marks_add_up(
       [](solver::PhaseTimer& clock, const spmm::Context& dev, spmm::DenseView<double> X, double& a, double& b) {
         for (int mark = 0; mark < 300; ++mark) {
@@ -128,8 +128,7 @@ TEST(DevicePhaseTimer, SettlesManyMarksInBatches) {
 
 // Marks settled on request (settle_done) as well as in batches, some done
 // and some still queued when asked.
-TEST(DevicePhaseTimer, SettlesDoneMarksOnRequest) {
-  SKIP_WITHOUT_GPU();
+TEST_F(DevicePhaseTimer, SettlesDoneMarksOnRequest) {
   const auto [work, waited] = marks_add_up(
       [](solver::PhaseTimer& clock, const spmm::Context& dev, spmm::DenseView<double> X, double& busy, double& idle) {
         for (int mark = 0; mark < 100; ++mark) {
@@ -148,11 +147,12 @@ TEST(DevicePhaseTimer, SettlesDoneMarksOnRequest) {
   EXPECT_GE(waited, 10 * 0.0019);
 }
 
+class DeviceLobpcg : public test::GpuTest {};
+
 // Z in fp32 by default only where it makes LOBPCG's step faster
 // (docs/benchmarks/solvers.md#search-precision): on an H100, 12.8 bytes an SM cycle, not on
 // an H200, 18.8, where the mixed kernels are slower than the fp64 ones.
-TEST(DeviceLobpcg, ResidualsInFp32OnlyWhereTheyPay) {
-  SKIP_WITHOUT_GPU();
+TEST_F(DeviceLobpcg, ResidualsInFp32OnlyWhereTheyPay) {
   const spmm::Context ctx = spmm::Context::cuda(0);
   cudaDeviceProp prop{};
   ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
@@ -205,8 +205,7 @@ solver::LobpcgOptions relative_options(int k, solver::SpectrumEnd which = solver
   return o;
 }
 
-TEST(DeviceLobpcg, SameEigenvaluesAsTheHost) {
-  SKIP_WITHOUT_GPU();
+TEST_F(DeviceLobpcg, SameEigenvaluesAsTheHost) {
   const Problem p = laplacian_2d(30);
   for (const auto which : {solver::SpectrumEnd::smallest, solver::SpectrumEnd::largest}) {
     for (const bool jacobi : {false, true}) {
@@ -232,8 +231,7 @@ TEST(DeviceLobpcg, SameEigenvaluesAsTheHost) {
 // A x = lambda B x on the device (B [X P] through the one-pass Ritz update
 // in place of [X P]), with Jacobi and with a constraint block: the closed
 // form, residuals as the test demands, X^T B X = I, X B-orthogonal to Y.
-TEST(DeviceLobpcg, GeneralizedPencilWithConstraints) {
-  SKIP_WITHOUT_GPU();
+TEST_F(DeviceLobpcg, GeneralizedPencilWithConstraints) {
   const test::Pencil p = test::fem_p1(2, 20);
   const solver::RowPartition partition = solver::RowPartition::uniform(p.A.global_rows, 1);
   const spmm::Context ctx = spmm::Context::cuda(0);
@@ -278,8 +276,7 @@ TEST(DeviceLobpcg, GeneralizedPencilWithConstraints) {
 // docs/benchmarks/solvers.md#tried-not-kept): k = 24 (block 30: 90 basis columns, 60 outputs) and k = 25
 // (block 32: 96 and 64, the widest shape), against the host and the closed
 // form.
-TEST(DeviceLobpcg, WideBlocks) {
-  SKIP_WITHOUT_GPU();
+TEST_F(DeviceLobpcg, WideBlocks) {
   const Problem p = laplacian_2d(30);
   for (const int k : {24, 25}) {
     SCOPED_TRACE(testing::Message() << "k = " << k);
@@ -292,19 +289,19 @@ TEST(DeviceLobpcg, WideBlocks) {
 // k = 64 (block 80): the Rayleigh-Ritz problems (240 rows) go to the
 // device's eigensolver, whose vectors' signs and cluster bases differ from
 // the host's; the eigenpairs must not.
-TEST(DeviceLobpcg, LargeBlocksSolveTheirRitzProblemsOnTheDevice) {
-  SKIP_WITHOUT_GPU();
+TEST_F(DeviceLobpcg, LargeBlocksSolveTheirRitzProblemsOnTheDevice) {
   const Problem p = laplacian_2d(50);
   solve_on_both(p, relative_options(64), false);
 }
+
+class DeviceSymmetricEigen : public test::GpuTest {};
 
 // cuSOLVER's eigenpairs against symmetric_eigen's, at the sizes LOBPCG sends
 // (200 rows and more) and small ones: random matrices, and a matrix with
 // three-fold and six-fold clusters like the 3D Laplacian's. The values agree
 // to rounding; the vectors are orthonormal eigenvectors, and span the host's
 // wherever the values are apart from the rest.
-TEST(DeviceSymmetricEigen, MatchesTheHostSolver) {
-  SKIP_WITHOUT_GPU();
+TEST_F(DeviceSymmetricEigen, MatchesTheHostSolver) {
   solver::DeviceSymmetricEigen on_device(spmm::Context::cuda(0));
   for (const std::int64_t n : {1, 7, 200, 241, 375, 64}) {  // 64 after 375: the buffers are kept
     for (const bool clustered : {false, true}) {
@@ -365,8 +362,7 @@ TEST(DeviceSymmetricEigen, MatchesTheHostSolver) {
   EXPECT_THROW(on_device(bad, 0, 1), Error);
 }
 
-TEST(DeviceLobpcg, SameSeedGivesIdenticalBits) {
-  SKIP_WITHOUT_GPU();
+TEST_F(DeviceLobpcg, SameSeedGivesIdenticalBits) {
   const Problem p = laplacian_2d(16);
   solver::LobpcgOptions o;
   o.k = 4;

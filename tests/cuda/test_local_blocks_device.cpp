@@ -10,7 +10,7 @@
 #include "solver/operator/local_blocks.hpp"
 #include "dense/context.hpp"
 #include "test_matrices.hpp"
-#include "tests/support/gpu_skip.hpp"
+#include "tests/support/gpu_test.hpp"
 
 namespace {
 
@@ -71,10 +71,11 @@ CsrRows long_rows(std::int64_t n, std::int64_t first, std::int64_t m, std::int64
   return rows;
 }
 
-class LocalBlocksDevice : public ::testing::Test {
+class LocalBlocksDevice : public blockeigs::test::GpuTest {
  protected:
   void SetUp() override {
-    SKIP_WITHOUT_GPU();
+    GpuTest::SetUp();
+    if (IsSkipped()) return;
     context_ = std::make_unique<spmm::Context>(spmm::Context::cuda(0));
   }
   std::unique_ptr<spmm::Context> context_;

@@ -11,7 +11,7 @@
 
 #include "spmm/cuda/merge_partition.cuh"
 #include "dense/memory.hpp"
-#include "tests/support/gpu_skip.hpp"
+#include "tests/support/gpu_test.hpp"
 
 namespace {
 
@@ -70,8 +70,9 @@ std::vector<std::int32_t> skewed_offsets(int rows, std::uint64_t seed) {
   return offsets;
 }
 
-TEST(MergePartitionDevice, SearchAndSegmentStartsMatchTheHost) {
-  SKIP_WITHOUT_GPU();
+class MergePartitionDevice : public blockeigs::test::GpuTest {};
+
+TEST_F(MergePartitionDevice, SearchAndSegmentStartsMatchTheHost) {
   for (const auto& offsets :
        {skewed_offsets(20000, 1), std::vector<std::int32_t>(1000, 0), std::vector<std::int32_t>{0, 100000}}) {
     const std::int64_t rows = static_cast<std::int64_t>(offsets.size()) - 1, nnz = offsets.back();

@@ -8,7 +8,7 @@
 #include "io/generators.hpp"
 #include "spmm/plan.hpp"
 #include "test_matrices.hpp"
-#include "tests/support/gpu_skip.hpp"
+#include "tests/support/gpu_test.hpp"
 
 namespace blockeigs {
 namespace {
@@ -52,23 +52,22 @@ spmm::HostCsr<double> laplacian() {
   return test::to_host_csr<double>(io::generate_rows(spec, 0, io::generated_rows(spec)));
 }
 
-TEST(PlanCusparse, MatchesReferenceDouble) {
-  SKIP_WITHOUT_GPU();
+class PlanCusparse : public test::GpuTest {};
+
+TEST_F(PlanCusparse, MatchesReferenceDouble) {
   const auto A = laplacian();
   for (std::int64_t n : {1, 3, 16, 33, 64})
     for (double beta : {0.0, 0.5}) compare_with_reference<double>(A, n, n, 1.5, beta, Algorithm::cusparse);
   compare_with_reference<double>(A, 5, 8, 1.0, 0.0, Algorithm::cusparse);  // ld > n
 }
 
-TEST(PlanCusparse, MatchesReferenceFloat) {
-  SKIP_WITHOUT_GPU();
+TEST_F(PlanCusparse, MatchesReferenceFloat) {
   const auto Ad = laplacian();
   spmm::HostCsr<float> A{Ad.rows, Ad.cols, Ad.row_offsets, Ad.col_indices, {Ad.values.begin(), Ad.values.end()}};
   for (std::int64_t n : {1, 4, 17, 128}) compare_with_reference<float>(A, n, n, 1.0f, 0.0f, Algorithm::cusparse);
 }
 
-TEST(PlanCusparse, AutomaticAndEmptyMatrix) {
-  SKIP_WITHOUT_GPU();
+TEST_F(PlanCusparse, AutomaticAndEmptyMatrix) {
   compare_with_reference<double>(laplacian(), 8, 8, 1.0, 0.0, Algorithm::automatic);
   spmm::HostCsr<double> empty;  // 4 x 6 with no entries: C = beta C
   empty.rows = 4;

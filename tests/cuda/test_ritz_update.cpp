@@ -25,7 +25,7 @@
 #include "tests/support/mpi_environment.hpp"
 #include "tests/support/test_contexts.hpp"
 #include "tests/support/test_matrices.hpp"
-#include "tests/support/gpu_skip.hpp"
+#include "tests/support/gpu_test.hpp"
 
 namespace blockeigs {
 namespace {
@@ -87,8 +87,9 @@ Outputs run(const spmm::Context& context, const Case& c, const Block& host_in, c
   return result;
 }
 
-TEST(DeviceRitzUpdate, MatchesTheSeparateOperationsOnTheHost) {
-  SKIP_WITHOUT_GPU();
+class DeviceRitzUpdate : public test::GpuTest {};
+
+TEST_F(DeviceRitzUpdate, MatchesTheSeparateOperationsOnTheHost) {
   const spmm::Context dev = spmm::Context::cuda(0);
   const spmm::Context host = spmm::Context::host();
   const Case cases[] = {{1, 1, 1, 1},

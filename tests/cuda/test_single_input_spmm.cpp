@@ -18,7 +18,7 @@
 #include "spmm/single_input_spmm.hpp"
 #include "test_matrices.hpp"
 #include "tests/support/mpi_environment.hpp"
-#include "tests/support/gpu_skip.hpp"
+#include "tests/support/gpu_test.hpp"
 
 namespace blockeigs {
 namespace {
@@ -27,8 +27,9 @@ struct Shape {
   std::int64_t n, b_pad, c_offset;  // B's rows padded by b_pad; C's columns start at c_offset
 };
 
-TEST(SingleInputSpmm, DeviceMatchesTheHostLoops) {
-  SKIP_WITHOUT_GPU();
+class SingleInputSpmm : public test::GpuTest {};
+
+TEST_F(SingleInputSpmm, DeviceMatchesTheHostLoops) {
   const spmm::Context device = spmm::Context::cuda(0);
   const spmm::Context& host = test::host_context();
   // A power-law matrix (empty rows, one row of 3000 nonzeros) and a 3D Laplacian.

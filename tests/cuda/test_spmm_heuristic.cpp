@@ -14,14 +14,14 @@
 #include "spmm/cuda/heuristic.hpp"
 #include "spmm/cuda/row_stream_blocks.hpp"
 #include "test_spmm_support.hpp"
-#include "tests/support/gpu_skip.hpp"
+#include "tests/support/gpu_test.hpp"
 #include "tests/support/typed_precisions.hpp"
 
 namespace blockeigs::test {
 namespace {
 
 template <class T>
-class SpmmKernels : public PrecisionTest<T> {};
+class SpmmKernels : public GpuTest {};
 TYPED_TEST_SUITE(SpmmKernels, Precisions, PrecisionNames);
 
 // Host side only: the rule, and the lanes it gives.
@@ -336,13 +336,14 @@ void column_slabs() {
   check_all_algorithms(A, problems, {Algorithm::automatic});
 }
 
-TYPED_TEST(SpmmKernels, ColumnSlabs) {
-  SKIP_WITHOUT_GPU();
-  column_slabs<TypeParam>();
-}
+TYPED_TEST(SpmmKernels, ColumnSlabs) { column_slabs<TypeParam>(); }
 
-TEST(SpmmKernels, PlanResolvesAutomaticToOurKernels) {
-  SKIP_WITHOUT_GPU();
+// A test in one precision: SpmmKernels.Name beside the typed SpmmKernels/Fp32.Name,
+// so its fixture lives in a namespace of its own.
+namespace one_precision {
+class SpmmKernels : public GpuTest {};
+
+TEST_F(SpmmKernels, PlanResolvesAutomaticToOurKernels) {
   EXPECT_TRUE(spmm::algorithm_available(Algorithm::row_split, Space::device));
   EXPECT_TRUE(spmm::algorithm_available(Algorithm::merge_based, Space::device));
   EXPECT_FALSE(spmm::algorithm_available(Algorithm::row_split, Space::host));
@@ -429,6 +430,7 @@ TEST(SpmmKernels, PlanResolvesAutomaticToOurKernels) {
   EXPECT_EQ(rs.algorithm_for(5), Algorithm::row_split);
   EXPECT_EQ(rs.requested_algorithm(), Algorithm::row_split);
 }
+}  // namespace one_precision
 
 }  // namespace
 }  // namespace blockeigs::test

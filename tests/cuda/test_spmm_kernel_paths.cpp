@@ -14,22 +14,26 @@
 #include "spmm/cuda/heuristic.hpp"
 #include "spmm/cuda/row_stream_blocks.hpp"
 #include "test_spmm_support.hpp"
-#include "tests/support/gpu_skip.hpp"
+#include "tests/support/gpu_test.hpp"
 #include "tests/support/typed_precisions.hpp"
 
 namespace blockeigs::test {
 namespace {
 
 template <class T>
-class SpmmKernels : public PrecisionTest<T> {};
+class SpmmKernels : public GpuTest {};
 TYPED_TEST_SUITE(SpmmKernels, Precisions, PrecisionNames);
+
+// A test in one precision: SpmmKernels.Name beside the typed SpmmKernels/Fp32.Name,
+// so its fixture lives in a namespace of its own.
+namespace one_precision {
+class SpmmKernels : public GpuTest {};
 
 // The wide variants (8 B rows in flight per lane: fp64 at n = 16 and 32) on
 // rows they are chosen for (regular, mean ~7, like the 7-point Laplacian),
 // with beta = 0 over NaN, beta != 0, padded leading dimensions and a short
 // last batch of rows; n = 8 and 33 beside them take the usual kernels.
-TEST(SpmmKernels, WideVariantsFp64) {
-  SKIP_WITHOUT_GPU();
+TEST_F(SpmmKernels, WideVariantsFp64) {
   const auto A =
       random_csr<double>(3001, 2999, 71, [](std::int64_t, std::mt19937_64& e) { return std::int64_t(4 + e() % 7); });
   const double mean = double(A.nnz()) / double(A.rows);
@@ -51,6 +55,7 @@ TEST(SpmmKernels, WideVariantsFp64) {
   EXPECT_TRUE(spmm::cuda::wide_unroll_pays(Algorithm::row_split, {A.rows, 12.0, 14.0}, 8));
   EXPECT_FALSE(spmm::cuda::wide_unroll_pays(Algorithm::merge_based, {A.rows, 2.0, 2.0}, 8));
 }
+}  // namespace one_precision
 
 // Regular rows take several rounds of loads a lane (row_split_passes): rows of
 // 50-64 nonzeros, each a few batches of a few lanes, at the widths that trade
@@ -67,10 +72,7 @@ void regular_rows_several_passes() {
   check_all_algorithms(A, problems, {Algorithm::row_split, Algorithm::automatic});
 }
 
-TYPED_TEST(SpmmKernels, RegularRowsSeveralPasses) {
-  SKIP_WITHOUT_GPU();
-  regular_rows_several_passes<TypeParam>();
-}
+TYPED_TEST(SpmmKernels, RegularRowsSeveralPasses) { regular_rows_several_passes<TypeParam>(); }
 
 // n = 1 on rows skewed enough for row_split's stream body (row_stream_pays):
 // blocks of short rows, long rows alone (over the long-row limit, and over a
@@ -99,10 +101,7 @@ void row_stream_on_skewed_rows() {
                            {.n = 1, .beta = 2.0, .ldb = 3, .ldc = 2, .b_offset = 1, .c_offset = 1, .seed = 3}});
 }
 
-TYPED_TEST(SpmmKernels, RowStreamOnSkewedRows) {
-  SKIP_WITHOUT_GPU();
-  row_stream_on_skewed_rows<TypeParam>();
-}
+TYPED_TEST(SpmmKernels, RowStreamOnSkewedRows) { row_stream_on_skewed_rows<TypeParam>(); }
 
 // Wide B rows on a tall matrix: row_split's blocks in row order, a few
 // batches a warp (row_split_chunk_batches), with a short last chunk, empty
@@ -130,7 +129,6 @@ void row_order_chunks(std::initializer_list<std::int64_t> widths) {
 
 // B rows of 512 and about 1024 bytes in each precision.
 TYPED_TEST(SpmmKernels, RowOrderChunks) {
-  SKIP_WITHOUT_GPU();
   if constexpr (std::is_same_v<TypeParam, float>)
     row_order_chunks<float>({128, 256});
   else
@@ -159,10 +157,7 @@ void long_row() {
   check_all_algorithms(sparse_rows, problems);
 }
 
-TYPED_TEST(SpmmKernels, OneRowOf100kNonzeros) {
-  SKIP_WITHOUT_GPU();
-  long_row<TypeParam>();
-}
+TYPED_TEST(SpmmKernels, OneRowOf100kNonzeros) { long_row<TypeParam>(); }
 
 // The merge fix-up's two kernels (merge_fixup.cuh) in one launch: segments of
 // 32 steps cut rows of 900-1200 nonzeros into 28-38 pieces, on both sides of
@@ -185,10 +180,7 @@ void merge_fixup_kernels() {
   check_all_algorithms(A, problems, {Algorithm::merge_based});
 }
 
-TYPED_TEST(SpmmKernels, MergeFixupKernels) {
-  SKIP_WITHOUT_GPU();
-  merge_fixup_kernels<TypeParam>();
-}
+TYPED_TEST(SpmmKernels, MergeFixupKernels) { merge_fixup_kernels<TypeParam>(); }
 
 // The merge kernel's shorter segments for wide B rows (merge_segment_items):
 // a matrix big enough that its general segments are longer than those, with
@@ -217,10 +209,7 @@ void short_merge_segments() {
   check_all_algorithms(A, problems, {Algorithm::merge_based});
 }
 
-TYPED_TEST(SpmmKernels, ShortMergeSegments) {
-  SKIP_WITHOUT_GPU();
-  short_merge_segments<TypeParam>();
-}
+TYPED_TEST(SpmmKernels, ShortMergeSegments) { short_merge_segments<TypeParam>(); }
 
 // Few long regular rows, the shape for which the merge kernel takes its
 // segments across rows (merge_order_across_rows): 60 rows of 15000-25000
@@ -245,10 +234,7 @@ void merge_order_across_rows() {
   check_all_algorithms(A, problems);
 }
 
-TYPED_TEST(SpmmKernels, MergeOrderAcrossRows) {
-  SKIP_WITHOUT_GPU();
-  merge_order_across_rows<TypeParam>();
-}
+TYPED_TEST(SpmmKernels, MergeOrderAcrossRows) { merge_order_across_rows<TypeParam>(); }
 
 // The merge kernel's narrow body (n = 1, 2, and 4 in fp32; fp64 at n = 4
 // takes the general body) on a matrix big enough that its segments hold
@@ -288,10 +274,7 @@ void merge_spmv_body() {
   check_all_algorithms(A, problems, {Algorithm::merge_based, Algorithm::automatic});
 }
 
-TYPED_TEST(SpmmKernels, MergeSpmvBody) {
-  SKIP_WITHOUT_GPU();
-  merge_spmv_body<TypeParam>();
-}
+TYPED_TEST(SpmmKernels, MergeSpmvBody) { merge_spmv_body<TypeParam>(); }
 
 }  // namespace
 }  // namespace blockeigs::test

@@ -15,14 +15,14 @@
 #include "spmm/cuda/heuristic.hpp"
 #include "spmm/cuda/row_stream_blocks.hpp"
 #include "test_spmm_support.hpp"
-#include "tests/support/gpu_skip.hpp"
+#include "tests/support/gpu_test.hpp"
 #include "tests/support/typed_precisions.hpp"
 
 namespace blockeigs::test {
 namespace {
 
 template <class T>
-class SpmmKernels : public PrecisionTest<T> {};
+class SpmmKernels : public GpuTest {};
 TYPED_TEST_SUITE(SpmmKernels, Precisions, PrecisionNames);
 
 // 11, 17, 20, 22, 40, 46: on and around the three-vectors-a-lane shapes
@@ -45,10 +45,7 @@ void every_width_beta_zero_nan_c() {
   check_all_algorithms(A, problems);
 }
 
-TYPED_TEST(SpmmKernels, EveryWidth) {
-  SKIP_WITHOUT_GPU();
-  every_width_beta_zero_nan_c<TypeParam>();
-}
+TYPED_TEST(SpmmKernels, EveryWidth) { every_width_beta_zero_nan_c<TypeParam>(); }
 
 template <class T>
 void alpha_and_beta() {
@@ -68,10 +65,7 @@ void alpha_and_beta() {
   check_all_algorithms(A, nan_b, {Algorithm::row_split, Algorithm::merge_based, Algorithm::automatic});
 }
 
-TYPED_TEST(SpmmKernels, AlphaAndBeta) {
-  SKIP_WITHOUT_GPU();
-  alpha_and_beta<TypeParam>();
-}
+TYPED_TEST(SpmmKernels, AlphaAndBeta) { alpha_and_beta<TypeParam>(); }
 
 // Odd leading dimensions (4- or 8-byte rows only), padded aligned ones, and
 // views that start one element into their buffer.
@@ -88,21 +82,21 @@ void leading_dimensions() {
   check_all_algorithms(A, problems);
 }
 
-TYPED_TEST(SpmmKernels, LeadingDimensionsAndAlignment) {
-  SKIP_WITHOUT_GPU();
-  leading_dimensions<TypeParam>();
-}
+TYPED_TEST(SpmmKernels, LeadingDimensionsAndAlignment) { leading_dimensions<TypeParam>(); }
 
-TEST(SpmmKernels, BlocksWiderThanOneLaunch) {
-  SKIP_WITHOUT_GPU();
+// The tests in one precision (or both in one test): SpmmKernels.Name beside the
+// typed SpmmKernels/Fp32.Name, so their fixture lives in a namespace of its own.
+namespace one_precision {
+class SpmmKernels : public GpuTest {};
+
+TEST_F(SpmmKernels, BlocksWiderThanOneLaunch) {
   const auto A = irregular_matrix<double>(14);
   check_all_algorithms(A, {{.n = 300}, {.n = 513, .beta = 0.5, .ldb = 515, .ldc = 520}});
   const auto Af = irregular_matrix<float>(15);
   check_all_algorithms(Af, {{.n = 257, .beta = 2.0}});
 }
 
-TEST(SpmmKernels, RowsOfLengthOneAndOnlyEmptyRows) {
-  SKIP_WITHOUT_GPU();
+TEST_F(SpmmKernels, RowsOfLengthOneAndOnlyEmptyRows) {
   const auto ones = random_csr<double>(3000, 2000, 31, [](std::int64_t, std::mt19937_64&) { return std::int64_t(1); });
   const auto empty = random_csr<double>(500, 300, 32, [](std::int64_t, std::mt19937_64&) { return std::int64_t(0); });
   std::vector<Problem> problems;
@@ -116,8 +110,7 @@ TEST(SpmmKernels, RowsOfLengthOneAndOnlyEmptyRows) {
   check_all_algorithms(ones_f, problems);
 }
 
-TEST(SpmmKernels, EmptyMatrices) {
-  SKIP_WITHOUT_GPU();
+TEST_F(SpmmKernels, EmptyMatrices) {
   // 0 x k: nothing to do. m x 0: B has no rows, C = beta * C.
   const auto no_rows = random_csr<double>(0, 40, 41, [](std::int64_t, std::mt19937_64&) { return std::int64_t(3); });
   const auto no_cols = random_csr<double>(50, 0, 42, [](std::int64_t, std::mt19937_64&) { return std::int64_t(3); });
@@ -129,8 +122,7 @@ TEST(SpmmKernels, EmptyMatrices) {
 // The kernels step between B's rows in 32-bit byte strides: a larger stride
 // (more than one row) is refused before any launch, with the value named.
 // One B row needs no stride, whatever its leading dimension.
-TEST(SpmmKernels, RowStridesPast4GiBAreRefused) {
-  SKIP_WITHOUT_GPU();
+TEST_F(SpmmKernels, RowStridesPast4GiBAreRefused) {
   const spmm::Context context = spmm::Context::cuda(0);
   const auto two = random_csr<double>(3, 2, 71, [](std::int64_t, std::mt19937_64&) { return std::int64_t(2); });
   const auto one = random_csr<double>(3, 1, 72, [](std::int64_t, std::mt19937_64&) { return std::int64_t(1); });
@@ -163,8 +155,7 @@ TEST(SpmmKernels, RowStridesPast4GiBAreRefused) {
 }
 
 // Skewed rows (so the merge kernel has carries): two runs give the same bits.
-TEST(SpmmKernels, DeterministicBits) {
-  SKIP_WITHOUT_GPU();
+TEST_F(SpmmKernels, DeterministicBits) {
   const auto A = random_csr<double>(20000, 20000, 51, [](std::int64_t i, std::mt19937_64& e) {
     return i % 997 == 0 ? std::int64_t(3000 + e() % 3000) : std::int64_t(e() % 12);
   });
@@ -184,12 +175,13 @@ TEST(SpmmKernels, DeterministicBits) {
     }
   }
 }
+}  // namespace one_precision
 
 // The tolerance of these tests and of spmm-bench's check: positive and finite
 // for every row length (the old L eps / (1 - L eps) went negative at a row of
 // 8.4M in fp32), the deterministic bound for short rows, and still tight
 // enough on a long fp32 row to reject a result with 1% of its terms dropped.
-TEST(SpmmKernels, SumErrorBoundStaysMeaningful) {
+TEST(SpmmKernelsHost, SumErrorBoundStaysMeaningful) {
   const double e32 = std::numeric_limits<float>::epsilon(), e64 = std::numeric_limits<double>::epsilon();
   const std::int64_t lengths[] = {1, 2, 16, 100002, 8388610, std::int64_t(1) << 31};
   for (std::int64_t l : lengths) {

@@ -4,7 +4,7 @@
 
 #include "io/matrix_market.hpp"
 #include "test_spmm_support.hpp"
-#include "tests/support/gpu_skip.hpp"
+#include "tests/support/gpu_test.hpp"
 #include "tests/support/typed_precisions.hpp"
 
 namespace blockeigs::test {
@@ -24,13 +24,10 @@ void check_real_matrices() {
 }
 
 template <class T>
-class SpmmRealMatrices : public PrecisionTest<T> {};
+class SpmmRealMatrices : public GpuTest {};
 TYPED_TEST_SUITE(SpmmRealMatrices, Precisions, PrecisionNames);
 
-TYPED_TEST(SpmmRealMatrices, EveryMatrix) {
-  SKIP_WITHOUT_GPU();
-  check_real_matrices<TypeParam>();
-}
+TYPED_TEST(SpmmRealMatrices, EveryMatrix) { check_real_matrices<TypeParam>(); }
 
 }  // namespace
 }  // namespace blockeigs::test
