@@ -10,19 +10,16 @@
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/halo/nccl_halo.hpp"
 #include "test_matrices.hpp"
+#include "tests/support/gpu_test.hpp"
 #include "tests/support/csr_test_operator.hpp"
 
 namespace blockeigs {
 namespace {
 
-bool every_rank_sees_a_gpu() {
-  int devices = spmm::cuda_device_count(), fewest = devices;
-  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&devices, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-  return fewest > 0;
-}
+// Skipped on every rank unless every rank sees a device.
+class DistributedOperatorCuda : public test::GpuTestOnEveryRank {};
 
-TEST(DistributedOperatorCuda, MatchesReference) {
-  if (!every_rank_sees_a_gpu()) GTEST_SKIP() << "no CUDA device visible";
+TEST_F(DistributedOperatorCuda, MatchesReference) {
   const auto context = solver::make_context(Backend::cuda, MPI_COMM_WORLD);
   io::GeneratorSpec cube{io::GeneratorKind::laplacian_3d, 11, 9, 7, 7};
   io::GeneratorSpec spd;
@@ -46,8 +43,7 @@ TEST(DistributedOperatorCuda, MatchesReference) {
 // Column-major blocks (PETSc's MATDENSECUDA) on the device, a rank without
 // rows from np 2: the column-major pack and scatter kernels and the
 // column-major SpMM.
-TEST(DistributedOperatorCuda, ColumnMajorMatchesReference) {
-  if (!every_rank_sees_a_gpu()) GTEST_SKIP() << "no CUDA device visible";
+TEST_F(DistributedOperatorCuda, ColumnMajorMatchesReference) {
   const auto context = solver::make_context(Backend::cuda, MPI_COMM_WORLD);
   io::GeneratorSpec cube{io::GeneratorKind::laplacian_3d, 11, 9, 7, 7};
   const io::CsrRows laplace = io::generate_rows(cube, 0, io::generated_rows(cube));
@@ -65,8 +61,7 @@ TEST(DistributedOperatorCuda, ColumnMajorMatchesReference) {
 
 // One operator reused across widths that grow and shrink (send buffers are
 // reallocated and re-mapped by the neighbours), with each halo transport.
-TEST(DistributedOperatorCuda, ReusedAcrossWidthsWithEachTransport) {
-  if (!every_rank_sees_a_gpu()) GTEST_SKIP() << "no CUDA device visible";
+TEST_F(DistributedOperatorCuda, ReusedAcrossWidthsWithEachTransport) {
   const auto context = solver::make_context(Backend::cuda, MPI_COMM_WORLD);
   io::GeneratorSpec cube{io::GeneratorKind::laplacian_3d, 13, 11, 9, 27};
   const io::CsrRows whole = io::generate_rows(cube, 0, io::generated_rows(cube));

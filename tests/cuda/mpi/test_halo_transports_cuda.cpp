@@ -16,20 +16,17 @@
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/halo/nccl_halo.hpp"
 #include "test_matrices.hpp"
+#include "tests/support/gpu_test.hpp"
 
 namespace blockeigs {
 namespace {
 
 using solver::HaloTransport;
 
-bool every_rank_sees_a_gpu() {
-  int devices = spmm::cuda_device_count(), fewest = devices;
-  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&devices, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
-  return fewest > 0;
-}
+// Skipped on every rank unless every rank sees a device.
+class HaloTransportsCuda : public test::GpuTestOnEveryRank {};
 
-TEST(HaloTransportsCuda, EachTransportDeliversTheHaloRows) {
-  if (!every_rank_sees_a_gpu()) GTEST_SKIP() << "no CUDA device visible";
+TEST_F(HaloTransportsCuda, EachTransportDeliversTheHaloRows) {
   const auto context = solver::make_context(Backend::cuda, MPI_COMM_WORLD);
   std::vector<HaloTransport> transports{HaloTransport::automatic, HaloTransport::staged_mpi};
   if (solver::mpi_is_cuda_aware()) transports.push_back(HaloTransport::mpi);
