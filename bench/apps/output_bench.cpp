@@ -4,11 +4,15 @@
 // bytes written by rank 0 with plain write() calls to a file in the same
 // directory (the page cache's bandwidth; with --sync, each file is also
 // flushed to the disk with fdatasync, the result file included).
-//   mpirun -np R output-bench [--rows N] [--width K] [--reps R] [--fp32] [--reverse] [--sync] [--over] [--path P]
+//   mpirun -np R output-bench [--rows N] [--width K] [--reps R] [--fp32] [--reverse | --shuffle] [--rank-order]
+//                             [--sync] [--over] [--path P]
 // --over writes each rep's file over the last one's, as a rerun's result or a
 // checkpoint replaces the older file (otherwise each rep starts with none).
 // --reverse numbers the operator's rows in the reverse order of the input's,
-// so that the rows move to other ranks before they are written.
+// so that the rows move to other ranks before they are written; --shuffle in a
+// random order (seed 1), as a graph partition of a randomly numbered matrix
+// leaves them. --rank-order writes in rank order as serial HDF5 does, even
+// where HDF5 is parallel.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -16,6 +20,8 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <numeric>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -33,9 +39,12 @@ namespace {
 using namespace blockeigs;
 
 const char* const usage =
-    "usage: output-bench [--rows N] [--width K] [--reps R] [--fp32] [--reverse] [--sync] [--over] [--path P]\n"
+    "usage: output-bench [--rows N] [--width K] [--reps R] [--fp32] [--reverse | --shuffle] [--rank-order] [--sync]\n"
+    "                    [--over] [--path P]\n"
     "Times writing an N x K block to an HDF5 result file from every rank, beside writing its bytes with write().\n"
     "  --reverse   the operator numbers the rows in reverse: they move to other ranks first\n"
+    "  --shuffle   the operator numbers the rows in a random order (seed 1): most move to other ranks first\n"
+    "  --rank-order  the ranks write one after the other, as with serial HDF5 (also where HDF5 is parallel)\n"
     "  --sync      fdatasync the files (the disk's bandwidth, not the page cache's)\n"
     "  --over      each rep writes over the last one's file (a rerun, a checkpoint); else each starts with none\n"
     "  --path P    the result file (default output-bench.h5)\n"
@@ -43,7 +52,7 @@ const char* const usage =
     "  --version   prints the version, commit and build (CUDA, PETSc, HDF5)\n";
 
 struct Extra {
-  bool reverse = false, sync = false, over = false;
+  bool reverse = false, shuffle = false, rank_order = false, sync = false, over = false;
   std::string path = "output-bench.h5";
 };
 
@@ -54,6 +63,22 @@ solver::RowNumbering reversed(MPI_Comm comm, const solver::RowPartition& partiti
   const std::int64_t n = partition.global_rows(), begin = partition.begin(rank), rows = partition.rows(rank);
   std::vector<std::int64_t> original_of_local(static_cast<std::size_t>(rows)), current_of_original(original_of_local);
   for (std::int64_t i = 0; i < rows; ++i) original_of_local[i] = current_of_original[i] = n - 1 - (begin + i);
+  return solver::RowNumbering(comm, partition, partition, std::move(original_of_local), std::move(current_of_original));
+}
+
+// The numbering of `partition`'s rows when the operator's row g is the input's row order[g], order a random
+// permutation (the same on every rank).
+solver::RowNumbering shuffled(MPI_Comm comm, const solver::RowPartition& partition) {
+  int rank = 0;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  const std::int64_t n = partition.global_rows(), begin = partition.begin(rank), rows = partition.rows(rank);
+  std::vector<std::int64_t> order(static_cast<std::size_t>(n));
+  std::iota(order.begin(), order.end(), std::int64_t{0});
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(1));
+  std::vector<std::int64_t> original_of_local(order.begin() + begin, order.begin() + begin + rows);
+  std::vector<std::int64_t> current_of_original(static_cast<std::size_t>(rows));
+  for (std::int64_t g = 0; g < n; ++g)
+    if (order[g] >= begin && order[g] < begin + rows) current_of_original[order[g] - begin] = g;
   return solver::RowNumbering(comm, partition, partition, std::move(original_of_local), std::move(current_of_original));
 }
 
@@ -90,17 +115,23 @@ void run(const apps::BenchOptions& options, const Extra& extra, MPI_Comm comm) {
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
   const solver::RowPartition partition = solver::RowPartition::uniform(options.size, ranks);
-  const solver::RowNumbering numbering =
-      extra.reverse ? reversed(comm, partition) : solver::RowNumbering::identity(comm, partition);
+  const solver::RowNumbering numbering = extra.reverse   ? reversed(comm, partition)
+                                         : extra.shuffle ? shuffled(comm, partition)
+                                                         : solver::RowNumbering::identity(comm, partition);
+  apps::set_rank_order_output_for_tests(extra.rank_order);
   spmm::DenseBlock<T> X(Space::host, partition.rows(rank), options.width);
   for (std::int64_t i = 0; i < X.rows() * X.cols(); ++i) X.data()[i] = static_cast<T>(i % 1000);
   const std::int64_t bytes = 8 * options.size * options.width;
   if (rank == 0)
-    std::printf("output-bench: %lld x %lld %s block (%s in the file), %d rank%s, rows %s, %s%s\n",
+    std::printf("output-bench: %lld x %lld %s block (%s in the file), %d rank%s, rows %s, %s%s%s\n",
                 static_cast<long long>(options.size), static_cast<long long>(options.width),
                 sizeof(T) == 8 ? "fp64" : "fp32", solver::format_bytes(double(bytes)).c_str(), ranks,
-                ranks > 1 ? "s" : "", extra.reverse ? "reversed" : "in the input's order",
-                extra.sync ? "fdatasync" : "page cache", extra.over ? ", each over the last" : "");
+                ranks > 1 ? "s" : "",
+                extra.reverse   ? "reversed"
+                : extra.shuffle ? "shuffled"
+                                : "in the input's order",
+                extra.sync ? "fdatasync" : "page cache", extra.over ? ", each over the last" : "",
+                extra.rank_order ? ", in rank order" : "");
   std::vector<double> gather, write, floor;
   for (int rep = 0; rep < options.reps; ++rep) {
     if (!extra.over || rep == 0) std::remove(extra.path.c_str());
@@ -145,6 +176,10 @@ int main(int argc, char** argv) {
     const std::string flag = argv[i];
     if (flag == "--reverse")
       extra.reverse = true;
+    else if (flag == "--shuffle")
+      extra.shuffle = true;
+    else if (flag == "--rank-order")
+      extra.rank_order = true;
     else if (flag == "--sync")
       extra.sync = true;
     else if (flag == "--over")

@@ -78,7 +78,9 @@ void move_to_numbering(DistributedRows& matrix, const std::vector<int>& part, st
 // Each row's part: the rank whose range of `current` holds its new index.
 std::vector<int> parts_of(const std::vector<std::int64_t>& renumbered, const RowPartition& current) {
   std::vector<int> part(renumbered.size());
-  for (std::size_t i = 0; i < part.size(); ++i) part[i] = current.owner(renumbered[i]);
+  const auto rows = static_cast<std::int64_t>(part.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < rows; ++i) part[i] = current.owner(renumbered[i]);
   return part;
 }
 

@@ -1,6 +1,7 @@
 #include "solver/operator/partition/move_rows.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <utility>
 
 #include "core/checks.hpp"
@@ -116,13 +117,32 @@ void exchange(MPI_Comm comm, const std::vector<T>& send, const std::vector<std::
 }
 
 // For each row of this rank's range of `current`, the position among the
-// heads received of the row that goes there; checked to be a permutation.
+// heads received of the row that goes there; checked to be a permutation:
+// placed in parallel, then, where a slot is left empty or a row is out of
+// range, the serial pass names the first offence.
 std::vector<std::int64_t> arrival_of(MPI_Comm comm, const std::vector<std::int64_t>& heads, const RowPartition& current,
                                      int rank, const std::string& source) {
   const std::int64_t m = current.rows(rank), begin = current.begin(rank);
+  const auto received = static_cast<std::int64_t>(heads.size()) / kHead;
   std::vector<std::int64_t> arrival(static_cast<std::size_t>(m), -1);
+  bool fits = received == m;
+  if (fits) {
+    std::int64_t outside = 0, empty = 0;
+#pragma omp parallel for schedule(static) reduction(+ : outside)
+    for (std::int64_t r = 0; r < received; ++r) {
+      const std::int64_t local = heads[kHead * r] - begin;
+      if (local >= 0 && local < m)  // a row given twice leaves a slot empty: m rows into m slots
+        std::atomic_ref<std::int64_t>(arrival[local]).store(r, std::memory_order_relaxed);
+      else
+        ++outside;
+    }
+#pragma omp parallel for schedule(static) reduction(+ : empty)
+    for (std::int64_t i = 0; i < m; ++i) empty += arrival[i] < 0;
+    fits = outside == 0 && empty == 0;
+    if (!fits) std::fill(arrival.begin(), arrival.end(), -1);
+  }
   collectively(comm, [&] {
-    const auto received = static_cast<std::int64_t>(heads.size()) / kHead;
+    if (fits) return;
     for (std::int64_t r = 0; r < received; ++r) {
       const std::int64_t index = heads[kHead * r], local = index - begin;
       BLOCKEIGS_ASSERT(local >= 0 && local < m);  // sent to the range's owner
@@ -194,9 +214,7 @@ MovedRows move_rows(MPI_Comm comm, io::CsrRows&& rows, const std::vector<int>& p
   rows = io::CsrRows{};
   std::int64_t entries_in = 0;
   for (const std::int64_t e : out.entries_from) entries_in += e;
-  cols.clear();
-  values.clear();
-  cols.resize(static_cast<std::size_t>(entries_in));
+  cols.resize(static_cast<std::size_t>(entries_in));  // overwritten by the exchange: no clear() and fill
   values.resize(cols.size());
   exchange(comm, out.cols, out.entries_to, cols, out.entries_from);
   exchange(comm, out.values, out.entries_to, values, out.entries_from);
@@ -206,13 +224,16 @@ MovedRows move_rows(MPI_Comm comm, io::CsrRows&& rows, const std::vector<int>& p
   to.row_offsets.resize(static_cast<std::size_t>(m) + 1);
   to.row_offsets[0] = 0;
   moved.original.resize(static_cast<std::size_t>(m));
-  bool in_order = true;
-  for (std::int64_t i = 0; i < m; ++i) {
+  std::int64_t out_of_order = 0;
+#pragma omp parallel for schedule(static) reduction(+ : out_of_order)
+  for (std::int64_t i = 0; i < m; ++i) {  // each row's length, then their running sum
     const std::int64_t r = arrival[i];
-    to.row_offsets[i + 1] = to.row_offsets[i] + heads[kHead * r + 2];
+    to.row_offsets[i + 1] = heads[kHead * r + 2];
     moved.original[i] = heads[kHead * r + 1];
-    in_order = in_order && r == i;
+    out_of_order += r != i;
   }
+  for (std::int64_t i = 0; i < m; ++i) to.row_offsets[i + 1] += to.row_offsets[i];
+  const bool in_order = out_of_order == 0;
   if (in_order) {  // as a graph partition numbers them: by source rank, each source's in its order
     to.col_indices = std::move(cols);
     to.values = std::move(values);

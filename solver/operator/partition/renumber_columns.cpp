@@ -1,6 +1,8 @@
 #include "solver/operator/partition/renumber_columns.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <limits>
 
 #include "core/checks.hpp"
 
@@ -32,8 +34,15 @@ RemoteColumns::RemoteColumns(const io::CsrRows& rows, std::int64_t begin, std::i
   const std::int64_t words = (rows.global_cols + 63) / 64;
   reserve_in_huge_pages(bits_, static_cast<std::size_t>(words));
   bits_.assign(static_cast<std::size_t>(words), 0);
-  for (const std::int64_t j : cols)
-    if (j < begin || j >= end) bits_[j >> 6] |= std::uint64_t{1} << (j & 63);
+  const auto entries = static_cast<std::int64_t>(cols.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < entries; ++k) {
+    const std::int64_t j = cols[k];
+    if (j >= begin && j < end) continue;
+    const std::uint64_t bit = std::uint64_t{1} << (j & 63);
+    std::atomic_ref<std::uint64_t> word(bits_[j >> 6]);
+    if ((word.load(std::memory_order_relaxed) & bit) == 0) word.fetch_or(bit, std::memory_order_relaxed);
+  }
   reserve_in_huge_pages(before_, bits_.size());
   before_.resize(bits_.size());
   std::int64_t count = 0;
@@ -67,14 +76,34 @@ ColumnRenumbering::ColumnRenumbering(MPI_Comm comm, const io::CsrRows& rows, con
         std::lower_bound(ask.begin(), ask.end(), old.end(q)) - std::lower_bound(ask.begin(), ask.end(), old.begin(q));
   std::vector<std::int64_t> asked_counts;
   std::vector<std::int64_t> asked = all_to_all(comm, ask.data(), ask_counts, &asked_counts);
-  for (std::int64_t& j : asked) {
-    BLOCKEIGS_ASSERT(static_cast<std::uint64_t>(j - begin_) < own_);
-    j = renumbered[j - begin_];
+  const auto asked_size = static_cast<std::int64_t>(asked.size());
+  std::int64_t not_mine = 0;  // columns asked of a rank that does not own them
+#pragma omp parallel for schedule(static) reduction(+ : not_mine)
+  for (std::int64_t k = 0; k < asked_size; ++k) {
+    const auto local = static_cast<std::uint64_t>(asked[k] - begin_);
+    if (local < own_)
+      asked[k] = renumbered[local];
+    else
+      ++not_mine;
   }
+  BLOCKEIGS_ASSERT(not_mine == 0);
   const std::vector<std::int64_t> answers = all_to_all(comm, asked.data(), asked_counts);  // in the order asked
-  reserve_in_huge_pages(index_, renumbered.size() + answers.size());
-  index_.assign(renumbered.begin(), renumbered.end());
-  index_.insert(index_.end(), answers.begin(), answers.end());
+  const auto own = static_cast<std::int64_t>(renumbered.size()), remote = static_cast<std::int64_t>(answers.size());
+  std::int64_t largest = -1;
+#pragma omp parallel for schedule(static) reduction(max : largest)
+  for (std::int64_t k = 0; k < own + remote; ++k)
+    largest = std::max(largest, k < own ? renumbered[k] : answers[k - own]);
+  if (largest > std::numeric_limits<std::int32_t>::max()) {
+    reserve_in_huge_pages(index_, renumbered.size() + answers.size());
+    index_.assign(renumbered.begin(), renumbered.end());
+    index_.insert(index_.end(), answers.begin(), answers.end());
+    return;
+  }
+  reserve_in_huge_pages(index32_, renumbered.size() + answers.size());
+  index32_.resize(renumbered.size() + answers.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < own + remote; ++k)
+    index32_[k] = static_cast<std::int32_t>(k < own ? renumbered[k] : answers[k - own]);
 }
 
 }  // namespace blockeigs::solver

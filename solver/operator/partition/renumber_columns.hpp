@@ -90,11 +90,11 @@ class ColumnRenumbering {
   // `column`: one of the rows' columns.
   std::int64_t operator()(std::int64_t column) const {
     const auto local = static_cast<std::uint64_t>(column - begin_);
-    if (!remote_.has_bitmap()) return index_[local < own_ ? local : own_ + remote_.position(column)];
+    if (!remote_.has_bitmap()) return at(local < own_ ? local : own_ + remote_.position(column));
     // The bitmap answers for any column: no branch on which kind of column it is, so that the
     // loads of many columns overlap.
     const std::uint64_t remote = own_ + remote_.position(column);
-    return index_[local < own_ ? local : remote];
+    return at(local < own_ ? local : remote);
   }
 
   // One row's entries copied with their columns renumbered: out_cols[k] =
@@ -109,10 +109,15 @@ class ColumnRenumbering {
   }
 
  private:
+  std::int64_t at(std::uint64_t k) const { return index32_.empty() ? index_[k] : index32_[k]; }
+
   std::int64_t begin_ = 0;
   std::uint64_t own_ = 0;  // this rank's rows
   RemoteColumns remote_;
-  std::vector<std::int64_t> index_;  // the new index of its own rows, then of remote_.columns()
+  // The new index of its own rows, then of remote_.columns(): in index32_ where every one fits in int32 (half the
+  // table to look up at random, more of it in cache), else in index_.
+  std::vector<std::int64_t> index_;
+  std::vector<std::int32_t> index32_;
 };
 
 // Sorts one row's entries by column, as CsrRows keeps them (its columns are
