@@ -125,9 +125,7 @@ double write_pieces_at_root(const DistributedBlock& block, io::Hdf5Writer::Rows*
     copying += MPI_Wtime() - start;
     wait();
     if (file && !failed && end > begin)
-      writing = std::async(std::launch::async, [file, first = block.first_row + begin, count = end - begin, rows] {
-        file->write(first, count, rows);
-      });
+      writing = std::async(std::launch::async, [=] { file->write(block.first_row + begin, end - begin, rows); });
   }
   wait();
   return copying;
