@@ -102,13 +102,12 @@ void add_preconditioner_matrix(const RankShape& s, const SolverShape& o, std::in
 // Results on their way to a file (apps/run/output/input_order_block.cpp): nothing
 // for fp64 on the host in the input's numbering; else a staging piece; where
 // the rows are renumbered also each row's indices, a piece's exchange
-// buffers, a second staging piece (serial HDF5: rank 0 writes one while the
-// next arrives) and a host copy of a device block.
+// buffers and a host copy of a device block.
 std::int64_t output_bytes(std::int64_t m, const SolverShape& o, Space space) {
   const std::int64_t v = o.value_bytes, staging = std::min(m * o.columns * 8, output_piece_bytes);
   const bool in_place = space == Space::host && v == 8 && !o.output_renumbered;
   std::int64_t bytes = in_place ? 0 : staging;
-  if (o.output_renumbered) bytes += 3 * 8 * m + 3 * staging + (space == Space::device ? m * o.columns * v : 0);
+  if (o.output_renumbered) bytes += 3 * 8 * m + 2 * staging + (space == Space::device ? m * o.columns * v : 0);
   return bytes;
 }
 

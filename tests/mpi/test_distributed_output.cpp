@@ -150,35 +150,5 @@ TEST(DistributedOutput, CompactHostDoublesAreWrittenInPlace) {
   EXPECT_EQ(block.local_rows, X.rows());
 }
 
-// Where the ranks write in turn, rows that move between ranks all go to rank 0, which writes them as they arrive.
-TEST(DistributedOutput, MovedRowsGoToRankZeroWhereRanksWriteInTurn) {
-  if (test::mpi_size() == 1) GTEST_SKIP() << "one rank: no row moves";
-  const Numbered numbered_rows = numbered(Layout::moved_between_ranks);
-  const spmm::DenseBlock<double> X = operator_rows<double>(numbered_rows.numbering, false);
-  for (const bool serial : {false, true}) {
-    apps::set_rank_order_output_for_tests(serial);
-    const apps::DistributedBlock block =
-        apps::block_in_input_order("/X", X.cview(), numbered_rows.numbering, MPI_COMM_WORLD);
-    apps::set_rank_order_output_for_tests(false);
-    const solver::RowPartition& input = numbered_rows.numbering.original();
-    const bool at_root = serial || !io::Hdf5Writer::parallel_io_available();
-    EXPECT_EQ(block.at_root, at_root);
-    EXPECT_EQ(block.first_row, at_root ? 0 : input.begin(test::mpi_rank()));
-    EXPECT_EQ(block.local_rows, at_root ? (test::mpi_rank() == 0 ? n : 0) : input.rows(test::mpi_rank()));
-    EXPECT_GT(block.collective_pieces, 0);
-    // Every rank takes part in every piece; only rank 0 holds rows.
-    std::vector<double> rows(static_cast<std::size_t>(block.local_rows * block.cols));
-    const std::int64_t piece = block.piece_rows;
-    for (std::int64_t p = 0; p < block.collective_pieces; ++p) {
-      const std::int64_t begin = std::min(block.local_rows, p * piece), end = std::min(block.local_rows, begin + piece);
-      block.copy_rows(begin, end, rows.data() + begin * block.cols);
-    }
-    int wrong = 0;
-    for (std::int64_t i = 0; i < block.local_rows; ++i)
-      for (std::int64_t j = 0; j < cols; ++j) wrong += rows[i * cols + j] != value(block.first_row + i, j);
-    EXPECT_EQ(wrong, 0);
-  }
-}
-
 }  // namespace
 }  // namespace blockeigs

@@ -244,8 +244,8 @@ TEST(OutputPlan, FollowsTheWayTheRowsAreWritten) {
   EXPECT_EQ(output_item(8, Space::host, false), 0);
   EXPECT_EQ(output_item(4, Space::host, false), piece);
   EXPECT_EQ(output_item(8, Space::device, false), piece);
-  EXPECT_EQ(output_item(8, Space::host, true), piece + 24 * m + 3 * piece);
-  EXPECT_EQ(output_item(8, Space::device, true), piece + 24 * m + 3 * piece + m * 16 * 8);
+  EXPECT_EQ(output_item(8, Space::host, true), piece + 24 * m + 2 * piece);
+  EXPECT_EQ(output_item(8, Space::device, true), piece + 24 * m + 2 * piece + m * 16 * 8);
 }
 
 TEST(DryRun, PlansAndStops) {

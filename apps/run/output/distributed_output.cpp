@@ -4,7 +4,6 @@
 #include <atomic>
 #include <cstdio>
 #include <exception>
-#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -98,70 +97,6 @@ DistributedBlock gathered(const DistributedBlock& block, double& copying) {
   return whole;
 }
 
-// Rank 0's rows of an at_root block written as the pieces arrive: each piece is written (by a second thread, into
-// `file` where open) while the next one is copied into the other of two staging buffers. An error in a write waits
-// for the last piece, so that no rank is left in an exchange. Returns the seconds spent in copy_rows.
-double write_pieces_at_root(const DistributedBlock& block, io::Hdf5Writer::Rows* file, std::exception_ptr& failed) {
-  const Pieces pieces = pieces_of(block);
-  const auto piece_size = static_cast<std::size_t>(std::min(pieces.rows, block.local_rows) * block.cols);
-  spmm::PinnedBuffer<double> staging[2] = {spmm::PinnedBuffer<double>(piece_size),
-                                           spmm::PinnedBuffer<double>(piece_size)};
-  std::future<void> writing;
-  auto wait = [&] {
-    if (!writing.valid()) return;
-    try {
-      writing.get();
-    } catch (...) {
-      if (!failed) failed = std::current_exception();
-    }
-  };
-  double copying = 0;
-  for (std::int64_t p = 0; p < pieces.count; ++p) {
-    const std::int64_t begin = std::min(block.local_rows, p * pieces.rows);
-    const std::int64_t end = std::min(block.local_rows, begin + pieces.rows);
-    double* rows = staging[p % 2].data();
-    const double start = MPI_Wtime();
-    block.copy_rows(begin, end, rows);
-    copying += MPI_Wtime() - start;
-    wait();
-    if (file && !failed && end > begin)
-      writing = std::async(std::launch::async, [=] { file->write(block.first_row + begin, end - begin, rows); });
-  }
-  wait();
-  return copying;
-}
-
-// The blocks whose rows come to rank 0 in collective pieces (DistributedBlock::at_root), written by rank 0 as each
-// piece arrives; the file open on rank 0 only. Returns the seconds this rank spent copying rows. Collective.
-double write_at_root(MPI_Comm comm, const std::string& path, const std::vector<DistributedBlock>& blocks, int rank) {
-  double copying = 0;
-  if (std::none_of(blocks.begin(), blocks.end(), [](const DistributedBlock& b) { return b.at_root; })) return copying;
-  solver::collectively(comm, [&] {
-    std::optional<io::Hdf5Writer> writer;
-    std::exception_ptr failed;  // rank 0's, raised once every piece has moved
-    try {
-      if (rank == 0) writer.emplace(path, false);
-    } catch (...) {
-      failed = std::current_exception();
-    }
-    for (const DistributedBlock& block : blocks) {
-      if (!block.at_root) continue;
-      std::optional<io::Hdf5Writer::Rows> file;
-      try {
-        if (writer && !failed) file.emplace(writer->open_rows(block.dataset));
-      } catch (...) {
-        failed = std::current_exception();
-      }
-      // The other ranks' time in the pieces is mostly waiting for rank 0: only rank 0's copies count.
-      const double seconds = write_pieces_at_root(block, file ? &*file : nullptr, failed);
-      if (rank == 0) copying += seconds;
-    }
-    if (failed) std::rethrow_exception(failed);
-    if (writer) writer->close();
-  });
-  return copying;
-}
-
 // Returns the seconds this rank spent copying rows to the staging buffer.
 double write_files(MPI_Comm comm, const std::string& path, const std::function<void(io::Hdf5Writer&)>& write_small,
                    const std::vector<DistributedBlock>& blocks,
@@ -181,18 +116,16 @@ double write_files(MPI_Comm comm, const std::string& path, const std::function<v
     for (const DistributedBlock& block : blocks) copying += write_block(writer, block);
     writer.close();
   };
-  if (!writes_in_rank_order()) {
+  if (io::Hdf5Writer::parallel_io_available() && !rank_order_for_tests) {
     // MPI-IO: every rank writes its rows at once.
     solver::collectively(comm, [&] {
       io::Hdf5Writer writer(path, comm);
       write_blocks(writer);
     });
   } else {
-    // Serial HDF5: rank 0 writes the blocks that come to it, then one writer at a time, in rank order.
-    copying += write_at_root(comm, path, blocks, rank);
+    // Serial HDF5: one writer at a time, in rank order.
     std::vector<DistributedBlock> whole;
-    for (const DistributedBlock& block : blocks)
-      if (!block.at_root) whole.push_back(gathered(block, copying));
+    for (const DistributedBlock& block : blocks) whole.push_back(gathered(block, copying));
     for (int turn = 0; turn < ranks; ++turn)
       solver::collectively(comm, [&] {
         if (rank != turn) return;
@@ -261,8 +194,6 @@ OutputTimes write_distributed_output(MPI_Comm comm, const std::string& path,
   for (const DistributedBlock& block : blocks) times.bytes += 8 * block.global_rows * block.cols;
   return times;
 }
-
-bool writes_in_rank_order() { return !io::Hdf5Writer::parallel_io_available() || rank_order_for_tests; }
 
 void set_rank_order_output_for_tests(bool on) { rank_order_for_tests = on; }
 

@@ -44,9 +44,6 @@ struct DistributedBlock {
   // order, with empty pieces past its rows.
   std::int64_t piece_rows = 0;
   std::int64_t collective_pieces = 0;
-  // All rows are rank 0's (first_row 0; local_rows 0 elsewhere) and come to it through collective pieces: where the
-  // ranks write in turn, rank 0 writes each piece as it arrives.
-  bool at_root = false;
   std::shared_ptr<const void> held;  // copies of the block share it
   double seconds = 0;                // preparing the block before the write (the pieces' copies are timed as they go)
 };
@@ -79,9 +76,6 @@ OutputTimes write_distributed_output(MPI_Comm comm, const std::string& path,
                                      const std::function<void(io::Hdf5Writer&)>& write_small,
                                      const std::vector<DistributedBlock>& blocks,
                                      const std::function<void(io::Hdf5Writer*, double)>& write_last = {});
-
-// Whether write_distributed_output writes one rank at a time, in rank order (serial HDF5, or the test switch below).
-bool writes_in_rank_order();
 
 // Test-only: true makes write_distributed_output take the rank-order path even
 // with parallel HDF5 (the tests cover both paths that way). Every rank sets the same.

@@ -41,17 +41,16 @@ void widen_row(const T* row, std::int64_t cols, double* out) {
 }
 
 // Moves the rows of a host block (the operator's numbering) to the ranks that
-// hold them in `to`, a partition of the input's numbering (its own ranges, or
-// all rows on rank 0), one piece of every rank's range at a time, as the file
-// takes them: piece p carries rows [p piece_rows, (p + 1) piece_rows) of each
-// rank's range. A row travels as a record (its input row, then its values in
-// T); rows that stay are copied directly.
+// hold them in the input's numbering, one piece of every rank's input range
+// at a time, as the file takes them: piece p carries rows [p piece_rows,
+// (p + 1) piece_rows) of each rank's range. A row travels as a record (its
+// input row, then its values in T); rows that stay are copied directly.
 template <class T>
 class PieceExchange {
  public:
   PieceExchange(MPI_Comm comm, spmm::ConstDenseView<T> host, const solver::RowNumbering& numbering,
-                solver::RowPartition to, std::int64_t piece_rows)
-      : comm_(comm), host_(host), input_(std::move(to)), piece_rows_(piece_rows) {
+                std::int64_t piece_rows)
+      : comm_(comm), host_(host), input_(numbering.original()), piece_rows_(piece_rows) {
     BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank_));
     BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks_));
     for (int r = 0; r < ranks_; ++r) pieces_ = std::max(pieces_, (input_.rows(r) + piece_rows - 1) / piece_rows);
@@ -76,8 +75,7 @@ class PieceExchange {
     for (std::int64_t p = 0; p < pieces_; ++p)
       most_sent = std::max(most_sent, start_[(p + 1) * ranks_] - start_[p * ranks_]);
     send_ = std::make_unique_for_overwrite<char[]>(static_cast<std::size_t>(most_sent * record()));
-    recv_ = std::make_unique_for_overwrite<char[]>(
-        static_cast<std::size_t>(std::min(piece_rows, input_.rows(rank_)) * record()));
+    recv_ = std::make_unique_for_overwrite<char[]>(static_cast<std::size_t>(piece_rows * record()));
   }
 
   std::int64_t pieces() const { return pieces_; }
@@ -181,20 +179,7 @@ DistributedBlock block_in_input_order(const std::string& dataset, spmm::ConstDen
   } else {
     std::shared_ptr<const void> copy;
     const spmm::ConstDenseView<T> host = on_host(X, copy);
-    // Where the ranks write in turn (serial HDF5), every row goes to rank 0, which writes each piece as it arrives:
-    // no rank gathers its whole range first, and the file takes whole pieces of the input's rows.
-    solver::RowPartition to = input;
-    if (writes_in_rank_order()) {
-      int ranks = 1;
-      BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
-      std::vector<std::int64_t> first(static_cast<std::size_t>(ranks) + 1, input.global_rows());
-      first[0] = 0;
-      to = solver::RowPartition(std::move(first));
-      block.first_row = 0;
-      block.local_rows = to.rows(rank);
-      block.at_root = true;
-    }
-    auto exchange = std::make_shared<PieceExchange<T>>(comm, host, numbering, std::move(to), block.piece_rows);
+    auto exchange = std::make_shared<PieceExchange<T>>(comm, host, numbering, block.piece_rows);
     block.collective_pieces = exchange->pieces();
     block.copy_rows = [exchange, copy](std::int64_t begin, std::int64_t end, double* out) {
       exchange->next(begin, end, out);
