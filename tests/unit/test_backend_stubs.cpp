@@ -16,7 +16,9 @@
 #include "dense/memory.hpp"
 #include "dense/memory_backend.hpp"
 #include "solver/blocks/block_ops.hpp"
+#include "solver/operator/halo/cuda/halo_pack.hpp"
 #include "solver/precond/chebyshev_steps.hpp"
+#include "spmm/cuda/device_products.hpp"
 #include "tests/support/mpi_environment.hpp"
 
 namespace blockeigs {
@@ -108,6 +110,30 @@ TEST_F(BackendStubs, ChebyshevPassesThrowNotCompiled) {
   expect_not_compiled(
       [&] { solver::chebyshev_step<double>(context, 0.5, 1.0, 1.0, diag.data(), diag.data(), true, Q, E, W); },
       "chebyshev_step");
+}
+
+// No device context exists without CUDA: the device halves behind the
+// products and the halo exchange are called directly.
+TEST_F(BackendStubs, DeviceProductsAndHaloKernelsThrowNotCompiled) {
+  const std::vector<std::int32_t> offsets = {0, 1, 2, 3, 4}, columns = {0, 1, 2, 3};
+  const std::vector<double> values(4, 1.0);
+  const spmm::CsrView<double> A{Space::device, 4, 4, 4, offsets.data(), columns.data(), values.data()};
+  std::vector<double> c, bd(8, 1.0);
+  std::vector<float> b(8, 1.0f);
+  const spmm::DenseView<double> C = device_view(c);
+  const spmm::ConstDenseView<float> B{Space::device, 4, 2, 2, b.data()};
+  expect_not_compiled([&] { spmm::cuda::multiply_single_input(context, A, B, C, false); }, "multiply_single_input");
+  const spmm::ColumnMajorView<const double> Bc{Space::device, 4, 2, 4, bd.data()};
+  const spmm::ColumnMajorView<double> Cc{Space::device, 4, 2, 4, c.data()};
+  expect_not_compiled([&] { spmm::cuda::multiply_column_major(context, A, 1.0, Bc, 0.0, Cc); },
+                      "multiply_column_major");
+  std::vector<double> out(8, 0.0);
+  const std::vector<std::int32_t> rows = {0, 2};
+  expect_not_compiled([&] { solver::cuda::pack_rows(c.data(), 2, 1, 2, rows.data(), 2, out.data(), 2, nullptr); },
+                      "pack_rows");
+  expect_not_compiled([&] { solver::cuda::scatter_add_rows(out.data(), 2, rows.data(), 2, c.data(), 2, 1, nullptr); },
+                      "scatter_add_rows");
+  EXPECT_EQ(out, std::vector<double>(8, 0.0));
 }
 
 }  // namespace
