@@ -18,7 +18,9 @@
 #include "solver/blocks/block_ops.hpp"
 #include "solver/operator/halo/cuda/halo_pack.hpp"
 #include "solver/precond/chebyshev_steps.hpp"
+#include "spmm/cuda/device_limits.hpp"
 #include "spmm/cuda/device_products.hpp"
+#include "spmm/local_spmm.hpp"
 #include "tests/support/mpi_environment.hpp"
 
 namespace blockeigs {
@@ -134,6 +136,18 @@ TEST_F(BackendStubs, DeviceProductsAndHaloKernelsThrowNotCompiled) {
   expect_not_compiled([&] { solver::cuda::scatter_add_rows(out.data(), 2, rows.data(), 2, c.data(), 2, 1, nullptr); },
                       "scatter_add_rows");
   EXPECT_EQ(out, std::vector<double>(8, 0.0));
+}
+
+// The device kernels a Plan builds, and what its choice reads of the device.
+TEST_F(BackendStubs, PlanDeviceKernelsThrowNotCompiled) {
+  const std::vector<std::int32_t> offsets = {0, 1, 2, 3, 4}, columns = {0, 1, 2, 3};
+  const std::vector<double> values(4, 1.0);
+  const spmm::CsrView<double> A{Space::device, 4, 4, 4, offsets.data(), columns.data(), values.data()};
+  expect_not_compiled([&] { (void)spmm::make_cusparse_spmm(context, A); }, "make_cusparse_spmm");
+  expect_not_compiled([&] { (void)spmm::make_row_split_spmm(context, A); }, "make_row_split_spmm");
+  expect_not_compiled([&] { (void)spmm::make_merge_based_spmm(context, A); }, "make_merge_based_spmm");
+  expect_not_compiled([&] { (void)spmm::cuda::row_shape(offsets.data(), 4, 4, 4); }, "row_shape");
+  expect_not_compiled([] { (void)spmm::cuda::device_limits(0); }, "device_limits");
 }
 
 }  // namespace
