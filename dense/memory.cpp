@@ -5,36 +5,15 @@
 #include <cstring>
 #include <new>
 
-#ifdef BLOCKEIGS_HAVE_CUDA
-#include "core/cuda_checks.hpp"
-#endif
+#include "dense/memory_backend.hpp"
 
 namespace blockeigs::spmm {
 
-bool cuda_compiled() {
-#ifdef BLOCKEIGS_HAVE_CUDA
-  return true;
-#else
-  return false;
-#endif
-}
+bool cuda_compiled() { return cuda_memory::compiled(); }
 
-int cuda_device_count() {
-#ifdef BLOCKEIGS_HAVE_CUDA
-  int count = 0;
-  // No driver or no GPU is not an error here: the CPU backend runs instead.
-  if (cudaGetDeviceCount(&count) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  return count;
-#else
-  return 0;
-#endif
-}
+int cuda_device_count() { return cuda_memory::device_count(); }
 
 namespace {
-[[noreturn]] void no_device() { throw Error("device memory requested, but block-eigs was built without CUDA"); }
 
 // Per space (host, device): bytes held now and the most held since a reset.
 std::atomic<std::int64_t> held[2];
@@ -45,13 +24,9 @@ std::atomic<std::int64_t> device_used_before{0};
 int slot(Space space) { return space == Space::host ? 0 : 1; }
 
 void record_used_on_device() {
-#ifdef BLOCKEIGS_HAVE_CUDA
   std::size_t free = 0, total = 0;
-  if (cudaMemGetInfo(&free, &total) == cudaSuccess)
+  if (cuda_memory::memory_info(&free, &total))
     device_used_then.store(static_cast<std::int64_t>(total - free), std::memory_order_relaxed);
-  else
-    (void)cudaGetLastError();
-#endif
 }
 
 void count_allocated(Space space, std::size_t bytes) {
@@ -87,18 +62,11 @@ std::int64_t device_used_at_reset() { return device_used_before.load(std::memory
 std::int64_t device_used_at_peak() { return device_used_then.load(std::memory_order_relaxed); }
 
 bool device_memory(std::int64_t* free, std::int64_t* total) {
-#ifdef BLOCKEIGS_HAVE_CUDA
   std::size_t f = 0, t = 0;
-  if (cuda_device_count() > 0 && cudaMemGetInfo(&f, &t) == cudaSuccess) {
-    *free = static_cast<std::int64_t>(f);
-    *total = static_cast<std::int64_t>(t);
-    return true;
-  }
-  (void)cudaGetLastError();
-#endif
-  (void)free;
-  (void)total;
-  return false;
+  if (cuda_device_count() == 0 || !cuda_memory::memory_info(&f, &t)) return false;
+  *free = static_cast<std::int64_t>(f);
+  *total = static_cast<std::int64_t>(t);
+  return true;
 }
 
 void* allocate_bytes(Space space, std::size_t bytes) {
@@ -110,14 +78,9 @@ void* allocate_bytes(Space space, std::size_t bytes) {
     count_allocated(space, bytes);
     return p;
   }
-#ifdef BLOCKEIGS_HAVE_CUDA
-  void* p = nullptr;
-  BLOCKEIGS_CUDA_CHECK(cudaMalloc(&p, bytes));
+  void* p = cuda_memory::allocate(bytes);
   count_allocated(space, bytes);
   return p;
-#else
-  no_device();
-#endif
 }
 
 void free_bytes(Space space, void* pointer, std::size_t bytes) noexcept {
@@ -127,9 +90,7 @@ void free_bytes(Space space, void* pointer, std::size_t bytes) noexcept {
     std::free(pointer);
     return;
   }
-#ifdef BLOCKEIGS_HAVE_CUDA
-  cudaFree(pointer);
-#endif
+  cuda_memory::free(pointer);
 }
 
 void copy_bytes(void* dst, Space dst_space, const void* src, Space src_space, std::size_t bytes) {
@@ -138,11 +99,7 @@ void copy_bytes(void* dst, Space dst_space, const void* src, Space src_space, st
     std::memcpy(dst, src, bytes);
     return;
   }
-#ifdef BLOCKEIGS_HAVE_CUDA
-  BLOCKEIGS_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
-#else
-  no_device();
-#endif
+  cuda_memory::copy(dst, src, bytes);
 }
 
 void copy_bytes_async(void* dst, Space dst_space, const void* src, Space src_space, std::size_t bytes, void* stream) {
@@ -151,38 +108,23 @@ void copy_bytes_async(void* dst, Space dst_space, const void* src, Space src_spa
     std::memcpy(dst, src, bytes);
     return;
   }
-#ifdef BLOCKEIGS_HAVE_CUDA
-  BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, static_cast<cudaStream_t>(stream)));
-#else
-  (void)stream;
-  no_device();
-#endif
+  cuda_memory::copy_async(dst, src, bytes, stream);
 }
 
 void* allocate_pinned_bytes(std::size_t bytes) {
   if (bytes == 0) return nullptr;
-#ifdef BLOCKEIGS_HAVE_CUDA
-  if (cuda_device_count() > 0) {
-    void* p = nullptr;
-    BLOCKEIGS_CUDA_CHECK(cudaMallocHost(&p, bytes));
-    count_allocated(Space::host, bytes);
-    return p;
-  }
-#endif
-  return allocate_bytes(Space::host, bytes);
+  if (cuda_device_count() == 0) return allocate_bytes(Space::host, bytes);
+  void* p = cuda_memory::allocate_pinned(bytes);
+  count_allocated(Space::host, bytes);
+  return p;
 }
 
 void free_pinned_bytes(void* pointer, std::size_t bytes) noexcept {
   if (!pointer) return;
-#ifdef BLOCKEIGS_HAVE_CUDA
-  cudaPointerAttributes attributes{};
-  if (cudaPointerGetAttributes(&attributes, pointer) == cudaSuccess && attributes.type == cudaMemoryTypeHost) {
+  if (cuda_memory::free_if_pinned(pointer)) {
     count_freed(Space::host, bytes);
-    cudaFreeHost(pointer);
     return;
   }
-  (void)cudaGetLastError();
-#endif
   free_bytes(Space::host, pointer, bytes);
 }
 
@@ -192,11 +134,7 @@ void fill_bytes(void* dst, Space space, int byte_value, std::size_t bytes) {
     std::memset(dst, byte_value, bytes);
     return;
   }
-#ifdef BLOCKEIGS_HAVE_CUDA
-  BLOCKEIGS_CUDA_CHECK(cudaMemset(dst, byte_value, bytes));
-#else
-  no_device();
-#endif
+  cuda_memory::fill(dst, byte_value, bytes);
 }
 
 }  // namespace blockeigs::spmm

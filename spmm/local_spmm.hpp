@@ -8,9 +8,7 @@
 #include "spmm/csr.hpp"
 #include "dense/dense.hpp"
 
-#ifdef BLOCKEIGS_HAVE_CUDA
 #include "spmm/cuda/heuristic.hpp"
-#endif
 
 namespace blockeigs::spmm {
 
@@ -27,7 +25,8 @@ class LocalSpmm {
 template <class T>
 std::unique_ptr<LocalSpmm<T>> make_reference_spmm(const CsrView<T>& A);
 
-#ifdef BLOCKEIGS_HAVE_CUDA
+// The device kernels (spmm/cuda; in a build without CUDA their stubs in
+// device_kernels_stub.cpp throw "not compiled with CUDA").
 template <class T>
 std::unique_ptr<LocalSpmm<T>> make_cusparse_spmm(const Context& context, const CsrView<T>& A);
 // Our kernels (spmm/cuda): a group of lanes per row, and nonzeros split evenly
@@ -41,6 +40,5 @@ std::unique_ptr<LocalSpmm<T>> make_row_split_spmm(const Context& context, const 
 template <class T>
 std::unique_ptr<LocalSpmm<T>> make_merge_based_spmm(const Context& context, const CsrView<T>& A,
                                                     const cuda::RowShape* shape = nullptr);
-#endif
 
 }  // namespace blockeigs::spmm

@@ -7,10 +7,8 @@
 #include "core/error.hpp"
 #include "spmm/local_spmm.hpp"
 
-#ifdef BLOCKEIGS_HAVE_CUDA
-#include "spmm/cuda/cuda_check.hpp"
+#include "spmm/cuda/device_limits.hpp"
 #include "spmm/cuda/heuristic.hpp"
-#endif
 
 namespace blockeigs::spmm {
 
@@ -41,7 +39,6 @@ struct Plan<T>::Impl {
   std::unique_ptr<LocalSpmm<T>> cusparse;
   std::unique_ptr<LocalSpmm<T>> row_split;
   std::unique_ptr<LocalSpmm<T>> merge_based;
-#ifdef BLOCKEIGS_HAVE_CUDA
   // A's row shape (spmm/cuda/heuristic.hpp), read once (a device reduction)
   // for the choice of `automatic` and for both of our kernels.
   std::optional<cuda::RowShape> shape;
@@ -49,7 +46,6 @@ struct Plan<T>::Impl {
     if (!shape) shape = cuda::row_shape(A.row_offsets, A.rows, A.cols, A.nnz, A.col_indices);
     return &*shape;
   }
-#endif
 
   std::unique_ptr<LocalSpmm<T>>& slot(Algorithm algorithm) {
     switch (algorithm) {
@@ -73,11 +69,9 @@ struct Plan<T>::Impl {
       if (k) continue;
       switch (algorithm) {
         case Algorithm::reference: k = make_reference_spmm(A); break;
-#ifdef BLOCKEIGS_HAVE_CUDA
         case Algorithm::cusparse: k = make_cusparse_spmm(*context, A); break;
         case Algorithm::row_split: k = make_row_split_spmm(*context, A, row_shape()); break;
         case Algorithm::merge_based: k = make_merge_based_spmm(*context, A, row_shape()); break;
-#endif
         default: throw Error("spmm::Plan: cannot build " + std::string(to_string(algorithm)));
       }
     }
@@ -105,14 +99,12 @@ Plan<T>::Plan(const Context& context, const CsrView<T>& A, Algorithm algorithm) 
     if (space == Space::host) {
       impl_->choice.fill(Algorithm::reference);
     } else {
-#ifdef BLOCKEIGS_HAVE_CUDA
       constexpr Precision precision = precision_of<T>();
       const cuda::RowShape& shape = *impl_->row_shape();
-      int multiprocessors = 0, l2 = 0;
-      BLOCKEIGS_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, context.device()));
-      BLOCKEIGS_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, context.device()));
+      const cuda::DeviceLimits limits = cuda::device_limits(context.device());
+      const int multiprocessors = limits.multiprocessors;
       impl_->multiprocessors = multiprocessors;
-      impl_->l2_bytes = static_cast<std::size_t>(l2);
+      impl_->l2_bytes = limits.l2_bytes;
       for (std::int64_t n = 0; n <= max_tabulated_width; ++n) {
         const std::int64_t width = std::max<std::int64_t>(n, 1);
         impl_->choice[static_cast<std::size_t>(n)] = cuda::choose_algorithm(shape, width, precision, multiprocessors);
@@ -120,7 +112,6 @@ Plan<T>::Plan(const Context& context, const CsrView<T>& A, Algorithm algorithm) 
             s < width)
           impl_->slab[static_cast<std::size_t>(n)] = s;
       }
-#endif
     }
   }
   impl_->build_kernels();
@@ -144,10 +135,8 @@ std::int64_t Plan<T>::column_slab(std::int64_t n) const {
     const std::int64_t s = impl_->slab[static_cast<std::size_t>(std::max<std::int64_t>(n, 0))];
     return s > 0 ? s : n;
   }
-#ifdef BLOCKEIGS_HAVE_CUDA
   if (impl_->l2_bytes > 0)  // `automatic` on the device; past the table, by the same rule
     return cuda::column_slab(*impl_->shape, n, precision_of<T>(), impl_->multiprocessors, impl_->l2_bytes);
-#endif
   return n;
 }
 

@@ -8,14 +8,11 @@
 #include "solver/base/collective.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/operator/device_selection.hpp"
+#include "solver/operator/halo/cuda/halo_pack.hpp"
 #include "solver/operator/halo/nccl_halo.hpp"
 #include "solver/operator/local_blocks.hpp"
 #include "spmm/column_major_spmm.hpp"
 #include "spmm/single_input_spmm.hpp"
-
-#ifdef BLOCKEIGS_HAVE_CUDA
-#include "solver/operator/halo/cuda/halo_pack.hpp"
-#endif
 
 namespace blockeigs::solver {
 namespace {
@@ -34,9 +31,7 @@ void scatter_add(const spmm::Context& context, const U* product, std::int64_t k,
       for (std::int64_t j = 0; j < k; ++j) y[j * col_stride] += p[j];
     }
   } else {
-#ifdef BLOCKEIGS_HAVE_CUDA
     cuda::scatter_add_rows(product, k, target, rows, Y, row_stride, col_stride, context.stream());
-#endif
   }
 }
 template <class U>

@@ -14,6 +14,7 @@
 
 #include "spmm/column_major_spmm.hpp"
 #include "spmm/cuda/cuda_check.hpp"
+#include "spmm/cuda/device_products.hpp"
 
 namespace blockeigs::spmm::cuda {
 namespace {

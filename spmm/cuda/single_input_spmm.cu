@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "spmm/cuda/cuda_check.hpp"
+#include "spmm/cuda/device_products.hpp"
 #include "spmm/single_input_spmm.hpp"
 
 namespace blockeigs::spmm::cuda {

@@ -7,16 +7,10 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "spmm/cuda/device_products.hpp"
 #include "spmm/reference/product_checks.hpp"
 
 namespace blockeigs::spmm {
-
-#ifdef BLOCKEIGS_HAVE_CUDA
-namespace cuda {
-void multiply_column_major(const Context& context, const CsrView<double>& A, double alpha,
-                           ColumnMajorView<const double> B, double beta, ColumnMajorView<double> C);
-}
-#endif
 
 void multiply_column_major(const Context& context, const CsrView<double>& A, double alpha,
                            ColumnMajorView<const double> B, double beta, ColumnMajorView<double> C) {
@@ -26,9 +20,7 @@ void multiply_column_major(const Context& context, const CsrView<double>& A, dou
                 " below the blocks' " + std::to_string(B.rows) + " and " + std::to_string(C.rows) + " rows");
   const std::int64_t n = B.cols;
   if (A.rows == 0 || n == 0) return;
-#ifdef BLOCKEIGS_HAVE_CUDA
   if (context.space() == Space::device) return cuda::multiply_column_major(context, A, alpha, B, beta, C);
-#endif
 #pragma omp parallel
   {
     std::vector<double> acc(static_cast<std::size_t>(n));

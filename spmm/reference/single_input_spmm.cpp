@@ -6,25 +6,17 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "spmm/cuda/device_products.hpp"
 #include "spmm/reference/product_checks.hpp"
 
 namespace blockeigs::spmm {
-
-#ifdef BLOCKEIGS_HAVE_CUDA
-namespace cuda {
-void multiply_single_input(const Context& context, const CsrView<double>& A, ConstDenseView<float> B,
-                           DenseView<double> C, bool accumulate);
-}
-#endif
 
 void multiply_single_input(const Context& context, const CsrView<double>& A, ConstDenseView<float> B,
                            DenseView<double> C, bool accumulate) {
   check_product("multiply_single_input", context, A, {B.rows, B.cols, B.space}, {C.rows, C.cols, C.space});
   const std::int64_t n = B.cols;
   if (A.rows == 0 || n == 0) return;
-#ifdef BLOCKEIGS_HAVE_CUDA
   if (context.space() == Space::device) return cuda::multiply_single_input(context, A, B, C, accumulate);
-#endif
 #pragma omp parallel
   {
     std::vector<double> acc(static_cast<std::size_t>(n));

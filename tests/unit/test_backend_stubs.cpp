@@ -1,19 +1,26 @@
-// A build without CUDA links a stub for every device half of the block
-// operations and the Chebyshev passes: a view that says it is in device
-// memory must make them throw "not compiled with CUDA", naming the
-// operation, never do nothing. The views point at host memory that is never
+// A build without CUDA links a stub for every device half (the context and
+// the memory, the block operations, the Chebyshev passes, the halo kernels):
+// a view that says it is in device memory must make them throw "not compiled
+// with CUDA", naming the operation, never do nothing. The views point at host memory that is never
 // read, so that a missing throw fails the test instead of crashing it.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "dense/context.hpp"
+#include "dense/context_backend.hpp"
 #include "dense/memory.hpp"
+#include "dense/memory_backend.hpp"
 #include "solver/blocks/block_ops.hpp"
+#include "solver/operator/halo/cuda/halo_pack.hpp"
 #include "solver/precond/chebyshev_steps.hpp"
+#include "spmm/cuda/device_limits.hpp"
+#include "spmm/cuda/device_products.hpp"
+#include "spmm/local_spmm.hpp"
 #include "tests/support/mpi_environment.hpp"
 
 namespace blockeigs {
@@ -33,15 +40,52 @@ class BackendStubs : public ::testing::Test {
   const spmm::Context context = spmm::Context::host();
 };
 
-void expect_not_compiled(const std::function<void()>& call, const std::string& operation) {
+// `call` throws an Error whose message holds `message` and `operation`.
+void expect_error(const std::function<void()>& call, const std::string& operation, const std::string& message) {
   try {
     call();
     ADD_FAILURE() << operation << " returned on a device view in a build without CUDA";
   } catch (const Error& e) {
     const std::string what = e.what();
-    EXPECT_NE(what.find("not compiled with CUDA"), std::string::npos) << what;
+    EXPECT_NE(what.find(message), std::string::npos) << what;
     EXPECT_NE(what.find(operation), std::string::npos) << what;
   }
+}
+
+void expect_not_compiled(const std::function<void()>& call, const std::string& operation) {
+  expect_error(call, operation, "not compiled with CUDA");
+}
+
+TEST_F(BackendStubs, ContextAndEventsThrowNotCompiled) {
+  expect_error([] { (void)spmm::Context::cuda(0); }, "CUDA backend was requested", "built without CUDA");
+  // No device context exists without CUDA; the event functions behind one throw all the same.
+  namespace backend = spmm::cuda_context;
+  int token = 0;
+  expect_not_compiled([] { (void)backend::create_event(true); }, "Event");
+  expect_not_compiled([&] { backend::record_event(&token, nullptr); }, "Event::record");
+  expect_not_compiled([&] { backend::synchronize_event(&token); }, "Event::synchronize");
+  expect_not_compiled([&] { (void)backend::event_done(&token); }, "Event::done");
+  expect_not_compiled([&] { (void)backend::seconds_between(&token, &token); }, "Event::seconds_since");
+}
+
+TEST_F(BackendStubs, DeviceMemoryThrows) {
+  EXPECT_EQ(spmm::cuda_device_count(), 0);
+  std::int64_t free = -1, total = -1;
+  EXPECT_FALSE(spmm::device_memory(&free, &total));
+  std::vector<double> host(4, 1.0), other(4, 2.0);
+  const std::size_t bytes = host.size() * sizeof(double);
+  const std::string no_device = "device memory requested, but block-eigs was built without CUDA";
+  expect_error([] { (void)spmm::allocate_bytes(Space::device, 8); }, "device memory", no_device);
+  expect_error([&] { spmm::copy_bytes(other.data(), Space::device, host.data(), Space::host, bytes); }, "device memory",
+               no_device);
+  expect_error([&] { spmm::copy_bytes_async(host.data(), Space::host, other.data(), Space::device, bytes, nullptr); },
+               "device memory", no_device);
+  expect_error([&] { spmm::fill_bytes(other.data(), Space::device, 0xff, bytes); }, "device memory", no_device);
+  EXPECT_EQ(other, std::vector<double>(4, 2.0));
+  expect_not_compiled([] { (void)spmm::cuda_memory::allocate_pinned(8); }, "allocate_pinned_bytes");
+  // Pinned buffers fall back to plain host memory.
+  spmm::PinnedBuffer<double> pinned(4);
+  EXPECT_NE(pinned.data(), nullptr);
 }
 
 TEST_F(BackendStubs, BlockOperationsThrowNotCompiled) {
@@ -68,6 +112,42 @@ TEST_F(BackendStubs, ChebyshevPassesThrowNotCompiled) {
   expect_not_compiled(
       [&] { solver::chebyshev_step<double>(context, 0.5, 1.0, 1.0, diag.data(), diag.data(), true, Q, E, W); },
       "chebyshev_step");
+}
+
+// No device context exists without CUDA: the device halves behind the
+// products and the halo exchange are called directly.
+TEST_F(BackendStubs, DeviceProductsAndHaloKernelsThrowNotCompiled) {
+  const std::vector<std::int32_t> offsets = {0, 1, 2, 3, 4}, columns = {0, 1, 2, 3};
+  const std::vector<double> values(4, 1.0);
+  const spmm::CsrView<double> A{Space::device, 4, 4, 4, offsets.data(), columns.data(), values.data()};
+  std::vector<double> c, bd(8, 1.0);
+  std::vector<float> b(8, 1.0f);
+  const spmm::DenseView<double> C = device_view(c);
+  const spmm::ConstDenseView<float> B{Space::device, 4, 2, 2, b.data()};
+  expect_not_compiled([&] { spmm::cuda::multiply_single_input(context, A, B, C, false); }, "multiply_single_input");
+  const spmm::ColumnMajorView<const double> Bc{Space::device, 4, 2, 4, bd.data()};
+  const spmm::ColumnMajorView<double> Cc{Space::device, 4, 2, 4, c.data()};
+  expect_not_compiled([&] { spmm::cuda::multiply_column_major(context, A, 1.0, Bc, 0.0, Cc); },
+                      "multiply_column_major");
+  std::vector<double> out(8, 0.0);
+  const std::vector<std::int32_t> rows = {0, 2};
+  expect_not_compiled([&] { solver::cuda::pack_rows(c.data(), 2, 1, 2, rows.data(), 2, out.data(), 2, nullptr); },
+                      "pack_rows");
+  expect_not_compiled([&] { solver::cuda::scatter_add_rows(out.data(), 2, rows.data(), 2, c.data(), 2, 1, nullptr); },
+                      "scatter_add_rows");
+  EXPECT_EQ(out, std::vector<double>(8, 0.0));
+}
+
+// The device kernels a Plan builds, and what its choice reads of the device.
+TEST_F(BackendStubs, PlanDeviceKernelsThrowNotCompiled) {
+  const std::vector<std::int32_t> offsets = {0, 1, 2, 3, 4}, columns = {0, 1, 2, 3};
+  const std::vector<double> values(4, 1.0);
+  const spmm::CsrView<double> A{Space::device, 4, 4, 4, offsets.data(), columns.data(), values.data()};
+  expect_not_compiled([&] { (void)spmm::make_cusparse_spmm(context, A); }, "make_cusparse_spmm");
+  expect_not_compiled([&] { (void)spmm::make_row_split_spmm(context, A); }, "make_row_split_spmm");
+  expect_not_compiled([&] { (void)spmm::make_merge_based_spmm(context, A); }, "make_merge_based_spmm");
+  expect_not_compiled([&] { (void)spmm::cuda::row_shape(offsets.data(), 4, 4, 4); }, "row_shape");
+  expect_not_compiled([] { (void)spmm::cuda::device_limits(0); }, "device_limits");
 }
 
 }  // namespace

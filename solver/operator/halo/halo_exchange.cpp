@@ -7,10 +7,7 @@
 #include "core/error.hpp"
 #include "solver/base/collective.hpp"
 #include "solver/base/large_messages.hpp"
-
-#ifdef BLOCKEIGS_HAVE_CUDA
 #include "solver/operator/halo/cuda/halo_pack.hpp"
-#endif
 
 namespace blockeigs::solver {
 namespace {
@@ -27,11 +24,7 @@ void gather_rows(const spmm::Context& context, const HaloPlan& plan, const std::
     }
     return;
   }
-#ifdef BLOCKEIGS_HAVE_CUDA
   cuda::pack_rows(X, row_stride, col_stride, k, device_rows, plan.packed_rows(), packed, packed_ld, context.stream());
-#else
-  (void)device_rows;
-#endif
 }
 
 }  // namespace

@@ -43,9 +43,16 @@ class StagedMpiHalo final : public HaloExchange<T> {
   };
   // The plan's messages (by rank and row offsets) of words_ T values a row, in pieces.
   std::vector<Piece> cut(const std::vector<int>& ranks, const std::vector<std::int64_t>& offsets) const;
+  // The device half, in staged_mpi_halo_cuda.cpp (or its stub, which
+  // throws "not compiled with CUDA"): the copy streams and events made and
+  // released, the previous exchange's copies in waited for, the pack's copies
+  // to the host queued, and end()'s loop, which sends each piece whose copy to
+  // the host is done and queues the copy to the device of each piece that has
+  // arrived, until all have.
+  void create_copy_streams();
+  void release_copy_streams() noexcept;
+  void wait_for_copies_in();
   void start_on_device();
-  // end()'s loop: sends each piece whose copy to the host is done, and queues
-  // the copy to the device of each piece that has arrived, until all have.
   void pipeline_on_device();
 
   spmm::PinnedBuffer<T> send_staging_;  // host copy of the packed rows

@@ -1,0 +1,49 @@
+// The device kernels a Plan builds (spmm/local_spmm.hpp), A's row shape on
+// the device and the device's limits where the build has no CUDA: a Plan on
+// the host never reaches them; an error if called.
+#include <cstdint>
+#include <memory>
+
+#include "core/error.hpp"
+#include "spmm/cuda/device_limits.hpp"
+#include "spmm/cuda/heuristic.hpp"
+#include "spmm/local_spmm.hpp"
+
+namespace blockeigs::spmm {
+
+template <class T>
+std::unique_ptr<LocalSpmm<T>> make_cusparse_spmm(const Context&, const CsrView<T>&) {
+  throw Error("make_cusparse_spmm: not compiled with CUDA");
+}
+
+template <class T>
+std::unique_ptr<LocalSpmm<T>> make_row_split_spmm(const Context&, const CsrView<T>&, const cuda::RowShape*) {
+  throw Error("make_row_split_spmm: not compiled with CUDA");
+}
+
+template <class T>
+std::unique_ptr<LocalSpmm<T>> make_merge_based_spmm(const Context&, const CsrView<T>&, const cuda::RowShape*) {
+  throw Error("make_merge_based_spmm: not compiled with CUDA");
+}
+
+template std::unique_ptr<LocalSpmm<float>> make_cusparse_spmm(const Context&, const CsrView<float>&);
+template std::unique_ptr<LocalSpmm<double>> make_cusparse_spmm(const Context&, const CsrView<double>&);
+template std::unique_ptr<LocalSpmm<float>> make_row_split_spmm(const Context&, const CsrView<float>&,
+                                                               const cuda::RowShape*);
+template std::unique_ptr<LocalSpmm<double>> make_row_split_spmm(const Context&, const CsrView<double>&,
+                                                                const cuda::RowShape*);
+template std::unique_ptr<LocalSpmm<float>> make_merge_based_spmm(const Context&, const CsrView<float>&,
+                                                                 const cuda::RowShape*);
+template std::unique_ptr<LocalSpmm<double>> make_merge_based_spmm(const Context&, const CsrView<double>&,
+                                                                  const cuda::RowShape*);
+
+namespace cuda {
+
+RowShape row_shape(const std::int32_t*, std::int64_t, std::int64_t, std::int64_t, const std::int32_t*) {
+  throw Error("row_shape: not compiled with CUDA");
+}
+
+DeviceLimits device_limits(int) { throw Error("device_limits: not compiled with CUDA"); }
+
+}  // namespace cuda
+}  // namespace blockeigs::spmm
