@@ -46,13 +46,10 @@ CgResult cg(Matrix& a, const CgRequest& request) {
     options.max_iterations = request.max_iterations;
     const std::function<bool()> stop = agreed_stop(request.interrupted, comm);
     if (stop) options.between_iterations = [&stop](const solver::BlockCgIterate&) { return stop(); };
-    context.synchronize();
-    const double solve_begin = now();
-    out.timings.setup = solve_begin - begin;
-    const solver::BlockCgResult r = solver::collectively(
-        comm, [&] { return solver::block_cg<double>(op, rhs, x.view(), options, preconditioner.get()); });
-    context.synchronize();
-    out.timings.solve = now() - solve_begin;
+    const solver::BlockCgResult r = timed_solve(context, begin, out.timings, [&] {
+      return solver::collectively(
+          comm, [&] { return solver::block_cg<double>(op, rhs, x.view(), options, preconditioner.get()); });
+    });
     out.iterations = r.iterations;
     out.converged = r.converged;
     out.rhs_norms = r.rhs_norms;

@@ -136,5 +136,18 @@ std::unique_ptr<solver::DistributedOperator<double>> make_operator(Matrix& a, co
 // A phase's time, by name, in `t`.
 void add_phase(Timings& t, const char* name, double seconds);
 
+// solve() between two synchronisations of the context's device: t.setup is the time from `begin` to the
+// solve's start, t.solve the solve's own. Returns what solve() returns.
+template <class Solve>
+auto timed_solve(const spmm::Context& context, double begin, Timings& t, Solve&& solve) {
+  context.synchronize();
+  const double start = now();
+  t.setup = start - begin;
+  auto result = solve();
+  context.synchronize();
+  t.solve = now() - start;
+  return result;
+}
+
 }  // namespace internal
 }  // namespace blockeigs::python

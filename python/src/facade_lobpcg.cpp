@@ -98,18 +98,15 @@ EigsResult lobpcg(Matrix& a, Matrix* b, const EigsRequest& request) {
     options.seed = request.seed;
     const std::function<bool()> stop = agreed_stop(request.interrupted, comm);
     if (stop) options.between_iterations = [&stop](const solver::LobpcgIterate&) { return stop(); };
-    context.synchronize();
-    const double solve_begin = now();
-    out.timings.setup = solve_begin - begin;
-    solver::LobpcgResult<double> r = solver::collectively(comm, [&] {
-      try {
-        return solver::lobpcg<double>(op, options, preconditioner.get(), start, b_op.get(), constraints);
-      } catch (const solver::BNotPositiveDefinite& e) {
-        throw solver::AgreedError("B: " + b->description() + ": " + e.what(), true);
-      }
+    solver::LobpcgResult<double> r = timed_solve(context, begin, out.timings, [&] {
+      return solver::collectively(comm, [&] {
+        try {
+          return solver::lobpcg<double>(op, options, preconditioner.get(), start, b_op.get(), constraints);
+        } catch (const solver::BNotPositiveDefinite& e) {
+          throw solver::AgreedError("B: " + b->description() + ": " + e.what(), true);
+        }
+      });
     });
-    context.synchronize();
-    out.timings.solve = now() - solve_begin;
     copy_result(r, out);
     out.eigenvectors = own(std::move(r.eigenvectors), context);
     return out;

@@ -181,3 +181,17 @@ def test_bad_cupy_input_same_message_as_scipy_input(comm, kind):
     # matrix is then asymmetric (A(3, 4) = 2, A(4, 3) = -1), the same message on both paths.
     expected = raises_everywhere(comm, lambda: blockeigs.lobpcg(a, 2, comm=comm))
     assert raises_everywhere(comm, lambda: blockeigs.lobpcg(d, 2, comm=comm)) == expected
+
+
+@pytest.mark.parametrize("ranks", [1, 2, 3, 4, 7])
+def test_device_row_split_is_the_library_split(ranks):
+    """_balanced_first_rows (binary searches on the device offsets) gives _blockeigs.balanced_partition's split:
+    a Laplacian's offsets, uneven rows with empty ones, fewer rows than ranks."""
+    from blockeigs import _blockeigs
+    from blockeigs._matrix import _balanced_first_rows
+
+    lengths = np.random.default_rng(ranks).integers(0, 9, 301)
+    for indptr in (laplacian_2d(13, 11).indptr, np.concatenate([[0], np.cumsum(lengths)]), np.zeros(4)):
+        indptr = np.asarray(indptr, np.int64)
+        expected = [int(f) for f in _blockeigs.balanced_partition(indptr, ranks)]
+        assert [int(f) for f in _balanced_first_rows(cupy.asarray(indptr), ranks)] == expected
