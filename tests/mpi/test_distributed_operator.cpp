@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <vector>
 
 #include "core/checks.hpp"
 #include "io/generators.hpp"
@@ -116,6 +117,23 @@ TEST(DistributedOperator, ColumnMajorMatchesReference) {
       test::check_operator_apply_column_major(op, context, *whole, w, pad,
                                               whole == &cube ? "3D Laplacian" : "power law");
     test::check_operator_apply(op, context, *whole, 5, "row-major after the column-major applies");
+  }
+  // Refused, naming the call: a block of the wrong rows, a leading dimension below the rows, X and Y overlapping.
+  const auto made = operator_with_empty_rank(context, cube);
+  const std::int64_t m = made->local_rows();
+  std::vector<double> x(static_cast<std::size_t>(2 * (m + 1))), y(x.size());
+  using View = spmm::ColumnMajorView<double>;
+  using ConstView = spmm::ColumnMajorView<const double>;
+  EXPECT_THROW(made->apply_column_major(1.0, ConstView{Space::host, m + 1, 2, m + 1, x.data()}, 0.0,
+                                        View{Space::host, m, 2, m, y.data()}),
+               InputError);
+  if (m > 1) {
+    EXPECT_THROW(made->apply_column_major(1.0, ConstView{Space::host, m, 2, m - 1, x.data()}, 0.0,
+                                          View{Space::host, m, 2, m, y.data()}),
+                 InputError);
+    EXPECT_THROW(made->apply_column_major(1.0, ConstView{Space::host, m, 2, m, x.data()}, 0.0,
+                                          View{Space::host, m, 2, m, x.data() + 1}),
+                 InputError);
   }
 }
 
