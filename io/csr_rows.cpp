@@ -6,10 +6,6 @@
 #include <tuple>
 #include <utility>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
 #include "core/error.hpp"
 
 namespace blockeigs::io {
@@ -65,19 +61,6 @@ void sort_and_sum_duplicates(CsrRows& rows, std::int64_t from_row) {
   if (!rows.row_offsets.empty()) rows.row_offsets.back() = write;
   rows.col_indices.resize(static_cast<std::size_t>(write));
   rows.values.resize(static_cast<std::size_t>(write));
-}
-
-void advise_huge_pages(const void* data, std::size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  // Only whole 2 MiB pages inside the range: the advice must not reach a neighbour's memory.
-  constexpr std::uintptr_t huge = std::uintptr_t{2} << 20;
-  const auto begin = (reinterpret_cast<std::uintptr_t>(data) + huge - 1) & ~(huge - 1);
-  const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(huge - 1);
-  if (data && end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // may fail: advice
-#else
-  (void)data;
-  (void)bytes;
-#endif
 }
 
 void validate(const CsrRows& rows, const std::string& source) {

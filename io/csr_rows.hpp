@@ -34,20 +34,6 @@ CsrRows slice_rows(const CsrRows& whole, std::int64_t row_begin, std::int64_t ro
 // checked them while reading skips them).
 void sort_and_sum_duplicates(CsrRows& rows, std::int64_t from_row = 0);
 
-// Asks the kernel to back [data, data + bytes) with transparent huge pages
-// where it spans several: filling fresh memory costs a page fault per 4 KiB
-// page otherwise. Advice only; nothing changes where there are none.
-void advise_huge_pages(const void* data, std::size_t bytes);
-
-// Reserves room for `count` elements of the empty `v` without touching it
-// (the loaders append what they read or generate, so nothing is written
-// twice) and advises huge pages for it.
-template <class T>
-void reserve_untouched(std::vector<T>& v, std::size_t count) {
-  v.reserve(count);
-  advise_huge_pages(v.data(), v.capacity() * sizeof(T));
-}
-
 // Checks the invariants every consumer relies on and throws InputError naming
 // `source` (a file name, a generator) when one fails: offsets start at 0, are
 // monotone and end at nnz; column indices lie in [0, global_cols); values are

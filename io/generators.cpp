@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/huge_pages.hpp"
 #include "io/fem_p1.hpp"
 #include "io/grid.hpp"
 #include "io/renumbering.hpp"
@@ -236,15 +237,15 @@ CsrRows generate_renumbered_rows(const GeneratorSpec& spec, std::int64_t row_beg
   CsrRows out;
   out.global_rows = out.global_cols = generated_rows(spec);
   out.first_row = row_begin;
-  reserve_untouched(out.row_offsets, static_cast<std::size_t>(row_end - row_begin + 1));
+  reserve_in_huge_pages(out.row_offsets, static_cast<std::size_t>(row_end - row_begin + 1));
   out.row_offsets.push_back(0);
   std::int64_t room = 0;  // the grid families' exact count; random_spd's expected one
   if (natural.on_grid())
     for (std::int64_t i = row_begin; i < row_end; ++i) room += natural.length(perm.natural_of(i));
   else
     room = expected_entries(spec, row_end - row_begin);
-  reserve_untouched(out.col_indices, static_cast<std::size_t>(room));
-  reserve_untouched(out.values, static_cast<std::size_t>(room));
+  reserve_in_huge_pages(out.col_indices, static_cast<std::size_t>(room));
+  reserve_in_huge_pages(out.values, static_cast<std::size_t>(room));
   std::vector<std::int64_t> cols;
   std::vector<double> vals;
   std::vector<std::pair<std::int64_t, double>> row;
@@ -350,7 +351,7 @@ std::vector<std::int64_t> generated_row_offsets(const GeneratorSpec& spec) {
   validate(spec, describe(spec));
   const std::int64_t rows = generated_rows(spec);
   std::vector<std::int64_t> offsets;
-  reserve_untouched(offsets, static_cast<std::size_t>(rows) + 1);
+  reserve_in_huge_pages(offsets, static_cast<std::size_t>(rows) + 1);
   offsets.push_back(0);
   const NaturalRows natural(spec);
   if (spec.renumber) {
@@ -373,7 +374,7 @@ CsrRows generate_rows(const GeneratorSpec& spec, std::int64_t row_begin, std::in
   out.global_rows = out.global_cols = generated_rows(spec);
   out.first_row = row_begin;
   const std::int64_t count = row_end - row_begin;
-  reserve_untouched(out.row_offsets, static_cast<std::size_t>(count) + 1);
+  reserve_in_huge_pages(out.row_offsets, static_cast<std::size_t>(count) + 1);
   out.row_offsets.push_back(0);
   const NaturalRows natural(spec);
 
@@ -383,8 +384,8 @@ CsrRows generate_rows(const GeneratorSpec& spec, std::int64_t row_begin, std::in
     GridCursor at(natural.grid(), row_begin);
     for (std::int64_t r = 0; r < count; ++r, at.advance())
       out.row_offsets.push_back(out.row_offsets.back() + natural.length(at));
-    reserve_untouched(out.col_indices, static_cast<std::size_t>(out.row_offsets.back()));
-    reserve_untouched(out.values, static_cast<std::size_t>(out.row_offsets.back()));
+    reserve_in_huge_pages(out.col_indices, static_cast<std::size_t>(out.row_offsets.back()));
+    reserve_in_huge_pages(out.values, static_cast<std::size_t>(out.row_offsets.back()));
     constexpr std::int64_t piece = std::int64_t{1} << 16, longest = 27;
     const auto col = std::make_unique_for_overwrite<std::int64_t[]>(piece + longest);
     const auto val = std::make_unique_for_overwrite<double[]>(piece + longest);
@@ -402,8 +403,8 @@ CsrRows generate_rows(const GeneratorSpec& spec, std::int64_t row_begin, std::in
   }
 
   const std::int64_t room = expected_entries(spec, count);
-  reserve_untouched(out.col_indices, static_cast<std::size_t>(room));
-  reserve_untouched(out.values, static_cast<std::size_t>(room));
+  reserve_in_huge_pages(out.col_indices, static_cast<std::size_t>(room));
+  reserve_in_huge_pages(out.values, static_cast<std::size_t>(room));
   for (std::int64_t r = 0; r < count; ++r) {
     natural.append(row_begin + r, out.col_indices, out.values);
     out.row_offsets.push_back(static_cast<std::int64_t>(out.col_indices.size()));

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/huge_pages.hpp"
 #include "io/hdf5_handle.hpp"
 
 namespace blockeigs::io {
@@ -203,7 +204,7 @@ struct OffsetRange {
 OffsetRange read_offsets(const OpenMatrix& m, std::int64_t row_begin, std::int64_t row_end,
                          std::vector<std::int64_t>& offsets) {
   const std::int64_t count = row_end - row_begin + 1;
-  reserve_untouched(offsets, static_cast<std::size_t>(count));
+  reserve_in_huge_pages(offsets, static_cast<std::size_t>(count));
   const auto piece = std::make_unique_for_overwrite<std::int64_t[]>(std::min(count, kPieceEntries));
   OffsetRange range;
   for (std::int64_t first = 0; first < count; first += kPieceEntries) {
@@ -349,8 +350,8 @@ hid_t memory_type() {
 template <class Index, class Value>
 std::int64_t read_entries(const OpenMatrix& m, std::int64_t base, CsrRows& rows) {
   const std::int64_t nnz = rows.row_offsets.back();
-  reserve_untouched(rows.col_indices, static_cast<std::size_t>(nnz));
-  reserve_untouched(rows.values, static_cast<std::size_t>(nnz));
+  reserve_in_huge_pages(rows.col_indices, static_cast<std::size_t>(nnz));
+  reserve_in_huge_pages(rows.values, static_cast<std::size_t>(nnz));
   const std::int64_t size = std::min(nnz, kPieceEntries);
   const auto col = std::make_unique_for_overwrite<Index[]>(size);
   const auto val = std::make_unique_for_overwrite<Value[]>(size);

@@ -11,7 +11,7 @@
 #include "core/checks.hpp"
 #include "solver/base/collective.hpp"
 #include "solver/operator/partition/band_order.hpp"
-#include "solver/operator/partition/huge_pages.hpp"
+#include "core/huge_pages.hpp"
 #include "solver/operator/partition/renumber_columns.hpp"
 
 namespace blockeigs::solver {

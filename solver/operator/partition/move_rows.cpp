@@ -7,7 +7,7 @@
 #include "core/checks.hpp"
 #include "core/error.hpp"
 #include "solver/base/collective.hpp"
-#include "solver/operator/partition/huge_pages.hpp"
+#include "core/huge_pages.hpp"
 
 namespace blockeigs::solver {
 namespace {

@@ -14,7 +14,7 @@
 
 #include "io/csr_rows.hpp"
 #include "solver/base/large_messages.hpp"
-#include "solver/operator/partition/huge_pages.hpp"
+#include "core/huge_pages.hpp"
 #include "solver/operator/row_partition.hpp"
 
 namespace blockeigs::solver {

@@ -1,0 +1,32 @@
+// Fresh host memory in transparent huge pages. The first touch of a fresh
+// 4 KiB page costs a page fault, which bounds filling fresh memory far below
+// the memory's bandwidth (about 1 GB/s against 20 GB/s for a warm memset,
+// docs/benchmarks/partition.md). Large buffers that are filled anew ask the
+// kernel for 2 MiB pages before their first touch (madvise; advice only:
+// nothing changes where the kernel offers none).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace blockeigs {
+
+// Asks for huge pages for the whole 2 MiB pages inside [data, data + bytes),
+// which should not have been touched yet; the advice never reaches memory
+// outside the range.
+void advise_huge_pages(const void* data, std::size_t bytes);
+
+// `v` with room for `n` elements, fresh ones in huge pages: an empty vector
+// with less room is replaced by a fresh one (nothing is copied).
+template <class T>
+void reserve_in_huge_pages(std::vector<T>& v, std::size_t n) {
+  if (!v.empty() || v.capacity() >= n) {
+    v.reserve(n);
+    return;
+  }
+  std::vector<T>().swap(v);
+  v.reserve(n);
+  advise_huge_pages(v.data(), v.capacity() * sizeof(T));
+}
+
+}  // namespace blockeigs
