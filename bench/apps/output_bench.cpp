@@ -3,9 +3,12 @@
 // creates the file, the ranks write their rows) beside the floor, the same
 // bytes written by rank 0 with plain write() calls to a file in the same
 // directory (the page cache's bandwidth; with --sync, each file is also
-// flushed to the disk with fdatasync, the result file included).
-//   mpirun -np R output-bench [--rows N] [--width K] [--reps R] [--fp32] [--reverse | --shuffle] [--rank-order]
-//                             [--sync] [--over] [--path P]
+// flushed to the disk with fdatasync, the result file included). Each rank
+// runs on its share of the node's cores, and the block starts on the GPU where
+// the backend is CUDA, as in the apps; "set-up" is the copy to the host and the
+// exchange's plan.
+//   mpirun -np R output-bench [--rows N] [--width K] [--reps R] [--fp32] [--backend B] [--reverse | --shuffle]
+//                             [--rank-order] [--sync] [--over] [--path P]
 // --over writes each rep's file over the last one's, as a rerun's result or a
 // checkpoint replaces the older file (otherwise each rep starts with none).
 // --reverse numbers the operator's rows in the reverse order of the input's,
@@ -31,6 +34,8 @@
 #include "apps/run/output/distributed_output.hpp"
 #include "apps/run/output/input_order_block.hpp"
 #include "core/checks.hpp"
+#include "dense/memory.hpp"
+#include "solver/operator/device_selection.hpp"
 #include "solver/operator/row_numbering.hpp"
 #include "solver/plan/memory_plan.hpp"
 
@@ -39,9 +44,10 @@ namespace {
 using namespace blockeigs;
 
 const char* const usage =
-    "usage: output-bench [--rows N] [--width K] [--reps R] [--fp32] [--reverse | --shuffle] [--rank-order] [--sync]\n"
-    "                    [--over] [--path P]\n"
+    "usage: output-bench [--rows N] [--width K] [--reps R] [--fp32] [--backend auto|cpu|cuda] [--reverse | --shuffle]\n"
+    "                    [--rank-order] [--sync] [--over] [--path P]\n"
     "Times writing an N x K block to an HDF5 result file from every rank, beside writing its bytes with write().\n"
+    "  --backend   where the block starts: cuda on the GPU, cpu on the host (default auto, as the apps)\n"
     "  --reverse   the operator numbers the rows in reverse: they move to other ranks first\n"
     "  --shuffle   the operator numbers the rows in a random order (seed 1): most move to other ranks first\n"
     "  --rank-order  the ranks write one after the other, as with serial HDF5 (also where HDF5 is parallel)\n"
@@ -119,13 +125,18 @@ void run(const apps::BenchOptions& options, const Extra& extra, MPI_Comm comm) {
                                          : extra.shuffle ? shuffled(comm, partition)
                                                          : solver::RowNumbering::identity(comm, partition);
   apps::set_rank_order_output_for_tests(extra.rank_order);
-  spmm::DenseBlock<T> X(Space::host, partition.rows(rank), options.width);
-  for (std::int64_t i = 0; i < X.rows() * X.cols(); ++i) X.data()[i] = static_cast<T>(i % 1000);
+  // As the apps run: each rank on its share of the node's cores, the block where the backend keeps it.
+  const spmm::Context context = solver::make_context(options.backend, comm);
+  std::vector<T> host(static_cast<std::size_t>(partition.rows(rank) * options.width));
+  for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<T>(i % 1000);
+  spmm::DenseBlock<T> X(context.space(), partition.rows(rank), options.width);
+  spmm::copy_bytes(X.data(), context.space(), host.data(), Space::host, sizeof(T) * host.size());
   const std::int64_t bytes = 8 * options.size * options.width;
   if (rank == 0)
-    std::printf("output-bench: %lld x %lld %s block (%s in the file), %d rank%s, rows %s, %s%s%s\n",
+    std::printf("output-bench: %lld x %lld %s block (%s in the file) %s, %d rank%s, rows %s, %s%s%s\n",
                 static_cast<long long>(options.size), static_cast<long long>(options.width),
-                sizeof(T) == 8 ? "fp64" : "fp32", solver::format_bytes(double(bytes)).c_str(), ranks,
+                sizeof(T) == 8 ? "fp64" : "fp32", solver::format_bytes(double(bytes)).c_str(),
+                context.space() == Space::device ? "on the GPU" : "on the host", ranks,
                 ranks > 1 ? "s" : "",
                 extra.reverse   ? "reversed"
                 : extra.shuffle ? "shuffled"
@@ -137,9 +148,12 @@ void run(const apps::BenchOptions& options, const Extra& extra, MPI_Comm comm) {
     if (!extra.over || rep == 0) std::remove(extra.path.c_str());
     BLOCKEIGS_MPI_CHECK(MPI_Barrier(comm));
     const double start = MPI_Wtime();
+    // The block's set-up (the copy to the host, the exchange's plan) apart from the pieces' exchange.
+    apps::DistributedBlock block = apps::block_in_input_order("/X", X.cview(), numbering, comm);
+    double setup = block.seconds;
+    BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &setup, 1, MPI_DOUBLE, MPI_MAX, comm));
     apps::OutputTimes times = apps::write_distributed_output(
-        comm, extra.path, [](io::Hdf5Writer& w) { w.attribute("/", "app", "output-bench"); },
-        {apps::block_in_input_order("/X", X.cview(), numbering, comm)});
+        comm, extra.path, [](io::Hdf5Writer& w) { w.attribute("/", "app", "output-bench"); }, {std::move(block)});
     if (extra.sync && rank == 0) sync_file(extra.path);
     BLOCKEIGS_MPI_CHECK(MPI_Barrier(comm));
     const double total = MPI_Wtime() - start;
@@ -151,9 +165,14 @@ void run(const apps::BenchOptions& options, const Extra& extra, MPI_Comm comm) {
       plain = plain_write_seconds(extra.path + ".floor", bytes, extra.sync);
     }
     floor.push_back(plain);
+    const apps::ExchangeSeconds steps = apps::take_exchange_seconds();
+    double by_step[5] = {steps.to_host, steps.plan, steps.pack, steps.exchange, steps.unpack};
+    BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, by_step, 5, MPI_DOUBLE, MPI_MAX, comm));
     if (rank == 0)
-      std::printf("  rep %2d: gather %.3f s, write %.3f s (%.2f GB/s); plain write %.3f s (%.2f GB/s)\n", rep,
-                  times.gather, total - times.gather, bytes / (total - times.gather) / 1e9, plain, bytes / plain / 1e9);
+      std::printf("  rep %2d: gather %.3f s (set-up %.3f; to the host %.3f, plan %.3f, pack %.3f, exchange %.3f, "
+                  "unpack %.3f), write %.3f s (%.2f GB/s); plain write %.3f s (%.2f GB/s)\n",
+                  rep, times.gather, setup, by_step[0], by_step[1], by_step[2], by_step[3], by_step[4],
+                  total - times.gather, bytes / (total - times.gather) / 1e9, plain, bytes / plain / 1e9);
   }
   std::remove(extra.path.c_str());
   if (rank == 0)

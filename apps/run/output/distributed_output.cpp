@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/checks.hpp"
+#include "core/huge_pages.hpp"
 #include "solver/base/collective.hpp"
 #include "solver/plan/memory_plan.hpp"
 #include "dense/memory.hpp"
@@ -80,6 +81,7 @@ DistributedBlock gathered(const DistributedBlock& block, double& copying) {
   if (block.collective_pieces == 0) return block;
   std::shared_ptr<double[]> rows =
       std::make_shared_for_overwrite<double[]>(static_cast<std::size_t>(block.local_rows * block.cols));
+  advise_huge_pages(rows.get(), sizeof(double) * static_cast<std::size_t>(block.local_rows * block.cols));
   // Each piece straight into its place: no staging copy.
   const Pieces pieces = pieces_of(block);
   const double start = MPI_Wtime();

@@ -4,13 +4,24 @@
 #include <cstring>
 #include <memory>
 #include <type_traits>
+#include <utility>
 
 #include "core/checks.hpp"
+#include "core/huge_pages.hpp"
 #include "solver/blocks/host_copy.hpp"
 #include "solver/base/large_messages.hpp"
 
 namespace blockeigs::apps {
 namespace {
+
+ExchangeSeconds spent;
+
+// Adds the seconds since `start` to `to` and returns now.
+double lap(double& to, double start) {
+  const double now = MPI_Wtime();
+  to += now - start;
+  return now;
+}
 
 // True on every rank when the operator's numbering keeps each rank's rows of
 // the input on that rank (a local order without a graph partition, or one
@@ -29,6 +40,7 @@ spmm::ConstDenseView<T> on_host(spmm::ConstDenseView<T> X, std::shared_ptr<const
   if (X.space == Space::host || X.rows == 0) return {Space::host, X.rows, X.cols, X.ld, X.data};
   const auto span = static_cast<std::size_t>((X.rows - 1) * X.ld + X.cols);
   std::shared_ptr<T[]> copy = std::make_shared_for_overwrite<T[]>(span);
+  advise_huge_pages(copy.get(), sizeof(T) * span);
   spmm::copy_bytes(copy.get(), Space::host, X.data, X.space, sizeof(T) * span);
   const spmm::ConstDenseView<T> host(Space::host, X.rows, X.cols, X.ld, copy.get());
   keep = std::move(copy);
@@ -53,11 +65,15 @@ class PieceExchange {
       : comm_(comm), host_(host), input_(numbering.original()), piece_rows_(piece_rows) {
     BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank_));
     BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks_));
+    const double start = MPI_Wtime();
     for (int r = 0; r < ranks_; ++r) pieces_ = std::max(pieces_, (input_.rows(r) + piece_rows - 1) / piece_rows);
     // The local rows sorted by (piece, destination): a counting sort.
     const std::int64_t rows = host.rows;
+    reserve_in_huge_pages(target_, static_cast<std::size_t>(rows));
     target_.resize(static_cast<std::size_t>(rows));
-    std::vector<std::int64_t> key(target_.size());
+    std::vector<std::int64_t> key;
+    reserve_in_huge_pages(key, target_.size());
+    key.resize(target_.size());
     start_.assign(static_cast<std::size_t>(pieces_ * ranks_ + 1), 0);
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < rows; ++i) {
@@ -67,6 +83,7 @@ class PieceExchange {
     }
     for (std::int64_t i = 0; i < rows; ++i) ++start_[key[i] + 1];
     for (std::size_t k = 1; k < start_.size(); ++k) start_[k] += start_[k - 1];
+    reserve_in_huge_pages(order_, target_.size());
     order_.resize(target_.size());
     std::vector<std::int64_t> at(start_.begin(), start_.end() - 1);
     for (std::int64_t i = 0; i < rows; ++i) order_[at[key[i]]++] = i;
@@ -76,6 +93,7 @@ class PieceExchange {
       most_sent = std::max(most_sent, start_[(p + 1) * ranks_] - start_[p * ranks_]);
     send_ = std::make_unique_for_overwrite<char[]>(static_cast<std::size_t>(most_sent * record()));
     recv_ = std::make_unique_for_overwrite<char[]>(static_cast<std::size_t>(piece_rows * record()));
+    lap(spent.plan, start);
   }
 
   std::int64_t pieces() const { return pieces_; }
@@ -84,6 +102,7 @@ class PieceExchange {
   void next(std::int64_t begin, std::int64_t end, double* out) {
     BLOCKEIGS_ASSERT(next_ < pieces_);
     const std::int64_t p = next_++, cols = host_.cols, first = input_.begin(rank_) + begin;
+    double clock = MPI_Wtime();
     std::vector<std::int64_t> send_bytes(static_cast<std::size_t>(ranks_), 0);
     char* packed = send_.get();
     for (int q = 0; q < ranks_; ++q) {
@@ -106,11 +125,13 @@ class PieceExchange {
       send_bytes[q] = (to - from) * record();
       packed += send_bytes[q];
     }
+    clock = lap(spent.pack, clock);
     const std::vector<std::int64_t> recv_bytes = solver::exchange_counts(comm_, send_bytes);
     std::int64_t received = 0;
     for (const std::int64_t b : recv_bytes) received += b;
     BLOCKEIGS_ASSERT(received <= (end - begin) * record());
     solver::large_alltoallv(comm_, send_.get(), send_bytes, recv_.get(), recv_bytes);
+    clock = lap(spent.exchange, clock);
     const std::int64_t records = received / record();
 #pragma omp parallel for schedule(static)
     for (std::int64_t r = 0; r < records; ++r) {
@@ -125,6 +146,7 @@ class PieceExchange {
         to[j] = static_cast<double>(value);
       }
     }
+    lap(spent.unpack, clock);
   }
 
  private:
@@ -178,7 +200,9 @@ DistributedBlock block_in_input_order(const std::string& dataset, spmm::ConstDen
     };
   } else {
     std::shared_ptr<const void> copy;
+    const double copying = MPI_Wtime();
     const spmm::ConstDenseView<T> host = on_host(X, copy);
+    lap(spent.to_host, copying);
     auto exchange = std::make_shared<PieceExchange<T>>(comm, host, numbering, block.piece_rows);
     block.collective_pieces = exchange->pieces();
     block.copy_rows = [exchange, copy](std::int64_t begin, std::int64_t end, double* out) {
@@ -200,6 +224,8 @@ DistributedBlock block_in_input_order(const std::string& dataset, std::vector<do
   block.seconds = MPI_Wtime() - start;
   return block;
 }
+
+ExchangeSeconds take_exchange_seconds() { return std::exchange(spent, ExchangeSeconds{}); }
 
 template DistributedBlock block_in_input_order(const std::string&, spmm::ConstDenseView<float>,
                                                const solver::RowNumbering&, MPI_Comm, std::int64_t);

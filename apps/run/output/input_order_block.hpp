@@ -33,4 +33,12 @@ DistributedBlock block_in_input_order(const std::string& dataset, spmm::ConstDen
 DistributedBlock block_in_input_order(const std::string& dataset, std::vector<double> local, std::int64_t cols,
                                       const solver::RowNumbering& numbering, MPI_Comm comm);
 
+// The seconds this rank spent in block_in_input_order's row exchanges since the last call, by step: the
+// copy to the host, the exchange's plan (the counting sort), packing the records, the exchanges of counts
+// and records, unpacking them. A benchmark's breakdown (output-bench).
+struct ExchangeSeconds {
+  double to_host = 0, plan = 0, pack = 0, exchange = 0, unpack = 0;
+};
+ExchangeSeconds take_exchange_seconds();
+
 }  // namespace blockeigs::apps
