@@ -136,8 +136,7 @@ void run(const apps::BenchOptions& options, const Extra& extra, MPI_Comm comm) {
     std::printf("output-bench: %lld x %lld %s block (%s in the file) %s, %d rank%s, rows %s, %s%s%s\n",
                 static_cast<long long>(options.size), static_cast<long long>(options.width),
                 sizeof(T) == 8 ? "fp64" : "fp32", solver::format_bytes(double(bytes)).c_str(),
-                context.space() == Space::device ? "on the GPU" : "on the host", ranks,
-                ranks > 1 ? "s" : "",
+                context.space() == Space::device ? "on the GPU" : "on the host", ranks, ranks > 1 ? "s" : "",
                 extra.reverse   ? "reversed"
                 : extra.shuffle ? "shuffled"
                                 : "in the input's order",
@@ -169,10 +168,11 @@ void run(const apps::BenchOptions& options, const Extra& extra, MPI_Comm comm) {
     double by_step[5] = {steps.to_host, steps.plan, steps.pack, steps.exchange, steps.unpack};
     BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, by_step, 5, MPI_DOUBLE, MPI_MAX, comm));
     if (rank == 0)
-      std::printf("  rep %2d: gather %.3f s (set-up %.3f; to the host %.3f, plan %.3f, pack %.3f, exchange %.3f, "
-                  "unpack %.3f), write %.3f s (%.2f GB/s); plain write %.3f s (%.2f GB/s)\n",
-                  rep, times.gather, setup, by_step[0], by_step[1], by_step[2], by_step[3], by_step[4],
-                  total - times.gather, bytes / (total - times.gather) / 1e9, plain, bytes / plain / 1e9);
+      std::printf(
+          "  rep %2d: gather %.3f s (set-up %.3f; to the host %.3f, plan %.3f, pack %.3f, exchange %.3f, "
+          "unpack %.3f), write %.3f s (%.2f GB/s); plain write %.3f s (%.2f GB/s)\n",
+          rep, times.gather, setup, by_step[0], by_step[1], by_step[2], by_step[3], by_step[4], total - times.gather,
+          bytes / (total - times.gather) / 1e9, plain, bytes / plain / 1e9);
   }
   std::remove(extra.path.c_str());
   if (rank == 0)
