@@ -3,12 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <filesystem>
 #include <functional>
 #include <memory>
 #include <ostream>
 #include <regex>
-#include <sstream>
 #include <type_traits>
 
 #include "bench/spmm/bench_check.hpp"
@@ -17,6 +15,7 @@
 #include "bench/spmm/bench_report.hpp"
 #include "bench/spmm/bench_suite.hpp"
 #include "core/error.hpp"
+#include "dense/memory.hpp"
 #include "spmm/cuda/heuristic.hpp"
 #include "spmm/local_spmm.hpp"
 #include "spmm/plan.hpp"
@@ -30,19 +29,6 @@ constexpr std::int64_t check_work_per_row = 1 << 14;
 // Row-split runs a row on one group of lanes: rows this long at this width
 // would take seconds per run, so it is not timed there (automatic never picks it).
 constexpr double row_split_max_work = double(1 << 25);
-
-std::int64_t parse_int(const std::string& option, const std::string& text, long long least = 1) {
-  std::size_t used = 0;
-  long long value = 0;
-  try {
-    value = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || value < least)
-    throw InputError(option + " needs an integer >= " + std::to_string(least) + ", got `" + text + "`");
-  return value;
-}
 
 struct Matrix {
   std::string name;
@@ -265,74 +251,10 @@ struct PrecisionRun {
 
 }  // namespace
 
-std::string bench_usage() {
-  return "usage: spmm-bench [--suite full|quick] [--matrices REGEX] [--n 1,2,4,...] [--precision fp32|fp64|both]\n"
-         "                  [--reps N] [--beta X] [--csv FILE] [--data DIR] [--device D]\n"
-         "Times row_split, merge_based, automatic and every cuSPARSE CSR SpMM algorithm on the suite's\n"
-         "matrices, checks each result against a host reference, and prints a summary. Exit code 1 when\n"
-         "a check failed.\n";
-}
-
-BenchOptions parse_bench_options(const std::vector<std::string>& args) {
-  BenchOptions o;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    const auto value = [&]() -> const std::string& {
-      if (i + 1 >= args.size()) throw InputError(a + " needs a value");
-      return args[++i];
-    };
-    if (a == "--help" || a == "-h") {
-      o.help = true;
-    } else if (a == "--suite") {
-      o.suite = value();
-      if (o.suite != "full" && o.suite != "quick")
-        throw InputError("--suite must be full or quick, got `" + o.suite + "`");
-    } else if (a == "--matrices") {
-      o.matrices = value();
-      try {
-        (void)std::regex(o.matrices);
-      } catch (const std::regex_error& e) {
-        throw InputError("--matrices: not a regular expression: " + o.matrices);
-      }
-    } else if (a == "--n") {
-      o.widths.clear();
-      std::stringstream list(value());
-      for (std::string item; std::getline(list, item, ',');) o.widths.push_back(parse_int("--n", item));
-      if (o.widths.empty()) throw InputError("--n needs a comma-separated list of widths");
-    } else if (a == "--precision") {
-      const std::string p = value();
-      if (p == "both")
-        o.precisions = {Precision::fp32, Precision::fp64};
-      else if (auto one = parse_precision(p))
-        o.precisions = {*one};
-      else
-        throw InputError("--precision must be fp32, fp64 or both, got `" + p + "`");
-    } else if (a == "--reps") {
-      o.max_reps = static_cast<int>(parse_int("--reps", value()));
-    } else if (a == "--beta") {
-      const std::string& text = value();
-      try {
-        o.beta = std::stod(text);
-      } catch (const std::exception&) {
-        throw InputError("--beta needs a number, got `" + text + "`");
-      }
-    } else if (a == "--csv") {
-      o.csv = value();
-    } else if (a == "--data") {
-      o.data_dir = value();
-      std::error_code error;
-      if (!std::filesystem::is_directory(o.data_dir, error))
-        throw InputError("--data: `" + o.data_dir + "` is not a directory");
-    } else if (a == "--device") {
-      o.device = static_cast<int>(parse_int("--device", value(), 0));
-    } else {
-      throw InputError("unknown option `" + a + "`\n" + bench_usage());
-    }
-  }
-  return o;
-}
-
 int run_bench(const BenchOptions& options, std::ostream& out) {
+  if (cuda_device_count() == 0)
+    throw Error(
+        "needs a GPU, and this machine has none that CUDA can use (run it on a GPU machine; --help works anywhere)");
   const Context context = Context::cuda(options.device);
   const double bandwidth = copy_bandwidth(std::min<std::size_t>(std::size_t(1) << 30, free_device_bytes() / 4));
   const std::size_t l2 = l2_bytes(options.device);

@@ -34,7 +34,8 @@ BenchOptions parse_bench_options(const std::vector<std::string>& args);
 std::string bench_usage();
 
 // Runs the suite and prints the table and the summary; returns the exit
-// code: 0 when every check passed, 1 otherwise.
+// code: 0 when every check passed, 1 otherwise. Throws Error where CUDA sees
+// no GPU, and in a build without CUDA (bench_runner_stub.cpp).
 int run_bench(const BenchOptions& options, std::ostream& out);
 
 }  // namespace blockeigs::spmm::bench

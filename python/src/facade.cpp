@@ -69,13 +69,7 @@ int comm_size(CommHandle comm) {
   });
 }
 
-bool cuda_compiled() {
-#ifdef BLOCKEIGS_PYTHON_CUDA
-  return true;
-#else
-  return false;
-#endif
-}
+bool cuda_compiled() { return spmm::cuda_compiled(); }
 
 std::string version() { return BLOCKEIGS_VERSION; }
 

@@ -179,16 +179,11 @@ RitzPairs rayleigh_ritz(const HostMatrix& GA, const HostMatrix& GB, std::int64_t
 }
 
 SymmetricEigenSolver ritz_eigen_solver(const spmm::Context& context, std::int64_t rows) {
-#ifdef BLOCKEIGS_HAVE_CUDA
-  if (context.space() == Space::device && rows >= device_eigen_min_rows) {
-    auto device = std::make_shared<DeviceSymmetricEigen>(context);
-    return [device](const HostMatrix& M, std::int64_t first, std::int64_t count) {
-      return M.rows() >= device_eigen_min_rows ? (*device)(M, first, count) : symmetric_eigen(M, first, count);
-    };
-  }
-#endif
-  (void)context, (void)rows;
-  return {};
+  if (context.space() != Space::device || rows < device_eigen_min_rows) return {};
+  auto device = std::make_shared<DeviceSymmetricEigen>(context);
+  return [device](const HostMatrix& M, std::int64_t first, std::int64_t count) {
+    return M.rows() >= device_eigen_min_rows ? (*device)(M, first, count) : symmetric_eigen(M, first, count);
+  };
 }
 
 HostMatrix basis_selection(const HostMatrix& Cx, const HostMatrix& GB, std::int64_t x_rows,

@@ -15,21 +15,12 @@
 #include <optional>
 #include <string>
 
-#ifdef BLOCKEIGS_HAVE_CUDA
-#include <cuda_runtime.h>
-
-#include "core/cuda_checks.hpp"
-#endif
-
-#if __has_include(<mpi-ext.h>)
-#include <mpi-ext.h>
-#endif
-
 #include "core/checks.hpp"
 #include "core/env_overrides.hpp"
 #include "core/error.hpp"
 #include "solver/base/collective.hpp"
 #include "dense/memory.hpp"
+#include "solver/operator/cuda/device_queries.hpp"
 
 namespace blockeigs::solver {
 
@@ -234,32 +225,21 @@ spmm::Context make_context(Backend backend, MPI_Comm comm) {
 
 bool ranks_share_a_device(MPI_Comm comm, const spmm::Context& context) {
   int mine = 0;
-#ifdef BLOCKEIGS_HAVE_CUDA
   if (context.space() == Space::device) {
     constexpr int id_length = 32;  // "dddd:bb:dd.f" and more
     std::array<char, id_length> id{};
-    BLOCKEIGS_CUDA_CHECK(cudaDeviceGetPCIBusId(id.data(), id_length, context.device()));
+    cuda::pci_bus_id(context.device()).copy(id.data(), id_length - 1);
     const NodeComm node(comm);
     std::vector<char> ids(static_cast<std::size_t>(node.size()) * id_length);
     BLOCKEIGS_MPI_CHECK(MPI_Allgather(id.data(), id_length, MPI_CHAR, ids.data(), id_length, MPI_CHAR, node.get()));
     for (int r = 0; r < node.size(); ++r)
       if (r != node.rank() && std::string(ids.data() + r * id_length) == std::string(id.data())) mine = 1;
   }
-#else
-  (void)context;
-#endif
   int any = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm));
   return any == 1;
 }
 
-bool mpi_is_cuda_aware(std::optional<bool> configured) {
-  if (configured) return *configured;
-#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
-  return MPIX_Query_cuda_support() == 1;
-#else
-  return false;
-#endif
-}
+bool mpi_is_cuda_aware(std::optional<bool> configured) { return configured ? *configured : cuda::mpi_supports_cuda(); }
 
 }  // namespace blockeigs::solver

@@ -10,6 +10,11 @@
 #    number and a unit of time): the history lives in docs/benchmarks;
 #  - README.md a front door: at most 150 lines, no table cell over 300
 #    characters, no commit hash (7-40 hex digits with a digit and a letter);
+#  - backends chosen by CMake, not by #if: a preprocessor test naming CUDA,
+#    NCCL, PETSc or (PT-)Scotch in core/ io/ dense/ spmm/ solver/ apps/
+#    python/src/ bench/ only in the files that implement or stub a backend
+#    (*_cuda.*, *_nccl.*, *_stub.*, cuda/), besides PETSc's version and
+#    scalar checks and nvcc's __CUDACC__;
 #  - no function past 80 lines (lizard, pinned in scripts/setup.sh, in
 #    PYTHON_DEPS) in core/ io/ dense/ spmm/ solver/ apps/ python/src/ bench/.
 #    Exempt, and only these: CUDA kernels (__global__ functions in .cu and
@@ -55,6 +60,10 @@ if [ -f README.md ]; then
   [ -z "$hashes" ] || breach "README.md: commit hashes (they belong in docs/benchmarks): $hashes"
 fi
 function_folders=(core io dense spmm solver apps python/src bench)
+backend_ifs=$(git grep -nE '^\s*#\s*(if|ifdef|ifndef|elif).*(CUDA|NCCL|PETSC|PTSCOTCH|SCOTCH)' -- "${function_folders[@]}" |
+  grep -vE '^[^:]*(_cuda|_nccl|_stub)\.[a-z]+:|^[^:]*/cuda/[^:]*:' |
+  grep -vE 'PETSC_VERSION_GE|PETSC_SUCCESS|PETSC_USE_REAL_DOUBLE|__CUDACC__' | head -5)
+[ -z "$backend_ifs" ] || breach "#if naming a backend outside its implementing or stub file (move each half there; CMake picks one): $backend_ifs"
 python_deps=${2:-$PWD/build/python-deps}
 case $python_deps in /*) ;; *) python_deps=$OLDPWD/$python_deps ;; esac  # relative to where it was called
 if ! PYTHONPATH=$python_deps python3 -c 'import lizard' 2>/dev/null; then

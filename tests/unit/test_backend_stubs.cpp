@@ -1,8 +1,10 @@
 // A build without CUDA links a stub for every device half (the context and
-// the memory, the block operations, the Chebyshev passes, the halo kernels):
-// a view that says it is in device memory must make them throw "not compiled
-// with CUDA", naming the operation, never do nothing. The views point at host memory that is never
-// read, so that a missing throw fails the test instead of crashing it.
+// the memory, the block operations, the Chebyshev passes, the halo kernels and
+// transports, device selection's queries, the device eigensolver): a view that
+// says it is in device memory must make them throw "not compiled with CUDA",
+// naming the operation, never do nothing. The views point at host memory that
+// is never read, so that a missing throw fails the test instead of crashing
+// it. A build without NCCL links the NCCL halo's stub.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -16,7 +18,13 @@
 #include "dense/memory.hpp"
 #include "dense/memory_backend.hpp"
 #include "solver/blocks/block_ops.hpp"
+#include "solver/lobpcg/cuda/device_symmetric_eigen.hpp"
+#include "solver/lobpcg/lobpcg_detail.hpp"
+#include "solver/operator/cuda/device_queries.hpp"
+#include "solver/operator/device_selection.hpp"
 #include "solver/operator/halo/cuda/halo_pack.hpp"
+#include "solver/operator/halo/nccl_halo.hpp"
+#include "solver/operator/halo/peer_halo.hpp"
 #include "solver/precond/chebyshev_steps.hpp"
 #include "spmm/cuda/device_limits.hpp"
 #include "spmm/cuda/device_products.hpp"
@@ -148,6 +156,39 @@ TEST_F(BackendStubs, PlanDeviceKernelsThrowNotCompiled) {
   expect_not_compiled([&] { (void)spmm::make_merge_based_spmm(context, A); }, "make_merge_based_spmm");
   expect_not_compiled([&] { (void)spmm::cuda::row_shape(offsets.data(), 4, 4, 4); }, "row_shape");
   expect_not_compiled([] { (void)spmm::cuda::device_limits(0); }, "device_limits");
+}
+
+// Device selection asks CUDA for a GPU's PCI bus id only on a device
+// context; MPI is never handed device pointers without CUDA.
+TEST_F(BackendStubs, DeviceQueriesThrowNotCompiled) {
+  expect_not_compiled([] { (void)solver::cuda::pci_bus_id(0); }, "pci_bus_id");
+  EXPECT_FALSE(solver::cuda::mpi_supports_cuda());
+  EXPECT_FALSE(solver::mpi_is_cuda_aware());
+  EXPECT_TRUE(solver::mpi_is_cuda_aware(true));
+  EXPECT_FALSE(solver::ranks_share_a_device(MPI_COMM_SELF, context));
+}
+
+// CUDA IPC needs a device context, which a build without CUDA never has.
+TEST_F(BackendStubs, PeerHaloNeverStarts) {
+  EXPECT_EQ(solver::PeerHalo<double>::create(MPI_COMM_SELF, context, solver::HaloPlan{}, true), nullptr);
+  EXPECT_EQ(solver::PeerHalo<float>::create(MPI_COMM_SELF, context, solver::HaloPlan{}, true), nullptr);
+}
+
+// LOBPCG's Rayleigh-Ritz takes the host's eigensolver; the device's says it is not compiled.
+TEST_F(BackendStubs, DeviceEigensolverThrowsNotCompiled) {
+  EXPECT_FALSE(solver::lobpcg_detail::ritz_eigen_solver(context, 10 * solver::device_eigen_min_rows));
+  expect_not_compiled([&] { solver::DeviceSymmetricEigen eigen(context); }, "DeviceSymmetricEigen");
+}
+
+// Without NCCL (a CPU build, or a CUDA build without it) the NCCL halo does
+// not start and says why, for the fallback's note.
+TEST(NcclStub, NcclHaloSaysItIsNotCompiled) {
+  if (solver::nccl_compiled()) GTEST_SKIP() << "this build has NCCL";
+  const spmm::Context context = spmm::Context::host();
+  std::string why;
+  EXPECT_EQ(solver::NcclHalo<double>::create(MPI_COMM_SELF, context, solver::HaloPlan{}, why), nullptr);
+  EXPECT_NE(why.find("not compiled with NCCL"), std::string::npos) << why;
+  EXPECT_NE(why.find("BLOCKEIGS_NCCL"), std::string::npos) << why;
 }
 
 }  // namespace

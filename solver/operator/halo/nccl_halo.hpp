@@ -31,7 +31,7 @@ class NcclHalo final : public HaloExchange<T> {
                                           std::string& why);
   ~NcclHalo() override;
 
-  HaloTransport transport() const override;
+  HaloTransport transport() const override { return HaloTransport::nccl; }
   std::string name() const override { return "device to device (NCCL)"; }
   // Queues the context stream's wait for the received rows; returns at once.
   spmm::ConstDenseView<T> end() override;

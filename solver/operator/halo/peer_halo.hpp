@@ -32,7 +32,7 @@ class PeerHalo final : public HaloExchange<T> {
                                           bool allowed);
   ~PeerHalo() override;
 
-  HaloTransport transport() const override;
+  HaloTransport transport() const override { return HaloTransport::peer; }
   std::string name() const override { return "device to device (CUDA IPC)"; }
   spmm::ConstDenseView<T> end() override;
   // Marks the halo block free after the work queued so far, waits (on the

@@ -1,34 +1,18 @@
+// NcclHalo in a build with NCCL (nccl_halo_stub.cpp without it).
 #include "solver/operator/halo/nccl_halo.hpp"
+
+#include <nccl.h>
 
 #include <exception>
 
 #include "core/error.hpp"
 #include "solver/base/collective.hpp"
 #include "solver/operator/device_selection.hpp"
-#include "solver/operator/halo/halo_transport.hpp"
-
-#ifdef BLOCKEIGS_HAVE_NCCL
-#include <nccl.h>
-
 #include "spmm/cuda/cuda_check.hpp"
-#endif
 
 namespace blockeigs::solver {
 
-bool nccl_compiled() {
-#ifdef BLOCKEIGS_HAVE_NCCL
-  return true;
-#else
-  return false;
-#endif
-}
-
-template <class T>
-HaloTransport NcclHalo<T>::transport() const {
-  return HaloTransport::nccl;
-}
-
-#ifdef BLOCKEIGS_HAVE_NCCL
+bool nccl_compiled() { return true; }
 
 namespace {
 
@@ -158,33 +142,6 @@ double NcclHalo<T>::time_after(void* event) const {
   if (this->profiling_) BLOCKEIGS_CUDA_CHECK(cudaEventSynchronize(as_event(event)));
   return MPI_Wtime();
 }
-
-#else  // without NCCL: create() returns null, so nothing else runs.
-
-template <class T>
-std::unique_ptr<NcclHalo<T>> NcclHalo<T>::create(MPI_Comm, const spmm::Context&, const HaloPlan&, std::string& why) {
-  why = "NCCL is not compiled in this build (CMake option BLOCKEIGS_NCCL)";
-  return nullptr;
-}
-template <class T>
-NcclHalo<T>::NcclHalo(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan)
-    : HaloExchange<T>(comm, context, plan) {
-  throw Error("NCCL halo exchange: not compiled (CMake option BLOCKEIGS_NCCL)");
-}
-template <class T>
-NcclHalo<T>::~NcclHalo() = default;
-template <class T>
-void NcclHalo<T>::start(const typename HaloExchange<T>::Source&) {}
-template <class T>
-spmm::ConstDenseView<T> NcclHalo<T>::end() {
-  return this->halo_block(words_);
-}
-template <class T>
-double NcclHalo<T>::time_after(void*) const {
-  return MPI_Wtime();
-}
-
-#endif
 
 template class NcclHalo<float>;
 template class NcclHalo<double>;

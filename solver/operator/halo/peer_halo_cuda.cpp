@@ -1,21 +1,11 @@
+// PeerHalo in a build with CUDA (peer_halo_stub.cpp without it).
 #include "solver/operator/halo/peer_halo.hpp"
 
 #include "core/error.hpp"
 #include "solver/base/collective.hpp"
-#include "solver/operator/halo/halo_transport.hpp"
-
-#ifdef BLOCKEIGS_HAVE_CUDA
 #include "spmm/cuda/cuda_check.hpp"
-#endif
 
 namespace blockeigs::solver {
-
-template <class T>
-HaloTransport PeerHalo<T>::transport() const {
-  return HaloTransport::peer;
-}
-
-#ifdef BLOCKEIGS_HAVE_CUDA
 
 namespace {
 
@@ -214,36 +204,6 @@ void PeerHalo<T>::release() {
   }
   wait_all(sent_tokens_);
 }
-
-#else  // without CUDA there is nothing to map: create() returns null, so nothing else runs.
-
-template <class T>
-std::unique_ptr<PeerHalo<T>> PeerHalo<T>::create(MPI_Comm, const spmm::Context&, const HaloPlan&, bool) {
-  return nullptr;
-}
-template <class T>
-PeerHalo<T>::PeerHalo(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan)
-    : HaloExchange<T>(comm, context, plan) {
-  throw Error("CUDA IPC halo exchange: not compiled (CUDA is off in this build)");
-}
-template <class T>
-PeerHalo<T>::~PeerHalo() = default;
-template <class T>
-void PeerHalo<T>::close_mapped() {}
-template <class T>
-bool PeerHalo<T>::on_reserve(std::int64_t, const T*) {
-  return false;
-}
-template <class T>
-void PeerHalo<T>::start(const typename HaloExchange<T>::Source&) {}
-template <class T>
-spmm::ConstDenseView<T> PeerHalo<T>::end() {
-  return this->halo_block(words_);
-}
-template <class T>
-void PeerHalo<T>::release() {}
-
-#endif
 
 template class PeerHalo<float>;
 template class PeerHalo<double>;

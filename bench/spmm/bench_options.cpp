@@ -1,0 +1,101 @@
+// spmm-bench's options and usage: read the same way in builds with and
+// without CUDA (bench_runner.cpp runs the suite, bench_runner_stub.cpp says
+// the build has no CUDA).
+#include "bench/spmm/bench_runner.hpp"
+
+#include <cstdint>
+#include <exception>
+#include <filesystem>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace blockeigs::spmm::bench {
+namespace {
+
+std::int64_t parse_int(const std::string& option, const std::string& text, long long least = 1) {
+  std::size_t used = 0;
+  long long value = 0;
+  try {
+    value = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || value < least)
+    throw InputError(option + " needs an integer >= " + std::to_string(least) + ", got `" + text + "`");
+  return value;
+}
+
+}  // namespace
+
+std::string bench_usage() {
+  return "usage: spmm-bench [--suite full|quick] [--matrices REGEX] [--n 1,2,4,...] [--precision fp32|fp64|both]\n"
+         "                  [--reps N] [--beta X] [--csv FILE] [--data DIR] [--device D]\n"
+         "Times row_split, merge_based, automatic and every cuSPARSE CSR SpMM algorithm on the suite's\n"
+         "matrices, checks each result against a host reference, and prints a summary. Exit code 1 when\n"
+         "a check failed.\n";
+}
+
+BenchOptions parse_bench_options(const std::vector<std::string>& args) {
+  BenchOptions o;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const auto value = [&]() -> const std::string& {
+      if (i + 1 >= args.size()) throw InputError(a + " needs a value");
+      return args[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      o.help = true;
+    } else if (a == "--suite") {
+      o.suite = value();
+      if (o.suite != "full" && o.suite != "quick")
+        throw InputError("--suite must be full or quick, got `" + o.suite + "`");
+    } else if (a == "--matrices") {
+      o.matrices = value();
+      try {
+        (void)std::regex(o.matrices);
+      } catch (const std::regex_error& e) {
+        throw InputError("--matrices: not a regular expression: " + o.matrices);
+      }
+    } else if (a == "--n") {
+      o.widths.clear();
+      std::stringstream list(value());
+      for (std::string item; std::getline(list, item, ',');) o.widths.push_back(parse_int("--n", item));
+      if (o.widths.empty()) throw InputError("--n needs a comma-separated list of widths");
+    } else if (a == "--precision") {
+      const std::string p = value();
+      if (p == "both")
+        o.precisions = {Precision::fp32, Precision::fp64};
+      else if (auto one = parse_precision(p))
+        o.precisions = {*one};
+      else
+        throw InputError("--precision must be fp32, fp64 or both, got `" + p + "`");
+    } else if (a == "--reps") {
+      o.max_reps = static_cast<int>(parse_int("--reps", value()));
+    } else if (a == "--beta") {
+      const std::string& text = value();
+      try {
+        o.beta = std::stod(text);
+      } catch (const std::exception&) {
+        throw InputError("--beta needs a number, got `" + text + "`");
+      }
+    } else if (a == "--csv") {
+      o.csv = value();
+    } else if (a == "--data") {
+      o.data_dir = value();
+      std::error_code error;
+      if (!std::filesystem::is_directory(o.data_dir, error))
+        throw InputError("--data: `" + o.data_dir + "` is not a directory");
+    } else if (a == "--device") {
+      o.device = static_cast<int>(parse_int("--device", value(), 0));
+    } else {
+      throw InputError("unknown option `" + a + "`\n" + bench_usage());
+    }
+  }
+  return o;
+}
+
+}  // namespace blockeigs::spmm::bench

@@ -1,0 +1,21 @@
+// DeviceSymmetricEigen where the build has no CUDA: ritz_eigen_solver never
+// makes one (no context is a device context); an error if made.
+#include "core/error.hpp"
+#include "solver/lobpcg/cuda/device_symmetric_eigen.hpp"
+
+namespace blockeigs::solver {
+
+// Nothing to hold: the constructor throws.
+struct DeviceSymmetricEigen::State {};
+
+DeviceSymmetricEigen::DeviceSymmetricEigen(const spmm::Context&) {
+  throw Error("DeviceSymmetricEigen: not compiled with CUDA");
+}
+
+DeviceSymmetricEigen::~DeviceSymmetricEigen() = default;
+
+SymmetricEigen DeviceSymmetricEigen::operator()(const HostMatrix&, std::int64_t, std::int64_t) {
+  throw Error("DeviceSymmetricEigen: not compiled with CUDA");
+}
+
+}  // namespace blockeigs::solver
