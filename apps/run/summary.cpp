@@ -111,15 +111,20 @@ std::string distribution_summary(const solver::DistributedRows& matrix, const so
   const solver::PartitionReport& p = matrix.partitioning;
   const std::string reason = p.reason.empty() ? "" : "; " + p.reason;
   const std::string saved = p.saved_to.empty() ? "" : "; saved to " + p.saved_to;
+  const bool moved = !p.source.empty() || p.used == PartitionMethod::graph;
   if (!p.source.empty())
-    out << format("partition  from %s, %.3f s (reading the numbering and moving the rows)\n", p.source.c_str(),
-                  p.seconds);
+    out << "partition  from " << p.source << format(", %.3f s (moving the rows)\n", p.seconds);
   else if (p.used == PartitionMethod::graph)
-    out << format("partition  graph (%s%s), %.3f s (partitioner %.3f s, moving the rows %.3f s)%s\n",
-                  p.partitioner.c_str(), reason.c_str(), p.seconds, p.partitioner_seconds,
-                  p.seconds - p.partitioner_seconds, saved.c_str());
+    out << format("partition  graph (%s%s), %.3f s (partitioner %.3f s, moving the rows %.3f s)", p.partitioner.c_str(),
+                  reason.c_str(), p.seconds, p.partitioner_seconds, p.seconds - p.partitioner_seconds)
+        << saved << "\n";
   else
     out << "partition  contiguous" << (p.reason.empty() ? "" : " (" + p.reason + ")") << saved << "\n";
+  if (moved)
+    out << format(
+        "           moving the rows: renumbering the columns %.3f s, packing %.3f, heads %.3f, entries %.3f, "
+        "placing %.3f\n",
+        p.move.columns, p.move.pack, p.move.heads, p.move.entries, p.move.place);
   if (!p.source.empty())
     out << "row order  as saved in " << p.source << "\n";
   else

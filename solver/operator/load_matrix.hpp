@@ -11,6 +11,7 @@
 #include "io/config.hpp"
 #include "core/enums.hpp"
 #include "io/csr_rows.hpp"
+#include "solver/operator/partition/move_timings.hpp"
 #include "solver/operator/row_numbering.hpp"
 #include "solver/operator/row_partition.hpp"
 
@@ -28,6 +29,7 @@ struct PartitionReport {
                                    // and where it stayed contiguous for want of PT-Scotch
   std::string source;              // a saved numbering's file, where the rows were moved by it
   std::string saved_to;            // the file this distribution was saved to, if any
+  MoveTimings move;                // the steps of moving the rows (max over ranks), where they moved
 };
 
 // How far each rank's rows reach inside its own range (the diagonal block):

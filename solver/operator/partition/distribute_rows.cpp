@@ -69,7 +69,12 @@ void move_to_numbering(DistributedRows& matrix, const std::vector<int>& part, st
     out.timings.columns = seconds;
     return out;
   }();
-  if (timings) *timings = moved.timings;
+  MoveTimings& steps = moved.timings;
+  double slowest[5] = {steps.columns, steps.pack, steps.heads, steps.entries, steps.place};
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, slowest, 5, MPI_DOUBLE, MPI_MAX, comm));
+  steps = {slowest[0], slowest[1], slowest[2], slowest[3], slowest[4]};
+  matrix.partitioning.move = steps;
+  if (timings) *timings = steps;
   matrix.rows = std::move(moved.rows);
   matrix.numbering = RowNumbering(comm, matrix.partition, current, std::move(moved.original), std::move(renumbered));
   matrix.partition = std::move(current);
@@ -169,7 +174,9 @@ void distribute_by_numbering(DistributedRows& matrix, const RowPartition& curren
       if (i < 0 || i >= n) fail_input(source, ": row index ", i, " is outside [0, ", n, ")");
   });
   move_to_numbering(matrix, parts_of(renumbered, current), renumbered, current, comm, source, timings);
+  const MoveTimings steps = matrix.partitioning.move;
   matrix.partitioning = PartitionReport{};
+  matrix.partitioning.move = steps;
   matrix.partitioning.source = source;
   matrix.partitioning.seconds = MPI_Wtime() - start;
   matrix.local_order = LocalOrderReport{};  // the saved numbering holds the order too

@@ -16,19 +16,11 @@
 #include <vector>
 
 #include "io/csr_rows.hpp"
+#include "solver/operator/partition/move_timings.hpp"
 #include "solver/operator/partition/renumber_columns.hpp"
 #include "solver/operator/row_partition.hpp"
 
 namespace blockeigs::solver {
-
-// This rank's seconds in each step of a move (partition-bench prints them).
-struct MoveTimings {
-  double columns = 0;  // the new index of every column (ColumnRenumbering, by the caller)
-  double pack = 0;     // the rows grouped by destination, their columns renumbered and sorted
-  double heads = 0;    // each row's new index, input row and length exchanged, their places found
-  double entries = 0;  // the columns and values exchanged
-  double place = 0;    // the rows put in the order of the new numbering
-};
 
 struct MovedRows {
   io::CsrRows rows;                    // this rank's rows of the new numbering
