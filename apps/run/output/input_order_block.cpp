@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/checks.hpp"
+#include "core/counting_sort.hpp"
 #include "core/huge_pages.hpp"
 #include "solver/blocks/host_copy.hpp"
 #include "solver/base/large_messages.hpp"
@@ -41,6 +42,12 @@ spmm::ConstDenseView<T> on_host(spmm::ConstDenseView<T> X, std::shared_ptr<const
   const auto span = static_cast<std::size_t>((X.rows - 1) * X.ld + X.cols);
   std::shared_ptr<T[]> copy = std::make_shared_for_overwrite<T[]>(span);
   advise_huge_pages(copy.get(), sizeof(T) * span);
+  // The pages faulted in by every thread first: the copy from the device then runs at the bus's speed
+  // (it faults them in on one thread otherwise).
+  char* bytes = reinterpret_cast<char*>(copy.get());
+  const auto pages = static_cast<std::int64_t>((sizeof(T) * span + 4095) / 4096);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t p = 0; p < pages; ++p) bytes[p * 4096] = 0;
   spmm::copy_bytes(copy.get(), Space::host, X.data, X.space, sizeof(T) * span);
   const spmm::ConstDenseView<T> host(Space::host, X.rows, X.cols, X.ld, copy.get());
   keep = std::move(copy);
@@ -74,19 +81,14 @@ class PieceExchange {
     std::vector<std::int64_t> key;
     reserve_in_huge_pages(key, target_.size());
     key.resize(target_.size());
-    start_.assign(static_cast<std::size_t>(pieces_ * ranks_ + 1), 0);
 #pragma omp parallel for schedule(static)
     for (std::int64_t i = 0; i < rows; ++i) {
       target_[i] = numbering.original_row(i);
       const int owner = input_.owner(target_[i]);
       key[i] = (target_[i] - input_.begin(owner)) / piece_rows * ranks_ + owner;
     }
-    for (std::int64_t i = 0; i < rows; ++i) ++start_[key[i] + 1];
-    for (std::size_t k = 1; k < start_.size(); ++k) start_[k] += start_[k - 1];
     reserve_in_huge_pages(order_, target_.size());
-    order_.resize(target_.size());
-    std::vector<std::int64_t> at(start_.begin(), start_.end() - 1);
-    for (std::int64_t i = 0; i < rows; ++i) order_[at[key[i]]++] = i;
+    counting_sort(key.data(), rows, pieces_ * ranks_, order_, start_);
     // Buffers for the largest piece, reused.
     std::int64_t most_sent = 0;
     for (std::int64_t p = 0; p < pieces_; ++p)
