@@ -104,6 +104,16 @@ Outgoing pack(MPI_Comm comm, const io::CsrRows& rows, const std::vector<int>& pa
   return out;
 }
 
+// `v` sized `n` to receive into: its own pages where they hold n, else fresh ones in huge pages.
+template <class T>
+void receive_into(std::vector<T>& v, std::size_t n) {
+  if (v.capacity() < n) {
+    std::vector<T>().swap(v);
+    reserve_in_huge_pages(v, n);
+  }
+  v.resize(n);
+}
+
 // Typed large_alltoallv into `recv` (sized by the caller).
 template <class T>
 void exchange(MPI_Comm comm, const std::vector<T>& send, const std::vector<std::int64_t>& send_counts,
@@ -214,8 +224,10 @@ MovedRows move_rows(MPI_Comm comm, io::CsrRows&& rows, const std::vector<int>& p
   rows = io::CsrRows{};
   std::int64_t entries_in = 0;
   for (const std::int64_t e : out.entries_from) entries_in += e;
-  cols.resize(static_cast<std::size_t>(entries_in));  // overwritten by the exchange: no clear() and fill
-  values.resize(cols.size());
+  // Overwritten by the exchange: no clear() and fill; where this rank receives more entries than it had,
+  // fresh arrays in huge pages rather than a reallocation that copies the old entries.
+  receive_into(cols, static_cast<std::size_t>(entries_in));
+  receive_into(values, cols.size());
   exchange(comm, out.cols, out.entries_to, cols, out.entries_from);
   exchange(comm, out.values, out.entries_to, values, out.entries_from);
   moved.timings.entries = next_lap();
