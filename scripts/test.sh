@@ -2,10 +2,11 @@
 # Set up, build and run the whole test suite, each test once: in the plain
 # build (cuda where nvcc is installed, else cpu) the GoogleTest suites at 1, 3
 # and 4 ranks, the apps' tests that are not mpi-labelled, python, cuda
-# (skipped, visibly, where no GPU is present), the robustness sweep and the
-# install test; under AddressSanitizer + UndefinedBehaviorSanitizer (the asan
-# preset, a build of its own in build/asan) the unit tests, the suites at 2
-# ranks and the apps' mpi tests; then a short libFuzzer run of each reader
+# (skipped, visibly, where no GPU is present), the robustness sweep, the
+# install test and the app tests labelled plain_only; under AddressSanitizer +
+# UndefinedBehaviorSanitizer (the asan preset, a build of its own in
+# build/asan) the unit tests, the suites at 2 ranks and one app test of each
+# path through the apps (tests/apps/CMakeLists.txt); then a short libFuzzer run of each reader
 # (the fuzz preset, clang, build/fuzz). Each stage prints the time so far.
 # CI runs exactly this. BLOCKEIGS_SANITIZERS=0 runs the whole suite in the
 # plain build instead and skips the sanitizer build; BLOCKEIGS_FUZZ=0 skips
@@ -29,7 +30,7 @@ plain_complement() {
 setup_and_build
 stage "built (preset $preset)"
 if [ "${BLOCKEIGS_SANITIZERS:-1}" != 0 ]; then
-  echo "test.sh: the unit tests, the suites at 2 ranks and the apps' mpi tests under ASan+UBSan (preset asan)"
+  echo "test.sh: the unit tests, the suites at 2 ranks and one app test of each path under ASan+UBSan (preset asan)"
   run cmake --preset asan
   run cmake --build --preset asan -j "$jobs"
   stage "asan built"
