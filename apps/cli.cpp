@@ -1,6 +1,8 @@
 #include "apps/cli.hpp"
 
 #include <cstdio>
+#include <exception>
+#include <string>
 
 #include "apps/build_info.hpp"
 
@@ -28,5 +30,17 @@ int usage_error(std::string_view program, std::string_view problem) {
 }
 
 std::string unknown_option(std::string_view arg) { return "unknown option " + std::string(arg); }
+
+std::optional<long long> whole_integer(const std::string& text) {
+  std::size_t used = 0;
+  long long value = 0;
+  try {
+    value = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used != text.size()) return std::nullopt;
+  return value;
+}
 
 }  // namespace blockeigs::apps

@@ -3,6 +3,7 @@
 // a bad command line ("block-eigs: unknown option --foo; see --help").
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,5 +30,9 @@ int usage_error(std::string_view program, std::string_view problem);
 
 // "unknown option --foo".
 std::string unknown_option(std::string_view arg);
+
+// `text` as a whole decimal integer (a sign allowed, nothing else after it); none where it is not one or
+// does not fit a long long.
+std::optional<long long> whole_integer(const std::string& text);
 
 }  // namespace blockeigs::apps

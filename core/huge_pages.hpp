@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 namespace blockeigs {
@@ -27,6 +28,14 @@ void reserve_in_huge_pages(std::vector<T>& v, std::size_t n) {
   std::vector<T>().swap(v);
   v.reserve(n);
   advise_huge_pages(v.data(), v.capacity() * sizeof(T));
+}
+
+// `n` elements left uninitialised, shared, in fresh huge pages where n spans several.
+template <class T>
+std::shared_ptr<T[]> shared_array_in_huge_pages(std::size_t n) {
+  std::shared_ptr<T[]> array = std::make_shared_for_overwrite<T[]>(n);
+  advise_huge_pages(array.get(), n * sizeof(T));
+  return array;
 }
 
 }  // namespace blockeigs

@@ -74,15 +74,9 @@ inline std::optional<BenchOptions> parse_bench_options(int argc, char** argv, co
       options.backend = *backend;
       continue;
     }
-    std::size_t used = 0;
-    long long number = 0;
-    try {
-      number = std::stoll(value, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    const long long least = flag == "--column" ? 0 : 1;
-    if (used != value.size() || number < least || (flag == "--reps" && number > 1000000))
+    const std::optional<long long> parsed = whole_integer(value);
+    const long long least = flag == "--column" ? 0 : 1, number = parsed.value_or(least - 1);
+    if (!parsed || number < least || (flag == "--reps" && number > 1000000))
       return fail(flag + " " + value + ": expected a " + (least == 0 ? "non-negative" : "positive") + " integer");
     if (flag == size_flag)
       options.size = number;

@@ -6,27 +6,23 @@
 #include <cstdint>
 #include <exception>
 #include <filesystem>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "apps/cli.hpp"
 #include "core/error.hpp"
 
 namespace blockeigs::spmm::bench {
 namespace {
 
 std::int64_t parse_int(const std::string& option, const std::string& text, long long least = 1) {
-  std::size_t used = 0;
-  long long value = 0;
-  try {
-    value = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || value < least)
+  const std::optional<long long> value = apps::whole_integer(text);
+  if (!value || *value < least)
     throw InputError(option + " needs an integer >= " + std::to_string(least) + ", got `" + text + "`");
-  return value;
+  return *value;
 }
 
 }  // namespace

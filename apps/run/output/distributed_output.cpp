@@ -80,8 +80,7 @@ double write_block(const io::Hdf5Writer& writer, const DistributedBlock& block) 
 DistributedBlock gathered(const DistributedBlock& block, double& copying) {
   if (block.collective_pieces == 0) return block;
   std::shared_ptr<double[]> rows =
-      std::make_shared_for_overwrite<double[]>(static_cast<std::size_t>(block.local_rows * block.cols));
-  advise_huge_pages(rows.get(), sizeof(double) * static_cast<std::size_t>(block.local_rows * block.cols));
+      shared_array_in_huge_pages<double>(static_cast<std::size_t>(block.local_rows * block.cols));
   // Each piece straight into its place: no staging copy.
   const Pieces pieces = pieces_of(block);
   const double start = MPI_Wtime();

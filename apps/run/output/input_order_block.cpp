@@ -40,8 +40,7 @@ template <class T>
 spmm::ConstDenseView<T> on_host(spmm::ConstDenseView<T> X, std::shared_ptr<const void>& keep) {
   if (X.space == Space::host || X.rows == 0) return {Space::host, X.rows, X.cols, X.ld, X.data};
   const auto span = static_cast<std::size_t>((X.rows - 1) * X.ld + X.cols);
-  std::shared_ptr<T[]> copy = std::make_shared_for_overwrite<T[]>(span);
-  advise_huge_pages(copy.get(), sizeof(T) * span);
+  std::shared_ptr<T[]> copy = shared_array_in_huge_pages<T>(span);
   // The pages faulted in by every thread first: the copy from the device then runs at the bus's speed
   // (it faults them in on one thread otherwise).
   char* bytes = reinterpret_cast<char*>(copy.get());

@@ -173,10 +173,8 @@ void distribute_by_numbering(DistributedRows& matrix, const RowPartition& curren
     for (const std::int64_t i : renumbered)
       if (i < 0 || i >= n) fail_input(source, ": row index ", i, " is outside [0, ", n, ")");
   });
-  move_to_numbering(matrix, parts_of(renumbered, current), renumbered, current, comm, source, timings);
-  const MoveTimings steps = matrix.partitioning.move;
   matrix.partitioning = PartitionReport{};
-  matrix.partitioning.move = steps;
+  move_to_numbering(matrix, parts_of(renumbered, current), renumbered, current, comm, source, timings);
   matrix.partitioning.source = source;
   matrix.partitioning.seconds = MPI_Wtime() - start;
   matrix.local_order = LocalOrderReport{};  // the saved numbering holds the order too

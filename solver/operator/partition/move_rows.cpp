@@ -107,10 +107,8 @@ Outgoing pack(MPI_Comm comm, const io::CsrRows& rows, const std::vector<int>& pa
 // `v` sized `n` to receive into: its own pages where they hold n, else fresh ones in huge pages.
 template <class T>
 void receive_into(std::vector<T>& v, std::size_t n) {
-  if (v.capacity() < n) {
-    std::vector<T>().swap(v);
-    reserve_in_huge_pages(v, n);
-  }
+  if (v.capacity() < n) v.clear();  // an empty vector with too little room is replaced, not grown
+  reserve_in_huge_pages(v, n);
   v.resize(n);
 }
 
