@@ -30,6 +30,10 @@ Context Context::cuda(int device) {
 Space Context::space() const { return impl_->space; }
 int Context::device() const { return impl_->device; }
 
+void Context::make_current() const {
+  if (impl_->cuda) cuda_context::make_current(*impl_->cuda);
+}
+
 void* Context::stream() const { return impl_->cuda ? cuda_context::stream(*impl_->cuda) : nullptr; }
 
 void* Context::cusparse_handle() const { return impl_->cuda ? cuda_context::cusparse_handle(*impl_->cuda) : nullptr; }

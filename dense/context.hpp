@@ -24,6 +24,10 @@ class Context {
   Space space() const;
   int device() const;  // -1 on the host
 
+  // Selects the context's device for the calling thread, as cuda() did for
+  // the thread that made it (a context made on another thread). No-op on the host.
+  void make_current() const;
+
   // Opaque CUDA handles (cudaStream_t, cusparseHandle_t, cublasHandle_t);
   // null on the host. Created once, on first use for the library handles.
   void* stream() const;

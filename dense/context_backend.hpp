@@ -17,6 +17,8 @@ using ResourcesPtr = std::unique_ptr<Resources, ResourcesDeleter>;
 // Selects `device` for this thread and makes its stream; throws InputError
 // when the device does not exist or CUDA is not compiled in.
 ResourcesPtr create(int device);
+// Selects the resources' device for the calling thread.
+void make_current(const Resources& resources);
 void* stream(const Resources& resources);
 // Library handles, created on first use.
 void* cusparse_handle(Resources& resources);

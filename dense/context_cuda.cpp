@@ -46,6 +46,8 @@ ResourcesPtr create(int device) {
   return r;
 }
 
+void make_current(const Resources& r) { BLOCKEIGS_CUDA_CHECK(cudaSetDevice(r.device)); }
+
 void* stream(const Resources& r) { return r.stream; }
 
 void* cusparse_handle(Resources& r) {

@@ -22,6 +22,7 @@ ResourcesPtr create(int) {
       "(configure with the `cuda` preset)");
 }
 
+void make_current(const Resources&) { not_compiled("Context::make_current"); }
 void* stream(const Resources&) { not_compiled("Context::stream"); }
 void* cusparse_handle(Resources&) { not_compiled("Context::cusparse_handle"); }
 void* cublas_handle(Resources&) { not_compiled("Context::cublas_handle"); }

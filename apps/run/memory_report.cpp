@@ -194,7 +194,7 @@ std::string matrix_description(const io::MatrixConfig& m) {
 // even share each rank would get and the plan item by item (rank 0).
 template <class Config>
 void print_plan_from_sizes(const Config& config, const MatrixExtent& e, const std::optional<MatrixExtent>& b,
-                           const solver::MemoryPlan& plan, Space space, MPI_Comm comm) {
+                           const solver::MemoryPlan& plan, Space space, solver::MemorySides sides, MPI_Comm comm) {
   int rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   if (rank != 0) return;
@@ -206,7 +206,8 @@ void print_plan_from_sizes(const Config& config, const MatrixExtent& e, const st
   if (b) std::printf("dry run: A x = \u03bb B x, B %lld nonzeros\n", static_cast<long long>(b->nnz));
   std::printf(
       "dry run: the plan from the matrix's size (rows and nonzeros split evenly; the halo is known only "
-      "once the rows are loaded), which does not fit: nothing loaded\n");
+      "once the rows are loaded), which does not fit: %s\n",
+      sides == solver::MemorySides::device ? "the rows read, nothing on the device" : "nothing loaded");
   std::printf("  ranks        rows      nonzeros     host peak   device peak  (each, at most)\n");
   std::printf("  %5d  %10lld  %12lld  %12s  %12s\n", ranks, static_cast<long long>(plan.shape.local_rows),
               static_cast<long long>(plan.shape.local_nnz), solver::format_bytes(double(plan.host_peak)).c_str(),
@@ -218,18 +219,18 @@ void print_plan_from_sizes(const Config& config, const MatrixExtent& e, const st
 }  // namespace
 
 template <class Config>
-void check_memory_before_loading(const Config& config, const spmm::Context& context, MPI_Comm comm, bool dry_run) {
+void check_memory_from_sizes(const Config& config, Space space, int device, MPI_Comm comm, bool dry_run,
+                             solver::MemorySides sides) {
   const MatrixExtent e = matrix_extent(config.matrix, comm);
   const std::optional<MatrixExtent> b = matrix_b_extent(config, comm);
   if (!e.known || (b && !b->known)) return;
-  const Space space = context.space();
   const solver::SolverShape shape = solver_shape(config, space, e.rows, comm);
   const auto plan_at = plan_at_ranks(e, b, shape, space);
   const solver::MemoryPlan plan = plan_at(comm_size(comm));
   try {
-    solver::check_memory_fits(comm, plan, 0, 0, context.device(), plan_at, config.execution.memory_limit_bytes);
+    solver::check_memory_fits(comm, plan, 0, 0, device, plan_at, config.execution.memory_limit_bytes, sides);
   } catch (const solver::AgreedError&) {
-    if (dry_run) print_plan_from_sizes(config, e, b, plan, space, comm);  // every rank has the error
+    if (dry_run) print_plan_from_sizes(config, e, b, plan, space, sides, comm);  // every rank has the error
     throw;
   }
 }
@@ -363,8 +364,8 @@ std::string memory_line(const solver::MemoryPlan& plan, MPI_Comm comm) {
   return line;
 }
 
-template void check_memory_before_loading(const io::EigsConfig&, const spmm::Context&, MPI_Comm, bool);
-template void check_memory_before_loading(const io::CgConfig&, const spmm::Context&, MPI_Comm, bool);
+template void check_memory_from_sizes(const io::EigsConfig&, Space, int, MPI_Comm, bool, solver::MemorySides);
+template void check_memory_from_sizes(const io::CgConfig&, Space, int, MPI_Comm, bool, solver::MemorySides);
 template solver::MemoryPlan check_memory_with_operator(const io::EigsConfig&, const solver::DistributedRows&,
                                                        const solver::DistributedOperator<float>&,
                                                        const solver::DistributedRows*,

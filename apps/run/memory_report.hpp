@@ -11,6 +11,7 @@
 #include "io/config.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/operator/load_matrix.hpp"
+#include "solver/plan/memory_check.hpp"
 #include "solver/plan/memory_plan.hpp"
 #include "dense/context.hpp"
 
@@ -18,12 +19,14 @@ namespace blockeigs::apps {
 
 // Refuses, on every rank, a run whose estimate from the matrix's size (a
 // generator's formula, an HDF5 file's dataset shapes, a Matrix Market
-// header) does not fit; nothing large is allocated before. A dry run that
-// does not fit prints that plan first (rank 0), then is refused the same way.
-// Collective.
+// header) does not fit; nothing large is allocated before. `sides`: the
+// host's memory before the rows are read, the device's once its context is
+// ready (made while they were read; nothing is on the device yet). A dry run
+// that does not fit prints that plan first (rank 0), then is refused the same
+// way. Collective.
 template <class Config>
-void check_memory_before_loading(const Config& config, const spmm::Context& context, MPI_Comm comm,
-                                 bool dry_run = false);
+void check_memory_from_sizes(const Config& config, Space space, int device, MPI_Comm comm, bool dry_run,
+                             solver::MemorySides sides);
 
 // The plan with this rank's exact share, checked against the memory free now
 // (what the operators hold counted as the plan's); refuses on every rank

@@ -99,8 +99,10 @@ double RunTimes::sum() const {
 }
 
 std::string RunTimes::setup_line() const {
-  return "setup      " + seconds_text(setup()) + " s: " + phase_list(*this, Phase::startup, Phase::preconditioner) +
-         "\n";
+  std::string line =
+      "setup      " + seconds_text(setup()) + " s: " + phase_list(*this, Phase::startup, Phase::preconditioner);
+  if (context > 0) line += "; beside the reading, the CUDA context " + seconds_text(context);
+  return line + "\n";
 }
 
 std::string RunTimes::output_line() const {
@@ -122,6 +124,7 @@ void RunTimes::write_attributes(io::Hdf5Writer& writer) const {
   writer.attribute("/", "time_setup", setup());
   for (std::size_t p = 0; p <= static_cast<std::size_t>(Phase::preconditioner); ++p)
     writer.attribute("/", "time_setup_" + std::string(kNames[p].key), seconds[p]);
+  writer.attribute("/", "time_context_beside_reading", context);
   writer.attribute("/", "time_solve_wall", (*this)[Phase::solve]);
   writer.attribute("/", "time_checkpoints", (*this)[Phase::checkpoints]);
   writer.attribute("/", "time_output_gather", (*this)[Phase::gather]);
@@ -145,15 +148,17 @@ void RunAccount::move(Phase from, Phase to, double seconds) {
 double RunAccount::elapsed() const { return now() - origin_; }
 
 RunTimes RunAccount::agreed(MPI_Comm comm) const {
-  std::array<double, kPhases + 1> mine{};
+  std::array<double, kPhases + 2> mine{};
   std::copy(seconds_.begin(), seconds_.end(), mine.begin());
   mine[kPhases] = elapsed();
-  std::array<double, kPhases + 1> most{};
+  mine[kPhases + 1] = context_;
+  std::array<double, kPhases + 2> most{};
   BLOCKEIGS_MPI_CHECK(
       MPI_Allreduce(mine.data(), most.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MAX, comm));
   RunTimes t;
   std::copy(most.begin(), most.begin() + kPhases, t.seconds.begin());
   t.wall = most[kPhases];
+  t.context = most[kPhases + 1];
   return t;
 }
 

@@ -55,20 +55,24 @@ bool is_setup(Phase phase);
 struct RunTimes {
   std::array<double, kPhases> seconds{};
   double wall = 0;  // from the process's start (Linux: its start time in /proc; elsewhere the account's start)
+  // The CUDA context's own time, on a thread of its own while the rows were
+  // read (StartingContext): not a phase, as it overlaps them.
+  double context = 0;
 
   double operator[](Phase phase) const { return seconds[static_cast<std::size_t>(phase)]; }
   double setup() const;   // startup .. preconditioner
   double output() const;  // gather and write
   double sum() const;     // all phases
 
-  // "setup      1.234 s: start-up 0.210, config 0.002, ..." (phases that took time)
+  // "setup      1.234 s: start-up 0.210, config 0.002, ..." (phases that took
+  // time; then "; beside the reading, the CUDA context 0.312" where one was made)
   std::string setup_line() const;
   // "output     0.512 s: gathering 0.101, writing 0.411" (empty without output)
   std::string output_line() const;
   // "wall       3.456 s from the process's start: set-up 1.234, solve 1.700, ..."
   std::string wall_line() const;
-  // time_wall, time_setup and time_setup_<phase>, time_solve_wall, time_checkpoints,
-  // time_output_gather, time_output_write, time_report: root attributes of a result file.
+  // time_wall, time_setup and time_setup_<phase>, time_context_beside_reading, time_solve_wall,
+  // time_checkpoints, time_output_gather, time_output_write, time_report: root attributes of a result file.
   void write_attributes(io::Hdf5Writer& writer) const;
 };
 
@@ -81,6 +85,8 @@ class RunAccount {
   // Moves `seconds` already counted to `from` over to `to` (a part that a lap
   // held: the partitioner inside a partition step, checkpoints inside the solve).
   void move(Phase from, Phase to, double seconds);
+  // The CUDA context's seconds on its own thread beside the reading (RunTimes::context).
+  void context_beside_reading(double seconds) { context_ = seconds; }
   // Seconds since the process's start, on this rank.
   double elapsed() const;
 
@@ -92,6 +98,7 @@ class RunAccount {
   double origin_ = 0;    // MPI_Wtime() at the process's start
   double last_lap_ = 0;  // MPI_Wtime() at the last lap
   std::array<double, kPhases> seconds_{};
+  double context_ = 0;
 };
 
 }  // namespace blockeigs::apps

@@ -9,6 +9,7 @@
 # TTS_MPIRUN_FLAGS: more mpirun options ("--mca odls_base_sigkill_timeout 0": without mpirun's ~2 s wait
 # after a non-zero exit, which the 100-iteration 256^3 runs end with: exit 3, not converged).
 # TTS_SMALL (default 128) and TTS_LARGE (256): the two grid sizes, for a quicker run on a CPU.
+# TTS_BANDWIDTHS=0: without the bandwidth measurements first.
 set -uo pipefail
 bin=${1:?BIN_DIR}; out=${2:?OUT_DIR}
 mkdir -p "$out"
@@ -49,9 +50,13 @@ run_case() {  # name np app config [extra args...]
   local name=$1 np=$2 app=$3 cfg=$4; shift 4
   local log=$out/tts-$name.log t0 t1
   t0=$(date +%s.%N)
-  mpirun "${flags[@]}" -np "$np" "$bin/$app" "$@" "$cfg" >"$log" 2>&1
-  local rc=$?
+  # Each line stamped as it arrives: the wall line's stamp less its own time from the processes' start
+  # splits what lies outside the account into mpirun's launch and the processes' exit.
+  mpirun "${flags[@]}" -np "$np" "$bin/$app" "$@" "$cfg" 2>&1 |
+    while IFS= read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done >"$log.stamped"
+  local rc=${PIPESTATUS[0]}
   t1=$(date +%s.%N)
+  cut -d' ' -f2- "$log.stamped" >"$log"
   local wall solve setup output account
   wall=$(minus "$t1" "$t0")
   solve=$(grep -oE '^(solve time|iterations [0-9]+.*; time) [0-9.]+' "$log" | grep -oE '[0-9.]+$' | head -1)
@@ -62,6 +67,11 @@ run_case() {  # name np app config [extra args...]
     "$(minus "$wall" "${solve:-0}")" "${setup:--}" "${output:--}" "$([ $rc -ne 0 ] && [ $rc -ne 3 ] && echo "  exit $rc")" |
     tee -a "$out/tts-table.txt"
   grep -E '^(setup|output|wall|partition|row order) ' "$log" | sed 's/^/    /'
+  local stamp
+  stamp=$(grep -E '^[0-9.]+ wall ' "$log.stamped" | head -1 | cut -d' ' -f1)
+  [ -n "$stamp" ] && [ -n "$account" ] &&
+    echo "    outside the account: mpirun's launch $(minus "$(minus "$stamp" "$account")" "$t0") s, the exit $(minus "$t1" "$stamp") s"
+  rm -f "$log.stamped"
 }
 
 eigs_yaml() {  # source grid preconditioner max_iterations
@@ -73,8 +83,10 @@ cg_yaml() {  # source grid preconditioner
     "$(matrix_yaml "$1" "$2")" "$3" "$work"
 }
 
-# The bandwidths each phase is set beside (bench/scripts/bandwidths.py: host memory, page cache, PCIe).
-TTS_WORK=$work /usr/bin/env python3 "$(dirname "$0")/bandwidths.py" 2 2>&1 | tee "$out/tts-bandwidths.txt"
+# The bandwidths each phase is set beside (bench/scripts/bandwidths.py: host memory, page cache, PCIe);
+# TTS_BANDWIDTHS=0 skips them (a repeated call).
+[ "${TTS_BANDWIDTHS:-1}" = 0 ] ||
+  TTS_WORK=$work /usr/bin/env python3 "$(dirname "$0")/bandwidths.py" 2 2>&1 | tee "$out/tts-bandwidths.txt"
 
 for c in $cases; do
   case $c in

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdlib>
 #include <thread>
 #include <vector>
@@ -199,14 +200,17 @@ void share_cores(MPI_Comm comm, Backend backend) {
 
 }  // namespace
 
-spmm::Context make_context(Backend backend, MPI_Comm comm) {
+StartingContext::StartingContext(Backend backend, MPI_Comm comm) : comm_(comm) {
   const int devices = spmm::cuda_device_count();
   int fewest = devices;
   BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&devices, &fewest, 1, MPI_INT, MPI_MIN, comm));
   if (backend == Backend::automatic) backend = fewest > 0 ? Backend::cuda : Backend::cpu;
   share_cores(comm, backend);
-  if (backend == Backend::cpu) return spmm::Context::host();
-  std::optional<spmm::Context> context = collectively(comm, [&] {
+  if (backend == Backend::cpu) {
+    context_.emplace(spmm::Context::host());
+    return;
+  }
+  collectively(comm, [&] {
     if (!spmm::cuda_compiled())
       fail_input(
           "execution.backend is cuda, but block-eigs was built without CUDA "
@@ -215,13 +219,44 @@ spmm::Context make_context(Backend backend, MPI_Comm comm) {
       fail_input(
           "execution.backend is cuda, but this rank sees no CUDA device "
           "(set execution.backend: cpu or auto)");
-    std::optional<spmm::Context> made(spmm::Context::cuda(node_local_rank(comm) % devices));
-    // Library and pool set-up belongs to start-up, not to the first solve.
-    made->warm_up();
-    return made;
   });
-  return std::move(*context);
+  space_ = Space::device;
+  device_ = node_local_rank(comm) % devices;
+  thread_ = std::thread([this] {
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      context_.emplace(spmm::Context::cuda(device_));
+      // Library and pool set-up belongs to start-up, not to the first solve.
+      context_->warm_up();
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+    seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  });
 }
+
+void StartingContext::join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+StartingContext::~StartingContext() { join(); }
+
+const spmm::Context& StartingContext::ready() {
+  join();
+  if (!agreed_) {
+    agree_on_error(comm_, error_);
+    agreed_ = true;
+  }
+  context_->make_current();
+  return *context_;
+}
+
+spmm::Context StartingContext::take() {
+  ready();
+  return std::move(*context_);
+}
+
+spmm::Context make_context(Backend backend, MPI_Comm comm) { return StartingContext(backend, comm).take(); }
 
 bool ranks_share_a_device(MPI_Comm comm, const spmm::Context& context) {
   int mine = 0;

@@ -4,7 +4,9 @@
 
 #include <mpi.h>
 
+#include <exception>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "core/enums.hpp"
@@ -17,6 +19,42 @@ int node_local_rank(MPI_Comm comm);
 // Backend::automatic picks CUDA when every rank sees a GPU. Backend::cuda
 // without a GPU is an InputError on every rank. Collective.
 spmm::Context make_context(Backend backend, MPI_Comm comm);
+
+// make_context in two halves, so that a rank can read its matrix while its
+// GPU starts: the backend, the device and the cores are chosen at once,
+// collectively, as make_context chooses them; the CUDA context and its
+// libraries' set-up (0.2-0.4 s on an H100 or H200) then run on a thread of
+// their own until ready() is called.
+class StartingContext {
+ public:
+  StartingContext(Backend backend, MPI_Comm comm);  // collective
+  StartingContext(const StartingContext&) = delete;
+  StartingContext& operator=(const StartingContext&) = delete;
+  ~StartingContext();  // waits for the thread where ready() was not called
+
+  Space space() const { return space_; }
+  int device() const { return device_; }  // -1 on the host
+
+  // The context: waits for its thread; an error there is every rank's (the
+  // lowest failing rank's message); the device becomes the calling thread's.
+  // Collective the first time, the same context after.
+  const spmm::Context& ready();
+  // ready(), the context then moved out (make_context).
+  spmm::Context take();
+  // Seconds the context took on its thread (0 on the host).
+  double seconds() const { return seconds_; }
+
+ private:
+  void join();
+  MPI_Comm comm_;
+  Space space_ = Space::host;
+  int device_ = -1;
+  std::thread thread_;
+  std::optional<spmm::Context> context_;
+  std::exception_ptr error_;
+  double seconds_ = 0;
+  bool agreed_ = false;
+};
 
 // The CPUs this process may run on (its affinity mask: one core where
 // mpirun bound the rank to a core), or 0 where that is unknown.

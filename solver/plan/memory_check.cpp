@@ -115,7 +115,7 @@ std::int64_t available_host_memory() {
 
 void check_memory_fits(MPI_Comm comm, const MemoryPlan& plan, std::int64_t host_held, std::int64_t device_held,
                        int device, const std::function<MemoryPlan(int ranks)>& plan_at,
-                       std::optional<std::int64_t> memory_limit) {
+                       std::optional<std::int64_t> memory_limit, MemorySides sides) {
   int rank = 0, ranks = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
@@ -123,7 +123,8 @@ void check_memory_fits(MPI_Comm comm, const MemoryPlan& plan, std::int64_t host_
   MPI_Comm node = MPI_COMM_NULL, gpu = MPI_COMM_NULL;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_split(node, std::max(device, 0), 0, &gpu));
-  const bool on_device = plan.space == Space::device;
+  const bool on_device = plan.space == Space::device && sides != MemorySides::host;
+  const bool on_host = sides != MemorySides::device;
   std::int64_t device_free = unlimited, device_total = 0;
   if (on_device) spmm::device_memory(&device_free, &device_total);
   const RankNeeds mine{
@@ -136,7 +137,8 @@ void check_memory_fits(MPI_Comm comm, const MemoryPlan& plan, std::int64_t host_
 
   const Crowded host = most_crowded(all, true, limit);
   const Crowded gpu_side = on_device ? most_crowded(all, false, limit) : Crowded{};
-  const bool host_short = host.need > host.capacity, device_short = on_device && gpu_side.need > gpu_side.capacity;
+  const bool host_short = on_host && host.need > host.capacity;
+  const bool device_short = on_device && gpu_side.need > gpu_side.capacity;
   if (!host_short && !device_short) return;
 
   std::int64_t largest_host = 0, largest_device = 0;
@@ -162,13 +164,17 @@ void check_memory_fits(MPI_Comm comm, const MemoryPlan& plan, std::int64_t host_
   // How many ranks would do, with nodes and GPUs like these (as crowded as the most crowded here).
   const int enough = ranks_that_fit(ranks, [&](int r) {
     const MemoryPlan p = plan_at(r);
-    return p.host_peak <= host_per_rank && (!on_device || p.device_peak <= device_per_rank);
+    return (!on_host || p.host_peak <= host_per_rank) && (!on_device || p.device_peak <= device_per_rank);
   });
+  const std::string host_share = format_bytes(double(host_per_rank)) + " of host memory";
+  const std::string device_share = format_bytes(double(device_per_rank)) + " of a GPU's";
   if (enough > 0)
-    message << ". About " << enough << " ranks would fit it, each with " << format_bytes(double(host_per_rank))
-            << " of host memory" << (on_device ? " and " + format_bytes(double(device_per_rank)) + " of a GPU's" : "")
+    message << ". About " << enough << " ranks would fit it, each with "
+            << (on_host && on_device ? host_share + " and " + device_share
+                : on_host            ? host_share
+                                     : device_share)
             << " as here (run 'block-eigs --dry-run' or 'block-cg --dry-run' to see the plan)";
-  else if (plan.host_replicated <= host_per_rank)
+  else if (!on_host || plan.host_replicated <= host_per_rank)
     message << ". Not even " << (1 << 20) << " ranks would fit it";
   else
     message << ". No number of ranks would fit it: every rank holds " << format_bytes(double(plan.host_replicated))

@@ -29,9 +29,12 @@ std::int64_t available_host_memory();
 // from `plan_at(ranks)` (the plan with the rows split over that many ranks).
 // `memory_limit` (execution.memory_limit_bytes), where given, caps what every
 // node's host and every device is taken to have (bytes; every rank passes the same).
+// `sides` checks the host's memory or the device's alone: the host's before
+// the rows are read, the device's once its context is made (StartingContext).
+enum class MemorySides { both, host, device };
 void check_memory_fits(MPI_Comm comm, const MemoryPlan& plan, std::int64_t host_held, std::int64_t device_held,
                        int device, const std::function<MemoryPlan(int ranks)>& plan_at,
-                       std::optional<std::int64_t> memory_limit = std::nullopt);
+                       std::optional<std::int64_t> memory_limit = std::nullopt, MemorySides sides = MemorySides::both);
 
 // This rank's share, measured: from a built operator, or (without one, for
 // a dry run) by splitting the loaded rows and building the halo plan. Collective.

@@ -3,7 +3,9 @@
 // block CG, with and without Jacobi, through the apps and through the
 // library with a rank that owns no rows. And the refusals: a 100000^3 grid
 // before anything is generated, and a normal problem under a test-only
-// memory limit, on every rank, with no file left; --dry-run solves nothing.
+// memory limit, on every rank, with no file left; each side of the check
+// alone (the host's before reading, the device's after); --dry-run solves
+// nothing; the backend's start in two halves on the host.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -22,6 +24,7 @@
 #include "solver/cg/block_cg.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/base/collective.hpp"
+#include "solver/operator/device_selection.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/plan/memory_check.hpp"
 #include "solver/precond/jacobi_preconditioner.hpp"
@@ -226,6 +229,67 @@ TEST(Refusal, MemoryLimitRefusesANormalProblem) {
   EXPECT_NE(message.find("ranks would fit it"), std::string::npos) << message;
   BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
   EXPECT_FALSE(fs::exists(out));
+}
+
+// The apps check the host's memory before the rows are read and the device's once the context started beside
+// the reading is ready: each side alone refuses by its own need only, and names it.
+TEST(Refusal, EachSideAlone) {
+  const int ranks = test::mpi_size();
+  const std::int64_t rows = std::int64_t{1} << 20, nnz = std::int64_t{7} << 20;
+  const solver::SolverShape shape = solver::lobpcg_shape(16, 0, false, false, 8, Space::device, rows);
+  const auto plan_at = [&](int r) {
+    return solver::plan_memory(solver::even_share(rows, nnz, r), {}, shape, Space::device);
+  };
+  const solver::MemoryPlan plan = plan_at(ranks);
+  ASSERT_GT(plan.device_peak, 0);
+  ASSERT_NE(plan.host_peak, plan.device_peak);
+  // Every rank on one node and one GPU here (device -1): each side needs `ranks` times its peak.
+  const std::int64_t limit = ranks * ((plan.host_peak + plan.device_peak) / 2);
+  const bool device_needs_more = plan.device_peak > plan.host_peak;
+  auto refusal_of = [&](solver::MemorySides sides) -> std::string {
+    try {
+      solver::check_memory_fits(MPI_COMM_WORLD, plan, 0, 0, -1, plan_at, limit, sides);
+    } catch (const solver::AgreedError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string host = refusal_of(solver::MemorySides::host), device = refusal_of(solver::MemorySides::device);
+  const std::string both = refusal_of(solver::MemorySides::both);
+  const std::string& refused = device_needs_more ? device : host;
+  EXPECT_TRUE((device_needs_more ? host : device).empty()) << (device_needs_more ? host : device);
+  EXPECT_NE(refused.find(device_needs_more ? "of device memory per rank" : "of host memory per rank"),
+            std::string::npos)
+      << refused;
+  EXPECT_EQ(refused.find(device_needs_more ? "of host memory" : "of device memory"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("ranks would fit it"), std::string::npos) << refused;
+  EXPECT_NE(both.find("not enough memory"), std::string::npos) << both;
+}
+
+// The backend's start in two halves (StartingContext): on the host the context is there at once, no thread
+// made it, and ready() gives the same one each time.
+TEST(StartingContext, HostContextAtOnce) {
+  solver::StartingContext starting(Backend::cpu, MPI_COMM_WORLD);
+  EXPECT_EQ(starting.space(), Space::host);
+  EXPECT_EQ(starting.device(), -1);
+  const spmm::Context& context = starting.ready();
+  EXPECT_EQ(context.space(), Space::host);
+  EXPECT_EQ(&starting.ready(), &context);
+  EXPECT_EQ(starting.seconds(), 0.0);
+  EXPECT_EQ(starting.take().device(), -1);
+}
+
+// Backend::cuda where no rank may use a GPU (a build without CUDA, or none present) is refused on every rank
+// when the choice is made, before any thread starts.
+TEST(StartingContext, CudaWithoutAGpuRefusedEverywhere) {
+  if (spmm::cuda_compiled() && spmm::cuda_device_count() > 0) GTEST_SKIP() << "a GPU is present";
+  try {
+    solver::StartingContext starting(Backend::cuda, MPI_COMM_WORLD);
+    ADD_FAILURE() << "no error";
+  } catch (const solver::AgreedError& e) {
+    EXPECT_TRUE(e.is_input_error());
+    EXPECT_NE(std::string(e.what()).find("execution.backend is cuda"), std::string::npos) << e.what();
+  }
 }
 
 // The result file's share of the plan (apps/run/output/input_order_block.cpp): nothing where fp64 rows on the

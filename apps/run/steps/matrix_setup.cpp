@@ -6,19 +6,23 @@
 
 namespace blockeigs::apps {
 
-solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, PartitionMethod partition,
-                                              LocalOrder order, MPI_Comm comm, const std::string& partition_file,
-                                              RunAccount* account, const spmm::Context* context) {
+solver::DistributedRows read_matrix(const io::MatrixConfig& config, MPI_Comm comm, const std::string& partition_file,
+                                    RunAccount* account) {
+  // A file to be written must be writable before the partitioner's time is spent.
+  if (!partition_file.empty() && !partition_file_exists(partition_file, comm))
+    check_output_path(partition_file, comm, "execution.partition_file");
+  if (account) account->lap(Phase::config);
+  solver::DistributedRows matrix = solver::load_distributed_rows(config, comm);
+  if (account) account->lap(Phase::read);
+  return matrix;
+}
+
+void check_and_distribute(solver::DistributedRows& matrix, PartitionMethod partition, LocalOrder order, MPI_Comm comm,
+                          const std::string& partition_file, RunAccount* account, const spmm::Context* context) {
   auto lap = [&](Phase phase) {
     if (account) account->lap(phase);
   };
-  const bool saved = !partition_file.empty() && partition_file_exists(partition_file, comm);
-  // A file to be written must be writable before the partitioner's time is spent.
-  if (!partition_file.empty() && !saved) check_output_path(partition_file, comm, "execution.partition_file");
-  lap(Phase::config);
-  solver::DistributedRows matrix = solver::load_distributed_rows(config, comm);
-  lap(Phase::read);
-  if (saved) {
+  if (!partition_file.empty() && partition_file_exists(partition_file, comm)) {
     read_partition_file(matrix, partition_file, comm);
     lap(Phase::partition);  // reading the file; moving the rows by it is moving rows
     if (account) account->move(Phase::partition, Phase::move_rows, matrix.partitioning.seconds);
@@ -26,7 +30,7 @@ solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, Pa
     if (!matrix.symmetric_by_construction)
       solver::check_symmetric(comm, matrix.rows, matrix.partition, matrix.description, "A", &matrix.numbering, context);
     lap(Phase::symmetry);
-    return matrix;
+    return;
   }
   // The partitioner needs a symmetric pattern: checked first.
   if (!matrix.symmetric_by_construction)
@@ -42,6 +46,13 @@ solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, Pa
   }
   if (!partition_file.empty()) write_partition_file(matrix, partition_file, comm);
   lap(Phase::partition);
+}
+
+solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, PartitionMethod partition,
+                                              LocalOrder order, MPI_Comm comm, const std::string& partition_file,
+                                              RunAccount* account, const spmm::Context* context) {
+  solver::DistributedRows matrix = read_matrix(config, comm, partition_file, account);
+  check_and_distribute(matrix, partition, order, comm, partition_file, account, context);
   return matrix;
 }
 

@@ -20,14 +20,25 @@
 
 namespace blockeigs::apps {
 
-// Loads the distributed matrix, checks that it is symmetric unless it is so
-// by construction, distributes its rows by `partition` and orders each
-// rank's by `order` (solver/operator/partition/distribute_rows.hpp). With a
+// This rank's rows of the matrix (solver/operator/load_matrix.hpp), read or
+// generated; a partition file that is to be written is checked first for
+// being writable. Collective. `account`, where given, gets the reading's time.
+solver::DistributedRows read_matrix(const io::MatrixConfig& config, MPI_Comm comm,
+                                    const std::string& partition_file = "", RunAccount* account = nullptr);
+
+// Checks the rows read_matrix gave for symmetry unless they are so by
+// construction, distributes them by `partition` and orders each rank's by
+// `order` (solver/operator/partition/distribute_rows.hpp). With a
 // `partition_file` (execution.partition_file, partition_file.hpp): the
 // distribution saved there where the file exists, else computed and saved
 // there. Collective. `account`, where given, gets the time of each step
-// (reading, symmetry check, partition, moving rows, local order); `context`,
-// where given, lends its device to the symmetry check.
+// (symmetry check, partition, moving rows, local order); `context`, where
+// given, lends its device to the symmetry check.
+void check_and_distribute(solver::DistributedRows& matrix, PartitionMethod partition, LocalOrder order, MPI_Comm comm,
+                          const std::string& partition_file = "", RunAccount* account = nullptr,
+                          const spmm::Context* context = nullptr);
+
+// read_matrix, then check_and_distribute.
 solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, PartitionMethod partition,
                                               LocalOrder order, MPI_Comm comm, const std::string& partition_file = "",
                                               RunAccount* account = nullptr, const spmm::Context* context = nullptr);
@@ -37,20 +48,29 @@ solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, Pa
 // matrix loaded, checked and distributed, and B of A x = lambda B x (block-eigs'
 // matrix_b) on its rows; then (a dry run prints the plan, the set-up's account
 // and stops) solve(T{}, matrix, b, context) with T the config's SpMM precision
-// and b null without a B. Each step's time goes to `account`.
+// and b null without a B. The GPU starts (StartingContext) while the rows are
+// read: the host's memory is checked before, the device's after. Each step's
+// time goes to `account`.
 template <class Config, class Solve>
 int prepare_and_solve(const Config& config, MPI_Comm comm, bool dry_run, RunAccount& account, Solve&& solve) {
   check_output_path(config.output.path, comm);
   check_output_path(config.output.checkpoint.path, comm, "output.checkpoint.path");  // now, not an hour in
   account.lap(Phase::config);
-  const spmm::Context context = solver::make_context(config.execution.backend, comm);
+  solver::StartingContext starting(config.execution.backend, comm);
   account.lap(Phase::backend);
-  spmm::reset_memory_peaks();
-  check_memory_before_loading(config, context, comm, dry_run);
+  check_memory_from_sizes(config, starting.space(), starting.device(), comm, dry_run, solver::MemorySides::host);
   account.lap(Phase::memory_plan);
-  const solver::DistributedRows matrix =
-      load_symmetric_matrix(config.matrix, config.execution.partition, config.execution.local_order, comm,
-                            config.execution.partition_file, &account, &context);
+  solver::DistributedRows matrix = read_matrix(config.matrix, comm, config.execution.partition_file, &account);
+  const spmm::Context& context = starting.ready();
+  spmm::reset_memory_peaks();   // the device's use from here on is the run's
+  account.lap(Phase::backend);  // the wait for the context, where the reading was shorter
+  account.context_beside_reading(starting.seconds());
+  if (context.space() == Space::device) {
+    check_memory_from_sizes(config, context.space(), context.device(), comm, dry_run, solver::MemorySides::device);
+    account.lap(Phase::memory_plan);
+  }
+  check_and_distribute(matrix, config.execution.partition, config.execution.local_order, comm,
+                       config.execution.partition_file, &account, &context);
   std::optional<solver::DistributedRows> b;
   if constexpr (requires { config.matrix_b; }) {
     if (config.matrix_b) b = solver::load_matrix_b(*config.matrix_b, matrix, comm, &context);

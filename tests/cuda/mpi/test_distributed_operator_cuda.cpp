@@ -1,8 +1,12 @@
 // The distributed operator on GPUs (one per rank, or ranks sharing one) vs
 // the single-rank reference: halos device to device through CUDA IPC (the
 // default between GPUs of one node), and through MPI (staged through the
-// host, or device pointers when MPI is CUDA-aware).
+// host, or device pointers when MPI is CUDA-aware). And the context made on
+// a thread of its own while the rank does other work (StartingContext).
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
+
+#include <thread>
 
 #include "core/checks.hpp"
 #include "io/generators.hpp"
@@ -90,6 +94,34 @@ TEST_F(DistributedOperatorCuda, ReusedAcrossWidthsWithEachTransport) {
     // The fp32 copy through the same halo, odd widths included.
     test::check_rounded_apply(op, context, whole, {16, 1, 3, 17, 64}, label);
   }
+}
+
+// The apps start the GPU on a thread while the rows are read: ready() makes the context's device this thread's
+// (rank 1 of 2 on a two-GPU node uses device 1; its allocations and kernels must go there), and the operator
+// built on it agrees with the reference.
+TEST_F(DistributedOperatorCuda, ContextStartedOnAThread) {
+  solver::StartingContext starting(Backend::cuda, MPI_COMM_WORLD);
+  int devices = 0;
+  ASSERT_EQ(cudaGetDeviceCount(&devices), cudaSuccess);
+  EXPECT_EQ(starting.device(), solver::node_local_rank(MPI_COMM_WORLD) % devices);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the rank's own work meanwhile
+  const spmm::Context& context = starting.ready();
+  EXPECT_GT(starting.seconds(), 0.0);
+  EXPECT_EQ(context.device(), starting.device());
+  int current = -1;
+  ASSERT_EQ(cudaGetDevice(&current), cudaSuccess);
+  EXPECT_EQ(current, context.device());
+  io::GeneratorSpec cube{io::GeneratorKind::laplacian_3d, 11, 9, 7, 7};
+  const io::CsrRows whole = io::generate_rows(cube, 0, io::generated_rows(cube));
+  const auto partition = test::partition_with_empty_rank(whole.global_rows, test::mpi_size());
+  for (std::int64_t w : {1, 16}) test::check_distributed_apply<double>(context, whole, partition, w, "3D Laplacian");
+}
+
+// A start abandoned before ready() (an error while the rows were read) waits for its thread and frees the context.
+TEST_F(DistributedOperatorCuda, StartAbandonedBeforeReady) {
+  { solver::StartingContext starting(Backend::cuda, MPI_COMM_WORLD); }
+  const auto context = solver::make_context(Backend::cuda, MPI_COMM_WORLD);
+  EXPECT_GE(context.device(), 0);
 }
 
 }  // namespace
