@@ -53,7 +53,7 @@ io::GeneratorSpec grid(std::int64_t n) { return {io::GeneratorKind::laplacian_3d
 #define expect_within_tenth(planned, measured) EXPECT_TRUE(within_tenth(planned, measured))
 
 // The plan for this rank's share of the generated grid, as the app makes it with contiguous rows
-// (the configs below ask for them).
+// (the configs below ask for them, on the CPU backend, whose plan this is).
 solver::MemoryPlan plan_for(const io::GeneratorSpec& spec, const solver::SolverShape& shape) {
   const io::CsrRows whole = io::generate_rows(spec, 0, io::generated_rows(spec));
   const solver::RowPartition partition = solver::RowPartition::balanced(whole.row_offsets, test::mpi_size());
@@ -70,7 +70,7 @@ TEST_P(AppPlan, LobpcgPeakWithinTenPercent) {
       write_config("eigs.yaml", std::string("matrix:\n  generator: {type: laplacian_3d, nx: 20, ny: 20, nz: 20}\n") +
                                     "eigensolver: {k: 6, tolerance: 1.0e-5, max_iterations: 400, preconditioner: " +
                                     (jacobi ? "jacobi" : "none") +
-                                    "}\noutput: {monitor: false}\nexecution: {partition: contiguous}\n");
+                                    "}\noutput: {monitor: false}\nexecution: {partition: contiguous, backend: cpu}\n");
   const std::int64_t before = spmm::memory_counters(Space::host).current;
   ASSERT_NE(apps::run_eigs(config, MPI_COMM_WORLD), apps::exit_error);
   const std::int64_t measured = spmm::memory_counters(Space::host).peak - before;
@@ -85,7 +85,7 @@ TEST_P(AppPlan, BlockCgPeakWithinTenPercent) {
       "cg.yaml", std::string("matrix:\n  generator: {type: laplacian_3d, nx: 20, ny: 20, nz: 20}\n") +
                      "block_cg: {rhs: {source: known_solution, columns: 5}, rtol: 1.0e-8, preconditioner: " +
                      (jacobi ? "jacobi" : "none") +
-                     "}\noutput: {monitor: false}\nexecution: {partition: contiguous}\n");
+                     "}\noutput: {monitor: false}\nexecution: {partition: contiguous, backend: cpu}\n");
   const std::int64_t before = spmm::memory_counters(Space::host).current;
   ASSERT_EQ(apps::run_cg(config, MPI_COMM_WORLD), apps::exit_ok);
   const std::int64_t measured = spmm::memory_counters(Space::host).peak - before;
@@ -112,7 +112,7 @@ TEST_P(AppPlan, GeneralizedLobpcgWithConstraintsPeakWithinTenPercent) {
           ", part: mass}\n"
           "eigensolver: {k: 6, tolerance: 1.0e-9, max_iterations: 400, constraints: constant, preconditioner: " +
           std::string(jacobi ? "jacobi" : "none") +
-          "}\noutput: {monitor: false}\nexecution: {partition: contiguous}\n");
+          "}\noutput: {monitor: false}\nexecution: {partition: contiguous, backend: cpu}\n");
   const std::int64_t before = spmm::memory_counters(Space::host).current;
   ASSERT_NE(apps::run_eigs(config, MPI_COMM_WORLD), apps::exit_error);
   const std::int64_t measured = spmm::memory_counters(Space::host).peak - before;
