@@ -2,9 +2,11 @@
 
 #include <cstdio>
 #include <exception>
+#include <thread>
 
 #include "apps/environment.hpp"
 #include "core/checks.hpp"
+#include "dense/memory.hpp"
 #include "io/config.hpp"
 #include "solver/base/collective.hpp"
 
@@ -49,7 +51,13 @@ ConfigCommandLine parse_config_command_line(const std::vector<std::string>& args
 int run_mpi_app(int argc, char** argv, const AppInfo& info,
                 const std::function<int(const std::string&, MPI_Comm, const std::vector<std::string>&, bool)>& body) {
   set_nccl_defaults();
-  if (!init_mpi(&argc, &argv)) return exit_error;
+  // The CUDA driver's initialisation (cuInit, behind the first device count:
+  // tens of milliseconds) beside MPI_Init's; no context is made. The backend's
+  // choice later finds it done, and so does the context's thread.
+  std::thread driver([] { (void)spmm::cuda_device_count(); });
+  const bool initialised = init_mpi(&argc, &argv);
+  driver.join();
+  if (!initialised) return exit_error;
   MPI_Comm comm = MPI_COMM_WORLD;
   int rank = 0;
   if (!BLOCKEIGS_MPI_CHECK_NOTHROW(MPI_Comm_rank(comm, &rank))) abort_mpi(comm, exit_error);
