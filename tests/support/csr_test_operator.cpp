@@ -3,22 +3,36 @@
 #include "csr_test_operator.hpp"
 
 namespace blockeigs::test {
+namespace {
+
+// A block of `k` columns (any space), `partition`'s rows on each rank, whole on every rank (row-major, host).
+template <class T>
+std::vector<T> whole_on_every_rank(MPI_Comm comm, const spmm::Context& context, const solver::RowPartition& partition,
+                                   spmm::ConstDenseView<T> block) {
+  int rank = 0;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  const std::int64_t k = block.cols, n = block.rows;
+  std::vector<T> mine(static_cast<std::size_t>(n * k));
+  solver::copy_block(context, block, spmm::DenseView<T>{Space::host, n, k, k, mine.data()});
+  std::vector<int> counts(partition.ranks()), displs(partition.ranks());
+  for (int r = 0; r < partition.ranks(); ++r) {
+    counts[r] = static_cast<int>(partition.rows(r) * k);
+    displs[r] = static_cast<int>(partition.begin(r) * k);
+  }
+  std::vector<T> whole(static_cast<std::size_t>(partition.global_rows() * k));
+  const MPI_Datatype type = std::is_same_v<T, double> ? MPI_DOUBLE : MPI_FLOAT;
+  BLOCKEIGS_MPI_CHECK(
+      MPI_Allgatherv(mine.data(), counts[rank], type, whole.data(), counts.data(), displs.data(), type, comm));
+  return whole;
+}
+
+}  // namespace
 
 template <class T>
 void CsrTestOperator<T>::apply_impl(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y) {
   widths_.push_back(X.cols);
   const std::int64_t k = X.cols, n = local_rows();
-  std::vector<T> mine(static_cast<std::size_t>(n * k));
-  solver::copy_block(context_, X, spmm::DenseView<T>{Space::host, n, k, k, mine.data()});
-  std::vector<int> counts(partition_.ranks()), displs(partition_.ranks());
-  for (int r = 0; r < partition_.ranks(); ++r) {
-    counts[r] = static_cast<int>(partition_.rows(r) * k);
-    displs[r] = static_cast<int>(partition_.begin(r) * k);
-  }
-  std::vector<T> whole(static_cast<std::size_t>(global_rows() * k));
-  const MPI_Datatype type = std::is_same_v<T, double> ? MPI_DOUBLE : MPI_FLOAT;
-  BLOCKEIGS_MPI_CHECK(
-      MPI_Allgatherv(mine.data(), counts[rank_], type, whole.data(), counts.data(), displs.data(), type, comm_));
+  const std::vector<T> whole = whole_on_every_rank(comm_, context_, partition_, X);
   std::vector<T> y(static_cast<std::size_t>(n * k));
   if (beta != T(0))
     solver::copy_block(context_, spmm::ConstDenseView<T>(Y), spmm::DenseView<T>{Space::host, n, k, k, y.data()});
@@ -47,20 +61,8 @@ template <class T>
 EigenpairCheck check_eigenpairs(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& whole,
                                 const solver::RowPartition& partition, const std::vector<double>& lambda,
                                 spmm::ConstDenseView<T> vectors) {
-  int rank = 0;
-  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-  const std::int64_t k = vectors.cols, n = vectors.rows, N = whole.global_rows;
-  std::vector<T> mine(static_cast<std::size_t>(n * k));
-  solver::copy_block(context, vectors, spmm::DenseView<T>{Space::host, n, k, k, mine.data()});
-  std::vector<int> counts(partition.ranks()), displs(partition.ranks());
-  for (int r = 0; r < partition.ranks(); ++r) {
-    counts[r] = static_cast<int>(partition.rows(r) * k);
-    displs[r] = static_cast<int>(partition.begin(r) * k);
-  }
-  std::vector<T> x(static_cast<std::size_t>(N * k));
-  const MPI_Datatype type = std::is_same_v<T, double> ? MPI_DOUBLE : MPI_FLOAT;
-  BLOCKEIGS_MPI_CHECK(
-      MPI_Allgatherv(mine.data(), counts[rank], type, x.data(), counts.data(), displs.data(), type, comm));
+  const std::int64_t k = vectors.cols, N = whole.global_rows;
+  const std::vector<T> x = whole_on_every_rank(comm, context, partition, vectors);
   EigenpairCheck check;
   for (std::int64_t j = 0; j < k; ++j) {
     double s = 0;
