@@ -53,7 +53,7 @@ run_case() {  # name np app config [extra args...]
   # Each line stamped as it arrives: the wall line's stamp less its own time from the processes' start
   # splits what lies outside the account into mpirun's launch and the processes' exit.
   mpirun "${flags[@]}" -np "$np" "$bin/$app" "$@" "$cfg" 2>&1 |
-    while IFS= read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done >"$log.stamped"
+    while IFS= read -r line; do printf '%s %s\n' "$EPOCHREALTIME" "$line"; done >"$log.stamped"
   local rc=${PIPESTATUS[0]}
   t1=$(date +%s.%N)
   cut -d' ' -f2- "$log.stamped" >"$log"

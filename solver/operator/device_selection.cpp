@@ -198,18 +198,16 @@ void share_cores(MPI_Comm comm, Backend backend) {
   t.openblas = openblas_get_num_threads();
 }
 
-}  // namespace
-
-StartingContext::StartingContext(Backend backend, MPI_Comm comm) : comm_(comm) {
+// The backend's choice, collectively (make_context's and StartingContext's
+// first half): the cores shared out, and the device this rank's context goes
+// on, -1 on the host.
+int choose_device(Backend backend, MPI_Comm comm) {
   const int devices = spmm::cuda_device_count();
   int fewest = devices;
   BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&devices, &fewest, 1, MPI_INT, MPI_MIN, comm));
   if (backend == Backend::automatic) backend = fewest > 0 ? Backend::cuda : Backend::cpu;
   share_cores(comm, backend);
-  if (backend == Backend::cpu) {
-    context_.emplace(spmm::Context::host());
-    return;
-  }
+  if (backend == Backend::cpu) return -1;
   collectively(comm, [&] {
     if (!spmm::cuda_compiled())
       fail_input(
@@ -220,14 +218,29 @@ StartingContext::StartingContext(Backend backend, MPI_Comm comm) : comm_(comm) {
           "execution.backend is cuda, but this rank sees no CUDA device "
           "(set execution.backend: cpu or auto)");
   });
+  return node_local_rank(comm) % devices;
+}
+
+// The second half: the device's context, its libraries and pool set up now,
+// as start-up rather than in the first solve.
+spmm::Context warm_context(int device) {
+  spmm::Context context = spmm::Context::cuda(device);
+  context.warm_up();
+  return context;
+}
+
+}  // namespace
+
+StartingContext::StartingContext(Backend backend, MPI_Comm comm) : comm_(comm), device_(choose_device(backend, comm)) {
+  if (device_ < 0) {
+    context_.emplace(spmm::Context::host());
+    return;
+  }
   space_ = Space::device;
-  device_ = node_local_rank(comm) % devices;
   thread_ = std::thread([this] {
     const auto start = std::chrono::steady_clock::now();
     try {
-      context_.emplace(spmm::Context::cuda(device_));
-      // Library and pool set-up belongs to start-up, not to the first solve.
-      context_->warm_up();
+      context_.emplace(warm_context(device_));
     } catch (...) {
       error_ = std::current_exception();
     }
@@ -256,7 +269,11 @@ spmm::Context StartingContext::take() {
   return std::move(*context_);
 }
 
-spmm::Context make_context(Backend backend, MPI_Comm comm) { return StartingContext(backend, comm).take(); }
+spmm::Context make_context(Backend backend, MPI_Comm comm) {
+  const int device = choose_device(backend, comm);
+  if (device < 0) return spmm::Context::host();
+  return collectively(comm, [&] { return warm_context(device); });
+}
 
 bool ranks_share_a_device(MPI_Comm comm, const spmm::Context& context) {
   int mine = 0;

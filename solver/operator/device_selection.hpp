@@ -39,7 +39,7 @@ class StartingContext {
   // lowest failing rank's message); the device becomes the calling thread's.
   // Collective the first time, the same context after.
   const spmm::Context& ready();
-  // ready(), the context then moved out (make_context).
+  // ready(), the context then moved out.
   spmm::Context take();
   // Seconds the context took on its thread (0 on the host).
   double seconds() const { return seconds_; }

@@ -124,7 +124,9 @@ void expect_account_adds_up(const std::string& file) {
   // Not a phase: the CUDA context's own time beside the reading (none on the CPU).
   const double context = read_root_attribute(file, "time_context_beside_reading");
   EXPECT_GE(context, 0.0);
-  if (read_root_attribute_as_written(file, "backend").text == "cpu") EXPECT_EQ(context, 0.0);
+  if (read_root_attribute_as_written(file, "backend").text == "cpu") {
+    EXPECT_EQ(context, 0.0);
+  }
   EXPECT_NEAR(total, wall, 0.05 * wall);
 }
 
