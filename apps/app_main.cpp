@@ -1,10 +1,12 @@
 #include "apps/app_main.hpp"
 
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <thread>
 
 #include "apps/environment.hpp"
+#include "apps/run/run_account.hpp"
 #include "core/checks.hpp"
 #include "dense/memory.hpp"
 #include "io/config.hpp"
@@ -50,13 +52,23 @@ ConfigCommandLine parse_config_command_line(const std::vector<std::string>& args
 
 int run_mpi_app(int argc, char** argv, const AppInfo& info,
                 const std::function<int(const std::string&, MPI_Comm, const std::vector<std::string>&, bool)>& body) {
+  const double to_main = process_age();
   set_nccl_defaults();
+  set_mpi_defaults();
   // The CUDA driver's initialisation (cuInit, behind the first device count:
   // tens of milliseconds) beside MPI_Init's; no context is made. The backend's
   // choice later finds it done, and so does the context's thread.
-  std::thread driver([] { (void)spmm::cuda_device_count(); });
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
+  double driver_seconds = 0;
+  std::thread driver([&] {
+    (void)spmm::cuda_device_count();
+    driver_seconds = std::chrono::duration<double>(clock::now() - start).count();
+  });
   const bool initialised = init_mpi(&argc, &argv);
+  const double mpi_seconds = std::chrono::duration<double>(clock::now() - start).count();
   driver.join();
+  record_startup_parts({to_main, mpi_seconds, driver_seconds});
   if (!initialised) return exit_error;
   MPI_Comm comm = MPI_COMM_WORLD;
   int rank = 0;

@@ -39,6 +39,16 @@ void set_nccl_defaults() {
   setenv("NCCL_MAX_P2P_NCHANNELS", "2", 0);
 }
 
+const char* default_mpi_pml(const env::Environment& e) {
+  const bool one_node =
+      e.ompi_world_size && e.ompi_local_size && !e.ompi_world_size->empty() && *e.ompi_world_size == *e.ompi_local_size;
+  return one_node ? "ob1" : nullptr;
+}
+
+void set_mpi_defaults() {
+  if (const char* pml = default_mpi_pml(env::environment())) setenv("OMPI_MCA_pml", pml, 0);  // 0: the user's stays
+}
+
 solver::HaloOptions halo_options(const io::ExecutionConfig& execution, Space space) {
   const io::HaloConfig& h = execution.halo;
   return solver::user_halo_options(

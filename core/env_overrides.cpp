@@ -34,6 +34,8 @@ Environment read_environment(const Lookup& lookup) {
   e.debug_sync = sync && !sync->empty() && *sync != "0";
   e.launcher_rank = value_of(lookup, "OMPI_COMM_WORLD_RANK");
   if (!e.launcher_rank) e.launcher_rank = value_of(lookup, "PMI_RANK");
+  e.ompi_world_size = value_of(lookup, "OMPI_COMM_WORLD_SIZE");
+  e.ompi_local_size = value_of(lookup, "OMPI_COMM_WORLD_LOCAL_SIZE");
   return e;
 }
 

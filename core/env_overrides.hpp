@@ -18,8 +18,11 @@
 //       (solver/operator/device_selection.hpp); the OpenMP and OpenBLAS runtimes read them too.
 //   BLOCKEIGS_DEBUG_SYNC  not empty and not 0: synchronise after every kernel launch (core/cuda_checks.hpp).
 //   OMPI_COMM_WORLD_RANK, else PMI_RANK  the launcher's rank, before MPI starts (petsc-example).
+//   OMPI_COMM_WORLD_SIZE, OMPI_COMM_WORLD_LOCAL_SIZE  Open MPI's job size and the ranks on this
+//       node, before MPI starts (the apps' MPI default, apps/environment.hpp).
 // Set, not read: NCCL_CUMEM_ENABLE and NCCL_MAX_P2P_NCHANNELS, defaults for
-// NCCL that the apps set unless the user has (apps/environment.hpp).
+// NCCL, and OMPI_MCA_pml where every rank is on one node, that the apps set
+// unless the user has (apps/environment.hpp).
 // Tests read BLOCKEIGS_DATA_DIR (tests/support/test_matrices.cpp).
 #pragma once
 
@@ -61,6 +64,8 @@ struct Environment {
   std::optional<std::string> openblas_num_threads;  // OPENBLAS_NUM_THREADS; none: unset
   bool debug_sync = false;                          // BLOCKEIGS_DEBUG_SYNC
   std::optional<std::string> launcher_rank;         // OMPI_COMM_WORLD_RANK, else PMI_RANK
+  std::optional<std::string> ompi_world_size;       // OMPI_COMM_WORLD_SIZE
+  std::optional<std::string> ompi_local_size;       // OMPI_COMM_WORLD_LOCAL_SIZE
 };
 
 // The variables as `lookup` gives them (null: unset): getenv for

@@ -41,8 +41,9 @@ constexpr std::array<PhaseName, kPhases> kNames{{
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
-// How long this process has run: its start time in /proc (clock ticks since
-// boot) against the boot clock. 0 where that cannot be read.
+}  // namespace
+
+// The process's start time in /proc (clock ticks since boot) against the boot clock.
 double process_age() {
   std::ifstream in("/proc/self/stat");
   std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -62,23 +63,42 @@ double process_age() {
   return age >= 0 && age < 86400 ? age : 0;
 }
 
+namespace {
+
 std::string seconds_text(double s) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3f", s);
   return text;
 }
 
-// "name 0.123, name 0.456" over the phases in [first, last] that took a millisecond or more.
+StartupParts& recorded_startup() {
+  static StartupParts parts;
+  return parts;
+}
+
+// " (to main 0.050, MPI_Init 0.210, beside it the CUDA driver 0.080)" where they were measured.
+std::string startup_parts_text(const StartupParts& parts) {
+  if (parts.mpi_init <= 0) return {};
+  std::string text = " (to main " + seconds_text(parts.to_main) + ", MPI_Init " + seconds_text(parts.mpi_init);
+  if (parts.cuda_driver >= 0.0005) text += ", beside it the CUDA driver " + seconds_text(parts.cuda_driver);
+  return text + ")";
+}
+
+// "name 0.123, name 0.456" over the phases in [first, last] that took a millisecond or more; the
+// start-up's parts in parentheses after it.
 std::string phase_list(const RunTimes& t, Phase first, Phase last) {
   std::string out;
   for (auto p = static_cast<std::size_t>(first); p <= static_cast<std::size_t>(last); ++p) {
     if (t.seconds[p] < 0.0005) continue;
     out += (out.empty() ? "" : ", ") + std::string(kNames[p].label) + " " + seconds_text(t.seconds[p]);
+    if (p == static_cast<std::size_t>(Phase::startup)) out += startup_parts_text(t.startup_parts);
   }
   return out;
 }
 
 }  // namespace
+
+void record_startup_parts(StartupParts parts) { recorded_startup() = parts; }
 
 std::string_view phase_label(Phase phase) { return kNames[static_cast<std::size_t>(phase)].label; }
 std::string_view phase_key(Phase phase) { return kNames[static_cast<std::size_t>(phase)].key; }
@@ -124,6 +144,9 @@ void RunTimes::write_attributes(io::Hdf5Writer& writer) const {
   writer.attribute("/", "time_setup", setup());
   for (std::size_t p = 0; p <= static_cast<std::size_t>(Phase::preconditioner); ++p)
     writer.attribute("/", "time_setup_" + std::string(kNames[p].key), seconds[p]);
+  writer.attribute("/", "time_startup_to_main", startup_parts.to_main);
+  writer.attribute("/", "time_startup_mpi_init", startup_parts.mpi_init);
+  writer.attribute("/", "time_startup_cuda_driver", startup_parts.cuda_driver);
   writer.attribute("/", "time_context_beside_reading", context);
   writer.attribute("/", "time_solve_wall", (*this)[Phase::solve]);
   writer.attribute("/", "time_checkpoints", (*this)[Phase::checkpoints]);
@@ -148,17 +171,21 @@ void RunAccount::move(Phase from, Phase to, double seconds) {
 double RunAccount::elapsed() const { return now() - origin_; }
 
 RunTimes RunAccount::agreed(MPI_Comm comm) const {
-  std::array<double, kPhases + 2> mine{};
+  std::array<double, kPhases + 5> mine{};
   std::copy(seconds_.begin(), seconds_.end(), mine.begin());
   mine[kPhases] = elapsed();
   mine[kPhases + 1] = context_;
-  std::array<double, kPhases + 2> most{};
+  mine[kPhases + 2] = recorded_startup().mpi_init;
+  mine[kPhases + 3] = recorded_startup().cuda_driver;
+  mine[kPhases + 4] = recorded_startup().to_main;
+  std::array<double, kPhases + 5> most{};
   BLOCKEIGS_MPI_CHECK(
       MPI_Allreduce(mine.data(), most.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MAX, comm));
   RunTimes t;
   std::copy(most.begin(), most.begin() + kPhases, t.seconds.begin());
   t.wall = most[kPhases];
   t.context = most[kPhases + 1];
+  t.startup_parts = {most[kPhases + 4], most[kPhases + 2], most[kPhases + 3]};
   return t;
 }
 

@@ -51,6 +51,20 @@ std::string_view phase_label(Phase phase);
 std::string_view phase_key(Phase phase);
 bool is_setup(Phase phase);
 
+// What the process's start-up held, as run_mpi_app measured it: the process's
+// start to main (the launcher's part of the new process, exec, loading the
+// libraries), MPI_Init and, on a thread beside it, the CUDA driver's start (0
+// where none was measured).
+struct StartupParts {
+  double to_main = 0;
+  double mpi_init = 0;
+  double cuda_driver = 0;
+};
+// Recorded once by run_mpi_app; every later account reports it.
+void record_startup_parts(StartupParts parts);
+// Seconds since this process started (Linux: its start time in /proc; 0 where that cannot be read).
+double process_age();
+
 // Every phase's seconds and the wall, each the maximum over ranks.
 struct RunTimes {
   std::array<double, kPhases> seconds{};
@@ -58,20 +72,23 @@ struct RunTimes {
   // The CUDA context's own time, on a thread of its own while the rows were
   // read (StartingContext): not a phase, as it overlaps them.
   double context = 0;
+  StartupParts startup_parts;  // within the start-up phase
 
   double operator[](Phase phase) const { return seconds[static_cast<std::size_t>(phase)]; }
   double setup() const;   // startup .. preconditioner
   double output() const;  // gather and write
   double sum() const;     // all phases
 
-  // "setup      1.234 s: start-up 0.210, config 0.002, ..." (phases that took
-  // time; then "; beside the reading, the CUDA context 0.312" where one was made)
+  // "setup      1.234 s: start-up 0.310 (MPI_Init 0.210, beside it the CUDA
+  // driver 0.080), config 0.002, ..." (phases that took time; then "; beside
+  // the reading, the CUDA context 0.312" where one was made)
   std::string setup_line() const;
   // "output     0.512 s: gathering 0.101, writing 0.411" (empty without output)
   std::string output_line() const;
   // "wall       3.456 s from the process's start: set-up 1.234, solve 1.700, ..."
   std::string wall_line() const;
-  // time_wall, time_setup and time_setup_<phase>, time_context_beside_reading, time_solve_wall,
+  // time_wall, time_setup and time_setup_<phase>, time_startup_mpi_init, time_startup_cuda_driver,
+  // time_context_beside_reading, time_solve_wall,
   // time_checkpoints, time_output_gather, time_output_write, time_report: root attributes of a result file.
   void write_attributes(io::Hdf5Writer& writer) const;
 };

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/environment.hpp"
 #include "core/env_overrides.hpp"
 #include "core/error.hpp"
 #include "io/config.hpp"
@@ -188,6 +189,25 @@ TEST(ConfigExecution, ProcessSettingsFromTheEnvironment) {
   EXPECT_FALSE(env::read_environment(lookup({{"BLOCKEIGS_DEBUG_SYNC", ""}})).debug_sync);
   EXPECT_EQ(env::read_environment(lookup({{"OMPI_COMM_WORLD_RANK", "0"}, {"PMI_RANK", "5"}})).launcher_rank,
             std::optional<std::string>("0"));
+  EXPECT_FALSE(none.ompi_world_size.has_value());
+  const env::Environment job =
+      env::read_environment(lookup({{"OMPI_COMM_WORLD_SIZE", "4"}, {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}}));
+  EXPECT_EQ(job.ompi_world_size, std::optional<std::string>("4"));
+  EXPECT_EQ(job.ompi_local_size, std::optional<std::string>("2"));
+}
+
+// Open MPI's ob1 where the launcher puts every rank on this node; the default elsewhere (several nodes,
+// another launcher, no launcher).
+TEST(ConfigExecution, OneNodeJobsTakeOb1) {
+  auto pml = [](std::map<std::string, std::string> variables) {
+    const char* p = apps::default_mpi_pml(env::read_environment(lookup(std::move(variables))));
+    return p ? std::string(p) : std::string("none");
+  };
+  EXPECT_EQ(pml({{"OMPI_COMM_WORLD_SIZE", "2"}, {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}}), "ob1");
+  EXPECT_EQ(pml({{"OMPI_COMM_WORLD_SIZE", "1"}, {"OMPI_COMM_WORLD_LOCAL_SIZE", "1"}}), "ob1");
+  EXPECT_EQ(pml({{"OMPI_COMM_WORLD_SIZE", "8"}, {"OMPI_COMM_WORLD_LOCAL_SIZE", "4"}}), "none");
+  EXPECT_EQ(pml({{"PMI_RANK", "0"}, {"PMI_SIZE", "2"}}), "none");
+  EXPECT_EQ(pml({}), "none");
 }
 
 }  // namespace
