@@ -79,7 +79,8 @@ void DistributedOperator<T>::build(LocalBlocks<T>&& blocks, Algorithm algorithm)
   diagonal_block_ = std::move(blocks.diagonal);  // in the context's space already
   off_diagonal_block_ = std::move(blocks.off_diagonal);
   diagonal_entries_ = std::move(blocks.diagonal_entries);
-  halo_ = make_halo_exchange<T>(comm_, context_, halo_plan_, halo_options_);
+  // Every rank refuses a transport alike; agreed, so that the apps end cleanly on every rank.
+  halo_ = collectively(comm_, [&] { return make_halo_exchange<T>(comm_, context_, halo_plan_, halo_options_); });
   off_diagonal_rows_ = std::move(blocks.off_diagonal_rows);
   collectively(comm_, [&] {
     diagonal_plan_.emplace(context_, diagonal_block_.view(), algorithm);

@@ -98,7 +98,7 @@ TEST(HaloTransports, PeerCopiesNeedDevices) {
     solver::DistributedOperator<double> op(MPI_COMM_WORLD, context, rows, partition, Algorithm::automatic,
                                            {.transport = HaloTransport::peer});
   });
-  test::expect_mentions(message, {"halo transport peer", "CUDA IPC", "device blocks"});
+  test::expect_mentions(message, {"execution.halo.transport ipc", "CUDA IPC", "device blocks"});
 }
 
 // NCCL needs device blocks, and a build with NCCL: named on the host, every
@@ -115,9 +115,9 @@ TEST(HaloTransports, NcclNeedsDevicesAndABuildWithIt) {
   });
   EXPECT_FALSE(solver::ranks_share_a_device(MPI_COMM_WORLD, context));
   if (solver::nccl_compiled())
-    test::expect_mentions(message, {"halo transport nccl", "device blocks"});
+    test::expect_mentions(message, {"execution.halo.transport nccl", "device blocks"});
   else
-    test::expect_mentions(message, {"halo transport nccl", "no NCCL", "BLOCKEIGS_NCCL"});
+    test::expect_mentions(message, {"execution.halo.transport nccl", "no NCCL", "BLOCKEIGS_NCCL"});
 }
 
 // execution.halo's transport (solver::user_halo_options) counts for device

@@ -13,13 +13,18 @@
 
 namespace blockeigs::test {
 
-// The InputError's message, or a test failure when none is thrown.
+inline bool is_input_error(const Error& e);
+
+// The input error's message (an InputError, or an AgreedError that every rank
+// threw for one), or a test failure when none is thrown.
 template <class Action>
 std::string input_error_message(Action&& action) {
   try {
     action();
-  } catch (const InputError& e) {
-    return e.what();
+  } catch (const Error& e) {
+    if (is_input_error(e)) return e.what();
+    ADD_FAILURE() << "expected an input error, got: " << e.what();
+    return {};
   }
   ADD_FAILURE() << "expected an InputError";
   return {};

@@ -63,21 +63,23 @@ std::unique_ptr<HaloExchange<T>> make_halo_exchange(MPI_Comm comm, const spmm::C
     case HaloTransport::mpi:
       if (device && !mpi_is_cuda_aware(options.cuda_aware_mpi))
         fail_input(
-            "halo transport mpi: device blocks need a CUDA-aware MPI "
+            "execution.halo.transport mpi: device blocks need a CUDA-aware MPI "
             "(execution.halo.cuda_aware_mpi: true if it is)");
       return std::make_unique<MpiHalo<T>>(comm, context, plan);
     case HaloTransport::staged_mpi: return std::make_unique<StagedMpiHalo<T>>(comm, context, plan, options.piece_bytes);
     case HaloTransport::peer:
       if (auto peer = PeerHalo<T>::create(comm, context, plan, options.peer)) return peer;
+      // One rank has no neighbour and nothing to map: its (empty) halo goes the plain way.
+      if (device && options.peer && comm_size(comm) == 1) return mpi_halo<T>(comm, context, plan, options);
       fail_input(
-          "halo transport peer: CUDA IPC needs device blocks, every neighbour on the same node, "
-          "and execution.halo.peer true");
+          "execution.halo.transport ipc: CUDA IPC needs device blocks (execution.backend cuda), every "
+          "neighbour on the same node, and execution.halo.peer true");
     case HaloTransport::nccl:
       if (!nccl_compiled())
         fail_input(
-            "halo transport nccl: this build has no NCCL (configure with -DBLOCKEIGS_NCCL=ON, "
+            "execution.halo.transport nccl: this build has no NCCL (configure with -DBLOCKEIGS_NCCL=ON, "
             "NCCL_ROOT pointing at NCCL)");
-      if (!device) fail_input("halo transport nccl: NCCL needs device blocks (execution.backend cuda)");
+      if (!device) fail_input("execution.halo.transport nccl: NCCL needs device blocks (execution.backend cuda)");
       return nccl_or_mpi<T>(comm, context, plan, options);
   }
   fail_input("unknown halo transport");
