@@ -111,6 +111,10 @@ void copy_bytes_async(void* dst, Space dst_space, const void* src, Space src_spa
   cuda_memory::copy_async(dst, src, bytes, stream);
 }
 
+void upload_staged_bytes(void* device_dst, const void* host_src, std::size_t bytes, std::size_t chunk_bytes) {
+  cuda_memory::upload_staged(device_dst, host_src, bytes, chunk_bytes);
+}
+
 void* allocate_pinned_bytes(std::size_t bytes) {
   if (bytes == 0) return nullptr;
   if (cuda_device_count() == 0) return allocate_bytes(Space::host, bytes);

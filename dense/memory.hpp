@@ -26,6 +26,10 @@ void copy_bytes(void* dst, Space dst_space, const void* src, Space src_space, st
 // Copy queued on a device stream (stream may be null on the host, where the
 // copy is synchronous). Host memory should be pinned for the copy to overlap.
 void copy_bytes_async(void* dst, Space dst_space, const void* src, Space src_space, std::size_t bytes, void* stream);
+// copy_bytes from pageable host memory to the device, staged through
+// page-locked buffers of chunk_bytes as copy_bytes does from 64 MiB; for tests
+// of the pipeline on small copies.
+void upload_staged_bytes(void* device_dst, const void* host_src, std::size_t bytes, std::size_t chunk_bytes);
 // Page-locked host memory (plain host memory without CUDA).
 void* allocate_pinned_bytes(std::size_t bytes);
 void free_pinned_bytes(void* pointer, std::size_t bytes) noexcept;

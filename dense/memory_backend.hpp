@@ -20,6 +20,11 @@ void free(void* pointer) noexcept;
 void copy(void* dst, const void* src, std::size_t bytes);
 void copy_async(void* dst, const void* src, std::size_t bytes, void* stream);
 void fill(void* dst, int byte_value, std::size_t bytes);
+// Whether dst is device memory and src pageable host memory.
+bool is_pageable_to_device(void* dst, const void* src);
+// A synchronous copy from pageable host memory to the device through two
+// page-locked buffers of chunk_bytes (staged_upload_cuda.cpp).
+void upload_staged(void* dst, const void* src, std::size_t bytes, std::size_t chunk_bytes);
 
 // Page-locked host memory; only with a device.
 void* allocate_pinned(std::size_t bytes);

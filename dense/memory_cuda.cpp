@@ -30,7 +30,12 @@ void* allocate(std::size_t bytes) {
 
 void free(void* pointer) noexcept { cudaFree(pointer); }
 
+// Uploads from pageable memory of this size and more go through the staging
+// buffers (staged_upload_cuda.cpp), in pieces of kStageChunk.
+constexpr std::size_t kStagedFrom = std::size_t(64) << 20, kStageChunk = std::size_t(16) << 20;
+
 void copy(void* dst, const void* src, std::size_t bytes) {
+  if (bytes >= kStagedFrom && is_pageable_to_device(dst, src)) return upload_staged(dst, src, bytes, kStageChunk);
   BLOCKEIGS_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
 }
 

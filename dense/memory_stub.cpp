@@ -22,6 +22,8 @@ void free(void*) noexcept {}
 void copy(void*, const void*, std::size_t) { no_device(); }
 void copy_async(void*, const void*, std::size_t, void*) { no_device(); }
 void fill(void*, int, std::size_t) { no_device(); }
+bool is_pageable_to_device(void*, const void*) { return false; }
+void upload_staged(void*, const void*, std::size_t, std::size_t) { no_device(); }
 
 // Reached only with a device (device_count() > 0).
 void* allocate_pinned(std::size_t) { not_compiled("allocate_pinned_bytes"); }
