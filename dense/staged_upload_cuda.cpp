@@ -38,6 +38,8 @@ void ready(Staging& s, std::size_t bytes) {
   int device = 0;
   BLOCKEIGS_CUDA_CHECK(cudaGetDevice(&device));
   if (s.bytes >= bytes && s.device == device) return;
+  // The stream and events of the device they were made on, released there.
+  if (s.device >= 0 && s.device != device) BLOCKEIGS_CUDA_CHECK(cudaSetDevice(s.device));
   for (void*& b : s.buffer) {
     if (b) cudaFreeHost(b);
     b = nullptr;
@@ -49,6 +51,8 @@ void ready(Staging& s, std::size_t bytes) {
   if (s.stream) cudaStreamDestroy(s.stream);
   s.stream = nullptr;
   s.bytes = 0;
+  s.device = -1;
+  BLOCKEIGS_CUDA_CHECK(cudaSetDevice(device));
   for (void*& b : s.buffer) BLOCKEIGS_CUDA_CHECK(cudaMallocHost(&b, bytes));
   BLOCKEIGS_CUDA_CHECK(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
   for (cudaEvent_t& e : s.emptied) BLOCKEIGS_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
