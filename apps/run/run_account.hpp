@@ -79,17 +79,17 @@ struct RunTimes {
   double output() const;  // gather and write
   double sum() const;     // all phases
 
-  // "setup      1.234 s: start-up 0.310 (MPI_Init 0.210, beside it the CUDA
-  // driver 0.080), config 0.002, ..." (phases that took time; then "; beside
-  // the reading, the CUDA context 0.312" where one was made)
+  // "setup      1.234 s: start-up 0.310 (to main 0.090, MPI_Init 0.210, beside
+  // it the CUDA driver 0.080), config 0.002, ..." (phases that took time; then
+  // "; beside the reading, the CUDA context 0.312" where one was made)
   std::string setup_line() const;
   // "output     0.512 s: gathering 0.101, writing 0.411" (empty without output)
   std::string output_line() const;
   // "wall       3.456 s from the process's start: set-up 1.234, solve 1.700, ..."
   std::string wall_line() const;
-  // time_wall, time_setup and time_setup_<phase>, time_startup_mpi_init, time_startup_cuda_driver,
-  // time_context_beside_reading, time_solve_wall,
-  // time_checkpoints, time_output_gather, time_output_write, time_report: root attributes of a result file.
+  // time_wall, time_setup and time_setup_<phase>, time_startup_to_main, time_startup_mpi_init,
+  // time_startup_cuda_driver, time_context_beside_reading, time_solve_wall, time_checkpoints,
+  // time_output_gather, time_output_write, time_report: root attributes of a result file.
   void write_attributes(io::Hdf5Writer& writer) const;
 };
 
