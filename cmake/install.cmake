@@ -38,7 +38,10 @@ install(DIRECTORY core io dense spmm solver
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/blockeigs
         FILES_MATCHING PATTERN "*.hpp" ${_blockeigs_header_excludes})
 
-set(_blockeigs_apps block-eigs block-cg mtx2h5 spmm-bench)
+set(_blockeigs_apps block-eigs block-cg mtx2h5)
+if(BLOCKEIGS_BENCHES)
+  list(APPEND _blockeigs_apps spmm-bench)
+endif()
 if(BLOCKEIGS_PETSC)
   list(APPEND _blockeigs_apps petsc-example)
 endif()
