@@ -30,12 +30,12 @@ std::vector<env::KeyOverride> environment_overrides(MPI_Comm comm);
 // Call first in main, before any thread starts; nothing in builds without NCCL.
 void set_nccl_defaults();
 
-// Open MPI's default messaging layer where UCX or libfabric is installed (pml
-// ucx, or cm over an mtl) probes the network's devices in MPI_Init: 0.23 s at
-// one rank, against 0.03 s for ob1 over shared memory (Open MPI 4.1 on the GPU
-// machines, docs/benchmarks/time-to-solution.md). Where Open MPI's launcher says that every rank of the job is on this
-// node, OMPI_MCA_pml=ob1 is set here unless the user set a pml (with
-// --mca pml or the variable). Call first in main, before any thread starts.
+// Open MPI's own choice of messaging layer (pml) took 0.23 s of MPI_Init on the
+// GPU machines (Open MPI 4.1 with its network components), against 0.03 s with
+// ob1 over shared memory (docs/benchmarks/time-to-solution.md). Where Open
+// MPI's launcher says that every rank of the job is on this node,
+// OMPI_MCA_pml=ob1 is set here unless the user set a pml (with --mca pml or
+// the variable). Call first in main, before any thread starts.
 void set_mpi_defaults();
 // The pml that set_mpi_defaults sets for an environment: "ob1" where Open
 // MPI's launcher puts every rank on this node, else null.
