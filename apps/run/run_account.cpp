@@ -175,9 +175,9 @@ RunTimes RunAccount::agreed(MPI_Comm comm) const {
   std::copy(seconds_.begin(), seconds_.end(), mine.begin());
   mine[kPhases] = elapsed();
   mine[kPhases + 1] = context_;
-  mine[kPhases + 2] = recorded_startup().mpi_init;
-  mine[kPhases + 3] = recorded_startup().cuda_driver;
-  mine[kPhases + 4] = recorded_startup().to_main;
+  mine[kPhases + 2] = recorded_startup().to_main;
+  mine[kPhases + 3] = recorded_startup().mpi_init;
+  mine[kPhases + 4] = recorded_startup().cuda_driver;
   std::array<double, kPhases + 5> most{};
   BLOCKEIGS_MPI_CHECK(
       MPI_Allreduce(mine.data(), most.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_MAX, comm));
@@ -185,7 +185,7 @@ RunTimes RunAccount::agreed(MPI_Comm comm) const {
   std::copy(most.begin(), most.begin() + kPhases, t.seconds.begin());
   t.wall = most[kPhases];
   t.context = most[kPhases + 1];
-  t.startup_parts = {most[kPhases + 4], most[kPhases + 2], most[kPhases + 3]};
+  t.startup_parts = {most[kPhases + 2], most[kPhases + 3], most[kPhases + 4]};
   return t;
 }
 

@@ -13,7 +13,13 @@
 
 namespace blockeigs::test {
 
-inline bool is_input_error(const Error& e);
+// An input error: thrown as InputError where every rank sees it, or agreed on
+// collectively (solver::collectively) where one rank may see it alone.
+inline bool is_input_error(const Error& e) {
+  if (dynamic_cast<const InputError*>(&e)) return true;
+  const auto* agreed = dynamic_cast<const solver::AgreedError*>(&e);
+  return agreed && agreed->is_input_error();
+}
 
 // The input error's message (an InputError, or an AgreedError that every rank
 // threw for one), or a test failure when none is thrown.
@@ -28,14 +34,6 @@ std::string input_error_message(Action&& action) {
   }
   ADD_FAILURE() << "expected an InputError";
   return {};
-}
-
-// An input error: thrown as InputError where every rank sees it, or agreed on
-// collectively (solver::collectively) where one rank may see it alone.
-inline bool is_input_error(const Error& e) {
-  if (dynamic_cast<const InputError*>(&e)) return true;
-  const auto* agreed = dynamic_cast<const solver::AgreedError*>(&e);
-  return agreed && agreed->is_input_error();
 }
 
 inline void expect_mentions(const std::string& message, std::initializer_list<std::string_view> parts) {
