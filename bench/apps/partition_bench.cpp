@@ -42,7 +42,7 @@ const char* const usage =
     "its CPU time (user and system), beside one memcpy of the largest rank's rows.\n"
     "  --variants  first times Scotch's partition on every rank (PT-Scotch: default and speed-safety strategies)\n"
     "              and on rank 0 (1 and T threads), with the balance and halo each gives, and the band order\n"
-    "              with 3 and 1 passes\n"
+    "              against Scotch's Gibbs-Poole-Stockmeyer with 3 and 1 passes\n"
     "  --help      prints this text\n"
     "  --version   prints the version, commit and build (CUDA, PETSc, HDF5)\n";
 
@@ -146,7 +146,7 @@ void run(const apps::BenchOptions& options, MPI_Comm comm, int variant_threads) 
   const solver::DistributedRows loaded = solver::load_distributed_rows(config, comm);
 
   if (variant_threads > 0) apps::time_partition_variants(comm, loaded, variant_threads);
-  std::vector<Time> natural, move, scotch, order, saved;
+  std::vector<Time> natural, move, alone, order, saved;
   const auto [natural_ranges, natural_index] = natural_numbering(config.generator, loaded.rows, ranks);
   for (int rep = 0; rep < options.reps; ++rep) {
     solver::DistributedRows m = loaded;
@@ -170,7 +170,7 @@ void run(const apps::BenchOptions& options, MPI_Comm comm, int variant_threads) 
                                         "the partition", comm);
       }));
     }
-    scotch.push_back(timed(comm, [&] { (void)solver::band_order(partitioned.rows); }));
+    alone.push_back(timed(comm, [&] { (void)solver::band_order(partitioned.rows); }));
     ordered = partitioned;
     order.push_back(timed(comm, [&] { solver::order_rows_locally(ordered, LocalOrder::band, comm); }));
   }
@@ -200,7 +200,7 @@ void run(const apps::BenchOptions& options, MPI_Comm comm, int variant_threads) 
                 "graph partition (as distribute_rows)", partitioner, partition_and_move.cpu, halo[0], halo[1]);
     print("moving the rows to its parts", move);
   }
-  print("band order (Scotch's alone)", scotch);
+  print("band order (the ordering alone)", alone);
   char note[96];
   std::snprintf(note, sizeof note, " (bandwidth %lld -> %lld)",
                 static_cast<long long>(ordered.local_order.before.bandwidth),

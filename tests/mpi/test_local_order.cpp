@@ -2,7 +2,7 @@
 // after a graph partition or on a scattered contiguous split, keeps the
 // ranges, the halo and the input's matrix, keeps no order that widens the
 // band, and composes with the numbering; empty rows, a rank without rows,
-// long rows, and the messages of a build without Scotch.
+// long rows, the same order at any number of threads.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -32,8 +32,6 @@ using solver::DistributedRows;
 using solver::RowPartition;
 using namespace test::partition_checks;
 
-bool can_order() { return solver::band_order_available(); }
-
 TEST(LocalOrder, BandAfterTheGraphPartitionNarrowsEachRanksBand) {
   if (!can_partition()) GTEST_SKIP() << "built without PT-Scotch";
   const DistributedRows kept = load(grid3d(16, true), PartitionMethod::graph, LocalOrder::none);
@@ -43,7 +41,7 @@ TEST(LocalOrder, BandAfterTheGraphPartitionNarrowsEachRanksBand) {
   DistributedRows band = kept;
   solver::order_rows_locally(band, LocalOrder::automatic, MPI_COMM_WORLD);
   ASSERT_EQ(band.local_order.used, LocalOrder::band);
-  EXPECT_NE(band.local_order.orderer.find("Gibbs-Poole-Stockmeyer"), std::string::npos) << band.local_order.orderer;
+  EXPECT_NE(band.local_order.orderer.find("reverse Cuthill-McKee"), std::string::npos) << band.local_order.orderer;
   if (test::mpi_size() > 1) {
     EXPECT_EQ(band.local_order.reason,
               "auto: after the graph partition; kept: it narrows the bandwidth or the profile");
@@ -66,7 +64,6 @@ TEST(LocalOrder, BandAfterTheGraphPartitionNarrowsEachRanksBand) {
 }
 
 TEST(LocalOrder, BandOnAContiguousSplitKeepsTheInputsRanges) {
-  if (!can_order()) GTEST_SKIP() << "built without Scotch";
   const DistributedRows m = load(grid3d(12, true), PartitionMethod::contiguous, LocalOrder::band);
   EXPECT_EQ(m.partitioning.used, PartitionMethod::contiguous);
   EXPECT_EQ(m.local_order.used, LocalOrder::band);
@@ -95,10 +92,6 @@ TEST(LocalOrder, AutoOrdersAScatteredSplitAndKeepsANaturalOne) {
   EXPECT_GT(scattered.local_order.before.profile_fraction, solver::kAutoProfileFraction);
   EXPECT_NE(scattered.local_order.reason.find("auto: profile up to"), std::string::npos)
       << scattered.local_order.reason;
-  if (!can_order()) {
-    EXPECT_EQ(scattered.local_order.used, LocalOrder::none);
-    return;
-  }
   EXPECT_EQ(scattered.local_order.used, LocalOrder::band);
   EXPECT_LT(scattered.local_order.after.profile_fraction, solver::kAutoProfileFraction);
   expect_input_matrix(scattered, io::generate_rows(config.generator, 0, 3600));
@@ -108,10 +101,9 @@ TEST(LocalOrder, AutoOrdersAScatteredSplitAndKeepsANaturalOne) {
 // numbering on each rank (rank 1, where there is one, without rows): scattered
 // enough for `auto` to try the band order, whose breadth-first levels from a
 // corner (cube shells) are wider than the natural order's planes. `auto`
-// keeps the natural order and says why; `band` applies Scotch's and says that
+// keeps the natural order and says why; `band` applies it and says that
 // it widens the band.
 TEST(LocalOrder, AutoKeepsNoOrderThatWidensTheBand) {
-  if (!can_order()) GTEST_SKIP() << "built without Scotch";
   io::GeneratorSpec cube;
   cube.kind = io::GeneratorKind::fem_p1_3d;
   cube.nx = cube.ny = cube.nz = 6;
@@ -226,26 +218,6 @@ TEST(LocalOrder, ReorderedNumberingComposes) {
     for (std::size_t i = 0; i < back.size(); ++i) EXPECT_EQ(back[i], reversed.original().begin(rank) + std::int64_t(i));
     EXPECT_EQ(reversed.from_original_rows(MPI_COMM_WORLD, back, 1), original);
   }
-}
-
-// The messages of a build without Scotch's band ordering, in any build.
-TEST(LocalOrder, WithoutScotchBandIsAnErrorAndAutoKeepsTheOrder) {
-  solver::hide_band_order_for_tests(true);
-  DistributedRows m = solver::load_distributed_rows(grid3d(10, true), MPI_COMM_WORLD);
-  try {
-    solver::distribute_rows(m, PartitionMethod::contiguous, MPI_COMM_WORLD, LocalOrder::band);
-    ADD_FAILURE() << "band without Scotch was accepted";
-  } catch (const solver::AgreedError& e) {
-    EXPECT_TRUE(e.is_input_error());
-    EXPECT_NE(std::string(e.what()).find("execution.local_order: band needs Scotch, which this build"),
-              std::string::npos)
-        << e.what();
-  }
-  solver::distribute_rows(m, PartitionMethod::contiguous, MPI_COMM_WORLD, LocalOrder::automatic);
-  solver::hide_band_order_for_tests(false);
-  EXPECT_EQ(m.local_order.used, LocalOrder::none);
-  EXPECT_TRUE(m.numbering.is_identity());
-  EXPECT_NE(m.local_order.reason.find("but this build has no Scotch"), std::string::npos) << m.local_order.reason;
 }
 
 }  // namespace

@@ -160,7 +160,6 @@ TEST(MatrixB, FollowsAGraphPartition) {
 
 // execution.local_order: band on a contiguous split (A's rows reordered on their own ranks): B's rows in A's order.
 TEST(MatrixB, FollowsABandOrderOfAContiguousSplit) {
-  if (!solver::band_order_available()) GTEST_SKIP() << "built without PT-Scotch's ordering";
   const auto a_config = generator(io::GeneratorKind::fem_p1_2d, 10, 8, io::FemPart::stiffness, true);
   const auto b_config = generator(io::GeneratorKind::fem_p1_2d, 10, 8, io::FemPart::mass, true);
   const solver::DistributedRows a =

@@ -38,12 +38,12 @@ DistributedRows loaded() {
   return solver::load_distributed_rows(config, MPI_COMM_WORLD);
 }
 
-// The same, distributed by the graph partition and ordered by band where this build can.
+// The same, distributed by the graph partition where this build can, and ordered by band.
 DistributedRows partitioned() {
   DistributedRows m = loaded();
-  const bool scotch = solver::graph_partitioner_available() && solver::band_order_available();
+  const bool scotch = solver::graph_partitioner_available();
   solver::distribute_rows(m, scotch ? PartitionMethod::graph : PartitionMethod::contiguous, MPI_COMM_WORLD,
-                          scotch ? LocalOrder::band : LocalOrder::none);
+                          LocalOrder::band);
   return m;
 }
 

@@ -107,10 +107,7 @@ void expect_same_mat(Mat moved, Mat plain) {
   for (Vec* vec : {&x, &y_moved, &y_plain}) PETSC_OK(VecDestroy(vec));
 }
 
-bool can_move_rows() { return solver::graph_partitioner_compiled() || solver::band_order_available(); }
-
 TEST(PetscInputNumbering, OperatorMatchesTheContiguousSplit) {
-  if (!can_move_rows()) GTEST_SKIP() << "built without PT-Scotch";
   const auto context = test::petsc_test_context();
   const solver::DistributedRows moved = load(fem(io::FemPart::stiffness), true);
   const solver::DistributedRows plain = load(fem(io::FemPart::stiffness), false);
@@ -124,7 +121,6 @@ TEST(PetscInputNumbering, OperatorMatchesTheContiguousSplit) {
 }
 
 TEST(PetscInputNumbering, PencilMatchesTheContiguousSplit) {
-  if (!can_move_rows()) GTEST_SKIP() << "built without PT-Scotch";
   const auto context = test::petsc_test_context();
   const solver::DistributedRows a_moved = load(fem(io::FemPart::stiffness), true);
   const solver::DistributedRows a_plain = load(fem(io::FemPart::stiffness), false);

@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "core/checks.hpp"
 #include "core/env_overrides.hpp"
@@ -18,19 +19,24 @@
 namespace {
 
 // A failure on a rank other than 0, on stderr: "[rank 1] Suite.Test: file:line: message".
+// The test's name is kept from its start: GoogleTest reports a failure with
+// its own lock held, which current_test_info() would take again (a hang).
 class FailurePrinter : public ::testing::EmptyTestEventListener {
  public:
   explicit FailurePrinter(int rank) : rank_(rank) {}
+  void OnTestStart(const ::testing::TestInfo& test) override {
+    test_ = std::string(test.test_suite_name()) + "." + test.name();
+  }
+  void OnTestEnd(const ::testing::TestInfo&) override { test_ = "?"; }
   void OnTestPartResult(const ::testing::TestPartResult& result) override {
     if (!result.failed()) return;
-    const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::fprintf(stderr, "[rank %d] %s.%s: %s:%d: %s\n", rank_, test ? test->test_suite_name() : "?",
-                 test ? test->name() : "?", result.file_name() ? result.file_name() : "?", result.line_number(),
-                 result.message());
+    std::fprintf(stderr, "[rank %d] %s: %s:%d: %s\n", rank_, test_.c_str(),
+                 result.file_name() ? result.file_name() : "?", result.line_number(), result.message());
   }
 
  private:
   int rank_;
+  std::string test_ = "?";
 };
 
 }  // namespace

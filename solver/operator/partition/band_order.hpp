@@ -1,9 +1,9 @@
 // A bandwidth-reducing ordering of one rank's rows (execution.local_order:
-// band) with Scotch's Gibbs-Poole-Stockmeyer method (ordering strategy "g":
-// the level sets of a breadth-first search from a pseudo-peripheral vertex,
-// one connected component after another). Built with band_order_scotch.cpp
-// where the build has PT-Scotch (which brings Scotch), else with
-// band_order_none.cpp, whose band_order throws "not compiled".
+// band): reverse Cuthill-McKee from a pseudo-peripheral vertex, one connected
+// component after another (band_order.cpp, every build). Scotch's
+// Gibbs-Poole-Stockmeyer ordering stays beside it for partition-bench's
+// comparison (band_order_scotch.cpp where the build has Scotch, else
+// band_order_none.cpp, whose scotch_band_order throws "not compiled").
 #pragma once
 
 #include <cstdint>
@@ -14,21 +14,23 @@
 
 namespace blockeigs::solver {
 
-// Whether this build can order rows by band.
-bool band_order_compiled();
-
-// "Scotch 7.0.3 Gibbs-Poole-Stockmeyer", or "none".
+// "reverse Cuthill-McKee".
 std::string band_order_name();
 
 // The position in the band order of each of this rank's rows. `rows` holds
-// global rows [first_row, first_row + local_rows) with global column indices
-// and a symmetric pattern; the graph has an edge for each nonzero between
-// two of these rows (columns of other ranks, the diagonal and explicit zeros
-// left out). `passes`: Gibbs-Poole-Stockmeyer's searches for a
-// pseudo-peripheral start vertex; one (Scotch's default is 3) gave a band
-// within 1% as wide in 0.6x the time on a renumbered 96^3 grid
-// (partition-bench --variants). Not collective; throws LibraryError when
-// Scotch fails.
-std::vector<std::int64_t> band_order(const io::CsrRows& rows, int passes = 1);
+// global rows [first_row, first_row + local_rows) with global column indices;
+// the graph has an edge for each nonzero between two of these rows (columns
+// of other ranks, the diagonal and explicit zeros left out). The same for
+// any number of threads. Not collective.
+std::vector<std::int64_t> band_order(const io::CsrRows& rows);
+
+// Whether this build has Scotch's ordering for the comparison.
+bool scotch_band_order_compiled();
+
+// The same positions by Scotch's Gibbs-Poole-Stockmeyer ordering with
+// `passes` searches for its start vertex (Scotch's default is 3); 6.0 s with
+// one where the apps' order takes well under one (docs/benchmarks/partition.md).
+// Throws LibraryError when Scotch fails or is not compiled in.
+std::vector<std::int64_t> scotch_band_order(const io::CsrRows& rows, int passes);
 
 }  // namespace blockeigs::solver

@@ -1,4 +1,5 @@
-// Band ordering with Scotch's sequential graph ordering (SCOTCH_graphOrder).
+// Scotch's Gibbs-Poole-Stockmeyer band ordering (SCOTCH_graphOrder), for
+// partition-bench's comparison with the apps' reverse Cuthill-McKee.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -38,16 +39,9 @@ OwnGraph own_graph(const io::CsrRows& rows) {
 
 }  // namespace
 
-bool band_order_compiled() { return true; }
+bool scotch_band_order_compiled() { return true; }
 
-std::string band_order_name() {
-  int version = 0, release = 0, patch = 0;
-  SCOTCH_version(&version, &release, &patch);
-  return "Scotch " + std::to_string(version) + "." + std::to_string(release) + "." + std::to_string(patch) +
-         " Gibbs-Poole-Stockmeyer";
-}
-
-std::vector<std::int64_t> band_order(const io::CsrRows& rows, int passes) {
+std::vector<std::int64_t> scotch_band_order(const io::CsrRows& rows, int passes) {
   const std::int64_t m = rows.local_rows();
   if (m == 0) return {};
   // One rank's rows fit int32 local indices (local_blocks.cpp), as they must Scotch's.

@@ -1,7 +1,6 @@
 #include "solver/operator/partition/local_order.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -16,8 +15,6 @@
 
 namespace blockeigs::solver {
 namespace {
-
-std::atomic<bool> hidden_for_tests{false};
 
 // This rank's rows in their new order: new row position[i] is old row i,
 // its columns renumbered by `columns` and sorted, in one pass over the old
@@ -121,9 +118,7 @@ bool auto_orders(const DistributedRows& matrix, LocalOrderReport& report) {
       return false;
     }
   }
-  if (band_order_available()) return true;
-  report.reason += "; a band order would help, but this build has no Scotch (libptscotch-dev)";
-  return false;
+  return true;
 }
 
 // Whether the band order giving `after` is kept: as set with `band`, under
@@ -150,10 +145,6 @@ bool keeps(LocalOrder order, const BandStats& after, LocalOrderReport& report) {
 
 }  // namespace
 
-bool band_order_available() { return band_order_compiled() && !hidden_for_tests.load(); }
-
-void hide_band_order_for_tests(bool hidden) { hidden_for_tests.store(hidden); }
-
 BandStats band_stats(MPI_Comm comm, const io::CsrRows& rows) {
   return stats_at(comm, rows, [](std::int64_t i) { return i; });
 }
@@ -164,11 +155,6 @@ void order_rows_locally(DistributedRows& matrix, LocalOrder order, MPI_Comm comm
   report = LocalOrderReport{};
   report.requested = order;
   if (order == LocalOrder::none) return;
-  if (order == LocalOrder::band && !band_order_available())
-    fail_input_everywhere(
-        "execution.local_order: band needs Scotch, which this build of block-eigs does not have "
-        "(install libptscotch-dev and configure again: BLOCKEIGS_WITH_PTSCOTCH), or set "
-        "execution.local_order: none");
   report.before = band_stats(comm, matrix.rows);
   report.measured = true;
   if (order != LocalOrder::band && !auto_orders(matrix, report)) {

@@ -23,21 +23,13 @@ namespace blockeigs::solver {
 // ranks: 0.016).
 inline constexpr double kAutoProfileFraction = 0.1;
 
-// Whether `band` can run: Scotch compiled in, and not hidden for tests.
-bool band_order_available();
-
-// Test-only: behave as a build without Scotch's band ordering. Every rank
-// must set the same.
-void hide_band_order_for_tests(bool hidden);
-
 // The diagonal blocks' bandwidth and profile, maxima over ranks. Collective.
 BandStats band_stats(MPI_Comm comm, const io::CsrRows& rows);
 
 // Collective. `matrix` is as distribute_rows leaves it. Fills
 // matrix.local_order; with `band` (or `auto` choosing it) reorders each
 // rank's rows and updates matrix.rows (rows and column indices) and
-// matrix.numbering. InputError (agreed) for `band` in a build without Scotch;
-// LibraryError (agreed) when Scotch fails.
+// matrix.numbering.
 void order_rows_locally(DistributedRows& matrix, LocalOrder order, MPI_Comm comm);
 
 }  // namespace blockeigs::solver
