@@ -18,4 +18,12 @@ void advise_huge_pages(const void* data, std::size_t bytes) {
 #endif
 }
 
+void touch_pages_in_parallel(void* data, std::size_t bytes) {
+  constexpr std::int64_t page = 4096;
+  auto* const first = static_cast<volatile char*>(data);
+  const auto pages = static_cast<std::int64_t>((bytes + page - 1) / page);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t p = 0; p < pages; ++p) first[p * page] = 0;
+}
+
 }  // namespace blockeigs

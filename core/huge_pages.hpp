@@ -30,6 +30,21 @@ void reserve_in_huge_pages(std::vector<T>& v, std::size_t n) {
   advise_huge_pages(v.data(), v.capacity() * sizeof(T));
 }
 
+// Touches every 4 KiB page of [data, data + bytes) once, on all of the
+// calling rank's threads (each a contiguous share), so that the page faults
+// of fresh memory run in parallel.
+void touch_pages_in_parallel(void* data, std::size_t bytes);
+
+// `v` resized to `n` for the caller's threads to fill: its fresh pages in
+// huge pages, faulted in by every thread, then the new elements
+// value-initialised (on one thread, over pages already present).
+template <class T>
+void resize_for_parallel_fill(std::vector<T>& v, std::size_t n) {
+  reserve_in_huge_pages(v, n);
+  if (v.size() < n) touch_pages_in_parallel(v.data() + v.size(), (n - v.size()) * sizeof(T));
+  v.resize(n);
+}
+
 // `n` elements left uninitialised, shared, in fresh huge pages where n spans several.
 template <class T>
 std::shared_ptr<T[]> shared_array_in_huge_pages(std::size_t n) {

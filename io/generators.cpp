@@ -14,6 +14,7 @@
 
 #include "core/error.hpp"
 #include "core/huge_pages.hpp"
+#include "core/thread_share.hpp"
 #include "io/fem_p1.hpp"
 #include "io/grid.hpp"
 #include "io/renumbering.hpp"
@@ -379,25 +380,27 @@ CsrRows generate_rows(const GeneratorSpec& spec, std::int64_t row_begin, std::in
   const NaturalRows natural(spec);
 
   if (natural.on_grid()) {
-    // Row lengths are known from the grid point, so reserve exactly; then rows are built into a piece that
-    // stays in cache and appended whole, so the arrays are written once, front to back.
-    GridCursor at(natural.grid(), row_begin);
-    for (std::int64_t r = 0; r < count; ++r, at.advance())
-      out.row_offsets.push_back(out.row_offsets.back() + natural.length(at));
-    reserve_in_huge_pages(out.col_indices, static_cast<std::size_t>(out.row_offsets.back()));
-    reserve_in_huge_pages(out.values, static_cast<std::size_t>(out.row_offsets.back()));
-    constexpr std::int64_t piece = std::int64_t{1} << 16, longest = 27;
-    const auto col = std::make_unique_for_overwrite<std::int64_t[]>(piece + longest);
-    const auto val = std::make_unique_for_overwrite<double[]>(piece + longest);
-    std::int64_t filled = 0;
-    at = GridCursor(natural.grid(), row_begin);
-    for (std::int64_t r = 0; r < count; ++r, at.advance()) {
-      filled += natural.fill(at, row_begin + r, col.get() + filled, val.get() + filled);
-      if (filled >= piece || r + 1 == count) {
-        out.col_indices.insert(out.col_indices.end(), col.get(), col.get() + filled);
-        out.values.insert(out.values.end(), val.get(), val.get() + filled);
-        filled = 0;
-      }
+    // Row lengths are known from the grid point: the offsets, then every row
+    // straight into its place, each thread a contiguous share of the rows
+    // from its own cursor (the arrays' fresh pages faulted in by all threads).
+    resize_for_parallel_fill(out.row_offsets, static_cast<std::size_t>(count) + 1);
+    out.row_offsets[0] = 0;
+#pragma omp parallel
+    {
+      const auto [first, last] = thread_share(count);
+      GridCursor at(natural.grid(), row_begin + first);
+      for (std::int64_t r = first; r < last; ++r, at.advance()) out.row_offsets[r + 1] = natural.length(at);
+    }
+    for (std::int64_t r = 0; r < count; ++r) out.row_offsets[r + 1] += out.row_offsets[r];
+    resize_for_parallel_fill(out.col_indices, static_cast<std::size_t>(out.row_offsets.back()));
+    resize_for_parallel_fill(out.values, static_cast<std::size_t>(out.row_offsets.back()));
+#pragma omp parallel
+    {
+      const auto [first, last] = thread_share(count);
+      GridCursor at(natural.grid(), row_begin + first);
+      for (std::int64_t r = first; r < last; ++r, at.advance())
+        natural.fill(at, row_begin + r, out.col_indices.data() + out.row_offsets[r],
+                     out.values.data() + out.row_offsets[r]);
     }
     return out;
   }

@@ -2,10 +2,13 @@
 // entries): rows, unsorted and repeated columns and bad entries placed across
 // piece boundaries; indices and values stored natively (int32, int64, float32,
 // float64) and through HDF5's conversion; contiguous and chunked, compressed
-// datasets. Results must equal the whole-array reference: the rows sliced,
-// then every row sorted and its repeats summed.
+// datasets; read on 1 to 7 threads (contiguous native datasets are read by
+// every thread, each a share of the rows). Results must equal the
+// whole-array reference: the rows sliced, then every row sorted and its
+// repeats summed.
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -32,6 +35,18 @@ using blockeigs::test::expect_mentions;
 using blockeigs::test::input_error_message;
 
 constexpr std::int64_t kPiece = hdf5_read_piece;
+
+// Runs `body` with 1, 3 and 7 OpenMP threads, then restores the count.
+template <class Body>
+void at_thread_counts(Body body) {
+  const int before = omp_get_max_threads();
+  for (const int threads : {1, 3, 7}) {
+    SCOPED_TRACE(::testing::Message() << threads << " threads");
+    omp_set_num_threads(threads);
+    body();
+  }
+  omp_set_num_threads(before);
+}
 
 // The row holding entry p (the last of those starting at p when rows are empty).
 std::int64_t row_of(const CsrRows& m, std::int64_t p) {
@@ -156,6 +171,36 @@ class Hdf5CsrPieces : public ::testing::Test {
     return {{0, rows}, {second, third + 1}, {second + 1, rows}, {third, third}, {rows - 1, rows}, {0, 1}};
   }
 
+  // The first bad entry in file order named with its row, in any storage of the values.
+  void bad_entries_name_their_row() {
+    const CsrRows whole = test_matrix(Flaw::none);
+    const std::int64_t late = 2 * kPiece + 17, later = 3 * kPiece - 1;
+    const std::string row_late = "row " + std::to_string(row_of(whole, late)) + " ";
+    const std::string row_later = "row " + std::to_string(row_of(whole, later)) + " ";
+    for (const hid_t data : {H5T_IEEE_F64LE, H5T_IEEE_F32LE}) {
+      CsrRows bad = whole;
+      bad.col_indices[later] = 100'000;
+      write_file(path("c.h5"), bad, {H5T_STD_I32LE, data});
+      expect_mentions(input_error_message([&] { read_hdf5_csr_rows(path("c.h5"), "/A", 0, bad.local_rows()); }),
+                      {"c.h5", "/A/indices: " + row_later + "has column 100000, but the matrix has 100000 columns"});
+      bad.col_indices[later] = -1;
+      write_file(path("c.h5"), bad, {H5T_STD_I64LE, data});
+      expect_mentions(input_error_message([&] { read_hdf5_csr_rows(path("c.h5"), "/A", 0, bad.local_rows()); }),
+                      {"/A/indices: " + row_later + "has column -1"});
+      // The first bad entry in file order is the one named, whatever its kind.
+      bad.values[late] = std::numeric_limits<double>::infinity();
+      write_file(path("v.h5"), bad, {H5T_STD_I32LE, data});
+      expect_mentions(input_error_message([&] { read_hdf5_csr_rows(path("v.h5"), "/A", 0, bad.local_rows()); }),
+                      {"v.h5", "/A/data: " + row_late + "holds inf"});
+      bad.values[late] = std::numeric_limits<double>::quiet_NaN();
+      write_file(path("v.h5"), bad, {H5T_STD_I32LE, data});
+      expect_mentions(input_error_message([&] { read_hdf5_csr_rows(path("v.h5"), "/A", 0, bad.local_rows()); }),
+                      {"/A/data: " + row_late + "holds nan"});
+      // A rank whose rows end before the bad entries reads them fine.
+      EXPECT_NO_THROW(read_hdf5_csr_rows(path("v.h5"), "/A", 0, row_of(whole, late)));
+    }
+  }
+
   fs::path dir_;
 };
 
@@ -176,8 +221,10 @@ TEST_F(Hdf5CsrPieces, MatchTheWholeArrayReferenceInEveryStorage) {
           SCOPED_TRACE(::testing::Message() << "flaw " << static_cast<int>(flaw) << ", chunk " << chunk);
           const std::string file = path("m.h5");
           write_file(file, whole, {indices, data, chunk});
-          for (const auto& [begin, end] : ranges(whole))
-            expect_same(read_hdf5_csr_rows(file, "/A", begin, end), reference(whole, begin, end));
+          at_thread_counts([&] {
+            for (const auto& [begin, end] : ranges(whole))
+              expect_same(read_hdf5_csr_rows(file, "/A", begin, end), reference(whole, begin, end));
+          });
           EXPECT_EQ(read_hdf5_row_offsets(file, "/A"), whole.row_offsets);
         }
   }
@@ -192,32 +239,7 @@ TEST_F(Hdf5CsrPieces, CanonicalRowsComeBackAsStored) {
 }
 
 TEST_F(Hdf5CsrPieces, BadEntriesInLaterPiecesNameTheirRow) {
-  const CsrRows whole = test_matrix(Flaw::none);
-  const std::int64_t late = 2 * kPiece + 17, later = 3 * kPiece - 1;
-  const std::string row_late = "row " + std::to_string(row_of(whole, late)) + " ";
-  const std::string row_later = "row " + std::to_string(row_of(whole, later)) + " ";
-  for (const hid_t data : {H5T_IEEE_F64LE, H5T_IEEE_F32LE}) {
-    CsrRows bad = whole;
-    bad.col_indices[later] = 100'000;
-    write_file(path("c.h5"), bad, {H5T_STD_I32LE, data});
-    expect_mentions(input_error_message([&] { read_hdf5_csr_rows(path("c.h5"), "/A", 0, bad.local_rows()); }),
-                    {"c.h5", "/A/indices: " + row_later + "has column 100000, but the matrix has 100000 columns"});
-    bad.col_indices[later] = -1;
-    write_file(path("c.h5"), bad, {H5T_STD_I64LE, data});
-    expect_mentions(input_error_message([&] { read_hdf5_csr_rows(path("c.h5"), "/A", 0, bad.local_rows()); }),
-                    {"/A/indices: " + row_later + "has column -1"});
-    // The first bad entry in file order is the one named, whatever its kind.
-    bad.values[late] = std::numeric_limits<double>::infinity();
-    write_file(path("v.h5"), bad, {H5T_STD_I32LE, data});
-    expect_mentions(input_error_message([&] { read_hdf5_csr_rows(path("v.h5"), "/A", 0, bad.local_rows()); }),
-                    {"v.h5", "/A/data: " + row_late + "holds inf"});
-    bad.values[late] = std::numeric_limits<double>::quiet_NaN();
-    write_file(path("v.h5"), bad, {H5T_STD_I32LE, data});
-    expect_mentions(input_error_message([&] { read_hdf5_csr_rows(path("v.h5"), "/A", 0, bad.local_rows()); }),
-                    {"/A/data: " + row_late + "holds nan"});
-    // A rank whose rows end before the bad entries reads them fine.
-    EXPECT_NO_THROW(read_hdf5_csr_rows(path("v.h5"), "/A", 0, row_of(whole, late)));
-  }
+  at_thread_counts([&] { bad_entries_name_their_row(); });
 }
 
 TEST_F(Hdf5CsrPieces, OffsetsFallingInALaterPieceNameTheirRow) {
