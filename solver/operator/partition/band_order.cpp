@@ -17,6 +17,7 @@
 #include "core/checks.hpp"
 #include "core/error.hpp"
 #include "core/huge_pages.hpp"
+#include "core/thread_share.hpp"
 
 namespace blockeigs::solver {
 namespace {
@@ -111,10 +112,10 @@ class CuthillMcKee {
       return;
     }
     const int threads = static_cast<int>(found_.size());
+    for (std::vector<Vertex>& part : found_) part.clear();  // also those of threads the runtime does not start
 #pragma omp parallel num_threads(threads)
     {
       std::vector<Vertex>& mine = found_[omp_get_thread_num()];
-      mine.clear();
 #pragma omp for schedule(dynamic, 256)
       for (std::int64_t at = first; at < last; ++at) {
         const Vertex v = order_[at], mark = mark_of(v, keyed);
@@ -184,28 +185,44 @@ class CuthillMcKee {
     }
   }
 
-  // Numbers order_[first, end) by (key, degree, vertex) from next_; keys lie in [first_key, first_key + keys).
-  void number_level(std::int64_t first, Vertex first_key, Vertex keys) {
+  // Numbers the level found after the frontier order_[first, last) (numbered,
+  // in position order), which fills order_[last, end): each frontier vertex
+  // in turn takes the new vertices whose key is its position, by degree then
+  // index. Each thread takes a contiguous share of the frontier, so that its
+  // children, put one after another in thread order, are the level in order.
+  void number_level(std::int64_t first, std::int64_t last) {
     const auto end = static_cast<std::int64_t>(order_.size());
-    const auto key = [&](Vertex v) { return -(label_[v] + 2) - first_key; };
-    counts_.assign(static_cast<std::size_t>(keys) + 1, 0);
-    for (std::int64_t at = first; at < end; ++at) ++counts_[key(order_[at]) + 1];
-    for (Vertex k = 0; k < keys; ++k) counts_[k + 1] += counts_[k];
-    sorted_.resize(static_cast<std::size_t>(end - first));
-    for (std::int64_t at = first; at < end; ++at) sorted_[counts_[key(order_[at])]++] = order_[at];
     const auto by_degree = [&](Vertex a, Vertex b) {
       return std::pair(graph_.degree(a), a) < std::pair(graph_.degree(b), b);
     };
-    // counts_[k] is now the end of key k's run.
-    std::int64_t run = 0;
-    for (Vertex k = 0; k < keys; ++k) {
-      if (counts_[k] - run > 1) std::sort(sorted_.begin() + run, sorted_.begin() + counts_[k], by_degree);
-      run = counts_[k];
+    const int threads = last - first < kParallelFrontier ? 1 : static_cast<int>(found_.size());
+    std::vector<std::int64_t> placed(static_cast<std::size_t>(threads) + 1, 0);
+#pragma omp parallel num_threads(threads)
+    {
+      const int t = omp_get_thread_num();
+      std::vector<Vertex>& mine = found_[t];
+      mine.clear();
+      const auto [from, to] = thread_share(last - first);
+      for (std::int64_t at = first + from; at < first + to; ++at) {
+        const Vertex v = order_[at], mark = -(label_[v] + 2);
+        const std::size_t children = mine.size();
+        for (std::int64_t k = graph_.offsets[v]; k < graph_.offsets[v + 1]; ++k)
+          if (label_[graph_.neighbours[k]] == mark) mine.push_back(graph_.neighbours[k]);
+        std::sort(mine.begin() + static_cast<std::ptrdiff_t>(children), mine.end(), by_degree);
+        mine.erase(std::unique(mine.begin() + static_cast<std::ptrdiff_t>(children), mine.end()), mine.end());
+      }
+      placed[t + 1] = static_cast<std::int64_t>(mine.size());
+#pragma omp barrier
+#pragma omp single
+      for (int u = 0; u < threads; ++u) placed[u + 1] += placed[u];
+      const std::int64_t at = last + placed[t];
+      for (std::size_t i = 0; i < mine.size(); ++i) {
+        order_[at + static_cast<std::int64_t>(i)] = mine[i];
+        label_[mine[i]] = next_ + static_cast<Vertex>(placed[t] + static_cast<std::int64_t>(i));
+      }
     }
-    for (std::size_t at = 0; at < sorted_.size(); ++at) {
-      order_[first + static_cast<std::int64_t>(at)] = sorted_[at];
-      label_[sorted_[at]] = next_++;
-    }
+    if (placed[threads] != end - last) throw LibraryError("band ordering: a level's vertices were not numbered once");
+    next_ += static_cast<Vertex>(end - last);
   }
 
   void number_component(Vertex start) {
@@ -216,7 +233,7 @@ class CuthillMcKee {
     for (;;) {
       expand(first, last, true);
       if (static_cast<std::int64_t>(order_.size()) == last) break;
-      number_level(last, label_[order_[first]], static_cast<Vertex>(last - first));
+      number_level(first, last);
       first = last;
       last = static_cast<std::int64_t>(order_.size());
     }
@@ -224,8 +241,7 @@ class CuthillMcKee {
 
   const LocalGraph& graph_;
   const Vertex vertices_;
-  std::vector<Vertex> label_, order_, sorted_;
-  std::vector<std::int64_t> counts_;
+  std::vector<Vertex> label_, order_;
   std::vector<std::vector<Vertex>> found_;  // each thread's finds in a parallel expansion
   Vertex next_ = 0;
 };
