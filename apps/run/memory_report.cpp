@@ -9,6 +9,7 @@
 
 #include "apps/cli.hpp"
 #include "apps/run/preconditioner_setup.hpp"
+#include "apps/run/summary.hpp"
 #include "core/checks.hpp"
 #include "io/generators.hpp"
 #include "io/hdf5_csr.hpp"
@@ -314,6 +315,7 @@ int print_dry_run(const Config& config, const solver::DistributedRows& matrix, c
     if (b)
       std::printf("dry run: A x = \u03bb B x, B %s, %lld nonzeros\n", b->description.c_str(),
                   static_cast<long long>(b->global_nnz));
+    std::printf("%s", arrangement_lines(matrix).c_str());
     std::printf("  rank        rows   first row      nonzeros   halo rows  neighbours     host peak   device peak\n");
     for (int r = 0; r < ranks; ++r) {
       const long long* f = &all[static_cast<std::size_t>(r) * fields];

@@ -10,6 +10,10 @@
 
 namespace blockeigs::apps {
 
+// How the rows were distributed and ordered: the `partition` line (and the
+// move's steps where rows moved) and the `row order` line, this rank's view.
+std::string arrangement_lines(const solver::DistributedRows& matrix);
+
 // Collective; returns the text on rank 0 and an empty string elsewhere.
 // `block_width` is the width whose SpMM algorithm is reported.
 template <class T>

@@ -44,11 +44,13 @@ struct BandStats {
 struct LocalOrderReport {
   LocalOrder requested = LocalOrder::none;
   LocalOrder used = LocalOrder::none;
-  std::string orderer;    // "Scotch 7.0.3 Gibbs-Poole-Stockmeyer" where used == band
-  double seconds = 0;     // measuring, ordering and renumbering
-  bool measured = false;  // before (and after, where used == band) were measured
+  std::string orderer;             // "reverse Cuthill-McKee" where used == band
+  double seconds = 0;              // measuring, ordering and renumbering
+  double ordering_seconds = 0;     // of which the band order itself
+  double renumbering_seconds = 0;  // and the rows, columns and numbering renumbered by it
+  bool measured = false;           // before (and after, where used == band) were measured
   BandStats before, after;
-  std::string reason;  // why auto chose as it did, and where it kept the order for want of Scotch
+  std::string reason;  // why auto chose as it did, and whether it kept the new order
 };
 
 struct DistributedRows {

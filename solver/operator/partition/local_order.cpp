@@ -31,10 +31,8 @@ io::CsrRows permuted_rows(const io::CsrRows& rows, const std::vector<std::int64_
   out.row_offsets.assign(static_cast<std::size_t>(m) + 1, 0);
   for (std::int64_t i = 0; i < m; ++i) out.row_offsets[position[i] + 1] = rows.row_offsets[i + 1] - rows.row_offsets[i];
   for (std::int64_t r = 0; r < m; ++r) out.row_offsets[r + 1] += out.row_offsets[r];
-  reserve_in_huge_pages(out.col_indices, rows.col_indices.size());
-  reserve_in_huge_pages(out.values, rows.values.size());
-  out.col_indices.resize(rows.col_indices.size());
-  out.values.resize(rows.values.size());
+  resize_for_parallel_fill(out.col_indices, rows.col_indices.size());
+  resize_for_parallel_fill(out.values, rows.values.size());
   const std::int64_t blocks = (m + kRenumberBlockRows - 1) / kRenumberBlockRows;
 #pragma omp parallel
   {
@@ -161,11 +159,15 @@ void order_rows_locally(DistributedRows& matrix, LocalOrder order, MPI_Comm comm
     report.seconds = MPI_Wtime() - start;
     return;
   }
+  double lap = MPI_Wtime();
   const std::vector<std::int64_t> position = collectively(comm, [&] { return band_order(matrix.rows); });
+  report.ordering_seconds = MPI_Wtime() - lap;
   const BandStats after = stats_at(comm, matrix.rows, [&](std::int64_t i) { return position[i]; });
   const bool keep = keeps(order, after, report);
   if (keep) {
+    lap = MPI_Wtime();
     apply_order(matrix, position, comm);
+    report.renumbering_seconds = MPI_Wtime() - lap;
     report.used = LocalOrder::band;
     report.orderer = band_order_name();
     report.after = after;
