@@ -252,7 +252,8 @@ std::string band_order_name() { return "reverse Cuthill-McKee"; }
 
 std::vector<std::int64_t> band_order(const io::CsrRows& rows) {
   const std::int64_t m = rows.local_rows();
-  if (m > std::numeric_limits<Vertex>::max())
+  // Labels of the level being found hold -(position + 2): positions stay 2 below int32's largest value.
+  if (m > std::numeric_limits<Vertex>::max() - 2)
     throw LibraryError(detail::concat("band ordering: ", m, " rows on one rank exceed 32-bit local indices"));
   if (m == 0) return {};
   const LocalGraph graph = local_graph(rows);
