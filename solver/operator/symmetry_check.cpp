@@ -1,7 +1,5 @@
 #include "solver/operator/symmetry_check.hpp"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -14,6 +12,7 @@
 #include <vector>
 
 #include "core/checks.hpp"
+#include "core/thread_share.hpp"
 #include "core/error.hpp"
 #include "solver/base/collective.hpp"
 #include "solver/base/large_messages.hpp"
@@ -107,8 +106,7 @@ void local_pass(const io::CsrRows& rows, const RowPartition& partition, Mismatch
   const std::int64_t m = rows.local_rows();
 #pragma omp parallel if (m > 0)
   if (m > 0) {
-    const std::int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
-    const std::int64_t row_begin = m * t / threads, row_end = m * (t + 1) / threads;
+    const auto [row_begin, row_end] = thread_share(m);
     std::vector<std::int64_t> counts(static_cast<std::size_t>(ranks), 0);
     Mismatch mine;
     std::int64_t r = row_begin;  // the row of entry k
