@@ -1,11 +1,14 @@
 #include "solver/base/large_messages.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <atomic>
 #include <numeric>
 
 #include "core/checks.hpp"
 #include "core/enums.hpp"
+#include "solver/base/node_alltoallv.hpp"
 
 namespace blockeigs::solver {
 namespace {
@@ -13,6 +16,12 @@ namespace {
 constexpr int kAlltoallvTag = 0x4C41;  // large_alltoallv's pieces (one-time exchanges)
 
 std::atomic<std::int64_t> chosen_limit{default_mpi_chunk_bytes};
+std::atomic<bool> through_node_memory{true};
+
+// Exchanges from this size on (the largest rank's total) go through node_alltoallv where every rank has
+// this many threads: it copies twice where MPI copies once, and gains by copying on every thread.
+constexpr std::int64_t kNodeExchangeBytes = std::int64_t{16} << 20;
+constexpr std::int64_t kNodeExchangeThreads = 4;
 
 // Calls post(offset, piece) for consecutive pieces of at most the limit.
 template <class Post>
@@ -66,6 +75,8 @@ std::int64_t set_mpi_chunk_limit(std::int64_t bytes) {
   return chosen_limit.exchange(bytes > 0 ? std::min(bytes, default_mpi_chunk_bytes) : default_mpi_chunk_bytes);
 }
 
+bool set_node_memory_exchanges(bool on) { return through_node_memory.exchange(on); }
+
 void large_bcast(MPI_Comm comm, void* data, std::int64_t bytes, int root) {
   in_pieces(bytes, [&](std::int64_t offset, int piece) {
     BLOCKEIGS_MPI_CHECK(MPI_Bcast(static_cast<char*>(data) + offset, piece, MPI_BYTE, root, comm));
@@ -104,11 +115,16 @@ void large_recv(MPI_Comm comm, void* data, std::int64_t bytes, int peer, int tag
 
 void large_alltoallv(MPI_Comm comm, const void* send, const std::vector<std::int64_t>& send_bytes, void* recv,
                      const std::vector<std::int64_t>& recv_bytes) {
-  // Every rank must take the same path: agree on the largest total.
-  const std::int64_t mine = std::max(total(send_bytes), total(recv_bytes));
-  std::int64_t largest = 0;
-  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&mine, &largest, 1, MPI_INT64_T, MPI_MAX, comm));
-  if (largest <= mpi_chunk_limit())
+  // Every rank must take the same path: agree on the largest total and the fewest threads.
+  std::int64_t agreed[2] = {std::max(total(send_bytes), total(recv_bytes)), -std::int64_t{omp_get_max_threads()}};
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, agreed, 2, MPI_INT64_T, MPI_MAX, comm));
+  const std::int64_t largest = agreed[0], fewest_threads = -agreed[1];
+  int ranks = 1;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
+  if (ranks > 1 && largest >= kNodeExchangeBytes && fewest_threads >= kNodeExchangeThreads && through_node_memory &&
+      all_ranks_on_one_node(comm))
+    node_alltoallv(comm, send, send_bytes, recv, recv_bytes, node_alltoallv_slot_bytes(ranks));
+  else if (largest <= mpi_chunk_limit())
     alltoallv_at_once(comm, send, send_bytes, recv, recv_bytes);
   else
     alltoallv_in_pieces(comm, send, send_bytes, recv, recv_bytes);

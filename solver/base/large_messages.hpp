@@ -24,6 +24,10 @@ std::int64_t mpi_chunk_limit();
 // both ends of a message cut it with it.
 std::int64_t set_mpi_chunk_limit(std::int64_t bytes);
 
+// Whether large_alltoallv may go through node memory (default true; benchmarks
+// compare both). Returns the setting it replaces. Every rank sets the same.
+bool set_node_memory_exchanges(bool on);
+
 // MPI_Bcast of `bytes` bytes from `root`; every rank passes the same count.
 void large_bcast(MPI_Comm comm, void* data, std::int64_t bytes, int root);
 
@@ -45,8 +49,10 @@ void large_recv(MPI_Comm comm, void* data, std::int64_t bytes, int peer, int tag
 
 // All-to-all: send_bytes[q] bytes, packed in rank order in `send`, go to rank
 // q; recv_bytes[q] bytes from rank q land packed in rank order in `recv`.
-// One MPI_Alltoallv where every rank's totals fit in one piece (all ranks
-// agree on that), else chunked point-to-point messages.
+// From 16 MiB on (the largest rank's total), where every rank is on one node
+// and runs 4 threads or more, through memory they share (node_alltoallv.hpp); else one MPI_Alltoallv where
+// every rank's totals fit in one piece (all ranks agree on that), else chunked
+// point-to-point messages.
 void large_alltoallv(MPI_Comm comm, const void* send, const std::vector<std::int64_t>& send_bytes, void* recv,
                      const std::vector<std::int64_t>& recv_bytes);
 
