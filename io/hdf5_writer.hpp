@@ -1,7 +1,8 @@
 // A small HDF5 writer for solver results: one-dimensional and row-major
 // two-dimensional datasets, string and numeric attributes, and matrices
-// written a row block at a time (each rank its own rows, in rank order with
-// serial HDF5). Files are created under a temporary name and moved into
+// written a row block at a time (each rank its own rows: through MPI-IO with
+// parallel HDF5; with serial HDF5, straight into the place matrix_offset gives,
+// io/raw_rows_file.hpp). Files are created under a temporary name and moved into
 // place by commit_output(), so a failed run leaves no half-written result.
 #pragma once
 
@@ -78,6 +79,10 @@ class Hdf5Writer {
     std::int64_t cols_ = 0;
   };
   Rows open_rows(const std::string& name) const;
+
+  // Where a dataset made by create_matrix starts in the file: its rows in
+  // order, float64 little-endian, for RawRowsFile.
+  std::int64_t matrix_offset(const std::string& name) const;
 
   void close();
 

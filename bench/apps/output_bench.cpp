@@ -8,13 +8,13 @@
 // the backend is CUDA, as in the apps; "set-up" is the copy to the host and the
 // exchange's plan.
 //   mpirun -np R output-bench [--rows N] [--width K] [--reps R] [--fp32] [--backend B] [--reverse | --shuffle]
-//                             [--rank-order] [--sync] [--over] [--path P]
+//                             [--serial] [--sync] [--over] [--path P]
 // --over writes each rep's file over the last one's, as a rerun's result or a
 // checkpoint replaces the older file (otherwise each rep starts with none).
 // --reverse numbers the operator's rows in the reverse order of the input's,
 // so that the rows move to other ranks before they are written; --shuffle in a
 // random order (seed 1), as a graph partition of a randomly numbered matrix
-// leaves them. --rank-order writes in rank order as serial HDF5 does, even
+// leaves them. --serial writes as with serial HDF5 (each rank its rows straight into the file), even
 // where HDF5 is parallel.
 #include <fcntl.h>
 #include <unistd.h>
@@ -45,12 +45,12 @@ using namespace blockeigs;
 
 const char* const usage =
     "usage: output-bench [--rows N] [--width K] [--reps R] [--fp32] [--backend auto|cpu|cuda] [--reverse | --shuffle]\n"
-    "                    [--rank-order] [--sync] [--over] [--path P]\n"
+    "                    [--serial] [--sync] [--over] [--path P]\n"
     "Times writing an N x K block to an HDF5 result file from every rank, beside writing its bytes with write().\n"
     "  --backend   where the block starts: cuda on the GPU, cpu on the host (default auto, as the apps)\n"
     "  --reverse   the operator numbers the rows in reverse: they move to other ranks first\n"
     "  --shuffle   the operator numbers the rows in a random order (seed 1): most move to other ranks first\n"
-    "  --rank-order  the ranks write one after the other, as with serial HDF5 (also where HDF5 is parallel)\n"
+    "  --serial    each rank writes its rows straight into the file, as with serial HDF5 (also where it is parallel)\n"
     "  --sync      fdatasync the files (the disk's bandwidth, not the page cache's)\n"
     "  --over      each rep writes over the last one's file (a rerun, a checkpoint); else each starts with none\n"
     "  --path P    the result file (default output-bench.h5)\n"
@@ -58,7 +58,7 @@ const char* const usage =
     "  --version   prints the version, commit and build (CUDA, PETSc, HDF5)\n";
 
 struct Extra {
-  bool reverse = false, shuffle = false, rank_order = false, sync = false, over = false;
+  bool reverse = false, shuffle = false, serial = false, sync = false, over = false;
   std::string path = "output-bench.h5";
 };
 
@@ -124,7 +124,7 @@ void run(const apps::BenchOptions& options, const Extra& extra, MPI_Comm comm) {
   const solver::RowNumbering numbering = extra.reverse   ? reversed(comm, partition)
                                          : extra.shuffle ? shuffled(comm, partition)
                                                          : solver::RowNumbering::identity(comm, partition);
-  apps::set_rank_order_output_for_tests(extra.rank_order);
+  apps::set_serial_output_for_tests(extra.serial);
   // As the apps run: each rank on its share of the node's cores, the block where the backend keeps it.
   const spmm::Context context = solver::make_context(options.backend, comm);
   std::vector<T> host(static_cast<std::size_t>(partition.rows(rank) * options.width));
@@ -141,7 +141,7 @@ void run(const apps::BenchOptions& options, const Extra& extra, MPI_Comm comm) {
                 : extra.shuffle ? "shuffled"
                                 : "in the input's order",
                 extra.sync ? "fdatasync" : "page cache", extra.over ? ", each over the last" : "",
-                extra.rank_order ? ", in rank order" : "");
+                extra.serial ? ", as serial HDF5" : "");
   std::vector<double> gather, write, floor;
   for (int rep = 0; rep < options.reps; ++rep) {
     if (!extra.over || rep == 0) std::remove(extra.path.c_str());
@@ -197,8 +197,8 @@ int main(int argc, char** argv) {
       extra.reverse = true;
     else if (flag == "--shuffle")
       extra.shuffle = true;
-    else if (flag == "--rank-order")
-      extra.rank_order = true;
+    else if (flag == "--serial")
+      extra.serial = true;
     else if (flag == "--sync")
       extra.sync = true;
     else if (flag == "--over")

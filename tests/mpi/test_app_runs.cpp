@@ -184,11 +184,11 @@ void block_cg_with_rhs_from_hdf5() {
 
 TEST(AppRuns, BlockCgWithRightHandSidesFromHdf5) { block_cg_with_rhs_from_hdf5(); }
 
-// The rank-order write path that serial HDF5 builds take.
-TEST(AppRuns, BlockCgWithRankOrderOutput) {
-  apps::set_rank_order_output_for_tests(true);
+// The write path that serial HDF5 builds take: each rank writes its rows straight into the file.
+TEST(AppRuns, BlockCgWithSerialHdf5Output) {
+  apps::set_serial_output_for_tests(true);
   block_cg_with_rhs_from_hdf5();
-  apps::set_rank_order_output_for_tests(false);
+  apps::set_serial_output_for_tests(false);
 }
 
 TEST(AppRuns, BlockEigsWithStartBlockFromHdf5) {

@@ -3,7 +3,7 @@
 // numbering (the input's, permuted within each rank, moved between ranks,
 // with a rank that holds no rows), the precision and the size of the pieces,
 // the file holds row o of the input's numbering at row o, through MPI-IO and
-// in rank order.
+// straight into the file's place by every rank (serial HDF5's path).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -96,17 +96,17 @@ void write_and_check(Layout layout, bool gap, std::int64_t piece_bytes, bool ser
   const std::string path = (test::shared_folder("distributed_output") / "x.h5").string();
   const Numbered numbered_rows = numbered(layout);
   const spmm::DenseBlock<T> X = operator_rows<T>(numbered_rows.numbering, gap);
-  apps::set_rank_order_output_for_tests(serial);
+  apps::set_serial_output_for_tests(serial);
   const apps::OutputTimes times = apps::write_distributed_output(
       MPI_COMM_WORLD, path, [](io::Hdf5Writer& w) { w.attribute("/", "app", "test"); },
       {apps::block_in_input_order("/X", X.cview(), numbered_rows.numbering, MPI_COMM_WORLD, piece_bytes)});
-  apps::set_rank_order_output_for_tests(false);
+  apps::set_serial_output_for_tests(false);
   EXPECT_EQ(times.bytes, 8 * n * cols);
   EXPECT_GE(times.gather, 0.0);
   EXPECT_GE(times.write, 0.0);
   const std::string what = std::string(sizeof(T) == 4 ? "fp32" : "fp64") + " layout " + std::to_string(int(layout)) +
                            (gap ? " ld > cols" : "") + " pieces of " + std::to_string(piece_bytes) + " bytes" +
-                           (serial ? ", rank order" : ", MPI-IO");
+                           (serial ? ", rows written straight" : ", MPI-IO");
   if (test::mpi_rank() == 0) expect_input_order(path, what.c_str());
   BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
 }

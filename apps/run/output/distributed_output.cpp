@@ -9,15 +9,15 @@
 #include <string>
 
 #include "core/checks.hpp"
-#include "core/huge_pages.hpp"
 #include "solver/base/collective.hpp"
 #include "solver/plan/memory_plan.hpp"
 #include "dense/memory.hpp"
+#include "io/raw_rows_file.hpp"
 
 namespace blockeigs::apps {
 namespace {
 
-std::atomic<bool> rank_order_for_tests{false};
+std::atomic<bool> serial_for_tests{false};
 
 // The pieces copy_rows is called for: [p piece, (p + 1) piece) within the
 // rank's rows, for p < count.
@@ -63,7 +63,7 @@ double for_each_piece(const DistributedBlock& block,
   return copying;
 }
 
-// This rank's rows of `block`; returns the seconds spent copying them to the staging buffer.
+// This rank's rows of `block` through parallel HDF5; returns the seconds spent copying them to the staging buffer.
 double write_block(const io::Hdf5Writer& writer, const DistributedBlock& block) {
   io::Hdf5Writer::Rows file = writer.open_rows(block.dataset);  // on every rank: closing it is collective
   if (block.rows || !block.copy_rows) {
@@ -75,65 +75,52 @@ double write_block(const io::Hdf5Writer& writer, const DistributedBlock& block) 
   });
 }
 
-// A block whose pieces move rows between ranks, gathered whole in memory:
-// for the rank-order writes of serial HDF5. Collective.
-DistributedBlock gathered(const DistributedBlock& block, double& copying) {
-  if (block.collective_pieces == 0) return block;
-  std::shared_ptr<double[]> rows =
-      shared_array_in_huge_pages<double>(static_cast<std::size_t>(block.local_rows * block.cols));
-  // Each piece straight into its place: no staging copy.
-  const Pieces pieces = pieces_of(block);
-  const double start = MPI_Wtime();
-  for (std::int64_t p = 0; p < pieces.count; ++p) {
-    const std::int64_t begin = std::min(block.local_rows, p * pieces.rows);
-    const std::int64_t end = std::min(block.local_rows, begin + pieces.rows);
-    block.copy_rows(begin, end, rows.get() + begin * block.cols);
+// The same straight into the dataset's place in the file, which starts at `offset`.
+double write_block(io::RawRowsFile& file, std::int64_t offset, const DistributedBlock& block) {
+  const std::int64_t row_bytes = 8 * block.cols;
+  if (block.rows || !block.copy_rows) {
+    file.write(offset + block.first_row * row_bytes, block.rows, block.local_rows * row_bytes);
+    return 0;
   }
-  copying += MPI_Wtime() - start;
-  DistributedBlock whole = block;
-  whole.rows = rows.get();
-  whole.held = std::move(rows);
-  whole.copy_rows = nullptr;
-  whole.collective_pieces = 0;
-  return whole;
+  return for_each_piece(block, [&](std::int64_t begin, std::int64_t end, const double* rows) {
+    file.write(offset + (block.first_row + begin) * row_bytes, rows, (end - begin) * row_bytes);
+  });
 }
 
 // Returns the seconds this rank spent copying rows to the staging buffer.
 double write_files(MPI_Comm comm, const std::string& path, const std::function<void(io::Hdf5Writer&)>& write_small,
                    const std::vector<DistributedBlock>& blocks,
                    const std::function<void(io::Hdf5Writer*, double)>& write_last) {
-  int rank = 0, ranks = 1;
+  int rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
+  std::vector<std::int64_t> offsets(blocks.size() + 1, 0);  // where each block starts in the file
   solver::collectively(comm, [&] {
     if (rank != 0) return;
     io::Hdf5Writer writer(path, true);
     write_small(writer);
-    for (const DistributedBlock& block : blocks) writer.create_matrix(block.dataset, block.global_rows, block.cols);
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      writer.create_matrix(blocks[b].dataset, blocks[b].global_rows, blocks[b].cols);
+      offsets[b] = writer.matrix_offset(blocks[b].dataset);
+    }
     writer.close();
   });
   double copying = 0;
-  auto write_blocks = [&](io::Hdf5Writer& writer) {
-    for (const DistributedBlock& block : blocks) copying += write_block(writer, block);
-    writer.close();
-  };
-  if (io::Hdf5Writer::parallel_io_available() && !rank_order_for_tests) {
+  if (io::Hdf5Writer::parallel_io_available() && !serial_for_tests) {
     // MPI-IO: every rank writes its rows at once.
     solver::collectively(comm, [&] {
       io::Hdf5Writer writer(path, comm);
-      write_blocks(writer);
+      for (const DistributedBlock& block : blocks) copying += write_block(writer, block);
+      writer.close();
     });
   } else {
-    // Serial HDF5: one writer at a time, in rank order.
-    std::vector<DistributedBlock> whole;
-    for (const DistributedBlock& block : blocks) whole.push_back(gathered(block, copying));
-    for (int turn = 0; turn < ranks; ++turn)
-      solver::collectively(comm, [&] {
-        if (rank != turn) return;
-        io::Hdf5Writer writer(path, false);
-        for (const DistributedBlock& block : whole) copying += write_block(writer, block);
-        writer.close();
-      });
+    // Serial HDF5 made the file; every rank writes its rows into their places at once, each piece as it is ready.
+    BLOCKEIGS_MPI_CHECK(MPI_Bcast(offsets.data(), static_cast<int>(offsets.size()), MPI_INT64_T, 0, comm));
+    std::optional<io::RawRowsFile> file;
+    solver::collectively(comm, [&] { file.emplace(path); });  // opened everywhere before any collective piece
+    solver::collectively(comm, [&] {
+      for (std::size_t b = 0; b < blocks.size(); ++b) copying += write_block(*file, offsets[b], blocks[b]);
+      file->close();
+    });
   }
   if (write_last) {
     std::optional<io::Hdf5Writer> writer;
@@ -196,6 +183,6 @@ OutputTimes write_distributed_output(MPI_Comm comm, const std::string& path,
   return times;
 }
 
-void set_rank_order_output_for_tests(bool on) { rank_order_for_tests = on; }
+void set_serial_output_for_tests(bool on) { serial_for_tests = on; }
 
 }  // namespace blockeigs::apps

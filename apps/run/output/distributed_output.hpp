@@ -1,8 +1,9 @@
 // Writing a result file from all ranks: rank 0 creates it (under a temporary
-// name) with the small datasets, the ranks then add their rows of the large
-// blocks (all at once through MPI-IO when HDF5 is parallel, else one after
-// the other in rank order), and rank 0 moves it into place. Any failure is agreed on by every rank and leaves no
-// file behind.
+// name) with the small datasets and room for the large blocks, the ranks then
+// add their rows of the large blocks, all at once (through MPI-IO when HDF5 is
+// parallel, else straight into each block's place in the file, io/raw_rows_file.hpp),
+// and rank 0 moves it into place. Any failure is agreed on by every rank and
+// leaves no file behind.
 #pragma once
 
 #include <mpi.h>
@@ -77,8 +78,9 @@ OutputTimes write_distributed_output(MPI_Comm comm, const std::string& path,
                                      const std::vector<DistributedBlock>& blocks,
                                      const std::function<void(io::Hdf5Writer*, double)>& write_last = {});
 
-// Test-only: true makes write_distributed_output take the rank-order path even
-// with parallel HDF5 (the tests cover both paths that way). Every rank sets the same.
-void set_rank_order_output_for_tests(bool on);
+// Test-only: true makes write_distributed_output take serial HDF5's path (rows
+// written straight into the file) even with parallel HDF5 (the tests cover
+// both paths that way). Every rank sets the same.
+void set_serial_output_for_tests(bool on);
 
 }  // namespace blockeigs::apps
