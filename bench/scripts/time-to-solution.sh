@@ -10,6 +10,9 @@
 # after a non-zero exit, which the 100-iteration 256^3 runs end with: exit 3, not converged).
 # TTS_SMALL (default 128) and TTS_LARGE (256): the two grid sizes, for a quicker run on a CPU.
 # TTS_BANDWIDTHS=0: without the bandwidth measurements first.
+# TTS_COLD=0: without the first start of each app (`--version`, timed and reported on its own line), which
+# reads the libraries from disk where it is the first run since the build or the machine's start; the cases
+# then time runs as a user's second run finds them.
 set -uo pipefail
 bin=${1:?BIN_DIR}; out=${2:?OUT_DIR}
 mkdir -p "$out"
@@ -87,6 +90,13 @@ cg_yaml() {  # source grid preconditioner
 # TTS_BANDWIDTHS=0 skips them (a repeated call).
 [ "${TTS_BANDWIDTHS:-1}" = 0 ] ||
   TTS_WORK=$work /usr/bin/env python3 "$(dirname "$0")/bandwidths.py" 2 2>&1 | tee "$out/tts-bandwidths.txt"
+
+if [ "${TTS_COLD:-1}" != 0 ]; then
+  for app in block-eigs block-cg; do
+    t0=$(date +%s.%N); mpirun "${flags[@]}" -np 1 "$bin/$app" --version >/dev/null 2>&1
+    echo "first start of $app (--version, the libraries read where they are not yet in memory): $(minus "$(date +%s.%N)" "$t0") s"
+  done | tee "$out/tts-cold.txt"
+fi
 
 for c in $cases; do
   case $c in
