@@ -1,5 +1,7 @@
 #include "solver/operator/symmetry_check.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "core/checks.hpp"
+#include "core/huge_pages.hpp"
 #include "core/thread_share.hpp"
 #include "core/error.hpp"
 #include "solver/base/collective.hpp"
@@ -79,7 +82,8 @@ std::vector<T> all_to_all(MPI_Comm comm, const std::vector<T>& send, const std::
     recv_bytes[q] = recv_counts[q] * static_cast<std::int64_t>(sizeof(T));
     received += recv_counts[q];
   }
-  std::vector<T> recv(static_cast<std::size_t>(received));
+  std::vector<T> recv;
+  resize_for_parallel_fill(recv, static_cast<std::size_t>(received));
   large_alltoallv(comm, send.data(), send_bytes, recv.data(), recv_bytes);
   return recv;
 }
@@ -93,11 +97,9 @@ struct RemoteEntries {
 };
 
 // The host's pass over this rank's entries: each local transpose checked in
-// place (the smallest mismatch kept), each remote one counted by its owner.
-// Each thread takes a range of rows, with its own counts and smallest mismatch.
-void local_pass(const io::CsrRows& rows, const RowPartition& partition, Mismatch& mismatch,
-                std::vector<std::int64_t>& send_counts) {
-  const int ranks = partition.ranks();
+// place (the smallest mismatch kept). Each thread takes a range of rows, with
+// its own smallest mismatch.
+void local_pass(const io::CsrRows& rows, Mismatch& mismatch) {
   const std::int64_t first = rows.first_row, end = first + rows.local_rows();
   auto local_row = [&](std::int64_t k) {
     const std::int64_t j = rows.col_indices[k];
@@ -107,22 +109,16 @@ void local_pass(const io::CsrRows& rows, const RowPartition& partition, Mismatch
 #pragma omp parallel if (m > 0)
   if (m > 0) {
     const auto [row_begin, row_end] = thread_share(m);
-    std::vector<std::int64_t> counts(static_cast<std::size_t>(ranks), 0);
     Mismatch mine;
     std::int64_t r = row_begin;  // the row of entry k
     visit_prefetching(rows, rows.row_offsets[row_begin], rows.row_offsets[row_end], local_row, [&](std::int64_t k) {
       while (rows.row_offsets[r + 1] <= k) ++r;
       const std::int64_t j = rows.col_indices[k];
-      if (j < first || j >= end)
-        ++counts[partition.owner(j)];
-      else if (j != first + r)
+      if (j >= first && j < end && j != first + r)
         mine.check(first + r, j, rows.values[k], stored(rows, j - first, first + r));
     });
 #pragma omp critical
-    {
-      for (int q = 0; q < ranks; ++q) send_counts[q] += counts[q];
-      mismatch.take_smaller(mine);
-    }
+    mismatch.take_smaller(mine);
   }
 }
 
@@ -134,6 +130,64 @@ struct RowList {
   std::int64_t operator[](std::int64_t n) const { return listed ? (*listed)[n] : n; }
 };
 
+// Calls take(i, k, owner) for each entry k of the listed rows [begin, stop)
+// whose column another rank owns, in order.
+template <class Take>
+void for_remote_entries(const io::CsrRows& rows, const RowPartition& partition, const RowList& sending,
+                        std::int64_t begin, std::int64_t stop, Take&& take) {
+  const std::int64_t first = rows.first_row, end = first + rows.local_rows();
+  for (std::int64_t n = begin; n < stop; ++n) {
+    const std::int64_t i = sending[n];
+    for (std::int64_t k = rows.row_offsets[i]; k < rows.row_offsets[i + 1]; ++k) {
+      const std::int64_t j = rows.col_indices[k];
+      if (j < first || j >= end) take(i, k, partition.owner(j));
+    }
+  }
+}
+
+// The entries of the listed rows whose transpose another rank owns, grouped
+// by owner, each group in row order; `send_counts` gets each owner's count.
+// Each thread counts its share of the rows by owner, then fills its places.
+template <class Index>
+RemoteEntries<Index> remote_entries(const io::CsrRows& rows, const RowPartition& partition, const RowList& sending,
+                                    std::vector<std::int64_t>& send_counts) {
+  const int ranks = partition.ranks(), threads = omp_get_max_threads();
+  // (thread, owner): the thread's count for the owner, then where its next entry goes.
+  std::vector<std::int64_t> place(static_cast<std::size_t>(threads) * ranks, 0);
+#pragma omp parallel num_threads(threads)
+  {
+    std::int64_t* mine = place.data() + static_cast<std::size_t>(omp_get_thread_num()) * ranks;
+    const auto [begin, stop] = thread_share(sending.size());
+    for_remote_entries(rows, partition, sending, begin, stop, [&](std::int64_t, std::int64_t, int q) { ++mine[q]; });
+  }
+  send_counts.assign(static_cast<std::size_t>(ranks), 0);
+  std::int64_t at = 0;  // owners in rank order, each owner's threads in thread order
+  for (int q = 0; q < ranks; ++q)
+    for (int t = 0; t < threads; ++t) {
+      std::int64_t& slot = place[static_cast<std::size_t>(t) * ranks + q];
+      send_counts[q] += slot;
+      at += std::exchange(slot, at);
+    }
+  RemoteEntries<Index> send;
+  resize_for_parallel_fill(send.rows, static_cast<std::size_t>(at));
+  resize_for_parallel_fill(send.cols, send.rows.size());
+  resize_for_parallel_fill(send.values, send.rows.size());
+  const std::int64_t first = rows.first_row;
+#pragma omp parallel num_threads(threads)
+  {
+    BLOCKEIGS_ASSERT(omp_get_num_threads() == threads);
+    std::int64_t* mine = place.data() + static_cast<std::size_t>(omp_get_thread_num()) * ranks;
+    const auto [begin, stop] = thread_share(sending.size());
+    for_remote_entries(rows, partition, sending, begin, stop, [&](std::int64_t i, std::int64_t k, int q) {
+      const std::int64_t e = mine[q]++;
+      send.rows[e] = static_cast<Index>(rows.col_indices[k] - partition.begin(q));
+      send.cols[e] = static_cast<Index>(first + i);
+      send.values[e] = rows.values[k];
+    });
+  }
+  return send;
+}
+
 // Checks this rank's entries (i, j) against A(j, i): in place where this rank
 // owns row j, else on j's owner, to which they are sent. With `device` (a
 // device context with room for the rows) the lookups run there and the host
@@ -141,9 +195,7 @@ struct RowList {
 template <class Index>
 void check_entries(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition, const spmm::Context* device,
                    Mismatch& mismatch) {
-  const int ranks = partition.ranks();
-  const std::int64_t first = rows.first_row, end = first + rows.local_rows();
-  std::vector<std::int64_t> send_counts(static_cast<std::size_t>(ranks), 0);
+  const std::int64_t first = rows.first_row;
   std::unique_ptr<DeviceSymmetryRows> on_device;
   DeviceLocalPass pass;
   collectively(comm, [&] {
@@ -153,47 +205,17 @@ void check_entries(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& p
     }
   });
   RowList sending{nullptr, rows.local_rows()};
-  if (!on_device || pass.mismatch) {
-    local_pass(rows, partition, mismatch, send_counts);
-  } else {
+  if (!on_device || pass.mismatch)
+    local_pass(rows, mismatch);
+  else
     sending.listed = &pass.remote_rows;
-    for (std::int64_t n = 0; n < sending.size(); ++n) {
-      const std::int64_t i = sending[n];
-      for (std::int64_t k = rows.row_offsets[i]; k < rows.row_offsets[i + 1]; ++k) {
-        const std::int64_t j = rows.col_indices[k];
-        if (j < first || j >= end) ++send_counts[partition.owner(j)];
-      }
-    }
-  }
-
-  // Fill by owner (a prefix sum gives each owner's place), then exchange.
-  std::vector<std::int64_t> place(static_cast<std::size_t>(ranks), 0);
-  for (int q = 1; q < ranks; ++q) place[q] = place[q - 1] + send_counts[q - 1];
-  const std::int64_t outgoing = place[ranks - 1] + send_counts[ranks - 1];
-  RemoteEntries<Index> send;
-  send.rows.resize(static_cast<std::size_t>(outgoing));
-  send.cols.resize(send.rows.size());
-  send.values.resize(send.rows.size());
-  for (std::int64_t n = 0; n < sending.size() && outgoing > 0; ++n) {
-    const std::int64_t i = sending[n];
-    for (std::int64_t k = rows.row_offsets[i]; k < rows.row_offsets[i + 1]; ++k) {
-      const std::int64_t j = rows.col_indices[k];
-      if (j >= first && j < end) continue;
-      const int q = partition.owner(j);
-      const std::int64_t at = place[q]++;
-      send.rows[at] = static_cast<Index>(j - partition.begin(q));
-      send.cols[at] = static_cast<Index>(first + i);
-      send.values[at] = rows.values[k];
-    }
-  }
+  std::vector<std::int64_t> send_counts;
+  const RemoteEntries<Index> send = remote_entries<Index>(rows, partition, sending, send_counts);
   const std::vector<std::int64_t> recv_counts = exchange_counts(comm, send_counts);
   RemoteEntries<Index> recv;
   recv.rows = all_to_all(comm, send.rows, send_counts, recv_counts);
-  send.rows = {};
   recv.cols = all_to_all(comm, send.cols, send_counts, recv_counts);
-  send.cols = {};
   recv.values = all_to_all(comm, send.values, send_counts, recv_counts);
-  send.values = {};
 
   // Received (i, j): compared with this rank's A(j, i).
   const bool look_on_host =

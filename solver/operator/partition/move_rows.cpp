@@ -67,12 +67,12 @@ Outgoing pack(MPI_Comm comm, const io::CsrRows& rows, const std::vector<int>& pa
   std::int64_t entries_in = 0;
   for (const std::int64_t e : out.entries_from) entries_in += e;
   const std::int64_t m = rows.local_rows(), blocks = (m + kRenumberBlockRows - 1) / kRenumberBlockRows;
-  reserve_in_huge_pages(out.heads, static_cast<std::size_t>(kHead * m));
-  out.heads.resize(static_cast<std::size_t>(kHead * m));
+  // Fresh pages faulted in by every thread (room for the entries that come back, where more do).
+  resize_for_parallel_fill(out.heads, static_cast<std::size_t>(kHead * m));
   reserve_in_huge_pages(out.cols, static_cast<std::size_t>(std::max(rows.nnz(), entries_in)));
   reserve_in_huge_pages(out.values, out.cols.capacity());
-  out.cols.resize(static_cast<std::size_t>(rows.nnz()));
-  out.values.resize(out.cols.size());
+  resize_for_parallel_fill(out.cols, static_cast<std::size_t>(rows.nnz()));
+  resize_for_parallel_fill(out.values, out.cols.size());
 #pragma omp parallel
   {
     std::vector<std::int64_t> row(static_cast<std::size_t>(ranks)), entry(row.size());
@@ -104,12 +104,12 @@ Outgoing pack(MPI_Comm comm, const io::CsrRows& rows, const std::vector<int>& pa
   return out;
 }
 
-// `v` sized `n` to receive into: its own pages where they hold n, else fresh ones in huge pages.
+// `v` sized `n` to receive into: its own pages where they hold n, else fresh ones in huge pages, faulted
+// in by every thread.
 template <class T>
 void receive_into(std::vector<T>& v, std::size_t n) {
   if (v.capacity() < n) v.clear();  // an empty vector with too little room is replaced, not grown
-  reserve_in_huge_pages(v, n);
-  v.resize(n);
+  resize_for_parallel_fill(v, n);
 }
 
 // Typed large_alltoallv into `recv` (sized by the caller).
