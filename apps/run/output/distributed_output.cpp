@@ -12,7 +12,6 @@
 #include "solver/base/collective.hpp"
 #include "solver/plan/memory_plan.hpp"
 #include "dense/memory.hpp"
-#include "io/raw_rows_file.hpp"
 
 namespace blockeigs::apps {
 namespace {

@@ -1,7 +1,7 @@
 // Writing a result file from all ranks: rank 0 creates it (under a temporary
 // name) with the small datasets and room for the large blocks, the ranks then
 // add their rows of the large blocks, all at once (through MPI-IO when HDF5 is
-// parallel, else straight into each block's place in the file, io/raw_rows_file.hpp),
+// parallel, else straight into each block's place in the file, io/hdf5_writer.hpp's RawRowsFile),
 // and rank 0 moves it into place. Any failure is agreed on by every rank and
 // leaves no file behind.
 #pragma once
