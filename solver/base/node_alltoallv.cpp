@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 #include "core/checks.hpp"
 
@@ -42,6 +43,67 @@ std::vector<std::int64_t> packed_offsets(const std::vector<std::int64_t>& bytes)
 // The part of a pair's `bytes` that round `round` carries.
 std::int64_t in_round(std::int64_t bytes, std::int64_t round, std::int64_t slot) {
   return std::clamp(bytes - round * slot, std::int64_t{0}, slot);
+}
+
+// A shared window for a group of ranks and a slot size: two halves (alternate
+// rounds), each a slot for every receiver. Made at the group's first exchange
+// and kept (making one costs milliseconds: its pages are faulted in anew),
+// freed as MPI is finalised.
+struct SharedWindow {
+  MPI_Comm group = MPI_COMM_NULL;  // a duplicate of the communicator it was made for
+  std::int64_t slot = 0;
+  MPI_Win window = MPI_WIN_NULL;
+  std::vector<char*> of;  // each rank's part
+};
+
+std::vector<std::unique_ptr<SharedWindow>>& windows() {
+  static std::vector<std::unique_ptr<SharedWindow>> kept;
+  return kept;
+}
+
+// The delete callback of an attribute of MPI_COMM_SELF, which MPI_Finalize
+// runs first: every rank frees its windows in the order they were made, as
+// it made them, collectively.
+int free_windows(MPI_Comm, int, void*, void*) {
+  for (const std::unique_ptr<SharedWindow>& w : windows()) {
+    MPI_Win_unlock_all(w->window);
+    MPI_Win_free(&w->window);
+    MPI_Comm_free(&w->group);
+  }
+  windows().clear();
+  return MPI_SUCCESS;
+}
+
+const SharedWindow& window_for(MPI_Comm comm, int ranks, std::int64_t slot) {
+  for (const std::unique_ptr<SharedWindow>& w : windows()) {
+    int same = MPI_UNEQUAL;  // the same ranks in the same order: the window serves
+    BLOCKEIGS_MPI_CHECK(MPI_Comm_compare(w->group, comm, &same));
+    if ((same == MPI_IDENT || same == MPI_CONGRUENT) && w->slot == slot) return *w;
+  }
+  if (windows().empty()) {
+    int key = MPI_KEYVAL_INVALID;
+    BLOCKEIGS_MPI_CHECK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_windows, &key, nullptr));
+    BLOCKEIGS_MPI_CHECK(MPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr));
+  }
+  auto w = std::make_unique<SharedWindow>();
+  w->slot = slot;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_dup(comm, &w->group));
+  MPI_Info info = MPI_INFO_NULL;
+  BLOCKEIGS_MPI_CHECK(MPI_Info_create(&info));
+  BLOCKEIGS_MPI_CHECK(MPI_Info_set(info, "alloc_shared_noncontig", "true"));
+  char* base = nullptr;
+  BLOCKEIGS_MPI_CHECK(
+      MPI_Win_allocate_shared(static_cast<MPI_Aint>(2 * ranks * slot), 1, info, w->group, &base, &w->window));
+  BLOCKEIGS_MPI_CHECK(MPI_Info_free(&info));
+  w->of.resize(static_cast<std::size_t>(ranks));
+  for (int q = 0; q < ranks; ++q) {
+    MPI_Aint size = 0;
+    int unit = 1;
+    BLOCKEIGS_MPI_CHECK(MPI_Win_shared_query(w->window, q, &size, &unit, &w->of[q]));
+  }
+  BLOCKEIGS_MPI_CHECK(MPI_Win_lock_all(MPI_MODE_NOCHECK, w->window));
+  windows().push_back(std::move(w));
+  return *windows().back();
 }
 
 }  // namespace
@@ -87,21 +149,8 @@ void node_alltoallv(MPI_Comm comm, const void* send, const std::vector<std::int6
     return;
   }
 
-  // A rank's window: two halves (alternate rounds), each a slot for every receiver.
-  MPI_Info info = MPI_INFO_NULL;
-  BLOCKEIGS_MPI_CHECK(MPI_Info_create(&info));
-  BLOCKEIGS_MPI_CHECK(MPI_Info_set(info, "alloc_shared_noncontig", "true"));
-  char* mine = nullptr;
-  MPI_Win window = MPI_WIN_NULL;
-  BLOCKEIGS_MPI_CHECK(MPI_Win_allocate_shared(static_cast<MPI_Aint>(2 * ranks * slot), 1, info, comm, &mine, &window));
-  BLOCKEIGS_MPI_CHECK(MPI_Info_free(&info));
-  std::vector<char*> window_of(static_cast<std::size_t>(ranks));
-  for (int q = 0; q < ranks; ++q) {
-    MPI_Aint size = 0;
-    int unit = 1;
-    BLOCKEIGS_MPI_CHECK(MPI_Win_shared_query(window, q, &size, &unit, &window_of[q]));
-  }
-  BLOCKEIGS_MPI_CHECK(MPI_Win_lock_all(MPI_MODE_NOCHECK, window));
+  const SharedWindow& shared = window_for(comm, ranks, slot);
+  char* const mine = shared.of[rank];
   // Step t fills this rank's half t % 2 with round t and empties the others'
   // halves (t - 1) % 2 of round t - 1; the barrier after each step keeps a
   // half from being refilled before every receiver has emptied it.
@@ -115,16 +164,14 @@ void node_alltoallv(MPI_Comm comm, const void* send, const std::vector<std::int6
       for (int s = 0; s < ranks; ++s) {
         const std::int64_t n = s == rank ? 0 : in_round(recv_bytes[s], t - 1, slot);
         if (n > 0)
-          copies.push_back({to + recv_at[s] + (t - 1) * slot, window_of[s] + (((t - 1) % 2) * ranks + rank) * slot, n});
+          copies.push_back({to + recv_at[s] + (t - 1) * slot, shared.of[s] + (((t - 1) % 2) * ranks + rank) * slot, n});
       }
     copy_all(copies);
     copies.clear();
-    BLOCKEIGS_MPI_CHECK(MPI_Win_sync(window));
+    BLOCKEIGS_MPI_CHECK(MPI_Win_sync(shared.window));
     BLOCKEIGS_MPI_CHECK(MPI_Barrier(comm));
-    BLOCKEIGS_MPI_CHECK(MPI_Win_sync(window));
+    BLOCKEIGS_MPI_CHECK(MPI_Win_sync(shared.window));
   }
-  BLOCKEIGS_MPI_CHECK(MPI_Win_unlock_all(window));
-  BLOCKEIGS_MPI_CHECK(MPI_Win_free(&window));
 }
 
 }  // namespace blockeigs::solver

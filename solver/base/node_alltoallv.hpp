@@ -23,8 +23,10 @@ std::int64_t node_alltoallv_slot_bytes(int ranks);
 
 // large_alltoallv's arguments (send_bytes[q] bytes packed in rank order in
 // `send` go to rank q; recv_bytes[q] bytes from q land packed in `recv`),
-// through a shared window whose slot per pair is `slot_bytes`. Collective;
-// every rank of `comm` must be on one node (all_ranks_on_one_node).
+// through a shared window whose slot per pair is `slot_bytes`: made at the
+// first exchange of these ranks with this slot and kept for the next (freed
+// as MPI is finalised). Collective; every rank of `comm` must be on one node
+// (all_ranks_on_one_node).
 void node_alltoallv(MPI_Comm comm, const void* send, const std::vector<std::int64_t>& send_bytes, void* recv,
                     const std::vector<std::int64_t>& recv_bytes, std::int64_t slot_bytes);
 
