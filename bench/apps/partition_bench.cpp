@@ -4,7 +4,8 @@
 // graph partition (once) and moving the rows to it, each rank's band order,
 // and moving the rows as loaded by the saved numbering (execution.partition_file
 // without the file); beside the floor of a move: the largest rank's rows (row
-// offsets, columns, values) once through memcpy.
+// offsets, columns, values) once through memcpy. Each rank runs on its share of
+// the node's cores (OMP_NUM_THREADS sets another count), as in the apps.
 //   mpirun -np 2 partition-bench --grid 128 --reps 3
 #include <sys/resource.h>
 
@@ -24,6 +25,7 @@
 #include "io/config.hpp"
 #include "io/generators.hpp"
 #include "io/renumbering.hpp"
+#include "solver/operator/device_selection.hpp"
 #include "solver/operator/load_matrix.hpp"
 #include "solver/operator/partition/band_order.hpp"
 #include "solver/operator/partition/distribute_rows.hpp"
@@ -142,6 +144,7 @@ void run(const apps::BenchOptions& options, MPI_Comm comm, int variant_threads) 
   int rank = 0, ranks = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
+  (void)solver::make_context(Backend::cpu, comm);  // each rank on its share of the node's cores, as in the apps
   const io::MatrixConfig config = renumbered_laplacian(options.size);
   const solver::DistributedRows loaded = solver::load_distributed_rows(config, comm);
 
