@@ -94,7 +94,7 @@ cg_yaml() {  # source grid preconditioner
 if [ "${TTS_COLD:-1}" != 0 ]; then
   for app in block-eigs block-cg; do
     t0=$(date +%s.%N); mpirun "${flags[@]}" -np 1 "$bin/$app" --version >/dev/null 2>&1
-    echo "first start of $app (--version, the libraries read where they are not yet in memory): $(minus "$(date +%s.%N)" "$t0") s"
+    echo "first start of $app (mpirun -np 1 $app --version: mpirun's launch and exit, and the libraries' first load where this is the first run since the build): $(minus "$(date +%s.%N)" "$t0") s"
   done | tee "$out/tts-cold.txt"
 fi
 
