@@ -96,6 +96,13 @@ inline std::optional<BenchOptions> parse_bench_options(int argc, char** argv, co
   return options;
 }
 
+// The largest of every rank's `mine` (a step's wall time: the slowest rank's), on every rank.
+inline double slowest_rank(MPI_Comm comm, double mine) {
+  double out = 0;
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&mine, &out, 1, MPI_DOUBLE, MPI_MAX, comm));
+  return out;
+}
+
 inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0.0 : v[v.size() / 2];

@@ -33,12 +33,6 @@ const char* const usage =
     "  --help      prints this text\n"
     "  --version   prints the version, commit and build (CUDA, PETSc, HDF5)\n";
 
-double slowest(MPI_Comm comm, double mine) {
-  double out = 0;
-  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&mine, &out, 1, MPI_DOUBLE, MPI_MAX, comm));
-  return out;
-}
-
 void run(const apps::BenchOptions& options, MPI_Comm comm) {
   int rank = 0, ranks = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
@@ -63,11 +57,11 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
         solver::node_alltoallv(comm, send.data(), bytes, recv.data(), bytes, solver::node_alltoallv_slot_bytes(ranks));
       else
         solver::large_alltoallv(comm, send.data(), bytes, recv.data(), bytes);
-      (through_node ? node : mpi).push_back(slowest(comm, MPI_Wtime() - start));
+      (through_node ? node : mpi).push_back(apps::slowest_rank(comm, MPI_Wtime() - start));
       if (through_node) {
         start = MPI_Wtime();
         std::memcpy(copy.data(), send.data(), send.size());
-        memcpy_seconds.push_back(slowest(comm, MPI_Wtime() - start));
+        memcpy_seconds.push_back(apps::slowest_rank(comm, MPI_Wtime() - start));
       }
     }
   solver::set_node_memory_exchanges(true);

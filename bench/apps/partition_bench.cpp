@@ -48,12 +48,6 @@ const char* const usage =
     "  --help      prints this text\n"
     "  --version   prints the version, commit and build (CUDA, PETSc, HDF5)\n";
 
-double slowest(MPI_Comm comm, double mine) {
-  double out = 0;
-  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&mine, &out, 1, MPI_DOUBLE, MPI_MAX, comm));
-  return out;
-}
-
 // This process's CPU time (user and system), which time slices given to
 // other processes do not count: steadier than the wall time on a busy machine.
 double cpu_seconds() {
@@ -72,7 +66,7 @@ Time timed(MPI_Comm comm, auto&& step) {
   const double start = MPI_Wtime(), cpu = cpu_seconds();
   step();
   const double wall = MPI_Wtime() - start;
-  return {slowest(comm, wall), slowest(comm, cpu_seconds() - cpu)};
+  return {apps::slowest_rank(comm, wall), apps::slowest_rank(comm, cpu_seconds() - cpu)};
 }
 
 std::int64_t rows_bytes(const io::CsrRows& rows) {
@@ -161,7 +155,7 @@ void run(const apps::BenchOptions& options, MPI_Comm comm, int variant_threads) 
   solver::DistributedRows partitioned = loaded;
   const Time partition_and_move =
       timed(comm, [&] { solver::distribute_rows(partitioned, PartitionMethod::graph, comm, LocalOrder::none); });
-  const double partitioner = slowest(comm, partitioned.partitioning.partitioner_seconds);
+  const double partitioner = apps::slowest_rank(comm, partitioned.partitioning.partitioner_seconds);
   const std::array<long long, 2> halo = halo_rows(partitioned.rows, comm);
   if (variant_threads > 0) apps::time_band_orders(comm, partitioned.rows);
   solver::DistributedRows ordered;
@@ -193,7 +187,7 @@ void run(const apps::BenchOptions& options, MPI_Comm comm, int variant_threads) 
     BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&mine, &most, 1, MPI_INT64_T, MPI_MAX, comm));
     return most;
   }();
-  const double floor = slowest(comm, memcpy_seconds(largest_bytes));
+  const double floor = apps::slowest_rank(comm, memcpy_seconds(largest_bytes));
   if (rank != 0) return;
   std::printf("grid %lld^3 renumbered (7-point), %d ranks, largest rank's rows %.1f MB, %d reps\n",
               static_cast<long long>(options.size), ranks, largest_bytes / 1e6, options.reps);
