@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -23,6 +24,7 @@
 #include "apps/run/summary.hpp"
 #include "core/checks.hpp"
 #include "core/enums.hpp"
+#include "core/huge_pages.hpp"
 #include "io/hdf5_dense.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/blocks/host_copy.hpp"
@@ -257,6 +259,26 @@ void write_attributes(io::Hdf5Writer& w, const solver::BlockCgResult& result, in
   w.attribute("/", "preconditioner_products", std::int64_t{costs.preconditioner.products});
 }
 
+// The file at `path` begun with /X and /B, B's rows (this rank's, in the input's order, fp64 on the host)
+// written on a thread of their own while the run goes on; null where the rows move to other ranks on the way
+// to the input's order (a collective exchange, which that thread cannot make). Collective.
+template <class T>
+std::unique_ptr<EarlyOutput> early_rhs_output(const std::string& path, spmm::ConstDenseView<T> B, std::int64_t s,
+                                              const solver::RowNumbering& numbering, MPI_Comm comm) {
+  int identity = numbering.is_identity();
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &identity, 1, MPI_INT, MPI_MIN, comm));
+  if (!identity) return nullptr;
+  int rank = 0;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  const solver::RowPartition& rows = numbering.original();
+  std::vector<double> host;
+  resize_for_parallel_fill(host, static_cast<std::size_t>(B.rows * s));
+  if (B.rows > 0) solver::copy_to_host_doubles(B, host.data());
+  const std::int64_t n = rows.global_rows();
+  return std::make_unique<EarlyOutput>(comm, path, std::vector<BlockShape>{{"/X", n, s}, {"/B", n, s}},
+                                       held_block("/B", n, s, rows.begin(rank), std::move(host)));
+}
+
 template <class T>
 int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, const spmm::Context& context,
           MPI_Comm comm, RunAccount& account) {
@@ -274,6 +296,12 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
   CgStart<T> start = start_block<T>(config, matrix.numbering, context.space(), op.local_rows(), s, comm);
   const int first = start.first;
   account.lap(Phase::start_block);
+  // Generated right-hand sides, so that others can check the solution (block_cg.rhs.output); written
+  // beside the set-up and the solve where they can be.
+  const bool write_rhs = !config.output.path.empty() && settings.rhs != io::RhsSource::hdf5 && settings.rhs_output;
+  std::unique_ptr<EarlyOutput> early =
+      write_rhs ? early_rhs_output(config.output.path, problem.B.cview(), s, matrix.numbering, comm) : nullptr;
+  account.lap(Phase::write);
   const std::string text = config_text(config.path, config.overrides, comm);
   CheckpointGuard guard(config.output.checkpoint, "block-cg", first, text, matrix.numbering, comm);
   account.lap(Phase::config);
@@ -304,9 +332,7 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
   account.lap(Phase::report);
   if (!config.output.path.empty()) {
     std::vector<DistributedBlock> blocks{block_in_input_order("/X", start.X.cview(), matrix.numbering, comm)};
-    // Generated right-hand sides, so that others can check the solution (block_cg.rhs.output).
-    const bool write_rhs = settings.rhs != io::RhsSource::hdf5 && settings.rhs_output;
-    if (write_rhs) blocks.push_back(block_in_input_order("/B", problem.B.cview(), matrix.numbering, comm));
+    if (write_rhs && !early) blocks.push_back(block_in_input_order("/B", problem.B.cview(), matrix.numbering, comm));
     write_result(
         config.output.path, blocks,
         [&](io::Hdf5Writer& w) {
@@ -315,7 +341,7 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
           write_provenance(w, "block-cg", context, comm);
           write_attributes(w, result, first, costs, guard, rhs_location(settings, write_rhs));
         },
-        account, comm);
+        account, comm, early.get());
   }
   return finish_run(account, guard, result.all_converged(), comm);
 }

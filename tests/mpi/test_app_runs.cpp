@@ -191,6 +191,24 @@ TEST(AppRuns, BlockCgWithSerialHdf5Output) {
   apps::set_serial_output_for_tests(false);
 }
 
+// Generated right-hand sides are written to the result file while the run goes on (EarlyOutput); a run that
+// fails after that (Jacobi refuses a zero on the diagonal) leaves neither the result nor its temporary file.
+TEST(AppRuns, BlockCgThatFailsAfterWritingItsRightHandSidesLeavesNoFile) {
+  const fs::path dir = test::shared_folder("app_runs");
+  const std::string out = (dir / "cg_failed.h5").string();
+  test::write_text(dir / "zero_diagonal.mtx",
+                   "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 0\n2 1 1\n2 2 2\n3 3 2\n");
+  test::write_text(dir / "cg_failed.yaml",
+                   "matrix:\n  matrix_market: {file: zero_diagonal.mtx}\nblock_cg:\n  rhs: {source: random, columns: "
+                   "2}\n  preconditioner: jacobi\nexecution: {partition: contiguous, local_order: none}\noutput:\n  "
+                   "path: " +
+                       out + "\n  monitor: false\n");
+  EXPECT_THROW(apps::run_cg((dir / "cg_failed.yaml").string(), MPI_COMM_WORLD), Error);  // on every rank, agreed
+  BLOCKEIGS_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_FALSE(fs::exists(io::temporary_output_name(out)));
+}
+
 TEST(AppRuns, BlockEigsWithStartBlockFromHdf5) {
   const fs::path dir = test::shared_folder("app_runs");
   const std::string start = (dir / "start.h5").string(), out = (dir / "eigs.h5").string();

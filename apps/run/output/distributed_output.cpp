@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/checks.hpp"
+#include "core/error.hpp"
 #include "solver/base/collective.hpp"
 #include "solver/plan/memory_plan.hpp"
 #include "dense/memory.hpp"
@@ -86,25 +87,28 @@ double write_block(io::RawRowsFile& file, std::int64_t offset, const Distributed
   });
 }
 
-// Returns the seconds this rank spent copying rows to the staging buffer.
+// Returns the seconds this rank spent copying rows to the staging buffer. With `early`, the file it began
+// (its thread done first), to which the small datasets and `blocks` are added.
 double write_files(MPI_Comm comm, const std::string& path, const std::function<void(io::Hdf5Writer&)>& write_small,
                    const std::vector<DistributedBlock>& blocks,
-                   const std::function<void(io::Hdf5Writer*, double)>& write_last) {
+                   const std::function<void(io::Hdf5Writer*, double)>& write_last, EarlyOutput* early,
+                   double& early_seconds) {
   int rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  if (early) early_seconds = early->join(comm);
   std::vector<std::int64_t> offsets(blocks.size() + 1, 0);  // where each block starts in the file
   solver::collectively(comm, [&] {
     if (rank != 0) return;
-    io::Hdf5Writer writer(path, true);
+    io::Hdf5Writer writer(path, !early);
     write_small(writer);
     for (std::size_t b = 0; b < blocks.size(); ++b) {
-      writer.create_matrix(blocks[b].dataset, blocks[b].global_rows, blocks[b].cols);
-      offsets[b] = writer.matrix_offset(blocks[b].dataset);
+      if (!early) writer.create_matrix(blocks[b].dataset, blocks[b].global_rows, blocks[b].cols);
+      offsets[b] = early ? early->offset_of(blocks[b].dataset) : writer.matrix_offset(blocks[b].dataset);
     }
     writer.close();
   });
   double copying = 0;
-  if (io::Hdf5Writer::parallel_io_available() && !serial_for_tests) {
+  if (!early && io::Hdf5Writer::parallel_io_available() && !serial_for_tests) {
     // MPI-IO: every rank writes its rows at once.
     solver::collectively(comm, [&] {
       io::Hdf5Writer writer(path, comm);
@@ -154,31 +158,92 @@ DistributedBlock held_block(std::string dataset, std::int64_t global_rows, std::
 }
 
 std::string describe(const OutputTimes& times) {
-  char text[160];
-  std::snprintf(text, sizeof text, " (%s of blocks: gathered in %.3f s, written in %.3f s)",
-                solver::format_bytes(double(times.bytes)).c_str(), times.gather, times.write);
+  char text[240];
+  int n = std::snprintf(text, sizeof text, " (%s of blocks: gathered in %.3f s, written in %.3f s",
+                        solver::format_bytes(double(times.bytes)).c_str(), times.gather, times.write);
+  if (times.early_bytes > 0)
+    n += std::snprintf(text + n, sizeof text - static_cast<std::size_t>(n), ", %s of them beside the solve in %.3f s",
+                       solver::format_bytes(double(times.early_bytes)).c_str(), times.early);
+  std::snprintf(text + n, sizeof text - static_cast<std::size_t>(n), ")");
   return text;
+}
+
+EarlyOutput::EarlyOutput(MPI_Comm comm, std::string path, std::vector<BlockShape> shapes, DistributedBlock early)
+    : path_(std::move(path)), shapes_(std::move(shapes)), offsets_(shapes_.size(), 0), early_(std::move(early)) {
+  BLOCKEIGS_ASSERT(early_.rows || early_.local_rows == 0);  // in memory: no collective pieces on the thread
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank_));
+  try {
+    solver::collectively(comm, [&] {
+      if (rank_ != 0) return;
+      io::Hdf5Writer writer(path_, true);
+      for (std::size_t i = 0; i < shapes_.size(); ++i) {
+        writer.create_matrix(shapes_[i].dataset, shapes_[i].global_rows, shapes_[i].cols);
+        offsets_[i] = writer.matrix_offset(shapes_[i].dataset);
+      }
+      writer.close();
+    });
+  } catch (...) {
+    if (rank_ == 0) io::discard_output(path_);
+    throw;
+  }
+  BLOCKEIGS_MPI_CHECK(MPI_Bcast(offsets_.data(), static_cast<int>(offsets_.size()), MPI_INT64_T, 0, comm));
+  const std::int64_t offset = offset_of(early_.dataset);
+  thread_ = std::thread([this, offset] {
+    const double start = MPI_Wtime();
+    try {
+      io::RawRowsFile file(path_);
+      write_block(file, offset, early_);
+      file.close();
+    } catch (...) {
+      error_ = std::current_exception();
+    }
+    seconds_ = MPI_Wtime() - start;
+  });
+}
+
+EarlyOutput::~EarlyOutput() {
+  if (thread_.joinable()) thread_.join();
+  if (!finished_ && rank_ == 0) io::discard_output(path_);
+}
+
+std::int64_t EarlyOutput::offset_of(const std::string& dataset) const {
+  for (std::size_t i = 0; i < shapes_.size(); ++i)
+    if (shapes_[i].dataset == dataset) return offsets_[i];
+  throw LibraryError("EarlyOutput: " + path_ + " was begun without a dataset " + dataset);
+}
+
+double EarlyOutput::join(MPI_Comm comm) {
+  if (thread_.joinable()) thread_.join();
+  solver::agree_on_error(comm, error_);
+  return seconds_;
 }
 
 OutputTimes write_distributed_output(MPI_Comm comm, const std::string& path,
                                      const std::function<void(io::Hdf5Writer&)>& write_small,
                                      const std::vector<DistributedBlock>& blocks,
-                                     const std::function<void(io::Hdf5Writer*, double)>& write_last) {
+                                     const std::function<void(io::Hdf5Writer*, double)>& write_last,
+                                     EarlyOutput* early) {
   int rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const double start = MPI_Wtime();
-  double copying = 0;
+  double copying = 0, early_seconds = 0;
   try {
-    copying = write_files(comm, path, write_small, blocks, write_last);
+    copying = write_files(comm, path, write_small, blocks, write_last, early, early_seconds);
+    if (early) early->finished();
   } catch (...) {
     if (rank == 0) io::discard_output(path);
     throw;
   }
-  double seconds[2] = {copying, MPI_Wtime() - start - copying};
+  double seconds[3] = {copying, MPI_Wtime() - start - copying, early_seconds};
   for (const DistributedBlock& block : blocks) seconds[0] += block.seconds;
-  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, seconds, 2, MPI_DOUBLE, MPI_MAX, comm));
+  BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, seconds, 3, MPI_DOUBLE, MPI_MAX, comm));
   OutputTimes times{seconds[0], seconds[1], 0};
   for (const DistributedBlock& block : blocks) times.bytes += 8 * block.global_rows * block.cols;
+  if (early) {
+    times.early = seconds[2];
+    times.early_bytes = 8 * early->block().global_rows * early->block().cols;
+    times.bytes += times.early_bytes;
+  }
   return times;
 }
 

@@ -10,8 +10,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <exception>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "io/hdf5_writer.hpp"
@@ -55,16 +57,20 @@ DistributedBlock held_block(std::string dataset, std::int64_t global_rows, std::
 
 // Where a file's time went, the most any rank spent (on every rank): for a run's account.
 struct OutputTimes {
-  double gather = 0;       // the rows to the host, to fp64, to the input's numbering (DistributedBlock)
-  double write = 0;        // the file created, every rank's rows written, the file moved into place
-  std::int64_t bytes = 0;  // the large blocks' bytes in the file
+  double gather = 0;             // the rows to the host, to fp64, to the input's numbering (DistributedBlock)
+  double write = 0;              // the file created, every rank's rows written, the file moved into place
+  std::int64_t bytes = 0;        // the large blocks' bytes in the file
+  double early = 0;              // writing the rows of an EarlyOutput, on its own thread beside the run
+  std::int64_t early_bytes = 0;  // of `bytes`, those
   OutputTimes& operator+=(const OutputTimes& other) {
     gather += other.gather, write += other.write, bytes += other.bytes;
+    early += other.early, early_bytes += other.early_bytes;
     return *this;
   }
 };
 
-// " (256.0 MiB of blocks: gathered in 0.012 s, written in 0.210 s)", for the line that names the file.
+// " (256.0 MiB of blocks: gathered in 0.012 s, written in 0.210 s)", for the line that names the file
+// (and ", 128.0 MiB of them beside the solve in 0.061 s" where an EarlyOutput wrote some).
 std::string describe(const OutputTimes& times);
 
 // `write_small` runs on rank 0 with the new file open. `write_last`, where
@@ -73,10 +79,53 @@ std::string describe(const OutputTimes& times);
 // seconds this rank spent copying rows for the write: it may call collectives
 // (the run's account of time, written as attributes).
 // Collective.
+// With `early`: the file it began, to which `blocks` (the other large blocks of its shapes) and the small
+// datasets are added.
+class EarlyOutput;
 OutputTimes write_distributed_output(MPI_Comm comm, const std::string& path,
                                      const std::function<void(io::Hdf5Writer&)>& write_small,
                                      const std::vector<DistributedBlock>& blocks,
-                                     const std::function<void(io::Hdf5Writer*, double)>& write_last = {});
+                                     const std::function<void(io::Hdf5Writer*, double)>& write_last = {},
+                                     EarlyOutput* early = nullptr);
+
+// The shape of a large block of a result file.
+struct BlockShape {
+  std::string dataset;
+  std::int64_t global_rows = 0, cols = 0;
+};
+
+// A result file begun before the run ends, for a block known early (block-cg's generated right-hand sides):
+// rank 0 creates the file with room for every large block (`shapes`, `early`'s among them), and each rank
+// writes its rows of `early` (held in memory) straight into their place on a thread of its own while the run
+// goes on. write_distributed_output, given it, adds the rest to this file the same way, with serial or
+// parallel HDF5 (whose MPI-IO the thread could not call). Collective.
+class EarlyOutput {
+ public:
+  EarlyOutput(MPI_Comm comm, std::string path, std::vector<BlockShape> shapes, DistributedBlock early);
+  EarlyOutput(const EarlyOutput&) = delete;
+  EarlyOutput& operator=(const EarlyOutput&) = delete;
+  // Waits for the thread; a file that write_distributed_output did not finish is removed.
+  ~EarlyOutput();
+
+  // For write_distributed_output: where a dataset of `shapes` starts in the file; the early block; waiting
+  // for the thread and agreeing on its outcome (collective; the most seconds a rank's thread took); the file
+  // finished and moved into place.
+  std::int64_t offset_of(const std::string& dataset) const;
+  const DistributedBlock& block() const { return early_; }
+  double join(MPI_Comm comm);
+  void finished() { finished_ = true; }
+
+ private:
+  std::string path_;
+  int rank_ = 0;
+  std::vector<BlockShape> shapes_;
+  std::vector<std::int64_t> offsets_;
+  DistributedBlock early_;
+  std::thread thread_;
+  std::exception_ptr error_;
+  double seconds_ = 0;
+  bool finished_ = false;
+};
 
 // Test-only: true makes write_distributed_output take serial HDF5's path (rows
 // written straight into the file) even with parallel HDF5 (the tests cover

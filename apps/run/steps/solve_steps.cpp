@@ -20,11 +20,12 @@ void check_resume_budget(const std::string& resume, int iteration, const char* k
 }
 
 void write_result(const std::string& path, const std::vector<DistributedBlock>& blocks,
-                  const std::function<void(io::Hdf5Writer&)>& datasets, RunAccount& account, MPI_Comm comm) {
+                  const std::function<void(io::Hdf5Writer&)>& datasets, RunAccount& account, MPI_Comm comm,
+                  EarlyOutput* early) {
   account.lap(Phase::gather);
-  const OutputTimes written =
-      write_distributed_output(comm, path, datasets, blocks,
-                               [&](io::Hdf5Writer* w, double copying) { write_account(account, w, copying, comm); });
+  const OutputTimes written = write_distributed_output(
+      comm, path, datasets, blocks,
+      [&](io::Hdf5Writer* w, double copying) { write_account(account, w, copying, comm); }, early);
   account.lap(Phase::write);
   if (is_root(comm)) std::printf("wrote %s%s\n", path.c_str(), describe(written).c_str());
 }

@@ -86,9 +86,11 @@ SolveCosts solve_costs(const solver::DistributedOperator<T>& op, const BuiltPrec
 
 // The result file at `path`: `datasets` written by rank 0, `blocks` in the
 // input's row order, the account last; rank 0 prints the `wrote` line. The
-// laps before and after go to gathering and writing. Collective.
+// laps before and after go to gathering and writing. With `early`, the file it began (its block written
+// beside the solve). Collective.
 void write_result(const std::string& path, const std::vector<DistributedBlock>& blocks,
-                  const std::function<void(io::Hdf5Writer&)>& datasets, RunAccount& account, MPI_Comm comm);
+                  const std::function<void(io::Hdf5Writer&)>& datasets, RunAccount& account, MPI_Comm comm,
+                  EarlyOutput* early = nullptr);
 
 // The run's end: the account's last lines (account_lines.hpp), then the exit
 // code: interrupted by a signal, converged, or not. Collective.
