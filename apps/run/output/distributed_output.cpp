@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -116,7 +117,8 @@ double write_files(MPI_Comm comm, const std::string& path, const std::function<v
       writer.close();
     });
   } else {
-    // Serial HDF5 made the file; every rank writes its rows into their places at once, each piece as it is ready.
+    // Serial HDF5 (or an EarlyOutput) made the file: every rank writes its rows into their places at once, each
+    // piece as it is ready.
     BLOCKEIGS_MPI_CHECK(MPI_Bcast(offsets.data(), static_cast<int>(offsets.size()), MPI_INT64_T, 0, comm));
     std::optional<io::RawRowsFile> file;
     solver::collectively(comm, [&] { file.emplace(path); });  // opened everywhere before any collective piece
@@ -188,8 +190,8 @@ EarlyOutput::EarlyOutput(MPI_Comm comm, std::string path, std::vector<BlockShape
   }
   BLOCKEIGS_MPI_CHECK(MPI_Bcast(offsets_.data(), static_cast<int>(offsets_.size()), MPI_INT64_T, 0, comm));
   const std::int64_t offset = offset_of(early_.dataset);
-  thread_ = std::thread([this, offset] {
-    const double start = MPI_Wtime();
+  thread_ = std::thread([this, offset] {  // no MPI call on it: the apps ask MPI for one thread's calls
+    const auto start = std::chrono::steady_clock::now();
     try {
       io::RawRowsFile file(path_);
       write_block(file, offset, early_);
@@ -197,7 +199,7 @@ EarlyOutput::EarlyOutput(MPI_Comm comm, std::string path, std::vector<BlockShape
     } catch (...) {
       error_ = std::current_exception();
     }
-    seconds_ = MPI_Wtime() - start;
+    seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   });
 }
 
