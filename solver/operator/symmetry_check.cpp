@@ -154,8 +154,11 @@ RemoteEntries<Index> remote_entries(const io::CsrRows& rows, const RowPartition&
   const int ranks = partition.ranks(), threads = omp_get_max_threads();
   // (thread, owner): the thread's count for the owner, then where its next entry goes.
   std::vector<std::int64_t> place(static_cast<std::size_t>(threads) * ranks, 0);
+  int counted = 0;  // the threads the count ran on: the fill's shares must be the same
 #pragma omp parallel num_threads(threads)
   {
+#pragma omp single
+    counted = omp_get_num_threads();
     std::int64_t* mine = place.data() + static_cast<std::size_t>(omp_get_thread_num()) * ranks;
     const auto [begin, stop] = thread_share(sending.size());
     for_remote_entries(rows, partition, sending, begin, stop, [&](std::int64_t, std::int64_t, int q) { ++mine[q]; });
@@ -175,7 +178,7 @@ RemoteEntries<Index> remote_entries(const io::CsrRows& rows, const RowPartition&
   const std::int64_t first = rows.first_row;
 #pragma omp parallel num_threads(threads)
   {
-    BLOCKEIGS_ASSERT(omp_get_num_threads() == threads);
+    BLOCKEIGS_ASSERT(omp_get_num_threads() == counted);
     std::int64_t* mine = place.data() + static_cast<std::size_t>(omp_get_thread_num()) * ranks;
     const auto [begin, stop] = thread_share(sending.size());
     for_remote_entries(rows, partition, sending, begin, stop, [&](std::int64_t i, std::int64_t k, int q) {
