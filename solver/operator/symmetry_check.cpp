@@ -154,7 +154,7 @@ RemoteEntries<Index> remote_entries(const io::CsrRows& rows, const RowPartition&
   const int ranks = partition.ranks(), threads = omp_get_max_threads();
   // (thread, owner): the thread's count for the owner, then where its next entry goes.
   std::vector<std::int64_t> place(static_cast<std::size_t>(threads) * ranks, 0);
-  int counted = 0;  // the threads the count ran on: the fill's shares must be the same
+  [[maybe_unused]] int counted = 0;  // the threads the count ran on: the fill's shares must be the same
 #pragma omp parallel num_threads(threads)
   {
 #pragma omp single
