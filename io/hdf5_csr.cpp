@@ -393,16 +393,9 @@ std::int64_t read_entries(const OpenMatrix& m, std::int64_t base, CsrRows& rows)
 }
 
 // The byte offset in the file of a dataset's elements where they can be read
-// without HDF5, as `expected`: contiguous storage in the file itself, already
-// allocated, of that native type; -1 otherwise (chunked or compressed,
-// external, another type).
+// without HDF5, as `expected` (contiguous_offset, of that native type); -1 otherwise.
 std::int64_t raw_offset(const Dataset& set, Storage expected) {
-  if (set.storage != expected) return -1;
-  const Id create(H5Dget_create_plist(set.id.get()), H5Pclose);
-  if (!create.valid() || H5Pget_layout(create.get()) != H5D_CONTIGUOUS || H5Pget_external_count(create.get()) != 0)
-    return -1;
-  const haddr_t at = H5Dget_offset(set.id.get());
-  return at == HADDR_UNDEF ? -1 : static_cast<std::int64_t>(at);
+  return set.storage == expected ? contiguous_offset(set.id.get()) : -1;
 }
 
 template <class T>

@@ -4,6 +4,7 @@
 
 #include <hdf5.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -106,6 +107,17 @@ inline std::optional<std::string> read_string_attribute(const Id& object, const 
   }
   if (!read_ok) fail_input(path, ": cannot read attribute '", name, "' of ", owner);
   return text;
+}
+
+// The byte offset in the file of a dataset's elements where they lie in the
+// file itself, contiguous and allocated (read or written there without HDF5);
+// -1 otherwise (chunked or compressed, external, not allocated).
+inline std::int64_t contiguous_offset(hid_t dataset) {
+  const Id create(H5Dget_create_plist(dataset), H5Pclose);
+  if (!create.valid() || H5Pget_layout(create.get()) != H5D_CONTIGUOUS || H5Pget_external_count(create.get()) != 0)
+    return -1;
+  const haddr_t at = H5Dget_offset(dataset);
+  return at == HADDR_UNDEF ? -1 : static_cast<std::int64_t>(at);
 }
 
 }  // namespace blockeigs::io

@@ -127,11 +127,9 @@ Hdf5Writer::Rows Hdf5Writer::open_rows(const std::string& name) const { return R
 
 std::int64_t Hdf5Writer::matrix_offset(const std::string& name) const {
   Id set(checked(H5Dopen2(file_, name.c_str(), H5P_DEFAULT), path_, "open " + name), H5Dclose);
-  Id plist(checked(H5Dget_create_plist(set.get()), path_, "read the layout of " + name), H5Pclose);
-  const haddr_t at = H5Dget_offset(set.get());
-  if (H5Pget_layout(plist.get()) != H5D_CONTIGUOUS || at == HADDR_UNDEF)
-    throw LibraryError(path_ + ": " + name + " has no contiguous space in the file to write rows into");
-  return static_cast<std::int64_t>(at);
+  const std::int64_t at = contiguous_offset(set.get());
+  if (at < 0) throw LibraryError(path_ + ": " + name + " has no contiguous space in the file to write rows into");
+  return at;
 }
 
 struct Hdf5Writer::Rows::Handles {

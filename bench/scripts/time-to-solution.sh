@@ -10,9 +10,9 @@
 # after a non-zero exit, which the 100-iteration 256^3 runs end with: exit 3, not converged).
 # TTS_SMALL (default 128) and TTS_LARGE (256): the two grid sizes, for a quicker run on a CPU.
 # TTS_BANDWIDTHS=0: without the bandwidth measurements first.
-# TTS_COLD=0: without the first start of each app (`--version`, timed and reported on its own line), which
-# reads the libraries from disk where it is the first run since the build or the machine's start; the cases
-# then time runs as a user's second run finds them.
+# TTS_COLD=0: without the first start of each app (`mpirun -np 1 APP --version`, timed and reported on its own
+# line: mpirun's launch and exit, and the libraries read from disk where it is the first run since the build or
+# the machine's start); the cases then time runs as a user's second run finds them.
 set -uo pipefail
 bin=${1:?BIN_DIR}; out=${2:?OUT_DIR}
 mkdir -p "$out"
