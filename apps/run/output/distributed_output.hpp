@@ -9,8 +9,8 @@
 #include <mpi.h>
 
 #include <cstdint>
-#include <functional>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -73,21 +73,6 @@ struct OutputTimes {
 // (and ", 128.0 MiB of them beside the solve in 0.061 s" where an EarlyOutput wrote some).
 std::string describe(const OutputTimes& times);
 
-// `write_small` runs on rank 0 with the new file open. `write_last`, where
-// given, runs on every rank once the blocks are written and before the file
-// is moved into place, with the file open on rank 0 (null elsewhere) and the
-// seconds this rank spent copying rows for the write: it may call collectives
-// (the run's account of time, written as attributes).
-// Collective.
-// With `early`: the file it began, to which `blocks` (the other large blocks of its shapes) and the small
-// datasets are added.
-class EarlyOutput;
-OutputTimes write_distributed_output(MPI_Comm comm, const std::string& path,
-                                     const std::function<void(io::Hdf5Writer&)>& write_small,
-                                     const std::vector<DistributedBlock>& blocks,
-                                     const std::function<void(io::Hdf5Writer*, double)>& write_last = {},
-                                     EarlyOutput* early = nullptr);
-
 // The shape of a large block of a result file.
 struct BlockShape {
   std::string dataset;
@@ -126,6 +111,19 @@ class EarlyOutput {
   double seconds_ = 0;
   bool finished_ = false;
 };
+
+// `write_small` runs on rank 0 with the new file open. `write_last`, where
+// given, runs on every rank once the blocks are written and before the file
+// is moved into place, with the file open on rank 0 (null elsewhere) and the
+// seconds this rank spent copying rows for the write: it may call collectives
+// (the run's account of time, written as attributes).
+// With `early`: the file it began, to which `blocks` (the other large blocks of its shapes) and the small
+// datasets are added. Collective.
+OutputTimes write_distributed_output(MPI_Comm comm, const std::string& path,
+                                     const std::function<void(io::Hdf5Writer&)>& write_small,
+                                     const std::vector<DistributedBlock>& blocks,
+                                     const std::function<void(io::Hdf5Writer*, double)>& write_last = {},
+                                     EarlyOutput* early = nullptr);
 
 // Test-only: true makes write_distributed_output take serial HDF5's path (rows
 // written straight into the file) even with parallel HDF5 (the tests cover
