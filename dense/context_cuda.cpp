@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/cuda_checks.hpp"
+#include "core/cuda_libraries.hpp"
 #include "core/error.hpp"
 #include "dense/context_backend.hpp"
 #include "dense/memory.hpp"
@@ -30,6 +31,7 @@ ResourcesPtr create(int device) {
   if (device < 0 || device >= count)
     throw InputError("CUDA device " + std::to_string(device) + " requested, but " + std::to_string(count) +
                      " device(s) are visible");
+  cuda_libraries::start_loading();  // cuBLAS and the others open beside the device's context
   ResourcesPtr r(new Resources);
   r->device = device;
   BLOCKEIGS_CUDA_CHECK(cudaSetDevice(device));

@@ -1,0 +1,281 @@
+#include "core/cuda_libraries.hpp"
+
+#include <cublas_v2.h>
+#include <cusolverDn.h>
+#include <cusparse.h>
+#include <dlfcn.h>
+
+#include <atomic>
+#include <future>
+#include <mutex>
+
+#include "core/error.hpp"
+
+// The functions the code calls, by library. A call to one that is not listed
+// here fails to link (the libraries are not linked), so the list is complete.
+// clang-format off
+#define BLOCKEIGS_CUBLAS_FUNCTIONS(X)                                                        \
+  X(cublasCreate_v2) X(cublasDestroy_v2) X(cublasSetStream_v2) X(cublasSetPointerMode_v2)    \
+  X(cublasDgemm_v2) X(cublasSgemm_v2) X(cublasDgemmStridedBatched) X(cublasSgemmStridedBatched) \
+  X(cublasDgeam) X(cublasGetStatusString)
+#define BLOCKEIGS_CUSPARSE_FUNCTIONS(X)                                                      \
+  X(cusparseCreate) X(cusparseDestroy) X(cusparseSetStream) X(cusparseCreateCsr)             \
+  X(cusparseDestroySpMat) X(cusparseCreateDnMat) X(cusparseDestroyDnMat)                     \
+  X(cusparseSpMM_bufferSize) X(cusparseSpMM_preprocess) X(cusparseSpMM) X(cusparseGetErrorString)
+#define BLOCKEIGS_CUSOLVER_FUNCTIONS(X)                                                      \
+  X(cusolverDnCreate) X(cusolverDnDestroy) X(cusolverDnSetStream)                            \
+  X(cusolverDnDsyevd_bufferSize) X(cusolverDnDsyevd)
+// clang-format on
+
+#define BLOCKEIGS_STRINGIFY_(x) #x
+#define BLOCKEIGS_STRINGIFY(x) BLOCKEIGS_STRINGIFY_(x)
+
+namespace blockeigs::cuda_libraries {
+namespace {
+
+#define BLOCKEIGS_POINTER(name) decltype(&::name) name = nullptr;
+struct Table {
+  BLOCKEIGS_CUBLAS_FUNCTIONS(BLOCKEIGS_POINTER)
+  BLOCKEIGS_CUSPARSE_FUNCTIONS(BLOCKEIGS_POINTER)
+  BLOCKEIGS_CUSOLVER_FUNCTIONS(BLOCKEIGS_POINTER)
+};
+#undef BLOCKEIGS_POINTER
+
+template <class F>
+void resolve(void* library, const std::string& soname, const char* name, F& pointer) {
+  pointer = reinterpret_cast<F>(dlsym(library, name));
+  if (!pointer) throw LibraryError(detail::concat(soname, " has no function ", name, " (a different CUDA version?)"));
+}
+
+std::string soname(const char* stem, const char* major) { return detail::concat("lib", stem, ".so.", major); }
+
+// The libraries opened and their functions resolved; "" or the problem.
+std::string open_all(Table& t) {
+  try {
+    const std::string cublas = soname("cublas", BLOCKEIGS_STRINGIFY(CUBLAS_VER_MAJOR));
+    const std::string cusparse = soname("cusparse", BLOCKEIGS_STRINGIFY(CUSPARSE_VER_MAJOR));
+    const std::string cusolver = soname("cusolver", BLOCKEIGS_STRINGIFY(CUSOLVER_VER_MAJOR));
+    void* b = open_first("cuBLAS", candidates(cublas));
+    void* s = open_first("cuSPARSE", candidates(cusparse));
+    void* d = open_first("cuSOLVER", candidates(cusolver));
+#define BLOCKEIGS_RESOLVE_CUBLAS(name) resolve(b, cublas, #name, t.name);
+#define BLOCKEIGS_RESOLVE_CUSPARSE(name) resolve(s, cusparse, #name, t.name);
+#define BLOCKEIGS_RESOLVE_CUSOLVER(name) resolve(d, cusolver, #name, t.name);
+    BLOCKEIGS_CUBLAS_FUNCTIONS(BLOCKEIGS_RESOLVE_CUBLAS)
+    BLOCKEIGS_CUSPARSE_FUNCTIONS(BLOCKEIGS_RESOLVE_CUSPARSE)
+    BLOCKEIGS_CUSOLVER_FUNCTIONS(BLOCKEIGS_RESOLVE_CUSOLVER)
+#undef BLOCKEIGS_RESOLVE_CUBLAS
+#undef BLOCKEIGS_RESOLVE_CUSPARSE
+#undef BLOCKEIGS_RESOLVE_CUSOLVER
+    return {};
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
+struct State {
+  std::once_flag started;
+  std::shared_future<std::string> problem;  // "" once every library is open
+  Table table;
+  std::atomic<const Table*> ready{nullptr};
+};
+
+State& state() {
+  static State s;
+  return s;
+}
+
+// The table; opens the libraries on the calling thread where nothing began
+// to, and throws where they could not be opened.
+const Table& table() {
+  State& s = state();
+  if (const Table* t = s.ready.load(std::memory_order_acquire)) return *t;
+  require();
+  return s.table;
+}
+
+// The table where the libraries are open, else null (for calls that must not
+// throw: status strings and the destruction of what was made through them).
+const Table* table_if_open() { return state().ready.load(std::memory_order_acquire); }
+
+}  // namespace
+
+void start_loading() {
+  State& s = state();
+  std::call_once(s.started, [&s] {
+    s.problem = std::async(std::launch::async, [&s] {
+                  std::string problem = open_all(s.table);
+                  if (problem.empty()) s.ready.store(&s.table, std::memory_order_release);
+                  return problem;
+                }).share();
+  });
+}
+
+void require() {
+  start_loading();
+  const std::shared_future<std::string> problem = state().problem;  // a copy of its own for this thread
+  if (!problem.get().empty()) throw LibraryError(problem.get());
+}
+
+bool opened() { return table_if_open() != nullptr; }
+
+std::vector<std::string> candidates(const std::string& soname) {
+  return {std::string(BLOCKEIGS_CUDA_LIBRARY_DIR) + "/" + soname, soname};
+}
+
+void* open_first(const std::string& library, const std::vector<std::string>& files) {
+  std::string tried;
+  for (const std::string& file : files) {
+    if (void* handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL)) return handle;
+    const char* why = dlerror();
+    tried += detail::concat(tried.empty() ? "" : "; ", why ? why : file + ": not opened");
+  }
+  throw LibraryError(detail::concat("cannot open the CUDA library ", library, " (", tried,
+                                    "); set LD_LIBRARY_PATH to the CUDA toolkit's lib folder"));
+}
+
+}  // namespace blockeigs::cuda_libraries
+
+// The forwarders: the libraries' own signatures (a mismatch with the headers
+// does not compile), hidden so that only this build's code calls them.
+namespace {
+using blockeigs::cuda_libraries::table;
+using blockeigs::cuda_libraries::table_if_open;
+}  // namespace
+
+#define BLOCKEIGS_FORWARDER extern "C" __attribute__((visibility("hidden")))
+
+// cuBLAS
+BLOCKEIGS_FORWARDER cublasStatus_t CUBLASWINAPI cublasCreate_v2(cublasHandle_t* handle) {
+  return table().cublasCreate_v2(handle);
+}
+BLOCKEIGS_FORWARDER cublasStatus_t CUBLASWINAPI cublasDestroy_v2(cublasHandle_t handle) {
+  const auto* t = table_if_open();
+  return t ? t->cublasDestroy_v2(handle) : CUBLAS_STATUS_NOT_INITIALIZED;
+}
+BLOCKEIGS_FORWARDER cublasStatus_t CUBLASWINAPI cublasSetStream_v2(cublasHandle_t handle, cudaStream_t stream) {
+  return table().cublasSetStream_v2(handle, stream);
+}
+BLOCKEIGS_FORWARDER cublasStatus_t CUBLASWINAPI cublasSetPointerMode_v2(cublasHandle_t handle,
+                                                                        cublasPointerMode_t mode) {
+  return table().cublasSetPointerMode_v2(handle, mode);
+}
+BLOCKEIGS_FORWARDER cublasStatus_t CUBLASWINAPI cublasDgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
+                                                               cublasOperation_t transb, int m, int n, int k,
+                                                               const double* alpha, const double* A, int lda,
+                                                               const double* B, int ldb, const double* beta, double* C,
+                                                               int ldc) {
+  return table().cublasDgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+BLOCKEIGS_FORWARDER cublasStatus_t CUBLASWINAPI cublasSgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
+                                                               cublasOperation_t transb, int m, int n, int k,
+                                                               const float* alpha, const float* A, int lda,
+                                                               const float* B, int ldb, const float* beta, float* C,
+                                                               int ldc) {
+  return table().cublasSgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+BLOCKEIGS_FORWARDER cublasStatus_t CUBLASWINAPI cublasDgemmStridedBatched(
+    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const double* alpha,
+    const double* A, int lda, long long int strideA, const double* B, int ldb, long long int strideB,
+    const double* beta, double* C, int ldc, long long int strideC, int batchCount) {
+  return table().cublasDgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB,
+                                           beta, C, ldc, strideC, batchCount);
+}
+BLOCKEIGS_FORWARDER cublasStatus_t CUBLASWINAPI cublasSgemmStridedBatched(
+    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k, const float* alpha,
+    const float* A, int lda, long long int strideA, const float* B, int ldb, long long int strideB, const float* beta,
+    float* C, int ldc, long long int strideC, int batchCount) {
+  return table().cublasSgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB,
+                                           beta, C, ldc, strideC, batchCount);
+}
+BLOCKEIGS_FORWARDER cublasStatus_t CUBLASWINAPI cublasDgeam(cublasHandle_t handle, cublasOperation_t transa,
+                                                            cublasOperation_t transb, int m, int n, const double* alpha,
+                                                            const double* A, int lda, const double* beta,
+                                                            const double* B, int ldb, double* C, int ldc) {
+  return table().cublasDgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
+}
+BLOCKEIGS_FORWARDER const char* CUBLASWINAPI cublasGetStatusString(cublasStatus_t status) {
+  const auto* t = table_if_open();
+  return t ? t->cublasGetStatusString(status) : "(cuBLAS is not open: no status text)";
+}
+
+// cuSPARSE
+BLOCKEIGS_FORWARDER cusparseStatus_t CUSPARSEAPI cusparseCreate(cusparseHandle_t* handle) {
+  return table().cusparseCreate(handle);
+}
+BLOCKEIGS_FORWARDER cusparseStatus_t CUSPARSEAPI cusparseDestroy(cusparseHandle_t handle) {
+  const auto* t = table_if_open();
+  return t ? t->cusparseDestroy(handle) : CUSPARSE_STATUS_NOT_INITIALIZED;
+}
+BLOCKEIGS_FORWARDER cusparseStatus_t CUSPARSEAPI cusparseSetStream(cusparseHandle_t handle, cudaStream_t stream) {
+  return table().cusparseSetStream(handle, stream);
+}
+BLOCKEIGS_FORWARDER cusparseStatus_t CUSPARSEAPI
+cusparseCreateCsr(cusparseSpMatDescr_t* spMatDescr, int64_t rows, int64_t cols, int64_t nnz, void* csrRowOffsets,
+                  void* csrColInd, void* csrValues, cusparseIndexType_t csrRowOffsetsType,
+                  cusparseIndexType_t csrColIndType, cusparseIndexBase_t idxBase, cudaDataType valueType) {
+  return table().cusparseCreateCsr(spMatDescr, rows, cols, nnz, csrRowOffsets, csrColInd, csrValues, csrRowOffsetsType,
+                                   csrColIndType, idxBase, valueType);
+}
+BLOCKEIGS_FORWARDER cusparseStatus_t CUSPARSEAPI cusparseDestroySpMat(cusparseConstSpMatDescr_t spMatDescr) {
+  const auto* t = table_if_open();
+  return t ? t->cusparseDestroySpMat(spMatDescr) : CUSPARSE_STATUS_NOT_INITIALIZED;
+}
+BLOCKEIGS_FORWARDER cusparseStatus_t CUSPARSEAPI cusparseCreateDnMat(cusparseDnMatDescr_t* dnMatDescr, int64_t rows,
+                                                                     int64_t cols, int64_t ld, void* values,
+                                                                     cudaDataType valueType, cusparseOrder_t order) {
+  return table().cusparseCreateDnMat(dnMatDescr, rows, cols, ld, values, valueType, order);
+}
+BLOCKEIGS_FORWARDER cusparseStatus_t CUSPARSEAPI cusparseDestroyDnMat(cusparseConstDnMatDescr_t dnMatDescr) {
+  const auto* t = table_if_open();
+  return t ? t->cusparseDestroyDnMat(dnMatDescr) : CUSPARSE_STATUS_NOT_INITIALIZED;
+}
+BLOCKEIGS_FORWARDER cusparseStatus_t CUSPARSEAPI cusparseSpMM_bufferSize(
+    cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void* alpha,
+    cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void* beta, cusparseDnMatDescr_t matC,
+    cudaDataType computeType, cusparseSpMMAlg_t alg, size_t* bufferSize) {
+  return table().cusparseSpMM_bufferSize(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, bufferSize);
+}
+BLOCKEIGS_FORWARDER cusparseStatus_t CUSPARSEAPI cusparseSpMM_preprocess(
+    cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void* alpha,
+    cusparseConstSpMatDescr_t matA, cusparseConstDnMatDescr_t matB, const void* beta, cusparseDnMatDescr_t matC,
+    cudaDataType computeType, cusparseSpMMAlg_t alg, void* externalBuffer) {
+  return table().cusparseSpMM_preprocess(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg,
+                                         externalBuffer);
+}
+BLOCKEIGS_FORWARDER cusparseStatus_t CUSPARSEAPI cusparseSpMM(cusparseHandle_t handle, cusparseOperation_t opA,
+                                                              cusparseOperation_t opB, const void* alpha,
+                                                              cusparseConstSpMatDescr_t matA,
+                                                              cusparseConstDnMatDescr_t matB, const void* beta,
+                                                              cusparseDnMatDescr_t matC, cudaDataType computeType,
+                                                              cusparseSpMMAlg_t alg, void* externalBuffer) {
+  return table().cusparseSpMM(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
+}
+BLOCKEIGS_FORWARDER const char* CUSPARSEAPI cusparseGetErrorString(cusparseStatus_t status) {
+  const auto* t = table_if_open();
+  return t ? t->cusparseGetErrorString(status) : "(cuSPARSE is not open: no status text)";
+}
+
+// cuSOLVER
+BLOCKEIGS_FORWARDER cusolverStatus_t CUSOLVERAPI cusolverDnCreate(cusolverDnHandle_t* handle) {
+  return table().cusolverDnCreate(handle);
+}
+BLOCKEIGS_FORWARDER cusolverStatus_t CUSOLVERAPI cusolverDnDestroy(cusolverDnHandle_t handle) {
+  const auto* t = table_if_open();
+  return t ? t->cusolverDnDestroy(handle) : CUSOLVER_STATUS_NOT_INITIALIZED;
+}
+BLOCKEIGS_FORWARDER cusolverStatus_t CUSOLVERAPI cusolverDnSetStream(cusolverDnHandle_t handle, cudaStream_t stream) {
+  return table().cusolverDnSetStream(handle, stream);
+}
+BLOCKEIGS_FORWARDER cusolverStatus_t CUSOLVERAPI cusolverDnDsyevd_bufferSize(cusolverDnHandle_t handle,
+                                                                             cusolverEigMode_t jobz,
+                                                                             cublasFillMode_t uplo, int n,
+                                                                             const double* A, int lda, const double* W,
+                                                                             int* lwork) {
+  return table().cusolverDnDsyevd_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork);
+}
+BLOCKEIGS_FORWARDER cusolverStatus_t CUSOLVERAPI cusolverDnDsyevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz,
+                                                                  cublasFillMode_t uplo, int n, double* A, int lda,
+                                                                  double* W, double* work, int lwork, int* info) {
+  return table().cusolverDnDsyevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
+}
