@@ -20,7 +20,7 @@ std::atomic<bool> through_node_memory{true};
 
 // Exchanges from this size on (the largest rank's total) go through node_alltoallv where every rank has
 // this many threads: it copies twice where MPI copies once, and gains by copying on every thread.
-constexpr std::int64_t kNodeExchangeBytes = std::int64_t{16} << 20;
+constexpr std::int64_t kNodeExchangeBytes = std::int64_t{1} << 20;
 constexpr std::int64_t kNodeExchangeThreads = 4;
 
 // Calls post(offset, piece) for consecutive pieces of at most the limit.

@@ -49,7 +49,7 @@ void large_recv(MPI_Comm comm, void* data, std::int64_t bytes, int peer, int tag
 
 // All-to-all: send_bytes[q] bytes, packed in rank order in `send`, go to rank
 // q; recv_bytes[q] bytes from rank q land packed in rank order in `recv`.
-// From 16 MiB on (the largest rank's total), where every rank is on one node
+// From 1 MiB on (the largest rank's total), where every rank is on one node
 // and runs 4 threads or more, through memory they share (node_alltoallv.hpp); else one MPI_Alltoallv where
 // every rank's totals fit in one piece (all ranks agree on that), else chunked
 // point-to-point messages.

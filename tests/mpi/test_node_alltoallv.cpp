@@ -82,7 +82,7 @@ TEST(NodeAlltoallv, MatchesMpiAlltoallvInManyRounds) {
 TEST(NodeAlltoallv, LargeAlltoallvTakesItAboveItsThreshold) {
   const World w;
   omp_set_num_threads(4);                      // large_alltoallv's least for the path
-  const Exchange e = exchange_of(w, 3 << 20);  // up to 30 MiB a pair: past the 16 MiB threshold
+  const Exchange e = exchange_of(w, 3 << 20);  // up to 30 MiB a pair: past the 1 MiB threshold
   std::vector<unsigned char> node(
       e.recv_bytes.empty() ? 0 : std::accumulate(e.recv_bytes.begin(), e.recv_bytes.end(), std::int64_t{0}));
   std::vector<unsigned char> mpi(node.size());
