@@ -10,9 +10,10 @@
 # after a non-zero exit, which the 100-iteration 256^3 runs end with: exit 3, not converged).
 # TTS_SMALL (default 128) and TTS_LARGE (256): the two grid sizes, for a quicker run on a CPU.
 # TTS_BANDWIDTHS=0: without the bandwidth measurements first.
-# TTS_COLD=0: without the first start of each app (`mpirun -np 1 APP --version`, timed and reported on its own
-# line: mpirun's launch and exit, and the libraries read from disk where it is the first run since the build or
-# the machine's start); the cases then time runs as a user's second run finds them.
+# TTS_COLD=0: without the first start of each app (`mpirun -np 1 APP` on a 16^3 grid, timed and reported on its
+# own line: mpirun's launch and exit, and the libraries read from disk where it is the first run since the build or
+# the machine's start: the CUDA libraries open only for a device, so not `--version`); the cases then time runs as
+# a user's second run finds them.
 set -uo pipefail
 bin=${1:?BIN_DIR}; out=${2:?OUT_DIR}
 mkdir -p "$out"
@@ -92,9 +93,11 @@ cg_yaml() {  # source grid preconditioner
   TTS_WORK=$work /usr/bin/env python3 "$(dirname "$0")/bandwidths.py" 2 2>&1 | tee "$out/tts-bandwidths.txt"
 
 if [ "${TTS_COLD:-1}" != 0 ]; then
-  for app in block-eigs block-cg; do
-    t0=$(date +%s.%N); mpirun "${flags[@]}" -np 1 "$bin/$app" --version >/dev/null 2>&1
-    echo "first start of $app (mpirun -np 1 $app --version: mpirun's launch and exit, and the libraries' first load where this is the first run since the build): $(minus "$(date +%s.%N)" "$t0") s"
+  eigs_yaml gen 16 chebyshev 5000 >"$work/cold-eigs.yaml"
+  cg_yaml gen 16 chebyshev >"$work/cold-cg.yaml"
+  for app in block-eigs:eigs block-cg:cg; do
+    t0=$(date +%s.%N); mpirun "${flags[@]}" -np 1 "$bin/${app%%:*}" "$work/cold-${app#*:}.yaml" >/dev/null 2>&1
+    echo "first start of ${app%%:*} (mpirun -np 1 ${app%%:*} on a 16^3 grid: mpirun's launch and exit, and the libraries' first load where this is the first run since the build): $(minus "$(date +%s.%N)" "$t0") s"
   done | tee "$out/tts-cold.txt"
 fi
 
