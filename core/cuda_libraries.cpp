@@ -98,6 +98,13 @@ const Table& table() {
 // throw: status strings and the destruction of what was made through them).
 const Table* table_if_open() { return state().ready.load(std::memory_order_acquire); }
 
+// A call that must not throw: `fallback` where the libraries are not open.
+template <auto Function, class R, class... Args>
+R call_if_open(R fallback, Args... args) {
+  const Table* t = table_if_open();
+  return t ? (t->*Function)(args...) : fallback;
+}
+
 }  // namespace
 
 void start_loading() {
@@ -139,8 +146,9 @@ void* open_first(const std::string& library, const std::vector<std::string>& fil
 // The forwarders: the libraries' own signatures (a mismatch with the headers
 // does not compile), hidden so that only this build's code calls them.
 namespace {
+using blockeigs::cuda_libraries::call_if_open;
 using blockeigs::cuda_libraries::table;
-using blockeigs::cuda_libraries::table_if_open;
+using blockeigs::cuda_libraries::Table;
 }  // namespace
 
 #define BLOCKEIGS_FORWARDER extern "C" __attribute__((visibility("hidden")))
@@ -150,8 +158,7 @@ BLOCKEIGS_FORWARDER cublasStatus_t CUBLASWINAPI cublasCreate_v2(cublasHandle_t* 
   return table().cublasCreate_v2(handle);
 }
 BLOCKEIGS_FORWARDER cublasStatus_t CUBLASWINAPI cublasDestroy_v2(cublasHandle_t handle) {
-  const auto* t = table_if_open();
-  return t ? t->cublasDestroy_v2(handle) : CUBLAS_STATUS_NOT_INITIALIZED;
+  return call_if_open<&Table::cublasDestroy_v2>(CUBLAS_STATUS_NOT_INITIALIZED, handle);
 }
 BLOCKEIGS_FORWARDER cublasStatus_t CUBLASWINAPI cublasSetStream_v2(cublasHandle_t handle, cudaStream_t stream) {
   return table().cublasSetStream_v2(handle, stream);
@@ -195,8 +202,7 @@ BLOCKEIGS_FORWARDER cublasStatus_t CUBLASWINAPI cublasDgeam(cublasHandle_t handl
   return table().cublasDgeam(handle, transa, transb, m, n, alpha, A, lda, beta, B, ldb, C, ldc);
 }
 BLOCKEIGS_FORWARDER const char* CUBLASWINAPI cublasGetStatusString(cublasStatus_t status) {
-  const auto* t = table_if_open();
-  return t ? t->cublasGetStatusString(status) : "(cuBLAS is not open: no status text)";
+  return call_if_open<&Table::cublasGetStatusString>("(cuBLAS is not open: no status text)", status);
 }
 
 // cuSPARSE
@@ -204,8 +210,7 @@ BLOCKEIGS_FORWARDER cusparseStatus_t CUSPARSEAPI cusparseCreate(cusparseHandle_t
   return table().cusparseCreate(handle);
 }
 BLOCKEIGS_FORWARDER cusparseStatus_t CUSPARSEAPI cusparseDestroy(cusparseHandle_t handle) {
-  const auto* t = table_if_open();
-  return t ? t->cusparseDestroy(handle) : CUSPARSE_STATUS_NOT_INITIALIZED;
+  return call_if_open<&Table::cusparseDestroy>(CUSPARSE_STATUS_NOT_INITIALIZED, handle);
 }
 BLOCKEIGS_FORWARDER cusparseStatus_t CUSPARSEAPI cusparseSetStream(cusparseHandle_t handle, cudaStream_t stream) {
   return table().cusparseSetStream(handle, stream);
@@ -218,8 +223,7 @@ cusparseCreateCsr(cusparseSpMatDescr_t* spMatDescr, int64_t rows, int64_t cols, 
                                    csrColIndType, idxBase, valueType);
 }
 BLOCKEIGS_FORWARDER cusparseStatus_t CUSPARSEAPI cusparseDestroySpMat(cusparseConstSpMatDescr_t spMatDescr) {
-  const auto* t = table_if_open();
-  return t ? t->cusparseDestroySpMat(spMatDescr) : CUSPARSE_STATUS_NOT_INITIALIZED;
+  return call_if_open<&Table::cusparseDestroySpMat>(CUSPARSE_STATUS_NOT_INITIALIZED, spMatDescr);
 }
 BLOCKEIGS_FORWARDER cusparseStatus_t CUSPARSEAPI cusparseCreateDnMat(cusparseDnMatDescr_t* dnMatDescr, int64_t rows,
                                                                      int64_t cols, int64_t ld, void* values,
@@ -227,8 +231,7 @@ BLOCKEIGS_FORWARDER cusparseStatus_t CUSPARSEAPI cusparseCreateDnMat(cusparseDnM
   return table().cusparseCreateDnMat(dnMatDescr, rows, cols, ld, values, valueType, order);
 }
 BLOCKEIGS_FORWARDER cusparseStatus_t CUSPARSEAPI cusparseDestroyDnMat(cusparseConstDnMatDescr_t dnMatDescr) {
-  const auto* t = table_if_open();
-  return t ? t->cusparseDestroyDnMat(dnMatDescr) : CUSPARSE_STATUS_NOT_INITIALIZED;
+  return call_if_open<&Table::cusparseDestroyDnMat>(CUSPARSE_STATUS_NOT_INITIALIZED, dnMatDescr);
 }
 BLOCKEIGS_FORWARDER cusparseStatus_t CUSPARSEAPI cusparseSpMM_bufferSize(
     cusparseHandle_t handle, cusparseOperation_t opA, cusparseOperation_t opB, const void* alpha,
@@ -252,8 +255,7 @@ BLOCKEIGS_FORWARDER cusparseStatus_t CUSPARSEAPI cusparseSpMM(cusparseHandle_t h
   return table().cusparseSpMM(handle, opA, opB, alpha, matA, matB, beta, matC, computeType, alg, externalBuffer);
 }
 BLOCKEIGS_FORWARDER const char* CUSPARSEAPI cusparseGetErrorString(cusparseStatus_t status) {
-  const auto* t = table_if_open();
-  return t ? t->cusparseGetErrorString(status) : "(cuSPARSE is not open: no status text)";
+  return call_if_open<&Table::cusparseGetErrorString>("(cuSPARSE is not open: no status text)", status);
 }
 
 // cuSOLVER
@@ -261,8 +263,7 @@ BLOCKEIGS_FORWARDER cusolverStatus_t CUSOLVERAPI cusolverDnCreate(cusolverDnHand
   return table().cusolverDnCreate(handle);
 }
 BLOCKEIGS_FORWARDER cusolverStatus_t CUSOLVERAPI cusolverDnDestroy(cusolverDnHandle_t handle) {
-  const auto* t = table_if_open();
-  return t ? t->cusolverDnDestroy(handle) : CUSOLVER_STATUS_NOT_INITIALIZED;
+  return call_if_open<&Table::cusolverDnDestroy>(CUSOLVER_STATUS_NOT_INITIALIZED, handle);
 }
 BLOCKEIGS_FORWARDER cusolverStatus_t CUSOLVERAPI cusolverDnSetStream(cusolverDnHandle_t handle, cudaStream_t stream) {
   return table().cusolverDnSetStream(handle, stream);
