@@ -19,7 +19,8 @@ std::atomic<std::int64_t> chosen_limit{default_mpi_chunk_bytes};
 std::atomic<bool> through_node_memory{true};
 
 // Exchanges from this size on (the largest rank's total) go through node_alltoallv where every rank has
-// this many threads: it copies twice where MPI copies once, and gains by copying on every thread.
+// this many threads: it copies twice where MPI copies once, and gains by copying on every thread (as fast
+// as MPI at 1 MiB a rank, twice as fast from 4 MiB on the GPU machine: docs/benchmarks/time-to-solution.md).
 constexpr std::int64_t kNodeExchangeBytes = std::int64_t{1} << 20;
 constexpr std::int64_t kNodeExchangeThreads = 4;
 
