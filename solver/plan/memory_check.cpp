@@ -173,7 +173,7 @@ void check_memory_fits(MPI_Comm comm, const MemoryPlan& plan, std::int64_t host_
             << (on_host && on_device ? host_share + " and " + device_share
                 : on_host            ? host_share
                                      : device_share)
-            << " as here (run 'block-eigs --dry-run' or 'block-cg --dry-run' to see the plan)";
+            << " as here ('block-eigs --dry-run' or 'block-cg --dry-run' at that rank count shows its plan)";
   else if (!on_host || plan.host_replicated <= host_per_rank)
     message << ". Not even " << (1 << 20) << " ranks would fit it";
   else
