@@ -52,21 +52,20 @@ std::string soname(const char* stem, const char* major) { return detail::concat(
 // The libraries opened and their functions resolved; "" or the problem.
 std::string open_all(Table& t) {
   try {
-    const std::string cublas = soname("cublas", BLOCKEIGS_STRINGIFY(CUBLAS_VER_MAJOR));
-    const std::string cusparse = soname("cusparse", BLOCKEIGS_STRINGIFY(CUSPARSE_VER_MAJOR));
-    const std::string cusolver = soname("cusolver", BLOCKEIGS_STRINGIFY(CUSOLVER_VER_MAJOR));
-    void* b = open_first("cuBLAS", candidates(cublas));
-    void* s = open_first("cuSPARSE", candidates(cusparse));
-    void* d = open_first("cuSOLVER", candidates(cusolver));
-#define BLOCKEIGS_RESOLVE_CUBLAS(name) resolve(b, cublas, #name, t.name);
-#define BLOCKEIGS_RESOLVE_CUSPARSE(name) resolve(s, cusparse, #name, t.name);
-#define BLOCKEIGS_RESOLVE_CUSOLVER(name) resolve(d, cusolver, #name, t.name);
-    BLOCKEIGS_CUBLAS_FUNCTIONS(BLOCKEIGS_RESOLVE_CUBLAS)
-    BLOCKEIGS_CUSPARSE_FUNCTIONS(BLOCKEIGS_RESOLVE_CUSPARSE)
-    BLOCKEIGS_CUSOLVER_FUNCTIONS(BLOCKEIGS_RESOLVE_CUSOLVER)
-#undef BLOCKEIGS_RESOLVE_CUBLAS
-#undef BLOCKEIGS_RESOLVE_CUSPARSE
-#undef BLOCKEIGS_RESOLVE_CUSOLVER
+    std::string name;
+    void* library = nullptr;
+    const auto open = [&](const char* what, const char* stem, const char* major) {
+      name = soname(stem, major);
+      library = open_first(what, candidates(name));
+    };
+#define BLOCKEIGS_RESOLVE(function) resolve(library, name, #function, t.function);
+    open("cuBLAS", "cublas", BLOCKEIGS_STRINGIFY(CUBLAS_VER_MAJOR));
+    BLOCKEIGS_CUBLAS_FUNCTIONS(BLOCKEIGS_RESOLVE)
+    open("cuSPARSE", "cusparse", BLOCKEIGS_STRINGIFY(CUSPARSE_VER_MAJOR));
+    BLOCKEIGS_CUSPARSE_FUNCTIONS(BLOCKEIGS_RESOLVE)
+    open("cuSOLVER", "cusolver", BLOCKEIGS_STRINGIFY(CUSOLVER_VER_MAJOR));
+    BLOCKEIGS_CUSOLVER_FUNCTIONS(BLOCKEIGS_RESOLVE)
+#undef BLOCKEIGS_RESOLVE
     return {};
   } catch (const std::exception& e) {
     return e.what();
