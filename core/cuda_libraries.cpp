@@ -54,16 +54,16 @@ std::string open_all(Table& t) {
   try {
     std::string name;
     void* library = nullptr;
-    const auto open = [&](const char* what, const char* stem, const char* major) {
+    const auto open_library = [&](const char* what, const char* stem, const char* major) {
       name = soname(stem, major);
       library = open_first(what, candidates(name));
     };
 #define BLOCKEIGS_RESOLVE(function) resolve(library, name, #function, t.function);
-    open("cuBLAS", "cublas", BLOCKEIGS_STRINGIFY(CUBLAS_VER_MAJOR));
+    open_library("cuBLAS", "cublas", BLOCKEIGS_STRINGIFY(CUBLAS_VER_MAJOR));
     BLOCKEIGS_CUBLAS_FUNCTIONS(BLOCKEIGS_RESOLVE)
-    open("cuSPARSE", "cusparse", BLOCKEIGS_STRINGIFY(CUSPARSE_VER_MAJOR));
+    open_library("cuSPARSE", "cusparse", BLOCKEIGS_STRINGIFY(CUSPARSE_VER_MAJOR));
     BLOCKEIGS_CUSPARSE_FUNCTIONS(BLOCKEIGS_RESOLVE)
-    open("cuSOLVER", "cusolver", BLOCKEIGS_STRINGIFY(CUSOLVER_VER_MAJOR));
+    open_library("cuSOLVER", "cusolver", BLOCKEIGS_STRINGIFY(CUSOLVER_VER_MAJOR));
     BLOCKEIGS_CUSOLVER_FUNCTIONS(BLOCKEIGS_RESOLVE)
 #undef BLOCKEIGS_RESOLVE
     return {};
