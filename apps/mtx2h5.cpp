@@ -15,6 +15,7 @@
 #include "io/generators.hpp"
 #include "io/hdf5_csr.hpp"
 #include "io/matrix_market.hpp"
+#include "io/path_clash.hpp"
 
 namespace {
 
@@ -43,7 +44,8 @@ constexpr const char* usage =
     "\n"
     "exit codes:\n"
     "  0  written\n"
-    "  1  error: an unreadable input, a group already there; nothing written\n"
+    "  1  error: an unreadable input, a group already there, the output the input\n"
+    "     itself (or a link to it); nothing written\n"
     "  2  bad command line: an unknown option, a missing or malformed argument\n"
     "\n"
     "The generators and their keys (matrix.generator): docs/config.md\n";
@@ -100,6 +102,11 @@ int main(int argc, char** argv) {
     return apps::usage_error("mtx2h5", problem);
   try {
     // Refused before the (possibly long) read of the input.
+    const io::KeyedPath input{"the input", args.input}, output{"the output", args.output};
+    if (const std::string clash = io::read_write_clash({&input, 1}, {&output, 1}); !clash.empty()) {
+      std::fprintf(stderr, "mtx2h5: %s\n", clash.c_str());
+      return apps::exit_error;
+    }
     if (!args.force && io::hdf5_file_holds(args.output, args.group)) {
       std::fprintf(stderr, "mtx2h5: %s already holds %s (--force replaces it; --group NAME writes another)\n",
                    args.output.c_str(), args.group.c_str());

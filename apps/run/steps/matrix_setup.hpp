@@ -11,6 +11,7 @@
 #include "apps/run/run_account.hpp"
 #include "apps/run/steps/account_lines.hpp"
 #include "apps/run/steps/result_metadata.hpp"
+#include "apps/run/steps/run_paths.hpp"
 #include "io/config.hpp"
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/load_matrix.hpp"
@@ -43,8 +44,8 @@ solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, Pa
                                               LocalOrder order, MPI_Comm comm, const std::string& partition_file = "",
                                               RunAccount* account = nullptr, const spmm::Context* context = nullptr);
 
-// The steps between a config and a solve, the same for both apps: output path
-// checked, backend chosen, the memory plan checked from the matrices' sizes,
+// The steps between a config and a solve, the same for both apps: no output
+// over an input, output paths checked, backend chosen, the memory plan checked from the matrices' sizes,
 // matrix loaded, checked and distributed, and B of A x = lambda B x (block-eigs'
 // matrix_b) on its rows; then (a dry run prints the plan, the set-up's account
 // and stops) solve(T{}, matrix, b, context) with T the config's SpMM precision
@@ -53,6 +54,7 @@ solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, Pa
 // time goes to `account`.
 template <class Config, class Solve>
 int prepare_and_solve(const Config& config, MPI_Comm comm, bool dry_run, RunAccount& account, Solve&& solve) {
+  check_inputs_not_outputs(run_paths(config), comm);  // before anything is written
   check_output_path(config.output.path, comm);
   check_output_path(config.output.checkpoint.path, comm, "output.checkpoint.path");  // now, not an hour in
   account.lap(Phase::config);
