@@ -103,6 +103,9 @@ readme 'output: {path: results.h5}                                  # eigenpairs
   "${mpi[@]}" -np 2 "$bin/block-eigs" "$work/readme.yaml" --set output.path="$work/readme.h5"
 readme 'cmake --install build/<preset> --prefix /opt/blockeigs' \
   cmake --install "$build" --prefix "$work/prefix"
+skip 'cmake -S examples/cpp -B build/example -DCMAKE_PREFIX_PATH=/opt/blockeigs' \
+  "install.consumer_np2 builds these files against an installed tree"
+skip 'mpirun -np 2 build/example/eigs matrix.mtx.gz 6' "install.consumer_np2 runs it on a Laplacian"
 skip 'cmake --preset cuda [-DCMAKE_CUDA_ARCHITECTURES=90]' "the build itself"
 skip 'cmake --build --preset cuda -j' "the build itself"
 skip 'ctest --preset cuda -L cuda' "the GPU tests, run on the GPU machine"
