@@ -12,8 +12,16 @@ else
   preset=cpu
 fi
 jobs=$(nproc 2>/dev/null || echo 2)
+# Open MPI's mpirun refuses root without --allow-run-as-root, and more ranks
+# than cores without --oversubscribe (the demo's 2 ranks on a 1-core machine).
 mpi_flags=()
 if [ "$(id -u)" -eq 0 ]; then mpi_flags+=(--allow-run-as-root); fi
+if [ "$jobs" -lt 2 ]; then mpi_flags+=(--oversubscribe); fi
+
+# Whether a GPU is visible here (the driver's nvidia-smi lists one).
+gpu_visible() {
+  command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '
+}
 
 # Prints a command exactly as it is run, quoted so that it can be pasted
 # ("+ mpirun --allow-run-as-root -np 2 build/cpu/apps/block-eigs configs/demo.yaml").

@@ -97,6 +97,18 @@ if [ -x "$bin/petsc-example" ]; then
 else
   skip 'mpirun -np 2 build/<preset>/apps/petsc-example' "this build has no PETSc"
 fi
+# The README's Python block is examples/python/quickstart.py, which scripts/python runs with this build's package.
+awk '/^```python$/ {inside = 1; next} /^```/ {if (inside) exit} inside' "$src/README.md" > "$work/readme.py"
+if ! diff -q "$work/readme.py" "$src/examples/python/quickstart.py" >/dev/null; then
+  echo "README.md's python block is not examples/python/quickstart.py"
+  failures=$((failures + 1))
+fi
+if ls "$build"/python/blockeigs/_blockeigs*.so >/dev/null 2>&1; then
+  readme 'scripts/python examples/python/quickstart.py' \
+    env BLOCKEIGS_PRESET="$(basename "$build")" "$src/scripts/python" "$src/examples/python/quickstart.py"
+else
+  skip 'scripts/python examples/python/quickstart.py' "this build has no Python module"
+fi
 # The README's config block, as written (its result file put in the work folder).
 awk '/^```yaml$/ {inside = 1; next} /^```/ {if (inside) exit} inside' "$src/README.md" > "$work/readme.yaml"
 readme 'output: {path: results.h5}                                  # eigenpairs' \
