@@ -10,8 +10,23 @@ block-eigs from 0 (the start block's residuals), block-cg from 1, a resumed
 run on from the iteration it resumed after (the file's resumed_from_iteration). Needs h5py and matplotlib (python3-h5py and python3-matplotlib,
 which scripts/setup.sh installs).
 """
+import argparse
 import os
 import sys
+
+
+def parse_arguments(argv):
+    """The result file and the picture's name; --help and unknown options answered before any import."""
+    parser = argparse.ArgumentParser(
+        prog="plot_history.py", description="\n\n".join(__doc__.split("\n\n")[i] for i in (0, 2)),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("results", metavar="RESULTS.h5", help="a block-eigs or block-cg result file")
+    parser.add_argument("output", metavar="OUTPUT.png", nargs="?",
+                        help="the picture (default: RESULTS-history.png beside the file)")
+    return parser.parse_args(argv)
+
+
+ARGUMENTS = parse_arguments(sys.argv[1:])
 
 # The modules come from Debian's python3 (scripts/setup.sh installs them). A
 # python3 earlier on the PATH (pyenv, conda, a venv) may lack them: then run
@@ -36,10 +51,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 
 def main():
-    if len(sys.argv) not in (2, 3):
-        sys.exit(__doc__)
-    path = sys.argv[1]
-    out = sys.argv[2] if len(sys.argv) == 3 else path.rsplit(".", 1)[0] + "-history.png"
+    path = ARGUMENTS.results
+    out = ARGUMENTS.output or path.rsplit(".", 1)[0] + "-history.png"
     try:
         f = h5py.File(path, "r")
     except OSError as e:
