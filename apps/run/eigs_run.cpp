@@ -139,9 +139,11 @@ template <class T>
 void set_monitor(solver::LobpcgOptions& options, const io::OutputConfig& output, const EigsProblem<T>& problem,
                  int first, MPI_Comm comm) {
   if (!is_root(comm)) return;
-  if (output.monitor && problem.generalized())
-    std::printf("monitor    %s: the first unconverged pair's eigenvalue and its residual ||A x - \u03bb B x||\n",
-                equation(true).c_str());
+  if (output.monitor)
+    std::printf(
+        "monitor    %s: each line the pairs converged, the first unconverged pair's Ritz value (its estimate "
+        "of the eigenvalue) and residual ||A x - \u03bb %sx||, the time so far and per iteration\n",
+        equation(problem.generalized()).c_str(), problem.generalized() ? "B " : "");
   options.monitor = [k = options.k, lines = output.monitor, pacing = MonitorPacing(output.monitor_every),
                      tolerance = options.tolerance, first](const solver::LobpcgProgress& p) mutable {
     if (!p.below_floor.empty()) print_floor_warning(p, tolerance);

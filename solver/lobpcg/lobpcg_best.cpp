@@ -106,8 +106,9 @@ void BestIterate<T>::record(spmm::ConstDenseView<T> previous_x, bool new_iterate
 
 // A wanted Ritz value's move toward the wanted end beyond rounding since the
 // last such move restarts the stagnation window; one beyond jump_ratio times
-// its pair's smallest bound since its last jump is a jump, unless the value
-// only moved into the place of an earlier pair (which jumped itself).
+// its pair's smallest bound since its last jump is a jump, reported where the
+// pair had settled (jump_settled) unless the value only moved into the place
+// of an earlier pair (which jumped itself).
 template <class T>
 void BestIterate<T>::find_progress_and_jumps(int iteration, const std::vector<double>& lambda,
                                              const std::vector<double>& bound, double mean) {
@@ -128,10 +129,11 @@ void BestIterate<T>::find_progress_and_jumps(int iteration, const std::vector<do
   for (int j = 0; j < k_; ++j) {
     moved = moved || sign_ * (anchor_[j] - lambda[j]) > ritz.rounding(bound[j]);
     if (sign_ * (before[j] - lambda[j]) > jump_ratio * before_bound[j] + ritz.rounding(bound[j])) {
-      // Reported unless the pair only took the place of one before it, which moved on.
+      // Reported where the pair had settled, unless it only took the place of one before it, which moved on.
       bool shifted = false;
       for (int i = 0; i < j && !shifted; ++i) shifted = near(i, lambda[j]);
-      if (!shifted) jumps_.push_back({iteration, j, before[j], lambda[j], before_bound[j]});
+      const bool settled = before_bound[j] <= jump_settled * std::abs(before[j]);
+      if (settled && !shifted) jumps_.push_back({iteration, j, before[j], lambda[j], before_bound[j]});
       jump_lambda_[j] = lambda[j];
       jump_bound_[j] = bound[j];
     } else if (bound[j] < jump_bound_[j]) {

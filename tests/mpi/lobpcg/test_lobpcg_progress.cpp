@@ -133,6 +133,17 @@ TEST(LobpcgProgress, JumpsAreNamed) {
   ASSERT_EQ(largest.best.jumps().size(), 1u);
   EXPECT_EQ(largest.best.jumps()[0].pair, 0);
   EXPECT_DOUBLE_EQ(largest.best.jumps()[0].to, 3.5);
+
+  // From a random start the values move far beyond their bounds, but none had settled: no jump reported.
+  Recorder start(0, 0, SpectrumEnd::largest);
+  start.record({3.0e6, 2.3e6, 2.1e6}, {2.5e7, 1.1e7, 1.3e7});
+  start.record({7.1e8, 4.3e8, 3.4e8}, {3e7, 2e7, 1e7});
+  EXPECT_TRUE(start.best.jumps().empty());
+  // Once settled (bound 1e5 against 7.7e8), a rise far beyond it is one.
+  start.record({7.7e8, 4.7e8, 3.6e8}, {1e5, 2e7, 1e7});
+  start.record({9.9e8, 7.7e8, 4.7e8}, {1e7, 1e5, 2e7});
+  ASSERT_EQ(start.best.jumps().size(), 1u);
+  EXPECT_EQ(start.best.jumps()[0].pair, 0);
 }
 
 // After a jump the residuals rise by orders of magnitude while the new
