@@ -202,6 +202,9 @@ int main(int argc, char** argv) {
       if (first_rank()) apps::usage_error("petsc-example", apps::unknown_option(arg));
       return apps::exit_usage;
     }
+  // MPI first, so that PETSc's option for a MPI without CUDA support can be set before PETSc starts.
+  if (MPI_Init(&argc, &argv) != MPI_SUCCESS) return 1;
+  solver::set_petsc_gpu_aware_default();
   if (SlepcInitialize(&argc, &argv, nullptr, help) != 0) return 1;
   PetscInt nx = 12, ny = 10, nz = 8;  // unequal sides: no repeated eigenvalues among the smallest
   char pc_name[32] = "", vec_type[32] = "";
@@ -260,5 +263,6 @@ int main(int argc, char** argv) {
     status = 1;
   }
   if (SlepcFinalize() != 0) status = 1;
+  MPI_Finalize();
   return status;
 }

@@ -230,6 +230,8 @@ PetscErrorCode run(const spmm::Context& context, const solver::DistributedRows& 
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (MPI_Init(&argc, &argv) != MPI_SUCCESS) return 1;
+  solver::set_petsc_gpu_aware_default();  // before PETSc starts
   if (PetscInitialize(&argc, &argv, nullptr, help) != PETSC_SUCCESS) return 1;
   PetscInt n = 128, columns = 16, reps = 3;
   PetscReal rtol = 1e-8;
@@ -255,5 +257,6 @@ int main(int argc, char** argv) {
     status = 1;
   }
   if (PetscFinalize() != PETSC_SUCCESS) status = 1;
+  MPI_Finalize();
   return status;
 }

@@ -14,6 +14,7 @@
 #include "core/checks.hpp"
 #include "core/error.hpp"
 #include "solver/base/collective.hpp"
+#include "solver/operator/device_selection.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/operator/symmetry_check.hpp"
 #include "solver/petsc/petsc_device.hpp"
@@ -27,6 +28,9 @@
 
 namespace blockeigs::solver {
 namespace {
+
+// Whether PETSc was built with CUDA (CMake's test of PETSC_HAVE_CUDA; BLOCKEIGS_PETSC_HAS_CUDA).
+constexpr bool petsc_has_cuda = BLOCKEIGS_PETSC_HAS_CUDA;
 
 // y = A x: PETSc's arrays where they live (device arrays in place on the
 // device backend), a row-major block of width 1.
@@ -267,5 +271,10 @@ void fail_next_petsc_callback(Mat A, const std::string& message) {
   shell_context_of(A).injected_failure = message.empty() ? "injected failure" : message;
 }
 }  // namespace test_hooks
+
+bool set_petsc_gpu_aware_default() {
+  if (!petsc_has_cuda || mpi_is_cuda_aware()) return false;
+  return PetscOptionsSetValue(nullptr, "-use_gpu_aware_mpi", "0") == PETSC_SUCCESS;
+}
 
 }  // namespace blockeigs::solver

@@ -111,6 +111,13 @@ PetscOperatorStats petsc_operator_stats(Mat A);
 // place: PETSc has CUDA and our CUDA backend is built.
 bool petsc_device_arrays();
 
+// Before PetscInitialize or SlepcInitialize (MPI initialised): where PETSc
+// has CUDA and MPI is not CUDA-aware (Open MPI without CUDA support, as on
+// the GPU machine), sets PETSc's option -use_gpu_aware_mpi 0, without which
+// PETSc aborts at more than one rank; one given on the command line or in
+// PETSC_OPTIONS still wins. Returns whether it set the option.
+bool set_petsc_gpu_aware_default();
+
 // PETSc's counts of copies of vector data between host and device since it
 // started (-log_view's CpuToGpu and GpuToCpu); zeros without device arrays.
 struct PetscCopyCounts {

@@ -113,6 +113,7 @@ PetscPreconditioner::PetscPreconditioner(MPI_Comm comm, const spmm::Context& con
     PetscInitialized(&initialised);
     if (!initialised) {
       PETSC_COMM_WORLD = comm;
+      set_petsc_gpu_aware_default();
       if (PetscInitializeNoArguments() != PETSC_SUCCESS) throw LibraryError("PetscInitializeNoArguments failed");
       we_initialised = true;
     }

@@ -124,7 +124,7 @@ skip 'ctest --preset cuda -L cuda' "the GPU tests, run on the GPU machine"
 skip 'source DIR/env.sh' "a PETSc built with CUDA (docs/petsc.md), not on this machine"
 skip 'cmake --preset cuda -B build/cuda-petsc' "a build against a PETSc with CUDA"
 skip 'cmake --build build/cuda-petsc -j --target blockeigs_petsc petsc-example petsc-bench' "the same build"
-skip 'mpirun -np 2 build/cuda-petsc/apps/petsc-example -use_gpu_aware_mpi 0 -log_view' "needs that build and a GPU"
+skip 'mpirun -np 2 build/cuda-petsc/apps/petsc-example -log_view' "needs that build and a GPU"
 
 # Every command line of the docs' sh code blocks is listed above.
 while IFS= read -r line; do
