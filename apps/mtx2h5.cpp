@@ -12,7 +12,7 @@
 
 #include "apps/cli.hpp"
 #include "io/config.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "io/hdf5_csr.hpp"
 #include "io/matrix_market.hpp"
 #include "io/path_clash.hpp"

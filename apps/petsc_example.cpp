@@ -26,7 +26,7 @@
 #include "apps/environment.hpp"
 #include "core/env_overrides.hpp"
 #include "io/config.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/load_matrix.hpp"
 #include "solver/petsc/petsc_operator.hpp"

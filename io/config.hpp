@@ -14,7 +14,7 @@
 
 #include "core/enums.hpp"
 #include "core/env_overrides.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 
 namespace blockeigs::io {
 

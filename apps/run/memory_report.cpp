@@ -11,7 +11,7 @@
 #include "apps/run/preconditioner_setup.hpp"
 #include "apps/run/summary.hpp"
 #include "core/checks.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "io/hdf5_csr.hpp"
 #include "io/hdf5_dense.hpp"
 #include "io/matrix_market.hpp"

@@ -13,7 +13,7 @@
 #include "apps/environment.hpp"
 #include "core/checks.hpp"
 #include "io/config.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "solver/base/collective.hpp"
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/distributed_operator.hpp"

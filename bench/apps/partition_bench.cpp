@@ -23,7 +23,7 @@
 #include "bench/apps/partition_variants.hpp"
 #include "core/checks.hpp"
 #include "io/config.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "io/renumbering.hpp"
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/load_matrix.hpp"

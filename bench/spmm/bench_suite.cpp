@@ -7,7 +7,7 @@
 #include <random>
 
 #include "core/error.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "io/matrix_market.hpp"
 
 namespace blockeigs::spmm::bench {

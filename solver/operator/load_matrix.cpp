@@ -4,7 +4,7 @@
 
 #include "core/checks.hpp"
 #include "core/error.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "io/hdf5_csr.hpp"
 #include "io/matrix_market.hpp"
 #include "solver/base/collective.hpp"

@@ -13,7 +13,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/precond/chebyshev_preconditioner.hpp"

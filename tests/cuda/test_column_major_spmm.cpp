@@ -14,7 +14,7 @@
 
 #include "dense/memory.hpp"
 #include "distributed_fixtures.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "spmm/column_major_spmm.hpp"
 #include "test_matrices.hpp"
 #include "tests/support/mpi_environment.hpp"

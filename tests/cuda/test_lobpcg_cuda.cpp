@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/lobpcg/cuda/device_symmetric_eigen.hpp"
 #include "solver/precond/jacobi_preconditioner.hpp"

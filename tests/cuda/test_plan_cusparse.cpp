@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "spmm/plan.hpp"
 #include "test_matrices.hpp"
 #include "tests/support/gpu_test.hpp"

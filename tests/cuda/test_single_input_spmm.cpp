@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "distributed_fixtures.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "dense/memory.hpp"
 #include "spmm/single_input_spmm.hpp"
 #include "test_matrices.hpp"

@@ -19,7 +19,7 @@
 #include "apps/run/eigs_run.hpp"
 #include "apps/run/output/distributed_output.hpp"
 #include "distributed_fixtures.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "io/hdf5_dense.hpp"
 #include "io/hdf5_writer.hpp"
 

@@ -12,7 +12,7 @@
 #include <numbers>
 
 #include "distributed_fixtures.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/cg/block_cg.hpp"
 #include "solver/base/collective.hpp"

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "distributed_fixtures.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/base/collective.hpp"
 #include "solver/operator/distributed_operator.hpp"

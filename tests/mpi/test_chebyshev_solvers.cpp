@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "distributed_fixtures.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/cg/block_cg.hpp"
 #include "solver/lobpcg/lobpcg.hpp"

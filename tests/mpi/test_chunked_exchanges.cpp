@@ -12,7 +12,7 @@
 
 #include "core/checks.hpp"
 #include "core/error.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/base/large_messages.hpp"

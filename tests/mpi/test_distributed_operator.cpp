@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/checks.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "io/matrix_market.hpp"
 #include "operator_check.hpp"
 #include "solver/base/collective.hpp"

@@ -12,7 +12,7 @@
 #include "csr_test_operator.hpp"
 #include "expect_error.hpp"
 #include "halo_check.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "solver/base/collective.hpp"
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/halo/nccl_halo.hpp"

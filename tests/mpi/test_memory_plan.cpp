@@ -20,7 +20,7 @@
 #include "apps/run/eigs_run.hpp"
 #include "core/checks.hpp"
 #include "distributed_fixtures.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "solver/cg/block_cg.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/base/collective.hpp"

@@ -16,7 +16,7 @@
 
 #include "core/checks.hpp"
 #include "distributed_fixtures.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "io/renumbering.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/base/collective.hpp"

@@ -21,7 +21,7 @@
 #include "apps/run/steps/matrix_setup.hpp"
 #include "core/checks.hpp"
 #include "distributed_fixtures.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "io/hdf5_dense.hpp"
 #include "io/hdf5_writer.hpp"
 #include "io/renumbering.hpp"

@@ -11,7 +11,7 @@
 
 #include "core/checks.hpp"
 #include "io/config.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/operator/load_matrix.hpp"

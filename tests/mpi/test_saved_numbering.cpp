@@ -14,7 +14,7 @@
 #include "apps/run/partition_file.hpp"
 #include "core/checks.hpp"
 #include "distributed_fixtures.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "io/hdf5_writer.hpp"
 #include "solver/base/collective.hpp"
 #include "solver/operator/load_matrix.hpp"

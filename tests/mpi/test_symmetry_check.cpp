@@ -24,7 +24,7 @@
 #include "apps/run/steps/matrix_setup.hpp"
 #include "core/checks.hpp"
 #include "distributed_fixtures.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "solver/base/collective.hpp"
 #include "solver/operator/load_matrix_b.hpp"
 #include "solver/operator/partition/distribute_rows.hpp"

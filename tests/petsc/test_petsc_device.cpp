@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "solver/petsc/petsc_operator.hpp"
 #include "solver/petsc/petsc_shell_pc.hpp"
 #include "solver/precond/petsc_pc.hpp"

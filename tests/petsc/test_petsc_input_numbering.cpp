@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/checks.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "solver/operator/load_matrix_b.hpp"
 #include "solver/operator/partition/distribute_rows.hpp"
 #include "solver/operator/partition/graph_partition.hpp"

@@ -19,7 +19,7 @@
 
 #include "core/checks.hpp"
 #include "core/error.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/distributed_operator.hpp"

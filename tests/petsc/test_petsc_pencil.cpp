@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "core/checks.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "io/matrix_market.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/operator/device_selection.hpp"

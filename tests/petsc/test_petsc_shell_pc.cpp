@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "solver/petsc/petsc_operator.hpp"
 #include "solver/petsc/petsc_shell_pc.hpp"
 #include "distributed_fixtures.hpp"

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/checks.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
 #include "tests/support/csr_test_operator.hpp"

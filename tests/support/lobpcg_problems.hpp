@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "core/checks.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/precond/jacobi_preconditioner.hpp"
 #include "tests/support/csr_test_operator.hpp"

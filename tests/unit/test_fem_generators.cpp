@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "io/csr_rows.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "io/hdf5_csr.hpp"
 #include "io/renumbering.hpp"
 #include "tests/support/expect_error.hpp"

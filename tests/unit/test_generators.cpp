@@ -16,7 +16,7 @@
 #include "core/error.hpp"
 #include "tests/support/expect_error.hpp"
 #include "io/csr_rows.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "test_matrices.hpp"
 
 namespace {

@@ -21,7 +21,7 @@
 #include "core/error.hpp"
 #include "tests/support/expect_error.hpp"
 #include "io/csr_rows.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "io/hdf5_csr.hpp"
 
 namespace {

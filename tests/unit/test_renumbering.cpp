@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "io/csr_rows.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "io/renumbering.hpp"
 
 namespace {

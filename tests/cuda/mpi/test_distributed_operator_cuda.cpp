@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "core/checks.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "operator_check.hpp"
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/halo/nccl_halo.hpp"

@@ -11,7 +11,7 @@
 
 #include "core/checks.hpp"
 #include "halo_check.hpp"
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 #include "csr_test_operator.hpp"
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/halo/nccl_halo.hpp"

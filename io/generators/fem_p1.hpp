@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "io/generators.hpp"
-#include "io/grid.hpp"
+#include "io/generators/generators.hpp"
+#include "io/generators/grid.hpp"
 
 namespace blockeigs::io::fem {
 

@@ -1,4 +1,4 @@
-#include "io/generators.hpp"
+#include "io/generators/generators.hpp"
 
 #include <algorithm>
 #include <array>
@@ -15,8 +15,8 @@
 #include "core/error.hpp"
 #include "core/huge_pages.hpp"
 #include "core/thread_share.hpp"
-#include "io/fem_p1.hpp"
-#include "io/grid.hpp"
+#include "io/generators/fem_p1.hpp"
+#include "io/generators/grid.hpp"
 #include "io/renumbering.hpp"
 
 namespace blockeigs::io {

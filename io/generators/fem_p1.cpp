@@ -1,4 +1,4 @@
-#include "io/fem_p1.hpp"
+#include "io/generators/fem_p1.hpp"
 
 #include <algorithm>
 #include <cmath>
