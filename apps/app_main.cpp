@@ -9,7 +9,7 @@
 #include "apps/run/run_account.hpp"
 #include "core/checks.hpp"
 #include "dense/memory.hpp"
-#include "io/config.hpp"
+#include "config/run_config.hpp"
 #include "solver/base/collective.hpp"
 
 namespace blockeigs::apps {
@@ -37,7 +37,7 @@ ConfigCommandLine parse_config_command_line(const std::vector<std::string>& args
     }
   }
   for (const std::string& assignment : line.overrides)
-    if (const std::string problem = io::override_form_problem(assignment); !problem.empty()) {
+    if (const std::string problem = cfg::override_form_problem(assignment); !problem.empty()) {
       line.problem = "--set " + assignment + ": " + problem;
       return line;
     }

@@ -49,11 +49,8 @@ void set_mpi_defaults() {
   if (const char* pml = default_mpi_pml(env::environment())) setenv("OMPI_MCA_pml", pml, 0);  // 0: the user's stays
 }
 
-solver::HaloOptions halo_options(const io::ExecutionConfig& execution, Space space) {
-  const io::HaloConfig& h = execution.halo;
-  return solver::user_halo_options(
-      {.transport = h.transport, .peer = h.peer, .cuda_aware_mpi = h.cuda_aware_mpi, .piece_bytes = h.piece_bytes},
-      space);
+solver::HaloOptions halo_options(const cfg::ExecutionConfig& execution, Space space) {
+  return solver::user_halo_options(execution.halo, space);
 }
 
 MpiChunkLimit::MpiChunkLimit(std::int64_t bytes) : before_(solver::set_mpi_chunk_limit(bytes)) {}

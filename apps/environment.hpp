@@ -11,7 +11,7 @@
 
 #include "core/enums.hpp"
 #include "core/env_overrides.hpp"
-#include "io/config.hpp"
+#include "config/run_config.hpp"
 #include "solver/operator/halo/halo_transport.hpp"
 
 namespace blockeigs::apps {
@@ -42,7 +42,7 @@ void set_mpi_defaults();
 const char* default_mpi_pml(const env::Environment& environment);
 
 // The halo's options for blocks in `space` (solver::user_halo_options).
-solver::HaloOptions halo_options(const io::ExecutionConfig& execution, Space space);
+solver::HaloOptions halo_options(const cfg::ExecutionConfig& execution, Space space);
 
 // execution.mpi_chunk_bytes as the process's MPI message limit for a scope
 // (solver::set_mpi_chunk_limit); the limit before comes back after it.

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "apps/cli.hpp"
-#include "io/config.hpp"
+#include "io/matrix_config.hpp"
 #include "io/generators/generators.hpp"
 #include "io/hdf5_csr.hpp"
 #include "io/matrix_market.hpp"
@@ -115,8 +115,7 @@ int main(int argc, char** argv) {
     io::CsrRows matrix;
     if (!args.generate.empty()) {
       // Read as a config's matrix.generator, with its checks and messages.
-      const io::GeneratorSpec spec =
-          io::parse_eigs_config("matrix: {generator: " + args.generate + "}\n", "--generate").matrix.generator;
+      const io::GeneratorSpec spec = io::parse_generator(args.generate, "--generate");
       matrix = io::generate_rows(spec, 0, io::generated_rows(spec));
     } else {
       matrix = io::read_matrix_market(args.input).matrix;

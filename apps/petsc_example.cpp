@@ -25,7 +25,7 @@
 #include "apps/cli.hpp"
 #include "apps/environment.hpp"
 #include "core/env_overrides.hpp"
-#include "io/config.hpp"
+#include "config/run_config.hpp"
 #include "io/generators/generators.hpp"
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/load_matrix.hpp"

@@ -28,9 +28,9 @@ install(TARGETS ${_blockeigs_libraries} EXPORT blockeigsTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # Every header of the library folders except the YAML reader's internals
-# (config_yaml.hpp needs yaml-cpp, a private dependency) and device-code
-# headers (.cuh), which only our .cu files include.
-set(_blockeigs_header_excludes PATTERN "config_yaml.hpp" EXCLUDE)
+# (config_yaml.hpp and matrix_section.hpp need yaml-cpp, a private dependency)
+# and device-code headers (.cuh), which only our .cu files include.
+set(_blockeigs_header_excludes PATTERN "config_yaml.hpp" EXCLUDE PATTERN "matrix_section.hpp" EXCLUDE)
 if(NOT BLOCKEIGS_PETSC)
   list(APPEND _blockeigs_header_excludes PATTERN "petsc" EXCLUDE)
 endif()

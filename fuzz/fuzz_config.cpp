@@ -6,16 +6,16 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "io/config.hpp"
+#include "config/run_config.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    (void)blockeigs::io::parse_eigs_config(text, "fuzz.yaml");
+    (void)blockeigs::cfg::parse_eigs_config(text, "fuzz.yaml");
   } catch (const blockeigs::InputError&) {
   }
   try {
-    (void)blockeigs::io::parse_cg_config(text, "fuzz.yaml");
+    (void)blockeigs::cfg::parse_cg_config(text, "fuzz.yaml");
   } catch (const blockeigs::InputError&) {
   }
   return 0;

@@ -76,7 +76,7 @@ YAML::Node load(const std::string& text, const Document& doc);
 // `origin` where one is given (an environment variable: "BLOCKEIGS_HALO_PEER=0").
 void apply_override(YAML::Node& root, const std::string& assignment, Document& doc, const std::string& origin = {});
 
-// io::override_form_problem (config.hpp): what is wrong with the form of KEY=VALUE, or empty.
+// cfg::override_form_problem (config.hpp): what is wrong with the form of KEY=VALUE, or empty.
 std::string override_form_problem(std::string_view assignment);
 
 // "a", "a or b", "a, b or c".

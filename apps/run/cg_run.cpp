@@ -86,8 +86,8 @@ void print_stop(const solver::BlockCgResult& r, int window) {
 }
 
 // The result file's `rhs` attribute: where B is for whoever checks the solution.
-std::string rhs_location(const io::BlockCgConfig& settings, bool written) {
-  if (settings.rhs == io::RhsSource::hdf5) return settings.rhs_file + ":" + settings.rhs_dataset;
+std::string rhs_location(const cfg::BlockCgSettings& settings, bool written) {
+  if (settings.rhs == cfg::RhsSource::hdf5) return settings.rhs_file + ":" + settings.rhs_dataset;
   return written ? "/B" : "not written (block_cg.rhs.output: false)";
 }
 
@@ -101,17 +101,17 @@ struct CgProblem {
 };
 
 template <class T>
-CgProblem<T> set_up_rhs(const io::BlockCgConfig& settings, const solver::DistributedRows& matrix,
+CgProblem<T> set_up_rhs(const cfg::BlockCgSettings& settings, const solver::DistributedRows& matrix,
                         solver::LinearOperator<T>& op, const spmm::Context& context, MPI_Comm comm) {
   const Space space = context.space();
   const std::int64_t m = op.local_rows();
   CgProblem<T> p;
   p.s = settings.columns;
-  if (settings.rhs == io::RhsSource::hdf5) {
+  if (settings.rhs == cfg::RhsSource::hdf5) {
     const io::DenseRows rows = read_dense_rows(settings.rhs_file, settings.rhs_dataset, matrix.numbering, comm);
     p.s = rows.cols;
     p.B = from_host_doubles<T>(space, m, p.s, rows.values);
-  } else if (settings.rhs == io::RhsSource::random) {
+  } else if (settings.rhs == cfg::RhsSource::random) {
     p.B = random_rows<T>(context, matrix.numbering, p.s, settings.seed, comm);
   } else {
     p.known = true;
@@ -123,11 +123,11 @@ CgProblem<T> set_up_rhs(const io::BlockCgConfig& settings, const solver::Distrib
 }
 
 // The run's header on rank 0: version, distribution and what is solved.
-void print_header(const std::string& summary, const io::BlockCgConfig& settings, std::int64_t s, MPI_Comm comm) {
+void print_header(const std::string& summary, const cfg::BlockCgSettings& settings, std::int64_t s, MPI_Comm comm) {
   if (!is_root(comm)) return;
   std::printf("block-cg %s\n%s", BLOCKEIGS_VERSION, summary.c_str());
   std::printf("solve      %lld right-hand side(s), rtol %g, atol %g, max %d iterations, preconditioner %s\n",
-              static_cast<long long>(s), settings.rtol, settings.atol, settings.max_iterations,
+              static_cast<long long>(s), settings.cg.rtol, settings.cg.atol, settings.cg.max_iterations,
               to_string(settings.preconditioner.kind).data());
 }
 
@@ -140,7 +140,7 @@ struct CgStart {
 };
 
 template <class T>
-CgStart<T> start_block(const io::CgConfig& config, const solver::RowNumbering& numbering, Space space, std::int64_t m,
+CgStart<T> start_block(const cfg::CgConfig& config, const solver::RowNumbering& numbering, Space space, std::int64_t m,
                        std::int64_t s, MPI_Comm comm) {
   CgStart<T> start{spmm::DenseBlock<T>(space, m, s), 0, std::nullopt};
   spmm::fill_bytes(start.X.data(), space, 0, sizeof(T) * m * s);
@@ -149,7 +149,7 @@ CgStart<T> start_block(const io::CgConfig& config, const solver::RowNumbering& n
   if (point.rows.cols != s)
     solver::fail_input_everywhere("resume: ", config.resume, " holds ", point.rows.cols,
                                   " columns of X, but there are ", s, " right-hand sides");
-  check_resume_budget(config.resume, point.iteration, "block_cg.max_iterations", config.solver.max_iterations);
+  check_resume_budget(config.resume, point.iteration, "block_cg.max_iterations", config.solver.cg.max_iterations);
   start.first = point.iteration;
   start.X = from_host_doubles<T>(space, m, s, point.rows.values);
   const io::DenseRows p = read_dense_rows(config.resume, "/P", numbering, comm);
@@ -160,13 +160,10 @@ CgStart<T> start_block(const io::CgConfig& config, const solver::RowNumbering& n
 }
 
 // The solver's options, with rank 0's monitor lines (output.monitor) numbered on from `first`.
-solver::BlockCgOptions cg_options(const io::CgConfig& config, int first, MPI_Comm comm) {
-  const io::BlockCgConfig& settings = config.solver;
-  solver::BlockCgOptions options;
-  options.rtol = settings.rtol;
-  options.atol = settings.atol;
-  options.max_iterations = settings.max_iterations - first;
-  options.stagnation_window = settings.stagnation_window;
+solver::BlockCgOptions cg_options(const cfg::CgConfig& config, int first, MPI_Comm comm) {
+  const cfg::BlockCgSettings& settings = config.solver;
+  solver::BlockCgOptions options = settings.cg;
+  options.max_iterations -= first;  // a resumed run's budget is what the first one left
   if (config.output.monitor && is_root(comm))
     options.monitor = [pacing = MonitorPacing(config.output.monitor_every),
                        first](const solver::BlockCgProgress& p) mutable {
@@ -280,9 +277,9 @@ std::unique_ptr<EarlyOutput> early_rhs_output(const std::string& path, spmm::Con
 }
 
 template <class T>
-int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, const spmm::Context& context,
+int solve(const cfg::CgConfig& config, const solver::DistributedRows& matrix, const spmm::Context& context,
           MPI_Comm comm, RunAccount& account) {
-  const io::BlockCgConfig& settings = config.solver;
+  const cfg::BlockCgSettings& settings = config.solver;
   solver::DistributedOperator<T> op = make_operator<T>(config.execution, matrix, context, comm);
   account.lap(Phase::operator_build);
   const solver::MemoryPlan memory_plan = check_memory_with_operator(config, matrix, op);
@@ -298,7 +295,7 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
   account.lap(Phase::start_block);
   // Generated right-hand sides, so that others can check the solution (block_cg.rhs.output); written
   // beside the set-up and the solve where they can be.
-  const bool write_rhs = !config.output.path.empty() && settings.rhs != io::RhsSource::hdf5 && settings.rhs_output;
+  const bool write_rhs = !config.output.path.empty() && settings.rhs != cfg::RhsSource::hdf5 && settings.rhs_output;
   std::unique_ptr<EarlyOutput> early =
       write_rhs ? early_rhs_output(config.output.path, problem.B.cview(), s, matrix.numbering, comm) : nullptr;
   account.lap(Phase::write);
@@ -327,7 +324,7 @@ int solve(const io::CgConfig& config, const solver::DistributedRows& matrix, con
   const SolveCosts costs = solve_costs(op, preconditioner);
   const std::string memory = memory_line(memory_plan, comm);
   const std::vector<double> errors = known_errors(context, problem, start.X.cview(), comm);
-  if (is_root(comm)) print_report(result, errors, first, costs, guard, settings.stagnation_window, memory);
+  if (is_root(comm)) print_report(result, errors, first, costs, guard, settings.cg.stagnation_window, memory);
 
   account.lap(Phase::report);
   if (!config.output.path.empty()) {
@@ -352,8 +349,8 @@ int run_cg(const std::string& config_path, MPI_Comm comm, const std::vector<std:
   RunAccount account;
   account.lap(Phase::startup);
   const std::vector<env::KeyOverride> environment = environment_overrides(comm);
-  const io::CgConfig config =
-      solver::collectively(comm, [&] { return io::read_cg_config(config_path, overrides, environment); });
+  const cfg::CgConfig config =
+      solver::collectively(comm, [&] { return cfg::read_cg_config(config_path, overrides, environment); });
   const MpiChunkLimit chunk_limit(config.execution.mpi_chunk_bytes);
   return prepare_and_solve(
       config, comm, dry_run, account,

@@ -94,7 +94,7 @@ std::string launcher_signal_note(const std::string& status_file) {
 
 std::string launcher_signal_note() { return launcher_signal_note("/proc/" + std::to_string(::getppid()) + "/status"); }
 
-CheckpointGuard::CheckpointGuard(const io::CheckpointConfig& config, std::string app, int first_iteration,
+CheckpointGuard::CheckpointGuard(const cfg::CheckpointConfig& config, std::string app, int first_iteration,
                                  std::string config_text, const solver::RowNumbering& numbering, MPI_Comm comm)
     : config_(config),
       app_(std::move(app)),

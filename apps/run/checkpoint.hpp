@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "apps/run/output/distributed_output.hpp"
-#include "io/config.hpp"
+#include "config/run_config.hpp"
 #include "io/hdf5_dense.hpp"
 #include "io/hdf5_writer.hpp"
 #include "solver/operator/row_numbering.hpp"
@@ -70,7 +70,7 @@ class CheckpointGuard {
   // `app` names the writer ("block-eigs"); `first_iteration`, the iteration
   // a resumed run went on from (its solver counts from 0 again); `config_text`
   // is stored in each checkpoint. Collective.
-  CheckpointGuard(const io::CheckpointConfig& config, std::string app, int first_iteration, std::string config_text,
+  CheckpointGuard(const cfg::CheckpointConfig& config, std::string app, int first_iteration, std::string config_text,
                   const solver::RowNumbering& numbering, MPI_Comm comm);
 
   // Collective; `iteration` is the solver's.
@@ -91,7 +91,7 @@ class CheckpointGuard {
   std::string interruption_summary() const;
 
  private:
-  io::CheckpointConfig config_;
+  cfg::CheckpointConfig config_;
   std::string app_, config_text_;
   int first_iteration_;
   const solver::RowNumbering& numbering_;  // the operator's rows to the input's

@@ -24,8 +24,8 @@ namespace {
 constexpr double kConstraintGramCondition = 1e10;
 
 // eigensolver.constraints as this rank's rows (the operator's numbering), host doubles. Collective.
-io::DenseRows read_constraints(const io::EigensolverConfig& e, const solver::DistributedRows& a, MPI_Comm comm) {
-  if (e.constraints == io::ConstraintsSource::constant) {
+io::DenseRows read_constraints(const cfg::EigensolverSettings& e, const solver::DistributedRows& a, MPI_Comm comm) {
+  if (e.constraints == cfg::ConstraintsSource::constant) {
     io::DenseRows ones;
     ones.global_rows = a.partition.global_rows();
     ones.cols = 1;
@@ -80,7 +80,7 @@ void check_full_column_rank(const io::DenseRows& y, const std::string& what, MPI
 std::string equation(bool generalized) { return generalized ? "A x = \u03bb B x" : "A x = \u03bb x"; }
 
 template <class T>
-EigsProblem<T> set_up_problem(const io::EigsConfig& config, const solver::DistributedRows& a,
+EigsProblem<T> set_up_problem(const cfg::EigsConfig& config, const solver::DistributedRows& a,
                               const solver::DistributedRows* b, const spmm::Context& context, MPI_Comm comm) {
   EigsProblem<T> problem;
   if (b) {
@@ -90,16 +90,16 @@ EigsProblem<T> set_up_problem(const io::EigsConfig& config, const solver::Distri
     problem.b_source = b->description;
     problem.b_nnz = b->global_nnz;
   }
-  const io::EigensolverConfig& e = config.eigensolver;
-  if (e.constraints == io::ConstraintsSource::none) return problem;
+  const cfg::EigensolverSettings& e = config.eigensolver;
+  if (e.constraints == cfg::ConstraintsSource::none) return problem;
   problem.constraints_source =
-      e.constraints == io::ConstraintsSource::constant ? "constant" : e.constraints_file + ":" + e.constraints_dataset;
+      e.constraints == cfg::ConstraintsSource::constant ? "constant" : e.constraints_file + ":" + e.constraints_dataset;
   const io::DenseRows y = read_constraints(e, a, comm);
   const std::string what = "eigensolver.constraints: " + problem.constraints_source;
   const std::int64_t rows = a.partition.global_rows();
-  if (e.k + y.cols >= rows)
+  if (e.lobpcg.k + y.cols >= rows)
     solver::fail_input_everywhere(what, " has ", y.cols, " column", y.cols == 1 ? "" : "s", " and eigensolver.k is ",
-                                  e.k, ": together they must be below the matrix's ", rows, " rows");
+                                  e.lobpcg.k, ": together they must be below the matrix's ", rows, " rows");
   check_full_column_rank(y, what, comm);
   problem.constraint_columns = y.cols;
   problem.constraints.emplace(from_host_doubles<T>(context.space(), a.rows.local_rows(), y.cols, y.values));
@@ -152,9 +152,9 @@ void check_resume_problem(const std::string& checkpoint, bool generalized, const
   if (rank == 0 && !note.empty()) std::printf("%s", note.c_str());
 }
 
-template EigsProblem<float> set_up_problem(const io::EigsConfig&, const solver::DistributedRows&,
+template EigsProblem<float> set_up_problem(const cfg::EigsConfig&, const solver::DistributedRows&,
                                            const solver::DistributedRows*, const spmm::Context&, MPI_Comm);
-template EigsProblem<double> set_up_problem(const io::EigsConfig&, const solver::DistributedRows&,
+template EigsProblem<double> set_up_problem(const cfg::EigsConfig&, const solver::DistributedRows&,
                                             const solver::DistributedRows*, const spmm::Context&, MPI_Comm);
 template std::string problem_summary(const EigsProblem<float>&);
 template std::string problem_summary(const EigsProblem<double>&);

@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-#include "io/config.hpp"
+#include "config/run_config.hpp"
 #include "io/hdf5_writer.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/operator/load_matrix.hpp"
@@ -38,7 +38,7 @@ struct EigsProblem {
 // matrix's rows and full column rank (its column-scaled Gram matrix's
 // condition below 1e10); `constant` is the all-ones vector.
 template <class T>
-EigsProblem<T> set_up_problem(const io::EigsConfig& config, const solver::DistributedRows& a,
+EigsProblem<T> set_up_problem(const cfg::EigsConfig& config, const solver::DistributedRows& a,
                               const solver::DistributedRows* b, const spmm::Context& context, MPI_Comm comm);
 
 // "A x = λ B x" or "A x = λ x".

@@ -27,7 +27,7 @@
 #include "apps/run/summary.hpp"
 #include "core/checks.hpp"
 #include "core/enums.hpp"
-#include "io/config.hpp"
+#include "config/run_config.hpp"
 #include "io/hdf5_dense.hpp"
 #include "solver/blocks/host_copy.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
@@ -51,17 +51,17 @@ struct StartBlock {
 // eigensolver.seed) for the input's rows, so that the start does not depend
 // on the partition or the order of the rows. Collective.
 template <class T>
-StartBlock<T> start_block(const io::EigsConfig& config, const solver::LinearOperator<T>& op,
+StartBlock<T> start_block(const cfg::EigsConfig& config, const solver::LinearOperator<T>& op,
                           const solver::RowNumbering& numbering, int block, const EigsProblem<T>& problem,
                           MPI_Comm comm) {
-  const io::EigensolverConfig& settings = config.eigensolver;
+  const cfg::EigensolverSettings& settings = config.eigensolver;
   const std::int64_t rows = op.local_rows();
   StartBlock<T> start;
   io::DenseRows values;
   if (!config.resume.empty()) {
     ResumePoint point = read_resume_point(config.resume, "block-eigs", numbering, comm);
     check_resume_problem(config.resume, problem.generalized(), problem.b_source, comm);
-    check_resume_budget(config.resume, point.iteration, "eigensolver.max_iterations", settings.max_iterations);
+    check_resume_budget(config.resume, point.iteration, "eigensolver.max_iterations", settings.lobpcg.max_iterations);
     start.first_iteration = point.iteration;
     values = std::move(point.rows);
     if (values.cols > block) {  // a smaller block this time: keep its leading columns
@@ -85,7 +85,7 @@ StartBlock<T> start_block(const io::EigsConfig& config, const solver::LinearOper
     return start;
   }
   spmm::DenseBlock<T> random =
-      random_rows<T>(op.context(), numbering, block - values.cols, settings.seed, comm, values.cols);
+      random_rows<T>(op.context(), numbering, block - values.cols, settings.lobpcg.seed, comm, values.cols);
   if (values.cols == 0) {  // all random: drawn where the rows are, no trip through the host
     start.block = std::move(random);
     return start;
@@ -101,17 +101,9 @@ StartBlock<T> start_block(const io::EigsConfig& config, const solver::LinearOper
   return start;
 }
 
-solver::LobpcgOptions lobpcg_options(const io::EigensolverConfig& c, std::int64_t rows) {
-  solver::LobpcgOptions o;
-  o.k = c.k;
-  o.block_size = c.block_size;
-  o.which = c.which;
-  o.tolerance = c.tolerance;
-  o.test = c.test;
-  o.max_iterations = c.max_iterations;
-  o.stagnation_window = c.stagnation_window;
-  o.seed = c.seed;
-  o.search_precision = c.search_precision;
+// LOBPCG's options as the config read them, checked against the matrix.
+solver::LobpcgOptions lobpcg_options(const cfg::EigensolverSettings& c, std::int64_t rows) {
+  solver::LobpcgOptions o = c.lobpcg;
   if (o.k >= rows)
     solver::fail_input_everywhere("eigensolver.k = ", o.k, " but the matrix has ", rows,
                                   " rows: k must be smaller than the number of rows");
@@ -136,7 +128,7 @@ void print_header(const std::string& summary, const EigsProblem<T>& problem, con
 // iterations, numbered on from `first`) and, monitor or not, the solver's one
 // warning about the floor.
 template <class T>
-void set_monitor(solver::LobpcgOptions& options, const io::OutputConfig& output, const EigsProblem<T>& problem,
+void set_monitor(solver::LobpcgOptions& options, const cfg::OutputConfig& output, const EigsProblem<T>& problem,
                  int first, MPI_Comm comm) {
   if (!is_root(comm)) return;
   if (output.monitor)
@@ -209,9 +201,9 @@ void write_attributes(io::Hdf5Writer& w, const solver::LobpcgResult<T>& result, 
 }
 
 template <class T>
-int solve(const io::EigsConfig& config, const solver::DistributedRows& matrix, const solver::DistributedRows* b,
+int solve(const cfg::EigsConfig& config, const solver::DistributedRows& matrix, const solver::DistributedRows* b,
           const spmm::Context& context, MPI_Comm comm, RunAccount& account) {
-  const io::EigensolverConfig& settings = config.eigensolver;
+  const cfg::EigensolverSettings& settings = config.eigensolver;
   solver::DistributedOperator<T> op = make_operator<T>(config.execution, matrix, context, comm);
   account.lap(Phase::operator_build);
   // B (matrix_b) on A's rows and the constraint block Y (eigensolver.constraints), where given.
@@ -296,8 +288,8 @@ int run_eigs(const std::string& config_path, MPI_Comm comm, const std::vector<st
   RunAccount account;
   account.lap(Phase::startup);
   const std::vector<env::KeyOverride> environment = environment_overrides(comm);
-  const io::EigsConfig config =
-      solver::collectively(comm, [&] { return io::read_eigs_config(config_path, overrides, environment); });
+  const cfg::EigsConfig config =
+      solver::collectively(comm, [&] { return cfg::read_eigs_config(config_path, overrides, environment); });
   const MpiChunkLimit chunk_limit(config.execution.mpi_chunk_bytes);
   return prepare_and_solve(config, comm, dry_run, account,
                            [&](auto precision, const solver::DistributedRows& matrix, const solver::DistributedRows* b,

@@ -81,7 +81,7 @@ MatrixExtent matrix_extent(const io::MatrixConfig& m, MPI_Comm comm) {
 }
 
 // The preconditioner the config asks for, and what it holds (as its class states it).
-void set_preconditioner(const io::PreconditionerConfig& p, SpectrumEnd end, bool eigensolver, Space space,
+void set_preconditioner(const solver::PreconditionerOptions& p, SpectrumEnd end, bool eigensolver, Space space,
                         solver::SolverShape& s) {
   s.preconditioner = p.kind != PreconditionerKind::none;
   const Precision problem = s.value_bytes == 4 ? Precision::fp32 : Precision::fp64;
@@ -89,19 +89,19 @@ void set_preconditioner(const io::PreconditionerConfig& p, SpectrumEnd end, bool
       solver::preconditioner_memory(p.kind, problem, space, solver::chebyshev_options(p, end, eigensolver));
 }
 
-int value_bytes(const io::ExecutionConfig& execution) { return execution.spmm_precision == Precision::fp32 ? 4 : 8; }
+int value_bytes(const cfg::ExecutionConfig& execution) { return execution.spmm_precision == Precision::fp32 ? 4 : 8; }
 
-solver::SolverShape solver_shape(const io::EigsConfig& c, Space space, std::int64_t rows, MPI_Comm comm) {
-  const io::EigensolverConfig& e = c.eigensolver;
+solver::SolverShape solver_shape(const cfg::EigsConfig& c, Space space, std::int64_t rows, MPI_Comm comm) {
+  const cfg::EigensolverSettings& e = c.eigensolver;
   solver::SolverShape s =
-      solver::lobpcg_shape(e.k, e.block_size, e.test == StoppingTest::backward,
+      solver::lobpcg_shape(e.lobpcg.k, e.lobpcg.block_size, e.lobpcg.test == StoppingTest::backward,
                            e.preconditioner.kind != PreconditionerKind::none, value_bytes(c.execution), space, rows);
-  set_preconditioner(e.preconditioner, e.which, true, space, s);
+  set_preconditioner(e.preconditioner, e.lobpcg.which, true, space, s);
   if (!e.start_file.empty()) s.start_columns = s.block;  // at most the block size
   s.output = !c.output.path.empty();
   s.generalized = c.matrix_b.has_value();
-  if (e.constraints == io::ConstraintsSource::constant) s.constraint_columns = 1;
-  if (e.constraints == io::ConstraintsSource::hdf5)  // the dataset's shape: no rows read
+  if (e.constraints == cfg::ConstraintsSource::constant) s.constraint_columns = 1;
+  if (e.constraints == cfg::ConstraintsSource::hdf5)  // the dataset's shape: no rows read
     s.constraint_columns = solver::collectively(comm, [&] {
       try {
         return io::read_hdf5_dense_rows(e.constraints_file, e.constraints_dataset, 0, 0).cols;
@@ -112,19 +112,19 @@ solver::SolverShape solver_shape(const io::EigsConfig& c, Space space, std::int6
   return s;
 }
 
-solver::SolverShape solver_shape(const io::CgConfig& c, Space space, std::int64_t, MPI_Comm comm) {
-  const io::BlockCgConfig& b = c.solver;
+solver::SolverShape solver_shape(const cfg::CgConfig& c, Space space, std::int64_t, MPI_Comm comm) {
+  const cfg::BlockCgSettings& b = c.solver;
   solver::SolverShape s;
   s.kind = solver::SolverShape::Kind::block_cg;
   s.value_bytes = value_bytes(c.execution);
   s.columns = b.columns;
-  if (b.rhs == io::RhsSource::hdf5)  // the dataset's shape: no rows read
+  if (b.rhs == cfg::RhsSource::hdf5)  // the dataset's shape: no rows read
     s.columns =
         solver::collectively(comm, [&] { return io::read_hdf5_dense_rows(b.rhs_file, b.rhs_dataset, 0, 0).cols; });
   set_preconditioner(b.preconditioner, SpectrumEnd::smallest, false, space, s);
-  s.known_solution = b.rhs == io::RhsSource::known_solution;
+  s.known_solution = b.rhs == cfg::RhsSource::known_solution;
   s.output = !c.output.path.empty();
-  s.output_rhs = s.output && b.rhs != io::RhsSource::hdf5 && b.rhs_output;
+  s.output_rhs = s.output && b.rhs != cfg::RhsSource::hdf5 && b.rhs_output;
   return s;
 }
 
@@ -132,11 +132,11 @@ solver::SolverShape solver_shape(const io::CgConfig& c, Space space, std::int64_
 // partition, a band order), block-eigs also holds a start block (its random
 // columns are drawn for the input's rows and moved, eigs_run.cpp), and
 // either app's results move back to the input's numbering on their way out.
-void add_numbering(solver::SolverShape& s, const io::EigsConfig&, const solver::DistributedRows& matrix) {
+void add_numbering(solver::SolverShape& s, const cfg::EigsConfig&, const solver::DistributedRows& matrix) {
   if (!matrix.numbering.is_identity()) s.start_columns = s.block;
   s.output_renumbered = !matrix.numbering.is_identity();
 }
-void add_numbering(solver::SolverShape& s, const io::CgConfig&, const solver::DistributedRows& matrix) {
+void add_numbering(solver::SolverShape& s, const cfg::CgConfig&, const solver::DistributedRows& matrix) {
   s.output_renumbered = !matrix.numbering.is_identity();
 }
 
@@ -366,27 +366,27 @@ std::string memory_line(const solver::MemoryPlan& plan, MPI_Comm comm) {
   return line;
 }
 
-template void check_memory_from_sizes(const io::EigsConfig&, Space, int, MPI_Comm, bool, solver::MemorySides);
-template void check_memory_from_sizes(const io::CgConfig&, Space, int, MPI_Comm, bool, solver::MemorySides);
-template solver::MemoryPlan check_memory_with_operator(const io::EigsConfig&, const solver::DistributedRows&,
+template void check_memory_from_sizes(const cfg::EigsConfig&, Space, int, MPI_Comm, bool, solver::MemorySides);
+template void check_memory_from_sizes(const cfg::CgConfig&, Space, int, MPI_Comm, bool, solver::MemorySides);
+template solver::MemoryPlan check_memory_with_operator(const cfg::EigsConfig&, const solver::DistributedRows&,
                                                        const solver::DistributedOperator<float>&,
                                                        const solver::DistributedRows*,
                                                        const solver::DistributedOperator<float>*);
-template solver::MemoryPlan check_memory_with_operator(const io::EigsConfig&, const solver::DistributedRows&,
+template solver::MemoryPlan check_memory_with_operator(const cfg::EigsConfig&, const solver::DistributedRows&,
                                                        const solver::DistributedOperator<double>&,
                                                        const solver::DistributedRows*,
                                                        const solver::DistributedOperator<double>*);
-template solver::MemoryPlan check_memory_with_operator(const io::CgConfig&, const solver::DistributedRows&,
+template solver::MemoryPlan check_memory_with_operator(const cfg::CgConfig&, const solver::DistributedRows&,
                                                        const solver::DistributedOperator<float>&,
                                                        const solver::DistributedRows*,
                                                        const solver::DistributedOperator<float>*);
-template solver::MemoryPlan check_memory_with_operator(const io::CgConfig&, const solver::DistributedRows&,
+template solver::MemoryPlan check_memory_with_operator(const cfg::CgConfig&, const solver::DistributedRows&,
                                                        const solver::DistributedOperator<double>&,
                                                        const solver::DistributedRows*,
                                                        const solver::DistributedOperator<double>*);
-template int print_dry_run(const io::EigsConfig&, const solver::DistributedRows&, const solver::DistributedRows*,
+template int print_dry_run(const cfg::EigsConfig&, const solver::DistributedRows&, const solver::DistributedRows*,
                            const spmm::Context&, MPI_Comm);
-template int print_dry_run(const io::CgConfig&, const solver::DistributedRows&, const solver::DistributedRows*,
+template int print_dry_run(const cfg::CgConfig&, const solver::DistributedRows&, const solver::DistributedRows*,
                            const spmm::Context&, MPI_Comm);
 
 }  // namespace blockeigs::apps

@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "io/config.hpp"
+#include "config/run_config.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/operator/load_matrix.hpp"
 #include "solver/plan/memory_check.hpp"

@@ -14,7 +14,7 @@
 namespace blockeigs::apps {
 
 template <class T>
-BuiltPreconditioner<T> build_preconditioner(const io::PreconditionerConfig& config, solver::LinearOperator<T>& op,
+BuiltPreconditioner<T> build_preconditioner(const solver::PreconditionerOptions& config, solver::LinearOperator<T>& op,
                                             const solver::DistributedRows& matrix, SpectrumEnd end, bool eigensolver) {
   BuiltPreconditioner<T> built;
   built.description = std::string(to_string(config.kind));
@@ -29,10 +29,11 @@ BuiltPreconditioner<T> build_preconditioner(const io::PreconditionerConfig& conf
     std::snprintf(text, sizeof text,
                   "chebyshev, degree %d%s, in %s%s, 1/x on [%.6g, %.6g]%s of %s%s (power estimate %.6g), set up in "
                   "%.3f s",
-                  chebyshev->degree(), config.degree == 0 ? " (auto)" : "", to_string(chebyshev->precision()).data(),
-                  config.precision == ChebyshevPrecision::automatic ? " (auto)" : "", iv.a, iv.b,
-                  config.lower == 0 ? " (lower auto)" : "", iv.sign > 0 ? "" : "s I - ",
-                  config.jacobi ? "D^-1/2 A D^-1/2" : "A", iv.norm_estimate, MPI_Wtime() - start);
+                  chebyshev->degree(), config.chebyshev.degree == 0 ? " (auto)" : "",
+                  to_string(chebyshev->precision()).data(),
+                  config.chebyshev.precision == ChebyshevPrecision::automatic ? " (auto)" : "", iv.a, iv.b,
+                  config.chebyshev.lower == 0 ? " (lower auto)" : "", iv.sign > 0 ? "" : "s I - ",
+                  config.chebyshev.jacobi ? "D^-1/2 A D^-1/2" : "A", iv.norm_estimate, MPI_Wtime() - start);
     built.description = text;
     if (iv.sign < 0) built.description += detail::concat(", s = ", iv.shift);
     built.object = std::move(chebyshev);
@@ -75,10 +76,10 @@ std::string preconditioner_time(double seconds, const solver::PreconditionerWork
   return text;
 }
 
-template BuiltPreconditioner<float> build_preconditioner(const io::PreconditionerConfig&,
+template BuiltPreconditioner<float> build_preconditioner(const solver::PreconditionerOptions&,
                                                          solver::LinearOperator<float>&, const solver::DistributedRows&,
                                                          SpectrumEnd, bool);
-template BuiltPreconditioner<double> build_preconditioner(const io::PreconditionerConfig&,
+template BuiltPreconditioner<double> build_preconditioner(const solver::PreconditionerOptions&,
                                                           solver::LinearOperator<double>&,
                                                           const solver::DistributedRows&, SpectrumEnd, bool);
 

@@ -7,12 +7,12 @@
 #include <string>
 
 #include "core/enums.hpp"
-#include "io/config.hpp"
+#include "config/run_config.hpp"
 #include "solver/base/linear_operator.hpp"
 #include "solver/operator/load_matrix.hpp"
 #include "solver/precond/chebyshev_preconditioner.hpp"
 #include "solver/precond/preconditioner.hpp"
-#include "solver/precond/preconditioner_config.hpp"
+#include "solver/precond/preconditioner_options.hpp"
 
 namespace blockeigs::apps {
 
@@ -28,7 +28,7 @@ struct BuiltPreconditioner {
 // (block CG: smallest); `eigensolver`: for LOBPCG (else block CG), which
 // sets the default degree. `matrix`: the rows op was built from (PETSc's copy).
 template <class T>
-BuiltPreconditioner<T> build_preconditioner(const io::PreconditionerConfig& config, solver::LinearOperator<T>& op,
+BuiltPreconditioner<T> build_preconditioner(const solver::PreconditionerOptions& config, solver::LinearOperator<T>& op,
                                             const solver::DistributedRows& matrix, SpectrumEnd end, bool eigensolver);
 
 // The summary's preconditioner part: "preconditioner 0.123 (its 96 products: SpMM 0.100, halo 0.010, not in

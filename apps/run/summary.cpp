@@ -96,7 +96,7 @@ std::string threads_line(const solver::CpuThreads& t, int least, int most) {
 
 template <class T>
 std::string distribution_summary(const solver::DistributedRows& matrix, const solver::DistributedOperator<T>& op,
-                                 const io::ExecutionConfig& execution, std::int64_t block_width) {
+                                 const cfg::ExecutionConfig& execution, std::int64_t block_width) {
   MPI_Comm comm = op.comm();
   int rank = 0, ranks = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
@@ -152,8 +152,8 @@ std::string distribution_summary(const solver::DistributedRows& matrix, const so
 }
 
 template std::string distribution_summary(const solver::DistributedRows&, const solver::DistributedOperator<float>&,
-                                          const io::ExecutionConfig&, std::int64_t);
+                                          const cfg::ExecutionConfig&, std::int64_t);
 template std::string distribution_summary(const solver::DistributedRows&, const solver::DistributedOperator<double>&,
-                                          const io::ExecutionConfig&, std::int64_t);
+                                          const cfg::ExecutionConfig&, std::int64_t);
 
 }  // namespace blockeigs::apps

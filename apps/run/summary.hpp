@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "io/config.hpp"
+#include "config/run_config.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/operator/load_matrix.hpp"
 
@@ -18,6 +18,6 @@ std::string arrangement_lines(const solver::DistributedRows& matrix);
 // `block_width` is the width whose SpMM algorithm is reported.
 template <class T>
 std::string distribution_summary(const solver::DistributedRows& matrix, const solver::DistributedOperator<T>& op,
-                                 const io::ExecutionConfig& execution, std::int64_t block_width);
+                                 const cfg::ExecutionConfig& execution, std::int64_t block_width);
 
 }  // namespace blockeigs::apps

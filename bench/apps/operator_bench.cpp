@@ -12,7 +12,7 @@
 #include "bench/apps/bench_options.hpp"
 #include "apps/environment.hpp"
 #include "core/checks.hpp"
-#include "io/config.hpp"
+#include "config/run_config.hpp"
 #include "io/generators/generators.hpp"
 #include "solver/base/collective.hpp"
 #include "solver/operator/device_selection.hpp"
@@ -49,7 +49,7 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
   const spmm::Context context = solver::make_context(options.backend, comm);
   // execution.halo and mpi_chunk_bytes as the environment sets them (core/env_overrides.hpp).
-  const io::ExecutionConfig execution = io::environment_execution_config(apps::environment_overrides(comm));
+  const cfg::ExecutionConfig execution = cfg::environment_execution_config(apps::environment_overrides(comm));
   const apps::MpiChunkLimit chunk_limit(execution.mpi_chunk_bytes);
   io::GeneratorSpec spec{io::GeneratorKind::laplacian_3d, options.size, options.size, options.size, 7};
   const auto offsets = io::generated_row_offsets(spec);

@@ -22,7 +22,7 @@
 #include "bench/apps/bench_options.hpp"
 #include "bench/apps/partition_variants.hpp"
 #include "core/checks.hpp"
-#include "io/config.hpp"
+#include "config/run_config.hpp"
 #include "io/generators/generators.hpp"
 #include "io/renumbering.hpp"
 #include "solver/operator/device_selection.hpp"

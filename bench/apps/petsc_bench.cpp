@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "io/config.hpp"
+#include "config/run_config.hpp"
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/load_matrix.hpp"
 #include "solver/petsc/petsc_operator.hpp"

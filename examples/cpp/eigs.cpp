@@ -11,7 +11,7 @@
 #include <string>
 
 #include "dense/context.hpp"
-#include "io/config.hpp"
+#include "io/matrix_config.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/distributed_operator.hpp"

@@ -47,20 +47,20 @@ class DistributedMatrix:
 @overload
 def lobpcg(A: Matrix, k: int, *, B: Matrix | None = None, M: Preconditioner = None, Y: Array | None = None,
            X: Array | None = None, which: Literal["smallest", "largest", "SA", "LA"] = "smallest",
-           tol: float = 1e-6, maxiter: int = 1000, comm: Comm = None, backend: Backend = "auto",
-           return_info: Literal[False] = False, gather: bool = False, strict: bool = False, block_size: int = 0,
-           seed: int = 1) -> tuple[np.ndarray, Array]: ...
+           tol: float | None = None, maxiter: int | None = None, comm: Comm = None, backend: Backend = "auto",
+           return_info: Literal[False] = False, gather: bool = False, strict: bool = False, block_size: int | None = None,
+           seed: int | None = None) -> tuple[np.ndarray, Array]: ...
 @overload
 def lobpcg(A: Matrix, k: int, *, B: Matrix | None = None, M: Preconditioner = None, Y: Array | None = None,
            X: Array | None = None, which: Literal["smallest", "largest", "SA", "LA"] = "smallest",
-           tol: float = 1e-6, maxiter: int = 1000, comm: Comm = None, backend: Backend = "auto",
-           return_info: Literal[True], gather: bool = False, strict: bool = False, block_size: int = 0,
-           seed: int = 1) -> tuple[np.ndarray, Array, dict[str, Any]]: ...
+           tol: float | None = None, maxiter: int | None = None, comm: Comm = None, backend: Backend = "auto",
+           return_info: Literal[True], gather: bool = False, strict: bool = False, block_size: int | None = None,
+           seed: int | None = None) -> tuple[np.ndarray, Array, dict[str, Any]]: ...
 @overload
-def cg(A: Matrix, B: Array, *, M: Preconditioner = None, rtol: float = 1e-8, maxiter: int | None = None,
+def cg(A: Matrix, B: Array, *, M: Preconditioner = None, rtol: float | None = None, maxiter: int | None = None,
        X0: Array | None = None, comm: Comm = None, return_info: Literal[False] = False, gather: bool = False,
-       strict: bool = False, atol: float = 0.0, backend: Backend = "auto") -> Array: ...
+       strict: bool = False, atol: float | None = None, backend: Backend = "auto") -> Array: ...
 @overload
-def cg(A: Matrix, B: Array, *, M: Preconditioner = None, rtol: float = 1e-8, maxiter: int | None = None,
+def cg(A: Matrix, B: Array, *, M: Preconditioner = None, rtol: float | None = None, maxiter: int | None = None,
        X0: Array | None = None, comm: Comm = None, return_info: Literal[True], gather: bool = False,
-       strict: bool = False, atol: float = 0.0, backend: Backend = "auto") -> tuple[Array, dict[str, Any]]: ...
+       strict: bool = False, atol: float | None = None, backend: Backend = "auto") -> tuple[Array, dict[str, Any]]: ...

@@ -1,5 +1,8 @@
-"""blockeigs.lobpcg and blockeigs.cg: SciPy-shaped calls into block-eigs' solvers."""
-import json
+"""blockeigs.lobpcg and blockeigs.cg: SciPy-shaped calls into block-eigs' solvers.
+
+The options go to the library as the keys of a config's sections (eigensolver, block_cg, execution), read by the
+readers that read a config file: the same defaults, checks and messages ("blockeigs.lobpcg: eigensolver.tolerance
+must be positive, got -1"). An argument left at None takes the library's default."""
 import time
 import warnings
 
@@ -8,9 +11,8 @@ import numpy as np
 from . import _blockeigs, _blocks, _mpi
 from ._matrix import DistributedMatrix, as_matrix
 
-_BACKENDS = ("auto", "cpu", "cuda")
-_WHICH = {"smallest": False, "SA": False, "largest": True, "LA": True}
-_PRECONDITIONERS = ("none", "jacobi", "chebyshev")
+# SciPy's spellings of the ends beside the config's.
+_WHICH = {"SA": "smallest", "LA": "largest"}
 
 
 class NotConvergedWarning(UserWarning):
@@ -26,25 +28,17 @@ class NotConvergedError(RuntimeError):
 
 
 def _preconditioner(M):
-    """M as the config's preconditioner value: none, jacobi, chebyshev or a flow mapping of its keys."""
-    if M is None:
-        return "none"
-    if isinstance(M, str):
-        if M not in _PRECONDITIONERS:
-            raise ValueError(f"M must be None, 'jacobi', 'chebyshev' or a dict of preconditioner keys, got {M!r}")
+    """M as the config's preconditioner value: a name (none, jacobi, chebyshev) or a dict of its keys."""
+    if M is None or isinstance(M, (str, dict)):
         return M
-    if isinstance(M, dict):
-        return json.dumps(M)  # JSON is YAML's flow style: the config reader checks the keys
     raise ValueError(f"M must be None, 'jacobi', 'chebyshev' or a dict of preconditioner keys "
                      f"({{'type': 'chebyshev', 'degree': 8}}), got {type(M).__name__}; scipy's M (an operator) "
                      f"is not taken")
 
 
-def _check_execution(backend, which=None):
-    if backend not in _BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(_BACKENDS)}, got {backend!r}")
-    if which is not None and which not in _WHICH:
-        raise ValueError(f"which must be 'smallest' or 'largest' (or 'SA', 'LA'), got {which!r}")
+def _execution(backend, a):
+    """The execution section's keys: the backend asked for, the matrix's partition and local order."""
+    return {"backend": backend, "partition": a.partition, "local_order": a.local_order}
 
 
 def _finish(result, stop, strict, what, comm):
@@ -59,6 +53,12 @@ def _finish(result, stop, strict, what, comm):
     if _mpi.rank_and_size(comm)[0] == 0:
         warnings.warn(message, NotConvergedWarning, stacklevel=3)
     return result
+
+
+def _keys(section):
+    """A section's keys without those left at None (the library's defaults); NumPy scalars as Python's."""
+    return {key: value.item() if isinstance(value, np.generic) else value
+            for key, value in section.items() if value is not None}
 
 
 class _Clock:
@@ -84,8 +84,8 @@ class _Clock:
         return out
 
 
-def lobpcg(A, k, *, B=None, M=None, Y=None, X=None, which="smallest", tol=1e-6, maxiter=1000, comm=None,
-           backend="auto", return_info=False, gather=False, strict=False, block_size=0, seed=1):
+def lobpcg(A, k, *, B=None, M=None, Y=None, X=None, which="smallest", tol=None, maxiter=None, comm=None,
+           backend="auto", return_info=False, gather=False, strict=False, block_size=None, seed=None):
     """The k extreme eigenpairs of A x = lambda x (or A x = lambda B x) by LOBPCG.
 
     A, B: SciPy or CuPy sparse matrices (or dense arrays) that every rank holds whole, or DistributedMatrix.
@@ -95,7 +95,9 @@ def lobpcg(A, k, *, B=None, M=None, Y=None, X=None, which="smallest", tol=1e-6, 
     preconditioner keys ({"type": "chebyshev", "degree": 8, "lower": 0.05, "jacobi": True,
     "precision": "fp32"}). Y: constraints (n x m or this rank's rows): the eigenvectors are kept
     (B-)orthogonal to its columns. X: a start block (n x 1..block_size or this rank's rows).
-    which: "smallest" or "largest". tol: relative residual ||A x - lambda B x|| <= tol |lambda| ||B x||.
+    which: "smallest" or "largest". tol: relative residual ||A x - lambda B x|| <= tol |lambda| ||B x||
+    (None: the library's default). maxiter, block_size, seed: the config's eigensolver.max_iterations, block_size
+    and seed (None: the library's defaults, docs/config.md).
 
     Returns (w, V) or (w, V, info): w the k eigenvalues (ascending for smallest, descending for largest);
     V this rank's rows of the eigenvectors in the input's numbering (all rows with gather=True), NumPy for
@@ -103,29 +105,23 @@ def lobpcg(A, k, *, B=None, M=None, Y=None, X=None, which="smallest", tol=1e-6, 
     returns its pairs, marked in info["converged"]; strict=True raises NotConvergedError instead. Input
     errors raise ValueError on every rank. Collective over the matrix's communicator.
     """
-    _check_execution(backend, which)
-    if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
-        raise ValueError(f"k must be a positive integer, got {k!r}")
-    if not tol > 0:
-        raise ValueError(f"tol must be positive, got {tol!r}")
-    if not isinstance(maxiter, (int, np.integer)) or maxiter < 1:
-        raise ValueError(f"maxiter must be a positive integer, got {maxiter!r}")
-    precond = _preconditioner(M)
+    eigensolver = {"k": k, "which": _WHICH.get(which, which), "tolerance": tol, "max_iterations": maxiter,
+                   "block_size": block_size, "seed": seed, "preconditioner": _preconditioner(M)}
     clock = _Clock()
     a = as_matrix(A, comm, "A")
     device = a.on_device or any(x is not None and _blocks.is_device(x) for x in (X, Y))
     b = as_matrix(B, comm, "B") if B is not None else None
     clock.lap("input")
-    numbering = a._handle.distribute(backend, a.partition, a.local_order)
+    numbering = a._handle.distribute(_execution(backend, a), "blockeigs.lobpcg")
     clock.lap("distribution")
     handle = a._handle.comm
     n = a.shape[0]
     _blocks.check(handle, [(X, "X"), (Y, "Y")], n, a.local_rows)
     x = _blocks.to_operator(X, numbering, a, n) if X is not None else None
     y = _blocks.to_operator(Y, numbering, a, n) if Y is not None else None
-    r = _blockeigs.lobpcg(a._handle, b._handle if b is not None else None, int(k), int(block_size),
-                          _WHICH[which], float(tol), int(maxiter), int(seed), precond, backend, a.partition,
-                          a.local_order, x, y, True)
+    r = _blockeigs.lobpcg(a._handle, b._handle if b is not None else None, _keys(eigensolver),
+                          _execution(backend, a), "blockeigs.lobpcg", x, y, True)
+    k = len(r["eigenvalues"])
     clock.lap("library")
     V = _blocks.to_input(r["eigenvectors"], numbering, a)
     if not device:
@@ -152,28 +148,23 @@ def lobpcg(A, k, *, B=None, M=None, Y=None, X=None, which="smallest", tol=1e-6, 
     return _finish(result, r["stop"], strict, f"lobpcg (k = {k})", handle)
 
 
-def cg(A, B, *, M=None, rtol=1e-8, maxiter=None, X0=None, comm=None, return_info=False, gather=False,
-       strict=False, atol=0.0, backend="auto"):
+def cg(A, B, *, M=None, rtol=None, maxiter=None, X0=None, comm=None, return_info=False, gather=False,
+       strict=False, atol=None, backend="auto"):
     """Solves A X = B for a symmetric positive definite A and one or many right-hand sides by block CG.
 
     A: as for lobpcg (a CuPy sparse A stays on the device). B: n x s (or n) right-hand sides, or this rank's rows of them. X0: a start, B's shape
     (None: zeros). Each column stops at ||b_j - A x_j|| <= max(rtol ||b_j||, atol). M: as for lobpcg.
-    maxiter None: the library's 10000.
+    rtol, atol, maxiter: the config's block_cg.rtol, atol and max_iterations (None: the library's defaults,
+    docs/config.md).
 
     Returns X (B's shape and kind: NumPy or CuPy; this rank's rows in the input's numbering, all rows with
     gather=True) or (X, info). Not converging warns (strict=True raises NotConvergedError). Collective.
     """
-    _check_execution(backend)
-    maxiter = 10000 if maxiter is None else maxiter
-    if not isinstance(maxiter, (int, np.integer)) or maxiter < 1:
-        raise ValueError(f"maxiter must be a positive integer, got {maxiter!r}")
-    if not rtol >= 0 or not atol >= 0 or (rtol == 0 and atol == 0):
-        raise ValueError(f"rtol and atol must be non-negative and not both zero, got {rtol!r} and {atol!r}")
-    precond = _preconditioner(M)
+    block_cg = {"rtol": rtol, "atol": atol, "max_iterations": maxiter, "preconditioner": _preconditioner(M)}
     clock = _Clock()
     a = as_matrix(A, comm, "A")
     clock.lap("input")
-    numbering = a._handle.distribute(backend, a.partition, a.local_order)
+    numbering = a._handle.distribute(_execution(backend, a), "blockeigs.cg")
     clock.lap("distribution")
     handle = a._handle.comm
     n = a.shape[0]
@@ -186,8 +177,7 @@ def cg(A, B, *, M=None, rtol=1e-8, maxiter=None, X0=None, comm=None, return_info
     device = a.on_device or _blocks.is_device(B)
     rhs = _blocks.to_operator(B, numbering, a, n)
     x0 = _blocks.to_operator(X0, numbering, a, n) if X0 is not None else None
-    r = _blockeigs.cg(a._handle, rhs, x0, float(rtol), float(atol), int(maxiter), precond, backend, a.partition,
-                      a.local_order, True)
+    r = _blockeigs.cg(a._handle, rhs, x0, _keys(block_cg), _execution(backend, a), "blockeigs.cg", True)
     clock.lap("library")
     X = _blocks.to_input(r["solution"], numbering, a)
     if not device:

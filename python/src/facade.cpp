@@ -1,5 +1,5 @@
 // The facade's process and MPI functions (initialisation, communicators,
-// agreement on input, gathering rows, the version) and the settings reader;
+// agreement on input, gathering rows, the version) and the execution keys' reader;
 // the Matrix: facade_matrix.cpp, the solves: facade_lobpcg.cpp and
 // facade_cg.cpp, what they share: facade_solve_common.cpp.
 #include "python/src/facade_internal.hpp"
@@ -16,17 +16,8 @@ int rank_of(MPI_Comm comm) {
   return rank;
 }
 
-// The settings a request names, read by the config's own reader (eigensolver.preconditioner,
-// execution.*), so that a bad value gets the apps' message.
-io::EigsConfig read_settings(const std::string& preconditioner, const Execution& execution) {
-  const std::string text =
-      "matrix: {generator: {type: laplacian_1d, nx: 2}}\n"
-      "eigensolver: {preconditioner: " +
-      preconditioner +
-      "}\n"
-      "execution: {backend: " +
-      execution.backend + ", partition: " + execution.partition + ", local_order: " + execution.local_order + "}\n";
-  return io::parse_eigs_config(text, "arguments");
+cfg::ExecutionConfig read_execution(const Section& execution, MPI_Comm comm) {
+  return solver::collectively(comm, [&] { return cfg::execution_from_keywords(execution.keywords, execution.source); });
 }
 
 double now() { return MPI_Wtime(); }

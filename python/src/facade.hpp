@@ -1,7 +1,10 @@
-// The C++ surface the Python module calls. It names no library type: every
-// call into the library (loading and distributing rows, the operator, the
-// preconditioners, LOBPCG and block CG and their options and results) is in
-// facade*.cpp, so that a change of the library's API is a change there only.
+// The C++ surface the Python module calls. It names one library type, the
+// keyword tree of config/keywords.hpp (plain data: the arguments' road into the
+// readers that read a config file's sections, so that a check and its message
+// are a config's); every call into the library (loading and distributing rows,
+// the operator, the preconditioners, LOBPCG and block CG and their options and
+// results) is in facade*.cpp, so that a change of the library's API is a change
+// there only.
 // Every function is collective over its matrix's communicator unless it says
 // otherwise; errors are agreed on by all ranks before they are thrown.
 #pragma once
@@ -13,6 +16,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "config/keywords.hpp"
 
 namespace blockeigs::python {
 
@@ -79,10 +84,11 @@ struct Numbering {
   std::vector<std::int64_t> input_row;
 };
 
-// execution keys, by their config spelling: backend (auto, cpu, cuda),
-// partition (auto, contiguous, graph), local_order (auto, none, band).
-struct Execution {
-  std::string backend = "auto", partition = "auto", local_order = "auto";
+// A config section's keys given by keyword (Python's arguments, by their
+// config spelling) and the caller's name for messages ("blockeigs.lobpcg").
+struct Section {
+  cfg::Keywords keywords;
+  std::string source;
 };
 
 // A CSR matrix every rank holds whole (a SciPy or CuPy matrix's arrays): host
@@ -131,9 +137,10 @@ class Matrix {
   const std::string& description() const;
   CommHandle comm() const;
 
-  // Distributes the rows by `execution`'s partition and local order (kept
-  // for the next call with the same ones); the numbering that results.
-  Numbering distribute(const Execution& execution);
+  // Distributes the rows by `execution`'s partition and local order (the
+  // execution section's keys; kept for the next call with the same ones); the
+  // numbering that results.
+  Numbering distribute(const Section& execution);
   // Whether the last distribute kept the rows on the device (from_replicated with device arrays).
   bool distributed_on_device() const;
   // The partition and local order used and why, in a line ("contiguous (auto: ...), local order none").
@@ -157,16 +164,9 @@ struct Timings {
 };
 
 struct EigsRequest {
-  int k = 1;
-  int block_size = 0;  // 0: the library's default
-  bool largest = false;
-  double tolerance = 1e-6;
-  int max_iterations = 1000;
-  std::uint64_t seed = 1;
-  // The preconditioner as the config's eigensolver.preconditioner takes it:
-  // none, jacobi, chebyshev or a YAML flow mapping ({type: chebyshev, degree: 8}).
-  std::string preconditioner = "none";
-  Execution execution;
+  // The config's eigensolver keys (k, tolerance, which, preconditioner, ...)
+  // and execution keys, read by the config's own readers.
+  Section eigensolver, execution;
   std::optional<BlockRef> start, constraints;  // the operator's numbering, this rank's rows
   // Polled between iterations on every rank (with the GIL taken by the
   // caller's function); the ranks agree, and a true on any rank stops the run.
@@ -189,10 +189,7 @@ struct EigsResult {
 EigsResult lobpcg(Matrix& a, Matrix* b, const EigsRequest& request);
 
 struct CgRequest {
-  double rtol = 1e-8, atol = 0;
-  int max_iterations = 10000;
-  std::string preconditioner = "none";
-  Execution execution;
+  Section block_cg, execution;    // the config's block_cg keys (rtol, atol, ...) and execution keys
   BlockRef rhs;                   // the operator's numbering, this rank's rows
   std::optional<BlockRef> start;  // the same shape as rhs; none: zeros
   std::function<bool()> interrupted;

@@ -10,16 +10,16 @@ CgResult cg(Matrix& a, const CgRequest& request) {
   return translated([&] {
     const double begin = now();
     MPI_Comm comm = a.impl->comm;
-    const io::EigsConfig settings =
-        solver::collectively(comm, [&] { return read_settings(request.preconditioner, request.execution); });
+    const cfg::BlockCgSettings settings = solver::collectively(
+        comm, [&] { return cfg::block_cg_from_keywords(request.block_cg.keywords, request.block_cg.source); });
+    const cfg::ExecutionConfig execution = read_execution(request.execution, comm);
     a.distribute(request.execution);
-    const spmm::Context context = solver::make_context(settings.execution.backend, comm);
+    const spmm::Context context = solver::make_context(execution.backend, comm);
     const std::unique_ptr<solver::DistributedOperator<double>> a_op = make_operator(a, context);
     solver::DistributedOperator<double>& op = *a_op;
     CgResult out;
     const auto preconditioner = solver::collectively(comm, [&] {
-      return make_preconditioner(settings.eigensolver.preconditioner, op, SpectrumEnd::smallest, false,
-                                 out.preconditioner);
+      return make_preconditioner(settings.preconditioner, op, SpectrumEnd::smallest, false, out.preconditioner);
     });
     const Space space = context.space();
     const std::int64_t m = op.local_rows(), s = request.rhs.cols;
@@ -40,10 +40,7 @@ CgResult cg(Matrix& a, const CgRequest& request) {
       spmm::fill_bytes(x.data(), space, 0, sizeof(double) * m * s);
     }
 
-    solver::BlockCgOptions options;
-    options.rtol = request.rtol;
-    options.atol = request.atol;
-    options.max_iterations = request.max_iterations;
+    solver::BlockCgOptions options = settings.cg;
     const std::function<bool()> stop = agreed_stop(request.interrupted, comm);
     if (stop) options.between_iterations = [&stop](const solver::BlockCgIterate&) { return stop(); };
     const solver::BlockCgResult r = timed_solve(context, begin, out.timings, [&] {

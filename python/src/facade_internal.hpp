@@ -1,6 +1,6 @@
 // The pieces the facade's files share (python/src/facade*.cpp, not the
 // module): MPI handles, the library's exceptions as the module's two kinds,
-// the settings reader, the caller's blocks in and the library's out, the
+// the execution reader, the caller's blocks in and the library's out, the
 // preconditioner, the stop request, the operator of a distributed Matrix and
 // the Matrix's state.
 #pragma once
@@ -18,7 +18,8 @@
 #include "core/checks.hpp"
 #include "core/enums.hpp"
 #include "core/error.hpp"
-#include "io/config.hpp"
+#include "config/keywords.hpp"
+#include "config/run_config.hpp"
 #include "io/csr_rows.hpp"
 #include "solver/cg/block_cg.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
@@ -32,7 +33,7 @@
 #include "solver/operator/symmetry_check.hpp"
 #include "solver/precond/chebyshev_preconditioner.hpp"
 #include "solver/precond/jacobi_preconditioner.hpp"
-#include "solver/precond/preconditioner_config.hpp"
+#include "solver/precond/preconditioner_options.hpp"
 #include "dense/context.hpp"
 #include "dense/dense.hpp"
 #include "dense/memory.hpp"
@@ -107,9 +108,9 @@ auto translated(Step&& step) -> decltype(step()) {
 
 int rank_of(MPI_Comm comm);
 
-// The settings a request names, read by the config's own reader (eigensolver.preconditioner,
-// execution.*), so that a bad value gets the apps' message.
-io::EigsConfig read_settings(const std::string& preconditioner, const Execution& execution);
+// The execution keys a request names, read by the config's own reader (a bad
+// value gets a config's message). Collective.
+cfg::ExecutionConfig read_execution(const Section& execution, MPI_Comm comm);
 
 double now();
 
@@ -118,7 +119,7 @@ spmm::ConstDenseView<double> in_space(const BlockRef& block, Space space, std::o
                                       const char* name);
 
 // The preconditioner eigensolver.preconditioner describes, on `op` (null for none).
-std::unique_ptr<solver::Preconditioner<double>> make_preconditioner(const io::PreconditionerConfig& config,
+std::unique_ptr<solver::Preconditioner<double>> make_preconditioner(const solver::PreconditionerOptions& config,
                                                                     solver::LinearOperator<double>& op, SpectrumEnd end,
                                                                     bool eigensolver, std::string& description);
 

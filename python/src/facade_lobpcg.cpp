@@ -55,27 +55,28 @@ EigsResult lobpcg(Matrix& a, Matrix* b, const EigsRequest& request) {
   return translated([&] {
     const double begin = now();
     MPI_Comm comm = a.impl->comm;
-    const io::EigsConfig settings =
-        solver::collectively(comm, [&] { return read_settings(request.preconditioner, request.execution); });
+    const cfg::EigensolverSettings settings = solver::collectively(
+        comm, [&] { return cfg::eigensolver_from_keywords(request.eigensolver.keywords, request.eigensolver.source); });
+    solver::LobpcgOptions options = settings.lobpcg;
+    const cfg::ExecutionConfig execution = read_execution(request.execution, comm);
     a.distribute(request.execution);
     const solver::DistributedRows& rows = *a.impl->distributed;
     const std::int64_t n = rows.partition.global_rows();
-    if (request.k >= n)
-      solver::fail_input_everywhere("k = ", request.k, " but the matrix has ", n,
+    if (options.k >= n)
+      solver::fail_input_everywhere("k = ", options.k, " but the matrix has ", n,
                                     " rows: k must be smaller than the number of rows");
     std::optional<solver::DistributedRows> b_rows;
     if (b) b_rows = b_like_a(*b, a, comm);
 
-    const spmm::Context context = solver::make_context(settings.execution.backend, comm);
+    const spmm::Context context = solver::make_context(execution.backend, comm);
     const std::unique_ptr<solver::DistributedOperator<double>> a_op = make_operator(a, context);
     solver::DistributedOperator<double>& op = *a_op;
     std::unique_ptr<solver::DistributedOperator<double>> b_op;
     if (b_rows)
       b_op = std::make_unique<solver::DistributedOperator<double>>(comm, context, b_rows->rows, b_rows->partition);
     EigsResult out;
-    const SpectrumEnd end = request.largest ? SpectrumEnd::largest : SpectrumEnd::smallest;
     const auto preconditioner = solver::collectively(comm, [&] {
-      return make_preconditioner(settings.eigensolver.preconditioner, op, end, true, out.preconditioner);
+      return make_preconditioner(settings.preconditioner, op, options.which, true, out.preconditioner);
     });
 
     std::optional<spmm::DenseBlock<double>> start_copy, constraints_copy;
@@ -84,18 +85,11 @@ EigsResult lobpcg(Matrix& a, Matrix* b, const EigsRequest& request) {
       if (request.start) start = in_space(*request.start, context.space(), start_copy, "X");
       if (request.constraints) constraints = in_space(*request.constraints, context.space(), constraints_copy, "Y");
     });
-    if (request.constraints && request.k + request.constraints->cols >= n)
+    if (request.constraints && options.k + request.constraints->cols >= n)
       solver::fail_input_everywhere("Y has ", request.constraints->cols, " column",
-                                    request.constraints->cols == 1 ? "" : "s", " and k is ", request.k,
+                                    request.constraints->cols == 1 ? "" : "s", " and k is ", options.k,
                                     ": together they must be below the matrix's ", n, " rows");
 
-    solver::LobpcgOptions options;
-    options.k = request.k;
-    options.block_size = request.block_size;
-    options.which = end;
-    options.tolerance = request.tolerance;
-    options.max_iterations = request.max_iterations;
-    options.seed = request.seed;
     const std::function<bool()> stop = agreed_stop(request.interrupted, comm);
     if (stop) options.between_iterations = [&stop](const solver::LobpcgIterate&) { return stop(); };
     solver::LobpcgResult<double> r = timed_solve(context, begin, out.timings, [&] {

@@ -37,7 +37,7 @@ solver::RowPartition gathered_partition(MPI_Comm comm, std::int64_t n, std::int6
 }
 
 // Whether `execution` keeps the input's rows where they are, as the device operator takes them.
-bool keeps_input_rows(const io::ExecutionConfig& execution) {
+bool keeps_input_rows(const cfg::ExecutionConfig& execution) {
   return execution.backend != Backend::cpu &&
          (execution.partition == PartitionMethod::automatic || execution.partition == PartitionMethod::contiguous) &&
          (execution.local_order == LocalOrder::automatic || execution.local_order == LocalOrder::none);
@@ -163,13 +163,13 @@ bool Matrix::distributed_on_device() const { return impl->on_device; }
 const std::string& Matrix::description() const { return impl->input.description; }
 CommHandle Matrix::comm() const { return to_handle(impl->comm); }
 
-Numbering Matrix::distribute(const Execution& execution) {
+Numbering Matrix::distribute(const Section& execution) {
   return translated([&] {
-    const io::EigsConfig settings = solver::collectively(impl->comm, [&] { return read_settings("none", execution); });
-    const std::pair key{settings.execution.partition, settings.execution.local_order};
+    const cfg::ExecutionConfig settings = read_execution(execution, impl->comm);
+    const std::pair key{settings.partition, settings.local_order};
     if (!impl->distributed || impl->distributed_by != key) {
       impl->distributed.reset();
-      impl->on_device = impl->replicated && !impl->host_copied && keeps_input_rows(settings.execution);
+      impl->on_device = impl->replicated && !impl->host_copied && keeps_input_rows(settings);
       if (impl->on_device) {
         impl->distributed = on_device_as_given(impl->input, key);
       } else {

@@ -35,7 +35,7 @@ spmm::ConstDenseView<double> in_space(const BlockRef& block, Space space, std::o
 }
 
 // The preconditioner eigensolver.preconditioner describes, on `op` (null for none).
-std::unique_ptr<solver::Preconditioner<double>> make_preconditioner(const io::PreconditionerConfig& config,
+std::unique_ptr<solver::Preconditioner<double>> make_preconditioner(const solver::PreconditionerOptions& config,
                                                                     solver::LinearOperator<double>& op, SpectrumEnd end,
                                                                     bool eigensolver, std::string& description) {
   description = std::string(to_string(config.kind));

@@ -101,9 +101,33 @@ bool interrupted() {
   return true;
 }
 
-py::Execution execution(const std::string& backend, const std::string& partition, const std::string& local_order) {
-  return {backend, partition, local_order};
+// A config section's keys as Python gives them (a dict of bool, int, float, str
+// and dicts; None leaves a key out), for the config's readers, which check them.
+blockeigs::cfg::Keywords keywords(const nb::dict& d) {
+  blockeigs::cfg::Keywords out;
+  for (auto [key, value] : d) {
+    if (value.is_none()) continue;
+    blockeigs::cfg::Keyword k{nb::cast<std::string>(nb::str(key)), false};
+    if (nb::isinstance<nb::bool_>(value))
+      k.value = nb::cast<bool>(value);
+    else if (nb::isinstance<nb::int_>(value))
+      k.value = nb::cast<std::int64_t>(value);
+    else if (nb::isinstance<nb::float_>(value))
+      k.value = nb::cast<double>(value);
+    else if (nb::isinstance<nb::str>(value))
+      k.value = nb::cast<std::string>(value);
+    else if (nb::isinstance<nb::dict>(value))
+      k.value = keywords(nb::cast<nb::dict>(value));
+    else
+      throw nb::value_error((k.key + " must be a bool, an int, a float, a str or a dict, got " +
+                             nb::cast<std::string>(nb::str(value.type().attr("__name__"))))
+                                .c_str());
+    out.push_back(std::move(k));
+  }
+  return out;
 }
+
+py::Section section(const nb::dict& d, const std::string& source) { return {keywords(d), source}; }
 
 nb::dict timings(const py::Timings& t) {
   nb::dict d;
@@ -115,19 +139,12 @@ nb::dict timings(const py::Timings& t) {
   return d;
 }
 
-nb::dict lobpcg(py::Matrix& a, py::Matrix* b, int k, int block_size, bool largest, double tolerance, int max_iterations,
-                std::uint64_t seed, const std::string& preconditioner, const std::string& backend,
-                const std::string& partition, const std::string& local_order, std::optional<Block> start,
-                std::optional<Block> constraints, bool interruptible) {
+nb::dict lobpcg(py::Matrix& a, py::Matrix* b, const nb::dict& eigensolver, const nb::dict& execution,
+                const std::string& source, std::optional<Block> start, std::optional<Block> constraints,
+                bool interruptible) {
   py::EigsRequest request;
-  request.k = k;
-  request.block_size = block_size;
-  request.largest = largest;
-  request.tolerance = tolerance;
-  request.max_iterations = max_iterations;
-  request.seed = seed;
-  request.preconditioner = preconditioner;
-  request.execution = execution(backend, partition, local_order);
+  request.eigensolver = section(eigensolver, source);
+  request.execution = section(execution, source);
   request.start = reference(start);
   request.constraints = reference(constraints);
   if (interruptible) request.interrupted = interrupted;
@@ -152,15 +169,11 @@ nb::dict lobpcg(py::Matrix& a, py::Matrix* b, int k, int block_size, bool larges
   return d;
 }
 
-nb::dict cg(py::Matrix& a, const Block& rhs, std::optional<Block> start, double rtol, double atol, int max_iterations,
-            const std::string& preconditioner, const std::string& backend, const std::string& partition,
-            const std::string& local_order, bool interruptible) {
+nb::dict cg(py::Matrix& a, const Block& rhs, std::optional<Block> start, const nb::dict& block_cg,
+            const nb::dict& execution, const std::string& source, bool interruptible) {
   py::CgRequest request;
-  request.rtol = rtol;
-  request.atol = atol;
-  request.max_iterations = max_iterations;
-  request.preconditioner = preconditioner;
-  request.execution = execution(backend, partition, local_order);
+  request.block_cg = section(block_cg, source);
+  request.execution = section(execution, source);
   request.rhs = reference(rhs);
   request.start = reference(start);
   if (interruptible) request.interrupted = interrupted;
@@ -252,11 +265,12 @@ void bind_matrix(nb::module_& m) {
       .def_prop_ro("description", &py::Matrix::description)
       .def_prop_ro("comm", &py::Matrix::comm)
       .def("distribute",
-           [](py::Matrix& a, const std::string& backend, const std::string& partition, const std::string& local_order) {
+           [](py::Matrix& a, const nb::dict& execution, const std::string& source) {
+             const py::Section keys = section(execution, source);
              py::Numbering n;
              {
                nb::gil_scoped_release release;
-               n = a.distribute(execution(backend, partition, local_order));
+               n = a.distribute(keys);
              }
              nb::dict d;
              d["input_first"] = n.input_first;
@@ -294,11 +308,10 @@ void bind_matrix(nb::module_& m) {
 
 // The two solvers.
 void bind_solvers(nb::module_& m) {
-  m.def("lobpcg", &lobpcg, "a"_a, "b"_a.none(), "k"_a, "block_size"_a, "largest"_a, "tolerance"_a, "max_iterations"_a,
-        "seed"_a, "preconditioner"_a, "backend"_a, "partition"_a, "local_order"_a, "start"_a.none(),
+  // The options go as the config's sections, keyword by keyword (dicts by config key), to its readers.
+  m.def("lobpcg", &lobpcg, "a"_a, "b"_a.none(), "eigensolver"_a, "execution"_a, "source"_a, "start"_a.none(),
         "constraints"_a.none(), "interruptible"_a);
-  m.def("cg", &cg, "a"_a, "rhs"_a, "start"_a.none(), "rtol"_a, "atol"_a, "max_iterations"_a, "preconditioner"_a,
-        "backend"_a, "partition"_a, "local_order"_a, "interruptible"_a);
+  m.def("cg", &cg, "a"_a, "rhs"_a, "start"_a.none(), "block_cg"_a, "execution"_a, "source"_a, "interruptible"_a);
 }
 
 }  // namespace

@@ -73,11 +73,37 @@ def test_k_too_large(comm):
 def test_bad_options(comm):
     A = laplacian_1d(20)
     assert "which" in raises_everywhere(comm, lambda: blockeigs.lobpcg(A, 2, which="middle", comm=comm))
-    assert "M must be" in raises_everywhere(comm, lambda: blockeigs.lobpcg(A, 2, M="ilu", comm=comm))
+    message = raises_everywhere(comm, lambda: blockeigs.lobpcg(A, 2, M="ilu", comm=comm))
+    assert message == "blockeigs.lobpcg: eigensolver.preconditioner must be none, jacobi, chebyshev or petsc, got 'ilu'"
+    assert "M must be" in raises_everywhere(comm, lambda: blockeigs.lobpcg(A, 2, M=3.5, comm=comm))
     message = raises_everywhere(comm, lambda: blockeigs.lobpcg(A, 2, M={"type": "chebyshev", "degre": 4}, comm=comm))
     assert "degre" in message
     message = raises_everywhere(comm, lambda: blockeigs.lobpcg(A, 2, M={"type": "chebyshev", "lower": 2}, comm=comm))
     assert "lower" in message
+
+
+def test_options_are_the_configs(comm):
+    """The keyword arguments go through the config's readers: a config's checks and messages, keyed by its keys."""
+    A = laplacian_1d(20)
+    cases = [
+        (lambda: blockeigs.lobpcg(A, 2, tol=-1, comm=comm),
+         "blockeigs.lobpcg: eigensolver.tolerance must be positive, got -1"),
+        (lambda: blockeigs.lobpcg(A, 0, comm=comm), "blockeigs.lobpcg: eigensolver.k must be at least 1, got 0"),
+        (lambda: blockeigs.lobpcg(A, 2, maxiter=2.5, comm=comm),
+         "blockeigs.lobpcg: eigensolver.max_iterations must be an integer, got '2.5'"),
+        (lambda: blockeigs.lobpcg(A, 4, block_size=3, comm=comm),
+         "blockeigs.lobpcg: eigensolver.block_size must be 0 (automatic) or at least k = 4, got 3"),
+        (lambda: blockeigs.lobpcg(A, "2", comm=comm),
+         "blockeigs.lobpcg: eigensolver.k must be an integer, got \"2\" (a quoted string)"),
+        (lambda: blockeigs.lobpcg(A, 2, backend="gpu", comm=comm),
+         "blockeigs.lobpcg: execution.backend must be auto, cpu or cuda, got 'gpu' (did you mean cuda?)"),
+        (lambda: blockeigs.cg(A, np.ones(20), rtol=0, comm=comm),
+         "blockeigs.cg: block_cg.rtol must be positive, got 0"),
+        (lambda: blockeigs.cg(A, np.ones(20), M={"type": "chebyshev", "degree": 0}, comm=comm),
+         "blockeigs.cg: block_cg.preconditioner.degree must be at least 1, got 0"),
+    ]
+    for call, expected in cases:
+        assert raises_everywhere(comm, call) == expected
 
 
 def test_b_not_positive_definite(comm):

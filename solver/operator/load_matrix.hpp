@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "io/config.hpp"
+#include "io/matrix_config.hpp"
 #include "core/enums.hpp"
 #include "io/csr_rows.hpp"
 #include "solver/operator/partition/move_timings.hpp"

@@ -88,7 +88,7 @@ set_tests_properties(app.pencil_fem2d_next4_np3 PROPERTIES FIXTURES_REQUIRED pen
 # The summary and monitor name the problem; bad B refused once, exit 1 (every case: tests/mpi/test_pencil_inputs.cpp).
 app_test(pencil_summary_np2 2 0 "^problem +A x = λ B x, B: 2D fem_p1 mass 12x10 .* eigenvectors B-orthonormal$" 1
          ${eigs} ${pencil_dir}/fem2d.yaml --set eigensolver.k=2)
-app_test(pencil_monitor_np2 2 0 "^monitor +A x = λ B x: .*residual \\|\\|A x - λ B x\\|\\|$" 1
+app_test(pencil_monitor_np2 2 0 "^monitor +A x = λ B x: .*residual \\|\\|A x - λ B x\\|\\|, the time so far" 1
          ${eigs} ${pencil_dir}/fem2d.yaml --set eigensolver.k=2 --set output.monitor=true)
 app_test(pencil_b_size_np2 2 1 "error: matrix_b: 2D fem_p1 mass 12x9 .* is 108 x 108, but the matrix \\(A\\) is 120 x 120" 1
          ${eigs} ${pencil_dir}/fem2d.yaml --set "matrix_b.generator={type: fem_p1_2d, nx: 12, ny: 9, part: mass}")

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/checks.hpp"
-#include "io/config.hpp"
+#include "config/run_config.hpp"
 #include "io/generators/generators.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/operator/distributed_operator.hpp"

@@ -22,6 +22,7 @@ ladder=(
   "solver/lobpcg solver/cg"
   "solver/plan"
   "solver/petsc"
+  "config"
   "apps python/src"
   "bench"
   "apps/bench"

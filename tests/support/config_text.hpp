@@ -9,10 +9,12 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "io/config.hpp"
+#include "config/run_config.hpp"
 #include "io/config_yaml.hpp"
 
-namespace blockeigs::io::config_test {
+namespace blockeigs::cfg::config_test {
+
+using namespace blockeigs::io;  // the matrix section's types and the YAML reader (io::yaml) by their short names
 
 inline constexpr const char* kSource = "cfg/a.yaml";
 inline constexpr const char* kMatrix = "matrix: {generator: {type: laplacian_1d, nx: 10}}\n";
@@ -40,4 +42,4 @@ inline ::testing::AssertionResult contains_all(const std::string& message, const
   return ::testing::AssertionSuccess();
 }
 
-}  // namespace blockeigs::io::config_test
+}  // namespace blockeigs::cfg::config_test

@@ -13,7 +13,7 @@
 
 #include "core/checks.hpp"
 #include "core/env_overrides.hpp"
-#include "io/config.hpp"
+#include "config/run_config.hpp"
 #include "solver/base/large_messages.hpp"
 
 namespace {
@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   try {
     blockeigs::solver::set_mpi_chunk_limit(
-        blockeigs::io::environment_execution_config(blockeigs::env::environment().keys).mpi_chunk_bytes);
+        blockeigs::cfg::environment_execution_config(blockeigs::env::environment().keys).mpi_chunk_bytes);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());
     blockeigs::abort_mpi(MPI_COMM_WORLD, 1);

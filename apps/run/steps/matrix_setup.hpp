@@ -12,7 +12,7 @@
 #include "apps/run/steps/account_lines.hpp"
 #include "apps/run/steps/result_metadata.hpp"
 #include "apps/run/steps/run_paths.hpp"
-#include "io/config.hpp"
+#include "config/run_config.hpp"
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/load_matrix.hpp"
 #include "solver/operator/load_matrix_b.hpp"

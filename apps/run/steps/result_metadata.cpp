@@ -6,7 +6,7 @@
 
 #include "apps/build_info.hpp"
 #include "core/checks.hpp"
-#include "io/config.hpp"
+#include "config/run_config.hpp"
 #include "solver/base/collective.hpp"
 
 namespace blockeigs::apps {

@@ -16,8 +16,8 @@ void add_matrix(RunPaths& paths, const io::MatrixConfig& matrix, const std::stri
 }
 
 // What both apps share: the matrix, the partition file, resume and the outputs.
-RunPaths common_paths(const io::MatrixConfig& matrix, const io::ExecutionConfig& execution,
-                      const io::OutputConfig& output, const std::string& resume) {
+RunPaths common_paths(const io::MatrixConfig& matrix, const cfg::ExecutionConfig& execution,
+                      const cfg::OutputConfig& output, const std::string& resume) {
   RunPaths paths;
   add_matrix(paths, matrix, "matrix");
   paths.reads.push_back({"resume", resume});
@@ -37,7 +37,7 @@ RunPaths common_paths(const io::MatrixConfig& matrix, const io::ExecutionConfig&
 
 }  // namespace
 
-RunPaths run_paths(const io::EigsConfig& config) {
+RunPaths run_paths(const cfg::EigsConfig& config) {
   RunPaths paths = common_paths(config.matrix, config.execution, config.output, config.resume);
   if (config.matrix_b) add_matrix(paths, *config.matrix_b, "matrix_b");
   paths.reads.push_back({"eigensolver.start.file", config.eigensolver.start_file});
@@ -45,7 +45,7 @@ RunPaths run_paths(const io::EigsConfig& config) {
   return paths;
 }
 
-RunPaths run_paths(const io::CgConfig& config) {
+RunPaths run_paths(const cfg::CgConfig& config) {
   RunPaths paths = common_paths(config.matrix, config.execution, config.output, config.resume);
   paths.reads.push_back({"block_cg.rhs.file", config.solver.rhs_file});
   return paths;

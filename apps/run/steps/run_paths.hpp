@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "io/config.hpp"
+#include "config/run_config.hpp"
 #include "io/path_clash.hpp"
 
 namespace blockeigs::apps {
@@ -19,8 +19,8 @@ struct RunPaths {
 // A partition file (execution.partition_file) is read where it exists and
 // written where it does not; a checkpoint may be written over the checkpoint
 // the run resumed from (`resume`), which is read whole before the first write.
-RunPaths run_paths(const io::EigsConfig& config);
-RunPaths run_paths(const io::CgConfig& config);
+RunPaths run_paths(const cfg::EigsConfig& config);
+RunPaths run_paths(const cfg::CgConfig& config);
 
 // Refuses, on every rank and before anything is written, a run that would
 // write over a file it reads or write two outputs to one file; the message

@@ -15,7 +15,7 @@
 #include "apps/run/output/distributed_output.hpp"
 #include "apps/run/preconditioner_setup.hpp"
 #include "apps/run/run_account.hpp"
-#include "io/config.hpp"
+#include "config/run_config.hpp"
 #include "solver/operator/distributed_operator.hpp"
 
 namespace blockeigs::apps {
@@ -25,7 +25,7 @@ bool is_root(MPI_Comm comm);
 
 // The operator on A's rows, with the execution section's SpMM and halo settings. Collective.
 template <class T>
-solver::DistributedOperator<T> make_operator(const io::ExecutionConfig& execution,
+solver::DistributedOperator<T> make_operator(const cfg::ExecutionConfig& execution,
                                              const solver::DistributedRows& matrix, const spmm::Context& context,
                                              MPI_Comm comm) {
   return solver::DistributedOperator<T>(comm, context, matrix.rows, matrix.partition, execution.spmm_algorithm,
@@ -61,7 +61,7 @@ class CheckpointHook {
 
 // build_preconditioner, and its `precond` line on rank 0. Collective.
 template <class T>
-BuiltPreconditioner<T> set_up_preconditioner(const io::PreconditionerConfig& config, solver::LinearOperator<T>& op,
+BuiltPreconditioner<T> set_up_preconditioner(const solver::PreconditionerOptions& config, solver::LinearOperator<T>& op,
                                              const solver::DistributedRows& matrix, SpectrumEnd end, bool eigensolver,
                                              MPI_Comm comm) {
   BuiltPreconditioner<T> built = build_preconditioner(config, op, matrix, end, eigensolver);

@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "io/config.hpp"
+#include "config/run_config.hpp"
 #include "io/config_yaml.hpp"
 #include "tests/support/config_text.hpp"
 
-namespace blockeigs::io {
+namespace blockeigs::cfg {
 namespace {
 
 namespace fs = std::filesystem;
@@ -93,7 +93,7 @@ TEST(ConfigExamples, DocsExamplesParse) {
   const EigsConfig eigs = parse_eigs_config(blocks[0], "docs/config.md (block-eigs example)");
   EXPECT_EQ(eigs.eigensolver.start_file, "data/x0.h5");
   EXPECT_EQ(eigs.eigensolver.preconditioner.kind, PreconditionerKind::chebyshev);
-  EXPECT_EQ(eigs.eigensolver.preconditioner.degree, 8);
+  EXPECT_EQ(eigs.eigensolver.preconditioner.chebyshev.degree, 8);
   const EigsConfig pencil = parse_eigs_config(blocks[1], "docs/config.md (A x = lambda B x example)");
   ASSERT_TRUE(pencil.matrix_b.has_value());
   EXPECT_EQ(pencil.matrix_b->group, "/M");
@@ -111,8 +111,8 @@ TEST(ConfigExamples, DemoNeedsNoInputFile) {
   EXPECT_EQ(config.matrix.generator.ny, 24);
   EXPECT_EQ(config.matrix.generator.nz, 24);
   EXPECT_EQ(config.matrix.generator.stencil, 7);
-  EXPECT_EQ(config.eigensolver.k, 8);
-  EXPECT_EQ(config.eigensolver.tolerance, 1e-6);
+  EXPECT_EQ(config.eigensolver.lobpcg.k, 8);
+  EXPECT_EQ(config.eigensolver.lobpcg.tolerance, 1e-6);
   EXPECT_EQ(config.execution.backend, Backend::automatic);
   EXPECT_EQ(config.execution.partition, PartitionMethod::automatic);
   EXPECT_EQ(config.execution.local_order, LocalOrder::automatic);
@@ -124,9 +124,9 @@ TEST(ConfigExamples, Laplacian128) {
   const EigsConfig config = read_eigs_config((kConfigs / "laplacian3d-128.yaml").string());
   EXPECT_EQ(config.matrix.generator.kind, GeneratorKind::laplacian_3d);
   EXPECT_EQ(config.matrix.generator.nx * config.matrix.generator.ny * config.matrix.generator.nz, 128 * 128 * 128);
-  EXPECT_EQ(config.eigensolver.k, 16);
-  EXPECT_EQ(config.eigensolver.tolerance, 1e-5);
-  EXPECT_EQ(config.eigensolver.test, StoppingTest::relative);
+  EXPECT_EQ(config.eigensolver.lobpcg.k, 16);
+  EXPECT_EQ(config.eigensolver.lobpcg.tolerance, 1e-5);
+  EXPECT_EQ(config.eigensolver.lobpcg.test, StoppingTest::relative);
   EXPECT_EQ(config.output.path, "results.h5");  // outputs stay relative to the working directory
 }
 
@@ -156,17 +156,17 @@ TEST(ConfigDefaults, Eigs) {
   EXPECT_EQ(config.matrix.generator.kind, GeneratorKind::laplacian_1d);
   EXPECT_EQ(config.matrix.generator.nx, 10);
   EXPECT_EQ(config.matrix.generator.stencil, 3);
-  const EigensolverConfig& e = config.eigensolver;
-  EXPECT_EQ(e.k, 8);
-  EXPECT_EQ(e.block_size, 0);
-  EXPECT_EQ(e.which, SpectrumEnd::smallest);
-  EXPECT_EQ(e.tolerance, 1e-6);
-  EXPECT_EQ(e.test, StoppingTest::relative);  // bounds the eigenvalues' relative error, as SLEPc's default
-  EXPECT_EQ(e.max_iterations, 1000);
-  EXPECT_EQ(e.stagnation_window, 2000);
+  const EigensolverSettings& e = config.eigensolver;
+  EXPECT_EQ(e.lobpcg.k, 8);
+  EXPECT_EQ(e.lobpcg.block_size, 0);
+  EXPECT_EQ(e.lobpcg.which, SpectrumEnd::smallest);
+  EXPECT_EQ(e.lobpcg.tolerance, 1e-6);
+  EXPECT_EQ(e.lobpcg.test, StoppingTest::relative);  // bounds the eigenvalues' relative error, as SLEPc's default
+  EXPECT_EQ(e.lobpcg.max_iterations, 1000);
+  EXPECT_EQ(e.lobpcg.stagnation_window, 2000);
   EXPECT_EQ(e.preconditioner.kind, PreconditionerKind::none);
-  EXPECT_EQ(e.search_precision, SearchPrecision::automatic);
-  EXPECT_EQ(e.seed, 1u);
+  EXPECT_EQ(e.lobpcg.search_precision, SearchPrecision::automatic);
+  EXPECT_EQ(e.lobpcg.seed, 1u);
   EXPECT_TRUE(e.start_file.empty());
   EXPECT_EQ(e.start_dataset, "/X");
   EXPECT_EQ(config.execution.backend, Backend::automatic);
@@ -179,14 +179,14 @@ TEST(ConfigDefaults, Eigs) {
 
 TEST(ConfigDefaults, BlockCg) {
   const CgConfig config = parse_cg_config(kMatrix, kSource);
-  const BlockCgConfig& s = config.solver;
+  const BlockCgSettings& s = config.solver;
   EXPECT_EQ(s.rhs, RhsSource::random);
   EXPECT_EQ(s.columns, 16);
   EXPECT_EQ(s.rhs_dataset, "/B");
-  EXPECT_EQ(s.rtol, 1e-8);
-  EXPECT_EQ(s.atol, 0.0);
-  EXPECT_EQ(s.max_iterations, 10000);
-  EXPECT_EQ(s.stagnation_window, 2000);
+  EXPECT_EQ(s.cg.rtol, 1e-8);
+  EXPECT_EQ(s.cg.atol, 0.0);
+  EXPECT_EQ(s.cg.max_iterations, 10000);
+  EXPECT_EQ(s.cg.stagnation_window, 2000);
   EXPECT_EQ(s.preconditioner.kind, PreconditionerKind::none);
   EXPECT_EQ(s.seed, 1u);
 }
@@ -223,16 +223,16 @@ output: {path: out/r.h5, monitor: false}
   EXPECT_EQ(config.matrix.generator.n, 500);
   EXPECT_EQ(config.matrix.generator.nnz_per_row, 6);
   EXPECT_EQ(config.matrix.generator.seed, 42u);
-  const EigensolverConfig& e = config.eigensolver;
-  EXPECT_EQ(e.k, 4);
-  EXPECT_EQ(e.block_size, 6);
-  EXPECT_EQ(e.which, SpectrumEnd::largest);
-  EXPECT_EQ(e.tolerance, 1e-9);
-  EXPECT_EQ(e.test, StoppingTest::relative);
-  EXPECT_EQ(e.max_iterations, 50);
+  const EigensolverSettings& e = config.eigensolver;
+  EXPECT_EQ(e.lobpcg.k, 4);
+  EXPECT_EQ(e.lobpcg.block_size, 6);
+  EXPECT_EQ(e.lobpcg.which, SpectrumEnd::largest);
+  EXPECT_EQ(e.lobpcg.tolerance, 1e-9);
+  EXPECT_EQ(e.lobpcg.test, StoppingTest::relative);
+  EXPECT_EQ(e.lobpcg.max_iterations, 50);
   EXPECT_EQ(e.preconditioner.kind, PreconditionerKind::jacobi);
-  EXPECT_EQ(e.search_precision, SearchPrecision::fp64);
-  EXPECT_EQ(e.seed, 9223372036854775807u);
+  EXPECT_EQ(e.lobpcg.search_precision, SearchPrecision::fp64);
+  EXPECT_EQ(e.lobpcg.seed, 9223372036854775807u);
   EXPECT_EQ(e.start_file, "x0.h5");
   EXPECT_EQ(e.start_dataset, "/Y");
   EXPECT_EQ(config.execution.backend, Backend::cpu);
@@ -246,8 +246,8 @@ output: {path: out/r.h5, monitor: false}
 
 TEST(ConfigValues, BlockSizeZeroOrAtLeastK) {
   const std::string base = std::string(kMatrix) + "eigensolver: {k: 8, block_size: ";
-  EXPECT_EQ(parse_eigs_config(base + "0}", kSource).eigensolver.block_size, 0);
-  EXPECT_EQ(parse_eigs_config(base + "8}", kSource).eigensolver.block_size, 8);
+  EXPECT_EQ(parse_eigs_config(base + "0}", kSource).eigensolver.lobpcg.block_size, 0);
+  EXPECT_EQ(parse_eigs_config(base + "8}", kSource).eigensolver.lobpcg.block_size, 8);
 }
 
 TEST(ConfigValues, BlockCgSettingsAndRhsSources) {
@@ -264,9 +264,9 @@ block_cg:
   EXPECT_EQ(config.solver.rhs, RhsSource::hdf5);
   EXPECT_EQ(config.solver.rhs_file, "b.h5");
   EXPECT_EQ(config.solver.rhs_dataset, "/B");
-  EXPECT_EQ(config.solver.rtol, 1e-10);
-  EXPECT_EQ(config.solver.atol, 1e-12);
-  EXPECT_EQ(config.solver.max_iterations, 7);
+  EXPECT_EQ(config.solver.cg.rtol, 1e-10);
+  EXPECT_EQ(config.solver.cg.atol, 1e-12);
+  EXPECT_EQ(config.solver.cg.max_iterations, 7);
   EXPECT_EQ(config.solver.preconditioner.kind, PreconditionerKind::jacobi);
   EXPECT_EQ(config.solver.seed, 3u);
 
@@ -420,4 +420,4 @@ TEST(ConfigFiles, NulByteFindingNamesTheFileLineAndByte) {
 }
 
 }  // namespace
-}  // namespace blockeigs::io
+}  // namespace blockeigs::cfg

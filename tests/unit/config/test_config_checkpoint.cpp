@@ -6,10 +6,12 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "io/config.hpp"
+#include "config/run_config.hpp"
 
-namespace blockeigs::io {
+namespace blockeigs::cfg {
 namespace {
+
+using namespace blockeigs::io;
 
 constexpr const char* kMatrix = "matrix: {generator: {type: laplacian_1d, nx: 10}}\n";
 
@@ -76,4 +78,4 @@ TEST(ConfigCheckpoint, RefusesResumeBesideAStartBlock) {
 }
 
 }  // namespace
-}  // namespace blockeigs::io
+}  // namespace blockeigs::cfg

@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "io/config.hpp"
+#include "config/run_config.hpp"
 #include "io/config_yaml.hpp"
 #include "tests/support/config_text.hpp"
 
-namespace blockeigs::io {
+namespace blockeigs::cfg {
 namespace {
 
 using namespace config_test;
@@ -353,4 +353,4 @@ TEST(ConfigText, TabsCarriageReturnsAndUtf8AreText) {
 }
 
 }  // namespace
-}  // namespace blockeigs::io
+}  // namespace blockeigs::cfg

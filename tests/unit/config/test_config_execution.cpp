@@ -13,10 +13,12 @@
 #include "apps/environment.hpp"
 #include "core/env_overrides.hpp"
 #include "core/error.hpp"
-#include "io/config.hpp"
+#include "config/run_config.hpp"
 
-namespace blockeigs::io {
+namespace blockeigs::cfg {
 namespace {
+
+using namespace blockeigs::io;
 
 constexpr const char* kSource = "cfg/x.yaml";
 constexpr const char* kMatrix = "matrix:\n  generator: {type: laplacian_1d, nx: 10}\n";
@@ -211,4 +213,4 @@ TEST(ConfigExecution, OneNodeJobsTakeOb1) {
 }
 
 }  // namespace
-}  // namespace blockeigs::io
+}  // namespace blockeigs::cfg

@@ -10,10 +10,12 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "io/config.hpp"
+#include "config/run_config.hpp"
 
-namespace blockeigs::io {
+namespace blockeigs::cfg {
 namespace {
+
+using namespace blockeigs::io;
 
 constexpr const char* kSource = "cfg/a.yaml";
 constexpr const char* kFile =
@@ -48,8 +50,8 @@ std::string cg_error(const std::vector<std::string>& sets) {
 
 TEST(ConfigOverrides, ReplaceTheFilesValues) {
   const EigsConfig config = eigs({"eigensolver.k=4", "eigensolver.tolerance=1e-9", "matrix.generator.nx=20"});
-  EXPECT_EQ(config.eigensolver.k, 4);
-  EXPECT_EQ(config.eigensolver.tolerance, 1e-9);
+  EXPECT_EQ(config.eigensolver.lobpcg.k, 4);
+  EXPECT_EQ(config.eigensolver.lobpcg.tolerance, 1e-9);
   EXPECT_EQ(config.matrix.generator.nx, 20);
   EXPECT_EQ(config.matrix.generator.ny, 12);  // untouched
   EXPECT_EQ(config.overrides,
@@ -58,12 +60,12 @@ TEST(ConfigOverrides, ReplaceTheFilesValues) {
 
 TEST(ConfigOverrides, WithoutOverridesTheFileIsReadAsItIs) {
   const EigsConfig config = eigs({});
-  EXPECT_EQ(config.eigensolver.k, 8);
+  EXPECT_EQ(config.eigensolver.lobpcg.k, 8);
   EXPECT_TRUE(config.overrides.empty());
 }
 
 TEST(ConfigOverrides, TheLastOfARepeatedKeyWins) {
-  EXPECT_EQ(eigs({"eigensolver.k=4", "eigensolver.k=5"}).eigensolver.k, 5);
+  EXPECT_EQ(eigs({"eigensolver.k=4", "eigensolver.k=5"}).eigensolver.lobpcg.k, 5);
 }
 
 TEST(ConfigOverrides, MakeSectionsTheFileLacks) {
@@ -80,14 +82,14 @@ TEST(ConfigOverrides, ValuesAreYaml) {
                                   "eigensolver.start={file: x0.h5}"});
   EXPECT_EQ(config.matrix.generator.kind, GeneratorKind::laplacian_1d);
   EXPECT_EQ(config.matrix.generator.nx, 50);
-  EXPECT_EQ(config.eigensolver.which, SpectrumEnd::largest);
+  EXPECT_EQ(config.eigensolver.lobpcg.which, SpectrumEnd::largest);
   EXPECT_EQ(config.eigensolver.start_file, "x0.h5");
 }
 
 TEST(ConfigOverrides, BlockCgTakesThemToo) {
   const CgConfig config = parse_cg_config("matrix: {generator: {type: laplacian_1d, nx: 10}}\n", kSource,
                                           std::vector<std::string>{"block_cg.rtol=1e-10", "block_cg.rhs.columns=3"});
-  EXPECT_EQ(config.solver.rtol, 1e-10);
+  EXPECT_EQ(config.solver.cg.rtol, 1e-10);
   EXPECT_EQ(config.solver.columns, 3);
 }
 
@@ -184,7 +186,7 @@ TEST(ConfigOverrides, ReadFromAFile) {
   const auto path = (dir / "c.yaml").string();
   std::ofstream(path) << kFile;
   const std::vector<std::string> sets{"eigensolver.k=3"};
-  EXPECT_EQ(read_eigs_config(path, sets).eigensolver.k, 3);
+  EXPECT_EQ(read_eigs_config(path, sets).eigensolver.lobpcg.k, 3);
   try {
     read_eigs_config(path, std::vector<std::string>{"eigensolver.k=x"});
     FAIL() << "parsed";
@@ -195,4 +197,4 @@ TEST(ConfigOverrides, ReadFromAFile) {
 }
 
 }  // namespace
-}  // namespace blockeigs::io
+}  // namespace blockeigs::cfg

@@ -8,10 +8,12 @@
 #include <vector>
 
 #include "core/error.hpp"
-#include "io/config.hpp"
+#include "config/run_config.hpp"
 
-namespace blockeigs::io {
+namespace blockeigs::cfg {
 namespace {
+
+using namespace blockeigs::io;
 
 constexpr const char* kSource = "cfg/a.yaml";
 constexpr const char* kPencil =
@@ -198,4 +200,4 @@ INSTANTIATE_TEST_SUITE_P(Config, ConfigPencilError, ::testing::ValuesIn(kCases),
                          [](const auto& test) { return std::string(test.param.name); });
 
 }  // namespace
-}  // namespace blockeigs::io
+}  // namespace blockeigs::cfg

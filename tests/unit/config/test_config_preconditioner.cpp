@@ -7,21 +7,23 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "io/config.hpp"
+#include "config/run_config.hpp"
 #include "tests/support/expect_error.hpp"
 
-namespace blockeigs::io {
+namespace blockeigs::cfg {
 namespace {
+
+using namespace blockeigs::io;
 
 constexpr const char* kSource = "cfg/p.yaml";
 constexpr const char* kMatrix = "matrix: {generator: {type: laplacian_1d, nx: 10}}\n";
 
-PreconditionerConfig eigs_preconditioner(const std::string& value) {
+solver::PreconditionerOptions eigs_preconditioner(const std::string& value) {
   return parse_eigs_config(std::string(kMatrix) + "eigensolver:\n  preconditioner: " + value + "\n", kSource)
       .eigensolver.preconditioner;
 }
 
-PreconditionerConfig cg_preconditioner(const std::string& value) {
+solver::PreconditionerOptions cg_preconditioner(const std::string& value) {
   return parse_cg_config(std::string(kMatrix) + "block_cg:\n  preconditioner: " + value + "\n", kSource)
       .solver.preconditioner;
 }
@@ -29,39 +31,43 @@ PreconditionerConfig cg_preconditioner(const std::string& value) {
 TEST(ConfigPreconditioner, ScalarForms) {
   EXPECT_EQ(eigs_preconditioner("none").kind, PreconditionerKind::none);
   EXPECT_EQ(eigs_preconditioner("jacobi").kind, PreconditionerKind::jacobi);
-  const PreconditionerConfig c = cg_preconditioner("chebyshev");
+  const solver::PreconditionerOptions c = cg_preconditioner("chebyshev");
   EXPECT_EQ(c.kind, PreconditionerKind::chebyshev);
-  EXPECT_EQ(c.degree, 0);  // auto
-  EXPECT_EQ(c.lower, PreconditionerConfig{}.lower);
-  EXPECT_EQ(c.jacobi, PreconditionerConfig{}.jacobi);
-  EXPECT_EQ(c.precision, ChebyshevPrecision::automatic);
+  EXPECT_EQ(c.chebyshev.degree, 0);  // auto
+  EXPECT_EQ(c.chebyshev.lower, solver::ChebyshevOptions{}.lower);
+  EXPECT_EQ(c.chebyshev.jacobi, solver::ChebyshevOptions{}.jacobi);
+  EXPECT_EQ(c.chebyshev.precision, ChebyshevPrecision::automatic);
 }
 
 TEST(ConfigPreconditioner, ChebyshevPrecision) {
-  EXPECT_EQ(eigs_preconditioner("{type: chebyshev}").precision, ChebyshevPrecision::automatic);
-  EXPECT_EQ(eigs_preconditioner("{type: chebyshev, precision: auto}").precision, ChebyshevPrecision::automatic);
-  EXPECT_EQ(eigs_preconditioner("{type: chebyshev, precision: fp32}").precision, ChebyshevPrecision::fp32);
-  EXPECT_EQ(cg_preconditioner("{type: chebyshev, degree: 8, precision: fp64}").precision, ChebyshevPrecision::fp64);
+  EXPECT_EQ(eigs_preconditioner("{type: chebyshev}").chebyshev.precision, ChebyshevPrecision::automatic);
+  EXPECT_EQ(eigs_preconditioner("{type: chebyshev, precision: auto}").chebyshev.precision,
+            ChebyshevPrecision::automatic);
+  EXPECT_EQ(eigs_preconditioner("{type: chebyshev, precision: fp32}").chebyshev.precision, ChebyshevPrecision::fp32);
+  EXPECT_EQ(cg_preconditioner("{type: chebyshev, degree: 8, precision: fp64}").chebyshev.precision,
+            ChebyshevPrecision::fp64);
   const EigsConfig set =
       parse_eigs_config(std::string(kMatrix) + "eigensolver: {preconditioner: {type: chebyshev}}\n", kSource,
                         std::vector<std::string>{"eigensolver.preconditioner.precision=fp64"});
-  EXPECT_EQ(set.eigensolver.preconditioner.precision, ChebyshevPrecision::fp64);
+  EXPECT_EQ(set.eigensolver.preconditioner.chebyshev.precision, ChebyshevPrecision::fp64);
 }
 
 TEST(ConfigPreconditioner, ChebyshevMapping) {
-  const PreconditionerConfig c = eigs_preconditioner("{type: chebyshev, degree: 8, lower: 0.05, jacobi: true}");
+  const solver::PreconditionerOptions c =
+      eigs_preconditioner("{type: chebyshev, degree: 8, lower: 0.05, jacobi: true}");
   EXPECT_EQ(c.kind, PreconditionerKind::chebyshev);
-  EXPECT_EQ(c.degree, 8);
-  EXPECT_EQ(c.lower, 0.05);
-  EXPECT_TRUE(c.jacobi);
-  EXPECT_EQ(cg_preconditioner("{type: chebyshev, degree: auto, jacobi: false}").degree, 0);
-  EXPECT_FALSE(cg_preconditioner("{type: chebyshev, jacobi: false}").jacobi);
-  EXPECT_EQ(cg_preconditioner("{type: chebyshev, degree: 100}").degree, 100);
-  EXPECT_EQ(cg_preconditioner("{type: chebyshev, lower: auto}").lower, 0);
-  EXPECT_TRUE(cg_preconditioner("{type: chebyshev}").jacobi);
+  EXPECT_EQ(c.chebyshev.degree, 8);
+  EXPECT_EQ(c.chebyshev.lower, 0.05);
+  EXPECT_TRUE(c.chebyshev.jacobi);
+  EXPECT_EQ(cg_preconditioner("{type: chebyshev, degree: auto, jacobi: false}").chebyshev.degree, 0);
+  EXPECT_FALSE(cg_preconditioner("{type: chebyshev, jacobi: false}").chebyshev.jacobi);
+  EXPECT_EQ(cg_preconditioner("{type: chebyshev, degree: 100}").chebyshev.degree, 100);
+  EXPECT_EQ(cg_preconditioner("{type: chebyshev, lower: auto}").chebyshev.lower, 0);
+  EXPECT_TRUE(cg_preconditioner("{type: chebyshev}").chebyshev.jacobi);
   EXPECT_EQ(eigs_preconditioner("{type: jacobi}").kind, PreconditionerKind::jacobi);
   EXPECT_EQ(eigs_preconditioner("{type: none}").kind, PreconditionerKind::none);
-  const PreconditionerConfig p = cg_preconditioner("{type: petsc, options: \"-pc_type gamg -pc_gamg_threshold 0.02\"}");
+  const solver::PreconditionerOptions p =
+      cg_preconditioner("{type: petsc, options: \"-pc_type gamg -pc_gamg_threshold 0.02\"}");
   EXPECT_EQ(p.kind, PreconditionerKind::petsc);
   EXPECT_EQ(p.petsc_options, "-pc_type gamg -pc_gamg_threshold 0.02");
   // A --set over the file's scalar.
@@ -69,7 +75,7 @@ TEST(ConfigPreconditioner, ChebyshevMapping) {
       parse_eigs_config(std::string(kMatrix) + "eigensolver: {preconditioner: jacobi}\n", kSource,
                         std::vector<std::string>{"eigensolver.preconditioner={type: chebyshev, degree: 4}"});
   EXPECT_EQ(set.eigensolver.preconditioner.kind, PreconditionerKind::chebyshev);
-  EXPECT_EQ(set.eigensolver.preconditioner.degree, 4);
+  EXPECT_EQ(set.eigensolver.preconditioner.chebyshev.degree, 4);
 }
 
 struct ErrorCase {
@@ -127,4 +133,4 @@ TEST(ConfigPreconditioner, ErrorsNameFileLineAndKey) {
 }
 
 }  // namespace
-}  // namespace blockeigs::io
+}  // namespace blockeigs::cfg

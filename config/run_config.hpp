@@ -1,7 +1,11 @@
-// YAML configs for block-eigs and block-cg, parsed into plain validated
-// structs. YAML is parsed here and nowhere else. Unknown keys, wrong types
-// and out-of-range values are InputErrors that name the file, the line and
-// the key ("configs/x.yaml:7: eigensolver.tolerance must be positive, got -1").
+// A run of block-eigs or block-cg as its YAML config describes it, read once:
+// the solver sections straight into the solvers' own option types
+// (solver::LobpcgOptions, BlockCgOptions, PreconditionerOptions with its
+// ChebyshevOptions, HaloOptions), whose defaults are the only ones; beside
+// them what the apps do around a solve (matrices, start blocks, output).
+// Unknown keys, wrong types and out-of-range values are InputErrors that name
+// the file, the line and the key ("configs/x.yaml:7: eigensolver.tolerance must
+// be positive, got -1"). The same readers take Python's keywords (keywords.hpp).
 //
 // The full key reference is in docs/config.md; configs/ holds examples.
 #pragma once
@@ -14,28 +18,13 @@
 
 #include "core/enums.hpp"
 #include "core/env_overrides.hpp"
-#include "io/generators/generators.hpp"
+#include "io/matrix_config.hpp"
+#include "solver/cg/block_cg.hpp"
+#include "solver/lobpcg/lobpcg.hpp"
+#include "solver/operator/halo/halo_transport.hpp"
+#include "solver/precond/preconditioner_options.hpp"
 
-namespace blockeigs::io {
-
-enum class MatrixSource { generator, hdf5, matrix_market };
-
-// The `matrix:` section, and `matrix_b:` (B of A x = lambda B x) in the same forms.
-
-struct MatrixConfig {
-  MatrixSource source = MatrixSource::generator;
-  std::string file;          // hdf5 / matrix_market; relative paths are taken relative to the config file
-  std::string group = "/A";  // hdf5
-  GeneratorSpec generator;   // generator
-};
-
-// execution.halo: how halo rows travel between ranks (solver::HaloOptions).
-struct HaloConfig {
-  HaloTransport transport = HaloTransport::automatic;   // device blocks only; host blocks take MPI
-  bool peer = true;                                     // false: automatic never takes CUDA IPC
-  std::optional<bool> cuda_aware_mpi;                   // none (auto): as MPI says
-  std::int64_t piece_bytes = default_halo_piece_bytes;  // staged MPI's pieces
-};
+namespace blockeigs::cfg {
 
 struct ExecutionConfig {
   Backend backend = Backend::automatic;
@@ -46,7 +35,7 @@ struct ExecutionConfig {
   // execution.partition_file: the rows' distribution read from it where it
   // exists (no partitioner, no local order), else computed and saved there.
   std::string partition_file;
-  HaloConfig halo;
+  solver::HaloOptions halo;                                // execution.halo
   std::int64_t mpi_chunk_bytes = default_mpi_chunk_bytes;  // the largest MPI message (at most 1 GiB is used)
   std::optional<std::int64_t> memory_limit_bytes;          // caps each node's and GPU's memory; none: no cap
 };
@@ -70,34 +59,13 @@ struct OutputConfig {
   int monitor_every = 1;  // a line every this many iterations (and the first and the last)
 };
 
-// eigensolver.preconditioner and block_cg.preconditioner: a name (none,
-// jacobi, chebyshev) or a mapping {type: chebyshev, degree: 8, lower: 0.05,
-// jacobi: true, precision: fp32} or {type: petsc, options: "-pc_type gamg"};
-// the Chebyshev keys are those of solver::ChebyshevOptions.
-struct PreconditionerConfig {
-  std::string petsc_options;  // petsc: PETSc's options for the PC, "-pc_type gamg"
-  PreconditionerKind kind = PreconditionerKind::none;
-  int degree = 0;      // chebyshev: products per apply, 1..max_chebyshev_degree; 0: auto
-  double lower = 0;    // chebyshev: the interval's lower end as a fraction of its upper, in (0, 1); 0: auto
-  bool jacobi = true;  // chebyshev: the polynomial in D^{-1/2} A D^{-1/2}
-  ChebyshevPrecision precision = ChebyshevPrecision::automatic;  // chebyshev: the polynomial's precision
-};
-
 enum class ConstraintsSource { none, constant, hdf5 };
 
-// The enums below (SpectrumEnd, StoppingTest, PreconditionerKind,
-// SearchPrecision) are core/enums.hpp's, the types the solvers take.
-struct EigensolverConfig {
-  int k = 8;           // eigenpairs wanted
-  int block_size = 0;  // 0: chosen from k (k plus guard vectors)
-  SpectrumEnd which = SpectrumEnd::smallest;
-  double tolerance = 1e-6;
-  StoppingTest test = StoppingTest::relative;
-  int max_iterations = 1000;
-  int stagnation_window = 2000;  // solver::LobpcgOptions::stagnation_window; 0: never
-  PreconditionerConfig preconditioner;
-  SearchPrecision search_precision = SearchPrecision::automatic;
-  std::uint64_t seed = 1;
+// eigensolver: LOBPCG's options as the solver takes them, and what the app
+// gives it beside them.
+struct EigensolverSettings {
+  solver::LobpcgOptions lobpcg;  // k, block_size, which, tolerance, convergence_test, max_iterations, ...
+  solver::PreconditionerOptions preconditioner;
   std::string start_file;  // optional HDF5 file with a start block
   std::string start_dataset = "/X";
   // eigensolver.constraints: a block Y (rows x m) the eigenvectors are kept
@@ -110,26 +78,25 @@ struct EigensolverConfig {
 
 enum class RhsSource { random, hdf5, known_solution };
 
-struct BlockCgConfig {
+// block_cg: block CG's options as the solver takes them, the preconditioner,
+// and the right-hand sides the app makes or reads.
+struct BlockCgSettings {
+  solver::BlockCgOptions cg;  // rtol, atol, max_iterations, stagnation_window
+  solver::PreconditionerOptions preconditioner;
   RhsSource rhs = RhsSource::random;
   int columns = 16;      // random / known_solution
   std::string rhs_file;  // hdf5
   std::string rhs_dataset = "/B";
   bool rhs_output = true;  // random / known_solution: B written to the result file as /B
-  double rtol = 1e-8;
-  double atol = 0.0;
-  int max_iterations = 10000;
-  int stagnation_window = 2000;  // solver::BlockCgOptions::stagnation_window; 0: never
-  PreconditionerConfig preconditioner;
-  std::uint64_t seed = 1;
+  std::uint64_t seed = 1;  // random / known_solution
 };
 
 struct EigsConfig {
   std::string path;                    // the config file itself, for messages
   std::vector<std::string> overrides;  // the command line's --set KEY=VALUE, applied
-  MatrixConfig matrix;
-  std::optional<MatrixConfig> matrix_b;  // B of A x = lambda B x (symmetric positive definite); none: B = I
-  EigensolverConfig eigensolver;
+  io::MatrixConfig matrix;
+  std::optional<io::MatrixConfig> matrix_b;  // B of A x = lambda B x (symmetric positive definite); none: B = I
+  EigensolverSettings eigensolver;
   ExecutionConfig execution;
   OutputConfig output;
   std::string resume;  // a checkpoint to go on from; empty: a fresh start
@@ -138,8 +105,8 @@ struct EigsConfig {
 struct CgConfig {
   std::string path;
   std::vector<std::string> overrides;
-  MatrixConfig matrix;
-  BlockCgConfig solver;
+  io::MatrixConfig matrix;
+  BlockCgSettings solver;
   ExecutionConfig execution;
   OutputConfig output;
   std::string resume;  // a checkpoint to go on from; empty: a fresh start
@@ -177,4 +144,4 @@ CgConfig parse_cg_config(const std::string& yaml_text, const std::string& source
 // benchmarks): the defaults with the environment's overrides applied.
 ExecutionConfig environment_execution_config(std::span<const env::KeyOverride> environment);
 
-}  // namespace blockeigs::io
+}  // namespace blockeigs::cfg
