@@ -46,26 +46,31 @@ EigsConfig parse_eigs(const std::string& text, Document doc, const Overrides& ov
   std::optional<Value> resume;  // checked against eigensolver.start
   config.path = doc.source;
   config.overrides.assign(overrides.command_line.begin(), overrides.command_line.end());
+  const Value top = top_level(text, doc, overrides);
   yaml::read_mapping(
-      top_level(text, doc, overrides),
-      {
-          {.key = "matrix",
-           .read = [&](const Value& v) { config.matrix = io::read_matrix_section(v); },
-           .required = true},
-          {.key = "matrix_b", .read = [&](const Value& v) { config.matrix_b = io::read_matrix_section(v); }},
-          {.key = "eigensolver", .read = [&](const Value& v) { config.eigensolver = read_eigensolver(v); }},
-          {.key = "execution", .read = [&](const Value& v) { config.execution = read_execution(v); }},
-          {.key = "output", .read = [&](const Value& v) { config.output = read_output(v); }},
-          {.key = "resume",
-           .read =
-               [&](const Value& v) {
-                 config.resume = v.string();
-                 resume = v;
-               }},
-          {.key = "block_cg", .note = "block_cg is read by block-cg, not block-eigs"},
-      });
+      top, {
+               {.key = "matrix",
+                .read = [&](const Value& v) { config.matrix = io::read_matrix_section(v); },
+                .required = true},
+               {.key = "matrix_b", .read = [&](const Value& v) { config.matrix_b = io::read_matrix_section(v); }},
+               {.key = "eigensolver", .read = [&](const Value& v) { config.eigensolver = read_eigensolver(v); }},
+               {.key = "execution", .read = [&](const Value& v) { config.execution = read_execution(v); }},
+               {.key = "output", .read = [&](const Value& v) { config.output = read_output(v); }},
+               {.key = "resume",
+                .read =
+                    [&](const Value& v) {
+                      config.resume = v.string();
+                      resume = v;
+                    }},
+               {.key = "block_cg", .note = "block_cg is read by block-cg, not block-eigs"},
+           });
   if (resume && !config.eigensolver.start_file.empty())
     resume->fail(" and eigensolver.start both give a start block: keep one");
+  if (config.matrix_b && config.eigensolver.method == solver::EigenMethod::chebyshev_filter)
+    top.member("eigensolver")
+        .member("method")
+        .fail(
+            " chebyshev_filter takes standard problems, not A x = lambda B x (matrix_b): use method lobpcg (or auto)");
   return config;
 }
 

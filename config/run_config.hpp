@@ -20,6 +20,7 @@
 #include "core/env_overrides.hpp"
 #include "io/matrix_config.hpp"
 #include "solver/cg/block_cg.hpp"
+#include "solver/chfsi/eigen_method.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/operator/halo/halo_transport.hpp"
 #include "solver/precond/preconditioner_options.hpp"
@@ -64,6 +65,7 @@ enum class ConstraintsSource { none, constant, hdf5 };
 // eigensolver: LOBPCG's options as the solver takes them, and what the app
 // gives it beside them.
 struct EigensolverSettings {
+  solver::EigenMethod method = solver::EigenMethod::automatic;  // LOBPCG or the Chebyshev filter (eigen_method.hpp)
   solver::LobpcgOptions lobpcg;  // k, block_size, which, tolerance, convergence_test, max_iterations, ...
   solver::PreconditionerOptions preconditioner;
   std::string start_file;  // optional HDF5 file with a start block

@@ -28,6 +28,8 @@ const auto kBackends = spelled(std::array{Backend::automatic, Backend::cpu, Back
 const auto kAlgorithms = spelled(std::array{Algorithm::automatic, Algorithm::reference, Algorithm::row_split,
                                             Algorithm::merge_based, Algorithm::cusparse});
 const auto kPrecisions = spelled(std::array{Precision::fp64, Precision::fp32});
+const auto kMethods = spelled(
+    std::array{solver::EigenMethod::automatic, solver::EigenMethod::lobpcg, solver::EigenMethod::chebyshev_filter});
 const auto kSpectrumEnds = spelled(std::array{SpectrumEnd::smallest, SpectrumEnd::largest});
 const auto kStoppingTests = spelled(std::array{StoppingTest::backward, StoppingTest::relative});
 const auto kPreconditioners = spelled(std::array{PreconditionerKind::none, PreconditionerKind::jacobi,
@@ -128,9 +130,16 @@ EigensolverSettings read_eigensolver(const Value& section) {
   solver::LobpcgOptions& lobpcg = config.lobpcg;
   std::optional<Value> block_size;        // checked against k once both are known
   std::optional<Value> search_precision;  // and against the preconditioner
+  std::optional<Value> method;            // against the preconditioner and the constraints
   yaml::read_mapping(
       section,
       {
+          {.key = "method",
+           .read =
+               [&](const Value& v) {
+                 config.method = v.choice(kMethods);
+                 method = v;
+               }},
           {.key = "k", .read = [&](const Value& v) { lobpcg.k = v.integer<int>(1); }},
           {.key = "block_size",
            .read =
@@ -164,6 +173,14 @@ EigensolverSettings read_eigensolver(const Value& section) {
                         });
                }},
       });
+  if (method && config.method == solver::EigenMethod::chebyshev_filter) {
+    if (config.preconditioner.kind != PreconditionerKind::none)
+      method->fail(
+          " chebyshev_filter takes no preconditioner (the filter is its own acceleration): use method "
+          "lobpcg, or preconditioner none");
+    if (config.constraints != ConstraintsSource::none)
+      method->fail(" chebyshev_filter takes no constraints (eigensolver.constraints): use method lobpcg (or auto)");
+  }
   if (block_size && lobpcg.block_size != 0 && lobpcg.block_size < lobpcg.k)
     block_size->fail(" must be 0 (automatic) or at least k = ", lobpcg.k, ", got ", lobpcg.block_size);
   if (search_precision && !search_precision_allows_preconditioner(lobpcg.search_precision) &&

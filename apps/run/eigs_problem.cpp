@@ -79,6 +79,20 @@ void check_full_column_rank(const io::DenseRows& y, const std::string& what, MPI
 
 std::string equation(bool generalized) { return generalized ? "A x = \u03bb B x" : "A x = \u03bb x"; }
 
+solver::MethodChoice eigen_method(const cfg::EigsConfig& config) {
+  const cfg::EigensolverSettings& e = config.eigensolver;
+  return solver::choose_eigen_method(e.method, e.lobpcg.k, config.matrix_b.has_value(),
+                                     e.constraints != cfg::ConstraintsSource::none,
+                                     e.preconditioner.kind != PreconditionerKind::none);
+}
+
+int eigen_block_size(const cfg::EigsConfig& config, const solver::MethodChoice& method, std::int64_t global_rows) {
+  const solver::LobpcgOptions& o = config.eigensolver.lobpcg;
+  if (o.block_size > 0) return o.block_size;
+  return method.method == solver::EigenMethod::chebyshev_filter ? solver::default_filter_block_size(o.k, global_rows)
+                                                                : solver::default_block_size(o.k, global_rows);
+}
+
 template <class T>
 EigsProblem<T> set_up_problem(const cfg::EigsConfig& config, const solver::DistributedRows& a,
                               const solver::DistributedRows* b, const spmm::Context& context, MPI_Comm comm) {

@@ -15,6 +15,8 @@
 
 #include "config/run_config.hpp"
 #include "io/hdf5_writer.hpp"
+#include "solver/chfsi/chfsi.hpp"
+#include "solver/chfsi/eigen_method.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/operator/load_matrix.hpp"
 #include "dense/dense.hpp"
@@ -43,6 +45,12 @@ EigsProblem<T> set_up_problem(const cfg::EigsConfig& config, const solver::Distr
 
 // "A x = λ B x" or "A x = λ x".
 std::string equation(bool generalized);
+
+// The eigensolver the run takes (eigensolver.method; `auto` by its rule,
+// solver::choose_eigen_method), and the block it works on (eigensolver.block_size,
+// or the method's default for k and the matrix's rows).
+solver::MethodChoice eigen_method(const cfg::EigsConfig& config);
+int eigen_block_size(const cfg::EigsConfig& config, const solver::MethodChoice& method, std::int64_t global_rows);
 
 // The summary's lines about B and Y (empty for neither), rank 0's.
 template <class T>

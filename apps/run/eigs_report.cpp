@@ -170,6 +170,30 @@ void print_loose_pairs(const solver::LobpcgResult<T>& result, const solver::Lobp
         loose, options.k, scientific(result.norm_estimate).c_str());
 }
 
+// The pairs' table; past table_rows pairs its first and last rows, the counts and the worst pair (the file
+// holds every pair).
+template <class T>
+void print_pairs(const solver::LobpcgResult<T>& result, int k) {
+  constexpr int table_rows = 40, shown = 10;
+  std::printf("\n  pair          eigenvalue      residual  rel. residual  converged  tests passed\n");
+  for (int j = 0; j < k; ++j) {
+    if (k > table_rows && j == shown) {
+      std::printf("  %4s  (%d more pairs: the result file holds every pair)\n", "...", k - 2 * shown);
+      j = k - shown;
+    }
+    std::printf("  %4d  %18.12e  %s      %s  %-9s  %s\n", j, result.eigenvalues[j],
+                scientific(result.residual_norms[j]).c_str(), scientific(result.relative_residuals[j]).c_str(),
+                result.converged[j] ? "yes" : "NO", tests_passed(result, j));
+  }
+  if (k <= table_rows) return;
+  const auto worst = std::max_element(result.relative_residuals.begin(), result.relative_residuals.end());
+  const auto converged = std::count(result.converged.begin(), result.converged.end(), true);
+  const auto [low, high] = std::minmax_element(result.eigenvalues.begin(), result.eigenvalues.end());
+  std::printf("  %lld of %d converged; eigenvalues %s ... %s; largest relative residual %s (pair %lld)\n",
+              static_cast<long long>(converged), k, scientific(*low, 10).c_str(), scientific(*high, 10).c_str(),
+              scientific(*worst).c_str(), static_cast<long long>(worst - result.relative_residuals.begin()));
+}
+
 }  // namespace
 
 // Rank 0's report after the solve: the pairs' table, the iterations and why
@@ -177,15 +201,16 @@ void print_loose_pairs(const solver::LobpcgResult<T>& result, const solver::Lobp
 template <class T>
 void print_report(const solver::LobpcgResult<T>& result, const solver::LobpcgOptions& options, int first,
                   const SolveCosts& costs, const CheckpointGuard& guard, const std::string& memory) {
-  std::printf("\n  pair          eigenvalue      residual  rel. residual  converged  tests passed\n");
-  for (int j = 0; j < options.k; ++j)
-    std::printf("  %4d  %18.12e  %s      %s  %-9s  %s\n", j, result.eigenvalues[j],
-                scientific(result.residual_norms[j]).c_str(), scientific(result.relative_residuals[j]).c_str(),
-                result.converged[j] ? "yes" : "NO", tests_passed(result, j));
-  std::printf("\niterations %d (%srestarts %d, %d explicit recompute%s of A X and A P%s); %s\n",
-              first + result.iterations, resumed_from(first).c_str(), result.stats.restarts, result.stats.recomputes,
-              result.stats.recomputes == 1 ? "" : "s", result.stats.search_in_fp32 ? ", residual block in fp32" : "",
-              stop_summary(result).c_str());
+  print_pairs(result, options.k);
+  if (result.stats.filter_products > 0)
+    std::printf("\niterations %d (%sthe filter's products: %lld columns); %s\n", first + result.iterations,
+                resumed_from(first).c_str(), static_cast<long long>(result.stats.filter_products),
+                stop_summary(result).c_str());
+  else
+    std::printf("\niterations %d (%srestarts %d, %d explicit recompute%s of A X and A P%s); %s\n",
+                first + result.iterations, resumed_from(first).c_str(), result.stats.restarts, result.stats.recomputes,
+                result.stats.recomputes == 1 ? "" : "s", result.stats.search_in_fp32 ? ", residual block in fp32" : "",
+                stop_summary(result).c_str());
   if (guard.signal() != 0) std::printf("%s\n", guard.interruption_summary().c_str());
   if (!result.all_converged() && result.stop != solver::LobpcgStop::interrupted &&
       result.stop != solver::LobpcgStop::below_floor)
@@ -197,11 +222,17 @@ void print_report(const solver::LobpcgResult<T>& result, const solver::LobpcgOpt
         "one's\n");
   print_loose_pairs(result, options);
   const auto& t = result.stats.timings;
-  std::printf(
-      "solve time %.3f s: SpMM %.3f (halo %.3f), orthogonalisation %.3f, Rayleigh-Ritz %.3f "
-      "(small eigenproblem on the host %.3f), %s, other %.3f\n",
-      t.total, t.spmm - costs.halo, costs.halo, t.orthogonalization, t.rayleigh_ritz, t.small_eigenproblem,
-      preconditioner_time(t.preconditioner, costs.preconditioner).c_str(), t.other);
+  if (t.filter > 0)  // Chebyshev-filtered subspace iteration: most products are the filter's
+    std::printf(
+        "solve time %.3f s: filter %.3f (its products and passes), Rayleigh-Ritz products %.3f (halo %.3f in all "
+        "products), orthogonalisation %.3f, Rayleigh-Ritz %.3f (small eigenproblem %.3f), other %.3f\n",
+        t.total, t.filter, t.spmm, costs.halo, t.orthogonalization, t.rayleigh_ritz, t.small_eigenproblem, t.other);
+  else
+    std::printf(
+        "solve time %.3f s: SpMM %.3f (halo %.3f), orthogonalisation %.3f, Rayleigh-Ritz %.3f "
+        "(small eigenproblem on the host %.3f), %s, other %.3f\n",
+        t.total, t.spmm - costs.halo, costs.halo, t.orthogonalization, t.rayleigh_ritz, t.small_eigenproblem,
+        preconditioner_time(t.preconditioner, costs.preconditioner).c_str(), t.other);
   std::printf("%s", memory.c_str());
 }
 

@@ -30,6 +30,7 @@
 #include "config/run_config.hpp"
 #include "io/hdf5_dense.hpp"
 #include "solver/blocks/host_copy.hpp"
+#include "solver/chfsi/chfsi.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/base/collective.hpp"
 #include "solver/operator/distributed_operator.hpp"
@@ -113,15 +114,18 @@ solver::LobpcgOptions lobpcg_options(const cfg::EigensolverSettings& c, std::int
 // The run's header on rank 0: version, distribution, the problem and what is solved.
 template <class T>
 void print_header(const std::string& summary, const EigsProblem<T>& problem, const solver::LobpcgOptions& options,
-                  int block, PreconditionerKind preconditioner, MPI_Comm comm) {
+                  int block, PreconditionerKind preconditioner, const solver::MethodChoice& method, MPI_Comm comm) {
   if (!is_root(comm)) return;
   std::printf("block-eigs %s\n%s%s", BLOCKEIGS_VERSION, summary.c_str(), problem_summary(problem).c_str());
+  const bool filter = method.method == solver::EigenMethod::chebyshev_filter;
   std::printf(
-      "solve      LOBPCG%s, %d %s eigenpairs, block %d, %s test, tolerance %g, max %d iterations, "
+      "solve      %s%s, %d %s eigenpairs, block %d, %s test, tolerance %g, max %d iterations, "
       "preconditioner %s\n",
+      filter ? "Chebyshev-filtered subspace iteration" : "LOBPCG",
       problem.generalized() ? (" (" + equation(true) + ")").c_str() : "", options.k, to_string(options.which).data(),
       block, to_string(options.test).data(), options.tolerance, options.max_iterations,
       to_string(preconditioner).data());
+  std::printf("method     %s (%s)\n", to_string(method.method).data(), method.reason.c_str());
 }
 
 // Rank 0 prints the monitor lines (output.monitor, every output.monitor_every
@@ -195,9 +199,27 @@ void write_attributes(io::Hdf5Writer& w, const solver::LobpcgResult<T>& result, 
                              {"time_small_eigenproblem", t.small_eigenproblem},
                              {"time_preconditioner", t.preconditioner},
                              {"time_preconditioner_spmm", costs.preconditioner.spmm},
+                             {"time_filter", t.filter},
                              {"time_other", t.other}})
     w.attribute("/", name, value);
   w.attribute("/", "preconditioner_products", std::int64_t{costs.preconditioner.products});
+}
+
+// The chosen eigensolver on the problem, from the start block (or random columns).
+template <class T>
+solver::LobpcgResult<T> run_method(const solver::MethodChoice& method, solver::DistributedOperator<T>& op,
+                                   const solver::LobpcgOptions& options, const BuiltPreconditioner<T>& preconditioner,
+                                   const StartBlock<T>& start, const EigsProblem<T>& problem) {
+  std::optional<spmm::ConstDenseView<T>> start_view, constraints_view;
+  if (start.block) start_view = start.block->cview();
+  if (problem.constraints) constraints_view = problem.constraints->cview();
+  if (method.method == solver::EigenMethod::chebyshev_filter)
+    return solver::chebyshev_filter_eigs<T>(op, options, {}, start_view);
+  try {
+    return solver::lobpcg<T>(op, options, preconditioner.object.get(), start_view, problem.b.get(), constraints_view);
+  } catch (const solver::BNotPositiveDefinite& e) {
+    throw solver::AgreedError("matrix_b: " + problem.b_source + ": " + e.what(), true);
+  }
 }
 
 template <class T>
@@ -211,11 +233,11 @@ int solve(const cfg::EigsConfig& config, const solver::DistributedRows& matrix, 
   account.lap(Phase::matrix_b);
   const solver::MemoryPlan memory_plan = check_memory_with_operator(config, matrix, op, b, problem.b.get());
   account.lap(Phase::memory_plan);
+  const solver::MethodChoice method = eigen_method(config);
   solver::LobpcgOptions options = lobpcg_options(settings, op.global_rows());
-  const int block =
-      options.block_size > 0 ? options.block_size : solver::default_block_size(options.k, op.global_rows());
+  const int block = eigen_block_size(config, method, op.global_rows());
   print_header(distribution_summary(matrix, op, config.execution, block), problem, options, block,
-               settings.preconditioner.kind, comm);
+               settings.preconditioner.kind, method, comm);
   account.lap(Phase::report);
 
   // The start block, this rank's rows: a checkpoint's (resume), a file's
@@ -250,16 +272,7 @@ int solve(const cfg::EigsConfig& config, const solver::DistributedRows& matrix, 
   print_setup(account, comm);
   set_monitor(options, config.output, problem, first, comm);
   op.reset_timings();
-  std::optional<spmm::ConstDenseView<T>> start_view, constraints_view;
-  if (start.block) start_view = start.block->cview();
-  if (problem.constraints) constraints_view = problem.constraints->cview();
-  const solver::LobpcgResult<T> result = [&] {
-    try {
-      return solver::lobpcg<T>(op, options, preconditioner.object.get(), start_view, problem.b.get(), constraints_view);
-    } catch (const solver::BNotPositiveDefinite& e) {
-      throw solver::AgreedError("matrix_b: " + problem.b_source + ": " + e.what(), true);
-    }
-  }();
+  const solver::LobpcgResult<T> result = run_method(method, op, options, preconditioner, start, problem);
   account.lap(Phase::solve);
   account.move(Phase::solve, Phase::checkpoints, hook.seconds());
   const SolveCosts costs = solve_costs(op, preconditioner);

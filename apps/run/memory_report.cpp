@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "apps/cli.hpp"
+#include "apps/run/eigs_problem.hpp"
 #include "apps/run/preconditioner_setup.hpp"
 #include "apps/run/summary.hpp"
 #include "core/checks.hpp"
@@ -93,6 +94,12 @@ int value_bytes(const cfg::ExecutionConfig& execution) { return execution.spmm_p
 
 solver::SolverShape solver_shape(const cfg::EigsConfig& c, Space space, std::int64_t rows, MPI_Comm comm) {
   const cfg::EigensolverSettings& e = c.eigensolver;
+  if (eigen_method(c).method == solver::EigenMethod::chebyshev_filter) {
+    solver::SolverShape s = solver::filter_shape(e.lobpcg.k, e.lobpcg.block_size, value_bytes(c.execution), rows);
+    if (!e.start_file.empty() || !c.resume.empty()) s.start_columns = s.block;
+    s.output = !c.output.path.empty();
+    return s;
+  }
   solver::SolverShape s =
       solver::lobpcg_shape(e.lobpcg.k, e.lobpcg.block_size, e.lobpcg.test == StoppingTest::backward,
                            e.preconditioner.kind != PreconditionerKind::none, value_bytes(c.execution), space, rows);

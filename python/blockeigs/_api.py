@@ -85,7 +85,7 @@ class _Clock:
 
 
 def lobpcg(A, k, *, B=None, M=None, Y=None, X=None, which="smallest", tol=None, maxiter=None, comm=None,
-           backend="auto", return_info=False, gather=False, strict=False, block_size=None, seed=None):
+           backend="auto", return_info=False, gather=False, strict=False, block_size=None, seed=None, method=None):
     """The k extreme eigenpairs of A x = lambda x (or A x = lambda B x) by LOBPCG.
 
     A, B: SciPy or CuPy sparse matrices (or dense arrays) that every rank holds whole, or DistributedMatrix.
@@ -97,7 +97,9 @@ def lobpcg(A, k, *, B=None, M=None, Y=None, X=None, which="smallest", tol=None, 
     (B-)orthogonal to its columns. X: a start block (n x 1..block_size or this rank's rows).
     which: "smallest" or "largest". tol: relative residual ||A x - lambda B x|| <= tol |lambda| ||B x||
     (None: the library's default). maxiter, block_size, seed: the config's eigensolver.max_iterations, block_size
-    and seed (None: the library's defaults, docs/config.md).
+    and seed (None: the library's defaults, docs/config.md). method: "lobpcg", "chebyshev_filter" (Chebyshev-filtered
+    subspace iteration, for many pairs of a standard problem without constraints or a preconditioner) or None
+    (auto: the filter from 64 pairs where it applies); info["method"] says which ran and why.
 
     Returns (w, V) or (w, V, info): w the k eigenvalues (ascending for smallest, descending for largest);
     V this rank's rows of the eigenvectors in the input's numbering (all rows with gather=True), NumPy for
@@ -106,7 +108,7 @@ def lobpcg(A, k, *, B=None, M=None, Y=None, X=None, which="smallest", tol=None, 
     errors raise ValueError on every rank. Collective over the matrix's communicator.
     """
     eigensolver = {"k": k, "which": _WHICH.get(which, which), "tolerance": tol, "max_iterations": maxiter,
-                   "block_size": block_size, "seed": seed, "preconditioner": _preconditioner(M)}
+                   "block_size": block_size, "seed": seed, "preconditioner": _preconditioner(M), "method": method}
     clock = _Clock()
     a = as_matrix(A, comm, "A")
     device = a.on_device or any(x is not None and _blocks.is_device(x) for x in (X, Y))
@@ -141,6 +143,7 @@ def lobpcg(A, k, *, B=None, M=None, Y=None, X=None, which="smallest", tol=None, 
         "timings": clock.timings(r["timings"]),
         "block_size": r["block_size"],
         "preconditioner": r["preconditioner"],
+        "method": r["method"],
         "distribution": a._handle.distribution_summary(),
         "rows": (0, n) if gather else (numbering["input_first"], numbering["input_first"] + numbering["input_rows"]),
     }

@@ -179,6 +179,7 @@ struct EigsResult {
   int iterations = 0, block_size = 0;
   std::string stop;  // converged, iteration_limit, diverged, stagnated, below_floor, no_search_direction, interrupted
   std::string preconditioner;  // what was built
+  std::string method;          // the eigensolver and why: "chebyshev_filter (auto: k = 200 >= 64, ...)"
   std::vector<std::vector<double>> history_eigenvalues, history_residual_norms;
   Timings timings;
   OwnedBlock eigenvectors;  // this rank's operator rows x k, in the backend's memory

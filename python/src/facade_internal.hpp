@@ -22,6 +22,8 @@
 #include "config/run_config.hpp"
 #include "io/csr_rows.hpp"
 #include "solver/cg/block_cg.hpp"
+#include "solver/chfsi/chfsi.hpp"
+#include "solver/chfsi/eigen_method.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/base/collective.hpp"
 #include "solver/operator/device_selection.hpp"

@@ -44,6 +44,7 @@ void copy_result(const solver::LobpcgResult<double>& r, EigsResult& out) {
                                {"rayleigh_ritz", t.rayleigh_ritz},
                                {"small_eigenproblem", t.small_eigenproblem},
                                {"preconditioner", t.preconditioner},
+                               {"filter", t.filter},
                                {"other", t.other},
                                {"total", t.total}})
     add_phase(out.timings, name, seconds);
@@ -58,6 +59,10 @@ EigsResult lobpcg(Matrix& a, Matrix* b, const EigsRequest& request) {
     const cfg::EigensolverSettings settings = solver::collectively(
         comm, [&] { return cfg::eigensolver_from_keywords(request.eigensolver.keywords, request.eigensolver.source); });
     solver::LobpcgOptions options = settings.lobpcg;
+    const solver::MethodChoice method = solver::collectively(comm, [&] {
+      return solver::choose_eigen_method(settings.method, options.k, b != nullptr, request.constraints.has_value(),
+                                         settings.preconditioner.kind != PreconditionerKind::none);
+    });
     const cfg::ExecutionConfig execution = read_execution(request.execution, comm);
     a.distribute(request.execution);
     const solver::DistributedRows& rows = *a.impl->distributed;
@@ -94,6 +99,8 @@ EigsResult lobpcg(Matrix& a, Matrix* b, const EigsRequest& request) {
     if (stop) options.between_iterations = [&stop](const solver::LobpcgIterate&) { return stop(); };
     solver::LobpcgResult<double> r = timed_solve(context, begin, out.timings, [&] {
       return solver::collectively(comm, [&] {
+        if (method.method == solver::EigenMethod::chebyshev_filter)
+          return solver::chebyshev_filter_eigs<double>(op, options, {}, start);
         try {
           return solver::lobpcg<double>(op, options, preconditioner.get(), start, b_op.get(), constraints);
         } catch (const solver::BNotPositiveDefinite& e) {
@@ -102,6 +109,7 @@ EigsResult lobpcg(Matrix& a, Matrix* b, const EigsRequest& request) {
       });
     });
     copy_result(r, out);
+    out.method = std::string(to_string(method.method)) + " (" + method.reason + ")";
     out.eigenvectors = own(std::move(r.eigenvectors), context);
     return out;
   });

@@ -162,6 +162,7 @@ nb::dict lobpcg(py::Matrix& a, py::Matrix* b, const nb::dict& eigensolver, const
   d["block_size"] = r.block_size;
   d["stop"] = r.stop;
   d["preconditioner"] = r.preconditioner;
+  d["method"] = r.method;
   d["history_eigenvalues"] = r.history_eigenvalues;
   d["history_residual_norms"] = r.history_residual_norms;
   d["timings"] = timings(r.timings);

@@ -221,7 +221,8 @@ struct LobpcgTimings {
   double rayleigh_ritz = 0;       // Gram matrices, small eigenproblem, X/P/AX/AP updates
   double small_eigenproblem = 0;  // of rayleigh_ritz: rank 0's host work (LAPACK, basis selection), device idle
   double preconditioner = 0;
-  double other = 0;  // residuals, norms, selection, bookkeeping
+  double filter = 0;  // Chebyshev-filtered subspace iteration (chfsi.hpp): the filter's products and passes
+  double other = 0;   // residuals, norms, selection, bookkeeping
   double total = 0;
 };
 
@@ -263,15 +264,16 @@ struct LobpcgStall {
 // How the run went: what the iteration's forms did (LobpcgTuning) and
 // where the time went. Diagnostics, not part of the answer.
 struct LobpcgStats {
-  int restarts = 0;               // Rayleigh-Ritz steps that dropped P
-  int carried_steps = 0;          // Rayleigh-Ritz steps that measured only S^T A W
-  int implicit_search_steps = 0;  // steps whose W was never formed (kept as raw columns + coefficients)
-  int recomputes = 0;             // explicit A X, A P refreshes (LobpcgTuning::recompute_interval)
-  int drift_recomputes = 0;       // of recomputes: brought forward by the fp32 Z's drift
-  int implied_ax_steps = 0;       // Ritz updates that took A X from X and the residuals
-  int ax_recomputes = 0;          // implied A X made explicit by the operator for another reader
-  int z_products_ahead = 0;       // A Z multiplied before the convergence test, and used
-  bool search_in_fp32 = false;    // Z held in fp32 (LobpcgOptions::search_precision)
+  int restarts = 0;                  // Rayleigh-Ritz steps that dropped P
+  int carried_steps = 0;             // Rayleigh-Ritz steps that measured only S^T A W
+  int implicit_search_steps = 0;     // steps whose W was never formed (kept as raw columns + coefficients)
+  int recomputes = 0;                // explicit A X, A P refreshes (LobpcgTuning::recompute_interval)
+  int drift_recomputes = 0;          // of recomputes: brought forward by the fp32 Z's drift
+  int implied_ax_steps = 0;          // Ritz updates that took A X from X and the residuals
+  int ax_recomputes = 0;             // implied A X made explicit by the operator for another reader
+  int z_products_ahead = 0;          // A Z multiplied before the convergence test, and used
+  bool search_in_fp32 = false;       // Z held in fp32 (LobpcgOptions::search_precision)
+  std::int64_t filter_products = 0;  // Chebyshev-filtered subspace iteration (chfsi.hpp): the filter's column products
   LobpcgTimings timings;
 };
 

@@ -12,7 +12,7 @@
 #include "solver/base/large_messages.hpp"
 #include "core/error.hpp"
 #include "solver/blocks/cholesky.hpp"
-#include "solver/lobpcg/cuda/device_symmetric_eigen.hpp"
+#include "solver/blocks/cuda/device_symmetric_eigen.hpp"
 #include "solver/lobpcg/lobpcg_detail.hpp"
 #include "solver/blocks/symmetric_eigen.hpp"
 

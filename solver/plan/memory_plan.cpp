@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "solver/chfsi/chfsi.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/lobpcg/lobpcg_detail.hpp"
 #include "solver/operator/local_blocks.hpp"
@@ -148,6 +149,17 @@ void add_lobpcg(const RankShape& s, const SolverShape& o, const SecondMatrix* b,
   p.op_solve += sas + z + aw + scratch + kept + extra;
 }
 
+// The filter's blocks: V, A V and a scratch block of m columns, the k eigenvectors handed back, Lanczos' three
+// vectors, a start block; its products' halo is m columns wide.
+void add_filter(const RankShape& s, const SolverShape& o, std::vector<MemoryItem>& items, Phases& p) {
+  const std::int64_t m = s.local_rows, v = o.value_bytes, nb = o.block, k = o.columns;
+  add_halo(s, nb, o.value_bytes, items, p);
+  const std::int64_t blocks = 3 * m * nb * v, kept = m * k * v + 3 * m * v + m * o.start_columns * v;
+  items.push_back({"Chebyshev filter: V, A V and scratch (" + std::to_string(nb) + " columns each)", 0, blocks});
+  items.push_back({"Chebyshev filter: eigenvectors (k), Lanczos vectors, start block", 0, kept});
+  p.op_solve += blocks + kept;
+}
+
 void add_block_cg(const RankShape& s, const SolverShape& o, std::vector<MemoryItem>& items, Phases& p) {
   const std::int64_t m = s.local_rows, v = o.value_bytes, c = o.columns;
   add_halo(s, c, o.value_bytes, items, p);
@@ -190,6 +202,15 @@ SolverShape lobpcg_shape(int k, int block_size, bool backward_test, bool precond
   return s;
 }
 
+SolverShape filter_shape(int k, int block_size, int value_bytes, std::int64_t global_rows) {
+  SolverShape s;
+  s.kind = SolverShape::Kind::chebyshev_filter;
+  s.value_bytes = value_bytes;
+  s.columns = k;
+  s.block = block_size > 0 ? block_size : default_filter_block_size(k, global_rows);
+  return s;
+}
+
 MemoryPlan plan_memory(const RankShape& shape, const MatrixSourceSize& source, const SolverShape& solver, Space space,
                        const SecondMatrix* b) {
   MemoryPlan plan;
@@ -198,15 +219,16 @@ MemoryPlan plan_memory(const RankShape& shape, const MatrixSourceSize& source, c
   Phases p;
   add_matrix(b ? "matrix A" : "matrix", shape, source, solver, space, plan.items, p, plan.host_replicated);
   if (b) add_matrix("matrix B", b->shape, b->source, solver, space, plan.items, p, plan.host_replicated);
-  const bool lobpcg = solver.kind == SolverShape::Kind::lobpcg;
-  if (lobpcg)
+  if (solver.kind == SolverShape::Kind::lobpcg)
     add_lobpcg(shape, solver, b, plan.items, p);
+  else if (solver.kind == SolverShape::Kind::chebyshev_filter)
+    add_filter(shape, solver, plan.items, p);
   else
     add_block_cg(shape, solver, plan.items, p);
   if (solver.output) {
     // The blocks of one file are prepared together: the right-hand sides' copies beside the solution's.
     const std::int64_t out = output_bytes(shape.local_rows, solver, space) * (solver.output_rhs ? 2 : 1);
-    const char* what = lobpcg              ? "eigenvectors on their way to the result file"
+    const char* what = solver.kind != SolverShape::Kind::block_cg ? "eigenvectors on their way to the result file"
                        : solver.output_rhs ? "solution and right-hand sides on their way to the result file"
                                            : "solution on its way to the result file";
     plan.items.push_back({what, out, 0});

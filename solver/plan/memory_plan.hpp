@@ -43,10 +43,10 @@ struct MatrixSourceSize {
 
 // The solver and what the app keeps beside it.
 struct SolverShape {
-  enum class Kind { lobpcg, block_cg } kind = Kind::lobpcg;
+  enum class Kind { lobpcg, block_cg, chebyshev_filter } kind = Kind::lobpcg;
   int value_bytes = 8;                         // the blocks' precision (4 or 8)
   std::int64_t columns = 0;                    // LOBPCG: k; block CG: right-hand sides
-  std::int64_t block = 0;                      // LOBPCG's block size nb
+  std::int64_t block = 0;                      // LOBPCG's block size nb; the filter's block m
   std::int64_t alignment = 1;                  // LOBPCG: [X P] and Z span multiples of this many columns
   bool preconditioner = false;                 // any (block CG then keeps its Z block)
   PreconditionerMemory preconditioner_memory;  // what it holds (solver::preconditioner_memory)
@@ -76,6 +76,9 @@ inline constexpr std::int64_t output_piece_bytes = std::int64_t{16} << 20;
 // memory is the caller's to set (preconditioner_memory).
 SolverShape lobpcg_shape(int k, int block_size, bool backward_test, bool preconditioner, int value_bytes, Space space,
                          std::int64_t global_rows);
+
+// Chebyshev-filtered subspace iteration's shape: k and its block (0: automatic; chfsi.hpp).
+SolverShape filter_shape(int k, int block_size, int value_bytes, std::int64_t global_rows);
 
 // One line of the plan: bytes in plain host memory (std::vector) and in the
 // operator's memory (the GPU's, or the host's on the CPU backend).

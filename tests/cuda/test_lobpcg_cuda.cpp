@@ -20,7 +20,7 @@
 
 #include "io/generators/generators.hpp"
 #include "solver/blocks/block_ops.hpp"
-#include "solver/lobpcg/cuda/device_symmetric_eigen.hpp"
+#include "solver/blocks/cuda/device_symmetric_eigen.hpp"
 #include "solver/precond/jacobi_preconditioner.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/blocks/phase_timer.hpp"

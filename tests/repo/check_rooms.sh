@@ -20,6 +20,7 @@ ladder=(
   "solver/operator"
   "solver/precond"
   "solver/lobpcg solver/cg"
+  "solver/chfsi"
   "solver/plan"
   "solver/petsc"
   "config"

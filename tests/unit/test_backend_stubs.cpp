@@ -18,7 +18,7 @@
 #include "dense/memory.hpp"
 #include "dense/memory_backend.hpp"
 #include "solver/blocks/block_ops.hpp"
-#include "solver/lobpcg/cuda/device_symmetric_eigen.hpp"
+#include "solver/blocks/cuda/device_symmetric_eigen.hpp"
 #include "solver/lobpcg/lobpcg_detail.hpp"
 #include "solver/operator/cuda/device_queries.hpp"
 #include "solver/operator/device_selection.hpp"

@@ -1,7 +1,7 @@
 // DeviceSymmetricEigen where the build has no CUDA: ritz_eigen_solver never
 // makes one (no context is a device context); an error if made.
 #include "core/error.hpp"
-#include "solver/lobpcg/cuda/device_symmetric_eigen.hpp"
+#include "solver/blocks/cuda/device_symmetric_eigen.hpp"
 
 namespace blockeigs::solver {
 

@@ -1,6 +1,6 @@
 // DeviceSymmetricEigen: cuSOLVER's divide and conquer (syevd) on a copy of M,
 // the wanted eigenvectors brought back; see device_symmetric_eigen.hpp.
-#include "solver/lobpcg/cuda/device_symmetric_eigen.hpp"
+#include "solver/blocks/cuda/device_symmetric_eigen.hpp"
 
 #include <cuda_runtime.h>
 #include <cstdio>

@@ -1,0 +1,43 @@
+#include "solver/blocks/eigen_solvers.hpp"
+
+#include <lapacke.h>
+
+#include <memory>
+#include <vector>
+
+#include "core/error.hpp"
+#include "solver/blocks/cuda/device_symmetric_eigen.hpp"
+
+namespace blockeigs::solver {
+
+SymmetricEigen lapack_symmetric_eigen(const HostMatrix& M, std::int64_t first, std::int64_t count) {
+  const std::int64_t n = M.rows();
+  BLOCKEIGS_ASSERT(M.cols() == n && first >= 0 && count >= 0 && first + count <= n);
+  SymmetricEigen out;
+  out.vectors = HostMatrix(n, count);
+  if (n == 0) return out;
+  std::vector<double> a(static_cast<std::size_t>(n * n));
+  full_symmetric_copy(M, a.data());  // from the lower triangle; throws on a non-finite entry
+  out.values.resize(static_cast<std::size_t>(n));
+  const lapack_int info = LAPACKE_dsyevd(LAPACK_COL_MAJOR, 'V', 'L', static_cast<lapack_int>(n), a.data(),
+                                         static_cast<lapack_int>(n), out.values.data());
+  if (info != 0)
+    throw Error(
+        detail::concat("symmetric eigenproblem (", n, " x ", n, "): LAPACK dsyevd did not converge (info ", info, ")"));
+  for (std::int64_t c = 0; c < count; ++c)
+    for (std::int64_t i = 0; i < n; ++i) out.vectors(i, c) = a[static_cast<std::size_t>((first + c) * n + i)];
+  return out;
+}
+
+SymmetricEigenSolver projected_eigen_solver(const spmm::Context& context, std::int64_t rows) {
+  std::shared_ptr<DeviceSymmetricEigen> device;
+  if (context.space() == Space::device && rows >= device_eigen_min_rows)
+    device = std::make_shared<DeviceSymmetricEigen>(context);
+  return [device](const HostMatrix& M, std::int64_t first, std::int64_t count) {
+    if (device && M.rows() >= device_eigen_min_rows) return (*device)(M, first, count);
+    if (M.rows() >= lapack_eigen_min_rows) return lapack_symmetric_eigen(M, first, count);
+    return symmetric_eigen(M, first, count);
+  };
+}
+
+}  // namespace blockeigs::solver

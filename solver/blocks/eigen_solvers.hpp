@@ -1,0 +1,28 @@
+// Which dense symmetric eigensolver a projected problem of n rows takes, by
+// where it is solved and how large it is: our own (symmetric_eigen.hpp, fastest
+// for tens of rows), LAPACK's divide and conquer on the host for hundreds and
+// more (dsyevd, OpenBLAS's threads), cuSOLVER's on the device of a CUDA
+// context from device_eigen_min_rows rows (device_symmetric_eigen.hpp).
+#pragma once
+
+#include <cstdint>
+
+#include "dense/context.hpp"
+#include "solver/blocks/symmetric_eigen.hpp"
+
+namespace blockeigs::solver {
+
+// Rows from which LAPACK's dsyevd takes a host problem from symmetric_eigen.
+inline constexpr std::int64_t lapack_eigen_min_rows = 160;
+
+// LAPACK's dsyevd with symmetric_eigen's contract (every eigenvalue
+// ascending, the eigenvectors of [first, first + count)). Throws Error on
+// non-finite entries or where it does not converge.
+SymmetricEigen lapack_symmetric_eigen(const HostMatrix& M, std::int64_t first, std::int64_t count);
+
+// A solver for problems of up to `rows` rows made for `context`: cuSOLVER's
+// from device_eigen_min_rows on a CUDA context, LAPACK's from
+// lapack_eigen_min_rows elsewhere, our own below; each call picks by its own size.
+SymmetricEigenSolver projected_eigen_solver(const spmm::Context& context, std::int64_t rows);
+
+}  // namespace blockeigs::solver

@@ -1,0 +1,314 @@
+// Chebyshev-filtered subspace iteration's main loop and its steps (chfsi.hpp
+// says the method and its choices); the filter is chebyshev_filter.cpp's, the
+// orthonormalisation chfsi_ortho.cpp's.
+#include "solver/chfsi/chfsi.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "core/error.hpp"
+#include "solver/blocks/block_ops.hpp"
+#include "solver/blocks/eigen_solvers.hpp"
+#include "solver/blocks/host_copy.hpp"
+#include "solver/blocks/phase_timer.hpp"
+#include "solver/chfsi/chebyshev_filter.hpp"
+#include "solver/chfsi/chfsi_ortho.hpp"
+#include "solver/chfsi/spectrum_bounds.hpp"
+#include "solver/lobpcg/lobpcg_detail.hpp"
+
+namespace blockeigs::solver {
+namespace {
+
+constexpr int kFirstDegree = 16;
+constexpr int kMaxDegree = 40;
+constexpr int kLanczosSteps = 25;
+
+int rank_of(MPI_Comm comm) {
+  int rank = 0;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  return rank;
+}
+
+// The iteration's state (the block V, A V, a scratch block, the Ritz values and
+// residuals, the locked count) and its steps.
+template <class T>
+class ChfsiIteration {
+ public:
+  ChfsiIteration(LinearOperator<T>& A, const LobpcgOptions& options, const FilterTuning& tuning, int m)
+      : A_(A),
+        options_(options),
+        private_comm_(A.comm()),
+        comm_(private_comm_.get()),
+        ctx_(A.context()),
+        n_(A.local_rows()),
+        m_(m),
+        k_(options.k),
+        sign_(options.which == SpectrumEnd::largest ? -1 : 1),
+        first_degree_(tuning.first_degree > 0 ? tuning.first_degree : kFirstDegree),
+        max_degree_(tuning.max_degree > 0 ? tuning.max_degree : kMaxDegree),
+        lanczos_steps_(tuning.lanczos_steps > 0 ? tuning.lanczos_steps : kLanczosSteps),
+        V_(ctx_.space(), n_, m),
+        W_(ctx_.space(), n_, m),
+        S_(ctx_.space(), n_, m),
+        theta_(m),
+        residual_(m),
+        clock_(ctx_) {}
+
+  LobpcgResult<T> run(std::optional<spmm::ConstDenseView<T>> start, double t_begin);
+
+ private:
+  void start_block(std::optional<spmm::ConstDenseView<T>> start);
+  void rayleigh_ritz();                  // on the active columns: A V, V^T A V, rotation, residuals
+  bool passes(std::int64_t j) const;     // the stopping test for column j
+  int lock();                            // the passing wanted pairs, in order; returns how many pass in all
+  std::vector<int> degrees() const;      // each active column's filter degree, even, in [2, max_degree]
+  void filter(std::vector<int> degree);  // the active columns, sorted by degree
+  void report(int iteration, int passing, bool last);
+  LobpcgResult<T> finish(int iteration, LobpcgStop stop);
+
+  spmm::DenseView<T> active(spmm::DenseBlock<T>& B) { return column_range(B.view(), locked_, m_ - locked_); }
+
+  LinearOperator<T>& A_;
+  const LobpcgOptions& options_;
+  const PrivateComm private_comm_;
+  const MPI_Comm comm_;
+  const spmm::Context& ctx_;
+  const std::int64_t n_, m_;
+  const int k_, sign_;
+  const int first_degree_, max_degree_, lanczos_steps_;
+  spmm::DenseBlock<T> V_, W_, S_;  // the block, s A V on its active columns, scratch
+  std::vector<double> theta_,
+      residual_;  // Ritz values of s A (ascending on the active columns) and ||s A v - theta v||
+  std::int64_t locked_ = 0;
+  FilterInterval interval_;
+  double norm_a_ = 0;  // ||A||_est for the backward test: a lower bound (Lanczos' and the Ritz values' largest |value|)
+  SymmetricEigenSolver eigen_;
+  std::int64_t filter_products_ = 0;
+  LobpcgTimings time_;
+  PhaseTimer clock_;
+  std::vector<LobpcgStep> history_;
+  double t_begin_ = 0;  // MPI_Wtime at the call's start
+};
+
+template <class T>
+void ChfsiIteration<T>::start_block(std::optional<spmm::ConstDenseView<T>> start) {
+  fill_random(ctx_, V_.view(), options_.seed, A_.first_row());
+  if (start && start->cols > 0) copy_block(ctx_, *start, column_range(V_.view(), 0, start->cols));
+  chfsi_orthonormalize(ctx_, comm_, V_.view(), 0, S_.view());
+  clock_.to(time_.orthogonalization);
+}
+
+template <class T>
+void ChfsiIteration<T>::rayleigh_ritz() {
+  const spmm::DenseView<T> V = active(V_), W = active(W_), S = active(S_);
+  const std::int64_t ma = V.cols;
+  A_.apply(static_cast<T>(sign_), spmm::ConstDenseView<T>(V), T(0), W);
+  clock_.to(time_.spmm);
+  HostMatrix H = gram<T>(ctx_, comm_, spmm::ConstDenseView<T>(V), spmm::ConstDenseView<T>(W));
+  clock_.to(time_.rayleigh_ritz);
+  // The projected problem on rank 0 (its device where it has one), values and vectors to every rank.
+  HostMatrix Q, values(1, ma);
+  if (rank_of(comm_) == 0) {
+    for (std::int64_t i = 0; i < ma; ++i)
+      for (std::int64_t j = 0; j < i; ++j) H(i, j) = H(j, i) = 0.5 * (H(i, j) + H(j, i));
+    SymmetricEigen e = eigen_(H, 0, ma);
+    Q = std::move(e.vectors);
+    std::copy(e.values.begin(), e.values.end(), values.data());
+  }
+  broadcast(comm_, Q);
+  broadcast(comm_, values);
+  clock_.to(time_.small_eigenproblem);
+  transform_in_place(ctx_, V, Q, S);
+  transform_in_place(ctx_, W, Q, S);
+  std::copy(values.data(), values.data() + ma, theta_.begin() + locked_);
+  const std::vector<double> lambda(values.data(), values.data() + ma);
+  const ResidualNorms norms =
+      eigen_residuals(ctx_, comm_, spmm::ConstDenseView<T>(V), spmm::ConstDenseView<T>(W), lambda, S);
+  std::copy(norms.residual.begin(), norms.residual.end(), residual_.begin() + locked_);
+  for (const double v : lambda) norm_a_ = std::max(norm_a_, std::abs(v));
+  // The damped interval's lower end: the block's largest Ritz value (it moves down as the block converges).
+  interval_.lowest = std::min(interval_.lowest, *std::min_element(theta_.begin(), theta_.begin() + m_));
+  interval_.a = std::min(theta_[m_ - 1], interval_.b - 1e-3 * (interval_.b - interval_.lowest));
+  clock_.to(time_.rayleigh_ritz);
+}
+
+template <class T>
+bool ChfsiIteration<T>::passes(std::int64_t j) const {
+  const double scale = options_.test == StoppingTest::backward ? norm_a_ + std::abs(theta_[j]) : std::abs(theta_[j]);
+  return residual_[j] <= options_.tolerance * scale;
+}
+
+template <class T>
+int ChfsiIteration<T>::lock() {
+  while (locked_ < k_ && passes(locked_)) ++locked_;
+  int passing = 0;
+  for (int j = 0; j < k_; ++j) passing += passes(j) ? 1 : 0;
+  return passing;
+}
+
+template <class T>
+std::vector<int> ChfsiIteration<T>::degrees() const {
+  std::vector<int> out;
+  int wanted_max = 2;
+  for (std::int64_t j = locked_; j < m_; ++j) {
+    int d = max_degree_;
+    if (j >= k_) {
+      d = wanted_max;  // a guard column: filtered as much as the hardest wanted one
+    } else {
+      const double scale =
+          options_.test == StoppingTest::backward ? norm_a_ + std::abs(theta_[j]) : std::abs(theta_[j]);
+      const double target = 0.5 * options_.tolerance * scale;  // a margin below the test
+      const double growth = filter_growth_per_degree(interval_, theta_[j]);
+      if (residual_[j] <= target)
+        d = 2;
+      else if (growth > 1 + 1e-12)
+        d = static_cast<int>(std::ceil(std::log(residual_[j] / target) / std::log(growth)));
+      d = std::clamp(d, 2, max_degree_);
+      d += d % 2;
+      wanted_max = std::max(wanted_max, d);
+    }
+    out.push_back(std::min(d, max_degree_ - max_degree_ % 2));
+  }
+  return out;
+}
+
+template <class T>
+void ChfsiIteration<T>::filter(std::vector<int> degree) {
+  const std::int64_t ma = m_ - locked_;
+  std::vector<std::int64_t> order(static_cast<std::size_t>(ma));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::int64_t x, std::int64_t y) { return degree[x] > degree[y]; });
+  std::vector<int> sorted;
+  for (const std::int64_t j : order) sorted.push_back(degree[j]);
+  permute_columns(ctx_, active(V_), order);
+  clock_.to(time_.other);
+  filter_products_ += chebyshev_filter(A_, interval_, sorted, active(V_), active(S_));
+  clock_.to(time_.filter);
+  chfsi_orthonormalize(ctx_, comm_, V_.view(), locked_, S_.view());
+  clock_.to(time_.orthogonalization);
+}
+
+template <class T>
+void ChfsiIteration<T>::report(int iteration, int passing, bool last) {
+  const auto value = [&](std::int64_t j) { return sign_ * theta_[j]; };
+  if (options_.keep_history) {
+    LobpcgStep step;
+    for (int j = 0; j < k_; ++j) {
+      step.eigenvalues.push_back(value(j));
+      step.residual_norms.push_back(residual_[j]);
+    }
+    history_.push_back(std::move(step));
+  }
+  if (!options_.monitor) return;
+  LobpcgProgress p;
+  p.iteration = iteration;
+  p.converged = passing;
+  const std::int64_t first = std::min<std::int64_t>(locked_, k_ - 1);
+  p.eigenvalue = value(first);
+  p.residual = residual_[first];
+  p.scaled_residual = residual_[first] / std::max(std::abs(theta_[first]), 1e-300);
+  p.max_iterations = options_.max_iterations;
+  p.elapsed = MPI_Wtime() - t_begin_;
+  p.last = last;
+  p.norm_estimate = norm_a_;
+  options_.monitor(p);
+}
+
+template <class T>
+LobpcgResult<T> ChfsiIteration<T>::run(std::optional<spmm::ConstDenseView<T>> start, double t_begin) {
+  t_begin_ = t_begin;
+  const SpectrumEstimate bounds = lanczos_bounds(A_, sign_, lanczos_steps_, options_.seed + 1, comm_);
+  interval_ = {bounds.lowest_ritz, bounds.upper_bound, bounds.upper_bound, sign_};
+  norm_a_ = std::max(std::abs(bounds.lowest_ritz), std::abs(bounds.top_ritz));
+  eigen_ = projected_eigen_solver(ctx_, m_);
+  clock_.to(time_.spmm);
+  start_block(start);
+  rayleigh_ritz();
+  int iteration = 0;
+  LobpcgStop stop = LobpcgStop::iteration_limit;
+  std::vector<int> degree(static_cast<std::size_t>(m_), first_degree_ + first_degree_ % 2);
+  for (;; ++iteration) {
+    const int passing = lock();
+    const bool done = locked_ >= k_;
+    const bool last = done || iteration >= options_.max_iterations;
+    report(iteration, passing, last);
+    if (done) stop = LobpcgStop::converged;
+    if (last) break;
+    if (options_.between_iterations) {
+      const std::vector<double> values = [&] {
+        std::vector<double> v;
+        for (const double t : theta_) v.push_back(sign_ * t);
+        return v;
+      }();
+      LobpcgIterate it{iteration, static_cast<int>(m_), values, [&] { return host_doubles<T>(V_.cview()); }};
+      if (options_.between_iterations(it)) {
+        stop = LobpcgStop::interrupted;
+        break;
+      }
+    }
+    clock_.to(time_.other);
+    filter(iteration == 0 ? std::vector<int>(degree.begin(), degree.begin() + (m_ - locked_)) : degrees());
+    rayleigh_ritz();
+  }
+  return finish(iteration, stop);
+}
+
+template <class T>
+LobpcgResult<T> ChfsiIteration<T>::finish(int iteration, LobpcgStop stop) {
+  LobpcgResult<T> r;
+  // The first k columns, ordered from the wanted end (a later active value may fall below a locked one).
+  std::vector<std::int64_t> order(static_cast<std::size_t>(k_));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::int64_t x, std::int64_t y) { return theta_[x] < theta_[y]; });
+  r.eigenvectors = spmm::DenseBlock<T>(ctx_.space(), n_, k_);
+  select_columns(ctx_, V_.cview(), order, r.eigenvectors.view());
+  for (const std::int64_t j : order) {
+    const double lambda = sign_ * theta_[j];
+    r.eigenvalues.push_back(lambda);
+    r.residual_norms.push_back(residual_[j]);
+    r.relative_residuals.push_back(residual_[j] / std::abs(lambda));
+    r.b_norms.push_back(1);
+    r.converged.push_back(passes(j));
+  }
+  const bool all = std::all_of(r.converged.begin(), r.converged.end(), [](bool c) { return c; });
+  r.stop = all ? LobpcgStop::converged : stop == LobpcgStop::interrupted ? stop : LobpcgStop::iteration_limit;
+  r.iterations = iteration;
+  r.block_size = static_cast<int>(m_);
+  r.norm_estimate = norm_a_;
+  r.history = std::move(history_);
+  lobpcg_detail::mark_tests(options_.tolerance, r);
+  clock_.to(time_.other);
+  clock_.finish();
+  time_.total = MPI_Wtime() - t_begin_;
+  r.stats.timings = time_;
+  r.stats.filter_products = filter_products_;
+  return r;
+}
+
+}  // namespace
+
+int default_filter_block_size(int k, std::int64_t global_rows) {
+  return static_cast<int>(std::min<std::int64_t>(global_rows, k + std::max(16, k / 5)));
+}
+
+template <class T>
+LobpcgResult<T> chebyshev_filter_eigs(LinearOperator<T>& A, const LobpcgOptions& options, const FilterTuning& tuning,
+                                      std::optional<spmm::ConstDenseView<T>> start) {
+  const double t_begin = MPI_Wtime();
+  LobpcgOptions checked = options;
+  if (checked.block_size == 0) checked.block_size = default_filter_block_size(options.k, A.global_rows());
+  const int m = lobpcg_detail::validate_options(A, checked, start, false);
+  if (tuning.first_degree < 0 || tuning.max_degree < 0 || tuning.lanczos_steps < 0)
+    fail_input("Chebyshev filter: its degrees and Lanczos steps must be 0 (automatic) or positive");
+  return ChfsiIteration<T>(A, options, tuning, m).run(start, t_begin);
+}
+
+template LobpcgResult<float> chebyshev_filter_eigs(LinearOperator<float>&, const LobpcgOptions&, const FilterTuning&,
+                                                   std::optional<spmm::ConstDenseView<float>>);
+template LobpcgResult<double> chebyshev_filter_eigs(LinearOperator<double>&, const LobpcgOptions&, const FilterTuning&,
+                                                    std::optional<spmm::ConstDenseView<double>>);
+
+}  // namespace blockeigs::solver

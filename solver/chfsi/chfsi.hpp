@@ -1,0 +1,55 @@
+// Chebyshev-filtered subspace iteration (ChFSI) for many extreme eigenpairs of
+// a symmetric operator, after Zhou, Saad, Tiago and Chelikowsky (J. Comput.
+// Phys. 2006) and ChASE (Winkelmann, Springer and Di Napoli, ACM TOMS 2019),
+// on our sparse operator:
+//
+//  - a block V of m = k + guard columns; each iteration filters its active
+//    columns with a Chebyshev polynomial in s A (chebyshev_filter.hpp) that
+//    damps [a, b], a the block's largest Ritz value and b an upper bound of
+//    the spectrum (a few Lanczos steps, spectrum_bounds.hpp), so the wanted
+//    components grow against the rest;
+//  - each column's degree follows from its residual and its Ritz value's
+//    distance from a (the growth it needs to meet the tolerance), even and at
+//    most max_degree;
+//  - the active columns are orthonormalised against the locked ones and
+//    among themselves (Cholesky QR twice, scaled; shifted where the Gram
+//    matrix is not positive definite in working precision), then
+//    Rayleigh-Ritz on them: A V, V^T A V, its eigenpairs (cuSOLVER's syevd
+//    on the device, LAPACK's on the host, eigen_solvers.hpp), V and A V
+//    rotated, residuals;
+//  - hard locking: the wanted pairs that pass the stopping test, in order from
+//    the wanted end, leave the active block; they get no more products, and
+//    the block the filter and the dense work touch shrinks as the run goes on.
+//
+// The stopping test, the result and the monitor are LOBPCG's (lobpcg.hpp):
+// the same options (k, block_size, which, tolerance, test, max_iterations,
+// seed, monitor, between_iterations) and the same result. Standard problems
+// only (A x = lambda x); no preconditioner (the filter is the acceleration).
+#pragma once
+
+#include <optional>
+
+#include "solver/lobpcg/lobpcg.hpp"
+
+namespace blockeigs::solver {
+
+// The filter's knobs: every automatic value (0) suits any run.
+struct FilterTuning {
+  int first_degree = 0;   // the degree of the first iteration's filter (no residuals yet); 0: 16
+  int max_degree = 0;     // a column's degree at most; 0: 40
+  int lanczos_steps = 0;  // for the spectrum's upper bound; 0: 25
+};
+
+// The block of m columns for k pairs: k plus max(16, k / 5) guard columns,
+// at most the matrix's rows.
+int default_filter_block_size(int k, std::int64_t global_rows);
+
+// Collective over A.comm(). `start`, if given, holds up to the block size
+// columns of the start block in A's space (the rest are random). Throws
+// InputError for bad options (k, block_size and the rows as lobpcg checks them).
+template <class T>
+LobpcgResult<T> chebyshev_filter_eigs(LinearOperator<T>& A, const LobpcgOptions& options,
+                                      const FilterTuning& tuning = {},
+                                      std::optional<spmm::ConstDenseView<T>> start = std::nullopt);
+
+}  // namespace blockeigs::solver

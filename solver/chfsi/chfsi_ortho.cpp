@@ -1,0 +1,82 @@
+#include "solver/chfsi/chfsi_ortho.hpp"
+
+#include <lapacke.h>
+
+#include <cmath>
+#include <limits>
+
+#include "core/checks.hpp"
+#include "solver/blocks/block_ops.hpp"
+
+namespace blockeigs::solver {
+namespace {
+
+int rank_of(MPI_Comm comm) {
+  int rank = 0;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  return rank;
+}
+
+// D U^-1 for the Cholesky factor U of D G D (D = diag(G)^-1/2), shifted by
+// `shift` times the identity; false where that is not positive definite.
+bool scaled_cholesky_inverse(const HostMatrix& G, double shift, HostMatrix& out) {
+  const std::int64_t n = G.rows();
+  std::vector<double> d(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) d[i] = G(i, i) > 0 ? 1 / std::sqrt(G(i, i)) : 1.0;
+  HostMatrix U(n, n);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = i; j < n; ++j) U(i, j) = d[i] * G(i, j) * d[j] + (i == j ? shift : 0.0);
+  const auto ni = static_cast<lapack_int>(n);
+  if (LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'U', ni, U.data(), ni) != 0) return false;
+  if (LAPACKE_dtrtri(LAPACK_ROW_MAJOR, 'U', 'N', ni, U.data(), ni) != 0) return false;
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < n; ++j) U(i, j) = j < i ? 0.0 : d[i] * U(i, j);
+  out = std::move(U);
+  return true;
+}
+
+// One pass; true where the Gram matrix needed a shift.
+template <class T>
+bool one_pass(const spmm::Context& ctx, MPI_Comm comm, spmm::DenseView<T> V, std::int64_t first,
+              spmm::DenseView<T> scratch) {
+  const std::int64_t m = V.cols, ma = m - first;
+  const spmm::DenseView<T> Va = column_range(V, first, ma), Sa = column_range(scratch, first, ma);
+  if (first > 0) {  // Va -= V_L (V_L^T Va)
+    const spmm::ConstDenseView<T> locked = column_range(spmm::ConstDenseView<T>(V), 0, first);
+    const HostMatrix C = gram<T>(ctx, comm, locked, spmm::ConstDenseView<T>(Va));
+    block_update(ctx, T(-1), locked, C, T(1), Va);
+  }
+  const HostMatrix G = gram<T>(ctx, comm, spmm::ConstDenseView<T>(Va));
+  HostMatrix R;
+  HostMatrix shifted(1, 1);  // 1: the factor needed a shift
+  if (rank_of(comm) == 0) {
+    if (!scaled_cholesky_inverse(G, 0.0, R)) {
+      const double eps = std::numeric_limits<T>::epsilon();
+      double shift = 10 * static_cast<double>(ma) * eps;
+      while (!scaled_cholesky_inverse(G, shift, R)) shift *= 10;
+      shifted(0, 0) = 1;
+    }
+  }
+  broadcast(comm, R);
+  broadcast(comm, shifted);
+  transform_in_place(ctx, Va, R, Sa);
+  return shifted(0, 0) != 0;
+}
+
+}  // namespace
+
+template <class T>
+void chfsi_orthonormalize(const spmm::Context& context, MPI_Comm comm, spmm::DenseView<T> V, std::int64_t first,
+                          spmm::DenseView<T> scratch) {
+  if (V.cols - first <= 0) return;
+  const bool shifted = one_pass(context, comm, V, first, scratch);
+  one_pass(context, comm, V, first, scratch);
+  if (shifted) one_pass(context, comm, V, first, scratch);
+}
+
+template void chfsi_orthonormalize(const spmm::Context&, MPI_Comm, spmm::DenseView<float>, std::int64_t,
+                                   spmm::DenseView<float>);
+template void chfsi_orthonormalize(const spmm::Context&, MPI_Comm, spmm::DenseView<double>, std::int64_t,
+                                   spmm::DenseView<double>);
+
+}  // namespace blockeigs::solver

@@ -1,0 +1,28 @@
+// Orthonormalisation of a filtered block for Chebyshev-filtered subspace
+// iteration: columns [first, m) of V made orthogonal to [0, first) (the
+// locked, orthonormal columns) and orthonormal among themselves by two passes
+// of projection and Cholesky QR of the column-scaled Gram matrix (CholQR2:
+// Yamamoto et al. 2015; the second pass makes the first's loss of
+// orthogonality, ~eps cond(V)^2, rounding). Where a Gram matrix is not
+// positive definite in working precision (cond(V) near 1/sqrt(eps)), the
+// pass factors it with a small shift first (shifted CholQR, Fukaya et al.
+// 2020) and a third pass follows.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+
+#include "dense/context.hpp"
+#include "dense/dense.hpp"
+
+namespace blockeigs::solver {
+
+// `scratch` has V's rows and at least V's columns. Collective over `comm`
+// (a communicator no one else receives on); the small factorisations on rank
+// 0, broadcast.
+template <class T>
+void chfsi_orthonormalize(const spmm::Context& context, MPI_Comm comm, spmm::DenseView<T> V, std::int64_t first,
+                          spmm::DenseView<T> scratch);
+
+}  // namespace blockeigs::solver

@@ -1,0 +1,54 @@
+#include "solver/chfsi/spectrum_bounds.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "solver/blocks/block_ops.hpp"
+#include "solver/blocks/symmetric_eigen.hpp"
+
+namespace blockeigs::solver {
+
+template <class T>
+SpectrumEstimate lanczos_bounds(LinearOperator<T>& A, int sign, int steps, std::uint64_t seed, MPI_Comm comm) {
+  const spmm::Context& ctx = A.context();
+  const std::int64_t n = A.local_rows();
+  spmm::DenseBlock<T> q(ctx.space(), n, 1), previous(ctx.space(), n, 1), w(ctx.space(), n, 1);
+  fill_random(ctx, q.view(), seed, A.first_row());
+  const double norm = column_norms(ctx, comm, q.cview())[0];
+  scale_columns(ctx, {1 / norm}, q.view());
+  spmm::fill_bytes(previous.data(), ctx.space(), 0, sizeof(T) * static_cast<std::size_t>(n));
+  std::vector<double> alpha, beta;
+  SpectrumEstimate out;
+  double b = 0;
+  for (int j = 0; j < steps; ++j) {
+    A.apply(static_cast<T>(sign), q.cview(), T(0), w.view());  // w = s A q
+    ++out.products;
+    const double a = gram<T>(ctx, comm, q.cview(), w.cview())(0, 0);
+    axpby(ctx, static_cast<T>(-a), q.cview(), T(1), w.view());
+    axpby(ctx, static_cast<T>(-b), previous.cview(), T(1), w.view());
+    alpha.push_back(a);
+    b = column_norms(ctx, comm, w.cview())[0];
+    beta.push_back(b);
+    if (!(b > 0)) break;  // an invariant subspace: T's values are eigenvalues
+    std::swap(previous, q);
+    copy_block(ctx, w.cview(), q.view());
+    scale_columns(ctx, {1 / b}, q.view());
+  }
+  const auto k = static_cast<std::int64_t>(alpha.size());
+  HostMatrix t(k, k);
+  for (std::int64_t i = 0; i < k; ++i) {
+    t(i, i) = alpha[i];
+    if (i + 1 < k) t(i + 1, i) = t(i, i + 1) = beta[i];
+  }
+  const SymmetricEigen e = symmetric_eigen(t, 0, 0);
+  out.lowest_ritz = e.values.front();
+  out.top_ritz = e.values.back();
+  out.upper_bound = e.values.back() + std::abs(beta.back());
+  return out;
+}
+
+template SpectrumEstimate lanczos_bounds(LinearOperator<float>&, int, int, std::uint64_t, MPI_Comm);
+template SpectrumEstimate lanczos_bounds(LinearOperator<double>&, int, int, std::uint64_t, MPI_Comm);
+
+}  // namespace blockeigs::solver

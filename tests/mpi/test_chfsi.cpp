@@ -1,0 +1,165 @@
+// Chebyshev-filtered subspace iteration (solver/chfsi) at np 1-4, one rank
+// without rows in some cases: many eigenpairs of Laplacians against their
+// closed forms with every multiplicity, both ends, the largest with the
+// backward test, a SuiteSparse matrix against a dense reference, the start
+// block, the monitor and history, the iteration limit, and input errors.
+// Every pair is re-checked by plain loops over the whole matrix.
+#include <gtest/gtest.h>
+#include <lapacke.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <vector>
+
+#include "io/matrix_market.hpp"
+#include "solver/chfsi/chebyshev_filter.hpp"
+#include "solver/chfsi/chfsi.hpp"
+#include "tests/support/csr_test_operator.hpp"
+#include "tests/support/expect_error.hpp"
+#include "tests/support/lobpcg_problems.hpp"
+
+namespace blockeigs {
+namespace {
+
+using namespace test::lobpcg_problems;
+using solver::FilterTuning;
+
+struct Filtered {
+  LobpcgResult<double> result;
+  test::EigenpairCheck check;
+};
+
+Filtered run_filter(const Problem& p, const LobpcgOptions& o, Split split = Split::balanced,
+                    const FilterTuning& tuning = {}) {
+  const solver::RowPartition partition = partition_of(p, MPI_COMM_WORLD, split);
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), p.whole, partition);
+  Filtered out{solver::chebyshev_filter_eigs<double>(A, o, tuning), {}};
+  out.check = test::check_eigenpairs(MPI_COMM_WORLD, A.context(), p.whole, partition, out.result.eigenvalues,
+                                     out.result.eigenvectors.cview());
+  return out;
+}
+
+// Converged; each eigenvalue within the relative test's bound of the exact one
+// in order (so every multiplicity is there, nothing missed or repeated);
+// residuals as reported and within the test; orthonormal eigenvectors.
+void expect_filtered(const Problem& p, const Filtered& r, const LobpcgOptions& o) {
+  const auto& res = r.result;
+  ASSERT_EQ(res.eigenvalues.size(), std::size_t(o.k));
+  EXPECT_TRUE(res.all_converged()) << "after " << res.iterations << " iterations";
+  EXPECT_EQ(res.stop, solver::LobpcgStop::converged);
+  const std::vector<double> w = wanted(p, o.k, o.which);
+  const double norm_a = norm_inf(p.whole);
+  for (int j = 0; j < o.k; ++j) {
+    const double scale = o.test == StoppingTest::backward ? norm_a + std::abs(w[j]) : std::abs(w[j]);
+    EXPECT_LE(std::abs(res.eigenvalues[j] - w[j]), o.tolerance * scale)
+        << "pair " << j << ": " << res.eigenvalues[j] << " vs exact " << w[j];
+    EXPECT_NEAR(r.check.residuals[j], res.residual_norms[j], 1e-11 * norm_a) << "pair " << j;
+    EXPECT_LE(r.check.residuals[j], o.tolerance * scale * (1 + 1e-6)) << "pair " << j;
+  }
+  EXPECT_LE(r.check.orthonormality, 1e-10);
+}
+
+// The closed form's distinct values with their multiplicities, as found.
+std::map<long long, int> multiplicities(const std::vector<double>& values) {
+  std::map<long long, int> out;
+  for (const double v : values) ++out[std::llround(v * 1e9)];
+  return out;
+}
+
+TEST(Chfsi, Laplacian3d200SmallestWithMultiplicities) {
+  const Problem p = laplacian(io::GeneratorKind::laplacian_3d, 24, 24, 24);
+  LobpcgOptions o = options_for(200, SpectrumEnd::smallest, 1e-8);
+  const Filtered r = run_filter(p, o);
+  expect_filtered(p, r, o);
+  const std::vector<double> exact(p.exact.begin(), p.exact.begin() + 200);
+  // The 200th value may sit inside a cluster the 201st completes: compare the full clusters below it.
+  auto found = multiplicities(r.result.eigenvalues), want = multiplicities(exact);
+  found.erase(std::prev(found.end()));
+  want.erase(std::prev(want.end()));
+  EXPECT_EQ(found, want);
+}
+
+TEST(Chfsi, Laplacian2dLargestBackwardTestOnAnEmptyRank) {
+  const Problem p = laplacian(io::GeneratorKind::laplacian_2d, 40, 30);
+  const LobpcgOptions o = options_for(30, SpectrumEnd::largest, 1e-7, StoppingTest::backward);
+  const Filtered r = run_filter(p, o, Split::empty_rank);
+  expect_filtered(p, r, o);
+  for (std::size_t j = 1; j < r.result.eigenvalues.size(); ++j)
+    EXPECT_GE(r.result.eigenvalues[j - 1], r.result.eigenvalues[j]);  // largest first
+}
+
+TEST(Chfsi, FewPairsAndOwnDegrees) {
+  const Problem p = laplacian(io::GeneratorKind::laplacian_1d, 300);
+  const LobpcgOptions o = options_for(3, SpectrumEnd::smallest, 1e-8);
+  FilterTuning tuning;
+  tuning.first_degree = 6;
+  tuning.max_degree = 24;
+  const Filtered r = run_filter(p, o, Split::balanced, tuning);
+  expect_filtered(p, r, o);
+  EXPECT_EQ(r.result.block_size, 3 + 16);
+}
+
+// nos3 (960 rows, an FEM matrix): its 100 smallest against LAPACK's dense eigenvalues.
+TEST(Chfsi, SuiteSparseAgainstADenseReference) {
+  const std::filesystem::path file = std::filesystem::path(BLOCKEIGS_DATA_DIR) / "nos3.mtx.gz";
+  if (!std::filesystem::exists(file)) GTEST_SKIP() << file << " is not here";
+  Problem p;
+  p.whole = io::read_matrix_market(file.string()).matrix;
+  const auto n = static_cast<lapack_int>(p.whole.global_rows);
+  std::vector<double> dense(static_cast<std::size_t>(n) * n, 0.0), values(n);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t q = p.whole.row_offsets[i]; q < p.whole.row_offsets[i + 1]; ++q)
+      dense[i * n + p.whole.col_indices[q]] = p.whole.values[q];
+  ASSERT_EQ(LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'N', 'U', n, dense.data(), n, values.data()), 0);
+  p.exact = values;
+  const LobpcgOptions o = options_for(100, SpectrumEnd::smallest, 1e-8);
+  const Filtered r = run_filter(p, o);
+  expect_filtered(p, r, o);
+}
+
+TEST(Chfsi, MonitorHistoryAndTheIterationLimit) {
+  const Problem p = laplacian(io::GeneratorKind::laplacian_2d, 30, 30);
+  LobpcgOptions o = options_for(20, SpectrumEnd::smallest, 1e-10);
+  o.max_iterations = 2;
+  int reports = 0, last_converged = -1;
+  bool saw_last = false;
+  o.monitor = [&](const solver::LobpcgProgress& progress) {
+    ++reports;
+    EXPECT_GE(progress.converged, last_converged);
+    last_converged = progress.converged;
+    saw_last = saw_last || progress.last;
+  };
+  const Filtered r = run_filter(p, o);
+  EXPECT_EQ(r.result.stop, solver::LobpcgStop::iteration_limit);
+  EXPECT_EQ(r.result.iterations, 2);
+  EXPECT_EQ(reports, 3);  // the start and two iterations
+  EXPECT_TRUE(saw_last);
+  EXPECT_EQ(r.result.history.size(), 3u);
+  EXPECT_EQ(r.result.eigenvalues.size(), 20u);
+}
+
+TEST(Chfsi, FilterGrowsTheWantedEnd) {
+  const solver::FilterInterval interval{0.0, 1.0, 3.0, 1};
+  EXPECT_DOUBLE_EQ(solver::filter_growth_per_degree(interval, 2.0), 1.0);  // inside [a, b]
+  EXPECT_GT(solver::filter_growth_per_degree(interval, 0.5), 1.5);
+  EXPECT_GT(solver::filter_growth_per_degree(interval, 0.0), solver::filter_growth_per_degree(interval, 0.5));
+}
+
+TEST(Chfsi, InputErrorsOnEveryRank) {
+  const Problem p = laplacian(io::GeneratorKind::laplacian_1d, 50);
+  test::expect_mentions(test::input_error_message([&] { run_filter(p, options_for(50)); }),
+                        {"k = 50 but the matrix has 50 rows"});
+  LobpcgOptions o = options_for(10);
+  o.block_size = 5;
+  test::expect_mentions(test::input_error_message([&] { run_filter(p, o); }), {"block size 5 is smaller than k = 10"});
+  FilterTuning bad;
+  bad.max_degree = -2;
+  test::expect_mentions(test::input_error_message([&] { run_filter(p, options_for(4), Split::balanced, bad); }),
+                        {"0 (automatic)"});
+}
+
+}  // namespace
+}  // namespace blockeigs
