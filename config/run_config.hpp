@@ -56,7 +56,8 @@ struct CheckpointConfig {
 struct OutputConfig {
   std::string path;  // HDF5 result file; empty: no file written
   CheckpointConfig checkpoint;
-  bool monitor = true;    // monitor lines on rank 0
+  bool eigenvectors = true;  // block-eigs: /eigenvectors written (false: the values, residuals and history only)
+  bool monitor = true;       // monitor lines on rank 0
   int monitor_every = 1;  // a line every this many iterations (and the first and the last)
 };
 

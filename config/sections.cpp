@@ -291,6 +291,7 @@ OutputConfig read_output(const Value& section) {
                    // Relative to the working directory, like any output path on a command line.
                    {.key = "path", .read = [&](const Value& v) { config.path = v.string(); }},
                    {.key = "monitor", .read = [&](const Value& v) { config.monitor = v.boolean(); }},
+                   {.key = "eigenvectors", .read = [&](const Value& v) { config.eigenvectors = v.boolean(); }},
                    {.key = "monitor_every", .read = [&](const Value& v) { config.monitor_every = v.integer<int>(1); }},
                    {.key = "checkpoint",
                     .read =

@@ -283,7 +283,10 @@ int solve(const cfg::EigsConfig& config, const solver::DistributedRows& matrix, 
   if (!config.output.path.empty())
     write_result(
         config.output.path,
-        {block_in_input_order("/eigenvectors", result.eigenvectors.cview(), matrix.numbering, comm)},
+        config.output.eigenvectors
+            ? std::vector<DistributedBlock>{block_in_input_order("/eigenvectors", result.eigenvectors.cview(),
+                                                                 matrix.numbering, comm)}
+            : std::vector<DistributedBlock>{},
         [&](io::Hdf5Writer& w) {
           write_datasets(w, result, options.k, first);
           w.write_string("/config", text);

@@ -97,7 +97,7 @@ solver::SolverShape solver_shape(const cfg::EigsConfig& c, Space space, std::int
   if (eigen_method(c).method == solver::EigenMethod::chebyshev_filter) {
     solver::SolverShape s = solver::filter_shape(e.lobpcg.k, e.lobpcg.block_size, value_bytes(c.execution), rows);
     if (!e.start_file.empty() || !c.resume.empty()) s.start_columns = s.block;
-    s.output = !c.output.path.empty();
+    s.output = !c.output.path.empty() && c.output.eigenvectors;
     return s;
   }
   solver::SolverShape s =
@@ -105,7 +105,7 @@ solver::SolverShape solver_shape(const cfg::EigsConfig& c, Space space, std::int
                            e.preconditioner.kind != PreconditionerKind::none, value_bytes(c.execution), space, rows);
   set_preconditioner(e.preconditioner, e.lobpcg.which, true, space, s);
   if (!e.start_file.empty()) s.start_columns = s.block;  // at most the block size
-  s.output = !c.output.path.empty();
+  s.output = !c.output.path.empty() && c.output.eigenvectors;
   s.generalized = c.matrix_b.has_value();
   if (e.constraints == cfg::ConstraintsSource::constant) s.constraint_columns = 1;
   if (e.constraints == cfg::ConstraintsSource::hdf5)  // the dataset's shape: no rows read
