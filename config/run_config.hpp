@@ -20,6 +20,7 @@
 #include "core/env_overrides.hpp"
 #include "io/matrix_config.hpp"
 #include "solver/cg/block_cg.hpp"
+#include "solver/chfsi/chfsi.hpp"
 #include "solver/chfsi/eigen_method.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/operator/halo/halo_transport.hpp"
@@ -58,7 +59,7 @@ struct OutputConfig {
   CheckpointConfig checkpoint;
   bool eigenvectors = true;  // block-eigs: /eigenvectors written (false: the values, residuals and history only)
   bool monitor = true;       // monitor lines on rank 0
-  int monitor_every = 1;  // a line every this many iterations (and the first and the last)
+  int monitor_every = 1;     // a line every this many iterations (and the first and the last)
 };
 
 enum class ConstraintsSource { none, constant, hdf5 };
@@ -68,6 +69,7 @@ enum class ConstraintsSource { none, constant, hdf5 };
 struct EigensolverSettings {
   solver::EigenMethod method = solver::EigenMethod::automatic;  // LOBPCG or the Chebyshev filter (eigen_method.hpp)
   solver::LobpcgOptions lobpcg;  // k, block_size, which, tolerance, convergence_test, max_iterations, ...
+  solver::FilterTuning filter;   // method chebyshev_filter: filter_degree, filter_max_degree
   solver::PreconditionerOptions preconditioner;
   std::string start_file;  // optional HDF5 file with a start block
   std::string start_dataset = "/X";

@@ -141,6 +141,10 @@ EigensolverSettings read_eigensolver(const Value& section) {
                  method = v;
                }},
           {.key = "k", .read = [&](const Value& v) { lobpcg.k = v.integer<int>(1); }},
+          {.key = "filter_degree",
+           .read = [&](const Value& v) { config.filter.first_degree = static_cast<int>(v.integer(0, 1000)); }},
+          {.key = "filter_max_degree",
+           .read = [&](const Value& v) { config.filter.max_degree = static_cast<int>(v.integer(0, 1000)); }},
           {.key = "block_size",
            .read =
                [&](const Value& v) {

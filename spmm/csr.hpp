@@ -78,6 +78,8 @@ class CsrMatrix {
   CsrView<T> view() const {
     return {space(), rows_, cols_, nnz_, row_offsets_.data(), col_indices_.data(), values_.data()};
   }
+  // The values, writable in place (a plan built on the matrix reads them at each product).
+  T* values() { return values_.data(); }
 
  private:
   std::int64_t rows_ = 0;

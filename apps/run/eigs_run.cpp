@@ -208,13 +208,14 @@ void write_attributes(io::Hdf5Writer& w, const solver::LobpcgResult<T>& result, 
 // The chosen eigensolver on the problem, from the start block (or random columns).
 template <class T>
 solver::LobpcgResult<T> run_method(const solver::MethodChoice& method, solver::DistributedOperator<T>& op,
-                                   const solver::LobpcgOptions& options, const BuiltPreconditioner<T>& preconditioner,
-                                   const StartBlock<T>& start, const EigsProblem<T>& problem) {
+                                   const solver::LobpcgOptions& options, const solver::FilterTuning& filter,
+                                   const BuiltPreconditioner<T>& preconditioner, const StartBlock<T>& start,
+                                   const EigsProblem<T>& problem) {
   std::optional<spmm::ConstDenseView<T>> start_view, constraints_view;
   if (start.block) start_view = start.block->cview();
   if (problem.constraints) constraints_view = problem.constraints->cview();
   if (method.method == solver::EigenMethod::chebyshev_filter)
-    return solver::chebyshev_filter_eigs<T>(op, options, {}, start_view);
+    return solver::chebyshev_filter_eigs<T>(op, options, filter, start_view);
   try {
     return solver::lobpcg<T>(op, options, preconditioner.object.get(), start_view, problem.b.get(), constraints_view);
   } catch (const solver::BNotPositiveDefinite& e) {
@@ -272,7 +273,8 @@ int solve(const cfg::EigsConfig& config, const solver::DistributedRows& matrix, 
   print_setup(account, comm);
   set_monitor(options, config.output, problem, first, comm);
   op.reset_timings();
-  const solver::LobpcgResult<T> result = run_method(method, op, options, preconditioner, start, problem);
+  const solver::LobpcgResult<T> result =
+      run_method(method, op, options, settings.filter, preconditioner, start, problem);
   account.lap(Phase::solve);
   account.move(Phase::solve, Phase::checkpoints, hook.seconds());
   const SolveCosts costs = solve_costs(op, preconditioner);
@@ -283,10 +285,9 @@ int solve(const cfg::EigsConfig& config, const solver::DistributedRows& matrix, 
   if (!config.output.path.empty())
     write_result(
         config.output.path,
-        config.output.eigenvectors
-            ? std::vector<DistributedBlock>{block_in_input_order("/eigenvectors", result.eigenvectors.cview(),
-                                                                 matrix.numbering, comm)}
-            : std::vector<DistributedBlock>{},
+        config.output.eigenvectors ? std::vector<DistributedBlock>{block_in_input_order(
+                                         "/eigenvectors", result.eigenvectors.cview(), matrix.numbering, comm)}
+                                   : std::vector<DistributedBlock>{},
         [&](io::Hdf5Writer& w) {
           write_datasets(w, result, options.k, first);
           w.write_string("/config", text);

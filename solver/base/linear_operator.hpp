@@ -103,6 +103,20 @@ class SingleInputOperator : public LinearOperator<T> {
   virtual void apply_single_impl(spmm::ConstDenseView<float> X, spmm::DenseView<T> Y) = 0;
 };
 
+// An operator that can stand for A + shift I in its own products (its stored
+// diagonal entries set to A(i, i) + shift), so that a solver's (A - c I) X
+// costs one product instead of a product and a pass over X: the Chebyshev
+// filter of Chebyshev-filtered subspace iteration (solver/chfsi).
+template <class T>
+class DiagonalShiftOperator {
+ public:
+  virtual ~DiagonalShiftOperator() = default;
+  // From now on the products are those of A + shift I; shift 0 gives back A
+  // bit for bit. False (on every rank, nothing changed) where some row stores
+  // no diagonal entry. Collective.
+  virtual bool set_diagonal_shift(T shift) = 0;
+};
+
 // A's fp32 copy (SingleInputOperator::rounded_to_single) where it offers
 // one, else null. Collective.
 template <class T>

@@ -7,6 +7,18 @@
 #include "solver/blocks/block_ops.hpp"
 
 namespace blockeigs::solver {
+namespace {
+
+// Gives an operator its own diagonal back when the filter ends, however it ends (a local write: no messages).
+template <class T>
+struct ShiftRestore {
+  DiagonalShiftOperator<T>* op;
+  ~ShiftRestore() {
+    if (op) op->set_diagonal_shift(T(0));
+  }
+};
+
+}  // namespace
 
 double filter_growth_per_degree(const FilterInterval& interval, double x) {
   const double c = 0.5 * (interval.a + interval.b), e = 0.5 * (interval.b - interval.a);
@@ -34,12 +46,23 @@ std::int64_t chebyshev_filter(LinearOperator<T>& A, const FilterInterval& interv
     return static_cast<std::int64_t>(std::count_if(degrees.begin(), degrees.end(), [i](int d) { return d >= i; }));
   };
   const spmm::DenseView<T> Y0 = V, Y1{scratch.space, scratch.rows, m, scratch.ld, scratch.data};
+  // (s A - c) Y in one product where the operator can stand for A - s c I; else a product and a pass.
+  auto* shiftable = dynamic_cast<DiagonalShiftOperator<T>*>(&A);
+  const bool shifted = shiftable && shiftable->set_diagonal_shift(static_cast<T>(-s * c));
+  const ShiftRestore<T> restore{shifted ? shiftable : nullptr};
+  // C = alpha (s A - c) Y + beta C.
+  const auto product = [&](double alpha, spmm::ConstDenseView<T> Y, double beta, spmm::DenseView<T> C) {
+    if (!shifted) {
+      axpby(ctx, static_cast<T>(-c * alpha), Y, static_cast<T>(beta), C);
+      beta = 1;
+    }
+    A.apply(static_cast<T>(s * alpha), Y, static_cast<T>(beta), C);
+  };
   std::int64_t products = 0;
   // Step 1: Y1 = (sigma1 / e) (s A - c) Y0.
   double sigma = e / (interval.lowest - c);
   const double sigma1 = sigma, tau = 2 / sigma1;
-  axpby(ctx, static_cast<T>(-c * sigma1 / e), spmm::ConstDenseView<T>(Y0), T(0), Y1);
-  A.apply(static_cast<T>(s * sigma1 / e), spmm::ConstDenseView<T>(Y0), T(1), Y1);
+  product(sigma1 / e, spmm::ConstDenseView<T>(Y0), 0, Y1);
   products += m;
   // Step i >= 2: Y_i = (2 sigma_i / e) (s A - c) Y_{i-1} - sigma_{i-1} sigma_i Y_{i-2}, over Y_{i-2}'s buffer.
   const int top = degrees.front();
@@ -48,10 +71,8 @@ std::int64_t chebyshev_filter(LinearOperator<T>& A, const FilterInterval& interv
     const std::int64_t w = width(i);
     const spmm::DenseView<T>& older = i % 2 == 0 ? Y0 : Y1;  // Y_{i-2}, overwritten by Y_i
     const spmm::DenseView<T>& last = i % 2 == 0 ? Y1 : Y0;   // Y_{i-1}
-    const spmm::DenseView<T> out = column_range(older, 0, w);
-    const spmm::ConstDenseView<T> in = column_range(spmm::ConstDenseView<T>(last), 0, w);
-    axpby(ctx, static_cast<T>(-2 * sigma_next * c / e), in, static_cast<T>(-sigma * sigma_next), out);
-    A.apply(static_cast<T>(2 * sigma_next * s / e), in, T(1), out);
+    product(2 * sigma_next / e, column_range(spmm::ConstDenseView<T>(last), 0, w), -sigma * sigma_next,
+            column_range(older, 0, w));
     products += w;
     sigma = sigma_next;
   }

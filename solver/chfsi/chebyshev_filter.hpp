@@ -9,7 +9,9 @@
 // Each column has its own degree (even, so that the result lands in the
 // input's buffer): the columns come sorted by descending degree, and step i
 // touches only the prefix of columns whose degree is at least i. A step is
-// one operator product and one element-wise pass over that prefix.
+// one operator product over that prefix where the operator can stand for
+// A - s c I itself (DiagonalShiftOperator: the distributed operator), else a
+// product and an element-wise pass.
 #pragma once
 
 #include <cstdint>

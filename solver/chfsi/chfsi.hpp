@@ -15,8 +15,9 @@
 //    among themselves (Cholesky QR twice, scaled; shifted where the Gram
 //    matrix is not positive definite in working precision), then
 //    Rayleigh-Ritz on them: A V, V^T A V, its eigenpairs (cuSOLVER's syevd
-//    on the device, LAPACK's on the host, eigen_solvers.hpp), V and A V
-//    rotated, residuals;
+//    on the device, LAPACK's on the host, eigen_solvers.hpp), V rotated and
+//    A V of the Ritz vectors made anew (a product costs less than rotating
+//    A V), residuals;
 //  - hard locking: the wanted pairs that pass the stopping test, in order from
 //    the wanted end, leave the active block; they get no more products, and
 //    the block the filter and the dense work touch shrinks as the run goes on.
@@ -36,7 +37,7 @@ namespace blockeigs::solver {
 // The filter's knobs: every automatic value (0) suits any run.
 struct FilterTuning {
   int first_degree = 0;   // the degree of the first iteration's filter (no residuals yet); 0: 16
-  int max_degree = 0;     // a column's degree at most; 0: 40
+  int max_degree = 0;     // a column's degree at most; 0: 64
   int lanczos_steps = 0;  // for the spectrum's upper bound; 0: 25
 };
 

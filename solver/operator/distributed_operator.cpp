@@ -8,6 +8,7 @@
 #include "solver/base/collective.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/operator/device_selection.hpp"
+#include "solver/operator/diagonal_shift.hpp"
 #include "solver/operator/halo/cuda/halo_pack.hpp"
 #include "solver/operator/halo/nccl_halo.hpp"
 #include "solver/operator/local_blocks.hpp"
@@ -107,6 +108,23 @@ template <class T>
 void DistributedOperator<T>::diagonal(T* out) const {
   spmm::copy_bytes(out, context_.space(), diagonal_entries_.data(), context_.space(),
                    diagonal_entries_.size() * sizeof(T));
+}
+
+template <class T>
+bool DistributedOperator<T>::set_diagonal_shift(T shift) {
+  const std::int64_t rows = diagonal_block_.rows();
+  if (!shiftable_) {
+    diagonal_positions_ = spmm::Buffer<std::int64_t>(context_.space(), static_cast<std::size_t>(rows));
+    int missing = find_diagonal_positions(context_, diagonal_block_.view(), diagonal_positions_.data()) > 0 ? 1 : 0;
+    BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &missing, 1, MPI_INT, MPI_MAX, comm_));
+    shiftable_ = missing == 0;
+  }
+  if (!*shiftable_) return false;
+  if (shift != shift_)
+    set_shifted_diagonal(context_, diagonal_block_.values(), diagonal_positions_.data(), diagonal_entries_.data(),
+                         shift, rows);
+  shift_ = shift;
+  return true;
 }
 
 template <class T>

@@ -62,7 +62,7 @@ struct LocalBlocks;
 class RoundedOperator;  // DistributedOperator<double>::rounded_to_single's fp32 copy
 
 template <class T>
-class DistributedOperator final : public SingleInputOperator<T> {
+class DistributedOperator final : public SingleInputOperator<T>, public DiagonalShiftOperator<T> {
  public:
   // `rows` are this rank's rows (global columns), `partition` every rank's
   // range; `halo` how halo rows travel (make_halo_exchange). Collective. The
@@ -84,6 +84,11 @@ class DistributedOperator final : public SingleInputOperator<T> {
   std::int64_t local_rows() const override { return partition_.rows(rank_); }
   std::int64_t first_row() const override { return partition_.begin(rank_); }
   void diagonal(T* out) const override;
+  // DiagonalShiftOperator: the diagonal block's stored diagonal entries set to
+  // A(i, i) + shift (from the entries as built; the fp32 copy keeps A). The
+  // first call finds each row's diagonal entry and agrees over the ranks
+  // whether every row has one.
+  bool set_diagonal_shift(T shift) override;
 
   // The two halves of apply, for measuring overlap: only the exchange (pack,
   // send, receive, unpack), and only the two multiplies (with the halo block
@@ -176,6 +181,11 @@ class DistributedOperator final : public SingleInputOperator<T> {
   std::optional<spmm::Plan<T>> off_diagonal_plan_;
   spmm::Buffer<T> diagonal_entries_;
   spmm::Buffer<std::int32_t> off_diagonal_rows_;  // local rows with halo columns, context space
+  // Where each local row's diagonal entry is in diagonal_block_'s values (set_diagonal_shift), and
+  // whether every row of every rank has one; found at the first shift.
+  spmm::Buffer<std::int64_t> diagonal_positions_;
+  std::optional<bool> shiftable_;
+  T shift_ = 0;
 
   HaloOptions halo_options_;
   std::unique_ptr<HaloExchange<T>> halo_;  // reads halo_plan_

@@ -17,7 +17,9 @@
 #include "io/matrix_market.hpp"
 #include "solver/chfsi/chebyshev_filter.hpp"
 #include "solver/chfsi/chfsi.hpp"
+#include "solver/operator/distributed_operator.hpp"
 #include "tests/support/csr_test_operator.hpp"
+#include "tests/support/distributed_fixtures.hpp"
 #include "tests/support/expect_error.hpp"
 #include "tests/support/lobpcg_problems.hpp"
 
@@ -118,6 +120,28 @@ TEST(Chfsi, SuiteSparseAgainstADenseReference) {
   const LobpcgOptions o = options_for(100, SpectrumEnd::smallest, 1e-8);
   const Filtered r = run_filter(p, o);
   expect_filtered(p, r, o);
+}
+
+// Through the distributed operator, whose diagonal shift makes each filter step one product: the same pairs.
+TEST(Chfsi, ShiftedProductsThroughTheDistributedOperator) {
+  const Problem p = laplacian(io::GeneratorKind::laplacian_3d, 12, 11, 10);
+  const solver::RowPartition partition = partition_of(p, MPI_COMM_WORLD, Split::empty_rank);
+  const int rank = test::mpi_rank(MPI_COMM_WORLD);
+  const spmm::Context context = spmm::Context::host();
+  solver::DistributedOperator<double> A(MPI_COMM_WORLD, context,
+                                        io::slice_rows(p.whole, partition.begin(rank), partition.end(rank)), partition);
+  const std::int64_t m = A.local_rows();
+  spmm::DenseBlock<double> x(Space::host, m, 2), before(Space::host, m, 2), after(Space::host, m, 2);
+  for (std::int64_t i = 0; i < m; ++i) x.view()(i, 0) = x.view()(i, 1) = std::sin(double(A.first_row() + i));
+  A.apply(1.0, x.cview(), 0.0, before.view());
+  const LobpcgOptions o = options_for(40, SpectrumEnd::smallest, 1e-9);
+  Filtered r{solver::chebyshev_filter_eigs<double>(A, o), {}};
+  r.check = test::check_eigenpairs(MPI_COMM_WORLD, context, p.whole, partition, r.result.eigenvalues,
+                                   r.result.eigenvectors.cview());
+  expect_filtered(p, r, o);
+  // The shift is gone afterwards: A's products bit for bit.
+  A.apply(1.0, x.cview(), 0.0, after.view());
+  for (std::int64_t i = 0; i < m; ++i) EXPECT_EQ(after.view()(i, 0), before.view()(i, 0)) << "row " << i;
 }
 
 TEST(Chfsi, MonitorHistoryAndTheIterationLimit) {

@@ -2,6 +2,7 @@
 // every rank count the suite runs (1, 2, 3, 4), on the CPU backend.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -153,6 +154,41 @@ TEST(DistributedOperator, RankWithNoRows) {
   }
   check_distributed_apply<double>(context, whole, RowPartition(first), 3, "rank 1 empty");
   check_distributed_apply<double>(context, whole, RowPartition(first), 16, "rank 1 empty");
+}
+
+// set_diagonal_shift: the products of A + shift I, on an empty rank too; shift 0 gives A's products back bit
+// for bit; a row without a stored diagonal entry on one rank makes every rank decline.
+TEST(DistributedOperator, DiagonalShift) {
+  const auto context = spmm::Context::host();
+  const io::CsrRows whole = generated({io::GeneratorKind::laplacian_2d, 9, 7, 1, 5});
+  const auto op = operator_with_empty_rank(context, whole);
+  const std::int64_t m = op->local_rows(), w = 3;
+  spmm::DenseBlock<double> x(Space::host, m, w), plain(Space::host, m, w), shifted(Space::host, m, w),
+      back(Space::host, m, w);
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < w; ++j) x.view()(i, j) = std::sin(0.37 * double(op->first_row() + i) + j);
+  op->apply(1.0, x.cview(), 0.0, plain.view());
+  ASSERT_TRUE(op->set_diagonal_shift(-2.5));
+  op->apply(1.0, x.cview(), 0.0, shifted.view());
+  ASSERT_TRUE(op->set_diagonal_shift(0.0));
+  op->apply(1.0, x.cview(), 0.0, back.view());
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < w; ++j) {
+      EXPECT_NEAR(shifted.view()(i, j), plain.view()(i, j) - 2.5 * x.view()(i, j), 1e-13) << i << ", " << j;
+      EXPECT_EQ(back.view()(i, j), plain.view()(i, j)) << i << ", " << j;
+    }
+  // The last rank's last row without its diagonal entry: nobody shifts.
+  io::CsrRows holed = whole;
+  const std::int64_t last = whole.global_rows - 1;
+  for (std::int64_t p = holed.row_offsets[last]; p < holed.row_offsets[last + 1]; ++p)
+    if (holed.col_indices[p] == last) {
+      holed.col_indices.erase(holed.col_indices.begin() + p);
+      holed.values.erase(holed.values.begin() + p);
+      holed.row_offsets[last + 1] -= 1;
+      break;
+    }
+  const auto without = operator_with_empty_rank(context, holed);
+  EXPECT_FALSE(without->set_diagonal_shift(1.0));
 }
 
 TEST(DistributedOperator, NoNeighbours) {

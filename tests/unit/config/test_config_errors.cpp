@@ -50,7 +50,7 @@ const std::vector<ErrorCase> kErrorCases = {
     {"UnknownKeyListsKnownOnes",
      App::eigs,
      eigs("output: {color: red}"),
-     {"unknown key output.color (known keys: path, monitor, monitor_every, checkpoint, stop_file)"}},
+     {"unknown key output.color (known keys: path, monitor, eigenvectors, monitor_every, checkpoint, stop_file)"}},
     {"UnknownSection", App::eigs, eigs("solver: {k: 4}"), {"cfg/a.yaml:2: unknown key solver"}},
     {"MisspelledSection",
      App::eigs,

@@ -1,0 +1,69 @@
+// The device twins of diagonal_shift.cpp's loops: one thread a row.
+#include <cuda_runtime.h>
+
+#include "dense/memory.hpp"
+#include "solver/operator/diagonal_shift.hpp"
+#include "spmm/cuda/cuda_check.hpp"
+
+namespace blockeigs::solver::cuda {
+namespace {
+
+constexpr int kThreads = 256;
+
+int blocks_for(std::int64_t rows) {
+  return static_cast<int>(std::min<std::int64_t>((rows + kThreads - 1) / kThreads, 65535));
+}
+
+__global__ void positions_kernel(const std::int32_t* offsets, const std::int32_t* cols, std::int64_t rows,
+                                 std::int64_t* positions, unsigned long long* missing) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < rows;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    std::int64_t at = -1;
+    for (std::int32_t p = offsets[i]; p < offsets[i + 1]; ++p)
+      if (cols[p] == i) at = p;
+    positions[i] = at;
+    if (at < 0) atomicAdd(missing, 1ULL);
+  }
+}
+
+template <class T>
+__global__ void shift_kernel(T* values, const std::int64_t* positions, const T* diagonal, T shift, std::int64_t rows) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < rows;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    if (positions[i] >= 0) values[positions[i]] = diagonal[i] + shift;
+}
+
+}  // namespace
+
+template <class T>
+std::int64_t find_diagonal_positions(const spmm::Context& context, const spmm::CsrView<T>& A, std::int64_t* positions) {
+  if (A.rows == 0) return 0;
+  const auto stream = static_cast<cudaStream_t>(context.stream());
+  spmm::Buffer<unsigned long long> missing(Space::device, 1);
+  BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(missing.data(), 0, sizeof(unsigned long long), stream));
+  positions_kernel<<<blocks_for(A.rows), kThreads, 0, stream>>>(A.row_offsets, A.col_indices, A.rows, positions,
+                                                                missing.data());
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+  unsigned long long count = 0;
+  BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(&count, missing.data(), sizeof count, cudaMemcpyDeviceToHost, stream));
+  BLOCKEIGS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return static_cast<std::int64_t>(count);
+}
+
+template <class T>
+void set_shifted_diagonal(const spmm::Context& context, T* values, const std::int64_t* positions, const T* diagonal,
+                          T shift, std::int64_t rows) {
+  if (rows == 0) return;
+  const auto stream = static_cast<cudaStream_t>(context.stream());
+  shift_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(values, positions, diagonal, shift, rows);
+  BLOCKEIGS_CUDA_CHECK_LAUNCH();
+}
+
+template std::int64_t find_diagonal_positions(const spmm::Context&, const spmm::CsrView<float>&, std::int64_t*);
+template std::int64_t find_diagonal_positions(const spmm::Context&, const spmm::CsrView<double>&, std::int64_t*);
+template void set_shifted_diagonal(const spmm::Context&, float*, const std::int64_t*, const float*, float,
+                                   std::int64_t);
+template void set_shifted_diagonal(const spmm::Context&, double*, const std::int64_t*, const double*, double,
+                                   std::int64_t);
+
+}  // namespace blockeigs::solver::cuda
