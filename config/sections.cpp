@@ -143,6 +143,8 @@ EigensolverSettings read_eigensolver(const Value& section) {
           {.key = "k", .read = [&](const Value& v) { lobpcg.k = v.integer<int>(1); }},
           {.key = "filter_degree",
            .read = [&](const Value& v) { config.filter.first_degree = static_cast<int>(v.integer(0, 1000)); }},
+          {.key = "filter_guard_degree_percent",
+           .read = [&](const Value& v) { config.filter.guard_degree_percent = static_cast<int>(v.integer(0, 100)); }},
           {.key = "filter_max_degree",
            .read = [&](const Value& v) { config.filter.max_degree = static_cast<int>(v.integer(0, 1000)); }},
           {.key = "block_size",

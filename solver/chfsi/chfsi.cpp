@@ -47,6 +47,7 @@ class ChfsiIteration {
         m_(m),
         k_(options.k),
         sign_(options.which == SpectrumEnd::largest ? -1 : 1),
+        guard_percent_(tuning.guard_degree_percent),
         first_degree_(tuning.first_degree > 0 ? tuning.first_degree : kFirstDegree),
         max_degree_(tuning.max_degree > 0 ? tuning.max_degree : kMaxDegree),
         lanczos_steps_(tuning.lanczos_steps > 0 ? tuning.lanczos_steps : kLanczosSteps),
@@ -77,7 +78,7 @@ class ChfsiIteration {
   const MPI_Comm comm_;
   const spmm::Context& ctx_;
   const std::int64_t n_, m_;
-  const int k_, sign_;
+  const int k_, sign_, guard_percent_;
   const int first_degree_, max_degree_, lanczos_steps_;
   spmm::DenseBlock<T> V_, W_, S_;  // the block, s A V on its active columns, scratch
   std::vector<double> theta_,
@@ -158,8 +159,9 @@ std::vector<int> ChfsiIteration<T>::degrees() const {
   int wanted_max = 2;
   for (std::int64_t j = locked_; j < m_; ++j) {
     int d = max_degree_;
-    if (j >= k_) {
-      d = wanted_max;  // a guard column: filtered as much as the hardest wanted one
+    if (j >= k_) {  // a guard column: filtered as much as the hardest wanted one, or a share of that
+      d = guard_percent_ > 0 ? std::max(2, wanted_max * guard_percent_ / 100) : wanted_max;
+      d += d % 2;
     } else {
       const double scale =
           options_.test == StoppingTest::backward ? norm_a_ + std::abs(theta_[j]) : std::abs(theta_[j]);
@@ -294,7 +296,7 @@ LobpcgResult<T> ChfsiIteration<T>::finish(int iteration, LobpcgStop stop) {
 }  // namespace
 
 int default_filter_block_size(int k, std::int64_t global_rows) {
-  return static_cast<int>(std::min<std::int64_t>(global_rows, k + std::max(16, k / 5)));
+  return static_cast<int>(std::min<std::int64_t>(global_rows, k + std::max(16, std::min(k / 2, 128 + k / 10))));
 }
 
 template <class T>
@@ -304,7 +306,7 @@ LobpcgResult<T> chebyshev_filter_eigs(LinearOperator<T>& A, const LobpcgOptions&
   LobpcgOptions checked = options;
   if (checked.block_size == 0) checked.block_size = default_filter_block_size(options.k, A.global_rows());
   const int m = lobpcg_detail::validate_options(A, checked, start, false);
-  if (tuning.first_degree < 0 || tuning.max_degree < 0 || tuning.lanczos_steps < 0)
+  if (tuning.first_degree < 0 || tuning.max_degree < 0 || tuning.lanczos_steps < 0 || tuning.guard_degree_percent < 0)
     fail_input("Chebyshev filter: its degrees and Lanczos steps must be 0 (automatic) or positive");
   return ChfsiIteration<T>(A, options, tuning, m).run(start, t_begin);
 }

@@ -39,9 +39,13 @@ struct FilterTuning {
   int first_degree = 0;   // the degree of the first iteration's filter (no residuals yet); 0: 16
   int max_degree = 0;     // a column's degree at most; 0: 64
   int lanczos_steps = 0;  // for the spectrum's upper bound; 0: 25
+  // The guard columns' degree: 0, the hardest active wanted column's; n > 0, n percent of it (at least 2).
+  int guard_degree_percent = 0;
 };
 
-// The block of m columns for k pairs: k plus max(16, k / 5) guard columns,
+// The block of m columns for k pairs: k plus max(16, min(k / 2, 128 + k / 10))
+// guard columns (more guard columns make the filter's damped interval start
+// further from the wanted pairs, fewer keep the dense work, ~m^2 n, down),
 // at most the matrix's rows.
 int default_filter_block_size(int k, std::int64_t global_rows);
 
