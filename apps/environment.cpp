@@ -49,10 +49,6 @@ void set_mpi_defaults() {
   if (const char* pml = default_mpi_pml(env::environment())) setenv("OMPI_MCA_pml", pml, 0);  // 0: the user's stays
 }
 
-solver::HaloOptions halo_options(const cfg::ExecutionConfig& execution, Space space) {
-  return solver::user_halo_options(execution.halo, space);
-}
-
 MpiChunkLimit::MpiChunkLimit(std::int64_t bytes) : before_(solver::set_mpi_chunk_limit(bytes)) {}
 
 MpiChunkLimit::~MpiChunkLimit() { solver::set_mpi_chunk_limit(before_); }

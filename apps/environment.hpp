@@ -41,9 +41,6 @@ void set_mpi_defaults();
 // MPI's launcher puts every rank on this node, else null.
 const char* default_mpi_pml(const env::Environment& environment);
 
-// The halo's options for blocks in `space` (solver::user_halo_options).
-solver::HaloOptions halo_options(const cfg::ExecutionConfig& execution, Space space);
-
 // execution.mpi_chunk_bytes as the process's MPI message limit for a scope
 // (solver::set_mpi_chunk_limit); the limit before comes back after it.
 class MpiChunkLimit {

@@ -98,9 +98,8 @@ EigsProblem<T> set_up_problem(const cfg::EigsConfig& config, const solver::Distr
                               const solver::DistributedRows* b, const spmm::Context& context, MPI_Comm comm) {
   EigsProblem<T> problem;
   if (b) {
-    problem.b = std::make_unique<solver::DistributedOperator<T>>(comm, context, b->rows, b->partition,
-                                                                 config.execution.spmm_algorithm,
-                                                                 halo_options(config.execution, context.space()));
+    problem.b = std::make_unique<solver::DistributedOperator<T>>(
+        comm, context, b->rows, b->partition, config.execution.spmm_algorithm, config.execution.halo);
     problem.b_source = b->description;
     problem.b_nnz = b->global_nnz;
   }

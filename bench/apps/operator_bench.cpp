@@ -55,7 +55,7 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
   const auto offsets = io::generated_row_offsets(spec);
   const auto partition = solver::RowPartition::balanced(offsets, ranks);
   solver::DistributedOperator<T> op(comm, context, io::generate_rows(spec, partition.begin(rank), partition.end(rank)),
-                                    partition, Algorithm::automatic, apps::halo_options(execution, context.space()));
+                                    partition, Algorithm::automatic, execution.halo);
   const std::int64_t m = op.local_rows(), k = options.width, ld = options.ld;
   std::vector<T> host(static_cast<std::size_t>(m * ld));
   for (std::int64_t e = 0; e < m * ld; ++e) host[e] = T(1) + T(e % 7) / T(8);  // never time on zeros

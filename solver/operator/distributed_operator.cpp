@@ -8,7 +8,6 @@
 #include "solver/base/collective.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/operator/device_selection.hpp"
-#include "solver/operator/diagonal_shift.hpp"
 #include "solver/operator/halo/cuda/halo_pack.hpp"
 #include "solver/operator/halo/nccl_halo.hpp"
 #include "solver/operator/local_blocks.hpp"
@@ -138,14 +137,8 @@ void DistributedOperator<T>::reserve(std::int64_t k) {
 template <class T>
 void DistributedOperator<T>::reserve_halo(std::int64_t words) {
   if (halo_->reserve(words)) return;
-  // CUDA IPC mapping refused on some rank: NCCL where built, else MPI.
-  const bool device = context_.space() == Space::device;
-  const bool staged = device && !mpi_is_cuda_aware(halo_options_.cuda_aware_mpi);
-  HaloOptions fallback = halo_options_;
-  fallback.transport = nccl_compiled() && device ? HaloTransport::nccl
-                       : staged                  ? HaloTransport::staged_mpi
-                                                 : HaloTransport::mpi;
-  halo_ = make_halo_exchange<T>(comm_, context_, halo_plan_, fallback);
+  // CUDA IPC mapping refused on some rank: the choice made again without it.
+  halo_ = make_halo_exchange<T>(comm_, context_, halo_plan_, halo_options_, true);
   halo_->set_profiling(profiling_);
   halo_->reserve(std::max(words, width_));
 }

@@ -120,11 +120,13 @@ class DistributedOperator final : public SingleInputOperator<T>, public Diagonal
   HaloTransport transport() const { return halo_->transport(); }
   bool device_pointers_to_mpi() const { return context_.space() == Space::device && transport() == HaloTransport::mpi; }
   bool halo_through_peer_copies() const { return transport() == HaloTransport::peer; }
-  // How halo rows travel, for summaries: "CUDA IPC", "CUDA-aware MPI", ...,
-  // with the reason in parentheses where it stands in for NCCL.
+  // How halo rows travel, for summaries, and why: "device to device (CUDA IPC)
+  // (auto: every neighbour on this node)", with the reason it stands in for
+  // NCCL where it does.
   std::string halo_transport() const {
     const std::string& note = halo_->fallback_note();
-    return note.empty() ? halo_->name() : halo_->name() + " (" + note + ")";
+    const std::string why = halo_->reason() + (note.empty() || halo_->reason().empty() ? "" : "; ") + note;
+    return why.empty() ? halo_->name() : halo_->name() + " (" + why + ")";
   }
 
   void set_profiling(bool on);

@@ -79,78 +79,56 @@ TEST(HaloTransports, AutomaticOnTheHostIsMpiOnHostMemory) {
   const io::CsrRows rows = io::slice_rows(whole, partition.begin(rank), partition.end(rank));
   solver::DistributedOperator<double> automatic(MPI_COMM_WORLD, context, rows, partition);
   EXPECT_EQ(automatic.transport(), HaloTransport::mpi);
-  EXPECT_EQ(automatic.halo_transport(), "host memory through MPI");
+  EXPECT_EQ(automatic.halo_transport(), "host memory through MPI (host blocks)");
   EXPECT_FALSE(automatic.halo_through_peer_copies());
   EXPECT_FALSE(automatic.device_pointers_to_mpi());
   solver::DistributedOperator<double> staged(MPI_COMM_WORLD, context, rows, partition, Algorithm::automatic,
                                              {.transport = HaloTransport::staged_mpi});
-  EXPECT_EQ(staged.halo_transport(), "MPI, staged through host");
+  EXPECT_EQ(staged.halo_transport(), "MPI, staged through host (host blocks, staged)");
 }
 
-// CUDA IPC needs device blocks: asked for on the host, every rank says so.
-TEST(HaloTransports, PeerCopiesNeedDevices) {
+// On host blocks the transports of device blocks (ipc, nccl) give way to MPI, and the summary says why.
+TEST(HaloTransports, DeviceTransportsOnTheHostAreMpi) {
   const auto context = spmm::Context::host();
   const io::CsrRows whole = cube();
   const auto partition = RowPartition::balanced(whole.row_offsets, test::mpi_size());
   const int rank = test::mpi_rank();
   const io::CsrRows rows = io::slice_rows(whole, partition.begin(rank), partition.end(rank));
-  const std::string message = test::input_error_message([&] {
+  for (const HaloTransport t : {HaloTransport::peer, HaloTransport::nccl}) {
     solver::DistributedOperator<double> op(MPI_COMM_WORLD, context, rows, partition, Algorithm::automatic,
-                                           {.transport = HaloTransport::peer});
-  });
-  test::expect_mentions(message, {"execution.halo.transport ipc", "CUDA IPC", "device blocks"});
+                                           {.transport = t});
+    EXPECT_EQ(op.transport(), HaloTransport::mpi);
+    test::expect_mentions(op.halo_transport(), {"host memory through MPI", "counts for device blocks only"});
+  }
 }
 
-// NCCL needs device blocks, and a build with NCCL: named on the host, every
-// rank says which is missing.
-TEST(HaloTransports, NcclNeedsDevicesAndABuildWithIt) {
-  const auto context = spmm::Context::host();
-  const io::CsrRows whole = cube();
-  const auto partition = RowPartition::balanced(whole.row_offsets, test::mpi_size());
-  const int rank = test::mpi_rank();
-  const io::CsrRows rows = io::slice_rows(whole, partition.begin(rank), partition.end(rank));
-  const std::string message = test::input_error_message([&] {
-    solver::DistributedOperator<double> op(MPI_COMM_WORLD, context, rows, partition, Algorithm::automatic,
-                                           {.transport = HaloTransport::nccl});
-  });
-  EXPECT_FALSE(solver::ranks_share_a_device(MPI_COMM_WORLD, context));
-  if (solver::nccl_compiled())
-    test::expect_mentions(message, {"execution.halo.transport nccl", "device blocks"});
-  else
-    test::expect_mentions(message, {"execution.halo.transport nccl", "no NCCL", "BLOCKEIGS_NCCL"});
-}
-
-// execution.halo's transport (solver::user_halo_options) counts for device
-// blocks, where mpi means staged through the host unless MPI is CUDA-aware;
-// host blocks ignore it: the operator on the CPU backend still uses MPI on
-// host memory. The other options pass as they are.
-TEST(HaloTransports, UserChoiceCountsForDeviceBlocks) {
-  auto on_device = [](HaloTransport t, std::optional<bool> aware = std::nullopt) {
-    return solver::user_halo_options({.transport = t, .cuda_aware_mpi = aware}, Space::device).transport;
+// The one chooser (solver::choose_halo_transport): the user's request against the facts.
+TEST(HaloTransports, OneChooserDecides) {
+  using solver::TransportFacts;
+  const auto choose = [](HaloTransport t, const TransportFacts& facts, bool peer = true) {
+    return solver::choose_halo_transport({.transport = t, .peer = peer}, facts).transport;
   };
-  EXPECT_EQ(on_device(HaloTransport::automatic), HaloTransport::automatic);
-  EXPECT_EQ(on_device(HaloTransport::peer), HaloTransport::peer);
-  EXPECT_EQ(on_device(HaloTransport::nccl), HaloTransport::nccl);
-  EXPECT_EQ(on_device(HaloTransport::staged_mpi), HaloTransport::staged_mpi);
-  EXPECT_EQ(on_device(HaloTransport::mpi),
-            solver::mpi_is_cuda_aware() ? HaloTransport::mpi : HaloTransport::staged_mpi);
-  EXPECT_EQ(on_device(HaloTransport::mpi, true), HaloTransport::mpi);
-  EXPECT_EQ(on_device(HaloTransport::mpi, false), HaloTransport::staged_mpi);
+  const TransportFacts host{};
+  EXPECT_EQ(choose(HaloTransport::automatic, host), HaloTransport::mpi);
+  EXPECT_EQ(choose(HaloTransport::staged_mpi, host), HaloTransport::staged_mpi);
+  EXPECT_EQ(choose(HaloTransport::nccl, host), HaloTransport::mpi);
+  const TransportFacts device{.device = true, .ranks = 2, .nccl_compiled = true, .cuda_aware_mpi = false};
+  EXPECT_EQ(choose(HaloTransport::automatic, device), HaloTransport::peer);
+  EXPECT_EQ(choose(HaloTransport::automatic, device, false), HaloTransport::nccl);
+  TransportFacts refused = device;
+  refused.peer_refused = true;
+  EXPECT_EQ(choose(HaloTransport::automatic, refused), HaloTransport::nccl);
+  EXPECT_EQ(choose(HaloTransport::peer, refused), HaloTransport::nccl);  // refused at a wider block
+  refused.nccl_compiled = false;
+  EXPECT_EQ(choose(HaloTransport::automatic, refused), HaloTransport::staged_mpi);
+  refused.cuda_aware_mpi = true;
+  EXPECT_EQ(choose(HaloTransport::automatic, refused), HaloTransport::mpi);
+  EXPECT_EQ(choose(HaloTransport::mpi, device), HaloTransport::staged_mpi);  // MPI not CUDA-aware: staged
+  EXPECT_EQ(choose(HaloTransport::nccl, device), HaloTransport::nccl);
+  const solver::TransportChoice why = solver::choose_halo_transport({.transport = HaloTransport::automatic}, refused);
+  EXPECT_EQ(why.reason, "auto: no NCCL in this build");
   EXPECT_TRUE(solver::mpi_is_cuda_aware(true));
   EXPECT_FALSE(solver::mpi_is_cuda_aware(false));
-
-  const solver::HaloOptions host = solver::user_halo_options(
-      {.transport = HaloTransport::nccl, .peer = false, .cuda_aware_mpi = true, .piece_bytes = 4096}, Space::host);
-  EXPECT_EQ(host.transport, HaloTransport::automatic);
-  EXPECT_FALSE(host.peer);
-  EXPECT_EQ(host.cuda_aware_mpi, std::optional<bool>(true));
-  EXPECT_EQ(host.piece_bytes, 4096);
-  const io::CsrRows whole = cube();
-  const auto partition = RowPartition::balanced(whole.row_offsets, test::mpi_size());
-  const io::CsrRows rows = io::slice_rows(whole, partition.begin(test::mpi_rank()), partition.end(test::mpi_rank()));
-  solver::DistributedOperator<double> op(MPI_COMM_WORLD, spmm::Context::host(), rows, partition, Algorithm::automatic,
-                                         host);
-  EXPECT_EQ(op.transport(), HaloTransport::mpi);
 }
 
 // The staged halo cuts each message into pieces of execution.halo.piece_bytes

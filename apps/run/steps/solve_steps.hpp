@@ -29,7 +29,7 @@ solver::DistributedOperator<T> make_operator(const cfg::ExecutionConfig& executi
                                              const solver::DistributedRows& matrix, const spmm::Context& context,
                                              MPI_Comm comm) {
   return solver::DistributedOperator<T>(comm, context, matrix.rows, matrix.partition, execution.spmm_algorithm,
-                                        halo_options(execution, context.space()));
+                                        execution.halo);
 }
 
 // Refuses, on every rank, a checkpoint taken at or after the run's last

@@ -2,7 +2,7 @@
 #include <cuda_runtime.h>
 
 #include "dense/memory.hpp"
-#include "solver/operator/diagonal_shift.hpp"
+#include "solver/operator/local_blocks.hpp"
 #include "spmm/cuda/cuda_check.hpp"
 
 namespace blockeigs::solver::cuda {

@@ -47,6 +47,9 @@ class HaloExchange {
   // start, ...), for summaries; empty when it was the first choice.
   const std::string& fallback_note() const { return fallback_note_; }
   void set_fallback_note(std::string note) { fallback_note_ = std::move(note); }
+  // Why this transport was taken (choose_halo_transport's reason).
+  const std::string& reason() const { return reason_; }
+  void set_reason(std::string reason) { reason_ = std::move(reason); }
 
   // Room for blocks of up to `cols` columns of T (an fp32 block of the same
   // width takes half). Collective when the buffers grow. False on every rank
@@ -152,6 +155,7 @@ class HaloExchange {
   Marks marks_;
   bool profiling_ = false;
   std::string fallback_note_;
+  std::string reason_;
 };
 
 }  // namespace blockeigs::solver

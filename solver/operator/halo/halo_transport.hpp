@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "core/enums.hpp"
 #include "solver/operator/halo/halo_exchange.hpp"
@@ -27,24 +28,41 @@ struct HaloOptions {
   std::int64_t piece_bytes = default_halo_piece_bytes;  // staged_mpi's pieces; at most mpi_chunk_limit()
 };
 
-// The options that a user's choice (execution.halo) means for blocks in
-// `space`: its transport counts for device blocks only (host blocks take
-// automatic, which is MPI), and mpi there means CUDA-aware MPI where MPI is,
-// else staged_mpi (where make_halo_exchange would refuse mpi).
-HaloOptions user_halo_options(HaloOptions chosen, Space space);
+// What a transport depends on beside the user's request.
+struct TransportFacts {
+  bool device = false;          // the blocks are in device memory
+  int ranks = 1;                // of the communicator
+  bool peer_refused = false;    // CUDA IPC was tried and refused (a neighbour on another node, mapping failed)
+  bool nccl_compiled = false;   // the build has NCCL
+  bool cuda_aware_mpi = false;  // mpi_is_cuda_aware(requested.cuda_aware_mpi)
+};
 
-// The exchange for `plan` (which must outlive it), by options.transport.
-// automatic: host blocks through MPI; device blocks through CUDA IPC where
-// every rank's neighbours share its node and options.peer holds, else (two
-// ranks or more) through NCCL in builds with it, else through MPI with device
-// pointers where MPI is CUDA-aware (mpi_is_cuda_aware(options.cuda_aware_mpi)),
-// else staged through the host. Where NCCL cannot start on some rank, every
-// rank takes MPI and the exchange's fallback_note() says why. Naming a
-// transport that cannot run here (peer without GPUs on one node, mpi with
-// device blocks and an MPI that is not CUDA-aware, nccl on host blocks or
-// without NCCL compiled) throws InputError on every rank. Collective.
+struct TransportChoice {
+  HaloTransport transport = HaloTransport::mpi;
+  std::string reason;  // for the summary: "auto: every neighbour on this node"
+};
+
+// The one place a halo transport is decided, from the user's request
+// (execution.halo) and the facts. Host blocks travel by MPI (staged where
+// named: pieces through a pinned buffer); ipc and nccl count for device blocks
+// only. automatic on device
+// blocks: CUDA IPC unless refused or `peer` is false; else NCCL where compiled
+// and there are two ranks or more; else MPI on the device blocks where MPI is
+// CUDA-aware; else MPI staged through the host. A named transport is taken
+// as named, mpi turning staged where MPI is not CUDA-aware. Local.
+TransportChoice choose_halo_transport(const HaloOptions& requested, const TransportFacts& facts);
+
+// The exchange for `plan` (which must outlive it), as choose_halo_transport
+// decides: peer first tried (PeerHalo::create, collective) and, refused, the
+// choice made again without it; where NCCL cannot start on some rank, every
+// rank takes MPI and the exchange's fallback_note() says why. Its reason()
+// says why the transport was taken. Naming a transport that cannot run here
+// (peer without GPUs on one node, nccl on host blocks or without NCCL
+// compiled) throws InputError on every rank. `peer_refused`: the choice
+// after CUDA IPC refused memory it had accepted (DistributedOperator's
+// first wider apply). Collective.
 template <class T>
 std::unique_ptr<HaloExchange<T>> make_halo_exchange(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan,
-                                                    const HaloOptions& options = {});
+                                                    const HaloOptions& options = {}, bool peer_refused = false);
 
 }  // namespace blockeigs::solver
