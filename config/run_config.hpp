@@ -70,7 +70,8 @@ struct EigensolverSettings {
   solver::EigenMethod method = solver::EigenMethod::automatic;  // LOBPCG or the Chebyshev filter (eigen_method.hpp)
   solver::LobpcgOptions lobpcg;  // k, block_size, which, tolerance, convergence_test, max_iterations, ...
   solver::FilterTuning filter;   // method chebyshev_filter: filter_degree, filter_max_degree
-  solver::PreconditionerOptions preconditioner;
+  // auto by default: what the measurements say for the end wanted (solver::resolve_preconditioner).
+  solver::PreconditionerOptions preconditioner{PreconditionerKind::automatic, solver::ChebyshevOptions{}, {}};
   std::string start_file;  // optional HDF5 file with a start block
   std::string start_dataset = "/X";
   // eigensolver.constraints: a block Y (rows x m) the eigenvectors are kept

@@ -32,6 +32,10 @@ const auto kMethods = spelled(
     std::array{solver::EigenMethod::automatic, solver::EigenMethod::lobpcg, solver::EigenMethod::chebyshev_filter});
 const auto kSpectrumEnds = spelled(std::array{SpectrumEnd::smallest, SpectrumEnd::largest});
 const auto kStoppingTests = spelled(std::array{StoppingTest::backward, StoppingTest::relative});
+// An eigensolver's preconditioner may be auto (chosen by the end it wants); block CG's is named.
+const auto kEigenPreconditioners =
+    spelled(std::array{PreconditionerKind::automatic, PreconditionerKind::none, PreconditionerKind::jacobi,
+                       PreconditionerKind::chebyshev, PreconditionerKind::petsc});
 const auto kPreconditioners = spelled(std::array{PreconditionerKind::none, PreconditionerKind::jacobi,
                                                  PreconditionerKind::chebyshev, PreconditionerKind::petsc});
 const auto kPartitions =
@@ -62,11 +66,11 @@ const std::array<Variant<PreconditionerKind>, 4> kPreconditionerTypes{{
 }  // namespace
 
 // preconditioner: a name, or a mapping with `type` and that type's keys.
-solver::PreconditionerOptions read_preconditioner(const Value& v) {
+solver::PreconditionerOptions read_preconditioner(const Value& v, bool eigensolver) {
   solver::PreconditionerOptions config;
   solver::ChebyshevOptions& chebyshev = config.chebyshev;
   if (v.node().IsScalar()) {
-    config.kind = v.choice(kPreconditioners);
+    config.kind = eigensolver ? v.choice(kEigenPreconditioners) : v.choice(kPreconditioners);
     if (config.kind == PreconditionerKind::petsc)
       v.fail(" petsc needs its PETSc options: {type: petsc, options: \"-pc_type gamg\"}");
     return config;
@@ -96,7 +100,8 @@ solver::PreconditionerOptions read_preconditioner(const Value& v) {
       {.key = "options", .read = [&](const Value& o) { config.petsc_options = o.string(); }},
   };
   if (!v.node().IsMap())
-    v.fail(" must be none, jacobi, chebyshev or a mapping such as {type: chebyshev, degree: 8}, got a list");
+    v.fail(" must be ", eigensolver ? "auto, " : "",
+           "none, jacobi, chebyshev or a mapping such as {type: chebyshev, degree: 8}, got a list");
   config.kind = yaml::select_variant<PreconditionerKind>(v, "type", kPreconditionerTypes, false, fields).value;
   yaml::read_mapping(v, fields);
   return config;
@@ -158,7 +163,8 @@ EigensolverSettings read_eigensolver(const Value& section) {
           {.key = "convergence_test", .read = [&](const Value& v) { lobpcg.test = v.choice(kStoppingTests); }},
           {.key = "max_iterations", .read = [&](const Value& v) { lobpcg.max_iterations = v.integer<int>(1); }},
           {.key = "stagnation_window", .read = [&](const Value& v) { lobpcg.stagnation_window = v.integer<int>(0); }},
-          {.key = "preconditioner", .read = [&](const Value& v) { config.preconditioner = read_preconditioner(v); }},
+          {.key = "preconditioner",
+           .read = [&](const Value& v) { config.preconditioner = read_preconditioner(v, true); }},
           {.key = "search_precision",
            .read =
                [&](const Value& v) {
@@ -180,7 +186,7 @@ EigensolverSettings read_eigensolver(const Value& section) {
                }},
       });
   if (method && config.method == solver::EigenMethod::chebyshev_filter) {
-    if (config.preconditioner.kind != PreconditionerKind::none)
+    if (solver::names_a_preconditioner(config.preconditioner))
       method->fail(
           " chebyshev_filter takes no preconditioner (the filter is its own acceleration): use method "
           "lobpcg, or preconditioner none");
@@ -190,7 +196,7 @@ EigensolverSettings read_eigensolver(const Value& section) {
   if (block_size && lobpcg.block_size != 0 && lobpcg.block_size < lobpcg.k)
     block_size->fail(" must be 0 (automatic) or at least k = ", lobpcg.k, ", got ", lobpcg.block_size);
   if (search_precision && !search_precision_allows_preconditioner(lobpcg.search_precision) &&
-      config.preconditioner.kind != PreconditionerKind::none)
+      solver::names_a_preconditioner(config.preconditioner))
     search_precision->fail(" ", search_precision_needs_no_preconditioner);
   return config;
 }
@@ -222,7 +228,8 @@ BlockCgSettings read_block_cg(const Value& section) {
           {.key = "atol", .read = [&](const Value& v) { cg.atol = v.non_negative_number(); }},
           {.key = "max_iterations", .read = [&](const Value& v) { cg.max_iterations = v.integer<int>(1); }},
           {.key = "stagnation_window", .read = [&](const Value& v) { cg.stagnation_window = v.integer<int>(0); }},
-          {.key = "preconditioner", .read = [&](const Value& v) { config.preconditioner = read_preconditioner(v); }},
+          {.key = "preconditioner",
+           .read = [&](const Value& v) { config.preconditioner = read_preconditioner(v, false); }},
           {.key = "seed", .read = [&](const Value& v) { config.seed = v.integer<std::uint64_t>(); }},
       });
   return config;

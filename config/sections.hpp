@@ -11,7 +11,8 @@ namespace blockeigs::cfg {
 // eigensolver.preconditioner and block_cg.preconditioner: a name (none,
 // jacobi, chebyshev) or a mapping {type: chebyshev, degree: 8, lower: 0.05,
 // jacobi: true, precision: fp32} or {type: petsc, options: "-pc_type gamg"}.
-solver::PreconditionerOptions read_preconditioner(const io::yaml::Value& v);
+// `eigensolver`: auto is one of the names (chosen by the end the eigensolver wants).
+solver::PreconditionerOptions read_preconditioner(const io::yaml::Value& v, bool eigensolver);
 EigensolverSettings read_eigensolver(const io::yaml::Value& section);
 BlockCgSettings read_block_cg(const io::yaml::Value& section);
 solver::HaloOptions read_halo(const io::yaml::Value& section);

@@ -54,6 +54,7 @@ std::string_view to_string(PreconditionerKind kind) {
     case PreconditionerKind::jacobi: return "jacobi";
     case PreconditionerKind::chebyshev: return "chebyshev";
     case PreconditionerKind::petsc: return "petsc";
+    case PreconditionerKind::automatic: return "auto";
   }
   return "";
 }

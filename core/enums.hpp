@@ -45,8 +45,10 @@ inline constexpr std::string_view search_precision_needs_no_preconditioner =
 // The preconditioner an app builds for its solver (eigensolver.preconditioner,
 // block_cg.preconditioner); the solvers take a solver::Preconditioner object.
 // chebyshev: a polynomial in A (solver/precond/chebyshev_preconditioner.hpp);
-// petsc: a PETSc PC (solver/precond/petsc_pc.hpp).
-enum class PreconditionerKind { none, jacobi, chebyshev, petsc };
+// petsc: a PETSc PC (solver/precond/petsc_pc.hpp); automatic (an eigensolver's
+// default): what the measurements say for the end it wants
+// (solver/precond/preconditioner_options.hpp, resolve_preconditioner).
+enum class PreconditionerKind { none, jacobi, chebyshev, petsc, automatic };
 
 // The Chebyshev preconditioner's degree (operator products per apply) is
 // 1 to this; higher degrees cost more products than they save iterations.

@@ -83,7 +83,7 @@ solver::MethodChoice eigen_method(const cfg::EigsConfig& config) {
   const cfg::EigensolverSettings& e = config.eigensolver;
   return solver::choose_eigen_method(e.method, e.lobpcg.k, config.matrix_b.has_value(),
                                      e.constraints != cfg::ConstraintsSource::none,
-                                     e.preconditioner.kind != PreconditionerKind::none);
+                                     solver::names_a_preconditioner(e.preconditioner));
 }
 
 int eigen_block_size(const cfg::EigsConfig& config, const solver::MethodChoice& method, std::int64_t global_rows) {

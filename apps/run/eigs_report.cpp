@@ -86,7 +86,7 @@ namespace {
 // the floor fp64 allows, eps ||A|| / |lambda| (||A|| estimated from below:
 // the power method's bound or the largest Ritz value seen).
 template <class T>
-void print_floor(const solver::LobpcgResult<T>& r, const solver::LobpcgOptions& o) {
+void print_floor(const solver::LobpcgResult<T>& r, const solver::LobpcgOptions& o, bool preconditioned) {
   const double eps = std::numeric_limits<T>::epsilon();
   double floor = 0, reached = INFINITY;
   std::string below;  // pairs whose floor is above the tolerance
@@ -101,16 +101,19 @@ void print_floor(const solver::LobpcgResult<T>& r, const solver::LobpcgOptions& 
   if (floor == 0) return;
   if (!below.empty())
     std::printf(
-        "note: the tolerance %g is below the relative residual fp64 allows for pair%s %s (its floor eps ||A|| "
-        "/ |lambda|, ||A|| >= %s: up to %s); a looser tolerance or eigensolver.convergence_test: backward\n",
-        o.tolerance, below.find(',') == std::string::npos ? "" : "s", below.c_str(),
-        scientific(r.norm_estimate).c_str(), scientific(floor).c_str());
+        "note: the tolerance %g is below the relative residual fp64 allows for pair%s %s (about %s: eps ||A|| "
+        "/ |lambda| with ||A|| >= %s); a looser tolerance or eigensolver.convergence_test: backward\n",
+        o.tolerance, below.find(',') == std::string::npos ? "" : "s", below.c_str(), scientific(floor).c_str(),
+        scientific(r.norm_estimate).c_str());
   else
     std::printf(
         "note: the unconverged pairs' relative residuals (from %s) are above fp64's floor (eps ||A|| / "
-        "|lambda|, about %s here, ||A|| estimated at %s): the iteration, not rounding, holds them; a "
-        "preconditioner helps\n",
-        scientific(reached).c_str(), scientific(floor).c_str(), scientific(r.norm_estimate).c_str());
+        "|lambda|, about %s here, ||A|| estimated at %s): the iteration, not rounding, holds them; %s\n",
+        scientific(reached).c_str(), scientific(floor).c_str(), scientific(r.norm_estimate).c_str(),
+        preconditioned || o.which == solver::SpectrumEnd::largest
+            ? "more iterations (eigensolver.max_iterations) may get there"
+            : "more iterations (eigensolver.max_iterations) or, at the smallest end, preconditioner chebyshev (or "
+              "auto) may get there");
 }
 
 }  // namespace
@@ -120,11 +123,11 @@ void print_floor(const solver::LobpcgResult<T>& r, const solver::LobpcgOptions& 
 void print_floor_warning(const solver::LobpcgProgress& p, double tolerance) {
   const std::string pairs = pair_list(p.below_floor);
   std::printf(
-      "warning: at iteration %d, the tolerance %g is below the relative residual fp64 allows for pair%s %s "
-      "(its floor eps ||A|| / |lambda| is at least %s, ||A|| >= %s): %s cannot converge. Use a tolerance "
-      "above %s, or eigensolver.convergence_test: backward\n",
+      "warning: at iteration %d, the tolerance %g is at or below the rounding floor of pair%s %s, about %s (eps "
+      "||A|| / |lambda| with ||A|| >= %s): the run may not reach it; a tolerance above %s, "
+      "eigensolver.convergence_test: backward or, at the smallest end, a preconditioner may help\n",
       p.iteration, tolerance, p.below_floor.size() > 1 ? "s" : "", pairs.c_str(), scientific(p.floor).c_str(),
-      scientific(p.norm_estimate).c_str(), p.below_floor.size() > 1 ? "they" : "it", scientific(p.floor).c_str());
+      scientific(p.norm_estimate).c_str(), scientific(p.floor).c_str());
   std::fflush(stdout);
 }
 
@@ -199,8 +202,8 @@ void print_pairs(const solver::LobpcgResult<T>& result, int k) {
 // Rank 0's report after the solve: the pairs' table, the iterations and why
 // the solve stopped, the notes, the time and the memory line.
 template <class T>
-void print_report(const solver::LobpcgResult<T>& result, const solver::LobpcgOptions& options, int first,
-                  const SolveCosts& costs, const CheckpointGuard& guard, const std::string& memory) {
+void print_report(const solver::LobpcgResult<T>& result, const solver::LobpcgOptions& options, bool preconditioned,
+                  int first, const SolveCosts& costs, const CheckpointGuard& guard, const std::string& memory) {
   print_pairs(result, options.k);
   if (result.stats.filter_products > 0)
     std::printf("\niterations %d (%sthe filter's products: %lld columns); %s\n", first + result.iterations,
@@ -214,7 +217,7 @@ void print_report(const solver::LobpcgResult<T>& result, const solver::LobpcgOpt
   if (guard.signal() != 0) std::printf("%s\n", guard.interruption_summary().c_str());
   if (!result.all_converged() && result.stop != solver::LobpcgStop::interrupted &&
       result.stop != solver::LobpcgStop::below_floor)
-    print_floor(result, options);
+    print_floor(result, options, preconditioned);
   print_jumps(result.jumps, first);
   if (result.restored)
     std::printf(
@@ -238,9 +241,9 @@ void print_report(const solver::LobpcgResult<T>& result, const solver::LobpcgOpt
 
 template std::string stop_summary(const solver::LobpcgResult<float>&);
 template std::string stop_summary(const solver::LobpcgResult<double>&);
-template void print_report(const solver::LobpcgResult<float>&, const solver::LobpcgOptions&, int, const SolveCosts&,
-                           const CheckpointGuard&, const std::string&);
-template void print_report(const solver::LobpcgResult<double>&, const solver::LobpcgOptions&, int, const SolveCosts&,
-                           const CheckpointGuard&, const std::string&);
+template void print_report(const solver::LobpcgResult<float>&, const solver::LobpcgOptions&, bool, int,
+                           const SolveCosts&, const CheckpointGuard&, const std::string&);
+template void print_report(const solver::LobpcgResult<double>&, const solver::LobpcgOptions&, bool, int,
+                           const SolveCosts&, const CheckpointGuard&, const std::string&);
 
 }  // namespace blockeigs::apps

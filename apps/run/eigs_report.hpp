@@ -23,9 +23,10 @@ std::string describe_jump(const solver::LobpcgJump& j);
 void print_floor_warning(const solver::LobpcgProgress& p, double tolerance);
 
 // Rank 0's report after the solve: the pairs' table, the iterations and why
-// the solve stopped, the notes, the time and the memory line.
+// the solve stopped, the notes (`preconditioned`: one was used, so none is
+// recommended), the time and the memory line.
 template <class T>
-void print_report(const solver::LobpcgResult<T>& result, const solver::LobpcgOptions& options, int first,
-                  const SolveCosts& costs, const CheckpointGuard& guard, const std::string& memory);
+void print_report(const solver::LobpcgResult<T>& result, const solver::LobpcgOptions& options, bool preconditioned,
+                  int first, const SolveCosts& costs, const CheckpointGuard& guard, const std::string& memory);
 
 }  // namespace blockeigs::apps

@@ -237,8 +237,13 @@ int solve(const cfg::EigsConfig& config, const solver::DistributedRows& matrix, 
   const solver::MethodChoice method = eigen_method(config);
   solver::LobpcgOptions options = lobpcg_options(settings, op.global_rows());
   const int block = eigen_block_size(config, method, op.global_rows());
-  print_header(distribution_summary(matrix, op, config.execution, block), problem, options, block,
-               settings.preconditioner.kind, method, comm);
+  const solver::ResolvedPreconditioner chosen = solver::resolve_preconditioner(
+      settings.preconditioner, options.which, method.method == solver::EigenMethod::chebyshev_filter,
+      options.search_precision == SearchPrecision::fp32,
+      settings.preconditioner.kind == PreconditionerKind::automatic ? solver::min_abs_diagonal(op) : 0.0);
+  print_header(distribution_summary(matrix, op, config.execution, block), problem, options, block, chosen.options.kind,
+               method, comm);
+  if (is_root(comm) && !chosen.reason.empty()) std::printf("precond    %s\n", chosen.reason.c_str());
   account.lap(Phase::report);
 
   // The start block, this rank's rows: a checkpoint's (resume), a file's
@@ -261,14 +266,8 @@ int solve(const cfg::EigsConfig& config, const solver::DistributedRows& matrix, 
   };
   account.lap(Phase::config);
   const BuiltPreconditioner<T> preconditioner =
-      set_up_preconditioner(settings.preconditioner, op, matrix, options.which, true, comm);
-  // Jacobi's D^-1 is a rough A^-1: it damps the residuals' large-eigenvalue part, which the largest end needs
-  // (494_bus, k 6: not converged in 3000 iterations with it, 60 without).
-  if (is_root(comm) && options.which == SpectrumEnd::largest &&
-      settings.preconditioner.kind == PreconditionerKind::jacobi)
-    std::printf(
-        "note: preconditioner jacobi approximates A^-1 and slows the largest end; chebyshev (which "
-        "targets the wanted end) or none suit it better\n");
+      set_up_preconditioner(chosen.options, op, matrix, options.which, true, comm);
+  if (is_root(comm)) note_preconditioner_choice(chosen.options.kind, options.which);
   account.lap(Phase::preconditioner);
   print_setup(account, comm);
   set_monitor(options, config.output, problem, first, comm);
@@ -279,7 +278,8 @@ int solve(const cfg::EigsConfig& config, const solver::DistributedRows& matrix, 
   account.move(Phase::solve, Phase::checkpoints, hook.seconds());
   const SolveCosts costs = solve_costs(op, preconditioner);
   const std::string memory = memory_line(memory_plan, comm);
-  if (is_root(comm)) print_report(result, options, first, costs, guard, memory);
+  if (is_root(comm))
+    print_report(result, options, chosen.options.kind != PreconditionerKind::none, first, costs, guard, memory);
 
   account.lap(Phase::report);
   if (!config.output.path.empty())

@@ -64,6 +64,14 @@ BuiltPreconditioner<T> build_preconditioner(const solver::PreconditionerOptions&
   return built;
 }
 
+void note_preconditioner_choice(PreconditionerKind kind, SpectrumEnd end) {
+  if (end != SpectrumEnd::largest || kind == PreconditionerKind::none) return;
+  std::printf(
+      "note: at the largest end no preconditioner was the fastest on 23 of 24 SuiteSparse matrices, and jacobi and "
+      "chebyshev each failed to converge on 9 of the 21 they ran on (docs/benchmarks/robustness.md): "
+      "preconditioner none (or auto) suits the largest end\n");
+}
+
 std::string preconditioner_time(double seconds, const solver::PreconditionerWork& work) {
   char text[200];
   if (work.products == 0) {

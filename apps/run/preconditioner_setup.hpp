@@ -31,6 +31,10 @@ template <class T>
 BuiltPreconditioner<T> build_preconditioner(const solver::PreconditionerOptions& config, solver::LinearOperator<T>& op,
                                             const solver::DistributedRows& matrix, SpectrumEnd end, bool eigensolver);
 
+// A note where the measurements say a named preconditioner slows the end wanted:
+// any at the largest end (docs/benchmarks/robustness.md). Rank 0.
+void note_preconditioner_choice(PreconditionerKind kind, SpectrumEnd end);
+
 // The summary's preconditioner part: "preconditioner 0.123 (its 96 products: SpMM 0.100, halo 0.010, not in
 // SpMM above)", or just the time where it made no products.
 std::string preconditioner_time(double seconds, const solver::PreconditionerWork& work);

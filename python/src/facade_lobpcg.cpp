@@ -61,7 +61,7 @@ EigsResult lobpcg(Matrix& a, Matrix* b, const EigsRequest& request) {
     solver::LobpcgOptions options = settings.lobpcg;
     const solver::MethodChoice method = solver::collectively(comm, [&] {
       return solver::choose_eigen_method(settings.method, options.k, b != nullptr, request.constraints.has_value(),
-                                         settings.preconditioner.kind != PreconditionerKind::none);
+                                         solver::names_a_preconditioner(settings.preconditioner));
     });
     const cfg::ExecutionConfig execution = read_execution(request.execution, comm);
     a.distribute(request.execution);
@@ -80,9 +80,12 @@ EigsResult lobpcg(Matrix& a, Matrix* b, const EigsRequest& request) {
     if (b_rows)
       b_op = std::make_unique<solver::DistributedOperator<double>>(comm, context, b_rows->rows, b_rows->partition);
     EigsResult out;
-    const auto preconditioner = solver::collectively(comm, [&] {
-      return make_preconditioner(settings.preconditioner, op, options.which, true, out.preconditioner);
-    });
+    const solver::ResolvedPreconditioner chosen = solver::resolve_preconditioner(
+        settings.preconditioner, options.which, method.method == solver::EigenMethod::chebyshev_filter, false,
+        settings.preconditioner.kind == PreconditionerKind::automatic ? solver::min_abs_diagonal(op) : 0.0);
+    const auto preconditioner = solver::collectively(
+        comm, [&] { return make_preconditioner(chosen.options, op, options.which, true, out.preconditioner); });
+    if (!chosen.reason.empty()) out.preconditioner += " (" + chosen.reason + ")";
 
     std::optional<spmm::DenseBlock<double>> start_copy, constraints_copy;
     std::optional<spmm::ConstDenseView<double>> start, constraints;

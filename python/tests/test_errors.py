@@ -74,7 +74,7 @@ def test_bad_options(comm):
     A = laplacian_1d(20)
     assert "which" in raises_everywhere(comm, lambda: blockeigs.lobpcg(A, 2, which="middle", comm=comm))
     message = raises_everywhere(comm, lambda: blockeigs.lobpcg(A, 2, M="ilu", comm=comm))
-    assert message == "blockeigs.lobpcg: eigensolver.preconditioner must be none, jacobi, chebyshev or petsc, got 'ilu'"
+    assert message == "blockeigs.lobpcg: eigensolver.preconditioner must be auto, none, jacobi, chebyshev or petsc, got 'ilu'"
     assert "M must be" in raises_everywhere(comm, lambda: blockeigs.lobpcg(A, 2, M=3.5, comm=comm))
     message = raises_everywhere(comm, lambda: blockeigs.lobpcg(A, 2, M={"type": "chebyshev", "degre": 4}, comm=comm))
     assert "degre" in message

@@ -13,6 +13,7 @@ PreconditionerMemory preconditioner_memory(PreconditionerKind kind, Precision pr
     case PreconditionerKind::petsc: return {};
     case PreconditionerKind::jacobi:
       return single ? JacobiPreconditioner<float>::memory() : JacobiPreconditioner<double>::memory();
+    case PreconditionerKind::automatic:  // at most what the Chebyshev polynomial holds (resolve_preconditioner)
     case PreconditionerKind::chebyshev:
       return single ? ChebyshevPreconditioner<float>::memory(chebyshev, space)
                     : ChebyshevPreconditioner<double>::memory(chebyshev, space);

@@ -101,7 +101,8 @@ app_test(pencil_b_zero_diagonal_np2 2 1 "error: matrix_b: .*zero_diagonal\\.mtx:
 # A positive diagonal passes the reader's check; LOBPCG then meets x^T B x < 0 and refuses B (no result file).
 app_test(pencil_b_indefinite_np2 2 1 "error: matrix_b: .*indefinite_b\\.mtx: B is not positive definite: LOBPCG met a vector x with x\\^T B x = -" 1
          ${eigs} ${bad}/unsymmetric.yaml --set "matrix={generator: {type: laplacian_1d, nx: 40}}"
-         --set "matrix_b={matrix_market: {file: indefinite_b.mtx}}" --set eigensolver.k=3)
+         --set "matrix_b={matrix_market: {file: indefinite_b.mtx}}" --set eigensolver.k=3
+         --set eigensolver.preconditioner=none)
 app_test(pencil_cg_refuses_matrix_b_np2 2 1 "unknown key matrix_b \\(matrix_b \\(B of A x = lambda B x\\) is read by block-eigs" 1
          $<TARGET_FILE:block-cg> ${PROJECT_SOURCE_DIR}/configs/block-cg-demo.yaml
          --set "matrix_b={generator: {type: laplacian_1d, nx: 4}}")

@@ -164,7 +164,7 @@ TEST(ConfigDefaults, Eigs) {
   EXPECT_EQ(e.lobpcg.test, StoppingTest::relative);  // bounds the eigenvalues' relative error, as SLEPc's default
   EXPECT_EQ(e.lobpcg.max_iterations, 1000);
   EXPECT_EQ(e.lobpcg.stagnation_window, 2000);
-  EXPECT_EQ(e.preconditioner.kind, PreconditionerKind::none);
+  EXPECT_EQ(e.preconditioner.kind, PreconditionerKind::automatic);
   EXPECT_EQ(e.lobpcg.search_precision, SearchPrecision::automatic);
   EXPECT_EQ(e.lobpcg.seed, 1u);
   EXPECT_TRUE(e.start_file.empty());

@@ -80,7 +80,7 @@ TEST(ConfigDefaults, EigensolverTableIsLobpcgOptions) {
   EXPECT_TRUE(same_number(table, "stagnation_window", o.stagnation_window));
   EXPECT_TRUE(same_word(table, "search_precision", to_string(o.search_precision)));
   EXPECT_TRUE(same_number(table, "seed", static_cast<double>(o.seed)));
-  EXPECT_TRUE(same_word(table, "preconditioner", to_string(solver::PreconditionerOptions{}.kind)));
+  EXPECT_TRUE(same_word(table, "preconditioner", to_string(EigensolverSettings{}.preconditioner.kind)));
 }
 
 TEST(ConfigDefaults, BlockCgTableIsBlockCgOptions) {
@@ -91,6 +91,7 @@ TEST(ConfigDefaults, BlockCgTableIsBlockCgOptions) {
   EXPECT_TRUE(same_number(table, "max_iterations", o.max_iterations));
   EXPECT_TRUE(same_number(table, "stagnation_window", o.stagnation_window));
   EXPECT_TRUE(same_number(table, "seed", static_cast<double>(BlockCgSettings{}.seed)));
+  EXPECT_TRUE(same_word(table, "preconditioner", to_string(BlockCgSettings{}.preconditioner.kind)));
 }
 
 TEST(ConfigDefaults, PreconditionerTableIsChebyshevOptions) {

@@ -109,13 +109,13 @@ TEST(ConfigPreconditioner, ErrorsNameFileLineAndKey) {
       {"{type: chebychev}",
        {"preconditioner.type must be none, jacobi, chebyshev or petsc, got 'chebychev' (did you "
         "mean chebyshev?)"}},
-      {"ilu", {"eigensolver.preconditioner must be none, jacobi, chebyshev or petsc, got 'ilu'"}},
+      {"ilu", {"eigensolver.preconditioner must be auto, none, jacobi, chebyshev or petsc, got 'ilu'"}},
       {"petsc", {"cfg/p.yaml:3: eigensolver.preconditioner petsc needs its PETSc options"}},
       {"{type: petsc}", {"missing required key eigensolver.preconditioner.options"}},
       {"{type: petsc, options: -pc_type gamg, degree: 4}",
        {"unknown key eigensolver.preconditioner.degree (type petsc takes options)"}},
       {"{type: chebyshev, options: -pc_type gamg}", {"unknown key eigensolver.preconditioner.options"}},
-      {"[chebyshev]", {"eigensolver.preconditioner must be none, jacobi, chebyshev or a mapping"}},
+      {"[chebyshev]", {"eigensolver.preconditioner must be auto, none, jacobi, chebyshev or a mapping"}},
   };
   for (const ErrorCase& c : cases)
     test::expect_mentions(test::input_error_message([&] { eigs_preconditioner(c.value); }), c.mentions);
