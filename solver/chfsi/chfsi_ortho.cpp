@@ -40,7 +40,7 @@ template <class T>
 bool one_pass(const spmm::Context& ctx, MPI_Comm comm, spmm::DenseView<T> V, std::int64_t first,
               spmm::DenseView<T> scratch) {
   const std::int64_t m = V.cols, ma = m - first;
-  const spmm::DenseView<T> Va = column_range(V, first, ma), Sa = column_range(scratch, first, ma);
+  const spmm::DenseView<T> Va = column_range(V, first, ma), Sa = column_range(scratch, 0, ma);
   if (first > 0) {  // Va -= V_L (V_L^T Va)
     const spmm::ConstDenseView<T> locked = column_range(spmm::ConstDenseView<T>(V), 0, first);
     const HostMatrix C = gram<T>(ctx, comm, locked, spmm::ConstDenseView<T>(Va));

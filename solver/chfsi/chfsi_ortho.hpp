@@ -18,7 +18,7 @@
 
 namespace blockeigs::solver {
 
-// `scratch` has V's rows and at least V's columns. Collective over `comm`
+// `scratch` has V's rows and at least V.cols - first columns. Collective over `comm`
 // (a communicator no one else receives on); the small factorisations on rank
 // 0, broadcast.
 template <class T>

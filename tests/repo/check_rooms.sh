@@ -21,6 +21,7 @@ ladder=(
   "solver/precond"
   "solver/lobpcg solver/cg"
   "solver/chfsi"
+  "solver/window"
   "solver/plan"
   "solver/petsc"
   "config"

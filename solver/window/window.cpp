@@ -1,0 +1,224 @@
+// The window's driver (window.hpp says the method): bounds, density, slices,
+// then each slice's iteration and the pairs gathered.
+#include "solver/window/window.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <numeric>
+
+#include "core/error.hpp"
+#include "solver/blocks/block_ops.hpp"
+#include "solver/chfsi/spectrum_bounds.hpp"
+#include "solver/lobpcg/lobpcg_detail.hpp"
+
+namespace blockeigs::solver {
+namespace {
+
+constexpr int kLanczosSteps = 40;
+constexpr double kMargin = 0.01;          // the scaled spectrum's share of [-1, 1] left free at each end
+constexpr double kFilterResolution = 2;   // the filter resolves a slice's Chebyshev angle this many times
+constexpr double kReach = 0.01;           // the block holds the eigenvectors the filter keeps above this share
+constexpr double kDensityResolution = 4;  // the density's moments resolve the window's angle this many times
+constexpr int kMaxDegree = 20000;
+constexpr int kPairsPerSlice = 1000;
+
+void check(const LinearOperator<double>* /*tag*/, const WindowOptions& w, const LobpcgOptions& o) {
+  if (!std::isfinite(w.lower) || !std::isfinite(w.upper))
+    fail_input("eigensolver.interval: its ends must be finite, got [", w.lower, ", ", w.upper, "]");
+  if (!(w.lower < w.upper)) fail_input("eigensolver.interval: [a, b] needs a < b, got [", w.lower, ", ", w.upper, "]");
+  if (w.slices < 0 || w.dos_vectors < 2 || w.dos_degree < 0 || w.filter_degree < 0)
+    fail_input(
+        "eigensolver: slices, dos_degree and filter_degree must be 0 (automatic) or positive, dos_vectors at "
+        "least 2");
+  if (!(o.tolerance > 0)) fail_input("eigensolver.tolerance must be positive, got ", o.tolerance);
+}
+
+// The angle acos(alpha) - acos(beta) the window [a, b] spans in the scaled variable.
+double chebyshev_angle(const SpectrumScale& s, double a, double b) {
+  const double alpha = std::clamp(s.to_unit(a), -1.0, 1.0), beta = std::clamp(s.to_unit(b), -1.0, 1.0);
+  return std::max(std::acos(alpha) - std::acos(beta), 1e-12);
+}
+
+template <class T>
+SpectrumScale spectrum_scale(LinearOperator<T>& A, std::uint64_t seed, MPI_Comm comm, WindowReport& report) {
+  const SpectrumEstimate top = lanczos_bounds(A, 1, kLanczosSteps, seed + 1, comm);
+  const SpectrumEstimate bottom = lanczos_bounds(A, -1, kLanczosSteps, seed + 2, comm);
+  report.spectrum_lower = -bottom.upper_bound;
+  report.spectrum_upper = top.upper_bound;
+  const double half = 0.5 * (report.spectrum_upper - report.spectrum_lower);
+  SpectrumScale s;
+  s.center = 0.5 * (report.spectrum_upper + report.spectrum_lower);
+  s.half_width = std::max(half * (1 + kMargin), 1e-300);
+  return s;
+}
+
+// The filter's least value on [a, b], sampled (its ends, for a Jackson-damped indicator).
+double filter_floor(const WindowFilter& f, double a, double b) {
+  double least = std::min(f.value(a), f.value(b));
+  for (int i = 1; i < 64; ++i) least = std::min(least, f.value(a + (b - a) * i / 64));
+  return least;
+}
+
+// Where the filter of [a, b] falls below `value` outward of each end (within the spectrum's bounds).
+std::pair<double, double> filter_reach(const WindowFilter& f, double a, double b, double value, double lowest,
+                                       double highest) {
+  const double step = (b - a) / 64;
+  double lo = a, hi = b;
+  while (lo > lowest && std::abs(f.value(lo - step)) >= value) lo -= step;
+  while (hi < highest && std::abs(f.value(hi + step)) >= value) hi += step;
+  return {lo - step, hi + step};
+}
+
+// The slices' ends and expected counts.
+std::vector<SliceReport> plan_slices(const DensityOfStates& dos, const WindowOptions& w, double expected) {
+  const int count = w.slices > 0 ? w.slices : std::max(1, static_cast<int>(std::ceil(expected / kPairsPerSlice)));
+  const std::vector<double> x = slice_points(dos, w.lower, w.upper, count);
+  std::vector<SliceReport> slices(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) {
+    slices[i].lower = x[i];
+    slices[i].upper = x[i + 1];
+    slices[i].expected = estimate_count(dos, x[i], x[i + 1]);
+  }
+  return slices;
+}
+
+// The columns of `vectors` whose values lie at or above `from`: the fixed columns of the next slice.
+template <class T>
+spmm::DenseBlock<T> near_end(const spmm::Context& ctx, const SliceOutcome<T>& s, double from) {
+  std::vector<std::int64_t> columns;
+  for (std::size_t j = 0; j < s.values.size(); ++j)
+    if (s.values[j] >= from) columns.push_back(static_cast<std::int64_t>(j));
+  spmm::DenseBlock<T> out(ctx.space(), s.vectors.rows(), static_cast<std::int64_t>(columns.size()));
+  if (!columns.empty()) select_columns(ctx, s.vectors.cview(), columns, out.view());
+  return out;
+}
+
+void add_timings(LobpcgTimings& sum, const LobpcgTimings& t) {
+  sum.spmm += t.spmm;
+  sum.orthogonalization += t.orthogonalization;
+  sum.rayleigh_ritz += t.rayleigh_ritz;
+  sum.small_eigenproblem += t.small_eigenproblem;
+  sum.filter += t.filter;
+  sum.other += t.other;
+}
+
+// The pairs of every slice, ascending, as LOBPCG's result.
+template <class T>
+LobpcgResult<T> gather(const spmm::Context& ctx, std::int64_t rows, std::vector<SliceOutcome<T>>& slices,
+                       const LobpcgOptions& options, double norm) {
+  LobpcgResult<T> r;
+  std::int64_t total = 0;
+  for (const auto& s : slices) total += static_cast<std::int64_t>(s.values.size());
+  r.eigenvectors = spmm::DenseBlock<T>(ctx.space(), rows, total);
+  std::int64_t at = 0;
+  bool complete = true;
+  for (auto& s : slices) {
+    const auto k = static_cast<std::int64_t>(s.values.size());
+    if (k > 0) copy_block(ctx, s.vectors.cview(), column_range(r.eigenvectors.view(), at, k));
+    at += k;
+    for (std::int64_t j = 0; j < k; ++j) {
+      r.eigenvalues.push_back(s.values[j]);
+      r.residual_norms.push_back(s.residuals[j]);
+      r.relative_residuals.push_back(s.residuals[j] / std::max(std::abs(s.values[j]), 1e-300));
+      r.b_norms.push_back(1);
+      r.converged.push_back(true);
+    }
+    complete = complete && s.complete;
+    r.iterations += s.iterations;
+    r.block_size = std::max(r.block_size, s.block);
+    r.stats.filter_products += s.products;
+    add_timings(r.stats.timings, s.time);
+    s.vectors = {};
+  }
+  r.stop = complete ? LobpcgStop::converged : LobpcgStop::iteration_limit;
+  r.norm_estimate = norm;
+  lobpcg_detail::mark_tests(options.tolerance, r);
+  return r;
+}
+
+}  // namespace
+
+template <class T>
+WindowResult<T> window_eigs(LinearOperator<T>& A, const LobpcgOptions& options, const WindowOptions& window) {
+  const double t_begin = MPI_Wtime();
+  check(nullptr, window, options);
+  const PrivateComm private_comm(A.comm());
+  const MPI_Comm comm = private_comm.get();
+  const spmm::Context& ctx = A.context();
+  WindowResult<T> out;
+  WindowReport& report = out.report;
+  const SpectrumScale scale = spectrum_scale(A, options.seed, comm, report);
+  const double norm = std::max(std::abs(report.spectrum_lower), std::abs(report.spectrum_upper));
+  report.time_bounds = MPI_Wtime() - t_begin;
+  report.outside_spectrum = window.upper < report.spectrum_lower || window.lower > report.spectrum_upper;
+  if (report.outside_spectrum) {
+    std::vector<SliceOutcome<T>> none;
+    out.pairs = gather<T>(ctx, A.local_rows(), none, options, norm);
+    out.pairs.stats.timings.total = MPI_Wtime() - t_begin;
+    return out;
+  }
+  // The density, its moments resolving the window's angle.
+  const double angle = chebyshev_angle(scale, window.lower, window.upper);
+  report.dos_degree = window.dos_degree > 0
+                          ? window.dos_degree
+                          : static_cast<int>(std::clamp(std::ceil(kDensityResolution * std::numbers::pi / angle), 100.0,
+                                                        static_cast<double>(kMaxDegree)));
+  report.dos_vectors = window.dos_vectors;
+  const double t_dos = MPI_Wtime();
+  const DensityOfStates dos = kpm_density(A, scale, window.dos_vectors, report.dos_degree, options.seed + 3, comm);
+  report.dos_products = dos.products;
+  report.expected = estimate_count(dos, window.lower, window.upper);
+  report.density = density_curve(dos, 512);
+  report.time_dos = MPI_Wtime() - t_dos;
+  report.slices = plan_slices(dos, window, report.expected.count);
+  std::vector<SliceOutcome<T>> solved;
+  for (std::size_t i = 0; i < report.slices.size(); ++i) {
+    SliceReport& slice = report.slices[i];
+    const double t_slice = MPI_Wtime();
+    // Within rounding of the shared end: a pair the slice below found there is held fixed here.
+    const double scale_at =
+        options.test == StoppingTest::backward ? norm + std::abs(slice.lower) : std::abs(slice.lower);
+    const double delta = 2 * options.tolerance * scale_at + 16 * std::numeric_limits<double>::epsilon() * norm;
+    SliceSpec spec;
+    spec.lower = i == 0 ? slice.lower : slice.lower - delta;
+    spec.upper = slice.upper;
+    spec.filter = window_filter(scale, slice.lower, slice.upper, window.filter_degree, kFilterResolution, kMaxDegree);
+    spec.filter_floor = filter_floor(spec.filter, slice.lower, slice.upper);
+    const double expected = std::max(slice.expected.count, 0.0);
+    spec.guard = std::max(8, static_cast<int>(std::ceil(0.1 * expected)));
+    // The block: every eigenvector the filter keeps above kReach of what it keeps inside, so that each
+    // round shrinks what lies beyond the block to that share (and slice_iteration grows a short block).
+    const auto [reach_lo, reach_hi] = filter_reach(spec.filter, slice.lower, slice.upper, kReach * spec.filter_floor,
+                                                   report.spectrum_lower, report.spectrum_upper);
+    const CountEstimate reach = estimate_count(dos, reach_lo, reach_hi);
+    spec.block = static_cast<int>(std::ceil(1.1 * std::max(reach.count, expected) + 3 * reach.error)) + 16;
+    spec.seed = options.seed + 16 + i;
+    spec.norm_estimate = norm;
+    const spmm::DenseBlock<T> fixed = i == 0 ? spmm::DenseBlock<T>(ctx.space(), A.local_rows(), 0)
+                                             : near_end<T>(ctx, solved.back(), slice.lower - 2 * delta);
+    const auto progress = [&](const SliceProgress& p) {
+      if (window.progress) window.progress(static_cast<int>(i), p);
+    };
+    solved.push_back(solve_slice<T>(A, options, spec, fixed.cview(), comm, progress));
+    const SliceOutcome<T>& s = solved.back();
+    slice.found = static_cast<int>(s.values.size());
+    slice.block = s.block;
+    slice.degree = spec.filter.degree();
+    slice.iterations = s.iterations;
+    slice.products = s.products;
+    slice.complete = s.complete;
+    slice.seconds = MPI_Wtime() - t_slice;
+  }
+  out.pairs = gather<T>(ctx, A.local_rows(), solved, options, norm);
+  out.pairs.stats.timings.total = MPI_Wtime() - t_begin;
+  return out;
+}
+
+template WindowResult<float> window_eigs(LinearOperator<float>&, const LobpcgOptions&, const WindowOptions&);
+template WindowResult<double> window_eigs(LinearOperator<double>&, const LobpcgOptions&, const WindowOptions&);
+
+}  // namespace blockeigs::solver

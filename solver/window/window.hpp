@@ -1,0 +1,75 @@
+// Every eigenpair of a symmetric operator in a window [a, b] of its
+// spectrum (interior or at an end), by polynomial-filtered subspace
+// iteration on slices of the window:
+//
+//  - the spectrum's bounds from a few Lanczos steps at each end
+//    (spectrum_bounds.hpp) scale A into [-1, 1];
+//  - the density of states by the kernel polynomial method
+//    (kpm_density.hpp) estimates how many eigenvalues the window holds, with
+//    an error bar, and where to cut it into slices of equal counts;
+//  - each slice is solved by its own filtered subspace iteration
+//    (slice_iteration.hpp) with a Jackson-Chebyshev filter of the slice
+//    (window_filter.hpp) and a block of its estimated count plus guards,
+//    grown where the count was short;
+//  - slices run one after another on the operator's ranks; a slice's block is
+//    kept orthogonal to the pairs the slice below found within rounding of
+//    their shared end, so that a pair there is found once, with its
+//    multiplicity.
+//
+// Standard problems (A x = lambda x) only. The stopping test, iteration limit
+// (per slice) and seed are LobpcgOptions'; k, block_size and which are not
+// used. The result holds the pairs ascending.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "solver/lobpcg/lobpcg.hpp"
+#include "solver/window/kpm_density.hpp"
+#include "solver/window/slice_iteration.hpp"
+
+namespace blockeigs::solver {
+
+struct WindowOptions {
+  double lower = 0, upper = 0;  // the window [a, b]
+  int slices = 0;               // 0: one per 1,000 estimated eigenvalues
+  int dos_vectors = 16;         // random vectors of the density estimate
+  int dos_degree = 0;           // its Chebyshev moments; 0: from the window's width (4 pi / its Chebyshev angle)
+  int filter_degree = 0;        // each slice's filter degree; 0: from the slice's width
+  // Called on every rank after each iteration of slice `slice` (0-based).
+  std::function<void(int slice, const SliceProgress&)> progress;
+};
+
+struct SliceReport {
+  double lower = 0, upper = 0;
+  CountEstimate expected;  // the density's count for the slice
+  int found = 0, block = 0, degree = 0, iterations = 0;
+  std::int64_t products = 0;  // filter products, in columns
+  double seconds = 0;
+  bool complete = false;
+};
+
+struct WindowReport {
+  double spectrum_lower = 0, spectrum_upper = 0;  // the bounds A was scaled by
+  bool outside_spectrum = false;                  // [a, b] misses them: nothing was solved
+  CountEstimate expected;                         // the density's count for [a, b]
+  int dos_vectors = 0, dos_degree = 0;
+  std::int64_t dos_products = 0;
+  double time_bounds = 0, time_dos = 0;
+  std::vector<SliceReport> slices;
+  std::vector<std::vector<double>> density;  // the density of states: x, then eigenvalues per unit of x
+};
+
+template <class T>
+struct WindowResult {
+  LobpcgResult<T> pairs;
+  WindowReport report;
+};
+
+// Throws InputError where the window is empty or not finite, or an option is
+// out of range. Collective over A.comm().
+template <class T>
+WindowResult<T> window_eigs(LinearOperator<T>& A, const LobpcgOptions& options, const WindowOptions& window);
+
+}  // namespace blockeigs::solver
