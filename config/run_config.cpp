@@ -64,6 +64,18 @@ EigsConfig parse_eigs(const std::string& text, Document doc, const Overrides& ov
                     }},
                {.key = "block_cg", .note = "block_cg is read by block-cg, not block-eigs"},
            });
+  if (config.eigensolver.interval && config.matrix_b)
+    top.member("eigensolver")
+        .member("interval")
+        .fail(
+            " takes standard problems, not A x = lambda B x (matrix_b): a filter of the pencil needs B^-1; "
+            "use k and which (LOBPCG) for a pencil");
+  if (config.eigensolver.interval && !config.output.checkpoint.path.empty())
+    top.member("output")
+        .member("checkpoint")
+        .fail(" is not taken with eigensolver.interval (a window's run has no checkpoints): remove one of them");
+  if (config.eigensolver.interval && resume)
+    resume->fail(" is not taken with eigensolver.interval (a window's run has no checkpoints): remove one of them");
   if (resume && !config.eigensolver.start_file.empty())
     resume->fail(" and eigensolver.start both give a start block: keep one");
   if (config.matrix_b && config.eigensolver.method == solver::EigenMethod::chebyshev_filter)

@@ -22,6 +22,7 @@
 #include "solver/cg/block_cg.hpp"
 #include "solver/chfsi/chfsi.hpp"
 #include "solver/chfsi/eigen_method.hpp"
+#include "solver/window/window.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/operator/halo/halo_transport.hpp"
 #include "solver/precond/preconditioner_options.hpp"
@@ -70,6 +71,10 @@ struct EigensolverSettings {
   solver::EigenMethod method = solver::EigenMethod::automatic;  // LOBPCG or the Chebyshev filter (eigen_method.hpp)
   solver::LobpcgOptions lobpcg;  // k, block_size, which, tolerance, convergence_test, max_iterations, ...
   solver::FilterTuning filter;   // method chebyshev_filter: filter_degree, filter_max_degree
+  // eigensolver.interval [a, b]: every pair in it (solver/window), in place of k and which; with the
+  // window's keys slices, dos_vectors, dos_degree and window_degree.
+  bool interval = false;
+  solver::WindowOptions window;
   // auto by default: what the measurements say for the end wanted (solver::resolve_preconditioner).
   solver::PreconditionerOptions preconditioner{PreconditionerKind::automatic, solver::ChebyshevOptions{}, {}};
   std::string start_file;  // optional HDF5 file with a start block

@@ -128,6 +128,35 @@ void read_constraints(const Value& v, EigensolverSettings& config) {
       });
 }
 
+// eigensolver.interval: [a, b], two finite numbers, a < b.
+void read_interval(const Value& v, solver::WindowOptions& window) {
+  if (!v.node().IsSequence() || v.node().size() != 2)
+    v.fail(" must be a list of two numbers [a, b] (every eigenpair with a <= lambda <= b)");
+  const double a = Value(v.doc(), v.node()[0], v.path() + "[0]", v.mark()).number();
+  const double b = Value(v.doc(), v.node()[1], v.path() + "[1]", v.mark()).number();
+  if (!(a < b)) v.fail(" must be [a, b] with a < b, got [", a, ", ", b, "]");
+  window.lower = a;
+  window.upper = b;
+}
+
+// What a window (eigensolver.interval) replaces or does not take.
+void check_window(const Value& section, const EigensolverSettings& config, const std::optional<Value>& method,
+                  const std::vector<Value>& pair_keys) {
+  if (!pair_keys.empty())
+    pair_keys.front().fail(" is not taken with eigensolver.interval, which asks for every pair in [a, b]: remove one");
+  if (method && config.method != solver::EigenMethod::automatic)
+    method->fail(
+        " must be auto with eigensolver.interval (a window has its own method: polynomial-filtered "
+        "subspace iteration on slices)");
+  if (solver::names_a_preconditioner(config.preconditioner))
+    section.member("preconditioner")
+        .fail(" is not taken with eigensolver.interval (the window's filter is its acceleration): remove it");
+  if (config.constraints != ConstraintsSource::none)
+    section.member("constraints").fail(" is not taken with eigensolver.interval: remove one of them");
+  if (!config.start_file.empty())
+    section.member("start").fail(" is not taken with eigensolver.interval: remove one of them");
+}
+
 }  // namespace
 
 EigensolverSettings read_eigensolver(const Value& section) {
@@ -136,6 +165,13 @@ EigensolverSettings read_eigensolver(const Value& section) {
   std::optional<Value> block_size;        // checked against k once both are known
   std::optional<Value> search_precision;  // and against the preconditioner
   std::optional<Value> method;            // against the preconditioner and the constraints
+  std::optional<Value> interval;          // against k, which, the method and what a window does not take
+  std::vector<Value> window_keys;         // slices, dos_vectors, dos_degree, window_degree: only with interval
+  std::vector<Value> pair_keys;           // k, which, block_size: not with interval
+  const auto window_key = [&](const Value& v, int& field, std::int64_t min, std::int64_t max) {
+    field = static_cast<int>(v.integer(min, max));
+    window_keys.push_back(v);
+  };
   yaml::read_mapping(
       section,
       {
@@ -145,7 +181,24 @@ EigensolverSettings read_eigensolver(const Value& section) {
                  config.method = v.choice(kMethods);
                  method = v;
                }},
-          {.key = "k", .read = [&](const Value& v) { lobpcg.k = v.integer<int>(1); }},
+          {.key = "k",
+           .read =
+               [&](const Value& v) {
+                 lobpcg.k = v.integer<int>(1);
+                 pair_keys.push_back(v);
+               }},
+          {.key = "interval",
+           .read =
+               [&](const Value& v) {
+                 read_interval(v, config.window);
+                 config.interval = true;
+                 interval = v;
+               }},
+          {.key = "slices", .read = [&](const Value& v) { window_key(v, config.window.slices, 0, 4096); }},
+          {.key = "dos_vectors", .read = [&](const Value& v) { window_key(v, config.window.dos_vectors, 2, 4096); }},
+          {.key = "dos_degree", .read = [&](const Value& v) { window_key(v, config.window.dos_degree, 0, 100000); }},
+          {.key = "window_degree",
+           .read = [&](const Value& v) { window_key(v, config.window.filter_degree, 0, 100000); }},
           {.key = "filter_degree",
            .read = [&](const Value& v) { config.filter.first_degree = static_cast<int>(v.integer(0, 1000)); }},
           {.key = "filter_guard_degree_percent",
@@ -157,8 +210,14 @@ EigensolverSettings read_eigensolver(const Value& section) {
                [&](const Value& v) {
                  lobpcg.block_size = v.integer<int>(0);
                  block_size = v;
+                 pair_keys.push_back(v);
                }},
-          {.key = "which", .read = [&](const Value& v) { lobpcg.which = v.choice(kSpectrumEnds); }},
+          {.key = "which",
+           .read =
+               [&](const Value& v) {
+                 lobpcg.which = v.choice(kSpectrumEnds);
+                 pair_keys.push_back(v);
+               }},
           {.key = "tolerance", .read = [&](const Value& v) { lobpcg.tolerance = v.positive_number(); }},
           {.key = "convergence_test", .read = [&](const Value& v) { lobpcg.test = v.choice(kStoppingTests); }},
           {.key = "max_iterations", .read = [&](const Value& v) { lobpcg.max_iterations = v.integer<int>(1); }},
@@ -185,6 +244,9 @@ EigensolverSettings read_eigensolver(const Value& section) {
                         });
                }},
       });
+  if (interval) check_window(section, config, method, pair_keys);
+  if (!interval && !window_keys.empty())
+    window_keys.front().fail(" is a window's (eigensolver.interval): give the interval, or remove it");
   if (method && config.method == solver::EigenMethod::chebyshev_filter) {
     if (solver::names_a_preconditioner(config.preconditioner))
       method->fail(

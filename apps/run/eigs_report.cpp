@@ -148,6 +148,12 @@ void print_jumps(const std::vector<solver::LobpcgJump>& jumps, int first_iterati
       jumps.size(), jumps.size() > 1 ? "s" : "", text.c_str());
 }
 
+std::string fixed3(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", seconds);
+  return text;
+}
+
 // "resumed after iteration 57, " where a run went on from a checkpoint.
 std::string resumed_from(int first_iteration) {
   return first_iteration > 0 ? "resumed after iteration " + std::to_string(first_iteration) + ", " : "";
@@ -178,6 +184,7 @@ void print_loose_pairs(const solver::LobpcgResult<T>& result, const solver::Lobp
 template <class T>
 void print_pairs(const solver::LobpcgResult<T>& result, int k) {
   constexpr int table_rows = 40, shown = 10;
+  if (k == 0) return;  // an empty window
   std::printf("\n  pair          eigenvalue      residual  rel. residual  converged  tests passed\n");
   for (int j = 0; j < k; ++j) {
     if (k > table_rows && j == shown) {
@@ -225,11 +232,12 @@ void print_report(const solver::LobpcgResult<T>& result, const solver::LobpcgOpt
         "one's\n");
   print_loose_pairs(result, options);
   const auto& t = result.stats.timings;
-  if (t.filter > 0)  // Chebyshev-filtered subspace iteration: most products are the filter's
+  if (t.filter > 0 || t.density > 0)  // a filter's method: most products are the filter's
     std::printf(
-        "solve time %.3f s: filter %.3f (its products and passes), Rayleigh-Ritz products %.3f (halo %.3f in all "
+        "solve time %.3f s: %sfilter %.3f (its products and passes), Rayleigh-Ritz products %.3f (halo %.3f in all "
         "products), orthogonalisation %.3f, Rayleigh-Ritz %.3f (small eigenproblem %.3f), other %.3f\n",
-        t.total, t.filter, t.spmm, costs.halo, t.orthogonalization, t.rayleigh_ritz, t.small_eigenproblem, t.other);
+        t.total, t.density > 0 ? ("bounds and density of states " + fixed3(t.density) + ", ").c_str() : "", t.filter,
+        t.spmm, costs.halo, t.orthogonalization, t.rayleigh_ritz, t.small_eigenproblem, t.other);
   else
     std::printf(
         "solve time %.3f s: SpMM %.3f (halo %.3f), orthogonalisation %.3f, Rayleigh-Ritz %.3f "

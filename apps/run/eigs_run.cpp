@@ -25,6 +25,7 @@
 #include "apps/run/steps/scientific.hpp"
 #include "apps/run/steps/solve_steps.hpp"
 #include "apps/run/summary.hpp"
+#include "apps/run/window/window_run.hpp"
 #include "core/checks.hpp"
 #include "core/enums.hpp"
 #include "config/run_config.hpp"
@@ -311,7 +312,10 @@ int run_eigs(const std::string& config_path, MPI_Comm comm, const std::vector<st
   return prepare_and_solve(config, comm, dry_run, account,
                            [&](auto precision, const solver::DistributedRows& matrix, const solver::DistributedRows* b,
                                const spmm::Context& context) {
-                             return solve<decltype(precision)>(config, matrix, b, context, comm, account);
+                             using T = decltype(precision);
+                             if (config.eigensolver.interval)
+                               return solve_window<T>(config, matrix, context, comm, account);
+                             return solve<T>(config, matrix, b, context, comm, account);
                            });
 }
 

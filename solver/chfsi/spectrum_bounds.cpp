@@ -41,10 +41,11 @@ SpectrumEstimate lanczos_bounds(LinearOperator<T>& A, int sign, int steps, std::
     t(i, i) = alpha[i];
     if (i + 1 < k) t(i + 1, i) = t(i, i + 1) = beta[i];
   }
-  const SymmetricEigen e = symmetric_eigen(t, 0, 0);
+  const SymmetricEigen e = symmetric_eigen(t, k - 1, 1);
   out.lowest_ritz = e.values.front();
   out.top_ritz = e.values.back();
   out.upper_bound = e.values.back() + std::abs(beta.back());
+  out.residual_bound = e.values.back() + std::abs(beta.back()) * std::abs(e.vectors(k - 1, 0));
   return out;
 }
 

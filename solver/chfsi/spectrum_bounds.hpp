@@ -15,7 +15,10 @@ struct SpectrumEstimate {
   double lowest_ritz = 0;  // >= the smallest eigenvalue of s A
   double top_ritz = 0;     // <= the largest eigenvalue of s A
   double upper_bound = 0;  // >= the largest eigenvalue of s A (in practice)
-  int products = 0;        // single-column products made
+  // top_ritz plus its Ritz residual |beta_k| |e_k^T y|: an eigenvalue lies within it of top_ritz, the largest
+  // one once the Lanczos steps have found the top (far tighter than upper_bound where beta stays large).
+  double residual_bound = 0;
+  int products = 0;  // single-column products made
 };
 
 // Collective over A.comm() (reductions on `comm`, a communicator of the

@@ -221,8 +221,9 @@ struct LobpcgTimings {
   double rayleigh_ritz = 0;       // Gram matrices, small eigenproblem, X/P/AX/AP updates
   double small_eigenproblem = 0;  // of rayleigh_ritz: rank 0's host work (LAPACK, basis selection), device idle
   double preconditioner = 0;
-  double filter = 0;  // Chebyshev-filtered subspace iteration (chfsi.hpp): the filter's products and passes
-  double other = 0;   // residuals, norms, selection, bookkeeping
+  double filter = 0;   // Chebyshev-filtered subspace iteration (chfsi.hpp): the filter's products and passes
+  double density = 0;  // a window (window.hpp): the spectrum's bounds and the density of states
+  double other = 0;    // residuals, norms, selection, bookkeeping
   double total = 0;
 };
 

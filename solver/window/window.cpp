@@ -18,7 +18,7 @@
 namespace blockeigs::solver {
 namespace {
 
-constexpr int kLanczosSteps = 40;
+constexpr int kLanczosSteps = 60;
 constexpr double kMargin = 0.01;          // the scaled spectrum's share of [-1, 1] left free at each end
 constexpr double kFilterResolution = 2;   // the filter resolves a slice's Chebyshev angle this many times
 constexpr double kReach = 0.01;           // the block holds the eigenvectors the filter keeps above this share
@@ -47,8 +47,9 @@ template <class T>
 SpectrumScale spectrum_scale(LinearOperator<T>& A, std::uint64_t seed, MPI_Comm comm, WindowReport& report) {
   const SpectrumEstimate top = lanczos_bounds(A, 1, kLanczosSteps, seed + 1, comm);
   const SpectrumEstimate bottom = lanczos_bounds(A, -1, kLanczosSteps, seed + 2, comm);
-  report.spectrum_lower = -bottom.upper_bound;
-  report.spectrum_upper = top.upper_bound;
+  // The Ritz residual bounds (Lanczos' extreme Ritz values converge first) with a margin, kMargin, beyond them.
+  report.spectrum_lower = -bottom.residual_bound;
+  report.spectrum_upper = top.residual_bound;
   const double half = 0.5 * (report.spectrum_upper - report.spectrum_lower);
   SpectrumScale s;
   s.center = 0.5 * (report.spectrum_upper + report.spectrum_lower);
@@ -158,6 +159,7 @@ WindowResult<T> window_eigs(LinearOperator<T>& A, const LobpcgOptions& options, 
   if (report.outside_spectrum) {
     std::vector<SliceOutcome<T>> none;
     out.pairs = gather<T>(ctx, A.local_rows(), none, options, norm);
+    out.pairs.stats.timings.density = report.time_bounds;
     out.pairs.stats.timings.total = MPI_Wtime() - t_begin;
     return out;
   }
@@ -214,6 +216,7 @@ WindowResult<T> window_eigs(LinearOperator<T>& A, const LobpcgOptions& options, 
     slice.seconds = MPI_Wtime() - t_slice;
   }
   out.pairs = gather<T>(ctx, A.local_rows(), solved, options, norm);
+  out.pairs.stats.timings.density = report.time_bounds + report.time_dos;
   out.pairs.stats.timings.total = MPI_Wtime() - t_begin;
   return out;
 }

@@ -89,17 +89,21 @@ TEST(ConfigExamples, DocsExamplesParse) {
       block += line + "\n";
     }
   }
-  ASSERT_EQ(blocks.size(), 3u);
-  const EigsConfig eigs = parse_eigs_config(blocks[0], "docs/config.md (block-eigs example)");
+  ASSERT_EQ(blocks.size(), 4u);
+  const EigsConfig window = parse_eigs_config(blocks[0], "docs/config.md (window example)");
+  EXPECT_TRUE(window.eigensolver.interval);
+  EXPECT_EQ(window.eigensolver.window.lower, 1.0);
+  EXPECT_EQ(window.eigensolver.window.upper, 1.3);
+  const EigsConfig eigs = parse_eigs_config(blocks[1], "docs/config.md (block-eigs example)");
   EXPECT_EQ(eigs.eigensolver.start_file, "data/x0.h5");
   EXPECT_EQ(eigs.eigensolver.preconditioner.kind, PreconditionerKind::chebyshev);
   EXPECT_EQ(eigs.eigensolver.preconditioner.chebyshev.degree, 8);
-  const EigsConfig pencil = parse_eigs_config(blocks[1], "docs/config.md (A x = lambda B x example)");
+  const EigsConfig pencil = parse_eigs_config(blocks[2], "docs/config.md (A x = lambda B x example)");
   ASSERT_TRUE(pencil.matrix_b.has_value());
   EXPECT_EQ(pencil.matrix_b->group, "/M");
   EXPECT_EQ(pencil.eigensolver.constraints, ConstraintsSource::hdf5);
   EXPECT_EQ(pencil.eigensolver.constraints_dataset, "/eigenvectors");
-  const CgConfig cg = parse_cg_config(blocks[2], "docs/config.md (block-cg example)");
+  const CgConfig cg = parse_cg_config(blocks[3], "docs/config.md (block-cg example)");
   EXPECT_EQ(cg.solver.rhs, RhsSource::known_solution);
 }
 

@@ -78,6 +78,12 @@ TEST(ConfigDefaults, EigensolverTableIsLobpcgOptions) {
   EXPECT_TRUE(same_word(table, "convergence_test", to_string(o.test)));
   EXPECT_TRUE(same_number(table, "max_iterations", o.max_iterations));
   EXPECT_TRUE(same_number(table, "stagnation_window", o.stagnation_window));
+  const solver::WindowOptions w;  // a window's keys
+  EXPECT_TRUE(same_number(table, "slices", w.slices));
+  EXPECT_TRUE(same_number(table, "dos_vectors", w.dos_vectors));
+  EXPECT_TRUE(same_number(table, "dos_degree", w.dos_degree));
+  EXPECT_TRUE(same_number(table, "window_degree", w.filter_degree));
+  EXPECT_TRUE(same_word(table, "interval", "none"));
   EXPECT_TRUE(same_word(table, "search_precision", to_string(o.search_precision)));
   EXPECT_TRUE(same_number(table, "seed", static_cast<double>(o.seed)));
   EXPECT_TRUE(same_word(table, "preconditioner", to_string(EigensolverSettings{}.preconditioner.kind)));

@@ -1,0 +1,95 @@
+#include "apps/run/window/window_report.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "apps/run/steps/scientific.hpp"
+
+namespace blockeigs::apps {
+namespace {
+
+// Whether the pairs found lie within three standard errors (and one pair) of the density's count.
+bool count_agrees(const solver::CountEstimate& e, int found) { return std::abs(found - e.count) <= 3 * e.error + 1; }
+
+void print_slices(const solver::WindowReport& report) {
+  std::printf("  slice           lower           upper     expected  found  block  degree  iterations  seconds\n");
+  for (std::size_t i = 0; i < report.slices.size(); ++i) {
+    const solver::SliceReport& s = report.slices[i];
+    std::printf("  %5zu  %14.8e  %14.8e  %6.1f ± %-4.1f %6d %6d %7d %11d %8.3f%s\n", i, s.lower, s.upper,
+                s.expected.count, s.expected.error, s.found, s.block, s.degree, s.iterations, s.seconds,
+                s.complete ? "" : "  NOT complete");
+  }
+}
+
+}  // namespace
+
+void print_window_report(const solver::WindowReport& report, const solver::WindowOptions& window, int found) {
+  std::printf("\nwindow     [%s, %s]; the spectrum within [%s, %s] (Lanczos bounds)\n",
+              scientific(window.lower, 10).c_str(), scientific(window.upper, 10).c_str(),
+              scientific(report.spectrum_lower, 6).c_str(), scientific(report.spectrum_upper, 6).c_str());
+  if (report.outside_spectrum) {
+    std::printf("count      0 eigenvalues in [a, b]: the window lies outside the spectrum's bounds\n");
+    return;
+  }
+  const solver::CountEstimate& e = report.expected;
+  std::printf(
+      "count      %d eigenvalue%s found in [a, b]; the density of states estimated %.1f ± %.1f (%d random "
+      "vectors, %d moments, %lld column products); no inertia count in this build to vouch for it\n",
+      found, found == 1 ? "" : "s", e.count, e.error, report.dos_vectors, report.dos_degree,
+      static_cast<long long>(report.dos_products));
+  if (!count_agrees(e, found))
+    std::printf(
+        "note: %d pairs found where the density of states estimated %.1f ± %.1f: the estimate is a stochastic "
+        "one smoothed over the filter's resolution (more eigensolver.dos_vectors narrow it), and every pair "
+        "found passed the test; an eigenvalue the slices missed would have to hide from a filter that keeps "
+        "its vector\n",
+        found, e.count, e.error);
+  if (!report.slices.empty()) print_slices(report);
+}
+
+void write_window_datasets(io::Hdf5Writer& w, const solver::WindowReport& report, const solver::WindowOptions& window) {
+  w.attribute("/", "interval_lower", window.lower);
+  w.attribute("/", "interval_upper", window.upper);
+  w.attribute("/", "spectrum_lower", report.spectrum_lower);
+  w.attribute("/", "spectrum_upper", report.spectrum_upper);
+  w.attribute("/", "outside_spectrum", report.outside_spectrum);
+  w.attribute("/", "expected_count", report.expected.count);
+  w.attribute("/", "expected_count_error", report.expected.error);
+  w.attribute("/", "count_certified", false);
+  w.attribute("/", "dos_vectors", std::int64_t{report.dos_vectors});
+  w.attribute("/", "dos_degree", std::int64_t{report.dos_degree});
+  if (report.slices.empty()) return;  // outside the spectrum: nothing was solved
+  std::vector<double> lower, upper, expected, error, seconds;
+  std::vector<std::int64_t> found, block, degree, iterations, products, complete;
+  for (const solver::SliceReport& s : report.slices) {
+    lower.push_back(s.lower);
+    upper.push_back(s.upper);
+    expected.push_back(s.expected.count);
+    error.push_back(s.expected.error);
+    seconds.push_back(s.seconds);
+    found.push_back(s.found);
+    block.push_back(s.block);
+    degree.push_back(s.degree);
+    iterations.push_back(s.iterations);
+    products.push_back(s.products);
+    complete.push_back(s.complete ? 1 : 0);
+  }
+  w.write("/window/lower", lower);
+  w.write("/window/upper", upper);
+  w.write("/window/expected", expected);
+  w.write("/window/expected_error", error);
+  w.write("/window/found", found);
+  w.write("/window/block", block);
+  w.write("/window/degree", degree);
+  w.write("/window/iterations", iterations);
+  w.write("/window/products", products);
+  w.write("/window/seconds", seconds);
+  w.write("/window/complete", complete);
+  if (!report.density.empty()) {
+    w.write("/density/x", report.density[0]);
+    w.write("/density/values", report.density[1]);
+  }
+}
+
+}  // namespace blockeigs::apps
