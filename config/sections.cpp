@@ -222,6 +222,8 @@ EigensolverSettings read_eigensolver(const Value& section) {
           {.key = "convergence_test", .read = [&](const Value& v) { lobpcg.test = v.choice(kStoppingTests); }},
           {.key = "max_iterations", .read = [&](const Value& v) { lobpcg.max_iterations = v.integer<int>(1); }},
           {.key = "stagnation_window", .read = [&](const Value& v) { lobpcg.stagnation_window = v.integer<int>(0); }},
+          {.key = "recompute_interval",
+           .read = [&](const Value& v) { lobpcg.tuning.recompute_interval = static_cast<int>(v.integer(0, 1000000)); }},
           {.key = "preconditioner",
            .read = [&](const Value& v) { config.preconditioner = read_preconditioner(v, true); }},
           {.key = "search_precision",

@@ -85,7 +85,8 @@ class _Clock:
 
 
 def lobpcg(A, k, *, B=None, M=None, Y=None, X=None, which="smallest", tol=None, maxiter=None, comm=None,
-           backend="auto", return_info=False, gather=False, strict=False, block_size=None, seed=None, method=None):
+           backend="auto", return_info=False, gather=False, strict=False, block_size=None, seed=None, method=None,
+           recompute_interval=None):
     """The k extreme eigenpairs of A x = lambda x (or A x = lambda B x) by LOBPCG.
 
     A, B: SciPy or CuPy sparse matrices (or dense arrays) that every rank holds whole, or DistributedMatrix.
@@ -99,7 +100,8 @@ def lobpcg(A, k, *, B=None, M=None, Y=None, X=None, which="smallest", tol=None, 
     (None: the library's default). maxiter, block_size, seed: the config's eigensolver.max_iterations, block_size
     and seed (None: the library's defaults, docs/config.md). method: "lobpcg", "chebyshev_filter" (Chebyshev-filtered
     subspace iteration, for many pairs of a standard problem without constraints or a preconditioner) or None
-    (auto: the filter from 64 pairs where it applies); info["method"] says which ran and why.
+    (auto: the filter from 64 pairs where it applies); info["method"] says which ran and why. recompute_interval:
+    the config's eigensolver.recompute_interval (LOBPCG's A X and A P from products every this many iterations).
 
     Returns (w, V) or (w, V, info): w the k eigenvalues (ascending for smallest, descending for largest);
     V this rank's rows of the eigenvectors in the input's numbering (all rows with gather=True), NumPy for
@@ -108,7 +110,8 @@ def lobpcg(A, k, *, B=None, M=None, Y=None, X=None, which="smallest", tol=None, 
     errors raise ValueError on every rank. Collective over the matrix's communicator.
     """
     eigensolver = {"k": k, "which": _WHICH.get(which, which), "tolerance": tol, "max_iterations": maxiter,
-                   "block_size": block_size, "seed": seed, "preconditioner": _preconditioner(M), "method": method}
+                   "block_size": block_size, "seed": seed, "preconditioner": _preconditioner(M), "method": method,
+                   "recompute_interval": recompute_interval}
     clock = _Clock()
     a = as_matrix(A, comm, "A")
     device = a.on_device or any(x is not None and _blocks.is_device(x) for x in (X, Y))

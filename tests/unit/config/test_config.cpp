@@ -168,6 +168,7 @@ TEST(ConfigDefaults, Eigs) {
   EXPECT_EQ(e.lobpcg.test, StoppingTest::relative);  // bounds the eigenvalues' relative error, as SLEPc's default
   EXPECT_EQ(e.lobpcg.max_iterations, 1000);
   EXPECT_EQ(e.lobpcg.stagnation_window, 2000);
+  EXPECT_EQ(e.lobpcg.tuning.recompute_interval, 0);  // from the tolerance
   EXPECT_EQ(e.preconditioner.kind, PreconditionerKind::automatic);
   EXPECT_EQ(e.lobpcg.search_precision, SearchPrecision::automatic);
   EXPECT_EQ(e.lobpcg.seed, 1u);
@@ -215,6 +216,7 @@ eigensolver:
   tolerance: 1e-9
   convergence_test: relative
   max_iterations: 50
+  recompute_interval: 40
   preconditioner: jacobi
   search_precision: fp64
   seed: 9223372036854775807
@@ -234,6 +236,7 @@ output: {path: out/r.h5, monitor: false}
   EXPECT_EQ(e.lobpcg.tolerance, 1e-9);
   EXPECT_EQ(e.lobpcg.test, StoppingTest::relative);
   EXPECT_EQ(e.lobpcg.max_iterations, 50);
+  EXPECT_EQ(e.lobpcg.tuning.recompute_interval, 40);
   EXPECT_EQ(e.preconditioner.kind, PreconditionerKind::jacobi);
   EXPECT_EQ(e.lobpcg.search_precision, SearchPrecision::fp64);
   EXPECT_EQ(e.lobpcg.seed, 9223372036854775807u);
