@@ -62,7 +62,7 @@ int run_mpi_app(int argc, char** argv, const AppInfo& info,
   const auto start = clock::now();
   double driver_seconds = 0;
   std::thread driver([&] {
-    (void)spmm::cuda_device_count();
+    (void)dense::cuda_device_count();
     driver_seconds = std::chrono::duration<double>(clock::now() - start).count();
   });
   const bool initialised = init_mpi(&argc, &argv);

@@ -228,7 +228,7 @@ int main(int argc, char** argv) {
     io::MatrixConfig matrix;
     matrix.source = io::MatrixSource::generator;
     matrix.generator = {io::GeneratorKind::laplacian_3d, nx, ny, nz, 7};
-    const spmm::Context context = solver::make_context(Backend::automatic, PETSC_COMM_WORLD);
+    const dense::Context context = solver::make_context(Backend::automatic, PETSC_COMM_WORLD);
     Mat A = nullptr;
     const std::vector<double> exact = io::laplacian_eigenvalues(matrix.generator);
     if (status == 0) {

@@ -2,7 +2,7 @@
 
 #include "dense/context_backend.hpp"
 
-namespace blockeigs::spmm {
+namespace blockeigs::dense {
 
 // A host context holds no resources; a device context its stream and
 // handles, which the backend (context_cuda.cpp or its stub) owns.
@@ -71,4 +71,4 @@ double Event::seconds_since(const Event& earlier) const {
   return cuda_context::seconds_between(earlier.event_, event_);
 }
 
-}  // namespace blockeigs::spmm
+}  // namespace blockeigs::dense

@@ -7,7 +7,7 @@
 
 #include "core/enums.hpp"
 
-namespace blockeigs::spmm {
+namespace blockeigs::dense {
 
 class Context {
  public:
@@ -75,4 +75,4 @@ class Event {
   void* event_ = nullptr;  // cudaEvent_t
 };
 
-}  // namespace blockeigs::spmm
+}  // namespace blockeigs::dense

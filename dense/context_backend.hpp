@@ -5,7 +5,7 @@
 
 #include <memory>
 
-namespace blockeigs::spmm::cuda_context {
+namespace blockeigs::dense::cuda_context {
 
 // A device context's stream and library handles.
 struct Resources;
@@ -34,4 +34,4 @@ void synchronize_event(void* event);
 bool event_done(void* event);
 double seconds_between(void* earlier, void* later);
 
-}  // namespace blockeigs::spmm::cuda_context
+}  // namespace blockeigs::dense::cuda_context

@@ -8,7 +8,7 @@
 #include "dense/context_backend.hpp"
 #include "dense/memory.hpp"
 
-namespace blockeigs::spmm::cuda_context {
+namespace blockeigs::dense::cuda_context {
 
 struct Resources {
   int device = -1;
@@ -118,4 +118,4 @@ double seconds_between(void* earlier, void* later) {
   return 1e-3 * ms;
 }
 
-}  // namespace blockeigs::spmm::cuda_context
+}  // namespace blockeigs::dense::cuda_context

@@ -6,7 +6,7 @@
 #include "core/error.hpp"
 #include "dense/context_backend.hpp"
 
-namespace blockeigs::spmm::cuda_context {
+namespace blockeigs::dense::cuda_context {
 namespace {
 [[noreturn]] void not_compiled(const std::string& what) { throw Error(what + ": not compiled with CUDA"); }
 }  // namespace
@@ -37,4 +37,4 @@ void synchronize_event(void*) { not_compiled("Event::synchronize"); }
 bool event_done(void*) { not_compiled("Event::done"); }
 double seconds_between(void*, void*) { not_compiled("Event::seconds_since"); }
 
-}  // namespace blockeigs::spmm::cuda_context
+}  // namespace blockeigs::dense::cuda_context

@@ -6,7 +6,7 @@
 
 #include "dense/memory.hpp"
 
-namespace blockeigs::spmm {
+namespace blockeigs::dense {
 
 template <class T>
 struct DenseView {
@@ -84,4 +84,4 @@ class DenseBlock {
   Buffer<T> buffer_;
 };
 
-}  // namespace blockeigs::spmm
+}  // namespace blockeigs::dense

@@ -7,7 +7,7 @@
 
 #include "dense/memory_backend.hpp"
 
-namespace blockeigs::spmm {
+namespace blockeigs::dense {
 
 bool cuda_compiled() { return cuda_memory::compiled(); }
 
@@ -141,4 +141,4 @@ void fill_bytes(void* dst, Space space, int byte_value, std::size_t bytes) {
   cuda_memory::fill(dst, byte_value, bytes);
 }
 
-}  // namespace blockeigs::spmm
+}  // namespace blockeigs::dense

@@ -10,7 +10,7 @@
 #include "core/enums.hpp"
 #include "core/error.hpp"
 
-namespace blockeigs::spmm {
+namespace blockeigs::dense {
 
 // True when the library was built with CUDA.
 bool cuda_compiled();
@@ -146,4 +146,4 @@ class PinnedBuffer {
   T* data_ = nullptr;
 };
 
-}  // namespace blockeigs::spmm
+}  // namespace blockeigs::dense

@@ -6,7 +6,7 @@
 
 #include <cstddef>
 
-namespace blockeigs::spmm::cuda_memory {
+namespace blockeigs::dense::cuda_memory {
 
 bool compiled();
 // 0 without a driver or a GPU.
@@ -31,4 +31,4 @@ void* allocate_pinned(std::size_t bytes);
 // Frees `pointer` when it is page-locked memory and says whether it was.
 bool free_if_pinned(void* pointer) noexcept;
 
-}  // namespace blockeigs::spmm::cuda_memory
+}  // namespace blockeigs::dense::cuda_memory

@@ -2,7 +2,7 @@
 #include "core/cuda_checks.hpp"
 #include "dense/memory_backend.hpp"
 
-namespace blockeigs::spmm::cuda_memory {
+namespace blockeigs::dense::cuda_memory {
 
 bool compiled() { return true; }
 
@@ -61,4 +61,4 @@ bool free_if_pinned(void* pointer) noexcept {
   return false;
 }
 
-}  // namespace blockeigs::spmm::cuda_memory
+}  // namespace blockeigs::dense::cuda_memory

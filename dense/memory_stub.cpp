@@ -6,7 +6,7 @@
 #include "core/error.hpp"
 #include "dense/memory_backend.hpp"
 
-namespace blockeigs::spmm::cuda_memory {
+namespace blockeigs::dense::cuda_memory {
 namespace {
 [[noreturn]] void no_device() { throw Error("device memory requested, but block-eigs was built without CUDA"); }
 [[noreturn]] void not_compiled(const std::string& what) { throw Error(what + ": not compiled with CUDA"); }
@@ -30,4 +30,4 @@ void* allocate_pinned(std::size_t) { not_compiled("allocate_pinned_bytes"); }
 // Without CUDA no memory is page-locked.
 bool free_if_pinned(void*) noexcept { return false; }
 
-}  // namespace blockeigs::spmm::cuda_memory
+}  // namespace blockeigs::dense::cuda_memory

@@ -13,7 +13,7 @@
 #include "core/cuda_checks.hpp"
 #include "dense/memory_backend.hpp"
 
-namespace blockeigs::spmm::cuda_memory {
+namespace blockeigs::dense::cuda_memory {
 namespace {
 
 // The staging buffers, made at the first staged copy and kept for the process
@@ -102,4 +102,4 @@ void upload_staged(void* dst, const void* src, std::size_t bytes, std::size_t ch
   BLOCKEIGS_CUDA_CHECK(cudaStreamSynchronize(s.stream));  // synchronous, as cudaMemcpy
 }
 
-}  // namespace blockeigs::spmm::cuda_memory
+}  // namespace blockeigs::dense::cuda_memory

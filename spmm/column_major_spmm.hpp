@@ -17,7 +17,7 @@ namespace blockeigs::spmm {
 // All in context.space(); beta == 0 writes C without reading it. On the host
 // the reference loops (the device kernel's twin), one row per OpenMP
 // iteration, in the row's order.
-void multiply_column_major(const Context& context, const CsrView<double>& A, double alpha,
-                           ColumnMajorView<const double> B, double beta, ColumnMajorView<double> C);
+void multiply_column_major(const dense::Context& context, const CsrView<double>& A, double alpha,
+                           dense::ColumnMajorView<const double> B, double beta, dense::ColumnMajorView<double> C);
 
 }  // namespace blockeigs::spmm

@@ -51,8 +51,8 @@ class CsrMatrix {
         col_indices_(space, host.col_indices),
         values_(space, host.values) {}
   // Adopts arrays already filled (rows + 1 offsets, nnz columns and values, one space).
-  CsrMatrix(std::int64_t rows, std::int64_t cols, Buffer<std::int32_t> row_offsets, Buffer<std::int32_t> col_indices,
-            Buffer<T> values)
+  CsrMatrix(std::int64_t rows, std::int64_t cols, dense::Buffer<std::int32_t> row_offsets,
+            dense::Buffer<std::int32_t> col_indices, dense::Buffer<T> values)
       : rows_(rows),
         cols_(cols),
         nnz_(static_cast<std::int64_t>(col_indices.size())),
@@ -65,9 +65,9 @@ class CsrMatrix {
     out.rows_ = rows_;
     out.cols_ = cols_;
     out.nnz_ = nnz_;
-    out.row_offsets_ = in_space(std::move(row_offsets_), space);
-    out.col_indices_ = in_space(std::move(col_indices_), space);
-    out.values_ = in_space(std::move(values_), space);
+    out.row_offsets_ = dense::in_space(std::move(row_offsets_), space);
+    out.col_indices_ = dense::in_space(std::move(col_indices_), space);
+    out.values_ = dense::in_space(std::move(values_), space);
     return out;
   }
   Space space() const { return row_offsets_.space(); }
@@ -85,9 +85,9 @@ class CsrMatrix {
   std::int64_t rows_ = 0;
   std::int64_t cols_ = 0;
   std::int64_t nnz_ = 0;
-  Buffer<std::int32_t> row_offsets_;
-  Buffer<std::int32_t> col_indices_;
-  Buffer<T> values_;
+  dense::Buffer<std::int32_t> row_offsets_;
+  dense::Buffer<std::int32_t> col_indices_;
+  dense::Buffer<T> values_;
 };
 
 }  // namespace blockeigs::spmm

@@ -12,29 +12,29 @@
 namespace blockeigs::spmm {
 
 template <class T>
-std::unique_ptr<LocalSpmm<T>> make_cusparse_spmm(const Context&, const CsrView<T>&) {
+std::unique_ptr<LocalSpmm<T>> make_cusparse_spmm(const dense::Context&, const CsrView<T>&) {
   throw Error("make_cusparse_spmm: not compiled with CUDA");
 }
 
 template <class T>
-std::unique_ptr<LocalSpmm<T>> make_row_split_spmm(const Context&, const CsrView<T>&, const cuda::RowShape*) {
+std::unique_ptr<LocalSpmm<T>> make_row_split_spmm(const dense::Context&, const CsrView<T>&, const cuda::RowShape*) {
   throw Error("make_row_split_spmm: not compiled with CUDA");
 }
 
 template <class T>
-std::unique_ptr<LocalSpmm<T>> make_merge_based_spmm(const Context&, const CsrView<T>&, const cuda::RowShape*) {
+std::unique_ptr<LocalSpmm<T>> make_merge_based_spmm(const dense::Context&, const CsrView<T>&, const cuda::RowShape*) {
   throw Error("make_merge_based_spmm: not compiled with CUDA");
 }
 
-template std::unique_ptr<LocalSpmm<float>> make_cusparse_spmm(const Context&, const CsrView<float>&);
-template std::unique_ptr<LocalSpmm<double>> make_cusparse_spmm(const Context&, const CsrView<double>&);
-template std::unique_ptr<LocalSpmm<float>> make_row_split_spmm(const Context&, const CsrView<float>&,
+template std::unique_ptr<LocalSpmm<float>> make_cusparse_spmm(const dense::Context&, const CsrView<float>&);
+template std::unique_ptr<LocalSpmm<double>> make_cusparse_spmm(const dense::Context&, const CsrView<double>&);
+template std::unique_ptr<LocalSpmm<float>> make_row_split_spmm(const dense::Context&, const CsrView<float>&,
                                                                const cuda::RowShape*);
-template std::unique_ptr<LocalSpmm<double>> make_row_split_spmm(const Context&, const CsrView<double>&,
+template std::unique_ptr<LocalSpmm<double>> make_row_split_spmm(const dense::Context&, const CsrView<double>&,
                                                                 const cuda::RowShape*);
-template std::unique_ptr<LocalSpmm<float>> make_merge_based_spmm(const Context&, const CsrView<float>&,
+template std::unique_ptr<LocalSpmm<float>> make_merge_based_spmm(const dense::Context&, const CsrView<float>&,
                                                                  const cuda::RowShape*);
-template std::unique_ptr<LocalSpmm<double>> make_merge_based_spmm(const Context&, const CsrView<double>&,
+template std::unique_ptr<LocalSpmm<double>> make_merge_based_spmm(const dense::Context&, const CsrView<double>&,
                                                                   const cuda::RowShape*);
 
 namespace cuda {

@@ -5,12 +5,13 @@
 
 namespace blockeigs::spmm::cuda {
 
-void multiply_single_input(const Context&, const CsrView<double>&, ConstDenseView<float>, DenseView<double>, bool) {
+void multiply_single_input(const dense::Context&, const CsrView<double>&, dense::ConstDenseView<float>,
+                           dense::DenseView<double>, bool) {
   throw Error("multiply_single_input: not compiled with CUDA");
 }
 
-void multiply_column_major(const Context&, const CsrView<double>&, double, ColumnMajorView<const double>, double,
-                           ColumnMajorView<double>) {
+void multiply_column_major(const dense::Context&, const CsrView<double>&, double, dense::ColumnMajorView<const double>,
+                           double, dense::ColumnMajorView<double>) {
   throw Error("multiply_column_major: not compiled with CUDA");
 }
 

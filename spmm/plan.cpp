@@ -15,17 +15,17 @@ namespace blockeigs::spmm {
 bool algorithm_available(Algorithm algorithm, Space space) {
   switch (algorithm) {
     case Algorithm::reference: return space == Space::host;
-    case Algorithm::cusparse: return space == Space::device && cuda_compiled();
+    case Algorithm::cusparse: return space == Space::device && dense::cuda_compiled();
     case Algorithm::row_split:
-    case Algorithm::merge_based: return space == Space::device && cuda_compiled();
-    case Algorithm::automatic: return space == Space::host || cuda_compiled();
+    case Algorithm::merge_based: return space == Space::device && dense::cuda_compiled();
+    case Algorithm::automatic: return space == Space::host || dense::cuda_compiled();
   }
   return false;
 }
 
 template <class T>
 struct Plan<T>::Impl {
-  const Context* context = nullptr;
+  const dense::Context* context = nullptr;
   CsrView<T> A;
   Algorithm requested = Algorithm::automatic;
   std::array<Algorithm, max_tabulated_width + 1> choice{};
@@ -79,7 +79,8 @@ struct Plan<T>::Impl {
 };
 
 template <class T>
-Plan<T>::Plan(const Context& context, const CsrView<T>& A, Algorithm algorithm) : impl_(std::make_unique<Impl>()) {
+Plan<T>::Plan(const dense::Context& context, const CsrView<T>& A, Algorithm algorithm)
+    : impl_(std::make_unique<Impl>()) {
   const Space space = context.space();
   if (A.space != space)
     throw Error("spmm::Plan: the matrix is in " + std::string(to_string(A.space)) +
@@ -151,7 +152,7 @@ const CsrView<T>& Plan<T>::matrix() const {
 }
 
 template <class T>
-void Plan<T>::multiply(T alpha, ConstDenseView<T> B, T beta, DenseView<T> C) {
+void Plan<T>::multiply(T alpha, dense::ConstDenseView<T> B, T beta, dense::DenseView<T> C) {
   const CsrView<T>& A = impl_->A;
   const Space space = impl_->context->space();
   auto shape = [](std::int64_t r, std::int64_t c) { return std::to_string(r) + " x " + std::to_string(c); };
@@ -172,8 +173,8 @@ void Plan<T>::multiply(T alpha, ConstDenseView<T> B, T beta, DenseView<T> C) {
     for (std::int64_t first = 0; first < B.cols; first += width) {
       const std::int64_t w = std::min(width, B.cols - first);
       impl_->kernel(algorithm_for(w))
-          .multiply(alpha, ConstDenseView<T>(space, B.rows, w, B.ld, B.data + first), beta,
-                    DenseView<T>{space, C.rows, w, C.ld, C.data + first});
+          .multiply(alpha, dense::ConstDenseView<T>(space, B.rows, w, B.ld, B.data + first), beta,
+                    dense::DenseView<T>{space, C.rows, w, C.ld, C.data + first});
     }
     return;
   }

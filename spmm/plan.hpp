@@ -25,7 +25,7 @@ class Plan {
  public:
   // `A` must live in context.space() and outlive the plan. Throws when the
   // algorithm cannot run in that space (e.g. row_split on the host).
-  Plan(const Context& context, const CsrView<T>& A, Algorithm algorithm = Algorithm::automatic);
+  Plan(const dense::Context& context, const CsrView<T>& A, Algorithm algorithm = Algorithm::automatic);
   Plan(Plan&&) noexcept;
   Plan& operator=(Plan&&) noexcept;
   ~Plan();
@@ -42,7 +42,7 @@ class Plan {
 
   // C = alpha * A * B + beta * C (BLAS semantics; beta == 0 never reads C).
   // B and C must be in the plan's space with matching shapes.
-  void multiply(T alpha, ConstDenseView<T> B, T beta, DenseView<T> C);
+  void multiply(T alpha, dense::ConstDenseView<T> B, T beta, dense::DenseView<T> C);
 
  private:
   struct Impl;
@@ -50,7 +50,7 @@ class Plan {
 };
 
 template <class T>
-void multiply(Plan<T>& plan, T alpha, ConstDenseView<T> B, T beta, DenseView<T> C) {
+void multiply(Plan<T>& plan, T alpha, dense::ConstDenseView<T> B, T beta, dense::DenseView<T> C) {
   plan.multiply(alpha, B, beta, C);
 }
 

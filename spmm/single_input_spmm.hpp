@@ -20,7 +20,7 @@ namespace blockeigs::spmm {
 // C = A B, or C += A B with `accumulate` (otherwise C is never read). All in
 // context.space(); on the host the reference loops (the device kernel's
 // twin), one row per OpenMP iteration, in the row's order.
-void multiply_single_input(const Context& context, const CsrView<double>& A, ConstDenseView<float> B,
-                           DenseView<double> C, bool accumulate = false);
+void multiply_single_input(const dense::Context& context, const CsrView<double>& A, dense::ConstDenseView<float> B,
+                           dense::DenseView<double> C, bool accumulate = false);
 
 }  // namespace blockeigs::spmm

@@ -95,14 +95,14 @@ std::string rhs_location(const cfg::BlockCgSettings& settings, bool written) {
 // random solution, kept for the errors), on this rank's rows. Collective.
 template <class T>
 struct CgProblem {
-  spmm::DenseBlock<T> B, X_known;
+  dense::DenseBlock<T> B, X_known;
   std::int64_t s = 0;  // columns
   bool known = false;  // X_known holds the solution
 };
 
 template <class T>
 CgProblem<T> set_up_rhs(const cfg::BlockCgSettings& settings, const solver::DistributedRows& matrix,
-                        solver::LinearOperator<T>& op, const spmm::Context& context, MPI_Comm comm) {
+                        solver::LinearOperator<T>& op, const dense::Context& context, MPI_Comm comm) {
   const Space space = context.space();
   const std::int64_t m = op.local_rows();
   CgProblem<T> p;
@@ -116,7 +116,7 @@ CgProblem<T> set_up_rhs(const cfg::BlockCgSettings& settings, const solver::Dist
   } else {
     p.known = true;
     p.X_known = random_rows<T>(context, matrix.numbering, p.s, settings.seed, comm);
-    p.B = spmm::DenseBlock<T>(space, m, p.s);
+    p.B = dense::DenseBlock<T>(space, m, p.s);
     op.apply(T(1), p.X_known.cview(), T(0), p.B.view());
   }
   return p;
@@ -134,16 +134,16 @@ void print_header(const std::string& summary, const cfg::BlockCgSettings& settin
 // The start: zeros, or a checkpoint's X and next search block (resume), whose iterations count on.
 template <class T>
 struct CgStart {
-  spmm::DenseBlock<T> X;
+  dense::DenseBlock<T> X;
   int first = 0;
-  std::optional<spmm::DenseBlock<T>> search;
+  std::optional<dense::DenseBlock<T>> search;
 };
 
 template <class T>
 CgStart<T> start_block(const cfg::CgConfig& config, const solver::RowNumbering& numbering, Space space, std::int64_t m,
                        std::int64_t s, MPI_Comm comm) {
-  CgStart<T> start{spmm::DenseBlock<T>(space, m, s), 0, std::nullopt};
-  spmm::fill_bytes(start.X.data(), space, 0, sizeof(T) * m * s);
+  CgStart<T> start{dense::DenseBlock<T>(space, m, s), 0, std::nullopt};
+  dense::fill_bytes(start.X.data(), space, 0, sizeof(T) * m * s);
   if (config.resume.empty()) return start;
   const ResumePoint point = read_resume_point(config.resume, "block-cg", numbering, comm);
   if (point.rows.cols != s)
@@ -178,11 +178,11 @@ solver::BlockCgOptions cg_options(const cfg::CgConfig& config, int first, MPI_Co
 
 // Each column's error against the known solution (none without one). Collective.
 template <class T>
-std::vector<double> known_errors(const spmm::Context& context, const CgProblem<T>& problem, spmm::ConstDenseView<T> X,
+std::vector<double> known_errors(const dense::Context& context, const CgProblem<T>& problem, dense::ConstDenseView<T> X,
                                  MPI_Comm comm) {
   std::vector<double> errors;
   if (!problem.known) return errors;
-  spmm::DenseBlock<T> difference(context.space(), X.rows, problem.s);
+  dense::DenseBlock<T> difference(context.space(), X.rows, problem.s);
   solver::copy_block(context, X, difference.view());
   solver::axpby(context, T(-1), problem.X_known.cview(), T(1), difference.view());
   const auto diff = solver::column_norms(context, comm, difference.cview());
@@ -260,7 +260,7 @@ void write_attributes(io::Hdf5Writer& w, const solver::BlockCgResult& result, in
 // written on a thread of their own while the run goes on; null where the rows move to other ranks on the way
 // to the input's order (a collective exchange, which that thread cannot make). Collective.
 template <class T>
-std::unique_ptr<EarlyOutput> early_rhs_output(const std::string& path, spmm::ConstDenseView<T> B, std::int64_t s,
+std::unique_ptr<EarlyOutput> early_rhs_output(const std::string& path, dense::ConstDenseView<T> B, std::int64_t s,
                                               const solver::RowNumbering& numbering, MPI_Comm comm) {
   int identity = numbering.is_identity();
   BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &identity, 1, MPI_INT, MPI_MIN, comm));
@@ -277,7 +277,7 @@ std::unique_ptr<EarlyOutput> early_rhs_output(const std::string& path, spmm::Con
 }
 
 template <class T>
-int solve(const cfg::CgConfig& config, const solver::DistributedRows& matrix, const spmm::Context& context,
+int solve(const cfg::CgConfig& config, const solver::DistributedRows& matrix, const dense::Context& context,
           MPI_Comm comm, RunAccount& account) {
   const cfg::BlockCgSettings& settings = config.solver;
   solver::DistributedOperator<T> op = make_operator<T>(config.execution, matrix, context, comm);
@@ -352,10 +352,11 @@ int run_cg(const std::string& config_path, MPI_Comm comm, const std::vector<std:
   const cfg::CgConfig config =
       solver::collectively(comm, [&] { return cfg::read_cg_config(config_path, overrides, environment); });
   const MpiChunkLimit chunk_limit(config.execution.mpi_chunk_bytes);
-  return prepare_and_solve(
-      config, comm, dry_run, account,
-      [&](auto precision, const solver::DistributedRows& matrix, const solver::DistributedRows*,
-          const spmm::Context& context) { return solve<decltype(precision)>(config, matrix, context, comm, account); });
+  return prepare_and_solve(config, comm, dry_run, account,
+                           [&](auto precision, const solver::DistributedRows& matrix, const solver::DistributedRows*,
+                               const dense::Context& context) {
+                             return solve<decltype(precision)>(config, matrix, context, comm, account);
+                           });
 }
 
 }  // namespace blockeigs::apps

@@ -44,9 +44,9 @@ io::DenseRows read_constraints(const cfg::EigensolverSettings& e, const solver::
 void check_full_column_rank(const io::DenseRows& y, const std::string& what, MPI_Comm comm) {
   const std::int64_t m = y.cols;
   const std::int64_t rows = m > 0 ? static_cast<std::int64_t>(y.values.size()) / m : 0;
-  const spmm::ConstDenseView<double> view{Space::host, rows, m, m, y.values.data()};
+  const dense::ConstDenseView<double> view{Space::host, rows, m, m, y.values.data()};
   const solver::PrivateComm reduce(comm);
-  const solver::HostMatrix gram = solver::gram<double>(spmm::Context::host(), reduce.get(), view);
+  const solver::HostMatrix gram = solver::gram<double>(dense::Context::host(), reduce.get(), view);
   solver::HostMatrix scaled(m, m);
   for (std::int64_t j = 0; j < m; ++j)
     if (!(gram(j, j) > 0))
@@ -95,7 +95,7 @@ int eigen_block_size(const cfg::EigsConfig& config, const solver::MethodChoice& 
 
 template <class T>
 EigsProblem<T> set_up_problem(const cfg::EigsConfig& config, const solver::DistributedRows& a,
-                              const solver::DistributedRows* b, const spmm::Context& context, MPI_Comm comm) {
+                              const solver::DistributedRows* b, const dense::Context& context, MPI_Comm comm) {
   EigsProblem<T> problem;
   if (b) {
     problem.b = std::make_unique<solver::DistributedOperator<T>>(
@@ -166,9 +166,9 @@ void check_resume_problem(const std::string& checkpoint, bool generalized, const
 }
 
 template EigsProblem<float> set_up_problem(const cfg::EigsConfig&, const solver::DistributedRows&,
-                                           const solver::DistributedRows*, const spmm::Context&, MPI_Comm);
+                                           const solver::DistributedRows*, const dense::Context&, MPI_Comm);
 template EigsProblem<double> set_up_problem(const cfg::EigsConfig&, const solver::DistributedRows&,
-                                            const solver::DistributedRows*, const spmm::Context&, MPI_Comm);
+                                            const solver::DistributedRows*, const dense::Context&, MPI_Comm);
 template std::string problem_summary(const EigsProblem<float>&);
 template std::string problem_summary(const EigsProblem<double>&);
 template void write_problem_attributes(io::Hdf5Writer&, const EigsProblem<float>&, const std::string&);

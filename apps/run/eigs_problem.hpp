@@ -28,8 +28,8 @@ struct EigsProblem {
   std::unique_ptr<solver::DistributedOperator<T>> b;  // null: B = I
   std::string b_source;                               // B's description; empty without one
   std::int64_t b_nnz = 0;
-  std::optional<spmm::DenseBlock<T>> constraints;  // this rank's rows of Y, in the operator's memory
-  std::string constraints_source;                  // "constant" or "y.h5:/Y"; empty without
+  std::optional<dense::DenseBlock<T>> constraints;  // this rank's rows of Y, in the operator's memory
+  std::string constraints_source;                   // "constant" or "y.h5:/Y"; empty without
   std::int64_t constraint_columns = 0;
 
   bool generalized() const { return b != nullptr; }
@@ -41,7 +41,7 @@ struct EigsProblem {
 // condition below 1e10); `constant` is the all-ones vector.
 template <class T>
 EigsProblem<T> set_up_problem(const cfg::EigsConfig& config, const solver::DistributedRows& a,
-                              const solver::DistributedRows* b, const spmm::Context& context, MPI_Comm comm);
+                              const solver::DistributedRows* b, const dense::Context& context, MPI_Comm comm);
 
 // "A x = λ B x" or "A x = λ x".
 std::string equation(bool generalized);

@@ -43,7 +43,7 @@ namespace {
 // it was taken after (0 but for a checkpoint).
 template <class T>
 struct StartBlock {
-  std::optional<spmm::DenseBlock<T>> block;
+  std::optional<dense::DenseBlock<T>> block;
   int first_iteration = 0;
 };
 
@@ -86,7 +86,7 @@ StartBlock<T> start_block(const cfg::EigsConfig& config, const solver::LinearOpe
     if (values.cols > 0) start.block = from_host_doubles<T>(op.context().space(), rows, values.cols, values.values);
     return start;
   }
-  spmm::DenseBlock<T> random =
+  dense::DenseBlock<T> random =
       random_rows<T>(op.context(), numbering, block - values.cols, settings.lobpcg.seed, comm, values.cols);
   if (values.cols == 0) {  // all random: drawn where the rows are, no trip through the host
     start.block = std::move(random);
@@ -212,7 +212,7 @@ solver::LobpcgResult<T> run_method(const solver::MethodChoice& method, solver::D
                                    const solver::LobpcgOptions& options, const solver::FilterTuning& filter,
                                    const BuiltPreconditioner<T>& preconditioner, const StartBlock<T>& start,
                                    const EigsProblem<T>& problem) {
-  std::optional<spmm::ConstDenseView<T>> start_view, constraints_view;
+  std::optional<dense::ConstDenseView<T>> start_view, constraints_view;
   if (start.block) start_view = start.block->cview();
   if (problem.constraints) constraints_view = problem.constraints->cview();
   if (method.method == solver::EigenMethod::chebyshev_filter)
@@ -226,7 +226,7 @@ solver::LobpcgResult<T> run_method(const solver::MethodChoice& method, solver::D
 
 template <class T>
 int solve(const cfg::EigsConfig& config, const solver::DistributedRows& matrix, const solver::DistributedRows* b,
-          const spmm::Context& context, MPI_Comm comm, RunAccount& account) {
+          const dense::Context& context, MPI_Comm comm, RunAccount& account) {
   const cfg::EigensolverSettings& settings = config.eigensolver;
   solver::DistributedOperator<T> op = make_operator<T>(config.execution, matrix, context, comm);
   account.lap(Phase::operator_build);
@@ -311,7 +311,7 @@ int run_eigs(const std::string& config_path, MPI_Comm comm, const std::vector<st
   const MpiChunkLimit chunk_limit(config.execution.mpi_chunk_bytes);
   return prepare_and_solve(config, comm, dry_run, account,
                            [&](auto precision, const solver::DistributedRows& matrix, const solver::DistributedRows* b,
-                               const spmm::Context& context) {
+                               const dense::Context& context) {
                              using T = decltype(precision);
                              if (config.eigensolver.interval)
                                return solve_window<T>(config, matrix, context, comm, account);

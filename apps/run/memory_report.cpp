@@ -266,8 +266,8 @@ solver::MemoryPlan check_memory_with_operator(const Config& config, const solver
                                                       space, second ? &*second : nullptr);
   // What this rank holds already counts as the plan's: the rows, the operators' Buffers.
   const std::int64_t host_held =
-      loaded_bytes(matrix.rows) + (b ? loaded_bytes(b->rows) : 0) + spmm::memory_counters(Space::host).current;
-  const std::int64_t device_held = space == Space::device ? spmm::memory_counters(Space::device).current : 0;
+      loaded_bytes(matrix.rows) + (b ? loaded_bytes(b->rows) : 0) + dense::memory_counters(Space::host).current;
+  const std::int64_t device_held = space == Space::device ? dense::memory_counters(Space::device).current : 0;
   solver::check_memory_fits(comm, plan, host_held, device_held, op.context().device(),
                             plan_at_ranks(e, b_extent, shape, space), config.execution.memory_limit_bytes);
   return plan;
@@ -275,7 +275,7 @@ solver::MemoryPlan check_memory_with_operator(const Config& config, const solver
 
 template <class Config>
 int print_dry_run(const Config& config, const solver::DistributedRows& matrix, const solver::DistributedRows* b,
-                  const spmm::Context& context, MPI_Comm comm) {
+                  const dense::Context& context, MPI_Comm comm) {
   int rank = 0;
   const int ranks = comm_size(comm);
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
@@ -345,9 +345,10 @@ int print_dry_run(const Config& config, const solver::DistributedRows& matrix, c
 
 std::string memory_line(const solver::MemoryPlan& plan, MPI_Comm comm) {
   const bool device = plan.space == Space::device;
-  const spmm::MemoryCount buffers = spmm::memory_counters(plan.space);
+  const dense::MemoryCount buffers = dense::memory_counters(plan.space);
   const long long mine[5] = {plan.buffers_peak, buffers.peak, plan.device_peak,
-                             device ? spmm::device_used_at_peak() - spmm::device_used_at_reset() : 0, resident_peak()};
+                             device ? dense::device_used_at_peak() - dense::device_used_at_reset() : 0,
+                             resident_peak()};
   long long most[5];
   BLOCKEIGS_MPI_CHECK(MPI_Reduce(mine, most, 5, MPI_LONG_LONG, MPI_MAX, 0, comm));
   int rank = 0;
@@ -392,8 +393,8 @@ template solver::MemoryPlan check_memory_with_operator(const cfg::CgConfig&, con
                                                        const solver::DistributedRows*,
                                                        const solver::DistributedOperator<double>*);
 template int print_dry_run(const cfg::EigsConfig&, const solver::DistributedRows&, const solver::DistributedRows*,
-                           const spmm::Context&, MPI_Comm);
+                           const dense::Context&, MPI_Comm);
 template int print_dry_run(const cfg::CgConfig&, const solver::DistributedRows&, const solver::DistributedRows*,
-                           const spmm::Context&, MPI_Comm);
+                           const dense::Context&, MPI_Comm);
 
 }  // namespace blockeigs::apps

@@ -43,7 +43,7 @@ solver::MemoryPlan check_memory_with_operator(const Config& config, const solver
 // Prints on rank 0; returns exit_ok. Collective.
 template <class Config>
 int print_dry_run(const Config& config, const solver::DistributedRows& matrix, const solver::DistributedRows* b,
-                  const spmm::Context& context, MPI_Comm comm);
+                  const dense::Context& context, MPI_Comm comm);
 
 // "memory     plan ... per rank; measured peak ..." for the summary: the
 // largest rank's plan and measurement (Buffers' peak in the operator's

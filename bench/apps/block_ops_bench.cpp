@@ -39,11 +39,11 @@ struct Case {
 template <class T>
 struct Inputs {
   Inputs(const apps::BenchOptions& options, MPI_Comm comm);
-  spmm::DenseView<T> cols(spmm::DenseBlock<T>& b, std::int64_t first, std::int64_t count) {
+  dense::DenseView<T> cols(dense::DenseBlock<T>& b, std::int64_t first, std::int64_t count) {
     return solver::column_range(b.view(), first, count);
   }
-  spmm::ConstDenseView<T> ccols(spmm::DenseBlock<T>& b, std::int64_t first, std::int64_t count) {
-    return spmm::ConstDenseView<T>(cols(b, first, count));
+  dense::ConstDenseView<T> ccols(dense::DenseBlock<T>& b, std::int64_t first, std::int64_t count) {
+    return dense::ConstDenseView<T>(cols(b, first, count));
   }
   std::vector<Case> block_cases();   // the operations one by one
   std::vector<Case> lobpcg_cases();  // one LOBPCG iteration's, in the order it runs them
@@ -59,16 +59,16 @@ struct Inputs {
   void make_locking_blocks();
 
   MPI_Comm comm;
-  const spmm::Context context;
+  const dense::Context context;
   const Space space;
   const std::int64_t m, k;
 
-  spmm::DenseBlock<T> X, Y, Z, W, S;
-  spmm::DenseBlock<T> three;  // block CG's [P Q R]
+  dense::DenseBlock<T> X, Y, Z, W, S;
+  dense::DenseBlock<T> three;  // block CG's [P Q R]
   solver::HostMatrix coefficients;
-  spmm::DenseBlock<T> S3, AS3, S3next;
-  spmm::DenseBlock<T> SAS, SASnext;  // block-eigs' layout: S and A S side by side
-  spmm::DenseBlock<T> YR, AYc, AZc, AS3next;
+  dense::DenseBlock<T> S3, AS3, S3next;
+  dense::DenseBlock<T> SAS, SASnext;  // block-eigs' layout: S and A S side by side
+  dense::DenseBlock<T> YR, AYc, AZc, AS3next;
   std::vector<double> lambda;
   solver::HostMatrix ritz, projection;
   solver::HostMatrix ritz_short_p;
@@ -80,13 +80,13 @@ struct Inputs {
   solver::HostMatrix odd_projection;
   std::vector<std::int64_t> all_but_first;
   const solver::OrthonormalizeTolerances tol = solver::OrthonormalizeTolerances::for_type<T>();
-  spmm::DenseBlock<T> QW, QW_scratch;
+  dense::DenseBlock<T> QW, QW_scratch;
   std::vector<std::int64_t> three_quarters;
   std::int64_t active = 0;
-  spmm::ConstDenseView<T> x, y;
+  dense::ConstDenseView<T> x, y;
   const double block_bytes = double(m) * double(k) * sizeof(T);
-  spmm::DenseBlock<T> Zc, Rc;
-  spmm::DenseBlock<float> Zf, Rf;
+  dense::DenseBlock<T> Zc, Rc;
+  dense::DenseBlock<float> Zf, Rf;
   solver::ImpliedAX implied_apart;
 };
 
@@ -97,12 +97,12 @@ Inputs<T>::Inputs(const apps::BenchOptions& options, MPI_Comm comm_)
       space(context.space()),
       m(options.size),
       k(options.width) {
-  X = spmm::DenseBlock<T>(space, m, k);
-  Y = spmm::DenseBlock<T>(space, m, k);
-  Z = spmm::DenseBlock<T>(space, m, k);
-  W = spmm::DenseBlock<T>(space, m, k);
-  S = spmm::DenseBlock<T>(space, m, k);
-  three = spmm::DenseBlock<T>(space, m, 3 * k);
+  X = dense::DenseBlock<T>(space, m, k);
+  Y = dense::DenseBlock<T>(space, m, k);
+  Z = dense::DenseBlock<T>(space, m, k);
+  W = dense::DenseBlock<T>(space, m, k);
+  S = dense::DenseBlock<T>(space, m, k);
+  three = dense::DenseBlock<T>(space, m, 3 * k);
   solver::fill_random(context, three.view(), 4, 0);
   solver::fill_random(context, X.view(), 1, 0);
   solver::fill_random(context, Y.view(), 2, 0);
@@ -119,20 +119,20 @@ template <class T>
 void Inputs<T>::make_lobpcg_blocks() {
   // One LOBPCG iteration's operations at block size k: S = [X P W] and A S,
   // 3k columns each, the Ritz update into a second S.
-  S3 = spmm::DenseBlock<T>(space, m, 3 * k);
-  AS3 = spmm::DenseBlock<T>(space, m, 3 * k);
-  S3next = spmm::DenseBlock<T>(space, m, 3 * k);
-  SAS = spmm::DenseBlock<T>(space, m, 6 * k);
-  SASnext = spmm::DenseBlock<T>(space, m, 6 * k);
+  S3 = dense::DenseBlock<T>(space, m, 3 * k);
+  AS3 = dense::DenseBlock<T>(space, m, 3 * k);
+  S3next = dense::DenseBlock<T>(space, m, 3 * k);
+  SAS = dense::DenseBlock<T>(space, m, 6 * k);
+  SASnext = dense::DenseBlock<T>(space, m, 6 * k);
   solver::fill_random(context, S3.view(), 5, 0);
   solver::fill_random(context, AS3.view(), 6, 0);
   solver::fill_random(context, SAS.view(), 7, 0);
   // Layouts with every output row written whole: [Y R] side by side (3k
   // columns), A Y (2k) and A Z (k) each compact.
-  YR = spmm::DenseBlock<T>(space, m, 3 * k);
-  AYc = spmm::DenseBlock<T>(space, m, 2 * k);
-  AZc = spmm::DenseBlock<T>(space, m, k);
-  AS3next = spmm::DenseBlock<T>(space, m, 3 * k);
+  YR = dense::DenseBlock<T>(space, m, 3 * k);
+  AYc = dense::DenseBlock<T>(space, m, 2 * k);
+  AZc = dense::DenseBlock<T>(space, m, k);
+  AS3next = dense::DenseBlock<T>(space, m, 3 * k);
   solver::fill_random(context, AZc.view(), 9, 0);
 }
 
@@ -179,8 +179,8 @@ void Inputs<T>::make_locking_blocks() {
   // Soft locking with three quarters of the block active: W's orthogonalisation
   // against an orthonormal [X P] in the layout block-eigs uses (QW), either
   // compacting the active residuals first or picking them in the fused pass.
-  QW = spmm::DenseBlock<T>(space, m, 3 * k);
-  QW_scratch = spmm::DenseBlock<T>(space, m, 2 * k);
+  QW = dense::DenseBlock<T>(space, m, 3 * k);
+  QW_scratch = dense::DenseBlock<T>(space, m, 2 * k);
   solver::fill_random(context, QW.view(), 8, 0);
   (void)solver::orthonormalize(context, comm, solver::column_range(QW.view(), 0, 2 * k), QW_scratch.view(), tol);
   for (std::int64_t j = 0; j < k; ++j)
@@ -189,10 +189,10 @@ void Inputs<T>::make_locking_blocks() {
   x = X.view();
   y = Y.view();
 
-  Zc = spmm::DenseBlock<T>(space, m, k);
-  Rc = spmm::DenseBlock<T>(space, m, k);
-  Zf = spmm::DenseBlock<float>(space, m, k);
-  Rf = spmm::DenseBlock<float>(space, m, k);
+  Zc = dense::DenseBlock<T>(space, m, k);
+  Rc = dense::DenseBlock<T>(space, m, k);
+  Zf = dense::DenseBlock<float>(space, m, k);
+  Rf = dense::DenseBlock<float>(space, m, k);
   solver::fill_random(context, Zc.view(), 10, 0);
   solver::fill_random(context, Zf.view(), 10, 0);
   implied_apart = solver::ImpliedAX{lambda, 2 * k, implied_ax.position};
@@ -217,15 +217,15 @@ std::vector<Case> Inputs<T>::block_cases() {
       {"block_combine_pair  (3 blocks)", 3,
        [&] { solver::block_combine_pair(context, x, coefficients, y, coefficients, Z.view(), S.view()); }},
       {"gram [X Y Z] self   (3 blocks)", 3,
-       [&] { (void)solver::gram(context, comm, spmm::ConstDenseView<T>(three.view())); }},
+       [&] { (void)solver::gram(context, comm, dense::ConstDenseView<T>(three.view())); }},
       {"condition_basis     (copy+SVQB)", 0,
        [&] {
-         solver::copy_block(context, spmm::ConstDenseView<T>(Z.view()), W.view());
+         solver::copy_block(context, dense::ConstDenseView<T>(Z.view()), W.view());
          (void)solver::condition_basis(context, comm, W.view(), S.view(), tol);
        }},
       {"orthonormalize      (copy+SVQB)", 0,
        [&] {
-         solver::copy_block(context, spmm::ConstDenseView<T>(Z.view()), W.view());
+         solver::copy_block(context, dense::ConstDenseView<T>(Z.view()), W.view());
          (void)solver::orthonormalize(context, comm, W.view(), S.view(), tol);
        }},
   };
@@ -281,13 +281,13 @@ std::vector<Case> Inputs<T>::ortho_cases() {
   return {
       {"lobpcg lock: compact, then ortho", 0,
        [&] {
-         solver::copy_block(context, spmm::ConstDenseView<T>(Z.view()), cols(QW, 2 * k, k));
+         solver::copy_block(context, dense::ConstDenseView<T>(Z.view()), cols(QW, 2 * k, k));
          solver::keep_columns(context, cols(QW, 2 * k, k), three_quarters);
          (void)solver::condition_against(context, comm, ccols(QW, 0, 2 * k), cols(QW, 2 * k, active), S.view(), tol);
        }},
       {"lobpcg lock: select in the ortho", 0,
        [&] {
-         solver::copy_block(context, spmm::ConstDenseView<T>(Z.view()), cols(QW, 2 * k, k));
+         solver::copy_block(context, dense::ConstDenseView<T>(Z.view()), cols(QW, 2 * k, k));
          solver::BasisOptions select;
          select.columns = &three_quarters;
          (void)solver::condition_against(context, comm, ccols(QW, 0, 2 * k), cols(QW, 2 * k, k), S.view(), tol,
@@ -297,12 +297,12 @@ std::vector<Case> Inputs<T>::ortho_cases() {
       // LOBPCG runs it): the Gram pass only, plus the compaction when locking.
       {"lobpcg ortho: W formed", 0,
        [&] {
-         solver::copy_block(context, spmm::ConstDenseView<T>(Z.view()), cols(QW, 2 * k, k));
+         solver::copy_block(context, dense::ConstDenseView<T>(Z.view()), cols(QW, 2 * k, k));
          (void)solver::condition_against(context, comm, ccols(QW, 0, 2 * k), cols(QW, 2 * k, k), S.view(), tol);
        }},
       {"lobpcg ortho: W as coefficients", 0,
        [&] {
-         solver::copy_block(context, spmm::ConstDenseView<T>(Z.view()), cols(QW, 2 * k, k));
+         solver::copy_block(context, dense::ConstDenseView<T>(Z.view()), cols(QW, 2 * k, k));
          solver::BasisOptions implicit;
          implicit.implicit = true;
          (void)solver::condition_against(context, comm, ccols(QW, 0, 2 * k), cols(QW, 2 * k, k), S.view(), tol,
@@ -310,7 +310,7 @@ std::vector<Case> Inputs<T>::ortho_cases() {
        }},
       {"lobpcg lock: W as coefficients", 0,
        [&] {
-         solver::copy_block(context, spmm::ConstDenseView<T>(Z.view()), cols(QW, 2 * k, k));
+         solver::copy_block(context, dense::ConstDenseView<T>(Z.view()), cols(QW, 2 * k, k));
          solver::BasisOptions implicit;
          implicit.columns = &three_quarters;
          implicit.implicit = true;
@@ -391,7 +391,7 @@ std::vector<Case> Inputs<T>::ritz_layout_cases() {
       {"S^T [W AW], S apart, AW compact", 4,
        [&] {
          (void)solver::start_gram_pair(context, comm, ccols(S3, 0, 3 * k), ccols(S3, 2 * k, k),
-                                       spmm::ConstDenseView<T>(AZc.view()))
+                                       dense::ConstDenseView<T>(AZc.view()))
              .finish();
        }},
   };
@@ -458,9 +458,9 @@ std::vector<Case> Inputs<T>::ritz_apart_cases() {
   // LOBPCG's step with the residuals Z in a compact block of their own, in
   // fp64 and in fp32 (eigensolver.search_precision), A Z compact in fp64.
   if constexpr (std::is_same_v<T, double>) {
-    const solver::SplitColumns<T> s64(ccols(SAS, 0, 2 * k), spmm::ConstDenseView<T>(Zc.view())),
-        as(ccols(SAS, 3 * k, 2 * k), spmm::ConstDenseView<T>(AZc.view()));
-    const solver::SplitColumns<T, float> s32(ccols(SAS, 0, 2 * k), spmm::ConstDenseView<float>(Zf.view()));
+    const solver::SplitColumns<T> s64(ccols(SAS, 0, 2 * k), dense::ConstDenseView<T>(Zc.view())),
+        as(ccols(SAS, 3 * k, 2 * k), dense::ConstDenseView<T>(AZc.view()));
+    const solver::SplitColumns<T, float> s32(ccols(SAS, 0, 2 * k), dense::ConstDenseView<float>(Zf.view()));
     cases.push_back({"Ritz + R, implied, Z fp64 apart", 9, [&, s64, as] {
                        (void)solver::ritz_update<T>(context, comm, s64, as, ritz, lambda, cols(SASnext, 0, 2 * k),
                                                     cols(SASnext, 3 * k, 2 * k), Rc.view(), {}, {}, &implied_apart,
@@ -471,13 +471,13 @@ std::vector<Case> Inputs<T>::ritz_apart_cases() {
                                                  cols(SASnext, 3 * k, 2 * k), Rf.view(), {}, {}, &implied_apart, false);
                      }});
     cases.push_back({"S^T [Z AZ], Z fp64 apart", 4, [&, s64] {
-                       (void)solver::start_gram_pair<T>(context, comm, s64, spmm::ConstDenseView<T>(Zc.view()),
-                                                        spmm::ConstDenseView<T>(AZc.view()))
+                       (void)solver::start_gram_pair<T>(context, comm, s64, dense::ConstDenseView<T>(Zc.view()),
+                                                        dense::ConstDenseView<T>(AZc.view()))
                            .finish();
                      }});
     cases.push_back({"S^T [Z AZ], Z fp32 apart", 3.5, [&, s32] {
-                       (void)solver::start_gram_pair(context, comm, s32, spmm::ConstDenseView<float>(Zf.view()),
-                                                     spmm::ConstDenseView<T>(AZc.view()))
+                       (void)solver::start_gram_pair(context, comm, s32, dense::ConstDenseView<float>(Zf.view()),
+                                                     dense::ConstDenseView<T>(AZc.view()))
                            .finish();
                      }});
   }
@@ -491,7 +491,7 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
   for (auto more : {in.lobpcg_cases(), in.ritz_cases()}) cases.insert(cases.end(), more.begin(), more.end());
   const std::int64_t m = in.m, k = in.k;
   const double block_bytes = in.block_bytes;
-  const spmm::Context& context = in.context;
+  const dense::Context& context = in.context;
   const Space space = in.space;
   std::printf("block-ops-bench: %lld x %lld, %s, %s (one block = %.1f MB)\n", (long long)m, (long long)k,
               sizeof(T) == 8 ? "fp64" : "fp32", space == Space::device ? "cuda" : "cpu", block_bytes / 1e6);

@@ -32,7 +32,7 @@ const char* const usage =
 
 // The slowest rank's time for one call of `step`, on every rank.
 template <class Step>
-double timed(MPI_Comm comm, const spmm::Context& context, Step&& step) {
+double timed(MPI_Comm comm, const dense::Context& context, Step&& step) {
   BLOCKEIGS_MPI_CHECK(MPI_Barrier(comm));
   const double start = MPI_Wtime();
   step();
@@ -47,7 +47,7 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
   int rank = 0, ranks = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
-  const spmm::Context context = solver::make_context(options.backend, comm);
+  const dense::Context context = solver::make_context(options.backend, comm);
   // execution.halo and mpi_chunk_bytes as the environment sets them (core/env_overrides.hpp).
   const cfg::ExecutionConfig execution = cfg::environment_execution_config(apps::environment_overrides(comm));
   const apps::MpiChunkLimit chunk_limit(execution.mpi_chunk_bytes);
@@ -59,11 +59,11 @@ void run(const apps::BenchOptions& options, MPI_Comm comm) {
   const std::int64_t m = op.local_rows(), k = options.width, ld = options.ld;
   std::vector<T> host(static_cast<std::size_t>(m * ld));
   for (std::int64_t e = 0; e < m * ld; ++e) host[e] = T(1) + T(e % 7) / T(8);  // never time on zeros
-  spmm::DenseBlock<T> X_block(context.space(), m, ld), Y_block(context.space(), m, ld);
-  spmm::copy_bytes(X_block.data(), context.space(), host.data(), Space::host, sizeof(T) * host.size());
+  dense::DenseBlock<T> X_block(context.space(), m, ld), Y_block(context.space(), m, ld);
+  dense::copy_bytes(X_block.data(), context.space(), host.data(), Space::host, sizeof(T) * host.size());
   // The K columns from --column (the whole blocks by default).
-  const spmm::DenseView<T> x_view{context.space(), m, k, ld, X_block.data() + options.column};
-  const spmm::DenseView<T> y_view{context.space(), m, k, ld, Y_block.data() + options.column};
+  const dense::DenseView<T> x_view{context.space(), m, k, ld, X_block.data() + options.column};
+  const dense::DenseView<T> y_view{context.space(), m, k, ld, Y_block.data() + options.column};
 
   for (int i = 0; i < 3; ++i) op.apply(T(1), x_view, T(0), y_view);
   std::vector<double> full, exchange, multiply;

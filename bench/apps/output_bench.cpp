@@ -126,11 +126,11 @@ void run(const apps::BenchOptions& options, const Extra& extra, MPI_Comm comm) {
                                                          : solver::RowNumbering::identity(comm, partition);
   apps::set_serial_output_for_tests(extra.serial);
   // As the apps run: each rank on its share of the node's cores, the block where the backend keeps it.
-  const spmm::Context context = solver::make_context(options.backend, comm);
+  const dense::Context context = solver::make_context(options.backend, comm);
   std::vector<T> host(static_cast<std::size_t>(partition.rows(rank) * options.width));
   for (std::size_t i = 0; i < host.size(); ++i) host[i] = static_cast<T>(i % 1000);
-  spmm::DenseBlock<T> X(context.space(), partition.rows(rank), options.width);
-  spmm::copy_bytes(X.data(), context.space(), host.data(), Space::host, sizeof(T) * host.size());
+  dense::DenseBlock<T> X(context.space(), partition.rows(rank), options.width);
+  dense::copy_bytes(X.data(), context.space(), host.data(), Space::host, sizeof(T) * host.size());
   const std::int64_t bytes = 8 * options.size * options.width;
   if (rank == 0)
     std::printf("output-bench: %lld x %lld %s block (%s in the file) %s, %d rank%s, rows %s, %s%s%s\n",

@@ -43,7 +43,7 @@ constexpr char help[] =
 
 // Waits for our device work and, where PETSc's arrays are on the device, for
 // PETSc's, so that a clock reading covers it.
-PetscErrorCode synchronize(const spmm::Context& context, bool device) {
+PetscErrorCode synchronize(const dense::Context& context, bool device) {
   PetscDeviceContext dctx = nullptr;
   PetscFunctionBeginUser;
   context.synchronize();
@@ -127,7 +127,7 @@ PetscErrorCode print_cg(const char* name, const Run& run, const Run& reference) 
 }
 
 // The fastest of `reps` C = A B (one MatMatMult) and of one MatMult a column.
-PetscErrorCode time_product(Mat A, const spmm::Context& context, PetscInt columns, int reps, bool device) {
+PetscErrorCode time_product(Mat A, const dense::Context& context, PetscInt columns, int reps, bool device) {
   Mat B = nullptr, C = nullptr;
   Vec y = nullptr;
   PetscInt m = 0, n = 0;
@@ -188,7 +188,7 @@ PetscErrorCode build_aij(const solver::DistributedRows& loaded, bool device, Mat
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode run(const spmm::Context& context, const solver::DistributedRows& loaded, PetscReal rtol,
+PetscErrorCode run(const dense::Context& context, const solver::DistributedRows& loaded, PetscReal rtol,
                    PetscInt columns, int reps) {
   Mat shell = nullptr, staged = nullptr, aij = nullptr;
   PetscFunctionBeginUser;
@@ -243,7 +243,7 @@ int main(int argc, char** argv) {
     status = 1;
   try {
     if (status == 0) {
-      const spmm::Context context = solver::make_context(Backend::automatic, PETSC_COMM_WORLD);
+      const dense::Context context = solver::make_context(Backend::automatic, PETSC_COMM_WORLD);
       context.warm_up();
       io::MatrixConfig matrix;
       matrix.source = io::MatrixSource::generator;

@@ -42,7 +42,7 @@ std::string name(CusparseVariant v) {
 bool column_major(CusparseVariant v) { return v == CusparseVariant::alg1_column_major; }
 
 template <class T>
-CusparseRunner<T>::CusparseRunner(const Context& context, const CsrView<T>& A, CusparseVariant variant)
+CusparseRunner<T>::CusparseRunner(const dense::Context& context, const CsrView<T>& A, CusparseVariant variant)
     : context_(context), A_(A), variant_(variant) {
   cusparseSpMatDescr_t m = nullptr;
   BLOCKEIGS_CUSPARSE_CHECK(cusparseCreateCsr(
@@ -95,7 +95,7 @@ bool CusparseRunner<T>::prepare(std::int64_t n, const std::vector<const T*>& b, 
                                         algorithm(variant_), &bytes),
                 "cusparseSpMM_bufferSize", why_not))
     return false;
-  if (bytes > workspace_.size()) workspace_ = Buffer<char>(Space::device, bytes);
+  if (bytes > workspace_.size()) workspace_ = dense::Buffer<char>(Space::device, bytes);
   if (variant_ == CusparseVariant::alg3_row_major &&
       !accepted(cusparseSpMM_preprocess(handle, op, op, &alpha_, mat, bd, &beta_, cd, data_type<T>(),
                                         algorithm(variant_), workspace_.data()),

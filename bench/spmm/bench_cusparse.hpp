@@ -29,7 +29,7 @@ bool column_major(CusparseVariant variant);
 template <class T>
 class CusparseRunner {
  public:
-  CusparseRunner(const Context& context, const CsrView<T>& A, CusparseVariant variant);
+  CusparseRunner(const dense::Context& context, const CsrView<T>& A, CusparseVariant variant);
   ~CusparseRunner();
   CusparseRunner(const CusparseRunner&) = delete;
   CusparseRunner& operator=(const CusparseRunner&) = delete;
@@ -41,12 +41,12 @@ class CusparseRunner {
 
  private:
   void release_dense();
-  const Context& context_;
+  const dense::Context& context_;
   CsrView<T> A_;
   CusparseVariant variant_;
   void* matrix_ = nullptr;                // cusparseSpMatDescr_t
   std::vector<void*> b_descr_, c_descr_;  // cusparseDnMatDescr_t per copy
-  Buffer<char> workspace_;
+  dense::Buffer<char> workspace_;
   T alpha_{}, beta_{};
 };
 

@@ -53,7 +53,7 @@ HostCsr<T> convert(const HostCsr<double>& a) {
 template <class T>
 struct PrecisionRun {
   const BenchOptions& options;
-  const Context& context;
+  const dense::Context& context;
   const Matrix& matrix;
   const HostCsr<T>& host;
   const std::vector<std::int64_t>& samples;
@@ -64,7 +64,7 @@ struct PrecisionRun {
 
   void run_all_widths() {
     CsrMatrix<T> A(Space::device, host);
-    Buffer<std::int64_t> sample_rows_device(Space::device, samples);
+    dense::Buffer<std::int64_t> sample_rows_device(Space::device, samples);
     synchronize_device();  // pageable uploads may still be in flight on the legacy stream
     auto row_split = make_row_split_spmm(context, A.view());
     auto merge_based = make_merge_based_spmm(context, A.view());
@@ -137,14 +137,14 @@ struct PrecisionRun {
         static_cast<int>(std::clamp<std::size_t>(std::min((3 * l2 + per_copy - 1) / std::max<std::size_t>(per_copy, 1),
                                                           budget / std::max<std::size_t>(per_copy, 1)),
                                                  1, 4));
-    std::vector<Buffer<T>> b, c;
+    std::vector<dense::Buffer<T>> b, c;
     for (int i = 0; i < copies; ++i) {
       b.emplace_back(Space::device, static_cast<std::size_t>(k * n));
       c.emplace_back(Space::device, static_cast<std::size_t>(m * n));
       fill_block<T>({b.back().data(), k, n, n, 1}, b_seed, false, context.stream());
       fill_block<T>({c.back().data(), m, n, n, 1}, c_seed, false, context.stream());
     }
-    Buffer<T> gather(Space::device, samples.size() * static_cast<std::size_t>(n));
+    dense::Buffer<T> gather(Space::device, samples.size() * static_cast<std::size_t>(n));
     const Reference ref = make_reference(host, samples, n, alpha, beta, b_seed, c_seed, check_work_per_row);
     const Strided<T> c0{c[0].data(), m, n, n, 1};
     // Ours never read C when beta == 0: NaN proves it. cuSPARSE gets finite C.
@@ -152,10 +152,10 @@ struct PrecisionRun {
       return [&, nan] { fill_block<T>(c0, c_seed, nan && beta == T(0), context.stream()); };
     };
     const auto view_b = [&](int i) {
-      return ConstDenseView<T>(Space::device, k, n, n, b[static_cast<std::size_t>(i)].data());
+      return dense::ConstDenseView<T>(Space::device, k, n, n, b[static_cast<std::size_t>(i)].data());
     };
     const auto view_c = [&](int i) {
-      return DenseView<T>{Space::device, m, n, n, c[static_cast<std::size_t>(i)].data()};
+      return dense::DenseView<T>{Space::device, m, n, n, c[static_cast<std::size_t>(i)].data()};
     };
 
     Record rs = base_record(n, "row_split");
@@ -212,7 +212,7 @@ struct PrecisionRun {
   void time_column_major(std::int64_t n, int copies, const std::int64_t* rows_device, T* gather, const Reference& ref,
                          std::vector<std::unique_ptr<CusparseRunner<T>>>& cusparse, std::vector<Record>& one_case) {
     const std::int64_t m = host.rows, k = host.cols;
-    std::vector<Buffer<T>> bc, cc;
+    std::vector<dense::Buffer<T>> bc, cc;
     std::vector<const T*> bp;
     std::vector<T*> cp;
     for (int i = 0; i < copies; ++i) {
@@ -252,10 +252,10 @@ struct PrecisionRun {
 }  // namespace
 
 int run_bench(const BenchOptions& options, std::ostream& out) {
-  if (cuda_device_count() == 0)
+  if (dense::cuda_device_count() == 0)
     throw Error(
         "needs a GPU, and this machine has none that CUDA can use (run it on a GPU machine; --help works anywhere)");
-  const Context context = Context::cuda(options.device);
+  const dense::Context context = dense::Context::cuda(options.device);
   const double bandwidth = copy_bandwidth(std::min<std::size_t>(std::size_t(1) << 30, free_device_bytes() / 4));
   const std::size_t l2 = l2_bytes(options.device);
   out << "device: " << device_description(options.device) << "\n"

@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
     matrix.file = argv[1];
     matrix.source = matrix.file.ends_with(".h5") ? io::MatrixSource::hdf5 : io::MatrixSource::matrix_market;
     const solver::DistributedRows rows = solver::load_distributed_rows(matrix, MPI_COMM_WORLD);
-    const spmm::Context context = solver::make_context(Backend::automatic, MPI_COMM_WORLD);
+    const dense::Context context = solver::make_context(Backend::automatic, MPI_COMM_WORLD);
     solver::check_symmetric(MPI_COMM_WORLD, rows.rows, rows.partition, rows.description);
     solver::DistributedOperator<double> A(MPI_COMM_WORLD, context, rows.rows, rows.partition);
 

@@ -60,7 +60,7 @@ int comm_size(CommHandle comm) {
   });
 }
 
-bool cuda_compiled() { return spmm::cuda_compiled(); }
+bool cuda_compiled() { return dense::cuda_compiled(); }
 
 std::string version() { return BLOCKEIGS_VERSION; }
 

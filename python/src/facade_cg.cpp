@@ -14,7 +14,7 @@ CgResult cg(Matrix& a, const CgRequest& request) {
         comm, [&] { return cfg::block_cg_from_keywords(request.block_cg.keywords, request.block_cg.source); });
     const cfg::ExecutionConfig execution = read_execution(request.execution, comm);
     a.distribute(request.execution);
-    const spmm::Context context = solver::make_context(execution.backend, comm);
+    const dense::Context context = solver::make_context(execution.backend, comm);
     const std::unique_ptr<solver::DistributedOperator<double>> a_op = make_operator(a, context);
     solver::DistributedOperator<double>& op = *a_op;
     CgResult out;
@@ -23,9 +23,9 @@ CgResult cg(Matrix& a, const CgRequest& request) {
     });
     const Space space = context.space();
     const std::int64_t m = op.local_rows(), s = request.rhs.cols;
-    std::optional<spmm::DenseBlock<double>> rhs_copy;
-    spmm::DenseBlock<double> x(space, m, s);
-    const spmm::ConstDenseView<double> rhs =
+    std::optional<dense::DenseBlock<double>> rhs_copy;
+    dense::DenseBlock<double> x(space, m, s);
+    const dense::ConstDenseView<double> rhs =
         solver::collectively(comm, [&] { return in_space(request.rhs, space, rhs_copy, "B"); });
     if (request.start) {
       const BlockRef& x0 = *request.start;
@@ -35,9 +35,9 @@ CgResult cg(Matrix& a, const CgRequest& request) {
           fail_input("X0 is a device array, but the backend is the CPU: pass a host array");
       });
       for (std::int64_t i = 0; i < m; ++i)
-        spmm::copy_bytes(x.data() + i * s, space, x0.data + i * x0.ld, from, sizeof(double) * s);
+        dense::copy_bytes(x.data() + i * s, space, x0.data + i * x0.ld, from, sizeof(double) * s);
     } else {
-      spmm::fill_bytes(x.data(), space, 0, sizeof(double) * m * s);
+      dense::fill_bytes(x.data(), space, 0, sizeof(double) * m * s);
     }
 
     solver::BlockCgOptions options = settings.cg;

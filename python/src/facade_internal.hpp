@@ -117,8 +117,8 @@ cfg::ExecutionConfig read_execution(const Section& execution, MPI_Comm comm);
 double now();
 
 // A caller's block as a view in `space`: its own memory where it is there already, else a copy in `copy`.
-spmm::ConstDenseView<double> in_space(const BlockRef& block, Space space, std::optional<spmm::DenseBlock<double>>& copy,
-                                      const char* name);
+dense::ConstDenseView<double> in_space(const BlockRef& block, Space space,
+                                       std::optional<dense::DenseBlock<double>>& copy, const char* name);
 
 // The preconditioner eigensolver.preconditioner describes, on `op` (null for none).
 std::unique_ptr<solver::Preconditioner<double>> make_preconditioner(const solver::PreconditionerOptions& config,
@@ -126,7 +126,7 @@ std::unique_ptr<solver::Preconditioner<double>> make_preconditioner(const solver
                                                                     bool eigensolver, std::string& description);
 
 // The library's block, kept alive by the OwnedBlock the caller gets.
-OwnedBlock own(spmm::DenseBlock<double>&& block, const spmm::Context& context);
+OwnedBlock own(dense::DenseBlock<double>&& block, const dense::Context& context);
 
 // Between iterations: whether any rank's caller asks to stop. Collective.
 std::function<bool()> agreed_stop(const std::function<bool()>& interrupted, MPI_Comm comm);
@@ -134,7 +134,7 @@ std::function<bool()> agreed_stop(const std::function<bool()>& interrupted, MPI_
 // A's operator on `context`: split from the device arrays in place where distribute kept them there and
 // the context runs on their device (every rank agreeing), else from the rows on the host (a device input's
 // rows copied there now; the numbering stays the input's). Collective.
-std::unique_ptr<solver::DistributedOperator<double>> make_operator(Matrix& a, const spmm::Context& context);
+std::unique_ptr<solver::DistributedOperator<double>> make_operator(Matrix& a, const dense::Context& context);
 
 // A phase's time, by name, in `t`.
 void add_phase(Timings& t, const char* name, double seconds);
@@ -142,7 +142,7 @@ void add_phase(Timings& t, const char* name, double seconds);
 // solve() between two synchronisations of the context's device: t.setup is the time from `begin` to the
 // solve's start, t.solve the solve's own. Returns what solve() returns.
 template <class Solve>
-auto timed_solve(const spmm::Context& context, double begin, Timings& t, Solve&& solve) {
+auto timed_solve(const dense::Context& context, double begin, Timings& t, Solve&& solve) {
   context.synchronize();
   const double start = now();
   t.setup = start - begin;

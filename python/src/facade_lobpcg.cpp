@@ -73,7 +73,7 @@ EigsResult lobpcg(Matrix& a, Matrix* b, const EigsRequest& request) {
     std::optional<solver::DistributedRows> b_rows;
     if (b) b_rows = b_like_a(*b, a, comm);
 
-    const spmm::Context context = solver::make_context(execution.backend, comm);
+    const dense::Context context = solver::make_context(execution.backend, comm);
     const std::unique_ptr<solver::DistributedOperator<double>> a_op = make_operator(a, context);
     solver::DistributedOperator<double>& op = *a_op;
     std::unique_ptr<solver::DistributedOperator<double>> b_op;
@@ -87,8 +87,8 @@ EigsResult lobpcg(Matrix& a, Matrix* b, const EigsRequest& request) {
         comm, [&] { return make_preconditioner(chosen.options, op, options.which, true, out.preconditioner); });
     if (!chosen.reason.empty()) out.preconditioner += " (" + chosen.reason + ")";
 
-    std::optional<spmm::DenseBlock<double>> start_copy, constraints_copy;
-    std::optional<spmm::ConstDenseView<double>> start, constraints;
+    std::optional<dense::DenseBlock<double>> start_copy, constraints_copy;
+    std::optional<dense::ConstDenseView<double>> start, constraints;
     solver::collectively(comm, [&] {
       if (request.start) start = in_space(*request.start, context.space(), start_copy, "X");
       if (request.constraints) constraints = in_space(*request.constraints, context.space(), constraints_copy, "Y");

@@ -136,8 +136,8 @@ std::shared_ptr<Matrix> Matrix::from_replicated(CommHandle comm, const CsrArrays
     a.begin = first_rows[rank];
     a.end = first_rows[rank + 1];
     {
-      std::optional<spmm::Context> device;  // the arrays' device, for the checks' kernels
-      if (whole.device) device.emplace(spmm::Context::cuda(whole.device_id));
+      std::optional<dense::Context> device;  // the arrays' device, for the checks' kernels
+      if (whole.device) device.emplace(dense::Context::cuda(whole.device_id));
       solver::check_replicated(c, a, device ? &*device : nullptr, description);
     }
     solver::DistributedRows& d = m->impl->input;
@@ -223,7 +223,7 @@ namespace internal {
 // A's operator on `context`: split from the device arrays in place where distribute kept them there and
 // the context runs on their device (every rank agreeing), else from the rows on the host (a device input's
 // rows copied there now; the numbering stays the input's). Collective.
-std::unique_ptr<solver::DistributedOperator<double>> make_operator(Matrix& a, const spmm::Context& context) {
+std::unique_ptr<solver::DistributedOperator<double>> make_operator(Matrix& a, const dense::Context& context) {
   Matrix::Impl& m = *a.impl;
   if (m.on_device) {
     int here = context.space() == Space::device && context.device() == m.replicated->device;

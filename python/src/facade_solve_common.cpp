@@ -21,16 +21,16 @@ std::string describe_chebyshev(const Preconditioner& p) {
 namespace internal {
 
 // A caller's block as a view in `space`: its own memory where it is there already, else a copy in `copy`.
-spmm::ConstDenseView<double> in_space(const BlockRef& block, Space space, std::optional<spmm::DenseBlock<double>>& copy,
-                                      const char* name) {
+dense::ConstDenseView<double> in_space(const BlockRef& block, Space space,
+                                       std::optional<dense::DenseBlock<double>>& copy, const char* name) {
   const Space from = block.device ? Space::device : Space::host;
   if (from == space) return {space, block.rows, block.cols, block.ld, block.data};
   if (from == Space::device)
     fail_input(name, " is a device array, but the backend is the CPU (backend=\"cpu\", or no GPU): pass a host array");
   copy.emplace(space, block.rows, block.cols);
   for (std::int64_t i = 0; i < block.rows; ++i)
-    spmm::copy_bytes(copy->data() + i * block.cols, space, block.data + i * block.ld, Space::host,
-                     sizeof(double) * block.cols);
+    dense::copy_bytes(copy->data() + i * block.cols, space, block.data + i * block.ld, Space::host,
+                      sizeof(double) * block.cols);
   return copy->cview();
 }
 
@@ -51,8 +51,8 @@ std::unique_ptr<solver::Preconditioner<double>> make_preconditioner(const solver
   return nullptr;
 }
 
-OwnedBlock own(spmm::DenseBlock<double>&& block, const spmm::Context& context) {
-  auto kept = std::make_shared<spmm::DenseBlock<double>>(std::move(block));
+OwnedBlock own(dense::DenseBlock<double>&& block, const dense::Context& context) {
+  auto kept = std::make_shared<dense::DenseBlock<double>>(std::move(block));
   OwnedBlock out;
   out.data = kept->data();
   out.rows = kept->rows();

@@ -31,7 +31,7 @@ struct BlockExtent {
   std::size_t element_bytes = 0;
 
   template <class U>
-  static BlockExtent of(const spmm::ConstDenseView<U>& v) {
+  static BlockExtent of(const dense::ConstDenseView<U>& v) {
     return {v.space, v.rows, v.cols, v.ld, v.data, sizeof(U)};
   }
 };
@@ -53,7 +53,7 @@ class LinearOperator {
   virtual ~LinearOperator() = default;
 
   virtual MPI_Comm comm() const = 0;
-  virtual const spmm::Context& context() const = 0;  // where X and Y live and work runs
+  virtual const dense::Context& context() const = 0;  // where X and Y live and work runs
   virtual std::int64_t global_rows() const = 0;
   virtual std::int64_t local_rows() const = 0;  // rows of X and Y on this rank
   virtual std::int64_t first_row() const = 0;   // global index of local row 0
@@ -62,9 +62,9 @@ class LinearOperator {
   // X and Y: local_rows() x k blocks in context().space() that do not
   // overlap; anything else throws InputError on the rank that passed it.
   // Collective: every rank calls it with the same block width.
-  void apply(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y) {
+  void apply(T alpha, dense::ConstDenseView<T> X, T beta, dense::DenseView<T> Y) {
     check_apply_arguments("apply", local_rows(), context().space(), BlockExtent::of(X),
-                          BlockExtent::of(spmm::ConstDenseView<T>(Y)));
+                          BlockExtent::of(dense::ConstDenseView<T>(Y)));
     apply_impl(alpha, X, beta, Y);
   }
 
@@ -73,7 +73,7 @@ class LinearOperator {
 
  protected:
   // apply() with its arguments checked.
-  virtual void apply_impl(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y) = 0;
+  virtual void apply_impl(T alpha, dense::ConstDenseView<T> X, T beta, dense::DenseView<T> Y) = 0;
 };
 
 // An operator that also multiplies fp32 blocks itself: Y = A X with X in fp32
@@ -83,9 +83,9 @@ template <class T>
 class SingleInputOperator : public LinearOperator<T> {
  public:
   // Same arguments and checks as apply(); Y is not read. Collective.
-  void apply_single(spmm::ConstDenseView<float> X, spmm::DenseView<T> Y) {
+  void apply_single(dense::ConstDenseView<float> X, dense::DenseView<T> Y) {
     check_apply_arguments("apply_single", this->local_rows(), this->context().space(), BlockExtent::of(X),
-                          BlockExtent::of(spmm::ConstDenseView<T>(Y)));
+                          BlockExtent::of(dense::ConstDenseView<T>(Y)));
     apply_single_impl(X, Y);
   }
   // Whether fp32 input pays: an fp64 operator (for an fp32 one X is already
@@ -100,7 +100,7 @@ class SingleInputOperator : public LinearOperator<T> {
   virtual std::unique_ptr<LinearOperator<float>> rounded_to_single() = 0;
 
  protected:
-  virtual void apply_single_impl(spmm::ConstDenseView<float> X, spmm::DenseView<T> Y) = 0;
+  virtual void apply_single_impl(dense::ConstDenseView<float> X, dense::DenseView<T> Y) = 0;
 };
 
 // An operator that can stand for A + shift I in its own products (its stored

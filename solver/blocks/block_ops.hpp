@@ -73,11 +73,11 @@ void product(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n,
 
 // Columns [first, first + count) of a block, as a view with the same ld.
 template <class T>
-spmm::DenseView<T> column_range(spmm::DenseView<T> X, std::int64_t first, std::int64_t count) {
+dense::DenseView<T> column_range(dense::DenseView<T> X, std::int64_t first, std::int64_t count) {
   return {X.space, X.rows, count, X.ld, X.data + first};
 }
 template <class T>
-spmm::ConstDenseView<T> column_range(spmm::ConstDenseView<T> X, std::int64_t first, std::int64_t count) {
+dense::ConstDenseView<T> column_range(dense::ConstDenseView<T> X, std::int64_t first, std::int64_t count) {
   return {X.space, X.rows, count, X.ld, X.data + first};
 }
 
@@ -91,14 +91,14 @@ spmm::ConstDenseView<T> column_range(spmm::ConstDenseView<T> X, std::int64_t fir
 // search precision, fp32 beside an fp64 [X P]: search_block_ops.hpp).
 template <class T, class Ts = T>
 struct SplitColumns {
-  spmm::ConstDenseView<T> head;
-  spmm::ConstDenseView<Ts> tail;
-  SplitColumns(spmm::ConstDenseView<T> all)  // NOLINT: a whole block is a split one with no tail
+  dense::ConstDenseView<T> head;
+  dense::ConstDenseView<Ts> tail;
+  SplitColumns(dense::ConstDenseView<T> all)  // NOLINT: a whole block is a split one with no tail
       requires std::is_same_v<T, Ts>
       : head(all), tail{all.space, all.rows, 0, all.ld, all.data} {}
-  SplitColumns(spmm::DenseView<T> all)  // NOLINT
-      requires std::is_same_v<T, Ts> : SplitColumns(spmm::ConstDenseView<T>(all)) {}
-  SplitColumns(spmm::ConstDenseView<T> h, spmm::ConstDenseView<Ts> t) : head(h), tail(t) {}
+  SplitColumns(dense::DenseView<T> all)  // NOLINT
+      requires std::is_same_v<T, Ts> : SplitColumns(dense::ConstDenseView<T>(all)) {}
+  SplitColumns(dense::ConstDenseView<T> h, dense::ConstDenseView<Ts> t) : head(h), tail(t) {}
   std::int64_t rows() const { return head.rows; }
   std::int64_t cols() const { return head.cols + tail.cols; }
 };
@@ -118,8 +118,8 @@ void broadcast(MPI_Comm comm, HostMatrix& M);
 // X^T Y (k1 x k2) summed over ranks. X: local x k1, Y: local x k2; X may
 // come in two views (SplitColumns).
 template <class T>
-HostMatrix gram(const spmm::Context& context, MPI_Comm comm, const std::type_identity_t<SplitColumns<T>>& X,
-                spmm::ConstDenseView<T> Y);
+HostMatrix gram(const dense::Context& context, MPI_Comm comm, const std::type_identity_t<SplitColumns<T>>& X,
+                dense::ConstDenseView<T> Y);
 
 // X^T Y in two halves, so that device work queued between them runs while
 // the host waits: start_gram queues the product and its copy to the host (on
@@ -148,30 +148,30 @@ class GramInFlight {
 
 // X in two views goes as start_gram_pair with no Y2.
 template <class T>
-GramInFlight start_gram(const spmm::Context& context, MPI_Comm comm, const std::type_identity_t<SplitColumns<T>>& X,
-                        spmm::ConstDenseView<T> Y);
+GramInFlight start_gram(const dense::Context& context, MPI_Comm comm, const std::type_identity_t<SplitColumns<T>>& X,
+                        dense::ConstDenseView<T> Y);
 
 // X^T [Y1 Y2] (k1 x (Y1.cols + Y2.cols)): two Gram matrices with one left
 // side, as start_gram. X may come in two views (SplitColumns). On the
 // device, in fp64 and up to 96 columns of X and 64 of [Y1 Y2], X is read
 // once (solver/blocks/cuda/tall_skinny_gram.cu).
 template <class T>
-GramInFlight start_gram_pair(const spmm::Context& context, MPI_Comm comm,
-                             const std::type_identity_t<SplitColumns<T>>& X, spmm::ConstDenseView<T> Y1,
-                             spmm::ConstDenseView<T> Y2);
+GramInFlight start_gram_pair(const dense::Context& context, MPI_Comm comm,
+                             const std::type_identity_t<SplitColumns<T>>& X, dense::ConstDenseView<T> Y1,
+                             dense::ConstDenseView<T> Y2);
 
 // start_gram_pair with X's tail and Y1 in fp32: X^T [Y1 Y2] for LOBPCG's
 // [X P Z]^T [Z A Z] with its residual block Z in fp32 (lobpcg/search_block_ops.hpp).
-GramInFlight start_gram_pair(const spmm::Context& context, MPI_Comm comm, const SplitColumns<double, float>& X,
-                             spmm::ConstDenseView<float> Y1, spmm::ConstDenseView<double> Y2);
+GramInFlight start_gram_pair(const dense::Context& context, MPI_Comm comm, const SplitColumns<double, float>& X,
+                             dense::ConstDenseView<float> Y1, dense::ConstDenseView<double> Y2);
 
 // X^T X (k x k), exactly symmetric (syrk computes one triangle).
 template <class T>
-HostMatrix gram(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X);
+HostMatrix gram(const dense::Context& context, MPI_Comm comm, dense::ConstDenseView<T> X);
 
 // Euclidean norm of every column over all ranks.
 template <class T>
-std::vector<double> column_norms(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X);
+std::vector<double> column_norms(const dense::Context& context, MPI_Comm comm, dense::ConstDenseView<T> X);
 
 struct ResidualNorms {
   std::vector<double> residual;  // ||r_j||
@@ -189,8 +189,8 @@ std::vector<std::int64_t> checked_positions(const std::vector<std::int64_t>& pos
 // of 0..k-1: residual j goes to R's column r_position[j] (its norms stay at
 // index j).
 template <class T>
-ResidualNorms eigen_residuals(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
-                              spmm::ConstDenseView<T> AX, const std::vector<double>& lambda, spmm::DenseView<T> R,
+ResidualNorms eigen_residuals(const dense::Context& context, MPI_Comm comm, dense::ConstDenseView<T> X,
+                              dense::ConstDenseView<T> AX, const std::vector<double>& lambda, dense::DenseView<T> R,
                               const std::vector<std::int64_t>& r_position = {});
 
 // ---- local operations (no communication) -----------------------------------
@@ -198,19 +198,19 @@ ResidualNorms eigen_residuals(const spmm::Context& context, MPI_Comm comm, spmm:
 // Y = alpha * X * S + beta * Y; X: local x k1, S: k1 x k2, Y: local x k2.
 // beta == 0: Y is not read. Y must not overlap X.
 template <class T>
-void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const HostMatrix& S, T beta,
-                  spmm::DenseView<T> Y);
+void block_update(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const HostMatrix& S, T beta,
+                  dense::DenseView<T> Y);
 // Y = V(:, first:) E + beta Y over the two views of V (E's rows are V's
 // columns from `first` on): a block_update for each view it reaches.
 template <class T>
-void split_update(const spmm::Context& context, const std::type_identity_t<SplitColumns<T>>& V, std::int64_t first,
-                  const HostMatrix& E, T beta, spmm::DenseView<T> Y);
+void split_update(const dense::Context& context, const std::type_identity_t<SplitColumns<T>>& V, std::int64_t first,
+                  const HostMatrix& E, T beta, dense::DenseView<T> Y);
 
 // Y = alpha * X * S + beta * Z (beta == 0: Z is not read): an update written
 // to a new block in one pass. Y may be Z, and must not otherwise overlap X or Z.
 template <class T>
-void block_combine(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const HostMatrix& S, T beta,
-                   spmm::ConstDenseView<T> Z, spmm::DenseView<T> Y);
+void block_combine(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const HostMatrix& S, T beta,
+                   dense::ConstDenseView<T> Z, dense::DenseView<T> Y);
 
 // Y = X1 * S1 + X2 * S2 (X1: local x k1, S1: k1 x k, X2: local x k2,
 // S2: k2 x k, Y: local x k) in one pass where the device kernel applies: block
@@ -220,70 +220,70 @@ void block_combine(const spmm::Context& context, T alpha, spmm::ConstDenseView<T
 // x k, not overlapping the others) is used where the one-pass kernel does not
 // apply (the host, wide blocks).
 template <class T>
-void block_combine_pair(const spmm::Context& context, spmm::ConstDenseView<T> X1, const HostMatrix& S1,
-                        spmm::ConstDenseView<T> X2, const HostMatrix& S2, spmm::DenseView<T> Y,
-                        spmm::DenseView<T> scratch);
+void block_combine_pair(const dense::Context& context, dense::ConstDenseView<T> X1, const HostMatrix& S1,
+                        dense::ConstDenseView<T> X2, const HostMatrix& S2, dense::DenseView<T> Y,
+                        dense::DenseView<T> scratch);
 
 // W(:, 0:S.cols) = W * S, a change of basis in place (S.cols <= W.cols).
 // `scratch` (W's rows, at least S.cols columns) is used only where the
 // in-place kernel does not apply (the host, wide blocks).
 template <class T>
-void transform_in_place(const spmm::Context& context, spmm::DenseView<T> W, const HostMatrix& S,
-                        spmm::DenseView<T> scratch);
+void transform_in_place(const dense::Context& context, dense::DenseView<T> W, const HostMatrix& S,
+                        dense::DenseView<T> scratch);
 
 // Y = alpha * X + beta * Y (beta == 0: Y is not read).
 template <class T>
-void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y);
+void axpby(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, T beta, dense::DenseView<T> Y);
 
 // Y(:, j) = alpha[j] * X(:, j) + beta * Y(:, j) (beta == 0: Y is not read);
 // e.g. residuals R = A X - X diag(lambda) as copy, then alpha = -lambda, beta = 1.
 template <class T>
-void column_axpby(const spmm::Context& context, const std::vector<double>& alpha, spmm::ConstDenseView<T> X, T beta,
-                  spmm::DenseView<T> Y);
+void column_axpby(const dense::Context& context, const std::vector<double>& alpha, dense::ConstDenseView<T> X, T beta,
+                  dense::DenseView<T> Y);
 
 // X(:, j) *= scale[j].
 template <class T>
-void scale_columns(const spmm::Context& context, const std::vector<double>& scale, spmm::DenseView<T> X);
+void scale_columns(const dense::Context& context, const std::vector<double>& scale, dense::DenseView<T> X);
 
 // dst = src, same shape; the two may be in different spaces.
 template <class T>
-void copy_block(const spmm::Context& context, spmm::ConstDenseView<T> src, spmm::DenseView<T> dst);
+void copy_block(const dense::Context& context, dense::ConstDenseView<T> src, dense::DenseView<T> dst);
 
 // dst = src in dst's precision (rounded to nearest), same shape and space
 // (LOBPCG's residual block in fp32 beside fp64 blocks).
 template <class From, class To>
-void convert_block(const spmm::Context& context, spmm::ConstDenseView<From> src, spmm::DenseView<To> dst);
+void convert_block(const dense::Context& context, dense::ConstDenseView<From> src, dense::DenseView<To> dst);
 
 // dst(:, j) = src(:, columns[j]) for j < columns.size() == dst.cols.
 template <class T>
-void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src, const std::vector<std::int64_t>& columns,
-                    spmm::DenseView<T> dst);
+void select_columns(const dense::Context& context, dense::ConstDenseView<T> src,
+                    const std::vector<std::int64_t>& columns, dense::DenseView<T> dst);
 
 // X(:, j) = X(:, columns[j]) for j < columns.size(), in place: the kept
 // columns moved to the front. `columns` strictly increasing.
 template <class T>
-void keep_columns(const spmm::Context& context, spmm::DenseView<T> X, const std::vector<std::int64_t>& columns);
+void keep_columns(const dense::Context& context, dense::DenseView<T> X, const std::vector<std::int64_t>& columns);
 
 // X(:, j) = X(:, order[j]) in place, `order` a permutation of X's columns.
 template <class T>
-void permute_columns(const spmm::Context& context, spmm::DenseView<T> X, const std::vector<std::int64_t>& order);
+void permute_columns(const dense::Context& context, dense::DenseView<T> X, const std::vector<std::int64_t>& order);
 
 // X(i, j) = uniform [-1, 1) value of the global entry (first_row + i,
 // first_col + j) for `seed`: a hash, so the block does not depend on how the
 // rows are split over ranks (np 1 and np 4 start from the same block).
 template <class T>
-void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed, std::int64_t first_row,
+void fill_random(const dense::Context& context, dense::DenseView<T> X, std::uint64_t seed, std::int64_t first_row,
                  std::int64_t first_col = 0);
 // The same with row i's global index rows[i] (X.rows entries in X's space):
 // the entries of a block whose rows are scattered in the global numbering
 // (a renumbered operator's rows, drawn as the input numbers them).
 template <class T>
-void fill_random_rows(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed, const std::int64_t* rows,
-                      std::int64_t first_col = 0);
+void fill_random_rows(const dense::Context& context, dense::DenseView<T> X, std::uint64_t seed,
+                      const std::int64_t* rows, std::int64_t first_col = 0);
 
 // Y(i, j) = d[i] * X(i, j); d has X.rows entries in X's space (Jacobi).
 template <class T>
-void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseView<T> X, spmm::DenseView<T> Y);
+void apply_diagonal(const dense::Context& context, const T* d, dense::ConstDenseView<T> X, dense::DenseView<T> Y);
 
 // ---- the random hash, shared by the host and device fills -----------------
 

@@ -69,8 +69,8 @@ HostMatrix transpose_times(const HostMatrix& A, const HostMatrix& B) {  // A^T B
 }
 
 template <class T>
-void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const HostMatrix& S, T beta,
-                  spmm::DenseView<T> Y) {
+void block_update(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const HostMatrix& S, T beta,
+                  dense::DenseView<T> Y) {
   require_same_space("block_update", X, Y);
   require_same_rows("block_update", X, Y);
   if (S.rows() != X.cols || S.cols() != Y.cols)
@@ -94,8 +94,8 @@ void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T>
 }
 
 template <class T>
-void split_update(const spmm::Context& context, const std::type_identity_t<SplitColumns<T>>& V, std::int64_t first,
-                  const HostMatrix& E, T beta, spmm::DenseView<T> Y) {
+void split_update(const dense::Context& context, const std::type_identity_t<SplitColumns<T>>& V, std::int64_t first,
+                  const HostMatrix& E, T beta, dense::DenseView<T> Y) {
   BLOCKEIGS_ASSERT(E.rows() == V.cols() - first);
   const std::int64_t in_head = std::max<std::int64_t>(V.head.cols - first, 0);
   if (in_head > 0) {
@@ -109,8 +109,8 @@ void split_update(const spmm::Context& context, const std::type_identity_t<Split
 }
 
 template <class T>
-void block_combine(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const HostMatrix& S, T beta,
-                   spmm::ConstDenseView<T> Z, spmm::DenseView<T> Y) {
+void block_combine(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const HostMatrix& S, T beta,
+                   dense::ConstDenseView<T> Z, dense::DenseView<T> Y) {
   require_same_space("block_combine", X, Y);
   require_same_space("block_combine", Z, Y);
   require_same_rows("block_combine", X, Y);
@@ -130,9 +130,9 @@ void block_combine(const spmm::Context& context, T alpha, spmm::ConstDenseView<T
 }
 
 template <class T>
-void block_combine_pair(const spmm::Context& context, spmm::ConstDenseView<T> X1, const HostMatrix& S1,
-                        spmm::ConstDenseView<T> X2, const HostMatrix& S2, spmm::DenseView<T> Y,
-                        spmm::DenseView<T> scratch) {
+void block_combine_pair(const dense::Context& context, dense::ConstDenseView<T> X1, const HostMatrix& S1,
+                        dense::ConstDenseView<T> X2, const HostMatrix& S2, dense::DenseView<T> Y,
+                        dense::DenseView<T> scratch) {
   require_same_space("block_combine_pair", X1, Y);
   require_same_space("block_combine_pair", X2, Y);
   require_same_rows("block_combine_pair", X1, Y);
@@ -150,33 +150,33 @@ void block_combine_pair(const spmm::Context& context, spmm::ConstDenseView<T> X1
   if (scratch.rows != Y.rows || scratch.cols < Y.cols)
     throw Error(detail::concat("block_combine_pair: scratch is ", scratch.rows, " x ", scratch.cols, ", needs ", Y.rows,
                                " x ", Y.cols));
-  const spmm::DenseView<T> out = column_range(scratch, 0, Y.cols);
+  const dense::DenseView<T> out = column_range(scratch, 0, Y.cols);
   if (X1.ld == X2.ld && X1.data + X1.cols == X2.data) {
     // Adjacent inputs (LOBPCG's [X P | W]): one product over [X1 X2].
-    block_update(context, T(1), spmm::ConstDenseView<T>{X1.space, X1.rows, X1.cols + X2.cols, X1.ld, X1.data}, S, T(0),
+    block_update(context, T(1), dense::ConstDenseView<T>{X1.space, X1.rows, X1.cols + X2.cols, X1.ld, X1.data}, S, T(0),
                  out);
   } else {
     block_update(context, T(1), X1, S1, T(0), out);
     block_update(context, T(1), X2, S2, T(1), out);
   }
-  copy_block(context, spmm::ConstDenseView<T>(out), Y);
+  copy_block(context, dense::ConstDenseView<T>(out), Y);
 }
 
 template <class T>
-void transform_in_place(const spmm::Context& context, spmm::DenseView<T> W, const HostMatrix& S,
-                        spmm::DenseView<T> scratch) {
+void transform_in_place(const dense::Context& context, dense::DenseView<T> W, const HostMatrix& S,
+                        dense::DenseView<T> scratch) {
   if (S.rows() != W.cols || S.cols() > W.cols)
     throw Error(detail::concat("transform_in_place: W has ", W.cols, " columns, but S is ", S.rows(), " x ", S.cols()));
   const std::int64_t kept = S.cols();
   if (W.rows == 0 || kept == 0) return;
   if (on_device(W.space) && device_ops::transform_in_place(context, W, S.data(), kept)) return;
-  const spmm::DenseView<T> out = column_range(scratch, 0, kept);
-  block_update(context, T(1), spmm::ConstDenseView<T>(W), S, T(0), out);
-  copy_block(context, spmm::ConstDenseView<T>(out), column_range(W, 0, kept));
+  const dense::DenseView<T> out = column_range(scratch, 0, kept);
+  block_update(context, T(1), dense::ConstDenseView<T>(W), S, T(0), out);
+  copy_block(context, dense::ConstDenseView<T>(out), column_range(W, 0, kept));
 }
 
 template <class T>
-void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y) {
+void axpby(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, T beta, dense::DenseView<T> Y) {
   require_same_space("axpby", X, Y);
   require_same_rows("axpby", X, Y);
   BLOCKEIGS_ASSERT(X.cols == Y.cols);
@@ -196,8 +196,8 @@ void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T b
 }
 
 template <class T>
-void column_axpby(const spmm::Context& context, const std::vector<double>& alpha, spmm::ConstDenseView<T> X, T beta,
-                  spmm::DenseView<T> Y) {
+void column_axpby(const dense::Context& context, const std::vector<double>& alpha, dense::ConstDenseView<T> X, T beta,
+                  dense::DenseView<T> Y) {
   require_same_space("column_axpby", X, Y);
   require_same_rows("column_axpby", X, Y);
   BLOCKEIGS_ASSERT(X.cols == Y.cols && std::int64_t(alpha.size()) == Y.cols);
@@ -218,7 +218,7 @@ void column_axpby(const spmm::Context& context, const std::vector<double>& alpha
 }
 
 template <class T>
-void scale_columns(const spmm::Context& context, const std::vector<double>& scale, spmm::DenseView<T> X) {
+void scale_columns(const dense::Context& context, const std::vector<double>& scale, dense::DenseView<T> X) {
   BLOCKEIGS_ASSERT(std::int64_t(scale.size()) == X.cols);
   if (on_device(X.space)) {
     device_ops::scale_columns(context, scale.data(), X);
@@ -231,7 +231,7 @@ void scale_columns(const spmm::Context& context, const std::vector<double>& scal
 }
 
 template <class T>
-void copy_block(const spmm::Context& context, spmm::ConstDenseView<T> src, spmm::DenseView<T> dst) {
+void copy_block(const dense::Context& context, dense::ConstDenseView<T> src, dense::DenseView<T> dst) {
   require_same_rows("copy_block", src, dst);
   if (src.cols != dst.cols) throw Error(detail::concat("copy_block: ", src.cols, " columns into ", dst.cols));
   if (on_device(src.space) || on_device(dst.space)) {
@@ -243,7 +243,7 @@ void copy_block(const spmm::Context& context, spmm::ConstDenseView<T> src, spmm:
 }
 
 template <class From, class To>
-void convert_block(const spmm::Context& context, spmm::ConstDenseView<From> src, spmm::DenseView<To> dst) {
+void convert_block(const dense::Context& context, dense::ConstDenseView<From> src, dense::DenseView<To> dst) {
   require_same_space("convert_block", src, dst);
   require_same_rows("convert_block", src, dst);
   BLOCKEIGS_ASSERT(src.cols == dst.cols);
@@ -255,14 +255,14 @@ void convert_block(const spmm::Context& context, spmm::ConstDenseView<From> src,
     for (std::int64_t j = 0; j < dst.cols; ++j) dst.data[i * dst.ld + j] = static_cast<To>(src.data[i * src.ld + j]);
 }
 
-template void convert_block(const spmm::Context&, spmm::ConstDenseView<float>, spmm::DenseView<double>);
-template void convert_block(const spmm::Context&, spmm::ConstDenseView<double>, spmm::DenseView<float>);
-template void convert_block(const spmm::Context&, spmm::ConstDenseView<float>, spmm::DenseView<float>);
-template void convert_block(const spmm::Context&, spmm::ConstDenseView<double>, spmm::DenseView<double>);
+template void convert_block(const dense::Context&, dense::ConstDenseView<float>, dense::DenseView<double>);
+template void convert_block(const dense::Context&, dense::ConstDenseView<double>, dense::DenseView<float>);
+template void convert_block(const dense::Context&, dense::ConstDenseView<float>, dense::DenseView<float>);
+template void convert_block(const dense::Context&, dense::ConstDenseView<double>, dense::DenseView<double>);
 
 template <class T>
-void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src, const std::vector<std::int64_t>& columns,
-                    spmm::DenseView<T> dst) {
+void select_columns(const dense::Context& context, dense::ConstDenseView<T> src,
+                    const std::vector<std::int64_t>& columns, dense::DenseView<T> dst) {
   require_same_space("select_columns", src, dst);
   require_same_rows("select_columns", src, dst);
   BLOCKEIGS_ASSERT(std::int64_t(columns.size()) == dst.cols);
@@ -279,7 +279,7 @@ void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src, c
 }
 
 template <class T>
-void keep_columns(const spmm::Context& context, spmm::DenseView<T> X, const std::vector<std::int64_t>& columns) {
+void keep_columns(const dense::Context& context, dense::DenseView<T> X, const std::vector<std::int64_t>& columns) {
   for (std::size_t j = 0; j < columns.size(); ++j)
     if (columns[j] < std::int64_t(j) || columns[j] >= X.cols || (j > 0 && columns[j] <= columns[j - 1]))
       throw Error(detail::concat("keep_columns: the columns must increase strictly and lie in a block of ", X.cols));
@@ -294,7 +294,7 @@ void keep_columns(const spmm::Context& context, spmm::DenseView<T> X, const std:
 }
 
 template <class T>
-void permute_columns(const spmm::Context& context, spmm::DenseView<T> X, const std::vector<std::int64_t>& order) {
+void permute_columns(const dense::Context& context, dense::DenseView<T> X, const std::vector<std::int64_t>& order) {
   std::vector<bool> seen(static_cast<std::size_t>(X.cols), false);
   for (std::int64_t c : order) {
     if (std::int64_t(order.size()) != X.cols || c < 0 || c >= X.cols || seen[c])
@@ -307,9 +307,9 @@ void permute_columns(const spmm::Context& context, spmm::DenseView<T> X, const s
     if (X.cols <= 32) {
       device_ops::keep_columns(context, X, order.data(), X.cols);
     } else {
-      spmm::DenseBlock<T> moved(X.space, X.rows, X.cols);
-      device_ops::select_columns(context, spmm::ConstDenseView<T>(X), order.data(), moved.view());
-      copy_block(context, spmm::ConstDenseView<T>(moved.view()), X);
+      dense::DenseBlock<T> moved(X.space, X.rows, X.cols);
+      device_ops::select_columns(context, dense::ConstDenseView<T>(X), order.data(), moved.view());
+      copy_block(context, dense::ConstDenseView<T>(moved.view()), X);
     }
     return;
   }
@@ -327,7 +327,7 @@ void permute_columns(const spmm::Context& context, spmm::DenseView<T> X, const s
 
 // X(i, j) = the hash value of global entry (row(i), first_col + j).
 template <class T, class RowOf>
-void fill_random_host(spmm::DenseView<T> X, std::uint64_t seed, RowOf row, std::int64_t first_col) {
+void fill_random_host(dense::DenseView<T> X, std::uint64_t seed, RowOf row, std::int64_t first_col) {
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < X.rows; ++i)
     for (std::int64_t j = 0; j < X.cols; ++j)
@@ -335,7 +335,7 @@ void fill_random_host(spmm::DenseView<T> X, std::uint64_t seed, RowOf row, std::
 }
 
 template <class T>
-void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed, std::int64_t first_row,
+void fill_random(const dense::Context& context, dense::DenseView<T> X, std::uint64_t seed, std::int64_t first_row,
                  std::int64_t first_col) {
   if (on_device(X.space)) {
     device_ops::fill_random(context, X, seed, first_row, first_col);
@@ -346,8 +346,8 @@ void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64
 }
 
 template <class T>
-void fill_random_rows(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed, const std::int64_t* rows,
-                      std::int64_t first_col) {
+void fill_random_rows(const dense::Context& context, dense::DenseView<T> X, std::uint64_t seed,
+                      const std::int64_t* rows, std::int64_t first_col) {
   if (on_device(X.space)) {
     device_ops::fill_random_rows(context, X, seed, rows, first_col);
     return;
@@ -357,7 +357,7 @@ void fill_random_rows(const spmm::Context& context, spmm::DenseView<T> X, std::u
 }
 
 template <class T>
-void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseView<T> X, spmm::DenseView<T> Y) {
+void apply_diagonal(const dense::Context& context, const T* d, dense::ConstDenseView<T> X, dense::DenseView<T> Y) {
   require_same_space("apply_diagonal", X, Y);
   require_same_rows("apply_diagonal", X, Y);
   BLOCKEIGS_ASSERT(X.cols == Y.cols);
@@ -370,30 +370,31 @@ void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseVi
     for (std::int64_t j = 0; j < Y.cols; ++j) Y.data[i * Y.ld + j] = d[i] * X.data[i * X.ld + j];
 }
 
-#define BLOCKEIGS_INSTANTIATE(T)                                                                                     \
-  template void block_update(const spmm::Context&, T, spmm::ConstDenseView<T>, const HostMatrix&, T,                 \
-                             spmm::DenseView<T>);                                                                    \
-  template void split_update(const spmm::Context&, const std::type_identity_t<SplitColumns<T>>&, std::int64_t,       \
-                             const HostMatrix&, T, spmm::DenseView<T>);                                              \
-  template void axpby(const spmm::Context&, T, spmm::ConstDenseView<T>, T, spmm::DenseView<T>);                      \
-  template void column_axpby(const spmm::Context&, const std::vector<double>&, spmm::ConstDenseView<T>, T,           \
-                             spmm::DenseView<T>);                                                                    \
-  template void scale_columns(const spmm::Context&, const std::vector<double>&, spmm::DenseView<T>);                 \
-  template void copy_block(const spmm::Context&, spmm::ConstDenseView<T>, spmm::DenseView<T>);                       \
-  template void block_combine(const spmm::Context&, T, spmm::ConstDenseView<T>, const HostMatrix&, T,                \
-                              spmm::ConstDenseView<T>, spmm::DenseView<T>);                                          \
-  template void block_combine_pair(const spmm::Context&, spmm::ConstDenseView<T>, const HostMatrix&,                 \
-                                   spmm::ConstDenseView<T>, const HostMatrix&, spmm::DenseView<T>,                   \
-                                   spmm::DenseView<T>);                                                              \
-  template void transform_in_place(const spmm::Context&, spmm::DenseView<T>, const HostMatrix&, spmm::DenseView<T>); \
-  template void select_columns(const spmm::Context&, spmm::ConstDenseView<T>, const std::vector<std::int64_t>&,      \
-                               spmm::DenseView<T>);                                                                  \
-  template void keep_columns(const spmm::Context&, spmm::DenseView<T>, const std::vector<std::int64_t>&);            \
-  template void permute_columns(const spmm::Context&, spmm::DenseView<T>, const std::vector<std::int64_t>&);         \
-  template void fill_random(const spmm::Context&, spmm::DenseView<T>, std::uint64_t, std::int64_t, std::int64_t);    \
-  template void fill_random_rows(const spmm::Context&, spmm::DenseView<T>, std::uint64_t, const std::int64_t*,       \
-                                 std::int64_t);                                                                      \
-  template void apply_diagonal(const spmm::Context&, const T*, spmm::ConstDenseView<T>, spmm::DenseView<T>);
+#define BLOCKEIGS_INSTANTIATE(T)                                                                                    \
+  template void block_update(const dense::Context&, T, dense::ConstDenseView<T>, const HostMatrix&, T,              \
+                             dense::DenseView<T>);                                                                  \
+  template void split_update(const dense::Context&, const std::type_identity_t<SplitColumns<T>>&, std::int64_t,     \
+                             const HostMatrix&, T, dense::DenseView<T>);                                            \
+  template void axpby(const dense::Context&, T, dense::ConstDenseView<T>, T, dense::DenseView<T>);                  \
+  template void column_axpby(const dense::Context&, const std::vector<double>&, dense::ConstDenseView<T>, T,        \
+                             dense::DenseView<T>);                                                                  \
+  template void scale_columns(const dense::Context&, const std::vector<double>&, dense::DenseView<T>);              \
+  template void copy_block(const dense::Context&, dense::ConstDenseView<T>, dense::DenseView<T>);                   \
+  template void block_combine(const dense::Context&, T, dense::ConstDenseView<T>, const HostMatrix&, T,             \
+                              dense::ConstDenseView<T>, dense::DenseView<T>);                                       \
+  template void block_combine_pair(const dense::Context&, dense::ConstDenseView<T>, const HostMatrix&,              \
+                                   dense::ConstDenseView<T>, const HostMatrix&, dense::DenseView<T>,                \
+                                   dense::DenseView<T>);                                                            \
+  template void transform_in_place(const dense::Context&, dense::DenseView<T>, const HostMatrix&,                   \
+                                   dense::DenseView<T>);                                                            \
+  template void select_columns(const dense::Context&, dense::ConstDenseView<T>, const std::vector<std::int64_t>&,   \
+                               dense::DenseView<T>);                                                                \
+  template void keep_columns(const dense::Context&, dense::DenseView<T>, const std::vector<std::int64_t>&);         \
+  template void permute_columns(const dense::Context&, dense::DenseView<T>, const std::vector<std::int64_t>&);      \
+  template void fill_random(const dense::Context&, dense::DenseView<T>, std::uint64_t, std::int64_t, std::int64_t); \
+  template void fill_random_rows(const dense::Context&, dense::DenseView<T>, std::uint64_t, const std::int64_t*,    \
+                                 std::int64_t);                                                                     \
+  template void apply_diagonal(const dense::Context&, const T*, dense::ConstDenseView<T>, dense::DenseView<T>);
 
 BLOCKEIGS_INSTANTIATE(float)
 BLOCKEIGS_INSTANTIATE(double)

@@ -29,7 +29,7 @@ using namespace host_support;
 constexpr std::int64_t sum_chunk_rows = 1024;
 
 template <class T>
-std::vector<double> host_gram_local(spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> Y) {
+std::vector<double> host_gram_local(dense::ConstDenseView<T> X, dense::ConstDenseView<T> Y) {
   std::vector<T> local(static_cast<std::size_t>(X.cols * Y.cols), T(0));
   if (X.rows > 0 && X.cols > 0 && Y.cols > 0)
     gemm_row_major<T>(CblasTrans, CblasNoTrans, X.cols, Y.cols, X.rows, T(1), X.data, X.ld, Y.data, Y.ld, T(0),
@@ -38,7 +38,7 @@ std::vector<double> host_gram_local(spmm::ConstDenseView<T> X, spmm::ConstDenseV
 }
 
 template <class T>
-std::vector<double> host_gram_self_local(spmm::ConstDenseView<T> X) {
+std::vector<double> host_gram_self_local(dense::ConstDenseView<T> X) {
   const std::int64_t k = X.cols;
   std::vector<T> local(static_cast<std::size_t>(k * k), T(0));
   if (X.rows > 0 && k > 0) {
@@ -55,7 +55,7 @@ std::vector<double> host_gram_self_local(spmm::ConstDenseView<T> X) {
 }
 
 template <class T>
-std::vector<double> host_column_sumsq_local(spmm::ConstDenseView<T> X) {
+std::vector<double> host_column_sumsq_local(dense::ConstDenseView<T> X) {
   const std::int64_t k = X.cols;
   const std::int64_t chunks = (X.rows + sum_chunk_rows - 1) / sum_chunk_rows;
   std::vector<double> partial(static_cast<std::size_t>(chunks * k), 0.0);
@@ -78,8 +78,8 @@ std::vector<double> host_column_sumsq_local(spmm::ConstDenseView<T> X) {
 // R = AX - X diag(lambda), with R's then X's column sums of squares,
 // partial sums per chunk of rows added in chunk order.
 template <class T>
-std::vector<double> host_eigen_residuals_local(spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> AX,
-                                               const std::vector<double>& lambda, spmm::DenseView<T> R,
+std::vector<double> host_eigen_residuals_local(dense::ConstDenseView<T> X, dense::ConstDenseView<T> AX,
+                                               const std::vector<double>& lambda, dense::DenseView<T> R,
                                                const std::int64_t* position) {
   const std::int64_t k = X.cols;
   const std::int64_t chunks = (X.rows + sum_chunk_rows - 1) / sum_chunk_rows;
@@ -170,10 +170,10 @@ HostMatrix GramInFlight::finish() {
 }
 
 template <class T>
-GramInFlight start_gram(const spmm::Context& context, MPI_Comm comm,
-                        const std::type_identity_t<SplitColumns<T>>& split_x, spmm::ConstDenseView<T> Y) {
+GramInFlight start_gram(const dense::Context& context, MPI_Comm comm,
+                        const std::type_identity_t<SplitColumns<T>>& split_x, dense::ConstDenseView<T> Y) {
   if (split_x.tail.cols > 0) return start_gram_pair<T>(context, comm, split_x, Y, column_range(Y, 0, 0));
-  const spmm::ConstDenseView<T> X = split_x.head;
+  const dense::ConstDenseView<T> X = split_x.head;
   require_same_space("gram", X, Y);
   require_same_rows("gram", X, Y);
   HostMatrix local(X.cols, Y.cols);
@@ -187,9 +187,9 @@ GramInFlight start_gram(const spmm::Context& context, MPI_Comm comm,
 }
 
 template <class T>
-GramInFlight start_gram_pair(const spmm::Context& context, MPI_Comm comm,
-                             const std::type_identity_t<SplitColumns<T>>& X, spmm::ConstDenseView<T> Y1,
-                             spmm::ConstDenseView<T> Y2) {
+GramInFlight start_gram_pair(const dense::Context& context, MPI_Comm comm,
+                             const std::type_identity_t<SplitColumns<T>>& X, dense::ConstDenseView<T> Y1,
+                             dense::ConstDenseView<T> Y2) {
   for (const auto& Y : {Y1, Y2})
     for (const auto& part : {X.head, X.tail}) {
       require_same_space("gram", part, Y);
@@ -214,8 +214,8 @@ GramInFlight start_gram_pair(const spmm::Context& context, MPI_Comm comm,
   return GramInFlight(comm, std::move(local), std::move(transfer));
 }
 
-GramInFlight start_gram_pair(const spmm::Context& context, MPI_Comm comm, const SplitColumns<double, float>& X,
-                             spmm::ConstDenseView<float> Y1, spmm::ConstDenseView<double> Y2) {
+GramInFlight start_gram_pair(const dense::Context& context, MPI_Comm comm, const SplitColumns<double, float>& X,
+                             dense::ConstDenseView<float> Y1, dense::ConstDenseView<double> Y2) {
   for (const auto& part : {X.head, Y2}) {
     require_same_space("gram", part, Y1);
     require_same_rows("gram", part, Y1);
@@ -229,17 +229,17 @@ GramInFlight start_gram_pair(const spmm::Context& context, MPI_Comm comm, const 
   }
   // Otherwise the fp64 products of widened copies; Y1 shares the tail's copy
   // where it is the tail's leading columns (LOBPCG's Z in both).
-  auto widened = [&](spmm::ConstDenseView<float> src) {
-    auto out = std::make_shared<spmm::DenseBlock<double>>(src.space, src.rows, src.cols);
+  auto widened = [&](dense::ConstDenseView<float> src) {
+    auto out = std::make_shared<dense::DenseBlock<double>>(src.space, src.rows, src.cols);
     convert_block(context, src, out->view());
     return out;
   };
   const auto tail = widened(X.tail);
-  const spmm::ConstDenseView<double> tail_view(tail->view());
+  const dense::ConstDenseView<double> tail_view(tail->view());
   const bool shared = Y1.data == X.tail.data && Y1.ld == X.tail.ld && Y1.cols <= X.tail.cols;
   const auto y1 = shared ? nullptr : widened(Y1);
-  const spmm::ConstDenseView<double> y1_view =
-      shared ? column_range(tail_view, 0, Y1.cols) : spmm::ConstDenseView<double>(y1->view());
+  const dense::ConstDenseView<double> y1_view =
+      shared ? column_range(tail_view, 0, Y1.cols) : dense::ConstDenseView<double>(y1->view());
   GramInFlight out = start_gram_pair<double>(context, comm, SplitColumns<double>(X.head, tail_view), y1_view, Y2);
   out.keep_until_finished(tail);
   if (y1) out.keep_until_finished(y1);
@@ -247,13 +247,13 @@ GramInFlight start_gram_pair(const spmm::Context& context, MPI_Comm comm, const 
 }
 
 template <class T>
-HostMatrix gram(const spmm::Context& context, MPI_Comm comm, const std::type_identity_t<SplitColumns<T>>& X,
-                spmm::ConstDenseView<T> Y) {
+HostMatrix gram(const dense::Context& context, MPI_Comm comm, const std::type_identity_t<SplitColumns<T>>& X,
+                dense::ConstDenseView<T> Y) {
   return start_gram<T>(context, comm, X, Y).finish();
 }
 
 template <class T>
-HostMatrix gram(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X) {
+HostMatrix gram(const dense::Context& context, MPI_Comm comm, dense::ConstDenseView<T> X) {
   HostMatrix G(X.cols, X.cols);
   if (on_device(X.space)) {
     device_ops::gram_self_local(context, X, G.data());
@@ -265,7 +265,7 @@ HostMatrix gram(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseVie
 }
 
 template <class T>
-std::vector<double> column_norms(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X) {
+std::vector<double> column_norms(const dense::Context& context, MPI_Comm comm, dense::ConstDenseView<T> X) {
   std::vector<double> sums(static_cast<std::size_t>(X.cols), 0.0);
   if (on_device(X.space)) {
     device_ops::column_sumsq_local(context, X, sums.data());
@@ -278,8 +278,8 @@ std::vector<double> column_norms(const spmm::Context& context, MPI_Comm comm, sp
 }
 
 template <class T>
-ResidualNorms eigen_residuals(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> X,
-                              spmm::ConstDenseView<T> AX, const std::vector<double>& lambda, spmm::DenseView<T> R,
+ResidualNorms eigen_residuals(const dense::Context& context, MPI_Comm comm, dense::ConstDenseView<T> X,
+                              dense::ConstDenseView<T> AX, const std::vector<double>& lambda, dense::DenseView<T> R,
                               const std::vector<std::int64_t>& r_position) {
   require_same_space("eigen_residuals", X, AX);
   require_same_space("eigen_residuals", X, R);
@@ -307,17 +307,17 @@ ResidualNorms residual_norms_from_sums(MPI_Comm comm, std::vector<double> sums, 
   return norms;
 }
 
-#define BLOCKEIGS_INSTANTIATE(T)                                                                                      \
-  template GramInFlight start_gram(const spmm::Context&, MPI_Comm, const std::type_identity_t<SplitColumns<T>>&,      \
-                                   spmm::ConstDenseView<T>);                                                          \
-  template GramInFlight start_gram_pair(const spmm::Context&, MPI_Comm, const std::type_identity_t<SplitColumns<T>>&, \
-                                        spmm::ConstDenseView<T>, spmm::ConstDenseView<T>);                            \
-  template HostMatrix gram(const spmm::Context&, MPI_Comm, const std::type_identity_t<SplitColumns<T>>&,              \
-                           spmm::ConstDenseView<T>);                                                                  \
-  template HostMatrix gram(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>);                                  \
-  template std::vector<double> column_norms(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>);                 \
-  template ResidualNorms eigen_residuals(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<T>,                     \
-                                         spmm::ConstDenseView<T>, const std::vector<double>&, spmm::DenseView<T>,     \
+#define BLOCKEIGS_INSTANTIATE(T)                                                                                       \
+  template GramInFlight start_gram(const dense::Context&, MPI_Comm, const std::type_identity_t<SplitColumns<T>>&,      \
+                                   dense::ConstDenseView<T>);                                                          \
+  template GramInFlight start_gram_pair(const dense::Context&, MPI_Comm, const std::type_identity_t<SplitColumns<T>>&, \
+                                        dense::ConstDenseView<T>, dense::ConstDenseView<T>);                           \
+  template HostMatrix gram(const dense::Context&, MPI_Comm, const std::type_identity_t<SplitColumns<T>>&,              \
+                           dense::ConstDenseView<T>);                                                                  \
+  template HostMatrix gram(const dense::Context&, MPI_Comm, dense::ConstDenseView<T>);                                 \
+  template std::vector<double> column_norms(const dense::Context&, MPI_Comm, dense::ConstDenseView<T>);                \
+  template ResidualNorms eigen_residuals(const dense::Context&, MPI_Comm, dense::ConstDenseView<T>,                    \
+                                         dense::ConstDenseView<T>, const std::vector<double>&, dense::DenseView<T>,    \
                                          const std::vector<std::int64_t>&);
 
 BLOCKEIGS_INSTANTIATE(float)

@@ -8,7 +8,7 @@ namespace blockeigs::solver {
 // Nothing to hold: the constructor throws.
 struct DeviceSymmetricEigen::State {};
 
-DeviceSymmetricEigen::DeviceSymmetricEigen(const spmm::Context&) {
+DeviceSymmetricEigen::DeviceSymmetricEigen(const dense::Context&) {
   throw Error("DeviceSymmetricEigen: not compiled with CUDA");
 }
 

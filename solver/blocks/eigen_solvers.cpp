@@ -29,7 +29,7 @@ SymmetricEigen lapack_symmetric_eigen(const HostMatrix& M, std::int64_t first, s
   return out;
 }
 
-SymmetricEigenSolver projected_eigen_solver(const spmm::Context& context, std::int64_t rows) {
+SymmetricEigenSolver projected_eigen_solver(const dense::Context& context, std::int64_t rows) {
   std::shared_ptr<DeviceSymmetricEigen> device;
   if (context.space() == Space::device && rows >= device_eigen_min_rows)
     device = std::make_shared<DeviceSymmetricEigen>(context);

@@ -23,6 +23,6 @@ SymmetricEigen lapack_symmetric_eigen(const HostMatrix& M, std::int64_t first, s
 // A solver for problems of up to `rows` rows made for `context`: cuSOLVER's
 // from device_eigen_min_rows on a CUDA context, LAPACK's from
 // lapack_eigen_min_rows elsewhere, our own below; each call picks by its own size.
-SymmetricEigenSolver projected_eigen_solver(const spmm::Context& context, std::int64_t rows);
+SymmetricEigenSolver projected_eigen_solver(const dense::Context& context, std::int64_t rows);
 
 }  // namespace blockeigs::solver

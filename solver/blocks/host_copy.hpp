@@ -17,12 +17,12 @@ namespace blockeigs::solver {
 // on the way); a device block in fp32 or with gaps between its rows is
 // copied to the host first (one copy), then compacted.
 template <class T>
-void copy_to_host_doubles(spmm::ConstDenseView<T> X, double* out) {
+void copy_to_host_doubles(dense::ConstDenseView<T> X, double* out) {
   if (X.rows == 0 || X.cols == 0) return;
   const auto count = static_cast<std::size_t>(X.rows * X.cols);
   if constexpr (std::is_same_v<T, double>) {
     if (X.ld == X.cols) {
-      spmm::copy_bytes(out, Space::host, X.data, X.space, sizeof(double) * count);
+      dense::copy_bytes(out, Space::host, X.data, X.space, sizeof(double) * count);
       return;
     }
   }
@@ -31,7 +31,7 @@ void copy_to_host_doubles(spmm::ConstDenseView<T> X, double* out) {
   if (X.space != Space::host) {
     const auto span = static_cast<std::size_t>((X.rows - 1) * X.ld + X.cols);
     staged = std::make_unique_for_overwrite<T[]>(span);
-    spmm::copy_bytes(staged.get(), Space::host, X.data, X.space, sizeof(T) * span);
+    dense::copy_bytes(staged.get(), Space::host, X.data, X.space, sizeof(T) * span);
     from = staged.get();
   }
   for (std::int64_t i = 0; i < X.rows; ++i)
@@ -39,7 +39,7 @@ void copy_to_host_doubles(spmm::ConstDenseView<T> X, double* out) {
 }
 
 template <class T>
-std::vector<double> host_doubles(spmm::ConstDenseView<T> X) {
+std::vector<double> host_doubles(dense::ConstDenseView<T> X) {
   std::vector<double> out(static_cast<std::size_t>(X.rows * X.cols));
   copy_to_host_doubles(X, out.data());
   return out;

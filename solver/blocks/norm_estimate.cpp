@@ -11,9 +11,9 @@ namespace blockeigs::solver {
 
 template <class T>
 double power_norm_estimate(LinearOperator<T>& A, MPI_Comm comm, int steps, std::uint64_t seed) {
-  const spmm::Context& ctx = A.context();
+  const dense::Context& ctx = A.context();
   const std::int64_t n = A.local_rows();
-  spmm::DenseBlock<T> v(ctx.space(), n, 1), w(ctx.space(), n, 1);
+  dense::DenseBlock<T> v(ctx.space(), n, 1), w(ctx.space(), n, 1);
   fill_random(ctx, v.view(), seed, A.first_row());
   double norm = column_norms(ctx, comm, v.cview())[0];
   double estimate = 0;

@@ -32,7 +32,7 @@ enum class BasisGoal { orthonormal, well_conditioned };
 // W's `selected` columns (strictly increasing) moved to its front, unless
 // they are there already.
 template <class T>
-void move_to_front(const spmm::Context& context, spmm::DenseView<T> W, const std::vector<std::int64_t>& selected) {
+void move_to_front(const dense::Context& context, dense::DenseView<T> W, const std::vector<std::int64_t>& selected) {
   for (std::size_t j = 0; j < selected.size(); ++j)
     if (selected[j] != std::int64_t(j)) {
       keep_columns(context, W, selected);
@@ -81,18 +81,18 @@ HostMatrix derived_basis_gram(const HostMatrix& G0, const HostMatrix& M1, const 
 // only them). Returns the kept count, or -1 with W untouched and C (= Q^T W
 // of the selected columns) filled in for the explicit pass.
 template <class T>
-std::int64_t fused_first_pass(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> Q,
-                              spmm::DenseView<T> W, const std::vector<std::int64_t>& selected,
-                              spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol, HostMatrix& C,
+std::int64_t fused_first_pass(const dense::Context& context, MPI_Comm comm, dense::ConstDenseView<T> Q,
+                              dense::DenseView<T> W, const std::vector<std::int64_t>& selected,
+                              dense::DenseView<T> scratch, const OrthonormalizeTolerances& tol, HostMatrix& C,
                               BasisOptions* options) {
   const std::int64_t q = Q.cols, nw = static_cast<std::int64_t>(selected.size());
-  const spmm::ConstDenseView<T> Wc(W);
+  const dense::ConstDenseView<T> Wc(W);
   HostMatrix measured;
   if (!(options && options->measured_gram)) {
     // [Q W] as one view where W follows Q in one block.
     const bool adjacent = Q.ld == W.ld && Q.data + Q.cols == W.data;
     measured = gram<T>(context, comm,
-                       adjacent ? SplitColumns<T>(spmm::ConstDenseView<T>{Q.space, Q.rows, q + W.cols, Q.ld, Q.data})
+                       adjacent ? SplitColumns<T>(dense::ConstDenseView<T>{Q.space, Q.rows, q + W.cols, Q.ld, Q.data})
                                 : SplitColumns<T>(Q, Wc),
                        Wc);
   }
@@ -141,14 +141,14 @@ std::int64_t fused_first_pass(const spmm::Context& context, MPI_Comm comm, spmm:
   HostMatrix spread(W.cols, nw);
   for (std::int64_t i = 0; i < nw; ++i)
     for (std::int64_t j = 0; j < nw; ++j) spread(selected[i], j) = transform(i, j);
-  block_combine_pair(context, Q, minus_CT, spmm::ConstDenseView<T>(W), spread, column_range(W, 0, nw), scratch);
+  block_combine_pair(context, Q, minus_CT, dense::ConstDenseView<T>(W), spread, column_range(W, 0, nw), scratch);
   if (options) options->w_gram = derived_basis_gram(G_all, minus_CT, transform, options->q_gram);
   return nw;
 }
 
 template <class T>
-std::int64_t make_basis(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> Q, spmm::DenseView<T> W,
-                        spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol, BasisGoal goal,
+std::int64_t make_basis(const dense::Context& context, MPI_Comm comm, dense::ConstDenseView<T> Q, dense::DenseView<T> W,
+                        dense::DenseView<T> scratch, const OrthonormalizeTolerances& tol, BasisGoal goal,
                         BasisOptions* options = nullptr) {
   if (options) options->w_gram = options->w_from_q = options->w_from_z = HostMatrix();
   std::vector<std::int64_t> selected;
@@ -176,13 +176,13 @@ std::int64_t make_basis(const spmm::Context& context, MPI_Comm comm, spmm::Const
   if (options && options->implicit_only) return -1;
   compact();  // the explicit passes work on the selected columns only
   for (int pass = 0; pass < max_ortho_passes && nw > 0; ++pass) {
-    spmm::DenseView<T> Wv = column_range(W, 0, nw);
+    dense::DenseView<T> Wv = column_range(W, 0, nw);
     HostMatrix C(Q.cols, nw);
     if (Q.cols > 0) {
-      C = pass == 0 && known_C.rows() == Q.cols ? known_C : gram(context, comm, Q, spmm::ConstDenseView<T>(Wv));
+      C = pass == 0 && known_C.rows() == Q.cols ? known_C : gram(context, comm, Q, dense::ConstDenseView<T>(Wv));
       block_update(context, T(-1), Q, C, T(1), Wv);
     }
-    const HostMatrix G = gram(context, comm, spmm::ConstDenseView<T>(Wv));
+    const HostMatrix G = gram(context, comm, dense::ConstDenseView<T>(Wv));
     // Done when the last pass changed nothing that matters: W was already
     // orthogonal to Q and orthonormal.
     if (goal == BasisGoal::orthonormal && pass > 0 && max_abs(C) <= tol.orthogonality &&
@@ -240,42 +240,42 @@ HostMatrix well_conditioned_on_root(MPI_Comm comm, const HostMatrix& G, const Or
 }
 
 template <class T>
-std::int64_t orthonormalize_against(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> Q,
-                                    spmm::DenseView<T> W, spmm::DenseView<T> scratch,
+std::int64_t orthonormalize_against(const dense::Context& context, MPI_Comm comm, dense::ConstDenseView<T> Q,
+                                    dense::DenseView<T> W, dense::DenseView<T> scratch,
                                     const OrthonormalizeTolerances& tol) {
   return make_basis(context, comm, Q, W, scratch, tol, BasisGoal::orthonormal);
 }
 
 template <class T>
-std::int64_t condition_against(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> Q,
-                               spmm::DenseView<T> W, spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol,
+std::int64_t condition_against(const dense::Context& context, MPI_Comm comm, dense::ConstDenseView<T> Q,
+                               dense::DenseView<T> W, dense::DenseView<T> scratch, const OrthonormalizeTolerances& tol,
                                BasisOptions* options) {
   return make_basis(context, comm, Q, W, scratch, tol, BasisGoal::well_conditioned, options);
 }
 
 template <class T>
-std::int64_t condition_basis(const spmm::Context& context, MPI_Comm comm, spmm::DenseView<T> W,
-                             spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol) {
-  const spmm::ConstDenseView<T> none{W.space, W.rows, 0, W.ld, W.data};
+std::int64_t condition_basis(const dense::Context& context, MPI_Comm comm, dense::DenseView<T> W,
+                             dense::DenseView<T> scratch, const OrthonormalizeTolerances& tol) {
+  const dense::ConstDenseView<T> none{W.space, W.rows, 0, W.ld, W.data};
   return make_basis(context, comm, none, W, scratch, tol, BasisGoal::well_conditioned);
 }
 
-template std::int64_t condition_basis(const spmm::Context&, MPI_Comm, spmm::DenseView<float>, spmm::DenseView<float>,
+template std::int64_t condition_basis(const dense::Context&, MPI_Comm, dense::DenseView<float>, dense::DenseView<float>,
                                       const OrthonormalizeTolerances&);
-template std::int64_t condition_basis(const spmm::Context&, MPI_Comm, spmm::DenseView<double>, spmm::DenseView<double>,
-                                      const OrthonormalizeTolerances&);
+template std::int64_t condition_basis(const dense::Context&, MPI_Comm, dense::DenseView<double>,
+                                      dense::DenseView<double>, const OrthonormalizeTolerances&);
 
-template std::int64_t condition_against(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<float>,
-                                        spmm::DenseView<float>, spmm::DenseView<float>, const OrthonormalizeTolerances&,
-                                        BasisOptions*);
-template std::int64_t condition_against(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<double>,
-                                        spmm::DenseView<double>, spmm::DenseView<double>,
+template std::int64_t condition_against(const dense::Context&, MPI_Comm, dense::ConstDenseView<float>,
+                                        dense::DenseView<float>, dense::DenseView<float>,
                                         const OrthonormalizeTolerances&, BasisOptions*);
-template std::int64_t orthonormalize_against(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<float>,
-                                             spmm::DenseView<float>, spmm::DenseView<float>,
+template std::int64_t condition_against(const dense::Context&, MPI_Comm, dense::ConstDenseView<double>,
+                                        dense::DenseView<double>, dense::DenseView<double>,
+                                        const OrthonormalizeTolerances&, BasisOptions*);
+template std::int64_t orthonormalize_against(const dense::Context&, MPI_Comm, dense::ConstDenseView<float>,
+                                             dense::DenseView<float>, dense::DenseView<float>,
                                              const OrthonormalizeTolerances&);
-template std::int64_t orthonormalize_against(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<double>,
-                                             spmm::DenseView<double>, spmm::DenseView<double>,
+template std::int64_t orthonormalize_against(const dense::Context&, MPI_Comm, dense::ConstDenseView<double>,
+                                             dense::DenseView<double>, dense::DenseView<double>,
                                              const OrthonormalizeTolerances&);
 
 double max_abs(const HostMatrix& M) {

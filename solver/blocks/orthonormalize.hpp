@@ -119,8 +119,8 @@ HostMatrix well_conditioned_on_root(MPI_Comm comm, const HostMatrix& G, const Or
 // packed into W's leading columns. Returns how many were kept. `scratch` has
 // W's rows and at least W.cols columns. Collective.
 template <class T>
-std::int64_t orthonormalize_against(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> Q,
-                                    spmm::DenseView<T> W, spmm::DenseView<T> scratch,
+std::int64_t orthonormalize_against(const dense::Context& context, MPI_Comm comm, dense::ConstDenseView<T> Q,
+                                    dense::DenseView<T> W, dense::DenseView<T> scratch,
                                     const OrthonormalizeTolerances& tol);
 
 // Makes W a well-conditioned basis of the part of its span orthogonal to Q,
@@ -170,20 +170,20 @@ struct BasisOptions {
   HostMatrix w_from_q, w_from_z;                       // out: Q.cols x kept and raw x kept, or empty
 };
 template <class T>
-std::int64_t condition_against(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> Q,
-                               spmm::DenseView<T> W, spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol,
+std::int64_t condition_against(const dense::Context& context, MPI_Comm comm, dense::ConstDenseView<T> Q,
+                               dense::DenseView<T> W, dense::DenseView<T> scratch, const OrthonormalizeTolerances& tol,
                                BasisOptions* options = nullptr);
 
 // condition_against with no Q.
 template <class T>
-std::int64_t condition_basis(const spmm::Context& context, MPI_Comm comm, spmm::DenseView<T> W,
-                             spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol);
+std::int64_t condition_basis(const dense::Context& context, MPI_Comm comm, dense::DenseView<T> W,
+                             dense::DenseView<T> scratch, const OrthonormalizeTolerances& tol);
 
 // orthonormalize_against with no Q.
 template <class T>
-std::int64_t orthonormalize(const spmm::Context& context, MPI_Comm comm, spmm::DenseView<T> W,
-                            spmm::DenseView<T> scratch, const OrthonormalizeTolerances& tol) {
-  const spmm::ConstDenseView<T> none{W.space, W.rows, 0, W.ld, W.data};
+std::int64_t orthonormalize(const dense::Context& context, MPI_Comm comm, dense::DenseView<T> W,
+                            dense::DenseView<T> scratch, const OrthonormalizeTolerances& tol) {
+  const dense::ConstDenseView<T> none{W.space, W.rows, 0, W.ld, W.data};
   return orthonormalize_against(context, comm, none, W, scratch, tol);
 }
 

@@ -14,7 +14,8 @@ constexpr std::size_t max_pending = 64;
 constexpr std::size_t settle_batch = 16;
 }  // namespace
 
-PhaseTimer::PhaseTimer(const spmm::Context& context) : context_(context), on_device_(context.space() == Space::device) {
+PhaseTimer::PhaseTimer(const dense::Context& context)
+    : context_(context), on_device_(context.space() == Space::device) {
   if (on_device_) {
     last_ = take_event();
     last_->record();
@@ -25,9 +26,9 @@ PhaseTimer::PhaseTimer(const spmm::Context& context) : context_(context), on_dev
 
 PhaseTimer::~PhaseTimer() = default;
 
-std::unique_ptr<spmm::Event> PhaseTimer::take_event() {
-  if (spare_.empty()) return std::make_unique<spmm::Event>(context_, spmm::Event::Timing::on);
-  std::unique_ptr<spmm::Event> event = std::move(spare_.back());
+std::unique_ptr<dense::Event> PhaseTimer::take_event() {
+  if (spare_.empty()) return std::make_unique<dense::Event>(context_, dense::Event::Timing::on);
+  std::unique_ptr<dense::Event> event = std::move(spare_.back());
   spare_.pop_back();
   return event;
 }
@@ -39,7 +40,7 @@ void PhaseTimer::to(double& bucket) {
     host_mark_ = now;
     return;
   }
-  std::unique_ptr<spmm::Event> event = take_event();
+  std::unique_ptr<dense::Event> event = take_event();
   event->record();
   pending_.emplace_back(std::move(event), &bucket);
   if (pending_.size() >= settle_batch) settle(pending_.size() > max_pending);

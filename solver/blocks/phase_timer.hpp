@@ -26,7 +26,7 @@ namespace blockeigs::solver {
 
 class PhaseTimer {
  public:
-  explicit PhaseTimer(const spmm::Context& context);
+  explicit PhaseTimer(const dense::Context& context);
   PhaseTimer(const PhaseTimer&) = delete;
   PhaseTimer& operator=(const PhaseTimer&) = delete;
   ~PhaseTimer();
@@ -43,15 +43,15 @@ class PhaseTimer {
   void finish();
 
  private:
-  std::unique_ptr<spmm::Event> take_event();
+  std::unique_ptr<dense::Event> take_event();
   void settle(bool wait);
 
-  const spmm::Context& context_;
+  const dense::Context& context_;
   bool on_device_;
-  double host_mark_ = 0;               // host: wall time of the last mark
-  std::unique_ptr<spmm::Event> last_;  // device: the last settled mark
-  std::deque<std::pair<std::unique_ptr<spmm::Event>, double*>> pending_;
-  std::vector<std::unique_ptr<spmm::Event>> spare_;
+  double host_mark_ = 0;                // host: wall time of the last mark
+  std::unique_ptr<dense::Event> last_;  // device: the last settled mark
+  std::deque<std::pair<std::unique_ptr<dense::Event>, double*>> pending_;
+  std::vector<std::unique_ptr<dense::Event>> spare_;
 };
 
 }  // namespace blockeigs::solver

@@ -98,7 +98,7 @@ HostMatrix columns_of(const HostMatrix& M, std::int64_t first, std::int64_t coun
 }
 
 template <class T>
-void check_block_cg_arguments(const LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::DenseView<T> X,
+void check_block_cg_arguments(const LinearOperator<T>& A, dense::ConstDenseView<T> B, dense::DenseView<T> X,
                               const BlockCgOptions& options) {
   const Space space = A.context().space();
   const std::int64_t m = A.local_rows(), s = B.cols;
@@ -120,8 +120,8 @@ void check_block_cg_arguments(const LinearOperator<T>& A, spmm::ConstDenseView<T
 template <class T>
 class BlockCg {
  public:
-  BlockCg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::DenseView<T> X, const BlockCgOptions& options,
-          Preconditioner<T>* preconditioner, std::optional<spmm::ConstDenseView<T>> search)
+  BlockCg(LinearOperator<T>& A, dense::ConstDenseView<T> B, dense::DenseView<T> X, const BlockCgOptions& options,
+          Preconditioner<T>* preconditioner, std::optional<dense::ConstDenseView<T>> search)
       : A_(A),
         B_(B),
         X_(X),
@@ -167,16 +167,16 @@ class BlockCg {
   // just before it and P before that, so that P^T [Q R] and [P Q R]^T R are
   // single reductions, and the new P can be written over the old one
   // (block_combine_pair reads a row before writing it).
-  spmm::DenseView<T> at(std::int64_t column, std::int64_t cols) {
-    return spmm::DenseView<T>{space_, m_, cols, 3 * s_, PQR_.data() + column};
+  dense::DenseView<T> at(std::int64_t column, std::int64_t cols) {
+    return dense::DenseView<T>{space_, m_, cols, 3 * s_, PQR_.data() + column};
   }
-  spmm::DenseView<T> R_view(std::int64_t a) { return at(2 * s_, a); }
-  spmm::DenseView<T> Q_view(std::int64_t r) { return at(2 * s_ - r, r); }
-  spmm::DenseView<T> P_view(std::int64_t r) { return at(2 * s_ - 2 * r, r); }
-  spmm::DenseView<T> narrow(spmm::DenseBlock<T>& block, std::int64_t cols) {
-    return spmm::DenseView<T>{space_, m_, cols, block.ld(), block.data()};
+  dense::DenseView<T> R_view(std::int64_t a) { return at(2 * s_, a); }
+  dense::DenseView<T> Q_view(std::int64_t r) { return at(2 * s_ - r, r); }
+  dense::DenseView<T> P_view(std::int64_t r) { return at(2 * s_ - 2 * r, r); }
+  dense::DenseView<T> narrow(dense::DenseBlock<T>& block, std::int64_t cols) {
+    return dense::DenseView<T>{space_, m_, cols, block.ld(), block.data()};
   }
-  static spmm::ConstDenseView<T> cview(spmm::DenseView<T> v) { return spmm::ConstDenseView<T>(v); }
+  static dense::ConstDenseView<T> cview(dense::DenseView<T> v) { return dense::ConstDenseView<T>(v); }
   std::int64_t active_count() const { return static_cast<std::int64_t>(active_.size()); }
   double threshold(std::int64_t column) const {
     return std::max(options_.rtol * result_.rhs_norms[column], options_.atol);
@@ -194,16 +194,16 @@ class BlockCg {
   double record(const std::vector<double>& norms);
   void monitor(int iteration, std::int64_t width, double worst) const;
   BlockCgIterate iterate();
-  spmm::DenseView<T> preconditioned_residual(std::int64_t a);
-  void place_search_block(spmm::DenseView<T> from, std::int64_t r);
+  dense::DenseView<T> preconditioned_residual(std::int64_t a);
+  void place_search_block(dense::DenseView<T> from, std::int64_t r);
 
   LinearOperator<T>& A_;
-  const spmm::ConstDenseView<T> B_;
-  const spmm::DenseView<T> X_;
+  const dense::ConstDenseView<T> B_;
+  const dense::DenseView<T> X_;
   const BlockCgOptions& options_;
   Preconditioner<T>* const preconditioner_;
-  const std::optional<spmm::ConstDenseView<T>> search_;  // the first search block, if given
-  const spmm::Context& context_;
+  const std::optional<dense::ConstDenseView<T>> search_;  // the first search block, if given
+  const dense::Context& context_;
   const MPI_Comm comm_;
   const Space space_;
   const std::int64_t m_, s_;
@@ -212,7 +212,7 @@ class BlockCg {
   BlockCgTimings& time_ = result_.stats.timings;
   PhaseTimer clock_;
   const OrthonormalizeTolerances tol_;
-  spmm::DenseBlock<T> PQR_, Xa_, scratch_, Zbuf_;
+  dense::DenseBlock<T> PQR_, Xa_, scratch_, Zbuf_;
 
   std::vector<std::int64_t> active_;  // the columns not converged, in Xa's and R's order
   std::int64_t r_ = 0;                // columns of P
@@ -240,9 +240,9 @@ void BlockCg<T>::start() {
   result_.residual_norms.assign(s_, 0.0);
 
   // R = B - A X; the active set starts with every column.
-  A_.apply(T(-1), spmm::ConstDenseView<T>(X_), T(0), R_view(s_));
+  A_.apply(T(-1), dense::ConstDenseView<T>(X_), T(0), R_view(s_));
   axpby(context_, T(1), B_, T(1), R_view(s_));
-  copy_block(context_, spmm::ConstDenseView<T>(X_), narrow(Xa_, s_));
+  copy_block(context_, dense::ConstDenseView<T>(X_), narrow(Xa_, s_));
   active_.resize(s_);
   for (std::int64_t j = 0; j < s_; ++j) active_[j] = j;
   clock_.to(time_.spmm);
@@ -260,7 +260,7 @@ void BlockCg<T>::start() {
     // P = a well-conditioned basis of Z (or R), built in the columns before
     // R's (free now) and then moved to its place.
     const std::int64_t a = active_count();
-    const spmm::DenseView<T> W = at(0, a);
+    const dense::DenseView<T> W = at(0, a);
     copy_block(context_, preconditioner_ ? cview(preconditioned_residual(a)) : cview(R_view(a)), W);
     r_ = condition_basis(context_, comm_, W, narrow(scratch_, a), tol_);
     place_search_block(W, r_);
@@ -271,7 +271,7 @@ void BlockCg<T>::start() {
 template <class T>
 void BlockCg<T>::step() {
   const std::int64_t a = active_count(), r = r_;
-  const spmm::ConstDenseView<T> Pr = cview(P_view(r));
+  const dense::ConstDenseView<T> Pr = cview(P_view(r));
   A_.apply(T(1), Pr, T(0), Q_view(r));
   clock_.to(time_.spmm);
 
@@ -323,8 +323,8 @@ void BlockCg<T>::test_residuals() {
 template <class T>
 void BlockCg<T>::next_search_block_preconditioned() {
   const std::int64_t a2 = active_count(), r = r_;
-  const spmm::ConstDenseView<T> Pr = cview(P_view(r));
-  const spmm::DenseView<T> Z = preconditioned_residual(a2);
+  const dense::ConstDenseView<T> Pr = cview(P_view(r));
+  const dense::DenseView<T> Z = preconditioned_residual(a2);
   const HostMatrix beta = solve_delta(comm_, delta_, gram(context_, comm_, cview(Q_view(r)), cview(Z)), -1.0);
   block_combine(context_, T(1), Pr, beta, T(1), cview(Z), Z);  // W = Z + P beta, in Z's buffer
   clock_.to(time_.update);
@@ -341,7 +341,7 @@ void BlockCg<T>::next_search_block_preconditioned() {
 template <class T>
 void BlockCg<T>::next_search_block() {
   const std::int64_t a2 = active_count(), r = r_, r0 = r_;
-  const spmm::ConstDenseView<T> Pr = cview(P_view(r));
+  const dense::ConstDenseView<T> Pr = cview(P_view(r));
   const HostMatrix PtP = known_PtP_.rows() == r ? known_PtP_ : gram(context_, comm_, Pr);
   const HostMatrix Delta_alpha = multiply(Delta_, alpha_);  // P^T R = C - Delta alpha
   HostMatrix QtR(r, a2), PtR(r, a2), RtR(a2, a2);
@@ -383,7 +383,7 @@ void BlockCg<T>::next_search_block() {
       for (std::size_t e = 0; e < known_PtR_.values().size(); ++e) known_PtR_.values()[e] += StRtR.values()[e];
     } else {
       // One pass leaves W^T W within ~eps / ratio of I; far from it, condition again.
-      const spmm::DenseView<T> W = P_view(r_next);
+      const dense::DenseView<T> W = P_view(r_next);
       r_next = condition_basis(context_, comm_, W, narrow(scratch_, r_next), tol_);
       place_search_block(W, r_next);
     }
@@ -406,11 +406,11 @@ BlockCgResult BlockCg<T>::finish() {
     copy_block(context_, cview(column_range(narrow(Xa_, s_), std::int64_t(c), 1)), column_range(X_, active_[c], 1));
 
   // The true residual B - A X, which the recurrence only approximates.
-  A_.apply(T(-1), spmm::ConstDenseView<T>(X_), T(0), R_view(s_));
+  A_.apply(T(-1), dense::ConstDenseView<T>(X_), T(0), R_view(s_));
   axpby(context_, T(1), B_, T(1), R_view(s_));
-  result_.true_residual_norms = column_norms(context_, comm_, spmm::ConstDenseView<T>(R_view(s_)));
+  result_.true_residual_norms = column_norms(context_, comm_, dense::ConstDenseView<T>(R_view(s_)));
   if (stalled_)  // the floor's ||A||: 20 products, only for a run that stagnated
-    result_.stall = cg_detail::describe_stall(A_, spmm::ConstDenseView<T>(X_), active_, result_.rhs_norms, watch_);
+    result_.stall = cg_detail::describe_stall(A_, dense::ConstDenseView<T>(X_), active_, result_.rhs_norms, watch_);
   clock_.to(time_.other);
   clock_.finish();
   time_.total = MPI_Wtime() - start_;
@@ -426,7 +426,7 @@ BlockCgIterate BlockCg<T>::iterate() {
   it.search_width = static_cast<int>(r_);
   it.search = [this] { return host_doubles(cview(P_view(r_))); };
   it.solution = [this] {
-    std::vector<double> x = host_doubles(spmm::ConstDenseView<T>(X_));
+    std::vector<double> x = host_doubles(dense::ConstDenseView<T>(X_));
     const std::int64_t a = active_count();
     const std::vector<double> xa = host_doubles(cview(narrow(Xa_, a)));
     for (std::int64_t i = 0; i < m_; ++i)
@@ -447,7 +447,7 @@ std::vector<std::int64_t> BlockCg<T>::retire_converged(const std::vector<double>
     result_.iterations[j] = iteration;
     if (norms[c] <= threshold(j)) {
       result_.converged[j] = true;
-      copy_block(context_, spmm::ConstDenseView<T>(column_range(narrow(Xa_, s_), std::int64_t(c), 1)),
+      copy_block(context_, dense::ConstDenseView<T>(column_range(narrow(Xa_, s_), std::int64_t(c), 1)),
                  column_range(X_, j, 1));
     } else {
       keep.push_back(static_cast<std::int64_t>(c));
@@ -510,7 +510,7 @@ void BlockCg<T>::monitor(int iteration, std::int64_t width, double worst) const 
 
 // Z = M^{-1} R for the active columns (preconditioned runs only).
 template <class T>
-spmm::DenseView<T> BlockCg<T>::preconditioned_residual(std::int64_t a) {
+dense::DenseView<T> BlockCg<T>::preconditioned_residual(std::int64_t a) {
   preconditioner_->apply(cview(R_view(a)), narrow(Zbuf_, a));
   clock_.to(time_.preconditioner);
   return narrow(Zbuf_, a);
@@ -520,7 +520,7 @@ spmm::DenseView<T> BlockCg<T>::preconditioned_residual(std::int64_t a) {
 // elsewhere (or conditioned into fewer columns at the wrong offset) is moved
 // there through scratch.
 template <class T>
-void BlockCg<T>::place_search_block(spmm::DenseView<T> from, std::int64_t r) {
+void BlockCg<T>::place_search_block(dense::DenseView<T> from, std::int64_t r) {
   if (from.data == P_view(r).data) return;
   copy_block(context_, cview(column_range(from, 0, r)), narrow(scratch_, r));
   copy_block(context_, cview(narrow(scratch_, r)), P_view(r));
@@ -529,9 +529,9 @@ void BlockCg<T>::place_search_block(spmm::DenseView<T> from, std::int64_t r) {
 }  // namespace
 
 template <class T>
-BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::DenseView<T> X,
+BlockCgResult block_cg(LinearOperator<T>& A, dense::ConstDenseView<T> B, dense::DenseView<T> X,
                        const BlockCgOptions& options, Preconditioner<T>* preconditioner,
-                       std::optional<spmm::ConstDenseView<T>> search) {
+                       std::optional<dense::ConstDenseView<T>> search) {
   check_block_cg_arguments(A, B, X, options);
   if (search && (search->rows != A.local_rows() || search->cols < 1 || search->cols > B.cols ||
                  search->space != A.context().space()))
@@ -543,12 +543,12 @@ BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::De
   return solver.solve();
 }
 
-template BlockCgResult block_cg(LinearOperator<float>&, spmm::ConstDenseView<float>, spmm::DenseView<float>,
+template BlockCgResult block_cg(LinearOperator<float>&, dense::ConstDenseView<float>, dense::DenseView<float>,
                                 const BlockCgOptions&, Preconditioner<float>*,
-                                std::optional<spmm::ConstDenseView<float>>);
-template BlockCgResult block_cg(LinearOperator<double>&, spmm::ConstDenseView<double>, spmm::DenseView<double>,
+                                std::optional<dense::ConstDenseView<float>>);
+template BlockCgResult block_cg(LinearOperator<double>&, dense::ConstDenseView<double>, dense::DenseView<double>,
                                 const BlockCgOptions&, Preconditioner<double>*,
-                                std::optional<spmm::ConstDenseView<double>>);
+                                std::optional<dense::ConstDenseView<double>>);
 
 const char* to_string(BlockCgStop stop) {
   switch (stop) {

@@ -128,8 +128,8 @@ struct BlockCgResult {
 // for mismatched shapes or bad options, and when A is found not to be
 // positive definite (p^T A p <= 0 on a search direction: negative curvature).
 template <class T>
-BlockCgResult block_cg(LinearOperator<T>& A, spmm::ConstDenseView<T> B, spmm::DenseView<T> X,
+BlockCgResult block_cg(LinearOperator<T>& A, dense::ConstDenseView<T> B, dense::DenseView<T> X,
                        const BlockCgOptions& options, Preconditioner<T>* preconditioner = nullptr,
-                       std::optional<spmm::ConstDenseView<T>> search = std::nullopt);
+                       std::optional<dense::ConstDenseView<T>> search = std::nullopt);
 
 }  // namespace blockeigs::solver

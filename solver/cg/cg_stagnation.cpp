@@ -25,7 +25,7 @@ bool StagnationWatch::record(int iteration, const std::vector<std::int64_t>& act
 }
 
 template <class T>
-BlockCgStall describe_stall(LinearOperator<T>& A, spmm::ConstDenseView<T> X, const std::vector<std::int64_t>& active,
+BlockCgStall describe_stall(LinearOperator<T>& A, dense::ConstDenseView<T> X, const std::vector<std::int64_t>& active,
                             const std::vector<double>& rhs_norms, const StagnationWatch& watch) {
   constexpr int power_steps = 20;  // as LOBPCG's estimate: 84-100% of ||A||_2 on ../shared/data's matrices
   BlockCgStall stall;
@@ -43,10 +43,10 @@ BlockCgStall describe_stall(LinearOperator<T>& A, spmm::ConstDenseView<T> X, con
   return stall;
 }
 
-template BlockCgStall describe_stall(LinearOperator<float>&, spmm::ConstDenseView<float>,
+template BlockCgStall describe_stall(LinearOperator<float>&, dense::ConstDenseView<float>,
                                      const std::vector<std::int64_t>&, const std::vector<double>&,
                                      const StagnationWatch&);
-template BlockCgStall describe_stall(LinearOperator<double>&, spmm::ConstDenseView<double>,
+template BlockCgStall describe_stall(LinearOperator<double>&, dense::ConstDenseView<double>,
                                      const std::vector<std::int64_t>&, const std::vector<double>&,
                                      const StagnationWatch&);
 

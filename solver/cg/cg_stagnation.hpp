@@ -48,7 +48,7 @@ class StagnationWatch {
 // residual and the floor eps ||A|| ||x_j|| / ||b_j||, ||A|| by 20 power-method
 // products. Collective (A's products, X's column norms).
 template <class T>
-BlockCgStall describe_stall(LinearOperator<T>& A, spmm::ConstDenseView<T> X, const std::vector<std::int64_t>& active,
+BlockCgStall describe_stall(LinearOperator<T>& A, dense::ConstDenseView<T> X, const std::vector<std::int64_t>& active,
                             const std::vector<double>& rhs_norms, const StagnationWatch& watch);
 
 }  // namespace blockeigs::solver::cg_detail

@@ -28,14 +28,14 @@ double filter_growth_per_degree(const FilterInterval& interval, double x) {
 
 template <class T>
 std::int64_t chebyshev_filter(LinearOperator<T>& A, const FilterInterval& interval, const std::vector<int>& degrees,
-                              spmm::DenseView<T> V, spmm::DenseView<T> scratch) {
+                              dense::DenseView<T> V, dense::DenseView<T> scratch) {
   const std::int64_t m = V.cols;
   BLOCKEIGS_ASSERT(static_cast<std::int64_t>(degrees.size()) == m && scratch.cols >= m);
   if (m == 0) return 0;
   BLOCKEIGS_ASSERT(std::is_sorted(degrees.rbegin(), degrees.rend()));
   for (const int d : degrees)
     if (d < 2 || d % 2 != 0) throw Error(detail::concat("chebyshev_filter: degree ", d, " is not even and at least 2"));
-  const spmm::Context& ctx = A.context();
+  const dense::Context& ctx = A.context();
   const double e = 0.5 * (interval.b - interval.a), c = 0.5 * (interval.b + interval.a);
   if (!(e > 0) || !(interval.lowest < c))
     throw Error(detail::concat("chebyshev_filter: the interval [", interval.a, ", ", interval.b, "] with lowest ",
@@ -45,13 +45,13 @@ std::int64_t chebyshev_filter(LinearOperator<T>& A, const FilterInterval& interv
   const auto width = [&](int i) {
     return static_cast<std::int64_t>(std::count_if(degrees.begin(), degrees.end(), [i](int d) { return d >= i; }));
   };
-  const spmm::DenseView<T> Y0 = V, Y1{scratch.space, scratch.rows, m, scratch.ld, scratch.data};
+  const dense::DenseView<T> Y0 = V, Y1{scratch.space, scratch.rows, m, scratch.ld, scratch.data};
   // (s A - c) Y in one product where the operator can stand for A - s c I; else a product and a pass.
   auto* shiftable = dynamic_cast<DiagonalShiftOperator<T>*>(&A);
   const bool shifted = shiftable && shiftable->set_diagonal_shift(static_cast<T>(-s * c));
   const ShiftRestore<T> restore{shifted ? shiftable : nullptr};
   // C = alpha (s A - c) Y + beta C.
-  const auto product = [&](double alpha, spmm::ConstDenseView<T> Y, double beta, spmm::DenseView<T> C) {
+  const auto product = [&](double alpha, dense::ConstDenseView<T> Y, double beta, dense::DenseView<T> C) {
     if (!shifted) {
       axpby(ctx, static_cast<T>(-c * alpha), Y, static_cast<T>(beta), C);
       beta = 1;
@@ -62,16 +62,16 @@ std::int64_t chebyshev_filter(LinearOperator<T>& A, const FilterInterval& interv
   // Step 1: Y1 = (sigma1 / e) (s A - c) Y0.
   double sigma = e / (interval.lowest - c);
   const double sigma1 = sigma, tau = 2 / sigma1;
-  product(sigma1 / e, spmm::ConstDenseView<T>(Y0), 0, Y1);
+  product(sigma1 / e, dense::ConstDenseView<T>(Y0), 0, Y1);
   products += m;
   // Step i >= 2: Y_i = (2 sigma_i / e) (s A - c) Y_{i-1} - sigma_{i-1} sigma_i Y_{i-2}, over Y_{i-2}'s buffer.
   const int top = degrees.front();
   for (int i = 2; i <= top; ++i) {
     const double sigma_next = 1 / (tau - sigma);
     const std::int64_t w = width(i);
-    const spmm::DenseView<T>& older = i % 2 == 0 ? Y0 : Y1;  // Y_{i-2}, overwritten by Y_i
-    const spmm::DenseView<T>& last = i % 2 == 0 ? Y1 : Y0;   // Y_{i-1}
-    product(2 * sigma_next / e, column_range(spmm::ConstDenseView<T>(last), 0, w), -sigma * sigma_next,
+    const dense::DenseView<T>& older = i % 2 == 0 ? Y0 : Y1;  // Y_{i-2}, overwritten by Y_i
+    const dense::DenseView<T>& last = i % 2 == 0 ? Y1 : Y0;   // Y_{i-1}
+    product(2 * sigma_next / e, column_range(dense::ConstDenseView<T>(last), 0, w), -sigma * sigma_next,
             column_range(older, 0, w));
     products += w;
     sigma = sigma_next;
@@ -80,8 +80,8 @@ std::int64_t chebyshev_filter(LinearOperator<T>& A, const FilterInterval& interv
 }
 
 template std::int64_t chebyshev_filter(LinearOperator<float>&, const FilterInterval&, const std::vector<int>&,
-                                       spmm::DenseView<float>, spmm::DenseView<float>);
+                                       dense::DenseView<float>, dense::DenseView<float>);
 template std::int64_t chebyshev_filter(LinearOperator<double>&, const FilterInterval&, const std::vector<int>&,
-                                       spmm::DenseView<double>, spmm::DenseView<double>);
+                                       dense::DenseView<double>, dense::DenseView<double>);
 
 }  // namespace blockeigs::solver

@@ -41,6 +41,6 @@ double filter_growth_per_degree(const FilterInterval& interval, double x);
 // made, counted in columns.
 template <class T>
 std::int64_t chebyshev_filter(LinearOperator<T>& A, const FilterInterval& interval, const std::vector<int>& degrees,
-                              spmm::DenseView<T> V, spmm::DenseView<T> scratch);
+                              dense::DenseView<T> V, dense::DenseView<T> scratch);
 
 }  // namespace blockeigs::solver

@@ -58,10 +58,10 @@ class ChfsiIteration {
         residual_(m),
         clock_(ctx_) {}
 
-  LobpcgResult<T> run(std::optional<spmm::ConstDenseView<T>> start, double t_begin);
+  LobpcgResult<T> run(std::optional<dense::ConstDenseView<T>> start, double t_begin);
 
  private:
-  void start_block(std::optional<spmm::ConstDenseView<T>> start);
+  void start_block(std::optional<dense::ConstDenseView<T>> start);
   void rayleigh_ritz();                  // on the active columns: A V, V^T A V, rotation, residuals
   bool passes(std::int64_t j) const;     // the stopping test for column j
   int lock();                            // the passing wanted pairs, in order; returns how many pass in all
@@ -70,17 +70,17 @@ class ChfsiIteration {
   void report(int iteration, int passing, bool last);
   LobpcgResult<T> finish(int iteration, LobpcgStop stop);
 
-  spmm::DenseView<T> active(spmm::DenseBlock<T>& B) { return column_range(B.view(), locked_, m_ - locked_); }
+  dense::DenseView<T> active(dense::DenseBlock<T>& B) { return column_range(B.view(), locked_, m_ - locked_); }
 
   LinearOperator<T>& A_;
   const LobpcgOptions& options_;
   const PrivateComm private_comm_;
   const MPI_Comm comm_;
-  const spmm::Context& ctx_;
+  const dense::Context& ctx_;
   const std::int64_t n_, m_;
   const int k_, sign_, guard_percent_;
   const int first_degree_, max_degree_, lanczos_steps_;
-  spmm::DenseBlock<T> V_, W_, S_;  // the block, s A V on its active columns, scratch
+  dense::DenseBlock<T> V_, W_, S_;  // the block, s A V on its active columns, scratch
   std::vector<double> theta_,
       residual_;  // Ritz values of s A (ascending on the active columns) and ||s A v - theta v||
   std::int64_t locked_ = 0;
@@ -95,7 +95,7 @@ class ChfsiIteration {
 };
 
 template <class T>
-void ChfsiIteration<T>::start_block(std::optional<spmm::ConstDenseView<T>> start) {
+void ChfsiIteration<T>::start_block(std::optional<dense::ConstDenseView<T>> start) {
   fill_random(ctx_, V_.view(), options_.seed, A_.first_row());
   if (start && start->cols > 0) copy_block(ctx_, *start, column_range(V_.view(), 0, start->cols));
   chfsi_orthonormalize(ctx_, comm_, V_.view(), 0, S_.view());
@@ -104,11 +104,11 @@ void ChfsiIteration<T>::start_block(std::optional<spmm::ConstDenseView<T>> start
 
 template <class T>
 void ChfsiIteration<T>::rayleigh_ritz() {
-  const spmm::DenseView<T> V = active(V_), W = active(W_), S = active(S_);
+  const dense::DenseView<T> V = active(V_), W = active(W_), S = active(S_);
   const std::int64_t ma = V.cols;
-  A_.apply(static_cast<T>(sign_), spmm::ConstDenseView<T>(V), T(0), W);
+  A_.apply(static_cast<T>(sign_), dense::ConstDenseView<T>(V), T(0), W);
   clock_.to(time_.spmm);
-  HostMatrix H = gram<T>(ctx_, comm_, spmm::ConstDenseView<T>(V), spmm::ConstDenseView<T>(W));
+  HostMatrix H = gram<T>(ctx_, comm_, dense::ConstDenseView<T>(V), dense::ConstDenseView<T>(W));
   clock_.to(time_.rayleigh_ritz);
   // The projected problem on rank 0 (its device where it has one), values and vectors to every rank.
   HostMatrix Q, values(1, ma);
@@ -125,12 +125,12 @@ void ChfsiIteration<T>::rayleigh_ritz() {
   transform_in_place(ctx_, V, Q, S);
   clock_.to(time_.rayleigh_ritz);
   // A V of the Ritz vectors: one more product, cheaper than rotating A V (a GEMM of ma^2 n) from ma ~ 100.
-  A_.apply(static_cast<T>(sign_), spmm::ConstDenseView<T>(V), T(0), W);
+  A_.apply(static_cast<T>(sign_), dense::ConstDenseView<T>(V), T(0), W);
   clock_.to(time_.spmm);
   std::copy(values.data(), values.data() + ma, theta_.begin() + locked_);
   const std::vector<double> lambda(values.data(), values.data() + ma);
   const ResidualNorms norms =
-      eigen_residuals(ctx_, comm_, spmm::ConstDenseView<T>(V), spmm::ConstDenseView<T>(W), lambda, S);
+      eigen_residuals(ctx_, comm_, dense::ConstDenseView<T>(V), dense::ConstDenseView<T>(W), lambda, S);
   std::copy(norms.residual.begin(), norms.residual.end(), residual_.begin() + locked_);
   for (const double v : lambda) norm_a_ = std::max(norm_a_, std::abs(v));
   // The damped interval's lower end: the block's largest Ritz value (it moves down as the block converges).
@@ -223,7 +223,7 @@ void ChfsiIteration<T>::report(int iteration, int passing, bool last) {
 }
 
 template <class T>
-LobpcgResult<T> ChfsiIteration<T>::run(std::optional<spmm::ConstDenseView<T>> start, double t_begin) {
+LobpcgResult<T> ChfsiIteration<T>::run(std::optional<dense::ConstDenseView<T>> start, double t_begin) {
   t_begin_ = t_begin;
   const SpectrumEstimate bounds = lanczos_bounds(A_, sign_, lanczos_steps_, options_.seed + 1, comm_);
   interval_ = {bounds.lowest_ritz, bounds.upper_bound, bounds.upper_bound, sign_};
@@ -268,7 +268,7 @@ LobpcgResult<T> ChfsiIteration<T>::finish(int iteration, LobpcgStop stop) {
   std::vector<std::int64_t> order(static_cast<std::size_t>(k_));
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::int64_t x, std::int64_t y) { return theta_[x] < theta_[y]; });
-  r.eigenvectors = spmm::DenseBlock<T>(ctx_.space(), n_, k_);
+  r.eigenvectors = dense::DenseBlock<T>(ctx_.space(), n_, k_);
   select_columns(ctx_, V_.cview(), order, r.eigenvectors.view());
   for (const std::int64_t j : order) {
     const double lambda = sign_ * theta_[j];
@@ -301,7 +301,7 @@ int default_filter_block_size(int k, std::int64_t global_rows) {
 
 template <class T>
 LobpcgResult<T> chebyshev_filter_eigs(LinearOperator<T>& A, const LobpcgOptions& options, const FilterTuning& tuning,
-                                      std::optional<spmm::ConstDenseView<T>> start) {
+                                      std::optional<dense::ConstDenseView<T>> start) {
   const double t_begin = MPI_Wtime();
   LobpcgOptions checked = options;
   if (checked.block_size == 0) checked.block_size = default_filter_block_size(options.k, A.global_rows());
@@ -312,8 +312,8 @@ LobpcgResult<T> chebyshev_filter_eigs(LinearOperator<T>& A, const LobpcgOptions&
 }
 
 template LobpcgResult<float> chebyshev_filter_eigs(LinearOperator<float>&, const LobpcgOptions&, const FilterTuning&,
-                                                   std::optional<spmm::ConstDenseView<float>>);
+                                                   std::optional<dense::ConstDenseView<float>>);
 template LobpcgResult<double> chebyshev_filter_eigs(LinearOperator<double>&, const LobpcgOptions&, const FilterTuning&,
-                                                    std::optional<spmm::ConstDenseView<double>>);
+                                                    std::optional<dense::ConstDenseView<double>>);
 
 }  // namespace blockeigs::solver

@@ -55,6 +55,6 @@ int default_filter_block_size(int k, std::int64_t global_rows);
 template <class T>
 LobpcgResult<T> chebyshev_filter_eigs(LinearOperator<T>& A, const LobpcgOptions& options,
                                       const FilterTuning& tuning = {},
-                                      std::optional<spmm::ConstDenseView<T>> start = std::nullopt);
+                                      std::optional<dense::ConstDenseView<T>> start = std::nullopt);
 
 }  // namespace blockeigs::solver

@@ -37,16 +37,16 @@ bool scaled_cholesky_inverse(const HostMatrix& G, double shift, HostMatrix& out)
 
 // One pass; true where the Gram matrix needed a shift.
 template <class T>
-bool one_pass(const spmm::Context& ctx, MPI_Comm comm, spmm::DenseView<T> V, std::int64_t first,
-              spmm::DenseView<T> scratch) {
+bool one_pass(const dense::Context& ctx, MPI_Comm comm, dense::DenseView<T> V, std::int64_t first,
+              dense::DenseView<T> scratch) {
   const std::int64_t m = V.cols, ma = m - first;
-  const spmm::DenseView<T> Va = column_range(V, first, ma), Sa = column_range(scratch, 0, ma);
+  const dense::DenseView<T> Va = column_range(V, first, ma), Sa = column_range(scratch, 0, ma);
   if (first > 0) {  // Va -= V_L (V_L^T Va)
-    const spmm::ConstDenseView<T> locked = column_range(spmm::ConstDenseView<T>(V), 0, first);
-    const HostMatrix C = gram<T>(ctx, comm, locked, spmm::ConstDenseView<T>(Va));
+    const dense::ConstDenseView<T> locked = column_range(dense::ConstDenseView<T>(V), 0, first);
+    const HostMatrix C = gram<T>(ctx, comm, locked, dense::ConstDenseView<T>(Va));
     block_update(ctx, T(-1), locked, C, T(1), Va);
   }
-  const HostMatrix G = gram<T>(ctx, comm, spmm::ConstDenseView<T>(Va));
+  const HostMatrix G = gram<T>(ctx, comm, dense::ConstDenseView<T>(Va));
   HostMatrix R;
   HostMatrix shifted(1, 1);  // 1: the factor needed a shift
   if (rank_of(comm) == 0) {
@@ -66,17 +66,17 @@ bool one_pass(const spmm::Context& ctx, MPI_Comm comm, spmm::DenseView<T> V, std
 }  // namespace
 
 template <class T>
-void chfsi_orthonormalize(const spmm::Context& context, MPI_Comm comm, spmm::DenseView<T> V, std::int64_t first,
-                          spmm::DenseView<T> scratch) {
+void chfsi_orthonormalize(const dense::Context& context, MPI_Comm comm, dense::DenseView<T> V, std::int64_t first,
+                          dense::DenseView<T> scratch) {
   if (V.cols - first <= 0) return;
   const bool shifted = one_pass(context, comm, V, first, scratch);
   one_pass(context, comm, V, first, scratch);
   if (shifted) one_pass(context, comm, V, first, scratch);
 }
 
-template void chfsi_orthonormalize(const spmm::Context&, MPI_Comm, spmm::DenseView<float>, std::int64_t,
-                                   spmm::DenseView<float>);
-template void chfsi_orthonormalize(const spmm::Context&, MPI_Comm, spmm::DenseView<double>, std::int64_t,
-                                   spmm::DenseView<double>);
+template void chfsi_orthonormalize(const dense::Context&, MPI_Comm, dense::DenseView<float>, std::int64_t,
+                                   dense::DenseView<float>);
+template void chfsi_orthonormalize(const dense::Context&, MPI_Comm, dense::DenseView<double>, std::int64_t,
+                                   dense::DenseView<double>);
 
 }  // namespace blockeigs::solver

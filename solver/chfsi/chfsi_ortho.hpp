@@ -22,7 +22,7 @@ namespace blockeigs::solver {
 // (a communicator no one else receives on); the small factorisations on rank
 // 0, broadcast.
 template <class T>
-void chfsi_orthonormalize(const spmm::Context& context, MPI_Comm comm, spmm::DenseView<T> V, std::int64_t first,
-                          spmm::DenseView<T> scratch);
+void chfsi_orthonormalize(const dense::Context& context, MPI_Comm comm, dense::DenseView<T> V, std::int64_t first,
+                          dense::DenseView<T> scratch);
 
 }  // namespace blockeigs::solver

@@ -11,13 +11,13 @@ namespace blockeigs::solver {
 
 template <class T>
 SpectrumEstimate lanczos_bounds(LinearOperator<T>& A, int sign, int steps, std::uint64_t seed, MPI_Comm comm) {
-  const spmm::Context& ctx = A.context();
+  const dense::Context& ctx = A.context();
   const std::int64_t n = A.local_rows();
-  spmm::DenseBlock<T> q(ctx.space(), n, 1), previous(ctx.space(), n, 1), w(ctx.space(), n, 1);
+  dense::DenseBlock<T> q(ctx.space(), n, 1), previous(ctx.space(), n, 1), w(ctx.space(), n, 1);
   fill_random(ctx, q.view(), seed, A.first_row());
   const double norm = column_norms(ctx, comm, q.cview())[0];
   scale_columns(ctx, {1 / norm}, q.view());
-  spmm::fill_bytes(previous.data(), ctx.space(), 0, sizeof(T) * static_cast<std::size_t>(n));
+  dense::fill_bytes(previous.data(), ctx.space(), 0, sizeof(T) * static_cast<std::size_t>(n));
   std::vector<double> alpha, beta;
   SpectrumEstimate out;
   double b = 0;

@@ -83,8 +83,8 @@ LobpcgResult<T> LobpcgIteration<T, Ts>::finish(double t_begin) {
 
 template <class T>
 LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preconditioner<T>* preconditioner,
-                       std::optional<spmm::ConstDenseView<T>> start, LinearOperator<T>* B,
-                       std::optional<spmm::ConstDenseView<T>> constraints) {
+                       std::optional<dense::ConstDenseView<T>> start, LinearOperator<T>* B,
+                       std::optional<dense::ConstDenseView<T>> constraints) {
   using lobpcg_detail::LobpcgIteration;
   const double t_begin = MPI_Wtime();
   const int nb = lobpcg_detail::validate_options(A, options, start, preconditioner != nullptr);
@@ -97,10 +97,10 @@ LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preco
 }
 
 template LobpcgResult<float> lobpcg(LinearOperator<float>&, const LobpcgOptions&, Preconditioner<float>*,
-                                    std::optional<spmm::ConstDenseView<float>>, LinearOperator<float>*,
-                                    std::optional<spmm::ConstDenseView<float>>);
+                                    std::optional<dense::ConstDenseView<float>>, LinearOperator<float>*,
+                                    std::optional<dense::ConstDenseView<float>>);
 template LobpcgResult<double> lobpcg(LinearOperator<double>&, const LobpcgOptions&, Preconditioner<double>*,
-                                     std::optional<spmm::ConstDenseView<double>>, LinearOperator<double>*,
-                                     std::optional<spmm::ConstDenseView<double>>);
+                                     std::optional<dense::ConstDenseView<double>>, LinearOperator<double>*,
+                                     std::optional<dense::ConstDenseView<double>>);
 
 }  // namespace blockeigs::solver

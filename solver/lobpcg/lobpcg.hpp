@@ -283,7 +283,7 @@ struct LobpcgResult {
   // k pairs: ascending for smallest, descending for largest.
   std::vector<double> eigenvalues;
   // local_rows x k in the operator's space: unit columns, or B-orthonormal ones for A x = lambda B x.
-  spmm::DenseBlock<T> eigenvectors;
+  dense::DenseBlock<T> eigenvectors;
   std::vector<double> residual_norms;      // ||A x - lambda B x|| (B = I without one) from explicit products
   std::vector<double> relative_residuals;  // ||r|| / (|lambda| ||B x||)
   std::vector<double> b_norms;             // ||B x|| per pair (1 without B: unit x)
@@ -345,7 +345,7 @@ class BNotPositiveDefinite : public AgreedError {
 // every rank.
 template <class T>
 LobpcgResult<T> lobpcg(LinearOperator<T>& A, const LobpcgOptions& options, Preconditioner<T>* preconditioner = nullptr,
-                       std::optional<spmm::ConstDenseView<T>> start = std::nullopt, LinearOperator<T>* B = nullptr,
-                       std::optional<spmm::ConstDenseView<T>> constraints = std::nullopt);
+                       std::optional<dense::ConstDenseView<T>> start = std::nullopt, LinearOperator<T>* B = nullptr,
+                       std::optional<dense::ConstDenseView<T>> constraints = std::nullopt);
 
 }  // namespace blockeigs::solver

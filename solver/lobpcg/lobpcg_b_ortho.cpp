@@ -21,8 +21,8 @@ HostMatrix symmetric_part(const HostMatrix& G) {
 
 // V -= Q C and BV -= BQ C (C: Q.cols x V.cols).
 template <class T>
-void subtract_projection(const spmm::Context& context, const BBasis<T>& Q, const HostMatrix& C, spmm::DenseView<T> V,
-                         spmm::DenseView<T> BV) {
+void subtract_projection(const dense::Context& context, const BBasis<T>& Q, const HostMatrix& C, dense::DenseView<T> V,
+                         dense::DenseView<T> BV) {
   if (Q.V.cols == 0) return;
   block_update(context, T(-1), Q.V, C, T(1), V);
   block_update(context, T(-1), Q.BV, C, T(1), BV);
@@ -31,20 +31,20 @@ void subtract_projection(const spmm::Context& context, const BBasis<T>& Q, const
 // V <- (V - Y CY - Q C) T and BV likewise: the constraints' part apart
 // (seldom more than a column), then V T - Q (C T) in one pass.
 template <class T>
-void combine_projected(const spmm::Context& context, const BBasis<T>& Y, const HostMatrix& CY, const BBasis<T>& Q,
-                       const HostMatrix& C, const HostMatrix& transform, spmm::DenseView<T> V, spmm::DenseView<T> BV,
-                       spmm::DenseView<T> scratch) {
+void combine_projected(const dense::Context& context, const BBasis<T>& Y, const HostMatrix& CY, const BBasis<T>& Q,
+                       const HostMatrix& C, const HostMatrix& transform, dense::DenseView<T> V, dense::DenseView<T> BV,
+                       dense::DenseView<T> scratch) {
   subtract_projection(context, Y, CY, V, BV);
   HostMatrix minus_ct = Q.V.cols > 0 ? multiply(C, transform) : HostMatrix();
   for (double& v : minus_ct.values()) v = -v;
   const std::int64_t kept = transform.cols();
-  const spmm::DenseView<T> out = column_range(scratch, 0, kept);
+  const dense::DenseView<T> out = column_range(scratch, 0, kept);
   for (const auto& [from, q] : {std::pair{V, Q.V}, std::pair{BV, Q.BV}}) {
     if (q.cols == 0) {
       transform_in_place(context, from, transform, scratch);
       continue;
     }
-    block_combine_pair(context, spmm::ConstDenseView<T>(from), transform, q, minus_ct, column_range(from, 0, kept),
+    block_combine_pair(context, dense::ConstDenseView<T>(from), transform, q, minus_ct, column_range(from, 0, kept),
                        out);
   }
 }
@@ -65,29 +65,30 @@ void require_positive_b_norms(const HostMatrix& G, std::int64_t offset, std::int
 }
 
 template <class T>
-void project_out(const spmm::Context& context, MPI_Comm comm, const BBasis<T>& Y, spmm::DenseView<T> W) {
+void project_out(const dense::Context& context, MPI_Comm comm, const BBasis<T>& Y, dense::DenseView<T> W) {
   if (Y.V.cols == 0 || W.cols == 0) return;
-  const HostMatrix C = gram<T>(context, comm, Y.BV, spmm::ConstDenseView<T>(W));
+  const HostMatrix C = gram<T>(context, comm, Y.BV, dense::ConstDenseView<T>(W));
   block_update(context, T(-1), Y.V, C, T(1), W);
 }
 
 template <class T>
-std::int64_t b_orthonormalize_against(const spmm::Context& context, MPI_Comm comm, LinearOperator<T>& B,
-                                      const BBasis<T>& Y, const BBasis<T>& Q, spmm::DenseView<T> W,
-                                      spmm::DenseView<T> BW, spmm::DenseView<T> scratch, const Tolerances& tol,
+std::int64_t b_orthonormalize_against(const dense::Context& context, MPI_Comm comm, LinearOperator<T>& B,
+                                      const BBasis<T>& Y, const BBasis<T>& Q, dense::DenseView<T> W,
+                                      dense::DenseView<T> BW, dense::DenseView<T> scratch, const Tolerances& tol,
                                       bool until_orthonormal) {
   BLOCKEIGS_ASSERT(BW.rows == W.rows && BW.cols >= W.cols && scratch.cols >= W.cols);
   const std::int64_t q = Q.V.cols, m = Y.V.cols;
   std::int64_t kept = W.cols;
   for (int pass = 1; pass <= max_ortho_passes && kept > 0; ++pass) {
-    const spmm::DenseView<T> Wk = column_range(W, 0, kept), BWk = column_range(BW, 0, kept);
-    B.apply(T(1), spmm::ConstDenseView<T>(Wk), T(0), BWk);
+    const dense::DenseView<T> Wk = column_range(W, 0, kept), BWk = column_range(BW, 0, kept);
+    B.apply(T(1), dense::ConstDenseView<T>(Wk), T(0), BWk);
     // [Q W]^T B W in one pass; Y^T B W apart (Y is seldom more than a column or two).
     const HostMatrix G_all =
-        q > 0 ? gram<T>(context, comm, SplitColumns<T>(Q.V, spmm::ConstDenseView<T>(Wk)), spmm::ConstDenseView<T>(BWk))
-              : gram<T>(context, comm, SplitColumns<T>(spmm::ConstDenseView<T>(Wk)), spmm::ConstDenseView<T>(BWk));
+        q > 0
+            ? gram<T>(context, comm, SplitColumns<T>(Q.V, dense::ConstDenseView<T>(Wk)), dense::ConstDenseView<T>(BWk))
+            : gram<T>(context, comm, SplitColumns<T>(dense::ConstDenseView<T>(Wk)), dense::ConstDenseView<T>(BWk));
     require_positive_b_norms(G_all, q, kept, tol.eps);
-    const HostMatrix CY = m > 0 ? gram<T>(context, comm, Y.V, spmm::ConstDenseView<T>(BWk)) : HostMatrix(0, kept);
+    const HostMatrix CY = m > 0 ? gram<T>(context, comm, Y.V, dense::ConstDenseView<T>(BWk)) : HostMatrix(0, kept);
     const HostMatrix C = G_all.block(0, q, 0, kept);
     HostMatrix G = symmetric_part(G_all.block(q, kept, 0, kept));
     std::vector<double> before(static_cast<std::size_t>(kept));
@@ -113,7 +114,7 @@ std::int64_t b_orthonormalize_against(const spmm::Context& context, MPI_Comm com
       subtract_projection(context, Y, CY, Wk, BWk);
       subtract_projection(context, Q, C, Wk, BWk);
       G = symmetric_part(
-          gram<T>(context, comm, SplitColumns<T>(spmm::ConstDenseView<T>(Wk)), spmm::ConstDenseView<T>(BWk)));
+          gram<T>(context, comm, SplitColumns<T>(dense::ConstDenseView<T>(Wk)), dense::ConstDenseView<T>(BWk)));
       transform = svqb_on_root(comm, G, tol, &before, ratio);
       transform_in_place(context, Wk, transform, scratch);
       transform_in_place(context, BWk, transform, scratch);
@@ -124,30 +125,30 @@ std::int64_t b_orthonormalize_against(const spmm::Context& context, MPI_Comm com
     if (!until_orthonormal && derived && ratio >= tol.single_pass_ratio) return kept;
   }
   if (kept > 0 && until_orthonormal)
-    B.apply(T(1), spmm::ConstDenseView<T>(column_range(W, 0, kept)), T(0), column_range(BW, 0, kept));
+    B.apply(T(1), dense::ConstDenseView<T>(column_range(W, 0, kept)), T(0), column_range(BW, 0, kept));
   return kept;
 }
 
 template <class T>
-std::int64_t b_orthonormalize_constraints(const spmm::Context& context, MPI_Comm comm, LinearOperator<T>* B,
-                                          spmm::DenseView<T> Y, spmm::DenseView<T> BY, spmm::DenseView<T> scratch,
+std::int64_t b_orthonormalize_constraints(const dense::Context& context, MPI_Comm comm, LinearOperator<T>* B,
+                                          dense::DenseView<T> Y, dense::DenseView<T> BY, dense::DenseView<T> scratch,
                                           const Tolerances& tol) {
   if (!B) {
     const std::int64_t kept = orthonormalize(context, comm, Y, scratch, tol);
-    if (kept == Y.cols) copy_block(context, spmm::ConstDenseView<T>(Y), BY);
+    if (kept == Y.cols) copy_block(context, dense::ConstDenseView<T>(Y), BY);
     return kept;
   }
   const BBasis<T> none{{Y.space, Y.rows, 0, Y.ld, Y.data}, {Y.space, Y.rows, 0, Y.ld, Y.data}};
   return b_orthonormalize_against(context, comm, *B, none, none, Y, BY, scratch, tol, true);
 }
 
-#define BLOCKEIGS_INSTANTIATE(T)                                                                                       \
-  template void project_out(const spmm::Context&, MPI_Comm, const BBasis<T>&, spmm::DenseView<T>);                     \
-  template std::int64_t b_orthonormalize_against(const spmm::Context&, MPI_Comm, LinearOperator<T>&, const BBasis<T>&, \
-                                                 const BBasis<T>&, spmm::DenseView<T>, spmm::DenseView<T>,             \
-                                                 spmm::DenseView<T>, const Tolerances&, bool);                         \
-  template std::int64_t b_orthonormalize_constraints(const spmm::Context&, MPI_Comm, LinearOperator<T>*,               \
-                                                     spmm::DenseView<T>, spmm::DenseView<T>, spmm::DenseView<T>,       \
+#define BLOCKEIGS_INSTANTIATE(T)                                                                                     \
+  template void project_out(const dense::Context&, MPI_Comm, const BBasis<T>&, dense::DenseView<T>);                 \
+  template std::int64_t b_orthonormalize_against(const dense::Context&, MPI_Comm, LinearOperator<T>&,                \
+                                                 const BBasis<T>&, const BBasis<T>&, dense::DenseView<T>,            \
+                                                 dense::DenseView<T>, dense::DenseView<T>, const Tolerances&, bool); \
+  template std::int64_t b_orthonormalize_constraints(const dense::Context&, MPI_Comm, LinearOperator<T>*,            \
+                                                     dense::DenseView<T>, dense::DenseView<T>, dense::DenseView<T>,  \
                                                      const Tolerances&);
 BLOCKEIGS_INSTANTIATE(float)
 BLOCKEIGS_INSTANTIATE(double)

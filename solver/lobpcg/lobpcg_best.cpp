@@ -48,7 +48,7 @@ bool RitzComparison::worse(const std::vector<double>& candidate, const std::vect
 }
 
 template <class T>
-BestIterate<T>::BestIterate(const spmm::Context& context, std::int64_t rows, int k, int stagnation_window,
+BestIterate<T>::BestIterate(const dense::Context& context, std::int64_t rows, int k, int stagnation_window,
                             SpectrumEnd which, double eps, bool fp32_search)
     : context_(context),
       rows_(rows),
@@ -59,7 +59,7 @@ BestIterate<T>::BestIterate(const spmm::Context& context, std::int64_t rows, int
       fp32_search_(fp32_search) {}
 
 template <class T>
-void BestIterate<T>::record(spmm::ConstDenseView<T> previous_x, bool new_iterate, int iteration,
+void BestIterate<T>::record(dense::ConstDenseView<T> previous_x, bool new_iterate, int iteration,
                             const TestedPairs& now) {
   const auto [mean, largest_pair] = block_residual(now.r_norm, now.x_norm, k_);
   const std::vector<double> lambda(now.lambda.begin(), now.lambda.begin() + k_);
@@ -74,7 +74,7 @@ void BestIterate<T>::record(spmm::ConstDenseView<T> previous_x, bool new_iterate
   // The previous iterate, where the mean has just risen from it: kept if it is the best so far.
   if (new_iterate && seen_ && last_mean_ < mean && (!kept_ || last_mean_ < kept_mean_) &&
       !ritz.worse(last_lambda_, last_bound_, lambda, k_)) {
-    if (!allocated_) copy_ = spmm::DenseBlock<T>(context_.space(), rows_, k_);
+    if (!allocated_) copy_ = dense::DenseBlock<T>(context_.space(), rows_, k_);
     allocated_ = true;
     kept_ = true;
     copy_block(context_, previous_x, copy_.view());
@@ -159,28 +159,28 @@ std::optional<LobpcgStall> BestIterate<T>::stall() const {
 
 template <class T>
 void BestIterate<T>::restore(LinearOperator<T>& A, LinearOperator<T>* B, MPI_Comm comm, const LobpcgOptions& options,
-                             double norm_a, spmm::DenseView<T> workspace, LobpcgResult<T>& result) const {
+                             double norm_a, dense::DenseView<T> workspace, LobpcgResult<T>& result) const {
   // The same decision on every rank: the values are global.
   if (result.all_converged() || !kept_ || !(kept_mean_ < last_mean_) ||
       compare().worse(kept_lambda_, kept_bound_, last_lambda_, k_))
     return;
-  const spmm::Context& ctx = A.context();
+  const dense::Context& ctx = A.context();
   BLOCKEIGS_ASSERT(workspace.rows == A.local_rows() && workspace.cols >= 4 * k_);
-  const spmm::DenseView<T> V = column_range(workspace, 0, k_), AV = column_range(workspace, k_, k_),
-                           R = column_range(workspace, 2 * k_, k_), BV = column_range(workspace, 3 * k_, k_);
+  const dense::DenseView<T> V = column_range(workspace, 0, k_), AV = column_range(workspace, k_, k_),
+                            R = column_range(workspace, 2 * k_, k_), BV = column_range(workspace, 3 * k_, k_);
   copy_block(ctx, copy_.cview(), V);
   if (B) {
-    B->apply(T(1), spmm::ConstDenseView<T>(V), T(0), BV);  // V is B-orthonormal already
+    B->apply(T(1), dense::ConstDenseView<T>(V), T(0), BV);  // V is B-orthonormal already
   } else {
     std::vector<double> unit(kept_x_.size());
     for (std::size_t j = 0; j < unit.size(); ++j) unit[j] = kept_x_[j] > 0 ? 1.0 / kept_x_[j] : 1.0;
     scale_columns(ctx, unit, V);
   }
-  A.apply(T(1), spmm::ConstDenseView<T>(V), T(0), AV);
+  A.apply(T(1), dense::ConstDenseView<T>(V), T(0), AV);
   const ResidualNorms norms =
-      eigen_residuals(ctx, comm, spmm::ConstDenseView<T>(B ? BV : V), spmm::ConstDenseView<T>(AV), kept_lambda_, R);
+      eigen_residuals(ctx, comm, dense::ConstDenseView<T>(B ? BV : V), dense::ConstDenseView<T>(AV), kept_lambda_, R);
   if (!(block_residual(norms.residual, norms.x, k_).first < last_mean_)) return;
-  copy_block(ctx, spmm::ConstDenseView<T>(V), result.eigenvectors.view());
+  copy_block(ctx, dense::ConstDenseView<T>(V), result.eigenvectors.view());
   for (int j = 0; j < k_; ++j) {
     // Without B, per unit vector (||x|| = 1); with B, per B-unit vector, scaled by ||B x||.
     const double r = B ? norms.residual[j] : (norms.x[j] > 0 ? norms.residual[j] / norms.x[j] : INFINITY);

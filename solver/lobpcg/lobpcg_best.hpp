@@ -111,7 +111,7 @@ template <class T>
 class BestIterate {
  public:
   // `eps`: the blocks' unit of rounding; `fp32_search`: the residual block in fp32.
-  BestIterate(const spmm::Context& context, std::int64_t rows, int k, int stagnation_window,
+  BestIterate(const dense::Context& context, std::int64_t rows, int k, int stagnation_window,
               SpectrumEnd which = SpectrumEnd::smallest, double eps = 0x1p-52, bool fp32_search = false);
 
   // After each stopping test. `new_iterate` false: the same X tested again
@@ -119,7 +119,7 @@ class BestIterate {
   // first k columns) still holds the iterate tested last time. That iterate
   // is copied when it was a minimum (the mean residual has just risen from
   // it) below the kept one's: no copy at all while residuals fall.
-  void record(spmm::ConstDenseView<T> previous_x, bool new_iterate, int iteration, const TestedPairs& now);
+  void record(dense::ConstDenseView<T> previous_x, bool new_iterate, int iteration, const TestedPairs& now);
 
   // Whether the block has diverged or stagnated, and where from.
   std::optional<LobpcgStall> stall() const;
@@ -135,14 +135,14 @@ class BestIterate {
   // lambda B x) the kept columns are B-orthonormal and checked with B x.
   // Collective.
   void restore(LinearOperator<T>& A, LinearOperator<T>* B, MPI_Comm comm, const LobpcgOptions& options, double norm_a,
-               spmm::DenseView<T> workspace, LobpcgResult<T>& result) const;
+               dense::DenseView<T> workspace, LobpcgResult<T>& result) const;
 
  private:
   RitzComparison compare() const { return {sign_, eps_, norm_a_, fp32_search_}; }
   void find_progress_and_jumps(int iteration, const std::vector<double>& lambda, const std::vector<double>& bound,
                                double mean);
 
-  const spmm::Context& context_;
+  const dense::Context& context_;
   std::int64_t rows_;
   int k_;
   int stagnation_window_;
@@ -152,7 +152,7 @@ class BestIterate {
   double norm_a_ = 0;  // ||A||_est, and the largest |Ritz value| recorded
   // rows x k, allocated at the first copy. Whether there is one is `kept_`,
   // not its data, which is null on a rank that owns no rows.
-  spmm::DenseBlock<T> copy_;
+  dense::DenseBlock<T> copy_;
   bool allocated_ = false;
   bool kept_ = false;
   std::vector<double> kept_lambda_, kept_x_, kept_bound_;  // bound: ||r|| / ||x|| per pair

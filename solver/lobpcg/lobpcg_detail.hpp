@@ -65,7 +65,7 @@ RitzPairs rayleigh_ritz(const HostMatrix& GA, const HostMatrix& GB, std::int64_t
 // 67 and more), symmetric_eigen below that size and the device's
 // (device_symmetric_eigen.hpp, faster there) from it; otherwise none, so
 // symmetric_eigen throughout (and always without CUDA).
-SymmetricEigenSolver ritz_eigen_solver(const spmm::Context& context, std::int64_t rows);
+SymmetricEigenSolver ritz_eigen_solver(const dense::Context& context, std::int64_t rows);
 
 // Hetmaniuk-Lehoucq basis selection: coefficients Cp (ns x np) of the new P
 // from the chosen Ritz coefficients Cx (ns x nb, GB-orthonormal), the first
@@ -106,14 +106,14 @@ inline std::int64_t round_up(std::int64_t n, std::int64_t multiple) { return (n 
 // throws or none does.
 template <class T>
 int validate_options(const LinearOperator<T>& A, const LobpcgOptions& o,
-                     const std::optional<spmm::ConstDenseView<T>>& start, bool has_preconditioner);
+                     const std::optional<dense::ConstDenseView<T>>& start, bool has_preconditioner);
 
 // Checks B (same rows, distribution and backend as A) and the constraint
 // block's shape (local_rows x m, 1 <= m, m + nb <= rows), and refuses fp32
 // residuals with either. Collective (every rank throws or none does).
 template <class T>
 void validate_pencil(const LinearOperator<T>& A, const LinearOperator<T>* B,
-                     const std::optional<spmm::ConstDenseView<T>>& constraints, int nb, SearchPrecision precision);
+                     const std::optional<dense::ConstDenseView<T>>& constraints, int nb, SearchPrecision precision);
 
 // [X P] spans a multiple of this many columns (LobpcgTuning::column_alignment):
 // the option, or 4 for fp64 on the device, else 1.
@@ -138,7 +138,7 @@ bool passes(StoppingTest test, double tol, double r, double lambda, double x_nor
 // With `b_normalized` (A x = lambda B x) X's columns are B-orthonormal and
 // kept as they are, and x_norm holds ||B x||, the relative test's scale.
 template <class T>
-void take_wanted_pairs(const spmm::Context& context, spmm::ConstDenseView<T> X, const std::vector<double>& lambda,
+void take_wanted_pairs(const dense::Context& context, dense::ConstDenseView<T> X, const std::vector<double>& lambda,
                        const std::vector<double>& x_norm, const std::vector<double>& r_norm,
                        const std::vector<bool>& conv, bool b_normalized, LobpcgResult<T>& result);
 
@@ -197,8 +197,8 @@ template <class T>
 struct BBasis;
 // `Y`: the constraints (no columns: none), which a random refill is projected against.
 template <class T, class Ts>
-ConditionedSearch condition_search_block(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> XP,
-                                         spmm::DenseView<Ts> W, spmm::DenseView<T> Wt, spmm::DenseView<T> scratch,
+ConditionedSearch condition_search_block(const dense::Context& context, MPI_Comm comm, dense::ConstDenseView<T> XP,
+                                         dense::DenseView<Ts> W, dense::DenseView<T> Wt, dense::DenseView<T> scratch,
                                          const Tolerances& tol, BasisOptions& options, std::uint64_t seed,
                                          std::int64_t first_row, std::int64_t refill_column, const BBasis<T>& Y);
 
@@ -207,7 +207,7 @@ ConditionedSearch condition_search_block(const spmm::Context& context, MPI_Comm 
 // A block V beside B V (B V = V where there is no B).
 template <class T>
 struct BBasis {
-  spmm::ConstDenseView<T> V, BV;
+  dense::ConstDenseView<T> V, BV;
 };
 
 // The diagonal of a B-Gram matrix G from (offset, 0) on, `count` entries:
@@ -219,7 +219,7 @@ void require_positive_b_norms(const HostMatrix& G, std::int64_t offset, std::int
 
 // W -= Y (BY^T W): W made B-orthogonal to a B-orthonormal Y. Collective.
 template <class T>
-void project_out(const spmm::Context& context, MPI_Comm comm, const BBasis<T>& Y, spmm::DenseView<T> W);
+void project_out(const dense::Context& context, MPI_Comm comm, const BBasis<T>& Y, dense::DenseView<T> W);
 
 // W made B-orthonormal and B-orthogonal to Y and Q (both B-orthonormal, Y
 // possibly empty), dropping numerically dependent directions (SVQB in the
@@ -231,17 +231,17 @@ void project_out(const spmm::Context& context, MPI_Comm comm, const BBasis<T>& Y
 // updated with W rather than multiplied again. Returns how many were kept.
 // `scratch` has W's rows and at least W.cols columns. Collective.
 template <class T>
-std::int64_t b_orthonormalize_against(const spmm::Context& context, MPI_Comm comm, LinearOperator<T>& B,
-                                      const BBasis<T>& Y, const BBasis<T>& Q, spmm::DenseView<T> W,
-                                      spmm::DenseView<T> BW, spmm::DenseView<T> scratch, const Tolerances& tol,
+std::int64_t b_orthonormalize_against(const dense::Context& context, MPI_Comm comm, LinearOperator<T>& B,
+                                      const BBasis<T>& Y, const BBasis<T>& Q, dense::DenseView<T> W,
+                                      dense::DenseView<T> BW, dense::DenseView<T> scratch, const Tolerances& tol,
                                       bool until_orthonormal);
 
 // The constraint block Y made B-orthonormal (orthonormal without B) in
 // place, BY = B Y. Returns how many independent columns it has (fewer than
 // Y.cols: rank deficient, Y and BY then undefined). Collective.
 template <class T>
-std::int64_t b_orthonormalize_constraints(const spmm::Context& context, MPI_Comm comm, LinearOperator<T>* B,
-                                          spmm::DenseView<T> Y, spmm::DenseView<T> BY, spmm::DenseView<T> scratch,
+std::int64_t b_orthonormalize_constraints(const dense::Context& context, MPI_Comm comm, LinearOperator<T>* B,
+                                          dense::DenseView<T> Y, dense::DenseView<T> BY, dense::DenseView<T> scratch,
                                           const Tolerances& tol);
 
 // Fills X (local x nb) with an orthonormal start block: the user's columns
@@ -250,8 +250,8 @@ std::int64_t b_orthonormalize_constraints(const spmm::Context& context, MPI_Comm
 // a constraint block Y (Y.V.cols > 0: B-orthonormal, or orthonormal without
 // B) it is B-orthogonal to Y. Collective.
 template <class T>
-void make_start_block(const spmm::Context& context, MPI_Comm comm, spmm::DenseView<T> X, spmm::DenseView<T> scratch,
-                      const spmm::ConstDenseView<T>* user, std::uint64_t seed, std::int64_t first_row,
-                      const Tolerances& tol, const BBasis<T>& Y, LinearOperator<T>* B, spmm::DenseView<T> BX);
+void make_start_block(const dense::Context& context, MPI_Comm comm, dense::DenseView<T> X, dense::DenseView<T> scratch,
+                      const dense::ConstDenseView<T>* user, std::uint64_t seed, std::int64_t first_row,
+                      const Tolerances& tol, const BBasis<T>& Y, LinearOperator<T>* B, dense::DenseView<T> BX);
 
 }  // namespace blockeigs::solver::lobpcg_detail

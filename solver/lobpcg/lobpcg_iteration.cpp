@@ -29,18 +29,18 @@ LobpcgIteration<T, Ts>::Blocks::Blocks(Space space, std::int64_t n, std::int64_t
     : SAS{{space, n, ld}, {space, n, ld}},
       ZB{{space, n, w_width}, {space, n, w_width}},
       AWB{{space, n, w_width}, {space, n, w_width}},
-      ZT(single ? spmm::DenseBlock<T>(space, n, w_width) : spmm::DenseBlock<T>()) {
-  for (auto& b : SAS) spmm::fill_bytes(b.data(), space, 0, sizeof(T) * static_cast<std::size_t>(n * ld));
-  for (auto& b : ZB) spmm::fill_bytes(b.data(), space, 0, sizeof(Ts) * static_cast<std::size_t>(n * w_width));
-  for (auto& b : AWB) spmm::fill_bytes(b.data(), space, 0, sizeof(T) * static_cast<std::size_t>(n * w_width));
-  if (single) spmm::fill_bytes(ZT.data(), space, 0, sizeof(T) * static_cast<std::size_t>(n * w_width));
+      ZT(single ? dense::DenseBlock<T>(space, n, w_width) : dense::DenseBlock<T>()) {
+  for (auto& b : SAS) dense::fill_bytes(b.data(), space, 0, sizeof(T) * static_cast<std::size_t>(n * ld));
+  for (auto& b : ZB) dense::fill_bytes(b.data(), space, 0, sizeof(Ts) * static_cast<std::size_t>(n * w_width));
+  for (auto& b : AWB) dense::fill_bytes(b.data(), space, 0, sizeof(T) * static_cast<std::size_t>(n * w_width));
+  if (single) dense::fill_bytes(ZT.data(), space, 0, sizeof(T) * static_cast<std::size_t>(n * w_width));
 }
 
 template <class T, class Ts>
 LobpcgIteration<T, Ts>::LobpcgIteration(LinearOperator<T>& A, const LobpcgOptions& options,
-                                        Preconditioner<T>* preconditioner, std::optional<spmm::ConstDenseView<T>> start,
-                                        int nb, LinearOperator<T>* B,
-                                        std::optional<spmm::ConstDenseView<T>> constraints)
+                                        Preconditioner<T>* preconditioner,
+                                        std::optional<dense::ConstDenseView<T>> start, int nb, LinearOperator<T>* B,
+                                        std::optional<dense::ConstDenseView<T>> constraints)
     : A_(A),
       options_(options),
       preconditioner_(preconditioner),
@@ -78,11 +78,11 @@ LobpcgIteration<T, Ts>::LobpcgIteration(LinearOperator<T>& A, const LobpcgOption
   result_.generalized = B != nullptr;
   if (B) {
     for (auto& b : b_blocks_) {
-      b = spmm::DenseBlock<T>(space_, n_, widest_xp_);
-      spmm::fill_bytes(b.data(), space_, 0, sizeof(T) * static_cast<std::size_t>(n_ * widest_xp_));
+      b = dense::DenseBlock<T>(space_, n_, widest_xp_);
+      dense::fill_bytes(b.data(), space_, 0, sizeof(T) * static_cast<std::size_t>(n_ * widest_xp_));
     }
-    bw_ = spmm::DenseBlock<T>(space_, n_, w_width_);
-    spmm::fill_bytes(bw_.data(), space_, 0, sizeof(T) * static_cast<std::size_t>(n_ * w_width_));
+    bw_ = dense::DenseBlock<T>(space_, n_, w_width_);
+    dense::fill_bytes(bw_.data(), space_, 0, sizeof(T) * static_cast<std::size_t>(n_ * w_width_));
   }
   if (constraints) set_up_constraints(*constraints);
 }
@@ -90,12 +90,12 @@ LobpcgIteration<T, Ts>::LobpcgIteration(LinearOperator<T>& A, const LobpcgOption
 // Y copied and made B-orthonormal, B Y beside it; a rank-deficient Y is the
 // caller's error.
 template <class T, class Ts>
-void LobpcgIteration<T, Ts>::set_up_constraints(spmm::ConstDenseView<T> Y) {
+void LobpcgIteration<T, Ts>::set_up_constraints(dense::ConstDenseView<T> Y) {
   const std::int64_t m = Y.cols;
-  y_ = spmm::DenseBlock<T>(space_, n_, m);
-  by_ = spmm::DenseBlock<T>(space_, n_, m);
+  y_ = dense::DenseBlock<T>(space_, n_, m);
+  by_ = dense::DenseBlock<T>(space_, n_, m);
   copy_block(ctx_, Y, y_.view());
-  spmm::DenseBlock<T> scratch(space_, n_, m);
+  dense::DenseBlock<T> scratch(space_, n_, m);
   const std::int64_t independent =
       b_orthonormalize_constraints(ctx_, comm_, B_, y_.view(), by_.view(), scratch.view(), tol_);
   if (independent < m)
@@ -210,17 +210,17 @@ LobpcgIterate LobpcgIteration<T, Ts>::iterate() {
 // was implied), in Z's block, in order.
 template <class T, class Ts>
 void LobpcgIteration<T, Ts>::form_residuals() {
-  const spmm::ConstDenseView<T> X = column_range(cS(cur_), 0, nb_);
-  const spmm::DenseView<Ts> Rv = column_range(Z(cur_), 0, nb_);
+  const dense::ConstDenseView<T> X = column_range(cS(cur_), 0, nb_);
+  const dense::DenseView<Ts> Rv = column_range(Z(cur_), 0, nb_);
   ahead_ = ProductAhead{};  // the residuals are formed afresh
   if (products_.ax_implied) {
     make_ax_explicit();
     products_.fresh = true;
   }
   if constexpr (single) {  // formed in fp64, then rounded into Z
-    const spmm::DenseView<T> Rt{space_, n_, nb_, w_width_, blocks_.ZT.data()};
+    const dense::DenseView<T> Rt{space_, n_, nb_, w_width_, blocks_.ZT.data()};
     residuals_.norms = eigen_residuals(ctx_, comm_, X, column_range(cAS(cur_), 0, nb_), lambda_, Rt);
-    convert_block(ctx_, spmm::ConstDenseView<T>(Rt), Rv);
+    convert_block(ctx_, dense::ConstDenseView<T>(Rt), Rv);
   } else {
     // With B: R = A X - B X Lambda, and ||B x|| for the test's scale.
     residuals_.norms = eigen_residuals(ctx_, comm_, B_ ? column_range(cBS(cur_), 0, nb_) : X,
@@ -240,9 +240,9 @@ void LobpcgIteration<T, Ts>::constrain_residuals(int buffer) {
   if constexpr (!single) {
     if (!constrained_ || !residuals_.norms) return;
     const BBasis<T> Y = constraints();
-    const spmm::DenseView<T> R = column_range(Z(buffer), 0, nb_);
+    const dense::DenseView<T> R = column_range(Z(buffer), 0, nb_);
     project_out(ctx_, comm_, BBasis<T>{Y.BV, Y.V}, R);
-    const std::vector<double> norms = column_norms(ctx_, comm_, spmm::ConstDenseView<T>(R));
+    const std::vector<double> norms = column_norms(ctx_, comm_, dense::ConstDenseView<T>(R));
     for (int j = 0; j < nb_; ++j) residuals_.norms->residual[j] = norms[residuals_.position[j]];
   } else {
     (void)buffer;
@@ -327,15 +327,15 @@ void LobpcgIteration<T, Ts>::refresh_products() {
 }
 
 // Each file instantiates the members it defines that the others call.
-#define BLOCKEIGS_LOBPCG_ITERATION(T, Ts)                                                                           \
-  template LobpcgIteration<T, Ts>::LobpcgIteration(LinearOperator<T>&, const LobpcgOptions&, Preconditioner<T>*,    \
-                                                   std::optional<spmm::ConstDenseView<T>>, int, LinearOperator<T>*, \
-                                                   std::optional<spmm::ConstDenseView<T>>);                         \
-  template void LobpcgIteration<T, Ts>::apply_a(std::int64_t, std::int64_t);                                        \
-  template void LobpcgIteration<T, Ts>::make_ax_explicit();                                                         \
-  template bool LobpcgIteration<T, Ts>::test_residuals();                                                           \
-  template bool LobpcgIteration<T, Ts>::refresh_due();                                                              \
-  template void LobpcgIteration<T, Ts>::refresh_products();                                                         \
+#define BLOCKEIGS_LOBPCG_ITERATION(T, Ts)                                                                            \
+  template LobpcgIteration<T, Ts>::LobpcgIteration(LinearOperator<T>&, const LobpcgOptions&, Preconditioner<T>*,     \
+                                                   std::optional<dense::ConstDenseView<T>>, int, LinearOperator<T>*, \
+                                                   std::optional<dense::ConstDenseView<T>>);                         \
+  template void LobpcgIteration<T, Ts>::apply_a(std::int64_t, std::int64_t);                                         \
+  template void LobpcgIteration<T, Ts>::make_ax_explicit();                                                          \
+  template bool LobpcgIteration<T, Ts>::test_residuals();                                                            \
+  template bool LobpcgIteration<T, Ts>::refresh_due();                                                               \
+  template void LobpcgIteration<T, Ts>::refresh_products();                                                          \
   template void LobpcgIteration<T, Ts>::constrain_residuals(int);
 BLOCKEIGS_LOBPCG_ITERATION(float, float)
 BLOCKEIGS_LOBPCG_ITERATION(double, double)

@@ -72,8 +72,8 @@ class LobpcgIteration {
   // Sets up the blocks and, for the backward test, estimates ||A||. Collective.
   // `B` (or null) and `constraints` as lobpcg() takes them.
   LobpcgIteration(LinearOperator<T>& A, const LobpcgOptions& options, Preconditioner<T>* preconditioner,
-                  std::optional<spmm::ConstDenseView<T>> start, int nb, LinearOperator<T>* B = nullptr,
-                  std::optional<spmm::ConstDenseView<T>> constraints = std::nullopt);
+                  std::optional<dense::ConstDenseView<T>> start, int nb, LinearOperator<T>* B = nullptr,
+                  std::optional<dense::ConstDenseView<T>> constraints = std::nullopt);
   LobpcgIteration(const LobpcgIteration&) = delete;
   LobpcgIteration& operator=(const LobpcgIteration&) = delete;
 
@@ -110,7 +110,7 @@ class LobpcgIteration {
   // With B: W B-orthogonal to Y and conditioned against [X P] in the B-inner
   // product, in coefficient form over Z (B Z beside it), and A Z; or formed.
   std::optional<SearchStep> condition_search_b(std::vector<std::int64_t> active);
-  void set_up_constraints(spmm::ConstDenseView<T> Y);  // Y and B Y, B-orthonormal
+  void set_up_constraints(dense::ConstDenseView<T> Y);  // Y and B Y, B-orthonormal
   void ritz_matrices(const SearchBlock& w, bool derive, const HostMatrix* s_t_az, RitzStep& step);  // GA, GB
   bool solve_small_problem(const SearchBlock& w, const std::vector<std::int64_t>& active, bool derive,
                            RitzStep& step);  // rank 0's; true: retry on measured matrices
@@ -124,22 +124,22 @@ class LobpcgIteration {
   // a widened product also reads are finite.
   struct Blocks {
     Blocks(Space space, std::int64_t n, std::int64_t ld, std::int64_t w_width);
-    spmm::DenseBlock<T> SAS[2];  // [X P | A X A P]
-    spmm::DenseBlock<Ts> ZB[2];  // Z
-    spmm::DenseBlock<T> AWB[2];  // A W
+    dense::DenseBlock<T> SAS[2];  // [X P | A X A P]
+    dense::DenseBlock<Ts> ZB[2];  // Z
+    dense::DenseBlock<T> AWB[2];  // A W
     // With Z in fp32: an fp64 copy of Z for the rare steps that read or form
     // it in fp64 (measured Gram matrices, refreshes, W formed by the explicit
     // passes, residuals formed apart from the Ritz update).
-    spmm::DenseBlock<T> ZT;
+    dense::DenseBlock<T> ZT;
   };
-  spmm::DenseView<T> S(int b) { return {space_, n_, widest_xp_, ld_, blocks_.SAS[b].data()}; }  // [X P]
-  spmm::DenseView<T> AS(int b) { return {space_, n_, widest_xp_, ld_, blocks_.SAS[b].data() + widest_xp_}; }
-  spmm::DenseView<Ts> Z(int b) { return {space_, n_, w_width_, w_width_, blocks_.ZB[b].data()}; }
-  spmm::DenseView<T> AW(int b) { return {space_, n_, w_width_, w_width_, blocks_.AWB[b].data()}; }
-  spmm::ConstDenseView<T> cS(int b) { return spmm::ConstDenseView<T>(S(b)); }
-  spmm::ConstDenseView<T> cAS(int b) { return spmm::ConstDenseView<T>(AS(b)); }
-  spmm::ConstDenseView<Ts> cZ(int b) { return spmm::ConstDenseView<Ts>(Z(b)); }
-  spmm::ConstDenseView<T> cAW(int b) { return spmm::ConstDenseView<T>(AW(b)); }
+  dense::DenseView<T> S(int b) { return {space_, n_, widest_xp_, ld_, blocks_.SAS[b].data()}; }  // [X P]
+  dense::DenseView<T> AS(int b) { return {space_, n_, widest_xp_, ld_, blocks_.SAS[b].data() + widest_xp_}; }
+  dense::DenseView<Ts> Z(int b) { return {space_, n_, w_width_, w_width_, blocks_.ZB[b].data()}; }
+  dense::DenseView<T> AW(int b) { return {space_, n_, w_width_, w_width_, blocks_.AWB[b].data()}; }
+  dense::ConstDenseView<T> cS(int b) { return dense::ConstDenseView<T>(S(b)); }
+  dense::ConstDenseView<T> cAS(int b) { return dense::ConstDenseView<T>(AS(b)); }
+  dense::ConstDenseView<Ts> cZ(int b) { return dense::ConstDenseView<Ts>(Z(b)); }
+  dense::ConstDenseView<T> cAW(int b) { return dense::ConstDenseView<T>(AW(b)); }
   // The basis [X P Z] of buffer b over q columns of [X P] and z of Z.
   SplitColumns<T, Ts> basis(int b, std::int64_t q, std::int64_t z) {
     return SplitColumns<T, Ts>(column_range(cS(b), 0, q), column_range(cZ(b), 0, z));
@@ -148,21 +148,23 @@ class LobpcgIteration {
   // columns widened into ZT.
   SplitColumns<T> basis_in_t(int b, std::int64_t q, std::int64_t z) {
     if constexpr (single) {
-      const spmm::DenseView<T> widened{space_, n_, z, w_width_, blocks_.ZT.data()};
+      const dense::DenseView<T> widened{space_, n_, z, w_width_, blocks_.ZT.data()};
       convert_block(ctx_, column_range(cZ(b), 0, z), widened);
-      return SplitColumns<T>(column_range(cS(b), 0, q), spmm::ConstDenseView<T>(widened));
+      return SplitColumns<T>(column_range(cS(b), 0, q), dense::ConstDenseView<T>(widened));
     } else {
       return basis(b, q, z);
     }
   }
   // With B: B [X P] beside [X P] (double buffered like it) and B W beside W.
-  spmm::DenseView<T> BS(int b) { return {space_, n_, widest_xp_, widest_xp_, b_blocks_[b].data()}; }
-  spmm::ConstDenseView<T> cBS(int b) { return spmm::ConstDenseView<T>(BS(b)); }
-  spmm::DenseView<T> BW() { return {space_, n_, w_width_, w_width_, bw_.data()}; }
+  dense::DenseView<T> BS(int b) { return {space_, n_, widest_xp_, widest_xp_, b_blocks_[b].data()}; }
+  dense::ConstDenseView<T> cBS(int b) { return dense::ConstDenseView<T>(BS(b)); }
+  dense::DenseView<T> BW() { return {space_, n_, w_width_, w_width_, bw_.data()}; }
   // The constraint block Y and B Y (empty views without constraints).
-  BBasis<T> constraints() const { return {spmm::ConstDenseView<T>(y_.cview()), spmm::ConstDenseView<T>(by_.cview())}; }
+  BBasis<T> constraints() const {
+    return {dense::ConstDenseView<T>(y_.cview()), dense::ConstDenseView<T>(by_.cview())};
+  }
   // C = A B for B in Z's block (fp32 or T), C in A W's.
-  void apply_to_z(spmm::ConstDenseView<Ts> B, spmm::DenseView<T> C) {
+  void apply_to_z(dense::ConstDenseView<Ts> B, dense::DenseView<T> C) {
     if constexpr (single)
       apply_single(A_, B, C);
     else
@@ -179,12 +181,12 @@ class LobpcgIteration {
   LinearOperator<T>& A_;
   const LobpcgOptions& options_;
   Preconditioner<T>* const preconditioner_;
-  const std::optional<spmm::ConstDenseView<T>> start_;
+  const std::optional<dense::ConstDenseView<T>> start_;
   const int nb_, k_;
   const PrivateComm private_comm_;
   const MPI_Comm comm_;
   const int rank_;
-  const spmm::Context& ctx_;
+  const dense::Context& ctx_;
   const Space space_;
   const std::int64_t n_;
   const Tolerances tol_;
@@ -210,11 +212,11 @@ class LobpcgIteration {
   // and a block of its own can take another precision. The basis S is [X P] and Z in two views (SplitColumns).
   const std::int64_t widest_xp_, ld_, w_width_;
   Blocks blocks_;
-  spmm::DenseBlock<T> b_blocks_[2], bw_;  // B [X P] and B W (with B only)
-  spmm::DenseBlock<T> y_, by_;            // the constraints Y and B Y (B-orthonormal)
+  dense::DenseBlock<T> b_blocks_[2], bw_;  // B [X P] and B W (with B only)
+  dense::DenseBlock<T> y_, by_;            // the constraints Y and B Y (B-orthonormal)
   // The residuals go into Z's block, where W is built (nb of them); a
   // preconditioner reads them from there into scratch.
-  spmm::DenseBlock<T> scratch_;
+  dense::DenseBlock<T> scratch_;
   int cur_ = 0;                 // the buffer that holds the current iterate
   std::int64_t np_ = 0;         // columns of P, right after X, padding included
   std::int64_t p_padding_ = 0;  // P's last columns that are zero (rank 0's bookkeeping)

@@ -29,7 +29,7 @@ namespace lobpcg_detail {
 
 template <class T>
 int validate_options(const LinearOperator<T>& A, const LobpcgOptions& o,
-                     const std::optional<spmm::ConstDenseView<T>>& start, bool has_preconditioner) {
+                     const std::optional<dense::ConstDenseView<T>>& start, bool has_preconditioner) {
   const std::int64_t rows = A.global_rows();
   if (o.k < 1) fail_input("LOBPCG: k (the number of eigenpairs) must be at least 1, got ", o.k);
   if (o.k >= rows)
@@ -69,7 +69,7 @@ int validate_options(const LinearOperator<T>& A, const LobpcgOptions& o,
 
 template <class T>
 void validate_pencil(const LinearOperator<T>& A, const LinearOperator<T>* B,
-                     const std::optional<spmm::ConstDenseView<T>>& constraints, int nb, SearchPrecision precision) {
+                     const std::optional<dense::ConstDenseView<T>>& constraints, int nb, SearchPrecision precision) {
   if (B && B->global_rows() != A.global_rows())
     fail_input("LOBPCG: B has ", B->global_rows(), " rows, A ", A.global_rows(), "; A x = lambda B x needs both ",
                "of one size");
@@ -99,9 +99,9 @@ void validate_pencil(const LinearOperator<T>& A, const LinearOperator<T>* B,
   });
 }
 template void validate_pencil(const LinearOperator<float>&, const LinearOperator<float>*,
-                              const std::optional<spmm::ConstDenseView<float>>&, int, SearchPrecision);
+                              const std::optional<dense::ConstDenseView<float>>&, int, SearchPrecision);
 template void validate_pencil(const LinearOperator<double>&, const LinearOperator<double>*,
-                              const std::optional<spmm::ConstDenseView<double>>&, int, SearchPrecision);
+                              const std::optional<dense::ConstDenseView<double>>&, int, SearchPrecision);
 
 bool passes(StoppingTest test, double tol, double r, double lambda, double x_norm, double norm_a, double* scaled) {
   const double scale = (test == StoppingTest::backward ? norm_a + std::abs(lambda) : std::abs(lambda)) * x_norm;
@@ -110,12 +110,12 @@ bool passes(StoppingTest test, double tol, double r, double lambda, double x_nor
 }
 
 template <class T>
-void take_wanted_pairs(const spmm::Context& context, spmm::ConstDenseView<T> X, const std::vector<double>& lambda,
+void take_wanted_pairs(const dense::Context& context, dense::ConstDenseView<T> X, const std::vector<double>& lambda,
                        const std::vector<double>& x_norm, const std::vector<double>& r_norm,
                        const std::vector<bool>& conv, bool b_normalized, LobpcgResult<T>& result) {
   const std::int64_t k = X.cols;
   result.eigenvalues.assign(lambda.begin(), lambda.begin() + k);
-  result.eigenvectors = spmm::DenseBlock<T>(X.space, X.rows, k);
+  result.eigenvectors = dense::DenseBlock<T>(X.space, X.rows, k);
   copy_block(context, X, result.eigenvectors.view());
   std::vector<double> inverse_norm(static_cast<std::size_t>(k));
   for (std::int64_t j = 0; j < k; ++j) {
@@ -129,10 +129,10 @@ void take_wanted_pairs(const spmm::Context& context, spmm::ConstDenseView<T> X, 
   }
   if (!b_normalized) scale_columns(context, inverse_norm, result.eigenvectors.view());
 }
-template void take_wanted_pairs(const spmm::Context&, spmm::ConstDenseView<float>, const std::vector<double>&,
+template void take_wanted_pairs(const dense::Context&, dense::ConstDenseView<float>, const std::vector<double>&,
                                 const std::vector<double>&, const std::vector<double>&, const std::vector<bool>&, bool,
                                 LobpcgResult<float>&);
-template void take_wanted_pairs(const spmm::Context&, spmm::ConstDenseView<double>, const std::vector<double>&,
+template void take_wanted_pairs(const dense::Context&, dense::ConstDenseView<double>, const std::vector<double>&,
                                 const std::vector<double>&, const std::vector<double>&, const std::vector<bool>&, bool,
                                 LobpcgResult<double>&);
 
@@ -199,9 +199,9 @@ bool search_drift_due(double unit_roundoff, double residual_sum, const std::vect
 }
 
 template int validate_options(const LinearOperator<float>&, const LobpcgOptions&,
-                              const std::optional<spmm::ConstDenseView<float>>&, bool);
+                              const std::optional<dense::ConstDenseView<float>>&, bool);
 template int validate_options(const LinearOperator<double>&, const LobpcgOptions&,
-                              const std::optional<spmm::ConstDenseView<double>>&, bool);
+                              const std::optional<dense::ConstDenseView<double>>&, bool);
 
 }  // namespace lobpcg_detail
 const char* to_string(LobpcgStop stop) {

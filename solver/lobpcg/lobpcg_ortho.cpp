@@ -12,24 +12,25 @@
 namespace blockeigs::solver::lobpcg_detail {
 
 template <class T>
-void make_start_block(const spmm::Context& context, MPI_Comm comm, spmm::DenseView<T> X, spmm::DenseView<T> scratch,
-                      const spmm::ConstDenseView<T>* user, std::uint64_t seed, std::int64_t first_row,
-                      const Tolerances& tol, const BBasis<T>& Y, LinearOperator<T>* B, spmm::DenseView<T> BX) {
+void make_start_block(const dense::Context& context, MPI_Comm comm, dense::DenseView<T> X, dense::DenseView<T> scratch,
+                      const dense::ConstDenseView<T>* user, std::uint64_t seed, std::int64_t first_row,
+                      const Tolerances& tol, const BBasis<T>& Y, LinearOperator<T>* B, dense::DenseView<T> BX) {
   const std::int64_t nb = X.cols;
   const std::int64_t given = user ? std::min(user->cols, nb) : 0;
   if (given > 0) copy_block(context, column_range(*user, 0, given), column_range(X, 0, given));
   if (given < nb) fill_random(context, column_range(X, given, nb - given), seed, first_row, given);
   // The columns [kept, nb) made (B-)orthonormal against Y and X's first `kept`.
   auto condition = [&](std::int64_t kept) {
-    spmm::DenseView<T> rest = column_range(X, kept, nb - kept);
+    dense::DenseView<T> rest = column_range(X, kept, nb - kept);
     if (B) {
-      const BBasis<T> Q{column_range(spmm::ConstDenseView<T>(X), 0, kept),
-                        column_range(spmm::ConstDenseView<T>(BX), 0, kept)};
+      const BBasis<T> Q{column_range(dense::ConstDenseView<T>(X), 0, kept),
+                        column_range(dense::ConstDenseView<T>(BX), 0, kept)};
       return b_orthonormalize_against(context, comm, *B, Y, Q, rest, column_range(BX, kept, nb - kept), scratch, tol,
                                       true);
     }
     project_out(context, comm, Y, rest);
-    return orthonormalize_against(context, comm, column_range(spmm::ConstDenseView<T>(X), 0, kept), rest, scratch, tol);
+    return orthonormalize_against(context, comm, column_range(dense::ConstDenseView<T>(X), 0, kept), rest, scratch,
+                                  tol);
   };
   std::int64_t kept = condition(0);
   // Rank deficient (duplicate, zero or nearly parallel columns): replace the
@@ -45,16 +46,16 @@ void make_start_block(const spmm::Context& context, MPI_Comm comm, spmm::DenseVi
 }
 
 template <class T, class Ts>
-ConditionedSearch condition_search_block(const spmm::Context& context, MPI_Comm comm, spmm::ConstDenseView<T> XP,
-                                         spmm::DenseView<Ts> W, spmm::DenseView<T> Wt, spmm::DenseView<T> scratch,
+ConditionedSearch condition_search_block(const dense::Context& context, MPI_Comm comm, dense::ConstDenseView<T> XP,
+                                         dense::DenseView<Ts> W, dense::DenseView<T> Wt, dense::DenseView<T> scratch,
                                          const Tolerances& tol, BasisOptions& options, std::uint64_t seed,
                                          std::int64_t first_row, std::int64_t refill_column, const BBasis<T>& Y) {
   constexpr bool single = !std::is_same_v<T, Ts>;
   // W in T: itself, or (single) formed in Wt and rounded back.
-  auto condition_in_t = [&](spmm::DenseView<T> V) {
+  auto condition_in_t = [&](dense::DenseView<T> V) {
     const std::int64_t kept = condition_against(context, comm, XP, V, scratch, tol, &options);
     if constexpr (single) {
-      convert_block(context, spmm::ConstDenseView<T>(column_range(V, 0, kept)), column_range(W, 0, kept));
+      convert_block(context, dense::ConstDenseView<T>(column_range(V, 0, kept)), column_range(W, 0, kept));
       options.w_gram = HostMatrix();
     }
     return kept;
@@ -66,7 +67,7 @@ ConditionedSearch condition_search_block(const spmm::Context& context, MPI_Comm 
     out.kept = condition_against(context, comm, XP, Wt, scratch, tol, &options);
     options.implicit_only = false;
     if (out.kept < 0) {
-      convert_block(context, spmm::ConstDenseView<Ts>(W), Wt);
+      convert_block(context, dense::ConstDenseView<Ts>(W), Wt);
       out.kept = condition_in_t(Wt);
     }
   } else {
@@ -76,7 +77,7 @@ ConditionedSearch condition_search_block(const spmm::Context& context, MPI_Comm 
   if (out.kept > 0) return out;
   // Every residual direction already lies in span[X P] to working precision
   // (stagnation at the rounding floor): explore at random.
-  spmm::DenseView<T> V;
+  dense::DenseView<T> V;
   if constexpr (single)
     V = Wt;
   else
@@ -88,23 +89,23 @@ ConditionedSearch condition_search_block(const spmm::Context& context, MPI_Comm 
   return out;
 }
 
-template ConditionedSearch condition_search_block(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<float>,
-                                                  spmm::DenseView<float>, spmm::DenseView<float>,
-                                                  spmm::DenseView<float>, const Tolerances&, BasisOptions&,
+template ConditionedSearch condition_search_block(const dense::Context&, MPI_Comm, dense::ConstDenseView<float>,
+                                                  dense::DenseView<float>, dense::DenseView<float>,
+                                                  dense::DenseView<float>, const Tolerances&, BasisOptions&,
                                                   std::uint64_t, std::int64_t, std::int64_t, const BBasis<float>&);
-template ConditionedSearch condition_search_block(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<double>,
-                                                  spmm::DenseView<double>, spmm::DenseView<double>,
-                                                  spmm::DenseView<double>, const Tolerances&, BasisOptions&,
+template ConditionedSearch condition_search_block(const dense::Context&, MPI_Comm, dense::ConstDenseView<double>,
+                                                  dense::DenseView<double>, dense::DenseView<double>,
+                                                  dense::DenseView<double>, const Tolerances&, BasisOptions&,
                                                   std::uint64_t, std::int64_t, std::int64_t, const BBasis<double>&);
-template ConditionedSearch condition_search_block(const spmm::Context&, MPI_Comm, spmm::ConstDenseView<double>,
-                                                  spmm::DenseView<float>, spmm::DenseView<double>,
-                                                  spmm::DenseView<double>, const Tolerances&, BasisOptions&,
+template ConditionedSearch condition_search_block(const dense::Context&, MPI_Comm, dense::ConstDenseView<double>,
+                                                  dense::DenseView<float>, dense::DenseView<double>,
+                                                  dense::DenseView<double>, const Tolerances&, BasisOptions&,
                                                   std::uint64_t, std::int64_t, std::int64_t, const BBasis<double>&);
 
-#define BLOCKEIGS_INSTANTIATE(T)                                                                                 \
-  template void make_start_block(const spmm::Context&, MPI_Comm, spmm::DenseView<T>, spmm::DenseView<T>,         \
-                                 const spmm::ConstDenseView<T>*, std::uint64_t, std::int64_t, const Tolerances&, \
-                                 const BBasis<T>&, LinearOperator<T>*, spmm::DenseView<T>);
+#define BLOCKEIGS_INSTANTIATE(T)                                                                                  \
+  template void make_start_block(const dense::Context&, MPI_Comm, dense::DenseView<T>, dense::DenseView<T>,       \
+                                 const dense::ConstDenseView<T>*, std::uint64_t, std::int64_t, const Tolerances&, \
+                                 const BBasis<T>&, LinearOperator<T>*, dense::DenseView<T>);
 
 BLOCKEIGS_INSTANTIATE(float)
 BLOCKEIGS_INSTANTIATE(double)

@@ -68,7 +68,7 @@ template <class T, class Ts>
 void LobpcgIteration<T, Ts>::ritz_matrices(const SearchBlock& w, bool derive, const HostMatrix* s_t_az,
                                            RitzStep& step) {
   const std::int64_t q = nb_ + np_;
-  const spmm::ConstDenseView<T> AWv = column_range(cAW(cur_), 0, w.raw);
+  const dense::ConstDenseView<T> AWv = column_range(cAW(cur_), 0, w.raw);
   if (derive) {
     // S^T A Z, measured with W's Gram matrix where the caller could.
     const HostMatrix G = s_t_az ? *s_t_az : gram<T>(ctx_, comm_, basis_in_t(cur_, q, w.raw), AWv);
@@ -82,7 +82,7 @@ void LobpcgIteration<T, Ts>::ritz_matrices(const SearchBlock& w, bool derive, co
     make_ax_explicit();
     const SplitColumns<T> St = basis_in_t(cur_, q, w.raw);
     GramInFlight b_gram = B_ ? start_gram_pair(ctx_, comm_, St, column_range(cBS(cur_), 0, q),
-                                               column_range(spmm::ConstDenseView<T>(BW()), 0, w.raw))
+                                               column_range(dense::ConstDenseView<T>(BW()), 0, w.raw))
                              : start_gram_pair(ctx_, comm_, St, column_range(cS(cur_), 0, q), St.tail);
     GramInFlight a_gram = start_gram_pair(ctx_, comm_, St, column_range(cAS(cur_), 0, q), AWv);
     const HostMatrix G_b = b_gram.finish(), G_a = a_gram.finish();
@@ -191,7 +191,7 @@ void LobpcgIteration<T, Ts>::update_basis(const SearchBlock& w, const std::vecto
     if (B_) {
       // B [X P] takes the place of [X P] in the update, so that its residuals
       // are A X - B X Lambda with ||B x||; then [X P] itself.
-      const SplitColumns<T> BSv(column_range(cBS(cur_), 0, q), column_range(spmm::ConstDenseView<T>(BW()), 0, w.raw));
+      const SplitColumns<T> BSv(column_range(cBS(cur_), 0, q), column_range(dense::ConstDenseView<T>(BW()), 0, w.raw));
       residuals_.norms = solver::ritz_update(ctx_, comm_, BSv, ASv, step.coeff, step.chosen,
                                              column_range(BS(next), 0, m), column_range(AS(next), 0, m),
                                              column_range(Z(next), 0, nb_), residuals_.position, meanwhile);

@@ -37,8 +37,8 @@ template <class T, class Ts>
 bool LobpcgIteration<T, Ts>::place_search_columns(const std::vector<std::int64_t>& active) {
   const auto na = static_cast<std::int64_t>(active.size());
   const std::int64_t q = nb_ + np_;
-  const spmm::DenseView<Ts> Rv = column_range(Z(cur_), 0, nb_);  // the residuals
-  const spmm::DenseView<Ts> W = column_range(Z(cur_), 0, na);
+  const dense::DenseView<Ts> Rv = column_range(Z(cur_), 0, nb_);  // the residuals
+  const dense::DenseView<Ts> W = column_range(Z(cur_), 0, na);
   // The active residuals' columns in Rv, and whether A Z was multiplied
   // ahead for all of them (A W's columns then move with them).
   std::vector<std::int64_t> active_columns;
@@ -47,11 +47,11 @@ bool LobpcgIteration<T, Ts>::place_search_columns(const std::vector<std::int64_t
       ahead_.queued && ahead_.q == q &&
       std::all_of(active_columns.begin(), active_columns.end(), [&](std::int64_t c) { return c < ahead_.count; });
   ahead_ = ProductAhead{};
-  const spmm::DenseView<T> AR = column_range(AW(cur_), 0, nb_);  // A W's columns, beside Rv's
+  const dense::DenseView<T> AR = column_range(AW(cur_), 0, nb_);  // A W's columns, beside Rv's
   if (preconditioner_) {
     if constexpr (!single) {  // (search_in_fp32 refuses a preconditioner)
-      const spmm::DenseView<T> Ra = column_range(scratch_.view(), 0, na);
-      select_columns(ctx_, spmm::ConstDenseView<T>(Rv), active_columns, Ra);
+      const dense::DenseView<T> Ra = column_range(scratch_.view(), 0, na);
+      select_columns(ctx_, dense::ConstDenseView<T>(Rv), active_columns, Ra);
       clock_.to(time_.other);
       preconditioner_->apply(Ra, W);
       clock_.to(time_.preconditioner);
@@ -87,7 +87,7 @@ std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search(std::vector<s
                                                                    bool z_product_ahead) {
   const auto na = static_cast<std::int64_t>(active.size());
   const std::int64_t q = nb_ + np_;
-  const spmm::DenseView<Ts> W = column_range(Z(cur_), 0, na);
+  const dense::DenseView<Ts> W = column_range(Z(cur_), 0, na);
   // W is conditioned against [X P] in coefficient form from the raw
   // columns Z now in W's place (BasisOptions::implicit): A Z and, on a
   // carried step, S^T A Z do not wait for it. So A Z comes first, then
@@ -95,19 +95,20 @@ std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search(std::vector<s
   // [X P Z]. (Where S^T A Z is not wanted, W's Gram matrix is queued
   // before A Z instead, and the host conditions W while the device
   // multiplies.)
-  const spmm::ConstDenseView<T> XP = column_range(cS(cur_), 0, q);
+  const dense::ConstDenseView<T> XP = column_range(cS(cur_), 0, q);
   const SplitColumns<T, Ts> XPZ = basis(cur_, q, na);
   HostMatrix measured, s_t_az;
   result_.stats.z_products_ahead += z_product_ahead ? 1 : 0;
   if (carried_.valid) {
     if (!z_product_ahead) apply_a(q, z_product_width(na));
     const HostMatrix both =
-        start_gram_pair(ctx_, comm_, XPZ, spmm::ConstDenseView<Ts>(W), column_range(cAW(cur_), 0, na)).finish();
+        start_gram_pair(ctx_, comm_, XPZ, dense::ConstDenseView<Ts>(W), column_range(cAW(cur_), 0, na)).finish();
     measured = both.block(0, q + na, 0, na);
     s_t_az = both.block(0, q + na, na, na);
     clock_.to(time_.rayleigh_ritz);
   } else {
-    GramInFlight z_gram = start_gram_pair(ctx_, comm_, XPZ, spmm::ConstDenseView<Ts>(W), column_range(cAW(cur_), 0, 0));
+    GramInFlight z_gram =
+        start_gram_pair(ctx_, comm_, XPZ, dense::ConstDenseView<Ts>(W), column_range(cAW(cur_), 0, 0));
     clock_.to(time_.orthogonalization);
     if (!z_product_ahead) apply_a(q, z_product_width(na));
     measured = z_gram.finish();
@@ -116,7 +117,7 @@ std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search(std::vector<s
   basis_options_.implicit = true;
   basis_options_.measured_gram = &measured;
   const ConditionedSearch conditioned = condition_search_block<T, Ts>(
-      ctx_, comm_, XP, W, spmm::DenseView<T>{space_, n_, na, w_width_, single ? blocks_.ZT.data() : nullptr},
+      ctx_, comm_, XP, W, dense::DenseView<T>{space_, n_, na, w_width_, single ? blocks_.ZT.data() : nullptr},
       scratch_.view(), tol_, basis_options_, options_.seed, A_.first_row(),
       std::int64_t{nb_} * (max_refills + 1 + iteration_), constraints());
   std::int64_t nw = conditioned.kept;
@@ -156,14 +157,14 @@ std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search_b(std::vector
   } else {
     const auto na = static_cast<std::int64_t>(active.size());
     const std::int64_t q = nb_ + np_;
-    const spmm::DenseView<T> W = column_range(Z(cur_), 0, na), BWv = column_range(BW(), 0, na);
+    const dense::DenseView<T> W = column_range(Z(cur_), 0, na), BWv = column_range(BW(), 0, na);
     if (constrained_) project_out(ctx_, comm_, constraints(), W);
     clock_.to(time_.orthogonalization);
-    B_->apply(T(1), spmm::ConstDenseView<T>(W), T(0), BWv);
+    B_->apply(T(1), dense::ConstDenseView<T>(W), T(0), BWv);
     clock_.to(time_.spmm);
     apply_a(q, na);
     const HostMatrix both =
-        start_gram_pair(ctx_, comm_, basis(cur_, q, na), spmm::ConstDenseView<T>(BWv), column_range(cAW(cur_), 0, na))
+        start_gram_pair(ctx_, comm_, basis(cur_, q, na), dense::ConstDenseView<T>(BWv), column_range(cAW(cur_), 0, na))
             .finish();
     HostMatrix measured = both.block(0, q + na, 0, na), s_t_az = both.block(0, q + na, na, na);
     require_positive_b_norms(measured, q, na, tol_.eps);

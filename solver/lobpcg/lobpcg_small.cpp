@@ -178,7 +178,7 @@ RitzPairs rayleigh_ritz(const HostMatrix& GA, const HostMatrix& GB, std::int64_t
   return expand(std::move(truncated), without_p, 2);
 }
 
-SymmetricEigenSolver ritz_eigen_solver(const spmm::Context& context, std::int64_t rows) {
+SymmetricEigenSolver ritz_eigen_solver(const dense::Context& context, std::int64_t rows) {
   if (context.space() != Space::device || rows < device_eigen_min_rows) return {};
   auto device = std::make_shared<DeviceSymmetricEigen>(context);
   return [device](const HostMatrix& M, std::int64_t first, std::int64_t count) {

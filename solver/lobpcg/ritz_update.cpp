@@ -85,11 +85,11 @@ UpdateSetup setup_update(const S_& S, const AS_& AS, const HostMatrix& C, const 
 // and its norms over the ranks; nothing where the blocks are
 // not on the device or the kernel does not take the shape.
 template <class Ts>
-std::optional<ResidualNorms> device_update(const spmm::Context& context, MPI_Comm comm,
+std::optional<ResidualNorms> device_update(const dense::Context& context, MPI_Comm comm,
                                            const SplitColumns<double, Ts>& S, const SplitColumns<double>& AS,
                                            const UpdateSetup& setup, const HostMatrix& C,
-                                           const std::vector<double>& lambda, spmm::DenseView<double> Y,
-                                           spmm::DenseView<double> AY, spmm::DenseView<Ts> R,
+                                           const std::vector<double>& lambda, dense::DenseView<double> Y,
+                                           dense::DenseView<double> AY, dense::DenseView<Ts> R,
                                            const std::function<void()>& meanwhile, const ImpliedAX* implied_ax,
                                            bool store_ax) {
   const std::int64_t nb = R.cols;
@@ -112,10 +112,10 @@ std::optional<ResidualNorms> device_update(const spmm::Context& context, MPI_Com
 }  // namespace
 
 template <class T>
-ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, const std::type_identity_t<SplitColumns<T>>& S,
+ResidualNorms ritz_update(const dense::Context& context, MPI_Comm comm, const std::type_identity_t<SplitColumns<T>>& S,
                           const std::type_identity_t<SplitColumns<T>>& AS, const HostMatrix& C,
-                          const std::vector<double>& lambda, spmm::DenseView<T> Y, spmm::DenseView<T> AY,
-                          spmm::DenseView<T> R, const std::vector<std::int64_t>& r_position,
+                          const std::vector<double>& lambda, dense::DenseView<T> Y, dense::DenseView<T> AY,
+                          dense::DenseView<T> R, const std::vector<std::int64_t>& r_position,
                           const std::function<void()>& meanwhile, const ImpliedAX* implied_ax, bool store_ax) {
   const std::int64_t nb = R.cols, ns = AS.cols(), s_cols = S.cols();
   const UpdateSetup setup = setup_update(S, AS, C, lambda, Y.cols, AY.cols, nb, r_position, implied_ax);
@@ -136,15 +136,15 @@ ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, const std
     split_update<T>(context, S, 0, C, T(0), Y);
     split_update<T>(context, AS, 0, C, T(0), AY);
   }
-  ResidualNorms norms = eigen_residuals(context, comm, column_range(spmm::ConstDenseView<T>(Y), 0, nb),
-                                        column_range(spmm::ConstDenseView<T>(AY), 0, nb), lambda, R, position);
+  ResidualNorms norms = eigen_residuals(context, comm, column_range(dense::ConstDenseView<T>(Y), 0, nb),
+                                        column_range(dense::ConstDenseView<T>(AY), 0, nb), lambda, R, position);
   if (meanwhile) meanwhile();  // after R, which it may read
   return norms;
 }
 
-ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, const SplitColumns<double, float>& S,
+ResidualNorms ritz_update(const dense::Context& context, MPI_Comm comm, const SplitColumns<double, float>& S,
                           const SplitColumns<double>& AS, const HostMatrix& C, const std::vector<double>& lambda,
-                          spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<float> R,
+                          dense::DenseView<double> Y, dense::DenseView<double> AY, dense::DenseView<float> R,
                           const std::vector<std::int64_t>& r_position, const std::function<void()>& meanwhile,
                           const ImpliedAX* implied_ax, bool store_ax) {
   const std::int64_t nb = R.cols;
@@ -154,18 +154,18 @@ ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, const Spl
   if (device_norms) return std::move(*device_norms);
   // Otherwise the fp64 update from a widened copy of S's tail, its residuals
   // rounded into R.
-  spmm::DenseBlock<double> tail(S.tail.space, S.tail.rows, S.tail.cols), residuals(R.space, R.rows, nb);
+  dense::DenseBlock<double> tail(S.tail.space, S.tail.rows, S.tail.cols), residuals(R.space, R.rows, nb);
   convert_block(context, S.tail, tail.view());
   ResidualNorms norms =
-      ritz_update<double>(context, comm, SplitColumns<double>(S.head, spmm::ConstDenseView<double>(tail.view())), AS, C,
-                          lambda, Y, AY, residuals.view(), r_position, {}, implied_ax, store_ax);
-  convert_block(context, spmm::ConstDenseView<double>(residuals.view()), R);
+      ritz_update<double>(context, comm, SplitColumns<double>(S.head, dense::ConstDenseView<double>(tail.view())), AS,
+                          C, lambda, Y, AY, residuals.view(), r_position, {}, implied_ax, store_ax);
+  convert_block(context, dense::ConstDenseView<double>(residuals.view()), R);
   if (meanwhile) meanwhile();  // after R, which it may read
   return norms;
 }
 
 template <class T>
-bool ritz_update_prefers_implied_ax(const spmm::Context& context, std::int64_t ns, std::int64_t nv, std::int64_t m,
+bool ritz_update_prefers_implied_ax(const dense::Context& context, std::int64_t ns, std::int64_t nv, std::int64_t m,
                                     std::int64_t nb) {
   if (context.space() == Space::host) return false;  // three products there against two
   if constexpr (std::is_same_v<T, double>) return device_ops::ritz_update_implied_fits(ns, nv, m, nb);
@@ -173,13 +173,13 @@ bool ritz_update_prefers_implied_ax(const spmm::Context& context, std::int64_t n
   return false;
 }
 
-#define BLOCKEIGS_INSTANTIATE(T)                                                                                   \
-  template ResidualNorms ritz_update(const spmm::Context&, MPI_Comm, const std::type_identity_t<SplitColumns<T>>&, \
-                                     const std::type_identity_t<SplitColumns<T>>&, const HostMatrix&,              \
-                                     const std::vector<double>&, spmm::DenseView<T>, spmm::DenseView<T>,           \
-                                     spmm::DenseView<T>, const std::vector<std::int64_t>&,                         \
-                                     const std::function<void()>&, const ImpliedAX*, bool);                        \
-  template bool ritz_update_prefers_implied_ax<T>(const spmm::Context&, std::int64_t, std::int64_t, std::int64_t,  \
+#define BLOCKEIGS_INSTANTIATE(T)                                                                                    \
+  template ResidualNorms ritz_update(const dense::Context&, MPI_Comm, const std::type_identity_t<SplitColumns<T>>&, \
+                                     const std::type_identity_t<SplitColumns<T>>&, const HostMatrix&,               \
+                                     const std::vector<double>&, dense::DenseView<T>, dense::DenseView<T>,          \
+                                     dense::DenseView<T>, const std::vector<std::int64_t>&,                         \
+                                     const std::function<void()>&, const ImpliedAX*, bool);                         \
+  template bool ritz_update_prefers_implied_ax<T>(const dense::Context&, std::int64_t, std::int64_t, std::int64_t,  \
                                                   std::int64_t);
 
 BLOCKEIGS_INSTANTIATE(float)

@@ -46,10 +46,10 @@ struct ImpliedAX {
 // it, the other paths write it). Together they spare a pass 2 nb of its
 // columns (LOBPCG's 220 at block 20 become 180).
 template <class T>
-ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, const std::type_identity_t<SplitColumns<T>>& S,
+ResidualNorms ritz_update(const dense::Context& context, MPI_Comm comm, const std::type_identity_t<SplitColumns<T>>& S,
                           const std::type_identity_t<SplitColumns<T>>& AS, const HostMatrix& C,
-                          const std::vector<double>& lambda, spmm::DenseView<T> Y, spmm::DenseView<T> AY,
-                          spmm::DenseView<T> R, const std::vector<std::int64_t>& r_position = {},
+                          const std::vector<double>& lambda, dense::DenseView<T> Y, dense::DenseView<T> AY,
+                          dense::DenseView<T> R, const std::vector<std::int64_t>& r_position = {},
                           const std::function<void()>& meanwhile = {}, const ImpliedAX* implied_ax = nullptr,
                           bool store_ax = true);
 // Whether LOBPCG should hold A X implied (ImpliedAX) for S of up to ns
@@ -58,7 +58,7 @@ ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, const std
 // column alignment). Not on the host, where the implied form's three
 // products cost more than the stored form's two (block-ops-bench).
 template <class T>
-bool ritz_update_prefers_implied_ax(const spmm::Context& context, std::int64_t ns, std::int64_t nv, std::int64_t m,
+bool ritz_update_prefers_implied_ax(const dense::Context& context, std::int64_t ns, std::int64_t nv, std::int64_t m,
                                     std::int64_t nb);
 
 }  // namespace blockeigs::solver

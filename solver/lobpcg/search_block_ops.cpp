@@ -8,16 +8,16 @@
 
 namespace blockeigs::solver {
 
-bool search_single_kernels_fit(const spmm::Context& context, std::int64_t ns, std::int64_t nv, std::int64_t m,
+bool search_single_kernels_fit(const dense::Context& context, std::int64_t ns, std::int64_t nv, std::int64_t m,
                                std::int64_t nb) {
   return context.space() == Space::device && device_ops::search_single_fits(ns, nv, m, nb);
 }
 
-double memory_bytes_per_sm_cycle(const spmm::Context& context) {
+double memory_bytes_per_sm_cycle(const dense::Context& context) {
   return context.space() == Space::device ? device_ops::memory_bytes_per_sm_cycle(context.device()) : 0;
 }
 
-bool search_single_pays(const spmm::Context& context) {
+bool search_single_pays(const dense::Context& context) {
   // The mixed kernels move ~12% fewer bytes than the fp64 ones but issue more
   // instructions, and wait on them where memory feeds the SMs fast: fp32 pays
   // on an H100 (12.8 bytes an SM cycle), not on an H200 (18.8: the 128^3

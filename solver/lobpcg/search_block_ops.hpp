@@ -24,24 +24,24 @@ namespace blockeigs::solver {
 // in fp64 and rounds R once, as it stores it; the norms are those of the
 // fp64 residuals. With `implied_ax` the residuals it names are read from
 // S's fp32 tail.
-ResidualNorms ritz_update(const spmm::Context& context, MPI_Comm comm, const SplitColumns<double, float>& S,
+ResidualNorms ritz_update(const dense::Context& context, MPI_Comm comm, const SplitColumns<double, float>& S,
                           const SplitColumns<double>& AS, const HostMatrix& C, const std::vector<double>& lambda,
-                          spmm::DenseView<double> Y, spmm::DenseView<double> AY, spmm::DenseView<float> R,
+                          dense::DenseView<double> Y, dense::DenseView<double> AY, dense::DenseView<float> R,
                           const std::vector<std::int64_t>& r_position = {}, const std::function<void()>& meanwhile = {},
                           const ImpliedAX* implied_ax = nullptr, bool store_ax = true);
 
 // Whether the device takes LOBPCG's step with Z in fp32 without conversions:
 // the mixed Ritz update (A X implied, S of ns columns, A S of nv, m outputs,
 // nb residuals) and the mixed Gram pair over [X P Z] and [Z A Z].
-bool search_single_kernels_fit(const spmm::Context& context, std::int64_t ns, std::int64_t nv, std::int64_t m,
+bool search_single_kernels_fit(const dense::Context& context, std::int64_t ns, std::int64_t nv, std::int64_t m,
                                std::int64_t nb);
 // Whether those kernels make the step faster than the fp64 ones on this
 // device (the host never takes them): they read fewer bytes and issue more
 // instructions, which pays only where memory is slow against the SMs, below
 // ~15 bytes an SM cycle (an H100, not an H200).
-bool search_single_pays(const spmm::Context& context);
+bool search_single_pays(const dense::Context& context);
 // The device's peak memory rate in bytes per SM clock cycle, from its
 // attributes; 0 on the host or where the driver does not report them.
-double memory_bytes_per_sm_cycle(const spmm::Context& context);
+double memory_bytes_per_sm_cycle(const dense::Context& context);
 
 }  // namespace blockeigs::solver

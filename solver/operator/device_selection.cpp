@@ -202,14 +202,14 @@ void share_cores(MPI_Comm comm, Backend backend) {
 // first half): the cores shared out, and the device this rank's context goes
 // on, -1 on the host.
 int choose_device(Backend backend, MPI_Comm comm) {
-  const int devices = spmm::cuda_device_count();
+  const int devices = dense::cuda_device_count();
   int fewest = devices;
   BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&devices, &fewest, 1, MPI_INT, MPI_MIN, comm));
   if (backend == Backend::automatic) backend = fewest > 0 ? Backend::cuda : Backend::cpu;
   share_cores(comm, backend);
   if (backend == Backend::cpu) return -1;
   collectively(comm, [&] {
-    if (!spmm::cuda_compiled())
+    if (!dense::cuda_compiled())
       fail_input(
           "execution.backend is cuda, but block-eigs was built without CUDA "
           "(configure with the `cuda` preset, or set execution.backend: cpu)");
@@ -223,8 +223,8 @@ int choose_device(Backend backend, MPI_Comm comm) {
 
 // The second half: the device's context, its libraries and pool set up now,
 // as start-up rather than in the first solve.
-spmm::Context warm_context(int device) {
-  spmm::Context context = spmm::Context::cuda(device);
+dense::Context warm_context(int device) {
+  dense::Context context = dense::Context::cuda(device);
   context.warm_up();
   return context;
 }
@@ -233,7 +233,7 @@ spmm::Context warm_context(int device) {
 
 StartingContext::StartingContext(Backend backend, MPI_Comm comm) : comm_(comm), device_(choose_device(backend, comm)) {
   if (device_ < 0) {
-    context_.emplace(spmm::Context::host());
+    context_.emplace(dense::Context::host());
     return;
   }
   space_ = Space::device;
@@ -254,7 +254,7 @@ void StartingContext::join() {
 
 StartingContext::~StartingContext() { join(); }
 
-const spmm::Context& StartingContext::ready() {
+const dense::Context& StartingContext::ready() {
   join();
   if (!agreed_) {
     agree_on_error(comm_, error_);
@@ -264,18 +264,18 @@ const spmm::Context& StartingContext::ready() {
   return *context_;
 }
 
-spmm::Context StartingContext::take() {
+dense::Context StartingContext::take() {
   ready();
   return std::move(*context_);
 }
 
-spmm::Context make_context(Backend backend, MPI_Comm comm) {
+dense::Context make_context(Backend backend, MPI_Comm comm) {
   const int device = choose_device(backend, comm);
-  if (device < 0) return spmm::Context::host();
+  if (device < 0) return dense::Context::host();
   return collectively(comm, [&] { return warm_context(device); });
 }
 
-bool ranks_share_a_device(MPI_Comm comm, const spmm::Context& context) {
+bool ranks_share_a_device(MPI_Comm comm, const dense::Context& context) {
   int mine = 0;
   if (context.space() == Space::device) {
     constexpr int id_length = 32;  // "dddd:bb:dd.f" and more

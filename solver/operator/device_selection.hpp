@@ -18,7 +18,7 @@ int node_local_rank(MPI_Comm comm);
 
 // Backend::automatic picks CUDA when every rank sees a GPU. Backend::cuda
 // without a GPU is an InputError on every rank. Collective.
-spmm::Context make_context(Backend backend, MPI_Comm comm);
+dense::Context make_context(Backend backend, MPI_Comm comm);
 
 // make_context in two halves, so that a rank can read its matrix while its
 // GPU starts: the backend, the device and the cores are chosen at once,
@@ -38,9 +38,9 @@ class StartingContext {
   // The context: waits for its thread; an error there is every rank's (the
   // lowest failing rank's message); the device becomes the calling thread's.
   // Collective the first time, the same context after.
-  const spmm::Context& ready();
+  const dense::Context& ready();
   // ready(), the context then moved out.
-  spmm::Context take();
+  dense::Context take();
   // Seconds the context took on its thread (0 on the host).
   double seconds() const { return seconds_; }
 
@@ -50,7 +50,7 @@ class StartingContext {
   Space space_ = Space::host;
   int device_ = -1;
   std::thread thread_;
-  std::optional<spmm::Context> context_;
+  std::optional<dense::Context> context_;
   std::exception_ptr error_;
   double seconds_ = 0;
   bool agreed_ = false;
@@ -97,7 +97,7 @@ const CpuThreads& cpu_threads();
 // True on every rank when two ranks of one node run on the same GPU (its PCI
 // bus id), as when there are more ranks than GPUs; false on the host backend.
 // NCCL refuses such a communicator. Collective.
-bool ranks_share_a_device(MPI_Comm comm, const spmm::Context& context);
+bool ranks_share_a_device(MPI_Comm comm, const dense::Context& context);
 
 // True when device pointers can be handed to MPI directly: `configured`
 // where given (execution.halo.cuda_aware_mpi), else Open MPI's

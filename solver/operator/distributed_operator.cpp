@@ -21,7 +21,7 @@ namespace {
 // product into the rows that have halo columns (each row once:
 // deterministic). Y's element (i, j) at Y[i * row_stride + j * col_stride].
 template <class U>
-void scatter_add(const spmm::Context& context, const U* product, std::int64_t k, const std::int32_t* target,
+void scatter_add(const dense::Context& context, const U* product, std::int64_t k, const std::int32_t* target,
                  std::int64_t rows, U* Y, std::int64_t row_stride, std::int64_t col_stride) {
   if (context.space() == Space::host) {
 #pragma omp parallel for schedule(static)
@@ -35,15 +35,15 @@ void scatter_add(const spmm::Context& context, const U* product, std::int64_t k,
   }
 }
 template <class U>
-void scatter_add(const spmm::Context& context, const U* product, std::int64_t k, const std::int32_t* target,
-                 std::int64_t rows, spmm::DenseView<U> Y) {
+void scatter_add(const dense::Context& context, const U* product, std::int64_t k, const std::int32_t* target,
+                 std::int64_t rows, dense::DenseView<U> Y) {
   scatter_add(context, product, k, target, rows, Y.data, Y.ld, 1);
 }
 
 }  // namespace
 
 template <class T>
-DistributedOperator<T>::DistributedOperator(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& rows,
+DistributedOperator<T>::DistributedOperator(MPI_Comm comm, const dense::Context& context, const io::CsrRows& rows,
                                             const RowPartition& partition, Algorithm algorithm, const HaloOptions& halo)
     : comm_(comm), context_(context), partition_(partition), halo_options_(halo) {
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
@@ -56,7 +56,7 @@ DistributedOperator<T>::DistributedOperator(MPI_Comm comm, const spmm::Context& 
 }
 
 template <class T>
-DistributedOperator<T>::DistributedOperator(MPI_Comm comm, const spmm::Context& context, const ReplicatedCsr& a,
+DistributedOperator<T>::DistributedOperator(MPI_Comm comm, const dense::Context& context, const ReplicatedCsr& a,
                                             const RowPartition& partition, Algorithm algorithm, const HaloOptions& halo)
     : comm_(comm), context_(context), partition_(partition), halo_options_(halo) {
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
@@ -105,15 +105,15 @@ void DistributedOperator<T>::set_profiling(bool on) {
 
 template <class T>
 void DistributedOperator<T>::diagonal(T* out) const {
-  spmm::copy_bytes(out, context_.space(), diagonal_entries_.data(), context_.space(),
-                   diagonal_entries_.size() * sizeof(T));
+  dense::copy_bytes(out, context_.space(), diagonal_entries_.data(), context_.space(),
+                    diagonal_entries_.size() * sizeof(T));
 }
 
 template <class T>
 bool DistributedOperator<T>::set_diagonal_shift(T shift) {
   const std::int64_t rows = diagonal_block_.rows();
   if (!shiftable_) {
-    diagonal_positions_ = spmm::Buffer<std::int64_t>(context_.space(), static_cast<std::size_t>(rows));
+    diagonal_positions_ = dense::Buffer<std::int64_t>(context_.space(), static_cast<std::size_t>(rows));
     int missing = find_diagonal_positions(context_, diagonal_block_.view(), diagonal_positions_.data()) > 0 ? 1 : 0;
     BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &missing, 1, MPI_INT, MPI_MAX, comm_));
     shiftable_ = missing == 0;
@@ -130,7 +130,7 @@ template <class T>
 void DistributedOperator<T>::reserve(std::int64_t k) {
   if (k <= width_) return;
   reserve_halo(k);
-  halo_product_ = spmm::DenseBlock<T>(context_.space(), off_diagonal_block_.rows(), k);
+  halo_product_ = dense::DenseBlock<T>(context_.space(), off_diagonal_block_.rows(), k);
   width_ = k;
 }
 
@@ -144,13 +144,13 @@ void DistributedOperator<T>::reserve_halo(std::int64_t words) {
 }
 
 template <class T>
-void DistributedOperator<T>::apply_impl(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y) {
+void DistributedOperator<T>::apply_impl(T alpha, dense::ConstDenseView<T> X, T beta, dense::DenseView<T> Y) {
   reserve(X.cols);
   const double t0 = now();
   halo_->begin(X);  // pack; post receives, then sends
   const double t1 = now();
-  diagonal_plan_->multiply(alpha, X, beta, Y);     // needs no remote rows: overlaps the messages
-  const spmm::ConstDenseView<T> H = halo_->end();  // wait for the halo rows
+  diagonal_plan_->multiply(alpha, X, beta, Y);      // needs no remote rows: overlaps the messages
+  const dense::ConstDenseView<T> H = halo_->end();  // wait for the halo rows
   const double t4 = now();
   add_off_diagonal(alpha, H, Y);  // Y += alpha A_offd H
   halo_->release();
@@ -158,13 +158,13 @@ void DistributedOperator<T>::apply_impl(T alpha, spmm::ConstDenseView<T> X, T be
 }
 
 template <class T>
-void DistributedOperator<T>::apply_single_impl(spmm::ConstDenseView<float> X, spmm::DenseView<T> Y) {
+void DistributedOperator<T>::apply_single_impl(dense::ConstDenseView<float> X, dense::DenseView<T> Y) {
   const std::int64_t k = X.cols;
   // fp64 only; the halo buffers move whole doubles, so an odd width widens.
   if (!std::is_same_v<T, double> || k % 2 != 0) {
-    spmm::DenseBlock<T> widened(X.space, X.rows, k);
+    dense::DenseBlock<T> widened(X.space, X.rows, k);
     convert_block(context_, X, widened.view());
-    return apply_impl(T(1), spmm::ConstDenseView<T>(widened.view()), T(0), Y);
+    return apply_impl(T(1), dense::ConstDenseView<T>(widened.view()), T(0), Y);
   }
   if constexpr (std::is_same_v<T, double>) {
     reserve(k);
@@ -172,7 +172,7 @@ void DistributedOperator<T>::apply_single_impl(spmm::ConstDenseView<float> X, sp
     halo_->begin(X);
     const double t1 = now();
     spmm::multiply_single_input(context_, diagonal_block_.view(), X, Y);
-    const spmm::ConstDenseView<T> H = halo_->end();
+    const dense::ConstDenseView<T> H = halo_->end();
     const double t4 = now();
     add_off_diagonal_single(H, Y);
     halo_->release();
@@ -187,7 +187,7 @@ void DistributedOperator<T>::record_timings(double t0, double t1, double t4) {
 }
 
 template <class T>
-void DistributedOperator<T>::add_off_diagonal(T alpha, spmm::ConstDenseView<T> H, spmm::DenseView<T> Y) {
+void DistributedOperator<T>::add_off_diagonal(T alpha, dense::ConstDenseView<T> H, dense::DenseView<T> Y) {
   const std::int64_t rows = off_diagonal_block_.rows(), k = Y.cols;
   if (H.rows == 0 || rows == 0) return;
   off_diagonal_plan_->multiply(alpha, H, T(0), {context_.space(), rows, k, k, halo_product_.data()});
@@ -195,32 +195,32 @@ void DistributedOperator<T>::add_off_diagonal(T alpha, spmm::ConstDenseView<T> H
 }
 
 template <class T>
-void DistributedOperator<T>::add_off_diagonal_single(spmm::ConstDenseView<T> H, spmm::DenseView<T> Y) {
+void DistributedOperator<T>::add_off_diagonal_single(dense::ConstDenseView<T> H, dense::DenseView<T> Y) {
   const std::int64_t rows = off_diagonal_block_.rows(), k = Y.cols;
   if (H.rows == 0 || rows == 0) return;
   if constexpr (std::is_same_v<T, double>) {
     const Space space = context_.space();
-    const spmm::ConstDenseView<float> halo{space, H.rows, k, k, reinterpret_cast<const float*>(H.data)};
+    const dense::ConstDenseView<float> halo{space, H.rows, k, k, reinterpret_cast<const float*>(H.data)};
     spmm::multiply_single_input(context_, off_diagonal_block_.view(), halo,
-                                spmm::DenseView<T>{space, rows, k, k, halo_product_.data()});
+                                dense::DenseView<T>{space, rows, k, k, halo_product_.data()});
     scatter_add_product(k, Y);
   }
 }
 
 template <class T>
-void DistributedOperator<T>::scatter_add_product(std::int64_t k, spmm::DenseView<T> Y) {
+void DistributedOperator<T>::scatter_add_product(std::int64_t k, dense::DenseView<T> Y) {
   scatter_add(context_, halo_product_.data(), k, off_diagonal_rows_.data(), off_diagonal_block_.rows(), Y);
 }
 
 template <class T>
-void DistributedOperator<T>::scatter_add_product(std::int64_t k, spmm::ColumnMajorView<T> Y) {
+void DistributedOperator<T>::scatter_add_product(std::int64_t k, dense::ColumnMajorView<T> Y) {
   scatter_add(context_, halo_product_.data(), k, off_diagonal_rows_.data(), off_diagonal_block_.rows(), Y.data, 1,
               Y.ld);
 }
 
 template <class T>
-void DistributedOperator<T>::apply_column_major(T alpha, spmm::ColumnMajorView<const T> X, T beta,
-                                                spmm::ColumnMajorView<T> Y) {
+void DistributedOperator<T>::apply_column_major(T alpha, dense::ColumnMajorView<const T> X, T beta,
+                                                dense::ColumnMajorView<T> Y) {
   const std::int64_t m = local_rows(), k = X.cols;
   // The blocks' memory as the row-major k x m blocks it also is, for the overlap check.
   const BlockExtent x{X.space, k, m, X.ld, X.data, sizeof(T)}, y{Y.space, k, m, Y.ld, Y.data, sizeof(T)};
@@ -239,7 +239,7 @@ void DistributedOperator<T>::apply_column_major(T alpha, spmm::ColumnMajorView<c
     halo_->begin_column_major(X);
     const double t1 = now();
     spmm::multiply_column_major(context_, diagonal_block_.view(), alpha, X, beta, Y);
-    const spmm::ConstDenseView<T> H = halo_->end();
+    const dense::ConstDenseView<T> H = halo_->end();
     const double t4 = now();
     const std::int64_t rows = off_diagonal_block_.rows();
     if (H.rows > 0 && rows > 0) {
@@ -252,7 +252,7 @@ void DistributedOperator<T>::apply_column_major(T alpha, spmm::ColumnMajorView<c
 }
 
 template <class T>
-void DistributedOperator<T>::exchange_only(spmm::ConstDenseView<T> X) {
+void DistributedOperator<T>::exchange_only(dense::ConstDenseView<T> X) {
   reserve(X.cols);
   halo_->begin(X);
   halo_->end();
@@ -261,7 +261,7 @@ void DistributedOperator<T>::exchange_only(spmm::ConstDenseView<T> X) {
 }
 
 template <class T>
-void DistributedOperator<T>::multiply_only(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y) {
+void DistributedOperator<T>::multiply_only(T alpha, dense::ConstDenseView<T> X, T beta, dense::DenseView<T> Y) {
   reserve(X.cols);
   diagonal_plan_->multiply(alpha, X, beta, Y);
   add_off_diagonal(alpha, halo_->halo_block(X.cols), Y);
@@ -286,30 +286,30 @@ class RoundedOperator final : public LinearOperator<float> {
   }
 
   MPI_Comm comm() const override { return parent_.comm(); }
-  const spmm::Context& context() const override { return parent_.context(); }
+  const dense::Context& context() const override { return parent_.context(); }
   std::int64_t global_rows() const override { return parent_.global_rows(); }
   std::int64_t local_rows() const override { return parent_.local_rows(); }
   std::int64_t first_row() const override { return parent_.first_row(); }
   void diagonal(float* out) const override {
-    spmm::copy_bytes(out, context().space(), diagonal_entries_.data(), context().space(),
-                     diagonal_entries_.size() * sizeof(float));
+    dense::copy_bytes(out, context().space(), diagonal_entries_.data(), context().space(),
+                      diagonal_entries_.size() * sizeof(float));
   }
 
  protected:
-  void apply_impl(float alpha, spmm::ConstDenseView<float> X, float beta, spmm::DenseView<float> Y) override {
+  void apply_impl(float alpha, dense::ConstDenseView<float> X, float beta, dense::DenseView<float> Y) override {
     DistributedOperator<double>& p = parent_;
     const std::int64_t k = X.cols, rows = off_diagonal_.rows;
     p.reserve_halo(HaloExchange<double>::words<float>(k));
     if (halo_product_.rows() != rows || halo_product_.cols() < k)
-      halo_product_ = spmm::DenseBlock<float>(context().space(), rows, k);
+      halo_product_ = dense::DenseBlock<float>(context().space(), rows, k);
     const double t0 = p.now();
     p.halo_->begin(X);  // fp32 rows in fp64 words
     const double t1 = p.now();
     diagonal_plan_->multiply(alpha, X, beta, Y);  // overlaps the messages
-    const spmm::ConstDenseView<double> H = p.halo_->end();
+    const dense::ConstDenseView<double> H = p.halo_->end();
     const double t4 = p.now();
     if (H.rows > 0 && rows > 0) {  // Y += alpha A_offd H
-      const spmm::ConstDenseView<float> halo{H.space, H.rows, k, 2 * H.ld, reinterpret_cast<const float*>(H.data)};
+      const dense::ConstDenseView<float> halo{H.space, H.rows, k, 2 * H.ld, reinterpret_cast<const float*>(H.data)};
       off_diagonal_plan_->multiply(alpha, halo, 0.0f, {H.space, rows, k, k, halo_product_.data()});
       scatter_add(context(), halo_product_.data(), k, p.off_diagonal_rows_.data(), rows, Y);
     }
@@ -319,25 +319,25 @@ class RoundedOperator final : public LinearOperator<float> {
 
  private:
   // The values rounded to fp32 where they are (a column of `count`).
-  spmm::Buffer<float> rounded(const double* values, std::size_t count) const {
-    spmm::Buffer<float> out(context().space(), count);
+  dense::Buffer<float> rounded(const double* values, std::size_t count) const {
+    dense::Buffer<float> out(context().space(), count);
     const auto n = static_cast<std::int64_t>(count);
     convert_block<double, float>(context(), {context().space(), n, 1, 1, values},
                                  {context().space(), n, 1, 1, out.data()});
     return out;
   }
-  spmm::Buffer<float> rounded(const spmm::CsrView<double>& A) const {
+  dense::Buffer<float> rounded(const spmm::CsrView<double>& A) const {
     return rounded(A.values, static_cast<std::size_t>(A.nnz));
   }
-  static spmm::CsrView<float> with_values(const spmm::CsrView<double>& A, const spmm::Buffer<float>& values) {
+  static spmm::CsrView<float> with_values(const spmm::CsrView<double>& A, const dense::Buffer<float>& values) {
     return {A.space, A.rows, A.cols, A.nnz, A.row_offsets, A.col_indices, values.data()};
   }
 
   DistributedOperator<double>& parent_;
-  spmm::Buffer<float> diagonal_values_, off_diagonal_values_, diagonal_entries_;
+  dense::Buffer<float> diagonal_values_, off_diagonal_values_, diagonal_entries_;
   spmm::CsrView<float> diagonal_, off_diagonal_;  // the parent's index arrays, these values
   std::optional<spmm::Plan<float>> diagonal_plan_, off_diagonal_plan_;
-  spmm::DenseBlock<float> halo_product_;  // off-diagonal block x halo
+  dense::DenseBlock<float> halo_product_;  // off-diagonal block x halo
 };
 
 template <class T>

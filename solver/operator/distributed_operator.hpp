@@ -67,19 +67,19 @@ class DistributedOperator final : public SingleInputOperator<T>, public Diagonal
   // `rows` are this rank's rows (global columns), `partition` every rank's
   // range; `halo` how halo rows travel (make_halo_exchange). Collective. The
   // context must outlive the operator.
-  DistributedOperator(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& rows,
+  DistributedOperator(MPI_Comm comm, const dense::Context& context, const io::CsrRows& rows,
                       const RowPartition& partition, Algorithm algorithm = Algorithm::automatic,
                       const HaloOptions& halo = {});
   // The same from this rank's rows [a.begin, a.end) of a replicated matrix in
   // device memory (a device context), split where they are: no upload, only
   // the halo columns' ids on the host. `partition` must give this rank those rows.
-  DistributedOperator(MPI_Comm comm, const spmm::Context& context, const ReplicatedCsr& a,
+  DistributedOperator(MPI_Comm comm, const dense::Context& context, const ReplicatedCsr& a,
                       const RowPartition& partition, Algorithm algorithm = Algorithm::automatic,
                       const HaloOptions& halo = {});
   ~DistributedOperator() override;
 
   MPI_Comm comm() const override { return comm_; }
-  const spmm::Context& context() const override { return context_; }
+  const dense::Context& context() const override { return context_; }
   std::int64_t global_rows() const override { return partition_.global_rows(); }
   std::int64_t local_rows() const override { return partition_.rows(rank_); }
   std::int64_t first_row() const override { return partition_.begin(rank_); }
@@ -93,15 +93,15 @@ class DistributedOperator final : public SingleInputOperator<T>, public Diagonal
   // The two halves of apply, for measuring overlap: only the exchange (pack,
   // send, receive, unpack), and only the two multiplies (with the halo block
   // as it stands).
-  void exchange_only(spmm::ConstDenseView<T> X);
-  void multiply_only(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y);
+  void exchange_only(dense::ConstDenseView<T> X);
+  void multiply_only(T alpha, dense::ConstDenseView<T> X, T beta, dense::DenseView<T> Y);
 
   // Y = alpha A X + beta Y for column-major X and Y of this rank's rows
   // (PETSc's dense blocks), without row-major copies: X's halo rows gathered
   // from its columns, the diagonal block by spmm::multiply_column_major, the
   // off-diagonal product added into Y's columns. The checks of apply(); fp64
   // operators only. Collective.
-  void apply_column_major(T alpha, spmm::ColumnMajorView<const T> X, T beta, spmm::ColumnMajorView<T> Y);
+  void apply_column_major(T alpha, dense::ColumnMajorView<const T> X, T beta, dense::ColumnMajorView<T> Y);
 
   const RowPartition& partition() const { return partition_; }
   const HaloPlan& halo_plan() const { return halo_plan_; }
@@ -141,11 +141,11 @@ class DistributedOperator final : public SingleInputOperator<T>, public Diagonal
   std::unique_ptr<LinearOperator<float>> rounded_to_single() override;
 
  protected:
-  void apply_impl(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y) override;
+  void apply_impl(T alpha, dense::ConstDenseView<T> X, T beta, dense::DenseView<T> Y) override;
   // The local products by spmm::multiply_single_input and the halo moved in
   // fp32, half the bytes (an even width's rows travel as width / 2 doubles);
   // an odd width, or an fp32 operator, widens X first.
-  void apply_single_impl(spmm::ConstDenseView<float> X, spmm::DenseView<T> Y) override;
+  void apply_single_impl(dense::ConstDenseView<float> X, dense::DenseView<T> Y) override;
 
  private:
   friend class RoundedOperator;
@@ -157,13 +157,13 @@ class DistributedOperator final : public SingleInputOperator<T>, public Diagonal
   // on some rank) gives way to MPI on every rank.
   void reserve_halo(std::int64_t words);
   // Y(rows with halo columns) += alpha * off-diagonal block * H.
-  void add_off_diagonal(T alpha, spmm::ConstDenseView<T> H, spmm::DenseView<T> Y);
+  void add_off_diagonal(T alpha, dense::ConstDenseView<T> H, dense::DenseView<T> Y);
   // The same with alpha = 1 for the halo block of an fp32 exchange, whose
   // rows hold Y.cols fp32 values.
-  void add_off_diagonal_single(spmm::ConstDenseView<T> H, spmm::DenseView<T> Y);
+  void add_off_diagonal_single(dense::ConstDenseView<T> H, dense::DenseView<T> Y);
   // Y(off_diagonal_rows_) += the rows of halo_product_.
-  void scatter_add_product(std::int64_t k, spmm::DenseView<T> Y);
-  void scatter_add_product(std::int64_t k, spmm::ColumnMajorView<T> Y);
+  void scatter_add_product(std::int64_t k, dense::DenseView<T> Y);
+  void scatter_add_product(std::int64_t k, dense::ColumnMajorView<T> Y);
   void record_timings(double t0, double t1, double t4);
   // The operator from this rank's split rows (the constructors' common part). Collective.
   void build(LocalBlocks<T>&& blocks, Algorithm algorithm);
@@ -171,7 +171,7 @@ class DistributedOperator final : public SingleInputOperator<T>, public Diagonal
 
   MPI_Comm comm_;
   int rank_ = 0;
-  const spmm::Context& context_;
+  const dense::Context& context_;
   RowPartition partition_;
   HaloPlan halo_plan_;
 
@@ -181,18 +181,18 @@ class DistributedOperator final : public SingleInputOperator<T>, public Diagonal
   std::int64_t off_diagonal_nnz_ = 0;
   std::optional<spmm::Plan<T>> diagonal_plan_;
   std::optional<spmm::Plan<T>> off_diagonal_plan_;
-  spmm::Buffer<T> diagonal_entries_;
-  spmm::Buffer<std::int32_t> off_diagonal_rows_;  // local rows with halo columns, context space
+  dense::Buffer<T> diagonal_entries_;
+  dense::Buffer<std::int32_t> off_diagonal_rows_;  // local rows with halo columns, context space
   // Where each local row's diagonal entry is in diagonal_block_'s values (set_diagonal_shift), and
   // whether every row of every rank has one; found at the first shift.
-  spmm::Buffer<std::int64_t> diagonal_positions_;
+  dense::Buffer<std::int64_t> diagonal_positions_;
   std::optional<bool> shiftable_;
   T shift_ = 0;
 
   HaloOptions halo_options_;
   std::unique_ptr<HaloExchange<T>> halo_;  // reads halo_plan_
   std::int64_t width_ = -1;                // columns the buffers hold
-  spmm::DenseBlock<T> halo_product_;       // off-diagonal block x halo, one row per off_diagonal_rows_
+  dense::DenseBlock<T> halo_product_;      // off-diagonal block x halo, one row per off_diagonal_rows_
 
   bool profiling_ = false;
   ApplyTimings timings_;

@@ -27,7 +27,7 @@ void check_positive_diagonal(MPI_Comm comm, const io::CsrRows& rows, const std::
 }
 
 DistributedRows load_matrix_b(const io::MatrixConfig& config, const DistributedRows& a, MPI_Comm comm,
-                              const spmm::Context* context) {
+                              const dense::Context* context) {
   DistributedRows b = load_distributed_rows_like(config, a.numbering.original(), "matrix_b", comm);
   const std::string what = "matrix_b: " + b.description;
   check_positive_diagonal(comm, b.rows, what);

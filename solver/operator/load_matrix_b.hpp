@@ -22,7 +22,7 @@ namespace blockeigs::solver {
 // source. The result has a's partition, numbering and partition report.
 // `context`, where given, lends its device to the symmetry check.
 DistributedRows load_matrix_b(const io::MatrixConfig& config, const DistributedRows& a, MPI_Comm comm,
-                              const spmm::Context* context = nullptr);
+                              const dense::Context* context = nullptr);
 
 // InputError (agreed) naming `what` and the first row (zero-based, the rows'
 // numbering) whose diagonal entry is zero, negative or not stored: a

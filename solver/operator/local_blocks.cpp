@@ -93,18 +93,18 @@ LocalBlocks<T> split_local_rows(const io::CsrRows& rows) {
   // Which row of the off-diagonal block each local row with halo entries is.
   std::int64_t off_rows = 0;
   for (std::int64_t i = 0; i < m; ++i) off_rows += off[i + 1] > off[i] ? 1 : 0;
-  out.off_diagonal_rows = spmm::Buffer<std::int32_t>(Space::host, static_cast<std::size_t>(off_rows));
+  out.off_diagonal_rows = dense::Buffer<std::int32_t>(Space::host, static_cast<std::size_t>(off_rows));
   for (std::int64_t i = 0, r = 0; i < m; ++i)
     if (off[i + 1] > off[i]) out.off_diagonal_rows.data()[r++] = static_cast<std::int32_t>(i);
   const std::int32_t* off_row = out.off_diagonal_rows.data();
 
-  spmm::Buffer<std::int32_t> d_offsets(Space::host, static_cast<std::size_t>(m + 1));
-  spmm::Buffer<std::int32_t> d_cols(Space::host, static_cast<std::size_t>(diagonal.back()));
-  spmm::Buffer<T> d_values(Space::host, static_cast<std::size_t>(diagonal.back()));
-  spmm::Buffer<std::int32_t> o_offsets(Space::host, static_cast<std::size_t>(off_rows + 1));
-  spmm::Buffer<std::int32_t> o_cols(Space::host, static_cast<std::size_t>(off.back()));
-  spmm::Buffer<T> o_values(Space::host, static_cast<std::size_t>(off.back()));
-  out.diagonal_entries = spmm::Buffer<T>(Space::host, static_cast<std::size_t>(m));
+  dense::Buffer<std::int32_t> d_offsets(Space::host, static_cast<std::size_t>(m + 1));
+  dense::Buffer<std::int32_t> d_cols(Space::host, static_cast<std::size_t>(diagonal.back()));
+  dense::Buffer<T> d_values(Space::host, static_cast<std::size_t>(diagonal.back()));
+  dense::Buffer<std::int32_t> o_offsets(Space::host, static_cast<std::size_t>(off_rows + 1));
+  dense::Buffer<std::int32_t> o_cols(Space::host, static_cast<std::size_t>(off.back()));
+  dense::Buffer<T> o_values(Space::host, static_cast<std::size_t>(off.back()));
+  out.diagonal_entries = dense::Buffer<T>(Space::host, static_cast<std::size_t>(m));
   T* diagonal_entries = out.diagonal_entries.data();
   std::fill(diagonal_entries, diagonal_entries + m, T(0));
   for (std::int64_t i = 0; i <= m; ++i) d_offsets.data()[i] = static_cast<std::int32_t>(diagonal[i]);
@@ -148,7 +148,7 @@ namespace {
 // eighth of the device's memory to spare for what the run allocates next.
 bool device_split_fits(const io::CsrRows& rows, int value_bytes) {
   std::int64_t free = 0, total = 0;
-  if (!spmm::device_memory(&free, &total)) return false;
+  if (!dense::device_memory(&free, &total)) return false;
   const std::int64_t m = rows.local_rows(), nnz = rows.nnz();
   const std::int64_t blocks = 4 * (2 * m + 2) + (4 + std::int64_t{value_bytes}) * nnz + std::int64_t{value_bytes} * m;
   return blocks + device_split_scratch_bytes(m, nnz, nnz) + total / 8 <= free;
@@ -157,14 +157,14 @@ bool device_split_fits(const io::CsrRows& rows, int value_bytes) {
 }  // namespace
 
 template <class T>
-LocalBlocks<T> split_local_rows(const spmm::Context& context, const io::CsrRows& rows) {
+LocalBlocks<T> split_local_rows(const dense::Context& context, const io::CsrRows& rows) {
   const Space space = context.space();
   if (space == Space::device && device_split_fits(rows, sizeof(T))) return split_local_rows_on_device<T>(context, rows);
   LocalBlocks<T> blocks = split_local_rows<T>(rows);
   blocks.diagonal = std::move(blocks.diagonal).to_space(space);
   blocks.off_diagonal = std::move(blocks.off_diagonal).to_space(space);
-  blocks.off_diagonal_rows = spmm::in_space(std::move(blocks.off_diagonal_rows), space);
-  blocks.diagonal_entries = spmm::in_space(std::move(blocks.diagonal_entries), space);
+  blocks.off_diagonal_rows = dense::in_space(std::move(blocks.off_diagonal_rows), space);
+  blocks.diagonal_entries = dense::in_space(std::move(blocks.diagonal_entries), space);
   return blocks;
 }
 
@@ -178,11 +178,12 @@ std::int64_t device_split_scratch_bytes(std::int64_t local_rows, std::int64_t nn
 
 template LocalBlocks<float> split_local_rows(const io::CsrRows&);
 template LocalBlocks<double> split_local_rows(const io::CsrRows&);
-template LocalBlocks<float> split_local_rows(const spmm::Context&, const io::CsrRows&);
-template LocalBlocks<double> split_local_rows(const spmm::Context&, const io::CsrRows&);
+template LocalBlocks<float> split_local_rows(const dense::Context&, const io::CsrRows&);
+template LocalBlocks<double> split_local_rows(const dense::Context&, const io::CsrRows&);
 
 template <class T>
-std::int64_t find_diagonal_positions(const spmm::Context& context, const spmm::CsrView<T>& A, std::int64_t* positions) {
+std::int64_t find_diagonal_positions(const dense::Context& context, const spmm::CsrView<T>& A,
+                                     std::int64_t* positions) {
   if (A.space == Space::device) return cuda::find_diagonal_positions(context, A, positions);
   std::int64_t missing = 0;
 #pragma omp parallel for reduction(+ : missing) schedule(static)
@@ -196,7 +197,7 @@ std::int64_t find_diagonal_positions(const spmm::Context& context, const spmm::C
 }
 
 template <class T>
-void set_shifted_diagonal(const spmm::Context& context, T* values, const std::int64_t* positions, const T* diagonal,
+void set_shifted_diagonal(const dense::Context& context, T* values, const std::int64_t* positions, const T* diagonal,
                           T shift, std::int64_t rows) {
   if (context.space() == Space::device)
     return cuda::set_shifted_diagonal(context, values, positions, diagonal, shift, rows);
@@ -205,11 +206,11 @@ void set_shifted_diagonal(const spmm::Context& context, T* values, const std::in
     if (positions[i] >= 0) values[positions[i]] = diagonal[i] + shift;
 }
 
-template std::int64_t find_diagonal_positions(const spmm::Context&, const spmm::CsrView<float>&, std::int64_t*);
-template std::int64_t find_diagonal_positions(const spmm::Context&, const spmm::CsrView<double>&, std::int64_t*);
-template void set_shifted_diagonal(const spmm::Context&, float*, const std::int64_t*, const float*, float,
+template std::int64_t find_diagonal_positions(const dense::Context&, const spmm::CsrView<float>&, std::int64_t*);
+template std::int64_t find_diagonal_positions(const dense::Context&, const spmm::CsrView<double>&, std::int64_t*);
+template void set_shifted_diagonal(const dense::Context&, float*, const std::int64_t*, const float*, float,
                                    std::int64_t);
-template void set_shifted_diagonal(const spmm::Context&, double*, const std::int64_t*, const double*, double,
+template void set_shifted_diagonal(const dense::Context&, double*, const std::int64_t*, const double*, double,
                                    std::int64_t);
 
 }  // namespace blockeigs::solver

@@ -30,9 +30,9 @@ struct LocalBlocks {
   // it belongs to local row off_diagonal_rows[r]. Multiplying all local rows
   // with beta = 1 would read and write the whole of Y for a few halo rows.
   spmm::CsrMatrix<T> off_diagonal;
-  spmm::Buffer<std::int32_t> off_diagonal_rows;
+  dense::Buffer<std::int32_t> off_diagonal_rows;
   std::vector<std::int64_t> halo_columns;  // global id of each off-diagonal column (host memory)
-  spmm::Buffer<T> diagonal_entries;        // A(i, i) of each local row
+  dense::Buffer<T> diagonal_entries;       // A(i, i) of each local row
 };
 
 // `rows` holds global rows [first_row, first_row + local_rows) and the rank
@@ -50,14 +50,14 @@ LocalBlocks<T> split_local_rows(const io::CsrRows& rows);
 // blocks left in device memory, bit for bit the host split's. Where the build
 // has no CUDA it throws.
 template <class T>
-LocalBlocks<T> split_local_rows_on_device(const spmm::Context& context, const io::CsrRows& rows);
+LocalBlocks<T> split_local_rows_on_device(const dense::Context& context, const io::CsrRows& rows);
 
 // The device split of this rank's rows [a.begin, a.end) of a replicated
 // matrix in device memory, read in place (nothing uploaded, nothing copied to
 // the host but the halo columns' ids): the same blocks as the host split of
 // host_rows(a). Where the build has no CUDA it throws.
 template <class T>
-LocalBlocks<T> split_replicated_on_device(const spmm::Context& context, const ReplicatedCsr& a);
+LocalBlocks<T> split_replicated_on_device(const dense::Context& context, const ReplicatedCsr& a);
 
 // Device bytes the device split holds beyond the blocks it returns (the rows
 // as loaded, per-row counts, the off-diagonal columns while they are sorted).
@@ -67,7 +67,7 @@ std::int64_t device_split_scratch_bytes(std::int64_t local_rows, std::int64_t nn
 // the blocks and the device split's scratch together, else on the host and
 // then copied there.
 template <class T>
-LocalBlocks<T> split_local_rows(const spmm::Context& context, const io::CsrRows& rows);
+LocalBlocks<T> split_local_rows(const dense::Context& context, const io::CsrRows& rows);
 
 // The diagonal block's stored diagonal entries, for DistributedOperator::set_diagonal_shift (host loops in
 // local_blocks.cpp, their device twins in cuda/diagonal_shift.cu).
@@ -75,19 +75,19 @@ LocalBlocks<T> split_local_rows(const spmm::Context& context, const io::CsrRows&
 // diagonal entry (positions in A's space, A.rows entries). Returns the count
 // of rows without one.
 template <class T>
-std::int64_t find_diagonal_positions(const spmm::Context& context, const spmm::CsrView<T>& A, std::int64_t* positions);
+std::int64_t find_diagonal_positions(const dense::Context& context, const spmm::CsrView<T>& A, std::int64_t* positions);
 
 // values[positions[i]] = diagonal[i] + shift for the rows with a position;
 // all arrays in the context's space, `rows` entries of positions and diagonal.
 template <class T>
-void set_shifted_diagonal(const spmm::Context& context, T* values, const std::int64_t* positions, const T* diagonal,
+void set_shifted_diagonal(const dense::Context& context, T* values, const std::int64_t* positions, const T* diagonal,
                           T shift, std::int64_t rows);
 
 namespace cuda {
 template <class T>
-std::int64_t find_diagonal_positions(const spmm::Context& context, const spmm::CsrView<T>& A, std::int64_t* positions);
+std::int64_t find_diagonal_positions(const dense::Context& context, const spmm::CsrView<T>& A, std::int64_t* positions);
 template <class T>
-void set_shifted_diagonal(const spmm::Context& context, T* values, const std::int64_t* positions, const T* diagonal,
+void set_shifted_diagonal(const dense::Context& context, T* values, const std::int64_t* positions, const T* diagonal,
                           T shift, std::int64_t rows);
 }  // namespace cuda
 

@@ -6,39 +6,39 @@
 namespace blockeigs::solver {
 
 template <class T>
-LocalBlocks<T> split_local_rows_on_device(const spmm::Context&, const io::CsrRows&) {
+LocalBlocks<T> split_local_rows_on_device(const dense::Context&, const io::CsrRows&) {
   throw Error("split_local_rows_on_device: block-eigs was built without CUDA");
 }
 
 template <class T>
-LocalBlocks<T> split_replicated_on_device(const spmm::Context&, const ReplicatedCsr&) {
+LocalBlocks<T> split_replicated_on_device(const dense::Context&, const ReplicatedCsr&) {
   throw Error("split_replicated_on_device: block-eigs was built without CUDA");
 }
 
-template LocalBlocks<float> split_replicated_on_device(const spmm::Context&, const ReplicatedCsr&);
-template LocalBlocks<double> split_replicated_on_device(const spmm::Context&, const ReplicatedCsr&);
-template LocalBlocks<float> split_local_rows_on_device(const spmm::Context&, const io::CsrRows&);
-template LocalBlocks<double> split_local_rows_on_device(const spmm::Context&, const io::CsrRows&);
+template LocalBlocks<float> split_replicated_on_device(const dense::Context&, const ReplicatedCsr&);
+template LocalBlocks<double> split_replicated_on_device(const dense::Context&, const ReplicatedCsr&);
+template LocalBlocks<float> split_local_rows_on_device(const dense::Context&, const io::CsrRows&);
+template LocalBlocks<double> split_local_rows_on_device(const dense::Context&, const io::CsrRows&);
 
 }  // namespace blockeigs::solver
 
 namespace blockeigs::solver::cuda {
 
 template <class T>
-std::int64_t find_diagonal_positions(const spmm::Context&, const spmm::CsrView<T>&, std::int64_t*) {
+std::int64_t find_diagonal_positions(const dense::Context&, const spmm::CsrView<T>&, std::int64_t*) {
   throw Error("find_diagonal_positions on the device: not compiled with CUDA");
 }
 
 template <class T>
-void set_shifted_diagonal(const spmm::Context&, T*, const std::int64_t*, const T*, T, std::int64_t) {
+void set_shifted_diagonal(const dense::Context&, T*, const std::int64_t*, const T*, T, std::int64_t) {
   throw Error("set_shifted_diagonal on the device: not compiled with CUDA");
 }
 
-template std::int64_t find_diagonal_positions(const spmm::Context&, const spmm::CsrView<float>&, std::int64_t*);
-template std::int64_t find_diagonal_positions(const spmm::Context&, const spmm::CsrView<double>&, std::int64_t*);
-template void set_shifted_diagonal(const spmm::Context&, float*, const std::int64_t*, const float*, float,
+template std::int64_t find_diagonal_positions(const dense::Context&, const spmm::CsrView<float>&, std::int64_t*);
+template std::int64_t find_diagonal_positions(const dense::Context&, const spmm::CsrView<double>&, std::int64_t*);
+template void set_shifted_diagonal(const dense::Context&, float*, const std::int64_t*, const float*, float,
                                    std::int64_t);
-template void set_shifted_diagonal(const spmm::Context&, double*, const std::int64_t*, const double*, double,
+template void set_shifted_diagonal(const dense::Context&, double*, const std::int64_t*, const double*, double,
                                    std::int64_t);
 
 }  // namespace blockeigs::solver::cuda

@@ -38,7 +38,7 @@ struct HostView {
   }
 };
 
-bool on_device(const ReplicatedCsr& a, const spmm::Context* context) {
+bool on_device(const ReplicatedCsr& a, const dense::Context* context) {
   if (a.space != Space::device) return false;
   if (!context || context->space() != Space::device) throw Error("replicated CSR: device arrays need a device context");
   return true;
@@ -49,7 +49,7 @@ template <class U>
 std::vector<U> fetch(const ReplicatedCsr& a, const void* array, std::int64_t first, std::int64_t count) {
   std::vector<U> out(static_cast<std::size_t>(count));
   if (count > 0)
-    spmm::copy_bytes(out.data(), Space::host, static_cast<const U*>(array) + first, a.space, sizeof(U) * out.size());
+    dense::copy_bytes(out.data(), Space::host, static_cast<const U*>(array) + first, a.space, sizeof(U) * out.size());
   return out;
 }
 
@@ -62,7 +62,7 @@ std::vector<std::int64_t> fetch_indices(const ReplicatedCsr& a, const void* arra
 
 }  // namespace
 
-CsrProblem find_offsets_problem(const ReplicatedCsr& a, const spmm::Context* context) {
+CsrProblem find_offsets_problem(const ReplicatedCsr& a, const dense::Context* context) {
   if (on_device(a, context)) return find_offsets_problem_on_device(a, *context);
   const HostView v{a};
   if (v.offset(0) != 0) return {Kind::offsets_start};
@@ -72,7 +72,7 @@ CsrProblem find_offsets_problem(const ReplicatedCsr& a, const spmm::Context* con
   return {};
 }
 
-CsrProblem find_entry_problem(const ReplicatedCsr& a, const spmm::Context* context) {
+CsrProblem find_entry_problem(const ReplicatedCsr& a, const dense::Context* context) {
   if (on_device(a, context)) return find_entry_problem_on_device(a, *context);
   const HostView v{a};
   for (std::int64_t i = a.begin; i < a.end; ++i)
@@ -84,7 +84,7 @@ CsrProblem find_entry_problem(const ReplicatedCsr& a, const spmm::Context* conte
   return {};
 }
 
-CsrProblem find_asymmetry(const ReplicatedCsr& a, const spmm::Context* context) {
+CsrProblem find_asymmetry(const ReplicatedCsr& a, const dense::Context* context) {
   if (on_device(a, context)) return find_asymmetry_on_device(a, *context);
   const HostView v{a};
   for (std::int64_t i = a.begin; i < a.end; ++i)
@@ -131,7 +131,7 @@ std::string problem_message(const ReplicatedCsr& a, const CsrProblem& p, const s
   return {};
 }
 
-void check_replicated(MPI_Comm comm, const ReplicatedCsr& a, const spmm::Context* context,
+void check_replicated(MPI_Comm comm, const ReplicatedCsr& a, const dense::Context* context,
                       const std::string& description) {
   for (auto find : {find_offsets_problem, find_entry_problem, find_asymmetry})
     collectively(comm, [&] {

@@ -46,18 +46,18 @@ struct CsrProblem {
 // assumes the ones before it found nothing. Host arrays: these loops; device
 // arrays: the kernels of cuda/replicated_csr_device.cu (a stub that throws
 // where the build has no CUDA), on `context`'s stream.
-CsrProblem find_offsets_problem(const ReplicatedCsr& a, const spmm::Context* context = nullptr);
+CsrProblem find_offsets_problem(const ReplicatedCsr& a, const dense::Context* context = nullptr);
 // The first entry of this rank's rows (in storage order) whose column is out
 // of range or not above the one before it in its row, or whose value is not finite.
-CsrProblem find_entry_problem(const ReplicatedCsr& a, const spmm::Context* context = nullptr);
+CsrProblem find_entry_problem(const ReplicatedCsr& a, const dense::Context* context = nullptr);
 // The first entry (i, j), i != j, of this rank's rows with |a_ij - a_ji| >
 // 1e-12 max(|a_ij|, |a_ji|), a_ji looked up in row j (any rank's: the matrix
 // is whole here); columns sorted within rows (the entry pass found nothing).
-CsrProblem find_asymmetry(const ReplicatedCsr& a, const spmm::Context* context = nullptr);
+CsrProblem find_asymmetry(const ReplicatedCsr& a, const dense::Context* context = nullptr);
 
-CsrProblem find_offsets_problem_on_device(const ReplicatedCsr& a, const spmm::Context& context);
-CsrProblem find_entry_problem_on_device(const ReplicatedCsr& a, const spmm::Context& context);
-CsrProblem find_asymmetry_on_device(const ReplicatedCsr& a, const spmm::Context& context);
+CsrProblem find_offsets_problem_on_device(const ReplicatedCsr& a, const dense::Context& context);
+CsrProblem find_entry_problem_on_device(const ReplicatedCsr& a, const dense::Context& context);
+CsrProblem find_asymmetry_on_device(const ReplicatedCsr& a, const dense::Context& context);
 
 // The message the host checks give for `problem` (io::validate's for the
 // offsets and the entries, check_symmetric's for an asymmetry), naming
@@ -67,7 +67,7 @@ std::string problem_message(const ReplicatedCsr& a, const CsrProblem& problem, c
 // The checks in order, each agreed on by the ranks (the lowest rank's
 // message, which names the first offending row): InputError on every rank.
 // Collective. `context` is needed for device arrays.
-void check_replicated(MPI_Comm comm, const ReplicatedCsr& a, const spmm::Context* context,
+void check_replicated(MPI_Comm comm, const ReplicatedCsr& a, const dense::Context* context,
                       const std::string& description);
 
 // This rank's rows as host rows (int64 columns): the path for what the

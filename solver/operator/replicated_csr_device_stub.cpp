@@ -5,13 +5,13 @@
 
 namespace blockeigs::solver {
 
-CsrProblem find_offsets_problem_on_device(const ReplicatedCsr&, const spmm::Context&) {
+CsrProblem find_offsets_problem_on_device(const ReplicatedCsr&, const dense::Context&) {
   throw Error("find_offsets_problem_on_device: block-eigs was built without CUDA");
 }
-CsrProblem find_entry_problem_on_device(const ReplicatedCsr&, const spmm::Context&) {
+CsrProblem find_entry_problem_on_device(const ReplicatedCsr&, const dense::Context&) {
   throw Error("find_entry_problem_on_device: block-eigs was built without CUDA");
 }
-CsrProblem find_asymmetry_on_device(const ReplicatedCsr&, const spmm::Context&) {
+CsrProblem find_asymmetry_on_device(const ReplicatedCsr&, const dense::Context&) {
   throw Error("find_asymmetry_on_device: block-eigs was built without CUDA");
 }
 

@@ -196,7 +196,7 @@ RemoteEntries<Index> remote_entries(const io::CsrRows& rows, const RowPartition&
 // device context with room for the rows) the lookups run there and the host
 // repeats a pass only where the device found a mismatch, to name it.
 template <class Index>
-void check_entries(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition, const spmm::Context* device,
+void check_entries(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition, const dense::Context* device,
                    Mismatch& mismatch) {
   const std::int64_t first = rows.first_row;
   std::unique_ptr<DeviceSymmetryRows> on_device;
@@ -256,7 +256,7 @@ std::int64_t input_row(MPI_Comm comm, const RowPartition& partition, const RowNu
 }  // namespace
 
 void check_symmetric(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition, const std::string& what,
-                     const std::string& symbol, const RowNumbering* numbering, const spmm::Context* device) {
+                     const std::string& symbol, const RowNumbering* numbering, const dense::Context* device) {
   if (rows.global_rows != rows.global_cols)
     collectively(comm, [&] { fail_input(what, " is ", rows.global_rows, " x ", rows.global_cols, ", not square"); });
 

@@ -32,7 +32,7 @@ namespace blockeigs::solver {
 // is the same.
 void check_symmetric(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition, const std::string& what,
                      const std::string& symbol = "A", const RowNumbering* numbering = nullptr,
-                     const spmm::Context* device = nullptr);
+                     const dense::Context* device = nullptr);
 
 // check_symmetric's message for the entry (row, col) = value whose transpose holds `transpose`.
 std::string asymmetry_message(const std::string& what, const std::string& symbol, std::int64_t row, std::int64_t col,

@@ -26,7 +26,7 @@ class DeviceSymmetryRows {
   // Uploads `rows` to the device of `context`; false from fits() where the
   // device lacks room for them and `received` entries beside them.
   static bool fits(const io::CsrRows& rows, std::int64_t received);
-  DeviceSymmetryRows(const spmm::Context& context, const io::CsrRows& rows);
+  DeviceSymmetryRows(const dense::Context& context, const io::CsrRows& rows);
   ~DeviceSymmetryRows();
   DeviceSymmetryRows(const DeviceSymmetryRows&) = delete;
   DeviceSymmetryRows& operator=(const DeviceSymmetryRows&) = delete;

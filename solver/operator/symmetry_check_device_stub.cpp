@@ -9,7 +9,7 @@ struct DeviceSymmetryRows::Impl {};
 
 bool DeviceSymmetryRows::fits(const io::CsrRows&, std::int64_t) { return false; }
 
-DeviceSymmetryRows::DeviceSymmetryRows(const spmm::Context&, const io::CsrRows&) {
+DeviceSymmetryRows::DeviceSymmetryRows(const dense::Context&, const io::CsrRows&) {
   throw Error("DeviceSymmetryRows: block-eigs was built without CUDA");
 }
 

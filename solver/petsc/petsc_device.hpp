@@ -32,19 +32,19 @@ PetscErrorCode dense_restore_write(Mat m, double** array);
 // Stream order between PETSc's current device context and `context`: our
 // stream waits for the work PETSc queued before the call, PETSc's for ours.
 // No host waits; no-ops on the host and in builds without device arrays.
-void wait_for_petsc(const spmm::Context& context);
-void petsc_waits_for(const spmm::Context& context);
+void wait_for_petsc(const dense::Context& context);
+void petsc_waits_for(const dense::Context& context);
 
 // The shell's vectors on the device (MatShellSetVecType VECCUDA) and the
 // MatProduct AB for MATDENSECUDA blocks (`numeric`, as for MATDENSE), where
 // `context` is a device one and this build has device arrays; else nothing.
 using ProductNumeric = PetscErrorCode (*)(Mat, Mat, Mat, void*);
-PetscErrorCode make_device_resident(Mat A, const spmm::Context& context, ProductNumeric numeric);
+PetscErrorCode make_device_resident(Mat A, const dense::Context& context, ProductNumeric numeric);
 
 // dst = src^T for column-major matrices on the device (src rows x cols with
 // leading dimension ld_src; dst cols x rows with ld_dst), queued on
 // `context`'s stream. Throws where the build has no device arrays.
-void transpose(const spmm::Context& context, std::int64_t rows, std::int64_t cols, const double* src,
+void transpose(const dense::Context& context, std::int64_t rows, std::int64_t cols, const double* src,
                std::int64_t ld_src, double* dst, std::int64_t ld_dst);
 
 }  // namespace blockeigs::solver::petsc_device

@@ -107,19 +107,19 @@ PetscErrorCode dense_get_write(Mat m, double** array, Space* space) {
 }
 PetscErrorCode dense_restore_write(Mat m, double** array) { return MatDenseRestoreArrayWriteAndMemType(m, array); }
 
-void wait_for_petsc(const spmm::Context& context) {
+void wait_for_petsc(const dense::Context& context) {
   cudaStream_t petsc = nullptr;
   if (context.space() != Space::device || !petsc_stream(&petsc)) return;
   order(petsc, static_cast<cudaStream_t>(context.stream()));
 }
 
-void petsc_waits_for(const spmm::Context& context) {
+void petsc_waits_for(const dense::Context& context) {
   cudaStream_t petsc = nullptr;
   if (context.space() != Space::device || !petsc_stream(&petsc)) return;
   order(static_cast<cudaStream_t>(context.stream()), petsc);
 }
 
-PetscErrorCode make_device_resident(Mat A, const spmm::Context& context, ProductNumeric numeric) {
+PetscErrorCode make_device_resident(Mat A, const dense::Context& context, ProductNumeric numeric) {
   PetscFunctionBeginUser;
   if (context.space() != Space::device) PetscFunctionReturn(PETSC_SUCCESS);
   // PETSc's arrays must be on the operator's device: PETSc picks rank % devices
@@ -139,7 +139,7 @@ PetscErrorCode make_device_resident(Mat A, const spmm::Context& context, Product
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-void transpose(const spmm::Context& context, std::int64_t rows, std::int64_t cols, const double* src,
+void transpose(const dense::Context& context, std::int64_t rows, std::int64_t cols, const double* src,
                std::int64_t ld_src, double* dst, std::int64_t ld_dst) {
   if (rows == 0 || cols == 0) return;
   // cuBLAS's geam: dst (cols x rows) = 1 * src^T + 0 * dst; with beta 0 dst is not read.

@@ -35,12 +35,12 @@ PetscErrorCode dense_get_write(Mat m, double** array, Space* space) {
 }
 PetscErrorCode dense_restore_write(Mat m, double** array) { return MatDenseRestoreArrayWrite(m, array); }
 
-void wait_for_petsc(const spmm::Context&) {}
-void petsc_waits_for(const spmm::Context&) {}
+void wait_for_petsc(const dense::Context&) {}
+void petsc_waits_for(const dense::Context&) {}
 
-PetscErrorCode make_device_resident(Mat, const spmm::Context&, ProductNumeric) { return 0; }
+PetscErrorCode make_device_resident(Mat, const dense::Context&, ProductNumeric) { return 0; }
 
-void transpose(const spmm::Context&, std::int64_t, std::int64_t, const double*, std::int64_t, double*, std::int64_t) {
+void transpose(const dense::Context&, std::int64_t, std::int64_t, const double*, std::int64_t, double*, std::int64_t) {
   throw Error("the PETSc adapter was built without device arrays (PETSc without CUDA, or no CUDA backend)");
 }
 

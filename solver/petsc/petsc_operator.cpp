@@ -127,7 +127,7 @@ namespace {
 
 // The MATSHELL over `rows` (the operator's numbering, distributed by
 // `partition`), numbered as `numbering`'s input (or as `rows` where it is the identity).
-Mat make_shell(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& rows, const RowPartition& partition,
+Mat make_shell(MPI_Comm comm, const dense::Context& context, const io::CsrRows& rows, const RowPartition& partition,
                Algorithm algorithm, const RowNumbering& numbering) {
   int ranks = 1, rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
@@ -171,17 +171,17 @@ Mat make_shell(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& r
 
 }  // namespace
 
-Mat create_petsc_operator(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& rows,
+Mat create_petsc_operator(MPI_Comm comm, const dense::Context& context, const io::CsrRows& rows,
                           const RowPartition& partition, Algorithm algorithm) {
   return make_shell(comm, context, rows, partition, algorithm, RowNumbering());
 }
 
-Mat create_petsc_operator(MPI_Comm comm, const spmm::Context& context, const DistributedRows& rows,
+Mat create_petsc_operator(MPI_Comm comm, const dense::Context& context, const DistributedRows& rows,
                           Algorithm algorithm) {
   return make_shell(comm, context, rows.rows, rows.partition, algorithm, rows.numbering);
 }
 
-Mat create_petsc_operator_from_aij(Mat aij, const spmm::Context& context, Algorithm algorithm) {
+Mat create_petsc_operator_from_aij(Mat aij, const dense::Context& context, Algorithm algorithm) {
   MPI_Comm comm = PetscObjectComm(reinterpret_cast<PetscObject>(aij));
   int ranks = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
@@ -231,7 +231,7 @@ Mat create_petsc_operator_from_aij(Mat aij, const spmm::Context& context, Algori
 
 namespace {
 
-PetscPencil make_pencil(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& a, const io::CsrRows& b,
+PetscPencil make_pencil(MPI_Comm comm, const dense::Context& context, const io::CsrRows& a, const io::CsrRows& b,
                         const RowPartition& partition, Algorithm algorithm, const RowNumbering& numbering) {
   collectively(comm, [&] {
     if (a.global_rows != b.global_rows || a.first_row != b.first_row || a.local_rows() != b.local_rows())
@@ -252,12 +252,12 @@ PetscPencil make_pencil(MPI_Comm comm, const spmm::Context& context, const io::C
 
 }  // namespace
 
-PetscPencil create_petsc_pencil(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& a, const io::CsrRows& b,
-                                const RowPartition& partition, Algorithm algorithm) {
+PetscPencil create_petsc_pencil(MPI_Comm comm, const dense::Context& context, const io::CsrRows& a,
+                                const io::CsrRows& b, const RowPartition& partition, Algorithm algorithm) {
   return make_pencil(comm, context, a, b, partition, algorithm, RowNumbering());
 }
 
-PetscPencil create_petsc_pencil(MPI_Comm comm, const spmm::Context& context, const DistributedRows& a,
+PetscPencil create_petsc_pencil(MPI_Comm comm, const dense::Context& context, const DistributedRows& a,
                                 const DistributedRows& b, Algorithm algorithm) {
   // load_matrix_b moved and renumbered B's rows as A's: A's numbering is B's.
   return make_pencil(comm, context, a.rows, b.rows, a.partition, algorithm, a.numbering);

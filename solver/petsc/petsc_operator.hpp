@@ -25,7 +25,7 @@
 // C++ exceptions never cross PETSc: a callback that fails returns
 // PETSC_ERR_LIB with the exception's message.
 //
-// Lifetime: the spmm::Context must outlive the Mat; the rows and partition
+// Lifetime: the dense::Context must outlive the Mat; the rows and partition
 // are copied. Creation is collective over the communicator and throws
 // blockeigs exceptions (agreed on by every rank) on bad input.
 #pragma once
@@ -57,7 +57,7 @@ namespace blockeigs::solver {
 // The Mat numbers rows as `rows` do: after a graph partition or a band order
 // of each rank's rows that is the operator's numbering, not the input's (the
 // overload on DistributedRows below gives the input's).
-Mat create_petsc_operator(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& rows,
+Mat create_petsc_operator(MPI_Comm comm, const dense::Context& context, const io::CsrRows& rows,
                           const RowPartition& partition, Algorithm algorithm = Algorithm::automatic);
 
 // The same from what load_distributed_rows gives, in the input's numbering
@@ -66,14 +66,14 @@ Mat create_petsc_operator(MPI_Comm comm, const spmm::Context& context, const io:
 // generator, as load_distributed_rows read them. Where the rows were moved
 // or reordered, each MatMult, MatMatMult and MatGetDiagonal moves the Vec's
 // rows to the operator's ranks and back (two row exchanges a product).
-Mat create_petsc_operator(MPI_Comm comm, const spmm::Context& context, const DistributedRows& rows,
+Mat create_petsc_operator(MPI_Comm comm, const dense::Context& context, const DistributedRows& rows,
                           Algorithm algorithm = Algorithm::automatic);
 
 // A Mat over the same matrix as an assembled PETSc AIJ matrix (MATMPIAIJ,
 // MATSEQAIJ, or any type with MatGetRow), with its row distribution. `aij`
 // must be square and symmetric, with equal row and column layouts; it is only
 // read (the caller still owns and destroys it).
-Mat create_petsc_operator_from_aij(Mat aij, const spmm::Context& context, Algorithm algorithm = Algorithm::automatic);
+Mat create_petsc_operator_from_aij(Mat aij, const dense::Context& context, Algorithm algorithm = Algorithm::automatic);
 
 // A x = lambda B x for SLEPc (EPSSetOperators(eps, A, B), EPS_GHEP): A and B
 // as two such Mats on the same rows. `b` must have a's partition (what
@@ -83,11 +83,12 @@ struct PetscPencil {
   Mat A = nullptr;
   Mat B = nullptr;
 };
-PetscPencil create_petsc_pencil(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& a, const io::CsrRows& b,
-                                const RowPartition& partition, Algorithm algorithm = Algorithm::automatic);
+PetscPencil create_petsc_pencil(MPI_Comm comm, const dense::Context& context, const io::CsrRows& a,
+                                const io::CsrRows& b, const RowPartition& partition,
+                                Algorithm algorithm = Algorithm::automatic);
 // The same in the input's numbering (as create_petsc_operator on
 // DistributedRows), from A's rows and B's as load_matrix_b gives them.
-PetscPencil create_petsc_pencil(MPI_Comm comm, const spmm::Context& context, const DistributedRows& a,
+PetscPencil create_petsc_pencil(MPI_Comm comm, const dense::Context& context, const DistributedRows& a,
                                 const DistributedRows& b, Algorithm algorithm = Algorithm::automatic);
 
 // How many MatProduct (MatMatMult) applies the Mat has run: one per dense

@@ -80,20 +80,20 @@ bool we_initialised = false;
 
 class PetscPreconditioner final : public Preconditioner<double> {
  public:
-  PetscPreconditioner(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& rows,
+  PetscPreconditioner(MPI_Comm comm, const dense::Context& context, const io::CsrRows& rows,
                       const RowPartition& partition, const std::string& options);
   ~PetscPreconditioner() override;
-  void apply(spmm::ConstDenseView<double> R, spmm::DenseView<double> W) override;
+  void apply(dense::ConstDenseView<double> R, dense::DenseView<double> W) override;
 
  private:
   void set_up(const io::CsrRows& rows, const std::string& options);
   void release();  // PETSc's objects, our options, and PETSc itself where we initialised it
   // The two ways to and from PETSc's column-major blocks X_ and Y_.
-  void apply_through_host(spmm::ConstDenseView<double> R, spmm::DenseView<double> W);
-  void apply_on_device(spmm::ConstDenseView<double> R, spmm::DenseView<double> W);
+  void apply_through_host(dense::ConstDenseView<double> R, dense::DenseView<double> W);
+  void apply_on_device(dense::ConstDenseView<double> R, dense::DenseView<double> W);
 
   MPI_Comm comm_;
-  const spmm::Context& context_;
+  const dense::Context& context_;
   std::int64_t local_rows_ = 0, global_rows_ = 0;
   std::vector<std::string> option_names_;
   bool device_ = false;  // PETSc's objects on the device (its CUDA types)
@@ -101,7 +101,7 @@ class PetscPreconditioner final : public Preconditioner<double> {
   PC pc_ = nullptr;
 };
 
-PetscPreconditioner::PetscPreconditioner(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& rows,
+PetscPreconditioner::PetscPreconditioner(MPI_Comm comm, const dense::Context& context, const io::CsrRows& rows,
                                          const RowPartition& partition, const std::string& options)
     : comm_(comm),
       context_(context),
@@ -184,9 +184,9 @@ void PetscPreconditioner::release() {
   }
 }
 
-void PetscPreconditioner::apply(spmm::ConstDenseView<double> R, spmm::DenseView<double> W) {
+void PetscPreconditioner::apply(dense::ConstDenseView<double> R, dense::DenseView<double> W) {
   check_apply_arguments("PETSc preconditioner", local_rows_, context_.space(), BlockExtent::of(R),
-                        BlockExtent::of(spmm::ConstDenseView<double>(W)));
+                        BlockExtent::of(dense::ConstDenseView<double>(W)));
   const std::int64_t k = R.cols;
   PetscInt width = 0;
   if (X_) BLOCKEIGS_PC_CHECK(MatGetSize(X_, nullptr, &width));
@@ -208,10 +208,10 @@ void PetscPreconditioner::apply(spmm::ConstDenseView<double> R, spmm::DenseView<
 
 // Row-major block to PETSc's column-major one, staged through the host
 // where the block is on the device.
-void PetscPreconditioner::apply_through_host(spmm::ConstDenseView<double> R, spmm::DenseView<double> W) {
+void PetscPreconditioner::apply_through_host(dense::ConstDenseView<double> R, dense::DenseView<double> W) {
   const std::int64_t m = local_rows_, k = R.cols;
   PetscInt ld = 0;
-  spmm::DenseBlock<double> host(Space::host, m, k);
+  dense::DenseBlock<double> host(Space::host, m, k);
   copy_block(context_, R, host.view());
   context_.synchronize();
   PetscScalar* x = nullptr;
@@ -232,7 +232,7 @@ void PetscPreconditioner::apply_through_host(spmm::ConstDenseView<double> R, spm
 
 // R (row-major, on the device) transposed into X_'s device array, PCMatApply,
 // Y_'s device array transposed into W; the streams ordered by events.
-void PetscPreconditioner::apply_on_device(spmm::ConstDenseView<double> R, spmm::DenseView<double> W) {
+void PetscPreconditioner::apply_on_device(dense::ConstDenseView<double> R, dense::DenseView<double> W) {
   const std::int64_t m = local_rows_, k = R.cols;
   PetscInt ldx = 0, ldy = 0;
   Space space = Space::host;
@@ -266,7 +266,7 @@ void PetscPreconditioner::apply_on_device(spmm::ConstDenseView<double> R, spmm::
 
 bool petsc_available() { return true; }
 
-std::unique_ptr<Preconditioner<double>> make_petsc_preconditioner(MPI_Comm comm, const spmm::Context& context,
+std::unique_ptr<Preconditioner<double>> make_petsc_preconditioner(MPI_Comm comm, const dense::Context& context,
                                                                   const io::CsrRows& rows,
                                                                   const RowPartition& partition,
                                                                   const std::string& options) {

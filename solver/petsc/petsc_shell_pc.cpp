@@ -39,7 +39,7 @@ PetscErrorCode shell_pc_apply(PC pc, Vec x, Vec y) {
   const PetscErrorCode status = guarded(shell, [&] {
     shell.stats.preconditioner_applies += 1;
     shell.run(xa, xs, ya, ys, 1,
-              [p](spmm::ConstDenseView<double> R, spmm::DenseView<double> W) { p->preconditioner->apply(R, W); });
+              [p](dense::ConstDenseView<double> R, dense::DenseView<double> W) { p->preconditioner->apply(R, W); });
   });
   PetscCall(petsc_device::restore_write(y, &ya));
   PetscCall(petsc_device::restore_read(x, &xa));
@@ -58,7 +58,7 @@ PetscErrorCode shell_pc_mat_apply(PC pc, Mat X, Mat Y) {
                           [&](const double* x, PetscInt ldx, double* y, PetscInt ldy, PetscInt k, Space space) {
                             shell.stats.preconditioner_applies += 1;
                             shell.run_column_major(x, ldx, y, ldy, k, space,
-                                                   [p](spmm::ConstDenseView<double> R, spmm::DenseView<double> W) {
+                                                   [p](dense::ConstDenseView<double> R, dense::DenseView<double> W) {
                                                      p->preconditioner->apply(R, W);
                                                    });
                           }));

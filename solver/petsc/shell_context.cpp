@@ -30,19 +30,19 @@ void ShellContext::apply(const double* x, Space xs, double* y, Space ys, std::in
 }
 
 OperatorBody ShellContext::product() {
-  return [this](spmm::ConstDenseView<double> X, spmm::DenseView<double> Y) { op->apply(1.0, X, 0.0, Y); };
+  return [this](dense::ConstDenseView<double> X, dense::DenseView<double> Y) { op->apply(1.0, X, 0.0, Y); };
 }
 
 void ShellContext::reserve(std::size_t count) {
   if (x_stage_.size() >= count) return;
-  x_stage_ = spmm::Buffer<double>(context().space(), count);
-  y_stage_ = spmm::Buffer<double>(context().space(), count);
+  x_stage_ = dense::Buffer<double>(context().space(), count);
+  y_stage_ = dense::Buffer<double>(context().space(), count);
 }
 
 void ShellContext::copy(double* dst, Space dst_space, const double* src, Space src_space, std::size_t count) {
   if (count == 0) return;
   if (dst_space != src_space) stats.copies += 1;
-  spmm::copy_bytes(dst, dst_space, src, src_space, count * sizeof(double));
+  dense::copy_bytes(dst, dst_space, src, src_space, count * sizeof(double));
 }
 
 void ShellContext::count_arrays(Space a, Space b) {
@@ -69,7 +69,7 @@ void ShellContext::run_uncounted(const double* x, Space xs, double* y, Space ys,
     in = x_stage_.data();
   }
   double* out = ys == space ? y : y_stage_.data();
-  body(spmm::ConstDenseView<double>(space, m, k, k, in), spmm::DenseView<double>{space, m, k, k, out});
+  body(dense::ConstDenseView<double>(space, m, k, k, in), dense::DenseView<double>{space, m, k, k, out});
   if (ys != space) {
     context().synchronize();  // the body is queued on the context's stream
     copy(y, ys, out, space, count);
@@ -88,13 +88,13 @@ void ShellContext::run_renumbered(const double* x, Space xs, double* y, Space ys
   const Space space = context().space();
   const std::int64_t m = local_rows();
   if (space == Space::host) {
-    body(spmm::ConstDenseView<double>(space, m, k, k, x_op.data()),
-         spmm::DenseView<double>{space, m, k, k, y_op.data()});
+    body(dense::ConstDenseView<double>(space, m, k, k, x_op.data()),
+         dense::DenseView<double>{space, m, k, k, y_op.data()});
   } else {
     reserve(y_op.size());
     copy(x_stage_.data(), space, x_op.data(), Space::host, x_op.size());
-    body(spmm::ConstDenseView<double>(space, m, k, k, x_stage_.data()),
-         spmm::DenseView<double>{space, m, k, k, y_stage_.data()});
+    body(dense::ConstDenseView<double>(space, m, k, k, x_stage_.data()),
+         dense::DenseView<double>{space, m, k, k, y_stage_.data()});
     context().synchronize();
     copy(y_op.data(), Space::host, y_stage_.data(), space, y_op.size());
   }
@@ -129,8 +129,8 @@ void ShellContext::run_column_major(const double* b, std::int64_t ldb, double* c
     reserve(count);
     petsc_device::wait_for_petsc(context());
     petsc_device::transpose(context(), m, k, b, ldb, x_stage_.data(), k);
-    body(spmm::ConstDenseView<double>(Space::device, m, k, k, x_stage_.data()),
-         spmm::DenseView<double>{Space::device, m, k, k, y_stage_.data()});
+    body(dense::ConstDenseView<double>(Space::device, m, k, k, x_stage_.data()),
+         dense::DenseView<double>{Space::device, m, k, k, y_stage_.data()});
     petsc_device::transpose(context(), k, m, y_stage_.data(), k, c, ldc);
     petsc_device::petsc_waits_for(context());
     return;

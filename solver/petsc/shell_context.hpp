@@ -32,7 +32,7 @@
 namespace blockeigs::solver {
 
 // Row-major blocks of the operator's local rows in its space, for a body run on them.
-using OperatorBody = std::function<void(spmm::ConstDenseView<double> X, spmm::DenseView<double> Y)>;
+using OperatorBody = std::function<void(dense::ConstDenseView<double> X, dense::DenseView<double> Y)>;
 
 struct ShellContext {
   static constexpr std::uint64_t expected_tag = 0x626c6b6569677321;  // tells our shells from others
@@ -57,7 +57,7 @@ struct ShellContext {
   ShellContext& operator=(const ShellContext&) = delete;
   ~ShellContext();
 
-  const spmm::Context& context() const { return op->context(); }
+  const dense::Context& context() const { return op->context(); }
   std::int64_t local_rows() const { return op->local_rows(); }
 
   // Y = A X for row-major blocks of the Mat's rows (width k, ld k), X in
@@ -96,8 +96,8 @@ struct ShellContext {
   // Copies between spaces, counted.
   void copy(double* dst, Space dst_space, const double* src, Space src_space, std::size_t count);
 
-  spmm::Buffer<double> x_stage_, y_stage_;  // the operator's space: staged or transposed blocks
-  std::vector<double> x_host_, y_host_;     // host: column-major blocks the operator cannot take in place
+  dense::Buffer<double> x_stage_, y_stage_;  // the operator's space: staged or transposed blocks
+  std::vector<double> x_host_, y_host_;      // host: column-major blocks the operator cannot take in place
 };
 
 // Runs a callback's work; a C++ exception becomes PETSC_ERR_LIB with its

@@ -126,7 +126,7 @@ void check_memory_fits(MPI_Comm comm, const MemoryPlan& plan, std::int64_t host_
   const bool on_device = plan.space == Space::device && sides != MemorySides::host;
   const bool on_host = sides != MemorySides::device;
   std::int64_t device_free = unlimited, device_total = 0;
-  if (on_device) spmm::device_memory(&device_free, &device_total);
+  if (on_device) dense::device_memory(&device_free, &device_total);
   const RankNeeds mine{
       plan.host_peak, available_host_memory(), host_held, group_leader(comm, node), plan.device_peak, device_free,
       device_held,    group_leader(comm, gpu)};

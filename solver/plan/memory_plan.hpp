@@ -3,8 +3,8 @@
 // halo buffers in the operator's memory, the solver's blocks, and the host
 // copies of the output. Sizes follow the code that allocates them
 // (solver/operator, solver/lobpcg/lobpcg_iteration.hpp, solver/cg/block_cg.cpp,
-// apps/); `buffers` is the part held in spmm::Buffer, which
-// spmm::memory_counters measures, so the model can be checked against a run.
+// apps/); `buffers` is the part held in dense::Buffer, which
+// dense::memory_counters measures, so the model can be checked against a run.
 #pragma once
 
 #include <cstdint>
@@ -97,7 +97,7 @@ struct MemoryPlan {
   std::int64_t host_peak = 0;
   std::int64_t device_peak = 0;  // 0 on the CPU backend
   // The peak of what Buffers hold in the operator's space (solving): what
-  // spmm::memory_counters(space).peak measures.
+  // dense::memory_counters(space).peak measures.
   std::int64_t buffers_peak = 0;
   // What stays the same however many ranks share the work (every rank's copy
   // of the row offsets or of a Matrix Market file).

@@ -29,20 +29,20 @@ namespace {
 template <class T>
 class ScaledOperator final : public LinearOperator<T> {
  public:
-  ScaledOperator(LinearOperator<T>& A, const spmm::Buffer<T>& dhalf, double shift, int sign)
+  ScaledOperator(LinearOperator<T>& A, const dense::Buffer<T>& dhalf, double shift, int sign)
       : A_(A), dhalf_(dhalf), shift_(shift), sign_(sign) {}
   MPI_Comm comm() const override { return A_.comm(); }
-  const spmm::Context& context() const override { return A_.context(); }
+  const dense::Context& context() const override { return A_.context(); }
   std::int64_t global_rows() const override { return A_.global_rows(); }
   std::int64_t local_rows() const override { return A_.local_rows(); }
   std::int64_t first_row() const override { return A_.first_row(); }
   void diagonal(T*) const override { throw Error("ScaledOperator::diagonal is not used"); }
 
  protected:
-  void apply_impl(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y) override {
-    const spmm::Context& ctx = A_.context();
+  void apply_impl(T alpha, dense::ConstDenseView<T> X, T beta, dense::DenseView<T> Y) override {
+    const dense::Context& ctx = A_.context();
     const Space space = ctx.space();
-    spmm::DenseBlock<T> scaled(space, X.rows, X.cols), product(space, X.rows, X.cols);
+    dense::DenseBlock<T> scaled(space, X.rows, X.cols), product(space, X.rows, X.cols);
     const bool jacobi = !dhalf_.empty();
     if (jacobi) apply_diagonal(ctx, dhalf_.data(), X, scaled.view());
     A_.apply(T(1), jacobi ? scaled.cview() : X, T(0), product.view());
@@ -53,7 +53,7 @@ class ScaledOperator final : public LinearOperator<T> {
 
  private:
   LinearOperator<T>& A_;
-  const spmm::Buffer<T>& dhalf_;
+  const dense::Buffer<T>& dhalf_;
   double shift_;
   int sign_;
 };
@@ -73,14 +73,14 @@ void validate(const ChebyshevOptions& o) {
 
 // The diagonals of the polynomial in U: |d_i|^{-1} and |d_i|.
 template <class U, class T>
-void set_diagonals(Space space, const std::vector<T>& inverse, spmm::Buffer<U>& dinv, spmm::Buffer<U>& diag) {
+void set_diagonals(Space space, const std::vector<T>& inverse, dense::Buffer<U>& dinv, dense::Buffer<U>& diag) {
   std::vector<U> i(inverse.size()), d(inverse.size());
   for (std::size_t r = 0; r < inverse.size(); ++r) {
     i[r] = static_cast<U>(inverse[r]);
     d[r] = static_cast<U>(T(1) / inverse[r]);
   }
-  dinv = spmm::Buffer<U>(space, i);
-  diag = spmm::Buffer<U>(space, d);
+  dinv = dense::Buffer<U>(space, i);
+  diag = dense::Buffer<U>(space, d);
 }
 
 }  // namespace
@@ -133,14 +133,14 @@ ChebyshevPreconditioner<T>::ChebyshevPreconditioner(LinearOperator<T>& A, const 
     single_.A = rounded_.get();
   else
     same_.A = &A;
-  spmm::Buffer<T> dhalf;
+  dense::Buffer<T> dhalf;
   if (options.jacobi) {
     std::vector<T> inverse = inverse_abs_diagonal(A, "Chebyshev preconditioner with jacobi: true");
     std::vector<T> half(inverse.size());
     for (std::size_t i = 0; i < inverse.size(); ++i) half[i] = std::sqrt(inverse[i]);
     if (single_.A) set_diagonals(space, inverse, single_.dinv, single_.diag);
     if (same_.A) set_diagonals(space, inverse, same_.dinv, same_.diag);
-    dhalf = spmm::Buffer<T>(space, half);
+    dhalf = dense::Buffer<T>(space, half);
   }
   ChebyshevInterval& iv = interval_;
   ScaledOperator<T> S(A, dhalf, 0.0, 1);
@@ -168,9 +168,9 @@ double ChebyshevPreconditioner<T>::halo_seconds() const {
 }
 
 template <class T>
-void ChebyshevPreconditioner<T>::apply(spmm::ConstDenseView<T> R, spmm::DenseView<T> W) {
+void ChebyshevPreconditioner<T>::apply(dense::ConstDenseView<T> R, dense::DenseView<T> W) {
   check_apply_arguments("Chebyshev preconditioner", A_.local_rows(), context_.space(), BlockExtent::of(R),
-                        BlockExtent::of(spmm::ConstDenseView<T>(W)));
+                        BlockExtent::of(dense::ConstDenseView<T>(W)));
   if (single_.A)
     run(single_, R, W);
   else
@@ -179,19 +179,19 @@ void ChebyshevPreconditioner<T>::apply(spmm::ConstDenseView<T> R, spmm::DenseVie
 
 template <class T>
 template <class U>
-void ChebyshevPreconditioner<T>::run(Polynomial<U>& p, spmm::ConstDenseView<T> R, spmm::DenseView<T> W) {
+void ChebyshevPreconditioner<T>::run(Polynomial<U>& p, dense::ConstDenseView<T> R, dense::DenseView<T> W) {
   constexpr bool separate_sum = !std::is_same_v<U, T>;  // else the sum is formed in W itself
   const auto needed = static_cast<std::size_t>(R.rows * R.cols);
   if (p.Q.size() < needed) {
-    p.Q = spmm::Buffer<U>(context_.space(), needed);
-    p.E = spmm::Buffer<U>(context_.space(), needed);
-    if (separate_sum) p.W = spmm::Buffer<U>(context_.space(), needed);
+    p.Q = dense::Buffer<U>(context_.space(), needed);
+    p.E = dense::Buffer<U>(context_.space(), needed);
+    if (separate_sum) p.W = dense::Buffer<U>(context_.space(), needed);
   }
-  const auto block = [&](spmm::Buffer<U>& b) {
-    return spmm::DenseView<U>{context_.space(), R.rows, R.cols, R.cols, b.data()};
+  const auto block = [&](dense::Buffer<U>& b) {
+    return dense::DenseView<U>{context_.space(), R.rows, R.cols, R.cols, b.data()};
   };
-  const spmm::DenseView<U> Q = block(p.Q), E = block(p.E);
-  spmm::DenseView<U> S;  // the running sum
+  const dense::DenseView<U> Q = block(p.Q), E = block(p.E);
+  dense::DenseView<U> S;  // the running sum
   if constexpr (separate_sum)
     S = block(p.W);
   else
@@ -207,7 +207,7 @@ void ChebyshevPreconditioner<T>::run(Polynomial<U>& p, spmm::ConstDenseView<T> R
   double rho = 1 / sigma;
   for (int k = 1; k <= degree_; ++k) {
     const double halo_before = halo_seconds();
-    p.A->apply(static_cast<U>(-iv.sign), spmm::ConstDenseView<U>(E), U(1), Q);  // Q -= sign A E
+    p.A->apply(static_cast<U>(-iv.sign), dense::ConstDenseView<U>(E), U(1), Q);  // Q -= sign A E
     clock_.to(work_.spmm);
     work_.halo += halo_seconds() - halo_before;
     work_.products += 1;
@@ -217,7 +217,7 @@ void ChebyshevPreconditioner<T>::run(Polynomial<U>& p, spmm::ConstDenseView<T> R
     if (k < degree_)
       chebyshev_step(context_, shift, alpha, beta, diag, dinv, iv.shift != 0, Q, E, S);
     else  // W = S + the last step
-      chebyshev_finish<T, U>(context_, shift, alpha, beta, diag, dinv, Q, E, spmm::ConstDenseView<U>(S), W);
+      chebyshev_finish<T, U>(context_, shift, alpha, beta, diag, dinv, Q, E, dense::ConstDenseView<U>(S), W);
     rho = next;
     clock_.to(elementwise_);
   }

@@ -94,7 +94,7 @@ class ChebyshevPreconditioner final : public Preconditioner<T> {
   ChebyshevPreconditioner(LinearOperator<T>& A, const ChebyshevOptions& options);
 
   // W = M R. Collective.
-  void apply(spmm::ConstDenseView<T> R, spmm::DenseView<T> W) override;
+  void apply(dense::ConstDenseView<T> R, dense::DenseView<T> W) override;
   PreconditionerWork work() override;
 
   // For the memory plan, on an operator with an fp32 copy in `space`: the
@@ -112,15 +112,15 @@ class ChebyshevPreconditioner final : public Preconditioner<T> {
   template <class U>
   struct Polynomial {
     LinearOperator<U>* A = nullptr;
-    spmm::Buffer<U> dinv, diag;  // |d_i|^{-1} and |d_i| (jacobi), local rows, in A's space
-    spmm::Buffer<U> Q, E, W;     // the scaled residual, the step and (U not T) the sum; grown on demand
+    dense::Buffer<U> dinv, diag;  // |d_i|^{-1} and |d_i| (jacobi), local rows, in A's space
+    dense::Buffer<U> Q, E, W;     // the scaled residual, the step and (U not T) the sum; grown on demand
   };
   template <class U>
-  void run(Polynomial<U>& p, spmm::ConstDenseView<T> R, spmm::DenseView<T> W);
+  void run(Polynomial<U>& p, dense::ConstDenseView<T> R, dense::DenseView<T> W);
   double halo_seconds() const;
 
   LinearOperator<T>& A_;
-  const spmm::Context& context_;
+  const dense::Context& context_;
   int degree_ = 0;
   ChebyshevInterval interval_;
   std::unique_ptr<LinearOperator<float>> rounded_;  // A in fp32, for an fp64 A with an fp32 polynomial

@@ -12,7 +12,7 @@ namespace {
 using host_support::on_device;
 
 template <class A, class B, class C>
-void require_shapes(spmm::ConstDenseView<A> a, spmm::ConstDenseView<B> b, spmm::ConstDenseView<C> c) {
+void require_shapes(dense::ConstDenseView<A> a, dense::ConstDenseView<B> b, dense::ConstDenseView<C> c) {
   BLOCKEIGS_ASSERT(a.rows == b.rows && a.rows == c.rows && a.cols == b.cols && a.cols == c.cols);
   BLOCKEIGS_ASSERT(a.space == b.space && a.space == c.space);
 }
@@ -20,8 +20,8 @@ void require_shapes(spmm::ConstDenseView<A> a, spmm::ConstDenseView<B> b, spmm::
 }  // namespace
 
 template <class T, class U>
-void chebyshev_start(const spmm::Context& context, U c, const U* dinv, spmm::ConstDenseView<T> R, spmm::DenseView<U> Q,
-                     spmm::DenseView<U> E, spmm::DenseView<U> W) {
+void chebyshev_start(const dense::Context& context, U c, const U* dinv, dense::ConstDenseView<T> R,
+                     dense::DenseView<U> Q, dense::DenseView<U> E, dense::DenseView<U> W) {
   require_shapes<T, U, U>(R, Q, E);
   require_shapes<T, U, U>(R, W, W);
   if (on_device(R.space)) {
@@ -42,8 +42,8 @@ void chebyshev_start(const spmm::Context& context, U c, const U* dinv, spmm::Con
 }
 
 template <class U>
-void chebyshev_step(const spmm::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv, bool write_q,
-                    spmm::DenseView<U> Q, spmm::DenseView<U> E, spmm::DenseView<U> W) {
+void chebyshev_step(const dense::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv, bool write_q,
+                    dense::DenseView<U> Q, dense::DenseView<U> E, dense::DenseView<U> W) {
   require_shapes<U, U, U>(Q, E, W);
   if (on_device(Q.space)) {
     device_ops::chebyshev_step(context, shift, alpha, beta, diag, dinv, write_q, Q, E, W);
@@ -67,9 +67,9 @@ void chebyshev_step(const spmm::Context& context, U shift, U alpha, U beta, cons
 }
 
 template <class T, class U>
-void chebyshev_finish(const spmm::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv,
-                      spmm::ConstDenseView<U> Q, spmm::ConstDenseView<U> E, spmm::ConstDenseView<U> W,
-                      spmm::DenseView<T> out) {
+void chebyshev_finish(const dense::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv,
+                      dense::ConstDenseView<U> Q, dense::ConstDenseView<U> E, dense::ConstDenseView<U> W,
+                      dense::DenseView<T> out) {
   require_shapes<U, U, U>(Q, E, W);
   require_shapes<U, T, T>(Q, out, out);
   if (on_device(Q.space)) {
@@ -91,20 +91,20 @@ void chebyshev_finish(const spmm::Context& context, U shift, U alpha, U beta, co
   }
 }
 
-#define BLOCKEIGS_INSTANTIATE(T, U)                                                                             \
-  template void chebyshev_start(const spmm::Context&, U, const U*, spmm::ConstDenseView<T>, spmm::DenseView<U>, \
-                                spmm::DenseView<U>, spmm::DenseView<U>);                                        \
-  template void chebyshev_finish(const spmm::Context&, U, U, U, const U*, const U*, spmm::ConstDenseView<U>,    \
-                                 spmm::ConstDenseView<U>, spmm::ConstDenseView<U>, spmm::DenseView<T>);
+#define BLOCKEIGS_INSTANTIATE(T, U)                                                                                \
+  template void chebyshev_start(const dense::Context&, U, const U*, dense::ConstDenseView<T>, dense::DenseView<U>, \
+                                dense::DenseView<U>, dense::DenseView<U>);                                         \
+  template void chebyshev_finish(const dense::Context&, U, U, U, const U*, const U*, dense::ConstDenseView<U>,     \
+                                 dense::ConstDenseView<U>, dense::ConstDenseView<U>, dense::DenseView<T>);
 
 BLOCKEIGS_INSTANTIATE(float, float)
 BLOCKEIGS_INSTANTIATE(double, double)
 BLOCKEIGS_INSTANTIATE(double, float)
 #undef BLOCKEIGS_INSTANTIATE
 
-template void chebyshev_step(const spmm::Context&, float, float, float, const float*, const float*, bool,
-                             spmm::DenseView<float>, spmm::DenseView<float>, spmm::DenseView<float>);
-template void chebyshev_step(const spmm::Context&, double, double, double, const double*, const double*, bool,
-                             spmm::DenseView<double>, spmm::DenseView<double>, spmm::DenseView<double>);
+template void chebyshev_step(const dense::Context&, float, float, float, const float*, const float*, bool,
+                             dense::DenseView<float>, dense::DenseView<float>, dense::DenseView<float>);
+template void chebyshev_step(const dense::Context&, double, double, double, const double*, const double*, bool,
+                             dense::DenseView<double>, dense::DenseView<double>, dense::DenseView<double>);
 
 }  // namespace blockeigs::solver

@@ -14,21 +14,21 @@ namespace blockeigs::solver {
 
 // E = c * dinv o R, W = E, Q = R (o: row scaling), rounded to U.
 template <class T, class U>
-void chebyshev_start(const spmm::Context& context, U c, const U* dinv, spmm::ConstDenseView<T> R, spmm::DenseView<U> Q,
-                     spmm::DenseView<U> E, spmm::DenseView<U> W);
+void chebyshev_start(const dense::Context& context, U c, const U* dinv, dense::ConstDenseView<T> R,
+                     dense::DenseView<U> Q, dense::DenseView<U> E, dense::DenseView<U> W);
 
 // Per element, in this order: q -= shift * diag_i * e (written back only when
 // write_q), e = alpha * e + beta * dinv_i * q, w += e.
 template <class U>
-void chebyshev_step(const spmm::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv, bool write_q,
-                    spmm::DenseView<U> Q, spmm::DenseView<U> E, spmm::DenseView<U> W);
+void chebyshev_step(const dense::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv, bool write_q,
+                    dense::DenseView<U> Q, dense::DenseView<U> E, dense::DenseView<U> W);
 
 // The last step, which keeps only the sum: per element
 // out = w + alpha * e + beta * dinv_i * (q - shift * diag_i * e), in T.
 // Q and E are not written; `out` may be W itself (where T is U).
 template <class T, class U>
-void chebyshev_finish(const spmm::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv,
-                      spmm::ConstDenseView<U> Q, spmm::ConstDenseView<U> E, spmm::ConstDenseView<U> W,
-                      spmm::DenseView<T> out);
+void chebyshev_finish(const dense::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv,
+                      dense::ConstDenseView<U> Q, dense::ConstDenseView<U> E, dense::ConstDenseView<U> W,
+                      dense::DenseView<T> out);
 
 }  // namespace blockeigs::solver

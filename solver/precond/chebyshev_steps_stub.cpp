@@ -14,37 +14,37 @@ namespace {
 }  // namespace
 
 template <class T, class U>
-void chebyshev_start(const spmm::Context&, U, const U*, spmm::ConstDenseView<T>, spmm::DenseView<U>, spmm::DenseView<U>,
-                     spmm::DenseView<U>) {
+void chebyshev_start(const dense::Context&, U, const U*, dense::ConstDenseView<T>, dense::DenseView<U>,
+                     dense::DenseView<U>, dense::DenseView<U>) {
   not_compiled("chebyshev_start");
 }
 
 template <class U>
-void chebyshev_step(const spmm::Context&, U, U, U, const U*, const U*, bool, spmm::DenseView<U>, spmm::DenseView<U>,
-                    spmm::DenseView<U>) {
+void chebyshev_step(const dense::Context&, U, U, U, const U*, const U*, bool, dense::DenseView<U>, dense::DenseView<U>,
+                    dense::DenseView<U>) {
   not_compiled("chebyshev_step");
 }
 
 template <class T, class U>
-void chebyshev_finish(const spmm::Context&, U, U, U, const U*, const U*, spmm::ConstDenseView<U>,
-                      spmm::ConstDenseView<U>, spmm::ConstDenseView<U>, spmm::DenseView<T>) {
+void chebyshev_finish(const dense::Context&, U, U, U, const U*, const U*, dense::ConstDenseView<U>,
+                      dense::ConstDenseView<U>, dense::ConstDenseView<U>, dense::DenseView<T>) {
   not_compiled("chebyshev_finish");
 }
 
-#define BLOCKEIGS_INSTANTIATE(T, U)                                                                             \
-  template void chebyshev_start(const spmm::Context&, U, const U*, spmm::ConstDenseView<T>, spmm::DenseView<U>, \
-                                spmm::DenseView<U>, spmm::DenseView<U>);                                        \
-  template void chebyshev_finish(const spmm::Context&, U, U, U, const U*, const U*, spmm::ConstDenseView<U>,    \
-                                 spmm::ConstDenseView<U>, spmm::ConstDenseView<U>, spmm::DenseView<T>);
+#define BLOCKEIGS_INSTANTIATE(T, U)                                                                                \
+  template void chebyshev_start(const dense::Context&, U, const U*, dense::ConstDenseView<T>, dense::DenseView<U>, \
+                                dense::DenseView<U>, dense::DenseView<U>);                                         \
+  template void chebyshev_finish(const dense::Context&, U, U, U, const U*, const U*, dense::ConstDenseView<U>,     \
+                                 dense::ConstDenseView<U>, dense::ConstDenseView<U>, dense::DenseView<T>);
 
 BLOCKEIGS_INSTANTIATE(float, float)
 BLOCKEIGS_INSTANTIATE(double, double)
 BLOCKEIGS_INSTANTIATE(double, float)
 #undef BLOCKEIGS_INSTANTIATE
 
-template void chebyshev_step(const spmm::Context&, float, float, float, const float*, const float*, bool,
-                             spmm::DenseView<float>, spmm::DenseView<float>, spmm::DenseView<float>);
-template void chebyshev_step(const spmm::Context&, double, double, double, const double*, const double*, bool,
-                             spmm::DenseView<double>, spmm::DenseView<double>, spmm::DenseView<double>);
+template void chebyshev_step(const dense::Context&, float, float, float, const float*, const float*, bool,
+                             dense::DenseView<float>, dense::DenseView<float>, dense::DenseView<float>);
+template void chebyshev_step(const dense::Context&, double, double, double, const double*, const double*, bool,
+                             dense::DenseView<double>, dense::DenseView<double>, dense::DenseView<double>);
 
 }  // namespace blockeigs::solver::device_ops

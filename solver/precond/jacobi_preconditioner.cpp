@@ -12,9 +12,9 @@ namespace blockeigs::solver {
 template <class T>
 std::vector<T> inverse_abs_diagonal(const LinearOperator<T>& A, const char* who) {
   const std::int64_t n = A.local_rows();
-  const spmm::Context& context = A.context();
+  const dense::Context& context = A.context();
   return collectively(A.comm(), [&] {
-    spmm::Buffer<T> diagonal(context.space(), static_cast<std::size_t>(n));
+    dense::Buffer<T> diagonal(context.space(), static_cast<std::size_t>(n));
     if (n > 0) A.diagonal(diagonal.data());
     context.synchronize();
     std::vector<T> d = diagonal.to_host();
@@ -35,7 +35,7 @@ JacobiPreconditioner<T>::JacobiPreconditioner(const LinearOperator<T>& A)
     : context_(A.context()), inverse_(context_.space(), inverse_abs_diagonal(A, "Jacobi preconditioner")) {}
 
 template <class T>
-void JacobiPreconditioner<T>::apply(spmm::ConstDenseView<T> R, spmm::DenseView<T> W) {
+void JacobiPreconditioner<T>::apply(dense::ConstDenseView<T> R, dense::DenseView<T> W) {
   if (static_cast<std::size_t>(R.rows) != inverse_.size())
     throw Error(detail::concat("Jacobi preconditioner: a block with ", R.rows, " rows, but the operator has ",
                                inverse_.size(), " local rows"));

@@ -27,14 +27,14 @@ class JacobiPreconditioner final : public Preconditioner<T> {
   // Collective over A.comm(). Keeps a reference to A's context.
   explicit JacobiPreconditioner(const LinearOperator<T>& A);
 
-  void apply(spmm::ConstDenseView<T> R, spmm::DenseView<T> W) override;
+  void apply(dense::ConstDenseView<T> R, dense::DenseView<T> W) override;
 
   // For the memory plan: 1 / |d_i| kept, and the diagonal beside it while it is made.
   static PreconditionerMemory memory() { return {.vector_bytes = 2 * int{sizeof(T)}}; }
 
  private:
-  const spmm::Context& context_;
-  spmm::Buffer<T> inverse_;  // 1 / |d_i|, local rows, in the context's space
+  const dense::Context& context_;
+  dense::Buffer<T> inverse_;  // 1 / |d_i|, local rows, in the context's space
 };
 
 }  // namespace blockeigs::solver

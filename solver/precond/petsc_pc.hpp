@@ -29,7 +29,7 @@ bool petsc_available();
 // leaving the device; to a PETSc without CUDA they are staged through the host. Collective over comm; initialises PETSc
 // if nothing has (and finalises it when the last such preconditioner goes). InputError on every rank, with PETSc's
 // message, for options PETSc rejects or does not use, and for a build without PETSc.
-std::unique_ptr<Preconditioner<double>> make_petsc_preconditioner(MPI_Comm comm, const spmm::Context& context,
+std::unique_ptr<Preconditioner<double>> make_petsc_preconditioner(MPI_Comm comm, const dense::Context& context,
                                                                   const io::CsrRows& rows,
                                                                   const RowPartition& partition,
                                                                   const std::string& options);

@@ -25,7 +25,7 @@ class Preconditioner {
   // W = M^{-1} R on the local rows. R and W have the same shape, live in the
   // operator's memory space and do not overlap. Collective: every rank calls
   // it with the same block width (an implementation may communicate).
-  virtual void apply(spmm::ConstDenseView<T> R, spmm::DenseView<T> W) = 0;
+  virtual void apply(dense::ConstDenseView<T> R, dense::DenseView<T> W) = 0;
 
   // The products made so far (none for a preconditioner that makes none).
   // May wait for the device.

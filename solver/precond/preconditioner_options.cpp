@@ -15,11 +15,11 @@ namespace blockeigs::solver {
 template <class T>
 double min_abs_diagonal(const LinearOperator<T>& A) {
   const std::int64_t rows = A.local_rows();
-  spmm::Buffer<T> d(A.context().space(), static_cast<std::size_t>(rows));
+  dense::Buffer<T> d(A.context().space(), static_cast<std::size_t>(rows));
   std::vector<T> host(static_cast<std::size_t>(rows));
   if (rows > 0) {
     A.diagonal(d.data());
-    spmm::copy_bytes(host.data(), Space::host, d.data(), A.context().space(), sizeof(T) * host.size());
+    dense::copy_bytes(host.data(), Space::host, d.data(), A.context().space(), sizeof(T) * host.size());
   }
   double smallest = std::numeric_limits<double>::infinity();
   for (const T v : host) smallest = std::min(smallest, std::abs(static_cast<double>(v)));

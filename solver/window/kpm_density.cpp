@@ -43,12 +43,12 @@ template <class T>
 DensityOfStates kpm_density(LinearOperator<T>& A, const SpectrumScale& scale, int vectors, int degree,
                             std::uint64_t seed, MPI_Comm comm) {
   BLOCKEIGS_ASSERT(vectors >= 1 && degree >= 2);
-  const spmm::Context& ctx = A.context();
+  const dense::Context& ctx = A.context();
   const std::int64_t n = A.local_rows();
   DensityOfStates dos;
   dos.scale = scale;
   dos.rows = A.global_rows();
-  spmm::DenseBlock<T> T0(ctx.space(), n, vectors), prev(ctx.space(), n, vectors), cur(ctx.space(), n, vectors);
+  dense::DenseBlock<T> T0(ctx.space(), n, vectors), prev(ctx.space(), n, vectors), cur(ctx.space(), n, vectors);
   fill_random(ctx, T0.view(), seed, A.first_row());
   // Each vector scaled to squared norm `rows`: v^T M v then estimates tr M.
   std::vector<double> norms = column_norms(ctx, comm, T0.cview());
@@ -56,7 +56,7 @@ DensityOfStates kpm_density(LinearOperator<T>& A, const SpectrumScale& scale, in
   scale_columns(ctx, norms, T0.view());
   ScaledOperator<T> op(A, scale);
   dos.mu.assign(static_cast<std::size_t>(vectors), std::vector<double>(static_cast<std::size_t>(degree) + 1));
-  const auto diagonal = [&](spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> Y) {
+  const auto diagonal = [&](dense::ConstDenseView<T> X, dense::ConstDenseView<T> Y) {
     const HostMatrix G = gram<T>(ctx, comm, X, Y);
     std::vector<double> d(static_cast<std::size_t>(vectors));
     for (int v = 0; v < vectors; ++v) d[v] = G(v, v);

@@ -34,7 +34,7 @@ class ScaledOperator {
   ScaledOperator& operator=(const ScaledOperator&) = delete;
 
   // C = alpha A_hat Y + beta C (beta == 0: C is not read).
-  void apply(double alpha, spmm::ConstDenseView<T> Y, double beta, spmm::DenseView<T> C) {
+  void apply(double alpha, dense::ConstDenseView<T> Y, double beta, dense::DenseView<T> C) {
     const double a = alpha / scale_.half_width;
     if (!shiftable_) {
       axpby(A_.context(), static_cast<T>(-scale_.center * a), Y, static_cast<T>(beta), C);

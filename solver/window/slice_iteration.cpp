@@ -26,7 +26,7 @@ template <class T>
 class SliceIteration {
  public:
   SliceIteration(LinearOperator<T>& A, const LobpcgOptions& options, const SliceSpec& spec,
-                 spmm::ConstDenseView<T> fixed, MPI_Comm comm,
+                 dense::ConstDenseView<T> fixed, MPI_Comm comm,
                  const std::function<void(const SliceProgress&)>& progress)
       : A_(A),
         options_(options),
@@ -38,7 +38,7 @@ class SliceIteration {
         fixed_(fixed.cols),
         clock_(ctx_) {
     active_ = std::min<std::int64_t>(spec.block, A.global_rows() - fixed_);
-    V_ = spmm::DenseBlock<T>(ctx_.space(), n_, fixed_ + active_);
+    V_ = dense::DenseBlock<T>(ctx_.space(), n_, fixed_ + active_);
     if (fixed_ > 0) copy_block(ctx_, fixed, column_range(V_.view(), 0, fixed_));
     draw(fixed_, active_);
     resize_scratch();
@@ -48,9 +48,9 @@ class SliceIteration {
 
  private:
   std::int64_t first_active() const { return fixed_ + locked_; }
-  spmm::DenseView<T> active_v() { return column_range(V_.view(), first_active(), active_); }
-  spmm::DenseView<T> active_w() { return column_range(W_.view(), 0, active_); }
-  spmm::DenseView<T> active_s() { return column_range(S_.view(), 0, active_); }
+  dense::DenseView<T> active_v() { return column_range(V_.view(), first_active(), active_); }
+  dense::DenseView<T> active_w() { return column_range(W_.view(), 0, active_); }
+  dense::DenseView<T> active_s() { return column_range(S_.view(), 0, active_); }
   void draw(std::int64_t first, std::int64_t count);  // random columns [first, first + count) of V, orthonormalised
   void resize_scratch();
   void grow(std::int64_t extra);
@@ -67,10 +67,10 @@ class SliceIteration {
   const SliceSpec& spec_;
   const std::function<void(const SliceProgress&)>& progress_;
   const MPI_Comm comm_;
-  const spmm::Context& ctx_;
+  const dense::Context& ctx_;
   const std::int64_t n_, fixed_;
   std::int64_t locked_ = 0, active_ = 0, drawn_ = 0;
-  spmm::DenseBlock<T> V_, W_, S_;
+  dense::DenseBlock<T> V_, W_, S_;
   std::vector<double> theta_, residual_;    // the active columns' Ritz values and residual norms
   std::vector<double> values_, residuals_;  // the locked pairs'
   SymmetricEigenSolver eigen_;
@@ -88,8 +88,8 @@ void SliceIteration<T>::draw(std::int64_t first, std::int64_t count) {
 
 template <class T>
 void SliceIteration<T>::resize_scratch() {
-  W_ = spmm::DenseBlock<T>(ctx_.space(), n_, active_);
-  S_ = spmm::DenseBlock<T>(ctx_.space(), n_, active_);
+  W_ = dense::DenseBlock<T>(ctx_.space(), n_, active_);
+  S_ = dense::DenseBlock<T>(ctx_.space(), n_, active_);
   eigen_ = projected_eigen_solver(ctx_, active_);
   largest_ = std::max(largest_, active_);
 }
@@ -98,7 +98,7 @@ template <class T>
 void SliceIteration<T>::grow(std::int64_t extra) {
   extra = std::min(extra, A_.global_rows() - fixed_ - locked_ - active_);
   if (extra <= 0) return;
-  spmm::DenseBlock<T> V(ctx_.space(), n_, V_.cols() + extra);
+  dense::DenseBlock<T> V(ctx_.space(), n_, V_.cols() + extra);
   copy_block(ctx_, V_.cview(), column_range(V.view(), 0, V_.cols()));
   V_ = std::move(V);
   draw(first_active() + active_, extra);
@@ -108,10 +108,10 @@ void SliceIteration<T>::grow(std::int64_t extra) {
 
 template <class T>
 std::vector<double> SliceIteration<T>::filter() {
-  const spmm::DenseView<T> V = active_v();
+  const dense::DenseView<T> V = active_v();
   products_ += apply_window_filter(A_, spec_.filter, V, active_w(), active_s());
-  std::vector<double> gain = column_norms(ctx_, comm_, spmm::ConstDenseView<T>(active_s()));
-  copy_block(ctx_, spmm::ConstDenseView<T>(active_s()), V);
+  std::vector<double> gain = column_norms(ctx_, comm_, dense::ConstDenseView<T>(active_s()));
+  copy_block(ctx_, dense::ConstDenseView<T>(active_s()), V);
   clock_.to(time_.filter);
   chfsi_orthonormalize(ctx_, comm_, V_.view(), first_active(), active_s());
   clock_.to(time_.orthogonalization);
@@ -133,10 +133,10 @@ bool SliceIteration<T>::only_spurious_inside(const std::vector<double>& gain) co
 
 template <class T>
 void SliceIteration<T>::rayleigh_ritz() {
-  const spmm::DenseView<T> V = active_v(), W = active_w(), S = active_s();
-  A_.apply(T(1), spmm::ConstDenseView<T>(V), T(0), W);
+  const dense::DenseView<T> V = active_v(), W = active_w(), S = active_s();
+  A_.apply(T(1), dense::ConstDenseView<T>(V), T(0), W);
   clock_.to(time_.spmm);
-  HostMatrix H = gram<T>(ctx_, comm_, spmm::ConstDenseView<T>(V), spmm::ConstDenseView<T>(W));
+  HostMatrix H = gram<T>(ctx_, comm_, dense::ConstDenseView<T>(V), dense::ConstDenseView<T>(W));
   clock_.to(time_.rayleigh_ritz);
   HostMatrix Q, values(1, active_);
   if (rank_of(comm_) == 0) {
@@ -151,10 +151,11 @@ void SliceIteration<T>::rayleigh_ritz() {
   clock_.to(time_.small_eigenproblem);
   transform_in_place(ctx_, V, Q, S);
   clock_.to(time_.rayleigh_ritz);
-  A_.apply(T(1), spmm::ConstDenseView<T>(V), T(0), W);
+  A_.apply(T(1), dense::ConstDenseView<T>(V), T(0), W);
   clock_.to(time_.spmm);
   theta_.assign(values.data(), values.data() + active_);
-  residual_ = eigen_residuals(ctx_, comm_, spmm::ConstDenseView<T>(V), spmm::ConstDenseView<T>(W), theta_, S).residual;
+  residual_ =
+      eigen_residuals(ctx_, comm_, dense::ConstDenseView<T>(V), dense::ConstDenseView<T>(W), theta_, S).residual;
   clock_.to(time_.rayleigh_ritz);
 }
 
@@ -240,7 +241,7 @@ SliceOutcome<T> SliceIteration<T>::run() {
   std::vector<std::int64_t> order(static_cast<std::size_t>(locked_));
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::int64_t x, std::int64_t y) { return values_[x] < values_[y]; });
-  out.vectors = spmm::DenseBlock<T>(ctx_.space(), n_, locked_);
+  out.vectors = dense::DenseBlock<T>(ctx_.space(), n_, locked_);
   std::vector<std::int64_t> columns;
   for (const std::int64_t j : order) {
     columns.push_back(fixed_ + j);
@@ -259,17 +260,17 @@ SliceOutcome<T> SliceIteration<T>::run() {
 
 template <class T>
 SliceOutcome<T> solve_slice(LinearOperator<T>& A, const LobpcgOptions& options, const SliceSpec& spec,
-                            spmm::ConstDenseView<T> fixed, MPI_Comm comm,
+                            dense::ConstDenseView<T> fixed, MPI_Comm comm,
                             const std::function<void(const SliceProgress&)>& progress) {
   BLOCKEIGS_ASSERT(spec.block >= 1 && spec.guard >= 1 && spec.filter.degree() >= 1);
   return SliceIteration<T>(A, options, spec, fixed, comm, progress).run();
 }
 
 template SliceOutcome<float> solve_slice(LinearOperator<float>&, const LobpcgOptions&, const SliceSpec&,
-                                         spmm::ConstDenseView<float>, MPI_Comm,
+                                         dense::ConstDenseView<float>, MPI_Comm,
                                          const std::function<void(const SliceProgress&)>&);
 template SliceOutcome<double> solve_slice(LinearOperator<double>&, const LobpcgOptions&, const SliceSpec&,
-                                          spmm::ConstDenseView<double>, MPI_Comm,
+                                          dense::ConstDenseView<double>, MPI_Comm,
                                           const std::function<void(const SliceProgress&)>&);
 
 }  // namespace blockeigs::solver

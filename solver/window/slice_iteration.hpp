@@ -51,7 +51,7 @@ struct SliceProgress {
 
 template <class T>
 struct SliceOutcome {
-  spmm::DenseBlock<T> vectors;  // local rows x found, the pairs' vectors, ascending values
+  dense::DenseBlock<T> vectors;  // local rows x found, the pairs' vectors, ascending values
   std::vector<double> values, residuals;
   int iterations = 0;
   int block = 0;  // the active columns at the end (the largest the block was)
@@ -65,7 +65,7 @@ struct SliceOutcome {
 // limit and seed are `options`'.
 template <class T>
 SliceOutcome<T> solve_slice(LinearOperator<T>& A, const LobpcgOptions& options, const SliceSpec& spec,
-                            spmm::ConstDenseView<T> fixed, MPI_Comm comm,
+                            dense::ConstDenseView<T> fixed, MPI_Comm comm,
                             const std::function<void(const SliceProgress&)>& progress = {});
 
 }  // namespace blockeigs::solver

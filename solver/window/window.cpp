@@ -89,11 +89,11 @@ std::vector<SliceReport> plan_slices(const DensityOfStates& dos, const WindowOpt
 
 // The columns of `vectors` whose values lie at or above `from`: the fixed columns of the next slice.
 template <class T>
-spmm::DenseBlock<T> near_end(const spmm::Context& ctx, const SliceOutcome<T>& s, double from) {
+dense::DenseBlock<T> near_end(const dense::Context& ctx, const SliceOutcome<T>& s, double from) {
   std::vector<std::int64_t> columns;
   for (std::size_t j = 0; j < s.values.size(); ++j)
     if (s.values[j] >= from) columns.push_back(static_cast<std::int64_t>(j));
-  spmm::DenseBlock<T> out(ctx.space(), s.vectors.rows(), static_cast<std::int64_t>(columns.size()));
+  dense::DenseBlock<T> out(ctx.space(), s.vectors.rows(), static_cast<std::int64_t>(columns.size()));
   if (!columns.empty()) select_columns(ctx, s.vectors.cview(), columns, out.view());
   return out;
 }
@@ -109,12 +109,12 @@ void add_timings(LobpcgTimings& sum, const LobpcgTimings& t) {
 
 // The pairs of every slice, ascending, as LOBPCG's result.
 template <class T>
-LobpcgResult<T> gather(const spmm::Context& ctx, std::int64_t rows, std::vector<SliceOutcome<T>>& slices,
+LobpcgResult<T> gather(const dense::Context& ctx, std::int64_t rows, std::vector<SliceOutcome<T>>& slices,
                        const LobpcgOptions& options, double norm) {
   LobpcgResult<T> r;
   std::int64_t total = 0;
   for (const auto& s : slices) total += static_cast<std::int64_t>(s.values.size());
-  r.eigenvectors = spmm::DenseBlock<T>(ctx.space(), rows, total);
+  r.eigenvectors = dense::DenseBlock<T>(ctx.space(), rows, total);
   std::int64_t at = 0;
   bool complete = true;
   for (auto& s : slices) {
@@ -149,7 +149,7 @@ WindowResult<T> window_eigs(LinearOperator<T>& A, const LobpcgOptions& options, 
   check(nullptr, window, options);
   const PrivateComm private_comm(A.comm());
   const MPI_Comm comm = private_comm.get();
-  const spmm::Context& ctx = A.context();
+  const dense::Context& ctx = A.context();
   WindowResult<T> out;
   WindowReport& report = out.report;
   const SpectrumScale scale = spectrum_scale(A, options.seed, comm, report);
@@ -200,8 +200,8 @@ WindowResult<T> window_eigs(LinearOperator<T>& A, const LobpcgOptions& options, 
     spec.block = static_cast<int>(std::ceil(1.1 * std::max(reach.count, expected) + 3 * reach.error)) + 16;
     spec.seed = options.seed + 16 + i;
     spec.norm_estimate = norm;
-    const spmm::DenseBlock<T> fixed = i == 0 ? spmm::DenseBlock<T>(ctx.space(), A.local_rows(), 0)
-                                             : near_end<T>(ctx, solved.back(), slice.lower - 2 * delta);
+    const dense::DenseBlock<T> fixed = i == 0 ? dense::DenseBlock<T>(ctx.space(), A.local_rows(), 0)
+                                              : near_end<T>(ctx, solved.back(), slice.lower - 2 * delta);
     const auto progress = [&](const SliceProgress& p) {
       if (window.progress) window.progress(static_cast<int>(i), p);
     };

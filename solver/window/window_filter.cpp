@@ -44,31 +44,31 @@ WindowFilter window_filter(const SpectrumScale& scale, double a, double b, int d
 }
 
 template <class T>
-std::int64_t apply_window_filter(LinearOperator<T>& A, const WindowFilter& filter, spmm::DenseView<T> V,
-                                 spmm::DenseView<T> scratch, spmm::DenseView<T> Y) {
+std::int64_t apply_window_filter(LinearOperator<T>& A, const WindowFilter& filter, dense::DenseView<T> V,
+                                 dense::DenseView<T> scratch, dense::DenseView<T> Y) {
   const std::int64_t m = V.cols;
   BLOCKEIGS_ASSERT(scratch.cols >= m && Y.cols >= m && filter.degree() >= 1);
   if (m == 0) return 0;
-  const spmm::Context& ctx = A.context();
+  const dense::Context& ctx = A.context();
   const std::vector<double>& c = filter.coefficients;
-  spmm::DenseView<T> previous = V, current{scratch.space, scratch.rows, m, scratch.ld, scratch.data};
+  dense::DenseView<T> previous = V, current{scratch.space, scratch.rows, m, scratch.ld, scratch.data};
   ScaledOperator<T> op(A, filter.scale);
-  op.apply(1, spmm::ConstDenseView<T>(previous), 0, current);  // T_1
-  axpby(ctx, static_cast<T>(c[0]), spmm::ConstDenseView<T>(previous), T(0), Y);
-  axpby(ctx, static_cast<T>(c[1]), spmm::ConstDenseView<T>(current), T(1), Y);
+  op.apply(1, dense::ConstDenseView<T>(previous), 0, current);  // T_1
+  axpby(ctx, static_cast<T>(c[0]), dense::ConstDenseView<T>(previous), T(0), Y);
+  axpby(ctx, static_cast<T>(c[1]), dense::ConstDenseView<T>(current), T(1), Y);
   std::int64_t products = m;
   for (int j = 2; j <= filter.degree(); ++j) {
-    op.apply(2, spmm::ConstDenseView<T>(current), -1, previous);  // T_j = 2 A_hat T_{j-1} - T_{j-2}
+    op.apply(2, dense::ConstDenseView<T>(current), -1, previous);  // T_j = 2 A_hat T_{j-1} - T_{j-2}
     std::swap(previous, current);
-    axpby(ctx, static_cast<T>(c[j]), spmm::ConstDenseView<T>(current), T(1), Y);
+    axpby(ctx, static_cast<T>(c[j]), dense::ConstDenseView<T>(current), T(1), Y);
     products += m;
   }
   return products;
 }
 
-template std::int64_t apply_window_filter(LinearOperator<float>&, const WindowFilter&, spmm::DenseView<float>,
-                                          spmm::DenseView<float>, spmm::DenseView<float>);
-template std::int64_t apply_window_filter(LinearOperator<double>&, const WindowFilter&, spmm::DenseView<double>,
-                                          spmm::DenseView<double>, spmm::DenseView<double>);
+template std::int64_t apply_window_filter(LinearOperator<float>&, const WindowFilter&, dense::DenseView<float>,
+                                          dense::DenseView<float>, dense::DenseView<float>);
+template std::int64_t apply_window_filter(LinearOperator<double>&, const WindowFilter&, dense::DenseView<double>,
+                                          dense::DenseView<double>, dense::DenseView<double>);
 
 }  // namespace blockeigs::solver

@@ -35,7 +35,7 @@ WindowFilter window_filter(const SpectrumScale& scale, double a, double b, int d
 // `scratch` and Y have V's rows and columns. Collective over A.comm().
 // Returns the operator products made, counted in columns.
 template <class T>
-std::int64_t apply_window_filter(LinearOperator<T>& A, const WindowFilter& filter, spmm::DenseView<T> V,
-                                 spmm::DenseView<T> scratch, spmm::DenseView<T> Y);
+std::int64_t apply_window_filter(LinearOperator<T>& A, const WindowFilter& filter, dense::DenseView<T> V,
+                                 dense::DenseView<T> scratch, dense::DenseView<T> Y);
 
 }  // namespace blockeigs::solver

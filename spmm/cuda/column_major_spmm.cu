@@ -62,8 +62,8 @@ __global__ void __launch_bounds__(threads, blocks_per_sm)
 }
 
 template <int G>
-void launch(const CsrView<double>& A, double alpha, ColumnMajorView<const double> B, double beta,
-            ColumnMajorView<double> C, cudaStream_t stream) {
+void launch(const CsrView<double>& A, double alpha, dense::ColumnMajorView<const double> B, double beta,
+            dense::ColumnMajorView<double> C, cudaStream_t stream) {
   const std::int64_t lanes = A.rows * G;
   const dim3 grid(static_cast<unsigned>((lanes + threads - 1) / threads),
                   static_cast<unsigned>((B.cols + width - 1) / width));
@@ -74,8 +74,8 @@ void launch(const CsrView<double>& A, double alpha, ColumnMajorView<const double
 
 }  // namespace
 
-void multiply_column_major(const Context& context, const CsrView<double>& A, double alpha,
-                           ColumnMajorView<const double> B, double beta, ColumnMajorView<double> C) {
+void multiply_column_major(const dense::Context& context, const CsrView<double>& A, double alpha,
+                           dense::ColumnMajorView<const double> B, double beta, dense::ColumnMajorView<double> C) {
   const auto stream = static_cast<cudaStream_t>(context.stream());
   const double mean = A.mean_row_length();
   if (mean <= 8) return launch<1>(A, alpha, B, beta, C, stream);

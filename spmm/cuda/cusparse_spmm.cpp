@@ -18,7 +18,7 @@ constexpr cudaDataType data_type() {
 template <class T>
 class CusparseSpmm final : public LocalSpmm<T> {
  public:
-  CusparseSpmm(const Context& context, const CsrView<T>& A) : context_(context), A_(A) {
+  CusparseSpmm(const dense::Context& context, const CsrView<T>& A) : context_(context), A_(A) {
     if (A.nnz > 0)
       BLOCKEIGS_CUSPARSE_CHECK(
           cusparseCreateCsr(&matrix_, A.rows, A.cols, A.nnz, const_cast<std::int32_t*>(A.row_offsets),
@@ -29,7 +29,7 @@ class CusparseSpmm final : public LocalSpmm<T> {
     if (matrix_) cusparseDestroySpMat(matrix_);
   }
 
-  void multiply(T alpha, ConstDenseView<T> B, T beta, DenseView<T> C) override {
+  void multiply(T alpha, dense::ConstDenseView<T> B, T beta, dense::DenseView<T> C) override {
     // cuSPARSE may read C even when beta == 0 (NaN * 0 is NaN), so C is
     // cleared first; an empty A leaves C = beta * C.
     if (beta == T(0) || A_.nnz == 0) cuda::scale_block(C, beta, context_.stream());
@@ -44,7 +44,7 @@ class CusparseSpmm final : public LocalSpmm<T> {
     std::size_t bytes = 0;
     BLOCKEIGS_CUSPARSE_CHECK(
         cusparseSpMM_bufferSize(handle, op, op, &alpha, matrix_, b, &beta, c, data_type<T>(), algorithm, &bytes));
-    if (bytes > workspace_.size()) workspace_ = Buffer<char>(Space::device, bytes);
+    if (bytes > workspace_.size()) workspace_ = dense::Buffer<char>(Space::device, bytes);
     BLOCKEIGS_CUSPARSE_CHECK(
         cusparseSpMM(handle, op, op, &alpha, matrix_, b, &beta, c, data_type<T>(), algorithm, workspace_.data()));
     cusparseDestroyDnMat(b);
@@ -52,20 +52,20 @@ class CusparseSpmm final : public LocalSpmm<T> {
   }
 
  private:
-  const Context& context_;
+  const dense::Context& context_;
   CsrView<T> A_;
   cusparseSpMatDescr_t matrix_ = nullptr;
-  Buffer<char> workspace_;
+  dense::Buffer<char> workspace_;
 };
 
 }  // namespace
 
 template <class T>
-std::unique_ptr<LocalSpmm<T>> make_cusparse_spmm(const Context& context, const CsrView<T>& A) {
+std::unique_ptr<LocalSpmm<T>> make_cusparse_spmm(const dense::Context& context, const CsrView<T>& A) {
   return std::make_unique<CusparseSpmm<T>>(context, A);
 }
 
-template std::unique_ptr<LocalSpmm<float>> make_cusparse_spmm(const Context&, const CsrView<float>&);
-template std::unique_ptr<LocalSpmm<double>> make_cusparse_spmm(const Context&, const CsrView<double>&);
+template std::unique_ptr<LocalSpmm<float>> make_cusparse_spmm(const dense::Context&, const CsrView<float>&);
+template std::unique_ptr<LocalSpmm<double>> make_cusparse_spmm(const dense::Context&, const CsrView<double>&);
 
 }  // namespace blockeigs::spmm

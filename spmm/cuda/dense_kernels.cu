@@ -96,8 +96,8 @@ RowShape row_shape(const std::int32_t* device_row_offsets, std::int64_t rows, st
   // The offsets may have been uploaded on any stream: wait for all of them,
   // then run on the legacy stream, which the synchronous copy back waits for.
   BLOCKEIGS_CUDA_CHECK(cudaDeviceSynchronize());
-  Buffer<int> heaviest(Space::device, std::vector<int>(chunk_sizes, 0));
-  Buffer<unsigned long long> counts(Space::device, std::vector<unsigned long long>(4, 0));
+  dense::Buffer<int> heaviest(Space::device, std::vector<int>(chunk_sizes, 0));
+  dense::Buffer<unsigned long long> counts(Space::device, std::vector<unsigned long long>(4, 0));
   BLOCKEIGS_CUDA_CHECK(cudaDeviceSynchronize());
   const int threads = 256;
   constexpr std::int64_t chunk_rows = std::int64_t(row_split_block_warps) << (chunk_sizes - 1);
@@ -122,7 +122,7 @@ RowShape row_shape(const std::int32_t* device_row_offsets, std::int64_t rows, st
 }
 
 template <class T>
-void scale_block(DenseView<T> C, T beta, void* stream) {
+void scale_block(dense::DenseView<T> C, T beta, void* stream) {
   if (C.rows == 0 || C.cols == 0 || beta == T(1)) return;
   const std::int64_t total = C.rows * C.cols;
   const int threads = 256;
@@ -131,7 +131,7 @@ void scale_block(DenseView<T> C, T beta, void* stream) {
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
-template void scale_block(DenseView<float>, float, void*);
-template void scale_block(DenseView<double>, double, void*);
+template void scale_block(dense::DenseView<float>, float, void*);
+template void scale_block(dense::DenseView<double>, double, void*);
 
 }  // namespace blockeigs::spmm::cuda

@@ -9,6 +9,6 @@ namespace blockeigs::spmm::cuda {
 
 // C = beta * C, with beta == 0 writing zeros without reading C.
 template <class T>
-void scale_block(DenseView<T> C, T beta, void* stream);
+void scale_block(dense::DenseView<T> C, T beta, void* stream);
 
 }  // namespace blockeigs::spmm::cuda

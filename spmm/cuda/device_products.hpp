@@ -12,10 +12,10 @@
 
 namespace blockeigs::spmm::cuda {
 
-void multiply_single_input(const Context& context, const CsrView<double>& A, ConstDenseView<float> B,
-                           DenseView<double> C, bool accumulate);
+void multiply_single_input(const dense::Context& context, const CsrView<double>& A, dense::ConstDenseView<float> B,
+                           dense::DenseView<double> C, bool accumulate);
 
-void multiply_column_major(const Context& context, const CsrView<double>& A, double alpha,
-                           ColumnMajorView<const double> B, double beta, ColumnMajorView<double> C);
+void multiply_column_major(const dense::Context& context, const CsrView<double>& A, double alpha,
+                           dense::ColumnMajorView<const double> B, double beta, dense::ColumnMajorView<double> C);
 
 }  // namespace blockeigs::spmm::cuda

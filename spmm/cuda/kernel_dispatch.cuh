@@ -23,14 +23,15 @@ struct KernelShape {
 // The bytes between B's rows, which the kernels step in 32 bits (b_row); 0
 // for a B of one row, which never steps.
 template <class T>
-std::uint64_t b_row_stride_bytes(const ConstDenseView<T>& B) {
+std::uint64_t b_row_stride_bytes(const dense::ConstDenseView<T>& B) {
   return B.rows > 1 ? static_cast<std::uint64_t>(B.ld) * sizeof(T) : 0;
 }
 
 // Throws when the operands cannot be multiplied (the factories may be used
 // without a Plan, which checks the same things).
 template <class T>
-void check_operands(const char* who, const CsrView<T>& A, const ConstDenseView<T>& B, const DenseView<T>& C) {
+void check_operands(const char* who, const CsrView<T>& A, const dense::ConstDenseView<T>& B,
+                    const dense::DenseView<T>& C) {
   auto fail = [&](const std::string& what) { throw Error(std::string(who) + ": " + what); };
   if (B.space != Space::device || C.space != Space::device) fail("B and C must be in device memory");
   if (B.rows != A.cols || C.rows != A.rows || B.cols != C.cols)
@@ -45,7 +46,8 @@ void check_operands(const char* who, const CsrView<T>& A, const ConstDenseView<T
 
 // The kernels' arguments for C = alpha * A * B + beta * C (operands checked).
 template <class T>
-SpmmArgs<T> make_spmm_args(const CsrView<T>& A, const ConstDenseView<T>& B, T alpha, T beta, const DenseView<T>& C) {
+SpmmArgs<T> make_spmm_args(const CsrView<T>& A, const dense::ConstDenseView<T>& B, T alpha, T beta,
+                           const dense::DenseView<T>& C) {
   return SpmmArgs<T>{A.row_offsets, A.col_indices,
                      A.values,      B.data,
                      B.ld,          static_cast<std::uint32_t>(b_row_stride_bytes(B)),
@@ -137,11 +139,11 @@ void dispatch_shape(int n, int v, F&& f) {
 
 // Calls f(B_slab, C_slab) for column slabs of at most max_launch_width.
 template <class T, class F>
-void for_each_column_slab(const ConstDenseView<T>& B, const DenseView<T>& C, F&& f) {
+void for_each_column_slab(const dense::ConstDenseView<T>& B, const dense::DenseView<T>& C, F&& f) {
   for (std::int64_t j = 0; j < B.cols; j += max_launch_width) {
     const std::int64_t w = B.cols - j < max_launch_width ? B.cols - j : max_launch_width;
-    f(ConstDenseView<T>(B.space, B.rows, w, B.ld, B.data ? B.data + j : nullptr),
-      DenseView<T>{C.space, C.rows, w, C.ld, C.data + j});
+    f(dense::ConstDenseView<T>(B.space, B.rows, w, B.ld, B.data ? B.data + j : nullptr),
+      dense::DenseView<T>{C.space, C.rows, w, C.ld, C.data + j});
   }
 }
 

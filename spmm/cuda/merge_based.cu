@@ -105,7 +105,8 @@ constexpr std::size_t eager_carry_bytes = std::size_t(64) << 20;
 template <class T>
 class MergeBasedSpmm final : public LocalSpmm<T> {
  public:
-  MergeBasedSpmm(const Context& context, const CsrView<T>& A, const cuda::RowShape* shape) : context_(context), A_(A) {
+  MergeBasedSpmm(const dense::Context& context, const CsrView<T>& A, const cuda::RowShape* shape)
+      : context_(context), A_(A) {
     if (context.space() != Space::device || A.space != Space::device)
       throw Error("merge_based SpMM: the context and the matrix must be on the device");
     if (A.rows > INT32_MAX - 1) throw Error("merge_based SpMM: more than 2^31 - 2 rows");
@@ -117,14 +118,14 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
     if (A.rows > 0 && A.nnz > 0) build_partitions();
   }
 
-  void multiply(T alpha, ConstDenseView<T> B, T beta, DenseView<T> C) override {
+  void multiply(T alpha, dense::ConstDenseView<T> B, T beta, dense::DenseView<T> C) override {
     check_operands("merge_based SpMM", A_, B, C);
     if (C.rows == 0 || C.cols == 0) return;
     if (alpha == T(0) || A_.nnz == 0) {  // C = beta * C without touching A or B
       cuda::scale_block(C, beta, context_.stream());
       return;
     }
-    for_each_column_slab(B, C, [&](const ConstDenseView<T>& b, const DenseView<T>& c) {
+    for_each_column_slab(B, C, [&](const dense::ConstDenseView<T>& b, const dense::DenseView<T>& c) {
       reserve_carry(partition_for(b.cols).slots * b.cols);
       launch(alpha, b, beta, c);
     });
@@ -137,9 +138,9 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
     std::int64_t items = 0;     // merge steps a segment
     std::int64_t segments = 0;  // one warp each
     std::int64_t slots = 0;     // carry slots (pieces of rows cut by a boundary)
-    Buffer<std::int32_t> row, nonzero, head_slot, tail_slot, split_rows, split_first_slot;
-    Buffer<std::int32_t> tree_rows;  // the cut rows of many slots (merge_fixup_tree_rows)
-    Buffer<std::int32_t> order;      // empty: segments in path order
+    dense::Buffer<std::int32_t> row, nonzero, head_slot, tail_slot, split_rows, split_first_slot;
+    dense::Buffer<std::int32_t> tree_rows;  // the cut rows of many slots (merge_fixup_tree_rows)
+    dense::Buffer<std::int32_t> order;      // empty: segments in path order
     MergeSegments view() const {
       return {row.data(),       nonzero.data(), head_slot.data(),
               tail_slot.data(), segments,       order.size() ? order.data() : nullptr};
@@ -155,7 +156,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
     p.items = items;
     p.segments = cuda::merge_segment_count(A_.rows, A_.nnz, items);
     const std::int64_t boundaries = p.segments + 1;
-    Buffer<std::int32_t> row(Space::device, boundaries), nonzero(Space::device, boundaries),
+    dense::Buffer<std::int32_t> row(Space::device, boundaries), nonzero(Space::device, boundaries),
         row_start(Space::device, boundaries);
     const auto stream = static_cast<cudaStream_t>(context_.stream());
     const int blocks = static_cast<int>(std::min<std::int64_t>((boundaries + 255) / 256, 65536));
@@ -166,14 +167,14 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
     const std::vector<std::int32_t> boundary_row = row.to_host();
     const cuda::MergeCarryPlan plan =
         cuda::plan_merge_carries(boundary_row, nonzero.to_host(), row_start.to_host(), A_.rows);
-    if (across_rows) p.order = Buffer<std::int32_t>(Space::device, cuda::merge_order_across_rows(boundary_row));
+    if (across_rows) p.order = dense::Buffer<std::int32_t>(Space::device, cuda::merge_order_across_rows(boundary_row));
     p.row = std::move(row);
     p.nonzero = std::move(nonzero);
-    p.head_slot = Buffer<std::int32_t>(Space::device, plan.head_slot);
-    p.tail_slot = Buffer<std::int32_t>(Space::device, plan.tail_slot);
-    p.split_rows = Buffer<std::int32_t>(Space::device, plan.split_rows);
-    p.split_first_slot = Buffer<std::int32_t>(Space::device, plan.split_first_slot);
-    p.tree_rows = Buffer<std::int32_t>(Space::device, merge_fixup_tree_rows(plan));
+    p.head_slot = dense::Buffer<std::int32_t>(Space::device, plan.head_slot);
+    p.tail_slot = dense::Buffer<std::int32_t>(Space::device, plan.tail_slot);
+    p.split_rows = dense::Buffer<std::int32_t>(Space::device, plan.split_rows);
+    p.split_first_slot = dense::Buffer<std::int32_t>(Space::device, plan.split_first_slot);
+    p.tree_rows = dense::Buffer<std::int32_t>(Space::device, merge_fixup_tree_rows(plan));
     p.slots = plan.slots();
     // Uploads from pageable memory may still be in flight on the legacy
     // stream, which the context's non-blocking stream does not wait for.
@@ -198,7 +199,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
     if (cuda::merge_uses_spmv_body(shape_)) {
       const std::int64_t spmv_items = cuda::merge_spmv_items_per_segment(A_.rows, A_.nnz, multiprocessors_);
       spmv_ = make_partition(spmv_items, cuda::merge_spmv_slack(spmv_items));
-      spmv_carry_ = Buffer<T>(Space::device, static_cast<std::size_t>(spmv_.slots * cuda::merge_spmv_max_width));
+      spmv_carry_ = dense::Buffer<T>(Space::device, static_cast<std::size_t>(spmv_.slots * cuda::merge_spmv_max_width));
       spmv_body_ = true;
     }
   }
@@ -212,10 +213,10 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
     const auto needed = static_cast<std::size_t>(elements);
     if (needed <= carry_.size()) return;
     context_.synchronize();  // the old buffer may still be in use
-    carry_ = Buffer<T>(Space::device, needed);
+    carry_ = dense::Buffer<T>(Space::device, needed);
   }
 
-  void launch(T alpha, const ConstDenseView<T>& B, T beta, const DenseView<T>& C) {
+  void launch(T alpha, const dense::ConstDenseView<T>& B, T beta, const dense::DenseView<T>& C) {
     const SpmmArgs<T> args = make_spmm_args(A_, B, alpha, beta, C);
     const auto stream = static_cast<cudaStream_t>(context_.stream());
     if (spmv_body_ && cuda::merge_spmv_takes(B.cols, precision_of<T>())) {
@@ -248,7 +249,7 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
                           stream);
   }
 
-  const Context& context_;
+  const dense::Context& context_;
   CsrView<T> A_;
   int multiprocessors_ = 1;
   bool spmv_body_ = false;                                      // narrow blocks through merge_spmv.cu (skewed rows)
@@ -256,21 +257,21 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
   std::vector<Partition> general_;                              // the general body's, longest segments last
   std::array<int, max_launch_width + 1> partition_of_width_{};  // index into general_ by width
   Partition spmv_;                                              // the SpMV body's, when it has one
-  Buffer<T> carry_;       // slots x (block width) raw partial sums, for any partition
-  Buffer<T> spmv_carry_;  // spmv_.slots x merge_spmv_max_width raw partial sums
+  dense::Buffer<T> carry_;       // slots x (block width) raw partial sums, for any partition
+  dense::Buffer<T> spmv_carry_;  // spmv_.slots x merge_spmv_max_width raw partial sums
 };
 
 }  // namespace
 
 template <class T>
-std::unique_ptr<LocalSpmm<T>> make_merge_based_spmm(const Context& context, const CsrView<T>& A,
+std::unique_ptr<LocalSpmm<T>> make_merge_based_spmm(const dense::Context& context, const CsrView<T>& A,
                                                     const cuda::RowShape* shape) {
   return std::make_unique<MergeBasedSpmm<T>>(context, A, shape);
 }
 
-template std::unique_ptr<LocalSpmm<float>> make_merge_based_spmm(const Context&, const CsrView<float>&,
+template std::unique_ptr<LocalSpmm<float>> make_merge_based_spmm(const dense::Context&, const CsrView<float>&,
                                                                  const cuda::RowShape*);
-template std::unique_ptr<LocalSpmm<double>> make_merge_based_spmm(const Context&, const CsrView<double>&,
+template std::unique_ptr<LocalSpmm<double>> make_merge_based_spmm(const dense::Context&, const CsrView<double>&,
                                                                   const cuda::RowShape*);
 
 }  // namespace blockeigs::spmm

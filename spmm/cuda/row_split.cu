@@ -109,7 +109,8 @@ using namespace cuda::detail;
 template <class T>
 class RowSplitSpmm final : public LocalSpmm<T> {
  public:
-  RowSplitSpmm(const Context& context, const CsrView<T>& A, const cuda::RowShape* shape) : context_(context), A_(A) {
+  RowSplitSpmm(const dense::Context& context, const CsrView<T>& A, const cuda::RowShape* shape)
+      : context_(context), A_(A) {
     if (context.space() != Space::device || A.space != Space::device)
       throw Error("row_split SpMM: the context and the matrix must be on the device");
     if (A.rows > INT32_MAX - 1) throw Error("row_split SpMM: more than 2^31 - 2 rows");
@@ -121,24 +122,26 @@ class RowSplitSpmm final : public LocalSpmm<T> {
     if (cuda::row_stream_pays(shape_)) {
       std::vector<std::int32_t> offsets(static_cast<std::size_t>(A.rows + 1));
       context.synchronize();  // the matrix may still be on its way on the context's stream
-      copy_bytes(offsets.data(), Space::host, A.row_offsets, Space::device, offsets.size() * sizeof(std::int32_t));
+      dense::copy_bytes(offsets.data(), Space::host, A.row_offsets, Space::device,
+                        offsets.size() * sizeof(std::int32_t));
       stream_spmv_ =
           std::make_unique<RowStreamSpmv<T>>(cuda::row_stream_layout(offsets, cuda::row_stream_tile(sizeof(T))));
     }
   }
 
-  void multiply(T alpha, ConstDenseView<T> B, T beta, DenseView<T> C) override {
+  void multiply(T alpha, dense::ConstDenseView<T> B, T beta, dense::DenseView<T> C) override {
     check_operands("row_split SpMM", A_, B, C);
     if (C.rows == 0 || C.cols == 0) return;
     if (alpha == T(0) || A_.nnz == 0) {  // C = beta * C without touching A or B
       cuda::scale_block(C, beta, context_.stream());
       return;
     }
-    for_each_column_slab(B, C, [&](const ConstDenseView<T>& b, const DenseView<T>& c) { launch(alpha, b, beta, c); });
+    for_each_column_slab(
+        B, C, [&](const dense::ConstDenseView<T>& b, const dense::DenseView<T>& c) { launch(alpha, b, beta, c); });
   }
 
  private:
-  void launch(T alpha, const ConstDenseView<T>& B, T beta, const DenseView<T>& C) {
+  void launch(T alpha, const dense::ConstDenseView<T>& B, T beta, const dense::DenseView<T>& C) {
     const SpmmArgs<T> args = make_spmm_args(A_, B, alpha, beta, C);
     if (B.cols == 1 && stream_spmv_) {
       stream_spmv_->multiply(args, static_cast<cudaStream_t>(context_.stream()));
@@ -201,7 +204,7 @@ class RowSplitSpmm final : public LocalSpmm<T> {
     return cuda::wide_unroll_pays(Algorithm::row_split, shape_, column_lanes);
   }
 
-  const Context& context_;
+  const dense::Context& context_;
   CsrView<T> A_;
   int multiprocessors_ = 1;
   cuda::RowShape shape_;
@@ -212,14 +215,14 @@ class RowSplitSpmm final : public LocalSpmm<T> {
 }  // namespace
 
 template <class T>
-std::unique_ptr<LocalSpmm<T>> make_row_split_spmm(const Context& context, const CsrView<T>& A,
+std::unique_ptr<LocalSpmm<T>> make_row_split_spmm(const dense::Context& context, const CsrView<T>& A,
                                                   const cuda::RowShape* shape) {
   return std::make_unique<RowSplitSpmm<T>>(context, A, shape);
 }
 
-template std::unique_ptr<LocalSpmm<float>> make_row_split_spmm(const Context&, const CsrView<float>&,
+template std::unique_ptr<LocalSpmm<float>> make_row_split_spmm(const dense::Context&, const CsrView<float>&,
                                                                const cuda::RowShape*);
-template std::unique_ptr<LocalSpmm<double>> make_row_split_spmm(const Context&, const CsrView<double>&,
+template std::unique_ptr<LocalSpmm<double>> make_row_split_spmm(const dense::Context&, const CsrView<double>&,
                                                                 const cuda::RowShape*);
 
 }  // namespace blockeigs::spmm

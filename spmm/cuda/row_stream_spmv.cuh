@@ -32,8 +32,9 @@ class RowStreamSpmv {
 
  private:
   std::int64_t blocks_ = 0, pieces_ = 0, split_rows_ = 0;
-  Buffer<std::int32_t> block_rows_, piece_rows_, piece_begins_, piece_order_, split_rows_list_, split_first_piece_;
-  Buffer<T> partials_;
+  dense::Buffer<std::int32_t> block_rows_, piece_rows_, piece_begins_, piece_order_, split_rows_list_,
+      split_first_piece_;
+  dense::Buffer<T> partials_;
 };
 
 }  // namespace blockeigs::spmm::cuda::detail

@@ -88,8 +88,8 @@ __global__ void __launch_bounds__(threads)
 // G lanes a row: the smallest power of two that covers n columns V at a
 // time, at most a warp (wider blocks take several chunks a lane).
 template <int V, int G = 1>
-void launch(std::int64_t rows, const CsrView<double>& A, ConstDenseView<float> B, DenseView<double> C, bool accumulate,
-            bool pair_stores, cudaStream_t stream) {
+void launch(std::int64_t rows, const CsrView<double>& A, dense::ConstDenseView<float> B, dense::DenseView<double> C,
+            bool accumulate, bool pair_stores, cudaStream_t stream) {
   if constexpr (G < 32)
     if (G * V < B.cols) return launch<V, 2 * G>(rows, A, B, C, accumulate, pair_stores, stream);
   const auto blocks = static_cast<unsigned>((rows + run_rows - 1) / run_rows);
@@ -103,8 +103,8 @@ bool aligned(const void* p, std::size_t bytes) { return reinterpret_cast<std::ui
 
 }  // namespace
 
-void multiply_single_input(const Context& context, const CsrView<double>& A, ConstDenseView<float> B,
-                           DenseView<double> C, bool accumulate) {
+void multiply_single_input(const dense::Context& context, const CsrView<double>& A, dense::ConstDenseView<float> B,
+                           dense::DenseView<double> C, bool accumulate) {
   const auto stream = static_cast<cudaStream_t>(context.stream());
   // 16-byte loads of 4 floats where every row's columns start so aligned;
   // 16-byte stores of 2 doubles where C's do.

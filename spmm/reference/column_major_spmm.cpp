@@ -12,8 +12,8 @@
 
 namespace blockeigs::spmm {
 
-void multiply_column_major(const Context& context, const CsrView<double>& A, double alpha,
-                           ColumnMajorView<const double> B, double beta, ColumnMajorView<double> C) {
+void multiply_column_major(const dense::Context& context, const CsrView<double>& A, double alpha,
+                           dense::ColumnMajorView<const double> B, double beta, dense::ColumnMajorView<double> C) {
   check_product("multiply_column_major", context, A, {B.rows, B.cols, B.space}, {C.rows, C.cols, C.space});
   if (B.ld < B.rows || C.ld < C.rows)
     throw Error("multiply_column_major: leading dimensions " + std::to_string(B.ld) + " and " + std::to_string(C.ld) +

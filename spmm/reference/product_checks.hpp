@@ -19,7 +19,7 @@ struct BlockShape {
 
 // Throws Error naming `call` unless B is A.cols x n, C is A.rows x n, and A,
 // B and C are in the context's memory space.
-inline void check_product(const char* call, const Context& context, const CsrView<double>& A, BlockShape B,
+inline void check_product(const char* call, const dense::Context& context, const CsrView<double>& A, BlockShape B,
                           BlockShape C) {
   if (B.rows != A.cols || C.rows != A.rows || B.cols != C.cols)
     throw Error(std::string(call) + ": A is " + std::to_string(A.rows) + " x " + std::to_string(A.cols) + ", B " +

@@ -13,7 +13,7 @@ class ReferenceSpmm final : public LocalSpmm<T> {
  public:
   explicit ReferenceSpmm(const CsrView<T>& A) : A_(A) {}
 
-  void multiply(T alpha, ConstDenseView<T> B, T beta, DenseView<T> C) override {
+  void multiply(T alpha, dense::ConstDenseView<T> B, T beta, dense::DenseView<T> C) override {
     const CsrView<T> A = A_;
     const std::int64_t n = B.cols;
     if (A.rows == 0 || n == 0) return;

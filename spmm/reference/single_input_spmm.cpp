@@ -11,8 +11,8 @@
 
 namespace blockeigs::spmm {
 
-void multiply_single_input(const Context& context, const CsrView<double>& A, ConstDenseView<float> B,
-                           DenseView<double> C, bool accumulate) {
+void multiply_single_input(const dense::Context& context, const CsrView<double>& A, dense::ConstDenseView<float> B,
+                           dense::DenseView<double> C, bool accumulate) {
   check_product("multiply_single_input", context, A, {B.rows, B.cols, B.space}, {C.rows, C.cols, C.space});
   const std::int64_t n = B.cols;
   if (A.rows == 0 || n == 0) return;

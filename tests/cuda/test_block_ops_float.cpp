@@ -18,7 +18,7 @@ namespace blockeigs {
 namespace {
 
 using solver::HostMatrix;
-using Block = spmm::DenseBlock<float>;
+using Block = dense::DenseBlock<float>;
 
 // rows x cols in [-1, 1), ld even or odd, NaN past the block's columns.
 Block padded(std::int64_t rows, std::int64_t cols, std::uint64_t seed, bool odd_ld) {
@@ -32,10 +32,10 @@ Block padded(std::int64_t rows, std::int64_t cols, std::uint64_t seed, bool odd_
 }
 
 // Whole rows (padding included), so that the device block has the same NaN next to it.
-Block copy_to(const spmm::Context& context, Space space, const Block& b) {
+Block copy_to(const dense::Context& context, Space space, const Block& b) {
   Block out(space, b.rows(), b.cols(), b.ld());
-  solver::copy_block<float>(context, spmm::ConstDenseView<float>{b.view().space, b.rows(), b.ld(), b.ld(), b.data()},
-                            spmm::DenseView<float>{space, b.rows(), b.ld(), b.ld(), out.data()});
+  solver::copy_block<float>(context, dense::ConstDenseView<float>{b.view().space, b.rows(), b.ld(), b.ld(), b.data()},
+                            dense::DenseView<float>{space, b.rows(), b.ld(), b.ld(), out.data()});
   return out;
 }
 
@@ -51,8 +51,8 @@ void expect_close(const Block& device_result_on_host, const Block& host, double 
 class DeviceBlockOpsFloat : public test::GpuTest {};
 
 TEST_F(DeviceBlockOpsFloat, NarrowUpdatesMatchTheHost) {
-  const spmm::Context dev = spmm::Context::cuda(0);
-  const spmm::Context host = spmm::Context::host();
+  const dense::Context dev = dense::Context::cuda(0);
+  const dense::Context host = dense::Context::host();
   const double u = std::numeric_limits<float>::epsilon();
   struct Case {
     std::int64_t rows, k1, k2;

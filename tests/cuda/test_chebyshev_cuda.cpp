@@ -27,7 +27,7 @@ namespace blockeigs {
 namespace {
 
 template <class V>
-using BlockOf = spmm::DenseBlock<V>;
+using BlockOf = dense::DenseBlock<V>;
 using Block = BlockOf<double>;
 
 template <class V = double>
@@ -41,16 +41,16 @@ BlockOf<V> random_host(std::int64_t rows, std::int64_t cols, std::uint64_t seed,
 
 // The whole rows, padding included.
 template <class V>
-BlockOf<V> moved(const spmm::Context& ctx, const BlockOf<V>& b, Space to) {
+BlockOf<V> moved(const dense::Context& ctx, const BlockOf<V>& b, Space to) {
   BlockOf<V> out(to, b.rows(), b.cols(), b.ld());
-  solver::copy_block<V>(ctx, spmm::ConstDenseView<V>{b.space(), b.rows(), b.ld(), b.ld(), b.data()},
-                        spmm::DenseView<V>{to, b.rows(), b.ld(), b.ld(), out.data()});
+  solver::copy_block<V>(ctx, dense::ConstDenseView<V>{b.space(), b.rows(), b.ld(), b.ld(), b.data()},
+                        dense::DenseView<V>{to, b.rows(), b.ld(), b.ld(), out.data()});
   return out;
 }
 
 // Element by element, padding included, to a few roundings of V.
 template <class V>
-void expect_same(const spmm::Context& dev, const BlockOf<V>& device, const BlockOf<V>& host) {
+void expect_same(const dense::Context& dev, const BlockOf<V>& device, const BlockOf<V>& host) {
   const BlockOf<V> back = moved(dev, device, Space::host);
   const double eps = std::numeric_limits<V>::epsilon();
   for (std::int64_t i = 0; i < host.rows(); ++i)
@@ -64,7 +64,7 @@ void expect_same(const spmm::Context& dev, const BlockOf<V>& device, const Block
 // in T, the recurrence in U.
 template <class T, class U>
 void check_passes() {
-  const spmm::Context dev = spmm::Context::cuda(0), host = spmm::Context::host();
+  const dense::Context dev = dense::Context::cuda(0), host = dense::Context::host();
   for (std::int64_t rows : {1, 777, 5000})
     for (std::int64_t cols : {1, 7, 16, 33})
       for (bool diagonals : {false, true})
@@ -77,7 +77,7 @@ void check_passes() {
             d[i] = static_cast<U>(1.5 + solver::hash_uniform(9, i, 0));
             dinv[i] = 1 / d[i];
           }
-          spmm::Buffer<U> d_dev(Space::device, d), dinv_dev(Space::device, dinv);
+          dense::Buffer<U> d_dev(Space::device, d), dinv_dev(Space::device, dinv);
           const U* dh = diagonals ? d.data() : nullptr;
           const U* ih = diagonals ? dinv.data() : nullptr;
           const U* dd = diagonals ? d_dev.data() : nullptr;
@@ -98,7 +98,7 @@ void check_passes() {
           // The last step into a block of T (over NaN, which it must not read).
           BlockOf<T> out(Space::host, rows, cols, cols + pad), out_d(Space::device, rows, cols, cols + pad);
           std::fill(out.data(), out.data() + rows * out.ld(), std::numeric_limits<T>::quiet_NaN());
-          spmm::fill_bytes(out_d.data(), Space::device, 0xff, sizeof(T) * rows * out.ld());
+          dense::fill_bytes(out_d.data(), Space::device, 0xff, sizeof(T) * rows * out.ld());
           solver::chebyshev_finish<T, U>(host, U(0.7), U(0.2), U(0.9), dh, ih, Q.cview(), E.cview(), W.cview(),
                                          out.view());
           solver::chebyshev_finish<T, U>(dev, U(0.7), U(0.2), U(0.9), dd, id, Qd.cview(), Ed.cview(), Wd.cview(),
@@ -140,9 +140,9 @@ TEST_F(ChebyshevCuda, PreconditionerMatchesTheHost) {
   const io::GeneratorSpec spec{io::GeneratorKind::laplacian_2d, 30, 20, 1, 5};
   const io::CsrRows whole = io::generate_rows(spec, 0, io::generated_rows(spec));
   const auto partition = solver::RowPartition::uniform(whole.global_rows, 1);
-  const spmm::Context host = spmm::Context::host(), device = spmm::Context::cuda(0);
-  test::CsrTestOperator<double> Ah(MPI_COMM_WORLD, spmm::Context::host(), whole, partition);
-  test::CsrTestOperator<double> Ad(MPI_COMM_WORLD, spmm::Context::cuda(0), whole, partition);
+  const dense::Context host = dense::Context::host(), device = dense::Context::cuda(0);
+  test::CsrTestOperator<double> Ah(MPI_COMM_WORLD, dense::Context::host(), whole, partition);
+  test::CsrTestOperator<double> Ad(MPI_COMM_WORLD, dense::Context::cuda(0), whole, partition);
   solver::DistributedOperator<double> Bh(MPI_COMM_WORLD, host, whole, partition);
   solver::DistributedOperator<double> Bd(MPI_COMM_WORLD, device, whole, partition);
   struct Pair {
@@ -168,7 +168,7 @@ TEST_F(ChebyshevCuda, PreconditionerMatchesTheHost) {
         Block W(Space::host, R.rows(), cols);
         Mh.apply(R.cview(), W.view());
         // On the operator's own context: its stream is the one the preconditioner queues on.
-        const spmm::Context& on = pair.d.context();
+        const dense::Context& on = pair.d.context();
         const Block Rd = moved(on, R, Space::device);
         Block Wd(Space::device, R.rows(), cols);
         Md.apply(Rd.cview(), Wd.view());

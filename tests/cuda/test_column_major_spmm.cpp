@@ -47,8 +47,8 @@ std::vector<io::CsrRows> matrices() {
 class ColumnMajorSpmm : public test::GpuTest {};
 
 TEST_F(ColumnMajorSpmm, DeviceMatchesTheHostLoops) {
-  const spmm::Context device = spmm::Context::cuda(0);
-  const spmm::Context& host = test::host_context();
+  const dense::Context device = dense::Context::cuda(0);
+  const dense::Context& host = test::host_context();
   const Case cases[] = {{1, 0, 1, 0},  {3, 1, 1, 0},   {16, 0, 1, 0},  {17, 3, 2, -0.5},
                         {32, 0, 1, 1}, {33, 2, -1, 0}, {40, 1, 0.5, 2}};
   const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -69,11 +69,11 @@ TEST_F(ColumnMajorSpmm, DeviceMatchesTheHostLoops) {
       std::vector<double> expected = y, got(y.size());
       spmm::multiply_column_major(host, on_host.view(), c.alpha, {Space::host, cols, c.n, ldb, b.data()}, c.beta,
                                   {Space::host, rows, c.n, ldc, expected.data()});
-      spmm::Buffer<double> b_device(Space::device, b), y_device(Space::device, y);
+      dense::Buffer<double> b_device(Space::device, b), y_device(Space::device, y);
       spmm::multiply_column_major(device, on_device.view(), c.alpha, {Space::device, cols, c.n, ldb, b_device.data()},
                                   c.beta, {Space::device, rows, c.n, ldc, y_device.data()});
       device.synchronize();
-      spmm::copy_bytes(got.data(), Space::host, y_device.data(), Space::device, sizeof(double) * got.size());
+      dense::copy_bytes(got.data(), Space::host, y_device.data(), Space::device, sizeof(double) * got.size());
       const double eps = std::numeric_limits<double>::epsilon();
       for (std::int64_t i = 0; i < ldc; ++i) {
         const std::int64_t length = i < rows ? csr.row_offsets[i + 1] - csr.row_offsets[i] : 0;
@@ -97,7 +97,7 @@ TEST_F(ColumnMajorSpmm, DeviceMatchesTheHostLoops) {
 
 // The host twin against a plain column-by-column product, and its refusals.
 TEST(ColumnMajorSpmmHost, HostLoopsAreTheProductAndRefuseBadShapes) {
-  const spmm::Context& host = test::host_context();
+  const dense::Context& host = test::host_context();
   const io::CsrRows whole = test::power_law_matrix(300, 200, 7);
   const spmm::HostCsr<double> csr = test::to_host_csr<double>(whole);
   const std::int64_t n = 5, ld = csr.rows + 2;

@@ -16,10 +16,10 @@
 namespace blockeigs {
 namespace {
 
-using Block = spmm::DenseBlock<double>;
+using Block = dense::DenseBlock<double>;
 
 TEST(ContextWarmUpHost, IsANoOpOnTheHost) {
-  const spmm::Context host = spmm::Context::host();
+  const dense::Context host = dense::Context::host();
   host.warm_up();
   host.warm_up();
   EXPECT_EQ(host.space(), Space::host);
@@ -28,7 +28,7 @@ TEST(ContextWarmUpHost, IsANoOpOnTheHost) {
 class ContextWarmUp : public test::GpuTest {};
 
 TEST_F(ContextWarmUp, LeavesTheDeviceContextReadyForTheSolvers) {
-  const spmm::Context dev = spmm::Context::cuda(0);
+  const dense::Context dev = dense::Context::cuda(0);
   dev.warm_up();
   dev.warm_up();  // the second call returns at once
   // Shapes of both Gram paths: the chunked cuBLAS products (wide) and the

@@ -44,8 +44,8 @@ const Shape shapes[] = {{0, 3, 2, 0},      {1, 1, 1, 0},       {17, 5, 3, 2},   
 class DeviceBlockOps : public test::GpuTest {};
 
 TEST_F(DeviceBlockOps, MatchTheHostOnes) {
-  const spmm::Context dev = spmm::Context::cuda(0);
-  const spmm::Context host = spmm::Context::host();
+  const dense::Context dev = dense::Context::cuda(0);
+  const dense::Context host = dense::Context::host();
   const double u = std::numeric_limits<double>::epsilon();
   for (const Shape& s : shapes) {
     SCOPED_TRACE(testing::Message() << s.rows << " x " << s.k1 << " / " << s.k2);
@@ -122,10 +122,10 @@ TEST_F(DeviceBlockOps, MatchTheHostOnes) {
     // LOBPCG's residuals: R = Y - X diag(alpha) for the first k1 columns, and norms.
     {
       const std::int64_t k = std::min(s.k1, s.k2);
-      const spmm::ConstDenseView<double> xh = solver::column_range(Xh.cview(), 0, k),
-                                         yh = solver::column_range(Yh.cview(), 0, k);
-      const spmm::ConstDenseView<double> xd = solver::column_range(Xd.cview(), 0, k),
-                                         yd = solver::column_range(Yd.cview(), 0, k);
+      const dense::ConstDenseView<double> xh = solver::column_range(Xh.cview(), 0, k),
+                                          yh = solver::column_range(Yh.cview(), 0, k);
+      const dense::ConstDenseView<double> xd = solver::column_range(Xd.cview(), 0, k),
+                                          yd = solver::column_range(Yd.cview(), 0, k);
       const std::vector<double> lambda(alpha.begin(), alpha.begin() + k);
       auto Eh = nan_host(s.rows, k, 3);
       auto Ed = to_device(dev, Eh);
@@ -170,7 +170,7 @@ TEST_F(DeviceBlockOps, MatchTheHostOnes) {
 
     std::vector<double> diag(static_cast<std::size_t>(s.rows));
     for (std::int64_t i = 0; i < s.rows; ++i) diag[i] = 0.5 + double(i % 5);
-    spmm::Buffer<double> diag_d(Space::device, diag);
+    dense::Buffer<double> diag_d(Space::device, diag);
     auto Dh = nan_host(s.rows, s.k2, 0);
     auto Dd = to_device(dev, Dh);
     solver::apply_diagonal<double>(host, diag.data(), Yh.cview(), Dh.view());
@@ -187,7 +187,7 @@ TEST_F(DeviceBlockOps, MatchTheHostOnes) {
     // Rows drawn by their global index (scattered, reversed here).
     std::vector<std::int64_t> rows(static_cast<std::size_t>(s.rows));
     for (std::int64_t i = 0; i < s.rows; ++i) rows[i] = 3 * (s.rows - i) + 11;
-    const spmm::Buffer<std::int64_t> rows_d(Space::device, rows);
+    const dense::Buffer<std::int64_t> rows_d(Space::device, rows);
     solver::fill_random_rows<double>(host, Rh.view(), 9, rows.data(), 7);
     solver::fill_random_rows<double>(dev, Rd.view(), 9, rows_d.data(), 7);
     const auto scattered = to_host(dev, Rd);
@@ -210,8 +210,8 @@ TEST_F(DeviceBlockOps, MatchTheHostOnes) {
 // (into a new block and in place on Z) and transform_in_place, device against
 // host.
 TEST_F(DeviceBlockOps, RowGroupShapesMatchTheHost) {
-  const spmm::Context dev = spmm::Context::cuda(0);
-  const spmm::Context host = spmm::Context::host();
+  const dense::Context dev = dense::Context::cuda(0);
+  const dense::Context host = dense::Context::host();
   const double u = std::numeric_limits<double>::epsilon();
   struct Case {
     std::int64_t rows, k1, k2;
@@ -227,7 +227,7 @@ TEST_F(DeviceBlockOps, RowGroupShapesMatchTheHost) {
   // Even ld (odd_ld: odd), NaN in the columns past the block.
   auto padded = [&](std::int64_t rows, std::int64_t cols, std::uint64_t seed, bool odd_ld) {
     const std::int64_t ld = odd_ld ? (cols % 2 == 0 ? cols + 1 : cols + 2) : (cols % 2 == 0 ? cols + 2 : cols + 1);
-    spmm::DenseBlock<double> b(Space::host, rows, cols, ld);
+    dense::DenseBlock<double> b(Space::host, rows, cols, ld);
     for (std::int64_t i = 0; i < rows; ++i)
       for (std::int64_t j = 0; j < ld; ++j)
         b.data()[i * ld + j] = j < cols ? solver::hash_uniform(seed, i, j) : std::numeric_limits<double>::quiet_NaN();
@@ -274,8 +274,8 @@ TEST_F(DeviceBlockOps, RowGroupShapesMatchTheHost) {
 // over P's columns (shifted when the width changes; up to 33 input columns).
 // Device against host.
 TEST_F(DeviceBlockOps, CombinePairOverlappingViewsMatchesTheHost) {
-  const spmm::Context dev = spmm::Context::cuda(0);
-  const spmm::Context host = spmm::Context::host();
+  const dense::Context dev = dense::Context::cuda(0);
+  const dense::Context host = dense::Context::host();
   const double u = std::numeric_limits<double>::epsilon();
   struct Case {
     std::int64_t rows, s, r, a, r_next;
@@ -288,18 +288,18 @@ TEST_F(DeviceBlockOps, CombinePairOverlappingViewsMatchesTheHost) {
     const std::int64_t ld = 3 * c.s;
     auto bh = random_host(c.rows, ld, 21, 0);
     auto bd = to_device(dev, bh);
-    auto view = [&](spmm::DenseBlock<double>& b, std::int64_t first, std::int64_t cols) {
-      return spmm::DenseView<double>{b.view().space, c.rows, cols, ld, b.data() + first};
+    auto view = [&](dense::DenseBlock<double>& b, std::int64_t first, std::int64_t cols) {
+      return dense::DenseView<double>{b.view().space, c.rows, cols, ld, b.data() + first};
     };
     const std::int64_t p0 = 2 * c.s - 2 * c.r, r0 = 2 * c.s, y0 = 2 * c.s - 2 * c.r_next;
     const HostMatrix S1 = test::random_matrix(c.r, c.r_next, 22), S2 = test::random_matrix(c.a, c.r_next, 23);
     auto sh = nan_host(c.rows, c.r_next, 0);
     auto sd = to_device(dev, sh);
-    solver::block_combine_pair<double>(host, spmm::ConstDenseView<double>(view(bh, p0, c.r)), S1,
-                                       spmm::ConstDenseView<double>(view(bh, r0, c.a)), S2, view(bh, y0, c.r_next),
+    solver::block_combine_pair<double>(host, dense::ConstDenseView<double>(view(bh, p0, c.r)), S1,
+                                       dense::ConstDenseView<double>(view(bh, r0, c.a)), S2, view(bh, y0, c.r_next),
                                        sh.view());
-    solver::block_combine_pair<double>(dev, spmm::ConstDenseView<double>(view(bd, p0, c.r)), S1,
-                                       spmm::ConstDenseView<double>(view(bd, r0, c.a)), S2, view(bd, y0, c.r_next),
+    solver::block_combine_pair<double>(dev, dense::ConstDenseView<double>(view(bd, p0, c.r)), S1,
+                                       dense::ConstDenseView<double>(view(bd, r0, c.a)), S2, view(bd, y0, c.r_next),
                                        sd.view());
     const double terms = double(c.r + c.a);
     expect_close(to_host(dev, bd), bh, 2 * (terms + 1) * u * terms);
@@ -311,8 +311,8 @@ TEST_F(DeviceBlockOps, CombinePairOverlappingViewsMatchesTheHost) {
 // (q = 40), and at an odd column (q = 39, the pair that straddles Q and W
 // loaded as two values). Device against host.
 TEST_F(DeviceBlockOps, CombinePairAdjacentWideInputsMatchesTheHost) {
-  const spmm::Context dev = spmm::Context::cuda(0);
-  const spmm::Context host = spmm::Context::host();
+  const dense::Context dev = dense::Context::cuda(0);
+  const dense::Context host = dense::Context::host();
   const double u = std::numeric_limits<double>::epsilon();
   for (const std::int64_t q : {40, 39}) {
     SCOPED_TRACE(testing::Message() << "q = " << q);
@@ -320,11 +320,11 @@ TEST_F(DeviceBlockOps, CombinePairAdjacentWideInputsMatchesTheHost) {
     auto bh = random_host(rows, ld, 51, 0);
     auto bd = to_device(dev, bh);
     const HostMatrix S1 = test::random_matrix(q, w, 52), S2 = test::random_matrix(w, w, 53);
-    auto run = [&](const spmm::Context& c, spmm::DenseBlock<double>& b) {
+    auto run = [&](const dense::Context& c, dense::DenseBlock<double>& b) {
       auto scratch = c.space() == Space::host ? nan_host(rows, w, 0) : to_device(dev, nan_host(rows, w, 0));
-      const spmm::DenseView<double> all = b.view();
-      solver::block_combine_pair<double>(c, spmm::ConstDenseView<double>(solver::column_range(all, 0, q)), S1,
-                                         spmm::ConstDenseView<double>(solver::column_range(all, q, w)), S2,
+      const dense::DenseView<double> all = b.view();
+      solver::block_combine_pair<double>(c, dense::ConstDenseView<double>(solver::column_range(all, 0, q)), S1,
+                                         dense::ConstDenseView<double>(solver::column_range(all, q, w)), S2,
                                          solver::column_range(all, q, w), scratch.view());
     };
     run(host, bh);
@@ -338,7 +338,7 @@ TEST_F(DeviceBlockOps, CombinePairAdjacentWideInputsMatchesTheHost) {
 // reach it, and finish() does not wait for that work. Two in flight at once,
 // finished in reverse order, give gram()'s bits.
 TEST_F(DeviceBlockOps, GramInFlightIsTheProductWhenQueued) {
-  const spmm::Context dev = spmm::Context::cuda(0);
+  const dense::Context dev = dense::Context::cuda(0);
   const auto Xh = random_host(300000, 16, 31, 1), Yh = random_host(300000, 32, 32, 0);
   auto Xd = to_device(dev, Xh);
   const auto Yd = to_device(dev, Yh);
@@ -399,7 +399,7 @@ TEST_F(DeviceBlockOps, GramPairMatchesTheHostProducts) {
                                    {33, 81, 7, 2, 3},
                                    {2047, 97, 8, 8, 0},
                                    {4097, 90, 33, 32, 0}};
-  const spmm::Context dev = spmm::Context::cuda(0), host = spmm::Context::host();
+  const dense::Context dev = dense::Context::cuda(0), host = dense::Context::host();
   const double u = std::numeric_limits<double>::epsilon();
   auto nan_padded = [](std::int64_t rows, std::int64_t cols, std::uint64_t seed, std::int64_t pad) {
     auto b = random_host(rows, cols, seed, pad);
@@ -407,8 +407,8 @@ TEST_F(DeviceBlockOps, GramPairMatchesTheHostProducts) {
       for (std::int64_t j = cols; j < b.ld(); ++j) b.data()[i * b.ld() + j] = std::numeric_limits<double>::quiet_NaN();
     return b;
   };
-  auto absolute = [](spmm::ConstDenseView<double> v) {
-    spmm::DenseBlock<double> b(Space::host, v.rows, v.cols);
+  auto absolute = [](dense::ConstDenseView<double> v) {
+    dense::DenseBlock<double> b(Space::host, v.rows, v.cols);
     for (std::int64_t i = 0; i < v.rows; ++i)
       for (std::int64_t j = 0; j < v.cols; ++j) b.data()[i * v.cols + j] = std::abs(v(i, j));
     return b;

@@ -29,23 +29,23 @@ io::GeneratorSpec laplacian_3d(std::int64_t n) {
   return spec;
 }
 
-solver::DistributedOperator<double> operator_on(const spmm::Context& context, const io::CsrRows& rows) {
+solver::DistributedOperator<double> operator_on(const dense::Context& context, const io::CsrRows& rows) {
   return {MPI_COMM_WORLD, context, rows, solver::RowPartition::balanced(rows.row_offsets, 1)};
 }
 
 TEST_F(FilterCuda, DiagonalShiftMatchesTheHost) {
   const io::GeneratorSpec spec = laplacian_3d(11);
   const io::CsrRows rows = io::generate_rows(spec, 0, io::generated_rows(spec));
-  const spmm::Context device = spmm::Context::cuda(0), host = spmm::Context::host();
+  const dense::Context device = dense::Context::cuda(0), host = dense::Context::host();
   auto on_device = operator_on(device, rows);
   auto on_host = operator_on(host, rows);
   const std::int64_t m = rows.local_rows(), w = 5;
   std::vector<double> x(static_cast<std::size_t>(m * w));
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::cos(0.1 * double(i));
-  spmm::DenseBlock<double> xd(Space::device, m, w), yd(Space::device, m, w), xh(Space::host, m, w),
+  dense::DenseBlock<double> xd(Space::device, m, w), yd(Space::device, m, w), xh(Space::host, m, w),
       yh(Space::host, m, w);
-  spmm::copy_bytes(xd.data(), Space::device, x.data(), Space::host, x.size() * sizeof(double));
-  spmm::copy_bytes(xh.data(), Space::host, x.data(), Space::host, x.size() * sizeof(double));
+  dense::copy_bytes(xd.data(), Space::device, x.data(), Space::host, x.size() * sizeof(double));
+  dense::copy_bytes(xh.data(), Space::host, x.data(), Space::host, x.size() * sizeof(double));
   for (const double shift : {-3.25, 0.0}) {
     ASSERT_TRUE(on_device.set_diagonal_shift(shift));
     ASSERT_TRUE(on_host.set_diagonal_shift(shift));
@@ -61,7 +61,7 @@ TEST_F(FilterCuda, HundredSmallestOnTheDevice) {
   const io::GeneratorSpec spec = laplacian_3d(16);
   const io::CsrRows rows = io::generate_rows(spec, 0, io::generated_rows(spec));
   const std::vector<double> exact = io::laplacian_eigenvalues(spec);
-  const spmm::Context device = spmm::Context::cuda(0);
+  const dense::Context device = dense::Context::cuda(0);
   auto op = operator_on(device, rows);
   solver::LobpcgOptions options;
   options.k = 100;

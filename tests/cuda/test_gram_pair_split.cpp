@@ -25,14 +25,14 @@ namespace blockeigs {
 namespace {
 
 using solver::HostMatrix;
-using Block = spmm::DenseBlock<double>;
+using Block = dense::DenseBlock<double>;
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
 // Whole rows, padding included, in `space`.
-Block copy_to(const spmm::Context& context, Space space, const Block& b) {
+Block copy_to(const dense::Context& context, Space space, const Block& b) {
   Block out(space, b.rows(), b.cols(), b.ld());
-  solver::copy_block<double>(context, spmm::ConstDenseView<double>{b.view().space, b.rows(), b.ld(), b.ld(), b.data()},
-                             spmm::DenseView<double>{space, b.rows(), b.ld(), b.ld(), out.data()});
+  solver::copy_block<double>(context, dense::ConstDenseView<double>{b.view().space, b.rows(), b.ld(), b.ld(), b.data()},
+                             dense::DenseView<double>{space, b.rows(), b.ld(), b.ld(), out.data()});
   return out;
 }
 
@@ -63,7 +63,7 @@ TEST(GramPairSplitX, MatchesOneView) {
                              {300, 80, 20, 10, 10, 0},
                              {300, 20, 10, 33, 33, 1}};
   const test::TestContexts test_contexts;
-  const std::vector<const spmm::Context*> contexts = test_contexts.all();
+  const std::vector<const dense::Context*> contexts = test_contexts.all();
   for (const SplitCase& c : cases) {
     const std::int64_t kx = c.head + c.tail;
     SCOPED_TRACE(testing::Message() << c.rows << " rows, X " << c.head << " + " << c.tail << " columns, Y " << c.ky1
@@ -78,15 +78,15 @@ TEST(GramPairSplitX, MatchesOneView) {
         else
           tail.data()[i * tail.ld() + j - c.head] = v;
       }
-    for (const spmm::Context* on : contexts) {
-      const spmm::Context& context = *on;
+    for (const dense::Context* on : contexts) {
+      const dense::Context& context = *on;
       const Space space = context.space();
       SCOPED_TRACE(space == Space::host ? "host" : "device");
       const Block whole_in = copy_to(context, space, whole), head_in = copy_to(context, space, head),
                   tail_in = copy_to(context, space, tail), y1_in = copy_to(context, space, y1),
                   y2_in = copy_to(context, space, y2);
       auto view = [&](const Block& b) {
-        return spmm::ConstDenseView<double>{space, c.rows, b.cols(), b.ld(), b.data()};
+        return dense::ConstDenseView<double>{space, c.rows, b.cols(), b.ld(), b.data()};
       };
       const HostMatrix one =
           solver::start_gram_pair<double>(context, MPI_COMM_WORLD, view(whole_in), view(y1_in), view(y2_in)).finish();

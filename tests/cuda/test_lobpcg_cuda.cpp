@@ -52,7 +52,7 @@ Problem laplacian_2d(std::int64_t n) {
   return {io::generate_rows(spec, 0, io::generated_rows(spec)), io::laplacian_eigenvalues(spec)};
 }
 
-solver::LobpcgResult<double> solve(const Problem& p, spmm::Context ctx, const solver::LobpcgOptions& o, bool jacobi,
+solver::LobpcgResult<double> solve(const Problem& p, dense::Context ctx, const solver::LobpcgOptions& o, bool jacobi,
                                    test::EigenpairCheck* check = nullptr) {
   const solver::RowPartition part = solver::RowPartition::uniform(p.whole.global_rows, 1);
   test::CsrTestOperator<double> A(MPI_COMM_WORLD, std::move(ctx), p.whole, part);
@@ -73,7 +73,7 @@ class DevicePhaseTimer : public test::GpuTest {};
 // buckets add up to the elapsed time. Generous bounds: this checks the
 // accounting, not the speed.
 TEST_F(DevicePhaseTimer, ChargesStreamTimeToEachPhase) {
-  const spmm::Context dev = spmm::Context::cuda(0);
+  const dense::Context dev = dense::Context::cuda(0);
   auto Xd = to_device(dev, random_host(1 << 20, 16, 41, 0));
   double busy = 0, idle = 0, empty = 0;
   const auto start = std::chrono::steady_clock::now();
@@ -98,7 +98,7 @@ TEST_F(DevicePhaseTimer, ChargesStreamTimeToEachPhase) {
 // time: no mark lost or charged twice. Returns the buckets.
 template <class Marks>
 std::pair<double, double> marks_add_up(Marks marks) {
-  const spmm::Context dev = spmm::Context::cuda(0);
+  const dense::Context dev = dense::Context::cuda(0);
   auto Xd = to_device(dev, random_host(1 << 18, 16, 42, 0));
   double first = 0, second = 0;
   dev.synchronize();
@@ -116,7 +116,7 @@ std::pair<double, double> marks_add_up(Marks marks) {
 // waits past its limit of pending marks).
 TEST_F(DevicePhaseTimer, SettlesManyMarksInBatches) {
   const auto [even, odd] = marks_add_up(
-      [](solver::PhaseTimer& clock, const spmm::Context& dev, spmm::DenseView<double> X, double& a, double& b) {
+      [](solver::PhaseTimer& clock, const dense::Context& dev, dense::DenseView<double> X, double& a, double& b) {
         for (int mark = 0; mark < 300; ++mark) {
           solver::scale_columns<double>(dev, std::vector<double>(16, 1.0), X);
           clock.to(mark % 2 == 0 ? a : b);
@@ -130,7 +130,7 @@ TEST_F(DevicePhaseTimer, SettlesManyMarksInBatches) {
 // and some still queued when asked.
 TEST_F(DevicePhaseTimer, SettlesDoneMarksOnRequest) {
   const auto [work, waited] = marks_add_up(
-      [](solver::PhaseTimer& clock, const spmm::Context& dev, spmm::DenseView<double> X, double& busy, double& idle) {
+      [](solver::PhaseTimer& clock, const dense::Context& dev, dense::DenseView<double> X, double& busy, double& idle) {
         for (int mark = 0; mark < 100; ++mark) {
           for (int pass = 0; pass < 4; ++pass) solver::scale_columns<double>(dev, std::vector<double>(16, 1.0), X);
           clock.to(busy);
@@ -153,7 +153,7 @@ class DeviceLobpcg : public test::GpuTest {};
 // (docs/benchmarks/solvers.md#search-precision): on an H100, 12.8 bytes an SM cycle, not on
 // an H200, 18.8, where the mixed kernels are slower than the fp64 ones.
 TEST_F(DeviceLobpcg, ResidualsInFp32OnlyWhereTheyPay) {
-  const spmm::Context ctx = spmm::Context::cuda(0);
+  const dense::Context ctx = dense::Context::cuda(0);
   cudaDeviceProp prop{};
   ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
   const std::string name = prop.name;
@@ -167,7 +167,7 @@ TEST_F(DeviceLobpcg, ResidualsInFp32OnlyWhereTheyPay) {
   } else {
     GTEST_SKIP() << name << " (" << rate << " bytes an SM cycle): no measurement to check against";
   }
-  EXPECT_FALSE(solver::search_single_pays(spmm::Context::host()));
+  EXPECT_FALSE(solver::search_single_pays(dense::Context::host()));
 }
 
 // LOBPCG with the same options on the host and on the device (relative
@@ -180,7 +180,7 @@ struct HostAndDevice {
 };
 HostAndDevice solve_on_both(const Problem& p, const solver::LobpcgOptions& o, bool jacobi) {
   test::EigenpairCheck check;
-  HostAndDevice r{solve(p, spmm::Context::host(), o, jacobi), solve(p, spmm::Context::cuda(0), o, jacobi, &check)};
+  HostAndDevice r{solve(p, dense::Context::host(), o, jacobi), solve(p, dense::Context::cuda(0), o, jacobi, &check)};
   EXPECT_TRUE(r.host.all_converged());
   EXPECT_TRUE(r.device.all_converged());
   if (!r.host.all_converged() || !r.device.all_converged()) return r;
@@ -234,7 +234,7 @@ TEST_F(DeviceLobpcg, SameEigenvaluesAsTheHost) {
 TEST_F(DeviceLobpcg, GeneralizedPencilWithConstraints) {
   const test::Pencil p = test::fem_p1(2, 20);
   const solver::RowPartition partition = solver::RowPartition::uniform(p.A.global_rows, 1);
-  const spmm::Context ctx = spmm::Context::cuda(0);
+  const dense::Context ctx = dense::Context::cuda(0);
   test::CsrTestOperator<double> A(MPI_COMM_WORLD, test::SharedContext{ctx}, p.A, partition);
   test::CsrTestOperator<double> B(MPI_COMM_WORLD, test::SharedContext{ctx}, p.B, partition);
   const std::int64_t n = A.local_rows();
@@ -242,7 +242,7 @@ TEST_F(DeviceLobpcg, GeneralizedPencilWithConstraints) {
     for (const int m : {0, 1}) {
       SCOPED_TRACE(testing::Message() << (jacobi ? "Jacobi" : "none") << ", " << m << " constraints");
       // The constraint: the first eigenvector, sin(pi x) sin(pi y) on the grid.
-      spmm::DenseBlock<double> y_host(Space::host, n, 1), Y(Space::device, n, 1);
+      dense::DenseBlock<double> y_host(Space::host, n, 1), Y(Space::device, n, 1);
       for (std::int64_t i = 0; i < n; ++i)
         y_host.view()(i, 0) =
             std::sin(std::numbers::pi * double(i / 20 + 1) / 21) * std::sin(std::numbers::pi * double(i % 20 + 1) / 21);
@@ -258,7 +258,7 @@ TEST_F(DeviceLobpcg, GeneralizedPencilWithConstraints) {
         EXPECT_NEAR(r.eigenvalues[j], p.exact[j + m], 1e-8 * p.exact[j + m]) << "pair " << j;
         EXPECT_LE(r.relative_residuals[j], o.tolerance) << "pair " << j;
       }
-      spmm::DenseBlock<double> BX(Space::device, n, o.k);
+      dense::DenseBlock<double> BX(Space::device, n, o.k);
       B.apply(1.0, r.eigenvectors.cview(), 0.0, BX.view());
       const solver::HostMatrix G = solver::gram<double>(ctx, MPI_COMM_WORLD, r.eigenvectors.cview(), BX.cview());
       for (int i = 0; i < o.k; ++i)
@@ -302,7 +302,7 @@ class DeviceSymmetricEigen : public test::GpuTest {};
 // to rounding; the vectors are orthonormal eigenvectors, and span the host's
 // wherever the values are apart from the rest.
 TEST_F(DeviceSymmetricEigen, MatchesTheHostSolver) {
-  solver::DeviceSymmetricEigen on_device(spmm::Context::cuda(0));
+  solver::DeviceSymmetricEigen on_device(dense::Context::cuda(0));
   for (const std::int64_t n : {1, 7, 200, 241, 375, 64}) {  // 64 after 375: the buffers are kept
     for (const bool clustered : {false, true}) {
       SCOPED_TRACE(testing::Message() << n << " rows" << (clustered ? ", clustered" : ""));
@@ -366,8 +366,8 @@ TEST_F(DeviceLobpcg, SameSeedGivesIdenticalBits) {
   const Problem p = laplacian_2d(16);
   solver::LobpcgOptions o;
   o.k = 4;
-  const auto a = solve(p, spmm::Context::cuda(0), o, false);
-  const auto b = solve(p, spmm::Context::cuda(0), o, false);
+  const auto a = solve(p, dense::Context::cuda(0), o, false);
+  const auto b = solve(p, dense::Context::cuda(0), o, false);
   ASSERT_EQ(a.iterations, b.iterations);
   EXPECT_EQ(0, std::memcmp(a.eigenvalues.data(), b.eigenvalues.data(), 4 * sizeof(double)));
 }

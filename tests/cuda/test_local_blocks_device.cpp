@@ -17,10 +17,11 @@ namespace {
 using blockeigs::io::CsrRows;
 using blockeigs::solver::LocalBlocks;
 namespace spmm = blockeigs::spmm;
+namespace dense = blockeigs::dense;
 using blockeigs::Space;
 
 template <class U>
-std::vector<U> host_copy(const spmm::Buffer<U>& b) {
+std::vector<U> host_copy(const dense::Buffer<U>& b) {
   return b.to_host();
 }
 
@@ -34,16 +35,16 @@ void expect_same_csr(const spmm::CsrMatrix<T>& host, const spmm::CsrMatrix<T>& d
   const auto count = [](std::int64_t n) { return static_cast<std::size_t>(n); };
   std::vector<std::int32_t> offsets(count(d.rows + 1)), cols(count(d.nnz));
   std::vector<T> values(count(d.nnz));
-  spmm::copy_bytes(offsets.data(), Space::host, d.row_offsets, Space::device, offsets.size() * 4);
-  spmm::copy_bytes(cols.data(), Space::host, d.col_indices, Space::device, cols.size() * 4);
-  spmm::copy_bytes(values.data(), Space::host, d.values, Space::device, values.size() * sizeof(T));
+  dense::copy_bytes(offsets.data(), Space::host, d.row_offsets, Space::device, offsets.size() * 4);
+  dense::copy_bytes(cols.data(), Space::host, d.col_indices, Space::device, cols.size() * 4);
+  dense::copy_bytes(values.data(), Space::host, d.values, Space::device, values.size() * sizeof(T));
   EXPECT_EQ(offsets, std::vector<std::int32_t>(h.row_offsets, h.row_offsets + h.rows + 1)) << what;
   EXPECT_EQ(cols, std::vector<std::int32_t>(h.col_indices, h.col_indices + h.nnz)) << what;
   EXPECT_EQ(values, std::vector<T>(h.values, h.values + h.nnz)) << what;
 }
 
 template <class T>
-void expect_same_split(const spmm::Context& context, const CsrRows& rows) {
+void expect_same_split(const dense::Context& context, const CsrRows& rows) {
   const LocalBlocks<T> host = blockeigs::solver::split_local_rows<T>(rows);
   const LocalBlocks<T> device = blockeigs::solver::split_local_rows_on_device<T>(context, rows);
   expect_same_csr(host.diagonal, device.diagonal, "diagonal block");
@@ -76,9 +77,9 @@ class LocalBlocksDevice : public blockeigs::test::GpuTest {
   void SetUp() override {
     GpuTest::SetUp();
     if (IsSkipped()) return;
-    context_ = std::make_unique<spmm::Context>(spmm::Context::cuda(0));
+    context_ = std::make_unique<dense::Context>(dense::Context::cuda(0));
   }
-  std::unique_ptr<spmm::Context> context_;
+  std::unique_ptr<dense::Context> context_;
 };
 
 TEST_F(LocalBlocksDevice, RandomRangesMatchTheHostSplit) {

@@ -17,16 +17,16 @@ template <class T>
 void compare_with_reference(const spmm::HostCsr<T>& host, std::int64_t n, std::int64_t ld, T alpha, T beta,
                             Algorithm algorithm) {
   SCOPED_TRACE("n " + std::to_string(n) + ", ld " + std::to_string(ld) + ", beta " + std::to_string(beta));
-  auto device = spmm::Context::cuda(0);
-  auto cpu = spmm::Context::host();
+  auto device = dense::Context::cuda(0);
+  auto cpu = dense::Context::host();
   spmm::CsrMatrix<T> A(Space::device, host);
   auto B = test::random_block<T>(host.cols, n, 1, ld);
   auto C0 = test::random_block<T>(host.rows, n, 2, ld);
   if (beta == T(0)) std::fill(C0.data(), C0.data() + C0.rows() * C0.ld(), std::numeric_limits<T>::quiet_NaN());
 
-  spmm::DenseBlock<T> Bd(Space::device, B.rows(), n, ld), Cd(Space::device, C0.rows(), n, ld);
-  spmm::copy_bytes(Bd.data(), Space::device, B.data(), Space::host, sizeof(T) * B.rows() * ld);
-  spmm::copy_bytes(Cd.data(), Space::device, C0.data(), Space::host, sizeof(T) * C0.rows() * ld);
+  dense::DenseBlock<T> Bd(Space::device, B.rows(), n, ld), Cd(Space::device, C0.rows(), n, ld);
+  dense::copy_bytes(Bd.data(), Space::device, B.data(), Space::host, sizeof(T) * B.rows() * ld);
+  dense::copy_bytes(Cd.data(), Space::device, C0.data(), Space::host, sizeof(T) * C0.rows() * ld);
   spmm::Plan<T> plan(device, A.view(), algorithm);
   plan.multiply(alpha, Bd.view(), beta, Cd.view());
   device.synchronize();

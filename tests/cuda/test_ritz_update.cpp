@@ -31,7 +31,7 @@ namespace blockeigs {
 namespace {
 
 using solver::HostMatrix;
-using Block = spmm::DenseBlock<double>;
+using Block = dense::DenseBlock<double>;
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
 struct Case {
@@ -40,10 +40,10 @@ struct Case {
 };
 
 // Whole rows, padding included, from one space to the other.
-Block copy_to(const spmm::Context& context, Space space, const Block& b) {
+Block copy_to(const dense::Context& context, Space space, const Block& b) {
   Block out(space, b.rows(), b.cols(), b.ld());
-  solver::copy_block<double>(context, spmm::ConstDenseView<double>{b.view().space, b.rows(), b.ld(), b.ld(), b.data()},
-                             spmm::DenseView<double>{space, b.rows(), b.ld(), b.ld(), out.data()});
+  solver::copy_block<double>(context, dense::ConstDenseView<double>{b.view().space, b.rows(), b.ld(), b.ld(), b.data()},
+                             dense::DenseView<double>{space, b.rows(), b.ld(), b.ld(), out.data()});
   return out;
 }
 
@@ -68,7 +68,7 @@ struct Outputs {
   solver::ResidualNorms norms;
 };
 
-Outputs run(const spmm::Context& context, const Case& c, const Block& host_in, const HostMatrix& C,
+Outputs run(const dense::Context& context, const Case& c, const Block& host_in, const HostMatrix& C,
             const std::vector<double>& lambda, const std::vector<std::int64_t>& position) {
   const Layout l(c);
   const Space space = context.space();
@@ -77,7 +77,7 @@ Outputs run(const spmm::Context& context, const Case& c, const Block& host_in, c
   for (std::int64_t i = 0; i < c.rows * l.out_ld; ++i) out_host.data()[i] = nan;
   Block out = copy_to(context, space, out_host);
   auto view = [&](const Block& b, std::int64_t first, std::int64_t cols, std::int64_t ld) {
-    return spmm::DenseView<double>{space, c.rows, cols, ld, const_cast<double*>(b.data()) + first};
+    return dense::DenseView<double>{space, c.rows, cols, ld, const_cast<double*>(b.data()) + first};
   };
   Outputs result;
   result.norms = solver::ritz_update<double>(
@@ -90,8 +90,8 @@ Outputs run(const spmm::Context& context, const Case& c, const Block& host_in, c
 class DeviceRitzUpdate : public test::GpuTest {};
 
 TEST_F(DeviceRitzUpdate, MatchesTheSeparateOperationsOnTheHost) {
-  const spmm::Context dev = spmm::Context::cuda(0);
-  const spmm::Context host = spmm::Context::host();
+  const dense::Context dev = dense::Context::cuda(0);
+  const dense::Context host = dense::Context::host();
   const Case cases[] = {{1, 1, 1, 1},
                         {17, 5, 3, 2},
                         {1000, 13, 9, 9},
@@ -198,7 +198,7 @@ TEST(RitzUpdateImpliedAX, MatchesTheStoredForm) {
                                {4099, 32, 32, 32, true},
                                {2050, 28, 26, 19}};
   const test::TestContexts test_contexts;
-  const std::vector<const spmm::Context*> contexts = test_contexts.all();
+  const std::vector<const dense::Context*> contexts = test_contexts.all();
   int index = 0;
   for (const ImpliedCase& c : cases) {
     const std::int64_t nb = c.nb, ns = c.nb + c.np + c.nz, first = c.nb + c.np, s_cols = first + nb;
@@ -235,7 +235,7 @@ TEST(RitzUpdateImpliedAX, MatchesTheStoredForm) {
 
     // Outputs [Y | AY | R] in one block, NaN to start.
     const std::int64_t out_ld = 2 * m + nb;
-    auto outputs = [&](const spmm::Context& context, const Block& s, const Block& as, std::int64_t s_ld,
+    auto outputs = [&](const dense::Context& context, const Block& s, const Block& as, std::int64_t s_ld,
                        std::int64_t s_first, std::int64_t s_width, const solver::ImpliedAX* ax, bool store_ax) {
       const Space space = context.space();
       Block out_host(Space::host, c.rows, out_ld, out_ld);
@@ -243,7 +243,7 @@ TEST(RitzUpdateImpliedAX, MatchesTheStoredForm) {
       const Block s_in = copy_to(context, space, s), as_in = copy_to(context, space, as);
       const Block out = copy_to(context, space, out_host);
       auto view = [&](const Block& b, std::int64_t at, std::int64_t cols, std::int64_t ldb) {
-        return spmm::DenseView<double>{space, c.rows, cols, ldb, const_cast<double*>(b.data()) + at};
+        return dense::DenseView<double>{space, c.rows, cols, ldb, const_cast<double*>(b.data()) + at};
       };
       Outputs result;
       result.norms = solver::ritz_update<double>(context, MPI_COMM_WORLD, view(s_in, s_first, s_width, s_ld),
@@ -259,8 +259,8 @@ TEST(RitzUpdateImpliedAX, MatchesTheStoredForm) {
       for (std::int64_t j = 0; j < ns; ++j) S_basis.data()[i * ns + j] = S.data()[i * ld + pad + j];
     const Outputs expected = outputs(test_contexts.host(), S_basis, AS_stored, ns, 0, ns, nullptr, true);
 
-    for (const spmm::Context* on : contexts) {
-      const spmm::Context& context = *on;
+    for (const dense::Context* on : contexts) {
+      const dense::Context& context = *on;
       for (const bool implied_form : {true, false}) {
         SCOPED_TRACE(testing::Message() << (context.space() == Space::host ? "host" : "device")
                                         << (implied_form ? ", A X implied" : ", A X stored, not stored after"));
@@ -311,7 +311,7 @@ TEST(RitzUpdateSplitViews, MatchesOneView) {
                              {1, 3, 2, 1, 4, 0, true},          {517, 22, 22, 22, 44, 0, false},
                              {500, 24, 24, 24, 48, 0, true},    {4099, 26, 26, 26, 52, 2, true}};
   const test::TestContexts test_contexts;
-  const std::vector<const spmm::Context*> contexts = test_contexts.all();
+  const std::vector<const dense::Context*> contexts = test_contexts.all();
   for (const SplitCase& c : cases) {
     const std::int64_t nb = c.nb, ns = nb + c.np + c.nz, first = nb + c.np, s_cols = c.implied ? first + nb : ns;
     const std::int64_t m = std::min<std::int64_t>(2 * nb, ns), tail = ns - c.head, tail_ld = tail + c.tail_pad;
@@ -358,22 +358,22 @@ TEST(RitzUpdateSplitViews, MatchesOneView) {
       position.push_back((j + 2) % nb);
     }
     const std::int64_t out_ld = 2 * m + nb;
-    for (const spmm::Context* on : contexts) {
-      const spmm::Context& context = *on;
+    for (const dense::Context* on : contexts) {
+      const dense::Context& context = *on;
       const Space space = context.space();
       SCOPED_TRACE(space == Space::host ? "host" : "device");
       const Block s_in = copy_to(context, space, S), whole_in = copy_to(context, space, whole);
       const Block head_in = copy_to(context, space, head), rest_in = copy_to(context, space, rest);
       const Block s_head_in = copy_to(context, space, s_head_block), s_rest_in = copy_to(context, space, s_rest);
       auto view = [&](const Block& b, std::int64_t at, std::int64_t cols) {
-        return spmm::ConstDenseView<double>{space, c.rows, cols, b.ld(), b.data() + at};
+        return dense::ConstDenseView<double>{space, c.rows, cols, b.ld(), b.data() + at};
       };
       auto update = [&](const solver::SplitColumns<double>& Sv, const solver::SplitColumns<double>& AS) {
         Block out_host(Space::host, c.rows, out_ld, out_ld);
         for (std::int64_t i = 0; i < c.rows * out_ld; ++i) out_host.data()[i] = nan;
         Block out = copy_to(context, space, out_host);
         auto out_view = [&](std::int64_t at, std::int64_t cols) {
-          return spmm::DenseView<double>{space, c.rows, cols, out_ld, out.data() + at};
+          return dense::DenseView<double>{space, c.rows, cols, out_ld, out.data() + at};
         };
         Outputs result;
         result.norms =

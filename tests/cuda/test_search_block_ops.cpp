@@ -30,12 +30,12 @@ namespace {
 
 using solver::HostMatrix;
 template <class T>
-using Block = spmm::DenseBlock<T>;
+using Block = dense::DenseBlock<T>;
 
 // rows x cols of hashed values in [-1, 1) at leading dimension cols + pad,
 // NaN in the padding, in `space` (fp32 blocks get the values rounded).
 template <class T>
-Block<T> hashed(const spmm::Context& context, std::int64_t rows, std::int64_t cols, std::int64_t pad,
+Block<T> hashed(const dense::Context& context, std::int64_t rows, std::int64_t cols, std::int64_t pad,
                 std::uint64_t seed) {
   Block<T> host(Space::host, rows, cols, cols + pad);
   for (std::int64_t i = 0; i < rows; ++i)
@@ -44,18 +44,18 @@ Block<T> hashed(const spmm::Context& context, std::int64_t rows, std::int64_t co
           j < cols ? T(solver::hash_uniform(seed, i, j)) : std::numeric_limits<T>::quiet_NaN();
   if (context.space() == Space::host) return host;
   Block<T> out(context.space(), rows, cols, cols + pad);
-  spmm::copy_bytes(out.data(), context.space(), host.data(), Space::host,
-                   sizeof(T) * static_cast<std::size_t>(rows * (cols + pad)));
+  dense::copy_bytes(out.data(), context.space(), host.data(), Space::host,
+                    sizeof(T) * static_cast<std::size_t>(rows * (cols + pad)));
   return out;
 }
 
 template <class T>
-spmm::ConstDenseView<T> cview(const Block<T>& b, std::int64_t cols = -1) {
+dense::ConstDenseView<T> cview(const Block<T>& b, std::int64_t cols = -1) {
   return {b.space(), b.rows(), cols < 0 ? b.cols() : cols, b.ld(), b.data()};
 }
 
 // An fp32 block's values in fp64, same shape and padding.
-Block<double> widened(const spmm::Context& context, const Block<float>& b) {
+Block<double> widened(const dense::Context& context, const Block<float>& b) {
   Block<double> out(b.space(), b.rows(), b.cols(), b.ld());
   solver::convert_block(context, cview(b), out.view());
   return out;
@@ -64,7 +64,7 @@ Block<double> widened(const spmm::Context& context, const Block<float>& b) {
 template <class T>
 std::vector<T> to_host(const Block<T>& b) {
   std::vector<T> out(static_cast<std::size_t>(b.rows() * b.ld()));
-  spmm::copy_bytes(out.data(), Space::host, b.data(), b.space(), sizeof(T) * out.size());
+  dense::copy_bytes(out.data(), Space::host, b.data(), b.space(), sizeof(T) * out.size());
   return out;
 }
 
@@ -87,8 +87,8 @@ TEST(SearchGramPair, Fp32TailMatchesTheWidenedFp64Product) {
                             {300, 48, 24, 24, 24, 1, true},
                             {300, 20, 10, 33, 10, 0, false}};
   const test::TestContexts test_contexts;
-  for (const spmm::Context* on : test_contexts.all()) {
-    const spmm::Context& context = *on;
+  for (const dense::Context* on : test_contexts.all()) {
+    const dense::Context& context = *on;
     SCOPED_TRACE(context.space() == Space::host ? "host" : "device");
     for (const GramCase& c : cases) {
       SCOPED_TRACE(testing::Message() << c.rows << " rows, X " << c.head << " + " << c.tail << " (fp32), Y " << c.ky1
@@ -97,7 +97,7 @@ TEST(SearchGramPair, Fp32TailMatchesTheWidenedFp64Product) {
       const Block<float> tail = hashed<float>(context, c.rows, c.tail, c.tail_pad, 2);
       const Block<float> apart = hashed<float>(context, c.rows, c.ky1, 1, 3);
       const Block<double> y2 = hashed<double>(context, c.rows, c.ky2, 0, 4);
-      const spmm::ConstDenseView<float> y1 = c.y1_in_tail ? cview(tail, c.ky1) : cview(apart);
+      const dense::ConstDenseView<float> y1 = c.y1_in_tail ? cview(tail, c.ky1) : cview(apart);
       const HostMatrix mixed =
           solver::start_gram_pair(context, MPI_COMM_WORLD,
                                   solver::SplitColumns<double, float>(cview(head), cview(tail)), y1, cview(y2))
@@ -133,8 +133,8 @@ TEST(SearchRitzUpdate, Fp32TailMatchesTheWidenedFp64Update) {
                               // past the staged kernel (more than 48 outputs): the fallback
                               {500, 52, 12, 12, 52, 12, 0}};
   const test::TestContexts test_contexts;
-  for (const spmm::Context* on : test_contexts.all()) {
-    const spmm::Context& context = *on;
+  for (const dense::Context* on : test_contexts.all()) {
+    const dense::Context& context = *on;
     const Space space = context.space();
     SCOPED_TRACE(space == Space::host ? "host" : "device");
     int index = 0;

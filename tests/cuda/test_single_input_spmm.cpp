@@ -30,8 +30,8 @@ struct Shape {
 class SingleInputSpmm : public test::GpuTest {};
 
 TEST_F(SingleInputSpmm, DeviceMatchesTheHostLoops) {
-  const spmm::Context device = spmm::Context::cuda(0);
-  const spmm::Context& host = test::host_context();
+  const dense::Context device = dense::Context::cuda(0);
+  const dense::Context& host = test::host_context();
   // A power-law matrix (empty rows, one row of 3000 nonzeros) and a 3D Laplacian.
   const io::CsrRows power = test::power_law_matrix(4099, 3000, 5);
   io::GeneratorSpec cube{io::GeneratorKind::laplacian_3d, 17, 13, 9, 7};
@@ -60,12 +60,12 @@ TEST_F(SingleInputSpmm, DeviceMatchesTheHostLoops) {
         std::vector<double> expected = c, got(c.size());
         spmm::multiply_single_input(host, on_host.view(), {Space::host, cols, s.n, ldb, b.data()},
                                     {Space::host, rows, s.n, ldc, expected.data() + s.c_offset}, accumulate);
-        spmm::Buffer<float> b_device(Space::device, b);
-        spmm::Buffer<double> c_device(Space::device, c);
+        dense::Buffer<float> b_device(Space::device, b);
+        dense::Buffer<double> c_device(Space::device, c);
         spmm::multiply_single_input(device, on_device.view(), {Space::device, cols, s.n, ldb, b_device.data()},
                                     {Space::device, rows, s.n, ldc, c_device.data() + s.c_offset}, accumulate);
         device.synchronize();
-        spmm::copy_bytes(got.data(), Space::host, c_device.data(), Space::device, sizeof(double) * got.size());
+        dense::copy_bytes(got.data(), Space::host, c_device.data(), Space::device, sizeof(double) * got.size());
         const double eps = std::numeric_limits<double>::epsilon();
         for (std::int64_t i = 0; i < rows; ++i) {
           const std::int64_t length = csr.row_offsets[i + 1] - csr.row_offsets[i];

@@ -310,7 +310,7 @@ void column_slabs() {
   ASSERT_EQ(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0), cudaSuccess);
   const std::int64_t h = std::max<std::int64_t>(4096, std::int64_t(0.4 * l2 / 640) / 2);
   const auto A = banded_matrix<T>(4 * h, h, 71);
-  const spmm::Context context = spmm::Context::cuda(0);
+  const dense::Context context = dense::Context::cuda(0);
   spmm::CsrMatrix<T> device(Space::device, A);
   device_sync();
   spmm::Plan<T> plan(context, device.view());
@@ -347,7 +347,7 @@ TEST_F(SpmmKernels, PlanResolvesAutomaticToOurKernels) {
   EXPECT_TRUE(spmm::algorithm_available(Algorithm::row_split, Space::device));
   EXPECT_TRUE(spmm::algorithm_available(Algorithm::merge_based, Space::device));
   EXPECT_FALSE(spmm::algorithm_available(Algorithm::row_split, Space::host));
-  const spmm::Context context = spmm::Context::cuda(0);
+  const dense::Context context = dense::Context::cuda(0);
   const auto short_rows =
       random_csr<float>(40000, 40000, 61, [](std::int64_t, std::mt19937_64&) { return std::int64_t(3); });
   const auto long_rows =

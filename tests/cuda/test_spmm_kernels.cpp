@@ -123,20 +123,20 @@ TEST_F(SpmmKernels, EmptyMatrices) {
 // (more than one row) is refused before any launch, with the value named.
 // One B row needs no stride, whatever its leading dimension.
 TEST_F(SpmmKernels, RowStridesPast4GiBAreRefused) {
-  const spmm::Context context = spmm::Context::cuda(0);
+  const dense::Context context = dense::Context::cuda(0);
   const auto two = random_csr<double>(3, 2, 71, [](std::int64_t, std::mt19937_64&) { return std::int64_t(2); });
   const auto one = random_csr<double>(3, 1, 72, [](std::int64_t, std::mt19937_64&) { return std::int64_t(1); });
   spmm::CsrMatrix<double> A2(Space::device, two), A1(Space::device, one);
-  spmm::Buffer<double> c(Space::device, 3), b(Space::device, 1);
+  dense::Buffer<double> c(Space::device, 3), b(Space::device, 1);
   device_sync();
   const std::int64_t huge_ld = (std::int64_t(1) << 29) + 1;  // 8 * ld > 2^32 bytes
   for (Algorithm algorithm : {Algorithm::row_split, Algorithm::merge_based}) {
     SCOPED_TRACE(std::string(to_string(algorithm)));
     // Never dereferenced: the operands are checked first.
-    const spmm::ConstDenseView<double> far(Space::device, 2, 1, huge_ld, reinterpret_cast<const double*>(b.data()));
+    const dense::ConstDenseView<double> far(Space::device, 2, 1, huge_ld, reinterpret_cast<const double*>(b.data()));
     auto kernel2 = make_device_spmm<double>(algorithm, context, A2.view());
     try {
-      kernel2->multiply(1.0, far, 0.0, spmm::DenseView<double>{Space::device, 3, 1, 1, c.data()});
+      kernel2->multiply(1.0, far, 0.0, dense::DenseView<double>{Space::device, 3, 1, 1, c.data()});
       ADD_FAILURE() << "a 4 GiB row stride was accepted";
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find(std::to_string(huge_ld)), std::string::npos) << e.what();
@@ -145,8 +145,8 @@ TEST_F(SpmmKernels, RowStridesPast4GiBAreRefused) {
     const double b0 = 2.5;
     ASSERT_EQ(cudaMemcpy(b.data(), &b0, sizeof b0, cudaMemcpyHostToDevice), cudaSuccess);
     auto kernel1 = make_device_spmm<double>(algorithm, context, A1.view());
-    kernel1->multiply(1.0, spmm::ConstDenseView<double>(Space::device, 1, 1, huge_ld, b.data()), 0.0,
-                      spmm::DenseView<double>{Space::device, 3, 1, 1, c.data()});
+    kernel1->multiply(1.0, dense::ConstDenseView<double>(Space::device, 1, 1, huge_ld, b.data()), 0.0,
+                      dense::DenseView<double>{Space::device, 3, 1, 1, c.data()});
     context.synchronize();
     std::vector<double> got(3);
     ASSERT_EQ(cudaMemcpy(got.data(), c.data(), sizeof(double) * 3, cudaMemcpyDeviceToHost), cudaSuccess);
@@ -159,7 +159,7 @@ TEST_F(SpmmKernels, DeterministicBits) {
   const auto A = random_csr<double>(20000, 20000, 51, [](std::int64_t i, std::mt19937_64& e) {
     return i % 997 == 0 ? std::int64_t(3000 + e() % 3000) : std::int64_t(e() % 12);
   });
-  const spmm::Context context = spmm::Context::cuda(0);
+  const dense::Context context = dense::Context::cuda(0);
   spmm::CsrMatrix<double> device(Space::device, A);
   device_sync();
   for (Algorithm algorithm : {Algorithm::row_split, Algorithm::merge_based, Algorithm::automatic}) {

@@ -83,8 +83,8 @@ spmm::HostCsr<T> random_csr(std::int64_t rows, std::int64_t cols, std::uint64_t 
 template <class T>
 class PlanSpmm final : public spmm::LocalSpmm<T> {
  public:
-  PlanSpmm(const spmm::Context& context, const spmm::CsrView<T>& A) : plan_(context, A, Algorithm::automatic) {}
-  void multiply(T alpha, spmm::ConstDenseView<T> B, T beta, spmm::DenseView<T> C) override {
+  PlanSpmm(const dense::Context& context, const spmm::CsrView<T>& A) : plan_(context, A, Algorithm::automatic) {}
+  void multiply(T alpha, dense::ConstDenseView<T> B, T beta, dense::DenseView<T> C) override {
     plan_.multiply(alpha, B, beta, C);
   }
 
@@ -93,7 +93,7 @@ class PlanSpmm final : public spmm::LocalSpmm<T> {
 };
 
 template <class T>
-std::unique_ptr<spmm::LocalSpmm<T>> make_device_spmm(Algorithm algorithm, const spmm::Context& context,
+std::unique_ptr<spmm::LocalSpmm<T>> make_device_spmm(Algorithm algorithm, const dense::Context& context,
                                                      const spmm::CsrView<T>& A) {
   switch (algorithm) {
     case Algorithm::row_split: return spmm::make_row_split_spmm(context, A);
@@ -113,14 +113,14 @@ inline void device_sync() { ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess); }
 // into its buffer (offset != 0 breaks 16-byte alignment on purpose).
 template <class T>
 struct DeviceBlock {
-  spmm::Buffer<T> buffer;
+  dense::Buffer<T> buffer;
   std::int64_t rows = 0, cols = 0, ld = 0, offset = 0;
   DeviceBlock(const std::vector<T>& host, std::int64_t r, std::int64_t c, std::int64_t l, std::int64_t off)
       : buffer(Space::device, host.size() + static_cast<std::size_t>(off)), rows(r), cols(c), ld(l), offset(off) {
     if (!host.empty())
-      spmm::copy_bytes(buffer.data() + off, Space::device, host.data(), Space::host, host.size() * sizeof(T));
+      dense::copy_bytes(buffer.data() + off, Space::device, host.data(), Space::host, host.size() * sizeof(T));
   }
-  spmm::DenseView<T> view() {
+  dense::DenseView<T> view() {
     return {Space::device, rows, cols, ld, buffer.empty() ? nullptr : buffer.data() + offset};
   }
   std::vector<T> to_host() const {
@@ -153,7 +153,7 @@ inline std::string describe(Algorithm algorithm, const Problem& p) {
 
 // Runs `algorithm` (built once by the caller) and returns its C (host, ld = ldc).
 template <class T>
-std::vector<T> run_device(spmm::LocalSpmm<T>& kernel, const spmm::Context& context, const spmm::HostCsr<T>& A,
+std::vector<T> run_device(spmm::LocalSpmm<T>& kernel, const dense::Context& context, const spmm::HostCsr<T>& A,
                           const Problem& p, const std::vector<T>& b, const std::vector<T>& c0) {
   const std::int64_t ldb = p.ldb ? p.ldb : p.n, ldc = p.ldc ? p.ldc : p.n;
   DeviceBlock<T> B(b, A.cols, p.n, ldb, p.b_offset), C(c0, A.rows, p.n, ldc, p.c_offset);
@@ -176,7 +176,7 @@ std::vector<T> fill(std::int64_t rows, std::int64_t ld, std::uint64_t seed, bool
 // that the padding columns n..ld-1 of C are left alone.
 template <class T>
 ::testing::AssertionResult check_against_reference(spmm::LocalSpmm<T>& kernel, Algorithm algorithm,
-                                                   const spmm::Context& context, const spmm::HostCsr<T>& A,
+                                                   const dense::Context& context, const spmm::HostCsr<T>& A,
                                                    const Problem& p, std::vector<T>* result = nullptr) {
   const std::int64_t n = p.n, ldb = p.ldb ? p.ldb : n, ldc = p.ldc ? p.ldc : n;
   const std::vector<T> b = fill<T>(A.cols, ldb, p.seed, p.nan_b);
@@ -236,7 +236,7 @@ template <class T>
 void check_all_algorithms(const spmm::HostCsr<T>& A, const std::vector<Problem>& problems,
                           const std::vector<Algorithm>& algorithms = {std::begin(device_algorithms),
                                                                       std::end(device_algorithms)}) {
-  const spmm::Context context = spmm::Context::cuda(0);
+  const dense::Context context = dense::Context::cuda(0);
   spmm::CsrMatrix<T> device(Space::device, A);
   device_sync();
   for (Algorithm algorithm : algorithms) {

@@ -29,9 +29,10 @@ std::vector<unsigned char> pattern(std::size_t bytes) {
 }
 
 // What the device holds in [offset, offset + bytes), read back through a plain copy.
-std::vector<unsigned char> read_back(const spmm::Buffer<unsigned char>& device, std::size_t offset, std::size_t bytes) {
+std::vector<unsigned char> read_back(const dense::Buffer<unsigned char>& device, std::size_t offset,
+                                     std::size_t bytes) {
   std::vector<unsigned char> out(bytes);
-  spmm::copy_bytes(out.data(), Space::host, device.data() + offset, Space::device, bytes);
+  dense::copy_bytes(out.data(), Space::host, device.data() + offset, Space::device, bytes);
   return out;
 }
 
@@ -42,9 +43,9 @@ TEST_F(StagedUpload, EveryByteArrivesInPlace) {
     for (std::size_t src_offset : {0, 1, 7})
       for (std::size_t dst_offset : {0, 3}) {
         SCOPED_TRACE(testing::Message() << bytes << " bytes, source +" << src_offset << ", target +" << dst_offset);
-        spmm::Buffer<unsigned char> device(Space::device, bytes + 2 * dst_offset + 1);
-        spmm::fill_bytes(device.data(), Space::device, 0xab, device.size());
-        spmm::upload_staged_bytes(device.data() + dst_offset, host.data() + src_offset, bytes, piece);
+        dense::Buffer<unsigned char> device(Space::device, bytes + 2 * dst_offset + 1);
+        dense::fill_bytes(device.data(), Space::device, 0xab, device.size());
+        dense::upload_staged_bytes(device.data() + dst_offset, host.data() + src_offset, bytes, piece);
         EXPECT_EQ(read_back(device, dst_offset, bytes),
                   std::vector<unsigned char>(host.begin() + src_offset, host.begin() + src_offset + bytes));
         // Nothing written around it.
@@ -62,16 +63,16 @@ TEST_F(StagedUpload, CopyBytesAtTheThreshold) {
   for (std::size_t bytes : {(std::size_t(64) << 20) - 1, (std::size_t(64) << 20) + 12345}) {
     SCOPED_TRACE(testing::Message() << bytes << " bytes");
     const std::vector<unsigned char> host = pattern(bytes);
-    spmm::Buffer<unsigned char> device(Space::device, bytes);
-    spmm::copy_bytes(device.data(), Space::device, host.data(), Space::host, bytes);
+    dense::Buffer<unsigned char> device(Space::device, bytes);
+    dense::copy_bytes(device.data(), Space::device, host.data(), Space::host, bytes);
     EXPECT_EQ(read_back(device, 0, bytes), host);
   }
   const std::size_t bytes = (std::size_t(64) << 20) + 1;
-  spmm::PinnedBuffer<unsigned char> pinned(bytes);
+  dense::PinnedBuffer<unsigned char> pinned(bytes);
   const std::vector<unsigned char> host = pattern(bytes);
   std::copy(host.begin(), host.end(), pinned.data());
-  spmm::Buffer<unsigned char> device(Space::device, bytes);
-  spmm::copy_bytes(device.data(), Space::device, pinned.data(), Space::host, bytes);
+  dense::Buffer<unsigned char> device(Space::device, bytes);
+  dense::copy_bytes(device.data(), Space::device, pinned.data(), Space::host, bytes);
   EXPECT_EQ(read_back(device, 0, bytes), host);
 }
 

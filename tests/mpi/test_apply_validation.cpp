@@ -20,7 +20,7 @@ using test::expect_mentions;
 using test::input_error_message;
 
 struct Fixture {
-  spmm::Context context = spmm::Context::host();
+  dense::Context context = dense::Context::host();
   io::CsrRows whole = test::power_law_matrix(200, 120, 9);
   solver::RowPartition partition = solver::RowPartition::balanced(whole.row_offsets, test::mpi_size());
   std::int64_t m = partition.rows(test::mpi_rank());
@@ -29,8 +29,8 @@ struct Fixture {
       io::slice_rows(whole, partition.begin(test::mpi_rank()), partition.end(test::mpi_rank())), partition};
 };
 
-spmm::DenseView<double> view(std::vector<double>& v, std::int64_t rows, std::int64_t cols, std::int64_t ld,
-                             std::int64_t first_col = 0, Space space = Space::host) {
+dense::DenseView<double> view(std::vector<double>& v, std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                              std::int64_t first_col = 0, Space space = Space::host) {
   return {space, rows, cols, ld, v.data() + first_col};
 }
 
@@ -75,7 +75,7 @@ TEST(ApplyValidation, OverlappingBlocks) {
   Fixture f;
   const std::int64_t m = f.m;
   std::vector<double> buffer(m * 8 + 8, 1.0);
-  const auto refused = [&](spmm::DenseView<double> X, spmm::DenseView<double> Y) {
+  const auto refused = [&](dense::DenseView<double> X, dense::DenseView<double> Y) {
     if (m == 0) {  // an empty block overlaps nothing
       EXPECT_NO_THROW(f.op.apply(1.0, X, 0.0, Y));
       return;
@@ -111,10 +111,10 @@ TEST(ApplyValidation, OverlappingBlocks) {
 // The checks live in the base: every implementation gets them, test doubles
 // included; the fp32 capability is asked for with applies_single(A).
 TEST(ApplyValidation, EveryOperatorIsChecked) {
-  const auto context = spmm::Context::host();
+  const auto context = dense::Context::host();
   const io::CsrRows whole = test::power_law_matrix(120, 40, 3);
   const auto partition = solver::RowPartition::balanced(whole.row_offsets, test::mpi_size());
-  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), whole, partition);
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, dense::Context::host(), whole, partition);
   const std::int64_t m = A.local_rows();
   std::vector<double> x(m * 3 + 3, 1.0), y(m * 3 + 3, 0.0);
   expect_mentions(input_error_message([&] { A.apply(1.0, view(x, m, 3, 3), 0.0, view(y, m, 2, 3)); }),

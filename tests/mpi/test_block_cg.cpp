@@ -27,7 +27,7 @@ using solver::DistributedOperator;
 using solver::RowPartition;
 
 struct Problem {
-  spmm::Context context = spmm::Context::host();
+  dense::Context context = dense::Context::host();
   io::CsrRows whole;
   RowPartition partition;
   std::unique_ptr<DistributedOperator<double>> A;
@@ -39,7 +39,7 @@ struct Problem {
         MPI_COMM_WORLD, context, io::slice_rows(whole, partition.begin(rank), partition.end(rank)), partition);
   }
   std::int64_t m() const { return A->local_rows(); }
-  spmm::DenseBlock<double> block(std::int64_t cols) const { return spmm::DenseBlock<double>(Space::host, m(), cols); }
+  dense::DenseBlock<double> block(std::int64_t cols) const { return dense::DenseBlock<double>(Space::host, m(), cols); }
 };
 
 io::CsrRows generated(io::GeneratorSpec spec) { return io::generate_rows(spec, 0, io::generated_rows(spec)); }
@@ -201,7 +201,8 @@ TEST(BlockCg, NotPositiveDefiniteIsReported) {
 
 TEST(BlockCg, MismatchedBlocksAreRejected) {
   Problem s(generated({io::GeneratorKind::laplacian_1d, 30, 1, 1, 3}));
-  spmm::DenseBlock<double> B(Space::host, s.m() + 1, 2), X(Space::host, s.m() + 1, 2), X3 = s.block(3), B2 = s.block(2);
+  dense::DenseBlock<double> B(Space::host, s.m() + 1, 2), X(Space::host, s.m() + 1, 2), X3 = s.block(3),
+                                                                                        B2 = s.block(2);
   EXPECT_THROW(solver::block_cg<double>(*s.A, B.cview(), X.view(), {}), InputError);
   EXPECT_THROW(solver::block_cg<double>(*s.A, B2.cview(), X3.view(), {}), InputError);
 }

@@ -32,8 +32,8 @@ TEST(DistributedBlockOps, GramAndNormsMatchTheWholeBlockOnEveryRank) {
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size));
   for (const auto& part : {solver::RowPartition::uniform(N, size), test::partition_with_empty_rank(N, size)}) {
     const std::int64_t n = part.rows(rank), first = part.begin(rank);
-    const spmm::Context ctx = spmm::Context::host();
-    spmm::DenseBlock<double> X(Space::host, n, k1), Y(Space::host, n, k2, k2 + 1);
+    const dense::Context ctx = dense::Context::host();
+    dense::DenseBlock<double> X(Space::host, n, k1), Y(Space::host, n, k2, k2 + 1);
     solver::fill_random<double>(ctx, X.view(), 11, first);
     solver::fill_random<double>(ctx, Y.view(), 12, first);
     const solver::HostMatrix G = solver::gram<double>(ctx, MPI_COMM_WORLD, X.cview(), Y.cview());
@@ -41,7 +41,7 @@ TEST(DistributedBlockOps, GramAndNormsMatchTheWholeBlockOnEveryRank) {
     EXPECT_TRUE(same_on_every_rank(G.values()));
     EXPECT_TRUE(same_on_every_rank(norms));
     // Against the whole block, which the hash lets every rank build.
-    spmm::DenseBlock<double> Xw(Space::host, N, k1), Yw(Space::host, N, k2);
+    dense::DenseBlock<double> Xw(Space::host, N, k1), Yw(Space::host, N, k2);
     solver::fill_random<double>(ctx, Xw.view(), 11, 0);
     solver::fill_random<double>(ctx, Yw.view(), 12, 0);
     for (std::int64_t a = 0; a < k1; ++a)

@@ -32,7 +32,7 @@ using solver::ChebyshevPreconditioner;
 constexpr double eps32 = std::numeric_limits<float>::epsilon();
 
 struct Problem {
-  spmm::Context context = spmm::Context::host();
+  dense::Context context = dense::Context::host();
   io::CsrRows whole;
   solver::RowPartition partition;
   std::unique_ptr<solver::DistributedOperator<double>> A;
@@ -112,7 +112,7 @@ void check_action(const Case& c) {
   const solver::ChebyshevInterval& iv = M.interval();
   const double d_scale = c.jacobi ? 2.0 + c.shift : 1.0;  // D = d_scale g^2
 
-  spmm::DenseBlock<double> V(Space::host, s.m(), cols), W(Space::host, s.m(), cols);
+  dense::DenseBlock<double> V(Space::host, s.m(), cols), W(Space::host, s.m(), cols);
   for (std::int64_t i = 0; i < s.m(); ++i) {
     const std::int64_t gi = s.A->first_row() + i;
     const double dhalf = c.jacobi ? std::sqrt(d_scale) * varied(gi) : 1.0;
@@ -203,7 +203,7 @@ TEST(ChebyshevAction, IsSymmetricPositiveDefiniteOnARandomSpdMatrix) {
       options.jacobi = jacobi;
       options.precision = precision;
       ChebyshevPreconditioner<double> M(*s.A, options);
-      spmm::DenseBlock<double> X(Space::host, s.m(), 4), MX(Space::host, s.m(), 4);
+      dense::DenseBlock<double> X(Space::host, s.m(), 4), MX(Space::host, s.m(), 4);
       solver::fill_random(s.context, X.view(), 11, s.A->first_row());
       M.apply(X.cview(), MX.view());
       const solver::HostMatrix G = solver::gram(s.context, MPI_COMM_WORLD, X.cview(), MX.cview());
@@ -230,7 +230,7 @@ TEST(ChebyshevAction, Fp32AgreesWithFp64ToFp32Rounding) {
     ChebyshevPreconditioner<double> M32(*s.A, options);
     EXPECT_EQ(M32.interval().b, M64.interval().b);  // the interval comes from the same fp64 estimate
     for (std::int64_t cols : {1, 3, 16, 5}) {
-      spmm::DenseBlock<double> R(Space::host, s.m(), cols), W64(Space::host, s.m(), cols),
+      dense::DenseBlock<double> R(Space::host, s.m(), cols), W64(Space::host, s.m(), cols),
           W32(Space::host, s.m(), cols);
       solver::fill_random(s.context, R.view(), 17, s.A->first_row());
       std::fill(W32.data(), W32.data() + s.m() * cols, std::nan(""));
@@ -255,7 +255,7 @@ TEST(ChebyshevAction, AutoPrecision) {
   ChebyshevOptions options;
   options.degree = 4;
   EXPECT_EQ(ChebyshevPreconditioner<double>(*s.A, options).precision(), Precision::fp32);
-  test::CsrTestOperator<double> plain(MPI_COMM_WORLD, spmm::Context::host(), s.whole, s.partition);
+  test::CsrTestOperator<double> plain(MPI_COMM_WORLD, dense::Context::host(), s.whole, s.partition);
   EXPECT_EQ(ChebyshevPreconditioner<double>(plain, options).precision(), Precision::fp64);
   const int rank = test::mpi_rank();
   solver::DistributedOperator<float> A32(
@@ -318,7 +318,7 @@ TEST(ChebyshevAction, RejectsBadOptionsAndMatrices) {
   // A precision the operator cannot give.
   ChebyshevOptions single;
   single.precision = ChebyshevPrecision::fp32;
-  test::CsrTestOperator<double> plain(MPI_COMM_WORLD, spmm::Context::host(), s.whole, s.partition);
+  test::CsrTestOperator<double> plain(MPI_COMM_WORLD, dense::Context::host(), s.whole, s.partition);
   EXPECT_NE(input_error([&] { ChebyshevPreconditioner<double> M(plain, single); }).find("precision fp32 needs"),
             std::string::npos);
   ChebyshevOptions wide;

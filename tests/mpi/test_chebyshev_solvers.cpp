@@ -30,7 +30,7 @@ using solver::ChebyshevOptions;
 using solver::ChebyshevPreconditioner;
 
 struct Problem {
-  spmm::Context context = spmm::Context::host();
+  dense::Context context = dense::Context::host();
   io::CsrRows whole;
   std::vector<double> exact;  // ascending
   solver::RowPartition partition;
@@ -126,7 +126,7 @@ TEST(ChebyshevLobpcg, CutsIterationsOnAnIllConditionedProblem) {
 int solve_cg(Problem& p, std::int64_t cols, const ChebyshevOptions* precond) {
   std::unique_ptr<ChebyshevPreconditioner<double>> M;
   if (precond) M = std::make_unique<ChebyshevPreconditioner<double>>(*p.A, *precond);
-  spmm::DenseBlock<double> X_known(Space::host, p.m(), cols), B(Space::host, p.m(), cols), X(Space::host, p.m(), cols);
+  dense::DenseBlock<double> X_known(Space::host, p.m(), cols), B(Space::host, p.m(), cols), X(Space::host, p.m(), cols);
   solver::fill_random(p.context, X_known.view(), 5, p.A->first_row());
   p.A->apply(1.0, X_known.cview(), 0.0, B.view());
   std::fill(X.data(), X.data() + p.m() * cols, 0.0);

@@ -110,7 +110,7 @@ std::vector<double> eigenvalues(bool small_chunks) {
   if (small_chunks) small.emplace();
   const io::GeneratorSpec spec = cube();
   const auto partition = solver::RowPartition::balanced(io::generated_row_offsets(spec), size_of());
-  const auto context = spmm::Context::host();
+  const auto context = dense::Context::host();
   solver::DistributedOperator<double> A(MPI_COMM_WORLD, context,
                                         io::generate_rows(spec, partition.begin(rank_of()), partition.end(rank_of())),
                                         partition);

@@ -29,7 +29,7 @@ io::CsrRows generated(io::GeneratorSpec spec) { return io::generate_rows(spec, 0
 RowPartition balanced(const io::CsrRows& whole) { return RowPartition::balanced(whole.row_offsets, test::mpi_size()); }
 
 // The operator of `whole` over MPI_COMM_WORLD, one rank without rows from np 2.
-std::unique_ptr<solver::DistributedOperator<double>> operator_with_empty_rank(const spmm::Context& context,
+std::unique_ptr<solver::DistributedOperator<double>> operator_with_empty_rank(const dense::Context& context,
                                                                               const io::CsrRows& whole) {
   const RowPartition partition = test::partition_with_empty_rank(whole.global_rows, test::mpi_size());
   const int rank = test::mpi_rank(MPI_COMM_WORLD);
@@ -38,7 +38,7 @@ std::unique_ptr<solver::DistributedOperator<double>> operator_with_empty_rank(co
 }
 
 TEST(DistributedOperator, Laplacians) {
-  const auto context = spmm::Context::host();
+  const auto context = dense::Context::host();
   io::GeneratorSpec one{io::GeneratorKind::laplacian_1d, 37, 1, 1, 3};
   io::GeneratorSpec two{io::GeneratorKind::laplacian_2d, 9, 7, 1, 5};
   io::GeneratorSpec three{io::GeneratorKind::laplacian_3d, 5, 4, 6, 7};
@@ -51,7 +51,7 @@ TEST(DistributedOperator, Laplacians) {
 }
 
 TEST(DistributedOperator, RandomSpdAndPowerLaw) {
-  const auto context = spmm::Context::host();
+  const auto context = dense::Context::host();
   io::GeneratorSpec spd;
   spd.kind = io::GeneratorKind::random_spd;
   spd.n = 301;
@@ -69,7 +69,7 @@ TEST(DistributedOperator, RandomSpdAndPowerLaw) {
 // X in fp32 (LOBPCG's residual block in its search precision): the halo
 // moves fp32 rows (even widths) or the block is widened first (odd ones).
 TEST(DistributedOperator, SingleInputMatchesReference) {
-  const auto context = spmm::Context::host();
+  const auto context = dense::Context::host();
   io::GeneratorSpec three{io::GeneratorKind::laplacian_3d, 5, 4, 6, 7};
   const io::CsrRows cube = generated(three), power = test::power_law_matrix(500, 400, 11);
   for (const io::CsrRows* whole : {&cube, &power}) {
@@ -87,7 +87,7 @@ TEST(DistributedOperator, SingleInputMatchesReference) {
 // values over the parent's index arrays, its fp32 rows through the parent's
 // halo; reused across widths that grow, shrink and are odd.
 TEST(DistributedOperator, RoundedToSingleMatchesReference) {
-  const auto context = spmm::Context::host();
+  const auto context = dense::Context::host();
   io::GeneratorSpec three{io::GeneratorKind::laplacian_3d, 5, 4, 6, 7};
   const io::CsrRows cube = generated(three), power = test::power_law_matrix(500, 400, 11);
   for (const io::CsrRows* whole : {&cube, &power}) {
@@ -108,7 +108,7 @@ TEST(DistributedOperator, RoundedToSingleMatchesReference) {
 // the diagonal block's column-major product, the halo's added into columns;
 // with a rank without rows from np 2.
 TEST(DistributedOperator, ColumnMajorMatchesReference) {
-  const auto context = spmm::Context::host();
+  const auto context = dense::Context::host();
   io::GeneratorSpec three{io::GeneratorKind::laplacian_3d, 5, 4, 6, 7};
   const io::CsrRows cube = generated(three), power = test::power_law_matrix(500, 400, 11);
   for (const io::CsrRows* whole : {&cube, &power}) {
@@ -123,8 +123,8 @@ TEST(DistributedOperator, ColumnMajorMatchesReference) {
   const auto made = operator_with_empty_rank(context, cube);
   const std::int64_t m = made->local_rows();
   std::vector<double> x(static_cast<std::size_t>(2 * (m + 1))), y(x.size());
-  using View = spmm::ColumnMajorView<double>;
-  using ConstView = spmm::ColumnMajorView<const double>;
+  using View = dense::ColumnMajorView<double>;
+  using ConstView = dense::ColumnMajorView<const double>;
   EXPECT_THROW(made->apply_column_major(1.0, ConstView{Space::host, m + 1, 2, m + 1, x.data()}, 0.0,
                                         View{Space::host, m, 2, m, y.data()}),
                InputError);
@@ -140,7 +140,7 @@ TEST(DistributedOperator, ColumnMajorMatchesReference) {
 
 TEST(DistributedOperator, RankWithNoRows) {
   // Rank 1 (when there is one) owns nothing; the others split the rows.
-  const auto context = spmm::Context::host();
+  const auto context = dense::Context::host();
   const io::CsrRows whole = test::power_law_matrix(90, 50, 5);
   const int ranks = test::mpi_size();
   std::vector<std::int64_t> first{0};
@@ -159,11 +159,11 @@ TEST(DistributedOperator, RankWithNoRows) {
 // set_diagonal_shift: the products of A + shift I, on an empty rank too; shift 0 gives A's products back bit
 // for bit; a row without a stored diagonal entry on one rank makes every rank decline.
 TEST(DistributedOperator, DiagonalShift) {
-  const auto context = spmm::Context::host();
+  const auto context = dense::Context::host();
   const io::CsrRows whole = generated({io::GeneratorKind::laplacian_2d, 9, 7, 1, 5});
   const auto op = operator_with_empty_rank(context, whole);
   const std::int64_t m = op->local_rows(), w = 3;
-  spmm::DenseBlock<double> x(Space::host, m, w), plain(Space::host, m, w), shifted(Space::host, m, w),
+  dense::DenseBlock<double> x(Space::host, m, w), plain(Space::host, m, w), shifted(Space::host, m, w),
       back(Space::host, m, w);
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < w; ++j) x.view()(i, j) = std::sin(0.37 * double(op->first_row() + i) + j);
@@ -192,7 +192,7 @@ TEST(DistributedOperator, DiagonalShift) {
 }
 
 TEST(DistributedOperator, NoNeighbours) {
-  const auto context = spmm::Context::host();
+  const auto context = dense::Context::host();
   const RowPartition partition = RowPartition::uniform(60, test::mpi_size());
   const io::CsrRows whole = test::block_diagonal_matrix(partition.first_rows(), 2);
   solver::DistributedOperator<double> op(
@@ -206,7 +206,7 @@ TEST(DistributedOperator, NoNeighbours) {
 
 TEST(DistributedOperator, RealMatrices) {
   if (test::data_dir().empty()) GTEST_SKIP() << "no data folder (../shared/data/matrices)";
-  const auto context = spmm::Context::host();
+  const auto context = dense::Context::host();
   int checked = 0;
   for (const std::string& name : test::data_matrix_names()) {
     const io::MatrixMarketFile file = io::read_matrix_market(test::data_dir() + "/" + name + ".mtx.gz");
@@ -222,7 +222,7 @@ TEST(DistributedOperator, HaloPlanIsConsistent) {
   const io::CsrRows whole = test::power_law_matrix(200, 120, 9);
   const RowPartition partition = balanced(whole);
   const int rank = test::mpi_rank(), ranks = test::mpi_size();
-  const auto context = spmm::Context::host();
+  const auto context = dense::Context::host();
   solver::DistributedOperator<double> op(MPI_COMM_WORLD, context,
                                          io::slice_rows(whole, partition.begin(rank), partition.end(rank)), partition);
   std::vector<int> sends(ranks, 0), expected(ranks, 0);

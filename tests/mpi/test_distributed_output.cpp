@@ -73,9 +73,9 @@ Numbered numbered(Layout layout) {
 
 // This rank's rows in the operator's numbering, with a leading dimension wider than the columns where `gap`.
 template <class T>
-spmm::DenseBlock<T> operator_rows(const solver::RowNumbering& numbering, bool gap) {
+dense::DenseBlock<T> operator_rows(const solver::RowNumbering& numbering, bool gap) {
   const std::int64_t rows = numbering.current().rows(test::mpi_rank());
-  spmm::DenseBlock<T> X(Space::host, rows, cols, gap ? cols + 2 : cols);
+  dense::DenseBlock<T> X(Space::host, rows, cols, gap ? cols + 2 : cols);
   for (std::int64_t i = 0; i < rows; ++i)
     for (std::int64_t j = 0; j < X.ld(); ++j)
       X.data()[i * X.ld() + j] = j < cols ? static_cast<T>(value(numbering.original_row(i), j)) : T(-1);
@@ -95,7 +95,7 @@ template <class T>
 void write_and_check(Layout layout, bool gap, std::int64_t piece_bytes, bool serial) {
   const std::string path = (test::shared_folder("distributed_output") / "x.h5").string();
   const Numbered numbered_rows = numbered(layout);
-  const spmm::DenseBlock<T> X = operator_rows<T>(numbered_rows.numbering, gap);
+  const dense::DenseBlock<T> X = operator_rows<T>(numbered_rows.numbering, gap);
   apps::set_serial_output_for_tests(serial);
   const apps::OutputTimes times = apps::write_distributed_output(
       MPI_COMM_WORLD, path, [](io::Hdf5Writer& w) { w.attribute("/", "app", "test"); },
@@ -130,7 +130,7 @@ INSTANTIATE_TEST_SUITE_P(Layouts, DistributedOutput,
 TEST(DistributedOutput, HostRowsMovedToTheInputsOrder) {
   const std::string path = (test::shared_folder("distributed_output") / "ck.h5").string();
   const Numbered numbered_rows = numbered(Layout::moved_between_ranks);
-  const spmm::DenseBlock<double> X = operator_rows<double>(numbered_rows.numbering, false);
+  const dense::DenseBlock<double> X = operator_rows<double>(numbered_rows.numbering, false);
   std::vector<double> local(X.data(), X.data() + X.rows() * X.cols());
   apps::write_distributed_output(
       MPI_COMM_WORLD, path, [](io::Hdf5Writer&) {},
@@ -142,7 +142,7 @@ TEST(DistributedOutput, HostRowsMovedToTheInputsOrder) {
 // The input's numbering in fp64 on the host: the file is written from the solver's block itself.
 TEST(DistributedOutput, CompactHostDoublesAreWrittenInPlace) {
   const Numbered numbered_rows = numbered(Layout::identity);
-  const spmm::DenseBlock<double> X = operator_rows<double>(numbered_rows.numbering, false);
+  const dense::DenseBlock<double> X = operator_rows<double>(numbered_rows.numbering, false);
   const apps::DistributedBlock block =
       apps::block_in_input_order("/X", X.cview(), numbered_rows.numbering, MPI_COMM_WORLD);
   EXPECT_EQ(block.rows, X.data());

@@ -33,7 +33,7 @@ io::CsrRows cube() {
 }
 
 TEST(HaloTransports, ExchangeDeliversTheHaloRows) {
-  const auto context = spmm::Context::host();
+  const auto context = dense::Context::host();
   const io::CsrRows power = test::power_law_matrix(500, 400, 11), laplacian = cube();
   const io::CsrRows small = test::power_law_matrix(90, 50, 5);
   for (HaloTransport t : cpu_transports) {
@@ -48,7 +48,7 @@ TEST(HaloTransports, ExchangeDeliversTheHaloRows) {
 }
 
 TEST(HaloTransports, OperatorGivesTheSameBitsThroughEachTransport) {
-  const auto context = spmm::Context::host();
+  const auto context = dense::Context::host();
   io::GeneratorSpec spd;
   spd.kind = io::GeneratorKind::random_spd;
   spd.n = 301;
@@ -72,7 +72,7 @@ TEST(HaloTransports, OperatorGivesTheSameBitsThroughEachTransport) {
 }
 
 TEST(HaloTransports, AutomaticOnTheHostIsMpiOnHostMemory) {
-  const auto context = spmm::Context::host();
+  const auto context = dense::Context::host();
   const io::CsrRows whole = cube();
   const auto partition = RowPartition::balanced(whole.row_offsets, test::mpi_size());
   const int rank = test::mpi_rank();
@@ -89,7 +89,7 @@ TEST(HaloTransports, AutomaticOnTheHostIsMpiOnHostMemory) {
 
 // On host blocks the transports of device blocks (ipc, nccl) give way to MPI, and the summary says why.
 TEST(HaloTransports, DeviceTransportsOnTheHostAreMpi) {
-  const auto context = spmm::Context::host();
+  const auto context = dense::Context::host();
   const io::CsrRows whole = cube();
   const auto partition = RowPartition::balanced(whole.row_offsets, test::mpi_size());
   const int rank = test::mpi_rank();
@@ -135,7 +135,7 @@ TEST(HaloTransports, OneChooserDecides) {
 // (odd sizes cut values apart); the operator gives the reference's result
 // whatever the piece.
 TEST(HaloTransports, StagedPiecesOfAnySize) {
-  const auto context = spmm::Context::host();
+  const auto context = dense::Context::host();
   const io::CsrRows whole = test::power_law_matrix(500, 400, 11);
   for (const auto& partition : {RowPartition::balanced(whole.row_offsets, test::mpi_size()),
                                 test::partition_with_empty_rank(500, test::mpi_size())}) {

@@ -26,7 +26,7 @@ namespace blockeigs {
 namespace {
 
 struct Problem {
-  spmm::Context context = spmm::Context::host();
+  dense::Context context = dense::Context::host();
   std::unique_ptr<solver::DistributedOperator<double>> A;
 
   explicit Problem(io::GeneratorSpec spec) {
@@ -39,8 +39,8 @@ struct Problem {
         MPI_COMM_WORLD, context, io::slice_rows(whole, partition.begin(rank), partition.end(rank)), partition);
   }
   std::int64_t m() const { return A->local_rows(); }
-  spmm::DenseBlock<double> from_host(const std::vector<double>& values, std::int64_t cols) const {
-    spmm::DenseBlock<double> block(Space::host, m(), cols);
+  dense::DenseBlock<double> from_host(const std::vector<double>& values, std::int64_t cols) const {
+    dense::DenseBlock<double> block(Space::host, m(), cols);
     std::copy(values.begin(), values.end(), block.data());
     return block;
   }

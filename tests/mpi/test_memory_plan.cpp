@@ -1,5 +1,5 @@
 // The memory plan (solver/plan/) against what the runs allocate, measured
-// by the Buffer counters (spmm::memory_counters), at np 1-4: LOBPCG and
+// by the Buffer counters (dense::memory_counters), at np 1-4: LOBPCG and
 // block CG, with and without Jacobi, through the apps and through the
 // library with a rank that owns no rows. And the refusals: a 100000^3 grid
 // before anything is generated, and a normal problem under a test-only
@@ -71,9 +71,9 @@ TEST_P(AppPlan, LobpcgPeakWithinTenPercent) {
                                     "eigensolver: {k: 6, tolerance: 1.0e-5, max_iterations: 400, preconditioner: " +
                                     (jacobi ? "jacobi" : "none") +
                                     "}\noutput: {monitor: false}\nexecution: {partition: contiguous, backend: cpu}\n");
-  const std::int64_t before = spmm::memory_counters(Space::host).current;
+  const std::int64_t before = dense::memory_counters(Space::host).current;
   ASSERT_NE(apps::run_eigs(config, MPI_COMM_WORLD), apps::exit_error);
-  const std::int64_t measured = spmm::memory_counters(Space::host).peak - before;
+  const std::int64_t measured = dense::memory_counters(Space::host).peak - before;
   solver::SolverShape shape = solver::lobpcg_shape(6, 0, false, jacobi, 8, Space::host, 8000);
   if (jacobi) shape.preconditioner_memory = solver::JacobiPreconditioner<double>::memory();
   expect_within_tenth(plan_for(grid(20), shape).buffers_peak, measured);
@@ -86,9 +86,9 @@ TEST_P(AppPlan, BlockCgPeakWithinTenPercent) {
                      "block_cg: {rhs: {source: known_solution, columns: 5}, rtol: 1.0e-8, preconditioner: " +
                      (jacobi ? "jacobi" : "none") +
                      "}\noutput: {monitor: false}\nexecution: {partition: contiguous, backend: cpu}\n");
-  const std::int64_t before = spmm::memory_counters(Space::host).current;
+  const std::int64_t before = dense::memory_counters(Space::host).current;
   ASSERT_EQ(apps::run_cg(config, MPI_COMM_WORLD), apps::exit_ok);
-  const std::int64_t measured = spmm::memory_counters(Space::host).peak - before;
+  const std::int64_t measured = dense::memory_counters(Space::host).peak - before;
   solver::SolverShape shape;
   shape.kind = solver::SolverShape::Kind::block_cg;
   shape.columns = 5;
@@ -113,9 +113,9 @@ TEST_P(AppPlan, GeneralizedLobpcgWithConstraintsPeakWithinTenPercent) {
           "eigensolver: {k: 6, tolerance: 1.0e-9, max_iterations: 400, constraints: constant, preconditioner: " +
           std::string(jacobi ? "jacobi" : "none") +
           "}\noutput: {monitor: false}\nexecution: {partition: contiguous, backend: cpu}\n");
-  const std::int64_t before = spmm::memory_counters(Space::host).current;
+  const std::int64_t before = dense::memory_counters(Space::host).current;
   ASSERT_NE(apps::run_eigs(config, MPI_COMM_WORLD), apps::exit_error);
-  const std::int64_t measured = spmm::memory_counters(Space::host).peak - before;
+  const std::int64_t measured = dense::memory_counters(Space::host).peak - before;
   io::GeneratorSpec stiffness{io::GeneratorKind::fem_p1_3d, 16, 16, 16, 7};
   io::GeneratorSpec mass = stiffness;
   mass.part = io::FemPart::mass;
@@ -146,10 +146,10 @@ TEST(LibraryPlan, LobpcgAndBlockCgOnAnEmptyRank) {
   const solver::RowPartition partition = test::partition_with_empty_rank(whole.global_rows, test::mpi_size());
   const int rank = test::mpi_rank();
   const io::CsrRows mine = io::slice_rows(whole, partition.begin(rank), partition.end(rank));
-  const spmm::Context context = spmm::Context::host();
+  const dense::Context context = dense::Context::host();
   for (const bool cg : {false, true}) {
-    spmm::reset_memory_peaks();
-    const std::int64_t before = spmm::memory_counters(Space::host).current;
+    dense::reset_memory_peaks();
+    const std::int64_t before = dense::memory_counters(Space::host).current;
     solver::DistributedOperator<double> op(MPI_COMM_WORLD, context, mine, partition);
     solver::SolverShape shape = solver::lobpcg_shape(4, 0, false, true, 8, Space::host, op.global_rows());
     shape.preconditioner_memory = solver::JacobiPreconditioner<double>::memory();
@@ -159,9 +159,9 @@ TEST(LibraryPlan, LobpcgAndBlockCgOnAnEmptyRank) {
       shape.columns = 4;
       shape.preconditioner = true;
       shape.preconditioner_memory = solver::JacobiPreconditioner<double>::memory();
-      spmm::DenseBlock<double> B(Space::host, op.local_rows(), 4), X(Space::host, op.local_rows(), 4);
+      dense::DenseBlock<double> B(Space::host, op.local_rows(), 4), X(Space::host, op.local_rows(), 4);
       solver::fill_random(op.context(), B.view(), 7, op.first_row());
-      spmm::fill_bytes(X.data(), Space::host, 0, sizeof(double) * op.local_rows() * 4);
+      dense::fill_bytes(X.data(), Space::host, 0, sizeof(double) * op.local_rows() * 4);
       solver::JacobiPreconditioner<double> jacobi(op);
       solver::BlockCgOptions o;
       (void)solver::block_cg<double>(op, B.cview(), X.view(), o, &jacobi);
@@ -174,7 +174,7 @@ TEST(LibraryPlan, LobpcgAndBlockCgOnAnEmptyRank) {
     }
     const solver::MemoryPlan plan =
         solver::plan_memory(solver::measured_shape(op, whole.nnz()), {}, shape, Space::host);
-    const std::int64_t measured = spmm::memory_counters(Space::host).peak - before;
+    const std::int64_t measured = dense::memory_counters(Space::host).peak - before;
     if (op.local_rows() == 0)
       EXPECT_LT(measured, 4096) << "an empty rank allocates (almost) nothing";
     else
@@ -272,7 +272,7 @@ TEST(StartingContext, HostContextAtOnce) {
   solver::StartingContext starting(Backend::cpu, MPI_COMM_WORLD);
   EXPECT_EQ(starting.space(), Space::host);
   EXPECT_EQ(starting.device(), -1);
-  const spmm::Context& context = starting.ready();
+  const dense::Context& context = starting.ready();
   EXPECT_EQ(context.space(), Space::host);
   EXPECT_EQ(&starting.ready(), &context);
   EXPECT_EQ(starting.seconds(), 0.0);
@@ -282,7 +282,7 @@ TEST(StartingContext, HostContextAtOnce) {
 // Backend::cuda where no rank may use a GPU (a build without CUDA, or none present) is refused on every rank
 // when the choice is made, before any thread starts.
 TEST(StartingContext, CudaWithoutAGpuRefusedEverywhere) {
-  if (spmm::cuda_compiled() && spmm::cuda_device_count() > 0) GTEST_SKIP() << "a GPU is present";
+  if (dense::cuda_compiled() && dense::cuda_device_count() > 0) GTEST_SKIP() << "a GPU is present";
   try {
     solver::StartingContext starting(Backend::cuda, MPI_COMM_WORLD);
     ADD_FAILURE() << "no error";

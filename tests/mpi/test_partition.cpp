@@ -120,7 +120,7 @@ TEST(Partition, GraphCutsTheHaloOfARenumberedMesh) {
 TEST(Partition, SameEigenvaluesAsTheNaturalOrdering) {
   if (!can_partition()) GTEST_SKIP() << "built without PT-Scotch";
   auto eigenvalues = [](const DistributedRows& m) {
-    const auto context = spmm::Context::host();
+    const auto context = dense::Context::host();
     solver::DistributedOperator<double> A(MPI_COMM_WORLD, context, m.rows, m.partition);
     solver::LobpcgOptions options;
     options.k = 5;

@@ -45,7 +45,7 @@ struct Outcome {
 };
 
 Outcome solve(const solver::DistributedRows& matrix) {
-  const auto context = spmm::Context::host();
+  const auto context = dense::Context::host();
   solver::DistributedOperator<double> A(MPI_COMM_WORLD, context, matrix.rows, matrix.partition);
   long long mine = A.halo_plan().halo_rows(), total = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));

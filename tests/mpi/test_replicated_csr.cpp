@@ -144,17 +144,17 @@ std::string host_path_message(MPI_Comm comm, const Whole& w, const RowPartition&
 
 // The arrays of `w` in `space` with int32 or int64 indices.
 struct Arrays {
-  spmm::Buffer<std::int64_t> offsets64, columns64;
-  spmm::Buffer<std::int32_t> offsets32, columns32;
-  spmm::Buffer<double> values;
+  dense::Buffer<std::int64_t> offsets64, columns64;
+  dense::Buffer<std::int32_t> offsets32, columns32;
+  dense::Buffer<double> values;
 
   Arrays(const Whole& w, Space space, bool wide) : values(space, w.values) {
     if (wide) {
-      offsets64 = spmm::Buffer<std::int64_t>(space, w.offsets);
-      columns64 = spmm::Buffer<std::int64_t>(space, w.columns);
+      offsets64 = dense::Buffer<std::int64_t>(space, w.offsets);
+      columns64 = dense::Buffer<std::int64_t>(space, w.columns);
     } else {
-      offsets32 = spmm::Buffer<std::int32_t>(space, std::vector<std::int32_t>(w.offsets.begin(), w.offsets.end()));
-      columns32 = spmm::Buffer<std::int32_t>(space, std::vector<std::int32_t>(w.columns.begin(), w.columns.end()));
+      offsets32 = dense::Buffer<std::int32_t>(space, std::vector<std::int32_t>(w.offsets.begin(), w.offsets.end()));
+      columns32 = dense::Buffer<std::int32_t>(space, std::vector<std::int32_t>(w.columns.begin(), w.columns.end()));
     }
   }
   ReplicatedCsr view(const Whole& w, Space space, bool wide, const RowPartition& partition, int rank) const {
@@ -176,7 +176,7 @@ struct Arrays {
 template <class U>
 std::vector<U> to_host(const U* data, std::int64_t count, Space space) {
   std::vector<U> out(static_cast<std::size_t>(count));
-  if (count > 0) spmm::copy_bytes(out.data(), Space::host, data, space, out.size() * sizeof(U));
+  if (count > 0) dense::copy_bytes(out.data(), Space::host, data, space, out.size() * sizeof(U));
   return out;
 }
 
@@ -208,7 +208,7 @@ TEST_F(ReplicatedCsrTest, SameMessagesAsTheHostPath) {
       const bool sound = c.name == "laplacian" || c.name == "one row" || c.name == "empty rows" ||
                          c.name == "within tolerance" || c.name == "stored zero";
       EXPECT_EQ(expected.empty(), sound) << c.name << ": " << expected;
-      for (const spmm::Context* context : contexts_.all())
+      for (const dense::Context* context : contexts_.all())
         for (const bool wide : {false, true}) {
           const Space space = context->space();
           const Arrays arrays(c.a, space, wide);
@@ -240,9 +240,9 @@ TEST_F(ReplicatedCsrTest, HostRowsAreTheRanksRows) {
 }
 
 TEST_F(ReplicatedCsrTest, DeviceSplitInPlaceIsTheHostSplit) {
-  const std::vector<const spmm::Context*> all = contexts_.all();
+  const std::vector<const dense::Context*> all = contexts_.all();
   if (all.size() < 2) GTEST_SKIP() << "no CUDA device visible: the device split is not tested here";
-  const spmm::Context& device = *all[1];
+  const dense::Context& device = *all[1];
   for (const Case& c : cases()) {
     if (!host_path_message(MPI_COMM_WORLD, c.a, RowPartition::uniform(c.a.n, ranks_)).empty()) continue;
     for (const RowPartition& partition : partitions(c.a.n, ranks_))

@@ -93,7 +93,7 @@ const test::TestContexts& contexts() {
 template <class Check>
 std::string outcome_of(Check check) {
   std::vector<std::string> said;
-  for (const spmm::Context* context : contexts().all()) {
+  for (const dense::Context* context : contexts().all()) {
     said.emplace_back();
     try {
       check(context);
@@ -109,7 +109,7 @@ std::string outcome_of(Check check) {
 std::string outcome(const Entries& m, const RowPartition& partition, const std::string& symbol) {
   const int rank = test::mpi_rank();
   const io::CsrRows rows = rows_of(m, partition.begin(rank), partition.end(rank));
-  return outcome_of([&](const spmm::Context* context) {
+  return outcome_of([&](const dense::Context* context) {
     solver::check_symmetric(MPI_COMM_WORLD, rows, partition, "test.mtx", symbol, nullptr, context);
   });
 }
@@ -213,7 +213,7 @@ TEST(SymmetryCheck, MovedRowsNameTheEntryInTheInputsNumbering) {
         for (std::int64_t g = partition.begin(rank); g < partition.end(rank); ++g) reversed.push_back(n - 1 - g);
         solver::distribute_by_numbering(matrix, partition, reversed, "test", MPI_COMM_WORLD);
         ASSERT_EQ(matrix.numbering.is_identity(), false);
-        const std::string what = outcome_of([&](const spmm::Context* context) {
+        const std::string what = outcome_of([&](const dense::Context* context) {
           solver::check_symmetric(MPI_COMM_WORLD, matrix.rows, matrix.partition, "test.mtx", symbol, &matrix.numbering,
                                   context);
         });

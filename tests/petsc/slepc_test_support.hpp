@@ -28,7 +28,7 @@ namespace blockeigs::test {
 // The backend under test: the GPU when every rank sees one (then the Mats'
 // vectors are PETSc's device vectors where PETSc has CUDA, else host vectors
 // staged through the device in every product), the CPU otherwise. Collective.
-inline spmm::Context petsc_test_context() { return solver::make_context(Backend::automatic, PETSC_COMM_WORLD); }
+inline dense::Context petsc_test_context() { return solver::make_context(Backend::automatic, PETSC_COMM_WORLD); }
 
 // mpi_test_main has called MPI_Init: SLEPc (and with it PETSc) starts after
 // it and finishes before MPI_Finalize, once per program.
@@ -36,7 +36,7 @@ class SlepcEnvironment : public ::testing::Environment {
  public:
   void SetUp() override {
     ASSERT_EQ(SlepcInitializeNoArguments(), 0);
-    const spmm::Context context = petsc_test_context();
+    const dense::Context context = petsc_test_context();
     int rank = 0;
     BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
     if (rank == 0)

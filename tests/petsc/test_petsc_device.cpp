@@ -60,7 +60,7 @@ class PetscDevice : public ::testing::Test {
     return cuda == PETSC_TRUE;
   }
 
-  spmm::Context context_ = test::petsc_test_context();
+  dense::Context context_ = test::petsc_test_context();
   io::CsrRows local_;
   solver::RowPartition partition_;
   OwnedMat A_;
@@ -244,10 +244,10 @@ TEST_F(PetscDevice, PetscPcTakesDeviceBlocks) {
   std::vector<double> r(static_cast<std::size_t>(m * k));
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < k; ++j) r[i * k + j] = std::cos(0.2 * double(local_.first_row + i) + double(j));
-  spmm::Buffer<double> R(Space::device, r.size()), W(Space::device, r.size());
+  dense::Buffer<double> R(Space::device, r.size()), W(Space::device, r.size());
   R.copy_from_host(r.data(), r.size());
-  pc->apply(spmm::ConstDenseView<double>(Space::device, m, k, k, R.data()),
-            spmm::DenseView<double>{Space::device, m, k, k, W.data()});
+  pc->apply(dense::ConstDenseView<double>(Space::device, m, k, k, R.data()),
+            dense::DenseView<double>{Space::device, m, k, k, W.data()});
   context_.synchronize();
   const std::vector<double> w = W.to_host();
   for (std::size_t i = 0; i < r.size(); ++i) ASSERT_NEAR(w[i], r[i] / 6.0, 1e-15) << i;

@@ -135,7 +135,7 @@ std::vector<double> slepc_smallest(Mat A, Mat B, int nev, double tol) {
 // `jacobi`: LOBPCG preconditioned by diag(A)^-1.
 void compare(const Pencil& p, int nev, double tol, int max_iterations, bool jacobi = false) {
   SCOPED_TRACE(p.name);
-  const spmm::Context context = test::petsc_test_context();
+  const dense::Context context = test::petsc_test_context();
   solver::DistributedOperator<double> A(PETSC_COMM_WORLD, context, p.a_local, p.partition);
   solver::DistributedOperator<double> B(PETSC_COMM_WORLD, context, p.b_local, p.partition);
   solver::LobpcgOptions options;
@@ -192,7 +192,7 @@ TEST(PetscPencil, Bcsstk21WithItsLumpedMassMatchesSlepc) {
 // B on other rows than A is refused on every rank.
 TEST(PetscPencil, BMustBeOnTheRowsOfA) {
   const Pencil p = fem_pencil(io::GeneratorKind::fem_p1_2d, 6, 5, 1);
-  const spmm::Context context = test::petsc_test_context();
+  const dense::Context context = test::petsc_test_context();
   const io::CsrRows shorter = io::slice_rows(p.b, p.partition.begin(0), p.partition.end(0) - 1);  // one row fewer
   try {
     solver::create_petsc_pencil(PETSC_COMM_WORLD, context, p.a_local,

@@ -46,7 +46,7 @@ int size_of() {
 }
 
 struct Problem {
-  spmm::Context context = spmm::Context::host();
+  dense::Context context = dense::Context::host();
   io::GeneratorSpec spec;
   io::CsrRows whole, mine;
   solver::RowPartition partition;
@@ -113,7 +113,7 @@ void ksp_cg(const Problem& p, const std::string& options, const std::vector<doub
 void compare_with_ksp(const std::string& options) {
   Problem p({io::GeneratorKind::laplacian_2d, 40, 36, 1, 5}, false);
   const std::int64_t s = 3, m = p.m();
-  spmm::DenseBlock<double> B(Space::host, m, s), X(Space::host, m, s);
+  dense::DenseBlock<double> B(Space::host, m, s), X(Space::host, m, s);
   solver::fill_random(p.context, B.view(), 21, p.A->first_row());
   std::fill(X.data(), X.data() + m * s, 0.0);
   auto M = p.pc(options);
@@ -184,7 +184,7 @@ TEST(PetscPreconditioner, RejectedAndUnusedOptionsAreInputErrors) {
   EXPECT_NE(unused.find("did not use the option(s) -pc_typo"), std::string::npos) << unused;
   // A PC still builds after the failures (their options were cleared).
   auto M = p.pc("-pc_type jacobi");
-  spmm::DenseBlock<double> R(Space::host, p.m(), 2), W(Space::host, p.m(), 2);
+  dense::DenseBlock<double> R(Space::host, p.m(), 2), W(Space::host, p.m(), 2);
   solver::fill_random(p.context, R.view(), 3, p.A->first_row());
   M->apply(R.cview(), W.view());
   for (std::int64_t i = 0; i < p.m() * 2; ++i) EXPECT_NEAR(W.data()[i], R.data()[i] / 2.0, 1e-15);

@@ -7,13 +7,13 @@ namespace {
 
 // A block of `k` columns (any space), `partition`'s rows on each rank, whole on every rank (row-major, host).
 template <class T>
-std::vector<T> whole_on_every_rank(MPI_Comm comm, const spmm::Context& context, const solver::RowPartition& partition,
-                                   spmm::ConstDenseView<T> block) {
+std::vector<T> whole_on_every_rank(MPI_Comm comm, const dense::Context& context, const solver::RowPartition& partition,
+                                   dense::ConstDenseView<T> block) {
   int rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const std::int64_t k = block.cols, n = block.rows;
   std::vector<T> mine(static_cast<std::size_t>(n * k));
-  solver::copy_block(context, block, spmm::DenseView<T>{Space::host, n, k, k, mine.data()});
+  solver::copy_block(context, block, dense::DenseView<T>{Space::host, n, k, k, mine.data()});
   std::vector<int> counts(partition.ranks()), displs(partition.ranks());
   for (int r = 0; r < partition.ranks(); ++r) {
     counts[r] = static_cast<int>(partition.rows(r) * k);
@@ -29,13 +29,13 @@ std::vector<T> whole_on_every_rank(MPI_Comm comm, const spmm::Context& context, 
 }  // namespace
 
 template <class T>
-void CsrTestOperator<T>::apply_impl(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y) {
+void CsrTestOperator<T>::apply_impl(T alpha, dense::ConstDenseView<T> X, T beta, dense::DenseView<T> Y) {
   widths_.push_back(X.cols);
   const std::int64_t k = X.cols, n = local_rows();
   const std::vector<T> whole = whole_on_every_rank(comm_, context_, partition_, X);
   std::vector<T> y(static_cast<std::size_t>(n * k));
   if (beta != T(0))
-    solver::copy_block(context_, spmm::ConstDenseView<T>(Y), spmm::DenseView<T>{Space::host, n, k, k, y.data()});
+    solver::copy_block(context_, dense::ConstDenseView<T>(Y), dense::DenseView<T>{Space::host, n, k, k, y.data()});
   for (std::int64_t i = 0; i < n; ++i)
     for (std::int64_t j = 0; j < k; ++j) {
       double s = 0;
@@ -44,7 +44,7 @@ void CsrTestOperator<T>::apply_impl(T alpha, spmm::ConstDenseView<T> X, T beta, 
       const double out = double(alpha) * s;
       y[i * k + j] = static_cast<T>(beta == T(0) ? out : out + double(beta) * double(y[i * k + j]));
     }
-  solver::copy_block(context_, spmm::ConstDenseView<T>{Space::host, n, k, k, y.data()}, Y);
+  solver::copy_block(context_, dense::ConstDenseView<T>{Space::host, n, k, k, y.data()}, Y);
 }
 
 template <class T>
@@ -54,13 +54,13 @@ void CsrTestOperator<T>::diagonal(T* out) const {
   for (std::int64_t i = 0; i < n; ++i)
     for (std::int64_t p = rows_.row_offsets[i]; p < rows_.row_offsets[i + 1]; ++p)
       if (rows_.col_indices[p] == first_row() + i) d[i] += static_cast<T>(rows_.values[p]);
-  spmm::copy_bytes(out, context_.space(), d.data(), Space::host, d.size() * sizeof(T));
+  dense::copy_bytes(out, context_.space(), d.data(), Space::host, d.size() * sizeof(T));
 }
 
 template <class T>
-EigenpairCheck check_eigenpairs(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& whole,
+EigenpairCheck check_eigenpairs(MPI_Comm comm, const dense::Context& context, const io::CsrRows& whole,
                                 const solver::RowPartition& partition, const std::vector<double>& lambda,
-                                spmm::ConstDenseView<T> vectors) {
+                                dense::ConstDenseView<T> vectors) {
   const std::int64_t k = vectors.cols, N = whole.global_rows;
   const std::vector<T> x = whole_on_every_rank(comm, context, partition, vectors);
   EigenpairCheck check;
@@ -85,11 +85,11 @@ EigenpairCheck check_eigenpairs(MPI_Comm comm, const spmm::Context& context, con
 
 template class CsrTestOperator<float>;
 template class CsrTestOperator<double>;
-template EigenpairCheck check_eigenpairs(MPI_Comm, const spmm::Context&, const io::CsrRows&,
+template EigenpairCheck check_eigenpairs(MPI_Comm, const dense::Context&, const io::CsrRows&,
                                          const solver::RowPartition&, const std::vector<double>&,
-                                         spmm::ConstDenseView<float>);
-template EigenpairCheck check_eigenpairs(MPI_Comm, const spmm::Context&, const io::CsrRows&,
+                                         dense::ConstDenseView<float>);
+template EigenpairCheck check_eigenpairs(MPI_Comm, const dense::Context&, const io::CsrRows&,
                                          const solver::RowPartition&, const std::vector<double>&,
-                                         spmm::ConstDenseView<double>);
+                                         dense::ConstDenseView<double>);
 
 }  // namespace blockeigs::test

@@ -28,14 +28,14 @@ namespace blockeigs::test {
 
 // Another operator's context, to share its stream (a B beside an A).
 struct SharedContext {
-  const spmm::Context& context;
+  const dense::Context& context;
 };
 
 template <class T>
 class CsrTestOperator final : public solver::LinearOperator<T> {
  public:
   // `whole` holds every row (first_row 0); this rank keeps its partition rows.
-  CsrTestOperator(MPI_Comm comm, spmm::Context context, const io::CsrRows& whole, solver::RowPartition partition)
+  CsrTestOperator(MPI_Comm comm, dense::Context context, const io::CsrRows& whole, solver::RowPartition partition)
       : comm_(comm), owned_(std::move(context)), context_(*owned_), partition_(std::move(partition)) {
     BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
     rows_ = io::slice_rows(whole, partition_.begin(rank_), partition_.end(rank_));
@@ -47,7 +47,7 @@ class CsrTestOperator final : public solver::LinearOperator<T> {
   }
 
   MPI_Comm comm() const override { return comm_; }
-  const spmm::Context& context() const override { return context_; }
+  const dense::Context& context() const override { return context_; }
   std::int64_t global_rows() const override { return partition_.global_rows(); }
   std::int64_t local_rows() const override { return rows_.local_rows(); }
   std::int64_t first_row() const override { return partition_.begin(rank_); }
@@ -55,7 +55,7 @@ class CsrTestOperator final : public solver::LinearOperator<T> {
  protected:
   // The whole X gathered on every rank, then this rank's rows in double (csr_test_operator.cpp: compiled
   // once, optimised, as the suites' hottest loop).
-  void apply_impl(T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y) override;
+  void apply_impl(T alpha, dense::ConstDenseView<T> X, T beta, dense::DenseView<T> Y) override;
 
  public:
   void diagonal(T* out) const override;
@@ -66,8 +66,8 @@ class CsrTestOperator final : public solver::LinearOperator<T> {
 
  private:
   MPI_Comm comm_;
-  std::optional<spmm::Context> owned_;
-  const spmm::Context& context_;
+  std::optional<dense::Context> owned_;
+  const dense::Context& context_;
   solver::RowPartition partition_;
   int rank_ = 0;
   io::CsrRows rows_;
@@ -116,18 +116,18 @@ struct EigenpairCheck {
 // Gathers the eigenvectors (local rows x k, any space) to every rank and checks
 // them against the whole matrix in plain loops.
 template <class T>
-EigenpairCheck check_eigenpairs(MPI_Comm comm, const spmm::Context& context, const io::CsrRows& whole,
+EigenpairCheck check_eigenpairs(MPI_Comm comm, const dense::Context& context, const io::CsrRows& whole,
                                 const solver::RowPartition& partition, const std::vector<double>& lambda,
-                                spmm::ConstDenseView<T> vectors);
+                                dense::ConstDenseView<T> vectors);
 
 // Instantiated in csr_test_operator.cpp.
 extern template class CsrTestOperator<float>;
 extern template class CsrTestOperator<double>;
-extern template EigenpairCheck check_eigenpairs(MPI_Comm, const spmm::Context&, const io::CsrRows&,
+extern template EigenpairCheck check_eigenpairs(MPI_Comm, const dense::Context&, const io::CsrRows&,
                                                 const solver::RowPartition&, const std::vector<double>&,
-                                                spmm::ConstDenseView<float>);
-extern template EigenpairCheck check_eigenpairs(MPI_Comm, const spmm::Context&, const io::CsrRows&,
+                                                dense::ConstDenseView<float>);
+extern template EigenpairCheck check_eigenpairs(MPI_Comm, const dense::Context&, const io::CsrRows&,
                                                 const solver::RowPartition&, const std::vector<double>&,
-                                                spmm::ConstDenseView<double>);
+                                                dense::ConstDenseView<double>);
 
 }  // namespace blockeigs::test

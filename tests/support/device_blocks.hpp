@@ -14,42 +14,42 @@
 
 namespace blockeigs::test {
 
-inline spmm::DenseBlock<double> to_device(const spmm::Context& dev, const spmm::DenseBlock<double>& h) {
-  spmm::DenseBlock<double> d(Space::device, h.rows(), h.cols(), h.ld());
+inline dense::DenseBlock<double> to_device(const dense::Context& dev, const dense::DenseBlock<double>& h) {
+  dense::DenseBlock<double> d(Space::device, h.rows(), h.cols(), h.ld());
   solver::copy_block<double>(dev, h.cview(), d.view());
   return d;
 }
 
 // The same, padding columns (up to ld) included.
-inline spmm::DenseBlock<double> to_device_padded(const spmm::Context& dev, const spmm::DenseBlock<double>& h) {
-  spmm::DenseBlock<double> d(Space::device, h.rows(), h.cols(), h.ld());
-  solver::copy_block<double>(dev, spmm::ConstDenseView<double>{Space::host, h.rows(), h.ld(), h.ld(), h.data()},
-                             spmm::DenseView<double>{Space::device, d.rows(), d.ld(), d.ld(), d.data()});
+inline dense::DenseBlock<double> to_device_padded(const dense::Context& dev, const dense::DenseBlock<double>& h) {
+  dense::DenseBlock<double> d(Space::device, h.rows(), h.cols(), h.ld());
+  solver::copy_block<double>(dev, dense::ConstDenseView<double>{Space::host, h.rows(), h.ld(), h.ld(), h.data()},
+                             dense::DenseView<double>{Space::device, d.rows(), d.ld(), d.ld(), d.data()});
   return d;
 }
 
-inline spmm::DenseBlock<double> to_host(const spmm::Context& dev, const spmm::DenseBlock<double>& d) {
-  spmm::DenseBlock<double> h(Space::host, d.rows(), d.cols(), d.ld());
+inline dense::DenseBlock<double> to_host(const dense::Context& dev, const dense::DenseBlock<double>& d) {
+  dense::DenseBlock<double> h(Space::host, d.rows(), d.cols(), d.ld());
   solver::copy_block<double>(dev, d.cview(), h.view());
   return h;
 }
 
-inline spmm::DenseBlock<double> random_host(std::int64_t rows, std::int64_t cols, std::uint64_t seed,
-                                            std::int64_t pad) {
-  spmm::DenseBlock<double> b(Space::host, rows, cols, cols + pad);
+inline dense::DenseBlock<double> random_host(std::int64_t rows, std::int64_t cols, std::uint64_t seed,
+                                             std::int64_t pad) {
+  dense::DenseBlock<double> b(Space::host, rows, cols, cols + pad);
   for (std::int64_t i = 0; i < rows; ++i)
     for (std::int64_t j = 0; j < b.ld(); ++j) b.data()[i * b.ld() + j] = solver::hash_uniform(seed, i, j);
   return b;
 }
 
-inline spmm::DenseBlock<double> nan_host(std::int64_t rows, std::int64_t cols, std::int64_t pad) {
-  spmm::DenseBlock<double> b(Space::host, rows, cols, cols + pad);
+inline dense::DenseBlock<double> nan_host(std::int64_t rows, std::int64_t cols, std::int64_t pad) {
+  dense::DenseBlock<double> b(Space::host, rows, cols, cols + pad);
   for (std::int64_t i = 0; i < rows * b.ld(); ++i) b.data()[i] = std::numeric_limits<double>::quiet_NaN();
   return b;
 }
 
 // |a - b| <= abs_tol + rel_tol * |b| entry by entry, and no NaN.
-inline void expect_close(const spmm::DenseBlock<double>& a, const spmm::DenseBlock<double>& b, double abs_tol,
+inline void expect_close(const dense::DenseBlock<double>& a, const dense::DenseBlock<double>& b, double abs_tol,
                          double rel_tol = 0) {
   for (std::int64_t i = 0; i < a.rows(); ++i)
     for (std::int64_t j = 0; j < a.cols(); ++j) {

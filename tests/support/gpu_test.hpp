@@ -36,12 +36,12 @@ class GpuTest : public ::testing::Test {
     if (!device_visible()) GTEST_SKIP() << "no CUDA device visible: the device path is not tested here";
     checked_ = true;
   }
-  // On the device the test made current (spmm::Context::cuda sets it); also
+  // On the device the test made current (dense::Context::cuda sets it); also
   // after a skip from the test body, once a device was there to use.
   void TearDown() override {
     if (checked_) expect_no_cuda_error();
   }
-  virtual bool device_visible() const { return spmm::cuda_device_count() > 0; }
+  virtual bool device_visible() const { return dense::cuda_device_count() > 0; }
 
  private:
   bool checked_ = false;
@@ -53,7 +53,7 @@ class GpuTest : public ::testing::Test {
 class GpuTestOnEveryRank : public GpuTest {
  protected:
   bool device_visible() const override {
-    int devices = spmm::cuda_device_count(), fewest = devices;
+    int devices = dense::cuda_device_count(), fewest = devices;
     BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&devices, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
     return fewest > 0;
   }

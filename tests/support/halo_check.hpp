@@ -42,7 +42,7 @@ inline std::vector<std::int64_t> halo_columns(const io::CsrRows& whole, std::int
 // One exchange of a block of U (T, or fp32 for an fp64 exchange) of `width`
 // columns stored with a padded leading dimension; compares the halo block.
 template <class T, class U>
-void check_one_exchange(solver::HaloExchange<T>& halo, const spmm::Context& context,
+void check_one_exchange(solver::HaloExchange<T>& halo, const dense::Context& context,
                         const std::vector<std::int64_t>& columns, std::int64_t begin, std::int64_t m,
                         std::int64_t global_rows, std::int64_t width) {
   SCOPED_TRACE(std::string(std::is_same_v<U, T> ? "T block" : "fp32 block") + ", width " + std::to_string(width));
@@ -52,12 +52,12 @@ void check_one_exchange(solver::HaloExchange<T>& halo, const spmm::Context& cont
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < width; ++j) x_local[i * ld + j] = static_cast<U>(x_all[(begin + i) * width + j]);
   const Space space = context.space();
-  spmm::DenseBlock<U> X(space, m, width, ld);
-  spmm::copy_bytes(X.data(), space, x_local.data(), Space::host, sizeof(U) * x_local.size());
+  dense::DenseBlock<U> X(space, m, width, ld);
+  dense::copy_bytes(X.data(), space, x_local.data(), Space::host, sizeof(U) * x_local.size());
 
   ASSERT_TRUE(halo.reserve(width));
   halo.begin(X.cview());
-  const spmm::ConstDenseView<T> H = halo.end();
+  const dense::ConstDenseView<T> H = halo.end();
   context.synchronize();
   // An odd number of fp32 values rides in whole words of T: rows `stride` U apart.
   const std::int64_t words = solver::HaloExchange<T>::template words<U>(width);
@@ -66,7 +66,7 @@ void check_one_exchange(solver::HaloExchange<T>& halo, const spmm::Context& cont
   EXPECT_EQ(H.cols, words);
   EXPECT_EQ(H.space, space);
   std::vector<U> got(static_cast<std::size_t>(H.rows * stride));
-  spmm::copy_bytes(got.data(), Space::host, H.data, space, sizeof(U) * got.size());
+  dense::copy_bytes(got.data(), Space::host, H.data, space, sizeof(U) * got.size());
   halo.release();
   int bad = 0;
   for (std::size_t r = 0; r < columns.size() && bad < 5; ++r)
@@ -84,7 +84,7 @@ void check_one_exchange(solver::HaloExchange<T>& halo, const spmm::Context& cont
 // The exchange alone through `transport`, reused across widths that grow and
 // shrink; fp32 blocks too where T is double.
 template <class T>
-void check_halo_exchange(const spmm::Context& context, const io::CsrRows& whole, const solver::RowPartition& partition,
+void check_halo_exchange(const dense::Context& context, const io::CsrRows& whole, const solver::RowPartition& partition,
                          solver::HaloTransport transport, const std::vector<std::int64_t>& widths,
                          const std::string& label) {
   SCOPED_TRACE(label + ", transport " + transport_label(transport));
@@ -109,7 +109,7 @@ void check_halo_exchange(const spmm::Context& context, const io::CsrRows& whole,
 // fp64 operator, fp32 ones); returns its A X for `width` on the host, for
 // comparing transports bit for bit.
 template <class T>
-std::vector<T> check_operator_on_transport(const spmm::Context& context, const io::CsrRows& whole,
+std::vector<T> check_operator_on_transport(const dense::Context& context, const io::CsrRows& whole,
                                            const solver::RowPartition& partition, solver::HaloTransport transport,
                                            std::int64_t width, const std::string& label) {
   SCOPED_TRACE(label + ", transport " + transport_label(transport));
@@ -131,11 +131,11 @@ std::vector<T> check_operator_on_transport(const spmm::Context& context, const i
   const std::vector<double> x = hashed_block(partition.begin(rank), m, width, 21);
   std::vector<T> x_local(x.begin(), x.end()), y(static_cast<std::size_t>(m * width));
   const Space space = context.space();
-  spmm::DenseBlock<T> X(space, m, width), Y(space, m, width);
-  spmm::copy_bytes(X.data(), space, x_local.data(), Space::host, sizeof(T) * x_local.size());
+  dense::DenseBlock<T> X(space, m, width), Y(space, m, width);
+  dense::copy_bytes(X.data(), space, x_local.data(), Space::host, sizeof(T) * x_local.size());
   op.apply(T(1), X.cview(), T(0), Y.view());
   context.synchronize();
-  spmm::copy_bytes(y.data(), Space::host, Y.data(), space, sizeof(T) * y.size());
+  dense::copy_bytes(y.data(), Space::host, Y.data(), space, sizeof(T) * y.size());
   return y;
 }
 

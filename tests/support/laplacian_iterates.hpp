@@ -43,12 +43,12 @@ inline double laplacian_1d_eigenvalue(std::int64_t n, int j) {
 // not unit, as LOBPCG's X need not be) plus noise of the given size in every
 // entry, their exact eigenvalues as Ritz values, and the residuals measured.
 struct LaplacianIterate {
-  spmm::DenseBlock<double> X;
+  dense::DenseBlock<double> X;
   std::vector<double> lambda, r_norm, x_norm;
 };
 
 inline LaplacianIterate laplacian_iterate(CsrTestOperator<double>& A, std::int64_t n, int k, int first, double noise) {
-  LaplacianIterate it{spmm::DenseBlock<double>(Space::host, A.local_rows(), k), {}, {}, {}};
+  LaplacianIterate it{dense::DenseBlock<double>(Space::host, A.local_rows(), k), {}, {}, {}};
   for (std::int64_t i = 0; i < A.local_rows(); ++i)
     for (int j = 0; j < k; ++j) {
       const double row = double(A.first_row() + i);
@@ -56,7 +56,7 @@ inline LaplacianIterate laplacian_iterate(CsrTestOperator<double>& A, std::int64
                           noise * std::sin(0.37 * (row + 1) * (j + 2) + 1.1);
     }
   for (int j = 0; j < k; ++j) it.lambda.push_back(laplacian_1d_eigenvalue(n, first + j));
-  spmm::DenseBlock<double> AX(Space::host, A.local_rows(), k), R(Space::host, A.local_rows(), k);
+  dense::DenseBlock<double> AX(Space::host, A.local_rows(), k), R(Space::host, A.local_rows(), k);
   A.apply(1.0, it.X.cview(), 0.0, AX.view());
   const solver::ResidualNorms norms =
       solver::eigen_residuals(A.context(), A.comm(), it.X.cview(), AX.cview(), it.lambda, R.view());
@@ -69,7 +69,7 @@ inline LaplacianIterate laplacian_iterate(CsrTestOperator<double>& A, std::int64
 inline solver::LobpcgResult<double> unconverged_result(const LaplacianIterate& it) {
   const int k = static_cast<int>(it.lambda.size());
   solver::LobpcgResult<double> r;
-  r.eigenvectors = spmm::DenseBlock<double>(Space::host, it.X.rows(), k);
+  r.eigenvectors = dense::DenseBlock<double>(Space::host, it.X.rows(), k);
   for (std::int64_t i = 0; i < it.X.rows(); ++i)
     for (int j = 0; j < k; ++j) r.eigenvectors.view()(i, j) = it.X.cview()(i, j) / it.x_norm[j];
   for (int j = 0; j < k; ++j) {

@@ -85,11 +85,11 @@ inline Solved run(const Problem& p, const LobpcgOptions& options, Precond precon
                   Split split = Split::balanced, MPI_Comm comm = MPI_COMM_WORLD, StartFn start_fn = nullptr,
                   int start_cols = 0) {
   const solver::RowPartition partition = partition_of(p, comm, split);
-  CsrTestOperator<double> A(comm, spmm::Context::host(), p.whole, partition);
+  CsrTestOperator<double> A(comm, dense::Context::host(), p.whole, partition);
   std::unique_ptr<solver::JacobiPreconditioner<double>> jacobi;
   if (precond == Precond::jacobi) jacobi = std::make_unique<solver::JacobiPreconditioner<double>>(A);
-  std::optional<spmm::DenseBlock<double>> start;
-  std::optional<spmm::ConstDenseView<double>> start_view;
+  std::optional<dense::DenseBlock<double>> start;
+  std::optional<dense::ConstDenseView<double>> start_view;
   if constexpr (!std::is_same_v<StartFn, std::nullptr_t>) {
     start.emplace(Space::host, A.local_rows(), start_cols);
     for (std::int64_t i = 0; i < A.local_rows(); ++i)

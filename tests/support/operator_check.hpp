@@ -24,7 +24,7 @@ namespace blockeigs::test {
 // are reused).
 template <class T>
 void check_operator_apply(solver::LinearOperator<T>& op, const solver::RowPartition& partition,
-                          const spmm::Context& context, const io::CsrRows& whole, std::int64_t width,
+                          const dense::Context& context, const io::CsrRows& whole, std::int64_t width,
                           const std::string& label) {
   SCOPED_TRACE(label + ", width " + std::to_string(width));
   MPI_Comm comm = MPI_COMM_WORLD;
@@ -39,18 +39,18 @@ void check_operator_apply(solver::LinearOperator<T>& op, const solver::RowPartit
   for (double& v : x_rounded) v = static_cast<T>(v);  // the reference sees what the operator sees
 
   const Space space = context.space();
-  spmm::DenseBlock<T> X(space, m, width), Y(space, m, width);
-  spmm::copy_bytes(X.data(), space, x_local.data(), Space::host, sizeof(T) * x_local.size());
+  dense::DenseBlock<T> X(space, m, width), Y(space, m, width);
+  dense::copy_bytes(X.data(), space, x_local.data(), Space::host, sizeof(T) * x_local.size());
 
   std::vector<double> y_ref, scale;
   const double eps = std::numeric_limits<T>::epsilon();
   reference_rows(whole, x_rounded, width, begin, end, y_ref, scale, eps);
 
   // beta = 0 on a NaN-filled Y: Y must not be read.
-  spmm::fill_bytes(Y.data(), space, 0xff, sizeof(T) * m * width);
+  dense::fill_bytes(Y.data(), space, 0xff, sizeof(T) * m * width);
   op.apply(T(1), X.view(), T(0), Y.view());
   context.synchronize();
-  spmm::copy_bytes(y_local.data(), Space::host, Y.data(), space, sizeof(T) * y_local.size());
+  dense::copy_bytes(y_local.data(), Space::host, Y.data(), space, sizeof(T) * y_local.size());
   int bad = 0;
   for (std::int64_t i = 0; i < m && bad < 5; ++i)
     for (std::int64_t j = 0; j < width; ++j) {
@@ -65,7 +65,7 @@ void check_operator_apply(solver::LinearOperator<T>& op, const solver::RowPartit
   // alpha = 2, beta = -0.5 on the result just computed: Y = 2 A X - 0.5 A X = 1.5 A X.
   op.apply(T(2), X.view(), T(-0.5), Y.view());
   context.synchronize();
-  spmm::copy_bytes(y_local.data(), Space::host, Y.data(), space, sizeof(T) * y_local.size());
+  dense::copy_bytes(y_local.data(), Space::host, Y.data(), space, sizeof(T) * y_local.size());
   for (std::int64_t i = 0; i < m && bad < 5; ++i)
     for (std::int64_t j = 0; j < width; ++j) {
       const double got = y_local[i * width + j], want = 1.5 * y_ref[i * width + j];
@@ -79,7 +79,7 @@ void check_operator_apply(solver::LinearOperator<T>& op, const solver::RowPartit
 }
 
 template <class T>
-void check_operator_apply(solver::DistributedOperator<T>& op, const spmm::Context& context, const io::CsrRows& whole,
+void check_operator_apply(solver::DistributedOperator<T>& op, const dense::Context& context, const io::CsrRows& whole,
                           std::int64_t width, const std::string& label) {
   check_operator_apply<T>(op, op.partition(), context, whole, width, label);
 }
@@ -87,7 +87,7 @@ void check_operator_apply(solver::DistributedOperator<T>& op, const spmm::Contex
 // The operator's fp32 copy (rounded_to_single) against the single-rank
 // reference of the matrix with its values rounded to fp32, at each width in
 // turn (odd widths ride in the halo's fp64 words with a padding value).
-inline void check_rounded_apply(solver::DistributedOperator<double>& op, const spmm::Context& context,
+inline void check_rounded_apply(solver::DistributedOperator<double>& op, const dense::Context& context,
                                 const io::CsrRows& whole, std::initializer_list<std::int64_t> widths,
                                 const std::string& label) {
   io::CsrRows rounded = whole;
@@ -101,7 +101,7 @@ inline void check_rounded_apply(solver::DistributedOperator<double>& op, const s
 
 // apply_single (X in fp32, Y in fp64) of an fp64 operator against the
 // single-rank reference of the rounded X, on a NaN-filled Y (not read).
-inline void check_operator_apply_single(solver::DistributedOperator<double>& op, const spmm::Context& context,
+inline void check_operator_apply_single(solver::DistributedOperator<double>& op, const dense::Context& context,
                                         const io::CsrRows& whole, std::int64_t width, const std::string& label) {
   SCOPED_TRACE(label + ", fp32 X, width " + std::to_string(width));
   const int rank = mpi_rank(MPI_COMM_WORLD);
@@ -113,15 +113,15 @@ inline void check_operator_apply_single(solver::DistributedOperator<double>& op,
   std::vector<double> y_local(x_local.size());
   for (std::int64_t e = 0; e < m * width; ++e) x_local[e] = static_cast<float>(x_all[begin * width + e]);
   const Space space = context.space();
-  spmm::DenseBlock<float> X(space, m, width);
-  spmm::DenseBlock<double> Y(space, m, width);
-  spmm::copy_bytes(X.data(), space, x_local.data(), Space::host, sizeof(float) * x_local.size());
+  dense::DenseBlock<float> X(space, m, width);
+  dense::DenseBlock<double> Y(space, m, width);
+  dense::copy_bytes(X.data(), space, x_local.data(), Space::host, sizeof(float) * x_local.size());
   std::vector<double> y_ref, scale;
   reference_rows(whole, x_all, width, begin, end, y_ref, scale, std::numeric_limits<double>::epsilon());
-  spmm::fill_bytes(Y.data(), space, 0xff, sizeof(double) * m * width);
+  dense::fill_bytes(Y.data(), space, 0xff, sizeof(double) * m * width);
   op.apply_single(X.cview(), Y.view());
   context.synchronize();
-  spmm::copy_bytes(y_local.data(), Space::host, Y.data(), space, sizeof(double) * y_local.size());
+  dense::copy_bytes(y_local.data(), Space::host, Y.data(), space, sizeof(double) * y_local.size());
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < width; ++j) {
       const double got = y_local[i * width + j], want = y_ref[i * width + j];
@@ -135,7 +135,7 @@ inline void check_operator_apply_single(solver::DistributedOperator<double>& op,
 // apply_column_major of an fp64 operator against the single-rank reference:
 // X and Y column-major with `pad` rows of padding (NaN, never read; Y's must
 // stay untouched), beta = 0 on a NaN-filled Y, then alpha = 2, beta = -0.5.
-inline void check_operator_apply_column_major(solver::DistributedOperator<double>& op, const spmm::Context& context,
+inline void check_operator_apply_column_major(solver::DistributedOperator<double>& op, const dense::Context& context,
                                               const io::CsrRows& whole, std::int64_t width, std::int64_t pad,
                                               const std::string& label) {
   SCOPED_TRACE(label + ", column-major, width " + std::to_string(width) + ", padding " + std::to_string(pad));
@@ -148,14 +148,14 @@ inline void check_operator_apply_column_major(solver::DistributedOperator<double
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < width; ++j) x_local[i + j * ld] = x_all[(begin + i) * width + j];
   const Space space = context.space();
-  spmm::Buffer<double> X(space, x_local), Y(space, x_local.size());
+  dense::Buffer<double> X(space, x_local), Y(space, x_local.size());
   std::vector<double> y_ref, scale;
   reference_rows(whole, x_all, width, begin, end, y_ref, scale, std::numeric_limits<double>::epsilon());
-  spmm::fill_bytes(Y.data(), space, 0xff, sizeof(double) * Y.size());
+  dense::fill_bytes(Y.data(), space, 0xff, sizeof(double) * Y.size());
   for (const auto& [alpha, beta, factor] : {std::tuple{1.0, 0.0, 1.0}, {2.0, -0.5, 1.5}}) {
     op.apply_column_major(alpha, {space, m, width, ld, X.data()}, beta, {space, m, width, ld, Y.data()});
     context.synchronize();
-    spmm::copy_bytes(y_local.data(), Space::host, Y.data(), space, sizeof(double) * y_local.size());
+    dense::copy_bytes(y_local.data(), Space::host, Y.data(), space, sizeof(double) * y_local.size());
     for (std::int64_t i = 0; i < ld; ++i)
       for (std::int64_t j = 0; j < width; ++j) {
         const double got = y_local[i + j * ld];
@@ -171,7 +171,7 @@ inline void check_operator_apply_column_major(solver::DistributedOperator<double
 }
 
 template <class T>
-void check_distributed_apply(const spmm::Context& context, const io::CsrRows& whole,
+void check_distributed_apply(const dense::Context& context, const io::CsrRows& whole,
                              const solver::RowPartition& partition, std::int64_t width, const std::string& label,
                              Algorithm algorithm = Algorithm::automatic) {
   const int rank = mpi_rank(MPI_COMM_WORLD);

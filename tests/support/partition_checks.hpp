@@ -59,7 +59,7 @@ inline DistributedRows from_whole(const io::CsrRows& whole, const RowPartition& 
 }
 
 inline long long total_halo(const DistributedRows& m) {
-  const auto context = spmm::Context::host();
+  const auto context = dense::Context::host();
   solver::DistributedOperator<double> A(MPI_COMM_WORLD, context, m.rows, m.partition);
   long long mine = A.halo_plan().halo_rows(), total = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
@@ -78,9 +78,9 @@ inline void expect_input_matrix(const DistributedRows& m, const io::CsrRows& who
   const std::int64_t local = m.partition.rows(rank);
   ASSERT_EQ(static_cast<std::int64_t>(x.size()), local * cols);
 
-  const auto context = spmm::Context::host();
+  const auto context = dense::Context::host();
   solver::DistributedOperator<double> A(MPI_COMM_WORLD, context, m.rows, m.partition);
-  spmm::DenseBlock<double> X(Space::host, local, cols), Y(Space::host, local, cols);
+  dense::DenseBlock<double> X(Space::host, local, cols), Y(Space::host, local, cols);
   std::copy(x.begin(), x.end(), X.data());
   A.apply(1.0, X.cview(), 0.0, Y.view());
   const std::vector<double> y(Y.data(), Y.data() + local * cols);

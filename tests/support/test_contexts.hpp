@@ -13,19 +13,19 @@ namespace blockeigs::test {
 class TestContexts {
  public:
   TestContexts() {
-    if (spmm::cuda_device_count() > 0) device_ = std::make_unique<spmm::Context>(spmm::Context::cuda(0));
+    if (dense::cuda_device_count() > 0) device_ = std::make_unique<dense::Context>(dense::Context::cuda(0));
   }
   // The host first, then the device where there is one.
-  std::vector<const spmm::Context*> all() const {
-    std::vector<const spmm::Context*> contexts{&host_};
+  std::vector<const dense::Context*> all() const {
+    std::vector<const dense::Context*> contexts{&host_};
     if (device_) contexts.push_back(device_.get());
     return contexts;
   }
-  const spmm::Context& host() const { return host_; }
+  const dense::Context& host() const { return host_; }
 
  private:
-  spmm::Context host_ = spmm::Context::host();
-  std::unique_ptr<spmm::Context> device_;  // held in place: a context in use is not moved
+  dense::Context host_ = dense::Context::host();
+  std::unique_ptr<dense::Context> device_;  // held in place: a context in use is not moved
 };
 
 }  // namespace blockeigs::test

@@ -118,8 +118,8 @@ spmm::HostCsr<T> to_host_csr(const io::CsrRows& rows) {
 }
 
 template <class T>
-spmm::DenseBlock<T> random_block(std::int64_t rows, std::int64_t cols, std::uint64_t seed, std::int64_t ld) {
-  spmm::DenseBlock<T> block(Space::host, rows, cols, ld);
+dense::DenseBlock<T> random_block(std::int64_t rows, std::int64_t cols, std::uint64_t seed, std::int64_t ld) {
+  dense::DenseBlock<T> block(Space::host, rows, cols, ld);
   std::mt19937_64 engine(seed);
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
   for (std::int64_t i = 0; i < rows; ++i)
@@ -134,12 +134,12 @@ solver::HostMatrix random_matrix(std::int64_t rows, std::int64_t cols, std::uint
   return M;
 }
 
-const spmm::Context& host_context() {
-  static const spmm::Context context = spmm::Context::host();
+const dense::Context& host_context() {
+  static const dense::Context context = dense::Context::host();
   return context;
 }
 
-double max_scaled_error(const spmm::DenseBlock<double>& x, const spmm::DenseBlock<double>& y,
+double max_scaled_error(const dense::DenseBlock<double>& x, const dense::DenseBlock<double>& y,
                         const std::vector<double>& row_scale) {
   double worst = 0.0;
   for (std::int64_t i = 0; i < x.rows(); ++i)
@@ -154,8 +154,8 @@ double max_scaled_error(const spmm::DenseBlock<double>& x, const spmm::DenseBloc
 
 template spmm::HostCsr<float> to_host_csr(const io::CsrRows&);
 template spmm::HostCsr<double> to_host_csr(const io::CsrRows&);
-template spmm::DenseBlock<float> random_block(std::int64_t, std::int64_t, std::uint64_t, std::int64_t);
-template spmm::DenseBlock<double> random_block(std::int64_t, std::int64_t, std::uint64_t, std::int64_t);
+template dense::DenseBlock<float> random_block(std::int64_t, std::int64_t, std::uint64_t, std::int64_t);
+template dense::DenseBlock<double> random_block(std::int64_t, std::int64_t, std::uint64_t, std::int64_t);
 
 Dense tridiagonal(std::int64_t n, double diag, double off) {
   Dense M(n, std::vector<double>(n, 0.0));

@@ -28,7 +28,7 @@ spmm::HostCsr<T> to_host_csr(const io::CsrRows& rows);
 
 // A host block filled with reproducible values in [-1, 1).
 template <class T>
-spmm::DenseBlock<T> random_block(std::int64_t rows, std::int64_t cols, std::uint64_t seed, std::int64_t ld = 0);
+dense::DenseBlock<T> random_block(std::int64_t rows, std::int64_t cols, std::uint64_t seed, std::int64_t ld = 0);
 
 // A small host matrix of reproducible values in [-1, 1): entry (i, j) is
 // solver::hash_uniform(seed, i, j).
@@ -60,12 +60,12 @@ struct Pencil {
 Pencil fem_p1(int dims, std::int64_t n);
 
 // The CPU backend's context, one per test executable.
-const spmm::Context& host_context();
+const dense::Context& host_context();
 
 // Largest |x - y| / (scale_i) over a block, where scale_i comes from the row:
 // the bound for a dot product of length L with |a|,|b| <= max is
 // gamma_L * sum |a_ik| |b_kj| (Higham); `row_abs_sums` holds sum_k |a_ik| * max|b|.
-double max_scaled_error(const spmm::DenseBlock<double>& x, const spmm::DenseBlock<double>& y,
+double max_scaled_error(const dense::DenseBlock<double>& x, const dense::DenseBlock<double>& y,
                         const std::vector<double>& row_scale);
 
 // A whole matrix (first_row == 0, or a block of rows placed at first_row) as

@@ -37,15 +37,15 @@ namespace {
 class BackendStubs : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (spmm::cuda_compiled()) GTEST_SKIP() << "a CUDA build runs device views on the device";
+    if (dense::cuda_compiled()) GTEST_SKIP() << "a CUDA build runs device views on the device";
   }
   // A 4 x 2 block labelled as device memory.
   template <class T>
-  spmm::DenseView<T> device_view(std::vector<T>& storage) {
+  dense::DenseView<T> device_view(std::vector<T>& storage) {
     storage.assign(8, T(1));
     return {Space::device, 4, 2, 2, storage.data()};
   }
-  const spmm::Context context = spmm::Context::host();
+  const dense::Context context = dense::Context::host();
 };
 
 // `call` throws an Error whose message holds `message` and `operation`.
@@ -65,9 +65,9 @@ void expect_not_compiled(const std::function<void()>& call, const std::string& o
 }
 
 TEST_F(BackendStubs, ContextAndEventsThrowNotCompiled) {
-  expect_error([] { (void)spmm::Context::cuda(0); }, "CUDA backend was requested", "built without CUDA");
+  expect_error([] { (void)dense::Context::cuda(0); }, "CUDA backend was requested", "built without CUDA");
   // No device context exists without CUDA; the event functions behind one throw all the same.
-  namespace backend = spmm::cuda_context;
+  namespace backend = dense::cuda_context;
   int token = 0;
   expect_not_compiled([] { (void)backend::create_event(true); }, "Event");
   expect_not_compiled([&] { backend::record_event(&token, nullptr); }, "Event::record");
@@ -77,30 +77,30 @@ TEST_F(BackendStubs, ContextAndEventsThrowNotCompiled) {
 }
 
 TEST_F(BackendStubs, DeviceMemoryThrows) {
-  EXPECT_EQ(spmm::cuda_device_count(), 0);
+  EXPECT_EQ(dense::cuda_device_count(), 0);
   std::int64_t free = -1, total = -1;
-  EXPECT_FALSE(spmm::device_memory(&free, &total));
+  EXPECT_FALSE(dense::device_memory(&free, &total));
   std::vector<double> host(4, 1.0), other(4, 2.0);
   const std::size_t bytes = host.size() * sizeof(double);
   const std::string no_device = "device memory requested, but block-eigs was built without CUDA";
-  expect_error([] { (void)spmm::allocate_bytes(Space::device, 8); }, "device memory", no_device);
-  expect_error([&] { spmm::copy_bytes(other.data(), Space::device, host.data(), Space::host, bytes); }, "device memory",
-               no_device);
-  expect_error([&] { spmm::copy_bytes_async(host.data(), Space::host, other.data(), Space::device, bytes, nullptr); },
+  expect_error([] { (void)dense::allocate_bytes(Space::device, 8); }, "device memory", no_device);
+  expect_error([&] { dense::copy_bytes(other.data(), Space::device, host.data(), Space::host, bytes); },
                "device memory", no_device);
-  expect_error([&] { spmm::fill_bytes(other.data(), Space::device, 0xff, bytes); }, "device memory", no_device);
+  expect_error([&] { dense::copy_bytes_async(host.data(), Space::host, other.data(), Space::device, bytes, nullptr); },
+               "device memory", no_device);
+  expect_error([&] { dense::fill_bytes(other.data(), Space::device, 0xff, bytes); }, "device memory", no_device);
   EXPECT_EQ(other, std::vector<double>(4, 2.0));
-  expect_not_compiled([] { (void)spmm::cuda_memory::allocate_pinned(8); }, "allocate_pinned_bytes");
+  expect_not_compiled([] { (void)dense::cuda_memory::allocate_pinned(8); }, "allocate_pinned_bytes");
   // Pinned buffers fall back to plain host memory.
-  spmm::PinnedBuffer<double> pinned(4);
+  dense::PinnedBuffer<double> pinned(4);
   EXPECT_NE(pinned.data(), nullptr);
 }
 
 TEST_F(BackendStubs, BlockOperationsThrowNotCompiled) {
   std::vector<double> x, y;
   std::vector<float> f;
-  const spmm::DenseView<double> X = device_view(x), Y = device_view(y);
-  const spmm::DenseView<float> F = device_view(f);
+  const dense::DenseView<double> X = device_view(x), Y = device_view(y);
+  const dense::DenseView<float> F = device_view(f);
   const solver::HostMatrix S = solver::HostMatrix::identity(2);
   expect_not_compiled([&] { solver::block_update<double>(context, 1.0, X, S, 0.0, Y); }, "block_update");
   expect_not_compiled([&] { solver::axpby<double>(context, 1.0, X, 0.0, Y); }, "axpby");
@@ -115,7 +115,7 @@ TEST_F(BackendStubs, BlockOperationsThrowNotCompiled) {
 
 TEST_F(BackendStubs, ChebyshevPassesThrowNotCompiled) {
   std::vector<double> q, e, w;
-  const spmm::DenseView<double> Q = device_view(q), E = device_view(e), W = device_view(w);
+  const dense::DenseView<double> Q = device_view(q), E = device_view(e), W = device_view(w);
   const std::vector<double> diag(4, 1.0);
   expect_not_compiled(
       [&] { solver::chebyshev_step<double>(context, 0.5, 1.0, 1.0, diag.data(), diag.data(), true, Q, E, W); },
@@ -130,11 +130,11 @@ TEST_F(BackendStubs, DeviceProductsAndHaloKernelsThrowNotCompiled) {
   const spmm::CsrView<double> A{Space::device, 4, 4, 4, offsets.data(), columns.data(), values.data()};
   std::vector<double> c, bd(8, 1.0);
   std::vector<float> b(8, 1.0f);
-  const spmm::DenseView<double> C = device_view(c);
-  const spmm::ConstDenseView<float> B{Space::device, 4, 2, 2, b.data()};
+  const dense::DenseView<double> C = device_view(c);
+  const dense::ConstDenseView<float> B{Space::device, 4, 2, 2, b.data()};
   expect_not_compiled([&] { spmm::cuda::multiply_single_input(context, A, B, C, false); }, "multiply_single_input");
-  const spmm::ColumnMajorView<const double> Bc{Space::device, 4, 2, 4, bd.data()};
-  const spmm::ColumnMajorView<double> Cc{Space::device, 4, 2, 4, c.data()};
+  const dense::ColumnMajorView<const double> Bc{Space::device, 4, 2, 4, bd.data()};
+  const dense::ColumnMajorView<double> Cc{Space::device, 4, 2, 4, c.data()};
   expect_not_compiled([&] { spmm::cuda::multiply_column_major(context, A, 1.0, Bc, 0.0, Cc); },
                       "multiply_column_major");
   std::vector<double> out(8, 0.0);
@@ -184,7 +184,7 @@ TEST_F(BackendStubs, DeviceEigensolverThrowsNotCompiled) {
 // not start and says why, for the fallback's note.
 TEST(NcclStub, NcclHaloSaysItIsNotCompiled) {
   if (solver::nccl_compiled()) GTEST_SKIP() << "this build has NCCL";
-  const spmm::Context context = spmm::Context::host();
+  const dense::Context context = dense::Context::host();
   std::string why;
   EXPECT_EQ(solver::NcclHalo<double>::create(MPI_COMM_SELF, context, solver::HaloPlan{}, why), nullptr);
   EXPECT_NE(why.find("not compiled with NCCL"), std::string::npos) << why;

@@ -30,7 +30,7 @@ template <class T>
 class BlockOps : public test::PrecisionTest<T> {};
 TYPED_TEST_SUITE(BlockOps, test::Precisions, test::PrecisionNames);
 
-const spmm::Context& host() { return test::host_context(); }
+const dense::Context& host() { return test::host_context(); }
 
 struct Shape {
   std::int64_t rows, k1, k2, ld_pad;
@@ -39,13 +39,13 @@ struct Shape {
 const Shape shapes[] = {{0, 3, 2, 0}, {1, 1, 1, 0}, {17, 5, 3, 2}, {129, 8, 8, 1}, {2500, 7, 13, 3}};
 
 template <class T>
-spmm::DenseBlock<T> random_block(std::int64_t rows, std::int64_t cols, std::uint64_t seed, std::int64_t pad) {
+dense::DenseBlock<T> random_block(std::int64_t rows, std::int64_t cols, std::uint64_t seed, std::int64_t pad) {
   return test::random_block<T>(rows, cols, seed, cols + pad);
 }
 
 template <class T>
-spmm::DenseBlock<T> nan_block(std::int64_t rows, std::int64_t cols, std::int64_t pad) {
-  spmm::DenseBlock<T> b(Space::host, rows, cols, cols + pad);
+dense::DenseBlock<T> nan_block(std::int64_t rows, std::int64_t cols, std::int64_t pad) {
+  dense::DenseBlock<T> b(Space::host, rows, cols, cols + pad);
   for (std::int64_t i = 0; i < rows * b.ld(); ++i) b.data()[i] = std::numeric_limits<T>::quiet_NaN();
   return b;
 }
@@ -117,7 +117,7 @@ void check_block_update() {
   }
   // An empty product (k1 = 0) gives beta * Y, and zeros for beta == 0.
   auto Y = nan_block<T>(5, 3, 0);
-  const spmm::DenseBlock<T> X(Space::host, 5, 0);
+  const dense::DenseBlock<T> X(Space::host, 5, 0);
   solver::block_update<T>(host(), T(1), X.cview(), HostMatrix(0, 3), T(0), Y.view());
   for (std::int64_t i = 0; i < 15; ++i) EXPECT_EQ(Y.data()[i], T(0));
 }
@@ -140,13 +140,13 @@ void check_block_combine_pair() {
     auto buffer = random_block<T>(c.rows, ld, 11, 0);
     const auto original = random_block<T>(c.rows, ld, 11, 0);
     auto view = [&](std::int64_t first, std::int64_t cols) {
-      return spmm::DenseView<T>{Space::host, c.rows, cols, ld, buffer.data() + first};
+      return dense::DenseView<T>{Space::host, c.rows, cols, ld, buffer.data() + first};
     };
     const std::int64_t p0 = 2 * c.s - 2 * c.r, r0 = 2 * c.s, y0 = 2 * c.s - 2 * c.r_next;
     const HostMatrix S1 = test::random_matrix(c.r, c.r_next, 12), S2 = test::random_matrix(c.a, c.r_next, 13);
     auto scratch = nan_block<T>(c.rows, c.r_next, 1);
-    solver::block_combine_pair<T>(host(), spmm::ConstDenseView<T>(view(p0, c.r)), S1,
-                                  spmm::ConstDenseView<T>(view(r0, c.a)), S2, view(y0, c.r_next), scratch.view());
+    solver::block_combine_pair<T>(host(), dense::ConstDenseView<T>(view(p0, c.r)), S1,
+                                  dense::ConstDenseView<T>(view(r0, c.a)), S2, view(y0, c.r_next), scratch.view());
     for (std::int64_t i = 0; i < c.rows; ++i) {
       const T* o = original.data() + i * ld;
       for (std::int64_t j = 0; j < c.r_next; ++j) {
@@ -328,11 +328,11 @@ TEST(BlockOps, ColumnRangeViewsShareStorage) {
 
 TEST(BlockOps, RandomFillDoesNotDependOnTheRowSplit) {
   const std::int64_t N = 1000, k = 5;
-  spmm::DenseBlock<double> whole(Space::host, N, k);
+  dense::DenseBlock<double> whole(Space::host, N, k);
   solver::fill_random<double>(host(), whole.view(), 42, 0);
   // Any split into row ranges, each filled with its first global row.
   for (const std::int64_t cut : {std::int64_t{1}, std::int64_t{333}, std::int64_t{999}}) {
-    spmm::DenseBlock<double> top(Space::host, cut, k, k + 2), bottom(Space::host, N - cut, k);
+    dense::DenseBlock<double> top(Space::host, cut, k, k + 2), bottom(Space::host, N - cut, k);
     solver::fill_random<double>(host(), top.view(), 42, 0);
     solver::fill_random<double>(host(), bottom.view(), 42, cut);
     for (std::int64_t i = 0; i < N; ++i)
@@ -342,18 +342,18 @@ TEST(BlockOps, RandomFillDoesNotDependOnTheRowSplit) {
       }
   }
   // A column range is the same hash columns.
-  spmm::DenseBlock<double> right(Space::host, N, 2);
+  dense::DenseBlock<double> right(Space::host, N, 2);
   solver::fill_random<double>(host(), right.view(), 42, 0, 3);
   for (std::int64_t i = 0; i < N; ++i) EXPECT_EQ(right.view()(i, 1), whole.view()(i, 4));
   // Rows by their global index: the same entries in any order.
   std::vector<std::int64_t> order(static_cast<std::size_t>(N));
   for (std::int64_t i = 0; i < N; ++i) order[i] = (7 * i + 3) % N;
-  spmm::DenseBlock<double> scattered(Space::host, N, k);
+  dense::DenseBlock<double> scattered(Space::host, N, k);
   solver::fill_random_rows<double>(host(), scattered.view(), 42, order.data());
   for (std::int64_t i = 0; i < N; ++i)
     for (std::int64_t j = 0; j < k; ++j) ASSERT_EQ(scattered.view()(i, j), whole.view()(order[i], j));
   // Float is the double value rounded.
-  spmm::DenseBlock<float> single(Space::host, N, k);
+  dense::DenseBlock<float> single(Space::host, N, k);
   solver::fill_random<float>(host(), single.view(), 42, 0);
   for (std::int64_t i = 0; i < N; ++i) EXPECT_EQ(single.view()(i, 0), float(whole.view()(i, 0)));
 }
@@ -362,7 +362,7 @@ TEST(BlockOps, RandomFillLooksUniform) {
   // Mean 0 and variance 1/3 of U[-1, 1) to within 5 standard errors; another
   // seed, another block; values in range.
   const std::int64_t N = 20000;
-  spmm::DenseBlock<double> a(Space::host, N, 2), b(Space::host, N, 2);
+  dense::DenseBlock<double> a(Space::host, N, 2), b(Space::host, N, 2);
   solver::fill_random<double>(host(), a.view(), 1, 0);
   solver::fill_random<double>(host(), b.view(), 2, 0);
   double sum = 0, sum_sq = 0, cross = 0;

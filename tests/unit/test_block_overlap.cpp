@@ -14,7 +14,7 @@ using solver::blocks_overlap;
 
 template <class T>
 BlockExtent block(const std::vector<T>& v, std::int64_t offset, std::int64_t rows, std::int64_t cols, std::int64_t ld) {
-  return BlockExtent::of(spmm::ConstDenseView<T>(Space::host, rows, cols, ld, v.data() + offset));
+  return BlockExtent::of(dense::ConstDenseView<T>(Space::host, rows, cols, ld, v.data() + offset));
 }
 
 TEST(BlockOverlap, SamePitch) {
@@ -42,7 +42,7 @@ TEST(BlockOverlap, SingleRowsEmptyBlocksAndMixedTypes) {
   // fp32 rows of 8 values are the bytes of 4 doubles.
   const auto* f = reinterpret_cast<const float*>(v.data());
   const auto floats = [&](std::int64_t offset, std::int64_t rows, std::int64_t cols, std::int64_t ld) {
-    return BlockExtent::of(spmm::ConstDenseView<float>(Space::host, rows, cols, ld, f + offset));
+    return BlockExtent::of(dense::ConstDenseView<float>(Space::host, rows, cols, ld, f + offset));
   };
   EXPECT_TRUE(blocks_overlap(floats(0, 10, 8, 16), block(v, 0, 10, 4, 8)));
   EXPECT_FALSE(blocks_overlap(floats(0, 10, 8, 16), block(v, 4, 10, 4, 8)));

@@ -20,20 +20,20 @@ namespace {
 
 using solver::HostMatrix;
 
-const spmm::Context& host() { return test::host_context(); }
+const dense::Context& host() { return test::host_context(); }
 
 constexpr std::int64_t rows = 3000, q = 12, w = 7;
 const auto tol = solver::OrthonormalizeTolerances::for_type<double>();
 
-spmm::ConstDenseView<double> cview(spmm::DenseView<double> v) { return v; }
+dense::ConstDenseView<double> cview(dense::DenseView<double> v) { return v; }
 
 // [Q | W] in one block (ld q + w + 1): Q orthonormal, W random plus a part
 // inside span(Q) (so the projection has work to do); `inside` columns of W
 // get `leftover` times their random part only.
-spmm::DenseBlock<double> q_then_w(std::uint64_t seed, std::int64_t inside, double leftover) {
-  spmm::DenseBlock<double> b = test::random_block<double>(rows, q + w, seed, q + w + 1);
-  const spmm::DenseView<double> Q = solver::column_range(b.view(), 0, q);
-  spmm::DenseBlock<double> scratch(Space::host, rows, q);
+dense::DenseBlock<double> q_then_w(std::uint64_t seed, std::int64_t inside, double leftover) {
+  dense::DenseBlock<double> b = test::random_block<double>(rows, q + w, seed, q + w + 1);
+  const dense::DenseView<double> Q = solver::column_range(b.view(), 0, q);
+  dense::DenseBlock<double> scratch(Space::host, rows, q);
   EXPECT_EQ(solver::orthonormalize<double>(host(), MPI_COMM_WORLD, Q, scratch.view(), tol), q);
   for (std::int64_t i = 0; i < rows; ++i)
     for (std::int64_t j = 0; j < w; ++j) {
@@ -44,8 +44,8 @@ spmm::DenseBlock<double> q_then_w(std::uint64_t seed, std::int64_t inside, doubl
 }
 
 // The same W in a block of its own, so that condition_against cannot fuse.
-spmm::DenseBlock<double> w_apart(const spmm::DenseBlock<double>& both) {
-  spmm::DenseBlock<double> W(Space::host, rows, w);
+dense::DenseBlock<double> w_apart(const dense::DenseBlock<double>& both) {
+  dense::DenseBlock<double> W(Space::host, rows, w);
   for (std::int64_t i = 0; i < rows; ++i)
     for (std::int64_t j = 0; j < w; ++j) W.view()(i, j) = both.view()(i, q + j);
   return W;
@@ -54,7 +54,7 @@ spmm::DenseBlock<double> w_apart(const spmm::DenseBlock<double>& both) {
 // max |Q^T W| and the spread of W^T W's eigenvalues, through its diagonal and
 // off-diagonal (a well-conditioned basis from one SVQB pass is within ~1e-10
 // of orthonormal here).
-void expect_well_conditioned_and_orthogonal(spmm::ConstDenseView<double> Q, spmm::ConstDenseView<double> W) {
+void expect_well_conditioned_and_orthogonal(dense::ConstDenseView<double> Q, dense::ConstDenseView<double> W) {
   const HostMatrix C = solver::gram<double>(host(), MPI_COMM_WORLD, Q, W);
   for (double c : C.values()) EXPECT_LT(std::abs(c), 1e-12);
   const HostMatrix G = solver::gram<double>(host(), MPI_COMM_WORLD, W);
@@ -64,10 +64,10 @@ void expect_well_conditioned_and_orthogonal(spmm::ConstDenseView<double> Q, spmm
 
 // span(A) == span(B) for two near-orthonormal blocks of equal width:
 // B = A (A^T B) to rounding.
-void expect_same_span(spmm::ConstDenseView<double> A, spmm::ConstDenseView<double> B) {
+void expect_same_span(dense::ConstDenseView<double> A, dense::ConstDenseView<double> B) {
   ASSERT_EQ(A.cols, B.cols);
   const HostMatrix AtB = solver::gram<double>(host(), MPI_COMM_WORLD, A, B);
-  spmm::DenseBlock<double> AAtB(Space::host, rows, B.cols);
+  dense::DenseBlock<double> AAtB(Space::host, rows, B.cols);
   solver::block_update<double>(host(), 1.0, A, AtB, 0.0, AAtB.view());
   for (std::int64_t i = 0; i < rows; ++i)
     for (std::int64_t j = 0; j < B.cols; ++j) EXPECT_NEAR(AAtB.view()(i, j), B(i, j), 1e-9);
@@ -80,9 +80,9 @@ void expect_same_span(spmm::ConstDenseView<double> A, spmm::ConstDenseView<doubl
 void check_adjacent_and_apart(std::uint64_t seed, std::int64_t inside, double leftover) {
   auto both = q_then_w(seed, inside, leftover);
   auto apart = w_apart(both), explicit_passes = w_apart(both);
-  spmm::DenseBlock<double> scratch(Space::host, rows, w);
-  const spmm::ConstDenseView<double> Q = solver::column_range(both.cview(), 0, q);
-  const spmm::DenseView<double> W = solver::column_range(both.view(), q, w);
+  dense::DenseBlock<double> scratch(Space::host, rows, w);
+  const dense::ConstDenseView<double> Q = solver::column_range(both.cview(), 0, q);
+  const dense::DenseView<double> W = solver::column_range(both.view(), q, w);
   EXPECT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Q, W, scratch.view(), tol), w);
   EXPECT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Q, apart.view(), scratch.view(), tol), w);
   EXPECT_EQ(
@@ -104,9 +104,9 @@ TEST(ConditionAgainst, NearlyDependentColumnTakesTheExplicitPass) { check_adjace
 // A column exactly inside span(Q) is dropped, the rest kept, packed in front.
 TEST(ConditionAgainst, ColumnInsideSpanQIsDropped) {
   auto both = q_then_w(3, 2, 0.0);
-  spmm::DenseBlock<double> scratch(Space::host, rows, w);
-  const spmm::ConstDenseView<double> Q = solver::column_range(both.cview(), 0, q);
-  const spmm::DenseView<double> W = solver::column_range(both.view(), q, w);
+  dense::DenseBlock<double> scratch(Space::host, rows, w);
+  const dense::ConstDenseView<double> Q = solver::column_range(both.cview(), 0, q);
+  const dense::DenseView<double> W = solver::column_range(both.view(), q, w);
   const std::int64_t kept = solver::condition_against<double>(host(), MPI_COMM_WORLD, Q, W, scratch.view(), tol);
   EXPECT_EQ(kept, w - 2);
   expect_well_conditioned_and_orthogonal(Q, cview(solver::column_range(W, 0, kept)));
@@ -119,14 +119,14 @@ TEST(ConditionAgainst, ColumnInsideSpanQIsDropped) {
 void expect_derived_gram_matches(double q_scale, bool pass_q_gram) {
   auto both = q_then_w(4, 0, 1.0);
   for (std::int64_t i = 0; i < rows; ++i) both.view()(i, 0) *= q_scale;  // Q^T Q != I unless scale is 1
-  spmm::DenseBlock<double> scratch(Space::host, rows, w);
-  const spmm::ConstDenseView<double> Q = solver::column_range(both.cview(), 0, q);
-  const spmm::DenseView<double> W = solver::column_range(both.view(), q, w);
+  dense::DenseBlock<double> scratch(Space::host, rows, w);
+  const dense::ConstDenseView<double> Q = solver::column_range(both.cview(), 0, q);
+  const dense::DenseView<double> W = solver::column_range(both.view(), q, w);
   const HostMatrix QtQ = solver::gram<double>(host(), MPI_COMM_WORLD, Q);
   solver::BasisOptions basis;
   basis.q_gram = pass_q_gram ? &QtQ : nullptr;
   ASSERT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Q, W, scratch.view(), tol, &basis), w);
-  const spmm::ConstDenseView<double> QW{Space::host, rows, q + w, both.view().ld, both.view().data};
+  const dense::ConstDenseView<double> QW{Space::host, rows, q + w, both.view().ld, both.view().data};
   const HostMatrix measured = solver::gram<double>(host(), MPI_COMM_WORLD, QW, cview(W));
   ASSERT_EQ(basis.w_gram.rows(), q + w);
   ASSERT_EQ(basis.w_gram.cols(), w);
@@ -144,7 +144,7 @@ TEST(ConditionAgainst, DerivedBasisGramUsesQsGramMatrix) {
 
 TEST(ConditionAgainst, NoDerivedGramAfterTheExplicitPass) {
   auto both = q_then_w(2, 1, 1e-4);
-  spmm::DenseBlock<double> scratch(Space::host, rows, w);
+  dense::DenseBlock<double> scratch(Space::host, rows, w);
   solver::BasisOptions basis;
   basis.w_gram = HostMatrix(3, 3);
   solver::condition_against<double>(host(), MPI_COMM_WORLD, solver::column_range(both.cview(), 0, q),
@@ -158,9 +158,9 @@ TEST(ConditionAgainst, NoDerivedGramAfterTheExplicitPass) {
 struct SelectionRun {
   std::vector<std::int64_t> selected;
   std::int64_t n;
-  spmm::DenseBlock<double> fused, compacted;
-  spmm::ConstDenseView<double> Qf, Qc;
-  spmm::DenseView<double> Wf, Wc;
+  dense::DenseBlock<double> fused, compacted;
+  dense::ConstDenseView<double> Qf, Qc;
+  dense::DenseView<double> Wf, Wc;
   solver::BasisOptions options;
   SelectionRun(std::vector<std::int64_t> columns, std::uint64_t seed, std::int64_t inside, double leftover)
       : selected(std::move(columns)),
@@ -173,7 +173,7 @@ struct SelectionRun {
         Wc(solver::column_range(compacted.view(), q, w)) {
     options.columns = &selected;
   }
-  void condition_both_ways(spmm::DenseView<double> scratch) {
+  void condition_both_ways(dense::DenseView<double> scratch) {
     ASSERT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Qf, Wf, scratch, tol, &options), n);
     solver::keep_columns<double>(host(), Wc, selected);
     ASSERT_EQ(
@@ -187,13 +187,13 @@ struct SelectionRun {
 // (its Gram matrix over the two blocks), and gives the same span.
 TEST(ConditionAgainst, SelectedColumnsMatchCompactingFirst) {
   SelectionRun r({1, 3, 4, 6}, 5, 0, 1.0);
-  spmm::DenseBlock<double> scratch(Space::host, rows, w);
+  dense::DenseBlock<double> scratch(Space::host, rows, w);
   r.condition_both_ways(scratch.view());
   if (HasFatalFailure()) return;
   const std::int64_t n = r.n;
   for (std::int64_t i = 0; i < rows; ++i)
     for (std::int64_t j = 0; j < n; ++j) EXPECT_NEAR(r.Wf(i, j), r.Wc(i, j), 1e-12) << i << "," << j;
-  const spmm::ConstDenseView<double> QW{Space::host, rows, q + n, r.fused.view().ld, r.fused.view().data};
+  const dense::ConstDenseView<double> QW{Space::host, rows, q + n, r.fused.view().ld, r.fused.view().data};
   const HostMatrix measured = solver::gram<double>(host(), MPI_COMM_WORLD, QW, cview(solver::column_range(r.Wf, 0, n)));
   ASSERT_EQ(r.options.w_gram.rows(), q + n);
   for (std::int64_t i = 0; i < q + n; ++i)
@@ -201,7 +201,7 @@ TEST(ConditionAgainst, SelectedColumnsMatchCompactingFirst) {
 
   auto apart_source = q_then_w(5, 0, 1.0);
   auto apart = w_apart(apart_source);
-  const spmm::ConstDenseView<double> Qa = solver::column_range(apart_source.cview(), 0, q);
+  const dense::ConstDenseView<double> Qa = solver::column_range(apart_source.cview(), 0, q);
   ASSERT_EQ(
       solver::condition_against<double>(host(), MPI_COMM_WORLD, Qa, apart.view(), scratch.view(), tol, &r.options), n);
   EXPECT_EQ(r.options.w_gram.rows(), q + n);  // the fused pass ran
@@ -215,7 +215,7 @@ TEST(ConditionAgainst, SelectedColumnsMatchCompactingFirst) {
 // first gives.
 TEST(ConditionAgainst, SelectedColumnsWhenTheFusedPassStepsAside) {
   SelectionRun r({0, 2, 5, 6}, 6, 1, 1e-4);
-  spmm::DenseBlock<double> scratch(Space::host, rows, w);
+  dense::DenseBlock<double> scratch(Space::host, rows, w);
   r.condition_both_ways(scratch.view());
   if (HasFatalFailure()) return;
   EXPECT_EQ(r.options.w_gram.rows(), 0);  // the explicit passes ran
@@ -232,12 +232,12 @@ TEST(ConditionAgainst, ImplicitFormIsTheFormedBasis) {
   const std::vector<std::int64_t> selected{1, 3, 4, 6};
   const auto n = static_cast<std::int64_t>(selected.size());
   auto formed = q_then_w(7, 0, 1.0), raw = q_then_w(7, 0, 1.0);
-  spmm::DenseBlock<double> scratch(Space::host, rows, w);
+  dense::DenseBlock<double> scratch(Space::host, rows, w);
   solver::BasisOptions plain, implicit;
   plain.columns = implicit.columns = &selected;
   implicit.implicit = true;
-  const spmm::ConstDenseView<double> Qf = solver::column_range(formed.cview(), 0, q);
-  const spmm::ConstDenseView<double> Qr = solver::column_range(raw.cview(), 0, q);
+  const dense::ConstDenseView<double> Qf = solver::column_range(formed.cview(), 0, q);
+  const dense::ConstDenseView<double> Qr = solver::column_range(raw.cview(), 0, q);
   ASSERT_EQ(solver::condition_against<double>(host(), MPI_COMM_WORLD, Qf, solver::column_range(formed.view(), q, w),
                                               scratch.view(), tol, &plain),
             n);

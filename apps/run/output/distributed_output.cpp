@@ -43,7 +43,7 @@ Pieces pieces_of(const DistributedBlock& block) {
 double for_each_piece(const DistributedBlock& block,
                       const std::function<void(std::int64_t, std::int64_t, const double*)>& take) {
   const Pieces pieces = pieces_of(block);
-  spmm::PinnedBuffer<double> staging(static_cast<std::size_t>(std::min(pieces.rows, block.local_rows) * block.cols));
+  dense::PinnedBuffer<double> staging(static_cast<std::size_t>(std::min(pieces.rows, block.local_rows) * block.cols));
   double copying = 0;
   std::exception_ptr failed;
   for (std::int64_t p = 0; p < pieces.count; ++p) {

@@ -37,7 +37,7 @@ bool rows_stay_on_their_ranks(const solver::RowNumbering& numbering, int rank, M
 
 // X on the host: X itself, or a copy of it held by `keep`.
 template <class T>
-spmm::ConstDenseView<T> on_host(spmm::ConstDenseView<T> X, std::shared_ptr<const void>& keep) {
+dense::ConstDenseView<T> on_host(dense::ConstDenseView<T> X, std::shared_ptr<const void>& keep) {
   if (X.space == Space::host || X.rows == 0) return {Space::host, X.rows, X.cols, X.ld, X.data};
   const auto span = static_cast<std::size_t>((X.rows - 1) * X.ld + X.cols);
   std::shared_ptr<T[]> copy = shared_array_in_huge_pages<T>(span);
@@ -47,8 +47,8 @@ spmm::ConstDenseView<T> on_host(spmm::ConstDenseView<T> X, std::shared_ptr<const
   const auto pages = static_cast<std::int64_t>((sizeof(T) * span + 4095) / 4096);
 #pragma omp parallel for schedule(static)
   for (std::int64_t p = 0; p < pages; ++p) bytes[p * 4096] = 0;
-  spmm::copy_bytes(copy.get(), Space::host, X.data, X.space, sizeof(T) * span);
-  const spmm::ConstDenseView<T> host(Space::host, X.rows, X.cols, X.ld, copy.get());
+  dense::copy_bytes(copy.get(), Space::host, X.data, X.space, sizeof(T) * span);
+  const dense::ConstDenseView<T> host(Space::host, X.rows, X.cols, X.ld, copy.get());
   keep = std::move(copy);
   return host;
 }
@@ -66,7 +66,7 @@ void widen_row(const T* row, std::int64_t cols, double* out) {
 template <class T>
 class PieceExchange {
  public:
-  PieceExchange(MPI_Comm comm, spmm::ConstDenseView<T> host, const solver::RowNumbering& numbering,
+  PieceExchange(MPI_Comm comm, dense::ConstDenseView<T> host, const solver::RowNumbering& numbering,
                 std::int64_t piece_rows)
       : comm_(comm), host_(host), input_(numbering.original()), piece_rows_(piece_rows) {
     BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank_));
@@ -155,7 +155,7 @@ class PieceExchange {
 
   MPI_Comm comm_;
   int rank_ = 0, ranks_ = 1;
-  spmm::ConstDenseView<T> host_;
+  dense::ConstDenseView<T> host_;
   solver::RowPartition input_;
   std::int64_t piece_rows_ = 1, pieces_ = 0, next_ = 0;
   std::vector<std::int64_t> target_;  // each local row's row in the input
@@ -167,7 +167,7 @@ class PieceExchange {
 }  // namespace
 
 template <class T>
-DistributedBlock block_in_input_order(const std::string& dataset, spmm::ConstDenseView<T> X,
+DistributedBlock block_in_input_order(const std::string& dataset, dense::ConstDenseView<T> X,
                                       const solver::RowNumbering& numbering, MPI_Comm comm, std::int64_t piece_bytes) {
   const double start = MPI_Wtime();
   int rank = 0;
@@ -186,13 +186,13 @@ DistributedBlock block_in_input_order(const std::string& dataset, spmm::ConstDen
     } else {
       // Copied to the host and widened a piece at a time.
       block.copy_rows = [X](std::int64_t begin, std::int64_t end, double* out) {
-        solver::copy_to_host_doubles(spmm::ConstDenseView<T>(X.space, end - begin, X.cols, X.ld, X.data + begin * X.ld),
-                                     out);
+        solver::copy_to_host_doubles(
+            dense::ConstDenseView<T>(X.space, end - begin, X.cols, X.ld, X.data + begin * X.ld), out);
       };
     }
   } else if (rows_stay_on_their_ranks(numbering, rank, comm)) {
     // Permuted in place: each piece gathers its rows.
-    const spmm::ConstDenseView<T> host = on_host(X, block.held);
+    const dense::ConstDenseView<T> host = on_host(X, block.held);
     const std::int64_t* position = numbering.current_of_original().data();
     const std::int64_t first = numbering.current().begin(rank);
     block.copy_rows = [host, position, first](std::int64_t begin, std::int64_t end, double* out) {
@@ -202,7 +202,7 @@ DistributedBlock block_in_input_order(const std::string& dataset, spmm::ConstDen
   } else {
     std::shared_ptr<const void> copy;
     const double copying = MPI_Wtime();
-    const spmm::ConstDenseView<T> host = on_host(X, copy);
+    const dense::ConstDenseView<T> host = on_host(X, copy);
     lap(spent.to_host, copying);
     auto exchange = std::make_shared<PieceExchange<T>>(comm, host, numbering, block.piece_rows);
     block.collective_pieces = exchange->pieces();
@@ -228,9 +228,9 @@ DistributedBlock block_in_input_order(const std::string& dataset, std::vector<do
 
 ExchangeSeconds take_exchange_seconds() { return std::exchange(spent, ExchangeSeconds{}); }
 
-template DistributedBlock block_in_input_order(const std::string&, spmm::ConstDenseView<float>,
+template DistributedBlock block_in_input_order(const std::string&, dense::ConstDenseView<float>,
                                                const solver::RowNumbering&, MPI_Comm, std::int64_t);
-template DistributedBlock block_in_input_order(const std::string&, spmm::ConstDenseView<double>,
+template DistributedBlock block_in_input_order(const std::string&, dense::ConstDenseView<double>,
                                                const solver::RowNumbering&, MPI_Comm, std::int64_t);
 
 }  // namespace blockeigs::apps

@@ -24,7 +24,7 @@ namespace blockeigs::apps {
 // permutes is copied to the host whole first. Pieces of about `piece_bytes`
 // in the file. Collective.
 template <class T>
-DistributedBlock block_in_input_order(const std::string& dataset, spmm::ConstDenseView<T> X,
+DistributedBlock block_in_input_order(const std::string& dataset, dense::ConstDenseView<T> X,
                                       const solver::RowNumbering& numbering, MPI_Comm comm,
                                       std::int64_t piece_bytes = output_piece_bytes);
 

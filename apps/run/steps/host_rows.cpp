@@ -20,40 +20,40 @@ io::DenseRows read_dense_rows(const std::string& file, const std::string& datase
 }
 
 template <class T>
-spmm::DenseBlock<T> from_host_doubles(Space space, std::int64_t rows, std::int64_t cols,
-                                      const std::vector<double>& values) {
-  spmm::DenseBlock<T> block(space, rows, cols);
+dense::DenseBlock<T> from_host_doubles(Space space, std::int64_t rows, std::int64_t cols,
+                                       const std::vector<double>& values) {
+  dense::DenseBlock<T> block(space, rows, cols);
   const std::vector<T> narrowed(values.begin(), values.end());
-  spmm::copy_bytes(block.data(), space, narrowed.data(), Space::host, sizeof(T) * narrowed.size());
+  dense::copy_bytes(block.data(), space, narrowed.data(), Space::host, sizeof(T) * narrowed.size());
   return block;
 }
 
 template <class T>
-spmm::DenseBlock<T> random_rows(const spmm::Context& context, const solver::RowNumbering& numbering, std::int64_t cols,
-                                std::uint64_t seed, MPI_Comm comm, std::int64_t first_column) {
+dense::DenseBlock<T> random_rows(const dense::Context& context, const solver::RowNumbering& numbering,
+                                 std::int64_t cols, std::uint64_t seed, MPI_Comm comm, std::int64_t first_column) {
   int rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const std::int64_t m = numbering.current().rows(rank);
   if (numbering.is_identity()) {
-    spmm::DenseBlock<T> block(context.space(), m, cols);
+    dense::DenseBlock<T> block(context.space(), m, cols);
     solver::fill_random(context, block.view(), seed, numbering.current().begin(rank), first_column);
     return block;
   }
   // Each row drawn for its index in the input: no rows move.
   std::vector<std::int64_t> rows(static_cast<std::size_t>(m));
   for (std::int64_t i = 0; i < m; ++i) rows[i] = numbering.original_row(i);
-  const spmm::Buffer<std::int64_t> where(context.space(), rows);
-  spmm::DenseBlock<T> block(context.space(), m, cols);
+  const dense::Buffer<std::int64_t> where(context.space(), rows);
+  dense::DenseBlock<T> block(context.space(), m, cols);
   solver::fill_random_rows(context, block.view(), seed, where.data(), first_column);
   context.synchronize();  // `where` goes when this returns
   return block;
 }
 
-template spmm::DenseBlock<float> random_rows(const spmm::Context&, const solver::RowNumbering&, std::int64_t,
-                                             std::uint64_t, MPI_Comm, std::int64_t);
-template spmm::DenseBlock<double> random_rows(const spmm::Context&, const solver::RowNumbering&, std::int64_t,
+template dense::DenseBlock<float> random_rows(const dense::Context&, const solver::RowNumbering&, std::int64_t,
                                               std::uint64_t, MPI_Comm, std::int64_t);
-template spmm::DenseBlock<float> from_host_doubles(Space, std::int64_t, std::int64_t, const std::vector<double>&);
-template spmm::DenseBlock<double> from_host_doubles(Space, std::int64_t, std::int64_t, const std::vector<double>&);
+template dense::DenseBlock<double> random_rows(const dense::Context&, const solver::RowNumbering&, std::int64_t,
+                                               std::uint64_t, MPI_Comm, std::int64_t);
+template dense::DenseBlock<float> from_host_doubles(Space, std::int64_t, std::int64_t, const std::vector<double>&);
+template dense::DenseBlock<double> from_host_doubles(Space, std::int64_t, std::int64_t, const std::vector<double>&);
 
 }  // namespace blockeigs::apps

@@ -28,12 +28,12 @@ io::DenseRows read_dense_rows(const std::string& file, const std::string& datase
 // random block (start block, right-hand sides) whatever the partition and the
 // order of the rows. Collective.
 template <class T>
-spmm::DenseBlock<T> random_rows(const spmm::Context& context, const solver::RowNumbering& numbering, std::int64_t cols,
-                                std::uint64_t seed, MPI_Comm comm, std::int64_t first_column = 0);
+dense::DenseBlock<T> random_rows(const dense::Context& context, const solver::RowNumbering& numbering,
+                                 std::int64_t cols, std::uint64_t seed, MPI_Comm comm, std::int64_t first_column = 0);
 
 // A block in `space` filled from host doubles (rows x cols, row-major).
 template <class T>
-spmm::DenseBlock<T> from_host_doubles(Space space, std::int64_t rows, std::int64_t cols,
-                                      const std::vector<double>& values);
+dense::DenseBlock<T> from_host_doubles(Space space, std::int64_t rows, std::int64_t cols,
+                                       const std::vector<double>& values);
 
 }  // namespace blockeigs::apps

@@ -18,7 +18,7 @@ solver::DistributedRows read_matrix(const io::MatrixConfig& config, MPI_Comm com
 }
 
 void check_and_distribute(solver::DistributedRows& matrix, PartitionMethod partition, LocalOrder order, MPI_Comm comm,
-                          const std::string& partition_file, RunAccount* account, const spmm::Context* context) {
+                          const std::string& partition_file, RunAccount* account, const dense::Context* context) {
   auto lap = [&](Phase phase) {
     if (account) account->lap(phase);
   };
@@ -50,7 +50,7 @@ void check_and_distribute(solver::DistributedRows& matrix, PartitionMethod parti
 
 solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, PartitionMethod partition,
                                               LocalOrder order, MPI_Comm comm, const std::string& partition_file,
-                                              RunAccount* account, const spmm::Context* context) {
+                                              RunAccount* account, const dense::Context* context) {
   solver::DistributedRows matrix = read_matrix(config, comm, partition_file, account);
   check_and_distribute(matrix, partition, order, comm, partition_file, account, context);
   return matrix;

@@ -37,12 +37,12 @@ solver::DistributedRows read_matrix(const io::MatrixConfig& config, MPI_Comm com
 // given, lends its device to the symmetry check.
 void check_and_distribute(solver::DistributedRows& matrix, PartitionMethod partition, LocalOrder order, MPI_Comm comm,
                           const std::string& partition_file = "", RunAccount* account = nullptr,
-                          const spmm::Context* context = nullptr);
+                          const dense::Context* context = nullptr);
 
 // read_matrix, then check_and_distribute.
 solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, PartitionMethod partition,
                                               LocalOrder order, MPI_Comm comm, const std::string& partition_file = "",
-                                              RunAccount* account = nullptr, const spmm::Context* context = nullptr);
+                                              RunAccount* account = nullptr, const dense::Context* context = nullptr);
 
 // The steps between a config and a solve, the same for both apps: no output
 // over an input, output paths checked, backend chosen, the memory plan checked from the matrices' sizes,
@@ -63,8 +63,8 @@ int prepare_and_solve(const Config& config, MPI_Comm comm, bool dry_run, RunAcco
   check_memory_from_sizes(config, starting.space(), starting.device(), comm, dry_run, solver::MemorySides::host);
   account.lap(Phase::memory_plan);
   solver::DistributedRows matrix = read_matrix(config.matrix, comm, config.execution.partition_file, &account);
-  const spmm::Context& context = starting.ready();
-  spmm::reset_memory_peaks();   // the device's use from here on is the run's
+  const dense::Context& context = starting.ready();
+  dense::reset_memory_peaks();  // the device's use from here on is the run's
   account.lap(Phase::backend);  // the wait for the context, where the reading was shorter
   account.context_beside_reading(starting.seconds());
   if (context.space() == Space::device) {

@@ -27,7 +27,7 @@ std::string config_text(const std::string& path, const std::vector<std::string>&
   return out;
 }
 
-void write_provenance(io::Hdf5Writer& writer, const std::string& app, const spmm::Context& context, MPI_Comm comm) {
+void write_provenance(io::Hdf5Writer& writer, const std::string& app, const dense::Context& context, MPI_Comm comm) {
   int ranks = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
   const std::time_t now = std::time(nullptr);

@@ -20,7 +20,7 @@ std::string config_text(const std::string& path, const std::vector<std::string>&
 // Provenance attributes of a result file's root (rank 0 writes them): app,
 // version, commit, backend ("cpu" or "cuda"), ranks (int64) and date (UTC,
 // ISO 8601, when the file was written).
-void write_provenance(io::Hdf5Writer& writer, const std::string& app, const spmm::Context& context, MPI_Comm comm);
+void write_provenance(io::Hdf5Writer& writer, const std::string& app, const dense::Context& context, MPI_Comm comm);
 
 // Refuses, on every rank, an output path that cannot be written (empty: none).
 void check_output_path(const std::string& path, MPI_Comm comm, const std::string& key = "output.path");

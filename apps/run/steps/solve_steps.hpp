@@ -26,7 +26,7 @@ bool is_root(MPI_Comm comm);
 // The operator on A's rows, with the execution section's SpMM and halo settings. Collective.
 template <class T>
 solver::DistributedOperator<T> make_operator(const cfg::ExecutionConfig& execution,
-                                             const solver::DistributedRows& matrix, const spmm::Context& context,
+                                             const solver::DistributedRows& matrix, const dense::Context& context,
                                              MPI_Comm comm) {
   return solver::DistributedOperator<T>(comm, context, matrix.rows, matrix.partition, execution.spmm_algorithm,
                                         execution.halo);

@@ -83,7 +83,7 @@ void write_pairs(io::Hdf5Writer& w, const solver::LobpcgResult<T>& r) {
 }  // namespace
 
 template <class T>
-int solve_window(const cfg::EigsConfig& config, const solver::DistributedRows& matrix, const spmm::Context& context,
+int solve_window(const cfg::EigsConfig& config, const solver::DistributedRows& matrix, const dense::Context& context,
                  MPI_Comm comm, RunAccount& account) {
   solver::DistributedOperator<T> op = make_operator<T>(config.execution, matrix, context, comm);
   account.lap(Phase::operator_build);
@@ -122,9 +122,9 @@ int solve_window(const cfg::EigsConfig& config, const solver::DistributedRows& m
   return finish_run(account, guard, result.pairs.all_converged(), comm);
 }
 
-template int solve_window<float>(const cfg::EigsConfig&, const solver::DistributedRows&, const spmm::Context&, MPI_Comm,
-                                 RunAccount&);
-template int solve_window<double>(const cfg::EigsConfig&, const solver::DistributedRows&, const spmm::Context&,
+template int solve_window<float>(const cfg::EigsConfig&, const solver::DistributedRows&, const dense::Context&,
+                                 MPI_Comm, RunAccount&);
+template int solve_window<double>(const cfg::EigsConfig&, const solver::DistributedRows&, const dense::Context&,
                                   MPI_Comm, RunAccount&);
 
 }  // namespace blockeigs::apps

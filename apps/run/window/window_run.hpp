@@ -15,7 +15,7 @@ namespace blockeigs::apps {
 
 // Collective; returns the run's exit code (0: every slice complete; 3: not).
 template <class T>
-int solve_window(const cfg::EigsConfig& config, const solver::DistributedRows& matrix, const spmm::Context& context,
+int solve_window(const cfg::EigsConfig& config, const solver::DistributedRows& matrix, const dense::Context& context,
                  MPI_Comm comm, RunAccount& account);
 
 }  // namespace blockeigs::apps

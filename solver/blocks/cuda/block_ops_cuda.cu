@@ -153,8 +153,8 @@ void gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, std::int
 }  // namespace
 
 template <class T>
-void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const double* S, T beta,
-                  spmm::DenseView<T> Y) {
+void block_update(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const double* S, T beta,
+                  dense::DenseView<T> Y) {
   const cudaStream_t stream = stream_of(context);
   if (X.cols == 0) {  // an empty product: Y = beta * Y (beta == 0 writes zeros)
     spmm::cuda::scale_block(Y, beta, stream);
@@ -177,8 +177,8 @@ void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T>
 }
 
 template <class T>
-bool block_combine(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const double* S, T beta,
-                   spmm::ConstDenseView<T> Z, spmm::DenseView<T> Y) {
+bool block_combine(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const double* S, T beta,
+                   dense::ConstDenseView<T> Z, dense::DenseView<T> Y) {
   if (!cuda::narrow_update_fits<T>(X.cols, Y.cols)) return false;
   cuda::narrow_update<T>(Y.rows, X.cols, Y.cols, alpha, X.data, X.ld, S, beta, Z.data, Z.ld, Y.data, Y.ld,
                          stream_of(context));
@@ -186,7 +186,7 @@ bool block_combine(const spmm::Context& context, T alpha, spmm::ConstDenseView<T
 }
 
 template <class T>
-bool transform_in_place(const spmm::Context& context, spmm::DenseView<T> W, const double* S, std::int64_t kept) {
+bool transform_in_place(const dense::Context& context, dense::DenseView<T> W, const double* S, std::int64_t kept) {
   if (!cuda::narrow_update_fits<T>(W.cols, kept)) return false;
   cuda::narrow_update<T>(W.rows, W.cols, kept, T(1), W.data, W.ld, S, T(0), nullptr, 0, W.data, W.ld,
                          stream_of(context));
@@ -194,8 +194,8 @@ bool transform_in_place(const spmm::Context& context, spmm::DenseView<T> W, cons
 }
 
 template <class T>
-bool block_combine_pair(const spmm::Context& context, spmm::ConstDenseView<T> X1, spmm::ConstDenseView<T> X2,
-                        const double* S, spmm::DenseView<T> Y) {
+bool block_combine_pair(const dense::Context& context, dense::ConstDenseView<T> X1, dense::ConstDenseView<T> X2,
+                        const double* S, dense::DenseView<T> Y) {
   if (!cuda::narrow_update_fits<T>(X1.cols + X2.cols, Y.cols)) return false;
   cuda::narrow_update_pair<T>(Y.rows, X1.cols, X1.data, X1.ld, X2.cols, X2.data, X2.ld, Y.cols, S, Y.data, Y.ld,
                               stream_of(context));
@@ -203,7 +203,7 @@ bool block_combine_pair(const spmm::Context& context, spmm::ConstDenseView<T> X1
 }
 
 template <class T>
-void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y) {
+void axpby(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, T beta, dense::DenseView<T> Y) {
   if (Y.rows == 0 || Y.cols == 0) return;
   const cudaStream_t stream = stream_of(context);
   axpby_kernel<T><<<grid_for(Y.rows * Y.cols), threads_per_block, 0, stream>>>(Y.rows, Y.cols, alpha, X.data, X.ld,
@@ -212,8 +212,8 @@ void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T b
 }
 
 template <class T>
-void column_axpby(const spmm::Context& context, const double* alpha, spmm::ConstDenseView<T> X, T beta,
-                  spmm::DenseView<T> Y) {
+void column_axpby(const dense::Context& context, const double* alpha, dense::ConstDenseView<T> X, T beta,
+                  dense::DenseView<T> Y) {
   if (Y.rows == 0 || Y.cols == 0) return;
   const cudaStream_t stream = stream_of(context);
   const StreamArray<T> a(stream, alpha, static_cast<std::size_t>(Y.cols));
@@ -223,7 +223,7 @@ void column_axpby(const spmm::Context& context, const double* alpha, spmm::Const
 }
 
 template <class T>
-void scale_columns(const spmm::Context& context, const double* scale, spmm::DenseView<T> X) {
+void scale_columns(const dense::Context& context, const double* scale, dense::DenseView<T> X) {
   if (X.rows == 0 || X.cols == 0) return;
   const cudaStream_t stream = stream_of(context);
   const StreamArray<T> s(stream, scale, static_cast<std::size_t>(X.cols));
@@ -233,7 +233,7 @@ void scale_columns(const spmm::Context& context, const double* scale, spmm::Dens
 }
 
 template <class T>
-void copy_block(const spmm::Context& context, spmm::ConstDenseView<T> src, spmm::DenseView<T> dst) {
+void copy_block(const dense::Context& context, dense::ConstDenseView<T> src, dense::DenseView<T> dst) {
   if (dst.rows == 0 || dst.cols == 0) return;
   const cudaStream_t stream = stream_of(context);
   // Device to device: an element-wise kernel runs at twice cudaMemcpy2DAsync's
@@ -251,21 +251,21 @@ void copy_block(const spmm::Context& context, spmm::ConstDenseView<T> src, spmm:
 }
 
 template <class From, class To>
-void convert_block(const spmm::Context& context, spmm::ConstDenseView<From> src, spmm::DenseView<To> dst) {
+void convert_block(const dense::Context& context, dense::ConstDenseView<From> src, dense::DenseView<To> dst) {
   if (dst.rows == 0 || dst.cols == 0) return;
   const cudaStream_t stream = stream_of(context);
   convert_kernel<From, To><<<grid_for(dst.rows * dst.cols), threads_per_block, 0, stream>>>(
       dst.rows, dst.cols, src.data, src.ld, dst.data, dst.ld);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
-template void convert_block(const spmm::Context&, spmm::ConstDenseView<float>, spmm::DenseView<double>);
-template void convert_block(const spmm::Context&, spmm::ConstDenseView<double>, spmm::DenseView<float>);
-template void convert_block(const spmm::Context&, spmm::ConstDenseView<float>, spmm::DenseView<float>);
-template void convert_block(const spmm::Context&, spmm::ConstDenseView<double>, spmm::DenseView<double>);
+template void convert_block(const dense::Context&, dense::ConstDenseView<float>, dense::DenseView<double>);
+template void convert_block(const dense::Context&, dense::ConstDenseView<double>, dense::DenseView<float>);
+template void convert_block(const dense::Context&, dense::ConstDenseView<float>, dense::DenseView<float>);
+template void convert_block(const dense::Context&, dense::ConstDenseView<double>, dense::DenseView<double>);
 
 template <class T>
-void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src, const std::int64_t* columns,
-                    spmm::DenseView<T> dst) {
+void select_columns(const dense::Context& context, dense::ConstDenseView<T> src, const std::int64_t* columns,
+                    dense::DenseView<T> dst) {
   if (dst.rows == 0 || dst.cols == 0) return;
   const cudaStream_t stream = stream_of(context);
   const StreamArray<std::int64_t> c(stream, columns, static_cast<std::size_t>(dst.cols));
@@ -275,7 +275,8 @@ void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src, c
 }
 
 template <class T>
-void keep_columns(const spmm::Context& context, spmm::DenseView<T> X, const std::int64_t* columns, std::int64_t kept) {
+void keep_columns(const dense::Context& context, dense::DenseView<T> X, const std::int64_t* columns,
+                  std::int64_t kept) {
   if (X.rows == 0 || kept == 0) return;
   const cudaStream_t stream = stream_of(context);
   const StreamArray<std::int64_t> c(stream, columns, static_cast<std::size_t>(kept));
@@ -287,7 +288,7 @@ void keep_columns(const spmm::Context& context, spmm::DenseView<T> X, const std:
 }
 
 template <class T>
-void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed, std::int64_t first_row,
+void fill_random(const dense::Context& context, dense::DenseView<T> X, std::uint64_t seed, std::int64_t first_row,
                  std::int64_t first_col) {
   if (X.rows == 0 || X.cols == 0) return;
   fill_random_kernel<T><<<grid_for(X.rows * X.cols), threads_per_block, 0, stream_of(context)>>>(
@@ -296,8 +297,8 @@ void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64
 }
 
 template <class T>
-void fill_random_rows(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed, const std::int64_t* rows,
-                      std::int64_t first_col) {
+void fill_random_rows(const dense::Context& context, dense::DenseView<T> X, std::uint64_t seed,
+                      const std::int64_t* rows, std::int64_t first_col) {
   if (X.rows == 0 || X.cols == 0) return;
   fill_random_rows_kernel<T><<<grid_for(X.rows * X.cols), threads_per_block, 0, stream_of(context)>>>(
       X.rows, X.cols, X.data, X.ld, seed, rows, first_col);
@@ -305,7 +306,7 @@ void fill_random_rows(const spmm::Context& context, spmm::DenseView<T> X, std::u
 }
 
 template <class T>
-void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseView<T> X, spmm::DenseView<T> Y) {
+void apply_diagonal(const dense::Context& context, const T* d, dense::ConstDenseView<T> X, dense::DenseView<T> Y) {
   if (Y.rows == 0 || Y.cols == 0) return;
   apply_diagonal_kernel<T><<<grid_for(Y.rows * Y.cols), threads_per_block, 0, stream_of(context)>>>(
       Y.rows, Y.cols, d, X.data, X.ld, Y.data, Y.ld);
@@ -328,23 +329,24 @@ double memory_bytes_per_sm_cycle(int device) {
 }
 
 #define BLOCKEIGS_INSTANTIATE(T)                                                                                      \
-  template void block_update(const spmm::Context&, T, spmm::ConstDenseView<T>, const double*, T, spmm::DenseView<T>); \
-  template bool block_combine(const spmm::Context&, T, spmm::ConstDenseView<T>, const double*, T,                     \
-                              spmm::ConstDenseView<T>, spmm::DenseView<T>);                                           \
-  template bool transform_in_place(const spmm::Context&, spmm::DenseView<T>, const double*, std::int64_t);            \
-  template bool block_combine_pair(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>,            \
-                                   const double*, spmm::DenseView<T>);                                                \
-  template void axpby(const spmm::Context&, T, spmm::ConstDenseView<T>, T, spmm::DenseView<T>);                       \
-  template void column_axpby(const spmm::Context&, const double*, spmm::ConstDenseView<T>, T, spmm::DenseView<T>);    \
-  template void scale_columns(const spmm::Context&, const double*, spmm::DenseView<T>);                               \
-  template void copy_block(const spmm::Context&, spmm::ConstDenseView<T>, spmm::DenseView<T>);                        \
-  template void select_columns(const spmm::Context&, spmm::ConstDenseView<T>, const std::int64_t*,                    \
-                               spmm::DenseView<T>);                                                                   \
-  template void keep_columns(const spmm::Context&, spmm::DenseView<T>, const std::int64_t*, std::int64_t);            \
-  template void fill_random(const spmm::Context&, spmm::DenseView<T>, std::uint64_t, std::int64_t, std::int64_t);     \
-  template void fill_random_rows(const spmm::Context&, spmm::DenseView<T>, std::uint64_t, const std::int64_t*,        \
+  template void block_update(const dense::Context&, T, dense::ConstDenseView<T>, const double*, T,                    \
+                             dense::DenseView<T>);                                                                    \
+  template bool block_combine(const dense::Context&, T, dense::ConstDenseView<T>, const double*, T,                   \
+                              dense::ConstDenseView<T>, dense::DenseView<T>);                                         \
+  template bool transform_in_place(const dense::Context&, dense::DenseView<T>, const double*, std::int64_t);          \
+  template bool block_combine_pair(const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>,         \
+                                   const double*, dense::DenseView<T>);                                               \
+  template void axpby(const dense::Context&, T, dense::ConstDenseView<T>, T, dense::DenseView<T>);                    \
+  template void column_axpby(const dense::Context&, const double*, dense::ConstDenseView<T>, T, dense::DenseView<T>); \
+  template void scale_columns(const dense::Context&, const double*, dense::DenseView<T>);                             \
+  template void copy_block(const dense::Context&, dense::ConstDenseView<T>, dense::DenseView<T>);                     \
+  template void select_columns(const dense::Context&, dense::ConstDenseView<T>, const std::int64_t*,                  \
+                               dense::DenseView<T>);                                                                  \
+  template void keep_columns(const dense::Context&, dense::DenseView<T>, const std::int64_t*, std::int64_t);          \
+  template void fill_random(const dense::Context&, dense::DenseView<T>, std::uint64_t, std::int64_t, std::int64_t);   \
+  template void fill_random_rows(const dense::Context&, dense::DenseView<T>, std::uint64_t, const std::int64_t*,      \
                                  std::int64_t);                                                                       \
-  template void apply_diagonal(const spmm::Context&, const T*, spmm::ConstDenseView<T>, spmm::DenseView<T>);
+  template void apply_diagonal(const dense::Context&, const T*, dense::ConstDenseView<T>, dense::DenseView<T>);
 
 BLOCKEIGS_INSTANTIATE(float)
 BLOCKEIGS_INSTANTIATE(double)

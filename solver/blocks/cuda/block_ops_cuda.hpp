@@ -25,31 +25,31 @@ class LocalGramTransfer {
 // Queues X^T Y on this rank's rows (k1 x k2, row-major), delivered to pinned
 // host memory; null when the product is empty (all zeros).
 template <class T>
-std::unique_ptr<LocalGramTransfer> gram_local_start(const spmm::Context& context, spmm::ConstDenseView<T> X,
-                                                    spmm::ConstDenseView<T> Y);
+std::unique_ptr<LocalGramTransfer> gram_local_start(const dense::Context& context, dense::ConstDenseView<T> X,
+                                                    dense::ConstDenseView<T> Y);
 // Queues [X X_tail]^T [Y1 Y2] ((X.cols + X_tail.cols) x (Y1.cols + Y2.cols),
 // row-major; X_tail may have no columns): in fp64, where the shape fits, in
 // one pass over X (solver/blocks/cuda/tall_skinny_gram.cu); otherwise a product for
 // each view of X and each of Y1, Y2. Null when empty.
 template <class T>
-std::unique_ptr<LocalGramTransfer> gram_pair_local_start(const spmm::Context& context, spmm::ConstDenseView<T> X,
-                                                         spmm::ConstDenseView<T> X_tail, spmm::ConstDenseView<T> Y1,
-                                                         spmm::ConstDenseView<T> Y2);
+std::unique_ptr<LocalGramTransfer> gram_pair_local_start(const dense::Context& context, dense::ConstDenseView<T> X,
+                                                         dense::ConstDenseView<T> X_tail, dense::ConstDenseView<T> Y1,
+                                                         dense::ConstDenseView<T> Y2);
 // out (k1 x k2, row-major, host) = X^T Y on this rank's rows.
 template <class T>
-void gram_local(const spmm::Context& context, spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> Y, double* out);
+void gram_local(const dense::Context& context, dense::ConstDenseView<T> X, dense::ConstDenseView<T> Y, double* out);
 // out (k x k) = X^T X, both triangles filled.
 template <class T>
-void gram_self_local(const spmm::Context& context, spmm::ConstDenseView<T> X, double* out);
+void gram_self_local(const dense::Context& context, dense::ConstDenseView<T> X, double* out);
 // out[j] = sum_i X(i, j)^2 on this rank's rows, in a fixed order.
 template <class T>
-void column_sumsq_local(const spmm::Context& context, spmm::ConstDenseView<T> X, double* out);
+void column_sumsq_local(const dense::Context& context, dense::ConstDenseView<T> X, double* out);
 // R(:, position[j]) = AX(:, j) - lambda_j X(:, j) (position: a host array,
 // a permutation); out[j] = sum_i R(i, position[j])^2 and out[k + j] = sum_i
 // X(i, j)^2 on this rank's rows, in a fixed order.
 template <class T>
-void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> AX,
-                           const double* lambda, spmm::DenseView<T> R, const std::int64_t* position, double* out);
+void eigen_residuals_local(const dense::Context& context, dense::ConstDenseView<T> X, dense::ConstDenseView<T> AX,
+                           const double* lambda, dense::DenseView<T> R, const std::int64_t* position, double* out);
 // LOBPCG's Ritz update in one pass (solver/blocks/cuda/ritz_update.cu): Y = S C,
 // AY = AS C, with S = [S S_tail] and AS = [AS AS_tail] (a block in two
 // views, SplitColumns; an empty tail for one view). C is S's columns x
@@ -64,10 +64,10 @@ void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T>
 // The sums are queued for the host in `sums` (null when S has no rows, the
 // sums then zero): its wait() delivers them.
 template <class Ts>
-bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S, spmm::ConstDenseView<Ts> S_tail,
-                       spmm::ConstDenseView<double> AS, spmm::ConstDenseView<double> AS_tail, const double* C,
-                       const double* lambda, spmm::DenseView<double> Y, spmm::DenseView<double> AY,
-                       spmm::DenseView<Ts> R, const std::int64_t* position, std::int64_t ay_first,
+bool ritz_update_local(const dense::Context& context, dense::ConstDenseView<double> S, dense::ConstDenseView<Ts> S_tail,
+                       dense::ConstDenseView<double> AS, dense::ConstDenseView<double> AS_tail, const double* C,
+                       const double* lambda, dense::DenseView<double> Y, dense::DenseView<double> AY,
+                       dense::DenseView<Ts> R, const std::int64_t* position, std::int64_t ay_first,
                        const double* implied_theta, const std::int64_t* implied_column,
                        std::unique_ptr<LocalGramTransfer>& sums);
 // Whether ritz_update_local takes A X implied for these shapes.
@@ -75,9 +75,9 @@ bool ritz_update_implied_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, 
 
 // gram_pair_local_start with X's tail and Y1 in fp32, in one pass where the
 // narrow kernel takes the shape (`out` set, true); false otherwise.
-bool gram_pair_single_local_start(const spmm::Context& context, spmm::ConstDenseView<double> X,
-                                  spmm::ConstDenseView<float> X_tail, spmm::ConstDenseView<float> Y1,
-                                  spmm::ConstDenseView<double> Y2, std::unique_ptr<LocalGramTransfer>& out);
+bool gram_pair_single_local_start(const dense::Context& context, dense::ConstDenseView<double> X,
+                                  dense::ConstDenseView<float> X_tail, dense::ConstDenseView<float> Y1,
+                                  dense::ConstDenseView<double> Y2, std::unique_ptr<LocalGramTransfer>& out);
 // Whether both take LOBPCG's step at block nb (S of ns columns, A S of nv,
 // m outputs, A X implied) in one pass each.
 bool search_single_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::int64_t nb);
@@ -86,46 +86,46 @@ bool search_single_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::i
 double memory_bytes_per_sm_cycle(int device);
 
 template <class T>
-void block_update(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const double* S, T beta,
-                  spmm::DenseView<T> Y);
+void block_update(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const double* S, T beta,
+                  dense::DenseView<T> Y);
 // Y = alpha X S + beta Z and W(:, :kept) = W S with the narrow-block kernel;
 // false (nothing done) when the shape does not fit it.
 template <class T>
-bool block_combine(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, const double* S, T beta,
-                   spmm::ConstDenseView<T> Z, spmm::DenseView<T> Y);
+bool block_combine(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const double* S, T beta,
+                   dense::ConstDenseView<T> Z, dense::DenseView<T> Y);
 template <class T>
-bool transform_in_place(const spmm::Context& context, spmm::DenseView<T> W, const double* S, std::int64_t kept);
+bool transform_in_place(const dense::Context& context, dense::DenseView<T> W, const double* S, std::int64_t kept);
 // Y = [X1 X2] S with S = [S1; S2] ((X1.cols + X2.cols) x Y.cols, row-major);
 // false when the shape does not fit the narrow-block kernel.
 template <class T>
-bool block_combine_pair(const spmm::Context& context, spmm::ConstDenseView<T> X1, spmm::ConstDenseView<T> X2,
-                        const double* S, spmm::DenseView<T> Y);
+bool block_combine_pair(const dense::Context& context, dense::ConstDenseView<T> X1, dense::ConstDenseView<T> X2,
+                        const double* S, dense::DenseView<T> Y);
 template <class T>
-void axpby(const spmm::Context& context, T alpha, spmm::ConstDenseView<T> X, T beta, spmm::DenseView<T> Y);
+void axpby(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, T beta, dense::DenseView<T> Y);
 template <class T>
-void column_axpby(const spmm::Context& context, const double* alpha, spmm::ConstDenseView<T> X, T beta,
-                  spmm::DenseView<T> Y);
+void column_axpby(const dense::Context& context, const double* alpha, dense::ConstDenseView<T> X, T beta,
+                  dense::DenseView<T> Y);
 template <class T>
-void scale_columns(const spmm::Context& context, const double* scale, spmm::DenseView<T> X);
+void scale_columns(const dense::Context& context, const double* scale, dense::DenseView<T> X);
 // Either side may be on the host; the copy completes before the call returns
 // when one is.
 template <class T>
-void copy_block(const spmm::Context& context, spmm::ConstDenseView<T> src, spmm::DenseView<T> dst);
+void copy_block(const dense::Context& context, dense::ConstDenseView<T> src, dense::DenseView<T> dst);
 // dst = src rounded or widened to dst's precision (fp32 <-> fp64), on the device.
 template <class From, class To>
-void convert_block(const spmm::Context& context, spmm::ConstDenseView<From> src, spmm::DenseView<To> dst);
+void convert_block(const dense::Context& context, dense::ConstDenseView<From> src, dense::DenseView<To> dst);
 template <class T>
-void select_columns(const spmm::Context& context, spmm::ConstDenseView<T> src, const std::int64_t* columns,
-                    spmm::DenseView<T> dst);
+void select_columns(const dense::Context& context, dense::ConstDenseView<T> src, const std::int64_t* columns,
+                    dense::DenseView<T> dst);
 template <class T>
-void keep_columns(const spmm::Context& context, spmm::DenseView<T> X, const std::int64_t* columns, std::int64_t kept);
+void keep_columns(const dense::Context& context, dense::DenseView<T> X, const std::int64_t* columns, std::int64_t kept);
 template <class T>
-void fill_random(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed, std::int64_t first_row,
+void fill_random(const dense::Context& context, dense::DenseView<T> X, std::uint64_t seed, std::int64_t first_row,
                  std::int64_t first_col);
 template <class T>
-void fill_random_rows(const spmm::Context& context, spmm::DenseView<T> X, std::uint64_t seed, const std::int64_t* rows,
-                      std::int64_t first_col);
+void fill_random_rows(const dense::Context& context, dense::DenseView<T> X, std::uint64_t seed,
+                      const std::int64_t* rows, std::int64_t first_col);
 template <class T>
-void apply_diagonal(const spmm::Context& context, const T* d, spmm::ConstDenseView<T> X, spmm::DenseView<T> Y);
+void apply_diagonal(const dense::Context& context, const T* d, dense::ConstDenseView<T> X, dense::DenseView<T> Y);
 
 }  // namespace blockeigs::solver::device_ops

@@ -312,8 +312,8 @@ class PinnedGramTransfer final : public LocalGramTransfer {
 // Queues X^T Y (k1 x k2 row-major, double) over this rank's rows, its sums
 // written to pinned host memory.
 template <class T>
-std::unique_ptr<LocalGramTransfer> chunked_gemm_gram(const spmm::Context& context, spmm::ConstDenseView<T> X,
-                                                     spmm::ConstDenseView<T> Y) {
+std::unique_ptr<LocalGramTransfer> chunked_gemm_gram(const dense::Context& context, dense::ConstDenseView<T> X,
+                                                     dense::ConstDenseView<T> Y) {
   const std::int64_t k1 = X.cols, k2 = Y.cols, rows = X.rows, entries = k1 * k2;
   const cudaStream_t stream = stream_of(context);
   const std::int64_t chunk = std::max(gram_min_chunk_rows, (rows + gram_max_chunks - 1) / gram_max_chunks);
@@ -360,9 +360,9 @@ class TiledTransfer final : public LocalGramTransfer {
 }  // namespace
 
 template <class T>
-std::unique_ptr<LocalGramTransfer> gram_pair_local_start(const spmm::Context& context, spmm::ConstDenseView<T> X,
-                                                         spmm::ConstDenseView<T> X_tail, spmm::ConstDenseView<T> Y1,
-                                                         spmm::ConstDenseView<T> Y2) {
+std::unique_ptr<LocalGramTransfer> gram_pair_local_start(const dense::Context& context, dense::ConstDenseView<T> X,
+                                                         dense::ConstDenseView<T> X_tail, dense::ConstDenseView<T> Y1,
+                                                         dense::ConstDenseView<T> Y2) {
   const std::int64_t kx = X.cols + X_tail.cols, ky = Y1.cols + Y2.cols;
   if (X.rows == 0 || kx == 0 || ky == 0) return nullptr;
   if constexpr (std::is_same_v<T, double>) {
@@ -404,21 +404,21 @@ std::unique_ptr<LocalGramTransfer> gram_pair_local_start(const spmm::Context& co
 }
 
 template <class T>
-std::unique_ptr<LocalGramTransfer> gram_local_start(const spmm::Context& context, spmm::ConstDenseView<T> X,
-                                                    spmm::ConstDenseView<T> Y) {
+std::unique_ptr<LocalGramTransfer> gram_local_start(const dense::Context& context, dense::ConstDenseView<T> X,
+                                                    dense::ConstDenseView<T> Y) {
   if (X.rows == 0 || X.cols == 0 || Y.cols == 0) return nullptr;
   return chunked_gemm_gram(context, X, Y);
 }
 
 template <class T>
-void gram_local(const spmm::Context& context, spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> Y, double* out) {
+void gram_local(const dense::Context& context, dense::ConstDenseView<T> X, dense::ConstDenseView<T> Y, double* out) {
   const std::int64_t k1 = X.cols, k2 = Y.cols;
   std::fill(out, out + k1 * k2, 0.0);
   if (auto transfer = gram_local_start(context, X, Y)) transfer->wait(out);
 }
 
 template <class T>
-void gram_self_local(const spmm::Context& context, spmm::ConstDenseView<T> X, double* out) {
+void gram_self_local(const dense::Context& context, dense::ConstDenseView<T> X, double* out) {
   const std::int64_t k = X.cols;
   std::fill(out, out + k * k, 0.0);
   if (X.rows == 0 || k == 0) return;
@@ -429,7 +429,7 @@ void gram_self_local(const spmm::Context& context, spmm::ConstDenseView<T> X, do
 }
 
 template <class T>
-void column_sumsq_local(const spmm::Context& context, spmm::ConstDenseView<T> X, double* out) {
+void column_sumsq_local(const dense::Context& context, dense::ConstDenseView<T> X, double* out) {
   const std::int64_t k = X.cols;
   std::fill(out, out + k, 0.0);
   if (X.rows == 0 || k == 0) return;
@@ -443,8 +443,8 @@ void column_sumsq_local(const spmm::Context& context, spmm::ConstDenseView<T> X,
 }
 
 template <class T>
-void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T> X, spmm::ConstDenseView<T> AX,
-                           const double* lambda, spmm::DenseView<T> R, const std::int64_t* position, double* out) {
+void eigen_residuals_local(const dense::Context& context, dense::ConstDenseView<T> X, dense::ConstDenseView<T> AX,
+                           const double* lambda, dense::DenseView<T> R, const std::int64_t* position, double* out) {
   const std::int64_t k = X.cols;
   std::fill(out, out + 2 * k, 0.0);
   if (X.rows == 0 || k == 0) return;
@@ -460,10 +460,10 @@ void eigen_residuals_local(const spmm::Context& context, spmm::ConstDenseView<T>
 }
 
 template <class Ts>
-bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double> S, spmm::ConstDenseView<Ts> S_tail,
-                       spmm::ConstDenseView<double> AS, spmm::ConstDenseView<double> AS_tail, const double* C,
-                       const double* lambda, spmm::DenseView<double> Y, spmm::DenseView<double> AY,
-                       spmm::DenseView<Ts> R, const std::int64_t* position, std::int64_t ay_first,
+bool ritz_update_local(const dense::Context& context, dense::ConstDenseView<double> S, dense::ConstDenseView<Ts> S_tail,
+                       dense::ConstDenseView<double> AS, dense::ConstDenseView<double> AS_tail, const double* C,
+                       const double* lambda, dense::DenseView<double> Y, dense::DenseView<double> AY,
+                       dense::DenseView<Ts> R, const std::int64_t* position, std::int64_t ay_first,
                        const double* implied_theta, const std::int64_t* implied_column,
                        std::unique_ptr<LocalGramTransfer>& out) {
   constexpr bool single = std::is_same_v<Ts, float>;
@@ -520,11 +520,11 @@ bool ritz_update_local(const spmm::Context& context, spmm::ConstDenseView<double
   return true;
 }
 
-#define BLOCKEIGS_INSTANTIATE_RITZ(Ts)                                                                          \
-  template bool ritz_update_local(const spmm::Context&, spmm::ConstDenseView<double>, spmm::ConstDenseView<Ts>, \
-                                  spmm::ConstDenseView<double>, spmm::ConstDenseView<double>, const double*,    \
-                                  const double*, spmm::DenseView<double>, spmm::DenseView<double>,              \
-                                  spmm::DenseView<Ts>, const std::int64_t*, std::int64_t, const double*,        \
+#define BLOCKEIGS_INSTANTIATE_RITZ(Ts)                                                                             \
+  template bool ritz_update_local(const dense::Context&, dense::ConstDenseView<double>, dense::ConstDenseView<Ts>, \
+                                  dense::ConstDenseView<double>, dense::ConstDenseView<double>, const double*,     \
+                                  const double*, dense::DenseView<double>, dense::DenseView<double>,               \
+                                  dense::DenseView<Ts>, const std::int64_t*, std::int64_t, const double*,          \
                                   const std::int64_t*, std::unique_ptr<LocalGramTransfer>&);
 BLOCKEIGS_INSTANTIATE_RITZ(double)
 BLOCKEIGS_INSTANTIATE_RITZ(float)
@@ -534,9 +534,9 @@ bool ritz_update_implied_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, 
   return cuda::ritz_update_fits(ns, nv, m, nb, true);
 }
 
-bool gram_pair_single_local_start(const spmm::Context& context, spmm::ConstDenseView<double> X,
-                                  spmm::ConstDenseView<float> X_tail, spmm::ConstDenseView<float> Y1,
-                                  spmm::ConstDenseView<double> Y2, std::unique_ptr<LocalGramTransfer>& out) {
+bool gram_pair_single_local_start(const dense::Context& context, dense::ConstDenseView<double> X,
+                                  dense::ConstDenseView<float> X_tail, dense::ConstDenseView<float> Y1,
+                                  dense::ConstDenseView<double> Y2, std::unique_ptr<LocalGramTransfer>& out) {
   out.reset();
   const std::int64_t kx = X.cols + X_tail.cols, ky = Y1.cols + Y2.cols;
   if (X.rows == 0 || kx == 0 || ky == 0) return true;  // an empty product: zeros
@@ -575,17 +575,17 @@ bool search_single_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::i
   return cuda::ritz_update_single_fits(ns, nv, m, nb) && cuda::tall_skinny_gram_single_fits(ns, 2 * nb);
 }
 
-#define BLOCKEIGS_INSTANTIATE(T)                                                                                      \
-  template std::unique_ptr<LocalGramTransfer> gram_local_start(const spmm::Context&, spmm::ConstDenseView<T>,         \
-                                                               spmm::ConstDenseView<T>);                              \
-  template std::unique_ptr<LocalGramTransfer> gram_pair_local_start(const spmm::Context&, spmm::ConstDenseView<T>,    \
-                                                                    spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, \
-                                                                    spmm::ConstDenseView<T>);                         \
-  template void gram_local(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>, double*);          \
-  template void gram_self_local(const spmm::Context&, spmm::ConstDenseView<T>, double*);                              \
-  template void column_sumsq_local(const spmm::Context&, spmm::ConstDenseView<T>, double*);                           \
-  template void eigen_residuals_local(const spmm::Context&, spmm::ConstDenseView<T>, spmm::ConstDenseView<T>,         \
-                                      const double*, spmm::DenseView<T>, const std::int64_t*, double*);
+#define BLOCKEIGS_INSTANTIATE(T)                                                                                 \
+  template std::unique_ptr<LocalGramTransfer> gram_local_start(const dense::Context&, dense::ConstDenseView<T>,  \
+                                                               dense::ConstDenseView<T>);                        \
+  template std::unique_ptr<LocalGramTransfer> gram_pair_local_start(                                             \
+      const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>, dense::ConstDenseView<T>,       \
+      dense::ConstDenseView<T>);                                                                                 \
+  template void gram_local(const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>, double*);  \
+  template void gram_self_local(const dense::Context&, dense::ConstDenseView<T>, double*);                       \
+  template void column_sumsq_local(const dense::Context&, dense::ConstDenseView<T>, double*);                    \
+  template void eigen_residuals_local(const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>, \
+                                      const double*, dense::DenseView<T>, const std::int64_t*, double*);
 
 BLOCKEIGS_INSTANTIATE(float)
 BLOCKEIGS_INSTANTIATE(double)

@@ -15,9 +15,9 @@
 namespace blockeigs::solver::device_ops::support {
 
 inline constexpr int threads_per_block = 256;
-inline cudaStream_t stream_of(const spmm::Context& context) { return static_cast<cudaStream_t>(context.stream()); }
+inline cudaStream_t stream_of(const dense::Context& context) { return static_cast<cudaStream_t>(context.stream()); }
 
-inline cublasHandle_t cublas_of(const spmm::Context& context) {
+inline cublasHandle_t cublas_of(const dense::Context& context) {
   auto handle = static_cast<cublasHandle_t>(context.cublas_handle());
   // alpha and beta are host scalars; set every time, as the handle is shared.
   BLOCKEIGS_CUBLAS_CHECK(cublasSetPointerMode(handle, CUBLAS_POINTER_MODE_HOST));

@@ -67,7 +67,7 @@ struct DeviceSymmetricEigen::State {
   }
 };
 
-DeviceSymmetricEigen::DeviceSymmetricEigen(const spmm::Context& context) : state_(std::make_unique<State>()) {
+DeviceSymmetricEigen::DeviceSymmetricEigen(const dense::Context& context) : state_(std::make_unique<State>()) {
   if (context.space() != Space::device) throw Error("DeviceSymmetricEigen: the context must be a CUDA device's");
   state_->device = context.device();
   BLOCKEIGS_CUDA_CHECK(cudaSetDevice(state_->device));

@@ -26,7 +26,7 @@ inline constexpr std::int64_t device_eigen_min_rows = 200;
 // does not converge.
 class DeviceSymmetricEigen {
  public:
-  explicit DeviceSymmetricEigen(const spmm::Context& context);
+  explicit DeviceSymmetricEigen(const dense::Context& context);
   ~DeviceSymmetricEigen();
   DeviceSymmetricEigen(const DeviceSymmetricEigen&) = delete;
   DeviceSymmetricEigen& operator=(const DeviceSymmetricEigen&) = delete;

@@ -36,10 +36,11 @@ __global__ void shift_kernel(T* values, const std::int64_t* positions, const T* 
 }  // namespace
 
 template <class T>
-std::int64_t find_diagonal_positions(const spmm::Context& context, const spmm::CsrView<T>& A, std::int64_t* positions) {
+std::int64_t find_diagonal_positions(const dense::Context& context, const spmm::CsrView<T>& A,
+                                     std::int64_t* positions) {
   if (A.rows == 0) return 0;
   const auto stream = static_cast<cudaStream_t>(context.stream());
-  spmm::Buffer<unsigned long long> missing(Space::device, 1);
+  dense::Buffer<unsigned long long> missing(Space::device, 1);
   BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(missing.data(), 0, sizeof(unsigned long long), stream));
   positions_kernel<<<blocks_for(A.rows), kThreads, 0, stream>>>(A.row_offsets, A.col_indices, A.rows, positions,
                                                                 missing.data());
@@ -51,7 +52,7 @@ std::int64_t find_diagonal_positions(const spmm::Context& context, const spmm::C
 }
 
 template <class T>
-void set_shifted_diagonal(const spmm::Context& context, T* values, const std::int64_t* positions, const T* diagonal,
+void set_shifted_diagonal(const dense::Context& context, T* values, const std::int64_t* positions, const T* diagonal,
                           T shift, std::int64_t rows) {
   if (rows == 0) return;
   const auto stream = static_cast<cudaStream_t>(context.stream());
@@ -59,11 +60,11 @@ void set_shifted_diagonal(const spmm::Context& context, T* values, const std::in
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
-template std::int64_t find_diagonal_positions(const spmm::Context&, const spmm::CsrView<float>&, std::int64_t*);
-template std::int64_t find_diagonal_positions(const spmm::Context&, const spmm::CsrView<double>&, std::int64_t*);
-template void set_shifted_diagonal(const spmm::Context&, float*, const std::int64_t*, const float*, float,
+template std::int64_t find_diagonal_positions(const dense::Context&, const spmm::CsrView<float>&, std::int64_t*);
+template std::int64_t find_diagonal_positions(const dense::Context&, const spmm::CsrView<double>&, std::int64_t*);
+template void set_shifted_diagonal(const dense::Context&, float*, const std::int64_t*, const float*, float,
                                    std::int64_t);
-template void set_shifted_diagonal(const spmm::Context&, double*, const std::int64_t*, const double*, double,
+template void set_shifted_diagonal(const dense::Context&, double*, const std::int64_t*, const double*, double,
                                    std::int64_t);
 
 }  // namespace blockeigs::solver::cuda

@@ -97,8 +97,8 @@ __global__ void renumber_kernel(const std::int64_t* off_global, std::int64_t cou
 }
 
 template <class U>
-spmm::Buffer<U> device_buffer(std::int64_t count) {
-  return spmm::Buffer<U>(Space::device, static_cast<std::size_t>(count));
+dense::Buffer<U> device_buffer(std::int64_t count) {
+  return dense::Buffer<U>(Space::device, static_cast<std::size_t>(count));
 }
 
 template <class U>
@@ -124,7 +124,7 @@ class CubWorkspace {
   }
 
  private:
-  spmm::Buffer<unsigned char> space_;
+  dense::Buffer<unsigned char> space_;
 };
 
 // An exclusive scan of count[0..n] (count[n] == 0) into out[0..n].
@@ -140,9 +140,9 @@ void exclusive_scan(CubWorkspace& work, const std::int32_t* count, std::int32_t*
 // as its place among them.
 void number_halo_columns(CubWorkspace& work, const std::int64_t* off_global, std::int64_t off_nnz, std::int32_t* o_cols,
                          std::vector<std::int64_t>& halo_columns, cudaStream_t stream) {
-  spmm::Buffer<std::int64_t> sorted = device_buffer<std::int64_t>(off_nnz);
-  spmm::Buffer<std::int64_t> halo = device_buffer<std::int64_t>(off_nnz);
-  spmm::Buffer<std::int64_t> halo_count = device_buffer<std::int64_t>(1);
+  dense::Buffer<std::int64_t> sorted = device_buffer<std::int64_t>(off_nnz);
+  dense::Buffer<std::int64_t> halo = device_buffer<std::int64_t>(off_nnz);
+  dense::Buffer<std::int64_t> halo_count = device_buffer<std::int64_t>(1);
   work.run(
       [&](void* space, std::size_t& bytes, cudaStream_t s) {
         return cub::DeviceRadixSort::SortKeys(space, bytes, off_global, sorted.data(), off_nnz, 0, 64, s);
@@ -157,14 +157,14 @@ void number_halo_columns(CubWorkspace& work, const std::int64_t* off_global, std
   renumber_kernel<<<blocks_for(off_nnz), threads, 0, stream>>>(off_global, off_nnz, halo.data(), count, o_cols);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
   halo_columns.resize(static_cast<std::size_t>(count));
-  spmm::copy_bytes_async(halo_columns.data(), Space::host, halo.data(), Space::device,
-                         static_cast<std::size_t>(count) * sizeof(std::int64_t), stream);
+  dense::copy_bytes_async(halo_columns.data(), Space::host, halo.data(), Space::device,
+                          static_cast<std::size_t>(count) * sizeof(std::int64_t), stream);
 }
 
 // The split of rows `r` (positions into `values`); `uploaded`, where the rows
 // were uploaded for it, is freed once the fill is done, to make room for the sort.
 template <class T, class Index>
-LocalBlocks<T> split_on_device(const spmm::Context& context, const Rows<Index>& r, const double* values,
+LocalBlocks<T> split_on_device(const dense::Context& context, const Rows<Index>& r, const double* values,
                                std::int64_t nnz, std::function<void()> release_uploaded) {
   constexpr std::int64_t int32_max = std::numeric_limits<std::int32_t>::max();
   if (nnz > int32_max)
@@ -172,14 +172,14 @@ LocalBlocks<T> split_on_device(const spmm::Context& context, const Rows<Index>& 
   const auto stream = static_cast<cudaStream_t>(context.stream());
   const std::int64_t m = r.m;
   LocalBlocks<T> out;
-  spmm::Buffer<std::int32_t> d_offsets = device_buffer<std::int32_t>(m + 1);
-  spmm::Buffer<std::int32_t> off_start = device_buffer<std::int32_t>(m + 1);
-  spmm::Buffer<std::int32_t> off_row = device_buffer<std::int32_t>(m + 1);
+  dense::Buffer<std::int32_t> d_offsets = device_buffer<std::int32_t>(m + 1);
+  dense::Buffer<std::int32_t> off_start = device_buffer<std::int32_t>(m + 1);
+  dense::Buffer<std::int32_t> off_row = device_buffer<std::int32_t>(m + 1);
   std::int64_t diagonal_nnz = 0, off_nnz = 0, off_rows = 0;
   CubWorkspace work;
   if (m > 0) {
-    spmm::Buffer<std::int32_t> diagonal = device_buffer<std::int32_t>(m + 1), off = device_buffer<std::int32_t>(m + 1),
-                               has_off = device_buffer<std::int32_t>(m + 1);
+    dense::Buffer<std::int32_t> diagonal = device_buffer<std::int32_t>(m + 1), off = device_buffer<std::int32_t>(m + 1),
+                                has_off = device_buffer<std::int32_t>(m + 1);
     BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(diagonal.data() + m, 0, sizeof(std::int32_t), stream));
     BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(off.data() + m, 0, sizeof(std::int32_t), stream));
     BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(has_off.data() + m, 0, sizeof(std::int32_t), stream));
@@ -195,17 +195,17 @@ LocalBlocks<T> split_on_device(const spmm::Context& context, const Rows<Index>& 
     BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(d_offsets.data(), 0, sizeof(std::int32_t), stream));
   }
 
-  spmm::Buffer<std::int32_t> d_cols = device_buffer<std::int32_t>(diagonal_nnz);
-  spmm::Buffer<T> d_values = device_buffer<T>(diagonal_nnz);
-  spmm::Buffer<std::int32_t> o_offsets = device_buffer<std::int32_t>(off_rows + 1);
-  spmm::Buffer<std::int32_t> o_cols = device_buffer<std::int32_t>(off_nnz);
-  spmm::Buffer<T> o_values = device_buffer<T>(off_nnz);
+  dense::Buffer<std::int32_t> d_cols = device_buffer<std::int32_t>(diagonal_nnz);
+  dense::Buffer<T> d_values = device_buffer<T>(diagonal_nnz);
+  dense::Buffer<std::int32_t> o_offsets = device_buffer<std::int32_t>(off_rows + 1);
+  dense::Buffer<std::int32_t> o_cols = device_buffer<std::int32_t>(off_nnz);
+  dense::Buffer<T> o_values = device_buffer<T>(off_nnz);
   out.off_diagonal_rows = device_buffer<std::int32_t>(off_rows);
   out.diagonal_entries = device_buffer<T>(m);
   BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(o_offsets.data(), 0, sizeof(std::int32_t), stream));
   if (m > 0) {
     BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(out.diagonal_entries.data(), 0, m * sizeof(T), stream));
-    spmm::Buffer<std::int64_t> off_global = device_buffer<std::int64_t>(off_nnz);
+    dense::Buffer<std::int64_t> off_global = device_buffer<std::int64_t>(off_nnz);
     const Placement p{d_offsets.data(), off_start.data(), off_row.data()};
     fill_kernel<T, Index><<<blocks_for(m), threads, 0, stream>>>(
         r, values, p, d_cols.data(), d_values.data(), out.diagonal_entries.data(), out.off_diagonal_rows.data(),
@@ -229,24 +229,24 @@ LocalBlocks<T> split_on_device(const spmm::Context& context, const Rows<Index>& 
 }  // namespace
 
 template <class T>
-LocalBlocks<T> split_local_rows_on_device(const spmm::Context& context, const io::CsrRows& rows) {
+LocalBlocks<T> split_local_rows_on_device(const dense::Context& context, const io::CsrRows& rows) {
   const std::int64_t m = rows.local_rows();
-  spmm::Buffer<std::int64_t> offsets, cols;
-  spmm::Buffer<double> values;
+  dense::Buffer<std::int64_t> offsets, cols;
+  dense::Buffer<double> values;
   if (m > 0) {
-    offsets = spmm::Buffer<std::int64_t>(Space::device, rows.row_offsets);
-    cols = spmm::Buffer<std::int64_t>(Space::device, rows.col_indices);
-    values = spmm::Buffer<double>(Space::device, rows.values);
+    offsets = dense::Buffer<std::int64_t>(Space::device, rows.row_offsets);
+    cols = dense::Buffer<std::int64_t>(Space::device, rows.col_indices);
+    values = dense::Buffer<double>(Space::device, rows.values);
   }
   const Rows<std::int64_t> r{offsets.data(), cols.data(), m, rows.first_row, rows.first_row + m};
   return split_on_device<T>(context, r, values.data(), rows.nnz(), [&] {
-    values = spmm::Buffer<double>();
-    cols = spmm::Buffer<std::int64_t>();
+    values = dense::Buffer<double>();
+    cols = dense::Buffer<std::int64_t>();
   });
 }
 
 template <class T>
-LocalBlocks<T> split_replicated_on_device(const spmm::Context& context, const ReplicatedCsr& a) {
+LocalBlocks<T> split_replicated_on_device(const dense::Context& context, const ReplicatedCsr& a) {
   if (a.space != Space::device) throw Error("split_replicated_on_device: the arrays are not in device memory");
   std::int64_t first = 0, last = 0;  // the rank's entries
   const auto stream = static_cast<cudaStream_t>(context.stream());
@@ -266,9 +266,9 @@ LocalBlocks<T> split_replicated_on_device(const spmm::Context& context, const Re
   return split_on_device<T>(context, r, a.values, last - first, {});
 }
 
-template LocalBlocks<float> split_local_rows_on_device(const spmm::Context&, const io::CsrRows&);
-template LocalBlocks<double> split_local_rows_on_device(const spmm::Context&, const io::CsrRows&);
-template LocalBlocks<float> split_replicated_on_device(const spmm::Context&, const ReplicatedCsr&);
-template LocalBlocks<double> split_replicated_on_device(const spmm::Context&, const ReplicatedCsr&);
+template LocalBlocks<float> split_local_rows_on_device(const dense::Context&, const io::CsrRows&);
+template LocalBlocks<double> split_local_rows_on_device(const dense::Context&, const io::CsrRows&);
+template LocalBlocks<float> split_replicated_on_device(const dense::Context&, const ReplicatedCsr&);
+template LocalBlocks<double> split_replicated_on_device(const dense::Context&, const ReplicatedCsr&);
 
 }  // namespace blockeigs::solver

@@ -99,7 +99,7 @@ __global__ void describe_kernel(Arrays<Index> a, std::int64_t k, bool transpose,
 // One pass's first position (none where nothing), read back.
 class FirstPosition {
  public:
-  explicit FirstPosition(const spmm::Context& context)
+  explicit FirstPosition(const dense::Context& context)
       : stream_(static_cast<cudaStream_t>(context.stream())), first_(Space::device, 1) {
     BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(first_.data(), 0xff, sizeof(unsigned long long), stream_));
   }
@@ -114,12 +114,12 @@ class FirstPosition {
 
  private:
   cudaStream_t stream_;
-  spmm::Buffer<unsigned long long> first_;
+  dense::Buffer<unsigned long long> first_;
 };
 
 template <class Index>
 CsrProblem describe(const ReplicatedCsr& a, std::int64_t k, Kind kind, cudaStream_t stream) {
-  spmm::Buffer<CsrProblem> out(Space::device, 1);
+  dense::Buffer<CsrProblem> out(Space::device, 1);
   describe_kernel<Index><<<1, 1, 0, stream>>>(arrays<Index>(a), k, kind == Kind::asymmetric, out.data());
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
   CsrProblem p;
@@ -138,7 +138,7 @@ std::int64_t read_index(const Index* device_value, cudaStream_t stream) {
 }
 
 template <class Index>
-CsrProblem offsets_problem(const ReplicatedCsr& a, const spmm::Context& context) {
+CsrProblem offsets_problem(const ReplicatedCsr& a, const dense::Context& context) {
   FirstPosition first(context);
   const Arrays<Index> d = arrays<Index>(a);
   if (read_index(d.offsets, first.stream()) != 0) return {Kind::offsets_start};
@@ -152,7 +152,7 @@ CsrProblem offsets_problem(const ReplicatedCsr& a, const spmm::Context& context)
 }
 
 template <class Index, class Kernel>
-CsrProblem rows_pass(const ReplicatedCsr& a, const spmm::Context& context, Kernel kernel, Kind kind) {
+CsrProblem rows_pass(const ReplicatedCsr& a, const dense::Context& context, Kernel kernel, Kind kind) {
   if (a.local_rows() == 0) return {};
   FirstPosition first(context);
   kernel<<<blocks_for(a.local_rows()), threads, 0, first.stream()>>>(arrays<Index>(a), first.data());
@@ -164,16 +164,16 @@ CsrProblem rows_pass(const ReplicatedCsr& a, const spmm::Context& context, Kerne
 
 }  // namespace
 
-CsrProblem find_offsets_problem_on_device(const ReplicatedCsr& a, const spmm::Context& context) {
+CsrProblem find_offsets_problem_on_device(const ReplicatedCsr& a, const dense::Context& context) {
   return a.wide ? offsets_problem<std::int64_t>(a, context) : offsets_problem<std::int32_t>(a, context);
 }
 
-CsrProblem find_entry_problem_on_device(const ReplicatedCsr& a, const spmm::Context& context) {
+CsrProblem find_entry_problem_on_device(const ReplicatedCsr& a, const dense::Context& context) {
   if (a.wide) return rows_pass<std::int64_t>(a, context, entry_kernel<std::int64_t>, Kind::entry);
   return rows_pass<std::int32_t>(a, context, entry_kernel<std::int32_t>, Kind::entry);
 }
 
-CsrProblem find_asymmetry_on_device(const ReplicatedCsr& a, const spmm::Context& context) {
+CsrProblem find_asymmetry_on_device(const ReplicatedCsr& a, const dense::Context& context) {
   if (a.wide) return rows_pass<std::int64_t>(a, context, asymmetry_kernel<std::int64_t>, Kind::asymmetric);
   return rows_pass<std::int32_t>(a, context, asymmetry_kernel<std::int32_t>, Kind::asymmetric);
 }

@@ -57,7 +57,7 @@ __global__ void received_kernel(Rows r, const Index* row, const Index* col, cons
     if (!close(value[e], stored(r, row[e], col[e]))) atomicOr(mismatch, 1);
 }
 
-int read_flag(const spmm::Buffer<int>& flag, cudaStream_t stream) {
+int read_flag(const dense::Buffer<int>& flag, cudaStream_t stream) {
   int value = 0;
   BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(&value, flag.data(), sizeof(int), cudaMemcpyDeviceToHost, stream));
   BLOCKEIGS_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -69,26 +69,26 @@ int read_flag(const spmm::Buffer<int>& flag, cudaStream_t stream) {
 struct DeviceSymmetryRows::Impl {
   cudaStream_t stream;
   std::int64_t m, first;
-  spmm::Buffer<std::int64_t> offsets, cols;
-  spmm::Buffer<double> values;
+  dense::Buffer<std::int64_t> offsets, cols;
+  dense::Buffer<double> values;
   Rows rows() const { return {offsets.data(), cols.data(), values.data(), m, first}; }
 };
 
 bool DeviceSymmetryRows::fits(const io::CsrRows& rows, std::int64_t received) {
   std::int64_t free = 0, total = 0;
-  if (!spmm::device_memory(&free, &total)) return false;
+  if (!dense::device_memory(&free, &total)) return false;
   const std::int64_t need = 8 * (rows.local_rows() + 1) + 16 * rows.nnz() + 12 * rows.local_rows() + 24 * received;
   return need + total / 8 <= free;
 }
 
-DeviceSymmetryRows::DeviceSymmetryRows(const spmm::Context& context, const io::CsrRows& rows)
+DeviceSymmetryRows::DeviceSymmetryRows(const dense::Context& context, const io::CsrRows& rows)
     : impl_(std::make_unique<Impl>()) {
   impl_->stream = static_cast<cudaStream_t>(context.stream());
   impl_->m = rows.local_rows();
   impl_->first = rows.first_row;
-  impl_->offsets = spmm::Buffer<std::int64_t>(Space::device, rows.row_offsets);
-  impl_->cols = spmm::Buffer<std::int64_t>(Space::device, rows.col_indices);
-  impl_->values = spmm::Buffer<double>(Space::device, rows.values);
+  impl_->offsets = dense::Buffer<std::int64_t>(Space::device, rows.row_offsets);
+  impl_->cols = dense::Buffer<std::int64_t>(Space::device, rows.col_indices);
+  impl_->values = dense::Buffer<double>(Space::device, rows.values);
 }
 
 DeviceSymmetryRows::~DeviceSymmetryRows() {
@@ -100,8 +100,8 @@ DeviceLocalPass DeviceSymmetryRows::local_pass() const {
   const std::int64_t m = impl_->m;
   if (m == 0) return out;
   const cudaStream_t stream = impl_->stream;
-  spmm::Buffer<int> mismatch(Space::device, 1), remote(Space::device, static_cast<std::size_t>(m));
-  spmm::Buffer<std::int64_t> listed(Space::device, static_cast<std::size_t>(m)), count(Space::device, 1);
+  dense::Buffer<int> mismatch(Space::device, 1), remote(Space::device, static_cast<std::size_t>(m));
+  dense::Buffer<std::int64_t> listed(Space::device, static_cast<std::size_t>(m)), count(Space::device, 1);
   BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(mismatch.data(), 0, sizeof(int), stream));
   local_kernel<<<blocks_for(m), threads, 0, stream>>>(impl_->rows(), mismatch.data(), remote.data());
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
@@ -110,15 +110,15 @@ DeviceLocalPass DeviceSymmetryRows::local_pass() const {
   std::size_t bytes = 0;
   BLOCKEIGS_CUDA_CHECK(
       cub::DeviceSelect::Flagged(nullptr, bytes, row_ids, remote.data(), listed.data(), count.data(), m, stream));
-  spmm::Buffer<unsigned char> work(Space::device, bytes);
+  dense::Buffer<unsigned char> work(Space::device, bytes);
   BLOCKEIGS_CUDA_CHECK(
       cub::DeviceSelect::Flagged(work.data(), bytes, row_ids, remote.data(), listed.data(), count.data(), m, stream));
   std::int64_t n = 0;
   BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(&n, count.data(), sizeof(n), cudaMemcpyDeviceToHost, stream));
   out.mismatch = read_flag(mismatch, stream) != 0;
   out.remote_rows.resize(static_cast<std::size_t>(n));
-  spmm::copy_bytes_async(out.remote_rows.data(), Space::host, listed.data(), Space::device,
-                         static_cast<std::size_t>(n) * sizeof(std::int64_t), stream);
+  dense::copy_bytes_async(out.remote_rows.data(), Space::host, listed.data(), Space::device,
+                          static_cast<std::size_t>(n) * sizeof(std::int64_t), stream);
   BLOCKEIGS_CUDA_CHECK(cudaStreamSynchronize(stream));
   return out;
 }
@@ -129,9 +129,9 @@ bool DeviceSymmetryRows::received_mismatch(const std::vector<Index>& row, const 
   const auto count = static_cast<std::int64_t>(row.size());
   if (count == 0) return false;
   const cudaStream_t stream = impl_->stream;
-  const spmm::Buffer<Index> r(Space::device, row), c(Space::device, col);
-  const spmm::Buffer<double> v(Space::device, value);
-  spmm::Buffer<int> mismatch(Space::device, 1);
+  const dense::Buffer<Index> r(Space::device, row), c(Space::device, col);
+  const dense::Buffer<double> v(Space::device, value);
+  dense::Buffer<int> mismatch(Space::device, 1);
   BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(mismatch.data(), 0, sizeof(int), stream));
   received_kernel<Index>
       <<<blocks_for(count), threads, 0, stream>>>(impl_->rows(), r.data(), c.data(), v.data(), count, mismatch.data());

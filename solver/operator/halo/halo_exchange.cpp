@@ -14,7 +14,7 @@ namespace {
 
 // Element (i, j) of X at X[i * row_stride + j * col_stride].
 template <class U>
-void gather_rows(const spmm::Context& context, const HaloPlan& plan, const std::int32_t* device_rows, const U* X,
+void gather_rows(const dense::Context& context, const HaloPlan& plan, const std::int32_t* device_rows, const U* X,
                  std::int64_t row_stride, std::int64_t col_stride, std::int64_t k, U* packed, std::int64_t packed_ld) {
   if (context.space() == Space::host) {
 #pragma omp parallel for schedule(static)
@@ -30,12 +30,12 @@ void gather_rows(const spmm::Context& context, const HaloPlan& plan, const std::
 }  // namespace
 
 template <class T>
-HaloExchange<T>::HaloExchange(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan)
+HaloExchange<T>::HaloExchange(MPI_Comm comm, const dense::Context& context, const HaloPlan& plan)
     : comm_(comm),
       context_(context),
       plan_(plan),
       send_rows_(context.space(), plan.send_rows),
-      packed_(std::make_unique<spmm::Event>(context)) {}
+      packed_(std::make_unique<dense::Event>(context)) {}
 
 template <class T>
 HaloExchange<T>::~HaloExchange() = default;
@@ -46,10 +46,10 @@ bool HaloExchange<T>::reserve(std::int64_t cols) {
   const Space space = context_.space();
   // The new send buffer exists before the old one is freed (a transport may
   // hand it to its neighbours in on_reserve, collectively).
-  spmm::Buffer<T> send(space, static_cast<std::size_t>(plan_.packed_rows() * cols));
+  dense::Buffer<T> send(space, static_cast<std::size_t>(plan_.packed_rows() * cols));
   const bool usable = on_reserve(cols, send.data());
   send_buffer_ = std::move(send);
-  halo_block_ = spmm::Buffer<T>(space, static_cast<std::size_t>(plan_.halo_rows() * cols));
+  halo_block_ = dense::Buffer<T>(space, static_cast<std::size_t>(plan_.halo_rows() * cols));
   capacity_ = cols;
   return usable;
 }

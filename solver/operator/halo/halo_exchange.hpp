@@ -65,7 +65,7 @@ class HaloExchange {
   // width padded by one fp32 value). X must stay unchanged until end().
   // Collective with the plan's neighbours; reserve() must have made room.
   template <class U>
-  void begin(spmm::ConstDenseView<U> X) {
+  void begin(dense::ConstDenseView<U> X) {
     static_assert(std::is_same_v<U, T> || (std::is_same_v<U, float> && std::is_same_v<T, double>),
                   "a halo moves blocks of the operator's type, or fp32 blocks of an fp64 operator");
     start({X.data, X.ld, X.cols, sizeof(U), words<U>(X.cols)});
@@ -73,7 +73,7 @@ class HaloExchange {
 
   // begin() for a column-major block of T (PETSc's dense blocks: element
   // (i, j) at data[i + j * ld]); the rows travel as in begin().
-  void begin_column_major(spmm::ColumnMajorView<const T> X) { start({X.data, 1, X.cols, sizeof(T), X.cols, X.ld}); }
+  void begin_column_major(dense::ColumnMajorView<const T> X) { start({X.data, 1, X.cols, sizeof(T), X.cols, X.ld}); }
 
   // T values a row of `cols` U values takes on the wire and in the halo block.
   template <class U>
@@ -84,7 +84,7 @@ class HaloExchange {
   // Completes the exchange: the halo block, halo_rows() x words T values
   // (rows of fp32 values after an fp32 begin, 2 words apart) in the context's
   // space. Work queued on the context's stream after end() returns sees the block.
-  virtual spmm::ConstDenseView<T> end() = 0;
+  virtual dense::ConstDenseView<T> end() = 0;
 
   // Called once the work that reads the halo block has been queued: the next
   // exchange may overwrite the block after that work.
@@ -92,7 +92,7 @@ class HaloExchange {
 
   // The halo block as it stands, `words` T values a row (for timing the
   // multiply without the exchange).
-  spmm::ConstDenseView<T> halo_block(std::int64_t words) const {
+  dense::ConstDenseView<T> halo_block(std::int64_t words) const {
     return {context_.space(), plan_.halo_rows(), words, words, halo_block_.data()};
   }
 
@@ -116,7 +116,7 @@ class HaloExchange {
     std::int64_t col_stride = 1;  // 1: row-major; else column-major (ld 1)
   };
 
-  HaloExchange(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan);
+  HaloExchange(MPI_Comm comm, const dense::Context& context, const HaloPlan& plan);
 
   // The transport's begin(): post receives, pack(), post or queue the sends.
   virtual void start(const Source& X) = 0;
@@ -145,13 +145,13 @@ class HaloExchange {
   double now() const;
 
   MPI_Comm comm_;
-  const spmm::Context& context_;
+  const dense::Context& context_;
   const HaloPlan& plan_;
-  std::int64_t capacity_ = 0;             // columns the buffers hold
-  spmm::Buffer<std::int32_t> send_rows_;  // plan_.send_rows in the context's space
-  spmm::Buffer<T> send_buffer_;           // packed rows, context space
-  spmm::Buffer<T> halo_block_;            // received rows, context space
-  std::unique_ptr<spmm::Event> packed_;   // marks the packed rows ready to send
+  std::int64_t capacity_ = 0;              // columns the buffers hold
+  dense::Buffer<std::int32_t> send_rows_;  // plan_.send_rows in the context's space
+  dense::Buffer<T> send_buffer_;           // packed rows, context space
+  dense::Buffer<T> halo_block_;            // received rows, context space
+  std::unique_ptr<dense::Event> packed_;   // marks the packed rows ready to send
   Marks marks_;
   bool profiling_ = false;
   std::string fallback_note_;

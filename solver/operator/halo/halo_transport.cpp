@@ -28,7 +28,7 @@ TransportChoice mpi_choice(const TransportFacts& facts, const std::string& why) 
 
 // The transport as chosen, built; NCCL gives way to MPI (with a note) where it cannot start.
 template <class T>
-std::unique_ptr<HaloExchange<T>> build(const TransportChoice& choice, MPI_Comm comm, const spmm::Context& context,
+std::unique_ptr<HaloExchange<T>> build(const TransportChoice& choice, MPI_Comm comm, const dense::Context& context,
                                        const HaloPlan& plan, const HaloOptions& options, const TransportFacts& facts) {
   std::unique_ptr<HaloExchange<T>> out;
   switch (choice.transport) {
@@ -78,7 +78,7 @@ TransportChoice choose_halo_transport(const HaloOptions& requested, const Transp
 }
 
 template <class T>
-std::unique_ptr<HaloExchange<T>> make_halo_exchange(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan,
+std::unique_ptr<HaloExchange<T>> make_halo_exchange(MPI_Comm comm, const dense::Context& context, const HaloPlan& plan,
                                                     const HaloOptions& options, bool peer_refused) {
   TransportFacts facts{context.space() == Space::device, comm_size(comm), peer_refused, nccl_compiled(),
                        mpi_is_cuda_aware(options.cuda_aware_mpi)};
@@ -107,9 +107,9 @@ std::unique_ptr<HaloExchange<T>> make_halo_exchange(MPI_Comm comm, const spmm::C
   return build<T>(choice, comm, context, plan, options, facts);
 }
 
-template std::unique_ptr<HaloExchange<float>> make_halo_exchange(MPI_Comm, const spmm::Context&, const HaloPlan&,
+template std::unique_ptr<HaloExchange<float>> make_halo_exchange(MPI_Comm, const dense::Context&, const HaloPlan&,
                                                                  const HaloOptions&, bool);
-template std::unique_ptr<HaloExchange<double>> make_halo_exchange(MPI_Comm, const spmm::Context&, const HaloPlan&,
+template std::unique_ptr<HaloExchange<double>> make_halo_exchange(MPI_Comm, const dense::Context&, const HaloPlan&,
                                                                   const HaloOptions&, bool);
 
 }  // namespace blockeigs::solver

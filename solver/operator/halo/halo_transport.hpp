@@ -62,7 +62,7 @@ TransportChoice choose_halo_transport(const HaloOptions& requested, const Transp
 // after CUDA IPC refused memory it had accepted (DistributedOperator's
 // first wider apply). Collective.
 template <class T>
-std::unique_ptr<HaloExchange<T>> make_halo_exchange(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan,
+std::unique_ptr<HaloExchange<T>> make_halo_exchange(MPI_Comm comm, const dense::Context& context, const HaloPlan& plan,
                                                     const HaloOptions& options = {}, bool peer_refused = false);
 
 }  // namespace blockeigs::solver

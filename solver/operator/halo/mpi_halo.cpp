@@ -6,7 +6,7 @@
 namespace blockeigs::solver {
 
 template <class T>
-MpiHalo<T>::MpiHalo(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan)
+MpiHalo<T>::MpiHalo(MPI_Comm comm, const dense::Context& context, const HaloPlan& plan)
     : HaloExchange<T>(comm, context, plan) {}
 
 template <class T>
@@ -31,7 +31,7 @@ void MpiHalo<T>::start(const typename HaloExchange<T>::Source& X) {
 }
 
 template <class T>
-spmm::ConstDenseView<T> MpiHalo<T>::end() {
+dense::ConstDenseView<T> MpiHalo<T>::end() {
   this->wait_for_pack();
   this->marks_.packed = this->now();
   if (!sent_) this->post_sends(this->send_buffer_.data(), words_, requests_);

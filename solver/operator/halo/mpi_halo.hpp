@@ -16,11 +16,11 @@ namespace blockeigs::solver {
 template <class T>
 class MpiHalo final : public HaloExchange<T> {
  public:
-  MpiHalo(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan);
+  MpiHalo(MPI_Comm comm, const dense::Context& context, const HaloPlan& plan);
 
   HaloTransport transport() const override;
   std::string name() const override;
-  spmm::ConstDenseView<T> end() override;
+  dense::ConstDenseView<T> end() override;
 
  protected:
   void start(const typename HaloExchange<T>::Source& X) override;

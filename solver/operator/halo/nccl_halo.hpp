@@ -27,14 +27,14 @@ class NcclHalo final : public HaloExchange<T> {
   // Collective. Null on every rank when the context is not a GPU, NCCL is not
   // compiled, or the communicator cannot be made on some rank; `why` then
   // says which (the lowest failing rank's message), for the caller's note.
-  static std::unique_ptr<NcclHalo> create(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan,
+  static std::unique_ptr<NcclHalo> create(MPI_Comm comm, const dense::Context& context, const HaloPlan& plan,
                                           std::string& why);
   ~NcclHalo() override;
 
   HaloTransport transport() const override { return HaloTransport::nccl; }
   std::string name() const override { return "device to device (NCCL)"; }
   // Queues the context stream's wait for the received rows; returns at once.
-  spmm::ConstDenseView<T> end() override;
+  dense::ConstDenseView<T> end() override;
 
  protected:
   // Queues the pack, then the group of sends and receives behind it on the
@@ -42,7 +42,7 @@ class NcclHalo final : public HaloExchange<T> {
   void start(const typename HaloExchange<T>::Source& X) override;
 
  private:
-  NcclHalo(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan);
+  NcclHalo(MPI_Comm comm, const dense::Context& context, const HaloPlan& plan);
   // Host clock after `event` (a cudaEvent_t) completed, while profiling.
   double time_after(void* event) const;
 

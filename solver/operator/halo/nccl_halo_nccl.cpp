@@ -32,7 +32,7 @@ cudaEvent_t as_event(void* p) { return static_cast<cudaEvent_t>(p); }
 }  // namespace
 
 template <class T>
-std::unique_ptr<NcclHalo<T>> NcclHalo<T>::create(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan,
+std::unique_ptr<NcclHalo<T>> NcclHalo<T>::create(MPI_Comm comm, const dense::Context& context, const HaloPlan& plan,
                                                  std::string& why) {
   if (context.space() != Space::device) {
     why = "NCCL needs device blocks";
@@ -71,7 +71,7 @@ std::unique_ptr<NcclHalo<T>> NcclHalo<T>::create(MPI_Comm comm, const spmm::Cont
 }
 
 template <class T>
-NcclHalo<T>::NcclHalo(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan)
+NcclHalo<T>::NcclHalo(MPI_Comm comm, const dense::Context& context, const HaloPlan& plan)
     : HaloExchange<T>(comm, context, plan) {
   int least = 0, greatest = 0;
   BLOCKEIGS_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
@@ -130,7 +130,7 @@ void NcclHalo<T>::start(const typename HaloExchange<T>::Source& X) {
 }
 
 template <class T>
-spmm::ConstDenseView<T> NcclHalo<T>::end() {
+dense::ConstDenseView<T> NcclHalo<T>::end() {
   this->marks_.packed = time_after(packed_);
   this->marks_.arrived = time_after(received_);
   BLOCKEIGS_CUDA_CHECK(cudaStreamWaitEvent(as_stream(this->context_.stream()), as_event(received_), 0));

@@ -18,13 +18,13 @@ namespace {
 bool nccl_compiled() { return false; }
 
 template <class T>
-std::unique_ptr<NcclHalo<T>> NcclHalo<T>::create(MPI_Comm, const spmm::Context&, const HaloPlan&, std::string& why) {
+std::unique_ptr<NcclHalo<T>> NcclHalo<T>::create(MPI_Comm, const dense::Context&, const HaloPlan&, std::string& why) {
   why = "this build is not compiled with NCCL (CMake option BLOCKEIGS_NCCL)";
   return nullptr;
 }
 
 template <class T>
-NcclHalo<T>::NcclHalo(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan)
+NcclHalo<T>::NcclHalo(MPI_Comm comm, const dense::Context& context, const HaloPlan& plan)
     : HaloExchange<T>(comm, context, plan) {
   not_compiled("NcclHalo");
 }
@@ -39,7 +39,7 @@ void NcclHalo<T>::start(const typename HaloExchange<T>::Source&) {
 }
 
 template <class T>
-spmm::ConstDenseView<T> NcclHalo<T>::end() {
+dense::ConstDenseView<T> NcclHalo<T>::end() {
   not_compiled("NcclHalo::end");
 }
 

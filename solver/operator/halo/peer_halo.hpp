@@ -28,13 +28,13 @@ class PeerHalo final : public HaloExchange<T> {
   // Collective. Returns null on every rank unless the context is a GPU, every
   // rank's neighbours are on its node, and every rank passes `allowed`
   // (HaloOptions::peer); whether mapping works is only known at reserve().
-  static std::unique_ptr<PeerHalo> create(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan,
+  static std::unique_ptr<PeerHalo> create(MPI_Comm comm, const dense::Context& context, const HaloPlan& plan,
                                           bool allowed);
   ~PeerHalo() override;
 
   HaloTransport transport() const override { return HaloTransport::peer; }
   std::string name() const override { return "device to device (CUDA IPC)"; }
-  spmm::ConstDenseView<T> end() override;
+  dense::ConstDenseView<T> end() override;
   // Marks the halo block free after the work queued so far, waits (on the
   // host) for this rank's copies, tells the senders, and waits for this
   // rank's receivers to say the same.
@@ -47,7 +47,7 @@ class PeerHalo final : public HaloExchange<T> {
   bool on_reserve(std::int64_t cols, const T* send_buffer) override;
 
  private:
-  PeerHalo(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan);
+  PeerHalo(MPI_Comm comm, const dense::Context& context, const HaloPlan& plan);
   void close_mapped();
 
   std::int64_t words_ = 0;

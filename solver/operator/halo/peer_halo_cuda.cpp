@@ -50,7 +50,7 @@ void wait_all(std::vector<MPI_Request>& requests) {
 }  // namespace
 
 template <class T>
-std::unique_ptr<PeerHalo<T>> PeerHalo<T>::create(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan,
+std::unique_ptr<PeerHalo<T>> PeerHalo<T>::create(MPI_Comm comm, const dense::Context& context, const HaloPlan& plan,
                                                  bool allowed) {
   int size = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &size));
@@ -75,7 +75,7 @@ std::unique_ptr<PeerHalo<T>> PeerHalo<T>::create(MPI_Comm comm, const spmm::Cont
 }
 
 template <class T>
-PeerHalo<T>::PeerHalo(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan)
+PeerHalo<T>::PeerHalo(MPI_Comm comm, const dense::Context& context, const HaloPlan& plan)
     : HaloExchange<T>(comm, context, plan),
       peer_first_row_(plan.recv_ranks.size(), 0),
       mapped_(plan.recv_ranks.size(), nullptr) {
@@ -159,7 +159,7 @@ void PeerHalo<T>::start(const typename HaloExchange<T>::Source& X) {
 // word, and queue the copies of their rows on the side stream, which the
 // context's stream then waits for.
 template <class T>
-spmm::ConstDenseView<T> PeerHalo<T>::end() {
+dense::ConstDenseView<T> PeerHalo<T>::end() {
   const HaloPlan& plan = this->plan_;
   this->wait_for_pack();
   this->marks_.packed = this->now();

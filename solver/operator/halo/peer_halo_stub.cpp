@@ -12,12 +12,12 @@ namespace {
 }  // namespace
 
 template <class T>
-std::unique_ptr<PeerHalo<T>> PeerHalo<T>::create(MPI_Comm, const spmm::Context&, const HaloPlan&, bool) {
+std::unique_ptr<PeerHalo<T>> PeerHalo<T>::create(MPI_Comm, const dense::Context&, const HaloPlan&, bool) {
   return nullptr;
 }
 
 template <class T>
-PeerHalo<T>::PeerHalo(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan)
+PeerHalo<T>::PeerHalo(MPI_Comm comm, const dense::Context& context, const HaloPlan& plan)
     : HaloExchange<T>(comm, context, plan) {
   not_compiled("PeerHalo");
 }
@@ -37,7 +37,7 @@ void PeerHalo<T>::start(const typename HaloExchange<T>::Source&) {
 }
 
 template <class T>
-spmm::ConstDenseView<T> PeerHalo<T>::end() {
+dense::ConstDenseView<T> PeerHalo<T>::end() {
   not_compiled("PeerHalo::end");
 }
 

@@ -17,7 +17,7 @@ void wait_all(std::vector<MPI_Request>& requests) {
 }  // namespace
 
 template <class T>
-StagedMpiHalo<T>::StagedMpiHalo(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan,
+StagedMpiHalo<T>::StagedMpiHalo(MPI_Comm comm, const dense::Context& context, const HaloPlan& plan,
                                 std::int64_t piece_bytes)
     : HaloExchange<T>(comm, context, plan),
       piece_bytes_(std::min(piece_bytes > 0 ? piece_bytes : default_halo_piece_bytes, mpi_chunk_limit())) {
@@ -36,8 +36,8 @@ HaloTransport StagedMpiHalo<T>::transport() const {
 
 template <class T>
 bool StagedMpiHalo<T>::on_reserve(std::int64_t cols, const T*) {
-  send_staging_ = spmm::PinnedBuffer<T>(static_cast<std::size_t>(this->plan_.packed_rows() * cols));
-  recv_staging_ = spmm::PinnedBuffer<T>(static_cast<std::size_t>(this->plan_.halo_rows() * cols));
+  send_staging_ = dense::PinnedBuffer<T>(static_cast<std::size_t>(this->plan_.packed_rows() * cols));
+  recv_staging_ = dense::PinnedBuffer<T>(static_cast<std::size_t>(this->plan_.halo_rows() * cols));
   return true;
 }
 
@@ -69,15 +69,15 @@ void StagedMpiHalo<T>::start(const typename HaloExchange<T>::Source& X) {
   if (this->context_.space() == Space::device) return start_on_device();
   // Host rows are packed on return: staged and sent at once.
   const auto* from = reinterpret_cast<const char*>(send_staging_.data());
-  spmm::copy_bytes(send_staging_.data(), Space::host, this->send_buffer_.data(), Space::host,
-                   static_cast<std::size_t>(this->plan_.packed_rows() * words_) * sizeof(T));
+  dense::copy_bytes(send_staging_.data(), Space::host, this->send_buffer_.data(), Space::host,
+                    static_cast<std::size_t>(this->plan_.packed_rows() * words_) * sizeof(T));
   for (std::size_t i = 0; i < send_pieces_.size(); ++i)
     BLOCKEIGS_MPI_CHECK(MPI_Isend(from + send_pieces_[i].offset, static_cast<int>(send_pieces_[i].bytes), MPI_BYTE,
                                   send_pieces_[i].rank, 0, this->comm_, &send_requests_[i]));
 }
 
 template <class T>
-spmm::ConstDenseView<T> StagedMpiHalo<T>::end() {
+dense::ConstDenseView<T> StagedMpiHalo<T>::end() {
   this->marks_ = {};
   if (this->context_.space() == Space::device) {
     pipeline_on_device();
@@ -85,8 +85,8 @@ spmm::ConstDenseView<T> StagedMpiHalo<T>::end() {
     this->marks_.packed = this->now();
     wait_all(recv_requests_);
     this->marks_.arrived = this->now();
-    spmm::copy_bytes(this->halo_block_.data(), Space::host, recv_staging_.data(), Space::host,
-                     static_cast<std::size_t>(this->plan_.halo_rows() * words_) * sizeof(T));
+    dense::copy_bytes(this->halo_block_.data(), Space::host, recv_staging_.data(), Space::host,
+                      static_cast<std::size_t>(this->plan_.halo_rows() * words_) * sizeof(T));
   }
   // The next exchange overwrites the send staging.
   wait_all(send_requests_);

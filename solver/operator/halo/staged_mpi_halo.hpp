@@ -24,13 +24,13 @@ template <class T>
 class StagedMpiHalo final : public HaloExchange<T> {
  public:
   // Every rank passes the same piece_bytes: both ends of a message cut it with it.
-  StagedMpiHalo(MPI_Comm comm, const spmm::Context& context, const HaloPlan& plan,
+  StagedMpiHalo(MPI_Comm comm, const dense::Context& context, const HaloPlan& plan,
                 std::int64_t piece_bytes = default_halo_piece_bytes);
   ~StagedMpiHalo() override;
 
   HaloTransport transport() const override;
   std::string name() const override { return "MPI, staged through host"; }
-  spmm::ConstDenseView<T> end() override;
+  dense::ConstDenseView<T> end() override;
 
  protected:
   void start(const typename HaloExchange<T>::Source& X) override;
@@ -55,8 +55,8 @@ class StagedMpiHalo final : public HaloExchange<T> {
   void start_on_device();
   void pipeline_on_device();
 
-  spmm::PinnedBuffer<T> send_staging_;  // host copy of the packed rows
-  spmm::PinnedBuffer<T> recv_staging_;  // received rows before their copy to the halo block
+  dense::PinnedBuffer<T> send_staging_;  // host copy of the packed rows
+  dense::PinnedBuffer<T> recv_staging_;  // received rows before their copy to the halo block
   std::vector<Piece> send_pieces_, recv_pieces_;
   std::vector<MPI_Request> send_requests_, recv_requests_;
   std::int64_t words_ = 0;

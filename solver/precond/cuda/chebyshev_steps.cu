@@ -16,8 +16,8 @@ using namespace support;
 
 template <class T, class U>
 __global__ void chebyshev_start_kernel(std::int64_t rows, std::int64_t cols, U c, const U* dinv,
-                                       spmm::ConstDenseView<T> R, spmm::DenseView<U> Q, spmm::DenseView<U> E,
-                                       spmm::DenseView<U> W) {
+                                       dense::ConstDenseView<T> R, dense::DenseView<U> Q, dense::DenseView<U> E,
+                                       dense::DenseView<U> W) {
   for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < rows * cols;
        e += std::int64_t(gridDim.x) * blockDim.x) {
     const std::int64_t i = e / cols, j = e % cols;
@@ -31,8 +31,8 @@ __global__ void chebyshev_start_kernel(std::int64_t rows, std::int64_t cols, U c
 
 template <class U>
 __global__ void chebyshev_step_kernel(std::int64_t rows, std::int64_t cols, U shift, U alpha, U beta, const U* diag,
-                                      const U* dinv, bool write_q, spmm::DenseView<U> Q, spmm::DenseView<U> E,
-                                      spmm::DenseView<U> W) {
+                                      const U* dinv, bool write_q, dense::DenseView<U> Q, dense::DenseView<U> E,
+                                      dense::DenseView<U> W) {
   for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < rows * cols;
        e += std::int64_t(gridDim.x) * blockDim.x) {
     const std::int64_t i = e / cols, j = e % cols;
@@ -49,8 +49,8 @@ __global__ void chebyshev_step_kernel(std::int64_t rows, std::int64_t cols, U sh
 // `out` may be W itself: each thread reads its w before writing its out.
 template <class T, class U>
 __global__ void chebyshev_finish_kernel(std::int64_t rows, std::int64_t cols, U shift, U alpha, U beta, const U* diag,
-                                        const U* dinv, spmm::ConstDenseView<U> Q, spmm::ConstDenseView<U> E,
-                                        spmm::ConstDenseView<U> W, spmm::DenseView<T> out) {
+                                        const U* dinv, dense::ConstDenseView<U> Q, dense::ConstDenseView<U> E,
+                                        dense::ConstDenseView<U> W, dense::DenseView<T> out) {
   for (std::int64_t e = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; e < rows * cols;
        e += std::int64_t(gridDim.x) * blockDim.x) {
     const std::int64_t i = e / cols, j = e % cols;
@@ -64,8 +64,8 @@ __global__ void chebyshev_finish_kernel(std::int64_t rows, std::int64_t cols, U 
 }  // namespace
 
 template <class T, class U>
-void chebyshev_start(const spmm::Context& context, U c, const U* dinv, spmm::ConstDenseView<T> R, spmm::DenseView<U> Q,
-                     spmm::DenseView<U> E, spmm::DenseView<U> W) {
+void chebyshev_start(const dense::Context& context, U c, const U* dinv, dense::ConstDenseView<T> R,
+                     dense::DenseView<U> Q, dense::DenseView<U> E, dense::DenseView<U> W) {
   if (R.rows == 0 || R.cols == 0) return;
   chebyshev_start_kernel<T, U>
       <<<grid_for(R.rows * R.cols), threads_per_block, 0, stream_of(context)>>>(R.rows, R.cols, c, dinv, R, Q, E, W);
@@ -73,8 +73,8 @@ void chebyshev_start(const spmm::Context& context, U c, const U* dinv, spmm::Con
 }
 
 template <class U>
-void chebyshev_step(const spmm::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv, bool write_q,
-                    spmm::DenseView<U> Q, spmm::DenseView<U> E, spmm::DenseView<U> W) {
+void chebyshev_step(const dense::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv, bool write_q,
+                    dense::DenseView<U> Q, dense::DenseView<U> E, dense::DenseView<U> W) {
   if (Q.rows == 0 || Q.cols == 0) return;
   chebyshev_step_kernel<U><<<grid_for(Q.rows * Q.cols), threads_per_block, 0, stream_of(context)>>>(
       Q.rows, Q.cols, shift, alpha, beta, diag, dinv, write_q, Q, E, W);
@@ -82,29 +82,29 @@ void chebyshev_step(const spmm::Context& context, U shift, U alpha, U beta, cons
 }
 
 template <class T, class U>
-void chebyshev_finish(const spmm::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv,
-                      spmm::ConstDenseView<U> Q, spmm::ConstDenseView<U> E, spmm::ConstDenseView<U> W,
-                      spmm::DenseView<T> out) {
+void chebyshev_finish(const dense::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv,
+                      dense::ConstDenseView<U> Q, dense::ConstDenseView<U> E, dense::ConstDenseView<U> W,
+                      dense::DenseView<T> out) {
   if (Q.rows == 0 || Q.cols == 0) return;
   chebyshev_finish_kernel<T, U><<<grid_for(Q.rows * Q.cols), threads_per_block, 0, stream_of(context)>>>(
       Q.rows, Q.cols, shift, alpha, beta, diag, dinv, Q, E, W, out);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
-#define BLOCKEIGS_INSTANTIATE(T, U)                                                                             \
-  template void chebyshev_start(const spmm::Context&, U, const U*, spmm::ConstDenseView<T>, spmm::DenseView<U>, \
-                                spmm::DenseView<U>, spmm::DenseView<U>);                                        \
-  template void chebyshev_finish(const spmm::Context&, U, U, U, const U*, const U*, spmm::ConstDenseView<U>,    \
-                                 spmm::ConstDenseView<U>, spmm::ConstDenseView<U>, spmm::DenseView<T>);
+#define BLOCKEIGS_INSTANTIATE(T, U)                                                                                \
+  template void chebyshev_start(const dense::Context&, U, const U*, dense::ConstDenseView<T>, dense::DenseView<U>, \
+                                dense::DenseView<U>, dense::DenseView<U>);                                         \
+  template void chebyshev_finish(const dense::Context&, U, U, U, const U*, const U*, dense::ConstDenseView<U>,     \
+                                 dense::ConstDenseView<U>, dense::ConstDenseView<U>, dense::DenseView<T>);
 
 BLOCKEIGS_INSTANTIATE(float, float)
 BLOCKEIGS_INSTANTIATE(double, double)
 BLOCKEIGS_INSTANTIATE(double, float)
 #undef BLOCKEIGS_INSTANTIATE
 
-template void chebyshev_step(const spmm::Context&, float, float, float, const float*, const float*, bool,
-                             spmm::DenseView<float>, spmm::DenseView<float>, spmm::DenseView<float>);
-template void chebyshev_step(const spmm::Context&, double, double, double, const double*, const double*, bool,
-                             spmm::DenseView<double>, spmm::DenseView<double>, spmm::DenseView<double>);
+template void chebyshev_step(const dense::Context&, float, float, float, const float*, const float*, bool,
+                             dense::DenseView<float>, dense::DenseView<float>, dense::DenseView<float>);
+template void chebyshev_step(const dense::Context&, double, double, double, const double*, const double*, bool,
+                             dense::DenseView<double>, dense::DenseView<double>, dense::DenseView<double>);
 
 }  // namespace blockeigs::solver::device_ops

@@ -10,16 +10,16 @@
 namespace blockeigs::solver::device_ops {
 
 template <class T, class U>
-void chebyshev_start(const spmm::Context& context, U c, const U* dinv, spmm::ConstDenseView<T> R, spmm::DenseView<U> Q,
-                     spmm::DenseView<U> E, spmm::DenseView<U> W);
+void chebyshev_start(const dense::Context& context, U c, const U* dinv, dense::ConstDenseView<T> R,
+                     dense::DenseView<U> Q, dense::DenseView<U> E, dense::DenseView<U> W);
 
 template <class U>
-void chebyshev_step(const spmm::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv, bool write_q,
-                    spmm::DenseView<U> Q, spmm::DenseView<U> E, spmm::DenseView<U> W);
+void chebyshev_step(const dense::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv, bool write_q,
+                    dense::DenseView<U> Q, dense::DenseView<U> E, dense::DenseView<U> W);
 
 template <class T, class U>
-void chebyshev_finish(const spmm::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv,
-                      spmm::ConstDenseView<U> Q, spmm::ConstDenseView<U> E, spmm::ConstDenseView<U> W,
-                      spmm::DenseView<T> out);
+void chebyshev_finish(const dense::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv,
+                      dense::ConstDenseView<U> Q, dense::ConstDenseView<U> E, dense::ConstDenseView<U> W,
+                      dense::DenseView<T> out);
 
 }  // namespace blockeigs::solver::device_ops

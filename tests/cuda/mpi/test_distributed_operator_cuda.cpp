@@ -105,7 +105,7 @@ TEST_F(DistributedOperatorCuda, ContextStartedOnAThread) {
   ASSERT_EQ(cudaGetDeviceCount(&devices), cudaSuccess);
   EXPECT_EQ(starting.device(), solver::node_local_rank(MPI_COMM_WORLD) % devices);
   std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the rank's own work meanwhile
-  const spmm::Context& context = starting.ready();
+  const dense::Context& context = starting.ready();
   EXPECT_GT(starting.seconds(), 0.0);
   EXPECT_EQ(context.device(), starting.device());
   int current = -1;

@@ -37,7 +37,7 @@ struct Filtered {
 Filtered run_filter(const Problem& p, const LobpcgOptions& o, Split split = Split::balanced,
                     const FilterTuning& tuning = {}) {
   const solver::RowPartition partition = partition_of(p, MPI_COMM_WORLD, split);
-  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), p.whole, partition);
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, dense::Context::host(), p.whole, partition);
   Filtered out{solver::chebyshev_filter_eigs<double>(A, o, tuning), {}};
   out.check = test::check_eigenpairs(MPI_COMM_WORLD, A.context(), p.whole, partition, out.result.eigenvalues,
                                      out.result.eigenvectors.cview());
@@ -127,11 +127,11 @@ TEST(Chfsi, ShiftedProductsThroughTheDistributedOperator) {
   const Problem p = laplacian(io::GeneratorKind::laplacian_3d, 12, 11, 10);
   const solver::RowPartition partition = partition_of(p, MPI_COMM_WORLD, Split::empty_rank);
   const int rank = test::mpi_rank(MPI_COMM_WORLD);
-  const spmm::Context context = spmm::Context::host();
+  const dense::Context context = dense::Context::host();
   solver::DistributedOperator<double> A(MPI_COMM_WORLD, context,
                                         io::slice_rows(p.whole, partition.begin(rank), partition.end(rank)), partition);
   const std::int64_t m = A.local_rows();
-  spmm::DenseBlock<double> x(Space::host, m, 2), before(Space::host, m, 2), after(Space::host, m, 2);
+  dense::DenseBlock<double> x(Space::host, m, 2), before(Space::host, m, 2), after(Space::host, m, 2);
   for (std::int64_t i = 0; i < m; ++i) x.view()(i, 0) = x.view()(i, 1) = std::sin(double(A.first_row() + i));
   A.apply(1.0, x.cview(), 0.0, before.view());
   const LobpcgOptions o = options_for(40, SpectrumEnd::smallest, 1e-9);

@@ -46,7 +46,7 @@ LobpcgOptions window_options(double tol, StoppingTest test = StoppingTest::relat
 Windowed run_window(const Problem& p, const LobpcgOptions& o, const WindowOptions& w, Split split = Split::balanced) {
   const solver::RowPartition partition = partition_of(p, MPI_COMM_WORLD, split);
   const int rank = test::mpi_rank(MPI_COMM_WORLD);
-  const spmm::Context context = spmm::Context::host();
+  const dense::Context context = dense::Context::host();
   solver::DistributedOperator<double> A(MPI_COMM_WORLD, context,
                                         io::slice_rows(p.whole, partition.begin(rank), partition.end(rank)), partition);
   Windowed out{solver::window_eigs<double>(A, o, w), {}};
@@ -173,7 +173,7 @@ TEST(Window, ShiftedProductsThroughTheDistributedOperator) {
   const Problem p = laplacian(io::GeneratorKind::laplacian_2d, 30, 25);
   const solver::RowPartition partition = partition_of(p, MPI_COMM_WORLD, Split::empty_rank);
   const int rank = test::mpi_rank(MPI_COMM_WORLD);
-  const spmm::Context context = spmm::Context::host();
+  const dense::Context context = dense::Context::host();
   solver::DistributedOperator<double> A(MPI_COMM_WORLD, context,
                                         io::slice_rows(p.whole, partition.begin(rank), partition.end(rank)), partition);
   const LobpcgOptions o = window_options(1e-9);

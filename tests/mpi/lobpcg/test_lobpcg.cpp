@@ -225,7 +225,7 @@ TEST(Lobpcg, JacobiRejectsAZeroDiagonal) {
   d[37] = 0.0;
   const Problem p = diagonal(d);
   const solver::RowPartition partition = partition_of(p, MPI_COMM_WORLD, Split::balanced);
-  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), p.whole, partition);
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, dense::Context::host(), p.whole, partition);
   try {
     solver::JacobiPreconditioner<double> jacobi(A);
     FAIL() << "no error";
@@ -370,7 +370,7 @@ TEST(Lobpcg, MaxIterationsStopsUnconverged) {
 void expect_input_error(const Problem& p, const LobpcgOptions& o, const std::string& part,
                         Precond precond = Precond::none) {
   const solver::RowPartition partition = partition_of(p, MPI_COMM_WORLD, Split::balanced);
-  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), p.whole, partition);
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, dense::Context::host(), p.whole, partition);
   std::unique_ptr<solver::JacobiPreconditioner<double>> jacobi;
   if (precond == Precond::jacobi) jacobi = std::make_unique<solver::JacobiPreconditioner<double>>(A);
   try {
@@ -412,10 +412,10 @@ TEST(Lobpcg, RejectsBadOptions) {
 TEST(Lobpcg, RejectsAStartBlockOfTheWrongShape) {
   const Problem p = laplacian(io::GeneratorKind::laplacian_1d, 40);
   const solver::RowPartition partition = partition_of(p, MPI_COMM_WORLD, Split::balanced);
-  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), p.whole, partition);
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, dense::Context::host(), p.whole, partition);
   LobpcgOptions o = options_for(2);
   o.block_size = 4;
-  spmm::DenseBlock<double> start(Space::host, A.local_rows(), 5);
+  dense::DenseBlock<double> start(Space::host, A.local_rows(), 5);
   try {
     solver::lobpcg<double>(A, o, nullptr, start.cview());
     ADD_FAILURE() << "no error";

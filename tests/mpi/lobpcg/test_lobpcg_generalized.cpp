@@ -40,7 +40,7 @@ using test::to_csr;
 using test::tridiagonal;
 
 // The whole block X (local rows x k) on every rank, row-major.
-std::vector<double> gather(MPI_Comm comm, const solver::RowPartition& partition, spmm::ConstDenseView<double> X) {
+std::vector<double> gather(MPI_Comm comm, const solver::RowPartition& partition, dense::ConstDenseView<double> X) {
   int rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const std::int64_t k = X.cols;
@@ -132,12 +132,12 @@ template <class YFn = std::nullptr_t>
 Solved solve(const io::CsrRows& A_rows, const io::CsrRows* B_rows, const LobpcgOptions& o, bool empty_rank = false,
              bool jacobi = false, std::int64_t m = 0, YFn y_fn = nullptr) {
   const solver::RowPartition partition = partition_for(A_rows.global_rows, empty_rank);
-  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), A_rows, partition);
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, dense::Context::host(), A_rows, partition);
   std::optional<test::CsrTestOperator<double>> B;
   if (B_rows) B.emplace(MPI_COMM_WORLD, test::SharedContext{A.context()}, *B_rows, partition);
   std::optional<solver::JacobiPreconditioner<double>> precond;
   if (jacobi) precond.emplace(A);
-  spmm::DenseBlock<double> Y(Space::host, A.local_rows(), m);
+  dense::DenseBlock<double> Y(Space::host, A.local_rows(), m);
   std::vector<double> y_whole(static_cast<std::size_t>(A_rows.global_rows * m));
   if constexpr (!std::is_same_v<YFn, std::nullptr_t>)
     for (std::int64_t i = 0; i < A_rows.global_rows; ++i)
@@ -145,7 +145,7 @@ Solved solve(const io::CsrRows& A_rows, const io::CsrRows* B_rows, const LobpcgO
         y_whole[i * m + j] = y_fn(i, j);
         if (i >= A.first_row() && i < A.first_row() + A.local_rows()) Y.view()(i - A.first_row(), j) = y_fn(i, j);
       }
-  std::optional<spmm::ConstDenseView<double>> y_view;
+  std::optional<dense::ConstDenseView<double>> y_view;
   if (m > 0) y_view = Y.cview();
   Solved run{solver::lobpcg<double>(A, o, precond ? &*precond : nullptr, std::nullopt, B ? &*B : nullptr, y_view), {}};
   const std::vector<double> x = gather(MPI_COMM_WORLD, partition, run.result.eigenvectors.cview());
@@ -353,7 +353,7 @@ void expect_input_error(Fn fn, const char* needle) {
 
 TEST(LobpcgGeneralized, RefusesBOfAnotherSize) {
   const Pencil p = fem_p1(1, 40), q = fem_p1(1, 41);
-  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), p.A, partition_for(40, true));
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, dense::Context::host(), p.A, partition_for(40, true));
   test::CsrTestOperator<double> B(MPI_COMM_WORLD, test::SharedContext{A.context()}, q.B, partition_for(41, true));
   expect_input_error([&] { solver::lobpcg<double>(A, options_for(2, SpectrumEnd::smallest), nullptr, {}, &B); },
                      "B has 41 rows");
@@ -362,7 +362,7 @@ TEST(LobpcgGeneralized, RefusesBOfAnotherSize) {
 TEST(LobpcgGeneralized, RefusesBDistributedOtherwise) {
   if (test::mpi_size(MPI_COMM_WORLD) < 2) GTEST_SKIP() << "needs two ranks";
   const Pencil p = fem_p1(1, 40);
-  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), p.A, partition_for(40, false));
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, dense::Context::host(), p.A, partition_for(40, false));
   test::CsrTestOperator<double> B(MPI_COMM_WORLD, test::SharedContext{A.context()}, p.B, partition_for(40, true));
   expect_input_error([&] { solver::lobpcg<double>(A, options_for(2, SpectrumEnd::smallest), nullptr, {}, &B); },
                      "distributed like A");
@@ -370,8 +370,8 @@ TEST(LobpcgGeneralized, RefusesBDistributedOtherwise) {
 
 TEST(LobpcgGeneralized, RefusesBOnAnotherContext) {
   const Pencil p = fem_p1(1, 40);
-  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), p.A, partition_for(40, false));
-  test::CsrTestOperator<double> B(MPI_COMM_WORLD, spmm::Context::host(), p.B, partition_for(40, false));
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, dense::Context::host(), p.A, partition_for(40, false));
+  test::CsrTestOperator<double> B(MPI_COMM_WORLD, dense::Context::host(), p.B, partition_for(40, false));
   expect_input_error([&] { solver::lobpcg<double>(A, options_for(2, SpectrumEnd::smallest), nullptr, {}, &B); },
                      "share A's context");
 }

@@ -46,7 +46,7 @@ double mean_residual(const Iterate& it) {
 
 // Records `it` as the iterate after `previous` (null: the first).
 void record(BestIterate<double>& best, const Iterate* previous, const Iterate& it, int iteration) {
-  const spmm::ConstDenseView<double> prev = previous ? previous->X.cview() : it.X.cview();
+  const dense::ConstDenseView<double> prev = previous ? previous->X.cview() : it.X.cview();
   best.record(prev, previous != nullptr, iteration, {it.lambda, it.r_norm, it.x_norm});
 }
 
@@ -61,7 +61,7 @@ solver::LobpcgOptions options(double tolerance) {
 
 TEST(BestIterate, ReturnsTheMinimumWhenTheRunEndsWorse) {
   const test::Laplacian1d L(n);
-  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), L.whole, L.partition);
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, dense::Context::host(), L.whole, L.partition);
   // Residuals fall to a minimum at iteration 2, then rise for good.
   const std::vector<double> noise{1e-2, 1e-4, 1e-9, 1e-6, 1e-3, 1e-2};
   std::vector<Iterate> its;
@@ -71,7 +71,7 @@ TEST(BestIterate, ReturnsTheMinimumWhenTheRunEndsWorse) {
   EXPECT_FALSE(best.stall());  // a rise of 1e7, but not yet for a window
 
   solver::LobpcgResult<double> result = result_of(its.back());
-  spmm::DenseBlock<double> workspace(A.context().space(), A.local_rows(), 4 * k);
+  dense::DenseBlock<double> workspace(A.context().space(), A.local_rows(), 4 * k);
   best.restore(A, nullptr, MPI_COMM_WORLD, options(1e-6), 4.0, workspace.view(), result);
   ASSERT_TRUE(result.restored);
   const Iterate& kept = its[2];
@@ -87,14 +87,14 @@ TEST(BestIterate, ReturnsTheMinimumWhenTheRunEndsWorse) {
 
 TEST(BestIterate, KeepsNothingWhileResidualsFall) {
   const test::Laplacian1d L(n);
-  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), L.whole, L.partition);
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, dense::Context::host(), L.whole, L.partition);
   std::vector<Iterate> its;
   for (double e : {1e-1, 1e-3, 1e-5, 1e-7}) its.push_back(make_iterate(A, e));
   BestIterate<double> best(A.context(), A.local_rows(), k, 0);
   for (std::size_t i = 0; i < its.size(); ++i) record(best, i > 0 ? &its[i - 1] : nullptr, its[i], int(i));
   solver::LobpcgResult<double> result = result_of(its.back());
   const std::vector<double> before = result.residual_norms;
-  spmm::DenseBlock<double> workspace(A.context().space(), A.local_rows(), 4 * k);
+  dense::DenseBlock<double> workspace(A.context().space(), A.local_rows(), 4 * k);
   best.restore(A, nullptr, MPI_COMM_WORLD, options(1e-12), 4.0, workspace.view(), result);
   EXPECT_FALSE(result.restored);
   EXPECT_EQ(result.residual_norms, before);
@@ -102,7 +102,7 @@ TEST(BestIterate, KeepsNothingWhileResidualsFall) {
 
 TEST(BestIterate, DivergenceNeedsASustainedRise) {
   const test::Laplacian1d L(n);
-  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), L.whole, L.partition);
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, dense::Context::host(), L.whole, L.partition);
   const Iterate low = make_iterate(A, 1e-10), high = make_iterate(A, 1e-2);
   ASSERT_GT(mean_residual(high), divergence_growth * mean_residual(low));
   // A jump that falls back inside the window (a missed eigenvalue moving in) is not divergence.
@@ -128,7 +128,7 @@ TEST(BestIterate, DivergenceNeedsASustainedRise) {
 
 TEST(BestIterate, StagnationAfterAWindowWithoutAFall) {
   const test::Laplacian1d L(n);
-  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), L.whole, L.partition);
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, dense::Context::host(), L.whole, L.partition);
   // Falls of 10% or more keep it going; a window of smaller ones does not.
   std::vector<Iterate> falling, flat;
   for (int i = 0; i < 5; ++i) falling.push_back(make_iterate(A, 1e-3 * std::pow(0.8, i)));
@@ -160,7 +160,7 @@ TEST(BestIterate, StagnationAfterAWindowWithoutAFall) {
 // that grow with the run.
 TEST(BestIterate, StagnationWaitsLongerLaterInTheRun) {
   const test::Laplacian1d L(n);
-  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), L.whole, L.partition);
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, dense::Context::host(), L.whole, L.partition);
   const Iterate first = make_iterate(A, 1e-3), fallen = make_iterate(A, 0.5e-3), flat = make_iterate(A, 0.5e-3 * 0.98);
   BestIterate<double> best(A.context(), A.local_rows(), k, 6);
   record(best, nullptr, first, 0);
@@ -187,7 +187,7 @@ TEST(LobpcgGuard, StopsAStagnatingRun) {
   const io::CsrRows whole = test::diagonal_matrix(d);
   int size = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size));
-  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), whole,
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, dense::Context::host(), whole,
                                   test::partition_with_empty_rank(40, size));
   solver::LobpcgOptions o = options(1e-6);
   o.max_iterations = 1000;
@@ -224,7 +224,7 @@ TEST(LobpcgDefaults, RelativeTest) { EXPECT_EQ(solver::LobpcgOptions{}.test, sol
 // small eigenvalue passes the backward test long before the relative one.
 TEST(LobpcgDefaults, ResultSaysWhichTestsEachPairPasses) {
   const test::Laplacian1d L(n);
-  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), L.whole, L.partition);
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, dense::Context::host(), L.whole, L.partition);
   solver::LobpcgOptions o = options(1e-3);
   o.test = solver::StoppingTest::backward;
   const auto r = solver::lobpcg<double>(A, o);

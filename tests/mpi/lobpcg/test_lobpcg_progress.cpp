@@ -47,8 +47,8 @@ double exact_value(int j) { return test::laplacian_1d_eigenvalue(n, j); }
 
 // Iterates recorded from numbers alone (no vectors are read unless one is restored).
 struct Recorder {
-  spmm::Context context = spmm::Context::host();  // BestIterate keeps a reference: it must outlive it
-  spmm::DenseBlock<double> X;
+  dense::Context context = dense::Context::host();  // BestIterate keeps a reference: it must outlive it
+  dense::DenseBlock<double> X;
   BestIterate<double> best;
   int iteration = 0;
   Recorder(std::int64_t rows, int window, SpectrumEnd which)
@@ -194,7 +194,7 @@ solver::LobpcgResult<double> result_of(const Iterate& it) { return test::unconve
 // The same minimum is restored where the last iterate missed eigenvalue 0 too.
 TEST(LobpcgProgress, NeverRestoresAnIterateWithWorseRitzValues) {
   const test::Laplacian1d L(n);
-  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), L.whole, L.partition);
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, dense::Context::host(), L.whole, L.partition);
   const Iterate missed_low = make_iterate(A, 1, 1e-9), missed_high = make_iterate(A, 1, 1e-6),
                 found = make_iterate(A, 0, 1e-2), missed_last = make_iterate(A, 1, 1e-2);
   for (const Iterate* last : {&found, &missed_last}) {
@@ -204,7 +204,7 @@ TEST(LobpcgProgress, NeverRestoresAnIterateWithWorseRitzValues) {
       best.record(i > 0 ? sequence[i - 1]->X.cview() : sequence[0]->X.cview(), i > 0, i,
                   {sequence[i]->lambda, sequence[i]->r_norm, sequence[i]->x_norm, 4.0});
     solver::LobpcgResult<double> result = result_of(*last);
-    spmm::DenseBlock<double> workspace(A.context().space(), A.local_rows(), 4 * k);
+    dense::DenseBlock<double> workspace(A.context().space(), A.local_rows(), 4 * k);
     solver::LobpcgOptions o;
     o.k = k;
     o.tolerance = 1e-6;
@@ -226,7 +226,7 @@ TEST(LobpcgProgress, NeverRestoresAnIterateWithWorseRitzValues) {
 // to the lowest eigenvalues.
 TEST(LobpcgProgress, AMissedEigenvalueFoundIsReported) {
   const test::Laplacian1d L(n);
-  test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), L.whole, L.partition);
+  test::CsrTestOperator<double> A(MPI_COMM_WORLD, dense::Context::host(), L.whole, L.partition);
   solver::LobpcgOptions o;
   o.k = k;
   o.block_size = k;
@@ -240,7 +240,7 @@ TEST(LobpcgProgress, AMissedEigenvalueFoundIsReported) {
   const auto v = [&](int m, std::int64_t i) {
     return std::sin((m + 1) * (double(A.first_row() + i) + 1) * std::numbers::pi / (n + 1));
   };
-  spmm::DenseBlock<double> start(Space::host, A.local_rows(), k);
+  dense::DenseBlock<double> start(Space::host, A.local_rows(), k);
   for (std::int64_t i = 0; i < A.local_rows(); ++i)
     for (int j = 0; j < k; ++j) {
       // Eigenvector j + 1, with some of eigenvectors 4 to 11 (none of eigenvector 0).
@@ -278,10 +278,10 @@ TEST(LobpcgProgress, FloorVerdictWithBAndConstraintsAtBothEnds) {
     const double sign = which == SpectrumEnd::smallest ? 1 : -1;
     std::vector<double> a{sign * 1e-9};
     for (int i = 2; i <= rows; ++i) a.push_back(sign * i);
-    test::CsrTestOperator<double> A(MPI_COMM_WORLD, spmm::Context::host(), test::diagonal_matrix(a), partition);
+    test::CsrTestOperator<double> A(MPI_COMM_WORLD, dense::Context::host(), test::diagonal_matrix(a), partition);
     test::CsrTestOperator<double> B(MPI_COMM_WORLD, test::SharedContext{A.context()},
                                     test::diagonal_matrix(std::vector<double>(rows, 2.0)), partition);
-    spmm::DenseBlock<double> Y(Space::host, A.local_rows(), 1);
+    dense::DenseBlock<double> Y(Space::host, A.local_rows(), 1);
     for (std::int64_t i = 0; i < A.local_rows(); ++i) Y.view()(i, 0) = A.first_row() + i == rows - 1 ? 1.0 : 0.0;
     solver::LobpcgOptions o;
     o.k = k;

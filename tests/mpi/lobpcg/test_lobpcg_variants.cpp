@@ -305,7 +305,7 @@ TEST(Lobpcg, SoftLockingSavesOperatorWork) {
 TEST(Lobpcg, FloatBlocks) {
   const Problem p = laplacian(io::GeneratorKind::laplacian_2d, 12, 12);
   const solver::RowPartition partition = partition_of(p, MPI_COMM_WORLD, Split::empty_rank);
-  test::CsrTestOperator<float> A(MPI_COMM_WORLD, spmm::Context::host(), p.whole, partition);
+  test::CsrTestOperator<float> A(MPI_COMM_WORLD, dense::Context::host(), p.whole, partition);
   LobpcgOptions o = options_for(3, SpectrumEnd::smallest, 1e-4, StoppingTest::backward);
   const auto result = solver::lobpcg<float>(A, o);
   EXPECT_TRUE(result.all_converged());
