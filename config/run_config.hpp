@@ -75,6 +75,7 @@ struct EigensolverSettings {
   // window's keys slices, dos_vectors, dos_degree and window_degree.
   bool interval = false;
   solver::WindowOptions window;
+  WindowCount count = WindowCount::automatic;  // eigensolver.count: how the window's eigenvalues are counted
   // auto by default: what the measurements say for the end wanted (solver::resolve_preconditioner).
   solver::PreconditionerOptions preconditioner{PreconditionerKind::automatic, solver::ChebyshevOptions{}, {}};
   std::string start_file;  // optional HDF5 file with a start block

@@ -41,6 +41,7 @@ const auto kPreconditioners = spelled(std::array{PreconditionerKind::none, Preco
 const auto kPartitions =
     spelled(std::array{PartitionMethod::automatic, PartitionMethod::contiguous, PartitionMethod::graph});
 const auto kLocalOrders = spelled(std::array{LocalOrder::automatic, LocalOrder::none, LocalOrder::band});
+const auto kWindowCounts = spelled(std::array{WindowCount::automatic, WindowCount::inertia, WindowCount::density});
 const auto kSearchPrecisions =
     spelled(std::array{SearchPrecision::automatic, SearchPrecision::fp64, SearchPrecision::fp32});
 const auto kHaloTransports = spelled(std::array{HaloTransport::automatic, HaloTransport::peer, HaloTransport::nccl,
@@ -166,7 +167,7 @@ EigensolverSettings read_eigensolver(const Value& section) {
   std::optional<Value> search_precision;  // and against the preconditioner
   std::optional<Value> method;            // against the preconditioner and the constraints
   std::optional<Value> interval;          // against k, which, the method and what a window does not take
-  std::vector<Value> window_keys;         // slices, dos_vectors, dos_degree, window_degree: only with interval
+  std::vector<Value> window_keys;         // slices, count, dos_vectors, dos_degree, window_degree: with interval
   std::vector<Value> pair_keys;           // k, which, block_size: not with interval
   const auto window_key = [&](const Value& v, int& field, std::int64_t min, std::int64_t max) {
     field = static_cast<int>(v.integer(min, max));
@@ -195,6 +196,12 @@ EigensolverSettings read_eigensolver(const Value& section) {
                  interval = v;
                }},
           {.key = "slices", .read = [&](const Value& v) { window_key(v, config.window.slices, 0, 4096); }},
+          {.key = "count",
+           .read =
+               [&](const Value& v) {
+                 config.count = v.choice(kWindowCounts);
+                 window_keys.push_back(v);
+               }},
           {.key = "dos_vectors", .read = [&](const Value& v) { window_key(v, config.window.dos_vectors, 2, 4096); }},
           {.key = "dos_degree", .read = [&](const Value& v) { window_key(v, config.window.dos_degree, 0, 100000); }},
           {.key = "window_degree",

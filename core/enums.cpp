@@ -68,6 +68,15 @@ std::string_view to_string(PartitionMethod method) {
   return "?";
 }
 
+std::string_view to_string(WindowCount count) {
+  switch (count) {
+    case WindowCount::automatic: return "auto";
+    case WindowCount::inertia: return "inertia";
+    case WindowCount::density: return "density";
+  }
+  return "?";
+}
+
 std::string_view to_string(LocalOrder order) {
   switch (order) {
     case LocalOrder::automatic: return "auto";

@@ -69,6 +69,12 @@ enum class PartitionMethod { automatic, contiguous, graph };
 // or automatic: band after a graph partition or where the order is scattered.
 enum class LocalOrder { automatic, none, band };
 
+// How a window's eigenvalues are counted (eigensolver.count): by the inertia
+// of LDL^T factorizations (exact; PETSc with MUMPS), by the density of
+// states' estimate, or automatic: the inertia where the build has it and the
+// matrix is small enough for a factorization to be cheap beside the solve.
+enum class WindowCount { automatic, inertia, density };
+
 // How a distributed operator's halo rows travel (execution.halo.transport;
 // solver/operator/halo/halo_transport.hpp says what each does).
 enum class HaloTransport {
@@ -102,6 +108,7 @@ std::string_view to_string(PreconditionerKind kind);
 std::string_view to_string(ChebyshevPrecision precision);  // "auto", "fp64", "fp32"
 std::string_view to_string(PartitionMethod method);        // "auto", "contiguous", "graph"
 std::string_view to_string(LocalOrder order);              // "auto", "none", "band"
+std::string_view to_string(WindowCount count);             // "auto", "inertia", "density"
 std::string_view to_string(HaloTransport transport);       // "auto", "mpi", "staged", "ipc", "nccl"
 
 std::optional<Algorithm> parse_algorithm(std::string_view name);

@@ -20,6 +20,7 @@
 #include "solver/base/linear_operator.hpp"
 #include "solver/petsc/petsc_device.hpp"
 #include "solver/petsc/petsc_operator.hpp"
+#include "solver/petsc/petsc_session.hpp"
 #include "solver/precond/petsc_pc.hpp"
 #include "dense/memory.hpp"
 
@@ -74,10 +75,6 @@ std::vector<std::string> prefixed_names(const std::string& options, const std::s
   return names;
 }
 
-// PETSc stays initialised while any of our PCs lives, if we initialised it.
-std::atomic<int> live_pcs{0};
-bool we_initialised = false;
-
 class PetscPreconditioner final : public Preconditioner<double> {
  public:
   PetscPreconditioner(MPI_Comm comm, const dense::Context& context, const io::CsrRows& rows,
@@ -87,11 +84,12 @@ class PetscPreconditioner final : public Preconditioner<double> {
 
  private:
   void set_up(const io::CsrRows& rows, const std::string& options);
-  void release();  // PETSc's objects, our options, and PETSc itself where we initialised it
+  void release();  // PETSc's objects and our options
   // The two ways to and from PETSc's column-major blocks X_ and Y_.
   void apply_through_host(dense::ConstDenseView<double> R, dense::DenseView<double> W);
   void apply_on_device(dense::ConstDenseView<double> R, dense::DenseView<double> W);
 
+  PetscSession session_;
   MPI_Comm comm_;
   const dense::Context& context_;
   std::int64_t local_rows_ = 0, global_rows_ = 0;
@@ -103,21 +101,12 @@ class PetscPreconditioner final : public Preconditioner<double> {
 
 PetscPreconditioner::PetscPreconditioner(MPI_Comm comm, const dense::Context& context, const io::CsrRows& rows,
                                          const RowPartition& partition, const std::string& options)
-    : comm_(comm),
+    : session_(comm),
+      comm_(comm),
       context_(context),
       local_rows_(rows.local_rows()),
       global_rows_(partition.global_rows()),
       device_(context.space() == Space::device && petsc_device_arrays()) {
-  if (live_pcs++ == 0) {
-    PetscBool initialised = PETSC_FALSE;
-    PetscInitialized(&initialised);
-    if (!initialised) {
-      PETSC_COMM_WORLD = comm;
-      set_petsc_gpu_aware_default();
-      if (PetscInitializeNoArguments() != PETSC_SUCCESS) throw LibraryError("PetscInitializeNoArguments failed");
-      we_initialised = true;
-    }
-  }
   try {
     collectively(comm, [&] {
       PetscPushErrorHandler(record_message, nullptr);
@@ -178,10 +167,6 @@ void PetscPreconditioner::release() {
   PCDestroy(&pc_);
   MatDestroy(&A_);
   for (const std::string& name : option_names_) PetscOptionsClearValue(nullptr, name.c_str());
-  if (--live_pcs == 0 && we_initialised) {
-    PetscFinalize();
-    we_initialised = false;
-  }
 }
 
 void PetscPreconditioner::apply(dense::ConstDenseView<double> R, dense::DenseView<double> W) {

@@ -59,6 +59,7 @@ class SliceIteration {
   void rayleigh_ritz();
   bool passes(std::int64_t j) const;
   bool inside(std::int64_t j) const { return theta_[j] >= spec_.lower && theta_[j] <= spec_.upper; }
+  bool short_of_target() const { return spec_.target >= 0 && locked_ < spec_.target; }
   int lock();  // the passing pairs inside the slice; returns how many
   SliceProgress progress(int iteration) const;
 
@@ -216,8 +217,12 @@ SliceOutcome<T> SliceIteration<T>::run() {
     // only unconverged values inside are spurious, the slice is done.
     const std::vector<double> gain = filter();
     if (iteration >= 3 && newly == 0 && only_spurious_inside(gain)) {
-      out.complete = true;
-      break;
+      if (!short_of_target()) {
+        out.complete = true;
+        break;
+      }
+      grow(spec_.target - locked_ + spec_.guard);  // the certified count says pairs are missing
+      newly = -1;
     }
     rayleigh_ritz();
     newly = lock();
@@ -225,9 +230,17 @@ SliceOutcome<T> SliceIteration<T>::run() {
     p.elapsed = MPI_Wtime() - t_begin;
     if (progress_) progress_(p);
     clock_.to(time_.other);
-    if (p.inside == 0 && newly == 0 && iteration >= 2) {  // nothing inside left, and this round found nothing new
+    if (spec_.target >= 0 && !short_of_target()) {  // every pair the inertia counted
       out.complete = true;
       break;
+    }
+    if (p.inside == 0 && newly == 0 && iteration >= 2) {  // nothing inside left, and this round found nothing new
+      if (!short_of_target()) {
+        out.complete = true;
+        break;
+      }
+      grow(spec_.target - locked_ + spec_.guard);
+      newly = -1;
     }
     if (iteration >= options_.max_iterations) break;
     const std::int64_t outside = active_ - p.inside;

@@ -10,7 +10,8 @@
 // on both sides of the slice, which the filter shrinks well below what it
 // keeps of the slice's eigenvectors); where fewer than `guard` active columns
 // lie outside the slice (the block was too small for its count), the block
-// grows.
+// grows. Where the slice's count is certified (SliceSpec::target), it is
+// done when that many pairs are locked.
 //
 // Fixed columns, given orthonormal, are the pairs a neighbouring slice
 // already holds near the shared end: the block is kept orthogonal to them, so
@@ -36,6 +37,9 @@ struct SliceSpec {
   double filter_floor = 0;  // the filter's least value on [lower, upper]: what it keeps of any eigenvector there
   int block = 0;            // the first block's columns (active, not counting fixed ones)
   int guard = 0;            // active columns outside the slice below which the block grows
+  // The slice's eigenvalue count where an inertia certified it, else -1: the slice is done when that many
+  // pairs are locked, and grows its block where its own test would stop short of them.
+  std::int64_t target = -1;
   std::uint64_t seed = 1;
   double norm_estimate = 0;  // ||A||_est for the backward test
 };

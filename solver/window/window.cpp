@@ -87,6 +87,32 @@ std::vector<SliceReport> plan_slices(const DensityOfStates& dos, const WindowOpt
   return slices;
 }
 
+// Slice i's filter, block and count: the block holds every eigenvector the filter keeps above kReach of
+// what it keeps inside, so that each round shrinks what lies beyond it to that share (and slice_iteration
+// grows a short block), and at least the slice's certified count where there is one.
+SliceSpec slice_spec(const WindowReport& report, std::size_t i, const SpectrumScale& scale, const DensityOfStates& dos,
+                     const WindowOptions& window, std::uint64_t seed, double norm, double delta) {
+  const SliceReport& slice = report.slices[i];
+  SliceSpec spec;
+  spec.lower = i == 0 ? slice.lower : slice.lower - delta;
+  spec.upper = slice.upper;
+  spec.filter = window_filter(scale, slice.lower, slice.upper, window.filter_degree, kFilterResolution, kMaxDegree);
+  spec.filter_floor = filter_floor(spec.filter, slice.lower, slice.upper);
+  const double expected = std::max(slice.expected.count, 0.0);
+  spec.guard = std::max(8, static_cast<int>(std::ceil(0.1 * expected)));
+  const auto [reach_lo, reach_hi] = filter_reach(spec.filter, slice.lower, slice.upper, kReach * spec.filter_floor,
+                                                 report.spectrum_lower, report.spectrum_upper);
+  const CountEstimate reach = estimate_count(dos, reach_lo, reach_hi);
+  spec.block = static_cast<int>(std::ceil(1.1 * std::max(reach.count, expected) + 3 * reach.error)) + 16;
+  if (slice.certified >= 0) {
+    spec.target = slice.certified;
+    spec.block = std::max(spec.block, static_cast<int>(std::ceil(1.1 * static_cast<double>(slice.certified))) + 16);
+  }
+  spec.seed = seed + 16 + i;
+  spec.norm_estimate = norm;
+  return spec;
+}
+
 // The columns of `vectors` whose values lie at or above `from`: the fixed columns of the next slice.
 template <class T>
 dense::DenseBlock<T> near_end(const dense::Context& ctx, const SliceOutcome<T>& s, double from) {
@@ -96,6 +122,24 @@ dense::DenseBlock<T> near_end(const dense::Context& ctx, const SliceOutcome<T>& 
   dense::DenseBlock<T> out(ctx.space(), s.vectors.rows(), static_cast<std::int64_t>(columns.size()));
   if (!columns.empty()) select_columns(ctx, s.vectors.cview(), columns, out.view());
   return out;
+}
+
+// The certified counts of the window and its slices: eigenvalues <= each slice's upper end less those below
+// the window (a null pivot is an eigenvalue at that end, inside both the window and the slice below it).
+void certify(InertiaCounter& inertia, double a, WindowReport& report) {
+  const double t = MPI_Wtime();
+  const Inertia below = inertia.at(a);
+  report.certified_below = below.negative;
+  std::int64_t previous = below.negative;
+  for (SliceReport& slice : report.slices) {
+    const Inertia at = inertia.at(slice.upper);
+    slice.certified = at.negative + at.zero - previous;
+    previous = at.negative + at.zero;
+  }
+  report.certified = previous - below.negative;
+  report.factorizations = static_cast<int>(report.slices.size()) + 1;
+  report.time_inertia = MPI_Wtime() - t;
+  report.count_method = inertia.name();
 }
 
 void add_timings(LobpcgTimings& sum, const LobpcgTimings& t) {
@@ -177,6 +221,7 @@ WindowResult<T> window_eigs(LinearOperator<T>& A, const LobpcgOptions& options, 
   report.density = density_curve(dos, 512);
   report.time_dos = MPI_Wtime() - t_dos;
   report.slices = plan_slices(dos, window, report.expected.count);
+  if (window.inertia) certify(*window.inertia, window.lower, report);
   std::vector<SliceOutcome<T>> solved;
   for (std::size_t i = 0; i < report.slices.size(); ++i) {
     SliceReport& slice = report.slices[i];
@@ -185,21 +230,7 @@ WindowResult<T> window_eigs(LinearOperator<T>& A, const LobpcgOptions& options, 
     const double scale_at =
         options.test == StoppingTest::backward ? norm + std::abs(slice.lower) : std::abs(slice.lower);
     const double delta = 2 * options.tolerance * scale_at + 16 * std::numeric_limits<double>::epsilon() * norm;
-    SliceSpec spec;
-    spec.lower = i == 0 ? slice.lower : slice.lower - delta;
-    spec.upper = slice.upper;
-    spec.filter = window_filter(scale, slice.lower, slice.upper, window.filter_degree, kFilterResolution, kMaxDegree);
-    spec.filter_floor = filter_floor(spec.filter, slice.lower, slice.upper);
-    const double expected = std::max(slice.expected.count, 0.0);
-    spec.guard = std::max(8, static_cast<int>(std::ceil(0.1 * expected)));
-    // The block: every eigenvector the filter keeps above kReach of what it keeps inside, so that each
-    // round shrinks what lies beyond the block to that share (and slice_iteration grows a short block).
-    const auto [reach_lo, reach_hi] = filter_reach(spec.filter, slice.lower, slice.upper, kReach * spec.filter_floor,
-                                                   report.spectrum_lower, report.spectrum_upper);
-    const CountEstimate reach = estimate_count(dos, reach_lo, reach_hi);
-    spec.block = static_cast<int>(std::ceil(1.1 * std::max(reach.count, expected) + 3 * reach.error)) + 16;
-    spec.seed = options.seed + 16 + i;
-    spec.norm_estimate = norm;
+    const SliceSpec spec = slice_spec(report, i, scale, dos, window, options.seed, norm, delta);
     const dense::DenseBlock<T> fixed = i == 0 ? dense::DenseBlock<T>(ctx.space(), A.local_rows(), 0)
                                               : near_end<T>(ctx, solved.back(), slice.lower - 2 * delta);
     const auto progress = [&](const SliceProgress& p) {

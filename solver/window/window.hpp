@@ -11,6 +11,9 @@
 //    (slice_iteration.hpp) with a Jackson-Chebyshev filter of the slice
 //    (window_filter.hpp) and a block of its estimated count plus guards,
 //    grown where the count was short;
+//  - where an inertia counter is given (inertia.hpp), the counts at the
+//    slices' ends are exact: each slice's block holds its count and runs
+//    until it has found them all;
 //  - slices run one after another on the operator's ranks; a slice's block is
 //    kept orthogonal to the pairs the slice below found within rounding of
 //    their shared end, so that a pair there is found once, with its
@@ -23,9 +26,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "solver/lobpcg/lobpcg.hpp"
+#include "solver/window/inertia.hpp"
 #include "solver/window/kpm_density.hpp"
 #include "solver/window/slice_iteration.hpp"
 
@@ -37,13 +42,17 @@ struct WindowOptions {
   int dos_vectors = 16;         // random vectors of the density estimate
   int dos_degree = 0;           // its Chebyshev moments; 0: from the window's width (4 pi / its Chebyshev angle)
   int filter_degree = 0;        // each slice's filter degree; 0: from the slice's width
+  // Where given, the window's and each slice's counts from inertias at their ends (one factorization an
+  // end): the slices' blocks hold their counts and run until they are found; else the density's estimates.
+  InertiaCounter* inertia = nullptr;
   // Called on every rank after each iteration of slice `slice` (0-based).
   std::function<void(int slice, const SliceProgress&)> progress;
 };
 
 struct SliceReport {
   double lower = 0, upper = 0;
-  CountEstimate expected;  // the density's count for the slice
+  CountEstimate expected;       // the density's count for the slice
+  std::int64_t certified = -1;  // the inertias' count, or -1
   int found = 0, block = 0, degree = 0, iterations = 0;
   std::int64_t products = 0;  // filter products, in columns
   double seconds = 0;
@@ -54,6 +63,11 @@ struct WindowReport {
   double spectrum_lower = 0, spectrum_upper = 0;  // the bounds A was scaled by
   bool outside_spectrum = false;                  // [a, b] misses them: nothing was solved
   CountEstimate expected;                         // the density's count for [a, b]
+  std::int64_t certified = -1;                    // the inertias' count for [a, b], or -1 (no inertia)
+  std::int64_t certified_below = -1;              // eigenvalues below a, by inertia
+  int factorizations = 0;
+  double time_inertia = 0;
+  std::string count_method;  // the inertia counter's name, or "" (density)
   int dos_vectors = 0, dos_degree = 0;
   std::int64_t dos_products = 0;
   double time_bounds = 0, time_dos = 0;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "apps/run/steps/scientific.hpp"
@@ -13,18 +14,48 @@ namespace {
 bool count_agrees(const solver::CountEstimate& e, int found) { return std::abs(found - e.count) <= 3 * e.error + 1; }
 
 void print_slices(const solver::WindowReport& report) {
-  std::printf("  slice           lower           upper     expected  found  block  degree  iterations  seconds\n");
+  const bool certified = report.certified >= 0;
+  std::printf("  slice           lower           upper     expected%s  found  block  degree  iterations  seconds\n",
+              certified ? "  certified" : "");
   for (std::size_t i = 0; i < report.slices.size(); ++i) {
     const solver::SliceReport& s = report.slices[i];
-    std::printf("  %5zu  %14.8e  %14.8e  %6.1f ± %-4.1f %6d %6d %7d %11d %8.3f%s\n", i, s.lower, s.upper,
-                s.expected.count, s.expected.error, s.found, s.block, s.degree, s.iterations, s.seconds,
-                s.complete ? "" : "  NOT complete");
+    const std::string count = certified ? " " + std::to_string(s.certified) : "";
+    std::printf("  %5zu  %14.8e  %14.8e  %6.1f ± %-4.1f%*s %6d %6d %7d %11d %8.3f%s\n", i, s.lower, s.upper,
+                s.expected.count, s.expected.error, certified ? 11 : 0, count.c_str(), s.found, s.block, s.degree,
+                s.iterations, s.seconds,
+                !s.complete                           ? "  NOT complete"
+                : certified && s.found != s.certified ? "  NOT the certified count"
+                                                      : "");
   }
+}
+
+// The count line and its note where an inertia vouched for the count.
+void print_certified(const solver::WindowReport& report, int found) {
+  const solver::CountEstimate& e = report.expected;
+  std::printf(
+      "count      %lld eigenvalue%s in [a, b], certified by inertia (%s, %d factorizations, %.2f s); %d found; "
+      "the density of states estimated %.1f ± %.1f\n",
+      static_cast<long long>(report.certified), report.certified == 1 ? "" : "s", report.count_method.c_str(),
+      report.factorizations, report.time_inertia, found, e.count, e.error);
+  if (found == report.certified) return;
+  std::printf("note: %d pairs found where the inertia counts %lld in [a, b]:", found,
+              static_cast<long long>(report.certified));
+  for (std::size_t i = 0; i < report.slices.size(); ++i) {
+    const solver::SliceReport& s = report.slices[i];
+    if (s.found != s.certified)
+      std::printf(" slice %zu [%s, %s] found %d of %lld;", i, scientific(s.lower, 10).c_str(),
+                  scientific(s.upper, 10).c_str(), s.found, static_cast<long long>(s.certified));
+  }
+  std::printf(" %s\n", found < report.certified
+                           ? "the pairs missing were not found within eigensolver.max_iterations (a slice's limit)"
+                           : "more pairs than eigenvalues: an eigenvalue at a slice's end to within the tolerance was "
+                             "taken by both slices, or the tolerance is above the gaps there");
 }
 
 }  // namespace
 
-void print_window_report(const solver::WindowReport& report, const solver::WindowOptions& window, int found) {
+void print_window_report(const solver::WindowReport& report, const solver::WindowOptions& window, int found,
+                         const std::string& count_why) {
   std::printf("\nwindow     [%s, %s]; the spectrum within [%s, %s] (Lanczos bounds)\n",
               scientific(window.lower, 10).c_str(), scientific(window.upper, 10).c_str(),
               scientific(report.spectrum_lower, 6).c_str(), scientific(report.spectrum_upper, 6).c_str());
@@ -32,12 +63,17 @@ void print_window_report(const solver::WindowReport& report, const solver::Windo
     std::printf("count      0 eigenvalues in [a, b]: the window lies outside the spectrum's bounds\n");
     return;
   }
+  if (report.certified >= 0) {
+    print_certified(report, found);
+    if (!report.slices.empty()) print_slices(report);
+    return;
+  }
   const solver::CountEstimate& e = report.expected;
   std::printf(
       "count      %d eigenvalue%s found in [a, b]; the density of states estimated %.1f ± %.1f (%d random "
-      "vectors, %d moments, %lld column products); no inertia count in this build to vouch for it\n",
+      "vectors, %d moments, %lld column products); %s\n",
       found, found == 1 ? "" : "s", e.count, e.error, report.dos_vectors, report.dos_degree,
-      static_cast<long long>(report.dos_products));
+      static_cast<long long>(report.dos_products), count_why.c_str());
   if (!count_agrees(e, found))
     std::printf(
         "note: %d pairs found where the density of states estimated %.1f ± %.1f: the estimate is a stochastic "
@@ -56,12 +92,19 @@ void write_window_datasets(io::Hdf5Writer& w, const solver::WindowReport& report
   w.attribute("/", "outside_spectrum", report.outside_spectrum);
   w.attribute("/", "expected_count", report.expected.count);
   w.attribute("/", "expected_count_error", report.expected.error);
-  w.attribute("/", "count_certified", false);
+  w.attribute("/", "count_certified", report.certified >= 0);
+  if (report.certified >= 0) {
+    w.attribute("/", "certified_count", report.certified);
+    w.attribute("/", "certified_below", report.certified_below);
+    w.attribute("/", "count_method", report.count_method);
+    w.attribute("/", "inertia_factorizations", std::int64_t{report.factorizations});
+    w.attribute("/", "time_inertia", report.time_inertia);
+  }
   w.attribute("/", "dos_vectors", std::int64_t{report.dos_vectors});
   w.attribute("/", "dos_degree", std::int64_t{report.dos_degree});
   if (report.slices.empty()) return;  // outside the spectrum: nothing was solved
   std::vector<double> lower, upper, expected, error, seconds;
-  std::vector<std::int64_t> found, block, degree, iterations, products, complete;
+  std::vector<std::int64_t> found, certified, block, degree, iterations, products, complete;
   for (const solver::SliceReport& s : report.slices) {
     lower.push_back(s.lower);
     upper.push_back(s.upper);
@@ -69,6 +112,7 @@ void write_window_datasets(io::Hdf5Writer& w, const solver::WindowReport& report
     error.push_back(s.expected.error);
     seconds.push_back(s.seconds);
     found.push_back(s.found);
+    certified.push_back(s.certified);
     block.push_back(s.block);
     degree.push_back(s.degree);
     iterations.push_back(s.iterations);
@@ -80,6 +124,7 @@ void write_window_datasets(io::Hdf5Writer& w, const solver::WindowReport& report
   w.write("/window/expected", expected);
   w.write("/window/expected_error", error);
   w.write("/window/found", found);
+  if (report.certified >= 0) w.write("/window/certified", certified);
   w.write("/window/block", block);
   w.write("/window/degree", degree);
   w.write("/window/iterations", iterations);

@@ -11,7 +11,9 @@
 namespace blockeigs::apps {
 
 // The `window` and `count` lines and, past one slice, the slices' table.
-void print_window_report(const solver::WindowReport& report, const solver::WindowOptions& window, int found);
+// count_why: where the count is the density's, why no inertia counted it (solver::choose_count).
+void print_window_report(const solver::WindowReport& report, const solver::WindowOptions& window, int found,
+                         const std::string& count_why);
 
 // /window/slices/... (one entry per slice), /density/x and /density/values,
 // and the root attributes interval_lower, interval_upper, spectrum_lower,

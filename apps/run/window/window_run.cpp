@@ -1,6 +1,7 @@
 #include "apps/run/window/window_run.hpp"
 
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "apps/run/summary.hpp"
 #include "apps/run/window/window_report.hpp"
 #include "solver/operator/distributed_operator.hpp"
+#include "solver/window/inertia.hpp"
 #include "solver/window/window.hpp"
 
 namespace blockeigs::apps {
@@ -90,6 +92,10 @@ int solve_window(const cfg::EigsConfig& config, const solver::DistributedRows& m
   print_header(distribution_summary(matrix, op, config.execution, 64), config, comm);
   solver::WindowOptions window = config.eigensolver.window;
   set_progress(window, config.output, comm);
+  const solver::CountChoice count = solver::choose_count(config.eigensolver.count, matrix.partition.global_rows());
+  std::unique_ptr<solver::InertiaCounter> inertia;
+  if (count.inertia) inertia = solver::make_inertia_counter(comm, matrix.rows, matrix.partition);
+  window.inertia = inertia.get();
   const std::string text = config_text(config.path, config.overrides, comm);
   const CheckpointGuard guard(config.output.checkpoint, "block-eigs", 0, text, matrix.numbering, comm);
   account.lap(Phase::report);
@@ -99,7 +105,7 @@ int solve_window(const cfg::EigsConfig& config, const solver::DistributedRows& m
   account.lap(Phase::solve);
   const int found = static_cast<int>(result.pairs.eigenvalues.size());
   if (is_root(comm)) {
-    print_window_report(result.report, window, found);
+    print_window_report(result.report, window, found, count.why);
     solver::LobpcgOptions shown = config.eigensolver.lobpcg;
     shown.k = found;
     print_report(result.pairs, shown, false, 0, solve_costs(op, BuiltPreconditioner<T>{}), guard, "");

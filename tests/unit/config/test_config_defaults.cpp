@@ -84,6 +84,7 @@ TEST(ConfigDefaults, EigensolverTableIsLobpcgOptions) {
   EXPECT_TRUE(same_number(table, "dos_degree", w.dos_degree));
   EXPECT_TRUE(same_number(table, "window_degree", w.filter_degree));
   EXPECT_TRUE(same_word(table, "interval", "none"));
+  EXPECT_TRUE(same_word(table, "count", to_string(EigensolverSettings{}.count)));
   EXPECT_TRUE(same_word(table, "search_precision", to_string(o.search_precision)));
   EXPECT_TRUE(same_number(table, "seed", static_cast<double>(o.seed)));
   EXPECT_TRUE(same_word(table, "preconditioner", to_string(EigensolverSettings{}.preconditioner.kind)));
