@@ -4,14 +4,17 @@
 // eigenvalues (6 among them, where A - 6 I has no diagonal) and on a multiple
 // one; then windows counted by
 // inertia: every slice's certified count equal to the closed form's and every
-// pair found, one slice and several.
+// pair found, one slice and several; nos3's interior window against LAPACK.
 #include <gtest/gtest.h>
+#include <lapacke.h>
 #include <mpi.h>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <vector>
 
+#include "io/matrix_market.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/window/inertia.hpp"
 #include "solver/window/window.hpp"
@@ -111,6 +114,42 @@ TEST(PetscInertia, WindowSlicesFindTheirCertifiedCounts) {
     }
     EXPECT_EQ(sum, want);
   }
+}
+
+// nos3 (960 rows, an FEM matrix): the window over its eigenvalues 100 to 159, counted by inertia, against
+// LAPACK's dense eigenvalues, on a rank without rows.
+TEST(PetscInertia, SuiteSparseWindowAgainstADenseReference) {
+  const std::filesystem::path file = std::filesystem::path(BLOCKEIGS_DATA_DIR) / "nos3.mtx.gz";
+  if (!std::filesystem::exists(file)) GTEST_SKIP() << file << " is not here";
+  Problem p;
+  p.whole = io::read_matrix_market(file.string()).matrix;
+  const auto n = static_cast<lapack_int>(p.whole.global_rows);
+  std::vector<double> dense(static_cast<std::size_t>(n) * n, 0.0), values(n);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t q = p.whole.row_offsets[i]; q < p.whole.row_offsets[i + 1]; ++q)
+      dense[i * n + p.whole.col_indices[q]] = p.whole.values[q];
+  ASSERT_EQ(LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'N', 'U', n, dense.data(), n, values.data()), 0);
+  p.exact = values;
+  Counted c = counter_for(p, Split::empty_rank);
+  const int rank = test::mpi_rank(MPI_COMM_WORLD);
+  const dense::Context context = dense::Context::host();
+  solver::DistributedOperator<double> A(
+      MPI_COMM_WORLD, context, io::slice_rows(p.whole, c.partition.begin(rank), c.partition.end(rank)), c.partition);
+  LobpcgOptions o;
+  o.tolerance = 1e-8;
+  o.max_iterations = 100;
+  solver::WindowOptions w;
+  w.lower = 0.5 * (values[99] + values[100]);
+  w.upper = 0.5 * (values[159] + values[160]);
+  w.slices = 2;
+  w.inertia = c.counter.get();
+  const solver::WindowResult<double> r = solver::window_eigs<double>(A, o, w);
+  EXPECT_EQ(r.report.certified, 60);
+  EXPECT_EQ(r.report.certified_below, 100);
+  ASSERT_EQ(r.pairs.eigenvalues.size(), 60u);
+  for (std::size_t j = 0; j < 60; ++j)
+    EXPECT_LE(std::abs(r.pairs.eigenvalues[j] - values[100 + j]), 1e-8 * std::abs(values[100 + j])) << "pair " << j;
+  for (const solver::SliceReport& s : r.report.slices) EXPECT_EQ(s.found, s.certified);
 }
 
 TEST(PetscInertia, CountChoice) {
