@@ -268,7 +268,9 @@ void check_symmetric(MPI_Comm comm, const io::CsrRows& rows, const RowPartition&
     check_entries<std::int64_t>(comm, rows, partition, device, mismatch);
 
   // Each entry is checked on one rank only; that rank reports the smallest.
-  const auto [row, col] = smallest(comm, mismatch);
+  // Plain names, not a structured binding: clang 14 (the fuzz build) does not capture bindings in lambdas.
+  const auto found = smallest(comm, mismatch);
+  const std::int64_t row = found.first, col = found.second;
   if (row == none) return;
   const bool moved = numbering && !numbering->is_identity();
   const std::int64_t named_row = moved ? input_row(comm, partition, *numbering, row) : row;
