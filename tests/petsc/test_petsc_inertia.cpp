@@ -18,6 +18,7 @@
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/window/inertia.hpp"
 #include "solver/window/window.hpp"
+#include "tests/support/dense_reference.hpp"
 #include "tests/support/distributed_fixtures.hpp"
 #include "tests/support/lobpcg_problems.hpp"
 
@@ -41,6 +42,24 @@ Counted counter_for(const Problem& p, Split split) {
   const io::CsrRows rows = io::slice_rows(p.whole, out.partition.begin(rank), out.partition.end(rank));
   out.counter = solver::make_inertia_counter(MPI_COMM_WORLD, rows, out.partition);
   return out;
+}
+
+// The window [a, b] of p in `slices` slices, counted by inertia, on a rank without rows.
+solver::WindowResult<double> counted_window(const Problem& p, double a, double b, int slices, double tolerance) {
+  Counted c = counter_for(p, Split::empty_rank);
+  const int rank = test::mpi_rank(MPI_COMM_WORLD);
+  const dense::Context context = dense::Context::host();
+  solver::DistributedOperator<double> A(
+      MPI_COMM_WORLD, context, io::slice_rows(p.whole, c.partition.begin(rank), c.partition.end(rank)), c.partition);
+  LobpcgOptions o;
+  o.tolerance = tolerance;
+  o.max_iterations = 100;
+  solver::WindowOptions w;
+  w.lower = a;
+  w.upper = b;
+  w.slices = slices;
+  w.inertia = c.counter.get();
+  return solver::window_eigs<double>(A, o, w);
 }
 
 TEST(PetscInertia, CountsBelowShiftsMatchTheClosedForm) {
@@ -84,20 +103,7 @@ TEST(PetscInertia, AShiftOnAMultipleEigenvalue) {
 TEST(PetscInertia, WindowSlicesFindTheirCertifiedCounts) {
   const Problem p = laplacian(io::GeneratorKind::laplacian_3d, 12, 12, 12);
   for (const int slices : {1, 3}) {
-    Counted c = counter_for(p, Split::empty_rank);
-    const int rank = test::mpi_rank(MPI_COMM_WORLD);
-    const dense::Context context = dense::Context::host();
-    solver::DistributedOperator<double> A(
-        MPI_COMM_WORLD, context, io::slice_rows(p.whole, c.partition.begin(rank), c.partition.end(rank)), c.partition);
-    LobpcgOptions o;
-    o.tolerance = 1e-9;
-    o.max_iterations = 100;
-    solver::WindowOptions w;
-    w.lower = 1.0;
-    w.upper = 1.6;
-    w.slices = slices;
-    w.inertia = c.counter.get();
-    const solver::WindowResult<double> r = solver::window_eigs<double>(A, o, w);
+    const solver::WindowResult<double> r = counted_window(p, 1.0, 1.6, slices, 1e-9);
     const std::int64_t want = below(p, 1.6 + 1e-12) - below(p, 1.0);
     ASSERT_EQ(want, 37);
     EXPECT_EQ(r.report.certified, want);
@@ -119,31 +125,12 @@ TEST(PetscInertia, WindowSlicesFindTheirCertifiedCounts) {
 // nos3 (960 rows, an FEM matrix): the window over its eigenvalues 100 to 159, counted by inertia, against
 // LAPACK's dense eigenvalues, on a rank without rows.
 TEST(PetscInertia, SuiteSparseWindowAgainstADenseReference) {
-  const std::filesystem::path file = std::filesystem::path(BLOCKEIGS_DATA_DIR) / "nos3.mtx.gz";
-  if (!std::filesystem::exists(file)) GTEST_SKIP() << file << " is not here";
-  Problem p;
-  p.whole = io::read_matrix_market(file.string()).matrix;
-  const auto n = static_cast<lapack_int>(p.whole.global_rows);
-  std::vector<double> dense(static_cast<std::size_t>(n) * n, 0.0), values(n);
-  for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t q = p.whole.row_offsets[i]; q < p.whole.row_offsets[i + 1]; ++q)
-      dense[i * n + p.whole.col_indices[q]] = p.whole.values[q];
-  ASSERT_EQ(LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'N', 'U', n, dense.data(), n, values.data()), 0);
-  p.exact = values;
-  Counted c = counter_for(p, Split::empty_rank);
-  const int rank = test::mpi_rank(MPI_COMM_WORLD);
-  const dense::Context context = dense::Context::host();
-  solver::DistributedOperator<double> A(
-      MPI_COMM_WORLD, context, io::slice_rows(p.whole, c.partition.begin(rank), c.partition.end(rank)), c.partition);
-  LobpcgOptions o;
-  o.tolerance = 1e-8;
-  o.max_iterations = 100;
-  solver::WindowOptions w;
-  w.lower = 0.5 * (values[99] + values[100]);
-  w.upper = 0.5 * (values[159] + values[160]);
-  w.slices = 2;
-  w.inertia = c.counter.get();
-  const solver::WindowResult<double> r = solver::window_eigs<double>(A, o, w);
+  const std::optional<Problem> reference = test::with_dense_eigenvalues("nos3.mtx.gz");
+  if (!reference) GTEST_SKIP() << "nos3.mtx.gz is not in " << BLOCKEIGS_DATA_DIR;
+  const Problem& p = *reference;
+  const std::vector<double>& values = p.exact;
+  const solver::WindowResult<double> r =
+      counted_window(p, 0.5 * (values[99] + values[100]), 0.5 * (values[159] + values[160]), 2, 1e-8);
   EXPECT_EQ(r.report.certified, 60);
   EXPECT_EQ(r.report.certified_below, 100);
   ASSERT_EQ(r.pairs.eigenvalues.size(), 60u);

@@ -19,6 +19,7 @@
 #include "solver/chfsi/chfsi.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "tests/support/csr_test_operator.hpp"
+#include "tests/support/dense_reference.hpp"
 #include "tests/support/distributed_fixtures.hpp"
 #include "tests/support/expect_error.hpp"
 #include "tests/support/lobpcg_problems.hpp"
@@ -106,17 +107,9 @@ TEST(Chfsi, FewPairsAndOwnDegrees) {
 
 // nos3 (960 rows, an FEM matrix): its 100 smallest against LAPACK's dense eigenvalues.
 TEST(Chfsi, SuiteSparseAgainstADenseReference) {
-  const std::filesystem::path file = std::filesystem::path(BLOCKEIGS_DATA_DIR) / "nos3.mtx.gz";
-  if (!std::filesystem::exists(file)) GTEST_SKIP() << file << " is not here";
-  Problem p;
-  p.whole = io::read_matrix_market(file.string()).matrix;
-  const auto n = static_cast<lapack_int>(p.whole.global_rows);
-  std::vector<double> dense(static_cast<std::size_t>(n) * n, 0.0), values(n);
-  for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t q = p.whole.row_offsets[i]; q < p.whole.row_offsets[i + 1]; ++q)
-      dense[i * n + p.whole.col_indices[q]] = p.whole.values[q];
-  ASSERT_EQ(LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'N', 'U', n, dense.data(), n, values.data()), 0);
-  p.exact = values;
+  const std::optional<Problem> reference = test::with_dense_eigenvalues("nos3.mtx.gz");
+  if (!reference) GTEST_SKIP() << "nos3.mtx.gz is not in " << BLOCKEIGS_DATA_DIR;
+  const Problem& p = *reference;
   const LobpcgOptions o = options_for(100, SpectrumEnd::smallest, 1e-8);
   const Filtered r = run_filter(p, o);
   expect_filtered(p, r, o);

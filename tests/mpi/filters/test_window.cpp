@@ -20,6 +20,7 @@
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/window/window.hpp"
 #include "tests/support/csr_test_operator.hpp"
+#include "tests/support/dense_reference.hpp"
 #include "tests/support/distributed_fixtures.hpp"
 #include "tests/support/expect_error.hpp"
 #include "tests/support/lobpcg_problems.hpp"
@@ -149,17 +150,10 @@ TEST(Window, EndsOnEigenvaluesCount) {
 
 // nos3 (960 rows, an FEM matrix): the eigenvalues 100 to 159 against LAPACK's.
 TEST(Window, SuiteSparseInteriorAgainstADenseReference) {
-  const std::filesystem::path file = std::filesystem::path(BLOCKEIGS_DATA_DIR) / "nos3.mtx.gz";
-  if (!std::filesystem::exists(file)) GTEST_SKIP() << file << " is not here";
-  Problem p;
-  p.whole = io::read_matrix_market(file.string()).matrix;
-  const auto n = static_cast<lapack_int>(p.whole.global_rows);
-  std::vector<double> dense(static_cast<std::size_t>(n) * n, 0.0), values(n);
-  for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t q = p.whole.row_offsets[i]; q < p.whole.row_offsets[i + 1]; ++q)
-      dense[i * n + p.whole.col_indices[q]] = p.whole.values[q];
-  ASSERT_EQ(LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'N', 'U', n, dense.data(), n, values.data()), 0);
-  p.exact = values;
+  const std::optional<Problem> reference = test::with_dense_eigenvalues("nos3.mtx.gz");
+  if (!reference) GTEST_SKIP() << "nos3.mtx.gz is not in " << BLOCKEIGS_DATA_DIR;
+  const Problem& p = *reference;
+  const std::vector<double>& values = p.exact;
   WindowOptions w;
   w.lower = 0.5 * (values[99] + values[100]);
   w.upper = 0.5 * (values[159] + values[160]);
