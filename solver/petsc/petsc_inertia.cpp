@@ -1,4 +1,5 @@
-// make_inertia_counter (solver/window/inertia.hpp) in PETSc builds: A as
+// make_inertia_counter (solver/window/inertia.hpp) in builds whose PETSc has
+// MUMPS (petsc_inertia_stub.cpp says what is missing otherwise): A as
 // PETSc's AIJ once (with every diagonal entry in its pattern), and for each
 // shift A - sigma I factored by MUMPS as LDL^T (its analysis depends on
 // the values, so it is redone a shift), its inertia from MUMPS' pivot counts
@@ -39,8 +40,6 @@ std::string petsc_version() {
   return std::to_string(PETSC_VERSION_MAJOR) + "." + std::to_string(PETSC_VERSION_MINOR) + "." +
          std::to_string(PETSC_VERSION_SUBMINOR);
 }
-
-#if defined(PETSC_HAVE_MUMPS)
 
 // This rank's rows with the diagonal entry in each row's pattern (zero where the input has none), so that
 // MatShift changes values only.
@@ -202,29 +201,16 @@ class MumpsInertia final : public InertiaCounter {
   PetscReal norm_ = 0;
 };
 
-#endif
-
 }  // namespace
 
 bool inertia_available(std::string* why) {
-#if defined(PETSC_HAVE_MUMPS)
   (void)why;
   return true;
-#else
-  if (why) *why = "this build's PETSc " + petsc_version() + " has no MUMPS";
-  return false;
-#endif
 }
 
 std::unique_ptr<InertiaCounter> make_inertia_counter(MPI_Comm comm, const io::CsrRows& rows,
                                                      const RowPartition& partition) {
-#if defined(PETSC_HAVE_MUMPS)
   return std::make_unique<MumpsInertia>(comm, rows, partition);
-#else
-  (void)comm, (void)rows, (void)partition;
-  fail_input("eigensolver.count: inertia needs PETSc with MUMPS, and this build's PETSc ", petsc_version(),
-             " has none; use count: density");
-#endif
 }
 
 }  // namespace blockeigs::solver
