@@ -26,12 +26,6 @@ constexpr int kFirstDegree = 16;
 constexpr int kMaxDegree = 64;
 constexpr int kLanczosSteps = 25;
 
-int rank_of(MPI_Comm comm) {
-  int rank = 0;
-  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-  return rank;
-}
-
 // The iteration's state (the block V, A V, a scratch block, the Ritz values and
 // residuals, the locked count) and its steps.
 template <class T>
@@ -111,16 +105,8 @@ void ChfsiIteration<T>::rayleigh_ritz() {
   HostMatrix H = gram<T>(ctx_, comm_, dense::ConstDenseView<T>(V), dense::ConstDenseView<T>(W));
   clock_.to(time_.rayleigh_ritz);
   // The projected problem on rank 0 (its device where it has one), values and vectors to every rank.
-  HostMatrix Q, values(1, ma);
-  if (rank_of(comm_) == 0) {
-    for (std::int64_t i = 0; i < ma; ++i)
-      for (std::int64_t j = 0; j < i; ++j) H(i, j) = H(j, i) = 0.5 * (H(i, j) + H(j, i));
-    SymmetricEigen e = eigen_(H, 0, ma);
-    Q = std::move(e.vectors);
-    std::copy(e.values.begin(), e.values.end(), values.data());
-  }
-  broadcast(comm_, Q);
-  broadcast(comm_, values);
+  HostMatrix values;
+  const HostMatrix Q = projected_eigenpairs(comm_, H, eigen_, ma, values);
   clock_.to(time_.small_eigenproblem);
   transform_in_place(ctx_, V, Q, S);
   clock_.to(time_.rayleigh_ritz);

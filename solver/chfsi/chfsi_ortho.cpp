@@ -2,6 +2,7 @@
 
 #include <lapacke.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -78,5 +79,21 @@ template void chfsi_orthonormalize(const dense::Context&, MPI_Comm, dense::Dense
                                    dense::DenseView<float>);
 template void chfsi_orthonormalize(const dense::Context&, MPI_Comm, dense::DenseView<double>, std::int64_t,
                                    dense::DenseView<double>);
+
+HostMatrix projected_eigenpairs(MPI_Comm comm, HostMatrix& H, const SymmetricEigenSolver& eigen, std::int64_t m,
+                                HostMatrix& values) {
+  HostMatrix Q;
+  values = HostMatrix(1, m);
+  if (rank_of(comm) == 0) {
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < i; ++j) H(i, j) = H(j, i) = 0.5 * (H(i, j) + H(j, i));
+    SymmetricEigen e = eigen(H, 0, m);
+    Q = std::move(e.vectors);
+    std::copy(e.values.begin(), e.values.end(), values.data());
+  }
+  broadcast(comm, Q);
+  broadcast(comm, values);
+  return Q;
+}
 
 }  // namespace blockeigs::solver

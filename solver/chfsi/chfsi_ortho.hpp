@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "dense/context.hpp"
+#include "solver/blocks/symmetric_eigen.hpp"
 #include "dense/dense.hpp"
 
 namespace blockeigs::solver {
@@ -24,5 +25,10 @@ namespace blockeigs::solver {
 template <class T>
 void chfsi_orthonormalize(const dense::Context& context, MPI_Comm comm, dense::DenseView<T> V, std::int64_t first,
                           dense::DenseView<T> scratch);
+
+// The eigenpairs of the projected matrix H (m x m, symmetrised first) by `eigen` on rank 0, its values into
+// `values` (1 x m) and its vectors returned, both on every rank. Collective over `comm`.
+HostMatrix projected_eigenpairs(MPI_Comm comm, HostMatrix& H, const SymmetricEigenSolver& eigen, std::int64_t m,
+                                HostMatrix& values);
 
 }  // namespace blockeigs::solver

@@ -14,12 +14,6 @@
 namespace blockeigs::solver {
 namespace {
 
-int rank_of(MPI_Comm comm) {
-  int rank = 0;
-  BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-  return rank;
-}
-
 // The columns of V: [0, fixed) fixed, [fixed, fixed + locked) locked, then the active ones; W and S hold
 // A V and scratch for the active columns only.
 template <class T>
@@ -139,16 +133,8 @@ void SliceIteration<T>::rayleigh_ritz() {
   clock_.to(time_.spmm);
   HostMatrix H = gram<T>(ctx_, comm_, dense::ConstDenseView<T>(V), dense::ConstDenseView<T>(W));
   clock_.to(time_.rayleigh_ritz);
-  HostMatrix Q, values(1, active_);
-  if (rank_of(comm_) == 0) {
-    for (std::int64_t i = 0; i < active_; ++i)
-      for (std::int64_t j = 0; j < i; ++j) H(i, j) = H(j, i) = 0.5 * (H(i, j) + H(j, i));
-    SymmetricEigen e = eigen_(H, 0, active_);
-    Q = std::move(e.vectors);
-    std::copy(e.values.begin(), e.values.end(), values.data());
-  }
-  broadcast(comm_, Q);
-  broadcast(comm_, values);
+  HostMatrix values;
+  const HostMatrix Q = projected_eigenpairs(comm_, H, eigen_, active_, values);
   clock_.to(time_.small_eigenproblem);
   transform_in_place(ctx_, V, Q, S);
   clock_.to(time_.rayleigh_ritz);
