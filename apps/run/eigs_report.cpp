@@ -213,9 +213,10 @@ void print_report(const solver::LobpcgResult<T>& result, const solver::LobpcgOpt
                   int first, const SolveCosts& costs, const CheckpointGuard& guard, const std::string& memory) {
   print_pairs(result, options.k);
   if (result.stats.filter_products > 0)
-    std::printf("\niterations %d (%sthe filter's products: %lld columns); %s\n", first + result.iterations,
-                resumed_from(first).c_str(), static_cast<long long>(result.stats.filter_products),
-                stop_summary(result).c_str());
+    std::printf("\niterations %d (%sthe filter's products: %lld columns, %lld of them in fp32); %s\n",
+                first + result.iterations, resumed_from(first).c_str(),
+                static_cast<long long>(result.stats.filter_products),
+                static_cast<long long>(result.stats.single_filter_products), stop_summary(result).c_str());
   else
     std::printf("\niterations %d (%srestarts %d, %d explicit recompute%s of A X and A P%s); %s\n",
                 first + result.iterations, resumed_from(first).c_str(), result.stats.restarts, result.stats.recomputes,

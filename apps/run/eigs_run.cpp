@@ -191,6 +191,10 @@ void write_attributes(io::Hdf5Writer& w, const solver::LobpcgResult<T>& result, 
   if (guard.signal() != 0) w.attribute("/", "interrupted", guard.interruption_summary());
   w.attribute("/", "block_size", std::int64_t{result.block_size});
   w.attribute("/", "search_precision", std::string(result.stats.search_in_fp32 ? "fp32" : "fp64"));
+  if (result.stats.filter_products > 0) {
+    w.attribute("/", "filter_products", result.stats.filter_products);
+    w.attribute("/", "filter_products_fp32", result.stats.single_filter_products);
+  }
   const auto& t = result.stats.timings;
   for (auto [name, value] : {std::pair{"time_total", t.total},
                              {"time_spmm", t.spmm - costs.halo},

@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numeric>
+#include <type_traits>
 
 #include "core/error.hpp"
 #include "solver/blocks/block_ops.hpp"
@@ -23,8 +25,18 @@ namespace blockeigs::solver {
 namespace {
 
 constexpr int kFirstDegree = 16;
-constexpr int kMaxDegree = 64;
+constexpr int kMaxDegree = 150;
 constexpr int kLanczosSteps = 25;
+// The mixed filter's floor, as a share of ||A||: a wanted column whose residual is above 10 times it is
+// filtered in fp32 down to it (fp32's rounding in the products, ~1e-7 ||A|| grown by the degree, lies well
+// below), and in fp64 from there on (docs/benchmarks/many-eigenpairs.md).
+constexpr double kSingleFloor = 1e-4;
+
+// What the next filter does to each active column.
+struct FilterPlan {
+  std::vector<int> degree;
+  std::vector<char> single;  // 1: in fp32 (the mixed filter)
+};
 
 // The iteration's state (the block V, A V, a scratch block, the Ritz values and
 // residuals, the locked count) and its steps.
@@ -54,13 +66,21 @@ class ChfsiIteration {
 
   LobpcgResult<T> run(std::optional<dense::ConstDenseView<T>> start, double t_begin);
 
+  // Filter the columns far from convergence in fp32 (LobpcgOptions::search_precision). Collective.
+  void use_single(bool requested);
+
  private:
   void start_block(std::optional<dense::ConstDenseView<T>> start);
-  void rayleigh_ritz();                  // on the active columns: A V, V^T A V, rotation, residuals
-  bool passes(std::int64_t j) const;     // the stopping test for column j
-  int lock();                            // the passing wanted pairs, in order; returns how many pass in all
-  std::vector<int> degrees() const;      // each active column's filter degree, even, in [2, max_degree]
-  void filter(std::vector<int> degree);  // the active columns, sorted by degree
+  void rayleigh_ritz();               // on the active columns: A V, V^T A V, rotation, residuals
+  bool passes(std::int64_t j) const;  // the stopping test for column j
+  int lock();                         // the passing wanted pairs, in order; returns how many pass in all
+  // Each active column's filter degree (even, in [2, max_degree]; first_degree in the first filter) and
+  // whether the mixed filter takes it in fp32: the guard columns, the wanted ones far above kSingleFloor
+  // ||A|| (their degree then aims at it), and those still above it after their filter.
+  FilterPlan plan(bool first) const;
+  void filter(const FilterPlan& plan);  // the active columns, sorted by precision and degree
+  // The filter of V's columns [0, w) of the active ones in fp32: rounded, filtered, widened back.
+  void filter_single(const std::vector<int>& sorted, std::int64_t w);
   void report(int iteration, int passing, bool last);
   LobpcgResult<T> finish(int iteration, LobpcgStop stop);
 
@@ -74,7 +94,10 @@ class ChfsiIteration {
   const std::int64_t n_, m_;
   const int k_, sign_, guard_percent_;
   const int first_degree_, max_degree_, lanczos_steps_;
-  dense::DenseBlock<T> V_, W_, S_;  // the block, s A V on its active columns, scratch
+  dense::DenseBlock<T> V_, W_, S_;                 // the block, s A V on its active columns, scratch
+  std::unique_ptr<LinearOperator<float>> single_;  // A in fp32 for the mixed filter, else null
+  dense::DenseBlock<float> single_V_, single_S_;   // its block and scratch, made at its first use
+  std::int64_t single_products_ = 0;               // the filter's column products in fp32
   std::vector<double> theta_,
       residual_;  // Ritz values of s A (ascending on the active columns) and ||s A v - theta v||
   std::int64_t locked_ = 0;
@@ -140,19 +163,22 @@ int ChfsiIteration<T>::lock() {
 }
 
 template <class T>
-std::vector<int> ChfsiIteration<T>::degrees() const {
-  std::vector<int> out;
+FilterPlan ChfsiIteration<T>::plan(bool first) const {
+  FilterPlan out;
   int wanted_max = 2;
+  const double single_floor = kSingleFloor * norm_a_;
   for (std::int64_t j = locked_; j < m_; ++j) {
-    int d = max_degree_;
+    int d = first ? first_degree_ : max_degree_;
+    bool single = single_ != nullptr;
+    const double growth = filter_growth_per_degree(interval_, theta_[j]);
     if (j >= k_) {  // a guard column: filtered as much as the hardest wanted one, or a share of that
-      d = guard_percent_ > 0 ? std::max(2, wanted_max * guard_percent_ / 100) : wanted_max;
-      d += d % 2;
-    } else {
+      if (!first) d = guard_percent_ > 0 ? std::max(2, wanted_max * guard_percent_ / 100) : wanted_max;
+    } else if (!first) {
       const double scale =
           options_.test == StoppingTest::backward ? norm_a_ + std::abs(theta_[j]) : std::abs(theta_[j]);
-      const double target = 0.5 * options_.tolerance * scale;  // a margin below the test
-      const double growth = filter_growth_per_degree(interval_, theta_[j]);
+      // Far from convergence, the mixed filter aims at fp32's floor; else at a margin below the test.
+      const bool rough = single && residual_[j] > 10 * single_floor;
+      const double target = rough ? single_floor : 0.5 * options_.tolerance * scale;
       if (residual_[j] <= target)
         d = 2;
       else if (growth > 1 + 1e-12)
@@ -160,26 +186,62 @@ std::vector<int> ChfsiIteration<T>::degrees() const {
       d = std::clamp(d, 2, max_degree_);
       d += d % 2;
       wanted_max = std::max(wanted_max, d);
+      single = rough || (single && residual_[j] / std::pow(std::max(growth, 1.0), d) >= single_floor);
+    } else {
+      single = single && residual_[j] / std::pow(std::max(growth, 1.0), d) >= single_floor;
     }
-    out.push_back(std::min(d, max_degree_ - max_degree_ % 2));
+    d += d % 2;
+    out.degree.push_back(std::min(d, max_degree_ - max_degree_ % 2));
+    out.single.push_back(single ? 1 : 0);
   }
   return out;
 }
 
 template <class T>
-void ChfsiIteration<T>::filter(std::vector<int> degree) {
+void ChfsiIteration<T>::filter(const FilterPlan& plan) {
   const std::int64_t ma = m_ - locked_;
+  const std::vector<int>& degree = plan.degree;
+  const std::vector<char>& single = plan.single;
   std::vector<std::int64_t> order(static_cast<std::size_t>(ma));
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::int64_t x, std::int64_t y) { return degree[x] > degree[y]; });
+  std::stable_sort(order.begin(), order.end(), [&](std::int64_t x, std::int64_t y) {
+    return single[x] != single[y] ? single[x] > single[y] : degree[x] > degree[y];
+  });
   std::vector<int> sorted;
   for (const std::int64_t j : order) sorted.push_back(degree[j]);
   permute_columns(ctx_, active(V_), order);
   clock_.to(time_.other);
-  filter_products_ += chebyshev_filter(A_, interval_, sorted, active(V_), active(S_));
+  const auto w = static_cast<std::int64_t>(std::count(single.begin(), single.end(), 1));
+  if (w > 0) filter_single(sorted, w);
+  if (w < ma)
+    filter_products_ += chebyshev_filter(A_, interval_, std::vector<int>(sorted.begin() + w, sorted.end()),
+                                         column_range(active(V_), w, ma - w), column_range(active(S_), w, ma - w));
   clock_.to(time_.filter);
   chfsi_orthonormalize(ctx_, comm_, V_.view(), locked_, S_.view());
   clock_.to(time_.orthogonalization);
+}
+
+template <class T>
+void ChfsiIteration<T>::filter_single(const std::vector<int>& sorted, std::int64_t w) {
+  if (single_V_.cols() < w) {  // made once, at the widest fp32 share (the first filter's)
+    single_V_ = dense::DenseBlock<float>(ctx_.space(), n_, w);
+    single_S_ = dense::DenseBlock<float>(ctx_.space(), n_, w);
+  }
+  const dense::DenseView<T> V = column_range(active(V_), 0, w);
+  const dense::DenseView<float> Vs{ctx_.space(), n_, w, w, single_V_.data()},
+      Ss{ctx_.space(), n_, w, w, single_S_.data()};
+  convert_block<T, float>(ctx_, dense::ConstDenseView<T>(V), Vs);
+  const std::int64_t products =
+      chebyshev_filter(*single_, interval_, std::vector<int>(sorted.begin(), sorted.begin() + w), Vs, Ss);
+  convert_block<float, T>(ctx_, dense::ConstDenseView<float>(Vs), V);
+  filter_products_ += products;
+  single_products_ += products;
+}
+
+template <class T>
+void ChfsiIteration<T>::use_single(bool requested) {
+  if constexpr (std::is_same_v<T, double>)
+    if (requested) single_ = rounded_to_single(A_);
 }
 
 template <class T>
@@ -220,7 +282,6 @@ LobpcgResult<T> ChfsiIteration<T>::run(std::optional<dense::ConstDenseView<T>> s
   rayleigh_ritz();
   int iteration = 0;
   LobpcgStop stop = LobpcgStop::iteration_limit;
-  std::vector<int> degree(static_cast<std::size_t>(m_), first_degree_ + first_degree_ % 2);
   for (;; ++iteration) {
     const int passing = lock();
     const bool done = locked_ >= k_;
@@ -241,7 +302,7 @@ LobpcgResult<T> ChfsiIteration<T>::run(std::optional<dense::ConstDenseView<T>> s
       }
     }
     clock_.to(time_.other);
-    filter(iteration == 0 ? std::vector<int>(degree.begin(), degree.begin() + (m_ - locked_)) : degrees());
+    filter(plan(iteration == 0));
     rayleigh_ritz();
   }
   return finish(iteration, stop);
@@ -276,6 +337,8 @@ LobpcgResult<T> ChfsiIteration<T>::finish(int iteration, LobpcgStop stop) {
   time_.total = MPI_Wtime() - t_begin_;
   r.stats.timings = time_;
   r.stats.filter_products = filter_products_;
+  r.stats.single_filter_products = single_products_;
+  r.stats.search_in_fp32 = single_ != nullptr;
   return r;
 }
 
@@ -294,7 +357,12 @@ LobpcgResult<T> chebyshev_filter_eigs(LinearOperator<T>& A, const LobpcgOptions&
   const int m = lobpcg_detail::validate_options(A, checked, start, false);
   if (tuning.first_degree < 0 || tuning.max_degree < 0 || tuning.lanczos_steps < 0 || tuning.guard_degree_percent < 0)
     fail_input("Chebyshev filter: its degrees and Lanczos steps must be 0 (automatic) or positive");
-  return ChfsiIteration<T>(A, options, tuning, m).run(start, t_begin);
+  ChfsiIteration<T> iteration(A, options, tuning, m);
+  // auto: mixed on the device, where the filter's products are bound by the bytes they move.
+  iteration.use_single(
+      options.search_precision == SearchPrecision::fp32 ||
+      (options.search_precision == SearchPrecision::automatic && A.context().space() == Space::device));
+  return iteration.run(start, t_begin);
 }
 
 template LobpcgResult<float> chebyshev_filter_eigs(LinearOperator<float>&, const LobpcgOptions&, const FilterTuning&,

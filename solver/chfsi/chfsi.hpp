@@ -20,7 +20,12 @@
 //    A V), residuals;
 //  - hard locking: the wanted pairs that pass the stopping test, in order from
 //    the wanted end, leave the active block; they get no more products, and
-//    the block the filter and the dense work touch shrinks as the run goes on.
+//    the block the filter and the dense work touch shrinks as the run goes on;
+//  - the mixed filter (search_precision fp32, and auto on the device), after
+//    ChASE's: the guard columns, and the wanted columns far from convergence
+//    (their degree then aims at a residual well above fp32's rounding), are
+//    filtered in fp32 with A's fp32 copy (half the bytes a product); the
+//    rest, and all dense work, stay in fp64.
 //
 // The stopping test, the result and the monitor are LOBPCG's (lobpcg.hpp):
 // the same options (k, block_size, which, tolerance, test, max_iterations,
@@ -37,7 +42,7 @@ namespace blockeigs::solver {
 // The filter's knobs: every automatic value (0) suits any run.
 struct FilterTuning {
   int first_degree = 0;   // the degree of the first iteration's filter (no residuals yet); 0: 16
-  int max_degree = 0;     // a column's degree at most; 0: 64
+  int max_degree = 0;     // a column's degree at most; 0: 150
   int lanczos_steps = 0;  // for the spectrum's upper bound; 0: 25
   // The guard columns' degree: 0, the hardest active wanted column's; n > 0, n percent of it (at least 2).
   int guard_degree_percent = 0;

@@ -273,8 +273,9 @@ struct LobpcgStats {
   int implied_ax_steps = 0;          // Ritz updates that took A X from X and the residuals
   int ax_recomputes = 0;             // implied A X made explicit by the operator for another reader
   int z_products_ahead = 0;          // A Z multiplied before the convergence test, and used
-  bool search_in_fp32 = false;       // Z held in fp32 (LobpcgOptions::search_precision)
+  bool search_in_fp32 = false;       // Z held in fp32, or the filter mixed (LobpcgOptions::search_precision)
   std::int64_t filter_products = 0;  // Chebyshev-filtered subspace iteration (chfsi.hpp): the filter's column products
+  std::int64_t single_filter_products = 0;  // of filter_products: those in fp32 (the mixed filter)
   LobpcgTimings timings;
 };
 

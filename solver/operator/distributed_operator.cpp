@@ -110,18 +110,23 @@ void DistributedOperator<T>::diagonal(T* out) const {
 }
 
 template <class T>
-bool DistributedOperator<T>::set_diagonal_shift(T shift) {
-  const std::int64_t rows = diagonal_block_.rows();
+bool DistributedOperator<T>::diagonal_positions_found() {
   if (!shiftable_) {
+    const std::int64_t rows = diagonal_block_.rows();
     diagonal_positions_ = dense::Buffer<std::int64_t>(context_.space(), static_cast<std::size_t>(rows));
     int missing = find_diagonal_positions(context_, diagonal_block_.view(), diagonal_positions_.data()) > 0 ? 1 : 0;
     BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &missing, 1, MPI_INT, MPI_MAX, comm_));
     shiftable_ = missing == 0;
   }
-  if (!*shiftable_) return false;
+  return *shiftable_;
+}
+
+template <class T>
+bool DistributedOperator<T>::set_diagonal_shift(T shift) {
+  if (!diagonal_positions_found()) return false;
   if (shift != shift_)
     set_shifted_diagonal(context_, diagonal_block_.values(), diagonal_positions_.data(), diagonal_entries_.data(),
-                         shift, rows);
+                         shift, diagonal_block_.rows());
   shift_ = shift;
   return true;
 }
@@ -270,12 +275,15 @@ void DistributedOperator<T>::multiply_only(T alpha, dense::ConstDenseView<T> X, 
 
 // The fp32 copy: the same products as apply_impl, with fp32 values over the
 // parent's index arrays, and the parent's halo moving fp32 rows.
-class RoundedOperator final : public LinearOperator<float> {
+class RoundedOperator final : public LinearOperator<float>, public DiagonalShiftOperator<float> {
  public:
   explicit RoundedOperator(DistributedOperator<double>& parent) : parent_(parent) {
     diagonal_values_ = rounded(parent.diagonal_block_.view());
     off_diagonal_values_ = rounded(parent.off_diagonal_block_.view());
     diagonal_entries_ = rounded(parent.diagonal_entries_.data(), parent.diagonal_entries_.size());
+    if (parent.shift_ != 0)  // A's own diagonal, whatever shift the parent stands for now
+      set_shifted_diagonal(context(), diagonal_values_.data(), parent.diagonal_positions_.data(),
+                           diagonal_entries_.data(), 0.0f, parent.diagonal_block_.rows());
     diagonal_ = with_values(parent.diagonal_block_.view(), diagonal_values_);
     off_diagonal_ = with_values(parent.off_diagonal_block_.view(), off_diagonal_values_);
     const Algorithm algorithm = parent.diagonal_plan_->requested_algorithm();
@@ -293,6 +301,15 @@ class RoundedOperator final : public LinearOperator<float> {
   void diagonal(float* out) const override {
     dense::copy_bytes(out, context().space(), diagonal_entries_.data(), context().space(),
                       diagonal_entries_.size() * sizeof(float));
+  }
+  // As the parent's (its diagonal positions, found once), on these fp32 values; the parent's own shift stays.
+  bool set_diagonal_shift(float shift) override {
+    if (!parent_.diagonal_positions_found()) return false;
+    if (shift != shift_)
+      set_shifted_diagonal(context(), diagonal_values_.data(), parent_.diagonal_positions_.data(),
+                           diagonal_entries_.data(), shift, parent_.diagonal_block_.rows());
+    shift_ = shift;
+    return true;
   }
 
  protected:
@@ -334,6 +351,7 @@ class RoundedOperator final : public LinearOperator<float> {
   }
 
   DistributedOperator<double>& parent_;
+  float shift_ = 0;
   dense::Buffer<float> diagonal_values_, off_diagonal_values_, diagonal_entries_;
   spmm::CsrView<float> diagonal_, off_diagonal_;  // the parent's index arrays, these values
   std::optional<spmm::Plan<float>> diagonal_plan_, off_diagonal_plan_;

@@ -85,9 +85,9 @@ class DistributedOperator final : public SingleInputOperator<T>, public Diagonal
   std::int64_t first_row() const override { return partition_.begin(rank_); }
   void diagonal(T* out) const override;
   // DiagonalShiftOperator: the diagonal block's stored diagonal entries set to
-  // A(i, i) + shift (from the entries as built; the fp32 copy keeps A). The
-  // first call finds each row's diagonal entry and agrees over the ranks
-  // whether every row has one.
+  // A(i, i) + shift (from the entries as built; the fp32 copy has a shift of
+  // its own). The first call finds each row's diagonal entry and agrees over
+  // the ranks whether every row has one.
   bool set_diagonal_shift(T shift) override;
 
   // The two halves of apply, for measuring overlap: only the exchange (pack,
@@ -150,6 +150,8 @@ class DistributedOperator final : public SingleInputOperator<T>, public Diagonal
  private:
   friend class RoundedOperator;
 
+  // Whether every row of every rank stores its diagonal entry, its positions found at the first call. Collective.
+  bool diagonal_positions_found();
   // Room for blocks of k columns (collective when it grows).
   void reserve(std::int64_t k);
   // Room in the halo for rows of `words` T values (collective when it grows).

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <vector>
 
 #include "io/matrix_market.hpp"
@@ -132,9 +133,69 @@ TEST(Chfsi, ShiftedProductsThroughTheDistributedOperator) {
   r.check = test::check_eigenpairs(MPI_COMM_WORLD, context, p.whole, partition, r.result.eigenvalues,
                                    r.result.eigenvectors.cview());
   expect_filtered(p, r, o);
+  EXPECT_FALSE(r.result.stats.search_in_fp32);  // auto: fp64 on the host
+  EXPECT_EQ(r.result.stats.single_filter_products, 0);
   // The shift is gone afterwards: A's products bit for bit.
   A.apply(1.0, x.cview(), 0.0, after.view());
   for (std::int64_t i = 0; i < m; ++i) EXPECT_EQ(after.view()(i, 0), before.view()(i, 0)) << "row " << i;
+}
+
+// The mixed filter (search_precision fp32): the columns far from convergence filtered with A's fp32 copy, the
+// rest in fp64; the same pairs to the test, some products in fp32 and not all.
+TEST(Chfsi, MixedFilterThroughTheDistributedOperator) {
+  const Problem p = laplacian(io::GeneratorKind::laplacian_3d, 16, 15, 14);
+  const solver::RowPartition partition = partition_of(p, MPI_COMM_WORLD, Split::empty_rank);
+  const int rank = test::mpi_rank(MPI_COMM_WORLD);
+  const dense::Context context = dense::Context::host();
+  solver::DistributedOperator<double> A(MPI_COMM_WORLD, context,
+                                        io::slice_rows(p.whole, partition.begin(rank), partition.end(rank)), partition);
+  LobpcgOptions o = options_for(60, SpectrumEnd::smallest, 1e-9);
+  o.search_precision = solver::SearchPrecision::fp32;
+  Filtered r{solver::chebyshev_filter_eigs<double>(A, o), {}};
+  r.check = test::check_eigenpairs(MPI_COMM_WORLD, context, p.whole, partition, r.result.eigenvalues,
+                                   r.result.eigenvectors.cview());
+  expect_filtered(p, r, o);
+  EXPECT_TRUE(r.result.stats.search_in_fp32);
+  EXPECT_GT(r.result.stats.single_filter_products, 0);
+  EXPECT_LT(r.result.stats.single_filter_products, r.result.stats.filter_products);
+}
+
+// The fp32 copy's own diagonal shift: A_f + s I within fp32 of A_f x + s x, A_f's products bit for bit once
+// the shift is 0 again, and a copy made while the parent stands for A + s I holds A's diagonal.
+TEST(Chfsi, TheFp32CopyShiftsItsOwnDiagonal) {
+  const Problem p = laplacian(io::GeneratorKind::laplacian_2d, 9, 8);
+  const solver::RowPartition partition = partition_of(p, MPI_COMM_WORLD, Split::empty_rank);
+  const int rank = test::mpi_rank(MPI_COMM_WORLD);
+  const dense::Context context = dense::Context::host();
+  solver::DistributedOperator<double> A(MPI_COMM_WORLD, context,
+                                        io::slice_rows(p.whole, partition.begin(rank), partition.end(rank)), partition);
+  const std::int64_t m = A.local_rows();
+  dense::DenseBlock<float> x(Space::host, m, 3), plain(Space::host, m, 3), shifted(Space::host, m, 3),
+      again(Space::host, m, 3);
+  for (std::int64_t i = 0; i < m; ++i)
+    for (int c = 0; c < 3; ++c) x.view()(i, c) = static_cast<float>(std::cos(double(A.first_row() + i) + c));
+  const auto product = [&](solver::LinearOperator<float>& op, dense::DenseBlock<float>& y) {
+    op.apply(1.0f, x.cview(), 0.0f, y.view());
+  };
+  std::unique_ptr<solver::LinearOperator<float>> Af = A.rounded_to_single();
+  auto* shiftable = dynamic_cast<solver::DiagonalShiftOperator<float>*>(Af.get());
+  ASSERT_NE(shiftable, nullptr);
+  product(*Af, plain);
+  ASSERT_TRUE(shiftable->set_diagonal_shift(-2.5f));
+  product(*Af, shifted);
+  for (std::int64_t i = 0; i < m; ++i)
+    for (int c = 0; c < 3; ++c)
+      EXPECT_NEAR(shifted.view()(i, c), plain.view()(i, c) - 2.5f * x.view()(i, c), 1e-5) << "row " << i;
+  ASSERT_TRUE(shiftable->set_diagonal_shift(0.0f));
+  product(*Af, again);
+  for (std::int64_t i = 0; i < m; ++i)
+    for (int c = 0; c < 3; ++c) EXPECT_EQ(again.view()(i, c), plain.view()(i, c)) << "row " << i;
+  ASSERT_TRUE(A.set_diagonal_shift(7.0));
+  std::unique_ptr<solver::LinearOperator<float>> made_shifted = A.rounded_to_single();
+  ASSERT_TRUE(A.set_diagonal_shift(0.0));
+  product(*made_shifted, again);
+  for (std::int64_t i = 0; i < m; ++i)
+    for (int c = 0; c < 3; ++c) EXPECT_EQ(again.view()(i, c), plain.view()(i, c)) << "row " << i;
 }
 
 TEST(Chfsi, MonitorHistoryAndTheIterationLimit) {
