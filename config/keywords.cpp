@@ -11,14 +11,22 @@ namespace yaml = io::yaml;
 
 YAML::Node to_node(const Keywords& keywords);
 
-// A scalar as YAML would have read it from a file; strings quoted.
-YAML::Node to_node(const std::variant<bool, std::int64_t, double, std::string, Keywords>& value) {
+// A number as YAML reads it from a file: round-trips; nan and inf read as no number.
+YAML::Node number_node(double d) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", d);
+  return YAML::Node(text);
+}
+
+// A scalar or list as YAML would have read it from a file; strings quoted.
+YAML::Node to_node(const std::variant<bool, std::int64_t, double, std::string, Keywords, std::vector<double>>& value) {
   if (const auto* b = std::get_if<bool>(&value)) return YAML::Node(*b ? "true" : "false");
   if (const auto* i = std::get_if<std::int64_t>(&value)) return YAML::Node(std::to_string(*i));
-  if (const auto* d = std::get_if<double>(&value)) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.17g", *d);  // round-trips; nan and inf read as no number
-    return YAML::Node(text);
+  if (const auto* d = std::get_if<double>(&value)) return number_node(*d);
+  if (const auto* list = std::get_if<std::vector<double>>(&value)) {
+    YAML::Node sequence(YAML::NodeType::Sequence);
+    for (const double d : *list) sequence.push_back(number_node(d));
+    return sequence;
   }
   if (const auto* s = std::get_if<std::string>(&value)) {
     YAML::Node node(*s);

@@ -14,14 +14,14 @@
 
 namespace blockeigs::cfg {
 
-// One key and its value: a scalar, or a mapping of keys (a preconditioner's
-// {type: chebyshev, degree: 8}). A string stays a string (as a quoted YAML
-// scalar): "8" is not the number 8.
+// One key and its value: a scalar, a mapping of keys (a preconditioner's
+// {type: chebyshev, degree: 8}) or a list of numbers (an interval's [a, b]).
+// A string stays a string (as a quoted YAML scalar): "8" is not the number 8.
 struct Keyword;
 using Keywords = std::vector<Keyword>;
 struct Keyword {
   std::string key;
-  std::variant<bool, std::int64_t, double, std::string, Keywords> value;
+  std::variant<bool, std::int64_t, double, std::string, Keywords, std::vector<double>> value;
 };
 
 // The section's settings from `keywords` (its keys, without the section's

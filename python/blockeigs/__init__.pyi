@@ -45,19 +45,23 @@ class DistributedMatrix:
     def description(self) -> str: ...
 
 @overload
-def lobpcg(A: Matrix, k: int, *, B: Matrix | None = None, M: Preconditioner = None, Y: Array | None = None,
+def lobpcg(A: Matrix, k: int | None = None, *, B: Matrix | None = None, M: Preconditioner = None, Y: Array | None = None,
            X: Array | None = None, which: Literal["smallest", "largest", "SA", "LA"] = "smallest",
            tol: float | None = None, maxiter: int | None = None, comm: Comm = None, backend: Backend = "auto",
            return_info: Literal[False] = False, gather: bool = False, strict: bool = False, block_size: int | None = None,
            seed: int | None = None, method: Literal["lobpcg", "chebyshev_filter"] | None = None,
-           recompute_interval: int | None = None) -> tuple[np.ndarray, Array]: ...
+           recompute_interval: int | None = None, interval: tuple[float, float] | None = None,
+           count: Literal["auto", "inertia", "density"] | None = None,
+           slices: int | None = None) -> tuple[np.ndarray, Array]: ...
 @overload
-def lobpcg(A: Matrix, k: int, *, B: Matrix | None = None, M: Preconditioner = None, Y: Array | None = None,
+def lobpcg(A: Matrix, k: int | None = None, *, B: Matrix | None = None, M: Preconditioner = None, Y: Array | None = None,
            X: Array | None = None, which: Literal["smallest", "largest", "SA", "LA"] = "smallest",
            tol: float | None = None, maxiter: int | None = None, comm: Comm = None, backend: Backend = "auto",
            return_info: Literal[True], gather: bool = False, strict: bool = False, block_size: int | None = None,
            seed: int | None = None, method: Literal["lobpcg", "chebyshev_filter"] | None = None,
-           recompute_interval: int | None = None) -> tuple[np.ndarray, Array, dict[str, Any]]: ...
+           recompute_interval: int | None = None, interval: tuple[float, float] | None = None,
+           count: Literal["auto", "inertia", "density"] | None = None,
+           slices: int | None = None) -> tuple[np.ndarray, Array, dict[str, Any]]: ...
 @overload
 def cg(A: Matrix, B: Array, *, M: Preconditioner = None, rtol: float | None = None, maxiter: int | None = None,
        X0: Array | None = None, comm: Comm = None, return_info: Literal[False] = False, gather: bool = False,

@@ -36,6 +36,22 @@ def _preconditioner(M):
                      f"is not taken")
 
 
+def _rows(rows, k):
+    """A list of rows of k values as a len(rows) x k array (also for k = 0: an empty window)."""
+    return np.asarray(rows, dtype=np.float64).reshape(len(rows), k)
+
+
+def _interval(interval):
+    """interval as the config's [a, b] (two numbers; the config's reader checks them), or None."""
+    if interval is None:
+        return None
+    try:
+        a, b = interval
+    except (TypeError, ValueError):
+        raise ValueError(f"interval must be two numbers (a, b), got {interval!r}") from None
+    return [v.item() if isinstance(v, np.generic) else v for v in (a, b)]
+
+
 def _execution(backend, a):
     """The execution section's keys: the backend asked for, the matrix's partition and local order."""
     return {"backend": backend, "partition": a.partition, "local_order": a.local_order}
@@ -84,10 +100,10 @@ class _Clock:
         return out
 
 
-def lobpcg(A, k, *, B=None, M=None, Y=None, X=None, which="smallest", tol=None, maxiter=None, comm=None,
+def lobpcg(A, k=None, *, B=None, M=None, Y=None, X=None, which="smallest", tol=None, maxiter=None, comm=None,
            backend="auto", return_info=False, gather=False, strict=False, block_size=None, seed=None, method=None,
-           recompute_interval=None):
-    """The k extreme eigenpairs of A x = lambda x (or A x = lambda B x) by LOBPCG.
+           recompute_interval=None, interval=None, count=None, slices=None):
+    """The k extreme eigenpairs of A x = lambda x (or A x = lambda B x) by LOBPCG, or every eigenpair in an interval.
 
     A, B: SciPy or CuPy sparse matrices (or dense arrays) that every rank holds whole, or DistributedMatrix.
     B must be symmetric positive definite. A CuPy sparse A is checked and split into the operator on the
@@ -102,6 +118,12 @@ def lobpcg(A, k, *, B=None, M=None, Y=None, X=None, which="smallest", tol=None, 
     subspace iteration, for many pairs of a standard problem without constraints or a preconditioner) or None
     (auto: the filter from 64 pairs where it applies); info["method"] says which ran and why. recompute_interval:
     the config's eigensolver.recompute_interval (LOBPCG's A X and A P from products every this many iterations).
+    interval: (a, b) instead of k (and which, block_size, method, M, B, X, Y): every eigenpair with
+    a <= lambda <= b of a standard problem, by the window solver (the density of states, then polynomial-filtered
+    subspace iteration on slices; eigensolver.interval); count ("auto", "inertia", "density") and slices are the
+    config's eigensolver.count and slices; info["window"] holds the counts (certified by inertia where the build
+    has PETSc with MUMPS and count allows), the density's estimate and each slice's account. An empty window
+    returns no pairs. A window's solve does not stop at Ctrl-C.
 
     Returns (w, V) or (w, V, info): w the k eigenvalues (ascending for smallest, descending for largest);
     V this rank's rows of the eigenvectors in the input's numbering (all rows with gather=True), NumPy for
@@ -109,9 +131,13 @@ def lobpcg(A, k, *, B=None, M=None, Y=None, X=None, which="smallest", tol=None, 
     returns its pairs, marked in info["converged"]; strict=True raises NotConvergedError instead. Input
     errors raise ValueError on every rank. Collective over the matrix's communicator.
     """
-    eigensolver = {"k": k, "which": _WHICH.get(which, which), "tolerance": tol, "max_iterations": maxiter,
-                   "block_size": block_size, "seed": seed, "preconditioner": _preconditioner(M), "method": method,
-                   "recompute_interval": recompute_interval}
+    if (k is None) == (interval is None):
+        raise ValueError("give k (the k extreme pairs) or interval=(a, b) (every pair in [a, b]), one of them")
+    eigensolver = {"k": k, "tolerance": tol, "max_iterations": maxiter, "block_size": block_size, "seed": seed,
+                   "preconditioner": _preconditioner(M), "method": method, "recompute_interval": recompute_interval,
+                   "interval": _interval(interval), "count": count, "slices": slices}
+    if interval is None:
+        eigensolver["which"] = _WHICH.get(which, which)
     clock = _Clock()
     a = as_matrix(A, comm, "A")
     device = a.on_device or any(x is not None and _blocks.is_device(x) for x in (X, Y))
@@ -141,8 +167,8 @@ def lobpcg(A, k, *, B=None, M=None, Y=None, X=None, which="smallest", tol=None, 
         "relative_residuals": np.asarray(r["relative_residuals"]),
         "converged": np.asarray(r["converged"], dtype=bool),
         "stop": r["stop"],
-        "history": {"eigenvalues": np.asarray(r["history_eigenvalues"]).reshape(-1, k),
-                    "residual_norms": np.asarray(r["history_residual_norms"]).reshape(-1, k)},
+        "history": {"eigenvalues": _rows(r["history_eigenvalues"], k),
+                    "residual_norms": _rows(r["history_residual_norms"], k)},
         "timings": clock.timings(r["timings"]),
         "block_size": r["block_size"],
         "preconditioner": r["preconditioner"],
@@ -150,8 +176,11 @@ def lobpcg(A, k, *, B=None, M=None, Y=None, X=None, which="smallest", tol=None, 
         "distribution": a._handle.distribution_summary(),
         "rows": (0, n) if gather else (numbering["input_first"], numbering["input_first"] + numbering["input_rows"]),
     }
+    if "window" in r:
+        info["window"] = r["window"]
     result = (w, V, info) if return_info else (w, V)
-    return _finish(result, r["stop"], strict, f"lobpcg (k = {k})", handle)
+    what = f"lobpcg (k = {k})" if interval is None else f"lobpcg (interval [{interval[0]}, {interval[1]}])"
+    return _finish(result, r["stop"], strict, what, handle)
 
 
 def cg(A, B, *, M=None, rtol=None, maxiter=None, X0=None, comm=None, return_info=False, gather=False,

@@ -173,6 +173,24 @@ struct EigsRequest {
   std::function<bool()> interrupted;
 };
 
+// A window's (eigensolver.interval) counts and slices.
+struct WindowSlice {
+  double lower = 0, upper = 0, expected = 0, expected_error = 0;
+  std::int64_t certified = -1;  // by inertia, or -1
+  int found = 0, block = 0, degree = 0, iterations = 0;
+  double seconds = 0;
+  bool complete = false;
+};
+struct WindowSummary {
+  double lower = 0, upper = 0;
+  std::int64_t count = 0;                             // the pairs found
+  std::string count_method;                           // "inertia (MUMPS ...)" or "density", with why
+  std::int64_t certified = -1, certified_below = -1;  // by inertia, or -1
+  double expected = 0, expected_error = 0;            // the density of states' count and its standard error
+  double spectrum_lower = 0, spectrum_upper = 0;      // the bounds A was scaled by
+  std::vector<WindowSlice> slices;
+};
+
 struct EigsResult {
   std::vector<double> eigenvalues, residual_norms, relative_residuals;
   std::vector<bool> converged;
@@ -182,7 +200,8 @@ struct EigsResult {
   std::string method;          // the eigensolver and why: "chebyshev_filter (auto: k = 200 >= 64, ...)"
   std::vector<std::vector<double>> history_eigenvalues, history_residual_norms;
   Timings timings;
-  OwnedBlock eigenvectors;  // this rank's operator rows x k, in the backend's memory
+  std::optional<WindowSummary> window;  // with eigensolver.interval
+  OwnedBlock eigenvectors;              // this rank's operator rows x k, in the backend's memory
 };
 
 // A (and B for A x = lambda B x, null for B = I) distributed as `request`'s

@@ -55,14 +55,8 @@ CgResult cg(Matrix& a, const CgRequest& request) {
     out.total_iterations = r.total_iterations;
     out.stop = solver::to_string(r.stop);
     out.history = r.history;
-    const solver::BlockCgTimings& t = r.stats.timings;
-    for (auto [name, seconds] : {std::pair{"spmm", t.spmm},
-                                 {"orthogonalization", t.orthogonalization},
-                                 {"update", t.update},
-                                 {"preconditioner", t.preconditioner},
-                                 {"other", t.other},
-                                 {"total", t.total}})
-      add_phase(out.timings, name, seconds);
+    for (const auto& [name, member] : solver::kBlockCgPhases)
+      add_phase(out.timings, std::string(name).c_str(), r.stats.timings.*member);
     out.solution = own(std::move(x), context);
     return out;
   });

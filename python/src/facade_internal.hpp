@@ -136,6 +136,13 @@ std::function<bool()> agreed_stop(const std::function<bool()>& interrupted, MPI_
 // rows copied there now; the numbering stays the input's). Collective.
 std::unique_ptr<solver::DistributedOperator<double>> make_operator(Matrix& a, const dense::Context& context);
 
+// The pairs, their residuals, the history and the solver's phase times of r, into out.
+void copy_result(const solver::LobpcgResult<double>& r, EigsResult& out);
+
+// lobpcg's request with eigensolver.interval: every pair in the window (facade_window.cpp).
+EigsResult window_pairs(Matrix& a, const Matrix* b, const EigsRequest& request,
+                        const cfg::EigensolverSettings& settings, double begin);
+
 // A phase's time, by name, in `t`.
 void add_phase(Timings& t, const char* name, double seconds);
 

@@ -25,8 +25,9 @@ solver::DistributedRows b_like_a(const Matrix& b, const Matrix& a, MPI_Comm comm
   return out;
 }
 
-// The pairs, their residuals, the history and the solver's phase times of r, into out.
-void copy_result(const solver::LobpcgResult<double>& r, EigsResult& out) {
+}  // namespace
+
+void internal::copy_result(const solver::LobpcgResult<double>& r, EigsResult& out) {
   out.eigenvalues = r.eigenvalues;
   out.residual_norms = r.residual_norms;
   out.relative_residuals = r.relative_residuals;
@@ -38,19 +39,9 @@ void copy_result(const solver::LobpcgResult<double>& r, EigsResult& out) {
     out.history_eigenvalues.push_back(step.eigenvalues);
     out.history_residual_norms.push_back(step.residual_norms);
   }
-  const solver::LobpcgTimings& t = r.stats.timings;
-  for (auto [name, seconds] : {std::pair{"spmm", t.spmm},
-                               {"orthogonalization", t.orthogonalization},
-                               {"rayleigh_ritz", t.rayleigh_ritz},
-                               {"small_eigenproblem", t.small_eigenproblem},
-                               {"preconditioner", t.preconditioner},
-                               {"filter", t.filter},
-                               {"other", t.other},
-                               {"total", t.total}})
-    add_phase(out.timings, name, seconds);
+  for (const auto& [name, member] : solver::kLobpcgPhases)
+    add_phase(out.timings, std::string(name).c_str(), r.stats.timings.*member);
 }
-
-}  // namespace
 
 EigsResult lobpcg(Matrix& a, Matrix* b, const EigsRequest& request) {
   return translated([&] {
@@ -58,6 +49,7 @@ EigsResult lobpcg(Matrix& a, Matrix* b, const EigsRequest& request) {
     MPI_Comm comm = a.impl->comm;
     const cfg::EigensolverSettings settings = solver::collectively(
         comm, [&] { return cfg::eigensolver_from_keywords(request.eigensolver.keywords, request.eigensolver.source); });
+    if (settings.interval) return window_pairs(a, b, request, settings, begin);
     solver::LobpcgOptions options = settings.lobpcg;
     const solver::MethodChoice method = solver::collectively(comm, [&] {
       return solver::choose_eigen_method(settings.method, options.k, b != nullptr, request.constraints.has_value(),

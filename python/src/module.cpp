@@ -101,6 +101,19 @@ bool interrupted() {
   return true;
 }
 
+// A list or tuple of ints and floats (an interval's [a, b]) as doubles.
+std::vector<double> numbers(const std::string& key, nb::handle value) {
+  std::vector<double> out;
+  for (nb::handle item : value) {
+    if (!nb::isinstance<nb::int_>(item) && !nb::isinstance<nb::float_>(item))
+      throw nb::value_error((key + " must be a list of numbers, got an item of type " +
+                             nb::cast<std::string>(nb::str(item.type().attr("__name__"))))
+                                .c_str());
+    out.push_back(nb::cast<double>(item));
+  }
+  return out;
+}
+
 // A config section's keys as Python gives them (a dict of bool, int, float, str
 // and dicts; None leaves a key out), for the config's readers, which check them.
 blockeigs::cfg::Keywords keywords(const nb::dict& d) {
@@ -118,8 +131,10 @@ blockeigs::cfg::Keywords keywords(const nb::dict& d) {
       k.value = nb::cast<std::string>(value);
     else if (nb::isinstance<nb::dict>(value))
       k.value = keywords(nb::cast<nb::dict>(value));
+    else if (nb::isinstance<nb::list>(value) || nb::isinstance<nb::tuple>(value))
+      k.value = numbers(k.key, value);
     else
-      throw nb::value_error((k.key + " must be a bool, an int, a float, a str or a dict, got " +
+      throw nb::value_error((k.key + " must be a bool, an int, a float, a str, a dict or a list of numbers, got " +
                              nb::cast<std::string>(nb::str(value.type().attr("__name__"))))
                                 .c_str());
     out.push_back(std::move(k));
@@ -136,6 +151,34 @@ nb::dict timings(const py::Timings& t) {
   nb::dict phases;
   for (const auto& [name, seconds] : t.phases) phases[name.c_str()] = seconds;
   d["phases"] = phases;
+  return d;
+}
+
+// A window's account (eigensolver.interval): its counts and each slice's.
+nb::dict window(const py::WindowSummary& w) {
+  nb::dict d;
+  d["interval"] = nb::make_tuple(w.lower, w.upper);
+  d["count"] = w.count;
+  d["count_method"] = w.count_method;
+  d["certified"] = w.certified >= 0 ? nb::cast(w.certified) : nb::none();
+  d["certified_below"] = w.certified_below >= 0 ? nb::cast(w.certified_below) : nb::none();
+  d["expected"] = nb::make_tuple(w.expected, w.expected_error);
+  d["spectrum"] = nb::make_tuple(w.spectrum_lower, w.spectrum_upper);
+  nb::list slices;
+  for (const py::WindowSlice& s : w.slices) {
+    nb::dict slice;
+    slice["interval"] = nb::make_tuple(s.lower, s.upper);
+    slice["expected"] = nb::make_tuple(s.expected, s.expected_error);
+    slice["certified"] = s.certified >= 0 ? nb::cast(s.certified) : nb::none();
+    slice["found"] = s.found;
+    slice["block"] = s.block;
+    slice["degree"] = s.degree;
+    slice["iterations"] = s.iterations;
+    slice["seconds"] = s.seconds;
+    slice["complete"] = s.complete;
+    slices.append(slice);
+  }
+  d["slices"] = slices;
   return d;
 }
 
@@ -166,6 +209,7 @@ nb::dict lobpcg(py::Matrix& a, py::Matrix* b, const nb::dict& eigensolver, const
   d["history_eigenvalues"] = r.history_eigenvalues;
   d["history_residual_norms"] = r.history_residual_norms;
   d["timings"] = timings(r.timings);
+  if (r.window) d["window"] = window(*r.window);
   d["eigenvectors"] = to_python(std::move(r.eigenvectors));
   return d;
 }

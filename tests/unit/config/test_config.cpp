@@ -11,9 +11,11 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "config/keywords.hpp"
 #include "config/run_config.hpp"
 #include "io/config_yaml.hpp"
 #include "tests/support/config_text.hpp"
+#include "tests/support/expect_error.hpp"
 
 namespace blockeigs::cfg {
 namespace {
@@ -424,6 +426,24 @@ TEST(ConfigFiles, NulByteFindingNamesTheFileLineAndByte) {
       EXPECT_TRUE(contains_all(e.what(), {finding.string() + ":1: byte 1 of the line is 0x00, a control character"}));
     }
   }
+}
+
+// Keywords (Python's arguments) with a list: an interval read as a file's [a, b], and its checks.
+TEST(ConfigKeywords, AnIntervalAsAListOfNumbers) {
+  const EigensolverSettings s =
+      eigensolver_from_keywords({{"interval", std::vector<double>{0.25, 1.5}}, {"slices", std::int64_t{2}}}, "test");
+  EXPECT_TRUE(s.interval);
+  EXPECT_EQ(s.window.lower, 0.25);
+  EXPECT_EQ(s.window.upper, 1.5);
+  EXPECT_EQ(s.window.slices, 2);
+  test::expect_mentions(test::input_error_message([] {
+                          eigensolver_from_keywords({{"interval", std::vector<double>{1, 2, 3}}}, "f");
+                        }),
+                        {"f", "eigensolver.interval must be a list of two numbers"});
+  test::expect_mentions(test::input_error_message([] {
+                          eigensolver_from_keywords({{"interval", std::vector<double>{2, 1}}}, "f");
+                        }),
+                        {"eigensolver.interval must be [a, b] with a < b, got [2, 1]"});
 }
 
 }  // namespace
