@@ -243,16 +243,7 @@ void write_attributes(io::Hdf5Writer& w, const solver::BlockCgResult& result, in
   w.attribute("/", "resumed_from_iteration", std::int64_t{first});
   w.attribute("/", "rhs", rhs);
   if (guard.signal() != 0) w.attribute("/", "interrupted", guard.interruption_summary());
-  const auto& t = result.stats.timings;
-  for (auto [name, value] : {std::pair{"time_total", t.total},
-                             {"time_spmm", t.spmm - costs.halo},
-                             {"time_halo", costs.halo},
-                             {"time_orthogonalization", t.orthogonalization},
-                             {"time_update", t.update},
-                             {"time_preconditioner", t.preconditioner},
-                             {"time_preconditioner_spmm", costs.preconditioner.spmm},
-                             {"time_other", t.other}})
-    w.attribute("/", name, value);
+  write_phases(w, result.stats.timings, solver::kBlockCgPhases, costs);
   w.attribute("/", "preconditioner_products", std::int64_t{costs.preconditioner.products});
 }
 

@@ -195,18 +195,7 @@ void write_attributes(io::Hdf5Writer& w, const solver::LobpcgResult<T>& result, 
     w.attribute("/", "filter_products", result.stats.filter_products);
     w.attribute("/", "filter_products_fp32", result.stats.single_filter_products);
   }
-  const auto& t = result.stats.timings;
-  for (auto [name, value] : {std::pair{"time_total", t.total},
-                             {"time_spmm", t.spmm - costs.halo},
-                             {"time_halo", costs.halo},
-                             {"time_orthogonalization", t.orthogonalization},
-                             {"time_rayleigh_ritz", t.rayleigh_ritz},
-                             {"time_small_eigenproblem", t.small_eigenproblem},
-                             {"time_preconditioner", t.preconditioner},
-                             {"time_preconditioner_spmm", costs.preconditioner.spmm},
-                             {"time_filter", t.filter},
-                             {"time_other", t.other}})
-    w.attribute("/", name, value);
+  write_phases(w, result.stats.timings, solver::kLobpcgPhases, costs);
   w.attribute("/", "preconditioner_products", std::int64_t{costs.preconditioner.products});
 }
 

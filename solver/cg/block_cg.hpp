@@ -11,8 +11,11 @@
 //   auto result = solver::block_cg(A, B.view(), X.view(), options);   // X: start in, solution out
 #pragma once
 
+#include <array>
 #include <functional>
 #include <optional>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "solver/base/linear_operator.hpp"
@@ -73,6 +76,17 @@ struct BlockCgTimings {
   double other = 0;  // norms, column bookkeeping, the final true residual
   double total = 0;
 };
+
+// The phases as one table (as kLobpcgPhases): the result file's time_<name> attributes and Python's
+// info["timings"]["phases"] walk it.
+inline constexpr std::array<std::pair<std::string_view, double BlockCgTimings::*>, 6> kBlockCgPhases{{
+    {"spmm", &BlockCgTimings::spmm},
+    {"orthogonalization", &BlockCgTimings::orthogonalization},
+    {"update", &BlockCgTimings::update},
+    {"preconditioner", &BlockCgTimings::preconditioner},
+    {"other", &BlockCgTimings::other},
+    {"total", &BlockCgTimings::total},
+}};
 
 // How the solve went (BlockCgResult::stats, as LobpcgResult::stats): where
 // the time went. Diagnostics, not part of the answer.

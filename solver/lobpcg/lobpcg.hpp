@@ -55,11 +55,14 @@
 //   auto result = solver::lobpcg(A, options);   // result.eigenvalues, result.eigenvectors
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/enums.hpp"
@@ -226,6 +229,20 @@ struct LobpcgTimings {
   double other = 0;    // residuals, norms, selection, bookkeeping
   double total = 0;
 };
+
+// The phases as one table: the result file's time_<name> attributes and Python's info["timings"]["phases"]
+// walk it, so that a new phase is a member and a row here.
+inline constexpr std::array<std::pair<std::string_view, double LobpcgTimings::*>, 9> kLobpcgPhases{{
+    {"spmm", &LobpcgTimings::spmm},
+    {"orthogonalization", &LobpcgTimings::orthogonalization},
+    {"rayleigh_ritz", &LobpcgTimings::rayleigh_ritz},
+    {"small_eigenproblem", &LobpcgTimings::small_eigenproblem},
+    {"preconditioner", &LobpcgTimings::preconditioner},
+    {"filter", &LobpcgTimings::filter},
+    {"density", &LobpcgTimings::density},
+    {"other", &LobpcgTimings::other},
+    {"total", &LobpcgTimings::total},
+}};
 
 struct LobpcgStep {
   std::vector<double> eigenvalues;     // the k wanted Ritz values

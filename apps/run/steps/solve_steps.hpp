@@ -5,9 +5,12 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "apps/environment.hpp"
@@ -82,6 +85,18 @@ SolveCosts solve_costs(const solver::DistributedOperator<T>& op, const BuiltPrec
   if (built.object) costs.preconditioner = built.object->work();
   costs.halo = op.halo_seconds() - costs.preconditioner.halo;
   return costs;
+}
+
+// A solver's phase table (kLobpcgPhases, kBlockCgPhases) as the result's time_<name> attributes, time_spmm
+// without the halo, which is time_halo, and the preconditioner's products' share (rank 0).
+template <class Timings, std::size_t N>
+void write_phases(io::Hdf5Writer& w, const Timings& t,
+                  const std::array<std::pair<std::string_view, double Timings::*>, N>& phases,
+                  const SolveCosts& costs) {
+  for (const auto& [name, member] : phases)
+    w.attribute("/", "time_" + std::string(name), t.*member - (name == "spmm" ? costs.halo : 0.0));
+  w.attribute("/", "time_halo", costs.halo);
+  w.attribute("/", "time_preconditioner_spmm", costs.preconditioner.spmm);
 }
 
 // The result file at `path`: `datasets` written by rank 0, `blocks` in the

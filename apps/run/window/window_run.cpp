@@ -57,7 +57,7 @@ void set_progress(solver::WindowOptions& window, const cfg::OutputConfig& output
 
 // The result's datasets, LOBPCG's names for the pairs (rank 0).
 template <class T>
-void write_pairs(io::Hdf5Writer& w, const solver::LobpcgResult<T>& r) {
+void write_pairs(io::Hdf5Writer& w, const solver::LobpcgResult<T>& r, const SolveCosts& costs) {
   w.write("/eigenvalues", r.eigenvalues);
   w.write("/residual_norms", r.residual_norms);
   w.write("/relative_residuals", r.relative_residuals);
@@ -70,16 +70,7 @@ void write_pairs(io::Hdf5Writer& w, const solver::LobpcgResult<T>& r) {
   w.attribute("/", "stop", stop_summary(r));
   w.attribute("/", "block_size", std::int64_t{r.block_size});
   w.attribute("/", "problem", std::string("standard"));
-  const solver::LobpcgTimings& t = r.stats.timings;
-  for (auto [name, value] : {std::pair{"time_total", t.total},
-                             {"time_density", t.density},
-                             {"time_filter", t.filter},
-                             {"time_spmm", t.spmm},
-                             {"time_orthogonalization", t.orthogonalization},
-                             {"time_rayleigh_ritz", t.rayleigh_ritz},
-                             {"time_small_eigenproblem", t.small_eigenproblem},
-                             {"time_other", t.other}})
-    w.attribute("/", name, value);
+  write_phases(w, r.stats.timings, solver::kLobpcgPhases, costs);
 }
 
 }  // namespace
@@ -104,11 +95,12 @@ int solve_window(const cfg::EigsConfig& config, const solver::DistributedRows& m
   const solver::WindowResult<T> result = solver::window_eigs<T>(op, config.eigensolver.lobpcg, window);
   account.lap(Phase::solve);
   const int found = static_cast<int>(result.pairs.eigenvalues.size());
+  const SolveCosts costs = solve_costs(op, BuiltPreconditioner<T>{});
   if (is_root(comm)) {
     print_window_report(result.report, window, found, count.why);
     solver::LobpcgOptions shown = config.eigensolver.lobpcg;
     shown.k = found;
-    print_report(result.pairs, shown, false, 0, solve_costs(op, BuiltPreconditioner<T>{}), guard, "");
+    print_report(result.pairs, shown, false, 0, costs, guard, "");
   }
   account.lap(Phase::report);
   if (!config.output.path.empty())
@@ -118,7 +110,7 @@ int solve_window(const cfg::EigsConfig& config, const solver::DistributedRows& m
                                          "/eigenvectors", result.pairs.eigenvectors.cview(), matrix.numbering, comm)}
                                    : std::vector<DistributedBlock>{},
         [&](io::Hdf5Writer& w) {
-          write_pairs(w, result.pairs);
+          write_pairs(w, result.pairs, costs);
           write_window_datasets(w, result.report, window);
           w.write_string("/config", text);
           write_provenance(w, "block-eigs", context, comm);
