@@ -25,14 +25,14 @@ std::vector<env::KeyOverride> environment_overrides(MPI_Comm comm);
 // field for them), read at its first communicator: NCCL_CUMEM_ENABLE=0 and
 // NCCL_MAX_P2P_NCHANNELS=2, set here unless the user set them. With NCCL's
 // defaults (cuMem buffers, every channel to a peer) its host call for a
-// grouped send/receive held the host for 1-13 ms an apply inside the solvers;
-// with these, ~0.2 ms (NCCL 2.28, 4 x H200, docs/benchmarks/scaling.md).
+// grouped send/receive holds the host inside every apply of the solvers
+// (docs/benchmarks/scaling.md#nccl-host-calls).
 // Call first in main, before any thread starts; nothing in builds without NCCL.
 void set_nccl_defaults();
 
-// Open MPI's own choice of messaging layer (pml) took 0.23 s of MPI_Init on the
-// GPU machines (Open MPI 4.1 with its network components), against 0.03 s with
-// ob1 over shared memory (docs/benchmarks/time-to-solution.md). Where Open
+// Open MPI's own choice of messaging layer (pml) makes MPI_Init far slower
+// than ob1 over shared memory on the GPU machines (Open MPI 4.1 with its
+// network components; docs/benchmarks/time-to-solution.md#ob1). Where Open
 // MPI's launcher says that every rank of the job is on this node,
 // OMPI_MCA_pml=ob1 is set here unless the user set a pml (with --mca pml or
 // the variable). Call first in main, before any thread starts.

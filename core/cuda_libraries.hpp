@@ -1,9 +1,10 @@
 // cuBLAS, cuSPARSE and cuSOLVER opened at their first use rather than at the
-// process's start (CUDA builds only). Opening cuBLAS applies its relocations:
-// 0.05-0.12 s and 150 MB of resident memory, which `--version`, a run on the
-// CPU backend and the first tenth of a second of a GPU run need not pay. The
-// library calls the code makes are defined in cuda_libraries.cpp (hidden from
-// other objects) and forward to the libraries' own functions.
+// process's start (CUDA builds only). Opening cuBLAS applies its relocations,
+// time and resident memory that `--version`, a run on the CPU backend and the
+// start of a GPU run need not pay
+// (docs/benchmarks/time-to-solution.md#cuda-libraries). The library calls
+// the code makes are defined in cuda_libraries.cpp (hidden from other
+// objects) and forward to the libraries' own functions.
 #pragma once
 
 #include <string>

@@ -1,7 +1,7 @@
 // Fresh host memory in transparent huge pages. The first touch of a fresh
 // 4 KiB page costs a page fault, which bounds filling fresh memory far below
-// the memory's bandwidth (about 1 GB/s against 20 GB/s for a warm memset,
-// docs/benchmarks/partition.md). Large buffers that are filled anew ask the
+// the memory's bandwidth (docs/benchmarks/partition.md#fresh-memory). Large
+// buffers that are filled anew ask the
 // kernel for 2 MiB pages before their first touch (madvise; advice only:
 // nothing changes where the kernel offers none).
 #pragma once

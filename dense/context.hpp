@@ -39,8 +39,8 @@ class Context {
   // Sets up now what the first dense product and the first stream-ordered
   // allocation would otherwise set up in the middle of a solve: cuBLAS's
   // handle and its first choice of kernels, and the stream-ordered pool
-  // (about 60 ms on an H200 with the libraries in the page cache, more
-  // without). For solver contexts, so that a solve's time is the solve's.
+  // (docs/benchmarks/time-to-solution.md#context-warm-up). For solver
+  // contexts, so that a solve's time is the solve's.
   // Idempotent; a no-op on the host.
   void warm_up() const;
 

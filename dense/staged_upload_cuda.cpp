@@ -1,8 +1,7 @@
 // Large copies from pageable host memory to the device, staged through two
 // page-locked buffers: the host's threads fill one while the copy engine
-// empties the other. A pageable cudaMemcpy runs at 5.6-12 GB/s on the H100 and
-// H200 hosts we measure, a pinned one at 55 GB/s (time-to-solution.md): the
-// operator's 2 GB upload at 256^3 took 0.34 s.
+// empties the other: a pageable cudaMemcpy runs at a fraction of a pinned
+// one's rate (docs/benchmarks/time-to-solution.md#staged-upload).
 #include <cuda_runtime.h>
 #include <omp.h>
 

@@ -22,9 +22,9 @@ struct Hdf5CsrInfo {
   std::int64_t nnz = 0;
 };
 
-// The entries (and offsets) of a read piece: 2^16 to 2^18 time alike on a
-// 128^3 Laplacian, 2^22 (past L2) 1.5-2x slower (CPU). Tests place their edge
-// cases across piece boundaries.
+// The entries (and offsets) of a read piece: small enough to stay in the
+// CPU's L2 (docs/benchmarks/time-to-solution.md#read-pieces). Tests place
+// their edge cases across piece boundaries.
 inline constexpr std::int64_t hdf5_read_piece = std::int64_t{1} << 16;
 
 // Reads the shape and checks that the datasets exist and agree with it

@@ -10,8 +10,8 @@ namespace blockeigs::io {
 // first renamed aside (to target + ".replaced") and removed once the new one
 // is in place: a rename over an existing file makes ext4 (auto_da_alloc)
 // write the new file's data to the disk before it returns, at the disk's
-// speed rather than the page cache's (a 512 MiB result 0.3-0.5 s against
-// 2.8-5.7 s over an older one on the development VM). The old file stays whole
+// speed rather than the page cache's
+// (docs/benchmarks/time-to-solution.md#replace-file). The old file stays whole
 // until the new one has its name; on failure it is put back and `error` set.
 void replace_file(const std::filesystem::path& finished, const std::filesystem::path& target,
                   std::error_code& error) noexcept;

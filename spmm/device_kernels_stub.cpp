@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 #include "spmm/cuda/device_limits.hpp"
-#include "spmm/cuda/heuristic.hpp"
+#include "spmm/heuristic.hpp"
 #include "spmm/local_spmm.hpp"
 
 namespace blockeigs::spmm {

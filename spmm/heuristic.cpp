@@ -1,4 +1,4 @@
-#include "spmm/cuda/heuristic.hpp"
+#include "spmm/heuristic.hpp"
 #include "spmm/cuda/row_stream_blocks.hpp"
 
 #include <algorithm>

@@ -1,6 +1,7 @@
 // Choice between our two CUDA SpMM kernels, and the few tuning constants of
 // the kernels themselves, from a small table fitted to spmm-bench results
-// (bench/scripts/fit_heuristic.py prints a new table from a bench CSV).
+// (bench/scripts/fit_heuristic.py prints a new table from a bench CSV). Host
+// code, in every build (Plan names the choice); the namespace is the kernels'.
 #pragma once
 
 #include <cstddef>

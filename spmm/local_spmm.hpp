@@ -8,7 +8,7 @@
 #include "spmm/csr.hpp"
 #include "dense/dense.hpp"
 
-#include "spmm/cuda/heuristic.hpp"
+#include "spmm/heuristic.hpp"
 
 namespace blockeigs::spmm {
 

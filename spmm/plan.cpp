@@ -8,7 +8,7 @@
 #include "spmm/local_spmm.hpp"
 
 #include "spmm/cuda/device_limits.hpp"
-#include "spmm/cuda/heuristic.hpp"
+#include "spmm/heuristic.hpp"
 
 namespace blockeigs::spmm {
 
@@ -39,7 +39,7 @@ struct Plan<T>::Impl {
   std::unique_ptr<LocalSpmm<T>> cusparse;
   std::unique_ptr<LocalSpmm<T>> row_split;
   std::unique_ptr<LocalSpmm<T>> merge_based;
-  // A's row shape (spmm/cuda/heuristic.hpp), read once (a device reduction)
+  // A's row shape (spmm/heuristic.hpp), read once (a device reduction)
   // for the choice of `automatic` and for both of our kernels.
   std::optional<cuda::RowShape> shape;
   const cuda::RowShape* row_shape() {

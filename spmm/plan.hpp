@@ -34,7 +34,7 @@ class Plan {
   Algorithm algorithm_for(std::int64_t n) const;
   // Columns multiplied at once for a block of n columns: n, or for
   // `automatic` on the device a narrower slab where B's band of rows in use
-  // would not fit in L2 (spmm/cuda/heuristic.hpp, column_slab); the block
+  // would not fit in L2 (spmm/heuristic.hpp, column_slab); the block
   // then runs in slabs of about that width, each reading A again.
   std::int64_t column_slab(std::int64_t n) const;
   Algorithm requested_algorithm() const;

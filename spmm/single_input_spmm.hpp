@@ -4,7 +4,7 @@
 // stored (rounded) B, and consistent with it. On the device a group of lanes
 // takes a row, each lane 4 columns of B (one 16-byte load of a gathered row)
 // or, where B's rows are not so aligned, 1; all of a row's nonzeros for a
-// batch of 8 in flight at once: 0.72x an fp64 B's time on an H200
+// batch of 8 in flight at once, faster than with an fp64 B
 // (docs/benchmarks/solvers.md#search-precision).
 //
 //   spmm::multiply_single_input(context, A, B, C);   // C = A B, C not read

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fit the row_split / merge_based table of spmm/cuda/heuristic.cpp from
+"""Fit the row_split / merge_based table of spmm/heuristic.cpp from
 spmm-bench results.
 
     spmm-bench --csv results.csv [--data DIR]

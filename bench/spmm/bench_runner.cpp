@@ -16,7 +16,7 @@
 #include "bench/spmm/bench_suite.hpp"
 #include "core/error.hpp"
 #include "dense/memory.hpp"
-#include "spmm/cuda/heuristic.hpp"
+#include "spmm/heuristic.hpp"
 #include "spmm/local_spmm.hpp"
 #include "spmm/plan.hpp"
 

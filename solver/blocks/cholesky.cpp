@@ -141,10 +141,11 @@ void solve_upper(const HostMatrix& U, HostMatrix& Z) {
 // Reciprocal condition of GB = U^T U in the 1-norm, 1 / (||GB||_1 times
 // an estimate of ||GB^-1||_1): Hager's method with Higham's refinements
 // (the estimator of LAPACK's dpocon), a few solves with GB instead of its
-// inverse. Our own, because dpocon's safeguarded triangular solves took
-// ~17 us at n = 60, more than the Cholesky factorisation and the reduction
-// together. Overflow in the solves (GB singular to working precision) makes
-// the estimate infinite or NaN, and the result 0.
+// inverse. Our own, because dpocon's safeguarded triangular solves cost more
+// than the Cholesky factorisation and the reduction together
+// (docs/benchmarks/solvers.md#host-window). Overflow in the solves (GB
+// singular to working precision) makes the estimate infinite or NaN, and the
+// result 0.
 double reciprocal_condition(const HostMatrix& GB, const HostMatrix& U) {
   const std::int64_t n = GB.rows();
   double norm_gb = 0;  // by rows: GB is symmetric

@@ -1,7 +1,8 @@
 // Which kernels the host BLAS (OpenBLAS) runs, for the run's header: OpenBLAS
 // picks them at load time from the CPU's model, and where a virtual machine
 // reports a generic model it falls back to SSE-era kernels on a CPU that has
-// AVX2 (seen on the H200 machine's host: "Prescott", 2-3x slower products).
+// AVX2 (seen on the H200 machine's host: "Prescott";
+// docs/benchmarks/solvers.md#host-window).
 #pragma once
 
 #include <string>

@@ -5,8 +5,7 @@
 // multiply-adds, and the library's dispatch and packing cost as much again.
 // And its kernel is picked at run time from the CPU's model: where a
 // virtual machine reports a generic one, OpenBLAS falls back to its SSE3
-// kernels, 2-3x slower than ours here (H200 machine's host;
-// docs/benchmarks/solvers.md#host-window).
+// kernels, slower than ours here (docs/benchmarks/solvers.md#host-window).
 // Larger products still go to BLAS (block_ops_host.cpp).
 #include "solver/blocks/small_product.hpp"
 

@@ -173,8 +173,8 @@ constexpr double smallest_fast_bulge = 0x1p-600;
 // root and then a division: a chain of ~60 cycles, ~2900 times for a 53 x 53
 // problem. Written with x = r^2, what the next step needs is products with
 // 1 / x; r (for e and the recorded c, s) comes from a square root that runs
-// beside the division instead of before it: ~33 cycles a step instead of
-// ~64 (Xeon, 3.7 GHz).
+// beside the division instead of before it, about halving a step's chain
+// (docs/benchmarks/solvers.md#host-window).
 // Where x is tiny (a block that is tiny throughout, below T's scale by
 // 2^-300), the textbook step with hypot's guard takes over from where the
 // sweep stands.

@@ -2,9 +2,8 @@
 // projected problems and SVQB's Gram matrices, solved on the host every
 // iteration while the device waits. At these sizes LAPACK's drivers spend
 // most of their time outside arithmetic (per-call overheads of dozens of
-// level-2 calls, divide and conquer's bookkeeping, vectors nobody asked for):
-// dsyevd took ~200 us on LOBPCG's 53 x 53 average problem. This solver is
-// the same classic method in one pass over contiguous memory:
+// level-2 calls, divide and conquer's bookkeeping, vectors nobody asked for).
+// This solver is the same classic method in one pass over contiguous memory:
 //
 //  1. Householder reduction to tridiagonal form, T = Q^T M Q;
 //  2. implicit QL with Wilkinson shifts on T for all eigenvalues, recording
@@ -15,10 +14,9 @@
 // Backward stable like LAPACK's dsteqr path (only orthogonal transforms), so
 // repeated and tightly clustered eigenvalues get orthonormal vectors.
 //
-// Where the time goes (53 x 53 average, 20 vectors, Xeon at 3.7 GHz, ~60
-// us in all): QL ~28 us, a chain of ~2900 dependent rotations at ~33 cycles
-// (symmetric_eigen.cpp says how a step avoids waiting for a square root);
-// the reduction ~12 us; replaying the rotations ~11 us; Q ~6 us.
+// Most of its time is QL's chain of dependent rotations (symmetric_eigen.cpp
+// says how a step avoids waiting for a square root); where the time goes,
+// against dsyevd: docs/benchmarks/solvers.md#host-window.
 #pragma once
 
 #include <cstdint>

@@ -199,16 +199,16 @@ class LobpcgIteration {
 
   // [X P] spans a multiple of `align` columns, P's last `p_padding` of them
   // zero: then the Ritz update's outputs and the residuals after them start
-  // and end on whole 32-byte sectors. Partial sectors cost the fused update
-  // up to 45% once soft locking leaves P an odd width (block-ops-bench's
-  // locking cases). Zero columns add exact zeros to every product; the small
-  // problems drop their rows and columns.
+  // and end on whole 32-byte sectors. Partial sectors slow the fused update
+  // once soft locking leaves P an odd width
+  // (docs/benchmarks/solvers.md#compact-blocks). Zero columns add exact
+  // zeros to every product; the small problems drop their rows and columns.
   const std::int64_t align_;
   // [X P] and A [X P] side by side in one block per buffer (at most 2 nb
   // columns each, rounded up). The residuals Z, where W is built (W's raw
   // columns), and A W each have a compact block of their own: the operator
-  // reads and writes rows there faster than as 160 bytes in every 960 (A Z
-  // 13% faster at block 20 on an H200; docs/benchmarks/solvers.md#compact-blocks),
+  // reads and writes rows there faster than as 160 bytes in every 960
+  // (docs/benchmarks/solvers.md#compact-blocks),
   // and a block of its own can take another precision. The basis S is [X P] and Z in two views (SplitColumns).
   const std::int64_t widest_xp_, ld_, w_width_;
   Blocks blocks_;

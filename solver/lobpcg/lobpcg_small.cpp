@@ -92,8 +92,8 @@ RitzPairs standard_ritz(const HostMatrix& M, const WantedEnd& wanted) {
 // C^T GB C = I + O(E^2). Where ||E||_2 <= sqrt(eps) the O(E^2) terms are
 // below rounding, so the pairs are the Cholesky path's to working
 // accuracy, for one product where that path takes a factorisation, a
-// condition estimate and three triangular solves (87 against 107 us a step
-// on the 128^3 comparison: docs/benchmarks/solvers.md#host-window).
+// condition estimate and three triangular solves
+// (docs/benchmarks/solvers.md#host-window).
 RitzPairs near_identity_ritz(const HostMatrix& GA, const HostMatrix& GB, const WantedEnd& wanted) {
   const std::int64_t n = GA.rows();
   HostMatrix E = GB;

@@ -20,8 +20,7 @@ double memory_bytes_per_sm_cycle(const dense::Context& context) {
 bool search_single_pays(const dense::Context& context) {
   // The mixed kernels move ~12% fewer bytes than the fp64 ones but issue more
   // instructions, and wait on them where memory feeds the SMs fast: fp32 pays
-  // on an H100 (12.8 bytes an SM cycle), not on an H200 (18.8: the 128^3
-  // comparison 1.29-1.35 s against 1.25 in fp64;
+  // on an H100 (12.8 bytes an SM cycle), not on an H200 (18.8;
   // docs/benchmarks/solvers.md#search-precision). Unknown rates keep fp32.
   if (context.space() != Space::device) return false;
   const double rate = memory_bytes_per_sm_cycle(context);

@@ -164,8 +164,8 @@ namespace {
 // Ranks on one node share its cores: each rank runs on an even slice of the
 // CPUs the node's ranks and their launcher may use (node_share), one OpenMP
 // (and on the CPU backend OpenBLAS) thread per CPU, so that ranks neither oversubscribe the
-// machine (2 ranks on 2 cores ran block CG 7x slower with each using every
-// core) nor leave it idle: mpirun binds each of one or two ranks to a single
+// machine (docs/benchmarks/time-to-solution.md#core-share) nor leave it idle:
+// mpirun binds each of one or two ranks to a single
 // core by default, and the set-up (symmetry check, moving rows, the split)
 // runs on whatever cores a rank has, on either backend. A rank bound more
 // narrowly than its slice is widened to it; a user's OMP_NUM_THREADS keeps
@@ -187,8 +187,8 @@ void share_cores(MPI_Comm comm, Backend backend) {
   if (t.openmp_source == ThreadSource::share) omp_set_num_threads(t.openmp);
   // On the device backend the host's BLAS and LAPACK only see the small
   // projected problems (Gram solves, Rayleigh-Ritz, SVQB: tens of rows), where
-  // OpenBLAS's threads cost more than they save (the 60 x 60 Rayleigh-Ritz of
-  // block-eigs' k = 16: 0.45 ms on one thread, 0.60 ms on two).
+  // OpenBLAS's threads cost more than they save
+  // (docs/benchmarks/solvers.md#host-window).
   if (backend != Backend::cpu && !e.openblas_num_threads)
     openblas_set_num_threads(1);
   else if (t.openblas_source == ThreadSource::share)

@@ -23,8 +23,9 @@ dense::Context make_context(Backend backend, MPI_Comm comm);
 // make_context in two halves, so that a rank can read its matrix while its
 // GPU starts: the backend, the device and the cores are chosen at once,
 // collectively, as make_context chooses them; the CUDA context and its
-// libraries' set-up (0.2-0.4 s on an H100 or H200) then run on a thread of
-// their own until ready() is called.
+// libraries' set-up, a large part of the start-up
+// (docs/benchmarks/time-to-solution.md#starting-context), then run on a
+// thread of their own until ready() is called.
 class StartingContext {
  public:
   StartingContext(Backend backend, MPI_Comm comm);  // collective

@@ -3,7 +3,7 @@
 
 #include "spmm/cuda/cuda_check.hpp"
 #include "spmm/cuda/dense_kernels.hpp"
-#include "spmm/cuda/heuristic.hpp"
+#include "spmm/heuristic.hpp"
 #include "dense/memory.hpp"
 
 namespace blockeigs::spmm::cuda {

@@ -1,4 +1,4 @@
-// What the kernel choice reads of a device (spmm/cuda/heuristic.hpp's
+// What the kernel choice reads of a device (spmm/heuristic.hpp's
 // `multiprocessors` and column_slab's L2 size). device_limits.cpp asks CUDA;
 // in a build without CUDA its stub throws "not compiled with CUDA".
 #pragma once

@@ -87,14 +87,14 @@ enum class ShapeFor { row_split, merge_based };
 // to 32 vectors one per lane of a group of GC = next power of two lanes;
 // beyond that a full warp with P = ceil(vectors / 32) vectors per lane.
 // Exceptions, three vectors a lane of 4 or 8 lanes (12 or 24 slots instead of
-// 16 or 32), where they measured faster on the generated matrices (H200,
-// docs/benchmarks/spmm.md):
-//  - one-element vectors (odd n), 9-12 and 17-24 of them, both kernels:
-//    1.0-2.0x (n = 17: a 32-lane group left 15 lanes idle);
-//  - 16-byte fp64 vectors, 17-24 of them (n = 34-48), the merge kernel:
-//    1.13-1.44x (row_split 0.84-1.18x, so it keeps its 32 lanes).
+// 16 or 32), where they measured faster on the generated matrices
+// (docs/benchmarks/spmm.md#kernel-notes):
+//  - one-element vectors (odd n), 9-12 and 17-24 of them, both kernels
+//    (n = 17: a 32-lane group left 15 lanes idle);
+//  - 16-byte fp64 vectors, 17-24 of them (n = 34-48), the merge kernel only
+//    (row_split, mixed with them, keeps its 32 lanes).
 // 16-byte vectors at 9-12 a row (fp64 n = 18-24, fp32 n = 36-48) keep 16
-// lanes: row_split's Wide 16-lane shape beat 4 lanes of 3 by 1.2-1.3x there.
+// lanes: row_split's Wide 16-lane shape is faster there than 4 lanes of 3.
 template <class T, int V, ShapeFor K, class F>
 void dispatch_vectors(int vectors, F&& f) {
   constexpr bool three_a_lane_12 = V == 1;

@@ -23,7 +23,7 @@
 
 #include "spmm/cuda/cuda_check.hpp"
 #include "spmm/cuda/dense_kernels.hpp"
-#include "spmm/cuda/heuristic.hpp"
+#include "spmm/heuristic.hpp"
 #include "spmm/cuda/kernel_dispatch.cuh"
 #include "spmm/cuda/merge_fixup.cuh"
 #include "spmm/cuda/merge_partition.cuh"

@@ -5,8 +5,8 @@
 //  - Rows of at most merge_fixup_flat_max_slots pieces (merge_partition.cuh;
 //    all rows but the very long ones): a thread per (row, column) adds them
 //    in a loop. Most cut rows have 2-4 pieces; a block of 256 threads a row
-//    (the tree below) left most of its threads idle and took 17 us for the
-//    8192 rows of dense_8kx2k at fp32 n = 32 (H100, Nsight Compute).
+//    (the tree below) leaves most of its threads idle
+//    (docs/benchmarks/spmm.md#kernel-notes).
 //  - Longer rows (a row of 100k nonzeros in hundreds of pieces): a block per
 //    (row, tile of columns) splits the slots over its threads and adds the
 //    threads' sums by a fixed tree.

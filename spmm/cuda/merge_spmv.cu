@@ -14,7 +14,7 @@
 // K is odd so that the lanes' reads in shared memory spread over the banks,
 // and the loads are not issued a chunk ahead: the body is bound by its
 // instructions more than by load latency, and 80 registers a lane (3 blocks
-// an SM) made it up to 25% slower on an H200 (docs/benchmarks/spmm.md, "Tried, not kept").
+// an SM) made it slower (docs/benchmarks/spmm.md#tried-not-kept).
 //
 // Every row of the segment, empty or not, is finished by exactly one lane,
 // so empty rows need no pass of their own. Pieces of rows cut by a segment
@@ -28,7 +28,7 @@
 
 #include "core/error.hpp"
 #include "spmm/cuda/cuda_check.hpp"
-#include "spmm/cuda/heuristic.hpp"
+#include "spmm/heuristic.hpp"
 #include "spmm/cuda/merge_spmv.cuh"
 
 namespace blockeigs::spmm::cuda::detail {
@@ -182,7 +182,7 @@ __device__ __forceinline__ Columns<T, N> shfl_up(const Columns<T, N>& x, int d) 
 }
 
 // 64 registers, 4 blocks of 256 per SM at n = 1: 5 blocks (48 registers)
-// spilled in fp64 and was 5-40% slower there, 0-6% faster in fp32 at K = 7.
+// spill in fp64 and gain little in fp32 (docs/benchmarks/spmm.md#kernel-notes).
 template <class T, int N, int K, bool Vector, int MinBlocks>
 __global__ void __launch_bounds__(block_threads, MinBlocks)
     merge_spmv_kernel(const SpmmArgs<T> a, const MergeSegments m, T* const carry) {
@@ -217,7 +217,7 @@ __global__ void __launch_bounds__(block_threads, MinBlocks)
       int first_row = -1;  // the first row this lane finishes gets the earlier lanes' sums
       Sum first_sum = zeros<T, N>();
       // The open row's end stays in a register: a shared load per finished
-      // row instead of per step (H200: 1-2% faster).
+      // row instead of per step (docs/benchmarks/spmm.md#kernel-notes).
       int row_end = sh.end[min(row, Tile::rows - 1)];
 #pragma unroll
       for (int step = 0; step < K; ++step) {

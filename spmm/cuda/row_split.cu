@@ -13,7 +13,7 @@
 
 #include "spmm/cuda/cuda_check.hpp"
 #include "spmm/cuda/dense_kernels.hpp"
-#include "spmm/cuda/heuristic.hpp"
+#include "spmm/heuristic.hpp"
 #include "spmm/cuda/kernel_dispatch.cuh"
 #include "spmm/cuda/row_stream_spmv.cuh"
 #include "dense/memory.hpp"
@@ -179,8 +179,7 @@ class RowSplitSpmm final : public LocalSpmm<T> {
     // loops over many row batches (so the offset prefetch pays), and none
     // waits for a free SM while others finish.
     // Several vectors a lane: each resident warp's rows gather n-wide B rows, and past 3 blocks
-    // an SM they outgrow what L2 keeps for reuse (fp64 n = 128 on add32: L2 hits 51% -> 15%,
-    // DRAM reads 2.3 -> 7.5 GB at 4 blocks; docs/benchmarks/spmm.md).
+    // an SM they outgrow what L2 keeps for reuse (docs/benchmarks/spmm.md#kernel-notes).
     if constexpr (several_vectors_a_lane<P, GC>) per_sm = std::min(per_sm, max_blocks_per_sm_wide_rows);
     const std::int64_t resident = std::int64_t(multiprocessors_) * std::max(per_sm, 1);
     const int blocks = static_cast<int>(std::clamp<std::int64_t>(wanted, 1, resident));

@@ -16,10 +16,8 @@ inline constexpr int row_stream_threads = 256;
 // the split rows' partials).
 inline constexpr int row_stream_items = 4;
 // Nonzeros a thread loads before storing its products, in a block of short
-// rows: 6 for 4-byte values, 4 for 8-byte ones. H100, n = 1 over the suite
-// (docs/benchmarks/spmm.md): tiles of 6 a thread made fp32 1.02-1.10x faster on
-// the skewed graphs and wing_nodal, but fp64 0.96-0.97x on several; 8 lost in
-// both (0.87-0.96x in fp64).
+// rows: 6 for 4-byte values, 4 for 8-byte ones; 8 lost in both
+// (docs/benchmarks/spmm.md#kernel-notes).
 constexpr int row_stream_tile_items(int value_bytes) { return value_bytes == 4 ? 6 : 4; }
 // A block of short rows holds at most this many nonzeros.
 constexpr int row_stream_tile(int value_bytes) { return row_stream_threads * row_stream_tile_items(value_bytes); }
@@ -53,8 +51,7 @@ struct RowStreamLayout {
   // by row (every split row's first piece, then every second piece, ...), so
   // that rows sharing their columns (a dense block of a few rows) read each
   // stretch of B while it is in L2 rather than once per row from DRAM
-  // (dense_8x2M fp64 ran at 88% of DRAM peak in row order, moving 271 MB
-  // where 217 MB must move).
+  // (docs/benchmarks/spmm.md#kernel-notes).
   std::vector<std::int32_t> piece_order;
 };
 

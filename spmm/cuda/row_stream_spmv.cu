@@ -97,9 +97,8 @@ __global__ void __launch_bounds__(row_stream_threads)
   __syncthreads();
   // Groups of g lanes a row, g the largest power of two up to 32 with
   // g * rows <= 256: log2 g = 8 - ceil(log2 rows), at most 5. Shifts and
-  // masks, not a search loop and divisions by g: 16-18% fewer instructions
-  // on socfb-MIT8 and wiki-Vote, 1.08-1.12x on the skewed graphs in fp32
-  // (H100, docs/benchmarks/spmm.md). A group adds its row's products, strided,
+  // masks, not a search loop and divisions by g: fewer instructions
+  // (docs/benchmarks/spmm.md#kernel-notes). A group adds its row's products, strided,
   // then by a butterfly.
   static_assert(row_stream_threads == 256 && warp_size == 32);
   const int log_g = min(5, __clz(rows - 1) - 24);
@@ -119,8 +118,8 @@ __global__ void __launch_bounds__(row_stream_threads)
 }
 
 // A block a split row: its partials added by block_strided_sum, in a fixed
-// order whatever the piece count. (A warp a row, one load at a time, took
-// ~20 us over the 2048 pieces of a row of 8M.)
+// order whatever the piece count. (A warp a row, one load at a time, was
+// slower: docs/benchmarks/spmm.md#kernel-notes.)
 template <class T>
 __global__ void __launch_bounds__(row_stream_threads)
     row_stream_split_rows_kernel(const SpmmArgs<T> a, const std::int32_t* split_rows, const std::int32_t* first_piece,

@@ -1,4 +1,4 @@
-// The SpMM heuristic (spmm/cuda/heuristic.hpp): its rules on the host
+// The SpMM heuristic (spmm/heuristic.hpp): its rules on the host
 // (row-split passes and chunks, merge segments and order, the n = 1 stream
 // body, dense rows, the row shape, column slabs), and `automatic` through
 // spmm::Plan on the device: resolved to our kernels from the row shape
@@ -11,7 +11,7 @@
 #include <initializer_list>
 #include <type_traits>
 
-#include "spmm/cuda/heuristic.hpp"
+#include "spmm/heuristic.hpp"
 #include "spmm/cuda/row_stream_blocks.hpp"
 #include "test_spmm_support.hpp"
 #include "tests/support/gpu_test.hpp"

@@ -11,7 +11,7 @@
 #include <initializer_list>
 #include <type_traits>
 
-#include "spmm/cuda/heuristic.hpp"
+#include "spmm/heuristic.hpp"
 #include "spmm/cuda/row_stream_blocks.hpp"
 #include "test_spmm_support.hpp"
 #include "tests/support/gpu_test.hpp"

@@ -81,8 +81,9 @@ __global__ void select_columns_kernel(std::int64_t rows, std::int64_t cols, cons
 // to c + j for each 32-column chunk c: the lanes load all their values
 // before any lane stores (a warp barrier between), and since columns[j] >= j
 // a later chunk reads only columns that no earlier chunk wrote. Several rows
-// per step keep loads in flight (one thread per row, looping over the
-// columns, ran at ~0.5 TB/s on an H200: every store waited for its load).
+// per step keep loads in flight, where one thread per row, looping over the
+// columns, waits on every load before its store
+// (docs/benchmarks/block-ops.md#kernel-notes).
 constexpr int keep_rows = 4;
 
 template <class T>
@@ -162,8 +163,8 @@ void block_update(const dense::Context& context, T alpha, dense::ConstDenseView<
   }
   // Up to 64 inputs and 16 outputs: the row-group kernel, one pass at about
   // the copy rate (block CG's updates, LOBPCG's W while it has <= 16
-  // columns). cuBLAS beyond: out of place it reaches 84% of the copy rate at
-  // 60 -> 40 (docs/benchmarks/block-ops.md#narrow-updates). LOBPCG's
+  // columns). cuBLAS beyond (out of place it beat the tensor-core kernel:
+  // docs/benchmarks/block-ops.md#narrow-updates). LOBPCG's
   // Ritz update comes here only on refresh steps; the others take
   // ritz_update's own kernel.
   if (cuda::row_group_update_fits(X.cols, Y.cols)) {
@@ -236,8 +237,8 @@ template <class T>
 void copy_block(const dense::Context& context, dense::ConstDenseView<T> src, dense::DenseView<T> dst) {
   if (dst.rows == 0 || dst.cols == 0) return;
   const cudaStream_t stream = stream_of(context);
-  // Device to device: an element-wise kernel runs at twice cudaMemcpy2DAsync's
-  // rate on these shapes (H200, 2M x 16 fp64: 4.0 vs 1.8 TB/s).
+  // Device to device: an element-wise kernel, faster than cudaMemcpy2DAsync on
+  // these shapes (docs/benchmarks/block-ops.md#kernel-notes).
   if (src.space != Space::host && dst.space != Space::host) {
     axpby_kernel<T><<<grid_for(dst.rows * dst.cols), threads_per_block, 0, stream>>>(dst.rows, dst.cols, T(1), src.data,
                                                                                      src.ld, T(0), dst.data, dst.ld);

@@ -98,8 +98,8 @@ __global__ void eigen_residuals_partial_kernel(std::int64_t rows, std::int64_t c
       T* const r_col = r + position[j];
       // The loads of `rows_in_flight` rows are issued before any store: R may
       // alias X and A X as far as the compiler knows, so loads after a store
-      // would wait for it (one row's latency at a time: 61% of the copy rate
-      // at 20 columns on an H200). The adds stay in row order.
+      // would wait for it, one row's latency at a time
+      // (docs/benchmarks/block-ops.md#kernel-notes). The adds stay in row order.
       constexpr int rows_in_flight = 4;
       for (std::int64_t i0 = begin + phase; i0 < end; i0 += rows_in_flight * phases) {
         T xv[rows_in_flight], av[rows_in_flight];
@@ -137,8 +137,8 @@ __global__ void eigen_residuals_partial_kernel(std::int64_t rows, std::int64_t c
 }
 
 // X^T Y for tall-skinny blocks. One cuBLAS gemm with k = rows (millions) and
-// m, n = tens runs on a handful of thread blocks (measured on an H200: 235 ms
-// for a 16.7M x 16 Gram matrix, ~500x its bandwidth time). Instead the rows are
+// m, n = tens runs on a handful of thread blocks, far from the bandwidth
+// (docs/benchmarks/block-ops.md#kernel-notes). Instead the rows are
 // cut into fixed chunks, a strided-batched gemm forms one partial product per
 // chunk (many independent m x n x chunk problems fill the GPU), and a small
 // kernel adds the partials in a fixed order: deterministic, and the order does
@@ -149,10 +149,9 @@ __global__ void eigen_residuals_partial_kernel(std::int64_t rows, std::int64_t c
 // order, so that each warp reads 32 neighbouring entries of one chunk (whole
 // sectors), then a fixed tree over y adds the 32 sums. The shape never
 // changes, so neither do the bits. (One block an entry, its threads striding
-// over the chunks, read one 8-byte value per 32-byte sector: 15 us for
-// LOBPCG's Gram pair on an H200, on the path to the host's window. One
-// thread per entry adding 1000-2000 chunks in a row took ~0.15-0.3 ms of
-// dependent L2 loads.)
+// over the chunks, read one 8-byte value per 32-byte sector; one thread per
+// entry adding 1000-2000 chunks in a row waited on dependent L2 loads: both
+// slower, on the path to the host's window; docs/benchmarks/block-ops.md#kernel-notes.)
 constexpr int sum_slab = 32, sum_lanes = 32;
 
 template <class T>
@@ -277,8 +276,8 @@ class PinnedPool {
 // The sums of `chunks` partials of `entries` values each (sum_partials),
 // written by the summing kernel straight into a pinned host block: no copy
 // after it, where a device buffer and a copy would put a kernel -> copy ->
-// kernel hand-over on the stream (H200: ~12 ms less idle device a LOBPCG
-// solve; docs/benchmarks/solvers.md#host-window).
+// kernel hand-over on the stream, with the device idle between them
+// (docs/benchmarks/solvers.md#host-window).
 class PinnedGramTransfer final : public LocalGramTransfer {
  public:
   template <class T>

@@ -1,8 +1,7 @@
 // Large dense symmetric eigenproblems on the device (cuSOLVER's syevd), for
 // LOBPCG's Rayleigh-Ritz step at large blocks: its projected problem has 3
-// block columns (375 at k = 100). At 375 rows: 3.3 ms here, copies included,
-// against 14.6 ms for the host's solver (symmetric_eigen.hpp) on the H200
-// machine's host; below ~200 rows the host is faster
+// block columns (375 at k = 100). From ~200 rows it beats the host's solver
+// (symmetric_eigen.hpp), copies included; below that the host's is faster
 // (docs/benchmarks/solvers.md#host-window).
 #pragma once
 

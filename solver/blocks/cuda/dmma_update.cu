@@ -3,7 +3,7 @@
 // mma.m8n8k4.f64). Used for in-place updates past the row-group kernel's 16
 // outputs, where cuBLAS needs a scratch block and a copy: LOBPCG's projection
 // and transform of W in one update of [X P W] (3 nb -> nb) at block sizes 17
-// to 48, SVQB transforms, combines: 1.46x cuBLAS at 60 -> 20 on an H200
+// to 48, SVQB transforms, combines; faster than cuBLAS there
 // (docs/benchmarks/block-ops.md#narrow-updates). Out of place cuBLAS is as
 // fast, and LOBPCG's Ritz update has a kernel of its own (ritz_update.cu).
 //
@@ -14,7 +14,7 @@
 // load (row lengths chosen so that neither has bank conflicts). The results
 // go straight from the accumulators to Y (pairs, 4 lanes per row). 8-row
 // steps keep a lane at 64 registers, so 4-warp blocks fit up to 7 an SM;
-// that beats 16-row steps by ~12% (docs/benchmarks/block-ops.md#narrow-updates).
+// that is faster than 16-row steps (docs/benchmarks/block-ops.md#narrow-updates).
 //
 // Still on m8n8k4, half the rate of Hopper's m16n8k8 (which ritz_update.cu
 // uses): this kernel is off LOBPCG's steady-state path (the explicit W

@@ -21,8 +21,7 @@ bool narrow_update_fits(std::int64_t k1, std::int64_t k2);
 // Whether the row-group kernel alone takes the shape (up to 64 inputs and 16
 // outputs, any type). Beyond it, out of place, cuBLAS is as fast as the
 // tensor-core kernel; in place, where cuBLAS needs a scratch block and a copy,
-// the kernel is 1.46x faster at 60 -> 20 on an H200
-// (docs/benchmarks/block-ops.md#narrow-updates).
+// the kernel is faster (docs/benchmarks/block-ops.md#narrow-updates).
 bool row_group_update_fits(std::int64_t k1, std::int64_t k2);
 
 // The fp64 tensor-core kernel behind narrow_update for 17 to 48 outputs.

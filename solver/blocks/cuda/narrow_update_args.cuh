@@ -69,8 +69,9 @@ __device__ __forceinline__ void mma_8x8x4(double (&d)[2], double a, double b) {
 }
 
 // D = A B + D for one 16 x 8 x 8 fp64 tile on Hopper's tensor cores (sm_90:
-// twice m8n8k4's rate, 66 against 33 TFLOP/s on an H200,
-// bench/micro/dmma_rate.cu). With g = lane / 4 and t = lane % 4, lane l holds
+// twice m8n8k4's rate, bench/micro/dmma_rate.cu;
+// docs/benchmarks/block-ops.md#kernel-notes). With g = lane / 4 and
+// t = lane % 4, lane l holds
 // A(g, t), A(g + 8, t), A(g, t + 4), A(g + 8, t + 4) in a[0..3],
 // B(t, g), B(t + 4, g) in b[0..1], and D(g, 2 t + {0, 1}), D(g + 8, 2 t + {0, 1})
 // in d[0..3].

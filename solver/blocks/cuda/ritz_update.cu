@@ -20,8 +20,8 @@
 // each copies half of its rows of S and A S into shared memory by cp.async a
 // tile ahead (the loads in flight hold no registers), and each multiplies
 // the whole tile by every other 8-column tile of C, so it stores half of the
-// outputs and residuals. At 60 inputs and 40 outputs this runs at 96% of a
-// copy's ceiling on an H200 (docs/benchmarks/solvers.md#ritz-update).
+// outputs and residuals. At 60 inputs and 40 outputs this runs near a copy's
+// ceiling (docs/benchmarks/solvers.md#ritz-update).
 //
 // A X implied (the staged kernel; LOBPCG on the device without a
 // preconditioner): A S's first nb columns are not read. A X = X Theta + R,

@@ -7,17 +7,17 @@
 // memory, and after a warp barrier each lane forms two adjacent output
 // columns from the whole row. Loads of the next rows are not held up by a
 // barrier behind a slow tile, which is what kept a block-tiled kernel and
-// cuBLAS at ~2.2 TB/s on 2M x 16 fp64 (H200) against 3.4 TB/s for a copy.
+// cuBLAS below the copy rate.
 //
 // Why 16 outputs: each multiply-add pair costs a 16-byte shared load of S and
 // one of the staged row, and a 16-byte shared load serves a quarter warp per
 // cycle, broadcast or not. With 8 rows a warp (16 outputs) that is ~2 cycles
-// per row and input pair: at the copy rate up to 32 inputs, 72% at 48 (H200,
-// 2M rows). Groups of 10 or 16 lanes (20 or 32 outputs) carry fewer rows per
-// load and fell to 44-47%; a lane-per-row kernel reading S as
-// kernel-parameter operands, with its tile staged by plain loads, reached
-// only 29-64% (docs/benchmarks/block-ops.md). Wider outputs go to the fp64 tensor-core kernel
-// (dmma_update.cu) or cuBLAS (block_ops_cuda.cu decides).
+// per row and input pair, which keeps the copy rate up to 32 inputs. Groups
+// of 10 or 16 lanes (20 or 32 outputs) carry fewer rows per load and are
+// slower, as was a lane-per-row kernel reading S as kernel-parameter
+// operands (docs/benchmarks/block-ops.md#kernel-notes). Wider outputs go to
+// the fp64 tensor-core kernel (dmma_update.cu) or cuBLAS (block_ops_cuda.cu
+// decides).
 //
 // The compile-time input count K1 is the actual one rounded up to 16, 32, 48
 // or 64; padding rows of S are zero and padding inputs are never loaded.

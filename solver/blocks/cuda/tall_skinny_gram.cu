@@ -5,8 +5,8 @@
 // k = rows. block_reductions_cuda.cu cuts it into chunks for a batched gemm,
 // which reaches the copy rate for one product, but LOBPCG wants two with the
 // same left side ([X P Z]^T Z and [X P Z]^T A Z), which apart read [X P Z]
-// twice. Here [X P Z] is read once: 94% of the copy rate at 60 x 40 on an
-// H200 (docs/benchmarks/solvers.md#gram-pair).
+// twice. Here [X P Z] is read once, at about the copy rate
+// (docs/benchmarks/solvers.md#gram-pair).
 //
 // A block streams its rows through shared memory in stages of 16 rows
 // (cp.async, `stages` in flight, so the loads in flight cost no registers),
@@ -101,8 +101,8 @@ __host__ __device__ inline int fp32_row_width(const TallSkinnyGramArgs& a) {
 // the fp64 rows, and after a second barrier the fragments read one row kind,
 // as in fp64. Where Y1 is the tail's own leading columns (LOBPCG's Z in
 // both), it is copied once and widened into both places: the fp32 rows add
-// 4.5 KB to a block's 40 at 60 x 40, and 5 blocks still fit an SM. H100, 2M
-// rows, [X P | Z]^T [Z A Z] at block 20: 0.515-0.533 ms, level with fp64's
+// 4.5 KB to a block's 40 at 60 x 40, and 5 blocks still fit an SM. On an H100
+// the mixed pair is as fast as fp64's
 // (docs/benchmarks/solvers.md#search-precision, with the forms not kept).
 template <int NT, int W, int XT, bool Single = false>
 __global__ void __launch_bounds__(warps_per_block * 32, XT == 2  ? (NT > 4 ? 2 : 3)

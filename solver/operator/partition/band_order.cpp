@@ -26,7 +26,7 @@ using Vertex = std::int32_t;
 
 // Breadth-first searches for the start vertex: from the component's first
 // vertex, then from the narrowest vertex of its last level (on renumbered
-// grids, 2 gave the band of 8 in 0.7x the time; partition-bench --variants).
+// grids 2 give the band of 8 in less time: docs/benchmarks/partition.md#band-order).
 constexpr int kMaxSearches = 2;
 // Frontiers smaller than this are expanded on one thread.
 constexpr std::int64_t kParallelFrontier = 4096;

@@ -28,8 +28,8 @@ std::vector<std::int64_t> band_order(const io::CsrRows& rows);
 bool scotch_band_order_compiled();
 
 // The same positions by Scotch's Gibbs-Poole-Stockmeyer ordering with
-// `passes` searches for its start vertex (Scotch's default is 3); 6.0 s with
-// one where the apps' order takes well under one (docs/benchmarks/partition.md).
+// `passes` searches for its start vertex (Scotch's default is 3), on one
+// thread (docs/benchmarks/partition.md#band-order).
 // Throws LibraryError when Scotch fails or is not compiled in.
 std::vector<std::int64_t> scotch_band_order(const io::CsrRows& rows, int passes);
 

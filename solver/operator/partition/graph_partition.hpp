@@ -36,9 +36,9 @@ std::string graph_partitioner_name();
 
 // What distribute_rows partitions with: the graph whole on rank 0 with rank
 // 0's threads (sequential Scotch) where four times its arrays fit half of
-// rank 0's free memory, else PT-Scotch on every rank. At 2 ranks and 16.7M
-// rows on 16 cores the first took 11.8 s, PT-Scotch 29.9 s, for the same
-// halo (docs/benchmarks/time-to-solution.md). Collective.
+// rank 0's free memory, else PT-Scotch on every rank: the first is faster,
+// for the same halo (docs/benchmarks/time-to-solution.md#partition-on-rank-0).
+// Collective.
 GraphPartitionTuning chosen_partition_tuning(MPI_Comm comm, const io::CsrRows& rows);
 
 // "Scotch 7.0.3 on rank 0, 16 threads" or "PT-Scotch 7.0.3 on 4 ranks".

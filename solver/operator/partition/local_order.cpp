@@ -72,7 +72,7 @@ void apply_order(DistributedRows& matrix, const std::vector<std::int64_t>& posit
 
 // The diagonal blocks' bandwidth and profile with local row i at
 // position(i), maxima over ranks, without moving a row. Collective. Every
-// thread takes its rows (117M entries at 256^3: 0.28 s on one); the profile's
+// thread takes its rows (docs/benchmarks/time-to-solution.md#band-statistics); the profile's
 // terms are whole numbers, so its sum is the same in any order.
 template <class Position>
 BandStats stats_at(MPI_Comm comm, const io::CsrRows& rows, const Position& position) {
