@@ -95,7 +95,8 @@ int value_bytes(const cfg::ExecutionConfig& execution) { return execution.spmm_p
 solver::SolverShape solver_shape(const cfg::EigsConfig& c, Space space, std::int64_t rows, MPI_Comm comm) {
   const cfg::EigensolverSettings& e = c.eigensolver;
   if (eigen_method(c).method == solver::EigenMethod::chebyshev_filter) {
-    solver::SolverShape s = solver::filter_shape(e.lobpcg.k, e.lobpcg.block_size, value_bytes(c.execution), rows);
+    solver::SolverShape s = solver::filter_shape(e.lobpcg.k, e.lobpcg.block_size, value_bytes(c.execution), rows,
+                                                 e.lobpcg.search_precision, space);
     if (!e.start_file.empty() || !c.resume.empty()) s.start_columns = s.block;
     s.output = !c.output.path.empty() && c.output.eigenvectors;
     return s;

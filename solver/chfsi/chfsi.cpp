@@ -344,6 +344,12 @@ LobpcgResult<T> ChfsiIteration<T>::finish(int iteration, LobpcgStop stop) {
 
 }  // namespace
 
+// auto: mixed in device memory, where the filter's products are bound by the bytes they move.
+bool filter_mixed(SearchPrecision requested, Space space, int value_bytes) {
+  return value_bytes == 8 &&
+         (requested == SearchPrecision::fp32 || (requested == SearchPrecision::automatic && space == Space::device));
+}
+
 int default_filter_block_size(int k, std::int64_t global_rows) {
   return static_cast<int>(std::min<std::int64_t>(global_rows, k + std::max(16, std::min(k / 2, 128 + k / 10))));
 }
@@ -358,10 +364,7 @@ LobpcgResult<T> chebyshev_filter_eigs(LinearOperator<T>& A, const LobpcgOptions&
   if (tuning.first_degree < 0 || tuning.max_degree < 0 || tuning.lanczos_steps < 0 || tuning.guard_degree_percent < 0)
     fail_input("Chebyshev filter: its degrees and Lanczos steps must be 0 (automatic) or positive");
   ChfsiIteration<T> iteration(A, options, tuning, m);
-  // auto: mixed on the device, where the filter's products are bound by the bytes they move.
-  iteration.use_single(
-      options.search_precision == SearchPrecision::fp32 ||
-      (options.search_precision == SearchPrecision::automatic && A.context().space() == Space::device));
+  iteration.use_single(filter_mixed(options.search_precision, A.context().space(), sizeof(T)));
   return iteration.run(start, t_begin);
 }
 

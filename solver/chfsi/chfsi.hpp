@@ -54,6 +54,10 @@ struct FilterTuning {
 // at most the matrix's rows.
 int default_filter_block_size(int k, std::int64_t global_rows);
 
+// Whether the filter runs mixed (search_precision fp32, or auto in device memory) on an operator of fp64
+// values (value_bytes 8); an fp32 operator is in fp32 throughout.
+bool filter_mixed(SearchPrecision requested, Space space, int value_bytes);
+
 // Collective over A.comm(). `start`, if given, holds up to the block size
 // columns of the start block in A's space (the rest are random). Throws
 // InputError for bad options (k, block_size and the rows as lobpcg checks them).

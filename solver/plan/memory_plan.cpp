@@ -158,6 +158,13 @@ void add_filter(const RankShape& s, const SolverShape& o, std::vector<MemoryItem
   items.push_back({"Chebyshev filter: V, A V and scratch (" + std::to_string(nb) + " columns each)", 0, blocks});
   items.push_back({"Chebyshev filter: eigenvectors (k), Lanczos vectors, start block", 0, kept});
   p.op_solve += blocks + kept;
+  if (o.mixed_filter) {  // A's values and diagonal in fp32 with their off-diagonal product; V and scratch in fp32
+    const std::int64_t single = 4 * (s.local_nnz + s.local_rows + s.off_diagonal_rows * nb + 2 * m * nb);
+    items.push_back({"Chebyshev filter in fp32: the matrix's values, their halo product, V and scratch (" +
+                         std::to_string(nb) + " columns)",
+                     0, single});
+    p.op_solve += single;
+  }
 }
 
 void add_block_cg(const RankShape& s, const SolverShape& o, std::vector<MemoryItem>& items, Phases& p) {
@@ -202,12 +209,14 @@ SolverShape lobpcg_shape(int k, int block_size, bool backward_test, bool precond
   return s;
 }
 
-SolverShape filter_shape(int k, int block_size, int value_bytes, std::int64_t global_rows) {
+SolverShape filter_shape(int k, int block_size, int value_bytes, std::int64_t global_rows, SearchPrecision precision,
+                         Space space) {
   SolverShape s;
   s.kind = SolverShape::Kind::chebyshev_filter;
   s.value_bytes = value_bytes;
   s.columns = k;
   s.block = block_size > 0 ? block_size : default_filter_block_size(k, global_rows);
+  s.mixed_filter = filter_mixed(precision, space, value_bytes);
   return s;
 }
 

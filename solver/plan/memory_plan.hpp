@@ -53,6 +53,7 @@ struct SolverShape {
   bool norm_estimate = false;                  // LOBPCG's backward test: two vectors for the power method
   std::int64_t start_columns = 0;       // LOBPCG: a start block (read from a file, or random for the input's rows)
   bool generalized = false;             // LOBPCG on A x = lambda B x: B [X P] and B W beside [X P] and W
+  bool mixed_filter = false;            // the filter's fp32 copy of A and its fp32 blocks (chfsi.hpp)
   std::int64_t constraint_columns = 0;  // LOBPCG: the constraint block Y (and B Y)
   bool known_solution = false;          // block CG: the known X beside B
   bool output = false;                  // results written: host copies of the big block
@@ -77,8 +78,10 @@ inline constexpr std::int64_t output_piece_bytes = std::int64_t{16} << 20;
 SolverShape lobpcg_shape(int k, int block_size, bool backward_test, bool preconditioner, int value_bytes, Space space,
                          std::int64_t global_rows);
 
-// Chebyshev-filtered subspace iteration's shape: k and its block (0: automatic; chfsi.hpp).
-SolverShape filter_shape(int k, int block_size, int value_bytes, std::int64_t global_rows);
+// Chebyshev-filtered subspace iteration's shape: k and its block (0: automatic; chfsi.hpp), its filter mixed
+// as the solver resolves search_precision (filter_mixed).
+SolverShape filter_shape(int k, int block_size, int value_bytes, std::int64_t global_rows, SearchPrecision precision,
+                         Space space);
 
 // One line of the plan: bytes in plain host memory (std::vector) and in the
 // operator's memory (the GPU's, or the host's on the CPU backend).

@@ -22,6 +22,7 @@
 #include "distributed_fixtures.hpp"
 #include "io/generators/generators.hpp"
 #include "solver/cg/block_cg.hpp"
+#include "solver/chfsi/chfsi.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/base/collective.hpp"
 #include "solver/operator/device_selection.hpp"
@@ -179,6 +180,37 @@ TEST(LibraryPlan, LobpcgAndBlockCgOnAnEmptyRank) {
       EXPECT_LT(measured, 4096) << "an empty rank allocates (almost) nothing";
     else
       expect_within_tenth(plan.buffers_peak, measured) << (cg ? "block CG\n" : "LOBPCG\n") << solver::describe(plan);
+  }
+}
+
+// The Chebyshev filter's plan against its measured peak, in fp64 and mixed (its fp32 copy of A and blocks),
+// on a partition where the last rank owns no rows.
+TEST(LibraryPlan, ChebyshevFilterFp64AndMixed) {
+  const io::GeneratorSpec spec = grid(14);
+  const io::CsrRows whole = io::generate_rows(spec, 0, io::generated_rows(spec));
+  const solver::RowPartition partition = test::partition_with_empty_rank(whole.global_rows, test::mpi_size());
+  const int rank = test::mpi_rank();
+  const io::CsrRows mine = io::slice_rows(whole, partition.begin(rank), partition.end(rank));
+  const dense::Context context = dense::Context::host();
+  for (const SearchPrecision precision : {SearchPrecision::fp64, SearchPrecision::fp32}) {
+    dense::reset_memory_peaks();
+    const std::int64_t before = dense::memory_counters(Space::host).current;
+    solver::DistributedOperator<double> op(MPI_COMM_WORLD, context, mine, partition);
+    const solver::SolverShape shape = solver::filter_shape(40, 0, 8, op.global_rows(), precision, Space::host);
+    EXPECT_EQ(shape.mixed_filter, precision == SearchPrecision::fp32);
+    solver::LobpcgOptions o;
+    o.k = 40;
+    o.tolerance = 1e-8;
+    o.search_precision = precision;
+    const solver::LobpcgResult<double> r = solver::chebyshev_filter_eigs<double>(op, o);
+    EXPECT_EQ(r.stats.single_filter_products > 0, precision == SearchPrecision::fp32);
+    const solver::MemoryPlan plan =
+        solver::plan_memory(solver::measured_shape(op, whole.nnz()), {}, shape, Space::host);
+    const std::int64_t measured = dense::memory_counters(Space::host).peak - before;
+    if (op.local_rows() == 0)
+      EXPECT_LT(measured, 4096) << "an empty rank allocates (almost) nothing";
+    else
+      expect_within_tenth(plan.buffers_peak, measured) << to_string(precision) << "\n" << solver::describe(plan);
   }
 }
 
