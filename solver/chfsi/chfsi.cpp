@@ -27,10 +27,6 @@ namespace {
 constexpr int kFirstDegree = 16;
 constexpr int kMaxDegree = 150;
 constexpr int kLanczosSteps = 25;
-// The mixed filter's floor, as a share of ||A||: a wanted column whose residual is above 10 times it is
-// filtered in fp32 down to it (fp32's rounding in the products, ~1e-7 ||A|| grown by the degree, lies well
-// below), and in fp64 from there on (docs/benchmarks/many-eigenpairs.md).
-constexpr double kSingleFloor = 1e-4;
 
 // What the next filter does to each active column.
 struct FilterPlan {
@@ -75,8 +71,8 @@ class ChfsiIteration {
   bool passes(std::int64_t j) const;  // the stopping test for column j
   int lock();                         // the passing wanted pairs, in order; returns how many pass in all
   // Each active column's filter degree (even, in [2, max_degree]; first_degree in the first filter) and
-  // whether the mixed filter takes it in fp32: the guard columns, the wanted ones far above kSingleFloor
-  // ||A|| (their degree then aims at it), and those still above it after their filter.
+  // whether the mixed filter takes it in fp32: the guard columns, the wanted ones far above
+  // kMixedFilterFloor ||A|| (their degree then aims at it), and those still above it after their filter.
   FilterPlan plan(bool first) const;
   void filter(const FilterPlan& plan);  // the active columns, sorted by precision and degree
   // The filter of V's columns [0, w) of the active ones in fp32: rounded, filtered, widened back.
@@ -166,7 +162,7 @@ template <class T>
 FilterPlan ChfsiIteration<T>::plan(bool first) const {
   FilterPlan out;
   int wanted_max = 2;
-  const double single_floor = kSingleFloor * norm_a_;
+  const double single_floor = kMixedFilterFloor * norm_a_;
   for (std::int64_t j = locked_; j < m_; ++j) {
     int d = first ? first_degree_ : max_degree_;
     bool single = single_ != nullptr;

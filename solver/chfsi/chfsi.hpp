@@ -55,8 +55,13 @@ struct FilterTuning {
 int default_filter_block_size(int k, std::int64_t global_rows);
 
 // Whether the filter runs mixed (search_precision fp32, or auto in device memory) on an operator of fp64
-// values (value_bytes 8); an fp32 operator is in fp32 throughout.
+// values (value_bytes 8); an fp32 operator is in fp32 throughout. The windows' slices follow the same rule.
 bool filter_mixed(SearchPrecision requested, Space space, int value_bytes);
+
+// The mixed filter's floor, as a share of ||A||: a column whose residual is above 10 times it is filtered
+// in fp32 (fp32's rounding in the products, ~1e-7 ||A|| grown by the degree, lies well below it), and in
+// fp64 from there on (docs/benchmarks/many-eigenpairs.md).
+inline constexpr double kMixedFilterFloor = 1e-4;
 
 // Collective over A.comm(). `start`, if given, holds up to the block size
 // columns of the start block in A's space (the rest are random). Throws

@@ -9,6 +9,7 @@
 #include "solver/blocks/block_ops.hpp"
 #include "solver/blocks/eigen_solvers.hpp"
 #include "solver/blocks/phase_timer.hpp"
+#include "solver/chfsi/chfsi.hpp"
 #include "solver/chfsi/chfsi_ortho.hpp"
 
 namespace blockeigs::solver {
@@ -49,6 +50,9 @@ class SliceIteration {
   void resize_scratch();
   void grow(std::int64_t extra);
   std::vector<double> filter();  // returns ||p(A) v_j|| of each active column before it is replaced
+  // The active columns far from convergence first (fp32 where SliceSpec::single is given): their count.
+  std::int64_t rough_first();
+  void filter_single(std::int64_t w);  // the first w active columns through A's fp32 copy
   bool only_spurious_inside(const std::vector<double>& gain) const;
   void rayleigh_ritz();
   bool passes(std::int64_t j) const;
@@ -69,7 +73,8 @@ class SliceIteration {
   std::vector<double> theta_, residual_;    // the active columns' Ritz values and residual norms
   std::vector<double> values_, residuals_;  // the locked pairs'
   SymmetricEigenSolver eigen_;
-  std::int64_t products_ = 0, largest_ = 0;
+  std::int64_t products_ = 0, largest_ = 0, single_products_ = 0;
+  dense::DenseBlock<float> single_V_, single_S_, single_Y_;  // the fp32 filter's blocks, made at their first use
   LobpcgTimings time_;
   PhaseTimer clock_;
 };
@@ -102,9 +107,55 @@ void SliceIteration<T>::grow(std::int64_t extra) {
 }
 
 template <class T>
+std::int64_t SliceIteration<T>::rough_first() {
+  if (!spec_.single || active_ == 0) return 0;
+  if (theta_.size() != static_cast<std::size_t>(active_)) return active_;  // columns without a Ritz pair yet
+  const double rough = 10 * kMixedFilterFloor * spec_.norm_estimate;
+  std::vector<std::int64_t> order;
+  for (std::int64_t j = 0; j < active_; ++j)
+    if (residual_[j] > rough) order.push_back(j);
+  const auto w = static_cast<std::int64_t>(order.size());
+  if (w == 0 || w == active_) return w;
+  for (std::int64_t j = 0; j < active_; ++j)
+    if (!(residual_[j] > rough)) order.push_back(j);
+  permute_columns(ctx_, active_v(), order);
+  std::vector<double> theta, residual;
+  for (const std::int64_t j : order) {
+    theta.push_back(theta_[j]);
+    residual.push_back(residual_[j]);
+  }
+  theta_ = std::move(theta);
+  residual_ = std::move(residual);
+  return w;
+}
+
+template <class T>
+void SliceIteration<T>::filter_single(std::int64_t w) {
+  if (single_V_.cols() < w) {
+    single_V_ = dense::DenseBlock<float>(ctx_.space(), n_, w);
+    single_S_ = dense::DenseBlock<float>(ctx_.space(), n_, w);
+    single_Y_ = dense::DenseBlock<float>(ctx_.space(), n_, w);
+  }
+  const auto view = [&](dense::DenseBlock<float>& b) {
+    return dense::DenseView<float>{ctx_.space(), n_, w, w, b.data()};
+  };
+  const dense::DenseView<float> V = view(single_V_), S = view(single_S_), Y = view(single_Y_);
+  convert_block<T, float>(ctx_, dense::ConstDenseView<T>(column_range(active_v(), 0, w)), V);
+  const std::int64_t products = apply_window_filter(*spec_.single, spec_.filter, V, S, Y);
+  convert_block<float, T>(ctx_, dense::ConstDenseView<float>(Y), column_range(active_s(), 0, w));
+  products_ += products;
+  single_products_ += products;
+}
+
+template <class T>
 std::vector<double> SliceIteration<T>::filter() {
   const dense::DenseView<T> V = active_v();
-  products_ += apply_window_filter(A_, spec_.filter, V, active_w(), active_s());
+  const std::int64_t w = rough_first();
+  if (w > 0) filter_single(w);
+  if (w < active_)
+    products_ +=
+        apply_window_filter(A_, spec_.filter, column_range(V, w, active_ - w), column_range(active_w(), w, active_ - w),
+                            column_range(active_s(), w, active_ - w));
   std::vector<double> gain = column_norms(ctx_, comm_, dense::ConstDenseView<T>(active_s()));
   copy_block(ctx_, dense::ConstDenseView<T>(active_s()), V);
   clock_.to(time_.filter);
@@ -121,7 +172,9 @@ std::vector<double> SliceIteration<T>::filter() {
 template <class T>
 bool SliceIteration<T>::only_spurious_inside(const std::vector<double>& gain) const {
   const double bar = 0.5 * spec_.filter_floor;
-  for (std::int64_t j = 0; j < active_; ++j)
+  // Columns drawn since the last Rayleigh-Ritz (a grown block) have no Ritz value yet: none lies inside.
+  const auto ritz = std::min<std::int64_t>(active_, static_cast<std::int64_t>(theta_.size()));
+  for (std::int64_t j = 0; j < ritz; ++j)
     if (inside(j) && !passes(j) && gain[j] >= bar) return false;
   return true;
 }
@@ -236,6 +289,7 @@ SliceOutcome<T> SliceIteration<T>::run() {
   out.iterations = iteration;
   out.block = static_cast<int>(largest_);
   out.products = products_;
+  out.single_products = single_products_;
   // The locked pairs, ascending.
   std::vector<std::int64_t> order(static_cast<std::size_t>(locked_));
   std::iota(order.begin(), order.end(), 0);

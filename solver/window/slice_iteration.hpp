@@ -42,6 +42,9 @@ struct SliceSpec {
   std::int64_t target = -1;
   std::uint64_t seed = 1;
   double norm_estimate = 0;  // ||A||_est for the backward test
+  // A in fp32 where the filter is mixed (chfsi.hpp's filter_mixed): the columns whose residual is above
+  // 10 kMixedFilterFloor ||A||, and every column before the first Rayleigh-Ritz, are filtered with it.
+  LinearOperator<float>* single = nullptr;
 };
 
 struct SliceProgress {
@@ -58,9 +61,9 @@ struct SliceOutcome {
   dense::DenseBlock<T> vectors;  // local rows x found, the pairs' vectors, ascending values
   std::vector<double> values, residuals;
   int iterations = 0;
-  int block = 0;  // the active columns at the end (the largest the block was)
-  std::int64_t products = 0;
-  bool complete = false;  // every pair passed and the last round found nothing new
+  int block = 0;                                   // the active columns at the end (the largest the block was)
+  std::int64_t products = 0, single_products = 0;  // the filter's, counted in columns; of them in fp32
+  bool complete = false;                           // every pair passed and the last round found nothing new
   LobpcgTimings time;
 };
 

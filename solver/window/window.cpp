@@ -7,11 +7,14 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <numbers>
 #include <numeric>
+#include <type_traits>
 
 #include "core/error.hpp"
 #include "solver/blocks/block_ops.hpp"
+#include "solver/chfsi/chfsi.hpp"
 #include "solver/chfsi/spectrum_bounds.hpp"
 #include "solver/lobpcg/lobpcg_detail.hpp"
 
@@ -176,6 +179,7 @@ LobpcgResult<T> gather(const dense::Context& ctx, std::int64_t rows, std::vector
     r.iterations += s.iterations;
     r.block_size = std::max(r.block_size, s.block);
     r.stats.filter_products += s.products;
+    r.stats.single_filter_products += s.single_products;
     add_timings(r.stats.timings, s.time);
     s.vectors = {};
   }
@@ -222,6 +226,9 @@ WindowResult<T> window_eigs(LinearOperator<T>& A, const LobpcgOptions& options, 
   report.time_dos = MPI_Wtime() - t_dos;
   report.slices = plan_slices(dos, window, report.expected.count);
   if (window.inertia) certify(*window.inertia, window.lower, report);
+  std::unique_ptr<LinearOperator<float>> single;  // A in fp32 where the slices' filters are mixed
+  if constexpr (std::is_same_v<T, double>)
+    if (filter_mixed(options.search_precision, ctx.space(), sizeof(T))) single = rounded_to_single(A);
   std::vector<SliceOutcome<T>> solved;
   for (std::size_t i = 0; i < report.slices.size(); ++i) {
     SliceReport& slice = report.slices[i];
@@ -230,7 +237,8 @@ WindowResult<T> window_eigs(LinearOperator<T>& A, const LobpcgOptions& options, 
     const double scale_at =
         options.test == StoppingTest::backward ? norm + std::abs(slice.lower) : std::abs(slice.lower);
     const double delta = 2 * options.tolerance * scale_at + 16 * std::numeric_limits<double>::epsilon() * norm;
-    const SliceSpec spec = slice_spec(report, i, scale, dos, window, options.seed, norm, delta);
+    SliceSpec spec = slice_spec(report, i, scale, dos, window, options.seed, norm, delta);
+    spec.single = single.get();
     const dense::DenseBlock<T> fixed = i == 0 ? dense::DenseBlock<T>(ctx.space(), A.local_rows(), 0)
                                               : near_end<T>(ctx, solved.back(), slice.lower - 2 * delta);
     const auto progress = [&](const SliceProgress& p) {
@@ -243,10 +251,12 @@ WindowResult<T> window_eigs(LinearOperator<T>& A, const LobpcgOptions& options, 
     slice.degree = spec.filter.degree();
     slice.iterations = s.iterations;
     slice.products = s.products;
+    slice.single_products = s.single_products;
     slice.complete = s.complete;
     slice.seconds = MPI_Wtime() - t_slice;
   }
   out.pairs = gather<T>(ctx, A.local_rows(), solved, options, norm);
+  out.pairs.stats.search_in_fp32 = single != nullptr;
   out.pairs.stats.timings.density = report.time_bounds + report.time_dos;
   out.pairs.stats.timings.total = MPI_Wtime() - t_begin;
   return out;

@@ -10,7 +10,9 @@
 //  - each slice is solved by its own filtered subspace iteration
 //    (slice_iteration.hpp) with a Jackson-Chebyshev filter of the slice
 //    (window_filter.hpp) and a block of its estimated count plus guards,
-//    grown where the count was short;
+//    grown where the count was short; where the filter is mixed (as the
+//    Chebyshev filter's, chfsi.hpp: search_precision), the columns far from
+//    convergence are filtered with A's fp32 copy;
 //  - where an inertia counter is given (inertia.hpp), the counts at the
 //    slices' ends are exact: each slice's block holds its count and runs
 //    until it has found them all;
@@ -20,8 +22,8 @@
 //    multiplicity.
 //
 // Standard problems (A x = lambda x) only. The stopping test, iteration limit
-// (per slice) and seed are LobpcgOptions'; k, block_size and which are not
-// used. The result holds the pairs ascending.
+// (per slice), seed and search precision are LobpcgOptions'; k, block_size
+// and which are not used. The result holds the pairs ascending.
 #pragma once
 
 #include <cstdint>
@@ -54,7 +56,8 @@ struct SliceReport {
   CountEstimate expected;       // the density's count for the slice
   std::int64_t certified = -1;  // the inertias' count, or -1
   int found = 0, block = 0, degree = 0, iterations = 0;
-  std::int64_t products = 0;  // filter products, in columns
+  std::int64_t products = 0;         // filter products, in columns
+  std::int64_t single_products = 0;  // of them in fp32 (the mixed filter)
   double seconds = 0;
   bool complete = false;
 };

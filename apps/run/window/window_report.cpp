@@ -104,7 +104,7 @@ void write_window_datasets(io::Hdf5Writer& w, const solver::WindowReport& report
   w.attribute("/", "dos_degree", std::int64_t{report.dos_degree});
   if (report.slices.empty()) return;  // outside the spectrum: nothing was solved
   std::vector<double> lower, upper, expected, error, seconds;
-  std::vector<std::int64_t> found, certified, block, degree, iterations, products, complete;
+  std::vector<std::int64_t> found, certified, block, degree, iterations, products, single, complete;
   for (const solver::SliceReport& s : report.slices) {
     lower.push_back(s.lower);
     upper.push_back(s.upper);
@@ -117,6 +117,7 @@ void write_window_datasets(io::Hdf5Writer& w, const solver::WindowReport& report
     degree.push_back(s.degree);
     iterations.push_back(s.iterations);
     products.push_back(s.products);
+    single.push_back(s.single_products);
     complete.push_back(s.complete ? 1 : 0);
   }
   w.write("/window/lower", lower);
@@ -129,6 +130,7 @@ void write_window_datasets(io::Hdf5Writer& w, const solver::WindowReport& report
   w.write("/window/degree", degree);
   w.write("/window/iterations", iterations);
   w.write("/window/products", products);
+  w.write("/window/products_fp32", single);
   w.write("/window/seconds", seconds);
   w.write("/window/complete", complete);
   if (!report.density.empty()) {

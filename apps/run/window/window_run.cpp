@@ -70,6 +70,9 @@ void write_pairs(io::Hdf5Writer& w, const solver::LobpcgResult<T>& r, const Solv
   w.attribute("/", "stop", stop_summary(r));
   w.attribute("/", "block_size", std::int64_t{r.block_size});
   w.attribute("/", "problem", std::string("standard"));
+  w.attribute("/", "search_precision", std::string(r.stats.search_in_fp32 ? "fp32" : "fp64"));
+  w.attribute("/", "filter_products", r.stats.filter_products);
+  w.attribute("/", "filter_products_fp32", r.stats.single_filter_products);
   write_phases(w, r.stats.timings, solver::kLobpcgPhases, costs);
 }
 

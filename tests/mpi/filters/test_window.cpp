@@ -136,6 +136,28 @@ TEST(Window, SlicesMeetWithoutLossOrRepeatOnAnEmptyRank) {
   for (std::size_t i = 1; i < 3; ++i) EXPECT_EQ(r.result.report.slices[i].lower, r.result.report.slices[i - 1].upper);
 }
 
+// The mixed filter (search_precision fp32): every column before the first Rayleigh-Ritz and those far from
+// convergence through A's fp32 copy, the rest in fp64; the same pairs, once each across three slices.
+TEST(Window, MixedFilterSlicesOnAnEmptyRank) {
+  const Problem p = laplacian(io::GeneratorKind::laplacian_3d, 12, 12, 12);
+  LobpcgOptions o = window_options(1e-9);
+  o.search_precision = SearchPrecision::fp32;
+  WindowOptions w;
+  w.lower = 1.0;
+  w.upper = 1.6;
+  w.slices = 3;
+  const Windowed r = run_window(p, o, w, Split::empty_rank);
+  expect_window(p, r, o, 1.0, 1.6, 1e-8);
+  EXPECT_EQ(multiplicities(r.result.pairs.eigenvalues), multiplicities(exact_in(p, 1.0, 1.6)));
+  const solver::LobpcgStats& stats = r.result.pairs.stats;
+  EXPECT_TRUE(stats.search_in_fp32);
+  EXPECT_GT(stats.single_filter_products, 0);
+  EXPECT_LT(stats.single_filter_products, stats.filter_products);
+  std::int64_t single = 0;
+  for (const solver::SliceReport& slice : r.result.report.slices) single += slice.single_products;
+  EXPECT_EQ(single, stats.single_filter_products);
+}
+
 // A window whose ends sit on eigenvalues (of multiplicity 3): both ends count (a <= lambda <= b).
 TEST(Window, EndsOnEigenvaluesCount) {
   const Problem p = laplacian(io::GeneratorKind::laplacian_3d, 12, 12, 12);
