@@ -3,12 +3,13 @@
 // throws "not compiled with CUDA" if it is.
 #include <string>
 
+#include "core/not_compiled.hpp"
 #include "core/error.hpp"
 #include "dense/context_backend.hpp"
 
 namespace blockeigs::dense::cuda_context {
 namespace {
-[[noreturn]] void not_compiled(const std::string& what) { throw Error(what + ": not compiled with CUDA"); }
+[[noreturn]] void not_compiled(const std::string& what) { throw NotCompiled(what, "CUDA"); }
 }  // namespace
 
 struct Resources {};

@@ -3,13 +3,14 @@
 // it, throws.
 #include <string>
 
+#include "core/not_compiled.hpp"
 #include "core/error.hpp"
 #include "dense/memory_backend.hpp"
 
 namespace blockeigs::dense::cuda_memory {
 namespace {
-[[noreturn]] void no_device() { throw Error("device memory requested, but block-eigs was built without CUDA"); }
-[[noreturn]] void not_compiled(const std::string& what) { throw Error(what + ": not compiled with CUDA"); }
+[[noreturn]] void no_device() { throw NotCompiled("device memory", "CUDA", "requested"); }
+[[noreturn]] void not_compiled(const std::string& what) { throw NotCompiled(what, "CUDA"); }
 }  // namespace
 
 bool compiled() { return false; }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "core/not_compiled.hpp"
 #include "core/error.hpp"
 #include "spmm/cuda/device_limits.hpp"
 #include "spmm/heuristic.hpp"
@@ -13,17 +14,17 @@ namespace blockeigs::spmm {
 
 template <class T>
 std::unique_ptr<LocalSpmm<T>> make_cusparse_spmm(const dense::Context&, const CsrView<T>&) {
-  throw Error("make_cusparse_spmm: not compiled with CUDA");
+  throw NotCompiled("make_cusparse_spmm", "CUDA");
 }
 
 template <class T>
 std::unique_ptr<LocalSpmm<T>> make_row_split_spmm(const dense::Context&, const CsrView<T>&, const cuda::RowShape*) {
-  throw Error("make_row_split_spmm: not compiled with CUDA");
+  throw NotCompiled("make_row_split_spmm", "CUDA");
 }
 
 template <class T>
 std::unique_ptr<LocalSpmm<T>> make_merge_based_spmm(const dense::Context&, const CsrView<T>&, const cuda::RowShape*) {
-  throw Error("make_merge_based_spmm: not compiled with CUDA");
+  throw NotCompiled("make_merge_based_spmm", "CUDA");
 }
 
 template std::unique_ptr<LocalSpmm<float>> make_cusparse_spmm(const dense::Context&, const CsrView<float>&);
@@ -40,10 +41,10 @@ template std::unique_ptr<LocalSpmm<double>> make_merge_based_spmm(const dense::C
 namespace cuda {
 
 RowShape row_shape(const std::int32_t*, std::int64_t, std::int64_t, std::int64_t, const std::int32_t*) {
-  throw Error("row_shape: not compiled with CUDA");
+  throw NotCompiled("row_shape", "CUDA");
 }
 
-DeviceLimits device_limits(int) { throw Error("device_limits: not compiled with CUDA"); }
+DeviceLimits device_limits(int) { throw NotCompiled("device_limits", "CUDA"); }
 
 }  // namespace cuda
 }  // namespace blockeigs::spmm

@@ -1,5 +1,6 @@
 // The device products of spmm/cuda/device_products.hpp where the build has no
 // CUDA: no device context exists to reach them; an error if called.
+#include "core/not_compiled.hpp"
 #include "core/error.hpp"
 #include "spmm/cuda/device_products.hpp"
 
@@ -7,12 +8,12 @@ namespace blockeigs::spmm::cuda {
 
 void multiply_single_input(const dense::Context&, const CsrView<double>&, dense::ConstDenseView<float>,
                            dense::DenseView<double>, bool) {
-  throw Error("multiply_single_input: not compiled with CUDA");
+  throw NotCompiled("multiply_single_input", "CUDA");
 }
 
 void multiply_column_major(const dense::Context&, const CsrView<double>&, double, dense::ColumnMajorView<const double>,
                            double, dense::ColumnMajorView<double>) {
-  throw Error("multiply_column_major: not compiled with CUDA");
+  throw NotCompiled("multiply_column_major", "CUDA");
 }
 
 }  // namespace blockeigs::spmm::cuda

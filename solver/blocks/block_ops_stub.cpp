@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "core/not_compiled.hpp"
 #include "core/error.hpp"
 #include "solver/blocks/cuda/block_ops_cuda.hpp"
 
@@ -12,7 +13,7 @@ namespace blockeigs::solver::device_ops {
 namespace {
 
 [[noreturn]] void not_compiled(const char* operation) {
-  throw Error(detail::concat(operation, ": a block in device memory, but block-eigs was not compiled with CUDA"));
+  throw NotCompiled(operation, "CUDA", "a block in device memory");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The device split where the build has no CUDA: never chosen by
 // split_local_rows(context, rows) (a host context), an error if called.
+#include "core/not_compiled.hpp"
 #include "core/error.hpp"
 #include "solver/operator/local_blocks.hpp"
 
@@ -7,12 +8,12 @@ namespace blockeigs::solver {
 
 template <class T>
 LocalBlocks<T> split_local_rows_on_device(const dense::Context&, const io::CsrRows&) {
-  throw Error("split_local_rows_on_device: block-eigs was built without CUDA");
+  throw NotCompiled("split_local_rows_on_device", "CUDA");
 }
 
 template <class T>
 LocalBlocks<T> split_replicated_on_device(const dense::Context&, const ReplicatedCsr&) {
-  throw Error("split_replicated_on_device: block-eigs was built without CUDA");
+  throw NotCompiled("split_replicated_on_device", "CUDA");
 }
 
 template LocalBlocks<float> split_replicated_on_device(const dense::Context&, const ReplicatedCsr&);
@@ -26,12 +27,12 @@ namespace blockeigs::solver::cuda {
 
 template <class T>
 std::int64_t find_diagonal_positions(const dense::Context&, const spmm::CsrView<T>&, std::int64_t*) {
-  throw Error("find_diagonal_positions on the device: not compiled with CUDA");
+  throw NotCompiled("find_diagonal_positions on the device", "CUDA");
 }
 
 template <class T>
 void set_shifted_diagonal(const dense::Context&, T*, const std::int64_t*, const T*, T, std::int64_t) {
-  throw Error("set_shifted_diagonal on the device: not compiled with CUDA");
+  throw NotCompiled("set_shifted_diagonal on the device", "CUDA");
 }
 
 template std::int64_t find_diagonal_positions(const dense::Context&, const spmm::CsrView<float>&, std::int64_t*);

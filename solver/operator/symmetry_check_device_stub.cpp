@@ -1,5 +1,6 @@
 // The symmetry check's device lookups where the build has no CUDA: never
 // chosen (no context there is a device's), an error if called.
+#include "core/not_compiled.hpp"
 #include "core/error.hpp"
 #include "solver/operator/symmetry_check_device.hpp"
 
@@ -10,7 +11,7 @@ struct DeviceSymmetryRows::Impl {};
 bool DeviceSymmetryRows::fits(const io::CsrRows&, std::int64_t) { return false; }
 
 DeviceSymmetryRows::DeviceSymmetryRows(const dense::Context&, const io::CsrRows&) {
-  throw Error("DeviceSymmetryRows: block-eigs was built without CUDA");
+  throw NotCompiled("DeviceSymmetryRows", "CUDA");
 }
 
 DeviceSymmetryRows::~DeviceSymmetryRows() = default;

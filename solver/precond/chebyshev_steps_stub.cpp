@@ -1,15 +1,14 @@
 // The device halves of the Chebyshev passes (cuda/chebyshev_steps_cuda.hpp) in
 // a build without CUDA: each throws, so that a device view in a CPU-only build
 // fails loudly.
+#include "core/not_compiled.hpp"
 #include "core/error.hpp"
 #include "solver/precond/cuda/chebyshev_steps_cuda.hpp"
 
 namespace blockeigs::solver::device_ops {
 namespace {
 
-[[noreturn]] void not_compiled(const char* pass) {
-  throw Error(detail::concat(pass, ": a block in device memory, but block-eigs was not compiled with CUDA"));
-}
+[[noreturn]] void not_compiled(const char* pass) { throw NotCompiled(pass, "CUDA", "a block in device memory"); }
 
 }  // namespace
 

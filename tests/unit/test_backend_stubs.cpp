@@ -1,8 +1,8 @@
 // A build without CUDA links a stub for every device half (the context and
 // the memory, the block operations, the Chebyshev passes, the halo kernels and
 // transports, device selection's queries, the device eigensolver): a view that
-// says it is in device memory must make them throw "not compiled with CUDA",
-// naming the operation, never do nothing. The views point at host memory that
+// says it is in device memory must make them throw NotCompiled ("not compiled
+// with CUDA"), naming the operation, never do nothing. The views point at host memory that
 // is never read, so that a missing throw fails the test instead of crashing
 // it. A build without NCCL links the NCCL halo's stub.
 #include <gtest/gtest.h>
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/not_compiled.hpp"
 #include "dense/context.hpp"
 #include "dense/context_backend.hpp"
 #include "dense/memory.hpp"
@@ -60,8 +61,18 @@ void expect_error(const std::function<void()>& call, const std::string& operatio
   }
 }
 
+// `call` throws NotCompiled for CUDA, naming `operation`.
 void expect_not_compiled(const std::function<void()>& call, const std::string& operation) {
-  expect_error(call, operation, "not compiled with CUDA");
+  try {
+    call();
+    ADD_FAILURE() << operation << " returned on a device view in a build without CUDA";
+  } catch (const NotCompiled& e) {
+    EXPECT_EQ(e.backend(), "CUDA") << e.what();
+    EXPECT_NE(e.operation().find(operation), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not compiled with CUDA"), std::string::npos) << e.what();
+  } catch (const Error& e) {
+    ADD_FAILURE() << operation << " threw another error than NotCompiled: " << e.what();
+  }
 }
 
 TEST_F(BackendStubs, ContextAndEventsThrowNotCompiled) {
@@ -82,13 +93,13 @@ TEST_F(BackendStubs, DeviceMemoryThrows) {
   EXPECT_FALSE(dense::device_memory(&free, &total));
   std::vector<double> host(4, 1.0), other(4, 2.0);
   const std::size_t bytes = host.size() * sizeof(double);
-  const std::string no_device = "device memory requested, but block-eigs was built without CUDA";
-  expect_error([] { (void)dense::allocate_bytes(Space::device, 8); }, "device memory", no_device);
-  expect_error([&] { dense::copy_bytes(other.data(), Space::device, host.data(), Space::host, bytes); },
-               "device memory", no_device);
-  expect_error([&] { dense::copy_bytes_async(host.data(), Space::host, other.data(), Space::device, bytes, nullptr); },
-               "device memory", no_device);
-  expect_error([&] { dense::fill_bytes(other.data(), Space::device, 0xff, bytes); }, "device memory", no_device);
+  expect_not_compiled([] { (void)dense::allocate_bytes(Space::device, 8); }, "device memory");
+  expect_not_compiled([&] { dense::copy_bytes(other.data(), Space::device, host.data(), Space::host, bytes); },
+                      "device memory");
+  expect_not_compiled(
+      [&] { dense::copy_bytes_async(host.data(), Space::host, other.data(), Space::device, bytes, nullptr); },
+      "device memory");
+  expect_not_compiled([&] { dense::fill_bytes(other.data(), Space::device, 0xff, bytes); }, "device memory");
   EXPECT_EQ(other, std::vector<double>(4, 2.0));
   expect_not_compiled([] { (void)dense::cuda_memory::allocate_pinned(8); }, "allocate_pinned_bytes");
   // Pinned buffers fall back to plain host memory.

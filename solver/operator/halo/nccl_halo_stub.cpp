@@ -5,14 +5,13 @@
 // throws "not compiled with NCCL" if it is.
 #include <string>
 
+#include "core/not_compiled.hpp"
 #include "core/error.hpp"
 #include "solver/operator/halo/nccl_halo.hpp"
 
 namespace blockeigs::solver {
 namespace {
-[[noreturn]] void not_compiled(const std::string& what) {
-  throw Error(what + ": not compiled with NCCL (CMake option BLOCKEIGS_NCCL)");
-}
+[[noreturn]] void not_compiled(const std::string& what) { throw NotCompiled(what, "NCCL", "", "BLOCKEIGS_NCCL"); }
 }  // namespace
 
 bool nccl_compiled() { return false; }

@@ -3,12 +3,13 @@
 // rest to be reached, and each throws "not compiled with CUDA" if it is.
 #include <string>
 
+#include "core/not_compiled.hpp"
 #include "core/error.hpp"
 #include "solver/operator/halo/peer_halo.hpp"
 
 namespace blockeigs::solver {
 namespace {
-[[noreturn]] void not_compiled(const std::string& what) { throw Error(what + ": not compiled with CUDA"); }
+[[noreturn]] void not_compiled(const std::string& what) { throw NotCompiled(what, "CUDA"); }
 }  // namespace
 
 template <class T>

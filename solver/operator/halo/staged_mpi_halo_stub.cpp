@@ -1,5 +1,6 @@
 // StagedMpiHalo's device half where the build has no CUDA: a host context
 // never reaches it; an error if called.
+#include "core/not_compiled.hpp"
 #include "core/error.hpp"
 #include "solver/operator/halo/staged_mpi_halo.hpp"
 
@@ -7,7 +8,7 @@ namespace blockeigs::solver {
 
 template <class T>
 void StagedMpiHalo<T>::create_copy_streams() {
-  throw Error("StagedMpiHalo: not compiled with CUDA");
+  throw NotCompiled("StagedMpiHalo", "CUDA");
 }
 
 // Nothing to release: create_copy_streams throws, so nothing was made.
@@ -16,17 +17,17 @@ void StagedMpiHalo<T>::release_copy_streams() noexcept {}
 
 template <class T>
 void StagedMpiHalo<T>::wait_for_copies_in() {
-  throw Error("StagedMpiHalo::wait_for_copies_in: not compiled with CUDA");
+  throw NotCompiled("StagedMpiHalo::wait_for_copies_in", "CUDA");
 }
 
 template <class T>
 void StagedMpiHalo<T>::start_on_device() {
-  throw Error("StagedMpiHalo::start_on_device: not compiled with CUDA");
+  throw NotCompiled("StagedMpiHalo::start_on_device", "CUDA");
 }
 
 template <class T>
 void StagedMpiHalo<T>::pipeline_on_device() {
-  throw Error("StagedMpiHalo::pipeline_on_device: not compiled with CUDA");
+  throw NotCompiled("StagedMpiHalo::pipeline_on_device", "CUDA");
 }
 
 #define BLOCKEIGS_STAGED_DEVICE_HALF(T)                            \
