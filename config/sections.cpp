@@ -167,7 +167,7 @@ EigensolverSettings read_eigensolver(const Value& section) {
   std::optional<Value> search_precision;  // and against the preconditioner
   std::optional<Value> method;            // against the preconditioner and the constraints
   std::optional<Value> interval;          // against k, which, the method and what a window does not take
-  std::vector<Value> window_keys;         // slices, count, dos_vectors, dos_degree, window_degree: with interval
+  std::vector<Value> window_keys;         // slices, slice_groups, count, dos_*, window_degree: with interval
   std::vector<Value> pair_keys;           // k, which, block_size: not with interval
   const auto window_key = [&](const Value& v, int& field, std::int64_t min, std::int64_t max) {
     field = static_cast<int>(v.integer(min, max));
@@ -196,6 +196,7 @@ EigensolverSettings read_eigensolver(const Value& section) {
                  interval = v;
                }},
           {.key = "slices", .read = [&](const Value& v) { window_key(v, config.window.slices, 0, 4096); }},
+          {.key = "slice_groups", .read = [&](const Value& v) { window_key(v, config.window.groups, 0, 4096); }},
           {.key = "count",
            .read =
                [&](const Value& v) {

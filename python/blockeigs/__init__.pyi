@@ -52,7 +52,7 @@ def lobpcg(A: Matrix, k: int | None = None, *, B: Matrix | None = None, M: Preco
            seed: int | None = None, method: Literal["lobpcg", "chebyshev_filter"] | None = None,
            recompute_interval: int | None = None, interval: tuple[float, float] | None = None,
            count: Literal["auto", "inertia", "density"] | None = None,
-           slices: int | None = None) -> tuple[np.ndarray, Array]: ...
+           slices: int | None = None, slice_groups: int | None = None) -> tuple[np.ndarray, Array]: ...
 @overload
 def lobpcg(A: Matrix, k: int | None = None, *, B: Matrix | None = None, M: Preconditioner = None, Y: Array | None = None,
            X: Array | None = None, which: Literal["smallest", "largest", "SA", "LA"] = "smallest",
@@ -61,7 +61,7 @@ def lobpcg(A: Matrix, k: int | None = None, *, B: Matrix | None = None, M: Preco
            seed: int | None = None, method: Literal["lobpcg", "chebyshev_filter"] | None = None,
            recompute_interval: int | None = None, interval: tuple[float, float] | None = None,
            count: Literal["auto", "inertia", "density"] | None = None,
-           slices: int | None = None) -> tuple[np.ndarray, Array, dict[str, Any]]: ...
+           slices: int | None = None, slice_groups: int | None = None) -> tuple[np.ndarray, Array, dict[str, Any]]: ...
 @overload
 def cg(A: Matrix, B: Array, *, M: Preconditioner = None, rtol: float | None = None, maxiter: int | None = None,
        X0: Array | None = None, comm: Comm = None, return_info: Literal[False] = False, gather: bool = False,

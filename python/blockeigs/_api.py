@@ -102,7 +102,7 @@ class _Clock:
 
 def lobpcg(A, k=None, *, B=None, M=None, Y=None, X=None, which="smallest", tol=None, maxiter=None, comm=None,
            backend="auto", return_info=False, gather=False, strict=False, block_size=None, seed=None, method=None,
-           recompute_interval=None, interval=None, count=None, slices=None):
+           recompute_interval=None, interval=None, count=None, slices=None, slice_groups=None):
     """The k extreme eigenpairs of A x = lambda x (or A x = lambda B x) by LOBPCG, or every eigenpair in an interval.
 
     A, B: SciPy or CuPy sparse matrices (or dense arrays) that every rank holds whole, or DistributedMatrix.
@@ -120,8 +120,8 @@ def lobpcg(A, k=None, *, B=None, M=None, Y=None, X=None, which="smallest", tol=N
     the config's eigensolver.recompute_interval (LOBPCG's A X and A P from products every this many iterations).
     interval: (a, b) instead of k (and which, block_size, method, M, B, X, Y): every eigenpair with
     a <= lambda <= b of a standard problem, by the window solver (the density of states, then polynomial-filtered
-    subspace iteration on slices; eigensolver.interval); count ("auto", "inertia", "density") and slices are the
-    config's eigensolver.count and slices; info["window"] holds the counts (certified by inertia where the build
+    subspace iteration on slices; eigensolver.interval); count ("auto", "inertia", "density"), slices and
+    slice_groups are the config's eigensolver.count, slices and slice_groups; info["window"] holds the counts (certified by inertia where the build
     has PETSc with MUMPS and count allows), the density's estimate and each slice's account. An empty window
     returns no pairs. A window's solve does not stop at Ctrl-C.
 
@@ -135,7 +135,8 @@ def lobpcg(A, k=None, *, B=None, M=None, Y=None, X=None, which="smallest", tol=N
         raise ValueError("give k (the k extreme pairs) or interval=(a, b) (every pair in [a, b]), one of them")
     eigensolver = {"k": k, "tolerance": tol, "max_iterations": maxiter, "block_size": block_size, "seed": seed,
                    "preconditioner": _preconditioner(M), "method": method, "recompute_interval": recompute_interval,
-                   "interval": _interval(interval), "count": count, "slices": slices}
+                   "interval": _interval(interval), "count": count, "slices": slices,
+                   "slice_groups": slice_groups}
     if interval is None:
         eigensolver["which"] = _WHICH.get(which, which)
     clock = _Clock()

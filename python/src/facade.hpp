@@ -180,6 +180,7 @@ struct WindowSlice {
   int found = 0, block = 0, degree = 0, iterations = 0;
   double seconds = 0;
   bool complete = false;
+  int group = 0, merged = 0;  // the group of ranks that solved it; pairs at its lower end merged away
 };
 struct WindowSummary {
   double lower = 0, upper = 0;
@@ -188,6 +189,7 @@ struct WindowSummary {
   std::int64_t certified = -1, certified_below = -1;  // by inertia, or -1
   double expected = 0, expected_error = 0;            // the density of states' count and its standard error
   double spectrum_lower = 0, spectrum_upper = 0;      // the bounds A was scaled by
+  int groups = 1;                                     // the groups of ranks the slices ran on
   std::vector<WindowSlice> slices;
 };
 

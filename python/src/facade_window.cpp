@@ -28,8 +28,20 @@ WindowSummary summary(const solver::WindowReport& report, const solver::WindowOp
   w.spectrum_upper = report.spectrum_upper;
   for (const solver::SliceReport& s : report.slices)
     w.slices.push_back({s.lower, s.upper, s.expected.count, s.expected.error, s.certified, s.found, s.block, s.degree,
-                        s.iterations, s.seconds, s.complete});
+                        s.iterations, s.seconds, s.complete, s.group, s.duplicates});
+  w.groups = report.groups;
   return w;
+}
+
+// Each group's copy of A: split from the device arrays where the operator was (no rows move), else from
+// this rank's rows of the operator's numbering.
+solver::GroupOperatorFactory<double> group_operator(Matrix& a, const dense::Context& context) {
+  Matrix::Impl& m = *a.impl;
+  if (!m.on_device) return solver::distributed_group_operator<double>(m.distributed->rows, context);
+  return [&m, &context](const solver::SliceGroups& groups) -> std::unique_ptr<solver::LinearOperator<double>> {
+    return std::make_unique<solver::DistributedOperator<double>>(groups.group_comm(), context, *m.replicated,
+                                                                 groups.rows());
+  };
 }
 
 }  // namespace
@@ -60,7 +72,8 @@ EigsResult internal::window_pairs(Matrix& a, const Matrix* b, const EigsRequest&
   const solver::LobpcgOptions& options = settings.lobpcg;  // the window's slices do not poll a stop request
   EigsResult out;
   solver::WindowResult<double> r = timed_solve(context, begin, out.timings, [&] {
-    return solver::collectively(comm, [&] { return solver::window_eigs<double>(*op, options, window); });
+    return solver::collectively(
+        comm, [&] { return solver::window_eigs<double>(*op, options, window, group_operator(a, context)); });
   });
   copy_result(r.pairs, out);
   out.preconditioner = "none";

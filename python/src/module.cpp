@@ -164,6 +164,7 @@ nb::dict window(const py::WindowSummary& w) {
   d["certified_below"] = w.certified_below >= 0 ? nb::cast(w.certified_below) : nb::none();
   d["expected"] = nb::make_tuple(w.expected, w.expected_error);
   d["spectrum"] = nb::make_tuple(w.spectrum_lower, w.spectrum_upper);
+  d["slice_groups"] = w.groups;
   nb::list slices;
   for (const py::WindowSlice& s : w.slices) {
     nb::dict slice;
@@ -176,6 +177,8 @@ nb::dict window(const py::WindowSummary& w) {
     slice["iterations"] = s.iterations;
     slice["seconds"] = s.seconds;
     slice["complete"] = s.complete;
+    slice["group"] = s.group;
+    slice["merged"] = s.merged;
     slices.append(slice);
   }
   d["slices"] = slices;

@@ -48,6 +48,10 @@ def test_window_count_by_density_and_two_slices(comm):
     np.testing.assert_allclose(w, wanted, rtol=1e-9)
     assert info["window"]["certified"] is None and info["window"]["count_method"].startswith("density")
     assert len(info["window"]["slices"]) == 2
+    # Side by side on two groups of ranks where there are two ranks or more (slice_groups: auto), else in turn.
+    groups = min(2, comm.size)
+    assert info["window"]["slice_groups"] == groups
+    assert [s["group"] for s in info["window"]["slices"]] == [0, groups - 1]
     begin, end = info["rows"]
     assert V.shape == (end - begin, len(wanted))
 

@@ -57,7 +57,7 @@ class SliceIteration {
   void rayleigh_ritz();
   bool passes(std::int64_t j) const;
   bool inside(std::int64_t j) const { return theta_[j] >= spec_.lower && theta_[j] <= spec_.upper; }
-  bool short_of_target() const { return spec_.target >= 0 && locked_ < spec_.target; }
+  bool short_of_target() const { return spec_.target >= 0 && counted_ < spec_.target; }
   int lock();  // the passing pairs inside the slice; returns how many
   SliceProgress progress(int iteration) const;
 
@@ -68,7 +68,7 @@ class SliceIteration {
   const MPI_Comm comm_;
   const dense::Context& ctx_;
   const std::int64_t n_, fixed_;
-  std::int64_t locked_ = 0, active_ = 0, drawn_ = 0;
+  std::int64_t locked_ = 0, active_ = 0, drawn_ = 0, counted_ = 0;  // counted_: locked at or above count_from
   dense::DenseBlock<T> V_, W_, S_;
   std::vector<double> theta_, residual_;    // the active columns' Ritz values and residual norms
   std::vector<double> values_, residuals_;  // the locked pairs'
@@ -215,6 +215,7 @@ int SliceIteration<T>::lock() {
   for (const std::int64_t j : order) {
     values_.push_back(theta_[j]);
     residuals_.push_back(residual_[j]);
+    if (theta_[j] >= spec_.count_from) ++counted_;
   }
   order.insert(order.end(), rest.begin(), rest.end());
   permute_columns(ctx_, active_v(), order);
@@ -260,7 +261,7 @@ SliceOutcome<T> SliceIteration<T>::run() {
         out.complete = true;
         break;
       }
-      grow(spec_.target - locked_ + spec_.guard);  // the certified count says pairs are missing
+      grow(spec_.target - counted_ + spec_.guard);  // the certified count says pairs are missing
       newly = -1;
     }
     rayleigh_ritz();
@@ -278,7 +279,7 @@ SliceOutcome<T> SliceIteration<T>::run() {
         out.complete = true;
         break;
       }
-      grow(spec_.target - locked_ + spec_.guard);
+      grow(spec_.target - counted_ + spec_.guard);
       newly = -1;
     }
     if (iteration >= options_.max_iterations) break;

@@ -40,6 +40,7 @@ struct SliceSpec {
   // The slice's eigenvalue count where an inertia certified it, else -1: the slice is done when that many
   // pairs are locked, and grows its block where its own test would stop short of them.
   std::int64_t target = -1;
+  double count_from = -1e300;  // pairs locked below it do not count toward the target (another slice's)
   std::uint64_t seed = 1;
   double norm_estimate = 0;  // ||A||_est for the backward test
   // A in fp32 where the filter is mixed (chfsi.hpp's filter_mixed): the columns whose residual is above

@@ -13,10 +13,12 @@
 #include <type_traits>
 
 #include "core/error.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/chfsi/chfsi.hpp"
 #include "solver/chfsi/spectrum_bounds.hpp"
 #include "solver/lobpcg/lobpcg_detail.hpp"
+#include "solver/window/slice_merge.hpp"
 
 namespace blockeigs::solver {
 namespace {
@@ -189,10 +191,176 @@ LobpcgResult<T> gather(const dense::Context& ctx, std::int64_t rows, std::vector
   return r;
 }
 
+// Within rounding of a shared end at `at`: a pair the slice below found there may be found again above.
+double shared_end_width(const LobpcgOptions& options, double norm, double at) {
+  const double scale = options.test == StoppingTest::backward ? norm + std::abs(at) : std::abs(at);
+  return 2 * options.tolerance * scale + 16 * std::numeric_limits<double>::epsilon() * norm;
+}
+
+// What the slices share: the window's plan and the options, for solve_slices.
+struct SlicePlan {
+  const LobpcgOptions& options;
+  const WindowOptions& window;
+  const SpectrumScale& scale;
+  const DensityOfStates& dos;
+  double norm = 0;
+};
+
+// Slices [first, last) one after another on A (its ranks, reductions on `comm`), each from the slice below's
+// pairs near their shared end where it solved that one too; `report`'s slices get their rows.
+template <class T>
+std::vector<SliceOutcome<T>> solve_slices(LinearOperator<T>& A, MPI_Comm comm, LinearOperator<float>* single,
+                                          std::size_t first, std::size_t last, const SlicePlan& plan,
+                                          WindowReport& report) {
+  const dense::Context& ctx = A.context();
+  std::vector<SliceOutcome<T>> solved;
+  for (std::size_t i = first; i < last; ++i) {
+    SliceReport& slice = report.slices[i];
+    const double t_slice = MPI_Wtime();
+    const double delta = shared_end_width(plan.options, plan.norm, slice.lower);
+    SliceSpec spec = slice_spec(report, i, plan.scale, plan.dos, plan.window, plan.options.seed, plan.norm, delta);
+    spec.single = single;
+    if (i == first && i > 0) spec.count_from = slice.lower;  // the pairs below are the slice below's, found apart
+    const dense::DenseBlock<T> fixed = i == first ? dense::DenseBlock<T>(ctx.space(), A.local_rows(), 0)
+                                                  : near_end<T>(ctx, solved.back(), slice.lower - 2 * delta);
+    const auto progress = [&](const SliceProgress& p) {
+      if (plan.window.progress) plan.window.progress(static_cast<int>(i), p);
+    };
+    solved.push_back(solve_slice<T>(A, plan.options, spec, fixed.cview(), comm, progress));
+    const SliceOutcome<T>& s = solved.back();
+    slice.found = static_cast<int>(s.values.size());
+    slice.block = s.block;
+    slice.degree = spec.filter.degree();
+    slice.iterations = s.iterations;
+    slice.products = s.products;
+    slice.single_products = s.single_products;
+    slice.complete = s.complete;
+    slice.seconds = MPI_Wtime() - t_slice;
+  }
+  return solved;
+}
+
+// The groups the slices run on: as many as asked (0: the slices, at most one a rank), at most one a slice.
+int group_count(int requested, std::size_t slices, int ranks, bool can) {
+  if (requested > ranks)
+    fail_input("eigensolver.slice_groups: ", requested, " groups need as many ranks, the run has ", ranks);
+  if (requested > 1 && !can)
+    fail_input("eigensolver.slice_groups: ", requested,
+               " groups need a distributed matrix to copy to each group; this operator is not one: give 0 or 1");
+  if (!can) return 1;
+  const int wanted = requested > 0 ? requested : ranks;
+  return std::max(1, std::min(wanted, static_cast<int>(slices)));
+}
+
+std::size_t first_slice(std::size_t slices, int group, int groups) {
+  return slices * static_cast<std::size_t>(group) / static_cast<std::size_t>(groups);
+}
+
+// Every rank's rows of an operator, from each rank's end.
+RowPartition operator_partition(std::int64_t first_row, std::int64_t rows, std::int64_t global_rows, MPI_Comm comm) {
+  int ranks = 1;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
+  std::vector<std::int64_t> ends(static_cast<std::size_t>(ranks));
+  const std::int64_t end = first_row + rows;
+  BLOCKEIGS_MPI_CHECK(MPI_Allgather(&end, 1, MPI_INT64_T, ends.data(), 1, MPI_INT64_T, comm));
+  std::vector<std::int64_t> first{0};
+  first.insert(first.end(), ends.begin(), ends.end());
+  first.back() = global_rows;
+  return RowPartition(std::move(first));
+}
+
+// Slice i's report and outcome, less its vectors, from its group's rank 0 to every rank.
+template <class T>
+void share_slice(MPI_Comm comm, int root, SliceReport& slice, SliceOutcome<T>& s) {
+  std::vector<double> head{static_cast<double>(s.values.size()), static_cast<double>(slice.block),
+                           static_cast<double>(slice.degree),    static_cast<double>(slice.iterations),
+                           static_cast<double>(slice.products),  static_cast<double>(slice.single_products),
+                           slice.complete ? 1.0 : 0.0,           slice.seconds};
+  for (const auto& [name, member] : kLobpcgPhases) head.push_back(s.time.*member);
+  BLOCKEIGS_MPI_CHECK(MPI_Bcast(head.data(), static_cast<int>(head.size()), MPI_DOUBLE, root, comm));
+  const auto k = static_cast<std::size_t>(head[0]);
+  slice.found = static_cast<int>(k);
+  slice.block = static_cast<int>(head[1]);
+  slice.degree = static_cast<int>(head[2]);
+  s.iterations = slice.iterations = static_cast<int>(head[3]);
+  s.products = slice.products = static_cast<std::int64_t>(head[4]);
+  s.single_products = slice.single_products = static_cast<std::int64_t>(head[5]);
+  s.complete = slice.complete = head[6] != 0;
+  slice.seconds = head[7];
+  s.block = slice.block;
+  std::size_t at = 8;
+  for (const auto& [name, member] : kLobpcgPhases) s.time.*member = head[at++];
+  s.values.resize(k);
+  s.residuals.resize(k);
+  if (k == 0) return;
+  BLOCKEIGS_MPI_CHECK(MPI_Bcast(s.values.data(), static_cast<int>(k), MPI_DOUBLE, root, comm));
+  BLOCKEIGS_MPI_CHECK(MPI_Bcast(s.residuals.data(), static_cast<int>(k), MPI_DOUBLE, root, comm));
+}
+
+// The slices side by side on `groups` groups of A's ranks, consecutive slices to each; their pairs on A's
+// rows, those two groups both found at a shared end merged once.
+template <class T>
+std::vector<SliceOutcome<T>> solve_in_groups(LinearOperator<T>& A, MPI_Comm comm, int groups,
+                                             const GroupOperatorFactory<T>& group_operator, bool mixed,
+                                             const SlicePlan& plan, WindowReport& report) {
+  const double t_setup = MPI_Wtime();
+  const RowPartition world = operator_partition(A.first_row(), A.local_rows(), A.global_rows(), comm);
+  const SliceGroups split(comm, world, groups);
+  std::unique_ptr<LinearOperator<T>> group_A = group_operator(split);
+  std::unique_ptr<LinearOperator<float>> single;
+  if constexpr (std::is_same_v<T, double>)
+    if (mixed) single = rounded_to_single(*group_A);
+  report.time_groups = MPI_Wtime() - t_setup;
+  const std::size_t count = report.slices.size();
+  const std::size_t first = first_slice(count, split.mine(), groups),
+                    last = first_slice(count, split.mine() + 1, groups);
+  std::vector<SliceOutcome<T>> mine = collectively(comm, [&] {
+    const PrivateComm group_comm(split.group_comm());
+    return solve_slices<T>(*group_A, group_comm.get(), single.get(), first, last, plan, report);
+  });
+  const double t_merge = MPI_Wtime();
+  std::vector<SliceOutcome<T>> all(count);
+  const dense::Context& ctx = A.context();
+  int group = 0;
+  for (std::size_t i = 0; i < count; ++i) {
+    while (i >= first_slice(count, group + 1, groups)) ++group;
+    const bool held = group == split.mine();
+    if (held) all[i] = std::move(mine[i - first]);
+    share_slice<T>(comm, split.first_rank(group), report.slices[i], all[i]);
+    report.slices[i].group = group;
+    dense::DenseBlock<T> vectors(ctx.space(), A.local_rows(), report.slices[i].found);
+    const dense::ConstDenseView<T> from =
+        held ? all[i].vectors.cview() : dense::ConstDenseView<T>(ctx.space(), 0, 0, 0, nullptr);
+    split.to_world<T>(ctx, group, report.slices[i].found, from, vectors.view());
+    all[i].vectors = std::move(vectors);
+  }
+  for (std::size_t i = 1; i < count; ++i) {
+    if (report.slices[i].group == report.slices[i - 1].group) continue;
+    const double lower = report.slices[i].lower, delta = shared_end_width(plan.options, plan.norm, lower);
+    const MergeOutcome m = merge_shared_end<T>(A, comm, all[i - 1], all[i], lower - 2 * delta, lower + 2 * delta);
+    report.slices[i].duplicates = m.candidates_above - m.kept;
+    report.slices[i].found = static_cast<int>(all[i].values.size());
+  }
+  report.time_merge = MPI_Wtime() - t_merge;
+  return all;
+}
+
+// The phases of the group that took longest (the slices' phases summed where they ran in turn).
+LobpcgTimings slowest_group(const WindowReport& report, const std::vector<LobpcgTimings>& times) {
+  std::vector<double> seconds(static_cast<std::size_t>(report.groups), 0.0);
+  for (const SliceReport& s : report.slices) seconds[s.group] += s.seconds;
+  const auto slowest = static_cast<int>(std::max_element(seconds.begin(), seconds.end()) - seconds.begin());
+  LobpcgTimings sum;
+  for (std::size_t i = 0; i < report.slices.size(); ++i)
+    if (report.slices[i].group == slowest) add_timings(sum, times[i]);
+  return sum;
+}
+
 }  // namespace
 
 template <class T>
-WindowResult<T> window_eigs(LinearOperator<T>& A, const LobpcgOptions& options, const WindowOptions& window) {
+WindowResult<T> window_eigs(LinearOperator<T>& A, const LobpcgOptions& options, const WindowOptions& window,
+                            const GroupOperatorFactory<T>& group_operator) {
   const double t_begin = MPI_Wtime();
   check(nullptr, window, options);
   const PrivateComm private_comm(A.comm());
@@ -226,43 +394,33 @@ WindowResult<T> window_eigs(LinearOperator<T>& A, const LobpcgOptions& options, 
   report.time_dos = MPI_Wtime() - t_dos;
   report.slices = plan_slices(dos, window, report.expected.count);
   if (window.inertia) certify(*window.inertia, window.lower, report);
-  std::unique_ptr<LinearOperator<float>> single;  // A in fp32 where the slices' filters are mixed
-  if constexpr (std::is_same_v<T, double>)
-    if (filter_mixed(options.search_precision, ctx.space(), sizeof(T))) single = rounded_to_single(A);
+  int ranks = 1;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
+  report.groups = group_count(window.groups, report.slices.size(), ranks, static_cast<bool>(group_operator));
+  const bool mixed = std::is_same_v<T, double> && filter_mixed(options.search_precision, ctx.space(), sizeof(T));
+  const SlicePlan plan{options, window, scale, dos, norm};
   std::vector<SliceOutcome<T>> solved;
-  for (std::size_t i = 0; i < report.slices.size(); ++i) {
-    SliceReport& slice = report.slices[i];
-    const double t_slice = MPI_Wtime();
-    // Within rounding of the shared end: a pair the slice below found there is held fixed here.
-    const double scale_at =
-        options.test == StoppingTest::backward ? norm + std::abs(slice.lower) : std::abs(slice.lower);
-    const double delta = 2 * options.tolerance * scale_at + 16 * std::numeric_limits<double>::epsilon() * norm;
-    SliceSpec spec = slice_spec(report, i, scale, dos, window, options.seed, norm, delta);
-    spec.single = single.get();
-    const dense::DenseBlock<T> fixed = i == 0 ? dense::DenseBlock<T>(ctx.space(), A.local_rows(), 0)
-                                              : near_end<T>(ctx, solved.back(), slice.lower - 2 * delta);
-    const auto progress = [&](const SliceProgress& p) {
-      if (window.progress) window.progress(static_cast<int>(i), p);
-    };
-    solved.push_back(solve_slice<T>(A, options, spec, fixed.cview(), comm, progress));
-    const SliceOutcome<T>& s = solved.back();
-    slice.found = static_cast<int>(s.values.size());
-    slice.block = s.block;
-    slice.degree = spec.filter.degree();
-    slice.iterations = s.iterations;
-    slice.products = s.products;
-    slice.single_products = s.single_products;
-    slice.complete = s.complete;
-    slice.seconds = MPI_Wtime() - t_slice;
+  if (report.groups > 1) {
+    solved = solve_in_groups<T>(A, comm, report.groups, group_operator, mixed, plan, report);
+  } else {
+    std::unique_ptr<LinearOperator<float>> single;  // A in fp32 where the slices' filters are mixed
+    if constexpr (std::is_same_v<T, double>)
+      if (mixed) single = rounded_to_single(A);
+    solved = solve_slices<T>(A, comm, single.get(), 0, report.slices.size(), plan, report);
   }
+  std::vector<LobpcgTimings> times;
+  for (const SliceOutcome<T>& s : solved) times.push_back(s.time);
   out.pairs = gather<T>(ctx, A.local_rows(), solved, options, norm);
-  out.pairs.stats.search_in_fp32 = single != nullptr;
+  if (report.groups > 1) out.pairs.stats.timings = slowest_group(report, times);
+  out.pairs.stats.search_in_fp32 = mixed;
   out.pairs.stats.timings.density = report.time_bounds + report.time_dos;
   out.pairs.stats.timings.total = MPI_Wtime() - t_begin;
   return out;
 }
 
-template WindowResult<float> window_eigs(LinearOperator<float>&, const LobpcgOptions&, const WindowOptions&);
-template WindowResult<double> window_eigs(LinearOperator<double>&, const LobpcgOptions&, const WindowOptions&);
+template WindowResult<float> window_eigs(LinearOperator<float>&, const LobpcgOptions&, const WindowOptions&,
+                                         const GroupOperatorFactory<float>&);
+template WindowResult<double> window_eigs(LinearOperator<double>&, const LobpcgOptions&, const WindowOptions&,
+                                          const GroupOperatorFactory<double>&);
 
 }  // namespace blockeigs::solver

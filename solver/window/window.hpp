@@ -16,10 +16,13 @@
 //  - where an inertia counter is given (inertia.hpp), the counts at the
 //    slices' ends are exact: each slice's block holds its count and runs
 //    until it has found them all;
-//  - slices run one after another on the operator's ranks; a slice's block is
-//    kept orthogonal to the pairs the slice below found within rounding of
-//    their shared end, so that a pair there is found once, with its
-//    multiplicity.
+//  - slices run one after another on the operator's ranks, or side by side on
+//    groups of them (slice_groups.hpp: each group a copy of A on its ranks,
+//    consecutive slices to each); within a group, a slice's block is kept
+//    orthogonal to the pairs the slice below found within rounding of their
+//    shared end, so that a pair there is found once, with its multiplicity;
+//    between groups, the pairs both slices found there are merged once
+//    (slice_merge.hpp).
 //
 // Standard problems (A x = lambda x) only. The stopping test, iteration limit
 // (per slice), seed and search precision are LobpcgOptions'; k, block_size
@@ -34,6 +37,7 @@
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/window/inertia.hpp"
 #include "solver/window/kpm_density.hpp"
+#include "solver/window/slice_groups.hpp"
 #include "solver/window/slice_iteration.hpp"
 
 namespace blockeigs::solver {
@@ -44,6 +48,9 @@ struct WindowOptions {
   int dos_vectors = 16;         // random vectors of the density estimate
   int dos_degree = 0;           // its Chebyshev moments; 0: from the window's width (4 pi / its Chebyshev angle)
   int filter_degree = 0;        // each slice's filter degree; 0: from the slice's width
+  // Groups of ranks that solve slices side by side: 0 as many as the slices and ranks allow, 1 every slice on
+  // every rank. More than one needs window_eigs' group_operator.
+  int groups = 0;
   // Where given, the window's and each slice's counts from inertias at their ends (one factorization an
   // end): the slices' blocks hold their counts and run until they are found; else the density's estimates.
   InertiaCounter* inertia = nullptr;
@@ -60,6 +67,8 @@ struct SliceReport {
   std::int64_t single_products = 0;  // of them in fp32 (the mixed filter)
   double seconds = 0;
   bool complete = false;
+  int group = 0;       // the group of ranks that solved it
+  int duplicates = 0;  // pairs it found at its lower end that the slice below (another group's) also found
 };
 
 struct WindowReport {
@@ -74,6 +83,9 @@ struct WindowReport {
   int dos_vectors = 0, dos_degree = 0;
   std::int64_t dos_products = 0;
   double time_bounds = 0, time_dos = 0;
+  int groups = 1;          // groups of ranks the slices ran on
+  double time_groups = 0;  // their operators built (A's rows copied to each group)
+  double time_merge = 0;   // the slices' vectors moved back to A's rows and the pairs at shared ends merged
   std::vector<SliceReport> slices;
   std::vector<std::vector<double>> density;  // the density of states: x, then eigenvalues per unit of x
 };
@@ -85,8 +97,10 @@ struct WindowResult {
 };
 
 // Throws InputError where the window is empty or not finite, or an option is
-// out of range. Collective over A.comm().
+// out of range. Collective over A.comm(). `group_operator` builds a group's
+// copy of A (distributed_group_operator) where slices may run side by side.
 template <class T>
-WindowResult<T> window_eigs(LinearOperator<T>& A, const LobpcgOptions& options, const WindowOptions& window);
+WindowResult<T> window_eigs(LinearOperator<T>& A, const LobpcgOptions& options, const WindowOptions& window,
+                            const GroupOperatorFactory<T>& group_operator = {});
 
 }  // namespace blockeigs::solver

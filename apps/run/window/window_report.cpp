@@ -14,15 +14,24 @@ namespace {
 bool count_agrees(const solver::CountEstimate& e, int found) { return std::abs(found - e.count) <= 3 * e.error + 1; }
 
 void print_slices(const solver::WindowReport& report) {
-  const bool certified = report.certified >= 0;
-  std::printf("  slice           lower           upper     expected%s  found  block  degree  iterations  seconds\n",
-              certified ? "  certified" : "");
+  const bool certified = report.certified >= 0, grouped = report.groups > 1;
+  if (grouped)
+    std::printf(
+        "groups     %d groups of ranks solved the slices side by side (eigensolver.slice_groups), consecutive slices "
+        "to each: A copied to the groups in %.3f s, the pairs moved back and merged at the groups' shared ends "
+        "in %.3f s\n",
+        report.groups, report.time_groups, report.time_merge);
+  std::printf("  slice           lower           upper     expected%s  found  block  degree  iterations  seconds%s\n",
+              certified ? "  certified" : "", grouped ? "  group  merged" : "");
   for (std::size_t i = 0; i < report.slices.size(); ++i) {
     const solver::SliceReport& s = report.slices[i];
-    const std::string count = certified ? " " + std::to_string(s.certified) : "";
-    std::printf("  %5zu  %14.8e  %14.8e  %6.1f ± %-4.1f%*s %6d %6d %7d %11d %8.3f%s\n", i, s.lower, s.upper,
-                s.expected.count, s.expected.error, certified ? 11 : 0, count.c_str(), s.found, s.block, s.degree,
-                s.iterations, s.seconds,
+    char count[32] = "";
+    if (certified) std::snprintf(count, sizeof count, " %lld", static_cast<long long>(s.certified));
+    char group[32] = "";
+    if (grouped) std::snprintf(group, sizeof group, "  %5d  %6d", s.group, s.duplicates);
+    std::printf("  %5zu  %14.8e  %14.8e  %6.1f ± %-4.1f%*s %6d %6d %7d %11d %8.3f%s%s\n", i, s.lower, s.upper,
+                s.expected.count, s.expected.error, certified ? 11 : 0, count, s.found, s.block, s.degree, s.iterations,
+                s.seconds, group,
                 !s.complete                           ? "  NOT complete"
                 : certified && s.found != s.certified ? "  NOT the certified count"
                                                       : "");
@@ -102,9 +111,12 @@ void write_window_datasets(io::Hdf5Writer& w, const solver::WindowReport& report
   }
   w.attribute("/", "dos_vectors", std::int64_t{report.dos_vectors});
   w.attribute("/", "dos_degree", std::int64_t{report.dos_degree});
+  w.attribute("/", "slice_groups", std::int64_t{report.groups});
+  w.attribute("/", "time_slice_groups", report.time_groups);
+  w.attribute("/", "time_slice_merge", report.time_merge);
   if (report.slices.empty()) return;  // outside the spectrum: nothing was solved
   std::vector<double> lower, upper, expected, error, seconds;
-  std::vector<std::int64_t> found, certified, block, degree, iterations, products, single, complete;
+  std::vector<std::int64_t> found, certified, block, degree, iterations, products, single, complete, group, merged;
   for (const solver::SliceReport& s : report.slices) {
     lower.push_back(s.lower);
     upper.push_back(s.upper);
@@ -119,6 +131,8 @@ void write_window_datasets(io::Hdf5Writer& w, const solver::WindowReport& report
     products.push_back(s.products);
     single.push_back(s.single_products);
     complete.push_back(s.complete ? 1 : 0);
+    group.push_back(s.group);
+    merged.push_back(s.duplicates);
   }
   w.write("/window/lower", lower);
   w.write("/window/upper", upper);
@@ -133,6 +147,8 @@ void write_window_datasets(io::Hdf5Writer& w, const solver::WindowReport& report
   w.write("/window/products_fp32", single);
   w.write("/window/seconds", seconds);
   w.write("/window/complete", complete);
+  w.write("/window/group", group);
+  w.write("/window/merged", merged);
   if (!report.density.empty()) {
     w.write("/density/x", report.density[0]);
     w.write("/density/values", report.density[1]);

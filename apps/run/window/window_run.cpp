@@ -95,7 +95,10 @@ int solve_window(const cfg::EigsConfig& config, const solver::DistributedRows& m
   account.lap(Phase::report);
   print_setup(account, comm);
   op.reset_timings();
-  const solver::WindowResult<T> result = solver::window_eigs<T>(op, config.eigensolver.lobpcg, window);
+  const solver::WindowResult<T> result =
+      solver::window_eigs<T>(op, config.eigensolver.lobpcg, window,
+                             solver::distributed_group_operator<T>(
+                                 matrix.rows, context, config.execution.spmm_algorithm, config.execution.halo));
   account.lap(Phase::solve);
   const int found = static_cast<int>(result.pairs.eigenvalues.size());
   const SolveCosts costs = solve_costs(op, BuiltPreconditioner<T>{});

@@ -18,6 +18,7 @@
 
 #include "io/matrix_market.hpp"
 #include "solver/operator/distributed_operator.hpp"
+#include "solver/window/slice_merge.hpp"
 #include "solver/window/window.hpp"
 #include "tests/support/csr_test_operator.hpp"
 #include "tests/support/dense_reference.hpp"
@@ -44,13 +45,17 @@ LobpcgOptions window_options(double tol, StoppingTest test = StoppingTest::relat
   return o;
 }
 
-Windowed run_window(const Problem& p, const LobpcgOptions& o, const WindowOptions& w, Split split = Split::balanced) {
+// `groups`: slices may run side by side on groups of ranks (each a copy of A from this rank's rows).
+Windowed run_window(const Problem& p, const LobpcgOptions& o, const WindowOptions& w, Split split = Split::balanced,
+                    bool groups = false) {
   const solver::RowPartition partition = partition_of(p, MPI_COMM_WORLD, split);
   const int rank = test::mpi_rank(MPI_COMM_WORLD);
   const dense::Context context = dense::Context::host();
-  solver::DistributedOperator<double> A(MPI_COMM_WORLD, context,
-                                        io::slice_rows(p.whole, partition.begin(rank), partition.end(rank)), partition);
-  Windowed out{solver::window_eigs<double>(A, o, w), {}};
+  const io::CsrRows rows = io::slice_rows(p.whole, partition.begin(rank), partition.end(rank));
+  solver::DistributedOperator<double> A(MPI_COMM_WORLD, context, rows, partition);
+  const solver::GroupOperatorFactory<double> factory =
+      groups ? solver::distributed_group_operator<double>(rows, context) : solver::GroupOperatorFactory<double>{};
+  Windowed out{solver::window_eigs<double>(A, o, w, factory), {}};
   out.check = test::check_eigenpairs(MPI_COMM_WORLD, A.context(), p.whole, partition, out.result.pairs.eigenvalues,
                                      out.result.pairs.eigenvectors.cview());
   return out;
@@ -158,6 +163,100 @@ TEST(Window, MixedFilterSlicesOnAnEmptyRank) {
   EXPECT_EQ(single, stats.single_filter_products);
 }
 
+// Slices side by side on groups of ranks (as many as the slices allow: groups of 1 and 2 ranks at np 3, one
+// with an empty rank at np 4), their filters mixed: the pairs once each, the groups' shared ends merged.
+TEST(Window, SlicesSideBySideOnGroupsOfRanks) {
+  const Problem p = laplacian(io::GeneratorKind::laplacian_3d, 12, 12, 12);
+  LobpcgOptions o = window_options(1e-9);
+  o.search_precision = SearchPrecision::fp32;
+  WindowOptions w;
+  w.lower = 1.0;
+  w.upper = 1.6;
+  w.slices = 2;
+  const Windowed r = run_window(p, o, w, Split::empty_rank, true);
+  expect_window(p, r, o, 1.0, 1.6, 1e-8);
+  EXPECT_EQ(multiplicities(r.result.pairs.eigenvalues), multiplicities(exact_in(p, 1.0, 1.6)));
+  const solver::WindowReport& report = r.result.report;
+  const int ranks = test::mpi_size(MPI_COMM_WORLD);
+  EXPECT_EQ(report.groups, std::min(2, ranks));
+  ASSERT_EQ(report.slices.size(), 2u);
+  EXPECT_EQ(report.slices[0].group, 0);
+  EXPECT_EQ(report.slices[1].group, ranks > 1 ? 1 : 0);
+  EXPECT_TRUE(r.result.pairs.stats.search_in_fp32);
+  EXPECT_GT(r.result.pairs.stats.single_filter_products, 0);
+  // Three slices on two groups (at np 2-4): one shared end within a group, one between groups.
+  w.slices = 3;
+  w.groups = std::min(2, ranks);
+  o.search_precision = SearchPrecision::fp64;
+  const Windowed three = run_window(p, o, w, Split::balanced, true);
+  expect_window(p, three, o, 1.0, 1.6, 1e-8);
+  EXPECT_EQ(three.result.report.groups, w.groups);
+}
+
+// The merge at a shared end of two groups, on a diagonal A whose eigenvalue 1 is 3-fold: two of its vectors
+// below and a rotated basis of all three above keep one new direction (the third vector, once); a basis of
+// the two below's span adds none; a vector orthogonal to them is kept as it is.
+TEST(Window, MergeKeepsAMultipleEigenvalueOnce) {
+  const std::vector<double> d{0.5, 1, 1, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  const auto n = static_cast<std::int64_t>(d.size());
+  io::CsrRows whole;
+  whole.global_rows = whole.global_cols = n;
+  for (std::int64_t i = 0; i <= n; ++i) whole.row_offsets.push_back(i);
+  for (std::int64_t i = 0; i < n; ++i) whole.col_indices.push_back(i);
+  whole.values = d;
+  const Problem p{whole, d};
+  const solver::RowPartition partition = partition_of(p, MPI_COMM_WORLD, Split::empty_rank);
+  const int rank = test::mpi_rank(MPI_COMM_WORLD);
+  const dense::Context context = dense::Context::host();
+  solver::DistributedOperator<double> A(MPI_COMM_WORLD, context,
+                                        io::slice_rows(whole, partition.begin(rank), partition.end(rank)), partition);
+  // Pairs with global column vectors `v` (n entries each), this rank's rows.
+  const auto pairs = [&](const std::vector<std::vector<double>>& v, const std::vector<double>& values) {
+    solver::SliceOutcome<double> s;
+    s.vectors = dense::DenseBlock<double>(Space::host, A.local_rows(), static_cast<std::int64_t>(v.size()));
+    for (std::int64_t i = 0; i < A.local_rows(); ++i)
+      for (std::size_t j = 0; j < v.size(); ++j) s.vectors.view()(i, j) = v[j][A.first_row() + i];
+    s.values = values;
+    s.residuals.assign(values.size(), 0.0);
+    return s;
+  };
+  const auto unit = [&](std::int64_t i) {
+    std::vector<double> e(d.size(), 0.0);
+    e[i] = 1;
+    return e;
+  };
+  const solver::SliceOutcome<double> below = pairs({unit(0), unit(1), unit(2)}, {0.5, 1, 1});
+  // An orthonormal basis of span(e1, e2, e3), none of it along one axis, then e4.
+  const double c = 1 / std::sqrt(3.0), a = 1 / std::sqrt(2.0), b = 1 / std::sqrt(6.0);
+  std::vector<double> q1(d.size()), q2(d.size()), q3(d.size());
+  q1[1] = q1[2] = q1[3] = c;
+  q2[1] = a, q2[2] = -a;
+  q3[1] = q3[2] = b, q3[3] = -2 * b;
+  solver::SliceOutcome<double> above = pairs({q1, q2, q3, unit(4)}, {1, 1, 1, 2});
+  solver::MergeOutcome m = solver::merge_shared_end<double>(A, MPI_COMM_WORLD, below, above, 0.9, 1.1);
+  EXPECT_EQ(m.candidates_below, 2);
+  EXPECT_EQ(m.candidates_above, 3);
+  EXPECT_EQ(m.kept, 1);
+  ASSERT_EQ(above.values.size(), 2u);
+  EXPECT_NEAR(above.values[0], 1, 1e-14);
+  EXPECT_EQ(above.values[1], 2);
+  EXPECT_LE(above.residuals[0], 1e-14);
+  // The pair kept is +-e3, on whichever rank holds row 3; e4 stays.
+  for (std::int64_t i = 0; i < A.local_rows(); ++i) {
+    const std::int64_t g = A.first_row() + i;
+    EXPECT_NEAR(std::abs(above.vectors.view()(i, 0)), g == 3 ? 1.0 : 0.0, 1e-14) << "row " << g;
+    EXPECT_EQ(above.vectors.view()(i, 1), g == 4 ? 1.0 : 0.0) << "row " << g;
+  }
+  solver::SliceOutcome<double> again = pairs({q2, unit(4)}, {1, 2});  // q2 lies in span(e1, e2)
+  m = solver::merge_shared_end<double>(A, MPI_COMM_WORLD, below, again, 0.9, 1.1);
+  EXPECT_EQ(m.kept, 0);
+  EXPECT_EQ(again.values, std::vector<double>{2});
+  solver::SliceOutcome<double> fresh = pairs({unit(3), unit(4)}, {1, 2});
+  m = solver::merge_shared_end<double>(A, MPI_COMM_WORLD, below, fresh, 0.9, 1.1);
+  EXPECT_EQ(m.kept, 1);
+  EXPECT_EQ(fresh.values, (std::vector<double>{1, 2}));
+}
+
 // A window whose ends sit on eigenvalues (of multiplicity 3): both ends count (a <= lambda <= b).
 TEST(Window, EndsOnEigenvaluesCount) {
   const Problem p = laplacian(io::GeneratorKind::laplacian_3d, 12, 12, 12);
@@ -249,6 +348,18 @@ TEST(Window, InputErrorsOnEveryRank) {
   w.upper = 3;
   w.dos_vectors = 1;
   test::expect_mentions(test::input_error_message([&] { run_window(p, window_options(1e-8), w); }), {"dos_vectors"});
+  // More groups than ranks; groups without a matrix to copy to them.
+  w.dos_vectors = 16;
+  w.slices = 8;
+  w.groups = test::mpi_size(MPI_COMM_WORLD) + 1;
+  test::expect_mentions(
+      test::input_error_message([&] { run_window(p, window_options(1e-8), w, Split::balanced, true); }),
+      {"eigensolver.slice_groups", "need as many ranks"});
+  if (test::mpi_size(MPI_COMM_WORLD) > 1) {
+    w.groups = 2;
+    test::expect_mentions(test::input_error_message([&] { run_window(p, window_options(1e-8), w); }),
+                          {"eigensolver.slice_groups", "give 0 or 1"});
+  }
 }
 
 }  // namespace
