@@ -24,7 +24,8 @@
   X(cusparseSpMM_bufferSize) X(cusparseSpMM_preprocess) X(cusparseSpMM) X(cusparseGetErrorString)
 #define BLOCKEIGS_CUSOLVER_FUNCTIONS(X)                                                      \
   X(cusolverDnCreate) X(cusolverDnDestroy) X(cusolverDnSetStream)                            \
-  X(cusolverDnDsyevd_bufferSize) X(cusolverDnDsyevd)
+  X(cusolverDnDsyevd_bufferSize) X(cusolverDnDsyevd) X(cusolverDnDpotrf_bufferSize) X(cusolverDnDpotrf)     \
+  X(cusolverDnXtrtri_bufferSize) X(cusolverDnXtrtri)
 // clang-format on
 
 #define BLOCKEIGS_STRINGIFY_(x) #x
@@ -278,4 +279,29 @@ BLOCKEIGS_FORWARDER cusolverStatus_t CUSOLVERAPI cusolverDnDsyevd(cusolverDnHand
                                                                   cublasFillMode_t uplo, int n, double* A, int lda,
                                                                   double* W, double* work, int lwork, int* info) {
   return table().cusolverDnDsyevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
+}
+BLOCKEIGS_FORWARDER cusolverStatus_t CUSOLVERAPI cusolverDnDpotrf_bufferSize(cusolverDnHandle_t handle,
+                                                                             cublasFillMode_t uplo, int n, double* A,
+                                                                             int lda, int* lwork) {
+  return table().cusolverDnDpotrf_bufferSize(handle, uplo, n, A, lda, lwork);
+}
+BLOCKEIGS_FORWARDER cusolverStatus_t CUSOLVERAPI cusolverDnDpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo,
+                                                                  int n, double* A, int lda, double* work, int lwork,
+                                                                  int* info) {
+  return table().cusolverDnDpotrf(handle, uplo, n, A, lda, work, lwork, info);
+}
+BLOCKEIGS_FORWARDER cusolverStatus_t CUSOLVERAPI cusolverDnXtrtri_bufferSize(cusolverDnHandle_t handle,
+                                                                             cublasFillMode_t uplo,
+                                                                             cublasDiagType_t diag, int64_t n,
+                                                                             cudaDataType type, void* A, int64_t lda,
+                                                                             size_t* device_bytes, size_t* host_bytes) {
+  return table().cusolverDnXtrtri_bufferSize(handle, uplo, diag, n, type, A, lda, device_bytes, host_bytes);
+}
+BLOCKEIGS_FORWARDER cusolverStatus_t CUSOLVERAPI cusolverDnXtrtri(cusolverDnHandle_t handle, cublasFillMode_t uplo,
+                                                                  cublasDiagType_t diag, int64_t n, cudaDataType type,
+                                                                  void* A, int64_t lda, void* device_work,
+                                                                  size_t device_bytes, void* host_work,
+                                                                  size_t host_bytes, int* info) {
+  return table().cusolverDnXtrtri(handle, uplo, diag, n, type, A, lda, device_work, device_bytes, host_work, host_bytes,
+                                  info);
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "solver/blocks/cuda/device_cholesky.hpp"
 #include "solver/blocks/cuda/device_symmetric_eigen.hpp"
 
 namespace blockeigs::solver {
@@ -37,6 +38,29 @@ SymmetricEigenSolver projected_eigen_solver(const dense::Context& context, std::
     if (device && M.rows() >= device_eigen_min_rows) return (*device)(M, first, count);
     if (M.rows() >= lapack_eigen_min_rows) return lapack_symmetric_eigen(M, first, count);
     return symmetric_eigen(M, first, count);
+  };
+}
+
+bool lapack_cholesky_inverse(const HostMatrix& G, HostMatrix& inverse) {
+  const std::int64_t n = G.rows();
+  BLOCKEIGS_ASSERT(G.cols() == n);
+  inverse = G;
+  if (n == 0) return true;
+  const auto ni = static_cast<lapack_int>(n);
+  if (LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'U', ni, inverse.data(), ni) != 0) return false;
+  if (LAPACKE_dtrtri(LAPACK_ROW_MAJOR, 'U', 'N', ni, inverse.data(), ni) != 0) return false;
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < i; ++j) inverse(i, j) = 0.0;
+  return true;
+}
+
+CholeskyInverse cholesky_inverse_solver(const dense::Context& context, std::int64_t rows) {
+  std::shared_ptr<DeviceCholeskyInverse> device;
+  if (context.space() == Space::device && rows >= device_cholesky_min_rows)
+    device = std::make_shared<DeviceCholeskyInverse>(context);
+  return [device](const HostMatrix& G, HostMatrix& inverse) {
+    if (device && G.rows() >= device_cholesky_min_rows) return (*device)(G, inverse);
+    return lapack_cholesky_inverse(G, inverse);
   };
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "dense/context.hpp"
 #include "solver/blocks/symmetric_eigen.hpp"
@@ -24,5 +25,16 @@ SymmetricEigen lapack_symmetric_eigen(const HostMatrix& M, std::int64_t first, s
 // from device_eigen_min_rows on a CUDA context, LAPACK's from
 // lapack_eigen_min_rows elsewhere, our own below; each call picks by its own size.
 SymmetricEigenSolver projected_eigen_solver(const dense::Context& context, std::int64_t rows);
+
+// U^-1 for the upper Cholesky factor U of G = U^T U (G symmetric, row-major, its upper triangle read; the
+// inverse's strictly lower part zero); false where G is not positive definite to the factorisation.
+using CholeskyInverse = std::function<bool(const HostMatrix& G, HostMatrix& inverse)>;
+
+// LAPACK's dpotrf and dtrtri on the host.
+bool lapack_cholesky_inverse(const HostMatrix& G, HostMatrix& inverse);
+
+// A factoriser for problems of up to `rows` rows made for `context`: cuSOLVER's on a CUDA context from
+// device_cholesky_min_rows (device_cholesky.hpp), LAPACK's below and elsewhere; each call picks by its size.
+CholeskyInverse cholesky_inverse_solver(const dense::Context& context, std::int64_t rows);
 
 }  // namespace blockeigs::solver

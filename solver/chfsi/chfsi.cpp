@@ -100,6 +100,7 @@ class ChfsiIteration {
   FilterInterval interval_;
   double norm_a_ = 0;  // ||A||_est for the backward test: a lower bound (Lanczos' and the Ritz values' largest |value|)
   SymmetricEigenSolver eigen_;
+  CholeskyInverse factor_;  // CholQR's
   std::int64_t filter_products_ = 0;
   LobpcgTimings time_;
   PhaseTimer clock_;
@@ -111,7 +112,7 @@ template <class T>
 void ChfsiIteration<T>::start_block(std::optional<dense::ConstDenseView<T>> start) {
   fill_random(ctx_, V_.view(), options_.seed, A_.first_row());
   if (start && start->cols > 0) copy_block(ctx_, *start, column_range(V_.view(), 0, start->cols));
-  chfsi_orthonormalize(ctx_, comm_, V_.view(), 0, S_.view());
+  chfsi_orthonormalize(ctx_, comm_, V_.view(), 0, S_.view(), factor_);
   clock_.to(time_.orthogonalization);
 }
 
@@ -213,7 +214,7 @@ void ChfsiIteration<T>::filter(const FilterPlan& plan) {
     filter_products_ += chebyshev_filter(A_, interval_, std::vector<int>(sorted.begin() + w, sorted.end()),
                                          column_range(active(V_), w, ma - w), column_range(active(S_), w, ma - w));
   clock_.to(time_.filter);
-  chfsi_orthonormalize(ctx_, comm_, V_.view(), locked_, S_.view());
+  chfsi_orthonormalize(ctx_, comm_, V_.view(), locked_, S_.view(), factor_);
   clock_.to(time_.orthogonalization);
 }
 
@@ -273,6 +274,7 @@ LobpcgResult<T> ChfsiIteration<T>::run(std::optional<dense::ConstDenseView<T>> s
   interval_ = {bounds.lowest_ritz, bounds.upper_bound, bounds.upper_bound, sign_};
   norm_a_ = std::max(std::abs(bounds.lowest_ritz), std::abs(bounds.top_ritz));
   eigen_ = projected_eigen_solver(ctx_, m_);
+  factor_ = cholesky_inverse_solver(ctx_, m_);
   clock_.to(time_.spmm);
   start_block(start);
   rayleigh_ritz();

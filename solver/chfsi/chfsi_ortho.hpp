@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "dense/context.hpp"
+#include "solver/blocks/eigen_solvers.hpp"
 #include "solver/blocks/symmetric_eigen.hpp"
 #include "dense/dense.hpp"
 
@@ -21,10 +22,10 @@ namespace blockeigs::solver {
 
 // `scratch` has V's rows and at least V.cols - first columns. Collective over `comm`
 // (a communicator no one else receives on); the small factorisations on rank
-// 0, broadcast.
+// 0 by `factor` (empty: LAPACK on the host), broadcast.
 template <class T>
 void chfsi_orthonormalize(const dense::Context& context, MPI_Comm comm, dense::DenseView<T> V, std::int64_t first,
-                          dense::DenseView<T> scratch);
+                          dense::DenseView<T> scratch, const CholeskyInverse& factor = {});
 
 // The eigenpairs of the projected matrix H (m x m, symmetrised first) by `eigen` on rank 0, its values into
 // `values` (1 x m) and its vectors returned, both on every rank. Collective over `comm`.

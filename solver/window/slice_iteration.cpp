@@ -73,6 +73,7 @@ class SliceIteration {
   std::vector<double> theta_, residual_;    // the active columns' Ritz values and residual norms
   std::vector<double> values_, residuals_;  // the locked pairs'
   SymmetricEigenSolver eigen_;
+  CholeskyInverse factor_;  // CholQR's
   std::int64_t products_ = 0, largest_ = 0, single_products_ = 0;
   dense::DenseBlock<float> single_V_, single_S_, single_Y_;  // the fp32 filter's blocks, made at their first use
   LobpcgTimings time_;
@@ -91,6 +92,7 @@ void SliceIteration<T>::resize_scratch() {
   W_ = dense::DenseBlock<T>(ctx_.space(), n_, active_);
   S_ = dense::DenseBlock<T>(ctx_.space(), n_, active_);
   eigen_ = projected_eigen_solver(ctx_, active_);
+  factor_ = cholesky_inverse_solver(ctx_, active_);
   largest_ = std::max(largest_, active_);
 }
 
@@ -159,7 +161,7 @@ std::vector<double> SliceIteration<T>::filter() {
   std::vector<double> gain = column_norms(ctx_, comm_, dense::ConstDenseView<T>(active_s()));
   copy_block(ctx_, dense::ConstDenseView<T>(active_s()), V);
   clock_.to(time_.filter);
-  chfsi_orthonormalize(ctx_, comm_, V_.view(), first_active(), active_s());
+  chfsi_orthonormalize(ctx_, comm_, V_.view(), first_active(), active_s(), factor_);
   clock_.to(time_.orthogonalization);
   return gain;
 }
@@ -248,7 +250,7 @@ SliceProgress SliceIteration<T>::progress(int iteration) const {
 template <class T>
 SliceOutcome<T> SliceIteration<T>::run() {
   const double t_begin = MPI_Wtime();
-  chfsi_orthonormalize(ctx_, comm_, V_.view(), fixed_, S_.view());
+  chfsi_orthonormalize(ctx_, comm_, V_.view(), fixed_, S_.view(), factor_);
   clock_.to(time_.orthogonalization);
   SliceOutcome<T> out;
   int iteration = 1, newly = -1;

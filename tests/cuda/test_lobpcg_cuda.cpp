@@ -20,7 +20,9 @@
 
 #include "io/generators/generators.hpp"
 #include "solver/blocks/block_ops.hpp"
+#include "solver/blocks/cuda/device_cholesky.hpp"
 #include "solver/blocks/cuda/device_symmetric_eigen.hpp"
+#include "solver/blocks/eigen_solvers.hpp"
 #include "solver/precond/jacobi_preconditioner.hpp"
 #include "solver/lobpcg/lobpcg.hpp"
 #include "solver/blocks/phase_timer.hpp"
@@ -292,6 +294,63 @@ TEST_F(DeviceLobpcg, WideBlocks) {
 TEST_F(DeviceLobpcg, LargeBlocksSolveTheirRitzProblemsOnTheDevice) {
   const Problem p = laplacian_2d(50);
   solve_on_both(p, relative_options(64), false);
+}
+
+class DeviceCholeskyInverse : public test::GpuTest {};
+
+// cuSOLVER's U^-1 against LAPACK's (the host twin) on awkward sizes, including the sizes CholQR sends it (400
+// rows and more): the same inverse to rounding over the condition, U^-T G U^-1 = I, the lower part zero; an
+// indefinite and a non-finite matrix refused; the buffers kept across sizes.
+TEST_F(DeviceCholeskyInverse, MatchesLapackAndRefusesIndefinite) {
+  solver::DeviceCholeskyInverse on_device(dense::Context::cuda(0));
+  for (const std::int64_t n : {1, 2, 7, 401, 700, 64}) {
+    SCOPED_TRACE(testing::Message() << n << " rows");
+    // G = R^T R + n I with R random: symmetric positive definite, condition a few.
+    solver::HostMatrix G(n, n);
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        double sum = i == j ? double(n) : 0.0;
+        for (std::int64_t c = 0; c < n; ++c)
+          sum += (solver::hash_uniform(43, c, i) - 0.5) * (solver::hash_uniform(43, c, j) - 0.5);
+        G(i, j) = sum;
+      }
+    solver::HostMatrix host, dev;
+    ASSERT_TRUE(solver::lapack_cholesky_inverse(G, host));
+    ASSERT_TRUE(on_device(G, dev));
+    ASSERT_EQ(dev.rows(), n);
+    double scale = 0;
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = 0; j < n; ++j) scale = std::max(scale, std::abs(host(i, j)));
+    const double eps = std::numeric_limits<double>::epsilon();
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        ASSERT_NEAR(dev(i, j), host(i, j), 1e3 * eps * scale) << i << ", " << j;
+        if (j < i) {
+          ASSERT_EQ(dev(i, j), 0.0);
+        }
+      }
+    // U^-T G U^-1 = I, sampled on a few columns (all for small n).
+    const std::int64_t step = std::max<std::int64_t>(1, n / 8);
+    for (std::int64_t a = 0; a < n; a += step)
+      for (std::int64_t b = 0; b < n; b += step) {
+        double sum = 0;
+        for (std::int64_t i = 0; i <= a; ++i)
+          for (std::int64_t j = 0; j <= b; ++j) sum += dev(i, a) * G(i, j) * dev(j, b);
+        EXPECT_NEAR(sum, a == b ? 1.0 : 0.0, 1e-12) << a << ", " << b;
+      }
+  }
+  solver::HostMatrix indefinite = solver::HostMatrix::identity(450), out;
+  indefinite(300, 300) = -1;
+  EXPECT_FALSE(on_device(indefinite, out));
+  solver::HostMatrix not_finite = solver::HostMatrix::identity(450);
+  not_finite(10, 20) = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_FALSE(on_device(not_finite, out));
+  // The chooser: the device's from device_cholesky_min_rows on a device context, LAPACK's below.
+  const dense::Context context = dense::Context::cuda(0);
+  const solver::CholeskyInverse chosen = solver::cholesky_inverse_solver(context, 2000);
+  solver::HostMatrix small;
+  EXPECT_TRUE(chosen(solver::HostMatrix::identity(5), small));
+  EXPECT_FALSE(chosen(indefinite, out));
 }
 
 class DeviceSymmetricEigen : public test::GpuTest {};

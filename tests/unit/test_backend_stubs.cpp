@@ -19,7 +19,9 @@
 #include "dense/memory.hpp"
 #include "dense/memory_backend.hpp"
 #include "solver/blocks/block_ops.hpp"
+#include "solver/blocks/cuda/device_cholesky.hpp"
 #include "solver/blocks/cuda/device_symmetric_eigen.hpp"
+#include "solver/blocks/eigen_solvers.hpp"
 #include "solver/lobpcg/lobpcg_detail.hpp"
 #include "solver/operator/cuda/device_queries.hpp"
 #include "solver/operator/device_selection.hpp"
@@ -189,6 +191,15 @@ TEST_F(BackendStubs, PeerHaloNeverStarts) {
 TEST_F(BackendStubs, DeviceEigensolverThrowsNotCompiled) {
   EXPECT_FALSE(solver::lobpcg_detail::ritz_eigen_solver(context, 10 * solver::device_eigen_min_rows));
   expect_not_compiled([&] { solver::DeviceSymmetricEigen eigen(context); }, "DeviceSymmetricEigen");
+}
+
+// CholQR's factor takes LAPACK on a host context at any size; the device's says it is not compiled.
+TEST_F(BackendStubs, DeviceCholeskyThrowsNotCompiled) {
+  const solver::CholeskyInverse factor =
+      solver::cholesky_inverse_solver(context, 10 * solver::device_cholesky_min_rows);
+  solver::HostMatrix inverse;
+  EXPECT_TRUE(factor(solver::HostMatrix::identity(3), inverse));
+  expect_not_compiled([&] { solver::DeviceCholeskyInverse device(context); }, "DeviceCholeskyInverse");
 }
 
 // Without NCCL (a CPU build, or a CUDA build without it) the NCCL halo does
