@@ -12,11 +12,6 @@
 namespace blockeigs::solver {
 namespace {
 
-// cuBLAS's and cuSOLVER's work space, cuSPARSE's buffers and the
-// stream-ordered scratch of the block kernels: not Buffers, so not counted,
-// and a few tens of MiB whatever the problem.
-constexpr std::int64_t device_library_allowance = 96ll << 20;
-
 std::int64_t csr_bytes(std::int64_t rows, std::int64_t nnz, int index_bytes, int value_bytes) {
   return (rows + 1) * index_bytes + nnz * (index_bytes + value_bytes);
 }

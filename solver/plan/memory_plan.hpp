@@ -68,6 +68,10 @@ struct SecondMatrix {
   MatrixSourceSize source;
 };
 
+// cuBLAS's and cuSOLVER's work space, cuSPARSE's buffers and the stream-ordered scratch of the block kernels:
+// not Buffers, so not counted, and a few tens of MiB whatever the problem; a plan allows this much.
+inline constexpr std::int64_t device_library_allowance = 96ll << 20;
+
 // Results reach their file in pieces of this many bytes where they are not
 // written straight from the solver's block (apps/run/output/distributed_output.hpp).
 inline constexpr std::int64_t output_piece_bytes = std::int64_t{16} << 20;

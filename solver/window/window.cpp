@@ -240,6 +240,23 @@ std::vector<SliceOutcome<T>> solve_slices(LinearOperator<T>& A, MPI_Comm comm, L
   return solved;
 }
 
+// What the slices will hold on this rank (`rows` where they run), checked by the caller's check_memory.
+void check_memory(const WindowReport& report, const SlicePlan& plan, std::int64_t rows, int value_bytes, bool mixed) {
+  if (!plan.window.check_memory) return;
+  WindowMemory m;
+  m.rows = rows;
+  m.value_bytes = value_bytes;
+  m.mixed = mixed;
+  for (std::size_t i = 0; i < report.slices.size(); ++i)
+    m.block = std::max<std::int64_t>(
+        m.block, slice_spec(report, i, plan.scale, plan.dos, plan.window, plan.options.seed, plan.norm, 0).block);
+  m.pairs =
+      report.certified >= 0
+          ? report.certified
+          : static_cast<std::int64_t>(std::ceil(std::max(report.expected.count, 0.0) + 3 * report.expected.error));
+  plan.window.check_memory(m);
+}
+
 // The groups the slices run on: as many as asked (0: the slices, at most one a rank), at most one a slice.
 int group_count(int requested, std::size_t slices, int ranks, bool can) {
   if (requested > ranks)
@@ -311,6 +328,7 @@ std::vector<SliceOutcome<T>> solve_in_groups(LinearOperator<T>& A, MPI_Comm comm
   if constexpr (std::is_same_v<T, double>)
     if (mixed) single = rounded_to_single(*group_A);
   report.time_groups = MPI_Wtime() - t_setup;
+  check_memory(report, plan, group_A->local_rows(), sizeof(T), mixed);
   const std::size_t count = report.slices.size();
   const std::size_t first = first_slice(count, split.mine(), groups),
                     last = first_slice(count, split.mine() + 1, groups);
@@ -406,6 +424,7 @@ WindowResult<T> window_eigs(LinearOperator<T>& A, const LobpcgOptions& options, 
     std::unique_ptr<LinearOperator<float>> single;  // A in fp32 where the slices' filters are mixed
     if constexpr (std::is_same_v<T, double>)
       if (mixed) single = rounded_to_single(A);
+    check_memory(report, plan, A.local_rows(), sizeof(T), mixed);
     solved = solve_slices<T>(A, comm, single.get(), 0, report.slices.size(), plan, report);
   }
   std::vector<LobpcgTimings> times;

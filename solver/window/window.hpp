@@ -29,6 +29,7 @@
 // and which are not used. The result holds the pairs ascending.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -41,6 +42,22 @@
 #include "solver/window/slice_iteration.hpp"
 
 namespace blockeigs::solver {
+
+// A window's blocks beside A (and its group's copy), for a memory check before its first slice
+// (WindowOptions::check_memory).
+struct WindowMemory {
+  std::int64_t rows = 0;   // this rank's rows where its slices run (its group's share of A)
+  std::int64_t block = 0;  // the largest slice's first block, in columns
+  std::int64_t pairs = 0;  // the window's pairs: the certified count, or the density's plus three errors
+  int value_bytes = 8;
+  bool mixed = false;  // the filter's fp32 blocks beside (A's fp32 copy is held by then)
+  // Bytes in the operator's memory at the peak: a slice's V, A V and scratch and its fp32 blocks beside the
+  // pairs found, or at the end the pairs beside the result they are gathered into.
+  std::int64_t bytes() const {
+    const std::int64_t slices = rows * (value_bytes * (3 * block + pairs) + (mixed ? 4 * 3 * block : 0));
+    return std::max(slices, rows * value_bytes * 2 * pairs);
+  }
+};
 
 struct WindowOptions {
   double lower = 0, upper = 0;  // the window [a, b]
@@ -56,6 +73,9 @@ struct WindowOptions {
   InertiaCounter* inertia = nullptr;
   // Called on every rank after each iteration of slice `slice` (0-based).
   std::function<void(int slice, const SliceProgress&)> progress;
+  // Called on every rank once the slices are planned and the operators built, before the first slice;
+  // throws (collectively) to refuse a window whose blocks do not fit.
+  std::function<void(const WindowMemory&)> check_memory;
 };
 
 struct SliceReport {

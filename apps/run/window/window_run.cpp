@@ -2,12 +2,14 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "apps/environment.hpp"
 #include "apps/run/checkpoint.hpp"
 #include "apps/run/eigs_report.hpp"
+#include "apps/run/memory_report.hpp"
 #include "apps/run/monitor_pacing.hpp"
 #include "apps/run/output/input_order_block.hpp"
 #include "apps/run/preconditioner_setup.hpp"
@@ -16,6 +18,7 @@
 #include "apps/run/steps/scientific.hpp"
 #include "apps/run/steps/solve_steps.hpp"
 #include "apps/run/summary.hpp"
+#include "apps/run/window/window_memory.hpp"
 #include "apps/run/window/window_report.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/window/inertia.hpp"
@@ -90,6 +93,10 @@ int solve_window(const cfg::EigsConfig& config, const solver::DistributedRows& m
   std::unique_ptr<solver::InertiaCounter> inertia;
   if (count.inertia) inertia = solver::make_inertia_counter(comm, matrix.rows, matrix.partition);
   window.inertia = inertia.get();
+  std::optional<solver::MemoryPlan> plan;  // once the slices are planned (none outside the spectrum)
+  window.check_memory = [&](const solver::WindowMemory& m) {
+    plan = check_window_memory(config, m, matrix, context, comm);
+  };
   const std::string text = config_text(config.path, config.overrides, comm);
   const CheckpointGuard guard(config.output.checkpoint, "block-eigs", 0, text, matrix.numbering, comm);
   account.lap(Phase::report);
@@ -102,11 +109,12 @@ int solve_window(const cfg::EigsConfig& config, const solver::DistributedRows& m
   account.lap(Phase::solve);
   const int found = static_cast<int>(result.pairs.eigenvalues.size());
   const SolveCosts costs = solve_costs(op, BuiltPreconditioner<T>{});
+  const std::string memory = plan ? memory_line(*plan, comm) : std::string();
   if (is_root(comm)) {
     print_window_report(result.report, window, found, count.why);
     solver::LobpcgOptions shown = config.eigensolver.lobpcg;
     shown.k = found;
-    print_report(result.pairs, shown, false, 0, costs, guard, "");
+    print_report(result.pairs, shown, false, 0, costs, guard, memory);
   }
   account.lap(Phase::report);
   if (!config.output.path.empty())

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "io/matrix_market.hpp"
@@ -173,7 +174,15 @@ TEST(Window, SlicesSideBySideOnGroupsOfRanks) {
   w.lower = 1.0;
   w.upper = 1.6;
   w.slices = 2;
+  // The memory check before the first slice: this rank's rows in its group, the largest block, the pairs.
+  std::optional<solver::WindowMemory> memory;
+  w.check_memory = [&](const solver::WindowMemory& m) { memory = m; };
   const Windowed r = run_window(p, o, w, Split::empty_rank, true);
+  ASSERT_TRUE(memory);
+  EXPECT_GE(memory->pairs, 37);
+  EXPECT_GE(memory->block, 16);
+  EXPECT_TRUE(memory->mixed);
+  EXPECT_GE(memory->bytes(), memory->rows * 8 * 3 * memory->block);
   expect_window(p, r, o, 1.0, 1.6, 1e-8);
   EXPECT_EQ(multiplicities(r.result.pairs.eigenvalues), multiplicities(exact_in(p, 1.0, 1.6)));
   const solver::WindowReport& report = r.result.report;

@@ -1,0 +1,84 @@
+#include "apps/run/window/window_memory.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "dense/memory.hpp"
+#include "solver/base/collective.hpp"
+#include "solver/plan/memory_check.hpp"
+
+namespace blockeigs::apps {
+namespace {
+
+solver::MemoryPlan window_plan(const solver::WindowMemory& m, const solver::RankShape& shape, Space space,
+                               std::int64_t host_held, std::int64_t device_held) {
+  const bool device = space == Space::device;
+  const auto in_space = [&](const std::string& what, std::int64_t bytes) {
+    return solver::MemoryItem{what, device ? 0 : bytes, device ? bytes : 0};
+  };
+  solver::MemoryPlan plan;
+  plan.space = space;
+  plan.shape = shape;
+  plan.items.push_back(
+      {"held before the slices: the matrix's rows, the operators (A's, its group's copy)", host_held, device_held});
+  const std::int64_t columns = m.rows * m.value_bytes;
+  plan.items.push_back(
+      in_space("window: the largest slice's V, A V and scratch (" + std::to_string(m.block) + " columns each)",
+               3 * columns * m.block));
+  if (m.mixed) plan.items.push_back(in_space("window: the slice's fp32 blocks", m.rows * 4 * 3 * m.block));
+  plan.items.push_back(
+      in_space("window: the pairs found (" + std::to_string(m.pairs) +
+                   " columns; at the end beside the result they are gathered into, once the slices' blocks are freed)",
+               columns * m.pairs));
+  // Buffers: the operator's memory's (the host's Buffers on the CPU backend are in host_held).
+  plan.buffers_peak = (device ? device_held : dense::memory_counters(Space::host).current) + m.bytes();
+  if (device) {
+    plan.items.push_back({"libraries' work space (cuBLAS, cuSOLVER, cuSPARSE, kernel scratch), allowance", 0,
+                          solver::device_library_allowance});
+    plan.device_peak = device_held + m.bytes() + solver::device_library_allowance;
+    plan.host_peak = host_held;
+  } else {
+    plan.host_peak = host_held + m.bytes();
+  }
+  return plan;
+}
+
+}  // namespace
+
+solver::MemoryPlan check_window_memory(const cfg::EigsConfig& config, const solver::WindowMemory& window,
+                                       const solver::DistributedRows& matrix, const dense::Context& context,
+                                       MPI_Comm comm) {
+  const Space space = context.space();
+  const io::CsrRows& rows = matrix.rows;
+  const auto loaded =
+      static_cast<std::int64_t>(8 * (rows.row_offsets.size() + rows.col_indices.size() + rows.values.size()));
+  // What this rank holds already counts as the plan's: the rows, the Buffers (host and device).
+  const std::int64_t host_held = loaded + dense::memory_counters(Space::host).current;
+  const std::int64_t device_held = space == Space::device ? dense::memory_counters(Space::device).current : 0;
+  solver::RankShape shape;  // the matrix's size, for the message
+  shape.global_rows = matrix.partition.global_rows();
+  shape.global_nnz = matrix.global_nnz;
+  const solver::MemoryPlan plan = window_plan(window, shape, space, host_held, device_held);
+  int ranks = 1;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
+  // At `r` ranks every share scales by ranks / r.
+  const auto plan_at = [&](int r) {
+    const double f = double(ranks) / double(r);
+    solver::WindowMemory m = window;
+    m.rows = static_cast<std::int64_t>(std::ceil(double(window.rows) * f));
+    return window_plan(m, shape, space, static_cast<std::int64_t>(double(host_held) * f),
+                       static_cast<std::int64_t>(double(device_held) * f));
+  };
+  try {
+    solver::check_memory_fits(comm, plan, host_held, device_held, context.device(), plan_at,
+                              config.execution.memory_limit_bytes);
+  } catch (const solver::AgreedError& e) {  // every rank has it
+    throw solver::AgreedError(std::string("eigensolver.interval: the window's slices (the largest a block of ") +
+                                  std::to_string(window.block) + " columns, " + std::to_string(window.pairs) +
+                                  " pairs in all) do not fit: " + e.what(),
+                              e.is_input_error());
+  }
+  return plan;
+}
+
+}  // namespace blockeigs::apps
