@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
                    args.output.c_str(), args.group.c_str());
       return apps::exit_error;
     }
-    io::CsrRows matrix;
+    CsrRows matrix;
     if (!args.generate.empty()) {
       // Read as a config's matrix.generator, with its checks and messages.
       const io::GeneratorSpec spec = io::parse_generator(args.generate, "--generate");

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "io/hdf5_handle.hpp"
 #include "io/replace_file.hpp"
 

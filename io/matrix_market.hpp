@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 
 namespace blockeigs::io {
 

@@ -148,7 +148,7 @@ void add_numbering(solver::SolverShape& s, const cfg::CgConfig&, const solver::D
   s.output_renumbered = !matrix.numbering.is_identity();
 }
 
-std::int64_t loaded_bytes(const io::CsrRows& rows) {
+std::int64_t loaded_bytes(const CsrRows& rows) {
   return static_cast<std::int64_t>(8 * rows.row_offsets.size() + 8 * rows.col_indices.size() + 8 * rows.values.size());
 }
 

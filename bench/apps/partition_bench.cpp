@@ -69,7 +69,7 @@ Time timed(MPI_Comm comm, auto&& step) {
   return {apps::slowest_rank(comm, wall), apps::slowest_rank(comm, cpu_seconds() - cpu)};
 }
 
-std::int64_t rows_bytes(const io::CsrRows& rows) {
+std::int64_t rows_bytes(const CsrRows& rows) {
   return static_cast<std::int64_t>(rows.row_offsets.size() * sizeof(std::int64_t) +
                                    rows.col_indices.size() * sizeof(std::int64_t) +
                                    rows.values.size() * sizeof(double));
@@ -103,7 +103,7 @@ void print(const char* what, const std::vector<Time>& times, const std::string& 
 // Each of this rank's rows' row in the natural numbering, and the natural
 // numbering's balanced ranges: the numbering a perfect partition and order would give.
 std::pair<solver::RowPartition, std::vector<std::int64_t>> natural_numbering(const io::GeneratorSpec& spec,
-                                                                             const io::CsrRows& rows, int ranks) {
+                                                                             const CsrRows& rows, int ranks) {
   io::GeneratorSpec natural = spec;
   natural.renumber = false;
   const io::RandomPermutation permutation(rows.global_rows, spec.renumber_seed);
@@ -125,7 +125,7 @@ io::MatrixConfig renumbered_laplacian(std::int64_t size) {
 }
 
 // The largest rank's halo rows, and all ranks'. Collective.
-std::array<long long, 2> halo_rows(const io::CsrRows& rows, MPI_Comm comm) {
+std::array<long long, 2> halo_rows(const CsrRows& rows, MPI_Comm comm) {
   const long long mine = static_cast<long long>(
       solver::RemoteColumns(rows, rows.first_row, rows.first_row + rows.local_rows()).columns().size());
   std::array<long long, 2> halo = {0, 0};

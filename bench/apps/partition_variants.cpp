@@ -37,7 +37,7 @@ std::vector<int> all_parts(MPI_Comm comm, const std::vector<int>& mine) {
 }
 
 // The balance and halo of `part` (this rank's rows' parts, in [0, parts < 64)).
-Quality quality(MPI_Comm comm, const io::CsrRows& rows, const std::vector<int>& part, int parts) {
+Quality quality(MPI_Comm comm, const CsrRows& rows, const std::vector<int>& part, int parts) {
   const std::vector<int> owner = all_parts(comm, part);
   std::vector<long long> load(static_cast<std::size_t>(parts), 0), halo(load.size(), 0);
   for (std::int64_t i = 0; i < rows.local_rows(); ++i) {
@@ -71,7 +71,7 @@ std::string describe(const Tuning& t) {
 }
 
 // The largest |position(i) - position(j)| over the local block's entries.
-std::int64_t bandwidth(const io::CsrRows& rows, const std::vector<std::int64_t>& position) {
+std::int64_t bandwidth(const CsrRows& rows, const std::vector<std::int64_t>& position) {
   const std::int64_t begin = rows.first_row, end = begin + rows.local_rows();
   std::int64_t widest = 0;
   for (std::int64_t i = 0; i < rows.local_rows(); ++i)
@@ -83,7 +83,7 @@ std::int64_t bandwidth(const io::CsrRows& rows, const std::vector<std::int64_t>&
 
 }  // namespace
 
-void time_band_orders(MPI_Comm comm, const io::CsrRows& rows) {
+void time_band_orders(MPI_Comm comm, const CsrRows& rows) {
   int rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   std::vector<int> variants = {0};  // 0: the apps' order; else Scotch's with that many passes

@@ -19,7 +19,7 @@ void time_partition_variants(MPI_Comm comm, const solver::DistributedRows& matri
 
 // The band order of each rank's `rows` (after a partition) with 3 and with 1
 // search for its start vertex: the slowest rank's time and the widest band.
-void time_band_orders(MPI_Comm comm, const io::CsrRows& rows);
+void time_band_orders(MPI_Comm comm, const CsrRows& rows);
 
 // The slowest rank's seconds in each step of a move (`what`), printed by rank 0. Collective.
 void print_move_steps(MPI_Comm comm, const char* what, const solver::MoveTimings& steps);

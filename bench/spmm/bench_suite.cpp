@@ -79,7 +79,7 @@ std::string human(std::int64_t x) {
 
 }  // namespace
 
-HostCsr<double> csr_from_rows(const io::CsrRows& rows) {
+HostCsr<double> csr_from_rows(const CsrRows& rows) {
   if (rows.nnz() > std::numeric_limits<std::int32_t>::max() ||
       rows.global_cols > std::numeric_limits<std::int32_t>::max())
     throw InputError("bench matrix does not fit int32 indices");

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "spmm/csr.hpp"
 
 namespace blockeigs::spmm::bench {
@@ -26,7 +26,7 @@ struct MatrixSpec {
 std::vector<MatrixSpec> suite_matrices(const std::string& suite, const std::string& data_dir);
 
 // int64 columns to int32; throws when the matrix does not fit.
-HostCsr<double> csr_from_rows(const io::CsrRows& rows);
+HostCsr<double> csr_from_rows(const CsrRows& rows);
 // rows x rows, `per_row` distinct random columns in every row.
 HostCsr<double> uniform_random(std::int64_t rows, std::int64_t cols, std::int64_t per_row, std::uint64_t seed);
 // rows x rows, Pareto row lengths (mean about `mean`), plus a few rows of

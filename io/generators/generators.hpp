@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 
 namespace blockeigs::io {
 

@@ -20,7 +20,7 @@
 #include "core/error.hpp"
 #include "config/keywords.hpp"
 #include "config/run_config.hpp"
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "solver/cg/block_cg.hpp"
 #include "solver/chfsi/chfsi.hpp"
 #include "solver/chfsi/eigen_method.hpp"

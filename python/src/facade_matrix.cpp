@@ -69,7 +69,7 @@ std::shared_ptr<Matrix> Matrix::from_rows(CommHandle comm, std::int64_t n, std::
     const MPI_Comm c = m->impl->comm;
     solver::DistributedRows& d = m->impl->input;
     d.description = description;
-    io::CsrRows& rows = d.rows;
+    CsrRows& rows = d.rows;
     rows.global_rows = rows.global_cols = n;
     rows.first_row = first_row;
     rows.row_offsets = std::move(row_offsets);
@@ -82,8 +82,8 @@ std::shared_ptr<Matrix> Matrix::from_rows(CommHandle comm, std::int64_t n, std::
       const std::vector<std::int64_t>& o = rows.row_offsets;
       if (o.front() == 0 && o.back() == rows.nnz() && std::is_sorted(o.begin(), o.end()) &&
           rows.values.size() == rows.col_indices.size())
-        io::sort_and_sum_duplicates(rows);
-      io::validate(rows, description);
+        sort_and_sum_duplicates(rows);
+      validate(rows, description);
     });
     d.partition = gathered_partition(c, n, first_row, rows.local_rows(), description);
     d.numbering = solver::RowNumbering::identity(c, d.partition);

@@ -3,6 +3,7 @@
 // allow (eigensolver.count), the pairs as LOBPCG's result and the window's
 // account beside them.
 #include "python/src/facade_internal.hpp"
+#include "solver/plan/window_memory.hpp"
 #include "solver/window/inertia.hpp"
 #include "solver/window/window.hpp"
 
@@ -39,8 +40,12 @@ solver::GroupOperatorFactory<double> group_operator(Matrix& a, const dense::Cont
   Matrix::Impl& m = *a.impl;
   if (!m.on_device) return solver::distributed_group_operator<double>(m.distributed->rows, context);
   return [&m, &context](const solver::SliceGroups& groups) -> std::unique_ptr<solver::LinearOperator<double>> {
-    return std::make_unique<solver::DistributedOperator<double>>(groups.group_comm(), context, *m.replicated,
-                                                                 groups.rows());
+    int rank = 0;
+    BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(groups.group_comm(), &rank));
+    solver::ReplicatedCsr held = *m.replicated;  // the same arrays, this rank's rows of its group
+    held.begin = groups.rows().begin(rank);
+    held.end = groups.rows().end(rank);
+    return std::make_unique<solver::DistributedOperator<double>>(groups.group_comm(), context, held, groups.rows());
   };
 }
 
@@ -69,6 +74,11 @@ EigsResult internal::window_pairs(Matrix& a, const Matrix* b, const EigsRequest&
         solver::collectively(comm, [&] { return solver::make_inertia_counter(comm, input.rows, input.partition); });
   }
   window.inertia = inertia.get();
+  window.check_memory = [&](const solver::WindowMemory& m) {
+    const solver::DistributedRows& d = *a.impl->distributed;
+    solver::check_window_memory(m, d.rows, d.partition.global_rows(), d.global_nnz, context, comm,
+                                execution.memory_limit_bytes);
+  };
   const solver::LobpcgOptions& options = settings.lobpcg;  // the window's slices do not poll a stop request
   EigsResult out;
   solver::WindowResult<double> r = timed_solve(context, begin, out.timings, [&] {

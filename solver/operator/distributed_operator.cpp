@@ -43,7 +43,7 @@ void scatter_add(const dense::Context& context, const U* product, std::int64_t k
 }  // namespace
 
 template <class T>
-DistributedOperator<T>::DistributedOperator(MPI_Comm comm, const dense::Context& context, const io::CsrRows& rows,
+DistributedOperator<T>::DistributedOperator(MPI_Comm comm, const dense::Context& context, const CsrRows& rows,
                                             const RowPartition& partition, Algorithm algorithm, const HaloOptions& halo)
     : comm_(comm), context_(context), partition_(partition), halo_options_(halo) {
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));

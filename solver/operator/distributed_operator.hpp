@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "core/enums.hpp"
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "solver/operator/halo/halo_exchange.hpp"
 #include "solver/operator/halo/halo_plan.hpp"
 #include "solver/operator/halo/halo_transport.hpp"
@@ -67,9 +67,8 @@ class DistributedOperator final : public SingleInputOperator<T>, public Diagonal
   // `rows` are this rank's rows (global columns), `partition` every rank's
   // range; `halo` how halo rows travel (make_halo_exchange). Collective. The
   // context must outlive the operator.
-  DistributedOperator(MPI_Comm comm, const dense::Context& context, const io::CsrRows& rows,
-                      const RowPartition& partition, Algorithm algorithm = Algorithm::automatic,
-                      const HaloOptions& halo = {});
+  DistributedOperator(MPI_Comm comm, const dense::Context& context, const CsrRows& rows, const RowPartition& partition,
+                      Algorithm algorithm = Algorithm::automatic, const HaloOptions& halo = {});
   // The same from this rank's rows [a.begin, a.end) of a replicated matrix in
   // device memory (a device context), split where they are: no upload, only
   // the halo columns' ids on the host. `partition` must give this rank those rows.

@@ -104,7 +104,7 @@ DistributedRows load(const io::MatrixConfig& config, MPI_Comm comm, const Target
       out.symmetric_by_construction = file.symmetry == io::MatrixMarketSymmetry::symmetric;
       out.partition = split(file.matrix.row_offsets, ranks, target);
       out.global_nnz = file.matrix.nnz();
-      out.rows = io::slice_rows(file.matrix, out.partition.begin(rank), out.partition.end(rank));
+      out.rows = slice_rows(file.matrix, out.partition.begin(rank), out.partition.end(rank));
       break;
     }
   }

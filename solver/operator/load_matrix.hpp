@@ -10,7 +10,7 @@
 
 #include "io/matrix_config.hpp"
 #include "core/enums.hpp"
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "solver/operator/partition/move_timings.hpp"
 #include "solver/operator/row_numbering.hpp"
 #include "solver/operator/row_partition.hpp"
@@ -54,7 +54,7 @@ struct LocalOrderReport {
 };
 
 struct DistributedRows {
-  io::CsrRows rows;        // this rank's rows, global column indices (the operator's numbering)
+  CsrRows rows;            // this rank's rows, global column indices (the operator's numbering)
   RowPartition partition;  // every rank's row range (the operator's numbering)
   RowNumbering numbering;  // the operator's numbering against the input's
   PartitionReport partitioning;

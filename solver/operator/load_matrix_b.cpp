@@ -7,7 +7,7 @@
 
 namespace blockeigs::solver {
 
-void check_positive_diagonal(MPI_Comm comm, const io::CsrRows& rows, const std::string& what) {
+void check_positive_diagonal(MPI_Comm comm, const CsrRows& rows, const std::string& what) {
   collectively(comm, [&] {
     for (std::int64_t i = 0; i < rows.local_rows(); ++i) {
       const std::int64_t row = rows.first_row + i;

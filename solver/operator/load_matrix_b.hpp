@@ -9,7 +9,7 @@
 #include <string>
 
 #include "io/matrix_config.hpp"
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "solver/operator/load_matrix.hpp"
 #include "dense/context.hpp"
 
@@ -27,6 +27,6 @@ DistributedRows load_matrix_b(const io::MatrixConfig& config, const DistributedR
 // InputError (agreed) naming `what` and the first row (zero-based, the rows'
 // numbering) whose diagonal entry is zero, negative or not stored: a
 // positive definite matrix has a positive diagonal. Collective.
-void check_positive_diagonal(MPI_Comm comm, const io::CsrRows& rows, const std::string& what);
+void check_positive_diagonal(MPI_Comm comm, const CsrRows& rows, const std::string& what);
 
 }  // namespace blockeigs::solver

@@ -14,7 +14,7 @@ struct Run {
   std::int64_t first, last;
 };
 
-Run diagonal_run(const io::CsrRows& rows, std::int64_t i, std::int64_t begin, std::int64_t end) {
+Run diagonal_run(const CsrRows& rows, std::int64_t i, std::int64_t begin, std::int64_t end) {
   const std::int64_t* col = rows.col_indices.data();
   const std::int64_t* lo = col + rows.row_offsets[i];
   const std::int64_t* hi = col + rows.row_offsets[i + 1];
@@ -25,7 +25,7 @@ Run diagonal_run(const io::CsrRows& rows, std::int64_t i, std::int64_t begin, st
   return {first - col, last - col};
 }
 
-void check_fits(const io::CsrRows& rows) {
+void check_fits(const CsrRows& rows) {
   constexpr std::int64_t int32_max = std::numeric_limits<std::int32_t>::max();
   if (rows.nnz() > int32_max)
     fail_input("one rank holds ", rows.nnz(),
@@ -35,7 +35,7 @@ void check_fits(const io::CsrRows& rows) {
 // Each row's diagonal-block count in `diagonal` (size m + 1, exclusive prefix
 // sums on return), its off-diagonal count likewise in `off`, and the halo
 // columns sorted and unique.
-void count_rows(const io::CsrRows& rows, std::vector<std::int64_t>& diagonal, std::vector<std::int64_t>& off,
+void count_rows(const CsrRows& rows, std::vector<std::int64_t>& diagonal, std::vector<std::int64_t>& off,
                 std::vector<std::int64_t>& halo_columns) {
   const std::int64_t m = rows.local_rows();
   const std::int64_t begin = rows.first_row, end = rows.first_row + m;
@@ -68,7 +68,7 @@ void count_rows(const io::CsrRows& rows, std::vector<std::int64_t>& diagonal, st
 
 }  // namespace
 
-LocalBlockShape local_block_shape(const io::CsrRows& rows) {
+LocalBlockShape local_block_shape(const CsrRows& rows) {
   check_fits(rows);
   std::vector<std::int64_t> diagonal, off;
   LocalBlockShape shape;
@@ -81,7 +81,7 @@ LocalBlockShape local_block_shape(const io::CsrRows& rows) {
 }
 
 template <class T>
-LocalBlocks<T> split_local_rows(const io::CsrRows& rows) {
+LocalBlocks<T> split_local_rows(const CsrRows& rows) {
   check_fits(rows);
   const std::int64_t m = rows.local_rows();
   const std::int64_t begin = rows.first_row, end = rows.first_row + m;
@@ -146,7 +146,7 @@ namespace {
 
 // Room on the device for the blocks and the device split's scratch, with an
 // eighth of the device's memory to spare for what the run allocates next.
-bool device_split_fits(const io::CsrRows& rows, int value_bytes) {
+bool device_split_fits(const CsrRows& rows, int value_bytes) {
   std::int64_t free = 0, total = 0;
   if (!dense::device_memory(&free, &total)) return false;
   const std::int64_t m = rows.local_rows(), nnz = rows.nnz();
@@ -157,7 +157,7 @@ bool device_split_fits(const io::CsrRows& rows, int value_bytes) {
 }  // namespace
 
 template <class T>
-LocalBlocks<T> split_local_rows(const dense::Context& context, const io::CsrRows& rows) {
+LocalBlocks<T> split_local_rows(const dense::Context& context, const CsrRows& rows) {
   const Space space = context.space();
   if (space == Space::device && device_split_fits(rows, sizeof(T))) return split_local_rows_on_device<T>(context, rows);
   LocalBlocks<T> blocks = split_local_rows<T>(rows);
@@ -176,10 +176,10 @@ std::int64_t device_split_scratch_bytes(std::int64_t local_rows, std::int64_t nn
   return 8 * m + 16 * nnz + 12 * m + 32 * off_diagonal_nnz + (std::int64_t{16} << 20);
 }
 
-template LocalBlocks<float> split_local_rows(const io::CsrRows&);
-template LocalBlocks<double> split_local_rows(const io::CsrRows&);
-template LocalBlocks<float> split_local_rows(const dense::Context&, const io::CsrRows&);
-template LocalBlocks<double> split_local_rows(const dense::Context&, const io::CsrRows&);
+template LocalBlocks<float> split_local_rows(const CsrRows&);
+template LocalBlocks<double> split_local_rows(const CsrRows&);
+template LocalBlocks<float> split_local_rows(const dense::Context&, const CsrRows&);
+template LocalBlocks<double> split_local_rows(const dense::Context&, const CsrRows&);
 
 template <class T>
 std::int64_t find_diagonal_positions(const dense::Context& context, const spmm::CsrView<T>& A,

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "solver/operator/replicated_csr.hpp"
 #include "dense/context.hpp"
 #include "spmm/csr.hpp"
@@ -38,19 +38,19 @@ struct LocalBlocks {
 // `rows` holds global rows [first_row, first_row + local_rows) and the rank
 // owns columns with the same range. Throws InputError when a block would not
 // fit the int32 local indices.
-LocalBlockShape local_block_shape(const io::CsrRows& rows);
+LocalBlockShape local_block_shape(const CsrRows& rows);
 
 // The split itself, in host memory: one counting pass and one filling pass
 // over the rows (both in parallel), each array written once.
 template <class T>
-LocalBlocks<T> split_local_rows(const io::CsrRows& rows);
+LocalBlocks<T> split_local_rows(const CsrRows& rows);
 
 // The same split done by the device of `context` (cuda/local_blocks_device.cu):
 // the rows uploaded once as loaded, counted, scanned and filled there, the
 // blocks left in device memory, bit for bit the host split's. Where the build
 // has no CUDA it throws.
 template <class T>
-LocalBlocks<T> split_local_rows_on_device(const dense::Context& context, const io::CsrRows& rows);
+LocalBlocks<T> split_local_rows_on_device(const dense::Context& context, const CsrRows& rows);
 
 // The device split of this rank's rows [a.begin, a.end) of a replicated
 // matrix in device memory, read in place (nothing uploaded, nothing copied to
@@ -67,7 +67,7 @@ std::int64_t device_split_scratch_bytes(std::int64_t local_rows, std::int64_t nn
 // the blocks and the device split's scratch together, else on the host and
 // then copied there.
 template <class T>
-LocalBlocks<T> split_local_rows(const dense::Context& context, const io::CsrRows& rows);
+LocalBlocks<T> split_local_rows(const dense::Context& context, const CsrRows& rows);
 
 // The diagonal block's stored diagonal entries, for DistributedOperator::set_diagonal_shift (host loops in
 // local_blocks.cpp, their device twins in cuda/diagonal_shift.cu).

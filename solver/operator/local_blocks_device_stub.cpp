@@ -7,7 +7,7 @@
 namespace blockeigs::solver {
 
 template <class T>
-LocalBlocks<T> split_local_rows_on_device(const dense::Context&, const io::CsrRows&) {
+LocalBlocks<T> split_local_rows_on_device(const dense::Context&, const CsrRows&) {
   throw NotCompiled("split_local_rows_on_device", "CUDA");
 }
 
@@ -18,8 +18,8 @@ LocalBlocks<T> split_replicated_on_device(const dense::Context&, const Replicate
 
 template LocalBlocks<float> split_replicated_on_device(const dense::Context&, const ReplicatedCsr&);
 template LocalBlocks<double> split_replicated_on_device(const dense::Context&, const ReplicatedCsr&);
-template LocalBlocks<float> split_local_rows_on_device(const dense::Context&, const io::CsrRows&);
-template LocalBlocks<double> split_local_rows_on_device(const dense::Context&, const io::CsrRows&);
+template LocalBlocks<float> split_local_rows_on_device(const dense::Context&, const CsrRows&);
+template LocalBlocks<double> split_local_rows_on_device(const dense::Context&, const CsrRows&);
 
 }  // namespace blockeigs::solver
 

@@ -111,16 +111,16 @@ std::string problem_message(const ReplicatedCsr& a, const CsrProblem& p, const s
       return detail::concat(description, ": row offsets decrease at row ", p.row, " (", o[0], " then ", o[1], ")");
     }
     case Kind::entry: {
-      // The offending row alone, checked by io::validate: its message, by construction.
+      // The offending row alone, checked by validate: its message, by construction.
       const std::vector<std::int64_t> o = fetch_indices(a, a.offsets, p.row, 2);
-      io::CsrRows row;
+      CsrRows row;
       row.global_rows = row.global_cols = a.n;
       row.first_row = p.row;
       row.row_offsets = {0, o[1] - o[0]};
       row.col_indices = fetch_indices(a, a.columns, o[0], o[1] - o[0]);
       row.values = fetch<double>(a, a.values, o[0], o[1] - o[0]);
       try {
-        io::validate(row, description);
+        validate(row, description);
       } catch (const InputError& e) {
         return e.what();
       }
@@ -140,8 +140,8 @@ void check_replicated(MPI_Comm comm, const ReplicatedCsr& a, const dense::Contex
     });
 }
 
-io::CsrRows host_rows(const ReplicatedCsr& a) {
-  io::CsrRows rows;
+CsrRows host_rows(const ReplicatedCsr& a) {
+  CsrRows rows;
   rows.global_rows = rows.global_cols = a.n;
   rows.first_row = a.begin;
   rows.row_offsets = fetch_indices(a, a.offsets, a.begin, a.local_rows() + 1);

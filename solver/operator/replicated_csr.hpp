@@ -14,7 +14,7 @@
 
 #include "core/enums.hpp"
 #include "dense/context.hpp"
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 
 namespace blockeigs::solver {
 
@@ -32,7 +32,7 @@ struct ReplicatedCsr {
 
 // What is wrong with a replicated matrix, found by one pass of each kind
 // (host or device); `message` builds the text. Each kind's finding is the
-// first one the host checks (io::validate, check_symmetric) would name.
+// first one the host checks (validate, check_symmetric) would name.
 struct CsrProblem {
   enum class Kind { none, offsets_start, offsets_end, offsets_decrease, entry, asymmetric };
   Kind kind = Kind::none;
@@ -59,7 +59,7 @@ CsrProblem find_offsets_problem_on_device(const ReplicatedCsr& a, const dense::C
 CsrProblem find_entry_problem_on_device(const ReplicatedCsr& a, const dense::Context& context);
 CsrProblem find_asymmetry_on_device(const ReplicatedCsr& a, const dense::Context& context);
 
-// The message the host checks give for `problem` (io::validate's for the
+// The message the host checks give for `problem` (validate's for the
 // offsets and the entries, check_symmetric's for an asymmetry), naming
 // `description`; empty for none. Reads the offending row from the arrays.
 std::string problem_message(const ReplicatedCsr& a, const CsrProblem& problem, const std::string& description);
@@ -73,6 +73,6 @@ void check_replicated(MPI_Comm comm, const ReplicatedCsr& a, const dense::Contex
 // This rank's rows as host rows (int64 columns): the path for what the
 // device operator does not take (a graph partition, a band order, the CPU
 // backend). One copy of the rank's rows.
-io::CsrRows host_rows(const ReplicatedCsr& a);
+CsrRows host_rows(const ReplicatedCsr& a);
 
 }  // namespace blockeigs::solver

@@ -42,7 +42,7 @@ struct Mismatch {
 };
 
 // A(first_row + local_row, col), 0 where it is not stored (a row's columns are sorted).
-double stored(const io::CsrRows& rows, std::int64_t local_row, std::int64_t col) {
+double stored(const CsrRows& rows, std::int64_t local_row, std::int64_t col) {
   const auto begin = rows.col_indices.begin() + rows.row_offsets[local_row];
   const auto end = rows.col_indices.begin() + rows.row_offsets[local_row + 1];
   const auto it = std::lower_bound(begin, end, col);
@@ -54,7 +54,7 @@ double stored(const io::CsrRows& rows, std::int64_t local_row, std::int64_t col)
 // random, each lookup a chain of cache misses (offsets, then columns and
 // values), so the rows of later entries are fetched ahead, in two stages.
 template <class RowAt, class Visit>
-void visit_prefetching(const io::CsrRows& rows, std::int64_t first, std::int64_t count, RowAt row_at, Visit visit) {
+void visit_prefetching(const CsrRows& rows, std::int64_t first, std::int64_t count, RowAt row_at, Visit visit) {
   constexpr std::int64_t ahead = 16;
   for (std::int64_t e = first; e < count; ++e) {
     if (e + 2 * ahead < count) {
@@ -99,7 +99,7 @@ struct RemoteEntries {
 // The host's pass over this rank's entries: each local transpose checked in
 // place (the smallest mismatch kept). Each thread takes a range of rows, with
 // its own smallest mismatch.
-void local_pass(const io::CsrRows& rows, Mismatch& mismatch) {
+void local_pass(const CsrRows& rows, Mismatch& mismatch) {
   const std::int64_t first = rows.first_row, end = first + rows.local_rows();
   auto local_row = [&](std::int64_t k) {
     const std::int64_t j = rows.col_indices[k];
@@ -133,8 +133,8 @@ struct RowList {
 // Calls take(i, k, owner) for each entry k of the listed rows [begin, stop)
 // whose column another rank owns, in order.
 template <class Take>
-void for_remote_entries(const io::CsrRows& rows, const RowPartition& partition, const RowList& sending,
-                        std::int64_t begin, std::int64_t stop, Take&& take) {
+void for_remote_entries(const CsrRows& rows, const RowPartition& partition, const RowList& sending, std::int64_t begin,
+                        std::int64_t stop, Take&& take) {
   const std::int64_t first = rows.first_row, end = first + rows.local_rows();
   for (std::int64_t n = begin; n < stop; ++n) {
     const std::int64_t i = sending[n];
@@ -149,7 +149,7 @@ void for_remote_entries(const io::CsrRows& rows, const RowPartition& partition, 
 // by owner, each group in row order; `send_counts` gets each owner's count.
 // Each thread counts its share of the rows by owner, then fills its places.
 template <class Index>
-RemoteEntries<Index> remote_entries(const io::CsrRows& rows, const RowPartition& partition, const RowList& sending,
+RemoteEntries<Index> remote_entries(const CsrRows& rows, const RowPartition& partition, const RowList& sending,
                                     std::vector<std::int64_t>& send_counts) {
   const int ranks = partition.ranks(), threads = omp_get_max_threads();
   // (thread, owner): the thread's count for the owner, then where its next entry goes.
@@ -196,7 +196,7 @@ RemoteEntries<Index> remote_entries(const io::CsrRows& rows, const RowPartition&
 // device context with room for the rows) the lookups run there and the host
 // repeats a pass only where the device found a mismatch, to name it.
 template <class Index>
-void check_entries(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition, const dense::Context* device,
+void check_entries(MPI_Comm comm, const CsrRows& rows, const RowPartition& partition, const dense::Context* device,
                    Mismatch& mismatch) {
   const std::int64_t first = rows.first_row;
   std::unique_ptr<DeviceSymmetryRows> on_device;
@@ -255,7 +255,7 @@ std::int64_t input_row(MPI_Comm comm, const RowPartition& partition, const RowNu
 
 }  // namespace
 
-void check_symmetric(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition, const std::string& what,
+void check_symmetric(MPI_Comm comm, const CsrRows& rows, const RowPartition& partition, const std::string& what,
                      const std::string& symbol, const RowNumbering* numbering, const dense::Context* device) {
   if (rows.global_rows != rows.global_cols)
     collectively(comm, [&] { fail_input(what, " is ", rows.global_rows, " x ", rows.global_cols, ", not square"); });

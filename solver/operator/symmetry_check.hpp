@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string>
 
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "dense/context.hpp"
 #include "solver/operator/row_numbering.hpp"
 #include "solver/operator/row_partition.hpp"
@@ -23,14 +23,14 @@ namespace blockeigs::solver {
 // A(4, 17) = 2.5 but A(17, 4) = 0" (`symbol` names the matrix there: "B" for
 // B of A x = lambda B x). Entries match when |a_ij - a_ji| <= 1e-12 *
 // max(|a_ij|, |a_ji|); an entry not stored counts as 0, so a stored zero
-// needs no partner. Rows must meet io::CsrRows' invariants (columns sorted
+// needs no partner. Rows must meet CsrRows' invariants (columns sorted
 // and unique within a row, in range). Rows already moved and renumbered (a
 // saved distribution: most transposed entries are then on their own rank)
 // take their `numbering`: the entry is named in the input's numbering, the
 // smallest in the operator's. With a `device` context whose device has room
 // for the rows, the lookups run there (symmetry_check_device.hpp); the message
 // is the same.
-void check_symmetric(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition, const std::string& what,
+void check_symmetric(MPI_Comm comm, const CsrRows& rows, const RowPartition& partition, const std::string& what,
                      const std::string& symbol = "A", const RowNumbering* numbering = nullptr,
                      const dense::Context* device = nullptr);
 

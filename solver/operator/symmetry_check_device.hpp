@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "dense/context.hpp"
 
 namespace blockeigs::solver {
@@ -25,8 +25,8 @@ class DeviceSymmetryRows {
  public:
   // Uploads `rows` to the device of `context`; false from fits() where the
   // device lacks room for them and `received` entries beside them.
-  static bool fits(const io::CsrRows& rows, std::int64_t received);
-  DeviceSymmetryRows(const dense::Context& context, const io::CsrRows& rows);
+  static bool fits(const CsrRows& rows, std::int64_t received);
+  DeviceSymmetryRows(const dense::Context& context, const CsrRows& rows);
   ~DeviceSymmetryRows();
   DeviceSymmetryRows(const DeviceSymmetryRows&) = delete;
   DeviceSymmetryRows& operator=(const DeviceSymmetryRows&) = delete;

@@ -8,9 +8,9 @@ namespace blockeigs::solver {
 
 struct DeviceSymmetryRows::Impl {};
 
-bool DeviceSymmetryRows::fits(const io::CsrRows&, std::int64_t) { return false; }
+bool DeviceSymmetryRows::fits(const CsrRows&, std::int64_t) { return false; }
 
-DeviceSymmetryRows::DeviceSymmetryRows(const dense::Context&, const io::CsrRows&) {
+DeviceSymmetryRows::DeviceSymmetryRows(const dense::Context&, const CsrRows&) {
   throw NotCompiled("DeviceSymmetryRows", "CUDA");
 }
 

@@ -43,7 +43,7 @@ std::string petsc_version() {
 
 // This rank's rows with the diagonal entry in each row's pattern (zero where the input has none), so that
 // MatShift changes values only.
-void with_diagonal(const io::CsrRows& rows, std::int64_t first, std::vector<PetscInt>& offsets,
+void with_diagonal(const CsrRows& rows, std::int64_t first, std::vector<PetscInt>& offsets,
                    std::vector<PetscInt>& columns, std::vector<PetscScalar>& values) {
   offsets.assign(1, 0);
   for (std::int64_t i = 0; i < rows.local_rows(); ++i) {
@@ -70,7 +70,7 @@ void with_diagonal(const io::CsrRows& rows, std::int64_t first, std::vector<Pets
 
 class MumpsInertia final : public InertiaCounter {
  public:
-  MumpsInertia(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition) : session_(comm), comm_(comm) {
+  MumpsInertia(MPI_Comm comm, const CsrRows& rows, const RowPartition& partition) : session_(comm), comm_(comm) {
     try {
       collectively(comm, [&] { set_up(rows, partition); });
     } catch (...) {
@@ -111,7 +111,7 @@ class MumpsInertia final : public InertiaCounter {
   std::string name() const override { return "MUMPS (PETSc " + petsc_version() + ")"; }
 
  private:
-  void set_up(const io::CsrRows& rows, const RowPartition& partition) {
+  void set_up(const CsrRows& rows, const RowPartition& partition) {
     std::vector<PetscInt> offsets, columns;
     std::vector<PetscScalar> values;
     int rank = 0;
@@ -208,7 +208,7 @@ bool inertia_available(std::string* why) {
   return true;
 }
 
-std::unique_ptr<InertiaCounter> make_inertia_counter(MPI_Comm comm, const io::CsrRows& rows,
+std::unique_ptr<InertiaCounter> make_inertia_counter(MPI_Comm comm, const CsrRows& rows,
                                                      const RowPartition& partition) {
   return std::make_unique<MumpsInertia>(comm, rows, partition);
 }

@@ -21,7 +21,7 @@ bool inertia_available(std::string* why) {
   return false;
 }
 
-std::unique_ptr<InertiaCounter> make_inertia_counter(MPI_Comm, const io::CsrRows&, const RowPartition&) {
+std::unique_ptr<InertiaCounter> make_inertia_counter(MPI_Comm, const CsrRows&, const RowPartition&) {
   fail_input("eigensolver.count: inertia needs PETSc with MUMPS, and this build's PETSc ", petsc_version(),
              " has none; use count: density");
 }

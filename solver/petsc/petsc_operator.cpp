@@ -127,7 +127,7 @@ namespace {
 
 // The MATSHELL over `rows` (the operator's numbering, distributed by
 // `partition`), numbered as `numbering`'s input (or as `rows` where it is the identity).
-Mat make_shell(MPI_Comm comm, const dense::Context& context, const io::CsrRows& rows, const RowPartition& partition,
+Mat make_shell(MPI_Comm comm, const dense::Context& context, const CsrRows& rows, const RowPartition& partition,
                Algorithm algorithm, const RowNumbering& numbering) {
   int ranks = 1, rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
@@ -171,7 +171,7 @@ Mat make_shell(MPI_Comm comm, const dense::Context& context, const io::CsrRows& 
 
 }  // namespace
 
-Mat create_petsc_operator(MPI_Comm comm, const dense::Context& context, const io::CsrRows& rows,
+Mat create_petsc_operator(MPI_Comm comm, const dense::Context& context, const CsrRows& rows,
                           const RowPartition& partition, Algorithm algorithm) {
   return make_shell(comm, context, rows, partition, algorithm, RowNumbering());
 }
@@ -196,14 +196,14 @@ Mat create_petsc_operator_from_aij(Mat aij, const dense::Context& context, Algor
   BLOCKEIGS_PETSC_CHECK(MatGetOwnershipRanges(aij, &ranges));
   RowPartition partition(std::vector<std::int64_t>(ranges, ranges + ranks + 1));
 
-  io::CsrRows rows = collectively(comm, [&] {
+  CsrRows rows = collectively(comm, [&] {
     PetscInt local_rows = 0, local_cols = 0, begin = 0, end = 0;
     BLOCKEIGS_PETSC_CHECK(MatGetLocalSize(aij, &local_rows, &local_cols));
     if (local_rows != local_cols)
       fail_input("the PETSc matrix has ", local_rows, " local rows but ", local_cols,
                  " local columns on a rank: the operator needs rows and columns distributed alike");
     BLOCKEIGS_PETSC_CHECK(MatGetOwnershipRange(aij, &begin, &end));
-    io::CsrRows out;
+    CsrRows out;
     out.global_rows = global_rows;
     out.global_cols = global_cols;
     out.first_row = begin;
@@ -219,8 +219,8 @@ Mat create_petsc_operator_from_aij(Mat aij, const dense::Context& context, Algor
       BLOCKEIGS_PETSC_CHECK(MatRestoreRow(aij, row, &count, &cols, &vals));
       out.row_offsets.push_back(static_cast<std::int64_t>(out.col_indices.size()));
     }
-    io::sort_and_sum_duplicates(out);  // MatGetRow's order is the type's business
-    io::validate(out, "the PETSc matrix");
+    sort_and_sum_duplicates(out);  // MatGetRow's order is the type's business
+    validate(out, "the PETSc matrix");
     return out;
   });
   // MatMultTranspose reuses MatMult, and the solvers assume symmetry: refuse
@@ -231,7 +231,7 @@ Mat create_petsc_operator_from_aij(Mat aij, const dense::Context& context, Algor
 
 namespace {
 
-PetscPencil make_pencil(MPI_Comm comm, const dense::Context& context, const io::CsrRows& a, const io::CsrRows& b,
+PetscPencil make_pencil(MPI_Comm comm, const dense::Context& context, const CsrRows& a, const CsrRows& b,
                         const RowPartition& partition, Algorithm algorithm, const RowNumbering& numbering) {
   collectively(comm, [&] {
     if (a.global_rows != b.global_rows || a.first_row != b.first_row || a.local_rows() != b.local_rows())
@@ -252,8 +252,8 @@ PetscPencil make_pencil(MPI_Comm comm, const dense::Context& context, const io::
 
 }  // namespace
 
-PetscPencil create_petsc_pencil(MPI_Comm comm, const dense::Context& context, const io::CsrRows& a,
-                                const io::CsrRows& b, const RowPartition& partition, Algorithm algorithm) {
+PetscPencil create_petsc_pencil(MPI_Comm comm, const dense::Context& context, const CsrRows& a, const CsrRows& b,
+                                const RowPartition& partition, Algorithm algorithm) {
   return make_pencil(comm, context, a, b, partition, algorithm, RowNumbering());
 }
 

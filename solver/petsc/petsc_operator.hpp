@@ -37,7 +37,7 @@
 #include <type_traits>
 
 #include "core/enums.hpp"
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "solver/operator/load_matrix.hpp"
 #include "solver/operator/row_partition.hpp"
 #include "dense/context.hpp"
@@ -57,7 +57,7 @@ namespace blockeigs::solver {
 // The Mat numbers rows as `rows` do: after a graph partition or a band order
 // of each rank's rows that is the operator's numbering, not the input's (the
 // overload on DistributedRows below gives the input's).
-Mat create_petsc_operator(MPI_Comm comm, const dense::Context& context, const io::CsrRows& rows,
+Mat create_petsc_operator(MPI_Comm comm, const dense::Context& context, const CsrRows& rows,
                           const RowPartition& partition, Algorithm algorithm = Algorithm::automatic);
 
 // The same from what load_distributed_rows gives, in the input's numbering
@@ -83,9 +83,8 @@ struct PetscPencil {
   Mat A = nullptr;
   Mat B = nullptr;
 };
-PetscPencil create_petsc_pencil(MPI_Comm comm, const dense::Context& context, const io::CsrRows& a,
-                                const io::CsrRows& b, const RowPartition& partition,
-                                Algorithm algorithm = Algorithm::automatic);
+PetscPencil create_petsc_pencil(MPI_Comm comm, const dense::Context& context, const CsrRows& a, const CsrRows& b,
+                                const RowPartition& partition, Algorithm algorithm = Algorithm::automatic);
 // The same in the input's numbering (as create_petsc_operator on
 // DistributedRows), from A's rows and B's as load_matrix_b gives them.
 PetscPencil create_petsc_pencil(MPI_Comm comm, const dense::Context& context, const DistributedRows& a,

@@ -77,13 +77,13 @@ std::vector<std::string> prefixed_names(const std::string& options, const std::s
 
 class PetscPreconditioner final : public Preconditioner<double> {
  public:
-  PetscPreconditioner(MPI_Comm comm, const dense::Context& context, const io::CsrRows& rows,
-                      const RowPartition& partition, const std::string& options);
+  PetscPreconditioner(MPI_Comm comm, const dense::Context& context, const CsrRows& rows, const RowPartition& partition,
+                      const std::string& options);
   ~PetscPreconditioner() override;
   void apply(dense::ConstDenseView<double> R, dense::DenseView<double> W) override;
 
  private:
-  void set_up(const io::CsrRows& rows, const std::string& options);
+  void set_up(const CsrRows& rows, const std::string& options);
   void release();  // PETSc's objects and our options
   // The two ways to and from PETSc's column-major blocks X_ and Y_.
   void apply_through_host(dense::ConstDenseView<double> R, dense::DenseView<double> W);
@@ -99,7 +99,7 @@ class PetscPreconditioner final : public Preconditioner<double> {
   PC pc_ = nullptr;
 };
 
-PetscPreconditioner::PetscPreconditioner(MPI_Comm comm, const dense::Context& context, const io::CsrRows& rows,
+PetscPreconditioner::PetscPreconditioner(MPI_Comm comm, const dense::Context& context, const CsrRows& rows,
                                          const RowPartition& partition, const std::string& options)
     : session_(comm),
       comm_(comm),
@@ -124,7 +124,7 @@ PetscPreconditioner::PetscPreconditioner(MPI_Comm comm, const dense::Context& co
   }
 }
 
-void PetscPreconditioner::set_up(const io::CsrRows& rows, const std::string& options) {
+void PetscPreconditioner::set_up(const CsrRows& rows, const std::string& options) {
   static std::atomic<int> serial{0};
   const std::string prefix = "blockeigs_pc_" + std::to_string(++serial) + "_";
   std::string prefixed;
@@ -252,8 +252,7 @@ void PetscPreconditioner::apply_on_device(dense::ConstDenseView<double> R, dense
 bool petsc_available() { return true; }
 
 std::unique_ptr<Preconditioner<double>> make_petsc_preconditioner(MPI_Comm comm, const dense::Context& context,
-                                                                  const io::CsrRows& rows,
-                                                                  const RowPartition& partition,
+                                                                  const CsrRows& rows, const RowPartition& partition,
                                                                   const std::string& options) {
   return std::make_unique<PetscPreconditioner>(comm, context, rows, partition, options);
 }

@@ -200,8 +200,7 @@ RankShape measured_shape(const DistributedOperator<T>& op, std::int64_t global_n
   return s;
 }
 
-RankShape measured_shape(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition,
-                         std::int64_t global_nnz) {
+RankShape measured_shape(MPI_Comm comm, const CsrRows& rows, const RowPartition& partition, std::int64_t global_nnz) {
   const LocalBlockShape blocks = collectively(comm, [&] { return local_block_shape(rows); });
   const HaloPlan halo = build_halo_plan(comm, partition, blocks.halo_columns);
   RankShape s;

@@ -9,7 +9,7 @@
 #include <functional>
 #include <optional>
 
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "solver/operator/row_partition.hpp"
 #include "solver/plan/memory_plan.hpp"
@@ -40,7 +40,6 @@ void check_memory_fits(MPI_Comm comm, const MemoryPlan& plan, std::int64_t host_
 // a dry run) by splitting the loaded rows and building the halo plan. Collective.
 template <class T>
 RankShape measured_shape(const DistributedOperator<T>& op, std::int64_t global_nnz);
-RankShape measured_shape(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition,
-                         std::int64_t global_nnz);
+RankShape measured_shape(MPI_Comm comm, const CsrRows& rows, const RowPartition& partition, std::int64_t global_nnz);
 
 }  // namespace blockeigs::solver

@@ -16,7 +16,7 @@ std::int64_t csr_bytes(std::int64_t rows, std::int64_t nnz, int index_bytes, int
   return (rows + 1) * index_bytes + nnz * (index_bytes + value_bytes);
 }
 
-// The rows as loaded (io::CsrRows: int64 offsets and columns, double values).
+// The rows as loaded (CsrRows: int64 offsets and columns, double values).
 std::int64_t loaded_rows_bytes(const RankShape& s) { return csr_bytes(s.local_rows, s.local_nnz, 8, 8); }
 
 struct Phases {

@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "solver/operator/row_partition.hpp"
 #include "solver/precond/preconditioner.hpp"
 #include "dense/context.hpp"
@@ -30,8 +30,7 @@ bool petsc_available();
 // if nothing has (and finalises it when the last such preconditioner goes). InputError on every rank, with PETSc's
 // message, for options PETSc rejects or does not use, and for a build without PETSc.
 std::unique_ptr<Preconditioner<double>> make_petsc_preconditioner(MPI_Comm comm, const dense::Context& context,
-                                                                  const io::CsrRows& rows,
-                                                                  const RowPartition& partition,
+                                                                  const CsrRows& rows, const RowPartition& partition,
                                                                   const std::string& options);
 
 }  // namespace blockeigs::solver

@@ -6,7 +6,7 @@ namespace blockeigs::solver {
 
 bool petsc_available() { return false; }
 
-std::unique_ptr<Preconditioner<double>> make_petsc_preconditioner(MPI_Comm, const dense::Context&, const io::CsrRows&,
+std::unique_ptr<Preconditioner<double>> make_petsc_preconditioner(MPI_Comm, const dense::Context&, const CsrRows&,
                                                                   const RowPartition&, const std::string&) {
   fail_input(
       "preconditioner type petsc needs block-eigs built with PETSc (cmake -DBLOCKEIGS_PETSC=ON with "

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "core/enums.hpp"
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "solver/operator/row_partition.hpp"
 
 namespace blockeigs::solver {
@@ -52,7 +52,6 @@ CountChoice choose_count(WindowCount requested, std::int64_t global_rows);
 // Takes this rank's `rows` (global column indices, distributed by `partition`)
 // once; each `at` factors A - sigma I. Collective over comm. InputError where
 // the build cannot (inertia_available()).
-std::unique_ptr<InertiaCounter> make_inertia_counter(MPI_Comm comm, const io::CsrRows& rows,
-                                                     const RowPartition& partition);
+std::unique_ptr<InertiaCounter> make_inertia_counter(MPI_Comm comm, const CsrRows& rows, const RowPartition& partition);
 
 }  // namespace blockeigs::solver

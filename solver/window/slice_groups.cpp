@@ -57,7 +57,7 @@ int SliceGroups::holder(int group, int rank) const {
   return first_rank(group) + j;
 }
 
-io::CsrRows SliceGroups::gather_rows(const io::CsrRows& mine) const {
+CsrRows SliceGroups::gather_rows(const CsrRows& mine) const {
   // Every rank's rows go to their holder in each group; this rank receives those of its chunk.
   const int j = rank_ - first_rank(mine_);
   const int from = chunk_begin(mine_, j), to = chunk_begin(mine_, j + 1);
@@ -92,7 +92,7 @@ io::CsrRows SliceGroups::gather_rows(const io::CsrRows& mine) const {
   }
   wait_all(requests);
 
-  io::CsrRows out;
+  CsrRows out;
   out.global_rows = world_.global_rows();
   out.global_cols = mine.global_cols;
   out.first_row = rows_.begin(j);
@@ -147,17 +147,17 @@ template void SliceGroups::to_world(const dense::Context&, int, std::int64_t, de
                                     dense::DenseView<double>) const;
 
 template <class T>
-GroupOperatorFactory<T> distributed_group_operator(const io::CsrRows& rows, const dense::Context& context,
+GroupOperatorFactory<T> distributed_group_operator(const CsrRows& rows, const dense::Context& context,
                                                    Algorithm algorithm, HaloOptions halo) {
   return [&rows, &context, algorithm, halo](const SliceGroups& groups) -> std::unique_ptr<LinearOperator<T>> {
-    const io::CsrRows held = groups.gather_rows(rows);
+    const CsrRows held = groups.gather_rows(rows);
     return std::make_unique<DistributedOperator<T>>(groups.group_comm(), context, held, groups.rows(), algorithm, halo);
   };
 }
 
-template GroupOperatorFactory<float> distributed_group_operator(const io::CsrRows&, const dense::Context&, Algorithm,
+template GroupOperatorFactory<float> distributed_group_operator(const CsrRows&, const dense::Context&, Algorithm,
                                                                 HaloOptions);
-template GroupOperatorFactory<double> distributed_group_operator(const io::CsrRows&, const dense::Context&, Algorithm,
+template GroupOperatorFactory<double> distributed_group_operator(const CsrRows&, const dense::Context&, Algorithm,
                                                                  HaloOptions);
 
 }  // namespace blockeigs::solver

@@ -15,7 +15,7 @@
 
 #include "dense/context.hpp"
 #include "dense/dense.hpp"
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "solver/base/linear_operator.hpp"
 #include "solver/operator/halo/halo_transport.hpp"
 #include "solver/operator/distributed_operator.hpp"
@@ -40,7 +40,7 @@ class SliceGroups {
 
   // The rows this rank holds in its group, from the ranks of `comm` whose ranges make them up (`mine`: this
   // rank's rows of A, sent to one rank of every group). Collective over `comm`.
-  io::CsrRows gather_rows(const io::CsrRows& mine) const;
+  CsrRows gather_rows(const CsrRows& mine) const;
 
   // A block on the rows of `group`'s layout (held where this rank is in it; ignored elsewhere) into `out`,
   // this rank's rows of A's layout, `cols` columns on every rank. Collective over `comm`.
@@ -66,7 +66,7 @@ using GroupOperatorFactory = std::function<std::unique_ptr<LinearOperator<T>>(co
 // A factory of DistributedOperators whose rows come from `rows` (this rank's rows of A, global columns)
 // through SliceGroups::gather_rows; the other arguments as DistributedOperator's. `rows` must outlive it.
 template <class T>
-GroupOperatorFactory<T> distributed_group_operator(const io::CsrRows& rows, const dense::Context& context,
+GroupOperatorFactory<T> distributed_group_operator(const CsrRows& rows, const dense::Context& context,
                                                    Algorithm algorithm = Algorithm::automatic, HaloOptions halo = {});
 
 }  // namespace blockeigs::solver

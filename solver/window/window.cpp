@@ -204,6 +204,7 @@ struct SlicePlan {
   const SpectrumScale& scale;
   const DensityOfStates& dos;
   double norm = 0;
+  bool device = false;  // the blocks live on a GPU
 };
 
 // Slices [first, last) one after another on A (its ranks, reductions on `comm`), each from the slice below's
@@ -247,6 +248,7 @@ void check_memory(const WindowReport& report, const SlicePlan& plan, std::int64_
   m.rows = rows;
   m.value_bytes = value_bytes;
   m.mixed = mixed;
+  m.device = plan.device;
   for (std::size_t i = 0; i < report.slices.size(); ++i)
     m.block = std::max<std::int64_t>(
         m.block, slice_spec(report, i, plan.scale, plan.dos, plan.window, plan.options.seed, plan.norm, 0).block);
@@ -416,7 +418,7 @@ WindowResult<T> window_eigs(LinearOperator<T>& A, const LobpcgOptions& options, 
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
   report.groups = group_count(window.groups, report.slices.size(), ranks, static_cast<bool>(group_operator));
   const bool mixed = std::is_same_v<T, double> && filter_mixed(options.search_precision, ctx.space(), sizeof(T));
-  const SlicePlan plan{options, window, scale, dos, norm};
+  const SlicePlan plan{options, window, scale, dos, norm, ctx.space() == Space::device};
   std::vector<SliceOutcome<T>> solved;
   if (report.groups > 1) {
     solved = solve_in_groups<T>(A, comm, report.groups, group_operator, mixed, plan, report);

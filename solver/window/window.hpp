@@ -50,11 +50,13 @@ struct WindowMemory {
   std::int64_t block = 0;  // the largest slice's first block, in columns
   std::int64_t pairs = 0;  // the window's pairs: the certified count, or the density's plus three errors
   int value_bytes = 8;
-  bool mixed = false;  // the filter's fp32 blocks beside (A's fp32 copy is held by then)
+  bool mixed = false;   // the filter's fp32 blocks beside (A's fp32 copy is held by then)
+  bool device = false;  // on a GPU, locking's permutation of the active columns copies them: one block more
   // Bytes in the operator's memory at the peak: a slice's V, A V and scratch and its fp32 blocks beside the
   // pairs found, or at the end the pairs beside the result they are gathered into.
   std::int64_t bytes() const {
-    const std::int64_t slices = rows * (value_bytes * (3 * block + pairs) + (mixed ? 4 * 3 * block : 0));
+    const std::int64_t blocks = device ? 4 : 3;
+    const std::int64_t slices = rows * (value_bytes * (blocks * block + pairs) + (mixed ? 4 * 3 * block : 0));
     return std::max(slices, rows * value_bytes * 2 * pairs);
   }
 };

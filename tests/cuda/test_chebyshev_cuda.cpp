@@ -138,7 +138,7 @@ TEST_F(ChebyshevCuda, Fp32PassesMatchTheHost) {
 // distributed operator: fp64 and fp32 polynomials).
 TEST_F(ChebyshevCuda, PreconditionerMatchesTheHost) {
   const io::GeneratorSpec spec{io::GeneratorKind::laplacian_2d, 30, 20, 1, 5};
-  const io::CsrRows whole = io::generate_rows(spec, 0, io::generated_rows(spec));
+  const CsrRows whole = io::generate_rows(spec, 0, io::generated_rows(spec));
   const auto partition = solver::RowPartition::uniform(whole.global_rows, 1);
   const dense::Context host = dense::Context::host(), device = dense::Context::cuda(0);
   test::CsrTestOperator<double> Ah(MPI_COMM_WORLD, dense::Context::host(), whole, partition);

@@ -28,8 +28,8 @@ struct Case {
   double alpha, beta;
 };
 
-std::vector<io::CsrRows> matrices() {
-  std::vector<io::CsrRows> out;
+std::vector<CsrRows> matrices() {
+  std::vector<CsrRows> out;
   io::GeneratorSpec cube{io::GeneratorKind::laplacian_3d, 17, 13, 9, 7};
   out.push_back(io::generate_rows(cube, 0, io::generated_rows(cube)));
   out.push_back(test::power_law_matrix(4099, 3000, 5));
@@ -52,7 +52,7 @@ TEST_F(ColumnMajorSpmm, DeviceMatchesTheHostLoops) {
   const Case cases[] = {{1, 0, 1, 0},  {3, 1, 1, 0},   {16, 0, 1, 0},  {17, 3, 2, -0.5},
                         {32, 0, 1, 1}, {33, 2, -1, 0}, {40, 1, 0.5, 2}};
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  for (const io::CsrRows& whole : matrices()) {
+  for (const CsrRows& whole : matrices()) {
     const spmm::HostCsr<double> csr = test::to_host_csr<double>(whole);
     const spmm::CsrMatrix<double> on_device(Space::device, csr), on_host(Space::host, csr);
     const std::int64_t rows = csr.rows, cols = csr.cols;
@@ -98,7 +98,7 @@ TEST_F(ColumnMajorSpmm, DeviceMatchesTheHostLoops) {
 // The host twin against a plain column-by-column product, and its refusals.
 TEST(ColumnMajorSpmmHost, HostLoopsAreTheProductAndRefuseBadShapes) {
   const dense::Context& host = test::host_context();
-  const io::CsrRows whole = test::power_law_matrix(300, 200, 7);
+  const CsrRows whole = test::power_law_matrix(300, 200, 7);
   const spmm::HostCsr<double> csr = test::to_host_csr<double>(whole);
   const std::int64_t n = 5, ld = csr.rows + 2;
   std::vector<double> b(static_cast<std::size_t>(ld * n)), c(b.size(), 0.0);

@@ -29,13 +29,13 @@ io::GeneratorSpec laplacian_3d(std::int64_t n) {
   return spec;
 }
 
-solver::DistributedOperator<double> operator_on(const dense::Context& context, const io::CsrRows& rows) {
+solver::DistributedOperator<double> operator_on(const dense::Context& context, const CsrRows& rows) {
   return {MPI_COMM_WORLD, context, rows, solver::RowPartition::balanced(rows.row_offsets, 1)};
 }
 
 TEST_F(FilterCuda, DiagonalShiftMatchesTheHost) {
   const io::GeneratorSpec spec = laplacian_3d(11);
-  const io::CsrRows rows = io::generate_rows(spec, 0, io::generated_rows(spec));
+  const CsrRows rows = io::generate_rows(spec, 0, io::generated_rows(spec));
   const dense::Context device = dense::Context::cuda(0), host = dense::Context::host();
   auto on_device = operator_on(device, rows);
   auto on_host = operator_on(host, rows);
@@ -59,7 +59,7 @@ TEST_F(FilterCuda, DiagonalShiftMatchesTheHost) {
 
 TEST_F(FilterCuda, HundredSmallestOnTheDevice) {
   const io::GeneratorSpec spec = laplacian_3d(16);
-  const io::CsrRows rows = io::generate_rows(spec, 0, io::generated_rows(spec));
+  const CsrRows rows = io::generate_rows(spec, 0, io::generated_rows(spec));
   const std::vector<double> exact = io::laplacian_eigenvalues(spec);
   const dense::Context device = dense::Context::cuda(0);
   auto op = operator_on(device, rows);

@@ -42,7 +42,7 @@ using test::random_host;
 using test::to_device;
 
 struct Problem {
-  io::CsrRows whole;
+  CsrRows whole;
   std::vector<double> exact;
 };
 

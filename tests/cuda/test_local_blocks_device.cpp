@@ -14,7 +14,7 @@
 
 namespace {
 
-using blockeigs::io::CsrRows;
+using blockeigs::CsrRows;
 using blockeigs::solver::LocalBlocks;
 namespace spmm = blockeigs::spmm;
 namespace dense = blockeigs::dense;

@@ -33,12 +33,12 @@ TEST_F(SingleInputSpmm, DeviceMatchesTheHostLoops) {
   const dense::Context device = dense::Context::cuda(0);
   const dense::Context& host = test::host_context();
   // A power-law matrix (empty rows, one row of 3000 nonzeros) and a 3D Laplacian.
-  const io::CsrRows power = test::power_law_matrix(4099, 3000, 5);
+  const CsrRows power = test::power_law_matrix(4099, 3000, 5);
   io::GeneratorSpec cube{io::GeneratorKind::laplacian_3d, 17, 13, 9, 7};
-  const io::CsrRows laplace = io::generate_rows(cube, 0, io::generated_rows(cube));
+  const CsrRows laplace = io::generate_rows(cube, 0, io::generated_rows(cube));
   const Shape shapes[] = {{1, 0, 0},  {3, 1, 1},  {4, 0, 0},  {17, 3, 1},  {20, 0, 0},  {20, 1, 0},
                           {33, 0, 1}, {64, 0, 0}, {65, 2, 0}, {129, 0, 1}, {256, 0, 0}, {132, 0, 0}};
-  for (const io::CsrRows* whole : {&power, &laplace}) {
+  for (const CsrRows* whole : {&power, &laplace}) {
     const spmm::HostCsr<double> csr = test::to_host_csr<double>(*whole);
     const spmm::CsrMatrix<double> on_device(Space::device, csr);
     const spmm::CsrMatrix<double> on_host(Space::host, csr);

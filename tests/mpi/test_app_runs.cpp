@@ -171,7 +171,7 @@ void block_cg_with_rhs_from_hdf5() {
   // X as written (rank by rank) solves A X = B: check column 0 against A X from the whole matrix.
   const io::DenseRows X = io::read_hdf5_dense_rows(out, "/X", 0, n, n);
   io::GeneratorSpec spec{io::GeneratorKind::laplacian_2d, nx, ny, 1, 5};
-  const io::CsrRows A = io::generate_rows(spec, 0, n);
+  const CsrRows A = io::generate_rows(spec, 0, n);
   double worst = 0;
   for (std::int64_t i = 0; i < n; ++i) {
     double ax = 0;

@@ -21,12 +21,12 @@ using test::input_error_message;
 
 struct Fixture {
   dense::Context context = dense::Context::host();
-  io::CsrRows whole = test::power_law_matrix(200, 120, 9);
+  CsrRows whole = test::power_law_matrix(200, 120, 9);
   solver::RowPartition partition = solver::RowPartition::balanced(whole.row_offsets, test::mpi_size());
   std::int64_t m = partition.rows(test::mpi_rank());
   solver::DistributedOperator<double> op{
-      MPI_COMM_WORLD, context,
-      io::slice_rows(whole, partition.begin(test::mpi_rank()), partition.end(test::mpi_rank())), partition};
+      MPI_COMM_WORLD, context, slice_rows(whole, partition.begin(test::mpi_rank()), partition.end(test::mpi_rank())),
+      partition};
 };
 
 dense::DenseView<double> view(std::vector<double>& v, std::int64_t rows, std::int64_t cols, std::int64_t ld,
@@ -112,7 +112,7 @@ TEST(ApplyValidation, OverlappingBlocks) {
 // included; the fp32 capability is asked for with applies_single(A).
 TEST(ApplyValidation, EveryOperatorIsChecked) {
   const auto context = dense::Context::host();
-  const io::CsrRows whole = test::power_law_matrix(120, 40, 3);
+  const CsrRows whole = test::power_law_matrix(120, 40, 3);
   const auto partition = solver::RowPartition::balanced(whole.row_offsets, test::mpi_size());
   test::CsrTestOperator<double> A(MPI_COMM_WORLD, dense::Context::host(), whole, partition);
   const std::int64_t m = A.local_rows();
@@ -127,7 +127,7 @@ TEST(ApplyValidation, EveryOperatorIsChecked) {
   EXPECT_TRUE(solver::applies_single(static_cast<solver::LinearOperator<double>&>(f.op)));
   const int rank = test::mpi_rank();
   solver::DistributedOperator<float> op32(MPI_COMM_WORLD, context,
-                                          io::slice_rows(whole, partition.begin(rank), partition.end(rank)), partition);
+                                          slice_rows(whole, partition.begin(rank), partition.end(rank)), partition);
   EXPECT_FALSE(solver::applies_single(static_cast<solver::LinearOperator<float>&>(op32)));
 
   // apply_single(A, ...) on an operator without its own fp32 path widens X.

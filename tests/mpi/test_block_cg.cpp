@@ -28,24 +28,24 @@ using solver::RowPartition;
 
 struct Problem {
   dense::Context context = dense::Context::host();
-  io::CsrRows whole;
+  CsrRows whole;
   RowPartition partition;
   std::unique_ptr<DistributedOperator<double>> A;
 
-  explicit Problem(io::CsrRows matrix) : whole(std::move(matrix)) {
+  explicit Problem(CsrRows matrix) : whole(std::move(matrix)) {
     partition = RowPartition::balanced(whole.row_offsets, test::mpi_size());
     const int rank = test::mpi_rank();
     A = std::make_unique<DistributedOperator<double>>(
-        MPI_COMM_WORLD, context, io::slice_rows(whole, partition.begin(rank), partition.end(rank)), partition);
+        MPI_COMM_WORLD, context, slice_rows(whole, partition.begin(rank), partition.end(rank)), partition);
   }
   std::int64_t m() const { return A->local_rows(); }
   dense::DenseBlock<double> block(std::int64_t cols) const { return dense::DenseBlock<double>(Space::host, m(), cols); }
 };
 
-io::CsrRows generated(io::GeneratorSpec spec) { return io::generate_rows(spec, 0, io::generated_rows(spec)); }
+CsrRows generated(io::GeneratorSpec spec) { return io::generate_rows(spec, 0, io::generated_rows(spec)); }
 
-io::CsrRows diagonal(const std::vector<double>& d) {
-  io::CsrRows m;
+CsrRows diagonal(const std::vector<double>& d) {
+  CsrRows m;
   m.global_rows = m.global_cols = static_cast<std::int64_t>(d.size());
   m.row_offsets.assign(1, 0);
   for (std::size_t i = 0; i < d.size(); ++i) {
@@ -208,8 +208,8 @@ TEST(BlockCg, MismatchedBlocksAreRejected) {
 }
 
 // D A D, A the 24 x 24 2D Laplacian, with D spanning four orders of magnitude.
-io::CsrRows badly_scaled_laplacian() {
-  io::CsrRows m = generated({io::GeneratorKind::laplacian_2d, 24, 24, 1, 5});
+CsrRows badly_scaled_laplacian() {
+  CsrRows m = generated({io::GeneratorKind::laplacian_2d, 24, 24, 1, 5});
   auto scale = [](std::int64_t i) { return std::pow(10.0, 2.0 * std::sin(0.37 * double(i))); };
   for (std::int64_t i = 0; i < m.local_rows(); ++i)
     for (std::int64_t k = m.row_offsets[i]; k < m.row_offsets[i + 1]; ++k)

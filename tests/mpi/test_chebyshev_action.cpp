@@ -33,15 +33,15 @@ constexpr double eps32 = std::numeric_limits<float>::epsilon();
 
 struct Problem {
   dense::Context context = dense::Context::host();
-  io::CsrRows whole;
+  CsrRows whole;
   solver::RowPartition partition;
   std::unique_ptr<solver::DistributedOperator<double>> A;
 
-  explicit Problem(io::CsrRows matrix) : whole(std::move(matrix)) {
+  explicit Problem(CsrRows matrix) : whole(std::move(matrix)) {
     partition = test::partition_with_empty_rank(whole.global_rows, test::mpi_size());
     const int rank = test::mpi_rank();
     A = std::make_unique<solver::DistributedOperator<double>>(
-        MPI_COMM_WORLD, context, io::slice_rows(whole, partition.begin(rank), partition.end(rank)), partition);
+        MPI_COMM_WORLD, context, slice_rows(whole, partition.begin(rank), partition.end(rank)), partition);
   }
   std::int64_t m() const { return A->local_rows(); }
 };
@@ -50,9 +50,9 @@ struct Problem {
 // diagonal with entries g(i): with Jacobi scaling D = diag = (2 + shift) g^2,
 // so D^{-1/2} A D^{-1/2} = (L + shift I) / (2 + shift), whose eigenvectors are
 // the sin vectors whatever g is.
-io::CsrRows scaled_laplacian(std::int64_t n, double shift, double (*g)(std::int64_t)) {
+CsrRows scaled_laplacian(std::int64_t n, double shift, double (*g)(std::int64_t)) {
   io::GeneratorSpec spec{io::GeneratorKind::laplacian_1d, n, 1, 1, 3};
-  io::CsrRows m = io::generate_rows(spec, 0, n);
+  CsrRows m = io::generate_rows(spec, 0, n);
   for (std::int64_t i = 0; i < n; ++i)
     for (std::int64_t p = m.row_offsets[i]; p < m.row_offsets[i + 1]; ++p)
       m.values[p] = (m.values[p] + (m.col_indices[p] == i ? shift : 0.0)) * g(i) * g(m.col_indices[p]);
@@ -182,7 +182,7 @@ TEST(ChebyshevAction, MatchesTheClosedFormInFp32) {
   check_action({16, SpectrumEnd::smallest, true, -0.5, fp32, 3});
 }
 
-io::CsrRows random_spd(std::int64_t n) {
+CsrRows random_spd(std::int64_t n) {
   io::GeneratorSpec spec;
   spec.kind = io::GeneratorKind::random_spd;
   spec.n = n;
@@ -259,7 +259,7 @@ TEST(ChebyshevAction, AutoPrecision) {
   EXPECT_EQ(ChebyshevPreconditioner<double>(plain, options).precision(), Precision::fp64);
   const int rank = test::mpi_rank();
   solver::DistributedOperator<float> A32(
-      MPI_COMM_WORLD, s.context, io::slice_rows(s.whole, s.partition.begin(rank), s.partition.end(rank)), s.partition);
+      MPI_COMM_WORLD, s.context, slice_rows(s.whole, s.partition.begin(rank), s.partition.end(rank)), s.partition);
   EXPECT_EQ(ChebyshevPreconditioner<float>(A32, options).precision(), Precision::fp32);
   options.eigensolver = false;  // block CG's
   EXPECT_EQ(ChebyshevPreconditioner<double>(*s.A, options).precision(), Precision::fp64);
@@ -325,7 +325,7 @@ TEST(ChebyshevAction, RejectsBadOptionsAndMatrices) {
   wide.precision = ChebyshevPrecision::fp64;
   const int rank = test::mpi_rank();
   solver::DistributedOperator<float> A32(
-      MPI_COMM_WORLD, s.context, io::slice_rows(s.whole, s.partition.begin(rank), s.partition.end(rank)), s.partition);
+      MPI_COMM_WORLD, s.context, slice_rows(s.whole, s.partition.begin(rank), s.partition.end(rank)), s.partition);
   EXPECT_NE(input_error([&] { ChebyshevPreconditioner<float> M(A32, wide); }).find("precision fp64 needs an fp64"),
             std::string::npos);
 }

@@ -31,7 +31,7 @@ using solver::ChebyshevPreconditioner;
 
 struct Problem {
   dense::Context context = dense::Context::host();
-  io::CsrRows whole;
+  CsrRows whole;
   std::vector<double> exact;  // ascending
   solver::RowPartition partition;
   std::unique_ptr<solver::DistributedOperator<double>> A;
@@ -46,7 +46,7 @@ struct Problem {
     partition = test::partition_with_empty_rank(whole.global_rows, test::mpi_size());
     const int rank = test::mpi_rank();
     A = std::make_unique<solver::DistributedOperator<double>>(
-        MPI_COMM_WORLD, context, io::slice_rows(whole, partition.begin(rank), partition.end(rank)), partition);
+        MPI_COMM_WORLD, context, slice_rows(whole, partition.begin(rank), partition.end(rank)), partition);
   }
   std::int64_t m() const { return A->local_rows(); }
 };

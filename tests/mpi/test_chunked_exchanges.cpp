@@ -96,7 +96,7 @@ TEST(ChunkedExchanges, SymmetryCheckInPieces) {
   SmallChunks small;
   const io::GeneratorSpec spec = cube();
   const auto partition = solver::RowPartition::balanced(io::generated_row_offsets(spec), size_of());
-  io::CsrRows rows = io::generate_rows(spec, partition.begin(rank_of()), partition.end(rank_of()));
+  CsrRows rows = io::generate_rows(spec, partition.begin(rank_of()), partition.end(rank_of()));
   EXPECT_NO_THROW(solver::check_symmetric(MPI_COMM_WORLD, rows, partition, "cube"));
   // One off-diagonal entry changed on the last rank with rows: refused on every rank.
   int last = size_of() - 1;

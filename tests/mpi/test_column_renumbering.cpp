@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "distributed_fixtures.hpp"
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "solver/operator/partition/renumber_columns.hpp"
 #include "solver/operator/row_partition.hpp"
 
@@ -32,11 +32,11 @@ solver::RowPartition partition_with_an_empty_rank() {
 }
 
 // This rank's rows: each row holds each column with probability `density` (the same on every rank), sorted.
-io::CsrRows rows_of(const solver::RowPartition& partition, double density) {
+CsrRows rows_of(const solver::RowPartition& partition, double density) {
   const int rank = test::mpi_rank();
   std::mt19937_64 random(7);
   std::bernoulli_distribution take(density);
-  io::CsrRows rows;
+  CsrRows rows;
   rows.global_rows = rows.global_cols = n;
   rows.first_row = partition.begin(rank);
   rows.row_offsets.assign(1, 0);
@@ -55,7 +55,7 @@ io::CsrRows rows_of(const solver::RowPartition& partition, double density) {
 // Every column's new index: a random permutation (the same on every rank) plus `offset`.
 void expect_renumbered(double density, std::int64_t offset) {
   const solver::RowPartition partition = partition_with_an_empty_rank();
-  const io::CsrRows rows = rows_of(partition, density);
+  const CsrRows rows = rows_of(partition, density);
   std::vector<std::int64_t> permutation(n);
   std::iota(permutation.begin(), permutation.end(), std::int64_t{0});
   std::shuffle(permutation.begin(), permutation.end(), std::mt19937_64(3));

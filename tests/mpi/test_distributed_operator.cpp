@@ -24,17 +24,17 @@ using test::check_distributed_apply;
 
 const std::int64_t widths[] = {1, 3, 16, 64};
 
-io::CsrRows generated(io::GeneratorSpec spec) { return io::generate_rows(spec, 0, io::generated_rows(spec)); }
+CsrRows generated(io::GeneratorSpec spec) { return io::generate_rows(spec, 0, io::generated_rows(spec)); }
 
-RowPartition balanced(const io::CsrRows& whole) { return RowPartition::balanced(whole.row_offsets, test::mpi_size()); }
+RowPartition balanced(const CsrRows& whole) { return RowPartition::balanced(whole.row_offsets, test::mpi_size()); }
 
 // The operator of `whole` over MPI_COMM_WORLD, one rank without rows from np 2.
 std::unique_ptr<solver::DistributedOperator<double>> operator_with_empty_rank(const dense::Context& context,
-                                                                              const io::CsrRows& whole) {
+                                                                              const CsrRows& whole) {
   const RowPartition partition = test::partition_with_empty_rank(whole.global_rows, test::mpi_size());
   const int rank = test::mpi_rank(MPI_COMM_WORLD);
   return std::make_unique<solver::DistributedOperator<double>>(
-      MPI_COMM_WORLD, context, io::slice_rows(whole, partition.begin(rank), partition.end(rank)), partition);
+      MPI_COMM_WORLD, context, slice_rows(whole, partition.begin(rank), partition.end(rank)), partition);
 }
 
 TEST(DistributedOperator, Laplacians) {
@@ -44,7 +44,7 @@ TEST(DistributedOperator, Laplacians) {
   io::GeneratorSpec three{io::GeneratorKind::laplacian_3d, 5, 4, 6, 7};
   io::GeneratorSpec three27{io::GeneratorKind::laplacian_3d, 5, 6, 4, 27};
   for (const auto& spec : {one, two, three, three27}) {
-    const io::CsrRows whole = generated(spec);
+    const CsrRows whole = generated(spec);
     for (std::int64_t w : widths)
       check_distributed_apply<double>(context, whole, balanced(whole), w, io::describe(spec));
   }
@@ -57,8 +57,8 @@ TEST(DistributedOperator, RandomSpdAndPowerLaw) {
   spd.n = 301;
   spd.nnz_per_row = 6;
   spd.seed = 3;
-  const io::CsrRows random = generated(spd);
-  const io::CsrRows power = test::power_law_matrix(500, 400, 11);
+  const CsrRows random = generated(spd);
+  const CsrRows power = test::power_law_matrix(500, 400, 11);
   for (std::int64_t w : widths) {
     check_distributed_apply<double>(context, random, balanced(random), w, "random SPD");
     check_distributed_apply<double>(context, power, balanced(power), w, "power law");
@@ -71,12 +71,12 @@ TEST(DistributedOperator, RandomSpdAndPowerLaw) {
 TEST(DistributedOperator, SingleInputMatchesReference) {
   const auto context = dense::Context::host();
   io::GeneratorSpec three{io::GeneratorKind::laplacian_3d, 5, 4, 6, 7};
-  const io::CsrRows cube = generated(three), power = test::power_law_matrix(500, 400, 11);
-  for (const io::CsrRows* whole : {&cube, &power}) {
+  const CsrRows cube = generated(three), power = test::power_law_matrix(500, 400, 11);
+  for (const CsrRows* whole : {&cube, &power}) {
     const RowPartition partition = balanced(*whole);
     const int rank = test::mpi_rank(MPI_COMM_WORLD);
-    solver::DistributedOperator<double> op(
-        MPI_COMM_WORLD, context, io::slice_rows(*whole, partition.begin(rank), partition.end(rank)), partition);
+    solver::DistributedOperator<double> op(MPI_COMM_WORLD, context,
+                                           slice_rows(*whole, partition.begin(rank), partition.end(rank)), partition);
     EXPECT_TRUE(op.applies_single());
     for (std::int64_t w : {1, 4, 20, 3, 64, 2})
       test::check_operator_apply_single(op, context, *whole, w, whole == &cube ? "3D Laplacian" : "power law");
@@ -89,8 +89,8 @@ TEST(DistributedOperator, SingleInputMatchesReference) {
 TEST(DistributedOperator, RoundedToSingleMatchesReference) {
   const auto context = dense::Context::host();
   io::GeneratorSpec three{io::GeneratorKind::laplacian_3d, 5, 4, 6, 7};
-  const io::CsrRows cube = generated(three), power = test::power_law_matrix(500, 400, 11);
-  for (const io::CsrRows* whole : {&cube, &power}) {
+  const CsrRows cube = generated(three), power = test::power_law_matrix(500, 400, 11);
+  for (const CsrRows* whole : {&cube, &power}) {
     const auto made = operator_with_empty_rank(context, *whole);
     solver::DistributedOperator<double>& op = *made;
     test::check_rounded_apply(op, context, *whole, {1, 4, 17, 3, 64, 2}, whole == &cube ? "3D Laplacian" : "power law");
@@ -100,7 +100,7 @@ TEST(DistributedOperator, RoundedToSingleMatchesReference) {
   const RowPartition partition = balanced(power);
   const int rank = test::mpi_rank(MPI_COMM_WORLD);
   solver::DistributedOperator<float> op32(MPI_COMM_WORLD, context,
-                                          io::slice_rows(power, partition.begin(rank), partition.end(rank)), partition);
+                                          slice_rows(power, partition.begin(rank), partition.end(rank)), partition);
   EXPECT_FALSE(op32.rounded_to_single());
 }
 
@@ -110,8 +110,8 @@ TEST(DistributedOperator, RoundedToSingleMatchesReference) {
 TEST(DistributedOperator, ColumnMajorMatchesReference) {
   const auto context = dense::Context::host();
   io::GeneratorSpec three{io::GeneratorKind::laplacian_3d, 5, 4, 6, 7};
-  const io::CsrRows cube = generated(three), power = test::power_law_matrix(500, 400, 11);
-  for (const io::CsrRows* whole : {&cube, &power}) {
+  const CsrRows cube = generated(three), power = test::power_law_matrix(500, 400, 11);
+  for (const CsrRows* whole : {&cube, &power}) {
     const auto made = operator_with_empty_rank(context, *whole);
     solver::DistributedOperator<double>& op = *made;
     for (auto [w, pad] : {std::pair{1, 0}, {17, 3}, {16, 0}, {40, 1}, {3, 2}})
@@ -141,7 +141,7 @@ TEST(DistributedOperator, ColumnMajorMatchesReference) {
 TEST(DistributedOperator, RankWithNoRows) {
   // Rank 1 (when there is one) owns nothing; the others split the rows.
   const auto context = dense::Context::host();
-  const io::CsrRows whole = test::power_law_matrix(90, 50, 5);
+  const CsrRows whole = test::power_law_matrix(90, 50, 5);
   const int ranks = test::mpi_size();
   std::vector<std::int64_t> first{0};
   if (ranks == 1) {
@@ -160,7 +160,7 @@ TEST(DistributedOperator, RankWithNoRows) {
 // for bit; a row without a stored diagonal entry on one rank makes every rank decline.
 TEST(DistributedOperator, DiagonalShift) {
   const auto context = dense::Context::host();
-  const io::CsrRows whole = generated({io::GeneratorKind::laplacian_2d, 9, 7, 1, 5});
+  const CsrRows whole = generated({io::GeneratorKind::laplacian_2d, 9, 7, 1, 5});
   const auto op = operator_with_empty_rank(context, whole);
   const std::int64_t m = op->local_rows(), w = 3;
   dense::DenseBlock<double> x(Space::host, m, w), plain(Space::host, m, w), shifted(Space::host, m, w),
@@ -178,7 +178,7 @@ TEST(DistributedOperator, DiagonalShift) {
       EXPECT_EQ(back.view()(i, j), plain.view()(i, j)) << i << ", " << j;
     }
   // The last rank's last row without its diagonal entry: nobody shifts.
-  io::CsrRows holed = whole;
+  CsrRows holed = whole;
   const std::int64_t last = whole.global_rows - 1;
   for (std::int64_t p = holed.row_offsets[last]; p < holed.row_offsets[last + 1]; ++p)
     if (holed.col_indices[p] == last) {
@@ -194,10 +194,10 @@ TEST(DistributedOperator, DiagonalShift) {
 TEST(DistributedOperator, NoNeighbours) {
   const auto context = dense::Context::host();
   const RowPartition partition = RowPartition::uniform(60, test::mpi_size());
-  const io::CsrRows whole = test::block_diagonal_matrix(partition.first_rows(), 2);
+  const CsrRows whole = test::block_diagonal_matrix(partition.first_rows(), 2);
   solver::DistributedOperator<double> op(
-      MPI_COMM_WORLD, context,
-      io::slice_rows(whole, partition.begin(test::mpi_rank()), partition.end(test::mpi_rank())), partition);
+      MPI_COMM_WORLD, context, slice_rows(whole, partition.begin(test::mpi_rank()), partition.end(test::mpi_rank())),
+      partition);
   EXPECT_EQ(op.halo_plan().halo_rows(), 0);
   EXPECT_TRUE(op.halo_plan().recv_ranks.empty());
   EXPECT_TRUE(op.halo_plan().send_ranks.empty());
@@ -219,12 +219,12 @@ TEST(DistributedOperator, RealMatrices) {
 
 TEST(DistributedOperator, HaloPlanIsConsistent) {
   // What each rank sends must be exactly what its neighbours expect.
-  const io::CsrRows whole = test::power_law_matrix(200, 120, 9);
+  const CsrRows whole = test::power_law_matrix(200, 120, 9);
   const RowPartition partition = balanced(whole);
   const int rank = test::mpi_rank(), ranks = test::mpi_size();
   const auto context = dense::Context::host();
   solver::DistributedOperator<double> op(MPI_COMM_WORLD, context,
-                                         io::slice_rows(whole, partition.begin(rank), partition.end(rank)), partition);
+                                         slice_rows(whole, partition.begin(rank), partition.end(rank)), partition);
   std::vector<int> sends(ranks, 0), expected(ranks, 0);
   const auto& plan = op.halo_plan();
   for (std::size_t q = 0; q < plan.send_ranks.size(); ++q)
@@ -278,15 +278,15 @@ namespace {
 TEST(SymmetryCheck, AcceptsSymmetricAndNamesTheFirstMismatch) {
   const int rank = test::mpi_rank();
   io::GeneratorSpec spec{io::GeneratorKind::laplacian_2d, 7, 6, 1, 5};
-  io::CsrRows whole = io::generate_rows(spec, 0, io::generated_rows(spec));
+  CsrRows whole = io::generate_rows(spec, 0, io::generated_rows(spec));
   const auto partition = RowPartition::balanced(whole.row_offsets, test::mpi_size());
-  EXPECT_NO_THROW(solver::check_symmetric(
-      MPI_COMM_WORLD, io::slice_rows(whole, partition.begin(rank), partition.end(rank)), partition, "laplacian"));
+  EXPECT_NO_THROW(solver::check_symmetric(MPI_COMM_WORLD, slice_rows(whole, partition.begin(rank), partition.end(rank)),
+                                          partition, "laplacian"));
   // Change A(0, 1) only: every rank must report it.
   whole.values[1] = -0.5;
   try {
-    solver::check_symmetric(MPI_COMM_WORLD, io::slice_rows(whole, partition.begin(rank), partition.end(rank)),
-                            partition, "edited.mtx");
+    solver::check_symmetric(MPI_COMM_WORLD, slice_rows(whole, partition.begin(rank), partition.end(rank)), partition,
+                            "edited.mtx");
     ADD_FAILURE() << "no error";
   } catch (const solver::AgreedError& e) {
     EXPECT_TRUE(e.is_input_error());
@@ -295,9 +295,9 @@ TEST(SymmetryCheck, AcceptsSymmetricAndNamesTheFirstMismatch) {
     EXPECT_NE(text.find("A(0, 1) = -0.5"), std::string::npos) << text;
   }
   // An entry without its mirror: the power-law matrix is not symmetric.
-  const io::CsrRows power = test::power_law_matrix(80, 30, 1);
+  const CsrRows power = test::power_law_matrix(80, 30, 1);
   const auto p2 = RowPartition::balanced(power.row_offsets, test::mpi_size());
-  EXPECT_THROW(solver::check_symmetric(MPI_COMM_WORLD, io::slice_rows(power, p2.begin(rank), p2.end(rank)), p2, "p"),
+  EXPECT_THROW(solver::check_symmetric(MPI_COMM_WORLD, slice_rows(power, p2.begin(rank), p2.end(rank)), p2, "p"),
                solver::AgreedError);
 }
 

@@ -27,17 +27,17 @@ using solver::RowPartition;
 
 const HaloTransport cpu_transports[] = {HaloTransport::automatic, HaloTransport::mpi, HaloTransport::staged_mpi};
 
-io::CsrRows cube() {
+CsrRows cube() {
   io::GeneratorSpec spec{io::GeneratorKind::laplacian_3d, 5, 4, 6, 27};
   return io::generate_rows(spec, 0, io::generated_rows(spec));
 }
 
 TEST(HaloTransports, ExchangeDeliversTheHaloRows) {
   const auto context = dense::Context::host();
-  const io::CsrRows power = test::power_law_matrix(500, 400, 11), laplacian = cube();
-  const io::CsrRows small = test::power_law_matrix(90, 50, 5);
+  const CsrRows power = test::power_law_matrix(500, 400, 11), laplacian = cube();
+  const CsrRows small = test::power_law_matrix(90, 50, 5);
   for (HaloTransport t : cpu_transports) {
-    for (const io::CsrRows* whole : {&power, &laplacian}) {
+    for (const CsrRows* whole : {&power, &laplacian}) {
       const auto partition = RowPartition::balanced(whole->row_offsets, test::mpi_size());
       test::check_halo_exchange<double>(context, *whole, partition, t, {1, 4, 16, 3, 16}, "balanced");
       test::check_halo_exchange<float>(context, *whole, partition, t, {3, 16}, "balanced, fp32 operator");
@@ -54,9 +54,9 @@ TEST(HaloTransports, OperatorGivesTheSameBitsThroughEachTransport) {
   spd.n = 301;
   spd.nnz_per_row = 6;
   spd.seed = 3;
-  const io::CsrRows random = io::generate_rows(spd, 0, io::generated_rows(spd));
-  const io::CsrRows power = test::power_law_matrix(500, 400, 11);
-  for (const io::CsrRows* whole : {&random, &power}) {
+  const CsrRows random = io::generate_rows(spd, 0, io::generated_rows(spd));
+  const CsrRows power = test::power_law_matrix(500, 400, 11);
+  for (const CsrRows* whole : {&random, &power}) {
     const auto partition = RowPartition::balanced(whole->row_offsets, test::mpi_size());
     const std::vector<double> first =
         test::check_operator_on_transport<double>(context, *whole, partition, cpu_transports[0], 16, "fp64");
@@ -73,10 +73,10 @@ TEST(HaloTransports, OperatorGivesTheSameBitsThroughEachTransport) {
 
 TEST(HaloTransports, AutomaticOnTheHostIsMpiOnHostMemory) {
   const auto context = dense::Context::host();
-  const io::CsrRows whole = cube();
+  const CsrRows whole = cube();
   const auto partition = RowPartition::balanced(whole.row_offsets, test::mpi_size());
   const int rank = test::mpi_rank();
-  const io::CsrRows rows = io::slice_rows(whole, partition.begin(rank), partition.end(rank));
+  const CsrRows rows = slice_rows(whole, partition.begin(rank), partition.end(rank));
   solver::DistributedOperator<double> automatic(MPI_COMM_WORLD, context, rows, partition);
   EXPECT_EQ(automatic.transport(), HaloTransport::mpi);
   EXPECT_EQ(automatic.halo_transport(), "host memory through MPI (host blocks)");
@@ -90,10 +90,10 @@ TEST(HaloTransports, AutomaticOnTheHostIsMpiOnHostMemory) {
 // On host blocks the transports of device blocks (ipc, nccl) give way to MPI, and the summary says why.
 TEST(HaloTransports, DeviceTransportsOnTheHostAreMpi) {
   const auto context = dense::Context::host();
-  const io::CsrRows whole = cube();
+  const CsrRows whole = cube();
   const auto partition = RowPartition::balanced(whole.row_offsets, test::mpi_size());
   const int rank = test::mpi_rank();
-  const io::CsrRows rows = io::slice_rows(whole, partition.begin(rank), partition.end(rank));
+  const CsrRows rows = slice_rows(whole, partition.begin(rank), partition.end(rank));
   for (const HaloTransport t : {HaloTransport::peer, HaloTransport::nccl}) {
     solver::DistributedOperator<double> op(MPI_COMM_WORLD, context, rows, partition, Algorithm::automatic,
                                            {.transport = t});
@@ -136,10 +136,10 @@ TEST(HaloTransports, OneChooserDecides) {
 // whatever the piece.
 TEST(HaloTransports, StagedPiecesOfAnySize) {
   const auto context = dense::Context::host();
-  const io::CsrRows whole = test::power_law_matrix(500, 400, 11);
+  const CsrRows whole = test::power_law_matrix(500, 400, 11);
   for (const auto& partition : {RowPartition::balanced(whole.row_offsets, test::mpi_size()),
                                 test::partition_with_empty_rank(500, test::mpi_size())}) {
-    const io::CsrRows rows = io::slice_rows(whole, partition.begin(test::mpi_rank()), partition.end(test::mpi_rank()));
+    const CsrRows rows = slice_rows(whole, partition.begin(test::mpi_rank()), partition.end(test::mpi_rank()));
     for (const std::int64_t piece : {std::int64_t{1}, std::int64_t{44}, default_halo_piece_bytes}) {
       solver::DistributedOperator<double> op(MPI_COMM_WORLD, context, rows, partition, Algorithm::automatic,
                                              {.transport = HaloTransport::staged_mpi, .piece_bytes = piece});

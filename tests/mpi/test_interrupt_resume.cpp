@@ -30,13 +30,13 @@ struct Problem {
   std::unique_ptr<solver::DistributedOperator<double>> A;
 
   explicit Problem(io::GeneratorSpec spec) {
-    const io::CsrRows whole = io::generate_rows(spec, 0, io::generated_rows(spec));
+    const CsrRows whole = io::generate_rows(spec, 0, io::generated_rows(spec));
     int size = 1, rank = 0;
     BLOCKEIGS_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size));
     BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     const solver::RowPartition partition = test::partition_with_empty_rank(whole.global_rows, size);
     A = std::make_unique<solver::DistributedOperator<double>>(
-        MPI_COMM_WORLD, context, io::slice_rows(whole, partition.begin(rank), partition.end(rank)), partition);
+        MPI_COMM_WORLD, context, slice_rows(whole, partition.begin(rank), partition.end(rank)), partition);
   }
   std::int64_t m() const { return A->local_rows(); }
   dense::DenseBlock<double> from_host(const std::vector<double>& values, std::int64_t cols) const {

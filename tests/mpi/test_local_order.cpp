@@ -107,9 +107,9 @@ TEST(LocalOrder, AutoKeepsNoOrderThatWidensTheBand) {
   io::GeneratorSpec cube;
   cube.kind = io::GeneratorKind::fem_p1_3d;
   cube.nx = cube.ny = cube.nz = 6;
-  const io::CsrRows one = io::generate_rows(cube, 0, 216);
+  const CsrRows one = io::generate_rows(cube, 0, 216);
   const int ranks = test::mpi_size(), cubes = std::max(1, ranks - 1);
-  io::CsrRows whole;  // `cubes` copies of `one` on the diagonal
+  CsrRows whole;  // `cubes` copies of `one` on the diagonal
   whole.global_rows = whole.global_cols = 216 * cubes;
   whole.row_offsets.assign(1, 0);
   for (int c = 0; c < cubes; ++c)
@@ -151,7 +151,7 @@ TEST(LocalOrder, AutoKeepsNoOrderThatWidensTheBand) {
 // on the contiguous split and after a graph partition.
 TEST(LocalOrder, EmptyRowsAndARankWithoutRows) {
   if (!can_partition()) GTEST_SKIP() << "built without PT-Scotch";
-  const io::CsrRows whole = chain_with_empty_rows(64);
+  const CsrRows whole = chain_with_empty_rows(64);
   const int ranks = test::mpi_size();
   std::vector<std::int64_t> first(static_cast<std::size_t>(ranks) + 1);
   for (int r = 0; r <= ranks; ++r) first[r] = 64 * r / ranks;
@@ -169,7 +169,7 @@ TEST(LocalOrder, EmptyRowsAndARankWithoutRows) {
 // and short ones, ordered by band on the contiguous split and after a graph partition.
 TEST(LocalOrder, LongRowsKeepTheirEntries) {
   if (!can_partition()) GTEST_SKIP() << "built without PT-Scotch";
-  const io::CsrRows power = test::power_law_matrix(500, 400, 11);
+  const CsrRows power = test::power_law_matrix(500, 400, 11);
   std::map<std::pair<std::int64_t, std::int64_t>, double> entries;
   for (std::int64_t i = 0; i < power.global_rows; ++i) {
     entries[{i, i}] += 500.0;
@@ -178,7 +178,7 @@ TEST(LocalOrder, LongRowsKeepTheirEntries) {
       entries[{power.col_indices[k], i}] += power.values[k];
     }
   }
-  io::CsrRows whole;
+  CsrRows whole;
   whole.global_rows = whole.global_cols = power.global_rows;
   whole.row_offsets.assign(1, 0);
   for (std::int64_t i = 0, at = 0; i < whole.global_rows; ++i) {

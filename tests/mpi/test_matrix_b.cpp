@@ -66,8 +66,7 @@ std::vector<std::int64_t> original_of_every_row(const solver::DistributedRows& m
 }
 
 // b's rows (operator's numbering) against the whole input matrix `input` through a's numbering.
-void expect_renumbered_like(const solver::DistributedRows& a, const solver::DistributedRows& b,
-                            const io::CsrRows& input) {
+void expect_renumbered_like(const solver::DistributedRows& a, const solver::DistributedRows& b, const CsrRows& input) {
   EXPECT_EQ(b.partition.first_rows(), a.partition.first_rows());
   EXPECT_EQ(b.rows.first_row, a.rows.first_row);
   ASSERT_EQ(b.rows.local_rows(), a.rows.local_rows());

@@ -56,9 +56,9 @@ io::GeneratorSpec grid(std::int64_t n) { return {io::GeneratorKind::laplacian_3d
 // The plan for this rank's share of the generated grid, as the app makes it with contiguous rows
 // (the configs below ask for them, on the CPU backend, whose plan this is).
 solver::MemoryPlan plan_for(const io::GeneratorSpec& spec, const solver::SolverShape& shape) {
-  const io::CsrRows whole = io::generate_rows(spec, 0, io::generated_rows(spec));
+  const CsrRows whole = io::generate_rows(spec, 0, io::generated_rows(spec));
   const solver::RowPartition partition = solver::RowPartition::balanced(whole.row_offsets, test::mpi_size());
-  const io::CsrRows mine = io::slice_rows(whole, partition.begin(test::mpi_rank()), partition.end(test::mpi_rank()));
+  const CsrRows mine = slice_rows(whole, partition.begin(test::mpi_rank()), partition.end(test::mpi_rank()));
   const solver::RankShape s = solver::measured_shape(MPI_COMM_WORLD, mine, partition, whole.nnz());
   return solver::plan_memory(s, {}, shape, Space::host);
 }
@@ -120,12 +120,12 @@ TEST_P(AppPlan, GeneralizedLobpcgWithConstraintsPeakWithinTenPercent) {
   io::GeneratorSpec stiffness{io::GeneratorKind::fem_p1_3d, 16, 16, 16, 7};
   io::GeneratorSpec mass = stiffness;
   mass.part = io::FemPart::mass;
-  const io::CsrRows a = io::generate_rows(stiffness, 0, io::generated_rows(stiffness));
-  const io::CsrRows b = io::generate_rows(mass, 0, io::generated_rows(mass));
+  const CsrRows a = io::generate_rows(stiffness, 0, io::generated_rows(stiffness));
+  const CsrRows b = io::generate_rows(mass, 0, io::generated_rows(mass));
   const solver::RowPartition partition = solver::RowPartition::balanced(a.row_offsets, test::mpi_size());
   const int rank = test::mpi_rank();
-  const auto share = [&](const io::CsrRows& whole) {
-    return solver::measured_shape(MPI_COMM_WORLD, io::slice_rows(whole, partition.begin(rank), partition.end(rank)),
+  const auto share = [&](const CsrRows& whole) {
+    return solver::measured_shape(MPI_COMM_WORLD, slice_rows(whole, partition.begin(rank), partition.end(rank)),
                                   partition, whole.nnz());
   };
   solver::SolverShape shape = solver::lobpcg_shape(6, 0, false, jacobi, 8, Space::host, a.global_rows);
@@ -143,10 +143,10 @@ INSTANTIATE_TEST_SUITE_P(Preconditioner, AppPlan, ::testing::Bool(),
 // Through the library, on a partition where the last rank owns no rows.
 TEST(LibraryPlan, LobpcgAndBlockCgOnAnEmptyRank) {
   const io::GeneratorSpec spec = grid(14);
-  const io::CsrRows whole = io::generate_rows(spec, 0, io::generated_rows(spec));
+  const CsrRows whole = io::generate_rows(spec, 0, io::generated_rows(spec));
   const solver::RowPartition partition = test::partition_with_empty_rank(whole.global_rows, test::mpi_size());
   const int rank = test::mpi_rank();
-  const io::CsrRows mine = io::slice_rows(whole, partition.begin(rank), partition.end(rank));
+  const CsrRows mine = slice_rows(whole, partition.begin(rank), partition.end(rank));
   const dense::Context context = dense::Context::host();
   for (const bool cg : {false, true}) {
     dense::reset_memory_peaks();
@@ -187,10 +187,10 @@ TEST(LibraryPlan, LobpcgAndBlockCgOnAnEmptyRank) {
 // on a partition where the last rank owns no rows.
 TEST(LibraryPlan, ChebyshevFilterFp64AndMixed) {
   const io::GeneratorSpec spec = grid(14);
-  const io::CsrRows whole = io::generate_rows(spec, 0, io::generated_rows(spec));
+  const CsrRows whole = io::generate_rows(spec, 0, io::generated_rows(spec));
   const solver::RowPartition partition = test::partition_with_empty_rank(whole.global_rows, test::mpi_size());
   const int rank = test::mpi_rank();
-  const io::CsrRows mine = io::slice_rows(whole, partition.begin(rank), partition.end(rank));
+  const CsrRows mine = slice_rows(whole, partition.begin(rank), partition.end(rank));
   const dense::Context context = dense::Context::host();
   for (const SearchPrecision precision : {SearchPrecision::fp64, SearchPrecision::fp32}) {
     dense::reset_memory_peaks();

@@ -139,7 +139,7 @@ TEST(Partition, SameEigenvaluesAsTheNaturalOrdering) {
 
 TEST(Partition, EmptyRowsAndARankWithoutRows) {
   if (!can_partition()) GTEST_SKIP() << "built without PT-Scotch";
-  const io::CsrRows whole = chain_with_empty_rows(64);
+  const CsrRows whole = chain_with_empty_rows(64);
   const int ranks = test::mpi_size();
   // Rank 1 (where there is one) starts with no rows.
   std::vector<std::int64_t> first(static_cast<std::size_t>(ranks) + 1);
@@ -157,7 +157,7 @@ TEST(Partition, RanksWithoutBoundaryRows) {
   const int ranks = test::mpi_size();
   const std::int64_t chain = 40, n = chain * ranks;
   const io::RandomPermutation perm(n, 3);
-  io::CsrRows whole;
+  CsrRows whole;
   whole.global_rows = whole.global_cols = n;
   whole.row_offsets.assign(1, 0);
   for (std::int64_t i = 0; i < n; ++i) {

@@ -48,14 +48,14 @@ void write_block(const std::string& path, const char* dataset, std::int64_t cols
 }
 
 // The grid as the input numbers it (renumbered), whole.
-io::CsrRows input_matrix() {
+CsrRows input_matrix() {
   io::GeneratorSpec spec{io::GeneratorKind::laplacian_2d, nx, ny, 1, 5};
   spec.renumber = true;
   spec.renumber_seed = kSeed;
   return io::generate_rows(spec, 0, n);
 }
 
-std::vector<double> times(const io::CsrRows& A, const std::vector<double>& X, std::int64_t cols) {
+std::vector<double> times(const CsrRows& A, const std::vector<double>& X, std::int64_t cols) {
   std::vector<double> Y(X.size(), 0.0);
   for (std::int64_t i = 0; i < n; ++i)
     for (std::int64_t k = A.row_offsets[i]; k < A.row_offsets[i + 1]; ++k)
@@ -88,7 +88,7 @@ class PartitionApps : public ::testing::Test {
 TEST_F(PartitionApps, StartBlockReadAndEigenvectorsWrittenInTheInputsNumbering) {
   const fs::path dir = test::shared_folder("partition_apps");
   const std::string start = (dir / "start.h5").string(), out = (dir / "eigs.h5").string();
-  const io::CsrRows A = input_matrix();
+  const CsrRows A = input_matrix();
   const std::vector<double> modes = lowest_modes();
   {  // They are eigenvectors of the input's matrix, as numbered there.
     const std::vector<double> AX = times(A, modes, 3);

@@ -21,7 +21,7 @@
 
 #include "core/error.hpp"
 #include "dense/memory.hpp"
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "solver/base/collective.hpp"
 #include "solver/operator/local_blocks.hpp"
 #include "solver/operator/replicated_csr.hpp"
@@ -128,16 +128,16 @@ std::string message_of(Step&& step) {
 
 // The host path: io::validate (the whole matrix: its first problem is the lowest rank's), then check_symmetric.
 std::string host_path_message(MPI_Comm comm, const Whole& w, const RowPartition& partition) {
-  io::CsrRows all;
+  CsrRows all;
   all.global_rows = all.global_cols = w.n;
   all.row_offsets = w.offsets;
   all.col_indices = w.columns;
   all.values = w.values;
   return message_of([&] {
-    solver::collectively(comm, [&] { io::validate(all, "A"); });
+    solver::collectively(comm, [&] { validate(all, "A"); });
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
-    const io::CsrRows mine = io::slice_rows(all, partition.begin(rank), partition.end(rank));
+    const CsrRows mine = slice_rows(all, partition.begin(rank), partition.end(rank));
     solver::check_symmetric(comm, mine, partition, "A");
   });
 }
@@ -225,13 +225,13 @@ TEST_F(ReplicatedCsrTest, HostRowsAreTheRanksRows) {
   for (const RowPartition& partition : partitions(w.n, ranks_))
     for (const bool wide : {false, true}) {
       const Arrays arrays(w, Space::host, wide);
-      const io::CsrRows rows = solver::host_rows(arrays.view(w, Space::host, wide, partition, rank_));
-      io::CsrRows all;
+      const CsrRows rows = solver::host_rows(arrays.view(w, Space::host, wide, partition, rank_));
+      CsrRows all;
       all.global_rows = all.global_cols = w.n;
       all.row_offsets = w.offsets;
       all.col_indices = w.columns;
       all.values = w.values;
-      const io::CsrRows expected = io::slice_rows(all, partition.begin(rank_), partition.end(rank_));
+      const CsrRows expected = slice_rows(all, partition.begin(rank_), partition.end(rank_));
       EXPECT_EQ(rows.first_row, expected.first_row);
       EXPECT_EQ(rows.row_offsets, expected.row_offsets);
       EXPECT_EQ(rows.col_indices, expected.col_indices);

@@ -42,12 +42,12 @@ using Entries = std::map<Index, double>;  // a whole matrix, (row, column) -> va
 // The 2D Laplacian on a 5 x 4 grid (20 rows): 4 on the diagonal, -1 at (i, i +- 1) and (i, i +- 5).
 constexpr std::int64_t n = 20;
 
-io::CsrRows laplacian_rows() {
+CsrRows laplacian_rows() {
   return io::generate_rows(io::GeneratorSpec{io::GeneratorKind::laplacian_2d, 5, 4, 1, 5}, 0, n);
 }
 
 Entries laplacian() {
-  const io::CsrRows whole = laplacian_rows();
+  const CsrRows whole = laplacian_rows();
   Entries m;
   for (std::int64_t i = 0; i < n; ++i)
     for (std::int64_t k = whole.row_offsets[i]; k < whole.row_offsets[i + 1]; ++k)
@@ -56,8 +56,8 @@ Entries laplacian() {
 }
 
 // Rows [begin, end) of `m` (or all of them).
-io::CsrRows rows_of(const Entries& m, std::int64_t begin = 0, std::int64_t end = n) {
-  io::CsrRows rows;
+CsrRows rows_of(const Entries& m, std::int64_t begin = 0, std::int64_t end = n) {
+  CsrRows rows;
   rows.global_rows = rows.global_cols = n;
   rows.first_row = begin;
   rows.row_offsets.assign(static_cast<std::size_t>(end - begin) + 1, 0);
@@ -108,7 +108,7 @@ std::string outcome_of(Check check) {
 
 std::string outcome(const Entries& m, const RowPartition& partition, const std::string& symbol) {
   const int rank = test::mpi_rank();
-  const io::CsrRows rows = rows_of(m, partition.begin(rank), partition.end(rank));
+  const CsrRows rows = rows_of(m, partition.begin(rank), partition.end(rank));
   return outcome_of([&](const dense::Context* context) {
     solver::check_symmetric(MPI_COMM_WORLD, rows, partition, "test.mtx", symbol, nullptr, context);
   });
@@ -259,7 +259,7 @@ TEST(SymmetryCheck, NamesTheSmallestMismatch) {
 TEST(SymmetryCheck, RefusesARectangularMatrix) {
   const int rank = test::mpi_rank();
   const RowPartition partition = RowPartition::uniform(n, test::mpi_size());
-  io::CsrRows rows = rows_of(laplacian(), partition.begin(rank), partition.end(rank));
+  CsrRows rows = rows_of(laplacian(), partition.begin(rank), partition.end(rank));
   rows.global_cols = n + 1;
   try {
     solver::check_symmetric(MPI_COMM_WORLD, rows, partition, "wide.mtx");
@@ -270,7 +270,7 @@ TEST(SymmetryCheck, RefusesARectangularMatrix) {
 }
 
 // Rank 0 writes `whole` as the CSR group /A of an HDF5 file, with column indices stored as `index_type`.
-void write_hdf5(const fs::path& path, const io::CsrRows& whole, hid_t index_type) {
+void write_hdf5(const fs::path& path, const CsrRows& whole, hid_t index_type) {
   if (test::mpi_rank() == 0) {
     const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     ASSERT_GE(file, 0) << path;

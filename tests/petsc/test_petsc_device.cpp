@@ -41,7 +41,7 @@ class PetscDevice : public ::testing::Test {
     if (context_.space() != Space::device || !solver::petsc_device_arrays())
       GTEST_SKIP() << "needs a GPU on every rank and a PETSc with CUDA (this build: device arrays "
                    << (solver::petsc_device_arrays() ? "yes" : "no") << ")";
-    const io::CsrRows whole = io::generate_rows(laplacian, 0, io::generated_rows(laplacian));
+    const CsrRows whole = io::generate_rows(laplacian, 0, io::generated_rows(laplacian));
     const int ranks = test::mpi_size(PETSC_COMM_WORLD), rank = test::mpi_rank(PETSC_COMM_WORLD);
     solver::RowPartition partition = solver::RowPartition::balanced(whole.row_offsets, ranks);
     if (ranks > 1) {
@@ -49,7 +49,7 @@ class PetscDevice : public ::testing::Test {
       first.push_back(first.back());
       partition = solver::RowPartition(first);
     }
-    local_ = io::slice_rows(whole, partition.begin(rank), partition.end(rank));
+    local_ = slice_rows(whole, partition.begin(rank), partition.end(rank));
     partition_ = partition;
     *A_.out() = solver::create_petsc_operator(PETSC_COMM_WORLD, context_, local_, partition_);
   }
@@ -61,7 +61,7 @@ class PetscDevice : public ::testing::Test {
   }
 
   dense::Context context_ = test::petsc_test_context();
-  io::CsrRows local_;
+  CsrRows local_;
   solver::RowPartition partition_;
   OwnedMat A_;
 };

@@ -39,7 +39,7 @@ struct Counted {
 Counted counter_for(const Problem& p, Split split) {
   Counted out{partition_of(p, MPI_COMM_WORLD, split), nullptr};
   const int rank = test::mpi_rank(MPI_COMM_WORLD);
-  const io::CsrRows rows = io::slice_rows(p.whole, out.partition.begin(rank), out.partition.end(rank));
+  const CsrRows rows = slice_rows(p.whole, out.partition.begin(rank), out.partition.end(rank));
   out.counter = solver::make_inertia_counter(MPI_COMM_WORLD, rows, out.partition);
   return out;
 }
@@ -50,7 +50,7 @@ solver::WindowResult<double> counted_window(const Problem& p, double a, double b
   const int rank = test::mpi_rank(MPI_COMM_WORLD);
   const dense::Context context = dense::Context::host();
   solver::DistributedOperator<double> A(
-      MPI_COMM_WORLD, context, io::slice_rows(p.whole, c.partition.begin(rank), c.partition.end(rank)), c.partition);
+      MPI_COMM_WORLD, context, slice_rows(p.whole, c.partition.begin(rank), c.partition.end(rank)), c.partition);
   LobpcgOptions o;
   o.tolerance = tolerance;
   o.max_iterations = 100;

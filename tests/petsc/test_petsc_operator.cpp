@@ -39,9 +39,9 @@ using test::OwnedVec;
 // A whole matrix every rank holds, split over the ranks, and what is known of it.
 struct Problem {
   std::string name;
-  io::CsrRows whole;
+  CsrRows whole;
   solver::RowPartition partition;
-  io::CsrRows local;
+  CsrRows local;
   std::vector<double> exact;  // ascending eigenvalues (Laplacians); else empty
   double lambda_min = 0;      // a lower bound on the smallest eigenvalue
 };
@@ -60,7 +60,7 @@ Problem make_problem(const io::GeneratorSpec& spec, bool last_rank_empty = false
     p.partition = solver::RowPartition::balanced(p.whole.row_offsets, ranks);
   }
   const int rank = test::mpi_rank(PETSC_COMM_WORLD);
-  p.local = io::slice_rows(p.whole, p.partition.begin(rank), p.partition.end(rank));
+  p.local = slice_rows(p.whole, p.partition.begin(rank), p.partition.end(rank));
   if (spec.kind != io::GeneratorKind::random_spd) {
     p.exact = io::laplacian_eigenvalues(spec);
     p.lambda_min = p.exact.front();

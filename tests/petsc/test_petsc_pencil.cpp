@@ -49,18 +49,18 @@ namespace {
 // Both matrices whole on every rank, and this rank's rows of each on A's balanced partition.
 struct Pencil {
   std::string name;
-  io::CsrRows a, b;
+  CsrRows a, b;
   solver::RowPartition partition;
-  io::CsrRows a_local, b_local;
+  CsrRows a_local, b_local;
   std::vector<double> exact;  // ascending, where known
 };
 
-Pencil split(std::string name, io::CsrRows a, io::CsrRows b) {
+Pencil split(std::string name, CsrRows a, CsrRows b) {
   Pencil p{std::move(name), std::move(a), std::move(b), {}, {}, {}, {}};
   p.partition = solver::RowPartition::balanced(p.a.row_offsets, test::mpi_size(PETSC_COMM_WORLD));
   const int rank = test::mpi_rank(PETSC_COMM_WORLD);
-  p.a_local = io::slice_rows(p.a, p.partition.begin(rank), p.partition.end(rank));
-  p.b_local = io::slice_rows(p.b, p.partition.begin(rank), p.partition.end(rank));
+  p.a_local = slice_rows(p.a, p.partition.begin(rank), p.partition.end(rank));
+  p.b_local = slice_rows(p.b, p.partition.begin(rank), p.partition.end(rank));
   return p;
 }
 
@@ -79,8 +79,8 @@ Pencil fem_pencil(io::GeneratorKind kind, std::int64_t nx, std::int64_t ny, std:
 }
 
 // D = diag(sum_j |K_ij|): K's lumped mass matrix (see the file's comment).
-io::CsrRows lumped_mass(const io::CsrRows& k) {
-  io::CsrRows d;
+CsrRows lumped_mass(const CsrRows& k) {
+  CsrRows d;
   d.global_rows = d.global_cols = k.global_rows;
   d.row_offsets.push_back(0);
   for (std::int64_t i = 0; i < k.local_rows(); ++i) {
@@ -184,8 +184,8 @@ TEST(PetscPencil, Bcsstk21WithItsLumpedMassMatchesSlepc) {
   if (dir.empty()) GTEST_SKIP() << "no matrix folder (BLOCKEIGS_DATA_DIR)";
   const std::string file = dir + "/bcsstk21.mtx.gz";
   if (!std::filesystem::exists(file)) GTEST_SKIP() << file << " is missing";
-  io::CsrRows k = io::read_matrix_market(file).matrix;
-  io::CsrRows d = lumped_mass(k);
+  CsrRows k = io::read_matrix_market(file).matrix;
+  CsrRows d = lumped_mass(k);
   compare(split("bcsstk21 with D = diag(sum_j |K_ij|)", std::move(k), std::move(d)), 6, 1e-9, 5000, true);
 }
 
@@ -193,7 +193,7 @@ TEST(PetscPencil, Bcsstk21WithItsLumpedMassMatchesSlepc) {
 TEST(PetscPencil, BMustBeOnTheRowsOfA) {
   const Pencil p = fem_pencil(io::GeneratorKind::fem_p1_2d, 6, 5, 1);
   const dense::Context context = test::petsc_test_context();
-  const io::CsrRows shorter = io::slice_rows(p.b, p.partition.begin(0), p.partition.end(0) - 1);  // one row fewer
+  const CsrRows shorter = slice_rows(p.b, p.partition.begin(0), p.partition.end(0) - 1);  // one row fewer
   try {
     solver::create_petsc_pencil(PETSC_COMM_WORLD, context, p.a_local,
                                 test::mpi_rank(PETSC_COMM_WORLD) == 0 ? shorter : p.b_local, p.partition);

@@ -48,7 +48,7 @@ int size_of() {
 struct Problem {
   dense::Context context = dense::Context::host();
   io::GeneratorSpec spec;
-  io::CsrRows whole, mine;
+  CsrRows whole, mine;
   solver::RowPartition partition;
   std::unique_ptr<solver::DistributedOperator<double>> A;
 
@@ -56,7 +56,7 @@ struct Problem {
     whole = io::generate_rows(spec, 0, io::generated_rows(spec));
     partition = empty_rank ? test::partition_with_empty_rank(whole.global_rows, size_of())
                            : solver::RowPartition::balanced(whole.row_offsets, size_of());
-    mine = io::slice_rows(whole, partition.begin(rank_of()), partition.end(rank_of()));
+    mine = slice_rows(whole, partition.begin(rank_of()), partition.end(rank_of()));
     A = std::make_unique<solver::DistributedOperator<double>>(MPI_COMM_WORLD, context, mine, partition);
   }
   std::int64_t m() const { return A->local_rows(); }

@@ -29,12 +29,12 @@ using test::OwnedVec;
 
 // A 3D Laplacian's rows on this rank; from np 2 the last rank owns none.
 struct Rows {
-  io::CsrRows local;
+  CsrRows local;
   solver::RowPartition partition;
 };
 Rows laplacian_rows(std::int64_t nx, std::int64_t ny, std::int64_t nz) {
   const io::GeneratorSpec spec{io::GeneratorKind::laplacian_3d, nx, ny, nz, 7};
-  const io::CsrRows whole = io::generate_rows(spec, 0, io::generated_rows(spec));
+  const CsrRows whole = io::generate_rows(spec, 0, io::generated_rows(spec));
   const int ranks = test::mpi_size(PETSC_COMM_WORLD), rank = test::mpi_rank(PETSC_COMM_WORLD);
   solver::RowPartition partition = solver::RowPartition::balanced(whole.row_offsets, ranks);
   if (ranks > 1) {
@@ -42,7 +42,7 @@ Rows laplacian_rows(std::int64_t nx, std::int64_t ny, std::int64_t nz) {
     first.push_back(first.back());
     partition = solver::RowPartition(first);
   }
-  return {io::slice_rows(whole, partition.begin(rank), partition.end(rank)), partition};
+  return {slice_rows(whole, partition.begin(rank), partition.end(rank)), partition};
 }
 
 struct Solve {

@@ -58,7 +58,7 @@ void CsrTestOperator<T>::diagonal(T* out) const {
 }
 
 template <class T>
-EigenpairCheck check_eigenpairs(MPI_Comm comm, const dense::Context& context, const io::CsrRows& whole,
+EigenpairCheck check_eigenpairs(MPI_Comm comm, const dense::Context& context, const CsrRows& whole,
                                 const solver::RowPartition& partition, const std::vector<double>& lambda,
                                 dense::ConstDenseView<T> vectors) {
   const std::int64_t k = vectors.cols, N = whole.global_rows;
@@ -85,11 +85,9 @@ EigenpairCheck check_eigenpairs(MPI_Comm comm, const dense::Context& context, co
 
 template class CsrTestOperator<float>;
 template class CsrTestOperator<double>;
-template EigenpairCheck check_eigenpairs(MPI_Comm, const dense::Context&, const io::CsrRows&,
-                                         const solver::RowPartition&, const std::vector<double>&,
-                                         dense::ConstDenseView<float>);
-template EigenpairCheck check_eigenpairs(MPI_Comm, const dense::Context&, const io::CsrRows&,
-                                         const solver::RowPartition&, const std::vector<double>&,
-                                         dense::ConstDenseView<double>);
+template EigenpairCheck check_eigenpairs(MPI_Comm, const dense::Context&, const CsrRows&, const solver::RowPartition&,
+                                         const std::vector<double>&, dense::ConstDenseView<float>);
+template EigenpairCheck check_eigenpairs(MPI_Comm, const dense::Context&, const CsrRows&, const solver::RowPartition&,
+                                         const std::vector<double>&, dense::ConstDenseView<double>);
 
 }  // namespace blockeigs::test

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "core/checks.hpp"
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/base/linear_operator.hpp"
 #include "solver/operator/row_partition.hpp"
@@ -35,15 +35,15 @@ template <class T>
 class CsrTestOperator final : public solver::LinearOperator<T> {
  public:
   // `whole` holds every row (first_row 0); this rank keeps its partition rows.
-  CsrTestOperator(MPI_Comm comm, dense::Context context, const io::CsrRows& whole, solver::RowPartition partition)
+  CsrTestOperator(MPI_Comm comm, dense::Context context, const CsrRows& whole, solver::RowPartition partition)
       : comm_(comm), owned_(std::move(context)), context_(*owned_), partition_(std::move(partition)) {
     BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
-    rows_ = io::slice_rows(whole, partition_.begin(rank_), partition_.end(rank_));
+    rows_ = slice_rows(whole, partition_.begin(rank_), partition_.end(rank_));
   }
-  CsrTestOperator(MPI_Comm comm, SharedContext shared, const io::CsrRows& whole, solver::RowPartition partition)
+  CsrTestOperator(MPI_Comm comm, SharedContext shared, const CsrRows& whole, solver::RowPartition partition)
       : comm_(comm), context_(shared.context), partition_(std::move(partition)) {
     BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
-    rows_ = io::slice_rows(whole, partition_.begin(rank_), partition_.end(rank_));
+    rows_ = slice_rows(whole, partition_.begin(rank_), partition_.end(rank_));
   }
 
   MPI_Comm comm() const override { return comm_; }
@@ -60,7 +60,7 @@ class CsrTestOperator final : public solver::LinearOperator<T> {
  public:
   void diagonal(T* out) const override;
 
-  const io::CsrRows& rows() const { return rows_; }
+  const CsrRows& rows() const { return rows_; }
   // The block width of every apply so far, in order.
   const std::vector<std::int64_t>& widths() const { return widths_; }
 
@@ -70,15 +70,15 @@ class CsrTestOperator final : public solver::LinearOperator<T> {
   const dense::Context& context_;
   solver::RowPartition partition_;
   int rank_ = 0;
-  io::CsrRows rows_;
+  CsrRows rows_;
   std::vector<std::int64_t> widths_;
 };
 
 // ---- matrices ---------------------------------------------------------------
 
 // diag(d) as whole CSR rows.
-inline io::CsrRows diagonal_matrix(const std::vector<double>& d) {
-  io::CsrRows m;
+inline CsrRows diagonal_matrix(const std::vector<double>& d) {
+  CsrRows m;
   m.global_rows = m.global_cols = static_cast<std::int64_t>(d.size());
   m.row_offsets.push_back(0);
   for (std::size_t i = 0; i < d.size(); ++i) {
@@ -90,7 +90,7 @@ inline io::CsrRows diagonal_matrix(const std::vector<double>& d) {
 }
 
 // A + diag(d): d added to the (present) diagonal entries of a whole matrix.
-inline io::CsrRows plus_diagonal(io::CsrRows A, const std::vector<double>& d) {
+inline CsrRows plus_diagonal(CsrRows A, const std::vector<double>& d) {
   for (std::int64_t i = 0; i < A.local_rows(); ++i)
     for (std::int64_t p = A.row_offsets[i]; p < A.row_offsets[i + 1]; ++p)
       if (A.col_indices[p] == i) A.values[p] += d[i];
@@ -116,17 +116,17 @@ struct EigenpairCheck {
 // Gathers the eigenvectors (local rows x k, any space) to every rank and checks
 // them against the whole matrix in plain loops.
 template <class T>
-EigenpairCheck check_eigenpairs(MPI_Comm comm, const dense::Context& context, const io::CsrRows& whole,
+EigenpairCheck check_eigenpairs(MPI_Comm comm, const dense::Context& context, const CsrRows& whole,
                                 const solver::RowPartition& partition, const std::vector<double>& lambda,
                                 dense::ConstDenseView<T> vectors);
 
 // Instantiated in csr_test_operator.cpp.
 extern template class CsrTestOperator<float>;
 extern template class CsrTestOperator<double>;
-extern template EigenpairCheck check_eigenpairs(MPI_Comm, const dense::Context&, const io::CsrRows&,
+extern template EigenpairCheck check_eigenpairs(MPI_Comm, const dense::Context&, const CsrRows&,
                                                 const solver::RowPartition&, const std::vector<double>&,
                                                 dense::ConstDenseView<float>);
-extern template EigenpairCheck check_eigenpairs(MPI_Comm, const dense::Context&, const io::CsrRows&,
+extern template EigenpairCheck check_eigenpairs(MPI_Comm, const dense::Context&, const CsrRows&,
                                                 const solver::RowPartition&, const std::vector<double>&,
                                                 dense::ConstDenseView<double>);
 

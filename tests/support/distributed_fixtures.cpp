@@ -31,11 +31,11 @@ static double hash_unit(std::uint64_t seed, std::int64_t i, std::int64_t j) {
   return double(z >> 11) * 0x1.0p-52 - 1.0;
 }
 
-io::CsrRows power_law_matrix(std::int64_t n, std::int64_t max_row, std::uint64_t seed) {
+CsrRows power_law_matrix(std::int64_t n, std::int64_t max_row, std::uint64_t seed) {
   std::mt19937_64 engine(seed);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   std::uniform_int_distribution<std::int64_t> column(0, n - 1);
-  io::CsrRows m;
+  CsrRows m;
   m.global_rows = m.global_cols = n;
   m.row_offsets.assign(1, 0);
   for (std::int64_t i = 0; i < n; ++i) {
@@ -55,8 +55,8 @@ io::CsrRows power_law_matrix(std::int64_t n, std::int64_t max_row, std::uint64_t
   return m;
 }
 
-io::CsrRows block_diagonal_matrix(const std::vector<std::int64_t>& first_rows, std::uint64_t seed) {
-  io::CsrRows m;
+CsrRows block_diagonal_matrix(const std::vector<std::int64_t>& first_rows, std::uint64_t seed) {
+  CsrRows m;
   m.global_rows = m.global_cols = first_rows.back();
   m.row_offsets.assign(1, 0);
   for (std::size_t b = 0; b + 1 < first_rows.size(); ++b)
@@ -78,7 +78,7 @@ std::vector<double> hashed_block(std::int64_t first_row, std::int64_t rows, std:
   return out;
 }
 
-void reference_rows(const io::CsrRows& whole, const std::vector<double>& x_all, std::int64_t cols, std::int64_t begin,
+void reference_rows(const CsrRows& whole, const std::vector<double>& x_all, std::int64_t cols, std::int64_t begin,
                     std::int64_t end, std::vector<double>& y, std::vector<double>& scale, double eps) {
   y.assign(static_cast<std::size_t>((end - begin) * cols), 0.0);
   scale.assign(static_cast<std::size_t>(end - begin), 0.0);

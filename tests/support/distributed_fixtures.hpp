@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "dense/dense.hpp"
 
 namespace blockeigs::test {
@@ -19,10 +19,10 @@ int mpi_size(MPI_Comm comm = MPI_COMM_WORLD);
 
 // A square matrix with power-law row lengths (a few rows near max_row, most
 // short), columns random, values in [-1, 1). Not symmetric.
-io::CsrRows power_law_matrix(std::int64_t n, std::int64_t max_row, std::uint64_t seed);
+CsrRows power_law_matrix(std::int64_t n, std::int64_t max_row, std::uint64_t seed);
 
 // Block-diagonal matrix whose blocks follow `first_rows`: no rank needs halo data.
-io::CsrRows block_diagonal_matrix(const std::vector<std::int64_t>& first_rows, std::uint64_t seed);
+CsrRows block_diagonal_matrix(const std::vector<std::int64_t>& first_rows, std::uint64_t seed);
 
 // Rank-count independent block: entry (global row i, column j) from a hash.
 std::vector<double> hashed_block(std::int64_t first_row, std::int64_t rows, std::int64_t cols, std::uint64_t seed);
@@ -30,7 +30,7 @@ std::vector<double> hashed_block(std::int64_t first_row, std::int64_t rows, std:
 // Reference Y = A X for rows [begin, end) of a whole matrix, X given for all
 // rows (row-major, cols wide); also returns per-row error scales
 // gamma(L) * sum_k |a_ik| max_j |x_kj| for comparisons.
-void reference_rows(const io::CsrRows& whole, const std::vector<double>& x_all, std::int64_t cols, std::int64_t begin,
+void reference_rows(const CsrRows& whole, const std::vector<double>& x_all, std::int64_t cols, std::int64_t begin,
                     std::int64_t end, std::vector<double>& y, std::vector<double>& scale, double eps);
 
 // Every value of a dataset of an HDF5 file, read as doubles (a result file's).

@@ -3,11 +3,11 @@
 
 #include <gtest/gtest.h>
 
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 
 namespace blockeigs::test {
 
-inline void expect_same_rows(const io::CsrRows& got, const io::CsrRows& want) {
+inline void expect_same_rows(const CsrRows& got, const CsrRows& want) {
   EXPECT_EQ(got.global_rows, want.global_rows);
   EXPECT_EQ(got.global_cols, want.global_cols);
   EXPECT_EQ(got.first_row, want.first_row);

@@ -32,7 +32,7 @@ inline const char* transport_label(solver::HaloTransport t) {
 
 // The global columns this rank's rows of `whole` need from other ranks,
 // sorted: the halo block's rows in order.
-inline std::vector<std::int64_t> halo_columns(const io::CsrRows& whole, std::int64_t begin, std::int64_t end) {
+inline std::vector<std::int64_t> halo_columns(const CsrRows& whole, std::int64_t begin, std::int64_t end) {
   std::set<std::int64_t> columns;
   for (std::int64_t p = whole.row_offsets[begin]; p < whole.row_offsets[end]; ++p)
     if (whole.col_indices[p] < begin || whole.col_indices[p] >= end) columns.insert(whole.col_indices[p]);
@@ -84,7 +84,7 @@ void check_one_exchange(solver::HaloExchange<T>& halo, const dense::Context& con
 // The exchange alone through `transport`, reused across widths that grow and
 // shrink; fp32 blocks too where T is double.
 template <class T>
-void check_halo_exchange(const dense::Context& context, const io::CsrRows& whole, const solver::RowPartition& partition,
+void check_halo_exchange(const dense::Context& context, const CsrRows& whole, const solver::RowPartition& partition,
                          solver::HaloTransport transport, const std::vector<std::int64_t>& widths,
                          const std::string& label) {
   SCOPED_TRACE(label + ", transport " + transport_label(transport));
@@ -109,12 +109,12 @@ void check_halo_exchange(const dense::Context& context, const io::CsrRows& whole
 // fp64 operator, fp32 ones); returns its A X for `width` on the host, for
 // comparing transports bit for bit.
 template <class T>
-std::vector<T> check_operator_on_transport(const dense::Context& context, const io::CsrRows& whole,
+std::vector<T> check_operator_on_transport(const dense::Context& context, const CsrRows& whole,
                                            const solver::RowPartition& partition, solver::HaloTransport transport,
                                            std::int64_t width, const std::string& label) {
   SCOPED_TRACE(label + ", transport " + transport_label(transport));
   const int rank = mpi_rank();
-  const io::CsrRows rows = io::slice_rows(whole, partition.begin(rank), partition.end(rank));
+  const CsrRows rows = slice_rows(whole, partition.begin(rank), partition.end(rank));
   solver::DistributedOperator<T> op(MPI_COMM_WORLD, context, rows, partition, Algorithm::automatic,
                                     {.transport = transport});
   if (transport != solver::HaloTransport::automatic) {

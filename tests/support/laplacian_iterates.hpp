@@ -20,7 +20,7 @@
 namespace blockeigs::test {
 
 struct Laplacian1d {
-  io::CsrRows whole;
+  CsrRows whole;
   solver::RowPartition partition;
   explicit Laplacian1d(std::int64_t n) {
     io::GeneratorSpec spec;

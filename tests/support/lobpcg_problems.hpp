@@ -36,7 +36,7 @@ inline int world_size() {
 }
 
 struct Problem {
-  io::CsrRows whole;
+  CsrRows whole;
   std::vector<double> exact;  // ascending; empty when unknown
 };
 
@@ -103,7 +103,7 @@ inline Solved run(const Problem& p, const LobpcgOptions& options, Precond precon
 }
 
 // Matrix infinity norm: an upper bound on ||A||_2 for symmetric A.
-inline double norm_inf(const io::CsrRows& A) {
+inline double norm_inf(const CsrRows& A) {
   double m = 0;
   for (std::int64_t i = 0; i < A.local_rows(); ++i) {
     double s = 0;

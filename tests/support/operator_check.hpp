@@ -24,7 +24,7 @@ namespace blockeigs::test {
 // are reused).
 template <class T>
 void check_operator_apply(solver::LinearOperator<T>& op, const solver::RowPartition& partition,
-                          const dense::Context& context, const io::CsrRows& whole, std::int64_t width,
+                          const dense::Context& context, const CsrRows& whole, std::int64_t width,
                           const std::string& label) {
   SCOPED_TRACE(label + ", width " + std::to_string(width));
   MPI_Comm comm = MPI_COMM_WORLD;
@@ -79,7 +79,7 @@ void check_operator_apply(solver::LinearOperator<T>& op, const solver::RowPartit
 }
 
 template <class T>
-void check_operator_apply(solver::DistributedOperator<T>& op, const dense::Context& context, const io::CsrRows& whole,
+void check_operator_apply(solver::DistributedOperator<T>& op, const dense::Context& context, const CsrRows& whole,
                           std::int64_t width, const std::string& label) {
   check_operator_apply<T>(op, op.partition(), context, whole, width, label);
 }
@@ -88,9 +88,9 @@ void check_operator_apply(solver::DistributedOperator<T>& op, const dense::Conte
 // reference of the matrix with its values rounded to fp32, at each width in
 // turn (odd widths ride in the halo's fp64 words with a padding value).
 inline void check_rounded_apply(solver::DistributedOperator<double>& op, const dense::Context& context,
-                                const io::CsrRows& whole, std::initializer_list<std::int64_t> widths,
+                                const CsrRows& whole, std::initializer_list<std::int64_t> widths,
                                 const std::string& label) {
-  io::CsrRows rounded = whole;
+  CsrRows rounded = whole;
   for (double& v : rounded.values) v = static_cast<float>(v);
   const std::unique_ptr<solver::LinearOperator<float>> single = op.rounded_to_single();
   ASSERT_TRUE(single);
@@ -102,7 +102,7 @@ inline void check_rounded_apply(solver::DistributedOperator<double>& op, const d
 // apply_single (X in fp32, Y in fp64) of an fp64 operator against the
 // single-rank reference of the rounded X, on a NaN-filled Y (not read).
 inline void check_operator_apply_single(solver::DistributedOperator<double>& op, const dense::Context& context,
-                                        const io::CsrRows& whole, std::int64_t width, const std::string& label) {
+                                        const CsrRows& whole, std::int64_t width, const std::string& label) {
   SCOPED_TRACE(label + ", fp32 X, width " + std::to_string(width));
   const int rank = mpi_rank(MPI_COMM_WORLD);
   const solver::RowPartition& partition = op.partition();
@@ -136,7 +136,7 @@ inline void check_operator_apply_single(solver::DistributedOperator<double>& op,
 // X and Y column-major with `pad` rows of padding (NaN, never read; Y's must
 // stay untouched), beta = 0 on a NaN-filled Y, then alpha = 2, beta = -0.5.
 inline void check_operator_apply_column_major(solver::DistributedOperator<double>& op, const dense::Context& context,
-                                              const io::CsrRows& whole, std::int64_t width, std::int64_t pad,
+                                              const CsrRows& whole, std::int64_t width, std::int64_t pad,
                                               const std::string& label) {
   SCOPED_TRACE(label + ", column-major, width " + std::to_string(width) + ", padding " + std::to_string(pad));
   const int rank = mpi_rank(MPI_COMM_WORLD);
@@ -171,11 +171,10 @@ inline void check_operator_apply_column_major(solver::DistributedOperator<double
 }
 
 template <class T>
-void check_distributed_apply(const dense::Context& context, const io::CsrRows& whole,
-                             const solver::RowPartition& partition, std::int64_t width, const std::string& label,
-                             Algorithm algorithm = Algorithm::automatic) {
+void check_distributed_apply(const dense::Context& context, const CsrRows& whole, const solver::RowPartition& partition,
+                             std::int64_t width, const std::string& label, Algorithm algorithm = Algorithm::automatic) {
   const int rank = mpi_rank(MPI_COMM_WORLD);
-  const io::CsrRows rows = io::slice_rows(whole, partition.begin(rank), partition.end(rank));
+  const CsrRows rows = slice_rows(whole, partition.begin(rank), partition.end(rank));
   solver::DistributedOperator<T> op(MPI_COMM_WORLD, context, rows, partition, algorithm);
   check_operator_apply(op, context, whole, width, label);
 }

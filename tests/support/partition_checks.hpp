@@ -48,10 +48,10 @@ inline DistributedRows load(const io::MatrixConfig& config, PartitionMethod meth
 }
 
 // A matrix every rank holds whole, distributed by `partition` as load_distributed_rows would.
-inline DistributedRows from_whole(const io::CsrRows& whole, const RowPartition& partition) {
+inline DistributedRows from_whole(const CsrRows& whole, const RowPartition& partition) {
   DistributedRows m;
   const int rank = mpi_rank();
-  m.rows = io::slice_rows(whole, partition.begin(rank), partition.end(rank));
+  m.rows = slice_rows(whole, partition.begin(rank), partition.end(rank));
   m.partition = partition;
   m.numbering = solver::RowNumbering::identity(MPI_COMM_WORLD, partition);
   m.global_nnz = whole.nnz();
@@ -68,7 +68,7 @@ inline long long total_halo(const DistributedRows& m) {
 
 // The operator of `m` applied to a block given in the input's numbering and
 // mapped back equals the input matrix `whole` times that block.
-inline void expect_input_matrix(const DistributedRows& m, const io::CsrRows& whole) {
+inline void expect_input_matrix(const DistributedRows& m, const CsrRows& whole) {
   constexpr std::int64_t cols = 3;
   const int rank = mpi_rank();
   const RowPartition& input = m.numbering.original();
@@ -96,7 +96,7 @@ inline void expect_input_matrix(const DistributedRows& m, const io::CsrRows& who
 inline bool can_partition() { return solver::graph_partitioner_compiled(); }
 
 // Columns strictly increase within each row, as CsrRows promises.
-inline void expect_sorted_rows(const io::CsrRows& rows) {
+inline void expect_sorted_rows(const CsrRows& rows) {
   for (std::int64_t i = 0; i < rows.local_rows(); ++i)
     for (std::int64_t k = rows.row_offsets[i] + 1; k < rows.row_offsets[i + 1]; ++k)
       ASSERT_LT(rows.col_indices[k - 1], rows.col_indices[k]) << "local row " << i;
@@ -115,9 +115,9 @@ inline void expect_numbering_round_trip(const DistributedRows& m) {
 }
 
 // A 1D chain with holes: rows 10-14 and 40 have no entries at all (not even a diagonal).
-inline io::CsrRows chain_with_empty_rows(std::int64_t n) {
+inline CsrRows chain_with_empty_rows(std::int64_t n) {
   auto empty = [](std::int64_t i) { return (i >= 10 && i < 15) || i == 40; };
-  io::CsrRows whole;
+  CsrRows whole;
   whole.global_rows = whole.global_cols = n;
   whole.row_offsets.assign(1, 0);
   for (std::int64_t i = 0; i < n; ++i) {

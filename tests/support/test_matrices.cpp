@@ -31,7 +31,7 @@ std::vector<std::string> data_matrix_names() {
   return names;
 }
 
-std::vector<double> dense(const io::CsrRows& m) {
+std::vector<double> dense(const CsrRows& m) {
   std::vector<double> a(static_cast<std::size_t>(m.global_rows * m.global_cols), 0.0);
   for (std::int64_t r = 0; r < m.local_rows(); ++r)
     for (std::int64_t p = m.row_offsets[r]; p < m.row_offsets[r + 1]; ++p)
@@ -107,7 +107,7 @@ std::vector<double> dense_generalized_eigenvalues(const std::vector<double>& a, 
 }
 
 template <class T>
-spmm::HostCsr<T> to_host_csr(const io::CsrRows& rows) {
+spmm::HostCsr<T> to_host_csr(const CsrRows& rows) {
   spmm::HostCsr<T> out;
   out.rows = rows.local_rows();
   out.cols = rows.global_cols;
@@ -152,8 +152,8 @@ double max_scaled_error(const dense::DenseBlock<double>& x, const dense::DenseBl
   return worst;
 }
 
-template spmm::HostCsr<float> to_host_csr(const io::CsrRows&);
-template spmm::HostCsr<double> to_host_csr(const io::CsrRows&);
+template spmm::HostCsr<float> to_host_csr(const CsrRows&);
+template spmm::HostCsr<double> to_host_csr(const CsrRows&);
 template dense::DenseBlock<float> random_block(std::int64_t, std::int64_t, std::uint64_t, std::int64_t);
 template dense::DenseBlock<double> random_block(std::int64_t, std::int64_t, std::uint64_t, std::int64_t);
 
@@ -185,9 +185,9 @@ Dense plus(const Dense& A, const Dense& B) {
   return C;
 }
 
-io::CsrRows random_local_rows(std::int64_t n, std::int64_t first, std::int64_t m, std::uint64_t seed) {
+CsrRows random_local_rows(std::int64_t n, std::int64_t first, std::int64_t m, std::uint64_t seed) {
   std::mt19937_64 random(seed);
-  io::CsrRows rows;
+  CsrRows rows;
   rows.global_rows = rows.global_cols = n;
   rows.first_row = first;
   rows.row_offsets = {0};
@@ -205,8 +205,8 @@ io::CsrRows random_local_rows(std::int64_t n, std::int64_t first, std::int64_t m
   return rows;
 }
 
-io::CsrRows to_csr(const Dense& M) {
-  io::CsrRows c;
+CsrRows to_csr(const Dense& M) {
+  CsrRows c;
   const auto n = static_cast<std::int64_t>(M.size());
   c.global_rows = c.global_cols = n;
   c.row_offsets.push_back(0);

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "dense/context.hpp"
 #include "spmm/csr.hpp"
@@ -24,7 +24,7 @@ std::vector<std::string> data_matrix_names();
 // Local CSR (int32) from rows with global columns; columns stay global, so
 // `rows` must be a whole matrix or the columns must fit in int32.
 template <class T>
-spmm::HostCsr<T> to_host_csr(const io::CsrRows& rows);
+spmm::HostCsr<T> to_host_csr(const CsrRows& rows);
 
 // A host block filled with reproducible values in [-1, 1).
 template <class T>
@@ -40,16 +40,16 @@ using Dense = std::vector<std::vector<double>>;
 Dense tridiagonal(std::int64_t n, double diag, double off);
 Dense kron(const Dense& A, const Dense& B);
 Dense plus(const Dense& A, const Dense& B);
-io::CsrRows to_csr(const Dense& M);
+CsrRows to_csr(const Dense& M);
 
 // Rows [first, first + m) of an n x n matrix (not symmetric) with 0-6
 // random sorted columns anywhere in [0, n) and a diagonal entry on every
 // third row: empty rows, rows with only remote columns, an empty range.
-io::CsrRows random_local_rows(std::int64_t n, std::int64_t first, std::int64_t m, std::uint64_t seed);
+CsrRows random_local_rows(std::int64_t n, std::int64_t first, std::int64_t m, std::uint64_t seed);
 
 // A x = lambda B x with its eigenvalues, ascending.
 struct Pencil {
-  io::CsrRows A, B;
+  CsrRows A, B;
   std::vector<double> exact;
 };
 // Linear elements on [0, 1]^dims with n interior nodes a direction
@@ -70,7 +70,7 @@ double max_scaled_error(const dense::DenseBlock<double>& x, const dense::DenseBl
 
 // A whole matrix (first_row == 0, or a block of rows placed at first_row) as
 // a dense row-major global_rows x global_cols array.
-std::vector<double> dense(const io::CsrRows& m);
+std::vector<double> dense(const CsrRows& m);
 
 // Eigenvalues of a small dense symmetric n x n matrix (row-major), ascending,
 // by cyclic Jacobi: slow but simple enough to trust, and independent of the

@@ -23,14 +23,14 @@ using Edges = std::vector<std::pair<std::int64_t, std::int64_t>>;
 
 // Rows [first, first + n) of a matrix with a diagonal and an entry for each
 // edge (both ways unless `one_sided`), vertex v at row first + v.
-io::CsrRows rows_of(std::int64_t n, const Edges& edges, bool one_sided = false, std::int64_t first = 0) {
+CsrRows rows_of(std::int64_t n, const Edges& edges, bool one_sided = false, std::int64_t first = 0) {
   std::vector<std::set<std::int64_t>> columns(static_cast<std::size_t>(n));
   for (std::int64_t v = 0; v < n; ++v) columns[v].insert(first + v);
   for (const auto& [a, b] : edges) {
     columns[a].insert(first + b);
     if (!one_sided) columns[b].insert(first + a);
   }
-  io::CsrRows rows;
+  CsrRows rows;
   rows.global_rows = rows.global_cols = first + n + 10;
   rows.first_row = first;
   rows.row_offsets.assign(1, 0);
@@ -89,7 +89,7 @@ void expect_permutation(const std::vector<std::int64_t>& position, std::int64_t 
   }
 }
 
-std::int64_t bandwidth(const io::CsrRows& rows, const std::vector<std::int64_t>& position) {
+std::int64_t bandwidth(const CsrRows& rows, const std::vector<std::int64_t>& position) {
   std::int64_t widest = 0;
   const std::int64_t begin = rows.first_row, end = begin + rows.local_rows();
   for (std::int64_t i = 0; i < rows.local_rows(); ++i)
@@ -100,7 +100,7 @@ std::int64_t bandwidth(const io::CsrRows& rows, const std::vector<std::int64_t>&
 }
 
 // The order at 1, 3 and 8 threads: the same, and a permutation.
-std::vector<std::int64_t> order_at_any_thread_count(const io::CsrRows& rows) {
+std::vector<std::int64_t> order_at_any_thread_count(const CsrRows& rows) {
   const int before = omp_get_max_threads();
   omp_set_num_threads(1);
   const std::vector<std::int64_t> one = solver::band_order(rows);
@@ -124,7 +124,7 @@ TEST(BandOrder, ARandomlyNumberedPathGetsBandwidthOne) {
   const std::int64_t n = 10007;
   Edges path;
   for (std::int64_t v = 0; v + 1 < n; ++v) path.emplace_back(v, v + 1);
-  const io::CsrRows rows = rows_of(n, renamed(path, n, 3));
+  const CsrRows rows = rows_of(n, renamed(path, n, 3));
   EXPECT_EQ(bandwidth(rows, order_at_any_thread_count(rows)), 1);
 }
 
@@ -132,7 +132,7 @@ TEST(BandOrder, ARandomlyNumberedPathGetsBandwidthOne) {
 // against about n for the random order.
 TEST(BandOrder, ARandomlyNumberedGridGetsANarrowBand) {
   const std::int64_t nx = 37, ny = 90, n = nx * ny;
-  const io::CsrRows rows = rows_of(n, renamed(grid(nx, ny), n, 5));
+  const CsrRows rows = rows_of(n, renamed(grid(nx, ny), n, 5));
   std::vector<std::int64_t> identity(static_cast<std::size_t>(n));
   std::iota(identity.begin(), identity.end(), std::int64_t{0});
   EXPECT_GT(bandwidth(rows, identity), n / 2);
@@ -145,7 +145,7 @@ TEST(BandOrder, ComponentsTakeRangesOfPositions) {
   for (const auto& [a, b] : grid(4, 4)) edges.emplace_back(a + 40, b + 40);  // 40-55; 30-39 isolated
   const std::int64_t n = 60;                                                 // 56-59 isolated
   const Edges shuffled = renamed(edges, n, 11);
-  const io::CsrRows rows = rows_of(n, shuffled);
+  const CsrRows rows = rows_of(n, shuffled);
   const std::vector<std::int64_t> position = order_at_any_thread_count(rows);
   // The component of each vertex by a union-find over the shuffled edges.
   std::vector<std::int64_t> parent(static_cast<std::size_t>(n));
@@ -173,7 +173,7 @@ TEST(BandOrder, ComponentsTakeRangesOfPositions) {
 TEST(BandOrder, WideLevelsGiveTheSameOrderAtAnyThreadCount) {
   const std::int64_t n = 60000;
   order_at_any_thread_count(rows_of(n, random_graph(n, 3, 13)));
-  const io::CsrRows cube = rows_of(27000, renamed(grid(30, 30, 30), 27000, 17));
+  const CsrRows cube = rows_of(27000, renamed(grid(30, 30, 30), 27000, 17));
   EXPECT_LE(bandwidth(cube, order_at_any_thread_count(cube)), 3 * 30 * 30);
 }
 
@@ -188,8 +188,8 @@ TEST(BandOrder, AOneSidedPatternStillGivesAPermutation) {
 TEST(BandOrder, OtherRanksColumnsAndExplicitZerosAreLeftOut) {
   const std::int64_t n = 400, first = 1000;
   const Edges edges = renamed(grid(20, 20), n, 29);
-  const io::CsrRows plain = rows_of(n, edges, false, first);
-  io::CsrRows extra;  // each row also reads a column below and one above the range
+  const CsrRows plain = rows_of(n, edges, false, first);
+  CsrRows extra;  // each row also reads a column below and one above the range
   extra.global_rows = extra.global_cols = plain.global_rows + 1000;
   extra.first_row = first;
   extra.row_offsets.assign(1, 0);
@@ -205,7 +205,7 @@ TEST(BandOrder, OtherRanksColumnsAndExplicitZerosAreLeftOut) {
     extra.row_offsets.push_back(extra.nnz());
   }
   EXPECT_EQ(solver::band_order(extra), solver::band_order(plain));
-  io::CsrRows zeros = rows_of(n, edges, false, first);
+  CsrRows zeros = rows_of(n, edges, false, first);
   for (double& value : zeros.values)
     if (value == -1.0) value = 0.0;  // every edge an explicit zero: all rows isolated
   std::vector<std::int64_t> isolated(static_cast<std::size_t>(n));

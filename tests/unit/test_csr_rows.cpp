@@ -10,12 +10,12 @@
 
 #include "core/error.hpp"
 #include "tests/support/expect_error.hpp"
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 
 namespace {
 
+using blockeigs::CsrRows;
 using blockeigs::InputError;
-using blockeigs::io::CsrRows;
 
 // 4 x 5 with an empty row (row 2):
 //   [1 0 2 0 0]
@@ -35,12 +35,12 @@ CsrRows sample() {
 using blockeigs::test::expect_mentions;
 using blockeigs::test::input_error_message;
 std::string validation_error(const CsrRows& rows) {
-  return input_error_message([&] { blockeigs::io::validate(rows, "m.h5"); });
+  return input_error_message([&] { blockeigs::validate(rows, "m.h5"); });
 }
 
 TEST(SliceRows, WholeRangeIsACopy) {
   const CsrRows m = sample();
-  const CsrRows s = blockeigs::io::slice_rows(m, 0, 4);
+  const CsrRows s = blockeigs::slice_rows(m, 0, 4);
   EXPECT_EQ(s.first_row, 0);
   EXPECT_EQ(s.row_offsets, m.row_offsets);
   EXPECT_EQ(s.col_indices, m.col_indices);
@@ -48,7 +48,7 @@ TEST(SliceRows, WholeRangeIsACopy) {
 }
 
 TEST(SliceRows, MiddleRowsAreRebased) {
-  const CsrRows s = blockeigs::io::slice_rows(sample(), 1, 4);
+  const CsrRows s = blockeigs::slice_rows(sample(), 1, 4);
   EXPECT_EQ(s.global_rows, 4);
   EXPECT_EQ(s.global_cols, 5);
   EXPECT_EQ(s.first_row, 1);
@@ -56,26 +56,26 @@ TEST(SliceRows, MiddleRowsAreRebased) {
   EXPECT_EQ(s.row_offsets, (std::vector<std::int64_t>{0, 2, 2, 5}));
   EXPECT_EQ(s.col_indices, (std::vector<std::int64_t>{1, 4, 0, 3, 4}));
   EXPECT_EQ(s.values, (std::vector<double>{3, 4, 5, 6, 7}));
-  EXPECT_NO_THROW(blockeigs::io::validate(s, "slice"));
+  EXPECT_NO_THROW(blockeigs::validate(s, "slice"));
 }
 
 TEST(SliceRows, EmptyRangesAnywhere) {
   for (const std::int64_t at : {0, 2, 4}) {
-    const CsrRows s = blockeigs::io::slice_rows(sample(), at, at);
+    const CsrRows s = blockeigs::slice_rows(sample(), at, at);
     EXPECT_EQ(s.first_row, at);
     EXPECT_EQ(s.local_rows(), 0);
     EXPECT_EQ(s.nnz(), 0);
     EXPECT_EQ(s.row_offsets, std::vector<std::int64_t>{0});
-    EXPECT_NO_THROW(blockeigs::io::validate(s, "slice"));
+    EXPECT_NO_THROW(blockeigs::validate(s, "slice"));
   }
 }
 
 TEST(SliceRows, RejectsBadRangesAndPartialInput) {
-  using blockeigs::io::slice_rows;
+  using blockeigs::slice_rows;
   expect_mentions(input_error_message([] { slice_rows(sample(), 3, 5); }), {"[3, 5)", "4 rows"});
   expect_mentions(input_error_message([] { slice_rows(sample(), -1, 2); }), {"[-1, 2)"});
   expect_mentions(input_error_message([] { slice_rows(sample(), 3, 2); }), {"[3, 2)"});
-  CsrRows part = blockeigs::io::slice_rows(sample(), 1, 3);
+  CsrRows part = blockeigs::slice_rows(sample(), 1, 3);
   expect_mentions(input_error_message([&] { slice_rows(part, 0, 1); }), {"not a whole matrix"});
 }
 
@@ -86,16 +86,16 @@ TEST(SortAndSumDuplicates, SortsRowsAndSumsRepeats) {
   m.row_offsets = {0, 4, 4, 7};
   m.col_indices = {3, 1, 3, 0, 2, 2, 2};
   m.values = {1, 2, 10, 4, 1, 2, 3};
-  blockeigs::io::sort_and_sum_duplicates(m);
+  blockeigs::sort_and_sum_duplicates(m);
   EXPECT_EQ(m.row_offsets, (std::vector<std::int64_t>{0, 3, 3, 4}));
   EXPECT_EQ(m.col_indices, (std::vector<std::int64_t>{0, 1, 3, 2}));
   EXPECT_EQ(m.values, (std::vector<double>{4, 2, 11, 6}));
-  EXPECT_NO_THROW(blockeigs::io::validate(m, "m"));
+  EXPECT_NO_THROW(blockeigs::validate(m, "m"));
 }
 
 TEST(SortAndSumDuplicates, LeavesCanonicalRowsAlone) {
   CsrRows m = sample();
-  blockeigs::io::sort_and_sum_duplicates(m);
+  blockeigs::sort_and_sum_duplicates(m);
   const CsrRows original = sample();
   EXPECT_EQ(m.row_offsets, original.row_offsets);
   EXPECT_EQ(m.col_indices, original.col_indices);
@@ -110,10 +110,10 @@ TEST(SortAndSumDuplicates, StartsAtTheFirstRowToFix) {
   m.col_indices = {0, 3, 4, 1, 4, 2, 2};
   m.values = {1, 2, 3, 4, 5, 6, 7};
   CsrRows all = m;
-  blockeigs::io::sort_and_sum_duplicates(all);
+  blockeigs::sort_and_sum_duplicates(all);
   for (const std::int64_t from : {1, 2}) {  // rows 0 and 1 are canonical already
     CsrRows part = m;
-    blockeigs::io::sort_and_sum_duplicates(part, from);
+    blockeigs::sort_and_sum_duplicates(part, from);
     EXPECT_EQ(part.row_offsets, all.row_offsets);
     EXPECT_EQ(part.col_indices, all.col_indices);
     EXPECT_EQ(part.values, all.values);
@@ -122,17 +122,17 @@ TEST(SortAndSumDuplicates, StartsAtTheFirstRowToFix) {
   EXPECT_EQ(all.col_indices, (std::vector<std::int64_t>{0, 3, 1, 4, 2}));
   EXPECT_EQ(all.values, (std::vector<double>{1, 2, 4, 8, 13}));
   CsrRows none = m;  // from past the last row: nothing is touched
-  blockeigs::io::sort_and_sum_duplicates(none, 4);
+  blockeigs::sort_and_sum_duplicates(none, 4);
   EXPECT_EQ(none.col_indices, m.col_indices);
 }
 
 TEST(Validate, AcceptsGoodBlocks) {
-  EXPECT_NO_THROW(blockeigs::io::validate(sample(), "m.h5"));
+  EXPECT_NO_THROW(blockeigs::validate(sample(), "m.h5"));
   CsrRows empty;  // no rows at all, no offsets
   empty.global_rows = 4;
   empty.global_cols = 4;
   empty.first_row = 4;
-  EXPECT_NO_THROW(blockeigs::io::validate(empty, "m.h5"));
+  EXPECT_NO_THROW(blockeigs::validate(empty, "m.h5"));
 }
 
 TEST(Validate, NegativeSize) {
@@ -180,7 +180,7 @@ TEST(Validate, EntriesWithoutOffsets) {
 }
 
 TEST(Validate, ColumnOutOfRangeNamesTheGlobalRow) {
-  CsrRows m = blockeigs::io::slice_rows(sample(), 1, 4);
+  CsrRows m = blockeigs::slice_rows(sample(), 1, 4);
   m.col_indices[1] = 5;  // local row 0 is global row 1
   expect_mentions(validation_error(m), {"m.h5", "row 1 has column 5", "5 columns"});
   m.col_indices[1] = -2;

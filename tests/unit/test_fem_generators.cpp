@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "io/generators/generators.hpp"
 #include "io/hdf5_csr.hpp"
 #include "io/renumbering.hpp"
@@ -23,7 +23,7 @@
 
 namespace {
 
-using blockeigs::io::CsrRows;
+using blockeigs::CsrRows;
 using blockeigs::io::FemPart;
 using blockeigs::io::GeneratorKind;
 using blockeigs::io::GeneratorSpec;
@@ -170,7 +170,7 @@ TEST(FemP1, CountsOffsetsBlocksAndSymmetry) {
                      (spec.kind == GeneratorKind::fem_p1_3d ? spec.nz : 1));
     EXPECT_EQ(blockeigs::io::generated_nnz(spec), all.nnz());
     EXPECT_EQ(blockeigs::io::generated_row_offsets(spec), all.row_offsets);
-    EXPECT_NO_THROW(blockeigs::io::validate(all, "fem_p1"));
+    EXPECT_NO_THROW(blockeigs::validate(all, "fem_p1"));
     const Dense a = dense(all);
     for (std::int64_t i = 0; i < n; ++i) {
       ASSERT_GT(a[i * n + i], 0.0) << "diagonal " << i;
@@ -178,7 +178,7 @@ TEST(FemP1, CountsOffsetsBlocksAndSymmetry) {
     }
     for (const std::int64_t cut : {std::int64_t{1}, n / 3, n / 2, n - 1}) {
       const CsrRows block = blockeigs::io::generate_rows(spec, cut, n);
-      const CsrRows want = blockeigs::io::slice_rows(all, cut, n);
+      const CsrRows want = blockeigs::slice_rows(all, cut, n);
       EXPECT_EQ(block.row_offsets, want.row_offsets);
       EXPECT_EQ(block.col_indices, want.col_indices);
       EXPECT_EQ(block.values, want.values);
@@ -264,7 +264,7 @@ TEST(GraphLaplacian, RowsAreDegreeMinusAdjacency) {
     EXPECT_EQ(all.global_rows, n);
     EXPECT_EQ(blockeigs::io::generated_nnz(spec), all.nnz());
     EXPECT_EQ(blockeigs::io::generated_row_offsets(spec), all.row_offsets);
-    EXPECT_NO_THROW(blockeigs::io::validate(all, "graph"));  // columns ascend in every row
+    EXPECT_NO_THROW(blockeigs::validate(all, "graph"));  // columns ascend in every row
     const Dense a = dense(all);
     for (std::int64_t i = 0; i < n; ++i) {
       double sum = 0;

@@ -15,14 +15,14 @@
 
 #include "core/error.hpp"
 #include "tests/support/expect_error.hpp"
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "io/generators/generators.hpp"
 #include "test_matrices.hpp"
 
 namespace {
 
+using blockeigs::CsrRows;
 using blockeigs::InputError;
-using blockeigs::io::CsrRows;
 using blockeigs::io::generate_rows;
 using blockeigs::io::generated_row_offsets;
 using blockeigs::io::generated_rows;
@@ -80,7 +80,7 @@ TEST(Generators, RowCountsAndNonzeros) {
     EXPECT_EQ(m.global_rows, c.rows);
     EXPECT_EQ(m.global_cols, c.rows);
     EXPECT_EQ(m.nnz(), c.nnz);
-    EXPECT_NO_THROW(blockeigs::io::validate(m, "generator"));
+    EXPECT_NO_THROW(blockeigs::validate(m, "generator"));
   }
   EXPECT_EQ(generated_rows(random_spd(77, 5, 1)), 77);
 }
@@ -126,13 +126,13 @@ TEST(Generators, RowBlocksConcatenateToTheWhole) {
     const std::int64_t cuts[] = {0, 1, 1, n / 3, n / 2, n - 1, n, n};
     for (std::size_t k = 0; k + 1 < std::size(cuts); ++k) {
       const CsrRows block = generate_rows(spec, cuts[k], cuts[k + 1]);
-      const CsrRows want = blockeigs::io::slice_rows(all, cuts[k], cuts[k + 1]);
+      const CsrRows want = blockeigs::slice_rows(all, cuts[k], cuts[k + 1]);
       EXPECT_EQ(block.first_row, cuts[k]);
       EXPECT_EQ(block.global_rows, n);
       EXPECT_EQ(block.row_offsets, want.row_offsets);
       EXPECT_EQ(block.col_indices, want.col_indices);
       EXPECT_EQ(block.values, want.values);
-      EXPECT_NO_THROW(blockeigs::io::validate(block, "block"));
+      EXPECT_NO_THROW(blockeigs::validate(block, "block"));
     }
   }
 }

@@ -20,15 +20,15 @@
 #include "tests/support/expect_csr.hpp"
 #include "core/error.hpp"
 #include "tests/support/expect_error.hpp"
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "io/generators/generators.hpp"
 #include "io/hdf5_csr.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
+using blockeigs::CsrRows;
 using blockeigs::InputError;
-using blockeigs::io::CsrRows;
 using blockeigs::io::read_hdf5_csr_info;
 using blockeigs::io::read_hdf5_csr_rows;
 using blockeigs::io::read_hdf5_row_offsets;
@@ -178,7 +178,7 @@ TEST_F(Hdf5Csr, RowRangesMatchSlices) {
                                                           {137, 299}, {297, 300}, {299, 300}, {300, 300}};
   for (const auto& [begin, end] : ranges) {
     SCOPED_TRACE(::testing::Message() << "rows [" << begin << ", " << end << ")");
-    expect_same(read_hdf5_csr_rows(file, "/A", begin, end), blockeigs::io::slice_rows(m, begin, end));
+    expect_same(read_hdf5_csr_rows(file, "/A", begin, end), blockeigs::slice_rows(m, begin, end));
   }
 }
 
@@ -455,7 +455,7 @@ TEST_F(Hdf5Csr, FailedWriteLeavesNothingBehind) {
 }
 
 TEST_F(Hdf5Csr, WriterRefusesPartialMatrices) {
-  const CsrRows part = blockeigs::io::slice_rows(small_matrix(), 2, 5);
+  const CsrRows part = blockeigs::slice_rows(small_matrix(), 2, 5);
   expect_mentions(input_error_message([&] { write_hdf5_csr(path("p.h5"), "/A", part); }),
                   {"p.h5", "whole matrix", "[2, 5)"});
   EXPECT_FALSE(fs::exists(path("p.h5")));

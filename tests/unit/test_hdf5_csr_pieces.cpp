@@ -20,14 +20,14 @@
 #include <vector>
 
 #include "tests/support/expect_csr.hpp"
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "io/hdf5_csr.hpp"
 #include "tests/support/expect_error.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
-using blockeigs::io::CsrRows;
+using blockeigs::CsrRows;
 using blockeigs::io::hdf5_read_piece;
 using blockeigs::io::read_hdf5_csr_rows;
 using blockeigs::io::read_hdf5_row_offsets;
@@ -103,8 +103,8 @@ CsrRows test_matrix(Flaw flaw) {
 }
 
 CsrRows reference(const CsrRows& whole, std::int64_t begin, std::int64_t end) {
-  CsrRows want = blockeigs::io::slice_rows(whole, begin, end);
-  blockeigs::io::sort_and_sum_duplicates(want);
+  CsrRows want = blockeigs::slice_rows(whole, begin, end);
+  blockeigs::sort_and_sum_duplicates(want);
   return want;
 }
 
@@ -209,7 +209,7 @@ TEST_F(Hdf5CsrPieces, MatchTheWholeArrayReferenceInEveryStorage) {
     const CsrRows whole = test_matrix(flaw);
     if (flaw != Flaw::none) {
       CsrRows canonical = whole;
-      blockeigs::io::sort_and_sum_duplicates(canonical);
+      blockeigs::sort_and_sum_duplicates(canonical);
       ASSERT_NE(canonical.col_indices, whole.col_indices) << "the flaw must be there";
     }
     ASSERT_GT(whole.nnz(), 3 * kPiece);

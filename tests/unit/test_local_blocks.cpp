@@ -14,7 +14,7 @@
 
 namespace {
 
-using blockeigs::io::CsrRows;
+using blockeigs::CsrRows;
 using blockeigs::solver::LocalBlocks;
 
 CsrRows random_rows(std::int64_t n, std::int64_t first, std::int64_t m, std::uint64_t seed) {

@@ -18,15 +18,15 @@
 
 #include "core/error.hpp"
 #include "tests/support/expect_error.hpp"
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "io/matrix_market.hpp"
 #include "tests/support/test_matrices.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
+using blockeigs::CsrRows;
 using blockeigs::InputError;
-using blockeigs::io::CsrRows;
 using blockeigs::io::MatrixMarketField;
 using blockeigs::io::MatrixMarketSymmetry;
 using blockeigs::io::read_matrix_market;
@@ -349,7 +349,7 @@ TEST(MatrixMarketData, EveryMatrixMatchesTheIndex) {
                         : file.field == MatrixMarketField::integer ? "integer"
                                                                    : "pattern";
     EXPECT_EQ(field, want.field);
-    EXPECT_NO_THROW(blockeigs::io::validate(file.matrix, path));
+    EXPECT_NO_THROW(blockeigs::validate(file.matrix, path));
     if (file.symmetry == MatrixMarketSymmetry::symmetric) {
       EXPECT_TRUE(is_symmetric(file.matrix));
     }

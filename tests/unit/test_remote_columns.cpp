@@ -11,12 +11,12 @@
 #include <utility>
 #include <vector>
 
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "solver/operator/partition/renumber_columns.hpp"
 
 namespace {
 
-using blockeigs::io::CsrRows;
+using blockeigs::CsrRows;
 using blockeigs::solver::RemoteColumns;
 
 // `rows` rows of `per_row` random distinct columns of [0, cols), sorted in each row.

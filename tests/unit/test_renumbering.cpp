@@ -9,13 +9,13 @@
 #include <utility>
 #include <vector>
 
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "io/generators/generators.hpp"
 #include "io/renumbering.hpp"
 
 namespace {
 
-using blockeigs::io::CsrRows;
+using blockeigs::CsrRows;
 using blockeigs::io::GeneratorKind;
 using blockeigs::io::GeneratorSpec;
 using blockeigs::io::RandomPermutation;

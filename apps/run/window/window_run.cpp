@@ -18,9 +18,9 @@
 #include "apps/run/steps/scientific.hpp"
 #include "apps/run/steps/solve_steps.hpp"
 #include "apps/run/summary.hpp"
-#include "apps/run/window/window_memory.hpp"
 #include "apps/run/window/window_report.hpp"
 #include "solver/operator/distributed_operator.hpp"
+#include "solver/plan/window_memory.hpp"
 #include "solver/window/inertia.hpp"
 #include "solver/window/window.hpp"
 
@@ -95,7 +95,8 @@ int solve_window(const cfg::EigsConfig& config, const solver::DistributedRows& m
   window.inertia = inertia.get();
   std::optional<solver::MemoryPlan> plan;  // once the slices are planned (none outside the spectrum)
   window.check_memory = [&](const solver::WindowMemory& m) {
-    plan = check_window_memory(config, m, matrix, context, comm);
+    plan = solver::check_window_memory(m, matrix.rows, matrix.partition.global_rows(), matrix.global_nnz, context, comm,
+                                       config.execution.memory_limit_bytes);
   };
   const std::string text = config_text(config.path, config.overrides, comm);
   const CheckpointGuard guard(config.output.checkpoint, "block-eigs", 0, text, matrix.numbering, comm);

@@ -229,7 +229,7 @@ LocalBlocks<T> split_on_device(const dense::Context& context, const Rows<Index>&
 }  // namespace
 
 template <class T>
-LocalBlocks<T> split_local_rows_on_device(const dense::Context& context, const io::CsrRows& rows) {
+LocalBlocks<T> split_local_rows_on_device(const dense::Context& context, const CsrRows& rows) {
   const std::int64_t m = rows.local_rows();
   dense::Buffer<std::int64_t> offsets, cols;
   dense::Buffer<double> values;
@@ -266,8 +266,8 @@ LocalBlocks<T> split_replicated_on_device(const dense::Context& context, const R
   return split_on_device<T>(context, r, a.values, last - first, {});
 }
 
-template LocalBlocks<float> split_local_rows_on_device(const dense::Context&, const io::CsrRows&);
-template LocalBlocks<double> split_local_rows_on_device(const dense::Context&, const io::CsrRows&);
+template LocalBlocks<float> split_local_rows_on_device(const dense::Context&, const CsrRows&);
+template LocalBlocks<double> split_local_rows_on_device(const dense::Context&, const CsrRows&);
 template LocalBlocks<float> split_replicated_on_device(const dense::Context&, const ReplicatedCsr&);
 template LocalBlocks<double> split_replicated_on_device(const dense::Context&, const ReplicatedCsr&);
 

@@ -74,14 +74,14 @@ struct DeviceSymmetryRows::Impl {
   Rows rows() const { return {offsets.data(), cols.data(), values.data(), m, first}; }
 };
 
-bool DeviceSymmetryRows::fits(const io::CsrRows& rows, std::int64_t received) {
+bool DeviceSymmetryRows::fits(const CsrRows& rows, std::int64_t received) {
   std::int64_t free = 0, total = 0;
   if (!dense::device_memory(&free, &total)) return false;
   const std::int64_t need = 8 * (rows.local_rows() + 1) + 16 * rows.nnz() + 12 * rows.local_rows() + 24 * received;
   return need + total / 8 <= free;
 }
 
-DeviceSymmetryRows::DeviceSymmetryRows(const dense::Context& context, const io::CsrRows& rows)
+DeviceSymmetryRows::DeviceSymmetryRows(const dense::Context& context, const CsrRows& rows)
     : impl_(std::make_unique<Impl>()) {
   impl_->stream = static_cast<cudaStream_t>(context.stream());
   impl_->m = rows.local_rows();

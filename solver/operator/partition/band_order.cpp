@@ -39,7 +39,7 @@ struct LocalGraph {
   Vertex degree(Vertex v) const { return static_cast<Vertex>(offsets[v + 1] - offsets[v]); }
 };
 
-LocalGraph local_graph(const io::CsrRows& rows) {
+LocalGraph local_graph(const CsrRows& rows) {
   const std::int64_t m = rows.local_rows(), begin = rows.first_row, end = begin + m;
   const auto is_edge = [&](std::int64_t i, std::int64_t k) {
     const std::int64_t j = rows.col_indices[k];
@@ -250,7 +250,7 @@ class CuthillMcKee {
 
 std::string band_order_name() { return "reverse Cuthill-McKee"; }
 
-std::vector<std::int64_t> band_order(const io::CsrRows& rows) {
+std::vector<std::int64_t> band_order(const CsrRows& rows) {
   const std::int64_t m = rows.local_rows();
   // Labels of the level being found hold -(position + 2): positions stay 2 below int32's largest value.
   if (m > std::numeric_limits<Vertex>::max() - 2)

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 
 namespace blockeigs::solver {
 
@@ -22,7 +22,7 @@ std::string band_order_name();
 // the graph has an edge for each nonzero between two of these rows (columns
 // of other ranks, the diagonal and explicit zeros left out). The same for
 // any number of threads. Not collective.
-std::vector<std::int64_t> band_order(const io::CsrRows& rows);
+std::vector<std::int64_t> band_order(const CsrRows& rows);
 
 // Whether this build has Scotch's ordering for the comparison.
 bool scotch_band_order_compiled();
@@ -31,6 +31,6 @@ bool scotch_band_order_compiled();
 // `passes` searches for its start vertex (Scotch's default is 3), on one
 // thread (docs/benchmarks/partition.md#band-order).
 // Throws LibraryError when Scotch fails or is not compiled in.
-std::vector<std::int64_t> scotch_band_order(const io::CsrRows& rows, int passes);
+std::vector<std::int64_t> scotch_band_order(const CsrRows& rows, int passes);
 
 }  // namespace blockeigs::solver

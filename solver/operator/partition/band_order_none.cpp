@@ -6,7 +6,7 @@ namespace blockeigs::solver {
 
 bool scotch_band_order_compiled() { return false; }
 
-std::vector<std::int64_t> scotch_band_order(const io::CsrRows&, int) {
+std::vector<std::int64_t> scotch_band_order(const CsrRows&, int) {
   throw LibraryError("Scotch's band ordering is not compiled into this build (no Scotch)");
 }
 

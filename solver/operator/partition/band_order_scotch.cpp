@@ -20,7 +20,7 @@ struct OwnGraph {
   std::vector<SCOTCH_Num> edges;
 };
 
-OwnGraph own_graph(const io::CsrRows& rows) {
+OwnGraph own_graph(const CsrRows& rows) {
   const std::int64_t m = rows.local_rows(), begin = rows.first_row, end = begin + m;
   OwnGraph g;
   g.vertices.reserve(static_cast<std::size_t>(m) + 1);
@@ -41,7 +41,7 @@ OwnGraph own_graph(const io::CsrRows& rows) {
 
 bool scotch_band_order_compiled() { return true; }
 
-std::vector<std::int64_t> scotch_band_order(const io::CsrRows& rows, int passes) {
+std::vector<std::int64_t> scotch_band_order(const CsrRows& rows, int passes) {
   const std::int64_t m = rows.local_rows();
   if (m == 0) return {};
   // One rank's rows fit int32 local indices (local_blocks.cpp), as they must Scotch's.

@@ -113,7 +113,7 @@ bool graph_partitioner_available() { return graph_partitioner_compiled() && !hid
 
 void hide_graph_partitioner_for_tests(bool hidden) { hidden_for_tests.store(hidden); }
 
-double contiguous_halo_fraction(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition) {
+double contiguous_halo_fraction(MPI_Comm comm, const CsrRows& rows, const RowPartition& partition) {
   const int rank = comm_rank(comm);
   const std::int64_t begin = partition.begin(rank), end = partition.end(rank);
   const auto halo = static_cast<double>(RemoteColumns(rows, begin, end).columns().size());

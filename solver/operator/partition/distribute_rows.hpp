@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/enums.hpp"
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "solver/operator/load_matrix.hpp"
 #include "solver/operator/partition/move_rows.hpp"
 
@@ -32,7 +32,7 @@ void hide_graph_partitioner_for_tests(bool hidden);
 
 // Max over ranks of (distinct columns outside the rank's range) / (rows it
 // owns, at least 1) for `rows` as distributed by `partition`. Collective.
-double contiguous_halo_fraction(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition);
+double contiguous_halo_fraction(MPI_Comm comm, const CsrRows& rows, const RowPartition& partition);
 
 // Collective. `matrix` is as load_distributed_rows leaves it (contiguous
 // ranges of the input's numbering) and its pattern is symmetric (checked

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "solver/operator/row_partition.hpp"
 
 namespace blockeigs::solver {
@@ -39,7 +39,7 @@ std::string graph_partitioner_name();
 // rank 0's free memory, else PT-Scotch on every rank: the first is faster,
 // for the same halo (docs/benchmarks/time-to-solution.md#partition-on-rank-0).
 // Collective.
-GraphPartitionTuning chosen_partition_tuning(MPI_Comm comm, const io::CsrRows& rows);
+GraphPartitionTuning chosen_partition_tuning(MPI_Comm comm, const CsrRows& rows);
 
 // "Scotch 7.0.3 on rank 0, 16 threads" or "PT-Scotch 7.0.3 on 4 ranks".
 std::string describe_partitioner(const GraphPartitionTuning& tuning, int ranks);
@@ -51,7 +51,7 @@ std::string describe_partitioner(const GraphPartitionTuning& tuning, int ranks);
 // split does, and one edge per nonzero off-diagonal entry (self-loops and
 // explicit zeros left out). Ranks with no rows take part. Collective;
 // throws LibraryError (agreed) when the partitioner fails.
-std::vector<int> partition_graph(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition, int parts,
+std::vector<int> partition_graph(MPI_Comm comm, const CsrRows& rows, const RowPartition& partition, int parts,
                                  const GraphPartitionTuning& tuning = {});
 
 }  // namespace blockeigs::solver

@@ -33,7 +33,7 @@ struct LocalGraph {
   std::vector<SCOTCH_Num> weights;
 };
 
-LocalGraph local_graph(const io::CsrRows& rows) {
+LocalGraph local_graph(const CsrRows& rows) {
   LocalGraph g;
   const std::int64_t m = rows.local_rows();
   g.vertices.reserve(static_cast<std::size_t>(m) + 1);
@@ -53,7 +53,7 @@ LocalGraph local_graph(const io::CsrRows& rows) {
 
 // SCOTCH_Num is the integer PT-Scotch was built with (int in Debian's
 // default package): the graph's global sizes must fit it.
-void check_fits(MPI_Comm comm, const io::CsrRows& rows) {
+void check_fits(MPI_Comm comm, const CsrRows& rows) {
   const std::int64_t mine[2] = {rows.nnz(), rows.nnz() + rows.local_rows()};
   std::int64_t total[2] = {0, 0};
   BLOCKEIGS_MPI_CHECK(MPI_Allreduce(mine, total, 2, MPI_INT64_T, MPI_SUM, comm));
@@ -182,7 +182,7 @@ std::string graph_partitioner_name() {
   return "PT-Scotch " + std::to_string(version) + "." + std::to_string(release) + "." + std::to_string(patch);
 }
 
-GraphPartitionTuning chosen_partition_tuning(MPI_Comm comm, const io::CsrRows& rows) {
+GraphPartitionTuning chosen_partition_tuning(MPI_Comm comm, const CsrRows& rows) {
   int rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   std::int64_t entries[1] = {2 * rows.local_rows() + rows.nnz()};  // degrees, weights, edges
@@ -208,7 +208,7 @@ std::string describe_partitioner(const GraphPartitionTuning& tuning, int ranks) 
   return name + " on rank 0, " + std::to_string(tuning.threads) + (tuning.threads == 1 ? " thread" : " threads");
 }
 
-std::vector<int> partition_graph(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& partition, int parts,
+std::vector<int> partition_graph(MPI_Comm comm, const CsrRows& rows, const RowPartition& partition, int parts,
                                  const GraphPartitionTuning& tuning) {
   BLOCKEIGS_ASSERT(parts >= 1 && rows.global_rows == partition.global_rows());
   check_fits(comm, rows);

@@ -21,10 +21,10 @@ namespace {
 // rows in their order (each row's reads are sequential and its column
 // lookups independent of one another; its writes go to its new place), each
 // block of rows sorted while in cache.
-io::CsrRows permuted_rows(const io::CsrRows& rows, const std::vector<std::int64_t>& position,
-                          const ColumnRenumbering& columns) {
+CsrRows permuted_rows(const CsrRows& rows, const std::vector<std::int64_t>& position,
+                      const ColumnRenumbering& columns) {
   const std::int64_t m = rows.local_rows();
-  io::CsrRows out;
+  CsrRows out;
   out.global_rows = rows.global_rows;
   out.global_cols = rows.global_cols;
   out.first_row = rows.first_row;
@@ -75,7 +75,7 @@ void apply_order(DistributedRows& matrix, const std::vector<std::int64_t>& posit
 // thread takes its rows (docs/benchmarks/time-to-solution.md#band-statistics); the profile's
 // terms are whole numbers, so its sum is the same in any order.
 template <class Position>
-BandStats stats_at(MPI_Comm comm, const io::CsrRows& rows, const Position& position) {
+BandStats stats_at(MPI_Comm comm, const CsrRows& rows, const Position& position) {
   const std::int64_t m = rows.local_rows(), begin = rows.first_row, end = begin + m;
   std::int64_t bandwidth = 0;
   double profile = 0;
@@ -143,7 +143,7 @@ bool keeps(LocalOrder order, const BandStats& after, LocalOrderReport& report) {
 
 }  // namespace
 
-BandStats band_stats(MPI_Comm comm, const io::CsrRows& rows) {
+BandStats band_stats(MPI_Comm comm, const CsrRows& rows) {
   return stats_at(comm, rows, [](std::int64_t i) { return i; });
 }
 

@@ -12,7 +12,7 @@
 #include <mpi.h>
 
 #include "core/enums.hpp"
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "solver/operator/load_matrix.hpp"
 
 namespace blockeigs::solver {
@@ -24,7 +24,7 @@ namespace blockeigs::solver {
 inline constexpr double kAutoProfileFraction = 0.1;
 
 // The diagonal blocks' bandwidth and profile, maxima over ranks. Collective.
-BandStats band_stats(MPI_Comm comm, const io::CsrRows& rows);
+BandStats band_stats(MPI_Comm comm, const CsrRows& rows);
 
 // Collective. `matrix` is as distribute_rows leaves it. Fills
 // matrix.local_order; with `band` (or `auto` choosing it) reorders each

@@ -30,7 +30,7 @@ struct BlockStarts {
   std::vector<std::int64_t> rows, entries;
 };
 
-BlockStarts block_starts(const io::CsrRows& rows, const std::vector<int>& part, int ranks, Outgoing& out) {
+BlockStarts block_starts(const CsrRows& rows, const std::vector<int>& part, int ranks, Outgoing& out) {
   const std::int64_t m = rows.local_rows(), blocks = (m + kRenumberBlockRows - 1) / kRenumberBlockRows;
   BlockStarts starts;
   starts.rows.assign(static_cast<std::size_t>(blocks * ranks), 0);
@@ -59,7 +59,7 @@ BlockStarts block_starts(const io::CsrRows& rows, const std::vector<int>& part, 
 }
 
 // Packs the rows; each block's rows renumbered in one loop, then sorted while in cache.
-Outgoing pack(MPI_Comm comm, const io::CsrRows& rows, const std::vector<int>& part,
+Outgoing pack(MPI_Comm comm, const CsrRows& rows, const std::vector<int>& part,
               const std::vector<std::int64_t>& renumbered, const ColumnRenumbering& columns, int ranks) {
   Outgoing out;
   const BlockStarts starts = block_starts(rows, part, ranks, out);
@@ -171,7 +171,7 @@ std::vector<std::int64_t> arrival_of(MPI_Comm comm, const std::vector<std::int64
 // The received rows, in arrival order in `cols` / `values`, placed in the
 // order of this rank's range into `to`, whose arrays have room for them.
 void place(const std::vector<std::int64_t>& heads, const std::vector<std::int64_t>& arrival,
-           const std::vector<std::int64_t>& cols, const std::vector<double>& values, io::CsrRows& to) {
+           const std::vector<std::int64_t>& cols, const std::vector<double>& values, CsrRows& to) {
   const auto m = static_cast<std::int64_t>(arrival.size());
   std::vector<std::int64_t> start(static_cast<std::size_t>(m) + 1, 0);  // each arrival's first entry
   for (std::int64_t r = 0; r < m; ++r) start[r + 1] = start[r] + heads[kHead * r + 2];
@@ -189,7 +189,7 @@ void place(const std::vector<std::int64_t>& heads, const std::vector<std::int64_
 
 }  // namespace
 
-MovedRows move_rows(MPI_Comm comm, io::CsrRows&& rows, const std::vector<int>& part,
+MovedRows move_rows(MPI_Comm comm, CsrRows&& rows, const std::vector<int>& part,
                     const std::vector<std::int64_t>& renumbered, const ColumnRenumbering& columns,
                     const RowPartition& current, const std::string& source) {
   int rank = 0, ranks = 1;
@@ -212,14 +212,14 @@ MovedRows move_rows(MPI_Comm comm, io::CsrRows&& rows, const std::vector<int>& p
   moved.timings.heads = next_lap();
 
   // The entries arrive in the arrays of the rows as they were: warm pages, no fresh ones to fault in.
-  io::CsrRows& to = moved.rows;
+  CsrRows& to = moved.rows;
   to.global_rows = rows.global_rows;
   to.global_cols = rows.global_cols;
   to.first_row = current.begin(rank);
   to.row_offsets = std::move(rows.row_offsets);
   std::vector<std::int64_t> cols = std::move(rows.col_indices);
   std::vector<double> values = std::move(rows.values);
-  rows = io::CsrRows{};
+  rows = CsrRows{};
   std::int64_t entries_in = 0;
   for (const std::int64_t e : out.entries_from) entries_in += e;
   // Overwritten by the exchange: no clear() and fill; where this rank receives more entries than it had,

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "solver/operator/partition/move_timings.hpp"
 #include "solver/operator/partition/renumber_columns.hpp"
 #include "solver/operator/row_partition.hpp"
@@ -23,7 +23,7 @@
 namespace blockeigs::solver {
 
 struct MovedRows {
-  io::CsrRows rows;                    // this rank's rows of the new numbering
+  CsrRows rows;                        // this rank's rows of the new numbering
   std::vector<std::int64_t> original;  // each one's row before the move
   MoveTimings timings;
 };
@@ -33,7 +33,7 @@ struct MovedRows {
 // `columns`. `rows` is taken (its arrays receive the rows). Where `source` is not empty, `renumbered` came from the
 // user: that the ranks' ranges of `current` do not receive each of their rows exactly once is an InputError (agreed)
 // naming it; else a LibraryError.
-MovedRows move_rows(MPI_Comm comm, io::CsrRows&& rows, const std::vector<int>& part,
+MovedRows move_rows(MPI_Comm comm, CsrRows&& rows, const std::vector<int>& part,
                     const std::vector<std::int64_t>& renumbered, const ColumnRenumbering& columns,
                     const RowPartition& current, const std::string& source = "");
 

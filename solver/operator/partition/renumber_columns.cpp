@@ -21,7 +21,7 @@ int comm_rank(MPI_Comm comm) {
 
 }  // namespace
 
-RemoteColumns::RemoteColumns(const io::CsrRows& rows, std::int64_t begin, std::int64_t end) {
+RemoteColumns::RemoteColumns(const CsrRows& rows, std::int64_t begin, std::int64_t end) {
   const std::vector<std::int64_t>& cols = rows.col_indices;
   const bool bitmap = rows.nnz() > 0 && rows.global_cols <= 4 * kBitmapBytesPerEntry * rows.nnz();
   if (!bitmap) {
@@ -61,7 +61,7 @@ std::int64_t RemoteColumns::search(std::int64_t column) const {
   return at - columns_.begin();
 }
 
-ColumnRenumbering::ColumnRenumbering(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& old,
+ColumnRenumbering::ColumnRenumbering(MPI_Comm comm, const CsrRows& rows, const RowPartition& old,
                                      const std::vector<std::int64_t>& renumbered)
     : begin_(old.begin(comm_rank(comm))),
       own_(static_cast<std::uint64_t>(old.rows(comm_rank(comm)))),

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 #include "solver/base/large_messages.hpp"
 #include "core/huge_pages.hpp"
 #include "solver/operator/row_partition.hpp"
@@ -58,7 +58,7 @@ inline std::int64_t set_bits(std::uint64_t x) {
 // and searched otherwise (a few rows of a very large matrix). Not collective.
 class RemoteColumns {
  public:
-  RemoteColumns(const io::CsrRows& rows, std::int64_t begin, std::int64_t end);
+  RemoteColumns(const CsrRows& rows, std::int64_t begin, std::int64_t end);
 
   const std::vector<std::int64_t>& columns() const { return columns_; }
   bool has_bitmap() const { return !bits_.empty(); }
@@ -84,7 +84,7 @@ class RemoteColumns {
 // them in `old`, each distinct column once. Collective.
 class ColumnRenumbering {
  public:
-  ColumnRenumbering(MPI_Comm comm, const io::CsrRows& rows, const RowPartition& old,
+  ColumnRenumbering(MPI_Comm comm, const CsrRows& rows, const RowPartition& old,
                     const std::vector<std::int64_t>& renumbered);
 
   // `column`: one of the rows' columns.

@@ -30,9 +30,9 @@ TEST_F(DistributedOperatorCuda, MatchesReference) {
   spd.kind = io::GeneratorKind::random_spd;
   spd.n = 2000;
   spd.nnz_per_row = 9;
-  const io::CsrRows power = test::power_law_matrix(3000, 2500, 4);
+  const CsrRows power = test::power_law_matrix(3000, 2500, 4);
   for (const auto& spec : {cube, spd}) {
-    const io::CsrRows whole = io::generate_rows(spec, 0, io::generated_rows(spec));
+    const CsrRows whole = io::generate_rows(spec, 0, io::generated_rows(spec));
     const auto partition = solver::RowPartition::balanced(whole.row_offsets, test::mpi_size());
     for (std::int64_t w : {1, 3, 16, 64})
       test::check_distributed_apply<double>(context, whole, partition, w, io::describe(spec));
@@ -50,13 +50,13 @@ TEST_F(DistributedOperatorCuda, MatchesReference) {
 TEST_F(DistributedOperatorCuda, ColumnMajorMatchesReference) {
   const auto context = solver::make_context(Backend::cuda, MPI_COMM_WORLD);
   io::GeneratorSpec cube{io::GeneratorKind::laplacian_3d, 11, 9, 7, 7};
-  const io::CsrRows laplace = io::generate_rows(cube, 0, io::generated_rows(cube));
-  const io::CsrRows power = test::power_law_matrix(3000, 2500, 4);
-  for (const io::CsrRows* whole : {&laplace, &power}) {
+  const CsrRows laplace = io::generate_rows(cube, 0, io::generated_rows(cube));
+  const CsrRows power = test::power_law_matrix(3000, 2500, 4);
+  for (const CsrRows* whole : {&laplace, &power}) {
     const auto partition = test::partition_with_empty_rank(whole->global_rows, test::mpi_size());
     const int rank = test::mpi_rank(MPI_COMM_WORLD);
-    solver::DistributedOperator<double> op(
-        MPI_COMM_WORLD, context, io::slice_rows(*whole, partition.begin(rank), partition.end(rank)), partition);
+    solver::DistributedOperator<double> op(MPI_COMM_WORLD, context,
+                                           slice_rows(*whole, partition.begin(rank), partition.end(rank)), partition);
     for (auto [w, pad] : {std::pair{1, 0}, {16, 0}, {17, 3}, {40, 1}})
       test::check_operator_apply_column_major(op, context, *whole, w, pad,
                                               whole == &laplace ? "3D Laplacian" : "power law");
@@ -68,10 +68,10 @@ TEST_F(DistributedOperatorCuda, ColumnMajorMatchesReference) {
 TEST_F(DistributedOperatorCuda, ReusedAcrossWidthsWithEachTransport) {
   const auto context = solver::make_context(Backend::cuda, MPI_COMM_WORLD);
   io::GeneratorSpec cube{io::GeneratorKind::laplacian_3d, 13, 11, 9, 27};
-  const io::CsrRows whole = io::generate_rows(cube, 0, io::generated_rows(cube));
+  const CsrRows whole = io::generate_rows(cube, 0, io::generated_rows(cube));
   const auto partition = solver::RowPartition::balanced(whole.row_offsets, test::mpi_size());
   const int rank = test::mpi_rank(MPI_COMM_WORLD);
-  const io::CsrRows rows = io::slice_rows(whole, partition.begin(rank), partition.end(rank));
+  const CsrRows rows = slice_rows(whole, partition.begin(rank), partition.end(rank));
   for (const bool peer : {true, false}) {
     solver::DistributedOperator<double> op(MPI_COMM_WORLD, context, rows, partition, Algorithm::automatic,
                                            {.peer = peer});
@@ -112,7 +112,7 @@ TEST_F(DistributedOperatorCuda, ContextStartedOnAThread) {
   ASSERT_EQ(cudaGetDevice(&current), cudaSuccess);
   EXPECT_EQ(current, context.device());
   io::GeneratorSpec cube{io::GeneratorKind::laplacian_3d, 11, 9, 7, 7};
-  const io::CsrRows whole = io::generate_rows(cube, 0, io::generated_rows(cube));
+  const CsrRows whole = io::generate_rows(cube, 0, io::generated_rows(cube));
   const auto partition = test::partition_with_empty_rank(whole.global_rows, test::mpi_size());
   for (std::int64_t w : {1, 16}) test::check_distributed_apply<double>(context, whole, partition, w, "3D Laplacian");
 }

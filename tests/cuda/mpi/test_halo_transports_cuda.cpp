@@ -46,10 +46,10 @@ TEST_F(HaloTransportsCuda, EachTransportDeliversTheHaloRows) {
   }
 
   io::GeneratorSpec cube{io::GeneratorKind::laplacian_3d, 13, 11, 9, 27};
-  const io::CsrRows laplacian = io::generate_rows(cube, 0, io::generated_rows(cube));
-  const io::CsrRows power = test::power_law_matrix(3000, 2500, 4);
+  const CsrRows laplacian = io::generate_rows(cube, 0, io::generated_rows(cube));
+  const CsrRows power = test::power_law_matrix(3000, 2500, 4);
   for (HaloTransport t : transports) {
-    for (const io::CsrRows* whole : {&laplacian, &power}) {
+    for (const CsrRows* whole : {&laplacian, &power}) {
       const auto partition = solver::RowPartition::balanced(whole->row_offsets, test::mpi_size());
       test::check_halo_exchange<double>(context, *whole, partition, t, {1, 16, 3, 64, 17, 64}, "balanced");
       test::check_halo_exchange<float>(context, *whole, partition, t, {3, 16}, "fp32 operator");
@@ -57,9 +57,9 @@ TEST_F(HaloTransportsCuda, EachTransportDeliversTheHaloRows) {
   }
   // Rank 1 owns no rows; and rank 0 a block no other rank touches.
   const int size = test::mpi_size();
-  const io::CsrRows small = test::power_law_matrix(90, 50, 5);
+  const CsrRows small = test::power_law_matrix(90, 50, 5);
   const std::int64_t split = 40;
-  const io::CsrRows separate = test::block_diagonal_matrix({0, split, 120}, 9);
+  const CsrRows separate = test::block_diagonal_matrix({0, split, 120}, 9);
   std::vector<std::int64_t> first_rows{0, split};
   if (size > 1) {
     const auto rest = solver::RowPartition::uniform(120 - split, size - 1);

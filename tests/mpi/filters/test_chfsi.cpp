@@ -123,7 +123,7 @@ TEST(Chfsi, ShiftedProductsThroughTheDistributedOperator) {
   const int rank = test::mpi_rank(MPI_COMM_WORLD);
   const dense::Context context = dense::Context::host();
   solver::DistributedOperator<double> A(MPI_COMM_WORLD, context,
-                                        io::slice_rows(p.whole, partition.begin(rank), partition.end(rank)), partition);
+                                        slice_rows(p.whole, partition.begin(rank), partition.end(rank)), partition);
   const std::int64_t m = A.local_rows();
   dense::DenseBlock<double> x(Space::host, m, 2), before(Space::host, m, 2), after(Space::host, m, 2);
   for (std::int64_t i = 0; i < m; ++i) x.view()(i, 0) = x.view()(i, 1) = std::sin(double(A.first_row() + i));
@@ -148,7 +148,7 @@ TEST(Chfsi, MixedFilterThroughTheDistributedOperator) {
   const int rank = test::mpi_rank(MPI_COMM_WORLD);
   const dense::Context context = dense::Context::host();
   solver::DistributedOperator<double> A(MPI_COMM_WORLD, context,
-                                        io::slice_rows(p.whole, partition.begin(rank), partition.end(rank)), partition);
+                                        slice_rows(p.whole, partition.begin(rank), partition.end(rank)), partition);
   LobpcgOptions o = options_for(60, SpectrumEnd::smallest, 1e-9);
   o.search_precision = solver::SearchPrecision::fp32;
   Filtered r{solver::chebyshev_filter_eigs<double>(A, o), {}};
@@ -168,7 +168,7 @@ TEST(Chfsi, TheFp32CopyShiftsItsOwnDiagonal) {
   const int rank = test::mpi_rank(MPI_COMM_WORLD);
   const dense::Context context = dense::Context::host();
   solver::DistributedOperator<double> A(MPI_COMM_WORLD, context,
-                                        io::slice_rows(p.whole, partition.begin(rank), partition.end(rank)), partition);
+                                        slice_rows(p.whole, partition.begin(rank), partition.end(rank)), partition);
   const std::int64_t m = A.local_rows();
   dense::DenseBlock<float> x(Space::host, m, 3), plain(Space::host, m, 3), shifted(Space::host, m, 3),
       again(Space::host, m, 3);

@@ -52,7 +52,7 @@ Windowed run_window(const Problem& p, const LobpcgOptions& o, const WindowOption
   const solver::RowPartition partition = partition_of(p, MPI_COMM_WORLD, split);
   const int rank = test::mpi_rank(MPI_COMM_WORLD);
   const dense::Context context = dense::Context::host();
-  const io::CsrRows rows = io::slice_rows(p.whole, partition.begin(rank), partition.end(rank));
+  const CsrRows rows = slice_rows(p.whole, partition.begin(rank), partition.end(rank));
   solver::DistributedOperator<double> A(MPI_COMM_WORLD, context, rows, partition);
   const solver::GroupOperatorFactory<double> factory =
       groups ? solver::distributed_group_operator<double>(rows, context) : solver::GroupOperatorFactory<double>{};
@@ -208,7 +208,7 @@ TEST(Window, SlicesSideBySideOnGroupsOfRanks) {
 TEST(Window, MergeKeepsAMultipleEigenvalueOnce) {
   const std::vector<double> d{0.5, 1, 1, 1, 2, 3, 4, 5, 6, 7, 8, 9};
   const auto n = static_cast<std::int64_t>(d.size());
-  io::CsrRows whole;
+  CsrRows whole;
   whole.global_rows = whole.global_cols = n;
   for (std::int64_t i = 0; i <= n; ++i) whole.row_offsets.push_back(i);
   for (std::int64_t i = 0; i < n; ++i) whole.col_indices.push_back(i);
@@ -218,7 +218,7 @@ TEST(Window, MergeKeepsAMultipleEigenvalueOnce) {
   const int rank = test::mpi_rank(MPI_COMM_WORLD);
   const dense::Context context = dense::Context::host();
   solver::DistributedOperator<double> A(MPI_COMM_WORLD, context,
-                                        io::slice_rows(whole, partition.begin(rank), partition.end(rank)), partition);
+                                        slice_rows(whole, partition.begin(rank), partition.end(rank)), partition);
   // Pairs with global column vectors `v` (n entries each), this rank's rows.
   const auto pairs = [&](const std::vector<std::vector<double>>& v, const std::vector<double>& values) {
     solver::SliceOutcome<double> s;
@@ -299,7 +299,7 @@ TEST(Window, ShiftedProductsThroughTheDistributedOperator) {
   const int rank = test::mpi_rank(MPI_COMM_WORLD);
   const dense::Context context = dense::Context::host();
   solver::DistributedOperator<double> A(MPI_COMM_WORLD, context,
-                                        io::slice_rows(p.whole, partition.begin(rank), partition.end(rank)), partition);
+                                        slice_rows(p.whole, partition.begin(rank), partition.end(rank)), partition);
   const LobpcgOptions o = window_options(1e-9);
   WindowOptions w;
   w.lower = 3.0;

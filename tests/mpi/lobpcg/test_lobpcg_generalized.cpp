@@ -59,7 +59,7 @@ std::vector<double> gather(MPI_Comm comm, const solver::RowPartition& partition,
 }
 
 // M x for column j of the whole block x (N x k).
-std::vector<double> times(const io::CsrRows& M, const std::vector<double>& x, std::int64_t k, std::int64_t j) {
+std::vector<double> times(const CsrRows& M, const std::vector<double>& x, std::int64_t k, std::int64_t j) {
   std::vector<double> y(static_cast<std::size_t>(M.global_rows), 0.0);
   for (std::int64_t i = 0; i < M.global_rows; ++i)
     for (std::int64_t p = M.row_offsets[i]; p < M.row_offsets[i + 1]; ++p)
@@ -73,7 +73,7 @@ struct Checked {
   double against_y = 0;          // max |Y^T B X| over the constraint columns given
 };
 
-Checked check(const io::CsrRows& A, const io::CsrRows* B, const std::vector<double>& x, std::int64_t k,
+Checked check(const CsrRows& A, const CsrRows* B, const std::vector<double>& x, std::int64_t k,
               const std::vector<double>& lambda, const std::vector<double>& y = {}, std::int64_t m = 0) {
   const std::int64_t N = A.global_rows;
   Checked c;
@@ -129,7 +129,7 @@ struct Solved {
 
 // y(global row, column) fills the constraint block (m columns), if any.
 template <class YFn = std::nullptr_t>
-Solved solve(const io::CsrRows& A_rows, const io::CsrRows* B_rows, const LobpcgOptions& o, bool empty_rank = false,
+Solved solve(const CsrRows& A_rows, const CsrRows* B_rows, const LobpcgOptions& o, bool empty_rank = false,
              bool jacobi = false, std::int64_t m = 0, YFn y_fn = nullptr) {
   const solver::RowPartition partition = partition_for(A_rows.global_rows, empty_rank);
   test::CsrTestOperator<double> A(MPI_COMM_WORLD, dense::Context::host(), A_rows, partition);
@@ -231,7 +231,7 @@ TEST(LobpcgGeneralized, BackwardTestScalesByBothNorms) {
 // The path's Laplacian (free ends) has eigenvalues 2 - 2 cos(j pi / n),
 // j = 0..n-1; the cycle's 2 - 2 cos(2 pi j / n), each nonzero one twice. The
 // constant vector spans the null space of both.
-io::CsrRows graph_laplacian(std::int64_t n, bool cycle) {
+CsrRows graph_laplacian(std::int64_t n, bool cycle) {
   Dense L = tridiagonal(n, 2, -1);
   if (cycle) {
     L[0][n - 1] = L[n - 1][0] = -1;
@@ -284,7 +284,7 @@ TEST(LobpcgConstraints, PencilDeflatesKnownPairs) {
 // The eigenvalues of A restricted to the orthogonal complement of Y's columns
 // (n x m, row-major): the nonzero ones of P A P, P = I - Q Q^T, ascending (A
 // positive definite).
-std::vector<double> restricted_eigenvalues(const io::CsrRows& A, std::vector<double> y, std::int64_t m) {
+std::vector<double> restricted_eigenvalues(const CsrRows& A, std::vector<double> y, std::int64_t m) {
   const std::int64_t n = A.global_rows;
   for (std::int64_t j = 0; j < m; ++j) {  // Q from Y by modified Gram-Schmidt, twice
     for (int pass = 0; pass < 2; ++pass)
@@ -322,7 +322,7 @@ std::vector<double> restricted_eigenvalues(const io::CsrRows& A, std::vector<dou
 // (the multipliers'), which falls below the tolerance.
 TEST(LobpcgConstraints, RandomColumnsGiveTheRestrictedProblemsPairs) {
   const std::int64_t n = 90, m = 3;
-  const io::CsrRows A = to_csr(tridiagonal(n, 2, -1));
+  const CsrRows A = to_csr(tridiagonal(n, 2, -1));
   const auto y = [](std::int64_t i, std::int64_t j) { return solver::hash_uniform(7, i, j); };
   const LobpcgOptions o = options_for(4, SpectrumEnd::smallest, 1e-9);
   for (const bool empty_rank : {false, true}) {
@@ -386,7 +386,7 @@ TEST(LobpcgGeneralized, RefusesBOnAnotherContext) {
 // block already has a column with x^T B x < 0 (a chance of about 1 in 400
 // per column that it has not), so the refusal comes at once, at any rank count.
 TEST(LobpcgGeneralized, RefusesAnIndefiniteB) {
-  const io::CsrRows A = to_csr(tridiagonal(40, 2, -1)), B = to_csr(tridiagonal(40, -1, 0.9));
+  const CsrRows A = to_csr(tridiagonal(40, 2, -1)), B = to_csr(tridiagonal(40, -1, 0.9));
   for (const bool variant : {false, true})
     expect_input_error([&] { solve(A, &B, options_for(3, SpectrumEnd::smallest), variant, variant); },
                        "B is not positive definite");
@@ -397,7 +397,7 @@ TEST(LobpcgGeneralized, RefusesAnIndefiniteB) {
 // depends on the rounding of its reductions (the asan build at 4 ranks
 // stalled after 65 steps). Either way it must not claim convergence.
 TEST(LobpcgGeneralized, MostlyPositiveIndefiniteBIsRefusedOrUnconverged) {
-  const io::CsrRows A = to_csr(tridiagonal(40, 2, -1)), B = to_csr(tridiagonal(40, 1, 0.9));
+  const CsrRows A = to_csr(tridiagonal(40, 2, -1)), B = to_csr(tridiagonal(40, 1, 0.9));
   for (const bool variant : {false, true}) {
     try {
       const Solved r = solve(A, &B, options_for(3, SpectrumEnd::smallest), variant, variant);

@@ -184,7 +184,7 @@ TEST(BestIterate, StagnationWaitsLongerLaterInTheRun) {
 TEST(LobpcgGuard, StopsAStagnatingRun) {
   std::vector<double> d{1e-9};
   for (int i = 2; i <= 40; ++i) d.push_back(i);
-  const io::CsrRows whole = test::diagonal_matrix(d);
+  const CsrRows whole = test::diagonal_matrix(d);
   int size = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &size));
   test::CsrTestOperator<double> A(MPI_COMM_WORLD, dense::Context::host(), whole,

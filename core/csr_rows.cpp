@@ -1,4 +1,4 @@
-#include "io/csr_rows.hpp"
+#include "core/csr_rows.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 
 #include "core/error.hpp"
 
-namespace blockeigs::io {
+namespace blockeigs {
 
 CsrRows slice_rows(const CsrRows& whole, std::int64_t row_begin, std::int64_t row_end) {
   if (whole.first_row != 0)
@@ -104,4 +104,4 @@ void validate(const CsrRows& rows, const std::string& source) {
   }
 }
 
-}  // namespace blockeigs::io
+}  // namespace blockeigs

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace blockeigs::io {
+namespace blockeigs {
 
 struct CsrRows {
   std::int64_t global_rows = 0;
@@ -40,4 +40,4 @@ void sort_and_sum_duplicates(CsrRows& rows, std::int64_t from_row = 0);
 // finite.
 void validate(const CsrRows& rows, const std::string& source);
 
-}  // namespace blockeigs::io
+}  // namespace blockeigs

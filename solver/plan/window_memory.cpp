@@ -1,4 +1,4 @@
-#include "apps/run/window/window_memory.hpp"
+#include "solver/plan/window_memory.hpp"
 
 #include <cmath>
 #include <string>
@@ -7,24 +7,26 @@
 #include "solver/base/collective.hpp"
 #include "solver/plan/memory_check.hpp"
 
-namespace blockeigs::apps {
+namespace blockeigs::solver {
 namespace {
 
-solver::MemoryPlan window_plan(const solver::WindowMemory& m, const solver::RankShape& shape, Space space,
-                               std::int64_t host_held, std::int64_t device_held) {
+MemoryPlan window_plan(const WindowMemory& m, const RankShape& shape, Space space, std::int64_t host_held,
+                       std::int64_t device_held) {
   const bool device = space == Space::device;
   const auto in_space = [&](const std::string& what, std::int64_t bytes) {
-    return solver::MemoryItem{what, device ? 0 : bytes, device ? bytes : 0};
+    return MemoryItem{what, device ? 0 : bytes, device ? bytes : 0};
   };
-  solver::MemoryPlan plan;
+  MemoryPlan plan;
   plan.space = space;
   plan.shape = shape;
   plan.items.push_back(
       {"held before the slices: the matrix's rows, the operators (A's, its group's copy)", host_held, device_held});
   const std::int64_t columns = m.rows * m.value_bytes;
-  plan.items.push_back(
-      in_space("window: the largest slice's V, A V and scratch (" + std::to_string(m.block) + " columns each)",
-               3 * columns * m.block));
+  const std::int64_t blocks = m.device ? 4 : 3;
+  plan.items.push_back(in_space("window: the largest slice's V, A V and scratch" +
+                                    std::string(m.device ? " and the copy locking permutes" : "") + " (" +
+                                    std::to_string(m.block) + " columns each)",
+                                blocks * columns * m.block));
   if (m.mixed) plan.items.push_back(in_space("window: the slice's fp32 blocks", m.rows * 4 * 3 * m.block));
   plan.items.push_back(
       in_space("window: the pairs found (" + std::to_string(m.pairs) +
@@ -33,9 +35,9 @@ solver::MemoryPlan window_plan(const solver::WindowMemory& m, const solver::Rank
   // Buffers: the operator's memory's (the host's Buffers on the CPU backend are in host_held).
   plan.buffers_peak = (device ? device_held : dense::memory_counters(Space::host).current) + m.bytes();
   if (device) {
-    plan.items.push_back({"libraries' work space (cuBLAS, cuSOLVER, cuSPARSE, kernel scratch), allowance", 0,
-                          solver::device_library_allowance});
-    plan.device_peak = device_held + m.bytes() + solver::device_library_allowance;
+    plan.items.push_back(
+        {"libraries' work space (cuBLAS, cuSOLVER, cuSPARSE, kernel scratch), allowance", 0, device_library_allowance});
+    plan.device_peak = device_held + m.bytes() + device_library_allowance;
     plan.host_peak = host_held;
   } else {
     plan.host_peak = host_held + m.bytes();
@@ -45,40 +47,38 @@ solver::MemoryPlan window_plan(const solver::WindowMemory& m, const solver::Rank
 
 }  // namespace
 
-solver::MemoryPlan check_window_memory(const cfg::EigsConfig& config, const solver::WindowMemory& window,
-                                       const solver::DistributedRows& matrix, const dense::Context& context,
-                                       MPI_Comm comm) {
+MemoryPlan check_window_memory(const WindowMemory& window, const CsrRows& rows, std::int64_t global_rows,
+                               std::int64_t global_nnz, const dense::Context& context, MPI_Comm comm,
+                               std::optional<std::int64_t> memory_limit) {
   const Space space = context.space();
-  const io::CsrRows& rows = matrix.rows;
   const auto loaded =
       static_cast<std::int64_t>(8 * (rows.row_offsets.size() + rows.col_indices.size() + rows.values.size()));
   // What this rank holds already counts as the plan's: the rows, the Buffers (host and device).
   const std::int64_t host_held = loaded + dense::memory_counters(Space::host).current;
   const std::int64_t device_held = space == Space::device ? dense::memory_counters(Space::device).current : 0;
-  solver::RankShape shape;  // the matrix's size, for the message
-  shape.global_rows = matrix.partition.global_rows();
-  shape.global_nnz = matrix.global_nnz;
-  const solver::MemoryPlan plan = window_plan(window, shape, space, host_held, device_held);
+  RankShape shape;  // the matrix's size, for the message
+  shape.global_rows = global_rows;
+  shape.global_nnz = global_nnz;
+  const MemoryPlan plan = window_plan(window, shape, space, host_held, device_held);
   int ranks = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
   // At `r` ranks every share scales by ranks / r.
   const auto plan_at = [&](int r) {
     const double f = double(ranks) / double(r);
-    solver::WindowMemory m = window;
+    WindowMemory m = window;
     m.rows = static_cast<std::int64_t>(std::ceil(double(window.rows) * f));
     return window_plan(m, shape, space, static_cast<std::int64_t>(double(host_held) * f),
                        static_cast<std::int64_t>(double(device_held) * f));
   };
   try {
-    solver::check_memory_fits(comm, plan, host_held, device_held, context.device(), plan_at,
-                              config.execution.memory_limit_bytes);
-  } catch (const solver::AgreedError& e) {  // every rank has it
-    throw solver::AgreedError(std::string("eigensolver.interval: the window's slices (the largest a block of ") +
-                                  std::to_string(window.block) + " columns, " + std::to_string(window.pairs) +
-                                  " pairs in all) do not fit: " + e.what(),
-                              e.is_input_error());
+    check_memory_fits(comm, plan, host_held, device_held, context.device(), plan_at, memory_limit);
+  } catch (const AgreedError& e) {  // every rank has it
+    throw AgreedError(std::string("eigensolver.interval: the window's slices (the largest a block of ") +
+                          std::to_string(window.block) + " columns, " + std::to_string(window.pairs) +
+                          " pairs in all) do not fit: " + e.what(),
+                      e.is_input_error());
   }
   return plan;
 }
 
-}  // namespace blockeigs::apps
+}  // namespace blockeigs::solver
