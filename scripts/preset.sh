@@ -36,9 +36,10 @@ run() {
   "$@"
 }
 
-# Installs the dependencies, configures and builds with the chosen preset.
+# Installs the dependencies, configures (with any cache settings given, -DNAME=VALUE) and builds with the
+# chosen preset.
 setup_and_build() {
   run scripts/setup.sh
-  run cmake --preset "$preset"
+  run cmake --preset "$preset" "$@"
   run cmake --build --preset "$preset" -j "$jobs"
 }

@@ -8,7 +8,8 @@
 # build/asan) the unit tests, the suites at 2 ranks and one app test of each
 # path through the apps (tests/apps/CMakeLists.txt); then a short libFuzzer run of each reader
 # (the fuzz preset, clang, build/fuzz). Each stage prints the time so far.
-# CI runs exactly this. BLOCKEIGS_SANITIZERS=0 runs the whole suite in the
+# CI runs exactly this. The plain build then leaves the unit tests out
+# (BLOCKEIGS_UNIT_TESTS=OFF). BLOCKEIGS_SANITIZERS=0 runs the whole suite in the
 # plain build instead and skips the sanitizer build; BLOCKEIGS_FUZZ=0 skips
 # the fuzz runs (a quicker local run).
 set -euo pipefail
@@ -27,7 +28,9 @@ plain_complement() {
   done < <(ctest --preset "$preset" -N | sed -n 's/  # GetParam.*//; s/^ *Test *#\([0-9]*\): \(.*\)$/\1 \2/p')
   echo "0,0,1$list"
 }
-setup_and_build
+# The unit tests run in the sanitizer build only, so the plain build leaves them out then.
+if [ "${BLOCKEIGS_SANITIZERS:-1}" != 0 ]; then unit_tests=OFF; else unit_tests=ON; fi
+setup_and_build -DBLOCKEIGS_UNIT_TESTS=$unit_tests
 stage "built (preset $preset)"
 if [ "${BLOCKEIGS_SANITIZERS:-1}" != 0 ]; then
   echo "test.sh: the unit tests, the suites at 2 ranks and one app test of each path under ASan+UBSan (preset asan)"
