@@ -10,22 +10,13 @@
 #include <cstdio>
 
 #include "core/error.hpp"
+#include "solver/blocks/cuda/cusolver_session.hpp"
 #include "spmm/cuda/cuda_check.hpp"
 
 namespace blockeigs::solver {
-namespace {
-
-void check_cusolver(cusolverStatus_t status, const char* what) {
-  if (status != CUSOLVER_STATUS_SUCCESS)
-    throw Error(detail::concat("cuSOLVER ", what, " failed (status ", static_cast<int>(status), ")"));
-}
-
-}  // namespace
-
 struct DeviceCholeskyInverse::State {
-  int device = 0;
-  cudaStream_t stream = nullptr;
-  cusolverDnHandle_t handle = nullptr;
+  explicit State(int device) : session(device) {}
+  CusolverSession session;
   std::int64_t capacity = 0;  // rows the buffers hold
   double* matrix = nullptr;   // n x n
   void* work = nullptr;       // potrf's and trtri's device workspace
@@ -38,9 +29,6 @@ struct DeviceCholeskyInverse::State {
     BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaFree(work));
     BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaFree(info));
     BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaFreeHost(pinned));
-    if (handle && cusolverDnDestroy(handle) != CUSOLVER_STATUS_SUCCESS)
-      std::fprintf(stderr, "cuSOLVER error in cusolverDnDestroy (cleanup, not thrown)\n");
-    if (stream) BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaStreamDestroy(stream));
   }
 
   void reserve(std::int64_t n) {
@@ -52,12 +40,12 @@ struct DeviceCholeskyInverse::State {
     BLOCKEIGS_CUDA_CHECK(cudaMalloc(&matrix, bytes));
     BLOCKEIGS_CUDA_CHECK(cudaMallocHost(&pinned, bytes + 2 * sizeof(double)));
     int potrf = 0;
-    check_cusolver(cusolverDnDpotrf_bufferSize(handle, CUBLAS_FILL_MODE_LOWER, static_cast<int>(n), matrix,
+    check_cusolver(cusolverDnDpotrf_bufferSize(session.handle(), CUBLAS_FILL_MODE_LOWER, static_cast<int>(n), matrix,
                                                static_cast<int>(n), &potrf),
                    "potrf_bufferSize");
     std::size_t trtri = 0, trtri_host = 0;
-    check_cusolver(cusolverDnXtrtri_bufferSize(handle, CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_NON_UNIT, n, CUDA_R_64F,
-                                               matrix, n, &trtri, &trtri_host),
+    check_cusolver(cusolverDnXtrtri_bufferSize(session.handle(), CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_NON_UNIT, n,
+                                               CUDA_R_64F, matrix, n, &trtri, &trtri_host),
                    "trtri_bufferSize");
     const std::size_t needed = std::max(static_cast<std::size_t>(potrf) * sizeof(double), trtri);
     if (needed > work_bytes) {
@@ -71,13 +59,8 @@ struct DeviceCholeskyInverse::State {
   }
 };
 
-DeviceCholeskyInverse::DeviceCholeskyInverse(const dense::Context& context) : state_(std::make_unique<State>()) {
-  if (context.space() != Space::device) throw Error("DeviceCholeskyInverse: the context must be a CUDA device's");
-  state_->device = context.device();
-  BLOCKEIGS_CUDA_CHECK(cudaSetDevice(state_->device));
-  BLOCKEIGS_CUDA_CHECK(cudaStreamCreateWithFlags(&state_->stream, cudaStreamNonBlocking));
-  check_cusolver(cusolverDnCreate(&state_->handle), "create");
-  check_cusolver(cusolverDnSetStream(state_->handle, state_->stream), "set stream");
+DeviceCholeskyInverse::DeviceCholeskyInverse(const dense::Context& context)
+    : state_(std::make_unique<State>(device_of(context, "DeviceCholeskyInverse"))) {
   BLOCKEIGS_CUDA_CHECK(cudaMalloc(&state_->info, 2 * sizeof(int)));
 }
 
@@ -89,22 +72,24 @@ bool DeviceCholeskyInverse::operator()(const HostMatrix& G, HostMatrix& inverse)
   inverse = HostMatrix(n, n);
   if (n == 0) return true;
   State& s = *state_;
-  BLOCKEIGS_CUDA_CHECK(cudaSetDevice(s.device));
+  BLOCKEIGS_CUDA_CHECK(cudaSetDevice(s.session.device()));
   s.reserve(n);
   const auto bytes = static_cast<std::size_t>(n * n) * sizeof(double);
   std::copy(G.data(), G.data() + n * n, s.pinned);
-  BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(s.matrix, s.pinned, bytes, cudaMemcpyHostToDevice, s.stream));
+  BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(s.matrix, s.pinned, bytes, cudaMemcpyHostToDevice, s.session.stream()));
   const int ni = static_cast<int>(n);
-  check_cusolver(cusolverDnDpotrf(s.handle, CUBLAS_FILL_MODE_LOWER, ni, s.matrix, ni, static_cast<double*>(s.work),
-                                  static_cast<int>(s.work_bytes / sizeof(double)), s.info),
-                 "potrf");
-  check_cusolver(cusolverDnXtrtri(s.handle, CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_NON_UNIT, n, CUDA_R_64F, s.matrix, n,
-                                  s.work, s.work_bytes, s.host_work.data(), s.host_work.size(), s.info + 1),
-                 "trtri");
+  check_cusolver(
+      cusolverDnDpotrf(s.session.handle(), CUBLAS_FILL_MODE_LOWER, ni, s.matrix, ni, static_cast<double*>(s.work),
+                       static_cast<int>(s.work_bytes / sizeof(double)), s.info),
+      "potrf");
+  check_cusolver(
+      cusolverDnXtrtri(s.session.handle(), CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_NON_UNIT, n, CUDA_R_64F, s.matrix, n,
+                       s.work, s.work_bytes, s.host_work.data(), s.host_work.size(), s.info + 1),
+      "trtri");
   int* infos = reinterpret_cast<int*>(s.pinned + n * n);
-  BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(s.pinned, s.matrix, bytes, cudaMemcpyDeviceToHost, s.stream));
-  BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(infos, s.info, 2 * sizeof(int), cudaMemcpyDeviceToHost, s.stream));
-  BLOCKEIGS_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+  BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(s.pinned, s.matrix, bytes, cudaMemcpyDeviceToHost, s.session.stream()));
+  BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(infos, s.info, 2 * sizeof(int), cudaMemcpyDeviceToHost, s.session.stream()));
+  BLOCKEIGS_CUDA_CHECK(cudaStreamSynchronize(s.session.stream()));
   if (infos[0] != 0 || infos[1] != 0) return false;
   for (std::int64_t i = 0; i < n; ++i)
     for (std::int64_t j = i; j < n; ++j) {

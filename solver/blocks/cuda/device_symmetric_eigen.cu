@@ -7,22 +7,13 @@
 #include <cusolverDn.h>
 
 #include "core/error.hpp"
+#include "solver/blocks/cuda/cusolver_session.hpp"
 #include "spmm/cuda/cuda_check.hpp"
 
 namespace blockeigs::solver {
-namespace {
-
-void check_cusolver(cusolverStatus_t status, const char* what) {
-  if (status != CUSOLVER_STATUS_SUCCESS)
-    throw Error(detail::concat("cuSOLVER ", what, " failed (status ", static_cast<int>(status), ")"));
-}
-
-}  // namespace
-
 struct DeviceSymmetricEigen::State {
-  int device = 0;
-  cudaStream_t stream = nullptr;
-  cusolverDnHandle_t handle = nullptr;
+  explicit State(int device) : session(device) {}
+  CusolverSession session;
   std::int64_t capacity = 0;  // rows the buffers hold
   int work_size = 0;          // doubles of `work`
   double* matrix = nullptr;   // n x n, column-major: M, then its eigenvectors
@@ -37,9 +28,6 @@ struct DeviceSymmetricEigen::State {
     BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaFree(work));
     BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaFree(info));
     BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaFreeHost(pinned));
-    if (handle && cusolverDnDestroy(handle) != CUSOLVER_STATUS_SUCCESS)
-      std::fprintf(stderr, "cuSOLVER error in cusolverDnDestroy (cleanup, not thrown)\n");
-    if (stream) BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaStreamDestroy(stream));
   }
 
   void reserve(std::int64_t n) {
@@ -54,7 +42,7 @@ struct DeviceSymmetricEigen::State {
     // M in; then the wanted vectors, every value and info out (n x n + n + 1).
     BLOCKEIGS_CUDA_CHECK(cudaMallocHost(&pinned, bytes + static_cast<std::size_t>(n + 1) * sizeof(double)));
     int needed = 0;
-    check_cusolver(cusolverDnDsyevd_bufferSize(handle, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER,
+    check_cusolver(cusolverDnDsyevd_bufferSize(session.handle(), CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER,
                                                static_cast<int>(n), matrix, static_cast<int>(n), values, &needed),
                    "syevd_bufferSize");
     if (needed > work_size) {
@@ -67,13 +55,8 @@ struct DeviceSymmetricEigen::State {
   }
 };
 
-DeviceSymmetricEigen::DeviceSymmetricEigen(const dense::Context& context) : state_(std::make_unique<State>()) {
-  if (context.space() != Space::device) throw Error("DeviceSymmetricEigen: the context must be a CUDA device's");
-  state_->device = context.device();
-  BLOCKEIGS_CUDA_CHECK(cudaSetDevice(state_->device));
-  BLOCKEIGS_CUDA_CHECK(cudaStreamCreateWithFlags(&state_->stream, cudaStreamNonBlocking));
-  check_cusolver(cusolverDnCreate(&state_->handle), "create");
-  check_cusolver(cusolverDnSetStream(state_->handle, state_->stream), "set stream");
+DeviceSymmetricEigen::DeviceSymmetricEigen(const dense::Context& context)
+    : state_(std::make_unique<State>(device_of(context, "DeviceSymmetricEigen"))) {
   BLOCKEIGS_CUDA_CHECK(cudaMalloc(&state_->info, sizeof(int)));
 }
 
@@ -86,24 +69,26 @@ SymmetricEigen DeviceSymmetricEigen::operator()(const HostMatrix& M, std::int64_
   out.vectors = HostMatrix(n, count);
   if (n == 0) return out;
   State& s = *state_;
-  BLOCKEIGS_CUDA_CHECK(cudaSetDevice(s.device));
+  BLOCKEIGS_CUDA_CHECK(cudaSetDevice(s.session.device()));
   s.reserve(n);
   full_symmetric_copy(M, s.pinned);  // from the lower triangle, as symmetric_eigen reads it
   const auto bytes = static_cast<std::size_t>(n * n) * sizeof(double);
-  BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(s.matrix, s.pinned, bytes, cudaMemcpyHostToDevice, s.stream));
-  check_cusolver(cusolverDnDsyevd(s.handle, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, static_cast<int>(n),
-                                  s.matrix, static_cast<int>(n), s.values, s.work, s.work_size, s.info),
-                 "syevd");
+  BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(s.matrix, s.pinned, bytes, cudaMemcpyHostToDevice, s.session.stream()));
+  check_cusolver(
+      cusolverDnDsyevd(s.session.handle(), CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, static_cast<int>(n),
+                       s.matrix, static_cast<int>(n), s.values, s.work, s.work_size, s.info),
+      "syevd");
   // The wanted vectors (columns first ..), the values and info, in one pinned buffer.
   double* vectors = s.pinned;
   double* values = s.pinned + count * n;
   int* info = reinterpret_cast<int*>(values + n);
   const auto vector_bytes = static_cast<std::size_t>(count * n) * sizeof(double);
-  BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(vectors, s.matrix + first * n, vector_bytes, cudaMemcpyDeviceToHost, s.stream));
+  BLOCKEIGS_CUDA_CHECK(
+      cudaMemcpyAsync(vectors, s.matrix + first * n, vector_bytes, cudaMemcpyDeviceToHost, s.session.stream()));
   const auto value_bytes = static_cast<std::size_t>(n) * sizeof(double);
-  BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(values, s.values, value_bytes, cudaMemcpyDeviceToHost, s.stream));
-  BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(info, s.info, sizeof(int), cudaMemcpyDeviceToHost, s.stream));
-  BLOCKEIGS_CUDA_CHECK(cudaStreamSynchronize(s.stream));
+  BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(values, s.values, value_bytes, cudaMemcpyDeviceToHost, s.session.stream()));
+  BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(info, s.info, sizeof(int), cudaMemcpyDeviceToHost, s.session.stream()));
+  BLOCKEIGS_CUDA_CHECK(cudaStreamSynchronize(s.session.stream()));
   if (*info != 0)
     throw Error(detail::concat("small symmetric eigenproblem (", n, " x ", n,
                                "): cuSOLVER syevd did not converge (info ", *info, ")"));
