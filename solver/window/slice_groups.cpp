@@ -2,11 +2,10 @@
 // (slice_groups.hpp).
 #include "solver/window/slice_groups.hpp"
 
-#include <cstring>
 #include <utility>
 
+#include "core/checks.hpp"
 #include "core/error.hpp"
-#include "solver/base/collective.hpp"
 #include "solver/base/large_messages.hpp"
 #include "solver/blocks/block_ops.hpp"
 
@@ -72,17 +71,25 @@ CsrRows SliceGroups::gather_rows(const CsrRows& mine) const {
     BLOCKEIGS_MPI_CHECK(MPI_Isend(&nnz, 1, MPI_INT64_T, holder(g, rank_), kCountTag, comm_, &requests.emplace_back()));
   wait_all(requests);
 
-  std::vector<std::vector<std::int64_t>> in_offsets(counts.size()), in_columns(counts.size());
-  std::vector<std::vector<double>> in_values(counts.size());
+  // Each sender's columns and values land in place in the group's arrays; its offsets are rebased after.
+  CsrRows out;
+  out.global_rows = world_.global_rows();
+  out.global_cols = mine.global_cols;
+  out.first_row = rows_.begin(j);
+  std::int64_t total = 0;
+  for (const std::int64_t c : counts) total += c;
+  out.col_indices.resize(static_cast<std::size_t>(total));
+  out.values.resize(static_cast<std::size_t>(total));
+  std::vector<std::vector<std::int64_t>> in_offsets(counts.size());
+  std::int64_t at = 0;
   for (int q = from; q < to; ++q) {
     const std::size_t i = q - from;
     in_offsets[i].resize(static_cast<std::size_t>(world_.rows(q) + 1));
-    in_columns[i].resize(static_cast<std::size_t>(counts[i]));
-    in_values[i].resize(static_cast<std::size_t>(counts[i]));
     large_irecv(comm_, in_offsets[i].data(), static_cast<std::int64_t>(in_offsets[i].size() * 8), q, kOffsetsTag,
                 requests);
-    large_irecv(comm_, in_columns[i].data(), counts[i] * 8, q, kColumnsTag, requests);
-    large_irecv(comm_, in_values[i].data(), counts[i] * 8, q, kValuesTag, requests);
+    large_irecv(comm_, out.col_indices.data() + at, counts[i] * 8, q, kColumnsTag, requests);
+    large_irecv(comm_, out.values.data() + at, counts[i] * 8, q, kValuesTag, requests);
+    at += counts[i];
   }
   for (int g = 0; g < count_; ++g) {
     const int peer = holder(g, rank_);
@@ -91,17 +98,10 @@ CsrRows SliceGroups::gather_rows(const CsrRows& mine) const {
     large_isend(comm_, mine.values.data(), nnz * 8, peer, kValuesTag, requests);
   }
   wait_all(requests);
-
-  CsrRows out;
-  out.global_rows = world_.global_rows();
-  out.global_cols = mine.global_cols;
-  out.first_row = rows_.begin(j);
   out.row_offsets.push_back(0);
-  for (std::size_t i = 0; i < counts.size(); ++i) {
+  for (const std::vector<std::int64_t>& o : in_offsets) {
     const std::int64_t base = out.row_offsets.back();
-    for (std::size_t r = 1; r < in_offsets[i].size(); ++r) out.row_offsets.push_back(base + in_offsets[i][r]);
-    out.col_indices.insert(out.col_indices.end(), in_columns[i].begin(), in_columns[i].end());
-    out.values.insert(out.values.end(), in_values[i].begin(), in_values[i].end());
+    for (std::size_t r = 1; r < o.size(); ++r) out.row_offsets.push_back(base + o[r]);
   }
   if (out.row_offsets.size() == 1) out.row_offsets.clear();
   return out;
@@ -114,30 +114,42 @@ void SliceGroups::to_world(const dense::Context& context, int group, std::int64_
   if (cols == 0) return;
   const auto row_bytes = static_cast<std::int64_t>(cols * sizeof(T));
   std::vector<MPI_Request> requests;
-  std::vector<T> received(static_cast<std::size_t>(out.rows * cols));
-  large_irecv(comm_, received.data(), out.rows * row_bytes, holder(group, rank_), kVectorsTag, requests);
+  // Received straight into `out` where it is compact host memory, else staged on the host.
+  const bool direct = out.space == Space::host && out.ld == cols;
+  std::vector<T> staged(direct ? 0 : static_cast<std::size_t>(out.rows * cols));
+  T* received = direct ? out.data : staged.data();
+  large_irecv(comm_, received, out.rows * row_bytes, holder(group, rank_), kVectorsTag, requests);
+  dense::DenseBlock<T> compact;
   std::vector<T> sent;
   if (mine_ == group) {
     // This rank's rows of the group's block, compact, on the host; each rank of its chunk gets its range.
     BLOCKEIGS_ASSERT(held.rows == rows_.rows(rank_ - first_rank(group)) && held.cols == cols);
-    dense::DenseBlock<T> compact;
     if (held.ld != cols) {
       compact = dense::DenseBlock<T>(held.space, held.rows, cols);
       copy_block(context, held, compact.view());
       held = compact.cview();
     }
     context.synchronize();  // the block's producers (and the copy) queued on the stream
-    sent.resize(static_cast<std::size_t>(held.rows * cols));
-    dense::copy_bytes(sent.data(), Space::host, held.data, held.space, sent.size() * sizeof(T));
+    const T* from = held.data;
+    if (held.space != Space::host) {
+      sent.resize(static_cast<std::size_t>(held.rows * cols));
+      dense::copy_bytes(sent.data(), Space::host, held.data, held.space, sent.size() * sizeof(T));
+      from = sent.data();
+    }
     const int j = rank_ - first_rank(group);
     for (int q = chunk_begin(group, j); q < chunk_begin(group, j + 1); ++q) {
       const std::int64_t at = world_.begin(q) - rows_.begin(j);
-      large_isend(comm_, sent.data() + at * cols, world_.rows(q) * row_bytes, q, kVectorsTag, requests);
+      large_isend(comm_, from + at * cols, world_.rows(q) * row_bytes, q, kVectorsTag, requests);
     }
   }
   wait_all(requests);
+  if (direct) return;
+  if (out.ld == cols) {
+    dense::copy_bytes(out.data, out.space, staged.data(), Space::host, staged.size() * sizeof(T));
+    return;
+  }
   dense::DenseBlock<T> arrived(out.space, out.rows, cols);
-  dense::copy_bytes(arrived.data(), arrived.space(), received.data(), Space::host, received.size() * sizeof(T));
+  dense::copy_bytes(arrived.data(), arrived.space(), staged.data(), Space::host, staged.size() * sizeof(T));
   copy_block(context, arrived.cview(), out);
 }
 
