@@ -31,15 +31,23 @@ constexpr double kDensityResolution = 4;  // the density's moments resolve the w
 constexpr int kMaxDegree = 20000;
 constexpr int kPairsPerSlice = 1000;
 
-void check(const LinearOperator<double>* /*tag*/, const WindowOptions& w, const LobpcgOptions& o) {
+// Every rank holds the same options, so each finds the same error (fail_input_everywhere: no rank waits).
+void check(const WindowOptions& w, const LobpcgOptions& o, int ranks, bool groups_possible) {
   if (!std::isfinite(w.lower) || !std::isfinite(w.upper))
-    fail_input("eigensolver.interval: its ends must be finite, got [", w.lower, ", ", w.upper, "]");
-  if (!(w.lower < w.upper)) fail_input("eigensolver.interval: [a, b] needs a < b, got [", w.lower, ", ", w.upper, "]");
+    fail_input_everywhere("eigensolver.interval: its ends must be finite, got [", w.lower, ", ", w.upper, "]");
+  if (!(w.lower < w.upper))
+    fail_input_everywhere("eigensolver.interval: [a, b] needs a < b, got [", w.lower, ", ", w.upper, "]");
   if (w.slices < 0 || w.dos_vectors < 2 || w.dos_degree < 0 || w.filter_degree < 0)
-    fail_input(
+    fail_input_everywhere(
         "eigensolver: slices, dos_degree and filter_degree must be 0 (automatic) or positive, dos_vectors at "
         "least 2");
-  if (!(o.tolerance > 0)) fail_input("eigensolver.tolerance must be positive, got ", o.tolerance);
+  if (!(o.tolerance > 0)) fail_input_everywhere("eigensolver.tolerance must be positive, got ", o.tolerance);
+  if (w.groups > ranks)
+    fail_input_everywhere("eigensolver.slice_groups: ", w.groups, " groups need as many ranks, the run has ", ranks);
+  if (w.groups > 1 && !groups_possible)
+    fail_input_everywhere(
+        "eigensolver.slice_groups: ", w.groups,
+        " groups need a distributed matrix to copy to each group; this operator is not one: give 0 or 1");
 }
 
 // The angle acos(alpha) - acos(beta) the window [a, b] spans in the scaled variable.
@@ -259,13 +267,9 @@ void check_memory(const WindowReport& report, const SlicePlan& plan, std::int64_
   plan.window.check_memory(m);
 }
 
-// The groups the slices run on: as many as asked (0: the slices, at most one a rank), at most one a slice.
+// The groups the slices run on (check() refused a request the run cannot take): as many as asked (0: the
+// slices, at most one a rank), at most one a slice.
 int group_count(int requested, std::size_t slices, int ranks, bool can) {
-  if (requested > ranks)
-    fail_input("eigensolver.slice_groups: ", requested, " groups need as many ranks, the run has ", ranks);
-  if (requested > 1 && !can)
-    fail_input("eigensolver.slice_groups: ", requested,
-               " groups need a distributed matrix to copy to each group; this operator is not one: give 0 or 1");
   if (!can) return 1;
   const int wanted = requested > 0 ? requested : ranks;
   return std::max(1, std::min(wanted, static_cast<int>(slices)));
@@ -382,9 +386,11 @@ template <class T>
 WindowResult<T> window_eigs(LinearOperator<T>& A, const LobpcgOptions& options, const WindowOptions& window,
                             const GroupOperatorFactory<T>& group_operator) {
   const double t_begin = MPI_Wtime();
-  check(nullptr, window, options);
   const PrivateComm private_comm(A.comm());
   const MPI_Comm comm = private_comm.get();
+  int ranks = 1;
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
+  check(window, options, ranks, static_cast<bool>(group_operator));
   const dense::Context& ctx = A.context();
   WindowResult<T> out;
   WindowReport& report = out.report;
@@ -414,8 +420,6 @@ WindowResult<T> window_eigs(LinearOperator<T>& A, const LobpcgOptions& options, 
   report.time_dos = MPI_Wtime() - t_dos;
   report.slices = plan_slices(dos, window, report.expected.count);
   if (window.inertia) certify(*window.inertia, window.lower, report);
-  int ranks = 1;
-  BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
   report.groups = group_count(window.groups, report.slices.size(), ranks, static_cast<bool>(group_operator));
   const bool mixed = std::is_same_v<T, double> && filter_mixed(options.search_precision, ctx.space(), sizeof(T));
   const SlicePlan plan{options, window, scale, dos, norm, ctx.space() == Space::device};
