@@ -7,6 +7,8 @@
 #include <optional>
 #include <string_view>
 
+#include "core/scalar.hpp"
+
 namespace blockeigs {
 
 // Where memory lives. Every API that takes data says which space.
@@ -90,11 +92,11 @@ enum class HaloTransport {
 inline constexpr std::int64_t default_halo_piece_bytes = std::int64_t{1} << 20;
 inline constexpr std::int64_t default_mpi_chunk_bytes = std::int64_t{1} << 30;
 
-// The precision of an element type: float is fp32, double fp64.
+// The precision of an element type: float (and std::complex<float>) is fp32,
+// double (and std::complex<double>) fp64.
 template <class T>
 constexpr Precision precision_of() {
-  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "fp32 or fp64 elements only");
-  return sizeof(T) == 4 ? Precision::fp32 : Precision::fp64;
+  return sizeof(real_t<T>) == 4 ? Precision::fp32 : Precision::fp64;
 }
 
 std::string_view to_string(Space space);

@@ -1,6 +1,7 @@
 // The device kernels a Plan builds (spmm/local_spmm.hpp), A's row shape on
 // the device and the device's limits where the build has no CUDA: a Plan on
 // the host never reaches them; an error if called.
+#include <complex>
 #include <cstdint>
 #include <memory>
 
@@ -37,6 +38,22 @@ template std::unique_ptr<LocalSpmm<float>> make_merge_based_spmm(const dense::Co
                                                                  const cuda::RowShape*);
 template std::unique_ptr<LocalSpmm<double>> make_merge_based_spmm(const dense::Context&, const CsrView<double>&,
                                                                   const cuda::RowShape*);
+template std::unique_ptr<LocalSpmm<std::complex<float>>> make_cusparse_spmm(const dense::Context&,
+                                                                            const CsrView<std::complex<float>>&);
+template std::unique_ptr<LocalSpmm<std::complex<double>>> make_cusparse_spmm(const dense::Context&,
+                                                                             const CsrView<std::complex<double>>&);
+template std::unique_ptr<LocalSpmm<std::complex<float>>> make_row_split_spmm(const dense::Context&,
+                                                                             const CsrView<std::complex<float>>&,
+                                                                             const cuda::RowShape*);
+template std::unique_ptr<LocalSpmm<std::complex<double>>> make_row_split_spmm(const dense::Context&,
+                                                                              const CsrView<std::complex<double>>&,
+                                                                              const cuda::RowShape*);
+template std::unique_ptr<LocalSpmm<std::complex<float>>> make_merge_based_spmm(const dense::Context&,
+                                                                               const CsrView<std::complex<float>>&,
+                                                                               const cuda::RowShape*);
+template std::unique_ptr<LocalSpmm<std::complex<double>>> make_merge_based_spmm(const dense::Context&,
+                                                                                const CsrView<std::complex<double>>&,
+                                                                                const cuda::RowShape*);
 
 namespace cuda {
 

@@ -100,7 +100,9 @@ Plan<T>::Plan(const dense::Context& context, const CsrView<T>& A, Algorithm algo
     if (space == Space::host) {
       impl_->choice.fill(Algorithm::reference);
     } else {
+      // The rules take widths in reals: a complex column moves two.
       constexpr Precision precision = precision_of<T>();
+      constexpr std::int64_t reals = reals_per_value<T>;
       const cuda::RowShape& shape = *impl_->row_shape();
       const cuda::DeviceLimits limits = cuda::device_limits(context.device());
       const int multiprocessors = limits.multiprocessors;
@@ -108,8 +110,10 @@ Plan<T>::Plan(const dense::Context& context, const CsrView<T>& A, Algorithm algo
       impl_->l2_bytes = limits.l2_bytes;
       for (std::int64_t n = 0; n <= max_tabulated_width; ++n) {
         const std::int64_t width = std::max<std::int64_t>(n, 1);
-        impl_->choice[static_cast<std::size_t>(n)] = cuda::choose_algorithm(shape, width, precision, multiprocessors);
-        if (const std::int64_t s = cuda::column_slab(shape, width, precision, multiprocessors, impl_->l2_bytes);
+        impl_->choice[static_cast<std::size_t>(n)] =
+            cuda::choose_algorithm(shape, width * reals, precision, multiprocessors);
+        if (const std::int64_t s = std::max<std::int64_t>(
+                cuda::column_slab(shape, width * reals, precision, multiprocessors, impl_->l2_bytes) / reals, 1);
             s < width)
           impl_->slab[static_cast<std::size_t>(n)] = s;
       }
@@ -137,7 +141,10 @@ std::int64_t Plan<T>::column_slab(std::int64_t n) const {
     return s > 0 ? s : n;
   }
   if (impl_->l2_bytes > 0)  // `automatic` on the device; past the table, by the same rule
-    return cuda::column_slab(*impl_->shape, n, precision_of<T>(), impl_->multiprocessors, impl_->l2_bytes);
+    return std::max<std::int64_t>(cuda::column_slab(*impl_->shape, n * reals_per_value<T>, precision_of<T>(),
+                                                    impl_->multiprocessors, impl_->l2_bytes) /
+                                      reals_per_value<T>,
+                                  1);
   return n;
 }
 
@@ -183,5 +190,7 @@ void Plan<T>::multiply(T alpha, dense::ConstDenseView<T> B, T beta, dense::Dense
 
 template class Plan<float>;
 template class Plan<double>;
+template class Plan<std::complex<float>>;
+template class Plan<std::complex<double>>;
 
 }  // namespace blockeigs::spmm

@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <random>
+#include <sstream>
+#include <type_traits>
 
 #include "bench/spmm/bench_values.cuh"
+#include "core/scalar.hpp"
 #include "spmm/cuda/sum_error_bound.hpp"
 
 namespace blockeigs::spmm::bench {
@@ -34,6 +38,30 @@ std::vector<std::int64_t> sample_rows(const HostCsr<double>& A, std::int64_t max
   return rows;
 }
 
+namespace {
+
+// T's values widened: double, or std::complex<double>.
+template <class T>
+using Wide = std::conditional_t<is_complex_v<T>, std::complex<double>, double>;
+
+// Entry (i, j) of a hash-valued block as the device holds it (rounded to T), widened.
+template <class T>
+Wide<T> entry(std::uint64_t seed, std::int64_t i, std::int64_t j) {
+  if constexpr (is_complex_v<T>)
+    return Wide<T>(T(real_t<T>(bench_value(seed, i, j)), real_t<T>(bench_value_im(seed, i, j))));
+  else
+    return double(static_cast<T>(bench_value(seed, i, j)));
+}
+
+std::string text(double x) { return std::to_string(x); }
+std::string text(std::complex<double> x) {
+  std::ostringstream out;
+  out << x;
+  return out.str();
+}
+
+}  // namespace
+
 template <class T>
 Reference make_reference(const HostCsr<T>& A, const std::vector<std::int64_t>& rows, std::int64_t n, T alpha, T beta,
                          std::uint64_t b_seed, std::uint64_t c_seed, std::int64_t work_per_row) {
@@ -51,8 +79,9 @@ Reference make_reference(const HostCsr<T>& A, const std::vector<std::int64_t>& r
     ref.row_first.push_back(static_cast<std::int32_t>(ref.col.size()));
   }
   ref.value.assign(ref.col.size(), 0.0);
+  ref.value_im.assign(is_complex_v<T> ? ref.col.size() : 0, 0.0);
   ref.tolerance.assign(ref.col.size(), 0.0);
-  const double eps = std::numeric_limits<T>::epsilon();
+  const double eps = std::numeric_limits<real_t<T>>::epsilon() * reals_per_value<T>;  // a complex product: two
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::int64_t s = 0; s < static_cast<std::int64_t>(rows.size()); ++s) {
     const std::int64_t i = rows[static_cast<std::size_t>(s)];
@@ -62,22 +91,24 @@ Reference make_reference(const HostCsr<T>& A, const std::vector<std::int64_t>& r
     for (std::int32_t e = ref.row_first[static_cast<std::size_t>(s)];
          e < ref.row_first[static_cast<std::size_t>(s) + 1]; ++e) {
       const std::int64_t j = ref.col[static_cast<std::size_t>(e)];
-      double sum = 0.0, scale = 0.0;
+      Wide<T> sum = 0.0;
+      double scale = 0.0;
       for (std::int64_t k = begin; k < end; ++k) {
         // The inputs as the device sees them: rounded to T.
-        const double a = double(A.values[static_cast<std::size_t>(k)]);
-        const double b = double(static_cast<T>(bench_value(b_seed, A.col_indices[static_cast<std::size_t>(k)], j)));
+        const Wide<T> a = Wide<T>(A.values[static_cast<std::size_t>(k)]);
+        const Wide<T> b = entry<T>(b_seed, A.col_indices[static_cast<std::size_t>(k)], j);
         sum += a * b;
         scale += std::abs(a * b);
       }
-      double value = double(alpha) * sum;
-      scale *= std::abs(double(alpha));
+      Wide<T> value = Wide<T>(alpha) * sum;
+      scale *= std::abs(Wide<T>(alpha));
       if (beta != T(0)) {
-        const double c = double(static_cast<T>(bench_value(c_seed, i, j)));
-        value += double(beta) * c;
-        scale += std::abs(double(beta) * c);
+        const Wide<T> c = entry<T>(c_seed, i, j);
+        value += Wide<T>(beta) * c;
+        scale += std::abs(Wide<T>(beta) * c);
       }
-      ref.value[static_cast<std::size_t>(e)] = value;
+      ref.value[static_cast<std::size_t>(e)] = std::real(value);
+      if constexpr (is_complex_v<T>) ref.value_im[static_cast<std::size_t>(e)] = std::imag(value);
       ref.tolerance[static_cast<std::size_t>(e)] = 2.0 * gamma * scale;
     }
   }
@@ -90,13 +121,14 @@ CheckResult compare(const Reference& ref, const std::vector<T>& gathered) {
   for (std::size_t s = 0; s < ref.rows.size(); ++s)
     for (std::int32_t e = ref.row_first[s]; e < ref.row_first[s + 1]; ++e) {
       const std::int64_t j = ref.col[static_cast<std::size_t>(e)];
-      const double got = double(gathered[s * static_cast<std::size_t>(ref.n) + static_cast<std::size_t>(j)]);
-      const double want = ref.value[static_cast<std::size_t>(e)];
+      const Wide<T> got = Wide<T>(gathered[s * static_cast<std::size_t>(ref.n) + static_cast<std::size_t>(j)]);
+      Wide<T> want = ref.value[static_cast<std::size_t>(e)];
+      if constexpr (is_complex_v<T>) want += Wide<T>(0.0, ref.value_im[static_cast<std::size_t>(e)]);
       ++result.checked;
       if (std::abs(got - want) <= ref.tolerance[static_cast<std::size_t>(e)]) continue;  // NaN fails
       if (result.wrong++ == 0)
-        result.first = "C(" + std::to_string(ref.rows[s]) + "," + std::to_string(j) + ") = " + std::to_string(got) +
-                       ", reference " + std::to_string(want) + " +- " +
+        result.first = "C(" + std::to_string(ref.rows[s]) + "," + std::to_string(j) + ") = " + text(got) +
+                       ", reference " + text(want) + " +- " +
                        std::to_string(ref.tolerance[static_cast<std::size_t>(e)]);
     }
   return result;
@@ -108,5 +140,12 @@ template Reference make_reference(const HostCsr<double>&, const std::vector<std:
                                   double, std::uint64_t, std::uint64_t, std::int64_t);
 template CheckResult compare(const Reference&, const std::vector<float>&);
 template CheckResult compare(const Reference&, const std::vector<double>&);
+template Reference make_reference(const HostCsr<std::complex<float>>&, const std::vector<std::int64_t>&, std::int64_t,
+                                  std::complex<float>, std::complex<float>, std::uint64_t, std::uint64_t, std::int64_t);
+template Reference make_reference(const HostCsr<std::complex<double>>&, const std::vector<std::int64_t>&, std::int64_t,
+                                  std::complex<double>, std::complex<double>, std::uint64_t, std::uint64_t,
+                                  std::int64_t);
+template CheckResult compare(const Reference&, const std::vector<std::complex<float>>&);
+template CheckResult compare(const Reference&, const std::vector<std::complex<double>>&);
 
 }  // namespace blockeigs::spmm::bench

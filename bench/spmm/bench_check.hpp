@@ -24,6 +24,7 @@ struct Reference {
   std::vector<std::int32_t> row_first;   // rows.size() + 1 offsets into col/value/tolerance
   std::vector<std::int32_t> col;         // checked columns of each sampled row
   std::vector<double> value, tolerance;  // reference and allowed error per checked entry
+  std::vector<double> value_im;          // the reference's imaginary parts (complex values)
 };
 
 // Work per sampled row is at most about `work_per_row` multiply-adds: long

@@ -1,13 +1,16 @@
 #include "bench/spmm/bench_cusparse.hpp"
 
+#include <complex>
+
 #include "spmm/cuda/cuda_check.hpp"
+#include "spmm/cuda/data_type.hpp"
 
 namespace blockeigs::spmm::bench {
 namespace {
 
 template <class T>
 constexpr cudaDataType data_type() {
-  return sizeof(T) == 8 ? CUDA_R_64F : CUDA_R_32F;
+  return cuda::data_type_of<T>();
 }
 
 cusparseSpMMAlg_t algorithm(CusparseVariant v) {
@@ -117,5 +120,7 @@ void CusparseRunner<T>::run(int copy) {
 
 template class CusparseRunner<float>;
 template class CusparseRunner<double>;
+template class CusparseRunner<std::complex<float>>;
+template class CusparseRunner<std::complex<double>>;
 
 }  // namespace blockeigs::spmm::bench

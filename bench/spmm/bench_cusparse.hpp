@@ -47,7 +47,10 @@ class CusparseRunner {
   void* matrix_ = nullptr;                // cusparseSpMatDescr_t
   std::vector<void*> b_descr_, c_descr_;  // cusparseDnMatDescr_t per copy
   dense::Buffer<char> workspace_;
-  T alpha_{}, beta_{};
+  // cuSPARSE reads complex double scalars as 16-byte aligned (cuDoubleComplex):
+  // std::complex<double> alone is aligned to 8, and crashed it there.
+  alignas(16) T alpha_{};
+  alignas(16) T beta_{};
 };
 
 }  // namespace blockeigs::spmm::bench

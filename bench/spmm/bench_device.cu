@@ -1,13 +1,28 @@
 #include "bench/spmm/bench_device.hpp"
 
 #include <algorithm>
+#include <complex>
 #include <limits>
+#include <type_traits>
 
 #include "bench/spmm/bench_values.cuh"
 #include "spmm/cuda/cuda_check.hpp"
+#include "spmm/cuda/device_complex.cuh"
 
 namespace blockeigs::spmm::bench {
 namespace {
+
+// Entry (i, j) of a hash-valued block in the kernels' element type D.
+template <class D>
+__device__ D entry(std::uint64_t seed, std::int64_t i, std::int64_t j, bool nan) {
+  if constexpr (std::is_same_v<D, float> || std::is_same_v<D, double>) {
+    return nan ? std::numeric_limits<D>::quiet_NaN() : static_cast<D>(bench_value(seed, i, j));
+  } else {
+    using R = decltype(D{}.re);
+    const R not_a_number = std::numeric_limits<R>::quiet_NaN();
+    return nan ? D(not_a_number, not_a_number) : D(R(bench_value(seed, i, j)), R(bench_value_im(seed, i, j)));
+  }
+}
 
 template <class T>
 __global__ void fill_kernel(Strided<T> b, std::uint64_t seed, bool nan) {
@@ -18,8 +33,7 @@ __global__ void fill_kernel(Strided<T> b, std::uint64_t seed, bool nan) {
     const bool row_major = b.col_stride == 1;
     const std::int64_t i = row_major ? e / b.cols : e % b.rows;
     const std::int64_t j = row_major ? e % b.cols : e / b.rows;
-    b.data[i * b.row_stride + j * b.col_stride] =
-        nan ? std::numeric_limits<T>::quiet_NaN() : static_cast<T>(bench_value(seed, i, j));
+    b.data[i * b.row_stride + j * b.col_stride] = entry<T>(seed, i, j, nan);
   }
 }
 
@@ -40,7 +54,9 @@ int blocks_for(std::int64_t total) { return static_cast<int>(std::clamp<std::int
 template <class T>
 void fill_block(const Strided<T>& block, std::uint64_t seed, bool nan, void* stream) {
   if (block.rows == 0 || block.cols == 0) return;
-  fill_kernel<<<blocks_for(block.rows * block.cols), 256, 0, static_cast<cudaStream_t>(stream)>>>(block, seed, nan);
+  using D = cuda::device_t<T>;
+  const Strided<D> d{cuda::device_pointer(block.data), block.rows, block.cols, block.row_stride, block.col_stride};
+  fill_kernel<<<blocks_for(block.rows * block.cols), 256, 0, static_cast<cudaStream_t>(stream)>>>(d, seed, nan);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
@@ -50,7 +66,9 @@ std::vector<T> gather_rows(const Strided<T>& block, const std::int64_t* device_r
   std::vector<T> host(static_cast<std::size_t>(count * block.cols));
   if (host.empty()) return host;
   const auto s = static_cast<cudaStream_t>(stream);
-  gather_kernel<<<blocks_for(count * block.cols), 256, 0, s>>>(block, device_rows, count, device_out);
+  using D = cuda::device_t<T>;
+  const Strided<D> d{cuda::device_pointer(block.data), block.rows, block.cols, block.row_stride, block.col_stride};
+  gather_kernel<<<blocks_for(count * block.cols), 256, 0, s>>>(d, device_rows, count, cuda::device_pointer(device_out));
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
   BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(host.data(), device_out, host.size() * sizeof(T), cudaMemcpyDeviceToHost, s));
   BLOCKEIGS_CUDA_CHECK(cudaStreamSynchronize(s));
@@ -121,5 +139,11 @@ template void fill_block(const Strided<float>&, std::uint64_t, bool, void*);
 template void fill_block(const Strided<double>&, std::uint64_t, bool, void*);
 template std::vector<float> gather_rows(const Strided<float>&, const std::int64_t*, std::int64_t, float*, void*);
 template std::vector<double> gather_rows(const Strided<double>&, const std::int64_t*, std::int64_t, double*, void*);
+template void fill_block(const Strided<std::complex<float>>&, std::uint64_t, bool, void*);
+template void fill_block(const Strided<std::complex<double>>&, std::uint64_t, bool, void*);
+template std::vector<std::complex<float>> gather_rows(const Strided<std::complex<float>>&, const std::int64_t*,
+                                                      std::int64_t, std::complex<float>*, void*);
+template std::vector<std::complex<double>> gather_rows(const Strided<std::complex<double>>&, const std::int64_t*,
+                                                       std::int64_t, std::complex<double>*, void*);
 
 }  // namespace blockeigs::spmm::bench

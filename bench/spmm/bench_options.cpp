@@ -25,14 +25,45 @@ std::int64_t parse_int(const std::string& option, const std::string& text, long 
   return *value;
 }
 
+// --precision: a comma-separated list of fp32, fp64, c64 and c128, or
+// both (fp32,fp64), complex (c64,c128) or all.
+std::vector<BenchValues> parse_values(const std::string& text) {
+  std::vector<BenchValues> values;
+  std::stringstream list(text);
+  for (std::string item; std::getline(list, item, ',');) {
+    if (item == "both" || item == "all") values.insert(values.end(), {BenchValues::fp32, BenchValues::fp64});
+    if (item == "complex" || item == "all") values.insert(values.end(), {BenchValues::c64, BenchValues::c128});
+    if (item == "both" || item == "complex" || item == "all") continue;
+    bool known = false;
+    for (BenchValues v : {BenchValues::fp32, BenchValues::fp64, BenchValues::c64, BenchValues::c128})
+      if (item == to_string(v)) values.push_back(v), known = true;
+    if (!known)
+      throw InputError("--precision takes fp32, fp64, c64, c128, both, complex or all (comma-separated), got `" + item +
+                       "`");
+  }
+  if (values.empty()) throw InputError("--precision needs at least one of fp32, fp64, c64, c128");
+  return values;
+}
+
 }  // namespace
 
+std::string_view to_string(BenchValues values) {
+  switch (values) {
+    case BenchValues::fp32: return "fp32";
+    case BenchValues::fp64: return "fp64";
+    case BenchValues::c64: return "c64";
+    case BenchValues::c128: return "c128";
+  }
+  return "?";
+}
+
 std::string bench_usage() {
-  return "usage: spmm-bench [--suite full|quick] [--matrices REGEX] [--n 1,2,4,...] [--precision fp32|fp64|both]\n"
+  return "usage: spmm-bench [--suite full|quick] [--matrices REGEX] [--n 1,2,4,...] [--precision LIST]\n"
          "                  [--reps N] [--beta X] [--csv FILE] [--data DIR] [--device D]\n"
          "Times row_split, merge_based, automatic and every cuSPARSE CSR SpMM algorithm on the suite's\n"
-         "matrices, checks each result against a host reference, and prints a summary. Exit code 1 when\n"
-         "a check failed.\n";
+         "matrices (--precision: fp32, fp64, c64, c128, both, complex or all; complex runs give each\n"
+         "nonzero a phase), checks each result against a host reference, and prints a summary. Exit code\n"
+         "1 when a check failed.\n";
 }
 
 BenchOptions parse_bench_options(const std::vector<std::string>& args) {
@@ -62,13 +93,7 @@ BenchOptions parse_bench_options(const std::vector<std::string>& args) {
       for (std::string item; std::getline(list, item, ',');) o.widths.push_back(parse_int("--n", item));
       if (o.widths.empty()) throw InputError("--n needs a comma-separated list of widths");
     } else if (a == "--precision") {
-      const std::string p = value();
-      if (p == "both")
-        o.precisions = {Precision::fp32, Precision::fp64};
-      else if (auto one = parse_precision(p))
-        o.precisions = {*one};
-      else
-        throw InputError("--precision must be fp32, fp64 or both, got `" + p + "`");
+      o.values = parse_values(value());
     } else if (a == "--reps") {
       o.max_reps = static_cast<int>(parse_int("--reps", value()));
     } else if (a == "--beta") {

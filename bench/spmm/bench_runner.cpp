@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <complex>
 #include <functional>
 #include <memory>
 #include <ostream>
@@ -14,7 +15,9 @@
 #include "bench/spmm/bench_device.hpp"
 #include "bench/spmm/bench_report.hpp"
 #include "bench/spmm/bench_suite.hpp"
+#include "bench/spmm/bench_values.cuh"
 #include "core/error.hpp"
+#include "core/scalar.hpp"
 #include "dense/memory.hpp"
 #include "spmm/heuristic.hpp"
 #include "spmm/local_spmm.hpp"
@@ -38,6 +41,8 @@ struct Matrix {
   double span = 0;       // RowShape::span
 };
 
+// The suite's matrix in T; complex values give nonzero k a phase from a hash
+// of k (|a| kept): the same pattern, values spread over the complex plane.
 template <class T>
 HostCsr<T> convert(const HostCsr<double>& a) {
   HostCsr<T> out;
@@ -45,7 +50,13 @@ HostCsr<T> convert(const HostCsr<double>& a) {
   out.cols = a.cols;
   out.row_offsets = a.row_offsets;
   out.col_indices = a.col_indices;
-  out.values.assign(a.values.begin(), a.values.end());
+  if constexpr (is_complex_v<T>) {
+    out.values.resize(a.values.size());
+    for (std::size_t k = 0; k < a.values.size(); ++k)
+      out.values[k] = T(std::polar(a.values[k], std::acos(-1.0) * bench_value(0xFA5E, std::int64_t(k), 0)));
+  } else {
+    out.values.assign(a.values.begin(), a.values.end());
+  }
   return out;
 }
 
@@ -92,7 +103,7 @@ struct PrecisionRun {
     r.scattered = matrix.scattered;
     r.span = matrix.span;
     r.mean_row_length = host.rows ? double(host.nnz()) / double(host.rows) : 0.0;
-    r.precision = std::is_same_v<T, float> ? "fp32" : "fp64";
+    r.precision = is_complex_v<T> ? (sizeof(T) == 8 ? "c64" : "c128") : (sizeof(T) == 4 ? "fp32" : "fp64");
     r.n = n;
     r.algorithm = algorithm;
     return r;
@@ -116,7 +127,7 @@ struct PrecisionRun {
     r.copies = copies;
     const double s = sizeof(T), m = double(host.rows), k = double(host.cols), nnz = double(host.nnz()), n = double(r.n);
     const double bytes = nnz * (4 + s) + 4 * (m + 1) + k * n * s + m * n * s + (options.beta != 0.0 ? m * n * s : 0.0);
-    r.gflops = 2.0 * nnz * n / r.seconds * 1e-9;
+    r.gflops = (is_complex_v<T> ? 8.0 : 2.0) * nnz * n / r.seconds * 1e-9;  // a complex multiply-add: 8 flops
     r.pct_bound = 100.0 * (bytes / bandwidth) / r.seconds;
   }
 
@@ -283,12 +294,17 @@ int run_bench(const BenchOptions& options, std::ostream& out) {
         << ", longest " << matrix.max_row_length << ", scattered " << matrix.scattered << ", span " << matrix.span
         << " (built in " << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s)\n";
     print_table_header(out);
-    for (Precision p : options.precisions) {
-      if (p == Precision::fp32) {
-        const HostCsr<float> host = convert<float>(matrix.csr);
-        PrecisionRun<float>{o, context, matrix, host, samples, bandwidth, l2, records, out}.run_all_widths();
-      } else {
-        PrecisionRun<double>{o, context, matrix, matrix.csr, samples, bandwidth, l2, records, out}.run_all_widths();
+    for (BenchValues v : options.values) {
+      auto run = [&](auto zero) {
+        using T = decltype(zero);
+        const HostCsr<T> host = convert<T>(matrix.csr);
+        PrecisionRun<T>{o, context, matrix, host, samples, bandwidth, l2, records, out}.run_all_widths();
+      };
+      switch (v) {
+        case BenchValues::fp32: run(float{}); break;
+        case BenchValues::fp64: run(double{}); break;
+        case BenchValues::c64: run(std::complex<float>{}); break;
+        case BenchValues::c128: run(std::complex<double>{}); break;
       }
     }
   }

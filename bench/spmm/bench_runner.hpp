@@ -9,17 +9,23 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/enums.hpp"
 
 namespace blockeigs::spmm::bench {
 
+// The element types spmm-bench runs: real fp32 and fp64, complex c64 and c128
+// (NumPy's complex64 and complex128).
+enum class BenchValues { fp32, fp64, c64, c128 };
+std::string_view to_string(BenchValues values);
+
 struct BenchOptions {
   std::string suite = "full";        // full | quick
   std::string matrices;              // regex on matrix names; empty: all
   std::vector<std::int64_t> widths;  // empty: 1, 2, 4, ..., 256 (quick: 1, 4, 32, 128)
-  std::vector<Precision> precisions{Precision::fp32, Precision::fp64};
+  std::vector<BenchValues> values{BenchValues::fp32, BenchValues::fp64};
   int max_reps = 20;             // timed runs per case at most (at least 3 unless a run takes > 0.5 s)
   double target_seconds = 0.02;  // timing budget per algorithm and case
   double beta = 0.0;             // C = A B + beta C

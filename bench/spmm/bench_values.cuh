@@ -21,4 +21,9 @@ BLOCKEIGS_HOST_DEVICE inline double bench_value(std::uint64_t seed, std::int64_t
   return static_cast<double>(x >> 11) * 0x1.0p-52 - 1.0;
 }
 
+// The imaginary part of a complex block's entry (row, col): another stream.
+BLOCKEIGS_HOST_DEVICE inline double bench_value_im(std::uint64_t seed, std::int64_t row, std::int64_t col) {
+  return bench_value(seed ^ 0x1D872B41A33C7F5Bull, row, col);
+}
+
 }  // namespace blockeigs::spmm::bench

@@ -2,8 +2,10 @@
 // until our kernels are chosen. The workspace is sized on first use for each
 // block width and kept.
 #include <algorithm>
+#include <complex>
 
 #include "spmm/cuda/cuda_check.hpp"
+#include "spmm/cuda/data_type.hpp"
 #include "spmm/cuda/dense_kernels.hpp"
 #include "spmm/local_spmm.hpp"
 
@@ -12,7 +14,7 @@ namespace {
 
 template <class T>
 constexpr cudaDataType data_type() {
-  return sizeof(T) == 8 ? CUDA_R_64F : CUDA_R_32F;
+  return cuda::data_type_of<T>();
 }
 
 template <class T>
@@ -29,7 +31,11 @@ class CusparseSpmm final : public LocalSpmm<T> {
     if (matrix_) cusparseDestroySpMat(matrix_);
   }
 
-  void multiply(T alpha, dense::ConstDenseView<T> B, T beta, dense::DenseView<T> C) override {
+  void multiply(T alpha_value, dense::ConstDenseView<T> B, T beta_value, dense::DenseView<T> C) override {
+    // cuSPARSE reads complex double scalars as 16-byte aligned (cuDoubleComplex);
+    // std::complex<double> alone is aligned to 8.
+    alignas(16) const T alpha = alpha_value;
+    alignas(16) const T beta = beta_value;
     // cuSPARSE may read C even when beta == 0 (NaN * 0 is NaN), so C is
     // cleared first; an empty A leaves C = beta * C.
     if (beta == T(0) || A_.nnz == 0) cuda::scale_block(C, beta, context_.stream());
@@ -67,5 +73,9 @@ std::unique_ptr<LocalSpmm<T>> make_cusparse_spmm(const dense::Context& context, 
 
 template std::unique_ptr<LocalSpmm<float>> make_cusparse_spmm(const dense::Context&, const CsrView<float>&);
 template std::unique_ptr<LocalSpmm<double>> make_cusparse_spmm(const dense::Context&, const CsrView<double>&);
+template std::unique_ptr<LocalSpmm<std::complex<float>>> make_cusparse_spmm(const dense::Context&,
+                                                                            const CsrView<std::complex<float>>&);
+template std::unique_ptr<LocalSpmm<std::complex<double>>> make_cusparse_spmm(const dense::Context&,
+                                                                             const CsrView<std::complex<double>>&);
 
 }  // namespace blockeigs::spmm

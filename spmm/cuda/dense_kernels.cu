@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "spmm/cuda/cuda_check.hpp"
+#include "spmm/cuda/device_complex.cuh"
 #include "spmm/cuda/dense_kernels.hpp"
 #include "spmm/heuristic.hpp"
 #include "dense/memory.hpp"
@@ -127,11 +128,14 @@ void scale_block(dense::DenseView<T> C, T beta, void* stream) {
   const std::int64_t total = C.rows * C.cols;
   const int threads = 256;
   const int blocks = static_cast<int>(std::min<std::int64_t>((total + threads - 1) / threads, 65536));
-  scale_block_kernel<<<blocks, threads, 0, static_cast<cudaStream_t>(stream)>>>(C.rows, C.cols, C.ld, C.data, beta);
+  scale_block_kernel<<<blocks, threads, 0, static_cast<cudaStream_t>(stream)>>>(
+      C.rows, C.cols, C.ld, device_pointer(C.data), to_device(beta));
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
 template void scale_block(dense::DenseView<float>, float, void*);
 template void scale_block(dense::DenseView<double>, double, void*);
+template void scale_block(dense::DenseView<std::complex<float>>, std::complex<float>, void*);
+template void scale_block(dense::DenseView<std::complex<double>>, std::complex<double>, void*);
 
 }  // namespace blockeigs::spmm::cuda

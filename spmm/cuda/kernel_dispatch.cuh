@@ -44,16 +44,23 @@ void check_operands(const char* who, const CsrView<T>& A, const dense::ConstDens
          std::to_string(sizeof(T)) + " bytes must stay below 4 GiB");
 }
 
-// The kernels' arguments for C = alpha * A * B + beta * C (operands checked).
+// The kernels' arguments for C = alpha * A * B + beta * C (operands checked),
+// in the kernels' element type (device_t: complex values as DeviceComplex).
 template <class T>
-SpmmArgs<T> make_spmm_args(const CsrView<T>& A, const dense::ConstDenseView<T>& B, T alpha, T beta,
-                           const dense::DenseView<T>& C) {
-  return SpmmArgs<T>{A.row_offsets, A.col_indices,
-                     A.values,      B.data,
-                     B.ld,          static_cast<std::uint32_t>(b_row_stride_bytes(B)),
-                     C.data,        C.ld,
-                     A.rows,        static_cast<int>(B.cols),
-                     alpha,         beta};
+SpmmArgs<device_t<T>> make_spmm_args(const CsrView<T>& A, const dense::ConstDenseView<T>& B, T alpha, T beta,
+                                     const dense::DenseView<T>& C) {
+  return SpmmArgs<device_t<T>>{A.row_offsets,
+                               A.col_indices,
+                               device_pointer(A.values),
+                               device_pointer(B.data),
+                               B.ld,
+                               static_cast<std::uint32_t>(b_row_stride_bytes(B)),
+                               device_pointer(C.data),
+                               C.ld,
+                               A.rows,
+                               static_cast<int>(B.cols),
+                               to_device(alpha),
+                               to_device(beta)};
 }
 
 // Widest vector (in elements, at most 16 bytes) such that every row of B and
@@ -109,7 +116,7 @@ void dispatch_vectors(int vectors, F&& f) {
   if constexpr (three_a_lane_24)
     if (vectors <= 24) return f(KernelShape<V, 3, 8>{});
   if (vectors <= 32) return f(KernelShape<V, 1, 32>{});
-  constexpr int max_p = max_launch_width / (warp_size * V);
+  constexpr int max_p = launch_columns<T> / (warp_size * V);
   const int p = (vectors + warp_size - 1) / warp_size;
   if constexpr (max_p >= 2)
     if (p == 2) return f(KernelShape<V, 2, 32>{});
@@ -125,23 +132,27 @@ void dispatch_vectors(int vectors, F&& f) {
     if (p == 7) return f(KernelShape<V, 7, 32>{});
   if constexpr (max_p >= 8)
     if (p == 8) return f(KernelShape<V, 8, 32>{});
-  throw Error("SpMM kernel dispatch: block width beyond " + std::to_string(max_launch_width));
+  throw Error("SpMM kernel dispatch: block width beyond " + std::to_string(launch_columns<T>));
 }
 
+// T is the kernels' element type (device_t): vectors of at most 16 bytes.
 template <class T, ShapeFor K, class F>
 void dispatch_shape(int n, int v, F&& f) {
   if constexpr (sizeof(T) == 4) {
     if (v == 4) return dispatch_vectors<T, 4, K>(n / 4, f);
   }
-  if (v == 2) return dispatch_vectors<T, 2, K>(n / 2, f);
+  if constexpr (sizeof(T) <= 8) {
+    if (v == 2) return dispatch_vectors<T, 2, K>(n / 2, f);
+  }
   return dispatch_vectors<T, 1, K>(n, f);
 }
 
-// Calls f(B_slab, C_slab) for column slabs of at most max_launch_width.
+// Calls f(B_slab, C_slab) for column slabs of at most launch_columns.
 template <class T, class F>
 void for_each_column_slab(const dense::ConstDenseView<T>& B, const dense::DenseView<T>& C, F&& f) {
-  for (std::int64_t j = 0; j < B.cols; j += max_launch_width) {
-    const std::int64_t w = B.cols - j < max_launch_width ? B.cols - j : max_launch_width;
+  constexpr std::int64_t width = launch_columns<T>;
+  for (std::int64_t j = 0; j < B.cols; j += width) {
+    const std::int64_t w = B.cols - j < width ? B.cols - j : width;
     f(dense::ConstDenseView<T>(B.space, B.rows, w, B.ld, B.data ? B.data + j : nullptr),
       dense::DenseView<T>{C.space, C.rows, w, C.ld, C.data + j});
   }

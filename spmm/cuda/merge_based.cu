@@ -46,11 +46,11 @@ __global__ void merge_boundaries_kernel(const std::int32_t* row_offsets, std::in
 }
 
 // The segment bookkeeping costs a few registers more than row-split: narrow
-// shapes that hold 8 index loads and 8 B loads per lane (fp64, or GC == 1)
+// shapes that hold 8 index loads and 8 B loads per lane (values of 8 bytes or more, or GC == 1)
 // get 3 blocks per SM, so that they need not spill.
 template <class T, int P, int GC>
 inline constexpr int merge_min_blocks_per_sm = several_vectors_a_lane<P, GC> ? min_blocks_per_sm<P, GC>
-                                               : (sizeof(T) == 8 || GC == 1) ? 3
+                                               : (sizeof(T) >= 8 || GC == 1) ? 3
                                                                              : 4;
 
 template <class T, int V, int P, int GC, bool Wide>
@@ -102,8 +102,12 @@ using namespace cuda::detail;
 // that costs at most this much memory; otherwise on first use.
 constexpr std::size_t eager_carry_bytes = std::size_t(64) << 20;
 
+// T is the element type of the interface; the kernels run on D = device_t<T>
+// (complex values as DeviceComplex). The heuristics' widths count reals.
 template <class T>
 class MergeBasedSpmm final : public LocalSpmm<T> {
+  using D = cuda::device_t<T>;
+
  public:
   MergeBasedSpmm(const dense::Context& context, const CsrView<T>& A, const cuda::RowShape* shape)
       : context_(context), A_(A) {
@@ -186,8 +190,9 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
     // One per distinct segment length over the widths one launch takes,
     // the widest first (the widths of a length are contiguous).
     std::int64_t eager_carry = 0;
-    for (int n = max_launch_width; n >= 1; --n) {
-      const std::int64_t items = cuda::merge_segment_items(shape_, n, precision_of<T>(), multiprocessors_);
+    for (int n = launch_columns<D>; n >= 1; --n) {
+      const std::int64_t items =
+          cuda::merge_segment_items(shape_, n * reals_per_value<T>, precision_of<T>(), multiprocessors_);
       if (general_.empty() || general_.back().items != items) {
         general_.push_back(make_partition(items, items / 2, cuda::merge_order_pays(shape_, items)));
         eager_carry = std::max(eager_carry, general_.back().slots * n);
@@ -195,11 +200,11 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
       partition_of_width_[n] = static_cast<int>(general_.size() - 1);
     }
     if (std::size_t(eager_carry) * sizeof(T) <= eager_carry_bytes) reserve_carry(eager_carry);
-    // The narrow body (n = 1, 2, 4 in fp32; skewed rows) walks longer segments of its own.
-    if (cuda::merge_uses_spmv_body(shape_)) {
+    // The narrow body (n = 1, 2, 4 in fp32; skewed rows) walks longer segments of its own (real values).
+    if (!is_complex_v<T> && cuda::merge_uses_spmv_body(shape_)) {
       const std::int64_t spmv_items = cuda::merge_spmv_items_per_segment(A_.rows, A_.nnz, multiprocessors_);
       spmv_ = make_partition(spmv_items, cuda::merge_spmv_slack(spmv_items));
-      spmv_carry_ = dense::Buffer<T>(Space::device, static_cast<std::size_t>(spmv_.slots * cuda::merge_spmv_max_width));
+      spmv_carry_ = dense::Buffer<D>(Space::device, static_cast<std::size_t>(spmv_.slots * cuda::merge_spmv_max_width));
       spmv_body_ = true;
     }
   }
@@ -213,17 +218,19 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
     const auto needed = static_cast<std::size_t>(elements);
     if (needed <= carry_.size()) return;
     context_.synchronize();  // the old buffer may still be in use
-    carry_ = dense::Buffer<T>(Space::device, needed);
+    carry_ = dense::Buffer<D>(Space::device, needed);
   }
 
   void launch(T alpha, const dense::ConstDenseView<T>& B, T beta, const dense::DenseView<T>& C) {
-    const SpmmArgs<T> args = make_spmm_args(A_, B, alpha, beta, C);
+    const SpmmArgs<D> args = make_spmm_args(A_, B, alpha, beta, C);
     const auto stream = static_cast<cudaStream_t>(context_.stream());
-    if (spmv_body_ && cuda::merge_spmv_takes(B.cols, precision_of<T>())) {
-      launch_merge_spmv<T>(args, spmv_.view(), spmv_carry_.data(), multiprocessors_, stream);
-      launch_merge_fixup<T>(spmv_.fixup_rows(), spmv_carry_.data(), static_cast<int>(B.cols), C.data, C.ld, alpha, beta,
-                            stream);
-      return;
+    if constexpr (!is_complex_v<T>) {
+      if (spmv_body_ && cuda::merge_spmv_takes(B.cols, precision_of<T>())) {
+        launch_merge_spmv<T>(args, spmv_.view(), spmv_carry_.data(), multiprocessors_, stream);
+        launch_merge_fixup<T>(spmv_.fixup_rows(), spmv_carry_.data(), static_cast<int>(B.cols), C.data, C.ld, alpha,
+                              beta, stream);
+        return;
+      }
     }
     const Partition& partition = partition_for(B.cols);
     const MergeSegments segments = partition.view();
@@ -231,22 +238,22 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
     const int v = vector_width<T>(B.data, B.ld, C.data, C.ld, B.cols);
     const int blocks = static_cast<int>(std::clamp<std::int64_t>(
         (segments.segments + warps_per_block - 1) / warps_per_block, 1, std::int64_t(multiprocessors_) * 2048));
-    dispatch_shape<T, ShapeFor::merge_based>(static_cast<int>(B.cols), v, [&](auto shape) {
+    dispatch_shape<D, ShapeFor::merge_based>(static_cast<int>(B.cols), v, [&](auto shape) {
       using S = decltype(shape);
       auto run = [&](auto wide) {
         constexpr bool Wide = decltype(wide)::value;
-        const int gk = cuda::nonzero_lanes(A_.mean_row_length(), S::GC, nonzero_unroll<T, S::V, S::P, Wide>);
-        merge_kernel<T, S::V, S::P, S::GC, Wide>
+        const int gk = cuda::nonzero_lanes(A_.mean_row_length(), S::GC, nonzero_unroll<D, S::V, S::P, Wide>);
+        merge_kernel<D, S::V, S::P, S::GC, Wide>
             <<<blocks, block_threads, 0, stream>>>(args, segments, carry_.data(), gk);
         BLOCKEIGS_CUDA_CHECK_LAUNCH();
       };
-      if constexpr (has_wide_unroll<T, S::V, S::P, S::GC>)
+      if constexpr (has_wide_unroll<D, S::V, S::P, S::GC>)
         if (cuda::wide_unroll_pays(Algorithm::merge_based, shape_, S::GC)) return run(std::true_type{});
       run(std::false_type{});
     });
     // The pieces of the rows that the partition's boundaries cut.
-    launch_merge_fixup<T>(partition.fixup_rows(), carry_.data(), static_cast<int>(B.cols), C.data, C.ld, alpha, beta,
-                          stream);
+    launch_merge_fixup<D>(partition.fixup_rows(), carry_.data(), static_cast<int>(B.cols), args.C, C.ld, args.alpha,
+                          args.beta, stream);
   }
 
   const dense::Context& context_;
@@ -257,8 +264,8 @@ class MergeBasedSpmm final : public LocalSpmm<T> {
   std::vector<Partition> general_;                              // the general body's, longest segments last
   std::array<int, max_launch_width + 1> partition_of_width_{};  // index into general_ by width
   Partition spmv_;                                              // the SpMV body's, when it has one
-  dense::Buffer<T> carry_;       // slots x (block width) raw partial sums, for any partition
-  dense::Buffer<T> spmv_carry_;  // spmv_.slots x merge_spmv_max_width raw partial sums
+  dense::Buffer<D> carry_;       // slots x (block width) raw partial sums, for any partition
+  dense::Buffer<D> spmv_carry_;  // spmv_.slots x merge_spmv_max_width raw partial sums
 };
 
 }  // namespace
@@ -273,5 +280,11 @@ template std::unique_ptr<LocalSpmm<float>> make_merge_based_spmm(const dense::Co
                                                                  const cuda::RowShape*);
 template std::unique_ptr<LocalSpmm<double>> make_merge_based_spmm(const dense::Context&, const CsrView<double>&,
                                                                   const cuda::RowShape*);
+template std::unique_ptr<LocalSpmm<std::complex<float>>> make_merge_based_spmm(const dense::Context&,
+                                                                               const CsrView<std::complex<float>>&,
+                                                                               const cuda::RowShape*);
+template std::unique_ptr<LocalSpmm<std::complex<double>>> make_merge_based_spmm(const dense::Context&,
+                                                                                const CsrView<std::complex<double>>&,
+                                                                                const cuda::RowShape*);
 
 }  // namespace blockeigs::spmm

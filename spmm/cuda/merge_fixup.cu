@@ -114,5 +114,9 @@ template void launch_merge_fixup(const MergeFixupRows&, const float*, int, float
                                  cudaStream_t);
 template void launch_merge_fixup(const MergeFixupRows&, const double*, int, double*, std::int64_t, double, double,
                                  cudaStream_t);
+template void launch_merge_fixup(const MergeFixupRows&, const DeviceComplex<float>*, int, DeviceComplex<float>*,
+                                 std::int64_t, DeviceComplex<float>, DeviceComplex<float>, cudaStream_t);
+template void launch_merge_fixup(const MergeFixupRows&, const DeviceComplex<double>*, int, DeviceComplex<double>*,
+                                 std::int64_t, DeviceComplex<double>, DeviceComplex<double>, cudaStream_t);
 
 }  // namespace blockeigs::spmm::cuda::detail

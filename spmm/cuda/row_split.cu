@@ -106,8 +106,12 @@ namespace {
 
 using namespace cuda::detail;
 
+// T is the element type of the interface; the kernels run on D = device_t<T>
+// (complex values as DeviceComplex). The heuristics' widths count reals.
 template <class T>
 class RowSplitSpmm final : public LocalSpmm<T> {
+  using D = cuda::device_t<T>;
+
  public:
   RowSplitSpmm(const dense::Context& context, const CsrView<T>& A, const cuda::RowShape* shape)
       : context_(context), A_(A) {
@@ -125,7 +129,7 @@ class RowSplitSpmm final : public LocalSpmm<T> {
       dense::copy_bytes(offsets.data(), Space::host, A.row_offsets, Space::device,
                         offsets.size() * sizeof(std::int32_t));
       stream_spmv_ =
-          std::make_unique<RowStreamSpmv<T>>(cuda::row_stream_layout(offsets, cuda::row_stream_tile(sizeof(T))));
+          std::make_unique<RowStreamSpmv<D>>(cuda::row_stream_layout(offsets, cuda::row_stream_tile(sizeof(T))));
     }
   }
 
@@ -142,31 +146,32 @@ class RowSplitSpmm final : public LocalSpmm<T> {
 
  private:
   void launch(T alpha, const dense::ConstDenseView<T>& B, T beta, const dense::DenseView<T>& C) {
-    const SpmmArgs<T> args = make_spmm_args(A_, B, alpha, beta, C);
+    const SpmmArgs<D> args = make_spmm_args(A_, B, alpha, beta, C);
     if (B.cols == 1 && stream_spmv_) {
       stream_spmv_->multiply(args, static_cast<cudaStream_t>(context_.stream()));
       return;
     }
     const int v = vector_width<T>(B.data, B.ld, C.data, C.ld, B.cols);
-    dispatch_shape<T, ShapeFor::row_split>(static_cast<int>(B.cols), v, [&](auto shape) {
+    dispatch_shape<D, ShapeFor::row_split>(static_cast<int>(B.cols), v, [&](auto shape) {
       using S = decltype(shape);
-      if constexpr (has_wide_unroll<T, S::V, S::P, S::GC>)
+      if constexpr (has_wide_unroll<D, S::V, S::P, S::GC>)
         if (wide_unroll_pays(S::GC)) return launch_shape<S::V, S::P, S::GC, true>(args);
       launch_shape<S::V, S::P, S::GC, false>(args);
     });
   }
 
   template <int V, int P, int GC, bool Wide>
-  void launch_shape(const SpmmArgs<T>& args) {
-    const int gk = cuda::nonzero_lanes(A_.mean_row_length(), GC, nonzero_unroll<T, V, P, Wide>,
-                                       cuda::row_split_passes(shape_, args.n, precision_of<T>()));
+  void launch_shape(const SpmmArgs<D>& args) {
+    const int reals = args.n * reals_per_value<T>;
+    const int gk = cuda::nonzero_lanes(A_.mean_row_length(), GC, nonzero_unroll<D, V, P, Wide>,
+                                       cuda::row_split_passes(shape_, reals, precision_of<T>()));
     const std::int64_t rows_per_block = std::int64_t(block_threads / (GC * gk));
     const std::int64_t wanted = (A_.rows + rows_per_block - 1) / rows_per_block;
-    const auto kernel = row_split_kernel<T, V, P, GC, Wide>;
+    const auto kernel = row_split_kernel<D, V, P, GC, Wide>;
     const cudaStream_t stream = static_cast<cudaStream_t>(context_.stream());
     int per_sm = resident_blocks_per_sm(reinterpret_cast<const void*>(kernel));
     static_assert(block_threads / warp_size == cuda::row_split_block_warps);
-    const int chunk = cuda::row_split_chunk_batches(args.n, precision_of<T>(), shape_, wanted,
+    const int chunk = cuda::row_split_chunk_batches(reals, precision_of<T>(), shape_, wanted,
                                                     std::int64_t(multiprocessors_) * std::max(per_sm, 1),
                                                     static_cast<int>(rows_per_block / cuda::row_split_block_warps));
     if (chunk > 0) {  // blocks in row order, each for `chunk` batches a warp
@@ -208,7 +213,7 @@ class RowSplitSpmm final : public LocalSpmm<T> {
   int multiprocessors_ = 1;
   cuda::RowShape shape_;
   std::unordered_map<const void*, int> blocks_per_sm_;  // resident_blocks_per_sm
-  std::unique_ptr<RowStreamSpmv<T>> stream_spmv_;       // the n = 1 body where row_stream_pays
+  std::unique_ptr<RowStreamSpmv<D>> stream_spmv_;       // the n = 1 body where row_stream_pays
 };
 
 }  // namespace
@@ -223,5 +228,11 @@ template std::unique_ptr<LocalSpmm<float>> make_row_split_spmm(const dense::Cont
                                                                const cuda::RowShape*);
 template std::unique_ptr<LocalSpmm<double>> make_row_split_spmm(const dense::Context&, const CsrView<double>&,
                                                                 const cuda::RowShape*);
+template std::unique_ptr<LocalSpmm<std::complex<float>>> make_row_split_spmm(const dense::Context&,
+                                                                             const CsrView<std::complex<float>>&,
+                                                                             const cuda::RowShape*);
+template std::unique_ptr<LocalSpmm<std::complex<double>>> make_row_split_spmm(const dense::Context&,
+                                                                              const CsrView<std::complex<double>>&,
+                                                                              const cuda::RowShape*);
 
 }  // namespace blockeigs::spmm

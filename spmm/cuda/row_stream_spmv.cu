@@ -163,5 +163,7 @@ void RowStreamSpmv<T>::multiply(const SpmmArgs<T>& args, cudaStream_t stream) {
 
 template class RowStreamSpmv<float>;
 template class RowStreamSpmv<double>;
+template class RowStreamSpmv<complex_values::DeviceComplex<float>>;
+template class RowStreamSpmv<complex_values::DeviceComplex<double>>;
 
 }  // namespace blockeigs::spmm::cuda::detail

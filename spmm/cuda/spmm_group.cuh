@@ -19,13 +19,20 @@
 
 #include <cstdint>
 
+#include "spmm/cuda/device_complex.cuh"
+
 namespace blockeigs::spmm::cuda::detail {
+
+using complex_values::DeviceComplex;
 
 inline constexpr int warp_size = 32;
 inline constexpr int block_threads = 256;
 inline constexpr unsigned full_mask = 0xffffffffu;
 // Widest block one launch covers; wider blocks are done in slabs of this width.
+// Complex double values (16 bytes) take half: the same bytes a row as fp64's.
 inline constexpr int max_launch_width = 256;
+template <class T>
+inline constexpr int launch_columns = sizeof(T) == 16 ? max_launch_width / 2 : max_launch_width;
 
 template <class T>
 struct SpmmArgs {
@@ -109,6 +116,18 @@ template <>
 struct VectorType<double, 2> {
   using type = double2;
 };
+template <>
+struct VectorType<DeviceComplex<float>, 1> {
+  using type = float2;
+};
+template <>
+struct VectorType<DeviceComplex<float>, 2> {
+  using type = float4;
+};
+template <>
+struct VectorType<DeviceComplex<double>, 1> {
+  using type = double2;
+};
 
 __device__ __forceinline__ void unpack(float v, float (&o)[1]) { o[0] = v; }
 __device__ __forceinline__ void unpack(float2 v, float (&o)[2]) {
@@ -126,11 +145,22 @@ __device__ __forceinline__ void unpack(double2 v, double (&o)[2]) {
   o[0] = v.x;
   o[1] = v.y;
 }
+__device__ __forceinline__ void unpack(float2 v, DeviceComplex<float> (&o)[1]) { o[0] = {v.x, v.y}; }
+__device__ __forceinline__ void unpack(float4 v, DeviceComplex<float> (&o)[2]) {
+  o[0] = {v.x, v.y};
+  o[1] = {v.z, v.w};
+}
+__device__ __forceinline__ void unpack(double2 v, DeviceComplex<double> (&o)[1]) { o[0] = {v.x, v.y}; }
 __device__ __forceinline__ float pack(const float (&o)[1]) { return o[0]; }
 __device__ __forceinline__ float2 pack(const float (&o)[2]) { return make_float2(o[0], o[1]); }
 __device__ __forceinline__ float4 pack(const float (&o)[4]) { return make_float4(o[0], o[1], o[2], o[3]); }
 __device__ __forceinline__ double pack(const double (&o)[1]) { return o[0]; }
 __device__ __forceinline__ double2 pack(const double (&o)[2]) { return make_double2(o[0], o[1]); }
+__device__ __forceinline__ float2 pack(const DeviceComplex<float> (&o)[1]) { return make_float2(o[0].re, o[0].im); }
+__device__ __forceinline__ float4 pack(const DeviceComplex<float> (&o)[2]) {
+  return make_float4(o[0].re, o[0].im, o[1].re, o[1].im);
+}
+__device__ __forceinline__ double2 pack(const DeviceComplex<double> (&o)[1]) { return make_double2(o[0].re, o[0].im); }
 
 // B: read-only for the whole kernel, reused across rows -> non-coherent cache.
 template <class T, int V>

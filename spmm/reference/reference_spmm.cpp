@@ -1,6 +1,7 @@
 // Reference SpMM on the host: one row per iteration of an OpenMP loop, the
 // row's products accumulated in a per-thread scratch row, so every C entry is
 // produced by one thread in a fixed order (deterministic, no atomics).
+#include <complex>
 #include <vector>
 
 #include "spmm/local_spmm.hpp"
@@ -51,5 +52,7 @@ std::unique_ptr<LocalSpmm<T>> make_reference_spmm(const CsrView<T>& A) {
 
 template std::unique_ptr<LocalSpmm<float>> make_reference_spmm(const CsrView<float>&);
 template std::unique_ptr<LocalSpmm<double>> make_reference_spmm(const CsrView<double>&);
+template std::unique_ptr<LocalSpmm<std::complex<float>>> make_reference_spmm(const CsrView<std::complex<float>>&);
+template std::unique_ptr<LocalSpmm<std::complex<double>>> make_reference_spmm(const CsrView<std::complex<double>>&);
 
 }  // namespace blockeigs::spmm

@@ -1,13 +1,14 @@
 // Our CUDA SpMM kernels (row_split, merge_based), `automatic` through
-// spmm::Plan, and the cuSPARSE wrapper, each against the host reference on
-// general shapes: every n class, rows of length 1, empty matrices, padded and
-// misaligned leading dimensions, beta = 0 with NaN-filled C, beta != 0,
-// alpha = 0, and bitwise determinism. Each kernel's own paths:
-// test_spmm_kernel_paths.cpp; the heuristic and `automatic`: test_spmm_heuristic.cpp.
+// spmm::Plan, and the cuSPARSE wrapper, each against the host reference in
+// real and complex values (complex alpha and beta too), on general shapes: every n class, rows of length 1, empty
+// matrices, padded and misaligned leading dimensions, beta = 0 with NaN-filled C, beta != 0, alpha = 0, and bitwise
+// determinism. Each kernel's own paths: test_spmm_kernel_paths.cpp; the heuristic and `automatic`:
+// test_spmm_heuristic.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <array>
+#include <complex>
 #include <cstring>
 #include <initializer_list>
 #include <type_traits>
@@ -23,7 +24,7 @@ namespace {
 
 template <class T>
 class SpmmKernels : public GpuTest {};
-TYPED_TEST_SUITE(SpmmKernels, Precisions, PrecisionNames);
+TYPED_TEST_SUITE(SpmmKernels, Scalars, ScalarNames);
 
 // 11, 17, 20, 22, 40, 46: on and around the three-vectors-a-lane shapes
 // (kernel_dispatch.cuh), at 1, 2 and 4 elements a vector in both precisions.
@@ -56,6 +57,10 @@ void alpha_and_beta() {
     problems.push_back({.n = n, .alpha = -2.0, .beta = 1.0});
     problems.push_back({.n = n, .alpha = 0.0, .beta = 0.25});
     problems.push_back({.n = n, .alpha = 0.0, .beta = 0.0});
+    if constexpr (is_complex_v<T>) {
+      problems.push_back({.n = n, .alpha = 0.5, .beta = -1.0, .alpha_im = -2.0, .beta_im = 0.75});
+      problems.push_back({.n = n, .alpha = 0.0, .beta = 0.0, .alpha_im = 1.0, .beta_im = 1.0});
+    }
   }
   check_all_algorithms(A, problems);
   // alpha == 0 must not read A or B: NaN in B leaves C = beta * C (ours; the
@@ -152,6 +157,25 @@ TEST_F(SpmmKernels, RowStridesPast4GiBAreRefused) {
     ASSERT_EQ(cudaMemcpy(got.data(), c.data(), sizeof(double) * 3, cudaMemcpyDeviceToHost), cudaSuccess);
     for (std::int64_t i = 0; i < 3; ++i) EXPECT_EQ(got[i], one.values[i] * b0) << i;
   }
+}
+
+// Complex values on the paths that real tests reach in one precision: blocks
+// past one launch (complex double launches 128 columns: the same bytes as
+// fp64's 256), and skewed rows with a row of 40k nonzeros (row-split's n = 1
+// stream body, whose long row is cut into pieces; the merge kernel's carries
+// and its tree fix-up).
+TEST_F(SpmmKernels, ComplexWideBlocksAndSkewedRows) {
+  const auto skewed = [](std::int64_t i, std::mt19937_64& e) {
+    return i == 5 ? std::int64_t(40000) : i % 101 == 0 ? std::int64_t(500 + e() % 500) : std::int64_t(e() % 9);
+  };
+  const auto A = random_csr<std::complex<double>>(6000, 45000, 81, skewed);
+  check_all_algorithms(A, {{.n = 1},
+                           {.n = 2, .beta = 0.5, .beta_im = -0.5},
+                           {.n = 17},
+                           {.n = 128, .alpha = -1.0, .alpha_im = 0.5},
+                           {.n = 300, .beta = 0.5, .ldb = 302, .ldc = 305}});
+  const auto Af = random_csr<std::complex<float>>(6000, 45000, 82, skewed);
+  check_all_algorithms(Af, {{.n = 1}, {.n = 3, .beta = 2.0}, {.n = 64}, {.n = 257, .beta = 0.5}});
 }
 
 // Skewed rows (so the merge kernel has carries): two runs give the same bits.

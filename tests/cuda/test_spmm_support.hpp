@@ -14,21 +14,57 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <numeric>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "core/scalar.hpp"
 #include "spmm/local_spmm.hpp"
 #include "spmm/cuda/sum_error_bound.hpp"
 #include "spmm/plan.hpp"
 #include "test_matrices.hpp"
 
 namespace blockeigs::test {
+
+// A value of T from the distribution: one draw, or two (real, imaginary) for complex T.
+template <class T>
+T draw(std::uniform_real_distribution<double>& uniform, std::mt19937_64& engine) {
+  if constexpr (is_complex_v<T>) {
+    const double re = uniform(engine);
+    return T(real_t<T>(re), real_t<T>(uniform(engine)));
+  } else {
+    return static_cast<T>(uniform(engine));
+  }
+}
+// re + i im in T (the imaginary part dropped for real T).
+template <class T>
+T scalar(double re, double im) {
+  if constexpr (is_complex_v<T>)
+    return T(real_t<T>(re), real_t<T>(im));
+  else
+    return static_cast<T>(re);
+}
+// T widened to double (or std::complex<double>), for the tolerance checks.
+template <class T>
+auto widen(T x) {
+  if constexpr (is_complex_v<T>)
+    return std::complex<double>(x);
+  else
+    return double(x);
+}
+inline std::string text(double x) { return std::to_string(x); }
+inline std::string text(std::complex<double> x) {
+  std::ostringstream out;
+  out << x;  // (re,im)
+  return out.str();
+}
 
 inline constexpr Algorithm device_algorithms[] = {Algorithm::row_split, Algorithm::merge_based, Algorithm::automatic,
                                                   Algorithm::cusparse};
@@ -45,7 +81,7 @@ spmm::HostCsr<T> csr_from_columns(std::int64_t rows, std::int64_t cols, std::uin
   for (std::int64_t i = 0; i < rows; ++i) {
     for (std::int32_t c : columns(i, engine)) {
       a.col_indices.push_back(c);
-      a.values.push_back(static_cast<T>(uniform(engine)));
+      a.values.push_back(draw<T>(uniform, engine));
     }
     a.row_offsets.push_back(static_cast<std::int32_t>(a.col_indices.size()));
   }
@@ -143,6 +179,7 @@ struct Problem {
   bool nan_c = true;   // fill C with NaN (only meaningful for beta == 0)
   bool nan_b = false;  // fill B with NaN (alpha == 0: B must not be read)
   std::uint64_t seed = 1;
+  double alpha_im = 0.0, beta_im = 0.0;  // complex values only
 };
 
 inline std::string describe(Algorithm algorithm, const Problem& p) {
@@ -158,7 +195,7 @@ std::vector<T> run_device(spmm::LocalSpmm<T>& kernel, const dense::Context& cont
   const std::int64_t ldb = p.ldb ? p.ldb : p.n, ldc = p.ldc ? p.ldc : p.n;
   DeviceBlock<T> B(b, A.cols, p.n, ldb, p.b_offset), C(c0, A.rows, p.n, ldc, p.c_offset);
   device_sync();
-  kernel.multiply(static_cast<T>(p.alpha), B.view(), static_cast<T>(p.beta), C.view());
+  kernel.multiply(scalar<T>(p.alpha, p.alpha_im), B.view(), scalar<T>(p.beta, p.beta_im), C.view());
   context.synchronize();
   return C.to_host();
 }
@@ -168,7 +205,8 @@ std::vector<T> fill(std::int64_t rows, std::int64_t ld, std::uint64_t seed, bool
   std::vector<T> v(static_cast<std::size_t>(rows * ld));
   std::mt19937_64 engine(seed);
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  for (auto& x : v) x = nan ? std::numeric_limits<T>::quiet_NaN() : static_cast<T>(uniform(engine));
+  const real_t<T> not_a_number = std::numeric_limits<real_t<T>>::quiet_NaN();
+  for (auto& x : v) x = nan ? scalar<T>(not_a_number, not_a_number) : draw<T>(uniform, engine);
   return v;
 }
 
@@ -180,7 +218,7 @@ template <class T>
                                                    const Problem& p, std::vector<T>* result = nullptr) {
   const std::int64_t n = p.n, ldb = p.ldb ? p.ldb : n, ldc = p.ldc ? p.ldc : n;
   const std::vector<T> b = fill<T>(A.cols, ldb, p.seed, p.nan_b);
-  std::vector<T> c0 = fill<T>(A.rows, ldc, p.seed + 1, p.nan_c && p.beta == 0.0);
+  std::vector<T> c0 = fill<T>(A.rows, ldc, p.seed + 1, p.nan_c && p.beta == 0.0 && p.beta_im == 0.0);
   for (std::int64_t i = 0; i < A.rows; ++i)
     for (std::int64_t j = n; j < ldc; ++j) c0[static_cast<std::size_t>(i * ldc + j)] = T(12345);
   const std::vector<T> c = run_device(kernel, context, A, p, b, c0);
@@ -188,7 +226,7 @@ template <class T>
 
   // Reference: make_reference_spmm on host copies (B with NaN is only used with alpha == 0).
   std::vector<T> c_ref = c0;
-  const T alpha = static_cast<T>(p.alpha), beta = static_cast<T>(p.beta);
+  const T alpha = scalar<T>(p.alpha, p.alpha_im), beta = scalar<T>(p.beta, p.beta_im);
   if (alpha != T(0)) {
     spmm::make_reference_spmm(A.view())->multiply(alpha, {Space::host, A.cols, n, ldb, b.data()}, beta,
                                                   {Space::host, A.rows, n, ldc, c_ref.data()});
@@ -204,24 +242,24 @@ template <class T>
   for (std::int64_t i = 0; i < A.rows; ++i) {
     const std::int64_t begin = A.row_offsets[static_cast<std::size_t>(i)],
                        end = A.row_offsets[static_cast<std::size_t>(i) + 1];
-    const double g = gamma_bound<T>(end - begin + 2);
+    // A complex product adds the rounding of two real products.
+    const double g = gamma_bound<real_t<T>>(end - begin + 2) * reals_per_value<T>;
     for (std::int64_t j = 0; j < ldc; ++j) {
       const std::size_t at = static_cast<std::size_t>(i * ldc + j);
       double tolerance = 0.0;
       if (j < n) {
-        double scale = beta == T(0) ? 0.0 : std::abs(double(beta) * double(c0[at]));
+        double scale = beta == T(0) ? 0.0 : std::abs(widen(beta) * widen(c0[at]));
         if (alpha != T(0))
           for (std::int64_t k = begin; k < end; ++k)
-            scale +=
-                std::abs(double(alpha) * double(A.values[static_cast<std::size_t>(k)]) *
-                         double(b[static_cast<std::size_t>(A.col_indices[static_cast<std::size_t>(k)] * ldb + j)]));
+            scale += std::abs(widen(alpha) * widen(A.values[static_cast<std::size_t>(k)]) *
+                              widen(b[static_cast<std::size_t>(A.col_indices[static_cast<std::size_t>(k)] * ldb + j)]));
         tolerance = 2.0 * g * scale;
       }
-      const double got = double(c[at]), want = double(c_ref[at]);
+      const auto got = widen(c[at]), want = widen(c_ref[at]);
       if (!(std::abs(got - want) <= tolerance)) {  // NaN fails too
         if (bad++ == 0)
-          first = "C(" + std::to_string(i) + "," + std::to_string(j) + ") = " + std::to_string(got) + ", reference " +
-                  std::to_string(want) + ", tolerance " + std::to_string(tolerance) +
+          first = "C(" + std::to_string(i) + "," + std::to_string(j) + ") = " + text(got) + ", reference " +
+                  text(want) + ", tolerance " + std::to_string(tolerance) +
                   (j >= n ? " (padding column: must be untouched)" : "");
       }
     }

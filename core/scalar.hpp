@@ -1,0 +1,32 @@
+// The element types a matrix and its blocks may hold: float and double, and
+// their complex counterparts std::complex<float> and std::complex<double>
+// (Hermitian problems). `real_t<T>` is the type of |x| and of eigenvalues;
+// `reals_per_value<T>` is 2 for complex values (they move twice the bytes).
+#pragma once
+
+#include <complex>
+#include <type_traits>
+
+namespace blockeigs {
+
+template <class T>
+struct ScalarTraits {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "float, double or std::complex of them");
+  using real = T;
+  static constexpr bool complex = false;
+};
+template <class R>
+struct ScalarTraits<std::complex<R>> {
+  static_assert(std::is_same_v<R, float> || std::is_same_v<R, double>, "std::complex<float> or <double>");
+  using real = R;
+  static constexpr bool complex = true;
+};
+
+template <class T>
+using real_t = typename ScalarTraits<T>::real;
+template <class T>
+inline constexpr bool is_complex_v = ScalarTraits<T>::complex;
+template <class T>
+inline constexpr int reals_per_value = is_complex_v<T> ? 2 : 1;
+
+}  // namespace blockeigs
