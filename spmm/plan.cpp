@@ -110,8 +110,11 @@ Plan<T>::Plan(const dense::Context& context, const CsrView<T>& A, Algorithm algo
       impl_->l2_bytes = limits.l2_bytes;
       for (std::int64_t n = 0; n <= max_tabulated_width; ++n) {
         const std::int64_t width = std::max<std::int64_t>(n, 1);
+        // One column is one to the n = 1 rule, complex or not: row_split's stream body runs on columns.
         impl_->choice[static_cast<std::size_t>(n)] =
-            cuda::choose_algorithm(shape, width * reals, precision, multiprocessors);
+            width == 1 && cuda::row_stream_pays(shape)
+                ? Algorithm::row_split
+                : cuda::choose_algorithm(shape, width * reals, precision, multiprocessors);
         if (const std::int64_t s = std::max<std::int64_t>(
                 cuda::column_slab(shape, width * reals, precision, multiprocessors, impl_->l2_bytes) / reals, 1);
             s < width)

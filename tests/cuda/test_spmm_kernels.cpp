@@ -174,6 +174,11 @@ TEST_F(SpmmKernels, ComplexWideBlocksAndSkewedRows) {
                            {.n = 17},
                            {.n = 128, .alpha = -1.0, .alpha_im = 0.5},
                            {.n = 300, .beta = 0.5, .ldb = 302, .ldc = 305}});
+  // One complex column takes row_split's stream body on skewed rows, as one real column does.
+  const dense::Context context = dense::Context::cuda(0);
+  spmm::CsrMatrix<std::complex<double>> device(Space::device, A);
+  device_sync();
+  EXPECT_EQ(spmm::Plan<std::complex<double>>(context, device.view()).algorithm_for(1), Algorithm::row_split);
   const auto Af = random_csr<std::complex<float>>(6000, 45000, 82, skewed);
   check_all_algorithms(Af, {{.n = 1}, {.n = 3, .beta = 2.0}, {.n = 64}, {.n = 257, .beta = 0.5}});
 }
