@@ -10,14 +10,22 @@
 
 namespace blockeigs {
 
-CsrRows slice_rows(const CsrRows& whole, std::int64_t row_begin, std::int64_t row_end) {
+namespace {
+
+bool finite(double x) { return std::isfinite(x); }
+bool finite(std::complex<double> x) { return std::isfinite(x.real()) && std::isfinite(x.imag()); }
+
+}  // namespace
+
+template <class T>
+CsrRowsOf<T> slice_rows(const CsrRowsOf<T>& whole, std::int64_t row_begin, std::int64_t row_end) {
   if (whole.first_row != 0)
     fail_input("slice_rows: the matrix holds rows from ", whole.first_row, ", not a whole matrix");
   if (row_begin < 0 || row_begin > row_end || row_end > whole.local_rows())
     fail_input("slice_rows: rows [", row_begin, ", ", row_end, ") are outside the matrix's ", whole.local_rows(),
                " rows");
 
-  CsrRows part;
+  CsrRowsOf<T> part;
   part.global_rows = whole.global_rows;
   part.global_cols = whole.global_cols;
   part.first_row = row_begin;
@@ -31,11 +39,12 @@ CsrRows slice_rows(const CsrRows& whole, std::int64_t row_begin, std::int64_t ro
   return part;
 }
 
-void sort_and_sum_duplicates(CsrRows& rows, std::int64_t from_row) {
+template <class T>
+void sort_and_sum_duplicates(CsrRowsOf<T>& rows, std::int64_t from_row) {
   if (from_row > 0 && from_row >= rows.local_rows()) return;  // every row is canonical already
   auto* col = rows.col_indices.data();
   auto* val = rows.values.data();
-  std::vector<std::pair<std::int64_t, double>> scratch;                // reused across rows
+  std::vector<std::pair<std::int64_t, T>> scratch;                     // reused across rows
   std::int64_t write = from_row > 0 ? rows.row_offsets[from_row] : 0;  // rows before stay as they are
   for (std::int64_t r = from_row; r < rows.local_rows(); ++r) {
     const std::int64_t begin = rows.row_offsets[r], end = rows.row_offsets[r + 1];
@@ -63,7 +72,8 @@ void sort_and_sum_duplicates(CsrRows& rows, std::int64_t from_row) {
   rows.values.resize(static_cast<std::size_t>(write));
 }
 
-void validate(const CsrRows& rows, const std::string& source) {
+template <class T>
+void validate(const CsrRowsOf<T>& rows, const std::string& source) {
   if (rows.global_rows < 0 || rows.global_cols < 0)
     fail_input(source, ": the matrix size ", rows.global_rows, " x ", rows.global_cols, " is negative");
   const std::int64_t local = rows.local_rows();
@@ -98,10 +108,17 @@ void validate(const CsrRows& rows, const std::string& source) {
       if (p > begin && col <= rows.col_indices[p - 1])
         fail_input(source, ": row ", global_row, " has columns out of order or repeated (", rows.col_indices[p - 1],
                    " then ", col, ")");
-      if (!std::isfinite(rows.values[p]))
+      if (!finite(rows.values[p]))
         fail_input(source, ": row ", global_row, ", column ", col, " holds ", rows.values[p]);
     }
   }
 }
+
+template CsrRows slice_rows(const CsrRows&, std::int64_t, std::int64_t);
+template ComplexCsrRows slice_rows(const ComplexCsrRows&, std::int64_t, std::int64_t);
+template void sort_and_sum_duplicates(CsrRows&, std::int64_t);
+template void sort_and_sum_duplicates(ComplexCsrRows&, std::int64_t);
+template void validate(const CsrRows&, const std::string&);
+template void validate(const ComplexCsrRows&, const std::string&);
 
 }  // namespace blockeigs

@@ -1,22 +1,25 @@
 // A contiguous block of rows of a global sparse matrix, held on the host with
 // global (int64) column indices. This is what the readers and generators
-// produce and what the distributed operator is built from.
+// produce and what the distributed operator is built from: CsrRows holds
+// real values, ComplexCsrRows complex ones (Hermitian problems).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <complex>
 #include <string>
 #include <vector>
 
 namespace blockeigs {
 
-struct CsrRows {
+template <class T>
+struct CsrRowsOf {
   std::int64_t global_rows = 0;
   std::int64_t global_cols = 0;
   std::int64_t first_row = 0;             // global index of local row 0
   std::vector<std::int64_t> row_offsets;  // local_rows() + 1 entries, starting at 0
   std::vector<std::int64_t> col_indices;  // global column indices, sorted within a row
-  std::vector<double> values;
+  std::vector<T> values;
 
   std::int64_t local_rows() const {
     return row_offsets.empty() ? 0 : static_cast<std::int64_t>(row_offsets.size()) - 1;
@@ -24,20 +27,26 @@ struct CsrRows {
   std::int64_t nnz() const { return static_cast<std::int64_t>(col_indices.size()); }
 };
 
+using CsrRows = CsrRowsOf<double>;
+using ComplexCsrRows = CsrRowsOf<std::complex<double>>;
+
 // Rows [row_begin, row_end) of a matrix that holds all rows (first_row == 0).
-CsrRows slice_rows(const CsrRows& whole, std::int64_t row_begin, std::int64_t row_end);
+template <class T>
+CsrRowsOf<T> slice_rows(const CsrRowsOf<T>& whole, std::int64_t row_begin, std::int64_t row_end);
 
 // Sorts the columns within each row and sums repeated columns, in place.
 // Readers call it so that files with unsorted or repeated entries (which
 // Matrix Market and scipy allow) still meet the invariants below. Rows before
 // `from_row` must already hold strictly ascending columns (a reader that
 // checked them while reading skips them).
-void sort_and_sum_duplicates(CsrRows& rows, std::int64_t from_row = 0);
+template <class T>
+void sort_and_sum_duplicates(CsrRowsOf<T>& rows, std::int64_t from_row = 0);
 
 // Checks the invariants every consumer relies on and throws InputError naming
 // `source` (a file name, a generator) when one fails: offsets start at 0, are
 // monotone and end at nnz; column indices lie in [0, global_cols); values are
-// finite.
-void validate(const CsrRows& rows, const std::string& source);
+// finite (both parts of a complex one).
+template <class T>
+void validate(const CsrRowsOf<T>& rows, const std::string& source);
 
 }  // namespace blockeigs

@@ -8,14 +8,17 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <memory>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/scalar.hpp"
 
 namespace blockeigs::io {
 namespace {
@@ -141,30 +144,36 @@ Header parse_banner(std::string_view line, const std::string& path) {
   Header header;
   if (field == "real" || field == "double")
     header.field = MatrixMarketField::real;
+  else if (field == "complex")
+    header.field = MatrixMarketField::complex;
   else if (field == "integer")
     header.field = MatrixMarketField::integer;
   else if (field == "pattern")
     header.field = MatrixMarketField::pattern;
   else
-    fail_input(path, ": line 1: field '", field, "' is not supported (real, integer or pattern)");
+    fail_input(path, ": line 1: field '", field, "' is not supported (real, integer, pattern or complex)");
   if (symmetry == "general")
     header.symmetry = MatrixMarketSymmetry::general;
   else if (symmetry == "symmetric")
     header.symmetry = MatrixMarketSymmetry::symmetric;
+  else if (symmetry == "hermitian")
+    header.symmetry = MatrixMarketSymmetry::hermitian;
   else
-    fail_input(path, ": line 1: symmetry '", symmetry, "' is not supported (general or symmetric)");
+    fail_input(path, ": line 1: symmetry '", symmetry, "' is not supported (general, symmetric or hermitian)");
   return header;
 }
 
+template <class T>
 struct Triplets {
   std::vector<std::int64_t> rows, cols;
-  std::vector<double> values;
+  std::vector<T> values;
 };
 
 // Buckets entries by row (a counting sort), then sorts within rows and sums
 // duplicates.
-CsrRows assemble(std::int64_t rows, std::int64_t cols, const Triplets& entries) {
-  CsrRows out;
+template <class T>
+CsrRowsOf<T> assemble(std::int64_t rows, std::int64_t cols, const Triplets<T>& entries) {
+  CsrRowsOf<T> out;
   out.global_rows = rows;
   out.global_cols = cols;
   out.row_offsets.assign(static_cast<std::size_t>(rows) + 1, 0);
@@ -202,7 +211,7 @@ std::optional<MatrixMarketSize> read_matrix_market_size(const std::string& path)
       std::string_view text(line.c_str());
       if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
       if (banner) {
-        size.symmetric = parse_banner(text, path).symmetry == MatrixMarketSymmetry::symmetric;
+        size.symmetric = parse_banner(text, path).symmetry != MatrixMarketSymmetry::general;
         banner = false;
         continue;
       }
@@ -243,7 +252,7 @@ SizeLine read_size_line(LineReader& lines, const std::string& path) {
 // An entry's value token in the banner's field (pattern: none, 1).
 double parse_value(const Header& header, std::string_view token, std::int64_t number, const std::string& path) {
   double value = 1.0;
-  if (header.field == MatrixMarketField::real) {
+  if (header.field == MatrixMarketField::real || header.field == MatrixMarketField::complex) {
     if (const std::errc ec = parse_real(token, value); ec == std::errc::result_out_of_range)
       fail_input(path, ": line ", number, ": value '", token, "' is out of range for a double");
     else if (ec != std::errc())
@@ -257,22 +266,28 @@ double parse_value(const Header& header, std::string_view token, std::int64_t nu
   return value;
 }
 
-// One entry line, "row column [value]", checked against the size; 1-based indices.
+// One entry line, "row column [value [imaginary part]]", checked against the size; 1-based indices.
 struct Entry {
   std::int64_t row = 0, col = 0;
   double value = 1.0;
+  double imag = 0.0;  // complex fields
 };
 
 Entry parse_entry(std::string_view line, std::int64_t number, const Header& header, const SizeLine& size,
                   const std::string& path) {
-  const std::size_t tokens_per_entry = header.field == MatrixMarketField::pattern ? 2 : 3;
+  const std::size_t tokens_per_entry = header.field == MatrixMarketField::pattern   ? 2
+                                       : header.field == MatrixMarketField::complex ? 4
+                                                                                    : 3;
   std::array<std::string_view, 4> tokens;
   std::size_t found = 0;
   std::string_view rest = line;
   for (std::string_view token = next_token(rest); !token.empty() && found < tokens.size(); token = next_token(rest))
     tokens[found++] = token;
   if (found != tokens_per_entry)
-    fail_input(path, ": line ", number, ": expected ", tokens_per_entry == 2 ? "'row column'" : "'row column value'",
+    fail_input(path, ": line ", number, ": expected ",
+               tokens_per_entry == 2   ? "'row column'"
+               : tokens_per_entry == 4 ? "'row column real imaginary'"
+                                       : "'row column value'",
                ", got '", line, "'");
   Entry entry;
   if (!parse_integer(tokens[0], entry.row))
@@ -284,29 +299,41 @@ Entry parse_entry(std::string_view line, std::int64_t number, const Header& head
   if (entry.col < 1 || entry.col > size.cols)
     fail_input(path, ": line ", number, ": column ", entry.col, " is outside 1..", size.cols);
   entry.value = parse_value(header, tokens[2], number, path);
+  if (header.field == MatrixMarketField::complex) entry.imag = parse_value(header, tokens[3], number, path);
   return entry;
 }
 
 }  // namespace
 
-MatrixMarketFile read_matrix_market(const std::string& path) {
+namespace {
+
+// The whole file as rows of T: a symmetric file's other triangle as it is, a
+// Hermitian one's conjugated (its diagonal must be real).
+template <class T>
+std::pair<Header, CsrRowsOf<T>> read_rows(const std::string& path) {
   const std::string text = read_file_text(path);
   LineReader lines(text);
   std::string_view line;
   if (!lines.next(line)) fail_input(path, ": the file is empty (no Matrix Market banner)");
   const Header header = parse_banner(line, path);
+  if constexpr (!is_complex_v<T>) {
+    if (header.field == MatrixMarketField::complex)
+      fail_input(path, ": line 1: field 'complex' holds complex values, which a real matrix cannot take (their ",
+                 "imaginary parts would be lost)");
+  }
   const SizeLine size = read_size_line(lines, path);
-  const bool symmetric = header.symmetry == MatrixMarketSymmetry::symmetric;
-  if (symmetric && size.rows != size.cols)
-    fail_input(path, ": line ", lines.number(), ": a symmetric matrix must be square, but the size is ", size.rows,
-               " x ", size.cols);
+  const bool mirrored = header.symmetry != MatrixMarketSymmetry::general;
+  const bool conjugated = header.symmetry == MatrixMarketSymmetry::hermitian;
+  if (mirrored && size.rows != size.cols)
+    fail_input(path, ": line ", lines.number(), ": a ", conjugated ? "Hermitian" : "symmetric",
+               " matrix must be square, but the size is ", size.rows, " x ", size.cols);
 
-  Triplets entries;
+  Triplets<T> entries;
   // Every entry takes at least four characters ("1 1\n"), which bounds what a
   // lying size line can make us reserve.
   const auto expected =
       static_cast<std::size_t>(std::min<std::int64_t>(size.declared, static_cast<std::int64_t>(text.size() / 4 + 1)));
-  const std::size_t capacity = symmetric ? 2 * expected : expected;
+  const std::size_t capacity = mirrored ? 2 * expected : expected;
   entries.rows.reserve(capacity);
   entries.cols.reserve(capacity);
   entries.values.reserve(capacity);
@@ -318,25 +345,73 @@ MatrixMarketFile read_matrix_market(const std::string& path) {
     if (seen == size.declared)
       fail_input(path, ": line ", number, ": more entries than the ", size.declared, " the size line declares");
     const Entry e = parse_entry(line, number, header, size, path);
+    T value{};
+    if constexpr (is_complex_v<T>)
+      value = T(e.value, e.imag);
+    else
+      value = e.value;
+    if (conjugated && e.row == e.col && e.imag != 0.0)
+      fail_input(path, ": line ", number, ": diagonal entry (", e.row, ", ", e.col, ") has the imaginary part ", e.imag,
+                 "; a Hermitian matrix's diagonal is real");
     entries.rows.push_back(e.row - 1);
     entries.cols.push_back(e.col - 1);
-    entries.values.push_back(e.value);
-    if (symmetric && e.row != e.col) {  // the other triangle, whichever one the file stores
+    entries.values.push_back(value);
+    if (mirrored && e.row != e.col) {  // the other triangle, whichever one the file stores
       entries.rows.push_back(e.col - 1);
       entries.cols.push_back(e.row - 1);
-      entries.values.push_back(e.value);
+      if constexpr (is_complex_v<T>)
+        entries.values.push_back(conjugated ? std::conj(value) : value);
+      else
+        entries.values.push_back(value);
     }
     ++seen;
   }
   if (seen < size.declared)
     fail_input(path, ": line ", lines.number(), ": the file ends after ", seen, " entries, but the size line declares ",
                size.declared);
+  return {header, assemble(size.rows, size.cols, entries)};
+}
 
+}  // namespace
+
+MatrixMarketFile read_matrix_market(const std::string& path) {
+  auto [header, rows] = read_rows<double>(path);
   MatrixMarketFile file;
   file.field = header.field;
   file.symmetry = header.symmetry;
-  file.matrix = assemble(size.rows, size.cols, entries);
+  file.matrix = std::move(rows);
   return file;
+}
+
+ComplexMatrixMarketFile read_complex_matrix_market(const std::string& path) {
+  auto [header, rows] = read_rows<std::complex<double>>(path);
+  ComplexMatrixMarketFile file;
+  file.field = header.field;
+  file.symmetry = header.symmetry;
+  file.matrix = std::move(rows);
+  return file;
+}
+
+void check_hermitian(const ComplexCsrRows& whole, const std::string& source) {
+  if (whole.first_row != 0 || whole.local_rows() != whole.global_rows || whole.global_rows != whole.global_cols)
+    fail_input(source, ": check_hermitian needs a whole square matrix");
+  double largest = 0.0;
+  for (const std::complex<double>& v : whole.values) largest = std::max(largest, std::abs(v));
+  const double tolerance = 1e-12 * largest;
+  // (i, j) against (j, i): each row's columns ascend, so the partner is a binary search away.
+  for (std::int64_t i = 0; i < whole.global_rows; ++i)
+    for (std::int64_t p = whole.row_offsets[i]; p < whole.row_offsets[i + 1]; ++p) {
+      const std::int64_t j = whole.col_indices[p];
+      const auto begin = whole.col_indices.begin() + whole.row_offsets[j];
+      const auto end = whole.col_indices.begin() + whole.row_offsets[j + 1];
+      const auto at = std::lower_bound(begin, end, i);
+      const std::complex<double> partner =
+          at != end && *at == i ? whole.values[static_cast<std::size_t>(at - whole.col_indices.begin())] : 0.0;
+      if (std::abs(whole.values[p] - std::conj(partner)) > tolerance)
+        fail_input(source, ": the matrix is not Hermitian: entry (", i + 1, ", ", j + 1, ") is ", whole.values[p],
+                   " but the conjugate of (", j + 1, ", ", i + 1, ") is ", std::conj(partner),
+                   " (1-based; A must equal its conjugate transpose)");
+    }
 }
 
 void write_matrix_market(const std::string& path, const CsrRows& whole) {

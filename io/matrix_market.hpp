@@ -1,6 +1,8 @@
-// Matrix Market reader: coordinate format; real, integer and pattern fields;
-// general and symmetric symmetry; 1-based indices; plain or gzip-compressed
-// (.mtx.gz). Symmetric files store one triangle: the reader expands both.
+// Matrix Market reader: coordinate format; real, integer, pattern and complex
+// fields; general, symmetric and Hermitian symmetry; 1-based indices; plain or
+// gzip-compressed (.mtx.gz). Symmetric and Hermitian files store one triangle:
+// the reader expands both (a Hermitian file's other one conjugated). Complex
+// files are read only as complex matrices.
 #pragma once
 
 #include <optional>
@@ -10,8 +12,8 @@
 
 namespace blockeigs::io {
 
-enum class MatrixMarketField { real, integer, pattern };
-enum class MatrixMarketSymmetry { general, symmetric };
+enum class MatrixMarketField { real, integer, pattern, complex };
+enum class MatrixMarketSymmetry { general, symmetric, hermitian };
 
 struct MatrixMarketFile {
   MatrixMarketField field = MatrixMarketField::real;
@@ -19,10 +21,25 @@ struct MatrixMarketFile {
   CsrRows matrix;  // all rows, duplicates summed, columns sorted within rows
 };
 
+struct ComplexMatrixMarketFile {
+  MatrixMarketField field = MatrixMarketField::complex;
+  MatrixMarketSymmetry symmetry = MatrixMarketSymmetry::general;
+  ComplexCsrRows matrix;  // all rows, duplicates summed, columns sorted within rows
+};
+
 // Reads the whole file. Pattern entries get the value 1. Throws InputError
 // naming the file and line for header errors, bad sizes, out-of-range
-// indices, too few or too many entries, NaN/Inf values.
+// indices, too few or too many entries, NaN/Inf values, and (the real
+// reader) a complex field; a Hermitian file's diagonal entry with an
+// imaginary part. The complex reader takes every field (real values with
+// imaginary part 0).
 MatrixMarketFile read_matrix_market(const std::string& path);
+ComplexMatrixMarketFile read_complex_matrix_market(const std::string& path);
+
+// Throws InputError naming `source` and the first entry (i, j) whose partner
+// (j, i) is not its conjugate (beyond 1e-12 of the largest entry); `whole`
+// holds every row of a square matrix.
+void check_hermitian(const ComplexCsrRows& whole, const std::string& source);
 
 // What the banner and the size line say, read without the entries (for the
 // memory plan): nullopt where the file cannot be opened or its header is

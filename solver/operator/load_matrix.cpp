@@ -101,7 +101,7 @@ DistributedRows load(const io::MatrixConfig& config, MPI_Comm comm, const Target
         check_rows(f.matrix.global_rows, ranks, config.file, target);
         return f;
       });
-      out.symmetric_by_construction = file.symmetry == io::MatrixMarketSymmetry::symmetric;
+      out.symmetric_by_construction = file.symmetry != io::MatrixMarketSymmetry::general;
       out.partition = split(file.matrix.row_offsets, ranks, target);
       out.global_nnz = file.matrix.nnz();
       out.rows = slice_rows(file.matrix, out.partition.begin(rank), out.partition.end(rank));

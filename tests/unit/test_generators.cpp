@@ -4,11 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
+#include <complex>
 #include <cstdio>
 #include <initializer_list>
 #include <limits>
+#include <numbers>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +20,8 @@
 #include "tests/support/expect_error.hpp"
 #include "core/csr_rows.hpp"
 #include "io/generators/generators.hpp"
+#include "io/generators/twisted_laplacian.hpp"
+#include "io/matrix_market.hpp"
 #include "test_matrices.hpp"
 
 namespace {
@@ -329,3 +334,66 @@ TEST(Generators, LargeGridsAreFast) {
 }
 
 }  // namespace
+
+namespace blockeigs::test {
+namespace {
+
+// The twisted Laplacian is Hermitian, its row blocks are the whole matrix's,
+// and every Bloch wave x_m = exp(i sum_d 2 pi j_d m_d / n_d) is an eigenvector
+// with the closed-form eigenvalue: n orthogonal eigenvectors, so the whole
+// spectrum. Extents of 1 and 2 fold a direction's links onto one column.
+TEST(TwistedLaplacian, HermitianWithClosedFormEigenpairs) {
+  using C = std::complex<double>;
+  for (const io::TwistedLaplacian spec :
+       {io::TwistedLaplacian{5, 4, 3, {0.7, -1.3, 2.9}}, io::TwistedLaplacian{1, 2, 6, {0.4, 1.1, 0.0}}}) {
+    const std::int64_t n = spec.nx * spec.ny * spec.nz;
+    const ComplexCsrRows whole = io::twisted_laplacian_rows(spec, 0, n);
+    io::check_hermitian(whole, "twisted");
+    validate(whole, "twisted");
+    const ComplexCsrRows tail = io::twisted_laplacian_rows(spec, n / 3, n);
+    const ComplexCsrRows part = slice_rows(whole, n / 3, n);
+    EXPECT_EQ(tail.row_offsets, part.row_offsets);
+    EXPECT_EQ(tail.col_indices, part.col_indices);
+    EXPECT_EQ(tail.values, part.values);
+
+    std::vector<double> found;
+    const std::array<std::int64_t, 3> extent{spec.nx, spec.ny, spec.nz};
+    for (std::int64_t jz = 0; jz < spec.nz; ++jz)
+      for (std::int64_t jy = 0; jy < spec.ny; ++jy)
+        for (std::int64_t jx = 0; jx < spec.nx; ++jx) {
+          const std::array<std::int64_t, 3> j{jx, jy, jz};
+          std::vector<C> x(static_cast<std::size_t>(n));
+          for (std::int64_t m = 0; m < n; ++m) {
+            const std::array<std::int64_t, 3> at{m % spec.nx, m / spec.nx % spec.ny, m / (spec.nx * spec.ny)};
+            double angle = 0.0;
+            for (int d = 0; d < 3; ++d) angle += 2.0 * std::numbers::pi * double(j[d] * at[d]) / double(extent[d]);
+            x[static_cast<std::size_t>(m)] = std::polar(1.0, angle);
+          }
+          double lambda = 0.0;
+          for (int d = 0; d < 3; ++d)
+            lambda += 2.0 - 2.0 * std::cos((2.0 * std::numbers::pi * double(j[d]) + spec.phase[d]) / double(extent[d]));
+          for (std::int64_t r = 0; r < n; ++r) {
+            C hx = 0.0;
+            for (std::int64_t p = whole.row_offsets[r]; p < whole.row_offsets[r + 1]; ++p)
+              hx += whole.values[p] * x[static_cast<std::size_t>(whole.col_indices[p])];
+            ASSERT_LT(std::abs(hx - lambda * x[static_cast<std::size_t>(r)]), 1e-12) << "row " << r;
+          }
+          found.push_back(lambda);
+        }
+    std::sort(found.begin(), found.end());
+    const std::vector<double> closed = io::twisted_laplacian_eigenvalues(spec);
+    ASSERT_EQ(closed.size(), found.size());
+    for (std::size_t k = 0; k < closed.size(); ++k) EXPECT_NEAR(closed[k], found[k], 1e-13) << k;
+  }
+  expect_mentions(input_error_message([] {
+                    io::twisted_laplacian_rows({0, 2, 2, {0, 0, 0}}, 0, 0);
+                  }),
+                  {"extents must be positive"});
+  expect_mentions(input_error_message([] {
+                    io::twisted_laplacian_eigenvalues({2, 2, 2, {0, std::nan(""), 0}});
+                  }),
+                  {"phase 1"});
+}
+
+}  // namespace
+}  // namespace blockeigs::test

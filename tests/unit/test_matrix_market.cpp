@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <complex>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -25,10 +26,14 @@
 namespace {
 
 namespace fs = std::filesystem;
+using blockeigs::ComplexCsrRows;
 using blockeigs::CsrRows;
 using blockeigs::InputError;
+using blockeigs::io::check_hermitian;
+using blockeigs::io::ComplexMatrixMarketFile;
 using blockeigs::io::MatrixMarketField;
 using blockeigs::io::MatrixMarketSymmetry;
+using blockeigs::io::read_complex_matrix_market;
 using blockeigs::io::read_matrix_market;
 
 using blockeigs::test::expect_mentions;
@@ -227,11 +232,62 @@ TEST_F(MatrixMarket, UnsupportedFormatFieldAndSymmetry) {
   expect_mentions(read_error("%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n"),
                   {"line 1", "'array'", "not supported"});
   expect_mentions(read_error("%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n"),
-                  {"line 1", "field 'complex'", "not supported"});
+                  {"line 1", "field 'complex'", "real matrix cannot take", "imaginary parts"});
   expect_mentions(read_error("%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 0\n"),
                   {"line 1", "symmetry 'skew-symmetric'", "not supported"});
-  expect_mentions(read_error("%%MatrixMarket matrix coordinate real hermitian\n2 2 0\n"),
-                  {"line 1", "symmetry 'hermitian'", "not supported"});
+  expect_mentions(read_error("%%MatrixMarket matrix coordinate real skew-hermitian\n2 2 0\n"),
+                  {"line 1", "symmetry 'skew-hermitian'", "not supported"});
+  expect_mentions(read_error("%%MatrixMarket matrix coordinate quaternion general\n1 1 0\n"),
+                  {"line 1", "field 'quaternion'", "real, integer, pattern or complex"});
+}
+
+// Complex files: a Hermitian file's other triangle conjugated, a general one
+// as it is (and checked Hermitian by check_hermitian, which names the pair
+// that differs), real fields with imaginary part 0; a Hermitian diagonal with
+// an imaginary part refused with its line.
+TEST_F(MatrixMarket, ComplexHermitianIsExpandedConjugated) {
+  const std::string path = write_text("h.mtx",
+                                      "%%MatrixMarket matrix coordinate complex hermitian\n3 3 4\n"
+                                      "1 1 2 0\n2 1 1 -1\n3 2 0 2.5\n3 3 -1e-3 0\n");
+  const ComplexMatrixMarketFile file = read_complex_matrix_market(path);
+  EXPECT_EQ(file.field, MatrixMarketField::complex);
+  EXPECT_EQ(file.symmetry, MatrixMarketSymmetry::hermitian);
+  const ComplexCsrRows& m = file.matrix;
+  using C = std::complex<double>;
+  EXPECT_EQ(m.row_offsets, (std::vector<std::int64_t>{0, 2, 4, 6}));
+  EXPECT_EQ(m.col_indices, (std::vector<std::int64_t>{0, 1, 0, 2, 1, 2}));
+  EXPECT_EQ(m.values, (std::vector<C>{{2, 0}, {1, 1}, {1, -1}, {0, -2.5}, {0, 2.5}, {-1e-3, 0}}));
+  EXPECT_NO_THROW(check_hermitian(m, path));
+  // The same file read as real is refused, not truncated.
+  expect_mentions(input_error_message([&] { read_matrix_market(path); }), {"h.mtx", "field 'complex'"});
+  // A real symmetric file read as complex: imaginary parts 0.
+  const std::string real =
+      write_text("r.mtx", "%%MatrixMarket matrix coordinate real hermitian\n2 2 2\n1 1 4\n2 1 -1\n");
+  EXPECT_EQ(read_complex_matrix_market(real).matrix.values, (std::vector<C>{{4, 0}, {-1, 0}, {-1, 0}}));
+  EXPECT_EQ(read_matrix_market(real).matrix.values, (std::vector<double>{4, -1, -1}));
+}
+
+TEST_F(MatrixMarket, ComplexGeneralIsCheckedHermitian) {
+  const std::string ok = write_text("g.mtx",
+                                    "%%MatrixMarket matrix coordinate complex general\n2 2 4\n"
+                                    "1 1 3 0\n1 2 0.5 0.25\n2 1 0.5 -0.25\n2 2 1 0\n");
+  EXPECT_NO_THROW(check_hermitian(read_complex_matrix_market(ok).matrix, ok));
+  // (1, 2)'s partner is (1, 2) itself, not its conjugate; (2, 3) has none.
+  const std::string bad = write_text("n.mtx",
+                                     "%%MatrixMarket matrix coordinate complex general\n3 3 4\n"
+                                     "1 1 3 0\n1 2 0.5 0.25\n2 1 0.5 0.25\n2 3 1 0\n");
+  const ComplexCsrRows m = read_complex_matrix_market(bad).matrix;
+  expect_mentions(input_error_message([&] { check_hermitian(m, bad); }),
+                  {"n.mtx", "not Hermitian", "entry (1, 2) is (0.5,0.25)", "conjugate of (2, 1) is (0.5,-0.25)"});
+  const std::string diagonal = write_text("d.mtx",
+                                          "%%MatrixMarket matrix coordinate complex hermitian\n2 2 2\n"
+                                          "1 1 1 0\n2 2 1 0.5\n");
+  expect_mentions(input_error_message([&] { read_complex_matrix_market(diagonal); }),
+                  {"d.mtx", "line 4", "diagonal entry (2, 2)", "imaginary part 0.5"});
+  const std::string short_line =
+      write_text("s.mtx", "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 2\n");
+  expect_mentions(input_error_message([&] { read_complex_matrix_market(short_line); }),
+                  {"s.mtx", "line 3", "'row column real imaginary'"});
 }
 
 TEST_F(MatrixMarket, BadOrMissingSizeLine) {
