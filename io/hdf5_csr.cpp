@@ -8,6 +8,7 @@
 #include <array>
 #include <cerrno>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -16,6 +17,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/scalar.hpp"
 #include "core/huge_pages.hpp"
 #include "core/thread_share.hpp"
 #include "io/hdf5_handle.hpp"
@@ -24,13 +26,21 @@ namespace blockeigs::io {
 namespace {
 
 // How a dataset's elements are stored, where they can be read without HDF5's conversion.
-enum class Storage { int32, int64, float32, float64, other };
+enum class Storage { int32, int64, float32, float64, complex64, complex128, other };
+
+// The complex compounds in memory (h5py's layout), made once.
+hid_t native_complex(bool single) {
+  static const Id complex64 = complex_type(H5T_NATIVE_FLOAT), complex128 = complex_type(H5T_NATIVE_DOUBLE);
+  return single ? complex64.get() : complex128.get();
+}
 
 Storage storage_of(hid_t type) {
   if (H5Tequal(type, H5T_NATIVE_INT32) > 0) return Storage::int32;
   if (H5Tequal(type, H5T_NATIVE_INT64) > 0) return Storage::int64;
   if (H5Tequal(type, H5T_NATIVE_FLOAT) > 0) return Storage::float32;
   if (H5Tequal(type, H5T_NATIVE_DOUBLE) > 0) return Storage::float64;
+  if (H5Tequal(type, native_complex(true)) > 0) return Storage::complex64;
+  if (H5Tequal(type, native_complex(false)) > 0) return Storage::complex128;
   return Storage::other;
 }
 
@@ -39,6 +49,7 @@ struct Dataset {
   std::string name;  // full path inside the file, for messages
   std::int64_t size = 0;
   Storage storage = Storage::other;
+  std::size_t complex_part = 0;  // 4 or 8 where it holds complex values (complex_part_bytes)
 };
 
 // Entries are read this many at a time into staging pieces that stay in L2
@@ -78,10 +89,12 @@ Dataset open_dataset(const Id& group, const Where& where, const char* name, bool
 
   const Id type(H5Dget_type(set.id.get()), H5Tclose);
   const H5T_class_t type_class = type.valid() ? H5Tget_class(type.get()) : H5T_NO_CLASS;
-  const bool ok = type_class == H5T_INTEGER || (allow_float && type_class == H5T_FLOAT);
+  set.complex_part = allow_float && type.valid() ? complex_part_bytes(type.get()) : 0;
+  const bool ok = type_class == H5T_INTEGER || (allow_float && type_class == H5T_FLOAT) || set.complex_part > 0;
   if (!ok)
     fail_input(where.path, ": ", set.name, " must hold ",
-               allow_float ? "integers or floating-point numbers" : "integers", ", but its type is something else");
+               allow_float ? "integers, floating-point numbers or complex ones (a compound of r and i)" : "integers",
+               ", but its type is something else");
   set.storage = storage_of(type.get());
   if (const Id access = chunk_cache_for(set.id, type); access.valid()) {
     Id reopened(H5Dopen2(group.get(), name, access.get()), H5Dclose);
@@ -183,7 +196,7 @@ OpenMatrix open_matrix(const std::string& path, const std::string& group_name) {
   m.indptr = open_dataset(m.group, where, "indptr", false);
   m.indices = open_dataset(m.group, where, "indices", false);
   m.data = open_dataset(m.group, where, "data", true);
-  m.info = {shape[0], shape[1], m.data.size};
+  m.info = {shape[0], shape[1], m.data.size, m.data.complex_part > 0};
 
   if (m.indptr.size != shape[0] + 1)
     fail_input(path, ": shape says ", shape[0], " rows but ", m.indptr.name, " has ", m.indptr.size,
@@ -241,29 +254,34 @@ bool columns_in_range(const Index* col, std::int64_t n, std::int64_t cols) {
   return (signs >> (8 * sizeof(U) - 1)) == 0;
 }
 
-// Whether no value is infinite or NaN (all exponent bits set), vectorised.
+// Whether no value is infinite or NaN (all exponent bits set), vectorised;
+// a complex value's two parts alike.
 template <class Value>
 bool all_finite(const Value* val, std::int64_t n) {
-  using U = std::conditional_t<sizeof(Value) == 8, std::uint64_t, std::uint32_t>;
-  constexpr U exponent = static_cast<U>(sizeof(Value) == 8 ? 0x7ff0000000000000ull : 0x7f800000ull);
-  U bad = 0;
-  for (std::int64_t i = 0; i < n; ++i) {
-    U bits;
-    std::memcpy(&bits, val + i, sizeof bits);
-    bad |= (bits & exponent) == exponent;
+  if constexpr (is_complex_v<Value>) {
+    return all_finite(reinterpret_cast<const real_t<Value>*>(val), 2 * n);
+  } else {
+    using U = std::conditional_t<sizeof(Value) == 8, std::uint64_t, std::uint32_t>;
+    constexpr U exponent = static_cast<U>(sizeof(Value) == 8 ? 0x7ff0000000000000ull : 0x7f800000ull);
+    U bad = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      U bits;
+      std::memcpy(&bits, val + i, sizeof bits);
+      bad |= (bits & exponent) == exponent;
+    }
+    return bad == 0;
   }
-  return bad == 0;
 }
 
 // Checks the entries of `rows` (offsets in place, entries arriving piece by
 // piece) as the whole-array check did: entry by entry in order, its column in
 // range, then its value finite; and finds the first row whose columns are not
 // strictly ascending, from which sort_and_sum_duplicates must work.
+template <class Rows>
 class EntryCheck {
  public:
   // Entries from the start of local row `first_row` on (a thread's share starts at a row).
-  EntryCheck(const OpenMatrix& m, const CsrRows& rows, std::int64_t first_row = 0)
-      : m_(m), rows_(rows), row_(first_row) {}
+  EntryCheck(const OpenMatrix& m, const Rows& rows, std::int64_t first_row = 0) : m_(m), rows_(rows), row_(first_row) {}
 
   template <class Index, class Value>
   void check(std::int64_t first, std::int64_t n, const Index* col, const Value* val) {
@@ -303,12 +321,12 @@ class EntryCheck {
   void check_each(std::int64_t first, std::int64_t n, const Index* col, const Value* val) const {
     for (std::int64_t i = 0; i < n; ++i) {
       const std::int64_t c = col[i];
-      const double v = val[i];
+      const Value v = val[i];
       const std::int64_t row = rows_.first_row + row_of(first + i);
       if (c < 0 || c >= rows_.global_cols)
         fail_input(m_.where.path, ": ", m_.indices.name, ": row ", row, " has column ", c, ", but the matrix has ",
                    rows_.global_cols, " columns");
-      if (!std::isfinite(v))
+      if (!all_finite(&v, 1))
         fail_input(m_.where.path, ": ", m_.data.name, ": row ", row, " holds ", v, " (column ", c, ")");
     }
   }
@@ -349,7 +367,7 @@ class EntryCheck {
   }
 
   const OpenMatrix& m_;
-  const CsrRows& rows_;
+  const Rows& rows_;
   std::int64_t row_;            // the row of the entry find_unsorted looks at
   std::int64_t last_ = 0;       // the column before it in its row
   std::int64_t unsorted_ = -1;  // the first row not strictly ascending, once found
@@ -364,6 +382,8 @@ hid_t memory_type() {
     return H5T_NATIVE_INT64;
   else if constexpr (std::is_same_v<T, float>)
     return H5T_NATIVE_FLOAT;
+  else if constexpr (is_complex_v<T>)
+    return native_complex(std::is_same_v<T, std::complex<float>>);
   else
     return H5T_NATIVE_DOUBLE;
 }
@@ -371,8 +391,8 @@ hid_t memory_type() {
 // Entries [base, base + nnz) into `rows` (offsets already read), piece by
 // piece: read into staging, checked there while it is in cache, appended
 // (widened) to the reserved arrays. Returns the first row to canonicalise.
-template <class Index, class Value>
-std::int64_t read_entries(const OpenMatrix& m, std::int64_t base, CsrRows& rows) {
+template <class Index, class Value, class Rows>
+std::int64_t read_entries(const OpenMatrix& m, std::int64_t base, Rows& rows) {
   const std::int64_t nnz = rows.row_offsets.back();
   reserve_in_huge_pages(rows.col_indices, static_cast<std::size_t>(nnz));
   reserve_in_huge_pages(rows.values, static_cast<std::size_t>(nnz));
@@ -406,6 +426,10 @@ constexpr Storage storage_for() {
     return Storage::int64;
   else if constexpr (std::is_same_v<T, float>)
     return Storage::float32;
+  else if constexpr (std::is_same_v<T, std::complex<float>>)
+    return Storage::complex64;
+  else if constexpr (std::is_same_v<T, std::complex<double>>)
+    return Storage::complex128;
   else
     return Storage::float64;
 }
@@ -438,8 +462,8 @@ struct FileDescriptor {
 // them there and widens them into place. The first bad entry in file order
 // is named as read_entries names it. Returns the first row to canonicalise;
 // nothing where the datasets need HDF5.
-template <class Index, class Value>
-std::optional<std::int64_t> read_entries_in_parallel(const OpenMatrix& m, std::int64_t base, CsrRows& rows) {
+template <class Index, class Value, class Rows>
+std::optional<std::int64_t> read_entries_in_parallel(const OpenMatrix& m, std::int64_t base, Rows& rows) {
   const std::int64_t at_col = raw_offset(m.indices, storage_for<Index>());
   const std::int64_t at_val = raw_offset(m.data, storage_for<Value>());
   if (at_col < 0 || at_val < 0) return std::nullopt;
@@ -492,17 +516,49 @@ std::optional<std::int64_t> read_entries_in_parallel(const OpenMatrix& m, std::i
   return unsorted;
 }
 
-template <class Index, class Value>
-std::int64_t read_entries_fastest(const OpenMatrix& m, std::int64_t base, CsrRows& rows) {
+template <class Index, class Value, class Rows>
+std::int64_t read_entries_fastest(const OpenMatrix& m, std::int64_t base, Rows& rows) {
   if (const std::optional<std::int64_t> unsorted = read_entries_in_parallel<Index, Value>(m, base, rows))
     return *unsorted;
   return read_entries<Index, Value>(m, base, rows);
 }
 
-template <class Index>
-std::int64_t read_entries_as(const OpenMatrix& m, std::int64_t base, CsrRows& rows) {
+// Real values into real or complex rows (imaginary parts 0), complex ones into complex rows.
+template <class Index, class Rows>
+std::int64_t read_entries_as(const OpenMatrix& m, std::int64_t base, Rows& rows) {
+  if constexpr (is_complex_v<typename decltype(Rows::values)::value_type>) {
+    if (m.data.complex_part == 4) return read_entries_fastest<Index, std::complex<float>>(m, base, rows);
+    if (m.data.complex_part == 8) return read_entries_fastest<Index, std::complex<double>>(m, base, rows);
+  }
   return m.data.storage == Storage::float32 ? read_entries_fastest<Index, float>(m, base, rows)
                                             : read_entries_fastest<Index, double>(m, base, rows);
+}
+
+template <class Rows>
+Rows read_rows(const std::string& path, const std::string& group, std::int64_t row_begin, std::int64_t row_end) {
+  const OpenMatrix m = open_matrix(path, group);
+  if constexpr (!is_complex_v<typename decltype(Rows::values)::value_type>) {
+    if (m.data.complex_part > 0)
+      fail_input(path, ": ", m.data.name, " holds complex values (a compound of r and i), which a real matrix ",
+                 "cannot take (their imaginary parts would be lost)");
+  }
+  if (row_begin < 0 || row_begin > row_end || row_end > m.info.rows)
+    fail_input(path, ": rows [", row_begin, ", ", row_end, ") are outside the matrix's ", m.info.rows, " rows");
+
+  Rows rows;
+  rows.global_rows = m.info.rows;
+  rows.global_cols = m.info.cols;
+  rows.first_row = row_begin;
+  const OffsetRange range = read_offsets(m, row_begin, row_end, rows.row_offsets);
+  if (range.first < 0 || range.last > m.info.nnz)
+    fail_input(path, ": ", m.indptr.name, " holds offsets outside 0..", m.info.nnz, " in rows [", row_begin, ", ",
+               row_end, ")");
+
+  const std::int64_t base = range.first;
+  const std::int64_t unsorted = m.indices.storage == Storage::int32 ? read_entries_as<std::int32_t>(m, base, rows)
+                                                                    : read_entries_as<std::int64_t>(m, base, rows);
+  sort_and_sum_duplicates(rows, unsorted);  // scipy allows unsorted and repeated columns
+  return rows;
 }
 
 }  // namespace
@@ -520,24 +576,12 @@ std::vector<std::int64_t> read_hdf5_row_offsets(const std::string& path, const s
 
 CsrRows read_hdf5_csr_rows(const std::string& path, const std::string& group, std::int64_t row_begin,
                            std::int64_t row_end) {
-  const OpenMatrix m = open_matrix(path, group);
-  if (row_begin < 0 || row_begin > row_end || row_end > m.info.rows)
-    fail_input(path, ": rows [", row_begin, ", ", row_end, ") are outside the matrix's ", m.info.rows, " rows");
+  return read_rows<CsrRows>(path, group, row_begin, row_end);
+}
 
-  CsrRows rows;
-  rows.global_rows = m.info.rows;
-  rows.global_cols = m.info.cols;
-  rows.first_row = row_begin;
-  const OffsetRange range = read_offsets(m, row_begin, row_end, rows.row_offsets);
-  if (range.first < 0 || range.last > m.info.nnz)
-    fail_input(path, ": ", m.indptr.name, " holds offsets outside 0..", m.info.nnz, " in rows [", row_begin, ", ",
-               row_end, ")");
-
-  const std::int64_t base = range.first;
-  const std::int64_t unsorted = m.indices.storage == Storage::int32 ? read_entries_as<std::int32_t>(m, base, rows)
-                                                                    : read_entries_as<std::int64_t>(m, base, rows);
-  sort_and_sum_duplicates(rows, unsorted);  // scipy allows unsorted and repeated columns
-  return rows;
+ComplexCsrRows read_hdf5_complex_csr_rows(const std::string& path, const std::string& group, std::int64_t row_begin,
+                                          std::int64_t row_end) {
+  return read_rows<ComplexCsrRows>(path, group, row_begin, row_end);
 }
 
 }  // namespace blockeigs::io

@@ -1,6 +1,8 @@
 // HDF5 CSR matrices. Layout (ARCHITECTURE.md section 3): a group (default
 // /A) with datasets indptr (int64, rows+1), indices (int32 or int64), data
-// (float64 or float32) and an int64[2] attribute `shape`. Files written by
+// (float64 or float32, or complex: a compound of members r and i of one of
+// them, as h5py and NumPy write complex128 and complex64) and an int64[2]
+// attribute `shape`. Files written by
 // h5sparse (attribute h5sparse_shape) and anndata (attribute shape,
 // encoding-type csr_matrix) are read as well.
 //
@@ -20,6 +22,7 @@ struct Hdf5CsrInfo {
   std::int64_t rows = 0;
   std::int64_t cols = 0;
   std::int64_t nnz = 0;
+  bool complex = false;  // data holds complex values
 };
 
 // The entries (and offsets) of a read piece: small enough to stay in the
@@ -40,8 +43,12 @@ std::vector<std::int64_t> read_hdf5_row_offsets(const std::string& path, const s
 // are read in pieces into staging that stays in cache while it is checked and
 // appended (int32 indices and float32 values widened there), so the result's
 // arrays are written once and the host holds little beyond them.
+// The real reader refuses complex data (naming the dataset); the complex one
+// reads real data with imaginary parts 0.
 CsrRows read_hdf5_csr_rows(const std::string& path, const std::string& group, std::int64_t row_begin,
                            std::int64_t row_end);
+ComplexCsrRows read_hdf5_complex_csr_rows(const std::string& path, const std::string& group, std::int64_t row_begin,
+                                          std::int64_t row_end);
 
 // What write_hdf5_csr does with a file that is already at its path.
 enum class ExistingFile {
@@ -56,7 +63,10 @@ enum class ExistingFile {
 // temporary name (a copy of the old file) and renamed, so a failure never
 // leaves a partial file behind and the old file stays as it was. An existing
 // file that is not HDF5 is refused unless `replace`.
+// Complex values are written as h5py writes complex128.
 void write_hdf5_csr(const std::string& path, const std::string& group, const CsrRows& whole,
+                    ExistingFile mode = ExistingFile::replace);
+void write_hdf5_csr(const std::string& path, const std::string& group, const ComplexCsrRows& whole,
                     ExistingFile mode = ExistingFile::replace);
 
 // Whether the file at `path` exists and holds `group` (for "/": any of the

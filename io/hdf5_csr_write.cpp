@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/scalar.hpp"
 #include "core/csr_rows.hpp"
 #include "io/hdf5_handle.hpp"
 #include "io/replace_file.hpp"
@@ -64,7 +65,8 @@ Id open_existing(const std::string& path) {
 
 // Writes the matrix into `temporary`: a new file, or (fresh == false) a copy
 // of the existing one that the matrix is added to.
-void write_file(const std::string& temporary, const Where& where, const CsrRows& whole, bool fresh, ExistingFile mode) {
+template <class Rows>
+void write_file(const std::string& temporary, const Where& where, const Rows& whole, bool fresh, ExistingFile mode) {
   silence_hdf5_errors();
   Id file(fresh ? H5Fcreate(temporary.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT)
                 : H5Fopen(temporary.c_str(), H5F_ACC_RDWR, H5P_DEFAULT),
@@ -92,7 +94,11 @@ void write_file(const std::string& temporary, const Where& where, const CsrRows&
                   static_cast<std::int64_t>(whole.row_offsets.size()), whole.row_offsets.data());
     write_dataset(group, where, "indices", narrow ? H5T_STD_I32LE : H5T_STD_I64LE, H5T_NATIVE_INT64, whole.nnz(),
                   whole.col_indices.data());
-    write_dataset(group, where, "data", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, whole.nnz(), whole.values.data());
+    if constexpr (is_complex_v<typename decltype(Rows::values)::value_type>)
+      write_dataset(group, where, "data", complex_type(H5T_IEEE_F64LE).get(), complex_type(H5T_NATIVE_DOUBLE).get(),
+                    whole.nnz(), whole.values.data());
+    else
+      write_dataset(group, where, "data", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, whole.nnz(), whole.values.data());
 
     const std::array<std::int64_t, 2> shape{whole.global_rows, whole.global_cols};
     const hsize_t two = 2;
@@ -113,14 +119,17 @@ bool hdf5_file_holds(const std::string& path, const std::string& group) {
   return holds(open_existing(path), Where{path, normalize_group(group)});
 }
 
-void write_hdf5_csr(const std::string& path, const std::string& group, const CsrRows& whole, ExistingFile mode) {
+namespace {
+
+template <class Rows>
+void write_rows(const std::string& path, const std::string& group, const Rows& whole, ExistingFile mode) {
   if (whole.first_row != 0 || whole.local_rows() != whole.global_rows)
     fail_input(path, ": write_hdf5_csr needs a whole matrix, got rows [", whole.first_row, ", ",
                whole.first_row + whole.local_rows(), ") of ", whole.global_rows);
   validate(whole, path);
   // An empty matrix may come without offsets; the file always has rows + 1.
-  CsrRows padded;
-  const CsrRows* source = &whole;
+  Rows padded;
+  const Rows* source = &whole;
   if (whole.row_offsets.empty()) {
     padded.global_cols = whole.global_cols;
     padded.row_offsets = {0};
@@ -149,6 +158,16 @@ void write_hdf5_csr(const std::string& path, const std::string& group, const Csr
     std::filesystem::remove(temporary, ec);
     throw;
   }
+}
+
+}  // namespace
+
+void write_hdf5_csr(const std::string& path, const std::string& group, const CsrRows& whole, ExistingFile mode) {
+  write_rows(path, group, whole, mode);
+}
+
+void write_hdf5_csr(const std::string& path, const std::string& group, const ComplexCsrRows& whole, ExistingFile mode) {
+  write_rows(path, group, whole, mode);
 }
 
 }  // namespace blockeigs::io

@@ -120,4 +120,34 @@ inline std::int64_t contiguous_offset(hid_t dataset) {
   return at == HADDR_UNDEF ? -1 : static_cast<std::int64_t>(at);
 }
 
+// Complex values as h5py and NumPy store them: a compound of two members of
+// one floating-point type, `r` at offset 0 and `i` after it. `real` is
+// H5T_NATIVE_FLOAT or H5T_NATIVE_DOUBLE (memory) or an IEEE type (file).
+inline Id complex_type(hid_t real) {
+  const std::size_t size = H5Tget_size(real);
+  Id type(H5Tcreate(H5T_COMPOUND, 2 * size), H5Tclose);
+  if (type.valid()) {
+    H5Tinsert(type.get(), "r", 0, real);
+    H5Tinsert(type.get(), "i", size, real);
+  }
+  return type;
+}
+
+// 4 or 8 (the bytes of a part) where `type` is such a compound, else 0.
+inline std::size_t complex_part_bytes(hid_t type) {
+  if (H5Tget_class(type) != H5T_COMPOUND || H5Tget_nmembers(type) != 2) return 0;
+  std::size_t part = 0;
+  for (unsigned m = 0; m < 2; ++m) {
+    char* name = H5Tget_member_name(type, m);
+    const bool named = name && std::string(name) == (m == 0 ? "r" : "i");
+    H5free_memory(name);
+    const Id member(H5Tget_member_type(type, m), H5Tclose);
+    if (!named || !member.valid() || H5Tget_class(member.get()) != H5T_FLOAT) return 0;
+    const std::size_t bytes = H5Tget_size(member.get());
+    if ((bytes != 4 && bytes != 8) || (m == 1 && bytes != part) || H5Tget_member_offset(type, m) != m * bytes) return 0;
+    part = bytes;
+  }
+  return part;
+}
+
 }  // namespace blockeigs::io

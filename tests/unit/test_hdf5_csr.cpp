@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -23,6 +24,7 @@
 #include "core/csr_rows.hpp"
 #include "io/generators/generators.hpp"
 #include "io/hdf5_csr.hpp"
+#include "io/hdf5_handle.hpp"
 
 namespace {
 
@@ -459,6 +461,89 @@ TEST_F(Hdf5Csr, WriterRefusesPartialMatrices) {
   expect_mentions(input_error_message([&] { write_hdf5_csr(path("p.h5"), "/A", part); }),
                   {"p.h5", "whole matrix", "[2, 5)"});
   EXPECT_FALSE(fs::exists(path("p.h5")));
+}
+
+}  // namespace
+
+namespace {
+
+using blockeigs::ComplexCsrRows;
+using blockeigs::io::read_hdf5_complex_csr_rows;
+using Complex = std::complex<double>;
+
+ComplexCsrRows small_complex_matrix() {
+  const CsrRows real = small_matrix();
+  ComplexCsrRows m;
+  m.global_rows = real.global_rows;
+  m.global_cols = real.global_cols;
+  m.row_offsets = real.row_offsets;
+  m.col_indices = real.col_indices;
+  for (std::size_t k = 0; k < real.values.size(); ++k) m.values.push_back({real.values[k], 0.5 - double(k)});
+  return m;
+}
+
+// Adds /A/data to a file whose other parts write_raw wrote: a compound of r
+// and i of `part` (as h5py writes complex64 or complex128) from `values`.
+void add_complex_data(const std::string& file, hid_t part, const std::vector<Complex>& values) {
+  const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  const hid_t group = H5Gopen2(f, "/A", H5P_DEFAULT);
+  const blockeigs::io::Id file_type = blockeigs::io::complex_type(part);
+  const blockeigs::io::Id memory_type = blockeigs::io::complex_type(H5T_NATIVE_DOUBLE);
+  write_dataset(group, "data", file_type.get(), memory_type.get(), values.size(), values.data());
+  H5Gclose(group);
+  H5Fclose(f);
+}
+
+// Complex data in h5py's layout: written and read back exactly, by rows too;
+// the real reader refuses it (naming the dataset) rather than drop the
+// imaginary parts; a real file read as complex has imaginary parts 0;
+// complex64 is widened; a NaN imaginary part is named with its row.
+TEST_F(Hdf5Csr, ComplexValuesInH5pyLayout) {
+  const ComplexCsrRows m = small_complex_matrix();
+  const std::string file = path("complex.h5");
+  write_hdf5_csr(file, "/A", m);
+  EXPECT_TRUE(read_hdf5_csr_info(file, "/A").complex);
+  const ComplexCsrRows back = read_hdf5_complex_csr_rows(file, "/A", 0, m.global_rows);
+  EXPECT_EQ(back.row_offsets, m.row_offsets);
+  EXPECT_EQ(back.col_indices, m.col_indices);
+  EXPECT_EQ(back.values, m.values);
+  const ComplexCsrRows part = read_hdf5_complex_csr_rows(file, "/A", 2, 5);
+  EXPECT_EQ(part.values, blockeigs::slice_rows(m, 2, 5).values);
+  {  // the stored type is h5py's complex128: members r and i, float64
+    const hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    const hid_t set = H5Dopen2(f, "/A/data", H5P_DEFAULT);
+    const hid_t type = H5Dget_type(set);
+    EXPECT_EQ(blockeigs::io::complex_part_bytes(type), 8u);
+    H5Tclose(type);
+    H5Dclose(set);
+    H5Fclose(f);
+  }
+  expect_mentions(input_error_message([&] { read_hdf5_csr_rows(file, "/A", 0, m.global_rows); }),
+                  {"complex.h5", "/A/data", "complex values", "imaginary parts"});
+
+  const std::string real = path("real.h5");
+  write_hdf5_csr(real, "/A", small_matrix());
+  EXPECT_FALSE(read_hdf5_csr_info(real, "/A").complex);
+  const ComplexCsrRows widened = read_hdf5_complex_csr_rows(real, "/A", 0, 6);
+  for (std::size_t k = 0; k < widened.values.size(); ++k)
+    EXPECT_EQ(widened.values[k], Complex(small_matrix().values[k], 0.0)) << k;
+
+  RawCsr raw = raw_from(small_matrix());
+  raw.omit = {"data"};
+  const std::string single = path("complex64.h5");
+  write_raw(single, "/A", raw);
+  add_complex_data(single, H5T_IEEE_F32LE, m.values);
+  const ComplexCsrRows narrow = read_hdf5_complex_csr_rows(single, "/A", 0, 6);
+  for (std::size_t k = 0; k < m.values.size(); ++k)
+    EXPECT_EQ(narrow.values[k], Complex(std::complex<float>(m.values[k]))) << k;
+
+  std::vector<Complex> bad = m.values;
+  bad[3] = {4.0, std::numeric_limits<double>::quiet_NaN()};
+  const std::string nan = path("nan.h5");
+  write_raw(nan, "/A", raw);
+  add_complex_data(nan, H5T_IEEE_F64LE, bad);
+  expect_mentions(input_error_message([&] { read_hdf5_complex_csr_rows(nan, "/A", 0, 6); }),
+                  {"nan.h5", "/A/data", "row 2", "nan"});
 }
 
 }  // namespace
