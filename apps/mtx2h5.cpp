@@ -1,6 +1,7 @@
 // mtx2h5: converts a Matrix Market file (plain or gzip) into the HDF5 CSR
-// layout that block-eigs and block-cg read. Symmetric files are expanded to
-// both triangles, so every rank can read its rows without a transpose. An
+// layout that block-eigs and block-cg read. Symmetric and Hermitian files are
+// expanded to both triangles, so every rank can read its rows without a
+// transpose; complex files keep their complex values (h5py's layout). An
 // existing output file gets the matrix as one more group; a group already
 // there is replaced only with --force. --generate writes one of the
 // generators' matrices instead (large test problems as files).
@@ -26,9 +27,10 @@ constexpr const char* usage =
     "       mtx2h5 --generate SPEC OUTPUT.h5 [--group /A] [--force]\n"
     "       mtx2h5 --help | --version\n"
     "\n"
-    "Converts a Matrix Market coordinate file (real, integer or pattern; general or\n"
-    "symmetric, which is stored with both triangles) into an HDF5 CSR group with\n"
-    "datasets indptr, indices, data and a 'shape' attribute. A new OUTPUT.h5 is\n"
+    "Converts a Matrix Market coordinate file (real, integer, pattern or complex;\n"
+    "general, symmetric or hermitian, the last two stored with both triangles)\n"
+    "into an HDF5 CSR group with datasets indptr, indices, data (complex values as\n"
+    "h5py writes them: a compound of r and i) and a 'shape' attribute. A new OUTPUT.h5 is\n"
     "created; an existing one keeps what it holds and gets the matrix as one more\n"
     "group (several matrices in one file: --group /A, then --group /B).\n"
     "\n"
@@ -112,19 +114,22 @@ int main(int argc, char** argv) {
                    args.output.c_str(), args.group.c_str());
       return apps::exit_error;
     }
-    CsrRows matrix;
+    const auto write = [&](const auto& matrix, const char* values) {
+      io::write_hdf5_csr(args.output, args.group, matrix,
+                         args.force ? io::ExistingFile::replace_group : io::ExistingFile::add);
+      std::printf("mtx2h5: %lld x %lld, %lld %snonzeros -> %s (group %s)\n", static_cast<long long>(matrix.global_rows),
+                  static_cast<long long>(matrix.global_cols), static_cast<long long>(matrix.nnz()), values,
+                  args.output.c_str(), args.group.c_str());
+    };
     if (!args.generate.empty()) {
       // Read as a config's matrix.generator, with its checks and messages.
       const io::GeneratorSpec spec = io::parse_generator(args.generate, "--generate");
-      matrix = io::generate_rows(spec, 0, io::generated_rows(spec));
+      write(io::generate_rows(spec, 0, io::generated_rows(spec)), "");
+    } else if (const auto size = io::read_matrix_market_size(args.input); size && size->complex) {
+      write(io::read_complex_matrix_market(args.input).matrix, "complex ");
     } else {
-      matrix = io::read_matrix_market(args.input).matrix;
+      write(io::read_matrix_market(args.input).matrix, "");
     }
-    io::write_hdf5_csr(args.output, args.group, matrix,
-                       args.force ? io::ExistingFile::replace_group : io::ExistingFile::add);
-    std::printf("mtx2h5: %lld x %lld, %lld nonzeros -> %s (group %s)\n", static_cast<long long>(matrix.global_rows),
-                static_cast<long long>(matrix.global_cols), static_cast<long long>(matrix.nnz()), args.output.c_str(),
-                args.group.c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mtx2h5: %s\n", e.what());
     return apps::exit_error;

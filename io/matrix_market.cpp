@@ -211,7 +211,9 @@ std::optional<MatrixMarketSize> read_matrix_market_size(const std::string& path)
       std::string_view text(line.c_str());
       if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
       if (banner) {
-        size.symmetric = parse_banner(text, path).symmetry != MatrixMarketSymmetry::general;
+        const Header header = parse_banner(text, path);
+        size.symmetric = header.symmetry != MatrixMarketSymmetry::general;
+        size.complex = header.field == MatrixMarketField::complex;
         banner = false;
         continue;
       }

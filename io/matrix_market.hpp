@@ -48,7 +48,8 @@ struct MatrixMarketSize {
   std::int64_t rows = 0, cols = 0;
   std::int64_t entries = 0;     // as declared; a symmetric file stores one triangle
   std::int64_t file_bytes = 0;  // on disk (compressed for .gz)
-  bool symmetric = false;
+  bool symmetric = false;       // symmetric or Hermitian
+  bool complex = false;         // field complex
   bool compressed = false;
 };
 std::optional<MatrixMarketSize> read_matrix_market_size(const std::string& path);
