@@ -28,10 +28,12 @@ namespace {
 // How a dataset's elements are stored, where they can be read without HDF5's conversion.
 enum class Storage { int32, int64, float32, float64, complex64, complex128, other };
 
-// The complex compounds in memory (h5py's layout), made once.
+// The complex compounds in memory (h5py's layout), made once and left open:
+// HDF5 closes them at its exit, which runs before static destructors would.
 hid_t native_complex(bool single) {
-  static const Id complex64 = complex_type(H5T_NATIVE_FLOAT), complex128 = complex_type(H5T_NATIVE_DOUBLE);
-  return single ? complex64.get() : complex128.get();
+  static const hid_t complex64 = complex_type(H5T_NATIVE_FLOAT).release();
+  static const hid_t complex128 = complex_type(H5T_NATIVE_DOUBLE).release();
+  return single ? complex64 : complex128;
 }
 
 Storage storage_of(hid_t type) {

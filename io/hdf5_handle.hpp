@@ -35,6 +35,8 @@ class Id {
   ~Id() { close(); }
 
   hid_t get() const { return id_; }
+  // Gives up ownership: the caller (or HDF5's own shutdown) closes it.
+  hid_t release() { return std::exchange(id_, H5I_INVALID_HID); }
   bool valid() const { return id_ >= 0; }
   // Closing a file flushes it, so a writer must see this result.
   herr_t close() {
