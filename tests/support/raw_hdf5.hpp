@@ -36,16 +36,25 @@ inline RawCsr raw_from(const CsrRows& m) {
   return raw;
 }
 
+// A 1-D dataset of `count` values; chunk > 0 makes it chunked (that many
+// elements a chunk) and deflated.
 inline void write_dataset(hid_t group, const char* name, hid_t file_type, hid_t memory_type, std::size_t count,
-                          const void* values) {
+                          const void* values, hsize_t chunk = 0) {
   const hsize_t extent = count;
   const hid_t space = H5Screate_simple(1, &extent, nullptr);
-  const hid_t set = H5Dcreate2(group, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  const hid_t create = H5Pcreate(H5P_DATASET_CREATE);
+  if (chunk > 0) {
+    const hsize_t size = std::min<hsize_t>(chunk, std::max<hsize_t>(extent, 1));
+    H5Pset_chunk(create, 1, &size);
+    H5Pset_deflate(create, 1);
+  }
+  const hid_t set = H5Dcreate2(group, name, file_type, space, H5P_DEFAULT, create, H5P_DEFAULT);
   ASSERT_GE(set, 0) << name;
   if (count > 0) {
     ASSERT_GE(H5Dwrite(set, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values), 0);
   }
   H5Dclose(set);
+  H5Pclose(create);
   H5Sclose(space);
 }
 

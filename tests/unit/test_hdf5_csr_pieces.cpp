@@ -22,6 +22,7 @@
 #include "tests/support/expect_csr.hpp"
 #include "core/csr_rows.hpp"
 #include "io/hdf5_csr.hpp"
+#include "tests/support/raw_hdf5.hpp"
 #include "tests/support/expect_error.hpp"
 
 namespace {
@@ -108,6 +109,8 @@ CsrRows reference(const CsrRows& whole, std::int64_t begin, std::int64_t end) {
   return want;
 }
 
+using blockeigs::test::write_dataset;
+
 void expect_same(const CsrRows& got, const CsrRows& want) { blockeigs::test::expect_same_rows(got, want); }
 
 struct Storage {
@@ -115,35 +118,15 @@ struct Storage {
   hsize_t chunk = 0;  // 0: contiguous; else chunked and deflated
 };
 
-void write_dataset(hid_t group, const char* name, hid_t file_type, hid_t memory_type, hsize_t chunk, std::size_t count,
-                   const void* values) {
-  const hsize_t extent = count;
-  const hid_t space = H5Screate_simple(1, &extent, nullptr);
-  const hid_t create = H5Pcreate(H5P_DATASET_CREATE);
-  if (chunk > 0) {
-    const hsize_t size = std::min<hsize_t>(chunk, std::max<hsize_t>(extent, 1));
-    H5Pset_chunk(create, 1, &size);
-    H5Pset_deflate(create, 1);
-  }
-  const hid_t set = H5Dcreate2(group, name, file_type, space, H5P_DEFAULT, create, H5P_DEFAULT);
-  ASSERT_GE(set, 0) << name;
-  if (count > 0) {
-    ASSERT_GE(H5Dwrite(set, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values), 0);
-  }
-  H5Dclose(set);
-  H5Pclose(create);
-  H5Sclose(space);
-}
-
 void write_file(const std::string& path, const CsrRows& m, const Storage& storage) {
   const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   ASSERT_GE(file, 0);
   const hid_t group = H5Gcreate2(file, "A", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  write_dataset(group, "indptr", H5T_STD_I64LE, H5T_NATIVE_INT64, storage.chunk, m.row_offsets.size(),
-                m.row_offsets.data());
-  write_dataset(group, "indices", storage.indices, H5T_NATIVE_INT64, storage.chunk, m.col_indices.size(),
-                m.col_indices.data());
-  write_dataset(group, "data", storage.data, H5T_NATIVE_DOUBLE, storage.chunk, m.values.size(), m.values.data());
+  write_dataset(group, "indptr", H5T_STD_I64LE, H5T_NATIVE_INT64, m.row_offsets.size(), m.row_offsets.data(),
+                storage.chunk);
+  write_dataset(group, "indices", storage.indices, H5T_NATIVE_INT64, m.col_indices.size(), m.col_indices.data(),
+                storage.chunk);
+  write_dataset(group, "data", storage.data, H5T_NATIVE_DOUBLE, m.values.size(), m.values.data(), storage.chunk);
   const std::int64_t shape[2] = {m.global_rows, m.global_cols};
   const hsize_t two = 2;
   const hid_t space = H5Screate_simple(1, &two, nullptr);
