@@ -7,6 +7,11 @@
 #include <complex>
 #include <type_traits>
 
+// X(T) for each of the four element types: one list that the files defining
+// a template for all of them expand into their instantiations (host, CUDA and
+// stub files alike).
+#define BLOCKEIGS_FOR_EACH_SCALAR(X) X(float) X(double) X(std::complex<float>) X(std::complex<double>)
+
 namespace blockeigs {
 
 template <class T>

@@ -28,32 +28,14 @@ std::unique_ptr<LocalSpmm<T>> make_merge_based_spmm(const dense::Context&, const
   throw NotCompiled("make_merge_based_spmm", "CUDA");
 }
 
-template std::unique_ptr<LocalSpmm<float>> make_cusparse_spmm(const dense::Context&, const CsrView<float>&);
-template std::unique_ptr<LocalSpmm<double>> make_cusparse_spmm(const dense::Context&, const CsrView<double>&);
-template std::unique_ptr<LocalSpmm<float>> make_row_split_spmm(const dense::Context&, const CsrView<float>&,
+#define BLOCKEIGS_INSTANTIATE(T)                                                                         \
+  template std::unique_ptr<LocalSpmm<T>> make_cusparse_spmm(const dense::Context&, const CsrView<T>&);   \
+  template std::unique_ptr<LocalSpmm<T>> make_row_split_spmm(const dense::Context&, const CsrView<T>&,   \
+                                                             const cuda::RowShape*);                     \
+  template std::unique_ptr<LocalSpmm<T>> make_merge_based_spmm(const dense::Context&, const CsrView<T>&, \
                                                                const cuda::RowShape*);
-template std::unique_ptr<LocalSpmm<double>> make_row_split_spmm(const dense::Context&, const CsrView<double>&,
-                                                                const cuda::RowShape*);
-template std::unique_ptr<LocalSpmm<float>> make_merge_based_spmm(const dense::Context&, const CsrView<float>&,
-                                                                 const cuda::RowShape*);
-template std::unique_ptr<LocalSpmm<double>> make_merge_based_spmm(const dense::Context&, const CsrView<double>&,
-                                                                  const cuda::RowShape*);
-template std::unique_ptr<LocalSpmm<std::complex<float>>> make_cusparse_spmm(const dense::Context&,
-                                                                            const CsrView<std::complex<float>>&);
-template std::unique_ptr<LocalSpmm<std::complex<double>>> make_cusparse_spmm(const dense::Context&,
-                                                                             const CsrView<std::complex<double>>&);
-template std::unique_ptr<LocalSpmm<std::complex<float>>> make_row_split_spmm(const dense::Context&,
-                                                                             const CsrView<std::complex<float>>&,
-                                                                             const cuda::RowShape*);
-template std::unique_ptr<LocalSpmm<std::complex<double>>> make_row_split_spmm(const dense::Context&,
-                                                                              const CsrView<std::complex<double>>&,
-                                                                              const cuda::RowShape*);
-template std::unique_ptr<LocalSpmm<std::complex<float>>> make_merge_based_spmm(const dense::Context&,
-                                                                               const CsrView<std::complex<float>>&,
-                                                                               const cuda::RowShape*);
-template std::unique_ptr<LocalSpmm<std::complex<double>>> make_merge_based_spmm(const dense::Context&,
-                                                                                const CsrView<std::complex<double>>&,
-                                                                                const cuda::RowShape*);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_INSTANTIATE)
+#undef BLOCKEIGS_INSTANTIATE
 
 namespace cuda {
 

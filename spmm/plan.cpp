@@ -191,9 +191,8 @@ void Plan<T>::multiply(T alpha, dense::ConstDenseView<T> B, T beta, dense::Dense
   impl_->kernel(algorithm_for(B.cols)).multiply(alpha, B, beta, C);
 }
 
-template class Plan<float>;
-template class Plan<double>;
-template class Plan<std::complex<float>>;
-template class Plan<std::complex<double>>;
+#define BLOCKEIGS_INSTANTIATE(T) template class Plan<T>;
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_INSTANTIATE)
+#undef BLOCKEIGS_INSTANTIATE
 
 }  // namespace blockeigs::spmm

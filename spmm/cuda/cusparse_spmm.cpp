@@ -71,11 +71,9 @@ std::unique_ptr<LocalSpmm<T>> make_cusparse_spmm(const dense::Context& context, 
   return std::make_unique<CusparseSpmm<T>>(context, A);
 }
 
-template std::unique_ptr<LocalSpmm<float>> make_cusparse_spmm(const dense::Context&, const CsrView<float>&);
-template std::unique_ptr<LocalSpmm<double>> make_cusparse_spmm(const dense::Context&, const CsrView<double>&);
-template std::unique_ptr<LocalSpmm<std::complex<float>>> make_cusparse_spmm(const dense::Context&,
-                                                                            const CsrView<std::complex<float>>&);
-template std::unique_ptr<LocalSpmm<std::complex<double>>> make_cusparse_spmm(const dense::Context&,
-                                                                             const CsrView<std::complex<double>>&);
+#define BLOCKEIGS_INSTANTIATE(T) \
+  template std::unique_ptr<LocalSpmm<T>> make_cusparse_spmm(const dense::Context&, const CsrView<T>&);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_INSTANTIATE)
+#undef BLOCKEIGS_INSTANTIATE
 
 }  // namespace blockeigs::spmm

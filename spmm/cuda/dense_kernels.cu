@@ -133,9 +133,8 @@ void scale_block(dense::DenseView<T> C, T beta, void* stream) {
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
-template void scale_block(dense::DenseView<float>, float, void*);
-template void scale_block(dense::DenseView<double>, double, void*);
-template void scale_block(dense::DenseView<std::complex<float>>, std::complex<float>, void*);
-template void scale_block(dense::DenseView<std::complex<double>>, std::complex<double>, void*);
+#define BLOCKEIGS_INSTANTIATE(T) template void scale_block(dense::DenseView<T>, T, void*);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_INSTANTIATE)
+#undef BLOCKEIGS_INSTANTIATE
 
 }  // namespace blockeigs::spmm::cuda

@@ -110,13 +110,10 @@ void launch_merge_fixup(const MergeFixupRows& rows, const T* carry, int n, T* C,
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
-template void launch_merge_fixup(const MergeFixupRows&, const float*, int, float*, std::int64_t, float, float,
-                                 cudaStream_t);
-template void launch_merge_fixup(const MergeFixupRows&, const double*, int, double*, std::int64_t, double, double,
-                                 cudaStream_t);
-template void launch_merge_fixup(const MergeFixupRows&, const DeviceComplex<float>*, int, DeviceComplex<float>*,
-                                 std::int64_t, DeviceComplex<float>, DeviceComplex<float>, cudaStream_t);
-template void launch_merge_fixup(const MergeFixupRows&, const DeviceComplex<double>*, int, DeviceComplex<double>*,
-                                 std::int64_t, DeviceComplex<double>, DeviceComplex<double>, cudaStream_t);
+#define BLOCKEIGS_INSTANTIATE(T)                                                                               \
+  template void launch_merge_fixup(const MergeFixupRows&, const device_t<T>*, int, device_t<T>*, std::int64_t, \
+                                   device_t<T>, device_t<T>, cudaStream_t);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_INSTANTIATE)
+#undef BLOCKEIGS_INSTANTIATE
 
 }  // namespace blockeigs::spmm::cuda::detail

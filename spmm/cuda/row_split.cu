@@ -224,15 +224,10 @@ std::unique_ptr<LocalSpmm<T>> make_row_split_spmm(const dense::Context& context,
   return std::make_unique<RowSplitSpmm<T>>(context, A, shape);
 }
 
-template std::unique_ptr<LocalSpmm<float>> make_row_split_spmm(const dense::Context&, const CsrView<float>&,
-                                                               const cuda::RowShape*);
-template std::unique_ptr<LocalSpmm<double>> make_row_split_spmm(const dense::Context&, const CsrView<double>&,
-                                                                const cuda::RowShape*);
-template std::unique_ptr<LocalSpmm<std::complex<float>>> make_row_split_spmm(const dense::Context&,
-                                                                             const CsrView<std::complex<float>>&,
-                                                                             const cuda::RowShape*);
-template std::unique_ptr<LocalSpmm<std::complex<double>>> make_row_split_spmm(const dense::Context&,
-                                                                              const CsrView<std::complex<double>>&,
-                                                                              const cuda::RowShape*);
+#define BLOCKEIGS_INSTANTIATE(T)                                                                       \
+  template std::unique_ptr<LocalSpmm<T>> make_row_split_spmm(const dense::Context&, const CsrView<T>&, \
+                                                             const cuda::RowShape*);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_INSTANTIATE)
+#undef BLOCKEIGS_INSTANTIATE
 
 }  // namespace blockeigs::spmm

@@ -161,9 +161,8 @@ void RowStreamSpmv<T>::multiply(const SpmmArgs<T>& args, cudaStream_t stream) {
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
-template class RowStreamSpmv<float>;
-template class RowStreamSpmv<double>;
-template class RowStreamSpmv<complex_values::DeviceComplex<float>>;
-template class RowStreamSpmv<complex_values::DeviceComplex<double>>;
+#define BLOCKEIGS_INSTANTIATE(T) template class RowStreamSpmv<device_t<T>>;
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_INSTANTIATE)
+#undef BLOCKEIGS_INSTANTIATE
 
 }  // namespace blockeigs::spmm::cuda::detail

@@ -50,9 +50,8 @@ std::unique_ptr<LocalSpmm<T>> make_reference_spmm(const CsrView<T>& A) {
   return std::make_unique<ReferenceSpmm<T>>(A);
 }
 
-template std::unique_ptr<LocalSpmm<float>> make_reference_spmm(const CsrView<float>&);
-template std::unique_ptr<LocalSpmm<double>> make_reference_spmm(const CsrView<double>&);
-template std::unique_ptr<LocalSpmm<std::complex<float>>> make_reference_spmm(const CsrView<std::complex<float>>&);
-template std::unique_ptr<LocalSpmm<std::complex<double>>> make_reference_spmm(const CsrView<std::complex<double>>&);
+#define BLOCKEIGS_INSTANTIATE(T) template std::unique_ptr<LocalSpmm<T>> make_reference_spmm(const CsrView<T>&);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_INSTANTIATE)
+#undef BLOCKEIGS_INSTANTIATE
 
 }  // namespace blockeigs::spmm
