@@ -243,8 +243,10 @@ bool row_stream_pays(const RowShape& shape) {
          shape.scattered >= row_stream_min_scattered;
 }
 
-Algorithm choose_algorithm(const RowShape& shape, std::int64_t n, Precision precision, int multiprocessors) {
-  if (n == 1 && row_stream_pays(shape)) return Algorithm::row_split;
+Algorithm choose_algorithm(const RowShape& shape, std::int64_t n, Precision precision, int multiprocessors,
+                           int reals_per_column) {
+  if (n == 1 && row_stream_pays(shape)) return Algorithm::row_split;  // the stream body runs on columns
+  n *= reals_per_column;                                              // the rest by a B row's values
   if (shape.rows < row_split_min_rows) return Algorithm::merge_based;
   const std::int64_t row_bytes = n * (precision == Precision::fp32 ? 4 : 8);
   if (multiprocessors > 0 && shape.cols > 0 && shape.mean >= dense_rows_min_density * double(shape.cols) &&
@@ -260,16 +262,16 @@ Algorithm choose_algorithm(const RowShape& shape, std::int64_t n, Precision prec
 }
 
 std::int64_t column_slab(const RowShape& shape, std::int64_t n, Precision precision, int multiprocessors,
-                         std::size_t l2_bytes) {
-  const std::int64_t value_bytes = precision == Precision::fp32 ? 4 : 8;
+                         std::size_t l2_bytes, int reals_per_column) {
+  const std::int64_t value_bytes = (precision == Precision::fp32 ? 4 : 8) * reals_per_column;  // a column's
   const double band_budget = slab_l2_share * double(l2_bytes);
   if (shape.span <= 0 || shape.mean < slab_min_mean || shape.span * double(n * value_bytes) <= band_budget ||
-      choose_algorithm(shape, n, precision, multiprocessors) != Algorithm::row_split)
+      choose_algorithm(shape, n, precision, multiprocessors, reals_per_column) != Algorithm::row_split)
     return n;
   for (const std::int64_t bytes : slab_row_bytes) {
     const std::int64_t width = bytes / value_bytes;
     if (width < n && shape.span * double(bytes) <= band_budget &&
-        choose_algorithm(shape, width, precision, multiprocessors) == Algorithm::row_split)
+        choose_algorithm(shape, width, precision, multiprocessors, reals_per_column) == Algorithm::row_split)
       return width;
   }
   return n;

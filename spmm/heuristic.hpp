@@ -57,7 +57,9 @@ RowShape row_shape_host(const std::int32_t* row_offsets, std::int64_t rows, std:
                         const std::int32_t* col_indices = nullptr);
 
 // row_split or merge_based for a matrix of this shape multiplied by a block of
-// n columns in `precision`: at n = 1 row_split wherever its stream body pays
+// n columns in `precision`, each column `reals_per_column` values of it (2
+// for complex values; the rules but the first go by a B row's bytes): at n = 1
+// row_split wherever its stream body pays
 // (row_stream_pays); otherwise merge_based when there are too few rows to fill
 // the GPU one row per group of lanes (a 2 x 8M block), when the longest row is
 // many times the mean (row-split leaves the other lanes of a warp idle behind
@@ -67,7 +69,8 @@ RowShape row_shape_host(const std::int32_t* row_offsets, std::int64_t rows, std:
 // `multiprocessors` SMs; 0: not known, rule off) from 128-byte B rows: they
 // share their B rows, which the across-rows order reads in step through L1,
 // where row_split's warps each sweep all of B on their own.
-Algorithm choose_algorithm(const RowShape& shape, std::int64_t n, Precision precision, int multiprocessors = 0);
+Algorithm choose_algorithm(const RowShape& shape, std::int64_t n, Precision precision, int multiprocessors = 0,
+                           int reals_per_column = 1);
 
 // Columns of B and C that the automatic choice multiplies at once for a block
 // of n columns: n, or slabs of 512 or 256 bytes of B row (one launch each,
@@ -77,7 +80,7 @@ Algorithm choose_algorithm(const RowShape& shape, std::int64_t n, Precision prec
 // where row_split runs at both widths on rows of slab_min_mean nonzeros or
 // more (shorter rows reuse too few B rows to pay for the extra passes).
 std::int64_t column_slab(const RowShape& shape, std::int64_t n, Precision precision, int multiprocessors,
-                         std::size_t l2_bytes);
+                         std::size_t l2_bytes, int reals_per_column = 1);
 
 // Lanes of a row group that split the row's nonzeros (GK, a power of two at
 // most 32 / GC), given the GC lanes that split its columns and the U nonzeros

@@ -100,9 +100,8 @@ Plan<T>::Plan(const dense::Context& context, const CsrView<T>& A, Algorithm algo
     if (space == Space::host) {
       impl_->choice.fill(Algorithm::reference);
     } else {
-      // The rules take widths in reals: a complex column moves two.
       constexpr Precision precision = precision_of<T>();
-      constexpr std::int64_t reals = reals_per_value<T>;
+      constexpr int reals = reals_per_value<T>;  // a complex column is two values of a B row
       const cuda::RowShape& shape = *impl_->row_shape();
       const cuda::DeviceLimits limits = cuda::device_limits(context.device());
       const int multiprocessors = limits.multiprocessors;
@@ -110,13 +109,9 @@ Plan<T>::Plan(const dense::Context& context, const CsrView<T>& A, Algorithm algo
       impl_->l2_bytes = limits.l2_bytes;
       for (std::int64_t n = 0; n <= max_tabulated_width; ++n) {
         const std::int64_t width = std::max<std::int64_t>(n, 1);
-        // One column is one to the n = 1 rule, complex or not: row_split's stream body runs on columns.
         impl_->choice[static_cast<std::size_t>(n)] =
-            width == 1 && cuda::row_stream_pays(shape)
-                ? Algorithm::row_split
-                : cuda::choose_algorithm(shape, width * reals, precision, multiprocessors);
-        if (const std::int64_t s = std::max<std::int64_t>(
-                cuda::column_slab(shape, width * reals, precision, multiprocessors, impl_->l2_bytes) / reals, 1);
+            cuda::choose_algorithm(shape, width, precision, multiprocessors, reals);
+        if (const std::int64_t s = cuda::column_slab(shape, width, precision, multiprocessors, impl_->l2_bytes, reals);
             s < width)
           impl_->slab[static_cast<std::size_t>(n)] = s;
       }
@@ -144,10 +139,8 @@ std::int64_t Plan<T>::column_slab(std::int64_t n) const {
     return s > 0 ? s : n;
   }
   if (impl_->l2_bytes > 0)  // `automatic` on the device; past the table, by the same rule
-    return std::max<std::int64_t>(cuda::column_slab(*impl_->shape, n * reals_per_value<T>, precision_of<T>(),
-                                                    impl_->multiprocessors, impl_->l2_bytes) /
-                                      reals_per_value<T>,
-                                  1);
+    return cuda::column_slab(*impl_->shape, n, precision_of<T>(), impl_->multiprocessors, impl_->l2_bytes,
+                             reals_per_value<T>);
   return n;
 }
 

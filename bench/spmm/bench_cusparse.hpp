@@ -11,6 +11,7 @@
 
 #include "dense/context.hpp"
 #include "spmm/csr.hpp"
+#include "spmm/cuda/data_type.hpp"
 #include "dense/memory.hpp"
 
 namespace blockeigs::spmm::bench {
@@ -47,10 +48,7 @@ class CusparseRunner {
   void* matrix_ = nullptr;                // cusparseSpMatDescr_t
   std::vector<void*> b_descr_, c_descr_;  // cusparseDnMatDescr_t per copy
   dense::Buffer<char> workspace_;
-  // cuSPARSE reads complex double scalars as 16-byte aligned (cuDoubleComplex):
-  // std::complex<double> alone is aligned to 8, and crashed it there.
-  alignas(16) T alpha_{};
-  alignas(16) T beta_{};
+  cuda::LibraryScalar<T> alpha_, beta_;
 };
 
 }  // namespace blockeigs::spmm::bench
