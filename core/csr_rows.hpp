@@ -8,7 +8,10 @@
 #include <cstdint>
 #include <complex>
 #include <string>
+#include <type_traits>
 #include <vector>
+
+#include "core/scalar.hpp"
 
 namespace blockeigs {
 
@@ -29,6 +32,12 @@ struct CsrRowsOf {
 
 using CsrRows = CsrRowsOf<double>;
 using ComplexCsrRows = CsrRowsOf<std::complex<double>>;
+
+// The rows an operator or block of element type T is built from: fp64 rows
+// for float and double (fp32 operators round them), complex double rows for
+// the complex types.
+template <class T>
+using RowsFor = CsrRowsOf<std::conditional_t<is_complex_v<T>, std::complex<double>, double>>;
 
 // Rows [row_begin, row_end) of a matrix that holds all rows (first_row == 0).
 template <class T>

@@ -20,6 +20,7 @@ namespace {
 // Y(target[r], j) += product(r, j) for r < rows: the off-diagonal block's
 // product into the rows that have halo columns (each row once:
 // deterministic). Y's element (i, j) at Y[i * row_stride + j * col_stride].
+// Complex rows are added as rows of twice as many reals (row-major only).
 template <class U>
 void scatter_add(const dense::Context& context, const U* product, std::int64_t k, const std::int32_t* target,
                  std::int64_t rows, U* Y, std::int64_t row_stride, std::int64_t col_stride) {
@@ -30,6 +31,11 @@ void scatter_add(const dense::Context& context, const U* product, std::int64_t k
       const U* p = product + r * k;
       for (std::int64_t j = 0; j < k; ++j) y[j * col_stride] += p[j];
     }
+  } else if constexpr (is_complex_v<U>) {
+    BLOCKEIGS_ASSERT(col_stride == 1);
+    using R = real_t<U>;
+    cuda::scatter_add_rows(reinterpret_cast<const R*>(product), 2 * k, target, rows, reinterpret_cast<R*>(Y),
+                           2 * row_stride, col_stride, context.stream());
   } else {
     cuda::scatter_add_rows(product, k, target, rows, Y, row_stride, col_stride, context.stream());
   }
@@ -40,10 +46,23 @@ void scatter_add(const dense::Context& context, const U* product, std::int64_t k
   scatter_add(context, product, k, target, rows, Y.data, Y.ld, 1);
 }
 
+// A block of T as the real words it is made of (complex: twice the columns).
+template <class T>
+dense::ConstDenseView<real_t<T>> as_words(dense::ConstDenseView<T> X) {
+  constexpr int r = reals_per_value<T>;
+  return {X.space, X.rows, X.cols * r, X.ld * r, reinterpret_cast<const real_t<T>*>(X.data)};
+}
+// The halo block of `words` words a row as a block of T.
+template <class T>
+dense::ConstDenseView<T> from_words(dense::ConstDenseView<real_t<T>> H) {
+  constexpr int r = reals_per_value<T>;
+  return {H.space, H.rows, H.cols / r, H.ld / r, reinterpret_cast<const T*>(H.data)};
+}
+
 }  // namespace
 
 template <class T>
-DistributedOperator<T>::DistributedOperator(MPI_Comm comm, const dense::Context& context, const CsrRows& rows,
+DistributedOperator<T>::DistributedOperator(MPI_Comm comm, const dense::Context& context, const RowsFor<T>& rows,
                                             const RowPartition& partition, Algorithm algorithm, const HaloOptions& halo)
     : comm_(comm), context_(context), partition_(partition), halo_options_(halo) {
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
@@ -60,12 +79,15 @@ DistributedOperator<T>::DistributedOperator(MPI_Comm comm, const dense::Context&
                                             const RowPartition& partition, Algorithm algorithm, const HaloOptions& halo)
     : comm_(comm), context_(context), partition_(partition), halo_options_(halo) {
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
-  LocalBlocks<T> blocks = collectively(comm_, [&] {
+  LocalBlocks<T> blocks = collectively(comm_, [&]() -> LocalBlocks<T> {
     if (a.begin != partition_.begin(rank_) || a.local_rows() != partition_.rows(rank_))
       throw Error("DistributedOperator: the rows given do not match the partition");
     if (context_.space() != Space::device || a.space != Space::device || a.device != context_.device())
       throw Error("DistributedOperator: a replicated matrix must be in the memory of the context's device");
-    return split_replicated_on_device<T>(context_, a);
+    if constexpr (is_complex_v<T>)
+      throw Error("DistributedOperator: a replicated matrix holds real values; a complex operator is built from rows");
+    else
+      return split_replicated_on_device<T>(context_, a);
   });
   build(std::move(blocks), algorithm);
 }
@@ -80,7 +102,7 @@ void DistributedOperator<T>::build(LocalBlocks<T>&& blocks, Algorithm algorithm)
   off_diagonal_block_ = std::move(blocks.off_diagonal);
   diagonal_entries_ = std::move(blocks.diagonal_entries);
   // Every rank refuses a transport alike; agreed, so that the apps end cleanly on every rank.
-  halo_ = collectively(comm_, [&] { return make_halo_exchange<T>(comm_, context_, halo_plan_, halo_options_); });
+  halo_ = collectively(comm_, [&] { return make_halo_exchange<Word>(comm_, context_, halo_plan_, halo_options_); });
   off_diagonal_rows_ = std::move(blocks.off_diagonal_rows);
   collectively(comm_, [&] {
     diagonal_plan_.emplace(context_, diagonal_block_.view(), algorithm);
@@ -134,7 +156,7 @@ bool DistributedOperator<T>::set_diagonal_shift(T shift) {
 template <class T>
 void DistributedOperator<T>::reserve(std::int64_t k) {
   if (k <= width_) return;
-  reserve_halo(k);
+  reserve_halo(k * reals_per_value<T>);
   halo_product_ = dense::DenseBlock<T>(context_.space(), off_diagonal_block_.rows(), k);
   width_ = k;
 }
@@ -143,19 +165,19 @@ template <class T>
 void DistributedOperator<T>::reserve_halo(std::int64_t words) {
   if (halo_->reserve(words)) return;
   // CUDA IPC mapping refused on some rank: the choice made again without it.
-  halo_ = make_halo_exchange<T>(comm_, context_, halo_plan_, halo_options_, true);
+  halo_ = make_halo_exchange<Word>(comm_, context_, halo_plan_, halo_options_, true);
   halo_->set_profiling(profiling_);
-  halo_->reserve(std::max(words, width_));
+  halo_->reserve(std::max(words, width_ * reals_per_value<T>));
 }
 
 template <class T>
 void DistributedOperator<T>::apply_impl(T alpha, dense::ConstDenseView<T> X, T beta, dense::DenseView<T> Y) {
   reserve(X.cols);
   const double t0 = now();
-  halo_->begin(X);  // pack; post receives, then sends
+  halo_->begin(as_words(X));  // pack; post receives, then sends
   const double t1 = now();
-  diagonal_plan_->multiply(alpha, X, beta, Y);      // needs no remote rows: overlaps the messages
-  const dense::ConstDenseView<T> H = halo_->end();  // wait for the halo rows
+  diagonal_plan_->multiply(alpha, X, beta, Y);                    // needs no remote rows: overlaps the messages
+  const dense::ConstDenseView<T> H = from_words<T>(halo_->end());  // wait for the halo rows
   const double t4 = now();
   add_off_diagonal(alpha, H, Y);  // Y += alpha A_offd H
   halo_->release();
@@ -165,8 +187,10 @@ void DistributedOperator<T>::apply_impl(T alpha, dense::ConstDenseView<T> X, T b
 template <class T>
 void DistributedOperator<T>::apply_single_impl(dense::ConstDenseView<float> X, dense::DenseView<T> Y) {
   const std::int64_t k = X.cols;
+  if constexpr (is_complex_v<T>)
+    throw InputError("apply_single: a complex operator takes complex blocks (applies_single() is false)");
   // fp64 only; the halo buffers move whole doubles, so an odd width widens.
-  if (!std::is_same_v<T, double> || k % 2 != 0) {
+  else if (!std::is_same_v<T, double> || k % 2 != 0) {
     dense::DenseBlock<T> widened(X.space, X.rows, k);
     convert_block(context_, X, widened.view());
     return apply_impl(T(1), dense::ConstDenseView<T>(widened.view()), T(0), Y);
@@ -237,7 +261,7 @@ void DistributedOperator<T>::apply_column_major(T alpha, dense::ColumnMajorView<
     throw InputError("apply_column_major: X and Y must be in the operator's memory space");
   if (k > 0 && m > 0 && blocks_overlap(x, y)) throw InputError("apply_column_major: X and Y overlap");
   if constexpr (!std::is_same_v<T, double>) {
-    throw InputError("apply_column_major: fp64 operators only");
+    throw InputError("apply_column_major: real fp64 operators only");
   } else {
     reserve(k);
     const double t0 = now();
@@ -259,7 +283,7 @@ void DistributedOperator<T>::apply_column_major(T alpha, dense::ColumnMajorView<
 template <class T>
 void DistributedOperator<T>::exchange_only(dense::ConstDenseView<T> X) {
   reserve(X.cols);
-  halo_->begin(X);
+  halo_->begin(as_words(X));
   halo_->end();
   halo_->release();
   context_.synchronize();
@@ -269,7 +293,7 @@ template <class T>
 void DistributedOperator<T>::multiply_only(T alpha, dense::ConstDenseView<T> X, T beta, dense::DenseView<T> Y) {
   reserve(X.cols);
   diagonal_plan_->multiply(alpha, X, beta, Y);
-  add_off_diagonal(alpha, halo_->halo_block(X.cols), Y);
+  add_off_diagonal(alpha, from_words<T>(halo_->halo_block(X.cols * reals_per_value<T>)), Y);
   context_.synchronize();
 }
 
@@ -366,7 +390,8 @@ std::unique_ptr<LinearOperator<float>> DistributedOperator<T>::rounded_to_single
     return nullptr;
 }
 
-template class DistributedOperator<float>;
-template class DistributedOperator<double>;
+#define BLOCKEIGS_OPERATOR(T) template class DistributedOperator<T>;
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_OPERATOR)
+#undef BLOCKEIGS_OPERATOR
 
 }  // namespace blockeigs::solver

@@ -18,8 +18,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/enums.hpp"
 #include "core/csr_rows.hpp"
+#include "core/enums.hpp"
+#include "core/scalar.hpp"
 #include "solver/operator/halo/halo_exchange.hpp"
 #include "solver/operator/halo/halo_plan.hpp"
 #include "solver/operator/halo/halo_transport.hpp"
@@ -67,11 +68,13 @@ class DistributedOperator final : public SingleInputOperator<T>, public Diagonal
   // `rows` are this rank's rows (global columns), `partition` every rank's
   // range; `halo` how halo rows travel (make_halo_exchange). Collective. The
   // context must outlive the operator.
-  DistributedOperator(MPI_Comm comm, const dense::Context& context, const CsrRows& rows, const RowPartition& partition,
-                      Algorithm algorithm = Algorithm::automatic, const HaloOptions& halo = {});
+  DistributedOperator(MPI_Comm comm, const dense::Context& context, const RowsFor<T>& rows,
+                      const RowPartition& partition, Algorithm algorithm = Algorithm::automatic,
+                      const HaloOptions& halo = {});
   // The same from this rank's rows [a.begin, a.end) of a replicated matrix in
   // device memory (a device context), split where they are: no upload, only
   // the halo columns' ids on the host. `partition` must give this rank those rows.
+  // Real operators only (a replicated matrix holds real values).
   DistributedOperator(MPI_Comm comm, const dense::Context& context, const ReplicatedCsr& a,
                       const RowPartition& partition, Algorithm algorithm = Algorithm::automatic,
                       const HaloOptions& halo = {});
@@ -153,7 +156,7 @@ class DistributedOperator final : public SingleInputOperator<T>, public Diagonal
   bool diagonal_positions_found();
   // Room for blocks of k columns (collective when it grows).
   void reserve(std::int64_t k);
-  // Room in the halo for rows of `words` T values (collective when it grows).
+  // Room in the halo for rows of `words` Word values (collective when it grows).
   // A transport that cannot serve the new buffers (CUDA IPC mapping refused
   // on some rank) gives way to MPI on every rank.
   void reserve_halo(std::int64_t words);
@@ -190,8 +193,10 @@ class DistributedOperator final : public SingleInputOperator<T>, public Diagonal
   std::optional<bool> shiftable_;
   T shift_ = 0;
 
+  // Complex rows travel as twice as many real words: the halo moves bytes.
+  using Word = real_t<T>;
   HaloOptions halo_options_;
-  std::unique_ptr<HaloExchange<T>> halo_;  // reads halo_plan_
+  std::unique_ptr<HaloExchange<Word>> halo_;  // reads halo_plan_
   std::int64_t width_ = -1;                // columns the buffers hold
   dense::DenseBlock<T> halo_product_;      // off-diagonal block x halo, one row per off_diagonal_rows_
 

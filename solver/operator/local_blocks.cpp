@@ -14,7 +14,8 @@ struct Run {
   std::int64_t first, last;
 };
 
-Run diagonal_run(const CsrRows& rows, std::int64_t i, std::int64_t begin, std::int64_t end) {
+template <class V>
+Run diagonal_run(const CsrRowsOf<V>& rows, std::int64_t i, std::int64_t begin, std::int64_t end) {
   const std::int64_t* col = rows.col_indices.data();
   const std::int64_t* lo = col + rows.row_offsets[i];
   const std::int64_t* hi = col + rows.row_offsets[i + 1];
@@ -25,7 +26,8 @@ Run diagonal_run(const CsrRows& rows, std::int64_t i, std::int64_t begin, std::i
   return {first - col, last - col};
 }
 
-void check_fits(const CsrRows& rows) {
+template <class V>
+void check_fits(const CsrRowsOf<V>& rows) {
   constexpr std::int64_t int32_max = std::numeric_limits<std::int32_t>::max();
   if (rows.nnz() > int32_max)
     fail_input("one rank holds ", rows.nnz(),
@@ -35,7 +37,8 @@ void check_fits(const CsrRows& rows) {
 // Each row's diagonal-block count in `diagonal` (size m + 1, exclusive prefix
 // sums on return), its off-diagonal count likewise in `off`, and the halo
 // columns sorted and unique.
-void count_rows(const CsrRows& rows, std::vector<std::int64_t>& diagonal, std::vector<std::int64_t>& off,
+template <class V>
+void count_rows(const CsrRowsOf<V>& rows, std::vector<std::int64_t>& diagonal, std::vector<std::int64_t>& off,
                 std::vector<std::int64_t>& halo_columns) {
   const std::int64_t m = rows.local_rows();
   const std::int64_t begin = rows.first_row, end = rows.first_row + m;
@@ -68,7 +71,8 @@ void count_rows(const CsrRows& rows, std::vector<std::int64_t>& diagonal, std::v
 
 }  // namespace
 
-LocalBlockShape local_block_shape(const CsrRows& rows) {
+template <class V>
+LocalBlockShape local_block_shape(const CsrRowsOf<V>& rows) {
   check_fits(rows);
   std::vector<std::int64_t> diagonal, off;
   LocalBlockShape shape;
@@ -81,7 +85,7 @@ LocalBlockShape local_block_shape(const CsrRows& rows) {
 }
 
 template <class T>
-LocalBlocks<T> split_local_rows(const CsrRows& rows) {
+LocalBlocks<T> split_local_rows(const RowsFor<T>& rows) {
   check_fits(rows);
   const std::int64_t m = rows.local_rows();
   const std::int64_t begin = rows.first_row, end = rows.first_row + m;
@@ -157,9 +161,10 @@ bool device_split_fits(const CsrRows& rows, int value_bytes) {
 }  // namespace
 
 template <class T>
-LocalBlocks<T> split_local_rows(const dense::Context& context, const CsrRows& rows) {
+LocalBlocks<T> split_local_rows(const dense::Context& context, const RowsFor<T>& rows) {
   const Space space = context.space();
-  if (space == Space::device && device_split_fits(rows, sizeof(T))) return split_local_rows_on_device<T>(context, rows);
+  if constexpr (!is_complex_v<T>)
+    if (space == Space::device && device_split_fits(rows, sizeof(T))) return split_local_rows_on_device<T>(context, rows);
   LocalBlocks<T> blocks = split_local_rows<T>(rows);
   blocks.diagonal = std::move(blocks.diagonal).to_space(space);
   blocks.off_diagonal = std::move(blocks.off_diagonal).to_space(space);
@@ -176,10 +181,13 @@ std::int64_t device_split_scratch_bytes(std::int64_t local_rows, std::int64_t nn
   return 8 * m + 16 * nnz + 12 * m + 32 * off_diagonal_nnz + (std::int64_t{16} << 20);
 }
 
-template LocalBlocks<float> split_local_rows(const CsrRows&);
-template LocalBlocks<double> split_local_rows(const CsrRows&);
-template LocalBlocks<float> split_local_rows(const dense::Context&, const CsrRows&);
-template LocalBlocks<double> split_local_rows(const dense::Context&, const CsrRows&);
+template LocalBlockShape local_block_shape(const CsrRows&);
+template LocalBlockShape local_block_shape(const ComplexCsrRows&);
+#define BLOCKEIGS_SPLIT(T)                                                  \
+  template LocalBlocks<T> split_local_rows<T>(const RowsFor<T>&);           \
+  template LocalBlocks<T> split_local_rows<T>(const dense::Context&, const RowsFor<T>&);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_SPLIT)
+#undef BLOCKEIGS_SPLIT
 
 template <class T>
 std::int64_t find_diagonal_positions(const dense::Context& context, const spmm::CsrView<T>& A,
@@ -206,11 +214,10 @@ void set_shifted_diagonal(const dense::Context& context, T* values, const std::i
     if (positions[i] >= 0) values[positions[i]] = diagonal[i] + shift;
 }
 
-template std::int64_t find_diagonal_positions(const dense::Context&, const spmm::CsrView<float>&, std::int64_t*);
-template std::int64_t find_diagonal_positions(const dense::Context&, const spmm::CsrView<double>&, std::int64_t*);
-template void set_shifted_diagonal(const dense::Context&, float*, const std::int64_t*, const float*, float,
-                                   std::int64_t);
-template void set_shifted_diagonal(const dense::Context&, double*, const std::int64_t*, const double*, double,
-                                   std::int64_t);
+#define BLOCKEIGS_DIAGONAL(T)                                                                                 \
+  template std::int64_t find_diagonal_positions(const dense::Context&, const spmm::CsrView<T>&, std::int64_t*); \
+  template void set_shifted_diagonal(const dense::Context&, T*, const std::int64_t*, const T*, T, std::int64_t);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_DIAGONAL)
+#undef BLOCKEIGS_DIAGONAL
 
 }  // namespace blockeigs::solver

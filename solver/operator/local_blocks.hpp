@@ -38,17 +38,18 @@ struct LocalBlocks {
 // `rows` holds global rows [first_row, first_row + local_rows) and the rank
 // owns columns with the same range. Throws InputError when a block would not
 // fit the int32 local indices.
-LocalBlockShape local_block_shape(const CsrRows& rows);
+template <class V>
+LocalBlockShape local_block_shape(const CsrRowsOf<V>& rows);
 
 // The split itself, in host memory: one counting pass and one filling pass
 // over the rows (both in parallel), each array written once.
 template <class T>
-LocalBlocks<T> split_local_rows(const CsrRows& rows);
+LocalBlocks<T> split_local_rows(const RowsFor<T>& rows);
 
 // The same split done by the device of `context` (cuda/local_blocks_device.cu):
 // the rows uploaded once as loaded, counted, scanned and filled there, the
-// blocks left in device memory, bit for bit the host split's. Where the build
-// has no CUDA it throws.
+// blocks left in device memory, bit for bit the host split's. Real values
+// only; where the build has no CUDA it throws.
 template <class T>
 LocalBlocks<T> split_local_rows_on_device(const dense::Context& context, const CsrRows& rows);
 
@@ -65,9 +66,9 @@ std::int64_t device_split_scratch_bytes(std::int64_t local_rows, std::int64_t nn
 
 // The split in the memory of `context`: on the device where it has room for
 // the blocks and the device split's scratch together, else on the host and
-// then copied there.
+// then copied there (complex values: always split on the host).
 template <class T>
-LocalBlocks<T> split_local_rows(const dense::Context& context, const CsrRows& rows);
+LocalBlocks<T> split_local_rows(const dense::Context& context, const RowsFor<T>& rows);
 
 // The diagonal block's stored diagonal entries, for DistributedOperator::set_diagonal_shift (host loops in
 // local_blocks.cpp, their device twins in cuda/diagonal_shift.cu).

@@ -35,11 +35,10 @@ void set_shifted_diagonal(const dense::Context&, T*, const std::int64_t*, const 
   throw NotCompiled("set_shifted_diagonal on the device", "CUDA");
 }
 
-template std::int64_t find_diagonal_positions(const dense::Context&, const spmm::CsrView<float>&, std::int64_t*);
-template std::int64_t find_diagonal_positions(const dense::Context&, const spmm::CsrView<double>&, std::int64_t*);
-template void set_shifted_diagonal(const dense::Context&, float*, const std::int64_t*, const float*, float,
-                                   std::int64_t);
-template void set_shifted_diagonal(const dense::Context&, double*, const std::int64_t*, const double*, double,
-                                   std::int64_t);
+#define BLOCKEIGS_DIAGONAL(T)                                                                                 \
+  template std::int64_t find_diagonal_positions(const dense::Context&, const spmm::CsrView<T>&, std::int64_t*); \
+  template void set_shifted_diagonal(const dense::Context&, T*, const std::int64_t*, const T*, T, std::int64_t);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_DIAGONAL)
+#undef BLOCKEIGS_DIAGONAL
 
 }  // namespace blockeigs::solver::cuda

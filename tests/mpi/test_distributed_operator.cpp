@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <complex>
 #include <memory>
 #include <vector>
 
 #include "core/checks.hpp"
 #include "io/generators/generators.hpp"
+#include "io/generators/twisted_laplacian.hpp"
 #include "io/matrix_market.hpp"
 #include "operator_check.hpp"
 #include "solver/base/collective.hpp"
@@ -64,6 +66,35 @@ TEST(DistributedOperator, RandomSpdAndPowerLaw) {
     check_distributed_apply<double>(context, power, balanced(power), w, "power law");
   }
   check_distributed_apply<float>(context, power, balanced(power), 17, "power law, fp32");
+}
+
+// A Hermitian matrix whose entry (i, j) is a real symmetric one's times
+// e^{i 0.3 (j - i)}: complex off the diagonal, conjugate across it.
+ComplexCsrRows hermitian_from(const CsrRows& real) {
+  ComplexCsrRows out{real.global_rows, real.global_cols, real.first_row, real.row_offsets, real.col_indices, {}};
+  for (std::int64_t i = 0; i < real.local_rows(); ++i)
+    for (std::int64_t p = real.row_offsets[i]; p < real.row_offsets[i + 1]; ++p)
+      out.values.push_back(real.values[p] * std::polar(1.0, 0.3 * double(real.col_indices[p] - real.first_row - i)));
+  return out;
+}
+
+// Complex operators (complex double and complex single): rows of twice the
+// reals through every transport's halo, at every rank count and with a rank
+// that holds no rows.
+TEST(DistributedOperator, ComplexHermitian) {
+  const auto context = dense::Context::host();
+  io::TwistedLaplacian twisted{5, 4, 6, {0.7, -1.1, 2.3}};
+  const ComplexCsrRows bloch = io::twisted_laplacian_rows(twisted, 0, 120);
+  const ComplexCsrRows power = hermitian_from(test::power_law_matrix(500, 400, 11));
+  const int ranks = test::mpi_size();
+  for (std::int64_t w : {1, 3, 16}) {
+    test::check_complex_apply<std::complex<double>>(context, bloch, test::partition_with_empty_rank(120, ranks), w,
+                                                    "twisted Laplacian, an empty rank");
+    test::check_complex_apply<std::complex<double>>(context, power,
+                                                    RowPartition::balanced(power.row_offsets, ranks), w, "power law");
+  }
+  test::check_complex_apply<std::complex<float>>(context, power, RowPartition::balanced(power.row_offsets, ranks), 5,
+                                                 "power law, complex single");
 }
 
 // X in fp32 (LOBPCG's residual block in its search precision): the halo

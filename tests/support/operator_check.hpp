@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <complex>
 #include <initializer_list>
 #include <limits>
 #include <memory>
@@ -177,6 +178,60 @@ void check_distributed_apply(const dense::Context& context, const CsrRows& whole
   const CsrRows rows = slice_rows(whole, partition.begin(rank), partition.end(rank));
   solver::DistributedOperator<T> op(MPI_COMM_WORLD, context, rows, partition, algorithm);
   check_operator_apply(op, context, whole, width, label);
+}
+
+// A complex operator of T (complex<float> or complex<double>) built from
+// `whole`'s rows over `partition`, against the single-rank product in complex
+// double: beta = 0 on a NaN-filled Y, then complex alpha and beta on the
+// result. Each entry within a bound from its row's |a||x|.
+template <class T>
+void check_complex_apply(const dense::Context& context, const ComplexCsrRows& whole,
+                         const solver::RowPartition& partition, std::int64_t width, const std::string& label) {
+  using C = std::complex<double>;
+  SCOPED_TRACE(label + ", complex, width " + std::to_string(width));
+  const int rank = mpi_rank(MPI_COMM_WORLD);
+  const std::int64_t begin = partition.begin(rank), end = partition.end(rank), m = end - begin;
+  solver::DistributedOperator<T> op(MPI_COMM_WORLD, context, slice_rows(whole, begin, end), partition);
+  ASSERT_EQ(op.local_rows(), m);
+  EXPECT_FALSE(op.applies_single());
+  const std::vector<double> re = hashed_block(0, whole.global_rows, width, 7);
+  const std::vector<double> im = hashed_block(0, whole.global_rows, width, 8);
+  std::vector<C> x_all(re.size());
+  for (std::size_t e = 0; e < re.size(); ++e) x_all[e] = C(static_cast<T>(C(re[e], im[e])));  // what the operator sees
+  std::vector<T> x_local(static_cast<std::size_t>(m * width)), y_local(x_local.size());
+  for (std::int64_t e = 0; e < m * width; ++e) x_local[e] = static_cast<T>(x_all[begin * width + e]);
+
+  std::vector<C> y_ref(static_cast<std::size_t>(m * width));
+  std::vector<double> scale(static_cast<std::size_t>(m));
+  const double eps = std::numeric_limits<real_t<T>>::epsilon();
+  for (std::int64_t i = 0; i < m; ++i) {
+    const std::int64_t r = begin + i;
+    double size = 0;
+    for (std::int64_t p = whole.row_offsets[r]; p < whole.row_offsets[r + 1]; ++p) {
+      const C a = C(static_cast<T>(whole.values[p]));
+      for (std::int64_t j = 0; j < width; ++j) y_ref[i * width + j] += a * x_all[whole.col_indices[p] * width + j];
+      size += std::abs(a) * 1.5;  // |x| <= sqrt(2)
+    }
+    scale[i] = 8 * eps * (whole.row_offsets[r + 1] - whole.row_offsets[r] + 2) * (size + 1e-300);
+  }
+
+  const Space space = context.space();
+  dense::DenseBlock<T> X(space, m, width), Y(space, m, width);
+  dense::copy_bytes(X.data(), space, x_local.data(), Space::host, sizeof(T) * x_local.size());
+  dense::fill_bytes(Y.data(), space, 0xff, sizeof(T) * m * width);
+  const C alpha(2, 1), beta(-0.5, 0.25);
+  for (const auto& [a, b, factor] : {std::tuple{C(1), C(0), C(1)}, {alpha, beta, alpha + beta}}) {
+    op.apply(static_cast<T>(a), X.view(), static_cast<T>(b), Y.view());
+    context.synchronize();
+    dense::copy_bytes(y_local.data(), Space::host, Y.data(), space, sizeof(T) * y_local.size());
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < width; ++j) {
+        const C got(y_local[i * width + j]), want = factor * y_ref[i * width + j];
+        ASSERT_LE(std::abs(got - want), 4 * scale[i])
+            << "rank " << rank << " row " << begin + i << " col " << j << " (beta " << b << "): " << got << " vs "
+            << want;
+      }
+  }
 }
 
 }  // namespace blockeigs::test

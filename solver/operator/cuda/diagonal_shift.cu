@@ -4,6 +4,7 @@
 #include "dense/memory.hpp"
 #include "solver/operator/local_blocks.hpp"
 #include "spmm/cuda/cuda_check.hpp"
+#include "spmm/cuda/device_complex.cuh"
 
 namespace blockeigs::solver::cuda {
 namespace {
@@ -56,15 +57,16 @@ void set_shifted_diagonal(const dense::Context& context, T* values, const std::i
                           T shift, std::int64_t rows) {
   if (rows == 0) return;
   const auto stream = static_cast<cudaStream_t>(context.stream());
-  shift_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(values, positions, diagonal, shift, rows);
+  using spmm::cuda::device_pointer;
+  shift_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(device_pointer(values), positions, device_pointer(diagonal),
+                                                          spmm::cuda::to_device(shift), rows);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
-template std::int64_t find_diagonal_positions(const dense::Context&, const spmm::CsrView<float>&, std::int64_t*);
-template std::int64_t find_diagonal_positions(const dense::Context&, const spmm::CsrView<double>&, std::int64_t*);
-template void set_shifted_diagonal(const dense::Context&, float*, const std::int64_t*, const float*, float,
-                                   std::int64_t);
-template void set_shifted_diagonal(const dense::Context&, double*, const std::int64_t*, const double*, double,
-                                   std::int64_t);
+#define BLOCKEIGS_DIAGONAL(T)                                                                                 \
+  template std::int64_t find_diagonal_positions(const dense::Context&, const spmm::CsrView<T>&, std::int64_t*); \
+  template void set_shifted_diagonal(const dense::Context&, T*, const std::int64_t*, const T*, T, std::int64_t);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_DIAGONAL)
+#undef BLOCKEIGS_DIAGONAL
 
 }  // namespace blockeigs::solver::cuda

@@ -10,6 +10,7 @@
 
 #include "core/checks.hpp"
 #include "io/generators/generators.hpp"
+#include "io/generators/twisted_laplacian.hpp"
 #include "operator_check.hpp"
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/halo/nccl_halo.hpp"
@@ -41,6 +42,20 @@ TEST_F(DistributedOperatorCuda, MatchesReference) {
   for (std::int64_t w : {1, 16}) {
     test::check_distributed_apply<double>(context, power, partition, w, "power law");
     test::check_distributed_apply<float>(context, power, partition, w, "power law fp32");
+  }
+}
+
+// Complex operators on the device: complex rows through the halo as twice the
+// reals, the complex SpMM and the scatter of the off-diagonal product; a rank
+// without rows from np 2.
+TEST_F(DistributedOperatorCuda, ComplexMatchesReference) {
+  const auto context = solver::make_context(Backend::cuda, MPI_COMM_WORLD);
+  const io::TwistedLaplacian spec{11, 9, 7, {0.7, -1.1, 2.3}};
+  const ComplexCsrRows bloch = io::twisted_laplacian_rows(spec, 0, 11 * 9 * 7);
+  const auto partition = test::partition_with_empty_rank(bloch.global_rows, test::mpi_size());
+  for (std::int64_t w : {1, 3, 16, 64}) {
+    test::check_complex_apply<std::complex<double>>(context, bloch, partition, w, "twisted Laplacian");
+    test::check_complex_apply<std::complex<float>>(context, bloch, partition, w, "twisted Laplacian, single");
   }
 }
 
