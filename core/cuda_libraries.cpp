@@ -17,6 +17,7 @@
 #define BLOCKEIGS_CUBLAS_FUNCTIONS(X)                                                        \
   X(cublasCreate_v2) X(cublasDestroy_v2) X(cublasSetStream_v2) X(cublasSetPointerMode_v2)    \
   X(cublasDgemm_v2) X(cublasSgemm_v2) X(cublasDgemmStridedBatched) X(cublasSgemmStridedBatched) \
+  X(cublasZgemm_v2) X(cublasCgemm_v2) X(cublasZgemmStridedBatched) X(cublasCgemmStridedBatched) \
   X(cublasDgeam) X(cublasGetStatusString)
 #define BLOCKEIGS_CUSPARSE_FUNCTIONS(X)                                                      \
   X(cusparseCreate) X(cusparseDestroy) X(cusparseSetStream) X(cusparseCreateCsr)             \
@@ -25,6 +26,7 @@
 #define BLOCKEIGS_CUSOLVER_FUNCTIONS(X)                                                      \
   X(cusolverDnCreate) X(cusolverDnDestroy) X(cusolverDnSetStream)                            \
   X(cusolverDnDsyevd_bufferSize) X(cusolverDnDsyevd) X(cusolverDnDpotrf_bufferSize) X(cusolverDnDpotrf)     \
+  X(cusolverDnZheevd_bufferSize) X(cusolverDnZheevd) X(cusolverDnZpotrf_bufferSize) X(cusolverDnZpotrf)     \
   X(cusolverDnXtrtri_bufferSize) X(cusolverDnXtrtri)
 // clang-format on
 
@@ -195,6 +197,36 @@ BLOCKEIGS_FORWARDER cublasStatus_t CUBLASWINAPI cublasSgemmStridedBatched(
   return table().cublasSgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB,
                                            beta, C, ldc, strideC, batchCount);
 }
+BLOCKEIGS_FORWARDER cublasStatus_t CUBLASWINAPI cublasZgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
+                                                               cublasOperation_t transb, int m, int n, int k,
+                                                               const cuDoubleComplex* alpha, const cuDoubleComplex* A,
+                                                               int lda, const cuDoubleComplex* B, int ldb,
+                                                               const cuDoubleComplex* beta, cuDoubleComplex* C,
+                                                               int ldc) {
+  return table().cublasZgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+BLOCKEIGS_FORWARDER cublasStatus_t CUBLASWINAPI cublasCgemm_v2(cublasHandle_t handle, cublasOperation_t transa,
+                                                               cublasOperation_t transb, int m, int n, int k,
+                                                               const cuComplex* alpha, const cuComplex* A, int lda,
+                                                               const cuComplex* B, int ldb, const cuComplex* beta,
+                                                               cuComplex* C, int ldc) {
+  return table().cublasCgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+BLOCKEIGS_FORWARDER cublasStatus_t CUBLASWINAPI cublasZgemmStridedBatched(
+    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
+    const cuDoubleComplex* alpha, const cuDoubleComplex* A, int lda, long long int strideA, const cuDoubleComplex* B,
+    int ldb, long long int strideB, const cuDoubleComplex* beta, cuDoubleComplex* C, int ldc, long long int strideC,
+    int batchCount) {
+  return table().cublasZgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB,
+                                           beta, C, ldc, strideC, batchCount);
+}
+BLOCKEIGS_FORWARDER cublasStatus_t CUBLASWINAPI cublasCgemmStridedBatched(
+    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
+    const cuComplex* alpha, const cuComplex* A, int lda, long long int strideA, const cuComplex* B, int ldb,
+    long long int strideB, const cuComplex* beta, cuComplex* C, int ldc, long long int strideC, int batchCount) {
+  return table().cublasCgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB,
+                                           beta, C, ldc, strideC, batchCount);
+}
 BLOCKEIGS_FORWARDER cublasStatus_t CUBLASWINAPI cublasDgeam(cublasHandle_t handle, cublasOperation_t transa,
                                                             cublasOperation_t transb, int m, int n, const double* alpha,
                                                             const double* A, int lda, const double* beta,
@@ -289,6 +321,29 @@ BLOCKEIGS_FORWARDER cusolverStatus_t CUSOLVERAPI cusolverDnDpotrf(cusolverDnHand
                                                                   int n, double* A, int lda, double* work, int lwork,
                                                                   int* info) {
   return table().cusolverDnDpotrf(handle, uplo, n, A, lda, work, lwork, info);
+}
+BLOCKEIGS_FORWARDER cusolverStatus_t CUSOLVERAPI cusolverDnZheevd_bufferSize(cusolverDnHandle_t handle,
+                                                                             cusolverEigMode_t jobz,
+                                                                             cublasFillMode_t uplo, int n,
+                                                                             const cuDoubleComplex* A, int lda,
+                                                                             const double* W, int* lwork) {
+  return table().cusolverDnZheevd_bufferSize(handle, jobz, uplo, n, A, lda, W, lwork);
+}
+BLOCKEIGS_FORWARDER cusolverStatus_t CUSOLVERAPI cusolverDnZheevd(cusolverDnHandle_t handle, cusolverEigMode_t jobz,
+                                                                  cublasFillMode_t uplo, int n, cuDoubleComplex* A,
+                                                                  int lda, double* W, cuDoubleComplex* work, int lwork,
+                                                                  int* info) {
+  return table().cusolverDnZheevd(handle, jobz, uplo, n, A, lda, W, work, lwork, info);
+}
+BLOCKEIGS_FORWARDER cusolverStatus_t CUSOLVERAPI cusolverDnZpotrf_bufferSize(cusolverDnHandle_t handle,
+                                                                             cublasFillMode_t uplo, int n,
+                                                                             cuDoubleComplex* A, int lda, int* lwork) {
+  return table().cusolverDnZpotrf_bufferSize(handle, uplo, n, A, lda, lwork);
+}
+BLOCKEIGS_FORWARDER cusolverStatus_t CUSOLVERAPI cusolverDnZpotrf(cusolverDnHandle_t handle, cublasFillMode_t uplo,
+                                                                  int n, cuDoubleComplex* A, int lda,
+                                                                  cuDoubleComplex* work, int lwork, int* info) {
+  return table().cusolverDnZpotrf(handle, uplo, n, A, lda, work, lwork, info);
 }
 BLOCKEIGS_FORWARDER cusolverStatus_t CUSOLVERAPI cusolverDnXtrtri_bufferSize(cusolverDnHandle_t handle,
                                                                              cublasFillMode_t uplo,

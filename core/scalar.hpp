@@ -33,5 +33,10 @@ template <class T>
 inline constexpr bool is_complex_v = ScalarTraits<T>::complex;
 template <class T>
 inline constexpr int reals_per_value = is_complex_v<T> ? 2 : 1;
+// The scalar of the small dense matrices that go with blocks of T (Gram
+// matrices, coefficients): double for real blocks (an fp32 block's Gram
+// matrix is summed in fp64), complex double for complex ones.
+template <class T>
+using small_t = std::conditional_t<is_complex_v<T>, std::complex<double>, double>;
 
 }  // namespace blockeigs

@@ -6,8 +6,9 @@
 // Conventions:
 //  - All views of one call live in the same space (copy_block excepted); the
 //    context supplies the stream and the cuBLAS handle for device views.
-//  - Small matrices (Gram matrices, coefficient matrices) are HostMatrix:
-//    double, row-major, on the host, identical on every rank.
+//  - Small matrices (Gram matrices, coefficient matrices) are HostMatrixFor<T>:
+//    double (complex double for complex blocks), row-major, on the host,
+//    identical on every rank. For complex blocks X^T reads X^H throughout.
 //  - Reductions over ranks (gram, column_norms) are deterministic: each rank
 //    sums its rows in a fixed order, and ranks are combined by a fixed
 //    binomial tree rooted at rank 0 and then broadcast, so for a fixed rank
@@ -21,6 +22,7 @@
 
 #include <mpi.h>
 
+#include <complex>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -31,38 +33,48 @@
 #include "dense/dense.hpp"
 
 #include "core/host_device.hpp"
+#include "core/scalar.hpp"
 
 namespace blockeigs::solver {
 
-// A small dense matrix on the host: row-major, double.
-class HostMatrix {
+// A small dense matrix on the host: row-major, of double or complex double.
+template <class S>
+class HostMatrixOf {
  public:
-  HostMatrix() = default;
-  HostMatrix(std::int64_t rows, std::int64_t cols, double fill = 0.0)
+  using value_type = S;
+  HostMatrixOf() = default;
+  HostMatrixOf(std::int64_t rows, std::int64_t cols, S fill = S(0))
       : rows_(rows), cols_(cols), values_(static_cast<std::size_t>(rows * cols), fill) {}
-  static HostMatrix identity(std::int64_t n);
+  static HostMatrixOf identity(std::int64_t n);
 
   std::int64_t rows() const { return rows_; }
   std::int64_t cols() const { return cols_; }
-  double* data() { return values_.data(); }
-  const double* data() const { return values_.data(); }
-  std::vector<double>& values() { return values_; }
-  const std::vector<double>& values() const { return values_; }
-  double& operator()(std::int64_t i, std::int64_t j) { return values_[i * cols_ + j]; }
-  double operator()(std::int64_t i, std::int64_t j) const { return values_[i * cols_ + j]; }
+  S* data() { return values_.data(); }
+  const S* data() const { return values_.data(); }
+  std::vector<S>& values() { return values_; }
+  const std::vector<S>& values() const { return values_; }
+  S& operator()(std::int64_t i, std::int64_t j) { return values_[i * cols_ + j]; }
+  S operator()(std::int64_t i, std::int64_t j) const { return values_[i * cols_ + j]; }
 
   // Rows [r0, r0 + nr) and columns [c0, c0 + nc) as a new matrix.
-  HostMatrix block(std::int64_t r0, std::int64_t nr, std::int64_t c0, std::int64_t nc) const;
+  HostMatrixOf block(std::int64_t r0, std::int64_t nr, std::int64_t c0, std::int64_t nc) const;
 
  private:
   std::int64_t rows_ = 0;
   std::int64_t cols_ = 0;
-  std::vector<double> values_;
+  std::vector<S> values_;
 };
+using HostMatrix = HostMatrixOf<double>;
+using ComplexHostMatrix = HostMatrixOf<std::complex<double>>;
+// The small matrices of blocks of T.
+template <class T>
+using HostMatrixFor = HostMatrixOf<small_t<T>>;
 
-// A B and A^T B of small host matrices.
-HostMatrix multiply(const HostMatrix& A, const HostMatrix& B);
-HostMatrix transpose_times(const HostMatrix& A, const HostMatrix& B);
+// A B and A^T B (A^H B for complex matrices) of small host matrices.
+template <class S>
+HostMatrixOf<S> multiply(const HostMatrixOf<S>& A, const HostMatrixOf<S>& B);
+template <class S>
+HostMatrixOf<S> transpose_times(const HostMatrixOf<S>& A, const HostMatrixOf<S>& B);
 // C := alpha op(A) op(B) + beta C (op: the transpose where asked) on
 // row-major host blocks given by pointer and leading dimension (op(A) is
 // m x k, op(B) k x n): the same small products on blocks in place, without
@@ -70,6 +82,11 @@ HostMatrix transpose_times(const HostMatrix& A, const HostMatrix& B);
 void product(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n, std::int64_t k, const double* A,
              std::int64_t lda, const double* B, std::int64_t ldb, double beta, double* C, std::int64_t ldc,
              double alpha = 1.0);
+// The same for complex matrices, op the conjugate transpose.
+void product(bool adjoint_a, bool adjoint_b, std::int64_t m, std::int64_t n, std::int64_t k,
+             const std::complex<double>* A, std::int64_t lda, const std::complex<double>* B, std::int64_t ldb,
+             std::complex<double> beta, std::complex<double>* C, std::int64_t ldc,
+             std::complex<double> alpha = 1.0);
 
 // Columns [first, first + count) of a block, as a view with the same ld.
 template <class T>
@@ -110,16 +127,18 @@ inline constexpr int reduce_tag = 7301;
 // values := the sum over ranks of values, in a fixed order; the same bits on
 // every rank. Every rank passes the same count.
 void allreduce_sum(MPI_Comm comm, double* values, std::size_t count);
+void allreduce_sum(MPI_Comm comm, std::complex<double>* values, std::size_t count);
 
 // M from rank 0 to every rank, shape included (what the others held is
 // replaced).
-void broadcast(MPI_Comm comm, HostMatrix& M);
+template <class S>
+void broadcast(MPI_Comm comm, HostMatrixOf<S>& M);
 
 // X^T Y (k1 x k2) summed over ranks. X: local x k1, Y: local x k2; X may
 // come in two views (SplitColumns).
 template <class T>
-HostMatrix gram(const dense::Context& context, MPI_Comm comm, const std::type_identity_t<SplitColumns<T>>& X,
-                dense::ConstDenseView<T> Y);
+HostMatrixFor<T> gram(const dense::Context& context, MPI_Comm comm, const std::type_identity_t<SplitColumns<T>>& X,
+                      dense::ConstDenseView<T> Y);
 
 // X^T Y in two halves, so that device work queued between them runs while
 // the host waits: start_gram queues the product and its copy to the host (on
@@ -127,47 +146,51 @@ HostMatrix gram(const dense::Context& context, MPI_Comm comm, const std::type_id
 // waits for that result only, not for work queued after it, then reduces
 // over ranks. The same values as gram(). finish() is collective, and is
 // called once.
-class GramInFlight {
+template <class S>
+class GramInFlightOf {
  public:
   struct Transfer;  // the device half, when there is one
-  GramInFlight(MPI_Comm comm, HostMatrix local, std::unique_ptr<Transfer> transfer);
-  GramInFlight(GramInFlight&&) noexcept;
-  GramInFlight& operator=(GramInFlight&&) noexcept;
-  ~GramInFlight();
-  HostMatrix finish();
+  GramInFlightOf(MPI_Comm comm, HostMatrixOf<S> local, std::unique_ptr<Transfer> transfer);
+  GramInFlightOf(GramInFlightOf&&) noexcept;
+  GramInFlightOf& operator=(GramInFlightOf&&) noexcept;
+  ~GramInFlightOf();
+  HostMatrixOf<S> finish();
   // Blocks the queued product reads (temporaries of a conversion), released
   // by finish() once the product has arrived.
   void keep_until_finished(std::shared_ptr<void> resource) { kept_.push_back(std::move(resource)); }
 
  private:
   MPI_Comm comm_;
-  HostMatrix local_;
+  HostMatrixOf<S> local_;
   std::unique_ptr<Transfer> transfer_;
   std::vector<std::shared_ptr<void>> kept_;
 };
+using GramInFlight = GramInFlightOf<double>;
+template <class T>
+using GramInFlightFor = GramInFlightOf<small_t<T>>;
 
 // X in two views goes as start_gram_pair with no Y2.
 template <class T>
-GramInFlight start_gram(const dense::Context& context, MPI_Comm comm, const std::type_identity_t<SplitColumns<T>>& X,
-                        dense::ConstDenseView<T> Y);
+GramInFlightFor<T> start_gram(const dense::Context& context, MPI_Comm comm,
+                              const std::type_identity_t<SplitColumns<T>>& X, dense::ConstDenseView<T> Y);
 
 // X^T [Y1 Y2] (k1 x (Y1.cols + Y2.cols)): two Gram matrices with one left
 // side, as start_gram. X may come in two views (SplitColumns). On the
 // device, in fp64 and up to 96 columns of X and 64 of [Y1 Y2], X is read
 // once (solver/blocks/cuda/tall_skinny_gram.cu).
 template <class T>
-GramInFlight start_gram_pair(const dense::Context& context, MPI_Comm comm,
-                             const std::type_identity_t<SplitColumns<T>>& X, dense::ConstDenseView<T> Y1,
-                             dense::ConstDenseView<T> Y2);
+GramInFlightFor<T> start_gram_pair(const dense::Context& context, MPI_Comm comm,
+                                   const std::type_identity_t<SplitColumns<T>>& X, dense::ConstDenseView<T> Y1,
+                                   dense::ConstDenseView<T> Y2);
 
 // start_gram_pair with X's tail and Y1 in fp32: X^T [Y1 Y2] for LOBPCG's
 // [X P Z]^T [Z A Z] with its residual block Z in fp32 (lobpcg/search_block_ops.hpp).
 GramInFlight start_gram_pair(const dense::Context& context, MPI_Comm comm, const SplitColumns<double, float>& X,
                              dense::ConstDenseView<float> Y1, dense::ConstDenseView<double> Y2);
 
-// X^T X (k x k), exactly symmetric (syrk computes one triangle).
+// X^T X (k x k), exactly symmetric (Hermitian: syrk and herk compute one triangle).
 template <class T>
-HostMatrix gram(const dense::Context& context, MPI_Comm comm, dense::ConstDenseView<T> X);
+HostMatrixFor<T> gram(const dense::Context& context, MPI_Comm comm, dense::ConstDenseView<T> X);
 
 // Euclidean norm of every column over all ranks.
 template <class T>
@@ -198,19 +221,19 @@ ResidualNorms eigen_residuals(const dense::Context& context, MPI_Comm comm, dens
 // Y = alpha * X * S + beta * Y; X: local x k1, S: k1 x k2, Y: local x k2.
 // beta == 0: Y is not read. Y must not overlap X.
 template <class T>
-void block_update(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const HostMatrix& S, T beta,
+void block_update(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const HostMatrixFor<T>& S, T beta,
                   dense::DenseView<T> Y);
 // Y = V(:, first:) E + beta Y over the two views of V (E's rows are V's
 // columns from `first` on): a block_update for each view it reaches.
 template <class T>
 void split_update(const dense::Context& context, const std::type_identity_t<SplitColumns<T>>& V, std::int64_t first,
-                  const HostMatrix& E, T beta, dense::DenseView<T> Y);
+                  const HostMatrixFor<T>& E, T beta, dense::DenseView<T> Y);
 
 // Y = alpha * X * S + beta * Z (beta == 0: Z is not read): an update written
 // to a new block in one pass. Y may be Z, and must not otherwise overlap X or Z.
 template <class T>
-void block_combine(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const HostMatrix& S, T beta,
-                   dense::ConstDenseView<T> Z, dense::DenseView<T> Y);
+void block_combine(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const HostMatrixFor<T>& S,
+                   T beta, dense::ConstDenseView<T> Z, dense::DenseView<T> Y);
 
 // Y = X1 * S1 + X2 * S2 (X1: local x k1, S1: k1 x k, X2: local x k2,
 // S2: k2 x k, Y: local x k) in one pass where the device kernel applies: block
@@ -220,15 +243,15 @@ void block_combine(const dense::Context& context, T alpha, dense::ConstDenseView
 // x k, not overlapping the others) is used where the one-pass kernel does not
 // apply (the host, wide blocks).
 template <class T>
-void block_combine_pair(const dense::Context& context, dense::ConstDenseView<T> X1, const HostMatrix& S1,
-                        dense::ConstDenseView<T> X2, const HostMatrix& S2, dense::DenseView<T> Y,
+void block_combine_pair(const dense::Context& context, dense::ConstDenseView<T> X1, const HostMatrixFor<T>& S1,
+                        dense::ConstDenseView<T> X2, const HostMatrixFor<T>& S2, dense::DenseView<T> Y,
                         dense::DenseView<T> scratch);
 
 // W(:, 0:S.cols) = W * S, a change of basis in place (S.cols <= W.cols).
 // `scratch` (W's rows, at least S.cols columns) is used only where the
 // in-place kernel does not apply (the host, wide blocks).
 template <class T>
-void transform_in_place(const dense::Context& context, dense::DenseView<T> W, const HostMatrix& S,
+void transform_in_place(const dense::Context& context, dense::DenseView<T> W, const HostMatrixFor<T>& S,
                         dense::DenseView<T> scratch);
 
 // Y = alpha * X + beta * Y (beta == 0: Y is not read).
@@ -300,6 +323,19 @@ BLOCKEIGS_HOST_DEVICE constexpr std::uint64_t mix64(std::uint64_t x) {
 BLOCKEIGS_HOST_DEVICE constexpr double hash_uniform(std::uint64_t seed, std::int64_t row, std::int64_t col) {
   const std::uint64_t h = mix64(mix64(mix64(seed) ^ static_cast<std::uint64_t>(row)) ^ static_cast<std::uint64_t>(col));
   return static_cast<double>(h >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+// Entry (row, col) of a random block of T for `seed`: hash_uniform, and for
+// complex T a second, independent value for the imaginary part (columns 2 col
+// and 2 col + 1 of the hash).
+template <class T>
+T random_entry(std::uint64_t seed, std::int64_t row, std::int64_t col) {
+  if constexpr (is_complex_v<T>) {
+    return T(static_cast<real_t<T>>(hash_uniform(seed, row, 2 * col)),
+             static_cast<real_t<T>>(hash_uniform(seed, row, 2 * col + 1)));
+  } else {
+    return static_cast<T>(hash_uniform(seed, row, col));
+  }
 }
 
 }  // namespace blockeigs::solver

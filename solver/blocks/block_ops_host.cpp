@@ -20,15 +20,17 @@ namespace blockeigs::solver {
 
 using namespace host_support;
 
-HostMatrix HostMatrix::identity(std::int64_t n) {
-  HostMatrix I(n, n);
+template <class S>
+HostMatrixOf<S> HostMatrixOf<S>::identity(std::int64_t n) {
+  HostMatrixOf I(n, n);
   for (std::int64_t i = 0; i < n; ++i) I(i, i) = 1.0;
   return I;
 }
 
-HostMatrix HostMatrix::block(std::int64_t r0, std::int64_t nr, std::int64_t c0, std::int64_t nc) const {
+template <class S>
+HostMatrixOf<S> HostMatrixOf<S>::block(std::int64_t r0, std::int64_t nr, std::int64_t c0, std::int64_t nc) const {
   BLOCKEIGS_ASSERT(r0 >= 0 && c0 >= 0 && r0 + nr <= rows_ && c0 + nc <= cols_);
-  HostMatrix out(nr, nc);
+  HostMatrixOf out(nr, nc);
   for (std::int64_t i = 0; i < nr; ++i)
     for (std::int64_t j = 0; j < nc; ++j) out(i, j) = (*this)(r0 + i, c0 + j);
   return out;
@@ -54,23 +56,46 @@ void product(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n,
               int(n), int(k), alpha, A, int(lda), B, int(ldb), beta, C, int(ldc));
 }
 
-HostMatrix multiply(const HostMatrix& A, const HostMatrix& B) {
+void product(bool adjoint_a, bool adjoint_b, std::int64_t m, std::int64_t n, std::int64_t k,
+             const std::complex<double>* A, std::int64_t lda, const std::complex<double>* B, std::int64_t ldb,
+             std::complex<double> beta, std::complex<double>* C, std::int64_t ldc, std::complex<double> alpha) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) C[i * ldc + j] = beta == 0.0 ? 0.0 : beta * C[i * ldc + j];
+    return;
+  }
+  cblas_zgemm(CblasRowMajor, adjoint_a ? CblasConjTrans : CblasNoTrans, adjoint_b ? CblasConjTrans : CblasNoTrans,
+              int(m), int(n), int(k), &alpha, A, int(lda), B, int(ldb), &beta, C, int(ldc));
+}
+
+template <class S>
+HostMatrixOf<S> multiply(const HostMatrixOf<S>& A, const HostMatrixOf<S>& B) {
   BLOCKEIGS_ASSERT(A.cols() == B.rows());
-  HostMatrix C(A.rows(), B.cols());
-  product(false, false, C.rows(), C.cols(), A.cols(), A.data(), A.cols(), B.data(), B.cols(), 0.0, C.data(), C.cols());
+  HostMatrixOf<S> C(A.rows(), B.cols());
+  product(false, false, C.rows(), C.cols(), A.cols(), A.data(), A.cols(), B.data(), B.cols(), S(0), C.data(),
+          C.cols());
   return C;
 }
 
-HostMatrix transpose_times(const HostMatrix& A, const HostMatrix& B) {  // A^T B
+template <class S>
+HostMatrixOf<S> transpose_times(const HostMatrixOf<S>& A, const HostMatrixOf<S>& B) {  // A^T B, A^H B
   BLOCKEIGS_ASSERT(A.rows() == B.rows());
-  HostMatrix C(A.cols(), B.cols());
-  product(true, false, C.rows(), C.cols(), A.rows(), A.data(), A.cols(), B.data(), B.cols(), 0.0, C.data(), C.cols());
+  HostMatrixOf<S> C(A.cols(), B.cols());
+  product(true, false, C.rows(), C.cols(), A.rows(), A.data(), A.cols(), B.data(), B.cols(), S(0), C.data(), C.cols());
   return C;
 }
+
+template class HostMatrixOf<double>;
+template class HostMatrixOf<std::complex<double>>;
+template HostMatrix multiply(const HostMatrix&, const HostMatrix&);
+template ComplexHostMatrix multiply(const ComplexHostMatrix&, const ComplexHostMatrix&);
+template HostMatrix transpose_times(const HostMatrix&, const HostMatrix&);
+template ComplexHostMatrix transpose_times(const ComplexHostMatrix&, const ComplexHostMatrix&);
 
 template <class T>
-void block_update(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const HostMatrix& S, T beta,
-                  dense::DenseView<T> Y) {
+void block_update(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const HostMatrixFor<T>& S,
+                  T beta, dense::DenseView<T> Y) {
   require_same_space("block_update", X, Y);
   require_same_rows("block_update", X, Y);
   if (S.rows() != X.cols || S.cols() != Y.cols)
@@ -88,14 +113,14 @@ void block_update(const dense::Context& context, T alpha, dense::ConstDenseView<
         Y.data[i * Y.ld + j] = beta == T(0) ? T(0) : beta * Y.data[i * Y.ld + j];
     return;
   }
-  std::vector<T> s(S.values().begin(), S.values().end());
+  const std::vector<T> s(S.values().begin(), S.values().end());
   gemm_row_major<T>(CblasNoTrans, CblasNoTrans, Y.rows, Y.cols, X.cols, alpha, X.data, X.ld, s.data(), S.cols(), beta,
                     Y.data, Y.ld);
 }
 
 template <class T>
 void split_update(const dense::Context& context, const std::type_identity_t<SplitColumns<T>>& V, std::int64_t first,
-                  const HostMatrix& E, T beta, dense::DenseView<T> Y) {
+                  const HostMatrixFor<T>& E, T beta, dense::DenseView<T> Y) {
   BLOCKEIGS_ASSERT(E.rows() == V.cols() - first);
   const std::int64_t in_head = std::max<std::int64_t>(V.head.cols - first, 0);
   if (in_head > 0) {
@@ -109,8 +134,8 @@ void split_update(const dense::Context& context, const std::type_identity_t<Spli
 }
 
 template <class T>
-void block_combine(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const HostMatrix& S, T beta,
-                   dense::ConstDenseView<T> Z, dense::DenseView<T> Y) {
+void block_combine(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const HostMatrixFor<T>& S,
+                   T beta, dense::ConstDenseView<T> Z, dense::DenseView<T> Y) {
   require_same_space("block_combine", X, Y);
   require_same_space("block_combine", Z, Y);
   require_same_rows("block_combine", X, Y);
@@ -130,8 +155,8 @@ void block_combine(const dense::Context& context, T alpha, dense::ConstDenseView
 }
 
 template <class T>
-void block_combine_pair(const dense::Context& context, dense::ConstDenseView<T> X1, const HostMatrix& S1,
-                        dense::ConstDenseView<T> X2, const HostMatrix& S2, dense::DenseView<T> Y,
+void block_combine_pair(const dense::Context& context, dense::ConstDenseView<T> X1, const HostMatrixFor<T>& S1,
+                        dense::ConstDenseView<T> X2, const HostMatrixFor<T>& S2, dense::DenseView<T> Y,
                         dense::DenseView<T> scratch) {
   require_same_space("block_combine_pair", X1, Y);
   require_same_space("block_combine_pair", X2, Y);
@@ -142,7 +167,7 @@ void block_combine_pair(const dense::Context& context, dense::ConstDenseView<T> 
                                ", but S1 is ", S1.rows(), " x ", S1.cols(), " and S2 ", S2.rows(), " x ", S2.cols()));
   if (Y.rows == 0 || Y.cols == 0) return;
   // S = [S1; S2], the coefficients of [X1 X2].
-  HostMatrix S(S1.rows() + S2.rows(), Y.cols);
+  HostMatrixFor<T> S(S1.rows() + S2.rows(), Y.cols);
   std::copy(S1.values().begin(), S1.values().end(), S.values().begin());
   std::copy(S2.values().begin(), S2.values().end(), S.values().begin() + S1.values().size());
   if (on_device(Y.space) && device_ops::block_combine_pair(context, X1, X2, S.data(), Y)) return;
@@ -163,7 +188,7 @@ void block_combine_pair(const dense::Context& context, dense::ConstDenseView<T> 
 }
 
 template <class T>
-void transform_in_place(const dense::Context& context, dense::DenseView<T> W, const HostMatrix& S,
+void transform_in_place(const dense::Context& context, dense::DenseView<T> W, const HostMatrixFor<T>& S,
                         dense::DenseView<T> scratch) {
   if (S.rows() != W.cols || S.cols() > W.cols)
     throw Error(detail::concat("transform_in_place: W has ", W.cols, " columns, but S is ", S.rows(), " x ", S.cols()));
@@ -325,13 +350,13 @@ void permute_columns(const dense::Context& context, dense::DenseView<T> X, const
   }
 }
 
-// X(i, j) = the hash value of global entry (row(i), first_col + j).
+// X(i, j) = the hash value of global entry (row(i), first_col + j)
+// (random_entry: complex entries take two).
 template <class T, class RowOf>
 void fill_random_host(dense::DenseView<T> X, std::uint64_t seed, RowOf row, std::int64_t first_col) {
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < X.rows; ++i)
-    for (std::int64_t j = 0; j < X.cols; ++j)
-      X.data[i * X.ld + j] = static_cast<T>(hash_uniform(seed, row(i), first_col + j));
+    for (std::int64_t j = 0; j < X.cols; ++j) X.data[i * X.ld + j] = random_entry<T>(seed, row(i), first_col + j);
 }
 
 template <class T>
@@ -371,21 +396,21 @@ void apply_diagonal(const dense::Context& context, const T* d, dense::ConstDense
 }
 
 #define BLOCKEIGS_INSTANTIATE(T)                                                                                    \
-  template void block_update(const dense::Context&, T, dense::ConstDenseView<T>, const HostMatrix&, T,              \
+  template void block_update(const dense::Context&, T, dense::ConstDenseView<T>, const HostMatrixFor<T>&, T,        \
                              dense::DenseView<T>);                                                                  \
   template void split_update(const dense::Context&, const std::type_identity_t<SplitColumns<T>>&, std::int64_t,     \
-                             const HostMatrix&, T, dense::DenseView<T>);                                            \
+                             const HostMatrixFor<T>&, T, dense::DenseView<T>);                                      \
   template void axpby(const dense::Context&, T, dense::ConstDenseView<T>, T, dense::DenseView<T>);                  \
   template void column_axpby(const dense::Context&, const std::vector<double>&, dense::ConstDenseView<T>, T,        \
                              dense::DenseView<T>);                                                                  \
   template void scale_columns(const dense::Context&, const std::vector<double>&, dense::DenseView<T>);              \
   template void copy_block(const dense::Context&, dense::ConstDenseView<T>, dense::DenseView<T>);                   \
-  template void block_combine(const dense::Context&, T, dense::ConstDenseView<T>, const HostMatrix&, T,             \
+  template void block_combine(const dense::Context&, T, dense::ConstDenseView<T>, const HostMatrixFor<T>&, T,       \
                               dense::ConstDenseView<T>, dense::DenseView<T>);                                       \
-  template void block_combine_pair(const dense::Context&, dense::ConstDenseView<T>, const HostMatrix&,              \
-                                   dense::ConstDenseView<T>, const HostMatrix&, dense::DenseView<T>,                \
+  template void block_combine_pair(const dense::Context&, dense::ConstDenseView<T>, const HostMatrixFor<T>&,        \
+                                   dense::ConstDenseView<T>, const HostMatrixFor<T>&, dense::DenseView<T>,          \
                                    dense::DenseView<T>);                                                            \
-  template void transform_in_place(const dense::Context&, dense::DenseView<T>, const HostMatrix&,                   \
+  template void transform_in_place(const dense::Context&, dense::DenseView<T>, const HostMatrixFor<T>&,             \
                                    dense::DenseView<T>);                                                            \
   template void select_columns(const dense::Context&, dense::ConstDenseView<T>, const std::vector<std::int64_t>&,   \
                                dense::DenseView<T>);                                                                \
@@ -396,8 +421,7 @@ void apply_diagonal(const dense::Context& context, const T* d, dense::ConstDense
                                  std::int64_t);                                                                     \
   template void apply_diagonal(const dense::Context&, const T*, dense::ConstDenseView<T>, dense::DenseView<T>);
 
-BLOCKEIGS_INSTANTIATE(float)
-BLOCKEIGS_INSTANTIATE(double)
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_INSTANTIATE)
 #undef BLOCKEIGS_INSTANTIATE
 
 }  // namespace blockeigs::solver

@@ -6,6 +6,7 @@
 
 #include <cblas.h>
 
+#include <complex>
 #include <cstdint>
 #include <type_traits>
 
@@ -30,11 +31,19 @@ void require_same_rows(const char* what, const A& a, const B& b) {
   if (a.rows != b.rows) throw Error(detail::concat(what, ": blocks with ", a.rows, " and ", b.rows, " rows"));
 }
 
-// Row-major GEMM through CBLAS in T's precision.
+// Row-major GEMM through CBLAS in T's precision; for complex T a transpose
+// is the conjugate transpose (X^H Y is the complex Gram matrix).
 template <class T>
 void gemm_row_major(CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, std::int64_t m, std::int64_t n, std::int64_t k, T alpha,
                     const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c, std::int64_t ldc) {
-  if constexpr (std::is_same_v<T, double>)
+  const auto adjoint = [](CBLAS_TRANSPOSE t) { return t == CblasTrans ? CblasConjTrans : t; };
+  if constexpr (std::is_same_v<T, std::complex<double>>)
+    cblas_zgemm(CblasRowMajor, adjoint(ta), adjoint(tb), int(m), int(n), int(k), &alpha, a, int(lda), b, int(ldb),
+                &beta, c, int(ldc));
+  else if constexpr (std::is_same_v<T, std::complex<float>>)
+    cblas_cgemm(CblasRowMajor, adjoint(ta), adjoint(tb), int(m), int(n), int(k), &alpha, a, int(lda), b, int(ldb),
+                &beta, c, int(ldc));
+  else if constexpr (std::is_same_v<T, double>)
     cblas_dgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), alpha, a, int(lda), b, int(ldb), beta, c, int(ldc));
   else
     cblas_sgemm(CblasRowMajor, ta, tb, int(m), int(n), int(k), alpha, a, int(lda), b, int(ldb), beta, c, int(ldc));

@@ -30,11 +30,11 @@ std::unique_ptr<LocalGramTransfer> gram_pair_local_start(const dense::Context&, 
   not_compiled("start_gram_pair");
 }
 template <class T>
-void gram_local(const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>, double*) {
+void gram_local(const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>, small_t<T>*) {
   not_compiled("gram");
 }
 template <class T>
-void gram_self_local(const dense::Context&, dense::ConstDenseView<T>, double*) {
+void gram_self_local(const dense::Context&, dense::ConstDenseView<T>, small_t<T>*) {
   not_compiled("gram");
 }
 template <class T>
@@ -66,21 +66,21 @@ bool search_single_fits(std::int64_t, std::int64_t, std::int64_t, std::int64_t) 
 }
 double memory_bytes_per_sm_cycle(int) { not_compiled("memory_bytes_per_sm_cycle"); }
 template <class T>
-void block_update(const dense::Context&, T, dense::ConstDenseView<T>, const double*, T, dense::DenseView<T>) {
+void block_update(const dense::Context&, T, dense::ConstDenseView<T>, const small_t<T>*, T, dense::DenseView<T>) {
   not_compiled("block_update");
 }
 template <class T>
-bool block_combine(const dense::Context&, T, dense::ConstDenseView<T>, const double*, T, dense::ConstDenseView<T>,
-                   dense::DenseView<T>) {
+bool block_combine(const dense::Context&, T, dense::ConstDenseView<T>, const small_t<T>*, T,
+                   dense::ConstDenseView<T>, dense::DenseView<T>) {
   not_compiled("block_combine");
 }
 template <class T>
-bool transform_in_place(const dense::Context&, dense::DenseView<T>, const double*, std::int64_t) {
+bool transform_in_place(const dense::Context&, dense::DenseView<T>, const small_t<T>*, std::int64_t) {
   not_compiled("transform_in_place");
 }
 template <class T>
-bool block_combine_pair(const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>, const double*,
-                        dense::DenseView<T>) {
+bool block_combine_pair(const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>,
+                        const small_t<T>*, dense::DenseView<T>) {
   not_compiled("block_combine_pair");
 }
 template <class T>
@@ -130,23 +130,18 @@ void apply_diagonal(const dense::Context&, const T*, dense::ConstDenseView<T>, d
   template std::unique_ptr<LocalGramTransfer> gram_pair_local_start(                                                  \
       const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>, dense::ConstDenseView<T>,            \
       dense::ConstDenseView<T>);                                                                                      \
-  template void gram_local(const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>, double*);       \
-  template void gram_self_local(const dense::Context&, dense::ConstDenseView<T>, double*);                            \
+  template void gram_local(const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>, small_t<T>*);   \
+  template void gram_self_local(const dense::Context&, dense::ConstDenseView<T>, small_t<T>*);                        \
   template void column_sumsq_local(const dense::Context&, dense::ConstDenseView<T>, double*);                         \
   template void eigen_residuals_local(const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>,      \
                                       const double*, dense::DenseView<T>, const std::int64_t*, double*);              \
-  template bool ritz_update_local(const dense::Context&, dense::ConstDenseView<double>, dense::ConstDenseView<T>,     \
-                                  dense::ConstDenseView<double>, dense::ConstDenseView<double>, const double*,        \
-                                  const double*, dense::DenseView<double>, dense::DenseView<double>,                  \
-                                  dense::DenseView<T>, const std::int64_t*, std::int64_t, const double*,              \
-                                  const std::int64_t*, std::unique_ptr<LocalGramTransfer>&);                          \
-  template void block_update(const dense::Context&, T, dense::ConstDenseView<T>, const double*, T,                    \
+  template void block_update(const dense::Context&, T, dense::ConstDenseView<T>, const small_t<T>*, T,                \
                              dense::DenseView<T>);                                                                    \
-  template bool block_combine(const dense::Context&, T, dense::ConstDenseView<T>, const double*, T,                   \
+  template bool block_combine(const dense::Context&, T, dense::ConstDenseView<T>, const small_t<T>*, T,               \
                               dense::ConstDenseView<T>, dense::DenseView<T>);                                         \
-  template bool transform_in_place(const dense::Context&, dense::DenseView<T>, const double*, std::int64_t);          \
+  template bool transform_in_place(const dense::Context&, dense::DenseView<T>, const small_t<T>*, std::int64_t);      \
   template bool block_combine_pair(const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>,         \
-                                   const double*, dense::DenseView<T>);                                               \
+                                   const small_t<T>*, dense::DenseView<T>);                                           \
   template void axpby(const dense::Context&, T, dense::ConstDenseView<T>, T, dense::DenseView<T>);                    \
   template void column_axpby(const dense::Context&, const double*, dense::ConstDenseView<T>, T, dense::DenseView<T>); \
   template void scale_columns(const dense::Context&, const double*, dense::DenseView<T>);                             \
@@ -159,9 +154,18 @@ void apply_diagonal(const dense::Context&, const T*, dense::ConstDenseView<T>, d
                                  std::int64_t);                                                                       \
   template void apply_diagonal(const dense::Context&, const T*, dense::ConstDenseView<T>, dense::DenseView<T>);
 
-BLOCKEIGS_INSTANTIATE(float)
-BLOCKEIGS_INSTANTIATE(double)
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_INSTANTIATE)
 #undef BLOCKEIGS_INSTANTIATE
+
+#define BLOCKEIGS_RITZ_UPDATE(Ts)                                                                                  \
+  template bool ritz_update_local(const dense::Context&, dense::ConstDenseView<double>, dense::ConstDenseView<Ts>, \
+                                  dense::ConstDenseView<double>, dense::ConstDenseView<double>, const double*,     \
+                                  const double*, dense::DenseView<double>, dense::DenseView<double>,               \
+                                  dense::DenseView<Ts>, const std::int64_t*, std::int64_t, const double*,          \
+                                  const std::int64_t*, std::unique_ptr<LocalGramTransfer>&);
+BLOCKEIGS_RITZ_UPDATE(float)
+BLOCKEIGS_RITZ_UPDATE(double)
+#undef BLOCKEIGS_RITZ_UPDATE
 
 template void convert_block(const dense::Context&, dense::ConstDenseView<float>, dense::DenseView<double>);
 template void convert_block(const dense::Context&, dense::ConstDenseView<double>, dense::DenseView<float>);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <memory>
 #include <utility>
 
@@ -28,8 +29,17 @@ using namespace host_support;
 // does not depend on the OpenMP thread count.
 constexpr std::int64_t sum_chunk_rows = 1024;
 
+// |x|^2 of a real or complex value, in double.
 template <class T>
-std::vector<double> host_gram_local(dense::ConstDenseView<T> X, dense::ConstDenseView<T> Y) {
+double squared(T x) {
+  if constexpr (is_complex_v<T>)
+    return std::norm(std::complex<double>(x));
+  else
+    return double(x) * double(x);
+}
+
+template <class T>
+std::vector<small_t<T>> host_gram_local(dense::ConstDenseView<T> X, dense::ConstDenseView<T> Y) {
   std::vector<T> local(static_cast<std::size_t>(X.cols * Y.cols), T(0));
   if (X.rows > 0 && X.cols > 0 && Y.cols > 0)
     gemm_row_major<T>(CblasTrans, CblasNoTrans, X.cols, Y.cols, X.rows, T(1), X.data, X.ld, Y.data, Y.ld, T(0),
@@ -38,10 +48,22 @@ std::vector<double> host_gram_local(dense::ConstDenseView<T> X, dense::ConstDens
 }
 
 template <class T>
-std::vector<double> host_gram_self_local(dense::ConstDenseView<T> X) {
+std::vector<small_t<T>> host_gram_self_local(dense::ConstDenseView<T> X) {
   const std::int64_t k = X.cols;
   std::vector<T> local(static_cast<std::size_t>(k * k), T(0));
-  if (X.rows > 0 && k > 0) {
+  if (X.rows == 0 || k == 0) return {local.begin(), local.end()};
+  if constexpr (is_complex_v<T>) {  // one triangle by herk, the other its conjugate
+    if constexpr (std::is_same_v<T, std::complex<double>>)
+      cblas_zherk(CblasRowMajor, CblasUpper, CblasConjTrans, int(k), int(X.rows), 1.0, X.data, int(X.ld), 0.0,
+                  local.data(), int(k));
+    else
+      cblas_cherk(CblasRowMajor, CblasUpper, CblasConjTrans, int(k), int(X.rows), 1.0f, X.data, int(X.ld), 0.0f,
+                  local.data(), int(k));
+    for (std::int64_t i = 0; i < k; ++i) {
+      local[i * k + i] = local[i * k + i].real();
+      for (std::int64_t j = 0; j < i; ++j) local[i * k + j] = std::conj(local[j * k + i]);
+    }
+  } else {
     if constexpr (std::is_same_v<T, double>)
       cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, int(k), int(X.rows), 1.0, X.data, int(X.ld), 0.0, local.data(),
                   int(k));
@@ -64,10 +86,7 @@ std::vector<double> host_column_sumsq_local(dense::ConstDenseView<T> X) {
     double* out = partial.data() + c * k;
     const std::int64_t end = std::min(X.rows, (c + 1) * sum_chunk_rows);
     for (std::int64_t i = c * sum_chunk_rows; i < end; ++i)
-      for (std::int64_t j = 0; j < k; ++j) {
-        const double x = X.data[i * X.ld + j];
-        out[j] += x * x;
-      }
+      for (std::int64_t j = 0; j < k; ++j) out[j] += squared(X.data[i * X.ld + j]);
   }
   std::vector<double> sums(static_cast<std::size_t>(k), 0.0);
   for (std::int64_t c = 0; c < chunks; ++c)
@@ -94,8 +113,8 @@ std::vector<double> host_eigen_residuals_local(dense::ConstDenseView<T> X, dense
         const T x = X.data[i * X.ld + j];
         const T r = AX.data[i * AX.ld + j] - l[j] * x;
         R.data[i * R.ld + position[j]] = r;
-        out[j] += double(r) * double(r);
-        out[k + j] += double(x) * double(x);
+        out[j] += squared(r);
+        out[k + j] += squared(x);
       }
   }
   std::vector<double> sums(static_cast<std::size_t>(2 * k), 0.0);
@@ -121,11 +140,22 @@ std::vector<std::int64_t> checked_positions(const std::vector<std::int64_t>& pos
   return position;
 }
 
-void broadcast(MPI_Comm comm, HostMatrix& M) {
+template <class S>
+void broadcast(MPI_Comm comm, HostMatrixOf<S>& M) {
   std::int64_t shape[2] = {M.rows(), M.cols()};
   BLOCKEIGS_MPI_CHECK(MPI_Bcast(shape, 2, MPI_INT64_T, 0, comm));
-  if (shape[0] != M.rows() || shape[1] != M.cols()) M = HostMatrix(shape[0], shape[1]);
-  large_bcast(comm, M.data(), shape[0] * shape[1], 0);
+  if (shape[0] != M.rows() || shape[1] != M.cols()) M = HostMatrixOf<S>(shape[0], shape[1]);
+  if constexpr (is_complex_v<S>)
+    large_bcast(comm, reinterpret_cast<double*>(M.data()), 2 * shape[0] * shape[1], 0);
+  else
+    large_bcast(comm, M.data(), shape[0] * shape[1], 0);
+}
+template void broadcast(MPI_Comm, HostMatrix&);
+template void broadcast(MPI_Comm, ComplexHostMatrix&);
+
+// A complex sum is the sums of its parts.
+void allreduce_sum(MPI_Comm comm, std::complex<double>* values, std::size_t count) {
+  allreduce_sum(comm, reinterpret_cast<double*>(values), 2 * count);
 }
 
 void allreduce_sum(MPI_Comm comm, double* values, std::size_t count) {
@@ -151,59 +181,68 @@ void allreduce_sum(MPI_Comm comm, double* values, std::size_t count) {
   large_bcast(comm, values, static_cast<std::int64_t>(count), 0);
 }
 
-struct GramInFlight::Transfer {
+template <class S>
+struct GramInFlightOf<S>::Transfer {
   std::unique_ptr<device_ops::LocalGramTransfer> device;
 };
 
-GramInFlight::GramInFlight(MPI_Comm comm, HostMatrix local, std::unique_ptr<Transfer> transfer)
+template <class S>
+GramInFlightOf<S>::GramInFlightOf(MPI_Comm comm, HostMatrixOf<S> local, std::unique_ptr<Transfer> transfer)
     : comm_(comm), local_(std::move(local)), transfer_(std::move(transfer)) {}
-GramInFlight::GramInFlight(GramInFlight&&) noexcept = default;
-GramInFlight& GramInFlight::operator=(GramInFlight&&) noexcept = default;
-GramInFlight::~GramInFlight() = default;
+template <class S>
+GramInFlightOf<S>::GramInFlightOf(GramInFlightOf&&) noexcept = default;
+template <class S>
+GramInFlightOf<S>& GramInFlightOf<S>::operator=(GramInFlightOf&&) noexcept = default;
+template <class S>
+GramInFlightOf<S>::~GramInFlightOf() = default;
 
-HostMatrix GramInFlight::finish() {
-  if (transfer_ && transfer_->device) transfer_->device->wait(local_.data());
+template <class S>
+HostMatrixOf<S> GramInFlightOf<S>::finish() {
+  // The device delivers complex entries as pairs of doubles.
+  if (transfer_ && transfer_->device) transfer_->device->wait(reinterpret_cast<double*>(local_.data()));
   transfer_.reset();
   kept_.clear();
   allreduce_sum(comm_, local_.data(), local_.values().size());
   return std::move(local_);
 }
+template class GramInFlightOf<double>;
+template class GramInFlightOf<std::complex<double>>;
 
 template <class T>
-GramInFlight start_gram(const dense::Context& context, MPI_Comm comm,
-                        const std::type_identity_t<SplitColumns<T>>& split_x, dense::ConstDenseView<T> Y) {
+GramInFlightFor<T> start_gram(const dense::Context& context, MPI_Comm comm,
+                              const std::type_identity_t<SplitColumns<T>>& split_x, dense::ConstDenseView<T> Y) {
   if (split_x.tail.cols > 0) return start_gram_pair<T>(context, comm, split_x, Y, column_range(Y, 0, 0));
   const dense::ConstDenseView<T> X = split_x.head;
   require_same_space("gram", X, Y);
   require_same_rows("gram", X, Y);
-  HostMatrix local(X.cols, Y.cols);
-  auto transfer = std::make_unique<GramInFlight::Transfer>();
+  HostMatrixFor<T> local(X.cols, Y.cols);
+  auto transfer = std::make_unique<typename GramInFlightFor<T>::Transfer>();
   if (on_device(X.space)) {
     transfer->device = device_ops::gram_local_start(context, X, Y);
   } else {
     local.values() = host_gram_local(X, Y);
   }
-  return GramInFlight(comm, std::move(local), std::move(transfer));
+  return GramInFlightFor<T>(comm, std::move(local), std::move(transfer));
 }
 
 template <class T>
-GramInFlight start_gram_pair(const dense::Context& context, MPI_Comm comm,
-                             const std::type_identity_t<SplitColumns<T>>& X, dense::ConstDenseView<T> Y1,
-                             dense::ConstDenseView<T> Y2) {
+GramInFlightFor<T> start_gram_pair(const dense::Context& context, MPI_Comm comm,
+                                   const std::type_identity_t<SplitColumns<T>>& X, dense::ConstDenseView<T> Y1,
+                                   dense::ConstDenseView<T> Y2) {
   for (const auto& Y : {Y1, Y2})
     for (const auto& part : {X.head, X.tail}) {
       require_same_space("gram", part, Y);
       require_same_rows("gram", part, Y);
     }
   const std::int64_t k1 = Y1.cols, k2 = Y2.cols;
-  HostMatrix local(X.cols(), k1 + k2);
-  auto transfer = std::make_unique<GramInFlight::Transfer>();
+  HostMatrixFor<T> local(X.cols(), k1 + k2);
+  auto transfer = std::make_unique<typename GramInFlightFor<T>::Transfer>();
   if (on_device(X.head.space)) {
     transfer->device = device_ops::gram_pair_local_start(context, X.head, X.tail, Y1, Y2);
   } else {
     std::int64_t row = 0;
     for (const auto& part : {X.head, X.tail}) {
-      const std::vector<double> first = host_gram_local(part, Y1), second = host_gram_local(part, Y2);
+      const std::vector<small_t<T>> first = host_gram_local(part, Y1), second = host_gram_local(part, Y2);
       for (std::int64_t i = 0; i < part.cols; ++i) {
         for (std::int64_t j = 0; j < k1; ++j) local(row + i, j) = first[i * k1 + j];
         for (std::int64_t j = 0; j < k2; ++j) local(row + i, k1 + j) = second[i * k2 + j];
@@ -211,7 +250,7 @@ GramInFlight start_gram_pair(const dense::Context& context, MPI_Comm comm,
       row += part.cols;
     }
   }
-  return GramInFlight(comm, std::move(local), std::move(transfer));
+  return GramInFlightFor<T>(comm, std::move(local), std::move(transfer));
 }
 
 GramInFlight start_gram_pair(const dense::Context& context, MPI_Comm comm, const SplitColumns<double, float>& X,
@@ -247,14 +286,14 @@ GramInFlight start_gram_pair(const dense::Context& context, MPI_Comm comm, const
 }
 
 template <class T>
-HostMatrix gram(const dense::Context& context, MPI_Comm comm, const std::type_identity_t<SplitColumns<T>>& X,
-                dense::ConstDenseView<T> Y) {
+HostMatrixFor<T> gram(const dense::Context& context, MPI_Comm comm, const std::type_identity_t<SplitColumns<T>>& X,
+                      dense::ConstDenseView<T> Y) {
   return start_gram<T>(context, comm, X, Y).finish();
 }
 
 template <class T>
-HostMatrix gram(const dense::Context& context, MPI_Comm comm, dense::ConstDenseView<T> X) {
-  HostMatrix G(X.cols, X.cols);
+HostMatrixFor<T> gram(const dense::Context& context, MPI_Comm comm, dense::ConstDenseView<T> X) {
+  HostMatrixFor<T> G(X.cols, X.cols);
   if (on_device(X.space)) {
     device_ops::gram_self_local(context, X, G.data());
   } else {
@@ -307,21 +346,21 @@ ResidualNorms residual_norms_from_sums(MPI_Comm comm, std::vector<double> sums, 
   return norms;
 }
 
-#define BLOCKEIGS_INSTANTIATE(T)                                                                                       \
-  template GramInFlight start_gram(const dense::Context&, MPI_Comm, const std::type_identity_t<SplitColumns<T>>&,      \
-                                   dense::ConstDenseView<T>);                                                          \
-  template GramInFlight start_gram_pair(const dense::Context&, MPI_Comm, const std::type_identity_t<SplitColumns<T>>&, \
-                                        dense::ConstDenseView<T>, dense::ConstDenseView<T>);                           \
-  template HostMatrix gram(const dense::Context&, MPI_Comm, const std::type_identity_t<SplitColumns<T>>&,              \
-                           dense::ConstDenseView<T>);                                                                  \
-  template HostMatrix gram(const dense::Context&, MPI_Comm, dense::ConstDenseView<T>);                                 \
+#define BLOCKEIGS_INSTANTIATE(T)                                                                                      \
+  template GramInFlightFor<T> start_gram(const dense::Context&, MPI_Comm,                                             \
+                                         const std::type_identity_t<SplitColumns<T>>&, dense::ConstDenseView<T>);     \
+  template GramInFlightFor<T> start_gram_pair(const dense::Context&, MPI_Comm,                                        \
+                                              const std::type_identity_t<SplitColumns<T>>&, dense::ConstDenseView<T>, \
+                                              dense::ConstDenseView<T>);                                              \
+  template HostMatrixFor<T> gram(const dense::Context&, MPI_Comm, const std::type_identity_t<SplitColumns<T>>&,       \
+                                 dense::ConstDenseView<T>);                                                           \
+  template HostMatrixFor<T> gram(const dense::Context&, MPI_Comm, dense::ConstDenseView<T>);                          \
   template std::vector<double> column_norms(const dense::Context&, MPI_Comm, dense::ConstDenseView<T>);                \
   template ResidualNorms eigen_residuals(const dense::Context&, MPI_Comm, dense::ConstDenseView<T>,                    \
                                          dense::ConstDenseView<T>, const std::vector<double>&, dense::DenseView<T>,    \
                                          const std::vector<std::int64_t>&);
 
-BLOCKEIGS_INSTANTIATE(float)
-BLOCKEIGS_INSTANTIATE(double)
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_INSTANTIATE)
 #undef BLOCKEIGS_INSTANTIATE
 
 }  // namespace blockeigs::solver

@@ -8,6 +8,7 @@ namespace blockeigs::solver {
 
 // Nothing to hold: the constructors throw.
 struct DeviceSymmetricEigen::State {};
+struct DeviceSymmetricEigen::ComplexState {};
 struct DeviceCholeskyInverse::State {};
 
 DeviceSymmetricEigen::DeviceSymmetricEigen(const dense::Context&) { throw NotCompiled("DeviceSymmetricEigen", "CUDA"); }
@@ -18,6 +19,10 @@ SymmetricEigen DeviceSymmetricEigen::operator()(const HostMatrix&, std::int64_t,
   throw NotCompiled("DeviceSymmetricEigen", "CUDA");
 }
 
+HermitianEigen DeviceSymmetricEigen::operator()(const ComplexHostMatrix&, std::int64_t, std::int64_t) {
+  throw NotCompiled("DeviceSymmetricEigen", "CUDA");
+}
+
 DeviceCholeskyInverse::DeviceCholeskyInverse(const dense::Context&) {
   throw NotCompiled("DeviceCholeskyInverse", "CUDA");
 }
@@ -25,6 +30,10 @@ DeviceCholeskyInverse::DeviceCholeskyInverse(const dense::Context&) {
 DeviceCholeskyInverse::~DeviceCholeskyInverse() = default;
 
 bool DeviceCholeskyInverse::operator()(const HostMatrix&, HostMatrix&) {
+  throw NotCompiled("DeviceCholeskyInverse", "CUDA");
+}
+
+bool DeviceCholeskyInverse::operator()(const ComplexHostMatrix&, ComplexHostMatrix&) {
   throw NotCompiled("DeviceCholeskyInverse", "CUDA");
 }
 

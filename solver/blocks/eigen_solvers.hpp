@@ -21,20 +21,30 @@ inline constexpr std::int64_t lapack_eigen_min_rows = 160;
 // non-finite entries or where it does not converge.
 SymmetricEigen lapack_symmetric_eigen(const HostMatrix& M, std::int64_t first, std::int64_t count);
 
+// LAPACK's zheevd with the same contract for a Hermitian matrix (its lower
+// triangle read).
+HermitianEigen lapack_hermitian_eigen(const ComplexHostMatrix& M, std::int64_t first, std::int64_t count);
+
 // A solver for problems of up to `rows` rows made for `context`: cuSOLVER's
 // from device_eigen_min_rows on a CUDA context, LAPACK's from
-// lapack_eigen_min_rows elsewhere, our own below; each call picks by its own size.
-SymmetricEigenSolver projected_eigen_solver(const dense::Context& context, std::int64_t rows);
+// lapack_eigen_min_rows elsewhere, our own below; each call picks by its own
+// size. Hermitian problems (S complex): cuSOLVER's zheevd, else LAPACK's.
+template <class S = double>
+EigenSolverOf<S> projected_eigen_solver(const dense::Context& context, std::int64_t rows);
 
-// U^-1 for the upper Cholesky factor U of G = U^T U (G symmetric, row-major, its upper triangle read; the
-// inverse's strictly lower part zero); false where G is not positive definite to the factorisation.
-using CholeskyInverse = std::function<bool(const HostMatrix& G, HostMatrix& inverse)>;
+// U^-1 for the upper Cholesky factor U of G = U^T U (G = U^H U for Hermitian G; row-major, its upper triangle
+// read; the inverse's strictly lower part zero); false where G is not positive definite to the factorisation.
+template <class S>
+using CholeskyInverseOf = std::function<bool(const HostMatrixOf<S>& G, HostMatrixOf<S>& inverse)>;
+using CholeskyInverse = CholeskyInverseOf<double>;
 
-// LAPACK's dpotrf and dtrtri on the host.
+// LAPACK's dpotrf and dtrtri on the host (zpotrf and ztrtri for complex G).
 bool lapack_cholesky_inverse(const HostMatrix& G, HostMatrix& inverse);
+bool lapack_cholesky_inverse(const ComplexHostMatrix& G, ComplexHostMatrix& inverse);
 
 // A factoriser for problems of up to `rows` rows made for `context`: cuSOLVER's on a CUDA context from
 // device_cholesky_min_rows (device_cholesky.hpp), LAPACK's below and elsewhere; each call picks by its size.
-CholeskyInverse cholesky_inverse_solver(const dense::Context& context, std::int64_t rows);
+template <class S = double>
+CholeskyInverseOf<S> cholesky_inverse_solver(const dense::Context& context, std::int64_t rows);
 
 }  // namespace blockeigs::solver

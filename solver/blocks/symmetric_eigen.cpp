@@ -356,6 +356,19 @@ void full_symmetric_copy(const HostMatrix& M, double* out) {
     }
 }
 
+void full_hermitian_copy(const ComplexHostMatrix& M, std::complex<double>* out) {
+  const std::int64_t n = M.rows();
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j <= i; ++j) {
+      const std::complex<double> v = i == j ? std::complex<double>(M(i, i).real()) : M(i, j);
+      if (!std::isfinite(v.real()) || !std::isfinite(v.imag()))
+        throw Error(detail::concat("small Hermitian eigenproblem (", n, " x ", n, "): entry (", i, ", ", j,
+                                   ") is not finite"));
+      out[j * n + i] = v;             // (i, j), column-major
+      out[i * n + j] = std::conj(v);  // (j, i)
+    }
+}
+
 SymmetricEigen symmetric_eigen(const HostMatrix& M, std::int64_t first, std::int64_t count) {
   const std::int64_t n = M.rows();
   BLOCKEIGS_ASSERT(M.cols() == n && first >= 0 && count >= 0 && first + count <= n);

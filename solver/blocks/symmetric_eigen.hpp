@@ -19,6 +19,7 @@
 // against dsyevd: docs/benchmarks/solvers.md#host-window.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -77,10 +78,15 @@ BLOCKEIGS_SMALL_DENSE_INLINE inline void by_column_blocks(std::int64_t cols, Blo
 
 }  // namespace small_dense
 
-struct SymmetricEigen {
+// Eigenpairs of a small symmetric (S = double) or Hermitian (S = complex
+// double) matrix: real eigenvalues, vectors of S.
+template <class S>
+struct EigenOf {
   std::vector<double> values;  // all n eigenvalues, ascending
-  HostMatrix vectors;          // n x count, orthonormal columns: column c belongs to values[first + c]
+  HostMatrixOf<S> vectors;     // n x count, orthonormal columns: column c belongs to values[first + c]
 };
+using SymmetricEigen = EigenOf<double>;
+using HermitianEigen = EigenOf<std::complex<double>>;
 
 // M is n x n; only its lower triangle is read. The eigenvectors of the
 // ascending eigenvalues [first, first + count) are returned. Deterministic:
@@ -93,9 +99,16 @@ SymmetricEigen symmetric_eigen(const HostMatrix& M, std::int64_t first, std::int
 // doubles; row-major, so column-major too); throws Error naming the first
 // entry that is not finite.
 void full_symmetric_copy(const HostMatrix& M, double* out);
+// The n x n Hermitian matrix whose lower triangle is M's (the diagonal's real
+// parts), column-major into `out`; throws Error on an entry that is not finite.
+void full_hermitian_copy(const ComplexHostMatrix& M, std::complex<double>* out);
 
 // A solver with symmetric_eigen's contract, where a caller solves elsewhere
-// (LOBPCG: large projected problems on the device, device_symmetric_eigen.hpp).
-using SymmetricEigenSolver = std::function<SymmetricEigen(const HostMatrix& M, std::int64_t first, std::int64_t count)>;
+// (LOBPCG: large projected problems on the device, device_symmetric_eigen.hpp);
+// for Hermitian matrices the same contract on complex ones.
+template <class S>
+using EigenSolverOf = std::function<EigenOf<S>(const HostMatrixOf<S>& M, std::int64_t first, std::int64_t count)>;
+using SymmetricEigenSolver = EigenSolverOf<double>;
+using HermitianEigenSolver = EigenSolverOf<std::complex<double>>;
 
 }  // namespace blockeigs::solver

@@ -40,7 +40,7 @@ std::int64_t chebyshev_filter(LinearOperator<T>& A, const FilterInterval& interv
   if (!(e > 0) || !(interval.lowest < c))
     throw Error(detail::concat("chebyshev_filter: the interval [", interval.a, ", ", interval.b, "] with lowest ",
                                interval.lowest, " is empty or inverted"));
-  const auto s = static_cast<T>(interval.sign);
+  const double s = interval.sign;
   // Columns still filtered at step i (those whose degree is at least i): a prefix.
   const auto width = [&](int i) {
     return static_cast<std::int64_t>(std::count_if(degrees.begin(), degrees.end(), [i](int d) { return d >= i; }));
@@ -79,9 +79,10 @@ std::int64_t chebyshev_filter(LinearOperator<T>& A, const FilterInterval& interv
   return products;
 }
 
-template std::int64_t chebyshev_filter(LinearOperator<float>&, const FilterInterval&, const std::vector<int>&,
-                                       dense::DenseView<float>, dense::DenseView<float>);
-template std::int64_t chebyshev_filter(LinearOperator<double>&, const FilterInterval&, const std::vector<int>&,
-                                       dense::DenseView<double>, dense::DenseView<double>);
+#define BLOCKEIGS_FILTER(T)                                                                                    \
+  template std::int64_t chebyshev_filter(LinearOperator<T>&, const FilterInterval&, const std::vector<int>&, \
+                                         dense::DenseView<T>, dense::DenseView<T>);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_FILTER)
+#undef BLOCKEIGS_FILTER
 
 }  // namespace blockeigs::solver

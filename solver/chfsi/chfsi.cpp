@@ -77,7 +77,10 @@ class ChfsiIteration {
   void filter(const FilterPlan& plan);  // the active columns, sorted by precision and degree
   // The filter of V's columns [0, w) of the active ones in fp32: rounded, filtered, widened back.
   void filter_single(const std::vector<int>& sorted, std::int64_t w);
+  void filter_single_fp64(const std::vector<int>& sorted, std::int64_t w);
   void report(int iteration, int passing, bool last);
+  // The caller's hook between iterations (checkpoints, interrupts); true: stop here.
+  bool between_iterations(int iteration);
   LobpcgResult<T> finish(int iteration, LobpcgStop stop);
 
   dense::DenseView<T> active(dense::DenseBlock<T>& B) { return column_range(B.view(), locked_, m_ - locked_); }
@@ -99,8 +102,8 @@ class ChfsiIteration {
   std::int64_t locked_ = 0;
   FilterInterval interval_;
   double norm_a_ = 0;  // ||A||_est for the backward test: a lower bound (Lanczos' and the Ritz values' largest |value|)
-  SymmetricEigenSolver eigen_;
-  CholeskyInverse factor_;  // CholQR's
+  EigenSolverOf<small_t<T>> eigen_;
+  CholeskyInverseOf<small_t<T>> factor_;  // CholQR's
   std::int64_t filter_products_ = 0;
   LobpcgTimings time_;
   PhaseTimer clock_;
@@ -122,11 +125,11 @@ void ChfsiIteration<T>::rayleigh_ritz() {
   const std::int64_t ma = V.cols;
   A_.apply(static_cast<T>(sign_), dense::ConstDenseView<T>(V), T(0), W);
   clock_.to(time_.spmm);
-  HostMatrix H = gram<T>(ctx_, comm_, dense::ConstDenseView<T>(V), dense::ConstDenseView<T>(W));
+  HostMatrixFor<T> H = gram<T>(ctx_, comm_, dense::ConstDenseView<T>(V), dense::ConstDenseView<T>(W));
   clock_.to(time_.rayleigh_ritz);
   // The projected problem on rank 0 (its device where it has one), values and vectors to every rank.
   HostMatrix values;
-  const HostMatrix Q = projected_eigenpairs(comm_, H, eigen_, ma, values);
+  const HostMatrixFor<T> Q = projected_eigenpairs(comm_, H, eigen_, ma, values);
   clock_.to(time_.small_eigenproblem);
   transform_in_place(ctx_, V, Q, S);
   clock_.to(time_.rayleigh_ritz);
@@ -220,6 +223,15 @@ void ChfsiIteration<T>::filter(const FilterPlan& plan) {
 
 template <class T>
 void ChfsiIteration<T>::filter_single(const std::vector<int>& sorted, std::int64_t w) {
+  if constexpr (!std::is_same_v<T, double>) {
+    BLOCKEIGS_ASSERT(!"the mixed filter is for fp64 blocks");
+  } else {
+    filter_single_fp64(sorted, w);
+  }
+}
+
+template <class T>
+void ChfsiIteration<T>::filter_single_fp64(const std::vector<int>& sorted, std::int64_t w) {
   if (single_V_.cols() < w) {  // made once, at the widest fp32 share (the first filter's)
     single_V_ = dense::DenseBlock<float>(ctx_.space(), n_, w);
     single_S_ = dense::DenseBlock<float>(ctx_.space(), n_, w);
@@ -273,8 +285,8 @@ LobpcgResult<T> ChfsiIteration<T>::run(std::optional<dense::ConstDenseView<T>> s
   const SpectrumEstimate bounds = lanczos_bounds(A_, sign_, lanczos_steps_, options_.seed + 1, comm_);
   interval_ = {bounds.lowest_ritz, bounds.upper_bound, bounds.upper_bound, sign_};
   norm_a_ = std::max(std::abs(bounds.lowest_ritz), std::abs(bounds.top_ritz));
-  eigen_ = projected_eigen_solver(ctx_, m_);
-  factor_ = cholesky_inverse_solver(ctx_, m_);
+  eigen_ = projected_eigen_solver<small_t<T>>(ctx_, m_);
+  factor_ = cholesky_inverse_solver<small_t<T>>(ctx_, m_);
   clock_.to(time_.spmm);
   start_block(start);
   rayleigh_ritz();
@@ -287,23 +299,28 @@ LobpcgResult<T> ChfsiIteration<T>::run(std::optional<dense::ConstDenseView<T>> s
     report(iteration, passing, last);
     if (done) stop = LobpcgStop::converged;
     if (last) break;
-    if (options_.between_iterations) {
-      const std::vector<double> values = [&] {
-        std::vector<double> v;
-        for (const double t : theta_) v.push_back(sign_ * t);
-        return v;
-      }();
-      LobpcgIterate it{iteration, static_cast<int>(m_), values, [&] { return host_doubles<T>(V_.cview()); }};
-      if (options_.between_iterations(it)) {
-        stop = LobpcgStop::interrupted;
-        break;
-      }
+    if (between_iterations(iteration)) {
+      stop = LobpcgStop::interrupted;
+      break;
     }
     clock_.to(time_.other);
     filter(plan(iteration == 0));
     rayleigh_ritz();
   }
   return finish(iteration, stop);
+}
+
+template <class T>
+bool ChfsiIteration<T>::between_iterations(int iteration) {
+  if constexpr (is_complex_v<T>) {  // refused at the entry
+    return false;
+  } else {
+    if (!options_.between_iterations) return false;
+    std::vector<double> values;
+    for (const double t : theta_) values.push_back(sign_ * t);
+    LobpcgIterate it{iteration, static_cast<int>(m_), values, [&] { return host_doubles<T>(V_.cview()); }};
+    return options_.between_iterations(it);
+  }
 }
 
 template <class T>
@@ -361,14 +378,17 @@ LobpcgResult<T> chebyshev_filter_eigs(LinearOperator<T>& A, const LobpcgOptions&
   const int m = lobpcg_detail::validate_options(A, checked, start, false);
   if (tuning.first_degree < 0 || tuning.max_degree < 0 || tuning.lanczos_steps < 0 || tuning.guard_degree_percent < 0)
     fail_input("Chebyshev filter: its degrees and Lanczos steps must be 0 (automatic) or positive");
+  if (is_complex_v<T> && options.between_iterations)
+    fail_input("Chebyshev filter: checkpoints and interrupts between iterations take real blocks only");
   ChfsiIteration<T> iteration(A, options, tuning, m);
-  iteration.use_single(filter_mixed(options.search_precision, A.context().space(), sizeof(T)));
+  iteration.use_single(!is_complex_v<T> && filter_mixed(options.search_precision, A.context().space(), sizeof(T)));
   return iteration.run(start, t_begin);
 }
 
-template LobpcgResult<float> chebyshev_filter_eigs(LinearOperator<float>&, const LobpcgOptions&, const FilterTuning&,
-                                                   std::optional<dense::ConstDenseView<float>>);
-template LobpcgResult<double> chebyshev_filter_eigs(LinearOperator<double>&, const LobpcgOptions&, const FilterTuning&,
-                                                    std::optional<dense::ConstDenseView<double>>);
+#define BLOCKEIGS_CHFSI(T)                                                                                     \
+  template LobpcgResult<T> chebyshev_filter_eigs(LinearOperator<T>&, const LobpcgOptions&, const FilterTuning&, \
+                                                 std::optional<dense::ConstDenseView<T>>);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_CHFSI)
+#undef BLOCKEIGS_CHFSI
 
 }  // namespace blockeigs::solver

@@ -23,13 +23,15 @@ namespace blockeigs::solver {
 // `scratch` has V's rows and at least V.cols - first columns. Collective over `comm`
 // (a communicator no one else receives on); the small factorisations on rank
 // 0 by `factor` (empty: LAPACK on the host), broadcast.
+// Complex blocks are made orthonormal in the Hermitian inner product.
 template <class T>
 void chfsi_orthonormalize(const dense::Context& context, MPI_Comm comm, dense::DenseView<T> V, std::int64_t first,
-                          dense::DenseView<T> scratch, const CholeskyInverse& factor = {});
+                          dense::DenseView<T> scratch, const CholeskyInverseOf<small_t<T>>& factor = {});
 
-// The eigenpairs of the projected matrix H (m x m, symmetrised first) by `eigen` on rank 0, its values into
-// `values` (1 x m) and its vectors returned, both on every rank. Collective over `comm`.
-HostMatrix projected_eigenpairs(MPI_Comm comm, HostMatrix& H, const SymmetricEigenSolver& eigen, std::int64_t m,
-                                HostMatrix& values);
+// The eigenpairs of the projected matrix H (m x m, symmetrised first; made Hermitian where complex) by `eigen`
+// on rank 0, its values into `values` (1 x m) and its vectors returned, both on every rank. Collective over `comm`.
+template <class S>
+HostMatrixOf<S> projected_eigenpairs(MPI_Comm comm, HostMatrixOf<S>& H, const EigenSolverOf<S>& eigen, std::int64_t m,
+                                     HostMatrix& values);
 
 }  // namespace blockeigs::solver

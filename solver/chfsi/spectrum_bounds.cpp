@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <vector>
 
 #include "solver/blocks/block_ops.hpp"
@@ -24,7 +25,7 @@ SpectrumEstimate lanczos_bounds(LinearOperator<T>& A, int sign, int steps, std::
   for (int j = 0; j < steps; ++j) {
     A.apply(static_cast<T>(sign), q.cview(), T(0), w.view());  // w = s A q
     ++out.products;
-    const double a = gram<T>(ctx, comm, q.cview(), w.cview())(0, 0);
+    const double a = std::real(gram<T>(ctx, comm, q.cview(), w.cview())(0, 0));  // real for a Hermitian A
     axpby(ctx, static_cast<T>(-a), q.cview(), T(1), w.view());
     axpby(ctx, static_cast<T>(-b), previous.cview(), T(1), w.view());
     alpha.push_back(a);
@@ -49,7 +50,8 @@ SpectrumEstimate lanczos_bounds(LinearOperator<T>& A, int sign, int steps, std::
   return out;
 }
 
-template SpectrumEstimate lanczos_bounds(LinearOperator<float>&, int, int, std::uint64_t, MPI_Comm);
-template SpectrumEstimate lanczos_bounds(LinearOperator<double>&, int, int, std::uint64_t, MPI_Comm);
+#define BLOCKEIGS_BOUNDS(T) template SpectrumEstimate lanczos_bounds(LinearOperator<T>&, int, int, std::uint64_t, MPI_Comm);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_BOUNDS)
+#undef BLOCKEIGS_BOUNDS
 
 }  // namespace blockeigs::solver

@@ -17,8 +17,9 @@ template <class T>
 bool LobpcgResult<T>::all_converged() const {
   return std::all_of(converged.begin(), converged.end(), [](bool c) { return c; });
 }
-template struct LobpcgResult<float>;
-template struct LobpcgResult<double>;
+#define BLOCKEIGS_RESULT(T) template struct LobpcgResult<T>;
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_RESULT)
+#undef BLOCKEIGS_RESULT
 
 int default_block_size(int k, std::int64_t global_rows) {
   const int guard = std::max(2, (k + 3) / 4);
@@ -146,8 +147,9 @@ void mark_tests(double tolerance, LobpcgResult<T>& result) {
     result.passes_backward.push_back(r <= tolerance * (result.norm_estimate + lambda) * bx);
   }
 }
-template void mark_tests(double, LobpcgResult<float>&);
-template void mark_tests(double, LobpcgResult<double>&);
+#define BLOCKEIGS_MARK_TESTS(T) template void mark_tests(double, LobpcgResult<T>&);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_MARK_TESTS)
+#undef BLOCKEIGS_MARK_TESTS
 
 int automatic_recompute_interval(double eps, double norm_a, double tolerance, StoppingTest test,
                                  const std::vector<double>& lambda, const std::vector<double>& x_norm, int k) {
@@ -198,10 +200,11 @@ bool search_drift_due(double unit_roundoff, double residual_sum, const std::vect
   return std::isfinite(smallest) && unit_roundoff * residual_sum >= search_drift_fraction * smallest;
 }
 
-template int validate_options(const LinearOperator<float>&, const LobpcgOptions&,
-                              const std::optional<dense::ConstDenseView<float>>&, bool);
-template int validate_options(const LinearOperator<double>&, const LobpcgOptions&,
-                              const std::optional<dense::ConstDenseView<double>>&, bool);
+#define BLOCKEIGS_VALIDATE(T)                                                   \
+  template int validate_options(const LinearOperator<T>&, const LobpcgOptions&, \
+                                const std::optional<dense::ConstDenseView<T>>&, bool);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_VALIDATE)
+#undef BLOCKEIGS_VALIDATE
 
 }  // namespace lobpcg_detail
 const char* to_string(LobpcgStop stop) {

@@ -35,6 +35,15 @@ __host__ __device__ __forceinline__ DeviceComplex<R> operator*(DeviceComplex<R> 
   return {::fma(a.re, b.re, -a.im * b.im), ::fma(a.re, b.im, a.im * b.re)};
 }
 template <class R>
+__host__ __device__ __forceinline__ DeviceComplex<R> operator-(DeviceComplex<R> a, DeviceComplex<R> b) {
+  return {a.re - b.re, a.im - b.im};
+}
+// A real times a complex value: each part once (no products with a zero imaginary part).
+template <class R>
+__host__ __device__ __forceinline__ DeviceComplex<R> operator*(R a, DeviceComplex<R> b) {
+  return {a * b.re, a * b.im};
+}
+template <class R>
 __host__ __device__ __forceinline__ bool operator==(DeviceComplex<R> a, DeviceComplex<R> b) {
   return a.re == b.re && a.im == b.im;
 }

@@ -19,11 +19,17 @@
 #include "solver/blocks/cuda/narrow_block_kernels.hpp"
 #include "spmm/cuda/cuda_check.hpp"
 #include "spmm/cuda/dense_kernels.hpp"
+#include "spmm/cuda/device_complex.cuh"
 
 namespace blockeigs::solver::device_ops {
 namespace {
 
 using namespace support;
+// Complex blocks reach the kernels as DeviceComplex values (device_t<T>);
+// real ones as they are.
+using spmm::cuda::device_pointer;
+using spmm::cuda::device_t;
+using spmm::cuda::to_device;
 
 // ---- kernels: grid-stride loops over the rows x cols elements ----------------
 
@@ -60,11 +66,22 @@ __global__ void convert_kernel(std::int64_t rows, std::int64_t cols, const From*
   }
 }
 
-template <class T>
-__global__ void scale_columns_kernel(std::int64_t rows, std::int64_t cols, const T* scale, T* x, std::int64_t ld) {
+template <class T, class S>
+__global__ void scale_columns_kernel(std::int64_t rows, std::int64_t cols, const S* scale, T* x, std::int64_t ld) {
   BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols) {
     const std::int64_t i = e / cols, j = e % cols;
-    x[i * ld + j] *= scale[j];
+    x[i * ld + j] = scale[j] * x[i * ld + j];
+  }
+}
+
+// Entry (row, col) of fill_random's block (block_ops.hpp's random_entry).
+template <class T>
+__device__ T random_value(std::uint64_t seed, std::int64_t row, std::int64_t col) {
+  if constexpr (std::is_same_v<T, device_t<T>>) {
+    return static_cast<T>(hash_uniform(seed, row, col));
+  } else {
+    using R = decltype(T{}.re);
+    return T(static_cast<R>(hash_uniform(seed, row, 2 * col)), static_cast<R>(hash_uniform(seed, row, 2 * col + 1)));
   }
 }
 
@@ -114,7 +131,7 @@ __global__ void fill_random_kernel(std::int64_t rows, std::int64_t cols, T* x, s
                                    std::int64_t first_row, std::int64_t first_col) {
   BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols) {
     const std::int64_t i = e / cols, j = e % cols;
-    x[i * ld + j] = static_cast<T>(hash_uniform(seed, first_row + i, first_col + j));
+    x[i * ld + j] = random_value<T>(seed, first_row + i, first_col + j);
   }
 }
 
@@ -123,7 +140,7 @@ __global__ void fill_random_rows_kernel(std::int64_t rows, std::int64_t cols, T*
                                         const std::int64_t* row_index, std::int64_t first_col) {
   BLOCKEIGS_FOR_EACH_ELEMENT(rows, cols) {
     const std::int64_t i = e / cols, j = e % cols;
-    x[i * ld + j] = static_cast<T>(hash_uniform(seed, row_index[i], first_col + j));
+    x[i * ld + j] = random_value<T>(seed, row_index[i], first_col + j);
   }
 }
 
@@ -143,7 +160,19 @@ __global__ void apply_diagonal_kernel(std::int64_t rows, std::int64_t cols, cons
 template <class T>
 void gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, std::int64_t m, std::int64_t n, std::int64_t k,
           T alpha, const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c, std::int64_t ldc) {
-  if constexpr (std::is_same_v<T, double>)
+  if constexpr (std::is_same_v<T, std::complex<double>>)
+    BLOCKEIGS_CUBLAS_CHECK(cublasZgemm(h, ta, tb, int(m), int(n), int(k), reinterpret_cast<const cuDoubleComplex*>(&alpha),
+                                       reinterpret_cast<const cuDoubleComplex*>(a), int(lda),
+                                       reinterpret_cast<const cuDoubleComplex*>(b), int(ldb),
+                                       reinterpret_cast<const cuDoubleComplex*>(&beta),
+                                       reinterpret_cast<cuDoubleComplex*>(c), int(ldc)));
+  else if constexpr (std::is_same_v<T, std::complex<float>>)
+    BLOCKEIGS_CUBLAS_CHECK(cublasCgemm(h, ta, tb, int(m), int(n), int(k), reinterpret_cast<const cuComplex*>(&alpha),
+                                       reinterpret_cast<const cuComplex*>(a), int(lda),
+                                       reinterpret_cast<const cuComplex*>(b), int(ldb),
+                                       reinterpret_cast<const cuComplex*>(&beta), reinterpret_cast<cuComplex*>(c),
+                                       int(ldc)));
+  else if constexpr (std::is_same_v<T, double>)
     BLOCKEIGS_CUBLAS_CHECK(
         cublasDgemm(h, ta, tb, int(m), int(n), int(k), &alpha, a, int(lda), b, int(ldb), &beta, c, int(ldc)));
   else
@@ -154,11 +183,14 @@ void gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, std::int
 }  // namespace
 
 template <class T>
-void block_update(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const double* S, T beta,
+void block_update(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const small_t<T>* S, T beta,
                   dense::DenseView<T> Y) {
   const cudaStream_t stream = stream_of(context);
   if (X.cols == 0) {  // an empty product: Y = beta * Y (beta == 0 writes zeros)
-    spmm::cuda::scale_block(Y, beta, stream);
+    if constexpr (is_complex_v<T>)
+      axpby(context, T(0), dense::ConstDenseView<T>(Y), beta, Y);
+    else
+      spmm::cuda::scale_block(Y, beta, stream);
     return;
   }
   // Up to 64 inputs and 16 outputs: the row-group kernel, one pass at about
@@ -167,48 +199,63 @@ void block_update(const dense::Context& context, T alpha, dense::ConstDenseView<
   // docs/benchmarks/block-ops.md#narrow-updates). LOBPCG's
   // Ritz update comes here only on refresh steps; the others take
   // ritz_update's own kernel.
-  if (cuda::row_group_update_fits(X.cols, Y.cols)) {
-    cuda::narrow_update<T>(Y.rows, X.cols, Y.cols, alpha, X.data, X.ld, S, beta, Y.data, Y.ld, Y.data, Y.ld, stream);
-    return;
-  }
+  if constexpr (!is_complex_v<T>)
+    if (cuda::row_group_update_fits(X.cols, Y.cols)) {
+      cuda::narrow_update<T>(Y.rows, X.cols, Y.cols, alpha, X.data, X.ld, S, beta, Y.data, Y.ld, Y.data, Y.ld, stream);
+      return;
+    }
   const StreamArray<T> s(stream, S, static_cast<std::size_t>(X.cols * Y.cols));
   // Column-major Y^T = S^T X^T: S (row-major k1 x k2) read column-major is S^T, ld k2.
   gemm<T>(cublas_of(context), CUBLAS_OP_N, CUBLAS_OP_N, Y.cols, Y.rows, X.cols, alpha, s.data(), Y.cols, X.data, X.ld,
           beta, Y.data, Y.ld);
 }
 
+// The narrow-block kernels are real: complex blocks take the two-pass paths.
 template <class T>
-bool block_combine(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const double* S, T beta,
+bool block_combine(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const small_t<T>* S, T beta,
                    dense::ConstDenseView<T> Z, dense::DenseView<T> Y) {
-  if (!cuda::narrow_update_fits<T>(X.cols, Y.cols)) return false;
-  cuda::narrow_update<T>(Y.rows, X.cols, Y.cols, alpha, X.data, X.ld, S, beta, Z.data, Z.ld, Y.data, Y.ld,
-                         stream_of(context));
-  return true;
+  if constexpr (is_complex_v<T>) {
+    return false;
+  } else {
+    if (!cuda::narrow_update_fits<T>(X.cols, Y.cols)) return false;
+    cuda::narrow_update<T>(Y.rows, X.cols, Y.cols, alpha, X.data, X.ld, S, beta, Z.data, Z.ld, Y.data, Y.ld,
+                           stream_of(context));
+    return true;
+  }
 }
 
 template <class T>
-bool transform_in_place(const dense::Context& context, dense::DenseView<T> W, const double* S, std::int64_t kept) {
-  if (!cuda::narrow_update_fits<T>(W.cols, kept)) return false;
-  cuda::narrow_update<T>(W.rows, W.cols, kept, T(1), W.data, W.ld, S, T(0), nullptr, 0, W.data, W.ld,
-                         stream_of(context));
-  return true;
+bool transform_in_place(const dense::Context& context, dense::DenseView<T> W, const small_t<T>* S,
+                        std::int64_t kept) {
+  if constexpr (is_complex_v<T>) {
+    return false;
+  } else {
+    if (!cuda::narrow_update_fits<T>(W.cols, kept)) return false;
+    cuda::narrow_update<T>(W.rows, W.cols, kept, T(1), W.data, W.ld, S, T(0), nullptr, 0, W.data, W.ld,
+                           stream_of(context));
+    return true;
+  }
 }
 
 template <class T>
 bool block_combine_pair(const dense::Context& context, dense::ConstDenseView<T> X1, dense::ConstDenseView<T> X2,
-                        const double* S, dense::DenseView<T> Y) {
-  if (!cuda::narrow_update_fits<T>(X1.cols + X2.cols, Y.cols)) return false;
-  cuda::narrow_update_pair<T>(Y.rows, X1.cols, X1.data, X1.ld, X2.cols, X2.data, X2.ld, Y.cols, S, Y.data, Y.ld,
-                              stream_of(context));
-  return true;
+                        const small_t<T>* S, dense::DenseView<T> Y) {
+  if constexpr (is_complex_v<T>) {
+    return false;
+  } else {
+    if (!cuda::narrow_update_fits<T>(X1.cols + X2.cols, Y.cols)) return false;
+    cuda::narrow_update_pair<T>(Y.rows, X1.cols, X1.data, X1.ld, X2.cols, X2.data, X2.ld, Y.cols, S, Y.data, Y.ld,
+                                stream_of(context));
+    return true;
+  }
 }
 
 template <class T>
 void axpby(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, T beta, dense::DenseView<T> Y) {
   if (Y.rows == 0 || Y.cols == 0) return;
   const cudaStream_t stream = stream_of(context);
-  axpby_kernel<T><<<grid_for(Y.rows * Y.cols), threads_per_block, 0, stream>>>(Y.rows, Y.cols, alpha, X.data, X.ld,
-                                                                               beta, Y.data, Y.ld);
+  axpby_kernel<device_t<T>><<<grid_for(Y.rows * Y.cols), threads_per_block, 0, stream>>>(
+      Y.rows, Y.cols, to_device(alpha), device_pointer(X.data), X.ld, to_device(beta), device_pointer(Y.data), Y.ld);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
@@ -218,8 +265,9 @@ void column_axpby(const dense::Context& context, const double* alpha, dense::Con
   if (Y.rows == 0 || Y.cols == 0) return;
   const cudaStream_t stream = stream_of(context);
   const StreamArray<T> a(stream, alpha, static_cast<std::size_t>(Y.cols));
-  column_axpby_kernel<T><<<grid_for(Y.rows * Y.cols), threads_per_block, 0, stream>>>(Y.rows, Y.cols, a.data(), X.data,
-                                                                                      X.ld, beta, Y.data, Y.ld);
+  column_axpby_kernel<device_t<T>><<<grid_for(Y.rows * Y.cols), threads_per_block, 0, stream>>>(
+      Y.rows, Y.cols, device_pointer(a.data()), device_pointer(X.data), X.ld, to_device(beta), device_pointer(Y.data),
+      Y.ld);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
@@ -227,9 +275,9 @@ template <class T>
 void scale_columns(const dense::Context& context, const double* scale, dense::DenseView<T> X) {
   if (X.rows == 0 || X.cols == 0) return;
   const cudaStream_t stream = stream_of(context);
-  const StreamArray<T> s(stream, scale, static_cast<std::size_t>(X.cols));
-  scale_columns_kernel<T>
-      <<<grid_for(X.rows * X.cols), threads_per_block, 0, stream>>>(X.rows, X.cols, s.data(), X.data, X.ld);
+  const StreamArray<real_t<T>> s(stream, scale, static_cast<std::size_t>(X.cols));  // real factors
+  scale_columns_kernel<device_t<T>>
+      <<<grid_for(X.rows * X.cols), threads_per_block, 0, stream>>>(X.rows, X.cols, s.data(), device_pointer(X.data), X.ld);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
@@ -237,6 +285,12 @@ template <class T>
 void copy_block(const dense::Context& context, dense::ConstDenseView<T> src, dense::DenseView<T> dst) {
   if (dst.rows == 0 || dst.cols == 0) return;
   const cudaStream_t stream = stream_of(context);
+  // Complex values are copied as their parts, exactly (1 * x + 0 * y is not x where y is not finite).
+  if constexpr (is_complex_v<T>) {
+    using R = real_t<T>;
+    return copy_block<R>(context, {src.space, src.rows, 2 * src.cols, 2 * src.ld, reinterpret_cast<const R*>(src.data)},
+                         {dst.space, dst.rows, 2 * dst.cols, 2 * dst.ld, reinterpret_cast<R*>(dst.data)});
+  }
   // Device to device: an element-wise kernel, faster than cudaMemcpy2DAsync on
   // these shapes (docs/benchmarks/block-ops.md#kernel-notes).
   if (src.space != Space::host && dst.space != Space::host) {
@@ -270,8 +324,8 @@ void select_columns(const dense::Context& context, dense::ConstDenseView<T> src,
   if (dst.rows == 0 || dst.cols == 0) return;
   const cudaStream_t stream = stream_of(context);
   const StreamArray<std::int64_t> c(stream, columns, static_cast<std::size_t>(dst.cols));
-  select_columns_kernel<T><<<grid_for(dst.rows * dst.cols), threads_per_block, 0, stream>>>(
-      dst.rows, dst.cols, c.data(), src.data, src.ld, dst.data, dst.ld);
+  select_columns_kernel<device_t<T>><<<grid_for(dst.rows * dst.cols), threads_per_block, 0, stream>>>(
+      dst.rows, dst.cols, c.data(), device_pointer(src.data), src.ld, device_pointer(dst.data), dst.ld);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
@@ -284,7 +338,8 @@ void keep_columns(const dense::Context& context, dense::DenseView<T> X, const st
   const std::int64_t rows_per_block = (threads_per_block / 32) * keep_rows;
   const auto blocks =
       static_cast<unsigned>(std::clamp<std::int64_t>((X.rows + rows_per_block - 1) / rows_per_block, 1, 8192));
-  keep_columns_kernel<T><<<blocks, threads_per_block, 0, stream>>>(X.rows, kept, c.data(), X.data, X.ld);
+  keep_columns_kernel<device_t<T>>
+      <<<blocks, threads_per_block, 0, stream>>>(X.rows, kept, c.data(), device_pointer(X.data), X.ld);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
@@ -292,8 +347,8 @@ template <class T>
 void fill_random(const dense::Context& context, dense::DenseView<T> X, std::uint64_t seed, std::int64_t first_row,
                  std::int64_t first_col) {
   if (X.rows == 0 || X.cols == 0) return;
-  fill_random_kernel<T><<<grid_for(X.rows * X.cols), threads_per_block, 0, stream_of(context)>>>(
-      X.rows, X.cols, X.data, X.ld, seed, first_row, first_col);
+  fill_random_kernel<device_t<T>><<<grid_for(X.rows * X.cols), threads_per_block, 0, stream_of(context)>>>(
+      X.rows, X.cols, device_pointer(X.data), X.ld, seed, first_row, first_col);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
@@ -301,16 +356,16 @@ template <class T>
 void fill_random_rows(const dense::Context& context, dense::DenseView<T> X, std::uint64_t seed,
                       const std::int64_t* rows, std::int64_t first_col) {
   if (X.rows == 0 || X.cols == 0) return;
-  fill_random_rows_kernel<T><<<grid_for(X.rows * X.cols), threads_per_block, 0, stream_of(context)>>>(
-      X.rows, X.cols, X.data, X.ld, seed, rows, first_col);
+  fill_random_rows_kernel<device_t<T>><<<grid_for(X.rows * X.cols), threads_per_block, 0, stream_of(context)>>>(
+      X.rows, X.cols, device_pointer(X.data), X.ld, seed, rows, first_col);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
 template <class T>
 void apply_diagonal(const dense::Context& context, const T* d, dense::ConstDenseView<T> X, dense::DenseView<T> Y) {
   if (Y.rows == 0 || Y.cols == 0) return;
-  apply_diagonal_kernel<T><<<grid_for(Y.rows * Y.cols), threads_per_block, 0, stream_of(context)>>>(
-      Y.rows, Y.cols, d, X.data, X.ld, Y.data, Y.ld);
+  apply_diagonal_kernel<device_t<T>><<<grid_for(Y.rows * Y.cols), threads_per_block, 0, stream_of(context)>>>(
+      Y.rows, Y.cols, device_pointer(d), device_pointer(X.data), X.ld, device_pointer(Y.data), Y.ld);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
@@ -330,13 +385,13 @@ double memory_bytes_per_sm_cycle(int device) {
 }
 
 #define BLOCKEIGS_INSTANTIATE(T)                                                                                      \
-  template void block_update(const dense::Context&, T, dense::ConstDenseView<T>, const double*, T,                    \
+  template void block_update(const dense::Context&, T, dense::ConstDenseView<T>, const small_t<T>*, T,                \
                              dense::DenseView<T>);                                                                    \
-  template bool block_combine(const dense::Context&, T, dense::ConstDenseView<T>, const double*, T,                   \
+  template bool block_combine(const dense::Context&, T, dense::ConstDenseView<T>, const small_t<T>*, T,               \
                               dense::ConstDenseView<T>, dense::DenseView<T>);                                         \
-  template bool transform_in_place(const dense::Context&, dense::DenseView<T>, const double*, std::int64_t);          \
+  template bool transform_in_place(const dense::Context&, dense::DenseView<T>, const small_t<T>*, std::int64_t);      \
   template bool block_combine_pair(const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>,         \
-                                   const double*, dense::DenseView<T>);                                               \
+                                   const small_t<T>*, dense::DenseView<T>);                                           \
   template void axpby(const dense::Context&, T, dense::ConstDenseView<T>, T, dense::DenseView<T>);                    \
   template void column_axpby(const dense::Context&, const double*, dense::ConstDenseView<T>, T, dense::DenseView<T>); \
   template void scale_columns(const dense::Context&, const double*, dense::DenseView<T>);                             \
@@ -349,8 +404,7 @@ double memory_bytes_per_sm_cycle(int device) {
                                  std::int64_t);                                                                       \
   template void apply_diagonal(const dense::Context&, const T*, dense::ConstDenseView<T>, dense::DenseView<T>);
 
-BLOCKEIGS_INSTANTIATE(float)
-BLOCKEIGS_INSTANTIATE(double)
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_INSTANTIATE)
 #undef BLOCKEIGS_INSTANTIATE
 
 }  // namespace blockeigs::solver::device_ops

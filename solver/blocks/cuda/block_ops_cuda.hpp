@@ -10,13 +10,15 @@
 #include <cstdint>
 #include <memory>
 
+#include "core/scalar.hpp"
 #include "dense/context.hpp"
 #include "dense/dense.hpp"
 
 namespace blockeigs::solver::device_ops {
 
 // A local Gram matrix on its way to pinned host memory. wait() blocks until
-// it has arrived (not for device work queued after it) and writes it out.
+// it has arrived (not for device work queued after it) and writes it out
+// (complex entries as pairs of doubles).
 class LocalGramTransfer {
  public:
   virtual ~LocalGramTransfer() = default;
@@ -35,13 +37,14 @@ template <class T>
 std::unique_ptr<LocalGramTransfer> gram_pair_local_start(const dense::Context& context, dense::ConstDenseView<T> X,
                                                          dense::ConstDenseView<T> X_tail, dense::ConstDenseView<T> Y1,
                                                          dense::ConstDenseView<T> Y2);
-// out (k1 x k2, row-major, host) = X^T Y on this rank's rows.
+// out (k1 x k2, row-major, host) = X^T Y (X^H Y) on this rank's rows.
 template <class T>
-void gram_local(const dense::Context& context, dense::ConstDenseView<T> X, dense::ConstDenseView<T> Y, double* out);
-// out (k x k) = X^T X, both triangles filled.
+void gram_local(const dense::Context& context, dense::ConstDenseView<T> X, dense::ConstDenseView<T> Y,
+                small_t<T>* out);
+// out (k x k) = X^T X (X^H X), both triangles filled.
 template <class T>
-void gram_self_local(const dense::Context& context, dense::ConstDenseView<T> X, double* out);
-// out[j] = sum_i X(i, j)^2 on this rank's rows, in a fixed order.
+void gram_self_local(const dense::Context& context, dense::ConstDenseView<T> X, small_t<T>* out);
+// out[j] = sum_i |X(i, j)|^2 on this rank's rows, in a fixed order.
 template <class T>
 void column_sumsq_local(const dense::Context& context, dense::ConstDenseView<T> X, double* out);
 // R(:, position[j]) = AX(:, j) - lambda_j X(:, j) (position: a host array,
@@ -85,21 +88,23 @@ bool search_single_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::i
 // attributes; 0 where the driver does not report them.
 double memory_bytes_per_sm_cycle(int device);
 
+// The coefficients S (host, row-major) are of small_t<T>: complex for complex blocks.
 template <class T>
-void block_update(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const double* S, T beta,
+void block_update(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const small_t<T>* S, T beta,
                   dense::DenseView<T> Y);
 // Y = alpha X S + beta Z and W(:, :kept) = W S with the narrow-block kernel;
 // false (nothing done) when the shape does not fit it.
 template <class T>
-bool block_combine(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const double* S, T beta,
+bool block_combine(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const small_t<T>* S, T beta,
                    dense::ConstDenseView<T> Z, dense::DenseView<T> Y);
 template <class T>
-bool transform_in_place(const dense::Context& context, dense::DenseView<T> W, const double* S, std::int64_t kept);
+bool transform_in_place(const dense::Context& context, dense::DenseView<T> W, const small_t<T>* S,
+                        std::int64_t kept);
 // Y = [X1 X2] S with S = [S1; S2] ((X1.cols + X2.cols) x Y.cols, row-major);
 // false when the shape does not fit the narrow-block kernel.
 template <class T>
 bool block_combine_pair(const dense::Context& context, dense::ConstDenseView<T> X1, dense::ConstDenseView<T> X2,
-                        const double* S, dense::DenseView<T> Y);
+                        const small_t<T>* S, dense::DenseView<T> Y);
 template <class T>
 void axpby(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, T beta, dense::DenseView<T> Y);
 template <class T>

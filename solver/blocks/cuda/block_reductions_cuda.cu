@@ -22,11 +22,22 @@
 #include "solver/blocks/cuda/narrow_block_kernels.hpp"
 #include "solver/blocks/cuda/tall_skinny_gram.hpp"
 #include "spmm/cuda/cuda_check.hpp"
+#include "spmm/cuda/device_complex.cuh"
 
 namespace blockeigs::solver::device_ops {
 namespace {
 
 using namespace support;
+using spmm::cuda::device_pointer;
+using spmm::cuda::device_t;
+
+// s + |v|^2 in double, the real part's square added first.
+__device__ __forceinline__ double add_squared(double s, double v) { return fma(v, v, s); }
+__device__ __forceinline__ double add_squared(double s, float v) { return fma(double(v), double(v), s); }
+template <class R>
+__device__ __forceinline__ double add_squared(double s, spmm::cuda::complex_values::DeviceComplex<R> v) {
+  return add_squared(add_squared(s, v.re), v.im);
+}
 
 // Rows per partial sum in column_sumsq: fixed, so that the summation order,
 // and with it the result, does not depend on the GPU.
@@ -66,8 +77,7 @@ __global__ void column_sumsq_partial_kernel(std::int64_t rows, std::int64_t cols
     if (phase < phases && j < cols)
 #pragma unroll 8  // loads in flight: the adds stay in row order
       for (std::int64_t i = begin + phase; i < end; i += phases) {
-        const double v = x[i * ld + j];
-        s = fma(v, v, s);
+        s = add_squared(s, x[i * ld + j]);
       }
     acc[t] = s;
     __syncthreads();
@@ -83,8 +93,8 @@ __global__ void column_sumsq_partial_kernel(std::int64_t rows, std::int64_t cols
 // The residual block and the partial sums of squares of its columns and of
 // X's, in the layout of column_sumsq_partial_kernel: partial holds 2 * cols
 // values per chunk, R's then X's.
-template <class T>
-__global__ void eigen_residuals_partial_kernel(std::int64_t rows, std::int64_t cols, const T* lambda, const T* x,
+template <class T, class R>
+__global__ void eigen_residuals_partial_kernel(std::int64_t rows, std::int64_t cols, const R* lambda, const T* x,
                                                std::int64_t ldx, const T* ax, std::int64_t ldax, T* r, std::int64_t ldr,
                                                const std::int64_t* position, double* partial) {
   __shared__ double acc_r[threads_per_block];
@@ -94,7 +104,7 @@ __global__ void eigen_residuals_partial_kernel(std::int64_t rows, std::int64_t c
     const std::int64_t j = tile + t % width;
     double sr = 0.0, sx = 0.0;
     if (phase < phases && j < cols) {
-      const T l = lambda[j];
+      const R l = lambda[j];
       T* const r_col = r + position[j];
       // The loads of `rows_in_flight` rows are issued before any store: R may
       // alias X and A X as far as the compiler knows, so loads after a store
@@ -115,8 +125,8 @@ __global__ void eigen_residuals_partial_kernel(std::int64_t rows, std::int64_t c
           if (i >= end) break;
           const T rv = av[u] - l * xv[u];
           r_col[i * ldr] = rv;
-          sr = fma(double(rv), double(rv), sr);
-          sx = fma(double(xv[u]), double(xv[u]), sx);
+          sr = add_squared(sr, rv);
+          sx = add_squared(sx, xv[u]);
         }
       }
     }
@@ -184,12 +194,25 @@ void sum_partials(std::int64_t chunks, std::int64_t entries, const T* partial, d
 constexpr std::int64_t gram_min_chunk_rows = 2048;
 constexpr std::int64_t gram_max_chunks = 1024;
 
+// C = A B^T (A B^H for complex values), column-major, `batch` times.
 template <class T>
 void gemm_strided_batched(cublasHandle_t h, std::int64_t m, std::int64_t n, std::int64_t k, const T* a,
                           std::int64_t lda, long long stride_a, const T* b, std::int64_t ldb, long long stride_b, T* c,
                           std::int64_t ldc, long long stride_c, std::int64_t batch) {
   const T one = 1, zero = 0;
-  if constexpr (std::is_same_v<T, double>)
+  if constexpr (std::is_same_v<T, std::complex<double>>)
+    BLOCKEIGS_CUBLAS_CHECK(cublasZgemmStridedBatched(
+        h, CUBLAS_OP_N, CUBLAS_OP_C, int(m), int(n), int(k), reinterpret_cast<const cuDoubleComplex*>(&one),
+        reinterpret_cast<const cuDoubleComplex*>(a), int(lda), stride_a, reinterpret_cast<const cuDoubleComplex*>(b),
+        int(ldb), stride_b, reinterpret_cast<const cuDoubleComplex*>(&zero), reinterpret_cast<cuDoubleComplex*>(c),
+        int(ldc), stride_c, int(batch)));
+  else if constexpr (std::is_same_v<T, std::complex<float>>)
+    BLOCKEIGS_CUBLAS_CHECK(cublasCgemmStridedBatched(
+        h, CUBLAS_OP_N, CUBLAS_OP_C, int(m), int(n), int(k), reinterpret_cast<const cuComplex*>(&one),
+        reinterpret_cast<const cuComplex*>(a), int(lda), stride_a, reinterpret_cast<const cuComplex*>(b), int(ldb),
+        stride_b, reinterpret_cast<const cuComplex*>(&zero), reinterpret_cast<cuComplex*>(c), int(ldc), stride_c,
+        int(batch)));
+  else if constexpr (std::is_same_v<T, double>)
     BLOCKEIGS_CUBLAS_CHECK(cublasDgemmStridedBatched(h, CUBLAS_OP_N, CUBLAS_OP_T, int(m), int(n), int(k), &one, a,
                                                      int(lda), stride_a, b, int(ldb), stride_b, &zero, c, int(ldc),
                                                      stride_c, int(batch)));
@@ -326,34 +349,41 @@ std::unique_ptr<LocalGramTransfer> chunked_gemm_gram(const dense::Context& conte
   if (tail > 0)
     gemm_strided_batched<T>(handle, k2, k1, tail, Y.data + full * chunk * Y.ld, Y.ld, 0, X.data + full * chunk * X.ld,
                             X.ld, 0, partial.data() + full * entries, k2, entries, 1);
-  // The partials are freed in stream order, after the sums have read them.
-  return std::make_unique<PinnedGramTransfer>(stream, chunks, entries, partial.data());
+  // The partials are freed in stream order, after the sums have read them;
+  // complex ones are summed as pairs of reals.
+  constexpr int r = reals_per_value<T>;
+  return std::make_unique<PinnedGramTransfer>(stream, chunks, r * entries,
+                                              reinterpret_cast<const real_t<T>*>(partial.data()));
 }
 
 // X^T Y1 and X^T Y2 queued apart, delivered side by side as X^T [Y1 Y2].
 // A product assembled from the products of its row blocks (X's views) and
-// column blocks (Y1, Y2), each queued on its own.
+// column blocks (Y1, Y2), each queued on its own; `reals` doubles an entry
+// (2 for complex values).
 class TiledTransfer final : public LocalGramTransfer {
  public:
   struct Tile {
     std::unique_ptr<LocalGramTransfer> transfer;  // null: zeros
     std::int64_t row, col, rows, cols;
   };
-  TiledTransfer(std::vector<Tile> tiles, std::int64_t cols) : tiles_(std::move(tiles)), cols_(cols) {}
+  TiledTransfer(std::vector<Tile> tiles, std::int64_t cols, int reals)
+      : tiles_(std::move(tiles)), cols_(cols * reals), reals_(reals) {}
   void wait(double* out) override {
     std::vector<double> part;
     for (Tile& tile : tiles_) {
-      part.assign(static_cast<std::size_t>(tile.rows * tile.cols), 0.0);
+      const std::int64_t width = tile.cols * reals_;
+      part.assign(static_cast<std::size_t>(tile.rows * width), 0.0);
       if (tile.transfer) tile.transfer->wait(part.data());
       for (std::int64_t i = 0; i < tile.rows; ++i)
-        std::copy(part.begin() + i * tile.cols, part.begin() + (i + 1) * tile.cols,
-                  out + (tile.row + i) * cols_ + tile.col);
+        std::copy(part.begin() + i * width, part.begin() + (i + 1) * width,
+                  out + (tile.row + i) * cols_ + tile.col * reals_);
     }
   }
 
  private:
   std::vector<Tile> tiles_;
   std::int64_t cols_;
+  int reals_;
 };
 
 }  // namespace
@@ -399,7 +429,7 @@ std::unique_ptr<LocalGramTransfer> gram_pair_local_start(const dense::Context& c
     }
     row += x.cols;
   }
-  return std::make_unique<TiledTransfer>(std::move(tiles), ky);
+  return std::make_unique<TiledTransfer>(std::move(tiles), ky, reals_per_value<T>);
 }
 
 template <class T>
@@ -410,21 +440,30 @@ std::unique_ptr<LocalGramTransfer> gram_local_start(const dense::Context& contex
 }
 
 template <class T>
-void gram_local(const dense::Context& context, dense::ConstDenseView<T> X, dense::ConstDenseView<T> Y, double* out) {
+void gram_local(const dense::Context& context, dense::ConstDenseView<T> X, dense::ConstDenseView<T> Y,
+                small_t<T>* out) {
   const std::int64_t k1 = X.cols, k2 = Y.cols;
-  std::fill(out, out + k1 * k2, 0.0);
-  if (auto transfer = gram_local_start(context, X, Y)) transfer->wait(out);
+  std::fill(out, out + k1 * k2, small_t<T>(0));
+  if (auto transfer = gram_local_start(context, X, Y)) transfer->wait(reinterpret_cast<double*>(out));
 }
 
 template <class T>
-void gram_self_local(const dense::Context& context, dense::ConstDenseView<T> X, double* out) {
+void gram_self_local(const dense::Context& context, dense::ConstDenseView<T> X, small_t<T>* out) {
   const std::int64_t k = X.cols;
-  std::fill(out, out + k * k, 0.0);
+  std::fill(out, out + k * k, small_t<T>(0));
   if (X.rows == 0 || k == 0) return;
-  chunked_gemm_gram(context, X, X)->wait(out);
-  // Exactly symmetric, as the host path's syrk is: mirror the upper triangle.
-  for (std::int64_t i = 0; i < k; ++i)
-    for (std::int64_t j = 0; j < i; ++j) out[i * k + j] = out[j * k + i];
+  chunked_gemm_gram(context, X, X)->wait(reinterpret_cast<double*>(out));
+  // Exactly symmetric (Hermitian, with a real diagonal), as the host path's
+  // syrk (herk) is: mirror the upper triangle.
+  for (std::int64_t i = 0; i < k; ++i) {
+    if constexpr (is_complex_v<T>) out[i * k + i] = out[i * k + i].real();
+    for (std::int64_t j = 0; j < i; ++j) {
+      if constexpr (is_complex_v<T>)
+        out[i * k + j] = std::conj(out[j * k + i]);
+      else
+        out[i * k + j] = out[j * k + i];
+    }
+  }
 }
 
 template <class T>
@@ -435,8 +474,8 @@ void column_sumsq_local(const dense::Context& context, dense::ConstDenseView<T> 
   const cudaStream_t stream = stream_of(context);
   const std::int64_t chunks = (X.rows + sum_chunk_rows - 1) / sum_chunk_rows;
   StreamArray<double> partial(stream, static_cast<std::size_t>(chunks * k));
-  column_sumsq_partial_kernel<T>
-      <<<static_cast<unsigned>(chunks), threads_per_block, 0, stream>>>(X.rows, k, X.data, X.ld, partial.data());
+  column_sumsq_partial_kernel<device_t<T>><<<static_cast<unsigned>(chunks), threads_per_block, 0, stream>>>(
+      X.rows, k, device_pointer(X.data), X.ld, partial.data());
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
   PinnedGramTransfer(stream, chunks, k, partial.data()).wait(out);
 }
@@ -449,11 +488,12 @@ void eigen_residuals_local(const dense::Context& context, dense::ConstDenseView<
   if (X.rows == 0 || k == 0) return;
   const cudaStream_t stream = stream_of(context);
   const std::int64_t chunks = (X.rows + sum_chunk_rows - 1) / sum_chunk_rows;
-  const StreamArray<T> l(stream, lambda, static_cast<std::size_t>(k));
+  const StreamArray<real_t<T>> l(stream, lambda, static_cast<std::size_t>(k));  // eigenvalues are real
   const StreamArray<std::int64_t> pos(stream, position, static_cast<std::size_t>(k));
   StreamArray<double> partial(stream, static_cast<std::size_t>(chunks * 2 * k));
-  eigen_residuals_partial_kernel<T><<<static_cast<unsigned>(chunks), threads_per_block, 0, stream>>>(
-      X.rows, k, l.data(), X.data, X.ld, AX.data, AX.ld, R.data, R.ld, pos.data(), partial.data());
+  eigen_residuals_partial_kernel<<<static_cast<unsigned>(chunks), threads_per_block, 0, stream>>>(
+      X.rows, k, l.data(), device_pointer(X.data), X.ld, device_pointer(AX.data), AX.ld, device_pointer(R.data), R.ld,
+      pos.data(), partial.data());
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
   PinnedGramTransfer(stream, chunks, 2 * k, partial.data()).wait(out);
 }
@@ -580,14 +620,14 @@ bool search_single_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::i
   template std::unique_ptr<LocalGramTransfer> gram_pair_local_start(                                             \
       const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>, dense::ConstDenseView<T>,       \
       dense::ConstDenseView<T>);                                                                                 \
-  template void gram_local(const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>, double*);  \
-  template void gram_self_local(const dense::Context&, dense::ConstDenseView<T>, double*);                       \
+  template void gram_local(const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>,              \
+                           small_t<T>*);                                                                         \
+  template void gram_self_local(const dense::Context&, dense::ConstDenseView<T>, small_t<T>*);                   \
   template void column_sumsq_local(const dense::Context&, dense::ConstDenseView<T>, double*);                    \
   template void eigen_residuals_local(const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>, \
                                       const double*, dense::DenseView<T>, const std::int64_t*, double*);
 
-BLOCKEIGS_INSTANTIATE(float)
-BLOCKEIGS_INSTANTIATE(double)
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_INSTANTIATE)
 #undef BLOCKEIGS_INSTANTIATE
 
 }  // namespace blockeigs::solver::device_ops

@@ -27,8 +27,12 @@ class DeviceCholeskyInverse {
   DeviceCholeskyInverse& operator=(const DeviceCholeskyInverse&) = delete;
 
   bool operator()(const HostMatrix& G, HostMatrix& inverse);
+  // The Hermitian G = U^H U by zpotrf and trtri in complex double.
+  bool operator()(const ComplexHostMatrix& G, ComplexHostMatrix& inverse);
 
  private:
+  template <class S>
+  bool factor(const HostMatrixOf<S>& G, HostMatrixOf<S>& inverse);
   struct State;
   std::unique_ptr<State> state_;
 };

@@ -31,10 +31,14 @@ class DeviceSymmetricEigen {
   DeviceSymmetricEigen& operator=(const DeviceSymmetricEigen&) = delete;
 
   SymmetricEigen operator()(const HostMatrix& M, std::int64_t first, std::int64_t count);
+  // The Hermitian problem by cuSOLVER's zheevd (buffers of its own).
+  HermitianEigen operator()(const ComplexHostMatrix& M, std::int64_t first, std::int64_t count);
 
  private:
   struct State;
+  struct ComplexState;
   std::unique_ptr<State> state_;
+  std::unique_ptr<ComplexState> complex_;
 };
 
 }  // namespace blockeigs::solver
