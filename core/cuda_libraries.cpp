@@ -212,11 +212,11 @@ BLOCKEIGS_FORWARDER cublasStatus_t CUBLASWINAPI cublasCgemm_v2(cublasHandle_t ha
                                                                cuComplex* C, int ldc) {
   return table().cublasCgemm_v2(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-BLOCKEIGS_FORWARDER cublasStatus_t CUBLASWINAPI cublasZgemmStridedBatched(
-    cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n, int k,
-    const cuDoubleComplex* alpha, const cuDoubleComplex* A, int lda, long long int strideA, const cuDoubleComplex* B,
-    int ldb, long long int strideB, const cuDoubleComplex* beta, cuDoubleComplex* C, int ldc, long long int strideC,
-    int batchCount) {
+BLOCKEIGS_FORWARDER cublasStatus_t CUBLASWINAPI
+cublasZgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
+                          int k, const cuDoubleComplex* alpha, const cuDoubleComplex* A, int lda, long long int strideA,
+                          const cuDoubleComplex* B, int ldb, long long int strideB, const cuDoubleComplex* beta,
+                          cuDoubleComplex* C, int ldc, long long int strideC, int batchCount) {
   return table().cublasZgemmStridedBatched(handle, transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB,
                                            beta, C, ldc, strideC, batchCount);
 }

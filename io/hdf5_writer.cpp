@@ -100,7 +100,7 @@ void Hdf5Writer::write_matrix(const std::string& name, std::int64_t rows, std::i
   write_rows(name, 0, rows, cols, values.data());
 }
 
-void Hdf5Writer::create_matrix(const std::string& name, std::int64_t rows, std::int64_t cols) {
+void Hdf5Writer::create_matrix(const std::string& name, std::int64_t rows, std::int64_t cols, bool complex) {
   const hsize_t dims[2] = {static_cast<hsize_t>(rows), static_cast<hsize_t>(cols)};
   Id space(checked(H5Screate_simple(cols == 1 ? 1 : 2, dims, nullptr), path_, "make a dataspace"), H5Sclose);
   Id lcpl(link_properties(), H5Pclose);
@@ -111,8 +111,9 @@ void Hdf5Writer::create_matrix(const std::string& name, std::int64_t rows, std::
   H5Pset_layout(dcpl.get(), H5D_CONTIGUOUS);
   H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY);
   H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER);
-  Id set(checked(H5Dcreate2(file_, name.c_str(), H5T_IEEE_F64LE, space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT),
-                 path_, "create " + name),
+  Id type(complex ? complex_type(H5T_IEEE_F64LE) : Id(H5Tcopy(H5T_IEEE_F64LE), H5Tclose));
+  Id set(checked(H5Dcreate2(file_, name.c_str(), type.get(), space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT), path_,
+                 "create " + name),
          H5Dclose);
 }
 
@@ -133,7 +134,7 @@ std::int64_t Hdf5Writer::matrix_offset(const std::string& name) const {
 }
 
 struct Hdf5Writer::Rows::Handles {
-  Id set, file_space, transfer;
+  Id set, file_space, transfer, memory_type;  // memory_type: double, or a complex double's pair
   int dims = 2;
 };
 
@@ -146,6 +147,9 @@ Hdf5Writer::Rows::Rows(const Hdf5Writer& writer, const std::string& name)
   hsize_t dims[2] = {0, 1};
   H5Sget_simple_extent_dims(h.file_space.get(), dims, nullptr);
   cols_ = h.dims == 2 ? static_cast<std::int64_t>(dims[1]) : 1;
+  Id file_type(checked(H5Dget_type(h.set.get()), path_, "read the type of " + name), H5Tclose);
+  h.memory_type = H5Tget_class(file_type.get()) == H5T_COMPOUND ? complex_type(H5T_NATIVE_DOUBLE)
+                                                                : Id(H5Tcopy(H5T_NATIVE_DOUBLE), H5Tclose);
   h.transfer = Id(checked(H5Pcreate(H5P_DATASET_XFER), path_, "make transfer properties"), H5Pclose);
   // Each rank writes its own contiguous rows: independent MPI-IO writes (a
   // collective one would only add its two-phase exchange).
@@ -165,7 +169,7 @@ void Hdf5Writer::Rows::write(std::int64_t first_row, std::int64_t rows, const do
   check(H5Sselect_hyperslab(h.file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr), path_,
         "select rows of " + name_);
   Id memory(checked(H5Screate_simple(h.dims, count, nullptr), path_, "make a dataspace"), H5Sclose);
-  check(H5Dwrite(h.set.get(), H5T_NATIVE_DOUBLE, memory.get(), h.file_space.get(), h.transfer.get(), data), path_,
+  check(H5Dwrite(h.set.get(), h.memory_type.get(), memory.get(), h.file_space.get(), h.transfer.get(), data), path_,
         "write " + name_);
 }
 

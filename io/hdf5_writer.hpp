@@ -51,7 +51,9 @@ class Hdf5Writer {
   // A rows x cols float64 dataset to be filled by write_rows or open_rows:
   // contiguous in the file (no chunks, no filters, no fill values: every row
   // is written once), its space allocated now.
-  void create_matrix(const std::string& name, std::int64_t rows, std::int64_t cols);
+  // `complex`: of complex values as h5py writes complex128 (a compound of r
+  // and i), `cols` of them a row; rows are then written as pairs of doubles.
+  void create_matrix(const std::string& name, std::int64_t rows, std::int64_t cols, bool complex = false);
   // Rows [first_row, first_row + rows) of a dataset made by create_matrix;
   // `data` row-major with leading dimension cols. Collective with a parallel
   // writer (open_rows), also where a rank has no rows.

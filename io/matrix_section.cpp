@@ -3,6 +3,7 @@
 #include "io/matrix_section.hpp"
 
 #include <array>
+#include <string>
 
 namespace blockeigs::io {
 namespace {
@@ -16,7 +17,7 @@ using yaml::Variant;
 const std::array<Variant<GeneratorKind>, 8> kGeneratorTypes{{
     {"laplacian_1d", GeneratorKind::laplacian_1d, {"nx"}, {"stencil", "renumber"}},
     {"laplacian_2d", GeneratorKind::laplacian_2d, {"nx", "ny"}, {"stencil", "renumber"}},
-    {"laplacian_3d", GeneratorKind::laplacian_3d, {"nx", "ny", "nz"}, {"stencil", "renumber"}},
+    {"laplacian_3d", GeneratorKind::laplacian_3d, {"nx", "ny", "nz"}, {"stencil", "renumber", "boundary", "phase"}},
     {"random_spd", GeneratorKind::random_spd, {"n"}, {"nnz_per_row", "seed", "renumber"}},
     {"fem_p1_1d", GeneratorKind::fem_p1_1d, {"nx", "part"}, {"renumber"}},
     {"fem_p1_2d", GeneratorKind::fem_p1_2d, {"nx", "ny", "part"}, {"renumber"}},
@@ -26,6 +27,17 @@ const std::array<Variant<GeneratorKind>, 8> kGeneratorTypes{{
 
 const std::array<Named<FemPart>, 2> kFemParts{{{"stiffness", FemPart::stiffness}, {"mass", FemPart::mass}}};
 const std::array<Named<GraphKind>, 2> kGraphs{{{"path", GraphKind::path}, {"cycle", GraphKind::cycle}}};
+const std::array<Named<bool>, 2> kBoundaries{{{"dirichlet", false}, {"periodic", true}}};
+const std::array<Named<MatrixField>, 3> kFields{
+    {{"auto", MatrixField::automatic}, {"real", MatrixField::real}, {"complex", MatrixField::complex}}};
+
+// matrix.generator.phase: [tx, ty, tz], the Bloch phases of a periodic grid in radians.
+void read_phase(const Value& v, GeneratorSpec& spec) {
+  if (!v.node().IsSequence() || v.node().size() != 3)
+    v.fail(" must be a list of three numbers [tx, ty, tz] (radians carried across each period)");
+  for (std::size_t d = 0; d < 3; ++d)
+    spec.phase[d] = Value(v.doc(), v.node()[d], v.path() + "[" + std::to_string(d) + "]", v.mark()).number();
+}
 
 // The point stencil of each grid dimension when `stencil` is not given.
 int default_stencil(GeneratorKind kind) {
@@ -69,6 +81,8 @@ GeneratorSpec read_generator(const Value& section) {
       {.key = "renumber", .read = [&](const Value& v) { read_renumber(v, spec); }},
       {.key = "part", .read = [&](const Value& v) { spec.part = v.choice(kFemParts); }},
       {.key = "graph", .read = [&](const Value& v) { spec.graph = v.choice(kGraphs); }},
+      {.key = "boundary", .read = [&](const Value& v) { spec.periodic = v.choice(kBoundaries); }},
+      {.key = "phase", .read = [&](const Value& v) { read_phase(v, spec); }},
   };
   spec.kind = yaml::select_variant<GeneratorKind>(section, "type", kGeneratorTypes, false, fields).value;
   spec.stencil = default_stencil(spec.kind);
@@ -104,6 +118,7 @@ MatrixConfig read_matrix_section(const Value& section) {
                                          matrix.source = MatrixSource::matrix_market;
                                          read_matrix_file(v, matrix, false);
                                        }},
+                                  {.key = "field", .read = [&](const Value& v) { matrix.field = v.choice(kFields); }},
                               });
   if (given.empty()) section.fail(" needs a source: ", yaml::join_or(sources));
   return matrix;

@@ -17,6 +17,7 @@
 #include "core/thread_share.hpp"
 #include "io/generators/fem_p1.hpp"
 #include "io/generators/grid.hpp"
+#include "io/generators/twisted_laplacian.hpp"
 #include "io/renumbering.hpp"
 
 namespace blockeigs::io {
@@ -290,8 +291,23 @@ std::vector<double> combine(const std::vector<std::vector<double>>& factors, dou
 std::string_view to_string(FemPart part) { return part == FemPart::stiffness ? "stiffness" : "mass"; }
 std::string_view to_string(GraphKind graph) { return graph == GraphKind::path ? "path" : "cycle"; }
 
+bool generates_complex(const GeneratorSpec& spec) { return spec.periodic; }
+
+namespace {
+TwistedLaplacian twisted_of(const GeneratorSpec& spec) { return {spec.nx, spec.ny, spec.nz, spec.phase}; }
+}  // namespace
+
 void validate(const GeneratorSpec& spec, const std::string& source) {
   const Family f = family(spec.kind);
+  if (spec.periodic) {
+    if (spec.kind != GeneratorKind::laplacian_3d || spec.stencil != 7)
+      fail_input(source, ": boundary: periodic takes the 7-point laplacian_3d");
+    if (spec.renumber) fail_input(source, ": renumber takes real generators; boundary: periodic is complex");
+    validate(twisted_of(spec), source);
+    return;
+  }
+  for (const double t : spec.phase)
+    if (t != 0) fail_input(source, ": phase needs boundary: periodic (a Dirichlet grid has no phases)");
   if (f == Family::random) {
     if (spec.n <= 0) fail_input(source, ": n must be positive, got ", spec.n);
     if (spec.nnz_per_row < 0 || spec.nnz_per_row >= spec.n)
@@ -334,6 +350,7 @@ std::int64_t generated_rows(const GeneratorSpec& spec) {
 
 std::int64_t generated_nnz(const GeneratorSpec& spec) {
   validate(spec, describe(spec));
+  if (spec.periodic) return generated_rows(spec) * twisted_laplacian_row_length(twisted_of(spec));
   switch (family(spec.kind)) {
     case Family::random: return spec.n * (1 + spec.nnz_per_row);
     case Family::graph_laplacian: return spec.graph == GraphKind::cycle ? 3 * spec.n : 3 * spec.n - 2;
@@ -354,6 +371,11 @@ std::vector<std::int64_t> generated_row_offsets(const GeneratorSpec& spec) {
   std::vector<std::int64_t> offsets;
   reserve_in_huge_pages(offsets, static_cast<std::size_t>(rows) + 1);
   offsets.push_back(0);
+  if (spec.periodic) {
+    const std::int64_t length = twisted_laplacian_row_length(twisted_of(spec));
+    for (std::int64_t i = 0; i < rows; ++i) offsets.push_back(offsets.back() + length);
+    return offsets;
+  }
   const NaturalRows natural(spec);
   if (spec.renumber) {
     const RandomPermutation perm(rows, spec.renumber_seed);
@@ -367,8 +389,16 @@ std::vector<std::int64_t> generated_row_offsets(const GeneratorSpec& spec) {
   return offsets;
 }
 
+ComplexCsrRows generate_complex_rows(const GeneratorSpec& spec, std::int64_t row_begin, std::int64_t row_end) {
+  validate(spec, describe(spec));
+  if (!spec.periodic) fail_input(describe(spec), ": a real generator (generate_rows)");
+  check_row_range(spec, row_begin, row_end);
+  return twisted_laplacian_rows(twisted_of(spec), row_begin, row_end);
+}
+
 CsrRows generate_rows(const GeneratorSpec& spec, std::int64_t row_begin, std::int64_t row_end) {
   validate(spec, describe(spec));
+  if (spec.periodic) fail_input(describe(spec), ": complex values (generate_complex_rows)");
   check_row_range(spec, row_begin, row_end);
   if (spec.renumber) return generate_renumbered_rows(spec, row_begin, row_end);
   CsrRows out;
@@ -421,6 +451,7 @@ std::vector<double> laplacian_eigenvalues(const GeneratorSpec& spec) {
     fail_input(describe(spec), ": only the Laplacians have closed-form eigenvalues",
                f == Family::fem_p1 ? " (fem_p1's pencil: fem_p1_eigenvalues)" : "");
   validate(spec, describe(spec));
+  if (spec.periodic) return twisted_laplacian_eigenvalues(twisted_of(spec));
   if (f == Family::graph_laplacian) {
     // 2 - 2 cos t = 4 sin^2(t / 2): accurate for the small ones.
     const double step = (spec.graph == GraphKind::cycle ? 2.0 : 1.0) * std::numbers::pi / static_cast<double>(spec.n);
@@ -470,7 +501,9 @@ std::string describe(const GeneratorSpec& spec) {
       out << "2D Laplacian " << spec.nx << "x" << spec.ny << " (" << spec.stencil << "-point)";
       break;
     case GeneratorKind::laplacian_3d:
-      out << "3D Laplacian " << spec.nx << "x" << spec.ny << "x" << spec.nz << " (" << spec.stencil << "-point)";
+      out << "3D Laplacian " << spec.nx << "x" << spec.ny << "x" << spec.nz << " (" << spec.stencil << "-point";
+      if (spec.periodic) out << ", periodic, phases " << spec.phase[0] << " " << spec.phase[1] << " " << spec.phase[2];
+      out << ")";
       break;
     case GeneratorKind::random_spd:
       out << "random SPD " << spec.n << "x" << spec.n << " (~" << spec.nnz_per_row << " off-diagonals per row, seed "

@@ -7,6 +7,7 @@
 // semidefinite (the constant vector spans their null space).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -47,7 +48,15 @@ struct GeneratorSpec {
   std::uint64_t renumber_seed = 0;
   FemPart part = FemPart::stiffness;  // fem_p1
   GraphKind graph = GraphKind::path;  // graph_laplacian
+  // laplacian_3d's `boundary: periodic` (7-point) with Bloch phases
+  // `phase: [tx, ty, tz]`: the twisted Laplacian (twisted_laplacian.hpp), a
+  // complex Hermitian matrix, whose rows generate_complex_rows makes.
+  bool periodic = false;
+  std::array<double, 3> phase{0, 0, 0};
 };
+
+// Whether the generator's matrix is complex (generate_complex_rows, not generate_rows).
+bool generates_complex(const GeneratorSpec& spec);
 
 std::string_view to_string(FemPart part);     // "stiffness", "mass"
 std::string_view to_string(GraphKind graph);  // "path", "cycle"
@@ -68,15 +77,17 @@ std::int64_t generated_nnz(const GeneratorSpec& spec);
 std::vector<std::int64_t> generated_row_offsets(const GeneratorSpec& spec);
 
 // Rows [row_begin, row_end) of the generated matrix (renumbered when the spec
-// says so; each row's columns ascend either way).
+// says so; each row's columns ascend either way). A complex generator's rows
+// come from generate_complex_rows; here they are refused.
 CsrRows generate_rows(const GeneratorSpec& spec, std::int64_t row_begin, std::int64_t row_end);
+ComplexCsrRows generate_complex_rows(const GeneratorSpec& spec, std::int64_t row_begin, std::int64_t row_end);
 
 // Closed-form eigenvalues of the Laplacians, ascending (all of them; for tests;
 // a renumbering leaves them as they are).
 // Dirichlet boundary, unit spacing: 1D eigenvalues 2 - 2 cos(pi j / (n + 1)).
 // The 27-point stencil's eigenvalues are closed-form too (tensor structure).
 // graph_laplacian: a path's are 2 - 2 cos(pi j / n), a cycle's 2 - 2 cos(2 pi j / n),
-// j = 0..n-1 (one zero, the constant vector's).
+// j = 0..n-1 (one zero, the constant vector's). Periodic (twisted): sum_d 2 - 2 cos((2 pi j_d + t_d) / n_d).
 std::vector<double> laplacian_eigenvalues(const GeneratorSpec& spec);
 
 // Closed-form eigenvalues of fem_p1's pencil K x = lambda M x on spec's grid

@@ -19,6 +19,12 @@ void validate(const TwistedLaplacian& spec, const std::string& source) {
   if (spec.nx > (std::int64_t{1} << 62) / spec.ny / spec.nz) fail_input(source, ": the grid has too many points");
 }
 
+std::int64_t twisted_laplacian_row_length(const TwistedLaplacian& spec) {
+  std::int64_t length = 1;
+  for (const std::int64_t n : {spec.nx, spec.ny, spec.nz}) length += n == 1 ? 0 : n == 2 ? 1 : 2;
+  return length;
+}
+
 ComplexCsrRows twisted_laplacian_rows(const TwistedLaplacian& spec, std::int64_t row_begin, std::int64_t row_end) {
   validate(spec, "twisted Laplacian");
   const std::array<std::int64_t, 3> extent{spec.nx, spec.ny, spec.nz};

@@ -30,6 +30,11 @@ void validate(const TwistedLaplacian& spec, const std::string& source);
 // points folds its links onto one column, whose entries add).
 ComplexCsrRows twisted_laplacian_rows(const TwistedLaplacian& spec, std::int64_t row_begin, std::int64_t row_end);
 
+// Entries of every row: the diagonal and two links a direction, one where it
+// has two points (both links reach the same neighbour), none where it has one
+// (its links fold onto the diagonal).
+std::int64_t twisted_laplacian_row_length(const TwistedLaplacian& spec);
+
 // All nx ny nz eigenvalues, ascending.
 std::vector<double> twisted_laplacian_eigenvalues(const TwistedLaplacian& spec);
 

@@ -85,8 +85,7 @@ void product(bool transpose_a, bool transpose_b, std::int64_t m, std::int64_t n,
 // The same for complex matrices, op the conjugate transpose.
 void product(bool adjoint_a, bool adjoint_b, std::int64_t m, std::int64_t n, std::int64_t k,
              const std::complex<double>* A, std::int64_t lda, const std::complex<double>* B, std::int64_t ldb,
-             std::complex<double> beta, std::complex<double>* C, std::int64_t ldc,
-             std::complex<double> alpha = 1.0);
+             std::complex<double> beta, std::complex<double>* C, std::int64_t ldc, std::complex<double> alpha = 1.0);
 
 // Columns [first, first + count) of a block, as a view with the same ld.
 template <class T>

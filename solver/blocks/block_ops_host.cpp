@@ -73,8 +73,7 @@ template <class S>
 HostMatrixOf<S> multiply(const HostMatrixOf<S>& A, const HostMatrixOf<S>& B) {
   BLOCKEIGS_ASSERT(A.cols() == B.rows());
   HostMatrixOf<S> C(A.rows(), B.cols());
-  product(false, false, C.rows(), C.cols(), A.cols(), A.data(), A.cols(), B.data(), B.cols(), S(0), C.data(),
-          C.cols());
+  product(false, false, C.rows(), C.cols(), A.cols(), A.data(), A.cols(), B.data(), B.cols(), S(0), C.data(), C.cols());
   return C;
 }
 
@@ -94,8 +93,8 @@ template HostMatrix transpose_times(const HostMatrix&, const HostMatrix&);
 template ComplexHostMatrix transpose_times(const ComplexHostMatrix&, const ComplexHostMatrix&);
 
 template <class T>
-void block_update(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const HostMatrixFor<T>& S,
-                  T beta, dense::DenseView<T> Y) {
+void block_update(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const HostMatrixFor<T>& S, T beta,
+                  dense::DenseView<T> Y) {
   require_same_space("block_update", X, Y);
   require_same_rows("block_update", X, Y);
   if (S.rows() != X.cols || S.cols() != Y.cols)

@@ -70,8 +70,8 @@ void block_update(const dense::Context&, T, dense::ConstDenseView<T>, const smal
   not_compiled("block_update");
 }
 template <class T>
-bool block_combine(const dense::Context&, T, dense::ConstDenseView<T>, const small_t<T>*, T,
-                   dense::ConstDenseView<T>, dense::DenseView<T>) {
+bool block_combine(const dense::Context&, T, dense::ConstDenseView<T>, const small_t<T>*, T, dense::ConstDenseView<T>,
+                   dense::DenseView<T>) {
   not_compiled("block_combine");
 }
 template <class T>
@@ -79,8 +79,8 @@ bool transform_in_place(const dense::Context&, dense::DenseView<T>, const small_
   not_compiled("transform_in_place");
 }
 template <class T>
-bool block_combine_pair(const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>,
-                        const small_t<T>*, dense::DenseView<T>) {
+bool block_combine_pair(const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>, const small_t<T>*,
+                        dense::DenseView<T>) {
   not_compiled("block_combine_pair");
 }
 template <class T>

@@ -355,9 +355,9 @@ ResidualNorms residual_norms_from_sums(MPI_Comm comm, std::vector<double> sums, 
   template HostMatrixFor<T> gram(const dense::Context&, MPI_Comm, const std::type_identity_t<SplitColumns<T>>&,       \
                                  dense::ConstDenseView<T>);                                                           \
   template HostMatrixFor<T> gram(const dense::Context&, MPI_Comm, dense::ConstDenseView<T>);                          \
-  template std::vector<double> column_norms(const dense::Context&, MPI_Comm, dense::ConstDenseView<T>);                \
-  template ResidualNorms eigen_residuals(const dense::Context&, MPI_Comm, dense::ConstDenseView<T>,                    \
-                                         dense::ConstDenseView<T>, const std::vector<double>&, dense::DenseView<T>,    \
+  template std::vector<double> column_norms(const dense::Context&, MPI_Comm, dense::ConstDenseView<T>);               \
+  template ResidualNorms eigen_residuals(const dense::Context&, MPI_Comm, dense::ConstDenseView<T>,                   \
+                                         dense::ConstDenseView<T>, const std::vector<double>&, dense::DenseView<T>,   \
                                          const std::vector<std::int64_t>&);
 
 BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_INSTANTIATE)

@@ -113,6 +113,6 @@ CholeskyInverseOf<S> cholesky_inverse_solver(const dense::Context& context, std:
 }
 template CholeskyInverse cholesky_inverse_solver<double>(const dense::Context&, std::int64_t);
 template CholeskyInverseOf<std::complex<double>> cholesky_inverse_solver<std::complex<double>>(const dense::Context&,
-                                                                                                std::int64_t);
+                                                                                               std::int64_t);
 
 }  // namespace blockeigs::solver

@@ -362,8 +362,8 @@ void full_hermitian_copy(const ComplexHostMatrix& M, std::complex<double>* out) 
     for (std::int64_t j = 0; j <= i; ++j) {
       const std::complex<double> v = i == j ? std::complex<double>(M(i, i).real()) : M(i, j);
       if (!std::isfinite(v.real()) || !std::isfinite(v.imag()))
-        throw Error(detail::concat("small Hermitian eigenproblem (", n, " x ", n, "): entry (", i, ", ", j,
-                                   ") is not finite"));
+        throw Error(
+            detail::concat("small Hermitian eigenproblem (", n, " x ", n, "): entry (", i, ", ", j, ") is not finite"));
       out[j * n + i] = v;             // (i, j), column-major
       out[i * n + j] = std::conj(v);  // (j, i)
     }

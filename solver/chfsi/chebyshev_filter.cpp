@@ -79,7 +79,7 @@ std::int64_t chebyshev_filter(LinearOperator<T>& A, const FilterInterval& interv
   return products;
 }
 
-#define BLOCKEIGS_FILTER(T)                                                                                    \
+#define BLOCKEIGS_FILTER(T)                                                                                  \
   template std::int64_t chebyshev_filter(LinearOperator<T>&, const FilterInterval&, const std::vector<int>&, \
                                          dense::DenseView<T>, dense::DenseView<T>);
 BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_FILTER)

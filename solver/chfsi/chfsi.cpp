@@ -385,7 +385,7 @@ LobpcgResult<T> chebyshev_filter_eigs(LinearOperator<T>& A, const LobpcgOptions&
   return iteration.run(start, t_begin);
 }
 
-#define BLOCKEIGS_CHFSI(T)                                                                                     \
+#define BLOCKEIGS_CHFSI(T)                                                                                      \
   template LobpcgResult<T> chebyshev_filter_eigs(LinearOperator<T>&, const LobpcgOptions&, const FilterTuning&, \
                                                  std::optional<dense::ConstDenseView<T>>);
 BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_CHFSI)

@@ -79,8 +79,8 @@ void chfsi_orthonormalize(const dense::Context& context, MPI_Comm comm, dense::D
   if (shifted) one_pass(context, comm, V, first, scratch, factor);
 }
 
-#define BLOCKEIGS_ORTHONORMALIZE(T)                                                                                \
-  template void chfsi_orthonormalize(const dense::Context&, MPI_Comm, dense::DenseView<T>, std::int64_t,            \
+#define BLOCKEIGS_ORTHONORMALIZE(T)                                                                      \
+  template void chfsi_orthonormalize(const dense::Context&, MPI_Comm, dense::DenseView<T>, std::int64_t, \
                                      dense::DenseView<T>, const CholeskyInverseOf<small_t<T>>&);
 BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_ORTHONORMALIZE)
 #undef BLOCKEIGS_ORTHONORMALIZE
@@ -110,9 +110,8 @@ HostMatrixOf<S> projected_eigenpairs(MPI_Comm comm, HostMatrixOf<S>& H, const Ei
   broadcast(comm, values);
   return Q;
 }
-template HostMatrix projected_eigenpairs(MPI_Comm, HostMatrix&, const SymmetricEigenSolver&, std::int64_t,
-                                         HostMatrix&);
-template ComplexHostMatrix projected_eigenpairs(MPI_Comm, ComplexHostMatrix&, const HermitianEigenSolver&,
-                                                std::int64_t, HostMatrix&);
+template HostMatrix projected_eigenpairs(MPI_Comm, HostMatrix&, const SymmetricEigenSolver&, std::int64_t, HostMatrix&);
+template ComplexHostMatrix projected_eigenpairs(MPI_Comm, ComplexHostMatrix&, const HermitianEigenSolver&, std::int64_t,
+                                                HostMatrix&);
 
 }  // namespace blockeigs::solver

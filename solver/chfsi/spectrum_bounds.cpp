@@ -50,7 +50,8 @@ SpectrumEstimate lanczos_bounds(LinearOperator<T>& A, int sign, int steps, std::
   return out;
 }
 
-#define BLOCKEIGS_BOUNDS(T) template SpectrumEstimate lanczos_bounds(LinearOperator<T>&, int, int, std::uint64_t, MPI_Comm);
+#define BLOCKEIGS_BOUNDS(T) \
+  template SpectrumEstimate lanczos_bounds(LinearOperator<T>&, int, int, std::uint64_t, MPI_Comm);
 BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_BOUNDS)
 #undef BLOCKEIGS_BOUNDS
 

@@ -176,7 +176,7 @@ void DistributedOperator<T>::apply_impl(T alpha, dense::ConstDenseView<T> X, T b
   const double t0 = now();
   halo_->begin(as_words(X));  // pack; post receives, then sends
   const double t1 = now();
-  diagonal_plan_->multiply(alpha, X, beta, Y);                    // needs no remote rows: overlaps the messages
+  diagonal_plan_->multiply(alpha, X, beta, Y);                     // needs no remote rows: overlaps the messages
   const dense::ConstDenseView<T> H = from_words<T>(halo_->end());  // wait for the halo rows
   const double t4 = now();
   add_off_diagonal(alpha, H, Y);  // Y += alpha A_offd H

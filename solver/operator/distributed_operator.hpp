@@ -197,8 +197,8 @@ class DistributedOperator final : public SingleInputOperator<T>, public Diagonal
   using Word = real_t<T>;
   HaloOptions halo_options_;
   std::unique_ptr<HaloExchange<Word>> halo_;  // reads halo_plan_
-  std::int64_t width_ = -1;                // columns the buffers hold
-  dense::DenseBlock<T> halo_product_;      // off-diagonal block x halo, one row per off_diagonal_rows_
+  std::int64_t width_ = -1;                   // columns the buffers hold
+  dense::DenseBlock<T> halo_product_;         // off-diagonal block x halo, one row per off_diagonal_rows_
 
   bool profiling_ = false;
   ApplyTimings timings_;

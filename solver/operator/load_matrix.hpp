@@ -54,7 +54,11 @@ struct LocalOrderReport {
 };
 
 struct DistributedRows {
-  CsrRows rows;            // this rank's rows, global column indices (the operator's numbering)
+  CsrRows rows;  // this rank's rows, global column indices (the operator's numbering)
+  // Complex values (matrix.field, or a source that holds them): this rank's
+  // rows are in complex_rows, and `rows` holds none.
+  bool complex = false;
+  ComplexCsrRows complex_rows;
   RowPartition partition;  // every rank's row range (the operator's numbering)
   RowNumbering numbering;  // the operator's numbering against the input's
   PartitionReport partitioning;

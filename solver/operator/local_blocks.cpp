@@ -164,7 +164,8 @@ template <class T>
 LocalBlocks<T> split_local_rows(const dense::Context& context, const RowsFor<T>& rows) {
   const Space space = context.space();
   if constexpr (!is_complex_v<T>)
-    if (space == Space::device && device_split_fits(rows, sizeof(T))) return split_local_rows_on_device<T>(context, rows);
+    if (space == Space::device && device_split_fits(rows, sizeof(T)))
+      return split_local_rows_on_device<T>(context, rows);
   LocalBlocks<T> blocks = split_local_rows<T>(rows);
   blocks.diagonal = std::move(blocks.diagonal).to_space(space);
   blocks.off_diagonal = std::move(blocks.off_diagonal).to_space(space);
@@ -183,8 +184,8 @@ std::int64_t device_split_scratch_bytes(std::int64_t local_rows, std::int64_t nn
 
 template LocalBlockShape local_block_shape(const CsrRows&);
 template LocalBlockShape local_block_shape(const ComplexCsrRows&);
-#define BLOCKEIGS_SPLIT(T)                                                  \
-  template LocalBlocks<T> split_local_rows<T>(const RowsFor<T>&);           \
+#define BLOCKEIGS_SPLIT(T)                                        \
+  template LocalBlocks<T> split_local_rows<T>(const RowsFor<T>&); \
   template LocalBlocks<T> split_local_rows<T>(const dense::Context&, const RowsFor<T>&);
 BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_SPLIT)
 #undef BLOCKEIGS_SPLIT
@@ -214,7 +215,7 @@ void set_shifted_diagonal(const dense::Context& context, T* values, const std::i
     if (positions[i] >= 0) values[positions[i]] = diagonal[i] + shift;
 }
 
-#define BLOCKEIGS_DIAGONAL(T)                                                                                 \
+#define BLOCKEIGS_DIAGONAL(T)                                                                                   \
   template std::int64_t find_diagonal_positions(const dense::Context&, const spmm::CsrView<T>&, std::int64_t*); \
   template void set_shifted_diagonal(const dense::Context&, T*, const std::int64_t*, const T*, T, std::int64_t);
 BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_DIAGONAL)

@@ -256,7 +256,8 @@ std::int64_t input_row(MPI_Comm comm, const RowPartition& partition, const RowNu
 }  // namespace
 
 void check_symmetric(MPI_Comm comm, const CsrRows& rows, const RowPartition& partition, const std::string& what,
-                     const std::string& symbol, const RowNumbering* numbering, const dense::Context* device) {
+                     const std::string& symbol, const RowNumbering* numbering, const dense::Context* device,
+                     const AsymmetryMessage& message) {
   if (rows.global_rows != rows.global_cols)
     collectively(comm, [&] { fail_input(what, " is ", rows.global_rows, " x ", rows.global_cols, ", not square"); });
 
@@ -277,7 +278,9 @@ void check_symmetric(MPI_Comm comm, const CsrRows& rows, const RowPartition& par
   const std::int64_t named_col = moved ? input_row(comm, partition, *numbering, col) : col;
   collectively(comm, [&] {
     if (mismatch.row != row || mismatch.col != col) return;
-    throw InputError(asymmetry_message(what, symbol, named_row, named_col, mismatch.value, mismatch.transpose));
+    throw InputError(message
+                         ? message(named_row, named_col, mismatch.value, mismatch.transpose)
+                         : asymmetry_message(what, symbol, named_row, named_col, mismatch.value, mismatch.transpose));
   });
 }
 

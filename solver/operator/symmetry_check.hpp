@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "core/csr_rows.hpp"
@@ -30,8 +31,17 @@ namespace blockeigs::solver {
 // smallest in the operator's. With a `device` context whose device has room
 // for the rows, the lookups run there (symmetry_check_device.hpp); the message
 // is the same.
+// `message`, where given, words the error from the mismatch found (row, col, A(row, col), A(col, row)).
+using AsymmetryMessage = std::function<std::string(std::int64_t, std::int64_t, double, double)>;
 void check_symmetric(MPI_Comm comm, const CsrRows& rows, const RowPartition& partition, const std::string& what,
                      const std::string& symbol = "A", const RowNumbering* numbering = nullptr,
+                     const dense::Context* device = nullptr, const AsymmetryMessage& message = {});
+
+// The same for complex rows and A = A^H: Re A symmetric (check_symmetric),
+// Im A antisymmetric (the symmetric check of sign(j - i) Im A(i, j)) and the
+// diagonal real; the message names the first entry whose partner is not its
+// conjugate. Collective.
+void check_hermitian(MPI_Comm comm, const ComplexCsrRows& rows, const RowPartition& partition, const std::string& what,
                      const dense::Context* device = nullptr);
 
 // check_symmetric's message for the entry (row, col) = value whose transpose holds `transpose`.

@@ -11,7 +11,6 @@
 #include "solver/blocks/cuda/device_symmetric_eigen.hpp"
 #include "tests/support/complex_block_checks.hpp"
 #include "tests/support/gpu_test.hpp"
-#include "tests/support/hermitian_checks.hpp"
 #include "tests/support/mpi_environment.hpp"
 
 namespace blockeigs {

@@ -90,8 +90,8 @@ TEST(DistributedOperator, ComplexHermitian) {
   for (std::int64_t w : {1, 3, 16}) {
     test::check_complex_apply<std::complex<double>>(context, bloch, test::partition_with_empty_rank(120, ranks), w,
                                                     "twisted Laplacian, an empty rank");
-    test::check_complex_apply<std::complex<double>>(context, power,
-                                                    RowPartition::balanced(power.row_offsets, ranks), w, "power law");
+    test::check_complex_apply<std::complex<double>>(context, power, RowPartition::balanced(power.row_offsets, ranks), w,
+                                                    "power law");
   }
   test::check_complex_apply<std::complex<float>>(context, power, RowPartition::balanced(power.row_offsets, ranks), 5,
                                                  "power law, complex single");

@@ -227,9 +227,8 @@ void check_complex_apply(const dense::Context& context, const ComplexCsrRows& wh
     for (std::int64_t i = 0; i < m; ++i)
       for (std::int64_t j = 0; j < width; ++j) {
         const C got(y_local[i * width + j]), want = factor * y_ref[i * width + j];
-        ASSERT_LE(std::abs(got - want), 4 * scale[i])
-            << "rank " << rank << " row " << begin + i << " col " << j << " (beta " << b << "): " << got << " vs "
-            << want;
+        ASSERT_LE(std::abs(got - want), 4 * scale[i]) << "rank " << rank << " row " << begin + i << " col " << j
+                                                      << " (beta " << b << "): " << got << " vs " << want;
       }
   }
 }

@@ -103,7 +103,9 @@ double write_files(MPI_Comm comm, const std::string& path, const std::function<v
     io::Hdf5Writer writer(path, !early);
     write_small(writer);
     for (std::size_t b = 0; b < blocks.size(); ++b) {
-      if (!early) writer.create_matrix(blocks[b].dataset, blocks[b].global_rows, blocks[b].cols);
+      if (!early)
+        writer.create_matrix(blocks[b].dataset, blocks[b].global_rows,
+                             blocks[b].complex ? blocks[b].cols / 2 : blocks[b].cols, blocks[b].complex);
       offsets[b] = early ? early->offset_of(blocks[b].dataset) : writer.matrix_offset(blocks[b].dataset);
     }
     writer.close();

@@ -48,7 +48,10 @@ struct DistributedBlock {
   std::int64_t piece_rows = 0;
   std::int64_t collective_pieces = 0;
   std::shared_ptr<const void> held;  // copies of the block share it
-  double seconds = 0;                // preparing the block before the write (the pieces' copies are timed as they go)
+  // The rows hold cols / 2 complex values as (real, imaginary) pairs: the
+  // dataset is complex (h5py's complex128), of cols / 2 columns.
+  bool complex = false;
+  double seconds = 0;  // preparing the block before the write (the pieces' copies are timed as they go)
 };
 
 // A block that holds its rows.

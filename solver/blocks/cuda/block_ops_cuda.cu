@@ -161,17 +161,15 @@ template <class T>
 void gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, std::int64_t m, std::int64_t n, std::int64_t k,
           T alpha, const T* a, std::int64_t lda, const T* b, std::int64_t ldb, T beta, T* c, std::int64_t ldc) {
   if constexpr (std::is_same_v<T, std::complex<double>>)
-    BLOCKEIGS_CUBLAS_CHECK(cublasZgemm(h, ta, tb, int(m), int(n), int(k), reinterpret_cast<const cuDoubleComplex*>(&alpha),
-                                       reinterpret_cast<const cuDoubleComplex*>(a), int(lda),
-                                       reinterpret_cast<const cuDoubleComplex*>(b), int(ldb),
-                                       reinterpret_cast<const cuDoubleComplex*>(&beta),
-                                       reinterpret_cast<cuDoubleComplex*>(c), int(ldc)));
+    BLOCKEIGS_CUBLAS_CHECK(cublasZgemm(
+        h, ta, tb, int(m), int(n), int(k), reinterpret_cast<const cuDoubleComplex*>(&alpha),
+        reinterpret_cast<const cuDoubleComplex*>(a), int(lda), reinterpret_cast<const cuDoubleComplex*>(b), int(ldb),
+        reinterpret_cast<const cuDoubleComplex*>(&beta), reinterpret_cast<cuDoubleComplex*>(c), int(ldc)));
   else if constexpr (std::is_same_v<T, std::complex<float>>)
-    BLOCKEIGS_CUBLAS_CHECK(cublasCgemm(h, ta, tb, int(m), int(n), int(k), reinterpret_cast<const cuComplex*>(&alpha),
-                                       reinterpret_cast<const cuComplex*>(a), int(lda),
-                                       reinterpret_cast<const cuComplex*>(b), int(ldb),
-                                       reinterpret_cast<const cuComplex*>(&beta), reinterpret_cast<cuComplex*>(c),
-                                       int(ldc)));
+    BLOCKEIGS_CUBLAS_CHECK(
+        cublasCgemm(h, ta, tb, int(m), int(n), int(k), reinterpret_cast<const cuComplex*>(&alpha),
+                    reinterpret_cast<const cuComplex*>(a), int(lda), reinterpret_cast<const cuComplex*>(b), int(ldb),
+                    reinterpret_cast<const cuComplex*>(&beta), reinterpret_cast<cuComplex*>(c), int(ldc)));
   else if constexpr (std::is_same_v<T, double>)
     BLOCKEIGS_CUBLAS_CHECK(
         cublasDgemm(h, ta, tb, int(m), int(n), int(k), &alpha, a, int(lda), b, int(ldb), &beta, c, int(ldc)));
@@ -225,8 +223,7 @@ bool block_combine(const dense::Context& context, T alpha, dense::ConstDenseView
 }
 
 template <class T>
-bool transform_in_place(const dense::Context& context, dense::DenseView<T> W, const small_t<T>* S,
-                        std::int64_t kept) {
+bool transform_in_place(const dense::Context& context, dense::DenseView<T> W, const small_t<T>* S, std::int64_t kept) {
   if constexpr (is_complex_v<T>) {
     return false;
   } else {
@@ -276,8 +273,8 @@ void scale_columns(const dense::Context& context, const double* scale, dense::De
   if (X.rows == 0 || X.cols == 0) return;
   const cudaStream_t stream = stream_of(context);
   const StreamArray<real_t<T>> s(stream, scale, static_cast<std::size_t>(X.cols));  // real factors
-  scale_columns_kernel<device_t<T>>
-      <<<grid_for(X.rows * X.cols), threads_per_block, 0, stream>>>(X.rows, X.cols, s.data(), device_pointer(X.data), X.ld);
+  scale_columns_kernel<device_t<T>><<<grid_for(X.rows * X.cols), threads_per_block, 0, stream>>>(
+      X.rows, X.cols, s.data(), device_pointer(X.data), X.ld);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 

@@ -39,8 +39,7 @@ std::unique_ptr<LocalGramTransfer> gram_pair_local_start(const dense::Context& c
                                                          dense::ConstDenseView<T> Y2);
 // out (k1 x k2, row-major, host) = X^T Y (X^H Y) on this rank's rows.
 template <class T>
-void gram_local(const dense::Context& context, dense::ConstDenseView<T> X, dense::ConstDenseView<T> Y,
-                small_t<T>* out);
+void gram_local(const dense::Context& context, dense::ConstDenseView<T> X, dense::ConstDenseView<T> Y, small_t<T>* out);
 // out (k x k) = X^T X (X^H X), both triangles filled.
 template <class T>
 void gram_self_local(const dense::Context& context, dense::ConstDenseView<T> X, small_t<T>* out);
@@ -98,8 +97,7 @@ template <class T>
 bool block_combine(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const small_t<T>* S, T beta,
                    dense::ConstDenseView<T> Z, dense::DenseView<T> Y);
 template <class T>
-bool transform_in_place(const dense::Context& context, dense::DenseView<T> W, const small_t<T>* S,
-                        std::int64_t kept);
+bool transform_in_place(const dense::Context& context, dense::DenseView<T> W, const small_t<T>* S, std::int64_t kept);
 // Y = [X1 X2] S with S = [S1; S2] ((X1.cols + X2.cols) x Y.cols, row-major);
 // false when the shape does not fit the narrow-block kernel.
 template <class T>

@@ -20,6 +20,7 @@
 #include "solver/blocks/cuda/block_ops_cuda.hpp"
 #include "solver/blocks/cuda/device_support.cuh"
 #include "solver/blocks/cuda/narrow_block_kernels.hpp"
+#include "solver/blocks/cuda/pinned_sums.cuh"
 #include "solver/blocks/cuda/tall_skinny_gram.hpp"
 #include "spmm/cuda/cuda_check.hpp"
 #include "spmm/cuda/device_complex.cuh"
@@ -154,41 +155,6 @@ __global__ void eigen_residuals_partial_kernel(std::int64_t rows, std::int64_t c
 // kernel adds the partials in a fixed order: deterministic, and the order does
 // not depend on the GPU.
 //
-// out[e] = sum over chunks c of partial[c * entries + e], for a slab of 32
-// entries a block: thread (x, y) adds chunks y, y + 32, ... of entry x in
-// order, so that each warp reads 32 neighbouring entries of one chunk (whole
-// sectors), then a fixed tree over y adds the 32 sums. The shape never
-// changes, so neither do the bits. (One block an entry, its threads striding
-// over the chunks, read one 8-byte value per 32-byte sector; one thread per
-// entry adding 1000-2000 chunks in a row waited on dependent L2 loads: both
-// slower, on the path to the host's window; docs/benchmarks/block-ops.md#kernel-notes.)
-constexpr int sum_slab = 32, sum_lanes = 32;
-
-template <class T>
-__global__ void __launch_bounds__(sum_slab* sum_lanes)
-    sum_partials_kernel(std::int64_t chunks, std::int64_t entries, const T* partial, double* out) {
-  __shared__ double sums[sum_lanes][sum_slab + 1];
-  const int x = static_cast<int>(threadIdx.x) % sum_slab, y = static_cast<int>(threadIdx.x) / sum_slab;
-  const std::int64_t e = std::int64_t{blockIdx.x} * sum_slab + x;
-  double s = 0.0;
-  if (e < entries)
-    for (std::int64_t c = y; c < chunks; c += sum_lanes) s += static_cast<double>(partial[c * entries + e]);
-  sums[y][x] = s;
-  __syncthreads();
-  for (int width = sum_lanes / 2; width > 0; width /= 2) {
-    if (y < width) sums[y][x] += sums[y + width][x];
-    __syncthreads();
-  }
-  if (y == 0 && e < entries) out[e] = sums[0][x];
-}
-
-template <class T>
-void sum_partials(std::int64_t chunks, std::int64_t entries, const T* partial, double* out, cudaStream_t stream) {
-  const auto blocks = static_cast<unsigned>((entries + sum_slab - 1) / sum_slab);
-  sum_partials_kernel<T><<<blocks, sum_slab * sum_lanes, 0, stream>>>(chunks, entries, partial, out);
-  BLOCKEIGS_CUDA_CHECK_LAUNCH();
-}
-
 // Rows per chunk: at least gram_min_chunk_rows (each gemm long enough to run
 // efficiently), and at most gram_max_chunks chunks (the partials stay small).
 constexpr std::int64_t gram_min_chunk_rows = 2048;
@@ -221,115 +187,6 @@ void gemm_strided_batched(cublasHandle_t h, std::int64_t m, std::int64_t n, std:
                                                      int(lda), stride_a, b, int(ldb), stride_b, &zero, c, int(ldc),
                                                      stride_c, int(batch)));
 }
-
-// Pinned host blocks for Gram results, reused: page-locking memory for every
-// Gram would cost more than the copy. Only a few are out at a time. Mapped,
-// so that the kernel adding the partial sums writes its results straight
-// into them. The events that mark their arrival are reused too. The pool is
-// first used after the CUDA runtime is set up, so it is destroyed before the
-// runtime's own exit handler runs, and frees its blocks then.
-class PinnedPool {
- public:
-  // A page-locked host block and the address kernels write it at (the
-  // same block under unified addressing; asked once, when it is allocated).
-  struct Block {
-    std::size_t capacity = 0;
-    double* host = nullptr;
-    double* device = nullptr;
-  };
-  static PinnedPool& instance() {
-    static PinnedPool pool;
-    return pool;
-  }
-  PinnedPool() = default;
-  PinnedPool(const PinnedPool&) = delete;
-  PinnedPool& operator=(const PinnedPool&) = delete;
-  ~PinnedPool() {  // errors at exit are moot
-    for (const Block& block : free_) BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaFreeHost(block.host));
-    for (const auto& [device, event] : events_) BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaEventDestroy(event));
-  }
-  // A block of at least `bytes`.
-  Block acquire(std::size_t bytes) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      for (std::size_t i = 0; i < free_.size(); ++i)
-        if (free_[i].capacity >= bytes) {
-          const Block block = free_[i];
-          free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i));
-          return block;
-        }
-    }
-    Block block;
-    block.capacity = std::max<std::size_t>(bytes, 64 * 1024);
-    BLOCKEIGS_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&block.host), block.capacity,
-                                       cudaHostAllocPortable | cudaHostAllocMapped));
-    BLOCKEIGS_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&block.device), block.host, 0));
-    return block;
-  }
-  void release(const Block& block) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    free_.push_back(block);
-  }
-  // An event of `device` (events belong to the device current when made).
-  cudaEvent_t acquire_event(int device) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      for (std::size_t i = 0; i < events_.size(); ++i)
-        if (events_[i].first == device) {
-          cudaEvent_t event = events_[i].second;
-          events_.erase(events_.begin() + static_cast<std::ptrdiff_t>(i));
-          return event;
-        }
-    }
-    cudaEvent_t event = nullptr;
-    BLOCKEIGS_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
-    return event;
-  }
-  void release_event(cudaEvent_t event, int device) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    events_.emplace_back(device, event);
-  }
-
- private:
-  std::mutex mutex_;
-  std::vector<Block> free_;
-  std::vector<std::pair<int, cudaEvent_t>> events_;
-};
-
-// The sums of `chunks` partials of `entries` values each (sum_partials),
-// written by the summing kernel straight into a pinned host block: no copy
-// after it, where a device buffer and a copy would put a kernel -> copy ->
-// kernel hand-over on the stream, with the device idle between them
-// (docs/benchmarks/solvers.md#host-window).
-class PinnedGramTransfer final : public LocalGramTransfer {
- public:
-  template <class T>
-  PinnedGramTransfer(cudaStream_t stream, std::int64_t chunks, std::int64_t entries, const T* partial)
-      : count_(static_cast<std::size_t>(entries)), block_(PinnedPool::instance().acquire(count_ * sizeof(double))) {
-    sum_partials<T>(chunks, entries, partial, block_.device, stream);
-    BLOCKEIGS_CUDA_CHECK(cudaGetDevice(&device_));
-    arrived_ = PinnedPool::instance().acquire_event(device_);
-    BLOCKEIGS_CUDA_CHECK(cudaEventRecord(arrived_, stream));
-  }
-  PinnedGramTransfer(const PinnedGramTransfer&) = delete;
-  PinnedGramTransfer& operator=(const PinnedGramTransfer&) = delete;
-  ~PinnedGramTransfer() override {
-    // The sums may still be on their way when a transfer is dropped unread.
-    BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaEventSynchronize(arrived_));
-    PinnedPool::instance().release_event(arrived_, device_);
-    PinnedPool::instance().release(block_);
-  }
-  void wait(double* out) override {
-    BLOCKEIGS_CUDA_CHECK(cudaEventSynchronize(arrived_));
-    std::copy(block_.host, block_.host + count_, out);
-  }
-
- private:
-  std::size_t count_;
-  PinnedPool::Block block_;
-  int device_ = 0;
-  cudaEvent_t arrived_ = nullptr;
-};
 
 // Queues X^T Y (k1 x k2 row-major, double) over this rank's rows, its sums
 // written to pinned host memory.
@@ -498,133 +355,16 @@ void eigen_residuals_local(const dense::Context& context, dense::ConstDenseView<
   PinnedGramTransfer(stream, chunks, 2 * k, partial.data()).wait(out);
 }
 
-template <class Ts>
-bool ritz_update_local(const dense::Context& context, dense::ConstDenseView<double> S, dense::ConstDenseView<Ts> S_tail,
-                       dense::ConstDenseView<double> AS, dense::ConstDenseView<double> AS_tail, const double* C,
-                       const double* lambda, dense::DenseView<double> Y, dense::DenseView<double> AY,
-                       dense::DenseView<Ts> R, const std::int64_t* position, std::int64_t ay_first,
-                       const double* implied_theta, const std::int64_t* implied_column,
-                       std::unique_ptr<LocalGramTransfer>& out) {
-  constexpr bool single = std::is_same_v<Ts, float>;
-  const std::int64_t nb = R.cols;
-  const bool implied = implied_theta != nullptr;
-  out.reset();
-  const std::int64_t ns = S.cols + S_tail.cols, nv = AS.cols + AS_tail.cols;
-  if (single ? !implied || S_tail.cols == 0 || !cuda::ritz_update_single_fits(ns, nv, Y.cols, nb)
-             : !cuda::ritz_update_fits(ns, nv, Y.cols, nb, implied))
-    return false;
-  // The kernels address rows in 32 bits (row index, row stride in bytes).
-  constexpr std::int64_t most = std::numeric_limits<std::int32_t>::max();
-  if (S.rows > most || std::max({S.ld, AS.ld, AS_tail.ld}) > most / std::int64_t(sizeof(double)) ||
-      S_tail.ld > most / std::int64_t(sizeof(Ts)))
-    return false;
-  if (S.rows == 0) return true;
-  const cudaStream_t stream = stream_of(context);
-  const std::int64_t blocks =
-      cuda::ritz_update_blocks(S.rows, ns, nv, Y.cols, implied ? nb : 0, single ? S_tail.cols : 0);
-  StreamArray<double> partial(stream, static_cast<std::size_t>(blocks * 2 * nb));
-  cuda::RitzUpdateArgs a{};
-  a.rows = S.rows;
-  a.ns = int(ns);
-  a.ns_head = int(S.cols);
-  a.nv = int(nv);
-  a.nv_head = int(AS.cols);
-  a.m = int(Y.cols);
-  a.nb = int(nb);
-  a.ay_first = int(ay_first);
-  a.s = S.data;
-  a.lds = S.ld;
-  a.lds_tail = S_tail.cols > 0 ? S_tail.ld : S.ld;
-  a.as = AS.data;
-  a.ldas = AS.ld;
-  a.as_tail = AS_tail.cols > 0 ? AS_tail.data : AS.data;
-  a.ldas_tail = AS_tail.cols > 0 ? AS_tail.ld : AS.ld;
-  a.y = Y.data;
-  a.ldy = Y.ld;
-  a.ay = AY.data;
-  a.lday = AY.ld;
-  a.ldr = R.ld;
-  a.partial = partial.data();
-  if constexpr (single) {
-    a.s_tail = S.data;  // not read: the tail is at s_tail_single
-    a.s_tail_single = S_tail.data;
-    a.r_single = R.data;
-  } else {
-    a.s_tail = S_tail.cols > 0 ? S_tail.data : S.data;
-    a.r = R.data;
-  }
-  const cuda::ImpliedColumns columns{implied_theta, implied_column};
-  cuda::ritz_update(a, C, lambda, position, implied ? &columns : nullptr, stream);
-  out = std::make_unique<PinnedGramTransfer>(stream, blocks, 2 * nb, partial.data());
-  return true;
-}
-
-#define BLOCKEIGS_INSTANTIATE_RITZ(Ts)                                                                             \
-  template bool ritz_update_local(const dense::Context&, dense::ConstDenseView<double>, dense::ConstDenseView<Ts>, \
-                                  dense::ConstDenseView<double>, dense::ConstDenseView<double>, const double*,     \
-                                  const double*, dense::DenseView<double>, dense::DenseView<double>,               \
-                                  dense::DenseView<Ts>, const std::int64_t*, std::int64_t, const double*,          \
-                                  const std::int64_t*, std::unique_ptr<LocalGramTransfer>&);
-BLOCKEIGS_INSTANTIATE_RITZ(double)
-BLOCKEIGS_INSTANTIATE_RITZ(float)
-#undef BLOCKEIGS_INSTANTIATE_RITZ
-
-bool ritz_update_implied_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::int64_t nb) {
-  return cuda::ritz_update_fits(ns, nv, m, nb, true);
-}
-
-bool gram_pair_single_local_start(const dense::Context& context, dense::ConstDenseView<double> X,
-                                  dense::ConstDenseView<float> X_tail, dense::ConstDenseView<float> Y1,
-                                  dense::ConstDenseView<double> Y2, std::unique_ptr<LocalGramTransfer>& out) {
-  out.reset();
-  const std::int64_t kx = X.cols + X_tail.cols, ky = Y1.cols + Y2.cols;
-  if (X.rows == 0 || kx == 0 || ky == 0) return true;  // an empty product: zeros
-  if (!cuda::tall_skinny_gram_single_fits(kx, ky)) return false;
-  // The kernel's fp32 path takes rows and strides in bytes in 32 bits.
-  constexpr std::int64_t most = std::numeric_limits<std::int32_t>::max();
-  if (X.rows > most || std::max({X.ld, Y2.ld}) > most / std::int64_t(sizeof(double)) ||
-      std::max(X_tail.ld, Y1.ld) > most / std::int64_t(sizeof(float)))
-    return false;
-  const cudaStream_t stream = stream_of(context);
-  const std::int64_t blocks = cuda::tall_skinny_gram_blocks(X.rows);
-  StreamArray<double> partial(stream, static_cast<std::size_t>(blocks * kx * ky));
-  const cuda::TallSkinnyGramArgs a{.rows = X.rows,
-                                   .kx = int(kx),
-                                   .ky1 = int(Y1.cols),
-                                   .ky2 = int(Y2.cols),
-                                   .x = X.data,
-                                   .ldx = X.ld,
-                                   .kx_head = int(X.cols),
-                                   .x_tail = X.data,
-                                   .ldx_tail = X_tail.cols > 0 ? X_tail.ld : 1,
-                                   .y1 = X.data,
-                                   .ldy1 = Y1.cols > 0 ? Y1.ld : 1,
-                                   .y2 = Y2.cols > 0 ? Y2.data : X.data,
-                                   .ldy2 = Y2.cols > 0 ? Y2.ld : X.ld,
-                                   .partial = partial.data(),
-                                   .x_tail_single = X_tail.data,
-                                   .y1_single = Y1.data};
-  cuda::tall_skinny_gram(a, stream);
-  out = std::make_unique<PinnedGramTransfer>(stream, blocks, kx * ky, partial.data());
-  return true;
-}
-
-bool search_single_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::int64_t nb) {
-  // The Ritz update over [X P Z], and the Gram pair [X P Z]^T [Z A Z].
-  return cuda::ritz_update_single_fits(ns, nv, m, nb) && cuda::tall_skinny_gram_single_fits(ns, 2 * nb);
-}
-
-#define BLOCKEIGS_INSTANTIATE(T)                                                                                 \
-  template std::unique_ptr<LocalGramTransfer> gram_local_start(const dense::Context&, dense::ConstDenseView<T>,  \
-                                                               dense::ConstDenseView<T>);                        \
-  template std::unique_ptr<LocalGramTransfer> gram_pair_local_start(                                             \
-      const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>, dense::ConstDenseView<T>,       \
-      dense::ConstDenseView<T>);                                                                                 \
-  template void gram_local(const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>,              \
-                           small_t<T>*);                                                                         \
-  template void gram_self_local(const dense::Context&, dense::ConstDenseView<T>, small_t<T>*);                   \
-  template void column_sumsq_local(const dense::Context&, dense::ConstDenseView<T>, double*);                    \
-  template void eigen_residuals_local(const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>, \
+#define BLOCKEIGS_INSTANTIATE(T)                                                                                    \
+  template std::unique_ptr<LocalGramTransfer> gram_local_start(const dense::Context&, dense::ConstDenseView<T>,     \
+                                                               dense::ConstDenseView<T>);                           \
+  template std::unique_ptr<LocalGramTransfer> gram_pair_local_start(                                                \
+      const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>, dense::ConstDenseView<T>,          \
+      dense::ConstDenseView<T>);                                                                                    \
+  template void gram_local(const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>, small_t<T>*); \
+  template void gram_self_local(const dense::Context&, dense::ConstDenseView<T>, small_t<T>*);                      \
+  template void column_sumsq_local(const dense::Context&, dense::ConstDenseView<T>, double*);                       \
+  template void eigen_residuals_local(const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>,    \
                                       const double*, dense::DenseView<T>, const std::int64_t*, double*);
 
 BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_INSTANTIATE)

@@ -29,11 +29,11 @@ struct DeviceCholeskyInverse::State {
   std::int64_t capacity = 0;  // rows the buffers hold, of `bytes_per_value` (16 once a complex matrix came)
   std::size_t value_bytes = 8;
   void* matrix = nullptr;  // n x n
-  void* work = nullptr;       // potrf's and trtri's device workspace
+  void* work = nullptr;    // potrf's and trtri's device workspace
   std::size_t work_bytes = 0;
   std::vector<char> host_work;  // trtri's host workspace
   int* info = nullptr;          // potrf's, then trtri's
-  char* pinned = nullptr;        // G in, U^-1 out, then the two infos
+  char* pinned = nullptr;       // G in, U^-1 out, then the two infos
   ~State() {
     BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaFree(matrix));
     BLOCKEIGS_CUDA_CHECK_NOTHROW(cudaFree(work));
@@ -113,13 +113,12 @@ bool DeviceCholeskyInverse::factor(const HostMatrixOf<S>& G, HostMatrixOf<S>& in
                                     static_cast<double*>(s.work), lwork, s.info),
                    "potrf");
   else
-    check_cusolver(cusolverDnZpotrf(s.session.handle(), CUBLAS_FILL_MODE_LOWER, ni,
-                                    reinterpret_cast<cuDoubleComplex*>(matrix), ni,
-                                    static_cast<cuDoubleComplex*>(s.work), lwork, s.info),
-                   "potrf");
+    check_cusolver(
+        cusolverDnZpotrf(s.session.handle(), CUBLAS_FILL_MODE_LOWER, ni, reinterpret_cast<cuDoubleComplex*>(matrix), ni,
+                         static_cast<cuDoubleComplex*>(s.work), lwork, s.info),
+        "potrf");
   check_cusolver(cusolverDnXtrtri(s.session.handle(), CUBLAS_FILL_MODE_LOWER, CUBLAS_DIAG_NON_UNIT, n, data_type<S>(),
-                                  matrix, n, s.work, s.work_bytes, s.host_work.data(), s.host_work.size(),
-                                  s.info + 1),
+                                  matrix, n, s.work, s.work_bytes, s.host_work.data(), s.host_work.size(), s.info + 1),
                  "trtri");
   int* infos = reinterpret_cast<int*>(pinned + n * n);
   BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(pinned, matrix, bytes, cudaMemcpyDeviceToHost, s.session.stream()));

@@ -157,10 +157,10 @@ HermitianEigen DeviceSymmetricEigen::operator()(const ComplexHostMatrix& M, std:
   full_hermitian_copy(M, c.pinned);  // column-major, from the lower triangle
   const auto bytes = static_cast<std::size_t>(n * n) * sizeof(cuDoubleComplex);
   BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(c.matrix, c.pinned, bytes, cudaMemcpyHostToDevice, session.stream()));
-  check_cusolver(cusolverDnZheevd(session.handle(), CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER,
-                                  static_cast<int>(n), c.matrix, static_cast<int>(n), c.values, c.work, c.work_size,
-                                  state_->info),
-                 "heevd");
+  check_cusolver(
+      cusolverDnZheevd(session.handle(), CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, static_cast<int>(n),
+                       c.matrix, static_cast<int>(n), c.values, c.work, c.work_size, state_->info),
+      "heevd");
   std::complex<double>* vectors = c.pinned;
   double* values = reinterpret_cast<double*>(c.pinned + count * n);
   int* info = reinterpret_cast<int*>(values + n);

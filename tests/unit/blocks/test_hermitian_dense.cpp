@@ -8,7 +8,7 @@
 #include <complex>
 
 #include "dense/context.hpp"
-#include "tests/support/hermitian_checks.hpp"
+#include "tests/support/complex_block_checks.hpp"
 
 namespace blockeigs {
 namespace {
