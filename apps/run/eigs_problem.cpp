@@ -1,5 +1,6 @@
 #include "apps/run/eigs_problem.hpp"
 
+#include <complex>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -79,8 +80,12 @@ void check_full_column_rank(const io::DenseRows& y, const std::string& what, MPI
 
 std::string equation(bool generalized) { return generalized ? "A x = \u03bb B x" : "A x = \u03bb x"; }
 
-solver::MethodChoice eigen_method(const cfg::EigsConfig& config) {
+solver::MethodChoice eigen_method(const cfg::EigsConfig& config, bool complex) {
   const cfg::EigensolverSettings& e = config.eigensolver;
+  if (complex)
+    return {solver::EigenMethod::chebyshev_filter,
+            std::string(e.method == solver::EigenMethod::automatic ? "auto: " : "") +
+                "complex values (LOBPCG takes real values so far)"};
   return solver::choose_eigen_method(e.method, e.lobpcg.k, config.matrix_b.has_value(),
                                      e.constraints != cfg::ConstraintsSource::none,
                                      solver::names_a_preconditioner(e.preconditioner));
@@ -93,9 +98,11 @@ int eigen_block_size(const cfg::EigsConfig& config, const solver::MethodChoice& 
                                                                 : solver::default_block_size(o.k, global_rows);
 }
 
+namespace {
+
 template <class T>
-EigsProblem<T> set_up_problem(const cfg::EigsConfig& config, const solver::DistributedRows& a,
-                              const solver::DistributedRows* b, const dense::Context& context, MPI_Comm comm) {
+EigsProblem<T> real_problem(const cfg::EigsConfig& config, const solver::DistributedRows& a,
+                            const solver::DistributedRows* b, const dense::Context& context, MPI_Comm comm) {
   EigsProblem<T> problem;
   if (b) {
     problem.b = std::make_unique<solver::DistributedOperator<T>>(
@@ -117,6 +124,17 @@ EigsProblem<T> set_up_problem(const cfg::EigsConfig& config, const solver::Distr
   problem.constraint_columns = y.cols;
   problem.constraints.emplace(from_host_doubles<T>(context.space(), a.rows.local_rows(), y.cols, y.values));
   return problem;
+}
+
+}  // namespace
+
+template <class T>
+EigsProblem<T> set_up_problem(const cfg::EigsConfig& config, const solver::DistributedRows& a,
+                              const solver::DistributedRows* b, const dense::Context& context, MPI_Comm comm) {
+  if constexpr (is_complex_v<T>)
+    return EigsProblem<T>{};  // B and Y are refused with complex values (complex_values.hpp)
+  else
+    return real_problem<T>(config, a, b, context, comm);
 }
 
 template <class T>
@@ -169,6 +187,16 @@ template EigsProblem<float> set_up_problem(const cfg::EigsConfig&, const solver:
                                            const solver::DistributedRows*, const dense::Context&, MPI_Comm);
 template EigsProblem<double> set_up_problem(const cfg::EigsConfig&, const solver::DistributedRows&,
                                             const solver::DistributedRows*, const dense::Context&, MPI_Comm);
+template EigsProblem<std::complex<float>> set_up_problem(const cfg::EigsConfig&, const solver::DistributedRows&,
+                                                         const solver::DistributedRows*, const dense::Context&,
+                                                         MPI_Comm);
+template EigsProblem<std::complex<double>> set_up_problem(const cfg::EigsConfig&, const solver::DistributedRows&,
+                                                          const solver::DistributedRows*, const dense::Context&,
+                                                          MPI_Comm);
+template std::string problem_summary(const EigsProblem<std::complex<float>>&);
+template std::string problem_summary(const EigsProblem<std::complex<double>>&);
+template void write_problem_attributes(io::Hdf5Writer&, const EigsProblem<std::complex<float>>&, const std::string&);
+template void write_problem_attributes(io::Hdf5Writer&, const EigsProblem<std::complex<double>>&, const std::string&);
 template std::string problem_summary(const EigsProblem<float>&);
 template std::string problem_summary(const EigsProblem<double>&);
 template void write_problem_attributes(io::Hdf5Writer&, const EigsProblem<float>&, const std::string&);

@@ -87,7 +87,7 @@ namespace {
 // the power method's bound or the largest Ritz value seen).
 template <class T>
 void print_floor(const solver::LobpcgResult<T>& r, const solver::LobpcgOptions& o, bool preconditioned) {
-  const double eps = std::numeric_limits<T>::epsilon();
+  const double eps = std::numeric_limits<real_t<T>>::epsilon();
   double floor = 0, reached = INFINITY;
   std::string below;  // pairs whose floor is above the tolerance
   for (int j = 0; j < o.k; ++j) {
@@ -248,11 +248,11 @@ void print_report(const solver::LobpcgResult<T>& result, const solver::LobpcgOpt
   std::printf("%s", memory.c_str());
 }
 
-template std::string stop_summary(const solver::LobpcgResult<float>&);
-template std::string stop_summary(const solver::LobpcgResult<double>&);
-template void print_report(const solver::LobpcgResult<float>&, const solver::LobpcgOptions&, bool, int,
-                           const SolveCosts&, const CheckpointGuard&, const std::string&);
-template void print_report(const solver::LobpcgResult<double>&, const solver::LobpcgOptions&, bool, int,
-                           const SolveCosts&, const CheckpointGuard&, const std::string&);
+#define BLOCKEIGS_REPORT(T)                                                                           \
+  template std::string stop_summary(const solver::LobpcgResult<T>&);                                  \
+  template void print_report(const solver::LobpcgResult<T>&, const solver::LobpcgOptions&, bool, int, \
+                             const SolveCosts&, const CheckpointGuard&, const std::string&);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_REPORT)
+#undef BLOCKEIGS_REPORT
 
 }  // namespace blockeigs::apps

@@ -47,8 +47,13 @@ struct StartBlock {
   int first_iteration = 0;
 };
 
+template <class T>
+StartBlock<T> start_block_real(const cfg::EigsConfig& config, const solver::LinearOperator<T>& op,
+                               const solver::RowNumbering& numbering, int block, const EigsProblem<T>& problem,
+                               MPI_Comm comm);
+
 // From `resume` (a checkpoint: its first `block` columns, the wanted pairs
-// first), or eigensolver.start (at most `block` columns). Random columns (all
+// first), or eigensolver.start (at most `block` columns); none for complex values. Random columns (all
 // of them, or those a start file lacks) are LOBPCG's own (fill_random with
 // eigensolver.seed) for the input's rows, so that the start does not depend
 // on the partition or the order of the rows. Collective.
@@ -56,6 +61,18 @@ template <class T>
 StartBlock<T> start_block(const cfg::EigsConfig& config, const solver::LinearOperator<T>& op,
                           const solver::RowNumbering& numbering, int block, const EigsProblem<T>& problem,
                           MPI_Comm comm) {
+  StartBlock<T> start;
+  if constexpr (is_complex_v<T>) {
+    return start;  // random columns: start files and checkpoints refused with complex values (complex_values.hpp)
+  } else {
+    return start_block_real(config, op, numbering, block, problem, comm);
+  }
+}
+
+template <class T>
+StartBlock<T> start_block_real(const cfg::EigsConfig& config, const solver::LinearOperator<T>& op,
+                               const solver::RowNumbering& numbering, int block, const EigsProblem<T>& problem,
+                               MPI_Comm comm) {
   const cfg::EigensolverSettings& settings = config.eigensolver;
   const std::int64_t rows = op.local_rows();
   StartBlock<T> start;
@@ -101,6 +118,26 @@ StartBlock<T> start_block(const cfg::EigsConfig& config, const solver::LinearOpe
   }
   start.block = from_host_doubles<T>(op.context().space(), rows, block, all);
   return start;
+}
+
+// The smallest |A(i, i)|, for the preconditioner's rule (complex runs take none).
+template <class T>
+double min_abs_diagonal_of(const solver::DistributedOperator<T>& op) {
+  if constexpr (is_complex_v<T>)
+    return 0.0;
+  else
+    return solver::min_abs_diagonal(op);
+}
+
+// The preconditioner as chosen, with its line; none for complex values (the filter takes none).
+template <class T>
+BuiltPreconditioner<T> preconditioner_for(const solver::PreconditionerOptions& options,
+                                          solver::DistributedOperator<T>& op, const solver::DistributedRows& matrix,
+                                          SpectrumEnd end, MPI_Comm comm) {
+  if constexpr (is_complex_v<T>)
+    return {};
+  else
+    return set_up_preconditioner(options, op, matrix, end, true, comm);
 }
 
 // LOBPCG's options as the config read them, checked against the matrix.
@@ -199,6 +236,12 @@ void write_attributes(io::Hdf5Writer& w, const solver::LobpcgResult<T>& result, 
   w.attribute("/", "preconditioner_products", std::int64_t{costs.preconditioner.products});
 }
 
+template <class T>
+solver::LobpcgResult<T> lobpcg_on(solver::DistributedOperator<T>& op, const solver::LobpcgOptions& options,
+                                  const BuiltPreconditioner<T>& preconditioner,
+                                  std::optional<dense::ConstDenseView<T>> start_view, const EigsProblem<T>& problem,
+                                  std::optional<dense::ConstDenseView<T>> constraints_view);
+
 // The chosen eigensolver on the problem, from the start block (or random columns).
 template <class T>
 solver::LobpcgResult<T> run_method(const solver::MethodChoice& method, solver::DistributedOperator<T>& op,
@@ -208,8 +251,20 @@ solver::LobpcgResult<T> run_method(const solver::MethodChoice& method, solver::D
   std::optional<dense::ConstDenseView<T>> start_view, constraints_view;
   if (start.block) start_view = start.block->cview();
   if (problem.constraints) constraints_view = problem.constraints->cview();
-  if (method.method == solver::EigenMethod::chebyshev_filter)
-    return solver::chebyshev_filter_eigs<T>(op, options, filter, start_view);
+  if constexpr (is_complex_v<T>) {
+    return solver::chebyshev_filter_eigs<T>(op, options, filter, start_view);  // eigen_method's choice for them
+  } else {
+    if (method.method == solver::EigenMethod::chebyshev_filter)
+      return solver::chebyshev_filter_eigs<T>(op, options, filter, start_view);
+    return lobpcg_on<T>(op, options, preconditioner, start_view, problem, constraints_view);
+  }
+}
+
+template <class T>
+solver::LobpcgResult<T> lobpcg_on(solver::DistributedOperator<T>& op, const solver::LobpcgOptions& options,
+                                  const BuiltPreconditioner<T>& preconditioner,
+                                  std::optional<dense::ConstDenseView<T>> start_view, const EigsProblem<T>& problem,
+                                  std::optional<dense::ConstDenseView<T>> constraints_view) {
   try {
     return solver::lobpcg<T>(op, options, preconditioner.object.get(), start_view, problem.b.get(), constraints_view);
   } catch (const solver::BNotPositiveDefinite& e) {
@@ -228,13 +283,14 @@ int solve(const cfg::EigsConfig& config, const solver::DistributedRows& matrix, 
   account.lap(Phase::matrix_b);
   const solver::MemoryPlan memory_plan = check_memory_with_operator(config, matrix, op, b, problem.b.get());
   account.lap(Phase::memory_plan);
-  const solver::MethodChoice method = eigen_method(config);
+  const solver::MethodChoice method = eigen_method(config, is_complex_v<T>);
   solver::LobpcgOptions options = lobpcg_options(settings, op.global_rows());
   const int block = eigen_block_size(config, method, op.global_rows());
   const solver::ResolvedPreconditioner chosen = solver::resolve_preconditioner(
       settings.preconditioner, options.which, method.method == solver::EigenMethod::chebyshev_filter,
       options.search_precision == SearchPrecision::fp32,
-      settings.preconditioner.kind == PreconditionerKind::automatic ? solver::min_abs_diagonal(op) : 0.0);
+      settings.preconditioner.kind == PreconditionerKind::automatic && !is_complex_v<T> ? min_abs_diagonal_of(op)
+                                                                                        : 0.0);
   print_header(distribution_summary(matrix, op, config.execution, block), problem, options, block, chosen.options.kind,
                method, comm);
   if (is_root(comm) && !chosen.reason.empty()) std::printf("precond    %s\n", chosen.reason.c_str());
@@ -249,18 +305,18 @@ int solve(const cfg::EigsConfig& config, const solver::DistributedRows& matrix, 
   const std::string text = config_text(config.path, config.overrides, comm);
   CheckpointGuard guard(config.output.checkpoint, "block-eigs", first, text, matrix.numbering, comm);
   CheckpointHook hook(guard);
-  options.between_iterations = [&](const solver::LobpcgIterate& it) {
-    return hook.step(it.iteration, [&] {
-      guard.write(it.iteration, {{"/X", it.block_size, it.block}}, [&](io::Hdf5Writer& w) {
-        w.write("/ritz_values", std::vector<double>(it.values.begin(), it.values.end()));
-        write_provenance(w, "block-eigs", context, comm);
-        write_problem_attributes(w, problem, matrix.description);
+  if (!is_complex_v<T>)  // checkpoints refused with complex values (complex_values.hpp)
+    options.between_iterations = [&](const solver::LobpcgIterate& it) {
+      return hook.step(it.iteration, [&] {
+        guard.write(it.iteration, {{"/X", it.block_size, it.block}}, [&](io::Hdf5Writer& w) {
+          w.write("/ritz_values", std::vector<double>(it.values.begin(), it.values.end()));
+          write_provenance(w, "block-eigs", context, comm);
+          write_problem_attributes(w, problem, matrix.description);
+        });
       });
-    });
-  };
+    };
   account.lap(Phase::config);
-  const BuiltPreconditioner<T> preconditioner =
-      set_up_preconditioner(chosen.options, op, matrix, options.which, true, comm);
+  const BuiltPreconditioner<T> preconditioner = preconditioner_for(chosen.options, op, matrix, options.which, comm);
   if (is_root(comm)) note_preconditioner_choice(chosen.options.kind, options.which);
   account.lap(Phase::preconditioner);
   print_setup(account, comm);
@@ -306,8 +362,9 @@ int run_eigs(const std::string& config_path, MPI_Comm comm, const std::vector<st
                            [&](auto precision, const solver::DistributedRows& matrix, const solver::DistributedRows* b,
                                const dense::Context& context) {
                              using T = decltype(precision);
-                             if (config.eigensolver.interval)
-                               return solve_window<T>(config, matrix, context, comm, account);
+                             if constexpr (!is_complex_v<T>)  // complex_values.hpp refuses windows
+                               if (config.eigensolver.interval)
+                                 return solve_window<T>(config, matrix, context, comm, account);
                              return solve<T>(config, matrix, b, context, comm, account);
                            });
 }

@@ -1,5 +1,6 @@
 #include "apps/run/memory_report.hpp"
 
+#include <complex>
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -148,8 +149,10 @@ void add_numbering(solver::SolverShape& s, const cfg::CgConfig&, const solver::D
   s.output_renumbered = !matrix.numbering.is_identity();
 }
 
-std::int64_t loaded_bytes(const CsrRows& rows) {
-  return static_cast<std::int64_t>(8 * rows.row_offsets.size() + 8 * rows.col_indices.size() + 8 * rows.values.size());
+template <class V>
+std::int64_t loaded_bytes(const CsrRowsOf<V>& rows) {
+  return static_cast<std::int64_t>(8 * rows.row_offsets.size() + 8 * rows.col_indices.size() +
+                                   sizeof(V) * rows.values.size());
 }
 
 // The plan at `ranks` ranks with the rows split evenly: what "how many ranks would do" tries.
@@ -262,12 +265,18 @@ solver::MemoryPlan check_memory_with_operator(const Config& config, const solver
     second = solver::SecondMatrix{solver::measured_shape(*op_b, b->global_nnz), b_extent->source};
   }
   solver::SolverShape shape = solver_shape(config, space, e.rows, comm);
+  if constexpr (is_complex_v<T>) {
+    // The filter's blocks, their values complex (twice the bytes of their parts), in their precision throughout.
+    const cfg::EigensolverSettings& s = config.eigensolver;
+    shape = solver::filter_shape(s.lobpcg.k, s.lobpcg.block_size, int(sizeof(T)), e.rows, SearchPrecision::fp64, space);
+    shape.output = !config.output.path.empty() && config.output.eigenvectors;
+  }
   add_numbering(shape, config, matrix);
   const solver::MemoryPlan plan = solver::plan_memory(solver::measured_shape(op, matrix.global_nnz), e.source, shape,
                                                       space, second ? &*second : nullptr);
   // What this rank holds already counts as the plan's: the rows, the operators' Buffers.
-  const std::int64_t host_held =
-      loaded_bytes(matrix.rows) + (b ? loaded_bytes(b->rows) : 0) + dense::memory_counters(Space::host).current;
+  const std::int64_t host_held = loaded_bytes(matrix.rows) + loaded_bytes(matrix.complex_rows) +
+                                 (b ? loaded_bytes(b->rows) : 0) + dense::memory_counters(Space::host).current;
   const std::int64_t device_held = space == Space::device ? dense::memory_counters(Space::device).current : 0;
   solver::check_memory_fits(comm, plan, host_held, device_held, op.context().device(),
                             plan_at_ranks(e, b_extent, shape, space), config.execution.memory_limit_bytes);
@@ -385,6 +394,14 @@ template solver::MemoryPlan check_memory_with_operator(const cfg::EigsConfig&, c
                                                        const solver::DistributedOperator<double>&,
                                                        const solver::DistributedRows*,
                                                        const solver::DistributedOperator<double>*);
+template solver::MemoryPlan check_memory_with_operator(const cfg::EigsConfig&, const solver::DistributedRows&,
+                                                       const solver::DistributedOperator<std::complex<float>>&,
+                                                       const solver::DistributedRows*,
+                                                       const solver::DistributedOperator<std::complex<float>>*);
+template solver::MemoryPlan check_memory_with_operator(const cfg::EigsConfig&, const solver::DistributedRows&,
+                                                       const solver::DistributedOperator<std::complex<double>>&,
+                                                       const solver::DistributedRows*,
+                                                       const solver::DistributedOperator<std::complex<double>>*);
 template solver::MemoryPlan check_memory_with_operator(const cfg::CgConfig&, const solver::DistributedRows&,
                                                        const solver::DistributedOperator<float>&,
                                                        const solver::DistributedRows*,

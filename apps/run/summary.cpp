@@ -121,13 +121,14 @@ std::string distribution_summary(const solver::DistributedRows& matrix, const so
   const bool device = op.context().space() == Space::device;
   std::ostringstream out;
   out << "matrix     " << matrix.description << "\n";
-  out << format("size       %lld x %lld, %lld nonzeros (%.2f per row)\n",
+  out << format("size       %lld x %lld, %lld nonzeros (%.2f per row)%s\n",
                 static_cast<long long>(matrix.partition.global_rows()),
                 static_cast<long long>(matrix.partition.global_rows()), static_cast<long long>(matrix.global_nnz),
-                double(matrix.global_nnz) / double(std::max<std::int64_t>(1, matrix.partition.global_rows())));
+                double(matrix.global_nnz) / double(std::max<std::int64_t>(1, matrix.partition.global_rows())),
+                is_complex_v<T> ? ", complex Hermitian" : "");
   out << "backend    " << (device ? "cuda" : "cpu") << " (requested " << to_string(execution.backend) << "), SpMM "
       << to_string(op.algorithm_for(block_width)) << " (requested " << to_string(execution.spmm_algorithm) << "), "
-      << (sizeof(T) == 8 ? "fp64" : "fp32");
+      << (sizeof(real_t<T>) == 8 ? "fp64" : "fp32");
   if (device && ranks > 1) out << ", halo " << op.halo_transport();
   out << "\n";
   if (!device) {
@@ -151,9 +152,10 @@ std::string distribution_summary(const solver::DistributedRows& matrix, const so
   return out.str();
 }
 
-template std::string distribution_summary(const solver::DistributedRows&, const solver::DistributedOperator<float>&,
-                                          const cfg::ExecutionConfig&, std::int64_t);
-template std::string distribution_summary(const solver::DistributedRows&, const solver::DistributedOperator<double>&,
-                                          const cfg::ExecutionConfig&, std::int64_t);
+#define BLOCKEIGS_SUMMARY(T)                                                                                       \
+  template std::string distribution_summary(const solver::DistributedRows&, const solver::DistributedOperator<T>&, \
+                                            const cfg::ExecutionConfig&, std::int64_t);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_SUMMARY)
+#undef BLOCKEIGS_SUMMARY
 
 }  // namespace blockeigs::apps

@@ -217,7 +217,8 @@ RankShape measured_shape(MPI_Comm comm, const CsrRows& rows, const RowPartition&
   return s;
 }
 
-template RankShape measured_shape(const DistributedOperator<float>&, std::int64_t);
-template RankShape measured_shape(const DistributedOperator<double>&, std::int64_t);
+#define BLOCKEIGS_SHAPE(T) template RankShape measured_shape(const DistributedOperator<T>&, std::int64_t);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_SHAPE)
+#undef BLOCKEIGS_SHAPE
 
 }  // namespace blockeigs::solver

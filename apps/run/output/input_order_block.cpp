@@ -164,11 +164,10 @@ class PieceExchange {
   std::unique_ptr<char[]> send_, recv_;
 };
 
-}  // namespace
-
 template <class T>
-DistributedBlock block_in_input_order(const std::string& dataset, dense::ConstDenseView<T> X,
-                                      const solver::RowNumbering& numbering, MPI_Comm comm, std::int64_t piece_bytes) {
+DistributedBlock real_block_in_input_order(const std::string& dataset, dense::ConstDenseView<T> X,
+                                           const solver::RowNumbering& numbering, MPI_Comm comm,
+                                           std::int64_t piece_bytes) {
   const double start = MPI_Wtime();
   int rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
@@ -214,6 +213,23 @@ DistributedBlock block_in_input_order(const std::string& dataset, dense::ConstDe
   return block;
 }
 
+}  // namespace
+
+// Complex values go as the pairs of reals they are, into a complex dataset.
+template <class T>
+DistributedBlock block_in_input_order(const std::string& dataset, dense::ConstDenseView<T> X,
+                                      const solver::RowNumbering& numbering, MPI_Comm comm, std::int64_t piece_bytes) {
+  if constexpr (is_complex_v<T>) {
+    using R = real_t<T>;
+    const dense::ConstDenseView<R> parts{X.space, X.rows, 2 * X.cols, 2 * X.ld, reinterpret_cast<const R*>(X.data)};
+    DistributedBlock block = real_block_in_input_order<R>(dataset, parts, numbering, comm, piece_bytes);
+    block.complex = true;
+    return block;
+  } else {
+    return real_block_in_input_order<T>(dataset, X, numbering, comm, piece_bytes);
+  }
+}
+
 DistributedBlock block_in_input_order(const std::string& dataset, std::vector<double> local, std::int64_t cols,
                                       const solver::RowNumbering& numbering, MPI_Comm comm) {
   const double start = MPI_Wtime();
@@ -228,9 +244,10 @@ DistributedBlock block_in_input_order(const std::string& dataset, std::vector<do
 
 ExchangeSeconds take_exchange_seconds() { return std::exchange(spent, ExchangeSeconds{}); }
 
-template DistributedBlock block_in_input_order(const std::string&, dense::ConstDenseView<float>,
-                                               const solver::RowNumbering&, MPI_Comm, std::int64_t);
-template DistributedBlock block_in_input_order(const std::string&, dense::ConstDenseView<double>,
-                                               const solver::RowNumbering&, MPI_Comm, std::int64_t);
+#define BLOCKEIGS_INPUT_ORDER(T)                                                               \
+  template DistributedBlock block_in_input_order(const std::string&, dense::ConstDenseView<T>, \
+                                                 const solver::RowNumbering&, MPI_Comm, std::int64_t);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_INPUT_ORDER)
+#undef BLOCKEIGS_INPUT_ORDER
 
 }  // namespace blockeigs::apps

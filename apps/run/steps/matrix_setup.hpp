@@ -4,9 +4,11 @@
 
 #include <mpi.h>
 
+#include <complex>
 #include <optional>
 #include <string>
 
+#include "apps/run/complex_values.hpp"
 #include "apps/run/memory_report.hpp"
 #include "apps/run/run_account.hpp"
 #include "apps/run/steps/account_lines.hpp"
@@ -49,7 +51,8 @@ solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, Pa
 // matrix loaded, checked and distributed, and B of A x = lambda B x (block-eigs'
 // matrix_b) on its rows; then (a dry run prints the plan, the set-up's account
 // and stops) solve(T{}, matrix, b, context) with T the config's SpMM precision
-// and b null without a B. The GPU starts (StartingContext) while the rows are
+// and b null without a B; complex values (block-eigs only) take
+// std::complex<T> and the checks of complex_values.hpp. The GPU starts (StartingContext) while the rows are
 // read: the host's memory is checked before, the device's after. Each step's
 // time goes to `account`.
 template <class Config, class Solve>
@@ -70,6 +73,21 @@ int prepare_and_solve(const Config& config, MPI_Comm comm, bool dry_run, RunAcco
   if (context.space() == Space::device) {
     check_memory_from_sizes(config, context.space(), context.device(), comm, dry_run, solver::MemorySides::device);
     account.lap(Phase::memory_plan);
+  }
+  constexpr bool eigs = requires { config.matrix_b; };  // block-eigs takes complex values, block-cg not yet
+  if (matrix.complex) {
+    if constexpr (eigs)
+      check_complex_eigs(config, matrix);
+    else
+      refuse_complex_cg(matrix);
+    if (dry_run) solver::fail_input_everywhere("--dry-run: the memory plan takes real values so far");
+    check_complex_rows(matrix, comm, &context);
+    account.lap(Phase::symmetry);
+    if constexpr (eigs) {
+      if (config.execution.spmm_precision == Precision::fp32)
+        return solve(std::complex<float>{}, matrix, nullptr, context);
+      return solve(std::complex<double>{}, matrix, nullptr, context);
+    }
   }
   check_and_distribute(matrix, config.execution.partition, config.execution.local_order, comm,
                        config.execution.partition_file, &account, &context);

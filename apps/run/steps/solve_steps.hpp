@@ -26,13 +26,18 @@ namespace blockeigs::apps {
 // Whether this is rank 0 of `comm`.
 bool is_root(MPI_Comm comm);
 
-// The operator on A's rows, with the execution section's SpMM and halo settings. Collective.
+// The operator on A's rows (complex_rows for complex T), with the execution section's SpMM and halo settings.
+// Collective.
 template <class T>
 solver::DistributedOperator<T> make_operator(const cfg::ExecutionConfig& execution,
                                              const solver::DistributedRows& matrix, const dense::Context& context,
                                              MPI_Comm comm) {
-  return solver::DistributedOperator<T>(comm, context, matrix.rows, matrix.partition, execution.spmm_algorithm,
-                                        execution.halo);
+  if constexpr (is_complex_v<T>)
+    return solver::DistributedOperator<T>(comm, context, matrix.complex_rows, matrix.partition,
+                                          execution.spmm_algorithm, execution.halo);
+  else
+    return solver::DistributedOperator<T>(comm, context, matrix.rows, matrix.partition, execution.spmm_algorithm,
+                                          execution.halo);
 }
 
 // Refuses, on every rank, a checkpoint taken at or after the run's last

@@ -1,0 +1,54 @@
+#include "apps/run/complex_values.hpp"
+
+#include <string>
+
+#include "solver/base/collective.hpp"
+#include "solver/operator/symmetry_check.hpp"
+
+namespace blockeigs::apps {
+namespace {
+
+// The settings a complex run refuses, each with the reason; the first one set is named.
+std::string first_refusal(const cfg::EigsConfig& c) {
+  const cfg::EigensolverSettings& e = c.eigensolver;
+  const std::string tail = " (complex values take Chebyshev-filtered subspace iteration on A x = lambda x so far)";
+  if (c.matrix_b) return "matrix_b: a generalized problem takes real values only" + tail;
+  if (e.interval) return "eigensolver.interval: windows take real values only" + tail;
+  if (e.method == solver::EigenMethod::lobpcg)
+    return "eigensolver.method: lobpcg takes real values only; use chebyshev_filter or auto" + tail;
+  if (e.preconditioner.kind != PreconditionerKind::automatic && e.preconditioner.kind != PreconditionerKind::none)
+    return "eigensolver.preconditioner: the Chebyshev filter takes none; remove it" + tail;
+  if (e.constraints != cfg::ConstraintsSource::none) return "eigensolver.constraints: real values only" + tail;
+  if (!e.start_file.empty()) return "eigensolver.start: start blocks are real so far; remove it" + tail;
+  if (!c.resume.empty() || !c.output.checkpoint.path.empty())
+    return "output.checkpoint and resume: checkpoints are real so far; remove them" + tail;
+  if (c.execution.partition == PartitionMethod::graph || !c.execution.partition_file.empty())
+    return "execution.partition: complex rows stay as read (contiguous); use contiguous or auto";
+  if (c.execution.local_order == LocalOrder::band)
+    return "execution.local_order: complex rows stay as read; use none or auto";
+  return {};
+}
+
+}  // namespace
+
+void check_complex_eigs(const cfg::EigsConfig& config, const solver::DistributedRows& matrix) {
+  if (!matrix.complex) return;
+  const std::string refusal = first_refusal(config);
+  if (!refusal.empty()) solver::fail_input_everywhere(matrix.description, " holds complex values: ", refusal);
+}
+
+void refuse_complex_cg(const solver::DistributedRows& matrix) {
+  if (matrix.complex)
+    solver::fail_input_everywhere(matrix.description,
+                                  " holds complex values: block-cg takes real matrices so far (matrix.field: real "
+                                  "would drop the imaginary parts, so it is refused too)");
+}
+
+void check_complex_rows(solver::DistributedRows& matrix, MPI_Comm comm, const dense::Context* context) {
+  if (!matrix.symmetric_by_construction)
+    solver::check_hermitian(comm, matrix.complex_rows, matrix.partition, matrix.description, context);
+  matrix.partitioning = {};
+  matrix.local_order = {};
+}
+
+}  // namespace blockeigs::apps

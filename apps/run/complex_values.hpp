@@ -1,0 +1,25 @@
+// What a run on complex Hermitian values takes so far, checked before the
+// operator is built: block-eigs with Chebyshev-filtered subspace iteration on
+// a standard problem, rows distributed as read. Every setting it does not
+// take yet is refused by key, on every rank, with what to do instead.
+#pragma once
+
+#include <mpi.h>
+
+#include "config/run_config.hpp"
+#include "solver/operator/load_matrix.hpp"
+
+namespace blockeigs::apps {
+
+// InputError on every rank (each holds the same config and knows the field) naming the first setting a
+// complex run does not take.
+void check_complex_eigs(const cfg::EigsConfig& config, const solver::DistributedRows& matrix);
+
+// block-cg: complex matrices are refused (naming the matrix), on every rank.
+void refuse_complex_cg(const solver::DistributedRows& matrix);
+
+// The Hermitian check of complex rows not Hermitian by construction (HDF5 files; solver::check_hermitian),
+// the rows left where they were read. Collective.
+void check_complex_rows(solver::DistributedRows& matrix, MPI_Comm comm, const dense::Context* context);
+
+}  // namespace blockeigs::apps
