@@ -7,7 +7,14 @@ import numpy as np
 
 nx, ny, nz, limit = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
 phases = [float(t) for t in sys.argv[5:8]]
-values = [float(m.group(1)) for m in (re.match(r"\s+\d+\s+([-+0-9.e]+)\s", line) for line in sys.stdin) if m]
+lines = sys.stdin.read().splitlines()
+table = next((i for i, line in enumerate(lines) if re.match(r"\s+pair\s+eigenvalue", line)), len(lines))
+values = []
+for line in lines[table + 1:]:  # the pair table, to its first blank line
+    m = re.match(r"\s+\d+\s+([-+0-9.e]+)\s", line)
+    if not m:
+        break
+    values.append(float(m.group(1)))
 if phases:
     f = [2 - 2 * np.cos((2 * np.pi * np.arange(n) + t) / n) for n, t in zip((nx, ny, nz), phases)]
 else:

@@ -74,10 +74,11 @@ __global__ void scale_columns_kernel(std::int64_t rows, std::int64_t cols, const
   }
 }
 
-// Entry (row, col) of fill_random's block (block_ops.hpp's random_entry).
+// Entry (row, col) of fill_random's block (block_ops.hpp's random_entry): the kernels' T is float, double or
+// a DeviceComplex, whose parts take two hash values.
 template <class T>
 __device__ T random_value(std::uint64_t seed, std::int64_t row, std::int64_t col) {
-  if constexpr (std::is_same_v<T, device_t<T>>) {
+  if constexpr (std::is_floating_point_v<T>) {
     return static_cast<T>(hash_uniform(seed, row, col));
   } else {
     using R = decltype(T{}.re);
