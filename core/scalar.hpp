@@ -38,5 +38,8 @@ inline constexpr int reals_per_value = is_complex_v<T> ? 2 : 1;
 // matrix is summed in fp64), complex double for complex ones.
 template <class T>
 using small_t = std::conditional_t<is_complex_v<T>, std::complex<double>, double>;
+// T in single precision: float, or complex float.
+template <class T>
+using single_t = std::conditional_t<is_complex_v<T>, std::complex<float>, float>;
 
 }  // namespace blockeigs

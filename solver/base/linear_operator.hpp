@@ -15,8 +15,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <complex>
 #include <type_traits>
 
+#include "core/scalar.hpp"
 #include "dense/context.hpp"
 #include "dense/dense.hpp"
 
@@ -92,12 +94,15 @@ class SingleInputOperator : public LinearOperator<T> {
   // in its precision).
   bool applies_single() const { return std::is_same_v<T, double>; }
 
-  // The same matrix with its values rounded to fp32, applied to fp32 blocks
-  // (Y = alpha A X + beta Y, all fp32), for work that tolerates fp32
-  // rounding throughout: the Chebyshev polynomial (ChebyshevOptions::precision).
-  // It may share this operator's storage and must not outlive it. Collective;
-  // null where applies_single() is false.
-  virtual std::unique_ptr<LinearOperator<float>> rounded_to_single() = 0;
+  // Whether rounded_to_single() gives a copy: an fp64 operator, real or complex.
+  bool rounds_to_single() const { return std::is_same_v<T, double> || std::is_same_v<T, std::complex<double>>; }
+  // The same matrix with its values rounded to single precision (fp32, or
+  // complex fp32 for a complex operator), applied to blocks of that type
+  // (Y = alpha A X + beta Y, all in it), for work that tolerates its rounding
+  // throughout: the Chebyshev polynomial (ChebyshevOptions::precision), the
+  // mixed filter. It may share this operator's storage and must not outlive
+  // it. Collective; null where rounds_to_single() is false.
+  virtual std::unique_ptr<LinearOperator<single_t<T>>> rounded_to_single() = 0;
 
  protected:
   virtual void apply_single_impl(dense::ConstDenseView<float> X, dense::DenseView<T> Y) = 0;
@@ -117,12 +122,12 @@ class DiagonalShiftOperator {
   virtual bool set_diagonal_shift(T shift) = 0;
 };
 
-// A's fp32 copy (SingleInputOperator::rounded_to_single) where it offers
-// one, else null. Collective.
+// A's single-precision copy (SingleInputOperator::rounded_to_single) where
+// it offers one, else null. Collective.
 template <class T>
-std::unique_ptr<LinearOperator<float>> rounded_to_single(LinearOperator<T>& A) {
+std::unique_ptr<LinearOperator<single_t<T>>> rounded_to_single(LinearOperator<T>& A) {
   auto* single = dynamic_cast<SingleInputOperator<T>*>(&A);
-  return single && single->applies_single() ? single->rounded_to_single() : nullptr;
+  return single && single->rounds_to_single() ? single->rounded_to_single() : nullptr;
 }
 
 // True when A multiplies fp32 blocks itself (see SingleInputOperator).

@@ -93,10 +93,11 @@ class ChfsiIteration {
   const std::int64_t n_, m_;
   const int k_, sign_, guard_percent_;
   const int first_degree_, max_degree_, lanczos_steps_;
-  dense::DenseBlock<T> V_, W_, S_;                 // the block, s A V on its active columns, scratch
-  std::unique_ptr<LinearOperator<float>> single_;  // A in fp32 for the mixed filter, else null
-  dense::DenseBlock<float> single_V_, single_S_;   // its block and scratch, made at its first use
-  std::int64_t single_products_ = 0;               // the filter's column products in fp32
+  dense::DenseBlock<T> V_, W_, S_;                  // the block, s A V on its active columns, scratch
+  using Single = single_t<T>;                       // fp32, or complex fp32
+  std::unique_ptr<LinearOperator<Single>> single_;  // A in single precision for the mixed filter, else null
+  dense::DenseBlock<Single> single_V_, single_S_;   // its block and scratch, made at its first use
+  std::int64_t single_products_ = 0;                // the filter's column products in fp32
   std::vector<double> theta_,
       residual_;  // Ritz values of s A (ascending on the active columns) and ||s A v - theta v||
   std::int64_t locked_ = 0;
@@ -221,9 +222,22 @@ void ChfsiIteration<T>::filter(const FilterPlan& plan) {
   clock_.to(time_.orthogonalization);
 }
 
+// dst = src in dst's precision; complex blocks as their parts.
+template <class From, class To>
+void convert_values(const dense::Context& ctx, dense::ConstDenseView<From> src, dense::DenseView<To> dst) {
+  if constexpr (is_complex_v<From>) {
+    using RF = real_t<From>;
+    using RT = real_t<To>;
+    convert_block<RF, RT>(ctx, {src.space, src.rows, 2 * src.cols, 2 * src.ld, reinterpret_cast<const RF*>(src.data)},
+                          {dst.space, dst.rows, 2 * dst.cols, 2 * dst.ld, reinterpret_cast<RT*>(dst.data)});
+  } else {
+    convert_block<From, To>(ctx, src, dst);
+  }
+}
+
 template <class T>
 void ChfsiIteration<T>::filter_single(const std::vector<int>& sorted, std::int64_t w) {
-  if constexpr (!std::is_same_v<T, double>) {
+  if constexpr (std::is_same_v<T, Single>) {
     BLOCKEIGS_ASSERT(!"the mixed filter is for fp64 blocks");
   } else {
     filter_single_fp64(sorted, w);
@@ -232,24 +246,24 @@ void ChfsiIteration<T>::filter_single(const std::vector<int>& sorted, std::int64
 
 template <class T>
 void ChfsiIteration<T>::filter_single_fp64(const std::vector<int>& sorted, std::int64_t w) {
-  if (single_V_.cols() < w) {  // made once, at the widest fp32 share (the first filter's)
-    single_V_ = dense::DenseBlock<float>(ctx_.space(), n_, w);
-    single_S_ = dense::DenseBlock<float>(ctx_.space(), n_, w);
+  if (single_V_.cols() < w) {  // made once, at the widest single-precision share (the first filter's)
+    single_V_ = dense::DenseBlock<Single>(ctx_.space(), n_, w);
+    single_S_ = dense::DenseBlock<Single>(ctx_.space(), n_, w);
   }
   const dense::DenseView<T> V = column_range(active(V_), 0, w);
-  const dense::DenseView<float> Vs{ctx_.space(), n_, w, w, single_V_.data()},
+  const dense::DenseView<Single> Vs{ctx_.space(), n_, w, w, single_V_.data()},
       Ss{ctx_.space(), n_, w, w, single_S_.data()};
-  convert_block<T, float>(ctx_, dense::ConstDenseView<T>(V), Vs);
+  convert_values<T, Single>(ctx_, dense::ConstDenseView<T>(V), Vs);
   const std::int64_t products =
       chebyshev_filter(*single_, interval_, std::vector<int>(sorted.begin(), sorted.begin() + w), Vs, Ss);
-  convert_block<float, T>(ctx_, dense::ConstDenseView<float>(Vs), V);
+  convert_values<Single, T>(ctx_, dense::ConstDenseView<Single>(Vs), V);
   filter_products_ += products;
   single_products_ += products;
 }
 
 template <class T>
 void ChfsiIteration<T>::use_single(bool requested) {
-  if constexpr (std::is_same_v<T, double>)
+  if constexpr (!std::is_same_v<T, Single>)
     if (requested) single_ = rounded_to_single(A_);
 }
 
@@ -381,7 +395,7 @@ LobpcgResult<T> chebyshev_filter_eigs(LinearOperator<T>& A, const LobpcgOptions&
   if (is_complex_v<T> && options.between_iterations)
     fail_input("Chebyshev filter: checkpoints and interrupts between iterations take real blocks only");
   ChfsiIteration<T> iteration(A, options, tuning, m);
-  iteration.use_single(!is_complex_v<T> && filter_mixed(options.search_precision, A.context().space(), sizeof(T)));
+  iteration.use_single(filter_mixed(options.search_precision, A.context().space(), sizeof(real_t<T>)));
   return iteration.run(start, t_begin);
 }
 

@@ -297,17 +297,20 @@ void DistributedOperator<T>::multiply_only(T alpha, dense::ConstDenseView<T> X, 
   context_.synchronize();
 }
 
-// The fp32 copy: the same products as apply_impl, with fp32 values over the
-// parent's index arrays, and the parent's halo moving fp32 rows.
-class RoundedOperator final : public LinearOperator<float>, public DiagonalShiftOperator<float> {
+// The single-precision copy of an fp64 operator (real or complex): the same
+// products as apply_impl, with values of S = single_t<T> over the parent's
+// index arrays, and the parent's halo moving rows of S in its words.
+template <class T>
+class RoundedOperator final : public LinearOperator<single_t<T>>, public DiagonalShiftOperator<single_t<T>> {
  public:
-  explicit RoundedOperator(DistributedOperator<double>& parent) : parent_(parent) {
-    diagonal_values_ = rounded(parent.diagonal_block_.view());
-    off_diagonal_values_ = rounded(parent.off_diagonal_block_.view());
+  using S = single_t<T>;
+  explicit RoundedOperator(DistributedOperator<T>& parent) : parent_(parent) {
+    diagonal_values_ = rounded(parent.diagonal_block_.values(), parent.diagonal_block_.nnz());
+    off_diagonal_values_ = rounded(parent.off_diagonal_block_.values(), parent.off_diagonal_block_.nnz());
     diagonal_entries_ = rounded(parent.diagonal_entries_.data(), parent.diagonal_entries_.size());
-    if (parent.shift_ != 0)  // A's own diagonal, whatever shift the parent stands for now
+    if (parent.shift_ != T(0))  // A's own diagonal, whatever shift the parent stands for now
       set_shifted_diagonal(context(), diagonal_values_.data(), parent.diagonal_positions_.data(),
-                           diagonal_entries_.data(), 0.0f, parent.diagonal_block_.rows());
+                           diagonal_entries_.data(), S(0), parent.diagonal_block_.rows());
     diagonal_ = with_values(parent.diagonal_block_.view(), diagonal_values_);
     off_diagonal_ = with_values(parent.off_diagonal_block_.view(), off_diagonal_values_);
     const Algorithm algorithm = parent.diagonal_plan_->requested_algorithm();
@@ -322,12 +325,12 @@ class RoundedOperator final : public LinearOperator<float>, public DiagonalShift
   std::int64_t global_rows() const override { return parent_.global_rows(); }
   std::int64_t local_rows() const override { return parent_.local_rows(); }
   std::int64_t first_row() const override { return parent_.first_row(); }
-  void diagonal(float* out) const override {
+  void diagonal(S* out) const override {
     dense::copy_bytes(out, context().space(), diagonal_entries_.data(), context().space(),
-                      diagonal_entries_.size() * sizeof(float));
+                      diagonal_entries_.size() * sizeof(S));
   }
-  // As the parent's (its diagonal positions, found once), on these fp32 values; the parent's own shift stays.
-  bool set_diagonal_shift(float shift) override {
+  // As the parent's (its diagonal positions, found once), on these values; the parent's own shift stays.
+  bool set_diagonal_shift(S shift) override {
     if (!parent_.diagonal_positions_found()) return false;
     if (shift != shift_)
       set_shifted_diagonal(context(), diagonal_values_.data(), parent_.diagonal_positions_.data(),
@@ -337,21 +340,24 @@ class RoundedOperator final : public LinearOperator<float>, public DiagonalShift
   }
 
  protected:
-  void apply_impl(float alpha, dense::ConstDenseView<float> X, float beta, dense::DenseView<float> Y) override {
-    DistributedOperator<double>& p = parent_;
-    const std::int64_t k = X.cols, rows = off_diagonal_.rows;
-    p.reserve_halo(HaloExchange<double>::words<float>(k));
+  void apply_impl(S alpha, dense::ConstDenseView<S> X, S beta, dense::DenseView<S> Y) override {
+    DistributedOperator<T>& p = parent_;
+    using R = real_t<S>;  // a row of k values of S is k * reals_per_value<S> values of R in the halo's words
+    const std::int64_t k = X.cols, rows = off_diagonal_.rows, parts = k * reals_per_value<S>;
+    p.reserve_halo(HaloExchange<double>::words<R>(parts));
     if (halo_product_.rows() != rows || halo_product_.cols() < k)
-      halo_product_ = dense::DenseBlock<float>(context().space(), rows, k);
+      halo_product_ = dense::DenseBlock<S>(context().space(), rows, k);
     const double t0 = p.now();
-    p.halo_->begin(X);  // fp32 rows in fp64 words
+    p.halo_->begin(dense::ConstDenseView<R>{X.space, X.rows, parts, X.ld * reals_per_value<S>,
+                                            reinterpret_cast<const R*>(X.data)});
     const double t1 = p.now();
     diagonal_plan_->multiply(alpha, X, beta, Y);  // overlaps the messages
     const dense::ConstDenseView<double> H = p.halo_->end();
     const double t4 = p.now();
     if (H.rows > 0 && rows > 0) {  // Y += alpha A_offd H
-      const dense::ConstDenseView<float> halo{H.space, H.rows, k, 2 * H.ld, reinterpret_cast<const float*>(H.data)};
-      off_diagonal_plan_->multiply(alpha, halo, 0.0f, {H.space, rows, k, k, halo_product_.data()});
+      const std::int64_t ld = H.ld * std::int64_t(sizeof(double) / sizeof(S));
+      const dense::ConstDenseView<S> halo{H.space, H.rows, k, ld, reinterpret_cast<const S*>(H.data)};
+      off_diagonal_plan_->multiply(alpha, halo, S(0), {H.space, rows, k, k, halo_product_.data()});
       scatter_add(context(), halo_product_.data(), k, p.off_diagonal_rows_.data(), rows, Y);
     }
     p.halo_->release();
@@ -359,33 +365,30 @@ class RoundedOperator final : public LinearOperator<float>, public DiagonalShift
   }
 
  private:
-  // The values rounded to fp32 where they are (a column of `count`).
-  dense::Buffer<float> rounded(const double* values, std::size_t count) const {
-    dense::Buffer<float> out(context().space(), count);
-    const auto n = static_cast<std::int64_t>(count);
-    convert_block<double, float>(context(), {context().space(), n, 1, 1, values},
-                                 {context().space(), n, 1, 1, out.data()});
+  // The values rounded where they are (a column of `count`); complex values as their parts.
+  dense::Buffer<S> rounded(const T* values, std::size_t count) const {
+    dense::Buffer<S> out(context().space(), count);
+    const auto n = static_cast<std::int64_t>(count) * reals_per_value<T>;
+    convert_block<double, float>(context(), {context().space(), n, 1, 1, reinterpret_cast<const double*>(values)},
+                                 {context().space(), n, 1, 1, reinterpret_cast<float*>(out.data())});
     return out;
   }
-  dense::Buffer<float> rounded(const spmm::CsrView<double>& A) const {
-    return rounded(A.values, static_cast<std::size_t>(A.nnz));
-  }
-  static spmm::CsrView<float> with_values(const spmm::CsrView<double>& A, const dense::Buffer<float>& values) {
+  static spmm::CsrView<S> with_values(const spmm::CsrView<T>& A, const dense::Buffer<S>& values) {
     return {A.space, A.rows, A.cols, A.nnz, A.row_offsets, A.col_indices, values.data()};
   }
 
-  DistributedOperator<double>& parent_;
-  float shift_ = 0;
-  dense::Buffer<float> diagonal_values_, off_diagonal_values_, diagonal_entries_;
-  spmm::CsrView<float> diagonal_, off_diagonal_;  // the parent's index arrays, these values
-  std::optional<spmm::Plan<float>> diagonal_plan_, off_diagonal_plan_;
-  dense::DenseBlock<float> halo_product_;  // off-diagonal block x halo
+  DistributedOperator<T>& parent_;
+  S shift_ = 0;
+  dense::Buffer<S> diagonal_values_, off_diagonal_values_, diagonal_entries_;
+  spmm::CsrView<S> diagonal_, off_diagonal_;  // the parent's index arrays, these values
+  std::optional<spmm::Plan<S>> diagonal_plan_, off_diagonal_plan_;
+  dense::DenseBlock<S> halo_product_;  // off-diagonal block x halo
 };
 
 template <class T>
-std::unique_ptr<LinearOperator<float>> DistributedOperator<T>::rounded_to_single() {
-  if constexpr (std::is_same_v<T, double>)
-    return std::make_unique<RoundedOperator>(*this);
+std::unique_ptr<LinearOperator<single_t<T>>> DistributedOperator<T>::rounded_to_single() {
+  if constexpr (std::is_same_v<T, double> || std::is_same_v<T, std::complex<double>>)
+    return std::make_unique<RoundedOperator<T>>(*this);
   else
     return nullptr;
 }

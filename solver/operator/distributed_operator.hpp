@@ -60,7 +60,8 @@ struct ApplyTimings {
 
 template <class T>
 struct LocalBlocks;
-class RoundedOperator;  // DistributedOperator<double>::rounded_to_single's fp32 copy
+template <class T>
+class RoundedOperator;  // DistributedOperator<T>::rounded_to_single's single-precision copy
 
 template <class T>
 class DistributedOperator final : public SingleInputOperator<T>, public DiagonalShiftOperator<T> {
@@ -135,12 +136,12 @@ class DistributedOperator final : public SingleInputOperator<T>, public Diagonal
   const ApplyTimings& timings() const { return timings_; }
   void reset_timings() { timings_ = {}; }
 
-  // The matrix in fp32 (SingleInputOperator::rounded_to_single): it shares
-  // this operator's index arrays, halo plan and halo exchange (its fp32 rows
-  // travel in the fp64 buffers, their time counted in timings() and
-  // halo_seconds()), and holds its own fp32 values (nnz + local rows) and
-  // SpMM plans. Null for an fp32 operator. Collective.
-  std::unique_ptr<LinearOperator<float>> rounded_to_single() override;
+  // The matrix in single precision (SingleInputOperator::rounded_to_single):
+  // it shares this operator's index arrays, halo plan and halo exchange (its
+  // rows travel in the fp64 buffers, their time counted in timings() and
+  // halo_seconds()), and holds its own values (nnz + local rows) and SpMM
+  // plans. Null for a single-precision operator. Collective.
+  std::unique_ptr<LinearOperator<single_t<T>>> rounded_to_single() override;
 
  protected:
   void apply_impl(T alpha, dense::ConstDenseView<T> X, T beta, dense::DenseView<T> Y) override;
@@ -150,7 +151,7 @@ class DistributedOperator final : public SingleInputOperator<T>, public Diagonal
   void apply_single_impl(dense::ConstDenseView<float> X, dense::DenseView<T> Y) override;
 
  private:
-  friend class RoundedOperator;
+  friend class RoundedOperator<T>;
 
   // Whether every row of every rank stores its diagonal entry, its positions found at the first call. Collective.
   bool diagonal_positions_found();

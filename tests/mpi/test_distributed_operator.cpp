@@ -97,6 +97,29 @@ TEST(DistributedOperator, ComplexHermitian) {
                                                  "power law, complex single");
 }
 
+// A complex double operator's single-precision copy (the mixed filter's): the products of the complex single
+// operator of the same rows, through the parent's halo (complex fp32 rows in its fp64 words), at odd and even widths.
+TEST(DistributedOperator, ComplexRoundedToSingle) {
+  using CF = std::complex<float>;
+  const auto context = dense::Context::host();
+  const ComplexCsrRows power = hermitian_from(test::power_law_matrix(500, 400, 11));
+  const RowPartition partition = test::partition_with_empty_rank(power.global_rows, test::mpi_size());
+  const int rank = test::mpi_rank(MPI_COMM_WORLD);
+  const ComplexCsrRows mine = slice_rows(power, partition.begin(rank), partition.end(rank));
+  solver::DistributedOperator<std::complex<double>> parent(MPI_COMM_WORLD, context, mine, partition);
+  solver::DistributedOperator<CF> single(MPI_COMM_WORLD, context, mine, partition);
+  const std::unique_ptr<solver::LinearOperator<CF>> rounded = parent.rounded_to_single();
+  ASSERT_TRUE(rounded);
+  const std::int64_t m = partition.rows(rank);
+  for (const std::int64_t w : {1, 4, 7}) {
+    dense::DenseBlock<CF> X(Space::host, m, w), Y1(Space::host, m, w), Y2(Space::host, m, w);
+    for (std::int64_t e = 0; e < m * w; ++e) X.data()[e] = CF(float(e % 13) - 6.0f, float(e % 7) * 0.5f);
+    rounded->apply(CF(1), X.cview(), CF(0), Y1.view());
+    single.apply(CF(1), X.cview(), CF(0), Y2.view());
+    for (std::int64_t e = 0; e < m * w; ++e) ASSERT_EQ(Y1.data()[e], Y2.data()[e]) << "width " << w << ", entry " << e;
+  }
+}
+
 // X in fp32 (LOBPCG's residual block in its search precision): the halo
 // moves fp32 rows (even widths) or the block is widened first (odd ones).
 TEST(DistributedOperator, SingleInputMatchesReference) {

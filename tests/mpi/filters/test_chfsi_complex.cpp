@@ -50,7 +50,8 @@ std::vector<C> gathered(const dense::DenseBlock<T>& X, std::int64_t k) {
 }
 
 template <class T>
-void expect_bloch_pairs(SpectrumEnd which, int k, double tolerance, StoppingTest test) {
+void expect_bloch_pairs(SpectrumEnd which, int k, double tolerance, StoppingTest test,
+                        SearchPrecision precision = SearchPrecision::automatic) {
   const std::int64_t n = kGrid.nx * kGrid.ny * kGrid.nz;
   const ComplexCsrRows whole = io::twisted_laplacian_rows(kGrid, 0, n);
   const solver::RowPartition partition = test::partition_with_empty_rank(n, test::mpi_size());
@@ -64,8 +65,10 @@ void expect_bloch_pairs(SpectrumEnd which, int k, double tolerance, StoppingTest
   o.tolerance = tolerance;
   o.test = test;
   o.max_iterations = 200;
+  o.search_precision = precision;
   const LobpcgResult<T> r = solver::chebyshev_filter_eigs<T>(A, o);
   ASSERT_TRUE(r.all_converged()) << "after " << r.iterations << " iterations";
+  EXPECT_EQ(r.stats.single_filter_products > 0, precision == SearchPrecision::fp32);
 
   std::vector<double> exact = io::twisted_laplacian_eigenvalues(kGrid);
   if (which == SpectrumEnd::largest) std::reverse(exact.begin(), exact.end());
@@ -100,6 +103,11 @@ TEST(ChfsiComplex, BlochLaplacianSmallest) {
 
 TEST(ChfsiComplex, BlochLaplacianLargestBackward) {
   expect_bloch_pairs<C>(SpectrumEnd::largest, 6, 1e-9, StoppingTest::backward);
+}
+
+// The mixed filter: rough columns in complex fp32 with A's complex fp32 copy, the rest in complex fp64.
+TEST(ChfsiComplex, BlochLaplacianMixedFilter) {
+  expect_bloch_pairs<C>(SpectrumEnd::smallest, 12, 1e-10, StoppingTest::relative, SearchPrecision::fp32);
 }
 
 TEST(ChfsiComplex, BlochLaplacianComplexSingle) {
