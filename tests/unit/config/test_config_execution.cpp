@@ -3,6 +3,7 @@
 // name file, line and key, --set, and the environment's overrides
 // (core/env_overrides.hpp), which win over the file and --set and whose
 // errors name the variable.
+#include <array>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -49,6 +50,22 @@ std::string error(const std::string& section, const std::vector<std::string>& se
     return e.what();
   }
   return {};
+}
+
+// The periodic (Bloch) generator and matrix.field as read.
+TEST(ConfigMatrix, PeriodicGeneratorAndField) {
+  const EigsConfig c = parse_eigs_config(
+      "matrix:\n  generator: {type: laplacian_3d, nx: 8, ny: 6, nz: 4, boundary: periodic, phase: [0.5, -1, 2]}\n"
+      "  field: complex\neigensolver: {k: 3}\n",
+      "cfg/a.yaml");
+  EXPECT_TRUE(c.matrix.generator.periodic);
+  EXPECT_EQ(c.matrix.generator.phase, (std::array<double, 3>{0.5, -1, 2}));
+  EXPECT_TRUE(io::generates_complex(c.matrix.generator));
+  EXPECT_EQ(c.matrix.field, io::MatrixField::complex);
+  const EigsConfig plain =
+      parse_eigs_config("matrix:\n  generator: {type: laplacian_3d, nx: 4, ny: 4, nz: 4}\n", "cfg/a.yaml");
+  EXPECT_FALSE(plain.matrix.generator.periodic);
+  EXPECT_EQ(plain.matrix.field, io::MatrixField::automatic);
 }
 
 TEST(ConfigExecution, DefaultsAreTheLibrarys) {
