@@ -53,17 +53,16 @@ StartBlock<T> start_block_real(const cfg::EigsConfig& config, const solver::Line
                                MPI_Comm comm);
 
 // From `resume` (a checkpoint: its first `block` columns, the wanted pairs
-// first), or eigensolver.start (at most `block` columns); none for complex values. Random columns (all
-// of them, or those a start file lacks) are LOBPCG's own (fill_random with
+// first), or eigensolver.start (at most `block` columns); none for complex
+// values. Random columns (all of them, or those a start file lacks) are LOBPCG's own (fill_random with
 // eigensolver.seed) for the input's rows, so that the start does not depend
 // on the partition or the order of the rows. Collective.
 template <class T>
 StartBlock<T> start_block(const cfg::EigsConfig& config, const solver::LinearOperator<T>& op,
                           const solver::RowNumbering& numbering, int block, const EigsProblem<T>& problem,
                           MPI_Comm comm) {
-  StartBlock<T> start;
   if constexpr (is_complex_v<T>) {
-    return start;  // random columns: start files and checkpoints refused with complex values (complex_values.hpp)
+    return {};  // random columns: start files and checkpoints are refused with complex values (complex_values.hpp)
   } else {
     return start_block_real(config, op, numbering, block, problem, comm);
   }
@@ -289,8 +288,7 @@ int solve(const cfg::EigsConfig& config, const solver::DistributedRows& matrix, 
   const solver::ResolvedPreconditioner chosen = solver::resolve_preconditioner(
       settings.preconditioner, options.which, method.method == solver::EigenMethod::chebyshev_filter,
       options.search_precision == SearchPrecision::fp32,
-      settings.preconditioner.kind == PreconditionerKind::automatic && !is_complex_v<T> ? min_abs_diagonal_of(op)
-                                                                                        : 0.0);
+      settings.preconditioner.kind == PreconditionerKind::automatic ? min_abs_diagonal_of(op) : 0.0);
   print_header(distribution_summary(matrix, op, config.execution, block), problem, options, block, chosen.options.kind,
                method, comm);
   if (is_root(comm) && !chosen.reason.empty()) std::printf("precond    %s\n", chosen.reason.c_str());

@@ -266,9 +266,11 @@ solver::MemoryPlan check_memory_with_operator(const Config& config, const solver
   }
   solver::SolverShape shape = solver_shape(config, space, e.rows, comm);
   if constexpr (is_complex_v<T>) {
-    // The filter's blocks, their values complex (twice the bytes of their parts), in their precision throughout.
+    // The filter's blocks, their values complex (twice the bytes of their parts); mixed as its parts decide.
     const cfg::EigensolverSettings& s = config.eigensolver;
-    shape = solver::filter_shape(s.lobpcg.k, s.lobpcg.block_size, int(sizeof(T)), e.rows, SearchPrecision::fp64, space);
+    shape = solver::filter_shape(s.lobpcg.k, s.lobpcg.block_size, int(sizeof(real_t<T>)), e.rows,
+                                 s.lobpcg.search_precision, space);
+    shape.value_bytes = int(sizeof(T));
     shape.output = !config.output.path.empty() && config.output.eigenvectors;
   }
   add_numbering(shape, config, matrix);

@@ -17,6 +17,7 @@ namespace {
 struct Target {
   const RowPartition* like = nullptr;
   std::string key = "matrix";
+  Values values = Values::real_only;
   // "matrix_b: b.h5:/B" for messages about a second matrix; the description alone for the first.
   std::string what(const std::string& description) const { return like ? key + ": " + description : description; }
 };
@@ -55,7 +56,11 @@ bool loads_complex(const io::MatrixConfig& config, bool source_complex, const st
   if (config.field == io::MatrixField::real && source_complex)
     fail_input(description, " holds complex values but ", target.key,
                ".field is real (their imaginary parts would be lost): use field: complex or auto");
-  return source_complex || config.field == io::MatrixField::complex;
+  const bool complex = source_complex || config.field == io::MatrixField::complex;
+  if (complex && target.values == Values::real_only)
+    fail_input(description, source_complex ? " holds complex values" : ": matrix.field is complex",
+               ", and this program takes real matrices only (block-eigs takes complex Hermitian ones)");
+  return complex;
 }
 
 // A real block as the complex rows it also is.
@@ -183,8 +188,8 @@ DistributedRows load(const io::MatrixConfig& config, MPI_Comm comm, const Target
 
 }  // namespace
 
-DistributedRows load_distributed_rows(const io::MatrixConfig& config, MPI_Comm comm) {
-  return load(config, comm, Target{});
+DistributedRows load_distributed_rows(const io::MatrixConfig& config, MPI_Comm comm, Values values) {
+  return load(config, comm, Target{nullptr, "matrix", values});
 }
 
 DistributedRows load_distributed_rows_like(const io::MatrixConfig& config, const RowPartition& like,

@@ -68,7 +68,10 @@ struct DistributedRows {
   bool symmetric_by_construction = false;  // generator, or a Matrix Market file marked symmetric
 };
 
-DistributedRows load_distributed_rows(const io::MatrixConfig& config, MPI_Comm comm);
+// Which values a caller takes: real ones only (complex values, or matrix.field: complex, refused naming the
+// source), or complex ones too (block-eigs), in complex_rows.
+enum class Values { real_only, real_or_complex };
+DistributedRows load_distributed_rows(const io::MatrixConfig& config, MPI_Comm comm, Values values = Values::real_only);
 
 // The same for a second matrix on the rows of a first (B of A x = lambda B x):
 // split by `like` (A's input partition) instead of balanced on its own

@@ -153,8 +153,8 @@ void add_filter(const RankShape& s, const SolverShape& o, std::vector<MemoryItem
   items.push_back({"Chebyshev filter: V, A V and scratch (" + std::to_string(nb) + " columns each)", 0, blocks});
   items.push_back({"Chebyshev filter: eigenvectors (k), Lanczos vectors, start block", 0, kept});
   p.op_solve += blocks + kept;
-  if (o.mixed_filter) {  // A's values and diagonal in fp32 with their off-diagonal product; V and scratch in fp32
-    const std::int64_t single = 4 * (s.local_nnz + s.local_rows + s.off_diagonal_rows * nb + 2 * m * nb);
+  if (o.mixed_filter) {  // A's values and diagonal in fp32 (complex fp32) with their off-diagonal product; V, scratch
+    const std::int64_t single = v / 2 * (s.local_nnz + s.local_rows + s.off_diagonal_rows * nb + 2 * m * nb);
     items.push_back({"Chebyshev filter in fp32: the matrix's values, their halo product, V and scratch (" +
                          std::to_string(nb) + " columns)",
                      0, single});

@@ -1,6 +1,7 @@
 #include "apps/run/steps/matrix_setup.hpp"
 
 #include "apps/run/partition_file.hpp"
+#include "solver/base/collective.hpp"
 #include "solver/operator/partition/distribute_rows.hpp"
 #include "solver/operator/symmetry_check.hpp"
 
@@ -12,13 +13,16 @@ solver::DistributedRows read_matrix(const io::MatrixConfig& config, MPI_Comm com
   if (!partition_file.empty() && !partition_file_exists(partition_file, comm))
     check_output_path(partition_file, comm, "execution.partition_file");
   if (account) account->lap(Phase::config);
-  solver::DistributedRows matrix = solver::load_distributed_rows(config, comm);
+  // Complex values go on to the apps, which take them (block-eigs) or refuse them with their own message.
+  solver::DistributedRows matrix = solver::load_distributed_rows(config, comm, solver::Values::real_or_complex);
   if (account) account->lap(Phase::read);
   return matrix;
 }
 
 void check_and_distribute(solver::DistributedRows& matrix, PartitionMethod partition, LocalOrder order, MPI_Comm comm,
                           const std::string& partition_file, RunAccount* account, const dense::Context* context) {
+  if (matrix.complex)  // complex rows take check_complex_rows (complex_values.hpp); the same on every rank
+    solver::fail_input_everywhere(matrix.description, " holds complex values: this step takes real matrices only");
   auto lap = [&](Phase phase) {
     if (account) account->lap(phase);
   };
