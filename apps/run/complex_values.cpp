@@ -44,11 +44,9 @@ void refuse_complex_cg(const solver::DistributedRows& matrix) {
                                   "would drop the imaginary parts, so it is refused too)");
 }
 
-void check_complex_rows(solver::DistributedRows& matrix, MPI_Comm comm, const dense::Context* context) {
+void check_complex_rows(const solver::DistributedRows& matrix, MPI_Comm comm, const dense::Context* context) {
   if (!matrix.symmetric_by_construction)
     solver::check_hermitian(comm, matrix.complex_rows, matrix.partition, matrix.description, context);
-  matrix.partitioning = {};
-  matrix.local_order = {};
 }
 
 }  // namespace blockeigs::apps

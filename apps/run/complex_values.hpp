@@ -20,6 +20,6 @@ void refuse_complex_cg(const solver::DistributedRows& matrix);
 
 // The Hermitian check of complex rows not Hermitian by construction (HDF5 files; solver::check_hermitian),
 // the rows left where they were read. Collective.
-void check_complex_rows(solver::DistributedRows& matrix, MPI_Comm comm, const dense::Context* context);
+void check_complex_rows(const solver::DistributedRows& matrix, MPI_Comm comm, const dense::Context* context);
 
 }  // namespace blockeigs::apps

@@ -51,28 +51,24 @@ HermitianEigen lapack_hermitian_eigen(const ComplexHostMatrix& M, std::int64_t f
   return out;
 }
 
-template <>
-SymmetricEigenSolver projected_eigen_solver<double>(const dense::Context& context, std::int64_t rows) {
+// The device from device_eigen_min_rows; below it LAPACK for Hermitian problems, and for real ones LAPACK from
+// lapack_eigen_min_rows, our own below.
+template <class S>
+EigenSolverOf<S> projected_eigen_solver(const dense::Context& context, std::int64_t rows) {
   std::shared_ptr<DeviceSymmetricEigen> device;
   if (context.space() == Space::device && rows >= device_eigen_min_rows)
     device = std::make_shared<DeviceSymmetricEigen>(context);
-  return [device](const HostMatrix& M, std::int64_t first, std::int64_t count) {
+  return [device](const HostMatrixOf<S>& M, std::int64_t first, std::int64_t count) {
     if (device && M.rows() >= device_eigen_min_rows) return (*device)(M, first, count);
-    if (M.rows() >= lapack_eigen_min_rows) return lapack_symmetric_eigen(M, first, count);
-    return symmetric_eigen(M, first, count);
+    if constexpr (is_complex_v<S>)
+      return lapack_hermitian_eigen(M, first, count);
+    else
+      return M.rows() >= lapack_eigen_min_rows ? lapack_symmetric_eigen(M, first, count)
+                                               : symmetric_eigen(M, first, count);
   };
 }
-
-template <>
-HermitianEigenSolver projected_eigen_solver<std::complex<double>>(const dense::Context& context, std::int64_t rows) {
-  std::shared_ptr<DeviceSymmetricEigen> device;
-  if (context.space() == Space::device && rows >= device_eigen_min_rows)
-    device = std::make_shared<DeviceSymmetricEigen>(context);
-  return [device](const ComplexHostMatrix& M, std::int64_t first, std::int64_t count) {
-    if (device && M.rows() >= device_eigen_min_rows) return (*device)(M, first, count);
-    return lapack_hermitian_eigen(M, first, count);
-  };
-}
+template SymmetricEigenSolver projected_eigen_solver<double>(const dense::Context&, std::int64_t);
+template HermitianEigenSolver projected_eigen_solver<std::complex<double>>(const dense::Context&, std::int64_t);
 
 bool lapack_cholesky_inverse(const HostMatrix& G, HostMatrix& inverse) {
   const std::int64_t n = G.rows();
