@@ -158,10 +158,10 @@ void load_matrix_market(const io::MatrixConfig& config, MPI_Comm comm, const Pla
     });
   };
   if (out.complex) {
-    io::ComplexMatrixMarketFile file = checked([&](const std::string& path) {
-      io::ComplexMatrixMarketFile f = io::read_complex_matrix_market(path);
-      if (f.symmetry != io::MatrixMarketSymmetry::hermitian) io::check_hermitian(f.matrix, path);
-      return f;
+    io::ComplexMatrixMarketFile file =
+        checked([](const std::string& path) { return io::read_complex_matrix_market(path); });
+    collectively(comm, [&] {  // square, so the check can pair every entry with its partner
+      if (file.symmetry != io::MatrixMarketSymmetry::hermitian) io::check_hermitian(file.matrix, config.file);
     });
     out.symmetric_by_construction = true;
     take(file, out.complex_rows);
