@@ -106,7 +106,9 @@ def lobpcg(A, k=None, *, B=None, M=None, Y=None, X=None, which="smallest", tol=N
     """The k extreme eigenpairs of A x = lambda x (or A x = lambda B x) by LOBPCG, or every eigenpair in an interval.
 
     A, B: SciPy or CuPy sparse matrices (or dense arrays) that every rank holds whole, or DistributedMatrix.
-    B must be symmetric positive definite. A CuPy sparse A is checked and split into the operator on the
+    B must be symmetric positive definite. A may be complex Hermitian (complex128; complex64 is widened): it then
+    takes Chebyshev-filtered subspace iteration on A x = lambda x (method None or "chebyshev_filter"; B, M, X, Y
+    and interval are refused for it so far), and V is complex128. A CuPy sparse A is checked and split into the operator on the
     device, never copied to the host (each rank's rows stay in the input's order; a CuPy B is copied to the
     host once). M: None, "jacobi", "chebyshev" or a dict of the config's
     preconditioner keys ({"type": "chebyshev", "degree": 8, "lower": 0.05, "jacobi": True,
@@ -186,7 +188,7 @@ def lobpcg(A, k=None, *, B=None, M=None, Y=None, X=None, which="smallest", tol=N
 
 def cg(A, B, *, M=None, rtol=None, maxiter=None, X0=None, comm=None, return_info=False, gather=False,
        strict=False, atol=None, backend="auto"):
-    """Solves A X = B for a symmetric positive definite A and one or many right-hand sides by block CG.
+    """Solves A X = B for a real symmetric positive definite A and one or many right-hand sides by block CG.
 
     A: as for lobpcg (a CuPy sparse A stays on the device). B: n x s (or n) right-hand sides, or this rank's rows of them. X0: a start, B's shape
     (None: zeros). Each column stops at ||b_j - A x_j|| <= max(rtol ||b_j||, atol). M: as for lobpcg.

@@ -92,10 +92,14 @@ def to_input(v, numbering, matrix):
 
 
 def gathered(v, comm):
-    """Every rank's rows of `v`, in rank order, on every rank (through the host for device arrays)."""
+    """Every rank's rows of `v`, in rank order, on every rank (through the host for device arrays; complex
+    values travel as their pairs of float64)."""
     device = is_device(v)
     host = np.ascontiguousarray(device_to_host(v) if device else v)
-    all_rows = _mpi.allgather_rows(comm, host)
+    complex_values = np.iscomplexobj(host)
+    all_rows = _mpi.allgather_rows(comm, host.view(np.float64) if complex_values else host)
+    if complex_values:
+        all_rows = all_rows.view(np.complex128)
     return _xp(True).asarray(all_rows) if device else all_rows
 
 

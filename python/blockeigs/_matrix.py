@@ -13,14 +13,17 @@ def _check_choice(name, value, choices):
 
 
 class DistributedMatrix:
-    """A symmetric sparse matrix distributed by rows over the ranks of an MPI communicator.
+    """A symmetric (real) or Hermitian (complex) sparse matrix distributed by rows over the ranks of an MPI
+    communicator.
 
     Each rank holds a contiguous block of rows (in rank order) of the input's
-    numbering. The solvers may move and renumber the rows (``partition``,
-    ``local_order``, as the apps' ``execution.partition`` and
-    ``execution.local_order``); results come back in the input's numbering.
-    The matrix is checked when it is made: finite values, columns in range,
-    symmetric (entries equal within 1e-12 relative). Collective.
+    numbering. The solvers may move and renumber the rows of a real matrix
+    (``partition``, ``local_order``, as the apps' ``execution.partition`` and
+    ``execution.local_order``); complex rows stay as given. Results come back in
+    the input's numbering. The matrix is checked when it is made: finite values,
+    columns in range, symmetric (entries equal within 1e-12 relative) or
+    Hermitian (real and imaginary parts each within 1e-12 relative of the
+    conjugate partner's, a real diagonal). Collective.
     """
 
     def __init__(self, handle, *, partition="auto", local_order="auto"):
@@ -40,8 +43,9 @@ class DistributedMatrix:
     def from_rows(cls, comm, indptr, indices, data, first_row, n, *, partition="auto", local_order="auto",
                   description=None):
         """This rank's rows ``[first_row, first_row + len(indptr) - 1)`` of an ``n x n`` matrix, CSR with
-        global column indices (zero-based). The ranks' ranges must follow each other in rank order from row 0
-        and cover all ``n`` rows; a rank may hold none. Collective."""
+        global column indices (zero-based), real or complex values (complex: a Hermitian matrix). The ranks'
+        ranges must follow each other in rank order from row 0 and cover all ``n`` rows; a rank may hold none.
+        Collective."""
         handle = _mpi.comm_handle(comm)
         indptr = np.asarray(indptr)
         indices = np.asarray(indices)
@@ -51,15 +55,21 @@ class DistributedMatrix:
         description = description or f"DistributedMatrix.from_rows ({n} x {n})"
         h = _blockeigs.Matrix.from_rows(handle, int(n), int(first_row), np.ascontiguousarray(indptr, np.int64),
                                         np.ascontiguousarray(indices, np.int64),
-                                        np.ascontiguousarray(data, np.float64), description)
+                                        np.ascontiguousarray(data, _value_dtype(data.dtype)), description)
         return cls(h, partition=partition, local_order=local_order)
 
     @classmethod
     def load(cls, comm, path, group="/A", *, partition="auto", local_order="auto"):
         """The matrix in an HDF5 file (datasets indptr, indices, data and attribute shape in ``group``; the
-        apps' format, as h5sparse and anndata write it), each rank reading its rows. Collective."""
+        apps' format, as h5sparse and anndata write it; complex data as h5py writes complex128), each rank
+        reading its rows. Collective."""
         h = _blockeigs.Matrix.load(_mpi.comm_handle(comm), str(path), group)
         return cls(h, partition=partition, local_order=local_order)
+
+    @property
+    def dtype(self):
+        """float64, or complex128 for a complex Hermitian matrix (complex64 input is widened)."""
+        return np.dtype(np.complex128 if self._handle.complex else np.float64)
 
     @property
     def shape(self):
@@ -98,13 +108,19 @@ def _csr_arrays_message(indptr, indices, data):
             return f"{name} must hold integers, got {a.dtype}"
     if data.ndim != 1:
         return f"data must be one-dimensional, got shape {data.shape}"
-    if data.size and not (np.issubdtype(data.dtype, np.floating) or np.issubdtype(data.dtype, np.integer)):
-        return f"data must be real numbers, got {data.dtype}"
+    if data.size and not (np.issubdtype(data.dtype, np.floating) or np.issubdtype(data.dtype, np.integer)
+                          or np.issubdtype(data.dtype, np.complexfloating)):
+        return f"data must be real or complex numbers, got {data.dtype}"
     if indptr.size == 0:
         return "indptr must have at least one entry (0 for a rank with no rows)"
     if indices.shape != data.shape:
         return f"indices and data must have the same length, got {indices.size} and {data.size}"
     return None
+
+
+def _value_dtype(dtype):
+    """The library's values for an input's: complex128 for complex ones (complex64 widened), else float64."""
+    return np.complex128 if np.dtype(dtype).kind == "c" else np.float64
 
 
 def _is_cupy_sparse(a):
@@ -140,13 +156,13 @@ def _balanced_first_rows(indptr, ranks):
 def _device_matrix(a, comm, name):
     """A CuPy CSR matrix that every rank holds whole, taken where it is: checked on the device and split there
     into each rank's operator rows (no copy of its arrays to the host; a non-canonical matrix is first
-    copied, sorted and summed on the device, float32 and bool values widened there)."""
+    copied, sorted and summed on the device, float32, complex64 and bool values widened there)."""
     import cupy
 
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise ValueError(f"{name} is {a.shape[0]} x {a.shape[1]}: lobpcg and cg need a square matrix")
-    if a.dtype.kind not in "fb":
-        raise ValueError(f"{name} must be real (float64 is used), got dtype {a.dtype}")
+    if a.dtype.kind not in "fbc":
+        raise ValueError(f"{name} must be real or complex (float64 or complex128 is used), got dtype {a.dtype}")
     a = a.tocsr()
     description = f"{name} ({type(a).__name__} {a.shape[0]} x {a.shape[1]})"
     if not a.has_canonical_format:  # columns sorted and unique within rows, as the host path makes them
@@ -155,7 +171,7 @@ def _device_matrix(a, comm, name):
     indptr, indices, data = a.indptr, a.indices, a.data
     if indptr.dtype != indices.dtype or indptr.dtype not in (np.int32, np.int64):
         indptr, indices = indptr.astype(cupy.int64), indices.astype(cupy.int64)
-    data = cupy.ascontiguousarray(data, dtype=cupy.float64)
+    data = cupy.ascontiguousarray(data, dtype=_value_dtype(data.dtype))
     handle = _mpi.comm_handle(comm)
     first = _balanced_first_rows(indptr, _mpi.rank_and_size(handle)[1])
     cupy.cuda.get_current_stream().synchronize()  # the library's stream reads what CuPy's wrote
@@ -167,8 +183,8 @@ def _device_matrix(a, comm, name):
 
 def as_matrix(a, comm, name):
     """`a` as a DistributedMatrix: itself, or a SciPy / CuPy sparse matrix or a dense array that every rank
-    holds whole, of which each rank keeps its rows (the apps' split, balanced by nonzeros plus rows). A CuPy
-    matrix stays on the device (_device_matrix)."""
+    holds whole, real or complex, of which each rank keeps its rows (the apps' split, balanced by nonzeros
+    plus rows). A CuPy matrix stays on the device (_device_matrix)."""
     if isinstance(a, DistributedMatrix):
         return a
     import scipy.sparse as sp
@@ -184,9 +200,9 @@ def as_matrix(a, comm, name):
         a = sp.csr_matrix(arr)
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise ValueError(f"{name} is {a.shape[0]} x {a.shape[1]}: lobpcg and cg need a square matrix")
-    if np.iscomplexobj(a.data) or not (np.issubdtype(a.dtype, np.floating) or np.issubdtype(a.dtype, np.integer)
-                                       or a.dtype == np.bool_):
-        raise ValueError(f"{name} must be real (float64 is used), got dtype {a.dtype}")
+    if not (np.issubdtype(a.dtype, np.floating) or np.issubdtype(a.dtype, np.integer) or a.dtype == np.bool_
+            or np.issubdtype(a.dtype, np.complexfloating)):
+        raise ValueError(f"{name} must be real or complex (float64 or complex128 is used), got dtype {a.dtype}")
     a = a.tocsr()
     handle = _mpi.comm_handle(comm)
     rank, ranks = _mpi.rank_and_size(handle)
@@ -196,7 +212,7 @@ def as_matrix(a, comm, name):
     begin, end = first[rank], first[rank + 1]
     rows = indptr[begin:end + 1] - indptr[begin]
     cols = np.ascontiguousarray(a.indices[indptr[begin]:indptr[end]], np.int64)
-    vals = np.ascontiguousarray(a.data[indptr[begin]:indptr[end]], np.float64)
+    vals = np.ascontiguousarray(a.data[indptr[begin]:indptr[end]], _value_dtype(a.dtype))
     description = f"{name} ({type(a).__name__} {n} x {n})"
     h = _blockeigs.Matrix.from_rows(handle, n, int(begin), rows, cols, vals, description)
     return DistributedMatrix(h)

@@ -9,6 +9,7 @@
 // otherwise; errors are agreed on by all ranks before they are thrown.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -65,11 +66,13 @@ struct BlockRef {
   bool device = false;
 };
 
-// A block the library allocated; `keep` owns its memory.
+// A block the library allocated; `keep` owns its memory. Complex values: data
+// holds rows x cols (re, im) pairs, ld counted in complex values.
 struct OwnedBlock {
   double* data = nullptr;
   std::int64_t rows = 0, cols = 0, ld = 0;
   bool device = false;
+  bool complex = false;
   int device_id = 0;
   std::shared_ptr<void> keep;
 };
@@ -92,20 +95,23 @@ struct Section {
 };
 
 // A CSR matrix every rank holds whole (a SciPy or CuPy matrix's arrays): host
-// or device memory, int32 or int64 indices (both the same), fp64 values.
+// or device memory, int32 or int64 indices (both the same), fp64 values or
+// complex128 ones (nnz (re, im) pairs, NumPy's layout).
 struct CsrArrays {
   std::int64_t n = 0, nnz = 0;  // n x n
   const void* offsets = nullptr;
   const void* columns = nullptr;
   bool wide = false;  // int64 indices
   const double* values = nullptr;
+  bool complex = false;
   bool device = false;
   int device_id = 0;
 };
 
-// A symmetric matrix distributed by rows: each rank's rows of the input (a
-// contiguous range), and, once distributed (distribute), the rows as the
-// operator holds them.
+// A symmetric (or, with complex values, Hermitian) matrix distributed by rows:
+// each rank's rows of the input (a contiguous range), and, once distributed
+// (distribute), the rows as the operator holds them. Complex rows stay as
+// given (partition contiguous, local order none).
 class Matrix {
  public:
   // This rank's rows [first_rows[rank], first_rows[rank + 1]) of `whole`,
@@ -126,8 +132,15 @@ class Matrix {
   static std::shared_ptr<Matrix> from_rows(CommHandle comm, std::int64_t n, std::int64_t first_row,
                                            std::vector<std::int64_t> row_offsets, std::vector<std::int64_t> columns,
                                            std::vector<double> values, const std::string& description);
-  // The library's HDF5 reader (each rank reads its balanced range), checked as the apps check it.
+  // The same with complex values, checked Hermitian (solver::check_hermitian's messages).
+  static std::shared_ptr<Matrix> from_rows(CommHandle comm, std::int64_t n, std::int64_t first_row,
+                                           std::vector<std::int64_t> row_offsets, std::vector<std::int64_t> columns,
+                                           std::vector<std::complex<double>> values, const std::string& description);
+  // The library's HDF5 reader (each rank reads its balanced range), checked as the apps check it (real or
+  // complex values, as the file holds them).
   static std::shared_ptr<Matrix> load(CommHandle comm, const std::string& file, const std::string& group);
+  // A Matrix on a duplicate of `comm` (MPI errors returned) that holds no rows yet: the constructors' start.
+  static std::shared_ptr<Matrix> empty(CommHandle comm);
   ~Matrix();
 
   std::int64_t global_rows() const;
@@ -136,6 +149,7 @@ class Matrix {
   std::int64_t local_rows() const;
   const std::string& description() const;
   CommHandle comm() const;
+  bool complex() const;  // complex values (A = A^H)
 
   // Distributes the rows by `execution`'s partition and local order (the
   // execution section's keys; kept for the next call with the same ones); the
@@ -207,7 +221,9 @@ struct EigsResult {
 };
 
 // A (and B for A x = lambda B x, null for B = I) distributed as `request`'s
-// execution says (B like A).
+// execution says (B like A). A complex A takes Chebyshev-filtered subspace
+// iteration on A x = lambda x (what a complex run takes so far; every other
+// setting refused naming it) and gives complex eigenvectors.
 EigsResult lobpcg(Matrix& a, Matrix* b, const EigsRequest& request);
 
 struct CgRequest {

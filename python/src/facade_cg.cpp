@@ -12,10 +12,14 @@ CgResult cg(Matrix& a, const CgRequest& request) {
     MPI_Comm comm = a.impl->comm;
     const cfg::BlockCgSettings settings = solver::collectively(
         comm, [&] { return cfg::block_cg_from_keywords(request.block_cg.keywords, request.block_cg.source); });
+    if (a.complex())
+      solver::fail_input_everywhere("A (", a.description(),
+                                    ") holds complex values: cg takes real matrices so far (block CG for Hermitian "
+                                    "positive definite A is not built yet)");
     const cfg::ExecutionConfig execution = read_execution(request.execution, comm);
     a.distribute(request.execution);
     const dense::Context context = solver::make_context(execution.backend, comm);
-    const std::unique_ptr<solver::DistributedOperator<double>> a_op = make_operator(a, context);
+    const std::unique_ptr<solver::DistributedOperator<double>> a_op = make_operator<double>(a, context);
     solver::DistributedOperator<double>& op = *a_op;
     CgResult out;
     const auto preconditioner = solver::collectively(comm, [&] {

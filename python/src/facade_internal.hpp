@@ -56,7 +56,10 @@ struct Matrix::Impl {
   // The input with this rank's rows on the host (copied from the device once, where they are there).
   solver::DistributedRows& host_input() {
     if (replicated && !host_copied) {
-      input.rows = solver::host_rows(*replicated);
+      if (input.complex)
+        input.complex_rows = solver::host_complex_rows(*replicated);
+      else
+        input.rows = solver::host_rows(*replicated);
       host_copied = true;
     }
     return input;
@@ -125,8 +128,9 @@ std::unique_ptr<solver::Preconditioner<double>> make_preconditioner(const solver
                                                                     solver::LinearOperator<double>& op, SpectrumEnd end,
                                                                     bool eigensolver, std::string& description);
 
-// The library's block, kept alive by the OwnedBlock the caller gets.
-OwnedBlock own(dense::DenseBlock<double>&& block, const dense::Context& context);
+// The library's block, kept alive by the OwnedBlock the caller gets (double or complex<double>).
+template <class T>
+OwnedBlock own(dense::DenseBlock<T>&& block, const dense::Context& context);
 
 // Between iterations: whether any rank's caller asks to stop. Collective.
 std::function<bool()> agreed_stop(const std::function<bool()>& interrupted, MPI_Comm comm);
@@ -134,10 +138,18 @@ std::function<bool()> agreed_stop(const std::function<bool()>& interrupted, MPI_
 // A's operator on `context`: split from the device arrays in place where distribute kept them there and
 // the context runs on their device (every rank agreeing), else from the rows on the host (a device input's
 // rows copied there now; the numbering stays the input's). Collective.
-std::unique_ptr<solver::DistributedOperator<double>> make_operator(Matrix& a, const dense::Context& context);
+// T: double, or std::complex<double> for a complex matrix.
+template <class T>
+std::unique_ptr<solver::DistributedOperator<T>> make_operator(Matrix& a, const dense::Context& context);
 
-// The pairs, their residuals, the history and the solver's phase times of r, into out.
-void copy_result(const solver::LobpcgResult<double>& r, EigsResult& out);
+// The pairs, their residuals, the history and the solver's phase times of r, into out (not the eigenvectors).
+template <class T>
+void copy_result(const solver::LobpcgResult<T>& r, EigsResult& out);
+
+// lobpcg's request for a complex A: Chebyshev-filtered subspace iteration on A x = lambda x, every setting it
+// does not take refused naming it (facade_complex.cpp).
+EigsResult complex_pairs(Matrix& a, const Matrix* b, const EigsRequest& request,
+                         const cfg::EigensolverSettings& settings, double begin);
 
 // lobpcg's request with eigensolver.interval: every pair in the window (facade_window.cpp).
 EigsResult window_pairs(Matrix& a, const Matrix* b, const EigsRequest& request,

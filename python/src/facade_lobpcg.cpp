@@ -27,7 +27,8 @@ solver::DistributedRows b_like_a(const Matrix& b, const Matrix& a, MPI_Comm comm
 
 }  // namespace
 
-void internal::copy_result(const solver::LobpcgResult<double>& r, EigsResult& out) {
+template <class T>
+void internal::copy_result(const solver::LobpcgResult<T>& r, EigsResult& out) {
   out.eigenvalues = r.eigenvalues;
   out.residual_norms = r.residual_norms;
   out.relative_residuals = r.relative_residuals;
@@ -43,12 +44,16 @@ void internal::copy_result(const solver::LobpcgResult<double>& r, EigsResult& ou
     add_phase(out.timings, std::string(name).c_str(), r.stats.timings.*member);
 }
 
+template void internal::copy_result(const solver::LobpcgResult<double>&, EigsResult&);
+template void internal::copy_result(const solver::LobpcgResult<std::complex<double>>&, EigsResult&);
+
 EigsResult lobpcg(Matrix& a, Matrix* b, const EigsRequest& request) {
   return translated([&] {
     const double begin = now();
     MPI_Comm comm = a.impl->comm;
     const cfg::EigensolverSettings settings = solver::collectively(
         comm, [&] { return cfg::eigensolver_from_keywords(request.eigensolver.keywords, request.eigensolver.source); });
+    if (a.complex()) return complex_pairs(a, b, request, settings, begin);
     if (settings.interval) return window_pairs(a, b, request, settings, begin);
     solver::LobpcgOptions options = settings.lobpcg;
     const solver::MethodChoice method = solver::collectively(comm, [&] {
@@ -66,7 +71,7 @@ EigsResult lobpcg(Matrix& a, Matrix* b, const EigsRequest& request) {
     if (b) b_rows = b_like_a(*b, a, comm);
 
     const dense::Context context = solver::make_context(execution.backend, comm);
-    const std::unique_ptr<solver::DistributedOperator<double>> a_op = make_operator(a, context);
+    const std::unique_ptr<solver::DistributedOperator<double>> a_op = make_operator<double>(a, context);
     solver::DistributedOperator<double>& op = *a_op;
     std::unique_ptr<solver::DistributedOperator<double>> b_op;
     if (b_rows)
@@ -95,7 +100,7 @@ EigsResult lobpcg(Matrix& a, Matrix* b, const EigsRequest& request) {
     solver::LobpcgResult<double> r = timed_solve(context, begin, out.timings, [&] {
       return solver::collectively(comm, [&] {
         if (method.method == solver::EigenMethod::chebyshev_filter)
-          return solver::chebyshev_filter_eigs<double>(op, options, {}, start);
+          return solver::chebyshev_filter_eigs<double>(op, options, settings.filter, start);
         try {
           return solver::lobpcg<double>(op, options, preconditioner.get(), start, b_op.get(), constraints);
         } catch (const solver::BNotPositiveDefinite& e) {

@@ -43,33 +43,48 @@ bool keeps_input_rows(const cfg::ExecutionConfig& execution) {
          (execution.local_order == LocalOrder::automatic || execution.local_order == LocalOrder::none);
 }
 
-// The input as distributed when its rows stay as given, on the device (no rows on the host).
-solver::DistributedRows on_device_as_given(const solver::DistributedRows& input,
-                                           std::pair<PartitionMethod, LocalOrder> requested) {
+// The input as distributed when its rows stay as given (on the device: no rows on the host); `why` says why
+// auto kept them ("device input", "complex values").
+solver::DistributedRows as_given(const solver::DistributedRows& input, std::pair<PartitionMethod, LocalOrder> requested,
+                                 const std::string& why) {
   solver::DistributedRows d = input;
   d.partitioning.requested = requested.first;
   d.partitioning.used = PartitionMethod::contiguous;
   if (requested.first != PartitionMethod::contiguous)
-    d.partitioning.reason = "auto: device input, the rows stay on their ranks' GPUs as given";
+    d.partitioning.reason = "auto: " + why + ", the rows stay on their ranks as given";
   d.local_order.requested = requested.second;
   d.local_order.used = LocalOrder::none;
-  if (requested.second != LocalOrder::none) d.local_order.reason = "auto: device input, the rows keep their order";
+  if (requested.second != LocalOrder::none) d.local_order.reason = "auto: " + why + ", the rows keep their order";
   return d;
+}
+
+// Complex rows stay as given: a graph partition or a band order is refused, naming the argument.
+void refuse_moving_complex_rows(const std::string& description, std::pair<PartitionMethod, LocalOrder> requested) {
+  if (requested.first == PartitionMethod::graph)
+    solver::fail_input_everywhere(description, " holds complex values: partition \"graph\" is not offered for them ",
+                                  "(complex rows stay on their ranks as given); use \"contiguous\" or \"auto\"");
+  if (requested.second == LocalOrder::band)
+    solver::fail_input_everywhere(description, " holds complex values: local_order \"band\" is not offered for ",
+                                  "them (complex rows keep their order); use \"none\" or \"auto\"");
 }
 
 }  // namespace
 
-std::shared_ptr<Matrix> Matrix::from_rows(CommHandle comm, std::int64_t n, std::int64_t first_row,
-                                          std::vector<std::int64_t> row_offsets, std::vector<std::int64_t> columns,
-                                          std::vector<double> values, const std::string& description) {
+namespace {
+
+// from_rows for real or complex values: checked (offsets, column range, finite values, the ranks' ranges
+// forming a partition), then symmetric (real) or Hermitian (complex).
+template <class V>
+std::shared_ptr<Matrix> matrix_from_rows(CommHandle comm, std::int64_t n, std::int64_t first_row,
+                                         std::vector<std::int64_t> row_offsets, std::vector<std::int64_t> columns,
+                                         std::vector<V> values, const std::string& description) {
   return translated([&] {
-    std::shared_ptr<Matrix> m(new Matrix());
-    BLOCKEIGS_MPI_CHECK(MPI_Comm_dup(to_comm(comm), &m->impl->comm));
-    blockeigs::use_errors_return(m->impl->comm);
+    std::shared_ptr<Matrix> m = Matrix::empty(comm);
     const MPI_Comm c = m->impl->comm;
     solver::DistributedRows& d = m->impl->input;
     d.description = description;
-    CsrRows& rows = d.rows;
+    d.complex = is_complex_v<V>;
+    CsrRowsOf<V> rows;
     rows.global_rows = rows.global_cols = n;
     rows.first_row = first_row;
     rows.row_offsets = std::move(row_offsets);
@@ -90,23 +105,53 @@ std::shared_ptr<Matrix> Matrix::from_rows(CommHandle comm, std::int64_t n, std::
     std::int64_t nnz = rows.nnz();
     BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &nnz, 1, MPI_INT64_T, MPI_SUM, c));
     d.global_nnz = nnz;
-    solver::check_symmetric(c, rows, d.partition, description);
+    if constexpr (is_complex_v<V>) {
+      solver::check_hermitian(c, rows, d.partition, description);
+      d.complex_rows = std::move(rows);
+    } else {
+      solver::check_symmetric(c, rows, d.partition, description);
+      d.rows = std::move(rows);
+    }
     return m;
   });
 }
 
+}  // namespace
+
+std::shared_ptr<Matrix> Matrix::empty(CommHandle comm) {
+  std::shared_ptr<Matrix> m(new Matrix());
+  BLOCKEIGS_MPI_CHECK(MPI_Comm_dup(to_comm(comm), &m->impl->comm));
+  blockeigs::use_errors_return(m->impl->comm);
+  return m;
+}
+
+std::shared_ptr<Matrix> Matrix::from_rows(CommHandle comm, std::int64_t n, std::int64_t first_row,
+                                          std::vector<std::int64_t> row_offsets, std::vector<std::int64_t> columns,
+                                          std::vector<double> values, const std::string& description) {
+  return matrix_from_rows(comm, n, first_row, std::move(row_offsets), std::move(columns), std::move(values),
+                          description);
+}
+
+std::shared_ptr<Matrix> Matrix::from_rows(CommHandle comm, std::int64_t n, std::int64_t first_row,
+                                          std::vector<std::int64_t> row_offsets, std::vector<std::int64_t> columns,
+                                          std::vector<std::complex<double>> values, const std::string& description) {
+  return matrix_from_rows(comm, n, first_row, std::move(row_offsets), std::move(columns), std::move(values),
+                          description);
+}
+
 std::shared_ptr<Matrix> Matrix::load(CommHandle comm, const std::string& file, const std::string& group) {
   return translated([&] {
-    std::shared_ptr<Matrix> m(new Matrix());
-    BLOCKEIGS_MPI_CHECK(MPI_Comm_dup(to_comm(comm), &m->impl->comm));
-    blockeigs::use_errors_return(m->impl->comm);
+    std::shared_ptr<Matrix> m = empty(comm);
     io::MatrixConfig config;
     config.source = io::MatrixSource::hdf5;
     config.file = file;
     config.group = group;
     solver::DistributedRows& d = m->impl->input;
-    d = solver::load_distributed_rows(config, m->impl->comm);
-    if (!d.symmetric_by_construction) solver::check_symmetric(m->impl->comm, d.rows, d.partition, d.description);
+    d = solver::load_distributed_rows(config, m->impl->comm, solver::Values::real_or_complex);
+    if (d.complex)
+      solver::check_hermitian(m->impl->comm, d.complex_rows, d.partition, d.description);
+    else if (!d.symmetric_by_construction)
+      solver::check_symmetric(m->impl->comm, d.rows, d.partition, d.description);
     return m;
   });
 }
@@ -114,9 +159,7 @@ std::shared_ptr<Matrix> Matrix::load(CommHandle comm, const std::string& file, c
 std::shared_ptr<Matrix> Matrix::from_replicated(CommHandle comm, const CsrArrays& whole,
                                                 std::vector<std::int64_t> first_rows, const std::string& description) {
   return translated([&] {
-    std::shared_ptr<Matrix> m(new Matrix());
-    BLOCKEIGS_MPI_CHECK(MPI_Comm_dup(to_comm(comm), &m->impl->comm));
-    blockeigs::use_errors_return(m->impl->comm);
+    std::shared_ptr<Matrix> m = empty(comm);
     const MPI_Comm c = m->impl->comm;
     int ranks = 1;
     BLOCKEIGS_MPI_CHECK(MPI_Comm_size(c, &ranks));
@@ -133,6 +176,7 @@ std::shared_ptr<Matrix> Matrix::from_replicated(CommHandle comm, const CsrArrays
     a.columns = whole.columns;
     a.wide = whole.wide;
     a.values = whole.values;
+    a.complex = whole.complex;
     a.begin = first_rows[rank];
     a.end = first_rows[rank + 1];
     {
@@ -142,6 +186,7 @@ std::shared_ptr<Matrix> Matrix::from_replicated(CommHandle comm, const CsrArrays
     }
     solver::DistributedRows& d = m->impl->input;
     d.description = description;
+    d.complex = whole.complex;
     d.rows.global_rows = d.rows.global_cols = whole.n;
     d.rows.first_row = a.begin;
     d.partition = solver::RowPartition(std::move(first_rows));
@@ -155,13 +200,12 @@ std::shared_ptr<Matrix> Matrix::from_replicated(CommHandle comm, const CsrArrays
 
 std::int64_t Matrix::global_rows() const { return impl->input.partition.global_rows(); }
 std::int64_t Matrix::global_nnz() const { return impl->input.global_nnz; }
-std::int64_t Matrix::first_row() const { return impl->input.rows.first_row; }
-std::int64_t Matrix::local_rows() const {
-  return impl->replicated && !impl->host_copied ? impl->replicated->local_rows() : impl->input.rows.local_rows();
-}
+std::int64_t Matrix::first_row() const { return impl->input.partition.begin(rank_of(impl->comm)); }
+std::int64_t Matrix::local_rows() const { return impl->input.partition.rows(rank_of(impl->comm)); }
 bool Matrix::distributed_on_device() const { return impl->on_device; }
 const std::string& Matrix::description() const { return impl->input.description; }
 CommHandle Matrix::comm() const { return to_handle(impl->comm); }
+bool Matrix::complex() const { return impl->input.complex; }
 
 Numbering Matrix::distribute(const Section& execution) {
   return translated([&] {
@@ -169,9 +213,14 @@ Numbering Matrix::distribute(const Section& execution) {
     const std::pair key{settings.partition, settings.local_order};
     if (!impl->distributed || impl->distributed_by != key) {
       impl->distributed.reset();
-      impl->on_device = impl->replicated && !impl->host_copied && keeps_input_rows(settings);
+      const bool complex = impl->input.complex;
+      if (complex) refuse_moving_complex_rows(impl->input.description, key);
+      impl->on_device = impl->replicated && !impl->host_copied &&
+                        (complex ? settings.backend != Backend::cpu : keeps_input_rows(settings));
       if (impl->on_device) {
-        impl->distributed = on_device_as_given(impl->input, key);
+        impl->distributed = as_given(impl->input, key, "device input");
+      } else if (complex) {
+        impl->distributed = as_given(impl->host_input(), key, "complex values");
       } else {
         solver::DistributedRows rows = impl->host_input();
         solver::distribute_rows(rows, key.first, impl->comm, key.second);
@@ -223,20 +272,31 @@ namespace internal {
 // A's operator on `context`: split from the device arrays in place where distribute kept them there and
 // the context runs on their device (every rank agreeing), else from the rows on the host (a device input's
 // rows copied there now; the numbering stays the input's). Collective.
-std::unique_ptr<solver::DistributedOperator<double>> make_operator(Matrix& a, const dense::Context& context) {
+template <class T>
+std::unique_ptr<solver::DistributedOperator<T>> make_operator(Matrix& a, const dense::Context& context) {
   Matrix::Impl& m = *a.impl;
+  if (m.input.complex != is_complex_v<T>) throw Error("make_operator: the operator's values are not the matrix's");
+  const auto rows_of = [](solver::DistributedRows& d) -> RowsFor<T>& {
+    if constexpr (is_complex_v<T>)
+      return d.complex_rows;
+    else
+      return d.rows;
+  };
   if (m.on_device) {
     int here = context.space() == Space::device && context.device() == m.replicated->device;
     BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &here, 1, MPI_INT, MPI_LAND, m.comm));
     if (here)
-      return std::make_unique<solver::DistributedOperator<double>>(m.comm, context, *m.replicated,
-                                                                   m.distributed->partition);
-    m.distributed->rows = m.host_input().rows;
+      return std::make_unique<solver::DistributedOperator<T>>(m.comm, context, *m.replicated, m.distributed->partition);
+    rows_of(*m.distributed) = rows_of(m.host_input());
     m.on_device = false;
   }
-  return std::make_unique<solver::DistributedOperator<double>>(m.comm, context, m.distributed->rows,
-                                                               m.distributed->partition);
+  return std::make_unique<solver::DistributedOperator<T>>(m.comm, context, rows_of(*m.distributed),
+                                                          m.distributed->partition);
 }
+
+template std::unique_ptr<solver::DistributedOperator<double>> make_operator(Matrix&, const dense::Context&);
+template std::unique_ptr<solver::DistributedOperator<std::complex<double>>> make_operator(Matrix&,
+                                                                                          const dense::Context&);
 
 }  // namespace internal
 

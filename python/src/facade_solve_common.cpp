@@ -51,10 +51,12 @@ std::unique_ptr<solver::Preconditioner<double>> make_preconditioner(const solver
   return nullptr;
 }
 
-OwnedBlock own(dense::DenseBlock<double>&& block, const dense::Context& context) {
-  auto kept = std::make_shared<dense::DenseBlock<double>>(std::move(block));
+template <class T>
+OwnedBlock own(dense::DenseBlock<T>&& block, const dense::Context& context) {
+  auto kept = std::make_shared<dense::DenseBlock<T>>(std::move(block));
   OwnedBlock out;
-  out.data = kept->data();
+  out.data = reinterpret_cast<double*>(kept->data());  // a complex value is two doubles (std::complex's layout)
+  out.complex = is_complex_v<T>;
   out.rows = kept->rows();
   out.cols = kept->cols();
   out.ld = kept->ld();
@@ -63,6 +65,9 @@ OwnedBlock own(dense::DenseBlock<double>&& block, const dense::Context& context)
   out.keep = std::move(kept);
   return out;
 }
+
+template OwnedBlock own(dense::DenseBlock<double>&&, const dense::Context&);
+template OwnedBlock own(dense::DenseBlock<std::complex<double>>&&, const dense::Context&);
 
 // Between iterations: whether any rank's caller asks to stop. Collective.
 std::function<bool()> agreed_stop(const std::function<bool()>& interrupted, MPI_Comm comm) {

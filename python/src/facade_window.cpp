@@ -64,7 +64,7 @@ EigsResult internal::window_pairs(Matrix& a, const Matrix* b, const EigsRequest&
   const cfg::ExecutionConfig execution = read_execution(request.execution, comm);
   a.distribute(request.execution);
   const dense::Context context = solver::make_context(execution.backend, comm);
-  const std::unique_ptr<solver::DistributedOperator<double>> op = make_operator(a, context);
+  const std::unique_ptr<solver::DistributedOperator<double>> op = make_operator<double>(a, context);
   solver::WindowOptions window = settings.window;
   const solver::CountChoice count = solver::choose_count(settings.count, a.impl->input.partition.global_rows());
   std::unique_ptr<solver::InertiaCounter> inertia;

@@ -10,6 +10,9 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <complex>
+#include <type_traits>
+
 #include "python/src/facade.hpp"
 
 namespace nb = nanobind;
@@ -21,14 +24,23 @@ namespace {
 // A row-major float64 block, host or device; the Python code makes it C-contiguous.
 using Block = nb::ndarray<const double, nb::ndim<2>, nb::c_contig>;
 using HostInts = nb::ndarray<const std::int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
-using HostDoubles = nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+// Host values: float64 or complex128 (checked here).
+using HostValues = nb::ndarray<nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 using HostBlock = nb::ndarray<const double, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
-// A replicated matrix's arrays: host or device, int32 or int64 indices (checked here), float64 values.
+// A replicated matrix's arrays: host or device, int32 or int64 indices, float64 or complex128 values (checked here).
 using Indices = nb::ndarray<nb::ndim<1>, nb::c_contig>;
-using Doubles = nb::ndarray<const double, nb::ndim<1>, nb::c_contig>;
+using Values = nb::ndarray<nb::ndim<1>, nb::c_contig>;
+
+// Whether `data` holds complex128 values (else float64; anything else refused).
+template <class Array>
+bool complex_values(const Array& data) {
+  if (data.dtype() == nb::dtype<std::complex<double>>()) return true;
+  if (data.dtype() == nb::dtype<double>()) return false;
+  throw nb::type_error("data must hold float64 or complex128 values");
+}
 
 // The arrays of a CSR matrix every rank holds whole, where they are (no copy).
-py::CsrArrays csr_arrays(std::int64_t n, const Indices& indptr, const Indices& indices, const Doubles& data) {
+py::CsrArrays csr_arrays(std::int64_t n, const Indices& indptr, const Indices& indices, const Values& data) {
   const auto int_width = [](const Indices& a, const char* name) {
     if (a.dtype() == nb::dtype<std::int32_t>()) return false;
     if (a.dtype() == nb::dtype<std::int64_t>()) return true;
@@ -50,7 +62,8 @@ py::CsrArrays csr_arrays(std::int64_t n, const Indices& indptr, const Indices& i
     throw nb::value_error("from_replicated: the arrays must be in host or CUDA device memory");
   a.offsets = indptr.data();
   a.columns = indices.data();
-  a.values = data.data();
+  a.complex = complex_values(data);
+  a.values = static_cast<const double*>(data.data());  // complex: (re, im) pairs
   a.device = device == nb::device::cuda::value;
   a.device_id = a.device ? static_cast<int>(indptr.device_id()) : 0;
   return a;
@@ -77,6 +90,13 @@ nb::object to_python(py::OwnedBlock&& b) {
   nb::capsule owner(keep, [](void* p) noexcept { delete static_cast<std::shared_ptr<void>*>(p); });
   const std::size_t shape[2] = {static_cast<std::size_t>(b.rows), static_cast<std::size_t>(b.cols)};
   const std::int64_t strides[2] = {b.ld, 1};
+  if (b.complex) {
+    auto* data = reinterpret_cast<std::complex<double>*>(b.data);
+    if (b.device)
+      return nb::cast(nb::ndarray<nb::cupy, std::complex<double>, nb::ndim<2>>(
+          data, 2, shape, owner, strides, nb::dtype<std::complex<double>>(), nb::device::cuda::value, b.device_id));
+    return nb::cast(nb::ndarray<nb::numpy, std::complex<double>, nb::ndim<2>>(data, 2, shape, owner, strides));
+  }
   if (b.device)
     return nb::cast(nb::ndarray<nb::cupy, double, nb::ndim<2>>(b.data, 2, shape, owner, strides, nb::dtype<double>(),
                                                                nb::device::cuda::value, b.device_id));
@@ -281,18 +301,23 @@ void bind_matrix(nb::module_& m) {
       .def_static(
           "from_rows",
           [](py::CommHandle comm, std::int64_t n, std::int64_t first_row, const HostInts& indptr,
-             const HostInts& indices, const HostDoubles& data, const std::string& description) {
+             const HostInts& indices, const HostValues& data, const std::string& description) {
             std::vector<std::int64_t> offsets(indptr.data(), indptr.data() + indptr.shape(0));
             std::vector<std::int64_t> columns(indices.data(), indices.data() + indices.shape(0));
-            std::vector<double> values(data.data(), data.data() + data.shape(0));
-            nb::gil_scoped_release release;
-            return py::Matrix::from_rows(comm, n, first_row, std::move(offsets), std::move(columns), std::move(values),
-                                         description);
+            const auto take = [&](auto* values) {
+              std::vector<std::remove_const_t<std::remove_pointer_t<decltype(values)>>> v(values,
+                                                                                          values + data.shape(0));
+              nb::gil_scoped_release release;
+              return py::Matrix::from_rows(comm, n, first_row, std::move(offsets), std::move(columns), std::move(v),
+                                           description);
+            };
+            if (complex_values(data)) return take(static_cast<const std::complex<double>*>(data.data()));
+            return take(static_cast<const double*>(data.data()));
           },
           "comm"_a, "n"_a, "first_row"_a, "indptr"_a, "indices"_a, "data"_a, "description"_a)
       .def_static(
           "from_replicated",
-          [](py::CommHandle comm, std::int64_t n, const Indices& indptr, const Indices& indices, const Doubles& data,
+          [](py::CommHandle comm, std::int64_t n, const Indices& indptr, const Indices& indices, const Values& data,
              std::vector<std::int64_t> first_rows, const std::string& description) {
             const py::CsrArrays arrays = csr_arrays(n, indptr, indices, data);
             nb::gil_scoped_release release;
@@ -312,6 +337,7 @@ void bind_matrix(nb::module_& m) {
       .def_prop_ro("local_rows", &py::Matrix::local_rows)
       .def_prop_ro("description", &py::Matrix::description)
       .def_prop_ro("comm", &py::Matrix::comm)
+      .def_prop_ro("complex", &py::Matrix::complex)
       .def("distribute",
            [](py::Matrix& a, const nb::dict& execution, const std::string& source) {
              const py::Section keys = section(execution, source);

@@ -195,3 +195,43 @@ def test_device_row_split_is_the_library_split(ranks):
         indptr = np.asarray(indptr, np.int64)
         expected = [int(f) for f in _blockeigs.balanced_partition(indptr, ranks)]
         assert [int(f) for f in _balanced_first_rows(cupy.asarray(indptr), ranks)] == expected
+
+
+# --- Complex Hermitian CuPy input: checked and split on the device in place, complex eigenvectors there -------
+
+def test_cupy_complex_matrix_stays_on_the_device(comm, matrix_not_copied):
+    import cupyx.scipy.sparse as csp
+    from blockeigs._matrix import as_matrix
+    from test_complex import twisted_2d, twisted_2d_eigenvalues
+
+    nx, ny, k, tol = 23, 17, 6, 1e-10
+    host = twisted_2d(nx, ny, 0.9, 1.7)
+    A = as_matrix(csp.csr_matrix(host), comm, "A")
+    w, V, info = blockeigs.lobpcg(A, k, tol=tol, comm=comm, backend="cuda", return_info=True)
+    assert A._handle.distributed_on_device and "device input" in info["distribution"], info["distribution"]
+    assert on_device(V) and V.dtype == cupy.complex128 and V.shape == (A.local_rows, k)
+    np.testing.assert_allclose(w, twisted_2d_eigenvalues(nx, ny, 0.9, 1.7)[:k], rtol=1e-9)
+    whole = np.vstack(comm.allgather(V.get()))
+    R = host @ whole - whole * w
+    assert np.all(np.linalg.norm(R, axis=0) <= 10 * tol * np.abs(w))
+    np.testing.assert_allclose(whole.conj().T @ whole, np.eye(k), atol=1e-8)
+
+
+def test_cupy_complex64_widened_on_the_device(comm):
+    import cupyx.scipy.sparse as csp
+    from test_complex import twisted_ring
+
+    a = twisted_ring(60, 2.1).astype(np.complex64)
+    w = blockeigs.lobpcg(csp.csr_matrix(a), 3, tol=1e-9, comm=comm)[0]
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(a.toarray().astype(np.complex128))[:3], rtol=1e-8)
+
+
+@pytest.mark.parametrize("kind", ["imaginary diagonal", "real part", "not conjugate"])
+def test_bad_complex_cupy_input_same_message_as_scipy_input(comm, kind):
+    import cupyx.scipy.sparse as csp
+    from conftest import raises_everywhere
+    from test_complex import _not_hermitian
+
+    a = _not_hermitian(kind)
+    expected = raises_everywhere(comm, lambda: blockeigs.lobpcg(a, 2, comm=comm))
+    assert raises_everywhere(comm, lambda: blockeigs.lobpcg(csp.csr_matrix(a), 2, comm=comm)) == expected

@@ -326,15 +326,12 @@ LobpcgResult<T> ChfsiIteration<T>::run(std::optional<dense::ConstDenseView<T>> s
 
 template <class T>
 bool ChfsiIteration<T>::between_iterations(int iteration) {
-  if constexpr (is_complex_v<T>) {  // refused at the entry
-    return false;
-  } else {
-    if (!options_.between_iterations) return false;
-    std::vector<double> values;
-    for (const double t : theta_) values.push_back(sign_ * t);
-    LobpcgIterate it{iteration, static_cast<int>(m_), values, [&] { return host_doubles<T>(V_.cview()); }};
-    return options_.between_iterations(it);
-  }
+  if (!options_.between_iterations) return false;
+  std::vector<double> values;
+  for (const double t : theta_) values.push_back(sign_ * t);
+  LobpcgIterate it{iteration, static_cast<int>(m_), values, {}};
+  if constexpr (!is_complex_v<T>) it.block = [&] { return host_doubles<T>(V_.cview()); };
+  return options_.between_iterations(it);
 }
 
 template <class T>
@@ -392,8 +389,6 @@ LobpcgResult<T> chebyshev_filter_eigs(LinearOperator<T>& A, const LobpcgOptions&
   const int m = lobpcg_detail::validate_options(A, checked, start, false);
   if (tuning.first_degree < 0 || tuning.max_degree < 0 || tuning.lanczos_steps < 0 || tuning.guard_degree_percent < 0)
     fail_input("Chebyshev filter: its degrees and Lanczos steps must be 0 (automatic) or positive");
-  if (is_complex_v<T> && options.between_iterations)
-    fail_input("Chebyshev filter: checkpoints and interrupts between iterations take real blocks only");
   ChfsiIteration<T> iteration(A, options, tuning, m);
   iteration.use_single(filter_mixed(options.search_precision, A.context().space(), sizeof(real_t<T>)));
   return iteration.run(start, t_begin);

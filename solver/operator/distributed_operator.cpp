@@ -84,8 +84,11 @@ DistributedOperator<T>::DistributedOperator(MPI_Comm comm, const dense::Context&
       throw Error("DistributedOperator: the rows given do not match the partition");
     if (context_.space() != Space::device || a.space != Space::device || a.device != context_.device())
       throw Error("DistributedOperator: a replicated matrix must be in the memory of the context's device");
-    if constexpr (is_complex_v<T>)
-      throw Error("DistributedOperator: a replicated matrix holds real values; a complex operator is built from rows");
+    if (a.complex != is_complex_v<T>)
+      throw Error(std::string("DistributedOperator: a replicated matrix of ") + (a.complex ? "complex" : "real") +
+                  " values for a " + (is_complex_v<T> ? "complex" : "real") + " operator");
+    if constexpr (std::is_same_v<T, std::complex<float>>)
+      throw Error("DistributedOperator: a complex single operator is rounded from a complex double one");
     else
       return split_replicated_on_device<T>(context_, a);
   });

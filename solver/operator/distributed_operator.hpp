@@ -75,7 +75,7 @@ class DistributedOperator final : public SingleInputOperator<T>, public Diagonal
   // The same from this rank's rows [a.begin, a.end) of a replicated matrix in
   // device memory (a device context), split where they are: no upload, only
   // the halo columns' ids on the host. `partition` must give this rank those rows.
-  // Real operators only (a replicated matrix holds real values).
+  // Complex values give complex double operators (complex single ones are rounded from those).
   DistributedOperator(MPI_Comm comm, const dense::Context& context, const ReplicatedCsr& a,
                       const RowPartition& partition, Algorithm algorithm = Algorithm::automatic,
                       const HaloOptions& halo = {});

@@ -1,5 +1,7 @@
 // The device split where the build has no CUDA: never chosen by
 // split_local_rows(context, rows) (a host context), an error if called.
+#include <complex>
+
 #include "core/not_compiled.hpp"
 #include "core/error.hpp"
 #include "solver/operator/local_blocks.hpp"
@@ -18,6 +20,7 @@ LocalBlocks<T> split_replicated_on_device(const dense::Context&, const Replicate
 
 template LocalBlocks<float> split_replicated_on_device(const dense::Context&, const ReplicatedCsr&);
 template LocalBlocks<double> split_replicated_on_device(const dense::Context&, const ReplicatedCsr&);
+template LocalBlocks<std::complex<double>> split_replicated_on_device(const dense::Context&, const ReplicatedCsr&);
 template LocalBlocks<float> split_local_rows_on_device(const dense::Context&, const CsrRows&);
 template LocalBlocks<double> split_local_rows_on_device(const dense::Context&, const CsrRows&);
 

@@ -24,8 +24,11 @@ struct HostView {
   const ReplicatedCsr& a;
   std::int64_t offset(std::int64_t r) const { return at(a.offsets, a.wide, r); }
   std::int64_t column(std::int64_t k) const { return at(a.columns, a.wide, k); }
-  // A(row, col), 0 where it is not stored (a row's columns ascend).
-  double stored(std::int64_t row, std::int64_t col) const {
+  // Part `part` (0 real, 1 imaginary) of entry k's value.
+  double part(std::int64_t k, int part) const { return a.complex ? a.values[2 * k + part] : a.values[k]; }
+  bool finite(std::int64_t k) const { return std::isfinite(part(k, 0)) && std::isfinite(part(k, a.complex ? 1 : 0)); }
+  // The position of A(row, col), -1 where it is not stored (a row's columns ascend).
+  std::int64_t position(std::int64_t row, std::int64_t col) const {
     std::int64_t lo = offset(row), hi = offset(row + 1);
     while (lo < hi) {
       const std::int64_t mid = lo + (hi - lo) / 2;
@@ -34,9 +37,16 @@ struct HostView {
       else
         hi = mid;
     }
-    return lo < offset(row + 1) && column(lo) == col ? a.values[lo] : 0.0;
+    return lo < offset(row + 1) && column(lo) == col ? lo : -1;
+  }
+  // Part `p` of A(row, col), 0 where it is not stored.
+  double stored(std::int64_t row, std::int64_t col, int p = 0) const {
+    const std::int64_t k = position(row, col);
+    return k < 0 ? 0.0 : part(k, p);
   }
 };
+
+bool close(double aij, double aji) { return std::abs(aij - aji) <= 1e-12 * std::max(std::abs(aij), std::abs(aji)); }
 
 bool on_device(const ReplicatedCsr& a, const dense::Context* context) {
   if (a.space != Space::device) return false;
@@ -78,13 +88,13 @@ CsrProblem find_entry_problem(const ReplicatedCsr& a, const dense::Context* cont
   for (std::int64_t i = a.begin; i < a.end; ++i)
     for (std::int64_t k = v.offset(i); k < v.offset(i + 1); ++k) {
       const std::int64_t c = v.column(k);
-      if (c < 0 || c >= a.n || (k > v.offset(i) && c <= v.column(k - 1)) || !std::isfinite(a.values[k]))
-        return {Kind::entry, i, k};
+      if (c < 0 || c >= a.n || (k > v.offset(i) && c <= v.column(k - 1)) || !v.finite(k)) return {Kind::entry, i, k};
     }
   return {};
 }
 
 CsrProblem find_asymmetry(const ReplicatedCsr& a, const dense::Context* context) {
+  if (a.complex) throw Error("find_asymmetry: complex values take find_hermitian_problem");
   if (on_device(a, context)) return find_asymmetry_on_device(a, *context);
   const HostView v{a};
   for (std::int64_t i = a.begin; i < a.end; ++i)
@@ -92,8 +102,26 @@ CsrProblem find_asymmetry(const ReplicatedCsr& a, const dense::Context* context)
       const std::int64_t j = v.column(k);
       if (j == i) continue;
       const double aij = a.values[k], aji = v.stored(j, i);
-      if (!(std::abs(aij - aji) <= 1e-12 * std::max(std::abs(aij), std::abs(aji))))
-        return {Kind::asymmetric, i, k, j, aij, aji};
+      if (!close(aij, aji)) return {Kind::asymmetric, i, k, j, aij, aji};
+    }
+  return {};
+}
+
+CsrProblem find_hermitian_problem(const ReplicatedCsr& a, HermitianPart part, const dense::Context* context) {
+  if (!a.complex) throw Error("find_hermitian_problem: real values take find_asymmetry");
+  if (on_device(a, context)) return find_hermitian_problem_on_device(a, part, *context);
+  const HostView v{a};
+  for (std::int64_t i = a.begin; i < a.end; ++i)
+    for (std::int64_t k = v.offset(i); k < v.offset(i + 1); ++k) {
+      const std::int64_t j = v.column(k);
+      if (part == HermitianPart::diagonal) {
+        if (j == i && v.part(k, 1) != 0) return {Kind::imaginary_diagonal, i, k, j, v.part(k, 1), 0};
+      } else if (j != i) {
+        const int p = part == HermitianPart::real ? 0 : 1;
+        const double aij = v.part(k, p), aji = v.stored(j, i, p);
+        if (!close(aij, p == 0 ? aji : -aji))
+          return {p == 0 ? Kind::real_part : Kind::imaginary_part, i, k, j, aij, aji};
+      }
     }
   return {};
 }
@@ -111,45 +139,65 @@ std::string problem_message(const ReplicatedCsr& a, const CsrProblem& p, const s
       return detail::concat(description, ": row offsets decrease at row ", p.row, " (", o[0], " then ", o[1], ")");
     }
     case Kind::entry: {
-      // The offending row alone, checked by validate: its message, by construction.
-      const std::vector<std::int64_t> o = fetch_indices(a, a.offsets, p.row, 2);
-      CsrRows row;
-      row.global_rows = row.global_cols = a.n;
-      row.first_row = p.row;
-      row.row_offsets = {0, o[1] - o[0]};
-      row.col_indices = fetch_indices(a, a.columns, o[0], o[1] - o[0]);
-      row.values = fetch<double>(a, a.values, o[0], o[1] - o[0]);
+      ReplicatedCsr row = a;  // the offending row alone, checked by validate: its message, by construction
+      row.begin = p.row;
+      row.end = p.row + 1;
       try {
-        validate(row, description);
+        if (a.complex)
+          validate(host_complex_rows(row), description);
+        else
+          validate(host_rows(row), description);
       } catch (const InputError& e) {
         return e.what();
       }
       return detail::concat(description, ": row ", p.row, " holds a bad entry");  // not reached
     }
     case Kind::asymmetric: return asymmetry_message(description, "A", p.row, p.column, p.value, p.transpose);
+    case Kind::imaginary_diagonal: return imaginary_diagonal_message(description, p.row, p.value);
+    case Kind::real_part: return real_part_message(description, p.row, p.column, p.value, p.transpose);
+    case Kind::imaginary_part: return imaginary_part_message(description, p.row, p.column, p.value, p.transpose);
   }
   return {};
 }
 
 void check_replicated(MPI_Comm comm, const ReplicatedCsr& a, const dense::Context* context,
                       const std::string& description) {
-  for (auto find : {find_offsets_problem, find_entry_problem, find_asymmetry})
-    collectively(comm, [&] {
-      const std::string message = problem_message(a, find(a, context), description);
-      if (!message.empty()) throw InputError(message);
-    });
+  const auto agree = [&](const CsrProblem& found) {
+    const std::string message = problem_message(a, found, description);
+    if (!message.empty()) throw InputError(message);
+  };
+  collectively(comm, [&] { agree(find_offsets_problem(a, context)); });
+  collectively(comm, [&] { agree(find_entry_problem(a, context)); });
+  if (!a.complex) return collectively(comm, [&] { agree(find_asymmetry(a, context)); });
+  for (const HermitianPart part : {HermitianPart::diagonal, HermitianPart::real, HermitianPart::imaginary})
+    collectively(comm, [&] { agree(find_hermitian_problem(a, part, context)); });
 }
 
-CsrRows host_rows(const ReplicatedCsr& a) {
-  CsrRows rows;
+namespace {
+
+template <class V>
+CsrRowsOf<V> rows_of(const ReplicatedCsr& a) {
+  CsrRowsOf<V> rows;
   rows.global_rows = rows.global_cols = a.n;
   rows.first_row = a.begin;
   rows.row_offsets = fetch_indices(a, a.offsets, a.begin, a.local_rows() + 1);
   const std::int64_t base = rows.row_offsets.front(), count = rows.row_offsets.back() - base;
   for (std::int64_t& o : rows.row_offsets) o -= base;
   rows.col_indices = fetch_indices(a, a.columns, base, count);
-  rows.values = fetch<double>(a, a.values, base, count);
+  rows.values = fetch<V>(a, a.values, base, count);  // a complex value is two doubles, as std::complex lays them
   return rows;
+}
+
+}  // namespace
+
+CsrRows host_rows(const ReplicatedCsr& a) {
+  if (a.complex) throw Error("host_rows: the replicated matrix holds complex values (host_complex_rows)");
+  return rows_of<double>(a);
+}
+
+ComplexCsrRows host_complex_rows(const ReplicatedCsr& a) {
+  if (!a.complex) throw Error("host_complex_rows: the replicated matrix holds real values (host_rows)");
+  return rows_of<std::complex<double>>(a);
 }
 
 }  // namespace blockeigs::solver

@@ -15,5 +15,8 @@ CsrProblem find_entry_problem_on_device(const ReplicatedCsr&, const dense::Conte
 CsrProblem find_asymmetry_on_device(const ReplicatedCsr&, const dense::Context&) {
   throw NotCompiled("find_asymmetry_on_device", "CUDA");
 }
+CsrProblem find_hermitian_problem_on_device(const ReplicatedCsr&, HermitianPart, const dense::Context&) {
+  throw NotCompiled("find_hermitian_problem_on_device", "CUDA");
+}
 
 }  // namespace blockeigs::solver

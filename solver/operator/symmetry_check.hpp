@@ -44,6 +44,14 @@ void check_symmetric(MPI_Comm comm, const CsrRows& rows, const RowPartition& par
 void check_hermitian(MPI_Comm comm, const ComplexCsrRows& rows, const RowPartition& partition, const std::string& what,
                      const dense::Context* device = nullptr);
 
+// check_hermitian's messages: A(row, row) with the imaginary part `imaginary`; Re A(row, col) = value but
+// Re A(col, row) = transpose; Im A(row, col) = value and Im A(col, row) = transpose not opposite.
+std::string imaginary_diagonal_message(const std::string& what, std::int64_t row, double imaginary);
+std::string real_part_message(const std::string& what, std::int64_t row, std::int64_t col, double value,
+                              double transpose);
+std::string imaginary_part_message(const std::string& what, std::int64_t row, std::int64_t col, double value,
+                                   double transpose);
+
 // check_symmetric's message for the entry (row, col) = value whose transpose holds `transpose`.
 std::string asymmetry_message(const std::string& what, const std::string& symbol, std::int64_t row, std::int64_t col,
                               double value, double transpose);

@@ -10,9 +10,12 @@
 
 #include <algorithm>
 #include <functional>
+#include <complex>
 #include <limits>
+#include <type_traits>
 
 #include "core/error.hpp"
+#include "core/scalar.hpp"
 #include "solver/operator/cuda/row_search.cuh"
 #include "solver/operator/local_blocks.hpp"
 #include "spmm/cuda/cuda_check.hpp"
@@ -54,6 +57,19 @@ struct Placement {
   const std::int32_t* off_row;    // each row's row in the off-diagonal block
 };
 
+// How the device stores a block's values: T, or a complex double as double2
+// (std::complex's layout), read from (re, im) pairs.
+template <class T>
+using Stored = std::conditional_t<is_complex_v<T>, double2, T>;
+
+template <class S>
+__device__ S value_at(const double* values, std::int64_t k) {
+  if constexpr (std::is_same_v<S, double2>)
+    return make_double2(values[2 * k], values[2 * k + 1]);
+  else
+    return static_cast<S>(values[k]);
+}
+
 // The diagonal block's columns and values, the diagonal entries, the
 // off-diagonal block's row list, offsets and values, and each off-diagonal
 // entry's global column (renumbered once the halo columns are known).
@@ -70,7 +86,7 @@ __global__ void fill_kernel(Rows<Index> r, const double* values, Placement p, st
     for (std::int64_t k = first; k < last; ++k, ++d) {
       const std::int64_t c = r.cols[k] - r.begin;
       dc[d] = static_cast<std::int32_t>(c);
-      dv[d] = static_cast<T>(values[k]);
+      dv[d] = value_at<T>(values, k);
       if (c == i) diagonal_entries[i] = dv[d];
     }
     std::int64_t o = p.off_start[i];
@@ -82,7 +98,7 @@ __global__ void fill_kernel(Rows<Index> r, const double* values, Placement p, st
       if (k == first) k = last;
       if (k >= hi) break;
       off_global[o] = r.cols[k];
-      ov[o] = static_cast<T>(values[k]);
+      ov[o] = value_at<T>(values, k);
       ++o;
     }
   }
@@ -207,9 +223,12 @@ LocalBlocks<T> split_on_device(const dense::Context& context, const Rows<Index>&
     BLOCKEIGS_CUDA_CHECK(cudaMemsetAsync(out.diagonal_entries.data(), 0, m * sizeof(T), stream));
     dense::Buffer<std::int64_t> off_global = device_buffer<std::int64_t>(off_nnz);
     const Placement p{d_offsets.data(), off_start.data(), off_row.data()};
-    fill_kernel<T, Index><<<blocks_for(m), threads, 0, stream>>>(
-        r, values, p, d_cols.data(), d_values.data(), out.diagonal_entries.data(), out.off_diagonal_rows.data(),
-        o_offsets.data(), off_global.data(), o_values.data());
+    using S = Stored<T>;
+    static_assert(sizeof(S) == sizeof(T));
+    fill_kernel<S, Index><<<blocks_for(m), threads, 0, stream>>>(
+        r, values, p, d_cols.data(), reinterpret_cast<S*>(d_values.data()),
+        reinterpret_cast<S*>(out.diagonal_entries.data()), out.off_diagonal_rows.data(), o_offsets.data(),
+        off_global.data(), reinterpret_cast<S*>(o_values.data()));
     BLOCKEIGS_CUDA_CHECK_LAUNCH();
     if (off_nnz > 0) {
       // The halo columns: the off-diagonal entries' global columns, sorted and
@@ -248,6 +267,9 @@ LocalBlocks<T> split_local_rows_on_device(const dense::Context& context, const C
 template <class T>
 LocalBlocks<T> split_replicated_on_device(const dense::Context& context, const ReplicatedCsr& a) {
   if (a.space != Space::device) throw Error("split_replicated_on_device: the arrays are not in device memory");
+  if (a.complex != is_complex_v<T>)
+    throw Error(std::string("split_replicated_on_device: ") + (a.complex ? "complex" : "real") + " values for a " +
+                (is_complex_v<T> ? "complex" : "real") + " operator");
   std::int64_t first = 0, last = 0;  // the rank's entries
   const auto stream = static_cast<cudaStream_t>(context.stream());
   if (a.wide) {
@@ -270,5 +292,6 @@ template LocalBlocks<float> split_local_rows_on_device(const dense::Context&, co
 template LocalBlocks<double> split_local_rows_on_device(const dense::Context&, const CsrRows&);
 template LocalBlocks<float> split_replicated_on_device(const dense::Context&, const ReplicatedCsr&);
 template LocalBlocks<double> split_replicated_on_device(const dense::Context&, const ReplicatedCsr&);
+template LocalBlocks<std::complex<double>> split_replicated_on_device(const dense::Context&, const ReplicatedCsr&);
 
 }  // namespace blockeigs::solver

@@ -25,20 +25,31 @@ template <class Index>
 struct Arrays {
   const Index* offsets;
   const Index* columns;
-  const double* values;
+  const double* values;  // (re, im) pairs where complex
+  bool complex;
   std::int64_t n, begin, end;
+
+  // Part p (0 real, 1 imaginary) of entry k's value.
+  __device__ double part(std::int64_t k, int p) const { return complex ? values[2 * k + p] : values[k]; }
+  __device__ bool finite(std::int64_t k) const { return isfinite(part(k, 0)) && isfinite(part(k, complex ? 1 : 0)); }
 };
 
 template <class Index>
 Arrays<Index> arrays(const ReplicatedCsr& a) {
-  return {static_cast<const Index*>(a.offsets), static_cast<const Index*>(a.columns), a.values, a.n, a.begin, a.end};
+  return {static_cast<const Index*>(a.offsets),
+          static_cast<const Index*>(a.columns),
+          a.values,
+          a.complex,
+          a.n,
+          a.begin,
+          a.end};
 }
 
-// A(row, col), 0 where it is not stored.
+// Part p of A(row, col), 0 where it is not stored.
 template <class Index>
-__device__ double stored(const Arrays<Index>& a, std::int64_t row, std::int64_t col) {
+__device__ double stored(const Arrays<Index>& a, std::int64_t row, std::int64_t col, int p = 0) {
   const std::int64_t end = a.offsets[row + 1], k = first_at_least(a.columns, a.offsets[row], end, col);
-  return k < end && a.columns[k] == col ? a.values[k] : 0.0;
+  return k < end && a.columns[k] == col ? a.part(k, p) : 0.0;
 }
 
 __device__ bool close(double aij, double aji) { return fabs(aij - aji) <= 1e-12 * fmax(fabs(aij), fabs(aji)); }
@@ -57,7 +68,7 @@ __global__ void entry_kernel(Arrays<Index> a, unsigned long long* first) {
     const std::int64_t lo = a.offsets[i], hi = a.offsets[i + 1];
     for (std::int64_t k = lo; k < hi; ++k) {
       const std::int64_t c = a.columns[k];
-      if (c < 0 || c >= a.n || (k > lo && c <= a.columns[k - 1]) || !isfinite(a.values[k])) {
+      if (c < 0 || c >= a.n || (k > lo && c <= a.columns[k - 1]) || !a.finite(k)) {
         atomicMin(first, static_cast<unsigned long long>(k));
         break;
       }
@@ -78,9 +89,30 @@ __global__ void asymmetry_kernel(Arrays<Index> a, unsigned long long* first) {
     }
 }
 
-// The row of this rank's rows that holds entry k, its column, value and transpose (one thread).
+// Complex values: the first entry that fails the Hermitian test of `part` (HermitianPart's order).
 template <class Index>
-__global__ void describe_kernel(Arrays<Index> a, std::int64_t k, bool transpose, CsrProblem* out) {
+__global__ void hermitian_kernel(Arrays<Index> a, HermitianPart part, unsigned long long* first) {
+  for (std::int64_t i = a.begin + blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < a.end;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    for (std::int64_t k = a.offsets[i]; k < a.offsets[i + 1]; ++k) {
+      const std::int64_t j = a.columns[k];
+      bool bad = false;
+      if (part == HermitianPart::diagonal)
+        bad = j == i && a.part(k, 1) != 0;
+      else if (part == HermitianPart::real)
+        bad = j != i && !close(a.part(k, 0), stored(a, j, i, 0));
+      else
+        bad = j != i && !close(a.part(k, 1), -stored(a, j, i, 1));
+      if (bad) {
+        atomicMin(first, static_cast<unsigned long long>(k));
+        break;
+      }
+    }
+}
+
+// The row of this rank's rows that holds entry k, its column, value and transpose (part p of them; one thread).
+template <class Index>
+__global__ void describe_kernel(Arrays<Index> a, std::int64_t k, bool transpose, int p, CsrProblem* out) {
   std::int64_t lo = a.begin, hi = a.end;  // the last row whose offset is <= k
   while (hi - lo > 1) {
     const std::int64_t mid = lo + (hi - lo) / 2;
@@ -92,8 +124,8 @@ __global__ void describe_kernel(Arrays<Index> a, std::int64_t k, bool transpose,
   out->row = lo;
   out->position = k;
   out->column = a.columns[k];
-  out->value = a.values[k];
-  out->transpose = transpose ? stored(a, out->column, lo) : 0.0;
+  out->value = a.part(k, p);
+  out->transpose = transpose ? stored(a, out->column, lo, p) : 0.0;
 }
 
 // One pass's first position (none where nothing), read back.
@@ -120,7 +152,9 @@ class FirstPosition {
 template <class Index>
 CsrProblem describe(const ReplicatedCsr& a, std::int64_t k, Kind kind, cudaStream_t stream) {
   dense::Buffer<CsrProblem> out(Space::device, 1);
-  describe_kernel<Index><<<1, 1, 0, stream>>>(arrays<Index>(a), k, kind == Kind::asymmetric, out.data());
+  const bool transpose = kind == Kind::asymmetric || kind == Kind::real_part || kind == Kind::imaginary_part;
+  const int part = kind == Kind::imaginary_diagonal || kind == Kind::imaginary_part ? 1 : 0;
+  describe_kernel<Index><<<1, 1, 0, stream>>>(arrays<Index>(a), k, transpose, part, out.data());
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
   CsrProblem p;
   BLOCKEIGS_CUDA_CHECK(cudaMemcpyAsync(&p, out.data(), sizeof(p), cudaMemcpyDeviceToHost, stream));
@@ -151,11 +185,11 @@ CsrProblem offsets_problem(const ReplicatedCsr& a, const dense::Context& context
   return {Kind::offsets_decrease, static_cast<std::int64_t>(r)};
 }
 
-template <class Index, class Kernel>
-CsrProblem rows_pass(const ReplicatedCsr& a, const dense::Context& context, Kernel kernel, Kind kind) {
+template <class Index, class Kernel, class... Extra>
+CsrProblem rows_pass(const ReplicatedCsr& a, const dense::Context& context, Kernel kernel, Kind kind, Extra... extra) {
   if (a.local_rows() == 0) return {};
   FirstPosition first(context);
-  kernel<<<blocks_for(a.local_rows()), threads, 0, first.stream()>>>(arrays<Index>(a), first.data());
+  kernel<<<blocks_for(a.local_rows()), threads, 0, first.stream()>>>(arrays<Index>(a), extra..., first.data());
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
   const unsigned long long k = first.read();
   if (k == none) return {};
@@ -176,6 +210,14 @@ CsrProblem find_entry_problem_on_device(const ReplicatedCsr& a, const dense::Con
 CsrProblem find_asymmetry_on_device(const ReplicatedCsr& a, const dense::Context& context) {
   if (a.wide) return rows_pass<std::int64_t>(a, context, asymmetry_kernel<std::int64_t>, Kind::asymmetric);
   return rows_pass<std::int32_t>(a, context, asymmetry_kernel<std::int32_t>, Kind::asymmetric);
+}
+
+CsrProblem find_hermitian_problem_on_device(const ReplicatedCsr& a, HermitianPart part, const dense::Context& context) {
+  const Kind kind = part == HermitianPart::diagonal ? Kind::imaginary_diagonal
+                    : part == HermitianPart::real   ? Kind::real_part
+                                                    : Kind::imaginary_part;
+  if (a.wide) return rows_pass<std::int64_t>(a, context, hermitian_kernel<std::int64_t>, kind, part);
+  return rows_pass<std::int32_t>(a, context, hermitian_kernel<std::int32_t>, kind, part);
 }
 
 }  // namespace blockeigs::solver

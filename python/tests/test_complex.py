@@ -1,0 +1,159 @@
+"""Complex Hermitian matrices from SciPy, NumPy and HDF5: the twisted (Bloch) Laplacian against its closed form,
+complex64 widened, Hermitian checks naming the entries, and what complex values do not take yet refused by name."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from conftest import laplacian_1d, raises_everywhere
+
+import blockeigs
+
+
+def twisted_ring(n, theta):
+    """The periodic 1-D Laplacian with the Bloch phase theta: 2 on the diagonal, -e^{i theta / n} on each link
+    (i, i + 1 mod n) and its conjugate on (i + 1, i); eigenvalues 2 - 2 cos((2 pi j + theta) / n)."""
+    link = -np.exp(1j * theta / n)
+    rows = np.arange(n)
+    S = sp.csr_matrix((np.full(n, link), (rows, (rows + 1) % n)), shape=(n, n))
+    return (sp.identity(n, dtype=complex, format="csr") * 2 + S + S.conj().T).tocsr()
+
+
+def twisted_ring_eigenvalues(n, theta):
+    return np.sort(2 - 2 * np.cos((2 * np.pi * np.arange(n) + theta) / n))
+
+
+def twisted_2d(nx, ny, tx, ty):
+    """Kronecker sum of two twisted rings: eigenvalues are the sums of theirs (no two equal for these phases)."""
+    A = sp.kron(sp.identity(ny), twisted_ring(nx, tx)) + sp.kron(twisted_ring(ny, ty), sp.identity(nx))
+    return A.tocsr()
+
+
+def twisted_2d_eigenvalues(nx, ny, tx, ty):
+    return np.sort(np.add.outer(twisted_ring_eigenvalues(ny, ty), twisted_ring_eigenvalues(nx, tx)).ravel())
+
+
+def check_hermitian_pairs(A, w, V, tol):
+    """Residuals ||A v - w v|| <= tol |w| ||v|| (with some slack) and V^H V = I."""
+    R = A @ V - V * w
+    assert np.all(np.linalg.norm(R, axis=0) <= 10 * tol * np.abs(w) * np.linalg.norm(V, axis=0))
+    np.testing.assert_allclose(V.conj().T @ V, np.eye(len(w)), atol=1e-8)
+
+
+def test_twisted_laplacian_closed_form(comm):
+    nx, ny, k, tol = 14, 11, 6, 1e-10
+    A = twisted_2d(nx, ny, 0.9, 1.7)
+    w, V, info = blockeigs.lobpcg(A, k, tol=tol, comm=comm, return_info=True, gather=True)
+    np.testing.assert_allclose(w, twisted_2d_eigenvalues(nx, ny, 0.9, 1.7)[:k], rtol=1e-9)
+    assert V.dtype == np.complex128 and V.shape == (nx * ny, k)
+    # Plane waves e^{2 pi i (jx x / nx + jy y / ny)}: past the constant one (jx = jy = 0) no phase makes them real
+    # (for a real v up to a phase, |sum v_i^2| = ||v||^2).
+    assert np.all(np.abs((V * V).sum(axis=0))[1:] < 0.5)
+    check_hermitian_pairs(A, w, V, tol)
+    assert info["converged"].all() and info["method"].startswith("chebyshev_filter (auto: complex values")
+    assert info["preconditioner"] == "none"
+
+
+def test_largest_and_each_ranks_rows(comm):
+    n, k, tol = 97, 4, 1e-9
+    A = twisted_ring(n, 2.3)
+    w, V, info = blockeigs.lobpcg(A, k, which="largest", tol=tol, comm=comm, return_info=True,
+                                  method="chebyshev_filter")
+    np.testing.assert_allclose(w, twisted_ring_eigenvalues(n, 2.3)[::-1][:k], rtol=1e-8)
+    begin, end = info["rows"]
+    assert V.shape == (end - begin, k) and "complex values" in info["distribution"]
+    whole = np.vstack([piece for piece in comm.allgather(V)])
+    check_hermitian_pairs(A, w, whole, tol)
+
+
+def test_complex64_and_dense_input_widened(comm):
+    n, k = 40, 3
+    A = twisted_ring(n, 0.7)
+    expected = twisted_ring_eigenvalues(n, 0.7)[:k]
+    w64 = blockeigs.lobpcg(A.astype(np.complex64), k, tol=1e-9, comm=comm)[0]
+    np.testing.assert_allclose(w64, np.linalg.eigvalsh(A.astype(np.complex64).toarray().astype(complex))[:k],
+                               rtol=1e-8)
+    w = blockeigs.lobpcg(A.toarray(), k, tol=1e-9, comm=comm)[0]
+    np.testing.assert_allclose(w, expected, rtol=1e-8)
+
+
+def test_distributed_from_rows_with_an_empty_rank(comm):
+    """Each rank's rows as CSR with complex data; the last rank holds none where there are several."""
+    n, k = 60, 3
+    A = twisted_ring(n, 1.1)
+    holders = max(comm.size - 1, 1)
+    begin = n * min(comm.rank, holders) // holders
+    end = n * min(comm.rank + 1, holders) // holders
+    part = A[begin:end].tocsr()
+    D = blockeigs.DistributedMatrix.from_rows(comm, part.indptr, part.indices, part.data, begin, n)
+    assert D.dtype == np.complex128 and D.local_rows == end - begin
+    w, V = blockeigs.lobpcg(D, k, tol=1e-10, comm=comm, gather=True)
+    np.testing.assert_allclose(w, twisted_ring_eigenvalues(n, 1.1)[:k], rtol=1e-9)
+    check_hermitian_pairs(A, w, V, 1e-10)
+
+
+def test_load_complex_hdf5(comm, tmp_path_factory):
+    h5py = pytest.importorskip("h5py")
+    n, k = 50, 3
+    A = twisted_ring(n, 2.9)
+    path = None
+    if comm.rank == 0:
+        path = str(tmp_path_factory.mktemp("h5") / "twisted.h5")
+        with h5py.File(path, "w") as f:
+            g = f.create_group("A")
+            g["indptr"] = A.indptr.astype(np.int64)
+            g["indices"] = A.indices.astype(np.int64)
+            g["data"] = A.data  # complex128: h5py's compound of r and i
+            g.attrs["shape"] = np.array([n, n], dtype=np.int64)
+    path = comm.bcast(path)
+    D = blockeigs.DistributedMatrix.load(comm, path, "/A")
+    assert D.dtype == np.complex128
+    w = blockeigs.lobpcg(D, k, tol=1e-9, comm=comm)[0]
+    np.testing.assert_allclose(w, twisted_ring_eigenvalues(n, 2.9)[:k], rtol=1e-8)
+
+
+def _not_hermitian(kind):
+    A = twisted_ring(12, 0.5).tolil()
+    if kind == "imaginary diagonal":
+        A[4, 4] = 2 + 0.5j
+    elif kind == "real part":
+        A[3, 4] = A[3, 4] + 1e-6
+    else:  # not the conjugate: the partner of A(7, 6) equals it instead
+        A[6, 7] = A[7, 6]
+    return A.tocsr()
+
+
+@pytest.mark.parametrize("kind, expected", [("imaginary diagonal", "A(4, 4) has the imaginary part 0.5"),
+                                            ("real part", "Re A(3, 4) = "),
+                                            ("not conjugate", "Im A(6, 7) = ")])
+def test_not_hermitian_names_the_entry(comm, kind, expected):
+    message = raises_everywhere(comm, lambda: blockeigs.lobpcg(_not_hermitian(kind), 2, comm=comm))
+    assert "is not Hermitian" in message and expected in message, message
+
+
+@pytest.mark.parametrize("arguments, named", [
+    ({"B": sp.identity(30, format="csr")}, "B (a generalized problem)"),
+    ({"M": "jacobi"}, "M: the Chebyshev filter takes no preconditioner"),
+    ({"method": "lobpcg"}, "method 'lobpcg' takes real matrices only"),
+    ({"X": np.ones((30, 2))}, "X (a start block)"),
+    ({"Y": np.ones((30, 1))}, "Y (constraints)"),
+])
+def test_what_complex_values_do_not_take_is_refused_by_name(comm, arguments, named):
+    A = twisted_ring(30, 0.4)
+    message = raises_everywhere(comm, lambda: blockeigs.lobpcg(A, 2, comm=comm, **arguments))
+    assert "holds complex values" in message and named in message, message
+
+
+def test_window_partition_and_cg_refused(comm):
+    A = twisted_ring(30, 0.4)
+    message = raises_everywhere(comm, lambda: blockeigs.lobpcg(A, interval=(0.5, 1.0), comm=comm))
+    assert "interval (a window) takes real matrices only" in message, message
+    D = blockeigs.DistributedMatrix.from_rows(comm, A.indptr, A.indices, A.data, 0, 30) if comm.size == 1 else None
+    if D is not None:
+        D.partition = "graph"
+        message = raises_everywhere(comm, lambda: blockeigs.lobpcg(D, 2, comm=comm))
+        assert 'partition "graph" is not offered' in message, message
+    message = raises_everywhere(comm, lambda: blockeigs.cg(A, np.ones(30), comm=comm))
+    assert "cg takes real matrices" in message, message
+    # A real matrix keeps refusing complex blocks.
+    message = raises_everywhere(comm, lambda: blockeigs.lobpcg(laplacian_1d(30), 2, X=np.ones((30, 2)) * 1j,
+                                                               comm=comm))
+    assert "X must be real" in message, message
