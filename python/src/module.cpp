@@ -295,26 +295,26 @@ void bind_mpi(nb::module_& m) {
   });
 }
 
+// Matrix.from_rows: this rank's rows, real or complex values (copied; the GIL released for the checks).
+std::shared_ptr<py::Matrix> matrix_from_rows(py::CommHandle comm, std::int64_t n, std::int64_t first_row,
+                                             const HostInts& indptr, const HostInts& indices, const HostValues& data,
+                                             const std::string& description) {
+  std::vector<std::int64_t> offsets(indptr.data(), indptr.data() + indptr.shape(0));
+  std::vector<std::int64_t> columns(indices.data(), indices.data() + indices.shape(0));
+  const auto take = [&](auto* values) {
+    std::vector<std::remove_const_t<std::remove_pointer_t<decltype(values)>>> v(values, values + data.shape(0));
+    nb::gil_scoped_release release;
+    return py::Matrix::from_rows(comm, n, first_row, std::move(offsets), std::move(columns), std::move(v), description);
+  };
+  if (complex_values(data)) return take(static_cast<const std::complex<double>*>(data.data()));
+  return take(static_cast<const double*>(data.data()));
+}
+
 // The distributed matrix: built from rows or a file, distributed, and blocks moved to and from the input's order.
 void bind_matrix(nb::module_& m) {
   nb::class_<py::Matrix>(m, "Matrix")
-      .def_static(
-          "from_rows",
-          [](py::CommHandle comm, std::int64_t n, std::int64_t first_row, const HostInts& indptr,
-             const HostInts& indices, const HostValues& data, const std::string& description) {
-            std::vector<std::int64_t> offsets(indptr.data(), indptr.data() + indptr.shape(0));
-            std::vector<std::int64_t> columns(indices.data(), indices.data() + indices.shape(0));
-            const auto take = [&](auto* values) {
-              std::vector<std::remove_const_t<std::remove_pointer_t<decltype(values)>>> v(values,
-                                                                                          values + data.shape(0));
-              nb::gil_scoped_release release;
-              return py::Matrix::from_rows(comm, n, first_row, std::move(offsets), std::move(columns), std::move(v),
-                                           description);
-            };
-            if (complex_values(data)) return take(static_cast<const std::complex<double>*>(data.data()));
-            return take(static_cast<const double*>(data.data()));
-          },
-          "comm"_a, "n"_a, "first_row"_a, "indptr"_a, "indices"_a, "data"_a, "description"_a)
+      .def_static("from_rows", &matrix_from_rows, "comm"_a, "n"_a, "first_row"_a, "indptr"_a, "indices"_a, "data"_a,
+                  "description"_a)
       .def_static(
           "from_replicated",
           [](py::CommHandle comm, std::int64_t n, const Indices& indptr, const Indices& indices, const Values& data,
