@@ -27,7 +27,9 @@ double power_norm_estimate(LinearOperator<T>& A, MPI_Comm comm, int steps, std::
   return estimate;
 }
 
-template double power_norm_estimate(LinearOperator<float>&, MPI_Comm, int, std::uint64_t);
-template double power_norm_estimate(LinearOperator<double>&, MPI_Comm, int, std::uint64_t);
+#define BLOCKEIGS_NORM_ESTIMATE(T) \
+  template double power_norm_estimate(LinearOperator<T>&, MPI_Comm, int, std::uint64_t);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_NORM_ESTIMATE)
+#undef BLOCKEIGS_NORM_ESTIMATE
 
 }  // namespace blockeigs::solver

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 
 #include "core/checks.hpp"
 #include "core/error.hpp"
@@ -29,6 +30,12 @@ int rank_of(MPI_Comm comm) {
 // before) could be a sizeable share of what remains.
 enum class BasisGoal { orthonormal, well_conditioned };
 
+// |x|^2, and the adjoint's conjugate (x itself for real x).
+inline double abs2(double x) { return x * x; }
+inline double abs2(std::complex<double> x) { return std::norm(x); }
+inline double conj_of(double x) { return x; }
+inline std::complex<double> conj_of(std::complex<double> x) { return std::conj(x); }
+
 // W's `selected` columns (strictly increasing) moved to its front, unless
 // they are there already.
 template <class T>
@@ -45,28 +52,29 @@ void move_to_front(const dense::Context& context, dense::DenseView<T> W, const s
 //   Q^T W = (Q^T Q) M1 + C M2,
 //   W^T W = M1^T (Q^T W) + M2^T (C^T M1) + M2^T (W0^T W0) M2,
 // the latter made exactly symmetric.
-HostMatrix derived_basis_gram(const HostMatrix& G0, const HostMatrix& M1, const HostMatrix& M2,
-                              const HostMatrix* q_gram) {
+template <class S>
+HostMatrixOf<S> derived_basis_gram(const HostMatrixOf<S>& G0, const HostMatrixOf<S>& M1, const HostMatrixOf<S>& M2,
+                                   const HostMatrixOf<S>* q_gram) {
   const std::int64_t q = M1.rows(), nw0 = M2.rows(), nw = M2.cols();
-  const double* C = G0.data();
-  const double* W0tW0 = G0.data() + q * nw0;
-  HostMatrix out(q + nw, nw);
-  double* QtW = out.data();  // out's first q rows
+  const S* C = G0.data();
+  const S* W0tW0 = G0.data() + q * nw0;
+  HostMatrixOf<S> out(q + nw, nw);
+  S* QtW = out.data();  // out's first q rows
   if (q_gram) {
-    product(false, false, q, nw, q, q_gram->data(), q, M1.data(), nw, 0.0, QtW, nw);
+    product(false, false, q, nw, q, q_gram->data(), q, M1.data(), nw, S(0), QtW, nw);
   } else {
     std::copy(M1.values().begin(), M1.values().end(), QtW);
   }
-  product(false, false, q, nw, nw0, C, nw0, M2.data(), nw, 1.0, QtW, nw);
+  product(false, false, q, nw, nw0, C, nw0, M2.data(), nw, S(1), QtW, nw);
   // S = M1^T QtW + M2^T (C^T M1) + M2^T (W0^T W0 M2), then out's last nw rows = (S + S^T) / 2.
-  std::vector<double> S(static_cast<std::size_t>(nw * nw)), D(static_cast<std::size_t>(nw0 * nw));
-  product(true, false, nw, nw, q, M1.data(), nw, QtW, nw, 0.0, S.data(), nw);
-  product(true, false, nw0, nw, q, C, nw0, M1.data(), nw, 0.0, D.data(), nw);
-  product(true, false, nw, nw, nw0, M2.data(), nw, D.data(), nw, 1.0, S.data(), nw);
-  product(false, false, nw0, nw, nw0, W0tW0, nw0, M2.data(), nw, 0.0, D.data(), nw);
-  product(true, false, nw, nw, nw0, M2.data(), nw, D.data(), nw, 1.0, S.data(), nw);
+  std::vector<S> Sm(static_cast<std::size_t>(nw * nw)), D(static_cast<std::size_t>(nw0 * nw));
+  product(true, false, nw, nw, q, M1.data(), nw, QtW, nw, S(0), Sm.data(), nw);
+  product(true, false, nw0, nw, q, C, nw0, M1.data(), nw, S(0), D.data(), nw);
+  product(true, false, nw, nw, nw0, M2.data(), nw, D.data(), nw, S(1), Sm.data(), nw);
+  product(false, false, nw0, nw, nw0, W0tW0, nw0, M2.data(), nw, S(0), D.data(), nw);
+  product(true, false, nw, nw, nw0, M2.data(), nw, D.data(), nw, S(1), Sm.data(), nw);
   for (std::int64_t i = 0; i < nw; ++i)
-    for (std::int64_t j = 0; j < nw; ++j) out(q + i, j) = 0.5 * (S[i * nw + j] + S[j * nw + i]);
+    for (std::int64_t j = 0; j < nw; ++j) out(q + i, j) = 0.5 * (Sm[i * nw + j] + conj_of(Sm[j * nw + i]));
   return out;
 }
 
@@ -83,11 +91,12 @@ HostMatrix derived_basis_gram(const HostMatrix& G0, const HostMatrix& M1, const 
 template <class T>
 std::int64_t fused_first_pass(const dense::Context& context, MPI_Comm comm, dense::ConstDenseView<T> Q,
                               dense::DenseView<T> W, const std::vector<std::int64_t>& selected,
-                              dense::DenseView<T> scratch, const OrthonormalizeTolerances& tol, HostMatrix& C,
-                              BasisOptions* options) {
+                              dense::DenseView<T> scratch, const OrthonormalizeTolerances& tol, HostMatrixFor<T>& C,
+                              BasisOptionsOf<small_t<T>>* options) {
+  using Small = HostMatrixFor<T>;
   const std::int64_t q = Q.cols, nw = static_cast<std::int64_t>(selected.size());
   const dense::ConstDenseView<T> Wc(W);
-  HostMatrix measured;
+  Small measured;
   if (!(options && options->measured_gram)) {
     // [Q W] as one view where W follows Q in one block.
     const bool adjacent = Q.ld == W.ld && Q.data + Q.cols == W.data;
@@ -96,40 +105,41 @@ std::int64_t fused_first_pass(const dense::Context& context, MPI_Comm comm, dens
                                 : SplitColumns<T>(Q, Wc),
                        Wc);
   }
-  const HostMatrix& G_whole = options && options->measured_gram ? *options->measured_gram : measured;
+  const Small& G_whole = options && options->measured_gram ? *options->measured_gram : measured;
   BLOCKEIGS_ASSERT(G_whole.rows() == q + W.cols && G_whole.cols() == W.cols);
   // [Q W_sel]^T W_sel out of [Q W]^T W (itself where all of W is selected).
   bool all = nw == W.cols;
   for (std::int64_t j = 0; j < nw && all; ++j) all = selected[j] == j;
-  HostMatrix picked;
+  Small picked;
   if (!all) {
-    picked = HostMatrix(q + nw, nw);
+    picked = Small(q + nw, nw);
     for (std::int64_t j = 0; j < nw; ++j) {
       for (std::int64_t i = 0; i < q; ++i) picked(i, j) = G_whole(i, selected[j]);
       for (std::int64_t i = 0; i < nw; ++i) picked(q + i, j) = G_whole(q + selected[i], selected[j]);
     }
   }
-  const HostMatrix& G_all = all ? G_whole : picked;
+  const Small& G_all = all ? G_whole : picked;
   C = G_all.block(0, q, 0, nw);
-  // G = (W^T W's symmetric part) - C^T C.
-  HostMatrix G(nw, nw);
+  // G = (W^T W's symmetric (Hermitian) part) - C^T C.
+  Small G(nw, nw);
   for (std::int64_t i = 0; i < nw; ++i)
-    for (std::int64_t j = 0; j < nw; ++j) G(i, j) = 0.5 * (G_all(q + i, j) + G_all(q + j, i));
-  product(true, false, nw, nw, q, C.data(), nw, C.data(), nw, 1.0, G.data(), nw, -1.0);
+    for (std::int64_t j = 0; j < nw; ++j) G(i, j) = 0.5 * (G_all(q + i, j) + conj_of(G_all(q + j, i)));
+  using S = small_t<T>;
+  product(true, false, nw, nw, q, C.data(), nw, C.data(), nw, S(1), G.data(), nw, S(-1));
   std::vector<double> before(static_cast<std::size_t>(nw));
   bool safe = true;
   for (std::int64_t j = 0; j < nw; ++j) {
-    before[j] = G_all(q + j, j);
-    if (!(G(j, j) >= tol.derived_gram_min_kept * before[j]) || !(before[j] > 0)) safe = false;
+    before[j] = std::real(G_all(q + j, j));
+    if (!(std::real(G(j, j)) >= tol.derived_gram_min_kept * before[j]) || !(before[j] > 0)) safe = false;
   }
   if (!safe) return -1;
   double ratio = 1;
-  const HostMatrix transform = well_conditioned_on_root(comm, G, tol, &before, ratio);
+  const Small transform = well_conditioned_on_root(comm, G, tol, &before, ratio);
   if (transform.cols() != nw || ratio < tol.single_pass_ratio) return -1;
   // W(:, 0:nw) = Q (-C T) + W_sel T, each row read before it is written: T
   // spread over the rows of W's selected columns, zero on the others.
-  HostMatrix minus_CT = multiply(C, transform);
-  for (double& v : minus_CT.values()) v = -v;
+  Small minus_CT = multiply(C, transform);
+  for (S& v : minus_CT.values()) v = -v;
   if (options && options->implicit) {
     // Coefficient form: only the chosen raw columns move (to the front).
     move_to_front(context, W, selected);
@@ -138,7 +148,7 @@ std::int64_t fused_first_pass(const dense::Context& context, MPI_Comm comm, dens
     options->w_from_z = transform;
     return nw;
   }
-  HostMatrix spread(W.cols, nw);
+  Small spread(W.cols, nw);
   for (std::int64_t i = 0; i < nw; ++i)
     for (std::int64_t j = 0; j < nw; ++j) spread(selected[i], j) = transform(i, j);
   block_combine_pair(context, Q, minus_CT, dense::ConstDenseView<T>(W), spread, column_range(W, 0, nw), scratch);
@@ -149,8 +159,9 @@ std::int64_t fused_first_pass(const dense::Context& context, MPI_Comm comm, dens
 template <class T>
 std::int64_t make_basis(const dense::Context& context, MPI_Comm comm, dense::ConstDenseView<T> Q, dense::DenseView<T> W,
                         dense::DenseView<T> scratch, const OrthonormalizeTolerances& tol, BasisGoal goal,
-                        BasisOptions* options = nullptr) {
-  if (options) options->w_gram = options->w_from_q = options->w_from_z = HostMatrix();
+                        BasisOptionsOf<small_t<T>>* options = nullptr) {
+  using Small = HostMatrixFor<T>;
+  if (options) options->w_gram = options->w_from_q = options->w_from_z = Small();
   std::vector<std::int64_t> selected;
   if (options && options->columns) {
     selected = *options->columns;
@@ -168,7 +179,7 @@ std::int64_t make_basis(const dense::Context& context, MPI_Comm comm, dense::Con
   // spend reading the unselected columns (unless their Gram matrix is in).
   if (2 * nw < W.cols && !(options && options->measured_gram)) compact();
   // C = Q^T W when the fused pass has already computed it for the first pass.
-  HostMatrix known_C;
+  Small known_C;
   if (goal == BasisGoal::well_conditioned && Q.cols > 0 && nw > 0) {
     const std::int64_t kept = fused_first_pass(context, comm, Q, W, selected, scratch, tol, known_C, options);
     if (kept >= 0) return kept;
@@ -177,12 +188,12 @@ std::int64_t make_basis(const dense::Context& context, MPI_Comm comm, dense::Con
   compact();  // the explicit passes work on the selected columns only
   for (int pass = 0; pass < max_ortho_passes && nw > 0; ++pass) {
     dense::DenseView<T> Wv = column_range(W, 0, nw);
-    HostMatrix C(Q.cols, nw);
+    Small C(Q.cols, nw);
     if (Q.cols > 0) {
       C = pass == 0 && known_C.rows() == Q.cols ? known_C : gram(context, comm, Q, dense::ConstDenseView<T>(Wv));
       block_update(context, T(-1), Q, C, T(1), Wv);
     }
-    const HostMatrix G = gram(context, comm, dense::ConstDenseView<T>(Wv));
+    const Small G = gram(context, comm, dense::ConstDenseView<T>(Wv));
     // Done when the last pass changed nothing that matters: W was already
     // orthogonal to Q and orthonormal.
     if (goal == BasisGoal::orthonormal && pass > 0 && max_abs(C) <= tol.orthogonality &&
@@ -192,12 +203,12 @@ std::int64_t make_basis(const dense::Context& context, MPI_Comm comm, dense::Con
     std::vector<double> before(static_cast<std::size_t>(nw));
     double kept_fraction = 1;  // smallest ||w_j||^2 after / before over the columns
     for (std::int64_t j = 0; j < nw; ++j) {
-      before[j] = G(j, j);
-      for (std::int64_t i = 0; i < Q.cols; ++i) before[j] += C(i, j) * C(i, j);
-      if (before[j] > 0) kept_fraction = std::min(kept_fraction, G(j, j) / before[j]);
+      before[j] = std::real(G(j, j));
+      for (std::int64_t i = 0; i < Q.cols; ++i) before[j] += abs2(C(i, j));
+      if (before[j] > 0) kept_fraction = std::min(kept_fraction, std::real(G(j, j)) / before[j]);
     }
     double ratio = 1;
-    const HostMatrix transform = svqb_on_root(comm, G, tol, Q.cols > 0 ? &before : nullptr, ratio);
+    const Small transform = svqb_on_root(comm, G, tol, Q.cols > 0 ? &before : nullptr, ratio);
     const std::int64_t kept = transform.cols();
     if (kept == 0) return 0;
     transform_in_place(context, Wv, transform, scratch);
@@ -213,9 +224,9 @@ std::int64_t make_basis(const dense::Context& context, MPI_Comm comm, dense::Con
 namespace {
 
 // transform_of(&kept_ratio) on rank 0, broadcast with kept_ratio.
-template <class Transform>
-HostMatrix transform_on_root(MPI_Comm comm, Transform&& transform_of, double& kept_ratio) {
-  HostMatrix transform;
+template <class S, class Transform>
+HostMatrixOf<S> transform_on_root(MPI_Comm comm, Transform&& transform_of, double& kept_ratio) {
+  HostMatrixOf<S> transform;
   kept_ratio = 1;
   collectively(comm, [&] {
     if (rank_of(comm) == 0) transform = transform_of(&kept_ratio);
@@ -227,17 +238,28 @@ HostMatrix transform_on_root(MPI_Comm comm, Transform&& transform_of, double& ke
 
 }  // namespace
 
-HostMatrix svqb_on_root(MPI_Comm comm, const HostMatrix& G, const OrthonormalizeTolerances& tol,
-                        const std::vector<double>* reference_sq_norms, double& kept_ratio) {
-  return transform_on_root(
+template <class S>
+HostMatrixOf<S> svqb_on_root(MPI_Comm comm, const HostMatrixOf<S>& G, const OrthonormalizeTolerances& tol,
+                             const std::vector<double>* reference_sq_norms, double& kept_ratio) {
+  return transform_on_root<S>(
       comm, [&](double* ratio) { return svqb_transform(G, tol, reference_sq_norms, ratio); }, kept_ratio);
 }
 
-HostMatrix well_conditioned_on_root(MPI_Comm comm, const HostMatrix& G, const OrthonormalizeTolerances& tol,
-                                    const std::vector<double>* reference_sq_norms, double& kept_ratio) {
-  return transform_on_root(
+template <class S>
+HostMatrixOf<S> well_conditioned_on_root(MPI_Comm comm, const HostMatrixOf<S>& G, const OrthonormalizeTolerances& tol,
+                                         const std::vector<double>* reference_sq_norms, double& kept_ratio) {
+  return transform_on_root<S>(
       comm, [&](double* ratio) { return well_conditioned_transform(G, tol, reference_sq_norms, ratio); }, kept_ratio);
 }
+
+#define BLOCKEIGS_ON_ROOT(S)                                                                                           \
+  template HostMatrixOf<S> svqb_on_root(MPI_Comm, const HostMatrixOf<S>&, const OrthonormalizeTolerances&,             \
+                                        const std::vector<double>*, double&);                                          \
+  template HostMatrixOf<S> well_conditioned_on_root(MPI_Comm, const HostMatrixOf<S>&, const OrthonormalizeTolerances&, \
+                                                    const std::vector<double>*, double&);
+BLOCKEIGS_ON_ROOT(double)
+BLOCKEIGS_ON_ROOT(std::complex<double>)
+#undef BLOCKEIGS_ON_ROOT
 
 template <class T>
 std::int64_t orthonormalize_against(const dense::Context& context, MPI_Comm comm, dense::ConstDenseView<T> Q,
@@ -249,7 +271,7 @@ std::int64_t orthonormalize_against(const dense::Context& context, MPI_Comm comm
 template <class T>
 std::int64_t condition_against(const dense::Context& context, MPI_Comm comm, dense::ConstDenseView<T> Q,
                                dense::DenseView<T> W, dense::DenseView<T> scratch, const OrthonormalizeTolerances& tol,
-                               BasisOptions* options) {
+                               BasisOptionsOf<small_t<T>>* options) {
   return make_basis(context, comm, Q, W, scratch, tol, BasisGoal::well_conditioned, options);
 }
 
@@ -260,35 +282,36 @@ std::int64_t condition_basis(const dense::Context& context, MPI_Comm comm, dense
   return make_basis(context, comm, none, W, scratch, tol, BasisGoal::well_conditioned);
 }
 
-template std::int64_t condition_basis(const dense::Context&, MPI_Comm, dense::DenseView<float>, dense::DenseView<float>,
-                                      const OrthonormalizeTolerances&);
-template std::int64_t condition_basis(const dense::Context&, MPI_Comm, dense::DenseView<double>,
-                                      dense::DenseView<double>, const OrthonormalizeTolerances&);
+#define BLOCKEIGS_BASES(T)                                                                                           \
+  template std::int64_t condition_basis(const dense::Context&, MPI_Comm, dense::DenseView<T>, dense::DenseView<T>,   \
+                                        const OrthonormalizeTolerances&);                                            \
+  template std::int64_t condition_against(const dense::Context&, MPI_Comm, dense::ConstDenseView<T>,                 \
+                                          dense::DenseView<T>, dense::DenseView<T>, const OrthonormalizeTolerances&, \
+                                          BasisOptionsOf<small_t<T>>*);                                              \
+  template std::int64_t orthonormalize_against(const dense::Context&, MPI_Comm, dense::ConstDenseView<T>,            \
+                                               dense::DenseView<T>, dense::DenseView<T>,                             \
+                                               const OrthonormalizeTolerances&);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_BASES)
+#undef BLOCKEIGS_BASES
 
-template std::int64_t condition_against(const dense::Context&, MPI_Comm, dense::ConstDenseView<float>,
-                                        dense::DenseView<float>, dense::DenseView<float>,
-                                        const OrthonormalizeTolerances&, BasisOptions*);
-template std::int64_t condition_against(const dense::Context&, MPI_Comm, dense::ConstDenseView<double>,
-                                        dense::DenseView<double>, dense::DenseView<double>,
-                                        const OrthonormalizeTolerances&, BasisOptions*);
-template std::int64_t orthonormalize_against(const dense::Context&, MPI_Comm, dense::ConstDenseView<float>,
-                                             dense::DenseView<float>, dense::DenseView<float>,
-                                             const OrthonormalizeTolerances&);
-template std::int64_t orthonormalize_against(const dense::Context&, MPI_Comm, dense::ConstDenseView<double>,
-                                             dense::DenseView<double>, dense::DenseView<double>,
-                                             const OrthonormalizeTolerances&);
-
-double max_abs(const HostMatrix& M) {
+template <class S>
+double max_abs(const HostMatrixOf<S>& M) {
   double m = 0;
-  for (double v : M.values()) m = std::max(m, std::abs(v));
+  for (const S& v : M.values()) m = std::max(m, std::abs(v));
   return m;
 }
 
-double max_abs_minus_identity(const HostMatrix& M) {
+template <class S>
+double max_abs_minus_identity(const HostMatrixOf<S>& M) {
   double m = 0;
   for (std::int64_t i = 0; i < M.rows(); ++i)
-    for (std::int64_t j = 0; j < M.cols(); ++j) m = std::max(m, std::abs(M(i, j) - (i == j ? 1.0 : 0.0)));
+    for (std::int64_t j = 0; j < M.cols(); ++j) m = std::max(m, std::abs(M(i, j) - S(i == j ? 1.0 : 0.0)));
   return m;
 }
+
+template double max_abs(const HostMatrix&);
+template double max_abs(const ComplexHostMatrix&);
+template double max_abs_minus_identity(const HostMatrix&);
+template double max_abs_minus_identity(const ComplexHostMatrix&);
 
 }  // namespace blockeigs::solver

@@ -64,7 +64,7 @@ struct OrthonormalizeTolerances {
 
   template <class T>
   static OrthonormalizeTolerances for_type() {
-    const double e = std::numeric_limits<T>::epsilon();
+    const double e = std::numeric_limits<real_t<T>>::epsilon();  // a complex type's parts' epsilon
     return {e,
             10 * e,
             100 * e,
@@ -78,8 +78,10 @@ struct OrthonormalizeTolerances {
 };
 
 // max |M_ij| and max |M_ij - I_ij|: how far a Gram matrix is from 0 or from I.
-double max_abs(const HostMatrix& M);
-double max_abs_minus_identity(const HostMatrix& M);
+template <class S>
+double max_abs(const HostMatrixOf<S>& M);
+template <class S>
+double max_abs_minus_identity(const HostMatrixOf<S>& M);
 
 // Passes over W in orthonormalize_against before it gives up tightening
 // (Duersch et al. observe two suffice; the rest covers extreme inputs).
@@ -91,6 +93,9 @@ inline constexpr int max_ortho_passes = 4;
 // directions of G's unit-diagonal form (1 when none is kept).
 HostMatrix svqb_transform(const HostMatrix& G, const OrthonormalizeTolerances& tol,
                           const std::vector<double>* reference_sq_norms = nullptr, double* kept_ratio = nullptr);
+// The same for a Hermitian G = V^H V (complex V): LAPACK's zheevd for its eigenvectors.
+ComplexHostMatrix svqb_transform(const ComplexHostMatrix& G, const OrthonormalizeTolerances& tol,
+                                 const std::vector<double>* reference_sq_norms = nullptr, double* kept_ratio = nullptr);
 // svqb_transform's result by Cholesky QR where that is as safe: every column
 // live (no zero column, none inside span(Q) by reference_sq_norms) and the
 // unit-diagonal form D G D = U^T U safely positive definite with estimated
@@ -105,14 +110,21 @@ HostMatrix svqb_transform(const HostMatrix& G, const OrthonormalizeTolerances& t
 HostMatrix well_conditioned_transform(const HostMatrix& G, const OrthonormalizeTolerances& tol,
                                       const std::vector<double>* reference_sq_norms = nullptr,
                                       double* kept_ratio = nullptr);
+// The same for a Hermitian G (LAPACK's zpotrf, zpocon and ztrtri).
+ComplexHostMatrix well_conditioned_transform(const ComplexHostMatrix& G, const OrthonormalizeTolerances& tol,
+                                             const std::vector<double>* reference_sq_norms = nullptr,
+                                             double* kept_ratio = nullptr);
 // svqb_transform on rank 0, broadcast with its kept_ratio: every rank takes
 // the same branch from the same bits (every rank may hold the same G, but
 // one eigensolver result keeps them identical). Collective.
-HostMatrix svqb_on_root(MPI_Comm comm, const HostMatrix& G, const OrthonormalizeTolerances& tol,
-                        const std::vector<double>* reference_sq_norms, double& kept_ratio);
+// S: double, or std::complex<double> for a Hermitian G.
+template <class S>
+HostMatrixOf<S> svqb_on_root(MPI_Comm comm, const HostMatrixOf<S>& G, const OrthonormalizeTolerances& tol,
+                             const std::vector<double>* reference_sq_norms, double& kept_ratio);
 // The same for well_conditioned_transform.
-HostMatrix well_conditioned_on_root(MPI_Comm comm, const HostMatrix& G, const OrthonormalizeTolerances& tol,
-                                    const std::vector<double>* reference_sq_norms, double& kept_ratio);
+template <class S>
+HostMatrixOf<S> well_conditioned_on_root(MPI_Comm comm, const HostMatrixOf<S>& G, const OrthonormalizeTolerances& tol,
+                                         const std::vector<double>* reference_sq_norms, double& kept_ratio);
 
 // Makes the columns of W orthonormal and orthogonal to Q (orthonormal columns,
 // may be empty), dropping numerically dependent directions; the kept ones are
@@ -160,19 +172,22 @@ std::int64_t orthonormalize_against(const dense::Context& context, MPI_Comm comm
 //  - measured_gram: [Q W]^T W ((Q.cols + W.cols) x W.cols), already
 //    measured by the caller (LOBPCG queues it with A W, so that this host
 //    work overlaps the product); the fused pass then reads nothing.
-struct BasisOptions {
+// For complex blocks every transpose is the conjugate one (BasisOptionsOf<std::complex<double>>).
+template <class S>
+struct BasisOptionsOf {
   const std::vector<std::int64_t>* columns = nullptr;  // in: W's columns to use, or null for all
-  const HostMatrix* q_gram = nullptr;                  // in: Q^T Q, or null for the identity
+  const HostMatrixOf<S>* q_gram = nullptr;             // in: Q^T Q, or null for the identity
   bool implicit = false;                               // in: coefficient form where the fused pass runs
   bool implicit_only = false;                          // in: -1 instead of the explicit passes
-  const HostMatrix* measured_gram = nullptr;           // in: [Q W]^T W, or null to measure it
-  HostMatrix w_gram;                                   // out: (Q.cols + kept) x kept, or empty
-  HostMatrix w_from_q, w_from_z;                       // out: Q.cols x kept and raw x kept, or empty
+  const HostMatrixOf<S>* measured_gram = nullptr;      // in: [Q W]^T W, or null to measure it
+  HostMatrixOf<S> w_gram;                              // out: (Q.cols + kept) x kept, or empty
+  HostMatrixOf<S> w_from_q, w_from_z;                  // out: Q.cols x kept and raw x kept, or empty
 };
+using BasisOptions = BasisOptionsOf<double>;
 template <class T>
 std::int64_t condition_against(const dense::Context& context, MPI_Comm comm, dense::ConstDenseView<T> Q,
                                dense::DenseView<T> W, dense::DenseView<T> scratch, const OrthonormalizeTolerances& tol,
-                               BasisOptions* options = nullptr);
+                               BasisOptionsOf<small_t<T>>* options = nullptr);
 
 // condition_against with no Q.
 template <class T>

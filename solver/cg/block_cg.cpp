@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "core/checks.hpp"
@@ -32,8 +34,17 @@ namespace {
 // not positive definite on span P) and applied to the right-hand sides.
 // LAPACK's info travels with the broadcast data, so that a LAPACK failure is
 // thrown on every rank alike.
+// Rank 0's values on every rank (a complex value travels as its two doubles).
+void broadcast_values(MPI_Comm comm, std::vector<double>& v) {
+  large_bcast(comm, v.data(), static_cast<std::int64_t>(v.size()), 0);
+}
+void broadcast_values(MPI_Comm comm, std::vector<std::complex<double>>& v) {
+  large_bcast(comm, reinterpret_cast<double*>(v.data()), 2 * static_cast<std::int64_t>(v.size()), 0);
+}
+
+template <class S>
 struct SmallSolve {
-  HostMatrix factor;  // Cholesky factor of Delta (lower), r x r
+  HostMatrixOf<S> factor;  // Cholesky factor of Delta (lower), r x r
   bool positive_definite = true;
   double smallest_diagonal = 0;
 };
@@ -45,57 +56,79 @@ struct SmallSolve {
                     false);
 }
 
-SmallSolve factor_delta(MPI_Comm comm, const HostMatrix& delta) {
+// LAPACK's Cholesky factorisation (lower) and solve, real or complex (Hermitian: A = L L^H).
+int potrf(int r, double* a) { return LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', r, a, r); }
+int potrf(int r, std::complex<double>* a) {
+  return LAPACKE_zpotrf(LAPACK_ROW_MAJOR, 'L', r, reinterpret_cast<lapack_complex_double*>(a), r);
+}
+int potrs(int r, int a, const double* f, double* b) { return LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', r, a, f, r, b, a); }
+int potrs(int r, int a, const std::complex<double>* f, std::complex<double>* b) {
+  return LAPACKE_zpotrs(LAPACK_ROW_MAJOR, 'L', r, a, reinterpret_cast<const lapack_complex_double*>(f), r,
+                        reinterpret_cast<lapack_complex_double*>(b), a);
+}
+template <class S>
+const char* potrf_name() {
+  return std::is_same_v<S, double> ? "LAPACKE_dpotrf" : "LAPACKE_zpotrf";
+}
+template <class S>
+const char* potrs_name() {
+  return std::is_same_v<S, double> ? "LAPACKE_dpotrs" : "LAPACKE_zpotrs";
+}
+
+template <class S>
+SmallSolve<S> factor_delta(MPI_Comm comm, const HostMatrixOf<S>& delta) {
   int rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-  SmallSolve out;
+  SmallSolve<S> out;
   out.factor = delta;
-  double status[2] = {0, 0};  // dpotrf's info (1 when a diagonal entry rules it out), the smallest diagonal entry
+  double status[2] = {0, 0};  // potrf's info (1 when a diagonal entry rules it out), the smallest diagonal entry
   if (rank == 0) {
     const std::int64_t r = delta.rows();
     double smallest = INFINITY;
-    for (std::int64_t i = 0; i < r; ++i) smallest = std::min(smallest, delta(i, i));
-    int info = smallest > 0
-                   ? LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', static_cast<int>(r), out.factor.data(), static_cast<int>(r))
-                   : 1;
+    for (std::int64_t i = 0; i < r; ++i) smallest = std::min(smallest, std::real(delta(i, i)));
+    int info = smallest > 0 ? potrf(static_cast<int>(r), out.factor.data()) : 1;
     status[0] = info;
     status[1] = smallest;
   }
   BLOCKEIGS_MPI_CHECK(MPI_Bcast(status, 2, MPI_DOUBLE, 0, comm));
   const int info = static_cast<int>(status[0]);
   // info > 0: a leading minor is not positive definite, which the caller reports.
-  if (info < 0) fail_lapack_everywhere(info, "LAPACKE_dpotrf");
+  if (info < 0) fail_lapack_everywhere(info, potrf_name<S>());
   out.positive_definite = info == 0;
   out.smallest_diagonal = status[1];
-  if (out.positive_definite)
-    large_bcast(comm, out.factor.data(), static_cast<std::int64_t>(out.factor.values().size()), 0);
+  if (out.positive_definite) broadcast_values(comm, out.factor.values());
   return out;
 }
 
 // Delta^{-1} rhs (r x a), computed on rank 0 and broadcast.
-HostMatrix solve_delta(MPI_Comm comm, const SmallSolve& delta, HostMatrix rhs, double sign) {
+template <class S>
+HostMatrixOf<S> solve_delta(MPI_Comm comm, const SmallSolve<S>& delta, HostMatrixOf<S> rhs, double sign) {
   int rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const auto r = static_cast<int>(rhs.rows()), a = static_cast<int>(rhs.cols());
   int info = 0;
   if (rank == 0 && r > 0 && a > 0) {
-    info = LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', r, a, delta.factor.data(), r, rhs.data(), a);
+    info = potrs(r, a, delta.factor.data(), rhs.data());
     if (sign != 1)
-      for (double& v : rhs.values()) v *= sign;
+      for (S& v : rhs.values()) v *= sign;
   }
-  // dpotrs's info rides at the end of the broadcast.
-  std::vector<double>& values = rhs.values();
-  values.push_back(info);
-  large_bcast(comm, values.data(), static_cast<std::int64_t>(values.size()), 0);
-  info = static_cast<int>(values.back());
+  // potrs's info rides at the end of the broadcast.
+  std::vector<S>& values = rhs.values();
+  values.push_back(S(info));
+  broadcast_values(comm, values);
+  info = static_cast<int>(std::real(values.back()));
   values.pop_back();
-  if (info != 0) fail_lapack_everywhere(info, "LAPACKE_dpotrs");
+  if (info != 0) fail_lapack_everywhere(info, potrs_name<S>());
   return rhs;
 }
 
-HostMatrix columns_of(const HostMatrix& M, std::int64_t first, std::int64_t count) {
+template <class S>
+HostMatrixOf<S> columns_of(const HostMatrixOf<S>& M, std::int64_t first, std::int64_t count) {
   return M.block(0, M.rows(), first, count);
 }
+
+inline double conj_of(double x) { return x; }
+inline std::complex<double> conj_of(std::complex<double> x) { return std::conj(x); }
 
 template <class T>
 void check_block_cg_arguments(const LinearOperator<T>& A, dense::ConstDenseView<T> B, dense::DenseView<T> X,
@@ -119,6 +152,9 @@ void check_block_cg_arguments(const LinearOperator<T>& A, dense::ConstDenseView<
 // converged), in the order of `active_`; P has r_ columns.
 template <class T>
 class BlockCg {
+  using Small = HostMatrixFor<T>;  // small matrices: double, or complex<double> for complex blocks
+  using S = small_t<T>;
+
  public:
   BlockCg(LinearOperator<T>& A, dense::ConstDenseView<T> B, dense::DenseView<T> X, const BlockCgOptions& options,
           Preconditioner<T>* preconditioner, std::optional<dense::ConstDenseView<T>> search)
@@ -220,11 +256,11 @@ class BlockCg {
   // P^T P and P^T R for the current P and R, when the last step derived them
   // from small matrices (the unpreconditioned path); otherwise empty, and
   // they are read off the blocks.
-  HostMatrix known_PtP_, known_PtR_;
+  Small known_PtP_, known_PtR_;
   // This iteration's: Delta = P^T Q and its factor, C = P^T R, alpha, and
   // [Q R]^T R (its R^T R block from row r_ on).
-  HostMatrix Delta_, C_, alpha_, QR_R_;
-  SmallSolve delta_;
+  Small Delta_, C_, alpha_, QR_R_;
+  SmallSolve<S> delta_;
   std::vector<std::int64_t> kept_;  // positions (in the previous active set) of the columns kept
   std::vector<double> norms_;
   cg_detail::StagnationWatch watch_;  // host bookkeeping only: results unchanged
@@ -281,15 +317,16 @@ void BlockCg<T>::step() {
     Delta_ = gram(context_, comm_, Pr, cview(Q_view(r)));
     C_ = known_PtR_;
   } else {
-    const HostMatrix G = gram(context_, comm_, Pr, cview(at(2 * s_ - r, r + a)));
+    const Small G = gram(context_, comm_, Pr, cview(at(2 * s_ - r, r + a)));
     Delta_ = columns_of(G, 0, r);
     C_ = columns_of(G, r, a);
   }
   delta_ = factor_delta(comm_, Delta_);
   if (!delta_.positive_definite)
     fail_input_everywhere("block CG: the matrix is not positive definite (negative curvature at iteration ", iteration_,
-                          ": smallest p^T A p over the search block is ", delta_.smallest_diagonal,
-                          ", or P^T A P has no Cholesky factor)");
+                          ": smallest ", is_complex_v<T> ? "p^H A p" : "p^T A p", " over the search block is ",
+                          delta_.smallest_diagonal, ", or ", is_complex_v<T> ? "P^H A P" : "P^T A P",
+                          " has no Cholesky factor)");
   alpha_ = solve_delta(comm_, delta_, C_, 1.0);
   block_update(context_, T(-1), cview(Q_view(r)), alpha_, T(1), R_view(a));
   clock_.to(time_.update);
@@ -300,7 +337,7 @@ void BlockCg<T>::step() {
   // to P) it gives the Gram matrix of the new search block without reading
   // that block. X += P alpha is queued behind it and runs while the host
   // works on the small matrices.
-  GramInFlight QR_R_in_flight = start_gram(context_, comm_, cview(at(2 * s_ - r, r + a)), cview(R_view(a)));
+  GramInFlightFor<T> QR_R_in_flight = start_gram(context_, comm_, cview(at(2 * s_ - r, r + a)), cview(R_view(a)));
   block_update(context_, T(1), Pr, alpha_, T(1), narrow(Xa_, a));
   QR_R_ = QR_R_in_flight.finish();
   clock_.to(time_.update);
@@ -310,7 +347,7 @@ template <class T>
 void BlockCg<T>::test_residuals() {
   const std::int64_t a = active_count(), r0 = r_;  // r0: first row of R^T R in QR_R
   norms_.resize(static_cast<std::size_t>(a));
-  for (std::int64_t c = 0; c < a; ++c) norms_[c] = std::sqrt(std::max(0.0, QR_R_(r0 + c, c)));
+  for (std::int64_t c = 0; c < a; ++c) norms_[c] = std::sqrt(std::max(0.0, std::real(QR_R_(r0 + c, c))));
   const double worst = record(norms_);
   const bool stuck = watch_progress(norms_, iteration_);
   kept_ = retire_converged(norms_, iteration_);
@@ -325,7 +362,7 @@ void BlockCg<T>::next_search_block_preconditioned() {
   const std::int64_t a2 = active_count(), r = r_;
   const dense::ConstDenseView<T> Pr = cview(P_view(r));
   const dense::DenseView<T> Z = preconditioned_residual(a2);
-  const HostMatrix beta = solve_delta(comm_, delta_, gram(context_, comm_, cview(Q_view(r)), cview(Z)), -1.0);
+  const Small beta = solve_delta(comm_, delta_, gram(context_, comm_, cview(Q_view(r)), cview(Z)), -1.0);
   block_combine(context_, T(1), Pr, beta, T(1), cview(Z), Z);  // W = Z + P beta, in Z's buffer
   clock_.to(time_.update);
   r_ = condition_basis(context_, comm_, Z, narrow(scratch_, a2), tol_);
@@ -342,9 +379,9 @@ template <class T>
 void BlockCg<T>::next_search_block() {
   const std::int64_t a2 = active_count(), r = r_, r0 = r_;
   const dense::ConstDenseView<T> Pr = cview(P_view(r));
-  const HostMatrix PtP = known_PtP_.rows() == r ? known_PtP_ : gram(context_, comm_, Pr);
-  const HostMatrix Delta_alpha = multiply(Delta_, alpha_);  // P^T R = C - Delta alpha
-  HostMatrix QtR(r, a2), PtR(r, a2), RtR(a2, a2);
+  const Small PtP = known_PtP_.rows() == r ? known_PtP_ : gram(context_, comm_, Pr);
+  const Small Delta_alpha = multiply(Delta_, alpha_);  // P^T R = C - Delta alpha
+  Small QtR(r, a2), PtR(r, a2), RtR(a2, a2);
   for (std::int64_t c = 0; c < a2; ++c) {
     for (std::int64_t i = 0; i < r; ++i) {
       QtR(i, c) = QR_R_(i, kept_[c]);
@@ -352,34 +389,34 @@ void BlockCg<T>::next_search_block() {
     }
     for (std::int64_t i = 0; i < a2; ++i) RtR(i, c) = QR_R_(r0 + kept_[i], kept_[c]);
   }
-  const HostMatrix beta = solve_delta(comm_, delta_, QtR, -1.0);
+  const Small beta = solve_delta(comm_, delta_, QtR, -1.0);
   const std::int64_t n = r + a2;
-  HostMatrix M(n, n), E(n, a2);  // M = [P R]^T [P R], E = [beta; I]
+  Small M(n, n), E(n, a2);  // M = [P R]^T [P R], E = [beta; I]
   for (std::int64_t i = 0; i < n; ++i)
     for (std::int64_t j = 0; j < n; ++j)
-      M(i, j) = i < r ? (j < r ? PtP(i, j) : PtR(i, j - r)) : (j < r ? PtR(j, i - r) : RtR(i - r, j - r));
+      M(i, j) = i < r ? (j < r ? PtP(i, j) : PtR(i, j - r)) : (j < r ? conj_of(PtR(j, i - r)) : RtR(i - r, j - r));
   for (std::int64_t i = 0; i < r; ++i)
     for (std::int64_t c = 0; c < a2; ++c) E(i, c) = beta(i, c);
   for (std::int64_t c = 0; c < a2; ++c) E(r + c, c) = 1;
-  const HostMatrix GW = transpose_times(E, multiply(M, E));
+  const Small GW = transpose_times(E, multiply(M, E));
   // SVQB of W from GW.
   double ratio = 1;
-  const HostMatrix S = svqb_on_root(comm_, GW, tol_, nullptr, ratio);
-  std::int64_t r_next = S.cols();
-  known_PtP_ = HostMatrix();
-  known_PtR_ = HostMatrix();
+  const Small Sv = svqb_on_root(comm_, GW, tol_, nullptr, ratio);
+  std::int64_t r_next = Sv.cols();
+  known_PtP_ = Small();
+  known_PtR_ = Small();
   if (r_next > 0) {
     // P_new = P (beta S) + R S, written over the old P's columns.
-    const HostMatrix betaS = multiply(beta, S);
-    block_combine_pair(context_, Pr, betaS, cview(R_view(a2)), S, P_view(r_next), narrow(scratch_, r_next));
+    const Small betaS = multiply(beta, Sv);
+    block_combine_pair(context_, Pr, betaS, cview(R_view(a2)), Sv, P_view(r_next), narrow(scratch_, r_next));
     clock_.to(time_.update);
     if (ratio >= tol_.single_pass_ratio) {
       // P_new^T P_new = S^T GW S and P_new^T R = (beta S)^T P^T R + S^T R^T R,
       // as exact as reading them off the blocks: the next iteration
       // needs no pass for them.
-      known_PtP_ = transpose_times(S, multiply(GW, S));
+      known_PtP_ = transpose_times(Sv, multiply(GW, Sv));
       known_PtR_ = transpose_times(betaS, PtR);
-      const HostMatrix StRtR = transpose_times(S, RtR);
+      const Small StRtR = transpose_times(Sv, RtR);
       for (std::size_t e = 0; e < known_PtR_.values().size(); ++e) known_PtR_.values()[e] += StRtR.values()[e];
     } else {
       // One pass leaves W^T W within ~eps / ratio of I; far from it, condition again.
@@ -424,15 +461,17 @@ BlockCgIterate BlockCg<T>::iterate() {
   BlockCgIterate it;
   it.iteration = iteration_;
   it.search_width = static_cast<int>(r_);
-  it.search = [this] { return host_doubles(cview(P_view(r_))); };
-  it.solution = [this] {
-    std::vector<double> x = host_doubles(dense::ConstDenseView<T>(X_));
-    const std::int64_t a = active_count();
-    const std::vector<double> xa = host_doubles(cview(narrow(Xa_, a)));
-    for (std::int64_t i = 0; i < m_; ++i)
-      for (std::int64_t c = 0; c < a; ++c) x[i * s_ + active_[c]] = xa[i * a + c];
-    return x;
-  };
+  if constexpr (!is_complex_v<T>) {  // complex checkpoints are not built yet: no blocks offered
+    it.search = [this] { return host_doubles(cview(P_view(r_))); };
+    it.solution = [this] {
+      std::vector<double> x = host_doubles(dense::ConstDenseView<T>(X_));
+      const std::int64_t a = active_count();
+      const std::vector<double> xa = host_doubles(cview(narrow(Xa_, a)));
+      for (std::int64_t i = 0; i < m_; ++i)
+        for (std::int64_t c = 0; c < a; ++c) x[i * s_ + active_[c]] = xa[i * a + c];
+      return x;
+    };
+  }
   return it;
 }
 
@@ -473,7 +512,7 @@ bool BlockCg<T>::watch_progress(const std::vector<double>& norms, int iteration)
   for (std::size_t c = 0; c < active_.size(); ++c) {
     const double b = result_.rhs_norms[active_[c]];
     relative[c] = b > 0 ? norms[c] / b : norms[c];
-    floor_bound[c] = b > 0 ? std::numeric_limits<T>::epsilon() : 0.0;
+    floor_bound[c] = b > 0 ? std::numeric_limits<real_t<T>>::epsilon() : 0.0;
   }
   return watch_.record(iteration, active_, relative, floor_bound);
 }
@@ -543,12 +582,11 @@ BlockCgResult block_cg(LinearOperator<T>& A, dense::ConstDenseView<T> B, dense::
   return solver.solve();
 }
 
-template BlockCgResult block_cg(LinearOperator<float>&, dense::ConstDenseView<float>, dense::DenseView<float>,
-                                const BlockCgOptions&, Preconditioner<float>*,
-                                std::optional<dense::ConstDenseView<float>>);
-template BlockCgResult block_cg(LinearOperator<double>&, dense::ConstDenseView<double>, dense::DenseView<double>,
-                                const BlockCgOptions&, Preconditioner<double>*,
-                                std::optional<dense::ConstDenseView<double>>);
+#define BLOCKEIGS_BLOCK_CG(T)                                                                        \
+  template BlockCgResult block_cg(LinearOperator<T>&, dense::ConstDenseView<T>, dense::DenseView<T>, \
+                                  const BlockCgOptions&, Preconditioner<T>*, std::optional<dense::ConstDenseView<T>>);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_BLOCK_CG)
+#undef BLOCKEIGS_BLOCK_CG
 
 const char* to_string(BlockCgStop stop) {
   switch (stop) {

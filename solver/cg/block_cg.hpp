@@ -1,5 +1,6 @@
 // Block conjugate gradients for A X = B with a symmetric positive definite A
-// and many right-hand sides (O'Leary 1980), made breakdown-free as in Ji and
+// (Hermitian positive definite for complex blocks, every transpose then the
+// conjugate one) and many right-hand sides (O'Leary 1980), made breakdown-free as in Ji and
 // Li (2017): the search block is the rank-revealing orthonormalisation of
 // Z + P beta, so dependent or converged directions shrink it instead of
 // breaking it. Each column stops on ||b_j - A x_j|| <= max(rtol ||b_j||, atol)
@@ -42,7 +43,7 @@ struct BlockCgIterate {
   // This rank's rows of the current solution X (local_rows x columns,
   // row-major; converged columns as they retired) and of the next search
   // block P (local_rows x search_width), copied to the host as doubles on
-  // request.
+  // request; empty for complex blocks (their checkpoints are not built yet).
   std::function<std::vector<double>()> solution, search;
 };
 

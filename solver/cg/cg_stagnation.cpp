@@ -33,7 +33,7 @@ BlockCgStall describe_stall(LinearOperator<T>& A, dense::ConstDenseView<T> X, co
   stall.fallen_at = watch.fallen_at();
   stall.norm_estimate = power_norm_estimate(A, A.comm(), power_steps, 1);
   const std::vector<double> x_norms = column_norms(A.context(), A.comm(), X);
-  const double eps = std::numeric_limits<T>::epsilon();
+  const double eps = std::numeric_limits<real_t<T>>::epsilon();
   for (std::int64_t j : active) {
     const double b = rhs_norms[j] > 0 ? rhs_norms[j] : 1.0;
     stall.columns.push_back(static_cast<int>(j));
@@ -43,11 +43,10 @@ BlockCgStall describe_stall(LinearOperator<T>& A, dense::ConstDenseView<T> X, co
   return stall;
 }
 
-template BlockCgStall describe_stall(LinearOperator<float>&, dense::ConstDenseView<float>,
-                                     const std::vector<std::int64_t>&, const std::vector<double>&,
-                                     const StagnationWatch&);
-template BlockCgStall describe_stall(LinearOperator<double>&, dense::ConstDenseView<double>,
-                                     const std::vector<std::int64_t>&, const std::vector<double>&,
-                                     const StagnationWatch&);
+#define BLOCKEIGS_STALL(T)                                                                                             \
+  template BlockCgStall describe_stall(LinearOperator<T>&, dense::ConstDenseView<T>, const std::vector<std::int64_t>&, \
+                                       const std::vector<double>&, const StagnationWatch&);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_STALL)
+#undef BLOCKEIGS_STALL
 
 }  // namespace blockeigs::solver::cg_detail
