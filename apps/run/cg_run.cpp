@@ -108,9 +108,11 @@ CgProblem<T> set_up_rhs(const cfg::BlockCgSettings& settings, const solver::Dist
   CgProblem<T> p;
   p.s = settings.columns;
   if (settings.rhs == cfg::RhsSource::hdf5) {
-    const io::DenseRows rows = read_dense_rows(settings.rhs_file, settings.rhs_dataset, matrix.numbering, comm);
-    p.s = rows.cols;
-    p.B = from_host_doubles<T>(space, m, p.s, rows.values);
+    if constexpr (!is_complex_v<T>) {  // complex runs refuse a file's right-hand sides (complex_values.hpp)
+      const io::DenseRows rows = read_dense_rows(settings.rhs_file, settings.rhs_dataset, matrix.numbering, comm);
+      p.s = rows.cols;
+      p.B = from_host_doubles<T>(space, m, p.s, rows.values);
+    }
   } else if (settings.rhs == cfg::RhsSource::random) {
     p.B = random_rows<T>(context, matrix.numbering, p.s, settings.seed, comm);
   } else {
@@ -120,6 +122,17 @@ CgProblem<T> set_up_rhs(const cfg::BlockCgSettings& settings, const solver::Dist
     op.apply(T(1), p.X_known.cview(), T(0), p.B.view());
   }
   return p;
+}
+
+// The preconditioner asked for; none for complex values (complex_values.hpp refuses the others).
+template <class T>
+BuiltPreconditioner<T> preconditioner_for(const solver::PreconditionerOptions& options,
+                                          solver::DistributedOperator<T>& op, const solver::DistributedRows& matrix,
+                                          MPI_Comm comm) {
+  if constexpr (is_complex_v<T>)
+    return {};
+  else
+    return set_up_preconditioner(options, op, matrix, SpectrumEnd::smallest, false, comm);
 }
 
 // The run's header on rank 0: version, distribution and what is solved.
@@ -145,18 +158,22 @@ CgStart<T> start_block(const cfg::CgConfig& config, const solver::RowNumbering& 
   CgStart<T> start{dense::DenseBlock<T>(space, m, s), 0, std::nullopt};
   dense::fill_bytes(start.X.data(), space, 0, sizeof(T) * m * s);
   if (config.resume.empty()) return start;
-  const ResumePoint point = read_resume_point(config.resume, "block-cg", numbering, comm);
-  if (point.rows.cols != s)
-    solver::fail_input_everywhere("resume: ", config.resume, " holds ", point.rows.cols,
-                                  " columns of X, but there are ", s, " right-hand sides");
-  check_resume_budget(config.resume, point.iteration, "block_cg.max_iterations", config.solver.cg.max_iterations);
-  start.first = point.iteration;
-  start.X = from_host_doubles<T>(space, m, s, point.rows.values);
-  const io::DenseRows p = read_dense_rows(config.resume, "/P", numbering, comm);
-  if (p.cols > s)
-    solver::fail_input_everywhere("resume: ", config.resume, ": /P has ", p.cols, " columns, more than X's ", s);
-  start.search = from_host_doubles<T>(space, m, p.cols, p.values);
-  return start;
+  if constexpr (is_complex_v<T>) {
+    return start;  // complex runs refuse resume (complex_values.hpp)
+  } else {
+    const ResumePoint point = read_resume_point(config.resume, "block-cg", numbering, comm);
+    if (point.rows.cols != s)
+      solver::fail_input_everywhere("resume: ", config.resume, " holds ", point.rows.cols,
+                                    " columns of X, but there are ", s, " right-hand sides");
+    check_resume_budget(config.resume, point.iteration, "block_cg.max_iterations", config.solver.cg.max_iterations);
+    start.first = point.iteration;
+    start.X = from_host_doubles<T>(space, m, s, point.rows.values);
+    const io::DenseRows p = read_dense_rows(config.resume, "/P", numbering, comm);
+    if (p.cols > s)
+      solver::fail_input_everywhere("resume: ", config.resume, ": /P has ", p.cols, " columns, more than X's ", s);
+    start.search = from_host_doubles<T>(space, m, p.cols, p.values);
+    return start;
+  }
 }
 
 // The solver's options, with rank 0's monitor lines (output.monitor) numbered on from `first`.
@@ -255,13 +272,14 @@ std::unique_ptr<EarlyOutput> early_rhs_output(const std::string& path, dense::Co
                                               const solver::RowNumbering& numbering, MPI_Comm comm) {
   int identity = numbering.is_identity();
   BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &identity, 1, MPI_INT, MPI_MIN, comm));
-  if (!identity) return nullptr;
+  if (!identity || is_complex_v<T>) return nullptr;  // complex B: written with /X at the end, as complex128
   int rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const solver::RowPartition& rows = numbering.original();
   std::vector<double> host;
   resize_for_parallel_fill(host, static_cast<std::size_t>(B.rows * s));
-  if (B.rows > 0) solver::copy_to_host_doubles(B, host.data());
+  if constexpr (!is_complex_v<T>)
+    if (B.rows > 0) solver::copy_to_host_doubles(B, host.data());
   const std::int64_t n = rows.global_rows();
   return std::make_unique<EarlyOutput>(comm, path, std::vector<BlockShape>{{"/X", n, s}, {"/B", n, s}},
                                        held_block("/B", n, s, rows.begin(rank), std::move(host)));
@@ -293,8 +311,7 @@ int solve(const cfg::CgConfig& config, const solver::DistributedRows& matrix, co
   const std::string text = config_text(config.path, config.overrides, comm);
   CheckpointGuard guard(config.output.checkpoint, "block-cg", first, text, matrix.numbering, comm);
   account.lap(Phase::config);
-  const BuiltPreconditioner<T> preconditioner =
-      set_up_preconditioner(settings.preconditioner, op, matrix, SpectrumEnd::smallest, false, comm);
+  const BuiltPreconditioner<T> preconditioner = preconditioner_for(settings.preconditioner, op, matrix, comm);
   account.lap(Phase::preconditioner);
   solver::BlockCgOptions options = cg_options(config, first, comm);
   CheckpointHook hook(guard);

@@ -37,11 +37,22 @@ void check_complex_eigs(const cfg::EigsConfig& config, const solver::Distributed
   if (!refusal.empty()) solver::fail_input_everywhere(matrix.description, " holds complex values: ", refusal);
 }
 
-void refuse_complex_cg(const solver::DistributedRows& matrix) {
-  if (matrix.complex)
-    solver::fail_input_everywhere(matrix.description,
-                                  " holds complex values: block-cg takes real matrices so far (matrix.field: real "
-                                  "would drop the imaginary parts, so it is refused too)");
+void check_complex_cg(const cfg::CgConfig& config, const solver::DistributedRows& matrix) {
+  if (!matrix.complex) return;
+  const cfg::BlockCgSettings& s = config.solver;
+  const std::string tail = " (complex values take block CG without a preconditioner so far)";
+  std::string refusal;
+  if (s.preconditioner.kind != PreconditionerKind::automatic && s.preconditioner.kind != PreconditionerKind::none)
+    refusal = "block_cg.preconditioner: complex preconditioners are not built yet; remove it" + tail;
+  else if (s.rhs == cfg::RhsSource::hdf5)
+    refusal = "block_cg.rhs: right-hand sides from a file are real so far; use source random or known_solution" + tail;
+  else if (!config.resume.empty() || !config.output.checkpoint.path.empty())
+    refusal = "output.checkpoint and resume: checkpoints are real so far; remove them" + tail;
+  else if (config.execution.partition == PartitionMethod::graph || !config.execution.partition_file.empty())
+    refusal = "execution.partition: complex rows stay as read (contiguous); use contiguous or auto";
+  else if (config.execution.local_order == LocalOrder::band)
+    refusal = "execution.local_order: complex rows stay as read; use none or auto";
+  if (!refusal.empty()) solver::fail_input_everywhere(matrix.description, " holds complex values: ", refusal);
 }
 
 void check_complex_rows(const solver::DistributedRows& matrix, MPI_Comm comm, const dense::Context* context) {

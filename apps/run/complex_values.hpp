@@ -1,7 +1,8 @@
 // What a run on complex Hermitian values takes so far, checked before the
 // operator is built: block-eigs with Chebyshev-filtered subspace iteration on
-// a standard problem, rows distributed as read. Every setting it does not
-// take yet is refused by key, on every rank, with what to do instead.
+// a standard problem, block-cg without a preconditioner on generated
+// right-hand sides, rows distributed as read. Every setting they do not take
+// yet is refused by key, on every rank, with what to do instead.
 #pragma once
 
 #include <mpi.h>
@@ -15,8 +16,8 @@ namespace blockeigs::apps {
 // complex run does not take.
 void check_complex_eigs(const cfg::EigsConfig& config, const solver::DistributedRows& matrix);
 
-// block-cg: complex matrices are refused (naming the matrix), on every rank.
-void refuse_complex_cg(const solver::DistributedRows& matrix);
+// The same for block-cg: InputError on every rank naming the first setting a complex run does not take.
+void check_complex_cg(const cfg::CgConfig& config, const solver::DistributedRows& matrix);
 
 // The Hermitian check of complex rows not Hermitian by construction (HDF5 files; solver::check_hermitian),
 // the rows left where they were read. Collective.

@@ -265,7 +265,9 @@ solver::MemoryPlan check_memory_with_operator(const Config& config, const solver
     second = solver::SecondMatrix{solver::measured_shape(*op_b, b->global_nnz), b_extent->source};
   }
   solver::SolverShape shape = solver_shape(config, space, e.rows, comm);
-  if constexpr (is_complex_v<T>) {
+  if constexpr (is_complex_v<T> && !requires { config.eigensolver; }) {
+    shape.value_bytes = int(sizeof(T));  // block CG's blocks in complex: twice the bytes of their parts
+  } else if constexpr (is_complex_v<T>) {
     // The filter's blocks, their values complex (twice the bytes of their parts); mixed as its parts decide.
     const cfg::EigensolverSettings& s = config.eigensolver;
     shape = solver::filter_shape(s.lobpcg.k, s.lobpcg.block_size, int(sizeof(real_t<T>)), e.rows,
@@ -412,6 +414,14 @@ template solver::MemoryPlan check_memory_with_operator(const cfg::CgConfig&, con
                                                        const solver::DistributedOperator<double>&,
                                                        const solver::DistributedRows*,
                                                        const solver::DistributedOperator<double>*);
+template solver::MemoryPlan check_memory_with_operator(const cfg::CgConfig&, const solver::DistributedRows&,
+                                                       const solver::DistributedOperator<std::complex<float>>&,
+                                                       const solver::DistributedRows*,
+                                                       const solver::DistributedOperator<std::complex<float>>*);
+template solver::MemoryPlan check_memory_with_operator(const cfg::CgConfig&, const solver::DistributedRows&,
+                                                       const solver::DistributedOperator<std::complex<double>>&,
+                                                       const solver::DistributedRows*,
+                                                       const solver::DistributedOperator<std::complex<double>>*);
 template int print_dry_run(const cfg::EigsConfig&, const solver::DistributedRows&, const solver::DistributedRows*,
                            const dense::Context&, MPI_Comm);
 template int print_dry_run(const cfg::CgConfig&, const solver::DistributedRows&, const solver::DistributedRows*,

@@ -188,9 +188,11 @@ def lobpcg(A, k=None, *, B=None, M=None, Y=None, X=None, which="smallest", tol=N
 
 def cg(A, B, *, M=None, rtol=None, maxiter=None, X0=None, comm=None, return_info=False, gather=False,
        strict=False, atol=None, backend="auto"):
-    """Solves A X = B for a real symmetric positive definite A and one or many right-hand sides by block CG.
+    """Solves A X = B for a symmetric (or complex Hermitian) positive definite A and one or many right-hand sides
+    by block CG.
 
-    A: as for lobpcg (a CuPy sparse A stays on the device). B: n x s (or n) right-hand sides, or this rank's rows of them. X0: a start, B's shape
+    A: as for lobpcg (a CuPy sparse A stays on the device); a complex A takes real or complex B and X0 (used as
+    complex128), returns complex128 X and takes no preconditioner (M) so far. B: n x s (or n) right-hand sides, or this rank's rows of them. X0: a start, B's shape
     (None: zeros). Each column stops at ||b_j - A x_j|| <= max(rtol ||b_j||, atol). M: as for lobpcg.
     rtol, atol, maxiter: the config's block_cg.rtol, atol and max_iterations (None: the library's defaults,
     docs/config.md).
@@ -208,7 +210,7 @@ def cg(A, B, *, M=None, rtol=None, maxiter=None, X0=None, comm=None, return_info
     n = a.shape[0]
     if B is None:
         raise ValueError("B (the right-hand sides) is required")
-    _blocks.check(handle, [(B, "B"), (X0, "X0")], n, a.local_rows)
+    _blocks.check(handle, [(B, "B"), (X0, "X0")], n, a.local_rows, complex_ok=a.dtype.kind == "c")
     one_column = len(B.shape) == 1
     if X0 is not None and tuple(X0.shape[1:]) != tuple(B.shape[1:]):
         raise ValueError(f"X0 has shape {tuple(X0.shape)} but B has {tuple(B.shape)}: they must match")

@@ -24,39 +24,41 @@ def _xp(device):
     return np
 
 
-def _problem(x, name, n, local_rows):
-    """What is wrong with block `x` (None: nothing); its rows must be n (all) or this rank's."""
+def _problem(x, name, n, local_rows, complex_ok=False):
+    """What is wrong with block `x` (None: nothing); its rows must be n (all) or this rank's. Complex values
+    only where complex_ok (a complex matrix's cg)."""
     shape = getattr(x, "shape", None)
     dtype = getattr(x, "dtype", None)
     if shape is None or dtype is None:
         return f"{name} must be an array, got {type(x).__name__}"
     if len(shape) not in (1, 2):
         return f"{name} must be one- or two-dimensional, got shape {tuple(shape)}"
-    if dtype.kind not in "fiub":
-        return f"{name} must be real (float64 is used), got dtype {dtype}"
+    if dtype.kind not in ("fiubc" if complex_ok else "fiub"):
+        kinds = "real or complex (complex128 is used)" if complex_ok else "real (float64 is used)"
+        return f"{name} must be {kinds}, got dtype {dtype}"
     if shape[0] not in (n, local_rows):
         where = f" or this rank's {local_rows}" if local_rows != n else ""
         return f"{name} has {shape[0]} rows, but the matrix has {n}{where}"
     if len(shape) == 2 and shape[1] == 0:
         return f"{name} has no columns"
     xp = _xp(is_device(x))
-    if dtype.kind == "f" and not bool(xp.isfinite(x).all()):
+    if dtype.kind in "fc" and not bool(xp.isfinite(x).all()):
         return f"{name} holds NaN or infinite values"
     return None
 
 
-def check(comm, blocks, n, local_rows):
+def check(comm, blocks, n, local_rows, complex_ok=False):
     """Checks each (block, name) that is not None; a ValueError on every rank where one rank's is wrong."""
     message = None
     for x, name in blocks:
         if x is not None and message is None:
-            message = _problem(x, name, n, local_rows)
+            message = _problem(x, name, n, local_rows, complex_ok)
     _mpi.agree(comm, message)
 
 
 def to_operator(x, numbering, matrix, n):
-    """A checked block as this rank's rows in the operator's numbering, float64, C-contiguous, 2-D, in the
-    memory it came in."""
+    """A checked block as this rank's rows in the operator's numbering, float64 (complex128 for a complex
+    matrix), C-contiguous, 2-D, in the memory it came in."""
     device = is_device(x)
     xp = _xp(device)
     x = xp.asarray(x)
@@ -65,14 +67,14 @@ def to_operator(x, numbering, matrix, n):
     first, rows = numbering["input_first"], numbering["input_rows"]
     if x.shape[0] == n and rows != n:
         x = x[first:first + rows]
-    x = xp.ascontiguousarray(x, dtype=xp.float64)
+    x = xp.ascontiguousarray(x, dtype=matrix.dtype)
     if numbering["identity"]:
         return x
     if numbering["stay_on_rank"]:
         index = xp.asarray(np.asarray(numbering["input_row"], np.int64) - first)
         return xp.ascontiguousarray(x[index])
     host = np.ascontiguousarray(device_to_host(x) if device else x)
-    moved = matrix._handle.from_input_order(host)
+    moved = matrix._handle.from_input_order(host)  # real only: complex rows keep the input's numbering
     return xp.asarray(moved) if device else moved
 
 

@@ -59,11 +59,12 @@ std::string version();
 std::vector<std::int64_t> balanced_partition(const std::int64_t* row_offsets, std::int64_t rows, int ranks);
 
 // A dense block the caller owns: row-major, leading dimension `ld` elements,
-// in host or device memory.
+// in host or device memory; complex: data holds (re, im) pairs, `ld` counted in complex values.
 struct BlockRef {
   const double* data = nullptr;
   std::int64_t rows = 0, cols = 0, ld = 0;
   bool device = false;
+  bool complex = false;
 };
 
 // A block the library allocated; `keep` owns its memory. Complex values: data

@@ -120,8 +120,10 @@ cfg::ExecutionConfig read_execution(const Section& execution, MPI_Comm comm);
 double now();
 
 // A caller's block as a view in `space`: its own memory where it is there already, else a copy in `copy`.
-dense::ConstDenseView<double> in_space(const BlockRef& block, Space space,
-                                       std::optional<dense::DenseBlock<double>>& copy, const char* name);
+// T: double, or std::complex<double> (the block must be complex then, and real for double).
+template <class T>
+dense::ConstDenseView<T> in_space(const BlockRef& block, Space space, std::optional<dense::DenseBlock<T>>& copy,
+                                  const char* name);
 
 // The preconditioner eigensolver.preconditioner describes, on `op` (null for none).
 std::unique_ptr<solver::Preconditioner<double>> make_preconditioner(const solver::PreconditionerOptions& config,

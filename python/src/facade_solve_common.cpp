@@ -21,18 +21,28 @@ std::string describe_chebyshev(const Preconditioner& p) {
 namespace internal {
 
 // A caller's block as a view in `space`: its own memory where it is there already, else a copy in `copy`.
-dense::ConstDenseView<double> in_space(const BlockRef& block, Space space,
-                                       std::optional<dense::DenseBlock<double>>& copy, const char* name) {
+template <class T>
+dense::ConstDenseView<T> in_space(const BlockRef& block, Space space, std::optional<dense::DenseBlock<T>>& copy,
+                                  const char* name) {
+  if (block.complex != is_complex_v<T>)
+    fail_input(name, block.complex ? " is complex, but A is real" : " is real, but A is complex", ": pass ",
+               block.complex ? "real" : "complex", " values");
   const Space from = block.device ? Space::device : Space::host;
-  if (from == space) return {space, block.rows, block.cols, block.ld, block.data};
+  const auto* data = reinterpret_cast<const T*>(block.data);
+  if (from == space) return {space, block.rows, block.cols, block.ld, data};
   if (from == Space::device)
     fail_input(name, " is a device array, but the backend is the CPU (backend=\"cpu\", or no GPU): pass a host array");
   copy.emplace(space, block.rows, block.cols);
   for (std::int64_t i = 0; i < block.rows; ++i)
-    dense::copy_bytes(copy->data() + i * block.cols, space, block.data + i * block.ld, Space::host,
-                      sizeof(double) * block.cols);
+    dense::copy_bytes(copy->data() + i * block.cols, space, data + i * block.ld, Space::host, sizeof(T) * block.cols);
   return copy->cview();
 }
+
+template dense::ConstDenseView<double> in_space(const BlockRef&, Space, std::optional<dense::DenseBlock<double>>&,
+                                                const char*);
+template dense::ConstDenseView<std::complex<double>> in_space(const BlockRef&, Space,
+                                                              std::optional<dense::DenseBlock<std::complex<double>>>&,
+                                                              const char*);
 
 // The preconditioner eigensolver.preconditioner describes, on `op` (null for none).
 std::unique_ptr<solver::Preconditioner<double>> make_preconditioner(const solver::PreconditionerOptions& config,

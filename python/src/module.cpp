@@ -21,8 +21,8 @@ namespace py = blockeigs::python;
 
 namespace {
 
-// A row-major float64 block, host or device; the Python code makes it C-contiguous.
-using Block = nb::ndarray<const double, nb::ndim<2>, nb::c_contig>;
+// A row-major float64 or complex128 block, host or device; the Python code makes it C-contiguous.
+using Block = nb::ndarray<nb::ndim<2>, nb::c_contig>;
 using HostInts = nb::ndarray<const std::int64_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 // Host values: float64 or complex128 (checked here).
 using HostValues = nb::ndarray<nb::ndim<1>, nb::c_contig, nb::device::cpu>;
@@ -36,7 +36,7 @@ template <class Array>
 bool complex_values(const Array& data) {
   if (data.dtype() == nb::dtype<std::complex<double>>()) return true;
   if (data.dtype() == nb::dtype<double>()) return false;
-  throw nb::type_error("data must hold float64 or complex128 values");
+  throw nb::type_error("arrays must hold float64 or complex128 values");
 }
 
 // The arrays of a CSR matrix every rank holds whole, where they are (no copy).
@@ -71,7 +71,8 @@ py::CsrArrays csr_arrays(std::int64_t n, const Indices& indptr, const Indices& i
 
 py::BlockRef reference(const Block& a) {
   py::BlockRef r;
-  r.data = a.data();
+  r.complex = complex_values(a);
+  r.data = static_cast<const double*>(a.data());
   r.rows = static_cast<std::int64_t>(a.shape(0));
   r.cols = static_cast<std::int64_t>(a.shape(1));
   r.ld = r.cols;

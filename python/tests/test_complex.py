@@ -142,7 +142,7 @@ def test_what_complex_values_do_not_take_is_refused_by_name(comm, arguments, nam
     assert "holds complex values" in message and named in message, message
 
 
-def test_window_partition_and_cg_refused(comm):
+def test_window_partition_and_cg_preconditioner_refused(comm):
     A = twisted_ring(30, 0.4)
     message = raises_everywhere(comm, lambda: blockeigs.lobpcg(A, interval=(0.5, 1.0), comm=comm))
     assert "interval (a window) takes real matrices only" in message, message
@@ -151,9 +151,33 @@ def test_window_partition_and_cg_refused(comm):
         D.partition = "graph"
         message = raises_everywhere(comm, lambda: blockeigs.lobpcg(D, 2, comm=comm))
         assert 'partition "graph" is not offered' in message, message
-    message = raises_everywhere(comm, lambda: blockeigs.cg(A, np.ones(30), comm=comm))
-    assert "cg takes real matrices" in message, message
+    message = raises_everywhere(comm, lambda: blockeigs.cg(A, np.ones(30), M="jacobi", comm=comm))
+    assert "M: complex preconditioners are not built yet" in message, message
     # A real matrix keeps refusing complex blocks.
     message = raises_everywhere(comm, lambda: blockeigs.lobpcg(laplacian_1d(30), 2, X=np.ones((30, 2)) * 1j,
                                                                comm=comm))
     assert "X must be real" in message, message
+
+
+def test_cg_on_a_hermitian_positive_definite_matrix(comm):
+    """Block CG on the twisted Laplacian (Hermitian positive definite for these phases): complex and real right-hand
+    sides (a vector and a block, a zero column among them), X0, this rank's rows and all of them."""
+    A = twisted_2d(12, 9, 0.9, 1.7)
+    n = A.shape[0]
+    rng = np.random.default_rng(3)
+    B = rng.standard_normal((n, 3)) + 1j * rng.standard_normal((n, 3))
+    B[:, 1] = 0
+    X, info = blockeigs.cg(A, B, rtol=1e-11, comm=comm, gather=True, return_info=True)
+    assert X.dtype == np.complex128 and info["converged"].all() and info["preconditioner"] == "none"
+    np.testing.assert_allclose(A @ X, B, atol=1e-9 * np.abs(B).max())
+    assert info["iterations"][1] == 0
+    x = blockeigs.cg(A, np.ones(n), X0=np.full(n, 0.5 + 0.5j), rtol=1e-11, comm=comm)
+    whole = np.concatenate(comm.allgather(x))
+    assert x.ndim == 1 and x.dtype == np.complex128 and whole.shape == (n,)
+    np.testing.assert_allclose(A @ whole, np.ones(n), atol=1e-9)
+
+
+def test_cg_indefinite_hermitian_refused(comm):
+    A = (twisted_ring(40, 0.6) - 0.5 * sp.identity(40, format="csr")).tocsr()  # eigenvalues from -0.5 to 3.5
+    message = raises_everywhere(comm, lambda: blockeigs.cg(A, np.ones(40), comm=comm))
+    assert "not positive definite" in message and "p^H A p" in message, message

@@ -235,3 +235,19 @@ def test_bad_complex_cupy_input_same_message_as_scipy_input(comm, kind):
     a = _not_hermitian(kind)
     expected = raises_everywhere(comm, lambda: blockeigs.lobpcg(a, 2, comm=comm))
     assert raises_everywhere(comm, lambda: blockeigs.lobpcg(csp.csr_matrix(a), 2, comm=comm)) == expected
+
+
+def test_cupy_complex_cg_stays_on_the_device(comm, matrix_not_copied):
+    import cupyx.scipy.sparse as csp
+    from test_complex import twisted_2d
+
+    host = twisted_2d(21, 16, 0.9, 1.7)
+    n = host.shape[0]
+    rng = np.random.default_rng(6)
+    B = cupy.asarray(rng.standard_normal((n, 4)) + 1j * rng.standard_normal((n, 4)))
+    X, info = blockeigs.cg(csp.csr_matrix(host), B, rtol=1e-11, comm=comm, return_info=True)
+    assert "device input" in info["distribution"] and info["converged"].all()
+    assert on_device(X) and X.dtype == cupy.complex128
+    first, last = info["rows"]
+    np.testing.assert_allclose((csp.csr_matrix(host[first:last]) @ cupy.asarray(np.vstack(comm.allgather(X.get()))))
+                               .get(), B.get()[first:last], atol=1e-9 * float(cupy.abs(B).max()))

@@ -1,5 +1,7 @@
 #include "apps/run/steps/host_rows.hpp"
 
+#include <complex>
+
 #include "core/checks.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/base/collective.hpp"
@@ -53,6 +55,10 @@ template dense::DenseBlock<float> random_rows(const dense::Context&, const solve
                                               std::uint64_t, MPI_Comm, std::int64_t);
 template dense::DenseBlock<double> random_rows(const dense::Context&, const solver::RowNumbering&, std::int64_t,
                                                std::uint64_t, MPI_Comm, std::int64_t);
+template dense::DenseBlock<std::complex<float>> random_rows(const dense::Context&, const solver::RowNumbering&,
+                                                            std::int64_t, std::uint64_t, MPI_Comm, std::int64_t);
+template dense::DenseBlock<std::complex<double>> random_rows(const dense::Context&, const solver::RowNumbering&,
+                                                             std::int64_t, std::uint64_t, MPI_Comm, std::int64_t);
 template dense::DenseBlock<float> from_host_doubles(Space, std::int64_t, std::int64_t, const std::vector<double>&);
 template dense::DenseBlock<double> from_host_doubles(Space, std::int64_t, std::int64_t, const std::vector<double>&);
 

@@ -74,20 +74,17 @@ int prepare_and_solve(const Config& config, MPI_Comm comm, bool dry_run, RunAcco
     check_memory_from_sizes(config, context.space(), context.device(), comm, dry_run, solver::MemorySides::device);
     account.lap(Phase::memory_plan);
   }
-  constexpr bool eigs = requires { config.matrix_b; };  // block-eigs takes complex values, block-cg not yet
   if (matrix.complex) {
-    if constexpr (eigs)
+    if constexpr (requires { config.matrix_b; })
       check_complex_eigs(config, matrix);
     else
-      refuse_complex_cg(matrix);
+      check_complex_cg(config, matrix);
     if (dry_run) solver::fail_input_everywhere("--dry-run: the memory plan takes real values so far");
     check_complex_rows(matrix, comm, &context);
     account.lap(Phase::symmetry);
-    if constexpr (eigs) {
-      if (config.execution.spmm_precision == Precision::fp32)
-        return solve(std::complex<float>{}, matrix, nullptr, context);
-      return solve(std::complex<double>{}, matrix, nullptr, context);
-    }
+    if (config.execution.spmm_precision == Precision::fp32)
+      return solve(std::complex<float>{}, matrix, nullptr, context);
+    return solve(std::complex<double>{}, matrix, nullptr, context);
   }
   check_and_distribute(matrix, config.execution.partition, config.execution.local_order, comm,
                        config.execution.partition_file, &account, &context);

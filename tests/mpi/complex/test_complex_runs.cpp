@@ -1,10 +1,11 @@
-// block-eigs on complex Hermitian matrices, in-process at np 1-4: the
+// block-eigs and block-cg on complex Hermitian matrices, in-process at np 1-4: the
 // periodic (Bloch) generator, a complex Matrix Market file (checked whole)
 // and a complex HDF5 file (the distributed Hermitian check); the result file's
 // eigenvalues against the closed form and its complex eigenvectors (h5py's
 // layout) re-checked against the matrix; a real generator taken as complex
-// (matrix.field); and the settings a complex run refuses, by key, on every
-// rank.
+// (matrix.field); block-cg's complex solutions (h5py's layout) against the
+// right-hand sides it wrote; and the settings a complex run refuses, by key,
+// on every rank.
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <mpi.h>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "apps/app_main.hpp"
+#include "apps/run/cg_run.hpp"
 #include "apps/run/eigs_run.hpp"
 #include "distributed_fixtures.hpp"
 #include "io/generators/generators.hpp"
@@ -193,6 +195,52 @@ TEST(ComplexRuns, RefusedSettingsNameTheirKeys) {
         "eigensolver: {k: 2}\n");
   });
   test::expect_mentions(phase, {"phase.yaml", "boundary: periodic"});
+}
+
+// block-cg on the Bloch Laplacian (Hermitian positive definite): X and B complex128 in the result file,
+// A X = B to the tolerance by loops over the whole matrix; a preconditioner and a file's right-hand sides refused.
+TEST(ComplexRuns, BlockCgOnTheBlochLaplacian) {
+  const fs::path dir = test::shared_folder("complex_runs_cg");
+  const std::int64_t n = kBloch.nx * kBloch.ny * kBloch.nz, s = 3;
+  const ComplexCsrRows whole = io::twisted_laplacian_rows(kBloch, 0, n);
+  const std::string result = (dir / "cg.h5").string();
+  const std::string head =
+      "matrix:\n  generator: {type: laplacian_3d, nx: 9, ny: 8, nz: 7, boundary: periodic, phase: [0.7, -1.1, 2.3]}\n";
+  test::write_text(dir / "cg.yaml", head + "block_cg: {rtol: 1.0e-10, rhs: {source: random, columns: 3}}\n" +
+                                        "output: {path: " + result + ", monitor: false}\n");
+  ASSERT_EQ(apps::run_cg((dir / "cg.yaml").string(), MPI_COMM_WORLD), apps::exit_ok);
+  const std::vector<C> X = read_complex(result, "/X"), B = read_complex(result, "/B");
+  ASSERT_EQ(X.size(), std::size_t(n * s));
+  ASSERT_EQ(B.size(), std::size_t(n * s));
+  for (std::int64_t j = 0; j < s; ++j) {
+    double residual = 0, norm_b = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      C r = B[i * s + j];
+      norm_b += std::norm(r);
+      for (std::int64_t p = whole.row_offsets[i]; p < whole.row_offsets[i + 1]; ++p)
+        r -= whole.values[p] * X[whole.col_indices[p] * s + j];
+      residual += std::norm(r);
+    }
+    EXPECT_LE(std::sqrt(residual), 2e-10 * std::sqrt(norm_b)) << "column " << j;
+    EXPECT_GT(std::abs(B[j].imag()), 0.0) << "complex right-hand sides";
+  }
+  // A real B of the same rows for the file's right-hand sides: a real run's.
+  test::write_text(dir / "real.yaml",
+                   "matrix:\n  generator: {type: laplacian_3d, nx: 9, ny: 8, nz: 7}\nblock_cg: {rhs: {columns: 2}}\n"
+                   "output: {path: " +
+                       (dir / "real.h5").string() + ", monitor: false}\n");
+  ASSERT_EQ(apps::run_cg((dir / "real.yaml").string(), MPI_COMM_WORLD), apps::exit_ok);
+  const std::pair<std::string, std::string> cases[] = {
+      {"block_cg: {preconditioner: jacobi}\n", "block_cg.preconditioner"},
+      {"block_cg: {rhs: {source: hdf5, file: real.h5, dataset: /B}}\n", "block_cg.rhs"},
+  };
+  for (const auto& [rest, key] : cases) {
+    SCOPED_TRACE(key);
+    test::write_text(dir / "refused.yaml", head + rest);
+    const std::string message =
+        test::input_error_message([&] { apps::run_cg((dir / "refused.yaml").string(), MPI_COMM_WORLD); });
+    test::expect_mentions(message, {key, "complex values"});
+  }
 }
 
 }  // namespace
