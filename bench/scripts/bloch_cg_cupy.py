@@ -29,7 +29,7 @@ cp.cuda.Device().synchronize()
 start = time.perf_counter()
 X = cp.empty_like(B)
 for j in range(columns):
-    X[:, j], info = cg(A, B[:, j], tol=tol, maxiter=20000)
+    X[:, j], info = cg(A, B[:, j], rtol=tol, maxiter=20000)  # CuPy 14 (tol before 13)
 cp.cuda.Device().synchronize()
 seconds = time.perf_counter() - start
 rel = float(cp.max(cp.linalg.norm(A @ X - B, axis=0) / cp.linalg.norm(B, axis=0)))

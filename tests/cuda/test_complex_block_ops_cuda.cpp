@@ -30,7 +30,16 @@ TYPED_TEST(ComplexBlockOpsCuda, Reductions) {
 
 TYPED_TEST(ComplexBlockOpsCuda, LocalUpdates) {
   const dense::Context device = dense::Context::cuda(0);
-  for (auto [n, k1, k2] : {std::tuple{0, 3, 2}, {1, 1, 1}, {37, 5, 3}, {3000, 16, 16}, {129, 33, 40}, {4099, 60, 20}})
+  // Doubled widths in the real row-group kernel (up to 32 x 8) and the fp64 tensor-core one (up to 32 x 24),
+  // and beyond them (cuBLAS).
+  for (auto [n, k1, k2] : {std::tuple{0, 3, 2},
+                           {1, 1, 1},
+                           {37, 5, 3},
+                           {4099, 12, 8},
+                           {3000, 16, 16},
+                           {513, 21, 13},
+                           {129, 33, 40},
+                           {4099, 60, 20}})
     test::check_complex_updates<TypeParam>(device, n, k1, k2);
 }
 

@@ -189,6 +189,14 @@ void check_complex_updates(const dense::Context& context, std::int64_t n, std::i
   expect_entries(entries(Y), combined(b), tol, "block_update");
   solver::block_combine<T>(context, alpha, X.cview(), S, beta, Z.cview(), Y.view());
   expect_entries(entries(Y), combined(b), tol, "block_combine");
+  // A real beta: on the device, the real narrow kernels over the values' parts where the doubled widths fit.
+  const Complex real_b(-0.25, 0);
+  put(Y, z);
+  solver::block_update<T>(context, alpha, X.cview(), S, static_cast<T>(real_b), Y.view());
+  expect_entries(entries(Y), combined(real_b), tol, "block_update, real beta");
+  put(Y, std::vector<Complex>(static_cast<std::size_t>(n * k2), Complex(NAN, NAN)));
+  solver::block_combine<T>(context, alpha, X.cview(), S, static_cast<T>(real_b), Z.cview(), Y.view());
+  expect_entries(entries(Y), combined(real_b), tol, "block_combine, real beta");
 
   // [X1 X2] S with X1, X2 column ranges of X; X W in place.
   const std::int64_t h = k1 / 2;

@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <complex>
 #include <type_traits>
 #include <vector>
 
@@ -179,6 +180,47 @@ void gemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, std::int
         cublasSgemm(h, ta, tb, int(m), int(n), int(k), &alpha, a, int(lda), b, int(ldb), &beta, c, int(ldc)));
 }
 
+// Complex blocks in the real narrow kernels: a complex block of k columns is a real one of 2k (each value's
+// parts side by side), and Y = alpha X S is Y_r = X_r S_r with each entry c = alpha s of S as the real 2 x 2
+// block [[Re c, Im c], [-Im c, Re c]]: the same four real products a complex product makes. beta must be real.
+template <class T>
+std::vector<double> real_embedding(const small_t<T>* S, std::int64_t k1, std::int64_t k2, T alpha) {
+  std::vector<double> out(static_cast<std::size_t>(4 * k1 * k2));
+  const std::int64_t w = 2 * k2;
+  for (std::int64_t p = 0; p < k1; ++p)
+    for (std::int64_t q = 0; q < k2; ++q) {
+      const std::complex<double> c = std::complex<double>(alpha) * S[p * k2 + q];
+      out[2 * p * w + 2 * q] = c.real();
+      out[2 * p * w + 2 * q + 1] = c.imag();
+      out[(2 * p + 1) * w + 2 * q] = -c.imag();
+      out[(2 * p + 1) * w + 2 * q + 1] = c.real();
+    }
+  return out;
+}
+
+// A complex block's real view (2 cols real columns), and a null one for a null block.
+template <class T>
+real_t<T>* reals_of(T* data) {
+  return reinterpret_cast<real_t<T>*>(data);
+}
+template <class T>
+const real_t<T>* reals_of(const T* data) {
+  return reinterpret_cast<const real_t<T>*>(data);
+}
+
+// The complex Y = alpha X S + beta Z by the real narrow kernels where they fit the doubled widths and beta is
+// real; false otherwise (the caller takes its other path).
+template <class T>
+bool complex_narrow_update(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const small_t<T>* S,
+                           T beta, const std::type_identity_t<T>* z, std::int64_t ldz, dense::DenseView<T> Y) {
+  using R = real_t<T>;
+  if (beta.imag() != 0 || !cuda::narrow_update_fits<R>(2 * X.cols, 2 * Y.cols)) return false;
+  const std::vector<double> s = real_embedding<T>(S, X.cols, Y.cols, alpha);
+  cuda::narrow_update<R>(Y.rows, 2 * X.cols, 2 * Y.cols, R(1), reals_of<T>(X.data), 2 * X.ld, s.data(), beta.real(),
+                         reals_of<T>(z), 2 * ldz, reals_of<T>(Y.data), 2 * Y.ld, stream_of(context));
+  return true;
+}
+
 }  // namespace
 
 template <class T>
@@ -198,23 +240,27 @@ void block_update(const dense::Context& context, T alpha, dense::ConstDenseView<
   // docs/benchmarks/block-ops.md#narrow-updates). LOBPCG's
   // Ritz update comes here only on refresh steps; the others take
   // ritz_update's own kernel.
-  if constexpr (!is_complex_v<T>)
-    if (cuda::row_group_update_fits(X.cols, Y.cols)) {
-      cuda::narrow_update<T>(Y.rows, X.cols, Y.cols, alpha, X.data, X.ld, S, beta, Y.data, Y.ld, Y.data, Y.ld, stream);
+  if constexpr (is_complex_v<T>) {
+    if (cuda::row_group_update_fits(2 * X.cols, 2 * Y.cols) &&
+        complex_narrow_update<T>(context, alpha, X, S, beta, Y.data, Y.ld, Y))
       return;
-    }
+  } else if (cuda::row_group_update_fits(X.cols, Y.cols)) {
+    cuda::narrow_update<T>(Y.rows, X.cols, Y.cols, alpha, X.data, X.ld, S, beta, Y.data, Y.ld, Y.data, Y.ld, stream);
+    return;
+  }
   const StreamArray<T> s(stream, S, static_cast<std::size_t>(X.cols * Y.cols));
   // Column-major Y^T = S^T X^T: S (row-major k1 x k2) read column-major is S^T, ld k2.
   gemm<T>(cublas_of(context), CUBLAS_OP_N, CUBLAS_OP_N, Y.cols, Y.rows, X.cols, alpha, s.data(), Y.cols, X.data, X.ld,
           beta, Y.data, Y.ld);
 }
 
-// The narrow-block kernels are real: complex blocks take the two-pass paths.
+// The narrow-block kernels are real: complex blocks go through them as real ones of twice the columns
+// (complex_narrow_update) where those fit, else take the two-pass paths.
 template <class T>
 bool block_combine(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const small_t<T>* S, T beta,
                    dense::ConstDenseView<T> Z, dense::DenseView<T> Y) {
   if constexpr (is_complex_v<T>) {
-    return false;
+    return complex_narrow_update<T>(context, alpha, X, S, beta, Z.data, Z.ld, Y);
   } else {
     if (!cuda::narrow_update_fits<T>(X.cols, Y.cols)) return false;
     cuda::narrow_update<T>(Y.rows, X.cols, Y.cols, alpha, X.data, X.ld, S, beta, Z.data, Z.ld, Y.data, Y.ld,
@@ -226,7 +272,8 @@ bool block_combine(const dense::Context& context, T alpha, dense::ConstDenseView
 template <class T>
 bool transform_in_place(const dense::Context& context, dense::DenseView<T> W, const small_t<T>* S, std::int64_t kept) {
   if constexpr (is_complex_v<T>) {
-    return false;
+    const dense::DenseView<T> out{W.space, W.rows, kept, W.ld, W.data};
+    return complex_narrow_update<T>(context, T(1), dense::ConstDenseView<T>(W), S, T(0), nullptr, 0, out);
   } else {
     if (!cuda::narrow_update_fits<T>(W.cols, kept)) return false;
     cuda::narrow_update<T>(W.rows, W.cols, kept, T(1), W.data, W.ld, S, T(0), nullptr, 0, W.data, W.ld,
@@ -239,7 +286,13 @@ template <class T>
 bool block_combine_pair(const dense::Context& context, dense::ConstDenseView<T> X1, dense::ConstDenseView<T> X2,
                         const small_t<T>* S, dense::DenseView<T> Y) {
   if constexpr (is_complex_v<T>) {
-    return false;
+    using R = real_t<T>;
+    const std::int64_t k1 = X1.cols + X2.cols;
+    if (!cuda::narrow_update_fits<R>(2 * k1, 2 * Y.cols)) return false;
+    const std::vector<double> s = real_embedding<T>(S, k1, Y.cols, T(1));
+    cuda::narrow_update_pair<R>(Y.rows, 2 * X1.cols, reals_of<T>(X1.data), 2 * X1.ld, 2 * X2.cols, reals_of<T>(X2.data),
+                                2 * X2.ld, 2 * Y.cols, s.data(), reals_of<T>(Y.data), 2 * Y.ld, stream_of(context));
+    return true;
   } else {
     if (!cuda::narrow_update_fits<T>(X1.cols + X2.cols, Y.cols)) return false;
     cuda::narrow_update_pair<T>(Y.rows, X1.cols, X1.data, X1.ld, X2.cols, X2.data, X2.ld, Y.cols, S, Y.data, Y.ld,
