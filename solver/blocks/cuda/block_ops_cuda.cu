@@ -241,9 +241,9 @@ void block_update(const dense::Context& context, T alpha, dense::ConstDenseView<
   // Ritz update comes here only on refresh steps; the others take
   // ritz_update's own kernel.
   if constexpr (is_complex_v<T>) {
-    if (cuda::row_group_update_fits(2 * X.cols, 2 * Y.cols) &&
-        complex_narrow_update<T>(context, alpha, X, S, beta, Y.data, Y.ld, Y))
-      return;
+    // Complex: the narrow kernels where the doubled widths fit them, the tensor-core one included (cuBLAS's
+    // complex product, not on the tensor cores, is slower).
+    if (complex_narrow_update<T>(context, alpha, X, S, beta, Y.data, Y.ld, Y)) return;
   } else if (cuda::row_group_update_fits(X.cols, Y.cols)) {
     cuda::narrow_update<T>(Y.rows, X.cols, Y.cols, alpha, X.data, X.ld, S, beta, Y.data, Y.ld, Y.data, Y.ld, stream);
     return;

@@ -243,6 +243,77 @@ class TiledTransfer final : public LocalGramTransfer {
   int reals_;
 };
 
+// X^H [Y1 Y2] for complex double blocks by the real tall-skinny kernel on the values' parts: with each
+// block seen as real columns (re, im side by side), the real product G = X_r^T Y_r holds for every complex
+// entry (p, q) the four sums whose combination it is: Re = G(2p, 2q) + G(2p+1, 2q+1), Im = G(2p, 2q+1) -
+// G(2p+1, 2q). The same products as the complex ones, folded as the transfer delivers them.
+class FoldedComplexTransfer final : public LocalGramTransfer {
+ public:
+  FoldedComplexTransfer(std::unique_ptr<LocalGramTransfer> real, std::int64_t kx, std::int64_t ky)
+      : real_(std::move(real)), kx_(kx), ky_(ky) {}
+  void wait(double* out) override {
+    std::vector<double> g(static_cast<std::size_t>(4 * kx_ * ky_));
+    real_->wait(g.data());
+    const std::int64_t w = 2 * ky_;
+    for (std::int64_t p = 0; p < kx_; ++p)
+      for (std::int64_t q = 0; q < ky_; ++q) {
+        out[2 * (p * ky_ + q)] = g[2 * p * w + 2 * q] + g[(2 * p + 1) * w + 2 * q + 1];
+        out[2 * (p * ky_ + q) + 1] = g[2 * p * w + 2 * q + 1] - g[(2 * p + 1) * w + 2 * q];
+      }
+  }
+
+ private:
+  std::unique_ptr<LocalGramTransfer> real_;
+  std::int64_t kx_, ky_;
+};
+
+// The real tall-skinny Gram kernel's product X^T [Y1 Y2], X in two views, queued (kx x (ky1 + ky2) partials).
+std::unique_ptr<LocalGramTransfer> tall_skinny_start(const dense::Context& context, dense::ConstDenseView<double> X,
+                                                     dense::ConstDenseView<double> X_tail,
+                                                     dense::ConstDenseView<double> Y1,
+                                                     dense::ConstDenseView<double> Y2) {
+  const std::int64_t kx = X.cols + X_tail.cols, ky = Y1.cols + Y2.cols;
+  const cudaStream_t stream = stream_of(context);
+  const std::int64_t blocks = cuda::tall_skinny_gram_blocks(X.rows);
+  StreamArray<double> partial(stream, static_cast<std::size_t>(blocks * kx * ky));
+  const bool tail = X_tail.cols > 0;
+  const cuda::TallSkinnyGramArgs a{.rows = X.rows,
+                                   .kx = int(kx),
+                                   .ky1 = int(Y1.cols),
+                                   .ky2 = int(Y2.cols),
+                                   .x = X.data,
+                                   .ldx = X.ld,
+                                   .kx_head = int(X.cols),
+                                   .x_tail = tail ? X_tail.data : X.data,
+                                   .ldx_tail = tail ? X_tail.ld : X.ld,
+                                   .y1 = Y1.data,
+                                   .ldy1 = Y1.ld,
+                                   .y2 = Y2.data,
+                                   .ldy2 = Y2.ld,
+                                   .partial = partial.data()};
+  cuda::tall_skinny_gram(a, stream);
+  return std::make_unique<PinnedGramTransfer>(stream, blocks, kx * ky, partial.data());
+}
+
+// A complex double block's parts as a real block of twice the columns.
+dense::ConstDenseView<double> parts_of(dense::ConstDenseView<std::complex<double>> X) {
+  return {X.space, X.rows, 2 * X.cols, 2 * X.ld, reinterpret_cast<const double*>(X.data)};
+}
+
+// X^H [Y1 Y2] through the real kernel where the doubled widths fit it; null where they do not.
+template <class T>
+std::unique_ptr<LocalGramTransfer> folded_complex_start(const dense::Context& context, dense::ConstDenseView<T> X,
+                                                        dense::ConstDenseView<T> X_tail, dense::ConstDenseView<T> Y1,
+                                                        dense::ConstDenseView<T> Y2) {
+  const std::int64_t kx = X.cols + X_tail.cols, ky = Y1.cols + Y2.cols;
+  if constexpr (std::is_same_v<T, std::complex<double>>) {
+    if (cuda::tall_skinny_gram_fits(2 * kx, 2 * ky))
+      return std::make_unique<FoldedComplexTransfer>(
+          tall_skinny_start(context, parts_of(X), parts_of(X_tail), parts_of(Y1), parts_of(Y2)), kx, ky);
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 template <class T>
@@ -252,29 +323,9 @@ std::unique_ptr<LocalGramTransfer> gram_pair_local_start(const dense::Context& c
   const std::int64_t kx = X.cols + X_tail.cols, ky = Y1.cols + Y2.cols;
   if (X.rows == 0 || kx == 0 || ky == 0) return nullptr;
   if constexpr (std::is_same_v<T, double>) {
-    if (cuda::tall_skinny_gram_fits(kx, ky)) {
-      const cudaStream_t stream = stream_of(context);
-      const std::int64_t blocks = cuda::tall_skinny_gram_blocks(X.rows);
-      StreamArray<double> partial(stream, static_cast<std::size_t>(blocks * kx * ky));
-      const bool tail = X_tail.cols > 0;
-      const cuda::TallSkinnyGramArgs a{.rows = X.rows,
-                                       .kx = int(kx),
-                                       .ky1 = int(Y1.cols),
-                                       .ky2 = int(Y2.cols),
-                                       .x = X.data,
-                                       .ldx = X.ld,
-                                       .kx_head = int(X.cols),
-                                       .x_tail = tail ? X_tail.data : X.data,
-                                       .ldx_tail = tail ? X_tail.ld : X.ld,
-                                       .y1 = Y1.data,
-                                       .ldy1 = Y1.ld,
-                                       .y2 = Y2.data,
-                                       .ldy2 = Y2.ld,
-                                       .partial = partial.data()};
-      cuda::tall_skinny_gram(a, stream);
-      return std::make_unique<PinnedGramTransfer>(stream, blocks, kx * ky, partial.data());
-    }
+    if (cuda::tall_skinny_gram_fits(kx, ky)) return tall_skinny_start(context, X, X_tail, Y1, Y2);
   }
+  if (auto folded = folded_complex_start(context, X, X_tail, Y1, Y2)) return folded;
   // A product for each view of X and each of Y1, Y2.
   std::vector<TiledTransfer::Tile> tiles;
   std::int64_t row = 0;
@@ -293,6 +344,9 @@ template <class T>
 std::unique_ptr<LocalGramTransfer> gram_local_start(const dense::Context& context, dense::ConstDenseView<T> X,
                                                     dense::ConstDenseView<T> Y) {
   if (X.rows == 0 || X.cols == 0 || Y.cols == 0) return nullptr;
+  const dense::ConstDenseView<T> none{X.space, X.rows, 0, X.ld, X.data};
+  if (auto folded = folded_complex_start(context, X, none, Y, dense::ConstDenseView<T>{Y.space, Y.rows, 0, Y.ld, Y.data}))
+    return folded;
   return chunked_gemm_gram(context, X, Y);
 }
 
@@ -309,6 +363,8 @@ void gram_self_local(const dense::Context& context, dense::ConstDenseView<T> X, 
   const std::int64_t k = X.cols;
   std::fill(out, out + k * k, small_t<T>(0));
   if (X.rows == 0 || k == 0) return;
+  // cuBLAS's batched products even for complex values: the tall-skinny kernel stages X twice for X^H X
+  // (as X and as Y), which made the filter's CholQR2 slower on the Bloch problem (H200, call 30).
   chunked_gemm_gram(context, X, X)->wait(reinterpret_cast<double*>(out));
   // Exactly symmetric (Hermitian, with a real diagonal), as the host path's
   // syrk (herk) is: mirror the upper triangle.
