@@ -100,8 +100,8 @@ inline std::vector<Complex> times(const std::vector<Complex>& X, std::int64_t ro
 // X^H [Y1 Y2] with X in two views, column norms and LOBPCG's residuals;
 // X of k1 columns (at least 3), Y of k2 (the norms and residuals where k2 is 3).
 template <class T>
-void check_complex_reductions(const dense::Context& context, const solver::RowPartition& partition,
-                              std::int64_t k1 = 5, std::int64_t k2 = 3) {
+void check_complex_reductions(const dense::Context& context, const solver::RowPartition& partition, std::int64_t k1 = 5,
+                              std::int64_t k2 = 3) {
   const int rank = mpi_rank(MPI_COMM_WORLD);
   const std::int64_t N = partition.global_rows(), n = partition.rows(rank), first = partition.begin(rank);
   const double u = std::numeric_limits<real_t<T>>::epsilon(), tol = 4 * (N + 2) * u * N * 2;

@@ -345,7 +345,8 @@ std::unique_ptr<LocalGramTransfer> gram_local_start(const dense::Context& contex
                                                     dense::ConstDenseView<T> Y) {
   if (X.rows == 0 || X.cols == 0 || Y.cols == 0) return nullptr;
   const dense::ConstDenseView<T> none{X.space, X.rows, 0, X.ld, X.data};
-  if (auto folded = folded_complex_start(context, X, none, Y, dense::ConstDenseView<T>{Y.space, Y.rows, 0, Y.ld, Y.data}))
+  if (auto folded =
+          folded_complex_start(context, X, none, Y, dense::ConstDenseView<T>{Y.space, Y.rows, 0, Y.ld, Y.data}))
     return folded;
   return chunked_gemm_gram(context, X, Y);
 }
