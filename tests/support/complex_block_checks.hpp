@@ -41,6 +41,29 @@ struct ComplexBlock {
   dense::ConstDenseView<T> cview() const { return {data.space(), rows, cols, ld, data.data()}; }
 };
 
+// Every rank's rows of X (this rank's, rows x cols), in rank order, whole on every rank as complex doubles.
+template <class T>
+std::vector<Complex> gathered_rows(dense::ConstDenseView<T> X) {
+  std::vector<T> local(static_cast<std::size_t>(X.rows * X.cols));
+  for (std::int64_t i = 0; i < X.rows; ++i)
+    dense::copy_bytes(local.data() + i * X.cols, Space::host, X.data + i * X.ld, X.space, sizeof(T) * X.cols);
+  std::vector<double> mine;
+  for (const T& v : local) {
+    mine.push_back(double(v.real()));
+    mine.push_back(double(v.imag()));
+  }
+  const int size = mpi_size();
+  std::vector<int> counts(size), offsets(size);
+  const int count = static_cast<int>(mine.size());
+  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  for (int r = 1; r < size; ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
+  std::vector<double> all(static_cast<std::size_t>(offsets.back() + counts.back()));
+  MPI_Allgatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE, MPI_COMM_WORLD);
+  std::vector<Complex> out(all.size() / 2);
+  for (std::size_t e = 0; e < out.size(); ++e) out[e] = Complex(all[2 * e], all[2 * e + 1]);
+  return out;
+}
+
 // The block's entries on the host, as complex doubles (rows x cols, dense).
 template <class T>
 std::vector<Complex> entries(const ComplexBlock<T>& B) {

@@ -19,6 +19,7 @@
 #include "solver/blocks/orthonormalize.hpp"
 #include "solver/cg/block_cg.hpp"
 #include "solver/operator/distributed_operator.hpp"
+#include "tests/support/complex_block_checks.hpp"
 #include "tests/support/csr_test_operator.hpp"
 #include "tests/support/distributed_fixtures.hpp"
 
@@ -28,29 +29,6 @@ namespace {
 using C = std::complex<double>;
 
 const io::TwistedLaplacian kGrid{9, 8, 7, {0.7, -1.1, 2.3}};  // smallest eigenvalue ~0.02: positive definite
-
-// Every rank's rows of X (local x k), whole on every rank as complex doubles.
-template <class T>
-std::vector<C> gathered(dense::ConstDenseView<T> X) {
-  std::vector<T> local(static_cast<std::size_t>(X.rows * X.cols));
-  for (std::int64_t i = 0; i < X.rows; ++i)
-    dense::copy_bytes(local.data() + i * X.cols, Space::host, X.data + i * X.ld, X.space, sizeof(T) * X.cols);
-  std::vector<double> mine;
-  for (const T& v : local) {
-    mine.push_back(double(v.real()));
-    mine.push_back(double(v.imag()));
-  }
-  const int size = test::mpi_size();
-  std::vector<int> counts(size), offsets(size);
-  const int count = static_cast<int>(mine.size());
-  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  for (int r = 1; r < size; ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
-  std::vector<double> all(static_cast<std::size_t>(offsets.back() + counts.back()));
-  MPI_Allgatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE, MPI_COMM_WORLD);
-  std::vector<C> out(all.size() / 2);
-  for (std::size_t e = 0; e < out.size(); ++e) out[e] = C(all[2 * e], all[2 * e + 1]);
-  return out;
-}
 
 // The operator on this rank's rows of `whole` (shifted by `shift` on the diagonal), on the host.
 struct Problem {
@@ -97,7 +75,7 @@ void expect_solved(double rtol) {
   o.max_iterations = 500;
   const solver::BlockCgResult r = solver::block_cg<T>(A, B.cview(), X.view(), o);
   ASSERT_TRUE(r.all_converged()) << "stop " << solver::to_string(r.stop) << " after " << r.total_iterations;
-  const std::vector<C> x = gathered<T>(X.cview());
+  const std::vector<C> x = test::gathered_rows<T>(X.cview());
   for (std::int64_t j = 0; j < s; ++j) {
     double residual = 0, norm_b = 0;
     for (std::int64_t i = 0; i < p.n; ++i) {
@@ -159,7 +137,7 @@ TEST(OrthonormalizeComplex, DependentColumnDroppedAndHermitianOrthonormal) {
   const std::int64_t kept =
       solver::orthonormalize_against<C>(p.context, MPI_COMM_WORLD, Q.cview(), W.view(), scratch.view(), tol);
   EXPECT_EQ(kept, 2);
-  const std::vector<C> q = gathered<C>(Q.cview()), w = gathered<C>(W.cview());
+  const std::vector<C> q = test::gathered_rows<C>(Q.cview()), w = test::gathered_rows<C>(W.cview());
   for (std::int64_t a = 0; a < kept; ++a) {
     C against_q = 0;
     for (std::int64_t i = 0; i < n; ++i) against_q += std::conj(q[i]) * w[i * 3 + a];

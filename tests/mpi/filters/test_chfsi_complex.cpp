@@ -15,6 +15,7 @@
 #include "io/generators/twisted_laplacian.hpp"
 #include "solver/chfsi/chfsi.hpp"
 #include "solver/operator/distributed_operator.hpp"
+#include "tests/support/complex_block_checks.hpp"
 #include "tests/support/csr_test_operator.hpp"
 #include "tests/support/distributed_fixtures.hpp"
 
@@ -26,28 +27,6 @@ using solver::LobpcgOptions;
 using solver::LobpcgResult;
 
 const io::TwistedLaplacian kGrid{10, 9, 8, {0.7, -1.1, 2.3}};
-
-// Every rank's rows of X (local x k), gathered whole on every rank as complex doubles.
-template <class T>
-std::vector<C> gathered(const dense::DenseBlock<T>& X, std::int64_t k) {
-  std::vector<T> local(static_cast<std::size_t>(X.rows() * k));
-  dense::copy_bytes(local.data(), Space::host, X.data(), X.space(), local.size() * sizeof(T));
-  std::vector<double> mine;
-  for (const T& v : local) {
-    mine.push_back(double(v.real()));
-    mine.push_back(double(v.imag()));
-  }
-  const int size = test::mpi_size();
-  std::vector<int> counts(size), offsets(size);
-  const int count = static_cast<int>(mine.size());
-  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
-  for (int r = 1; r < size; ++r) offsets[r] = offsets[r - 1] + counts[r - 1];
-  std::vector<double> all(static_cast<std::size_t>(offsets.back() + counts.back()));
-  MPI_Allgatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), offsets.data(), MPI_DOUBLE, MPI_COMM_WORLD);
-  std::vector<C> out(all.size() / 2);
-  for (std::size_t e = 0; e < out.size(); ++e) out[e] = C(all[2 * e], all[2 * e + 1]);
-  return out;
-}
 
 template <class T>
 void expect_bloch_pairs(SpectrumEnd which, int k, double tolerance, StoppingTest test,
@@ -73,7 +52,7 @@ void expect_bloch_pairs(SpectrumEnd which, int k, double tolerance, StoppingTest
   std::vector<double> exact = io::twisted_laplacian_eigenvalues(kGrid);
   if (which == SpectrumEnd::largest) std::reverse(exact.begin(), exact.end());
   const double norm = 12;  // |A| <= 6 + 6 for the 7-point stencil
-  const std::vector<C> X = gathered(r.eigenvectors, k);
+  const std::vector<C> X = test::gathered_rows<T>(r.eigenvectors.cview());
   for (int j = 0; j < k; ++j) {
     const double scale = test == StoppingTest::backward ? norm + std::abs(exact[j]) : std::abs(exact[j]);
     EXPECT_LE(std::abs(r.eigenvalues[j] - exact[j]), tolerance * scale + 1e-13)
