@@ -39,6 +39,9 @@ CgResult cg_solve(Matrix& a, const CgRequest& request, const cfg::BlockCgSetting
     solver::collectively(comm, [&] {
       if (from == Space::device && space == Space::host)
         fail_input("X0 is a device array, but the backend is the CPU: pass a host array");
+      if (x0.complex != is_complex_v<T>)
+        fail_input("X0 is ", x0.complex ? "complex, but A is real" : "real, but A is complex", ": pass ",
+                   x0.complex ? "real" : "complex", " values");
     });
     const auto* x0_data = reinterpret_cast<const T*>(x0.data);
     for (std::int64_t i = 0; i < m; ++i)

@@ -25,7 +25,7 @@ struct HostView {
   std::int64_t offset(std::int64_t r) const { return at(a.offsets, a.wide, r); }
   std::int64_t column(std::int64_t k) const { return at(a.columns, a.wide, k); }
   // Part `part` (0 real, 1 imaginary) of entry k's value.
-  double part(std::int64_t k, int part) const { return a.complex ? a.values[2 * k + part] : a.values[k]; }
+  double part(std::int64_t k, int p) const { return a.complex ? a.values[2 * k + p] : a.values[k]; }
   bool finite(std::int64_t k) const { return std::isfinite(part(k, 0)) && std::isfinite(part(k, a.complex ? 1 : 0)); }
   // The position of A(row, col), -1 where it is not stored (a row's columns ascend).
   std::int64_t position(std::int64_t row, std::int64_t col) const {
