@@ -124,17 +124,6 @@ CgProblem<T> set_up_rhs(const cfg::BlockCgSettings& settings, const solver::Dist
   return p;
 }
 
-// The preconditioner asked for; none for complex values (complex_values.hpp refuses the others).
-template <class T>
-BuiltPreconditioner<T> preconditioner_for(const solver::PreconditionerOptions& options,
-                                          solver::DistributedOperator<T>& op, const solver::DistributedRows& matrix,
-                                          MPI_Comm comm) {
-  if constexpr (is_complex_v<T>)
-    return {};
-  else
-    return set_up_preconditioner(options, op, matrix, SpectrumEnd::smallest, false, comm);
-}
-
 // The run's header on rank 0: version, distribution and what is solved.
 void print_header(const std::string& summary, const cfg::BlockCgSettings& settings, std::int64_t s, MPI_Comm comm) {
   if (!is_root(comm)) return;
@@ -311,7 +300,8 @@ int solve(const cfg::CgConfig& config, const solver::DistributedRows& matrix, co
   const std::string text = config_text(config.path, config.overrides, comm);
   CheckpointGuard guard(config.output.checkpoint, "block-cg", first, text, matrix.numbering, comm);
   account.lap(Phase::config);
-  const BuiltPreconditioner<T> preconditioner = preconditioner_for(settings.preconditioner, op, matrix, comm);
+  const BuiltPreconditioner<T> preconditioner =
+      set_up_preconditioner(settings.preconditioner, op, matrix, SpectrumEnd::smallest, false, comm);
   account.lap(Phase::preconditioner);
   solver::BlockCgOptions options = cg_options(config, first, comm);
   CheckpointHook hook(guard);

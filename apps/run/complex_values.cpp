@@ -40,10 +40,10 @@ void check_complex_eigs(const cfg::EigsConfig& config, const solver::Distributed
 void check_complex_cg(const cfg::CgConfig& config, const solver::DistributedRows& matrix) {
   if (!matrix.complex) return;
   const cfg::BlockCgSettings& s = config.solver;
-  const std::string tail = " (complex values take block CG without a preconditioner so far)";
+  const std::string tail = " (complex values take block CG with jacobi, chebyshev or no preconditioner so far)";
   std::string refusal;
-  if (s.preconditioner.kind != PreconditionerKind::automatic && s.preconditioner.kind != PreconditionerKind::none)
-    refusal = "block_cg.preconditioner: complex preconditioners are not built yet; remove it" + tail;
+  if (s.preconditioner.kind == PreconditionerKind::petsc)
+    refusal = "block_cg.preconditioner: type petsc takes real matrices; use jacobi or chebyshev" + tail;
   else if (s.rhs == cfg::RhsSource::hdf5)
     refusal = "block_cg.rhs: right-hand sides from a file are real so far; use source random or known_solution" + tail;
   else if (!config.resume.empty() || !config.output.checkpoint.path.empty())

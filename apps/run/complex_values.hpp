@@ -1,7 +1,7 @@
 // What a run on complex Hermitian values takes so far, checked before the
 // operator is built: block-eigs with Chebyshev-filtered subspace iteration on
-// a standard problem, block-cg without a preconditioner on generated
-// right-hand sides, rows distributed as read. Every setting they do not take
+// a standard problem, block-cg with jacobi, chebyshev or no preconditioner on
+// generated right-hand sides, rows distributed as read. Every setting they do not take
 // yet is refused by key, on every rank, with what to do instead.
 #pragma once
 

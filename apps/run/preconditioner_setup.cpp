@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <complex>
 #include <cstdio>
 #include <type_traits>
 
@@ -43,7 +44,9 @@ BuiltPreconditioner<T> build_preconditioner(const solver::PreconditionerOptions&
       solver::fail_input_everywhere(
           "preconditioner type petsc approximates A^-1, which amplifies the smallest eigenvalues, not the "
           "largest: for which: largest use {type: chebyshev} (a polynomial in s I - A) or none");
-    if constexpr (!std::is_same_v<T, double>) {
+    if constexpr (is_complex_v<T>) {
+      solver::fail_input_everywhere("preconditioner type petsc takes real matrices (PETSc's scalars are real here)");
+    } else if constexpr (!std::is_same_v<T, double>) {
       solver::fail_input_everywhere(
           "preconditioner type petsc needs execution.spmm_precision: fp64 (PETSc's scalars are doubles)");
     } else {
@@ -90,5 +93,13 @@ template BuiltPreconditioner<float> build_preconditioner(const solver::Precondit
 template BuiltPreconditioner<double> build_preconditioner(const solver::PreconditionerOptions&,
                                                           solver::LinearOperator<double>&,
                                                           const solver::DistributedRows&, SpectrumEnd, bool);
+template BuiltPreconditioner<std::complex<float>> build_preconditioner(const solver::PreconditionerOptions&,
+                                                                       solver::LinearOperator<std::complex<float>>&,
+                                                                       const solver::DistributedRows&, SpectrumEnd,
+                                                                       bool);
+template BuiltPreconditioner<std::complex<double>> build_preconditioner(const solver::PreconditionerOptions&,
+                                                                        solver::LinearOperator<std::complex<double>>&,
+                                                                        const solver::DistributedRows&, SpectrumEnd,
+                                                                        bool);
 
 }  // namespace blockeigs::apps

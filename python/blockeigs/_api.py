@@ -192,7 +192,7 @@ def cg(A, B, *, M=None, rtol=None, maxiter=None, X0=None, comm=None, return_info
     by block CG.
 
     A: as for lobpcg (a CuPy sparse A stays on the device); a complex A takes real or complex B and X0 (used as
-    complex128), returns complex128 X and takes no preconditioner (M) so far. B: n x s (or n) right-hand sides, or this rank's rows of them. X0: a start, B's shape
+    complex128) and returns complex128 X. B: n x s (or n) right-hand sides, or this rank's rows of them. X0: a start, B's shape
     (None: zeros). Each column stops at ||b_j - A x_j|| <= max(rtol ||b_j||, atol). M: as for lobpcg.
     rtol, atol, maxiter: the config's block_cg.rtol, atol and max_iterations (None: the library's defaults,
     docs/config.md).

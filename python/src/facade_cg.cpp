@@ -1,6 +1,6 @@
 // The facade's block CG: the request's settings and blocks, the solve, and
 // its solution, residuals and timings as the result; complex A (Hermitian
-// positive definite) without a preconditioner.
+// positive definite) too.
 #include "python/src/facade_internal.hpp"
 
 namespace blockeigs::python {
@@ -9,7 +9,7 @@ using namespace internal;
 
 namespace {
 
-// The solve for T = double, or std::complex<double> for a complex A (no preconditioner: refused before).
+// The solve for T = double, or std::complex<double> for a complex A.
 template <class T>
 CgResult cg_solve(Matrix& a, const CgRequest& request, const cfg::BlockCgSettings& settings, double begin) {
   MPI_Comm comm = a.impl->comm;
@@ -19,14 +19,9 @@ CgResult cg_solve(Matrix& a, const CgRequest& request, const cfg::BlockCgSetting
   const std::unique_ptr<solver::DistributedOperator<T>> a_op = make_operator<T>(a, context);
   solver::DistributedOperator<T>& op = *a_op;
   CgResult out;
-  std::unique_ptr<solver::Preconditioner<T>> preconditioner;
-  if constexpr (is_complex_v<T>) {
-    out.preconditioner = "none";
-  } else {
-    preconditioner = solver::collectively(comm, [&] {
-      return make_preconditioner(settings.preconditioner, op, SpectrumEnd::smallest, false, out.preconditioner);
-    });
-  }
+  const std::unique_ptr<solver::Preconditioner<T>> preconditioner = solver::collectively(comm, [&] {
+    return make_preconditioner<T>(settings.preconditioner, op, SpectrumEnd::smallest, false, out.preconditioner);
+  });
   const Space space = context.space();
   const std::int64_t m = op.local_rows(), s = request.rhs.cols;
   std::optional<dense::DenseBlock<T>> rhs_copy;
@@ -80,11 +75,6 @@ CgResult cg(Matrix& a, const CgRequest& request) {
     const cfg::BlockCgSettings settings = solver::collectively(
         comm, [&] { return cfg::block_cg_from_keywords(request.block_cg.keywords, request.block_cg.source); });
     if (!a.complex()) return cg_solve<double>(a, request, settings, begin);
-    if (settings.preconditioner.kind != PreconditionerKind::automatic &&
-        settings.preconditioner.kind != PreconditionerKind::none)
-      solver::fail_input_everywhere("A (", a.description(),
-                                    ") holds complex values: M: complex preconditioners are not built yet; leave M "
-                                    "out (complex values take block CG without a preconditioner so far)");
     return cg_solve<std::complex<double>>(a, request, settings, begin);
   });
 }

@@ -125,10 +125,11 @@ template <class T>
 dense::ConstDenseView<T> in_space(const BlockRef& block, Space space, std::optional<dense::DenseBlock<T>>& copy,
                                   const char* name);
 
-// The preconditioner eigensolver.preconditioner describes, on `op` (null for none).
-std::unique_ptr<solver::Preconditioner<double>> make_preconditioner(const solver::PreconditionerOptions& config,
-                                                                    solver::LinearOperator<double>& op, SpectrumEnd end,
-                                                                    bool eigensolver, std::string& description);
+// The preconditioner eigensolver.preconditioner describes, on `op` (null for none); T double or complex<double>.
+template <class T>
+std::unique_ptr<solver::Preconditioner<T>> make_preconditioner(const solver::PreconditionerOptions& config,
+                                                               solver::LinearOperator<T>& op, SpectrumEnd end,
+                                                               bool eigensolver, std::string& description);
 
 // The library's block, kept alive by the OwnedBlock the caller gets (double or complex<double>).
 template <class T>

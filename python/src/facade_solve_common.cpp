@@ -45,14 +45,15 @@ template dense::ConstDenseView<std::complex<double>> in_space(const BlockRef&, S
                                                               const char*);
 
 // The preconditioner eigensolver.preconditioner describes, on `op` (null for none).
-std::unique_ptr<solver::Preconditioner<double>> make_preconditioner(const solver::PreconditionerOptions& config,
-                                                                    solver::LinearOperator<double>& op, SpectrumEnd end,
-                                                                    bool eigensolver, std::string& description) {
+template <class T>
+std::unique_ptr<solver::Preconditioner<T>> make_preconditioner(const solver::PreconditionerOptions& config,
+                                                               solver::LinearOperator<T>& op, SpectrumEnd end,
+                                                               bool eigensolver, std::string& description) {
   description = std::string(to_string(config.kind));
-  if (config.kind == PreconditionerKind::jacobi) return std::make_unique<solver::JacobiPreconditioner<double>>(op);
+  if (config.kind == PreconditionerKind::jacobi) return std::make_unique<solver::JacobiPreconditioner<T>>(op);
   if (config.kind == PreconditionerKind::chebyshev) {
-    auto chebyshev = std::make_unique<solver::ChebyshevPreconditioner<double>>(
-        op, solver::chebyshev_options(config, end, eigensolver));
+    auto chebyshev =
+        std::make_unique<solver::ChebyshevPreconditioner<T>>(op, solver::chebyshev_options(config, end, eigensolver));
     description = describe_chebyshev(*chebyshev);
     return chebyshev;
   }
@@ -60,6 +61,13 @@ std::unique_ptr<solver::Preconditioner<double>> make_preconditioner(const solver
     solver::fail_input_everywhere("M: type petsc is not offered by the Python module (use jacobi or chebyshev)");
   return nullptr;
 }
+
+template std::unique_ptr<solver::Preconditioner<double>> make_preconditioner(const solver::PreconditionerOptions&,
+                                                                             solver::LinearOperator<double>&,
+                                                                             SpectrumEnd, bool, std::string&);
+template std::unique_ptr<solver::Preconditioner<std::complex<double>>> make_preconditioner(
+    const solver::PreconditionerOptions&, solver::LinearOperator<std::complex<double>>&, SpectrumEnd, bool,
+    std::string&);
 
 template <class T>
 OwnedBlock own(dense::DenseBlock<T>&& block, const dense::Context& context) {

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <type_traits>
 #include <vector>
 
@@ -47,8 +48,8 @@ class ScaledOperator final : public LinearOperator<T> {
     if (jacobi) apply_diagonal(ctx, dhalf_.data(), X, scaled.view());
     A_.apply(T(1), jacobi ? scaled.cview() : X, T(0), product.view());
     if (jacobi) apply_diagonal(ctx, dhalf_.data(), product.cview(), scaled.view());
-    axpby(ctx, static_cast<T>(alpha * sign_), jacobi ? scaled.cview() : product.cview(), beta, Y);
-    if (shift_ != 0) axpby(ctx, static_cast<T>(alpha * shift_), X, T(1), Y);
+    axpby(ctx, alpha * static_cast<T>(sign_), jacobi ? scaled.cview() : product.cview(), beta, Y);
+    if (shift_ != 0) axpby(ctx, alpha * static_cast<T>(shift_), X, T(1), Y);
   }
 
  private:
@@ -71,16 +72,16 @@ void validate(const ChebyshevOptions& o) {
                " (at least 1) out of range");
 }
 
-// The diagonals of the polynomial in U: |d_i|^{-1} and |d_i|.
-template <class U, class T>
-void set_diagonals(Space space, const std::vector<T>& inverse, dense::Buffer<U>& dinv, dense::Buffer<U>& diag) {
-  std::vector<U> i(inverse.size()), d(inverse.size());
+// The diagonals of the polynomial in U: |d_i|^{-1} and |d_i|, real (R).
+template <class R, class T>
+void set_diagonals(Space space, const std::vector<T>& inverse, dense::Buffer<R>& dinv, dense::Buffer<R>& diag) {
+  std::vector<R> i(inverse.size()), d(inverse.size());
   for (std::size_t r = 0; r < inverse.size(); ++r) {
-    i[r] = static_cast<U>(inverse[r]);
-    d[r] = static_cast<U>(T(1) / inverse[r]);
+    i[r] = static_cast<R>(std::real(inverse[r]));
+    d[r] = static_cast<R>(1 / std::real(inverse[r]));
   }
-  dinv = dense::Buffer<U>(space, i);
-  diag = dense::Buffer<U>(space, d);
+  dinv = dense::Buffer<R>(space, i);
+  diag = dense::Buffer<R>(space, d);
 }
 
 }  // namespace
@@ -118,11 +119,11 @@ ChebyshevPreconditioner<T>::ChebyshevPreconditioner(LinearOperator<T>& A, const 
   const double lower = options.lower > 0 ? options.lower : default_chebyshev_lower(degree_);
   const Space space = context_.space();
   const Precision precision = chebyshev_precision(options.precision, precision_of<T>(), options.eigensolver, space);
-  if (precision == Precision::fp64 && !std::is_same_v<T, double>)
+  if (precision == Precision::fp64 && !std::is_same_v<real_t<T>, double>)
     fail_input(
         "Chebyshev preconditioner: precision fp64 needs an fp64 operator, and this one is fp32 "
         "(execution.spmm_precision: fp32); use fp32 or auto");
-  if (precision == Precision::fp32 && std::is_same_v<T, double>) {
+  if (precision == Precision::fp32 && std::is_same_v<real_t<T>, double>) {
     rounded_ = rounded_to_single(A);  // collective; the same on every rank
     if (!rounded_ && options.precision == ChebyshevPrecision::fp32)
       fail_input(
@@ -196,13 +197,14 @@ void ChebyshevPreconditioner<T>::run(Polynomial<U>& p, dense::ConstDenseView<T> 
     S = block(p.W);
   else
     S = W;
-  const U* dinv = p.dinv.empty() ? nullptr : p.dinv.data();
-  const U* diag = p.diag.empty() ? nullptr : p.diag.data();
+  const real_t<U>* dinv = p.dinv.empty() ? nullptr : p.dinv.data();
+  const real_t<U>* diag = p.diag.empty() ? nullptr : p.diag.data();
   const ChebyshevInterval& iv = interval_;
   const double theta = (iv.a + iv.b) / 2, delta = (iv.b - iv.a) / 2, sigma = theta / delta;
 
   clock_.to(idle_);
-  chebyshev_start<T, U>(context_, static_cast<U>(1 / theta), dinv, R, Q, E, S);  // S = E = D^{-1} R / theta, Q = R
+  using Real = real_t<U>;  // the polynomial's coefficients and diagonals
+  chebyshev_start<T, U>(context_, static_cast<Real>(1 / theta), dinv, R, Q, E, S);  // S = E = D^{-1} R / theta, Q = R
   clock_.to(elementwise_);
   double rho = 1 / sigma;
   for (int k = 1; k <= degree_; ++k) {
@@ -212,8 +214,8 @@ void ChebyshevPreconditioner<T>::run(Polynomial<U>& p, dense::ConstDenseView<T> 
     work_.halo += halo_seconds() - halo_before;
     work_.products += 1;
     const double next = 1 / (2 * sigma - rho);
-    const U shift = static_cast<U>(iv.shift), alpha = static_cast<U>(next * rho),
-            beta = static_cast<U>(2 * next / delta);
+    const Real shift = static_cast<Real>(iv.shift), alpha = static_cast<Real>(next * rho),
+               beta = static_cast<Real>(2 * next / delta);
     if (k < degree_)
       chebyshev_step(context_, shift, alpha, beta, diag, dinv, iv.shift != 0, Q, E, S);
     else  // W = S + the last step
@@ -232,5 +234,7 @@ PreconditionerWork ChebyshevPreconditioner<T>::work() {
 
 template class ChebyshevPreconditioner<float>;
 template class ChebyshevPreconditioner<double>;
+template class ChebyshevPreconditioner<std::complex<float>>;
+template class ChebyshevPreconditioner<std::complex<double>>;
 
 }  // namespace blockeigs::solver

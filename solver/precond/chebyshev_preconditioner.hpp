@@ -109,11 +109,12 @@ class ChebyshevPreconditioner final : public Preconditioner<T> {
 
  private:
   // The recurrence in U: its operator, diagonals and scratch blocks.
+  // Complex values: a real polynomial of the Hermitian operator, its coefficients and diagonals real.
   template <class U>
   struct Polynomial {
     LinearOperator<U>* A = nullptr;
-    dense::Buffer<U> dinv, diag;  // |d_i|^{-1} and |d_i| (jacobi), local rows, in A's space
-    dense::Buffer<U> Q, E, W;     // the scaled residual, the step and (U not T) the sum; grown on demand
+    dense::Buffer<real_t<U>> dinv, diag;  // |d_i|^{-1} and |d_i| (jacobi), local rows, in A's space
+    dense::Buffer<U> Q, E, W;             // the scaled residual, the step and (U not T) the sum; grown on demand
   };
   template <class U>
   void run(Polynomial<U>& p, dense::ConstDenseView<T> R, dense::DenseView<T> W);
@@ -123,9 +124,9 @@ class ChebyshevPreconditioner final : public Preconditioner<T> {
   const dense::Context& context_;
   int degree_ = 0;
   ChebyshevInterval interval_;
-  std::unique_ptr<LinearOperator<float>> rounded_;  // A in fp32, for an fp64 A with an fp32 polynomial
-  Polynomial<T> same_;                              // the polynomial in T (unless rounded_)
-  Polynomial<float> single_;                        // in fp32 over rounded_
+  std::unique_ptr<LinearOperator<single_t<T>>> rounded_;  // A in fp32, for an fp64 A with an fp32 polynomial
+  Polynomial<T> same_;                                    // the polynomial in T (unless rounded_)
+  Polynomial<single_t<T>> single_;                        // in fp32 over rounded_
   PhaseTimer clock_;
   double elementwise_ = 0;  // the passes' time (charged to the caller's preconditioner phase)
   double idle_ = 0;         // between applies

@@ -1,5 +1,6 @@
 #include "solver/precond/chebyshev_steps.hpp"
 
+#include <complex>
 #include <cstdint>
 
 #include "core/checks.hpp"
@@ -17,11 +18,20 @@ void require_shapes(dense::ConstDenseView<A> a, dense::ConstDenseView<B> b, dens
   BLOCKEIGS_ASSERT(a.space == b.space && a.space == c.space);
 }
 
-}  // namespace
+// A complex block as the real block of its parts (twice the columns).
+template <class T>
+dense::DenseView<real_t<T>> parts(dense::DenseView<T> X) {
+  return {X.space, X.rows, 2 * X.cols, 2 * X.ld, reinterpret_cast<real_t<T>*>(X.data)};
+}
+template <class T>
+dense::ConstDenseView<real_t<T>> parts(dense::ConstDenseView<T> X) {
+  return {X.space, X.rows, 2 * X.cols, 2 * X.ld, reinterpret_cast<const real_t<T>*>(X.data)};
+}
 
+// The passes on real blocks (complex ones come as their parts).
 template <class T, class U>
-void chebyshev_start(const dense::Context& context, U c, const U* dinv, dense::ConstDenseView<T> R,
-                     dense::DenseView<U> Q, dense::DenseView<U> E, dense::DenseView<U> W) {
+void start_real(const dense::Context& context, U c, const U* dinv, dense::ConstDenseView<T> R, dense::DenseView<U> Q,
+                dense::DenseView<U> E, dense::DenseView<U> W) {
   require_shapes<T, U, U>(R, Q, E);
   require_shapes<T, U, U>(R, W, W);
   if (on_device(R.space)) {
@@ -42,8 +52,8 @@ void chebyshev_start(const dense::Context& context, U c, const U* dinv, dense::C
 }
 
 template <class U>
-void chebyshev_step(const dense::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv, bool write_q,
-                    dense::DenseView<U> Q, dense::DenseView<U> E, dense::DenseView<U> W) {
+void step_real(const dense::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv, bool write_q,
+               dense::DenseView<U> Q, dense::DenseView<U> E, dense::DenseView<U> W) {
   require_shapes<U, U, U>(Q, E, W);
   if (on_device(Q.space)) {
     device_ops::chebyshev_step(context, shift, alpha, beta, diag, dinv, write_q, Q, E, W);
@@ -67,9 +77,9 @@ void chebyshev_step(const dense::Context& context, U shift, U alpha, U beta, con
 }
 
 template <class T, class U>
-void chebyshev_finish(const dense::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv,
-                      dense::ConstDenseView<U> Q, dense::ConstDenseView<U> E, dense::ConstDenseView<U> W,
-                      dense::DenseView<T> out) {
+void finish_real(const dense::Context& context, U shift, U alpha, U beta, const U* diag, const U* dinv,
+                 dense::ConstDenseView<U> Q, dense::ConstDenseView<U> E, dense::ConstDenseView<U> W,
+                 dense::DenseView<T> out) {
   require_shapes<U, U, U>(Q, E, W);
   require_shapes<U, T, T>(Q, out, out);
   if (on_device(Q.space)) {
@@ -91,20 +101,57 @@ void chebyshev_finish(const dense::Context& context, U shift, U alpha, U beta, c
   }
 }
 
-#define BLOCKEIGS_INSTANTIATE(T, U)                                                                                \
-  template void chebyshev_start(const dense::Context&, U, const U*, dense::ConstDenseView<T>, dense::DenseView<U>, \
-                                dense::DenseView<U>, dense::DenseView<U>);                                         \
-  template void chebyshev_finish(const dense::Context&, U, U, U, const U*, const U*, dense::ConstDenseView<U>,     \
-                                 dense::ConstDenseView<U>, dense::ConstDenseView<U>, dense::DenseView<T>);
+}  // namespace
+
+template <class T, class U>
+void chebyshev_start(const dense::Context& context, real_t<U> c, const real_t<U>* dinv, dense::ConstDenseView<T> R,
+                     dense::DenseView<U> Q, dense::DenseView<U> E, dense::DenseView<U> W) {
+  if constexpr (is_complex_v<U>)
+    start_real<real_t<T>, real_t<U>>(context, c, dinv, parts(R), parts(Q), parts(E), parts(W));
+  else
+    start_real<T, U>(context, c, dinv, R, Q, E, W);
+}
+
+template <class U>
+void chebyshev_step(const dense::Context& context, real_t<U> shift, real_t<U> alpha, real_t<U> beta,
+                    const real_t<U>* diag, const real_t<U>* dinv, bool write_q, dense::DenseView<U> Q,
+                    dense::DenseView<U> E, dense::DenseView<U> W) {
+  if constexpr (is_complex_v<U>)
+    step_real<real_t<U>>(context, shift, alpha, beta, diag, dinv, write_q, parts(Q), parts(E), parts(W));
+  else
+    step_real<U>(context, shift, alpha, beta, diag, dinv, write_q, Q, E, W);
+}
+
+template <class T, class U>
+void chebyshev_finish(const dense::Context& context, real_t<U> shift, real_t<U> alpha, real_t<U> beta,
+                      const real_t<U>* diag, const real_t<U>* dinv, dense::ConstDenseView<U> Q,
+                      dense::ConstDenseView<U> E, dense::ConstDenseView<U> W, dense::DenseView<T> out) {
+  if constexpr (is_complex_v<U>)
+    finish_real<real_t<T>, real_t<U>>(context, shift, alpha, beta, diag, dinv, parts(Q), parts(E), parts(W),
+                                      parts(out));
+  else
+    finish_real<T, U>(context, shift, alpha, beta, diag, dinv, Q, E, W, out);
+}
+
+#define BLOCKEIGS_INSTANTIATE(T, U)                                                                           \
+  template void chebyshev_start(const dense::Context&, real_t<U>, const real_t<U>*, dense::ConstDenseView<T>, \
+                                dense::DenseView<U>, dense::DenseView<U>, dense::DenseView<U>);               \
+  template void chebyshev_finish(const dense::Context&, real_t<U>, real_t<U>, real_t<U>, const real_t<U>*,    \
+                                 const real_t<U>*, dense::ConstDenseView<U>, dense::ConstDenseView<U>,        \
+                                 dense::ConstDenseView<U>, dense::DenseView<T>);
 
 BLOCKEIGS_INSTANTIATE(float, float)
 BLOCKEIGS_INSTANTIATE(double, double)
 BLOCKEIGS_INSTANTIATE(double, float)
+BLOCKEIGS_INSTANTIATE(std::complex<float>, std::complex<float>)
+BLOCKEIGS_INSTANTIATE(std::complex<double>, std::complex<double>)
+BLOCKEIGS_INSTANTIATE(std::complex<double>, std::complex<float>)
 #undef BLOCKEIGS_INSTANTIATE
 
-template void chebyshev_step(const dense::Context&, float, float, float, const float*, const float*, bool,
-                             dense::DenseView<float>, dense::DenseView<float>, dense::DenseView<float>);
-template void chebyshev_step(const dense::Context&, double, double, double, const double*, const double*, bool,
-                             dense::DenseView<double>, dense::DenseView<double>, dense::DenseView<double>);
+#define BLOCKEIGS_STEP(U)                                                                                \
+  template void chebyshev_step(const dense::Context&, real_t<U>, real_t<U>, real_t<U>, const real_t<U>*, \
+                               const real_t<U>*, bool, dense::DenseView<U>, dense::DenseView<U>, dense::DenseView<U>);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_STEP)
+#undef BLOCKEIGS_STEP
 
 }  // namespace blockeigs::solver

@@ -1,6 +1,7 @@
 #include "solver/precond/jacobi_preconditioner.hpp"
 
 #include <cmath>
+#include <complex>
 #include <vector>
 
 #include "core/error.hpp"
@@ -19,7 +20,7 @@ std::vector<T> inverse_abs_diagonal(const LinearOperator<T>& A, const char* who)
     context.synchronize();
     std::vector<T> d = diagonal.to_host();
     for (std::int64_t i = 0; i < n; ++i) {
-      if (d[i] == T(0) || !std::isfinite(static_cast<double>(d[i])))
+      if (d[i] == T(0) || !std::isfinite(static_cast<double>(std::abs(d[i]))))
         fail_input(who, ": the matrix has diagonal entry ", d[i], " in row ", A.first_row() + i,
                    " (0-based); Jacobi scales each row by 1/|a_ii| and needs every diagonal entry "
                    "nonzero and finite (for an SPD matrix they are positive): choose a preconditioner "
@@ -42,9 +43,10 @@ void JacobiPreconditioner<T>::apply(dense::ConstDenseView<T> R, dense::DenseView
   apply_diagonal(context_, inverse_.data(), R, W);
 }
 
-template std::vector<float> inverse_abs_diagonal(const LinearOperator<float>&, const char*);
-template std::vector<double> inverse_abs_diagonal(const LinearOperator<double>&, const char*);
-template class JacobiPreconditioner<float>;
-template class JacobiPreconditioner<double>;
+#define BLOCKEIGS_JACOBI(T)                                                            \
+  template std::vector<T> inverse_abs_diagonal(const LinearOperator<T>&, const char*); \
+  template class JacobiPreconditioner<T>;
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_JACOBI)
+#undef BLOCKEIGS_JACOBI
 
 }  // namespace blockeigs::solver

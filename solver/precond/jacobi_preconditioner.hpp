@@ -1,5 +1,5 @@
 // Jacobi (diagonal) preconditioner: W = |D|^{-1} R with D the operator's
-// diagonal. For an SPD matrix the diagonal is positive and this is classical
+// diagonal (real for a Hermitian operator). For an SPD matrix the diagonal is positive and this is classical
 // Jacobi. For an indefinite matrix the absolute value keeps M SPD, which
 // LOBPCG needs (a negative entry would make M indefinite). A zero (or
 // non-finite) diagonal entry leaves no scaling to apply: the constructor

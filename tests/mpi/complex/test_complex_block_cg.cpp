@@ -1,8 +1,9 @@
 // Block CG and the rank-revealing orthonormalisation on complex blocks at np
 // 1-4 (a rank without rows from np 2): the twisted (Bloch) Laplacian, Hermitian
 // positive definite, with several right-hand sides (one of them zero) in
-// complex double and complex single, each solution re-checked by plain loops
-// over the whole matrix; an indefinite Hermitian matrix refused; and
+// complex double and complex single, unpreconditioned, with Jacobi and with a
+// Chebyshev polynomial, each solution re-checked by plain loops over the whole
+// matrix; an indefinite Hermitian matrix refused; and
 // condition_basis / orthonormalize_against on complex blocks with a dependent
 // column, the result checked in the Hermitian inner product.
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <complex>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -18,6 +20,8 @@
 #include "io/generators/twisted_laplacian.hpp"
 #include "solver/blocks/orthonormalize.hpp"
 #include "solver/cg/block_cg.hpp"
+#include "solver/precond/chebyshev_preconditioner.hpp"
+#include "solver/precond/jacobi_preconditioner.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "tests/support/complex_block_checks.hpp"
 #include "tests/support/csr_test_operator.hpp"
@@ -58,10 +62,21 @@ C rhs_entry(std::int64_t i, std::int64_t j) {
   return std::polar(1.0 + 0.1 * double(j), 0.37 * double(i * (j + 1))) + C(0.01 * double(i % 7), 0);
 }
 
+// Solves and re-checks; returns the iterations. `preconditioner`: none, jacobi or chebyshev.
 template <class T>
-void expect_solved(double rtol) {
+int expect_solved(double rtol, PreconditionerKind preconditioner = PreconditionerKind::none,
+                  ChebyshevPrecision precision = ChebyshevPrecision::automatic) {
   const Problem p;
   solver::DistributedOperator<T> A = p.op<T>();
+  std::unique_ptr<solver::Preconditioner<T>> M;
+  if (preconditioner == PreconditionerKind::jacobi) M = std::make_unique<solver::JacobiPreconditioner<T>>(A);
+  if (preconditioner == PreconditionerKind::chebyshev) {
+    solver::ChebyshevOptions c;
+    c.degree = 6;
+    c.eigensolver = false;
+    c.precision = precision;
+    M = std::make_unique<solver::ChebyshevPreconditioner<T>>(A, c);
+  }
   const std::int64_t s = 4, m = p.rows();
   dense::DenseBlock<T> B(Space::host, m, s), X(Space::host, m, s);
   for (std::int64_t i = 0; i < m; ++i)
@@ -73,8 +88,8 @@ void expect_solved(double rtol) {
   solver::BlockCgOptions o;
   o.rtol = rtol;
   o.max_iterations = 500;
-  const solver::BlockCgResult r = solver::block_cg<T>(A, B.cview(), X.view(), o);
-  ASSERT_TRUE(r.all_converged()) << "stop " << solver::to_string(r.stop) << " after " << r.total_iterations;
+  const solver::BlockCgResult r = solver::block_cg<T>(A, B.cview(), X.view(), o, M.get());
+  EXPECT_TRUE(r.all_converged()) << "stop " << solver::to_string(r.stop) << " after " << r.total_iterations;
   const std::vector<C> x = test::gathered_rows<T>(X.cview());
   for (std::int64_t j = 0; j < s; ++j) {
     double residual = 0, norm_b = 0;
@@ -92,11 +107,23 @@ void expect_solved(double rtol) {
       EXPECT_EQ(r.iterations[j], 0);  // b = 0: x = 0 at once
     }
   }
+  return r.total_iterations;
 }
 
 TEST(BlockCgComplex, BlochLaplacianSeveralRightHandSides) { expect_solved<C>(1e-10); }
 
 TEST(BlockCgComplex, BlochLaplacianComplexSingle) { expect_solved<std::complex<float>>(1e-4); }
+
+// Jacobi (the Bloch Laplacian's diagonal is constant: the iteration is unchanged but for rounding) and a
+// Chebyshev polynomial of the Hermitian operator (real coefficients), which needs fewer iterations.
+TEST(BlockCgComplex, BlochLaplacianPreconditioned) {
+  const int plain = expect_solved<C>(1e-10);
+  EXPECT_NEAR(expect_solved<C>(1e-10, PreconditionerKind::jacobi), plain, 2);
+  EXPECT_LT(expect_solved<C>(1e-10, PreconditionerKind::chebyshev), plain / 2);
+  // The polynomial in complex fp32 over the operator's complex fp32 copy.
+  EXPECT_LT(expect_solved<C>(1e-10, PreconditionerKind::chebyshev, ChebyshevPrecision::fp32), plain / 2);
+  EXPECT_LT(expect_solved<std::complex<float>>(1e-4, PreconditionerKind::chebyshev), plain);
+}
 
 TEST(BlockCgComplex, IndefiniteHermitianMatrixRefused) {
   const Problem p(-1.0);  // A - I: eigenvalues from about -1 to 11

@@ -197,8 +197,9 @@ TEST(ComplexRuns, RefusedSettingsNameTheirKeys) {
   test::expect_mentions(phase, {"phase.yaml", "boundary: periodic"});
 }
 
-// block-cg on the Bloch Laplacian (Hermitian positive definite): X and B complex128 in the result file,
-// A X = B to the tolerance by loops over the whole matrix; a preconditioner and a file's right-hand sides refused.
+// block-cg on the Bloch Laplacian (Hermitian positive definite) with a Chebyshev preconditioner: X and B
+// complex128 in the result file, A X = B to the tolerance by loops over the whole matrix; a band order and a
+// file's right-hand sides refused.
 TEST(ComplexRuns, BlockCgOnTheBlochLaplacian) {
   const fs::path dir = test::shared_folder("complex_runs_cg");
   const std::int64_t n = kBloch.nx * kBloch.ny * kBloch.nz, s = 3;
@@ -206,8 +207,10 @@ TEST(ComplexRuns, BlockCgOnTheBlochLaplacian) {
   const std::string result = (dir / "cg.h5").string();
   const std::string head =
       "matrix:\n  generator: {type: laplacian_3d, nx: 9, ny: 8, nz: 7, boundary: periodic, phase: [0.7, -1.1, 2.3]}\n";
-  test::write_text(dir / "cg.yaml", head + "block_cg: {rtol: 1.0e-10, rhs: {source: random, columns: 3}}\n" +
-                                        "output: {path: " + result + ", monitor: false}\n");
+  test::write_text(dir / "cg.yaml", head +
+                                        "block_cg: {rtol: 1.0e-10, rhs: {source: random, columns: 3}, preconditioner: "
+                                        "chebyshev}\noutput: {path: " +
+                                        result + ", monitor: false}\n");
   ASSERT_EQ(apps::run_cg((dir / "cg.yaml").string(), MPI_COMM_WORLD), apps::exit_ok);
   const std::vector<C> X = read_complex(result, "/X"), B = read_complex(result, "/B");
   ASSERT_EQ(X.size(), std::size_t(n * s));
@@ -231,7 +234,7 @@ TEST(ComplexRuns, BlockCgOnTheBlochLaplacian) {
                        (dir / "real.h5").string() + ", monitor: false}\n");
   ASSERT_EQ(apps::run_cg((dir / "real.yaml").string(), MPI_COMM_WORLD), apps::exit_ok);
   const std::pair<std::string, std::string> cases[] = {
-      {"block_cg: {preconditioner: jacobi}\n", "block_cg.preconditioner"},
+      {"block_cg: {preconditioner: chebyshev}\nexecution: {local_order: band}\n", "execution.local_order"},
       {"block_cg: {rhs: {source: hdf5, file: real.h5, dataset: /B}}\n", "block_cg.rhs"},
   };
   for (const auto& [rest, key] : cases) {
