@@ -266,7 +266,8 @@ solver::MemoryPlan check_memory_with_operator(const Config& config, const solver
   }
   solver::SolverShape shape = solver_shape(config, space, e.rows, comm);
   if constexpr (is_complex_v<T> && !requires { config.eigensolver; }) {
-    shape.value_bytes = int(sizeof(T));  // block CG's blocks in complex: twice the bytes of their parts
+    shape.value_bytes = int(sizeof(T));            // block CG's blocks in complex: twice the bytes of their parts
+    shape.preconditioner_memory.block_bytes *= 2;  // the polynomial's blocks too; its diagonals stay real
   } else if constexpr (is_complex_v<T>) {
     // The filter's blocks, their values complex (twice the bytes of their parts); mixed as its parts decide.
     const cfg::EigensolverSettings& s = config.eigensolver;
