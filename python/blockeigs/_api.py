@@ -109,8 +109,8 @@ def lobpcg(A, k=None, *, B=None, M=None, Y=None, X=None, which="smallest", tol=N
     B must be symmetric positive definite. A may be complex Hermitian (complex128; complex64 is widened): it then
     takes Chebyshev-filtered subspace iteration on A x = lambda x (method None or "chebyshev_filter"; B, M, X, Y
     and interval are refused for it so far), and V is complex128. A CuPy sparse A is checked and split into the
-    operator on the device, never copied to the host (each rank's rows stay in the input's order; a CuPy B is copied to the
-    host once). M: None, "jacobi", "chebyshev" or a dict of the config's
+    operator on the device, never copied to the host (each rank's rows stay in the input's order; a CuPy B is
+    copied to the host once). M: None, "jacobi", "chebyshev" or a dict of the config's
     preconditioner keys ({"type": "chebyshev", "degree": 8, "lower": 0.05, "jacobi": True,
     "precision": "fp32"}). Y: constraints (n x m or this rank's rows): the eigenvectors are kept
     (B-)orthogonal to its columns. X: a start block (n x 1..block_size or this rank's rows).
