@@ -42,4 +42,20 @@ using small_t = std::conditional_t<is_complex_v<T>, std::complex<double>, double
 template <class T>
 using single_t = std::conditional_t<is_complex_v<T>, std::complex<float>, float>;
 
+// x's conjugate (x itself where x is real) and |x|^2: code written once for real and complex scalars.
+template <class T>
+T conj_of(T x) {
+  if constexpr (is_complex_v<T>)
+    return std::conj(x);
+  else
+    return x;
+}
+template <class T>
+real_t<T> abs2(T x) {
+  if constexpr (is_complex_v<T>)
+    return std::norm(x);
+  else
+    return x * x;
+}
+
 }  // namespace blockeigs

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "core/scalar.hpp"
 #include "dense/memory.hpp"
 
 namespace blockeigs::dense {
@@ -50,6 +51,19 @@ struct ConstDenseView {
 
   const T& operator()(std::int64_t i, std::int64_t j) const { return data[i * ld + j]; }
 };
+
+// A complex block's values as a real block of twice the columns, each value's real and imaginary parts side by
+// side (std::complex's layout): where a complex operation is a real one on the parts.
+template <class T>
+DenseView<real_t<T>> parts_of(DenseView<T> X) {
+  static_assert(is_complex_v<T>);
+  return {X.space, X.rows, 2 * X.cols, 2 * X.ld, reinterpret_cast<real_t<T>*>(X.data)};
+}
+template <class T>
+ConstDenseView<real_t<T>> parts_of(ConstDenseView<T> X) {
+  static_assert(is_complex_v<T>);
+  return {X.space, X.rows, 2 * X.cols, 2 * X.ld, reinterpret_cast<const real_t<T>*>(X.data)};
+}
 
 template <class T>
 class DenseBlock {

@@ -2,6 +2,7 @@
 // its solution, residuals and timings as the result; complex A (Hermitian
 // positive definite) too.
 #include "python/src/facade_internal.hpp"
+#include "solver/blocks/block_ops.hpp"
 
 namespace blockeigs::python {
 
@@ -28,19 +29,11 @@ CgResult cg_solve(Matrix& a, const CgRequest& request, const cfg::BlockCgSetting
   dense::DenseBlock<T> x(space, m, s);
   const dense::ConstDenseView<T> rhs =
       solver::collectively(comm, [&] { return in_space<T>(request.rhs, space, rhs_copy, "B"); });
-  if (request.start) {
-    const BlockRef& x0 = *request.start;
-    const Space from = x0.device ? Space::device : Space::host;
-    solver::collectively(comm, [&] {
-      if (from == Space::device && space == Space::host)
-        fail_input("X0 is a device array, but the backend is the CPU: pass a host array");
-      if (x0.complex != is_complex_v<T>)
-        fail_input("X0 is ", x0.complex ? "complex, but A is real" : "real, but A is complex", ": pass ",
-                   x0.complex ? "real" : "complex", " values");
-    });
-    const auto* x0_data = reinterpret_cast<const T*>(x0.data);
-    for (std::int64_t i = 0; i < m; ++i)
-      dense::copy_bytes(x.data() + i * s, space, x0_data + i * x0.ld, from, sizeof(T) * s);
+  if (request.start) {  // X0 checked and taken as B is, then copied into X, which the solve overwrites
+    std::optional<dense::DenseBlock<T>> x0_copy;
+    const dense::ConstDenseView<T> x0 =
+        solver::collectively(comm, [&] { return in_space<T>(*request.start, space, x0_copy, "X0"); });
+    solver::copy_block(context, x0, x.view());
   } else {
     dense::fill_bytes(x.data(), space, 0, sizeof(T) * m * s);
   }

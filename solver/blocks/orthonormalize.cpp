@@ -30,12 +30,6 @@ int rank_of(MPI_Comm comm) {
 // before) could be a sizeable share of what remains.
 enum class BasisGoal { orthonormal, well_conditioned };
 
-// |x|^2, and the adjoint's conjugate (x itself for real x).
-inline double abs2(double x) { return x * x; }
-inline double abs2(std::complex<double> x) { return std::norm(x); }
-inline double conj_of(double x) { return x; }
-inline std::complex<double> conj_of(std::complex<double> x) { return std::conj(x); }
-
 // W's `selected` columns (strictly increasing) moved to its front, unless
 // they are there already.
 template <class T>

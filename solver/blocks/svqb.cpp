@@ -29,9 +29,6 @@ struct UnitDiagonalForm {
   HostMatrixOf<S> M;
 };
 
-inline double conj_of(double x) { return x; }
-inline std::complex<double> conj_of(std::complex<double> x) { return std::conj(x); }
-
 template <class S>
 UnitDiagonalForm<S> unit_diagonal_form(const HostMatrixOf<S>& G, const OrthonormalizeTolerances& tol,
                                        const std::vector<double>* reference_sq_norms) {

@@ -38,9 +38,6 @@ HostMatrixOf<S> columns_of(const HostMatrixOf<S>& M, std::int64_t first, std::in
   return M.block(0, M.rows(), first, count);
 }
 
-inline double conj_of(double x) { return x; }
-inline std::complex<double> conj_of(std::complex<double> x) { return std::conj(x); }
-
 template <class T>
 void check_block_cg_arguments(const LinearOperator<T>& A, dense::ConstDenseView<T> B, dense::DenseView<T> X,
                               const BlockCgOptions& options) {

@@ -228,8 +228,7 @@ void convert_values(const dense::Context& ctx, dense::ConstDenseView<From> src, 
   if constexpr (is_complex_v<From>) {
     using RF = real_t<From>;
     using RT = real_t<To>;
-    convert_block<RF, RT>(ctx, {src.space, src.rows, 2 * src.cols, 2 * src.ld, reinterpret_cast<const RF*>(src.data)},
-                          {dst.space, dst.rows, 2 * dst.cols, 2 * dst.ld, reinterpret_cast<RT*>(dst.data)});
+    convert_block<RF, RT>(ctx, dense::parts_of(src), dense::parts_of(dst));
   } else {
     convert_block<From, To>(ctx, src, dst);
   }

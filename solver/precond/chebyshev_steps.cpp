@@ -18,16 +18,6 @@ void require_shapes(dense::ConstDenseView<A> a, dense::ConstDenseView<B> b, dens
   BLOCKEIGS_ASSERT(a.space == b.space && a.space == c.space);
 }
 
-// A complex block as the real block of its parts (twice the columns).
-template <class T>
-dense::DenseView<real_t<T>> parts(dense::DenseView<T> X) {
-  return {X.space, X.rows, 2 * X.cols, 2 * X.ld, reinterpret_cast<real_t<T>*>(X.data)};
-}
-template <class T>
-dense::ConstDenseView<real_t<T>> parts(dense::ConstDenseView<T> X) {
-  return {X.space, X.rows, 2 * X.cols, 2 * X.ld, reinterpret_cast<const real_t<T>*>(X.data)};
-}
-
 // The passes on real blocks (complex ones come as their parts).
 template <class T, class U>
 void start_real(const dense::Context& context, U c, const U* dinv, dense::ConstDenseView<T> R, dense::DenseView<U> Q,
@@ -107,7 +97,8 @@ template <class T, class U>
 void chebyshev_start(const dense::Context& context, real_t<U> c, const real_t<U>* dinv, dense::ConstDenseView<T> R,
                      dense::DenseView<U> Q, dense::DenseView<U> E, dense::DenseView<U> W) {
   if constexpr (is_complex_v<U>)
-    start_real<real_t<T>, real_t<U>>(context, c, dinv, parts(R), parts(Q), parts(E), parts(W));
+    start_real<real_t<T>, real_t<U>>(context, c, dinv, dense::parts_of(R), dense::parts_of(Q), dense::parts_of(E),
+                                     dense::parts_of(W));
   else
     start_real<T, U>(context, c, dinv, R, Q, E, W);
 }
@@ -117,7 +108,8 @@ void chebyshev_step(const dense::Context& context, real_t<U> shift, real_t<U> al
                     const real_t<U>* diag, const real_t<U>* dinv, bool write_q, dense::DenseView<U> Q,
                     dense::DenseView<U> E, dense::DenseView<U> W) {
   if constexpr (is_complex_v<U>)
-    step_real<real_t<U>>(context, shift, alpha, beta, diag, dinv, write_q, parts(Q), parts(E), parts(W));
+    step_real<real_t<U>>(context, shift, alpha, beta, diag, dinv, write_q, dense::parts_of(Q), dense::parts_of(E),
+                         dense::parts_of(W));
   else
     step_real<U>(context, shift, alpha, beta, diag, dinv, write_q, Q, E, W);
 }
@@ -127,8 +119,8 @@ void chebyshev_finish(const dense::Context& context, real_t<U> shift, real_t<U> 
                       const real_t<U>* diag, const real_t<U>* dinv, dense::ConstDenseView<U> Q,
                       dense::ConstDenseView<U> E, dense::ConstDenseView<U> W, dense::DenseView<T> out) {
   if constexpr (is_complex_v<U>)
-    finish_real<real_t<T>, real_t<U>>(context, shift, alpha, beta, diag, dinv, parts(Q), parts(E), parts(W),
-                                      parts(out));
+    finish_real<real_t<T>, real_t<U>>(context, shift, alpha, beta, diag, dinv, dense::parts_of(Q), dense::parts_of(E),
+                                      dense::parts_of(W), dense::parts_of(out));
   else
     finish_real<T, U>(context, shift, alpha, beta, diag, dinv, Q, E, W, out);
 }

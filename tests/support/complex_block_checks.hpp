@@ -156,8 +156,9 @@ void check_complex_reductions(const dense::Context& context, const solver::RowPa
       for (std::int64_t i = 0; i < N; ++i) want += std::conj(xw[i * k1 + a]) * xw[i * k1 + b];
       EXPECT_LE(std::abs(H(a, b) - want), tol) << "X^H X (" << a << ", " << b << ")";
       EXPECT_EQ(H(a, b), std::conj(H(b, a))) << "X^H X not exactly Hermitian";
-      if (b >= 1 && b < 3)
+      if (b >= 1 && b < 3) {
         EXPECT_LE(std::abs(P(a, k2 + b - 1) - want), tol) << "X^H X(:, 1:3) (" << a << ", " << b << ")";
+      }
     }
   }
 
@@ -324,7 +325,9 @@ inline void expect_cholesky_inverse(const solver::ComplexHostMatrix& G, const so
   for (std::int64_t i = 0; i < n; ++i)
     for (std::int64_t j = 0; j < n; ++j) {
       ASSERT_LE(std::abs(I(i, j) - (i == j ? 1.0 : 0.0)), tol) << "U^-H G U^-1 (" << i << ", " << j << ")";
-      if (j < i) ASSERT_EQ(inverse(i, j), std::complex<double>(0)) << "lower part (" << i << ", " << j << ")";
+      if (j < i) {
+        ASSERT_EQ(inverse(i, j), std::complex<double>(0)) << "lower part (" << i << ", " << j << ")";
+      }
     }
 }
 

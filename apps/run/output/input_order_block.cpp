@@ -221,7 +221,7 @@ DistributedBlock block_in_input_order(const std::string& dataset, dense::ConstDe
                                       const solver::RowNumbering& numbering, MPI_Comm comm, std::int64_t piece_bytes) {
   if constexpr (is_complex_v<T>) {
     using R = real_t<T>;
-    const dense::ConstDenseView<R> parts{X.space, X.rows, 2 * X.cols, 2 * X.ld, reinterpret_cast<const R*>(X.data)};
+    const dense::ConstDenseView<R> parts = dense::parts_of(X);
     DistributedBlock block = real_block_in_input_order<R>(dataset, parts, numbering, comm, piece_bytes);
     block.complex = true;
     return block;

@@ -198,26 +198,18 @@ std::vector<double> real_embedding(const small_t<T>* S, std::int64_t k1, std::in
   return out;
 }
 
-// A complex block's real view (2 cols real columns), and a null one for a null block.
-template <class T>
-real_t<T>* reals_of(T* data) {
-  return reinterpret_cast<real_t<T>*>(data);
-}
-template <class T>
-const real_t<T>* reals_of(const T* data) {
-  return reinterpret_cast<const real_t<T>*>(data);
-}
-
-// The complex Y = alpha X S + beta Z by the real narrow kernels where they fit the doubled widths and beta is
-// real; false otherwise (the caller takes its other path).
+// The complex Y = alpha X S + beta Z by the real narrow kernels on the values' parts where they fit the doubled
+// widths and beta is real; false otherwise (the caller takes its other path). Z is not read where beta is 0.
 template <class T>
 bool complex_narrow_update(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const small_t<T>* S,
-                           T beta, const std::type_identity_t<T>* z, std::int64_t ldz, dense::DenseView<T> Y) {
+                           T beta, dense::ConstDenseView<T> Z, dense::DenseView<T> Y) {
   using R = real_t<T>;
   if (beta.imag() != 0 || !cuda::narrow_update_fits<R>(2 * X.cols, 2 * Y.cols)) return false;
   const std::vector<double> s = real_embedding<T>(S, X.cols, Y.cols, alpha);
-  cuda::narrow_update<R>(Y.rows, 2 * X.cols, 2 * Y.cols, R(1), reals_of<T>(X.data), 2 * X.ld, s.data(), beta.real(),
-                         reals_of<T>(z), 2 * ldz, reals_of<T>(Y.data), 2 * Y.ld, stream_of(context));
+  const auto x = dense::parts_of(X), z = dense::parts_of(Z);
+  const auto y = dense::parts_of(Y);
+  cuda::narrow_update<R>(y.rows, x.cols, y.cols, R(1), x.data, x.ld, s.data(), beta.real(), z.data, z.ld, y.data, y.ld,
+                         stream_of(context));
   return true;
 }
 
@@ -243,7 +235,7 @@ void block_update(const dense::Context& context, T alpha, dense::ConstDenseView<
   if constexpr (is_complex_v<T>) {
     // Complex: the narrow kernels where the doubled widths fit them, the tensor-core one included (cuBLAS's
     // complex product, not on the tensor cores, is slower).
-    if (complex_narrow_update<T>(context, alpha, X, S, beta, Y.data, Y.ld, Y)) return;
+    if (complex_narrow_update<T>(context, alpha, X, S, beta, dense::ConstDenseView<T>(Y), Y)) return;
   } else if (cuda::row_group_update_fits(X.cols, Y.cols)) {
     cuda::narrow_update<T>(Y.rows, X.cols, Y.cols, alpha, X.data, X.ld, S, beta, Y.data, Y.ld, Y.data, Y.ld, stream);
     return;
@@ -260,7 +252,7 @@ template <class T>
 bool block_combine(const dense::Context& context, T alpha, dense::ConstDenseView<T> X, const small_t<T>* S, T beta,
                    dense::ConstDenseView<T> Z, dense::DenseView<T> Y) {
   if constexpr (is_complex_v<T>) {
-    return complex_narrow_update<T>(context, alpha, X, S, beta, Z.data, Z.ld, Y);
+    return complex_narrow_update<T>(context, alpha, X, S, beta, Z, Y);
   } else {
     if (!cuda::narrow_update_fits<T>(X.cols, Y.cols)) return false;
     cuda::narrow_update<T>(Y.rows, X.cols, Y.cols, alpha, X.data, X.ld, S, beta, Z.data, Z.ld, Y.data, Y.ld,
@@ -273,7 +265,7 @@ template <class T>
 bool transform_in_place(const dense::Context& context, dense::DenseView<T> W, const small_t<T>* S, std::int64_t kept) {
   if constexpr (is_complex_v<T>) {
     const dense::DenseView<T> out{W.space, W.rows, kept, W.ld, W.data};
-    return complex_narrow_update<T>(context, T(1), dense::ConstDenseView<T>(W), S, T(0), nullptr, 0, out);
+    return complex_narrow_update<T>(context, T(1), dense::ConstDenseView<T>(W), S, T(0), {}, out);
   } else {
     if (!cuda::narrow_update_fits<T>(W.cols, kept)) return false;
     cuda::narrow_update<T>(W.rows, W.cols, kept, T(1), W.data, W.ld, S, T(0), nullptr, 0, W.data, W.ld,
@@ -290,8 +282,10 @@ bool block_combine_pair(const dense::Context& context, dense::ConstDenseView<T> 
     const std::int64_t k1 = X1.cols + X2.cols;
     if (!cuda::narrow_update_fits<R>(2 * k1, 2 * Y.cols)) return false;
     const std::vector<double> s = real_embedding<T>(S, k1, Y.cols, T(1));
-    cuda::narrow_update_pair<R>(Y.rows, 2 * X1.cols, reals_of<T>(X1.data), 2 * X1.ld, 2 * X2.cols, reals_of<T>(X2.data),
-                                2 * X2.ld, 2 * Y.cols, s.data(), reals_of<T>(Y.data), 2 * Y.ld, stream_of(context));
+    const auto x1 = dense::parts_of(X1), x2 = dense::parts_of(X2);
+    const auto y = dense::parts_of(Y);
+    cuda::narrow_update_pair<R>(y.rows, x1.cols, x1.data, x1.ld, x2.cols, x2.data, x2.ld, y.cols, s.data(), y.data,
+                                y.ld, stream_of(context));
     return true;
   } else {
     if (!cuda::narrow_update_fits<T>(X1.cols + X2.cols, Y.cols)) return false;
@@ -339,8 +333,7 @@ void copy_block(const dense::Context& context, dense::ConstDenseView<T> src, den
   // Complex values are copied as their parts, exactly (1 * x + 0 * y is not x where y is not finite).
   if constexpr (is_complex_v<T>) {
     using R = real_t<T>;
-    return copy_block<R>(context, {src.space, src.rows, 2 * src.cols, 2 * src.ld, reinterpret_cast<const R*>(src.data)},
-                         {dst.space, dst.rows, 2 * dst.cols, 2 * dst.ld, reinterpret_cast<R*>(dst.data)});
+    return copy_block<R>(context, dense::parts_of(src), dense::parts_of(dst));
   }
   // Device to device: an element-wise kernel, faster than cudaMemcpy2DAsync on
   // these shapes (docs/benchmarks/block-ops.md#kernel-notes).

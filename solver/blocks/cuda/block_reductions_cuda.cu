@@ -295,11 +295,6 @@ std::unique_ptr<LocalGramTransfer> tall_skinny_start(const dense::Context& conte
   return std::make_unique<PinnedGramTransfer>(stream, blocks, kx * ky, partial.data());
 }
 
-// A complex double block's parts as a real block of twice the columns.
-dense::ConstDenseView<double> parts_of(dense::ConstDenseView<std::complex<double>> X) {
-  return {X.space, X.rows, 2 * X.cols, 2 * X.ld, reinterpret_cast<const double*>(X.data)};
-}
-
 // X^H [Y1 Y2] through the real kernel where the doubled widths fit it; null where they do not.
 template <class T>
 std::unique_ptr<LocalGramTransfer> folded_complex_start(const dense::Context& context, dense::ConstDenseView<T> X,
@@ -309,7 +304,9 @@ std::unique_ptr<LocalGramTransfer> folded_complex_start(const dense::Context& co
   if constexpr (std::is_same_v<T, std::complex<double>>) {
     if (cuda::tall_skinny_gram_fits(2 * kx, 2 * ky))
       return std::make_unique<FoldedComplexTransfer>(
-          tall_skinny_start(context, parts_of(X), parts_of(X_tail), parts_of(Y1), parts_of(Y2)), kx, ky);
+          tall_skinny_start(context, dense::parts_of(X), dense::parts_of(X_tail), dense::parts_of(Y1),
+                            dense::parts_of(Y2)),
+          kx, ky);
   }
   return nullptr;
 }
@@ -364,8 +361,8 @@ void gram_self_local(const dense::Context& context, dense::ConstDenseView<T> X, 
   const std::int64_t k = X.cols;
   std::fill(out, out + k * k, small_t<T>(0));
   if (X.rows == 0 || k == 0) return;
-  // cuBLAS's batched products even for complex values: the tall-skinny kernel stages X twice for X^H X
-  // (as X and as Y), which made the filter's CholQR2 slower on the Bloch problem (H200, call 30).
+  // cuBLAS's batched products, complex values included: the folded tall-skinny kernel would stage X twice
+  // for X^H X (as X and as Y).
   chunked_gemm_gram(context, X, X)->wait(reinterpret_cast<double*>(out));
   // Exactly symmetric (Hermitian, with a real diagonal), as the host path's
   // syrk (herk) is: mirror the upper triangle.
