@@ -16,6 +16,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/preset.sh
 stage() { echo "test.sh: $1 ($((SECONDS / 60)) min $((SECONDS % 60)) s so far)"; }
+# Both builds and the fuzz build take about 6 GB; a full disk fails a link in the middle of the log, so
+# the free space is printed first, and the trees' sizes at the end.
+echo "test.sh: free disk where the builds go: $(df -Ph . | awk 'NR == 2 {print $4}'), in /tmp: $(df -Ph /tmp | awk 'NR == 2 {print $4}')"
 # Test numbers of the plain build for `ctest -I`: every test whose name the asan preset's run does not
 # have, so that a test only one build registers (PETSc, CUDA, Python) runs where it exists (names compared
 # without GoogleTest's "# GetParam() = ..." notes, which hold addresses).
@@ -53,3 +56,4 @@ if [ "${BLOCKEIGS_FUZZ:-1}" != 0 ]; then
   run ctest --preset fuzz -j "$jobs"
   stage "fuzz runs passed"
 fi
+echo "test.sh: build trees: $(du -sh build/* 2>/dev/null | tr '\t\n' ' ;')"
