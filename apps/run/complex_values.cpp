@@ -4,6 +4,7 @@
 
 #include "solver/base/collective.hpp"
 #include "solver/operator/symmetry_check.hpp"
+#include "solver/precond/petsc_pc.hpp"
 
 namespace blockeigs::apps {
 namespace {
@@ -40,10 +41,15 @@ void check_complex_eigs(const cfg::EigsConfig& config, const solver::Distributed
 void check_complex_cg(const cfg::CgConfig& config, const solver::DistributedRows& matrix) {
   if (!matrix.complex) return;
   const cfg::BlockCgSettings& s = config.solver;
-  const std::string tail = " (complex values take block CG with jacobi, chebyshev or no preconditioner so far)";
+  const std::string tail =
+      " (complex values take block CG with jacobi, chebyshev, no preconditioner or a complex PETSc's PC so far)";
   std::string refusal;
-  if (s.preconditioner.kind == PreconditionerKind::petsc)
-    refusal = "block_cg.preconditioner: type petsc takes real matrices; use jacobi or chebyshev" + tail;
+  if (s.preconditioner.kind == PreconditionerKind::petsc && !solver::petsc_is_complex())
+    refusal =
+        "block_cg.preconditioner: type petsc takes complex matrices with a complex PETSc only, and this build "
+        "has " +
+        std::string(solver::petsc_available() ? "a real PETSc" : "no PETSc") +
+        " (docs/petsc.md#complex-petsc); use jacobi or chebyshev" + tail;
   else if (s.rhs == cfg::RhsSource::hdf5)
     refusal = "block_cg.rhs: right-hand sides from a file are real so far; use source random or known_solution" + tail;
   else if (!config.resume.empty() || !config.output.checkpoint.path.empty())

@@ -44,20 +44,24 @@ BuiltPreconditioner<T> build_preconditioner(const solver::PreconditionerOptions&
       solver::fail_input_everywhere(
           "preconditioner type petsc approximates A^-1, which amplifies the smallest eigenvalues, not the "
           "largest: for which: largest use {type: chebyshev} (a polynomial in s I - A) or none");
-    if constexpr (is_complex_v<T>) {
-      solver::fail_input_everywhere("preconditioner type petsc takes real matrices (PETSc's scalars are real here)");
-    } else if constexpr (!std::is_same_v<T, double>) {
+    if constexpr (!std::is_same_v<T, double> && !std::is_same_v<T, std::complex<double>>) {
       solver::fail_input_everywhere(
           "preconditioner type petsc needs execution.spmm_precision: fp64 (PETSc's scalars are doubles)");
     } else {
+      // PETSc's scalars are real or complex (docs/petsc.md#complex-petsc): the rows of this run's kind.
+      const auto& rows = [&]() -> const CsrRowsOf<T>& {
+        if constexpr (is_complex_v<T>)
+          return matrix.complex_rows;
+        else
+          return matrix.rows;
+      }();
       if (!solver::petsc_available())  // the same on every rank: the stub's message, once
         solver::collectively(op.comm(), [&] {
-          solver::make_petsc_preconditioner(op.comm(), op.context(), matrix.rows, matrix.partition,
-                                            config.petsc_options);
+          solver::make_petsc_preconditioner(op.comm(), op.context(), rows, matrix.partition, config.petsc_options);
         });
       const double start = MPI_Wtime();
-      built.object = solver::make_petsc_preconditioner(op.comm(), op.context(), matrix.rows, matrix.partition,
-                                                       config.petsc_options);
+      built.object =
+          solver::make_petsc_preconditioner(op.comm(), op.context(), rows, matrix.partition, config.petsc_options);
       char text[96];
       std::snprintf(text, sizeof text, "\", set up in %.3f s", MPI_Wtime() - start);
       built.description = "petsc, options \"" + config.petsc_options + text +

@@ -1,5 +1,6 @@
 #include "solver/operator/row_numbering.hpp"
 
+#include <complex>
 #include <cstring>
 #include <memory>
 
@@ -125,6 +126,12 @@ template std::vector<float> RowNumbering::to_original_rows(MPI_Comm, const std::
 template std::vector<std::int64_t> RowNumbering::to_original_rows(MPI_Comm, const std::vector<std::int64_t>&,
                                                                   std::int64_t) const;
 template std::vector<double> RowNumbering::from_original_rows(MPI_Comm, const std::vector<double>&, std::int64_t) const;
+template std::vector<std::complex<double>> RowNumbering::from_original_rows(MPI_Comm,
+                                                                            const std::vector<std::complex<double>>&,
+                                                                            std::int64_t) const;
+template std::vector<std::complex<double>> RowNumbering::to_original_rows(MPI_Comm,
+                                                                          const std::vector<std::complex<double>>&,
+                                                                          std::int64_t) const;
 template std::vector<float> RowNumbering::from_original_rows(MPI_Comm, const std::vector<float>&, std::int64_t) const;
 template std::vector<std::int64_t> RowNumbering::from_original_rows(MPI_Comm, const std::vector<std::int64_t>&,
                                                                     std::int64_t) const;

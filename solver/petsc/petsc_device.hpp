@@ -18,16 +18,16 @@ namespace blockeigs::solver::petsc_device {
 // A Vec's local array and the space it lives in: on the device where PETSc
 // holds the Vec's current values there (a VECCUDA Vec; device builds only),
 // else on the host. Restore with the matching call. Return PETSc's error codes.
-PetscErrorCode get_read(Vec v, const double** array, Space* space);
-PetscErrorCode restore_read(Vec v, const double** array);
-PetscErrorCode get_write(Vec v, double** array, Space* space);
-PetscErrorCode restore_write(Vec v, double** array);
+PetscErrorCode get_read(Vec v, const PetscScalar** array, Space* space);
+PetscErrorCode restore_read(Vec v, const PetscScalar** array);
+PetscErrorCode get_write(Vec v, PetscScalar** array, Space* space);
+PetscErrorCode restore_write(Vec v, PetscScalar** array);
 
 // The same for a dense Mat's local column-major array (MATDENSE, MATDENSECUDA).
-PetscErrorCode dense_get_read(Mat m, const double** array, Space* space);
-PetscErrorCode dense_restore_read(Mat m, const double** array);
-PetscErrorCode dense_get_write(Mat m, double** array, Space* space);
-PetscErrorCode dense_restore_write(Mat m, double** array);
+PetscErrorCode dense_get_read(Mat m, const PetscScalar** array, Space* space);
+PetscErrorCode dense_restore_read(Mat m, const PetscScalar** array);
+PetscErrorCode dense_get_write(Mat m, PetscScalar** array, Space* space);
+PetscErrorCode dense_restore_write(Mat m, PetscScalar** array);
 
 // Stream order between PETSc's current device context and `context`: our
 // stream waits for the work PETSc queued before the call, PETSc's for ours.
@@ -44,7 +44,7 @@ PetscErrorCode make_device_resident(Mat A, const dense::Context& context, Produc
 // dst = src^T for column-major matrices on the device (src rows x cols with
 // leading dimension ld_src; dst cols x rows with ld_dst), queued on
 // `context`'s stream. Throws where the build has no device arrays.
-void transpose(const dense::Context& context, std::int64_t rows, std::int64_t cols, const double* src,
-               std::int64_t ld_src, double* dst, std::int64_t ld_dst);
+void transpose(const dense::Context& context, std::int64_t rows, std::int64_t cols, const PetscScalar* src,
+               std::int64_t ld_src, PetscScalar* dst, std::int64_t ld_dst);
 
 }  // namespace blockeigs::solver::petsc_device

@@ -8,6 +8,8 @@
 #include <petscdevice.h>
 #include <petsclog.h>
 
+#include <complex>
+
 #include "core/cuda_checks.hpp"
 #include "core/error.hpp"
 #include "solver/petsc/petsc_device.hpp"
@@ -71,41 +73,57 @@ void order(cudaStream_t first, cudaStream_t then) {
   BLOCKEIGS_CUDA_CHECK(cudaStreamWaitEvent(then, event, 0));
 }
 
+// cuBLAS's geam: c (m x n) = 1 * a^T + 0 * c, a plain transpose (no conjugate); with beta 0, c is not read.
+[[maybe_unused]] void transpose_with_geam(cublasHandle_t handle, int m, int n, const double* a, int lda, double* c,
+                                          int ldc) {
+  const double one = 1.0, zero = 0.0;
+  BLOCKEIGS_CUBLAS_CHECK(cublasDgeam(handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one, a, lda, &zero, c, ldc, c, ldc));
+}
+[[maybe_unused]] void transpose_with_geam(cublasHandle_t handle, int m, int n, const std::complex<double>* a, int lda,
+                                          std::complex<double>* c, int ldc) {
+  const cuDoubleComplex one{1.0, 0.0}, zero{0.0, 0.0};
+  auto* out = reinterpret_cast<cuDoubleComplex*>(c);
+  BLOCKEIGS_CUBLAS_CHECK(cublasZgeam(handle, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one,
+                                     reinterpret_cast<const cuDoubleComplex*>(a), lda, &zero, out, ldc, out, ldc));
+}
+
 }  // namespace
 
-PetscErrorCode get_read(Vec v, const double** array, Space* space) {
+PetscErrorCode get_read(Vec v, const PetscScalar** array, Space* space) {
   PetscMemType type = PETSC_MEMTYPE_HOST;
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayReadAndMemType(v, array, &type));
   *space = space_of(type);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-PetscErrorCode restore_read(Vec v, const double** array) { return VecRestoreArrayReadAndMemType(v, array); }
-PetscErrorCode get_write(Vec v, double** array, Space* space) {
+PetscErrorCode restore_read(Vec v, const PetscScalar** array) { return VecRestoreArrayReadAndMemType(v, array); }
+PetscErrorCode get_write(Vec v, PetscScalar** array, Space* space) {
   PetscMemType type = PETSC_MEMTYPE_HOST;
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayWriteAndMemType(v, array, &type));
   *space = space_of(type);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-PetscErrorCode restore_write(Vec v, double** array) { return VecRestoreArrayWriteAndMemType(v, array); }
+PetscErrorCode restore_write(Vec v, PetscScalar** array) { return VecRestoreArrayWriteAndMemType(v, array); }
 
-PetscErrorCode dense_get_read(Mat m, const double** array, Space* space) {
+PetscErrorCode dense_get_read(Mat m, const PetscScalar** array, Space* space) {
   PetscMemType type = PETSC_MEMTYPE_HOST;
   PetscFunctionBeginUser;
   PetscCall(MatDenseGetArrayReadAndMemType(m, array, &type));
   *space = space_of(type);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-PetscErrorCode dense_restore_read(Mat m, const double** array) { return MatDenseRestoreArrayReadAndMemType(m, array); }
-PetscErrorCode dense_get_write(Mat m, double** array, Space* space) {
+PetscErrorCode dense_restore_read(Mat m, const PetscScalar** array) {
+  return MatDenseRestoreArrayReadAndMemType(m, array);
+}
+PetscErrorCode dense_get_write(Mat m, PetscScalar** array, Space* space) {
   PetscMemType type = PETSC_MEMTYPE_HOST;
   PetscFunctionBeginUser;
   PetscCall(MatDenseGetArrayWriteAndMemType(m, array, &type));
   *space = space_of(type);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-PetscErrorCode dense_restore_write(Mat m, double** array) { return MatDenseRestoreArrayWriteAndMemType(m, array); }
+PetscErrorCode dense_restore_write(Mat m, PetscScalar** array) { return MatDenseRestoreArrayWriteAndMemType(m, array); }
 
 void wait_for_petsc(const dense::Context& context) {
   cudaStream_t petsc = nullptr;
@@ -139,15 +157,11 @@ PetscErrorCode make_device_resident(Mat A, const dense::Context& context, Produc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-void transpose(const dense::Context& context, std::int64_t rows, std::int64_t cols, const double* src,
-               std::int64_t ld_src, double* dst, std::int64_t ld_dst) {
+void transpose(const dense::Context& context, std::int64_t rows, std::int64_t cols, const PetscScalar* src,
+               std::int64_t ld_src, PetscScalar* dst, std::int64_t ld_dst) {
   if (rows == 0 || cols == 0) return;
-  // cuBLAS's geam: dst (cols x rows) = 1 * src^T + 0 * dst; with beta 0 dst is not read.
-  const double one = 1.0, zero = 0.0;
-  auto handle = static_cast<cublasHandle_t>(context.cublas_handle());
-  BLOCKEIGS_CUBLAS_CHECK(cublasDgeam(handle, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(cols), static_cast<int>(rows),
-                                     &one, src, static_cast<int>(ld_src), &zero, dst, static_cast<int>(ld_dst), dst,
-                                     static_cast<int>(ld_dst)));
+  transpose_with_geam(static_cast<cublasHandle_t>(context.cublas_handle()), static_cast<int>(cols),
+                      static_cast<int>(rows), src, static_cast<int>(ld_src), dst, static_cast<int>(ld_dst));
 }
 
 }  // namespace petsc_device

@@ -1,4 +1,6 @@
-// make_inertia_counter in a build whose PETSc has no MUMPS: it says so.
+// make_inertia_counter in a build whose PETSc has no MUMPS, or complex scalars (MUMPS factors complex symmetric
+// matrices, not Hermitian ones): it says so.
+#include <petscconf.h>
 #include <petscversion.h>
 
 #include <string>
@@ -14,16 +16,24 @@ std::string petsc_version() {
          std::to_string(PETSC_VERSION_SUBMINOR);
 }
 
+// Why there is no inertia here.
+std::string reason() {
+#if defined(PETSC_USE_COMPLEX)
+  return "this build's PETSc " + petsc_version() + " has complex scalars (MUMPS's LDL^T is not Hermitian)";
+#else
+  return "this build's PETSc " + petsc_version() + " has no MUMPS";
+#endif
+}
+
 }  // namespace
 
 bool inertia_available(std::string* why) {
-  if (why) *why = "this build's PETSc " + petsc_version() + " has no MUMPS";
+  if (why) *why = reason();
   return false;
 }
 
 std::unique_ptr<InertiaCounter> make_inertia_counter(MPI_Comm, const CsrRows&, const RowPartition&) {
-  fail_input("eigensolver.count: inertia needs PETSc with MUMPS, and this build's PETSc ", petsc_version(),
-             " has none; use count: density");
+  fail_input("eigensolver.count: inertia needs a real PETSc with MUMPS, and ", reason(), "; use count: density");
 }
 
 }  // namespace blockeigs::solver

@@ -13,6 +13,7 @@
 
 #include "core/checks.hpp"
 #include "core/error.hpp"
+#include "core/scalar.hpp"
 #include "solver/base/collective.hpp"
 #include "solver/operator/device_selection.hpp"
 #include "solver/operator/distributed_operator.hpp"
@@ -51,6 +52,20 @@ PetscErrorCode shell_mult(Mat A, Vec x, Vec y) {
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+// y = A^T x for a Hermitian A (a complex PETSc): conj(A conj(x)), through a conjugated copy of x.
+PetscErrorCode shell_mult_transpose_hermitian(Mat A, Vec x, Vec y) {
+  Vec conjugated = nullptr;
+  PetscFunctionBeginUser;
+  PetscCall(VecDuplicate(x, &conjugated));
+  PetscCall(VecCopy(x, conjugated));
+  PetscCall(VecConjugate(conjugated));
+  const PetscErrorCode status = shell_mult(A, conjugated, y);
+  PetscCall(VecDestroy(&conjugated));
+  PetscCall(status);
+  PetscCall(VecConjugate(y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode shell_get_diagonal(Mat A, Vec d) {
   ShellContext* ctx = nullptr;
   PetscScalar* da = nullptr;
@@ -72,7 +87,7 @@ PetscErrorCode shell_product_numeric(Mat A, Mat B, Mat C, void* /*product_data*/
   PetscFunctionBeginUser;
   PetscCall(MatShellGetContext(A, &ctx));
   PetscCall(on_dense_pair(*ctx, B, C, "B and C of C = A B",
-                          [&](const double* b, PetscInt ldb, double* c, PetscInt ldc, PetscInt k, Space space) {
+                          [&](const Scalar* b, PetscInt ldb, Scalar* c, PetscInt ldc, PetscInt k, Space space) {
                             ctx->apply_column_major(b, ldb, c, ldc, k, space);
                           }));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -121,13 +136,37 @@ void check_fits_petsc_int(std::int64_t rows) {
                           "): use a PETSc configured --with-64-bit-indices");
 }
 
+// A DistributedRows' rows of one kind of values, picked by the pointer's type; the Hermitian or symmetric
+// check that goes with them.
+[[maybe_unused]] const CsrRows& rows_of(const DistributedRows& rows, const double*) { return rows.rows; }
+[[maybe_unused]] const ComplexCsrRows& rows_of(const DistributedRows& rows, const std::complex<double>*) {
+  return rows.complex_rows;
+}
+[[maybe_unused]] void check_self_adjoint(MPI_Comm comm, const CsrRows& rows, const RowPartition& partition) {
+  check_symmetric(comm, rows, partition, "the PETSc matrix");
+}
+[[maybe_unused]] void check_self_adjoint(MPI_Comm comm, const ComplexCsrRows& rows, const RowPartition& partition) {
+  check_hermitian(comm, rows, partition, "the PETSc matrix");
+}
+
+// The rows of PETSc's scalar: a real PETSc takes real rows, a complex one complex rows (InputError on every
+// rank otherwise, `what` naming the matrix).
+const PetscRows& petsc_rows(const DistributedRows& rows, const char* what) {
+  if (rows.complex != is_complex_v<Scalar>)
+    fail_input_everywhere(what, " (", rows.description, ") has ", rows.complex ? "complex" : "real",
+                          " values, but this build's PETSc has ", is_complex_v<Scalar> ? "complex" : "real",
+                          " scalars: build block-eigs with a ", rows.complex ? "complex" : "real",
+                          " PETSc (docs/petsc.md#complex-petsc)");
+  return rows_of(rows, static_cast<const Scalar*>(nullptr));
+}
+
 }  // namespace
 
 namespace {
 
 // The MATSHELL over `rows` (the operator's numbering, distributed by
 // `partition`), numbered as `numbering`'s input (or as `rows` where it is the identity).
-Mat make_shell(MPI_Comm comm, const dense::Context& context, const CsrRows& rows, const RowPartition& partition,
+Mat make_shell(MPI_Comm comm, const dense::Context& context, const PetscRows& rows, const RowPartition& partition,
                Algorithm algorithm, const RowNumbering& numbering) {
   int ranks = 1, rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
@@ -139,7 +178,7 @@ Mat make_shell(MPI_Comm comm, const dense::Context& context, const CsrRows& rows
   auto ctx = std::make_unique<ShellContext>();
   BLOCKEIGS_MPI_CHECK(MPI_Comm_dup(comm, &ctx->comm));
   use_errors_return(ctx->comm);
-  ctx->op = std::make_unique<DistributedOperator<double>>(ctx->comm, context, rows, partition, algorithm);
+  ctx->op = std::make_unique<DistributedOperator<Scalar>>(ctx->comm, context, rows, partition, algorithm);
   ctx->numbering = numbering;
   ctx->mat_rows = numbering.is_identity() ? partition.rows(rank) : numbering.original().rows(rank);
 
@@ -154,13 +193,24 @@ Mat make_shell(MPI_Comm comm, const dense::Context& context, const CsrRows& rows
   ctx.release();  // the Mat owns it now: MatDestroy frees it
   try {
     BLOCKEIGS_PETSC_CHECK(MatShellSetOperation(A, MATOP_MULT, reinterpret_cast<Operation>(shell_mult)));
-    // The operator is symmetric (this library's matrices are), so A^T x = A x.
-    BLOCKEIGS_PETSC_CHECK(MatShellSetOperation(A, MATOP_MULT_TRANSPOSE, reinterpret_cast<Operation>(shell_mult)));
+    // The operator is symmetric (this library's matrices are), so A^T x = A x; in complex it is Hermitian:
+    // A^H x = A x, and A^T x = conj(A conj(x)).
+    if constexpr (is_complex_v<Scalar>) {
+      BLOCKEIGS_PETSC_CHECK(
+          MatShellSetOperation(A, MATOP_MULT_HERMITIAN_TRANSPOSE, reinterpret_cast<Operation>(shell_mult)));
+      BLOCKEIGS_PETSC_CHECK(
+          MatShellSetOperation(A, MATOP_MULT_TRANSPOSE, reinterpret_cast<Operation>(shell_mult_transpose_hermitian)));
+    } else {
+      BLOCKEIGS_PETSC_CHECK(MatShellSetOperation(A, MATOP_MULT_TRANSPOSE, reinterpret_cast<Operation>(shell_mult)));
+    }
     BLOCKEIGS_PETSC_CHECK(MatShellSetOperation(A, MATOP_GET_DIAGONAL, reinterpret_cast<Operation>(shell_get_diagonal)));
     BLOCKEIGS_PETSC_CHECK(
         MatShellSetMatProductOperation(A, MATPRODUCT_AB, nullptr, shell_product_numeric, nullptr, MATDENSE, MATDENSE));
     BLOCKEIGS_PETSC_CHECK(petsc_device::make_device_resident(A, context, shell_product_numeric));
-    BLOCKEIGS_PETSC_CHECK(MatSetOption(A, MAT_SYMMETRIC, PETSC_TRUE));
+    // Hermitian in complex, and then not symmetric (A^T = conj(A)); PETSc wants MAT_SYMMETRIC set either way
+    // before MAT_SYMMETRY_ETERNAL.
+    BLOCKEIGS_PETSC_CHECK(MatSetOption(A, MAT_SYMMETRIC, is_complex_v<Scalar> ? PETSC_FALSE : PETSC_TRUE));
+    if (is_complex_v<Scalar>) BLOCKEIGS_PETSC_CHECK(MatSetOption(A, MAT_HERMITIAN, PETSC_TRUE));
     BLOCKEIGS_PETSC_CHECK(MatSetOption(A, MAT_SYMMETRY_ETERNAL, PETSC_TRUE));
   } catch (...) {
     MatDestroy(&A);
@@ -171,14 +221,14 @@ Mat make_shell(MPI_Comm comm, const dense::Context& context, const CsrRows& rows
 
 }  // namespace
 
-Mat create_petsc_operator(MPI_Comm comm, const dense::Context& context, const CsrRows& rows,
+Mat create_petsc_operator(MPI_Comm comm, const dense::Context& context, const PetscRows& rows,
                           const RowPartition& partition, Algorithm algorithm) {
   return make_shell(comm, context, rows, partition, algorithm, RowNumbering());
 }
 
 Mat create_petsc_operator(MPI_Comm comm, const dense::Context& context, const DistributedRows& rows,
                           Algorithm algorithm) {
-  return make_shell(comm, context, rows.rows, rows.partition, algorithm, rows.numbering);
+  return make_shell(comm, context, petsc_rows(rows, "the matrix"), rows.partition, algorithm, rows.numbering);
 }
 
 Mat create_petsc_operator_from_aij(Mat aij, const dense::Context& context, Algorithm algorithm) {
@@ -196,14 +246,14 @@ Mat create_petsc_operator_from_aij(Mat aij, const dense::Context& context, Algor
   BLOCKEIGS_PETSC_CHECK(MatGetOwnershipRanges(aij, &ranges));
   RowPartition partition(std::vector<std::int64_t>(ranges, ranges + ranks + 1));
 
-  CsrRows rows = collectively(comm, [&] {
+  PetscRows rows = collectively(comm, [&] {
     PetscInt local_rows = 0, local_cols = 0, begin = 0, end = 0;
     BLOCKEIGS_PETSC_CHECK(MatGetLocalSize(aij, &local_rows, &local_cols));
     if (local_rows != local_cols)
       fail_input("the PETSc matrix has ", local_rows, " local rows but ", local_cols,
                  " local columns on a rank: the operator needs rows and columns distributed alike");
     BLOCKEIGS_PETSC_CHECK(MatGetOwnershipRange(aij, &begin, &end));
-    CsrRows out;
+    PetscRows out;
     out.global_rows = global_rows;
     out.global_cols = global_cols;
     out.first_row = begin;
@@ -223,15 +273,15 @@ Mat create_petsc_operator_from_aij(Mat aij, const dense::Context& context, Algor
     validate(out, "the PETSc matrix");
     return out;
   });
-  // MatMultTranspose reuses MatMult, and the solvers assume symmetry: refuse
-  // a matrix that is not (one exchange of the entries, like our own readers).
-  check_symmetric(comm, rows, partition, "the PETSc matrix");
+  // MatMultTranspose reuses MatMult, and the solvers assume symmetry (Hermitian
+  // in complex): refuse a matrix that is not (one exchange of the entries, like our own readers).
+  check_self_adjoint(comm, rows, partition);
   return create_petsc_operator(comm, context, rows, partition, algorithm);
 }
 
 namespace {
 
-PetscPencil make_pencil(MPI_Comm comm, const dense::Context& context, const CsrRows& a, const CsrRows& b,
+PetscPencil make_pencil(MPI_Comm comm, const dense::Context& context, const PetscRows& a, const PetscRows& b,
                         const RowPartition& partition, Algorithm algorithm, const RowNumbering& numbering) {
   collectively(comm, [&] {
     if (a.global_rows != b.global_rows || a.first_row != b.first_row || a.local_rows() != b.local_rows())
@@ -252,7 +302,7 @@ PetscPencil make_pencil(MPI_Comm comm, const dense::Context& context, const CsrR
 
 }  // namespace
 
-PetscPencil create_petsc_pencil(MPI_Comm comm, const dense::Context& context, const CsrRows& a, const CsrRows& b,
+PetscPencil create_petsc_pencil(MPI_Comm comm, const dense::Context& context, const PetscRows& a, const PetscRows& b,
                                 const RowPartition& partition, Algorithm algorithm) {
   return make_pencil(comm, context, a, b, partition, algorithm, RowNumbering());
 }
@@ -260,7 +310,7 @@ PetscPencil create_petsc_pencil(MPI_Comm comm, const dense::Context& context, co
 PetscPencil create_petsc_pencil(MPI_Comm comm, const dense::Context& context, const DistributedRows& a,
                                 const DistributedRows& b, Algorithm algorithm) {
   // load_matrix_b moved and renumbered B's rows as A's: A's numbering is B's.
-  return make_pencil(comm, context, a.rows, b.rows, a.partition, algorithm, a.numbering);
+  return make_pencil(comm, context, petsc_rows(a, "A"), petsc_rows(b, "B"), a.partition, algorithm, a.numbering);
 }
 
 std::int64_t petsc_operator_block_applies(Mat A) { return shell_context_of(A).stats.block_applies; }

@@ -9,7 +9,9 @@
 //
 // The Mat is a MATSHELL whose context owns a solver::DistributedOperator:
 //  - MatMult: one apply with a block of width 1 (MatMultTranspose is the same:
-//    the operator is symmetric, which is what this library is for);
+//    the operator is symmetric, which is what this library is for; with a
+//    complex PETSc it is Hermitian: MatMultHermitianTranspose is MatMult, and
+//    MatMultTranspose conjugates x and the product);
 //  - MatGetDiagonal: the operator's diagonal (PCJACOBI works);
 //  - MatMatMult(A, B, ...) / MatProduct AB with a MATDENSE (or MATDENSECUDA) B: the whole block
 //    goes through ONE SpMM apply instead of one MatMult per column (SLEPc's
@@ -32,6 +34,7 @@
 
 #include <petscmat.h>
 
+#include <complex>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -42,13 +45,18 @@
 #include "solver/operator/row_partition.hpp"
 #include "dense/context.hpp"
 
-#if !defined(PETSC_USE_REAL_DOUBLE) || defined(PETSC_USE_COMPLEX)
-#error "blockeigs_petsc needs a PETSc built with real double scalars (PetscScalar == double)"
+#if !defined(PETSC_USE_REAL_DOUBLE)
+#error "blockeigs_petsc needs a PETSc built with double precision (PetscScalar double or complex double)"
 #endif
-static_assert(std::is_same_v<PetscScalar, double>,
-              "blockeigs_petsc needs PetscScalar == double (real): our kernels read PETSc's arrays in place");
+static_assert(std::is_same_v<PetscScalar, double> || std::is_same_v<PetscScalar, std::complex<double>>,
+              "blockeigs_petsc needs PetscScalar == double or std::complex<double>: our kernels read PETSc's arrays "
+              "in place");
 
 namespace blockeigs::solver {
+
+// The rows a Mat is made of hold PETSc's scalar: real values for a real PETSc (a symmetric operator), complex
+// ones for a complex PETSc (a Hermitian operator, A = A^H; MatMultTranspose is then conj(A) x).
+using PetscRows = CsrRowsOf<PetscScalar>;
 
 // A Mat over this rank's `rows` (global column indices, as the HDF5 reader
 // and io::generate_rows produce them) distributed by `partition`, which must
@@ -57,7 +65,7 @@ namespace blockeigs::solver {
 // The Mat numbers rows as `rows` do: after a graph partition or a band order
 // of each rank's rows that is the operator's numbering, not the input's (the
 // overload on DistributedRows below gives the input's).
-Mat create_petsc_operator(MPI_Comm comm, const dense::Context& context, const CsrRows& rows,
+Mat create_petsc_operator(MPI_Comm comm, const dense::Context& context, const PetscRows& rows,
                           const RowPartition& partition, Algorithm algorithm = Algorithm::automatic);
 
 // The same from what load_distributed_rows gives, in the input's numbering
@@ -65,13 +73,14 @@ Mat create_petsc_operator(MPI_Comm comm, const dense::Context& context, const Cs
 // columns [rows.numbering.original().begin(r), end(r)) of the file or
 // generator, as load_distributed_rows read them. Where the rows were moved
 // or reordered, each MatMult, MatMatMult and MatGetDiagonal moves the Vec's
-// rows to the operator's ranks and back (two row exchanges a product).
+// rows to the operator's ranks and back (two row exchanges a product). Complex
+// rows need a complex PETSc and real ones a real PETSc (an InputError otherwise).
 Mat create_petsc_operator(MPI_Comm comm, const dense::Context& context, const DistributedRows& rows,
                           Algorithm algorithm = Algorithm::automatic);
 
 // A Mat over the same matrix as an assembled PETSc AIJ matrix (MATMPIAIJ,
 // MATSEQAIJ, or any type with MatGetRow), with its row distribution. `aij`
-// must be square and symmetric, with equal row and column layouts; it is only
+// must be square and symmetric (Hermitian in a complex PETSc), with equal row and column layouts; it is only
 // read (the caller still owns and destroys it).
 Mat create_petsc_operator_from_aij(Mat aij, const dense::Context& context, Algorithm algorithm = Algorithm::automatic);
 
@@ -83,7 +92,7 @@ struct PetscPencil {
   Mat A = nullptr;
   Mat B = nullptr;
 };
-PetscPencil create_petsc_pencil(MPI_Comm comm, const dense::Context& context, const CsrRows& a, const CsrRows& b,
+PetscPencil create_petsc_pencil(MPI_Comm comm, const dense::Context& context, const PetscRows& a, const PetscRows& b,
                                 const RowPartition& partition, Algorithm algorithm = Algorithm::automatic);
 // The same in the input's numbering (as create_petsc_operator on
 // DistributedRows), from A's rows and B's as load_matrix_b gives them.

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/scalar.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/base/collective.hpp"
 #include "solver/base/linear_operator.hpp"
@@ -31,7 +32,9 @@
 namespace blockeigs::solver {
 namespace {
 
-static_assert(std::is_same_v<PetscScalar, double>, "PETSc with real double scalars");
+// PETSc's scalar: the preconditioner takes real blocks from a real PETSc, complex ones from a complex PETSc.
+using Scalar = PetscScalar;
+using Rows = CsrRowsOf<Scalar>;
 
 // The first (most specific) message of the error being raised, which the
 // return codes alone do not carry.
@@ -75,19 +78,19 @@ std::vector<std::string> prefixed_names(const std::string& options, const std::s
   return names;
 }
 
-class PetscPreconditioner final : public Preconditioner<double> {
+class PetscPreconditioner final : public Preconditioner<Scalar> {
  public:
-  PetscPreconditioner(MPI_Comm comm, const dense::Context& context, const CsrRows& rows, const RowPartition& partition,
+  PetscPreconditioner(MPI_Comm comm, const dense::Context& context, const Rows& rows, const RowPartition& partition,
                       const std::string& options);
   ~PetscPreconditioner() override;
-  void apply(dense::ConstDenseView<double> R, dense::DenseView<double> W) override;
+  void apply(dense::ConstDenseView<Scalar> R, dense::DenseView<Scalar> W) override;
 
  private:
-  void set_up(const CsrRows& rows, const std::string& options);
+  void set_up(const Rows& rows, const std::string& options);
   void release();  // PETSc's objects and our options
   // The two ways to and from PETSc's column-major blocks X_ and Y_.
-  void apply_through_host(dense::ConstDenseView<double> R, dense::DenseView<double> W);
-  void apply_on_device(dense::ConstDenseView<double> R, dense::DenseView<double> W);
+  void apply_through_host(dense::ConstDenseView<Scalar> R, dense::DenseView<Scalar> W);
+  void apply_on_device(dense::ConstDenseView<Scalar> R, dense::DenseView<Scalar> W);
 
   PetscSession session_;
   MPI_Comm comm_;
@@ -99,7 +102,7 @@ class PetscPreconditioner final : public Preconditioner<double> {
   PC pc_ = nullptr;
 };
 
-PetscPreconditioner::PetscPreconditioner(MPI_Comm comm, const dense::Context& context, const CsrRows& rows,
+PetscPreconditioner::PetscPreconditioner(MPI_Comm comm, const dense::Context& context, const Rows& rows,
                                          const RowPartition& partition, const std::string& options)
     : session_(comm),
       comm_(comm),
@@ -124,7 +127,7 @@ PetscPreconditioner::PetscPreconditioner(MPI_Comm comm, const dense::Context& co
   }
 }
 
-void PetscPreconditioner::set_up(const CsrRows& rows, const std::string& options) {
+void PetscPreconditioner::set_up(const Rows& rows, const std::string& options) {
   static std::atomic<int> serial{0};
   const std::string prefix = "blockeigs_pc_" + std::to_string(++serial) + "_";
   std::string prefixed;
@@ -169,9 +172,9 @@ void PetscPreconditioner::release() {
   for (const std::string& name : option_names_) PetscOptionsClearValue(nullptr, name.c_str());
 }
 
-void PetscPreconditioner::apply(dense::ConstDenseView<double> R, dense::DenseView<double> W) {
+void PetscPreconditioner::apply(dense::ConstDenseView<Scalar> R, dense::DenseView<Scalar> W) {
   check_apply_arguments("PETSc preconditioner", local_rows_, context_.space(), BlockExtent::of(R),
-                        BlockExtent::of(dense::ConstDenseView<double>(W)));
+                        BlockExtent::of(dense::ConstDenseView<Scalar>(W)));
   const std::int64_t k = R.cols;
   PetscInt width = 0;
   if (X_) BLOCKEIGS_PC_CHECK(MatGetSize(X_, nullptr, &width));
@@ -193,10 +196,10 @@ void PetscPreconditioner::apply(dense::ConstDenseView<double> R, dense::DenseVie
 
 // Row-major block to PETSc's column-major one, staged through the host
 // where the block is on the device.
-void PetscPreconditioner::apply_through_host(dense::ConstDenseView<double> R, dense::DenseView<double> W) {
+void PetscPreconditioner::apply_through_host(dense::ConstDenseView<Scalar> R, dense::DenseView<Scalar> W) {
   const std::int64_t m = local_rows_, k = R.cols;
   PetscInt ld = 0;
-  dense::DenseBlock<double> host(Space::host, m, k);
+  dense::DenseBlock<Scalar> host(Space::host, m, k);
   copy_block(context_, R, host.view());
   context_.synchronize();
   PetscScalar* x = nullptr;
@@ -217,13 +220,13 @@ void PetscPreconditioner::apply_through_host(dense::ConstDenseView<double> R, de
 
 // R (row-major, on the device) transposed into X_'s device array, PCMatApply,
 // Y_'s device array transposed into W; the streams ordered by events.
-void PetscPreconditioner::apply_on_device(dense::ConstDenseView<double> R, dense::DenseView<double> W) {
+void PetscPreconditioner::apply_on_device(dense::ConstDenseView<Scalar> R, dense::DenseView<Scalar> W) {
   const std::int64_t m = local_rows_, k = R.cols;
   PetscInt ldx = 0, ldy = 0;
   Space space = Space::host;
   BLOCKEIGS_PC_CHECK(MatDenseGetLDA(X_, &ldx));
   BLOCKEIGS_PC_CHECK(MatDenseGetLDA(Y_, &ldy));
-  double* x = nullptr;
+  Scalar* x = nullptr;
   BLOCKEIGS_PC_CHECK(petsc_device::dense_get_write(X_, &x, &space));
   if (space != Space::device) {
     (void)petsc_device::dense_restore_write(X_, &x);
@@ -235,7 +238,7 @@ void PetscPreconditioner::apply_on_device(dense::ConstDenseView<double> R, dense
   petsc_device::petsc_waits_for(context_);
   BLOCKEIGS_PC_CHECK(petsc_device::dense_restore_write(X_, &x));
   BLOCKEIGS_PC_CHECK(PCMatApply(pc_, X_, Y_));
-  const double* y = nullptr;
+  const Scalar* y = nullptr;
   BLOCKEIGS_PC_CHECK(petsc_device::dense_get_read(Y_, &y, &space));
   if (space != Space::device) {
     (void)petsc_device::dense_restore_read(Y_, &y);
@@ -247,14 +250,42 @@ void PetscPreconditioner::apply_on_device(dense::ConstDenseView<double> R, dense
   BLOCKEIGS_PC_CHECK(petsc_device::dense_restore_read(Y_, &y));
 }
 
+// The overload for the other kind of values: refused, naming both.
+template <class T>
+[[noreturn]] void other_scalar() {
+  fail_input_everywhere("preconditioner type petsc: the matrix has ", is_complex_v<T> ? "complex" : "real",
+                        " values, but this build's PETSc has ", is_complex_v<Scalar> ? "complex" : "real",
+                        " scalars: build block-eigs with a ", is_complex_v<T> ? "complex" : "real",
+                        " PETSc (docs/petsc.md#complex-petsc), or choose chebyshev, jacobi or none");
+}
+
+// Built for PETSc's scalar, refused for the other.
+template <class T>
+std::unique_ptr<Preconditioner<T>> make_for(MPI_Comm comm, const dense::Context& context, const CsrRowsOf<T>& rows,
+                                            const RowPartition& partition, const std::string& options) {
+  if constexpr (std::is_same_v<T, Scalar>)
+    return std::make_unique<PetscPreconditioner>(comm, context, rows, partition, options);
+  else
+    other_scalar<T>();
+}
+
 }  // namespace
 
 bool petsc_available() { return true; }
+bool petsc_is_complex() { return is_complex_v<Scalar>; }
 
 std::unique_ptr<Preconditioner<double>> make_petsc_preconditioner(MPI_Comm comm, const dense::Context& context,
                                                                   const CsrRows& rows, const RowPartition& partition,
                                                                   const std::string& options) {
-  return std::make_unique<PetscPreconditioner>(comm, context, rows, partition, options);
+  return make_for(comm, context, rows, partition, options);
+}
+
+std::unique_ptr<Preconditioner<std::complex<double>>> make_petsc_preconditioner(MPI_Comm comm,
+                                                                                const dense::Context& context,
+                                                                                const ComplexCsrRows& rows,
+                                                                                const RowPartition& partition,
+                                                                                const std::string& options) {
+  return make_for(comm, context, rows, partition, options);
 }
 
 }  // namespace blockeigs::solver

@@ -15,7 +15,7 @@ namespace {
 struct ShellPc {
   Mat A = nullptr;
   ShellContext* shell = nullptr;  // A's
-  std::unique_ptr<Preconditioner<double>> preconditioner;
+  std::unique_ptr<Preconditioner<Scalar>> preconditioner;
 
   ShellPc() = default;
   ShellPc(const ShellPc&) = delete;
@@ -39,7 +39,7 @@ PetscErrorCode shell_pc_apply(PC pc, Vec x, Vec y) {
   const PetscErrorCode status = guarded(shell, [&] {
     shell.stats.preconditioner_applies += 1;
     shell.run(xa, xs, ya, ys, 1,
-              [p](dense::ConstDenseView<double> R, dense::DenseView<double> W) { p->preconditioner->apply(R, W); });
+              [p](dense::ConstDenseView<Scalar> R, dense::DenseView<Scalar> W) { p->preconditioner->apply(R, W); });
   });
   PetscCall(petsc_device::restore_write(y, &ya));
   PetscCall(petsc_device::restore_read(x, &xa));
@@ -55,10 +55,10 @@ PetscErrorCode shell_pc_mat_apply(PC pc, Mat X, Mat Y) {
   PetscCall(PCShellGetContext(pc, &p));
   ShellContext& shell = *p->shell;
   PetscCall(on_dense_pair(shell, X, Y, "X and Y of Y = M X",
-                          [&](const double* x, PetscInt ldx, double* y, PetscInt ldy, PetscInt k, Space space) {
+                          [&](const Scalar* x, PetscInt ldx, Scalar* y, PetscInt ldy, PetscInt k, Space space) {
                             shell.stats.preconditioner_applies += 1;
                             shell.run_column_major(x, ldx, y, ldy, k, space,
-                                                   [p](dense::ConstDenseView<double> R, dense::DenseView<double> W) {
+                                                   [p](dense::ConstDenseView<Scalar> R, dense::DenseView<Scalar> W) {
                                                      p->preconditioner->apply(R, W);
                                                    });
                           }));
@@ -96,14 +96,14 @@ void set_shell_pc(PC pc, Mat A, const char* name, Make&& make) {
 }  // namespace
 
 void set_petsc_chebyshev_pc(PC pc, Mat A, const ChebyshevOptions& options) {
-  set_shell_pc(pc, A, "block-eigs Chebyshev", [&](DistributedOperator<double>& op) {
-    return std::make_unique<ChebyshevPreconditioner<double>>(op, options);
+  set_shell_pc(pc, A, "block-eigs Chebyshev", [&](DistributedOperator<Scalar>& op) {
+    return std::make_unique<ChebyshevPreconditioner<Scalar>>(op, options);
   });
 }
 
 void set_petsc_jacobi_pc(PC pc, Mat A) {
   set_shell_pc(pc, A, "block-eigs Jacobi",
-               [](DistributedOperator<double>& op) { return std::make_unique<JacobiPreconditioner<double>>(op); });
+               [](DistributedOperator<Scalar>& op) { return std::make_unique<JacobiPreconditioner<Scalar>>(op); });
 }
 
 }  // namespace blockeigs::solver

@@ -31,8 +31,12 @@
 
 namespace blockeigs::solver {
 
+// PETSc's scalar: the operator's values and blocks are of this type (real double, or complex double for a
+// complex PETSc).
+using Scalar = PetscScalar;
+
 // Row-major blocks of the operator's local rows in its space, for a body run on them.
-using OperatorBody = std::function<void(dense::ConstDenseView<double> X, dense::DenseView<double> Y)>;
+using OperatorBody = std::function<void(dense::ConstDenseView<Scalar> X, dense::DenseView<Scalar> Y)>;
 
 struct ShellContext {
   static constexpr std::uint64_t expected_tag = 0x626c6b6569677321;  // tells our shells from others
@@ -41,7 +45,7 @@ struct ShellContext {
   // A private duplicate of the user's communicator, so that our halo messages
   // can never match the caller's own point-to-point traffic. Freed last.
   MPI_Comm comm = MPI_COMM_NULL;
-  std::unique_ptr<DistributedOperator<double>> op;
+  std::unique_ptr<DistributedOperator<Scalar>> op;
 
   // The Mat's numbering against the operator's (create_petsc_operator on
   // DistributedRows): Vec rows are the input's, moved to the operator's ranks
@@ -62,42 +66,42 @@ struct ShellContext {
 
   // Y = A X for row-major blocks of the Mat's rows (width k, ld k), X in
   // `xs`, Y in `ys`. Counts the arrays and copies in `stats`.
-  void apply(const double* x, Space xs, double* y, Space ys, std::int64_t k);
+  void apply(const Scalar* x, Space xs, Scalar* y, Space ys, std::int64_t k);
 
   // body(X, Y) on X's rows in the operator's numbering and space, and Y's
   // back in the Mat's: the path of apply, for any map of the operator's rows
   // (the PCSHELL's preconditioners).
-  void run(const double* x, Space xs, double* y, Space ys, std::int64_t k, const OperatorBody& body);
+  void run(const Scalar* x, Space xs, Scalar* y, Space ys, std::int64_t k, const OperatorBody& body);
 
   // C = A B for column-major blocks of the Mat's rows (width k, leading
   // dimensions ldb and ldc), both in `space`: one column-major apply of the
   // whole block in place where `space` is the operator's and the numbering
   // its own, else through row-major blocks as run_column_major.
-  void apply_column_major(const double* b, std::int64_t ldb, double* c, std::int64_t ldc, std::int64_t k, Space space);
+  void apply_column_major(const Scalar* b, std::int64_t ldb, Scalar* c, std::int64_t ldc, std::int64_t k, Space space);
 
   // body(X, Y) on the rows of column-major blocks as run does (the
   // PCSHELL's block apply); apply_column_major with the product.
-  void run_column_major(const double* b, std::int64_t ldb, double* c, std::int64_t ldc, std::int64_t k, Space space,
+  void run_column_major(const Scalar* b, std::int64_t ldb, Scalar* c, std::int64_t ldc, std::int64_t k, Space space,
                         const OperatorBody& body);
 
   // The diagonal in the Mat's numbering, into `out` in `space`.
-  void diagonal(double* out, Space space);
+  void diagonal(Scalar* out, Space space);
 
  private:
   // Y = A X on the operator's blocks.
   OperatorBody product();
   // run without counting the arrays; counting them.
-  void run_uncounted(const double* x, Space xs, double* y, Space ys, std::int64_t k, const OperatorBody& body);
+  void run_uncounted(const Scalar* x, Space xs, Scalar* y, Space ys, std::int64_t k, const OperatorBody& body);
   void count_arrays(Space a, Space b);
   // Room for blocks of `count` values in the operator's space.
   void reserve(std::size_t count);
   // The path through the host where the Mat's numbering is not the operator's.
-  void run_renumbered(const double* x, Space xs, double* y, Space ys, std::int64_t k, const OperatorBody& body);
+  void run_renumbered(const Scalar* x, Space xs, Scalar* y, Space ys, std::int64_t k, const OperatorBody& body);
   // Copies between spaces, counted.
-  void copy(double* dst, Space dst_space, const double* src, Space src_space, std::size_t count);
+  void copy(Scalar* dst, Space dst_space, const Scalar* src, Space src_space, std::size_t count);
 
-  dense::Buffer<double> x_stage_, y_stage_;  // the operator's space: staged or transposed blocks
-  std::vector<double> x_host_, y_host_;      // host: column-major blocks the operator cannot take in place
+  dense::Buffer<Scalar> x_stage_, y_stage_;  // the operator's space: staged or transposed blocks
+  std::vector<Scalar> x_host_, y_host_;      // host: column-major blocks the operator cannot take in place
 };
 
 // Runs a callback's work; a C++ exception becomes PETSC_ERR_LIB with its

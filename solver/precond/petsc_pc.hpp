@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 
+#include <complex>
 #include <memory>
 #include <string>
 
@@ -18,6 +19,9 @@ namespace blockeigs::solver {
 
 // Whether this build has PETSc.
 bool petsc_available();
+// Whether its PETSc has complex scalars (libpetsc-complex-dev): then only the complex overload below works, as
+// only the real one does with a real PETSc.
+bool petsc_is_complex();
 
 // Hands this rank's `rows` (global column indices, distributed by
 // `partition`) to PETSc once as an AIJ matrix and sets up the PC that
@@ -28,9 +32,15 @@ bool petsc_available();
 // PETSc with CUDA as MATDENSECUDA, over the matrix as MATAIJCUSPARSE, without
 // leaving the device; to a PETSc without CUDA they are staged through the host. Collective over comm; initialises PETSc
 // if nothing has (and finalises it when the last such preconditioner goes). InputError on every rank, with PETSc's
-// message, for options PETSc rejects or does not use, and for a build without PETSc.
+// message, for options PETSc rejects or does not use, for a build without PETSc, and for values whose kind
+// (real, complex) is not its PetscScalar's.
 std::unique_ptr<Preconditioner<double>> make_petsc_preconditioner(MPI_Comm comm, const dense::Context& context,
                                                                   const CsrRows& rows, const RowPartition& partition,
                                                                   const std::string& options);
+std::unique_ptr<Preconditioner<std::complex<double>>> make_petsc_preconditioner(MPI_Comm comm,
+                                                                                const dense::Context& context,
+                                                                                const ComplexCsrRows& rows,
+                                                                                const RowPartition& partition,
+                                                                                const std::string& options);
 
 }  // namespace blockeigs::solver

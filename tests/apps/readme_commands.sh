@@ -125,6 +125,11 @@ skip 'source DIR/env.sh' "a PETSc built with CUDA (docs/petsc.md), not on this m
 skip 'cmake --preset cuda -B build/cuda-petsc' "a build against a PETSc with CUDA"
 skip 'cmake --build build/cuda-petsc -j --target blockeigs_petsc petsc-example petsc-bench' "the same build"
 skip 'mpirun -np 2 build/cuda-petsc/apps/petsc-example -log_view' "needs that build and a GPU"
+skip 'apt-get install -y libpetsc-complex3.18-dev libslepc-complex3.18-dev' "installs packages CI does not have"
+skip 'cmake --preset petsc-complex' "a build against the complex PETSc, which CI does not install"
+skip 'cmake --build --preset petsc-complex -j' "the same build"
+skip 'ctest --preset petsc-complex' "needs that build"
+skip 'mpirun -np 2 build/petsc-complex/apps/petsc-example' "needs that build"
 
 # Every command line of the docs' sh code blocks is listed above.
 while IFS= read -r line; do
