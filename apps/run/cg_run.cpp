@@ -108,11 +108,12 @@ CgProblem<T> set_up_rhs(const cfg::BlockCgSettings& settings, const solver::Dist
   CgProblem<T> p;
   p.s = settings.columns;
   if (settings.rhs == cfg::RhsSource::hdf5) {
-    if constexpr (!is_complex_v<T>) {  // complex runs refuse a file's right-hand sides (complex_values.hpp)
-      const io::DenseRows rows = read_dense_rows(settings.rhs_file, settings.rhs_dataset, matrix.numbering, comm);
-      p.s = rows.cols;
-      p.B = from_host_doubles<T>(space, m, p.s, rows.values);
-    }
+    // A complex run takes complex right-hand sides (or real ones, widened); a real run refuses complex ones.
+    const io::DenseRows rows =
+        read_dense_rows(settings.rhs_file, settings.rhs_dataset, matrix.numbering, comm,
+                        is_complex_v<T> ? io::DenseValues::real_or_complex : io::DenseValues::real_only);
+    p.s = rows.cols;
+    p.B = from_dense_rows<T>(space, m, rows);
   } else if (settings.rhs == cfg::RhsSource::random) {
     p.B = random_rows<T>(context, matrix.numbering, p.s, settings.seed, comm);
   } else {
@@ -147,22 +148,20 @@ CgStart<T> start_block(const cfg::CgConfig& config, const solver::RowNumbering& 
   CgStart<T> start{dense::DenseBlock<T>(space, m, s), 0, std::nullopt};
   dense::fill_bytes(start.X.data(), space, 0, sizeof(T) * m * s);
   if (config.resume.empty()) return start;
-  if constexpr (is_complex_v<T>) {
-    return start;  // complex runs refuse resume (complex_values.hpp)
-  } else {
-    const ResumePoint point = read_resume_point(config.resume, "block-cg", numbering, comm);
-    if (point.rows.cols != s)
-      solver::fail_input_everywhere("resume: ", config.resume, " holds ", point.rows.cols,
-                                    " columns of X, but there are ", s, " right-hand sides");
-    check_resume_budget(config.resume, point.iteration, "block_cg.max_iterations", config.solver.cg.max_iterations);
-    start.first = point.iteration;
-    start.X = from_host_doubles<T>(space, m, s, point.rows.values);
-    const io::DenseRows p = read_dense_rows(config.resume, "/P", numbering, comm);
-    if (p.cols > s)
-      solver::fail_input_everywhere("resume: ", config.resume, ": /P has ", p.cols, " columns, more than X's ", s);
-    start.search = from_host_doubles<T>(space, m, p.cols, p.values);
-    return start;
-  }
+  // A complex run's checkpoint holds complex blocks (a real run refuses them, naming the file).
+  const io::DenseValues values = is_complex_v<T> ? io::DenseValues::real_or_complex : io::DenseValues::real_only;
+  const ResumePoint point = read_resume_point(config.resume, "block-cg", numbering, comm, values);
+  if (point.rows.cols != s)
+    solver::fail_input_everywhere("resume: ", config.resume, " holds ", point.rows.cols,
+                                  " columns of X, but there are ", s, " right-hand sides");
+  check_resume_budget(config.resume, point.iteration, "block_cg.max_iterations", config.solver.cg.max_iterations);
+  start.first = point.iteration;
+  start.X = from_dense_rows<T>(space, m, point.rows);
+  const io::DenseRows p = read_dense_rows(config.resume, "/P", numbering, comm, values);
+  if (p.cols > s)
+    solver::fail_input_everywhere("resume: ", config.resume, ": /P has ", p.cols, " columns, more than X's ", s);
+  start.search = from_dense_rows<T>(space, m, p);
+  return start;
 }
 
 // The solver's options, with rank 0's monitor lines (output.monitor) numbered on from `first`.
@@ -307,7 +306,8 @@ int solve(const cfg::CgConfig& config, const solver::DistributedRows& matrix, co
   CheckpointHook hook(guard);
   options.between_iterations = [&](const solver::BlockCgIterate& it) {
     return hook.step(it.iteration, [&] {
-      guard.write(it.iteration, {{"/X", s, it.solution}, {"/P", it.search_width, it.search}},
+      guard.write(it.iteration,
+                  {{"/X", s, it.solution, is_complex_v<T>}, {"/P", it.search_width, it.search, is_complex_v<T>}},
                   [&](io::Hdf5Writer& w) { write_provenance(w, "block-cg", context, comm); });
     });
   };

@@ -142,8 +142,10 @@ void CheckpointGuard::write(int iteration, const std::vector<CheckpointBlock>& b
   since_iteration_ = iteration;
   try {
     std::vector<DistributedBlock> rows;
-    for (const CheckpointBlock& b : blocks)
-      rows.push_back(block_in_input_order(b.dataset, b.local(), b.cols, numbering_, comm_));
+    for (const CheckpointBlock& b : blocks) {
+      rows.push_back(block_in_input_order(b.dataset, b.local(), b.complex ? 2 * b.cols : b.cols, numbering_, comm_));
+      rows.back().complex = b.complex;
+    }
     times_ += write_distributed_output(
         comm_, config_.path,
         [&](io::Hdf5Writer& w) {
@@ -172,7 +174,7 @@ std::string CheckpointGuard::interruption_summary() const {
 }
 
 ResumePoint read_resume_point(const std::string& path, const std::string& app, const solver::RowNumbering& numbering,
-                              MPI_Comm comm) {
+                              MPI_Comm comm, io::DenseValues values) {
   ResumePoint point;
   point.iteration = solver::collectively(comm, [&] {
     std::error_code error;
@@ -184,7 +186,7 @@ ResumePoint read_resume_point(const std::string& path, const std::string& app, c
       fail_input("resume: ", path, ": iteration ", iteration, " is out of range");
     return static_cast<int>(iteration);
   });
-  point.rows = read_dense_rows(path, "/X", numbering, comm);  // in the input's numbering, moved to their ranks
+  point.rows = read_dense_rows(path, "/X", numbering, comm, values);  // in the input's numbering, moved to their ranks
   return point;
 }
 

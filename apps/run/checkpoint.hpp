@@ -54,6 +54,7 @@ struct CheckpointBlock {
   std::string dataset;  // "/X"
   std::int64_t cols = 0;
   std::function<std::vector<double>()> local;  // copied only when a checkpoint is written
+  bool complex = false;  // `local` holds (real, imaginary) pairs: a complex dataset (h5py's complex128)
 };
 
 // Between a solver's iterations, on every rank: agrees (one small all-reduce
@@ -115,8 +116,8 @@ struct ResumePoint {
 
 // Reads checkpoint `path` for `app`: refused (InputError on every rank,
 // naming the file and the key `resume`) when it is missing, not a checkpoint
-// of `app`, or of another number of rows. Collective.
+// of `app`, or of another number of rows; `values`: whether its /X may be complex (a complex run's). Collective.
 ResumePoint read_resume_point(const std::string& path, const std::string& app, const solver::RowNumbering& numbering,
-                              MPI_Comm comm);
+                              MPI_Comm comm, io::DenseValues values = io::DenseValues::real_only);
 
 }  // namespace blockeigs::apps

@@ -20,7 +20,6 @@ std::string first_refusal(const cfg::EigsConfig& c) {
   if (e.preconditioner.kind != PreconditionerKind::automatic && e.preconditioner.kind != PreconditionerKind::none)
     return "eigensolver.preconditioner: the Chebyshev filter takes none; remove it" + tail;
   if (e.constraints != cfg::ConstraintsSource::none) return "eigensolver.constraints: real values only" + tail;
-  if (!e.start_file.empty()) return "eigensolver.start: start blocks are real so far; remove it" + tail;
   if (!c.resume.empty() || !c.output.checkpoint.path.empty())
     return "output.checkpoint and resume: checkpoints are real so far; remove them" + tail;
   if (c.execution.partition == PartitionMethod::graph || !c.execution.partition_file.empty())
@@ -50,10 +49,6 @@ void check_complex_cg(const cfg::CgConfig& config, const solver::DistributedRows
         "has " +
         std::string(solver::petsc_available() ? "a real PETSc" : "no PETSc") +
         " (docs/petsc.md#complex-petsc); use jacobi or chebyshev" + tail;
-  else if (s.rhs == cfg::RhsSource::hdf5)
-    refusal = "block_cg.rhs: right-hand sides from a file are real so far; use source random or known_solution" + tail;
-  else if (!config.resume.empty() || !config.output.checkpoint.path.empty())
-    refusal = "output.checkpoint and resume: checkpoints are real so far; remove them" + tail;
   else if (config.execution.partition == PartitionMethod::graph || !config.execution.partition_file.empty())
     refusal = "execution.partition: complex rows stay as read (contiguous); use contiguous or auto";
   else if (config.execution.local_order == LocalOrder::band)

@@ -53,16 +53,25 @@ StartBlock<T> start_block_real(const cfg::EigsConfig& config, const solver::Line
                                MPI_Comm comm);
 
 // From `resume` (a checkpoint: its first `block` columns, the wanted pairs
-// first), or eigensolver.start (at most `block` columns); none for complex
-// values. Random columns (all of them, or those a start file lacks) are LOBPCG's own (fill_random with
-// eigensolver.seed) for the input's rows, so that the start does not depend
-// on the partition or the order of the rows. Collective.
+// first), or eigensolver.start (at most `block` columns; complex ones for complex values, whose filter draws
+// the missing columns itself). Random columns (all of them, or those a start file lacks) are LOBPCG's own (fill_random
+// with eigensolver.seed) for the input's rows, so that the start does not depend on the partition or the order of the
+// rows. Collective.
 template <class T>
 StartBlock<T> start_block(const cfg::EigsConfig& config, const solver::LinearOperator<T>& op,
                           const solver::RowNumbering& numbering, int block, const EigsProblem<T>& problem,
                           MPI_Comm comm) {
   if constexpr (is_complex_v<T>) {
-    return {};  // random columns: start files and checkpoints are refused with complex values (complex_values.hpp)
+    // A start file's columns (complex, or real ones widened), the rest random; checkpoints are refused with
+    // complex values, and complex rows keep the input's numbering (complex_values.hpp).
+    const cfg::EigensolverSettings& settings = config.eigensolver;
+    if (settings.start_file.empty()) return {};
+    const io::DenseRows values =
+        read_dense_rows(settings.start_file, settings.start_dataset, numbering, comm, io::DenseValues::real_or_complex);
+    if (values.cols > block)
+      solver::fail_input_everywhere(settings.start_file, ": ", settings.start_dataset, " has ", values.cols,
+                                    " columns, more than the block size ", block);
+    return {from_dense_rows<T>(op.context().space(), op.local_rows(), values), 0};
   } else {
     return start_block_real(config, op, numbering, block, problem, comm);
   }

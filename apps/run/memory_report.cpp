@@ -127,9 +127,10 @@ solver::SolverShape solver_shape(const cfg::CgConfig& c, Space space, std::int64
   s.kind = solver::SolverShape::Kind::block_cg;
   s.value_bytes = value_bytes(c.execution);
   s.columns = b.columns;
-  if (b.rhs == cfg::RhsSource::hdf5)  // the dataset's shape: no rows read
-    s.columns =
-        solver::collectively(comm, [&] { return io::read_hdf5_dense_rows(b.rhs_file, b.rhs_dataset, 0, 0).cols; });
+  if (b.rhs == cfg::RhsSource::hdf5)  // the dataset's shape: no rows read (whether its values fit: set_up_rhs)
+    s.columns = solver::collectively(comm, [&] {
+      return io::read_hdf5_dense_rows(b.rhs_file, b.rhs_dataset, 0, 0, -1, io::DenseValues::real_or_complex).cols;
+    });
   set_preconditioner(b.preconditioner, SpectrumEnd::smallest, false, space, s);
   s.known_solution = b.rhs == cfg::RhsSource::known_solution;
   s.output = !c.output.path.empty();

@@ -43,7 +43,7 @@ struct BlockCgIterate {
   // This rank's rows of the current solution X (local_rows x columns,
   // row-major; converged columns as they retired) and of the next search
   // block P (local_rows x search_width), copied to the host as doubles on
-  // request; empty for complex blocks (their checkpoints are not built yet).
+  // request (complex values as (real, imaginary) pairs: twice the doubles).
   std::function<std::vector<double>()> solution, search;
 };
 

@@ -236,5 +236,37 @@ TEST(Hdf5Dense, ReadsRowBlocksAndRejectsBadData) {
   EXPECT_THROW(read_hdf5_dense_rows("/nonexistent.h5", "/B", 0, 1), InputError);
 }
 
+TEST(Hdf5Dense, ComplexBlocksWhereTheCallerTakesThem) {
+  const std::string path = scratch("dense_complex.h5").string();
+  std::filesystem::remove(path);
+  {
+    Hdf5Writer writer(path, true);
+    writer.create_matrix("/Z", 3, 2, true);  // as the result files write complex blocks (h5py's layout)
+    writer.write_rows("/Z", 0, 3, 2, std::vector<double>{1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6, -6}.data());
+    writer.create_matrix("/bad", 1, 1, true);
+    writer.write_rows("/bad", 0, 1, 1, std::vector<double>{1, INFINITY}.data());
+  }
+  commit_output(path);
+  const DenseRows rows = read_hdf5_dense_rows(path, "/Z", 1, 3, 3, DenseValues::real_or_complex);
+  EXPECT_TRUE(rows.complex);
+  EXPECT_EQ(rows.cols, 2);
+  EXPECT_EQ(rows.doubles_per_row(), 4);
+  EXPECT_EQ(rows.values, (std::vector<double>{3, -3, 4, -4, 5, -5, 6, -6}));
+  auto message = [&](const char* dataset, DenseValues values) {
+    try {
+      read_hdf5_dense_rows(path, dataset, 0, 1, -1, values);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  // A real caller names the dataset; a non-finite part is named with its row, column and part.
+  EXPECT_NE(message("/Z", DenseValues::real_only).find("/Z holds complex values, but the matrix is real"),
+            std::string::npos);
+  EXPECT_NE(message("/bad", DenseValues::real_or_complex).find("row 0 column 0 (imaginary part) is inf"),
+            std::string::npos)
+      << message("/bad", DenseValues::real_or_complex);
+}
+
 }  // namespace
 }  // namespace blockeigs::io

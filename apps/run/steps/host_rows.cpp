@@ -3,6 +3,7 @@
 #include <complex>
 
 #include "core/checks.hpp"
+#include "core/scalar.hpp"
 #include "solver/blocks/block_ops.hpp"
 #include "solver/base/collective.hpp"
 #include "dense/memory.hpp"
@@ -10,15 +11,30 @@
 namespace blockeigs::apps {
 
 io::DenseRows read_dense_rows(const std::string& file, const std::string& dataset,
-                              const solver::RowNumbering& numbering, MPI_Comm comm) {
+                              const solver::RowNumbering& numbering, MPI_Comm comm, io::DenseValues values) {
   int rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const solver::RowPartition& input = numbering.original();
   io::DenseRows rows = solver::collectively(comm, [&] {
-    return io::read_hdf5_dense_rows(file, dataset, input.begin(rank), input.end(rank), input.global_rows());
+    return io::read_hdf5_dense_rows(file, dataset, input.begin(rank), input.end(rank), input.global_rows(), values);
   });
-  rows.values = numbering.from_original_rows(comm, rows.values, rows.cols);
+  rows.values = numbering.from_original_rows(comm, rows.values, rows.doubles_per_row());
   return rows;
+}
+
+template <class T>
+dense::DenseBlock<T> from_dense_rows(Space space, std::int64_t rows, const io::DenseRows& dense) {
+  if constexpr (is_complex_v<T>) {
+    dense::DenseBlock<T> block(space, rows, dense.cols);
+    std::vector<T> values(static_cast<std::size_t>(rows * dense.cols));
+    for (std::size_t e = 0; e < values.size(); ++e)
+      values[e] = dense.complex ? T(dense.values[2 * e], dense.values[2 * e + 1]) : T(dense.values[e]);
+    dense::copy_bytes(block.data(), space, values.data(), Space::host, sizeof(T) * values.size());
+    return block;
+  } else {
+    BLOCKEIGS_ASSERT(!dense.complex);
+    return from_host_doubles<T>(space, rows, dense.cols, dense.values);
+  }
 }
 
 template <class T>
@@ -61,5 +77,8 @@ template dense::DenseBlock<std::complex<double>> random_rows(const dense::Contex
                                                              std::int64_t, std::uint64_t, MPI_Comm, std::int64_t);
 template dense::DenseBlock<float> from_host_doubles(Space, std::int64_t, std::int64_t, const std::vector<double>&);
 template dense::DenseBlock<double> from_host_doubles(Space, std::int64_t, std::int64_t, const std::vector<double>&);
+#define BLOCKEIGS_FROM_DENSE_ROWS(T) \
+  template dense::DenseBlock<T> from_dense_rows(Space, std::int64_t, const io::DenseRows&);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_FROM_DENSE_ROWS)
 
 }  // namespace blockeigs::apps

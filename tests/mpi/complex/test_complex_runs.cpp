@@ -198,8 +198,8 @@ TEST(ComplexRuns, RefusedSettingsNameTheirKeys) {
 }
 
 // block-cg on the Bloch Laplacian (Hermitian positive definite) with a Chebyshev preconditioner: X and B
-// complex128 in the result file, A X = B to the tolerance by loops over the whole matrix; a band order and a
-// file's right-hand sides refused.
+// complex128 in the result file, A X = B to the tolerance by loops over the whole matrix; a band order
+// refused; that /B read back as right-hand sides (and a real one widened), but not for a real matrix.
 TEST(ComplexRuns, BlockCgOnTheBlochLaplacian) {
   const fs::path dir = test::shared_folder("complex_runs_cg");
   const std::int64_t n = kBloch.nx * kBloch.ny * kBloch.nz, s = 3;
@@ -233,17 +233,30 @@ TEST(ComplexRuns, BlockCgOnTheBlochLaplacian) {
                    "output: {path: " +
                        (dir / "real.h5").string() + ", monitor: false}\n");
   ASSERT_EQ(apps::run_cg((dir / "real.yaml").string(), MPI_COMM_WORLD), apps::exit_ok);
-  const std::pair<std::string, std::string> cases[] = {
-      {"block_cg: {preconditioner: chebyshev}\nexecution: {local_order: band}\n", "execution.local_order"},
-      {"block_cg: {rhs: {source: hdf5, file: real.h5, dataset: /B}}\n", "block_cg.rhs"},
-  };
-  for (const auto& [rest, key] : cases) {
-    SCOPED_TRACE(key);
-    test::write_text(dir / "refused.yaml", head + rest);
-    const std::string message =
-        test::input_error_message([&] { apps::run_cg((dir / "refused.yaml").string(), MPI_COMM_WORLD); });
-    test::expect_mentions(message, {key, "complex values"});
-  }
+  test::write_text(dir / "refused.yaml",
+                   head + "block_cg: {preconditioner: chebyshev}\nexecution: {local_order: band}\n");
+  test::expect_mentions(
+      test::input_error_message([&] { apps::run_cg((dir / "refused.yaml").string(), MPI_COMM_WORLD); }),
+      {"execution.local_order", "complex values"});
+  // Right-hand sides from a file: the complex run's own /B read back gives the same X; a real /B is taken as
+  // complex; the complex /B with the real matrix is refused, naming the file.
+  test::write_text(dir / "again.yaml", head + "block_cg: {rtol: 1.0e-10, rhs: {source: hdf5, file: " + result +
+                                           ", dataset: /B}, preconditioner: chebyshev}\noutput: {path: " +
+                                           (dir / "again.h5").string() + ", monitor: false}\n");
+  ASSERT_EQ(apps::run_cg((dir / "again.yaml").string(), MPI_COMM_WORLD), apps::exit_ok);
+  const std::vector<C> again = read_complex((dir / "again.h5").string(), "/X");
+  ASSERT_EQ(again.size(), X.size());
+  for (std::size_t e = 0; e < X.size(); ++e) EXPECT_LT(std::abs(again[e] - X[e]), 1e-8 * (1 + std::abs(X[e])));
+  test::write_text(dir / "widened.yaml",
+                   head + "block_cg: {rhs: {source: hdf5, file: real.h5, dataset: /B}}\noutput: {monitor: false}\n");
+  EXPECT_EQ(apps::run_cg((dir / "widened.yaml").string(), MPI_COMM_WORLD), apps::exit_ok);
+  test::write_text(dir / "real_refused.yaml",
+                   "matrix:\n  generator: {type: laplacian_3d, nx: 9, ny: 8, nz: 7}\n"
+                   "block_cg: {rhs: {source: hdf5, file: " +
+                       result + ", dataset: /B}}\n");
+  test::expect_mentions(
+      test::input_error_message([&] { apps::run_cg((dir / "real_refused.yaml").string(), MPI_COMM_WORLD); }),
+      {"cg.h5", "/B holds complex values, but the matrix is real"});
 }
 
 }  // namespace
