@@ -20,8 +20,6 @@ std::string first_refusal(const cfg::EigsConfig& c) {
   if (e.preconditioner.kind != PreconditionerKind::automatic && e.preconditioner.kind != PreconditionerKind::none)
     return "eigensolver.preconditioner: the Chebyshev filter takes none; remove it" + tail;
   if (e.constraints != cfg::ConstraintsSource::none) return "eigensolver.constraints: real values only" + tail;
-  if (!c.resume.empty() || !c.output.checkpoint.path.empty())
-    return "output.checkpoint and resume: checkpoints are real so far; remove them" + tail;
   if (c.execution.partition == PartitionMethod::graph || !c.execution.partition_file.empty())
     return "execution.partition: complex rows stay as read (contiguous); use contiguous or auto";
   if (c.execution.local_order == LocalOrder::band)

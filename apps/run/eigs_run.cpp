@@ -39,6 +39,18 @@
 namespace blockeigs::apps {
 namespace {
 
+// The first `cols` columns of this rank's rows.
+io::DenseRows leading_columns(const io::DenseRows& rows, std::int64_t cols) {
+  io::DenseRows out = rows;
+  out.cols = cols;
+  const std::int64_t from = rows.doubles_per_row(), to = out.doubles_per_row();
+  const std::int64_t count = from > 0 ? static_cast<std::int64_t>(rows.values.size()) / from : 0;
+  out.values.clear();
+  for (std::int64_t i = 0; i < count; ++i)
+    out.values.insert(out.values.end(), rows.values.begin() + i * from, rows.values.begin() + i * from + to);
+  return out;
+}
+
 // LOBPCG's start block on this rank (none: random columns) and the iteration
 // it was taken after (0 but for a checkpoint).
 template <class T>
@@ -52,26 +64,43 @@ StartBlock<T> start_block_real(const cfg::EigsConfig& config, const solver::Line
                                const solver::RowNumbering& numbering, int block, const EigsProblem<T>& problem,
                                MPI_Comm comm);
 
+// A checkpoint's leading `block` columns (resume), or a start file's (complex, or real ones widened); the
+// filter draws the missing columns itself. Complex rows keep the input's numbering (complex_values.hpp).
+template <class T>
+StartBlock<T> start_block_complex(const cfg::EigsConfig& config, const solver::LinearOperator<T>& op,
+                                  const solver::RowNumbering& numbering, int block, const EigsProblem<T>& problem,
+                                  MPI_Comm comm) {
+  const cfg::EigensolverSettings& settings = config.eigensolver;
+  constexpr io::DenseValues complex_too = io::DenseValues::real_or_complex;
+  StartBlock<T> start;
+  io::DenseRows values;
+  if (!config.resume.empty()) {
+    ResumePoint point = read_resume_point(config.resume, "block-eigs", numbering, comm, complex_too);
+    check_resume_problem(config.resume, problem.generalized(), problem.b_source, comm);
+    check_resume_budget(config.resume, point.iteration, "eigensolver.max_iterations", settings.lobpcg.max_iterations);
+    start.first_iteration = point.iteration;
+    values = std::move(point.rows);
+    if (values.cols > block) values = leading_columns(values, block);  // a smaller block this time
+  } else if (!settings.start_file.empty()) {
+    values = read_dense_rows(settings.start_file, settings.start_dataset, numbering, comm, complex_too);
+    if (values.cols > block)
+      solver::fail_input_everywhere(settings.start_file, ": ", settings.start_dataset, " has ", values.cols,
+                                    " columns, more than the block size ", block);
+  }
+  if (values.cols > 0) start.block = from_dense_rows<T>(op.context().space(), op.local_rows(), values);
+  return start;
+}
+
 // From `resume` (a checkpoint: its first `block` columns, the wanted pairs
-// first), or eigensolver.start (at most `block` columns; complex ones for complex values, whose filter draws
-// the missing columns itself). Random columns (all of them, or those a start file lacks) are LOBPCG's own (fill_random
-// with eigensolver.seed) for the input's rows, so that the start does not depend on the partition or the order of the
-// rows. Collective.
+// first), or eigensolver.start (at most `block` columns; for complex values start_block_complex). Random columns (all
+// of them, or those a start file lacks) are LOBPCG's own (fill_random with eigensolver.seed) for the input's rows, so
+// that the start does not depend on the partition or the order of the rows. Collective.
 template <class T>
 StartBlock<T> start_block(const cfg::EigsConfig& config, const solver::LinearOperator<T>& op,
                           const solver::RowNumbering& numbering, int block, const EigsProblem<T>& problem,
                           MPI_Comm comm) {
   if constexpr (is_complex_v<T>) {
-    // A start file's columns (complex, or real ones widened), the rest random; checkpoints are refused with
-    // complex values, and complex rows keep the input's numbering (complex_values.hpp).
-    const cfg::EigensolverSettings& settings = config.eigensolver;
-    if (settings.start_file.empty()) return {};
-    const io::DenseRows values =
-        read_dense_rows(settings.start_file, settings.start_dataset, numbering, comm, io::DenseValues::real_or_complex);
-    if (values.cols > block)
-      solver::fail_input_everywhere(settings.start_file, ": ", settings.start_dataset, " has ", values.cols,
-                                    " columns, more than the block size ", block);
-    return {from_dense_rows<T>(op.context().space(), op.local_rows(), values), 0};
+    return start_block_complex(config, op, numbering, block, problem, comm);
   } else {
     return start_block_real(config, op, numbering, block, problem, comm);
   }
@@ -91,14 +120,7 @@ StartBlock<T> start_block_real(const cfg::EigsConfig& config, const solver::Line
     check_resume_budget(config.resume, point.iteration, "eigensolver.max_iterations", settings.lobpcg.max_iterations);
     start.first_iteration = point.iteration;
     values = std::move(point.rows);
-    if (values.cols > block) {  // a smaller block this time: keep its leading columns
-      std::vector<double> kept;
-      for (std::int64_t i = 0; i < rows; ++i)
-        kept.insert(kept.end(), values.values.begin() + i * values.cols,
-                    values.values.begin() + i * values.cols + block);
-      values.values = std::move(kept);
-      values.cols = block;
-    }
+    if (values.cols > block) values = leading_columns(values, block);  // a smaller block this time
   } else if (!settings.start_file.empty()) {
     // Read in the input's numbering; the rows then move to their ranks.
     values = read_dense_rows(settings.start_file, settings.start_dataset, numbering, comm);
@@ -312,16 +334,15 @@ int solve(const cfg::EigsConfig& config, const solver::DistributedRows& matrix, 
   const std::string text = config_text(config.path, config.overrides, comm);
   CheckpointGuard guard(config.output.checkpoint, "block-eigs", first, text, matrix.numbering, comm);
   CheckpointHook hook(guard);
-  if (!is_complex_v<T>)  // checkpoints refused with complex values (complex_values.hpp)
-    options.between_iterations = [&](const solver::LobpcgIterate& it) {
-      return hook.step(it.iteration, [&] {
-        guard.write(it.iteration, {{"/X", it.block_size, it.block}}, [&](io::Hdf5Writer& w) {
-          w.write("/ritz_values", std::vector<double>(it.values.begin(), it.values.end()));
-          write_provenance(w, "block-eigs", context, comm);
-          write_problem_attributes(w, problem, matrix.description);
-        });
+  options.between_iterations = [&](const solver::LobpcgIterate& it) {
+    return hook.step(it.iteration, [&] {
+      guard.write(it.iteration, {{"/X", it.block_size, it.block, is_complex_v<T>}}, [&](io::Hdf5Writer& w) {
+        w.write("/ritz_values", std::vector<double>(it.values.begin(), it.values.end()));
+        write_provenance(w, "block-eigs", context, comm);
+        write_problem_attributes(w, problem, matrix.description);
       });
-    };
+    });
+  };
   account.lap(Phase::config);
   const BuiltPreconditioner<T> preconditioner = preconditioner_for(chosen.options, op, matrix, options.which, comm);
   if (is_root(comm)) note_preconditioner_choice(chosen.options.kind, options.which);

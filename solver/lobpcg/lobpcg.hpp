@@ -154,8 +154,8 @@ struct LobpcgIterate {
   int block_size = 0;
   std::span<const double> values;  // the block's block_size Ritz values, in the chosen order (the k wanted first)
   // This rank's rows of the block X (local_rows x block_size, row-major), the
-  // Ritz vectors in `values`' order, copied to the host as doubles on request;
-  // empty for complex values (their checkpoints are not built yet).
+  // Ritz vectors in `values`' order, copied to the host as doubles on request
+  // (complex values as (real, imaginary) pairs: twice the doubles).
   std::function<std::vector<double>()> block;
 };
 

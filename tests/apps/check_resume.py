@@ -5,7 +5,8 @@ Checks a kill-and-resume of APP (block-eigs or block-cg) against the same
 problem run without interruption: the interrupted run's result file is
 marked interrupted and not converged, the checkpoint is APP's, and the
 resumed run converged to the same answer (eigenvalues, or the solution X, to
-1e-10 relative) in at most 110% of the uninterrupted run's iterations.
+1e-10 relative) in at most 110% of the uninterrupted run's iterations (or one
+more, for runs of a few iterations).
 """
 import sys
 
@@ -44,8 +45,10 @@ def main(app, ref_path, stopped_path, checkpoint_path, resumed_path):
     went_on_from = int(resumed.attrs["resumed_from_iteration"])
     if went_on_from != int(attribute(checkpoint, "iteration")) or went_on_from <= 0:
         problems.append(f"resumed from iteration {went_on_from}, the checkpoint's is {attribute(checkpoint, 'iteration')}")
-    if total > 1.1 * whole:
-        problems.append(f"{total} iterations in all, more than 110% of the uninterrupted {whole}")
+    # 110%, or one iteration more where that is more: the filter's runs take a handful of iterations, and its
+    # resumed run filters the checkpoint's block once more before it tests it.
+    if total > max(1.1 * whole, whole + 1):
+        problems.append(f"{total} iterations in all, more than 110% of the uninterrupted {whole} (or one more)")
     print(f"{app}: checkpoint at iteration {went_on_from}, {total} iterations in all against {whole} "
           f"uninterrupted, answers within {error:.1e}")
     for p in problems:
