@@ -93,6 +93,22 @@ void set_preconditioner(const solver::PreconditionerOptions& p, SpectrumEnd end,
 
 int value_bytes(const cfg::ExecutionConfig& execution) { return execution.spmm_precision == Precision::fp32 ? 4 : 8; }
 
+// A complex run's shape, its values of `bytes` (8: complex single, 16: complex double): block CG's blocks
+// twice the bytes of their parts (the polynomial's blocks too; its diagonals stay real); the filter's blocks
+// likewise, mixed as its parts decide.
+template <class Config>
+void complex_shape(const Config& config, solver::SolverShape& shape, std::int64_t rows, Space space, int bytes) {
+  if constexpr (requires { config.eigensolver; }) {
+    const cfg::EigensolverSettings& s = config.eigensolver;
+    shape = solver::filter_shape(s.lobpcg.k, s.lobpcg.block_size, bytes / 2, rows, s.lobpcg.search_precision, space);
+    shape.output = !config.output.path.empty() && config.output.eigenvectors;
+  } else {
+    shape.preconditioner_memory.block_bytes *= 2;
+  }
+  shape.value_bytes = bytes;
+  shape.complex = true;
+}
+
 solver::SolverShape solver_shape(const cfg::EigsConfig& c, Space space, std::int64_t rows, MPI_Comm comm) {
   const cfg::EigensolverSettings& e = c.eigensolver;
   if (eigen_method(c).method == solver::EigenMethod::chebyshev_filter) {
@@ -266,17 +282,7 @@ solver::MemoryPlan check_memory_with_operator(const Config& config, const solver
     second = solver::SecondMatrix{solver::measured_shape(*op_b, b->global_nnz), b_extent->source};
   }
   solver::SolverShape shape = solver_shape(config, space, e.rows, comm);
-  if constexpr (is_complex_v<T> && !requires { config.eigensolver; }) {
-    shape.value_bytes = int(sizeof(T));            // block CG's blocks in complex: twice the bytes of their parts
-    shape.preconditioner_memory.block_bytes *= 2;  // the polynomial's blocks too; its diagonals stay real
-  } else if constexpr (is_complex_v<T>) {
-    // The filter's blocks, their values complex (twice the bytes of their parts); mixed as its parts decide.
-    const cfg::EigensolverSettings& s = config.eigensolver;
-    shape = solver::filter_shape(s.lobpcg.k, s.lobpcg.block_size, int(sizeof(real_t<T>)), e.rows,
-                                 s.lobpcg.search_precision, space);
-    shape.value_bytes = int(sizeof(T));
-    shape.output = !config.output.path.empty() && config.output.eigenvectors;
-  }
+  if constexpr (is_complex_v<T>) complex_shape(config, shape, e.rows, space, int(sizeof(T)));
   add_numbering(shape, config, matrix);
   const solver::MemoryPlan plan = solver::plan_memory(solver::measured_shape(op, matrix.global_nnz), e.source, shape,
                                                       space, second ? &*second : nullptr);
@@ -300,8 +306,11 @@ int print_dry_run(const Config& config, const solver::DistributedRows& matrix, c
   e.rows = matrix.partition.global_rows();
   e.nnz = matrix.global_nnz;
   solver::SolverShape shape = solver_shape(config, space, e.rows, comm);
+  if (matrix.complex) complex_shape(config, shape, e.rows, space, 2 * value_bytes(config.execution));
   add_numbering(shape, config, matrix);
-  const solver::RankShape mine = solver::measured_shape(comm, matrix.rows, matrix.partition, matrix.global_nnz);
+  const solver::RankShape mine =
+      matrix.complex ? solver::measured_shape(comm, matrix.complex_rows, matrix.partition, matrix.global_nnz)
+                     : solver::measured_shape(comm, matrix.rows, matrix.partition, matrix.global_nnz);
   std::optional<MatrixExtent> b_extent = matrix_b_extent(config, comm);
   std::optional<solver::SecondMatrix> second;
   if (b) {
@@ -349,9 +358,9 @@ int print_dry_run(const Config& config, const solver::DistributedRows& matrix, c
     std::printf("memory plan of rank %d, the largest:\n%s", largest.rank, items.c_str());
     std::fflush(stdout);
   }
-  solver::check_memory_fits(comm, plan, loaded_bytes(matrix.rows) + (b ? loaded_bytes(b->rows) : 0), 0,
-                            context.device(), plan_at_ranks(e, b_extent, shape, space),
-                            config.execution.memory_limit_bytes);
+  solver::check_memory_fits(
+      comm, plan, loaded_bytes(matrix.rows) + loaded_bytes(matrix.complex_rows) + (b ? loaded_bytes(b->rows) : 0), 0,
+      context.device(), plan_at_ranks(e, b_extent, shape, space), config.execution.memory_limit_bytes);
   const std::string& saved = matrix.partitioning.saved_to;
   if (rank == 0)
     std::printf("dry run: the plan fits the free memory; nothing solved, %s\n",

@@ -200,7 +200,9 @@ RankShape measured_shape(const DistributedOperator<T>& op, std::int64_t global_n
   return s;
 }
 
-RankShape measured_shape(MPI_Comm comm, const CsrRows& rows, const RowPartition& partition, std::int64_t global_nnz) {
+template <class V>
+RankShape measured_shape(MPI_Comm comm, const CsrRowsOf<V>& rows, const RowPartition& partition,
+                         std::int64_t global_nnz) {
   const LocalBlockShape blocks = collectively(comm, [&] { return local_block_shape(rows); });
   const HaloPlan halo = build_halo_plan(comm, partition, blocks.halo_columns);
   RankShape s;
@@ -217,6 +219,8 @@ RankShape measured_shape(MPI_Comm comm, const CsrRows& rows, const RowPartition&
   return s;
 }
 
+template RankShape measured_shape(MPI_Comm, const CsrRows&, const RowPartition&, std::int64_t);
+template RankShape measured_shape(MPI_Comm, const ComplexCsrRows&, const RowPartition&, std::int64_t);
 #define BLOCKEIGS_SHAPE(T) template RankShape measured_shape(const DistributedOperator<T>&, std::int64_t);
 BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_SHAPE)
 #undef BLOCKEIGS_SHAPE

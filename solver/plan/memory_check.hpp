@@ -40,6 +40,8 @@ void check_memory_fits(MPI_Comm comm, const MemoryPlan& plan, std::int64_t host_
 // a dry run) by splitting the loaded rows and building the halo plan. Collective.
 template <class T>
 RankShape measured_shape(const DistributedOperator<T>& op, std::int64_t global_nnz);
-RankShape measured_shape(MPI_Comm comm, const CsrRows& rows, const RowPartition& partition, std::int64_t global_nnz);
+template <class V>
+RankShape measured_shape(MPI_Comm comm, const CsrRowsOf<V>& rows, const RowPartition& partition,
+                         std::int64_t global_nnz);
 
 }  // namespace blockeigs::solver

@@ -16,8 +16,10 @@ std::int64_t csr_bytes(std::int64_t rows, std::int64_t nnz, int index_bytes, int
   return (rows + 1) * index_bytes + nnz * (index_bytes + value_bytes);
 }
 
-// The rows as loaded (CsrRows: int64 offsets and columns, double values).
-std::int64_t loaded_rows_bytes(const RankShape& s) { return csr_bytes(s.local_rows, s.local_nnz, 8, 8); }
+// The rows as loaded (CsrRows: int64 offsets and columns, double or complex double values).
+std::int64_t loaded_rows_bytes(const RankShape& s, bool complex) {
+  return csr_bytes(s.local_rows, s.local_nnz, 8, complex ? 16 : 8);
+}
 
 struct Phases {
   std::int64_t load = 0, build = 0, solve = 0;  // host, plain memory
@@ -29,8 +31,9 @@ void add_matrix(const char* name, const RankShape& s, const MatrixSourceSize& so
                 Space space, std::vector<MemoryItem>& items, Phases& p, std::int64_t& replicated) {
   const int v = solver.value_bytes;
   const std::string m = name;
-  const std::int64_t rows = loaded_rows_bytes(s);
-  items.push_back({m + " rows as loaded (int64 columns, fp64 values)", rows, 0});
+  const std::int64_t rows = loaded_rows_bytes(s, solver.complex);
+  items.push_back(
+      {m + " rows as loaded (int64 columns, " + (solver.complex ? "complex128" : "fp64") + " values)", rows, 0});
   p.load += rows;
   p.build += rows;
   p.solve += rows;
@@ -42,8 +45,8 @@ void add_matrix(const char* name, const RankShape& s, const MatrixSourceSize& so
     replicated += offsets;
   } else {
     // Every rank parses the whole file: its text, the entries, the whole CSR.
-    const std::int64_t whole =
-        source.text_bytes + 24 * source.stored_entries + csr_bytes(s.global_rows, s.global_nnz, 8, 8);
+    const std::int64_t whole = source.text_bytes + 24 * source.stored_entries +
+                               csr_bytes(s.global_rows, s.global_nnz, 8, solver.complex ? 16 : 8);
     items.push_back({"the whole Matrix Market file of the " + m + " parsed on every rank, while loading", whole, 0});
     p.load += whole;
     replicated += whole;

@@ -44,7 +44,8 @@ struct MatrixSourceSize {
 // The solver and what the app keeps beside it.
 struct SolverShape {
   enum class Kind { lobpcg, block_cg, chebyshev_filter } kind = Kind::lobpcg;
-  int value_bytes = 8;                         // the blocks' precision (4 or 8)
+  int value_bytes = 8;                         // the blocks' values (4 or 8; complex: 8 or 16)
+  bool complex = false;                        // the matrix's values complex: its rows loaded as complex double
   std::int64_t columns = 0;                    // LOBPCG: k; block CG: right-hand sides
   std::int64_t block = 0;                      // LOBPCG's block size nb; the filter's block m
   std::int64_t alignment = 1;                  // LOBPCG: [X P] and Z span multiples of this many columns

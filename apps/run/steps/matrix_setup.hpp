@@ -55,6 +55,17 @@ solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, Pa
 // std::complex<T> and the checks of complex_values.hpp. The GPU starts (StartingContext) while the rows are
 // read: the host's memory is checked before, the device's after. Each step's
 // time goes to `account`.
+// --dry-run's report and the set-up's account, in place of the solve.
+template <class Config>
+int dry_run_report(const Config& config, const solver::DistributedRows& matrix, const solver::DistributedRows* b,
+                   const dense::Context& context, MPI_Comm comm, RunAccount& account) {
+  const int code = print_dry_run(config, matrix, b, context, comm);
+  account.lap(Phase::memory_plan);
+  print_setup(account, comm);
+  print_account_end(account, comm);
+  return code;
+}
+
 template <class Config, class Solve>
 int prepare_and_solve(const Config& config, MPI_Comm comm, bool dry_run, RunAccount& account, Solve&& solve) {
   check_inputs_not_outputs(run_paths(config), comm);  // before anything is written
@@ -79,9 +90,9 @@ int prepare_and_solve(const Config& config, MPI_Comm comm, bool dry_run, RunAcco
       check_complex_eigs(config, matrix);
     else
       check_complex_cg(config, matrix);
-    if (dry_run) solver::fail_input_everywhere("--dry-run: the memory plan takes real values so far");
     check_complex_rows(matrix, comm, &context);
     account.lap(Phase::symmetry);
+    if (dry_run) return dry_run_report(config, matrix, nullptr, context, comm, account);
     if (config.execution.spmm_precision == Precision::fp32)
       return solve(std::complex<float>{}, matrix, nullptr, context);
     return solve(std::complex<double>{}, matrix, nullptr, context);
@@ -94,13 +105,7 @@ int prepare_and_solve(const Config& config, MPI_Comm comm, bool dry_run, RunAcco
     account.lap(Phase::matrix_b);
   }
   const solver::DistributedRows* matrix_b = b ? &*b : nullptr;
-  if (dry_run) {
-    const int code = print_dry_run(config, matrix, matrix_b, context, comm);
-    account.lap(Phase::memory_plan);
-    print_setup(account, comm);
-    print_account_end(account, comm);
-    return code;
-  }
+  if (dry_run) return dry_run_report(config, matrix, matrix_b, context, comm, account);
   if (config.execution.spmm_precision == Precision::fp32) return solve(float{}, matrix, matrix_b, context);
   return solve(double{}, matrix, matrix_b, context);
 }
