@@ -20,7 +20,6 @@ std::string first_refusal(const Matrix* b, const EigsRequest& request, const cfg
       settings.preconditioner.kind != PreconditionerKind::none)
     return "M: the Chebyshev filter takes no preconditioner; leave M out";
   if (request.constraints) return "Y (constraints) is real only so far; leave it out";
-  if (request.start) return "X (a start block) is real only so far; leave it out";
   return {};
 }
 
@@ -46,10 +45,17 @@ EigsResult internal::complex_pairs(Matrix& a, const Matrix* b, const EigsRequest
 
   const std::function<bool()> stop = agreed_stop(request.interrupted, comm);
   if (stop) options.between_iterations = [&stop](const solver::LobpcgIterate&) { return stop(); };
+  // X: the start block's columns (complex128, the Python layer's conversion), the rest random.
+  std::optional<dense::DenseBlock<T>> start_copy;
+  std::optional<dense::ConstDenseView<T>> start;
+  solver::collectively(comm, [&] {
+    if (request.start) start = in_space<T>(*request.start, context.space(), start_copy, "X");
+  });
   EigsResult out;
   out.preconditioner = "none";
   solver::LobpcgResult<T> r = timed_solve(context, begin, out.timings, [&] {
-    return solver::collectively(comm, [&] { return solver::chebyshev_filter_eigs<T>(*op, options, settings.filter); });
+    return solver::collectively(
+        comm, [&] { return solver::chebyshev_filter_eigs<T>(*op, options, settings.filter, start); });
   });
   copy_result(r, out);
   out.method = std::string("chebyshev_filter (") + (settings.method == solver::EigenMethod::automatic ? "auto: " : "") +
