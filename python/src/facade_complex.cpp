@@ -54,8 +54,8 @@ EigsResult internal::complex_pairs(Matrix& a, const Matrix* b, const EigsRequest
   EigsResult out;
   out.preconditioner = "none";
   solver::LobpcgResult<T> r = timed_solve(context, begin, out.timings, [&] {
-    return solver::collectively(
-        comm, [&] { return solver::chebyshev_filter_eigs<T>(*op, options, settings.filter, start); });
+    return solver::collectively(comm,
+                                [&] { return solver::chebyshev_filter_eigs<T>(*op, options, settings.filter, start); });
   });
   copy_result(r, out);
   out.method = std::string("chebyshev_filter (") + (settings.method == solver::EigenMethod::automatic ? "auto: " : "") +
