@@ -64,29 +64,39 @@ StartBlock<T> start_block_real(const cfg::EigsConfig& config, const solver::Line
                                const solver::RowNumbering& numbering, int block, const EigsProblem<T>& problem,
                                MPI_Comm comm);
 
-// A checkpoint's leading `block` columns (resume), or a start file's (complex, or real ones widened); the
-// filter draws the missing columns itself. Complex rows keep the input's numbering (complex_values.hpp).
+// The start's columns on this rank: a checkpoint's leading `block` (resume; `first_iteration` its iteration),
+// or a start file's (at most `block`); complex ones too for a complex T (a real one refuses them by name).
 template <class T>
-StartBlock<T> start_block_complex(const cfg::EigsConfig& config, const solver::LinearOperator<T>& op,
-                                  const solver::RowNumbering& numbering, int block, const EigsProblem<T>& problem,
-                                  MPI_Comm comm) {
+io::DenseRows start_values(const cfg::EigsConfig& config, const solver::RowNumbering& numbering, int block,
+                           const EigsProblem<T>& problem, MPI_Comm comm, int& first_iteration) {
   const cfg::EigensolverSettings& settings = config.eigensolver;
-  constexpr io::DenseValues complex_too = io::DenseValues::real_or_complex;
-  StartBlock<T> start;
+  const io::DenseValues kinds = is_complex_v<T> ? io::DenseValues::real_or_complex : io::DenseValues::real_only;
   io::DenseRows values;
   if (!config.resume.empty()) {
-    ResumePoint point = read_resume_point(config.resume, "block-eigs", numbering, comm, complex_too);
+    ResumePoint point = read_resume_point(config.resume, "block-eigs", numbering, comm, kinds);
     check_resume_problem(config.resume, problem.generalized(), problem.b_source, comm);
     check_resume_budget(config.resume, point.iteration, "eigensolver.max_iterations", settings.lobpcg.max_iterations);
-    start.first_iteration = point.iteration;
+    first_iteration = point.iteration;
     values = std::move(point.rows);
     if (values.cols > block) values = leading_columns(values, block);  // a smaller block this time
   } else if (!settings.start_file.empty()) {
-    values = read_dense_rows(settings.start_file, settings.start_dataset, numbering, comm, complex_too);
+    // Read in the input's numbering; the rows then move to their ranks.
+    values = read_dense_rows(settings.start_file, settings.start_dataset, numbering, comm, kinds);
     if (values.cols > block)
       solver::fail_input_everywhere(settings.start_file, ": ", settings.start_dataset, " has ", values.cols,
                                     " columns, more than the block size ", block);
   }
+  return values;
+}
+
+// A complex run's start: start_values' columns, or none; the filter draws the missing columns itself. Complex
+// rows keep the input's numbering (complex_values.hpp).
+template <class T>
+StartBlock<T> start_block_complex(const cfg::EigsConfig& config, const solver::LinearOperator<T>& op,
+                                  const solver::RowNumbering& numbering, int block, const EigsProblem<T>& problem,
+                                  MPI_Comm comm) {
+  StartBlock<T> start;
+  const io::DenseRows values = start_values(config, numbering, block, problem, comm, start.first_iteration);
   if (values.cols > 0) start.block = from_dense_rows<T>(op.context().space(), op.local_rows(), values);
   return start;
 }
@@ -113,21 +123,7 @@ StartBlock<T> start_block_real(const cfg::EigsConfig& config, const solver::Line
   const cfg::EigensolverSettings& settings = config.eigensolver;
   const std::int64_t rows = op.local_rows();
   StartBlock<T> start;
-  io::DenseRows values;
-  if (!config.resume.empty()) {
-    ResumePoint point = read_resume_point(config.resume, "block-eigs", numbering, comm);
-    check_resume_problem(config.resume, problem.generalized(), problem.b_source, comm);
-    check_resume_budget(config.resume, point.iteration, "eigensolver.max_iterations", settings.lobpcg.max_iterations);
-    start.first_iteration = point.iteration;
-    values = std::move(point.rows);
-    if (values.cols > block) values = leading_columns(values, block);  // a smaller block this time
-  } else if (!settings.start_file.empty()) {
-    // Read in the input's numbering; the rows then move to their ranks.
-    values = read_dense_rows(settings.start_file, settings.start_dataset, numbering, comm);
-    if (values.cols > block)
-      solver::fail_input_everywhere(settings.start_file, ": ", settings.start_dataset, " has ", values.cols,
-                                    " columns, more than the block size ", block);
-  }
+  const io::DenseRows values = start_values(config, numbering, block, problem, comm, start.first_iteration);
   // Where the operator numbers rows as the input does, LOBPCG's own random columns are these.
   if (numbering.is_identity() || values.cols == block) {
     if (values.cols > 0) start.block = from_host_doubles<T>(op.context().space(), rows, values.cols, values.values);
