@@ -38,11 +38,17 @@ void copy_to_host_doubles(dense::ConstDenseView<T> X, double* out) {
     for (std::int64_t j = 0; j < X.cols; ++j) out[i * X.cols + j] = static_cast<double>(from[i * X.ld + j]);
 }
 
+// The same as a vector; complex values as their (real, imaginary) pairs, 2 X.cols doubles a row (the layout
+// of complex checkpoints and callbacks).
 template <class T>
 std::vector<double> host_doubles(dense::ConstDenseView<T> X) {
-  std::vector<double> out(static_cast<std::size_t>(X.rows * X.cols));
-  copy_to_host_doubles(X, out.data());
-  return out;
+  if constexpr (is_complex_v<T>) {
+    return host_doubles(dense::parts_of(X));
+  } else {
+    std::vector<double> out(static_cast<std::size_t>(X.rows * X.cols));
+    copy_to_host_doubles(X, out.data());
+    return out;
+  }
 }
 
 }  // namespace blockeigs::solver

@@ -369,19 +369,13 @@ BlockCgIterate BlockCg<T>::iterate() {
   BlockCgIterate it;
   it.iteration = iteration_;
   it.search_width = static_cast<int>(r_);
-  // Doubles on the host; complex values as (real, imaginary) pairs.
-  const auto doubles = [](dense::ConstDenseView<T> V) {
-    if constexpr (is_complex_v<T>)
-      return host_doubles(dense::parts_of(V));
-    else
-      return host_doubles(V);
-  };
-  it.search = [this, doubles] { return doubles(cview(P_view(r_))); };
-  it.solution = [this, doubles] {
+  // Doubles on the host (host_doubles: complex values as (real, imaginary) pairs).
+  it.search = [this] { return host_doubles(cview(P_view(r_))); };
+  it.solution = [this] {
     constexpr std::int64_t w = reals_per_value<T>;
-    std::vector<double> x = doubles(dense::ConstDenseView<T>(X_));
+    std::vector<double> x = host_doubles(dense::ConstDenseView<T>(X_));
     const std::int64_t a = active_count();
-    const std::vector<double> xa = doubles(cview(narrow(Xa_, a)));
+    const std::vector<double> xa = host_doubles(cview(narrow(Xa_, a)));
     for (std::int64_t i = 0; i < m_; ++i)
       for (std::int64_t c = 0; c < a; ++c)
         for (std::int64_t p = 0; p < w; ++p) x[(i * s_ + active_[c]) * w + p] = xa[(i * a + c) * w + p];

@@ -329,10 +329,7 @@ bool ChfsiIteration<T>::between_iterations(int iteration) {
   std::vector<double> values;
   for (const double t : theta_) values.push_back(sign_ * t);
   LobpcgIterate it{iteration, static_cast<int>(m_), values, {}};
-  if constexpr (is_complex_v<T>)
-    it.block = [&] { return host_doubles(dense::parts_of(V_.cview())); };  // (real, imaginary) pairs
-  else
-    it.block = [&] { return host_doubles<T>(V_.cview()); };
+  it.block = [&] { return host_doubles<T>(V_.cview()); };  // complex values as (real, imaginary) pairs
   return options_.between_iterations(it);
 }
 

@@ -32,9 +32,7 @@
 namespace blockeigs::solver {
 namespace {
 
-// PETSc's scalar: the preconditioner takes real blocks from a real PETSc, complex ones from a complex PETSc.
-using Scalar = PetscScalar;
-using Rows = CsrRowsOf<Scalar>;
+// The preconditioner takes PetscScalar blocks: real ones from a real PETSc, complex ones from a complex PETSc.
 
 // The first (most specific) message of the error being raised, which the
 // return codes alone do not carry.
@@ -78,19 +76,19 @@ std::vector<std::string> prefixed_names(const std::string& options, const std::s
   return names;
 }
 
-class PetscPreconditioner final : public Preconditioner<Scalar> {
+class PetscPreconditioner final : public Preconditioner<PetscScalar> {
  public:
-  PetscPreconditioner(MPI_Comm comm, const dense::Context& context, const Rows& rows, const RowPartition& partition,
-                      const std::string& options);
+  PetscPreconditioner(MPI_Comm comm, const dense::Context& context, const PetscRows& rows,
+                      const RowPartition& partition, const std::string& options);
   ~PetscPreconditioner() override;
-  void apply(dense::ConstDenseView<Scalar> R, dense::DenseView<Scalar> W) override;
+  void apply(dense::ConstDenseView<PetscScalar> R, dense::DenseView<PetscScalar> W) override;
 
  private:
-  void set_up(const Rows& rows, const std::string& options);
+  void set_up(const PetscRows& rows, const std::string& options);
   void release();  // PETSc's objects and our options
   // The two ways to and from PETSc's column-major blocks X_ and Y_.
-  void apply_through_host(dense::ConstDenseView<Scalar> R, dense::DenseView<Scalar> W);
-  void apply_on_device(dense::ConstDenseView<Scalar> R, dense::DenseView<Scalar> W);
+  void apply_through_host(dense::ConstDenseView<PetscScalar> R, dense::DenseView<PetscScalar> W);
+  void apply_on_device(dense::ConstDenseView<PetscScalar> R, dense::DenseView<PetscScalar> W);
 
   PetscSession session_;
   MPI_Comm comm_;
@@ -102,7 +100,7 @@ class PetscPreconditioner final : public Preconditioner<Scalar> {
   PC pc_ = nullptr;
 };
 
-PetscPreconditioner::PetscPreconditioner(MPI_Comm comm, const dense::Context& context, const Rows& rows,
+PetscPreconditioner::PetscPreconditioner(MPI_Comm comm, const dense::Context& context, const PetscRows& rows,
                                          const RowPartition& partition, const std::string& options)
     : session_(comm),
       comm_(comm),
@@ -127,7 +125,7 @@ PetscPreconditioner::PetscPreconditioner(MPI_Comm comm, const dense::Context& co
   }
 }
 
-void PetscPreconditioner::set_up(const Rows& rows, const std::string& options) {
+void PetscPreconditioner::set_up(const PetscRows& rows, const std::string& options) {
   static std::atomic<int> serial{0};
   const std::string prefix = "blockeigs_pc_" + std::to_string(++serial) + "_";
   std::string prefixed;
@@ -172,9 +170,9 @@ void PetscPreconditioner::release() {
   for (const std::string& name : option_names_) PetscOptionsClearValue(nullptr, name.c_str());
 }
 
-void PetscPreconditioner::apply(dense::ConstDenseView<Scalar> R, dense::DenseView<Scalar> W) {
+void PetscPreconditioner::apply(dense::ConstDenseView<PetscScalar> R, dense::DenseView<PetscScalar> W) {
   check_apply_arguments("PETSc preconditioner", local_rows_, context_.space(), BlockExtent::of(R),
-                        BlockExtent::of(dense::ConstDenseView<Scalar>(W)));
+                        BlockExtent::of(dense::ConstDenseView<PetscScalar>(W)));
   const std::int64_t k = R.cols;
   PetscInt width = 0;
   if (X_) BLOCKEIGS_PC_CHECK(MatGetSize(X_, nullptr, &width));
@@ -196,10 +194,10 @@ void PetscPreconditioner::apply(dense::ConstDenseView<Scalar> R, dense::DenseVie
 
 // Row-major block to PETSc's column-major one, staged through the host
 // where the block is on the device.
-void PetscPreconditioner::apply_through_host(dense::ConstDenseView<Scalar> R, dense::DenseView<Scalar> W) {
+void PetscPreconditioner::apply_through_host(dense::ConstDenseView<PetscScalar> R, dense::DenseView<PetscScalar> W) {
   const std::int64_t m = local_rows_, k = R.cols;
   PetscInt ld = 0;
-  dense::DenseBlock<Scalar> host(Space::host, m, k);
+  dense::DenseBlock<PetscScalar> host(Space::host, m, k);
   copy_block(context_, R, host.view());
   context_.synchronize();
   PetscScalar* x = nullptr;
@@ -220,13 +218,13 @@ void PetscPreconditioner::apply_through_host(dense::ConstDenseView<Scalar> R, de
 
 // R (row-major, on the device) transposed into X_'s device array, PCMatApply,
 // Y_'s device array transposed into W; the streams ordered by events.
-void PetscPreconditioner::apply_on_device(dense::ConstDenseView<Scalar> R, dense::DenseView<Scalar> W) {
+void PetscPreconditioner::apply_on_device(dense::ConstDenseView<PetscScalar> R, dense::DenseView<PetscScalar> W) {
   const std::int64_t m = local_rows_, k = R.cols;
   PetscInt ldx = 0, ldy = 0;
   Space space = Space::host;
   BLOCKEIGS_PC_CHECK(MatDenseGetLDA(X_, &ldx));
   BLOCKEIGS_PC_CHECK(MatDenseGetLDA(Y_, &ldy));
-  Scalar* x = nullptr;
+  PetscScalar* x = nullptr;
   BLOCKEIGS_PC_CHECK(petsc_device::dense_get_write(X_, &x, &space));
   if (space != Space::device) {
     (void)petsc_device::dense_restore_write(X_, &x);
@@ -238,7 +236,7 @@ void PetscPreconditioner::apply_on_device(dense::ConstDenseView<Scalar> R, dense
   petsc_device::petsc_waits_for(context_);
   BLOCKEIGS_PC_CHECK(petsc_device::dense_restore_write(X_, &x));
   BLOCKEIGS_PC_CHECK(PCMatApply(pc_, X_, Y_));
-  const Scalar* y = nullptr;
+  const PetscScalar* y = nullptr;
   BLOCKEIGS_PC_CHECK(petsc_device::dense_get_read(Y_, &y, &space));
   if (space != Space::device) {
     (void)petsc_device::dense_restore_read(Y_, &y);
@@ -254,7 +252,7 @@ void PetscPreconditioner::apply_on_device(dense::ConstDenseView<Scalar> R, dense
 template <class T>
 [[noreturn]] void other_scalar() {
   fail_input_everywhere("preconditioner type petsc: the matrix has ", is_complex_v<T> ? "complex" : "real",
-                        " values, but this build's PETSc has ", is_complex_v<Scalar> ? "complex" : "real",
+                        " values, but this build's PETSc has ", is_complex_v<PetscScalar> ? "complex" : "real",
                         " scalars: build block-eigs with a ", is_complex_v<T> ? "complex" : "real",
                         " PETSc (docs/petsc.md#complex-petsc), or choose chebyshev, jacobi or none");
 }
@@ -263,7 +261,7 @@ template <class T>
 template <class T>
 std::unique_ptr<Preconditioner<T>> make_for(MPI_Comm comm, const dense::Context& context, const CsrRowsOf<T>& rows,
                                             const RowPartition& partition, const std::string& options) {
-  if constexpr (std::is_same_v<T, Scalar>)
+  if constexpr (std::is_same_v<T, PetscScalar>)
     return std::make_unique<PetscPreconditioner>(comm, context, rows, partition, options);
   else
     other_scalar<T>();
@@ -272,7 +270,7 @@ std::unique_ptr<Preconditioner<T>> make_for(MPI_Comm comm, const dense::Context&
 }  // namespace
 
 bool petsc_available() { return true; }
-bool petsc_is_complex() { return is_complex_v<Scalar>; }
+bool petsc_is_complex() { return is_complex_v<PetscScalar>; }
 
 std::unique_ptr<Preconditioner<double>> make_petsc_preconditioner(MPI_Comm comm, const dense::Context& context,
                                                                   const CsrRows& rows, const RowPartition& partition,

@@ -88,3 +88,21 @@ inline void petsc_ok(PetscErrorCode code, const char* call) {
 }  // namespace blockeigs::test
 
 #define PETSC_OK(call) ::blockeigs::test::petsc_ok((call), #call)
+
+namespace blockeigs::test {
+
+// The solves with B of a generalized EPS's spectral transformation by CG and Jacobi to 1e-14: its default LU
+// needs an assembled B, which our MATSHELL is not.
+inline void st_solves_by_cg(EPS eps) {
+  ST st = nullptr;
+  KSP ksp = nullptr;
+  PC pc = nullptr;
+  PETSC_OK(EPSGetST(eps, &st));
+  PETSC_OK(STGetKSP(st, &ksp));
+  PETSC_OK(KSPSetType(ksp, KSPCG));
+  PETSC_OK(KSPGetPC(ksp, &pc));
+  PETSC_OK(PCSetType(pc, PCJACOBI));
+  PETSC_OK(KSPSetTolerances(ksp, 1e-14, 0.0, PETSC_DEFAULT, 10000));
+}
+
+}  // namespace blockeigs::test

@@ -105,15 +105,7 @@ std::vector<double> slepc_smallest(Mat A, Mat B, int nev, double tol) {
     PETSC_OK(EPSSetWhichEigenpairs(eps, EPS_SMALLEST_REAL));
     PETSC_OK(EPSSetDimensions(eps, nev, 4 * nev + 16, PETSC_DEFAULT));
     PETSC_OK(EPSSetTolerances(eps, tol, 100000));
-    ST st = nullptr;
-    KSP ksp = nullptr;
-    PC pc = nullptr;
-    PETSC_OK(EPSGetST(eps, &st));
-    PETSC_OK(STGetKSP(st, &ksp));
-    PETSC_OK(KSPSetType(ksp, KSPCG));
-    PETSC_OK(KSPGetPC(ksp, &pc));
-    PETSC_OK(PCSetType(pc, PCJACOBI));
-    PETSC_OK(KSPSetTolerances(ksp, 1e-14, 0.0, PETSC_DEFAULT, 10000));
+    test::st_solves_by_cg(eps);
     PETSC_OK(EPSSolve(eps));
     PetscInt converged = 0;
     PETSC_OK(EPSGetConverged(eps, &converged));

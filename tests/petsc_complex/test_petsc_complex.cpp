@@ -193,17 +193,7 @@ std::vector<double> smallest_eigenvalues(Mat A, Mat B, PetscInt nev) {
   PETSC_OK(EPSSetWhichEigenpairs(eps, EPS_SMALLEST_REAL));
   PETSC_OK(EPSSetDimensions(eps, nev, PETSC_DEFAULT, PETSC_DEFAULT));
   PETSC_OK(EPSSetTolerances(eps, 1e-12, 10000));
-  if (B) {  // the ST solves with B: CG and Jacobi (the default LU needs an assembled B)
-    ST st = nullptr;
-    KSP ksp = nullptr;
-    PC pc = nullptr;
-    PETSC_OK(EPSGetST(eps, &st));
-    PETSC_OK(STGetKSP(st, &ksp));
-    PETSC_OK(KSPSetType(ksp, KSPCG));
-    PETSC_OK(KSPSetTolerances(ksp, 1e-14, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
-    PETSC_OK(KSPGetPC(ksp, &pc));
-    PETSC_OK(PCSetType(pc, PCJACOBI));
-  }
+  if (B) test::st_solves_by_cg(eps);
   PETSC_OK(EPSSolve(eps));
   PetscInt converged = 0;
   PETSC_OK(EPSGetConverged(eps, &converged));

@@ -46,15 +46,6 @@ solver::DistributedRows load_symmetric_matrix(const io::MatrixConfig& config, Pa
                                               LocalOrder order, MPI_Comm comm, const std::string& partition_file = "",
                                               RunAccount* account = nullptr, const dense::Context* context = nullptr);
 
-// The steps between a config and a solve, the same for both apps: no output
-// over an input, output paths checked, backend chosen, the memory plan checked from the matrices' sizes,
-// matrix loaded, checked and distributed, and B of A x = lambda B x (block-eigs'
-// matrix_b) on its rows; then (a dry run prints the plan, the set-up's account
-// and stops) solve(T{}, matrix, b, context) with T the config's SpMM precision
-// and b null without a B; complex values (block-eigs only) take
-// std::complex<T> and the checks of complex_values.hpp. The GPU starts (StartingContext) while the rows are
-// read: the host's memory is checked before, the device's after. Each step's
-// time goes to `account`.
 // --dry-run's report and the set-up's account, in place of the solve.
 template <class Config>
 int dry_run_report(const Config& config, const solver::DistributedRows& matrix, const solver::DistributedRows* b,
@@ -66,6 +57,15 @@ int dry_run_report(const Config& config, const solver::DistributedRows& matrix, 
   return code;
 }
 
+// The steps between a config and a solve, the same for both apps: no output
+// over an input, output paths checked, backend chosen, the memory plan checked from the matrices' sizes,
+// matrix loaded, checked and distributed, and B of A x = lambda B x (block-eigs'
+// matrix_b) on its rows; then (a dry run prints the plan, the set-up's account
+// and stops) solve(T{}, matrix, b, context) with T the config's SpMM precision
+// and b null without a B; complex values take
+// std::complex<T> and the checks of complex_values.hpp. The GPU starts (StartingContext) while the rows are
+// read: the host's memory is checked before, the device's after. Each step's
+// time goes to `account`.
 template <class Config, class Solve>
 int prepare_and_solve(const Config& config, MPI_Comm comm, bool dry_run, RunAccount& account, Solve&& solve) {
   check_inputs_not_outputs(run_paths(config), comm);  // before anything is written
