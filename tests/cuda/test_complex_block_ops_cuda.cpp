@@ -27,8 +27,9 @@ TYPED_TEST(ComplexBlockOpsCuda, Reductions) {
   for (const std::int64_t n : {0, 1, 37, 5001, 70001})
     test::check_complex_reductions<TypeParam>(device, solver::RowPartition::uniform(n, 1));
   // Complex double Gram matrices go through the real tall-skinny kernel on the values' parts up to 48 x 32
-  // columns, cuBLAS's batched products beyond.
-  for (auto [k1, k2] : {std::pair{48, 32}, {49, 3}, {6, 33}})
+  // columns (a few columns of X against many of Y too, as CholQR2's locked columns against the active ones),
+  // cuBLAS's batched products beyond.
+  for (auto [k1, k2] : {std::pair{48, 32}, {49, 3}, {6, 33}, {3, 20}, {4, 32}, {33, 49}})
     test::check_complex_reductions<TypeParam>(device, solver::RowPartition::uniform(5001, 1), k1, k2);
 }
 
