@@ -225,13 +225,15 @@ for step in "${steps[@]}"; do
       # The GPU machine has only the nsys inside Nsight Compute; it leaves a .qdstrm that its
       # QdstrmImporter turns into a report, and that needs libdw, which the machine lacks: copy
       # libdw.so.1, libelf.so.1, liblzma.so.5 and libbz2.so.1.0 from here into gpu-carry/libdw.
-      app=${PROFILE_APP:-block-cg}; cfg=bench/configs/${app#block-}-laplacian-128.yaml
+      # PROFILE_CONFIG and PROFILE_ARGS: another problem (the complex filter: bench/configs/eigs-bloch-128.yaml and
+      # PROFILE_ANCHOR=row_split, since the filter launches no ritz_update).
+      app=${PROFILE_APP:-block-cg}; cfg=${PROFILE_CONFIG:-bench/configs/${app#block-}-laplacian-128.yaml}
       echo "== profile (nsys, $app 128^3)"
       nsys_bin=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys \
                    /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys 2>/dev/null | head -1)
       if [ -z "$nsys_bin" ]; then note "profile          nsys not found"; continue; fi
       rm -f "$out/$app".{nsys-rep,qdstrm,sqlite}
-      "$nsys_bin" profile -t cuda -o "$out/$app" --force-overwrite true $bin/$app $cfg > "$out/profile-run.log" 2>&1
+      "$nsys_bin" profile -t cuda -o "$out/$app" --force-overwrite true $bin/$app $cfg ${PROFILE_ARGS:-} > "$out/profile-run.log" 2>&1
       if [ ! -f "$out/$app.nsys-rep" ] && [ -f "$out/$app.qdstrm" ]; then
         importer=$(ls /opt/nvidia/nsight-compute/*/host/linux-desktop-*/QdstrmImporter 2>/dev/null | head -1)
         LD_LIBRARY_PATH=$PWD/gpu-carry/libdw:${LD_LIBRARY_PATH:-} "$importer" -i "$out/$app.qdstrm" > "$out/profile-import.log" 2>&1
@@ -239,7 +241,7 @@ for step in "${steps[@]}"; do
       fi
       if [ -f "$out/$app.nsys-rep" ] &&
          "$nsys_bin" export --type sqlite -o "$out/$app.sqlite" "$out/$app.nsys-rep" > "$out/profile-export.log" 2>&1; then
-        anchor=ritz_update_; [ $app = block-cg ] && anchor=${PROFILE_ANCHOR:-row_split_kernel}
+        anchor=${PROFILE_ANCHOR:-ritz_update_}; [ $app = block-cg ] && anchor=${PROFILE_ANCHOR:-row_split_kernel}
         python3 bench/scripts/nsys_gaps.py "$out/$app.sqlite" $anchor | tee "$out/profile-gaps.txt"
         note "profile          $(head -1 "$out/profile-gaps.txt")"
       else
