@@ -124,7 +124,10 @@ int main(int argc, char** argv) {
     if (!args.generate.empty()) {
       // Read as a config's matrix.generator, with its checks and messages.
       const io::GeneratorSpec spec = io::parse_generator(args.generate, "--generate");
-      write(io::generate_rows(spec, 0, io::generated_rows(spec)), "");
+      if (io::generates_complex(spec))
+        write(io::generate_complex_rows(spec, 0, io::generated_rows(spec)), "complex ");
+      else
+        write(io::generate_rows(spec, 0, io::generated_rows(spec)), "");
     } else if (const auto size = io::read_matrix_market_size(args.input); size && size->complex) {
       write(io::read_complex_matrix_market(args.input).matrix, "complex ");
     } else {

@@ -114,6 +114,18 @@ void validate(const CsrRowsOf<T>& rows, const std::string& source) {
   }
 }
 
+CsrRows magnitudes(const ComplexCsrRows& rows) {
+  CsrRows out;
+  out.global_rows = rows.global_rows;
+  out.global_cols = rows.global_cols;
+  out.first_row = rows.first_row;
+  out.row_offsets = rows.row_offsets;
+  out.col_indices = rows.col_indices;
+  out.values.resize(rows.values.size());
+  for (std::size_t k = 0; k < rows.values.size(); ++k) out.values[k] = std::abs(rows.values[k]);
+  return out;
+}
+
 template CsrRows slice_rows(const CsrRows&, std::int64_t, std::int64_t);
 template ComplexCsrRows slice_rows(const ComplexCsrRows&, std::int64_t, std::int64_t);
 template void sort_and_sum_duplicates(CsrRows&, std::int64_t);

@@ -43,6 +43,11 @@ using RowsFor = CsrRowsOf<std::conditional_t<is_complex_v<T>, std::complex<doubl
 template <class T>
 CsrRowsOf<T> slice_rows(const CsrRowsOf<T>& whole, std::int64_t row_begin, std::int64_t row_end);
 
+// Complex rows as real ones of the same pattern, each entry's magnitude its value: what the readers of a
+// pattern (the graph partitioner, the band order, a halo's columns; they skip explicit zeros) take of complex
+// rows, which are then moved by the same numbering.
+CsrRows magnitudes(const ComplexCsrRows& rows);
+
 // Sorts the columns within each row and sums repeated columns, in place.
 // Readers call it so that files with unsorted or repeated entries (which
 // Matrix Market and scipy allow) still meet the invariants below. Rows before

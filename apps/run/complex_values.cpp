@@ -20,10 +20,6 @@ std::string first_refusal(const cfg::EigsConfig& c) {
   if (e.preconditioner.kind != PreconditionerKind::automatic && e.preconditioner.kind != PreconditionerKind::none)
     return "eigensolver.preconditioner: the Chebyshev filter takes none; remove it" + tail;
   if (e.constraints != cfg::ConstraintsSource::none) return "eigensolver.constraints: real values only" + tail;
-  if (c.execution.partition == PartitionMethod::graph || !c.execution.partition_file.empty())
-    return "execution.partition: complex rows stay as read (contiguous); use contiguous or auto";
-  if (c.execution.local_order == LocalOrder::band)
-    return "execution.local_order: complex rows stay as read; use none or auto";
   return {};
 }
 
@@ -47,10 +43,6 @@ void check_complex_cg(const cfg::CgConfig& config, const solver::DistributedRows
         "has " +
         std::string(solver::petsc_available() ? "a real PETSc" : "no PETSc") +
         " (docs/petsc.md#complex-petsc); use jacobi or chebyshev" + tail;
-  else if (config.execution.partition == PartitionMethod::graph || !config.execution.partition_file.empty())
-    refusal = "execution.partition: complex rows stay as read (contiguous); use contiguous or auto";
-  else if (config.execution.local_order == LocalOrder::band)
-    refusal = "execution.local_order: complex rows stay as read; use none or auto";
   if (!refusal.empty()) solver::fail_input_everywhere(matrix.description, " holds complex values: ", refusal);
 }
 

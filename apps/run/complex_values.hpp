@@ -1,8 +1,8 @@
 // What a run on complex Hermitian values takes so far, checked before the
 // operator is built: block-eigs with Chebyshev-filtered subspace iteration on
-// a standard problem, block-cg with jacobi, chebyshev or no preconditioner on
-// generated right-hand sides, rows distributed as read. Every setting they do not take
-// yet is refused by key, on every rank, with what to do instead.
+// a standard problem, block-cg with jacobi, chebyshev, no preconditioner or a complex PETSc's PC; rows
+// distributed as real ones are (execution.partition, local_order, partition_file). Every setting they do not
+// take yet is refused by key, on every rank, with what to do instead.
 #pragma once
 
 #include <mpi.h>
@@ -20,7 +20,7 @@ void check_complex_eigs(const cfg::EigsConfig& config, const solver::Distributed
 void check_complex_cg(const cfg::CgConfig& config, const solver::DistributedRows& matrix);
 
 // The Hermitian check of complex rows not Hermitian by construction (HDF5 files; solver::check_hermitian),
-// the rows left where they were read. Collective.
+// before the rows are distributed. Collective.
 void check_complex_rows(const solver::DistributedRows& matrix, MPI_Comm comm, const dense::Context* context);
 
 }  // namespace blockeigs::apps

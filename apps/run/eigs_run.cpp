@@ -89,15 +89,20 @@ io::DenseRows start_values(const cfg::EigsConfig& config, const solver::RowNumbe
   return values;
 }
 
-// A complex run's start: start_values' columns, or none; the filter draws the missing columns itself. Complex
-// rows keep the input's numbering (complex_values.hpp).
+// A complex run's start: start_values' columns, or none; the filter draws the missing columns itself. Where
+// the operator's rows are not numbered as the input's (a graph partition, a band order) and no column is
+// given, the random block is drawn here for the input's rows, as start_block_real does, so that the start
+// does not depend on the partition.
 template <class T>
 StartBlock<T> start_block_complex(const cfg::EigsConfig& config, const solver::LinearOperator<T>& op,
                                   const solver::RowNumbering& numbering, int block, const EigsProblem<T>& problem,
                                   MPI_Comm comm) {
   StartBlock<T> start;
   const io::DenseRows values = start_values(config, numbering, block, problem, comm, start.first_iteration);
-  if (values.cols > 0) start.block = from_dense_rows<T>(op.context().space(), op.local_rows(), values);
+  if (values.cols > 0)
+    start.block = from_dense_rows<T>(op.context().space(), op.local_rows(), values);
+  else if (!numbering.is_identity())
+    start.block = random_rows<T>(op.context(), numbering, block, config.eigensolver.lobpcg.seed, comm, 0);
   return start;
 }
 

@@ -321,8 +321,9 @@ int print_dry_run(const Config& config, const solver::DistributedRows& matrix, c
   const solver::MemoryPlan plan = solver::plan_memory(mine, e.source, shape, space, second ? &*second : nullptr);
 
   constexpr int fields = 7;
-  const long long row[fields] = {mine.local_rows, matrix.rows.first_row, mine.local_nnz,  mine.halo_rows,
-                                 mine.neighbours, plan.host_peak,        plan.device_peak};
+  const std::int64_t first_row = matrix.complex ? matrix.complex_rows.first_row : matrix.rows.first_row;
+  const long long row[fields] = {mine.local_rows, first_row,      mine.local_nnz,  mine.halo_rows,
+                                 mine.neighbours, plan.host_peak, plan.device_peak};
   std::vector<long long> all(static_cast<std::size_t>(fields) * ranks);
   BLOCKEIGS_MPI_CHECK(MPI_Gather(row, fields, MPI_LONG_LONG, all.data(), fields, MPI_LONG_LONG, 0, comm));
   // The largest rank's items, by its host and device peaks together.

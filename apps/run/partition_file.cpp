@@ -44,7 +44,7 @@ void read_partition_file(solver::DistributedRows& matrix, const std::string& pat
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
   const std::string source = "execution.partition_file " + path;
-  const std::int64_t n = matrix.rows.global_rows;
+  const std::int64_t n = matrix.partition.global_rows();
   // Every rank reads the attributes and /first_rows (small) and its own range of /row_index.
   auto [first_rows, renumbered] = solver::collectively(comm, [&] {
     if (io::read_root_string_if_present(path, "kind").value_or("") != kKind)

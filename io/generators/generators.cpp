@@ -302,7 +302,6 @@ void validate(const GeneratorSpec& spec, const std::string& source) {
   if (spec.periodic) {
     if (spec.kind != GeneratorKind::laplacian_3d || spec.stencil != 7)
       fail_input(source, ": boundary: periodic takes the 7-point laplacian_3d");
-    if (spec.renumber) fail_input(source, ": renumber takes real generators; boundary: periodic is complex");
     validate(twisted_of(spec), source);
     return;
   }
@@ -389,10 +388,41 @@ std::vector<std::int64_t> generated_row_offsets(const GeneratorSpec& spec) {
   return offsets;
 }
 
+namespace {
+
+// Rows [row_begin, row_end) of P A P^T for the twisted Laplacian A: row i is the natural row perm[i] with its
+// columns renumbered and sorted again (its 7 entries, one natural row at a time).
+ComplexCsrRows renumbered_complex_rows(const GeneratorSpec& spec, std::int64_t row_begin, std::int64_t row_end) {
+  const TwistedLaplacian twisted = twisted_of(spec);
+  const RandomPermutation perm(generated_rows(spec), spec.renumber_seed);
+  ComplexCsrRows out;
+  out.global_rows = out.global_cols = generated_rows(spec);
+  out.first_row = row_begin;
+  out.row_offsets.push_back(0);
+  std::vector<std::pair<std::int64_t, std::complex<double>>> row;
+  for (std::int64_t i = row_begin; i < row_end; ++i) {
+    const std::int64_t natural = perm.natural_of(i);
+    const ComplexCsrRows one = twisted_laplacian_rows(twisted, natural, natural + 1);
+    row.clear();
+    for (std::size_t k = 0; k < one.col_indices.size(); ++k)
+      row.emplace_back(perm.renumbered_of(one.col_indices[k]), one.values[k]);
+    std::sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [c, v] : row) {
+      out.col_indices.push_back(c);
+      out.values.push_back(v);
+    }
+    out.row_offsets.push_back(static_cast<std::int64_t>(out.col_indices.size()));
+  }
+  return out;
+}
+
+}  // namespace
+
 ComplexCsrRows generate_complex_rows(const GeneratorSpec& spec, std::int64_t row_begin, std::int64_t row_end) {
   validate(spec, describe(spec));
   if (!spec.periodic) fail_input(describe(spec), ": a real generator (generate_rows)");
   check_row_range(spec, row_begin, row_end);
+  if (spec.renumber) return renumbered_complex_rows(spec, row_begin, row_end);
   return twisted_laplacian_rows(twisted_of(spec), row_begin, row_end);
 }
 

@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <complex>
 #include <cmath>
 #include <map>
 #include <string>
@@ -148,6 +149,108 @@ TEST(Partition, EmptyRowsAndARankWithoutRows) {
   DistributedRows m = from_whole(whole, RowPartition(first));
   solver::distribute_rows(m, PartitionMethod::graph, MPI_COMM_WORLD);
   expect_input_matrix(m, whole);
+}
+
+// Complex Hermitian rows (entries where |i - j| <= 3 + (i + j) % 22: rows of 13 to 37 entries, through
+// each of the row sort's paths) move as real ones do: by a graph partition (where PT-Scotch is built in), a random
+// saved numbering and the band order, a rank without rows first where there are two or more; the operator stays the
+// input's matrix under the numbering, every row sorted.
+ComplexCsrRows complex_band(std::int64_t n) {
+  ComplexCsrRows whole;
+  whole.global_rows = whole.global_cols = n;
+  whole.row_offsets.assign(1, 0);
+  const auto upper = [](std::int64_t i, std::int64_t j) {  // the entry (i, j), i < j
+    return std::complex<double>(0.01 * double(i + 1), 0.001 * double(j - i) - 0.02);
+  };
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (std::int64_t j = std::max<std::int64_t>(0, i - 24); j <= std::min(n - 1, i + 24); ++j) {
+      if (std::abs(i - j) > 3 + (i + j) % 22) continue;
+      whole.col_indices.push_back(j);
+      whole.values.push_back(j == i  ? std::complex<double>(50.0 + double(i % 7), 0.0)
+                             : j > i ? upper(i, j)
+                                     : std::conj(upper(j, i)));
+    }
+    whole.row_offsets.push_back(whole.nnz());
+  }
+  return whole;
+}
+
+DistributedRows from_whole_complex(const ComplexCsrRows& whole, const RowPartition& partition) {
+  DistributedRows m;
+  m.complex = true;
+  m.complex_rows = slice_rows(whole, partition.begin(test::mpi_rank()), partition.end(test::mpi_rank()));
+  m.partition = partition;
+  m.numbering = solver::RowNumbering::identity(MPI_COMM_WORLD, partition);
+  m.global_nnz = whole.nnz();
+  return m;
+}
+
+// A x for x given in the input's numbering, through the operator on m's rows, equals whole * x.
+void expect_input_matrix_complex(const DistributedRows& m, const ComplexCsrRows& whole) {
+  constexpr std::int64_t cols = 2;
+  const int rank = test::mpi_rank();
+  const RowPartition& input = m.numbering.original();
+  const auto x_at = [](std::int64_t i, std::int64_t c) {
+    return std::complex<double>(std::sin(0.3 * double(i) + double(c)), std::cos(0.7 * double(i) - double(c)));
+  };
+  std::vector<std::complex<double>> x_mine;
+  for (std::int64_t i = input.begin(rank); i < input.end(rank); ++i)
+    for (std::int64_t c = 0; c < cols; ++c) x_mine.push_back(x_at(i, c));
+  const std::vector<std::complex<double>> x = m.numbering.from_original_rows(MPI_COMM_WORLD, x_mine, cols);
+  const std::int64_t local = m.partition.rows(rank);
+  ASSERT_EQ(static_cast<std::int64_t>(x.size()), local * cols);
+  const auto context = dense::Context::host();
+  solver::DistributedOperator<std::complex<double>> A(MPI_COMM_WORLD, context, m.complex_rows, m.partition);
+  dense::DenseBlock<std::complex<double>> X(Space::host, local, cols), Y(Space::host, local, cols);
+  std::copy(x.begin(), x.end(), X.data());
+  A.apply(1.0, X.cview(), 0.0, Y.view());
+  const std::vector<std::complex<double>> y(Y.data(), Y.data() + local * cols);
+  const std::vector<std::complex<double>> y_input = m.numbering.to_original_rows(MPI_COMM_WORLD, y, cols);
+  ASSERT_EQ(static_cast<std::int64_t>(y_input.size()), input.rows(rank) * cols);
+  for (std::int64_t i = input.begin(rank); i < input.end(rank); ++i)
+    for (std::int64_t c = 0; c < cols; ++c) {
+      std::complex<double> want = 0;
+      for (std::int64_t k = whole.row_offsets[i]; k < whole.row_offsets[i + 1]; ++k)
+        want += whole.values[k] * x_at(whole.col_indices[k], c);
+      EXPECT_LE(std::abs(y_input[(i - input.begin(rank)) * cols + c] - want), 1e-12 * (1 + std::abs(want)))
+          << "input row " << i << ", column " << c;
+    }
+}
+
+void expect_sorted_complex_rows(const ComplexCsrRows& rows) {
+  for (std::int64_t i = 0; i < rows.local_rows(); ++i)
+    for (std::int64_t k = rows.row_offsets[i] + 1; k < rows.row_offsets[i + 1]; ++k)
+      ASSERT_LT(rows.col_indices[k - 1], rows.col_indices[k]) << "local row " << i;
+}
+
+TEST(Partition, ComplexRowsMoveAsRealOnesDo) {
+  constexpr std::int64_t n = 150;
+  const ComplexCsrRows whole = complex_band(n);
+  const int ranks = test::mpi_size();
+  std::vector<std::int64_t> first(static_cast<std::size_t>(ranks) + 1);
+  for (int r = 0; r <= ranks; ++r) first[r] = n * r / ranks;
+  if (ranks > 1) first[1] = 0;  // rank 1 starts with no rows
+  const RowPartition start(first);
+  // A random saved numbering: row i of the input becomes row perm(i), the ranges kept.
+  const io::RandomPermutation perm(n, 5);
+  std::vector<std::int64_t> renumbered;
+  for (std::int64_t i = start.begin(test::mpi_rank()); i < start.end(test::mpi_rank()); ++i)
+    renumbered.push_back(perm.renumbered_of(i));
+  {
+    DistributedRows m = from_whole_complex(whole, start);
+    solver::distribute_by_numbering(m, start, renumbered, "a test's numbering", MPI_COMM_WORLD);
+    EXPECT_TRUE(m.rows.row_offsets.empty()) << "complex rows stay in complex_rows";
+    expect_sorted_complex_rows(m.complex_rows);
+    expect_input_matrix_complex(m, whole);
+  }
+  for (const PartitionMethod method : {PartitionMethod::contiguous, PartitionMethod::graph}) {
+    if (method == PartitionMethod::graph && !can_partition()) continue;
+    DistributedRows m = from_whole_complex(whole, start);
+    solver::distribute_rows(m, method, MPI_COMM_WORLD, can_partition() ? LocalOrder::band : LocalOrder::none);
+    EXPECT_EQ(m.partitioning.used, ranks > 1 ? method : PartitionMethod::contiguous);
+    expect_sorted_complex_rows(m.complex_rows);
+    expect_input_matrix_complex(m, whole);
+  }
 }
 
 // Equal, disconnected chains, randomly numbered: the partitioner gives each

@@ -20,6 +20,7 @@
 #include "tests/support/expect_error.hpp"
 #include "core/csr_rows.hpp"
 #include "io/generators/generators.hpp"
+#include "io/renumbering.hpp"
 #include "io/generators/twisted_laplacian.hpp"
 #include "io/matrix_market.hpp"
 #include "test_matrices.hpp"
@@ -393,6 +394,38 @@ TEST(TwistedLaplacian, HermitianWithClosedFormEigenpairs) {
                     io::twisted_laplacian_eigenvalues({2, 2, 2, {0, std::nan(""), 0}});
                   }),
                   {"phase 1"});
+}
+
+// The twisted Laplacian renumbered (`renumber: {seed: N}`) is P A P^T: entry (i, j) is the natural matrix's
+// (perm(i), perm(j)), every row's columns ascending, and a row block is the whole's rows.
+TEST(TwistedLaplacian, RenumberedIsASymmetricPermutation) {
+  GeneratorSpec spec;
+  spec.kind = GeneratorKind::laplacian_3d;
+  spec.nx = 5;
+  spec.ny = 4;
+  spec.nz = 3;
+  spec.periodic = true;
+  spec.phase = {0.7, -1.3, 2.9};
+  const std::int64_t n = io::generated_rows(spec);
+  const ComplexCsrRows natural = io::generate_complex_rows(spec, 0, n);
+  spec.renumber = true;
+  spec.renumber_seed = 5;
+  const ComplexCsrRows renumbered = io::generate_complex_rows(spec, 0, n);
+  validate(renumbered, "renumbered");
+  const io::RandomPermutation perm(n, 5);
+  const auto entry = [](const ComplexCsrRows& a, std::int64_t i, std::int64_t j) {
+    for (std::int64_t p = a.row_offsets[i]; p < a.row_offsets[i + 1]; ++p)
+      if (a.col_indices[p] == j) return a.values[p];
+    return std::complex<double>(0.0);
+  };
+  ASSERT_EQ(renumbered.nnz(), natural.nnz());
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < n; ++j)
+      ASSERT_EQ(entry(renumbered, i, j), entry(natural, perm.natural_of(i), perm.natural_of(j))) << i << ", " << j;
+  const ComplexCsrRows tail = io::generate_complex_rows(spec, n / 3, n), part = slice_rows(renumbered, n / 3, n);
+  EXPECT_EQ(tail.col_indices, part.col_indices);
+  EXPECT_EQ(tail.values, part.values);
+  EXPECT_NE(io::describe(spec).find("renumbered (seed 5)"), std::string::npos) << io::describe(spec);
 }
 
 }  // namespace

@@ -21,8 +21,8 @@ solver::DistributedRows read_matrix(const io::MatrixConfig& config, MPI_Comm com
 
 void check_and_distribute(solver::DistributedRows& matrix, PartitionMethod partition, LocalOrder order, MPI_Comm comm,
                           const std::string& partition_file, RunAccount* account, const dense::Context* context) {
-  if (matrix.complex)  // complex rows take check_complex_rows (complex_values.hpp); the same on every rank
-    solver::fail_input_everywhere(matrix.description, " holds complex values: this step takes real matrices only");
+  // Complex rows were checked Hermitian as read (check_complex_rows, complex_values.hpp); real ones are checked here.
+  const bool check = !matrix.symmetric_by_construction && !matrix.complex;
   auto lap = [&](Phase phase) {
     if (account) account->lap(phase);
   };
@@ -31,14 +31,13 @@ void check_and_distribute(solver::DistributedRows& matrix, PartitionMethod parti
     lap(Phase::partition);  // reading the file; moving the rows by it is moving rows
     if (account) account->move(Phase::partition, Phase::move_rows, matrix.partitioning.seconds);
     // After the move, where a row's partners are mostly on its own rank.
-    if (!matrix.symmetric_by_construction)
+    if (check)
       solver::check_symmetric(comm, matrix.rows, matrix.partition, matrix.description, "A", &matrix.numbering, context);
     lap(Phase::symmetry);
     return;
   }
   // The partitioner needs a symmetric pattern: checked first.
-  if (!matrix.symmetric_by_construction)
-    solver::check_symmetric(comm, matrix.rows, matrix.partition, matrix.description, "A", nullptr, context);
+  if (check) solver::check_symmetric(comm, matrix.rows, matrix.partition, matrix.description, "A", nullptr, context);
   lap(Phase::symmetry);
   solver::distribute_rows(matrix, partition, comm, order);
   lap(Phase::partition);

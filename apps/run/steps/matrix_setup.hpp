@@ -92,6 +92,8 @@ int prepare_and_solve(const Config& config, MPI_Comm comm, bool dry_run, RunAcco
       check_complex_cg(config, matrix);
     check_complex_rows(matrix, comm, &context);
     account.lap(Phase::symmetry);
+    check_and_distribute(matrix, config.execution.partition, config.execution.local_order, comm,
+                         config.execution.partition_file, &account, &context);
     if (dry_run) return dry_run_report(config, matrix, nullptr, context, comm, account);
     if (config.execution.spmm_precision == Precision::fp32)
       return solve(std::complex<float>{}, matrix, nullptr, context);

@@ -21,10 +21,11 @@ namespace {
 // rows in their order (each row's reads are sequential and its column
 // lookups independent of one another; its writes go to its new place), each
 // block of rows sorted while in cache.
-CsrRows permuted_rows(const CsrRows& rows, const std::vector<std::int64_t>& position,
-                      const ColumnRenumbering& columns) {
+template <class V>
+CsrRowsOf<V> permuted_rows(const CsrRowsOf<V>& rows, const std::vector<std::int64_t>& position,
+                           const ColumnRenumbering& columns) {
   const std::int64_t m = rows.local_rows();
-  CsrRows out;
+  CsrRowsOf<V> out;
   out.global_rows = rows.global_rows;
   out.global_cols = rows.global_cols;
   out.first_row = rows.first_row;
@@ -36,7 +37,7 @@ CsrRows permuted_rows(const CsrRows& rows, const std::vector<std::int64_t>& posi
   const std::int64_t blocks = (m + kRenumberBlockRows - 1) / kRenumberBlockRows;
 #pragma omp parallel
   {
-    std::vector<std::pair<std::int64_t, double>> scratch;
+    std::vector<std::pair<std::int64_t, V>> scratch;
 #pragma omp for schedule(static)
     for (std::int64_t block = 0; block < blocks; ++block) {
       const std::int64_t first = block * kRenumberBlockRows, last = std::min(m, first + kRenumberBlockRows);
@@ -56,16 +57,21 @@ CsrRows permuted_rows(const CsrRows& rows, const std::vector<std::int64_t>& posi
   return out;
 }
 
-// Renumbers every rank's rows, columns and numbering by `position` (new local row of each local row).
-void apply_order(DistributedRows& matrix, const std::vector<std::int64_t>& position, MPI_Comm comm) {
+// Renumbers every rank's rows (real or complex; `pattern` the rows' pattern), columns and numbering by
+// `position` (new local row of each local row).
+void apply_order(DistributedRows& matrix, const CsrRows& pattern, const std::vector<std::int64_t>& position,
+                 MPI_Comm comm) {
   int rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const std::int64_t begin = matrix.partition.begin(rank);
   std::vector<std::int64_t> renumbered(position.size());
   for (std::size_t i = 0; i < position.size(); ++i) renumbered[i] = begin + position[i];
   {
-    const ColumnRenumbering columns(comm, matrix.rows, matrix.partition, renumbered);
-    matrix.rows = permuted_rows(matrix.rows, position, columns);
+    const ColumnRenumbering columns(comm, pattern, matrix.partition, renumbered);
+    if (matrix.complex)
+      matrix.complex_rows = permuted_rows(matrix.complex_rows, position, columns);
+    else
+      matrix.rows = permuted_rows(matrix.rows, position, columns);
   }
   matrix.numbering = matrix.numbering.reordered(comm, position);
 }
@@ -153,20 +159,22 @@ void order_rows_locally(DistributedRows& matrix, LocalOrder order, MPI_Comm comm
   report = LocalOrderReport{};
   report.requested = order;
   if (order == LocalOrder::none) return;
-  report.before = band_stats(comm, matrix.rows);
+  const CsrRows complex_pattern = matrix.complex ? magnitudes(matrix.complex_rows) : CsrRows{};
+  const CsrRows& pattern = matrix.complex ? complex_pattern : matrix.rows;
+  report.before = band_stats(comm, pattern);
   report.measured = true;
   if (order != LocalOrder::band && !auto_orders(matrix, report)) {
     report.seconds = MPI_Wtime() - start;
     return;
   }
   double lap = MPI_Wtime();
-  const std::vector<std::int64_t> position = collectively(comm, [&] { return band_order(matrix.rows); });
+  const std::vector<std::int64_t> position = collectively(comm, [&] { return band_order(pattern); });
   report.ordering_seconds = MPI_Wtime() - lap;
-  const BandStats after = stats_at(comm, matrix.rows, [&](std::int64_t i) { return position[i]; });
+  const BandStats after = stats_at(comm, pattern, [&](std::int64_t i) { return position[i]; });
   const bool keep = keeps(order, after, report);
   if (keep) {
     lap = MPI_Wtime();
-    apply_order(matrix, position, comm);
+    apply_order(matrix, pattern, position, comm);
     report.renumbering_seconds = MPI_Wtime() - lap;
     report.used = LocalOrder::band;
     report.orderer = band_order_name();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <complex>
 #include <utility>
 
 #include "core/checks.hpp"
@@ -18,10 +19,11 @@ constexpr std::int64_t kHead = 3;  // a row's head: new index, input row, length
 // within each group; `heads` holds kHead numbers a row, `cols` and `values`
 // its entries. cols and values have room for what this rank will receive
 // (they take the rows back where the received ones must be reordered).
+template <class V>
 struct Outgoing {
   std::vector<std::int64_t> rows_to, entries_to, entries_from;  // per rank
   std::vector<std::int64_t> heads, cols;
-  std::vector<double> values;
+  std::vector<V> values;
 };
 
 // Where block b's first row to each destination q goes: rows[b * ranks + q]
@@ -30,7 +32,8 @@ struct BlockStarts {
   std::vector<std::int64_t> rows, entries;
 };
 
-BlockStarts block_starts(const CsrRows& rows, const std::vector<int>& part, int ranks, Outgoing& out) {
+template <class V>
+BlockStarts block_starts(const CsrRowsOf<V>& rows, const std::vector<int>& part, int ranks, Outgoing<V>& out) {
   const std::int64_t m = rows.local_rows(), blocks = (m + kRenumberBlockRows - 1) / kRenumberBlockRows;
   BlockStarts starts;
   starts.rows.assign(static_cast<std::size_t>(blocks * ranks), 0);
@@ -59,9 +62,10 @@ BlockStarts block_starts(const CsrRows& rows, const std::vector<int>& part, int 
 }
 
 // Packs the rows; each block's rows renumbered in one loop, then sorted while in cache.
-Outgoing pack(MPI_Comm comm, const CsrRows& rows, const std::vector<int>& part,
-              const std::vector<std::int64_t>& renumbered, const ColumnRenumbering& columns, int ranks) {
-  Outgoing out;
+template <class V>
+Outgoing<V> pack(MPI_Comm comm, const CsrRowsOf<V>& rows, const std::vector<int>& part,
+                 const std::vector<std::int64_t>& renumbered, const ColumnRenumbering& columns, int ranks) {
+  Outgoing<V> out;
   const BlockStarts starts = block_starts(rows, part, ranks, out);
   out.entries_from = exchange_counts(comm, out.entries_to);
   std::int64_t entries_in = 0;
@@ -76,7 +80,7 @@ Outgoing pack(MPI_Comm comm, const CsrRows& rows, const std::vector<int>& part,
 #pragma omp parallel
   {
     std::vector<std::int64_t> row(static_cast<std::size_t>(ranks)), entry(row.size());
-    std::vector<std::pair<std::int64_t, double>> scratch;
+    std::vector<std::pair<std::int64_t, V>> scratch;
 #pragma omp for schedule(static)
     for (std::int64_t block = 0; block < blocks; ++block) {
       const std::int64_t first = block * kRenumberBlockRows, last = std::min(m, first + kRenumberBlockRows);
@@ -170,8 +174,9 @@ std::vector<std::int64_t> arrival_of(MPI_Comm comm, const std::vector<std::int64
 
 // The received rows, in arrival order in `cols` / `values`, placed in the
 // order of this rank's range into `to`, whose arrays have room for them.
+template <class V>
 void place(const std::vector<std::int64_t>& heads, const std::vector<std::int64_t>& arrival,
-           const std::vector<std::int64_t>& cols, const std::vector<double>& values, CsrRows& to) {
+           const std::vector<std::int64_t>& cols, const std::vector<V>& values, CsrRowsOf<V>& to) {
   const auto m = static_cast<std::int64_t>(arrival.size());
   std::vector<std::int64_t> start(static_cast<std::size_t>(m) + 1, 0);  // each arrival's first entry
   for (std::int64_t r = 0; r < m; ++r) start[r + 1] = start[r] + heads[kHead * r + 2];
@@ -189,21 +194,22 @@ void place(const std::vector<std::int64_t>& heads, const std::vector<std::int64_
 
 }  // namespace
 
-MovedRows move_rows(MPI_Comm comm, CsrRows&& rows, const std::vector<int>& part,
-                    const std::vector<std::int64_t>& renumbered, const ColumnRenumbering& columns,
-                    const RowPartition& current, const std::string& source) {
+template <class V>
+MovedRowsOf<V> move_rows(MPI_Comm comm, CsrRowsOf<V>&& rows, const std::vector<int>& part,
+                         const std::vector<std::int64_t>& renumbered, const ColumnRenumbering& columns,
+                         const RowPartition& current, const std::string& source) {
   int rank = 0, ranks = 1;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   BLOCKEIGS_MPI_CHECK(MPI_Comm_size(comm, &ranks));
   BLOCKEIGS_ASSERT(static_cast<std::int64_t>(part.size()) == rows.local_rows() && part.size() == renumbered.size());
-  MovedRows moved;
+  MovedRowsOf<V> moved;
   double lap = MPI_Wtime();
   auto next_lap = [&lap] {
     const double now = MPI_Wtime(), seconds = now - lap;
     lap = now;
     return seconds;
   };
-  Outgoing out = pack(comm, rows, part, renumbered, columns, ranks);
+  Outgoing<V> out = pack(comm, rows, part, renumbered, columns, ranks);
   moved.timings.pack = next_lap();
   std::vector<std::int64_t> heads_to(out.rows_to.size());
   for (std::size_t q = 0; q < heads_to.size(); ++q) heads_to[q] = kHead * out.rows_to[q];
@@ -212,14 +218,14 @@ MovedRows move_rows(MPI_Comm comm, CsrRows&& rows, const std::vector<int>& part,
   moved.timings.heads = next_lap();
 
   // The entries arrive in the arrays of the rows as they were: warm pages, no fresh ones to fault in.
-  CsrRows& to = moved.rows;
+  CsrRowsOf<V>& to = moved.rows;
   to.global_rows = rows.global_rows;
   to.global_cols = rows.global_cols;
   to.first_row = current.begin(rank);
   to.row_offsets = std::move(rows.row_offsets);
   std::vector<std::int64_t> cols = std::move(rows.col_indices);
-  std::vector<double> values = std::move(rows.values);
-  rows = CsrRows{};
+  std::vector<V> values = std::move(rows.values);
+  rows = CsrRowsOf<V>{};
   std::int64_t entries_in = 0;
   for (const std::int64_t e : out.entries_from) entries_in += e;
   // Overwritten by the exchange: no clear() and fill; where this rank receives more entries than it had,
@@ -255,5 +261,12 @@ MovedRows move_rows(MPI_Comm comm, CsrRows&& rows, const std::vector<int>& part,
   moved.timings.place = next_lap();
   return moved;
 }
+
+template MovedRowsOf<double> move_rows(MPI_Comm, CsrRowsOf<double>&&, const std::vector<int>&,
+                                       const std::vector<std::int64_t>&, const ColumnRenumbering&, const RowPartition&,
+                                       const std::string&);
+template MovedRowsOf<std::complex<double>> move_rows(MPI_Comm, CsrRowsOf<std::complex<double>>&&,
+                                                     const std::vector<int>&, const std::vector<std::int64_t>&,
+                                                     const ColumnRenumbering&, const RowPartition&, const std::string&);
 
 }  // namespace blockeigs::solver

@@ -22,19 +22,22 @@
 
 namespace blockeigs::solver {
 
-struct MovedRows {
-  CsrRows rows;                        // this rank's rows of the new numbering
+template <class V>
+struct MovedRowsOf {
+  CsrRowsOf<V> rows;                   // this rank's rows of the new numbering
   std::vector<std::int64_t> original;  // each one's row before the move
   MoveTimings timings;
 };
+using MovedRows = MovedRowsOf<double>;
 
 // Collective. Local row i of `rows` becomes row renumbered[i] of `current`,
 // on rank part[i] (its owner there), with its columns renumbered by
 // `columns`. `rows` is taken (its arrays receive the rows). Where `source` is not empty, `renumbered` came from the
 // user: that the ranks' ranges of `current` do not receive each of their rows exactly once is an InputError (agreed)
-// naming it; else a LibraryError.
-MovedRows move_rows(MPI_Comm comm, CsrRows&& rows, const std::vector<int>& part,
-                    const std::vector<std::int64_t>& renumbered, const ColumnRenumbering& columns,
-                    const RowPartition& current, const std::string& source = "");
+// naming it; else a LibraryError. Real (double) or complex (std::complex<double>) values.
+template <class V>
+MovedRowsOf<V> move_rows(MPI_Comm comm, CsrRowsOf<V>&& rows, const std::vector<int>& part,
+                         const std::vector<std::int64_t>& renumbered, const ColumnRenumbering& columns,
+                         const RowPartition& current, const std::string& source = "");
 
 }  // namespace blockeigs::solver

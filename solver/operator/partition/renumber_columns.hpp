@@ -100,8 +100,9 @@ class ColumnRenumbering {
   // One row's entries copied with their columns renumbered: out_cols[k] =
   // (*this)(cols[k]) and out_values[k] = values[k] for k < n (one loop, no
   // library call for a few entries).
-  void renumber(const std::int64_t* cols, const double* values, std::int64_t n, std::int64_t* out_cols,
-                double* out_values) const {
+  template <class V>
+  void renumber(const std::int64_t* cols, const V* values, std::int64_t n, std::int64_t* out_cols,
+                V* out_values) const {
     for (std::int64_t k = 0; k < n; ++k) {
       out_cols[k] = (*this)(cols[k]);
       out_values[k] = values[k];
@@ -125,12 +126,12 @@ class ColumnRenumbering {
 // columns (no branch on the data: 5.7 ns an entry against insertion's 9.2 at
 // 7 entries on the CPU box, docs/benchmarks/partition.md); insertion up to 32;
 // std::sort through `scratch` beyond.
-inline void sort_row(std::int64_t* cols, double* values, std::int64_t length,
-                     std::vector<std::pair<std::int64_t, double>>& scratch) {
+template <class V>
+void sort_row(std::int64_t* cols, V* values, std::int64_t length, std::vector<std::pair<std::int64_t, V>>& scratch) {
   constexpr std::int64_t kRanked = 16, kShort = 32;
   if (length <= kRanked) {
     std::int64_t c[kRanked];
-    double v[kRanked];
+    V v[kRanked];
     std::copy_n(cols, length, c);
     std::copy_n(values, length, v);
     for (std::int64_t k = 0; k < length; ++k) {
@@ -144,7 +145,7 @@ inline void sort_row(std::int64_t* cols, double* values, std::int64_t length,
   if (length <= kShort) {
     for (std::int64_t k = 1; k < length; ++k) {
       const std::int64_t j = cols[k];
-      const double v = values[k];
+      const V v = values[k];
       std::int64_t to = k;
       for (; to > 0 && cols[to - 1] > j; --to) {
         cols[to] = cols[to - 1];
@@ -157,7 +158,7 @@ inline void sort_row(std::int64_t* cols, double* values, std::int64_t length,
   }
   scratch.resize(static_cast<std::size_t>(length));
   for (std::int64_t k = 0; k < length; ++k) scratch[k] = {cols[k], values[k]};
-  std::sort(scratch.begin(), scratch.end());
+  std::sort(scratch.begin(), scratch.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (std::int64_t k = 0; k < length; ++k) {
     cols[k] = scratch[k].first;
     values[k] = scratch[k].second;
