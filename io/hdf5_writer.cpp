@@ -128,6 +128,8 @@ Hdf5Writer::Rows Hdf5Writer::open_rows(const std::string& name) const { return R
 
 std::int64_t Hdf5Writer::matrix_offset(const std::string& name) const {
   Id set(checked(H5Dopen2(file_, name.c_str(), H5P_DEFAULT), path_, "open " + name), H5Dclose);
+  if (H5Dget_storage_size(set.get()) == 0)
+    return 0;  // no rows or no columns (an empty window's pairs): nothing to write
   const std::int64_t at = contiguous_offset(set.get());
   if (at < 0) throw LibraryError(path_ + ": " + name + " has no contiguous space in the file to write rows into");
   return at;

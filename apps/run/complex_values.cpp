@@ -12,9 +12,13 @@ namespace {
 // The settings a complex run refuses, each with the reason; the first one set is named.
 std::string first_refusal(const cfg::EigsConfig& c) {
   const cfg::EigensolverSettings& e = c.eigensolver;
-  const std::string tail = " (complex values take Chebyshev-filtered subspace iteration on A x = lambda x so far)";
+  const std::string tail =
+      " (complex values take Chebyshev-filtered subspace iteration or a window on A x = lambda x so far)";
   if (c.matrix_b) return "matrix_b: a generalized problem takes real values only" + tail;
-  if (e.interval) return "eigensolver.interval: windows take real values only" + tail;
+  if (e.interval && e.count == WindowCount::inertia)
+    return "eigensolver.count: inertia takes real matrices (MUMPS's LDL^T through PETSc is symmetric, not "
+           "Hermitian); use count: density or auto" +
+           tail;
   if (e.method == solver::EigenMethod::lobpcg)
     return "eigensolver.method: lobpcg takes real values only; use chebyshev_filter or auto" + tail;
   if (e.preconditioner.kind != PreconditionerKind::automatic && e.preconditioner.kind != PreconditionerKind::none)

@@ -391,9 +391,8 @@ int run_eigs(const std::string& config_path, MPI_Comm comm, const std::vector<st
                            [&](auto precision, const solver::DistributedRows& matrix, const solver::DistributedRows* b,
                                const dense::Context& context) {
                              using T = decltype(precision);
-                             if constexpr (!is_complex_v<T>)  // complex_values.hpp refuses windows
-                               if (config.eigensolver.interval)
-                                 return solve_window<T>(config, matrix, context, comm, account);
+                             if (config.eigensolver.interval)
+                               return solve_window<T>(config, matrix, context, comm, account);
                              return solve<T>(config, matrix, b, context, comm, account);
                            });
 }

@@ -276,6 +276,15 @@ void copy_block(const dense::Context& context, dense::ConstDenseView<T> src, den
 template <class From, class To>
 void convert_block(const dense::Context& context, dense::ConstDenseView<From> src, dense::DenseView<To> dst);
 
+// convert_block for real or complex values (complex blocks as their parts): the mixed filters' fp32 copies.
+template <class From, class To>
+void convert_values(const dense::Context& context, dense::ConstDenseView<From> src, dense::DenseView<To> dst) {
+  if constexpr (is_complex_v<From>)
+    convert_block<real_t<From>, real_t<To>>(context, dense::parts_of(src), dense::parts_of(dst));
+  else
+    convert_block<From, To>(context, src, dst);
+}
+
 // dst(:, j) = src(:, columns[j]) for j < columns.size() == dst.cols.
 template <class T>
 void select_columns(const dense::Context& context, dense::ConstDenseView<T> src,

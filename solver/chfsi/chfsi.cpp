@@ -222,18 +222,6 @@ void ChfsiIteration<T>::filter(const FilterPlan& plan) {
   clock_.to(time_.orthogonalization);
 }
 
-// dst = src in dst's precision; complex blocks as their parts.
-template <class From, class To>
-void convert_values(const dense::Context& ctx, dense::ConstDenseView<From> src, dense::DenseView<To> dst) {
-  if constexpr (is_complex_v<From>) {
-    using RF = real_t<From>;
-    using RT = real_t<To>;
-    convert_block<RF, RT>(ctx, dense::parts_of(src), dense::parts_of(dst));
-  } else {
-    convert_block<From, To>(ctx, src, dst);
-  }
-}
-
 template <class T>
 void ChfsiIteration<T>::filter_single(const std::vector<int>& sorted, std::int64_t w) {
   if constexpr (std::is_same_v<T, Single>) {

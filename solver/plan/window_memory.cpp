@@ -27,7 +27,8 @@ MemoryPlan window_plan(const WindowMemory& m, const RankShape& shape, Space spac
                                     std::string(m.device ? " and the copy locking permutes" : "") + " (" +
                                     std::to_string(m.block) + " columns each)",
                                 blocks * columns * m.block));
-  if (m.mixed) plan.items.push_back(in_space("window: the slice's fp32 blocks", m.rows * 4 * 3 * m.block));
+  if (m.mixed)
+    plan.items.push_back(in_space("window: the slice's fp32 blocks", m.rows * m.value_bytes / 2 * 3 * m.block));
   plan.items.push_back(
       in_space("window: the pairs found (" + std::to_string(m.pairs) +
                    " columns; at the end beside the result they are gathered into, once the slices' blocks are freed)",
@@ -47,12 +48,13 @@ MemoryPlan window_plan(const WindowMemory& m, const RankShape& shape, Space spac
 
 }  // namespace
 
-MemoryPlan check_window_memory(const WindowMemory& window, const CsrRows& rows, std::int64_t global_rows,
+template <class V>
+MemoryPlan check_window_memory(const WindowMemory& window, const CsrRowsOf<V>& rows, std::int64_t global_rows,
                                std::int64_t global_nnz, const dense::Context& context, MPI_Comm comm,
                                std::optional<std::int64_t> memory_limit) {
   const Space space = context.space();
-  const auto loaded =
-      static_cast<std::int64_t>(8 * (rows.row_offsets.size() + rows.col_indices.size() + rows.values.size()));
+  const auto loaded = static_cast<std::int64_t>(8 * (rows.row_offsets.size() + rows.col_indices.size()) +
+                                                sizeof(V) * rows.values.size());
   // What this rank holds already counts as the plan's: the rows, the Buffers (host and device).
   const std::int64_t host_held = loaded + dense::memory_counters(Space::host).current;
   const std::int64_t device_held = space == Space::device ? dense::memory_counters(Space::device).current : 0;
@@ -80,5 +82,10 @@ MemoryPlan check_window_memory(const WindowMemory& window, const CsrRows& rows, 
   }
   return plan;
 }
+
+template MemoryPlan check_window_memory(const WindowMemory&, const CsrRows&, std::int64_t, std::int64_t,
+                                        const dense::Context&, MPI_Comm, std::optional<std::int64_t>);
+template MemoryPlan check_window_memory(const WindowMemory&, const ComplexCsrRows&, std::int64_t, std::int64_t,
+                                        const dense::Context&, MPI_Comm, std::optional<std::int64_t>);
 
 }  // namespace blockeigs::solver

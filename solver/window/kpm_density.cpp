@@ -57,9 +57,9 @@ DensityOfStates kpm_density(LinearOperator<T>& A, const SpectrumScale& scale, in
   ScaledOperator<T> op(A, scale);
   dos.mu.assign(static_cast<std::size_t>(vectors), std::vector<double>(static_cast<std::size_t>(degree) + 1));
   const auto diagonal = [&](dense::ConstDenseView<T> X, dense::ConstDenseView<T> Y) {
-    const HostMatrix G = gram<T>(ctx, comm, X, Y);
+    const HostMatrixFor<T> G = gram<T>(ctx, comm, X, Y);
     std::vector<double> d(static_cast<std::size_t>(vectors));
-    for (int v = 0; v < vectors; ++v) d[v] = G(v, v);
+    for (int v = 0; v < vectors; ++v) d[v] = std::real(G(v, v));  // v^H T_j(A) v, real for Hermitian A
     return d;
   };
   copy_block(ctx, T0.cview(), prev.view());
@@ -143,7 +143,9 @@ std::vector<std::vector<double>> density_curve(const DensityOfStates& dos, int p
   return out;
 }
 
-template DensityOfStates kpm_density(LinearOperator<float>&, const SpectrumScale&, int, int, std::uint64_t, MPI_Comm);
-template DensityOfStates kpm_density(LinearOperator<double>&, const SpectrumScale&, int, int, std::uint64_t, MPI_Comm);
+#define BLOCKEIGS_KPM_DENSITY(T) \
+  template DensityOfStates kpm_density(LinearOperator<T>&, const SpectrumScale&, int, int, std::uint64_t, MPI_Comm);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_KPM_DENSITY)
+#undef BLOCKEIGS_KPM_DENSITY
 
 }  // namespace blockeigs::solver

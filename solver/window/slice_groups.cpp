@@ -56,7 +56,8 @@ int SliceGroups::holder(int group, int rank) const {
   return first_rank(group) + j;
 }
 
-CsrRows SliceGroups::gather_rows(const CsrRows& mine) const {
+template <class V>
+CsrRowsOf<V> SliceGroups::gather_rows(const CsrRowsOf<V>& mine) const {
   // Every rank's rows go to their holder in each group; this rank receives those of its chunk.
   const int j = rank_ - first_rank(mine_);
   const int from = chunk_begin(mine_, j), to = chunk_begin(mine_, j + 1);
@@ -72,7 +73,7 @@ CsrRows SliceGroups::gather_rows(const CsrRows& mine) const {
   wait_all(requests);
 
   // Each sender's columns and values land in place in the group's arrays; its offsets are rebased after.
-  CsrRows out;
+  CsrRowsOf<V> out;
   out.global_rows = world_.global_rows();
   out.global_cols = mine.global_cols;
   out.first_row = rows_.begin(j);
@@ -88,14 +89,14 @@ CsrRows SliceGroups::gather_rows(const CsrRows& mine) const {
     large_irecv(comm_, in_offsets[i].data(), static_cast<std::int64_t>(in_offsets[i].size() * 8), q, kOffsetsTag,
                 requests);
     large_irecv(comm_, out.col_indices.data() + at, counts[i] * 8, q, kColumnsTag, requests);
-    large_irecv(comm_, out.values.data() + at, counts[i] * 8, q, kValuesTag, requests);
+    large_irecv(comm_, out.values.data() + at, counts[i] * std::int64_t(sizeof(V)), q, kValuesTag, requests);
     at += counts[i];
   }
   for (int g = 0; g < count_; ++g) {
     const int peer = holder(g, rank_);
     large_isend(comm_, offsets.data(), static_cast<std::int64_t>(offsets.size() * 8), peer, kOffsetsTag, requests);
     large_isend(comm_, mine.col_indices.data(), nnz * 8, peer, kColumnsTag, requests);
-    large_isend(comm_, mine.values.data(), nnz * 8, peer, kValuesTag, requests);
+    large_isend(comm_, mine.values.data(), nnz * std::int64_t(sizeof(V)), peer, kValuesTag, requests);
   }
   wait_all(requests);
   out.row_offsets.push_back(0);
@@ -153,23 +154,24 @@ void SliceGroups::to_world(const dense::Context& context, int group, std::int64_
   copy_block(context, arrived.cview(), out);
 }
 
-template void SliceGroups::to_world(const dense::Context&, int, std::int64_t, dense::ConstDenseView<float>,
-                                    dense::DenseView<float>) const;
-template void SliceGroups::to_world(const dense::Context&, int, std::int64_t, dense::ConstDenseView<double>,
-                                    dense::DenseView<double>) const;
+template CsrRows SliceGroups::gather_rows(const CsrRows&) const;
+template ComplexCsrRows SliceGroups::gather_rows(const ComplexCsrRows&) const;
 
 template <class T>
-GroupOperatorFactory<T> distributed_group_operator(const CsrRows& rows, const dense::Context& context,
+GroupOperatorFactory<T> distributed_group_operator(const RowsFor<T>& rows, const dense::Context& context,
                                                    Algorithm algorithm, HaloOptions halo) {
   return [&rows, &context, algorithm, halo](const SliceGroups& groups) -> std::unique_ptr<LinearOperator<T>> {
-    const CsrRows held = groups.gather_rows(rows);
+    const RowsFor<T> held = groups.gather_rows(rows);
     return std::make_unique<DistributedOperator<T>>(groups.group_comm(), context, held, groups.rows(), algorithm, halo);
   };
 }
 
-template GroupOperatorFactory<float> distributed_group_operator(const CsrRows&, const dense::Context&, Algorithm,
-                                                                HaloOptions);
-template GroupOperatorFactory<double> distributed_group_operator(const CsrRows&, const dense::Context&, Algorithm,
-                                                                 HaloOptions);
+#define BLOCKEIGS_SLICE_GROUPS(T)                                                                                  \
+  template void SliceGroups::to_world(const dense::Context&, int, std::int64_t, dense::ConstDenseView<T>,          \
+                                      dense::DenseView<T>) const;                                                  \
+  template GroupOperatorFactory<T> distributed_group_operator(const RowsFor<T>&, const dense::Context&, Algorithm, \
+                                                              HaloOptions);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_SLICE_GROUPS)
+#undef BLOCKEIGS_SLICE_GROUPS
 
 }  // namespace blockeigs::solver

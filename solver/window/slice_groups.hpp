@@ -39,8 +39,9 @@ class SliceGroups {
   int size(int group) const;
 
   // The rows this rank holds in its group, from the ranks of `comm` whose ranges make them up (`mine`: this
-  // rank's rows of A, sent to one rank of every group). Collective over `comm`.
-  CsrRows gather_rows(const CsrRows& mine) const;
+  // rank's rows of A, sent to one rank of every group; real or complex values). Collective over `comm`.
+  template <class V>
+  CsrRowsOf<V> gather_rows(const CsrRowsOf<V>& mine) const;
 
   // A block on the rows of `group`'s layout (held where this rank is in it; ignored elsewhere) into `out`,
   // this rank's rows of A's layout, `cols` columns on every rank. Collective over `comm`.
@@ -65,8 +66,9 @@ using GroupOperatorFactory = std::function<std::unique_ptr<LinearOperator<T>>(co
 
 // A factory of DistributedOperators whose rows come from `rows` (this rank's rows of A, global columns)
 // through SliceGroups::gather_rows; the other arguments as DistributedOperator's. `rows` must outlive it.
+// Complex T takes complex rows.
 template <class T>
-GroupOperatorFactory<T> distributed_group_operator(const CsrRows& rows, const dense::Context& context,
+GroupOperatorFactory<T> distributed_group_operator(const RowsFor<T>& rows, const dense::Context& context,
                                                    Algorithm algorithm = Algorithm::automatic, HaloOptions halo = {});
 
 }  // namespace blockeigs::solver

@@ -20,10 +20,11 @@ namespace {
 template <class T>
 class SliceIteration {
  public:
-  SliceIteration(LinearOperator<T>& A, const LobpcgOptions& options, const SliceSpec& spec,
-                 dense::ConstDenseView<T> fixed, MPI_Comm comm,
+  SliceIteration(LinearOperator<T>& A, LinearOperator<single_t<T>>* single, const LobpcgOptions& options,
+                 const SliceSpec& spec, dense::ConstDenseView<T> fixed, MPI_Comm comm,
                  const std::function<void(const SliceProgress&)>& progress)
       : A_(A),
+        single_(single),
         options_(options),
         spec_(spec),
         progress_(progress),
@@ -50,7 +51,7 @@ class SliceIteration {
   void resize_scratch();
   void grow(std::int64_t extra);
   std::vector<double> filter();  // returns ||p(A) v_j|| of each active column before it is replaced
-  // The active columns far from convergence first (fp32 where SliceSpec::single is given): their count.
+  // The active columns far from convergence first (fp32 where the single-precision A is given): their count.
   std::int64_t rough_first();
   void filter_single(std::int64_t w);  // the first w active columns through A's fp32 copy
   bool only_spurious_inside(const std::vector<double>& gain) const;
@@ -61,7 +62,9 @@ class SliceIteration {
   int lock();  // the passing pairs inside the slice; returns how many
   SliceProgress progress(int iteration) const;
 
+  using Single = single_t<T>;  // fp32, or complex fp32
   LinearOperator<T>& A_;
+  LinearOperator<Single>* const single_;
   const LobpcgOptions& options_;
   const SliceSpec& spec_;
   const std::function<void(const SliceProgress&)>& progress_;
@@ -72,10 +75,10 @@ class SliceIteration {
   dense::DenseBlock<T> V_, W_, S_;
   std::vector<double> theta_, residual_;    // the active columns' Ritz values and residual norms
   std::vector<double> values_, residuals_;  // the locked pairs'
-  SymmetricEigenSolver eigen_;
-  CholeskyInverse factor_;  // CholQR's
+  EigenSolverOf<small_t<T>> eigen_;
+  CholeskyInverseOf<small_t<T>> factor_;  // CholQR's
   std::int64_t products_ = 0, largest_ = 0, single_products_ = 0;
-  dense::DenseBlock<float> single_V_, single_S_, single_Y_;  // the fp32 filter's blocks, made at their first use
+  dense::DenseBlock<Single> single_V_, single_S_, single_Y_;  // the fp32 filter's blocks, made at their first use
   LobpcgTimings time_;
   PhaseTimer clock_;
 };
@@ -91,8 +94,8 @@ template <class T>
 void SliceIteration<T>::resize_scratch() {
   W_ = dense::DenseBlock<T>(ctx_.space(), n_, active_);
   S_ = dense::DenseBlock<T>(ctx_.space(), n_, active_);
-  eigen_ = projected_eigen_solver(ctx_, active_);
-  factor_ = cholesky_inverse_solver(ctx_, active_);
+  eigen_ = projected_eigen_solver<small_t<T>>(ctx_, active_);
+  factor_ = cholesky_inverse_solver<small_t<T>>(ctx_, active_);
   largest_ = std::max(largest_, active_);
 }
 
@@ -110,7 +113,7 @@ void SliceIteration<T>::grow(std::int64_t extra) {
 
 template <class T>
 std::int64_t SliceIteration<T>::rough_first() {
-  if (!spec_.single || active_ == 0) return 0;
+  if (!single_ || active_ == 0) return 0;
   if (theta_.size() != static_cast<std::size_t>(active_)) return active_;  // columns without a Ritz pair yet
   const double rough = 10 * kMixedFilterFloor * spec_.norm_estimate;
   std::vector<std::int64_t> order;
@@ -134,17 +137,17 @@ std::int64_t SliceIteration<T>::rough_first() {
 template <class T>
 void SliceIteration<T>::filter_single(std::int64_t w) {
   if (single_V_.cols() < w) {
-    single_V_ = dense::DenseBlock<float>(ctx_.space(), n_, w);
-    single_S_ = dense::DenseBlock<float>(ctx_.space(), n_, w);
-    single_Y_ = dense::DenseBlock<float>(ctx_.space(), n_, w);
+    single_V_ = dense::DenseBlock<Single>(ctx_.space(), n_, w);
+    single_S_ = dense::DenseBlock<Single>(ctx_.space(), n_, w);
+    single_Y_ = dense::DenseBlock<Single>(ctx_.space(), n_, w);
   }
-  const auto view = [&](dense::DenseBlock<float>& b) {
-    return dense::DenseView<float>{ctx_.space(), n_, w, w, b.data()};
+  const auto view = [&](dense::DenseBlock<Single>& b) {
+    return dense::DenseView<Single>{ctx_.space(), n_, w, w, b.data()};
   };
-  const dense::DenseView<float> V = view(single_V_), S = view(single_S_), Y = view(single_Y_);
-  convert_block<T, float>(ctx_, dense::ConstDenseView<T>(column_range(active_v(), 0, w)), V);
-  const std::int64_t products = apply_window_filter(*spec_.single, spec_.filter, V, S, Y);
-  convert_block<float, T>(ctx_, dense::ConstDenseView<float>(Y), column_range(active_s(), 0, w));
+  const dense::DenseView<Single> V = view(single_V_), S = view(single_S_), Y = view(single_Y_);
+  convert_values<T, Single>(ctx_, dense::ConstDenseView<T>(column_range(active_v(), 0, w)), V);
+  const std::int64_t products = apply_window_filter(*single_, spec_.filter, V, S, Y);
+  convert_values<Single, T>(ctx_, dense::ConstDenseView<Single>(Y), column_range(active_s(), 0, w));
   products_ += products;
   single_products_ += products;
 }
@@ -186,10 +189,10 @@ void SliceIteration<T>::rayleigh_ritz() {
   const dense::DenseView<T> V = active_v(), W = active_w(), S = active_s();
   A_.apply(T(1), dense::ConstDenseView<T>(V), T(0), W);
   clock_.to(time_.spmm);
-  HostMatrix H = gram<T>(ctx_, comm_, dense::ConstDenseView<T>(V), dense::ConstDenseView<T>(W));
+  HostMatrixFor<T> H = gram<T>(ctx_, comm_, dense::ConstDenseView<T>(V), dense::ConstDenseView<T>(W));
   clock_.to(time_.rayleigh_ritz);
   HostMatrix values;
-  const HostMatrix Q = projected_eigenpairs(comm_, H, eigen_, active_, values);
+  const HostMatrixFor<T> Q = projected_eigenpairs(comm_, H, eigen_, active_, values);
   clock_.to(time_.small_eigenproblem);
   transform_in_place(ctx_, V, Q, S);
   clock_.to(time_.rayleigh_ritz);
@@ -315,18 +318,18 @@ SliceOutcome<T> SliceIteration<T>::run() {
 }  // namespace
 
 template <class T>
-SliceOutcome<T> solve_slice(LinearOperator<T>& A, const LobpcgOptions& options, const SliceSpec& spec,
-                            dense::ConstDenseView<T> fixed, MPI_Comm comm,
+SliceOutcome<T> solve_slice(LinearOperator<T>& A, LinearOperator<single_t<T>>* single, const LobpcgOptions& options,
+                            const SliceSpec& spec, dense::ConstDenseView<T> fixed, MPI_Comm comm,
                             const std::function<void(const SliceProgress&)>& progress) {
   BLOCKEIGS_ASSERT(spec.block >= 1 && spec.guard >= 1 && spec.filter.degree() >= 1);
-  return SliceIteration<T>(A, options, spec, fixed, comm, progress).run();
+  return SliceIteration<T>(A, single, options, spec, fixed, comm, progress).run();
 }
 
-template SliceOutcome<float> solve_slice(LinearOperator<float>&, const LobpcgOptions&, const SliceSpec&,
-                                         dense::ConstDenseView<float>, MPI_Comm,
-                                         const std::function<void(const SliceProgress&)>&);
-template SliceOutcome<double> solve_slice(LinearOperator<double>&, const LobpcgOptions&, const SliceSpec&,
-                                          dense::ConstDenseView<double>, MPI_Comm,
-                                          const std::function<void(const SliceProgress&)>&);
+#define BLOCKEIGS_SOLVE_SLICE(T)                                                                               \
+  template SliceOutcome<T> solve_slice(LinearOperator<T>&, LinearOperator<single_t<T>>*, const LobpcgOptions&, \
+                                       const SliceSpec&, dense::ConstDenseView<T>, MPI_Comm,                   \
+                                       const std::function<void(const SliceProgress&)>&);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_SOLVE_SLICE)
+#undef BLOCKEIGS_SOLVE_SLICE
 
 }  // namespace blockeigs::solver

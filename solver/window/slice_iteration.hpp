@@ -43,9 +43,6 @@ struct SliceSpec {
   double count_from = -1e300;  // pairs locked below it do not count toward the target (another slice's)
   std::uint64_t seed = 1;
   double norm_estimate = 0;  // ||A||_est for the backward test
-  // A in fp32 where the filter is mixed (chfsi.hpp's filter_mixed): the columns whose residual is above
-  // 10 kMixedFilterFloor ||A||, and every column before the first Rayleigh-Ritz, are filtered with it.
-  LinearOperator<float>* single = nullptr;
 };
 
 struct SliceProgress {
@@ -70,10 +67,12 @@ struct SliceOutcome {
 
 // Collective over A.comm(); reductions on `comm`. `fixed` has A's local rows
 // and orthonormal columns (possibly none). The stopping test, iteration
-// limit and seed are `options`'.
+// limit and seed are `options`'. `single`, where given: A in single precision (fp32, or complex fp32) for
+// the mixed filter (chfsi.hpp's filter_mixed): the columns whose residual is above 10 kMixedFilterFloor ||A||,
+// and every column before the first Rayleigh-Ritz, are filtered with it. Real or complex (Hermitian) values.
 template <class T>
-SliceOutcome<T> solve_slice(LinearOperator<T>& A, const LobpcgOptions& options, const SliceSpec& spec,
-                            dense::ConstDenseView<T> fixed, MPI_Comm comm,
+SliceOutcome<T> solve_slice(LinearOperator<T>& A, LinearOperator<single_t<T>>* single, const LobpcgOptions& options,
+                            const SliceSpec& spec, dense::ConstDenseView<T> fixed, MPI_Comm comm,
                             const std::function<void(const SliceProgress&)>& progress = {});
 
 }  // namespace blockeigs::solver

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "solver/blocks/block_ops.hpp"
+#include "solver/blocks/eigen_solvers.hpp"
 #include "solver/blocks/symmetric_eigen.hpp"
 
 namespace blockeigs::solver {
@@ -21,6 +22,15 @@ std::vector<std::int64_t> where(const std::vector<double>& values, Keep keep) {
   for (std::size_t j = 0; j < values.size(); ++j)
     if (keep(values[j])) out.push_back(static_cast<std::int64_t>(j));
   return out;
+}
+
+// Every eigenvalue of a small symmetric (Hermitian) matrix, ascending, and the first `count` eigenvectors.
+template <class T>
+EigenOf<small_t<T>> small_eigen(const HostMatrixFor<T>& M, std::int64_t count) {
+  if constexpr (is_complex_v<T>)
+    return lapack_hermitian_eigen(M, 0, count);
+  else
+    return symmetric_eigen(M, 0, count);
 }
 
 // `above` with its columns `kept` and the pairs (X, values, residuals) added, ascending.
@@ -71,10 +81,10 @@ MergeOutcome merge_shared_end(LinearOperator<T>& A, MPI_Comm comm, const SliceOu
   select_columns(ctx, below.vectors.cview(), ib, Cb.view());
   select_columns(ctx, above.vectors.cview(), ia, R.view());
   for (int pass = 0; pass < 2; ++pass) {
-    const HostMatrix S = gram<T>(ctx, comm, Cb.cview(), R.cview());
+    const HostMatrixFor<T> S = gram<T>(ctx, comm, Cb.cview(), R.cview());
     block_update<T>(ctx, T(-1), Cb.cview(), S, T(1), R.view());
   }
-  const SymmetricEigen g = symmetric_eigen(gram<T>(ctx, comm, R.cview()), 0, c);
+  const EigenOf<small_t<T>> g = small_eigen<T>(gram<T>(ctx, comm, R.cview()), c);
   std::vector<std::int64_t> directions;
   for (std::int64_t j = 0; j < c; ++j)
     if (g.values[j] > kNewDirection) directions.push_back(j);
@@ -89,13 +99,13 @@ MergeOutcome merge_shared_end(LinearOperator<T>& A, MPI_Comm comm, const SliceOu
   }
   // W: the new directions, orthonormal; then the Ritz pairs of A on them.
   const std::int64_t m = out.kept;
-  HostMatrix U(c, m);
+  HostMatrixFor<T> U(c, m);
   for (std::int64_t q = 0; q < m; ++q)
     for (std::int64_t i = 0; i < c; ++i) U(i, q) = g.vectors(i, directions[q]) / std::sqrt(g.values[directions[q]]);
   dense::DenseBlock<T> W(space, n, m), AW(space, n, m), X(space, n, m), AX(space, n, m);
   block_update<T>(ctx, T(1), R.cview(), U, T(0), W.view());
   A.apply(T(1), W.cview(), T(0), AW.view());
-  const SymmetricEigen h = symmetric_eigen(gram<T>(ctx, comm, W.cview(), AW.cview()), 0, m);
+  const EigenOf<small_t<T>> h = small_eigen<T>(gram<T>(ctx, comm, W.cview(), AW.cview()), m);
   block_update<T>(ctx, T(1), W.cview(), h.vectors, T(0), X.view());
   block_update<T>(ctx, T(1), AW.cview(), h.vectors, T(0), AX.view());
   const std::vector<double> residuals =
@@ -104,9 +114,10 @@ MergeOutcome merge_shared_end(LinearOperator<T>& A, MPI_Comm comm, const SliceOu
   return out;
 }
 
-template MergeOutcome merge_shared_end(LinearOperator<float>&, MPI_Comm, const SliceOutcome<float>&,
-                                       SliceOutcome<float>&, double, double);
-template MergeOutcome merge_shared_end(LinearOperator<double>&, MPI_Comm, const SliceOutcome<double>&,
-                                       SliceOutcome<double>&, double, double);
+#define BLOCKEIGS_MERGE(T)                                                                                       \
+  template MergeOutcome merge_shared_end(LinearOperator<T>&, MPI_Comm, const SliceOutcome<T>&, SliceOutcome<T>&, \
+                                         double, double);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_MERGE)
+#undef BLOCKEIGS_MERGE
 
 }  // namespace blockeigs::solver

@@ -218,7 +218,7 @@ struct SlicePlan {
 // Slices [first, last) one after another on A (its ranks, reductions on `comm`), each from the slice below's
 // pairs near their shared end where it solved that one too; `report`'s slices get their rows.
 template <class T>
-std::vector<SliceOutcome<T>> solve_slices(LinearOperator<T>& A, MPI_Comm comm, LinearOperator<float>* single,
+std::vector<SliceOutcome<T>> solve_slices(LinearOperator<T>& A, MPI_Comm comm, LinearOperator<single_t<T>>* single,
                                           std::size_t first, std::size_t last, const SlicePlan& plan,
                                           WindowReport& report) {
   const dense::Context& ctx = A.context();
@@ -228,14 +228,13 @@ std::vector<SliceOutcome<T>> solve_slices(LinearOperator<T>& A, MPI_Comm comm, L
     const double t_slice = MPI_Wtime();
     const double delta = shared_end_width(plan.options, plan.norm, slice.lower);
     SliceSpec spec = slice_spec(report, i, plan.scale, plan.dos, plan.window, plan.options.seed, plan.norm, delta);
-    spec.single = single;
     if (i == first && i > 0) spec.count_from = slice.lower;  // the pairs below are the slice below's, found apart
     const dense::DenseBlock<T> fixed = i == first ? dense::DenseBlock<T>(ctx.space(), A.local_rows(), 0)
                                                   : near_end<T>(ctx, solved.back(), slice.lower - 2 * delta);
     const auto progress = [&](const SliceProgress& p) {
       if (plan.window.progress) plan.window.progress(static_cast<int>(i), p);
     };
-    solved.push_back(solve_slice<T>(A, plan.options, spec, fixed.cview(), comm, progress));
+    solved.push_back(solve_slice<T>(A, single, plan.options, spec, fixed.cview(), comm, progress));
     const SliceOutcome<T>& s = solved.back();
     slice.found = static_cast<int>(s.values.size());
     slice.block = s.block;
@@ -330,9 +329,8 @@ std::vector<SliceOutcome<T>> solve_in_groups(LinearOperator<T>& A, MPI_Comm comm
   const RowPartition world = operator_partition(A.first_row(), A.local_rows(), A.global_rows(), comm);
   const SliceGroups split(comm, world, groups);
   std::unique_ptr<LinearOperator<T>> group_A = group_operator(split);
-  std::unique_ptr<LinearOperator<float>> single;
-  if constexpr (std::is_same_v<T, double>)
-    if (mixed) single = rounded_to_single(*group_A);
+  std::unique_ptr<LinearOperator<single_t<T>>> single;
+  if (mixed) single = rounded_to_single(*group_A);
   report.time_groups = MPI_Wtime() - t_setup;
   check_memory(report, plan, group_A->local_rows(), sizeof(T), mixed);
   const std::size_t count = report.slices.size();
@@ -421,15 +419,14 @@ WindowResult<T> window_eigs(LinearOperator<T>& A, const LobpcgOptions& options, 
   report.slices = plan_slices(dos, window, report.expected.count);
   if (window.inertia) certify(*window.inertia, window.lower, report);
   report.groups = group_count(window.groups, report.slices.size(), ranks, static_cast<bool>(group_operator));
-  const bool mixed = std::is_same_v<T, double> && filter_mixed(options.search_precision, ctx.space(), sizeof(T));
+  const bool mixed = filter_mixed(options.search_precision, ctx.space(), sizeof(real_t<T>));
   const SlicePlan plan{options, window, scale, dos, norm, ctx.space() == Space::device};
   std::vector<SliceOutcome<T>> solved;
   if (report.groups > 1) {
     solved = solve_in_groups<T>(A, comm, report.groups, group_operator, mixed, plan, report);
   } else {
-    std::unique_ptr<LinearOperator<float>> single;  // A in fp32 where the slices' filters are mixed
-    if constexpr (std::is_same_v<T, double>)
-      if (mixed) single = rounded_to_single(A);
+    std::unique_ptr<LinearOperator<single_t<T>>> single;  // A in fp32 where the slices' filters are mixed
+    if (mixed) single = rounded_to_single(A);
     check_memory(report, plan, A.local_rows(), sizeof(T), mixed);
     solved = solve_slices<T>(A, comm, single.get(), 0, report.slices.size(), plan, report);
   }
@@ -443,9 +440,10 @@ WindowResult<T> window_eigs(LinearOperator<T>& A, const LobpcgOptions& options, 
   return out;
 }
 
-template WindowResult<float> window_eigs(LinearOperator<float>&, const LobpcgOptions&, const WindowOptions&,
-                                         const GroupOperatorFactory<float>&);
-template WindowResult<double> window_eigs(LinearOperator<double>&, const LobpcgOptions&, const WindowOptions&,
-                                          const GroupOperatorFactory<double>&);
+#define BLOCKEIGS_WINDOW_EIGS(T)                                                                       \
+  template WindowResult<T> window_eigs(LinearOperator<T>&, const LobpcgOptions&, const WindowOptions&, \
+                                       const GroupOperatorFactory<T>&);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_WINDOW_EIGS)
+#undef BLOCKEIGS_WINDOW_EIGS
 
 }  // namespace blockeigs::solver

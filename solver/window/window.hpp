@@ -24,7 +24,8 @@
 //    between groups, the pairs both slices found there are merged once
 //    (slice_merge.hpp).
 //
-// Standard problems (A x = lambda x) only. The stopping test, iteration limit
+// Standard problems (A x = lambda x) only, real symmetric or complex Hermitian (the filter a real polynomial
+// of A; the density's moments v^H T_j(A) v real). The stopping test, iteration limit
 // (per slice), seed and search precision are LobpcgOptions'; k, block_size
 // and which are not used. The result holds the pairs ascending.
 #pragma once
@@ -49,14 +50,15 @@ struct WindowMemory {
   std::int64_t rows = 0;   // this rank's rows where its slices run (its group's share of A)
   std::int64_t block = 0;  // the largest slice's first block, in columns
   std::int64_t pairs = 0;  // the window's pairs: the certified count, or the density's plus three errors
-  int value_bytes = 8;
-  bool mixed = false;   // the filter's fp32 blocks beside (A's fp32 copy is held by then)
-  bool device = false;  // on a GPU, locking's permutation of the active columns copies them: one block more
+  int value_bytes = 8;     // 16 for complex double
+  bool mixed = false;      // the filter's fp32 blocks beside (A's fp32 copy is held by then)
+  bool device = false;     // on a GPU, locking's permutation of the active columns copies them: one block more
   // Bytes in the operator's memory at the peak: a slice's V, A V and scratch and its fp32 blocks beside the
   // pairs found, or at the end the pairs beside the result they are gathered into.
   std::int64_t bytes() const {
     const std::int64_t blocks = device ? 4 : 3;
-    const std::int64_t slices = rows * (value_bytes * (blocks * block + pairs) + (mixed ? 4 * 3 * block : 0));
+    const std::int64_t slices =
+        rows * (value_bytes * (blocks * block + pairs) + (mixed ? value_bytes / 2 * 3 * block : 0));
     return std::max(slices, rows * value_bytes * 2 * pairs);
   }
 };

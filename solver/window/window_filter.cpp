@@ -66,9 +66,10 @@ std::int64_t apply_window_filter(LinearOperator<T>& A, const WindowFilter& filte
   return products;
 }
 
-template std::int64_t apply_window_filter(LinearOperator<float>&, const WindowFilter&, dense::DenseView<float>,
-                                          dense::DenseView<float>, dense::DenseView<float>);
-template std::int64_t apply_window_filter(LinearOperator<double>&, const WindowFilter&, dense::DenseView<double>,
-                                          dense::DenseView<double>, dense::DenseView<double>);
+#define BLOCKEIGS_WINDOW_FILTER(T)                                                                        \
+  template std::int64_t apply_window_filter(LinearOperator<T>&, const WindowFilter&, dense::DenseView<T>, \
+                                            dense::DenseView<T>, dense::DenseView<T>);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_WINDOW_FILTER)
+#undef BLOCKEIGS_WINDOW_FILTER
 
 }  // namespace blockeigs::solver

@@ -79,6 +79,16 @@ void write_pairs(io::Hdf5Writer& w, const solver::LobpcgResult<T>& r, const Solv
   write_phases(w, r.stats.timings, solver::kLobpcgPhases, costs);
 }
 
+// The count's choice: eigensolver.count's (solver::choose_count) for real values; for complex ones the density's
+// (complex_values.hpp refuses count: inertia).
+template <class T>
+solver::CountChoice count_choice(const cfg::EigsConfig& config, std::int64_t global_rows) {
+  if constexpr (is_complex_v<T>)
+    return {false, "no inertia count for complex values (MUMPS's LDL^T through PETSc is symmetric, not Hermitian)"};
+  else
+    return solver::choose_count(config.eigensolver.count, global_rows);
+}
+
 }  // namespace
 
 template <class T>
@@ -89,13 +99,18 @@ int solve_window(const cfg::EigsConfig& config, const solver::DistributedRows& m
   print_header(distribution_summary(matrix, op, config.execution, 64), config, comm);
   solver::WindowOptions window = config.eigensolver.window;
   set_progress(window, config.output, comm);
-  const solver::CountChoice count = solver::choose_count(config.eigensolver.count, matrix.partition.global_rows());
+  const solver::CountChoice count = count_choice<T>(config, matrix.partition.global_rows());
   std::unique_ptr<solver::InertiaCounter> inertia;
   if (count.inertia) inertia = solver::make_inertia_counter(comm, matrix.rows, matrix.partition);
   window.inertia = inertia.get();
+  const RowsFor<T>* rows = nullptr;  // this rank's rows of A, real or complex
+  if constexpr (is_complex_v<T>)
+    rows = &matrix.complex_rows;
+  else
+    rows = &matrix.rows;
   std::optional<solver::MemoryPlan> plan;  // once the slices are planned (none outside the spectrum)
   window.check_memory = [&](const solver::WindowMemory& m) {
-    plan = solver::check_window_memory(m, matrix.rows, matrix.partition.global_rows(), matrix.global_nnz, context, comm,
+    plan = solver::check_window_memory(m, *rows, matrix.partition.global_rows(), matrix.global_nnz, context, comm,
                                        config.execution.memory_limit_bytes);
   };
   const std::string text = config_text(config.path, config.overrides, comm);
@@ -103,10 +118,9 @@ int solve_window(const cfg::EigsConfig& config, const solver::DistributedRows& m
   account.lap(Phase::report);
   print_setup(account, comm);
   op.reset_timings();
-  const solver::WindowResult<T> result =
-      solver::window_eigs<T>(op, config.eigensolver.lobpcg, window,
-                             solver::distributed_group_operator<T>(
-                                 matrix.rows, context, config.execution.spmm_algorithm, config.execution.halo));
+  const solver::WindowResult<T> result = solver::window_eigs<T>(
+      op, config.eigensolver.lobpcg, window,
+      solver::distributed_group_operator<T>(*rows, context, config.execution.spmm_algorithm, config.execution.halo));
   account.lap(Phase::solve);
   const int found = static_cast<int>(result.pairs.eigenvalues.size());
   const SolveCosts costs = solve_costs(op, BuiltPreconditioner<T>{});
@@ -135,9 +149,10 @@ int solve_window(const cfg::EigsConfig& config, const solver::DistributedRows& m
   return finish_run(account, guard, result.pairs.all_converged(), comm);
 }
 
-template int solve_window<float>(const cfg::EigsConfig&, const solver::DistributedRows&, const dense::Context&,
-                                 MPI_Comm, RunAccount&);
-template int solve_window<double>(const cfg::EigsConfig&, const solver::DistributedRows&, const dense::Context&,
-                                  MPI_Comm, RunAccount&);
+#define BLOCKEIGS_SOLVE_WINDOW(T)                                                                             \
+  template int solve_window<T>(const cfg::EigsConfig&, const solver::DistributedRows&, const dense::Context&, \
+                               MPI_Comm, RunAccount&);
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_SOLVE_WINDOW)
+#undef BLOCKEIGS_SOLVE_WINDOW
 
 }  // namespace blockeigs::apps

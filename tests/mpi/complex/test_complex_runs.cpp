@@ -131,6 +131,51 @@ TEST(ComplexRuns, BlochGeneratorMatrixMarketAndHdf5) {
   expect_pairs(result, whole, exact);
 }
 
+// A window of the Bloch Laplacian, [0.5, 1.2] (the closed form's values there, each once, none missed), in
+// two slices (side by side on groups of ranks at two ranks and more), the mixed filter on the device's
+// default; complex eigenvectors re-checked against the matrix and orthonormal; count: inertia refused.
+TEST(ComplexRuns, WindowOfTheBlochLaplacian) {
+  const fs::path dir = test::shared_folder("complex_runs_window");
+  const std::int64_t n = kBloch.nx * kBloch.ny * kBloch.nz;
+  const ComplexCsrRows whole = io::twisted_laplacian_rows(kBloch, 0, n);
+  std::vector<double> exact;
+  for (const double v : io::twisted_laplacian_eigenvalues(kBloch))
+    if (v >= 0.5 && v <= 1.2) exact.push_back(v);
+  const std::string bloch =
+      "matrix:\n  generator: {type: laplacian_3d, nx: 9, ny: 8, nz: 7, boundary: periodic, phase: [0.7, -1.1, "
+      "2.3]}\n";
+  const std::string result = (dir / "window.h5").string();
+  ASSERT_EQ(run(dir, "window.yaml",
+                bloch + "eigensolver: {interval: [0.5, 1.2], slices: 2, tolerance: 1.0e-10}\noutput: {path: " + result +
+                    ", monitor: false}\n"),
+            apps::exit_ok);
+  const std::vector<double> lambda = test::read_dataset(result, "/eigenvalues");
+  const std::vector<C> X = read_complex(result, "/eigenvectors");
+  ASSERT_EQ(lambda.size(), exact.size());
+  const std::size_t k = exact.size();
+  ASSERT_EQ(X.size(), std::size_t(n) * k);
+  for (std::size_t j = 0; j < k; ++j) {
+    EXPECT_NEAR(lambda[j], exact[j], 1e-9 * exact[j]) << "pair " << j;
+    double residual = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      C y = -lambda[j] * X[i * k + j];
+      for (std::int64_t p = whole.row_offsets[i]; p < whole.row_offsets[i + 1]; ++p)
+        y += whole.values[p] * X[whole.col_indices[p] * k + j];
+      residual += std::norm(y);
+    }
+    EXPECT_LE(std::sqrt(residual), 2e-10 * lambda[j]) << "pair " << j;
+    for (std::size_t l = 0; l <= j; ++l) {
+      C dot = 0;
+      for (std::int64_t i = 0; i < n; ++i) dot += std::conj(X[i * k + l]) * X[i * k + j];
+      EXPECT_LE(std::abs(dot - (l == j ? 1.0 : 0.0)), 1e-12) << "x_" << l << "^H x_" << j;
+    }
+  }
+  test::expect_mentions(test::input_error_message([&] {
+                          run(dir, "inertia.yaml", bloch + "eigensolver: {interval: [0.5, 1.2], count: inertia}\n");
+                        }),
+                        {"eigensolver.count", "complex values"});
+}
+
 // matrix.field: complex on a real generator: its values taken as complex, the real closed form found.
 TEST(ComplexRuns, RealGeneratorTakenAsComplex) {
   const fs::path dir = test::shared_folder("complex_runs_field");
@@ -188,7 +233,7 @@ TEST(ComplexRuns, RefusedSettingsNameTheirKeys) {
       {"eigensolver: {k: 4, method: lobpcg}\n", "eigensolver.method"},
       {"eigensolver: {k: 4, preconditioner: jacobi}\n", "eigensolver.preconditioner"},
       {"  field: real\neigensolver: {k: 4}\n", "matrix.field"},
-      {"eigensolver: {interval: [0.1, 0.5]}\n", "eigensolver.interval"},
+      {"matrix_b:\n  generator: {type: laplacian_3d, nx: 9, ny: 8, nz: 7}\neigensolver: {k: 4}\n", "matrix_b"},
   };
   for (const auto& [rest, key] : cases) {
     SCOPED_TRACE(key);
