@@ -54,35 +54,28 @@ std::pair<RowPartition, std::vector<std::int64_t>> number_by_parts(MPI_Comm comm
   return {RowPartition(std::move(first)), std::move(renumbered)};
 }
 
-// The rows' pattern: the real rows themselves, or complex rows' magnitudes (made in `scratch`).
-const CsrRows& pattern_of(const DistributedRows& matrix, CsrRows& scratch) {
-  if (!matrix.complex) return matrix.rows;
-  scratch = magnitudes(matrix.complex_rows);
-  return scratch;
-}
-
-// The rows (real or complex; `pattern` their pattern) moved to the numbering `current` (each local row's new
-// index in `renumbered`, its part `part`), columns renumbered alike, and the numbering against the input's
-// recorded. `source`: as move_rows takes it.
-void move_to_numbering(DistributedRows& matrix, const CsrRows& pattern, const std::vector<int>& part,
-                       std::vector<std::int64_t> renumbered, RowPartition current, MPI_Comm comm,
-                       const std::string& source = "", MoveTimings* timings = nullptr) {
-  const double start = MPI_Wtime();
-  const ColumnRenumbering columns(comm, pattern, matrix.partition, renumbered);
-  const double seconds = MPI_Wtime() - start;
+// The rows (real or complex) moved to the numbering `current` (each local row's new index in `renumbered`, its
+// part `part`), columns renumbered alike, and the numbering against the input's recorded. `source`: as
+// move_rows takes it.
+void move_to_numbering(DistributedRows& matrix, const std::vector<int>& part, std::vector<std::int64_t> renumbered,
+                       RowPartition current, MPI_Comm comm, const std::string& source = "",
+                       MoveTimings* timings = nullptr) {
   MoveTimings steps;
   std::vector<std::int64_t> original;
   const auto move = [&](auto& rows) {
+    const double start = MPI_Wtime();
+    const ColumnRenumbering columns(comm, rows, matrix.partition, renumbered);
+    const double seconds = MPI_Wtime() - start;
     auto moved = move_rows(comm, std::move(rows), part, renumbered, columns, current, source);
     rows = std::move(moved.rows);
     original = std::move(moved.original);
     steps = moved.timings;
+    steps.columns = seconds;
   };
   if (matrix.complex)
     move(matrix.complex_rows);
   else
     move(matrix.rows);
-  steps.columns = seconds;
   double slowest[5] = {steps.columns, steps.pack, steps.heads, steps.entries, steps.place};
   BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, slowest, 5, MPI_DOUBLE, MPI_MAX, comm));
   steps = {slowest[0], slowest[1], slowest[2], slowest[3], slowest[4]};
@@ -101,16 +94,22 @@ std::vector<int> parts_of(const std::vector<std::int64_t>& renumbered, const Row
   return part;
 }
 
-// Partitions the graph of `pattern` (the rows' pattern) and moves the rows; times the partitioner.
-void partition_and_move(DistributedRows& matrix, const CsrRows& pattern, MPI_Comm comm) {
+// Partitions the graph (of complex rows: of their magnitudes, made for the partitioner and dropped before the
+// move) and moves the rows; times the partitioner.
+void partition_and_move(DistributedRows& matrix, MPI_Comm comm) {
   const int ranks = comm_size(comm);
   double start = MPI_Wtime();
-  const GraphPartitionTuning tuning = chosen_partition_tuning(comm, pattern);
-  const std::vector<int> part = partition_graph(comm, pattern, matrix.partition, ranks, tuning);
+  std::vector<int> part;
+  {
+    const CsrRows complex_pattern = matrix.complex ? magnitudes(matrix.complex_rows) : CsrRows{};
+    const CsrRows& pattern = matrix.complex ? complex_pattern : matrix.rows;
+    const GraphPartitionTuning tuning = chosen_partition_tuning(comm, pattern);
+    part = partition_graph(comm, pattern, matrix.partition, ranks, tuning);
+    matrix.partitioning.partitioner = describe_partitioner(tuning, ranks);
+  }
   matrix.partitioning.partitioner_seconds = MPI_Wtime() - start;
-  matrix.partitioning.partitioner = describe_partitioner(tuning, ranks);
-  auto [current, renumbered] = number_by_parts(comm, part, pattern.global_rows);
-  move_to_numbering(matrix, pattern, part, std::move(renumbered), std::move(current), comm);
+  auto [current, renumbered] = number_by_parts(comm, part, matrix.partition.global_rows());
+  move_to_numbering(matrix, part, std::move(renumbered), std::move(current), comm);
 }
 
 std::string percent(double fraction) {
@@ -125,7 +124,8 @@ bool graph_partitioner_available() { return graph_partitioner_compiled() && !hid
 
 void hide_graph_partitioner_for_tests(bool hidden) { hidden_for_tests.store(hidden); }
 
-double contiguous_halo_fraction(MPI_Comm comm, const CsrRows& rows, const RowPartition& partition) {
+template <class V>
+double contiguous_halo_fraction(MPI_Comm comm, const CsrRowsOf<V>& rows, const RowPartition& partition) {
   const int rank = comm_rank(comm);
   const std::int64_t begin = partition.begin(rank), end = partition.end(rank);
   const auto halo = static_cast<double>(RemoteColumns(rows, begin, end).columns().size());
@@ -135,14 +135,15 @@ double contiguous_halo_fraction(MPI_Comm comm, const CsrRows& rows, const RowPar
   return largest;
 }
 
+template double contiguous_halo_fraction(MPI_Comm, const CsrRows&, const RowPartition&);
+template double contiguous_halo_fraction(MPI_Comm, const ComplexCsrRows&, const RowPartition&);
+
 void distribute_rows(DistributedRows& matrix, PartitionMethod method, MPI_Comm comm, LocalOrder order) {
   const double start = MPI_Wtime();
   PartitionReport& report = matrix.partitioning;
   report = PartitionReport{};
   report.requested = method;
   const int ranks = comm_size(comm);
-  CsrRows scratch;
-  const CsrRows& pattern = pattern_of(matrix, scratch);
   bool partition = method == PartitionMethod::graph;
   if (method == PartitionMethod::graph && !graph_partitioner_available())
     fail_input_everywhere(
@@ -150,7 +151,8 @@ void distribute_rows(DistributedRows& matrix, PartitionMethod method, MPI_Comm c
         "have (install libptscotch-dev and configure again: BLOCKEIGS_WITH_PTSCOTCH), or set "
         "execution.partition: contiguous");
   if (method == PartitionMethod::automatic && ranks > 1) {
-    report.contiguous_halo = contiguous_halo_fraction(comm, pattern, matrix.partition);
+    report.contiguous_halo = matrix.complex ? contiguous_halo_fraction(comm, matrix.complex_rows, matrix.partition)
+                                            : contiguous_halo_fraction(comm, matrix.rows, matrix.partition);
     report.reason = "auto: contiguous halo up to " + percent(report.contiguous_halo) + " of a rank's rows";
     if (report.contiguous_halo < kAutoHaloFraction) {
       report.reason += ", under " + percent(kAutoHaloFraction);
@@ -164,10 +166,9 @@ void distribute_rows(DistributedRows& matrix, PartitionMethod method, MPI_Comm c
   }
   // One rank has no halo: nothing to gain from moving rows.
   if (partition && ranks > 1) {
-    partition_and_move(matrix, pattern, comm);
+    partition_and_move(matrix, comm);
     report.used = PartitionMethod::graph;
   }
-  scratch = CsrRows{};
   report.seconds = MPI_Wtime() - start;
   order_rows_locally(matrix, order, comm);
 }
@@ -177,21 +178,19 @@ void distribute_by_numbering(DistributedRows& matrix, const RowPartition& curren
                              MoveTimings* timings) {
   const double start = MPI_Wtime();
   const int ranks = comm_size(comm);
-  CsrRows scratch;
-  const CsrRows& pattern = pattern_of(matrix, scratch);
-  const std::int64_t n = pattern.global_rows;
+  const std::int64_t n = matrix.partition.global_rows();
   // Every index in range here; each range receiving each of its rows once, where they arrive (move_rows).
   collectively(comm, [&] {
     if (current.ranks() != ranks || current.global_rows() != n)
       fail_input(source, ": a numbering of ", current.global_rows(), " rows over ", current.ranks(),
                  " ranks, for a matrix of ", n, " rows on ", ranks);
-    if (static_cast<std::int64_t>(renumbered.size()) != pattern.local_rows())
+    if (static_cast<std::int64_t>(renumbered.size()) != matrix.partition.rows(comm_rank(comm)))
       throw LibraryError("distribute_by_numbering: one index per local row expected");
     for (const std::int64_t i : renumbered)
       if (i < 0 || i >= n) fail_input(source, ": row index ", i, " is outside [0, ", n, ")");
   });
   matrix.partitioning = PartitionReport{};
-  move_to_numbering(matrix, pattern, parts_of(renumbered, current), renumbered, current, comm, source, timings);
+  move_to_numbering(matrix, parts_of(renumbered, current), renumbered, current, comm, source, timings);
   matrix.partitioning.source = source;
   matrix.partitioning.seconds = MPI_Wtime() - start;
   matrix.local_order = LocalOrderReport{};  // the saved numbering holds the order too

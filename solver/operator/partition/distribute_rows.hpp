@@ -32,7 +32,8 @@ void hide_graph_partitioner_for_tests(bool hidden);
 
 // Max over ranks of (distinct columns outside the rank's range) / (rows it
 // owns, at least 1) for `rows` as distributed by `partition`. Collective.
-double contiguous_halo_fraction(MPI_Comm comm, const CsrRows& rows, const RowPartition& partition);
+template <class V>
+double contiguous_halo_fraction(MPI_Comm comm, const CsrRowsOf<V>& rows, const RowPartition& partition);
 
 // Collective. `matrix` is as load_distributed_rows leaves it (contiguous
 // ranges of the input's numbering) and its pattern is symmetric (checked

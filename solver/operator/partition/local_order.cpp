@@ -57,22 +57,22 @@ CsrRowsOf<V> permuted_rows(const CsrRowsOf<V>& rows, const std::vector<std::int6
   return out;
 }
 
-// Renumbers every rank's rows (real or complex; `pattern` the rows' pattern), columns and numbering by
-// `position` (new local row of each local row).
-void apply_order(DistributedRows& matrix, const CsrRows& pattern, const std::vector<std::int64_t>& position,
-                 MPI_Comm comm) {
+// Renumbers every rank's rows (real or complex), columns and numbering by `position` (new local row of each
+// local row).
+void apply_order(DistributedRows& matrix, const std::vector<std::int64_t>& position, MPI_Comm comm) {
   int rank = 0;
   BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   const std::int64_t begin = matrix.partition.begin(rank);
   std::vector<std::int64_t> renumbered(position.size());
   for (std::size_t i = 0; i < position.size(); ++i) renumbered[i] = begin + position[i];
-  {
-    const ColumnRenumbering columns(comm, pattern, matrix.partition, renumbered);
-    if (matrix.complex)
-      matrix.complex_rows = permuted_rows(matrix.complex_rows, position, columns);
-    else
-      matrix.rows = permuted_rows(matrix.rows, position, columns);
-  }
+  const auto permute = [&](auto& rows) {
+    const ColumnRenumbering columns(comm, rows, matrix.partition, renumbered);
+    rows = permuted_rows(rows, position, columns);
+  };
+  if (matrix.complex)
+    permute(matrix.complex_rows);
+  else
+    permute(matrix.rows);
   matrix.numbering = matrix.numbering.reordered(comm, position);
 }
 
@@ -80,8 +80,8 @@ void apply_order(DistributedRows& matrix, const CsrRows& pattern, const std::vec
 // position(i), maxima over ranks, without moving a row. Collective. Every
 // thread takes its rows (docs/benchmarks/time-to-solution.md#band-statistics); the profile's
 // terms are whole numbers, so its sum is the same in any order.
-template <class Position>
-BandStats stats_at(MPI_Comm comm, const CsrRows& rows, const Position& position) {
+template <class V, class Position>
+BandStats stats_at(MPI_Comm comm, const CsrRowsOf<V>& rows, const Position& position) {
   const std::int64_t m = rows.local_rows(), begin = rows.first_row, end = begin + m;
   std::int64_t bandwidth = 0;
   double profile = 0;
@@ -149,9 +149,12 @@ bool keeps(LocalOrder order, const BandStats& after, LocalOrderReport& report) {
 
 }  // namespace
 
-BandStats band_stats(MPI_Comm comm, const CsrRows& rows) {
+template <class V>
+BandStats band_stats(MPI_Comm comm, const CsrRowsOf<V>& rows) {
   return stats_at(comm, rows, [](std::int64_t i) { return i; });
 }
+template BandStats band_stats(MPI_Comm, const CsrRows&);
+template BandStats band_stats(MPI_Comm, const ComplexCsrRows&);
 
 void order_rows_locally(DistributedRows& matrix, LocalOrder order, MPI_Comm comm) {
   const double start = MPI_Wtime();
@@ -159,22 +162,23 @@ void order_rows_locally(DistributedRows& matrix, LocalOrder order, MPI_Comm comm
   report = LocalOrderReport{};
   report.requested = order;
   if (order == LocalOrder::none) return;
-  const CsrRows complex_pattern = matrix.complex ? magnitudes(matrix.complex_rows) : CsrRows{};
-  const CsrRows& pattern = matrix.complex ? complex_pattern : matrix.rows;
-  report.before = band_stats(comm, pattern);
+  report.before = matrix.complex ? band_stats(comm, matrix.complex_rows) : band_stats(comm, matrix.rows);
   report.measured = true;
   if (order != LocalOrder::band && !auto_orders(matrix, report)) {
     report.seconds = MPI_Wtime() - start;
     return;
   }
   double lap = MPI_Wtime();
-  const std::vector<std::int64_t> position = collectively(comm, [&] { return band_order(pattern); });
+  // Complex rows ordered by their magnitudes' graph (band_order skips explicit zeros).
+  const std::vector<std::int64_t> position = collectively(
+      comm, [&] { return matrix.complex ? band_order(magnitudes(matrix.complex_rows)) : band_order(matrix.rows); });
   report.ordering_seconds = MPI_Wtime() - lap;
-  const BandStats after = stats_at(comm, pattern, [&](std::int64_t i) { return position[i]; });
+  const auto at = [&](std::int64_t i) { return position[i]; };
+  const BandStats after = matrix.complex ? stats_at(comm, matrix.complex_rows, at) : stats_at(comm, matrix.rows, at);
   const bool keep = keeps(order, after, report);
   if (keep) {
     lap = MPI_Wtime();
-    apply_order(matrix, pattern, position, comm);
+    apply_order(matrix, position, comm);
     report.renumbering_seconds = MPI_Wtime() - lap;
     report.used = LocalOrder::band;
     report.orderer = band_order_name();

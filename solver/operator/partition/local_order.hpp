@@ -24,7 +24,8 @@ namespace blockeigs::solver {
 inline constexpr double kAutoProfileFraction = 0.1;
 
 // The diagonal blocks' bandwidth and profile, maxima over ranks. Collective.
-BandStats band_stats(MPI_Comm comm, const CsrRows& rows);
+template <class V>
+BandStats band_stats(MPI_Comm comm, const CsrRowsOf<V>& rows);
 
 // Collective. `matrix` is as distribute_rows leaves it. Fills
 // matrix.local_order; with `band` (or `auto` choosing it) reorders each

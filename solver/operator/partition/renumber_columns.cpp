@@ -21,9 +21,10 @@ int comm_rank(MPI_Comm comm) {
 
 }  // namespace
 
-RemoteColumns::RemoteColumns(const CsrRows& rows, std::int64_t begin, std::int64_t end) {
-  const std::vector<std::int64_t>& cols = rows.col_indices;
-  const bool bitmap = rows.nnz() > 0 && rows.global_cols <= 4 * kBitmapBytesPerEntry * rows.nnz();
+RemoteColumns::RemoteColumns(const std::vector<std::int64_t>& cols, std::int64_t global_cols, std::int64_t begin,
+                             std::int64_t end) {
+  const auto nnz = static_cast<std::int64_t>(cols.size());
+  const bool bitmap = nnz > 0 && global_cols <= 4 * kBitmapBytesPerEntry * nnz;
   if (!bitmap) {
     for (const std::int64_t j : cols)
       if (j < begin || j >= end) columns_.push_back(j);
@@ -31,7 +32,7 @@ RemoteColumns::RemoteColumns(const CsrRows& rows, std::int64_t begin, std::int64
     columns_.erase(std::unique(columns_.begin(), columns_.end()), columns_.end());
     return;
   }
-  const std::int64_t words = (rows.global_cols + 63) / 64;
+  const std::int64_t words = (global_cols + 63) / 64;
   reserve_in_huge_pages(bits_, static_cast<std::size_t>(words));
   bits_.assign(static_cast<std::size_t>(words), 0);
   const auto entries = static_cast<std::int64_t>(cols.size());
@@ -61,11 +62,13 @@ std::int64_t RemoteColumns::search(std::int64_t column) const {
   return at - columns_.begin();
 }
 
-ColumnRenumbering::ColumnRenumbering(MPI_Comm comm, const CsrRows& rows, const RowPartition& old,
+int ColumnRenumbering::rank_of(MPI_Comm comm) { return comm_rank(comm); }
+
+ColumnRenumbering::ColumnRenumbering(MPI_Comm comm, RemoteColumns&& columns, const RowPartition& old,
                                      const std::vector<std::int64_t>& renumbered)
     : begin_(old.begin(comm_rank(comm))),
       own_(static_cast<std::uint64_t>(old.rows(comm_rank(comm)))),
-      remote_(rows, begin_, begin_ + static_cast<std::int64_t>(own_)) {
+      remote_(std::move(columns)) {
   BLOCKEIGS_ASSERT(renumbered.size() == own_);
   const int ranks = old.ranks();
   // Ascending, so grouped by owner in rank order: each owner's share is a range.

@@ -58,7 +58,11 @@ inline std::int64_t set_bits(std::uint64_t x) {
 // and searched otherwise (a few rows of a very large matrix). Not collective.
 class RemoteColumns {
  public:
-  RemoteColumns(const CsrRows& rows, std::int64_t begin, std::int64_t end);
+  // Real or complex rows: only their columns are read.
+  template <class V>
+  RemoteColumns(const CsrRowsOf<V>& rows, std::int64_t begin, std::int64_t end)
+      : RemoteColumns(rows.col_indices, rows.global_cols, begin, end) {}
+  RemoteColumns(const std::vector<std::int64_t>& cols, std::int64_t global_cols, std::int64_t begin, std::int64_t end);
 
   const std::vector<std::int64_t>& columns() const { return columns_; }
   bool has_bitmap() const { return !bits_.empty(); }
@@ -84,8 +88,11 @@ class RemoteColumns {
 // them in `old`, each distinct column once. Collective.
 class ColumnRenumbering {
  public:
-  ColumnRenumbering(MPI_Comm comm, const CsrRows& rows, const RowPartition& old,
-                    const std::vector<std::int64_t>& renumbered);
+  template <class V>
+  ColumnRenumbering(MPI_Comm comm, const CsrRowsOf<V>& rows, const RowPartition& old,
+                    const std::vector<std::int64_t>& renumbered)
+      : ColumnRenumbering(comm, RemoteColumns(rows, old.begin(rank_of(comm)), old.end(rank_of(comm))), old,
+                          renumbered) {}
 
   // `column`: one of the rows' columns.
   std::int64_t operator()(std::int64_t column) const {
@@ -110,6 +117,9 @@ class ColumnRenumbering {
   }
 
  private:
+  ColumnRenumbering(MPI_Comm comm, RemoteColumns&& columns, const RowPartition& old,
+                    const std::vector<std::int64_t>& renumbered);
+  static int rank_of(MPI_Comm comm);
   std::int64_t at(std::uint64_t k) const { return index32_.empty() ? index_[k] : index32_[k]; }
 
   std::int64_t begin_ = 0;
