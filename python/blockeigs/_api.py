@@ -107,8 +107,9 @@ def lobpcg(A, k=None, *, B=None, M=None, Y=None, X=None, which="smallest", tol=N
 
     A, B: SciPy or CuPy sparse matrices (or dense arrays) that every rank holds whole, or DistributedMatrix.
     B must be symmetric positive definite. A may be complex Hermitian (complex128; complex64 is widened): it then
-    takes Chebyshev-filtered subspace iteration on A x = lambda x (method None or "chebyshev_filter"; B, M, Y
-    and interval are refused for it so far; X may be complex), and V is complex128. A CuPy sparse A is checked and split into the
+    takes Chebyshev-filtered subspace iteration on A x = lambda x (method None or "chebyshev_filter"; B, M and Y
+    are refused for it so far; X may be complex) or a window (interval, counted by the density), and V is
+    complex128. A CuPy sparse A is checked and split into the
     operator on the device, never copied to the host (each rank's rows stay in the input's order; a CuPy B is
     copied to the host once). M: None, "jacobi", "chebyshev" or a dict of the config's
     preconditioner keys ({"type": "chebyshev", "degree": 8, "lower": 0.05, "jacobi": True,

@@ -13,7 +13,6 @@ namespace {
 // The first argument a complex solve does not take, with what to do instead (empty: none).
 std::string first_refusal(const Matrix* b, const EigsRequest& request, const cfg::EigensolverSettings& settings) {
   if (b) return "B (a generalized problem) takes real matrices only so far";
-  if (settings.interval) return "interval (a window) takes real matrices only so far";
   if (settings.method == solver::EigenMethod::lobpcg)
     return "method 'lobpcg' takes real matrices only so far; use 'chebyshev_filter' or None";
   if (settings.preconditioner.kind != PreconditionerKind::automatic &&

@@ -154,7 +154,9 @@ void copy_result(const solver::LobpcgResult<T>& r, EigsResult& out);
 EigsResult complex_pairs(Matrix& a, const Matrix* b, const EigsRequest& request,
                          const cfg::EigensolverSettings& settings, double begin);
 
-// lobpcg's request with eigensolver.interval: every pair in the window (facade_window.cpp).
+// lobpcg's request with eigensolver.interval: every pair in the window (facade_window.cpp). T: double, or
+// std::complex<double> for a complex matrix (counted by the density: count 'inertia' refused).
+template <class T>
 EigsResult window_pairs(Matrix& a, const Matrix* b, const EigsRequest& request,
                         const cfg::EigensolverSettings& settings, double begin);
 

@@ -53,8 +53,10 @@ EigsResult lobpcg(Matrix& a, Matrix* b, const EigsRequest& request) {
     MPI_Comm comm = a.impl->comm;
     const cfg::EigensolverSettings settings = solver::collectively(
         comm, [&] { return cfg::eigensolver_from_keywords(request.eigensolver.keywords, request.eigensolver.source); });
+    if (settings.interval)
+      return a.complex() ? window_pairs<std::complex<double>>(a, b, request, settings, begin)
+                         : window_pairs<double>(a, b, request, settings, begin);
     if (a.complex()) return complex_pairs(a, b, request, settings, begin);
-    if (settings.interval) return window_pairs(a, b, request, settings, begin);
     solver::LobpcgOptions options = settings.lobpcg;
     const solver::MethodChoice method = solver::collectively(comm, [&] {
       return solver::choose_eigen_method(settings.method, options.k, b != nullptr, request.constraints.has_value(),

@@ -159,10 +159,25 @@ def test_what_complex_values_do_not_take_is_refused_by_name(comm, arguments, nam
     assert "holds complex values" in message and named in message, message
 
 
-def test_window_partition_and_cg_petsc_refused(comm):
+def test_window(comm):
+    """Every pair of a complex Hermitian matrix in an interval: the closed form's, each once; count "inertia"
+    refused for complex values."""
+    nx, ny, tol = 14, 11, 1e-10
+    A = twisted_2d(nx, ny, 0.9, 1.7)
+    exact = twisted_2d_eigenvalues(nx, ny, 0.9, 1.7)
+    exact = exact[(exact >= 1.0) & (exact <= 1.6)]
+    w, V, info = blockeigs.lobpcg(A, interval=(1.0, 1.6), tol=tol, slices=2, comm=comm, return_info=True,
+                                  gather=True)
+    np.testing.assert_allclose(w, exact, rtol=1e-9)
+    assert V.dtype == np.complex128 and V.shape == (nx * ny, len(exact))
+    check_hermitian_pairs(A, w, V, tol)
+    assert info["window"]["count"] == len(exact) and "complex values" in info["window"]["count_method"]
+    message = raises_everywhere(comm, lambda: blockeigs.lobpcg(A, interval=(1.0, 1.6), count="inertia", comm=comm))
+    assert "count 'inertia' takes real matrices" in message, message
+
+
+def test_partition_and_cg_petsc_refused(comm):
     A = twisted_ring(30, 0.4)
-    message = raises_everywhere(comm, lambda: blockeigs.lobpcg(A, interval=(0.5, 1.0), comm=comm))
-    assert "interval (a window) takes real matrices only" in message, message
     D = blockeigs.DistributedMatrix.from_rows(comm, A.indptr, A.indices, A.data, 0, 30) if comm.size == 1 else None
     if D is not None:
         D.partition = "graph"
