@@ -74,7 +74,7 @@ def to_operator(x, numbering, matrix, n):
         index = xp.asarray(np.asarray(numbering["input_row"], np.int64) - first)
         return xp.ascontiguousarray(x[index])
     host = np.ascontiguousarray(device_to_host(x) if device else x)
-    moved = matrix._handle.from_input_order(host)  # real only: complex rows keep the input's numbering
+    moved = _reordered(matrix._handle.from_input_order, host)
     return xp.asarray(moved) if device else moved
 
 
@@ -89,8 +89,15 @@ def to_input(v, numbering, matrix):
         out[xp.asarray(np.asarray(numbering["input_row"], np.int64) - numbering["input_first"])] = v
         return out
     host = np.ascontiguousarray(device_to_host(v) if device else v)
-    moved = matrix._handle.to_input_order(host)
+    moved = _reordered(matrix._handle.to_input_order, host)
     return xp.asarray(moved) if device else moved
+
+
+def _reordered(order, host):
+    """A host block's rows moved by the handle's `order` (real rows); complex rows as rows of twice as many reals."""
+    if np.iscomplexobj(host):
+        return np.ascontiguousarray(order(host.view(np.float64))).view(np.complex128)
+    return order(host)
 
 
 def gathered(v, comm):

@@ -17,9 +17,9 @@ class DistributedMatrix:
     communicator.
 
     Each rank holds a contiguous block of rows (in rank order) of the input's
-    numbering. The solvers may move and renumber the rows of a real matrix
+    numbering. The solvers may move and renumber its rows, real or complex
     (``partition``, ``local_order``, as the apps' ``execution.partition`` and
-    ``execution.local_order``); complex rows stay as given. Results come back in
+    ``execution.local_order``). Results come back in
     the input's numbering. The matrix is checked when it is made: finite values,
     columns in range, symmetric (entries equal within 1e-12 relative) or
     Hermitian (real and imaginary parts each within 1e-12 relative of the

@@ -44,7 +44,7 @@ bool keeps_input_rows(const cfg::ExecutionConfig& execution) {
 }
 
 // The input as distributed when its rows stay as given (on the device: no rows on the host); `why` says why
-// auto kept them ("device input", "complex values").
+// auto kept them ("device input").
 solver::DistributedRows as_given(const solver::DistributedRows& input, std::pair<PartitionMethod, LocalOrder> requested,
                                  const std::string& why) {
   solver::DistributedRows d = input;
@@ -56,16 +56,6 @@ solver::DistributedRows as_given(const solver::DistributedRows& input, std::pair
   d.local_order.used = LocalOrder::none;
   if (requested.second != LocalOrder::none) d.local_order.reason = "auto: " + why + ", the rows keep their order";
   return d;
-}
-
-// Complex rows stay as given: a graph partition or a band order is refused, naming the argument.
-void refuse_moving_complex_rows(const std::string& description, std::pair<PartitionMethod, LocalOrder> requested) {
-  if (requested.first == PartitionMethod::graph)
-    solver::fail_input_everywhere(description, " holds complex values: partition \"graph\" is not offered for them ",
-                                  "(complex rows stay on their ranks as given); use \"contiguous\" or \"auto\"");
-  if (requested.second == LocalOrder::band)
-    solver::fail_input_everywhere(description, " holds complex values: local_order \"band\" is not offered for ",
-                                  "them (complex rows keep their order); use \"none\" or \"auto\"");
 }
 
 }  // namespace
@@ -213,14 +203,10 @@ Numbering Matrix::distribute(const Section& execution) {
     const std::pair key{settings.partition, settings.local_order};
     if (!impl->distributed || impl->distributed_by != key) {
       impl->distributed.reset();
-      const bool complex = impl->input.complex;
-      if (complex) refuse_moving_complex_rows(impl->input.description, key);
-      impl->on_device = impl->replicated && !impl->host_copied &&
-                        (complex ? settings.backend != Backend::cpu : keeps_input_rows(settings));
+      // Real and complex rows alike (distribute_rows moves either).
+      impl->on_device = impl->replicated && !impl->host_copied && keeps_input_rows(settings);
       if (impl->on_device) {
         impl->distributed = as_given(impl->input, key, "device input");
-      } else if (complex) {
-        impl->distributed = as_given(impl->host_input(), key, "complex values");
       } else {
         solver::DistributedRows rows = impl->host_input();
         solver::distribute_rows(rows, key.first, impl->comm, key.second);

@@ -77,7 +77,7 @@ def test_largest_and_each_ranks_rows(comm):
                                   method="chebyshev_filter")
     np.testing.assert_allclose(w, twisted_ring_eigenvalues(n, 2.3)[::-1][:k], rtol=1e-8)
     begin, end = info["rows"]
-    assert V.shape == (end - begin, k) and "complex values" in info["distribution"]
+    assert V.shape == (end - begin, k)
     whole = np.vstack([piece for piece in comm.allgather(V)])
     check_hermitian_pairs(A, w, whole, tol)
 
@@ -176,13 +176,33 @@ def test_window(comm):
     assert "count 'inertia' takes real matrices" in message, message
 
 
-def test_partition_and_cg_petsc_refused(comm):
+@pytest.mark.parametrize("partition, local_order", [("graph", "band"), ("contiguous", "band")])
+def test_rows_moved(comm, partition, local_order):
+    """Complex rows moved by a graph partition and ordered by band (or only ordered): the same
+    pairs, V and cg's X in the input's numbering, a start block X taken in it too."""
+    nx, ny, k, tol = 14, 11, 4, 1e-10
+    A = twisted_2d(nx, ny, 0.9, 1.7)
+    perm = np.random.default_rng(3).permutation(nx * ny)  # a random numbering: the rows have somewhere to go
+    P = A[perm][:, perm].tocsr()
+    n = nx * ny
+    begin, end = n * comm.rank // comm.size, n * (comm.rank + 1) // comm.size
+    local = P[begin:end]
+    D = blockeigs.DistributedMatrix.from_rows(comm, local.indptr, local.indices, local.data, begin, n,
+                                              partition=partition, local_order=local_order)
+    w, V, info = blockeigs.lobpcg(D, k, tol=tol, comm=comm, return_info=True, gather=True)
+    np.testing.assert_allclose(w, twisted_2d_eigenvalues(nx, ny, 0.9, 1.7)[:k], rtol=1e-9)
+    check_hermitian_pairs(P, w, V, tol)
+    w2, V2 = blockeigs.lobpcg(D, k, tol=tol, X=V[begin:end], comm=comm)  # V as a start: the same pairs
+    np.testing.assert_allclose(w2, w, rtol=1e-9)
+    B = np.exp(1j * np.arange(n))[:, None] * np.ones((1, 2))
+    X = blockeigs.cg(D, B[begin:end], rtol=1e-10, comm=comm)
+    X_all = np.vstack(comm.allgather(X))
+    assert X_all.dtype == np.complex128
+    np.testing.assert_allclose(P @ X_all, B, atol=1e-8)
+
+
+def test_cg_petsc_refused(comm):
     A = twisted_ring(30, 0.4)
-    D = blockeigs.DistributedMatrix.from_rows(comm, A.indptr, A.indices, A.data, 0, 30) if comm.size == 1 else None
-    if D is not None:
-        D.partition = "graph"
-        message = raises_everywhere(comm, lambda: blockeigs.lobpcg(D, 2, comm=comm))
-        assert 'partition "graph" is not offered' in message, message
     petsc = {"type": "petsc", "options": "-pc_type jacobi"}
     message = raises_everywhere(comm, lambda: blockeigs.cg(A, np.ones(30), M=petsc, comm=comm))
     assert "type petsc is not offered" in message, message
