@@ -217,6 +217,50 @@ def test_cupy_complex_matrix_stays_on_the_device(comm, matrix_not_copied):
     np.testing.assert_allclose(whole.conj().T @ whole, np.eye(k), atol=1e-8)
 
 
+def test_cupy_complex_window(comm, matrix_not_copied):
+    """A window of a complex CuPy matrix: split on the device in place (its group operators too), every pair of
+    the closed form's in the window, CuPy eigenvectors."""
+    import cupyx.scipy.sparse as csp
+    from blockeigs._matrix import as_matrix
+    from test_complex import twisted_2d, twisted_2d_eigenvalues
+
+    nx, ny, tol = 23, 17, 1e-10
+    host = twisted_2d(nx, ny, 0.9, 1.7)
+    exact = twisted_2d_eigenvalues(nx, ny, 0.9, 1.7)
+    exact = exact[(exact >= 1.0) & (exact <= 1.4)]
+    A = as_matrix(csp.csr_matrix(host), comm, "A")
+    w, V, info = blockeigs.lobpcg(A, interval=(1.0, 1.4), tol=tol, slices=2, comm=comm, backend="cuda",
+                                  return_info=True)
+    assert A._handle.distributed_on_device and "device input" in info["distribution"], info["distribution"]
+    assert on_device(V) and V.dtype == cupy.complex128 and V.shape == (A.local_rows, len(exact))
+    np.testing.assert_allclose(w, exact, rtol=1e-9)
+    whole = np.vstack(comm.allgather(V.get()))
+    assert np.all(np.linalg.norm(host @ whole - whole * w, axis=0) <= 10 * tol * np.abs(w))
+
+
+def test_cupy_complex_rows_moved(comm):
+    """A complex CuPy matrix asked to be partitioned: its rows copied to the host once, moved, and the pairs in
+    the input's numbering (CuPy out)."""
+    import cupyx.scipy.sparse as csp
+    from test_complex import twisted_2d, twisted_2d_eigenvalues
+
+    nx, ny, k, tol = 23, 17, 5, 1e-10
+    host = twisted_2d(nx, ny, 0.9, 1.7)
+    perm = np.random.default_rng(5).permutation(nx * ny)
+    host = host[perm][:, perm].tocsr()
+    from blockeigs._matrix import as_matrix
+
+    D = as_matrix(csp.csr_matrix(host), comm, "A")
+    D.partition, D.local_order = "graph", "band"
+    from conftest import unless_no_partitioner
+
+    w, V = unless_no_partitioner(lambda: blockeigs.lobpcg(D, k, tol=tol, comm=comm, backend="cuda"))
+    assert on_device(V) and V.dtype == cupy.complex128
+    np.testing.assert_allclose(w, twisted_2d_eigenvalues(nx, ny, 0.9, 1.7)[:k], rtol=1e-9)
+    whole = np.vstack(comm.allgather(V.get()))
+    assert np.all(np.linalg.norm(host @ whole - whole * w, axis=0) <= 10 * tol * np.abs(w))
+
+
 def test_cupy_complex64_widened_on_the_device(comm):
     import cupyx.scipy.sparse as csp
     from test_complex import twisted_ring
