@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <complex>
 #include <functional>
 #include <string>
 #include <vector>
@@ -124,6 +125,13 @@ TEST_F(BackendStubs, BlockOperationsThrowNotCompiled) {
   expect_not_compiled([&] { solver::keep_columns<double>(context, Y, {1}); }, "keep_columns");
   expect_not_compiled([&] { solver::column_norms<double>(context, MPI_COMM_SELF, X); }, "column_norms");
   expect_not_compiled([&] { solver::gram<double>(context, MPI_COMM_SELF, X); }, "gram");
+  // The complex element types' stubs (cuda/block_ops_cuda.hpp's lists expand them all).
+  std::vector<std::complex<double>> z;
+  std::vector<std::complex<float>> zf;
+  const dense::DenseView<std::complex<double>> Z = device_view(z);
+  const dense::DenseView<std::complex<float>> ZF = device_view(zf);
+  expect_not_compiled([&] { solver::gram<std::complex<double>>(context, MPI_COMM_SELF, Z, Z); }, "gram");
+  expect_not_compiled([&] { solver::axpby<std::complex<float>>(context, 1.0f, ZF, 0.0f, ZF); }, "axpby");
 }
 
 TEST_F(BackendStubs, ChebyshevPassesThrowNotCompiled) {

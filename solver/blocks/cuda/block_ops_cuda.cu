@@ -357,10 +357,7 @@ void convert_block(const dense::Context& context, dense::ConstDenseView<From> sr
       dst.rows, dst.cols, src.data, src.ld, dst.data, dst.ld);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
-template void convert_block(const dense::Context&, dense::ConstDenseView<float>, dense::DenseView<double>);
-template void convert_block(const dense::Context&, dense::ConstDenseView<double>, dense::DenseView<float>);
-template void convert_block(const dense::Context&, dense::ConstDenseView<float>, dense::DenseView<float>);
-template void convert_block(const dense::Context&, dense::ConstDenseView<double>, dense::DenseView<double>);
+BLOCKEIGS_DEVICE_CONVERSIONS(BLOCKEIGS_DEVICE_INSTANTIATE)
 
 template <class T>
 void select_columns(const dense::Context& context, dense::ConstDenseView<T> src, const std::int64_t* columns,
@@ -428,26 +425,7 @@ double memory_bytes_per_sm_cycle(int device) {
   return bytes_per_second / (double(sms) * sm_khz * 1e3);
 }
 
-#define BLOCKEIGS_INSTANTIATE(T)                                                                                      \
-  template void block_update(const dense::Context&, T, dense::ConstDenseView<T>, const small_t<T>*, T,                \
-                             dense::DenseView<T>);                                                                    \
-  template bool block_combine(const dense::Context&, T, dense::ConstDenseView<T>, const small_t<T>*, T,               \
-                              dense::ConstDenseView<T>, dense::DenseView<T>);                                         \
-  template bool transform_in_place(const dense::Context&, dense::DenseView<T>, const small_t<T>*, std::int64_t);      \
-  template bool block_combine_pair(const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>,         \
-                                   const small_t<T>*, dense::DenseView<T>);                                           \
-  template void axpby(const dense::Context&, T, dense::ConstDenseView<T>, T, dense::DenseView<T>);                    \
-  template void column_axpby(const dense::Context&, const double*, dense::ConstDenseView<T>, T, dense::DenseView<T>); \
-  template void scale_columns(const dense::Context&, const double*, dense::DenseView<T>);                             \
-  template void copy_block(const dense::Context&, dense::ConstDenseView<T>, dense::DenseView<T>);                     \
-  template void select_columns(const dense::Context&, dense::ConstDenseView<T>, const std::int64_t*,                  \
-                               dense::DenseView<T>);                                                                  \
-  template void keep_columns(const dense::Context&, dense::DenseView<T>, const std::int64_t*, std::int64_t);          \
-  template void fill_random(const dense::Context&, dense::DenseView<T>, std::uint64_t, std::int64_t, std::int64_t);   \
-  template void fill_random_rows(const dense::Context&, dense::DenseView<T>, std::uint64_t, const std::int64_t*,      \
-                                 std::int64_t);                                                                       \
-  template void apply_diagonal(const dense::Context&, const T*, dense::ConstDenseView<T>, dense::DenseView<T>);
-
+#define BLOCKEIGS_INSTANTIATE(T) BLOCKEIGS_DEVICE_UPDATES(T, BLOCKEIGS_DEVICE_INSTANTIATE)
 BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_INSTANTIATE)
 #undef BLOCKEIGS_INSTANTIATE
 

@@ -409,18 +409,7 @@ void eigen_residuals_local(const dense::Context& context, dense::ConstDenseView<
   PinnedGramTransfer(stream, chunks, 2 * k, partial.data()).wait(out);
 }
 
-#define BLOCKEIGS_INSTANTIATE(T)                                                                                    \
-  template std::unique_ptr<LocalGramTransfer> gram_local_start(const dense::Context&, dense::ConstDenseView<T>,     \
-                                                               dense::ConstDenseView<T>);                           \
-  template std::unique_ptr<LocalGramTransfer> gram_pair_local_start(                                                \
-      const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>, dense::ConstDenseView<T>,          \
-      dense::ConstDenseView<T>);                                                                                    \
-  template void gram_local(const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>, small_t<T>*); \
-  template void gram_self_local(const dense::Context&, dense::ConstDenseView<T>, small_t<T>*);                      \
-  template void column_sumsq_local(const dense::Context&, dense::ConstDenseView<T>, double*);                       \
-  template void eigen_residuals_local(const dense::Context&, dense::ConstDenseView<T>, dense::ConstDenseView<T>,    \
-                                      const double*, dense::DenseView<T>, const std::int64_t*, double*);
-
+#define BLOCKEIGS_INSTANTIATE(T) BLOCKEIGS_DEVICE_REDUCTIONS(T, BLOCKEIGS_DEVICE_INSTANTIATE)
 BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_INSTANTIATE)
 #undef BLOCKEIGS_INSTANTIATE
 

@@ -80,15 +80,8 @@ bool ritz_update_local(const dense::Context& context, dense::ConstDenseView<doub
   return true;
 }
 
-#define BLOCKEIGS_INSTANTIATE_RITZ(Ts)                                                                             \
-  template bool ritz_update_local(const dense::Context&, dense::ConstDenseView<double>, dense::ConstDenseView<Ts>, \
-                                  dense::ConstDenseView<double>, dense::ConstDenseView<double>, const double*,     \
-                                  const double*, dense::DenseView<double>, dense::DenseView<double>,               \
-                                  dense::DenseView<Ts>, const std::int64_t*, std::int64_t, const double*,          \
-                                  const std::int64_t*, std::unique_ptr<LocalGramTransfer>&);
-BLOCKEIGS_INSTANTIATE_RITZ(double)
-BLOCKEIGS_INSTANTIATE_RITZ(float)
-#undef BLOCKEIGS_INSTANTIATE_RITZ
+BLOCKEIGS_DEVICE_RITZ_UPDATES(double, BLOCKEIGS_DEVICE_INSTANTIATE)
+BLOCKEIGS_DEVICE_RITZ_UPDATES(float, BLOCKEIGS_DEVICE_INSTANTIATE)
 
 bool ritz_update_implied_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::int64_t nb) {
   return cuda::ritz_update_fits(ns, nv, m, nb, true);
