@@ -5,6 +5,7 @@
 #include "solver/base/collective.hpp"
 #include "solver/operator/symmetry_check.hpp"
 #include "solver/precond/petsc_pc.hpp"
+#include "solver/window/inertia.hpp"
 
 namespace blockeigs::apps {
 namespace {
@@ -16,9 +17,8 @@ std::string first_refusal(const cfg::EigsConfig& c) {
       " (complex values take Chebyshev-filtered subspace iteration or a window on A x = lambda x so far)";
   if (c.matrix_b) return "matrix_b: a generalized problem takes real values only" + tail;
   if (e.interval && e.count == WindowCount::inertia)
-    return "eigensolver.count: inertia takes real matrices (MUMPS's LDL^T through PETSc is symmetric, not "
-           "Hermitian); use count: density or auto" +
-           tail;
+    return std::string("eigensolver.count: inertia takes real matrices (") + solver::kNoComplexInertia +
+           "); use count: density or auto" + tail;
   if (e.method == solver::EigenMethod::lobpcg)
     return "eigensolver.method: lobpcg takes real values only; use chebyshev_filter or auto" + tail;
   if (e.preconditioner.kind != PreconditionerKind::automatic && e.preconditioner.kind != PreconditionerKind::none)

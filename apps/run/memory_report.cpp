@@ -308,9 +308,8 @@ int print_dry_run(const Config& config, const solver::DistributedRows& matrix, c
   solver::SolverShape shape = solver_shape(config, space, e.rows, comm);
   if (matrix.complex) complex_shape(config, shape, e.rows, space, 2 * value_bytes(config.execution));
   add_numbering(shape, config, matrix);
-  const solver::RankShape mine =
-      matrix.complex ? solver::measured_shape(comm, matrix.complex_rows, matrix.partition, matrix.global_nnz)
-                     : solver::measured_shape(comm, matrix.rows, matrix.partition, matrix.global_nnz);
+  const solver::RankShape mine = matrix.with_rows(
+      [&](const auto& rows) { return solver::measured_shape(comm, rows, matrix.partition, matrix.global_nnz); });
   std::optional<MatrixExtent> b_extent = matrix_b_extent(config, comm);
   std::optional<solver::SecondMatrix> second;
   if (b) {
@@ -321,7 +320,7 @@ int print_dry_run(const Config& config, const solver::DistributedRows& matrix, c
   const solver::MemoryPlan plan = solver::plan_memory(mine, e.source, shape, space, second ? &*second : nullptr);
 
   constexpr int fields = 7;
-  const std::int64_t first_row = matrix.complex ? matrix.complex_rows.first_row : matrix.rows.first_row;
+  const std::int64_t first_row = matrix.with_rows([](const auto& rows) { return rows.first_row; });
   const long long row[fields] = {mine.local_rows, first_row,      mine.local_nnz,  mine.halo_rows,
                                  mine.neighbours, plan.host_peak, plan.device_peak};
   std::vector<long long> all(static_cast<std::size_t>(fields) * ranks);

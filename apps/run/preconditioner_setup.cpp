@@ -49,12 +49,7 @@ BuiltPreconditioner<T> build_preconditioner(const solver::PreconditionerOptions&
           "preconditioner type petsc needs execution.spmm_precision: fp64 (PETSc's scalars are doubles)");
     } else {
       // PETSc's scalars are real or complex (docs/petsc.md#complex-petsc): the rows of this run's kind.
-      const auto& rows = [&]() -> const CsrRowsOf<T>& {
-        if constexpr (is_complex_v<T>)
-          return matrix.complex_rows;
-        else
-          return matrix.rows;
-      }();
+      const CsrRowsOf<T>& rows = matrix.rows_for<T>();
       if (!solver::petsc_available())  // the same on every rank: the stub's message, once
         solver::collectively(op.comm(), [&] {
           solver::make_petsc_preconditioner(op.comm(), op.context(), rows, matrix.partition, config.petsc_options);

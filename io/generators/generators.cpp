@@ -231,33 +231,28 @@ std::int64_t expected_entries(const GeneratorSpec& spec, std::int64_t rows) {
   return expected + expected / 32 + 4 * spec.nnz_per_row + 1;
 }
 
-// Rows [row_begin, row_end) of P A P^T: row i is the natural row perm[i] with
-// its columns renumbered and sorted again.
-CsrRows generate_renumbered_rows(const GeneratorSpec& spec, std::int64_t row_begin, std::int64_t row_end) {
-  const NaturalRows natural(spec);
-  const RandomPermutation perm(generated_rows(spec), spec.renumber_seed);
-  CsrRows out;
-  out.global_rows = out.global_cols = generated_rows(spec);
+// Rows [row_begin, row_end) of P A P^T, `room` entries reserved: row i is the natural row perm[i] (`append(r,
+// cols, vals)` appends natural row r) with its columns renumbered and sorted again. Real or complex values.
+template <class V, class Append>
+CsrRowsOf<V> permuted_rows(const RandomPermutation& perm, std::int64_t n, std::int64_t row_begin, std::int64_t row_end,
+                           std::int64_t room, const Append& append) {
+  CsrRowsOf<V> out;
+  out.global_rows = out.global_cols = n;
   out.first_row = row_begin;
   reserve_in_huge_pages(out.row_offsets, static_cast<std::size_t>(row_end - row_begin + 1));
   out.row_offsets.push_back(0);
-  std::int64_t room = 0;  // the grid families' exact count; random_spd's expected one
-  if (natural.on_grid())
-    for (std::int64_t i = row_begin; i < row_end; ++i) room += natural.length(perm.natural_of(i));
-  else
-    room = expected_entries(spec, row_end - row_begin);
   reserve_in_huge_pages(out.col_indices, static_cast<std::size_t>(room));
   reserve_in_huge_pages(out.values, static_cast<std::size_t>(room));
   std::vector<std::int64_t> cols;
-  std::vector<double> vals;
-  std::vector<std::pair<std::int64_t, double>> row;
+  std::vector<V> vals;
+  std::vector<std::pair<std::int64_t, V>> row;
   for (std::int64_t i = row_begin; i < row_end; ++i) {
     cols.clear();
     vals.clear();
-    natural.append(perm.natural_of(i), cols, vals);
+    append(perm.natural_of(i), cols, vals);
     row.clear();
     for (std::size_t k = 0; k < cols.size(); ++k) row.emplace_back(perm.renumbered_of(cols[k]), vals[k]);
-    std::sort(row.begin(), row.end());
+    std::sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     for (const auto& [c, v] : row) {
       out.col_indices.push_back(c);
       out.values.push_back(v);
@@ -265,6 +260,21 @@ CsrRows generate_renumbered_rows(const GeneratorSpec& spec, std::int64_t row_beg
     out.row_offsets.push_back(static_cast<std::int64_t>(out.col_indices.size()));
   }
   return out;
+}
+
+// The real generators' rows of P A P^T.
+CsrRows generate_renumbered_rows(const GeneratorSpec& spec, std::int64_t row_begin, std::int64_t row_end) {
+  const NaturalRows natural(spec);
+  const RandomPermutation perm(generated_rows(spec), spec.renumber_seed);
+  std::int64_t room = 0;  // the grid families' exact count; random_spd's expected one
+  if (natural.on_grid())
+    for (std::int64_t i = row_begin; i < row_end; ++i) room += natural.length(perm.natural_of(i));
+  else
+    room = expected_entries(spec, row_end - row_begin);
+  return permuted_rows<double>(perm, generated_rows(spec), row_begin, row_end, room,
+                               [&](std::int64_t r, std::vector<std::int64_t>& cols, std::vector<double>& vals) {
+                                 natural.append(r, cols, vals);
+                               });
 }
 
 void check_row_range(const GeneratorSpec& spec, std::int64_t row_begin, std::int64_t row_end) {
@@ -390,30 +400,18 @@ std::vector<std::int64_t> generated_row_offsets(const GeneratorSpec& spec) {
 
 namespace {
 
-// Rows [row_begin, row_end) of P A P^T for the twisted Laplacian A: row i is the natural row perm[i] with its
-// columns renumbered and sorted again (its 7 entries, one natural row at a time).
+// The twisted Laplacian's rows of P A P^T (one natural row at a time).
 ComplexCsrRows renumbered_complex_rows(const GeneratorSpec& spec, std::int64_t row_begin, std::int64_t row_end) {
   const TwistedLaplacian twisted = twisted_of(spec);
   const RandomPermutation perm(generated_rows(spec), spec.renumber_seed);
-  ComplexCsrRows out;
-  out.global_rows = out.global_cols = generated_rows(spec);
-  out.first_row = row_begin;
-  out.row_offsets.push_back(0);
-  std::vector<std::pair<std::int64_t, std::complex<double>>> row;
-  for (std::int64_t i = row_begin; i < row_end; ++i) {
-    const std::int64_t natural = perm.natural_of(i);
-    const ComplexCsrRows one = twisted_laplacian_rows(twisted, natural, natural + 1);
-    row.clear();
-    for (std::size_t k = 0; k < one.col_indices.size(); ++k)
-      row.emplace_back(perm.renumbered_of(one.col_indices[k]), one.values[k]);
-    std::sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (const auto& [c, v] : row) {
-      out.col_indices.push_back(c);
-      out.values.push_back(v);
-    }
-    out.row_offsets.push_back(static_cast<std::int64_t>(out.col_indices.size()));
-  }
-  return out;
+  const std::int64_t room = (row_end - row_begin) * twisted_laplacian_row_length(twisted);
+  return permuted_rows<std::complex<double>>(
+      perm, generated_rows(spec), row_begin, row_end, room,
+      [&](std::int64_t r, std::vector<std::int64_t>& cols, std::vector<std::complex<double>>& vals) {
+        const ComplexCsrRows one = twisted_laplacian_rows(twisted, r, r + 1);
+        cols.insert(cols.end(), one.col_indices.begin(), one.col_indices.end());
+        vals.insert(vals.end(), one.values.begin(), one.values.end());
+      });
 }
 
 }  // namespace

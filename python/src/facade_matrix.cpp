@@ -262,21 +262,15 @@ template <class T>
 std::unique_ptr<solver::DistributedOperator<T>> make_operator(Matrix& a, const dense::Context& context) {
   Matrix::Impl& m = *a.impl;
   if (m.input.complex != is_complex_v<T>) throw Error("make_operator: the operator's values are not the matrix's");
-  const auto rows_of = [](solver::DistributedRows& d) -> RowsFor<T>& {
-    if constexpr (is_complex_v<T>)
-      return d.complex_rows;
-    else
-      return d.rows;
-  };
   if (m.on_device) {
     int here = context.space() == Space::device && context.device() == m.replicated->device;
     BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &here, 1, MPI_INT, MPI_LAND, m.comm));
     if (here)
       return std::make_unique<solver::DistributedOperator<T>>(m.comm, context, *m.replicated, m.distributed->partition);
-    rows_of(*m.distributed) = rows_of(m.host_input());
+    m.distributed->rows_for<T>() = m.host_input().rows_for<T>();
     m.on_device = false;
   }
-  return std::make_unique<solver::DistributedOperator<T>>(m.comm, context, rows_of(*m.distributed),
+  return std::make_unique<solver::DistributedOperator<T>>(m.comm, context, m.distributed->rows_for<T>(),
                                                           m.distributed->partition);
 }
 

@@ -34,21 +34,12 @@ WindowSummary summary(const solver::WindowReport& report, const solver::WindowOp
   return w;
 }
 
-// This rank's rows of A (the operator's numbering), real or complex.
-template <class T>
-const RowsFor<T>& rows_of(const solver::DistributedRows& d) {
-  if constexpr (is_complex_v<T>)
-    return d.complex_rows;
-  else
-    return d.rows;
-}
-
 // Each group's copy of A: split from the device arrays where the operator was (no rows move), else from
 // this rank's rows of the operator's numbering.
 template <class T>
 solver::GroupOperatorFactory<T> group_operator(Matrix& a, const dense::Context& context) {
   Matrix::Impl& m = *a.impl;
-  if (!m.on_device) return solver::distributed_group_operator<T>(rows_of<T>(*m.distributed), context);
+  if (!m.on_device) return solver::distributed_group_operator<T>(m.distributed->rows_for<T>(), context);
   return [&m, &context](const solver::SliceGroups& groups) -> std::unique_ptr<solver::LinearOperator<T>> {
     int rank = 0;
     BLOCKEIGS_MPI_CHECK(MPI_Comm_rank(groups.group_comm(), &rank));
@@ -57,22 +48,6 @@ solver::GroupOperatorFactory<T> group_operator(Matrix& a, const dense::Context& 
     held.end = groups.rows().end(rank);
     return std::make_unique<solver::DistributedOperator<T>>(groups.group_comm(), context, held, groups.rows());
   };
-}
-
-// The count's choice (eigensolver.count); complex values are counted by the density, and count 'inertia'
-// refused for them.
-template <class T>
-solver::CountChoice count_choice(const cfg::EigensolverSettings& settings, std::int64_t rows,
-                                 const std::string& source) {
-  if constexpr (is_complex_v<T>) {
-    if (settings.count == WindowCount::inertia)
-      solver::fail_input_everywhere(source,
-                                    ": count 'inertia' takes real matrices (MUMPS's LDL^T through PETSc is "
-                                    "symmetric, not Hermitian); use 'density' or None");
-    return {false, "no inertia count for complex values (MUMPS's LDL^T through PETSc is symmetric, not Hermitian)"};
-  } else {
-    return solver::choose_count(settings.count, rows);
-  }
 }
 
 }  // namespace
@@ -93,8 +68,11 @@ EigsResult internal::window_pairs(Matrix& a, const Matrix* b, const EigsRequest&
   const dense::Context context = solver::make_context(execution.backend, comm);
   const std::unique_ptr<solver::DistributedOperator<T>> op = make_operator<T>(a, context);
   solver::WindowOptions window = settings.window;
+  if (is_complex_v<T> && settings.count == WindowCount::inertia)
+    solver::fail_input_everywhere(request.eigensolver.source, ": count 'inertia' takes real matrices (",
+                                  solver::kNoComplexInertia, "); use 'density' or None");
   const solver::CountChoice count =
-      count_choice<T>(settings, a.impl->input.partition.global_rows(), request.eigensolver.source);
+      solver::choose_count(settings.count, a.impl->input.partition.global_rows(), is_complex_v<T>);
   std::unique_ptr<solver::InertiaCounter> inertia;
   if (count.inertia) {  // counts do not depend on the numbering: the input's rows, on the host
     const solver::DistributedRows& input = a.impl->host_input();
@@ -104,7 +82,7 @@ EigsResult internal::window_pairs(Matrix& a, const Matrix* b, const EigsRequest&
   window.inertia = inertia.get();
   window.check_memory = [&](const solver::WindowMemory& m) {
     const solver::DistributedRows& d = *a.impl->distributed;
-    solver::check_window_memory(m, rows_of<T>(d), d.partition.global_rows(), d.global_nnz, context, comm,
+    solver::check_window_memory(m, d.rows_for<T>(), d.partition.global_rows(), d.global_nnz, context, comm,
                                 execution.memory_limit_bytes);
   };
   const solver::LobpcgOptions& options = settings.lobpcg;  // the window's slices do not poll a stop request

@@ -66,6 +66,28 @@ struct DistributedRows {
   std::int64_t global_nnz = 0;
   std::string description;                 // "3D Laplacian 24x24x24 (7-point)", "matrix.h5:/A", ...
   bool symmetric_by_construction = false;  // generator, or a Matrix Market file marked symmetric
+
+  // The rows of an operator of element type T (RowsFor<T>): `rows` for real T, `complex_rows` for complex T.
+  template <class T>
+  RowsFor<T>& rows_for() {
+    if constexpr (is_complex_v<T>)
+      return complex_rows;
+    else
+      return rows;
+  }
+  template <class T>
+  const RowsFor<T>& rows_for() const {
+    return const_cast<DistributedRows*>(this)->rows_for<T>();
+  }
+  // f(complex_rows) or f(rows), whichever holds this rank's rows.
+  template <class F>
+  decltype(auto) with_rows(F&& f) {
+    return complex ? f(complex_rows) : f(rows);
+  }
+  template <class F>
+  decltype(auto) with_rows(F&& f) const {
+    return complex ? f(complex_rows) : f(rows);
+  }
 };
 
 // Which values a caller takes: real ones only (complex values, or matrix.field: complex, refused naming the

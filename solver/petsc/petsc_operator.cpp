@@ -136,12 +136,7 @@ void check_fits_petsc_int(std::int64_t rows) {
                           "): use a PETSc configured --with-64-bit-indices");
 }
 
-// A DistributedRows' rows of one kind of values, picked by the pointer's type; the Hermitian or symmetric
-// check that goes with them.
-[[maybe_unused]] const CsrRows& rows_of(const DistributedRows& rows, const double*) { return rows.rows; }
-[[maybe_unused]] const ComplexCsrRows& rows_of(const DistributedRows& rows, const std::complex<double>*) {
-  return rows.complex_rows;
-}
+// The Hermitian or symmetric check that goes with a kind of rows.
 [[maybe_unused]] void check_self_adjoint(MPI_Comm comm, const CsrRows& rows, const RowPartition& partition) {
   check_symmetric(comm, rows, partition, "the PETSc matrix");
 }
@@ -157,7 +152,7 @@ const PetscRows& petsc_rows(const DistributedRows& rows, const char* what) {
                           " values, but this build's PETSc has ", is_complex_v<Scalar> ? "complex" : "real",
                           " scalars: build block-eigs with a ", rows.complex ? "complex" : "real",
                           " PETSc (docs/petsc.md#complex-petsc)");
-  return rows_of(rows, static_cast<const Scalar*>(nullptr));
+  return rows.rows_for<Scalar>();
 }
 
 }  // namespace

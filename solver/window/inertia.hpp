@@ -43,11 +43,14 @@ bool inertia_available(std::string* why = nullptr);
 // build cannot), or under auto where the build can and the matrix has at
 // most kAutoInertiaRows rows; `why` says which and why (the summary's count line).
 inline constexpr std::int64_t kAutoInertiaRows = 100000;
+// Complex Hermitian matrices are counted by the density: no inertia counts them (the callers refuse
+// count: inertia for them by their own key's name, naming kNoComplexInertia).
 struct CountChoice {
   bool inertia = false;
   std::string why;
 };
-CountChoice choose_count(WindowCount requested, std::int64_t global_rows);
+inline constexpr const char* kNoComplexInertia = "MUMPS's LDL^T through PETSc is symmetric, not Hermitian";
+CountChoice choose_count(WindowCount requested, std::int64_t global_rows, bool complex = false);
 
 // Takes this rank's `rows` (global column indices, distributed by `partition`)
 // once; each `at` factors A - sigma I. Collective over comm. InputError where

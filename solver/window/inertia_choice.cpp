@@ -5,7 +5,8 @@
 
 namespace blockeigs::solver {
 
-CountChoice choose_count(WindowCount requested, std::int64_t global_rows) {
+CountChoice choose_count(WindowCount requested, std::int64_t global_rows, bool complex) {
+  if (complex) return {false, std::string("no inertia count for complex values (") + kNoComplexInertia + ")"};
   std::string missing;
   const bool available = inertia_available(&missing);
   switch (requested) {

@@ -79,16 +79,6 @@ void write_pairs(io::Hdf5Writer& w, const solver::LobpcgResult<T>& r, const Solv
   write_phases(w, r.stats.timings, solver::kLobpcgPhases, costs);
 }
 
-// The count's choice: eigensolver.count's (solver::choose_count) for real values; for complex ones the density's
-// (complex_values.hpp refuses count: inertia).
-template <class T>
-solver::CountChoice count_choice(const cfg::EigsConfig& config, std::int64_t global_rows) {
-  if constexpr (is_complex_v<T>)
-    return {false, "no inertia count for complex values (MUMPS's LDL^T through PETSc is symmetric, not Hermitian)"};
-  else
-    return solver::choose_count(config.eigensolver.count, global_rows);
-}
-
 }  // namespace
 
 template <class T>
@@ -99,18 +89,16 @@ int solve_window(const cfg::EigsConfig& config, const solver::DistributedRows& m
   print_header(distribution_summary(matrix, op, config.execution, 64), config, comm);
   solver::WindowOptions window = config.eigensolver.window;
   set_progress(window, config.output, comm);
-  const solver::CountChoice count = count_choice<T>(config, matrix.partition.global_rows());
+  // Complex values: by the density (complex_values.hpp refused count: inertia).
+  const solver::CountChoice count =
+      solver::choose_count(config.eigensolver.count, matrix.partition.global_rows(), is_complex_v<T>);
   std::unique_ptr<solver::InertiaCounter> inertia;
   if (count.inertia) inertia = solver::make_inertia_counter(comm, matrix.rows, matrix.partition);
   window.inertia = inertia.get();
-  const RowsFor<T>* rows = nullptr;  // this rank's rows of A, real or complex
-  if constexpr (is_complex_v<T>)
-    rows = &matrix.complex_rows;
-  else
-    rows = &matrix.rows;
+  const RowsFor<T>& rows = matrix.rows_for<T>();
   std::optional<solver::MemoryPlan> plan;  // once the slices are planned (none outside the spectrum)
   window.check_memory = [&](const solver::WindowMemory& m) {
-    plan = solver::check_window_memory(m, *rows, matrix.partition.global_rows(), matrix.global_nnz, context, comm,
+    plan = solver::check_window_memory(m, rows, matrix.partition.global_rows(), matrix.global_nnz, context, comm,
                                        config.execution.memory_limit_bytes);
   };
   const std::string text = config_text(config.path, config.overrides, comm);
@@ -120,7 +108,7 @@ int solve_window(const cfg::EigsConfig& config, const solver::DistributedRows& m
   op.reset_timings();
   const solver::WindowResult<T> result = solver::window_eigs<T>(
       op, config.eigensolver.lobpcg, window,
-      solver::distributed_group_operator<T>(*rows, context, config.execution.spmm_algorithm, config.execution.halo));
+      solver::distributed_group_operator<T>(rows, context, config.execution.spmm_algorithm, config.execution.halo));
   account.lap(Phase::solve);
   const int found = static_cast<int>(result.pairs.eigenvalues.size());
   const SolveCosts costs = solve_costs(op, BuiltPreconditioner<T>{});

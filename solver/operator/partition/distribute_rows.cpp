@@ -72,10 +72,7 @@ void move_to_numbering(DistributedRows& matrix, const std::vector<int>& part, st
     steps = moved.timings;
     steps.columns = seconds;
   };
-  if (matrix.complex)
-    move(matrix.complex_rows);
-  else
-    move(matrix.rows);
+  matrix.with_rows(move);
   double slowest[5] = {steps.columns, steps.pack, steps.heads, steps.entries, steps.place};
   BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, slowest, 5, MPI_DOUBLE, MPI_MAX, comm));
   steps = {slowest[0], slowest[1], slowest[2], slowest[3], slowest[4]};
@@ -151,8 +148,8 @@ void distribute_rows(DistributedRows& matrix, PartitionMethod method, MPI_Comm c
         "have (install libptscotch-dev and configure again: BLOCKEIGS_WITH_PTSCOTCH), or set "
         "execution.partition: contiguous");
   if (method == PartitionMethod::automatic && ranks > 1) {
-    report.contiguous_halo = matrix.complex ? contiguous_halo_fraction(comm, matrix.complex_rows, matrix.partition)
-                                            : contiguous_halo_fraction(comm, matrix.rows, matrix.partition);
+    report.contiguous_halo =
+        matrix.with_rows([&](const auto& rows) { return contiguous_halo_fraction(comm, rows, matrix.partition); });
     report.reason = "auto: contiguous halo up to " + percent(report.contiguous_halo) + " of a rank's rows";
     if (report.contiguous_halo < kAutoHaloFraction) {
       report.reason += ", under " + percent(kAutoHaloFraction);

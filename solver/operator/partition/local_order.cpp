@@ -69,10 +69,7 @@ void apply_order(DistributedRows& matrix, const std::vector<std::int64_t>& posit
     const ColumnRenumbering columns(comm, rows, matrix.partition, renumbered);
     rows = permuted_rows(rows, position, columns);
   };
-  if (matrix.complex)
-    permute(matrix.complex_rows);
-  else
-    permute(matrix.rows);
+  matrix.with_rows(permute);
   matrix.numbering = matrix.numbering.reordered(comm, position);
 }
 
@@ -162,7 +159,7 @@ void order_rows_locally(DistributedRows& matrix, LocalOrder order, MPI_Comm comm
   report = LocalOrderReport{};
   report.requested = order;
   if (order == LocalOrder::none) return;
-  report.before = matrix.complex ? band_stats(comm, matrix.complex_rows) : band_stats(comm, matrix.rows);
+  report.before = matrix.with_rows([&](const auto& rows) { return band_stats(comm, rows); });
   report.measured = true;
   if (order != LocalOrder::band && !auto_orders(matrix, report)) {
     report.seconds = MPI_Wtime() - start;
@@ -174,7 +171,7 @@ void order_rows_locally(DistributedRows& matrix, LocalOrder order, MPI_Comm comm
       comm, [&] { return matrix.complex ? band_order(magnitudes(matrix.complex_rows)) : band_order(matrix.rows); });
   report.ordering_seconds = MPI_Wtime() - lap;
   const auto at = [&](std::int64_t i) { return position[i]; };
-  const BandStats after = matrix.complex ? stats_at(comm, matrix.complex_rows, at) : stats_at(comm, matrix.rows, at);
+  const BandStats after = matrix.with_rows([&](const auto& rows) { return stats_at(comm, rows, at); });
   const bool keep = keeps(order, after, report);
   if (keep) {
     lap = MPI_Wtime();
