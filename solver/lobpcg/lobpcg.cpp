@@ -102,5 +102,10 @@ template LobpcgResult<float> lobpcg(LinearOperator<float>&, const LobpcgOptions&
 template LobpcgResult<double> lobpcg(LinearOperator<double>&, const LobpcgOptions&, Preconditioner<double>*,
                                      std::optional<dense::ConstDenseView<double>>, LinearOperator<double>*,
                                      std::optional<dense::ConstDenseView<double>>);
+template LobpcgResult<std::complex<double>> lobpcg(LinearOperator<std::complex<double>>&, const LobpcgOptions&,
+                                                   Preconditioner<std::complex<double>>*,
+                                                   std::optional<dense::ConstDenseView<std::complex<double>>>,
+                                                   LinearOperator<std::complex<double>>*,
+                                                   std::optional<dense::ConstDenseView<std::complex<double>>>);
 
 }  // namespace blockeigs::solver

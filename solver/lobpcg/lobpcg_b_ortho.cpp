@@ -11,18 +11,19 @@
 namespace blockeigs::solver::lobpcg_detail {
 namespace {
 
-// G's symmetric part.
-HostMatrix symmetric_part(const HostMatrix& G) {
-  HostMatrix S(G.rows(), G.cols());
+// G's symmetric (Hermitian) part.
+template <class S>
+HostMatrixOf<S> symmetric_part(const HostMatrixOf<S>& G) {
+  HostMatrixOf<S> H(G.rows(), G.cols());
   for (std::int64_t i = 0; i < G.rows(); ++i)
-    for (std::int64_t j = 0; j < G.cols(); ++j) S(i, j) = 0.5 * (G(i, j) + G(j, i));
-  return S;
+    for (std::int64_t j = 0; j < G.cols(); ++j) H(i, j) = 0.5 * (G(i, j) + conj_of(G(j, i)));
+  return H;
 }
 
 // V -= Q C and BV -= BQ C (C: Q.cols x V.cols).
 template <class T>
-void subtract_projection(const dense::Context& context, const BBasis<T>& Q, const HostMatrix& C, dense::DenseView<T> V,
-                         dense::DenseView<T> BV) {
+void subtract_projection(const dense::Context& context, const BBasis<T>& Q, const HostMatrixFor<T>& C,
+                         dense::DenseView<T> V, dense::DenseView<T> BV) {
   if (Q.V.cols == 0) return;
   block_update(context, T(-1), Q.V, C, T(1), V);
   block_update(context, T(-1), Q.BV, C, T(1), BV);
@@ -31,12 +32,12 @@ void subtract_projection(const dense::Context& context, const BBasis<T>& Q, cons
 // V <- (V - Y CY - Q C) T and BV likewise: the constraints' part apart
 // (seldom more than a column), then V T - Q (C T) in one pass.
 template <class T>
-void combine_projected(const dense::Context& context, const BBasis<T>& Y, const HostMatrix& CY, const BBasis<T>& Q,
-                       const HostMatrix& C, const HostMatrix& transform, dense::DenseView<T> V, dense::DenseView<T> BV,
-                       dense::DenseView<T> scratch) {
+void combine_projected(const dense::Context& context, const BBasis<T>& Y, const HostMatrixFor<T>& CY,
+                       const BBasis<T>& Q, const HostMatrixFor<T>& C, const HostMatrixFor<T>& transform,
+                       dense::DenseView<T> V, dense::DenseView<T> BV, dense::DenseView<T> scratch) {
   subtract_projection(context, Y, CY, V, BV);
-  HostMatrix minus_ct = Q.V.cols > 0 ? multiply(C, transform) : HostMatrix();
-  for (double& v : minus_ct.values()) v = -v;
+  HostMatrixFor<T> minus_ct = Q.V.cols > 0 ? multiply(C, transform) : HostMatrixFor<T>();
+  for (auto& v : minus_ct.values()) v = -v;
   const std::int64_t kept = transform.cols();
   const dense::DenseView<T> out = column_range(scratch, 0, kept);
   for (const auto& [from, q] : {std::pair{V, Q.V}, std::pair{BV, Q.BV}}) {
@@ -51,10 +52,11 @@ void combine_projected(const dense::Context& context, const BBasis<T>& Y, const 
 
 }  // namespace
 
-void require_positive_b_norms(const HostMatrix& G, std::int64_t offset, std::int64_t count, double eps) {
+template <class S>
+void require_positive_b_norms(const HostMatrixOf<S>& G, std::int64_t offset, std::int64_t count, double eps) {
   double largest = 0, lowest = 0;
   for (std::int64_t j = 0; j < count; ++j) {
-    const double v = G(offset + j, j);
+    const double v = std::real(G(offset + j, j));
     largest = std::max(largest, std::abs(v));
     lowest = std::min(lowest, v);
   }
@@ -63,11 +65,13 @@ void require_positive_b_norms(const HostMatrix& G, std::int64_t offset, std::int
         "B is not positive definite: LOBPCG met a vector x with x^T B x = ", lowest, " (the block's largest |x^T B x| ",
         largest, "); A x = lambda B x needs B symmetric positive definite"));
 }
+template void require_positive_b_norms(const HostMatrix&, std::int64_t, std::int64_t, double);
+template void require_positive_b_norms(const ComplexHostMatrix&, std::int64_t, std::int64_t, double);
 
 template <class T>
 void project_out(const dense::Context& context, MPI_Comm comm, const BBasis<T>& Y, dense::DenseView<T> W) {
   if (Y.V.cols == 0 || W.cols == 0) return;
-  const HostMatrix C = gram<T>(context, comm, Y.BV, dense::ConstDenseView<T>(W));
+  const HostMatrixFor<T> C = gram<T>(context, comm, Y.BV, dense::ConstDenseView<T>(W));
   block_update(context, T(-1), Y.V, C, T(1), W);
 }
 
@@ -83,29 +87,31 @@ std::int64_t b_orthonormalize_against(const dense::Context& context, MPI_Comm co
     const dense::DenseView<T> Wk = column_range(W, 0, kept), BWk = column_range(BW, 0, kept);
     B.apply(T(1), dense::ConstDenseView<T>(Wk), T(0), BWk);
     // [Q W]^T B W in one pass; Y^T B W apart (Y is seldom more than a column or two).
-    const HostMatrix G_all =
+    const HostMatrixFor<T> G_all =
         q > 0
             ? gram<T>(context, comm, SplitColumns<T>(Q.V, dense::ConstDenseView<T>(Wk)), dense::ConstDenseView<T>(BWk))
             : gram<T>(context, comm, SplitColumns<T>(dense::ConstDenseView<T>(Wk)), dense::ConstDenseView<T>(BWk));
     require_positive_b_norms(G_all, q, kept, tol.eps);
-    const HostMatrix CY = m > 0 ? gram<T>(context, comm, Y.V, dense::ConstDenseView<T>(BWk)) : HostMatrix(0, kept);
-    const HostMatrix C = G_all.block(0, q, 0, kept);
-    HostMatrix G = symmetric_part(G_all.block(q, kept, 0, kept));
+    const HostMatrixFor<T> CY =
+        m > 0 ? gram<T>(context, comm, Y.V, dense::ConstDenseView<T>(BWk)) : HostMatrixFor<T>(0, kept);
+    const HostMatrixFor<T> C = G_all.block(0, q, 0, kept);
+    HostMatrixFor<T> G = symmetric_part(G_all.block(q, kept, 0, kept));
     std::vector<double> before(static_cast<std::size_t>(kept));
-    for (std::int64_t j = 0; j < kept; ++j) before[j] = G(j, j);
+    for (std::int64_t j = 0; j < kept; ++j) before[j] = std::real(G(j, j));
     if (pass > 1 && std::max(max_abs(C), max_abs(CY)) <= tol.orthogonality &&
         max_abs_minus_identity(G) <= tol.orthogonality)
       return kept;
     // The projected block's Gram matrix W^T B W - C^T C - CY^T CY, where every
     // column keeps enough of its B-norm for the difference to be accurate;
     // otherwise project first and measure.
-    if (q > 0) product(true, false, kept, kept, q, C.data(), kept, C.data(), kept, 1.0, G.data(), kept, -1.0);
-    if (m > 0) product(true, false, kept, kept, m, CY.data(), kept, CY.data(), kept, 1.0, G.data(), kept, -1.0);
+    using S = small_t<T>;
+    if (q > 0) product(true, false, kept, kept, q, C.data(), kept, C.data(), kept, S(1), G.data(), kept, S(-1));
+    if (m > 0) product(true, false, kept, kept, m, CY.data(), kept, CY.data(), kept, S(1), G.data(), kept, S(-1));
     bool derived = true;
     for (std::int64_t j = 0; j < kept; ++j)
-      if (!(before[j] > 0) || !(G(j, j) >= tol.derived_gram_min_kept * before[j])) derived = false;
+      if (!(before[j] > 0) || !(std::real(G(j, j)) >= tol.derived_gram_min_kept * before[j])) derived = false;
     double ratio = 1;
-    HostMatrix transform;
+    HostMatrixFor<T> transform;
     if (derived) {
       // W <- (W - Y CY - Q C) T in one pass over W and Q where Y is empty (B W likewise).
       transform = svqb_on_root(comm, G, tol, &before, ratio);
@@ -152,6 +158,7 @@ std::int64_t b_orthonormalize_constraints(const dense::Context& context, MPI_Com
                                                      const Tolerances&);
 BLOCKEIGS_INSTANTIATE(float)
 BLOCKEIGS_INSTANTIATE(double)
+BLOCKEIGS_INSTANTIATE(std::complex<double>)
 #undef BLOCKEIGS_INSTANTIATE
 
 }  // namespace blockeigs::solver::lobpcg_detail

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "solver/blocks/apply_single.hpp"
@@ -34,19 +35,24 @@ inline constexpr int norm_estimate_steps = 20;
 
 // ---- small dense problems (host; pure functions) ---------------------------
 
-struct RitzPairs {
+// The small matrices are real (S = double) or Hermitian (S = complex double;
+// every transpose below is then the conjugate one).
+template <class S>
+struct RitzPairsOf {
   int level = 0;               // 0: whole basis; 1: P dropped (Cholesky); 2: P dropped, truncated basis
   std::vector<double> values;  // every Ritz value of the basis used, ascending
   // ns x needed, GB-orthonormal; rows of unused columns zero. Column c is the
   // vector of the c-th wanted value: values[c] (smallest end) or
   // values[values.size() - 1 - c] (largest end).
-  HostMatrix vectors;
+  HostMatrixOf<S> vectors;
 };
+using RitzPairs = RitzPairsOf<double>;
 
 // True when no entry of GB - I exceeds tol.identity_gram / ns (and none is
 // NaN): Rayleigh-Ritz then solves to first order in GB - I instead of
 // factorising.
-bool is_identity_gram(const HostMatrix& GB, const Tolerances& tol);
+template <class S>
+bool is_identity_gram(const HostMatrixOf<S>& GB, const Tolerances& tol);
 
 // Generalised Rayleigh-Ritz on GA c = theta GB c over basis columns [0, ns),
 // where columns [p_begin, p_end) are P, for the `needed` pairs at `end`.
@@ -56,29 +62,35 @@ bool is_identity_gram(const HostMatrix& GB, const Tolerances& tol);
 // level 2 drops P and solves by SVQB of GB (rank revealing). Throws Error if
 // even level 2 leaves fewer than `needed`. `eigen` (null: symmetric_eigen)
 // solves the standard eigenproblems the levels reduce to.
-RitzPairs rayleigh_ritz(const HostMatrix& GA, const HostMatrix& GB, std::int64_t p_begin, std::int64_t p_end,
-                        std::int64_t needed, const Tolerances& tol, SpectrumEnd end = SpectrumEnd::smallest,
-                        const SymmetricEigenSolver* eigen = nullptr);
+template <class S>
+RitzPairsOf<S> rayleigh_ritz(const HostMatrixOf<S>& GA, const HostMatrixOf<S>& GB, std::int64_t p_begin,
+                             std::int64_t p_end, std::int64_t needed, const Tolerances& tol,
+                             SpectrumEnd end = SpectrumEnd::smallest,
+                             std::type_identity_t<const EigenSolverOf<S>*> eigen = nullptr);
 
 // The eigensolver for rank 0's Rayleigh-Ritz problems of up to `rows` rows:
 // on a device context where they can reach device_eigen_min_rows (blocks of
 // 67 and more), symmetric_eigen below that size and the device's
 // (device_symmetric_eigen.hpp, faster there) from it; otherwise none, so
-// symmetric_eigen throughout (and always without CUDA).
-SymmetricEigenSolver ritz_eigen_solver(const dense::Context& context, std::int64_t rows);
+// symmetric_eigen throughout (and always without CUDA). Hermitian problems:
+// cuSOLVER's or LAPACK's (projected_eigen_solver), never none.
+template <class S = double>
+EigenSolverOf<S> ritz_eigen_solver(const dense::Context& context, std::int64_t rows);
 
 // Hetmaniuk-Lehoucq basis selection: coefficients Cp (ns x np) of the new P
 // from the chosen Ritz coefficients Cx (ns x nb, GB-orthonormal), the first
 // x_rows rows of which belong to X. P spans the non-X parts of the active
 // columns of Cx, made GB-orthogonal to Cx and GB-orthonormal: so P is
 // orthonormal and orthogonal to the new X, with no big-block work.
-HostMatrix basis_selection(const HostMatrix& Cx, const HostMatrix& GB, std::int64_t x_rows,
-                           const std::vector<std::int64_t>& active, const Tolerances& tol);
+template <class S>
+HostMatrixOf<S> basis_selection(const HostMatrixOf<S>& Cx, const HostMatrixOf<S>& GB, std::int64_t x_rows,
+                                const std::vector<std::int64_t>& active, const Tolerances& tol);
 
 // The ns x ns Rayleigh-Ritz matrix of S = [Q W] (q + nw columns) from
 // Q's block (q x q, carried from the last step) and the measured or derived
 // [Q W]^T Y (ns x nw) for Y = A W or W, made exactly symmetric.
-HostMatrix assemble_ritz_matrix(const HostMatrix& q_block, const HostMatrix& w_columns);
+template <class S>
+HostMatrixOf<S> assemble_ritz_matrix(const HostMatrixOf<S>& q_block, const HostMatrixOf<S>& w_columns);
 
 // A search block W in coefficient form over the raw columns Z that follow Q
 // in the basis: W = Q from_q + Z from_z (BasisOptions::implicit). With T the
@@ -87,15 +99,20 @@ HostMatrix assemble_ritz_matrix(const HostMatrix& q_block, const HostMatrix& w_c
 //  - in_search_basis: T^T G T, a Rayleigh-Ritz matrix of [Q Z] (symmetric)
 //    in the [Q W] basis; only W's rows and columns are computed;
 //  - to_raw_coefficients: T C, Ritz coefficients for [Q W] taken to [Q Z].
-HostMatrix in_search_basis(const HostMatrix& G, const HostMatrix& from_q, const HostMatrix& from_z);
-HostMatrix to_raw_coefficients(const HostMatrix& C, const HostMatrix& from_q, const HostMatrix& from_z);
+template <class S>
+HostMatrixOf<S> in_search_basis(const HostMatrixOf<S>& G, const HostMatrixOf<S>& from_q, const HostMatrixOf<S>& from_z);
+template <class S>
+HostMatrixOf<S> to_raw_coefficients(const HostMatrixOf<S>& C, const HostMatrixOf<S>& from_q,
+                                    const HostMatrixOf<S>& from_z);
 
 // ---- P's zero padding (LobpcgTuning::column_alignment) --------------------
 // G without its rows and columns [first, first + count).
-HostMatrix without_span(const HostMatrix& G, std::int64_t first, std::int64_t count);
+template <class S>
+HostMatrixOf<S> without_span(const HostMatrixOf<S>& G, std::int64_t first, std::int64_t count);
 // C with `count` zero rows inserted before its row `first` and zero columns
 // appended up to `cols` columns.
-HostMatrix with_zero_rows(const HostMatrix& C, std::int64_t first, std::int64_t count, std::int64_t cols);
+template <class S>
+HostMatrixOf<S> with_zero_rows(const HostMatrixOf<S>& C, std::int64_t first, std::int64_t count, std::int64_t cols);
 // n rounded up to a multiple of `multiple` (>= 1).
 inline std::int64_t round_up(std::int64_t n, std::int64_t multiple) { return (n + multiple - 1) / multiple * multiple; }
 
@@ -199,7 +216,7 @@ struct BBasis;
 template <class T, class Ts>
 ConditionedSearch condition_search_block(const dense::Context& context, MPI_Comm comm, dense::ConstDenseView<T> XP,
                                          dense::DenseView<Ts> W, dense::DenseView<T> Wt, dense::DenseView<T> scratch,
-                                         const Tolerances& tol, BasisOptions& options, std::uint64_t seed,
+                                         const Tolerances& tol, BasisOptionsOf<small_t<T>>& options, std::uint64_t seed,
                                          std::int64_t first_row, std::int64_t refill_column, const BBasis<T>& Y);
 
 // ---- the B-inner product (A x = lambda B x) and constraints -----------------
@@ -215,7 +232,8 @@ struct BBasis {
 // |x^T B x| there, far past the rounding of a positive definite B, throws
 // BNotPositiveDefinite. G is the reduced Gram matrix every rank holds alike
 // (the fused pass branches on it the same way), so every rank throws.
-void require_positive_b_norms(const HostMatrix& G, std::int64_t offset, std::int64_t count, double eps);
+template <class S>
+void require_positive_b_norms(const HostMatrixOf<S>& G, std::int64_t offset, std::int64_t count, double eps);
 
 // W -= Y (BY^T W): W made B-orthogonal to a B-orthonormal Y. Collective.
 template <class T>

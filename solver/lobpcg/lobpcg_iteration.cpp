@@ -65,7 +65,7 @@ LobpcgIteration<T, Ts>::LobpcgIteration(LinearOperator<T>& A, const LobpcgOption
       time_(result_.stats.timings),
       clock_(ctx_),
       norm_a_(initial_norm_estimate()),
-      ritz_eigen_(rank_ == 0 ? ritz_eigen_solver(ctx_, widest_xp_ + nb) : SymmetricEigenSolver()),
+      ritz_eigen_(rank_ == 0 ? ritz_eigen_solver<small_t<T>>(ctx_, widest_xp_ + nb) : EigenSolverOf<small_t<T>>()),
       imply_ax_(!preconditioner && !B && !constraints &&
                 (options.tuning.imply_ax == ImplyAX::always ||
                  (options.tuning.imply_ax == ImplyAX::automatic &&
@@ -340,6 +340,7 @@ void LobpcgIteration<T, Ts>::refresh_products() {
 BLOCKEIGS_LOBPCG_ITERATION(float, float)
 BLOCKEIGS_LOBPCG_ITERATION(double, double)
 BLOCKEIGS_LOBPCG_ITERATION(double, float)
+BLOCKEIGS_LOBPCG_ITERATION(std::complex<double>, std::complex<double>)
 #undef BLOCKEIGS_LOBPCG_ITERATION
 
 }  // namespace blockeigs::solver::lobpcg_detail

@@ -40,26 +40,30 @@ namespace blockeigs::solver::lobpcg_detail {
 // left in coefficient form, W = [X P] from_q + Z from_z (BasisOptions::implicit),
 // so that no pass over the big block forms W: A W, the Rayleigh-Ritz matrices
 // and the Ritz update are all taken through Z and the coefficients.
-struct SearchBlock {
+// The small matrices are HostMatrixOf<S>, S = small_t<T> (complex double for complex blocks).
+template <class S>
+struct SearchBlockOf {
   std::int64_t raw = 0;   // columns of Z
   std::int64_t kept = 0;  // columns of W
-  HostMatrix from_q, from_z;
+  HostMatrixOf<S> from_q, from_z;
 };
 
 // One step's search: the columns that get a search direction (soft locking),
 // W, and S^T A Z where it was measured with W's Gram matrix (else empty).
-struct SearchStep {
+template <class S>
+struct SearchStepOf {
   std::vector<std::int64_t> active;
-  SearchBlock w;
-  HostMatrix s_t_az;
+  SearchBlockOf<S> w;
+  HostMatrixOf<S> s_t_az;
 };
 
 // One Rayleigh-Ritz step's small matrices. GA, GB and coeff_w are rank 0's
 // only; every rank receives the rest.
-struct RitzStep {
-  HostMatrix GA, GB;               // the Rayleigh-Ritz matrices in the [X P W] basis
-  HostMatrix coeff;                // the Ritz coefficients for [X P Z] (P's new columns after X's)
-  HostMatrix coeff_w;              // the same for [X P W]
+template <class S>
+struct RitzStepOf {
+  HostMatrixOf<S> GA, GB;          // the Rayleigh-Ritz matrices in the [X P W] basis
+  HostMatrixOf<S> coeff;           // the Ritz coefficients for [X P Z] (P's new columns after X's)
+  HostMatrixOf<S> coeff_w;         // the same for [X P W]
   std::vector<double> all_values;  // every Ritz value of the basis used
   std::vector<double> chosen;      // the nb wanted ones, in the chosen order
   int level = 0;                   // > 0: a restart dropped P
@@ -69,6 +73,11 @@ struct RitzStep {
 template <class T, class Ts>
 class LobpcgIteration {
  public:
+  using Matrix = HostMatrixFor<T>;  // the small matrices: double, or complex double for complex blocks
+  using SearchBlock = SearchBlockOf<small_t<T>>;
+  using SearchStep = SearchStepOf<small_t<T>>;
+  using RitzStep = RitzStepOf<small_t<T>>;
+
   // Sets up the blocks and, for the backward test, estimates ||A||. Collective.
   // `B` (or null) and `constraints` as lobpcg() takes them.
   LobpcgIteration(LinearOperator<T>& A, const LobpcgOptions& options, Preconditioner<T>* preconditioner,
@@ -95,7 +104,7 @@ class LobpcgIteration {
   // On [X P W] (a restart drops P), then [X P] <- S C with A X, A P and the
   // residuals (or, with `refresh`, only [X P]); the carried matrices.
   void rayleigh_ritz(const SearchBlock& w, const std::vector<std::int64_t>& active, bool refresh,
-                     const HostMatrix* s_t_az = nullptr);
+                     const Matrix* s_t_az = nullptr);
   void refresh_products();                 // A X and A P with the operator
   LobpcgResult<T> finish(double t_begin);  // wanted pairs, stop reason, best iterate, tests
 
@@ -111,7 +120,7 @@ class LobpcgIteration {
   // product, in coefficient form over Z (B Z beside it), and A Z; or formed.
   std::optional<SearchStep> condition_search_b(std::vector<std::int64_t> active);
   void set_up_constraints(dense::ConstDenseView<T> Y);  // Y and B Y, B-orthonormal
-  void ritz_matrices(const SearchBlock& w, bool derive, const HostMatrix* s_t_az, RitzStep& step);  // GA, GB
+  void ritz_matrices(const SearchBlock& w, bool derive, const Matrix* s_t_az, RitzStep& step);  // GA, GB
   bool solve_small_problem(const SearchBlock& w, const std::vector<std::int64_t>& active, bool derive,
                            RitzStep& step);  // rank 0's; true: retry on measured matrices
   void update_basis(const SearchBlock& w, const std::vector<std::int64_t>& active, const RitzStep& step, int next);
@@ -231,7 +240,7 @@ class LobpcgIteration {
   double norm_a_;
   // Where rank 0 solves its Rayleigh-Ritz eigenproblems (the large ones on
   // the device; ritz_eigen_solver).
-  const SymmetricEigenSolver ritz_eigen_;
+  const EigenSolverOf<small_t<T>> ritz_eigen_;
 
   // Rank 0's Rayleigh-Ritz matrices of the next [X P], C^T GA C and C^T GB C
   // for the last step's coefficients C: the next step then measures only
@@ -241,10 +250,10 @@ class LobpcgIteration {
   // iterations the full Gram matrices are measured again and rounding cannot
   // accumulate in them.
   struct Carried {
-    HostMatrix a, b;     // C^T GA C, C^T GB C (rank 0)
+    Matrix a, b;         // C^T GA C, C^T GB C (rank 0)
     bool valid = false;  // on every rank: made for the current [X P]
   } carried_;
-  BasisOptions basis_options_;
+  BasisOptionsOf<small_t<T>> basis_options_;
   // The residuals of the current X, in Z's block.
   struct Residuals {
     std::optional<ResidualNorms> norms;  // when the Ritz update formed them (else form_residuals)

@@ -78,6 +78,10 @@ void validate_pencil(const LinearOperator<T>& A, const LinearOperator<T>* B,
     fail_input("LOBPCG: search_precision fp32 is not available with constraints; use fp64 or auto");
   if (B && precision == SearchPrecision::fp32)
     fail_input("LOBPCG: search_precision fp32 is not available for A x = lambda B x; use fp64 or auto");
+  if (is_complex_v<T> && precision == SearchPrecision::fp32)
+    fail_input(
+        "LOBPCG: search_precision fp32 takes real fp64 blocks; complex ones keep their residuals in complex "
+        "double (use fp64 or auto)");
   // Shapes are per rank: agree before anyone proceeds.
   collectively(A.comm(), [&] {
     if (B && (B->local_rows() != A.local_rows() || B->first_row() != A.first_row()))
@@ -103,6 +107,8 @@ template void validate_pencil(const LinearOperator<float>&, const LinearOperator
                               const std::optional<dense::ConstDenseView<float>>&, int, SearchPrecision);
 template void validate_pencil(const LinearOperator<double>&, const LinearOperator<double>*,
                               const std::optional<dense::ConstDenseView<double>>&, int, SearchPrecision);
+template void validate_pencil(const LinearOperator<std::complex<double>>&, const LinearOperator<std::complex<double>>*,
+                              const std::optional<dense::ConstDenseView<std::complex<double>>>&, int, SearchPrecision);
 
 bool passes(StoppingTest test, double tol, double r, double lambda, double x_norm, double norm_a, double* scaled) {
   const double scale = (test == StoppingTest::backward ? norm_a + std::abs(lambda) : std::abs(lambda)) * x_norm;
@@ -136,6 +142,9 @@ template void take_wanted_pairs(const dense::Context&, dense::ConstDenseView<flo
 template void take_wanted_pairs(const dense::Context&, dense::ConstDenseView<double>, const std::vector<double>&,
                                 const std::vector<double>&, const std::vector<double>&, const std::vector<bool>&, bool,
                                 LobpcgResult<double>&);
+template void take_wanted_pairs(const dense::Context&, dense::ConstDenseView<std::complex<double>>,
+                                const std::vector<double>&, const std::vector<double>&, const std::vector<double>&,
+                                const std::vector<bool>&, bool, LobpcgResult<std::complex<double>>&);
 
 template <class T>
 void mark_tests(double tolerance, LobpcgResult<T>& result) {
@@ -170,7 +179,9 @@ int automatic_recompute_interval(double eps, double norm_a, double tolerance, St
 template <class T>
 std::int64_t column_alignment(const LobpcgOptions& options, Space space) {
   if (options.tuning.column_alignment > 0) return options.tuning.column_alignment;
-  return space == Space::device && std::is_same_v<T, double> ? 32 / sizeof(T) : 1;
+  // (On the device a whole 32-byte sector is 4 doubles or 2 complex doubles.)
+  constexpr bool fp64 = std::is_same_v<real_t<T>, double>;
+  return space == Space::device && fp64 ? 32 / sizeof(T) : 1;
 }
 
 template <class T>
@@ -191,6 +202,8 @@ template std::int64_t column_alignment<float>(const LobpcgOptions&, Space);
 template std::int64_t column_alignment<double>(const LobpcgOptions&, Space);
 template bool search_in_fp32(const LinearOperator<float>&, const LobpcgOptions&, bool, int);
 template bool search_in_fp32(const LinearOperator<double>&, const LobpcgOptions&, bool, int);
+template std::int64_t column_alignment<std::complex<double>>(const LobpcgOptions&, Space);
+template bool search_in_fp32(const LinearOperator<std::complex<double>>&, const LobpcgOptions&, bool, int);
 
 bool search_drift_due(double unit_roundoff, double residual_sum, const std::vector<double>& r_norm,
                       const std::vector<bool>& converged) {

@@ -48,7 +48,7 @@ void make_start_block(const dense::Context& context, MPI_Comm comm, dense::Dense
 template <class T, class Ts>
 ConditionedSearch condition_search_block(const dense::Context& context, MPI_Comm comm, dense::ConstDenseView<T> XP,
                                          dense::DenseView<Ts> W, dense::DenseView<T> Wt, dense::DenseView<T> scratch,
-                                         const Tolerances& tol, BasisOptions& options, std::uint64_t seed,
+                                         const Tolerances& tol, BasisOptionsOf<small_t<T>>& options, std::uint64_t seed,
                                          std::int64_t first_row, std::int64_t refill_column, const BBasis<T>& Y) {
   constexpr bool single = !std::is_same_v<T, Ts>;
   // W in T: itself, or (single) formed in Wt and rounded back.
@@ -56,7 +56,7 @@ ConditionedSearch condition_search_block(const dense::Context& context, MPI_Comm
     const std::int64_t kept = condition_against(context, comm, XP, V, scratch, tol, &options);
     if constexpr (single) {
       convert_block(context, dense::ConstDenseView<T>(column_range(V, 0, kept)), column_range(W, 0, kept));
-      options.w_gram = HostMatrix();
+      options.w_gram = HostMatrixFor<T>();
     }
     return kept;
   };
@@ -101,6 +101,13 @@ template ConditionedSearch condition_search_block(const dense::Context&, MPI_Com
                                                   dense::DenseView<float>, dense::DenseView<double>,
                                                   dense::DenseView<double>, const Tolerances&, BasisOptions&,
                                                   std::uint64_t, std::int64_t, std::int64_t, const BBasis<double>&);
+template ConditionedSearch condition_search_block(const dense::Context&, MPI_Comm,
+                                                  dense::ConstDenseView<std::complex<double>>,
+                                                  dense::DenseView<std::complex<double>>,
+                                                  dense::DenseView<std::complex<double>>,
+                                                  dense::DenseView<std::complex<double>>, const Tolerances&,
+                                                  BasisOptionsOf<std::complex<double>>&, std::uint64_t, std::int64_t,
+                                                  std::int64_t, const BBasis<std::complex<double>>&);
 
 #define BLOCKEIGS_INSTANTIATE(T)                                                                                  \
   template void make_start_block(const dense::Context&, MPI_Comm, dense::DenseView<T>, dense::DenseView<T>,       \
@@ -109,6 +116,7 @@ template ConditionedSearch condition_search_block(const dense::Context&, MPI_Com
 
 BLOCKEIGS_INSTANTIATE(float)
 BLOCKEIGS_INSTANTIATE(double)
+BLOCKEIGS_INSTANTIATE(std::complex<double>)
 #undef BLOCKEIGS_INSTANTIATE
 
 }  // namespace blockeigs::solver::lobpcg_detail

@@ -11,7 +11,8 @@ namespace blockeigs::solver::lobpcg_detail {
 namespace {
 
 // A Rayleigh-Ritz matrix of [X P Z] in the [X P W] basis (SearchBlock).
-HostMatrix in_w_basis(const SearchBlock& w, HostMatrix G) {
+template <class S>
+HostMatrixOf<S> in_w_basis(const SearchBlockOf<S>& w, HostMatrixOf<S> G) {
   return w.from_z.rows() > 0 ? in_search_basis(G, w.from_q, w.from_z) : G;
 }
 
@@ -26,7 +27,7 @@ HostMatrix in_w_basis(const SearchBlock& w, HostMatrix G) {
 // are then taken back to [X P Z] for the update.
 template <class T, class Ts>
 void LobpcgIteration<T, Ts>::rayleigh_ritz(const SearchBlock& w, const std::vector<std::int64_t>& active, bool refresh,
-                                           const HostMatrix* s_t_az) {
+                                           const Matrix* s_t_az) {
   const std::int64_t q = nb_ + np_;  // [X P]; W's raw columns are Z's
   RitzStep step;
   // Derived: S^T A Z measured, the rest carried or from the orthogonalisation.
@@ -65,13 +66,12 @@ void LobpcgIteration<T, Ts>::rayleigh_ritz(const SearchBlock& w, const std::vect
 // blocks carried; W's rows of S^T S from the orthogonalisation), or both
 // measured.
 template <class T, class Ts>
-void LobpcgIteration<T, Ts>::ritz_matrices(const SearchBlock& w, bool derive, const HostMatrix* s_t_az,
-                                           RitzStep& step) {
+void LobpcgIteration<T, Ts>::ritz_matrices(const SearchBlock& w, bool derive, const Matrix* s_t_az, RitzStep& step) {
   const std::int64_t q = nb_ + np_;
   const dense::ConstDenseView<T> AWv = column_range(cAW(cur_), 0, w.raw);
   if (derive) {
     // S^T A Z, measured with W's Gram matrix where the caller could.
-    const HostMatrix G = s_t_az ? *s_t_az : gram<T>(ctx_, comm_, basis_in_t(cur_, q, w.raw), AWv);
+    const Matrix G = s_t_az ? *s_t_az : gram<T>(ctx_, comm_, basis_in_t(cur_, q, w.raw), AWv);
     if (rank_ == 0) {
       step.GA = in_w_basis(w, assemble_ritz_matrix(carried_.a, G));
       step.GB = assemble_ritz_matrix(carried_.b, basis_options_.w_gram);
@@ -81,11 +81,11 @@ void LobpcgIteration<T, Ts>::ritz_matrices(const SearchBlock& w, bool derive, co
     // GA, both queued before either is waited for.
     make_ax_explicit();
     const SplitColumns<T> St = basis_in_t(cur_, q, w.raw);
-    GramInFlight b_gram = B_ ? start_gram_pair(ctx_, comm_, St, column_range(cBS(cur_), 0, q),
-                                               column_range(dense::ConstDenseView<T>(BW()), 0, w.raw))
-                             : start_gram_pair(ctx_, comm_, St, column_range(cS(cur_), 0, q), St.tail);
-    GramInFlight a_gram = start_gram_pair(ctx_, comm_, St, column_range(cAS(cur_), 0, q), AWv);
-    const HostMatrix G_b = b_gram.finish(), G_a = a_gram.finish();
+    GramInFlightOf<small_t<T>> b_gram = B_ ? start_gram_pair(ctx_, comm_, St, column_range(cBS(cur_), 0, q),
+                                                             column_range(dense::ConstDenseView<T>(BW()), 0, w.raw))
+                                           : start_gram_pair(ctx_, comm_, St, column_range(cS(cur_), 0, q), St.tail);
+    GramInFlightOf<small_t<T>> a_gram = start_gram_pair(ctx_, comm_, St, column_range(cAS(cur_), 0, q), AWv);
+    const Matrix G_b = b_gram.finish(), G_a = a_gram.finish();
     if (rank_ == 0) {
       step.GB = in_w_basis(w, G_b);
       step.GA = in_w_basis(w, G_a);
@@ -109,15 +109,15 @@ bool LobpcgIteration<T, Ts>::solve_small_problem(const SearchBlock& w, const std
     if (rank_ != 0) return;
     // The small problems skip P's zero columns [q - p_padding, q).
     const std::int64_t pad_at = q - p_padding_;
-    HostMatrix GA_dropped, GB_dropped;
+    Matrix GA_dropped, GB_dropped;
     if (p_padding_ > 0) {
       GA_dropped = without_span(step.GA, pad_at, p_padding_);
       GB_dropped = without_span(step.GB, pad_at, p_padding_);
     }
-    const HostMatrix& GAu = p_padding_ > 0 ? GA_dropped : step.GA;
-    const HostMatrix& GBu = p_padding_ > 0 ? GB_dropped : step.GB;
-    RitzPairs pairs = lobpcg_detail::rayleigh_ritz(GAu, GBu, nb_, pad_at, nb_, tol_, options_.which,
-                                                   ritz_eigen_ ? &ritz_eigen_ : nullptr);
+    const Matrix& GAu = p_padding_ > 0 ? GA_dropped : step.GA;
+    const Matrix& GBu = p_padding_ > 0 ? GB_dropped : step.GB;
+    RitzPairsOf<small_t<T>> pairs = lobpcg_detail::rayleigh_ritz(GAu, GBu, nb_, pad_at, nb_, tol_, options_.which,
+                                                                 ritz_eigen_ ? &ritz_eigen_ : nullptr);
     // A restart is decided on measured Gram matrices only. (Not seen in
     // the tests: the orthogonalisation keeps the carried GB within
     // rounding of the identity, so this guards against the unforeseen.)
@@ -128,12 +128,12 @@ bool LobpcgIteration<T, Ts>::solve_small_problem(const SearchBlock& w, const std
     step.level = pairs.level;
     const auto m = static_cast<std::int64_t>(pairs.values.size());
     // The wanted end's vectors, in order (largest: largest first).
-    const HostMatrix& Cx = pairs.vectors;
+    const Matrix& Cx = pairs.vectors;
     for (std::int64_t c = 0; c < nb_; ++c)
       step.chosen.push_back(pairs.values[options_.which == SpectrumEnd::smallest ? c : m - 1 - c]);
-    const HostMatrix Cp = basis_selection(Cx, GBu, nb_, active, tol_);
+    const Matrix Cp = basis_selection(Cx, GBu, nb_, active, tol_);
     const std::int64_t used = nb_ + Cp.cols();
-    HostMatrix c_used(ns - p_padding_, used);
+    Matrix c_used(ns - p_padding_, used);
     for (std::int64_t i = 0; i < c_used.rows(); ++i) {
       for (std::int64_t c = 0; c < nb_; ++c) c_used(i, c) = Cx(i, c);
       for (std::int64_t c = 0; c < Cp.cols(); ++c) c_used(i, nb_ + c) = Cp(i, c);
@@ -219,10 +219,11 @@ void LobpcgIteration<T, Ts>::carry(const RitzStep& step) {
 
 #define BLOCKEIGS_LOBPCG_RAYLEIGH_RITZ(T, Ts)                                                                     \
   template void LobpcgIteration<T, Ts>::rayleigh_ritz(const SearchBlock&, const std::vector<std::int64_t>&, bool, \
-                                                      const HostMatrix*);
+                                                      const HostMatrixFor<T>*);
 BLOCKEIGS_LOBPCG_RAYLEIGH_RITZ(float, float)
 BLOCKEIGS_LOBPCG_RAYLEIGH_RITZ(double, double)
 BLOCKEIGS_LOBPCG_RAYLEIGH_RITZ(double, float)
+BLOCKEIGS_LOBPCG_RAYLEIGH_RITZ(std::complex<double>, std::complex<double>)
 #undef BLOCKEIGS_LOBPCG_RAYLEIGH_RITZ
 
 }  // namespace blockeigs::solver::lobpcg_detail

@@ -20,7 +20,7 @@ std::vector<std::int64_t> LobpcgIteration<T, Ts>::active_pairs() const {
 // W from the `active` residuals, conditioned against [X P], and its
 // product A W; none where no search direction is left.
 template <class T, class Ts>
-std::optional<SearchStep> LobpcgIteration<T, Ts>::build_search_block(std::vector<std::int64_t> active) {
+auto LobpcgIteration<T, Ts>::build_search_block(std::vector<std::int64_t> active) -> std::optional<SearchStep> {
   const bool z_product_ahead = place_search_columns(active);
   if (B_) return condition_search_b(std::move(active));
   if constexpr (!single) {
@@ -83,8 +83,8 @@ bool LobpcgIteration<T, Ts>::place_search_columns(const std::vector<std::int64_t
 // W conditioned against [X P] (condition_search_block), and A W and S^T A Z
 // where the conditioning did not leave them current.
 template <class T, class Ts>
-std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search(std::vector<std::int64_t> active,
-                                                                   bool z_product_ahead) {
+auto LobpcgIteration<T, Ts>::condition_search(std::vector<std::int64_t> active, bool z_product_ahead)
+    -> std::optional<SearchStep> {
   const auto na = static_cast<std::int64_t>(active.size());
   const std::int64_t q = nb_ + np_;
   const dense::DenseView<Ts> W = column_range(Z(cur_), 0, na);
@@ -97,17 +97,17 @@ std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search(std::vector<s
   // multiplies.)
   const dense::ConstDenseView<T> XP = column_range(cS(cur_), 0, q);
   const SplitColumns<T, Ts> XPZ = basis(cur_, q, na);
-  HostMatrix measured, s_t_az;
+  Matrix measured, s_t_az;
   result_.stats.z_products_ahead += z_product_ahead ? 1 : 0;
   if (carried_.valid) {
     if (!z_product_ahead) apply_a(q, z_product_width(na));
-    const HostMatrix both =
+    const Matrix both =
         start_gram_pair(ctx_, comm_, XPZ, dense::ConstDenseView<Ts>(W), column_range(cAW(cur_), 0, na)).finish();
     measured = both.block(0, q + na, 0, na);
     s_t_az = both.block(0, q + na, na, na);
     clock_.to(time_.rayleigh_ritz);
   } else {
-    GramInFlight z_gram =
+    GramInFlightOf<small_t<T>> z_gram =
         start_gram_pair(ctx_, comm_, XPZ, dense::ConstDenseView<Ts>(W), column_range(cAW(cur_), 0, 0));
     clock_.to(time_.orthogonalization);
     if (!z_product_ahead) apply_a(q, z_product_width(na));
@@ -137,7 +137,7 @@ std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search(std::vector<s
     // W was formed (the explicit passes) or refilled: multiply it afresh.
     // It overwrote residuals that an implied A X needs.
     make_ax_explicit();
-    s_t_az = HostMatrix();
+    s_t_az = Matrix();
     apply_a(q, z_product_width(search.raw));
   }
   return SearchStep{std::move(active), std::move(search), std::move(s_t_az)};
@@ -150,7 +150,7 @@ std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search(std::vector<s
 // Where the single derived pass is not safe, W is formed and
 // B-orthonormalised explicitly.
 template <class T, class Ts>
-std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search_b(std::vector<std::int64_t> active) {
+auto LobpcgIteration<T, Ts>::condition_search_b(std::vector<std::int64_t> active) -> std::optional<SearchStep> {
   if constexpr (single) {
     BLOCKEIGS_ASSERT(!"the residuals are in the blocks' precision with B");
     return std::nullopt;
@@ -163,10 +163,10 @@ std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search_b(std::vector
     B_->apply(T(1), dense::ConstDenseView<T>(W), T(0), BWv);
     clock_.to(time_.spmm);
     apply_a(q, na);
-    const HostMatrix both =
+    const Matrix both =
         start_gram_pair(ctx_, comm_, basis(cur_, q, na), dense::ConstDenseView<T>(BWv), column_range(cAW(cur_), 0, na))
             .finish();
-    HostMatrix measured = both.block(0, q + na, 0, na), s_t_az = both.block(0, q + na, na, na);
+    Matrix measured = both.block(0, q + na, 0, na), s_t_az = both.block(0, q + na, na, na);
     require_positive_b_norms(measured, q, na, tol_.eps);
     clock_.to(time_.rayleigh_ritz);
     // Q^T B Q for Q = [X P]: carried, else B-orthonormal to rounding.
@@ -184,7 +184,7 @@ std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search_b(std::vector
       SearchBlock search{na, kept, std::move(basis_options_.w_from_q), std::move(basis_options_.w_from_z)};
       return SearchStep{std::move(active), std::move(search), std::move(s_t_az)};
     }
-    basis_options_.w_gram = basis_options_.w_from_q = basis_options_.w_from_z = HostMatrix();
+    basis_options_.w_gram = basis_options_.w_from_q = basis_options_.w_from_z = Matrix();
     // W formed: B-orthonormalised against Y and [X P] with B W beside it
     // (repeated passes where one is not safe), then A W; refilled at random
     // where no direction is left.
@@ -203,12 +203,14 @@ std::optional<SearchStep> LobpcgIteration<T, Ts>::condition_search_b(std::vector
   }
 }
 
-#define BLOCKEIGS_LOBPCG_SEARCH(T, Ts)                                             \
-  template std::vector<std::int64_t> LobpcgIteration<T, Ts>::active_pairs() const; \
-  template std::optional<SearchStep> LobpcgIteration<T, Ts>::build_search_block(std::vector<std::int64_t>);
+#define BLOCKEIGS_LOBPCG_SEARCH(T, Ts)                                                         \
+  template std::vector<std::int64_t> LobpcgIteration<T, Ts>::active_pairs() const;             \
+  template std::optional<SearchStepOf<small_t<T>>> LobpcgIteration<T, Ts>::build_search_block( \
+      std::vector<std::int64_t>);
 BLOCKEIGS_LOBPCG_SEARCH(float, float)
 BLOCKEIGS_LOBPCG_SEARCH(double, double)
 BLOCKEIGS_LOBPCG_SEARCH(double, float)
+BLOCKEIGS_LOBPCG_SEARCH(std::complex<double>, std::complex<double>)
 #undef BLOCKEIGS_LOBPCG_SEARCH
 
 }  // namespace blockeigs::solver::lobpcg_detail

@@ -2,7 +2,8 @@
 // symmetric eigensolver and SVQB of solver/blocks; the large Rayleigh-Ritz
 // eigenproblems on the device, ritz_eigen_solver): the generalised
 // Rayleigh-Ritz step with its restart levels, and Hetmaniuk-Lehoucq basis
-// selection. Row-major HostMatrix throughout.
+// selection. Row-major host matrices of double, or of complex double for
+// Hermitian problems (transposes conjugate, LAPACK's Hermitian kernels).
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "core/error.hpp"
 #include "solver/blocks/cholesky.hpp"
 #include "solver/blocks/cuda/device_symmetric_eigen.hpp"
+#include "solver/blocks/eigen_solvers.hpp"
 #include "solver/lobpcg/lobpcg_detail.hpp"
 #include "solver/blocks/symmetric_eigen.hpp"
 
@@ -25,22 +27,24 @@ using small_dense::reciprocal_condition;
 using small_dense::reduce_to_standard;
 using small_dense::solve_upper;
 
-// The symmetric part (M + M^T) / 2: Gram products of distinct blocks are
-// symmetric only up to rounding.
-HostMatrix symmetrized(const HostMatrix& M) {
+// The symmetric (Hermitian) part (M + M^H) / 2: Gram products of distinct
+// blocks are symmetric only up to rounding.
+template <class S>
+HostMatrixOf<S> symmetrized(const HostMatrixOf<S>& M) {
   const std::int64_t n = M.rows();
-  HostMatrix S(n, n);
+  HostMatrixOf<S> H(n, n);
   for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t j = 0; j <= i; ++j) S(i, j) = S(j, i) = 0.5 * (M(i, j) + M(j, i));
-  return S;
+    for (std::int64_t j = 0; j <= i; ++j) H(j, i) = conj_of(H(i, j) = 0.5 * (M(i, j) + conj_of(M(j, i))));
+  return H;
 }
 
 // symmetrized, for an input that must be finite: a NaN or Inf in M leaves
 // one in S, which a sum of x - x finds without a branch per entry.
-HostMatrix symmetrized_finite(const HostMatrix& M, const char* what) {
-  HostMatrix S = symmetrized(M);
-  const double* values = S.data();
-  const std::int64_t size = S.rows() * S.cols();
+template <class S>
+HostMatrixOf<S> symmetrized_finite(const HostMatrixOf<S>& M, const char* what) {
+  HostMatrixOf<S> H = symmetrized(M);
+  const auto* values = reinterpret_cast<const double*>(H.data());  // a complex value as its two doubles
+  const std::int64_t size = H.rows() * H.cols() * reals_per_value<S>;
   double probe = 0;
 #pragma omp simd reduction(+ : probe)
   for (std::int64_t k = 0; k < size; ++k) probe += values[k] - values[k];
@@ -48,39 +52,51 @@ HostMatrix symmetrized_finite(const HostMatrix& M, const char* what) {
     throw Error(detail::concat("LOBPCG: the ", what,
                                " has NaN or Inf entries (the operator, the preconditioner or the "
                                "start block produced non-finite values)"));
-  return S;
+  return H;
 }
 
-HostMatrix select(const HostMatrix& M, const std::vector<std::int64_t>& idx) {
+template <class S>
+HostMatrixOf<S> select(const HostMatrixOf<S>& M, const std::vector<std::int64_t>& idx) {
   const auto n = static_cast<std::int64_t>(idx.size());
-  HostMatrix S(n, n);
+  HostMatrixOf<S> out(n, n);
   for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t j = 0; j < n; ++j) S(i, j) = M(idx[i], idx[j]);
-  return S;
+    for (std::int64_t j = 0; j < n; ++j) out(i, j) = M(idx[i], idx[j]);
+  return out;
 }
 
 // The columns of a problem's eigenvectors that LOBPCG keeps: the `needed`
 // smallest ascending, or the `needed` largest descending (largest first).
+template <class S>
 struct WantedEnd {
   std::int64_t needed;
   SpectrumEnd end;
-  const SymmetricEigenSolver* eigen = nullptr;  // where the eigenproblems are solved; null: symmetric_eigen
+  // Where the eigenproblems are solved; null: symmetric_eigen (LAPACK's zheevd for Hermitian ones).
+  const EigenSolverOf<S>* eigen = nullptr;
 };
+
+template <class S>
+EigenOf<S> host_eigen(const HostMatrixOf<S>& M, std::int64_t first, std::int64_t count) {
+  if constexpr (is_complex_v<S>)
+    return lapack_hermitian_eigen(M, first, count);
+  else
+    return symmetric_eigen(M, first, count);
+}
 
 // Ritz pairs of the standard problem M (symmetric, n x n): every value, the
 // wanted end's vectors.
-RitzPairs standard_ritz(const HostMatrix& M, const WantedEnd& wanted) {
+template <class S>
+RitzPairsOf<S> standard_ritz(const HostMatrixOf<S>& M, const WantedEnd<S>& wanted) {
   const std::int64_t n = M.rows(), count = std::min(wanted.needed, n);
   const bool largest = wanted.end == SpectrumEnd::largest;
   const std::int64_t first = largest ? n - count : 0;
-  SymmetricEigen eig = wanted.eigen ? (*wanted.eigen)(M, first, count) : symmetric_eigen(M, first, count);
-  RitzPairs out;
+  EigenOf<S> eig = wanted.eigen ? (*wanted.eigen)(M, first, count) : host_eigen(M, first, count);
+  RitzPairsOf<S> out;
   out.values = std::move(eig.values);
   if (!largest) {
     out.vectors = std::move(eig.vectors);
     return out;
   }
-  out.vectors = HostMatrix(n, count);
+  out.vectors = HostMatrixOf<S>(n, count);
   for (std::int64_t i = 0; i < n; ++i)
     for (std::int64_t c = 0; c < count; ++c) out.vectors(i, c) = eig.vectors(i, count - 1 - c);
   return out;
@@ -94,26 +110,28 @@ RitzPairs standard_ritz(const HostMatrix& M, const WantedEnd& wanted) {
 // accuracy, for one product where that path takes a factorisation, a
 // condition estimate and three triangular solves
 // (docs/benchmarks/solvers.md#host-window).
-RitzPairs near_identity_ritz(const HostMatrix& GA, const HostMatrix& GB, const WantedEnd& wanted) {
+template <class S>
+RitzPairsOf<S> near_identity_ritz(const HostMatrixOf<S>& GA, const HostMatrixOf<S>& GB, const WantedEnd<S>& wanted) {
   const std::int64_t n = GA.rows();
-  HostMatrix E = GB;
+  HostMatrixOf<S> E = GB;
   for (std::int64_t i = 0; i < n; ++i) E(i, i) -= 1.0;
-  HostMatrix M = symmetrized(multiply(E, GA));  // (E GA + GA E) / 2
+  HostMatrixOf<S> M = symmetrized(multiply(E, GA));  // (E GA + GA E) / 2
   for (std::int64_t e = 0; e < n * n; ++e) M.data()[e] = GA.data()[e] - M.data()[e];
-  RitzPairs out = standard_ritz(M, wanted);
-  const HostMatrix EY = multiply(E, out.vectors);
+  RitzPairsOf<S> out = standard_ritz(M, wanted);
+  const HostMatrixOf<S> EY = multiply(E, out.vectors);
   for (std::int64_t e = 0; e < EY.rows() * EY.cols(); ++e) out.vectors.data()[e] -= 0.5 * EY.data()[e];
   return out;
 }
 
 // Level 0/1: Cholesky GB = U^T U, then the standard problem U^-T GA U^-1
-// (GA and GB symmetric, both triangles). Returns false (and leaves `out`
-// alone) when GB is not safely positive definite.
-bool cholesky_ritz(const HostMatrix& GA, const HostMatrix& GB, const Tolerances& tol, const WantedEnd& wanted,
-                   RitzPairs& out_sub) {
-  HostMatrix U;
+// (GA and GB symmetric, both triangles; U^H for Hermitian ones). Returns
+// false (and leaves `out` alone) when GB is not safely positive definite.
+template <class S>
+bool cholesky_ritz(const HostMatrixOf<S>& GA, const HostMatrixOf<S>& GB, const Tolerances& tol,
+                   const WantedEnd<S>& wanted, RitzPairsOf<S>& out_sub) {
+  HostMatrixOf<S> U;
   if (!cholesky_upper(GB, U) || !(reciprocal_condition(GB, U) >= tol.rcond_min)) return false;
-  RitzPairs sub = standard_ritz(reduce_to_standard(GA, U), wanted);
+  RitzPairsOf<S> sub = standard_ritz(reduce_to_standard(GA, U), wanted);
   solve_upper(U, sub.vectors);  // C = U^-1 Y
   out_sub = std::move(sub);
   return true;
@@ -121,47 +139,51 @@ bool cholesky_ritz(const HostMatrix& GA, const HostMatrix& GB, const Tolerances&
 
 // Level 2: a GB-orthonormal basis of the numerically independent directions
 // (SVQB of GB), then the standard problem in it.
-RitzPairs truncated_ritz(const HostMatrix& GA, const HostMatrix& GB, const Tolerances& tol, const WantedEnd& wanted) {
-  const HostMatrix T = svqb_transform(GB, tol);
-  const HostMatrix M = symmetrized(transpose_times(T, multiply(GA, T)));
-  RitzPairs out = standard_ritz(M, wanted);
+template <class S>
+RitzPairsOf<S> truncated_ritz(const HostMatrixOf<S>& GA, const HostMatrixOf<S>& GB, const Tolerances& tol,
+                              const WantedEnd<S>& wanted) {
+  const HostMatrixOf<S> T = svqb_transform(GB, tol);
+  const HostMatrixOf<S> M = symmetrized(transpose_times(T, multiply(GA, T)));
+  RitzPairsOf<S> out = standard_ritz(M, wanted);
   out.vectors = multiply(T, out.vectors);
   return out;
 }
 
 }  // namespace
 
-bool is_identity_gram(const HostMatrix& GB, const Tolerances& tol) {
+template <class S>
+bool is_identity_gram(const HostMatrixOf<S>& GB, const Tolerances& tol) {
   const std::int64_t n = GB.rows();
   bool within = GB.cols() == n;
   for (std::int64_t i = 0; i < n && within; ++i) {
-    const double* row = GB.data() + i * n;
+    const S* row = GB.data() + i * n;
     for (std::int64_t j = 0; j < n; ++j)  // NaN fails the test too
       within &= double(n) * std::abs(row[j] - (i == j ? 1.0 : 0.0)) <= tol.identity_gram;
   }
   return within;
 }
 
-RitzPairs rayleigh_ritz(const HostMatrix& GA, const HostMatrix& GB, std::int64_t p_begin, std::int64_t p_end,
-                        std::int64_t needed, const Tolerances& tol, SpectrumEnd end,
-                        const SymmetricEigenSolver* eigen) {
+template <class S>
+RitzPairsOf<S> rayleigh_ritz(const HostMatrixOf<S>& GA, const HostMatrixOf<S>& GB, std::int64_t p_begin,
+                             std::int64_t p_end, std::int64_t needed, const Tolerances& tol, SpectrumEnd end,
+                             std::type_identity_t<const EigenSolverOf<S>*> eigen) {
   const std::int64_t ns = GA.rows();
-  const HostMatrix A = symmetrized_finite(GA, "projected operator A_S = S^T A S"),
-                   B = symmetrized_finite(GB, "basis Gram matrix S^T S");
+  const HostMatrixOf<S> A = symmetrized_finite(GA, "projected operator A_S = S^T A S"),
+                        B = symmetrized_finite(GB, "basis Gram matrix S^T S");
 
   // Scatter a solution on columns `idx` back to all ns basis rows.
-  auto expand = [&](RitzPairs sub, const std::vector<std::int64_t>& idx, int level) {
-    RitzPairs out;
+  auto expand = [&](RitzPairsOf<S> sub, const std::vector<std::int64_t>& idx, int level) {
+    RitzPairsOf<S> out;
     out.level = level;
     out.values = std::move(sub.values);
-    out.vectors = HostMatrix(ns, sub.vectors.cols());
+    out.vectors = HostMatrixOf<S>(ns, sub.vectors.cols());
     for (std::size_t a = 0; a < idx.size(); ++a)
       for (std::int64_t c = 0; c < sub.vectors.cols(); ++c) out.vectors(idx[a], c) = sub.vectors(std::int64_t(a), c);
     return out;
   };
 
-  const WantedEnd wanted{needed, end, eigen};
-  RitzPairs sub;
+  const WantedEnd<S> wanted{needed, end, eigen};
+  RitzPairsOf<S> sub;
   // Level 0, on all rows already: to first order in GB - I where GB is
   // within rounding of I, else through GB's Cholesky factor.
   if (is_identity_gram(B, tol)) return near_identity_ritz(A, B, wanted);
@@ -169,91 +191,103 @@ RitzPairs rayleigh_ritz(const HostMatrix& GA, const HostMatrix& GB, std::int64_t
   std::vector<std::int64_t> without_p;
   for (std::int64_t j = 0; j < ns; ++j)
     if (j < p_begin || j >= p_end) without_p.push_back(j);
-  const HostMatrix A1 = select(A, without_p), B1 = select(B, without_p);
+  const HostMatrixOf<S> A1 = select(A, without_p), B1 = select(B, without_p);
   if (p_end > p_begin && cholesky_ritz(A1, B1, tol, wanted, sub)) return expand(std::move(sub), without_p, 1);
-  RitzPairs truncated = truncated_ritz(A1, B1, tol, wanted);
+  RitzPairsOf<S> truncated = truncated_ritz(A1, B1, tol, wanted);
   if (static_cast<std::int64_t>(truncated.values.size()) < needed)
     throw Error(detail::concat("LOBPCG: the search space collapsed to ", truncated.values.size(),
                                " independent directions, fewer than the block size ", needed));
   return expand(std::move(truncated), without_p, 2);
 }
 
-SymmetricEigenSolver ritz_eigen_solver(const dense::Context& context, std::int64_t rows) {
-  if (context.space() != Space::device || rows < device_eigen_min_rows) return {};
-  auto device = std::make_shared<DeviceSymmetricEigen>(context);
-  return [device](const HostMatrix& M, std::int64_t first, std::int64_t count) {
-    return M.rows() >= device_eigen_min_rows ? (*device)(M, first, count) : symmetric_eigen(M, first, count);
-  };
+template <class S>
+EigenSolverOf<S> ritz_eigen_solver(const dense::Context& context, std::int64_t rows) {
+  if constexpr (is_complex_v<S>) {
+    return projected_eigen_solver<S>(context, rows);
+  } else {
+    if (context.space() != Space::device || rows < device_eigen_min_rows) return {};
+    auto device = std::make_shared<DeviceSymmetricEigen>(context);
+    return [device](const HostMatrix& M, std::int64_t first, std::int64_t count) {
+      return M.rows() >= device_eigen_min_rows ? (*device)(M, first, count) : symmetric_eigen(M, first, count);
+    };
+  }
 }
 
-HostMatrix basis_selection(const HostMatrix& Cx, const HostMatrix& GB, std::int64_t x_rows,
-                           const std::vector<std::int64_t>& active, const Tolerances& tol) {
+template <class S>
+HostMatrixOf<S> basis_selection(const HostMatrixOf<S>& Cx, const HostMatrixOf<S>& GB, std::int64_t x_rows,
+                                const std::vector<std::int64_t>& active, const Tolerances& tol) {
   const std::int64_t ns = Cx.rows(), nb = Cx.cols(), na = static_cast<std::int64_t>(active.size());
-  if (na == 0 || ns == x_rows) return HostMatrix(ns, 0);
+  if (na == 0 || ns == x_rows) return HostMatrixOf<S>(ns, 0);
   // Z: the non-X parts of the active Ritz vectors' coefficients.
-  HostMatrix Z(ns, na);
+  HostMatrixOf<S> Z(ns, na);
   for (std::int64_t i = x_rows; i < ns; ++i)
     for (std::int64_t c = 0; c < na; ++c) Z(i, c) = Cx(i, active[c]);
-  const HostMatrix B = symmetrized(GB);
+  const HostMatrixOf<S> B = symmetrized(GB);
   // Z -= Cx (Cx^T B Z), twice (one projection leaves rounding-sized X
   // parts), with Cx^T B = (B Cx)^T formed once.
-  const HostMatrix BCx = multiply(B, Cx);
-  HostMatrix coeff(nb, na);
+  const HostMatrixOf<S> BCx = multiply(B, Cx);
+  HostMatrixOf<S> coeff(nb, na);
   for (int pass = 0; pass < 2; ++pass) {
-    product(true, false, nb, na, ns, BCx.data(), nb, Z.data(), na, 0.0, coeff.data(), na);
-    product(false, false, ns, na, nb, Cx.data(), nb, coeff.data(), na, 1.0, Z.data(), na, -1.0);
+    product(true, false, nb, na, ns, BCx.data(), nb, Z.data(), na, S(0), coeff.data(), na);
+    product(false, false, ns, na, nb, Cx.data(), nb, coeff.data(), na, S(1), Z.data(), na, S(-1));
   }
-  const HostMatrix G = transpose_times(Z, multiply(B, Z));
+  const HostMatrixOf<S> G = transpose_times(Z, multiply(B, Z));
   return multiply(Z, well_conditioned_transform(G, tol));
 }
 
-HostMatrix assemble_ritz_matrix(const HostMatrix& q_block, const HostMatrix& w_columns) {
+template <class S>
+HostMatrixOf<S> assemble_ritz_matrix(const HostMatrixOf<S>& q_block, const HostMatrixOf<S>& w_columns) {
   const std::int64_t q = q_block.rows(), ns = w_columns.rows(), nw = w_columns.cols();
   if (q_block.cols() != q || ns != q + nw)
     throw Error(detail::concat("LOBPCG: Rayleigh-Ritz blocks of ", q, " x ", q_block.cols(), " and ", ns, " x ", nw,
                                " do not fit together"));
-  HostMatrix M(ns, ns);
+  HostMatrixOf<S> M(ns, ns);
   for (std::int64_t i = 0; i < q; ++i)
-    for (std::int64_t j = 0; j < q; ++j) M(i, j) = 0.5 * (q_block(i, j) + q_block(j, i));
+    for (std::int64_t j = 0; j < q; ++j) M(i, j) = 0.5 * (q_block(i, j) + conj_of(q_block(j, i)));
   for (std::int64_t i = 0; i < q; ++i)
-    for (std::int64_t c = 0; c < nw; ++c) M(i, q + c) = M(q + c, i) = w_columns(i, c);
+    for (std::int64_t c = 0; c < nw; ++c) M(q + c, i) = conj_of(M(i, q + c) = w_columns(i, c));
   for (std::int64_t r = 0; r < nw; ++r)
-    for (std::int64_t c = 0; c < nw; ++c) M(q + r, q + c) = 0.5 * (w_columns(q + r, c) + w_columns(q + c, r));
+    for (std::int64_t c = 0; c < nw; ++c) M(q + r, q + c) = 0.5 * (w_columns(q + r, c) + conj_of(w_columns(q + c, r)));
   return M;
 }
 
-HostMatrix in_search_basis(const HostMatrix& G, const HostMatrix& from_q, const HostMatrix& from_z) {
+template <class S>
+HostMatrixOf<S> in_search_basis(const HostMatrixOf<S>& G, const HostMatrixOf<S>& from_q,
+                                const HostMatrixOf<S>& from_z) {
   const std::int64_t q = from_q.rows(), raw = from_z.rows(), kept = from_z.cols(), ns = q + kept, nr = q + raw;
   BLOCKEIGS_ASSERT(G.rows() == nr && G.cols() == nr && from_q.cols() == kept);
   // G T_w = G's Q columns from_q + its Z columns from_z (Q's rows are [Q W]'s).
-  HostMatrix g_w(nr, kept), w_w(kept, kept);
-  product(false, false, nr, kept, q, G.data(), nr, from_q.data(), kept, 0.0, g_w.data(), kept);
-  product(false, false, nr, kept, raw, G.data() + q, nr, from_z.data(), kept, 1.0, g_w.data(), kept);
+  HostMatrixOf<S> g_w(nr, kept), w_w(kept, kept);
+  product(false, false, nr, kept, q, G.data(), nr, from_q.data(), kept, S(0), g_w.data(), kept);
+  product(false, false, nr, kept, raw, G.data() + q, nr, from_z.data(), kept, S(1), g_w.data(), kept);
   // T_w^T G T_w = from_q^T (G T_w)'s first q rows + from_z^T its last raw.
-  product(true, false, kept, kept, q, from_q.data(), kept, g_w.data(), kept, 0.0, w_w.data(), kept);
-  product(true, false, kept, kept, raw, from_z.data(), kept, g_w.data() + q * kept, kept, 1.0, w_w.data(), kept);
-  HostMatrix out(ns, ns);
+  product(true, false, kept, kept, q, from_q.data(), kept, g_w.data(), kept, S(0), w_w.data(), kept);
+  product(true, false, kept, kept, raw, from_z.data(), kept, g_w.data() + q * kept, kept, S(1), w_w.data(), kept);
+  HostMatrixOf<S> out(ns, ns);
   for (std::int64_t i = 0; i < q; ++i) {
     for (std::int64_t j = 0; j < q; ++j) out(i, j) = G(i, j);
-    for (std::int64_t j = 0; j < kept; ++j) out(i, q + j) = out(q + j, i) = g_w(i, j);
+    for (std::int64_t j = 0; j < kept; ++j) out(q + j, i) = conj_of(out(i, q + j) = g_w(i, j));
   }
   for (std::int64_t i = 0; i < kept; ++i)
-    for (std::int64_t j = 0; j < kept; ++j) out(q + i, q + j) = 0.5 * (w_w(i, j) + w_w(j, i));
+    for (std::int64_t j = 0; j < kept; ++j) out(q + i, q + j) = 0.5 * (w_w(i, j) + conj_of(w_w(j, i)));
   return out;
 }
 
-HostMatrix to_raw_coefficients(const HostMatrix& C, const HostMatrix& from_q, const HostMatrix& from_z) {
+template <class S>
+HostMatrixOf<S> to_raw_coefficients(const HostMatrixOf<S>& C, const HostMatrixOf<S>& from_q,
+                                    const HostMatrixOf<S>& from_z) {
   const std::int64_t q = from_q.rows(), raw = from_z.rows(), kept = from_z.cols(), m = C.cols();
   BLOCKEIGS_ASSERT(C.rows() == q + kept && from_q.cols() == kept);
-  const double* c_w = C.data() + q * m;  // C's W rows
-  HostMatrix out(q + raw, m);
+  const S* c_w = C.data() + q * m;  // C's W rows
+  HostMatrixOf<S> out(q + raw, m);
   std::copy(C.data(), C.data() + q * m, out.data());
-  product(false, false, q, m, kept, from_q.data(), kept, c_w, m, 1.0, out.data(), m);
-  product(false, false, raw, m, kept, from_z.data(), kept, c_w, m, 0.0, out.data() + q * m, m);
+  product(false, false, q, m, kept, from_q.data(), kept, c_w, m, S(1), out.data(), m);
+  product(false, false, raw, m, kept, from_z.data(), kept, c_w, m, S(0), out.data() + q * m, m);
   return out;
 }
 
-HostMatrix without_span(const HostMatrix& G, std::int64_t first, std::int64_t count) {
+template <class S>
+HostMatrixOf<S> without_span(const HostMatrixOf<S>& G, std::int64_t first, std::int64_t count) {
   const std::int64_t n = G.rows();
   BLOCKEIGS_ASSERT(G.cols() == n && first >= 0 && count >= 0 && first + count <= n);
   if (count == 0) return G;
@@ -263,10 +297,11 @@ HostMatrix without_span(const HostMatrix& G, std::int64_t first, std::int64_t co
   return select(G, keep);
 }
 
-HostMatrix with_zero_rows(const HostMatrix& C, std::int64_t first, std::int64_t count, std::int64_t cols) {
+template <class S>
+HostMatrixOf<S> with_zero_rows(const HostMatrixOf<S>& C, std::int64_t first, std::int64_t count, std::int64_t cols) {
   const std::int64_t rows = C.rows(), m = C.cols();
   BLOCKEIGS_ASSERT(first >= 0 && first <= rows && count >= 0 && cols >= m);
-  HostMatrix out(rows + count, cols);
+  HostMatrixOf<S> out(rows + count, cols);
   for (std::int64_t i = 0; i < rows; ++i)
     std::copy(C.data() + i * m, C.data() + (i + 1) * m, out.data() + (i < first ? i : i + count) * cols);
   return out;
@@ -280,6 +315,23 @@ void broadcast(MPI_Comm comm, std::vector<double>& v) {
 }
 
 void broadcast(MPI_Comm comm, int& value) { BLOCKEIGS_MPI_CHECK(MPI_Bcast(&value, 1, MPI_INT, 0, comm)); }
+
+#define BLOCKEIGS_LOBPCG_SMALL(S)                                                                                   \
+  template bool is_identity_gram(const HostMatrixOf<S>&, const Tolerances&);                                        \
+  template RitzPairsOf<S> rayleigh_ritz(const HostMatrixOf<S>&, const HostMatrixOf<S>&, std::int64_t, std::int64_t, \
+                                        std::int64_t, const Tolerances&, SpectrumEnd, const EigenSolverOf<S>*);     \
+  template EigenSolverOf<S> ritz_eigen_solver<S>(const dense::Context&, std::int64_t);                              \
+  template HostMatrixOf<S> basis_selection(const HostMatrixOf<S>&, const HostMatrixOf<S>&, std::int64_t,            \
+                                           const std::vector<std::int64_t>&, const Tolerances&);                    \
+  template HostMatrixOf<S> assemble_ritz_matrix(const HostMatrixOf<S>&, const HostMatrixOf<S>&);                    \
+  template HostMatrixOf<S> in_search_basis(const HostMatrixOf<S>&, const HostMatrixOf<S>&, const HostMatrixOf<S>&); \
+  template HostMatrixOf<S> to_raw_coefficients(const HostMatrixOf<S>&, const HostMatrixOf<S>&,                      \
+                                               const HostMatrixOf<S>&);                                             \
+  template HostMatrixOf<S> without_span(const HostMatrixOf<S>&, std::int64_t, std::int64_t);                        \
+  template HostMatrixOf<S> with_zero_rows(const HostMatrixOf<S>&, std::int64_t, std::int64_t, std::int64_t);
+BLOCKEIGS_LOBPCG_SMALL(double)
+BLOCKEIGS_LOBPCG_SMALL(std::complex<double>)
+#undef BLOCKEIGS_LOBPCG_SMALL
 
 }  // namespace lobpcg_detail
 }  // namespace blockeigs::solver

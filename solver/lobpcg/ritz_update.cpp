@@ -21,8 +21,9 @@ namespace {
 
 // C over S's columns: zero rows past C's (A X implied: S reaches the
 // residuals past the basis).
-HostMatrix over_columns(const HostMatrix& C, std::int64_t s_cols) {
-  HostMatrix out(s_cols, C.cols());
+template <class S>
+HostMatrixOf<S> over_columns(const HostMatrixOf<S>& C, std::int64_t s_cols) {
+  HostMatrixOf<S> out(s_cols, C.cols());
   for (std::int64_t i = 0; i < C.rows(); ++i)
     for (std::int64_t j = 0; j < C.cols(); ++j) out(i, j) = C(i, j);
   return out;
@@ -32,14 +33,16 @@ HostMatrix over_columns(const HostMatrix& C, std::int64_t s_cols) {
 // A Y = S D + AS(:, nb:) E, where D carries A X = X Theta + R Pi from C's X
 // rows and E is C's rows after X. (The device kernel forms A X's rows where
 // it stages them instead.)
+template <class S>
 struct ImpliedCoefficients {
-  HostMatrix d, e;
+  HostMatrixOf<S> d, e;
 };
 
-ImpliedCoefficients implied_coefficients(const HostMatrix& C, std::int64_t s_cols, std::int64_t nb,
-                                         const ImpliedAX& ax) {
+template <class S>
+ImpliedCoefficients<S> implied_coefficients(const HostMatrixOf<S>& C, std::int64_t s_cols, std::int64_t nb,
+                                            const ImpliedAX& ax) {
   const std::int64_t ns = C.rows(), m = C.cols();
-  ImpliedCoefficients out{HostMatrix(s_cols, m), HostMatrix(ns - nb, m)};
+  ImpliedCoefficients<S> out{HostMatrixOf<S>(s_cols, m), HostMatrixOf<S>(ns - nb, m)};
   for (std::int64_t x = 0; x < nb; ++x) {
     const std::int64_t r = ax.first + ax.position[x];
     for (std::int64_t j = 0; j < m; ++j) {
@@ -55,21 +58,23 @@ ImpliedCoefficients implied_coefficients(const HostMatrix& C, std::int64_t s_col
 // What both precisions' updates check and derive from their arguments: R's
 // placement, C over S's columns and the residuals' columns in S (A X
 // implied).
+template <class Small>
 struct UpdateSetup {
   std::vector<std::int64_t> position;
-  HostMatrix C_over_s;
+  HostMatrixOf<Small> C_over_s;
   std::vector<std::int64_t> implied_column;
 };
 
-template <class S_, class AS_>
-UpdateSetup setup_update(const S_& S, const AS_& AS, const HostMatrix& C, const std::vector<double>& lambda,
-                         std::int64_t y_cols, std::int64_t ay_cols, std::int64_t nb,
-                         const std::vector<std::int64_t>& r_position, const ImpliedAX* implied_ax) {
+template <class S_, class AS_, class Small>
+UpdateSetup<Small> setup_update(const S_& S, const AS_& AS, const HostMatrixOf<Small>& C,
+                                const std::vector<double>& lambda, std::int64_t y_cols, std::int64_t ay_cols,
+                                std::int64_t nb, const std::vector<std::int64_t>& r_position,
+                                const ImpliedAX* implied_ax) {
   [[maybe_unused]] const std::int64_t ns = AS.cols(), s_cols = S.cols();
   BLOCKEIGS_ASSERT(C.rows() == ns && C.cols() == y_cols && y_cols == ay_cols && std::int64_t(lambda.size()) == nb &&
                    nb <= y_cols && nb <= ns && AS.tail.rows == AS.head.rows && S.tail.rows == S.head.rows);
   BLOCKEIGS_ASSERT(implied_ax ? s_cols >= ns : s_cols == ns);
-  UpdateSetup out;
+  UpdateSetup<Small> out;
   out.position = checked_positions(r_position, nb);
   if (implied_ax) {
     BLOCKEIGS_ASSERT(std::int64_t(implied_ax->theta.size()) == nb && implied_ax->first >= nb);
@@ -87,7 +92,7 @@ UpdateSetup setup_update(const S_& S, const AS_& AS, const HostMatrix& C, const 
 template <class Ts>
 std::optional<ResidualNorms> device_update(const dense::Context& context, MPI_Comm comm,
                                            const SplitColumns<double, Ts>& S, const SplitColumns<double>& AS,
-                                           const UpdateSetup& setup, const HostMatrix& C,
+                                           const UpdateSetup<double>& setup, const HostMatrix& C,
                                            const std::vector<double>& lambda, dense::DenseView<double> Y,
                                            dense::DenseView<double> AY, dense::DenseView<Ts> R,
                                            const std::function<void()>& meanwhile, const ImpliedAX* implied_ax,
@@ -113,21 +118,21 @@ std::optional<ResidualNorms> device_update(const dense::Context& context, MPI_Co
 
 template <class T>
 ResidualNorms ritz_update(const dense::Context& context, MPI_Comm comm, const std::type_identity_t<SplitColumns<T>>& S,
-                          const std::type_identity_t<SplitColumns<T>>& AS, const HostMatrix& C,
+                          const std::type_identity_t<SplitColumns<T>>& AS, const HostMatrixFor<T>& C,
                           const std::vector<double>& lambda, dense::DenseView<T> Y, dense::DenseView<T> AY,
                           dense::DenseView<T> R, const std::vector<std::int64_t>& r_position,
                           const std::function<void()>& meanwhile, const ImpliedAX* implied_ax, bool store_ax) {
   const std::int64_t nb = R.cols, ns = AS.cols(), s_cols = S.cols();
-  const UpdateSetup setup = setup_update(S, AS, C, lambda, Y.cols, AY.cols, nb, r_position, implied_ax);
+  const UpdateSetup<small_t<T>> setup = setup_update(S, AS, C, lambda, Y.cols, AY.cols, nb, r_position, implied_ax);
   const std::vector<std::int64_t>& position = setup.position;
-  const HostMatrix& C_over_s = setup.C_over_s;
+  const HostMatrixFor<T>& C_over_s = setup.C_over_s;
   if constexpr (std::is_same_v<T, double>) {
     std::optional<ResidualNorms> norms =
         device_update<double>(context, comm, S, AS, setup, C, lambda, Y, AY, R, meanwhile, implied_ax, store_ax);
     if (norms) return std::move(*norms);
   }
   if (implied_ax) {
-    const ImpliedCoefficients implied = implied_coefficients(C, s_cols, nb, *implied_ax);
+    const ImpliedCoefficients<small_t<T>> implied = implied_coefficients(C, s_cols, nb, *implied_ax);
     split_update<T>(context, S, 0, C_over_s, T(0), Y);
     split_update<T>(context, S, 0, implied.d, T(0), AY);
     // A S after X, the only part read when A X is implied.
@@ -148,7 +153,7 @@ ResidualNorms ritz_update(const dense::Context& context, MPI_Comm comm, const Sp
                           const std::vector<std::int64_t>& r_position, const std::function<void()>& meanwhile,
                           const ImpliedAX* implied_ax, bool store_ax) {
   const std::int64_t nb = R.cols;
-  const UpdateSetup setup = setup_update(S, AS, C, lambda, Y.cols, AY.cols, nb, r_position, implied_ax);
+  const UpdateSetup<double> setup = setup_update(S, AS, C, lambda, Y.cols, AY.cols, nb, r_position, implied_ax);
   std::optional<ResidualNorms> device_norms =
       device_update<float>(context, comm, S, AS, setup, C, lambda, Y, AY, R, meanwhile, implied_ax, store_ax);
   if (device_norms) return std::move(*device_norms);
@@ -175,7 +180,7 @@ bool ritz_update_prefers_implied_ax(const dense::Context& context, std::int64_t 
 
 #define BLOCKEIGS_INSTANTIATE(T)                                                                                    \
   template ResidualNorms ritz_update(const dense::Context&, MPI_Comm, const std::type_identity_t<SplitColumns<T>>&, \
-                                     const std::type_identity_t<SplitColumns<T>>&, const HostMatrix&,               \
+                                     const std::type_identity_t<SplitColumns<T>>&, const HostMatrixFor<T>&,         \
                                      const std::vector<double>&, dense::DenseView<T>, dense::DenseView<T>,          \
                                      dense::DenseView<T>, const std::vector<std::int64_t>&,                         \
                                      const std::function<void()>&, const ImpliedAX*, bool);                         \
@@ -184,6 +189,7 @@ bool ritz_update_prefers_implied_ax(const dense::Context& context, std::int64_t 
 
 BLOCKEIGS_INSTANTIATE(float)
 BLOCKEIGS_INSTANTIATE(double)
+BLOCKEIGS_INSTANTIATE(std::complex<double>)
 #undef BLOCKEIGS_INSTANTIATE
 
 }  // namespace blockeigs::solver

@@ -47,7 +47,7 @@ struct ImpliedAX {
 // columns (LOBPCG's 220 at block 20 become 180).
 template <class T>
 ResidualNorms ritz_update(const dense::Context& context, MPI_Comm comm, const std::type_identity_t<SplitColumns<T>>& S,
-                          const std::type_identity_t<SplitColumns<T>>& AS, const HostMatrix& C,
+                          const std::type_identity_t<SplitColumns<T>>& AS, const HostMatrixFor<T>& C,
                           const std::vector<double>& lambda, dense::DenseView<T> Y, dense::DenseView<T> AY,
                           dense::DenseView<T> R, const std::vector<std::int64_t>& r_position = {},
                           const std::function<void()>& meanwhile = {}, const ImpliedAX* implied_ax = nullptr,

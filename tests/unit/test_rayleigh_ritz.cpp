@@ -1,15 +1,19 @@
 // LOBPCG's Rayleigh-Ritz step (solver/lobpcg/lobpcg_detail.hpp) at each
 // restart level, on Gram matrices of explicit small bases: which columns it
 // keeps, the accuracy of its pairs against the Gram matrix's condition,
-// extreme scales, and its errors.
+// extreme scales, and its errors. The same levels, the largest end and basis
+// selection on complex bases (Hermitian Gram matrices), against the
+// generalised eigenproblem's definition.
 #include <gtest/gtest.h>
 
 #include <cfloat>
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <vector>
 
 #include "solver/blocks/block_ops.hpp"
+#include "solver/blocks/orthonormalize.hpp"
 #include "solver/lobpcg/lobpcg_detail.hpp"
 #include "tests/support/small_bases.hpp"
 #include "tests/support/test_matrices.hpp"
@@ -264,6 +268,115 @@ TEST(RayleighRitz, NonFiniteInputIsAnError) {
   Basis c = basis(random_matrix(30, 3, 8));
   c.GB(2, 0) = -std::numeric_limits<double>::infinity();
   EXPECT_THROW(solver::lobpcg_detail::rayleigh_ritz(c.GA, c.GB, 3, 3, 3, tol), Error);
+}
+
+// ---- Hermitian problems: complex bases S, GA = S^H H S and GB = S^H S ----------
+
+using Complex = std::complex<double>;
+using solver::ComplexHostMatrix;
+
+ComplexHostMatrix complex_random(std::int64_t rows, std::int64_t cols, std::uint64_t seed) {
+  ComplexHostMatrix M(rows, cols);
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) M(i, j) = solver::random_entry<Complex>(seed, i, j);
+  return M;
+}
+
+// A Hermitian "operator": diag(1..rows) plus a complex coupling of neighbours.
+ComplexHostMatrix hermitian_operator(std::int64_t rows) {
+  ComplexHostMatrix H(rows, rows);
+  for (std::int64_t i = 0; i < rows; ++i) {
+    H(i, i) = 1.0 + double(i);
+    if (i + 1 < rows) H(i + 1, i) = std::conj(H(i, i + 1) = Complex(0.2, 0.25));
+  }
+  return H;
+}
+
+struct ComplexBasis {
+  ComplexHostMatrix GA, GB;
+};
+
+ComplexBasis complex_basis(const ComplexHostMatrix& S) {
+  return {solver::transpose_times(S, solver::multiply(hermitian_operator(S.rows()), S)), solver::transpose_times(S, S)};
+}
+
+// Column c of V made 2 V(:, a) - 0.5 V(:, b) plus `noise` times fresh values.
+void make_dependent(ComplexHostMatrix& V, std::int64_t c, std::int64_t a, std::int64_t b, double noise) {
+  for (std::int64_t i = 0; i < V.rows(); ++i)
+    V(i, c) = 2.0 * V(i, a) - 0.5 * V(i, b) + noise * solver::random_entry<Complex>(78, i, c);
+}
+
+// C^H GB C = I and GA c_j = theta GB c_j on the rows kept (outside [skip_begin, skip_end)); `values_of(c)` is
+// column c's value.
+void expect_hermitian_pairs(const ComplexBasis& b, const solver::lobpcg_detail::RitzPairsOf<Complex>& r,
+                            bool largest = false, std::int64_t skip_begin = 0, std::int64_t skip_end = 0) {
+  const ComplexHostMatrix& C = r.vectors;
+  const ComplexHostMatrix AC = solver::multiply(b.GA, C), BC = solver::multiply(b.GB, C);
+  EXPECT_LE(solver::max_abs_minus_identity(solver::transpose_times(C, BC)), 1e-10);
+  const auto m = static_cast<std::int64_t>(r.values.size());
+  for (std::int64_t j = 0; j < C.cols(); ++j) {
+    const double theta = r.values[largest ? m - 1 - j : j];
+    for (std::int64_t i = 0; i < C.rows(); ++i)
+      if (i < skip_begin || i >= skip_end)
+        EXPECT_LE(std::abs(AC(i, j) - theta * BC(i, j)), 1e-10 * (1 + std::abs(theta))) << i << ", " << j;
+  }
+  for (std::int64_t j = 1; j < m; ++j) EXPECT_LE(r.values[j - 1], r.values[j]);
+}
+
+TEST(RayleighRitzHermitian, EveryLevelAndBothEnds) {
+  const ComplexHostMatrix S = complex_random(30, 9, 4);  // X: 0-2, P: 3-5, W: 6-8
+  const ComplexBasis b = complex_basis(S);
+  const auto whole = solver::lobpcg_detail::rayleigh_ritz(b.GA, b.GB, 3, 6, 3, tol);
+  EXPECT_EQ(whole.level, 0);
+  expect_hermitian_pairs(b, whole);
+  const auto top = solver::lobpcg_detail::rayleigh_ritz(b.GA, b.GB, 3, 6, 4, tol, solver::SpectrumEnd::largest);
+  ASSERT_EQ(top.vectors.cols(), 4);
+  expect_hermitian_pairs(b, top, true);
+
+  ComplexHostMatrix P_dependent = S;
+  make_dependent(P_dependent, 4, 0, 7, 1e-12);
+  const ComplexBasis b1 = complex_basis(P_dependent);
+  const auto dropped = solver::lobpcg_detail::rayleigh_ritz(b1.GA, b1.GB, 3, 6, 3, tol);
+  EXPECT_EQ(dropped.level, 1);
+  EXPECT_EQ(dropped.values.size(), 6u);
+  expect_hermitian_pairs(b1, dropped, false, 3, 6);
+
+  make_dependent(P_dependent, 8, 1, 2, 1e-15);  // and a W column inside span X
+  const ComplexBasis b2 = complex_basis(P_dependent);
+  const auto truncated = solver::lobpcg_detail::rayleigh_ritz(b2.GA, b2.GB, 3, 6, 3, tol);
+  EXPECT_EQ(truncated.level, 2);
+  EXPECT_EQ(truncated.values.size(), 5u);
+  expect_hermitian_pairs(b2, truncated, false, 3, 6);
+}
+
+// GB within rounding of I takes the first-order path; its pairs are the Cholesky path's.
+TEST(RayleighRitzHermitian, GramNearIdentity) {
+  ComplexHostMatrix S = complex_random(30, 7, 5);
+  const ComplexHostMatrix T = solver::svqb_transform(solver::transpose_times(S, S), tol);
+  S = solver::multiply(S, T);  // orthonormal columns
+  const ComplexBasis b = complex_basis(S);
+  ASSERT_TRUE(solver::lobpcg_detail::is_identity_gram(b.GB, tol));
+  const auto r = solver::lobpcg_detail::rayleigh_ritz(b.GA, b.GB, 2, 4, 3, tol);
+  EXPECT_EQ(r.level, 0);
+  expect_hermitian_pairs(b, r);
+}
+
+// P from the active Ritz vectors: GB-orthonormal and GB-orthogonal to the new X.
+TEST(RayleighRitzHermitian, BasisSelection) {
+  const ComplexBasis b = complex_basis(complex_random(30, 9, 6));
+  const auto r = solver::lobpcg_detail::rayleigh_ritz(b.GA, b.GB, 3, 6, 3, tol);
+  const std::vector<std::int64_t> active{0, 2};
+  const ComplexHostMatrix P = solver::lobpcg_detail::basis_selection(r.vectors, b.GB, 3, active, tol);
+  ASSERT_EQ(P.cols(), 2);
+  const ComplexHostMatrix BP = solver::multiply(b.GB, P);
+  EXPECT_LE(solver::max_abs_minus_identity(solver::transpose_times(P, BP)), 1e-10);
+  EXPECT_LE(solver::max_abs(solver::transpose_times(r.vectors, BP)), 1e-10);
+}
+
+TEST(RayleighRitzHermitian, NonFiniteInputIsAnError) {
+  ComplexBasis b = complex_basis(complex_random(30, 3, 8));
+  b.GA(1, 0) = Complex(0, std::nan(""));
+  EXPECT_THROW(solver::lobpcg_detail::rayleigh_ritz(b.GA, b.GB, 3, 3, 3, tol), Error);
 }
 
 }  // namespace
