@@ -13,17 +13,17 @@ namespace {
 // The settings a complex run refuses, each with the reason; the first one set is named.
 std::string first_refusal(const cfg::EigsConfig& c) {
   const cfg::EigensolverSettings& e = c.eigensolver;
-  const std::string tail =
-      " (complex values take Chebyshev-filtered subspace iteration or a window on A x = lambda x so far)";
-  if (c.matrix_b) return "matrix_b: a generalized problem takes real values only" + tail;
   if (e.interval && e.count == WindowCount::inertia)
     return std::string("eigensolver.count: inertia takes real matrices (") + solver::kNoComplexInertia +
-           "); use count: density or auto" + tail;
-  if (e.method == solver::EigenMethod::lobpcg)
-    return "eigensolver.method: lobpcg takes real values only; use chebyshev_filter or auto" + tail;
-  if (e.preconditioner.kind != PreconditionerKind::automatic && e.preconditioner.kind != PreconditionerKind::none)
-    return "eigensolver.preconditioner: the Chebyshev filter takes none; remove it" + tail;
-  if (e.constraints != cfg::ConstraintsSource::none) return "eigensolver.constraints: real values only" + tail;
+           "); use count: density or auto";
+  if (e.lobpcg.search_precision == SearchPrecision::fp32)
+    return "eigensolver.search_precision: fp32 takes real matrices (complex residuals stay in complex double); use "
+           "fp64 or auto";
+  if (e.preconditioner.kind == PreconditionerKind::petsc && !solver::petsc_is_complex())
+    return "eigensolver.preconditioner: type petsc takes complex matrices with a complex PETSc only, and this build "
+           "has " +
+           std::string(solver::petsc_available() ? "a real PETSc" : "no PETSc") +
+           " (docs/petsc.md#complex-petsc); use jacobi or chebyshev";
   return {};
 }
 

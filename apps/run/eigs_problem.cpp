@@ -13,6 +13,7 @@
 #include "core/checks.hpp"
 #include "io/hdf5_dense.hpp"
 #include "solver/blocks/block_ops.hpp"
+#include "solver/blocks/eigen_solvers.hpp"
 #include "solver/blocks/symmetric_eigen.hpp"
 #include "solver/base/collective.hpp"
 
@@ -24,37 +25,49 @@ namespace {
 // against them would lose half the digits fp64 has.
 constexpr double kConstraintGramCondition = 1e10;
 
-// eigensolver.constraints as this rank's rows (the operator's numbering), host doubles. Collective.
+std::int64_t local_rows_of(const solver::DistributedRows& a) {
+  return a.with_rows([](const auto& rows) { return rows.local_rows(); });
+}
+
+// eigensolver.constraints as this rank's rows (the operator's numbering), host doubles; complex ones too where
+// A is complex. Collective.
 io::DenseRows read_constraints(const cfg::EigensolverSettings& e, const solver::DistributedRows& a, MPI_Comm comm) {
   if (e.constraints == cfg::ConstraintsSource::constant) {
     io::DenseRows ones;
     ones.global_rows = a.partition.global_rows();
     ones.cols = 1;
-    ones.values.assign(static_cast<std::size_t>(a.rows.local_rows()), 1.0);
+    ones.values.assign(static_cast<std::size_t>(local_rows_of(a)), 1.0);
     return ones;
   }
   try {
-    return read_dense_rows(e.constraints_file, e.constraints_dataset, a.numbering, comm);
+    return read_dense_rows(e.constraints_file, e.constraints_dataset, a.numbering, comm,
+                           a.complex ? io::DenseValues::real_or_complex : io::DenseValues::real_only);
   } catch (const solver::AgreedError& error) {  // every rank has it: name the key on every rank
     throw solver::AgreedError("eigensolver.constraints: " + std::string(error.what()), error.is_input_error());
   }
 }
 
-// Full column rank, judged on the column-scaled Gram matrix (the same bits on
-// every rank: block_ops' reductions are deterministic). Collective.
-void check_full_column_rank(const io::DenseRows& y, const std::string& what, MPI_Comm comm) {
+// Full column rank, judged on the column-scaled Gram matrix (Y^H Y for complex columns; the same bits on every
+// rank: block_ops' reductions are deterministic). Collective.
+template <class S>
+void check_full_column_rank_of(const io::DenseRows& y, const std::string& what, MPI_Comm comm) {
   const std::int64_t m = y.cols;
-  const std::int64_t rows = m > 0 ? static_cast<std::int64_t>(y.values.size()) / m : 0;
-  const dense::ConstDenseView<double> view{Space::host, rows, m, m, y.values.data()};
+  const std::int64_t rows = m > 0 ? static_cast<std::int64_t>(y.values.size()) / y.doubles_per_row() : 0;
+  const dense::ConstDenseView<S> view{Space::host, rows, m, m, reinterpret_cast<const S*>(y.values.data())};
   const solver::PrivateComm reduce(comm);
-  const solver::HostMatrix gram = solver::gram<double>(dense::Context::host(), reduce.get(), view);
-  solver::HostMatrix scaled(m, m);
+  const solver::HostMatrixOf<S> gram = solver::gram<S>(dense::Context::host(), reduce.get(), view);
+  solver::HostMatrixOf<S> scaled(m, m);
   for (std::int64_t j = 0; j < m; ++j)
-    if (!(gram(j, j) > 0))
+    if (!(std::real(gram(j, j)) > 0))
       solver::fail_input_everywhere(what, ": column ", j, " is zero: the constraints must have full column rank");
   for (std::int64_t i = 0; i < m; ++i)
-    for (std::int64_t j = 0; j < m; ++j) scaled(i, j) = gram(i, j) / std::sqrt(gram(i, i) * gram(j, j));
-  const solver::SymmetricEigen eigen = solver::symmetric_eigen(scaled, 0, 1);
+    for (std::int64_t j = 0; j < m; ++j)
+      scaled(i, j) = gram(i, j) / std::sqrt(std::real(gram(i, i)) * std::real(gram(j, j)));
+  solver::EigenOf<S> eigen;
+  if constexpr (is_complex_v<S>)
+    eigen = solver::lapack_hermitian_eigen(scaled, 0, 1);
+  else
+    eigen = solver::symmetric_eigen(scaled, 0, 1);
   const double lowest = eigen.values.front(), highest = eigen.values.back();
   if (lowest > highest / kConstraintGramCondition) return;
   // The nearly vanishing combination: the columns with the largest weights in it.
@@ -76,16 +89,19 @@ void check_full_column_rank(const io::DenseRows& y, const std::string& what, MPI
                                 " nearly vanishes; the constraints must have full column rank");
 }
 
+void check_full_column_rank(const io::DenseRows& y, const std::string& what, MPI_Comm comm) {
+  if (y.complex)
+    check_full_column_rank_of<std::complex<double>>(y, what, comm);
+  else
+    check_full_column_rank_of<double>(y, what, comm);
+}
+
 }  // namespace
 
 std::string equation(bool generalized) { return generalized ? "A x = \u03bb B x" : "A x = \u03bb x"; }
 
-solver::MethodChoice eigen_method(const cfg::EigsConfig& config, bool complex) {
+solver::MethodChoice eigen_method(const cfg::EigsConfig& config) {
   const cfg::EigensolverSettings& e = config.eigensolver;
-  if (complex)
-    return {solver::EigenMethod::chebyshev_filter,
-            std::string(e.method == solver::EigenMethod::automatic ? "auto: " : "") +
-                "complex values (LOBPCG takes real values so far)"};
   return solver::choose_eigen_method(e.method, e.lobpcg.k, config.matrix_b.has_value(),
                                      e.constraints != cfg::ConstraintsSource::none,
                                      solver::names_a_preconditioner(e.preconditioner));
@@ -101,12 +117,12 @@ int eigen_block_size(const cfg::EigsConfig& config, const solver::MethodChoice& 
 namespace {
 
 template <class T>
-EigsProblem<T> real_problem(const cfg::EigsConfig& config, const solver::DistributedRows& a,
-                            const solver::DistributedRows* b, const dense::Context& context, MPI_Comm comm) {
+EigsProblem<T> build_problem(const cfg::EigsConfig& config, const solver::DistributedRows& a,
+                             const solver::DistributedRows* b, const dense::Context& context, MPI_Comm comm) {
   EigsProblem<T> problem;
   if (b) {
     problem.b = std::make_unique<solver::DistributedOperator<T>>(
-        comm, context, b->rows, b->partition, config.execution.spmm_algorithm, config.execution.halo);
+        comm, context, b->rows_for<T>(), b->partition, config.execution.spmm_algorithm, config.execution.halo);
     problem.b_source = b->description;
     problem.b_nnz = b->global_nnz;
   }
@@ -122,7 +138,7 @@ EigsProblem<T> real_problem(const cfg::EigsConfig& config, const solver::Distrib
                                   e.lobpcg.k, ": together they must be below the matrix's ", rows, " rows");
   check_full_column_rank(y, what, comm);
   problem.constraint_columns = y.cols;
-  problem.constraints.emplace(from_host_doubles<T>(context.space(), a.rows.local_rows(), y.cols, y.values));
+  problem.constraints.emplace(from_dense_rows<T>(context.space(), local_rows_of(a), y));
   return problem;
 }
 
@@ -131,10 +147,7 @@ EigsProblem<T> real_problem(const cfg::EigsConfig& config, const solver::Distrib
 template <class T>
 EigsProblem<T> set_up_problem(const cfg::EigsConfig& config, const solver::DistributedRows& a,
                               const solver::DistributedRows* b, const dense::Context& context, MPI_Comm comm) {
-  if constexpr (is_complex_v<T>)
-    return EigsProblem<T>{};  // B and Y are refused with complex values (complex_values.hpp)
-  else
-    return real_problem<T>(config, a, b, context, comm);
+  return build_problem<T>(config, a, b, context, comm);
 }
 
 template <class T>

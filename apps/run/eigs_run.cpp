@@ -151,26 +151,6 @@ StartBlock<T> start_block_real(const cfg::EigsConfig& config, const solver::Line
   return start;
 }
 
-// The smallest |A(i, i)|, for the preconditioner's rule (complex runs take none).
-template <class T>
-double min_abs_diagonal_of(const solver::DistributedOperator<T>& op) {
-  if constexpr (is_complex_v<T>)
-    return 0.0;
-  else
-    return solver::min_abs_diagonal(op);
-}
-
-// The preconditioner as chosen, with its line; none for complex values (the filter takes none).
-template <class T>
-BuiltPreconditioner<T> preconditioner_for(const solver::PreconditionerOptions& options,
-                                          solver::DistributedOperator<T>& op, const solver::DistributedRows& matrix,
-                                          SpectrumEnd end, MPI_Comm comm) {
-  if constexpr (is_complex_v<T>)
-    return {};
-  else
-    return set_up_preconditioner(options, op, matrix, end, true, comm);
-}
-
 // LOBPCG's options as the config read them, checked against the matrix.
 solver::LobpcgOptions lobpcg_options(const cfg::EigensolverSettings& c, std::int64_t rows) {
   solver::LobpcgOptions o = c.lobpcg;
@@ -282,13 +262,9 @@ solver::LobpcgResult<T> run_method(const solver::MethodChoice& method, solver::D
   std::optional<dense::ConstDenseView<T>> start_view, constraints_view;
   if (start.block) start_view = start.block->cview();
   if (problem.constraints) constraints_view = problem.constraints->cview();
-  if constexpr (is_complex_v<T>) {
-    return solver::chebyshev_filter_eigs<T>(op, options, filter, start_view);  // eigen_method's choice for them
-  } else {
-    if (method.method == solver::EigenMethod::chebyshev_filter)
-      return solver::chebyshev_filter_eigs<T>(op, options, filter, start_view);
-    return lobpcg_on<T>(op, options, preconditioner, start_view, problem, constraints_view);
-  }
+  if (method.method == solver::EigenMethod::chebyshev_filter)
+    return solver::chebyshev_filter_eigs<T>(op, options, filter, start_view);
+  return lobpcg_on<T>(op, options, preconditioner, start_view, problem, constraints_view);
 }
 
 template <class T>
@@ -314,13 +290,13 @@ int solve(const cfg::EigsConfig& config, const solver::DistributedRows& matrix, 
   account.lap(Phase::matrix_b);
   const solver::MemoryPlan memory_plan = check_memory_with_operator(config, matrix, op, b, problem.b.get());
   account.lap(Phase::memory_plan);
-  const solver::MethodChoice method = eigen_method(config, is_complex_v<T>);
+  const solver::MethodChoice method = eigen_method(config);
   solver::LobpcgOptions options = lobpcg_options(settings, op.global_rows());
   const int block = eigen_block_size(config, method, op.global_rows());
   const solver::ResolvedPreconditioner chosen = solver::resolve_preconditioner(
       settings.preconditioner, options.which, method.method == solver::EigenMethod::chebyshev_filter,
       options.search_precision == SearchPrecision::fp32,
-      settings.preconditioner.kind == PreconditionerKind::automatic ? min_abs_diagonal_of(op) : 0.0);
+      settings.preconditioner.kind == PreconditionerKind::automatic ? solver::min_abs_diagonal(op) : 0.0);
   print_header(distribution_summary(matrix, op, config.execution, block), problem, options, block, chosen.options.kind,
                method, comm);
   if (is_root(comm) && !chosen.reason.empty()) std::printf("precond    %s\n", chosen.reason.c_str());
@@ -345,7 +321,8 @@ int solve(const cfg::EigsConfig& config, const solver::DistributedRows& matrix, 
     });
   };
   account.lap(Phase::config);
-  const BuiltPreconditioner<T> preconditioner = preconditioner_for(chosen.options, op, matrix, options.which, comm);
+  const BuiltPreconditioner<T> preconditioner =
+      set_up_preconditioner(chosen.options, op, matrix, options.which, true, comm);
   if (is_root(comm)) note_preconditioner_choice(chosen.options.kind, options.which);
   account.lap(Phase::preconditioner);
   print_setup(account, comm);

@@ -129,7 +129,10 @@ solver::SolverShape solver_shape(const cfg::EigsConfig& c, Space space, std::int
   if (e.constraints == cfg::ConstraintsSource::hdf5)  // the dataset's shape: no rows read
     s.constraint_columns = solver::collectively(comm, [&] {
       try {
-        return io::read_hdf5_dense_rows(e.constraints_file, e.constraints_dataset, 0, 0).cols;
+        // (Complex columns too: whether the matrix takes them is read_constraints' check.)
+        return io::read_hdf5_dense_rows(e.constraints_file, e.constraints_dataset, 0, 0, -1,
+                                        io::DenseValues::real_or_complex)
+            .cols;
       } catch (const InputError& error) {
         fail_input("eigensolver.constraints: ", error.what());
       }

@@ -106,10 +106,9 @@ def lobpcg(A, k=None, *, B=None, M=None, Y=None, X=None, which="smallest", tol=N
     """The k extreme eigenpairs of A x = lambda x (or A x = lambda B x) by LOBPCG, or every eigenpair in an interval.
 
     A, B: SciPy or CuPy sparse matrices (or dense arrays) that every rank holds whole, or DistributedMatrix.
-    B must be symmetric positive definite. A may be complex Hermitian (complex128; complex64 is widened): it then
-    takes Chebyshev-filtered subspace iteration on A x = lambda x (method None or "chebyshev_filter"; B, M and Y
-    are refused for it so far; X may be complex) or a window (interval, counted by the density), and V is
-    complex128. A CuPy sparse A is checked and split into the
+    B must be symmetric positive definite. A may be complex Hermitian (complex128; complex64 is widened): B then
+    Hermitian positive definite (real or complex), X and Y real or complex, V complex128; a window of it is
+    counted by the density. A CuPy sparse A is checked and split into the
     operator on the device, never copied to the host (each rank's rows stay in the input's order; a CuPy B is
     copied to the host once). M: None, "jacobi", "chebyshev" or a dict of the config's
     preconditioner keys ({"type": "chebyshev", "degree": 8, "lower": 0.05, "jacobi": True,
@@ -152,7 +151,7 @@ def lobpcg(A, k=None, *, B=None, M=None, Y=None, X=None, which="smallest", tol=N
     handle = a._handle.comm
     n = a.shape[0]
     _blocks.check(handle, [(X, "X")], n, a.local_rows, complex_ok=a.dtype.kind == "c")
-    _blocks.check(handle, [(Y, "Y")], n, a.local_rows)
+    _blocks.check(handle, [(Y, "Y")], n, a.local_rows, complex_ok=a.dtype.kind == "c")
     x = _blocks.to_operator(X, numbering, a, n) if X is not None else None
     y = _blocks.to_operator(Y, numbering, a, n) if Y is not None else None
     r = _blockeigs.lobpcg(a._handle, b._handle if b is not None else None, _keys(eigensolver),

@@ -149,11 +149,6 @@ std::unique_ptr<solver::DistributedOperator<T>> make_operator(Matrix& a, const d
 template <class T>
 void copy_result(const solver::LobpcgResult<T>& r, EigsResult& out);
 
-// lobpcg's request for a complex A: Chebyshev-filtered subspace iteration on A x = lambda x, every setting it
-// does not take refused naming it (facade_complex.cpp).
-EigsResult complex_pairs(Matrix& a, const Matrix* b, const EigsRequest& request,
-                         const cfg::EigensolverSettings& settings, double begin);
-
 // lobpcg's request with eigensolver.interval: every pair in the window (facade_window.cpp). T: double, or
 // std::complex<double> for a complex matrix (counted by the density: count 'inertia' refused).
 template <class T>

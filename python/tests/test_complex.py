@@ -1,7 +1,9 @@
 """Complex Hermitian matrices from SciPy, NumPy and HDF5: the twisted (Bloch) Laplacian against its closed form,
-complex64 widened, Hermitian checks naming the entries, and what complex values do not take yet refused by name."""
+complex64 widened, Hermitian checks naming the entries; LOBPCG's pencils (B complex or real), preconditioners and
+constraints against dense references, and what complex values do not take refused by name."""
 import numpy as np
 import pytest
+import scipy.linalg
 import scipy.sparse as sp
 from conftest import laplacian_1d, raises_everywhere, unless_no_partitioner
 
@@ -48,8 +50,7 @@ def test_twisted_laplacian_closed_form(comm):
     # (for a real v up to a phase, |sum v_i^2| = ||v||^2).
     assert np.all(np.abs((V * V).sum(axis=0))[1:] < 0.5)
     check_hermitian_pairs(A, w, V, tol)
-    assert info["converged"].all() and info["method"].startswith("chebyshev_filter (auto: complex values")
-    assert info["preconditioner"] == "none"
+    assert info["converged"].all() and info["method"].startswith("lobpcg (auto")
 
 
 def test_start_block(comm):
@@ -147,16 +148,42 @@ def test_not_hermitian_names_the_entry(comm, kind, expected):
     assert "is not Hermitian" in message and expected in message, message
 
 
-@pytest.mark.parametrize("arguments, named", [
-    ({"B": sp.identity(30, format="csr")}, "B (a generalized problem)"),
-    ({"M": "jacobi"}, "M: the Chebyshev filter takes no preconditioner"),
-    ({"method": "lobpcg"}, "method 'lobpcg' takes real matrices only"),
-    ({"Y": np.ones((30, 1))}, "Y (constraints)"),
-])
-def test_what_complex_values_do_not_take_is_refused_by_name(comm, arguments, named):
-    A = twisted_ring(30, 0.4)
-    message = raises_everywhere(comm, lambda: blockeigs.lobpcg(A, 2, comm=comm, **arguments))
-    assert "holds complex values" in message and named in message, message
+def test_pencils_against_dense_references(comm):
+    """A x = lambda B x with B complex Hermitian positive definite or real (held as complex): SciPy's dense eigh's
+    values, V^H B V = I."""
+    nx, ny, k, tol = 12, 9, 5, 1e-10
+    A = twisted_2d(nx, ny, 0.9, 1.7)
+    n = nx * ny
+    for B in (twisted_2d(nx, ny, -1.3, 0.6) + 0.5 * sp.identity(n, format="csr"),
+              sp.diags(np.linspace(1.0, 2.0, n)).tocsr()):
+        exact = scipy.linalg.eigh(A.toarray(), B.toarray(), eigvals_only=True)
+        w, V = blockeigs.lobpcg(A, k, B=B, tol=tol, comm=comm, gather=True)
+        np.testing.assert_allclose(w, exact[:k], rtol=1e-9)
+        np.testing.assert_allclose(V.conj().T @ (B @ V), np.eye(k), atol=1e-9)
+        R = A @ V - (B @ V) * w
+        assert np.all(np.linalg.norm(R, axis=0) <= 10 * tol * np.abs(w) * np.linalg.norm(B @ V, axis=0))
+
+
+def test_preconditioners_and_constraints(comm):
+    """Jacobi and Chebyshev give the closed form's pairs; the next pairs with the first ones as constraints Y."""
+    nx, ny, tol = 14, 11, 1e-10
+    A = twisted_2d(nx, ny, 0.9, 1.7)
+    exact = twisted_2d_eigenvalues(nx, ny, 0.9, 1.7)
+    for M in ("jacobi", "chebyshev"):
+        w, V, info = blockeigs.lobpcg(A, 5, M=M, tol=tol, comm=comm, return_info=True, gather=True)
+        np.testing.assert_allclose(w, exact[:5], rtol=1e-9)
+        assert info["preconditioner"].startswith(M), info["preconditioner"]
+        check_hermitian_pairs(A, w, V, tol)
+    w3, V3 = blockeigs.lobpcg(A, 3, tol=tol, comm=comm, gather=True)
+    w, V = blockeigs.lobpcg(A, 4, Y=V3, tol=tol, comm=comm, gather=True)
+    np.testing.assert_allclose(w, exact[3:7], rtol=1e-9)
+    assert np.max(np.abs(V3.conj().T @ V)) < 1e-9
+
+
+def test_complex_b_with_a_real_a_is_refused(comm):
+    B = twisted_ring(30, 0.4) + sp.identity(30, format="csr")
+    message = raises_everywhere(comm, lambda: blockeigs.lobpcg(laplacian_1d(30), 2, B=B, comm=comm))
+    assert "holds complex values and A" in message, message
 
 
 def test_window(comm):

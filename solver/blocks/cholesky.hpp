@@ -2,7 +2,7 @@
 // factorisation, triangular solves, the reduction of a symmetric problem to
 // standard form and a condition estimate. Shared by SVQB's Cholesky QR
 // (svqb.cpp) and LOBPCG's Rayleigh-Ritz (lobpcg/lobpcg_small.cpp). The same
-// four for Hermitian matrices through LAPACK (cholesky_hermitian.cpp), with
+// four for Hermitian matrices through LAPACK (in cholesky.cpp), with
 // U^H for U^T.
 #pragma once
 

@@ -107,5 +107,10 @@ template LobpcgResult<std::complex<double>> lobpcg(LinearOperator<std::complex<d
                                                    std::optional<dense::ConstDenseView<std::complex<double>>>,
                                                    LinearOperator<std::complex<double>>*,
                                                    std::optional<dense::ConstDenseView<std::complex<double>>>);
+template LobpcgResult<std::complex<float>> lobpcg(LinearOperator<std::complex<float>>&, const LobpcgOptions&,
+                                                  Preconditioner<std::complex<float>>*,
+                                                  std::optional<dense::ConstDenseView<std::complex<float>>>,
+                                                  LinearOperator<std::complex<float>>*,
+                                                  std::optional<dense::ConstDenseView<std::complex<float>>>);
 
 }  // namespace blockeigs::solver

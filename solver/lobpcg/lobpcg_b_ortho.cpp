@@ -158,6 +158,7 @@ std::int64_t b_orthonormalize_constraints(const dense::Context& context, MPI_Com
                                                      const Tolerances&);
 BLOCKEIGS_INSTANTIATE(float)
 BLOCKEIGS_INSTANTIATE(double)
+BLOCKEIGS_INSTANTIATE(std::complex<float>)
 BLOCKEIGS_INSTANTIATE(std::complex<double>)
 #undef BLOCKEIGS_INSTANTIATE
 

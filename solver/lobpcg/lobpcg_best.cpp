@@ -197,6 +197,7 @@ void BestIterate<T>::restore(LinearOperator<T>& A, LinearOperator<T>* B, MPI_Com
 
 template class BestIterate<float>;
 template class BestIterate<double>;
+template class BestIterate<std::complex<float>>;
 template class BestIterate<std::complex<double>>;
 
 std::vector<int> pairs_below_floor(SpectrumEnd which, double eps, double norm_a, double tolerance,

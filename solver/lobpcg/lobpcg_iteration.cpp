@@ -340,6 +340,7 @@ void LobpcgIteration<T, Ts>::refresh_products() {
 BLOCKEIGS_LOBPCG_ITERATION(float, float)
 BLOCKEIGS_LOBPCG_ITERATION(double, double)
 BLOCKEIGS_LOBPCG_ITERATION(double, float)
+BLOCKEIGS_LOBPCG_ITERATION(std::complex<float>, std::complex<float>)
 BLOCKEIGS_LOBPCG_ITERATION(std::complex<double>, std::complex<double>)
 #undef BLOCKEIGS_LOBPCG_ITERATION
 

@@ -109,6 +109,8 @@ template void validate_pencil(const LinearOperator<double>&, const LinearOperato
                               const std::optional<dense::ConstDenseView<double>>&, int, SearchPrecision);
 template void validate_pencil(const LinearOperator<std::complex<double>>&, const LinearOperator<std::complex<double>>*,
                               const std::optional<dense::ConstDenseView<std::complex<double>>>&, int, SearchPrecision);
+template void validate_pencil(const LinearOperator<std::complex<float>>&, const LinearOperator<std::complex<float>>*,
+                              const std::optional<dense::ConstDenseView<std::complex<float>>>&, int, SearchPrecision);
 
 bool passes(StoppingTest test, double tol, double r, double lambda, double x_norm, double norm_a, double* scaled) {
   const double scale = (test == StoppingTest::backward ? norm_a + std::abs(lambda) : std::abs(lambda)) * x_norm;
@@ -145,6 +147,9 @@ template void take_wanted_pairs(const dense::Context&, dense::ConstDenseView<dou
 template void take_wanted_pairs(const dense::Context&, dense::ConstDenseView<std::complex<double>>,
                                 const std::vector<double>&, const std::vector<double>&, const std::vector<double>&,
                                 const std::vector<bool>&, bool, LobpcgResult<std::complex<double>>&);
+template void take_wanted_pairs(const dense::Context&, dense::ConstDenseView<std::complex<float>>,
+                                const std::vector<double>&, const std::vector<double>&, const std::vector<double>&,
+                                const std::vector<bool>&, bool, LobpcgResult<std::complex<float>>&);
 
 template <class T>
 void mark_tests(double tolerance, LobpcgResult<T>& result) {
@@ -202,7 +207,9 @@ template std::int64_t column_alignment<float>(const LobpcgOptions&, Space);
 template std::int64_t column_alignment<double>(const LobpcgOptions&, Space);
 template bool search_in_fp32(const LinearOperator<float>&, const LobpcgOptions&, bool, int);
 template bool search_in_fp32(const LinearOperator<double>&, const LobpcgOptions&, bool, int);
+template std::int64_t column_alignment<std::complex<float>>(const LobpcgOptions&, Space);
 template std::int64_t column_alignment<std::complex<double>>(const LobpcgOptions&, Space);
+template bool search_in_fp32(const LinearOperator<std::complex<float>>&, const LobpcgOptions&, bool, int);
 template bool search_in_fp32(const LinearOperator<std::complex<double>>&, const LobpcgOptions&, bool, int);
 
 bool search_drift_due(double unit_roundoff, double residual_sum, const std::vector<double>& r_norm,

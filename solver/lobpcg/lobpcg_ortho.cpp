@@ -108,6 +108,13 @@ template ConditionedSearch condition_search_block(const dense::Context&, MPI_Com
                                                   dense::DenseView<std::complex<double>>, const Tolerances&,
                                                   BasisOptionsOf<std::complex<double>>&, std::uint64_t, std::int64_t,
                                                   std::int64_t, const BBasis<std::complex<double>>&);
+template ConditionedSearch condition_search_block(const dense::Context&, MPI_Comm,
+                                                  dense::ConstDenseView<std::complex<float>>,
+                                                  dense::DenseView<std::complex<float>>,
+                                                  dense::DenseView<std::complex<float>>,
+                                                  dense::DenseView<std::complex<float>>, const Tolerances&,
+                                                  BasisOptionsOf<std::complex<double>>&, std::uint64_t, std::int64_t,
+                                                  std::int64_t, const BBasis<std::complex<float>>&);
 
 #define BLOCKEIGS_INSTANTIATE(T)                                                                                  \
   template void make_start_block(const dense::Context&, MPI_Comm, dense::DenseView<T>, dense::DenseView<T>,       \
@@ -116,6 +123,7 @@ template ConditionedSearch condition_search_block(const dense::Context&, MPI_Com
 
 BLOCKEIGS_INSTANTIATE(float)
 BLOCKEIGS_INSTANTIATE(double)
+BLOCKEIGS_INSTANTIATE(std::complex<float>)
 BLOCKEIGS_INSTANTIATE(std::complex<double>)
 #undef BLOCKEIGS_INSTANTIATE
 

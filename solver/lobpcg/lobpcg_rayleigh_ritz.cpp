@@ -223,6 +223,7 @@ void LobpcgIteration<T, Ts>::carry(const RitzStep& step) {
 BLOCKEIGS_LOBPCG_RAYLEIGH_RITZ(float, float)
 BLOCKEIGS_LOBPCG_RAYLEIGH_RITZ(double, double)
 BLOCKEIGS_LOBPCG_RAYLEIGH_RITZ(double, float)
+BLOCKEIGS_LOBPCG_RAYLEIGH_RITZ(std::complex<float>, std::complex<float>)
 BLOCKEIGS_LOBPCG_RAYLEIGH_RITZ(std::complex<double>, std::complex<double>)
 #undef BLOCKEIGS_LOBPCG_RAYLEIGH_RITZ
 

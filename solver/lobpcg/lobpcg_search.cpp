@@ -210,6 +210,7 @@ auto LobpcgIteration<T, Ts>::condition_search_b(std::vector<std::int64_t> active
 BLOCKEIGS_LOBPCG_SEARCH(float, float)
 BLOCKEIGS_LOBPCG_SEARCH(double, double)
 BLOCKEIGS_LOBPCG_SEARCH(double, float)
+BLOCKEIGS_LOBPCG_SEARCH(std::complex<float>, std::complex<float>)
 BLOCKEIGS_LOBPCG_SEARCH(std::complex<double>, std::complex<double>)
 #undef BLOCKEIGS_LOBPCG_SEARCH
 

@@ -189,6 +189,7 @@ bool ritz_update_prefers_implied_ax(const dense::Context& context, std::int64_t 
 
 BLOCKEIGS_INSTANTIATE(float)
 BLOCKEIGS_INSTANTIATE(double)
+BLOCKEIGS_INSTANTIATE(std::complex<float>)
 BLOCKEIGS_INSTANTIATE(std::complex<double>)
 #undef BLOCKEIGS_INSTANTIATE
 

@@ -51,8 +51,10 @@ RowPartition split(const std::vector<std::int64_t>& offsets, int ranks, const Ta
 // with imaginary parts 0.
 bool loads_complex(const io::MatrixConfig& config, bool source_complex, const std::string& description,
                    const Target& target) {
-  if (target.like && (source_complex || config.field == io::MatrixField::complex))
-    fail_input(target.what(description), ": B of A x = lambda B x takes real values only");
+  if (target.like && target.values == Values::real_only && (source_complex || config.field == io::MatrixField::complex))
+    fail_input(target.what(description),
+               " holds complex values and A real ones: A x = lambda B x with a complex Hermitian B needs a complex "
+               "A (matrix.field: complex takes a real A as complex)");
   if (config.field == io::MatrixField::real && source_complex)
     fail_input(description, " holds complex values but ", target.key,
                ".field is real (their imaginary parts would be lost): use field: complex or auto");
@@ -193,8 +195,15 @@ DistributedRows load_distributed_rows(const io::MatrixConfig& config, MPI_Comm c
 }
 
 DistributedRows load_distributed_rows_like(const io::MatrixConfig& config, const RowPartition& like,
-                                           const std::string& key, MPI_Comm comm) {
-  return load(config, comm, Target{&like, key});
+                                           const std::string& key, MPI_Comm comm, Values values) {
+  return load(config, comm, Target{&like, key, values});
+}
+
+void widen_to_complex(DistributedRows& matrix) {
+  if (matrix.complex) return;
+  matrix.complex_rows = as_complex(std::move(matrix.rows));
+  matrix.rows = CsrRows{};
+  matrix.complex = true;
 }
 
 }  // namespace blockeigs::solver

@@ -98,8 +98,12 @@ DistributedRows load_distributed_rows(const io::MatrixConfig& config, MPI_Comm c
 // The same for a second matrix on the rows of a first (B of A x = lambda B x):
 // split by `like` (A's input partition) instead of balanced on its own
 // nonzeros. InputError (agreed) naming `key` ("matrix_b") and the source
-// when it is not square or has other than like.global_rows() rows.
+// when it is not square or has other than like.global_rows() rows, or holds
+// complex values where `values` is real_only (a real A's B).
 DistributedRows load_distributed_rows_like(const io::MatrixConfig& config, const RowPartition& like,
-                                           const std::string& key, MPI_Comm comm);
+                                           const std::string& key, MPI_Comm comm, Values values = Values::real_only);
+
+// Real rows held as the complex rows they also are (a real B beside a complex A); complex ones as they are.
+void widen_to_complex(DistributedRows& matrix);
 
 }  // namespace blockeigs::solver

@@ -16,7 +16,9 @@
 namespace blockeigs::solver {
 
 // `a` is A as load_symmetric_matrix / distribute_rows left it. B must be
-// square, of A's size, symmetric (checked unless so by construction) and
+// square, of A's size, symmetric (checked unless so by construction; Hermitian
+// where it holds complex values, which a real A refuses; a real B beside a
+// complex A is held as complex) and
 // have a positive diagonal (the cheap necessary condition for positive
 // definiteness); each failure is an InputError naming matrix_b and B's
 // source. The result has a's partition, numbering and partition report.
@@ -25,8 +27,10 @@ DistributedRows load_matrix_b(const io::MatrixConfig& config, const DistributedR
                               const dense::Context* context = nullptr);
 
 // InputError (agreed) naming `what` and the first row (zero-based, the rows'
-// numbering) whose diagonal entry is zero, negative or not stored: a
-// positive definite matrix has a positive diagonal. Collective.
-void check_positive_diagonal(MPI_Comm comm, const CsrRows& rows, const std::string& what);
+// numbering) whose diagonal entry is zero, negative or not stored (its real
+// part, for complex rows): a positive definite matrix has a positive
+// diagonal. Collective.
+template <class Rows>
+void check_positive_diagonal(MPI_Comm comm, const Rows& rows, const std::string& what);
 
 }  // namespace blockeigs::solver

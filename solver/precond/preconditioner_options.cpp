@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <vector>
 
@@ -22,13 +23,15 @@ double min_abs_diagonal(const LinearOperator<T>& A) {
     dense::copy_bytes(host.data(), Space::host, d.data(), A.context().space(), sizeof(T) * host.size());
   }
   double smallest = std::numeric_limits<double>::infinity();
-  for (const T v : host) smallest = std::min(smallest, std::abs(static_cast<double>(v)));
+  for (const T v : host) smallest = std::min(smallest, static_cast<double>(std::abs(v)));
   BLOCKEIGS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &smallest, 1, MPI_DOUBLE, MPI_MIN, A.comm()));
   return smallest;
 }
 
 template double min_abs_diagonal(const LinearOperator<float>&);
 template double min_abs_diagonal(const LinearOperator<double>&);
+template double min_abs_diagonal(const LinearOperator<std::complex<float>>&);
+template double min_abs_diagonal(const LinearOperator<std::complex<double>>&);
 
 ResolvedPreconditioner resolve_preconditioner(const PreconditionerOptions& requested, SpectrumEnd end, bool filter,
                                               bool single_search, double min_abs_diagonal) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """check_pencil.py RESULT.h5 fem_p1 DIMS NX [NY [NZ]] --which END --k K --tolerance TOL [--skip J] [--constraints FILE:DATASET]
 check_pencil.py RESULT.h5 graph path|cycle N --k K --tolerance TOL [--skip J] [--constraints FILE:DATASET]
+check_pencil.py RESULT.h5 twisted NX NY NZ --phase TX TY TZ [--b-phase BX BY BZ | --b-fem-mass] --k K ...
 
 Checks a block-eigs result file against closed forms, with the matrices
 built here from their definitions (numpy), independently of block-eigs:
@@ -15,6 +16,13 @@ graph: L = D - A of a path or a cycle of N vertices with the constant vector
   2 - 2 cos(2 pi j / N) (cycle) from j = 1; the constant vector is orthogonal
   to every eigenvector (|1^T x| / (sqrt(N) ||x||) <= 1e-10), so 0 is never
   among them.
+twisted: the complex Hermitian twisted (Bloch) Laplacian of an NX x NY x NZ
+  periodic grid with phases TX TY TZ (links -exp(i t_d / n_d) to the upper
+  neighbour, their conjugates to the lower); B the identity, another twisted
+  Laplacian (--b-phase: positive definite where no phase is a multiple of
+  2 pi) or the 3D P1 mass matrix of the same grid (--b-fem-mass, real); the
+  eigenvalues from the dense Hermitian-definite problem (numpy: Cholesky of B,
+  then eigvalsh), transposes conjugate throughout.
 
 Both: the K wanted eigenvalues of the END (--skip J: after the J there
 constrained away) to 1e-8 relative; the eigenvectors B-orthonormal
@@ -73,16 +81,43 @@ def graph_laplacian(kind, n):
     return L, values
 
 
+def twisted_laplacian(sizes, phases):
+    """The periodic grid's Laplacian with Bloch phases, x numbered fastest (io/generators/twisted_laplacian)."""
+    nx, ny, nz = sizes
+    n = nx * ny * nz
+    A = np.zeros((n, n), dtype=complex)
+    strides = [1, nx, nx * ny]
+    for i in range(n):
+        A[i, i] += 6
+        for d in range(3):
+            at = i // strides[d] % sizes[d]
+            up = i - at * strides[d] if at + 1 == sizes[d] else i + strides[d]
+            down = i + (sizes[d] - 1) * strides[d] if at == 0 else i - strides[d]
+            link = -np.exp(1j * phases[d] / sizes[d])
+            A[i, up] += link
+            A[i, down] += np.conj(link)
+    return A
+
+
+def pencil_eigenvalues(A, B):
+    """All eigenvalues of the Hermitian-definite pencil, ascending."""
+    Linv = np.linalg.inv(np.linalg.cholesky(B))
+    return np.linalg.eigvalsh(Linv @ A @ Linv.conj().T)
+
+
 def main():
     p = argparse.ArgumentParser(usage=__doc__)
     p.add_argument("result")
-    p.add_argument("family", choices=["fem_p1", "graph"])
+    p.add_argument("family", choices=["fem_p1", "graph", "twisted"])
     p.add_argument("shape", nargs="+")
     p.add_argument("--which", choices=["smallest", "largest"], default="smallest")
     p.add_argument("--k", type=int, required=True)
     p.add_argument("--tolerance", type=float, required=True)
     p.add_argument("--skip", type=int, default=0)
     p.add_argument("--constraints")
+    p.add_argument("--phase", type=float, nargs=3)
+    p.add_argument("--b-phase", type=float, nargs=3)
+    p.add_argument("--b-fem-mass", action="store_true")
     a = p.parse_args()
 
     problems = []
@@ -92,6 +127,17 @@ def main():
         sizes = [int(s) for s in a.shape[1:1 + dims]]
         A, B, exact = fem_pencil(sizes)
         generalized = True
+    elif a.family == "twisted":
+        sizes = [int(s) for s in a.shape[:3]]
+        A = twisted_laplacian(sizes, a.phase)
+        generalized = a.b_phase is not None or a.b_fem_mass
+        if a.b_phase is not None:
+            B = twisted_laplacian(sizes, a.b_phase)
+        elif a.b_fem_mass:
+            B = fem_pencil(sizes)[1]
+        else:
+            B = np.eye(A.shape[0])
+        exact = pencil_eigenvalues(A, B)
     else:
         A, exact = graph_laplacian(a.shape[0], int(a.shape[1]))
         B = np.eye(A.shape[0])
@@ -111,10 +157,10 @@ def main():
             worst = int(np.argmax(error))
             problems.append(f"eigenvalue {worst} is {values[worst]:.15e}, the closed form {wanted[worst]:.15e} "
                             f"(relative error {error[worst]:.2e} > 1e-8)")
-        gram = X.T @ B @ X
+        gram = X.conj().T @ B @ X
         off = float(np.max(np.abs(gram - np.eye(a.k))))
         if not off <= 1e-10:
-            problems.append(f"X^T B X differs from I by {off:.2e} (> 1e-10)")
+            problems.append(f"X^H B X differs from I by {off:.2e} (> 1e-10)")
         R = A @ X - (B @ X) * values[None, :]
         relative = np.linalg.norm(R, axis=0) / (np.abs(values) * np.linalg.norm(B @ X, axis=0))
         slack = 1.01 * a.tolerance + 64 * np.finfo(float).eps * np.linalg.norm(A, 2) / np.min(np.abs(values))
@@ -129,8 +175,8 @@ def main():
             file, dataset = a.constraints.rsplit(":", 1)
             with h5py.File(file, "r") as c:
                 Y = c[dataset][:].reshape(A.shape[0], -1)
-            Y = Y / np.sqrt(np.einsum("ij,ij->j", Y, B @ Y))[None, :]
-            along = float(np.max(np.abs(Y.T @ B @ X)))
+            Y = Y / np.sqrt(np.real(np.einsum("ij,ij->j", Y.conj(), B @ Y)))[None, :]
+            along = float(np.max(np.abs(Y.conj().T @ B @ X)))
             if not along <= 1e-10:
                 problems.append(f"the eigenvectors are not B-orthogonal to {a.constraints}: |Y^T B X| up to {along:.2e}")
 

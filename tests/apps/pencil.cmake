@@ -85,6 +85,31 @@ pencil_case(fem2d_next4 3 ${pencil_dir}/fem2d.yaml
             "fem_p1;2;12;10;--which;smallest;--k;4;--skip;4;--constraints;${pencil_dir}/fem2d_first4.h5:/eigenvectors")
 set_tests_properties(app.pencil_fem2d_next4_np3 PROPERTIES FIXTURES_REQUIRED pencil_first4)
 
+# Complex Hermitian pencils (issue 83): the twisted (Bloch) Laplacian A with B another twisted Laplacian
+# (complex, positive definite: no phase a multiple of 2 pi) or its grid's P1 mass matrix (real, held as
+# complex), both ends, with Jacobi, and the next pairs with a first run's complex eigenvectors as constraints.
+set(twisted_grid "type: laplacian_3d, nx: 8, ny: 6, nz: 5, boundary: periodic")
+set(twisted_check "twisted;8;6;5;--phase;0.3;0.5;0.7")
+file(WRITE ${pencil_dir}/twisted.yaml
+     "matrix:\n  generator: {${twisted_grid}, phase: [0.3, 0.5, 0.7]}\n"
+     "matrix_b:\n  generator: {${twisted_grid}, phase: [1.1, -0.9, 1.7]}\n"
+     "eigensolver: {tolerance: ${pencil_tolerance}, max_iterations: 5000}\noutput: {monitor: false}\n")
+file(WRITE ${pencil_dir}/twisted_mass.yaml
+     "matrix:\n  generator: {${twisted_grid}, phase: [0.3, 0.5, 0.7]}\n"
+     "matrix_b:\n  generator: {type: fem_p1_3d, nx: 8, ny: 6, nz: 5, part: mass}\n"
+     "eigensolver: {tolerance: ${pencil_tolerance}, max_iterations: 5000}\noutput: {monitor: false}\n")
+pencil_case(twisted_first5 2 ${pencil_dir}/twisted.yaml "eigensolver.k=5"
+            "${twisted_check};--b-phase;1.1;-0.9;1.7;--k;5")
+set_tests_properties(app.pencil_twisted_first5_np2 PROPERTIES FIXTURES_SETUP pencil_twisted_first5)
+pencil_case(twisted_largest 3 ${pencil_dir}/twisted.yaml "eigensolver.k=4;eigensolver.which=largest;eigensolver.preconditioner=jacobi"
+            "${twisted_check};--b-phase;1.1;-0.9;1.7;--which;largest;--k;4")
+pencil_case(twisted_fem_mass 4 ${pencil_dir}/twisted_mass.yaml "eigensolver.k=6"
+            "${twisted_check};--b-fem-mass;--k;6")
+pencil_case(twisted_next4 1 ${pencil_dir}/twisted.yaml
+            "eigensolver.k=4;eigensolver.constraints={file: ${pencil_dir}/twisted_first5.h5, dataset: /eigenvectors}"
+            "${twisted_check};--b-phase;1.1;-0.9;1.7;--k;4;--skip;5;--constraints;${pencil_dir}/twisted_first5.h5:/eigenvectors")
+set_tests_properties(app.pencil_twisted_next4_np1 PROPERTIES FIXTURES_REQUIRED pencil_twisted_first5)
+
 # The summary and monitor name the problem; bad B refused once, exit 1 (every case: tests/mpi/test_pencil_inputs.cpp).
 app_test(pencil_summary_np2 2 0 "^problem +A x = λ B x, B: 2D fem_p1 mass 12x10 .* eigenvectors B-orthonormal$" 1
          ${eigs} ${pencil_dir}/fem2d.yaml --set eigensolver.k=2)

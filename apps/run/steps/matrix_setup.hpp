@@ -92,15 +92,10 @@ int prepare_and_solve(const Config& config, MPI_Comm comm, bool dry_run, RunAcco
       check_complex_cg(config, matrix);
     check_complex_rows(matrix, comm, &context);
     account.lap(Phase::symmetry);
-    check_and_distribute(matrix, config.execution.partition, config.execution.local_order, comm,
-                         config.execution.partition_file, &account, &context);
-    if (dry_run) return dry_run_report(config, matrix, nullptr, context, comm, account);
-    if (config.execution.spmm_precision == Precision::fp32)
-      return solve(std::complex<float>{}, matrix, nullptr, context);
-    return solve(std::complex<double>{}, matrix, nullptr, context);
   }
   check_and_distribute(matrix, config.execution.partition, config.execution.local_order, comm,
                        config.execution.partition_file, &account, &context);
+  // B on A's rows (a real B beside a complex A held as complex).
   std::optional<solver::DistributedRows> b;
   if constexpr (requires { config.matrix_b; }) {
     if (config.matrix_b) b = solver::load_matrix_b(*config.matrix_b, matrix, comm, &context);
@@ -108,8 +103,11 @@ int prepare_and_solve(const Config& config, MPI_Comm comm, bool dry_run, RunAcco
   }
   const solver::DistributedRows* matrix_b = b ? &*b : nullptr;
   if (dry_run) return dry_run_report(config, matrix, matrix_b, context, comm, account);
-  if (config.execution.spmm_precision == Precision::fp32) return solve(float{}, matrix, matrix_b, context);
-  return solve(double{}, matrix, matrix_b, context);
+  const bool single = config.execution.spmm_precision == Precision::fp32;
+  if (matrix.complex)
+    return single ? solve(std::complex<float>{}, matrix, matrix_b, context)
+                  : solve(std::complex<double>{}, matrix, matrix_b, context);
+  return single ? solve(float{}, matrix, matrix_b, context) : solve(double{}, matrix, matrix_b, context);
 }
 
 }  // namespace blockeigs::apps

@@ -201,8 +201,10 @@ void distribute_like(DistributedRows& second, const DistributedRows& first, MPI_
   if (!numbering.is_identity()) {
     const std::vector<std::int64_t>& renumbered = numbering.current_of_original();
     const std::vector<int> part = parts_of(renumbered, numbering.current());
-    const ColumnRenumbering columns(comm, second.rows, second.partition, renumbered);
-    second.rows = move_rows(comm, std::move(second.rows), part, renumbered, columns, numbering.current()).rows;
+    second.with_rows([&](auto& rows) {
+      const ColumnRenumbering columns(comm, rows, second.partition, renumbered);
+      rows = move_rows(comm, std::move(rows), part, renumbered, columns, numbering.current()).rows;
+    });
   }
   second.partition = first.partition;
   second.numbering = numbering;

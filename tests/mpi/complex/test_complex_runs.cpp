@@ -223,17 +223,16 @@ TEST(ComplexRuns, NotHermitianIsRefusedNamingTheEntries) {
   }
 }
 
-// What a complex run does not take yet is refused by key; a complex file under field: real too.
+// What a complex run does not take is refused by key; a complex file under field: real too, and a complex B
+// beside a real A.
 TEST(ComplexRuns, RefusedSettingsNameTheirKeys) {
   const fs::path dir = test::shared_folder("complex_runs_refused");
   const std::string bloch =
       "  generator: {type: laplacian_3d, nx: 9, ny: 8, nz: 7, boundary: periodic, phase: [0.7, -1.1, 2.3]}\n";
   const std::string result = (dir / "never.h5").string();
   const std::pair<std::string, std::string> cases[] = {
-      {"eigensolver: {k: 4, method: lobpcg}\n", "eigensolver.method"},
-      {"eigensolver: {k: 4, preconditioner: jacobi}\n", "eigensolver.preconditioner"},
+      {"eigensolver: {k: 4, search_precision: fp32}\n", "eigensolver.search_precision"},
       {"  field: real\neigensolver: {k: 4}\n", "matrix.field"},
-      {"matrix_b:\n  generator: {type: laplacian_3d, nx: 9, ny: 8, nz: 7}\neigensolver: {k: 4}\n", "matrix_b"},
   };
   for (const auto& [rest, key] : cases) {
     SCOPED_TRACE(key);
@@ -241,6 +240,12 @@ TEST(ComplexRuns, RefusedSettingsNameTheirKeys) {
         test::input_error_message([&] { run(dir, "refused.yaml", "matrix:\n" + bloch + rest); });
     test::expect_mentions(message, {key});
   }
+  const std::string real_a = test::input_error_message([&] {
+    run(dir, "real_a.yaml",
+        "matrix:\n  generator: {type: laplacian_3d, nx: 9, ny: 8, nz: 7}\nmatrix_b:\n" + bloch +
+            "eigensolver: {k: 4}\n");
+  });
+  test::expect_mentions(real_a, {"matrix_b", "complex values and A real ones"});
   EXPECT_FALSE(fs::exists(result));
   const std::string phase = test::input_error_message([&] {
     run(dir, "phase.yaml",
