@@ -6,44 +6,27 @@
 #include <memory>
 
 #include "core/not_compiled.hpp"
-#include "core/error.hpp"
 #include "spmm/cuda/device_limits.hpp"
 #include "spmm/heuristic.hpp"
 #include "spmm/local_spmm.hpp"
 
 namespace blockeigs::spmm {
+namespace {
+[[noreturn]] void not_compiled(const char* operation) { throw NotCompiled(operation, "CUDA"); }
+}  // namespace
 
-template <class T>
-std::unique_ptr<LocalSpmm<T>> make_cusparse_spmm(const dense::Context&, const CsrView<T>&) {
-  throw NotCompiled("make_cusparse_spmm", "CUDA");
-}
+#define BLOCKEIGS_STUBS(T) BLOCKEIGS_SPMM_DEVICE_KERNELS(T, BLOCKEIGS_BACKEND_STUB_SPECIALISATION)
+BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_STUBS)
+#undef BLOCKEIGS_STUBS
 
-template <class T>
-std::unique_ptr<LocalSpmm<T>> make_row_split_spmm(const dense::Context&, const CsrView<T>&, const cuda::RowShape*) {
-  throw NotCompiled("make_row_split_spmm", "CUDA");
-}
-
-template <class T>
-std::unique_ptr<LocalSpmm<T>> make_merge_based_spmm(const dense::Context&, const CsrView<T>&, const cuda::RowShape*) {
-  throw NotCompiled("make_merge_based_spmm", "CUDA");
-}
-
-#define BLOCKEIGS_INSTANTIATE(T)                                                                         \
-  template std::unique_ptr<LocalSpmm<T>> make_cusparse_spmm(const dense::Context&, const CsrView<T>&);   \
-  template std::unique_ptr<LocalSpmm<T>> make_row_split_spmm(const dense::Context&, const CsrView<T>&,   \
-                                                             const cuda::RowShape*);                     \
-  template std::unique_ptr<LocalSpmm<T>> make_merge_based_spmm(const dense::Context&, const CsrView<T>&, \
-                                                               const cuda::RowShape*);
-BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_INSTANTIATE)
-#undef BLOCKEIGS_INSTANTIATE
-
+// row_shape and device_limits: one function each, of heuristic.hpp and cuda/device_limits.hpp.
 namespace cuda {
 
 RowShape row_shape(const std::int32_t*, std::int64_t, std::int64_t, std::int64_t, const std::int32_t*) {
-  throw NotCompiled("row_shape", "CUDA");
+  not_compiled("row_shape");
 }
 
-DeviceLimits device_limits(int) { throw NotCompiled("device_limits", "CUDA"); }
+DeviceLimits device_limits(int) { not_compiled("device_limits"); }
 
 }  // namespace cuda
 }  // namespace blockeigs::spmm

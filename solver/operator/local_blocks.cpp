@@ -215,9 +215,7 @@ void set_shifted_diagonal(const dense::Context& context, T* values, const std::i
     if (positions[i] >= 0) values[positions[i]] = diagonal[i] + shift;
 }
 
-#define BLOCKEIGS_DIAGONAL(T)                                                                                   \
-  template std::int64_t find_diagonal_positions(const dense::Context&, const spmm::CsrView<T>&, std::int64_t*); \
-  template void set_shifted_diagonal(const dense::Context&, T*, const std::int64_t*, const T*, T, std::int64_t);
+#define BLOCKEIGS_DIAGONAL(T) BLOCKEIGS_DIAGONAL_SHIFT(T, BLOCKEIGS_BACKEND_INSTANTIATE)
 BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_DIAGONAL)
 #undef BLOCKEIGS_DIAGONAL
 

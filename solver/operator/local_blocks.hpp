@@ -3,9 +3,11 @@
 // compactly in ascending global order; rows without such columns left out).
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <vector>
 
+#include "core/backend_lists.hpp"
 #include "core/csr_rows.hpp"
 #include "solver/operator/replicated_csr.hpp"
 #include "dense/context.hpp"
@@ -50,15 +52,22 @@ LocalBlocks<T> split_local_rows(const RowsFor<T>& rows);
 // the rows uploaded once as loaded, counted, scanned and filled there, the
 // blocks left in device memory, bit for bit the host split's. Real values
 // only; where the build has no CUDA it throws.
-template <class T>
-LocalBlocks<T> split_local_rows_on_device(const dense::Context& context, const CsrRows& rows);
-
+#define BLOCKEIGS_SPLIT_LOCAL_ROWS_ON_DEVICE(T) \
+  LocalBlocks<T> split_local_rows_on_device(const dense::Context& context, const CsrRows& rows)
 // The device split of this rank's rows [a.begin, a.end) of a replicated
 // matrix in device memory, read in place (nothing uploaded, nothing copied to
 // the host but the halo columns' ids): the same blocks as the host split of
 // host_rows(a). Where the build has no CUDA it throws.
-template <class T>
-LocalBlocks<T> split_replicated_on_device(const dense::Context& context, const ReplicatedCsr& a);
+#define BLOCKEIGS_SPLIT_REPLICATED_ON_DEVICE(T) \
+  LocalBlocks<T> split_replicated_on_device(const dense::Context& context, const ReplicatedCsr& a)
+// Each as OP(signature, name) (core/backend_lists.hpp): both for T float and double, the replicated
+// matrix's for complex values too.
+#define BLOCKEIGS_DEVICE_SPLITS(T, OP)                                      \
+  OP(BLOCKEIGS_SPLIT_LOCAL_ROWS_ON_DEVICE(T), "split_local_rows_on_device") \
+  OP(BLOCKEIGS_SPLIT_REPLICATED_ON_DEVICE(T), "split_replicated_on_device")
+#define BLOCKEIGS_DEVICE_COMPLEX_SPLITS(OP) \
+  OP(BLOCKEIGS_SPLIT_REPLICATED_ON_DEVICE(std::complex<double>), "split_replicated_on_device")
+BLOCKEIGS_DEVICE_SPLITS(T, BLOCKEIGS_BACKEND_DECLARE_TEMPLATE)
 
 // Device bytes the device split holds beyond the blocks it returns (the rows
 // as loaded, per-row counts, the off-diagonal columns while they are sorted).
@@ -70,26 +79,28 @@ std::int64_t device_split_scratch_bytes(std::int64_t local_rows, std::int64_t nn
 template <class T>
 LocalBlocks<T> split_local_rows(const dense::Context& context, const RowsFor<T>& rows);
 
-// The diagonal block's stored diagonal entries, for DistributedOperator::set_diagonal_shift (host loops in
-// local_blocks.cpp, their device twins in cuda/diagonal_shift.cu).
+// The diagonal block's stored diagonal entries, for DistributedOperator::set_diagonal_shift: host loops in
+// local_blocks.cpp, which hand device arrays to their device twins of the same signatures in namespace cuda
+// (cuda/diagonal_shift.cu, or a stub that throws where the build has no CUDA).
 // positions[i] = the index in A's values of A(i, i), -1 where row i stores no
 // diagonal entry (positions in A's space, A.rows entries). Returns the count
 // of rows without one.
-template <class T>
-std::int64_t find_diagonal_positions(const dense::Context& context, const spmm::CsrView<T>& A, std::int64_t* positions);
-
+#define BLOCKEIGS_FIND_DIAGONAL_POSITIONS(T)                                                     \
+  std::int64_t find_diagonal_positions(const dense::Context& context, const spmm::CsrView<T>& A, \
+                                       std::int64_t* positions)
 // values[positions[i]] = diagonal[i] + shift for the rows with a position;
 // all arrays in the context's space, `rows` entries of positions and diagonal.
-template <class T>
-void set_shifted_diagonal(const dense::Context& context, T* values, const std::int64_t* positions, const T* diagonal,
-                          T shift, std::int64_t rows);
+#define BLOCKEIGS_SET_SHIFTED_DIAGONAL(T)                                                            \
+  void set_shifted_diagonal(const dense::Context& context, T* values, const std::int64_t* positions, \
+                            const T* diagonal, T shift, std::int64_t rows)
+// Each as OP(signature, name) (core/backend_lists.hpp), for every T of BLOCKEIGS_FOR_EACH_SCALAR.
+#define BLOCKEIGS_DIAGONAL_SHIFT(T, OP)                                             \
+  OP(BLOCKEIGS_FIND_DIAGONAL_POSITIONS(T), "find_diagonal_positions on the device") \
+  OP(BLOCKEIGS_SET_SHIFTED_DIAGONAL(T), "set_shifted_diagonal on the device")
+BLOCKEIGS_DIAGONAL_SHIFT(T, BLOCKEIGS_BACKEND_DECLARE_TEMPLATE)
 
 namespace cuda {
-template <class T>
-std::int64_t find_diagonal_positions(const dense::Context& context, const spmm::CsrView<T>& A, std::int64_t* positions);
-template <class T>
-void set_shifted_diagonal(const dense::Context& context, T* values, const std::int64_t* positions, const T* diagonal,
-                          T shift, std::int64_t rows);
+BLOCKEIGS_DIAGONAL_SHIFT(T, BLOCKEIGS_BACKEND_DECLARE_TEMPLATE)
 }  // namespace cuda
 
 }  // namespace blockeigs::solver

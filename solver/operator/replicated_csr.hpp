@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/backend_lists.hpp"
 #include "core/enums.hpp"
 #include "dense/context.hpp"
 #include "core/csr_rows.hpp"
@@ -76,10 +77,19 @@ CsrProblem find_asymmetry(const ReplicatedCsr& a, const dense::Context* context 
 // -Im A(j, i), within 1e-12 relative as find_asymmetry).
 CsrProblem find_hermitian_problem(const ReplicatedCsr& a, HermitianPart part, const dense::Context* context = nullptr);
 
-CsrProblem find_offsets_problem_on_device(const ReplicatedCsr& a, const dense::Context& context);
-CsrProblem find_entry_problem_on_device(const ReplicatedCsr& a, const dense::Context& context);
-CsrProblem find_asymmetry_on_device(const ReplicatedCsr& a, const dense::Context& context);
-CsrProblem find_hermitian_problem_on_device(const ReplicatedCsr& a, HermitianPart part, const dense::Context& context);
+// Their device passes (cuda/replicated_csr_device.cu, or a stub that throws where the build has no CUDA),
+// each as OP(signature, name) (core/backend_lists.hpp).
+#define BLOCKEIGS_REPLICATED_CSR_DEVICE_PASSES(OP)                                                     \
+  OP(CsrProblem find_offsets_problem_on_device(const ReplicatedCsr& a, const dense::Context& context), \
+     "find_offsets_problem_on_device")                                                                 \
+  OP(CsrProblem find_entry_problem_on_device(const ReplicatedCsr& a, const dense::Context& context),   \
+     "find_entry_problem_on_device")                                                                   \
+  OP(CsrProblem find_asymmetry_on_device(const ReplicatedCsr& a, const dense::Context& context),       \
+     "find_asymmetry_on_device")                                                                       \
+  OP(CsrProblem find_hermitian_problem_on_device(const ReplicatedCsr& a, HermitianPart part,           \
+                                                 const dense::Context& context),                       \
+     "find_hermitian_problem_on_device")
+BLOCKEIGS_REPLICATED_CSR_DEVICE_PASSES(BLOCKEIGS_BACKEND_DECLARE)
 
 // The message the host checks give for `problem` (validate's for the
 // offsets and the entries, check_symmetric's for an asymmetry, check_hermitian's

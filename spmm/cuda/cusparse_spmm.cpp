@@ -64,8 +64,7 @@ std::unique_ptr<LocalSpmm<T>> make_cusparse_spmm(const dense::Context& context, 
   return std::make_unique<CusparseSpmm<T>>(context, A);
 }
 
-#define BLOCKEIGS_INSTANTIATE(T) \
-  template std::unique_ptr<LocalSpmm<T>> make_cusparse_spmm(const dense::Context&, const CsrView<T>&);
+#define BLOCKEIGS_INSTANTIATE(T) template BLOCKEIGS_SPMM_MAKE_CUSPARSE(T);
 BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_INSTANTIATE)
 #undef BLOCKEIGS_INSTANTIATE
 

@@ -276,9 +276,7 @@ std::unique_ptr<LocalSpmm<T>> make_merge_based_spmm(const dense::Context& contex
   return std::make_unique<MergeBasedSpmm<T>>(context, A, shape);
 }
 
-#define BLOCKEIGS_INSTANTIATE(T)                                                                         \
-  template std::unique_ptr<LocalSpmm<T>> make_merge_based_spmm(const dense::Context&, const CsrView<T>&, \
-                                                               const cuda::RowShape*);
+#define BLOCKEIGS_INSTANTIATE(T) template BLOCKEIGS_SPMM_MAKE_MERGE_BASED(T);
 BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_INSTANTIATE)
 #undef BLOCKEIGS_INSTANTIATE
 

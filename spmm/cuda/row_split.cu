@@ -224,9 +224,7 @@ std::unique_ptr<LocalSpmm<T>> make_row_split_spmm(const dense::Context& context,
   return std::make_unique<RowSplitSpmm<T>>(context, A, shape);
 }
 
-#define BLOCKEIGS_INSTANTIATE(T)                                                                       \
-  template std::unique_ptr<LocalSpmm<T>> make_row_split_spmm(const dense::Context&, const CsrView<T>&, \
-                                                             const cuda::RowShape*);
+#define BLOCKEIGS_INSTANTIATE(T) template BLOCKEIGS_SPMM_MAKE_ROW_SPLIT(T);
 BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_INSTANTIATE)
 #undef BLOCKEIGS_INSTANTIATE
 

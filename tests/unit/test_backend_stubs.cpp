@@ -1,6 +1,7 @@
 // A build without CUDA links a stub for every device half (the context and
 // the memory, the block operations, the Chebyshev passes, the halo kernels and
-// transports, device selection's queries, the device eigensolver): a view that
+// transports, the operator's device split and checks, device selection's
+// queries, the device eigensolver): a view that
 // says it is in device memory must make them throw NotCompiled ("not compiled
 // with CUDA"), naming the operation, never do nothing. The views point at host memory that
 // is never read, so that a missing throw fails the test instead of crashing
@@ -29,6 +30,9 @@
 #include "solver/operator/halo/cuda/halo_pack.hpp"
 #include "solver/operator/halo/nccl_halo.hpp"
 #include "solver/operator/halo/peer_halo.hpp"
+#include "solver/operator/local_blocks.hpp"
+#include "solver/operator/replicated_csr.hpp"
+#include "solver/operator/symmetry_check_device.hpp"
 #include "solver/precond/chebyshev_steps.hpp"
 #include "spmm/cuda/device_limits.hpp"
 #include "spmm/cuda/device_products.hpp"
@@ -88,6 +92,10 @@ TEST_F(BackendStubs, ContextAndEventsThrowNotCompiled) {
   expect_not_compiled([&] { backend::synchronize_event(&token); }, "Event::synchronize");
   expect_not_compiled([&] { (void)backend::event_done(&token); }, "Event::done");
   expect_not_compiled([&] { (void)backend::seconds_between(&token, &token); }, "Event::seconds_since");
+  // Nor its resources (an incomplete type, which the stubs never read).
+  auto& resources = *reinterpret_cast<backend::Resources*>(&token);
+  expect_not_compiled([&] { backend::make_current(resources); }, "Context::make_current");
+  expect_not_compiled([&] { (void)backend::cublas_handle(resources); }, "Context::cublas_handle");
 }
 
 TEST_F(BackendStubs, DeviceMemoryThrows) {
@@ -103,6 +111,8 @@ TEST_F(BackendStubs, DeviceMemoryThrows) {
       [&] { dense::copy_bytes_async(host.data(), Space::host, other.data(), Space::device, bytes, nullptr); },
       "device memory");
   expect_not_compiled([&] { dense::fill_bytes(other.data(), Space::device, 0xff, bytes); }, "device memory");
+  expect_not_compiled([&] { dense::cuda_memory::upload_staged(other.data(), host.data(), bytes, bytes); },
+                      "device memory");
   EXPECT_EQ(other, std::vector<double>(4, 2.0));
   expect_not_compiled([] { (void)dense::cuda_memory::allocate_pinned(8); }, "allocate_pinned_bytes");
   // Pinned buffers fall back to plain host memory.
@@ -141,6 +151,20 @@ TEST_F(BackendStubs, ChebyshevPassesThrowNotCompiled) {
   expect_not_compiled(
       [&] { solver::chebyshev_step<double>(context, 0.5, 1.0, 1.0, diag.data(), diag.data(), true, Q, E, W); },
       "chebyshev_step");
+  // The passes that change precision, and those in fp32 (chebyshev_steps_cuda.hpp's lists).
+  std::vector<float> qf, ef, wf;
+  const dense::DenseView<float> QF = device_view(qf), EF = device_view(ef), WF = device_view(wf);
+  const std::vector<float> diagf(4, 1.0f);
+  expect_not_compiled([&] { solver::chebyshev_start<double, float>(context, 1.0f, diagf.data(), Q, QF, EF, WF); },
+                      "chebyshev_start");
+  expect_not_compiled(
+      [&] {
+        solver::chebyshev_finish<double, float>(context, 0.5f, 1.0f, 1.0f, diagf.data(), diagf.data(), QF, EF, WF, W);
+      },
+      "chebyshev_finish");
+  expect_not_compiled(
+      [&] { solver::chebyshev_step<float>(context, 0.5f, 1.0f, 1.0f, diagf.data(), diagf.data(), true, QF, EF, WF); },
+      "chebyshev_step");
 }
 
 // No device context exists without CUDA: the device halves behind the
@@ -177,6 +201,33 @@ TEST_F(BackendStubs, PlanDeviceKernelsThrowNotCompiled) {
   expect_not_compiled([&] { (void)spmm::make_merge_based_spmm(context, A); }, "make_merge_based_spmm");
   expect_not_compiled([&] { (void)spmm::cuda::row_shape(offsets.data(), 4, 4, 4); }, "row_shape");
   expect_not_compiled([] { (void)spmm::cuda::device_limits(0); }, "device_limits");
+}
+
+// The distributed operator's device passes: its split, its diagonal's twins, the replicated matrix's checks
+// and the symmetry check's lookups.
+TEST_F(BackendStubs, OperatorDevicePassesThrowNotCompiled) {
+  const solver::ReplicatedCsr replicated{Space::device};
+  const CsrRows rows;
+  expect_not_compiled([&] { (void)solver::split_local_rows_on_device<float>(context, rows); },
+                      "split_local_rows_on_device");
+  expect_not_compiled([&] { (void)solver::split_replicated_on_device<std::complex<double>>(context, replicated); },
+                      "split_replicated_on_device");
+  const std::vector<std::int32_t> offsets = {0, 1, 2, 3, 4}, columns = {0, 1, 2, 3};
+  std::vector<std::complex<double>> values(4, 1.0);
+  const spmm::CsrView<std::complex<double>> A{Space::device, 4, 4, 4, offsets.data(), columns.data(), values.data()};
+  std::vector<std::int64_t> positions(4, 0);
+  expect_not_compiled([&] { (void)solver::find_diagonal_positions(context, A, positions.data()); },
+                      "find_diagonal_positions");
+  expect_not_compiled(
+      [&] { solver::cuda::set_shifted_diagonal(context, values.data(), positions.data(), values.data(), {1.0}, 4); },
+      "set_shifted_diagonal");
+  expect_not_compiled([&] { (void)solver::find_offsets_problem_on_device(replicated, context); },
+                      "find_offsets_problem_on_device");
+  expect_not_compiled(
+      [&] { (void)solver::find_hermitian_problem_on_device(replicated, solver::HermitianPart::real, context); },
+      "find_hermitian_problem_on_device");
+  EXPECT_FALSE(solver::DeviceSymmetryRows::fits(rows, 0));
+  expect_not_compiled([&] { solver::DeviceSymmetryRows lookups(context, rows); }, "DeviceSymmetryRows");
 }
 
 // Device selection asks CUDA for a GPU's PCI bus id only on a device

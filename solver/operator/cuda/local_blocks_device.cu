@@ -288,10 +288,8 @@ LocalBlocks<T> split_replicated_on_device(const dense::Context& context, const R
   return split_on_device<T>(context, r, a.values, last - first, {});
 }
 
-template LocalBlocks<float> split_local_rows_on_device(const dense::Context&, const CsrRows&);
-template LocalBlocks<double> split_local_rows_on_device(const dense::Context&, const CsrRows&);
-template LocalBlocks<float> split_replicated_on_device(const dense::Context&, const ReplicatedCsr&);
-template LocalBlocks<double> split_replicated_on_device(const dense::Context&, const ReplicatedCsr&);
-template LocalBlocks<std::complex<double>> split_replicated_on_device(const dense::Context&, const ReplicatedCsr&);
+BLOCKEIGS_DEVICE_SPLITS(float, BLOCKEIGS_BACKEND_INSTANTIATE)
+BLOCKEIGS_DEVICE_SPLITS(double, BLOCKEIGS_BACKEND_INSTANTIATE)
+BLOCKEIGS_DEVICE_COMPLEX_SPLITS(BLOCKEIGS_BACKEND_INSTANTIATE)
 
 }  // namespace blockeigs::solver

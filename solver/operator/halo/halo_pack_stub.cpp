@@ -3,30 +3,14 @@
 #include <cstdint>
 
 #include "core/not_compiled.hpp"
-#include "core/error.hpp"
 #include "solver/operator/halo/cuda/halo_pack.hpp"
 
 namespace blockeigs::solver::cuda {
+namespace {
+[[noreturn]] void not_compiled(const char* operation) { throw NotCompiled(operation, "CUDA"); }
+}  // namespace
 
-template <class T>
-void pack_rows(const T*, std::int64_t, std::int64_t, std::int64_t, const std::int32_t*, std::int64_t, T*, std::int64_t,
-               void*) {
-  throw NotCompiled("pack_rows", "CUDA");
-}
-
-template <class T>
-void scatter_add_rows(const T*, std::int64_t, const std::int32_t*, std::int64_t, T*, std::int64_t, std::int64_t,
-                      void*) {
-  throw NotCompiled("scatter_add_rows", "CUDA");
-}
-
-template void pack_rows(const float*, std::int64_t, std::int64_t, std::int64_t, const std::int32_t*, std::int64_t,
-                        float*, std::int64_t, void*);
-template void pack_rows(const double*, std::int64_t, std::int64_t, std::int64_t, const std::int32_t*, std::int64_t,
-                        double*, std::int64_t, void*);
-template void scatter_add_rows(const float*, std::int64_t, const std::int32_t*, std::int64_t, float*, std::int64_t,
-                               std::int64_t, void*);
-template void scatter_add_rows(const double*, std::int64_t, const std::int32_t*, std::int64_t, double*, std::int64_t,
-                               std::int64_t, void*);
+BLOCKEIGS_HALO_PACK_KERNELS(float, BLOCKEIGS_BACKEND_STUB_SPECIALISATION)
+BLOCKEIGS_HALO_PACK_KERNELS(double, BLOCKEIGS_BACKEND_STUB_SPECIALISATION)
 
 }  // namespace blockeigs::solver::cuda

@@ -15,10 +15,25 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/backend_lists.hpp"
 #include "core/enums.hpp"
 #include "solver/operator/halo/halo_exchange.hpp"
 
 namespace blockeigs::solver {
+
+// StagedMpiHalo's device half, in staged_mpi_halo_cuda.cpp (or its stub,
+// which throws "not compiled with CUDA"): the copy streams and events made,
+// the previous exchange's copies in waited for, the pack's copies to the host
+// queued, and end()'s loop, which sends each piece whose copy to the host is
+// done and queues the copy to the device of each piece that has arrived,
+// until all have. Each member as OP(signature, name) (core/backend_lists.hpp),
+// its name qualified by C (empty in the class, StagedMpiHalo<float>:: where it
+// is instantiated).
+#define BLOCKEIGS_STAGED_MPI_HALO_DEVICE_HALF(C, OP)                   \
+  OP(void C create_copy_streams(), "StagedMpiHalo")                    \
+  OP(void C wait_for_copies_in(), "StagedMpiHalo::wait_for_copies_in") \
+  OP(void C start_on_device(), "StagedMpiHalo::start_on_device")       \
+  OP(void C pipeline_on_device(), "StagedMpiHalo::pipeline_on_device")
 
 template <class T>
 class StagedMpiHalo final : public HaloExchange<T> {
@@ -43,17 +58,9 @@ class StagedMpiHalo final : public HaloExchange<T> {
   };
   // The plan's messages (by rank and row offsets) of words_ T values a row, in pieces.
   std::vector<Piece> cut(const std::vector<int>& ranks, const std::vector<std::int64_t>& offsets) const;
-  // The device half, in staged_mpi_halo_cuda.cpp (or its stub, which
-  // throws "not compiled with CUDA"): the copy streams and events made and
-  // released, the previous exchange's copies in waited for, the pack's copies
-  // to the host queued, and end()'s loop, which sends each piece whose copy to
-  // the host is done and queues the copy to the device of each piece that has
-  // arrived, until all have.
-  void create_copy_streams();
+  // The device half (BLOCKEIGS_STAGED_MPI_HALO_DEVICE_HALF, and the copy streams' release).
+  BLOCKEIGS_STAGED_MPI_HALO_DEVICE_HALF(, BLOCKEIGS_BACKEND_DECLARE)
   void release_copy_streams() noexcept;
-  void wait_for_copies_in();
-  void start_on_device();
-  void pipeline_on_device();
 
   dense::PinnedBuffer<T> send_staging_;  // host copy of the packed rows
   dense::PinnedBuffer<T> recv_staging_;  // received rows before their copy to the halo block

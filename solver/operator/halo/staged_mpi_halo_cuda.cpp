@@ -97,12 +97,9 @@ void StagedMpiHalo<T>::pipeline_on_device() {
   BLOCKEIGS_CUDA_CHECK(cudaStreamWaitEvent(stream_of(this->context_.stream()), event_of(copied_in_), 0));
 }
 
-#define BLOCKEIGS_STAGED_DEVICE_HALF(T)                            \
-  template void StagedMpiHalo<T>::create_copy_streams();           \
-  template void StagedMpiHalo<T>::release_copy_streams() noexcept; \
-  template void StagedMpiHalo<T>::wait_for_copies_in();            \
-  template void StagedMpiHalo<T>::start_on_device();               \
-  template void StagedMpiHalo<T>::pipeline_on_device();
+#define BLOCKEIGS_STAGED_DEVICE_HALF(T)                                                    \
+  BLOCKEIGS_STAGED_MPI_HALO_DEVICE_HALF(StagedMpiHalo<T>::, BLOCKEIGS_BACKEND_INSTANTIATE) \
+  template void StagedMpiHalo<T>::release_copy_streams() noexcept;
 BLOCKEIGS_STAGED_DEVICE_HALF(float)
 BLOCKEIGS_STAGED_DEVICE_HALF(double)
 #undef BLOCKEIGS_STAGED_DEVICE_HALF

@@ -91,20 +91,10 @@ void chebyshev_finish(const dense::Context& context, U shift, U alpha, U beta, c
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
-#define BLOCKEIGS_INSTANTIATE(T, U)                                                                                \
-  template void chebyshev_start(const dense::Context&, U, const U*, dense::ConstDenseView<T>, dense::DenseView<U>, \
-                                dense::DenseView<U>, dense::DenseView<U>);                                         \
-  template void chebyshev_finish(const dense::Context&, U, U, U, const U*, const U*, dense::ConstDenseView<U>,     \
-                                 dense::ConstDenseView<U>, dense::ConstDenseView<U>, dense::DenseView<T>);
-
-BLOCKEIGS_INSTANTIATE(float, float)
-BLOCKEIGS_INSTANTIATE(double, double)
-BLOCKEIGS_INSTANTIATE(double, float)
+#define BLOCKEIGS_INSTANTIATE(T, U) BLOCKEIGS_CHEBYSHEV_ENDS(T, U, BLOCKEIGS_BACKEND_INSTANTIATE)
+BLOCKEIGS_CHEBYSHEV_PAIRS(BLOCKEIGS_INSTANTIATE)
 #undef BLOCKEIGS_INSTANTIATE
-
-template void chebyshev_step(const dense::Context&, float, float, float, const float*, const float*, bool,
-                             dense::DenseView<float>, dense::DenseView<float>, dense::DenseView<float>);
-template void chebyshev_step(const dense::Context&, double, double, double, const double*, const double*, bool,
-                             dense::DenseView<double>, dense::DenseView<double>, dense::DenseView<double>);
+BLOCKEIGS_CHEBYSHEV_STEPS(float, BLOCKEIGS_BACKEND_INSTANTIATE)
+BLOCKEIGS_CHEBYSHEV_STEPS(double, BLOCKEIGS_BACKEND_INSTANTIATE)
 
 }  // namespace blockeigs::solver::device_ops

@@ -58,11 +58,6 @@ void scatter_add_rows(const T* src, std::int64_t k, const std::int32_t* rows, st
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
-template void scatter_add_rows(const float*, std::int64_t, const std::int32_t*, std::int64_t, float*, std::int64_t,
-                               std::int64_t, void*);
-template void scatter_add_rows(const double*, std::int64_t, const std::int32_t*, std::int64_t, double*, std::int64_t,
-                               std::int64_t, void*);
-
 template <class T>
 void pack_rows(const T* X, std::int64_t row_stride, std::int64_t col_stride, std::int64_t k, const std::int32_t* rows,
                std::int64_t count, T* out, std::int64_t out_ld, void* stream) {
@@ -75,9 +70,7 @@ void pack_rows(const T* X, std::int64_t row_stride, std::int64_t col_stride, std
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
 
-template void pack_rows(const float*, std::int64_t, std::int64_t, std::int64_t, const std::int32_t*, std::int64_t,
-                        float*, std::int64_t, void*);
-template void pack_rows(const double*, std::int64_t, std::int64_t, std::int64_t, const std::int32_t*, std::int64_t,
-                        double*, std::int64_t, void*);
+BLOCKEIGS_HALO_PACK_KERNELS(float, BLOCKEIGS_BACKEND_INSTANTIATE)
+BLOCKEIGS_HALO_PACK_KERNELS(double, BLOCKEIGS_BACKEND_INSTANTIATE)
 
 }  // namespace blockeigs::solver::cuda
