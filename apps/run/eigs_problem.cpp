@@ -100,11 +100,11 @@ void check_full_column_rank(const io::DenseRows& y, const std::string& what, MPI
 
 std::string equation(bool generalized) { return generalized ? "A x = \u03bb B x" : "A x = \u03bb x"; }
 
-solver::MethodChoice eigen_method(const cfg::EigsConfig& config) {
+solver::MethodChoice eigen_method(const cfg::EigsConfig& config, bool complex) {
   const cfg::EigensolverSettings& e = config.eigensolver;
   return solver::choose_eigen_method(e.method, e.lobpcg.k, config.matrix_b.has_value(),
                                      e.constraints != cfg::ConstraintsSource::none,
-                                     solver::names_a_preconditioner(e.preconditioner));
+                                     solver::names_a_preconditioner(e.preconditioner), complex);
 }
 
 int eigen_block_size(const cfg::EigsConfig& config, const solver::MethodChoice& method, std::int64_t global_rows) {

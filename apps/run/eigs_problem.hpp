@@ -49,7 +49,7 @@ std::string equation(bool generalized);
 // The eigensolver the run takes (eigensolver.method; `auto` by its rule,
 // solver::choose_eigen_method), and the block it works on (eigensolver.block_size,
 // or the method's default for k and the matrix's rows).
-solver::MethodChoice eigen_method(const cfg::EigsConfig& config);
+solver::MethodChoice eigen_method(const cfg::EigsConfig& config, bool complex = false);
 int eigen_block_size(const cfg::EigsConfig& config, const solver::MethodChoice& method, std::int64_t global_rows);
 
 // The summary's lines about B and Y (empty for neither), rank 0's.

@@ -290,7 +290,7 @@ int solve(const cfg::EigsConfig& config, const solver::DistributedRows& matrix, 
   account.lap(Phase::matrix_b);
   const solver::MemoryPlan memory_plan = check_memory_with_operator(config, matrix, op, b, problem.b.get());
   account.lap(Phase::memory_plan);
-  const solver::MethodChoice method = eigen_method(config);
+  const solver::MethodChoice method = eigen_method(config, is_complex_v<T>);
   solver::LobpcgOptions options = lobpcg_options(settings, op.global_rows());
   const int block = eigen_block_size(config, method, op.global_rows());
   const solver::ResolvedPreconditioner chosen = solver::resolve_preconditioner(

@@ -93,18 +93,22 @@ void set_preconditioner(const solver::PreconditionerOptions& p, SpectrumEnd end,
 
 int value_bytes(const cfg::ExecutionConfig& execution) { return execution.spmm_precision == Precision::fp32 ? 4 : 8; }
 
-// A complex run's shape, its values of `bytes` (8: complex single, 16: complex double): block CG's blocks
-// twice the bytes of their parts (the polynomial's blocks too; its diagonals stay real); the filter's blocks
-// likewise, mixed as its parts decide.
+// A complex run's shape, its values of `bytes` (8: complex single, 16: complex double): block CG's and
+// LOBPCG's blocks twice the bytes of their parts (the polynomial's blocks too; its diagonals stay real); the
+// filter's blocks likewise, mixed as its parts decide. (Where complex values take LOBPCG, real ones do too:
+// `shape` is LOBPCG's already.)
 template <class Config>
 void complex_shape(const Config& config, solver::SolverShape& shape, std::int64_t rows, Space space, int bytes) {
+  bool filter = false;
   if constexpr (requires { config.eigensolver; }) {
     const cfg::EigensolverSettings& s = config.eigensolver;
-    shape = solver::filter_shape(s.lobpcg.k, s.lobpcg.block_size, bytes / 2, rows, s.lobpcg.search_precision, space);
-    shape.output = !config.output.path.empty() && config.output.eigenvectors;
-  } else {
-    shape.preconditioner_memory.block_bytes *= 2;
+    filter = eigen_method(config, true).method == solver::EigenMethod::chebyshev_filter;
+    if (filter) {
+      shape = solver::filter_shape(s.lobpcg.k, s.lobpcg.block_size, bytes / 2, rows, s.lobpcg.search_precision, space);
+      shape.output = !config.output.path.empty() && config.output.eigenvectors;
+    }
   }
+  if (!filter) shape.preconditioner_memory.block_bytes *= 2;
   shape.value_bytes = bytes;
   shape.complex = true;
 }

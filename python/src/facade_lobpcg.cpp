@@ -63,7 +63,7 @@ EigsResult pairs(Matrix& a, Matrix* b, const EigsRequest& request, const cfg::Ei
   solver::LobpcgOptions options = settings.lobpcg;
   const solver::MethodChoice method = solver::collectively(comm, [&] {
     return solver::choose_eigen_method(settings.method, options.k, b != nullptr, request.constraints.has_value(),
-                                       solver::names_a_preconditioner(settings.preconditioner));
+                                       solver::names_a_preconditioner(settings.preconditioner), is_complex_v<T>);
   });
   const cfg::ExecutionConfig execution = read_execution(request.execution, comm);
   a.distribute(request.execution);

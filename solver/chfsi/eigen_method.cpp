@@ -13,8 +13,8 @@ std::string_view to_string(EigenMethod method) {
   return "?";
 }
 
-MethodChoice choose_eigen_method(EigenMethod requested, int k, bool generalized, bool constrained,
-                                 bool preconditioned) {
+MethodChoice choose_eigen_method(EigenMethod requested, int k, bool generalized, bool constrained, bool preconditioned,
+                                 bool complex) {
   const char* refusal = generalized      ? "A x = lambda B x (matrix_b)"
                         : constrained    ? "constraints (eigensolver.constraints)"
                         : preconditioned ? "a preconditioner (the filter is its own acceleration)"
@@ -29,6 +29,10 @@ MethodChoice choose_eigen_method(EigenMethod requested, int k, bool generalized,
   }
   if (requested == EigenMethod::lobpcg) return {EigenMethod::lobpcg, "chosen"};
   if (refusal) return {EigenMethod::lobpcg, detail::concat("auto: the filter does not take ", refusal)};
+  if (complex)
+    return {EigenMethod::chebyshev_filter,
+            "auto: complex values, a standard problem without constraints or a preconditioner (the filter is "
+            "faster there at any k)"};
   if (k < filter_min_pairs) return {EigenMethod::lobpcg, detail::concat("auto: k = ", k, " < ", filter_min_pairs)};
   return {EigenMethod::chebyshev_filter,
           detail::concat("auto: k = ", k, " >= ", filter_min_pairs,

@@ -23,7 +23,12 @@ struct MethodChoice {
 // The method for k pairs of a problem: `requested` unless automatic. The
 // filter takes standard problems without constraints or a preconditioner
 // (the filter is its acceleration): requested for another, it is an
-// InputError naming what it does not take and the alternative.
-MethodChoice choose_eigen_method(EigenMethod requested, int k, bool generalized, bool constrained, bool preconditioned);
+// InputError naming what it does not take and the alternative. Automatic:
+// LOBPCG below filter_min_pairs and wherever the filter does not apply, the
+// filter from there; for complex values the filter wherever it applies
+// (on the 128^3 Bloch Laplacian, k = 16, it took 1.05 s against complex
+// LOBPCG's 1.69 s with its automatic preconditioner: docs/benchmarks/complex.md).
+MethodChoice choose_eigen_method(EigenMethod requested, int k, bool generalized, bool constrained, bool preconditioned,
+                                 bool complex = false);
 
 }  // namespace blockeigs::solver

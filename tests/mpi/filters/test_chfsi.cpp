@@ -19,6 +19,7 @@
 #include "solver/chfsi/chebyshev_filter.hpp"
 #include "solver/blocks/eigen_solvers.hpp"
 #include "solver/chfsi/chfsi.hpp"
+#include "solver/chfsi/eigen_method.hpp"
 #include "solver/operator/distributed_operator.hpp"
 #include "tests/support/csr_test_operator.hpp"
 #include "tests/support/dense_reference.hpp"
@@ -240,6 +241,28 @@ TEST(Chfsi, InputErrorsOnEveryRank) {
   bad.max_degree = -2;
   test::expect_mentions(test::input_error_message([&] { run_filter(p, options_for(4), Split::balanced, bad); }),
                         {"0 (automatic)"});
+}
+
+// The automatic rule: real values take LOBPCG below filter_min_pairs, complex ones the filter wherever it
+// applies; B, constraints or a preconditioner take LOBPCG; the filter asked for where it does not apply is an
+// input error naming what it does not take.
+TEST(EigenMethod, AutomaticRule) {
+  using solver::EigenMethod;
+  const auto method = [](int k, bool b, bool y, bool m, bool complex, EigenMethod asked = EigenMethod::automatic) {
+    return solver::choose_eigen_method(asked, k, b, y, m, complex).method;
+  };
+  EXPECT_EQ(method(16, false, false, false, false), EigenMethod::lobpcg);
+  EXPECT_EQ(method(solver::filter_min_pairs, false, false, false, false), EigenMethod::chebyshev_filter);
+  EXPECT_EQ(method(16, false, false, false, true), EigenMethod::chebyshev_filter);
+  for (const bool complex : {false, true}) {
+    EXPECT_EQ(method(200, true, false, false, complex), EigenMethod::lobpcg);
+    EXPECT_EQ(method(200, false, true, false, complex), EigenMethod::lobpcg);
+    EXPECT_EQ(method(200, false, false, true, complex), EigenMethod::lobpcg);
+    EXPECT_EQ(method(200, false, false, false, complex, EigenMethod::lobpcg), EigenMethod::lobpcg);
+    test::expect_mentions(
+        test::input_error_message([&] { method(16, true, false, false, complex, EigenMethod::chebyshev_filter); }),
+        {"chebyshev_filter", "matrix_b"});
+  }
 }
 
 }  // namespace
