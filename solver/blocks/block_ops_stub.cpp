@@ -20,23 +20,14 @@ namespace {
 
 // Every operation of cuda/block_ops_cuda.hpp's lists, each a specialisation (an overload for those of no element
 // type) that throws naming it.
-#define BLOCKEIGS_STUB(signature, name) \
-  template <>                           \
-  signature {                           \
-    not_compiled(name);                 \
-  }
-#define BLOCKEIGS_STUB_UNTYPED(signature, name) \
-  signature { not_compiled(name); }
-#define BLOCKEIGS_STUBS(T)                       \
-  BLOCKEIGS_DEVICE_REDUCTIONS(T, BLOCKEIGS_STUB) \
-  BLOCKEIGS_DEVICE_UPDATES(T, BLOCKEIGS_STUB)
+#define BLOCKEIGS_STUBS(T)                                              \
+  BLOCKEIGS_DEVICE_REDUCTIONS(T, BLOCKEIGS_BACKEND_STUB_SPECIALISATION) \
+  BLOCKEIGS_DEVICE_UPDATES(T, BLOCKEIGS_BACKEND_STUB_SPECIALISATION)
 BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_STUBS)
-BLOCKEIGS_DEVICE_RITZ_UPDATES(float, BLOCKEIGS_STUB)
-BLOCKEIGS_DEVICE_RITZ_UPDATES(double, BLOCKEIGS_STUB)
-BLOCKEIGS_DEVICE_CONVERSIONS(BLOCKEIGS_STUB)
-BLOCKEIGS_DEVICE_UNTYPED(BLOCKEIGS_STUB_UNTYPED)
+BLOCKEIGS_DEVICE_RITZ_UPDATES(float, BLOCKEIGS_BACKEND_STUB_SPECIALISATION)
+BLOCKEIGS_DEVICE_RITZ_UPDATES(double, BLOCKEIGS_BACKEND_STUB_SPECIALISATION)
+BLOCKEIGS_DEVICE_CONVERSIONS(BLOCKEIGS_BACKEND_STUB_SPECIALISATION)
+BLOCKEIGS_DEVICE_UNTYPED(BLOCKEIGS_BACKEND_STUB)
 #undef BLOCKEIGS_STUBS
-#undef BLOCKEIGS_STUB_UNTYPED
-#undef BLOCKEIGS_STUB
 
 }  // namespace blockeigs::solver::device_ops

@@ -357,7 +357,7 @@ void convert_block(const dense::Context& context, dense::ConstDenseView<From> sr
       dst.rows, dst.cols, src.data, src.ld, dst.data, dst.ld);
   BLOCKEIGS_CUDA_CHECK_LAUNCH();
 }
-BLOCKEIGS_DEVICE_CONVERSIONS(BLOCKEIGS_DEVICE_INSTANTIATE)
+BLOCKEIGS_DEVICE_CONVERSIONS(BLOCKEIGS_BACKEND_INSTANTIATE)
 
 template <class T>
 void select_columns(const dense::Context& context, dense::ConstDenseView<T> src, const std::int64_t* columns,
@@ -425,7 +425,7 @@ double memory_bytes_per_sm_cycle(int device) {
   return bytes_per_second / (double(sms) * sm_khz * 1e3);
 }
 
-#define BLOCKEIGS_INSTANTIATE(T) BLOCKEIGS_DEVICE_UPDATES(T, BLOCKEIGS_DEVICE_INSTANTIATE)
+#define BLOCKEIGS_INSTANTIATE(T) BLOCKEIGS_DEVICE_UPDATES(T, BLOCKEIGS_BACKEND_INSTANTIATE)
 BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_INSTANTIATE)
 #undef BLOCKEIGS_INSTANTIATE
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "core/backend_lists.hpp"
 #include "core/scalar.hpp"
 #include "dense/context.hpp"
 #include "dense/dense.hpp"
@@ -180,19 +181,14 @@ class LocalGramTransfer {
   OP(BLOCKEIGS_DEVICE_CONVERT_BLOCK(float, float), "convert_block")  \
   OP(BLOCKEIGS_DEVICE_CONVERT_BLOCK(double, double), "convert_block")
 
-// Expanders: a template's declaration, an instantiation, and (block_ops_stub.cpp) a stub.
-#define BLOCKEIGS_DEVICE_DECLARE_TEMPLATE(signature, name) \
-  template <class T>                                       \
-  signature;
-#define BLOCKEIGS_DEVICE_DECLARE(signature, name) signature;
-#define BLOCKEIGS_DEVICE_INSTANTIATE(signature, name) template signature;
-
-BLOCKEIGS_DEVICE_REDUCTIONS(T, BLOCKEIGS_DEVICE_DECLARE_TEMPLATE)
-BLOCKEIGS_DEVICE_UPDATES(T, BLOCKEIGS_DEVICE_DECLARE_TEMPLATE)
+// Expanded by core/backend_lists.hpp's expanders: declarations here, instantiations in the CUDA files, and
+// block_ops_stub.cpp's stubs.
+BLOCKEIGS_DEVICE_REDUCTIONS(T, BLOCKEIGS_BACKEND_DECLARE_TEMPLATE)
+BLOCKEIGS_DEVICE_UPDATES(T, BLOCKEIGS_BACKEND_DECLARE_TEMPLATE)
 template <class Ts>
 BLOCKEIGS_DEVICE_RITZ_UPDATE_LOCAL(Ts);
 template <class From, class To>
 BLOCKEIGS_DEVICE_CONVERT_BLOCK(From, To);
-BLOCKEIGS_DEVICE_UNTYPED(BLOCKEIGS_DEVICE_DECLARE)
+BLOCKEIGS_DEVICE_UNTYPED(BLOCKEIGS_BACKEND_DECLARE)
 
 }  // namespace blockeigs::solver::device_ops

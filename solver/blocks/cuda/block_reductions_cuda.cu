@@ -409,7 +409,7 @@ void eigen_residuals_local(const dense::Context& context, dense::ConstDenseView<
   PinnedGramTransfer(stream, chunks, 2 * k, partial.data()).wait(out);
 }
 
-#define BLOCKEIGS_INSTANTIATE(T) BLOCKEIGS_DEVICE_REDUCTIONS(T, BLOCKEIGS_DEVICE_INSTANTIATE)
+#define BLOCKEIGS_INSTANTIATE(T) BLOCKEIGS_DEVICE_REDUCTIONS(T, BLOCKEIGS_BACKEND_INSTANTIATE)
 BLOCKEIGS_FOR_EACH_SCALAR(BLOCKEIGS_INSTANTIATE)
 #undef BLOCKEIGS_INSTANTIATE
 

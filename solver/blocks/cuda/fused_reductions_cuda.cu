@@ -80,8 +80,8 @@ bool ritz_update_local(const dense::Context& context, dense::ConstDenseView<doub
   return true;
 }
 
-BLOCKEIGS_DEVICE_RITZ_UPDATES(double, BLOCKEIGS_DEVICE_INSTANTIATE)
-BLOCKEIGS_DEVICE_RITZ_UPDATES(float, BLOCKEIGS_DEVICE_INSTANTIATE)
+BLOCKEIGS_DEVICE_RITZ_UPDATES(double, BLOCKEIGS_BACKEND_INSTANTIATE)
+BLOCKEIGS_DEVICE_RITZ_UPDATES(float, BLOCKEIGS_BACKEND_INSTANTIATE)
 
 bool ritz_update_implied_fits(std::int64_t ns, std::int64_t nv, std::int64_t m, std::int64_t nb) {
   return cuda::ritz_update_fits(ns, nv, m, nb, true);
