@@ -89,32 +89,17 @@ ConditionedSearch condition_search_block(const dense::Context& context, MPI_Comm
   return out;
 }
 
-template ConditionedSearch condition_search_block(const dense::Context&, MPI_Comm, dense::ConstDenseView<float>,
-                                                  dense::DenseView<float>, dense::DenseView<float>,
-                                                  dense::DenseView<float>, const Tolerances&, BasisOptions&,
-                                                  std::uint64_t, std::int64_t, std::int64_t, const BBasis<float>&);
-template ConditionedSearch condition_search_block(const dense::Context&, MPI_Comm, dense::ConstDenseView<double>,
-                                                  dense::DenseView<double>, dense::DenseView<double>,
-                                                  dense::DenseView<double>, const Tolerances&, BasisOptions&,
-                                                  std::uint64_t, std::int64_t, std::int64_t, const BBasis<double>&);
-template ConditionedSearch condition_search_block(const dense::Context&, MPI_Comm, dense::ConstDenseView<double>,
-                                                  dense::DenseView<float>, dense::DenseView<double>,
-                                                  dense::DenseView<double>, const Tolerances&, BasisOptions&,
-                                                  std::uint64_t, std::int64_t, std::int64_t, const BBasis<double>&);
-template ConditionedSearch condition_search_block(const dense::Context&, MPI_Comm,
-                                                  dense::ConstDenseView<std::complex<double>>,
-                                                  dense::DenseView<std::complex<double>>,
-                                                  dense::DenseView<std::complex<double>>,
-                                                  dense::DenseView<std::complex<double>>, const Tolerances&,
-                                                  BasisOptionsOf<std::complex<double>>&, std::uint64_t, std::int64_t,
-                                                  std::int64_t, const BBasis<std::complex<double>>&);
-template ConditionedSearch condition_search_block(const dense::Context&, MPI_Comm,
-                                                  dense::ConstDenseView<std::complex<float>>,
-                                                  dense::DenseView<std::complex<float>>,
-                                                  dense::DenseView<std::complex<float>>,
-                                                  dense::DenseView<std::complex<float>>, const Tolerances&,
-                                                  BasisOptionsOf<std::complex<double>>&, std::uint64_t, std::int64_t,
-                                                  std::int64_t, const BBasis<std::complex<float>>&);
+#define BLOCKEIGS_CONDITION_SEARCH(T, Ts)                                                                           \
+  template ConditionedSearch condition_search_block(const dense::Context&, MPI_Comm, dense::ConstDenseView<T>,      \
+                                                    dense::DenseView<Ts>, dense::DenseView<T>, dense::DenseView<T>, \
+                                                    const Tolerances&, BasisOptionsOf<small_t<T>>&, std::uint64_t,  \
+                                                    std::int64_t, std::int64_t, const BBasis<T>&);
+BLOCKEIGS_CONDITION_SEARCH(float, float)
+BLOCKEIGS_CONDITION_SEARCH(double, double)
+BLOCKEIGS_CONDITION_SEARCH(double, float)
+BLOCKEIGS_CONDITION_SEARCH(std::complex<float>, std::complex<float>)
+BLOCKEIGS_CONDITION_SEARCH(std::complex<double>, std::complex<double>)
+#undef BLOCKEIGS_CONDITION_SEARCH
 
 #define BLOCKEIGS_INSTANTIATE(T)                                                                                  \
   template void make_start_block(const dense::Context&, MPI_Comm, dense::DenseView<T>, dense::DenseView<T>,       \
