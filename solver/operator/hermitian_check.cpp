@@ -34,29 +34,31 @@ std::string not_hermitian(const std::string& what, const std::string& detail) {
 
 }  // namespace
 
-std::string imaginary_diagonal_message(const std::string& what, std::int64_t row, double imaginary) {
+std::string imaginary_diagonal_message(const std::string& what, std::int64_t row, double imaginary,
+                                       const std::string& symbol) {
   std::ostringstream text;
-  text << "A(" << row << ", " << row << ") has the imaginary part " << imaginary;
+  text << symbol << "(" << row << ", " << row << ") has the imaginary part " << imaginary;
   return not_hermitian(what, text.str());
 }
 
 std::string real_part_message(const std::string& what, std::int64_t row, std::int64_t col, double value,
-                              double transpose) {
+                              double transpose, const std::string& symbol) {
   std::ostringstream text;
-  text << "Re A(" << row << ", " << col << ") = " << value << " but Re A(" << col << ", " << row << ") = " << transpose;
+  text << "Re " << symbol << "(" << row << ", " << col << ") = " << value << " but Re " << symbol << "(" << col << ", "
+       << row << ") = " << transpose;
   return not_hermitian(what, text.str());
 }
 
 std::string imaginary_part_message(const std::string& what, std::int64_t row, std::int64_t col, double value,
-                                   double transpose) {
+                                   double transpose, const std::string& symbol) {
   std::ostringstream text;  // + 0.0: a missing partner's 0, negated, prints as 0, not -0
-  text << "Im A(" << row << ", " << col << ") = " << value + 0.0 << " and Im A(" << col << ", " << row
-       << ") = " << transpose + 0.0 << " are not opposite";
+  text << "Im " << symbol << "(" << row << ", " << col << ") = " << value + 0.0 << " and Im " << symbol << "(" << col
+       << ", " << row << ") = " << transpose + 0.0 << " are not opposite";
   return not_hermitian(what, text.str());
 }
 
 void check_hermitian(MPI_Comm comm, const ComplexCsrRows& rows, const RowPartition& partition, const std::string& what,
-                     const dense::Context* device) {
+                     const dense::Context* device, const std::string& symbol) {
   // The diagonal: the smallest row whose entry has an imaginary part.
   std::int64_t mine = std::numeric_limits<std::int64_t>::max(), first = mine;
   double imaginary = 0;
@@ -69,19 +71,19 @@ void check_hermitian(MPI_Comm comm, const ComplexCsrRows& rows, const RowPartiti
   BLOCKEIGS_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT64_T, MPI_MIN, comm));
   collectively(comm, [&] {
     if (first != std::numeric_limits<std::int64_t>::max() && mine == first)
-      throw InputError(imaginary_diagonal_message(what, first, imaginary));
+      throw InputError(imaginary_diagonal_message(what, first, imaginary, symbol));
   });
   check_symmetric(comm, real_rows(rows, [](std::complex<double> a, auto, auto) { return a.real(); }), partition, what,
-                  "Re A", nullptr, device, [&](std::int64_t r, std::int64_t c, double v, double t) {
-                    return real_part_message(what, r, c, v, t);
+                  "Re " + symbol, nullptr, device, [&](std::int64_t r, std::int64_t c, double v, double t) {
+                    return real_part_message(what, r, c, v, t, symbol);
                   });
   // sign(j - i) Im A(i, j) is symmetric exactly where Im A is antisymmetric.
   const auto signed_imaginary = [](std::complex<double> a, std::int64_t i, std::int64_t j) {
     return j > i ? a.imag() : -a.imag();
   };
-  check_symmetric(comm, real_rows(rows, signed_imaginary), partition, what, "Im A", nullptr, device,
+  check_symmetric(comm, real_rows(rows, signed_imaginary), partition, what, "Im " + symbol, nullptr, device,
                   [&](std::int64_t r, std::int64_t c, double v, double t) {
-                    return imaginary_part_message(what, r, c, c > r ? v : -v, r > c ? t : -t);
+                    return imaginary_part_message(what, r, c, c > r ? v : -v, r > c ? t : -t, symbol);
                   });
 }
 

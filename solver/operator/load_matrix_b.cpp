@@ -38,7 +38,7 @@ DistributedRows load_matrix_b(const io::MatrixConfig& config, const DistributedR
   const std::string what = "matrix_b: " + b.description;
   // A complex B, or a real one beside a complex A, is checked as read, in the input's numbering (as A is);
   // a real one beside a real A after the move below.
-  if (!b.symmetric_by_construction && b.complex) check_hermitian(comm, b.complex_rows, b.partition, what, context);
+  if (!b.symmetric_by_construction && b.complex) check_hermitian(comm, b.complex_rows, b.partition, what, context, "B");
   if (!b.symmetric_by_construction && !b.complex && a.complex)
     check_symmetric(comm, b.rows, b.partition, what, "B", nullptr, context);
   b.with_rows([&](const auto& rows) { check_positive_diagonal(comm, rows, what); });

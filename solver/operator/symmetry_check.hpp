@@ -40,17 +40,18 @@ void check_symmetric(MPI_Comm comm, const CsrRows& rows, const RowPartition& par
 // The same for complex rows and A = A^H: Re A symmetric (check_symmetric),
 // Im A antisymmetric (the symmetric check of sign(j - i) Im A(i, j)) and the
 // diagonal real; the message names the first entry whose partner is not its
-// conjugate. Collective.
+// conjugate, as `symbol`(row, col) ("A", or "B" for a pencil's B). Collective.
 void check_hermitian(MPI_Comm comm, const ComplexCsrRows& rows, const RowPartition& partition, const std::string& what,
-                     const dense::Context* device = nullptr);
+                     const dense::Context* device = nullptr, const std::string& symbol = "A");
 
 // check_hermitian's messages: A(row, row) with the imaginary part `imaginary`; Re A(row, col) = value but
 // Re A(col, row) = transpose; Im A(row, col) = value and Im A(col, row) = transpose not opposite.
-std::string imaginary_diagonal_message(const std::string& what, std::int64_t row, double imaginary);
+std::string imaginary_diagonal_message(const std::string& what, std::int64_t row, double imaginary,
+                                       const std::string& symbol = "A");
 std::string real_part_message(const std::string& what, std::int64_t row, std::int64_t col, double value,
-                              double transpose);
+                              double transpose, const std::string& symbol = "A");
 std::string imaginary_part_message(const std::string& what, std::int64_t row, std::int64_t col, double value,
-                                   double transpose);
+                                   double transpose, const std::string& symbol = "A");
 
 // check_symmetric's message for the entry (row, col) = value whose transpose holds `transpose`.
 std::string asymmetry_message(const std::string& what, const std::string& symbol, std::int64_t row, std::int64_t col,

@@ -218,6 +218,16 @@ TEST(ComplexRuns, NotHermitianIsRefusedNamingTheEntries) {
     const std::string h5 =
         test::input_error_message([&] { run(dir, "bad.yaml", config("  hdf5: {file: bad.h5}\n", result)); });
     test::expect_mentions(h5, {"bad.h5", "not Hermitian", h5_entry});
+    // As B of a pencil beside the Bloch Laplacian: named as matrix_b and B.
+    std::string b_entry = h5_entry;
+    b_entry.replace(b_entry.find('A'), 1, "B");
+    const std::string b = test::input_error_message([&] {
+      run(dir, "bad_b.yaml",
+          config(
+              "  generator: {type: laplacian_3d, nx: 9, ny: 8, nz: 7, boundary: periodic, phase: [0.7, -1.1, 2.3]}\n",
+              result, "matrix_b:\n  hdf5: {file: bad.h5}\n"));
+    });
+    test::expect_mentions(b, {"matrix_b", "bad.h5", "not Hermitian", b_entry});
     EXPECT_FALSE(fs::exists(result));
     MPI_Barrier(MPI_COMM_WORLD);
   }
