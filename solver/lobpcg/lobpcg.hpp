@@ -1,4 +1,5 @@
-// LOBPCG for k extreme eigenpairs of a symmetric operator, after Duersch,
+// LOBPCG for k extreme eigenpairs of a symmetric operator (or a complex
+// Hermitian one: every transpose below is then the conjugate one), after Duersch,
 // Shao, Yang and Gu, "A robust and efficient implementation of LOBPCG"
 // (SIAM J. Sci. Comput. 40(5), 2018):
 //
@@ -48,7 +49,10 @@
 // standard problem without constraints keeps them all.
 //
 // Runs on the operator's backend: blocks live in A.context().space(); only
-// the small projected problems are on the host.
+// the small projected problems are on the host. Complex blocks take the same
+// iteration in the forms that are not real fp64's alone: the one-pass Ritz
+// update kernel (and so the implied A X) and Z in fp32 are real fp64's; a
+// complex step runs the separate products (docs/benchmarks/complex.md).
 //
 //   solver::LobpcgOptions options;
 //   options.k = 10;
@@ -349,8 +353,8 @@ class BNotPositiveDefinite : public AgreedError {
 // space with local_rows rows and 1..block_size columns (rank deficiency is
 // repaired; missing columns are random). Throws InputError for bad options.
 //
-// `B`, if given, makes the problem A x = lambda B x: B symmetric positive
-// definite, distributed like A and on the same Context object (its products
+// `B`, if given, makes the problem A x = lambda B x: B symmetric (Hermitian)
+// positive definite, distributed like A and on the same Context object (its products
 // queue on A's stream). The eigenvectors are then B-orthonormal and the
 // residuals are A x - lambda B x, judged against |lambda| ||B x||; the
 // backward test takes ||A||_est / ||B||_est (power method) for ||A||, which
