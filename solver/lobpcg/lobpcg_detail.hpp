@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -18,6 +19,17 @@
 #include "solver/blocks/symmetric_eigen.hpp"
 #include "solver/base/collective.hpp"
 #include "solver/base/linear_operator.hpp"
+
+// The (T, Ts) pairs of blocks and residual block LOBPCG is instantiated for (Ts fp32 beside fp64 blocks:
+// LobpcgOptions::search_precision); each file expands its own instantiations over them.
+// clang-format off
+#define BLOCKEIGS_LOBPCG_TYPES(X)                \
+  X(float, float)                                \
+  X(double, double)                              \
+  X(double, float)                               \
+  X(std::complex<float>, std::complex<float>)    \
+  X(std::complex<double>, std::complex<double>)
+// clang-format on
 
 namespace blockeigs::solver::lobpcg_detail {
 

@@ -337,11 +337,7 @@ void LobpcgIteration<T, Ts>::refresh_products() {
   template bool LobpcgIteration<T, Ts>::refresh_due();                                                               \
   template void LobpcgIteration<T, Ts>::refresh_products();                                                          \
   template void LobpcgIteration<T, Ts>::constrain_residuals(int);
-BLOCKEIGS_LOBPCG_ITERATION(float, float)
-BLOCKEIGS_LOBPCG_ITERATION(double, double)
-BLOCKEIGS_LOBPCG_ITERATION(double, float)
-BLOCKEIGS_LOBPCG_ITERATION(std::complex<float>, std::complex<float>)
-BLOCKEIGS_LOBPCG_ITERATION(std::complex<double>, std::complex<double>)
+BLOCKEIGS_LOBPCG_TYPES(BLOCKEIGS_LOBPCG_ITERATION)
 #undef BLOCKEIGS_LOBPCG_ITERATION
 
 }  // namespace blockeigs::solver::lobpcg_detail

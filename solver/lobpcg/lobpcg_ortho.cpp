@@ -94,11 +94,7 @@ ConditionedSearch condition_search_block(const dense::Context& context, MPI_Comm
                                                     dense::DenseView<Ts>, dense::DenseView<T>, dense::DenseView<T>, \
                                                     const Tolerances&, BasisOptionsOf<small_t<T>>&, std::uint64_t,  \
                                                     std::int64_t, std::int64_t, const BBasis<T>&);
-BLOCKEIGS_CONDITION_SEARCH(float, float)
-BLOCKEIGS_CONDITION_SEARCH(double, double)
-BLOCKEIGS_CONDITION_SEARCH(double, float)
-BLOCKEIGS_CONDITION_SEARCH(std::complex<float>, std::complex<float>)
-BLOCKEIGS_CONDITION_SEARCH(std::complex<double>, std::complex<double>)
+BLOCKEIGS_LOBPCG_TYPES(BLOCKEIGS_CONDITION_SEARCH)
 #undef BLOCKEIGS_CONDITION_SEARCH
 
 #define BLOCKEIGS_INSTANTIATE(T)                                                                                  \

@@ -220,11 +220,7 @@ void LobpcgIteration<T, Ts>::carry(const RitzStep& step) {
 #define BLOCKEIGS_LOBPCG_RAYLEIGH_RITZ(T, Ts)                                                                     \
   template void LobpcgIteration<T, Ts>::rayleigh_ritz(const SearchBlock&, const std::vector<std::int64_t>&, bool, \
                                                       const HostMatrixFor<T>*);
-BLOCKEIGS_LOBPCG_RAYLEIGH_RITZ(float, float)
-BLOCKEIGS_LOBPCG_RAYLEIGH_RITZ(double, double)
-BLOCKEIGS_LOBPCG_RAYLEIGH_RITZ(double, float)
-BLOCKEIGS_LOBPCG_RAYLEIGH_RITZ(std::complex<float>, std::complex<float>)
-BLOCKEIGS_LOBPCG_RAYLEIGH_RITZ(std::complex<double>, std::complex<double>)
+BLOCKEIGS_LOBPCG_TYPES(BLOCKEIGS_LOBPCG_RAYLEIGH_RITZ)
 #undef BLOCKEIGS_LOBPCG_RAYLEIGH_RITZ
 
 }  // namespace blockeigs::solver::lobpcg_detail

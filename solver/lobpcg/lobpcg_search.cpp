@@ -207,11 +207,7 @@ auto LobpcgIteration<T, Ts>::condition_search_b(std::vector<std::int64_t> active
   template std::vector<std::int64_t> LobpcgIteration<T, Ts>::active_pairs() const;             \
   template std::optional<SearchStepOf<small_t<T>>> LobpcgIteration<T, Ts>::build_search_block( \
       std::vector<std::int64_t>);
-BLOCKEIGS_LOBPCG_SEARCH(float, float)
-BLOCKEIGS_LOBPCG_SEARCH(double, double)
-BLOCKEIGS_LOBPCG_SEARCH(double, float)
-BLOCKEIGS_LOBPCG_SEARCH(std::complex<float>, std::complex<float>)
-BLOCKEIGS_LOBPCG_SEARCH(std::complex<double>, std::complex<double>)
+BLOCKEIGS_LOBPCG_TYPES(BLOCKEIGS_LOBPCG_SEARCH)
 #undef BLOCKEIGS_LOBPCG_SEARCH
 
 }  // namespace blockeigs::solver::lobpcg_detail
