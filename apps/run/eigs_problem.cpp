@@ -63,11 +63,7 @@ void check_full_column_rank_of(const io::DenseRows& y, const std::string& what, 
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < m; ++j)
       scaled(i, j) = gram(i, j) / std::sqrt(std::real(gram(i, i)) * std::real(gram(j, j)));
-  solver::EigenOf<S> eigen;
-  if constexpr (is_complex_v<S>)
-    eigen = solver::lapack_hermitian_eigen(scaled, 0, 1);
-  else
-    eigen = solver::symmetric_eigen(scaled, 0, 1);
+  const solver::EigenOf<S> eigen = solver::small_eigen(scaled, 0, 1);
   const double lowest = eigen.values.front(), highest = eigen.values.back();
   if (lowest > highest / kConstraintGramCondition) return;
   // The nearly vanishing combination: the columns with the largest weights in it.

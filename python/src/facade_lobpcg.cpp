@@ -23,11 +23,7 @@ solver::DistributedRows b_like_a(const Matrix& b, const Matrix& a, MPI_Comm comm
   if (bi.complex && !ai.complex)
     solver::fail_input_everywhere("B (", bi.description, ") holds complex values and A (", ai.description,
                                   ") real ones: A x = lambda B x with a complex Hermitian B needs a complex A");
-  solver::DistributedRows out = bi;
-  out.with_rows([&](const auto& rows) { solver::check_positive_diagonal(comm, rows, "B: " + bi.description); });
-  if (ai.complex) solver::widen_to_complex(out);
-  solver::distribute_like(out, *a.impl->distributed, comm);
-  return out;
+  return solver::place_b_like_a(bi, *a.impl->distributed, comm, "B: " + bi.description);
 }
 
 }  // namespace

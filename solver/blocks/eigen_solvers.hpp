@@ -25,6 +25,17 @@ SymmetricEigen lapack_symmetric_eigen(const HostMatrix& M, std::int64_t first, s
 // triangle read).
 HermitianEigen lapack_hermitian_eigen(const ComplexHostMatrix& M, std::int64_t first, std::int64_t count);
 
+// A small matrix's pairs on the host where no size rule applies: our own QL
+// for a symmetric one (symmetric_eigen), LAPACK's zheevd for a Hermitian one
+// (our QL has no complex twin). symmetric_eigen's contract.
+template <class S>
+EigenOf<S> small_eigen(const HostMatrixOf<S>& M, std::int64_t first, std::int64_t count) {
+  if constexpr (is_complex_v<S>)
+    return lapack_hermitian_eigen(M, first, count);
+  else
+    return symmetric_eigen(M, first, count);
+}
+
 // A solver for problems of up to `rows` rows made for `context`: cuSOLVER's
 // from device_eigen_min_rows on a CUDA context, LAPACK's from
 // lapack_eigen_min_rows elsewhere, our own below; each call picks by its own

@@ -56,11 +56,7 @@ HostMatrixOf<S> svqb_of_form(const UnitDiagonalForm<S>& f, std::int64_t n, const
   if (kept_ratio) *kept_ratio = 1;
   const auto m = static_cast<std::int64_t>(f.live.size());
   if (m == 0) return HostMatrixOf<S>(n, 0);
-  EigenOf<S> eig;
-  if constexpr (std::is_same_v<S, double>)
-    eig = symmetric_eigen(f.M, 0, m);
-  else
-    eig = lapack_hermitian_eigen(f.M, 0, m);
+  const EigenOf<S> eig = small_eigen(f.M, 0, m);
   const std::vector<double>& theta = eig.values;
   const double threshold = tol.drop_per_column * double(m) * theta.back();
   std::vector<std::int64_t> kept;  // largest theta first: the best-determined directions lead

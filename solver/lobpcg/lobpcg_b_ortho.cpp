@@ -11,15 +11,6 @@
 namespace blockeigs::solver::lobpcg_detail {
 namespace {
 
-// G's symmetric (Hermitian) part.
-template <class S>
-HostMatrixOf<S> symmetric_part(const HostMatrixOf<S>& G) {
-  HostMatrixOf<S> H(G.rows(), G.cols());
-  for (std::int64_t i = 0; i < G.rows(); ++i)
-    for (std::int64_t j = 0; j < G.cols(); ++j) H(i, j) = 0.5 * (G(i, j) + conj_of(G(j, i)));
-  return H;
-}
-
 // V -= Q C and BV -= BQ C (C: Q.cols x V.cols).
 template <class T>
 void subtract_projection(const dense::Context& context, const BBasis<T>& Q, const HostMatrixFor<T>& C,
@@ -95,7 +86,7 @@ std::int64_t b_orthonormalize_against(const dense::Context& context, MPI_Comm co
     const HostMatrixFor<T> CY =
         m > 0 ? gram<T>(context, comm, Y.V, dense::ConstDenseView<T>(BWk)) : HostMatrixFor<T>(0, kept);
     const HostMatrixFor<T> C = G_all.block(0, q, 0, kept);
-    HostMatrixFor<T> G = symmetric_part(G_all.block(q, kept, 0, kept));
+    HostMatrixFor<T> G = symmetrized(G_all.block(q, kept, 0, kept));
     std::vector<double> before(static_cast<std::size_t>(kept));
     for (std::int64_t j = 0; j < kept; ++j) before[j] = std::real(G(j, j));
     if (pass > 1 && std::max(max_abs(C), max_abs(CY)) <= tol.orthogonality &&
@@ -119,7 +110,7 @@ std::int64_t b_orthonormalize_against(const dense::Context& context, MPI_Comm co
     } else {
       subtract_projection(context, Y, CY, Wk, BWk);
       subtract_projection(context, Q, C, Wk, BWk);
-      G = symmetric_part(
+      G = symmetrized(
           gram<T>(context, comm, SplitColumns<T>(dense::ConstDenseView<T>(Wk)), dense::ConstDenseView<T>(BWk)));
       transform = svqb_on_root(comm, G, tol, &before, ratio);
       transform_in_place(context, Wk, transform, scratch);

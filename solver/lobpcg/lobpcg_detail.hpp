@@ -60,6 +60,11 @@ struct RitzPairsOf {
 };
 using RitzPairs = RitzPairsOf<double>;
 
+// The symmetric (Hermitian) part (M + M^H) / 2: Gram products of distinct
+// blocks are symmetric only up to rounding.
+template <class S>
+HostMatrixOf<S> symmetrized(const HostMatrixOf<S>& M);
+
 // True when no entry of GB - I exceeds tol.identity_gram / ns (and none is
 // NaN): Rayleigh-Ritz then solves to first order in GB - I instead of
 // factorising.
@@ -72,7 +77,7 @@ bool is_identity_gram(const HostMatrixOf<S>& GB, const Tolerances& tol);
 // is_identity_gram, as on nearly all of LOBPCG's carried steps, else through
 // the Cholesky factor of GB, with an rcond check); level 1 drops P;
 // level 2 drops P and solves by SVQB of GB (rank revealing). Throws Error if
-// even level 2 leaves fewer than `needed`. `eigen` (null: symmetric_eigen)
+// even level 2 leaves fewer than `needed`. `eigen` (null: small_eigen)
 // solves the standard eigenproblems the levels reduce to.
 template <class S>
 RitzPairsOf<S> rayleigh_ritz(const HostMatrixOf<S>& GA, const HostMatrixOf<S>& GB, std::int64_t p_begin,

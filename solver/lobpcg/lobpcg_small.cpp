@@ -27,17 +27,6 @@ using small_dense::reciprocal_condition;
 using small_dense::reduce_to_standard;
 using small_dense::solve_upper;
 
-// The symmetric (Hermitian) part (M + M^H) / 2: Gram products of distinct
-// blocks are symmetric only up to rounding.
-template <class S>
-HostMatrixOf<S> symmetrized(const HostMatrixOf<S>& M) {
-  const std::int64_t n = M.rows();
-  HostMatrixOf<S> H(n, n);
-  for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t j = 0; j <= i; ++j) H(j, i) = conj_of(H(i, j) = 0.5 * (M(i, j) + conj_of(M(j, i))));
-  return H;
-}
-
 // symmetrized, for an input that must be finite: a NaN or Inf in M leaves
 // one in S, which a sum of x - x finds without a branch per entry.
 template <class S>
@@ -70,17 +59,9 @@ template <class S>
 struct WantedEnd {
   std::int64_t needed;
   SpectrumEnd end;
-  // Where the eigenproblems are solved; null: symmetric_eigen (LAPACK's zheevd for Hermitian ones).
+  // Where the eigenproblems are solved; null: small_eigen (eigen_solvers.hpp).
   const EigenSolverOf<S>* eigen = nullptr;
 };
-
-template <class S>
-EigenOf<S> host_eigen(const HostMatrixOf<S>& M, std::int64_t first, std::int64_t count) {
-  if constexpr (is_complex_v<S>)
-    return lapack_hermitian_eigen(M, first, count);
-  else
-    return symmetric_eigen(M, first, count);
-}
 
 // Ritz pairs of the standard problem M (symmetric, n x n): every value, the
 // wanted end's vectors.
@@ -89,7 +70,7 @@ RitzPairsOf<S> standard_ritz(const HostMatrixOf<S>& M, const WantedEnd<S>& wante
   const std::int64_t n = M.rows(), count = std::min(wanted.needed, n);
   const bool largest = wanted.end == SpectrumEnd::largest;
   const std::int64_t first = largest ? n - count : 0;
-  EigenOf<S> eig = wanted.eigen ? (*wanted.eigen)(M, first, count) : host_eigen(M, first, count);
+  EigenOf<S> eig = wanted.eigen ? (*wanted.eigen)(M, first, count) : small_eigen(M, first, count);
   RitzPairsOf<S> out;
   out.values = std::move(eig.values);
   if (!largest) {
@@ -150,6 +131,15 @@ RitzPairsOf<S> truncated_ritz(const HostMatrixOf<S>& GA, const HostMatrixOf<S>& 
 }
 
 }  // namespace
+
+template <class S>
+HostMatrixOf<S> symmetrized(const HostMatrixOf<S>& M) {
+  const std::int64_t n = M.rows();
+  HostMatrixOf<S> H(n, n);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j <= i; ++j) H(j, i) = conj_of(H(i, j) = 0.5 * (M(i, j) + conj_of(M(j, i))));
+  return H;
+}
 
 template <class S>
 bool is_identity_gram(const HostMatrixOf<S>& GB, const Tolerances& tol) {
@@ -317,6 +307,7 @@ void broadcast(MPI_Comm comm, std::vector<double>& v) {
 void broadcast(MPI_Comm comm, int& value) { BLOCKEIGS_MPI_CHECK(MPI_Bcast(&value, 1, MPI_INT, 0, comm)); }
 
 #define BLOCKEIGS_LOBPCG_SMALL(S)                                                                                   \
+  template HostMatrixOf<S> symmetrized(const HostMatrixOf<S>&);                                                     \
   template bool is_identity_gram(const HostMatrixOf<S>&, const Tolerances&);                                        \
   template RitzPairsOf<S> rayleigh_ritz(const HostMatrixOf<S>&, const HostMatrixOf<S>&, std::int64_t, std::int64_t, \
                                         std::int64_t, const Tolerances&, SpectrumEnd, const EigenSolverOf<S>*);     \

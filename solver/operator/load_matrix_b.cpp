@@ -1,6 +1,7 @@
 #include "solver/operator/load_matrix_b.hpp"
 
 #include <complex>
+#include <utility>
 
 #include "core/error.hpp"
 #include "solver/base/collective.hpp"
@@ -31,6 +32,13 @@ void check_positive_diagonal(MPI_Comm comm, const Rows& rows, const std::string&
 template void check_positive_diagonal(MPI_Comm, const CsrRows&, const std::string&);
 template void check_positive_diagonal(MPI_Comm, const ComplexCsrRows&, const std::string&);
 
+DistributedRows place_b_like_a(DistributedRows b, const DistributedRows& a, MPI_Comm comm, const std::string& what) {
+  b.with_rows([&](const auto& rows) { check_positive_diagonal(comm, rows, what); });
+  if (a.complex) widen_to_complex(b);
+  distribute_like(b, a, comm);
+  return b;
+}
+
 DistributedRows load_matrix_b(const io::MatrixConfig& config, const DistributedRows& a, MPI_Comm comm,
                               const dense::Context* context) {
   DistributedRows b = load_distributed_rows_like(config, a.numbering.original(), "matrix_b", comm,
@@ -41,10 +49,8 @@ DistributedRows load_matrix_b(const io::MatrixConfig& config, const DistributedR
   if (!b.symmetric_by_construction && b.complex) check_hermitian(comm, b.complex_rows, b.partition, what, context, "B");
   if (!b.symmetric_by_construction && !b.complex && a.complex)
     check_symmetric(comm, b.rows, b.partition, what, "B", nullptr, context);
-  b.with_rows([&](const auto& rows) { check_positive_diagonal(comm, rows, what); });
   const bool check_after_move = !b.symmetric_by_construction && !b.complex && !a.complex;
-  if (a.complex) widen_to_complex(b);
-  distribute_like(b, a, comm);
+  b = place_b_like_a(std::move(b), a, comm, what);
   // On A's rows: where A's were partitioned, most of a row's partners are then on its rank.
   if (check_after_move) check_symmetric(comm, b.rows, b.partition, what, "B", &b.numbering, context);
   return b;

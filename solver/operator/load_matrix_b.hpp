@@ -26,6 +26,12 @@ namespace blockeigs::solver {
 DistributedRows load_matrix_b(const io::MatrixConfig& config, const DistributedRows& a, MPI_Comm comm,
                               const dense::Context* context = nullptr);
 
+// B's rows on A's input partition (a real B, or a complex one beside a complex
+// A), put on A's rows as A's were moved and renumbered: its diagonal checked
+// positive (`what` names B in the message), a real B beside a complex A held
+// as complex. The apps' load_matrix_b and Python's B both end here. Collective.
+DistributedRows place_b_like_a(DistributedRows b, const DistributedRows& a, MPI_Comm comm, const std::string& what);
+
 // InputError (agreed) naming `what` and the first row (zero-based, the rows'
 // numbering) whose diagonal entry is zero, negative or not stored (its real
 // part, for complex rows): a positive definite matrix has a positive

@@ -24,15 +24,6 @@ std::vector<std::int64_t> where(const std::vector<double>& values, Keep keep) {
   return out;
 }
 
-// Every eigenvalue of a small symmetric (Hermitian) matrix, ascending, and the first `count` eigenvectors.
-template <class T>
-EigenOf<small_t<T>> small_eigen(const HostMatrixFor<T>& M, std::int64_t count) {
-  if constexpr (is_complex_v<T>)
-    return lapack_hermitian_eigen(M, 0, count);
-  else
-    return symmetric_eigen(M, 0, count);
-}
-
 // `above` with its columns `kept` and the pairs (X, values, residuals) added, ascending.
 template <class T>
 void rebuild(const dense::Context& ctx, SliceOutcome<T>& above, const std::vector<std::int64_t>& kept,
@@ -84,7 +75,7 @@ MergeOutcome merge_shared_end(LinearOperator<T>& A, MPI_Comm comm, const SliceOu
     const HostMatrixFor<T> S = gram<T>(ctx, comm, Cb.cview(), R.cview());
     block_update<T>(ctx, T(-1), Cb.cview(), S, T(1), R.view());
   }
-  const EigenOf<small_t<T>> g = small_eigen<T>(gram<T>(ctx, comm, R.cview()), c);
+  const EigenOf<small_t<T>> g = small_eigen(gram<T>(ctx, comm, R.cview()), 0, c);
   std::vector<std::int64_t> directions;
   for (std::int64_t j = 0; j < c; ++j)
     if (g.values[j] > kNewDirection) directions.push_back(j);
@@ -105,7 +96,7 @@ MergeOutcome merge_shared_end(LinearOperator<T>& A, MPI_Comm comm, const SliceOu
   dense::DenseBlock<T> W(space, n, m), AW(space, n, m), X(space, n, m), AX(space, n, m);
   block_update<T>(ctx, T(1), R.cview(), U, T(0), W.view());
   A.apply(T(1), W.cview(), T(0), AW.view());
-  const EigenOf<small_t<T>> h = small_eigen<T>(gram<T>(ctx, comm, W.cview(), AW.cview()), m);
+  const EigenOf<small_t<T>> h = small_eigen(gram<T>(ctx, comm, W.cview(), AW.cview()), 0, m);
   block_update<T>(ctx, T(1), W.cview(), h.vectors, T(0), X.view());
   block_update<T>(ctx, T(1), AW.cview(), h.vectors, T(0), AX.view());
   const std::vector<double> residuals =
